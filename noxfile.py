@@ -1,0 +1,34 @@
+"""nox sessions: tests, lint, programs (rebuild BPF objects), bench."""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.sessions = ["tests", "lint"]
+nox.options.default_venv_backend = "venv"
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """The whole suite (kernel tests need root)."""
+    session.install("-e", ".[test]")
+    session.run("pytest", "-n", "2", *session.posargs)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    session.install("ruff")
+    session.run("ruff", "check", "tracekit", "pipeline", "formatters", "tests", "bench")
+
+
+@nox.session(python=False)
+def programs(session: nox.Session) -> None:
+    """Rebuild programs/build/<arch>/*.bpf.o and programs/manifest.json (needs clang, libbpf-dev)."""
+    session.run("python3", "scripts/build_programs.py", *session.posargs)
+
+
+@nox.session(python=False)
+def bench(session: nox.Session) -> None:
+    """Benchmarks: figures and ratios against peers measured in the same run (root)."""
+    session.run("python3", "-m", "pip", "install", "-q", "-e", ".[test]")
+    session.run("python3", "bench/run.py", *session.posargs)

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Records that the tracekit BPF programs write to the "events" ring buffer.
+ * kernel terms: tid = pid (a thread), tgid = process id (user-visible "pid").
+ * keep in sync with tracekit/_events.py (struct formats _SYSCALL, _FORK, _EXEC, _EXIT)
+ */
+#ifndef TRACEKIT_SYSCALLS_H
+#define TRACEKIT_SYSCALLS_H
+
+#define TK_COMM_LEN 16
+#define TK_FILENAME_LEN 256
+
+/* Every record starts with struct tk_hdr. */
+enum tk_rec_kind {
+	TK_REC_SYSCALL = 1,
+	TK_REC_FORK = 2,
+	TK_REC_EXEC = 3,
+	TK_REC_EXIT = 4,
+};
+
+/* tk_syscall.flags */
+#define TK_SC_NORETURN   (1U << 0) /* exit/exit_group: emitted at entry, ret is meaningless */
+#define TK_SC_UNFINISHED (1U << 1) /* task died inside the call: emitted at exit of the task */
+#define TK_SC_RESUMED    (1U << 2) /* exit without a traced entry: ts_ns, args unknown (0) */
+#define TK_SC_COMPAT     (1U << 3) /* 32-bit syscall (ia32 / compat): nr is from that table */
+
+/* tk_pid_info.flags */
+#define TK_PID_PENDING_EXEC (1U << 0) /* traced only from its next execve (command target) */
+
+/* Indices into the per-CPU "counters" array. */
+enum tk_counter {
+	TK_CNT_LOST = 0,        /* ring-buffer reservations that failed */
+	TK_CNT_PIDS_FULL = 1,   /* tasks that could not be added: pids map full */
+	TK_CNT_SCRATCH_FULL = 2, /* entries that could not be paired: scratch map full */
+	TK_CNT_MAX = 8,
+};
+
+struct tk_hdr {
+	__u32 kind;  /* enum tk_rec_kind */
+	__u32 flags;
+	__u64 ts_ns; /* bpf_ktime_get_ns() (CLOCK_MONOTONIC); for syscalls: entry time */
+};
+
+/* kind TK_REC_SYSCALL: one completed syscall (112 bytes) */
+struct tk_syscall {
+	struct tk_hdr hdr;
+	__u64 duration_ns; /* exit - entry; 0 when unknown (RESUMED, NORETURN, UNFINISHED) */
+	__u32 tid;
+	__u32 tgid;
+	__u32 cpu;          /* CPU at exit */
+	__s32 syscall_nr;
+	__u64 args[6];      /* raw argument registers at entry */
+	__s64 ret;          /* raw return value (-4095..-1 is -errno) */
+	char comm[TK_COMM_LEN];
+};
+
+/* kind TK_REC_FORK: a traced thread created a task (32 bytes) */
+struct tk_fork {
+	struct tk_hdr hdr;
+	__u32 parent_tid;
+	__u32 parent_tgid;
+	__u32 child_tid;
+	__u32 child_tgid;
+};
+
+/* kind TK_REC_EXEC: a traced task exec'd (296 bytes) */
+struct tk_exec {
+	struct tk_hdr hdr;
+	__u32 tid;     /* tid after exec (== tgid) */
+	__u32 old_tid; /* tid before exec: differs when a non-leader thread exec'd */
+	char comm[TK_COMM_LEN];
+	char filename[TK_FILENAME_LEN];
+};
+
+/* kind TK_REC_EXIT: a traced task exited (48 bytes) */
+struct tk_exit {
+	struct tk_hdr hdr;
+	__u32 tid;
+	__u32 tgid;
+	__s32 exit_code; /* task->exit_code: wait(2) status layout */
+	__u32 group_dead; /* 1 when the whole thread group is gone */
+	char comm[TK_COMM_LEN];
+};
+
+/* Value of the "pids" hash map, keyed by __u32 tid. */
+struct tk_pid_info {
+	__u64 start_time_ns; /* task->start_time (CLOCK_MONOTONIC ns); 0 if unknown */
+	__u32 tgid;
+	__u32 flags;         /* TK_PID_* */
+};
+
+#endif /* TRACEKIT_SYSCALLS_H */

@@ -1,0 +1,42 @@
+"""Shared test fixtures.
+
+Kernel tests carry ``@pytest.mark.kernel``; they skip, with the reason, on a machine that
+lacks root, BPF, BTF or tracefs. CI has all of them, so a skip there is a failure to look at.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+
+import pytest
+
+SHARED_FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures"
+
+
+@functools.cache
+def kernel_unavailable_reason() -> str | None:
+    """Why kernel tests cannot run here, or None when they can."""
+    if os.geteuid() != 0:
+        return "kernel tests need root (or CAP_BPF+CAP_PERFMON)"
+    if not Path("/sys/kernel/btf/vmlinux").exists():
+        return "kernel has no BTF (/sys/kernel/btf/vmlinux missing)"
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    reason = kernel_unavailable_reason()
+    if reason is None:
+        return
+    for item in items:
+        if "kernel" in item.keywords:
+            item.add_marker(pytest.mark.skip(reason=reason))
+
+
+@pytest.fixture
+def shared_fixtures() -> Path:
+    """``../shared/fixtures`` (tracefs formats of other kernels)."""
+    if not SHARED_FIXTURES.is_dir():
+        pytest.skip(f"shared fixtures not found at {SHARED_FIXTURES}")
+    return SHARED_FIXTURES

@@ -1,0 +1,118 @@
+"""The tracekit exception hierarchy.
+
+Every error carries what failed and where: the bpf(2) command and errno for kernel
+calls, the file/line/column for config, the path for tracefs and procfs reads.
+The CLI catches :class:`TracekitError` once (``except* TracekitError``).
+"""
+
+from __future__ import annotations
+
+import errno as _errno
+import os
+
+
+class TracekitError(Exception):
+    """Base of every error tracekit raises on purpose."""
+
+
+class ConfigError(TracekitError, ValueError):
+    """A pipeline.toml (or a config passed from Python) is invalid.
+
+    The message starts with ``<file>:<line>:<column>:`` where the position is known.
+    """
+
+
+class ElfError(TracekitError):
+    """A malformed BPF ELF object, or BTF inside it.
+
+    Attributes:
+      path: the object file (or ``"<bytes>"``).
+      sec: the ELF section concerned, or None.
+    """
+
+    def __init__(self, msg: str, *, path: str = "<bytes>", sec: str | None = None) -> None:
+        where = f"{path}" + (f" [{sec}]" if sec else "")
+        super().__init__(f"{where}: {msg}")
+        self.path = path
+        self.sec = sec
+
+
+class BtfError(TracekitError):
+    """Malformed BTF, or a type/field that cannot be found (CO-RE relocation)."""
+
+
+class _ErrnoError(TracekitError, OSError):
+    """Base for errors with a true errno; formats as ``[Errno N] <op>: <strerror>: <detail>``."""
+
+    def __init__(self, op: str, err: int, detail: str = "") -> None:
+        strerror = os.strerror(err) if err else "unknown error"
+        text = f"{op}: {strerror}" + (f": {detail}" if detail else "")
+        # OSError(errno, strerror) — not remapped to a subclass such as FileNotFoundError
+        # because we call OSError.__init__ on an instance of our own class.
+        OSError.__init__(self, err, text)
+        self.op = op
+        self.detail = detail
+
+    @property
+    def errno_name(self) -> str:
+        return _errno.errorcode.get(self.errno or 0, f"E{self.errno}")
+
+
+class BpfError(_ErrnoError):
+    """A bpf(2) or perf_event_open(2) call failed.
+
+    Attributes:
+      errno: the kernel's errno (E2BIG, ENOMEM, EPERM, ENOENT ... are distinguishable).
+      cmd: the command name, e.g. ``"BPF_MAP_UPDATE_ELEM"``.
+    """
+
+    def __init__(self, cmd: str, err: int, detail: str = "") -> None:
+        if err == _errno.EPERM and not detail:
+            detail = "needs root, or CAP_BPF and CAP_PERFMON (CAP_SYS_ADMIN before Linux 5.8)"
+        super().__init__(cmd, err, detail)
+        self.cmd = cmd
+
+
+class MapError(BpfError):
+    """A map operation failed; ``.map_name`` names the map."""
+
+    def __init__(self, cmd: str, err: int, detail: str = "", *, map_name: str = "") -> None:
+        super().__init__(cmd, err, detail or (f"map {map_name!r}" if map_name else ""))
+        self.map_name = map_name
+
+
+class ProgLoadError(BpfError):
+    """BPF_PROG_LOAD failed; ``.verifier_log`` holds the kernel verifier's log."""
+
+    def __init__(self, err: int, detail: str = "", *, prog_name: str = "",
+                 verifier_log: str = "") -> None:
+        super().__init__("BPF_PROG_LOAD", err, detail or (f"prog {prog_name!r}" if prog_name else ""))
+        self.prog_name = prog_name
+        self.verifier_log = verifier_log
+
+    def __str__(self) -> str:
+        base = super().__str__()
+        if self.verifier_log:
+            tail = "\n".join(self.verifier_log.rstrip().splitlines()[-20:])
+            return f"{base}\nverifier log (last lines):\n{tail}"
+        return base
+
+
+class AttachError(BpfError):
+    """Attaching a prog failed; ``.target`` names the hook, e.g. ``"raw_syscalls/sys_enter"``."""
+
+    def __init__(self, cmd: str, err: int, detail: str = "", *, target: str = "") -> None:
+        super().__init__(cmd, err, detail or (f"target {target!r}" if target else ""))
+        self.target = target
+
+
+class TracefsError(_ErrnoError):
+    """A tracefs or procfs read failed; ``.path`` is the file."""
+
+    def __init__(self, path: str, err: int, detail: str = "") -> None:
+        super().__init__(f"read {path}", err, detail)
+        self.path = path
+
+
+class TargetError(TracekitError):
+    """A target (pid, tid, command) cannot be traced: it does not exist or cannot run."""

@@ -1,0 +1,168 @@
+"""Events: typed msgspec Structs decoded from ring-buffer records.
+
+Record layouts mirror ``programs/syscalls.h``; keep in sync with that file.
+All structs are little-endian native layouts of the running machine (x86_64, arm64).
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import TypeAlias
+
+import msgspec
+
+from tracekit._errors import TracekitError
+
+# keep in sync with programs/syscalls.h
+REC_SYSCALL, REC_FORK, REC_EXEC, REC_EXIT = 1, 2, 3, 4
+SC_NORETURN, SC_UNFINISHED, SC_RESUMED, SC_COMPAT = 1, 2, 4, 8
+PID_PENDING_EXEC = 1
+CNT_LOST, CNT_PIDS_FULL, CNT_SCRATCH_FULL, CNT_MAX = 0, 1, 2, 8
+
+_HDR = struct.Struct("<IIQ")                      # kind, flags, ts_ns
+_SYSCALL = struct.Struct("<IIQQIIIi6Qq16s")       # struct tk_syscall, 112 bytes
+_FORK = struct.Struct("<IIQIIII")                 # struct tk_fork, 32 bytes
+_EXEC = struct.Struct("<IIQII16s256s")            # struct tk_exec, 296 bytes
+_EXIT = struct.Struct("<IIQIIiI16s")              # struct tk_exit, 48 bytes
+PID_INFO = struct.Struct("<QII")                  # struct tk_pid_info: start_time_ns, tgid, flags
+
+assert (_SYSCALL.size, _FORK.size, _EXEC.size, _EXIT.size) == (112, 32, 296, 48)
+
+
+class RecordError(TracekitError):
+    """A ring-buffer record is truncated or of an unknown kind."""
+
+
+def _cstr(raw: bytes) -> str:
+    return raw.split(b"\0", 1)[0].decode("utf-8", "surrogateescape")
+
+
+class Syscall(msgspec.Struct, frozen=True, gc=False, tag="syscall"):
+    """One completed syscall (``struct tk_syscall``)."""
+
+    ts_ns: int          # entry time, bpf_ktime_get_ns() (CLOCK_MONOTONIC); 0 if RESUMED
+    duration_ns: int    # exit - entry in ns; 0 when unknown (see flags)
+    tid: int            # thread id (kernel "pid"), init pid namespace
+    tgid: int           # process id (user "pid"), init pid namespace
+    cpu: int            # CPU at exit
+    syscall_nr: int     # number in the native table (i386 table when COMPAT)
+    args: tuple[int, int, int, int, int, int]  # raw argument registers at entry
+    ret: int            # raw return value; -4095 <= ret < 0 is -errno
+    comm: str           # task comm at exit (up to 15 bytes)
+    flags: int = 0      # SC_* bits
+
+    @property
+    def noreturn(self) -> bool:
+        return bool(self.flags & SC_NORETURN)
+
+    @property
+    def unfinished(self) -> bool:
+        return bool(self.flags & SC_UNFINISHED)
+
+    @property
+    def resumed(self) -> bool:
+        return bool(self.flags & SC_RESUMED)
+
+    @property
+    def errno(self) -> int:
+        """The errno of a failed call (positive), else 0."""
+        return -self.ret if -4095 <= self.ret < 0 and not self.flags & (SC_NORETURN | SC_UNFINISHED) else 0
+
+
+class Fork(msgspec.Struct, frozen=True, gc=False, tag="fork"):
+    """A traced thread created a task (``struct tk_fork``)."""
+
+    ts_ns: int
+    parent_tid: int
+    parent_tgid: int
+    child_tid: int
+    child_tgid: int
+
+
+class Exec(msgspec.Struct, frozen=True, gc=False, tag="exec"):
+    """A traced task exec'd (``struct tk_exec``); old_tid != tid when a non-leader thread did."""
+
+    ts_ns: int
+    tid: int
+    old_tid: int
+    comm: str
+    filename: str
+
+
+class Exit(msgspec.Struct, frozen=True, gc=False, tag="exit"):
+    """A traced task exited (``struct tk_exit``)."""
+
+    ts_ns: int
+    tid: int
+    tgid: int
+    exit_code: int      # wait(2) status layout: (code << 8) | termsig
+    group_dead: bool
+    comm: str
+
+
+class Lost(msgspec.Struct, frozen=True, gc=False, tag="lost"):
+    """Records the kernel could not reserve in the ring buffer since the last report."""
+
+    ts_ns: int
+    count: int
+
+
+Event: TypeAlias = Syscall | Fork | Exec | Exit | Lost
+Batch: TypeAlias = list[Event]
+
+
+def decode_record(buf: bytes | memoryview) -> Event:
+    """Decode one ring-buffer record.
+
+    Args:
+      buf: one record's bytes, as written by the BPF programs (programs/syscalls.h).
+
+    Returns:
+      The event Struct for the record's kind.
+
+    Raises:
+      RecordError: the record is shorter than its kind's layout or of an unknown kind.
+    """
+    n = len(buf)
+    if n < _HDR.size:
+        raise RecordError(f"record of {n} bytes is shorter than its 16-byte header")
+    kind, flags, ts_ns = _HDR.unpack_from(buf)
+    if kind == REC_SYSCALL:
+        if n < _SYSCALL.size:
+            raise RecordError(f"syscall record of {n} bytes, need {_SYSCALL.size}")
+        (_, flags, ts_ns, dur, tid, tgid, cpu, nr, a0, a1, a2, a3, a4, a5, ret,
+         comm) = _SYSCALL.unpack_from(buf)
+        return Syscall(ts_ns, dur, tid, tgid, cpu, nr, (a0, a1, a2, a3, a4, a5), ret,
+                       _cstr(comm), flags)
+    if kind == REC_FORK:
+        if n < _FORK.size:
+            raise RecordError(f"fork record of {n} bytes, need {_FORK.size}")
+        _, _, ts_ns, ptid, ptgid, ctid, ctgid = _FORK.unpack_from(buf)
+        return Fork(ts_ns, ptid, ptgid, ctid, ctgid)
+    if kind == REC_EXEC:
+        if n < _EXEC.size:
+            raise RecordError(f"exec record of {n} bytes, need {_EXEC.size}")
+        _, _, ts_ns, tid, old_tid, comm, filename = _EXEC.unpack_from(buf)
+        return Exec(ts_ns, tid, old_tid, _cstr(comm), _cstr(filename))
+    if kind == REC_EXIT:
+        if n < _EXIT.size:
+            raise RecordError(f"exit record of {n} bytes, need {_EXIT.size}")
+        _, _, ts_ns, tid, tgid, code, dead, comm = _EXIT.unpack_from(buf)
+        return Exit(ts_ns, tid, tgid, code, bool(dead), _cstr(comm))
+    raise RecordError(f"record of unknown kind {kind} ({n} bytes)")
+
+
+def decode_batch(records: list[memoryview] | list[bytes]) -> tuple[Batch, int]:
+    """Decode a drain of records; bad records are skipped and counted.
+
+    Returns:
+      ``(events, n_bad)``.
+    """
+    out: Batch = []
+    bad = 0
+    for rec in records:
+        try:
+            out.append(decode_record(rec))
+        except RecordError:
+            bad += 1
+    return out, bad
