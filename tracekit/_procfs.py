@@ -1,0 +1,173 @@
+"""/proc task enumeration: threads, children, descendants, stat.
+
+Words: ``tid`` is the kernel's pid (a thread), ``tgid`` the process (user "pid"), ``ppid``
+the parent's tgid. All numbers are in the pid namespace of the /proc mount.
+
+# Some facts about /proc (fs/proc/base.c, fs/proc/array.c)
+
+- ``/proc/<tid>`` exists for every tid, not only for leaders (it is hidden from readdir).
+- ``/proc/<tgid>/task`` lists the threads of a thread group.
+- ``/proc/<tid>/task/<tid>/children`` (CONFIG_PROC_CHILDREN) lists the processes that
+  thread created: only thread-group leaders sit on ``->children`` (kernel/fork.c), so the
+  entries are tgids. A process's children are spread over its threads' files.
+- A task that exits while we read gives ENOENT or ESRCH: that is not an error (rule 7).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+
+import msgspec
+
+from tracekit._errors import TracefsError
+
+__all__ = ["ProcFS", "ProcStats", "TaskStat"]
+
+_GONE = (errno.ENOENT, errno.ESRCH)
+CLK_TCK: int = os.sysconf("SC_CLK_TCK")
+
+
+class TaskStat(msgspec.Struct, frozen=True, kw_only=True):
+    """One task, from ``/proc/<tid>/stat`` and ``/proc/<tid>/status``."""
+
+    tid: int                # thread id (kernel "pid")
+    tgid: int               # process id (user "pid"), from status "Tgid:"
+    ppid: int               # parent's tgid (stat field 4)
+    comm: str               # task comm, up to 15 bytes; may hold spaces and ')'
+    state: str              # one letter: R, S, D, Z, T, t, X, I ...
+    start_time_ticks: int   # stat field 22: start after boot, clock ticks (SC_CLK_TCK)
+    start_time_ns: int      # start_time_ticks * 1e9 / SC_CLK_TCK, ns after boot
+
+
+class ProcStats(msgspec.Struct):
+    """What a ProcFS has read: directory listings, entries seen, files read."""
+
+    dir_reads: int = 0
+    entries_read: int = 0
+    files_read: int = 0
+
+
+class ProcFS:
+    """Reads task facts from a /proc mount, counting every read in ``stats``.
+
+    Args:
+      root: the /proc mount (a path, so tests could point elsewhere).
+    """
+
+    def __init__(self, root: Path = Path("/proc")) -> None:
+        self.root = root
+        self.stats = ProcStats()
+
+    def _listdir(self, path: Path) -> list[str] | None:
+        try:
+            entries = os.listdir(path)
+        except OSError as e:
+            if e.errno in _GONE:
+                return None
+            raise TracefsError(str(path), e.errno or errno.EIO) from e
+        self.stats.dir_reads += 1
+        self.stats.entries_read += len(entries)
+        return entries
+
+    def _read(self, path: Path) -> str | None:
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as e:
+            if e.errno in _GONE:
+                return None
+            raise TracefsError(str(path), e.errno or errno.EIO) from e
+        self.stats.files_read += 1
+        return data.decode("utf-8", "surrogateescape")
+
+    def threads(self, tgid: int) -> list[int]:
+        """The tids of a thread group, sorted; ``[]`` if the process is gone.
+
+        Raises:
+          TracefsError: /proc/<tgid>/task unreadable for another reason (EACCES ...).
+        """
+        entries = self._listdir(self.root / str(tgid) / "task")
+        return sorted(int(e) for e in entries if e.isdigit()) if entries else []
+
+    def children(self, tid: int) -> list[int]:
+        """The tgids of the processes thread ``tid`` created; ``[]`` if it is gone.
+
+        Raises:
+          TracefsError: the children file is unreadable (ENOENT on the file of a live task
+            would mean CONFIG_PROC_CHILDREN is off; it is reported as gone instead).
+        """
+        text = self._read(self.root / str(tid) / "task" / str(tid) / "children")
+        return [int(w) for w in text.split()] if text else []
+
+    def descendants(self, tgid: int) -> list[int]:
+        """Every thread of ``tgid`` and of every descendant process, to any depth.
+
+        Each thread group's task dir is read once (kernel rule 4); processes are walked
+        breadth first, so a parent's tids come before its children's. A process that exits
+        during the walk is skipped.
+
+        Returns:
+          tids, parent groups first, each group's tids sorted, no duplicates.
+        """
+        out: list[int] = []
+        seen: set[int] = set()
+        queue = [tgid]
+        while queue:
+            group = queue.pop(0)
+            if group in seen:
+                continue
+            seen.add(group)
+            tids = self.threads(group)
+            out.extend(tids)
+            for tid in tids:
+                queue.extend(c for c in self.children(tid) if c not in seen)
+        return out
+
+    def stat(self, tid: int) -> TaskStat | None:
+        """Parse ``/proc/<tid>/stat`` (and ``Tgid:`` of ``status``); None if the task is gone.
+
+        The comm is the text between the first ``(`` and the LAST ``)``: a comm may itself
+        hold spaces and parentheses (fs/proc/array.c, do_task_stat()).
+
+        Raises:
+          TracefsError: a read failed with an errno other than ENOENT/ESRCH, or the text is
+            malformed (EINVAL).
+        """
+        path = self.root / str(tid) / "stat"
+        text = self._read(path)
+        if text is None:
+            return None
+        head, sep, tail = text.rpartition(")")
+        pid_text, lparen, comm = head.partition(" (")
+        fields = tail.split()
+        # fields[0] is stat field 3 (state), so field n is fields[n - 3].
+        if not sep or not lparen or len(fields) < 20:
+            raise TracefsError(str(path), errno.EINVAL, f"malformed stat line {text[:80]!r}")
+        status = self._read(self.root / str(tid) / "status")
+        if status is None:
+            return None
+        tgid = next((int(line.split()[1]) for line in status.splitlines()
+                     if line.startswith("Tgid:")), None)
+        if tgid is None:
+            raise TracefsError(str(self.root / str(tid) / "status"), errno.EINVAL,
+                               "no Tgid: line")
+        ticks = int(fields[22 - 3])
+        return TaskStat(tid=int(pid_text), tgid=tgid, ppid=int(fields[4 - 3]), comm=comm,
+                        state=fields[0], start_time_ticks=ticks,
+                        start_time_ns=ticks * 1_000_000_000 // CLK_TCK)
+
+    def tgid_of(self, tid: int) -> int | None:
+        """The thread group of ``tid`` (status ``Tgid:``), or None if it is gone."""
+        status = self._read(self.root / str(tid) / "status")
+        if status is None:
+            return None
+        for line in status.splitlines():
+            if line.startswith("Tgid:"):
+                return int(line.split()[1])
+        raise TracefsError(str(self.root / str(tid) / "status"), errno.EINVAL, "no Tgid: line")
+
+    def exists(self, tid: int) -> bool:
+        """Whether ``/proc/<tid>`` exists (a zombie still exists)."""
+        return os.path.exists(self.root / str(tid))
