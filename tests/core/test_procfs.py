@@ -98,7 +98,7 @@ def test_stat_agrees_with_ps(tree: tuple[int, list[int], int, int]) -> None:
     lead = procfs.stat(tgid)
     assert lead is not None
     assert int(out[0]) == lead.ppid == os.getpid()
-    assert out[1][0] == lead.state
+    assert {out[1][0], lead.state} <= {"R", "S"}     # both saw a live task (racy: R or S)
     assert out[2] == lead.comm
     assert lead.start_time_ns == lead.start_time_ticks * 1_000_000_000 // CLK_TCK
     with open("/proc/uptime") as f:
@@ -118,7 +118,8 @@ def test_stat_comm_with_spaces_and_parens() -> None:
         proc.stdin.close()
     assert st is not None
     assert st.comm == comm
-    assert (st.tid, st.tgid, st.ppid, st.state) == (proc.pid, proc.pid, os.getpid(), "S")
+    assert (st.tid, st.tgid, st.ppid) == (proc.pid, proc.pid, os.getpid())
+    assert st.state in ("R", "S")          # about to block on stdin, or blocked
 
 
 def test_gone_tasks_are_not_errors() -> None:
