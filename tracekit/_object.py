@@ -1,0 +1,526 @@
+"""BpfObject, Map, Prog and Link: a loaded BPF ELF object and the kernel objects it owns.
+
+libbpf nouns, Python verbs: ``BpfObject.open(path)`` parses (no kernel), ``obj.load()``
+creates maps, relocates and loads programs, ``prog.attach()`` returns a :class:`Link`,
+``obj.close()`` closes every fd. Every kernel object is owned by an fd and nothing is
+pinned, so a killed process leaves nothing behind (kernel rule 9).
+
+Lifecycle::
+
+    open() ──> set globals / max_entries ──> load() ──> attach() ──> close()
+                (edits ObjectSpec only)       maps, then progs       links first, then progs, maps
+"""
+
+from __future__ import annotations
+
+import errno
+import struct
+from collections.abc import Iterator, MutableMapping
+from importlib.abc import Traversable
+from pathlib import Path
+from typing import Any
+
+from tracekit import _bpf, _perf
+from tracekit._btf import Btf, Kind
+from tracekit._core import apply_core_relos, fixup_datasec
+from tracekit._elf import INSN_SIZE, ObjectSpec, ProgSpec, read_object
+from tracekit._errors import AttachError, BtfError, ElfError, MapError, TracekitError
+from tracekit._uapi import AttachType, MapType, ProgType
+
+_BPF_PSEUDO_MAP_FD = 1
+_BPF_PSEUDO_MAP_VALUE = 2
+_LD_IMM64 = 0x18
+_PERCPU_TYPES = {MapType.PERCPU_HASH, MapType.PERCPU_ARRAY, MapType.LRU_PERCPU_HASH}
+
+
+def _kernel_name(name: str) -> str:
+    """Kernel object names: at most 15 bytes of [A-Za-z0-9_.] (BPF_OBJ_NAME_LEN)."""
+    return "".join(c if c.isalnum() or c in "_." else "_" for c in name)[:15]
+
+
+class Map:
+    """A BPF map of a loaded object (or, before load, its spec).
+
+    ``key_size``/``value_size`` are bytes; per-CPU maps take and return values of
+    ``round_up(value_size, 8) * possible_cpus()`` bytes (kernel/bpf/syscall.c).
+    Keys and values are raw bytes; callers pack them with ``struct``.
+    """
+
+    def __init__(self, obj: BpfObject | None, name: str, map_type: int, key_size: int,
+                 value_size: int, max_entries: int, map_flags: int = 0) -> None:
+        self._obj = obj
+        self.name = name
+        self.map_type = map_type
+        self.key_size = key_size
+        self.value_size = value_size
+        self.max_entries = max_entries
+        self.map_flags = map_flags
+        self.fd = -1
+
+    def __repr__(self) -> str:
+        return (f"Map({self.name!r}, type={MapType(self.map_type).name}, key={self.key_size}, "
+                f"value={self.value_size}, max_entries={self.max_entries}, fd={self.fd})")
+
+    @classmethod
+    def create(cls, name: str, map_type: int, key_size: int, value_size: int,
+               max_entries: int, map_flags: int = 0) -> Map:
+        """Create a standalone map (owned by the returned object; close() it)."""
+        m = cls(None, name, map_type, key_size, value_size, max_entries, map_flags)
+        m._create()
+        return m
+
+    def _create(self) -> None:
+        if self.fd >= 0:
+            return
+        self.fd = _bpf.map_create(self.map_type, self.key_size, self.value_size,
+                                  self.max_entries, map_flags=self.map_flags,
+                                  name=_kernel_name(self.name))
+
+    def _require_fd(self) -> int:
+        if self.fd < 0:
+            raise MapError("map access", errno.EBADF, f"map {self.name!r} is not loaded",
+                           map_name=self.name)
+        return self.fd
+
+    @property
+    def value_bytes(self) -> int:
+        """Size of a value as seen from userspace, in bytes (per-CPU: all CPUs)."""
+        if self.map_type in _PERCPU_TYPES:
+            return (self.value_size + 7) // 8 * 8 * _bpf.possible_cpus()
+        return self.value_size
+
+    def lookup_elem(self, key: bytes) -> bytes | None:
+        """The value for ``key``, or None when absent (ENOENT)."""
+        return _bpf.map_lookup_elem(self._require_fd(), key, self.value_bytes,
+                                    map_name=self.name)
+
+    def __getitem__(self, key: bytes) -> bytes:
+        value = self.lookup_elem(key)
+        if value is None:
+            raise KeyError(key)
+        return value
+
+    def update_elem(self, key: bytes, value: bytes, flags: int = 0) -> None:
+        """Insert or replace; raises MapError (E2BIG when a preallocated map is full)."""
+        _bpf.map_update_elem(self._require_fd(), key, value, flags, map_name=self.name)
+
+    def __setitem__(self, key: bytes, value: bytes) -> None:
+        self.update_elem(key, value)
+
+    def delete_elem(self, key: bytes) -> bool:
+        """Delete ``key``; False when it was absent (ENOENT)."""
+        return _bpf.map_delete_elem(self._require_fd(), key, map_name=self.name)
+
+    def get_next_key(self, key: bytes | None) -> bytes | None:
+        """The key after ``key`` (the first key when None); None at the end."""
+        return _bpf.map_get_next_key(self._require_fd(), key, self.key_size,
+                                     map_name=self.name)
+
+    def keys(self) -> Iterator[bytes]:
+        """Walk the keys with get_next_key (a concurrent delete may restart a hash walk)."""
+        key = self.get_next_key(None)
+        while key is not None:
+            yield key
+            key = self.get_next_key(key)
+
+    def items(self, *, batch: int = 256) -> list[tuple[bytes, bytes]]:
+        """All (key, value) pairs, with BPF_MAP_LOOKUP_BATCH, falling back to get_next_key
+        on kernels or map types without batch support (EINVAL/ENOTSUPP)."""
+        fd = self._require_fd()
+        out: list[tuple[bytes, bytes]] = []
+        cursor: bytes | None = None
+        try:
+            while True:
+                keys, values, cursor = _bpf.map_lookup_batch(
+                    fd, cursor, self.key_size, self.value_bytes, batch, map_name=self.name)
+                out.extend(zip(keys, values, strict=True))
+                if cursor is None:
+                    return out
+        except MapError as e:
+            if e.errno not in (errno.EINVAL, errno.ENOTSUP, 524, errno.EOPNOTSUPP):
+                raise
+        out = []
+        for key in self.keys():
+            value = self.lookup_elem(key)
+            if value is not None:
+                out.append((key, value))
+        return out
+
+    def freeze(self) -> None:
+        _bpf.map_freeze(self._require_fd(), map_name=self.name)
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            fd, self.fd = self.fd, -1
+            _close(fd)
+
+    def __enter__(self) -> Map:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class Link:
+    """An attachment of a prog to a hook; destroying it detaches. A context manager."""
+
+    def __init__(self, fd: int, target: str, *, perf_fd: int = -1) -> None:
+        self.fd = fd
+        self.target = target
+        self._perf_fd = perf_fd
+
+    def __repr__(self) -> str:
+        return f"Link({self.target!r}, fd={self.fd})"
+
+    def destroy(self) -> None:
+        """Detach and close (idempotent)."""
+        for attr in ("fd", "_perf_fd"):
+            fd = getattr(self, attr)
+            if fd >= 0:
+                setattr(self, attr, -1)
+                _close(fd)
+
+    close = destroy
+
+    def __enter__(self) -> Link:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.destroy()
+
+
+class Prog:
+    """A BPF program of an object. ``sec`` is its ELF section (``tp_btf/sys_enter``)."""
+
+    def __init__(self, obj: BpfObject, spec: ProgSpec) -> None:
+        self._obj = obj
+        self.spec = spec
+        self.name = spec.name
+        self.sec = spec.sec
+        self.prog_type, self.attach_type, self.attach_name = _hook_of(spec.sec, obj.path)
+        self.fd = -1
+        self.links: list[Link] = []
+        #: Load this prog with the object (libbpf's autoload); set False before load to skip.
+        self.autoload = True
+
+    def __repr__(self) -> str:
+        return f"Prog({self.name!r}, sec={self.sec!r}, fd={self.fd})"
+
+    def attach(self, *, tracefs_root: Path | None = None) -> Link:
+        """Attach to the hook named by the section.
+
+        tp_btf and raw_tp progs attach through a raw tracepoint link
+        (BPF_RAW_TRACEPOINT_OPEN returns a bpf_link fd); classic tracepoint progs through a
+        perf event (PERF_TYPE_TRACEPOINT + PERF_EVENT_IOC_SET_BPF), with the tracepoint id
+        read from tracefs.
+
+        Raises:
+          AttachError: with the kernel's errno and the target, e.g. ``raw_syscalls/sys_enter``.
+        """
+        if self.fd < 0:
+            raise AttachError("attach", errno.EBADF, f"prog {self.name!r} is not loaded",
+                              target=self.attach_name)
+        if self.prog_type == ProgType.TRACING:
+            fd = _bpf.raw_tracepoint_open(None, self.fd)
+            link = Link(fd, self.attach_name)
+        elif self.prog_type == ProgType.RAW_TRACEPOINT:
+            fd = _bpf.raw_tracepoint_open(self.attach_name, self.fd)
+            link = Link(fd, self.attach_name)
+        else:  # classic tracepoint: one perf event on every CPU is not needed for BPF;
+            # a single perf event with pid=-1, cpu=0 runs the prog for the tracepoint on all CPUs.
+            from tracekit._tracefs import find_tracefs
+            root = tracefs_root or find_tracefs()
+            cat, _, name = self.attach_name.partition("/")
+            tp_id = _perf.tracepoint_id(root, cat, name)
+            pfd = _perf.perf_event_open(type=_perf.PERF_TYPE_TRACEPOINT, config=tp_id,
+                                        sample_period=1, pid=-1, cpu=0)
+            try:
+                _perf.attach_bpf(pfd, self.fd, target=self.attach_name)
+            except BaseException:
+                _close(pfd)
+                raise
+            link = Link(pfd, self.attach_name)
+        self.links.append(link)
+        return link
+
+    def close(self) -> None:
+        for link in self.links:
+            link.destroy()
+        self.links.clear()
+        if self.fd >= 0:
+            fd, self.fd = self.fd, -1
+            _close(fd)
+
+
+def _hook_of(sec: str, path: str) -> tuple[int, int, str]:
+    """(prog type, expected attach type, attach name) from a libbpf-style section name."""
+    head, _, rest = sec.partition("/")
+    if head == "tp_btf" and rest:
+        return ProgType.TRACING, AttachType.TRACE_RAW_TP, rest
+    if head in ("raw_tp", "raw_tracepoint") and rest:
+        return ProgType.RAW_TRACEPOINT, 0, rest
+    if head in ("tp", "tracepoint") and rest.count("/") == 1:
+        return ProgType.TRACEPOINT, 0, rest
+    raise ElfError(f"unsupported program section {sec!r} (expected tp_btf/NAME, raw_tp/NAME "
+                   "or tracepoint/CATEGORY/NAME)", path=path, sec=sec)
+
+
+class Globals(MutableMapping[str, Any]):
+    """Global variables of an object by name, typed from BTF.
+
+    Before load, setting a variable edits the section image that becomes the map's initial
+    value (``const volatile`` knobs in ``.rodata`` are frozen at load, so the verifier
+    prunes dead branches). After load, ``.data``/``.bss`` variables read the live map;
+    ``.rodata`` can no longer be set.
+
+    Integer, bool and enum variables read and write as ``int``; anything else as ``bytes``.
+    """
+
+    def __init__(self, obj: BpfObject) -> None:
+        self._obj = obj
+
+    def _var(self, name: str):  # type: ignore[no-untyped-def]
+        try:
+            return self._obj.spec.globals[name]
+        except KeyError:
+            raise KeyError(f"no global variable {name!r} in {self._obj.path}") from None
+
+    def _int_format(self, type_id: int, size: int) -> str | None:
+        btf = self._obj.spec.btf
+        t = btf.type(btf.resolve(type_id))
+        if t.kind in (Kind.INT, Kind.ENUM, Kind.ENUM64) and size in (1, 2, 4, 8):
+            # BTF_INT_SIGNED is bit 0 of an INT's encoding; an ENUM's kind_flag means signed.
+            signed = bool(t.int_encoding & 1) if t.kind == Kind.INT else t.kind_flag
+            fmt = {1: "b", 2: "h", 4: "i", 8: "q"}[size]
+            return "<" + (fmt if signed else fmt.upper())
+        return None
+
+    def _section(self, sec: str) -> bytes | bytearray:
+        m = self._obj.maps[sec]
+        data = self._obj.spec.maps[sec].data
+        if m.fd >= 0 and sec != ".rodata":
+            return m[b"\0\0\0\0"]
+        assert data is not None
+        return data
+
+    def __getitem__(self, name: str) -> Any:
+        var = self._var(name)
+        raw = bytes(self._section(var.sec)[var.offset:var.offset + var.size])
+        fmt = self._int_format(var.type_id, var.size)
+        return struct.unpack(fmt, raw)[0] if fmt else raw
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        var = self._var(name)
+        fmt = self._int_format(var.type_id, var.size)
+        raw = struct.pack(fmt, int(value)) if fmt else bytes(value)
+        if len(raw) != var.size:
+            raise ValueError(f"{name}: {len(raw)} bytes given, the variable has {var.size}")
+        m = self._obj.maps[var.sec]
+        data = self._obj.spec.maps[var.sec].data
+        assert data is not None
+        if m.fd >= 0:
+            if var.sec == ".rodata":
+                raise TracekitError(f"{name} is in .rodata, which is frozen once loaded")
+            live = bytearray(m[b"\0\0\0\0"])
+            live[var.offset:var.offset + var.size] = raw
+            m.update_elem(b"\0\0\0\0", bytes(live))
+        else:
+            data[var.offset:var.offset + var.size] = raw
+
+    def __delitem__(self, name: str) -> None:
+        raise TypeError("global variables cannot be deleted")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._obj.spec.globals)
+
+    def __len__(self) -> int:
+        return len(self._obj.spec.globals)
+
+
+class BpfObject:
+    """A BPF ELF object: its maps, progs and global variables.
+
+    Use as a context manager, or call :meth:`close`; closing destroys links, then progs,
+    then maps.
+    """
+
+    def __init__(self, spec: ObjectSpec) -> None:
+        self.spec = spec
+        self.path = spec.path
+        self.maps: dict[str, Map] = {
+            name: Map(self, name, ms.map_type, ms.key_size, ms.value_size, ms.max_entries,
+                      ms.map_flags)
+            for name, ms in spec.maps.items()
+        }
+        self.progs: dict[str, Prog] = {name: Prog(self, ps) for name, ps in spec.progs.items()}
+        self.globals = Globals(self)
+        self.btf_fd = -1
+        #: Why the object's BTF was not loaded into the kernel (progs load without
+        #: func/line info then), or None when it was.
+        self.btf_load_error: BaseException | None = None
+        self.loaded = False
+
+    @classmethod
+    def open(cls, source: str | Path | Traversable | bytes) -> BpfObject:
+        """Parse an object file (no kernel calls).
+
+        Raises:
+          ElfError: the file is missing, not a BPF object, or malformed.
+        """
+        if isinstance(source, Traversable) and not isinstance(source, Path):
+            try:
+                data = source.read_bytes()
+            except OSError as e:
+                raise ElfError(f"cannot read: {e.strerror}", path=str(source)) from e
+            spec = read_object(data)
+            spec.path = str(source)
+            return cls(spec)
+        return cls(read_object(source))
+
+    def __repr__(self) -> str:
+        return f"BpfObject({self.path!r}, maps={list(self.maps)}, progs={list(self.progs)})"
+
+    def load(self, *, vmlinux: Btf | None = None, log_level: int = 0) -> None:
+        """Create the maps, relocate and load every prog.
+
+        Args:
+          vmlinux: the kernel's BTF (default: /sys/kernel/btf/vmlinux), the target of CO-RE
+            relocations and of tp_btf attach ids.
+          log_level: verifier log level for successful loads (failures always get a log).
+
+        Raises:
+          MapError, ProgLoadError (with ``.verifier_log``), BtfError (a CO-RE relocation that
+          cannot be resolved names the type and field). On error every fd made so far is closed.
+        """
+        if self.loaded:
+            raise TracekitError(f"{self.path} is already loaded")
+        try:
+            vmlinux = vmlinux or Btf.vmlinux()
+            self._load_btf()
+            for name, m in self.maps.items():
+                m._create()
+                data = self.spec.maps[name].data
+                if data is not None:
+                    m.update_elem(b"\0\0\0\0", bytes(data))
+                    if name == ".rodata":
+                        m.freeze()
+            for prog in self.progs.values():
+                if prog.autoload:
+                    self._load_prog(prog, vmlinux, log_level)
+        except BaseException:
+            self.close()
+            raise
+        self.loaded = True
+
+    def _load_btf(self) -> None:
+        """Load the object's BTF for func/line info in verifier logs; optional as in libbpf."""
+        try:
+            fixup_datasec(self.spec.btf, self.spec.sec_sizes, self.spec.sym_offsets)
+            self.btf_fd = _bpf.btf_load(self.spec.btf.to_bytes())
+        except (TracekitError, OSError) as e:
+            self.btf_load_error = e
+
+    def _load_prog(self, prog: Prog, vmlinux: Btf, log_level: int) -> None:
+        spec = prog.spec
+        insns = bytearray(spec.insns)
+        for r in spec.relocs:
+            i = r.insn_off
+            if insns[i] != _LD_IMM64:
+                raise ElfError(f"prog {spec.name!r}: relocation at insn {i // INSN_SIZE} is "
+                               "not on ld_imm64", path=self.path, sec=spec.sec)
+            if r.sym_sec == ".maps":
+                target = next((n for n, ms in self.spec.maps.items()
+                               if ms.sec == ".maps" and n == r.sym_name), None)
+                if target is None:
+                    raise ElfError(f"prog {spec.name!r} references unknown map {r.sym_name!r}",
+                                   path=self.path, sec=spec.sec)
+                insns[i + 1] = (insns[i + 1] & 0x0F) | (_BPF_PSEUDO_MAP_FD << 4)
+                struct.pack_into("<i", insns, i + 4, self.maps[target].fd)
+            elif r.sym_sec in self.maps:
+                imm = struct.unpack_from("<i", insns, i + 4)[0]
+                off = r.sym_value + imm
+                insns[i + 1] = (insns[i + 1] & 0x0F) | (_BPF_PSEUDO_MAP_VALUE << 4)
+                struct.pack_into("<i", insns, i + 4, self.maps[r.sym_sec].fd)
+                struct.pack_into("<i", insns, i + 12, off)
+            else:
+                raise ElfError(f"prog {spec.name!r}: relocation against section "
+                               f"{r.sym_sec!r} is not supported", path=self.path, sec=spec.sec)
+        ext = self.spec.btf_ext
+        if ext is not None:
+            relos = [rel._replace(insn_off=rel.insn_off - spec.sec_off)
+                     for rel in ext.core_relos.get(spec.sec, [])
+                     if spec.sec_off <= rel.insn_off < spec.sec_off + len(spec.insns)]
+            if relos:
+                apply_core_relos(insns, relos, self.spec.btf, vmlinux, prog_name=spec.name)
+        attach_btf_id = 0
+        if prog.prog_type == ProgType.TRACING:
+            try:
+                attach_btf_id = vmlinux.find("btf_trace_" + prog.attach_name, Kind.TYPEDEF)
+            except BtfError as e:
+                raise AttachError("BPF_PROG_LOAD", errno.ENOENT,
+                                  f"no BTF type btf_trace_{prog.attach_name} in vmlinux: the "
+                                  "kernel has no such tracepoint", target=prog.attach_name) from e
+        func_info = line_info = b""
+        fi_size = li_size = 0
+        if self.btf_fd >= 0 and ext is not None:
+            func_info, fi_size, line_info, li_size = _ext_info(ext, spec)
+        prog.fd = _bpf.prog_load(
+            prog.prog_type, bytes(insns), self.spec.license or "GPL",
+            name=_kernel_name(spec.name), expected_attach_type=prog.attach_type,
+            attach_btf_id=attach_btf_id,
+            prog_btf_fd=self.btf_fd if self.btf_fd >= 0 else 0,
+            func_info=func_info, func_info_rec_size=fi_size,
+            line_info=line_info, line_info_rec_size=li_size, log_level=log_level)
+
+    def attach_all(self) -> list[Link]:
+        """Attach every prog; on error detach what was attached and re-raise."""
+        links: list[Link] = []
+        try:
+            for prog in self.progs.values():
+                if prog.fd >= 0:
+                    links.append(prog.attach())
+        except BaseException:
+            for link in links:
+                link.destroy()
+            raise
+        return links
+
+    def close(self) -> None:
+        """Destroy links, close progs, maps and the BTF fd (idempotent)."""
+        for prog in self.progs.values():
+            prog.close()
+        for m in self.maps.values():
+            m.close()
+        if self.btf_fd >= 0:
+            fd, self.btf_fd = self.btf_fd, -1
+            _close(fd)
+        self.loaded = False
+
+    def __enter__(self) -> BpfObject:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _ext_info(ext: Any, spec: ProgSpec) -> tuple[bytes, int, bytes, int]:
+    """func_info/line_info records of one prog, insn offsets rebased to the prog and in
+    instructions (the kernel wants insn indices; .BTF.ext stores byte offsets)."""
+    lo, hi = spec.sec_off, spec.sec_off + len(spec.insns)
+    fi = [(off, tid) for off, tid in ext.func_info.get(spec.sec, []) if lo <= off < hi]
+    li = [rec for rec in ext.line_info.get(spec.sec, []) if lo <= rec[0] < hi]
+    if not fi:
+        return b"", 0, b"", 0
+    fi_raw = b"".join(struct.pack("<II", (off - lo) // INSN_SIZE, tid) for off, tid in fi)
+    li_raw = b"".join(struct.pack("<IIII", (off - lo) // INSN_SIZE, f, ln, col)
+                      for off, f, ln, col in li)
+    return fi_raw, 8, li_raw, 16 if li else 0
+
+
+def _close(fd: int) -> None:
+    import os
+    try:
+        os.close(fd)
+    except OSError as e:  # EBADF means a bookkeeping bug: surface it
+        if e.errno != errno.EINTR:
+            raise
