@@ -1,0 +1,292 @@
+"""The tracing session: loads the tracer programs, fills the maps, attaches, holds and
+starts the workload, and owns every fd until it closes.
+
+Start-up order (kernel rules 2 and 4)::
+
+    open object ─ set targ_* knobs ─ load ─ fill syscall_filter
+      ├─ command:  fork (held) ─ pids[child] = PENDING_EXEC ─ attach ─ release ─ exec
+      ├─ pid/tid:  /proc threads ─ pids[...] ─ attach ─ /proc again (threads, descendants)
+      └─ system-wide: attach (the BPF side skips tracekit's own tgid)
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import platform
+import struct
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+from tracekit import _bpf
+from tracekit._errors import MapError, TargetError, TracekitError
+from tracekit._events import (
+    CNT_LOST,
+    CNT_MAX,
+    CNT_PIDS_FULL,
+    CNT_SCRATCH_FULL,
+    PID_INFO,
+    PID_PENDING_EXEC,
+)
+from tracekit._object import BpfObject, Link
+from tracekit._procfs import ProcFS
+from tracekit._ringbuf import RingBuf
+from tracekit._spawn import HeldCommand
+
+log = logging.getLogger("tracekit.session")
+
+_ARCH_DIR = {"x86_64": "x86_64", "aarch64": "arm64", "arm64": "arm64"}
+
+
+def object_path(name: str = "syscalls") -> Any:
+    """The committed object for this machine: ``tracekit.programs/build/<arch>/<name>.bpf.o``."""
+    arch = _ARCH_DIR.get(platform.machine())
+    if arch is None:
+        raise TracekitError(f"no precompiled BPF objects for {platform.machine()}")
+    return resources.files("tracekit.programs") / "build" / arch / f"{name}.bpf.o"
+
+
+@dataclass
+class SessionOptions:
+    """What to trace and how.
+
+    Exactly one target: ``command``, ``pids`` (every thread of each process), ``tids`` or
+    ``system_wide``. ``pids``/``tids`` are user-visible ids in the init pid namespace.
+    """
+
+    command: list[str] | None = None
+    pids: list[int] = field(default_factory=list)    # user "pid" = tgid
+    tids: list[int] = field(default_factory=list)
+    system_wide: bool = False
+    follow_forks: bool = True
+    syscalls: set[int] | None = None                  # None = every syscall
+    failed_only: bool = False
+    min_duration_ns: int = 0
+    buffer_bytes: int = 4 << 20                       # ring buffer size, a power of 2
+    pids_max_entries: int = 8192
+
+    def validate(self) -> None:
+        n = sum([bool(self.command), bool(self.pids), bool(self.tids), self.system_wide])
+        if n != 1:
+            raise TargetError("give exactly one target: a command, pids, tids or system_wide "
+                              f"(got {n})")
+        if self.buffer_bytes < 4096 or self.buffer_bytes & (self.buffer_bytes - 1):
+            raise TargetError(f"ring buffer size {self.buffer_bytes} is not a power of 2 "
+                              ">= 4096 bytes")
+
+
+@dataclass
+class Counters:
+    """Kernel-side counters summed over CPUs (``counters`` per-CPU array)."""
+
+    lost: int = 0            # ring-buffer records that could not be reserved
+    pids_full: int = 0       # tasks not added because the pids map was full
+    scratch_full: int = 0    # syscall entries not stored because the scratch map was full
+
+
+class Session:
+    """A live trace. Use ``async with open_session(opts) as session``.
+
+    Attributes:
+      obj: the loaded ``syscalls.bpf.o``.
+      ringbuf: the consumer of the ``events`` map.
+      command: the workload when the target is a command, else None.
+      target_tgids: processes named by the target (for the end-of-session check).
+      not_added: tasks that did not fit in the pids map at start-up (rule 6).
+    """
+
+    def __init__(self, opts: SessionOptions) -> None:
+        opts.validate()
+        self.opts = opts
+        self.obj: BpfObject | None = None
+        self.ringbuf: RingBuf | None = None
+        self.links: list[Link] = []
+        self.command: HeldCommand | None = None
+        self.procfs = ProcFS()
+        self.target_tgids: list[int] = []
+        self.not_added = 0
+        self.self_tgid = os.getpid()
+
+    # -- maps ---------------------------------------------------------------------------
+
+    def add_task(self, tid: int, tgid: int, *, start_time_ns: int = 0, flags: int = 0,
+                 only_new: bool = False) -> bool:
+        """Insert ``tid`` into the pids map.
+
+        Returns:
+          True when inserted; False when the map is full (counted in ``not_added``,
+          rule 6) or, with ``only_new``, when the tid was already there.
+
+        Raises:
+          MapError: any other failure (ENOMEM is fatal, rule 7).
+        """
+        assert self.obj is not None
+        key = struct.pack("<I", tid)
+        value = PID_INFO.pack(start_time_ns, tgid, flags)
+        try:
+            self.obj.maps["pids"].update_elem(key, value, 1 if only_new else 0)
+        except MapError as e:
+            if e.errno == errno.EEXIST and only_new:
+                return False
+            if e.errno == errno.E2BIG:
+                self.not_added += 1
+                return False
+            raise
+        return True
+
+    def traced_tids(self) -> list[int]:
+        """Keys of the pids map (tids traced now)."""
+        assert self.obj is not None
+        return [struct.unpack("<I", k)[0] for k in self.obj.maps["pids"].keys()]
+
+    def counters(self) -> Counters:
+        """Sum the per-CPU counters (``counters`` map, programs/syscalls.h enum tk_counter)."""
+        assert self.obj is not None
+        m = self.obj.maps["counters"]
+        ncpu = _bpf.possible_cpus()
+        totals = [0] * CNT_MAX
+        for idx in (CNT_LOST, CNT_PIDS_FULL, CNT_SCRATCH_FULL):
+            raw = m.lookup_elem(struct.pack("<I", idx))
+            if raw is not None:
+                totals[idx] = sum(struct.unpack(f"<{ncpu}Q", raw[:8 * ncpu]))
+        return Counters(totals[CNT_LOST], totals[CNT_PIDS_FULL], totals[CNT_SCRATCH_FULL])
+
+    # -- start-up -----------------------------------------------------------------------
+
+    def _load(self) -> None:
+        o = self.opts
+        obj = BpfObject.open(object_path())
+        self.obj = obj
+        g = obj.globals
+        g["targ_self_tgid"] = self.self_tgid
+        g["targ_system_wide"] = int(o.system_wide)
+        g["targ_follow_forks"] = int(o.follow_forks)
+        g["targ_filter_syscalls"] = int(o.syscalls is not None)
+        g["targ_failed_only"] = int(o.failed_only)
+        g["targ_min_duration_ns"] = o.min_duration_ns
+        obj.maps["events"].max_entries = o.buffer_bytes
+        obj.maps["pids"].max_entries = o.pids_max_entries
+        obj.load()
+        if o.syscalls is not None:
+            filt = obj.maps["syscall_filter"]
+            for nr in sorted(o.syscalls):
+                if 0 <= nr < filt.max_entries:
+                    filt.update_elem(struct.pack("<I", nr), b"\x01")
+        ev = obj.maps["events"]
+        self.ringbuf = RingBuf(ev.fd, ev.max_entries, name="events")
+
+    def _add_process_tree(self, tgids: Iterable[int], *, only_new: bool) -> int:
+        """Add every thread of each process and, when following forks, of every descendant.
+
+        A process that is gone (ENOENT from /proc) is logged and stepped over (rule 7).
+        Returns the number of tids added.
+        """
+        added = 0
+        for tgid in tgids:
+            tids = (self.procfs.descendants(tgid) if self.opts.follow_forks
+                    else self.procfs.threads(tgid))
+            for tid in tids:
+                st = self.procfs.stat(tid)
+                if st is None:
+                    continue
+                if self.add_task(tid, st.tgid, start_time_ns=st.start_time_ns,
+                                 only_new=only_new):
+                    added += 1
+        return added
+
+    def _add_tids(self, tids: Iterable[int], *, only_new: bool) -> int:
+        added = 0
+        for tid in tids:
+            st = self.procfs.stat(tid)
+            if st is None:
+                continue
+            if self.add_task(tid, st.tgid, start_time_ns=st.start_time_ns, only_new=only_new):
+                added += 1
+            if self.opts.follow_forks and only_new:
+                # descendants that appeared while attaching (rule 4)
+                for child in self.procfs.children(tid):
+                    added += self._add_process_tree([child], only_new=True)
+        return added
+
+    def _check_targets(self) -> None:
+        o = self.opts
+        missing = [p for p in (o.pids or o.tids) if not self.procfs.exists(p)]
+        if missing:
+            kind = "pid" if o.pids else "tid"
+            raise TargetError(f"no such {kind}: {', '.join(map(str, missing))} "
+                              f"(ESRCH: /proc/{missing[0]} does not exist)")
+        if self.self_tgid in o.pids:
+            raise TargetError(f"pid {self.self_tgid} is tracekit itself, which never traces "
+                              "itself")
+
+    async def start(self) -> None:
+        """Load, attach and start the workload; on error close everything and re-raise."""
+        o = self.opts
+        try:
+            if o.pids or o.tids:
+                self._check_targets()
+            self._load()
+            assert self.obj is not None
+            if o.command:
+                self.command = HeldCommand(o.command)
+                self.target_tgids = [self.command.pid]
+                self.add_task(self.command.pid, self.command.pid, flags=PID_PENDING_EXEC)
+            elif o.pids:
+                self.target_tgids = list(o.pids)
+                self._add_process_tree(o.pids, only_new=False)
+            elif o.tids:
+                self.target_tgids = sorted({self.procfs.tgid_of(t) or t for t in o.tids})
+                self._add_tids(o.tids, only_new=False)
+            self.links = self.obj.attach_all()
+            # Rule 4: what was created while we attached is found by reading /proc again.
+            if o.pids:
+                self._add_process_tree(o.pids, only_new=True)
+            elif o.tids:
+                self._add_tids(o.tids, only_new=True)
+            if self.not_added:
+                log.warning("pids map full: %d tasks could not be traced (pids_max_entries=%d)",
+                            self.not_added, o.pids_max_entries)
+            if self.command is not None:
+                await self.command.release()
+        except BaseException:
+            self.close()
+            raise
+
+    def targets_alive(self) -> bool:
+        """Whether any target process still exists (a command: until it is reaped)."""
+        if self.command is not None:
+            return self.command.returncode is None
+        if self.opts.system_wide:
+            return True
+        return any(self.procfs.exists(t) for t in self.target_tgids) or bool(
+            self.obj is not None and self.obj.maps["pids"].get_next_key(None) is not None)
+
+    def close(self) -> None:
+        """Detach, unmap and close every fd (idempotent). An unreleased command exits 127."""
+        for link in self.links:
+            link.destroy()
+        self.links = []
+        if self.ringbuf is not None:
+            self.ringbuf.close()
+            self.ringbuf = None
+        if self.obj is not None:
+            self.obj.close()
+        if self.command is not None:
+            self.command.close()
+
+
+class open_session:  # noqa: N801 - trio's open_* naming for a thing to close
+    """``async with open_session(opts) as session``: start on enter, close on exit."""
+
+    def __init__(self, opts: SessionOptions) -> None:
+        self.session = Session(opts)
+
+    async def __aenter__(self) -> Session:
+        await self.session.start()
+        return self.session
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.session.close()
