@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The few kernel types the tracekit BPF programs read, for CO-RE (no vmlinux.h).
+ *
+ * Policy: declare only the fields a program reads; mark every struct
+ * __attribute__((preserve_access_index)) so each access becomes a CO-RE field
+ * relocation that the loader resolves against /sys/kernel/btf/vmlinux by type and
+ * field NAME. Offsets and field order here are therefore irrelevant; names and
+ * kinds must match the kernel's. A field that may be missing on some kernel is read
+ * only behind bpf_core_field_exists(). Type "flavors" (struct foo___x) name the same
+ * kernel type foo, as in libbpf.
+ *
+ * kernel terms: tid = pid (a thread), tgid = process id (user-visible "pid").
+ * Kernel sources: include/linux/sched.h (task_struct), include/linux/sched/signal.h
+ * (signal_struct), include/linux/binfmts.h (linux_binprm),
+ * arch/x86/include/asm/ptrace.h and arch/arm64/include/asm/ptrace.h (pt_regs),
+ * arch/x86/include/asm/thread_info.h (thread_info.status, TS_COMPAT).
+ */
+#ifndef TRACEKIT_CORE_TYPES_H
+#define TRACEKIT_CORE_TYPES_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+
+#if !defined(__TARGET_ARCH_x86) && !defined(__TARGET_ARCH_arm64)
+#error "build with -D__TARGET_ARCH_x86 or -D__TARGET_ARCH_arm64"
+#endif
+
+typedef int pid_t;
+
+typedef struct {
+	int counter;
+} atomic_t;
+
+#if defined(__TARGET_ARCH_x86)
+/* arch/x86/include/asm/ptrace.h: syscall args in di, si, dx, r10, r8, r9;
+ * orig_ax keeps the syscall number through the call (ax gets the return value). */
+struct pt_regs {
+	unsigned long r10;
+	unsigned long r9;
+	unsigned long r8;
+	unsigned long dx;
+	unsigned long si;
+	unsigned long di;
+	unsigned long orig_ax;
+} __attribute__((preserve_access_index));
+
+/* arch/x86/include/asm/thread_info.h: status holds TS_COMPAT while a 32-bit syscall
+ * runs (set at entry, cleared in arch_exit_to_user_mode_prepare). */
+struct thread_info {
+	__u32 status;
+} __attribute__((preserve_access_index));
+#define TK_TS_COMPAT 0x0002
+#endif
+
+#if defined(__TARGET_ARCH_arm64)
+/* arch/arm64/include/asm/ptrace.h: regs[] sits in an anonymous union with
+ * struct user_pt_regs; CO-RE matches through anonymous members. regs[0] is arg0 at
+ * entry and the return value at exit; syscallno keeps the number through the call. */
+struct pt_regs {
+	unsigned long regs[31];
+	unsigned long orig_x0;
+	int syscallno;
+} __attribute__((preserve_access_index));
+#endif
+
+struct signal_struct {
+	atomic_t live; /* live threads; do_exit() decrements it before sched_process_exit */
+} __attribute__((preserve_access_index));
+
+struct task_struct {
+#if defined(__TARGET_ARCH_x86)
+	struct thread_info thread_info; /* CONFIG_THREAD_INFO_IN_TASK */
+#endif
+	int exit_code;   /* wait(2) status layout */
+	pid_t pid;       /* tid */
+	pid_t tgid;
+	__u64 start_time; /* CLOCK_MONOTONIC ns */
+	struct signal_struct *signal;
+} __attribute__((preserve_access_index));
+
+struct linux_binprm {
+	const char *filename; /* the name passed to execve (or /dev/fd/N for execveat) */
+} __attribute__((preserve_access_index));
+
+#endif /* TRACEKIT_CORE_TYPES_H */
