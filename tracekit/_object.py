@@ -25,7 +25,7 @@ from tracekit._btf import Btf, Kind
 from tracekit._core import apply_core_relos, fixup_datasec
 from tracekit._elf import INSN_SIZE, ObjectSpec, ProgSpec, read_object
 from tracekit._errors import AttachError, BtfError, ElfError, MapError, TracekitError
-from tracekit._uapi import AttachType, MapType, ProgType
+from tracekit._uapi import PERF_TYPE_TRACEPOINT, AttachType, MapType, ProgType
 
 _BPF_PSEUDO_MAP_FD = 1
 _BPF_PSEUDO_MAP_VALUE = 2
@@ -232,7 +232,7 @@ class Prog:
             root = tracefs_root or find_tracefs()
             cat, _, name = self.attach_name.partition("/")
             tp_id = _perf.tracepoint_id(root, cat, name)
-            pfd = _perf.perf_event_open(type=_perf.PERF_TYPE_TRACEPOINT, config=tp_id,
+            pfd = _perf.perf_event_open(type=PERF_TYPE_TRACEPOINT, config=tp_id,
                                         sample_period=1, pid=-1, cpu=0)
             try:
                 _perf.attach_bpf(pfd, self.fd, target=self.attach_name)

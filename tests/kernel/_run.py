@@ -1,0 +1,74 @@
+"""Helpers to run the real ``tracekit`` CLI in kernel tests and read its JSON Lines output."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import msgspec
+
+from tracekit._events import Event
+
+TRACEKIT = [sys.executable, "-m", "tracekit"]
+WORKLOADS = Path(__file__).parent / "workloads"
+
+
+def write_pipeline(tmp_path: Path, body: str, name: str = "pipeline.toml") -> Path:
+    p = tmp_path / name
+    p.write_text(textwrap.dedent(body))
+    return p
+
+
+def read_events(path: Path) -> list[Event]:
+    dec = msgspec.json.Decoder(Event)
+    return [dec.decode(line) for line in path.read_bytes().splitlines() if line.strip()]
+
+
+def run_tracekit(args: list[str], *, timeout: float = 60, **kw) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    return subprocess.run([*TRACEKIT, *args], capture_output=True, text=True, timeout=timeout,
+                          env=env, **kw)
+
+
+def prog_ids_of(pid: int) -> set[int]:
+    """BPF prog ids held by process ``pid``, from /proc/<pid>/fdinfo (``prog_id:`` lines)."""
+    ids = set()
+    fdinfo = Path(f"/proc/{pid}/fdinfo")
+    for entry in fdinfo.iterdir():
+        try:
+            text = entry.read_text()
+        except OSError:
+            continue
+        for line in text.splitlines():
+            if line.startswith("prog_id:"):
+                ids.add(int(line.split()[1]))
+    return ids
+
+
+def wait_gone(kind: str, obj_id: int, timeout: float = 10.0) -> None:
+    """Wait until BPF object ``obj_id`` (kind "prog" or "map") no longer exists.
+
+    The kernel frees a prog or map in deferred work after its last reference (an RCU grace
+    period after the link is released), so the id can outlive the close() by a few ms.
+    """
+    import errno
+    import time
+
+    from tracekit import _bpf
+    from tracekit._errors import BpfError
+
+    get_fd = _bpf.prog_get_fd_by_id if kind == "prog" else _bpf.map_get_fd_by_id
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            os.close(get_fd(obj_id))
+        except BpfError as e:
+            if e.errno == errno.ENOENT:
+                return
+            raise
+        if time.monotonic() > deadline:
+            raise AssertionError(f"BPF {kind} id {obj_id} still exists {timeout} s after close")
+        time.sleep(0.01)
