@@ -1,0 +1,410 @@
+"""The pipeline runner: one source, stages in order, one or more sinks, one nursery.
+
+Wiring (every arrow a bounded ``trio`` memory channel of batches)::
+
+    source --> stage 1 --> ... --> stage n --+--> sink 1        (one sink: no tee)
+                                             +--> sink 2 ...    (tee task: each batch to each)
+
+Nurseries::
+
+    abort scope                      <- Pipeline.abort() cancels everything
+      side nursery (ctx.nursery)     <- side tasks; cancelled once the main nursery is done
+        main nursery                 <- stages, tee, sinks
+          source cancel scope        <- Pipeline.stop() cancels only this (graceful drain)
+
+Shutdown: the runner closes the source's channel when the source returns or is
+cancelled; each stage's ``async for`` then ends, it closes its own ``send``, and so on
+down to the sinks, so every batch the source finished sending reaches every sink.
+
+Errors: an exception in any task cancels the main nursery, and :meth:`Pipeline.run`
+raises :class:`PipelineError` naming the task (``stage 'beautify' failed: ValueError:
+...``), with the original exception as ``__cause__`` (so a ``TracekitError`` raised in a
+stage keeps its type and ``errno`` there). ``trio.BrokenResourceError`` on ``send``
+after everything downstream has closed its end is not an error: the downstream finished
+early (a sink whose reader went away), so the task stops cleanly.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import trio
+from tracekit.pipeline._stage import (
+    EventReceiver,
+    Sink,
+    Source,
+    Stage,
+    StageContext,
+    StageStats,
+)
+
+from tracekit._errors import ConfigError, TracekitError
+from tracekit._events import Batch
+
+__all__ = ["Pipeline", "PipelineError", "PipelineResult"]
+
+
+class PipelineError(TracekitError):
+    """A source, stage or sink of a pipeline raised; the run was cancelled.
+
+    ``str(err)`` is ``"<role> '<name>' failed: <ExcType>: <message>"``, role being
+    ``source``, ``stage``, ``sink``, ``tee`` or ``side task``. The original exception is
+    ``__cause__`` (and ``errors[0][1]``) and carries a ``stage=<name>`` note.
+
+    Attributes:
+      role: ``"source"``, ``"stage"``, ``"sink"``, ``"tee"`` or ``"side task"``.
+      stage: the name of the task that failed first.
+      errors: every ``(name, exception)`` that ended the run, first failure first.
+      errno: the first failure's ``errno`` when it has one (a BpfError), else None.
+    """
+
+    def __init__(self, role: str, stage: str, errors: list[tuple[str, Exception]]) -> None:
+        exc = errors[0][1]
+        msg = f"{role} {stage!r} failed: {type(exc).__name__}: {exc}"
+        if len(errors) > 1:
+            more = ", ".join(f"{n!r} ({type(e).__name__})" for n, e in errors[1:])
+            msg += f" (then also: {more})"
+        super().__init__(msg)
+        self.role = role
+        self.stage = stage
+        self.errors = errors
+        self.errno: int | None = getattr(exc, "errno", None)
+
+
+@dataclass
+class PipelineResult:
+    """How a run ended.
+
+    Attributes:
+      stats: ``StageStats`` by name (source, stages, sinks).
+      stopped: :meth:`Pipeline.stop` was called (graceful drain).
+      aborted: :meth:`Pipeline.abort` was called, or a drain timeout expired; batches in
+        flight were dropped.
+      downstream_closed: the source stopped because everything downstream had finished
+        early (e.g. the reader of stdout went away).
+      elapsed_s: trio clock seconds from start to the end of the drain.
+    """
+
+    stats: dict[str, StageStats]
+    stopped: bool
+    aborted: bool
+    downstream_closed: bool
+    elapsed_s: float
+
+
+class _Sender(trio.abc.SendChannel[Batch]):
+    """A memory send channel that counts batches/events out and drops empty batches."""
+
+    __slots__ = ("_ch", "_stats", "_name")
+
+    def __init__(self, ch: trio.MemorySendChannel[Batch], stats: StageStats, name: str) -> None:
+        self._ch, self._stats, self._name = ch, stats, name
+
+    async def send(self, value: Batch) -> None:
+        if not isinstance(value, list):
+            raise TypeError(f"{self._name!r} sent a {type(value).__name__}: channels carry "
+                            "batches (list of events)")
+        if not value:                   # empty batches are dropped, but stay a checkpoint
+            await trio.lowlevel.checkpoint()
+            return
+        await self._ch.send(value)      # on Cancelled the batch was not sent (trio guarantee)
+        stats = self._stats
+        stats.batches_out += 1
+        stats.events_out += len(value)
+
+    @property
+    def downstream_closed(self) -> bool:
+        """Every receiving end is closed: the downstream finished."""
+        return self._ch.statistics().open_receive_channels == 0
+
+    def close(self) -> None:
+        self._ch.close()
+
+    async def aclose(self) -> None:
+        await self._ch.aclose()
+
+
+class _Receiver(trio.abc.ReceiveChannel[Batch]):
+    """A memory receive channel that counts batches/events in."""
+
+    __slots__ = ("_ch", "_stats")
+
+    def __init__(self, ch: trio.MemoryReceiveChannel[Batch], stats: StageStats) -> None:
+        self._ch, self._stats = ch, stats
+
+    async def receive(self) -> Batch:
+        batch = await self._ch.receive()
+        stats = self._stats
+        stats.batches_in += 1
+        stats.events_in += len(batch)
+        return batch
+
+    async def __anext__(self) -> Batch:
+        try:
+            batch = await self._ch.receive()
+        except trio.EndOfChannel:
+            raise StopAsyncIteration from None
+        stats = self._stats
+        stats.batches_in += 1
+        stats.events_in += len(batch)
+        return batch
+
+    def close(self) -> None:
+        self._ch.close()
+
+    async def aclose(self) -> None:
+        await self._ch.aclose()
+
+
+class _StartedOnce:
+    """Forwards ``started()`` to the real task status and remembers that it was called."""
+
+    def __init__(self, inner: trio.TaskStatus[None]) -> None:
+        self._inner = inner
+        self.done = False
+
+    def started(self, value: None = None) -> None:
+        self.done = True
+        self._inner.started(value)
+
+
+class Pipeline:
+    """Runs ``source -> stages... -> sinks`` in one nursery with bounded channels.
+
+    Args:
+      source: produces batches (:class:`~tracekit.pipeline.Source`).
+      stages: applied in order (:class:`~tracekit.pipeline.Stage`); may be empty.
+      sinks: each gets every batch (:class:`~tracekit.pipeline.Sink`); at least one.
+      buffer: capacity of each channel in batches; keep it small (0-16) so backpressure
+        reaches the ring buffer, which is the big buffer.
+      session: handed to every task as ``ctx.session``.
+
+    Raises:
+      ConfigError: no sink, a negative buffer, or two tasks share a name (names key
+        :attr:`stats`; pass ``name=`` to :func:`stage`/:func:`map_stage`).
+
+    Attributes:
+      stats: ``StageStats`` by name, live while running.
+
+    A pipeline runs once. :meth:`stop` and :meth:`abort` are synchronous and idempotent;
+    call them from any task of the same trio run (a signal-handling task, a notebook
+    cell), or from another thread through ``trio.from_thread.run_sync``.
+    """
+
+    def __init__(self, source: Source, stages: Sequence[Stage] = (),
+                 sinks: Sequence[Sink] = (), *, buffer: int = 8,
+                 session: object | None = None) -> None:
+        if not sinks:
+            raise ConfigError("a pipeline needs at least one sink")
+        if buffer < 0:
+            raise ConfigError(f"buffer must be >= 0 batches, got {buffer}")
+        names = [source.name, *(s.name for s in stages), *(s.name for s in sinks)]
+        seen: set[str] = set()
+        for n in names:
+            if n in seen or n == "tee":
+                raise ConfigError(f"two pipeline tasks are named {n!r} (or it is reserved: "
+                                  "'tee'); give each a unique name")
+            seen.add(n)
+        self.source = source
+        self.stages = tuple(stages)
+        self.sinks = tuple(sinks)
+        self.buffer = buffer
+        self.session = session
+        self.stats: dict[str, StageStats] = {n: StageStats() for n in names}
+        self._source_scope = trio.CancelScope()
+        self._abort_scope = trio.CancelScope()
+        self._failures: list[tuple[str, str, Exception]] = []
+        self._side: trio.Nursery | None = None
+        self._ran = False
+        self._stopped = False
+        self._downstream_closed = False
+        self._drain_deadline = math.inf
+
+    # --- control -------------------------------------------------------------
+
+    def stop(self, *, drain_timeout_s: float | None = None) -> None:
+        """Stop gracefully: cancel only the source; everything it sent drains through.
+
+        Args:
+          drain_timeout_s: if the drain has not finished this many seconds later,
+            :meth:`abort`. Only honoured from inside the trio run.
+        """
+        self._stopped = True
+        self._source_scope.cancel()
+        if drain_timeout_s is not None:
+            self._drain_deadline = min(self._drain_deadline,
+                                       trio.current_time() + drain_timeout_s)
+            if self._side is not None:
+                self._side.start_soon(self._watchdog, name="drain-timeout")
+
+    def abort(self) -> None:
+        """Cancel everything now; batches in flight are dropped. ``run`` then returns."""
+        self._stopped = True
+        self._abort_scope.cancel()
+
+    async def _watchdog(self) -> None:
+        await trio.sleep_until(self._drain_deadline)
+        self.abort()
+
+    # --- running -------------------------------------------------------------
+
+    async def run(self, *,
+                  task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+                  ) -> PipelineResult:
+        """Run until the source ends (or :meth:`stop`) and everything has drained.
+
+        Calls ``task_status.started()`` once the source is live, so
+        ``await nursery.start(pipeline.run)`` returns when tracing has begun.
+
+        Returns:
+          A :class:`PipelineResult`.
+
+        Raises:
+          PipelineError: a task raised; its exception is ``__cause__``.
+          RuntimeError: the pipeline was already run.
+        """
+        if self._ran:
+            raise RuntimeError("a Pipeline runs once; build a new one")
+        self._ran = True
+        status = _StartedOnce(task_status)
+        t0 = trio.current_time()
+        try:
+            with self._abort_scope:
+                async with trio.open_nursery() as side:
+                    self._side = side
+                    if self._drain_deadline != math.inf:
+                        side.start_soon(self._watchdog, name="drain-timeout")
+                    async with trio.open_nursery() as main:
+                        send = self._wire(main, side)
+                        await main.start(self._run_source, side, send, name=self.source.name)
+                        status.started()
+                    side.cancel_scope.cancel()      # end side tasks (periodic walks)
+        except BaseExceptionGroup as group:
+            failures, rest = group.split(Exception)
+            if failures is None or (rest is not None and rest.split(trio.Cancelled)[1]):
+                raise                       # only Cancelled, or a KeyboardInterrupt: as is
+            err = self._error(failures)
+            raise err from err.errors[0][1]
+        finally:
+            self._side = None
+        if not status.done:                 # aborted before the source was live
+            status.started()
+        return PipelineResult(
+            stats=self.stats, stopped=self._stopped,
+            aborted=self._abort_scope.cancelled_caught,
+            downstream_closed=self._downstream_closed,
+            elapsed_s=trio.current_time() - t0)
+
+    def _ctx(self, name: str, side: trio.Nursery) -> StageContext:
+        return StageContext(name, side, self.stats[name], self.session,
+                            on_error=lambda label, e: self._fail("side task", label, e))
+
+    def _wire(self, main: trio.Nursery, side: trio.Nursery) -> _Sender:
+        """Create the channels, start stages, tee and sinks; return the source's sender."""
+        send0, recv = trio.open_memory_channel[Batch](self.buffer)
+        for st in self.stages:
+            nsend, nrecv = trio.open_memory_channel[Batch](self.buffer)
+            main.start_soon(self._run_stage, st, self._ctx(st.name, side),
+                            _Receiver(recv, self.stats[st.name]),
+                            _Sender(nsend, self.stats[st.name], st.name), name=st.name)
+            recv = nrecv
+        if len(self.sinks) == 1:
+            sink = self.sinks[0]
+            main.start_soon(self._run_sink, sink, self._ctx(sink.name, side),
+                            _Receiver(recv, self.stats[sink.name]), name=sink.name)
+        else:
+            outs = []
+            for sink in self.sinks:
+                ssend, srecv = trio.open_memory_channel[Batch](self.buffer)
+                main.start_soon(self._run_sink, sink, self._ctx(sink.name, side),
+                                _Receiver(srecv, self.stats[sink.name]), name=sink.name)
+                outs.append(ssend)
+            main.start_soon(self._tee, recv, outs, name="tee")
+        return _Sender(send0, self.stats[self.source.name], self.source.name)
+
+    def _fail(self, role: str, name: str, exc: Exception) -> None:
+        exc.add_note(f"stage={name}")
+        self._failures.append((role, name, exc))
+
+    async def _run_source(self, side: trio.Nursery, send: _Sender, *,
+                          task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+                          ) -> None:
+        src = self.source
+        status = _StartedOnce(task_status)
+        try:
+            with self._source_scope:        # stop() cancels this scope only
+                try:
+                    await src.run(self._ctx(src.name, side), send, task_status=status)
+                except trio.BrokenResourceError:
+                    if not send.downstream_closed:
+                        raise
+                    self._downstream_closed = True
+        except Exception as exc:
+            self._fail("source", src.name, exc)
+            raise
+        finally:
+            send.close()                    # EOF flows downstream
+        if not status.done:                 # stopped before live, or never called it
+            status.started()
+
+    async def _run_stage(self, st: Stage, ctx: StageContext, recv: _Receiver,
+                         send: _Sender) -> None:
+        try:
+            try:
+                await st.run(ctx, recv, send)
+            except trio.BrokenResourceError:
+                if not send.downstream_closed:
+                    raise                   # not our outbox: a real error
+        except Exception as exc:
+            self._fail("stage", st.name, exc)
+            raise
+        finally:
+            recv.close()                    # upstream sees BrokenResourceError: stop
+            send.close()
+
+    async def _run_sink(self, sink: Sink, ctx: StageContext, recv: _Receiver) -> None:
+        try:
+            await sink.run(ctx, recv)
+        except Exception as exc:
+            self._fail("sink", sink.name, exc)
+            raise
+        finally:
+            recv.close()
+
+    async def _tee(self, recv: EventReceiver, outs: list[trio.MemorySendChannel[Batch]]) -> None:
+        """Send each batch to every sink still open; end when none is."""
+        live = list(outs)
+        try:
+            async with recv:
+                async for batch in recv:
+                    for out in tuple(live):
+                        try:
+                            await out.send(batch)
+                        except trio.BrokenResourceError:    # that sink finished early
+                            live.remove(out)
+                    if not live:
+                        return
+        except Exception as exc:
+            self._fail("tee", "tee", exc)
+            raise
+        finally:
+            for out in outs:
+                out.close()
+
+    def _error(self, failures: BaseExceptionGroup[Exception]) -> PipelineError:
+        leaves = list(_leaves(failures))
+        named = [(r, n, e) for r, n, e in self._failures if any(e is x for x in leaves)]
+        named += [("task", "?", x) for x in leaves if not any(x is e for _, _, e in named)]
+        role, name, _ = named[0]
+        return PipelineError(role, name, [(n, e) for _, n, e in named])
+
+
+def _leaves(group: BaseExceptionGroup[Exception]) -> Iterator[Exception]:
+    for exc in group.exceptions:
+        if isinstance(exc, BaseExceptionGroup):
+            yield from _leaves(exc)
+        else:
+            yield exc
+
