@@ -393,6 +393,10 @@ int BPF_PROG(tk_proc_exit, struct task_struct *p)
 	bool traced;
 
 	traced = is_traced(tid, tgid, &info);
+	/* rule 3: the tid leaves pids in do_exit, whatever the mode (the value is not read
+	 * below: info only tells whether there was one) */
+	if (info || targ_system_wide)
+		bpf_map_delete_elem(&pids, &tid);
 	/* Delete a leftover entry even for an untraced task, so a later task reusing the
 	 * tid cannot pair with it. */
 	s = bpf_map_lookup_elem(&scratch, &tid);
@@ -419,8 +423,5 @@ int BPF_PROG(tk_proc_exit, struct task_struct *p)
 	} else {
 		count(TK_CNT_LOST);
 	}
-	/* rule 3: the tid leaves pids in do_exit */
-	if (info)
-		bpf_map_delete_elem(&pids, &tid);
 	return 0;
 }
