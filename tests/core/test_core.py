@@ -3,10 +3,8 @@ object-BTF fix-up checked by the kernel itself (BPF_BTF_LOAD)."""
 
 from __future__ import annotations
 
-import ctypes
 import errno
 import os
-import platform
 import struct
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,9 +12,10 @@ from pathlib import Path
 import pytest
 from elftools.elf.elffile import ELFFile
 
+from tracekit._bpf import btf_load
 from tracekit._btf import Btf, BtfExt, CoreRelo, Kind
 from tracekit._core import CoreReloKind, apply_core_relos, essential_name, fixup_datasec
-from tracekit._errors import BtfError
+from tracekit._errors import BpfError, BtfError
 
 VMLINUX = Path("/sys/kernel/btf/vmlinux")
 CORE_PROBE = Path(__file__).resolve().parents[1] / "data" / "core_probe.bpf.o"
@@ -157,30 +156,12 @@ def test_essential_name(name: str, want: str) -> None:
 
 # -- fixup_datasec and BPF_BTF_LOAD ----------------------------------------------------------
 
-_BPF_BTF_LOAD = 18
-_NR_BPF = {"x86_64": 321, "aarch64": 280}
-
-
-class _BtfLoadAttr(ctypes.Structure):
-    """The BPF_BTF_LOAD member of ``union bpf_attr`` (include/uapi/linux/bpf.h)."""
-
-    _fields_ = [("btf", ctypes.c_uint64), ("btf_log_buf", ctypes.c_uint64),
-                ("btf_size", ctypes.c_uint32), ("btf_log_size", ctypes.c_uint32),
-                ("btf_log_level", ctypes.c_uint32)]
-
-
 def _btf_load(data: bytes) -> tuple[int, str]:
-    """BPF_BTF_LOAD; returns (0 or errno, verifier log). The fd is closed at once."""
-    nr = _NR_BPF.get(platform.machine())
-    if nr is None:
-        pytest.skip(f"no bpf(2) syscall number for {platform.machine()}")
-    libc = ctypes.CDLL(None, use_errno=True)
-    buf = ctypes.create_string_buffer(data, len(data))
-    log = ctypes.create_string_buffer(1 << 16)
-    attr = _BtfLoadAttr(ctypes.addressof(buf), ctypes.addressof(log), len(data), len(log), 1)
-    fd = libc.syscall(nr, _BPF_BTF_LOAD, ctypes.byref(attr), ctypes.sizeof(attr))
-    if fd < 0:
-        return ctypes.get_errno(), log.value.decode(errors="replace")
+    """BPF_BTF_LOAD through tracekit._bpf; returns (0 or errno, detail). The fd is closed."""
+    try:
+        fd = btf_load(data)
+    except BpfError as e:
+        return e.errno or 0, str(e)
     os.close(fd)
     return 0, ""
 
