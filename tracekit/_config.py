@@ -1,0 +1,606 @@
+"""pipeline.toml: the msgspec-typed pipeline config, with errors that point at the text.
+
+Every problem raises ``ConfigError`` whose message starts ``<file>:<line>:<column>: `` and
+says what is wrong and how to fix it. TOML syntax errors take tomllib's position; msgspec
+validation errors carry a JSON path (``$.target.pid[0]``), which ``_Locator`` maps back to
+the TOML text (table headers, ``[[stage]]`` by index, dotted keys, inline tables and
+arrays); a path it cannot find falls back to its nearest enclosing table's header.
+
+Example::
+
+    [target]
+    command = ["ls", "-l", "/"]
+
+    [filter]
+    syscalls = ["%file", "!close"]
+
+    [[stage]]
+    kind = "summarize"
+    group_by = "process"
+
+    [output]
+    format = "summary"
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import tomllib
+import types
+import typing
+from pathlib import Path
+from typing import Annotated, Any, Literal, TypeAlias, Union
+
+import msgspec
+
+from tracekit._errors import ConfigError
+from tracekit._filter import resolve_syscalls
+from tracekit._syscalls import SyscallTable
+
+__all__ = [
+    "BeautifyConfig",
+    "EvictConfig",
+    "FilterConfig",
+    "OutputConfig",
+    "PipelineConfig",
+    "ReconcileConfig",
+    "ReenumerateConfig",
+    "StageConfig",
+    "SummarizeConfig",
+    "TargetConfig",
+    "UserStageConfig",
+    "decode_config",
+    "load_config",
+]
+
+_Pid = Annotated[int, msgspec.Meta(ge=1, le=2**31 - 1)]
+_PositiveS = Annotated[float, msgspec.Meta(gt=0)]
+
+
+class _Config(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """Base of every config table: keyword-only, unknown keys are errors."""
+
+
+class TargetConfig(_Config):
+    """What to trace; exactly one of ``command``, ``pid``, ``tid``, ``system_wide``.
+
+    ``pid`` are process ids (tgids; user "pid"), ``tid`` thread ids; both in the init pid
+    namespace.
+    """
+
+    command: list[str] | None = None     # argv; argv[0] is looked up in PATH
+    pid: list[_Pid] = []                 # processes (tgids): all their threads
+    tid: list[_Pid] = []                 # single threads
+    system_wide: bool = False            # every task but tracekit's own
+    follow_forks: bool = True            # trace children created by traced tasks
+
+
+class FilterConfig(_Config):
+    """Which syscalls reach the output."""
+
+    syscalls: list[str | int] = []       # names, numbers, globs, %classes, !negations; [] = all
+    failed_only: bool = False            # only calls that returned -errno
+    min_duration_ms: Annotated[float, msgspec.Meta(ge=0)] = 0.0
+
+
+class OutputConfig(_Config):
+    """Where and how events are written."""
+
+    format: Literal["perf", "strace", "jsonl", "summary"] = "perf"
+    path: str = "-"                      # a file path; "-" is stdout
+
+
+# --- stages: a tagged union on `kind`. To add a kind, define a Struct with tag="<kind>"
+# and append it to _STAGE_KINDS.
+
+class _Stage(_Config, tag_field="kind"):
+    pass
+
+
+class ReconcileConfig(_Stage, tag="reconcile"):
+    """Keep the pids map true from fork/exec/exit records."""
+
+
+class ReenumerateConfig(_Stage, tag="reenumerate"):
+    """Walk /proc once after attach for threads and descendants (kernel rule 4)."""
+
+
+class EvictConfig(_Stage, tag="evict"):
+    """Drop pid-map entries of tasks that exited (kernel rule 5)."""
+
+    interval_s: _PositiveS = 1.0         # period of the map walk
+
+
+class BeautifyConfig(_Stage, tag="beautify"):
+    """Decode arguments: strings, flags, errno names."""
+
+
+class SummarizeConfig(_Stage, tag="summarize"):
+    """Aggregate counts, errors and time per syscall."""
+
+    group_by: Literal["thread", "process", "total"] = "total"
+    sort: Literal["total", "calls", "errors", "name"] = "total"
+
+
+class UserStageConfig(_Stage, tag="user"):
+    """A stage of your own: ``use = "package.module:Name"``, built with ``options``."""
+
+    use: str
+    options: dict[str, Any] = {}
+
+
+_STAGE_KINDS: tuple[type[_Stage], ...] = (
+    ReconcileConfig, ReenumerateConfig, EvictConfig, BeautifyConfig, SummarizeConfig,
+    UserStageConfig,
+)
+StageConfig: TypeAlias = Union[_STAGE_KINDS]  # type: ignore[valid-type]  # noqa: UP007
+
+
+class PipelineConfig(_Config):
+    """A whole pipeline.toml."""
+
+    target: TargetConfig
+    filter: FilterConfig = msgspec.field(default_factory=FilterConfig)
+    stage: list[StageConfig] = []        # TOML [[stage]] tables, run in order
+    output: OutputConfig = msgspec.field(default_factory=OutputConfig)
+    duration_s: _PositiveS | None = None  # stop after this many seconds; None = until done
+    buffer_pages: Annotated[int, msgspec.Meta(ge=1, le=2**20)] = 1024  # ringbuf, 4 KiB pages
+    pids_max_entries: Annotated[int, msgspec.Meta(ge=1, le=2**22)] = 8192  # pids map size
+
+
+def stage_kinds() -> list[str]:
+    """Every valid ``kind`` of a ``[[stage]]``."""
+    return [cls.__struct_config__.tag for cls in _STAGE_KINDS]  # type: ignore[misc]
+
+
+def load_config(path: Path) -> PipelineConfig:
+    """Read and validate a pipeline.toml.
+
+    Raises:
+      ConfigError: the file cannot be read (``<path>: <strerror>``) or is invalid
+        (``<path>:<line>:<column>: ...``).
+    """
+    try:
+        data = Path(path).read_bytes()
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read config: {e.strerror or e}") from e
+    return decode_config(data, filename=str(path))
+
+
+def decode_config(text: str | bytes, *, filename: str = "<string>") -> PipelineConfig:
+    """Validate TOML text into a PipelineConfig.
+
+    Raises:
+      ConfigError: with ``<filename>:<line>:<column>: <what> ...``: not UTF-8, TOML
+        syntax, unknown key, wrong type, unknown stage kind, bad value, unknown syscall.
+    """
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as e:
+            before = text[:e.start].decode("utf-8", "replace")
+            line, col = _line_col(before, len(before))
+            raise ConfigError(f"{filename}:{line}:{col}: config is not UTF-8 "
+                              f"(byte 0x{text[e.start]:02x}); save the file as UTF-8") from e
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(_syntax_message(str(e), text, filename)) from e
+    locator = _Locator(text, filename)
+    try:
+        cfg = msgspec.convert(data, PipelineConfig)
+    except msgspec.ValidationError as e:
+        raise ConfigError(_validation_message(str(e), data, locator)) from e
+    _check(cfg, data, locator)
+    return cfg
+
+
+# --- positions ------------------------------------------------------------------------
+
+def _line_col(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    col = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return line, col
+
+
+_TOML_POS = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
+_TOML_EOF = re.compile(r"\s*\(at end of document\)\s*$")
+
+
+def _syntax_message(msg: str, text: str, filename: str) -> str:
+    m = _TOML_POS.search(msg)
+    if m:
+        line, col = int(m[1]), int(m[2])
+        msg = msg[:m.start()]
+    else:
+        line, col = _line_col(text, len(text))
+        msg = _TOML_EOF.sub("", msg)
+    return f"{filename}:{line}:{col}: TOML syntax error: {msg}; see https://toml.io"
+
+
+_KeyPath: TypeAlias = tuple[str | int, ...]
+
+
+class _Locator:
+    """Maps a path in the decoded document (``("stage", 1, "kind")``) to its position.
+
+    A lenient scanner over text that tomllib has already accepted: it reads table headers,
+    key/value lines and the insides of inline arrays and tables, and records where each
+    key and each value starts (1-based line and column). Multi-line strings are skipped.
+    """
+
+    def __init__(self, text: str, filename: str) -> None:
+        self.text = text
+        self.filename = filename
+        self.keys: dict[_KeyPath, int] = {}       # path -> offset of the key (or header)
+        self.values: dict[_KeyPath, int] = {}     # path -> offset of the value
+        self._array_tables: dict[_KeyPath, int] = {}
+        self._scan()
+
+    # positions
+
+    def where(self, path: _KeyPath, *, key: bool = False) -> str:
+        """``file:line:col`` of the value (or key) at ``path``, else of the nearest parent."""
+        for n in range(len(path), -1, -1):
+            sub = path[:n]
+            table = self.keys if key and n == len(path) else self.values
+            off = table.get(sub, self.keys.get(sub))
+            if off is not None:
+                line, col = _line_col(self.text, off)
+                return f"{self.filename}:{line}:{col}"
+        return f"{self.filename}:1:1"
+
+    # scanner
+
+    def _scan(self) -> None:
+        text, i, n = self.text, 0, len(self.text)
+        table: _KeyPath = ()
+        while i < n:
+            i = self._skip_ws(i, newlines=True)
+            if i >= n:
+                break
+            c = text[i]
+            if c == "#":
+                i = self._eol(i)
+            elif c == "[":
+                start = i
+                array = text.startswith("[[", i)
+                i += 2 if array else 1
+                parts, i = self._key(i)
+                i = self._skip_ws(i)
+                i += 2 if array else 1
+                if array:
+                    base = tuple(parts)
+                    idx = self._array_tables.get(base, -1) + 1
+                    self._array_tables[base] = idx
+                    self.keys.setdefault(self._resolve(base), start)
+                    table = (*self._resolve(base[:-1]), base[-1], idx)
+                else:
+                    table = self._resolve(tuple(parts))
+                self.keys.setdefault(table, start)
+                self.values.setdefault(table, start)
+                i = self._eol(i)
+            else:
+                i = self._keyval(i, table)
+                i = self._eol(i)
+
+    def _resolve(self, parts: _KeyPath) -> _KeyPath:
+        """Insert the current index of every array of tables on the way (``[stage.x]``)."""
+        out: list[str | int] = []
+        for p in parts:
+            out.append(p)
+            idx = self._array_tables.get(tuple(x for x in out if isinstance(x, str)))
+            if idx is not None:
+                out.append(idx)
+        return tuple(out)
+
+    def _keyval(self, i: int, table: _KeyPath) -> int:
+        start = i
+        parts, i = self._key(i)
+        i = self._skip_ws(i)
+        if i < len(self.text) and self.text[i] == "=":
+            i = self._skip_ws(i + 1)
+        path = table + tuple(parts)
+        self.keys.setdefault(path, start)
+        for k in range(1, len(parts)):            # dotted keys define their parent tables
+            self.keys.setdefault(table + tuple(parts[:k]), start)
+        return self._value(i, path)
+
+    def _value(self, i: int, path: _KeyPath) -> int:
+        text, n = self.text, len(self.text)
+        self.values.setdefault(path, i)
+        if i >= n:
+            return i
+        c = text[i]
+        if c == "[":
+            i, idx = i + 1, 0
+            while i < n:
+                i = self._skip_ws(i, newlines=True, comments=True)
+                if i >= n or text[i] == "]":
+                    return i + 1
+                if text[i] == ",":
+                    i += 1
+                    continue
+                i = self._value(i, (*path, idx))
+                idx += 1
+            return i
+        if c == "{":
+            i += 1
+            while i < n:
+                i = self._skip_ws(i)
+                if i >= n or text[i] == "}":
+                    return i + 1
+                if text[i] == ",":
+                    i += 1
+                    continue
+                before = i
+                i = self._keyval(i, path)
+                if i == before:
+                    i += 1
+            return i
+        if c in "\"'":
+            return self._string(i)
+        while i < n and text[i] not in ",]}\n#":
+            i += 1
+        return i
+
+    def _string(self, i: int) -> int:
+        text, n = self.text, len(self.text)
+        q = text[i]
+        if text.startswith(q * 3, i):
+            end = text.find(q * 3, i + 3)
+            if end < 0:
+                return n
+            end += 3
+            while end < n and text[end] == q:      # up to two quotes may close the string
+                end += 1
+            return end
+        i += 1
+        while i < n and text[i] != q and text[i] != "\n":
+            i += 2 if (q == '"' and text[i] == "\\") else 1
+        return i + 1
+
+    def _key(self, i: int) -> tuple[list[str], int]:
+        text, n = self.text, len(self.text)
+        parts: list[str] = []
+        while i < n:
+            i = self._skip_ws(i)
+            if i < n and text[i] in "\"'":
+                end = self._string(i)
+                raw = text[i:end]
+                try:
+                    parts.append(tomllib.loads(f"k = {raw}")["k"])
+                except tomllib.TOMLDecodeError:
+                    parts.append(raw.strip("\"'"))
+                i = end
+            else:
+                m = re.compile(r"[A-Za-z0-9_-]+").match(text, i)
+                if not m:
+                    break
+                parts.append(m[0])
+                i = m.end()
+            i = self._skip_ws(i)
+            if i < n and text[i] == ".":
+                i += 1
+                continue
+            break
+        return parts, i
+
+    def _skip_ws(self, i: int, *, newlines: bool = False, comments: bool = False) -> int:
+        text, n = self.text, len(self.text)
+        while i < n:
+            c = text[i]
+            if c in " \t\r" or (newlines and c == "\n"):
+                i += 1
+            elif comments and c == "#":
+                i = self._eol(i)
+            else:
+                break
+        return i
+
+    def _eol(self, i: int) -> int:
+        """Skip to the end of the line (past a trailing value or comment)."""
+        end = self.text.find("\n", i)
+        return len(self.text) if end < 0 else end + 1
+
+
+# --- validation messages ---------------------------------------------------------------
+
+_MSGSPEC = re.compile(r"^(?P<msg>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.S)
+_PATH_PART = re.compile(r"\.([^.\[]+)|\[(\d+)\]")
+
+
+def _parse_path(text: str) -> _KeyPath:
+    return tuple(m[1] if m[1] is not None else int(m[2]) for m in _PATH_PART.finditer(text))
+
+
+def _dotted(path: _KeyPath) -> str:
+    out = ""
+    for p in path:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else p)
+    return out or "the top level"
+
+
+def _table_name(path: _KeyPath) -> str:
+    if not path:
+        return "the top level"
+    if path[-1:] and isinstance(path[-1], int):
+        return f"[[{_dotted(path[:-1])}]] #{path[-1] + 1}"
+    return f"[{_dotted(path)}]"
+
+
+def _unwrap(tp: Any) -> Any:
+    while typing.get_origin(tp) is Annotated:
+        tp = typing.get_args(tp)[0]
+    return tp
+
+
+def _struct_at(path: _KeyPath, data: Any) -> Any:
+    """The annotated type at ``path`` (a Struct class, list[...], Literal ...), or None."""
+    tp: Any = PipelineConfig
+    node = data
+    for p in path:
+        tp = _unwrap(tp)
+        origin = typing.get_origin(tp)
+        if origin in (Union, types.UnionType):
+            args = [a for a in typing.get_args(tp) if a is not type(None)]
+            kind = node.get("kind") if isinstance(node, dict) else None
+            tagged = [a for a in args if isinstance(a, type) and issubclass(a, _Stage)
+                      and a.__struct_config__.tag == kind]
+            tp = tagged[0] if tagged else (args[0] if len(args) == 1 else None)
+            tp = _unwrap(tp)
+            origin = typing.get_origin(tp)
+        if isinstance(p, int):
+            if origin is not list:
+                return None
+            tp = typing.get_args(tp)[0]
+        else:
+            if not (isinstance(tp, type) and issubclass(tp, msgspec.Struct)):
+                return None
+            hints = typing.get_type_hints(tp, include_extras=True)
+            if p not in hints:
+                return None
+            tp = hints[p]
+        node = node[p] if isinstance(node, (dict, list)) and _has(node, p) else None
+    return tp
+
+
+def _has(node: dict[str, Any] | list[Any], p: str | int) -> bool:
+    if isinstance(node, dict):
+        return p in node
+    return isinstance(p, int) and 0 <= p < len(node)
+
+
+def _describe(tp: Any) -> str:
+    tp = _unwrap(tp)
+    origin = typing.get_origin(tp)
+    if origin in (Union, types.UnionType):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        if all(isinstance(a, type) and issubclass(a, _Stage) for a in args):
+            return "a table with a kind"
+        return " or ".join(_describe(a) for a in args)
+    if origin is list:
+        inner = _describe(typing.get_args(tp)[0])
+        plural = {"an integer": "integers", "a string": "strings",
+                  "a string or an integer": "strings or integers",
+                  "a number": "numbers", "a table with a kind": "[[tables]] with a kind"}
+        return f"an array of {plural.get(inner, inner)}"
+    if origin is dict:
+        return "a table"
+    if origin is Literal:
+        return "one of " + ", ".join(repr(a) for a in typing.get_args(tp))
+    names = {int: "an integer", str: "a string", float: "a number", bool: "true or false"}
+    if tp in names:
+        return names[tp]
+    if isinstance(tp, type) and issubclass(tp, msgspec.Struct):
+        return "a table"
+    return str(tp)
+
+
+_GOT = {"str": "a string", "int": "an integer", "float": "a number (float)",
+        "bool": "a boolean", "array": "an array", "object": "a table",
+        "datetime": "a date-time", "date": "a date", "time": "a time", "null": "nothing"}
+
+
+def _fields_of(tp: Any) -> list[str]:
+    tp = _unwrap(tp)
+    if isinstance(tp, type) and issubclass(tp, msgspec.Struct):
+        return [f for f in tp.__struct_fields__ if not (issubclass(tp, _Stage) and f == "kind")]
+    return []
+
+
+def _validation_message(raw: str, data: Any, loc: _Locator) -> str:
+    m = _MSGSPEC.match(raw)
+    assert m is not None                     # the pattern matches any string
+    msg, path = m["msg"], _parse_path(m["path"] or "")
+    dotted = _dotted(path)
+
+    if mm := re.match(r"Object contains unknown field `(.*)`$", msg, re.S):
+        key = mm[1]
+        tp = _struct_at(path, data)
+        valid = _fields_of(tp)
+        hint = _suggest(key, valid) or (f" (valid keys: {', '.join(valid)})" if valid else "")
+        if path and key in PipelineConfig.__struct_fields__:
+            hint += f"; {key!r} is a top-level key: put it before the first [table]"
+        return (f"{loc.where((*path, key), key=True)}: unknown key {key!r} in "
+                f"{_table_name(path)}{hint}; remove it or fix its spelling")
+    if mm := re.match(r"Object missing required field `(.*)`$", msg, re.S):
+        key = mm[1]
+        if key == "kind":
+            return (f"{loc.where(path)}: {_table_name(path)} has no kind; add kind = one of "
+                    + ", ".join(repr(k) for k in stage_kinds()))
+        how = f"add a [{_dotted((*path, key))}] table" if key == "target" else f"add {key} = ..."
+        return f"{loc.where(path)}: missing required key {key!r} in {_table_name(path)}; {how}"
+    if path and path[-1] == "kind" and len(path) >= 2 and isinstance(path[-2], int):
+        value = _get(data, path)
+        if mm := re.match(r"Invalid value '(.*)'$", msg, re.S):
+            value = mm[1]
+        return (f"{loc.where(path)}: unknown stage kind {value!r}"
+                + (_suggest(str(value), stage_kinds()) or "")
+                + "; valid kinds: " + ", ".join(repr(k) for k in stage_kinds()))
+    if mm := re.match(r"Invalid enum value '?(.*?)'?$", msg, re.S):
+        value = mm[1]
+        tp = _unwrap(_struct_at(path, data))
+        choices = [str(a) for a in typing.get_args(tp)] if typing.get_origin(tp) is Literal else []
+        return (f"{loc.where(path)}: invalid value {value!r} for {dotted}"
+                + (_suggest(value, choices) or "")
+                + (f"; expected one of {', '.join(repr(c) for c in choices)}" if choices else ""))
+    if mm := re.match(r"Expected `([^`]*)`, got `([^`]*)`$", msg, re.S):
+        tp = _struct_at(path, data)
+        want = _describe(tp) if tp is not None else mm[1]
+        got = _GOT.get(mm[2], mm[2])
+        return f"{loc.where(path)}: expected {want} at {dotted}, got {got}"
+    if mm := re.match(r"Expected `([^`]*)` (.*)$", msg, re.S):
+        kind = {"int": "an integer", "float": "a number"}.get(mm[1], mm[1])
+        return f"{loc.where(path)}: {dotted} must be {kind} {mm[2]}, got {_get(data, path)!r}"
+    return f"{loc.where(path)}: {msg}" + (f" at {dotted}" if path else "")
+
+
+def _get(data: Any, path: _KeyPath) -> Any:
+    node = data
+    for p in path:
+        if isinstance(node, (dict, list)) and _has(node, p):
+            node = node[p]  # type: ignore[index]
+        else:
+            return None
+    return node
+
+
+def _suggest(word: str, choices: list[str]) -> str:
+    close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+# --- checks msgspec cannot express -----------------------------------------------------
+
+_USE = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+
+
+def _check(cfg: PipelineConfig, data: dict[str, Any], loc: _Locator) -> None:
+    t = cfg.target
+    chosen = [k for k, on in (("command", t.command is not None), ("pid", bool(t.pid)),
+                              ("tid", bool(t.tid)), ("system_wide", t.system_wide)) if on]
+    if len(chosen) != 1:
+        if not chosen:
+            raise ConfigError(f"{loc.where(('target',))}: [target] needs exactly one of "
+                              "command, pid, tid, system_wide; none is set")
+        raise ConfigError(f"{loc.where(('target', chosen[1]), key=True)}: [target] needs "
+                          f"exactly one of command, pid, tid, system_wide; got "
+                          f"{' and '.join(chosen)}: keep one")
+    if t.command is not None and not t.command:
+        raise ConfigError(f"{loc.where(('target', 'command'))}: target.command is empty; "
+                          'give the program and its arguments, e.g. ["ls", "-l", "/"]')
+    if cfg.buffer_pages & (cfg.buffer_pages - 1):
+        up = 1 << cfg.buffer_pages.bit_length()
+        raise ConfigError(f"{loc.where(('buffer_pages',))}: buffer_pages must be a power of 2 "
+                          f"(the ring buffer size in 4 KiB pages), got {cfg.buffer_pages}; "
+                          f"try {up >> 1} or {up}")
+    for i, stage in enumerate(cfg.stage):
+        if isinstance(stage, UserStageConfig) and not _USE.match(stage.use):
+            raise ConfigError(f"{loc.where(('stage', i, 'use'))}: use = {stage.use!r} must "
+                              'be "package.module:Name"')
+    if cfg.filter.syscalls:
+        table = SyscallTable()
+        for i, item in enumerate(cfg.filter.syscalls):
+            resolve_syscalls([item], table, where=loc.where(("filter", "syscalls", i)))
