@@ -37,11 +37,11 @@ from tracekit._tracefs import EVENT_ALIASES, syscall_arg_table  # noqa: E402
 FILE_ARGS = frozenset({
     "filename", "pathname", "path", "oldname", "newname", "oldpath", "newpath",
     "from_pathname", "to_pathname", "specialfile", "special", "new_root", "put_old",
-    "dir_name", "dev_name", "library",
+    "dir_name", "dev_name",
 })
 # File names under other argument names, or syscalls of other arches.
 FILE_EXTRA = frozenset({
-    "acct", "umount", "umount2", "name_to_handle_at", "uselib",
+    "acct", "umount", "umount2", "name_to_handle_at",
     "stat64", "lstat64", "fstatat64", "statfs64", "truncate64", "chown32", "lchown32",
     "oldstat", "oldlstat", "readlinkat", "utimensat_time64", "utimes", "futimesat",
 })
@@ -67,7 +67,7 @@ DESC_EXTRA = frozenset({
 # "network related": the BSD socket API.
 NET = frozenset({
     "socket", "socketpair", "bind", "connect", "listen", "accept", "accept4",
-    "getsockname", "getpeername", "sendto", "recvfrom", "send", "recv", "sendmsg",
+    "getsockname", "getpeername", "sendto", "recvfrom", "sendmsg",
     "recvmsg", "sendmmsg", "recvmmsg", "recvmmsg_time64", "setsockopt", "getsockopt",
     "shutdown", "socketcall",
 })
@@ -79,7 +79,7 @@ PROCESS = frozenset({
 })
 # Memory mappings: create, change, advise, lock, sync, query, NUMA placement.
 MEMORY = frozenset({
-    "brk", "mmap", "mmap2", "old_mmap", "munmap", "mremap", "mprotect", "pkey_mprotect",
+    "brk", "mmap", "mmap2", "munmap", "mremap", "mprotect", "pkey_mprotect",
     "madvise", "process_madvise", "mlock", "mlock2", "munlock", "mlockall", "munlockall",
     "msync", "mincore", "remap_file_pages", "mbind", "set_mempolicy",
     "set_mempolicy_home_node", "get_mempolicy", "migrate_pages", "move_pages", "mseal",

@@ -436,23 +436,26 @@ def _unwrap(tp: Any) -> Any:
     return tp
 
 
+def _pick(tp: Any, node: Any) -> Any:
+    """Unwrap Annotated, and choose the member of a union (a stage by its kind)."""
+    tp = _unwrap(tp)
+    if typing.get_origin(tp) in (Union, types.UnionType):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        kind = node.get("kind") if isinstance(node, dict) else None
+        tagged = [a for a in args if isinstance(a, type) and issubclass(a, _Stage)
+                  and a.__struct_config__.tag == kind]
+        tp = _unwrap(tagged[0] if tagged else (args[0] if len(args) == 1 else tp))
+    return tp
+
+
 def _struct_at(path: _KeyPath, data: Any) -> Any:
     """The annotated type at ``path`` (a Struct class, list[...], Literal ...), or None."""
     tp: Any = PipelineConfig
     node = data
     for p in path:
-        tp = _unwrap(tp)
-        origin = typing.get_origin(tp)
-        if origin in (Union, types.UnionType):
-            args = [a for a in typing.get_args(tp) if a is not type(None)]
-            kind = node.get("kind") if isinstance(node, dict) else None
-            tagged = [a for a in args if isinstance(a, type) and issubclass(a, _Stage)
-                      and a.__struct_config__.tag == kind]
-            tp = tagged[0] if tagged else (args[0] if len(args) == 1 else None)
-            tp = _unwrap(tp)
-            origin = typing.get_origin(tp)
+        tp = _pick(tp, node)
         if isinstance(p, int):
-            if origin is not list:
+            if typing.get_origin(tp) is not list:
                 return None
             tp = typing.get_args(tp)[0]
         else:
@@ -463,7 +466,7 @@ def _struct_at(path: _KeyPath, data: Any) -> Any:
                 return None
             tp = hints[p]
         node = node[p] if isinstance(node, (dict, list)) and _has(node, p) else None
-    return tp
+    return _pick(tp, node) if path else tp
 
 
 def _has(node: dict[str, Any] | list[Any], p: str | int) -> bool:
@@ -521,10 +524,11 @@ def _validation_message(raw: str, data: Any, loc: _Locator) -> str:
         tp = _struct_at(path, data)
         valid = _fields_of(tp)
         hint = _suggest(key, valid) or (f" (valid keys: {', '.join(valid)})" if valid else "")
+        fix = "remove it or fix its spelling"
         if path and key in PipelineConfig.__struct_fields__:
-            hint += f"; {key!r} is a top-level key: put it before the first [table]"
+            fix = f"{key!r} is a top-level key: put it before the first [table]"
         return (f"{loc.where((*path, key), key=True)}: unknown key {key!r} in "
-                f"{_table_name(path)}{hint}; remove it or fix its spelling")
+                f"{_table_name(path)}{hint}; {fix}")
     if mm := re.match(r"Object missing required field `(.*)`$", msg, re.S):
         key = mm[1]
         if key == "kind":

@@ -1,0 +1,103 @@
+"""Syscall selection expressions against the real system_calls tables and tracefs."""
+
+from __future__ import annotations
+
+import fnmatch
+from pathlib import Path
+
+import pytest
+
+from tracekit._errors import ConfigError
+from tracekit._filter import CLASSES, class_names, resolve_syscalls
+from tracekit._syscalls import SyscallTable
+from tracekit._tracefs import EVENT_ALIASES, syscall_arg_table
+
+X86 = SyscallTable("x86_64")
+LIVE = Path("/sys/kernel/tracing")
+
+
+def nrs(*names: str, table: SyscallTable = X86) -> set[int]:
+    out = {table.nr(n) for n in names}
+    assert None not in out
+    return out  # type: ignore[return-value]
+
+
+def test_names_numbers_and_strings_of_numbers() -> None:
+    assert resolve_syscalls(["openat", 0, "1"], X86) == nrs("openat", "read", "write")
+
+
+def test_glob_matches_what_fnmatch_says() -> None:
+    got = resolve_syscalls(["open*"], X86)
+    expected = {X86.nr(n) for n in X86.names() if fnmatch.fnmatchcase(n, "open*")}
+    assert got == expected and nrs("open", "openat", "openat2", "open_tree") <= got
+
+
+def test_class_and_negation() -> None:
+    file = resolve_syscalls(["%file"], X86)
+    assert nrs("openat", "execve", "stat", "unlinkat", "rename") <= file
+    assert not nrs("read", "close", "getpid") & file
+    assert resolve_syscalls(["%file", "!openat"], X86) == file - nrs("openat")
+    assert resolve_syscalls(["%%stat"], X86) == nrs("stat", "lstat", "fstat", "newfstatat",
+                                                    "statx")
+
+
+def test_only_negations_start_from_everything() -> None:
+    everything = {X86.nr(n) for n in X86.names()}
+    assert resolve_syscalls(["!read", "!%net"], X86) == (
+        everything - nrs("read") - resolve_syscalls(["%net"], X86))
+
+
+def test_empty_is_empty() -> None:
+    assert resolve_syscalls([], X86) == set()
+
+
+def test_per_arch() -> None:
+    arm = SyscallTable("arm64")
+    assert resolve_syscalls(["openat"], arm) == {56}
+    assert resolve_syscalls(["%%stat"], arm) == nrs("fstat", "newfstatat", "statx", table=arm)
+    with pytest.raises(ConfigError, match="unknown syscall 'open' on arm64"):
+        resolve_syscalls(["open"], arm)
+
+
+@pytest.mark.parametrize("item, message", [
+    ("opnat", r"^f:1:2: unknown syscall 'opnat' on x86_64 \(did you mean 'openat'"),
+    ("%fiel", r"^f:1:2: unknown syscall class '%fiel' \(did you mean '%file'\?\)$"),
+    ("!opnat", r"unknown syscall 'opnat'"),
+    ("zz*", r"^f:1:2: pattern 'zz\*' matches no syscall on x86_64$"),
+    (100000, r"^f:1:2: syscall number 100000 is out of range for x86_64 \(0\.\.\d+\)$"),
+    ("", r"empty syscall name"),
+    ("%xyzzy", r"unknown syscall class '%xyzzy' \(classes: %%stat"),
+])
+def test_errors(item: str | int, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        resolve_syscalls(["read", item], X86, where="f:1:2")
+
+
+def test_every_class_resolves_on_every_arch() -> None:
+    for arch in ("x86_64", "arm64", "i386"):
+        table = SyscallTable(arch)
+        for cls in class_names():
+            got = resolve_syscalls([cls], table)
+            assert got or (arch, cls) in {("arm64", "%stat"), ("arm64", "%lstat")}, (arch, cls)
+
+
+def test_class_names_are_real_syscall_names() -> None:
+    """Every name in every class is a syscall of at least one supported arch."""
+    known = set().union(*(SyscallTable(a).names() for a in ("x86_64", "arm64", "i386")))
+    for cls, names in CLASSES.items():
+        assert names <= known, (cls, sorted(names - known))
+
+
+@pytest.mark.kernel
+def test_derived_classes_agree_with_live_formats() -> None:
+    """%file holds every live syscall with a `const char *pathname`/`filename` argument;
+    %desc every one with an `fd` argument (checked against the kernel's formats)."""
+    if not (LIVE / "events" / "syscalls").is_dir():
+        pytest.skip("no syscall events")
+    for event, args in syscall_arg_table(LIVE).items():
+        name = EVENT_ALIASES.get(event, event)
+        names = {a.name for a in args if a.c_type.endswith("char *")}
+        if names & {"pathname", "filename"}:
+            assert name in CLASSES["file"], name
+        if any(a.name == "fd" and "*" not in a.c_type for a in args):
+            assert name in CLASSES["desc"], name
