@@ -27,7 +27,7 @@ from ctypes import c_char, c_uint8, c_uint32, c_uint64
 import msgspec
 
 from tracekit._errors import AttachError, BpfError, MapError, ProgLoadError
-from tracekit._uapi import OBJ_NAME_LEN, Cmd
+from tracekit._uapi import ENOTSUPP, OBJ_NAME_LEN, Cmd
 
 __all__ = [
     "BtfInfo", "LinkInfo", "MapInfo", "ProgInfo", "btf_load", "link_create", "link_get_next_id",
@@ -84,13 +84,15 @@ def _cmd_name(cmd: Cmd) -> str:
 def _raise(cmd: Cmd, err: int, detail: str = "") -> BpfError:
     if err == _errno.EPERM and not detail:
         detail = _missing_caps(("CAP_BPF",))
+    if err == ENOTSUPP:
+        detail += ": ENOTSUPP (524, kernel-internal): not supported for this object"
     return BpfError(_cmd_name(cmd), err, detail)
 
 
 def _map_error(cmd: Cmd, err: int, map_name: str) -> MapError:
     detail = f"map {map_name!r}" if map_name else ""
     if err == _errno.EPERM:
-        if cmd in (Cmd.MAP_UPDATE_ELEM, Cmd.MAP_DELETE_ELEM):
+        if cmd in (Cmd.MAP_UPDATE_ELEM, Cmd.MAP_DELETE_ELEM, Cmd.MAP_FREEZE):
             why = "map frozen (BPF_MAP_FREEZE) or read-only (BPF_F_RDONLY)"
         else:
             why = _missing_caps(("CAP_BPF",))
@@ -315,7 +317,8 @@ def map_freeze(fd: int, *, map_name: str = "") -> None:
     """BPF_MAP_FREEZE: make the map read-only from the syscall side (updates say EPERM).
 
     Raises:
-      MapError: EBUSY (already frozen, or writably mmapped), others.
+      MapError: EPERM (already frozen, or read-only: no syscall write access), EBUSY
+        (writably mmapped), others.
     """
     attr = _MapElemAttr(map_fd=fd)
     ret, err = _sys_bpf(Cmd.MAP_FREEZE, attr)

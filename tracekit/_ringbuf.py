@@ -38,7 +38,7 @@ from collections.abc import AsyncIterator
 import trio
 
 from tracekit._errors import MapError
-from tracekit._uapi import RINGBUF_BUSY_BIT, RINGBUF_DISCARD_BIT, RINGBUF_HDR_SZ
+from tracekit._uapi import ENOTSUPP, RINGBUF_BUSY_BIT, RINGBUF_DISCARD_BIT, RINGBUF_HDR_SZ
 
 __all__ = ["RingBuf"]
 
@@ -66,7 +66,8 @@ class RingBuf:
 
     Raises:
       MapError: cmd ``"mmap"``: EINVAL (``max_entries`` not a power-of-2 page multiple),
-        or the errno of mmap(2) (EPERM/EACCES: not a ringbuf fd, ENOMEM).
+        or the errno of mmap(2): ENOTSUPP (524) for a map that is not mmapable, EBADF,
+        ENOMEM.
     """
 
     def __init__(self, map_fd: int, max_entries: int, *, name: str = "events") -> None:
@@ -99,8 +100,10 @@ class RingBuf:
             made.append(self._hdr)
         except OSError as e:
             _release(made)
-            raise MapError("mmap", e.errno or _errno.EINVAL, f"ringbuf {name!r} fd {map_fd}",
-                           map_name=name) from e
+            detail = f"ringbuf {name!r} fd {map_fd}"
+            if e.errno == ENOTSUPP:
+                detail += ": ENOTSUPP (524): not a map that can be mmapped as a ring buffer"
+            raise MapError("mmap", e.errno or _errno.EINVAL, detail, map_name=name) from e
         except BaseException:
             _release(made)
             raise

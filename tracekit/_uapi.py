@@ -287,6 +287,9 @@ PSEUDO_MAP_IDX_VALUE = 6
 PSEUDO_CALL = 1
 PSEUDO_KFUNC_CALL = 2
 
+# kernel-internal errno (include/linux/errno.h) that bpf(2) and mmap leak; libc has no name
+ENOTSUPP = 524
+
 OBJ_NAME_LEN = 16  # BPF_OBJ_NAME_LEN, including the NUL
 TAG_SIZE = 8       # BPF_TAG_SIZE
 
