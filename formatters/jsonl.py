@@ -1,0 +1,74 @@
+"""JSON Lines: one JSON object per event, one line each.
+
+Schema (the event Structs of ``tracekit._events``, field order as declared there; the
+``type`` tag comes first; all times in ns of CLOCK_MONOTONIC, ``bpf_ktime_get_ns``)::
+
+    {"type":"syscall","ts_ns":..,"duration_ns":..,"tid":..,"tgid":..,"cpu":..,
+     "syscall_nr":..,"args":[a0,a1,a2,a3,a4,a5],"ret":..,"comm":"..","flags":..}
+    {"type":"fork","ts_ns":..,"parent_tid":..,"parent_tgid":..,"child_tid":..,"child_tgid":..}
+    {"type":"exec","ts_ns":..,"tid":..,"old_tid":..,"comm":"..","filename":".."}
+    {"type":"exit","ts_ns":..,"tid":..,"tgid":..,"exit_code":..,"group_dead":true,"comm":".."}
+    {"type":"lost","ts_ns":..,"count":..}
+
+- ``ts_ns`` of a syscall is its ENTRY time (0 when RESUMED: the entry was not seen);
+  ``duration_ns`` is exit - entry (0 when unknown: see ``flags``, the SC_* bits of
+  programs/syscalls.h: 1 NORETURN, 2 UNFINISHED, 4 RESUMED, 8 COMPAT).
+- ``tid`` is the thread (kernel "pid"), ``tgid`` the process (user "pid"), both in the
+  init pid namespace.
+- ``args`` are the raw argument registers (unsigned 64-bit), ``ret`` the raw return
+  value (signed; -4095..-1 is -errno), ``syscall_nr`` the native number (i386 table when
+  COMPAT), ``exit_code`` the wait(2) status layout.
+- Strings are JSON-escaped (control characters as ``\\u00XX``). A comm or filename that is
+  not valid UTF-8 has each invalid byte written as the 4 characters ``\\xNN`` (Python's
+  ``backslashreplace``); valid strings are written unchanged.
+
+Read it back with ``msgspec.json.Decoder(tracekit._events.Event).decode_lines(data)``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import IO
+
+import msgspec
+from tracekit.formatters._base import TextSink
+
+from tracekit._events import Batch, Event
+
+__all__ = ["JsonlSink"]
+
+
+def _utf8_safe(ev: Event) -> Event:
+    """``ev`` with each str field that holds surrogateescape'd bytes backslash-escaped."""
+    changes = {}
+    for field in ev.__struct_fields__:
+        value = getattr(ev, field)
+        if isinstance(value, str):
+            raw = value.encode("utf-8", "surrogateescape")
+            fixed = raw.decode("utf-8", "backslashreplace")
+            if fixed != value:
+                changes[field] = fixed
+    return msgspec.structs.replace(ev, **changes) if changes else ev
+
+
+class JsonlSink(TextSink):
+    """A :class:`~tracekit.pipeline.Sink` writing JSON Lines (schema: module docstring).
+
+    One ``msgspec.json.Encoder`` per sink; ``encode_lines`` per batch; one write and one
+    flush per batch.
+
+    Args:
+      out: ``"-"`` (stdout), a path, or an open stream (:class:`TextSink`).
+    """
+
+    name = "jsonl"
+
+    def __init__(self, out: str | os.PathLike[str] | IO[bytes] | IO[str]) -> None:
+        super().__init__(out)
+        self._encoder = msgspec.json.Encoder()
+
+    def render(self, batch: Batch) -> bytes:
+        try:
+            return self._encoder.encode_lines(batch)
+        except UnicodeEncodeError:      # a str with bytes that were not UTF-8 (rare)
+            return self._encoder.encode_lines([_utf8_safe(ev) for ev in batch])

@@ -1,0 +1,144 @@
+"""A line per syscall in the style of ``perf trace``.
+
+Line shapes (checked against ``perf trace -- /bin/true`` (perf 6.1) on Linux 6.18;
+tests/formatters/test_perf.py compares with a live perf run; padding before ``=``
+shortened here)::
+
+         0.000 ( 0.004 ms): ls/1234 openat(dfd: 0xffffffffffffff9c, filename: 0x7ffd1000) = 3
+         0.021 ( 0.002 ms): ls/1234 access(filename: 0x7ffd2000, mode: 4)  = -1 ENOENT (No such ...)
+             ? (         ): ls/1234  ... [continued]: execve())             = 0
+         1.509 (         ): ls/1234 exit_group(error_code: 0)               = ?
+         2.000 (         ): ls/1234 read(fd: 0, buf: 0x7ffd3000, count: 0x1000) = ? <unfinished>
+    LOST 3 events!
+
+- timestamp: ms since the first event's ``ts_ns`` (or ``base_ts_ns``), ``%10.3f``; it is
+  the syscall's *entry* time, as perf prints; ``?`` when the entry was not seen (RESUMED).
+- duration: ms, ``(%6.3f ms)``; blank (9 spaces) when unknown (NORETURN, UNFINISHED,
+  RESUMED).
+- ``comm/tid``: comm escaped (:func:`~tracekit.formatters.escape`), not truncated (perf
+  cuts it to 14 characters).
+- args: named by ``arg_names(syscall)`` (the tracefs ``format`` fields), raw register
+  values: 0..9 in decimal, larger in hex (the two agree below 10, and small values are
+  perf's most common decimal ones, fds and lengths); every argument is printed, zeros
+  too (perf hides zeros). When ``arg_names`` gives None: ``arg0`` .. ``arg5``.
+- `` = `` starts at column 70 of the part after ``comm/tid `` or one space after a longer
+  call: perf's ``args_alignment`` default (tools/perf/builtin-trace.c, ``trace__sys_exit``).
+- ret: decimal; an error is ``-1 ENOENT (No such file or directory)``; NORETURN (exit,
+  exit_group) ``?``; UNFINISHED (the task died inside the call) ``? <unfinished>``.
+- Fork, Exec and Exit print nothing (``perf trace`` prints no lifecycle lines either);
+  they only set the time base. Lost prints ``LOST <n> events!`` (perf's wording for
+  PERF_RECORD_LOST) on its own line.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+from tracekit.formatters._base import TextSink, escape
+
+from tracekit._events import SC_COMPAT, SC_NORETURN, SC_RESUMED, SC_UNFINISHED, Batch, Lost, Syscall
+from tracekit._syscalls import format_ret
+
+__all__ = ["PerfFormatter"]
+
+_ALIGN = 70             # perf trace's default args alignment (builtin-trace.c)
+_NO_DURATION = " " * 9  # width of "%6.3f ms"
+_COMM_CACHE_MAX = 4096
+
+
+def _word(v: int) -> str:
+    return str(v) if v < 10 else f"{v:#x}"
+
+
+class PerfFormatter(TextSink):
+    """Renders Syscall and Lost events as ``perf trace`` lines (see the module docstring).
+
+    Args:
+      out: ``"-"`` (stdout), a path, or an open stream (:class:`TextSink`).
+      syscall_name: native syscall number -> name, e.g. ``SyscallTable().name``.
+      arg_names: syscall name -> argument names (tracefs ``format`` fields, in order), or
+        None when unknown (then ``arg0`` .. ``arg5`` are printed).
+      errno_text: positive errno -> ``"ENOENT (No such file or directory)"``; default
+        ``tracekit._syscalls.format_ret`` (strace's names, ``? ERESTARTSYS`` for restarts).
+      compat_syscall_name: the same for 32-bit (SC_COMPAT) syscalls, whose numbers are
+        from the i386 table; default ``compat_syscall_<nr>``.
+      base_ts_ns: the time 0.000 (CLOCK_MONOTONIC ns); default the first event's ts_ns.
+    """
+
+    name = "perf"
+
+    def __init__(self, out: str | os.PathLike[str] | object, *,
+                 syscall_name: Callable[[int], str],
+                 arg_names: Callable[[str], list[str] | None] = lambda name: None,
+                 errno_text: Callable[[int], str] | None = None,
+                 compat_syscall_name: Callable[[int], str] | None = None,
+                 base_ts_ns: int | None = None) -> None:
+        super().__init__(out)  # type: ignore[arg-type]
+        self.syscall_name = syscall_name
+        self.arg_names = arg_names
+        self.errno_text = errno_text
+        self.compat_syscall_name = compat_syscall_name
+        self.base_ts_ns = base_ts_ns
+        self._calls: dict[tuple[int, bool], tuple[str, tuple[str, ...]]] = {}
+        self._comms: dict[str, str] = {}
+
+    def render(self, batch: Batch) -> str:
+        lines = []
+        for ev in batch:
+            kind = type(ev)
+            if kind is Syscall:
+                lines.append(self.format_syscall(ev))       # type: ignore[arg-type]
+            elif kind is Lost:
+                lines.append(f"LOST {ev.count} events!")    # type: ignore[union-attr]
+            elif self.base_ts_ns is None and ev.ts_ns:
+                self.base_ts_ns = ev.ts_ns
+        return "\n".join(lines) + "\n" if lines else ""
+
+    def format_syscall(self, ev: Syscall) -> str:
+        """One line, without the newline."""
+        flags = ev.flags
+        call, names = self._call(ev.syscall_nr, bool(flags & SC_COMPAT))
+        comm = self._comms.get(ev.comm)
+        if comm is None:
+            if len(self._comms) >= _COMM_CACHE_MAX:
+                self._comms.clear()
+            comm = self._comms[ev.comm] = escape(ev.comm)
+        if flags & SC_RESUMED:
+            head = f"{'?':>10} ({_NO_DURATION}): {comm}/{ev.tid} "
+            body = f" ... [continued]: {call}()"
+        else:
+            if self.base_ts_ns is None:
+                self.base_ts_ns = ev.ts_ns
+            ms = (ev.ts_ns - self.base_ts_ns) / 1e6
+            if flags & (SC_NORETURN | SC_UNFINISHED):
+                head = f"{ms:10.3f} ({_NO_DURATION}): {comm}/{ev.tid} "
+            else:
+                head = f"{ms:10.3f} ({ev.duration_ns / 1e6:6.3f} ms): {comm}/{ev.tid} "
+            args = ", ".join([f"{n}: {_word(v)}" for n, v in zip(names, ev.args, strict=False)])
+            body = f"{call}({args}"
+        pad = " " * max(_ALIGN - len(body) - 1, 1)
+        return f"{head}{body}){pad}= {self._ret(ev)}"
+
+    def _ret(self, ev: Syscall) -> str:
+        if ev.flags & SC_NORETURN:
+            return "?"
+        if ev.flags & SC_UNFINISHED:
+            return "? <unfinished>"
+        if self.errno_text is not None and -4095 <= ev.ret < 0:
+            return f"-1 {self.errno_text(-ev.ret)}"
+        return format_ret(ev.ret)
+
+    def _call(self, nr: int, compat: bool) -> tuple[str, tuple[str, ...]]:
+        """(name, argument names) of a syscall number, cached."""
+        got = self._calls.get((nr, compat))
+        if got is None:
+            if compat:
+                call = (self.compat_syscall_name(nr) if self.compat_syscall_name
+                        else f"compat_syscall_{nr}")
+            else:
+                call = self.syscall_name(nr)
+            names = self.arg_names(call)
+            got = self._calls[(nr, compat)] = (
+                call, tuple(names) if names is not None else tuple(f"arg{i}" for i in range(6)))
+        return got

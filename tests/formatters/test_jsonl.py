@@ -1,0 +1,72 @@
+"""JsonlSink: golden output, round trip through msgspec, escaping, stream kinds."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import msgspec
+import trio
+from tracekit.formatters import JsonlSink
+from tracekit.pipeline import IterSource, Pipeline
+
+from tracekit._events import SC_NORETURN, SC_RESUMED, Batch, Event, Exec, Exit, Fork, Lost, Syscall
+
+GOLDEN = Path(__file__).parent / "golden"
+DECODER = msgspec.json.Decoder(Event)
+
+# golden/events.jsonl, checked by hand against the Struct declarations in
+# tracekit/_events.py: one object per line, the "type" tag first, then the fields in
+# declaration order; args a 6-element array (u64 values stay exact integers:
+# 18446744073709551516 is AT_FDCWD as a register); ret signed; group_dead a JSON bool;
+# comm "evil\x1b[31m" shows ESC as \u001b (JSON's own escape) and the invalid byte 0xff as
+# the four characters \xff (backslash doubled by JSON).
+EVENTS: list[Batch] = [
+    [
+        Syscall(5_000_000_000, 4_000, 1234, 1234, 1, 257,
+                (2**64 - 100, 0x7FFD1000, 0x80000, 0, 0, 0), 3, "ls"),
+        Syscall(0, 0, 1234, 1234, 0, 59, (0,) * 6, 0, "ls", SC_RESUMED),
+        Fork(5_000_010_000, 1234, 1234, 1235, 1235),
+        Exec(5_000_020_000, 1235, 1235, "true", "/bin/true"),
+    ],
+    [
+        Syscall(5_000_030_000, 0, 1235, 1235, 0, 231, (0,) * 6, 0, "true", SC_NORETURN),
+        Exit(5_000_040_000, 1235, 1235, 256, True, "true"),
+        Lost(5_000_050_000, 3),
+        Syscall(5_000_060_000, 2_000, 77, 77, 0, 21, (0x10, 4, 0, 0, 0, 0), -2,
+                "evil\x1b[31m\udcff"),
+    ],
+]
+
+
+async def _run(sink: JsonlSink, batches: list[Batch]) -> None:
+    with trio.fail_after(5):
+        await Pipeline(IterSource(batches), [], [sink]).run()
+
+
+async def test_golden_and_round_trip(tmp_path: Path) -> None:
+    await _run(JsonlSink(tmp_path / "out.jsonl"), EVENTS)
+    data = (tmp_path / "out.jsonl").read_bytes()
+    assert data == (GOLDEN / "events.jsonl").read_bytes()
+    back = DECODER.decode_lines(data)
+    flat = [e for b in EVENTS for e in b]
+    assert back[:-1] == flat[:-1]                         # exact, Struct for Struct
+    assert back[-1].comm == "evil\x1b[31m\\xff"           # invalid byte -> \xff text
+    assert [json.loads(line)["type"] for line in data.splitlines()] == [
+        "syscall", "syscall", "fork", "exec", "syscall", "exit", "lost", "syscall"]
+    assert b"\x1b" not in data
+
+
+async def test_binary_and_text_streams() -> None:
+    bio, sio = io.BytesIO(), io.StringIO()
+    await _run(JsonlSink(bio), EVENTS[:1])
+    await _run(JsonlSink(sio), EVENTS[:1])
+    assert bio.getvalue().decode() == sio.getvalue()
+    assert DECODER.decode_lines(bio.getvalue()) == EVENTS[0]
+    assert not bio.closed                                 # a given stream stays open
+
+
+def test_valid_utf8_strings_are_unchanged() -> None:
+    ev = Exec(1, 2, 2, "café", "/tmp/naïve\\x41")
+    assert DECODER.decode_lines(JsonlSink(io.BytesIO()).render([ev])) == [ev]
