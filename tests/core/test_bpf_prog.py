@@ -189,3 +189,12 @@ def test_obj_get_info_of_a_non_bpf_fd_is_einval() -> None:
         os.close(r)
         os.close(w)
 
+
+
+def test_lowlevel_exports_resolve_into_tracekit() -> None:
+    import tracekit.lowlevel as lowlevel
+
+    for name in lowlevel.__all__:
+        obj = getattr(lowlevel, name)
+        assert getattr(obj, "__module__", "tracekit").startswith("tracekit"), name
+    assert lowlevel.RingBuf.__name__ == "RingBuf" and lowlevel.prog_load is _bpf.prog_load
