@@ -26,7 +26,7 @@ shortened here)::
 - ret: decimal; an error is ``-1 ENOENT (No such file or directory)``; NORETURN (exit,
   exit_group) ``?``; UNFINISHED (the task died inside the call) ``? <unfinished>``.
 - Fork, Exec and Exit print nothing (``perf trace`` prints no lifecycle lines either);
-  they only set the time base. Lost prints ``LOST <n> events!`` (perf's wording for
+  nor do they set the time base. Lost prints ``LOST <n> events!`` (perf's wording for
   PERF_RECORD_LOST) on its own line.
 """
 
@@ -45,10 +45,6 @@ __all__ = ["PerfFormatter"]
 _ALIGN = 70             # perf trace's default args alignment (builtin-trace.c)
 _NO_DURATION = " " * 9  # width of "%6.3f ms"
 _COMM_CACHE_MAX = 4096
-
-
-def _word(v: int) -> str:
-    return str(v) if v < 10 else f"{v:#x}"
 
 
 class PerfFormatter(TextSink):
@@ -80,6 +76,7 @@ class PerfFormatter(TextSink):
         self.errno_text = errno_text
         self.compat_syscall_name = compat_syscall_name
         self.base_ts_ns = base_ts_ns
+        # (nr, compat) -> (name, ("dfd: ", "filename: ", ...))
         self._calls: dict[tuple[int, bool], tuple[str, tuple[str, ...]]] = {}
         self._comms: dict[str, str] = {}
 
@@ -91,8 +88,8 @@ class PerfFormatter(TextSink):
                 lines.append(self.format_syscall(ev))       # type: ignore[arg-type]
             elif kind is Lost:
                 lines.append(f"LOST {ev.count} events!")    # type: ignore[union-attr]
-            elif self.base_ts_ns is None and ev.ts_ns:
-                self.base_ts_ns = ev.ts_ns
+            # Lifecycle records do not set the time base: an Exec is stamped inside the
+            # execve whose syscall record (stamped at entry) arrives after it.
         return "\n".join(lines) + "\n" if lines else ""
 
     def format_syscall(self, ev: Syscall) -> str:
@@ -115,7 +112,8 @@ class PerfFormatter(TextSink):
                 head = f"{ms:10.3f} ({_NO_DURATION}): {comm}/{ev.tid} "
             else:
                 head = f"{ms:10.3f} ({ev.duration_ns / 1e6:6.3f} ms): {comm}/{ev.tid} "
-            args = ", ".join([f"{n}: {_word(v)}" for n, v in zip(names, ev.args, strict=False)])
+            args = ", ".join([n + (str(v) if v < 10 else hex(v))
+                              for n, v in zip(names, ev.args, strict=False)])
             body = f"{call}({args}"
         pad = " " * max(_ALIGN - len(body) - 1, 1)
         return f"{head}{body}){pad}= {self._ret(ev)}"
@@ -130,7 +128,7 @@ class PerfFormatter(TextSink):
         return format_ret(ev.ret)
 
     def _call(self, nr: int, compat: bool) -> tuple[str, tuple[str, ...]]:
-        """(name, argument names) of a syscall number, cached."""
+        """(name, argument prefixes ``"<name>: "``) of a syscall number, cached."""
         got = self._calls.get((nr, compat))
         if got is None:
             if compat:
@@ -139,6 +137,7 @@ class PerfFormatter(TextSink):
             else:
                 call = self.syscall_name(nr)
             names = self.arg_names(call)
-            got = self._calls[(nr, compat)] = (
-                call, tuple(names) if names is not None else tuple(f"arg{i}" for i in range(6)))
+            if names is None:
+                names = [f"arg{i}" for i in range(6)]
+            got = self._calls[(nr, compat)] = (call, tuple(f"{n}: " for n in names))
         return got

@@ -50,11 +50,12 @@ class PipelineError(TracekitError):
     """A source, stage or sink of a pipeline raised; the run was cancelled.
 
     ``str(err)`` is ``"<role> '<name>' failed: <ExcType>: <message>"``, role being
-    ``source``, ``stage``, ``sink``, ``tee`` or ``side task``. The original exception is
+    ``source``, ``stage``, ``sink``, ``tee``, ``side task`` (started with
+    ``ctx.start_soon``) or ``task`` (anything else in ``ctx.nursery``). The original exception is
     ``__cause__`` (and ``errors[0][1]``) and carries a ``stage=<name>`` note.
 
     Attributes:
-      role: ``"source"``, ``"stage"``, ``"sink"``, ``"tee"`` or ``"side task"``.
+      role: ``"source"``, ``"stage"``, ``"sink"``, ``"tee"``, ``"side task"``, ``"task"``.
       stage: the name of the task that failed first.
       errors: every ``(name, exception)`` that ended the run, first failure first.
       errno: the first failure's ``errno`` when it has one (a BpfError), else None.
@@ -229,7 +230,8 @@ class Pipeline:
 
         Args:
           drain_timeout_s: if the drain has not finished this many seconds later,
-            :meth:`abort`. Only honoured from inside the trio run.
+            :meth:`abort`. With a timeout, call it from inside the trio run (it reads
+            the trio clock).
         """
         self._stopped = True
         self._source_scope.cancel()
