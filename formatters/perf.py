@@ -35,10 +35,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-from tracekit.formatters._base import TextSink, escape
-
 from tracekit._events import SC_COMPAT, SC_NORETURN, SC_RESUMED, SC_UNFINISHED, Batch, Lost, Syscall
 from tracekit._syscalls import format_ret
+from tracekit.formatters._base import TextSink, escape
 
 __all__ = ["PerfFormatter"]
 

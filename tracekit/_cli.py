@@ -25,6 +25,7 @@ from tracekit._errors import ConfigError, TracekitError
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
+OUTPUT_FORMATS = ("perf", "jsonl")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -37,8 +38,7 @@ def _parser() -> argparse.ArgumentParser:
                      help="trace these processes instead (comma-separated pids, repeatable)")
     run.add_argument("-o", "--output", help="write events here instead of [output].path")
     run.add_argument("--duration", type=float, metavar="SECONDS", help="stop after SECONDS")
-    run.add_argument("command", nargs=argparse.REMAINDER,
-                     help="-- COMMAND [ARGS...]: trace this command instead")
+    run.epilog = "Put '-- COMMAND [ARGS...]' last to trace that command instead."
     chk = sub.add_parser("check", help="validate a pipeline file and report kernel readiness")
     chk.add_argument("pipeline", type=Path)
     return p
@@ -59,9 +59,7 @@ def _apply_overrides(cfg: Any, args: argparse.Namespace) -> Any:
     import msgspec
 
     target = cfg.target
-    command = [c for c in args.command if c != "--"] if args.command else []
-    if args.command and args.command[0] == "--":
-        command = args.command[1:]
+    command = args.command
     if command and args.pid:
         raise ConfigError("give either -p PID or -- COMMAND, not both")
     if command:
@@ -99,11 +97,15 @@ def _readiness() -> list[tuple[str, bool, str]]:
 def _cmd_check(args: argparse.Namespace) -> int:
     from tracekit._config import load_config
     from tracekit._filter import resolve_syscalls
+    from tracekit._stages import build_stages
     from tracekit._syscalls import SyscallTable
 
     cfg = load_config(args.pipeline)
     if cfg.filter.syscalls:
         resolve_syscalls(cfg.filter.syscalls, SyscallTable(), where=str(args.pipeline))
+    build_stages(cfg.stage)
+    if cfg.output.format not in OUTPUT_FORMATS:
+        raise ConfigError(_format_unavailable(cfg.output.format))
     print(f"{args.pipeline}: ok")
     ok = True
     for name, good, detail in _readiness():
@@ -124,7 +126,7 @@ def _open_output(path: str) -> Any:
 
 
 def _make_sink(fmt: str, out: Any, table: Any) -> Any:
-    from tracekit._syscalls import format_ret
+    from tracekit._syscalls import SyscallTable
     from tracekit._tracefs import find_tracefs, read_format, syscall_args
 
     @functools.cache
@@ -138,13 +140,18 @@ def _make_sink(fmt: str, out: Any, table: Any) -> Any:
 
     if fmt == "perf":
         from tracekit.formatters import PerfFormatter
+        compat = SyscallTable("i386") if table.arch == "x86_64" else None
         return PerfFormatter(out, syscall_name=table.name, arg_names=arg_names,
-                             errno_text=format_ret)
+                             compat_syscall_name=compat.name if compat else None)
     if fmt == "jsonl":
         from tracekit.formatters import JsonlSink
         return JsonlSink(out)
-    raise ConfigError(f"[output] format {fmt!r} is not available in this version "
-                      "(available: perf, jsonl)")
+    raise ConfigError(_format_unavailable(fmt))
+
+
+def _format_unavailable(fmt: str) -> str:
+    return (f"[output] format {fmt!r} is not available in this version "
+            f"(available: {', '.join(OUTPUT_FORMATS)})")
 
 
 async def _watch_signals(source: Any, session: Any, pipeline: Any,
@@ -228,7 +235,15 @@ async def _run_async(cfg: Any, path: Path) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``tracekit`` command; returns the exit status (see module doc)."""
     logging.basicConfig(format="tracekit: %(message)s", level=logging.WARNING)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command: list[str] = []
+    if "--" in argv:  # everything after "--" is the workload, untouched by argparse
+        cut = argv.index("--")
+        argv, command = argv[:cut], argv[cut + 1:]
     args = _parser().parse_args(argv)
+    args.command = command
+    if command and args.cmd != "run":
+        _parser().error("'-- COMMAND' goes with 'run'")
     try:
         if args.cmd == "check":
             return _cmd_check(args)

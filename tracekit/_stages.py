@@ -35,7 +35,7 @@ def build_stages(entries: list[Any]) -> list[Any]:
     """
     stages = []
     for i, entry in enumerate(entries):
-        kind = getattr(entry, "kind", type(entry).__name__)
+        kind = type(entry).__struct_config__.tag  # the TOML `kind = "..."`
         if kind == "user":
             stages.append(_import_user_stage(entry.use, dict(entry.options), i))
         else:
