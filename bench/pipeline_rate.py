@@ -16,6 +16,9 @@ import tempfile
 import time
 
 import trio
+
+from tracekit._events import Batch, Syscall
+from tracekit._syscalls import SyscallTable
 from tracekit.formatters import JsonlSink, PerfFormatter
 from tracekit.pipeline import (
     EventReceiver,
@@ -25,9 +28,6 @@ from tracekit.pipeline import (
     Sink,
     StageContext,
 )
-
-from tracekit._events import Batch, Syscall
-from tracekit._syscalls import SyscallTable
 
 
 class Pass:

@@ -11,9 +11,8 @@ import os
 import sys
 from typing import IO
 
-from tracekit.pipeline._stage import EventReceiver, StageContext
-
 from tracekit._events import Batch
+from tracekit.pipeline._stage import EventReceiver, StageContext
 
 __all__ = ["TextSink", "escape"]
 

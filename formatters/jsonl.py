@@ -31,9 +31,9 @@ import os
 from typing import IO
 
 import msgspec
-from tracekit.formatters._base import TextSink
 
 from tracekit._events import Batch, Event
+from tracekit.formatters._base import TextSink
 
 __all__ = ["JsonlSink"]
 

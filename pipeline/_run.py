@@ -31,6 +31,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import trio
+
+from tracekit._errors import ConfigError, TracekitError
+from tracekit._events import Batch
 from tracekit.pipeline._stage import (
     EventReceiver,
     Sink,
@@ -39,9 +42,6 @@ from tracekit.pipeline._stage import (
     StageContext,
     StageStats,
 )
-
-from tracekit._errors import ConfigError, TracekitError
-from tracekit._events import Batch
 
 __all__ = ["Pipeline", "PipelineError", "PipelineResult"]
 

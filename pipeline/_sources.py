@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterable, Iterable
 
 import trio
-from tracekit.pipeline._stage import EventSender, StageContext
 
 from tracekit._events import Batch
+from tracekit.pipeline._stage import EventSender, StageContext
 
 __all__ = ["IterSource"]
 

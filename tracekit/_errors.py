@@ -86,7 +86,8 @@ class ProgLoadError(BpfError):
 
     def __init__(self, err: int, detail: str = "", *, prog_name: str = "",
                  verifier_log: str = "") -> None:
-        super().__init__("BPF_PROG_LOAD", err, detail or (f"prog {prog_name!r}" if prog_name else ""))
+        detail = detail or (f"prog {prog_name!r}" if prog_name else "")
+        super().__init__("BPF_PROG_LOAD", err, detail)
         self.prog_name = prog_name
         self.verifier_log = verifier_log
 

@@ -66,7 +66,9 @@ class Syscall(msgspec.Struct, frozen=True, gc=False, tag="syscall"):
     @property
     def errno(self) -> int:
         """The errno of a failed call (positive), else 0."""
-        return -self.ret if -4095 <= self.ret < 0 and not self.flags & (SC_NORETURN | SC_UNFINISHED) else 0
+        if self.flags & (SC_NORETURN | SC_UNFINISHED) or not -4095 <= self.ret < 0:
+            return 0
+        return -self.ret
 
 
 class Fork(msgspec.Struct, frozen=True, gc=False, tag="fork"):

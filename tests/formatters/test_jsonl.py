@@ -8,10 +8,10 @@ from pathlib import Path
 
 import msgspec
 import trio
-from tracekit.formatters import JsonlSink
-from tracekit.pipeline import IterSource, Pipeline
 
 from tracekit._events import SC_NORETURN, SC_RESUMED, Batch, Event, Exec, Exit, Fork, Lost, Syscall
+from tracekit.formatters import JsonlSink
+from tracekit.pipeline import IterSource, Pipeline
 
 GOLDEN = Path(__file__).parent / "golden"
 DECODER = msgspec.json.Decoder(Event)

@@ -13,8 +13,6 @@ from pathlib import Path
 
 import pytest
 import trio
-from tracekit.formatters import PerfFormatter, escape
-from tracekit.pipeline import IterSource, Pipeline
 
 from tracekit._events import (
     SC_COMPAT,
@@ -28,6 +26,8 @@ from tracekit._events import (
     Lost,
     Syscall,
 )
+from tracekit.formatters import PerfFormatter, escape
+from tracekit.pipeline import IterSource, Pipeline
 
 GOLDEN = Path(__file__).parent / "golden"
 BASE = 5_000_000_000                     # ts_ns of the first event: 0.000 ms

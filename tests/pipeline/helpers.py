@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 import trio
+
+from tracekit._events import Batch, Event, Syscall
 from tracekit.pipeline import (
     EventReceiver,
     EventSender,
@@ -15,8 +17,6 @@ from tracekit.pipeline import (
     Stage,
     StageContext,
 )
-
-from tracekit._events import Batch, Event, Syscall
 
 
 def sc(i: int, *, tid: int = 100, tgid: int = 100, nr: int = 0, ret: int = 0,

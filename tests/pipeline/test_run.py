@@ -5,8 +5,11 @@ from __future__ import annotations
 import errno
 
 import pytest
-import tracekit.pipeline
 import trio
+
+import tracekit.pipeline
+from tracekit._errors import ConfigError, MapError, TracekitError
+from tracekit._events import Batch
 from tracekit.pipeline import (
     EventReceiver,
     EventSender,
@@ -18,9 +21,6 @@ from tracekit.pipeline import (
     map_stage,
     stage,
 )
-
-from tracekit._errors import ConfigError, MapError, TracekitError
-from tracekit._events import Batch
 
 from .helpers import Collect, Fail, Pass, Take, batches, endless, numbers, run_through, sc
 
