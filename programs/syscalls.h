@@ -40,7 +40,10 @@ struct tk_hdr {
 	__u64 ts_ns; /* bpf_ktime_get_ns() (CLOCK_MONOTONIC); for syscalls: entry time */
 };
 
-/* kind TK_REC_SYSCALL: one completed syscall (112 bytes) */
+/* kind TK_REC_SYSCALL: one completed syscall: 112 bytes, then (when the record is longer)
+ * __u32 caps_len, __u32 ncaps and caps_len bytes of captured user memory: ncaps times a
+ * struct tk_cap followed by its data, the data padded with zeros to a multiple of 8.
+ * Records of exactly 112 bytes carry no captures. */
 struct tk_syscall {
 	struct tk_hdr hdr;
 	__u64 duration_ns; /* exit - entry; 0 when unknown (RESUMED, NORETURN, UNFINISHED) */
@@ -51,6 +54,26 @@ struct tk_syscall {
 	__u64 args[6];      /* raw argument registers at entry */
 	__s64 ret;          /* raw return value (-4095..-1 is -errno) */
 	char comm[TK_COMM_LEN];
+};
+
+/* Captured user memory of one argument (issue 4: beautification). */
+enum tk_cap_kind {
+	TK_CAP_STR = 1,    /* a C string (path, name); data without the terminating NUL */
+	TK_CAP_BUF = 2,    /* a buffer whose length is another arg (write buf/count), up to a cap */
+	TK_CAP_STRUCT = 3, /* a struct of known or arg-given size (sockaddr/addrlen, timespec) */
+	TK_CAP_ARGV = 4,   /* a NULL-terminated array of strings (execve argv/envp): each
+			    * element NUL-terminated; a last element without NUL was cut */
+};
+#define TK_CAPF_TRUNC      (1U << 0) /* data is a prefix: cut at the cap */
+#define TK_CAPF_FAULT      (1U << 1) /* user memory could not be read (EFAULT): no data */
+#define TK_CAPF_AT_EXIT    (1U << 2) /* read at exit because the entry read faulted */
+#define TK_CAPF_ARGV_TRUNC (1U << 3) /* ARGV: more elements than captured */
+
+struct tk_cap {
+	__u8 arg;    /* argument index 0..5 */
+	__u8 kind;   /* enum tk_cap_kind */
+	__u16 flags; /* TK_CAPF_* */
+	__u32 len;   /* bytes of data that follow, before padding */
 };
 
 /* kind TK_REC_FORK: a traced thread created a task (32 bytes) */

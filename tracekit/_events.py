@@ -25,6 +25,10 @@ _FORK = struct.Struct("<IIQIIII")                 # struct tk_fork, 32 bytes
 _EXEC = struct.Struct("<IIQII16s256s")            # struct tk_exec, 296 bytes
 _EXIT = struct.Struct("<IIQIIiI16s")              # struct tk_exit, 48 bytes
 PID_INFO = struct.Struct("<QII")                  # struct tk_pid_info: start_time_ns, tgid, flags
+_CAPS_HDR = struct.Struct("<II")                  # caps_len, ncaps (after the 112-byte record)
+_CAP = struct.Struct("<BBHI")                     # struct tk_cap: arg, kind, flags, len
+CAP_STR, CAP_BUF, CAP_STRUCT, CAP_ARGV = 1, 2, 3, 4
+CAPF_TRUNC, CAPF_FAULT, CAPF_AT_EXIT, CAPF_ARGV_TRUNC = 1, 2, 4, 8
 
 assert (_SYSCALL.size, _FORK.size, _EXEC.size, _EXIT.size) == (112, 32, 296, 48)
 
@@ -35,6 +39,23 @@ class RecordError(TracekitError):
 
 def _cstr(raw: bytes) -> str:
     return raw.split(b"\0", 1)[0].decode("utf-8", "surrogateescape")
+
+
+class Capture(msgspec.Struct, frozen=True, gc=False):
+    """User memory of one argument, read by the BPF program (``struct tk_cap``)."""
+
+    arg: int            # argument index 0..5
+    kind: int           # CAP_STR, CAP_BUF, CAP_STRUCT, CAP_ARGV
+    flags: int          # CAPF_* bits (TRUNC: data is a prefix; FAULT: unreadable)
+    data: bytes         # STR: without NUL; ARGV: NUL-terminated elements
+
+
+class Decoded(msgspec.Struct, frozen=True, gc=False):
+    """A syscall as strace prints it, added by the beautify stage."""
+
+    name: str                   # "openat"; i386 names for compat calls; "syscall_1000" if unknown
+    args: tuple[str, ...]       # each argument as strace prints it
+    ret: str                    # "3", "-1 ENOENT (No such file or directory)", "?"
 
 
 class Syscall(msgspec.Struct, frozen=True, gc=False, tag="syscall"):
@@ -50,6 +71,8 @@ class Syscall(msgspec.Struct, frozen=True, gc=False, tag="syscall"):
     ret: int            # raw return value; -4095 <= ret < 0 is -errno
     comm: str           # task comm at exit (up to 15 bytes)
     flags: int = 0      # SC_* bits
+    caps: tuple[Capture, ...] = ()   # captured user memory (strings, buffers, structs)
+    decoded: Decoded | None = None   # set by the beautify stage
 
     @property
     def noreturn(self) -> bool:
@@ -134,8 +157,9 @@ def decode_record(buf: bytes | memoryview) -> Event:
             raise RecordError(f"syscall record of {n} bytes, need {_SYSCALL.size}")
         (_, flags, ts_ns, dur, tid, tgid, cpu, nr, a0, a1, a2, a3, a4, a5, ret,
          comm) = _SYSCALL.unpack_from(buf)
+        caps = _decode_caps(buf, n) if n > _SYSCALL.size else ()
         return Syscall(ts_ns, dur, tid, tgid, cpu, nr, (a0, a1, a2, a3, a4, a5), ret,
-                       _cstr(comm), flags)
+                       _cstr(comm), flags, caps)
     if kind == REC_FORK:
         if n < _FORK.size:
             raise RecordError(f"fork record of {n} bytes, need {_FORK.size}")
@@ -152,6 +176,28 @@ def decode_record(buf: bytes | memoryview) -> Event:
         _, _, ts_ns, tid, tgid, code, dead, comm = _EXIT.unpack_from(buf)
         return Exit(ts_ns, tid, tgid, code, bool(dead), _cstr(comm))
     raise RecordError(f"record of unknown kind {kind} ({n} bytes)")
+
+
+def _decode_caps(buf: bytes | memoryview, n: int) -> tuple[Capture, ...]:
+    """The captures after a 112-byte syscall record (layout in programs/syscalls.h)."""
+    base = _SYSCALL.size
+    if n < base + _CAPS_HDR.size:
+        raise RecordError(f"syscall record of {n} bytes: captures header cut")
+    caps_len, ncaps = _CAPS_HDR.unpack_from(buf, base)
+    pos, end = base + _CAPS_HDR.size, base + _CAPS_HDR.size + caps_len
+    if end > n:
+        raise RecordError(f"syscall record of {n} bytes declares {caps_len} bytes of captures")
+    out = []
+    for _ in range(ncaps):
+        if pos + _CAP.size > end:
+            raise RecordError(f"capture header at offset {pos} runs past the record")
+        arg, kind, flags, ln = _CAP.unpack_from(buf, pos)
+        pos += _CAP.size  # advance first, then decide
+        if pos + ln > end:
+            raise RecordError(f"capture of {ln} bytes at offset {pos} runs past the record")
+        out.append(Capture(arg, kind, flags, bytes(buf[pos:pos + ln])))
+        pos += (ln + 7) & ~7
+    return tuple(out)
 
 
 def decode_batch(records: list[memoryview] | list[bytes]) -> tuple[Batch, int]:
