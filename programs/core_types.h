@@ -75,6 +75,7 @@ struct task_struct {
 	pid_t pid;       /* tid */
 	pid_t tgid;
 	__u64 start_time; /* CLOCK_MONOTONIC ns */
+	__u64 start_boottime; /* CLOCK_BOOTTIME ns: /proc/<pid>/stat field 22 is this in clock ticks */
 	struct signal_struct *signal;
 } __attribute__((preserve_access_index));
 

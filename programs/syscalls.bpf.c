@@ -304,7 +304,7 @@ int BPF_PROG(tk_proc_fork, struct task_struct *parent, struct task_struct *child
 		return 0;
 
 	child_tid = child->pid;
-	cinfo.start_time_ns = child->start_time;
+	cinfo.start_time_ns = child->start_boottime;
 	cinfo.tgid = child->tgid;
 	cinfo.flags = 0;
 	if (targ_follow_forks && bpf_map_update_elem(&pids, &child_tid, &cinfo, BPF_ANY))
@@ -349,7 +349,7 @@ int BPF_PROG(tk_proc_exec, struct task_struct *p, pid_t old_pid, struct linux_bi
 		 * the insert finds room in a full map. */
 		if (info) {
 			moved = *info;
-			moved.start_time_ns = p->start_time;
+			moved.start_time_ns = p->start_boottime;
 			bpf_map_delete_elem(&pids, &old_tid);
 			if (bpf_map_update_elem(&pids, &new_tid, &moved, BPF_ANY))
 				count(TK_CNT_PIDS_FULL);

@@ -106,7 +106,8 @@ struct tk_exit {
 
 /* Value of the "pids" hash map, keyed by __u32 tid. */
 struct tk_pid_info {
-	__u64 start_time_ns; /* task->start_time (CLOCK_MONOTONIC ns); 0 if unknown */
+	__u64 start_time_ns; /* task->start_boottime (CLOCK_BOOTTIME ns), the clock of /proc/<tid>/stat
+	                      * field 22 (in clock ticks there); 0 if unknown */
 	__u32 tgid;
 	__u32 flags;         /* TK_PID_* */
 };
