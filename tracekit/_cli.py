@@ -10,10 +10,8 @@ Exit status (documented in the README):
 from __future__ import annotations
 
 import argparse
-import functools
 import logging
 import os
-import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,10 +20,10 @@ import trio
 
 import tracekit
 from tracekit._errors import ConfigError, TracekitError
+from tracekit._runner import OUTPUT_FORMATS, format_unavailable
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
-OUTPUT_FORMATS = ("perf", "jsonl")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -105,131 +103,13 @@ def _cmd_check(args: argparse.Namespace) -> int:
         resolve_syscalls(cfg.filter.syscalls, SyscallTable(), where=str(args.pipeline))
     build_stages(cfg.stage)
     if cfg.output.format not in OUTPUT_FORMATS:
-        raise ConfigError(_format_unavailable(cfg.output.format))
+        raise ConfigError(format_unavailable(cfg.output.format))
     print(f"{args.pipeline}: ok")
     ok = True
     for name, good, detail in _readiness():
         print(f"  {name:<11} {'ok' if good else 'MISSING':<8} {detail}")
         ok &= good
     return 0 if ok else EXIT_ERROR
-
-
-def _open_output(path: str) -> Any:
-    if path == "-":
-        return sys.stdout.buffer
-    p = Path(path)
-    if not p.parent.is_dir():
-        raise ConfigError(f"output path {path!r}: directory {str(p.parent)!r} does not exist")
-    # O_NOFOLLOW: never write through a symlink planted in a shared directory.
-    fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    return os.fdopen(fd, "wb")
-
-
-def _make_sink(fmt: str, out: Any, table: Any) -> Any:
-    from tracekit._syscalls import SyscallTable
-    from tracekit._tracefs import find_tracefs, read_format, syscall_args
-
-    @functools.cache
-    def arg_names(name: str) -> list[str] | None:
-        try:
-            root = find_tracefs()
-            fmt = read_format(root, "syscalls", f"sys_enter_{name}")
-            return [f.name for f in syscall_args(fmt)]
-        except (TracekitError, OSError, ValueError):
-            return None
-
-    if fmt == "perf":
-        from tracekit.formatters import PerfFormatter
-        compat = SyscallTable("i386") if table.arch == "x86_64" else None
-        return PerfFormatter(out, syscall_name=table.name, arg_names=arg_names,
-                             compat_syscall_name=compat.name if compat else None)
-    if fmt == "jsonl":
-        from tracekit.formatters import JsonlSink
-        return JsonlSink(out)
-    raise ConfigError(_format_unavailable(fmt))
-
-
-def _format_unavailable(fmt: str) -> str:
-    return (f"[output] format {fmt!r} is not available in this version "
-            f"(available: {', '.join(OUTPUT_FORMATS)})")
-
-
-async def _watch_signals(source: Any, session: Any, pipeline: Any,
-                         task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
-    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGHUP) as signals:
-        task_status.started()
-        n = 0
-        async for sig in signals:
-            n += 1
-            if n == 1:
-                source.request_stop()
-                if session.command is not None:
-                    session.command.send_signal(sig)
-            else:
-                pipeline.abort()
-
-
-async def _watch_command(session: Any, source: Any) -> None:
-    await session.command.wait()
-    source.request_stop()
-
-
-async def _stop_after(seconds: float, source: Any) -> None:
-    await trio.sleep(seconds)
-    source.request_stop()
-
-
-async def _run_async(cfg: Any, path: Path) -> int:
-    from tracekit._filter import resolve_syscalls
-    from tracekit._session import SessionOptions, open_session
-    from tracekit._source import RingBufferSource
-    from tracekit._stages import build_stages
-    from tracekit._syscalls import SyscallTable
-    from tracekit.pipeline import Pipeline
-
-    table = SyscallTable()
-    t, f = cfg.target, cfg.filter
-    syscalls = resolve_syscalls(f.syscalls, table, where=str(path)) if f.syscalls else None
-    opts = SessionOptions(
-        command=t.command, pids=list(t.pid), tids=list(t.tid), system_wide=t.system_wide,
-        follow_forks=t.follow_forks, syscalls=syscalls, failed_only=f.failed_only,
-        min_duration_ns=int(f.min_duration_ms * 1_000_000),
-        buffer_bytes=cfg.buffer_pages * 4096, pids_max_entries=cfg.pids_max_entries)
-    stages = build_stages(cfg.stage)
-    out = _open_output(cfg.output.path)
-    sink = _make_sink(cfg.output.format, out, table)
-    status = 0
-    try:
-        async with trio.open_nursery() as nursery:
-            async with open_session(opts) as session:
-                source = RingBufferSource(session)
-                pipeline = Pipeline(source, stages, [sink], session=session)
-                await nursery.start(_watch_signals, source, session, pipeline)
-                if session.command is not None:
-                    nursery.start_soon(_watch_command, session, source)
-                if cfg.duration_s:
-                    nursery.start_soon(_stop_after, cfg.duration_s, source)
-                await pipeline.run()
-                counters = session.counters()
-                if session.command is not None:
-                    rc = await session.command.wait()
-                    status = rc if rc >= 0 else 128 - rc
-            nursery.cancel_scope.cancel()
-    finally:
-        if out is not sys.stdout.buffer:
-            out.close()
-        else:
-            try:
-                out.flush()
-            except BrokenPipeError:
-                pass
-    if counters.lost:
-        print(f"tracekit: LOST {counters.lost} records: the ring buffer was full; "
-              "raise buffer_pages in the pipeline file", file=sys.stderr)
-    if counters.pids_full or session.not_added:
-        print(f"tracekit: {counters.pids_full + session.not_added} tasks were not traced: "
-              "the pids map was full; raise pids_max_entries", file=sys.stderr)
-    return status
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -249,7 +129,8 @@ def main(argv: list[str] | None = None) -> int:
             return _cmd_check(args)
         from tracekit._config import load_config
         cfg = _apply_overrides(load_config(args.pipeline), args)
-        return trio.run(_run_async, cfg, args.pipeline)
+        from tracekit._runner import run_pipeline_file
+        return trio.run(run_pipeline_file, cfg, args.pipeline)
     except KeyboardInterrupt:
         return 130
     except BaseException as exc:  # report TracekitErrors once; anything else is a bug: re-raise

@@ -1,0 +1,172 @@
+"""Run a pipeline file: session + ring-buffer source + stages + sink, with signals.
+
+Phases and what a signal does in each (SIGINT, SIGTERM, SIGHUP)::
+
+    start-up ──────────────> tracing ─────────────────────> drain & close
+    1st signal: cancel       1st: stop the source (final      2nd signal anywhere:
+    start-up, close all      drain), forward it to the        abort at once
+                             command
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from tracekit._errors import ConfigError
+
+OUTPUT_FORMATS = ("perf", "jsonl")
+
+
+def format_unavailable(fmt: str) -> str:
+    return (f"[output] format {fmt!r} is not available in this version "
+            f"(available: {', '.join(OUTPUT_FORMATS)})")
+
+
+def open_output(path: str) -> Any:
+    if path == "-":
+        return sys.stdout.buffer
+    p = Path(path)
+    if not p.parent.is_dir():
+        raise ConfigError(f"output path {path!r}: directory {str(p.parent)!r} does not exist")
+    # O_NOFOLLOW: never write through a symlink planted in a shared directory.
+    fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    return os.fdopen(fd, "wb")
+
+
+def make_sink(fmt: str, out: Any, table: Any) -> Any:
+    from tracekit._syscalls import SyscallTable
+    from tracekit._tracefs import find_tracefs, syscall_args_of
+
+    root = find_tracefs()
+
+    @functools.cache
+    def arg_names(name: str) -> list[str] | None:
+        fields = syscall_args_of(root, name)
+        return None if fields is None else [f.name for f in fields]
+
+    if fmt == "perf":
+        from tracekit.formatters import PerfFormatter
+        compat = SyscallTable("i386") if table.arch == "x86_64" else None
+        return PerfFormatter(out, syscall_name=table.name, arg_names=arg_names,
+                             compat_syscall_name=compat.name if compat else None)
+    if fmt == "jsonl":
+        from tracekit.formatters import JsonlSink
+        return JsonlSink(out)
+    raise ConfigError(format_unavailable(fmt))
+
+
+class _Runner:
+    """State shared by the signal watcher and the run: which phase, what to stop."""
+
+    def __init__(self) -> None:
+        self.startup_scope = trio.CancelScope()
+        self.interrupted_by: int | None = None
+        self.source: Any = None
+        self.session: Any = None
+        self.pipeline: Any = None
+
+    async def watch_signals(self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+                            ) -> None:
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGHUP) as sigs:
+            task_status.started()
+            async for sig in sigs:
+                if self.interrupted_by is None:
+                    self.interrupted_by = sig
+                    if self.source is None:        # still starting: give up cleanly
+                        self.startup_scope.cancel()
+                    else:
+                        self.source.request_stop()
+                    if self.session is not None and self.session.command is not None:
+                        self.session.command.send_signal(sig)
+                elif self.pipeline is not None:
+                    self.pipeline.abort()
+                else:
+                    self.startup_scope.cancel()
+
+
+async def _watch_command(session: Any, source: Any) -> None:
+    await session.command.wait()
+    source.request_stop()
+
+
+async def _stop_after(seconds: float, source: Any) -> None:
+    await trio.sleep(seconds)
+    source.request_stop()
+
+
+async def run_pipeline_file(cfg: Any, path: Path) -> int:
+    """Trace as ``cfg`` (a PipelineConfig) says; returns the exit status (see tracekit._cli).
+
+    Raises:
+      TracekitError: start-up or tracing failed (ConfigError for a bad pipeline).
+    """
+    from tracekit._filter import resolve_syscalls
+    from tracekit._session import Session, SessionOptions
+    from tracekit._source import RingBufferSource
+    from tracekit._stages import build_stages
+    from tracekit._syscalls import SyscallTable
+    from tracekit.pipeline import Pipeline
+
+    table = SyscallTable()
+    t, f = cfg.target, cfg.filter
+    syscalls = resolve_syscalls(f.syscalls, table, where=str(path)) if f.syscalls else None
+    opts = SessionOptions(
+        command=t.command, pids=list(t.pid), tids=list(t.tid), system_wide=t.system_wide,
+        follow_forks=t.follow_forks, syscalls=syscalls, failed_only=f.failed_only,
+        min_duration_ns=int(f.min_duration_ms * 1_000_000),
+        buffer_bytes=cfg.buffer_pages * 4096, pids_max_entries=cfg.pids_max_entries)
+    stages = build_stages(cfg.stage)
+    out = open_output(cfg.output.path)
+    runner = _Runner()
+    session = Session(opts)
+    status = 0
+    try:
+        sink = make_sink(cfg.output.format, out, table)
+        async with trio.open_nursery() as nursery:
+            await nursery.start(runner.watch_signals)
+            with runner.startup_scope:
+                runner.session = session
+                await session.start()
+            if runner.startup_scope.cancelled_caught:
+                nursery.cancel_scope.cancel()
+                return 128 + (runner.interrupted_by or signal.SIGINT)
+            source = RingBufferSource(session)
+            pipeline = Pipeline(source, stages, [sink], session=session)
+            runner.source, runner.pipeline = source, pipeline
+            if session.command is not None:
+                nursery.start_soon(_watch_command, session, source)
+            if cfg.duration_s:
+                nursery.start_soon(_stop_after, cfg.duration_s, source)
+            await pipeline.run()
+            counters = session.counters()
+            if session.command is not None:
+                rc = await session.command.wait()
+                status = rc if rc >= 0 else 128 - rc
+            nursery.cancel_scope.cancel()
+    finally:
+        session.close()
+        _close_output(out)
+    if counters.lost:
+        print(f"tracekit: LOST {counters.lost} records: the ring buffer was full; "
+              "raise buffer_pages in the pipeline file", file=sys.stderr)
+    if counters.pids_full or session.not_added:
+        print(f"tracekit: {counters.pids_full + session.not_added} tasks were not traced: "
+              "the pids map was full; raise pids_max_entries", file=sys.stderr)
+    return status
+
+
+def _close_output(out: Any) -> None:
+    if out is not sys.stdout.buffer:
+        out.close()
+        return
+    try:
+        out.flush()
+    except BrokenPipeError:
+        pass
