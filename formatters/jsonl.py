@@ -28,12 +28,15 @@ Read it back with ``msgspec.json.Decoder(tracekit._events.Event).decode_lines(da
 from __future__ import annotations
 
 import os
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 import msgspec
 
 from tracekit._events import Batch, Event
 from tracekit.formatters._base import TextSink
+
+if TYPE_CHECKING:
+    from tracekit._stages import SinkContext
 
 __all__ = ["JsonlSink"]
 
@@ -72,3 +75,8 @@ class JsonlSink(TextSink):
             return self._encoder.encode_lines(batch)
         except UnicodeEncodeError:      # a str with bytes that were not UTF-8 (rare)
             return self._encoder.encode_lines([_utf8_safe(ev) for ev in batch])
+
+
+def make_sink(out: object, ctx: SinkContext) -> JsonlSink:
+    """``[output] format = "jsonl"`` (tracekit._stages registry)."""
+    return JsonlSink(out)

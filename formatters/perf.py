@@ -34,10 +34,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from tracekit._events import SC_COMPAT, SC_NORETURN, SC_RESUMED, SC_UNFINISHED, Batch, Lost, Syscall
 from tracekit._syscalls import format_ret
 from tracekit.formatters._base import TextSink, escape
+
+if TYPE_CHECKING:
+    from tracekit._stages import SinkContext
 
 __all__ = ["PerfFormatter"]
 
@@ -140,3 +144,9 @@ class PerfFormatter(TextSink):
                 names = [f"arg{i}" for i in range(6)]
             got = self._calls[(nr, compat)] = (call, tuple(f"{n}: " for n in names))
         return got
+
+
+def make_sink(out: object, ctx: SinkContext) -> PerfFormatter:
+    """``[output] format = "perf"`` (tracekit._stages registry)."""
+    return PerfFormatter(out, syscall_name=ctx.syscall_name, arg_names=ctx.arg_names,
+                         compat_syscall_name=ctx.compat_syscall_name)

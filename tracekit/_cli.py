@@ -20,7 +20,6 @@ import trio
 
 import tracekit
 from tracekit._errors import ConfigError, TracekitError
-from tracekit._runner import OUTPUT_FORMATS, format_unavailable
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -95,15 +94,16 @@ def _readiness() -> list[tuple[str, bool, str]]:
 def _cmd_check(args: argparse.Namespace) -> int:
     from tracekit._config import load_config
     from tracekit._filter import resolve_syscalls
-    from tracekit._stages import build_stages
+    from tracekit._stages import available_formats, build_stages
     from tracekit._syscalls import SyscallTable
 
     cfg = load_config(args.pipeline)
     if cfg.filter.syscalls:
         resolve_syscalls(cfg.filter.syscalls, SyscallTable(), where=str(args.pipeline))
     build_stages(cfg.stage)
-    if cfg.output.format not in OUTPUT_FORMATS:
-        raise ConfigError(format_unavailable(cfg.output.format))
+    if cfg.output.format not in available_formats():
+        raise ConfigError(f"[output] format {cfg.output.format!r} is not available in this "
+                          f"version (available: {', '.join(available_formats())})")
     print(f"{args.pipeline}: ok")
     ok = True
     for name, good, detail in _readiness():

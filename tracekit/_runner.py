@@ -20,13 +20,7 @@ from typing import Any
 import trio
 
 from tracekit._errors import ConfigError
-
-OUTPUT_FORMATS = ("perf", "jsonl")
-
-
-def format_unavailable(fmt: str) -> str:
-    return (f"[output] format {fmt!r} is not available in this version "
-            f"(available: {', '.join(OUTPUT_FORMATS)})")
+from tracekit._stages import SinkContext, make_sink
 
 
 def open_output(path: str) -> Any:
@@ -40,7 +34,8 @@ def open_output(path: str) -> Any:
     return os.fdopen(fd, "wb")
 
 
-def make_sink(fmt: str, out: Any, table: Any) -> Any:
+def sink_context(table: Any, options: dict[str, Any] | None = None) -> SinkContext:
+    """Names for the formatters: syscall tables and tracefs argument names (cached)."""
     from tracekit._syscalls import SyscallTable
     from tracekit._tracefs import find_tracefs, syscall_args_of
 
@@ -51,15 +46,10 @@ def make_sink(fmt: str, out: Any, table: Any) -> Any:
         fields = syscall_args_of(root, name)
         return None if fields is None else [f.name for f in fields]
 
-    if fmt == "perf":
-        from tracekit.formatters import PerfFormatter
-        compat = SyscallTable("i386") if table.arch == "x86_64" else None
-        return PerfFormatter(out, syscall_name=table.name, arg_names=arg_names,
-                             compat_syscall_name=compat.name if compat else None)
-    if fmt == "jsonl":
-        from tracekit.formatters import JsonlSink
-        return JsonlSink(out)
-    raise ConfigError(format_unavailable(fmt))
+    compat = SyscallTable("i386") if table.arch == "x86_64" else None
+    return SinkContext(syscall_name=table.name,
+                       compat_syscall_name=compat.name if compat else None,
+                       arg_names=arg_names, options=dict(options or {}))
 
 
 class _Runner:
@@ -128,7 +118,7 @@ async def run_pipeline_file(cfg: Any, path: Path) -> int:
     session = Session(opts)
     status = 0
     try:
-        sink = make_sink(cfg.output.format, out, table)
+        sink = make_sink(cfg.output.format, out, sink_context(table))
         async with trio.open_nursery() as nursery:
             await nursery.start(runner.watch_signals)
             with runner.startup_scope:
