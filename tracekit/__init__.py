@@ -1,9 +1,15 @@
 """tracekit: a BPF syscall tracer and async event pipeline.
 
 The public API is re-exported here from private modules (trio style); everything else
-is private. ``import tracekit`` does no work: no subprocess, no /proc read.
+is private. ``import tracekit`` does no work: no subprocess, no /proc read, no BTF parse.
+Pipelines and formatters are in :mod:`tracekit.pipeline` and :mod:`tracekit.formatters`.
 """
 
+from tracekit._config import (
+    PipelineConfig as PipelineConfig,
+    decode_config as decode_config,
+    load_config as load_config,
+)
 from tracekit._errors import (
     AttachError as AttachError,
     BpfError as BpfError,
@@ -17,17 +23,28 @@ from tracekit._errors import (
     TracekitError as TracekitError,
 )
 from tracekit._events import (
+    Capture as Capture,
+    Decoded as Decoded,
     Exec as Exec,
     Exit as Exit,
     Fork as Fork,
     Lost as Lost,
     Syscall as Syscall,
 )
+from tracekit._object import BpfObject as BpfObject, Link as Link, Map as Map, Prog as Prog
+from tracekit._session import (
+    Session as Session,
+    SessionOptions as SessionOptions,
+    open_session as open_session,
+)
+from tracekit._source import RingBufferSource as RingBufferSource
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "AttachError", "BpfError", "BtfError", "ConfigError", "ElfError", "MapError",
-    "ProgLoadError", "TargetError", "TracefsError", "TracekitError",
-    "Exec", "Exit", "Fork", "Lost", "Syscall",
+    "AttachError", "BpfError", "BpfObject", "BtfError", "Capture", "ConfigError", "Decoded",
+    "ElfError", "Exec", "Exit", "Fork", "Link", "Lost", "Map", "MapError", "PipelineConfig",
+    "Prog", "ProgLoadError", "RingBufferSource", "Session", "SessionOptions", "Syscall",
+    "TargetError", "TracefsError", "TracekitError", "decode_config", "load_config",
+    "open_session",
 ]

@@ -11,6 +11,7 @@ Phases and what a signal does in each (SIGINT, SIGTERM, SIGHUP)::
 from __future__ import annotations
 
 import functools
+import logging
 import os
 import signal
 import sys
@@ -21,6 +22,8 @@ import trio
 
 from tracekit._errors import ConfigError
 from tracekit._stages import SinkContext, make_sink
+
+log = logging.getLogger("tracekit.run")
 
 
 def open_output(path: str) -> Any:
@@ -105,6 +108,7 @@ async def run_pipeline_file(cfg: Any, path: Path) -> int:
     from tracekit.pipeline import Pipeline
 
     table = SyscallTable()
+    _cross_check(table)
     t, f = cfg.target, cfg.filter
     syscalls = resolve_syscalls(f.syscalls, table, where=str(path)) if f.syscalls else None
     opts = SessionOptions(
@@ -150,6 +154,18 @@ async def run_pipeline_file(cfg: Any, path: Path) -> int:
         print(f"tracekit: {counters.pids_full + session.not_added} tasks were not traced: "
               "the pids map was full; raise pids_max_entries", file=sys.stderr)
     return status
+
+
+def _cross_check(table: Any) -> None:
+    """Warn once when tracefs lists syscalls the number table lacks (an old system-calls
+    package on a newer kernel): their records would be printed as ``syscall_<nr>``."""
+    from tracekit._tracefs import find_tracefs, syscall_event_names
+
+    missing = table.cross_check(syscall_event_names(find_tracefs()))
+    if missing:
+        log.warning("the syscall table (system-calls package) lacks %d syscalls this kernel "
+                    "has: %s; they print as syscall_<nr> (upgrade system-calls)",
+                    len(missing), ", ".join(missing[:8]) + (" ..." if len(missing) > 8 else ""))
 
 
 def _close_output(out: Any) -> None:
