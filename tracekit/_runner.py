@@ -89,8 +89,12 @@ async def _watch_command(session: Any, source: Any) -> None:
     source.request_stop()
 
 
-async def _stop_after(seconds: float, source: Any) -> None:
+async def _stop_after(seconds: float, source: Any, session: Any) -> None:
+    """End the session after ``seconds``; a command still running gets SIGTERM (as
+    timeout(1) does), so tracekit's exit status is then 128+15."""
     await trio.sleep(seconds)
+    if session.command is not None:
+        session.command.send_signal(signal.SIGTERM)
     source.request_stop()
 
 
@@ -137,7 +141,7 @@ async def run_pipeline_file(cfg: Any, path: Path) -> int:
             if session.command is not None:
                 nursery.start_soon(_watch_command, session, source)
             if cfg.duration_s:
-                nursery.start_soon(_stop_after, cfg.duration_s, source)
+                nursery.start_soon(_stop_after, cfg.duration_s, source, session)
             await pipeline.run()
             counters = session.counters()
             if session.command is not None:
