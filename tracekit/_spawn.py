@@ -81,6 +81,8 @@ class HeldCommand:
         self._go_w = go_w
         self._err_r = err_r
         self._pidfd = os.pidfd_open(pid)
+        self._waiting = False
+        self._reaped = trio.Event()
 
     async def release(self) -> None:
         """Let the child exec.
@@ -102,10 +104,25 @@ class HeldCommand:
                               f"{_errno.errorcode.get(err, err)} ({os.strerror(err)})")
 
     async def wait(self) -> int:
-        """Wait for the child to end; returns returncode (exit code, or -signal)."""
+        """Wait for the child to end; returns returncode (exit code, or -signal).
+
+        Any number of tasks may wait: the first polls the pidfd (trio allows one reader
+        per fd), the others wait for it to finish.
+        """
         if self.returncode is None:
-            await trio.lowlevel.wait_readable(self._pidfd)
-            self._reap(0)
+            if self._waiting:
+                await self._reaped.wait()
+            else:
+                self._waiting = True
+                try:
+                    await trio.lowlevel.wait_readable(self._pidfd)
+                    self._reap(0)
+                finally:
+                    self._waiting = False
+                    if self.returncode is not None:
+                        self._reaped.set()
+                if self.returncode is None:  # pragma: no cover - pidfd readable = exited
+                    return await self.wait()
         assert self.returncode is not None
         return self.returncode
 

@@ -1,0 +1,72 @@
+"""HeldCommand: held before exec, exec errors, several waiters (no root needed)."""
+
+from __future__ import annotations
+
+import signal
+
+import pytest
+import trio
+
+from tracekit._errors import TargetError
+from tracekit._spawn import HeldCommand, resolve_command
+
+
+async def test_many_tasks_may_wait_for_the_command() -> None:
+    cmd = HeldCommand(["sh", "-c", "exit 3"])
+    results: list[int] = []
+
+    async def waiter() -> None:
+        results.append(await cmd.wait())
+
+    try:
+        async with trio.open_nursery() as nursery:
+            for _ in range(3):
+                nursery.start_soon(waiter)
+            await trio.sleep(0.01)
+            await cmd.release()
+    finally:
+        cmd.close()
+    assert results == [3, 3, 3]
+
+
+async def test_signal_and_exec_failure() -> None:
+    cmd = HeldCommand(["sleep", "30"])
+    try:
+        await cmd.release()
+        cmd.send_signal(signal.SIGTERM)
+        with trio.fail_after(10):
+            assert await cmd.wait() == -signal.SIGTERM
+    finally:
+        cmd.close()
+
+
+async def test_unreleased_command_never_runs(tmp_path) -> None:
+    marker = tmp_path / "ran"
+    cmd = HeldCommand(["touch", str(marker)])
+    cmd.close()  # never released: the child exits 127 without exec
+    await trio.sleep(0.05)
+    assert not marker.exists()
+
+
+def test_command_not_found_and_not_executable(tmp_path) -> None:
+    with pytest.raises(TargetError, match="command not found: 'no-such-cmd-tracekit'"):
+        resolve_command(["no-such-cmd-tracekit"])
+    script = tmp_path / "x.sh"
+    script.write_text("#!/bin/sh\n")
+    with pytest.raises(TargetError, match="not executable"):
+        resolve_command([str(script)])
+    with pytest.raises(TargetError, match="empty"):
+        resolve_command([])
+
+
+async def test_exec_failure_in_the_child_names_the_errno(tmp_path) -> None:
+    bogus = tmp_path / "bogus"
+    bogus.write_bytes(b"\x7fELF garbage")
+    bogus.chmod(0o755)
+    cmd = HeldCommand([str(bogus)])
+    try:
+        with pytest.raises(TargetError, match=r"cannot execute .*bogus.*ENOEXEC"):
+            await cmd.release()
+        assert await cmd.wait() == 127
+    finally:
+        cmd.close()
