@@ -1,0 +1,338 @@
+"""``[output] format = "summary"``: aggregate every syscall, print tables at the end.
+
+The sink counts the Syscall events that reach it (:class:`~tracekit._summary.Summarizer`)
+and, when the input ends, writes one of four renderings of the
+:class:`~tracekit._summary.Summary` (what each statistic counts: that module's docstring).
+Options (``SinkContext.options``): ``table`` = ``"perf"`` (default) | ``"strace"`` |
+``"histogram"`` | ``"json"``; ``group_by`` = ``"thread"`` (default) | ``"process"`` |
+``"total"``; ``sort`` = ``"total"`` (default) | ``"calls"`` | ``"errors"`` | ``"name"``.
+
+Common to the text tables:
+
+- durations are wall-clock time from syscall entry to exit (CLOCK_MONOTONIC), so time
+  the thread spent blocked or preempted inside the call counts;
+- calls without a known duration -- never returned (``exit``, ``exit_group``), the task
+  died inside the call, or the entry was not seen -- are counted in ``calls`` (and
+  ``errors``, when their return value is known) but enter none of total, min, avg, max,
+  stddev, % time, usecs/call or the histogram; a row with such calls ends with
+  ``(<n> without duration)``;
+- numbers with no name print as ``syscall_<nr>``; 32-bit (compat) calls end in ``(32)``;
+- a ``LOST <n> records`` line says the counts are short by the calls in those records.
+
+``table = "perf"`` (perf trace -s layout, per process, then per thread when grouped by
+thread)::
+
+     python3 (4242), 1203 calls, 12.417 msec
+       python3 (4243), 600 calls, 49.9% of the process's calls
+
+       syscall            calls  errors     total       min       avg       max   stddev
+                                           (msec)    (msec)    (msec)    (msec)      (%)
+       --------------- -------- ------- --------- --------- --------- --------- --------
+       openat               100     100     0.412     0.002     0.004     0.031   12.75%
+
+  - calls: every call; errors: calls that returned -errno;
+  - total/min/avg/max: sum, least, mean and largest duration of the calls with a known
+    duration, in milliseconds;
+  - stddev: the population standard deviation of those durations as a percentage of their
+    mean (``statistics.pstdev(d) / mean(d) * 100``), a measure of spread; NOT the standard
+    error of the mean (perf trace -s prints the latter under the same title).
+
+``table = "strace"`` (strace -c -f layout, one table per group)::
+
+    % time     seconds  usecs/call     calls    errors syscall
+    ------ ----------- ----------- --------- --------- ----------------
+     58.12    0.000412           4       100       100 openat
+    ------ ----------- ----------- --------- --------- ----------------
+    100.00    0.000709           3       203       100 total
+
+  - % time: this syscall's share of the group's summed durations; seconds: summed
+    durations; usecs/call: seconds / calls with a known duration, in whole microseconds
+    (strace divides by all calls); calls; errors (blank when 0); syscall.
+
+``table = "histogram"``: per syscall of each group, a log2 histogram of durations in ns
+(bucket ``[2**(k-1), 2**k - 1]``; zero-length calls in ``0 -> 0``), bars scaled to the
+fullest bucket::
+
+     getppid (1000 calls, 1000 with duration), thread python3 (4242):
+                   ns              : count     distribution
+             256 -> 511            : 700      |****************************************|
+             512 -> 1023           : 300      |*****************                       |
+
+``table = "json"``: the Summary as one JSON document (``msgspec.json.decode(data,
+type=Summary)`` reads it back); times in ns, ``errnos`` and ``hist`` keys as strings.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import sys
+from collections.abc import Callable
+from typing import IO, TYPE_CHECKING, Any
+
+import msgspec
+
+from tracekit._errors import ConfigError
+from tracekit._summary import Group, GroupBy, SortKey, Summarizer, Summary, SyscallStats, sort_rows
+from tracekit.formatters._base import escape
+from tracekit.pipeline._stage import EventReceiver, StageContext
+
+if TYPE_CHECKING:
+    from tracekit._stages import SinkContext
+
+__all__ = [
+    "SummarySink",
+    "make_sink",
+    "render",
+    "render_histogram",
+    "render_json",
+    "render_perf",
+    "render_strace",
+]
+
+TABLES = ("perf", "strace", "histogram", "json")
+GROUPS = ("thread", "process", "total")
+SORTS = ("total", "calls", "errors", "name")
+
+_SPREAD_NOTE = (
+    " Durations: wall-clock time from syscall entry to exit. stddev: standard deviation of\n"
+    " the durations as % of their mean (not the standard error of the mean).\n"
+    " Calls without a duration (never returned, task died inside, entry not seen) count in\n"
+    " calls and errors but not in total/min/avg/max/stddev.\n")
+
+
+def _ms(ns: int | float) -> str:
+    return f"{ns / 1e6:9.3f}"
+
+
+def _label(s: SyscallStats) -> str:
+    return f"{s.syscall}(32)" if s.compat else s.syscall
+
+
+def _untimed_note(s: SyscallStats) -> str:
+    n = s.calls - s.timed
+    return f"  ({n} without duration)" if n else ""
+
+
+def _lost_line(summary: Summary) -> str:
+    if not summary.lost:
+        return ""
+    return (f" LOST {summary.lost} records: the kernel could not write them; the counts "
+            "are short by their calls\n")
+
+
+def _perf_table(rows: list[SyscallStats], indent: str) -> list[str]:
+    width = max([15, *(len(_label(s)) for s in rows)])
+    out = [
+        f"{indent}{'syscall':<{width}}{'calls':>9}{'errors':>8}{'total':>10}{'min':>10}"
+        f"{'avg':>10}{'max':>10}{'stddev':>9}",
+        f"{indent}{'':<{width}}{'(msec)':>27}{'(msec)':>10}{'(msec)':>10}{'(msec)':>10}"
+        f"{'(%)':>9}",
+        f"{indent}{'-' * width} {'-' * 8} {'-' * 7} {'-' * 9} {'-' * 9} {'-' * 9} {'-' * 9} "
+        f"{'-' * 8}",
+    ]
+    for s in rows:
+        if s.timed:
+            times = (f"{_ms(s.total_ns)} {_ms(s.min_ns)} {_ms(s.mean_ns)} {_ms(s.max_ns)} "
+                     f"{s.stddev_pct:7.2f}%")
+        else:
+            times = f"{'-':>9} {'-':>9} {'-':>9} {'-':>9} {'-':>8}"
+        out.append(f"{indent}{escape(_label(s)):<{width}} {s.calls:8d} {s.errors:7d} "
+                   f"{times}{_untimed_note(s)}")
+    return out
+
+
+def render_perf(summary: Summary, sort: SortKey = "total") -> str:
+    """The perf-trace-style tables (layout: module docstring)."""
+    lines = ["", " Summary of syscalls:", _SPREAD_NOTE.rstrip("\n")]
+    if summary.group_by == "total":
+        lines += ["", f" all traced tasks, {summary.calls} calls, "
+                      f"{summary.total_ns / 1e6:.3f} msec", ""]
+        rows = [s for g in summary.groups for s in g.syscalls]
+        lines += _perf_table(sort_rows(rows, sort), "   ")
+    else:
+        by_tgid: dict[int, list[Group]] = {}
+        for g in summary.groups:
+            by_tgid.setdefault(g.tgid, []).append(g)
+        procs = {g.tgid: g for g in summary.regroup("process").groups}
+        for tgid in sorted(by_tgid, key=lambda t: -procs[t].total_ns):
+            p = procs[tgid]
+            lines += ["", f" {escape(p.comm)} ({tgid}), {p.calls} calls, "
+                          f"{p.total_ns / 1e6:.3f} msec"]
+            if summary.group_by == "process":
+                lines += [""] + _perf_table(sort_rows(p.syscalls, sort), "   ")
+                continue
+            for g in sorted(by_tgid[tgid], key=lambda g: -g.total_ns):
+                pct = 100.0 * g.calls / p.calls if p.calls else 0.0
+                lines += [f"   {escape(g.comm)} ({g.tid}), {g.calls} calls, "
+                          f"{pct:.1f}% of the process's calls", ""]
+                lines += _perf_table(sort_rows(g.syscalls, sort), "     ")
+                lines.append("")
+    text = re.sub(r"\n{3,}", "\n\n", "\n".join(lines).rstrip("\n"))
+    return text + "\n" + _lost_line(summary)
+
+
+_STRACE_RULE = "------ ----------- ----------- --------- --------- ----------------"
+
+
+def _strace_line(pct: float, total_ns: int, timed: int, calls: int, errors: int,
+                 name: str) -> str:
+    usecs = total_ns // timed // 1000 if timed else 0
+    errs = f"{errors:9d}" if errors else " " * 9
+    return f"{pct:6.2f} {total_ns / 1e9:11.6f} {usecs:11d} {calls:9d} {errs} {name}"
+
+
+def render_strace(summary: Summary, sort: SortKey = "total") -> str:
+    """strace -c style tables, one per group (layout: module docstring)."""
+    out: list[str] = []
+    for g in summary.groups:
+        if summary.group_by == "thread":
+            out.append(f"thread {escape(g.comm)} ({g.tid}) of process {g.tgid}:")
+        elif summary.group_by == "process":
+            out.append(f"process {escape(g.comm)} ({g.tgid}):")
+        total = g.total_ns
+        out += ["% time     seconds  usecs/call     calls    errors syscall", _STRACE_RULE]
+        for s in sort_rows(g.syscalls, sort):
+            pct = 100.0 * s.total_ns / total if total else 0.0
+            out.append(_strace_line(pct, s.total_ns, s.timed, s.calls, s.errors,
+                                    escape(_label(s))) + _untimed_note(s))
+        out += [_STRACE_RULE,
+                _strace_line(100.0 if total else 0.0, total,
+                             sum(s.timed for s in g.syscalls), g.calls, g.errors, "total"),
+                ""]
+    return "\n".join(out) + _lost_line(summary)
+
+
+def _group_name(summary: Summary, g: Group) -> str:
+    if summary.group_by == "thread":
+        return f"thread {escape(g.comm)} ({g.tid})"
+    if summary.group_by == "process":
+        return f"process {escape(g.comm)} ({g.tgid})"
+    return "all traced tasks"
+
+
+def render_histogram(summary: Summary, sort: SortKey = "total", *, bar_width: int = 40) -> str:
+    """Per-syscall log2 histograms of durations in ns (layout: module docstring)."""
+    out: list[str] = []
+    for g in summary.groups:
+        for s in sort_rows(g.syscalls, sort):
+            out.append(f" {escape(_label(s))} ({s.calls} calls, {s.timed} with duration), "
+                       f"{_group_name(summary, g)}:")
+            if not s.hist:
+                out += ["     no durations", ""]
+                continue
+            out.append(f"{'ns':>22}{'':13}: count     distribution")
+            top = max(s.hist.values())
+            for k in range(min(s.hist), max(s.hist) + 1):
+                lo, hi = (0, 0) if k == 0 else (1 << (k - 1), (1 << k) - 1)
+                n = s.hist.get(k, 0)
+                bar = "*" * (n * bar_width // top)
+                out.append(f"{lo:>20} -> {hi:<11}: {n:<9}|{bar:<{bar_width}}|")
+            out.append("")
+    return "\n".join(out) + _lost_line(summary)
+
+
+_ENCODER = msgspec.json.Encoder()
+
+
+def render_json(summary: Summary, sort: SortKey = "total") -> str:
+    """The Summary as one JSON document and a newline (``sort`` is ignored)."""
+    return _ENCODER.encode(summary).decode() + "\n"
+
+
+_RENDERERS: dict[str, Callable[..., str]] = {
+    "perf": render_perf, "strace": render_strace, "histogram": render_histogram,
+    "json": render_json,
+}
+
+
+def render(summary: Summary, table: str = "perf", sort: SortKey = "total") -> str:
+    """Render ``summary`` as ``table`` ("perf", "strace", "histogram", "json")."""
+    return _RENDERERS[table](summary, sort)
+
+
+class SummarySink:
+    """A :class:`~tracekit.pipeline.Sink` that aggregates every Syscall and writes the
+    summary when its input ends.
+
+    Args:
+      out: ``"-"`` (stdout), a path (opened when the input ends), or an open stream
+        (left open).
+      table: "perf", "strace", "histogram" or "json" (module docstring).
+      group_by: "thread", "process" or "total".
+      sort: "total", "calls", "errors" or "name".
+      syscall_name, compat_syscall_name: number -> name (default: this machine's tables).
+
+    Attributes:
+      summarizer: the running aggregation; ``result`` is the final Summary once written.
+    """
+
+    name = "summary"
+
+    def __init__(self, out: str | os.PathLike[str] | IO[bytes] | IO[str], *,
+                 table: str = "perf", group_by: GroupBy = "thread", sort: SortKey = "total",
+                 syscall_name: Callable[[int], str] | None = None,
+                 compat_syscall_name: Callable[[int], str] | None = None) -> None:
+        for what, value, allowed in (("table", table, TABLES), ("group_by", group_by, GROUPS),
+                                     ("sort", sort, SORTS)):
+            if value not in allowed:
+                raise ConfigError(f"summary output: {what} = {value!r} is not one of "
+                                  f"{', '.join(map(repr, allowed))}")
+        self.out = out
+        self.table = table
+        self.group_by: GroupBy = group_by
+        self.sort: SortKey = sort
+        self.summarizer = Summarizer(syscall_name, compat_syscall_name)
+        self.result: Summary | None = None
+        self.closed_by_reader = False
+
+    async def run(self, ctx: StageContext, recv: EventReceiver) -> None:
+        add = self.summarizer.add
+        async with recv:
+            async for batch in recv:
+                add(batch)
+        self.result = self.summarizer.summary(self.group_by)
+        self._write(ctx, render(self.result, self.table, self.sort))
+
+    def _write(self, ctx: StageContext, text: str) -> None:
+        data = text.encode("utf-8", "surrogateescape")
+        owned = isinstance(self.out, str | os.PathLike) and os.fspath(self.out) != "-"
+        if isinstance(self.out, str | os.PathLike):
+            stream: Any = (open(self.out, "wb") if owned  # noqa: SIM115 - closed below
+                           else getattr(sys.stdout, "buffer", sys.stdout))
+        else:
+            stream = self.out
+        try:
+            try:
+                stream.write(text if isinstance(stream, io.TextIOBase) else data)
+                stream.flush()
+            except BrokenPipeError:
+                self.closed_by_reader = True
+                ctx.log.info("%s: the reader closed the output", ctx.name)
+                if stream is getattr(sys.stdout, "buffer", sys.stdout):
+                    # so the interpreter's final flush of stdout cannot fail (TextSink)
+                    devnull = os.open(os.devnull, os.O_WRONLY)
+                    os.dup2(devnull, sys.stdout.fileno())
+                    os.close(devnull)
+        finally:
+            if owned:
+                stream.close()
+
+
+def make_sink(out: object, ctx: SinkContext) -> SummarySink:
+    """``[output] format = "summary"`` (tracekit._stages registry); options ``table``,
+    ``group_by``, ``sort`` from ``ctx.options``.
+
+    Raises:
+      ConfigError: an unknown option or value.
+    """
+    opts = dict(ctx.options)
+    unknown = set(opts) - {"table", "group_by", "sort"}
+    if unknown:
+        raise ConfigError(f"summary output: unknown option(s) {', '.join(sorted(unknown))} "
+                          "(known: table, group_by, sort)")
+    return SummarySink(out, table=opts.get("table", "perf"),  # type: ignore[arg-type]
+                       group_by=opts.get("group_by", "thread"), sort=opts.get("sort", "total"),
+                       syscall_name=ctx.syscall_name,
+                       compat_syscall_name=ctx.compat_syscall_name)

@@ -1,0 +1,134 @@
+"""The summary formatter: golden tables (perf, strace, histogram, JSON), options, sink."""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from tracekit._errors import ConfigError
+from tracekit._events import SC_COMPAT, SC_NORETURN, Batch, Exit, Lost, Syscall
+from tracekit._stages import SinkContext
+from tracekit._summary import Summarizer, Summary
+from tracekit._syscalls import SyscallTable
+from tracekit.formatters.summary import SummarySink, make_sink, render
+
+from ..pipeline.helpers import run_through
+
+GOLDEN = Path(__file__).parent / "golden"
+TABLE = SyscallTable("x86_64")
+I386 = SyscallTable("i386")
+NR = {n: TABLE.nr(n) for n in ("getppid", "openat", "read", "exit_group", "execve")}
+
+
+def sc(ts: int, name: str | int, dur: int, *, ret: int = 0, tid: int = 100, tgid: int = 100,
+       comm: str = "work", flags: int = 0) -> Syscall:
+    nr = name if isinstance(name, int) else NR[name]
+    return Syscall(ts_ns=ts, duration_ns=dur, tid=tid, tgid=tgid, cpu=0, syscall_nr=nr,
+                   args=(0,) * 6, ret=ret, comm=comm, flags=flags)
+
+
+# Two processes; 100 has two threads. Durations chosen so every column has a round value
+# that can be checked by hand (see the comments).
+BATCHES: list[Batch] = [
+    [sc(1_000, "execve", 2_000_000),                               # 2.000 ms
+     sc(3_000_000, "getppid", 1_000), sc(3_010_000, "getppid", 3_000),   # mean 2 us, sd 50%
+     sc(3_020_000, "openat", 4_000, ret=-errno.ENOENT),
+     sc(3_030_000, "openat", 6_000, ret=3)],
+    [sc(3_040_000, "read", 10_000, ret=5, tid=101, comm="worker"),
+     sc(3_050_000, 1000, 500, ret=-errno.ENOSYS, tid=101, comm="worker"),   # syscall_1000
+     sc(3_060_000, I386.nr("getppid"), 700, ret=1, tid=101, comm="worker", flags=SC_COMPAT),
+     Exit(ts_ns=3_070_000, tid=101, tgid=100, exit_code=0, group_dead=False, comm="worker"),
+     sc(3_080_000, "exit_group", 0, flags=SC_NORETURN)],
+    [sc(4_000_000, "read", 250_000, ret=0, tid=200, tgid=200, comm="other\x1b[31m"),
+     sc(4_300_000, "exit_group", 0, tid=200, tgid=200, comm="other\x1b[31m",
+        flags=SC_NORETURN),
+     Lost(ts_ns=5_000_000, count=2)],
+]
+
+
+def summary(group_by: str) -> Summary:
+    agg = Summarizer(TABLE.name, I386.name)
+    for b in BATCHES:
+        agg.add(b)
+    return agg.summary(group_by)  # type: ignore[arg-type]
+
+
+CASES = [("perf", "thread", "total"), ("perf", "process", "calls"), ("perf", "total", "name"),
+         ("strace", "total", "total"), ("strace", "process", "errors"),
+         ("histogram", "process", "total")]
+
+
+@pytest.mark.parametrize(("table", "group_by", "sort"), CASES)
+def test_golden(table: str, group_by: str, sort: str) -> None:
+    got = render(summary(group_by), table, sort)  # type: ignore[arg-type]
+    path = GOLDEN / f"summary_{table}_{group_by}_{sort}.txt"
+    if os.environ.get("TRACEKIT_UPDATE_GOLDEN"):
+        path.write_text(got)
+    assert got == path.read_text()
+
+
+def test_perf_table_values_by_hand() -> None:
+    text = render(summary("thread"), "perf", "name")
+    rows = {line.split()[0]: line.split() for line in text.splitlines()
+            if line.startswith("     ") and line.split()[0] in
+            ("getppid", "openat", "execve", "exit_group", "syscall_1000", "getppid(32)")}
+    # name calls errors total min avg max stddev%
+    assert rows["getppid"] == ["getppid", "2", "0", "0.004", "0.001", "0.002", "0.003",
+                               "50.00%"]
+    assert rows["openat"][:3] == ["openat", "2", "1"] and rows["openat"][7] == "20.00%"
+    assert rows["execve"][3] == "2.000"
+    assert rows["syscall_1000"][:3] == ["syscall_1000", "1", "1"]
+    assert rows["getppid(32)"][:3] == ["getppid(32)", "1", "0"]
+    assert " ".join(rows["exit_group"][3:]) == "- - - - - (1 without duration)"
+    assert "not the standard error" in text
+    assert "LOST 2 records" in text
+    assert "\x1b" not in text and "other\\x1b[31m (200)" in text    # comm escaped
+
+
+def test_strace_total_line() -> None:
+    lines = render(summary("total"), "strace").splitlines()
+    total = next(line for line in lines if line.endswith(" total"))
+    # every known duration of BATCHES, over its 9 timed calls; 11 calls, 2 errors
+    ns = 2_000_000 + 1_000 + 3_000 + 4_000 + 6_000 + 10_000 + 500 + 700 + 250_000
+    assert total.split() == ["100.00", f"{ns / 1e9:.6f}", str(ns // 9 // 1000), "11", "2",
+                             "total"]
+
+
+def test_json_decodes_back_to_the_summary() -> None:
+    s = summary("thread")
+    assert msgspec.json.decode(render(s, "json").encode(), type=Summary) == s
+
+
+async def test_sink_aggregates_and_writes_at_the_end() -> None:
+    out = io.BytesIO()
+    sink = SummarySink(out, table="strace", group_by="total", syscall_name=TABLE.name,
+                       compat_syscall_name=I386.name)
+    await run_through(BATCHES, [], [sink])
+    assert out.getvalue().decode() == render(summary("total"), "strace")
+    assert sink.result == summary("total")
+
+
+async def test_make_sink_options(tmp_path: Path) -> None:
+    ctx = SinkContext(syscall_name=TABLE.name, compat_syscall_name=I386.name,
+                      arg_names=lambda name: None,
+                      options={"table": "json", "group_by": "process", "sort": "calls"})
+    sink = make_sink(str(tmp_path / "s.json"), ctx)
+    assert (sink.table, sink.group_by, sink.sort) == ("json", "process", "calls")
+    await run_through(BATCHES, [], [sink])
+    got = msgspec.json.decode((tmp_path / "s.json").read_bytes(), type=Summary)
+    assert got == summary("process")
+
+
+def test_make_sink_rejects_bad_options() -> None:
+    def ctx(**options: object) -> SinkContext:
+        return SinkContext(syscall_name=TABLE.name, compat_syscall_name=None,
+                           arg_names=lambda name: None, options=options)
+    with pytest.raises(ConfigError, match="table = 'csv' is not one of"):
+        make_sink("-", ctx(table="csv"))
+    with pytest.raises(ConfigError, match="unknown option.*colour"):
+        make_sink("-", ctx(colour=True))
