@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -40,3 +41,12 @@ def shared_fixtures() -> Path:
     if not SHARED_FIXTURES.is_dir():
         pytest.skip(f"shared fixtures not found at {SHARED_FIXTURES}")
     return SHARED_FIXTURES
+
+
+@pytest.fixture
+def fds() -> Iterator[list[int]]:
+    """fds a test creates (append them); all closed afterwards."""
+    made: list[int] = []
+    yield made
+    for fd in made:
+        os.close(fd)

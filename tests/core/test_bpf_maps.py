@@ -7,7 +7,6 @@ import json
 import os
 import struct
 import subprocess
-from collections.abc import Iterator
 
 import pytest
 
@@ -20,14 +19,6 @@ pytestmark = pytest.mark.kernel
 U32 = struct.Struct("=I")
 U64 = struct.Struct("=Q")
 
-
-@pytest.fixture
-def fds() -> Iterator[list[int]]:
-    """fds the test creates; all closed afterwards."""
-    made: list[int] = []
-    yield made
-    for fd in made:
-        os.close(fd)
 
 
 def make_map(fds: list[int], map_type: int, key_size: int, value_size: int, max_entries: int,

@@ -9,7 +9,6 @@ import os
 import re
 import struct
 import subprocess
-from collections.abc import Iterator
 from enum import IntEnum
 
 import pytest
@@ -22,13 +21,6 @@ from . import _insns as I
 
 pytestmark = pytest.mark.kernel
 
-
-@pytest.fixture
-def fds() -> Iterator[list[int]]:
-    made: list[int] = []
-    yield made
-    for fd in made:
-        os.close(fd)
 
 
 def bpftool_json(*args: str) -> dict[str, object]:

@@ -6,7 +6,6 @@ import errno
 import os
 import struct
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,13 +21,6 @@ pytestmark = pytest.mark.kernel
 TRACEFS = Path("/sys/kernel/tracing")
 N = 1000
 
-
-@pytest.fixture
-def fds() -> Iterator[list[int]]:
-    made: list[int] = []
-    yield made
-    for fd in made:
-        os.close(fd)
 
 
 @pytest.fixture

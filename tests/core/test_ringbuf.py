@@ -5,7 +5,6 @@ from __future__ import annotations
 import errno
 import os
 import struct
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
@@ -50,13 +49,6 @@ def open_writer(fds: list[int], max_entries: int, *, discard_odd: bool = False) 
     fds.append(prog)
     return Writer(counter, ringbuf, prog, max_entries)
 
-
-@pytest.fixture
-def fds() -> Iterator[list[int]]:
-    made: list[int] = []
-    yield made
-    for fd in made:
-        os.close(fd)
 
 
 def seqs(records: list[bytes]) -> list[int]:
