@@ -10,6 +10,13 @@
  *      exit deletes the tid; a non-leader exec deletes the old key, then inserts.
  *   8  a failed ring-buffer reservation counts TK_CNT_LOST.
  *   9  tasks of targ_self_tgid are never traced.
+ *
+ * Captures (issue 4): the "beauty" map names, per native syscall nr, the user memory to
+ * read (strings, buffers, structs, execve argv). tk_sys_enter reads it into the tid's
+ * "capbuf" slot, tk_sys_exit reads what only exists after the call (and retries entry
+ * reads that faulted), then emits ONE record: struct tk_syscall + caps header + caps, with
+ * bpf_ringbuf_output of the used length from the slot. Calls without captures keep the
+ * 112-byte record and do not touch capbuf.
  */
 #include <linux/bpf.h>
 #include "core_types.h"
@@ -33,8 +40,33 @@ const volatile __u64 targ_min_duration_ns = 0; /* drop paired calls shorter than
 /* Value of the "scratch" map: a syscall entry waiting for its exit (64 bytes). */
 struct tk_scratch {
 	__u64 ts_ns; /* bpf_ktime_get_ns() at entry */
-	__s64 nr;
+	__s32 nr;
+	__u32 has_caps; /* 1: capbuf[tid] holds this call's entry captures (entry_ts == ts_ns) */
 	__u64 args[6];
+};
+
+/* Value of the "capbuf" map: one traced thread's captures, reused by each captured call
+ * and kept until the thread exits (16320 bytes: with the hash element header it fits a
+ * 16 KiB allocation). rec, caps_len, ncaps and data are the record as it goes out.
+ *
+ *   data: | tk_cap | bytes, 0-padded to 8 | tk_cap | ... |        slack         |
+ *         0                                      caps_len <= TK_CAP_OFF_MAX    TK_CAPBUF_DATA
+ * A capture starts only at caps_len <= TK_CAP_OFF_MAX, and writes at most TK_CAP_FOOT
+ * bytes from there (header, a string read of cap + 2, padding), so every write is in
+ * bounds whatever the spec says; tracekit/_beautymap.py keeps each syscall's worst case
+ * under the budget, so no capture is ever skipped for room. */
+#define TK_CAPBUF_DATA 16184
+#define TK_CAP_FOOT (8 + TK_STR_MAX + 8)
+#define TK_CAP_OFF_MAX (TK_CAPBUF_DATA - TK_CAP_FOOT)
+
+struct tk_capbuf {
+	__u64 entry_ts; /* tk_scratch.ts_ns of the call these captures belong to */
+	__u32 pending;  /* bit i: spec i is read at exit (TK_SPEC_AT_EXIT) */
+	__u32 retry;    /* bit i: spec i faulted at entry: read again at exit */
+	struct tk_syscall rec;
+	__u32 caps_len;
+	__u32 ncaps;
+	__u8 data[TK_CAPBUF_DATA];
 };
 
 struct {
@@ -55,6 +87,36 @@ struct {
 	__type(key, __u32); /* tid */
 	__type(value, struct tk_scratch);
 } scratch SEC(".maps");
+
+/* Some facts about the capbuf choice: a preallocated hash of 16 KiB values would pin
+ * 16384 * 16 KiB; BPF_F_NO_PREALLOC allocates a slot when a thread makes its first
+ * captured call and frees it when the thread exits (tk_proc_exit), so memory follows the
+ * threads that make captured calls. Reusing the slot costs one lookup per captured call:
+ * no allocation and no 16 KiB copy per call (a per-call insert would copy value_size
+ * bytes from a staging buffer). Task storage would do the same but needs BTF ids on
+ * map creation. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384);
+	__type(key, __u32); /* tid */
+	__type(value, struct tk_capbuf);
+} capbuf SEC(".maps");
+
+/* A zeroed value to insert capbuf slots from (never written). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tk_capbuf);
+} capbuf_zero SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TK_FILTER_MAX);
+	__type(key, __u32); /* syscall nr, native table */
+	__type(value, struct tk_beauty);
+} beauty SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -218,6 +280,267 @@ static __always_inline void emit_syscall(__u32 flags, __u64 ts_ns, __u64 duratio
 	bpf_ringbuf_submit(r, 0);
 }
 
+/* -- captures ------------------------------------------------------------------------ */
+
+/* Write the capture header at c->caps_len, zero the padding after len bytes of data and
+ * advance. len <= TK_STR_MAX. */
+static __always_inline void cap_commit(struct tk_capbuf *c, __u32 off, __u8 arg, __u8 kind,
+				       __u16 flags, __u32 len)
+{
+	struct tk_cap *h;
+	__u64 *w;
+	__u32 tail;
+
+	if (off > TK_CAP_OFF_MAX)
+		return;
+	if (len > TK_STR_MAX)
+		len = TK_STR_MAX;
+	h = (struct tk_cap *)(c->data + off);
+	h->arg = arg;
+	h->kind = kind;
+	h->flags = flags;
+	h->len = len;
+	tail = len & 7;
+	if (tail) {
+		/* little-endian: the low bytes of the last word are data, the rest is padding */
+		w = (__u64 *)(c->data + off + sizeof(*h) + (len & ~7U));
+		*w &= (1ULL << (tail * 8)) - 1;
+	}
+	c->caps_len = off + sizeof(*h) + ((len + 7) & ~7U);
+	c->ncaps += 1;
+}
+
+/* Read argv-like array src into d: up to TK_ARGV_N elements, each NUL-terminated; a cut
+ * element (longer than its cap or than the room left) ends the data without its NUL.
+ * Returns the bytes written, or -1 when the array itself is unreadable. */
+static __always_inline int cap_argv(__u8 *d, const char *const *src, __u32 total, __u32 ecap,
+			       __u16 *flags)
+{
+	const char *p;
+	__u32 used = 0, lim;
+	bool cut = false;
+	long r;
+	int i;
+
+	if (total > TK_ARGV_MAX)
+		total = TK_ARGV_MAX;
+	if (ecap > TK_ARGV_ELEM_MAX)
+		ecap = TK_ARGV_ELEM_MAX;
+	for (i = 0; i <= TK_ARGV_N; i++) {
+		if (bpf_probe_read_user(&p, sizeof(p), &src[i])) {
+			if (i == 0)
+				return -1;
+			*flags |= TK_CAPF_FAULT | TK_CAPF_ARGV_TRUNC;
+			break;
+		}
+		if (!p)
+			break;
+		/* the (TK_ARGV_N + 1)th pointer is only looked at */
+		if (cut || i == TK_ARGV_N || used >= total || used > TK_ARGV_MAX - 1) {
+			*flags |= TK_CAPF_ARGV_TRUNC;
+			break;
+		}
+		lim = total - used - 1; /* room for the characters, one byte kept for the NUL */
+		if (lim > ecap)
+			lim = ecap;
+		/* lim + 2 tells "exactly lim characters" (r == lim + 1) from "more" (r == lim + 2) */
+		r = bpf_probe_read_user_str(d + used, lim + 2, p);
+		if (r < 0) {
+			*flags |= TK_CAPF_FAULT | TK_CAPF_ARGV_TRUNC;
+			break;
+		}
+		if (r >= lim + 2) {
+			used += lim;
+			cut = true;
+			*flags |= TK_CAPF_TRUNC;
+		} else {
+			used += r;
+		}
+	}
+	return used;
+}
+
+/* Capture spec sp at c->caps_len; ret is the return value at sys_exit. with_argv is a
+ * constant: the exit path never reads argv (its memory is gone after a successful execve,
+ * and leaving the loop out keeps tk_sys_exit small for the verifier). Returns 0 when done
+ * (a capture was appended, or there is nothing to capture), -1 when the user memory
+ * could not be read (nothing appended). */
+static __always_inline int capture(struct tk_capbuf *c, const struct tk_beauty_spec *sp,
+				   const __u64 *args, long ret, __u16 xflags, bool with_argv)
+{
+	__u32 off = c->caps_len, cap, len = 0;
+	__u8 kind = sp->kind, arg = sp->arg, la = sp->len_arg;
+	__u16 flags = xflags;
+	const void *src;
+	__u64 want;
+	__u8 *d;
+	long r;
+
+	if (off > TK_CAP_OFF_MAX || arg > 5)
+		return 0;
+	d = c->data + off + sizeof(struct tk_cap);
+	src = (const void *)args[arg];
+	if (kind == TK_CAP_STR) {
+		cap = sp->cap;
+		if (cap > TK_STR_MAX)
+			cap = TK_STR_MAX;
+		/* cap + 2 tells "exactly cap characters" (r == cap + 1) from "more" */
+		r = bpf_probe_read_user_str(d, cap + 2, src);
+		if (r < 0)
+			return -1;
+		if (r >= cap + 2) {
+			len = cap;
+			flags |= TK_CAPF_TRUNC;
+		} else {
+			len = r > 0 ? r - 1 : 0;
+		}
+	} else if (kind == TK_CAP_BUF || kind == TK_CAP_STRUCT) {
+		if (la == TK_LEN_RET) {
+			if (ret < 0)
+				return 0;
+			want = ret;
+		} else if (la == TK_LEN_NONE) {
+			want = sp->size;
+		} else if (la <= 5) {
+			want = args[la];
+			if (kind == TK_CAP_STRUCT) /* socklen_t / int addrlen */
+				want = (__u32)want;
+		} else {
+			return 0;
+		}
+		cap = sp->cap;
+		if (cap > TK_BUF_MAX)
+			cap = TK_BUF_MAX;
+		if (want > cap) {
+			len = cap;
+			flags |= TK_CAPF_TRUNC;
+		} else {
+			len = want;
+		}
+		if (len > TK_BUF_MAX)
+			len = TK_BUF_MAX;
+		if (len && bpf_probe_read_user(d, len, src))
+			return -1;
+	} else if (with_argv && kind == TK_CAP_ARGV) {
+		r = cap_argv(d, src, sp->cap, sp->size, &flags);
+		if (r < 0)
+			return -1;
+		len = r;
+	} else {
+		return 0;
+	}
+	cap_commit(c, off, arg, kind, flags, len);
+	return 0;
+}
+
+/* A capture without data: the memory could not be read (flags has TK_CAPF_FAULT). */
+static __always_inline void capture_fault(struct tk_capbuf *c, const struct tk_beauty_spec *sp,
+					  __u16 flags)
+{
+	cap_commit(c, c->caps_len, sp->arg, sp->kind, flags, 0);
+}
+
+/* Entry captures of syscall nr into capbuf[tid]; true when the slot now belongs to this
+ * call (then tk_scratch.has_caps = 1). */
+static __always_inline bool capture_entry(__u32 tid, long nr, __u64 ts_ns, const __u64 *args)
+{
+	const struct tk_beauty *b;
+	struct tk_capbuf *c;
+	__u32 key = nr, zero = 0;
+	void *init;
+	int i;
+
+	if (nr < 0 || nr >= TK_FILTER_MAX)
+		return false;
+	b = bpf_map_lookup_elem(&beauty, &key);
+	if (!b || !b->spec[0].kind)
+		return false;
+	c = bpf_map_lookup_elem(&capbuf, &tid);
+	if (!c) {
+		init = bpf_map_lookup_elem(&capbuf_zero, &zero);
+		if (!init)
+			return false;
+		if (bpf_map_update_elem(&capbuf, &tid, init, BPF_NOEXIST) == 0)
+			c = bpf_map_lookup_elem(&capbuf, &tid);
+		if (!c) {
+			count(TK_CNT_CAPBUF_FULL);
+			return false;
+		}
+	}
+	c->entry_ts = ts_ns;
+	c->pending = 0;
+	c->retry = 0;
+	c->caps_len = 0;
+	c->ncaps = 0;
+	for (i = 0; i < TK_BEAUTY_SPECS; i++) {
+		const struct tk_beauty_spec *sp = &b->spec[i];
+
+		if (!sp->kind)
+			break;
+		if (sp->flags & TK_SPEC_AT_EXIT)
+			c->pending |= 1U << i;
+		else if (capture(c, sp, args, 0, 0, true) < 0) {
+			/* ARGV is not read again at exit: it faults now */
+			if (sp->kind == TK_CAP_ARGV)
+				capture_fault(c, sp, TK_CAPF_FAULT);
+			else
+				c->retry |= 1U << i;
+		}
+	}
+	return true;
+}
+
+/* Exit captures of the call in s (capbuf slot c, checked to be this call's), then the
+ * record from the slot. Returns false when there is nothing to append (the caller
+ * emits the plain 112-byte record). */
+static __always_inline bool emit_captured(struct tk_capbuf *c, const struct tk_scratch *s,
+					  __u64 pid_tgid, __u64 now, long ret, __u32 flags)
+{
+	const struct tk_beauty *b;
+	__u32 key = s->nr, size;
+	bool exec_ok;
+	int i;
+
+	if ((c->pending | c->retry) && key < TK_FILTER_MAX &&
+	    (b = bpf_map_lookup_elem(&beauty, &key))) {
+		/* a successful execve replaced the memory the pointers pointed into */
+		exec_ok = is_exec_nr(s->nr, 0) && ret == 0;
+		for (i = 0; i < TK_BEAUTY_SPECS; i++) {
+			const struct tk_beauty_spec *sp = &b->spec[i];
+			__u16 xflags;
+
+			if (!((c->pending | c->retry) & (1U << i)))
+				continue;
+			/* a retry of a faulted entry read is marked AT_EXIT */
+			xflags = (c->retry & (1U << i)) ? TK_CAPF_AT_EXIT : 0;
+			if ((xflags && exec_ok) || capture(c, sp, s->args, ret, xflags, false) < 0)
+				capture_fault(c, sp, TK_CAPF_FAULT | xflags);
+		}
+	}
+	if (!c->ncaps)
+		return false;
+	c->rec.hdr.kind = TK_REC_SYSCALL;
+	c->rec.hdr.flags = flags;
+	c->rec.hdr.ts_ns = s->ts_ns;
+	c->rec.duration_ns = now - s->ts_ns;
+	c->rec.tid = (__u32)pid_tgid;
+	c->rec.tgid = pid_tgid >> 32;
+	c->rec.cpu = bpf_get_smp_processor_id();
+	c->rec.syscall_nr = s->nr;
+	for (i = 0; i < 6; i++)
+		c->rec.args[i] = s->args[i];
+	c->rec.ret = ret;
+	bpf_get_current_comm(c->rec.comm, sizeof(c->rec.comm));
+	size = c->caps_len;
+	if (size > TK_CAPBUF_DATA)
+		size = TK_CAPBUF_DATA;
+	c->caps_len = size;
+	size += sizeof(c->rec) + 2 * sizeof(__u32);
+	if (bpf_ringbuf_output(&events, &c->rec, size, 0))
+		count(TK_CNT_LOST);
+	return true;
+}
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 {
@@ -241,6 +564,7 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 
 	s.ts_ns = bpf_ktime_get_ns();
 	s.nr = id;
+	s.has_caps = 0;
 	regs_args(regs, s.args);
 	if (is_exit_nr(id, compat)) {
 		/* never reaches sys_exit: emit now; ret and duration are unknown */
@@ -248,6 +572,9 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 			emit_syscall(TK_SC_NORETURN | compat, s.ts_ns, 0, pid_tgid, id, s.args, 0);
 		return 0;
 	}
+	/* compat calls are numbered in another table: the beauty map does not apply */
+	if (!compat)
+		s.has_caps = capture_entry(tid, id, s.ts_ns, s.args);
 	if (bpf_map_update_elem(&scratch, &tid, &s, BPF_ANY))
 		count(TK_CNT_SCRATCH_FULL);
 	return 0;
@@ -260,6 +587,8 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 	__u32 tid = (__u32)pid_tgid, tgid = pid_tgid >> 32;
 	struct tk_pid_info *info;
 	struct tk_scratch *s;
+	struct tk_capbuf *c;
+	__u32 compat;
 	__u64 now;
 	long nr;
 
@@ -268,9 +597,14 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 	s = bpf_map_lookup_elem(&scratch, &tid);
 	if (s) {
 		now = bpf_ktime_get_ns();
-		if (ret_selected(ret) && now - s->ts_ns >= targ_min_duration_ns)
-			emit_syscall(compat_flag(), s->ts_ns, now - s->ts_ns, pid_tgid, s->nr,
-				     s->args, ret);
+		if (ret_selected(ret) && now - s->ts_ns >= targ_min_duration_ns) {
+			compat = compat_flag();
+			c = s->has_caps ? bpf_map_lookup_elem(&capbuf, &tid) : NULL;
+			if (!c || c->entry_ts != s->ts_ns ||
+			    !emit_captured(c, s, pid_tgid, now, ret, compat))
+				emit_syscall(compat, s->ts_ns, now - s->ts_ns, pid_tgid, s->nr,
+					     s->args, ret);
+		}
 		bpf_map_delete_elem(&scratch, &tid);
 		return 0;
 	}
@@ -332,6 +666,7 @@ int BPF_PROG(tk_proc_exec, struct task_struct *p, pid_t old_pid, struct linux_bi
 	__u32 old_tid = old_pid, new_tid = p->pid, tgid = p->tgid;
 	struct tk_pid_info *info, moved;
 	struct tk_scratch *s, s_moved;
+	struct tk_capbuf *c;
 	struct tk_exec *r;
 
 	if (tgid == targ_self_tgid)
@@ -361,6 +696,13 @@ int BPF_PROG(tk_proc_exec, struct task_struct *p, pid_t old_pid, struct linux_bi
 			bpf_map_delete_elem(&scratch, &old_tid);
 			if (bpf_map_update_elem(&scratch, &new_tid, &s_moved, BPF_ANY))
 				count(TK_CNT_SCRATCH_FULL);
+		}
+		/* and its captures (argv): copied map value to map value, once per such exec */
+		c = bpf_map_lookup_elem(&capbuf, &old_tid);
+		if (c) {
+			if (bpf_map_update_elem(&capbuf, &new_tid, c, BPF_ANY))
+				count(TK_CNT_CAPBUF_FULL);
+			bpf_map_delete_elem(&capbuf, &old_tid);
 		}
 	}
 
@@ -405,6 +747,8 @@ int BPF_PROG(tk_proc_exit, struct task_struct *p)
 			emit_syscall(TK_SC_UNFINISHED, s->ts_ns, 0, pid_tgid, s->nr, s->args, 0);
 		bpf_map_delete_elem(&scratch, &tid);
 	}
+	/* the capture slot lives as long as the thread */
+	bpf_map_delete_elem(&capbuf, &tid);
 	if (!traced)
 		return 0;
 

@@ -31,6 +31,7 @@ enum tk_counter {
 	TK_CNT_LOST = 0,        /* ring-buffer reservations that failed */
 	TK_CNT_PIDS_FULL = 1,   /* tasks that could not be added: pids map full */
 	TK_CNT_SCRATCH_FULL = 2, /* entries that could not be paired: scratch map full */
+	TK_CNT_CAPBUF_FULL = 3, /* syscalls emitted without captures: capbuf map full */
 	TK_CNT_MAX = 8,
 };
 
@@ -68,12 +69,44 @@ enum tk_cap_kind {
 #define TK_CAPF_FAULT      (1U << 1) /* user memory could not be read (EFAULT): no data */
 #define TK_CAPF_AT_EXIT    (1U << 2) /* read at exit because the entry read faulted */
 #define TK_CAPF_ARGV_TRUNC (1U << 3) /* ARGV: more elements than captured */
+/* FAULT|AT_EXIT: the entry read faulted and so did the read at exit (or there was none:
+ * a successful execve replaced the memory). */
 
 struct tk_cap {
 	__u8 arg;    /* argument index 0..5 */
 	__u8 kind;   /* enum tk_cap_kind */
 	__u16 flags; /* TK_CAPF_* */
 	__u32 len;   /* bytes of data that follow, before padding */
+};
+
+/* What to capture, per syscall nr: the value of the "beauty" ARRAY map (native syscall
+ * table; compat calls capture nothing). Filled by tracekit/_beautymap.py from tracefs
+ * formats and its override table. Captures are appended in spec order for entry reads,
+ * then at exit (TK_SPEC_AT_EXIT specs, and entry reads that faulted); at most one
+ * capture per spec. */
+#define TK_BEAUTY_SPECS 4
+#define TK_LEN_NONE 0xff /* len_arg: fixed size (spec.size) */
+#define TK_LEN_RET  0xfe /* len_arg: the return value (only with TK_SPEC_AT_EXIT; ret < 0: no capture) */
+#define TK_SPEC_AT_EXIT (1U << 0) /* read at sys_exit: the call fills the memory (read, stat) */
+
+/* Bounds the BPF side enforces (clamps spec values above them). */
+#define TK_STR_MAX  4096 /* STR cap: PATH_MAX */
+#define TK_BUF_MAX  4096 /* BUF and STRUCT cap */
+#define TK_ARGV_MAX 3072 /* ARGV: all elements with their NULs */
+#define TK_ARGV_ELEM_MAX 1024 /* ARGV: one element */
+#define TK_ARGV_N   32   /* ARGV: elements read */
+
+struct tk_beauty_spec {
+	__u8 arg;     /* argument index 0..5 holding the user pointer */
+	__u8 kind;    /* enum tk_cap_kind; 0 = unused slot */
+	__u8 len_arg; /* BUF/STRUCT: index of the length argument, TK_LEN_NONE, TK_LEN_RET */
+	__u8 flags;   /* TK_SPEC_* */
+	__u16 cap;    /* bytes of data kept at most (STR, BUF, STRUCT; ARGV: all elements) */
+	__u16 size;   /* STRUCT with TK_LEN_NONE: its size; ARGV: cap of one element */
+};
+
+struct tk_beauty {
+	struct tk_beauty_spec spec[TK_BEAUTY_SPECS]; /* 32 bytes */
 };
 
 /* kind TK_REC_FORK: a traced thread created a task (32 bytes) */

@@ -18,6 +18,7 @@ REC_SYSCALL, REC_FORK, REC_EXEC, REC_EXIT = 1, 2, 3, 4
 SC_NORETURN, SC_UNFINISHED, SC_RESUMED, SC_COMPAT = 1, 2, 4, 8
 PID_PENDING_EXEC = 1
 CNT_LOST, CNT_PIDS_FULL, CNT_SCRATCH_FULL, CNT_MAX = 0, 1, 2, 8
+CNT_CAPBUF_FULL = 3                               # syscalls emitted without captures: capbuf full
 
 _HDR = struct.Struct("<IIQ")                      # kind, flags, ts_ns
 _SYSCALL = struct.Struct("<IIQQIIIi6Qq16s")       # struct tk_syscall, 112 bytes

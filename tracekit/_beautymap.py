@@ -1,0 +1,271 @@
+"""The beauty map: which syscall arguments the BPF tracer reads from user memory.
+
+Per native syscall nr, up to ``TK_BEAUTY_SPECS`` capture specs (``struct tk_beauty_spec``
+in programs/syscalls.h) go into the ``beauty`` ARRAY map of ``syscalls.bpf.o``; the
+sys_enter/sys_exit programs read the memory and append ``struct tk_cap`` captures to the
+syscall record (decoded into ``Syscall.caps`` by tracekit/_events.py).
+
+Where the specs come from::
+
+    tracefs sys_enter_<name>/format ──► argument list (index, name, C type) ──┐
+      (syscall_args_of: __data_loc fields of 6.19 never shift indices,         │
+       kernel rule 10)                                                         ├─► specs
+    OVERRIDES (below): what a format cannot say: which pointer is a buffer     │   per nr
+      with which length argument, which struct has which size, what is read ───┘
+      at exit (the call fills it)
+
+- STR: a ``const char *`` argument whose name is in ``STRING_ARGS`` (paths and names),
+  cap ``STR_CAP`` = PATH_MAX; syscalls listed in ``OVERRIDES`` take only the override's
+  specs.
+- Arguments are found by NAME in the format, so a kernel that reorders or renames them is
+  seen: an override naming an argument the format lacks is skipped (``missing`` in
+  ``build_specs``' result), never guessed by position.
+"""
+
+from __future__ import annotations
+
+import logging
+import platform
+import struct
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+from tracekit._errors import TracekitError
+from tracekit._events import CAP_ARGV, CAP_BUF, CAP_STR, CAP_STRUCT
+from tracekit._syscalls import SyscallTable
+from tracekit._tracefs import EVENT_ALIASES, Field, syscall_args_of
+
+__all__ = [
+    "BEAUTY_SPECS",
+    "BUF_CAP",
+    "OVERRIDES",
+    "STRING_ARGS",
+    "CapSpec",
+    "build_specs",
+    "fill_beauty_map",
+    "pack_specs",
+    "specs_for",
+]
+
+log = logging.getLogger("tracekit.beautymap")
+
+# keep in sync with programs/syscalls.h (struct tk_beauty_spec, TK_*)
+BEAUTY_SPECS = 4
+LEN_NONE, LEN_RET = 0xFF, 0xFE
+SPEC_AT_EXIT = 1
+STR_MAX, BUF_MAX, ARGV_MAX, ARGV_ELEM_MAX = 4096, 4096, 3072, 1024
+_SPEC = struct.Struct("<BBBBHH")                  # struct tk_beauty_spec, 8 bytes
+# programs/syscalls.bpf.c: a capture starts at caps_len <= TK_CAP_OFF_MAX
+_CAP_OFF_MAX = 16184 - (8 + STR_MAX + 8)
+
+STR_CAP = 4096           # PATH_MAX (include/uapi/linux/limits.h), with its NUL
+BUF_CAP = 256            # a generous strace -s
+SOCKADDR_CAP = 128       # sizeof(struct sockaddr_storage)
+TIMESPEC_SIZE = 16       # struct __kernel_timespec
+ARGV_CAP = 3072          # all of argv's elements with their NULs
+ARGV_ELEM_CAP = 1024     # one argv element
+# struct stat (arch/x86/include/uapi/asm/stat.h; arm64: asm-generic/stat.h)
+STAT_SIZE = {"x86_64": 144, "aarch64": 128, "arm64": 128}.get(platform.machine(), 0)
+
+# const char * arguments that are C strings (paths and names); names from the tracefs
+# formats of Linux 6.18 (SYSCALL_DEFINE parameter names).
+STRING_ARGS = frozenset({
+    "filename", "pathname", "path", "oldname", "newname", "name", "specialfile", "uname",
+    "u_name", "to_pathname", "from_pathname", "special", "put_old", "new_root", "_type",
+    "_description", "_fs_name", "_callout_info", "dev_name", "dir_name", "type",
+})
+
+
+class CapSpec(NamedTuple):
+    """One capture: ``struct tk_beauty_spec``.
+
+    ``len_arg`` is the index of the argument holding the length (BUF, STRUCT), LEN_NONE
+    (fixed ``size``) or LEN_RET (the return value, read at exit). ``cap`` is in bytes;
+    for ARGV it bounds all elements and ``size`` one element.
+    """
+
+    arg: int
+    kind: int
+    len_arg: int = LEN_NONE
+    flags: int = 0
+    cap: int = 0
+    size: int = 0
+
+    def pack(self) -> bytes:
+        return _SPEC.pack(self.arg, self.kind, self.len_arg, self.flags, self.cap, self.size)
+
+    def footprint(self) -> int:
+        """The most bytes this capture adds to a record (header, data, padding)."""
+        cap = {CAP_STR: STR_MAX, CAP_ARGV: ARGV_MAX}.get(self.kind, BUF_MAX)
+        return 8 + ((min(self.cap, cap) + 7) & ~7)
+
+
+class _Override(NamedTuple):
+    """A spec by argument NAME: ``length`` is an argument name, "ret", or None (fixed)."""
+
+    arg: str
+    kind: int
+    length: str | None = None
+    cap: int = 0
+    size: int = 0
+    at_exit: bool = False
+
+
+def _buf(arg: str, length: str, *, at_exit: bool = False) -> _Override:
+    return _Override(arg, CAP_BUF, length, BUF_CAP, 0, at_exit)
+
+
+def _sockaddr(arg: str, length: str) -> _Override:
+    return _Override(arg, CAP_STRUCT, length, SOCKADDR_CAP)
+
+
+def _fixed(arg: str, size: int, *, at_exit: bool = False) -> _Override:
+    return _Override(arg, CAP_STRUCT, None, size, size, at_exit)
+
+
+def _argv(arg: str) -> _Override:
+    return _Override(arg, CAP_ARGV, None, ARGV_CAP, ARGV_ELEM_CAP)
+
+
+def _str(arg: str) -> _Override:
+    return _Override(arg, CAP_STR, None, STR_CAP)
+
+
+# What the formats cannot tell, by tracefs event name (argument names as in the format).
+# A syscall listed here takes exactly these specs (no STRING_ARGS guess). envp is not
+# captured: strace shows it as a pointer and a count by default, and its size (often
+# several KiB) would crowd out argv in the record.
+OVERRIDES: dict[str, tuple[_Override, ...]] = {
+    "execve": (_str("filename"), _argv("argv")),
+    "execveat": (_str("filename"), _argv("argv")),
+    "write": (_buf("buf", "count"),),
+    "pwrite64": (_buf("buf", "count"),),
+    "read": (_buf("buf", "ret", at_exit=True),),                 # filled by the call
+    "pread64": (_buf("buf", "ret", at_exit=True),),
+    "readlink": (_str("path"), _buf("buf", "ret", at_exit=True)),
+    "readlinkat": (_str("pathname"), _buf("buf", "ret", at_exit=True)),
+    "sendto": (_buf("buff", "len"), _sockaddr("addr", "addr_len")),
+    "recvfrom": (_buf("ubuf", "ret", at_exit=True),),
+    "connect": (_sockaddr("uservaddr", "addrlen"),),
+    "bind": (_sockaddr("umyaddr", "addrlen"),),
+    "nanosleep": (_fixed("rqtp", TIMESPEC_SIZE),),
+    "clock_nanosleep": (_fixed("rqtp", TIMESPEC_SIZE),),
+    **({
+        "newstat": (_str("filename"), _fixed("statbuf", STAT_SIZE, at_exit=True)),
+        "newlstat": (_str("filename"), _fixed("statbuf", STAT_SIZE, at_exit=True)),
+        "newfstat": (_fixed("statbuf", STAT_SIZE, at_exit=True),),
+        "newfstatat": (_str("filename"), _fixed("statbuf", STAT_SIZE, at_exit=True)),
+    } if STAT_SIZE else {}),
+}
+
+
+class SpecsResult(NamedTuple):
+    specs: tuple[CapSpec, ...]
+    missing: tuple[str, ...]    # override argument names the format lacks
+
+
+def specs_for(name: str, args: Sequence[Field]) -> SpecsResult:
+    """The capture specs of one syscall from its tracefs arguments.
+
+    Args:
+      name: the tracefs event name (``openat``, ``newstat``).
+      args: its arguments in order (``_tracefs.syscall_args``: ``__data_loc`` fields of
+        Linux 6.19 already skipped, kernel rule 10).
+
+    Returns:
+      The specs (at most ``BEAUTY_SPECS``, each syscall's worst case within the record
+      budget of programs/syscalls.bpf.c) and the override argument names not found.
+    """
+    index = {f.name: i for i, f in enumerate(args)}
+    specs: list[CapSpec] = []
+    missing: list[str] = []
+    if name in OVERRIDES:
+        for o in OVERRIDES[name]:
+            if o.arg not in index or (o.length not in (None, "ret") and o.length not in index):
+                missing.append(o.arg if o.arg not in index else str(o.length))
+                continue
+            len_arg = LEN_NONE if o.length is None else LEN_RET if o.length == "ret" \
+                else index[o.length]
+            specs.append(CapSpec(index[o.arg], o.kind, len_arg,
+                                 SPEC_AT_EXIT if o.at_exit else 0, o.cap, o.size))
+    else:
+        for i, f in enumerate(args):
+            if f.name in STRING_ARGS and f.c_type in ("const char *", "char *"):
+                specs.append(CapSpec(i, CAP_STR, LEN_NONE, 0, STR_CAP, 0))
+    specs = specs[:BEAUTY_SPECS]
+    # every capture must start within the budget: shrink the last string ones if needed
+    # (mount: three strings). Starts are at the sum of the footprints before each.
+    while sum(s.footprint() for s in specs[:-1]) > _CAP_OFF_MAX:
+        specs.pop()
+    return SpecsResult(tuple(specs), tuple(missing))
+
+
+def build_specs(table: SyscallTable, tracefs_root: Path,
+                names: Sequence[str] | None = None) -> dict[int, tuple[CapSpec, ...]]:
+    """Syscall nr -> specs for every syscall of ``table`` with a tracefs format.
+
+    Args:
+      table: the native syscall table (compat calls capture nothing).
+      tracefs_root: the tracefs mount or a fixture of it.
+      names: only these syscalls (default: every name in ``table``).
+
+    Raises:
+      TracefsError: a format file cannot be read (other than ENOENT: no such event).
+      ValueError: malformed format text.
+    """
+    out: dict[int, tuple[CapSpec, ...]] = {}
+    for name in names if names is not None else table.names():
+        args = syscall_args_of(tracefs_root, name)
+        nr = table.nr(name)
+        if args is None or nr is None:
+            continue
+        # the table says "stat", the format and OVERRIDES say "newstat"
+        event = name if name in OVERRIDES else next(
+            (ev for ev, alias in EVENT_ALIASES.items() if alias == name and ev in OVERRIDES),
+            name)
+        res = specs_for(event, args)
+        if res.missing:
+            log.warning("beauty map: %s has no argument(s) %s in its tracefs format; "
+                        "not captured", name, ", ".join(res.missing))
+        if res.specs:
+            out[nr] = res.specs
+    return out
+
+
+def pack_specs(specs: Sequence[CapSpec]) -> bytes:
+    """``struct tk_beauty``: BEAUTY_SPECS specs, unused slots zero (kind 0), 32 bytes."""
+    if len(specs) > BEAUTY_SPECS:
+        raise ValueError(f"{len(specs)} capture specs, at most {BEAUTY_SPECS}")
+    return b"".join(s.pack() for s in specs) + bytes(_SPEC.size * (BEAUTY_SPECS - len(specs)))
+
+
+def fill_beauty_map(obj: object, table: SyscallTable, tracefs_root: Path,
+                    specs: Mapping[int, Sequence[CapSpec]] | None = None) -> int:
+    """Write the specs into the ``beauty`` map of a loaded ``syscalls.bpf.o``.
+
+    Args:
+      obj: the loaded ``BpfObject``.
+      table: the native syscall table of this machine.
+      tracefs_root: the tracefs mount (``_tracefs.find_tracefs()``).
+      specs: precomputed specs (default: ``build_specs(table, tracefs_root)``).
+
+    Returns:
+      The number of syscalls with captures.
+
+    Raises:
+      TracekitError: the object has no ``beauty`` map (an object older than issue 4).
+      MapError: a map update failed (its errno).
+    """
+    maps = obj.maps  # type: ignore[attr-defined]
+    if "beauty" not in maps:
+        raise TracekitError(f"{obj!r} has no 'beauty' map: rebuild programs/ (nox -s programs)")
+    m = maps["beauty"]
+    if specs is None:
+        specs = build_specs(table, tracefs_root)
+    n = 0
+    for nr, sp in sorted(specs.items()):
+        if 0 <= nr < m.max_entries:
+            m.update_elem(struct.pack("<I", nr), pack_specs(sp))
+            n += 1
+    return n
