@@ -15,6 +15,7 @@ Where the specs come from::
       at exit (the call fills it)
 
 - STR: a ``const char *`` argument whose name is in ``STRING_ARGS`` (paths and names),
+  or a ``char *`` one in ``CHAR_P_STRING_ARGS``,
   cap ``STR_CAP`` = PATH_MAX; syscalls listed in ``OVERRIDES`` take only the override's
   specs.
 - Arguments are found by NAME in the format, so a kernel that reorders or renames them is
@@ -41,6 +42,7 @@ __all__ = [
     "BUF_CAP",
     "OVERRIDES",
     "STRING_ARGS",
+    "CHAR_P_STRING_ARGS",
     "CapSpec",
     "build_specs",
     "fill_beauty_map",
@@ -73,8 +75,11 @@ STAT_SIZE = {"x86_64": 144, "aarch64": 128, "arm64": 128}.get(platform.machine()
 STRING_ARGS = frozenset({
     "filename", "pathname", "path", "oldname", "newname", "name", "specialfile", "uname",
     "u_name", "to_pathname", "from_pathname", "special", "put_old", "new_root", "_type",
-    "_description", "_fs_name", "_callout_info", "dev_name", "dir_name", "type",
+    "_description", "_fs_name", "_callout_info",
 })
+# ``char *`` (not const) arguments that are C strings: mount's, umount's and utime(s)'s.
+# Not ``name``: sethostname/setdomainname take ``char *name`` with a length (a buffer).
+CHAR_P_STRING_ARGS = frozenset({"dev_name", "dir_name", "type", "filename"})
 
 
 class CapSpec(NamedTuple):
@@ -191,7 +196,8 @@ def specs_for(name: str, args: Sequence[Field]) -> SpecsResult:
                                  SPEC_AT_EXIT if o.at_exit else 0, o.cap, o.size))
     else:
         for i, f in enumerate(args):
-            if f.name in STRING_ARGS and f.c_type in ("const char *", "char *"):
+            if (f.c_type == "const char *" and f.name in STRING_ARGS) or (
+                    f.c_type == "char *" and f.name in CHAR_P_STRING_ARGS):
                 specs.append(CapSpec(i, CAP_STR, LEN_NONE, 0, STR_CAP, 0))
     specs = specs[:BEAUTY_SPECS]
     # every capture must start within the budget: shrink the last string ones if needed
