@@ -1,0 +1,162 @@
+"""A line per syscall in the style of ``strace -f -tt -T`` (``-yy`` with fd paths).
+
+Line shapes::
+
+    1234 10:00:00.123456 openat(AT_FDCWD, "/etc/passwd", O_RDONLY|O_CLOEXEC) = 3 <0.000012>
+    1234 10:00:00.123500 read(3, 0x7ffd1000, 832) = -1 EBADF (Bad file descriptor) <0.000002>
+    1234 10:00:01.000000 read(0, 0x7ffd1000, 832) = ? ERESTARTSYS (To be restarted ...) <0.9>
+    1234 10:00:01.000100 read(0, 0x7ffd1000, 832) = 5 <0.200000>
+    1234 10:00:02.000000 exit_group(0) = ?
+    1234 +++ exited with 0 +++
+    1235 10:00:02.100000 read(0,  <unfinished ...>) = ?
+    1235 +++ killed by SIGKILL +++
+    1236 ??:??:??.?????? <... read resumed>) = 5
+    [ Process PID=1237 runs in 32 bit mode. ]
+
+- ``pid`` is the thread (tid), as ``strace -f`` prints it.
+- time: the syscall's ENTRY time, wall clock (local time, as strace), from
+  CLOCK_MONOTONIC ``ts_ns`` plus an offset taken once (``time.time_ns() -
+  time.monotonic_ns()``); ``??:??:??.??????`` when the entry was not seen (RESUMED: the
+  task was inside the call when tracing began; its start and duration are unknown).
+- ``<dur>``: seconds with 6 decimals; absent when unknown (NORETURN, UNFINISHED, RESUMED).
+- A call restarted after a signal (``? ERESTARTSYS``) is one line, and the restarted call
+  its own line, as strace prints them.
+- Records are complete calls (the BPF program emits at exit), so strace's interleaved
+  ``<unfinished ...>``/``<... resumed>`` pairs of concurrent calls are one line each here;
+  ``<unfinished ...>`` only marks a call the task died in, ``resumed`` only a call whose
+  entry was before tracing began.
+- Exit records: ``+++ exited with N +++`` or ``+++ killed by SIGKILL +++`` (``(core
+  dumped)`` when set), from the wait(2) status in ``exit_code``.
+- Lost records: ``+++ LOST N events +++``.
+- Arguments are ``ev.decoded`` when a beautify stage ran, else decoded here.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import IO, TYPE_CHECKING, Any
+
+from tracekit._decode import DEFAULT_STRING_LIMIT
+from tracekit._decode_args import SyscallDecoder
+from tracekit._decode_flags import signal_name
+from tracekit._events import (
+    SC_COMPAT,
+    SC_NORETURN,
+    SC_RESUMED,
+    SC_UNFINISHED,
+    Batch,
+    Exit,
+    Lost,
+    Syscall,
+)
+from tracekit.formatters._base import TextSink
+
+if TYPE_CHECKING:
+    from tracekit._stages import SinkContext
+
+__all__ = ["StraceFormatter", "exit_text", "make_sink"]
+
+
+def exit_text(status: int) -> str:
+    """A wait(2) status as strace's last line: ``+++ exited with 1 +++``,
+    ``+++ killed by SIGKILL (core dumped) +++``."""
+    sig = status & 0x7F
+    if sig == 0:
+        return f"+++ exited with {(status >> 8) & 0xFF} +++"
+    core = " (core dumped)" if status & 0x80 else ""
+    return f"+++ killed by {signal_name(sig)}{core} +++"
+
+
+class StraceFormatter(TextSink):
+    """Renders events as ``strace -f -tt -T`` lines (see the module docstring).
+
+    Args:
+      out: ``"-"`` (stdout), a path, or an open stream (:class:`TextSink`).
+      decoder: decodes records that carry no ``decoded`` (no beautify stage); default a
+        :class:`~tracekit._decode_args.SyscallDecoder` with ``fd_paths`` and
+        ``string_limit``.
+      fd_paths: strace -yy: fds as ``3</etc/passwd>`` (for the default decoder).
+      string_limit: strace -s (for the default decoder).
+      wall_offset_ns: added to CLOCK_MONOTONIC ``ts_ns`` to get wall-clock ns; default
+        ``time.time_ns() - time.monotonic_ns()`` taken once here.
+      timestamps: print the ``-tt`` time and the ``-T`` duration.
+    """
+
+    name = "strace"
+
+    def __init__(self, out: str | os.PathLike[str] | IO[bytes] | IO[str], *,
+                 decoder: SyscallDecoder | None = None, fd_paths: bool = False,
+                 string_limit: int = DEFAULT_STRING_LIMIT,
+                 wall_offset_ns: int | None = None, timestamps: bool = True) -> None:
+        super().__init__(out)
+        self.decoder = decoder if decoder is not None else SyscallDecoder(
+            fd_paths=fd_paths, string_limit=string_limit)
+        self.wall_offset_ns = (time.time_ns() - time.monotonic_ns()
+                               if wall_offset_ns is None else wall_offset_ns)
+        self.timestamps = timestamps
+        self._second: tuple[int, str] = (-1, "")
+        self._compat: dict[int, bool] = {}
+
+    def _clock(self, ts_ns: int) -> str:
+        ns = ts_ns + self.wall_offset_ns
+        sec, rem = divmod(ns, 1_000_000_000)
+        if self._second[0] != sec:
+            self._second = (sec, time.strftime("%H:%M:%S", time.localtime(sec)))
+        return f"{self._second[1]}.{rem // 1000:06d}"
+
+    def render(self, batch: Batch) -> str:
+        lines: list[str] = []
+        for ev in batch:
+            kind = type(ev)
+            if kind is Syscall:
+                self._syscall(ev, lines)                     # type: ignore[arg-type]
+            elif kind is Exit:
+                lines.append(f"{ev.tid} {exit_text(ev.exit_code)}")  # type: ignore[union-attr]
+            elif kind is Lost:
+                lines.append(f"+++ LOST {ev.count} events +++")  # type: ignore[union-attr]
+        return "\n".join(lines) + "\n" if lines else ""
+
+    def _syscall(self, ev: Syscall, lines: list[str]) -> None:
+        flags = ev.flags
+        compat = bool(flags & SC_COMPAT)
+        if self._compat.get(ev.tid, False) != compat:
+            if compat or ev.tid in self._compat:
+                bits = 32 if compat else 64
+                lines.append(f"[ Process PID={ev.tid} runs in {bits} bit mode. ]")
+            self._compat[ev.tid] = compat
+        lines.append(self.format_syscall(ev))
+
+    def format_syscall(self, ev: Syscall) -> str:
+        """One line, without the newline."""
+        d = ev.decoded if ev.decoded is not None else self.decoder.decode(ev)
+        flags = ev.flags
+        if flags & SC_RESUMED:
+            head = f"{ev.tid} ??:??:??.?????? " if self.timestamps else f"{ev.tid} "
+            return f"{head}<... {d.name} resumed>) = {d.ret}"
+        head = f"{ev.tid} {self._clock(ev.ts_ns)} " if self.timestamps else f"{ev.tid} "
+        args = ", ".join(d.args)
+        if flags & SC_UNFINISHED:
+            sep = ", " if args else ""
+            return f"{head}{d.name}({args}{sep} <unfinished ...>) = ?"
+        if flags & SC_NORETURN or not self.timestamps:
+            return f"{head}{d.name}({args}) = {d.ret}"
+        return f"{head}{d.name}({args}) = {d.ret} <{ev.duration_ns / 1e9:.6f}>"
+
+
+def make_sink(out: Any, ctx: SinkContext) -> StraceFormatter:
+    """``[output] format = "strace"`` (tracekit._stages registry).
+
+    Options (``ctx.options``): ``fd_paths`` (bool, strace -yy; default false),
+    ``string_limit`` (int, strace -s; default 32).
+    """
+    opts = ctx.options
+
+    def arg_count(name: str) -> int | None:
+        names = ctx.arg_names(name)
+        return None if names is None else len(names)
+
+    decoder = SyscallDecoder(fd_paths=bool(opts.get("fd_paths", False)),
+                             string_limit=int(opts.get("string_limit", DEFAULT_STRING_LIMIT)),
+                             arg_count=arg_count)
+    return StraceFormatter(out, decoder=decoder)

@@ -1,0 +1,115 @@
+"""The beautify stage: add ``Syscall.decoded`` (strace's text of each call) to every event.
+
+For each batch, in event order: a Syscall gets ``decoded = Decoded(name, args, ret)``
+(``msgspec.structs.replace``); an Exec forgets the process's fd table (close-on-exec fds
+vanish); an Exit with ``group_dead`` drops it. Other events pass unchanged. The stage
+never blocks: the only syscalls it makes are fd-cache misses (``readlink`` of
+``/proc/<tgid>/fd/<fd>``, a local read), only when fd paths are on.
+
+Stats counters: ``unknown_syscall_nr`` (records whose number no table names),
+``fd_cache_misses``.
+"""
+
+from __future__ import annotations
+
+import errno
+from collections.abc import Callable
+from pathlib import Path
+
+import msgspec
+
+from tracekit._config import BeautifyConfig
+from tracekit._decode import DEFAULT_STRING_LIMIT
+from tracekit._decode_args import SyscallDecoder
+from tracekit._errors import TracefsError
+from tracekit._events import Batch, Exec, Exit, Syscall
+from tracekit._fdcache import FdCache
+from tracekit._syscalls import SyscallTable
+from tracekit._tracefs import find_tracefs, syscall_args_of
+from tracekit.pipeline._stage import EventReceiver, EventSender, StageContext
+
+__all__ = ["Beautify", "from_config"]
+
+_replace = msgspec.structs.replace
+
+
+class Beautify:
+    """Decode every Syscall as strace prints it (module docstring).
+
+    Args:
+      decoder: the engine; default a :class:`~tracekit._decode_args.SyscallDecoder` with
+        fd paths on and tracefs argument counts for syscalls the argspec does not list.
+    """
+
+    name = "beautify"
+
+    def __init__(self, decoder: SyscallDecoder | None = None) -> None:
+        self.decoder = decoder if decoder is not None else SyscallDecoder(
+            fd_paths=True, arg_count=_tracefs_arg_count())
+
+    def beautify(self, batch: Batch) -> Batch:
+        """The batch with ``decoded`` set on each Syscall (a new list)."""
+        dec = self.decoder
+        decode, cache = dec.decode, dec.fdcache
+        out: Batch = []
+        append = out.append
+        for ev in batch:
+            kind = type(ev)
+            if kind is Syscall:
+                append(_replace(ev, decoded=decode(ev)))  # type: ignore[arg-type]
+                continue
+            if kind is Exec:
+                cache.forget_process(ev.tid)            # type: ignore[union-attr]
+            elif kind is Exit and ev.group_dead:        # type: ignore[union-attr]
+                cache.forget_process(ev.tgid)           # type: ignore[union-attr]
+            append(ev)
+        return out
+
+    async def run(self, ctx: StageContext, recv: EventReceiver, send: EventSender) -> None:
+        dec, stats = self.decoder, ctx.stats
+        async with recv, send:
+            async for batch in recv:
+                unknown, misses = dec.unknown_nr, dec.fdcache.misses
+                out = self.beautify(batch)
+                if dec.unknown_nr != unknown:
+                    stats.count("unknown_syscall_nr", dec.unknown_nr - unknown)
+                if dec.fdcache.misses != misses:
+                    stats.count("fd_cache_misses", dec.fdcache.misses - misses)
+                await send.send(out)
+
+
+def _tracefs_arg_count() -> Callable[[str], int | None]:
+    """syscall name -> argument count from tracefs formats, read on first use per name.
+
+    Without a mounted tracefs (a pure pipeline off a recording) the answer is None
+    (print 6 arguments); other tracefs errors propagate.
+    """
+    cache: dict[str, int | None] = {}
+    root: list[Path | None] = []
+
+    def count(name: str) -> int | None:
+        if name not in cache:
+            if not root:
+                try:
+                    root.append(find_tracefs(mount_if_missing=False))
+                except TracefsError as e:
+                    if e.errno != errno.ENOENT:
+                        raise
+                    root.append(None)
+            fields = None if root[0] is None else syscall_args_of(root[0], name)
+            cache[name] = None if fields is None else len(fields)
+        return cache[name]
+    return count
+
+
+def from_config(cfg: BeautifyConfig) -> Beautify:
+    """``[[stage]] kind = "beautify"`` (tracekit._stages registry).
+
+    Options read from ``cfg`` when the config has them: ``fd_paths`` (bool, default
+    true: strace -yy) and ``string_limit`` (strace -s, default 32).
+    """
+    decoder = SyscallDecoder(
+        SyscallTable(), fd_paths=getattr(cfg, "fd_paths", True), fdcache=FdCache(),
+        string_limit=getattr(cfg, "string_limit", DEFAULT_STRING_LIMIT),
+        arg_count=_tracefs_arg_count())
+    return Beautify(decoder)

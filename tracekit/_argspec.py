@@ -1,0 +1,203 @@
+"""Per syscall: which decoder each argument gets, and how the return value is printed.
+
+One line per syscall: ``name: kind kind ... -> ret``. Names are syscall table names of
+x86_64 and i386 (i386 calls such as ``mmap2`` and ``_llseek`` are listed too). A syscall
+not listed here prints each of its arguments (their number from tracefs) as strace prints
+undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit._decode_args``):
+
+====================  ==========================================================
+``d`` ``ld`` ``u``    int (32-bit signed), long (64-bit signed), unsigned decimal
+``x`` ``p``           hex (``0`` for 0); pointer (``NULL`` for 0)
+``fd`` ``dirfd``      an fd (``3</etc/passwd>`` with fd paths); dirfd: ``AT_FDCWD``
+``path`` ``str``      captured string (path: whole; str: cut at the string limit)
+``bufw`` ``bufr``     buffer whose length is the next arg (write: at entry) or the
+                      return value (read: shown when the call succeeded); ``bufrx``:
+                      the same, every byte as ``\\xNN`` (getrandom)
+``strr``              a string written by the call, length the return value (readlink)
+``argv`` ``envp``     execve's vectors: ``["ls", "-l"]``, ``0x7ffc... /* 23 vars */``
+``sockaddr``          struct sockaddr, length the next arg
+``timespec``          struct timespec
+``oflags`` ``omode``  open flags; the mode, printed only with O_CREAT or O_TMPFILE
+``mode`` ``fmode``    mode_t octal (``0644``); with file type (``S_IFREG|0644``)
+others                a table of ``tracekit._decode_flags`` (see ``_decode_args.KINDS``)
+``-``                 stop: the arguments after this one are not printed
+====================  ==========================================================
+
+Return kinds: ``d`` (decimal, the default), ``fd`` (decimal, and a new fd for the fd
+cache), ``x`` (hex: addresses, mmap/brk), ``mode`` (umask: octal).
+"""
+
+from __future__ import annotations
+
+__all__ = ["ARGSPEC", "ArgSpec"]
+
+ArgSpec = tuple[tuple[str, ...], str]
+
+_SPEC = """
+read: fd bufr u
+write: fd bufw u
+pread64: fd bufr u ld
+pwrite64: fd bufw u ld
+readv: fd p d
+writev: fd p d
+preadv: fd p d ld
+pwritev: fd p d ld
+open: path oflags omode -> fd
+openat: dirfd path oflags omode -> fd
+openat2: dirfd path p u -> fd
+creat: path mode -> fd
+close: fd
+close_range: u u x
+stat: path p
+lstat: path p
+fstat: fd p
+newfstatat: dirfd path p atflags
+fstatat64: dirfd path p atflags
+stat64: path p
+lstat64: path p
+fstat64: fd p
+statx: dirfd path statxflags statxmask p
+statfs: path p
+fstatfs: fd p
+access: path amode
+faccessat: dirfd path amode
+faccessat2: dirfd path amode faccessflags
+lseek: fd ld whence
+_llseek: fd u u p whence
+mmap: p u prot mmapflags fd x -> x
+mmap2: p u prot mmapflags fd x -> x
+mprotect: p u prot
+munmap: p u
+brk: p -> x
+madvise: p u madv
+mremap: p u u mremapflags p -> x
+msync: p u d
+mlock: p u
+munlock: p u
+rt_sigaction: sig p p u
+rt_sigprocmask: how p p u
+rt_sigreturn:
+sigreturn:
+ioctl: fd ioctl p
+dup: fd -> fd
+dup2: fd fd -> fd
+dup3: fd fd pipeflags -> fd
+pipe: p
+pipe2: p pipeflags
+socket: af socktype proto -> fd
+socketpair: af socktype proto p
+connect: fd sockaddr u
+bind: fd sockaddr u
+accept: fd p p -> fd
+accept4: fd p p sockflags -> fd
+listen: fd d
+shutdown: fd d
+getsockname: fd p p
+getpeername: fd p p
+sendto: fd bufw u x sockaddr u
+recvfrom: fd bufr u x p p
+sendmsg: fd p x
+recvmsg: fd p x
+setsockopt: fd d d p u
+getsockopt: fd d d p p
+clone: clone
+clone3: p u
+fork:
+vfork:
+execve: path argv envp
+execveat: dirfd path argv envp atflags
+exit: d
+exit_group: d
+wait4: d p waitopts p
+waitid: d d p waitopts p
+kill: d sig
+tkill: d sig
+tgkill: d d sig
+fcntl: fd fcntlcmd fcntlarg
+fcntl64: fd fcntlcmd fcntlarg
+chdir: path
+fchdir: fd
+getcwd: p u
+mkdir: path mode
+mkdirat: dirfd path mode
+rmdir: path
+unlink: path
+unlinkat: dirfd path unlinkflags
+rename: path path
+renameat: dirfd path dirfd path
+renameat2: dirfd path dirfd path renameflags
+readlink: path strr u
+readlinkat: dirfd path strr u
+symlink: path path
+symlinkat: path dirfd path
+link: path path
+linkat: dirfd path dirfd path atflags
+chmod: path mode
+fchmod: fd mode
+fchmodat: dirfd path mode
+chown: path d d
+lchown: path d d
+fchown: fd d d
+fchownat: dirfd path d d atflags
+umask: mode -> mode
+mknod: path fmode x
+mknodat: dirfd path fmode x
+getdents64: fd p u
+getdents: fd p u
+futex: futex
+set_tid_address: p
+set_robust_list: p u
+rseq: p x d x
+prlimit64: d rlimit p p
+getrlimit: rlimit p
+setrlimit: rlimit p
+arch_prctl: archprctl x
+prctl: prctl x x x x
+getrandom: bufrx u grnd
+fadvise64: fd ld ld fadv
+fadvise64_64: fd ld ld fadv
+nanosleep: timespec p
+clock_nanosleep: clockid d timespec p
+clock_gettime: clockid p
+clock_getres: clockid p
+epoll_ctl: fd epollop fd p
+epoll_wait: fd p d d
+epoll_pwait: fd p d d p u
+poll: p u d
+ppoll: p u timespec p u
+getxattr: path str p u
+lgetxattr: path str p u
+fgetxattr: fd str p u
+setxattr: path str p u x
+lsetxattr: path str p u x
+eventfd2: u pipeflags -> fd
+memfd_create: str x -> fd
+ftruncate: fd ld
+truncate: path ld
+fsync: fd
+fdatasync: fd
+flock: fd d
+sendfile: fd fd p u
+chroot: path
+umount2: path d
+setuid: d
+setgid: d
+setpgid: d d
+alarm: u
+unshare: clone3flags
+sched_getaffinity: d u p
+sched_setaffinity: d u p
+"""
+
+
+def _parse(spec: str) -> dict[str, ArgSpec]:
+    out: dict[str, ArgSpec] = {}
+    for line in spec.strip().splitlines():
+        name, _, rest = line.partition(":")
+        args, _, ret = rest.partition("->")
+        out[name.strip()] = (tuple(args.split()), ret.strip() or "d")
+    return out
+
+
+ARGSPEC: dict[str, ArgSpec] = _parse(_SPEC)
+"""syscall name -> (argument kinds, return kind)."""

@@ -1,0 +1,182 @@
+"""Values as strace prints them: strings, buffers, argv, sockaddr, timespec, return values.
+
+These take captured user memory (``Capture`` from ``tracekit._events``, read by the BPF
+program; layout in programs/syscalls.h) or raw register values, and return text. The
+per-syscall choice of decoder is in ``tracekit._argspec``; flag words are in
+``tracekit._decode_flags``; the engine that applies them is :class:`SyscallDecoder`.
+
+# Some facts about strace's quoting (strace 6.1, checked against its output here)
+
+- A string is printed in double quotes; ``"`` and ``\\`` are backslash-escaped; ``\\t \\n
+  \\v \\f \\r`` by name; other bytes outside 0x20..0x7e (so every byte >= 0x80 too, in the
+  C locale) in octal, as short as possible unless the next printed byte is an octal
+  digit, then three digits: ``"\\177ELF\\2\\1\\1\\3\\0\\0"``, ``"\\0001"``.
+- Buffers and strings other than paths stop after ``-s`` bytes (32 by default) and get
+  ``...`` after the closing quote when there was more; paths are printed whole.
+- getrandom's buffer is always printed as ``\\xNN``.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import struct
+
+from tracekit._beauty_tables import ADDRESS_FAMILIES
+from tracekit._events import CAPF_ARGV_TRUNC, CAPF_FAULT, CAPF_TRUNC, Capture
+from tracekit._syscalls import format_ret
+
+__all__ = [
+    "DEFAULT_STRING_LIMIT", "format_argv", "format_envp", "format_ret_errno", "format_sockaddr",
+    "format_timespec", "pointer", "quote", "signed",
+]
+
+DEFAULT_STRING_LIMIT = 32   # strace -s default
+
+_TABLE: list[str] = []
+for _b in range(256):
+    if _b == 0x22:
+        _TABLE.append('\\"')
+    elif _b == 0x5C:
+        _TABLE.append("\\\\")
+    elif 0x20 <= _b < 0x7F:
+        _TABLE.append(chr(_b))
+    else:
+        _TABLE.append({9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r"}.get(_b, ""))
+_NUL = b"\0"
+_OCTAL_DIGITS = frozenset(b"01234567")
+_PLAIN = bytes(b for b in range(0x20, 0x7F) if b not in (0x22, 0x5C))
+
+
+def quote(data: bytes, *, limit: int | None = None, more: bool = False,
+          force_hex: bool = False) -> str:
+    r"""Bytes as a strace string literal.
+
+    Args:
+      data: the bytes (a string without its NUL, or a buffer).
+      limit: print at most this many bytes; ``...`` follows when ``data`` is longer.
+      more: there was more than ``data`` (a capture cut at its cap): add ``...``.
+      force_hex: every byte as ``\xNN`` (getrandom).
+
+    Returns:
+      ``"abc"``, ``"\177ELF\2"...``.
+    """
+    if limit is not None and len(data) > limit:
+        data, more = data[:limit], True
+    tail = '"...' if more else '"'
+    if force_hex:
+        return '"' + "".join(f"\\x{b:02x}" for b in data) + tail
+    if not data.translate(None, _PLAIN):             # all printable: the common case
+        return '"' + data.decode("ascii") + tail
+    out = []
+    n = len(data)
+    for i, b in enumerate(data):
+        s = _TABLE[b]
+        if not s:
+            if i + 1 < n and data[i + 1] in _OCTAL_DIGITS:
+                s = f"\\{b:03o}"
+            else:
+                s = f"\\{b:o}"
+        out.append(s)
+    return '"' + "".join(out) + tail
+
+
+def pointer(v: int) -> str:
+    """An address: ``NULL`` for 0, else hex."""
+    return "NULL" if v == 0 else hex(v)
+
+
+def signed(v: int, bits: int = 64) -> int:
+    """A register value read as a signed integer of ``bits`` bits."""
+    v &= (1 << bits) - 1
+    return v - (1 << bits) if v >> (bits - 1) else v
+
+
+def cap_string(cap: Capture, *, limit: int | None = None) -> str:
+    """A captured C string (CAP_STR) or buffer (CAP_BUF), quoted; a FAULT is unreadable."""
+    return quote(cap.data, limit=limit, more=bool(cap.flags & CAPF_TRUNC))
+
+
+def format_argv(cap: Capture, *, limit: int | None = DEFAULT_STRING_LIMIT,
+                max_items: int | None = DEFAULT_STRING_LIMIT) -> str:
+    """execve's argv (CAP_ARGV): ``["ls", "-l"]``; empty strings and order kept.
+
+    A cut last element (no NUL) is quoted with ``...``; a cut array (ARGV_TRUNC, or more
+    than ``max_items``) ends with ``, ...``.
+    """
+    parts = cap.data.split(b"\0")
+    cut_last = parts[-1] != b""
+    items = parts if cut_last else parts[:-1]
+    more = bool(cap.flags & CAPF_ARGV_TRUNC)
+    if max_items is not None and len(items) > max_items:
+        items, more, cut_last = items[:max_items], True, False
+    out = [quote(a, limit=limit) for a in items]
+    if cut_last and out:
+        out[-1] = quote(items[-1], limit=limit, more=True)
+    if more:
+        out.append("...")
+    return "[" + ", ".join(out) + "]"
+
+
+def format_envp(v: int, cap: Capture | None) -> str:
+    """execve's envp as strace prints it by default: ``0x7ffc... /* 23 vars */``."""
+    if cap is None or cap.flags & CAPF_FAULT:
+        return pointer(v)
+    n = cap.data.count(b"\0") + (0 if cap.data.endswith(b"\0") or not cap.data else 1)
+    if cap.flags & CAPF_ARGV_TRUNC:
+        return f"{pointer(v)} /* {n}+ vars */"
+    return f"{pointer(v)} /* {n} vars */"
+
+
+def format_timespec(data: bytes) -> str | None:
+    """A struct timespec (16 bytes, two s64): ``{tv_sec=1, tv_nsec=0}``; None if short."""
+    if len(data) < 16:
+        return None
+    sec, nsec = struct.unpack_from("<qq", data)
+    return f"{{tv_sec={sec}, tv_nsec={nsec}}}"
+
+
+def _family(fam: int) -> str:
+    return ADDRESS_FAMILIES.get(fam, str(fam))
+
+
+def format_sockaddr(data: bytes) -> str:
+    """A struct sockaddr of ``len(data)`` bytes (addrlen) as strace prints it.
+
+    ``{sa_family=AF_INET, sin_port=htons(80), sin_addr=inet_addr("127.0.0.1")}``,
+    ``{sa_family=AF_UNIX, sun_path="/tmp/x"}`` (abstract names as ``@"x"``),
+    ``{sa_family=AF_INET6, sin6_port=htons(443), sin6_flowinfo=htonl(0),
+    inet_pton(AF_INET6, "::1", &sin6_addr), sin6_scope_id=0}``.
+    """
+    if len(data) < 2:
+        return quote(data)
+    fam = int.from_bytes(data[:2], "little")
+    name = _family(fam)
+    head = f"{{sa_family={name}"
+    if name == "AF_INET" and len(data) >= 8:
+        port = int.from_bytes(data[2:4], "big")
+        addr = ipaddress.IPv4Address(data[4:8])
+        return f'{head}, sin_port=htons({port}), sin_addr=inet_addr("{addr}")}}'
+    if name == "AF_INET6" and len(data) >= 24:
+        port = int.from_bytes(data[2:4], "big")
+        flow = int.from_bytes(data[4:8], "big")
+        addr = ipaddress.IPv6Address(data[8:24])
+        scope = int.from_bytes(data[24:28], "little") if len(data) >= 28 else 0
+        return (f"{head}, sin6_port=htons({port}), sin6_flowinfo=htonl({flow}), "
+                f'inet_pton(AF_INET6, "{addr}", &sin6_addr), sin6_scope_id={scope}}}')
+    if name == "AF_UNIX":
+        path = data[2:]
+        if not path:
+            return head + "}"
+        if path[0] == 0:                            # abstract socket name
+            return f"{head}, sun_path=@{quote(path[1:].split(_NUL, 1)[0])}}}"
+        return f"{head}, sun_path={quote(path.split(_NUL, 1)[0])}}}"
+    if name == "AF_NETLINK" and len(data) >= 12:
+        pid, groups = struct.unpack_from("<II", data, 4)
+        return f"{head}, nl_pid={pid}, nl_groups={groups:08x}}}"
+    return f"{head}, sa_data={quote(data[2:])}}}"
+
+
+def format_ret_errno(ret: int) -> str | None:
+    """``-1 ENOENT (No such file or directory)`` or ``? ERESTARTSYS (...)`` for
+    ``-4095 <= ret < 0``; None for a value that is not an error."""
+    return format_ret(ret) if -4095 <= ret < 0 else None

@@ -1,0 +1,412 @@
+"""The decoding engine: a Syscall record -> ``Decoded(name, args, ret)`` as strace prints it.
+
+:class:`SyscallDecoder` looks up, once per (syscall_nr, compat), the syscall's name and
+its argument decoders (``tracekit._argspec``), then applies them to each record. Strings,
+buffers and structs come from the record's captures (``Syscall.caps``); without a
+capture an argument that points to user memory prints as its address (``0x7ffd...``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tracekit import _beauty_tables as T, _decode_flags as F
+from tracekit._argspec import ARGSPEC
+from tracekit._decode import (
+    DEFAULT_STRING_LIMIT,
+    format_argv,
+    format_envp,
+    format_ret_errno,
+    format_sockaddr,
+    format_timespec,
+    pointer,
+    quote,
+    signed,
+)
+from tracekit._events import (
+    CAP_ARGV,
+    CAPF_FAULT,
+    CAPF_TRUNC,
+    SC_COMPAT,
+    SC_NORETURN,
+    SC_RESUMED,
+    SC_UNFINISHED,
+    Capture,
+    Decoded,
+    Syscall,
+)
+from tracekit._fdcache import FdCache
+from tracekit._syscalls import SyscallTable
+
+__all__ = ["KINDS", "SyscallDecoder"]
+
+Caps = dict[int, Capture]
+ArgFn = Callable[["SyscallDecoder", Syscall, int, Caps], "str | None"]
+_M32 = 0xFFFFFFFF
+_O_CREAT = next(v for v, n in T.OPEN_FLAGS if n == "O_CREAT")
+_O_TMPFILE = next(v for v, n in T.OPEN_FLAGS if n == "O_TMPFILE")
+_FCNTL = {n: v for v, n in T.FCNTL_CMDS.items()}
+_FCNTL_NOARG = frozenset(_FCNTL[n] for n in ("F_GETFD", "F_GETFL", "F_GETOWN", "F_GETSIG",
+                                             "F_GETLEASE", "F_GETPIPE_SZ", "F_GET_SEALS")
+                         if n in _FCNTL)
+_FCNTL_INT = frozenset(_FCNTL[n] for n in ("F_DUPFD", "F_DUPFD_CLOEXEC", "F_SETOWN",
+                                           "F_SETSIG", "F_SETPIPE_SZ", "F_SETLEASE",
+                                           "F_NOTIFY") if n in _FCNTL)
+_FCNTL_PTR = frozenset(_FCNTL[n] for n in ("F_GETLK", "F_SETLK", "F_SETLKW", "F_OFD_GETLK",
+                                           "F_OFD_SETLK", "F_OFD_SETLKW", "F_GETOWN_EX",
+                                           "F_SETOWN_EX") if n in _FCNTL)
+_FCNTL_DUP = frozenset(_FCNTL[n] for n in ("F_DUPFD", "F_DUPFD_CLOEXEC") if n in _FCNTL)
+_AF = {n: v for v, n in T.ADDRESS_FAMILIES.items()}
+_AF_INET, _AF_INET6, _AF_NETLINK = _AF["AF_INET"], _AF["AF_INET6"], _AF["AF_NETLINK"]
+_AT_FDCWD = F.AT_FDCWD
+
+
+def _hex0(v: int) -> str:
+    return hex(v) if v else "0"
+
+
+def _cap(caps: Caps, i: int) -> Capture | None:
+    cap = caps.get(i)
+    return None if cap is None or cap.flags & CAPF_FAULT else cap
+
+
+def k_d(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
+    return str(signed(ev.args[i], 32))
+
+
+def k_ld(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
+    return str(signed(ev.args[i], 32 if ev.flags & SC_COMPAT else 64))
+
+
+def k_u(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
+    return str(ev.args[i])
+
+
+def k_x(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
+    return _hex0(ev.args[i])
+
+
+def k_p(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
+    return pointer(ev.args[i])
+
+
+def k_fd(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
+    return d.fd_text(ev.tgid, signed(ev.args[i], 32))
+
+
+def k_dirfd(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
+    fd = signed(ev.args[i], 32)
+    return "AT_FDCWD" if fd == _AT_FDCWD else d.fd_text(ev.tgid, fd)
+
+
+def k_path(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
+    cap = _cap(caps, i)
+    if cap is None:
+        return pointer(ev.args[i])
+    return quote(cap.data, more=bool(cap.flags & CAPF_TRUNC))
+
+
+def k_str(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
+    cap = _cap(caps, i)
+    if cap is None:
+        return pointer(ev.args[i])
+    return quote(cap.data, limit=d.string_limit, more=bool(cap.flags & CAPF_TRUNC))
+
+
+def k_bufw(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
+    cap = _cap(caps, i)
+    if cap is None:
+        return pointer(ev.args[i])
+    data = cap.data[:ev.args[i + 1]] if i + 1 < 6 else cap.data
+    return quote(data, limit=d.string_limit, more=bool(cap.flags & CAPF_TRUNC))
+
+
+def _bufr(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps, force_hex: bool) -> str:
+    cap = _cap(caps, i)
+    if cap is None or ev.ret < 0 or ev.flags & (SC_UNFINISHED | SC_NORETURN):
+        return pointer(ev.args[i])
+    data = cap.data[:ev.ret]
+    more = bool(cap.flags & CAPF_TRUNC) and len(data) < ev.ret
+    return quote(data, limit=d.string_limit, more=more, force_hex=force_hex)
+
+
+def k_bufr(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
+    return _bufr(d, ev, i, caps, False)
+
+
+def k_bufrx(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
+    return _bufr(d, ev, i, caps, True)
+
+
+def k_argv(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
+    cap = _cap(caps, i)
+    if cap is None or cap.kind != CAP_ARGV:
+        return pointer(ev.args[i])
+    return format_argv(cap, limit=d.string_limit, max_items=d.string_limit)
+
+
+def k_envp(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
+    return format_envp(ev.args[i], _cap(caps, i))
+
+
+def k_sockaddr(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
+    cap = _cap(caps, i)
+    return pointer(ev.args[i]) if cap is None else format_sockaddr(cap.data)
+
+
+def k_timespec(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
+    cap = _cap(caps, i)
+    text = None if cap is None else format_timespec(cap.data)
+    return pointer(ev.args[i]) if text is None else text
+
+
+def k_omode(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str | None:
+    if ev.args[i - 1] & (_O_CREAT | _O_TMPFILE):
+        return F.mode_octal(ev.args[i])
+    return None
+
+
+def k_fcntlarg(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str | None:
+    cmd, v = ev.args[i - 1] & _M32, ev.args[i]
+    if cmd in _FCNTL_NOARG:
+        return None
+    if cmd in _FCNTL_INT:
+        return str(signed(v, 32))
+    if cmd in _FCNTL_PTR:
+        return pointer(v)
+    name = T.FCNTL_CMDS.get(cmd)
+    if name == "F_SETFD":
+        return F.fd_flags(v & _M32)
+    if name == "F_SETFL":
+        return F.open_flags(v & _M32)
+    return _hex0(v)
+
+
+def k_proto(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
+    fam, v = ev.args[0] & 0xFFFF, ev.args[i] & _M32
+    if fam in (_AF_INET, _AF_INET6):
+        return F.enum(T.IP_PROTOCOLS, v)
+    if fam == _AF_NETLINK:
+        return F.enum(T.NETLINK_PROTOCOLS, v)
+    return str(signed(v, 32))
+
+
+def _flags32(fn: Callable[[int], str]) -> ArgFn:
+    def k(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
+        return fn(ev.args[i] & _M32)
+    return k
+
+
+def _enum32(table: dict[int, str]) -> ArgFn:
+    def k(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
+        return F.enum(table, ev.args[i])
+    return k
+
+
+def _clone(d: SyscallDecoder, ev: Syscall, caps: Caps) -> list[str]:
+    """clone(2), x86_64 argument order (flags, stack, parent_tid, child_tid, tls), printed
+    as strace: ``child_stack=NULL, flags=CLONE_...|SIGCHLD, child_tidptr=0x...``."""
+    flags, stack, ptid, ctid, tls = ev.args[:5]
+    out = [f"child_stack={pointer(stack)}", f"flags={F.clone_flags(flags)}"]
+    names = {n: v for v, n in T.CLONE_FLAGS}
+    if flags & names["CLONE_PARENT_SETTID"]:
+        out.append(f"parent_tid={pointer(ptid)}")
+    if flags & names["CLONE_SETTLS"]:
+        out.append(f"tls={pointer(tls)}")
+    if flags & (names["CLONE_CHILD_SETTID"] | names["CLONE_CHILD_CLEARTID"]):
+        out.append(f"child_tidptr={pointer(ctid)}")
+    return out
+
+
+_FUTEX = {n: v for v, n in T.FUTEX_CMDS.items()}
+
+
+def _futex(d: SyscallDecoder, ev: Syscall, caps: Caps) -> list[str]:
+    """futex(2): as many arguments as the op uses (strace prints FUTEX_WAKE with 3)."""
+    uaddr, op, val, timeout, uaddr2, val3 = ev.args
+    out = [pointer(uaddr), F.futex_op(op), str(signed(val, 32))]
+    cmd = F.futex_cmd(op)
+    if cmd in (_FUTEX["FUTEX_WAIT"], _FUTEX["FUTEX_LOCK_PI"], _FUTEX.get("FUTEX_LOCK_PI2")):
+        out.append(k_timespec(d, ev, 3, caps))
+    elif cmd == _FUTEX["FUTEX_WAIT_BITSET"]:
+        out += [k_timespec(d, ev, 3, caps), "FUTEX_BITSET_MATCH_ANY" if val3 & _M32 == _M32
+                else hex(val3 & _M32)]
+    elif cmd == _FUTEX["FUTEX_WAKE_BITSET"]:
+        out += [pointer(timeout), pointer(uaddr2), "FUTEX_BITSET_MATCH_ANY"
+                if val3 & _M32 == _M32 else hex(val3 & _M32)]
+    elif cmd == _FUTEX["FUTEX_WAKE"] or cmd == _FUTEX["FUTEX_UNLOCK_PI"]:
+        pass
+    else:
+        out += [_hex0(timeout), pointer(uaddr2), _hex0(val3)]
+    return out
+
+
+KINDS: dict[str, ArgFn] = {
+    "d": k_d, "ld": k_ld, "u": k_u, "x": k_x, "p": k_p, "fd": k_fd, "dirfd": k_dirfd,
+    "path": k_path, "str": k_str, "strr": k_bufr, "bufw": k_bufw, "bufr": k_bufr,
+    "bufrx": k_bufrx, "argv": k_argv, "envp": k_envp, "sockaddr": k_sockaddr,
+    "timespec": k_timespec, "omode": k_omode, "fcntlarg": k_fcntlarg, "proto": k_proto,
+    "oflags": _flags32(F.open_flags), "mode": _flags32(F.mode_octal),
+    "fmode": _flags32(F.file_mode), "atflags": _flags32(F.at_flags),
+    "statxflags": _flags32(F.statx_flags), "statxmask": _flags32(F.statx_mask),
+    "faccessflags": _flags32(F.faccessat_flags), "unlinkflags": _flags32(F.unlinkat_flags),
+    "renameflags": _flags32(F.rename_flags), "pipeflags": _flags32(F.pipe_flags),
+    "sockflags": _flags32(F.sock_flags), "prot": _flags32(F.prot),
+    "mmapflags": _flags32(F.mmap_flags), "mremapflags": _flags32(F.mremap_flags),
+    "madv": _enum32(T.MADV_ADVICE), "sig": _flags32(lambda v: F.signal_name(signed(v, 32))),
+    "how": _enum32(T.SIGPROCMASK_HOW), "amode": _flags32(F.access_mode),
+    "whence": _enum32(T.SEEK_WHENCE), "ioctl": _flags32(F.ioctl_request),
+    "fcntlcmd": _flags32(F.fcntl_cmd), "af": _enum32(T.ADDRESS_FAMILIES),
+    "socktype": _flags32(F.sock_type), "waitopts": _flags32(F.wait_options),
+    "rlimit": _enum32(T.RLIMIT_RESOURCES), "archprctl": _enum32(T.ARCH_PRCTL_OPTIONS),
+    "prctl": _enum32(T.PRCTL_OPTIONS), "grnd": _flags32(F.grnd_flags),
+    "fadv": _enum32(T.FADVISE_ADVICE), "epollop": _enum32(T.EPOLL_CTL_OPS),
+    "clockid": _enum32(T.CLOCK_IDS),
+    "clone3flags": lambda d, ev, i, caps: F.clone3_flags(ev.args[i]),
+}
+SPECIAL: dict[str, Callable[[SyscallDecoder, Syscall, Caps], list[str]]] = {
+    "clone": _clone, "futex": _futex,
+}
+# Calls that return a new fd: the fd cache learns (or forgets) it.
+_OPENS = frozenset({"open", "openat", "creat", "openat2"})
+
+
+class _Call:
+    __slots__ = ("name", "fns", "special", "ret", "generic")
+
+    def __init__(self, name: str, fns: tuple[ArgFn, ...], special: object, ret: str,
+                 generic: int) -> None:
+        self.name, self.fns, self.special, self.ret, self.generic = (
+            name, fns, special, ret, generic)
+
+
+class SyscallDecoder:
+    """Decodes Syscall records as strace prints them.
+
+    Args:
+      table: the native syscall table (default: this machine's).
+      compat_table: the i386 table for SC_COMPAT records (default: i386 on x86_64).
+      arg_count: syscall name -> number of arguments (tracefs), for syscalls that
+        ``tracekit._argspec`` does not list; default 6.
+      fd_paths: print fds as ``3</etc/passwd>`` (strace -yy), read through ``fdcache``.
+      fdcache: the fd cache (default: a new one on /proc).
+      string_limit: strace -s: bytes of strings and buffers shown (paths are whole).
+
+    Attributes:
+      unknown_nr: records whose syscall_nr no table names.
+    """
+
+    def __init__(self, table: SyscallTable | None = None,
+                 compat_table: SyscallTable | None = None, *,
+                 arg_count: Callable[[str], int | None] | None = None,
+                 fd_paths: bool = False, fdcache: FdCache | None = None,
+                 string_limit: int = DEFAULT_STRING_LIMIT) -> None:
+        self.table = table or SyscallTable()
+        if compat_table is None and self.table.arch == "x86_64":
+            compat_table = SyscallTable("i386")
+        self.compat_table = compat_table
+        self.arg_count = arg_count
+        self.fd_paths = fd_paths
+        self.fdcache = fdcache if fdcache is not None else FdCache()
+        self.string_limit = string_limit
+        self.unknown_nr = 0
+        self._calls: dict[tuple[int, bool], _Call] = {}
+
+    def call(self, nr: int, compat: bool) -> _Call:
+        key = (nr, compat)
+        got = self._calls.get(key)
+        if got is not None:
+            return got
+        table = self.compat_table if compat else self.table
+        name = table.name(nr) if table is not None else f"syscall_{nr}"
+        spec = ARGSPEC.get(name)
+        generic = 0
+        if spec is None:
+            kinds: tuple[str, ...] = ()
+            ret = "d"
+            n = self.arg_count(name) if self.arg_count is not None else None
+            generic = 6 if n is None else n
+        else:
+            kinds, ret = spec
+        special = SPECIAL.get(kinds[0]) if len(kinds) == 1 else None
+        fns = () if special else tuple(KINDS[k] for k in kinds)
+        got = self._calls[key] = _Call(name, fns, special, ret, generic)
+        return got
+
+    def fd_text(self, tgid: int, fd: int) -> str:
+        """``3`` or, with fd paths, ``3</etc/passwd>``."""
+        if self.fd_paths and fd >= 0:
+            target = self.fdcache.get(tgid, fd)
+            if target is not None:
+                text = target if target.isprintable() else quote(
+                    target.encode("utf-8", "surrogateescape"))[1:-1]
+                return f"{fd}<{text}>"
+        return str(fd)
+
+    def decode(self, ev: Syscall) -> Decoded:
+        """The record as strace prints it (see the module docstring)."""
+        flags = ev.flags
+        call = self.call(ev.syscall_nr, bool(flags & SC_COMPAT))
+        if call.name.startswith("syscall_"):
+            self.unknown_nr += 1
+        if flags & SC_RESUMED:
+            args: list[str] = []
+        else:
+            caps = {c.arg: c for c in ev.caps} if ev.caps else {}
+            if call.special is not None:
+                args = call.special(self, ev, caps)  # type: ignore[operator]
+            elif call.generic:
+                args = [_hex0(v) for v in ev.args[:call.generic]]
+            else:
+                args = []
+                for i, fn in enumerate(call.fns):
+                    text = fn(self, ev, i, caps)
+                    if text is None:
+                        break
+                    args.append(text)
+        if self.fd_paths:
+            self.update_fds(ev, call.name)   # before the return value: openat's new fd
+        return Decoded(call.name, tuple(args), self.ret_text(ev, call.ret))
+
+    def ret_text(self, ev: Syscall, kind: str) -> str:
+        if ev.flags & (SC_NORETURN | SC_UNFINISHED):
+            return "?"
+        ret = ev.ret
+        err = format_ret_errno(ret)
+        if err is not None:
+            return err
+        if kind == "x":
+            return _hex0(ret & ((1 << 64) - 1))
+        if kind == "fd":
+            return self.fd_text(ev.tgid, ret)
+        if kind == "mode":
+            return F.mode_octal(ret)
+        return str(ret)
+
+    def update_fds(self, ev: Syscall, name: str) -> None:
+        """Keep the fd cache true after ``ev`` (:meth:`decode` calls it when fd paths
+        are on, after the arguments and before the return value)."""
+        cache, tgid, ret = self.fdcache, ev.tgid, ev.ret
+        if ev.flags & (SC_UNFINISHED | SC_NORETURN | SC_RESUMED):
+            return          # the arguments or the result are unknown
+        if name == "close":
+            cache.forget(tgid, signed(ev.args[0], 32))
+        elif ret < 0:
+            return
+        elif name in _OPENS:
+            cap = next((c for c in ev.caps if c.arg == (0 if name in ("open", "creat") else 1)),
+                       None)
+            if (cap is not None and not cap.flags & (CAPF_TRUNC | CAPF_FAULT)
+                    and cap.data.startswith(b"/")):
+                cache.set(tgid, ret, cap.data.decode("utf-8", "surrogateescape"))
+            else:
+                cache.forget(tgid, ret)
+        elif name in ("dup2", "dup3"):
+            cache.dup(tgid, signed(ev.args[0], 32), signed(ev.args[1], 32))
+        elif name == "dup" or (name in ("fcntl", "fcntl64")
+                               and ev.args[1] & _M32 in _FCNTL_DUP):
+            cache.dup(tgid, signed(ev.args[0], 32), ret)
+        elif name in ("close_range", "execve", "execveat"):
+            cache.forget_process(tgid)
+        elif self.call(ev.syscall_nr, bool(ev.flags & SC_COMPAT)).ret == "fd":
+            cache.forget(tgid, ret)

@@ -1,0 +1,231 @@
+"""Flag words and constants as strace prints them, from the generated header tables.
+
+A flag word is printed as its value fields first (a field is a group of bits holding a
+number: open's access mode, mmap's map type, clone's exit signal), then the named bits in
+table order, then any bits left over as one hex number: ``O_RDONLY|O_CLOEXEC|0x40000000``.
+Unknown bits are never dropped. A word with nothing to name prints as ``0`` (or the
+field's name for 0 when the field has one: ``O_RDONLY``, ``PROT_NONE``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from tracekit import _beauty_tables as T
+
+__all__ = [
+    "FlagSet", "access_mode", "at_flags", "clone_flags", "enum", "fcntl_cmd", "file_mode",
+    "futex_op", "ioctl_request", "mmap_flags", "mode_octal", "open_flags", "prot",
+    "signal_name", "sock_type", "statx_flags",
+]
+
+_U64 = (1 << 64) - 1
+
+
+class FlagSet:
+    """A flag word: optional value fields, then bits in print order.
+
+    Args:
+      bits: ``((value, name), ...)`` in print order; a name matches when all its bits are
+        set (multi-bit names such as O_SYNC come before their parts).
+      fields: ``((mask, {value: name}), ...)`` printed first; a field value with no name
+        is printed in hex.
+      zero: what a word of 0 prints as when no field names it (strace: ``0``).
+    """
+
+    __slots__ = ("bits", "fields", "zero", "_cache")
+
+    def __init__(self, bits: tuple[tuple[int, str], ...],
+                 fields: tuple[tuple[int, Mapping[int, str]], ...] = (),
+                 zero: str = "0") -> None:
+        self.bits = bits
+        self.fields = fields
+        self.zero = zero
+        self._cache: dict[int, str] = {}
+
+    def __call__(self, value: int) -> str:
+        got = self._cache.get(value)
+        if got is None:
+            got = self._format(value & _U64)
+            if len(self._cache) < 4096:
+                self._cache[value] = got
+        return got
+
+    def _format(self, v: int) -> str:
+        parts = []
+        for mask, names in self.fields:
+            fv = v & mask
+            name = names.get(fv)
+            parts.append(name if name is not None else hex(fv))
+            v &= ~mask
+        for bit, name in self.bits:
+            if v & bit == bit:
+                parts.append(name)
+                v &= ~bit
+        if v:
+            parts.append(hex(v))
+        return "|".join(parts) or self.zero
+
+
+def enum(table: Mapping[int, str], value: int, *, bits: int = 32, hex_unknown: bool = False
+         ) -> str:
+    """A value from a ``{value: name}`` table; unknown values as a number.
+
+    Args:
+      bits: the C type's width; the value is read as a signed number of that width.
+      hex_unknown: print unknown values in hex (strace does for ioctl requests, hex masks).
+    """
+    v = value & ((1 << bits) - 1)
+    name = table.get(v)
+    if name is not None:
+        return name
+    if hex_unknown:
+        return hex(v)
+    if v >= 1 << (bits - 1):
+        v -= 1 << bits
+    name = table.get(v)
+    return name if name is not None else str(v)
+
+
+_ACCMODE = {**T.OPEN_ACCMODE, 3: "O_ACCMODE"}
+open_flags = FlagSet(T.OPEN_FLAGS, ((3, _ACCMODE),))
+"""open/openat flags: the access mode is a value of O_ACCMODE (O_RDONLY is 0)."""
+pipe_flags = FlagSet(T.OPEN_FLAGS)
+"""pipe2/dup3/eventfd2-style flags: O_* bits without an access mode; 0 is ``0``."""
+at_flags = FlagSet(T.AT_FLAGS)
+
+
+def _const(table: Mapping[int, str], name: str) -> int:
+    return next(v for v, n in table.items() if n == name)
+
+
+AT_FDCWD = _const(T.AT_CONSTS, "AT_FDCWD")
+statx_flags = FlagSet(T.AT_FLAGS, ((_const(T.AT_CONSTS, "AT_STATX_SYNC_TYPE"),
+                                    T.AT_STATX_SYNC),))
+"""statx flags: AT_STATX_SYNC_TYPE is a field (AT_STATX_SYNC_AS_STAT is 0), then AT_* bits."""
+unlinkat_flags = FlagSet(((_const(T.AT_REMOVEDIR, "AT_REMOVEDIR"), "AT_REMOVEDIR"),))
+faccessat_flags = FlagSet(((_const(T.AT_CONSTS, "AT_EACCESS"), "AT_EACCESS"), *T.AT_FLAGS))
+statx_mask = FlagSet(T.STATX_MASK)
+prot = FlagSet(T.PROT_FLAGS, zero="PROT_NONE")
+_MAP_HUGE_SHIFT, _MAP_HUGE_MASK = 26, 0x3F
+_MAP_HUGE_BITS = _MAP_HUGE_MASK << _MAP_HUGE_SHIFT
+_map_rest = FlagSet(T.MAP_FLAGS)
+madvise_advice = T.MADV_ADVICE
+access_bits = FlagSet(T.ACCESS_MODES)
+wait_options = FlagSet(T.WAIT_OPTIONS)
+grnd_flags = FlagSet(T.GRND_FLAGS)
+rename_flags = FlagSet(T.RENAME_FLAGS)
+mremap_flags = FlagSet(T.MREMAP_FLAGS)
+fd_flags = FlagSet(T.FD_FLAGS)
+sa_flags = FlagSet(T.SA_FLAGS)
+sock_flags = _sock_flags = FlagSet(T.SOCK_FLAGS)
+# clone(2)'s low byte is the exit signal (CSIGNAL), so CLONE_NEWTIME (0x80, clone3 only)
+# cannot be a clone() flag; clone3 has exit_signal as a field of its own.
+_CSIGNAL = 0xFF
+_clone_bits = FlagSet(tuple(p for p in T.CLONE_FLAGS if not p[0] & _CSIGNAL))
+clone3_flags = FlagSet(T.CLONE_FLAGS)
+
+
+def signal_name(sig: int) -> str:
+    """``9`` -> ``SIGKILL``; real-time signals as strace: ``SIGRTMIN``, ``SIGRT_1``..."""
+    name = T.SIGNALS.get(sig)
+    if name is not None:
+        return name
+    if 32 <= sig <= 64:
+        return "SIGRTMIN" if sig == 32 else f"SIGRT_{sig - 32}"
+    return str(sig)
+
+
+def access_mode(v: int) -> str:
+    """access/faccessat mode: ``F_OK`` for 0, else ``R_OK|W_OK``."""
+    v &= 0xFFFFFFFF
+    return "F_OK" if v == 0 else access_bits(v)
+
+
+def mmap_flags(v: int) -> str:
+    """mmap flags: map type (``MAP_SHARED_VALIDATE`` is a value of MAP_TYPE), the bits,
+    then the huge page size encoded in bits 26..31 (``MAP_HUGE_2MB``)."""
+    v &= 0xFFFFFFFF
+    mtype = v & 0xF
+    parts = [T.MAP_TYPES.get(mtype) or hex(mtype)]
+    huge = v & _MAP_HUGE_BITS
+    rest = v & ~0xF & ~_MAP_HUGE_BITS
+    if rest:
+        parts.append(_map_rest(rest))
+    if huge:
+        name = T.MAP_HUGE.get(huge)
+        parts.append(name if name else f"{huge >> _MAP_HUGE_SHIFT}<<MAP_HUGE_SHIFT")
+    return "|".join(parts)
+
+
+def clone_flags(v: int) -> str:
+    """clone(2) flags: the bits, then the exit signal of the low byte (``CLONE_FILES|SIGCHLD``)."""
+    sig = v & _CSIGNAL
+    rest = v & ~_CSIGNAL & _U64
+    parts = [_clone_bits(rest)] if rest else []
+    if sig:
+        parts.append(signal_name(sig))
+    return "|".join(parts) or "0"
+
+
+def sock_type(v: int) -> str:
+    """socket(2) type: the type value, then SOCK_CLOEXEC, SOCK_NONBLOCK."""
+    v &= 0xFFFFFFFF
+    t = v & 0xF
+    rest = v & ~0xF
+    parts = [T.SOCK_TYPES.get(t) or hex(t)]
+    if rest:
+        parts.append(_sock_flags(rest))
+    return "|".join(parts)
+
+
+def mode_octal(v: int) -> str:
+    """A mode_t as strace's ``%#03o``: ``0644``, ``000``, ``022``."""
+    v &= 0xFFFFFFFF
+    return f"0{v:02o}" if v else "000"
+
+
+def file_mode(v: int) -> str:
+    """A mode_t with its file type (mknod): ``S_IFREG|0644``, ``S_IFCHR|S_ISUID|0600``."""
+    v &= 0xFFFFFFFF
+    parts = []
+    ftype = v & 0o170000
+    if ftype:
+        parts.append(T.S_IFMT.get(ftype) or f"{ftype:#o}")
+    for bit, name in reversed(T.S_MODE_BITS):   # S_ISUID, S_ISGID, S_ISVTX
+        if v & bit:
+            parts.append(name)
+    parts.append(mode_octal(v & 0o777))
+    return "|".join(parts)
+
+
+_FUTEX_PRIVATE = _const(T.FUTEX_CONSTS, "FUTEX_PRIVATE_FLAG")
+_FUTEX_CLOCK_RT = _const(T.FUTEX_CONSTS, "FUTEX_CLOCK_REALTIME")
+
+
+def futex_cmd(v: int) -> int:
+    """The command of a futex op word, without the PRIVATE and CLOCK_REALTIME bits."""
+    return v & ~(_FUTEX_PRIVATE | _FUTEX_CLOCK_RT) & 0xFFFFFFFF
+
+
+def futex_op(v: int) -> str:
+    """``FUTEX_WAKE_PRIVATE``, ``FUTEX_WAIT_BITSET_PRIVATE|FUTEX_CLOCK_REALTIME``."""
+    v &= 0xFFFFFFFF
+    cmd = futex_cmd(v)
+    name = T.FUTEX_CMDS.get(cmd)
+    if name is None:
+        return hex(v)
+    if v & _FUTEX_PRIVATE:
+        name += "_PRIVATE"
+    if v & _FUTEX_CLOCK_RT:
+        name += "|FUTEX_CLOCK_REALTIME"
+    return name
+
+
+def ioctl_request(v: int) -> str:
+    """An ioctl request name (``TCGETS``, ``FIONREAD``); unknown ones in hex."""
+    return enum(T.IOCTLS, v, hex_unknown=True)
+
+
+def fcntl_cmd(v: int) -> str:
+    return enum(T.FCNTL_CMDS, v)

@@ -1,0 +1,118 @@
+"""What each traced process's file descriptors refer to, for strace -yy style output.
+
+Per process (tgid, init pid namespace): fd -> target, where target is what
+``readlink(/proc/<tgid>/fd/<fd>)`` gives (``/etc/passwd``, ``pipe:[12345]``,
+``socket:[6789]``, ``anon_inode:[eventfd]``) or a path the beautify stage learned from
+the syscall that returned the fd (openat's captured path). A miss reads /proc once; a
+miss that finds nothing (the fd is closed, the process gone) is cached as unknown too,
+so a hot loop on a bad fd costs one readlink, not one per event.
+
+Invalidation (each is a call the beautify stage makes from the event stream)::
+
+    close(fd)            -> forget that fd           close_range   -> forget the process
+    dup2/dup3(old, new)  -> new = old's target        exec          -> forget the process
+    a call returns fd N  -> set N (path known) or forget N (read /proc on the next use)
+    exit (group_dead)    -> drop the process
+
+# Some facts about /proc/<tgid>/fd
+
+The link is read when the event is decoded, not when the syscall ran: the process may
+have closed or reused the fd in between (the cache is updated in event order, so only
+fds never seen opened or closed by traced calls are read late). ENOENT/ESRCH mean the
+fd or the process is gone: the answer is "unknown", not an error. EACCES/EPERM happen
+even as root for processes the ptrace access mode check refuses (another user namespace,
+a container without CAP_SYS_PTRACE): also "unknown".
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+
+from tracekit._errors import TracefsError
+
+__all__ = ["FdCache"]
+
+# The fd or the process is gone, or (EACCES: a process in another user namespace or
+# under a stricter ptrace policy) its links cannot be read: "unknown", counted as a miss.
+_UNKNOWN = frozenset({errno.ENOENT, errno.ESRCH, errno.ENOTDIR, errno.EACCES, errno.EPERM})
+
+
+class FdCache:
+    """fd -> target per tgid, filled from /proc on a miss.
+
+    Args:
+      proc: the procfs root (tests pass a fake tree).
+      max_processes: processes kept; when more are seen, the whole cache is dropped
+        (a cheap bound; entries are refilled from /proc on demand).
+
+    Attributes:
+      misses: lookups that read /proc.
+      hits: lookups answered from the cache.
+    """
+
+    __slots__ = ("proc", "max_processes", "misses", "hits", "_tables")
+
+    def __init__(self, proc: str = "/proc", *, max_processes: int = 65536) -> None:
+        self.proc = proc
+        self.max_processes = max_processes
+        self.misses = 0
+        self.hits = 0
+        self._tables: dict[int, dict[int, str | None]] = {}
+
+    def get(self, tgid: int, fd: int) -> str | None:
+        """The target of ``fd`` in process ``tgid``, or None when unknown.
+
+        Raises:
+          TracefsError: /proc could not be read for a reason other than the fd or the
+            process being gone.
+        """
+        table = self._tables.get(tgid)
+        if table is None:
+            if len(self._tables) >= self.max_processes:
+                self._tables.clear()
+            table = self._tables[tgid] = {}
+        elif fd in table:
+            self.hits += 1
+            return table[fd]
+        self.misses += 1
+        path = f"{self.proc}/{tgid}/fd/{fd}"
+        try:
+            target: str | None = os.readlink(path)
+        except OSError as e:
+            if e.errno not in _UNKNOWN:
+                raise TracefsError(path, e.errno, "readlink of an fd link") from e
+            target = None
+        table[fd] = target
+        return target
+
+    def set(self, tgid: int, fd: int, target: str) -> None:
+        """Record that ``fd`` now refers to ``target`` (an open that returned it)."""
+        table = self._tables.get(tgid)
+        if table is None:
+            table = self._tables[tgid] = {}
+        table[fd] = target
+
+    def forget(self, tgid: int, fd: int) -> None:
+        """Drop one entry (close; an fd returned by a call whose target is not known)."""
+        table = self._tables.get(tgid)
+        if table is not None:
+            table.pop(fd, None)
+
+    def dup(self, tgid: int, old: int, new: int) -> None:
+        """``new`` refers to what ``old`` does (dup2/dup3/F_DUPFD), if that is cached."""
+        table = self._tables.get(tgid)
+        if table is None:
+            return
+        target = table.get(old)
+        if target is None:
+            table.pop(new, None)
+        else:
+            table[new] = target
+
+    def forget_process(self, tgid: int) -> None:
+        """Drop a process's table (exec, close_range, exit of the thread group)."""
+        self._tables.pop(tgid, None)
+
+    def __len__(self) -> int:
+        return sum(map(len, self._tables.values()))
