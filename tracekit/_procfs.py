@@ -158,6 +158,31 @@ class ProcFS:
                         state=fields[0], start_time_ticks=ticks,
                         start_time_ns=ticks * 1_000_000_000 // CLK_TCK)
 
+    def start_state(self, tid: int) -> tuple[int, str] | None:
+        """Start time and state of ``tid`` from ``/proc/<tid>/stat`` alone (one file read).
+
+        The cheap identity check of eviction and re-enumeration: ``(tid, start time)``
+        names a task across pid reuse (kernel rule 5).
+
+        Returns:
+          ``(start_time_ticks, state)``: stat field 22 (clock ticks after boot, the
+          kernel's ``task->start_boottime`` divided by ``NSEC_PER_SEC / CLK_TCK``) and
+          field 3 (one letter; ``Z``/``X`` is a task that has exited); None if the task
+          is gone (ENOENT/ESRCH).
+
+        Raises:
+          TracefsError: another read error, or a malformed line (EINVAL).
+        """
+        path = self.root / str(tid) / "stat"
+        text = self._read(path)
+        if text is None:
+            return None
+        _, sep, tail = text.rpartition(")")
+        fields = tail.split()
+        if not sep or len(fields) < 20:
+            raise TracefsError(str(path), errno.EINVAL, f"malformed stat line {text[:80]!r}")
+        return int(fields[22 - 3]), fields[0]
+
     def tgid_of(self, tid: int) -> int | None:
         """The thread group of ``tid`` (status ``Tgid:``), or None if it is gone."""
         status = self._read(self.root / str(tid) / "status")

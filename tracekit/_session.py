@@ -7,6 +7,10 @@ Start-up order (kernel rules 2 and 4)::
       ├─ command:  fork (held) ─ pids[child] = PENDING_EXEC ─ attach ─ release ─ exec
       ├─ pid/tid:  /proc threads ─ pids[...] ─ attach ─ /proc again (threads, descendants)
       └─ system-wide: attach (the BPF side skips tracekit's own tgid)
+
+Both /proc passes are :func:`tracekit.pipeline.reenumerate.reenumerate` (rule 4). A full
+pids map is not fatal (rule 6): what fits is inserted and the rest counted in
+``not_added``; a target that exits during start-up is logged and stepped over (rule 7).
 """
 
 from __future__ import annotations
@@ -16,7 +20,6 @@ import logging
 import os
 import platform
 import struct
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -35,6 +38,7 @@ from tracekit._object import BpfObject, Link
 from tracekit._procfs import ProcFS
 from tracekit._ringbuf import RingBuf
 from tracekit._spawn import HeldCommand
+from tracekit.pipeline.reenumerate import reenumerate
 
 log = logging.getLogger("tracekit.session")
 
@@ -95,7 +99,9 @@ class Session:
       ringbuf: the consumer of the ``events`` map.
       command: the workload when the target is a command, else None.
       target_tgids: processes named by the target (for the end-of-session check).
-      not_added: tasks that did not fit in the pids map at start-up (rule 6).
+      not_added_tids: tids userspace could not insert because the pids map was full
+        (rule 6); a tid leaves the set once it is inserted later (reconcile).
+      gone_targets: target ids that exited during start-up (rule 7).
     """
 
     def __init__(self, opts: SessionOptions) -> None:
@@ -107,18 +113,37 @@ class Session:
         self.command: HeldCommand | None = None
         self.procfs = ProcFS()
         self.target_tgids: list[int] = []
-        self.not_added = 0
+        self.not_added_tids: set[int] = set()
+        self.gone_targets: list[int] = []
         self.self_tgid = os.getpid()
 
+    @property
+    def not_added(self) -> int:
+        """How many tasks userspace could not insert: the pids map was full (rule 6)."""
+        return len(self.not_added_tids)
+
     # -- maps ---------------------------------------------------------------------------
+
+    @property
+    def pids_map(self) -> Any:
+        """The ``pids`` map (tracekit._object.Map): u32 tid -> ``struct tk_pid_info``."""
+        if self.obj is None:
+            raise TracekitError("the session is not loaded: no pids map")
+        return self.obj.maps["pids"]
+
+    def pid_entries(self) -> dict[int, tuple[int, int, int]]:
+        """The pids map now: ``{tid: (start_time_ns, tgid, flags)}`` (``PID_INFO`` layout)."""
+        return {struct.unpack("<I", k)[0]: PID_INFO.unpack(v)
+                for k, v in self.pids_map.items()}
 
     def add_task(self, tid: int, tgid: int, *, start_time_ns: int = 0, flags: int = 0,
                  only_new: bool = False) -> bool:
         """Insert ``tid`` into the pids map.
 
         Returns:
-          True when inserted; False when the map is full (counted in ``not_added``,
-          rule 6) or, with ``only_new``, when the tid was already there.
+          True when inserted; False when the map is full (the tid joins
+          ``not_added_tids``, rule 6) or, with ``only_new``, when the tid was already
+          there.
 
         Raises:
           MapError: any other failure (ENOMEM is fatal, rule 7).
@@ -132,9 +157,10 @@ class Session:
             if e.errno == errno.EEXIST and only_new:
                 return False
             if e.errno == errno.E2BIG:
-                self.not_added += 1
+                self.not_added_tids.add(tid)
                 return False
             raise
+        self.not_added_tids.discard(tid)
         return True
 
     def traced_tids(self) -> list[int]:
@@ -178,38 +204,18 @@ class Session:
         ev = obj.maps["events"]
         self.ringbuf = RingBuf(ev.fd, ev.max_entries, name="events")
 
-    def _add_process_tree(self, tgids: Iterable[int], *, only_new: bool) -> int:
-        """Add every thread of each process and, when following forks, of every descendant.
+    def _reenumerate(self, *, only_new: bool) -> int:
+        """One /proc pass over the pid/tid target (rule 4); returns the number of tids added.
 
-        A process that is gone (ENOENT from /proc) is logged and stepped over (rule 7).
-        Returns the number of tids added.
+        Targets that are gone are logged once and stepped over (rule 7).
         """
-        added = 0
-        for tgid in tgids:
-            tids = (self.procfs.descendants(tgid) if self.opts.follow_forks
-                    else self.procfs.threads(tgid))
-            for tid in tids:
-                st = self.procfs.stat(tid)
-                if st is None:
-                    continue
-                if self.add_task(tid, st.tgid, start_time_ns=st.start_time_ns,
-                                 only_new=only_new):
-                    added += 1
-        return added
-
-    def _add_tids(self, tids: Iterable[int], *, only_new: bool) -> int:
-        added = 0
-        for tid in tids:
-            st = self.procfs.stat(tid)
-            if st is None:
-                continue
-            if self.add_task(tid, st.tgid, start_time_ns=st.start_time_ns, only_new=only_new):
-                added += 1
-            if self.opts.follow_forks and only_new:
-                # descendants that appeared while attaching (rule 4)
-                for child in self.procfs.children(tid):
-                    added += self._add_process_tree([child], only_new=True)
-        return added
+        res = reenumerate(self, only_new=only_new)
+        for t in res.gone_targets:
+            if t not in self.gone_targets:
+                self.gone_targets.append(t)
+                log.warning("target %s %d exited during start-up; going on without it",
+                            "pid" if self.opts.pids else "tid", t)
+        return len(res.added)
 
     def _check_targets(self) -> None:
         o = self.opts
@@ -236,16 +242,14 @@ class Session:
                 self.add_task(self.command.pid, self.command.pid, flags=PID_PENDING_EXEC)
             elif o.pids:
                 self.target_tgids = list(o.pids)
-                self._add_process_tree(o.pids, only_new=False)
+                self._reenumerate(only_new=False)
             elif o.tids:
                 self.target_tgids = sorted({self.procfs.tgid_of(t) or t for t in o.tids})
-                self._add_tids(o.tids, only_new=False)
+                self._reenumerate(only_new=False)
             self.links = self.obj.attach_all()
             # Rule 4: what was created while we attached is found by reading /proc again.
-            if o.pids:
-                self._add_process_tree(o.pids, only_new=True)
-            elif o.tids:
-                self._add_tids(o.tids, only_new=True)
+            if o.pids or o.tids:
+                self._reenumerate(only_new=True)
             if self.not_added:
                 log.warning("pids map full: %d tasks could not be traced (pids_max_entries=%d)",
                             self.not_added, o.pids_max_entries)
@@ -256,13 +260,23 @@ class Session:
             raise
 
     def targets_alive(self) -> bool:
-        """Whether any target process still exists (a command: until it is reaped)."""
+        """Whether anything is left to trace (a command: until it is reaped).
+
+        A pid/tid target is alive while one of its processes is (a zombie is not: its
+        parent may never reap it) or while a key of the pids map names a live task (the
+        threads of a group whose leader has exited, descendants). The walk over the map
+        stops at the first live key, so it usually reads one ``/proc/<tid>/stat``.
+        """
         if self.command is not None:
             return self.command.returncode is None
         if self.opts.system_wide:
             return True
-        return any(self.procfs.exists(t) for t in self.target_tgids) or bool(
-            self.obj is not None and self.obj.maps["pids"].get_next_key(None) is not None)
+        if any(_alive(self.procfs, t) for t in self.target_tgids):
+            return True
+        if self.obj is None or self.obj.maps["pids"].fd < 0:
+            return False
+        return any(_alive(self.procfs, struct.unpack("<I", k)[0])
+                   for k in self.obj.maps["pids"].keys())
 
     def close(self) -> None:
         """Detach, unmap and close every fd (idempotent). An unreleased command exits 127."""
@@ -276,6 +290,11 @@ class Session:
             self.obj.close()
         if self.command is not None:
             self.command.close()
+
+
+def _alive(procfs: ProcFS, tid: int) -> bool:
+    st = procfs.start_state(tid)
+    return st is not None and st[1] not in ("Z", "X")
 
 
 class open_session:  # noqa: N801 - trio's open_* naming for a thing to close

@@ -1,0 +1,480 @@
+"""Following tasks exactly (issue 6, kernel rules 3 to 7), on the real kernel.
+
+Each test starts ``workloads/follow_tasks.c`` (compiled here with gcc), traces it with the
+library (Session + RingBufferSource + Pipeline) or the CLI, and checks by tid against
+what the workload reports: every task reports ``task <role> <tid> <k>`` after a marker
+syscall ``close(1000000 + k)``, so a task is traced exactly when that call is in the
+trace under that tid.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import shutil
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from tracekit._errors import TargetError
+from tracekit._events import Event, Exec, Exit, Fork, Syscall
+from tracekit._procfs import CLK_TCK, ProcFS
+from tracekit._session import Session, SessionOptions
+from tracekit._source import RingBufferSource
+from tracekit._syscalls import SyscallTable
+from tracekit.pipeline import Pipeline, PipelineResult, StageContext
+from tracekit.pipeline.evict import Evict
+from tracekit.pipeline.reenumerate import Reenumerate, Reenumerated
+
+from ._run import WORKLOADS, read_events, run_tracekit, write_pipeline
+
+pytestmark = pytest.mark.kernel
+NR_CLOSE = SyscallTable().nr("close")
+MARK = 1_000_000
+NS_PER_TICK = 1_000_000_000 // CLK_TCK
+
+
+@pytest.fixture(scope="module")
+def exe(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """follow_tasks.c compiled with gcc."""
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        pytest.skip("gcc is not installed: cannot build tests/kernel/workloads/follow_tasks.c")
+    out = tmp_path_factory.mktemp("follow") / "follow_tasks"
+    subprocess.run([gcc, "-O1", "-Wall", "-Werror", "-pthread", "-o", str(out),
+                    str(WORKLOADS / "follow_tasks.c")], check=True, capture_output=True)
+    return out
+
+
+class Workload:
+    """A running follow_tasks process and the lines it printed (see its header)."""
+
+    def __init__(self, exe: Path, *args: object) -> None:
+        self.proc = subprocess.Popen([str(exe), *map(str, args)], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True, bufsize=1)
+        self.lines: list[str] = []
+        self.pid = int(self.expect("pid ").split()[1])
+
+    def expect(self, prefix: str, timeout: float = 20.0) -> str:
+        """Read lines until one starts with ``prefix``; return it."""
+        assert self.proc.stdout is not None
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise AssertionError(f"workload ended before {prefix!r}: {self.lines}")
+            line = line.strip()
+            self.lines.append(line)
+            if line.startswith("error"):
+                raise AssertionError(f"workload: {line}")
+            if line.startswith(prefix):
+                return line
+        raise AssertionError(f"no {prefix!r} within {timeout} s: {self.lines}")
+
+    def send(self, line: str) -> None:
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(line + "\n")
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            pass
+
+    def tasks(self) -> dict[int, tuple[str, int]]:
+        """``{tid: (role, k)}`` of every ``task`` line so far."""
+        out = {}
+        for line in self.lines:
+            if line.startswith("task "):
+                _, role, tid, k = line.split()
+                out[int(tid)] = (role, int(k))
+        return out
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        for f in (self.proc.stdin, self.proc.stdout):
+            if f is not None:
+                f.close()
+
+
+@pytest.fixture
+def workloads() -> Any:
+    started: list[Workload] = []
+
+    def start(exe: Path, *args: object) -> Workload:
+        w = Workload(exe, *args)
+        started.append(w)
+        return w
+
+    yield start
+    for w in started:
+        w.close()
+
+
+class Collect:
+    """A sink that keeps every event."""
+
+    name = "collect"
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+
+    async def run(self, ctx: StageContext, recv: Any) -> None:
+        async with recv:
+            async for batch in recv:
+                self.events.extend(batch)
+
+
+def marks(events: list[Any]) -> dict[int, set[int]]:
+    """``{tid: {k, ...}}`` of the marker calls close(1000000 + k) in the trace."""
+    out: dict[int, set[int]] = {}
+    for e in events:
+        if isinstance(e, Syscall) and e.syscall_nr == NR_CLOSE and \
+                MARK <= e.args[0] < 2 * MARK:
+            out.setdefault(e.tid, set()).add(e.args[0] - MARK)
+    return out
+
+
+async def trace(opts: SessionOptions, drive: Callable[[Session], None], *,
+                stages: list[Any] | None = None, timeout: float = 60.0
+                ) -> tuple[Session, list[Any], PipelineResult]:
+    """Start a session, run the pipeline while ``drive(session)`` runs in a thread (it
+    talks to the workload), end when the targets are gone; return the events."""
+    sink = Collect()
+    with trio.fail_after(timeout):
+        session = Session(opts)
+        await session.start()
+        try:
+            pipeline = Pipeline(RingBufferSource(session, poll_interval_s=0.02),
+                                stages or [], [sink], session=session)
+            results: list[PipelineResult] = []
+
+            async def run() -> None:
+                results.append(await pipeline.run())
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(run)
+                await trio.to_thread.run_sync(drive, session)
+        finally:
+            session.close()
+    return session, sink.events, results[0]
+
+
+def go_done_end(w: Workload, *, before_end: Callable[[Session], None] | None = None
+                ) -> Callable[[Session], None]:
+    def drive(session: Session) -> None:
+        w.expect("spawned")
+        w.send("go")
+        w.expect("done")
+        if before_end is not None:
+            before_end(session)
+        w.send("end")
+        w.proc.wait(timeout=20)
+    return drive
+
+
+# -- workloads 1 and 2: tasks created while tracekit attaches --------------------------------
+
+async def test_threads_and_children_created_while_attaching(exe: Path, workloads: Any) -> None:
+    # 50 threads and 20 children, one of each every 10 ms: creation spans the whole start-up.
+    w = workloads(exe, "spawn", 50, 20, 1, 10_000)
+    session, events, _ = await trace(SessionOptions(pids=[w.pid]), go_done_end(w))
+    reported = w.tasks()
+    assert len(reported) == 1 + 50 + 20
+    got = marks(events)
+    missing = {tid: rk for tid, rk in reported.items() if rk[1] not in got.get(tid, set())}
+    assert not missing, f"{len(missing)} tasks not traced: {sorted(missing.items())[:10]}"
+    # nothing but the workload's own tasks
+    assert set(got) == set(reported)
+
+
+async def test_grandchildren_5_deep_started_just_before_attach(exe: Path, workloads: Any
+                                                               ) -> None:
+    w = workloads(exe, "spawn", 0, 3, 5, 0)
+    session, events, _ = await trace(SessionOptions(pids=[w.pid]), go_done_end(w))
+    reported = w.tasks()
+    assert sorted(k for _, k in reported.values()) == [0, *range(1000, 1005),
+                                                       *range(2000, 2005), *range(3000, 3005)]
+    got = marks(events)
+    assert {tid: {k} for tid, (_, k) in reported.items()} == got
+
+
+# -- workload 3: exec by a non-leader thread --------------------------------------------
+
+async def test_non_leader_exec_continues_under_tgid(exe: Path, workloads: Any) -> None:
+    w = workloads(exe, "exec")
+    seen: dict[str, Any] = {}
+
+    def before_end(session: Session) -> None:
+        seen["map"] = session.pid_entries()
+
+    session, events, _ = await trace(SessionOptions(pids=[w.pid]),
+                                     go_done_end(w, before_end=before_end))
+    reported = w.tasks()
+    (old_tid,) = [t for t, (role, _) in reported.items() if role == "thread"]
+    assert reported[w.pid] == ("exec", 2)
+    got = marks(events)
+    assert got.get(old_tid) == {1}
+    assert got.get(w.pid) == {2}            # traced on, under the new tid (== tgid)
+    execs = [e for e in events if isinstance(e, Exec)]
+    assert [(e.tid, e.old_tid) for e in execs] == [(w.pid, old_tid)]
+    # while the exec'd image runs: the old key is gone, the new one is there
+    assert old_tid not in seen["map"]
+    assert seen["map"][w.pid][1] == w.pid
+
+
+# -- workload 4: vfork + exec; a thread created by an untraced sibling ------------------
+
+async def test_vfork_exec_is_traced(exe: Path, workloads: Any) -> None:
+    w = workloads(exe, "vfork")
+    session, events, _ = await trace(SessionOptions(pids=[w.pid]), go_done_end(w))
+    reported = w.tasks()
+    (child,) = [t for t, (role, _) in reported.items() if role == "exec"]
+    got = marks(events)
+    assert got == {w.pid: {0}, child: {1}}
+    forks = [e for e in events if isinstance(e, Fork)]
+    assert [(e.parent_tid, e.child_tid) for e in forks] == [(w.pid, child)]
+    assert [e.tid for e in events if isinstance(e, Exec)] == [child]
+
+
+async def test_thread_of_untraced_sibling_is_not_traced(exe: Path, workloads: Any) -> None:
+    w = workloads(exe, "sibling")
+    a, b = map(int, w.expect("tids ").split()[1:])
+    session, events, _ = await trace(SessionOptions(tids=[a]), go_done_end(w))
+    reported = w.tasks()
+    leaf_a = next(t for t, rk in reported.items() if rk == ("leaf", 11))
+    leaf_b = next(t for t, rk in reported.items() if rk == ("leaf", 12))
+    got = marks(events)
+    # A and the thread A created are traced; B and B's thread are not; nor is main.
+    assert got == {a: {1}, leaf_a: {11}}
+    assert b not in got and leaf_b not in got
+    assert {e.tid for e in events if isinstance(e, Syscall)} <= {a, leaf_a}
+
+
+# -- workload 5: the group leader exits, the others go on ------------------------------------
+
+async def test_leader_exit_other_threads_still_traced(exe: Path, workloads: Any) -> None:
+    w = workloads(exe, "leader_exit", 4)
+
+    def drive(session: Session) -> None:
+        w.expect("spawned")
+        w.send("go")
+        for _ in range(4):
+            w.expect("task ")
+        w.proc.wait(timeout=20)
+
+    session, events, _ = await trace(SessionOptions(pids=[w.pid]), drive)
+    reported = w.tasks()
+    assert len(reported) == 4
+    got = marks(events)
+    assert got == {tid: {k} for tid, (_, k) in reported.items()}
+    leader_exit = next(e for e in events if isinstance(e, Exit) and e.tid == w.pid)
+    assert not leader_exit.group_dead
+    marker_ts = [e.ts_ns for e in events if isinstance(e, Syscall) and e.tid in reported
+                 and e.syscall_nr == NR_CLOSE and e.args[0] >= MARK]
+    assert min(marker_ts) > leader_exit.ts_ns   # each marker came after the leader was gone
+
+
+# -- workload 6: 1,000 short-lived children ----------------------------------------------
+
+async def test_thousand_children_balanced_and_no_leak(exe: Path, workloads: Any) -> None:
+    n = 1000
+    w = workloads(exe, "churn", n)
+    seen: dict[str, Any] = {}
+
+    def before_end(session: Session) -> None:
+        seen["map"] = session.pid_entries()
+
+    session, events, _ = await trace(SessionOptions(pids=[w.pid]),
+                                     go_done_end(w, before_end=before_end))
+    forks = {e.child_tid for e in events if isinstance(e, Fork) and e.parent_tid == w.pid}
+    exits = {e.tid for e in events if isinstance(e, Exit)}
+    children_marks = {e.tid: e.args[0] for e in events if isinstance(e, Syscall)
+                      and e.syscall_nr == NR_CLOSE and 2 * MARK <= e.args[0] < 3 * MARK}
+    assert len(forks) == n
+    assert forks <= exits                    # every fork has its exit
+    assert set(children_marks) == forks      # each child traced
+    assert sorted(children_marks.values()) == [2 * MARK + i for i in range(n)]
+    # before the workload ended, the map held exactly the live task: no leak
+    assert set(seen["map"]) == {w.pid}
+    assert session.not_added == 0
+
+
+# -- workload 7: pid reuse --------------------------------------------------------------
+
+async def test_reused_pid_is_not_traced(exe: Path, workloads: Any) -> None:
+    target = workloads(exe, "threads", 1)
+    procfs = ProcFS()
+    session = Session(SessionOptions(pids=[target.pid]))
+    await session.start()
+    try:
+        # The race of rule 5, forced: userspace reads a task's start time from /proc,
+        # the task dies (BPF has no key to delete), then userspace inserts it.
+        victim = subprocess.Popen(["sleep", "30"])
+        ticks, _ = procfs.start_state(victim.pid) or (0, "")
+        victim.kill()
+        victim.wait()
+        assert session.add_task(victim.pid, victim.pid, start_time_ns=ticks * NS_PER_TICK)
+        # An unrelated process gets the same pid (clone3 set_tid in the init namespace).
+        other = workloads(exe, "setpid", victim.pid)
+        line = other.expect("child ")
+        assert int(line.split()[1]) == victim.pid
+        assert victim.pid in session.pid_entries()      # the hazard is real: stale key
+        sink = Collect()
+        evict = Evict()
+        pipeline = Pipeline(RingBufferSource(session, poll_interval_s=0.02), [evict], [sink],
+                            session=session)
+
+        def drive(_: Session) -> None:
+            deadline = time.monotonic() + 10
+            while evict.last is None and time.monotonic() < deadline:
+                time.sleep(0.01)
+            other.send("go")
+            other.expect("done")
+            target.expect("spawned")
+            target.send("go")
+            target.expect("done")
+            target.send("end")
+            target.proc.wait(timeout=20)
+
+        with trio.fail_after(60):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(pipeline.run)
+                await trio.to_thread.run_sync(drive, session)
+    finally:
+        session.close()
+    assert evict.last is not None
+    stats = pipeline.stats["evict"].counters
+    assert stats["evicted_reused"] >= 1
+    got = marks(sink.events)
+    assert victim.pid not in got                  # the unrelated process was not traced
+    assert got == {target.pid: {0}}
+
+
+# -- workload 8: a pids map smaller than the target -----------------------------------------
+
+async def test_small_pids_map_traces_what_fits(exe: Path, workloads: Any,
+                                               caplog: pytest.LogCaptureFixture) -> None:
+    w = workloads(exe, "threads", 40)
+    w.expect("spawned")
+    seen: dict[str, Any] = {}
+
+    def drive(session: Session) -> None:
+        seen["map"] = session.pid_entries()
+        w.send("go")
+        w.expect("done")
+        w.send("end")
+        w.proc.wait(timeout=20)
+
+    with caplog.at_level(logging.WARNING, logger="tracekit.session"):
+        session, events, _ = await trace(SessionOptions(pids=[w.pid], pids_max_entries=16),
+                                         drive)
+    assert len(seen["map"]) == 16
+    assert session.not_added == 40 - 16
+    warnings = [r.getMessage() for r in caplog.records if "pids map full" in r.getMessage()]
+    assert warnings == [f"pids map full: {40 - 16} tasks could not be traced "
+                        "(pids_max_entries=16)"]
+    got = marks(events)
+    # exactly the tasks that fit are traced, each completely
+    assert set(got) == set(seen["map"])
+    assert all(got[t] == {w.tasks()[t][1]} for t in got)
+
+
+# -- workload 9 and rule 7: targets that are gone -------------------------------------------
+
+async def test_target_exiting_during_startup_ends_cleanly(exe: Path, workloads: Any) -> None:
+    # It marks every ms for 250 ms and exits: about when start-up (~0.3 s) attaches.
+    w = workloads(exe, "exiting", 250)
+    session, events, result = await trace(SessionOptions(pids=[w.pid]),
+                                          lambda s: w.proc.wait(20), timeout=30)
+    calls = [e for e in events if isinstance(e, Syscall)]
+    assert {e.tgid for e in calls} <= {w.pid}
+    assert all(e.ret == -errno.EBADF for e in calls if e.syscall_nr == NR_CLOSE
+               and e.args[0] == MARK + 1)
+    # Either BPF saw it exit (it was traced), or start-up found it gone and said so.
+    saw_exit = any(isinstance(e, Exit) and e.tid == w.pid for e in events)
+    assert saw_exit or session.gone_targets == [w.pid]
+    assert not result.aborted
+
+
+def test_target_exiting_during_startup_cli(exe: Path, workloads: Any, tmp_path: Path) -> None:
+    w = workloads(exe, "exiting", 150)
+    cfg = write_pipeline(tmp_path, """
+        [target]
+        command = ["true"]
+        [output]
+        format = "jsonl"
+    """)
+    out = tmp_path / "out.jsonl"
+    r = run_tracekit(["run", str(cfg), "-p", str(w.pid), "-o", str(out)], timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert {e.tgid for e in read_events(out) if isinstance(e, Syscall)} <= {w.pid}
+
+
+async def test_missing_target_pid_is_a_clear_error() -> None:
+    p = subprocess.Popen(["true"])
+    p.wait()
+    with pytest.raises(TargetError, match=rf"no such pid: {p.pid}\b"):
+        await Session(SessionOptions(pids=[p.pid])).start()
+
+
+# -- start-up /proc cost for a 64-thread target (rule 4: one task dir read per group) -------
+
+async def test_startup_proc_reads_64_threads(exe: Path, workloads: Any) -> None:
+    w = workloads(exe, "threads", 64)
+    w.expect("spawned")
+    session = Session(SessionOptions(pids=[w.pid]))
+    await session.start()
+    try:
+        st = session.procfs.stats
+        assert len(session.traced_tids()) == 64
+        # Two passes (before and after attach), each: 1 listing of /proc/<tgid>/task
+        # (64 entries) and 64 children files; stat only for tids not yet in the map
+        # (64 in pass 1, 0 in pass 2).
+        assert (st.dir_reads, st.entries_read, st.files_read) == (2, 128, 64 + 64 + 64)
+    finally:
+        session.close()
+        w.send("go")
+        w.send("end")
+
+
+# -- the reenumerate stage ------------------------------------------------------------------
+
+async def test_reenumerate_stage_adds_and_reports(exe: Path, workloads: Any) -> None:
+    w = workloads(exe, "threads", 8)
+    w.expect("spawned")
+    stage = Reenumerate()
+
+    def drive(session: Session) -> None:
+        w.send("go")
+        w.expect("done")
+        w.send("end")
+        w.proc.wait(timeout=20)
+
+    # Remove two keys after start-up, as if their inserts had been lost: the stage puts
+    # them back and says so.
+    session = Session(SessionOptions(pids=[w.pid]))
+    await session.start()
+    tids = sorted(session.traced_tids())[-2:]
+    for t in tids:
+        assert session.pids_map.delete_elem(t.to_bytes(4, "little"))
+    sink = Collect()
+    try:
+        pipeline = Pipeline(RingBufferSource(session, poll_interval_s=0.02), [stage], [sink],
+                            session=session)
+        with trio.fail_after(60):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(pipeline.run)
+                await trio.to_thread.run_sync(drive, session)
+    finally:
+        session.close()
+    rec = [e for e in sink.events if isinstance(e, Reenumerated)]
+    assert len(rec) == 1 and sorted(rec[0].added) == tids
+    assert pipeline.stats["reenumerate"].counters["added"] == 2
+    assert set(marks(sink.events)) == set(w.tasks())
+
