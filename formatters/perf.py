@@ -23,6 +23,9 @@ shortened here)::
   too (perf hides zeros). When ``arg_names`` gives None: ``arg0`` .. ``arg5``.
 - `` = `` starts at column 70 of the part after ``comm/tid `` or one space after a longer
   call: perf's ``args_alignment`` default (tools/perf/builtin-trace.c, ``trace__sys_exit``).
+- With a beautify stage (``ev.decoded`` set), argument values and the return value are
+  its strace text after each ``name: `` (``openat(dfd: AT_FDCWD, filename: "/etc/passwd",
+  flags: O_RDONLY|O_CLOEXEC) = 3``); arguments the call does not use are not printed.
 - ret: decimal; an error is ``-1 ENOENT (No such file or directory)``; NORETURN (exit,
   exit_group) ``?``; UNFINISHED (the task died inside the call) ``? <unfinished>``.
 - Fork, Exec and Exit print nothing (``perf trace`` prints no lifecycle lines either);
@@ -115,17 +118,32 @@ class PerfFormatter(TextSink):
                 head = f"{ms:10.3f} ({_NO_DURATION}): {comm}/{ev.tid} "
             else:
                 head = f"{ms:10.3f} ({ev.duration_ns / 1e6:6.3f} ms): {comm}/{ev.tid} "
-            args = ", ".join([n + (str(v) if v < 10 else hex(v))
-                              for n, v in zip(names, ev.args, strict=False)])
+            dec = ev.decoded
+            if dec is None:
+                args = ", ".join([n + (str(v) if v < 10 else hex(v))
+                                  for n, v in zip(names, ev.args, strict=False)])
+            else:
+                args = self._decoded_args(names, dec.args)
             body = f"{call}({args}"
         pad = " " * max(_ALIGN - len(body) - 1, 1)
         return f"{head}{body}){pad}= {self._ret(ev)}"
+
+    @staticmethod
+    def _decoded_args(names: tuple[str, ...], args: tuple[str, ...]) -> str:
+        """``name: value`` pairs from a beautify stage's text; values that name themselves
+        (clone's ``flags=...``) or have no tracefs name are printed as they are."""
+        if len(args) > len(names):
+            return ", ".join(args)
+        return ", ".join([a if "=" in a[:16] and a[:1].isalpha() else n + a
+                          for n, a in zip(names, args, strict=False)])
 
     def _ret(self, ev: Syscall) -> str:
         if ev.flags & SC_NORETURN:
             return "?"
         if ev.flags & SC_UNFINISHED:
             return "? <unfinished>"
+        if ev.decoded is not None and self.errno_text is None:
+            return ev.decoded.ret
         if self.errno_text is not None and -4095 <= ev.ret < 0:
             return f"-1 {self.errno_text(-ev.ret)}"
         return format_ret(ev.ret)

@@ -8,7 +8,7 @@ Line shapes::
     1234 10:00:01.000100 read(0, 0x7ffd1000, 832) = 5 <0.200000>
     1234 10:00:02.000000 exit_group(0) = ?
     1234 +++ exited with 0 +++
-    1235 10:00:02.100000 read(0,  <unfinished ...>) = ?
+    1235 10:00:02.100000 read(0, 0x7ffd1000, 832 <unfinished ...>) = ?
     1235 +++ killed by SIGKILL +++
     1236 ??:??:??.?????? <... read resumed>) = 5
     [ Process PID=1237 runs in 32 bit mode. ]
@@ -137,8 +137,7 @@ class StraceFormatter(TextSink):
         head = f"{ev.tid} {self._clock(ev.ts_ns)} " if self.timestamps else f"{ev.tid} "
         args = ", ".join(d.args)
         if flags & SC_UNFINISHED:
-            sep = ", " if args else ""
-            return f"{head}{d.name}({args}{sep} <unfinished ...>) = ?"
+            return f"{head}{d.name}({args} <unfinished ...>) = ?"
         if flags & SC_NORETURN or not self.timestamps:
             return f"{head}{d.name}({args}) = {d.ret}"
         return f"{head}{d.name}({args}) = {d.ret} <{ev.duration_ns / 1e9:.6f}>"

@@ -104,6 +104,21 @@ clone: clone
 clone3: p u
 fork:
 vfork:
+getpid:
+getppid:
+gettid:
+getuid:
+geteuid:
+getgid:
+getegid:
+getpgrp:
+setsid:
+sched_yield:
+pause:
+sync:
+munlockall:
+inotify_init:
+restart_syscall:
 execve: path argv envp
 execveat: dirfd path argv envp atflags
 exit: d

@@ -1,0 +1,231 @@
+"""Decoders from hand-made records and captures: strings, buffers, argv, sockaddr,
+timespec, return values, restart codes, i386 numbers, arguments a call does not have."""
+
+from __future__ import annotations
+
+import os
+import socket
+import struct
+
+import pytest
+
+from tracekit._decode import format_argv, format_sockaddr, format_timespec, quote
+from tracekit._decode_args import SyscallDecoder
+from tracekit._events import (
+    CAP_ARGV,
+    CAP_BUF,
+    CAP_STR,
+    CAP_STRUCT,
+    CAPF_ARGV_TRUNC,
+    CAPF_AT_EXIT,
+    CAPF_FAULT,
+    CAPF_TRUNC,
+    SC_COMPAT,
+    SC_NORETURN,
+    SC_RESUMED,
+    SC_UNFINISHED,
+    Capture,
+    Syscall,
+)
+from tracekit._fdcache import FdCache
+from tracekit._syscalls import SyscallTable
+
+X64 = SyscallTable("x86_64")
+I386 = SyscallTable("i386")
+AT_FDCWD = 2**64 - 100
+
+
+def nr(name: str, table: SyscallTable = X64) -> int:
+    got = table.nr(name)
+    assert got is not None, name
+    return got
+
+
+def sc(name: str, args: tuple[int, ...] = (), ret: int = 0, *, caps: tuple[Capture, ...] = (),
+       flags: int = 0, table: SyscallTable = X64, tgid: int = 4242) -> Syscall:
+    return Syscall(ts_ns=1, duration_ns=1, tid=tgid, tgid=tgid, cpu=0,
+                   syscall_nr=nr(name, table), args=(*args, *(0,) * (6 - len(args))),
+                   ret=ret, comm="t", flags=flags, caps=caps)
+
+
+@pytest.fixture
+def dec(tmp_path: os.PathLike[str]) -> SyscallDecoder:
+    # an empty fake /proc: every fd lookup is a miss that finds nothing
+    return SyscallDecoder(X64, I386, fd_paths=True, fdcache=FdCache(str(tmp_path)))
+
+
+@pytest.mark.parametrize(("data", "text"), [
+    (b"/etc/passwd", '"/etc/passwd"'),
+    (b"a\"b\\c", r'"a\"b\\c"'),
+    (b"\t\n\r\v\f", r'"\t\n\r\v\f"'),
+    (b"\x1b[31m", r'"\33[31m"'),
+    (b"\x00\x01", r'"\0\1"'),
+    (b"\x001", r'"\0001"'),                     # next byte an octal digit: three digits
+    (b"\x008", r'"\08"'),                       # 8 is not an octal digit
+    (b"\xc3\xa9", r'"\303\251"'),               # bytes >= 0x80 in octal (C locale)
+    (b"\x7fELF\x02\x01\x01\x03\x00\x00", r'"\177ELF\2\1\1\3\0\0"'),
+])
+def test_quote_as_strace(data: bytes, text: str) -> None:
+    assert quote(data) == text
+
+
+def test_quote_limit_and_truncation_marks() -> None:
+    assert quote(b"x" * 40, limit=32) == '"' + "x" * 32 + '"...'
+    assert quote(b"x" * 32, limit=32) == '"' + "x" * 32 + '"'
+    assert quote(b"abc", more=True) == '"abc"...'
+    assert quote(b"\x50\xee", force_hex=True) == r'"\x50\xee"'
+
+
+def test_argv_keeps_empty_strings_and_order_and_marks_cuts() -> None:
+    assert format_argv(Capture(1, CAP_ARGV, 0, b"ls\0\0-l\0")) == '["ls", "", "-l"]'
+    assert format_argv(Capture(1, CAP_ARGV, CAPF_ARGV_TRUNC, b"a\0b\0")) == '["a", "b", ...]'
+    assert format_argv(Capture(1, CAP_ARGV, CAPF_TRUNC, b"a\0bcd")) == '["a", "bcd"...]'
+    assert format_argv(Capture(1, CAP_ARGV, 0, b"")) == "[]"
+    long = b"cat /etc/hostname | wc -c; ls -la / ; date\0"
+    assert format_argv(Capture(1, CAP_ARGV, 0, long)) == '["cat /etc/hostname | wc -c; ls -l"...]'
+
+
+def test_sockaddr_inet_unix_inet6_netlink() -> None:
+    sin = struct.pack("<H", socket.AF_INET) + struct.pack(">H", 80) + bytes([127, 0, 0, 1])
+    assert format_sockaddr(sin + bytes(8)) == \
+        '{sa_family=AF_INET, sin_port=htons(80), sin_addr=inet_addr("127.0.0.1")}'
+    sun = struct.pack("<H", socket.AF_UNIX) + b"/tmp/x\0"
+    assert format_sockaddr(sun) == '{sa_family=AF_UNIX, sun_path="/tmp/x"}'
+    abstract = struct.pack("<H", socket.AF_UNIX) + b"\0name"
+    assert format_sockaddr(abstract) == '{sa_family=AF_UNIX, sun_path=@"name"}'
+    sin6 = (struct.pack("<H", socket.AF_INET6) + struct.pack(">HI", 443, 0)
+            + socket.inet_pton(socket.AF_INET6, "::1") + struct.pack("<I", 0))
+    assert format_sockaddr(sin6) == (
+        '{sa_family=AF_INET6, sin6_port=htons(443), sin6_flowinfo=htonl(0), '
+        'inet_pton(AF_INET6, "::1", &sin6_addr), sin6_scope_id=0}')
+    snl = struct.pack("<HHII", socket.AF_NETLINK, 0, 0, 0)
+    assert format_sockaddr(snl) == "{sa_family=AF_NETLINK, nl_pid=0, nl_groups=00000000}"
+
+
+def test_timespec() -> None:
+    assert format_timespec(struct.pack("<qq", 1, 500)) == "{tv_sec=1, tv_nsec=500}"
+    assert format_timespec(b"\0" * 8) is None
+
+
+def test_openat_with_and_without_captured_path(dec: SyscallDecoder) -> None:
+    ev = sc("openat", (AT_FDCWD, 0x7FFD1000, os.O_RDONLY | os.O_CLOEXEC), 3)
+    d = dec.decode(ev)
+    assert (d.name, d.args) == ("openat", ("AT_FDCWD", "0x7ffd1000", "O_RDONLY|O_CLOEXEC"))
+    cap = Capture(1, CAP_STR, 0, b"/etc/passwd")
+    d = dec.decode(sc("openat", ev.args, 3, caps=(cap,)))
+    assert d.args[1] == '"/etc/passwd"'
+    assert d.ret == "3</etc/passwd>"                # the open's own path, before readlink
+
+
+def test_open_mode_only_with_creat_or_tmpfile(dec: SyscallDecoder) -> None:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+    assert dec.decode(sc("openat", (AT_FDCWD, 1, flags, 0o644), 3)).args[3:] == ("0644",)
+    assert dec.decode(sc("openat", (AT_FDCWD, 1, os.O_RDONLY, 0o644), 3)).args[3:] == ()
+    assert dec.decode(sc("openat", (AT_FDCWD, 1, os.O_TMPFILE | os.O_RDWR, 0), 3)).args[3] \
+        == "000"
+
+
+def test_string_capture_truncated_faulted_or_read_at_exit(dec: SyscallDecoder) -> None:
+    long = Capture(1, CAP_STR, CAPF_TRUNC, b"/a" * 2048)
+    assert dec.decode(sc("openat", (AT_FDCWD, 1, 0), -2, caps=(long,))).args[1] == \
+        '"' + "/a" * 2048 + '"...'                  # paths whole, the cut marked
+    fault = Capture(1, CAP_STR, CAPF_FAULT, b"")
+    assert dec.decode(sc("openat", (AT_FDCWD, 0x1000, 0), -14, caps=(fault,))).args[1] == \
+        "0x1000"
+    late = Capture(1, CAP_STR, CAPF_AT_EXIT, b"/late")
+    assert dec.decode(sc("openat", (AT_FDCWD, 1, 0), -2, caps=(late,))).args[1] == '"/late"'
+
+
+def test_read_and_write_buffers(dec: SyscallDecoder) -> None:
+    data = b"\x7fELF" + b"\0" * 60
+    got = dec.decode(sc("read", (3, 0x7FFD, 832), 64, caps=(Capture(1, CAP_BUF, 0, data),)))
+    assert got.args == ("3", r'"\177ELF' + r"\0" * 28 + '"...', "832")
+    failed = sc("read", (3, 0x7FFD, 832), -9, caps=(Capture(1, CAP_BUF, 0, b""),))
+    assert dec.decode(failed).args[1] == "0x7ffd"
+    w = sc("write", (1, 0x5000, 3), 3, caps=(Capture(1, CAP_BUF, 0, b"vm\n"),))
+    assert dec.decode(w).args == ("1", r'"vm\n"', "3")
+    dec.string_limit = 2
+    assert dec.decode(w).args[1] == '"vm"...'
+
+
+def test_execve_argv_and_envp(dec: SyscallDecoder) -> None:
+    caps = (Capture(0, CAP_STR, 0, b"/bin/ls"), Capture(1, CAP_ARGV, 0, b"ls\0-l\0"),
+            Capture(2, CAP_ARGV, 0, b"A=1\0B=2\0C=3\0"))
+    d = dec.decode(sc("execve", (0x1000, 0x2000, 0x7FFC0000), 0, caps=caps))
+    assert d.args == ('"/bin/ls"', '["ls", "-l"]', "0x7ffc0000 /* 3 vars */")
+    assert d.ret == "0"
+
+
+def test_connect_sockaddr_capture(dec: SyscallDecoder) -> None:
+    sun = struct.pack("<H", socket.AF_UNIX) + b"/var/run/nscd/socket\0"
+    d = dec.decode(sc("connect", (3, 0x1000, 110), -2,
+                      caps=(Capture(1, CAP_STRUCT, 0, sun),)))
+    assert d.args == ("3", '{sa_family=AF_UNIX, sun_path="/var/run/nscd/socket"}', "110")
+    assert d.ret == "-1 ENOENT (No such file or directory)"
+
+
+@pytest.mark.parametrize(("err", "text"), [
+    (512, "? ERESTARTSYS (To be restarted if SA_RESTART is set)"),
+    (513, "? ERESTARTNOINTR (To be restarted)"),
+    (514, "? ERESTARTNOHAND (To be restarted if no handler)"),
+    (516, "? ERESTART_RESTARTBLOCK (Interrupted by signal)"),
+    (4, "-1 EINTR (Interrupted system call)"),
+])
+def test_restart_codes_named_as_strace(dec: SyscallDecoder, err: int, text: str) -> None:
+    assert dec.decode(sc("read", (0, 1, 2), -err)).ret == text
+
+
+def test_return_kinds(dec: SyscallDecoder) -> None:
+    assert dec.decode(sc("mmap", (0, 4096, 3, 0x22, 2**64 - 1, 0), 0x7F0000)).ret == "0x7f0000"
+    assert dec.decode(sc("brk", (0,), 0x5555000)).args == ("NULL",)
+    assert dec.decode(sc("umask", (0o22,), 0o22)).ret == "022"
+    assert dec.decode(sc("exit_group", (1,), 0, flags=SC_NORETURN)).ret == "?"
+    assert dec.decode(sc("read", (0, 1, 2), 0, flags=SC_UNFINISHED)).ret == "?"
+    resumed = dec.decode(sc("read", (), 5, flags=SC_RESUMED))
+    assert (resumed.name, resumed.args, resumed.ret) == ("read", (), "5")
+
+
+def test_args_the_call_does_not_have_are_not_printed(dec: SyscallDecoder) -> None:
+    assert dec.decode(sc("close", (3, 99, 99))).args == ("3",)
+    assert dec.decode(sc("getpid", (1, 2, 3), 7)).args == ()
+    assert dec.decode(sc("fcntl", (1, 1, 77), 1)).args == ("1", "F_GETFD")
+    assert dec.decode(sc("fcntl", (1, 0, 10), 11)).args == ("1", "F_DUPFD", "10")
+    assert dec.decode(sc("fcntl", (3, 4, os.O_NONBLOCK | os.O_RDWR))).args[2] == \
+        "O_RDWR|O_NONBLOCK"
+    assert dec.decode(sc("futex", (0x7F00, 0x81, 2**31 - 1, 5, 6, 7), 0)).args == \
+        ("0x7f00", "FUTEX_WAKE_PRIVATE", "2147483647")
+
+
+def test_unlisted_syscall_uses_the_tracefs_argument_count(tmp_path: os.PathLike[str]) -> None:
+    d = SyscallDecoder(X64, I386, arg_count=lambda name: 2 if name == "kcmp" else None)
+    got = d.decode(sc("kcmp", (1, 0x20, 3, 4, 5), 0))
+    assert got.args == ("0x1", "0x20")
+    assert d.decode(sc("syslog", (0, 1), 0)).args == ("0", "0x1", "0", "0", "0", "0")
+
+
+def test_clone_flags_and_named_arguments(dec: SyscallDecoder) -> None:
+    flags = 0x1200000 | 17                        # CHILD_CLEARTID|CHILD_SETTID|SIGCHLD
+    d = dec.decode(sc("clone", (flags, 0, 0, 0x7F00A10, 0), 1234))
+    assert d.args == ("child_stack=NULL",
+                      "flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD",
+                      "child_tidptr=0x7f00a10")
+    assert d.ret == "1234"
+
+
+def test_i386_numbers_use_the_i386_table(dec: SyscallDecoder) -> None:
+    # i386 5 is open (x86_64 5 is fstat); i386 192 is mmap2.
+    ev = Syscall(1, 1, 7, 7, 0, 5, (0x8000, 0o1101, 0o600, 0, 0, 0), 3, "t", SC_COMPAT)
+    d = dec.decode(ev)
+    assert (d.name, d.args) == ("open", ("0x8000", "O_WRONLY|O_CREAT|O_TRUNC", "0600"))
+    native = dec.decode(Syscall(1, 1, 7, 7, 0, 5, (3, 0x1000, 0, 0, 0, 0), 0, "t"))
+    assert native.name == "fstat"
+    m = dec.decode(Syscall(1, 1, 7, 7, 0, 192, (0, 4096, 3, 0x22, 0xFFFFFFFF, 0),
+                           0xF7F00000, "t", SC_COMPAT))
+    assert m.name == "mmap2" and m.args[4] == "-1" and m.ret == "0xf7f00000"
+
+
+def test_unknown_numbers_are_named_and_counted(dec: SyscallDecoder) -> None:
+    d = dec.decode(Syscall(1, 1, 7, 7, 0, 1000, (1, 0, 0, 0, 0, 0), -38, "t"))
+    assert d.name == "syscall_1000"
+    assert d.ret == "-1 ENOSYS (Function not implemented)"
+    assert dec.unknown_nr == 1

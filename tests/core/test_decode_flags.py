@@ -1,0 +1,147 @@
+"""Flag words and constants from the generated tables, checked against the kernel's
+header values (Python's os/socket/signal/mmap modules read the same headers at build
+time) and against strace's output for the cases people have hit in other tracers."""
+
+from __future__ import annotations
+
+import mmap
+import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tracekit import _beauty_tables as T, _decode_flags as F
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_o_rdonly_is_a_value_of_the_access_mode_field() -> None:
+    assert F.open_flags(os.O_RDONLY) == "O_RDONLY"
+    assert F.open_flags(os.O_RDONLY | os.O_CLOEXEC) == "O_RDONLY|O_CLOEXEC"
+    assert F.open_flags(os.O_WRONLY | os.O_CREAT | os.O_TRUNC) == "O_WRONLY|O_CREAT|O_TRUNC"
+    assert F.open_flags(os.O_RDWR) == "O_RDWR"
+    assert F.open_flags(3) == "O_ACCMODE"        # both access bits: strace's name
+
+
+def test_unknown_bits_are_printed_in_hex_after_the_names() -> None:
+    assert F.open_flags(os.O_CLOEXEC | 0x40000000) == "O_RDONLY|O_CLOEXEC|0x40000000"
+    assert F.prot(mmap.PROT_READ | 0x40) == "PROT_READ|0x40"
+    assert F.clone_flags(0x1000000000 | 17) == "0x1000000000|SIGCHLD"
+    assert F.at_flags(0x1) == "0x1"
+
+
+def test_multi_bit_names_before_their_parts() -> None:
+    # O_SYNC is __O_SYNC|O_DSYNC; O_TMPFILE is __O_TMPFILE|O_DIRECTORY.
+    assert F.open_flags(os.O_SYNC) == "O_RDONLY|O_SYNC"
+    assert F.open_flags(os.O_DSYNC) == "O_RDONLY|O_DSYNC"
+    assert F.open_flags(os.O_RDWR | os.O_TMPFILE) == "O_RDWR|O_TMPFILE"
+    assert F.open_flags(os.O_DIRECTORY) == "O_RDONLY|O_DIRECTORY"
+
+
+def test_mmap_type_is_a_field_and_huge_page_size_is_in_the_high_bits() -> None:
+    shared_validate = 0x03
+    assert F.mmap_flags(shared_validate) == "MAP_SHARED_VALIDATE"
+    assert F.mmap_flags(mmap.MAP_SHARED) == "MAP_SHARED"
+    assert F.mmap_flags(mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS) == "MAP_PRIVATE|MAP_ANONYMOUS"
+    huge_2mb = 21 << 26                           # log2(2 MiB) in bits 26..31
+    hugetlb = 0x40000
+    assert (F.mmap_flags(mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | hugetlb | huge_2mb)
+            == "MAP_PRIVATE|MAP_ANONYMOUS|MAP_HUGETLB|MAP_HUGE_2MB")
+    assert F.mmap_flags(mmap.MAP_PRIVATE | hugetlb | (27 << 26)) == \
+        "MAP_PRIVATE|MAP_HUGETLB|27<<MAP_HUGE_SHIFT"
+    assert F.mmap_flags(0xF) == "0xf"             # a map type no header names
+
+
+def test_clone_exit_signal_in_the_low_byte() -> None:
+    clone_files = 0x400
+    assert F.clone_flags(clone_files | signal.SIGCHLD) == "CLONE_FILES|SIGCHLD"
+    assert F.clone_flags(signal.SIGCHLD) == "SIGCHLD"
+    # CLONE_NEWTIME (0x80) is a clone3 flag; in clone() 0x80 is part of the signal byte.
+    assert F.clone_flags(0x80 | clone_files) == "CLONE_FILES|128"
+    assert F.clone3_flags(0x80) == "CLONE_NEWTIME"
+
+
+def test_socket_type_field_then_flags_in_strace_order() -> None:
+    t = socket.SOCK_STREAM | socket.SOCK_CLOEXEC | socket.SOCK_NONBLOCK
+    assert F.sock_type(t) == "SOCK_STREAM|SOCK_CLOEXEC|SOCK_NONBLOCK"
+    assert F.sock_type(socket.SOCK_DGRAM) == "SOCK_DGRAM"
+
+
+@pytest.mark.parametrize(("value", "text"), [
+    (0o644, "0644"), (0, "000"), (0o22, "022"), (0o7777, "07777"),
+])
+def test_mode_octal_as_strace(value: int, text: str) -> None:
+    assert F.mode_octal(value) == text
+
+
+def test_file_mode_with_type_and_special_bits() -> None:
+    assert F.file_mode(0o100644) == "S_IFREG|0644"
+    assert F.file_mode(0o020600 | 0o4000) == "S_IFCHR|S_ISUID|0600"
+    assert F.file_mode(0o755) == "0755"
+
+
+def test_signals_and_realtime_signals() -> None:
+    for sig in signal.Signals:
+        if sig.name.startswith("SIG") and not sig.name.startswith("SIGRT"):
+            assert F.signal_name(sig.value) == sig.name
+    assert F.signal_name(32) == "SIGRTMIN"
+    assert F.signal_name(33) == "SIGRT_1"
+    assert T.SIG_HANDLERS[0] == "SIG_DFL" and T.SIG_HANDLERS[1] == "SIG_IGN"
+
+
+def test_futex_ops_with_private_and_clock_bits() -> None:
+    assert F.futex_op(0x81) == "FUTEX_WAKE_PRIVATE"
+    assert F.futex_op(0x80 | 0x100 | 9) == "FUTEX_WAIT_BITSET_PRIVATE|FUTEX_CLOCK_REALTIME"
+    assert F.futex_op(0) == "FUTEX_WAIT"
+    assert F.futex_op(0x7F) == "0x7f"
+
+
+def test_access_modes_and_enums() -> None:
+    assert F.access_mode(os.F_OK) == "F_OK"
+    assert F.access_mode(os.R_OK | os.W_OK) == "R_OK|W_OK"
+    assert F.enum(T.SEEK_WHENCE, os.SEEK_END) == "SEEK_END"
+    assert F.enum(T.SIGPROCMASK_HOW, signal.SIG_SETMASK) == "SIG_SETMASK"
+    assert F.enum(T.RLIMIT_RESOURCES, 3) == "RLIMIT_STACK"
+    assert F.enum(T.ADDRESS_FAMILIES, socket.AF_UNIX) == "AF_UNIX"
+    assert F.enum(T.ADDRESS_FAMILIES, socket.AF_NETLINK) == "AF_NETLINK"
+    assert F.enum(T.MADV_ADVICE, 4) == "MADV_DONTNEED"
+    assert F.enum(T.MADV_ADVICE, 999) == "999"
+    assert F.enum(T.SEEK_WHENCE, 2**32 - 1) == "-1"
+    assert F.wait_options(os.WNOHANG | 0x40000000) == "WNOHANG|__WALL"
+    assert F.statx_flags(0x900) == "AT_STATX_SYNC_AS_STAT|AT_SYMLINK_NOFOLLOW|AT_NO_AUTOMOUNT"
+
+
+def test_ioctl_requests() -> None:
+    import termios
+    assert F.ioctl_request(termios.TCGETS) == "TCGETS"
+    assert F.ioctl_request(termios.TIOCGWINSZ) == "TIOCGWINSZ"
+    assert F.ioctl_request(termios.FIONREAD) == "FIONREAD"
+    assert F.ioctl_request(termios.FIOCLEX) == "FIOCLEX"
+    assert F.ioctl_request(0xDEAD) == "0xdead"
+
+
+def test_tables_agree_with_python_header_constants() -> None:
+    names = {n: v for v, n in T.OPEN_FLAGS}
+    for name in ("O_CREAT", "O_EXCL", "O_TRUNC", "O_APPEND", "O_NONBLOCK", "O_CLOEXEC",
+                 "O_DIRECTORY", "O_NOFOLLOW", "O_PATH", "O_TMPFILE", "O_SYNC", "O_DSYNC"):
+        assert names[name] == getattr(os, name), name
+    prot = {n: v for v, n in T.PROT_FLAGS}
+    assert prot["PROT_READ"] == mmap.PROT_READ and prot["PROT_EXEC"] == mmap.PROT_EXEC
+    assert {n: v for v, n in T.SOCK_FLAGS}["SOCK_CLOEXEC"] == socket.SOCK_CLOEXEC
+    assert F.AT_FDCWD == -100
+
+
+def test_generated_file_is_current(tmp_path: Path) -> None:
+    """The committed tables are what the generator makes from this machine's headers."""
+    out = tmp_path / "t.py"
+    r = subprocess.run([sys.executable, str(REPO / "scripts/gen_beauty_tables.py"), "-o",
+                        str(out)], capture_output=True, text=True, cwd=REPO)
+    if r.returncode != 0 and "gcc" in r.stderr:
+        pytest.skip(f"generator cannot run here: {r.stderr[-300:]}")
+    assert r.returncode == 0, r.stderr
+    body = lambda text: text.split('"""', 2)[2]  # noqa: E731 - skip the docstring (command)
+    assert body(out.read_text()) == body((REPO / "tracekit/_beauty_tables.py").read_text())

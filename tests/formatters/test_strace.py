@@ -1,0 +1,131 @@
+"""StraceFormatter: golden lines (every line kind), decoded vs self-decoded records,
+exit statuses, and perf's use of the decoded form."""
+
+from __future__ import annotations
+
+import io
+import os
+import struct
+import time
+from pathlib import Path
+
+import pytest
+
+from tracekit._decode_args import SyscallDecoder
+from tracekit._events import (
+    CAP_ARGV,
+    CAP_STR,
+    CAP_STRUCT,
+    SC_COMPAT,
+    SC_NORETURN,
+    SC_RESUMED,
+    SC_UNFINISHED,
+    Capture,
+    Exit,
+    Fork,
+    Lost,
+    Syscall,
+)
+from tracekit._fdcache import FdCache
+from tracekit._stages import SinkContext
+from tracekit._syscalls import SyscallTable
+from tracekit.formatters.perf import PerfFormatter
+from tracekit.formatters.strace import StraceFormatter, exit_text, make_sink
+from tracekit.pipeline.beautify import Beautify
+
+GOLDEN = Path(__file__).parent / "golden"
+X64, I386 = SyscallTable("x86_64"), SyscallTable("i386")
+AT_FDCWD = 2**64 - 100
+# Wall clock 10:00:00 local time (whatever the zone) at monotonic ts 1_000_000_000.
+_MIDNIGHT = time.mktime(time.strptime("2026-01-02 10:00:00", "%Y-%m-%d %H:%M:%S"))
+OFFSET = int(_MIDNIGHT) * 1_000_000_000 - 1_000_000_000
+
+
+def sc(name: str, args: tuple[int, ...], ret: int, *, ts_ms: float, dur_us: int = 12,
+       tid: int = 100, flags: int = 0, caps: tuple[Capture, ...] = (),
+       table: SyscallTable = X64) -> Syscall:
+    nr = table.nr(name)
+    assert nr is not None
+    return Syscall(ts_ns=1_000_000_000 + int(ts_ms * 1e6), duration_ns=dur_us * 1000, tid=tid,
+                   tgid=tid, cpu=0, syscall_nr=nr, args=(*args, *(0,) * (6 - len(args))),
+                   ret=ret, comm="t", flags=flags, caps=caps)
+
+
+def workload() -> list:
+    sun = struct.pack("<H", 1) + b"/run/x.sock\0"
+    return [
+        sc("execve", (0x1000, 0x2000, 0x7FFC0000), 0, ts_ms=0, dur_us=900,
+           caps=(Capture(0, CAP_STR, 0, b"/bin/cat"),
+                 Capture(1, CAP_ARGV, 0, b"cat\0/etc/hostname\0"),
+                 Capture(2, CAP_ARGV, 0, b"A=1\0B=2\0"))),
+        sc("openat", (AT_FDCWD, 0x1000, os.O_RDONLY | os.O_CLOEXEC), 3, ts_ms=1,
+           caps=(Capture(1, CAP_STR, 0, b"/etc/hostname"),)),
+        sc("openat", (AT_FDCWD, 0x1000, os.O_RDONLY), -2, ts_ms=1.5, dur_us=3,
+           caps=(Capture(1, CAP_STR, 0, b"/nope"),)),
+        sc("mmap", (0, 8192, 3, 0x22, 2**64 - 1, 0), 0x7F0000001000, ts_ms=2, dur_us=4),
+        sc("connect", (4, 0x3000, 14), -111, ts_ms=2.5,
+           caps=(Capture(1, CAP_STRUCT, 0, sun),)),
+        sc("read", (0, 0x5000, 832), -512, ts_ms=3, dur_us=998_000),
+        sc("read", (0, 0x5000, 832), 5, ts_ms=1001, dur_us=200_000),
+        sc("clone", (0x1200011, 0, 0, 0x7F00A10, 0), 101, ts_ms=1202, dur_us=80),
+        Fork(1, 100, 100, 101, 101),
+        sc("read", (), 5, ts_ms=0, tid=102, flags=SC_RESUMED, dur_us=0),
+        sc("read", (0, 0x5000, 10), 0, ts_ms=1203, tid=101, flags=SC_UNFINISHED, dur_us=0),
+        Exit(2, 101, 101, 9, True, "t"),
+        sc("open", (0x8000, 0o1101, 0o600), 3, ts_ms=1204, tid=103, flags=SC_COMPAT,
+           table=I386),
+        Lost(3, 7),
+        sc("exit_group", (0,), 0, ts_ms=1300, flags=SC_NORETURN, dur_us=0),
+        Exit(4, 100, 100, 1 << 8, True, "t"),
+    ]
+
+
+def formatter(out: object, **kw: object) -> StraceFormatter:
+    dec = SyscallDecoder(X64, I386, fdcache=FdCache("/nonexistent"), **kw)  # type: ignore[arg-type]
+    return StraceFormatter(out, decoder=dec, wall_offset_ns=OFFSET)  # type: ignore[arg-type]
+
+
+def test_golden_lines() -> None:
+    text = formatter(io.BytesIO()).render(workload())
+    assert text == (GOLDEN / "strace_basic.txt").read_text()
+
+
+def test_beautified_records_print_the_same() -> None:
+    evs = workload()
+    stage = Beautify(SyscallDecoder(X64, I386, fdcache=FdCache("/nonexistent")))
+    beautified = stage.beautify(evs)
+    assert all(e.decoded is not None for e in beautified if isinstance(e, Syscall))
+    # A formatter whose own decoder would print fd paths shows the stage's text instead.
+    f = formatter(io.BytesIO(), fd_paths=True)
+    assert f.render(beautified) == (GOLDEN / "strace_basic.txt").read_text()
+
+
+@pytest.mark.parametrize(("status", "text"), [
+    (0, "+++ exited with 0 +++"), (3 << 8, "+++ exited with 3 +++"),
+    (9, "+++ killed by SIGKILL +++"), (11 | 0x80, "+++ killed by SIGSEGV (core dumped) +++"),
+])
+def test_exit_text(status: int, text: str) -> None:
+    assert exit_text(status) == text
+
+
+def test_make_sink_options_and_file_output(tmp_path: Path) -> None:
+    ctx = SinkContext(syscall_name=X64.name, compat_syscall_name=I386.name,
+                      arg_names=lambda name: None, options={"string_limit": 4})
+    sink = make_sink(str(tmp_path / "o.txt"), ctx)
+    assert isinstance(sink, StraceFormatter) and sink.decoder.string_limit == 4
+    assert sink.decoder.fd_paths is False
+
+
+def test_perf_formatter_uses_the_decoded_form() -> None:
+    names = {"openat": ["dfd", "filename", "flags", "mode"], "clone": None}
+    f = PerfFormatter(io.BytesIO(), syscall_name=X64.name, arg_names=names.get,
+                      base_ts_ns=1_000_000_000)
+    stage = Beautify(SyscallDecoder(X64, I386, fdcache=FdCache("/nonexistent")))
+    evs = stage.beautify([workload()[1], workload()[2], workload()[7]])
+    lines = f.render(evs).splitlines()
+    assert lines[0].startswith("     1.000 ( 0.012 ms): t/100 openat(dfd: AT_FDCWD, "
+                               'filename: "/etc/hostname", flags: O_RDONLY|O_CLOEXEC)')
+    assert lines[0].endswith("= 3")
+    assert lines[1].endswith("= -1 ENOENT (No such file or directory)")
+    assert "clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD, " \
+           "child_tidptr=0x7f00a10)" in lines[2]
