@@ -25,6 +25,9 @@ Line shapes::
   ``<unfinished ...>``/``<... resumed>`` pairs of concurrent calls are one line each here;
   ``<unfinished ...>`` only marks a call the task died in, ``resumed`` only a call whose
   entry was before tracing began.
+- A RESUMED clone/clone3/fork/vfork returning 0 is a new child's return from the fork
+  (the kernel runs the child's sys_exit; it never entered the call): not printed, as
+  strace shows only the parent's call.
 - Exit records: ``+++ exited with N +++`` or ``+++ killed by SIGKILL +++`` (``(core
   dumped)`` when set), from the wait(2) status in ``exit_code``.
 - Lost records: ``+++ LOST N events +++``.
@@ -97,6 +100,7 @@ class StraceFormatter(TextSink):
         self.timestamps = timestamps
         self._second: tuple[int, str] = (-1, "")
         self._compat: dict[int, bool] = {}
+        self._forks: dict[bool, frozenset[int]] = {}
 
     def _clock(self, ts_ns: int) -> str:
         ns = ts_ns + self.wall_offset_ns
@@ -125,7 +129,17 @@ class StraceFormatter(TextSink):
                 bits = 32 if compat else 64
                 lines.append(f"[ Process PID={ev.tid} runs in {bits} bit mode. ]")
             self._compat[ev.tid] = compat
+        if flags & SC_RESUMED and ev.ret == 0 and ev.syscall_nr in self._fork_nrs(compat):
+            return      # a new child's return from fork: strace shows only the parent's call
         lines.append(self.format_syscall(ev))
+
+    def _fork_nrs(self, compat: bool) -> frozenset[int]:
+        got = self._forks.get(compat)
+        if got is None:
+            table = self.decoder.compat_table if compat else self.decoder.table
+            nrs = (table.nr(n) for n in ("clone", "clone3", "fork", "vfork")) if table else ()
+            got = self._forks[compat] = frozenset(nr for nr in nrs if nr is not None)
+        return got
 
     def format_syscall(self, ev: Syscall) -> str:
         """One line, without the newline."""

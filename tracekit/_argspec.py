@@ -24,7 +24,8 @@ others                a table of ``tracekit._decode_flags`` (see ``_decode_args.
 ====================  ==========================================================
 
 Return kinds: ``d`` (decimal, the default), ``fd`` (decimal, and a new fd for the fd
-cache), ``x`` (hex: addresses, mmap/brk), ``mode`` (umask: octal).
+cache), ``x`` (hex: addresses, mmap/brk), ``mode`` (umask: octal), ``fcntl`` (flags of
+F_GETFD/F_GETFL as ``0x1 (flags FD_CLOEXEC)``, the new fd of F_DUPFD).
 """
 
 from __future__ import annotations
@@ -128,8 +129,8 @@ waitid: d d p waitopts p
 kill: d sig
 tkill: d sig
 tgkill: d d sig
-fcntl: fd fcntlcmd fcntlarg
-fcntl64: fd fcntlcmd fcntlarg
+fcntl: fd fcntlcmd fcntlarg -> fcntl
+fcntl64: fd fcntlcmd fcntlarg -> fcntl
 chdir: path
 fchdir: fd
 getcwd: p u

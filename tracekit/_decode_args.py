@@ -161,7 +161,8 @@ def k_timespec(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
 
 
 def k_omode(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str | None:
-    if ev.args[i - 1] & (_O_CREAT | _O_TMPFILE):
+    flags = ev.args[i - 1]
+    if flags & _O_CREAT or flags & _O_TMPFILE == _O_TMPFILE:
         return F.mode_octal(ev.args[i])
     return None
 
@@ -381,6 +382,20 @@ class SyscallDecoder:
             return self.fd_text(ev.tgid, ret)
         if kind == "mode":
             return F.mode_octal(ret)
+        if kind == "fcntl":
+            return self._fcntl_ret(ev, ret)
+        return str(ret)
+
+    def _fcntl_ret(self, ev: Syscall, ret: int) -> str:
+        """fcntl's result as strace: flags for F_GETFD/F_GETFL, an fd for F_DUPFD."""
+        cmd = ev.args[1] & _M32
+        if cmd in _FCNTL_DUP:
+            return self.fd_text(ev.tgid, ret)
+        name = T.FCNTL_CMDS.get(cmd)
+        if name == "F_GETFD":
+            return f"{ret:#x} (flags {F.fd_flags(ret)})" if ret else "0"
+        if name == "F_GETFL":
+            return f"{ret:#x} (flags {F.open_flags(ret)})"
         return str(ret)
 
     def update_fds(self, ev: Syscall, name: str) -> None:

@@ -129,3 +129,13 @@ def test_perf_formatter_uses_the_decoded_form() -> None:
     assert lines[1].endswith("= -1 ENOENT (No such file or directory)")
     assert "clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD, " \
            "child_tidptr=0x7f00a10)" in lines[2]
+
+
+def test_child_return_from_fork_is_not_a_line_but_other_resumed_calls_are() -> None:
+    child = sc("clone", (), 0, ts_ms=0, tid=300, flags=SC_RESUMED, dur_us=0)
+    failed = sc("clone", (), -11, ts_ms=0, tid=301, flags=SC_RESUMED, dur_us=0)
+    read = sc("read", (), 0, ts_ms=0, tid=302, flags=SC_RESUMED, dur_us=0)
+    lines = formatter(io.BytesIO()).render([child, failed, read]).splitlines()
+    assert lines == ["301 ??:??:??.?????? <... clone resumed>) = -1 EAGAIN "
+                     "(Resource temporarily unavailable)",
+                     "302 ??:??:??.?????? <... read resumed>) = 0"]
