@@ -13,7 +13,10 @@ relocations with pyelftools and describes programs, BTF-defined maps and global 
   map whose value is the whole section. A ``ld_imm64`` that references it is relocated to
   BPF_PSEUDO_MAP_VALUE with the byte offset in the second half.
 - ``.rel<sec>`` relocations of type R_BPF_64_64 (1) mark ``ld_imm64`` instructions that load a
-  map or a global; the symbol says which. R_BPF_64_32 (10) on a call is a bpf-to-bpf call.
+  map or a global; the symbol says which. R_BPF_64_32 (10) on a call is a bpf-to-bpf call
+  into ``.text``: against the function's own symbol with imm -1 (a global function), or
+  against the section symbol with imm + 1 = the callee's instruction index (a static one).
+  A call inside one section may carry no relocation: imm is then relative already.
 """
 
 from __future__ import annotations
@@ -62,14 +65,24 @@ class Reloc:
 
 
 @dataclass
+class FuncSpec:
+    """A function (STT_FUNC symbol) inside an executable section."""
+
+    name: str
+    sec: str
+    sec_off: int                          # byte offset inside the section
+    size: int                             # bytes
+
+
+@dataclass
 class ProgSpec:
-    """A program as found in the object (not loaded)."""
+    """A program as found in the object (not loaded): an entry function outside .text."""
 
     name: str
     sec: str
     insns: bytes
     sec_off: int                          # byte offset of the prog inside its section
-    relocs: list[Reloc] = field(default_factory=list)
+    relocs: list[Reloc] = field(default_factory=list)   # offsets relative to the prog
 
 
 @dataclass
@@ -111,6 +124,11 @@ class ObjectSpec:
     btf_ext: BtfExt | None
     sec_sizes: dict[str, int]
     sym_offsets: dict[str, int]
+    #: executable section -> its bytes, relocations by byte offset, functions by offset;
+    #: the loader uses them to append the subprograms (``.text``) a prog calls.
+    code: dict[str, bytes] = field(default_factory=dict)
+    code_relocs: dict[str, dict[int, Reloc]] = field(default_factory=dict)
+    funcs: dict[str, dict[int, FuncSpec]] = field(default_factory=dict)
 
 
 def read_object(source: str | Path | bytes) -> ObjectSpec:
@@ -187,34 +205,43 @@ class _Reader:
             maps[name] = MapSpec(name=name, map_type=2, key_size=4, value_size=len(data),
                                  max_entries=1, data=data, sec=name,
                                  map_flags=0x80 if name == ".rodata" else 0)  # BPF_F_RDONLY_PROG
-        progs = self._progs()
+        progs, code, code_relocs, funcs = self._progs()
         return ObjectSpec(self.path, license, progs, maps, glob, btf, btf_ext, sec_sizes,
-                          sym_offsets)
+                          sym_offsets, code, code_relocs, funcs)
 
-    def _progs(self) -> dict[str, ProgSpec]:
+    def _progs(self) -> tuple[dict[str, ProgSpec], dict[str, bytes],
+                              dict[str, dict[int, Reloc]], dict[str, dict[int, FuncSpec]]]:
+        """Programs (functions of non-.text executable sections), and every executable
+        section's code, relocations and functions (``.text`` holds the subprograms)."""
         progs: dict[str, ProgSpec] = {}
+        code: dict[str, bytes] = {}
+        code_relocs: dict[str, dict[int, Reloc]] = {}
+        funcs: dict[str, dict[int, FuncSpec]] = {}
         relsecs = {self._sec_name(s["sh_info"]): s for s in self.secs
                    if isinstance(s, RelocationSection)}
         for idx, sec in enumerate(self.secs):
             if not sec["sh_flags"] & _SHF_EXECINSTR or sec["sh_size"] == 0:
                 continue
             data = sec.data()
-            funcs = sorted((s["st_value"], s.name, s["st_size"]) for s in self.symbols
+            found = sorted((s["st_value"], s.name, s["st_size"]) for s in self.symbols
                            if s["st_shndx"] == idx and s["st_info"]["type"] == "STT_FUNC")
-            if not funcs:
+            if not found:
                 raise self._err("executable section without a function symbol", sec.name)
-            if sec.name == ".text":
-                raise self._err("bpf-to-bpf calls into .text are not supported: mark helper "
-                                "functions static __always_inline", sec.name)
             relocs = self._relocs(relsecs.get(sec.name), sec.name)
-            for off, name, size in funcs:
-                if off % INSN_SIZE or size % INSN_SIZE or off + size > len(data):
-                    raise self._err(f"prog {name!r}: offset {off}/size {size} not whole "
+            code[sec.name] = bytes(data)
+            code_relocs[sec.name] = {r.insn_off: r for r in relocs}
+            funcs[sec.name] = {}
+            for off, name, size in found:
+                if off % INSN_SIZE or size % INSN_SIZE or off + size > len(data) or not size:
+                    raise self._err(f"function {name!r}: offset {off}/size {size} not whole "
                                     "instructions inside the section", sec.name)
+                funcs[sec.name][off] = FuncSpec(name, sec.name, off, size)
+                if sec.name == ".text":
+                    continue  # subprograms: placed into the progs that call them
                 mine = [Reloc(r.insn_off - off, r.sym_name, r.sym_sec, r.sym_value, r.rtype)
                         for r in relocs if off <= r.insn_off < off + size]
                 progs[name] = ProgSpec(name, sec.name, bytes(data[off:off + size]), off, mine)
-        return progs
+        return progs, code, code_relocs, funcs
 
     def _relocs(self, relsec: RelocationSection | None, sec: str) -> list[Reloc]:
         if relsec is None:
@@ -223,10 +250,7 @@ class _Reader:
         for rel in relsec.iter_relocations():
             sym = self.symbols[rel["r_info_sym"]]
             rtype = rel["r_info_type"]
-            if rtype == R_BPF_64_32:
-                raise self._err("bpf-to-bpf call relocation: subprograms are not supported, "
-                                "use static __always_inline", sec)
-            if rtype != R_BPF_64_64:
+            if rtype not in (R_BPF_64_64, R_BPF_64_32):
                 raise self._err(f"unsupported relocation type {rtype} at {rel['r_offset']}", sec)
             if sym["st_shndx"] == _SHN_UNDEF:
                 raise self._err(f"relocation against undefined symbol {sym.name!r} "

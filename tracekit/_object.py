@@ -16,6 +16,7 @@ from __future__ import annotations
 import errno
 import struct
 from collections.abc import Iterator, MutableMapping
+from dataclasses import dataclass
 from importlib.abc import Traversable
 from pathlib import Path
 from typing import Any
@@ -23,13 +24,15 @@ from typing import Any
 from tracekit import _bpf, _perf
 from tracekit._btf import Btf, Kind
 from tracekit._core import apply_core_relos, fixup_datasec
-from tracekit._elf import INSN_SIZE, ObjectSpec, ProgSpec, read_object
+from tracekit._elf import INSN_SIZE, R_BPF_64_64, ObjectSpec, ProgSpec, read_object
 from tracekit._errors import AttachError, BtfError, ElfError, MapError, TracekitError
 from tracekit._uapi import PERF_TYPE_TRACEPOINT, AttachType, MapType, ProgType
 
 _BPF_PSEUDO_MAP_FD = 1
 _BPF_PSEUDO_MAP_VALUE = 2
+_BPF_PSEUDO_CALL = 1
 _LD_IMM64 = 0x18
+_CALL = 0x85          # BPF_JMP | BPF_CALL
 _PERCPU_TYPES = {MapType.PERCPU_HASH, MapType.PERCPU_ARRAY, MapType.LRU_PERCPU_HASH}
 
 
@@ -420,36 +423,88 @@ class BpfObject:
         except (TracekitError, OSError) as e:
             self.btf_load_error = e
 
-    def _load_prog(self, prog: Prog, vmlinux: Btf, log_level: int) -> None:
-        spec = prog.spec
-        insns = bytearray(spec.insns)
-        for r in spec.relocs:
-            i = r.insn_off
+    def _link(self, spec: ProgSpec) -> tuple[bytearray, list[_Piece]]:
+        """The prog's instructions followed by each ``.text`` function it reaches.
+
+        Calls are re-pointed at the placed copies; a function is placed once per prog,
+        and only functions reached from the prog are placed (the verifier rejects
+        unreachable instructions)::
+
+            prog sec:  [ entry ............ call ─┐ ]
+            linked:    [ entry ............ call ─┼─> [ f (from .text) .. call ─> [ g ] ]
+        """
+        out = bytearray(spec.insns)
+        pieces = [_Piece(spec.sec, spec.sec_off, len(spec.insns), 0)]
+        placed: dict[int, int] = {}        # .text function offset -> byte offset in `out`
+        text_funcs = self.spec.funcs.get(".text", {})
+        i = 0
+        while i < len(pieces):             # pieces grow while we scan them
+            piece = pieces[i]
+            i += 1
+            relocs = self.spec.code_relocs.get(piece.sec, {})
+            for off in range(0, piece.size, INSN_SIZE):
+                at = piece.dest + off
+                if out[at] != _CALL or out[at + 1] >> 4 != _BPF_PSEUDO_CALL:
+                    continue
+                imm = struct.unpack_from("<i", out, at + 4)[0]
+                r = relocs.get(piece.sec_off + off)
+                if r is not None:
+                    target_sec, target = r.sym_sec, r.sym_value + (imm + 1) * INSN_SIZE
+                else:
+                    target_sec, target = piece.sec, piece.sec_off + off + (imm + 1) * INSN_SIZE
+                if target_sec == piece.sec and piece.sec_off <= target < piece.sec_off + piece.size:
+                    continue               # a jump inside this piece: already relative
+                func = next((f for f in text_funcs.values()
+                             if f.sec_off <= target < f.sec_off + f.size), None)
+                if target_sec != ".text" or func is None:
+                    raise ElfError(f"prog {spec.name!r}: call at insn {at // INSN_SIZE} to "
+                                   f"{target_sec}+{target} is not a .text function",
+                                   path=self.path, sec=piece.sec)
+                if func.sec_off not in placed:
+                    placed[func.sec_off] = len(out)
+                    out += self.spec.code[".text"][func.sec_off:func.sec_off + func.size]
+                    pieces.append(_Piece(".text", func.sec_off, func.size, placed[func.sec_off]))
+                dest = placed[func.sec_off] + target - func.sec_off
+                struct.pack_into("<i", out, at + 4, (dest - at) // INSN_SIZE - 1)
+        return out, pieces
+
+    def _relocate_data(self, spec: ProgSpec, insns: bytearray, piece: _Piece) -> None:
+        """ld_imm64 of maps and global data inside one piece."""
+        relocs = self.spec.code_relocs.get(piece.sec, {})
+        for off in range(0, piece.size, INSN_SIZE):
+            r = relocs.get(piece.sec_off + off)
+            if r is None or r.rtype != R_BPF_64_64:
+                continue
+            i = piece.dest + off
             if insns[i] != _LD_IMM64:
                 raise ElfError(f"prog {spec.name!r}: relocation at insn {i // INSN_SIZE} is "
-                               "not on ld_imm64", path=self.path, sec=spec.sec)
+                               "not on ld_imm64", path=self.path, sec=piece.sec)
             if r.sym_sec == ".maps":
-                target = next((n for n, ms in self.spec.maps.items()
-                               if ms.sec == ".maps" and n == r.sym_name), None)
-                if target is None:
+                if r.sym_name not in self.spec.maps or self.spec.maps[r.sym_name].sec != ".maps":
                     raise ElfError(f"prog {spec.name!r} references unknown map {r.sym_name!r}",
-                                   path=self.path, sec=spec.sec)
+                                   path=self.path, sec=piece.sec)
                 insns[i + 1] = (insns[i + 1] & 0x0F) | (_BPF_PSEUDO_MAP_FD << 4)
-                struct.pack_into("<i", insns, i + 4, self.maps[target].fd)
+                struct.pack_into("<i", insns, i + 4, self.maps[r.sym_name].fd)
             elif r.sym_sec in self.maps:
                 imm = struct.unpack_from("<i", insns, i + 4)[0]
-                off = r.sym_value + imm
                 insns[i + 1] = (insns[i + 1] & 0x0F) | (_BPF_PSEUDO_MAP_VALUE << 4)
                 struct.pack_into("<i", insns, i + 4, self.maps[r.sym_sec].fd)
-                struct.pack_into("<i", insns, i + 12, off)
+                struct.pack_into("<i", insns, i + 12, r.sym_value + imm)
             else:
                 raise ElfError(f"prog {spec.name!r}: relocation against section "
-                               f"{r.sym_sec!r} is not supported", path=self.path, sec=spec.sec)
+                               f"{r.sym_sec!r} is not supported (function pointers and "
+                               "externs are not)", path=self.path, sec=piece.sec)
+
+    def _load_prog(self, prog: Prog, vmlinux: Btf, log_level: int) -> None:
+        spec = prog.spec
+        insns, pieces = self._link(spec)
+        for piece in pieces:
+            self._relocate_data(spec, insns, piece)
         ext = self.spec.btf_ext
         if ext is not None:
-            relos = [rel._replace(insn_off=rel.insn_off - spec.sec_off)
-                     for rel in ext.core_relos.get(spec.sec, [])
-                     if spec.sec_off <= rel.insn_off < spec.sec_off + len(spec.insns)]
+            relos = [rel._replace(insn_off=p.dest + rel.insn_off - p.sec_off)
+                     for p in pieces for rel in ext.core_relos.get(p.sec, [])
+                     if p.sec_off <= rel.insn_off < p.sec_off + p.size]
             if relos:
                 apply_core_relos(insns, relos, self.spec.btf, vmlinux, prog_name=spec.name)
         attach_btf_id = 0
@@ -463,7 +518,7 @@ class BpfObject:
         func_info = line_info = b""
         fi_size = li_size = 0
         if self.btf_fd >= 0 and ext is not None:
-            func_info, fi_size, line_info, li_size = _ext_info(ext, spec)
+            func_info, fi_size, line_info, li_size = _ext_info(ext, pieces)
         prog.fd = _bpf.prog_load(
             prog.prog_type, bytes(insns), self.spec.license or "GPL",
             name=_kernel_name(spec.name), expected_attach_type=prog.attach_type,
@@ -503,18 +558,33 @@ class BpfObject:
         self.close()
 
 
-def _ext_info(ext: Any, spec: ProgSpec) -> tuple[bytes, int, bytes, int]:
-    """func_info/line_info records of one prog, insn offsets rebased to the prog and in
-    instructions (the kernel wants insn indices; .BTF.ext stores byte offsets)."""
-    lo, hi = spec.sec_off, spec.sec_off + len(spec.insns)
-    fi = [(off, tid) for off, tid in ext.func_info.get(spec.sec, []) if lo <= off < hi]
-    li = [rec for rec in ext.line_info.get(spec.sec, []) if lo <= rec[0] < hi]
-    if not fi:
+@dataclass
+class _Piece:
+    """Code copied into a linked prog: ``size`` bytes from ``sec`` at ``sec_off``, placed
+    at byte ``dest`` of the prog."""
+
+    sec: str
+    sec_off: int
+    size: int
+    dest: int
+
+
+def _ext_info(ext: Any, pieces: list[_Piece]) -> tuple[bytes, int, bytes, int]:
+    """func_info/line_info records of a linked prog, insn offsets rebased to where each
+    piece was placed and in instructions (the kernel wants insn indices; .BTF.ext stores
+    byte offsets)."""
+    fi_raw, li_raw = bytearray(), bytearray()
+    for p in pieces:
+        lo, hi = p.sec_off, p.sec_off + p.size
+        for off, tid in ext.func_info.get(p.sec, []):
+            if lo <= off < hi:
+                fi_raw += struct.pack("<II", (p.dest + off - lo) // INSN_SIZE, tid)
+        for off, f, ln, col in ext.line_info.get(p.sec, []):
+            if lo <= off < hi:
+                li_raw += struct.pack("<IIII", (p.dest + off - lo) // INSN_SIZE, f, ln, col)
+    if not fi_raw:
         return b"", 0, b"", 0
-    fi_raw = b"".join(struct.pack("<II", (off - lo) // INSN_SIZE, tid) for off, tid in fi)
-    li_raw = b"".join(struct.pack("<IIII", (off - lo) // INSN_SIZE, f, ln, col)
-                      for off, f, ln, col in li)
-    return fi_raw, 8, li_raw, 16 if li else 0
+    return bytes(fi_raw), 8, bytes(li_raw), 16 if li_raw else 0
 
 
 def _close(fd: int) -> None:
