@@ -67,7 +67,8 @@ class Reenumeration:
       not_added: tids that did not fit (E2BIG: the pids map is full).
       present: tids that were already in the map (nothing read for them but the key).
       gone: tasks that exited while we read them (ENOENT/ESRCH or zombie).
-      gone_targets: target pids/tids that were not there at all during this pass.
+      gone_targets: target pids/tids with no live task during this pass (gone, or a
+        zombie nobody has reaped yet).
     """
 
     added: list[tuple[int, int]] = field(default_factory=list)
@@ -77,27 +78,18 @@ class Reenumeration:
     gone_targets: list[int] = field(default_factory=list)
 
 
-def target_tasks(session: Session, gone_targets: list[int] | None = None
-                 ) -> Iterator[tuple[int, int | None]]:
+def target_tasks(session: Session) -> Iterator[tuple[int, int | None]]:
     """The tasks the session's pid/tid target names now, as ``(tid, tgid)``.
 
     ``tgid`` is None when it is not known without a read (a ``tid`` target). Each thread
-    group directory is listed once; processes are walked breadth first.
-
-    Args:
-      gone_targets: if given, target ids whose /proc entry is gone are appended to it.
+    group directory is listed once; processes are walked breadth first. A vanished
+    target yields nothing.
     """
     o = session.opts
     procfs = session.procfs
     seen_groups: set[int] = set()
-    queue: list[int] = []
-    if o.pids:
-        queue.extend(o.pids)
+    queue: list[int] = list(o.pids)
     for tid in o.tids:
-        if not procfs.exists(tid):
-            if gone_targets is not None:
-                gone_targets.append(tid)
-            continue
         yield tid, None
         if o.follow_forks:
             queue.extend(procfs.children(tid))
@@ -107,8 +99,6 @@ def target_tasks(session: Session, gone_targets: list[int] | None = None
             continue
         seen_groups.add(group)
         tids = procfs.threads(group)
-        if not tids and group in o.pids and gone_targets is not None:
-            gone_targets.append(group)
         for tid in tids:
             yield tid, group
         if o.follow_forks:
@@ -137,15 +127,18 @@ def reenumerate(session: Session, *, only_new: bool = True) -> Reenumeration:
     pids = session.obj.maps["pids"]
     procfs = session.procfs
     res = Reenumeration()
-    for tid, tgid in target_tasks(session, res.gone_targets):
+    live: set[int] = set()      # targets (tgids of pid targets, tids) with a live task
+    for tid, tgid in target_tasks(session):
         key = tid.to_bytes(4, "little")
         if only_new and pids.lookup_elem(key) is not None:
             res.present += 1
+            live.add(tid if tgid is None else tgid)
             continue
         st = procfs.start_state(tid)
         if st is None or st[1] in ("Z", "X"):
             res.gone += 1
             continue
+        live.add(tid if tgid is None else tgid)
         if tgid is None:
             tgid = procfs.tgid_of(tid)
             if tgid is None:
@@ -157,6 +150,8 @@ def reenumerate(session: Session, *, only_new: bool = True) -> Reenumeration:
             res.not_added.append(tid)
         else:
             res.present += 1        # EEXIST: BPF added it between lookup and insert
+    o = session.opts
+    res.gone_targets = [t for t in (o.pids or o.tids) if t not in live]
     return res
 
 

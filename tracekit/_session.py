@@ -137,13 +137,19 @@ class Session:
                 for k, v in self.pids_map.items()}
 
     def add_task(self, tid: int, tgid: int, *, start_time_ns: int = 0, flags: int = 0,
-                 only_new: bool = False) -> bool:
+                 only_new: bool = False, count_full: bool = True) -> bool:
         """Insert ``tid`` into the pids map.
 
+        Args:
+          start_time_ns: the task's start, ns after boot (``/proc/<tid>/stat`` field 22
+            times ``1e9 / CLK_TCK``); eviction compares it in clock ticks (rule 5).
+          only_new: BPF_NOEXIST: never overwrite an entry BPF made.
+          count_full: when the map is full, add the tid to ``not_added_tids``; False for
+            a retry of a task the kernel already counted (``counters().pids_full``).
+
         Returns:
-          True when inserted; False when the map is full (the tid joins
-          ``not_added_tids``, rule 6) or, with ``only_new``, when the tid was already
-          there.
+          True when inserted; False when the map is full (rule 6) or, with ``only_new``,
+          when the tid was already there.
 
         Raises:
           MapError: any other failure (ENOMEM is fatal, rule 7).
@@ -157,7 +163,8 @@ class Session:
             if e.errno == errno.EEXIST and only_new:
                 return False
             if e.errno == errno.E2BIG:
-                self.not_added_tids.add(tid)
+                if count_full:
+                    self.not_added_tids.add(tid)
                 return False
             raise
         self.not_added_tids.discard(tid)

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 import trio
 
+from tracekit._connector import ProcConnector, ProcEvent
 from tracekit._errors import TargetError
 from tracekit._events import Event, Exec, Exit, Fork, Syscall
 from tracekit._procfs import CLK_TCK, ProcFS
@@ -29,6 +30,7 @@ from tracekit._source import RingBufferSource
 from tracekit._syscalls import SyscallTable
 from tracekit.pipeline import Pipeline, PipelineResult, StageContext
 from tracekit.pipeline.evict import Evict
+from tracekit.pipeline.reconcile import Reconcile
 from tracekit.pipeline.reenumerate import Reenumerate, Reenumerated
 
 from ._run import WORKLOADS, read_events, run_tracekit, write_pipeline
@@ -320,6 +322,9 @@ async def test_reused_pid_is_not_traced(exe: Path, workloads: Any) -> None:
         victim.kill()
         victim.wait()
         assert session.add_task(victim.pid, victim.pid, start_time_ns=ticks * NS_PER_TICK)
+        # /proc tells start times apart only to the clock tick: let two ticks pass, as a
+        # real reuse (after the pid counter wrapped) always does.
+        time.sleep(2 / CLK_TCK + 0.005)
         # An unrelated process gets the same pid (clone3 set_tid in the init namespace).
         other = workloads(exe, "setpid", victim.pid)
         line = other.expect("child ")
@@ -451,6 +456,10 @@ async def test_reenumerate_stage_adds_and_reports(exe: Path, workloads: Any) -> 
     stage = Reenumerate()
 
     def drive(session: Session) -> None:
+        deadline = time.monotonic() + 20
+        while stage.last is None:           # the threads wait until the stage has run
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
         w.send("go")
         w.expect("done")
         w.send("end")
@@ -478,3 +487,71 @@ async def test_reenumerate_stage_adds_and_reports(exe: Path, workloads: Any) -> 
     assert pipeline.stats["reenumerate"].counters["added"] == 2
     assert set(marks(sink.events)) == set(w.tasks())
 
+
+
+# -- the reconcile stage: a child that did not fit is added when room frees up (rule 6) -----
+
+@pytest.mark.parametrize("use_connector", [True, False], ids=["connector", "bpf-only"])
+async def test_reconcile_adds_child_when_room_frees(exe: Path, workloads: Any,
+                                                    use_connector: bool) -> None:
+    n = 6
+    w = workloads(exe, "full", n)
+    w.expect("spawned")
+    stage = Reconcile(use_connector=use_connector)
+    box: dict[str, Any] = {}
+
+    def drive(session: Session) -> None:
+        w.send("go")
+        box["child"] = int(w.expect("forked ").split()[1])
+        w.expect("task thread")             # one thread marked and exited: room for one
+        deadline = time.monotonic() + 20
+        while box["pipeline"].stats["reconcile"].counters.get("repaired_pids_full", 0) < 1:
+            assert time.monotonic() < deadline, box["pipeline"].stats["reconcile"].counters
+            time.sleep(0.01)
+        box["counters"] = session.counters()
+        w.send("go")
+        w.expect("done")
+        w.send("end")
+        w.proc.wait(timeout=20)
+
+    # the map holds exactly the n threads: the child cannot be added by BPF
+    session = Session(SessionOptions(pids=[w.pid], pids_max_entries=n))
+    await session.start()
+    sink = Collect()
+    try:
+        pipeline = box["pipeline"] = Pipeline(
+            RingBufferSource(session, poll_interval_s=0.02), [stage], [sink], session=session)
+        with trio.fail_after(60):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(pipeline.run)
+                await trio.to_thread.run_sync(drive, session)
+    finally:
+        session.close()
+    child = box["child"]
+    assert box["counters"].pids_full >= 1         # BPF could not add the child
+    assert stage.connector_available is use_connector
+    counters = pipeline.stats["reconcile"].counters
+    assert counters["repaired_pids_full"] == 1
+    assert (counters.get("connector_events", 0) > 0) is use_connector
+    got = marks(sink.events)
+    assert got.get(child) == {100}                # traced from when it was added
+    assert set(got) == set(w.tasks())
+
+
+async def test_proc_connector_sees_fork_exec_exit(exe: Path) -> None:
+    seen: list[ProcEvent] = []
+    with trio.fail_after(20):
+        async with await ProcConnector.open() as conn:
+            proc = await trio.run_process([str(exe), "vfork"], stdin=b"go\nend\n",
+                                          capture_stdout=True)
+            lines = proc.stdout.decode().splitlines()
+            pid = int(lines[0].split()[1])
+            child = next(int(ln.split()[2]) for ln in lines if ln.startswith("task exec"))
+            while not any(e.kind == "exit" and e.tid == pid for e in seen):
+                seen.extend(e for e in await conn.receive() if e.tid in (pid, child))
+    mine = [(e.kind, e.tid) for e in seen]
+    # subscribed before the workload started: its whole life, in order
+    assert mine == [("fork", pid), ("exec", pid), ("fork", child), ("exec", child),
+                    ("exit", child), ("exit", pid)]
+    fork = next(e for e in seen if e.kind == "fork" and e.tid == child)
+    assert (fork.parent_tid, fork.parent_tgid) == (pid, pid)

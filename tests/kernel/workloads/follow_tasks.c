@@ -23,6 +23,9 @@
  *   churn N                         N short-lived children, one after the other
  *   setpid PID                      clone3(set_tid = PID): a child with that pid
  *   exiting MS                      marks every ms for MS ms, then exits
+ *   full N                          N threads in all; after "go" main forks a child
+ *                                   ("forked <pid>") and one thread marks and exits;
+ *                                   after a second "go" the child marks, then the rest
  *   mark K [hold]                   mark, report; with "hold": "done" and wait
  */
 #define _GNU_SOURCE
@@ -335,6 +338,42 @@ static int mode_setpid(pid_t want)
 	return 0;
 }
 
+static int mode_full(int n)
+{
+	pthread_t th[1024];
+	int child_pipe[2];
+	pid_t child;
+
+	if (pipe(child_pipe))
+		return 2;
+	for (int i = 0; i < n - 1; i++)
+		pthread_create(&th[i], NULL, thread_mark, (void *)(intptr_t)(1 + i));
+	say("spawned");
+	wait_line();
+	child = fork();
+	if (child == 0) {
+		char c;
+
+		if (read(child_pipe[0], &c, 1) != 1)
+			_exit(98);
+		mark("child", 100);
+		_exit(0);
+	}
+	say("forked %d", child);
+	release(1);
+	wait_line();
+	if (write(child_pipe[1], "g", 1) != 1)
+		return 2;
+	waitpid(child, NULL, 0);
+	release(n - 2);
+	for (int i = 0; i < n - 1; i++)
+		pthread_join(th[i], NULL);
+	mark("main", 0);
+	say("done");
+	wait_line();
+	return 0;
+}
+
 static int mode_exiting(long ms)
 {
 	struct timespec t0, t;
@@ -380,6 +419,8 @@ int main(int argc, char **argv)
 		return mode_churn(atoi(argv[2]));
 	if (!strcmp(mode, "setpid") && argc == 3)
 		return mode_setpid(atoi(argv[2]));
+	if (!strcmp(mode, "full") && argc == 3)
+		return mode_full(atoi(argv[2]));
 	if (!strcmp(mode, "exiting") && argc == 3)
 		return mode_exiting(atol(argv[2]));
 	fprintf(stderr, "usage: see the comment at the top of follow_tasks.c\n");
