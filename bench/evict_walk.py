@@ -1,0 +1,112 @@
+"""Eviction walk time for a pids map of 65,536 entries (kernel rule 5).
+
+A standalone HASH map (u32 tid -> struct tk_pid_info, as the tracer's ``pids`` map) is
+filled from Python: every task on this machine with its true start time (kept), the
+rest with tids that do not exist (dead, deleted). Figures, the median of 5 runs (1 run
+for restart, which is slow):
+
+* evict:    ``pipeline.evict.evict_stale`` (cursor rests on a kept key; one pass)
+* restart:  the walk that restarts from the first key after each delete (the naive
+            way: ``get_next_key`` of a deleted key starts over), the peer measured in
+            the same run; it revisits every kept key before the deleted one each time
+* keys:     a bare ``get_next_key`` walk with no /proc reads (the floor of any walk)
+
+Prints keys/s and the ratio restart/evict. Needs root.
+Run: ``python3 bench/evict_walk.py [entries]`` (default 65536).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import time
+
+from tracekit._events import PID_INFO
+from tracekit._object import Map
+from tracekit._procfs import CLK_TCK, ProcFS
+from tracekit._uapi import MapType
+from tracekit.pipeline.evict import EvictResult, evict_stale, stale_reason
+
+NS_PER_TICK = 1_000_000_000 // CLK_TCK
+
+
+def live_tasks(procfs: ProcFS) -> dict[int, int]:
+    """``{tid: start_time_ns}`` of every task now (threads included)."""
+    out = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            for tid in procfs.threads(int(entry)):
+                st = procfs.start_state(tid)
+                if st is not None and st[1] not in ("Z", "X"):
+                    out[tid] = st[0] * NS_PER_TICK
+    return out
+
+
+def fill(entries: int, live: dict[int, int]) -> Map:
+    m = Map.create("bench_pids", MapType.HASH, 4, PID_INFO.size, entries)
+    pid_max = int(open("/proc/sys/kernel/pid_max").read())
+    for tid, start_ns in live.items():
+        m.update_elem(tid.to_bytes(4, "little"), PID_INFO.pack(start_ns, tid, 0))
+    dead = pid_max + 1
+    while len(live) + (dead - pid_max - 1) < entries:     # tids above pid_max never exist
+        m.update_elem(dead.to_bytes(4, "little"), PID_INFO.pack(NS_PER_TICK, dead, 0))
+        dead += 1
+    return m
+
+
+def restart_walk(m: Map, procfs: ProcFS) -> EvictResult:
+    """The naive walk: after each delete, start again from the first key."""
+    res = EvictResult()
+    decided: set[bytes] = set()
+    key = m.get_next_key(None)
+    while key is not None:
+        if key not in decided:
+            decided.add(key)
+            res.visited += 1
+            start_ns = PID_INFO.unpack(m.lookup_elem(key) or bytes(16))[0]
+            if stale_reason(procfs, int.from_bytes(key, "little"), start_ns) is not None:
+                m.delete_elem(key)
+                res.dead += 1
+                res.restarts += 1
+                key = m.get_next_key(None)
+                continue
+            res.kept += 1
+        key = m.get_next_key(key)
+    return res
+
+
+def main() -> None:
+    entries = int(sys.argv[1]) if len(sys.argv) > 1 else 65536
+    procfs = ProcFS()
+    live = live_tasks(procfs)
+    rows: dict[str, list[float]] = {"evict": [], "restart": [], "keys": []}
+    last: dict[str, EvictResult] = {}
+    for i in range(5):
+        for name in rows:
+            if name == "restart" and i:
+                continue
+            with fill(entries, live) as m:
+                t0 = time.perf_counter()
+                if name == "evict":
+                    last[name] = evict_stale(m, procfs)
+                elif name == "restart":
+                    last[name] = restart_walk(m, procfs)
+                else:
+                    sum(1 for _ in m.keys())
+                rows[name].append(time.perf_counter() - t0)
+    print(f"pids map: {entries} entries, {len(live)} live tasks kept, "
+          f"{entries - len(live)} dead deleted")
+    for name, times in rows.items():
+        t = statistics.median(times)
+        extra = ""
+        if name in last:
+            r = last[name]
+            extra = f"  kept={r.kept} deleted={r.deleted} restarts={r.restarts}"
+        print(f"  {name:8s} {t * 1000:9.1f} ms  {entries / t:11.0f} keys/s{extra}")
+    ratio = statistics.median(rows["restart"]) / statistics.median(rows["evict"])
+    print(f"  restart/evict = {ratio:.2f}")
+
+
+if __name__ == "__main__":
+    main()
