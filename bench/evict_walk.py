@@ -45,7 +45,8 @@ def live_tasks(procfs: ProcFS) -> dict[int, int]:
 
 def fill(entries: int, live: dict[int, int]) -> Map:
     m = Map.create("bench_pids", MapType.HASH, 4, PID_INFO.size, entries)
-    pid_max = int(open("/proc/sys/kernel/pid_max").read())
+    with open("/proc/sys/kernel/pid_max") as f:
+        pid_max = int(f.read())
     for tid, start_ns in live.items():
         m.update_elem(tid.to_bytes(4, "little"), PID_INFO.pack(start_ns, tid, 0))
     dead = pid_max + 1

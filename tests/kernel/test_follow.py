@@ -41,16 +41,21 @@ MARK = 1_000_000
 NS_PER_TICK = 1_000_000_000 // CLK_TCK
 
 
-@pytest.fixture(scope="module")
-def exe(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """follow_tasks.c compiled with gcc."""
+def build_workload(out_dir: Path) -> Path:
+    """Compile follow_tasks.c with gcc into ``out_dir``; skip when gcc is missing."""
     gcc = shutil.which("gcc")
     if gcc is None:
         pytest.skip("gcc is not installed: cannot build tests/kernel/workloads/follow_tasks.c")
-    out = tmp_path_factory.mktemp("follow") / "follow_tasks"
+    out = out_dir / "follow_tasks"
     subprocess.run([gcc, "-O1", "-Wall", "-Werror", "-pthread", "-o", str(out),
                     str(WORKLOADS / "follow_tasks.c")], check=True, capture_output=True)
     return out
+
+
+@pytest.fixture(scope="module")
+def exe(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """follow_tasks.c compiled with gcc."""
+    return build_workload(tmp_path_factory.mktemp("follow"))
 
 
 class Workload:

@@ -1,0 +1,181 @@
+"""The eviction walk and the ``evict`` stage against a real HASH map and real tasks.
+
+The map is a standalone ``BPF_MAP_TYPE_HASH`` shaped like the tracer's ``pids`` map
+(u32 tid -> struct tk_pid_info); the tasks are processes the test starts.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+import trio
+
+from tracekit._config import EvictConfig
+from tracekit._events import PID_INFO
+from tracekit._object import Map
+from tracekit._procfs import CLK_TCK, ProcFS
+from tracekit._uapi import MapType
+from tracekit.pipeline import Pipeline, StageContext
+from tracekit.pipeline.evict import Evict, EvictResult, evict_stale, iter_evict
+
+from .helpers import Collect, sc
+
+pytestmark = pytest.mark.kernel
+NS_PER_TICK = 1_000_000_000 // CLK_TCK
+PID_MAX = int(Path("/proc/sys/kernel/pid_max").read_text())
+
+
+def key(tid: int) -> bytes:
+    return tid.to_bytes(4, "little")
+
+
+def tids_of(m: Map) -> set[int]:
+    return {int.from_bytes(k, "little") for k in m.keys()}
+
+
+class CountingMap:
+    """A real map whose get_next_key calls are counted; at call ``delete_cursor_at`` it
+    first deletes the cursor key, as BPF's exit program would for a task that exits."""
+
+    def __init__(self, m: Map, delete_cursor_at: int = 0) -> None:
+        self.m = m
+        self.calls = 0
+        self.delete_cursor_at = delete_cursor_at
+
+    def get_next_key(self, k: bytes | None) -> bytes | None:
+        self.calls += 1
+        if self.calls == self.delete_cursor_at and k is not None:
+            assert self.m.delete_elem(k)
+        return self.m.get_next_key(k)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.m, name)
+
+
+@pytest.fixture
+def pids_map() -> Iterator[Map]:
+    with Map.create("test_pids", MapType.HASH, 4, PID_INFO.size, 4096) as m:
+        yield m
+
+
+@pytest.fixture
+def sleepers() -> Iterator[list[subprocess.Popen[bytes]]]:
+    procs = [subprocess.Popen(["sleep", "60"]) for _ in range(4)]
+    yield procs
+    for p in procs:
+        p.kill()
+        p.wait()
+
+
+def start_ns(procfs: ProcFS, tid: int) -> int:
+    st = procfs.start_state(tid)
+    assert st is not None
+    return st[0] * NS_PER_TICK
+
+
+def test_walk_deletes_dead_reused_and_zombies_keeps_live(
+        pids_map: Map, sleepers: list[subprocess.Popen[bytes]]) -> None:
+    procfs = ProcFS()
+    live, reused, zombie, pending = sleepers
+    zombie.kill()
+    os.waitid(os.P_PID, zombie.pid, os.WEXITED | os.WNOWAIT)   # exited, not reaped: Z
+    pids_map[key(live.pid)] = PID_INFO.pack(start_ns(procfs, live.pid), live.pid, 0)
+    # the same tid, but the entry's task started 5 ticks earlier: another task (reuse)
+    pids_map[key(reused.pid)] = PID_INFO.pack(start_ns(procfs, reused.pid) - 5 * NS_PER_TICK,
+                                              reused.pid, 0)
+    pids_map[key(zombie.pid)] = PID_INFO.pack(0, zombie.pid, 0)
+    pids_map[key(pending.pid)] = PID_INFO.pack(0, pending.pid, 1)   # start unknown: kept
+    dead = [PID_MAX + 1 + i for i in range(1000)]                  # never exist
+    for t in dead:
+        pids_map[key(t)] = PID_INFO.pack(NS_PER_TICK, t, 0)
+    m = CountingMap(pids_map)
+    res = evict_stale(m, procfs)  # type: ignore[arg-type]
+    assert (res.visited, res.kept, res.dead, res.reused, res.restarts) == (1004, 2, 1001, 1, 0)
+    assert tids_of(pids_map) == {live.pid, pending.pid}
+    # one get_next_key per key and one for the end: the walk never started over
+    assert m.calls == res.visited + 1
+
+
+def test_cursor_deleted_by_the_kernel_restarts_once(
+        pids_map: Map, sleepers: list[subprocess.Popen[bytes]]) -> None:
+    procfs = ProcFS()
+    for p in sleepers:
+        pids_map[key(p.pid)] = PID_INFO.pack(start_ns(procfs, p.pid), p.pid, 0)
+    for t in range(PID_MAX + 1, PID_MAX + 201):
+        pids_map[key(t)] = PID_INFO.pack(0, t, 0)
+    n = len(sleepers) + 200
+    # find the walk position of the second live key, and delete it when it is the cursor
+    order = [int.from_bytes(k, "little") for k in pids_map.keys()]
+    live_pos = [i for i, t in enumerate(order) if t < PID_MAX]
+    cursor_call = live_pos[1] + 2           # the call that passes that key as the cursor
+    m = CountingMap(pids_map, delete_cursor_at=cursor_call)
+    res = EvictResult()
+    for _ in iter_evict(m, procfs, res, chunk=16):
+        pass
+    assert res.restarts == 1
+    assert res.visited == n                  # each key decided once despite the restart
+    assert res.dead == 200 and res.kept == len(sleepers)
+    deleted_live = order[live_pos[1]]
+    assert tids_of(pids_map) == {p.pid for p in sleepers} - {deleted_live}
+
+
+class Gate:
+    """A source: one batch, then waits for ``release``."""
+
+    name = "gate"
+
+    def __init__(self) -> None:
+        self.release = trio.Event()
+
+    async def run(self, ctx: StageContext, send: Any, *,
+                  task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        async with send:
+            task_status.started()
+            await send.send([sc(0)])
+            await self.release.wait()
+
+
+async def wait_for(cond: Any) -> None:
+    while not cond():
+        await trio.sleep(0.005)
+
+
+async def test_stage_walks_after_attach_on_request_and_periodically(pids_map: Map) -> None:
+    session = SimpleNamespace(pids_map=pids_map, procfs=ProcFS())
+    pids_map[key(PID_MAX + 1)] = PID_INFO.pack(0, PID_MAX + 1, 0)
+    evict = Evict(EvictConfig(interval_s=3600), session=session)  # type: ignore[arg-type]
+    gate, sink = Gate(), Collect()
+    pipeline = Pipeline(gate, [evict], [sink])
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(pipeline.run)
+            await wait_for(lambda: pipeline.stats["evict"].counters.get("walks") == 1)
+            assert tids_of(pids_map) == set()            # the walk right after start
+            pids_map[key(PID_MAX + 2)] = PID_INFO.pack(0, PID_MAX + 2, 0)
+            evict.request()
+            await wait_for(lambda: pipeline.stats["evict"].counters.get("walks") == 2)
+            assert tids_of(pids_map) == set()
+            # a short period walks on its own
+            evict.cfg = EvictConfig(interval_s=0.01)
+            pids_map[key(PID_MAX + 3)] = PID_INFO.pack(0, PID_MAX + 3, 0)
+            evict.request()
+            await wait_for(lambda: pipeline.stats["evict"].counters.get("walks", 0) >= 5)
+            gate.release.set()
+    counters = pipeline.stats["evict"].counters
+    assert counters["evicted_dead"] == 3 and counters["evicted_reused"] == 0
+    assert [e.args[0] for e in sink.events] == [0]      # events pass through unchanged
+
+
+async def test_stage_needs_a_session() -> None:
+    gate = Gate()
+    gate.release.set()
+    with pytest.raises(Exception, match="needs a tracing session") as ei:
+        with trio.fail_after(5):
+            await Pipeline(gate, [Evict()], [Collect()]).run()
+    assert "evict" in str(ei.value)
