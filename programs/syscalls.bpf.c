@@ -34,6 +34,7 @@ const volatile bool targ_follow_forks = true;  /* children of traced threads joi
 const volatile bool targ_filter_syscalls = false; /* only nrs with syscall_filter[nr] == 1 */
 const volatile bool targ_failed_only = false;  /* only records with -4095 <= ret < 0 */
 const volatile __u64 targ_min_duration_ns = 0; /* drop paired calls shorter than this */
+const volatile bool targ_capture = true;       /* read user memory named by the beauty map */
 
 #define TK_FILTER_MAX 1024
 
@@ -282,23 +283,32 @@ static __always_inline void emit_syscall(__u32 flags, __u64 ts_ns, __u64 duratio
 
 /* -- captures ------------------------------------------------------------------------ */
 
-/* Write the capture header at c->caps_len, zero the padding after len bytes of data and
- * advance. len <= TK_STR_MAX. */
-static __always_inline void cap_commit(struct tk_capbuf *c, __u32 off, __u8 arg, __u8 kind,
-				       __u16 flags, __u32 len)
+/* Some facts about the verifier and this code: everything below that reads user memory
+ * is in GLOBAL functions (non-static, noinline, in .text). The verifier checks a global
+ * function once, on its own, knowing only its argument types (a pointer argument is
+ * memory of its BTF type's size, maybe NULL), and a call to it costs the caller one
+ * instruction; a static or inlined function is walked again in every caller state. The
+ * capture code inlined into the spec loop cost tk_sys_enter 219,206 processed
+ * instructions; out of line it is a few thousand in all (bench/load_cost.py). */
+
+/* Write the capture header at off, zero the padding after len bytes of data and
+ * advance c->caps_len; hdr as CAP_HDR. off <= TK_CAP_OFF_MAX, len <= TK_STR_MAX
+ * (clamped). Global: its callers then do no arithmetic on pointers with their lengths,
+ * so the verifier need not track those lengths precisely (see tk_cap_argv). */
+__noinline int tk_cap_commit(struct tk_capbuf *c, __u32 off, __u32 hdr, __u32 len)
 {
 	struct tk_cap *h;
 	__u64 *w;
 	__u32 tail;
 
-	if (off > TK_CAP_OFF_MAX)
-		return;
+	if (!c || off > TK_CAP_OFF_MAX)
+		return 0;
 	if (len > TK_STR_MAX)
 		len = TK_STR_MAX;
 	h = (struct tk_cap *)(c->data + off);
-	h->arg = arg;
-	h->kind = kind;
-	h->flags = flags;
+	h->arg = hdr;
+	h->kind = hdr >> 8;
+	h->flags = hdr >> 16;
 	h->len = len;
 	tail = len & 7;
 	if (tail) {
@@ -308,93 +318,188 @@ static __always_inline void cap_commit(struct tk_capbuf *c, __u32 off, __u8 arg,
 	}
 	c->caps_len = off + sizeof(*h) + ((len + 7) & ~7U);
 	c->ncaps += 1;
+	return 0;
 }
 
-/* Read argv-like array src into d: up to TK_ARGV_N elements, each NUL-terminated; a cut
- * element (longer than its cap or than the room left) ends the data without its NUL.
- * Returns the bytes written, or -1 when the array itself is unreadable. */
-static __always_inline int cap_argv(__u8 *d, const char *const *src, __u32 total, __u32 ecap,
-			       __u16 *flags)
-{
-	const char *p;
-	__u32 used = 0, lim;
-	bool cut = false;
-	long r;
-	int i;
+/* Each capture function appends one capture at c->caps_len (nothing when caps_len is
+ * past TK_CAP_OFF_MAX) and returns 0, or -1 when the user memory could not be read
+ * (nothing appended). hdr packs the capture header: arg | kind << 8 | flags << 16
+ * (flags: extra TK_CAPF_* bits, e.g. AT_EXIT for a retried entry read). */
+#define CAP_HDR(arg, kind, flags) ((__u32)(arg) | (__u32)(kind) << 8 | (__u32)(flags) << 16)
 
+/* A capture without data (flags carries TK_CAPF_FAULT). */
+__noinline int tk_cap_fault(struct tk_capbuf *c, __u32 hdr)
+{
+	if (!c)
+		return 0;
+	tk_cap_commit(c, c->caps_len, hdr, 0);
+	return 0;
+}
+
+/* TK_CAP_STR: bpf_probe_read_user_str of cap + 2 bytes: a result of cap + 2 means more
+ * than cap characters (TRUNC, cap kept); cap <= TK_STR_MAX (clamped). */
+__noinline int tk_cap_str(struct tk_capbuf *c, __u64 src, __u32 cap, __u32 hdr)
+{
+	__u16 flags = hdr >> 16;
+	__u32 off, len;
+	long r;
+
+	if (!c)
+		return 0;
+	off = c->caps_len;
+	if (off > TK_CAP_OFF_MAX)
+		return 0;
+	if (cap > TK_STR_MAX)
+		cap = TK_STR_MAX;
+	/* cap + 2 tells "exactly cap characters" (r == cap + 1) from "more" */
+	r = bpf_probe_read_user_str(c->data + off + sizeof(struct tk_cap), cap + 2,
+				    (const void *)src);
+	if (r < 0)
+		return -1;
+	if (r >= cap + 2) {
+		len = cap;
+		flags |= TK_CAPF_TRUNC;
+	} else {
+		len = r > 0 ? r - 1 : 0;
+	}
+	tk_cap_commit(c, off, (hdr & 0xffff) | (__u32)flags << 16, len);
+	return 0;
+}
+
+/* TK_CAP_BUF / TK_CAP_STRUCT: min(want, cap) bytes, TRUNC when want > cap;
+ * cap <= TK_BUF_MAX (clamped). */
+__noinline int tk_cap_mem(struct tk_capbuf *c, __u64 src, __u64 want, __u32 cap, __u32 hdr)
+{
+	__u16 flags = hdr >> 16;
+	__u32 off, len;
+
+	if (!c)
+		return 0;
+	off = c->caps_len;
+	if (off > TK_CAP_OFF_MAX)
+		return 0;
+	if (cap > TK_BUF_MAX)
+		cap = TK_BUF_MAX;
+	if (want > cap) {
+		len = cap;
+		flags |= TK_CAPF_TRUNC;
+	} else {
+		len = want;
+	}
+	if (len > TK_BUF_MAX)
+		len = TK_BUF_MAX;
+	if (len && bpf_probe_read_user(c->data + off + sizeof(struct tk_cap), len,
+				       (const void *)src))
+		return -1;
+	tk_cap_commit(c, off, (hdr & 0xffff) | (__u32)flags << 16, len);
+	return 0;
+}
+
+/* The argv loop carries its state in one scalar, the return value of tk_cap_argv_step:
+ * used bytes | TK_CAPF_* flags | "an element was cut" | "stop". The verifier knows
+ * nothing of a global function's return value, so it keeps one state per element
+ * instead of one per path through all the elements before it (with the state in
+ * registers, tk_cap_argv alone cost 45,002 processed instructions; now ~600). */
+#define ARGV_USED   0xffffU     /* bytes written so far */
+#define ARGV_FLAGS_SHIFT 16     /* TK_CAPF_* bits << 16 */
+#define ARGV_CUT    (1U << 24)  /* the last element was cut: any further one is ARGV_TRUNC */
+#define ARGV_STOP   (1U << 25)  /* done */
+#define ARGV_ERR    (1U << 26)  /* the array itself is unreadable: no capture */
+
+/* Element i of the argv array at src, into the capture whose header is at c->caps_len.
+ * lims = total | ecap << 16 (already clamped). Returns the new state (see ARGV_*). */
+__noinline int tk_cap_argv_step(struct tk_capbuf *c, __u64 src, __u32 i, __u32 st, __u32 lims)
+{
+	const char *const *argv = (const char *const *)src;
+	__u32 off, used = st & ARGV_USED, flags = 0, total = lims & 0xffff, ecap = lims >> 16;
+	__u32 lim;
+	const char *p;
+	long r;
+
+	if (!c)
+		return st | ARGV_ERR | ARGV_STOP;
+	off = c->caps_len;
+	if (off > TK_CAP_OFF_MAX || i > TK_ARGV_N)
+		return st | ARGV_STOP;
+	if (bpf_probe_read_user(&p, sizeof(p), &argv[i])) {
+		if (i == 0)
+			return st | ARGV_ERR | ARGV_STOP;
+		flags = TK_CAPF_FAULT | TK_CAPF_ARGV_TRUNC;
+		return st | flags << ARGV_FLAGS_SHIFT | ARGV_STOP;
+	}
+	if (!p)
+		return st | ARGV_STOP;
+	/* the (TK_ARGV_N + 1)th pointer is only looked at */
+	if ((st & ARGV_CUT) || i == TK_ARGV_N || used >= total || used > TK_ARGV_MAX - 1)
+		return st | TK_CAPF_ARGV_TRUNC << ARGV_FLAGS_SHIFT | ARGV_STOP;
+	lim = total - used - 1; /* room for the characters, one byte kept for the NUL */
+	if (lim > ecap)
+		lim = ecap;
+	if (lim > TK_ARGV_ELEM_MAX)
+		lim = TK_ARGV_ELEM_MAX;
+	/* lim + 2 tells "exactly lim characters" (r == lim + 1) from "more" (r == lim + 2) */
+	r = bpf_probe_read_user_str(c->data + off + sizeof(struct tk_cap) + used, lim + 2, p);
+	if (r < 0)
+		return st | (TK_CAPF_FAULT | TK_CAPF_ARGV_TRUNC) << ARGV_FLAGS_SHIFT | ARGV_STOP;
+	if (r >= lim + 2)
+		return (st & ~ARGV_USED) | (used + lim) | ARGV_CUT |
+		       TK_CAPF_TRUNC << ARGV_FLAGS_SHIFT;
+	return (st & ~ARGV_USED) | (used + r);
+}
+
+/* TK_CAP_ARGV: the NULL-terminated pointer array at src: up to TK_ARGV_N elements, each
+ * NUL-terminated, each at most ecap characters, all at most total bytes; a cut element
+ * (longer than its cap or than the room left) ends the data without its NUL (TRUNC); a
+ * further pointer sets ARGV_TRUNC; an unreadable element sets FAULT|ARGV_TRUNC after the
+ * data read so far. -1 only when the array itself is unreadable. */
+__noinline int tk_cap_argv(struct tk_capbuf *c, __u64 src, __u32 total, __u32 ecap, __u32 hdr)
+{
+	__u32 st = 0, i;
+
+	if (!c)
+		return 0;
 	if (total > TK_ARGV_MAX)
 		total = TK_ARGV_MAX;
 	if (ecap > TK_ARGV_ELEM_MAX)
 		ecap = TK_ARGV_ELEM_MAX;
 	for (i = 0; i <= TK_ARGV_N; i++) {
-		if (bpf_probe_read_user(&p, sizeof(p), &src[i])) {
-			if (i == 0)
-				return -1;
-			*flags |= TK_CAPF_FAULT | TK_CAPF_ARGV_TRUNC;
+		st = tk_cap_argv_step(c, src, i, st, total | ecap << 16);
+		if (st & ARGV_STOP)
 			break;
-		}
-		if (!p)
-			break;
-		/* the (TK_ARGV_N + 1)th pointer is only looked at */
-		if (cut || i == TK_ARGV_N || used >= total || used > TK_ARGV_MAX - 1) {
-			*flags |= TK_CAPF_ARGV_TRUNC;
-			break;
-		}
-		lim = total - used - 1; /* room for the characters, one byte kept for the NUL */
-		if (lim > ecap)
-			lim = ecap;
-		/* lim + 2 tells "exactly lim characters" (r == lim + 1) from "more" (r == lim + 2) */
-		r = bpf_probe_read_user_str(d + used, lim + 2, p);
-		if (r < 0) {
-			*flags |= TK_CAPF_FAULT | TK_CAPF_ARGV_TRUNC;
-			break;
-		}
-		if (r >= lim + 2) {
-			used += lim;
-			cut = true;
-			*flags |= TK_CAPF_TRUNC;
-		} else {
-			used += r;
-		}
 	}
-	return used;
+	if (st & ARGV_ERR)
+		return -1;
+	return tk_cap_commit(c, c->caps_len,
+			     (hdr & 0xffff) | ((hdr >> 16) | (st >> ARGV_FLAGS_SHIFT & 0xff)) << 16,
+			     st & ARGV_USED);
 }
 
-/* Capture spec sp at c->caps_len; ret is the return value at sys_exit. with_argv is a
- * constant: the exit path never reads argv (its memory is gone after a successful execve,
- * and leaving the loop out keeps tk_sys_exit small for the verifier). Returns 0 when done
- * (a capture was appended, or there is nothing to capture), -1 when the user memory
- * could not be read (nothing appended). */
-static __always_inline int capture(struct tk_capbuf *c, const struct tk_beauty_spec *sp,
-				   const __u64 *args, long ret, __u16 xflags, bool with_argv)
-{
-	__u32 off = c->caps_len, cap, len = 0;
-	__u8 kind = sp->kind, arg = sp->arg, la = sp->len_arg;
-	__u16 flags = xflags;
-	const void *src;
-	__u64 want;
-	__u8 *d;
-	long r;
+/* Capture spec sp of the call in s at c->caps_len; ret is the return value at sys_exit.
+ * opts: TK_CAPF_* bits to add (AT_EXIT for a retried entry read) | CAPTURE_ARGV; the
+ * exit path never reads argv (its memory is gone after a successful execve). Returns 0
+ * when done (a capture was appended, or there is nothing to capture), -1 when the user
+ * memory could not be read (nothing appended). Global, so each spec loop costs the
+ * verifier a call per spec. */
+#define CAPTURE_ARGV (1U << 16)
 
-	if (off > TK_CAP_OFF_MAX || arg > 5)
+__noinline int tk_capture(struct tk_capbuf *c, const struct tk_beauty_spec *sp,
+			  const struct tk_scratch *s, long ret, __u32 opts)
+{
+	__u8 kind, arg, la;
+	__u32 hdr;
+	__u64 want;
+
+	if (!c || !sp || !s)
 		return 0;
-	d = c->data + off + sizeof(struct tk_cap);
-	src = (const void *)args[arg];
-	if (kind == TK_CAP_STR) {
-		cap = sp->cap;
-		if (cap > TK_STR_MAX)
-			cap = TK_STR_MAX;
-		/* cap + 2 tells "exactly cap characters" (r == cap + 1) from "more" */
-		r = bpf_probe_read_user_str(d, cap + 2, src);
-		if (r < 0)
-			return -1;
-		if (r >= cap + 2) {
-			len = cap;
-			flags |= TK_CAPF_TRUNC;
-		} else {
-			len = r > 0 ? r - 1 : 0;
-		}
-	} else if (kind == TK_CAP_BUF || kind == TK_CAP_STRUCT) {
+	kind = sp->kind;
+	arg = sp->arg;
+	la = sp->len_arg;
+	if (arg > 5)
+		return 0;
+	hdr = CAP_HDR(arg, kind, opts & 0xffff);
+	if (kind == TK_CAP_STR)
+		return tk_cap_str(c, s->args[arg], sp->cap, hdr);
+	if (kind == TK_CAP_BUF || kind == TK_CAP_STRUCT) {
 		if (la == TK_LEN_RET) {
 			if (ret < 0)
 				return 0;
@@ -402,55 +507,30 @@ static __always_inline int capture(struct tk_capbuf *c, const struct tk_beauty_s
 		} else if (la == TK_LEN_NONE) {
 			want = sp->size;
 		} else if (la <= 5) {
-			want = args[la];
+			want = s->args[la];
 			if (kind == TK_CAP_STRUCT) /* socklen_t / int addrlen */
 				want = (__u32)want;
 		} else {
 			return 0;
 		}
-		cap = sp->cap;
-		if (cap > TK_BUF_MAX)
-			cap = TK_BUF_MAX;
-		if (want > cap) {
-			len = cap;
-			flags |= TK_CAPF_TRUNC;
-		} else {
-			len = want;
-		}
-		if (len > TK_BUF_MAX)
-			len = TK_BUF_MAX;
-		if (len && bpf_probe_read_user(d, len, src))
-			return -1;
-	} else if (with_argv && kind == TK_CAP_ARGV) {
-		r = cap_argv(d, src, sp->cap, sp->size, &flags);
-		if (r < 0)
-			return -1;
-		len = r;
-	} else {
-		return 0;
+		return tk_cap_mem(c, s->args[arg], want, sp->cap, hdr);
 	}
-	cap_commit(c, off, arg, kind, flags, len);
+	if ((opts & CAPTURE_ARGV) && kind == TK_CAP_ARGV)
+		return tk_cap_argv(c, s->args[arg], sp->cap, sp->size, hdr);
 	return 0;
 }
 
-/* A capture without data: the memory could not be read (flags has TK_CAPF_FAULT). */
-static __always_inline void capture_fault(struct tk_capbuf *c, const struct tk_beauty_spec *sp,
-					  __u16 flags)
-{
-	cap_commit(c, c->caps_len, sp->arg, sp->kind, flags, 0);
-}
-
-/* Entry captures of syscall nr into capbuf[tid]; true when the slot now belongs to this
- * call (then tk_scratch.has_caps = 1). */
-static __always_inline bool capture_entry(__u32 tid, long nr, __u64 ts_ns, const __u64 *args)
+/* Entry captures of the call in s (tid's syscall s->nr) into capbuf[tid]; true when the
+ * slot now belongs to this call (then tk_scratch.has_caps = 1). */
+static __always_inline bool capture_entry(__u32 tid, const struct tk_scratch *s)
 {
 	const struct tk_beauty *b;
 	struct tk_capbuf *c;
-	__u32 key = nr, zero = 0;
+	__u32 key = s->nr, zero = 0;
 	void *init;
 	int i;
 
-	if (nr < 0 || nr >= TK_FILTER_MAX)
+	if (s->nr < 0 || s->nr >= TK_FILTER_MAX)
 		return false;
 	b = bpf_map_lookup_elem(&beauty, &key);
 	if (!b || !b->spec[0].kind)
@@ -467,7 +547,7 @@ static __always_inline bool capture_entry(__u32 tid, long nr, __u64 ts_ns, const
 			return false;
 		}
 	}
-	c->entry_ts = ts_ns;
+	c->entry_ts = s->ts_ns;
 	c->pending = 0;
 	c->retry = 0;
 	c->caps_len = 0;
@@ -479,10 +559,10 @@ static __always_inline bool capture_entry(__u32 tid, long nr, __u64 ts_ns, const
 			break;
 		if (sp->flags & TK_SPEC_AT_EXIT)
 			c->pending |= 1U << i;
-		else if (capture(c, sp, args, 0, 0, true) < 0) {
+		else if (tk_capture(c, sp, s, 0, CAPTURE_ARGV) < 0) {
 			/* ARGV is not read again at exit: it faults now */
 			if (sp->kind == TK_CAP_ARGV)
-				capture_fault(c, sp, TK_CAPF_FAULT);
+				tk_cap_fault(c, CAP_HDR(sp->arg, sp->kind, TK_CAPF_FAULT));
 			else
 				c->retry |= 1U << i;
 		}
@@ -513,8 +593,8 @@ static __always_inline bool emit_captured(struct tk_capbuf *c, const struct tk_s
 				continue;
 			/* a retry of a faulted entry read is marked AT_EXIT */
 			xflags = (c->retry & (1U << i)) ? TK_CAPF_AT_EXIT : 0;
-			if ((xflags && exec_ok) || capture(c, sp, s->args, ret, xflags, false) < 0)
-				capture_fault(c, sp, TK_CAPF_FAULT | xflags);
+			if ((xflags && exec_ok) || tk_capture(c, sp, s, ret, xflags) < 0)
+				tk_cap_fault(c, CAP_HDR(sp->arg, sp->kind, TK_CAPF_FAULT | xflags));
 		}
 	}
 	if (!c->ncaps)
@@ -573,8 +653,8 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 		return 0;
 	}
 	/* compat calls are numbered in another table: the beauty map does not apply */
-	if (!compat)
-		s.has_caps = capture_entry(tid, id, s.ts_ns, s.args);
+	if (targ_capture && !compat)
+		s.has_caps = capture_entry(tid, &s);
 	if (bpf_map_update_elem(&scratch, &tid, &s, BPF_ANY))
 		count(TK_CNT_SCRATCH_FULL);
 	return 0;
@@ -599,7 +679,8 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 		now = bpf_ktime_get_ns();
 		if (ret_selected(ret) && now - s->ts_ns >= targ_min_duration_ns) {
 			compat = compat_flag();
-			c = s->has_caps ? bpf_map_lookup_elem(&capbuf, &tid) : NULL;
+			c = targ_capture && s->has_caps ? bpf_map_lookup_elem(&capbuf, &tid)
+							 : NULL;
 			if (!c || c->entry_ts != s->ts_ns ||
 			    !emit_captured(c, s, pid_tgid, now, ret, compat))
 				emit_syscall(compat, s->ts_ns, now - s->ts_ns, pid_tgid, s->nr,
