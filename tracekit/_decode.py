@@ -19,6 +19,7 @@ per-syscall choice of decoder is in ``tracekit._argspec``; flag words are in
 from __future__ import annotations
 
 import ipaddress
+import re
 import struct
 
 from tracekit._beauty_tables import ADDRESS_FAMILIES
@@ -42,6 +43,9 @@ for _b in range(256):
         _TABLE.append(chr(_b))
     else:
         _TABLE.append({9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r"}.get(_b, ""))
+_SHORT = [t or f"\\{b:o}" for b, t in enumerate(_TABLE)]   # octal as short as possible
+# An octal escape followed by an octal digit must be written with three digits.
+_OCTAL_THEN_DIGIT = re.compile(rb"[\x00-\x08\x0e-\x1f\x7f-\xff][0-7]")
 _NUL = b"\0"
 _OCTAL_DIGITS = frozenset(b"01234567")
 _PLAIN = bytes(b for b in range(0x20, 0x7F) if b not in (0x22, 0x5C))
@@ -67,6 +71,8 @@ def quote(data: bytes, *, limit: int | None = None, more: bool = False,
         return '"' + "".join(f"\\x{b:02x}" for b in data) + tail
     if not data.translate(None, _PLAIN):             # all printable: the common case
         return '"' + data.decode("ascii") + tail
+    if not _OCTAL_THEN_DIGIT.search(data):
+        return '"' + "".join(map(_SHORT.__getitem__, data)) + tail
     out = []
     n = len(data)
     for i, b in enumerate(data):

@@ -16,7 +16,6 @@ from tracekit._decode import (
     DEFAULT_STRING_LIMIT,
     format_argv,
     format_envp,
-    format_ret_errno,
     format_sockaddr,
     format_timespec,
     pointer,
@@ -36,13 +35,14 @@ from tracekit._events import (
     Syscall,
 )
 from tracekit._fdcache import FdCache
-from tracekit._syscalls import SyscallTable
+from tracekit._syscalls import SyscallTable, format_ret
 
 __all__ = ["KINDS", "SyscallDecoder"]
 
 Caps = dict[int, Capture]
 ArgFn = Callable[["SyscallDecoder", Syscall, int, Caps], "str | None"]
 _M32 = 0xFFFFFFFF
+_NO_CAPS: dict[int, Capture] = {}
 _O_CREAT = next(v for v, n in T.OPEN_FLAGS if n == "O_CREAT")
 _O_TMPFILE = next(v for v, n in T.OPEN_FLAGS if n == "O_TMPFILE")
 _FCNTL = {n: v for v, n in T.FCNTL_CMDS.items()}
@@ -272,13 +272,23 @@ SPECIAL: dict[str, Callable[[SyscallDecoder, Syscall, Caps], list[str]]] = {
 _OPENS = frozenset({"open", "openat", "creat", "openat2"})
 
 
+# What a call does to the fd table (SyscallDecoder.update_fds).
+_FD_NONE, _FD_CLOSE, _FD_OPEN, _FD_DUP2, _FD_DUP, _FD_FCNTL, _FD_ALL, _FD_NEW = range(8)
+_FD_ACTIONS = {"close": _FD_CLOSE, "open": _FD_OPEN, "creat": _FD_OPEN, "openat": _FD_OPEN,
+               "openat2": _FD_OPEN, "dup2": _FD_DUP2, "dup3": _FD_DUP2, "dup": _FD_DUP,
+               "fcntl": _FD_FCNTL, "fcntl64": _FD_FCNTL, "close_range": _FD_ALL,
+               "execve": _FD_ALL, "execveat": _FD_ALL}
+
+
 class _Call:
-    __slots__ = ("name", "fns", "special", "ret", "generic")
+    __slots__ = ("name", "fns", "special", "ret", "generic", "fd_action", "path_arg")
 
     def __init__(self, name: str, fns: tuple[ArgFn, ...], special: object, ret: str,
                  generic: int) -> None:
         self.name, self.fns, self.special, self.ret, self.generic = (
             name, fns, special, ret, generic)
+        self.fd_action = _FD_ACTIONS.get(name, _FD_NEW if ret == "fd" else _FD_NONE)
+        self.path_arg = 0 if name in ("open", "creat") else 1
 
 
 class SyscallDecoder:
@@ -311,10 +321,11 @@ class SyscallDecoder:
         self.fdcache = fdcache if fdcache is not None else FdCache()
         self.string_limit = string_limit
         self.unknown_nr = 0
-        self._calls: dict[tuple[int, bool], _Call] = {}
+        self._calls: dict[int, _Call] = {}
 
     def call(self, nr: int, compat: bool) -> _Call:
-        key = (nr, compat)
+        """The name and decoders of a syscall number (cached)."""
+        key = nr << 1 | compat
         got = self._calls.get(key)
         if got is not None:
             return got
@@ -329,6 +340,8 @@ class SyscallDecoder:
             generic = 6 if n is None else n
         else:
             kinds, ret = spec
+        if name.startswith("syscall_"):
+            generic = -6 if generic in (0, 6) else -generic     # unknown: counted
         special = SPECIAL.get(kinds[0]) if len(kinds) == 1 else None
         fns = () if special else tuple(KINDS[k] for k in kinds)
         got = self._calls[key] = _Call(name, fns, special, ret, generic)
@@ -347,35 +360,48 @@ class SyscallDecoder:
     def decode(self, ev: Syscall) -> Decoded:
         """The record as strace prints it (see the module docstring)."""
         flags = ev.flags
-        call = self.call(ev.syscall_nr, bool(flags & SC_COMPAT))
-        if call.name.startswith("syscall_"):
+        compat = flags >> 3 & 1                         # SC_COMPAT
+        call = self._calls.get(ev.syscall_nr << 1 | compat)
+        if call is None:
+            call = self.call(ev.syscall_nr, bool(compat))
+        if call.generic < 0:
             self.unknown_nr += 1
         if flags & SC_RESUMED:
             args: list[str] = []
         else:
-            caps = {c.arg: c for c in ev.caps} if ev.caps else {}
+            caps = {c.arg: c for c in ev.caps} if ev.caps else _NO_CAPS
             if call.special is not None:
                 args = call.special(self, ev, caps)  # type: ignore[operator]
             elif call.generic:
-                args = [_hex0(v) for v in ev.args[:call.generic]]
+                args = [_hex0(v) for v in ev.args[:abs(call.generic)]]
             else:
                 args = []
-                for i, fn in enumerate(call.fns):
+                i = 0
+                for fn in call.fns:
                     text = fn(self, ev, i, caps)
                     if text is None:
                         break
                     args.append(text)
-        if self.fd_paths:
-            self.update_fds(ev, call.name)   # before the return value: openat's new fd
-        return Decoded(call.name, tuple(args), self.ret_text(ev, call.ret))
+                    i += 1
+        if self.fd_paths and call.fd_action:
+            self.update_fds(ev, call)   # before the return value: openat's new fd
+        ret = ev.ret
+        if flags & (SC_NORETURN | SC_UNFINISHED):
+            rtext = "?"
+        elif -4095 <= ret < 0:
+            rtext = format_ret(ret)
+        elif call.ret == "d":
+            rtext = str(ret)
+        else:
+            rtext = self.ret_text(ev, call.ret)
+        return Decoded(call.name, tuple(args), rtext)
 
     def ret_text(self, ev: Syscall, kind: str) -> str:
         if ev.flags & (SC_NORETURN | SC_UNFINISHED):
             return "?"
         ret = ev.ret
-        err = format_ret_errno(ret)
-        if err is not None:
-            return err
+        if -4095 <= ret < 0:
+            return format_ret(ret)
         if kind == "x":
             return _hex0(ret & ((1 << 64) - 1))
         if kind == "fd":
@@ -398,30 +424,31 @@ class SyscallDecoder:
             return f"{ret:#x} (flags {F.open_flags(ret)})"
         return str(ret)
 
-    def update_fds(self, ev: Syscall, name: str) -> None:
+    def update_fds(self, ev: Syscall, call: _Call) -> None:
         """Keep the fd cache true after ``ev`` (:meth:`decode` calls it when fd paths
         are on, after the arguments and before the return value)."""
-        cache, tgid, ret = self.fdcache, ev.tgid, ev.ret
         if ev.flags & (SC_UNFINISHED | SC_NORETURN | SC_RESUMED):
             return          # the arguments or the result are unknown
-        if name == "close":
+        cache, tgid, ret, action = self.fdcache, ev.tgid, ev.ret, call.fd_action
+        if action == _FD_CLOSE:
             cache.forget(tgid, signed(ev.args[0], 32))
         elif ret < 0:
             return
-        elif name in _OPENS:
-            cap = next((c for c in ev.caps if c.arg == (0 if name in ("open", "creat") else 1)),
-                       None)
+        elif action == _FD_OPEN:
+            cap = None
+            for c in ev.caps:
+                if c.arg == call.path_arg:
+                    cap = c
             if (cap is not None and not cap.flags & (CAPF_TRUNC | CAPF_FAULT)
-                    and cap.data.startswith(b"/")):
+                    and cap.data[:1] == b"/"):
                 cache.set(tgid, ret, cap.data.decode("utf-8", "surrogateescape"))
             else:
                 cache.forget(tgid, ret)
-        elif name in ("dup2", "dup3"):
+        elif action == _FD_DUP2:
             cache.dup(tgid, signed(ev.args[0], 32), signed(ev.args[1], 32))
-        elif name == "dup" or (name in ("fcntl", "fcntl64")
-                               and ev.args[1] & _M32 in _FCNTL_DUP):
+        elif action == _FD_DUP or (action == _FD_FCNTL and ev.args[1] & _M32 in _FCNTL_DUP):
             cache.dup(tgid, signed(ev.args[0], 32), ret)
-        elif name in ("close_range", "execve", "execveat"):
+        elif action == _FD_ALL:
             cache.forget_process(tgid)
-        elif self.call(ev.syscall_nr, bool(ev.flags & SC_COMPAT)).ret == "fd":
+        elif action == _FD_NEW:
             cache.forget(tgid, ret)

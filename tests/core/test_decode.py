@@ -229,3 +229,28 @@ def test_unknown_numbers_are_named_and_counted(dec: SyscallDecoder) -> None:
     assert d.name == "syscall_1000"
     assert d.ret == "-1 ENOSYS (Function not implemented)"
     assert dec.unknown_nr == 1
+
+
+def _reference_quote(data: bytes) -> str:
+    """strace's rule, byte by byte (the slow path quote() avoids when it can)."""
+    named = {9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r", 0x22: '\\"', 0x5C: "\\\\"}
+    out = []
+    for i, b in enumerate(data):
+        if b in named:
+            out.append(named[b])
+        elif 0x20 <= b < 0x7F:
+            out.append(chr(b))
+        elif i + 1 < len(data) and 0x30 <= data[i + 1] <= 0x37:
+            out.append(f"\\{b:03o}")
+        else:
+            out.append(f"\\{b:o}")
+    return '"' + "".join(out) + '"'
+
+
+def test_quote_fast_paths_agree_with_the_byte_rule() -> None:
+    import random
+    rnd = random.Random(4)
+    alphabet = bytes([0, 1, 7, 9, 10, 27, 0x22, 0x30, 0x37, 0x38, 0x41, 0x5C, 0x7F, 0x80, 0xFF])
+    for _ in range(2000):
+        data = bytes(rnd.choice(alphabet) for _ in range(rnd.randrange(0, 12)))
+        assert quote(data) == _reference_quote(data), data

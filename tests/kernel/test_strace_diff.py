@@ -1,7 +1,8 @@
 """Differential check against real strace: the same programs under ``strace -f -qq`` and
 under ``python3 -m tracekit run`` with ``format = "strace"``, compared syscall by syscall.
 
-Per program, processes are paired in order of first appearance, and each pair's calls are
+Per program, processes are paired by the similarity of their (name, return value)
+sequences (a shell's children may run in either order), and each pair's calls are
 aligned by name (difflib). For every aligned pair: the return values must be equal, and
 each argument strace and tracekit both print is compared after normalising addresses
 (``0x`` + 5 or more hex digits) and pids. An argument tracekit prints as an address
@@ -169,14 +170,18 @@ def compare_call(s: Call, t: Call, res: Result) -> None:
 def compare(strace_text: str, tracekit_text: str) -> Result:
     s_calls, t_calls = parse(strace_text), parse(tracekit_text)
     res = Result()
-    t_pids = list(t_calls)
-    for n, pid in enumerate(s_calls):
-        ss = s_calls[pid]
+    unpaired = list(t_calls)
+    for ss in s_calls.values():
         res.calls += len(ss)
-        if n >= len(t_pids):
+        if not unpaired:
             res.diffs["process missing in tracekit"] += len(ss)
             continue
-        ts = t_calls[t_pids[n]]
+        # Pair processes by what they did (children of a shell run in either order).
+        key = [(c.name, norm(c.ret)) for c in ss]
+        best = max(unpaired, key=lambda t: difflib.SequenceMatcher(
+            None, key, [(c.name, norm(c.ret)) for c in t_calls[t]], autojunk=False).ratio())
+        unpaired.remove(best)
+        ts = t_calls[best]
         sm = difflib.SequenceMatcher(None, [c.name for c in ss], [c.name for c in ts],
                                      autojunk=False)
         for tag, i1, i2, j1, j2 in sm.get_opcodes():
