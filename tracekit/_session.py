@@ -19,6 +19,7 @@ import errno
 import logging
 import os
 import platform
+import signal
 import struct
 from dataclasses import dataclass, field
 from importlib import resources
@@ -238,6 +239,7 @@ class Session:
     async def start(self) -> None:
         """Load, attach and start the workload; on error close everything and re-raise."""
         o = self.opts
+        released = False
         try:
             if o.pids or o.tids:
                 self._check_targets()
@@ -261,8 +263,16 @@ class Session:
                 log.warning("pids map full: %d tasks could not be traced (pids_max_entries=%d)",
                             self.not_added, o.pids_max_entries)
             if self.command is not None:
+                released = True
                 await self.command.release()
         except BaseException:
+            if released and self.command is not None:
+                # Cancelled (SIGINT) or failed after the command was let go to exec: it
+                # must not run on untraced, holding our stdout open.
+                try:
+                    self.command.send_signal(signal.SIGKILL)
+                except ProcessLookupError:
+                    pass        # it already exited (execve failed): nothing to stop
             self.close()
             raise
 

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 import trio
 
@@ -33,7 +34,7 @@ from tracekit.pipeline.evict import Evict
 from tracekit.pipeline.reconcile import Reconcile
 from tracekit.pipeline.reenumerate import Reenumerate, Reenumerated
 
-from ._run import WORKLOADS, read_events, run_tracekit, write_pipeline
+from ._run import TRACEKIT, WORKLOADS, read_events, run_tracekit, write_pipeline
 
 pytestmark = pytest.mark.kernel
 NR_CLOSE = SyscallTable().nr("close")
@@ -560,3 +561,44 @@ async def test_proc_connector_sees_fork_exec_exit(exe: Path) -> None:
                     ("exit", child), ("exit", pid)]
     fork = next(e for e in seen if e.kind == "fork" and e.tid == child)
     assert (fork.parent_tid, fork.parent_tgid) == (pid, pid)
+
+
+# -- the three stages from a pipeline file, through the CLI ---------------------------------
+
+def test_stages_from_pipeline_file(exe: Path, workloads: Any, tmp_path: Path) -> None:
+    w = workloads(exe, "threads", 8)
+    w.expect("spawned")
+    cfg = write_pipeline(tmp_path, """
+        [target]
+        pid = [1]
+        [[stage]]
+        kind = "reconcile"
+        [[stage]]
+        kind = "reenumerate"
+        [[stage]]
+        kind = "evict"
+        interval_s = 0.05
+        [output]
+        format = "jsonl"
+    """)
+    out = tmp_path / "out.jsonl"
+    cli = subprocess.Popen([*TRACEKIT, "run", str(cfg), "-p", str(w.pid), "-o", str(out)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while not out.exists() or not out.read_bytes():   # the Reenumerated record
+            assert cli.poll() is None and time.monotonic() < deadline, cli.stderr
+            time.sleep(0.02)
+        w.send("go")
+        w.expect("done")
+        w.send("end")
+        w.proc.wait(timeout=20)
+        _, err = cli.communicate(timeout=30)
+    finally:
+        cli.kill()
+    assert cli.returncode == 0, err
+    dec = msgspec.json.Decoder(Event | Reenumerated)
+    events = [dec.decode(line) for line in out.read_bytes().splitlines()]
+    rec = [e for e in events if isinstance(e, Reenumerated)]
+    assert len(rec) == 1 and rec[0].added == ()      # start-up already added every thread
+    assert marks(events) == {tid: {k} for tid, (_, k) in w.tasks().items()}
