@@ -89,6 +89,13 @@ class OutputConfig(_Config):
 
     format: Literal["perf", "strace", "jsonl", "summary"] = "perf"
     path: str = "-"                      # a file path; "-" is stdout
+    # perf and strace text:
+    fd_paths: bool = True                # fds with what they refer to: 3</etc/passwd> (-yy)
+    string_limit: Annotated[int, msgspec.Meta(ge=0)] = 32  # bytes of strings shown (-s)
+    # summary:
+    table: Literal["perf", "strace", "histogram", "json"] = "perf"  # which table
+    group_by: Literal["thread", "process", "total"] = "thread"
+    sort: Literal["total", "calls", "errors", "name"] = "total"
 
 
 # --- stages: a tagged union on `kind`. To add a kind, define a Struct with tag="<kind>"
@@ -113,7 +120,10 @@ class EvictConfig(_Stage, tag="evict"):
 
 
 class BeautifyConfig(_Stage, tag="beautify"):
-    """Decode arguments: strings, flags, errno names."""
+    """Decode arguments: strings, flags, errno names (adds ``Syscall.decoded``)."""
+
+    fd_paths: bool = True                # fds with what they refer to: 3</etc/passwd>
+    string_limit: Annotated[int, msgspec.Meta(ge=0)] = 32  # bytes of strings shown
 
 
 class SummarizeConfig(_Stage, tag="summarize"):

@@ -121,12 +121,24 @@ async def run_pipeline_file(cfg: Any, path: Path) -> int:
         min_duration_ns=int(f.min_duration_ms * 1_000_000),
         buffer_bytes=cfg.buffer_pages * 4096, pids_max_entries=cfg.pids_max_entries)
     stages = build_stages(cfg.stage)
+    o = cfg.output
+    if o.format == "summary":
+        options = {"table": o.table, "group_by": o.group_by, "sort": o.sort}
+    else:
+        options = {"fd_paths": o.fd_paths, "string_limit": o.string_limit}
+    if o.format == "perf" and not any(getattr(st, "name", "") == "beautify" for st in stages):
+        # perf-style text decodes arguments, as perf trace does; strace decodes itself,
+        # jsonl stays raw unless a beautify stage is configured.
+        from tracekit._config import BeautifyConfig
+        from tracekit.pipeline.beautify import from_config as beautify
+
+        stages.append(beautify(BeautifyConfig(**options)))
     out = open_output(cfg.output.path)
     runner = _Runner()
     session = Session(opts)
     status = 0
     try:
-        sink = make_sink(cfg.output.format, out, sink_context(table))
+        sink = make_sink(o.format, out, sink_context(table, options))
         async with trio.open_nursery() as nursery:
             await nursery.start(runner.watch_signals)
             with runner.startup_scope:

@@ -231,6 +231,7 @@ def run_both(tmp: Path, name: str, argv: list[str]) -> tuple[str, str]:
         command = {json.dumps(argv)}
         [output]
         format = "strace"
+        fd_paths = false
         path = {json.dumps(str(t_out))}
         """, name=f"{name}.toml")
     r = run_tracekit(["run", str(cfg)])
