@@ -77,6 +77,7 @@ struct task_struct {
 	__u64 start_time; /* CLOCK_MONOTONIC ns */
 	__u64 start_boottime; /* CLOCK_BOOTTIME ns: /proc/<pid>/stat field 22 is this in clock ticks */
 	struct signal_struct *signal;
+	char comm[16];   /* TASK_COMM_LEN; read as two u64 loads (bpf_get_current_comm's bytes) */
 } __attribute__((preserve_access_index));
 
 struct linux_binprm {

@@ -17,6 +17,9 @@
  * reads that faulted), then emits ONE record: struct tk_syscall + caps header + caps, with
  * bpf_ringbuf_output of the used length from the slot. Calls without captures keep the
  * 112-byte record and do not touch capbuf.
+ *
+ * Summary (issue 5, targ_summary): where a record would be emitted, the call is counted
+ * in the "summary" maps instead (per tid and syscall; programs/README.md).
  */
 #include <linux/bpf.h>
 #include "core_types.h"
@@ -35,12 +38,16 @@ const volatile bool targ_filter_syscalls = false; /* only nrs with syscall_filte
 const volatile bool targ_failed_only = false;  /* only records with -4095 <= ret < 0 */
 const volatile __u64 targ_min_duration_ns = 0; /* drop paired calls shorter than this */
 const volatile bool targ_capture = true;       /* read user memory named by the beauty map */
+const volatile bool targ_summary = false;      /* count calls in the summary maps (issue 5) */
+const volatile bool targ_summary_records = false; /* with targ_summary: emit the syscall
+						   * records too (tests compare both) */
 
 #define TK_FILTER_MAX 1024
 
-/* Value of the "scratch" map: a syscall entry waiting for its exit (64 bytes). */
+/* Value of the "scratch" map: a syscall entry waiting for its exit (64 bytes). A traced
+ * thread's entry lives from its first call to its exit and is rewritten in place. */
 struct tk_scratch {
-	__u64 ts_ns; /* bpf_ktime_get_ns() at entry */
+	__u64 ts_ns; /* bpf_ktime_get_ns() at entry; 0: no call in flight */
 	__s32 nr;
 	__u32 has_caps; /* 1: capbuf[tid] holds this call's entry captures (entry_ts == ts_ns) */
 	__u64 args[6];
@@ -132,6 +139,34 @@ struct {
 	__type(key, __u32);  /* syscall nr, native table */
 	__type(value, __u8); /* 1 = selected */
 } syscall_filter SEC(".maps");
+
+/* In-kernel summary (targ_summary): per-(tid, nr, compat) statistics and per-(tid, nr,
+ * compat, errno) counts; entries are never deleted (a thread's calls count after it
+ * exits). NO_PREALLOC: memory follows the (thread, syscall) pairs seen, and a session that
+ * does not summarize allocates nothing. An entry is allocated on a pair's first call
+ * (from summary_zero: the value is too big for the stack) and updated in place. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 32768);
+	__type(key, struct tk_sum_key);
+	__type(value, struct tk_sum_stats);
+} summary SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tk_sum_stats);
+} summary_zero SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384);
+	__type(key, struct tk_sum_errno_key);
+	__type(value, __u64);
+} summary_errno SEC(".maps");
 
 /* Some facts about syscall numbers: exit and exit_group never reach sys_exit, so they
  * are recorded at entry; execve/execveat end the PENDING_EXEC wait. Numbers from
@@ -253,6 +288,155 @@ static __always_inline bool nr_selected(long nr)
 static __always_inline bool ret_selected(long ret)
 {
 	return !targ_failed_only || (ret >= -4095 && ret < 0);
+}
+
+/* Whether syscall records go to the ring buffer: always, unless summary mode is on
+ * without targ_summary_records. */
+static __always_inline bool records_on(void)
+{
+	return !targ_summary || targ_summary_records;
+}
+
+/* -- in-kernel summary --------------------------------------------------------------- */
+
+enum sum_what {
+	SUM_TIMED,      /* entry and exit seen: duration known */
+	SUM_NORETURN,   /* exit/exit_group, at entry */
+	SUM_UNFINISHED, /* the task died inside the call */
+	SUM_RESUMED,    /* exit seen, entry not */
+};
+
+/* Python's int.bit_length(d), at most 63 (a duration of 2^63 ns is 292 years). */
+static __always_inline __u32 log2_bucket(__u64 d)
+{
+	__u32 k = 0;
+
+	if (d >> 32) {
+		d >>= 32;
+		k += 32;
+	}
+	if (d >> 16) {
+		d >>= 16;
+		k += 16;
+	}
+	if (d >> 8) {
+		d >>= 8;
+		k += 8;
+	}
+	if (d >> 4) {
+		d >>= 4;
+		k += 4;
+	}
+	if (d >> 2) {
+		d >>= 2;
+		k += 2;
+	}
+	if (d >> 1) {
+		d >>= 1;
+		k += 1;
+	}
+	k += d; /* d is 0 or 1 now */
+	return k < TK_HIST_BUCKETS ? k : TK_HIST_BUCKETS - 1;
+}
+
+/* sum_sq += d * d as a 128-bit integer (hi:lo), exactly: d = a * 2^32 + b gives
+ * d^2 = a^2 * 2^64 + ab * 2^33 + b^2 with each product < 2^64. */
+static __always_inline void add_square(struct tk_sum_stats *v, __u64 d)
+{
+	__u64 a = d >> 32, b = d & 0xffffffffULL, lo, hi = 0, p;
+
+	lo = b * b;
+	if (a) {
+		p = a * b;
+		hi = a * a + (p >> 31);
+		p <<= 33;
+		lo += p;
+		hi += lo < p; /* carry */
+	}
+	v->sum_sq_lo += lo;
+	v->sum_sq_hi += hi + (v->sum_sq_lo < lo);
+}
+
+static __always_inline void sum_errno(const struct tk_sum_key *k, __u32 err)
+{
+	struct tk_sum_errno_key ek = { .tid = k->tid, .nr = k->nr, .compat = k->compat,
+				       .err = err };
+	__u64 one = 1, *n;
+
+	n = bpf_map_lookup_elem(&summary_errno, &ek);
+	if (n)
+		*n += 1; /* only this thread writes keys with its tid */
+	else if (bpf_map_update_elem(&summary_errno, &ek, &one, BPF_NOEXIST))
+		count(TK_CNT_ERRNO_FULL);
+}
+
+/* Count one call of syscall nr by the current thread. ts_ns: entry time (SUM_TIMED);
+ * now: exit time (SUM_TIMED), else the time of this update. */
+static __always_inline void sum_add(__u64 pid_tgid, long nr, __u32 compat, enum sum_what what,
+				    long ret, __u64 ts_ns, __u64 now)
+{
+	struct tk_sum_key key = { .tid = (__u32)pid_tgid, .nr = nr, .compat = compat ? 1 : 0 };
+	struct task_struct *t;
+	struct tk_sum_stats *v;
+	const __u64 *c;
+	__u64 *w;
+	__u32 zero = 0;
+	void *init;
+	__u64 d;
+
+	v = bpf_map_lookup_elem(&summary, &key);
+	if (!v) {
+		init = bpf_map_lookup_elem(&summary_zero, &zero);
+		if (init)
+			bpf_map_update_elem(&summary, &key, init, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&summary, &key);
+		if (!v) {
+			count(TK_CNT_SUMMARY_FULL);
+			return;
+		}
+	}
+	v->tgid = pid_tgid >> 32;
+	v->update_ns = now;
+	/* the comm as bpf_get_current_comm() gives it, in two loads instead of a helper
+	 * call (task->comm is TASK_COMM_LEN bytes, NUL-padded by __set_task_comm) */
+	t = bpf_get_current_task_btf();
+	c = (const __u64 *)t->comm;
+	w = (__u64 *)v->comm;
+	w[0] = c[0];
+	w[1] = c[1];
+	v->calls += 1;
+	if (what == SUM_NORETURN) {
+		v->noreturn += 1;
+		return;
+	}
+	if (what == SUM_UNFINISHED) {
+		v->unfinished += 1;
+		return;
+	}
+	if (ret >= -4095 && ret < 0) {
+		v->errors += 1;
+		sum_errno(&key, -ret);
+	}
+	if (what == SUM_RESUMED) {
+		v->resumed += 1;
+		return;
+	}
+	d = now - ts_ns;
+	if (v->timed) {
+		if (d < v->min_ns)
+			v->min_ns = d;
+		if (d > v->max_ns)
+			v->max_ns = d;
+	} else {
+		v->min_ns = d;
+		v->max_ns = d;
+		v->first_ts_ns = ts_ns;
+	}
+	v->timed += 1;
+	v->total_ns += d;
+	add_square(v, d);
+	v->hist[log2_bucket(d)] += 1;
+	v->last_ts_ns = now;
 }
 
 /* Reserve, fill and submit one struct tk_syscall; args NULL means unknown (zeros). */
@@ -627,7 +811,7 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid, tgid = pid_tgid >> 32;
 	struct tk_pid_info *info;
-	struct tk_scratch s;
+	struct tk_scratch s, *sp;
 	__u32 compat;
 
 	if (!is_traced(tid, tgid, &info))
@@ -648,14 +832,23 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 	regs_args(regs, s.args);
 	if (is_exit_nr(id, compat)) {
 		/* never reaches sys_exit: emit now; ret and duration are unknown */
-		if (!targ_failed_only)
+		if (targ_failed_only)
+			return 0;
+		if (targ_summary)
+			sum_add(pid_tgid, id, compat, SUM_NORETURN, 0, 0, s.ts_ns);
+		if (records_on())
 			emit_syscall(TK_SC_NORETURN | compat, s.ts_ns, 0, pid_tgid, id, s.args, 0);
 		return 0;
 	}
 	/* compat calls are numbered in another table: the beauty map does not apply */
-	if (targ_capture && !compat)
+	if (targ_capture && records_on() && !compat)
 		s.has_caps = capture_entry(tid, &s);
-	if (bpf_map_update_elem(&scratch, &tid, &s, BPF_ANY))
+	/* the thread's entry is reused (ts_ns 0 = no call in flight): an in-place write
+	 * instead of an insert and a delete per call */
+	sp = bpf_map_lookup_elem(&scratch, &tid);
+	if (sp)
+		*sp = s;
+	else if (bpf_map_update_elem(&scratch, &tid, &s, BPF_NOEXIST))
 		count(TK_CNT_SCRATCH_FULL);
 	return 0;
 }
@@ -675,18 +868,22 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 	if (!is_traced(tid, tgid, &info))
 		return 0;
 	s = bpf_map_lookup_elem(&scratch, &tid);
-	if (s) {
+	if (s && s->ts_ns) {
 		now = bpf_ktime_get_ns();
 		if (ret_selected(ret) && now - s->ts_ns >= targ_min_duration_ns) {
 			compat = compat_flag();
-			c = targ_capture && s->has_caps ? bpf_map_lookup_elem(&capbuf, &tid)
-							 : NULL;
-			if (!c || c->entry_ts != s->ts_ns ||
-			    !emit_captured(c, s, pid_tgid, now, ret, compat))
-				emit_syscall(compat, s->ts_ns, now - s->ts_ns, pid_tgid, s->nr,
-					     s->args, ret);
+			if (targ_summary)
+				sum_add(pid_tgid, s->nr, compat, SUM_TIMED, ret, s->ts_ns, now);
+			if (records_on()) {
+				c = targ_capture && s->has_caps ?
+					bpf_map_lookup_elem(&capbuf, &tid) : NULL;
+				if (!c || c->entry_ts != s->ts_ns ||
+				    !emit_captured(c, s, pid_tgid, now, ret, compat))
+					emit_syscall(compat, s->ts_ns, now - s->ts_ns, pid_tgid,
+						     s->nr, s->args, ret);
+			}
 		}
-		bpf_map_delete_elem(&scratch, &tid);
+		s->ts_ns = 0; /* consumed; the entry stays for the thread's next call */
 		return 0;
 	}
 	/* No entry: the thread was inside this call when tracing began (or scratch was
@@ -696,7 +893,11 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 	nr = regs_syscall_nr(regs);
 	if (!nr_selected(nr) || !ret_selected(ret))
 		return 0;
-	emit_syscall(TK_SC_RESUMED | compat_flag(), 0, 0, pid_tgid, nr, NULL, ret);
+	compat = compat_flag();
+	if (targ_summary)
+		sum_add(pid_tgid, nr, compat, SUM_RESUMED, ret, 0, bpf_ktime_get_ns());
+	if (records_on())
+		emit_syscall(TK_SC_RESUMED | compat, 0, 0, pid_tgid, nr, NULL, ret);
 	return 0;
 }
 
@@ -823,8 +1024,12 @@ int BPF_PROG(tk_proc_exit, struct task_struct *p)
 	/* Delete a leftover entry even for an untraced task, so a later task reusing the
 	 * tid cannot pair with it. */
 	s = bpf_map_lookup_elem(&scratch, &tid);
-	if (s) {
-		if (traced && !targ_failed_only)
+	if (s && !s->ts_ns) {
+		bpf_map_delete_elem(&scratch, &tid);
+	} else if (s) {
+		if (traced && !targ_failed_only && targ_summary)
+			sum_add(pid_tgid, s->nr, 0, SUM_UNFINISHED, 0, 0, bpf_ktime_get_ns());
+		if (traced && !targ_failed_only && records_on())
 			emit_syscall(TK_SC_UNFINISHED, s->ts_ns, 0, pid_tgid, s->nr, s->args, 0);
 		bpf_map_delete_elem(&scratch, &tid);
 	}

@@ -32,6 +32,8 @@ enum tk_counter {
 	TK_CNT_PIDS_FULL = 1,   /* tasks that could not be added: pids map full */
 	TK_CNT_SCRATCH_FULL = 2, /* entries that could not be paired: scratch map full */
 	TK_CNT_CAPBUF_FULL = 3, /* syscalls emitted without captures: capbuf map full */
+	TK_CNT_SUMMARY_FULL = 4, /* summary mode: calls not counted: "summary" map full */
+	TK_CNT_ERRNO_FULL = 5,  /* summary mode: errors counted but not by errno: map full */
 	TK_CNT_MAX = 8,
 };
 
@@ -143,6 +145,60 @@ struct tk_pid_info {
 	                      * field 22 (in clock ticks there); 0 if unknown */
 	__u32 tgid;
 	__u32 flags;         /* TK_PID_* */
+};
+
+/* -- in-kernel summary (issue 5; targ_summary) -------------------------------------------
+ * sys_exit (and sys_enter for calls that never return, sched_process_exit for calls a
+ * task died in) updates per-(tid, syscall nr) statistics instead of emitting records.
+ * Read by tracekit/_kernel_summary.py. Every entry is written only by the thread whose
+ * tid is in its key (the hooks run in that thread's context, and a thread is in one
+ * syscall at a time), so the updates are plain loads and stores: no atomics, no per-CPU
+ * copies, and each entry is exact. A reader running concurrently may see an entry
+ * between two of its fields' updates; a read after the workload has ended is exact. */
+#define TK_HIST_BUCKETS 64 /* log2 buckets: k holds durations d with bit_length(d) == k */
+
+/* Key of the "summary" map. */
+struct tk_sum_key {
+	__u32 tid;
+	__s32 nr;     /* native table; i386 table when compat */
+	__u32 compat; /* 1: a 32-bit (TK_SC_COMPAT) call */
+};
+
+/* Value of the "summary" map (648 bytes). Durations are sys_exit - sys_enter in ns of
+ * bpf_ktime_get_ns() (CLOCK_MONOTONIC), as tk_syscall.duration_ns.
+ * Standard deviation, exact: sum_sq = sum(d * d) is kept as a 128-bit integer
+ * (sum_sq_hi:sum_sq_lo). Each d * d is formed exactly from 32-bit halves
+ * (d = a * 2^32 + b: d^2 = a^2 * 2^64 + 2ab * 2^32 + b^2, each product < 2^64) and added
+ * with carry. With total_ns and timed, user space computes the variance as the exact
+ * fraction (n * sum_sq - total^2) / n^2 (tracekit/_summary.py): no rounding before the
+ * subtraction. Exact while sum_sq < 2^128 ns^2 and total_ns < 2^64 ns (584 years). */
+struct tk_sum_stats {
+	__u32 tgid;           /* the thread's tgid at its last counted call */
+	__u32 _pad;
+	__u64 calls;          /* every call: timed, noreturn, unfinished, resumed */
+	__u64 errors;         /* calls that returned -4095..-1 */
+	__u64 timed;          /* calls with entry and exit seen */
+	__u64 total_ns;       /* sum of timed durations */
+	__u64 min_ns;         /* 0 while timed == 0 */
+	__u64 max_ns;
+	__u64 sum_sq_lo;      /* sum of squared durations, ns^2, low 64 bits */
+	__u64 sum_sq_hi;      /* and high 64 bits */
+	__u64 noreturn;       /* exit/exit_group, counted at entry */
+	__u64 unfinished;     /* the task died inside the call */
+	__u64 resumed;        /* exit without an entry (in the call when tracing began) */
+	__u64 first_ts_ns;    /* entry time of the first timed call */
+	__u64 last_ts_ns;     /* exit time of the last timed call */
+	__u64 update_ns;      /* when the entry was last updated (picks a thread's last comm) */
+	char comm[TK_COMM_LEN]; /* the thread's comm at its last counted call */
+	__u64 hist[TK_HIST_BUCKETS]; /* timed calls per log2 bucket */
+};
+
+/* Key of the "summary_errno" map (value: __u64 calls that returned -errno). */
+struct tk_sum_errno_key {
+	__u32 tid;
+	__s32 nr;
+	__u32 compat;
+	__u32 err;    /* positive errno, 1..4095 */
 };
 
 #endif /* TRACEKIT_SYSCALLS_H */
