@@ -1,0 +1,92 @@
+"""Adversarial inputs the CLI already rejects with one message and exit status 2 (README,
+"Exit status"): malformed and mistyped pipeline files, bad ``-p`` values, missing paths.
+
+These run the real ``main()`` in-process; none of them reaches the kernel.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tracekit._cli import main
+
+BASE = '[target]\ncommand = ["true"]\n'
+
+
+@pytest.mark.parametrize(("body", "says"), [
+    ('[target\ncommand = ["true"]\n', "TOML syntax error"),
+    ('[target]\ncommand = "true"\n', "expected an array of strings at target.command"),
+    ('bogus = 1\n' + BASE, "unknown key 'bogus'"),
+    (BASE + '[[stage]]\nkind = "nosuch"\n', "unknown stage kind 'nosuch'"),
+    (BASE + '[output]\nformat = "xml"\n', "invalid value 'xml' for output.format"),
+    (BASE + '[filter]\nsyscalls = ["opnat"]\n', "did you mean 'openat'"),
+    (BASE + '[filter]\nsyscalls = [99999]\n', "out of range"),
+    (BASE + '[filter]\nsyscalls = ["!"]\n', "empty syscall name"),
+    ('[target]\ncommand = []\n', "target.command is empty"),
+    ('[target]\ncommand = ["true"]\npid = [1]\n', "exactly one of command, pid, tid"),
+    ('[target]\nsystem_wide = false\n', "none is set"),
+    ('buffer_pages = 3\n' + BASE, "power of 2"),
+    ('buffer_pages = 0\n' + BASE, "buffer_pages must be an integer >= 1"),
+    ('duration_s = 0\n' + BASE, "duration_s must be a number > 0.0"),
+    ('duration_s = nan\n' + BASE, "duration_s must be a number > 0.0"),
+    (BASE + '[filter]\nmin_duration_ms = nan\n', "min_duration_ms must be a number >= 0.0"),
+    ('[target]\npid = [0]\n', "target.pid[0] must be an integer >= 1"),
+    ('', "missing required key 'target'"),
+])
+@pytest.mark.parametrize("cmd", ["run", "check"])
+def test_bad_pipeline_file_is_one_message_and_status_2(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], body: str, says: str,
+        cmd: str) -> None:
+    p = tmp_path / "bad.toml"
+    p.write_text(body)
+    assert main([cmd, str(p)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tracekit: error: ") and err.count("\n") == 1, err
+    assert says in err
+    assert "Traceback" not in err
+
+
+def test_non_utf8_pipeline_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    p = tmp_path / "latin.toml"
+    p.write_bytes(b'\xff\xfe' + BASE.encode())
+    assert main(["run", str(p)]) == 2
+    assert "is not UTF-8 (byte 0xff)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("where", ["missing", "directory"])
+def test_pipeline_path_not_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                  where: str) -> None:
+    p = tmp_path / "nope.toml" if where == "missing" else tmp_path
+    assert main(["run", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert "cannot read config" in err and str(p) in err
+
+
+@pytest.mark.parametrize(("pid", "shown"), [("0", "'0'"), ("-5", "'-5'"), ("abc", "'abc'"),
+                                            ("1,,2", "''"), ("1.5", "'1.5'")])
+def test_bad_pid_option(tmp_path: Path, capsys: pytest.CaptureFixture[str], pid: str,
+                        shown: str) -> None:
+    p = tmp_path / "ok.toml"
+    p.write_text(BASE)
+    assert main(["run", str(p), "-p", pid]) == 2
+    assert f"--pid: {shown} is not a positive process id" in capsys.readouterr().err
+
+
+def test_pid_and_command_together(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    p = tmp_path / "ok.toml"
+    p.write_text(BASE)
+    assert main(["run", str(p), "-p", "1", "--", "true"]) == 2
+    assert "give either -p PID or -- COMMAND, not both" in capsys.readouterr().err
+
+
+@pytest.mark.kernel  # reaches the tracefs cross-check before opening the output
+def test_output_in_missing_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                     ) -> None:
+    p = tmp_path / "ok.toml"
+    p.write_text(BASE)
+    out = tmp_path / "no" / "such" / "out.jsonl"
+    assert main(["run", str(p), "-o", str(out)]) == 2
+    assert f"directory {str(out.parent)!r} does not exist" in capsys.readouterr().err
+    assert not out.parent.exists()
