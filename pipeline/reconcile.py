@@ -85,6 +85,7 @@ class Reconcile:
         self.pending: dict[int, tuple[int, int]] = {}
         self.connector_available: bool | None = None
         self._expect: list[tuple[float, ProcEvent]] = []
+        self._pids_full_seen = 0    # TK_CNT_PIDS_FULL when we last looked (since load)
         self._wake = trio.Event()
 
     # -- the repairs ----------------------------------------------------------------------
@@ -145,6 +146,7 @@ class Reconcile:
         freed = False
         follow = session.opts.follow_forks
         pids = session.pids_map
+        absent: list[Fork] = []
         for ev in batch:
             kind = type(ev)
             if kind is Fork:
@@ -153,13 +155,23 @@ class Reconcile:
                                         comm=parent.comm if parent else "",
                                         parent_tid=ev.parent_tid))
                 if follow and pids.lookup_elem(_key(ev.child_tid)) is None:
-                    self._miss(ctx, session, ev.child_tid, ev.child_tgid)
+                    absent.append(ev)
             elif kind is Exec:
                 self.tasks.exec(ev.tid, ev.old_tid, ev.comm)
             elif kind is Exit:
                 self.tasks.remove(ev.tid)
                 self.pending.pop(ev.tid, None)
                 freed = True
+        if absent:
+            # A child that is not in the map either did not fit (BPF counted
+            # TK_CNT_PIDS_FULL) or has exited already (BPF deleted it). Unless the counter
+            # moved, every absent child is the second kind: nothing to repair, and no
+            # /proc read that could mistake a reused tid for the child.
+            full = session.counters().pids_full
+            if full != self._pids_full_seen:
+                self._pids_full_seen = full
+                for ev in absent:
+                    self._miss(ctx, session, ev.child_tid, ev.child_tgid)
         if self.pending and freed:
             self.retry(ctx, session)
 
