@@ -16,6 +16,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import msgspec
 import pytest
 import trio
 
@@ -232,3 +233,35 @@ def test_cli_summary_table(tmp_path: Path) -> None:
     assert main["openat"][1] >= M_MISSING
     for t, n in rep["threads"].items():
         assert tables[int(t)]["getppid"] == (n, 0)
+
+
+def test_cli_summary_json_table(tmp_path: Path) -> None:
+    script = tmp_path / "workload.py"
+    script.write_text(WORKLOAD)
+    report = tmp_path / "report.json"
+    out = tmp_path / "summary.json"
+    cfg = write_pipeline(tmp_path, """
+        [target]
+        command = ["true"]
+        [output]
+        format = "summary"
+        table = "json"
+        group_by = "thread"
+    """)
+    r = run_tracekit(["run", str(cfg), "-o", str(out), "--", sys.executable, str(script),
+                      str(report)])
+    assert r.returncode == 0, r.stderr
+    s = msgspec.json.decode(out.read_bytes(), type=Summary)
+    rep = json.loads(report.read_text())
+    assert s.group_by == "thread" and s.lost == 0
+    rows = {g.tid: {x.syscall: x for x in g.syscalls} for g in s.groups}
+    assert set(rows) == {rep["main"], *map(int, rep["threads"])}
+    main = rows[rep["main"]]
+    assert (main["getppid"].calls, main["getppid"].errors) == (N_GETPPID, 0)
+    assert main["syscall_1000"].errnos == {errno.ENOSYS: K_NOSYS}
+    assert main["syscall_1000"].calls == K_NOSYS
+    assert main["openat"].errnos[errno.ENOENT] >= M_MISSING
+    assert main["exit_group"].noreturn == 1 and main["exit_group"].timed == 0
+    for t, n in rep["threads"].items():
+        assert rows[int(t)]["getppid"].calls == n
+        assert rows[int(t)]["exit"].noreturn == 1
