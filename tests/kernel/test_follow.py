@@ -602,3 +602,91 @@ def test_stages_from_pipeline_file(exe: Path, workloads: Any, tmp_path: Path) ->
     rec = [e for e in events if isinstance(e, Reenumerated)]
     assert len(rec) == 1 and rec[0].added == ()      # start-up already added every thread
     assert marks(events) == {tid: {k} for tid, (_, k) in w.tasks().items()}
+
+
+def test_reconcile_without_connector_says_so_once(exe: Path, workloads: Any,
+                                                  tmp_path: Path) -> None:
+    """In a new network namespace the proc connector refuses (it lives in the initial
+    one; ECONNREFUSED), while BPF works: one warning, then BPF records alone."""
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        pytest.skip("util-linux unshare is not installed")
+    w = workloads(exe, "threads", 4)
+    w.expect("spawned")
+    cfg = write_pipeline(tmp_path, """
+        [target]
+        pid = [1]
+        [[stage]]
+        kind = "reconcile"
+        [[stage]]
+        kind = "reenumerate"
+        [output]
+        format = "jsonl"
+    """)
+    out = tmp_path / "out.jsonl"
+    cli = subprocess.Popen([unshare, "--net", *TRACEKIT, "run", str(cfg), "-p", str(w.pid),
+                            "-o", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while not out.exists() or not out.read_bytes():   # the Reenumerated record: live
+            assert cli.poll() is None and time.monotonic() < deadline, cli.stderr
+            time.sleep(0.02)
+        w.send("go")
+        w.expect("done")
+        w.send("end")
+        w.proc.wait(timeout=20)
+        _, err = cli.communicate(timeout=30)
+    finally:
+        cli.kill()
+    assert cli.returncode == 0, err
+    warned = [ln for ln in err.splitlines() if "proc connector unavailable" in ln]
+    assert len(warned) == 1 and "[Errno 111]" in warned[0], err
+    dec = msgspec.json.Decoder(Event | Reenumerated)
+    events = [dec.decode(line) for line in out.read_bytes().splitlines()]
+    assert marks(events) == {tid: {k} for tid, (_, k) in w.tasks().items()}
+
+
+async def test_reconcile_connector_repairs_a_child_missing_from_the_map(exe: Path,
+                                                                        workloads: Any) -> None:
+    """The connector saw a traced thread fork a process whose key is gone (as if the Fork
+    went unseen): ``settle_s`` later the stage adds it back."""
+    w = workloads(exe, "full", 3)
+    w.expect("spawned")
+    stage = Reconcile(settle_s=1.0)
+    box: dict[str, Any] = {}
+
+    def drive(session: Session) -> None:
+        deadline = time.monotonic() + 20
+        while stage.connector_available is None:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        w.send("go")
+        child = box["child"] = int(w.expect("forked ").split()[1])
+        # BPF added it at fork; take it out again well within settle_s
+        assert session.pids_map.delete_elem(child.to_bytes(4, "little"))
+        stats = box["pipeline"].stats["reconcile"].counters
+        while stats.get("repaired_missing_child", 0) < 1:
+            assert time.monotonic() < deadline, stats
+            time.sleep(0.01)
+        w.send("go")
+        w.expect("done")
+        w.send("end")
+        w.proc.wait(timeout=20)
+
+    session = Session(SessionOptions(pids=[w.pid]))
+    await session.start()
+    sink = Collect()
+    try:
+        pipeline = box["pipeline"] = Pipeline(
+            RingBufferSource(session, poll_interval_s=0.02), [stage], [sink], session=session)
+        with trio.fail_after(60):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(pipeline.run)
+                await trio.to_thread.run_sync(drive, session)
+    finally:
+        session.close()
+    counters = pipeline.stats["reconcile"].counters
+    assert counters["repaired_missing_child"] == 1
+    assert counters.get("repaired_pids_full", 0) == 0
+    assert marks(sink.events).get(box["child"]) == {100}
