@@ -829,7 +829,9 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 	s.ts_ns = bpf_ktime_get_ns();
 	s.nr = id;
 	s.has_caps = 0;
-	regs_args(regs, s.args);
+	/* the summary alone reads no arguments */
+	if (records_on())
+		regs_args(regs, s.args);
 	if (is_exit_nr(id, compat)) {
 		/* never reaches sys_exit: emit now; ret and duration are unknown */
 		if (targ_failed_only)
@@ -846,9 +848,13 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 	/* the thread's entry is reused (ts_ns 0 = no call in flight): an in-place write
 	 * instead of an insert and a delete per call */
 	sp = bpf_map_lookup_elem(&scratch, &tid);
-	if (sp)
+	if (sp && records_on()) {
 		*sp = s;
-	else if (bpf_map_update_elem(&scratch, &tid, &s, BPF_NOEXIST))
+	} else if (sp) {
+		sp->ts_ns = s.ts_ns;
+		sp->nr = s.nr;
+		sp->has_caps = 0;
+	} else if (bpf_map_update_elem(&scratch, &tid, &s, BPF_NOEXIST))
 		count(TK_CNT_SCRATCH_FULL);
 	return 0;
 }
