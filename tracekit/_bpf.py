@@ -397,6 +397,12 @@ def prog_load(prog_type: int, insns: bytes, license: str = "GPL", *, name: str =
         attach_btf_id=attach_btf_id, attach_btf_obj_fd=attach_btf_obj_fd,
     )
     ret, err, log = _prog_load_once(attr, log_level, log_size)
+    for _ in range(4):
+        # The verifier gives up with EAGAIN when a signal is pending (kernel/bpf/verifier.c
+        # checks signal_pending()); try again a few times, as libbpf does.
+        if ret >= 0 or err != _errno.EAGAIN:
+            break
+        ret, err, log = _prog_load_once(attr, log_level, log_size)
     if ret >= 0:
         return ret
     if log_level == 0:

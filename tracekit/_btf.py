@@ -195,6 +195,7 @@ class Btf:
         self._str_base = len(base._strings) + base._str_base if base is not None else 0
         self._cache: dict[int, BtfType] = {}
         self._name_col: bytes | None = None   # name_off of each own type, packed u32 LE
+        self._found: dict[tuple[str, Kind | None], tuple[int, ...]] = {}
 
     # -- construction ------------------------------------------------------------------
 
@@ -324,7 +325,18 @@ class Btf:
         return ids[0]
 
     def find_all(self, name: str, kind: Kind | None = None) -> list[int]:
-        """Ids of all types named ``name`` (of ``kind`` if given), base first, in id order."""
+        """Ids of all types named ``name`` (of ``kind`` if given), base first, in id order.
+
+        Answers are cached per instance (CO-RE asks for the same names once per relocation);
+        the setters below only patch sizes, offsets and linkage, never names.
+        """
+        key = (name, kind)
+        hit = self._found.get(key)
+        if hit is None:
+            hit = self._found[key] = tuple(self._find_all(name, kind))
+        return list(hit)
+
+    def _find_all(self, name: str, kind: Kind | None) -> list[int]:
         ids = self._base.find_all(name, kind) if self._base is not None else []
         if not name:
             return ids

@@ -34,11 +34,22 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("-p", "--pid", action="append", default=[],
                      help="trace these processes instead (comma-separated pids, repeatable)")
     run.add_argument("-o", "--output", help="write events here instead of [output].path")
-    run.add_argument("--duration", type=float, metavar="SECONDS", help="stop after SECONDS")
+    run.add_argument("--duration", type=_positive_seconds, metavar="SECONDS",
+                     help="stop after SECONDS (> 0)")
     run.epilog = "Put '-- COMMAND [ARGS...]' last to trace that command instead."
     chk = sub.add_parser("check", help="validate a pipeline file and report kernel readiness")
     chk.add_argument("pipeline", type=Path)
     return p
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value < 10**9:  # also rejects nan and inf
+        raise argparse.ArgumentTypeError(f"{text!r}: give a positive, finite number of seconds")
+    return value
 
 
 def _parse_pids(values: list[str]) -> list[int]:
@@ -46,8 +57,8 @@ def _parse_pids(values: list[str]) -> list[int]:
     for v in values:
         for part in v.split(","):
             part = part.strip()
-            if not part.isdigit() or int(part) <= 0:
-                raise ConfigError(f"--pid: {part!r} is not a positive process id")
+            if not part.isdigit() or not 0 < int(part) < 2**31:
+                raise ConfigError(f"--pid: {part!r} is not a process id (1 to 2147483647)")
             pids.append(int(part))
     return pids
 
@@ -135,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BaseException as exc:  # report TracekitErrors once; anything else is a bug: re-raise
         errors = _leaves(exc)
+        if any(isinstance(e, KeyboardInterrupt) for e in errors):
+            return 130  # a signal trio re-delivered while it was closing down
         if not all(isinstance(e, TracekitError) for e in errors):
             raise
         for e in errors:

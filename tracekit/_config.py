@@ -81,7 +81,8 @@ class FilterConfig(_Config):
 
     syscalls: list[str | int] = []       # names, numbers, globs, %classes, !negations; [] = all
     failed_only: bool = False            # only calls that returned -errno
-    min_duration_ms: Annotated[float, msgspec.Meta(ge=0)] = 0.0
+    # at most a day: the threshold is a u64 of ns in the kernel
+    min_duration_ms: Annotated[float, msgspec.Meta(ge=0, le=86_400_000)] = 0.0
 
 
 class OutputConfig(_Config):
@@ -155,7 +156,9 @@ class PipelineConfig(_Config):
     stage: list[StageConfig] = []        # TOML [[stage]] tables, run in order
     output: OutputConfig = msgspec.field(default_factory=OutputConfig)
     duration_s: _PositiveS | None = None  # stop after this many seconds; None = until done
-    buffer_pages: Annotated[int, msgspec.Meta(ge=1, le=2**20)] = 1024  # ringbuf, 4 KiB pages
+    # ring buffer in 4 KiB pages; 2**19 pages = 2 GiB, the largest power of 2 below the u32
+    # max_entries of BPF_MAP_CREATE
+    buffer_pages: Annotated[int, msgspec.Meta(ge=1, le=2**19)] = 1024
     pids_max_entries: Annotated[int, msgspec.Meta(ge=1, le=2**22)] = 8192  # pids map size
 
 
@@ -602,7 +605,7 @@ def _check(cfg: PipelineConfig, data: dict[str, Any], loc: _Locator) -> None:
         raise ConfigError(f"{loc.where(('target', chosen[1]), key=True)}: [target] needs "
                           f"exactly one of command, pid, tid, system_wide; got "
                           f"{' and '.join(chosen)}: keep one")
-    if t.command is not None and not t.command:
+    if t.command is not None and (not t.command or not t.command[0]):
         raise ConfigError(f"{loc.where(('target', 'command'))}: target.command is empty; "
                           'give the program and its arguments, e.g. ["ls", "-l", "/"]')
     if cfg.buffer_pages & (cfg.buffer_pages - 1):

@@ -315,7 +315,11 @@ class Globals(MutableMapping[str, Any]):
     def __setitem__(self, name: str, value: Any) -> None:
         var = self._var(name)
         fmt = self._int_format(var.type_id, var.size)
-        raw = struct.pack(fmt, int(value)) if fmt else bytes(value)
+        try:
+            raw = struct.pack(fmt, int(value)) if fmt else bytes(value)
+        except struct.error as e:
+            raise TracekitError(f"global {name}: {value!r} does not fit its {var.size}-byte "
+                                f"type ({e})") from e
         if len(raw) != var.size:
             raise ValueError(f"{name}: {len(raw)} bytes given, the variable has {var.size}")
         m = self._obj.maps[var.sec]
@@ -528,7 +532,16 @@ class BpfObject:
             line_info=line_info, line_info_rec_size=li_size, log_level=log_level)
 
     def attach_all(self) -> list[Link]:
-        """Attach every prog; on error detach what was attached and re-raise."""
+        """Attach every loaded prog; on error detach what was attached and re-raise.
+
+        Raises:
+          TracekitError: the object is not loaded, or its progs are attached already
+            (a second set of links would record every event twice).
+        """
+        if not self.loaded:
+            raise TracekitError(f"{self.path}: load() it before attaching")
+        if any(p.links for p in self.progs.values()):
+            raise TracekitError(f"{self.path}: already attached")
         links: list[Link] = []
         try:
             for prog in self.progs.values():

@@ -10,6 +10,7 @@ Phases and what a signal does in each (SIGINT, SIGTERM, SIGHUP)::
 
 from __future__ import annotations
 
+import errno
 import functools
 import logging
 import os
@@ -33,7 +34,14 @@ def open_output(path: str) -> Any:
     if not p.parent.is_dir():
         raise ConfigError(f"output path {path!r}: directory {str(p.parent)!r} does not exist")
     # O_NOFOLLOW: never write through a symlink planted in a shared directory.
-    fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC,
+                     0o600)
+    except OSError as e:
+        name = errno.errorcode.get(e.errno or 0, "?")
+        hint = " (a symlink: tracekit does not write through links)" if e.errno == errno.ELOOP \
+            else ""
+        raise ConfigError(f"output path {path!r}: {e.strerror} ({name}){hint}") from None
     return os.fdopen(fd, "wb")
 
 
@@ -154,9 +162,13 @@ async def run_pipeline_file(cfg: Any, path: Path) -> int:
                 nursery.start_soon(_watch_command, session, source)
             if cfg.duration_s:
                 nursery.start_soon(_stop_after, cfg.duration_s, source, session)
-            await pipeline.run()
+            result = await pipeline.run()
             counters = session.counters()
-            if session.command is not None:
+            if result.downstream_closed:
+                # The reader of our output went away (`| head`): stop here without
+                # waiting for the command, which goes on untraced; status as SIGPIPE's.
+                status = 128 + signal.SIGPIPE
+            elif session.command is not None:
                 rc = await session.command.wait()
                 status = rc if rc >= 0 else 128 - rc
             nursery.cancel_scope.cancel()

@@ -59,6 +59,11 @@ class HeldCommand:
         pid = os.fork()
         if pid == 0:  # child: only async-signal-safe work, and always _exit
             try:
+                # The parent's Python-level handlers (trio's) must not run here: a signal
+                # sent to the held child would be swallowed, and the wakeup fd is shared.
+                signal.set_wakeup_fd(-1)
+                for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
+                    signal.signal(sig, signal.SIG_DFL)
                 os.close(go_w)
                 os.close(err_r)
                 if os.read(go_r, 1) != b"g":

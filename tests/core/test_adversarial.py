@@ -65,13 +65,14 @@ def test_pipeline_path_not_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[
 
 
 @pytest.mark.parametrize(("pid", "shown"), [("0", "'0'"), ("-5", "'-5'"), ("abc", "'abc'"),
-                                            ("1,,2", "''"), ("1.5", "'1.5'")])
+                                            ("1,,2", "''"), ("1.5", "'1.5'"),
+                                            ("99999999999999999999", "'99999999999999999999'")])
 def test_bad_pid_option(tmp_path: Path, capsys: pytest.CaptureFixture[str], pid: str,
                         shown: str) -> None:
     p = tmp_path / "ok.toml"
     p.write_text(BASE)
     assert main(["run", str(p), "-p", pid]) == 2
-    assert f"--pid: {shown} is not a positive process id" in capsys.readouterr().err
+    assert f"--pid: {shown} is not a process id (1 to 2147483647)" in capsys.readouterr().err
 
 
 def test_pid_and_command_together(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import collections
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -287,3 +288,32 @@ def test_missing_pid_is_a_clear_error(tmp_path: Path) -> None:
     r = run_tracekit(["run", str(cfg), "-p", str(dead.pid)])
     assert r.returncode == 1
     assert f"no such pid: {dead.pid}" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_closed_stdout_ends_a_command_session_with_141(tmp_path: Path) -> None:
+    """`tracekit run -- cmd | head -3`: tracekit ends at once (the command goes on
+    untraced, as under strace when strace dies of SIGPIPE)."""
+    pidfile = tmp_path / "pid"
+    cfg = write_pipeline(tmp_path, """
+        [target]
+        command = ["true"]
+    """)
+    loop = f"import os, time\nopen({str(pidfile)!r}, 'w').write(str(os.getpid()))\n" \
+           "while True:\n    os.getppid(); time.sleep(0.001)\n"
+    errfile = tmp_path / "stderr"
+    with errfile.open("wb") as errf:  # the command inherits it: no pipe to wait on
+        tk = subprocess.Popen([*TRACEKIT, "run", str(cfg), "--", sys.executable, "-c", loop],
+                              stdout=subprocess.PIPE, stderr=errf)
+    try:
+        assert tk.stdout is not None
+        head = [tk.stdout.readline() for _ in range(3)]
+        tk.stdout.close()                      # the reader goes away
+        tk.wait(timeout=20)
+        err = errfile.read_bytes()
+    finally:
+        tk.kill()
+        if pidfile.exists():
+            os.kill(int(pidfile.read_text()), signal.SIGKILL)
+    assert all(b" ms): " in line for line in head), head
+    assert tk.returncode == 128 + signal.SIGPIPE, err
+    assert b"Traceback" not in err
