@@ -26,19 +26,26 @@ from importlib import resources
 from typing import Any
 
 from tracekit import _bpf
+from tracekit._beautymap import fill_beauty_map
 from tracekit._errors import MapError, TargetError, TracekitError
 from tracekit._events import (
+    CNT_CAPBUF_FULL,
+    CNT_ERRNO_FULL,
     CNT_LOST,
     CNT_MAX,
     CNT_PIDS_FULL,
     CNT_SCRATCH_FULL,
+    CNT_SUMMARY_FULL,
     PID_INFO,
     PID_PENDING_EXEC,
 )
+from tracekit._kernel_summary import KernelSummary, enable_kernel_summary
 from tracekit._object import BpfObject, Link
 from tracekit._procfs import ProcFS
 from tracekit._ringbuf import RingBuf
 from tracekit._spawn import HeldCommand
+from tracekit._syscalls import SyscallTable
+from tracekit._tracefs import find_tracefs
 from tracekit.pipeline.reenumerate import reenumerate
 
 log = logging.getLogger("tracekit.session")
@@ -72,6 +79,9 @@ class SessionOptions:
     min_duration_ns: int = 0
     buffer_bytes: int = 4 << 20                       # ring buffer size, a power of 2
     pids_max_entries: int = 8192
+    capture: bool = True           # read strings/buffers/structs from user memory (issue 4)
+    summary: bool = False          # count calls in kernel maps instead of records (issue 5)
+    summary_records: bool = False  # with summary: emit the records too
 
     def validate(self) -> None:
         n = sum([bool(self.command), bool(self.pids), bool(self.tids), self.system_wide])
@@ -90,6 +100,9 @@ class Counters:
     lost: int = 0            # ring-buffer records that could not be reserved
     pids_full: int = 0       # tasks not added because the pids map was full
     scratch_full: int = 0    # syscall entries not stored because the scratch map was full
+    capbuf_full: int = 0     # syscalls emitted without their captures: capbuf map full
+    summary_full: int = 0    # summary mode: calls not counted, summary map full
+    errno_full: int = 0      # summary mode: errors missing from the per-errno counts
 
 
 class Session:
@@ -117,6 +130,7 @@ class Session:
         self.not_added_tids: set[int] = set()
         self.gone_targets: list[int] = []
         self.self_tgid = os.getpid()
+        self._kernel_summary: KernelSummary | None = None
 
     @property
     def not_added(self) -> int:
@@ -182,11 +196,30 @@ class Session:
         m = self.obj.maps["counters"]
         ncpu = _bpf.possible_cpus()
         totals = [0] * CNT_MAX
-        for idx in (CNT_LOST, CNT_PIDS_FULL, CNT_SCRATCH_FULL):
+        for idx in range(CNT_ERRNO_FULL + 1):
             raw = m.lookup_elem(struct.pack("<I", idx))
             if raw is not None:
                 totals[idx] = sum(struct.unpack(f"<{ncpu}Q", raw[:8 * ncpu]))
-        return Counters(totals[CNT_LOST], totals[CNT_PIDS_FULL], totals[CNT_SCRATCH_FULL])
+        return Counters(totals[CNT_LOST], totals[CNT_PIDS_FULL], totals[CNT_SCRATCH_FULL],
+                        totals[CNT_CAPBUF_FULL], totals[CNT_SUMMARY_FULL],
+                        totals[CNT_ERRNO_FULL])
+
+    def kernel_summary(self) -> KernelSummary:
+        """Reader of the in-kernel summary maps (a session started with ``summary=True``).
+
+        Raises:
+          TracekitError: the session does not count in the kernel.
+        """
+        if not self.opts.summary or self.obj is None:
+            raise TracekitError("this session was not started with summary=True")
+        if self._kernel_summary is None:
+            from tracekit._syscalls import SyscallTable
+            table = SyscallTable()
+            compat = SyscallTable("i386") if table.arch == "x86_64" else None
+            self._kernel_summary = KernelSummary(
+                self.obj, syscall_name=table.name,
+                compat_syscall_name=compat.name if compat else None)
+        return self._kernel_summary
 
     # -- start-up -----------------------------------------------------------------------
 
@@ -201,9 +234,15 @@ class Session:
         g["targ_filter_syscalls"] = int(o.syscalls is not None)
         g["targ_failed_only"] = int(o.failed_only)
         g["targ_min_duration_ns"] = o.min_duration_ns
+        g["targ_capture"] = int(o.capture)
+        if o.summary:
+            enable_kernel_summary(obj, records=o.summary_records)
         obj.maps["events"].max_entries = o.buffer_bytes
         obj.maps["pids"].max_entries = o.pids_max_entries
         obj.load()
+        if o.capture and (not o.summary or o.summary_records):
+            # which args to read from user memory, per syscall nr (issue 4)
+            fill_beauty_map(obj, SyscallTable(), find_tracefs())
         if o.syscalls is not None:
             filt = obj.maps["syscall_filter"]
             for nr in sorted(o.syscalls):
