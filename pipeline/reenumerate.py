@@ -33,10 +33,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import msgspec
-
 from tracekit._config import ReenumerateConfig
 from tracekit._errors import TracekitError
+from tracekit._events import Reenumerated as Reenumerated
 from tracekit._procfs import CLK_TCK
 from tracekit.pipeline._stage import EventReceiver, EventSender, StageContext
 
@@ -47,15 +46,6 @@ __all__ = ["Reenumerate", "Reenumerated", "Reenumeration", "from_config", "reenu
            "target_tasks"]
 
 _NS_PER_TICK = 1_000_000_000 // CLK_TCK
-
-
-class Reenumerated(msgspec.Struct, frozen=True, gc=False, tag="reenumerated"):
-    """What one /proc re-enumeration added to the pids map (emitted by the stage)."""
-
-    ts_ns: int                  # time.monotonic_ns() when the pass ended (CLOCK_MONOTONIC)
-    added: tuple[int, ...]      # tids inserted, in walk order (init pid namespace)
-    not_added: int              # tids that did not fit: the pids map was full (rule 6)
-    gone: int                   # tasks that exited while they were read (rule 7)
 
 
 @dataclass

@@ -29,6 +29,7 @@ from tracekit._events import (
     Exit as Exit,
     Fork as Fork,
     Lost as Lost,
+    Reenumerated as Reenumerated,
     Syscall as Syscall,
 )
 from tracekit._object import BpfObject as BpfObject, Link as Link, Map as Map, Prog as Prog
@@ -44,7 +45,7 @@ __version__ = "0.1.0"
 __all__ = [
     "AttachError", "BpfError", "BpfObject", "BtfError", "Capture", "ConfigError", "Decoded",
     "ElfError", "Exec", "Exit", "Fork", "Link", "Lost", "Map", "MapError", "PipelineConfig",
-    "Prog", "ProgLoadError", "RingBufferSource", "Session", "SessionOptions", "Syscall",
-    "TargetError", "TracefsError", "TracekitError", "decode_config", "load_config",
+    "Prog", "ProgLoadError", "Reenumerated", "RingBufferSource", "Session", "SessionOptions",
+    "Syscall", "TargetError", "TracefsError", "TracekitError", "decode_config", "load_config",
     "open_session",
 ]

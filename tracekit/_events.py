@@ -135,7 +135,16 @@ class Lost(msgspec.Struct, frozen=True, gc=False, tag="lost"):
     count: int
 
 
-Event: TypeAlias = Syscall | Fork | Exec | Exit | Lost
+class Reenumerated(msgspec.Struct, frozen=True, gc=False, tag="reenumerated"):
+    """What one /proc re-enumeration added to the pids map (the reenumerate stage)."""
+
+    ts_ns: int                  # time.monotonic_ns() when the pass ended (CLOCK_MONOTONIC)
+    added: tuple[int, ...]      # tids inserted, in walk order (init pid namespace)
+    not_added: int              # tids that did not fit: the pids map was full (rule 6)
+    gone: int                   # tasks that exited while they were read (rule 7)
+
+
+Event: TypeAlias = Syscall | Fork | Exec | Exit | Lost | Reenumerated
 Batch: TypeAlias = list[Event]
 
 
