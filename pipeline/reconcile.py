@@ -272,5 +272,6 @@ class Reconcile:
 
 def from_config(cfg: ReconcileConfig) -> Reconcile:
     """The stage for ``[[stage]] kind = "reconcile"``."""
-    return Reconcile(cfg)
+    return Reconcile(cfg, interval_s=cfg.interval_s, settle_s=cfg.settle_s,
+                     use_connector=cfg.connector)
 

@@ -107,7 +107,11 @@ class _Stage(_Config, tag_field="kind"):
 
 
 class ReconcileConfig(_Stage, tag="reconcile"):
-    """Keep the pids map true from fork/exec/exit records."""
+    """Keep the pids map true from fork/exec/exit records and the proc connector."""
+
+    interval_s: _PositiveS = 0.1         # how often the map is compared with the task view
+    settle_s: Annotated[float, msgspec.Meta(ge=0, le=60)] = 0.05  # grace before a repair
+    connector: bool = True               # subscribe to the kernel's proc connector
 
 
 class ReenumerateConfig(_Stage, tag="reenumerate"):

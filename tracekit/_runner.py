@@ -178,8 +178,10 @@ async def run_pipeline_file(cfg: Any, path: Path) -> int:
     if counters.lost:
         print(f"tracekit: LOST {counters.lost} records: the ring buffer was full; "
               "raise buffer_pages in the pipeline file", file=sys.stderr)
-    if counters.pids_full or session.not_added:
-        print(f"tracekit: {counters.pids_full + session.not_added} tasks were not traced: "
+    repaired = sum(st.counters.get("repaired_pids_full", 0) for st in result.stats.values())
+    untraced = counters.pids_full + session.not_added - repaired
+    if untraced > 0:
+        print(f"tracekit: {untraced} tasks were not traced: "
               "the pids map was full; raise pids_max_entries", file=sys.stderr)
     return status
 
