@@ -12,7 +12,7 @@ alternation, so drift on a noisy machine hits every tool):
 
 - untraced;
 - tracekit in-kernel summary: the slot :func:`tracekit_kernel_summary` (issue 5, kernel
-  half); reported as not available until it returns a command;
+  half): bench/kernel_summary.py's driver until ``tracekit run`` has an option for it;
 - tracekit streaming summary: ``tracekit run`` with ``[output] format = "summary"`` and a
   256 MiB ring buffer (``buffer_pages = 65536``, so that no record is lost); and the same
   with the default 4 MiB buffer, which shows what losing records does to the counts;
@@ -125,12 +125,29 @@ def _parse_tracekit(tmp: Path) -> Counts:
 def tracekit_kernel_summary(workload: list[str], tmp: Path) -> list[str] | None:
     """The slot for "tracekit in-kernel summary" (issue 5, kernel half).
 
-    Return the command that runs ``workload`` under ``tracekit run`` with the in-kernel
-    summary (per-(tid, syscall_nr) maps, read at the end) writing the ``summary``
-    formatter's perf table to ``tmp / "tracekit.txt"``; :func:`_parse_tracekit` reads it.
-    Returns None until the BPF side exists.
+    Until ``tracekit run`` has an option for it, this runs bench/kernel_summary.py's
+    driver (a Session with ``targ_summary`` set; the maps read at the end) and
+    :func:`_parse_tracekit_kernel` reads its ``name calls errors`` lines. Once the CLI can
+    do it, return ``tracekit run`` with that option and parse with :func:`_parse_tracekit`.
+    None when the driver is not there.
     """
-    return None
+    driver = HERE / "kernel_summary.py"
+    if not driver.exists():
+        return None
+    return [sys.executable, str(driver), "--drive", str(tmp / "tk-kernel.txt"), "--",
+            *workload]
+
+
+def _parse_tracekit_kernel(tmp: Path) -> Counts:
+    out: Counts = {}
+    for line in (tmp / "tk-kernel.txt").read_text().splitlines():
+        if line.startswith("#"):            # "# summary_full N errno_full M": must be 0 0
+            if line.split()[1:] != ["summary_full", "0", "errno_full", "0"]:
+                raise SystemExit(f"tracekit in-kernel summary: maps were full: {line}")
+            continue
+        name, calls, errors = line.split()
+        out[name] = (int(calls), int(errors))
+    return out
 
 
 def _perf_argv(workload: list[str], tmp: Path) -> list[str]:
@@ -194,8 +211,8 @@ def tools() -> list[Tool]:
     have = {t: shutil.which(t) is not None for t in ("perf", "strace", "bpftrace")}
     out = [
         Tool("untraced", lambda w, tmp: w),
-        Tool("tracekit in-kernel summary", tracekit_kernel_summary, _parse_tracekit,
-             why_not="kernel half of issue 5 not there yet"),
+        Tool("tracekit in-kernel summary", tracekit_kernel_summary, _parse_tracekit_kernel,
+             why_not="bench/kernel_summary.py (its driver) not there"),
         Tool("tracekit streaming (256 MiB ringbuf)", _tracekit_streaming(65536),
              _parse_tracekit),
         Tool("tracekit streaming (default 4 MiB)", _tracekit_streaming(1024),
