@@ -263,6 +263,9 @@ class SummarySink:
       group_by: "thread", "process" or "total".
       sort: "total", "calls", "errors" or "name".
       syscall_name, compat_syscall_name: number -> name (default: this machine's tables).
+      summary_from: when given, called once the input ends for the summary to print (a
+        thread-grouped Summary, e.g. the in-kernel counts of
+        ``Session.kernel_summary().read``) instead of aggregating the events.
 
     Attributes:
       summarizer: the running aggregation; ``result`` is the final Summary once written.
@@ -273,7 +276,8 @@ class SummarySink:
     def __init__(self, out: str | os.PathLike[str] | IO[bytes] | IO[str], *,
                  table: str = "perf", group_by: GroupBy = "thread", sort: SortKey = "total",
                  syscall_name: Callable[[int], str] | None = None,
-                 compat_syscall_name: Callable[[int], str] | None = None) -> None:
+                 compat_syscall_name: Callable[[int], str] | None = None,
+                 summary_from: Callable[[], Summary] | None = None) -> None:
         for what, value, allowed in (("table", table, TABLES), ("group_by", group_by, GROUPS),
                                      ("sort", sort, SORTS)):
             if value not in allowed:
@@ -286,13 +290,18 @@ class SummarySink:
         self.summarizer = Summarizer(syscall_name, compat_syscall_name)
         self.result: Summary | None = None
         self.closed_by_reader = False
+        self.summary_from = summary_from
 
     async def run(self, ctx: StageContext, recv: EventReceiver) -> None:
         add = self.summarizer.add
         async with recv:
             async for batch in recv:
-                add(batch)
-        self.result = self.summarizer.summary(self.group_by)
+                if self.summary_from is None:
+                    add(batch)
+        if self.summary_from is not None:
+            self.result = self.summary_from().regroup(self.group_by)
+        else:
+            self.result = self.summarizer.summary(self.group_by)
         self._write(ctx, render(self.result, self.table, self.sort))
 
     def _write(self, ctx: StageContext, text: str) -> None:
@@ -328,11 +337,12 @@ def make_sink(out: object, ctx: SinkContext) -> SummarySink:
       ConfigError: an unknown option or value.
     """
     opts = dict(ctx.options)
-    unknown = set(opts) - {"table", "group_by", "sort"}
+    unknown = set(opts) - {"table", "group_by", "sort", "summary_from"}
     if unknown:
         raise ConfigError(f"summary output: unknown option(s) {', '.join(sorted(unknown))} "
                           "(known: table, group_by, sort)")
     return SummarySink(out, table=opts.get("table", "perf"),  # type: ignore[arg-type]
                        group_by=opts.get("group_by", "thread"), sort=opts.get("sort", "total"),
                        syscall_name=ctx.syscall_name,
-                       compat_syscall_name=ctx.compat_syscall_name)
+                       compat_syscall_name=ctx.compat_syscall_name,
+                       summary_from=opts.get("summary_from"))

@@ -18,6 +18,7 @@ from tracekit.pipeline._run import (
     PipelineResult as PipelineResult,
 )
 from tracekit.pipeline._sources import IterSource as IterSource
+from tracekit.pipeline.summarize import Summarize as Summarize
 from tracekit.pipeline._stage import (
     EventReceiver as EventReceiver,
     EventSender as EventSender,
@@ -35,5 +36,5 @@ from tracekit.pipeline._stage import (
 __all__ = [
     "EventReceiver", "EventSender", "FunctionStage", "IterSource", "MapStage", "Pipeline",
     "PipelineError", "PipelineResult", "Sink", "Source", "Stage", "StageContext",
-    "StageStats", "map_stage", "stage",
+    "StageStats", "Summarize", "map_stage", "stage",
 ]

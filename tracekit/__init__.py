@@ -39,13 +39,19 @@ from tracekit._session import (
     open_session as open_session,
 )
 from tracekit._source import RingBufferSource as RingBufferSource
+from tracekit._summary import (
+    Group as Group,
+    Summarizer as Summarizer,
+    Summary as Summary,
+    SyscallStats as SyscallStats,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "AttachError", "BpfError", "BpfObject", "BtfError", "Capture", "ConfigError", "Decoded",
-    "ElfError", "Exec", "Exit", "Fork", "Link", "Lost", "Map", "MapError", "PipelineConfig",
-    "Prog", "ProgLoadError", "Reenumerated", "RingBufferSource", "Session", "SessionOptions",
-    "Syscall", "TargetError", "TracefsError", "TracekitError", "decode_config", "load_config",
-    "open_session",
+    "ElfError", "Exec", "Exit", "Fork", "Group", "Link", "Lost", "Map", "MapError",
+    "PipelineConfig", "Prog", "ProgLoadError", "Reenumerated", "RingBufferSource", "Session",
+    "SessionOptions", "Summarizer", "Summary", "Syscall", "SyscallStats", "TargetError",
+    "TracefsError", "TracekitError", "decode_config", "load_config", "open_session",
 ]

@@ -94,6 +94,8 @@ class OutputConfig(_Config):
     fd_paths: bool = True                # fds with what they refer to: 3</etc/passwd> (-yy)
     string_limit: Annotated[int, msgspec.Meta(ge=0)] = 32  # bytes of strings shown (-s)
     # summary:
+    mode: Literal["auto", "kernel", "stream"] = "auto"  # count in BPF maps (kernel) or from
+    #   the events (stream, sees what stages did); auto = kernel unless [[stage]]s are set
     table: Literal["perf", "strace", "histogram", "json"] = "perf"  # which table
     group_by: Literal["thread", "process", "total"] = "thread"
     sort: Literal["total", "calls", "errors", "name"] = "total"
@@ -136,6 +138,7 @@ class SummarizeConfig(_Stage, tag="summarize"):
 
     group_by: Literal["thread", "process", "total"] = "total"
     sort: Literal["total", "calls", "errors", "name"] = "total"
+    interval_s: _PositiveS | None = None  # also take a snapshot every interval_s seconds
 
 
 class UserStageConfig(_Stage, tag="user"):

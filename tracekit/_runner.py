@@ -130,6 +130,11 @@ async def run_pipeline_file(cfg: Any, path: Path) -> int:
         buffer_bytes=cfg.buffer_pages * 4096, pids_max_entries=cfg.pids_max_entries)
     stages = build_stages(cfg.stage)
     o = cfg.output
+    kernel_summary = o.format == "summary" and (
+        o.mode == "kernel" or o.mode == "auto" and not cfg.stage)
+    if kernel_summary:
+        # counted in BPF maps: no syscall records, no captures (issue 5)
+        opts.summary, opts.capture = True, False
     if o.format == "summary":
         options = {"table": o.table, "group_by": o.group_by, "sort": o.sort}
     else:
@@ -144,6 +149,8 @@ async def run_pipeline_file(cfg: Any, path: Path) -> int:
     out = open_output(cfg.output.path)
     runner = _Runner()
     session = Session(opts)
+    if kernel_summary:
+        options["summary_from"] = lambda: session.kernel_summary().read()
     status = 0
     try:
         sink = make_sink(o.format, out, sink_context(table, options))
@@ -178,6 +185,9 @@ async def run_pipeline_file(cfg: Any, path: Path) -> int:
     if counters.lost:
         print(f"tracekit: LOST {counters.lost} records: the ring buffer was full; "
               "raise buffer_pages in the pipeline file", file=sys.stderr)
+    if counters.summary_full or counters.errno_full:
+        print(f"tracekit: the in-kernel summary missed {counters.summary_full} calls and "
+              f"{counters.errno_full} errno counts: its maps were full", file=sys.stderr)
     repaired = sum(st.counters.get("repaired_pids_full", 0) for st in result.stats.values())
     untraced = counters.pids_full + session.not_added - repaired
     if untraced > 0:

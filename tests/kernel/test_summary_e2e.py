@@ -208,16 +208,19 @@ def _parse_perf_table(text: str) -> dict[int, dict[str, tuple[int, int]]]:
     return out
 
 
-def test_cli_summary_table(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", ["kernel", "stream"])
+def test_cli_summary_table(tmp_path: Path, mode: str) -> None:
+    """The same exact counts whether counted in BPF maps or from the event stream."""
     script = tmp_path / "workload.py"
     script.write_text(WORKLOAD)
     report = tmp_path / "report.json"
     out = tmp_path / "summary.txt"
-    cfg = write_pipeline(tmp_path, """
+    cfg = write_pipeline(tmp_path, f"""
         [target]
         command = ["true"]
         [output]
         format = "summary"
+        mode = "{mode}"
     """)
     r = run_tracekit(["run", str(cfg), "-o", str(out), "--", sys.executable, str(script),
                       str(report)])
