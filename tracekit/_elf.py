@@ -98,6 +98,8 @@ class MapSpec:
     numa_node: int = 0
     data: bytearray | None = None         # initial value of a global-data map (whole section)
     sec: str = ""                         # ".maps" or the data section name
+    btf_key_type_id: int = 0              # __type(key, T): T's id in the object's BTF
+    btf_value_type_id: int = 0            # __type(value, T)
 
 
 @dataclass
@@ -287,6 +289,7 @@ class _Reader:
                     if mt.kind != Kind.PTR:
                         raise self._err(f"map {name!r}: member {m.name!r} is not __type()", ".maps")
                     vals[m.name + "_size"] = btf.size_of(mt.type_id)
+                    vals[m.name + "_type_id"] = mt.type_id
                 else:
                     raise self._err(f"map {name!r}: unsupported member {m.name!r}", ".maps")
             if "type" not in vals:
@@ -296,7 +299,9 @@ class _Reader:
                                  value_size=vals.get("value_size", 0),
                                  max_entries=vals.get("max_entries", 0),
                                  map_flags=vals.get("map_flags", 0),
-                                 numa_node=vals.get("numa_node", 0), sec=".maps")
+                                 numa_node=vals.get("numa_node", 0), sec=".maps",
+                                 btf_key_type_id=vals.get("key_type_id", 0),
+                                 btf_value_type_id=vals.get("value_type_id", 0))
         return maps
 
     def _globals(self, btf: Btf) -> dict[str, GlobalVar]:

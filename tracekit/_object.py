@@ -34,6 +34,8 @@ _BPF_PSEUDO_CALL = 1
 _LD_IMM64 = 0x18
 _CALL = 0x85          # BPF_JMP | BPF_CALL
 _PERCPU_TYPES = {MapType.PERCPU_HASH, MapType.PERCPU_ARRAY, MapType.LRU_PERCPU_HASH}
+_BTF_REQUIRED = {MapType.TASK_STORAGE, MapType.INODE_STORAGE, MapType.SK_STORAGE,
+                 MapType.CGRP_STORAGE}
 
 
 def _kernel_name(name: str) -> str:
@@ -72,9 +74,25 @@ class Map:
         m._create()
         return m
 
-    def _create(self) -> None:
+    def _create(self, btf_fd: int = -1, key_type_id: int = 0, value_type_id: int = 0) -> None:
+        """BPF_MAP_CREATE; with the object's BTF when the map declares __type(key/value).
+
+        Some facts about map BTF: it is optional for most map types but required for
+        task/inode/sk storage (the kernel checks the value type); a kernel that rejects it
+        (EINVAL) gets the map without it, as libbpf retries.
+        """
         if self.fd >= 0:
             return
+        if btf_fd >= 0 and key_type_id and value_type_id:
+            try:
+                self.fd = _bpf.map_create(
+                    self.map_type, self.key_size, self.value_size, self.max_entries,
+                    map_flags=self.map_flags, name=_kernel_name(self.name), btf_fd=btf_fd,
+                    btf_key_type_id=key_type_id, btf_value_type_id=value_type_id)
+                return
+            except MapError as e:
+                if e.errno != errno.EINVAL or self.map_type in _BTF_REQUIRED:
+                    raise
         self.fd = _bpf.map_create(self.map_type, self.key_size, self.value_size,
                                   self.max_entries, map_flags=self.map_flags,
                                   name=_kernel_name(self.name))
@@ -405,7 +423,8 @@ class BpfObject:
             vmlinux = vmlinux or Btf.vmlinux()
             self._load_btf()
             for name, m in self.maps.items():
-                m._create()
+                ms = self.spec.maps[name]
+                m._create(self.btf_fd, ms.btf_key_type_id, ms.btf_value_type_id)
                 data = self.spec.maps[name].data
                 if data is not None:
                     m.update_elem(b"\0\0\0\0", bytes(data))

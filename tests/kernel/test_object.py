@@ -62,6 +62,9 @@ def test_maps_and_global_data_round_trip() -> None:
         obj.globals["counter_data"] = 9
         assert obj.globals["counter_data"] == 9
         assert obj.maps["ringbuf"].fd >= 0
+        # maps declared with __type(key/value) are created with the object's BTF
+        assert _bpf.obj_get_info_by_fd(obj.maps["hash"].fd).btf_id > 0
+        assert _bpf.obj_get_info_by_fd(obj.maps["ringbuf"].fd).btf_id == 0
         with pytest.raises(KeyError):
             obj.maps["hash"][U32.pack(100_000)]
 
