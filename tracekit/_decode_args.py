@@ -39,10 +39,8 @@ from tracekit._syscalls import SyscallTable, format_ret
 
 __all__ = ["KINDS", "SyscallDecoder"]
 
-Caps = dict[int, Capture]
-ArgFn = Callable[["SyscallDecoder", Syscall, int, Caps], "str | None"]
+ArgFn = Callable[["SyscallDecoder", Syscall, int], "str | None"]
 _M32 = 0xFFFFFFFF
-_NO_CAPS: dict[int, Capture] = {}
 _O_CREAT = next(v for v, n in T.OPEN_FLAGS if n == "O_CREAT")
 _O_TMPFILE = next(v for v, n in T.OPEN_FLAGS if n == "O_TMPFILE")
 _FCNTL = {n: v for v, n in T.FCNTL_CMDS.items()}
@@ -59,115 +57,145 @@ _FCNTL_DUP = frozenset(_FCNTL[n] for n in ("F_DUPFD", "F_DUPFD_CLOEXEC") if n in
 _AF = {n: v for v, n in T.ADDRESS_FAMILIES.items()}
 _AF_INET, _AF_INET6, _AF_NETLINK = _AF["AF_INET"], _AF["AF_INET6"], _AF["AF_NETLINK"]
 _AT_FDCWD = F.AT_FDCWD
+_MEMO_MAX = 4096        # entries per text memo; a full memo is emptied
 
 
 def _hex0(v: int) -> str:
     return hex(v) if v else "0"
 
 
-def _cap(caps: Caps, i: int) -> Capture | None:
-    cap = caps.get(i)
+def _fd(v: int) -> int:
+    """An fd register as C's int: the low 32 bits, signed (small fds are the fast case)."""
+    return v if v < 0x80000000 else signed(v, 32)
+
+
+def _cap(ev: Syscall, i: int) -> Capture | None:
+    """The capture of argument ``i`` (the last one if several), None if none or FAULT."""
+    cap = None
+    for c in ev.caps:
+        if c.arg == i:
+            cap = c
     return None if cap is None or cap.flags & CAPF_FAULT else cap
 
 
-def k_d(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
+def k_d(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return str(signed(ev.args[i], 32))
 
 
-def k_ld(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
+def k_ld(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return str(signed(ev.args[i], 32 if ev.flags & SC_COMPAT else 64))
 
 
-def k_u(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
+def k_u(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return str(ev.args[i])
 
 
-def k_x(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
+def k_x(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return _hex0(ev.args[i])
 
 
-def k_p(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
+def k_p(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return pointer(ev.args[i])
 
 
-def k_fd(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
-    return d.fd_text(ev.tgid, signed(ev.args[i], 32))
+def k_fd(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    return d.fd_text(ev.tgid, _fd(ev.args[i]))
 
 
-def k_dirfd(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
-    fd = signed(ev.args[i], 32)
+def k_dirfd(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    fd = _fd(ev.args[i])
     return "AT_FDCWD" if fd == _AT_FDCWD else d.fd_text(ev.tgid, fd)
 
 
-def k_path(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
-    cap = _cap(caps, i)
+def k_path(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    cap = _cap(ev, i)
     if cap is None:
         return pointer(ev.args[i])
-    return quote(cap.data, more=bool(cap.flags & CAPF_TRUNC))
+    more = bool(cap.flags & CAPF_TRUNC)
+    key = ("path", cap.data, more)
+    text = d.texts.get(key)
+    return d.remember(key, quote(cap.data, more=more)) if text is None else text
 
 
-def k_str(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
-    cap = _cap(caps, i)
+def k_str(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    cap = _cap(ev, i)
     if cap is None:
         return pointer(ev.args[i])
-    return quote(cap.data, limit=d.string_limit, more=bool(cap.flags & CAPF_TRUNC))
+    more = bool(cap.flags & CAPF_TRUNC)
+    key = ("str", cap.data, more, d.string_limit)
+    text = d.texts.get(key)
+    if text is None:
+        text = d.remember(key, quote(cap.data, limit=d.string_limit, more=more))
+    return text
 
 
-def k_bufw(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
-    cap = _cap(caps, i)
+def k_bufw(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    cap = _cap(ev, i)
     if cap is None:
         return pointer(ev.args[i])
-    data = cap.data[:ev.args[i + 1]] if i + 1 < 6 else cap.data
-    return quote(data, limit=d.string_limit, more=bool(cap.flags & CAPF_TRUNC))
+    n = ev.args[i + 1] if i + 1 < 6 else None
+    more = bool(cap.flags & CAPF_TRUNC)
+    key = ("bufw", cap.data, n, more, d.string_limit)
+    text = d.texts.get(key)
+    if text is None:
+        text = d.remember(key, quote(cap.data[:n], limit=d.string_limit, more=more))
+    return text
 
 
-def _bufr(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps, force_hex: bool) -> str:
-    cap = _cap(caps, i)
-    if cap is None or ev.ret < 0 or ev.flags & (SC_UNFINISHED | SC_NORETURN):
+def _bufr(d: SyscallDecoder, ev: Syscall, i: int, force_hex: bool) -> str:
+    cap = _cap(ev, i)
+    ret = ev.ret
+    if cap is None or ret < 0 or ev.flags & (SC_UNFINISHED | SC_NORETURN):
         return pointer(ev.args[i])
-    data = cap.data[:ev.ret]
-    more = bool(cap.flags & CAPF_TRUNC) and len(data) < ev.ret
-    return quote(data, limit=d.string_limit, more=more, force_hex=force_hex)
+    trunc = bool(cap.flags & CAPF_TRUNC)
+    key = ("bufr", cap.data, ret, trunc, force_hex, d.string_limit)
+    text = d.texts.get(key)
+    if text is None:
+        data = cap.data[:ret]
+        more = trunc and len(data) < ret
+        text = d.remember(key, quote(data, limit=d.string_limit, more=more,
+                                     force_hex=force_hex))
+    return text
 
 
-def k_bufr(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
-    return _bufr(d, ev, i, caps, False)
+def k_bufr(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    return _bufr(d, ev, i, False)
 
 
-def k_bufrx(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
-    return _bufr(d, ev, i, caps, True)
+def k_bufrx(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    return _bufr(d, ev, i, True)
 
 
-def k_argv(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
-    cap = _cap(caps, i)
+def k_argv(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    cap = _cap(ev, i)
     if cap is None or cap.kind != CAP_ARGV:
         return pointer(ev.args[i])
     return format_argv(cap, limit=d.string_limit, max_items=d.string_limit)
 
 
-def k_envp(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
-    return format_envp(ev.args[i], _cap(caps, i))
+def k_envp(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    return format_envp(ev.args[i], _cap(ev, i))
 
 
-def k_sockaddr(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
-    cap = _cap(caps, i)
+def k_sockaddr(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    cap = _cap(ev, i)
     return pointer(ev.args[i]) if cap is None else format_sockaddr(cap.data)
 
 
-def k_timespec(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
-    cap = _cap(caps, i)
+def k_timespec(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    cap = _cap(ev, i)
     text = None if cap is None else format_timespec(cap.data)
     return pointer(ev.args[i]) if text is None else text
 
 
-def k_omode(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str | None:
+def k_omode(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
     flags = ev.args[i - 1]
     if flags & _O_CREAT or flags & _O_TMPFILE == _O_TMPFILE:
         return F.mode_octal(ev.args[i])
     return None
 
 
-def k_fcntlarg(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str | None:
+def k_fcntlarg(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
     cmd, v = ev.args[i - 1] & _M32, ev.args[i]
     if cmd in _FCNTL_NOARG:
         return None
@@ -183,7 +211,7 @@ def k_fcntlarg(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str | None
     return _hex0(v)
 
 
-def k_proto(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
+def k_proto(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     fam, v = ev.args[0] & 0xFFFF, ev.args[i] & _M32
     if fam in (_AF_INET, _AF_INET6):
         return F.enum(T.IP_PROTOCOLS, v)
@@ -193,18 +221,18 @@ def k_proto(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
 
 
 def _flags32(fn: Callable[[int], str]) -> ArgFn:
-    def k(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
         return fn(ev.args[i] & _M32)
     return k
 
 
 def _enum32(table: dict[int, str]) -> ArgFn:
-    def k(d: SyscallDecoder, ev: Syscall, i: int, caps: Caps) -> str:
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
         return F.enum(table, ev.args[i])
     return k
 
 
-def _clone(d: SyscallDecoder, ev: Syscall, caps: Caps) -> list[str]:
+def _clone(d: SyscallDecoder, ev: Syscall) -> list[str]:
     """clone(2), x86_64 argument order (flags, stack, parent_tid, child_tid, tls), printed
     as strace: ``child_stack=NULL, flags=CLONE_...|SIGCHLD, child_tidptr=0x...``."""
     flags, stack, ptid, ctid, tls = ev.args[:5]
@@ -222,15 +250,15 @@ def _clone(d: SyscallDecoder, ev: Syscall, caps: Caps) -> list[str]:
 _FUTEX = {n: v for v, n in T.FUTEX_CMDS.items()}
 
 
-def _futex(d: SyscallDecoder, ev: Syscall, caps: Caps) -> list[str]:
+def _futex(d: SyscallDecoder, ev: Syscall) -> list[str]:
     """futex(2): as many arguments as the op uses (strace prints FUTEX_WAKE with 3)."""
     uaddr, op, val, timeout, uaddr2, val3 = ev.args
     out = [pointer(uaddr), F.futex_op(op), str(signed(val, 32))]
     cmd = F.futex_cmd(op)
     if cmd in (_FUTEX["FUTEX_WAIT"], _FUTEX["FUTEX_LOCK_PI"], _FUTEX.get("FUTEX_LOCK_PI2")):
-        out.append(k_timespec(d, ev, 3, caps))
+        out.append(k_timespec(d, ev, 3))
     elif cmd == _FUTEX["FUTEX_WAIT_BITSET"]:
-        out += [k_timespec(d, ev, 3, caps), "FUTEX_BITSET_MATCH_ANY" if val3 & _M32 == _M32
+        out += [k_timespec(d, ev, 3), "FUTEX_BITSET_MATCH_ANY" if val3 & _M32 == _M32
                 else hex(val3 & _M32)]
     elif cmd == _FUTEX["FUTEX_WAKE_BITSET"]:
         out += [pointer(timeout), pointer(uaddr2), "FUTEX_BITSET_MATCH_ANY"
@@ -263,9 +291,9 @@ KINDS: dict[str, ArgFn] = {
     "prctl": _enum32(T.PRCTL_OPTIONS), "grnd": _flags32(F.grnd_flags),
     "fadv": _enum32(T.FADVISE_ADVICE), "epollop": _enum32(T.EPOLL_CTL_OPS),
     "clockid": _enum32(T.CLOCK_IDS),
-    "clone3flags": lambda d, ev, i, caps: F.clone3_flags(ev.args[i]),
+    "clone3flags": lambda d, ev, i: F.clone3_flags(ev.args[i]),
 }
-SPECIAL: dict[str, Callable[[SyscallDecoder, Syscall, Caps], list[str]]] = {
+SPECIAL: dict[str, Callable[[SyscallDecoder, Syscall], list[str]]] = {
     "clone": _clone, "futex": _futex,
 }
 # Calls that return a new fd: the fd cache learns (or forgets) it.
@@ -280,8 +308,35 @@ _FD_ACTIONS = {"close": _FD_CLOSE, "open": _FD_OPEN, "creat": _FD_OPEN, "openat"
                "execve": _FD_ALL, "execveat": _FD_ALL}
 
 
+# Kinds that end the argument list when they return None (the rest is not printed).
+_STOPPERS = frozenset({k_omode, k_fcntlarg})
+ArgsFn = Callable[["SyscallDecoder", Syscall], tuple[str, ...]]
+
+
+def _args_fn(fns: tuple[ArgFn, ...], special: object, generic: int) -> ArgsFn:
+    """One function that gives a call's argument texts, chosen once per syscall."""
+    if special is not None:
+        return lambda d, ev: tuple(special(d, ev))  # type: ignore[operator]
+    if generic:
+        n = abs(generic)
+        return lambda d, ev: tuple([_hex0(v) for v in ev.args[:n]])
+    pairs = tuple(enumerate(fns))
+    if _STOPPERS.isdisjoint(fns):
+        return lambda d, ev: tuple([fn(d, ev, i) for i, fn in pairs])
+
+    def args(d: SyscallDecoder, ev: Syscall) -> tuple[str, ...]:
+        out = []
+        for i, fn in pairs:
+            text = fn(d, ev, i)
+            if text is None:
+                break
+            out.append(text)
+        return tuple(out)
+    return args
+
+
 class _Call:
-    __slots__ = ("name", "fns", "special", "ret", "generic", "fd_action", "path_arg")
+    __slots__ = ("name", "fns", "special", "ret", "generic", "fd_action", "path_arg", "args")
 
     def __init__(self, name: str, fns: tuple[ArgFn, ...], special: object, ret: str,
                  generic: int) -> None:
@@ -289,6 +344,7 @@ class _Call:
             name, fns, special, ret, generic)
         self.fd_action = _FD_ACTIONS.get(name, _FD_NEW if ret == "fd" else _FD_NONE)
         self.path_arg = 0 if name in ("open", "creat") else 1
+        self.args = _args_fn(fns, special, generic)
 
 
 class SyscallDecoder:
@@ -305,6 +361,8 @@ class SyscallDecoder:
 
     Attributes:
       unknown_nr: records whose syscall_nr no table names.
+      texts: memo of argument texts that repeat (quoted strings and buffers by their
+        bytes, fds with paths by (fd, target)); at most 4096 entries, then emptied.
     """
 
     def __init__(self, table: SyscallTable | None = None,
@@ -321,7 +379,17 @@ class SyscallDecoder:
         self.fdcache = fdcache if fdcache is not None else FdCache()
         self.string_limit = string_limit
         self.unknown_nr = 0
+        self.texts: dict[tuple[object, ...], str] = {}
         self._calls: dict[int, _Call] = {}
+        self._errors: dict[int, str] = {}
+
+    def remember(self, key: tuple[object, ...], text: str) -> str:
+        """Store ``text`` in :attr:`texts` (emptied first when full); returns it."""
+        texts = self.texts
+        if len(texts) >= _MEMO_MAX:
+            texts.clear()
+        texts[key] = text
+        return text
 
     def call(self, nr: int, compat: bool) -> _Call:
         """The name and decoders of a syscall number (cached)."""
@@ -352,9 +420,13 @@ class SyscallDecoder:
         if self.fd_paths and fd >= 0:
             target = self.fdcache.get(tgid, fd)
             if target is not None:
-                text = target if target.isprintable() else quote(
-                    target.encode("utf-8", "surrogateescape"))[1:-1]
-                return f"{fd}<{text}>"
+                key = ("fd", fd, target)
+                text = self.texts.get(key)
+                if text is None:
+                    shown = target if target.isprintable() else quote(
+                        target.encode("utf-8", "surrogateescape"))[1:-1]
+                    text = self.remember(key, f"{fd}<{shown}>")
+                return text
         return str(fd)
 
     def decode(self, ev: Syscall) -> Decoded:
@@ -366,35 +438,21 @@ class SyscallDecoder:
             call = self.call(ev.syscall_nr, bool(compat))
         if call.generic < 0:
             self.unknown_nr += 1
-        if flags & SC_RESUMED:
-            args: list[str] = []
-        else:
-            caps = {c.arg: c for c in ev.caps} if ev.caps else _NO_CAPS
-            if call.special is not None:
-                args = call.special(self, ev, caps)  # type: ignore[operator]
-            elif call.generic:
-                args = [_hex0(v) for v in ev.args[:abs(call.generic)]]
-            else:
-                args = []
-                i = 0
-                for fn in call.fns:
-                    text = fn(self, ev, i, caps)
-                    if text is None:
-                        break
-                    args.append(text)
-                    i += 1
-        if self.fd_paths and call.fd_action:
+        args = () if flags & SC_RESUMED else call.args(self, ev)
+        if call.fd_action and self.fd_paths:
             self.update_fds(ev, call)   # before the return value: openat's new fd
         ret = ev.ret
         if flags & (SC_NORETURN | SC_UNFINISHED):
             rtext = "?"
         elif -4095 <= ret < 0:
-            rtext = format_ret(ret)
+            rtext = self._errors.get(ret)
+            if rtext is None:
+                rtext = self._errors[ret] = format_ret(ret)
         elif call.ret == "d":
             rtext = str(ret)
         else:
             rtext = self.ret_text(ev, call.ret)
-        return Decoded(call.name, tuple(args), rtext)
+        return Decoded(call.name, args, rtext)
 
     def ret_text(self, ev: Syscall, kind: str) -> str:
         if ev.flags & (SC_NORETURN | SC_UNFINISHED):
@@ -441,7 +499,11 @@ class SyscallDecoder:
                     cap = c
             if (cap is not None and not cap.flags & (CAPF_TRUNC | CAPF_FAULT)
                     and cap.data[:1] == b"/"):
-                cache.set(tgid, ret, cap.data.decode("utf-8", "surrogateescape"))
+                key = ("target", cap.data)
+                target = self.texts.get(key)
+                if target is None:
+                    target = self.remember(key, cap.data.decode("utf-8", "surrogateescape"))
+                cache.set(tgid, ret, target)
             else:
                 cache.forget(tgid, ret)
         elif action == _FD_DUP2:

@@ -212,17 +212,63 @@ def _decode_caps(buf: bytes | memoryview, n: int) -> tuple[Capture, ...]:
     return tuple(out)
 
 
+# Memos of decode_batch: the text of a comm (16 raw bytes) and the captures of a record
+# (its bytes after the 112-byte head). A traced loop repeats both, so most records cost
+# one dict lookup for each instead of a decode; the events share the (frozen) values.
+# Each memo is emptied when it reaches _MEMO_MAX entries.
+_MEMO_MAX = 4096
+_comms: dict[bytes, str] = {}
+_caps: dict[bytes, tuple[Capture, ...]] = {}
+
+
 def decode_batch(records: list[memoryview] | list[bytes]) -> tuple[Batch, int]:
     """Decode a drain of records; bad records are skipped and counted.
+
+    The same events as :func:`decode_record` gives for each record, decoded faster:
+    syscall records (the bulk) are unpacked inline with one ``struct`` call, their comm
+    and captures looked up in memos of the last few thousand distinct values; other
+    kinds go through :func:`decode_record`.
 
     Returns:
       ``(events, n_bad)``.
     """
     out: Batch = []
+    append = out.append
     bad = 0
+    unpack, head = _SYSCALL.unpack_from, _SYSCALL.size
+    comms, capmemo = _comms, _caps
     for rec in records:
         try:
-            out.append(decode_record(rec))
-        except RecordError:
-            bad += 1
+            (kind, flags, ts_ns, dur, tid, tgid, cpu, nr, a0, a1, a2, a3, a4, a5, ret,
+             comm) = unpack(rec)
+        except struct.error:            # shorter than a syscall record: another kind?
+            kind = -1
+        if kind != REC_SYSCALL:
+            try:
+                append(decode_record(rec))
+            except RecordError:
+                bad += 1
+            continue
+        text = comms.get(comm)
+        if text is None:
+            if len(comms) >= _MEMO_MAX:
+                comms.clear()
+            text = comms[comm] = _cstr(comm)
+        if len(rec) == head:
+            caps: tuple[Capture, ...] = ()
+        else:
+            tail = bytes(rec[head:])
+            got = capmemo.get(tail)
+            if got is None:
+                try:
+                    got = _decode_caps(rec, len(rec))
+                except RecordError:
+                    bad += 1
+                    continue
+                if len(capmemo) >= _MEMO_MAX:
+                    capmemo.clear()
+                capmemo[tail] = got
+            caps = got
+        append(Syscall(ts_ns, dur, tid, tgid, cpu, nr, (a0, a1, a2, a3, a4, a5), ret, text,
+                       flags, caps))
     return out, bad

@@ -254,3 +254,30 @@ def test_quote_fast_paths_agree_with_the_byte_rule() -> None:
     for _ in range(2000):
         data = bytes(rnd.choice(alphabet) for _ in range(rnd.randrange(0, 12)))
         assert quote(data) == _reference_quote(data), data
+
+
+def test_memoised_texts_follow_every_input(dec: SyscallDecoder) -> None:
+    """The same captured bytes under another length, ret, cut flag or fd table give their
+    own text: the memo is keyed by all of them (and stays bounded)."""
+    data = b"0123456789" * 5
+    read = [dec.decode(sc("read", (3, 0x7FFD, 64), r, caps=(Capture(1, CAP_BUF, f, data),)))
+            for r, f in ((50, 0), (4, 0), (50, CAPF_TRUNC), (60, CAPF_TRUNC), (4, 0))]
+    assert [d.args[1] for d in read] == [
+        '"' + ("0123456789" * 4)[:32] + '"...', '"0123"', '"' + ("0123456789" * 4)[:32] + '"...',
+        '"' + ("0123456789" * 4)[:32] + '"...', '"0123"']
+    w = [dec.decode(sc("write", (1, 0x5000, n), n, caps=(Capture(1, CAP_BUF, 0, b"abcdef"),)))
+         for n in (6, 2, 6)]
+    assert [d.args[1] for d in w] == ['"abcdef"', '"ab"', '"abcdef"']
+    cut = dec.decode(sc("openat", (AT_FDCWD, 1, 0), -2,
+                        caps=(Capture(1, CAP_STR, CAPF_TRUNC, b"/etc/passwd"),)))
+    assert cut.args[1] == '"/etc/passwd"...'
+    opened = dec.decode(sc("openat", (AT_FDCWD, 1, 0), 3,
+                           caps=(Capture(1, CAP_STR, 0, b"/etc/passwd"),)))
+    assert opened.args[1] == '"/etc/passwd"' and opened.ret == "3</etc/passwd>"
+    assert dec.decode(sc("close", (3,))).args == ("3</etc/passwd>",)
+    assert dec.decode(sc("close", (3,))).args == ("3",)        # closed: the memo is not used
+    dec.decode(sc("openat", (AT_FDCWD, 1, 0), 3, caps=(Capture(1, CAP_STR, 0, b"/tmp/b"),)))
+    assert dec.decode(sc("fstat", (3, 0x10))).args[0] == "3</tmp/b>"
+    for i in range(5000):
+        dec.decode(sc("openat", (AT_FDCWD, 1, 0), -2, caps=(Capture(1, CAP_STR, 0, b"/%d" % i),)))
+    assert len(dec.texts) <= 4096
