@@ -50,7 +50,12 @@ __all__ = ["PerfFormatter"]
 
 _ALIGN = 70             # perf trace's default args alignment (builtin-trace.c)
 _NO_DURATION = " " * 9  # width of "%6.3f ms"
-_COMM_CACHE_MAX = 4096
+_MEMO_MAX = 4096       # entries per memo; a full memo is emptied
+
+
+def _pad(body: str) -> str:
+    """Spaces after ``body)`` so that ``=`` starts at column _ALIGN (at least one)."""
+    return " " * max(_ALIGN - len(body) - 1, 1)
 
 
 class PerfFormatter(TextSink):
@@ -84,7 +89,11 @@ class PerfFormatter(TextSink):
         self.base_ts_ns = base_ts_ns
         # (nr, compat) -> (name, ("dfd: ", "filename: ", ...))
         self._calls: dict[tuple[int, bool], tuple[str, tuple[str, ...]]] = {}
-        self._comms: dict[str, str] = {}
+        # memos of texts that repeat: ``"): comm/tid "`` by (comm, tid), ``" 0.002 ms"``
+        # by duration_ns, a decoded call's text up to its return value by (nr, compat, args)
+        self._who: dict[tuple[str, int], str] = {}
+        self._durations: dict[int, str] = {}
+        self._tails: dict[tuple[int, bool, tuple[str, ...]], str] = {}
 
     def render(self, batch: Batch) -> str:
         lines = []
@@ -101,32 +110,44 @@ class PerfFormatter(TextSink):
     def format_syscall(self, ev: Syscall) -> str:
         """One line, without the newline."""
         flags = ev.flags
-        call, names = self._call(ev.syscall_nr, bool(flags & SC_COMPAT))
-        comm = self._comms.get(ev.comm)
-        if comm is None:
-            if len(self._comms) >= _COMM_CACHE_MAX:
-                self._comms.clear()
-            comm = self._comms[ev.comm] = escape(ev.comm)
+        compat = bool(flags & SC_COMPAT)
+        call, names = self._call(ev.syscall_nr, compat)
+        who = self._who.get((ev.comm, ev.tid))
+        if who is None:
+            if len(self._who) >= _MEMO_MAX:
+                self._who.clear()
+            who = self._who[(ev.comm, ev.tid)] = f"): {escape(ev.comm)}/{ev.tid} "
         if flags & SC_RESUMED:
-            head = f"{'?':>10} ({_NO_DURATION}): {comm}/{ev.tid} "
+            head = f"{'?':>10} ({_NO_DURATION}{who}"
             body = f" ... [continued]: {call}()"
+            return f"{head}{body}){_pad(body)}= {self._ret(ev)}"
+        if self.base_ts_ns is None:
+            self.base_ts_ns = ev.ts_ns
+        ms = (ev.ts_ns - self.base_ts_ns) / 1e6
+        if flags & (SC_NORETURN | SC_UNFINISHED):
+            head = f"{ms:10.3f} ({_NO_DURATION}{who}"
         else:
-            if self.base_ts_ns is None:
-                self.base_ts_ns = ev.ts_ns
-            ms = (ev.ts_ns - self.base_ts_ns) / 1e6
-            if flags & (SC_NORETURN | SC_UNFINISHED):
-                head = f"{ms:10.3f} ({_NO_DURATION}): {comm}/{ev.tid} "
-            else:
-                head = f"{ms:10.3f} ({ev.duration_ns / 1e6:6.3f} ms): {comm}/{ev.tid} "
-            dec = ev.decoded
-            if dec is None:
-                args = ", ".join([n + (str(v) if v < 10 else hex(v))
-                                  for n, v in zip(names, ev.args, strict=False)])
-            else:
-                args = self._decoded_args(names, dec.args)
+            dur = self._durations.get(ev.duration_ns)
+            if dur is None:
+                if len(self._durations) >= _MEMO_MAX:
+                    self._durations.clear()
+                dur = self._durations[ev.duration_ns] = f"{ev.duration_ns / 1e6:6.3f} ms"
+            head = f"{ms:10.3f} ({dur}{who}"
+        dec = ev.decoded
+        if dec is None:
+            args = ", ".join([n + (str(v) if v < 10 else hex(v))
+                              for n, v in zip(names, ev.args, strict=False)])
             body = f"{call}({args}"
-        pad = " " * max(_ALIGN - len(body) - 1, 1)
-        return f"{head}{body}){pad}= {self._ret(ev)}"
+            return f"{head}{body}){_pad(body)}= {self._ret(ev)}"
+        # Decoded calls repeat: their text up to the return value is memoised.
+        key = (ev.syscall_nr, compat, dec.args)
+        tail = self._tails.get(key)
+        if tail is None:
+            if len(self._tails) >= _MEMO_MAX:
+                self._tails.clear()
+            body = f"{call}({self._decoded_args(names, dec.args)}"
+            tail = self._tails[key] = f"{body}){_pad(body)}= "
+        return f"{head}{tail}{self._ret(ev)}"
 
     @staticmethod
     def _decoded_args(names: tuple[str, ...], args: tuple[str, ...]) -> str:

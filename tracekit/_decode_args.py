@@ -311,6 +311,7 @@ _FD_ACTIONS = {"close": _FD_CLOSE, "open": _FD_OPEN, "creat": _FD_OPEN, "openat"
 # Kinds that end the argument list when they return None (the rest is not printed).
 _STOPPERS = frozenset({k_omode, k_fcntlarg})
 ArgsFn = Callable[["SyscallDecoder", Syscall], tuple[str, ...]]
+_Deps = tuple[tuple[int, "str | None"], ...]   # (fd, target) pairs a text was made from
 
 
 def _args_fn(fns: tuple[ArgFn, ...], special: object, generic: int) -> ArgsFn:
@@ -363,6 +364,12 @@ class SyscallDecoder:
       unknown_nr: records whose syscall_nr no table names.
       texts: memo of argument texts that repeat (quoted strings and buffers by their
         bytes, fds with paths by (fd, target)); at most 4096 entries, then emptied.
+
+    Repeated calls: a record equal to one decoded before in everything the text depends on
+    (syscall_nr, compat, args, captures, ret, flags) gets the same ``Decoded`` back, when
+    each fd it showed still has the target it had then (checked in the fd cache without
+    reading /proc; a changed or absent entry decodes the record afresh). The fd cache is
+    updated for every record all the same.
     """
 
     def __init__(self, table: SyscallTable | None = None,
@@ -375,13 +382,33 @@ class SyscallDecoder:
             compat_table = SyscallTable("i386")
         self.compat_table = compat_table
         self.arg_count = arg_count
-        self.fd_paths = fd_paths
         self.fdcache = fdcache if fdcache is not None else FdCache()
-        self.string_limit = string_limit
         self.unknown_nr = 0
         self.texts: dict[tuple[object, ...], str] = {}
         self._calls: dict[int, _Call] = {}
         self._errors: dict[int, str] = {}
+        self._done: dict[tuple[object, ...], tuple[Decoded, _Deps, _Deps]] = {}
+        self._deps: list[tuple[int, str | None]] | None = None
+        self._fd_paths = fd_paths
+        self._string_limit = string_limit
+
+    @property
+    def fd_paths(self) -> bool:
+        return self._fd_paths
+
+    @fd_paths.setter
+    def fd_paths(self, on: bool) -> None:
+        self._fd_paths = on
+        self._done.clear()
+
+    @property
+    def string_limit(self) -> int:
+        return self._string_limit
+
+    @string_limit.setter
+    def string_limit(self, n: int) -> None:
+        self._string_limit = n
+        self._done.clear()
 
     def remember(self, key: tuple[object, ...], text: str) -> str:
         """Store ``text`` in :attr:`texts` (emptied first when full); returns it."""
@@ -419,6 +446,8 @@ class SyscallDecoder:
         """``3`` or, with fd paths, ``3</etc/passwd>``."""
         if self.fd_paths and fd >= 0:
             target = self.fdcache.get(tgid, fd)
+            if self._deps is not None:
+                self._deps.append((fd, target))
             if target is not None:
                 key = ("fd", fd, target)
                 text = self.texts.get(key)
@@ -433,26 +462,52 @@ class SyscallDecoder:
         """The record as strace prints it (see the module docstring)."""
         flags = ev.flags
         compat = flags >> 3 & 1                         # SC_COMPAT
-        call = self._calls.get(ev.syscall_nr << 1 | compat)
+        nr_key = ev.syscall_nr << 1 | compat
+        call = self._calls.get(nr_key)
         if call is None:
             call = self.call(ev.syscall_nr, bool(compat))
         if call.generic < 0:
             self.unknown_nr += 1
-        args = () if flags & SC_RESUMED else call.args(self, ev)
-        if call.fd_action and self.fd_paths:
-            self.update_fds(ev, call)   # before the return value: openat's new fd
+        key = (nr_key, ev.args, ev.caps, ev.ret, flags)
+        done = self._done.get(key)
+        if done is not None:
+            dec, arg_fds, ret_fds = done
+            cache = self.fdcache
+            if not arg_fds or cache.still(ev.tgid, arg_fds):
+                if call.fd_action and self._fd_paths:
+                    self.update_fds(ev, call)
+                if not ret_fds or cache.still(ev.tgid, ret_fds):
+                    return dec
+                return Decoded(dec.name, dec.args, self._ret(ev, call))
+        deps: list[tuple[int, str | None]] = []
+        self._deps = deps
+        try:
+            args = () if flags & SC_RESUMED else call.args(self, ev)
+            arg_fds = tuple(deps)
+            deps.clear()
+            if call.fd_action and self._fd_paths:
+                self.update_fds(ev, call)   # before the return value: openat's new fd
+            dec = Decoded(call.name, args, self._ret(ev, call))
+        finally:
+            self._deps = None
+        done_map = self._done
+        if len(done_map) >= _MEMO_MAX:
+            done_map.clear()
+        done_map[key] = (dec, arg_fds, tuple(deps))
+        return dec
+
+    def _ret(self, ev: Syscall, call: _Call) -> str:
         ret = ev.ret
-        if flags & (SC_NORETURN | SC_UNFINISHED):
-            rtext = "?"
-        elif -4095 <= ret < 0:
-            rtext = self._errors.get(ret)
-            if rtext is None:
-                rtext = self._errors[ret] = format_ret(ret)
-        elif call.ret == "d":
-            rtext = str(ret)
-        else:
-            rtext = self.ret_text(ev, call.ret)
-        return Decoded(call.name, args, rtext)
+        if ev.flags & (SC_NORETURN | SC_UNFINISHED):
+            return "?"
+        if -4095 <= ret < 0:
+            text = self._errors.get(ret)
+            if text is None:
+                text = self._errors[ret] = format_ret(ret)
+            return text
+        if call.ret == "d":
+            return str(ret)
+        return self.ret_text(ev, call.ret)
 
     def ret_text(self, ev: Syscall, kind: str) -> str:
         if ev.flags & (SC_NORETURN | SC_UNFINISHED):

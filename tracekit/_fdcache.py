@@ -36,6 +36,7 @@ __all__ = ["FdCache"]
 # The fd or the process is gone, or (EACCES: a process in another user namespace or
 # under a stricter ptrace policy) its links cannot be read: "unknown", counted as a miss.
 _UNKNOWN = frozenset({errno.ENOENT, errno.ESRCH, errno.ENOTDIR, errno.EACCES, errno.EPERM})
+_ABSENT = object()      # no entry (a lookup would read /proc)
 
 
 class FdCache:
@@ -85,6 +86,22 @@ class FdCache:
             target = None
         table[fd] = target
         return target
+
+    def still(self, tgid: int, fds: tuple[tuple[int, str | None], ...]) -> bool:
+        """Whether each ``(fd, target)`` is cached as it is, unknown (None) included.
+
+        Reads no /proc. When true, counts a hit for each (the lookups it stands for);
+        when false, counts nothing and changes nothing.
+        """
+        table = self._tables.get(tgid)
+        if table is None:
+            return False
+        for fd, target in fds:
+            got = table.get(fd, _ABSENT)
+            if got is not target and got != target:
+                return False
+        self.hits += len(fds)
+        return True
 
     def set(self, tgid: int, fd: int, target: str) -> None:
         """Record that ``fd`` now refers to ``target`` (an open that returned it)."""

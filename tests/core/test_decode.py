@@ -281,3 +281,24 @@ def test_memoised_texts_follow_every_input(dec: SyscallDecoder) -> None:
     for i in range(5000):
         dec.decode(sc("openat", (AT_FDCWD, 1, 0), -2, caps=(Capture(1, CAP_STR, 0, b"/%d" % i),)))
     assert len(dec.texts) <= 4096
+
+
+def test_repeated_records_follow_the_fd_table(dec: SyscallDecoder) -> None:
+    """A record decoded before comes back the same only while its fds keep their targets;
+    the fd cache is updated and counted for every record as without the memo."""
+    def opened(path: bytes) -> Syscall:
+        return sc("openat", (AT_FDCWD, 0x10, 0), 3, caps=(Capture(1, CAP_STR, 0, path),))
+    close = sc("close", (3,))
+    read = sc("read", (3, 0x20, 8), 2, caps=(Capture(1, CAP_BUF, 0, b"hi"),))
+    got = []
+    for path in (b"/a", b"/a", b"/b", b"/a"):
+        got += [dec.decode(opened(path)).ret, dec.decode(read).args[0], dec.decode(close).args[0]]
+    assert got == ["3</a>", "3</a>", "3</a>"] * 2 + ["3</b>", "3</b>", "3</b>"] + \
+        ["3</a>", "3</a>", "3</a>"]
+    assert dec.decode(close).args == ("3",)               # closed: read from (empty) /proc
+    assert dec.decode(close).args == ("3",)               # close forgot it: read again
+    assert (dec.fdcache.misses, dec.fdcache.hits) == (2, 12)   # one lookup per fd shown
+    other = sc("read", (3, 0x20, 8), 2, caps=(Capture(1, CAP_BUF, 0, b"hi"),), tgid=77)
+    assert dec.decode(other).args[0] == "3"               # another process: its own table
+    dec.string_limit = 1
+    assert dec.decode(read).args[1] == '"h"...'           # a new limit: decoded afresh
