@@ -11,12 +11,21 @@ workload...``: a Session with ``targ_summary`` set (tracekit._kernel_summary; th
 has no summary option yet, so the driver sets the knob the way the tests do), the
 workload held until attached, the maps read at its end and the counts written to OUT.
 
-Figures, medians over ``--runs`` (default 5): ``loop_x``, the workload's own loop time
+Figures, medians over ``--runs`` (default 9): ``loop_x``, the workload's own loop time
 relative to untraced (the slowdown the traced program feels: the goal compares this),
 ``wall_x`` (the whole command, tracer start-up and teardown included), the tracer's CPU
 seconds, and whether the counts were exact.
 
-Usage (root): python3 bench/kernel_summary.py [--runs 5] [--scale 1.0]
+Then (unless ``--no-bpf-stats``) the kernel's own cost per prog run, after the timed runs
+so that the accounting does not slow them: ``sysctl kernel.bpf_stats_enabled=1`` (restored
+afterwards), ``--stats-runs`` (default 3) more runs of each tracer, and while each runs
+the progs its processes hold open are sampled every 20 ms from ``/proc/<pid>/fdinfo``;
+the last sample's ``run_time_ns / run_cnt`` is the mean ns per run. run_cnt counts every
+task's syscalls while attached (the progs run for all and return early for untraced
+ones), so it is slightly more than the workload's.
+bpf_stats adds two clock reads per run around the prog, not inside run_time_ns.
+
+Usage (root): python3 bench/kernel_summary.py [--runs 9] [--scale 1.0] [--stats-runs 3]
 """
 
 from __future__ import annotations
@@ -24,8 +33,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
+import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -38,26 +50,16 @@ def drive(out: Path, argv: list[str]) -> int:
     """Run argv under an in-kernel summary session; write "name calls errors" lines."""
     import trio
 
-    from tracekit import _session
-    from tracekit._kernel_summary import KernelSummary, enable_kernel_summary
-    from tracekit._object import BpfObject
     from tracekit._session import Session, SessionOptions
 
-    class SummaryObject(BpfObject):
-        def load(self, **kw):  # type: ignore[no-untyped-def]
-            enable_kernel_summary(self)
-            super().load(**kw)
-
-    _session.BpfObject = SummaryObject  # type: ignore[misc]
-
     async def main() -> int:
-        s = Session(SessionOptions(command=argv))
+        s = Session(SessionOptions(command=argv, summary=True))
         try:
             await s.start()
             assert s.command is not None and s.obj is not None
             rc = await s.command.wait()
-            summ = KernelSummary(s.obj).read().regroup("total")
-            full = KernelSummary(s.obj).counters()
+            summ = s.kernel_summary().read().regroup("total")
+            full = s.kernel_summary().counters()
         finally:
             s.close()
         lines = [f"{r.syscall} {r.calls} {r.errors}" for g in summ.groups for r in g.syscalls]
@@ -85,7 +87,103 @@ def _parse_tk(tmp: Path) -> sb.Counts:
     return out
 
 
-def run(runs: int, scale: float) -> dict[str, object]:
+class ProgSampler:
+    """Samples, while a tool runs (a thread, every ``period_s``), the BPF progs held open
+    by processes that descend from this one: ``/proc/<pid>/fdinfo/<fd>`` of each
+    ``anon_inode:bpf-prog`` fd gives ``prog_id``, ``run_time_ns`` and ``run_cnt``
+    (kernel/bpf/syscall.c, bpf_prog_show_fdinfo). Keeps the last sample per prog id:
+    ``{prog id: (name, run_time_ns, run_cnt)}``; the name from ``bpftool prog show id``."""
+
+    def __init__(self, period_s: float = 0.02) -> None:
+        self.period_s = period_s
+        self.last: dict[int, tuple[str, int, int]] = {}
+        self._names: dict[int, str] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def __enter__(self) -> ProgSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.period_s):
+            for pid in _descendants():
+                for info in _prog_fdinfos(pid):
+                    prog = int(info["prog_id"])
+                    if prog not in self._names:
+                        out = subprocess.run(["bpftool", "-j", "prog", "show", "id", str(prog)],
+                                             capture_output=True, check=False).stdout
+                        self._names[prog] = json.loads(out).get("name", "?") if out else "?"
+                    self.last[prog] = (self._names[prog], int(info.get("run_time_ns", 0)),
+                                       int(info.get("run_cnt", 0)))
+
+
+def _descendants(root: int = os.getpid()) -> list[int]:
+    """Pids of the processes that descend from root (ppid chains from /proc/*/stat)."""
+    parent = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                parent[int(d.name)] = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                continue
+    out, todo = [], [root]
+    while todo:
+        p = todo.pop()
+        kids = [c for c, pp in parent.items() if pp == p]
+        out += kids
+        todo += kids
+    return out
+
+
+def _prog_fdinfos(pid: int) -> list[dict[str, str]]:
+    out: list[dict[str, str]] = []
+    try:
+        fds = list(Path(f"/proc/{pid}/fd").iterdir())
+    except OSError:
+        return out
+    for fd in fds:
+        try:
+            if os.readlink(fd) != "anon_inode:bpf-prog":
+                continue
+            text = Path(f"/proc/{pid}/fdinfo/{fd.name}").read_text()
+        except OSError:
+            continue
+        info = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+        out.append({k.strip(): v.strip() for k, v in info.items()})
+    return out
+
+
+def bpf_stats(live: list[sb.Tool], argv: list[str], tmp: Path, runs: int
+              ) -> dict[str, dict[str, dict[str, float]]]:
+    """{tool: {prog name: {"ns_per_run", "run_cnt"}}}: medians over runs, with
+    kernel.bpf_stats_enabled = 1 for the duration (restored after)."""
+    old = Path("/proc/sys/kernel/bpf_stats_enabled").read_text().strip()
+    per: dict[str, dict[str, list[tuple[float, int]]]] = {}
+    try:
+        Path("/proc/sys/kernel/bpf_stats_enabled").write_text("1")
+        for rep in range(runs):
+            order = live[rep % len(live):] + live[:rep % len(live)]
+            for t in order:
+                if t.name == "untraced":
+                    continue
+                with ProgSampler() as ps:
+                    sb.measure(t.argv(argv, tmp) or [], t, tmp)
+                for name, ns, cnt in ps.last.values():
+                    per.setdefault(t.name, {}).setdefault(name, []).append(
+                        (ns / cnt if cnt else 0.0, cnt))
+    finally:
+        Path("/proc/sys/kernel/bpf_stats_enabled").write_text(old)
+    return {tool: {name: {"ns_per_run": statistics.median(x[0] for x in xs),
+                          "run_cnt": statistics.median(x[1] for x in xs)}
+                   for name, xs in progs.items()} for tool, progs in per.items()}
+
+
+def run(runs: int, scale: float, stats_runs: int = 3) -> dict[str, object]:
     tools = [sb.Tool("untraced", lambda w, tmp: w),
              sb.Tool("tracekit in-kernel summary", _tk_argv, _parse_tk)]
     tools += [t for t in sb.tools() if t.name == "bpftrace"]
@@ -107,6 +205,15 @@ def run(runs: int, scale: float) -> dict[str, object]:
                 res[t.name].exact.append(sb._exact(r.counts, want))
         sb._print(w.name, n, want, tools, res)
         data = sb._as_json({w.name: res}, tools, runs, scale)
+        if stats_runs:
+            stats = bpf_stats(live, w.argv(n), tmp, stats_runs)
+            print(f"\nBPF run time per prog run (kernel.bpf_stats_enabled, medians of "
+                  f"{stats_runs} runs; bpftool prog show run_time_ns / run_cnt)")
+            for tool, progs in stats.items():
+                for name, v in sorted(progs.items()):
+                    print(f"  {tool:<28} {name:<18} {v['ns_per_run']:7.1f} ns/run "
+                          f"({v['run_cnt']:.0f} runs)")
+            data["bpf_stats"] = stats
     return data
 
 
@@ -115,13 +222,15 @@ def main() -> int:
         sep = sys.argv.index("--")
         return drive(Path(sys.argv[2]), sys.argv[sep + 1:])
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--runs", type=int, default=9)
     ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument("--stats-runs", type=int, default=3,
+                    help="runs per tracer with kernel.bpf_stats_enabled (0: none)")
     args = ap.parse_args()
     if os.geteuid() != 0:
         print("bench/kernel_summary.py needs root", file=sys.stderr)
         return 2
-    data = run(args.runs, args.scale)
+    data = run(args.runs, args.scale, args.stats_runs)
     rows = data["workloads"]["getppid"]  # type: ignore[index]
     tk, bt = rows.get("tracekit in-kernel summary"), rows.get("bpftrace")
     if tk and bt and tk.get("available") and bt.get("available"):

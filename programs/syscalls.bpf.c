@@ -44,12 +44,15 @@ const volatile bool targ_summary_records = false; /* with targ_summary: emit the
 
 #define TK_FILTER_MAX 1024
 
-/* Value of the "scratch" map: a syscall entry waiting for its exit (64 bytes). A traced
- * thread's entry lives from its first call to its exit and is rewritten in place. */
+/* Value of the "scratch" task storage: a syscall entry waiting for its exit (64 bytes).
+ * A traced thread's entry lives from its first call (or its fork) to its exit and is
+ * rewritten in place. */
 struct tk_scratch {
 	__u64 ts_ns; /* bpf_ktime_get_ns() at entry; 0: no call in flight */
 	__s32 nr;
-	__u32 has_caps; /* 1: capbuf[tid] holds this call's entry captures (entry_ts == ts_ns) */
+	__u16 has_caps;   /* 1: capbuf[tid] holds this call's entry captures (entry_ts == ts_ns) */
+	__u16 fork_child; /* 1: a traced thread's new child that has not yet returned from the
+			   * clone/fork/vfork/clone3 it never entered (set at sched_process_fork) */
 	__u64 args[6];
 };
 
@@ -89,10 +92,14 @@ struct {
 	__type(value, struct tk_pid_info);
 } pids SEC(".maps");
 
+/* Per-task storage (BPF_MAP_TYPE_TASK_STORAGE, kernel 5.11+): the value hangs off the
+ * task_struct, so a lookup is a walk of the task's few storages (cached per map) instead
+ * of a hash of the tid, it cannot fill up, it follows the task through a non-leader exec
+ * (the exec'ing task_struct stays; only its tid changes) and it is freed with the task. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u32); /* tid */
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct tk_scratch);
 } scratch SEC(".maps");
 
@@ -101,8 +108,8 @@ struct {
  * captured call and frees it when the thread exits (tk_proc_exit), so memory follows the
  * threads that make captured calls. Reusing the slot costs one lookup per captured call:
  * no allocation and no 16 KiB copy per call (a per-call insert would copy value_size
- * bytes from a staging buffer). Task storage would do the same but needs BTF ids on
- * map creation. */
+ * bytes from a staging buffer). Task storage would do the same (the loader passes BTF
+ * ids now) but its values are limited to what kmalloc serves without a vmalloc. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -811,7 +818,7 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid, tgid = pid_tgid >> 32;
 	struct tk_pid_info *info;
-	struct tk_scratch s, *sp;
+	struct tk_scratch s = {}, *sp;
 	__u32 compat;
 
 	if (!is_traced(tid, tgid, &info))
@@ -828,7 +835,6 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 
 	s.ts_ns = bpf_ktime_get_ns();
 	s.nr = id;
-	s.has_caps = 0;
 	/* the summary alone reads no arguments */
 	if (records_on())
 		regs_args(regs, s.args);
@@ -845,17 +851,22 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 	/* compat calls are numbered in another table: the beauty map does not apply */
 	if (targ_capture && records_on() && !compat)
 		s.has_caps = capture_entry(tid, &s);
-	/* the thread's entry is reused (ts_ns 0 = no call in flight): an in-place write
-	 * instead of an insert and a delete per call */
-	sp = bpf_map_lookup_elem(&scratch, &tid);
-	if (sp && records_on()) {
+	/* the thread's entry is reused (ts_ns 0 = no call in flight): an in-place write;
+	 * created zeroed on its first call (fork_child 0: a call entered ends the mark) */
+	sp = bpf_task_storage_get(&scratch, bpf_get_current_task_btf(), NULL,
+				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!sp) {
+		count(TK_CNT_SCRATCH_FULL); /* no memory (GFP_ATOMIC) or storage busy */
+		return 0;
+	}
+	if (records_on()) {
 		*sp = s;
-	} else if (sp) {
+	} else {
 		sp->ts_ns = s.ts_ns;
 		sp->nr = s.nr;
 		sp->has_caps = 0;
-	} else if (bpf_map_update_elem(&scratch, &tid, &s, BPF_NOEXIST))
-		count(TK_CNT_SCRATCH_FULL);
+		sp->fork_child = 0;
+	}
 	return 0;
 }
 
@@ -871,9 +882,11 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 	__u64 now;
 	long nr;
 
-	if (!is_traced(tid, tgid, &info))
+	if (tgid == targ_self_tgid)
 		return 0;
-	s = bpf_map_lookup_elem(&scratch, &tid);
+	/* An entry in flight was stored by tk_sys_enter of this traced task: the exit pairs
+	 * with it without a pids lookup. */
+	s = bpf_task_storage_get(&scratch, bpf_get_current_task_btf(), NULL, 0);
 	if (s && s->ts_ns) {
 		now = bpf_ktime_get_ns();
 		if (ret_selected(ret) && now - s->ts_ns >= targ_min_duration_ns) {
@@ -892,8 +905,16 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 		s->ts_ns = 0; /* consumed; the entry stays for the thread's next call */
 		return 0;
 	}
-	/* No entry: the thread was inside this call when tracing began (or scratch was
-	 * full at entry, counted there). A PENDING_EXEC task is not traced yet. */
+	/* A new child's return from the clone/fork/vfork/clone3 its parent made: the call
+	 * is the parent's (paired there), not one of the child's. */
+	if (s && s->fork_child) {
+		s->fork_child = 0;
+		return 0;
+	}
+	/* No entry: the thread was inside this call when tracing began (or scratch had no
+	 * room at entry, counted there). A PENDING_EXEC task is not traced yet. */
+	if (!is_traced(tid, tgid, &info))
+		return 0;
 	if (info && (info->flags & TK_PID_PENDING_EXEC))
 		return 0;
 	nr = regs_syscall_nr(regs);
@@ -907,6 +928,20 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 	return 0;
 }
 
+/* The child of a traced clone() will be traced: its first sys_exit is the return from
+ * the parent's call (ret_from_fork), with no entry of its own. The child has not run
+ * yet (sched_process_fork fires before wake_up_new_task), so the mark is there first. */
+static __always_inline void mark_fork_child(struct task_struct *child)
+{
+	struct tk_scratch *s;
+
+	s = bpf_task_storage_get(&scratch, child, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (s)
+		s->fork_child = 1;
+	else
+		count(TK_CNT_SCRATCH_FULL);
+}
+
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(tk_proc_fork, struct task_struct *parent, struct task_struct *child)
 {
@@ -918,10 +953,14 @@ int BPF_PROG(tk_proc_fork, struct task_struct *parent, struct task_struct *child
 	struct tk_fork *r;
 	__u32 child_tid;
 
+	if (tgid == targ_self_tgid)
+		return 0;
 	/* System-wide mode traces every task without pids entries and emits no fork
 	 * records (one per clone() on the whole machine would flood the ring buffer). */
-	if (targ_system_wide || tgid == targ_self_tgid)
+	if (targ_system_wide) {
+		mark_fork_child(child);
 		return 0;
+	}
 	if (!bpf_map_lookup_elem(&pids, &tid))
 		return 0;
 
@@ -929,8 +968,12 @@ int BPF_PROG(tk_proc_fork, struct task_struct *parent, struct task_struct *child
 	cinfo.start_time_ns = child->start_boottime;
 	cinfo.tgid = child->tgid;
 	cinfo.flags = 0;
-	if (targ_follow_forks && bpf_map_update_elem(&pids, &child_tid, &cinfo, BPF_ANY))
-		count(TK_CNT_PIDS_FULL);
+	if (targ_follow_forks) {
+		if (bpf_map_update_elem(&pids, &child_tid, &cinfo, BPF_ANY))
+			count(TK_CNT_PIDS_FULL);
+		else
+			mark_fork_child(child);
+	}
 
 	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
 	if (!r) {
@@ -953,7 +996,6 @@ int BPF_PROG(tk_proc_exec, struct task_struct *p, pid_t old_pid, struct linux_bi
 {
 	__u32 old_tid = old_pid, new_tid = p->pid, tgid = p->tgid;
 	struct tk_pid_info *info, moved;
-	struct tk_scratch *s, s_moved;
 	struct tk_capbuf *c;
 	struct tk_exec *r;
 
@@ -977,15 +1019,9 @@ int BPF_PROG(tk_proc_exec, struct task_struct *p, pid_t old_pid, struct linux_bi
 			if (bpf_map_update_elem(&pids, &new_tid, &moved, BPF_ANY))
 				count(TK_CNT_PIDS_FULL);
 		}
-		/* execve's sys_exit runs under the new tid: move its entry along */
-		s = bpf_map_lookup_elem(&scratch, &old_tid);
-		if (s) {
-			s_moved = *s;
-			bpf_map_delete_elem(&scratch, &old_tid);
-			if (bpf_map_update_elem(&scratch, &new_tid, &s_moved, BPF_ANY))
-				count(TK_CNT_SCRATCH_FULL);
-		}
-		/* and its captures (argv): copied map value to map value, once per such exec */
+		/* execve's sys_exit runs under the new tid in the same task_struct: its
+		 * scratch entry (task storage) is already there; its captures move */
+		/* the captures (argv): copied map value to map value, once per such exec */
 		c = bpf_map_lookup_elem(&capbuf, &old_tid);
 		if (c) {
 			if (bpf_map_update_elem(&capbuf, &new_tid, c, BPF_ANY))
@@ -1027,17 +1063,15 @@ int BPF_PROG(tk_proc_exit, struct task_struct *p)
 	 * below: info only tells whether there was one) */
 	if (info || targ_system_wide)
 		bpf_map_delete_elem(&pids, &tid);
-	/* Delete a leftover entry even for an untraced task, so a later task reusing the
-	 * tid cannot pair with it. */
-	s = bpf_map_lookup_elem(&scratch, &tid);
-	if (s && !s->ts_ns) {
-		bpf_map_delete_elem(&scratch, &tid);
-	} else if (s) {
-		if (traced && !targ_failed_only && targ_summary)
+	/* A call in flight never returns; the entry goes now (the task would free it
+	 * later, when it is reaped) */
+	s = bpf_task_storage_get(&scratch, p, NULL, 0);
+	if (s) {
+		if (s->ts_ns && traced && !targ_failed_only && targ_summary)
 			sum_add(pid_tgid, s->nr, 0, SUM_UNFINISHED, 0, 0, bpf_ktime_get_ns());
-		if (traced && !targ_failed_only && records_on())
+		if (s->ts_ns && traced && !targ_failed_only && records_on())
 			emit_syscall(TK_SC_UNFINISHED, s->ts_ns, 0, pid_tgid, s->nr, s->args, 0);
-		bpf_map_delete_elem(&scratch, &tid);
+		bpf_task_storage_delete(&scratch, p);
 	}
 	/* the capture slot lives as long as the thread */
 	bpf_map_delete_elem(&capbuf, &tid);
