@@ -1,10 +1,18 @@
 """``tracekit run pipeline.toml`` and ``tracekit check pipeline.toml``.
 
-Exit status (documented in the README):
+Exit status (documented in the README, "Using it"):
   - with a command target: the workload's exit status, or 128+N when a signal N killed it;
   - otherwise 0 when the session ended normally (targets gone, duration, SIGINT/SIGTERM);
   - 1: tracing failed (a kernel call, a stage): the message names the errno and the stage;
-  - 2: bad usage or an invalid pipeline file (the message names file:line:column).
+  - 2: bad usage or an invalid (or, as root, unsafe) pipeline file: one message;
+  - 128+N: signal N arrived while tracekit was starting (130 for SIGINT, no traceback);
+  - 141: the reader of the output went away.
+
+Signals before the trace starts: this module imports only the standard library at the
+top; ``main`` imports the rest inside its ``try``, so a SIGINT during those imports is
+a KeyboardInterrupt caught there (exit 130). SIGTERM and SIGHUP keep their default
+action until the runner's signal watcher takes them over (the process dies of the
+signal: no traceback, the shell shows 128+N).
 """
 
 from __future__ import annotations
@@ -12,14 +20,11 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import signal
+import stat
 import sys
 from pathlib import Path
 from typing import Any
-
-import trio
-
-import tracekit
-from tracekit._errors import ConfigError, TracekitError
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -27,7 +32,9 @@ EXIT_USAGE = 2
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tracekit", description="Trace system calls with BPF.")
-    p.add_argument("--version", action="version", version=f"tracekit {tracekit.__version__}")
+    from tracekit import __version__
+
+    p.add_argument("--version", action="version", version=f"tracekit {__version__}")
     sub = p.add_subparsers(dest="cmd", required=True)
     run = sub.add_parser("run", help="trace as a pipeline file says")
     run.add_argument("pipeline", type=Path, help="pipeline.toml")
@@ -36,10 +43,63 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("-o", "--output", help="write events here instead of [output].path")
     run.add_argument("--duration", type=_positive_seconds, metavar="SECONDS",
                      help="stop after SECONDS (> 0)")
+    _add_unsafe_flag(run)
     run.epilog = "Put '-- COMMAND [ARGS...]' last to trace that command instead."
     chk = sub.add_parser("check", help="validate a pipeline file and report kernel readiness")
     chk.add_argument("pipeline", type=Path)
+    _add_unsafe_flag(chk)
     return p
+
+
+def _add_unsafe_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--allow-unsafe-config", action="store_true",
+                   help="as root, accept a pipeline file (or its directory) that another "
+                        "user owns or that group/others can write")
+
+
+def check_config_safety(path: Path, *, euid: int | None = None) -> None:
+    """As root, refuse a pipeline file that someone else could have written.
+
+    A pipeline file names a command tracekit starts and user stages it imports, so as
+    root it is code run as root: the file and its directory must be owned by root (or
+    the effective user) and not writable by group or others (a sticky directory such as
+    /tmp may be world-writable: others cannot replace a file they do not own there).
+    Symlinks are followed, as when the file is read. Not root: nothing to check.
+
+    Args:
+      path: the pipeline file.
+      euid: the effective uid to check for (default ``os.geteuid()``).
+
+    Raises:
+      ConfigError: what is unsafe and how to fix it (or ``--allow-unsafe-config``).
+    """
+    from tracekit._errors import ConfigError
+
+    euid = os.geteuid() if euid is None else euid
+    if euid != 0:
+        return
+    try:
+        real = path.resolve(strict=True)
+        st_file = os.stat(real)
+        st_dir = os.stat(real.parent)
+    except OSError:
+        return  # missing or unreadable: load_config says so, with the path
+    problems = []
+    for what, where, st, sticky_ok in (("file", real, st_file, False),
+                                       ("directory", real.parent, st_dir, True)):
+        if st.st_uid not in (0, euid):
+            problems.append(f"{what} {str(where)!r} is owned by uid {st.st_uid}")
+        writable = st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+        if writable and not (sticky_ok and st.st_mode & stat.S_ISVTX):
+            who = "group and others" if writable == stat.S_IWGRP | stat.S_IWOTH else \
+                ("group" if writable == stat.S_IWGRP else "others")
+            problems.append(f"{what} {str(where)!r} is writable by {who} "
+                            f"(mode {stat.S_IMODE(st.st_mode):04o})")
+    if problems:
+        raise ConfigError(
+            f"{path}: refusing an unsafe pipeline file as root: {'; '.join(problems)}. "
+            "A pipeline names a command to run and user stages to import, as root; "
+            "chown root and chmod go-w it, or pass --allow-unsafe-config")
 
 
 def _positive_seconds(text: str) -> float:
@@ -53,6 +113,8 @@ def _positive_seconds(text: str) -> float:
 
 
 def _parse_pids(values: list[str]) -> list[int]:
+    from tracekit._errors import ConfigError
+
     pids: list[int] = []
     for v in values:
         for part in v.split(","):
@@ -65,6 +127,8 @@ def _parse_pids(values: list[str]) -> list[int]:
 
 def _apply_overrides(cfg: Any, args: argparse.Namespace) -> Any:
     import msgspec
+
+    from tracekit._errors import ConfigError
 
     target = cfg.target
     command = args.command
@@ -85,6 +149,7 @@ def _apply_overrides(cfg: Any, args: argparse.Namespace) -> Any:
 
 def _readiness() -> list[tuple[str, bool, str]]:
     """(check, ok, detail) for BTF, tracefs, privileges."""
+    from tracekit._errors import TracekitError
     from tracekit._tracefs import find_tracefs
 
     checks: list[tuple[str, bool, str]] = []
@@ -104,6 +169,7 @@ def _readiness() -> list[tuple[str, bool, str]]:
 
 def _cmd_check(args: argparse.Namespace) -> int:
     from tracekit._config import load_config
+    from tracekit._errors import ConfigError
     from tracekit._filter import resolve_syscalls
     from tracekit._stages import available_formats, build_stages
     from tracekit._syscalls import SyscallTable
@@ -124,9 +190,25 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``tracekit`` command; returns the exit status (see module doc)."""
+    """Entry point of the ``tracekit`` command; returns the exit status (see module doc).
+
+    Args:
+      argv: arguments without the program name; None (the program): ``sys.argv[1:]``.
+        As the program, SIGINT is ignored once the status is known, so a late Ctrl-C
+        cannot print a traceback while the interpreter shuts down.
+    """
+    program = argv is None
+    try:
+        return _main(sys.argv[1:] if argv is None else list(argv))
+    except KeyboardInterrupt:  # during the imports, or between trio's handling and here
+        return 128 + signal.SIGINT
+    finally:
+        if program:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _main(argv: list[str]) -> int:
     logging.basicConfig(format="tracekit: %(message)s", level=logging.WARNING)
-    argv = list(sys.argv[1:] if argv is None else argv)
     command: list[str] = []
     if "--" in argv:  # everything after "--" is the workload, untouched by argparse
         cut = argv.index("--")
@@ -135,19 +217,20 @@ def main(argv: list[str] | None = None) -> int:
     args.command = command
     if command and args.cmd != "run":
         _parser().error("'-- COMMAND' goes with 'run'")
+    from tracekit._errors import ConfigError, TracekitError
+
     try:
+        if not args.allow_unsafe_config:
+            check_config_safety(args.pipeline)
         if args.cmd == "check":
             return _cmd_check(args)
-        from tracekit._config import load_config
-        cfg = _apply_overrides(load_config(args.pipeline), args)
-        from tracekit._runner import run_pipeline_file
-        return trio.run(run_pipeline_file, cfg, args.pipeline)
+        return _cmd_run(args)
     except KeyboardInterrupt:
-        return 130
+        return 128 + signal.SIGINT
     except BaseException as exc:  # report TracekitErrors once; anything else is a bug: re-raise
         errors = _leaves(exc)
         if any(isinstance(e, KeyboardInterrupt) for e in errors):
-            return 130  # a signal trio re-delivered while it was closing down
+            return 128 + signal.SIGINT  # a signal trio re-delivered while it was closing down
         if not all(isinstance(e, TracekitError) for e in errors):
             raise
         for e in errors:
@@ -156,8 +239,20 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE if any(isinstance(e, ConfigError) for e in errors) else EXIT_ERROR
 
 
+def _cmd_run(args: argparse.Namespace) -> int:
+    import trio
+
+    from tracekit._config import load_config
+    from tracekit._runner import run_pipeline_file
+
+    cfg = _apply_overrides(load_config(args.pipeline), args)
+    return trio.run(run_pipeline_file, cfg, args.pipeline)
+
+
 def _leaves(exc: BaseException) -> list[BaseException]:
     """Flatten exception groups; a wrapper whose cause is a TracekitError yields the cause."""
+    from tracekit._errors import TracekitError
+
     if isinstance(exc, BaseExceptionGroup):
         return [leaf for sub in exc.exceptions for leaf in _leaves(sub)]
     if not isinstance(exc, TracekitError) and isinstance(exc.__cause__, TracekitError):

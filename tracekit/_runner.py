@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import errno
 import functools
+import io
 import logging
 import os
 import signal
+import stat
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -26,23 +29,99 @@ from tracekit._stages import SinkContext, make_sink
 
 log = logging.getLogger("tracekit.run")
 
+TEXT_FORMATS = ("perf", "strace")   # reordered by ts_ns before the formatter (not jsonl)
 
-def open_output(path: str) -> Any:
+
+def open_output(path: str, *, atomic: bool = False) -> Any:
+    """The binary stream events are written to: stdout for ``"-"``, else a file.
+
+    A file is created with mode 0600 (a trace may hold other users' data) and never
+    through a symbolic link (``O_NOFOLLOW``: a link planted in a shared directory cannot
+    redirect the write). With ``atomic`` (summaries), the data goes to a new 0600 file
+    beside ``path`` (``mkstemp``, ``O_EXCL``) that :func:`close_output` renames over
+    ``path`` when the run completed, so a reader sees the old file or the whole new one.
+
+    Raises:
+      ConfigError: the directory is missing, the path is a directory or a symlink, or the
+        file cannot be created (the errno name says why).
+    """
     if path == "-":
         return sys.stdout.buffer
     p = Path(path)
     if not p.parent.is_dir():
         raise ConfigError(f"output path {path!r}: directory {str(p.parent)!r} does not exist")
-    # O_NOFOLLOW: never write through a symlink planted in a shared directory.
+    if atomic:
+        return AtomicFile.create(p)
     try:
         fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC,
                      0o600)
     except OSError as e:
-        name = errno.errorcode.get(e.errno or 0, "?")
-        hint = " (a symlink: tracekit does not write through links)" if e.errno == errno.ELOOP \
-            else ""
-        raise ConfigError(f"output path {path!r}: {e.strerror} ({name}){hint}") from None
+        raise _output_error(path, e) from None
     return os.fdopen(fd, "wb")
+
+
+def _output_error(path: str | Path, e: OSError) -> ConfigError:
+    name = errno.errorcode.get(e.errno or 0, "?")
+    hint = " (a symlink: tracekit does not write through links)" if e.errno == errno.ELOOP \
+        else ""
+    return ConfigError(f"output path {str(path)!r}: {e.strerror} ({name}){hint}")
+
+
+class AtomicFile(io.FileIO):
+    """A 0600 temp file beside ``final``; :meth:`commit` renames it over ``final``.
+
+    Attributes:
+      final: the path the data is for.
+      tmp: the temp file's path (``.<name>.<random>.tmp`` in the same directory, so the
+        rename cannot cross file systems).
+    """
+
+    final: Path
+    tmp: Path
+
+    @classmethod
+    def create(cls, final: Path) -> AtomicFile:
+        """Create the temp file (mode 0600, O_EXCL).
+
+        Raises:
+          ConfigError: ``final`` is a directory or a symlink, or the directory is not
+            writable.
+        """
+        try:
+            st = os.lstat(final)
+        except FileNotFoundError:
+            pass
+        except OSError as e:
+            raise _output_error(final, e) from None
+        else:
+            if stat.S_ISDIR(st.st_mode):
+                raise _output_error(final, OSError(errno.EISDIR, os.strerror(errno.EISDIR)))
+            if stat.S_ISLNK(st.st_mode):
+                raise _output_error(final, OSError(errno.ELOOP, os.strerror(errno.ELOOP)))
+        try:
+            fd, tmp = tempfile.mkstemp(dir=final.parent, prefix=f".{final.name}.",
+                                       suffix=".tmp")
+        except OSError as e:
+            raise _output_error(final, e) from None
+        f = cls(fd, "wb", closefd=True)
+        f.final, f.tmp = final, Path(tmp)
+        return f
+
+    def commit(self) -> None:
+        """Flush to disk, close, and rename over :attr:`final` (replacing a file there)."""
+        if not self.closed:
+            self.flush()
+            os.fsync(self.fileno())
+            self.close()
+        os.replace(self.tmp, self.final)
+
+    def discard(self) -> None:
+        """Close and remove the temp file; :attr:`final` is left as it was."""
+        self.close()
+        try:
+            os.unlink(self.tmp)
+        except FileNotFoundError:
+            pass
 
 
 def sink_context(table: Any, options: dict[str, Any] | None = None) -> SinkContext:
@@ -146,12 +225,21 @@ async def run_pipeline_file(cfg: Any, path: Path) -> int:
         from tracekit.pipeline.beautify import from_config as beautify
 
         stages.append(beautify(BeautifyConfig(**options)))
-    out = open_output(cfg.output.path)
+    if o.format in TEXT_FORMATS:
+        # Text for people: lines in ts_ns order across CPUs (pipeline/reorder.py). Last,
+        # so stages see arrival order (beautify's fd table follows the calls' exits).
+        from tracekit.pipeline.reorder import Reorder
+
+        stages.append(Reorder())
+    # A summary is written once at the end: atomically, so a reader of the file never
+    # sees half of one (and a failed run leaves the previous file).
+    out = open_output(cfg.output.path, atomic=o.format == "summary")
     runner = _Runner()
     session = Session(opts)
     if kernel_summary:
         options["summary_from"] = lambda: session.kernel_summary().read()
     status = 0
+    completed = False
     try:
         sink = make_sink(o.format, out, sink_context(table, options))
         async with trio.open_nursery() as nursery:
@@ -179,9 +267,10 @@ async def run_pipeline_file(cfg: Any, path: Path) -> int:
                 rc = await session.command.wait()
                 status = rc if rc >= 0 else 128 - rc
             nursery.cancel_scope.cancel()
+        completed = True
     finally:
         session.close()
-        _close_output(out)
+        close_output(out, completed=completed)
     if counters.lost:
         print(f"tracekit: LOST {counters.lost} records: the ring buffer was full; "
               "raise buffer_pages in the pipeline file", file=sys.stderr)
@@ -208,7 +297,16 @@ def _cross_check(table: Any) -> None:
                     len(missing), ", ".join(missing[:8]) + (" ..." if len(missing) > 8 else ""))
 
 
-def _close_output(out: Any) -> None:
+def close_output(out: Any, *, completed: bool = True) -> None:
+    """Close what :func:`open_output` returned: an :class:`AtomicFile` is renamed into
+    place when the run ``completed``, else removed; stdout is flushed, not closed (a
+    reader that went away is not an error here: the run already ended with 141)."""
+    if isinstance(out, AtomicFile):
+        if completed:
+            out.commit()
+        else:
+            out.discard()
+        return
     if out is not sys.stdout.buffer:
         out.close()
         return

@@ -1,0 +1,177 @@
+"""The reorder stage: events in ``ts_ns`` order across CPUs, within a bounded window.
+
+Why the stream is out of order: a syscall record is written to the ring buffer when the
+call *returns* but stamped with its *entry* time (``ts_ns``, programs/syscalls.h), and
+the ring buffer is shared by every CPU in commit order. Two threads on two CPUs therefore
+arrive in exit order while their lines print entry times: a ``read`` that blocked 30 us
+on CPU 0 arrives after the ``write`` on CPU 1 that woke it, although it started first.
+
+What the stage does::
+
+    arrivals ──> heap of (ts_ns, arrival #, event) ──> released when
+                                                        ts_ns <= newest ts_ns - window
+                                                        (or held > max_events,
+                                                         or nothing arrived for window,
+                                                         or end of input: all)
+
+- Each event is held until an event at least ``window_s`` newer has arrived, then
+  released in ``ts_ns`` order (ties in arrival order). So any event that arrives less
+  than ``window_s`` (of ``ts_ns``) behind the newest one is printed in order.
+- Late: an event whose ``ts_ns`` is older than the last event already released (its
+  call ran longer than the window, e.g. a ``read`` that blocked 2 s) cannot be put in
+  place any more: it is released at once, ahead of this batch's in-order events, and
+  counted in ``stats.counters["late"]``. Its line then carries an earlier time than
+  the line before it.
+- Untimed: an event with ``ts_ns == 0`` (a call already inside the kernel when tracing
+  began, ``SC_RESUMED``: no entry time) is released at once, counted ``untimed``.
+- Bounded: at most ``max_events`` are held; beyond that the oldest are released early
+  (counted ``overflow``). When no batch arrives for ``window_s`` (the traced process is
+  idle), the events older than ``clock() - window_s`` are released, so output never
+  waits for the next event. ``ts_ns`` is ``CLOCK_MONOTONIC`` (``bpf_ktime_get_ns``), the
+  clock of :func:`time.monotonic_ns`.
+
+The runner puts this stage last, just before the ``perf`` and ``strace`` formatters
+(text for people). ``jsonl`` output is not reordered: its lines are in arrival order
+and ``ts_ns`` there is the entry time (README, "JSON Lines"); sort by it if you need
+to.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from collections.abc import Callable
+
+import trio
+
+from tracekit._events import Batch, Event
+from tracekit.pipeline._stage import EventReceiver, EventSender, StageContext
+
+__all__ = ["DEFAULT_MAX_EVENTS", "DEFAULT_WINDOW_S", "Reorder"]
+
+DEFAULT_WINDOW_S = 0.05
+DEFAULT_MAX_EVENTS = 65536
+
+
+class Reorder:
+    """Release events in ``ts_ns`` order after holding them for a window (module doc).
+
+    Args:
+      window_s: how far (seconds of ``ts_ns``) an event may arrive behind a newer one and
+        still be put in order; > 0.
+      max_events: the most events held at once (memory bound: about 400 bytes each with
+        decoded arguments); >= 1.
+      clock: ``CLOCK_MONOTONIC`` now in ns, for the idle release (tests pass a fake).
+
+    Raises:
+      ValueError: ``window_s <= 0`` or ``max_events < 1``.
+
+    Stats counters: ``late``, ``untimed``, ``overflow`` (see module doc).
+    """
+
+    name = "reorder"
+
+    def __init__(self, window_s: float = DEFAULT_WINDOW_S,
+                 max_events: int = DEFAULT_MAX_EVENTS,
+                 clock: Callable[[], int] = time.monotonic_ns) -> None:
+        if not window_s > 0:
+            raise ValueError(f"window_s must be > 0 seconds, got {window_s!r}")
+        if max_events < 1:
+            raise ValueError(f"max_events must be >= 1, got {max_events!r}")
+        self.window_s = window_s
+        self.window_ns = int(window_s * 1e9)
+        self.max_events = max_events
+        self.clock = clock
+        self._heap: list[tuple[int, int, Event]] = []
+        self._seq = 0
+        self._newest = 0          # largest ts_ns that arrived
+        self._released = 0        # ts_ns of the last event released in order
+
+    def push(self, batch: Batch, stats: object | None = None) -> Batch:
+        """Take a batch in; return what may be released now (late and untimed first).
+
+        Args:
+          batch: events in arrival order.
+          stats: a ``StageStats`` to count ``late``/``untimed``/``overflow`` in, or None.
+
+        Returns:
+          A new list, possibly empty.
+        """
+        heap, push = self._heap, heapq.heappush
+        out: Batch = []
+        late = untimed = 0
+        seq, newest, released = self._seq, self._newest, self._released
+        for ev in batch:
+            ts = ev.ts_ns
+            if ts < released:
+                if ts == 0:
+                    untimed += 1
+                else:
+                    late += 1
+                out.append(ev)
+                continue
+            if ts > newest:
+                newest = ts
+            push(heap, (ts, seq, ev))
+            seq += 1
+        self._seq, self._newest = seq, newest
+        overflow = len(heap) - self.max_events
+        if overflow > 0:
+            self._pop(out, overflow)
+        self._release_until(out, newest - self.window_ns)
+        if stats is not None:
+            for key, n in (("late", late), ("untimed", untimed), ("overflow", overflow)):
+                if n > 0:
+                    stats.count(key, n)  # type: ignore[attr-defined]
+        return out
+
+    def release_idle(self) -> Batch:
+        """Events older than ``clock() - window_s``, in order (nothing arrived meanwhile)."""
+        out: Batch = []
+        self._release_until(out, self.clock() - self.window_ns)
+        return out
+
+    def flush(self) -> Batch:
+        """Everything held, in order (end of input)."""
+        out: Batch = []
+        self._pop(out, len(self._heap))
+        return out
+
+    @property
+    def held(self) -> int:
+        """Events held now."""
+        return len(self._heap)
+
+    def _release_until(self, out: Batch, watermark: int) -> None:
+        heap, pop = self._heap, heapq.heappop
+        while heap and heap[0][0] <= watermark:
+            ts, _, ev = pop(heap)
+            out.append(ev)
+            self._released = ts
+
+    def _pop(self, out: Batch, n: int) -> None:
+        heap, pop = self._heap, heapq.heappop
+        for _ in range(n):
+            ts, _, ev = pop(heap)
+            out.append(ev)
+            self._released = ts
+
+    async def run(self, ctx: StageContext, recv: EventReceiver, send: EventSender) -> None:
+        async with recv, send:
+            while True:
+                if self._heap:
+                    with trio.move_on_after(self.window_s) as idle:
+                        try:
+                            batch = await recv.receive()
+                        except trio.EndOfChannel:
+                            break
+                    if idle.cancelled_caught:
+                        await send.send(self.release_idle())
+                        continue
+                else:
+                    try:
+                        batch = await recv.receive()
+                    except trio.EndOfChannel:
+                        break
+                await send.send(self.push(batch, ctx.stats))
+            await send.send(self.flush())
