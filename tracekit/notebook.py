@@ -443,6 +443,10 @@ class LatencyPlot:
     def __init__(self, figure: Any) -> None:
         self.figure = figure
 
+    def __repr__(self) -> str:
+        titles = [ax.get_title() for ax in self.figure.axes if ax.get_title()]
+        return f"<latency histograms: {', '.join(titles) or 'no timed calls'}>"
+
     def _repr_png_(self) -> bytes:
         buf = io.BytesIO()
         self.figure.savefig(buf, format="png", dpi=90)
