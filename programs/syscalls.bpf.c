@@ -50,9 +50,12 @@ const volatile bool targ_summary_records = false; /* with targ_summary: emit the
 struct tk_scratch {
 	__u64 ts_ns; /* bpf_ktime_get_ns() at entry; 0: no call in flight */
 	__s32 nr;
-	__u16 has_caps;   /* 1: capbuf[tid] holds this call's entry captures (entry_ts == ts_ns) */
-	__u16 fork_child; /* 1: a traced thread's new child that has not yet returned from the
-			   * clone/fork/vfork/clone3 it never entered (set at sched_process_fork) */
+	__u8 has_caps;   /* 1: capbuf[tid] holds this call's entry captures (entry_ts == ts_ns) */
+	__u8 fork_child; /* 1: a traced thread's new child that has not yet returned from the
+			  * clone/fork/vfork/clone3 it never entered (set at sched_process_fork) */
+	__u8 traced;     /* 1: the task was found traced (pids entry without PENDING_EXEC, or
+			  * system-wide): later entries skip the pids lookup */
+	__u8 _pad;
 	__u64 args[6];
 };
 
@@ -276,6 +279,20 @@ static __always_inline bool is_traced(__u32 tid, __u32 tgid, struct tk_pid_info 
 		return true;
 	*info = bpf_map_lookup_elem(&pids, &tid);
 	return *info != NULL;
+}
+
+/* Some facts about start times: a pids entry's start_time_ns is task->start_boottime when
+ * BPF inserted it (fork, exec) and /proc/<tid>/stat field 22 in ns, floored to the clock
+ * tick (USER_HZ = 100 on x86_64 and arm64: 10 ms), when user space did; 0 when unknown.
+ * Whether entry info was made for task t (not for an earlier task with its tid). */
+#define TK_USER_TICK_NS 10000000ULL
+
+static __always_inline bool start_owned(const struct tk_pid_info *info, struct task_struct *t)
+{
+	__u64 start = t->start_boottime;
+
+	return info->start_time_ns && start >= info->start_time_ns &&
+	       start - info->start_time_ns < TK_USER_TICK_NS;
 }
 
 static __always_inline bool nr_selected(long nr)
@@ -817,24 +834,47 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid, tgid = pid_tgid >> 32;
+	struct task_struct *task;
 	struct tk_pid_info *info;
 	struct tk_scratch s = {}, *sp;
+	bool owned;
 	__u32 compat;
 
-	if (!is_traced(tid, tgid, &info))
+	if (tgid == targ_self_tgid)
 		return 0;
+	task = bpf_get_current_task_btf();
 	compat = compat_flag();
-	if (info && (info->flags & TK_PID_PENDING_EXEC)) {
-		/* rule 2: a command target's trace starts at its execve */
-		if (!is_exec_nr(id, compat))
+	/* A task once found traced stays traced until it exits: its scratch entry says so,
+	 * and the pids lookup is made only until then. User space deletes pids keys only of
+	 * tasks that are gone, or of a reused tid (evict): so the mark is set only when the
+	 * entry is this task's (start_owned). */
+	sp = bpf_task_storage_get(&scratch, task, NULL, 0);
+	if (!sp || !sp->traced) {
+		if (!is_traced(tid, tgid, &info))
 			return 0;
-		info->flags &= ~TK_PID_PENDING_EXEC;
+		owned = !info || start_owned(info, task);
+		if (info && (info->flags & TK_PID_PENDING_EXEC)) {
+			/* rule 2: a command target's trace starts at its execve */
+			if (!is_exec_nr(id, compat))
+				return 0;
+			info->flags &= ~TK_PID_PENDING_EXEC;
+			owned = true; /* the held command itself (its entry has no start time) */
+		}
+		/* the thread's entry, created zeroed (no call in flight, no fork mark: a call
+		 * entered ends it), lives until the task exits and is reused for each call */
+		sp = bpf_task_storage_get(&scratch, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!sp) {
+			count(TK_CNT_SCRATCH_FULL); /* no memory (GFP_ATOMIC) or storage busy */
+			return 0;
+		}
+		sp->traced = owned;
 	}
 	if (!nr_selected(id))
 		return 0;
 
 	s.ts_ns = bpf_ktime_get_ns();
 	s.nr = id;
+	s.traced = sp->traced;
 	/* the summary alone reads no arguments */
 	if (records_on())
 		regs_args(regs, s.args);
@@ -851,14 +891,8 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 	/* compat calls are numbered in another table: the beauty map does not apply */
 	if (targ_capture && records_on() && !compat)
 		s.has_caps = capture_entry(tid, &s);
-	/* the thread's entry is reused (ts_ns 0 = no call in flight): an in-place write;
-	 * created zeroed on its first call (fork_child 0: a call entered ends the mark) */
-	sp = bpf_task_storage_get(&scratch, bpf_get_current_task_btf(), NULL,
-				  BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!sp) {
-		count(TK_CNT_SCRATCH_FULL); /* no memory (GFP_ATOMIC) or storage busy */
-		return 0;
-	}
+	/* an in-place write of the thread's entry (fork_child 0: a call entered ends the
+	 * mark) */
 	if (records_on()) {
 		*sp = s;
 	} else {
@@ -936,9 +970,10 @@ static __always_inline void mark_fork_child(struct task_struct *child)
 	struct tk_scratch *s;
 
 	s = bpf_task_storage_get(&scratch, child, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (s)
+	if (s) {
 		s->fork_child = 1;
-	else
+		s->traced = 1;
+	} else
 		count(TK_CNT_SCRATCH_FULL);
 }
 
