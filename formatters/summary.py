@@ -58,6 +58,11 @@ fullest bucket::
              256 -> 511            : 700      |****************************************|
              512 -> 1023           : 300      |*****************                       |
 
+When the output is a terminal (``isatty``), the perf and strace tables are drawn with rich
+(:func:`render_rich`: the same columns and numbers, boxed, one table per group, with the
+group line as its title); anything else (a pipe, a file, a test) gets the plain aligned
+text above, byte for byte. The histogram and json tables are always plain.
+
 ``table = "json"``: the Summary as one JSON document (``msgspec.json.decode(data,
 type=Summary)`` reads it back); times in ns, ``errnos`` and ``hist`` keys as strings.
 """
@@ -88,6 +93,7 @@ __all__ = [
     "render_histogram",
     "render_json",
     "render_perf",
+    "render_rich",
     "render_strace",
 ]
 
@@ -252,6 +258,145 @@ def render(summary: Summary, table: str = "perf", sort: SortKey = "total") -> st
     return _RENDERERS[table](summary, sort)
 
 
+RICH_TABLES = ("perf", "strace")
+
+
+def _rich_table(title: str, columns: list[tuple[str, str]], rows: list[list[str]],
+                footer: list[str] | None = None, notes: list[str] = ()) -> Any:  # type: ignore[assignment]
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    t = Table(title=Text(title), title_justify="left", box=box.SIMPLE_HEAD,
+              show_footer=footer is not None, header_style="bold", title_style="bold",
+              caption=Text("\n".join(notes)) if notes else None, caption_justify="left")
+    for i, (name, justify) in enumerate(columns):
+        t.add_column(Text(name), justify=justify,  # type: ignore[arg-type]
+                     footer=Text(footer[i]) if footer is not None else "",
+                     no_wrap=True, min_width=len(name))
+    for row in rows:
+        t.add_row(*(Text(c) for c in row))
+    return t
+
+
+def _notes(rows: list[SyscallStats]) -> list[str]:
+    """Caption lines for rows with calls that have no duration (the plain tables' note)."""
+    return [f"{escape(_label(s))}: {s.calls - s.timed} without duration"
+            for s in rows if s.calls - s.timed]
+
+
+_PERF_COLUMNS = [("syscall", "left"), ("calls", "right"), ("errors", "right"),
+                 ("total (msec)", "right"), ("min (msec)", "right"), ("avg (msec)", "right"),
+                 ("max (msec)", "right"), ("stddev (%)", "right")]
+
+
+def _perf_rows(rows: list[SyscallStats]) -> list[list[str]]:
+    out = []
+    for s in rows:
+        if s.timed:
+            times = [f"{s.total_ns / 1e6:.3f}", f"{s.min_ns / 1e6:.3f}",
+                     f"{s.mean_ns / 1e6:.3f}", f"{s.max_ns / 1e6:.3f}", f"{s.stddev_pct:.2f}%"]
+        else:
+            times = ["-"] * 5
+        out.append([escape(_label(s)), str(s.calls), str(s.errors), *times])
+    return out
+
+
+def _rich_perf(summary: Summary, sort: SortKey) -> list[Any]:
+    tables: list[Any] = []
+    if summary.group_by == "total":
+        rows = sort_rows([s for g in summary.groups for s in g.syscalls], sort)
+        tables.append(_rich_table(f"all traced tasks, {summary.calls} calls, "
+                                  f"{summary.total_ns / 1e6:.3f} msec", _PERF_COLUMNS,
+                                  _perf_rows(rows), notes=_notes(rows)))
+        return tables
+    procs = {g.tgid: g for g in summary.regroup("process").groups}
+    by_tgid: dict[int, list[Group]] = {}
+    for g in summary.groups:
+        by_tgid.setdefault(g.tgid, []).append(g)
+    for tgid in sorted(by_tgid, key=lambda t: -procs[t].total_ns):
+        p = procs[tgid]
+        head = f"{escape(p.comm)} ({tgid}), {p.calls} calls, {p.total_ns / 1e6:.3f} msec"
+        if summary.group_by == "process":
+            rows = sort_rows(p.syscalls, sort)
+            tables.append(_rich_table(head, _PERF_COLUMNS, _perf_rows(rows),
+                                      notes=_notes(rows)))
+            continue
+        for g in sorted(by_tgid[tgid], key=lambda g: -g.total_ns):
+            pct = 100.0 * g.calls / p.calls if p.calls else 0.0
+            rows = sort_rows(g.syscalls, sort)
+            tables.append(_rich_table(
+                f"{head}\n  {escape(g.comm)} ({g.tid}), {g.calls} calls, "
+                f"{pct:.1f}% of the process's calls", _PERF_COLUMNS, _perf_rows(rows),
+                notes=_notes(rows)))
+    return tables
+
+
+_STRACE_COLUMNS = [("% time", "right"), ("seconds", "right"), ("usecs/call", "right"),
+                   ("calls", "right"), ("errors", "right"), ("syscall", "left")]
+
+
+def _strace_cells(pct: float, total_ns: int, timed: int, calls: int, errors: int,
+                  name: str) -> list[str]:
+    usecs = total_ns // timed // 1000 if timed else 0
+    return [f"{pct:.2f}", f"{total_ns / 1e9:.6f}", str(usecs), str(calls),
+            str(errors) if errors else "", name]
+
+
+def _rich_strace(summary: Summary, sort: SortKey) -> list[Any]:
+    tables = []
+    for g in summary.groups:
+        total = g.total_ns
+        rows = []
+        stats = sort_rows(g.syscalls, sort)
+        for s in stats:
+            pct = 100.0 * s.total_ns / total if total else 0.0
+            rows.append(_strace_cells(pct, s.total_ns, s.timed, s.calls, s.errors,
+                                      escape(_label(s))))
+        footer = _strace_cells(100.0 if total else 0.0, total,
+                               sum(s.timed for s in g.syscalls), g.calls, g.errors,
+                               "total")
+        title = {"thread": f"thread {escape(g.comm)} ({g.tid}) of process {g.tgid}",
+                 "process": f"process {escape(g.comm)} ({g.tgid})"}.get(summary.group_by,
+                                                                         "all traced tasks")
+        tables.append(_rich_table(title, _STRACE_COLUMNS, rows, footer, _notes(stats)))
+    return tables
+
+
+def render_rich(summary: Summary, table: str = "perf", sort: SortKey = "total", *,
+                width: int | None = None, color_system: str | None = "auto") -> str:
+    """The perf or strace tables drawn with rich for a terminal (ANSI styles included).
+
+    Args:
+      width: columns of the terminal; None = rich's guess (the terminal's, else 80).
+      color_system: rich's ``color_system`` ("auto", "standard", None for no styles).
+
+    Raises:
+      ValueError: a table other than "perf" or "strace" (the others are always plain).
+    """
+    from rich.console import Console
+    from rich.text import Text
+
+    if table not in RICH_TABLES:
+        raise ValueError(f"no rich rendering of the {table!r} table")
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=True, width=width,
+                      color_system=color_system)  # type: ignore[arg-type]
+    if table == "perf":
+        console.print(Text("Summary of syscalls", style="bold"))
+        console.print(Text(_SPREAD_NOTE.rstrip("\n"), style="dim"))
+        parts = _rich_perf(summary, sort)
+    else:
+        parts = _rich_strace(summary, sort)
+    for part in parts:
+        console.print(part)
+        console.print()
+    lost = _lost_line(summary)
+    if lost:
+        console.print(Text(lost.rstrip("\n"), style="bold red"))
+    return buf.getvalue()
+
+
 class SummarySink:
     """A :class:`~tracekit.pipeline.Sink` that aggregates every Syscall and writes the
     summary when its input ends.
@@ -266,6 +411,8 @@ class SummarySink:
       summary_from: when given, called once the input ends for the summary to print (a
         thread-grouped Summary, e.g. the in-kernel counts of
         ``Session.kernel_summary().read``) instead of aggregating the events.
+      rich: draw the perf/strace tables with rich; None (default) = when the output
+        stream is a terminal (``isatty()``).
 
     Attributes:
       summarizer: the running aggregation; ``result`` is the final Summary once written.
@@ -277,7 +424,8 @@ class SummarySink:
                  table: str = "perf", group_by: GroupBy = "thread", sort: SortKey = "total",
                  syscall_name: Callable[[int], str] | None = None,
                  compat_syscall_name: Callable[[int], str] | None = None,
-                 summary_from: Callable[[], Summary] | None = None) -> None:
+                 summary_from: Callable[[], Summary] | None = None,
+                 rich: bool | None = None) -> None:
         for what, value, allowed in (("table", table, TABLES), ("group_by", group_by, GROUPS),
                                      ("sort", sort, SORTS)):
             if value not in allowed:
@@ -291,6 +439,7 @@ class SummarySink:
         self.result: Summary | None = None
         self.closed_by_reader = False
         self.summary_from = summary_from
+        self.rich = rich
 
     async def run(self, ctx: StageContext, recv: EventReceiver) -> None:
         add = self.summarizer.add
@@ -302,10 +451,9 @@ class SummarySink:
             self.result = self.summary_from().regroup(self.group_by)
         else:
             self.result = self.summarizer.summary(self.group_by)
-        self._write(ctx, render(self.result, self.table, self.sort))
+        self._write(ctx, self.result)
 
-    def _write(self, ctx: StageContext, text: str) -> None:
-        data = text.encode("utf-8", "surrogateescape")
+    def _write(self, ctx: StageContext, summary: Summary) -> None:
         owned = isinstance(self.out, str | os.PathLike) and os.fspath(self.out) != "-"
         if isinstance(self.out, str | os.PathLike):
             stream: Any = (open(self.out, "wb") if owned  # noqa: SIM115 - closed below
@@ -313,6 +461,15 @@ class SummarySink:
         else:
             stream = self.out
         try:
+            use_rich = self.rich
+            if use_rich is None:
+                isatty = getattr(stream, "isatty", None)
+                use_rich = bool(isatty and isatty())
+            if use_rich and self.table in RICH_TABLES:
+                text = render_rich(summary, self.table, self.sort)
+            else:
+                text = render(summary, self.table, self.sort)
+            data = text.encode("utf-8", "surrogateescape")
             try:
                 stream.write(text if isinstance(stream, io.TextIOBase) else data)
                 stream.flush()
