@@ -55,7 +55,7 @@ struct tk_scratch {
 			  * clone/fork/vfork/clone3 it never entered (set at sched_process_fork) */
 	__u8 traced;     /* 1: the task was found traced (pids entry without PENDING_EXEC, or
 			  * system-wide): later entries skip the pids lookup */
-	__u8 _pad;
+	__u8 compat;     /* TK_SC_COMPAT or 0: the call in flight's compat_flag() */
 	__u64 args[6];
 };
 
@@ -843,7 +843,6 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 	if (tgid == targ_self_tgid)
 		return 0;
 	task = bpf_get_current_task_btf();
-	compat = compat_flag();
 	/* A task once found traced stays traced until it exits: its scratch entry says so,
 	 * and the pids lookup is made only until then. User space deletes pids keys only of
 	 * tasks that are gone, or of a reused tid (evict): so the mark is set only when the
@@ -855,7 +854,7 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 		owned = !info || start_owned(info, task);
 		if (info && (info->flags & TK_PID_PENDING_EXEC)) {
 			/* rule 2: a command target's trace starts at its execve */
-			if (!is_exec_nr(id, compat))
+			if (!is_exec_nr(id, compat_flag()))
 				return 0;
 			info->flags &= ~TK_PID_PENDING_EXEC;
 			owned = true; /* the held command itself (its entry has no start time) */
@@ -872,9 +871,11 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 	if (!nr_selected(id))
 		return 0;
 
+	compat = compat_flag();
 	s.ts_ns = bpf_ktime_get_ns();
 	s.nr = id;
 	s.traced = sp->traced;
+	s.compat = compat;
 	/* the summary alone reads no arguments */
 	if (records_on())
 		regs_args(regs, s.args);
@@ -900,6 +901,7 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 		sp->nr = s.nr;
 		sp->has_caps = 0;
 		sp->fork_child = 0;
+		sp->compat = compat;
 	}
 	return 0;
 }
@@ -924,7 +926,7 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 	if (s && s->ts_ns) {
 		now = bpf_ktime_get_ns();
 		if (ret_selected(ret) && now - s->ts_ns >= targ_min_duration_ns) {
-			compat = compat_flag();
+			compat = s->compat; /* TS_COMPAT is the entry's until the exit */
 			if (targ_summary)
 				sum_add(pid_tgid, s->nr, compat, SUM_TIMED, ret, s->ts_ns, now);
 			if (records_on()) {
