@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -195,3 +196,29 @@ def test_user_stage_option_errors_name_the_stage(tmp_path: Path) -> None:
     r = _run_cli(["check", str(cfg)])
     assert r.returncode == 2, r.stderr
     assert "stage slow_fsync: threshold_ms must be >= 0, got -1.5" in r.stderr
+
+
+def _readme_stage_block() -> str:
+    text = (EXAMPLES.parent / "README.md").read_text()
+    blocks = [b for b in re.findall(r"```py\n(.*?)```", text, re.S) if "class SlowCalls" in b]
+    assert len(blocks) == 1, "README: the Stage protocol's complete user stage"
+    return blocks[0]
+
+
+def test_readme_user_stage_runs_as_written(tmp_path: Path) -> None:
+    """The README's complete stage, run as a script on a command with a 60 ms sleep and
+    many fast calls: only the calls over 10 ms come out, the sleep among them."""
+    script = tmp_path / "slow_calls.py"
+    script.write_text(_readme_stage_block())
+    work = "import os, time\nfor _ in range(2000): os.getppid()\ntime.sleep(0.06)\n"
+    r = subprocess.run([sys.executable, str(script), sys.executable, "-c", work],
+                       capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    events = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
+    assert events and all(e["type"] == "syscall" and e["duration_ns"] > 10_000_000
+                          for e in events)
+    names = [TABLE.name(e["syscall_nr"]) for e in events]
+    assert "clock_nanosleep" in names and "getppid" not in names
+    sleeps = [e for e in events if TABLE.name(e["syscall_nr"]) == "clock_nanosleep"]
+    assert any(e["duration_ns"] >= 60_000_000 for e in sleeps)
+    assert f"slow calls: {len(events)}" in r.stderr
