@@ -25,10 +25,14 @@ What the stage does::
 - Untimed: an event with ``ts_ns == 0`` (a call already inside the kernel when tracing
   began, ``SC_RESUMED``: no entry time) is released at once, counted ``untimed``.
 - Bounded: at most ``max_events`` are held; beyond that the oldest are released early
-  (counted ``overflow``). When no batch arrives for ``window_s`` (the traced process is
-  idle), the events older than ``clock() - window_s`` are released, so output never
-  waits for the next event. ``ts_ns`` is ``CLOCK_MONOTONIC`` (``bpf_ktime_get_ns``), the
-  clock of :func:`time.monotonic_ns`.
+  (counted ``overflow``). When the pipeline is idle (every ``window_s`` while events
+  are held, once every task of the trio run is blocked: the source found the ring
+  buffer empty, the stages before this one wait for input), the events older than
+  ``clock() - window_s`` are released, so output never waits for the next event; a
+  record committed later returned later, so only a call longer than the window can
+  arrive behind them. ``ts_ns`` is ``CLOCK_MONOTONIC`` (``bpf_ktime_get_ns``), the clock
+  of :func:`time.monotonic_ns`. A task that never blocks (a busy loop with checkpoints)
+  delays the idle release until the next batch or the end.
 
 The runner puts this stage last, just before the ``perf`` and ``strace`` formatters
 (text for people). ``jsonl`` output is not reordered: its lines are in arrival order
@@ -43,6 +47,7 @@ import time
 from collections.abc import Callable
 
 import trio
+import trio.testing
 
 from tracekit._events import Batch, Event
 from tracekit.pipeline._stage import EventReceiver, EventSender, StageContext
@@ -86,6 +91,8 @@ class Reorder:
         self._seq = 0
         self._newest = 0          # largest ts_ns that arrived
         self._released = 0        # ts_ns of the last event released in order
+        self._receive_scope: trio.CancelScope | None = None   # run() waits for a batch
+        self._idle = False
 
     def push(self, batch: Batch, stats: object | None = None) -> Batch:
         """Take a batch in; return what may be released now (late and untimed first).
@@ -158,20 +165,34 @@ class Reorder:
 
     async def run(self, ctx: StageContext, recv: EventReceiver, send: EventSender) -> None:
         async with recv, send:
-            while True:
-                if self._heap:
-                    with trio.move_on_after(self.window_s) as idle:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._watch_idle, name=f"{ctx.name}:idle")
+                while True:
+                    with trio.CancelScope() as self._receive_scope:
                         try:
                             batch = await recv.receive()
                         except trio.EndOfChannel:
                             break
-                    if idle.cancelled_caught:
+                    self._receive_scope = None
+                    if self._idle:          # cancelled by _watch_idle: nothing is coming
+                        self._idle = False
                         await send.send(self.release_idle())
                         continue
-                else:
-                    try:
-                        batch = await recv.receive()
-                    except trio.EndOfChannel:
-                        break
-                await send.send(self.push(batch, ctx.stats))
+                    await send.send(self.push(batch, ctx.stats))
+                nursery.cancel_scope.cancel()
             await send.send(self.flush())
+
+    async def _watch_idle(self) -> None:
+        """Every ``window_s``, while events are held: once every task of the run is
+        blocked (so the source found the ring buffer empty and every stage before this
+        one waits for input), stop the receive so :meth:`release_idle` runs. Checking
+        tasks, not only a timer, keeps the order when tracekit itself was not scheduled
+        for a while: batches already committed are received first."""
+        while True:
+            await trio.sleep(self.window_s)
+            if not self._heap:
+                continue
+            await trio.testing.wait_all_tasks_blocked()
+            if self._heap and self._receive_scope is not None:
+                self._idle = True
+                self._receive_scope.cancel()

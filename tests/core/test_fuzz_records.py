@@ -212,3 +212,44 @@ def test_reorder_releases_when_idle_and_bounds_what_it_holds() -> None:
     assert r.release_idle() == [Lost(2 * ms, 2)]
     now[0] = 60 * ms
     assert r.release_idle() == [Lost(3 * ms, 3), Lost(4 * ms, 4)]
+
+
+async def test_reorder_in_a_pipeline_releases_held_events_when_idle() -> None:
+    """Real time: events are held for the window, then released without waiting for the
+    next batch once the source is idle; the rest leave in order at the end."""
+    import time
+
+    import trio
+
+    from tracekit.pipeline import Pipeline
+
+    ms = 1_000_000
+    got: list[tuple[float, list[int]]] = []
+    second_sent = trio.Event()
+
+    class Source:
+        name = "src"
+
+        async def run(self, ctx: object, send: trio.MemorySendChannel,  # type: ignore[type-arg]
+                      *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+                      ) -> None:
+            async with send:
+                task_status.started()
+                now = time.monotonic_ns()
+                await send.send([Lost(now - 3 * ms, 1), Lost(now - 5 * ms, 0)])
+                await trio.sleep(0.5)          # idle: the held events must come out now
+                second_sent.set()
+                now = time.monotonic_ns()
+                await send.send([Lost(now, 3), Lost(now - 1 * ms, 2)])
+
+    class Sink:
+        name = "sink"
+
+        async def run(self, ctx: object, recv: trio.MemoryReceiveChannel  # type: ignore[type-arg]
+                      ) -> None:
+            async with recv:
+                async for batch in recv:
+                    got.append((second_sent.is_set(), [e.count for e in batch]))
+
+    await Pipeline(Source(), [Reorder(window_s=0.05)], [Sink()]).run()  # type: ignore[list-item]
+    assert got == [(False, [0, 1]), (True, [2, 3])]
