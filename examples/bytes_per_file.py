@@ -36,9 +36,7 @@ from typing import Any
 
 import msgspec
 
-from tracekit import ConfigError, Syscall
-from tracekit._events import SC_COMPAT
-from tracekit._syscalls import SyscallTable  # FIXME(issue 8): public once exported
+from tracekit import SC_COMPAT, ConfigError, Syscall, SyscallTable
 from tracekit.pipeline import EventReceiver, EventSender, StageContext
 
 __all__ = ["BytesPerFile", "fd_path"]

@@ -23,6 +23,10 @@ from tracekit._errors import (
     TracekitError as TracekitError,
 )
 from tracekit._events import (
+    SC_COMPAT as SC_COMPAT,
+    SC_NORETURN as SC_NORETURN,
+    SC_RESUMED as SC_RESUMED,
+    SC_UNFINISHED as SC_UNFINISHED,
     Capture as Capture,
     Decoded as Decoded,
     Exec as Exec,
@@ -32,6 +36,7 @@ from tracekit._events import (
     Reenumerated as Reenumerated,
     Syscall as Syscall,
 )
+from tracekit._live import LiveTrace as LiveTrace
 from tracekit._object import BpfObject as BpfObject, Link as Link, Map as Map, Prog as Prog
 from tracekit._session import (
     Session as Session,
@@ -45,13 +50,15 @@ from tracekit._summary import (
     Summary as Summary,
     SyscallStats as SyscallStats,
 )
+from tracekit._syscalls import SyscallTable as SyscallTable
 
 __version__ = "0.1.0"
 
 __all__ = [
     "AttachError", "BpfError", "BpfObject", "BtfError", "Capture", "ConfigError", "Decoded",
-    "ElfError", "Exec", "Exit", "Fork", "Group", "Link", "Lost", "Map", "MapError",
-    "PipelineConfig", "Prog", "ProgLoadError", "Reenumerated", "RingBufferSource", "Session",
-    "SessionOptions", "Summarizer", "Summary", "Syscall", "SyscallStats", "TargetError",
-    "TracefsError", "TracekitError", "decode_config", "load_config", "open_session",
+    "ElfError", "Exec", "Exit", "Fork", "Group", "Link", "LiveTrace", "Lost", "Map", "MapError",
+    "PipelineConfig", "Prog", "ProgLoadError", "Reenumerated", "RingBufferSource", "SC_COMPAT",
+    "SC_NORETURN", "SC_RESUMED", "SC_UNFINISHED", "Session", "SessionOptions", "Summarizer",
+    "Summary", "Syscall", "SyscallStats", "SyscallTable", "TargetError", "TracefsError",
+    "TracekitError", "decode_config", "load_config", "open_session",
 ]
