@@ -92,7 +92,6 @@ class Reorder:
         self._newest = 0          # largest ts_ns that arrived
         self._released = 0        # ts_ns of the last event released in order
         self._receive_scope: trio.CancelScope | None = None   # run() waits for a batch
-        self._idle = False
 
     def push(self, batch: Batch, stats: object | None = None) -> Batch:
         """Take a batch in; return what may be released now (late and untimed first).
@@ -164,22 +163,24 @@ class Reorder:
             self._released = ts
 
     async def run(self, ctx: StageContext, recv: EventReceiver, send: EventSender) -> None:
+        # The idle watcher is a side task (ctx.nursery, cancelled when the pipeline is
+        # done), not a nursery of ours: a BrokenResourceError from send (the reader went
+        # away) must leave run() as itself, not wrapped in an ExceptionGroup.
+        ctx.start_soon(self._watch_idle, name=f"{ctx.name}:idle")
         async with recv, send:
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(self._watch_idle, name=f"{ctx.name}:idle")
-                while True:
-                    with trio.CancelScope() as self._receive_scope:
-                        try:
-                            batch = await recv.receive()
-                        except trio.EndOfChannel:
-                            break
-                    self._receive_scope = None
-                    if self._idle:          # cancelled by _watch_idle: nothing is coming
-                        self._idle = False
-                        await send.send(self.release_idle())
-                        continue
-                    await send.send(self.push(batch, ctx.stats))
-                nursery.cancel_scope.cancel()
+            while True:
+                with trio.CancelScope() as scope:
+                    self._receive_scope = scope
+                    try:
+                        batch = await recv.receive()
+                    except trio.EndOfChannel:
+                        break
+                    finally:
+                        self._receive_scope = None
+                if scope.cancelled_caught:  # by _watch_idle: nothing is on its way
+                    await send.send(self.release_idle())
+                    continue
+                await send.send(self.push(batch, ctx.stats))
             await send.send(self.flush())
 
     async def _watch_idle(self) -> None:
@@ -194,5 +195,4 @@ class Reorder:
                 continue
             await trio.testing.wait_all_tasks_blocked()
             if self._heap and self._receive_scope is not None:
-                self._idle = True
                 self._receive_scope.cancel()

@@ -271,8 +271,10 @@ async def run_pipeline_file(cfg: Any, path: Path) -> int:
     finally:
         session.close()
         close_output(out, completed=completed)
-    if counters.lost:
-        print(f"tracekit: LOST {counters.lost} records: the ring buffer was full; "
+    # What the trace's lost events add up to (the kernel counts on while a pid target
+    # runs after the final drain: those calls came after the stop, untraced, not lost).
+    if source.lost:
+        print(f"tracekit: LOST {source.lost} records: the ring buffer was full; "
               "raise buffer_pages in the pipeline file", file=sys.stderr)
     if counters.summary_full or counters.errno_full:
         print(f"tracekit: the in-kernel summary missed {counters.summary_full} calls and "

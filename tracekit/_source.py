@@ -1,9 +1,13 @@
 """RingBufferSource: the pipeline source that pumps a session's ring buffer.
 
-Each drain of the ring buffer becomes one batch of decoded events. The source ends
-gracefully when :meth:`request_stop` is called (or the session's targets are gone): it
-drains what the kernel has already written, reports lost records from the kernel's
-counters (rule 8), then closes its channel so every stage downstream drains in order.
+Each drain of the ring buffer becomes batches of decoded events (up to 4096 each). The
+source ends gracefully when :meth:`request_stop` is called (or the session's targets are
+gone): it drains what the kernel has already written, reports lost records from the
+kernel's counters (rule 8), then closes its channel so every stage downstream drains in
+order. A drain reads what was pending when it began, no more: under a workload that
+writes faster than the pipeline reads, the source still sees a stop request, reports
+losses every round, and ends; records committed after the final drain began are left
+in the ring buffer (a pid or system-wide target still running at the stop).
 """
 
 from __future__ import annotations
@@ -46,18 +50,31 @@ class RingBufferSource:
         return self._stop.is_set()
 
     async def _drain(self, send: trio.MemorySendChannel) -> None:  # type: ignore[type-arg]
+        """Send what the ring buffer holds now, in batches of up to 4096 records.
+
+        Bounded: it stops once it has read as many bytes as were pending when it began
+        (records committed meanwhile wait for the next drain). Unbounded, a workload that
+        writes faster than the pipeline reads would keep it here for ever: no stop
+        request, lost report or end of the targets would be seen.
+        """
         rb = self.session.ringbuf
         assert rb is not None
+        budget = rb.pending_bytes()
+        read = 0
         while True:
             records = rb.consume(4096)
             if not records:
                 return
+            # each record takes an 8-byte header + its length rounded up to 8 (ringbuf.c)
+            read += sum((len(r) + 15) & ~7 for r in records)
             events, bad = decode_batch(records)
             self.records += len(events)
             self.bad += bad
             if events:
                 self.batches += 1
                 await send.send(events)
+            if read >= budget:
+                return
 
     async def _report_lost(self, send: trio.MemorySendChannel) -> None:  # type: ignore[type-arg]
         lost = self.session.counters().lost

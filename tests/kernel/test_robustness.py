@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -226,6 +227,94 @@ def test_slow_stage_backpressure_bounds_memory_and_loss_is_counted(tmp_path: Pat
     assert lost > n // 2, "the sleeping stage kept up: the kernel dropped too little"
     assert f"LOST {lost} records" in err and "buffer_pages" in err
     assert 0 < peak < RSS_BOUND_MIB * 1024, f"tracekit VmHWM {peak} KiB"
+
+
+# --- signals under load ------------------------------------------------------------------
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+def test_signal_ends_a_pid_session_on_a_busy_workload(tmp_path: Path, loop: Path,
+                                                     sig: signal.Signals) -> None:
+    """A workload writing records faster than tracekit reads: the signal still ends the
+    session (each drain is bounded), with the drain's events, the lost count, status 0."""
+    pipeline = write_pipeline(tmp_path, """\
+        [target]
+        pid = [1]
+        [filter]
+        syscalls = ["getppid"]
+        [output]
+        format = "jsonl"
+        """)
+    out = tmp_path / "out.jsonl"
+    workload = subprocess.Popen([str(loop), "100000000000"])
+    try:
+        tk = subprocess.Popen([*TRACEKIT, "run", str(pipeline), "-p", str(workload.pid),
+                               "-o", str(out)], stderr=subprocess.PIPE, text=True, env=_env())
+        try:
+            _wait_for_output(out)
+            tk.send_signal(sig)
+            _, err = tk.communicate(timeout=60)
+        finally:
+            if tk.poll() is None:
+                tk.kill()
+                tk.communicate()
+    finally:
+        workload.kill()
+        workload.wait()
+    assert tk.returncode == 0, err
+    events = read_events(out)   # every line whole: the sink was closed, not cut
+    assert sum(isinstance(e, Syscall) for e in events) > 0
+    lost = sum(e.count for e in events if isinstance(e, Lost))
+    assert lost == 0 or f"LOST {lost} records" in err
+    assert "Traceback" not in err
+
+
+def test_second_sigint_ends_a_long_drain_at_once(tmp_path: Path, loop: Path) -> None:
+    """A stage needing 5 s a batch: the first SIGINT's drain of the full channels would
+    take 40 s or more; the second ends the run at once."""
+    (tmp_path / "tk_sleepy_stage.py").write_text(SLEEPY_PY)
+    pipeline = write_pipeline(tmp_path, """\
+        [target]
+        pid = [1]
+        [filter]
+        syscalls = ["getppid"]
+        [[stage]]
+        kind = "user"
+        use = "tk_sleepy_stage:Sleepy"
+        options = { sleep_s = 5.0 }
+        [output]
+        format = "jsonl"
+        """)
+    workload = subprocess.Popen([str(loop), "100000000000"])
+    try:
+        tk = subprocess.Popen([*TRACEKIT, "run", str(pipeline), "-p", str(workload.pid),
+                               "-o", str(tmp_path / "out.jsonl")], stderr=subprocess.PIPE,
+                              text=True, env=_env(PYTHONPATH=str(tmp_path)))
+        try:
+            _wait_for_output(tmp_path / "out.jsonl")   # 5 s in: the channels are full
+            tk.send_signal(signal.SIGINT)
+            with pytest.raises(subprocess.TimeoutExpired):
+                tk.wait(timeout=1)                      # draining, gracefully
+            tk.send_signal(signal.SIGINT)
+            t0 = time.monotonic()
+            _, err = tk.communicate(timeout=60)
+            elapsed = time.monotonic() - t0
+        finally:
+            if tk.poll() is None:
+                tk.kill()
+                tk.communicate()
+    finally:
+        workload.kill()
+        workload.wait()
+    assert tk.returncode in (0, 128 + signal.SIGINT), err
+    assert elapsed < 20, f"the second SIGINT took {elapsed:.1f} s"
+    assert "Traceback" not in err
+
+
+def _wait_for_output(path: Path, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while not (path.exists() and path.stat().st_size > 0):
+        assert time.monotonic() < deadline, f"no output in {path} within {timeout} s"
+        time.sleep(0.02)
 
 
 # --- concurrent tracers ------------------------------------------------------------------
