@@ -8,7 +8,7 @@ on CPU 0 arrives after the ``write`` on CPU 1 that woke it, although it started 
 
 What the stage does::
 
-    arrivals ──> heap of (ts_ns, arrival #, event) ──> released when
+    arrivals ──> held, sorted by (ts_ns, arrival) ──> released when
                                                         ts_ns <= newest ts_ns - window
                                                         (or held > max_events,
                                                          or nothing arrived for window,
@@ -42,8 +42,8 @@ to.
 
 from __future__ import annotations
 
-import heapq
 import time
+from bisect import bisect_right
 from collections.abc import Callable
 
 import trio
@@ -87,9 +87,10 @@ class Reorder:
         self.window_ns = int(window_s * 1e9)
         self.max_events = max_events
         self.clock = clock
-        self._heap: list[tuple[int, int, Event]] = []
-        self._seq = 0
-        self._newest = 0          # largest ts_ns that arrived
+        # held events sorted by ts_ns (ties in arrival order), and their ts_ns: most
+        # arrive in order and are appended; bisect places the others (C speed)
+        self._keys: list[int] = []
+        self._held: list[Event] = []
         self._released = 0        # ts_ns of the last event released in order
         self._receive_scope: trio.CancelScope | None = None   # run() waits for a batch
 
@@ -103,28 +104,32 @@ class Reorder:
         Returns:
           A new list, possibly empty.
         """
-        heap, push = self._heap, heapq.heappush
+        keys, held = self._keys, self._held
         out: Batch = []
         late = untimed = 0
-        seq, newest, released = self._seq, self._newest, self._released
+        released = self._released
+        last = keys[-1] if keys else released
         for ev in batch:
             ts = ev.ts_ns
-            if ts < released:
+            if ts >= last:              # the common case: not older than anything held
+                keys.append(ts)
+                held.append(ev)
+                last = ts
+            elif ts >= released:        # among the held ones: after equal stamps
+                i = bisect_right(keys, ts)
+                keys.insert(i, ts)
+                held.insert(i, ev)
+            else:
                 if ts == 0:
                     untimed += 1
                 else:
                     late += 1
                 out.append(ev)
-                continue
-            if ts > newest:
-                newest = ts
-            push(heap, (ts, seq, ev))
-            seq += 1
-        self._seq, self._newest = seq, newest
-        overflow = len(heap) - self.max_events
+        overflow = len(keys) - self.max_events
         if overflow > 0:
-            self._pop(out, overflow)
-        self._release_until(out, newest - self.window_ns)
+            self._release(out, overflow)
+        if keys:
+            self._release(out, bisect_right(keys, keys[-1] - self.window_ns))
         if stats is not None:
             for key, n in (("late", late), ("untimed", untimed), ("overflow", overflow)):
                 if n > 0:
@@ -134,33 +139,27 @@ class Reorder:
     def release_idle(self) -> Batch:
         """Events older than ``clock() - window_s``, in order (nothing arrived meanwhile)."""
         out: Batch = []
-        self._release_until(out, self.clock() - self.window_ns)
+        self._release(out, bisect_right(self._keys, self.clock() - self.window_ns))
         return out
 
     def flush(self) -> Batch:
         """Everything held, in order (end of input)."""
         out: Batch = []
-        self._pop(out, len(self._heap))
+        self._release(out, len(self._keys))
         return out
 
     @property
     def held(self) -> int:
         """Events held now."""
-        return len(self._heap)
+        return len(self._keys)
 
-    def _release_until(self, out: Batch, watermark: int) -> None:
-        heap, pop = self._heap, heapq.heappop
-        while heap and heap[0][0] <= watermark:
-            ts, _, ev = pop(heap)
-            out.append(ev)
-            self._released = ts
-
-    def _pop(self, out: Batch, n: int) -> None:
-        heap, pop = self._heap, heapq.heappop
-        for _ in range(n):
-            ts, _, ev = pop(heap)
-            out.append(ev)
-            self._released = ts
+    def _release(self, out: Batch, n: int) -> None:
+        """Move the ``n`` oldest held events to ``out``."""
+        if n <= 0:
+            return
+        self._released = self._keys[n - 1]
+        out += self._held[:n]
+        del self._keys[:n], self._held[:n]
 
     async def run(self, ctx: StageContext, recv: EventReceiver, send: EventSender) -> None:
         # The idle watcher is a side task (ctx.nursery, cancelled when the pipeline is
@@ -191,8 +190,8 @@ class Reorder:
         for a while: batches already committed are received first."""
         while True:
             await trio.sleep(self.window_s)
-            if not self._heap:
+            if not self._keys:
                 continue
             await trio.testing.wait_all_tasks_blocked()
-            if self._heap and self._receive_scope is not None:
+            if self._keys and self._receive_scope is not None:
                 self._receive_scope.cancel()

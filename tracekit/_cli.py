@@ -220,11 +220,9 @@ def _main(argv: list[str]) -> int:
     from tracekit._errors import ConfigError, TracekitError
 
     try:
-        if not args.allow_unsafe_config:
+        if getattr(args, "pipeline", None) is not None and not args.allow_unsafe_config:
             check_config_safety(args.pipeline)
-        if args.cmd == "check":
-            return _cmd_check(args)
-        return _cmd_run(args)
+        return _COMMANDS[args.cmd](args)
     except KeyboardInterrupt:
         return 128 + signal.SIGINT
     except BaseException as exc:  # report TracekitErrors once; anything else is a bug: re-raise
@@ -247,6 +245,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     cfg = _apply_overrides(load_config(args.pipeline), args)
     return trio.run(run_pipeline_file, cfg, args.pipeline)
+
+
+# Subcommand -> handler(args) -> exit status. A new subcommand: a parser in _parser()
+# and an entry here (a command that reads a pipeline file gets the root safety check
+# when its parser has a "pipeline" argument and _add_unsafe_flag).
+_COMMANDS = {"run": _cmd_run, "check": _cmd_check}
 
 
 def _leaves(exc: BaseException) -> list[BaseException]:

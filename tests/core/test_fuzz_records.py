@@ -200,6 +200,9 @@ def test_reorder_counts_a_late_event_and_releases_it_at_once() -> None:
         Lost(5 * ms, 2), Lost(0, 3), Lost(100 * ms, 1)]
     assert stats.counters == {"late": 1, "untimed": 1}
     assert r.flush() == [Lost(170 * ms, 4)]
+    # nothing held now: an event older than the last one out is still late
+    assert r.push([Lost(160 * ms, 5)], stats) == [Lost(160 * ms, 5)]
+    assert stats.counters == {"late": 2, "untimed": 1} and r.held == 0
 
 
 def test_reorder_releases_when_idle_and_bounds_what_it_holds() -> None:
