@@ -233,9 +233,9 @@ async def run_pipeline_file(cfg: Any, path: Path) -> int:
         stages.append(Reorder())
     # A summary is written once at the end: atomically, so a reader of the file never
     # sees half of one (and a failed run leaves the previous file).
-    out = open_output(cfg.output.path, atomic=o.format == "summary")
     runner = _Runner()
-    session = Session(opts)
+    session = Session(opts)             # acquires nothing until start()
+    out = open_output(cfg.output.path, atomic=o.format == "summary")
     if kernel_summary:
         options["summary_from"] = lambda: session.kernel_summary().read()
     status = 0
