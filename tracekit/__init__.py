@@ -1,64 +1,133 @@
 """tracekit: a BPF syscall tracer and async event pipeline.
 
-The public API is re-exported here from private modules (trio style); everything else
-is private. ``import tracekit`` does no work: no subprocess, no /proc read, no BTF parse.
-Pipelines and formatters are in :mod:`tracekit.pipeline` and :mod:`tracekit.formatters`.
+The public API is re-exported here from private modules; everything else is private.
+``import tracekit`` does no work: names resolve on first use (PEP 562), so the package
+import loads no trio, reads no /proc and parses no BTF, and a command-line start can
+handle a SIGINT that arrives while it imports. Pipelines and formatters are in
+:mod:`tracekit.pipeline` and :mod:`tracekit.formatters`.
 """
 
-from tracekit._config import (
-    PipelineConfig as PipelineConfig,
-    decode_config as decode_config,
-    load_config as load_config,
-)
-from tracekit._errors import (
-    AttachError as AttachError,
-    BpfError as BpfError,
-    BtfError as BtfError,
-    ConfigError as ConfigError,
-    ElfError as ElfError,
-    MapError as MapError,
-    ProgLoadError as ProgLoadError,
-    TargetError as TargetError,
-    TracefsError as TracefsError,
-    TracekitError as TracekitError,
-)
-from tracekit._events import (
-    SC_COMPAT as SC_COMPAT,
-    SC_NORETURN as SC_NORETURN,
-    SC_RESUMED as SC_RESUMED,
-    SC_UNFINISHED as SC_UNFINISHED,
-    Capture as Capture,
-    Decoded as Decoded,
-    Exec as Exec,
-    Exit as Exit,
-    Fork as Fork,
-    Lost as Lost,
-    Reenumerated as Reenumerated,
-    Syscall as Syscall,
-)
-from tracekit._live import LiveTrace as LiveTrace
-from tracekit._object import BpfObject as BpfObject, Link as Link, Map as Map, Prog as Prog
-from tracekit._session import (
-    Session as Session,
-    SessionOptions as SessionOptions,
-    open_session as open_session,
-)
-from tracekit._source import RingBufferSource as RingBufferSource
-from tracekit._summary import (
-    Group as Group,
-    Summarizer as Summarizer,
-    Summary as Summary,
-    SyscallStats as SyscallStats,
-)
-from tracekit._syscalls import SyscallTable as SyscallTable
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "AttachError", "BpfError", "BpfObject", "BtfError", "Capture", "ConfigError", "Decoded",
-    "ElfError", "Exec", "Exit", "Fork", "Group", "Link", "LiveTrace", "Lost", "Map", "MapError",
-    "PipelineConfig", "Prog", "ProgLoadError", "Reenumerated", "RingBufferSource", "SC_COMPAT",
-    "SC_NORETURN", "SC_RESUMED", "SC_UNFINISHED", "Session", "SessionOptions", "Summarizer",
-    "Summary", "Syscall", "SyscallStats", "SyscallTable", "TargetError", "TracefsError",
-    "TracekitError", "decode_config", "load_config", "open_session",
-]
+_EXPORTS: dict[str, str] = {
+    "AttachError": "tracekit._errors",
+    "BpfError": "tracekit._errors",
+    "BpfObject": "tracekit._object",
+    "BtfError": "tracekit._errors",
+    "Capture": "tracekit._events",
+    "ConfigError": "tracekit._errors",
+    "Decoded": "tracekit._events",
+    "ElfError": "tracekit._errors",
+    "Exec": "tracekit._events",
+    "Exit": "tracekit._events",
+    "Fork": "tracekit._events",
+    "Group": "tracekit._summary",
+    "Link": "tracekit._object",
+    "LiveTrace": "tracekit._live",
+    "Lost": "tracekit._events",
+    "Map": "tracekit._object",
+    "MapError": "tracekit._errors",
+    "PipelineConfig": "tracekit._config",
+    "Prog": "tracekit._object",
+    "ProgLoadError": "tracekit._errors",
+    "Reenumerated": "tracekit._events",
+    "RingBufferSource": "tracekit._source",
+    "SC_COMPAT": "tracekit._events",
+    "SC_NORETURN": "tracekit._events",
+    "SC_RESUMED": "tracekit._events",
+    "SC_UNFINISHED": "tracekit._events",
+    "Session": "tracekit._session",
+    "SessionOptions": "tracekit._session",
+    "Summarizer": "tracekit._summary",
+    "Summary": "tracekit._summary",
+    "Syscall": "tracekit._events",
+    "SyscallStats": "tracekit._summary",
+    "SyscallTable": "tracekit._syscalls",
+    "TargetError": "tracekit._errors",
+    "TracefsError": "tracekit._errors",
+    "TracekitError": "tracekit._errors",
+    "decode_config": "tracekit._config",
+    "load_config": "tracekit._config",
+    "open_session": "tracekit._session",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'tracekit' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})
+
+
+if TYPE_CHECKING:
+    from tracekit._config import (
+        PipelineConfig as PipelineConfig,
+        decode_config as decode_config,
+        load_config as load_config,
+    )
+    from tracekit._errors import (
+        AttachError as AttachError,
+        BpfError as BpfError,
+        BtfError as BtfError,
+        ConfigError as ConfigError,
+        ElfError as ElfError,
+        MapError as MapError,
+        ProgLoadError as ProgLoadError,
+        TargetError as TargetError,
+        TracefsError as TracefsError,
+        TracekitError as TracekitError,
+    )
+    from tracekit._events import (
+        SC_COMPAT as SC_COMPAT,
+        SC_NORETURN as SC_NORETURN,
+        SC_RESUMED as SC_RESUMED,
+        SC_UNFINISHED as SC_UNFINISHED,
+        Capture as Capture,
+        Decoded as Decoded,
+        Exec as Exec,
+        Exit as Exit,
+        Fork as Fork,
+        Lost as Lost,
+        Reenumerated as Reenumerated,
+        Syscall as Syscall,
+    )
+    from tracekit._live import (
+        LiveTrace as LiveTrace,
+    )
+    from tracekit._object import (
+        BpfObject as BpfObject,
+        Link as Link,
+        Map as Map,
+        Prog as Prog,
+    )
+    from tracekit._session import (
+        Session as Session,
+        SessionOptions as SessionOptions,
+        open_session as open_session,
+    )
+    from tracekit._source import (
+        RingBufferSource as RingBufferSource,
+    )
+    from tracekit._summary import (
+        Group as Group,
+        Summarizer as Summarizer,
+        Summary as Summary,
+        SyscallStats as SyscallStats,
+    )
+    from tracekit._syscalls import (
+        SyscallTable as SyscallTable,
+    )
