@@ -48,6 +48,8 @@ def _parser() -> argparse.ArgumentParser:
     chk = sub.add_parser("check", help="validate a pipeline file and report kernel readiness")
     chk.add_argument("pipeline", type=Path)
     _add_unsafe_flag(chk)
+    lst = sub.add_parser("list", help="list stage kinds, output formats or syscalls")
+    lst.add_argument("what", choices=["stages", "formatters", "syscalls"])
     return p
 
 
@@ -250,7 +252,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
 # Subcommand -> handler(args) -> exit status. A new subcommand: a parser in _parser()
 # and an entry here (a command that reads a pipeline file gets the root safety check
 # when its parser has a "pipeline" argument and _add_unsafe_flag).
-_COMMANDS = {"run": _cmd_run, "check": _cmd_check}
+def _cmd_list(args: argparse.Namespace) -> int:
+    from tracekit._list import list_text
+
+    sys.stdout.write(list_text(args.what))
+    return 0
+
+
+_COMMANDS = {"run": _cmd_run, "check": _cmd_check, "list": _cmd_list}
 
 
 def _leaves(exc: BaseException) -> list[BaseException]:

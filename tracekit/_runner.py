@@ -26,6 +26,7 @@ import trio
 
 from tracekit._errors import ConfigError
 from tracekit._stages import SinkContext, make_sink
+from tracekit._status import StatusLine, session_sampler, status_wanted
 
 log = logging.getLogger("tracekit.run")
 
@@ -253,11 +254,18 @@ async def run_pipeline_file(cfg: Any, path: Path) -> int:
             source = RingBufferSource(session)
             pipeline = Pipeline(source, stages, [sink], session=session)
             runner.source, runner.pipeline = source, pipeline
+            status_line = None
+            if status_wanted(o.path) and not kernel_summary:
+                # events go to a file and stderr is a terminal: a live line on stderr
+                status_line = StatusLine(session_sampler(session, source))
+                nursery.start_soon(status_line.run)
             if session.command is not None:
                 nursery.start_soon(_watch_command, session, source)
             if cfg.duration_s:
                 nursery.start_soon(_stop_after, cfg.duration_s, source, session)
             result = await pipeline.run()
+            if status_line is not None:
+                status_line.stop()  # erased before the command's end and the LOST lines
             counters = session.counters()
             if result.downstream_closed:
                 # The reader of our output went away (`| head`): stop here without
