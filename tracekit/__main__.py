@@ -3,10 +3,19 @@
 ``main()`` is called without arguments (it reads ``sys.argv``), so it handles a SIGINT
 during its own imports (exit 130, no traceback) and ignores a late one at exit; see
 tracekit._cli.
+
+``python -m`` puts the current directory first on ``sys.path``; the ``tracekit`` command
+does not. It is dropped here, so ``use = "module:Name"`` in a pipeline file cannot import
+a file planted in whatever directory root happens to run from (use PYTHONPATH, which is
+kept, to name a directory of your stages).
 """
 
+import os
 import sys
 
-from tracekit._cli import main
+if sys.path and sys.path[0] in ("", os.getcwd()):
+    del sys.path[0]
+
+from tracekit._cli import main  # noqa: E402 - after the sys.path fix above
 
 sys.exit(main())

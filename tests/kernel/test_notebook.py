@@ -86,9 +86,15 @@ def test_guest_mode_trace_live_state_and_exact_counts(tmp_path: Path) -> None:
 
 
 def test_stop_ends_a_running_command_trace(tmp_path: Path) -> None:
+    nanosleep = SyscallTable().nr("clock_nanosleep")
+
     async def main():
         t = await tkn.start(["sleep", "30"])
-        await asyncio.sleep(0.2)
+        pid = t.live.session.command.pid
+        for _ in range(400):  # until sleep really sleeps (a loaded machine is slow to exec)
+            if Path(f"/proc/{pid}/syscall").read_text().split()[0] == str(nanosleep):
+                break
+            await asyncio.sleep(0.025)
         assert t.running
         t.stop()
         return await asyncio.wait_for(t.wait(), 10)
