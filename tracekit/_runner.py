@@ -127,7 +127,7 @@ class AtomicFile(io.FileIO):
 
 def sink_context(table: Any, options: dict[str, Any] | None = None) -> SinkContext:
     """Names for the formatters: syscall tables and tracefs argument names (cached)."""
-    from tracekit._syscalls import SyscallTable
+    from tracekit._syscalls import syscall_namers
     from tracekit._tracefs import find_tracefs, syscall_args_of
 
     root = find_tracefs()
@@ -137,9 +137,8 @@ def sink_context(table: Any, options: dict[str, Any] | None = None) -> SinkConte
         fields = syscall_args_of(root, name)
         return None if fields is None else [f.name for f in fields]
 
-    compat = SyscallTable("i386") if table.arch == "x86_64" else None
-    return SinkContext(syscall_name=table.name,
-                       compat_syscall_name=compat.name if compat else None,
+    native, compat = syscall_namers(table.name)
+    return SinkContext(syscall_name=native, compat_syscall_name=compat,
                        arg_names=arg_names, options=dict(options or {}))
 
 

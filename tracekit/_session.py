@@ -213,12 +213,7 @@ class Session:
         if not self.opts.summary or self.obj is None:
             raise TracekitError("this session was not started with summary=True")
         if self._kernel_summary is None:
-            from tracekit._syscalls import SyscallTable
-            table = SyscallTable()
-            compat = SyscallTable("i386") if table.arch == "x86_64" else None
-            self._kernel_summary = KernelSummary(
-                self.obj, syscall_name=table.name,
-                compat_syscall_name=compat.name if compat else None)
+            self._kernel_summary = KernelSummary(self.obj)  # this machine's tables
         return self._kernel_summary
 
     # -- start-up -----------------------------------------------------------------------

@@ -302,14 +302,8 @@ class Summarizer:
 
     def __init__(self, syscall_name: Callable[[int], str] | None = None,
                  compat_syscall_name: Callable[[int], str] | None = None) -> None:
-        if syscall_name is None or compat_syscall_name is None:
-            from tracekit._syscalls import SyscallTable
-            native = SyscallTable()
-            syscall_name = syscall_name or native.name
-            if compat_syscall_name is None and native.arch == "x86_64":
-                compat_syscall_name = SyscallTable("i386").name
-        self._name = syscall_name
-        self._compat_name = compat_syscall_name or (lambda nr: f"syscall_{nr}")
+        from tracekit._syscalls import syscall_namers
+        self._name, self._compat_name = syscall_namers(syscall_name, compat_syscall_name)
         self.reset()
 
     def reset(self) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno as _errno
 import os
 import platform
+from collections.abc import Callable
 
 import system_calls
 
@@ -143,3 +144,19 @@ def format_ret(ret: int) -> str:
         head = "?" if err in _RESTART else "-1"
         return f"{head} {errno_name(err)} ({errno_message(err)})"
     return str(ret)
+
+
+def syscall_namers(syscall_name: Callable[[int], str] | None = None,
+                   compat_syscall_name: Callable[[int], str] | None = None,
+                   ) -> tuple[Callable[[int], str], Callable[[int], str]]:
+    """Number -> name functions for native and 32-bit (SC_COMPAT) syscalls.
+
+    Missing ones default to this machine's table and, on x86_64, the i386 table (compat
+    numbers on arm64 are named ``syscall_<nr>``).
+    """
+    if syscall_name is None or compat_syscall_name is None:
+        native = SyscallTable()
+        syscall_name = syscall_name or native.name
+        if compat_syscall_name is None and native.arch == "x86_64":
+            compat_syscall_name = SyscallTable("i386").name
+    return syscall_name, compat_syscall_name or (lambda nr: f"syscall_{nr}")
