@@ -51,7 +51,9 @@ def open_output(path: str, *, atomic: bool = False) -> Any:
     p = Path(path)
     if not p.parent.is_dir():
         raise ConfigError(f"output path {path!r}: directory {str(p.parent)!r} does not exist")
-    if atomic:
+    if atomic and _regular_or_missing(p):
+        # only a regular file is replaced by rename: a fifo or device (/dev/null, a
+        # terminal) is written in place, never swapped for a file of ours
         return AtomicFile.create(p)
     try:
         fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC,
@@ -59,6 +61,15 @@ def open_output(path: str, *, atomic: bool = False) -> Any:
     except OSError as e:
         raise _output_error(path, e) from None
     return os.fdopen(fd, "wb")
+
+
+def _regular_or_missing(p: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(p).st_mode) or stat.S_ISLNK(os.lstat(p).st_mode)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return True  # AtomicFile.create reports it
 
 
 def _output_error(path: str | Path, e: OSError) -> ConfigError:

@@ -317,3 +317,31 @@ def test_closed_stdout_ends_a_command_session_with_141(tmp_path: Path) -> None:
     assert all(b" ms): " in line for line in head), head
     assert tk.returncode == 128 + signal.SIGPIPE, err
     assert b"Traceback" not in err
+
+
+def test_summary_into_a_fifo_or_device_writes_in_place(tmp_path: Path) -> None:
+    """An atomic summary replaces only regular files: a fifo or a device node (the test's
+    own, never the real /dev/null) is written into and stays what it was."""
+    import stat
+    import threading
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    dev = tmp_path / "null"
+    os.mknod(dev, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    for target in (fifo, dev):
+        cfg = write_pipeline(tmp_path, f"""
+            [target]
+            command = ["true"]
+            [output]
+            format = "summary"
+            path = "{target}"
+        """)
+        r = run_tracekit(["run", str(cfg)])
+        assert r.returncode == 0, r.stderr
+    reader.join(timeout=20)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and stat.S_ISCHR(os.lstat(dev).st_mode)
+    assert b"syscall" in got[0]
