@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import collections
 import math
-import signal
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import trio
 
 from tracekit._events import Event, Lost
-from tracekit._runner import _stop_after, _watch_command
+from tracekit._runner import _stop_after, _watch_command, end_command_then_stop
 from tracekit._session import Session, SessionOptions
 from tracekit._source import RingBufferSource
 from tracekit._summary import GroupBy, Summarizer, Summary
@@ -106,6 +105,7 @@ class LiveTrace:
         self.started_at: float | None = None
         self.ended_at: float | None = None
         self._stop_requested = False
+        self._nursery: trio.Nursery | None = None
         self._terminate = True
 
     # -- reading ------------------------------------------------------------------------
@@ -156,11 +156,15 @@ class LiveTrace:
         """
         self._stop_requested = True
         self._terminate = terminate
-        if self.source is not None:
-            self.source.request_stop()
-        s = self.session
-        if terminate and s is not None and s.command is not None and self.source is not None:
-            s.command.send_signal(signal.SIGTERM)
+        s, source, nursery = self.session, self.source, self._nursery
+        if source is None or nursery is None:
+            return  # run() replays the request once the trace is live
+        if terminate and s is not None and s.command is not None and s.command.returncode is None:
+            # SIGTERM, then the final drain once the command is reaped: its last records
+            # (the interrupted call, its exit) would race a drain started now
+            nursery.start_soon(end_command_then_stop, source, s)
+        else:
+            source.request_stop()
 
     # -- running ------------------------------------------------------------------------
 
@@ -189,10 +193,11 @@ class LiveTrace:
             pipeline = Pipeline(source, self.stages, [self.collector, *self.sinks],
                                 session=session)
             self.source, self.pipeline = source, pipeline
-            if self._stop_requested:
-                self.stop(terminate=self._terminate)
             try:
                 async with trio.open_nursery() as nursery:
+                    self._nursery = nursery
+                    if self._stop_requested:
+                        self.stop(terminate=self._terminate)
                     if session.command is not None:
                         nursery.start_soon(_watch_command, session, source)
                     if self.duration_s is not None and math.isfinite(self.duration_s):

@@ -191,8 +191,22 @@ async def _stop_after(seconds: float, source: Any, session: Any) -> None:
     """End the session after ``seconds``; a command still running gets SIGTERM (as
     timeout(1) does), so tracekit's exit status is then 128+15."""
     await trio.sleep(seconds)
-    if session.command is not None:
-        session.command.send_signal(signal.SIGTERM)
+    await end_command_then_stop(source, session)
+
+
+async def end_command_then_stop(source: Any, session: Any, *, grace_s: float = 2.0) -> None:
+    """Stop the source after the command, if one runs, has ended on SIGTERM.
+
+    The command's last records (the call SIGTERM interrupted, its exit) reach the ring
+    buffer before it can be reaped, so the source's final drain must come after that:
+    stopping first would race them. A command that outlives ``grace_s`` is left running
+    and the trace ends anyway.
+    """
+    cmd = session.command
+    if cmd is not None and cmd.returncode is None:
+        cmd.send_signal(signal.SIGTERM)
+        with trio.move_on_after(grace_s):
+            await cmd.wait()
     source.request_stop()
 
 
