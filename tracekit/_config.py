@@ -56,6 +56,8 @@ __all__ = [
 
 _Pid = Annotated[int, msgspec.Meta(ge=1, le=2**31 - 1)]
 _PositiveS = Annotated[float, msgspec.Meta(gt=0)]
+# periods of stage work: at least 1 ms (a smaller one only spins the CPU), at most a day
+_IntervalS = Annotated[float, msgspec.Meta(ge=0.001, le=86_400)]
 
 
 class _Config(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -92,7 +94,7 @@ class OutputConfig(_Config):
     path: str = "-"                      # a file path; "-" is stdout
     # perf and strace text:
     fd_paths: bool = True                # fds with what they refer to: 3</etc/passwd> (-yy)
-    string_limit: Annotated[int, msgspec.Meta(ge=0)] = 32  # bytes of strings shown (-s)
+    string_limit: Annotated[int, msgspec.Meta(ge=0, le=1 << 20)] = 32  # bytes of strings shown (-s)
     # summary:
     mode: Literal["auto", "kernel", "stream"] = "auto"  # count in BPF maps (kernel) or from
     #   the events (stream, sees what stages did); auto = kernel unless [[stage]]s are set
@@ -111,7 +113,7 @@ class _Stage(_Config, tag_field="kind"):
 class ReconcileConfig(_Stage, tag="reconcile"):
     """Keep the pids map true from fork/exec/exit records and the proc connector."""
 
-    interval_s: _PositiveS = 0.1         # how often the map is compared with the task view
+    interval_s: _IntervalS = 0.1         # how often the map is compared with the task view
     settle_s: Annotated[float, msgspec.Meta(ge=0, le=60)] = 0.05  # grace before a repair
     connector: bool = True               # subscribe to the kernel's proc connector
 
@@ -123,14 +125,14 @@ class ReenumerateConfig(_Stage, tag="reenumerate"):
 class EvictConfig(_Stage, tag="evict"):
     """Drop pid-map entries of tasks that exited (kernel rule 5)."""
 
-    interval_s: _PositiveS = 1.0         # period of the map walk
+    interval_s: _IntervalS = 1.0         # period of the map walk
 
 
 class BeautifyConfig(_Stage, tag="beautify"):
     """Decode arguments: strings, flags, errno names (adds ``Syscall.decoded``)."""
 
     fd_paths: bool = True                # fds with what they refer to: 3</etc/passwd>
-    string_limit: Annotated[int, msgspec.Meta(ge=0)] = 32  # bytes of strings shown
+    string_limit: Annotated[int, msgspec.Meta(ge=0, le=1 << 20)] = 32  # bytes of strings shown
 
 
 class SummarizeConfig(_Stage, tag="summarize"):
@@ -138,7 +140,7 @@ class SummarizeConfig(_Stage, tag="summarize"):
 
     group_by: Literal["thread", "process", "total"] = "total"
     sort: Literal["total", "calls", "errors", "name"] = "total"
-    interval_s: _PositiveS | None = None  # also take a snapshot every interval_s seconds
+    interval_s: _IntervalS | None = None  # also take a snapshot every interval_s seconds
 
 
 class UserStageConfig(_Stage, tag="user"):

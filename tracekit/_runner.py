@@ -24,7 +24,7 @@ from typing import Any
 
 import trio
 
-from tracekit._errors import ConfigError
+from tracekit._errors import ConfigError, TracekitError
 from tracekit._stages import SinkContext, make_sink
 from tracekit._status import StatusLine, session_sampler, status_wanted
 
@@ -291,10 +291,15 @@ async def run_pipeline_file(cfg: Any, path: Path) -> int:
             if status_line is not None:
                 status_line.stop()  # erased before the command's end and the LOST lines
             counters = session.counters()
-            if result.downstream_closed:
+            if result.downstream_closed and getattr(sink, "closed_by_reader", False):
                 # The reader of our output went away (`| head`): stop here without
                 # waiting for the command, which goes on untraced; status as SIGPIPE's.
                 status = 128 + signal.SIGPIPE
+            elif result.downstream_closed:
+                # A stage stopped reading (e.g. one that wanted only the first events):
+                # tracing ends; the command goes on untraced.
+                log.warning("a stage stopped reading its input: tracing ended early%s",
+                            "; the command goes on untraced" if session.command else "")
             elif session.command is not None:
                 rc = await session.command.wait()
                 status = rc if rc >= 0 else 128 - rc
@@ -342,7 +347,14 @@ def close_output(out: Any, *, completed: bool = True) -> None:
             out.discard()
         return
     if out is not sys.stdout.buffer:
-        out.close()
+        try:
+            out.close()  # flushes the buffer: ENOSPC, EIO can show only here
+        except OSError as e:
+            if completed:
+                name = errno.errorcode.get(e.errno or 0, "?")
+                raise TracekitError(f"writing {getattr(out, 'name', 'the output')!r}: "
+                                    f"{e.strerror} ({name})") from None
+            # the run already failed: that error says more than this one
         return
     try:
         out.flush()

@@ -266,9 +266,10 @@ class Session:
             kind = "pid" if o.pids else "tid"
             raise TargetError(f"no such {kind}: {', '.join(map(str, missing))} "
                               f"(ESRCH: /proc/{missing[0]} does not exist)")
-        if self.self_tgid in o.pids:
-            raise TargetError(f"pid {self.self_tgid} is tracekit itself, which never traces "
-                              "itself")
+        own = [t for t in o.tids if self.procfs.tgid_of(t) == self.self_tgid]
+        if self.self_tgid in o.pids or own:
+            which = f"pid {self.self_tgid}" if self.self_tgid in o.pids else f"tid {own[0]}"
+            raise TargetError(f"{which} is tracekit itself, which never traces itself")
 
     async def start(self) -> None:
         """Load, attach and start the workload; on error close everything and re-raise."""

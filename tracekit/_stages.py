@@ -95,10 +95,21 @@ def _import_user_stage(use: str, options: dict[str, Any], index: int) -> Any:
         factory = getattr(mod, attr)
     except AttributeError:
         raise ConfigError(f"stage[{index}]: {mod_name!r} has no {attr!r}") from None
+    if not callable(factory):
+        raise ConfigError(f"stage[{index}]: {use!r} is a {type(factory).__name__}, not a "
+                          "class or function that makes a stage")
     try:
-        return factory(**options)
+        made = factory(**options)
     except TypeError as e:
         raise ConfigError(f"stage[{index}] {use}: bad options: {e}") from e
+    except Exception as e:  # the user's code: report it as theirs, with its type
+        raise ConfigError(f"stage[{index}] {use}: building the stage failed: "
+                          f"{type(e).__name__}: {e}") from e
+    if not isinstance(getattr(made, "name", None), str) or not callable(
+            getattr(made, "run", None)):
+        raise ConfigError(f"stage[{index}] {use}: {made!r} is not a stage: it needs a "
+                          "`name` (str) and `async def run(ctx, recv, send)`")
+    return made
 
 
 def build_stages(entries: list[Any]) -> list[Any]:

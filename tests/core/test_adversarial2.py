@@ -15,9 +15,9 @@ BASE = '[target]\ncommand = ["true"]\n'
 
 
 @pytest.mark.parametrize(("stage", "says"), [
-    ('kind = "evict"\ninterval_s = 0', "5:14: stage[0].interval_s must be a number > 0.0"),
-    ('kind = "evict"\ninterval_s = -1', "5:14: stage[0].interval_s must be a number > 0.0"),
-    ('kind = "evict"\ninterval_s = nan', "5:14: stage[0].interval_s must be a number > 0.0"),
+    ('kind = "evict"\ninterval_s = 0', "5:14: stage[0].interval_s must be a number >= 0.001"),
+    ('kind = "evict"\ninterval_s = -1', "5:14: stage[0].interval_s must be a number >= 0.001"),
+    ('kind = "evict"\ninterval_s = nan', "5:14: stage[0].interval_s must be a number >= 0.001"),
     ('kind = "reconcile"\nsettle_s = -5', "5:12: stage[0].settle_s must be a number >= 0.0"),
     ('kind = "reconcile"\nconnector = "bogus"',
      "5:13: expected true or false at stage[0].connector"),
@@ -26,7 +26,7 @@ BASE = '[target]\ncommand = ["true"]\n'
     ('kind = "beautify"\nfd_paths = "yes"', "5:12: expected true or false at stage[0].fd_paths"),
     ('kind = "summarize"\ngroup_by = "cpu"', "invalid value 'cpu' for stage[0].group_by"),
     ('kind = "summarize"\nsort = "bogus"', "invalid value 'bogus' for stage[0].sort"),
-    ('kind = "summarize"\ninterval_s = 0', "stage[0].interval_s must be a number > 0.0"),
+    ('kind = "summarize"\ninterval_s = 0', "stage[0].interval_s must be a number >= 0.001"),
     ('kind = "reenumerate"\nbogus = 1', "5:1: unknown key 'bogus'"),
     ('kind = "user"\nuse = "nocolon"', "5:7: use = 'nocolon' must be \"package.module:Name\""),
     ('kind = "user"\nuse = ":X"', "5:7: use = ':X' must be \"package.module:Name\""),

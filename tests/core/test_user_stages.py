@@ -1,0 +1,61 @@
+"""User stages from a pipeline file: what goes wrong in the user's code is one clear error."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from tracekit._config import UserStageConfig
+from tracekit._errors import ConfigError
+from tracekit._stages import build_stages
+
+MODULE = '''
+class Boom:
+    name = "boom"
+    def __init__(self):
+        raise RuntimeError("no config here")
+
+def five():
+    return 5
+
+class Good:
+    name = "good"
+    def __init__(self, limit: int = 1):
+        self.limit = limit
+    async def run(self, ctx, recv, send):
+        async with recv, send:
+            async for batch in recv:
+                await send.send(batch)
+'''
+
+
+@pytest.fixture
+def user_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    name = f"tk_user_{tmp_path.name}"
+    (tmp_path / f"{name}.py").write_text(MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield name
+    sys.modules.pop(name, None)
+
+
+@pytest.mark.parametrize(("attr", "options", "message"), [
+    ("Boom", {}, r"stage\[0\] .*:Boom: building the stage failed: RuntimeError: no config"),
+    ("five", {}, r"5 is not a stage: it needs a `name` \(str\) and `async def run"),
+    ("Good", {"nope": 1}, r"bad options: .*unexpected keyword argument 'nope'"),
+    ("Missing", {}, r"has no 'Missing'"),
+])
+def test_bad_user_stage(user_module: str, attr: str, options: dict, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        build_stages([UserStageConfig(use=f"{user_module}:{attr}", options=options)])
+
+
+def test_module_is_not_a_stage() -> None:
+    with pytest.raises(ConfigError, match=r"'os:path' is a module, not a class or function"):
+        build_stages([UserStageConfig(use="os:path")])
+
+
+def test_good_user_stage_gets_its_options(user_module: str) -> None:
+    (stage,) = build_stages([UserStageConfig(use=f"{user_module}:Good", options={"limit": 3})])
+    assert stage.name == "good" and stage.limit == 3
