@@ -18,12 +18,16 @@ def tests(session: nox.Session) -> None:
 @nox.session
 def lint(session: nox.Session) -> None:
     session.install("ruff")
-    session.run("ruff", "check", "tracekit", "pipeline", "formatters", "tests", "bench")
+    session.run("ruff", "check", "tracekit", "pipeline", "formatters", "tests", "bench",
+                "examples", "scripts", "noxfile.py")
 
 
 @nox.session(python=False)
 def programs(session: nox.Session) -> None:
-    """Rebuild programs/build/<arch>/*.bpf.o and programs/manifest.json (needs clang, libbpf-dev)."""
+    """Rebuild programs/build/<arch>/*.bpf.o and programs/manifest.json.
+
+    Needs clang, llvm and libbpf-dev (apt-get install clang llvm libbpf-dev).
+    """
     session.run("python3", "scripts/build_programs.py", *session.posargs)
 
 

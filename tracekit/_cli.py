@@ -255,7 +255,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def _cmd_list(args: argparse.Namespace) -> int:
     from tracekit._list import list_text
 
-    sys.stdout.write(list_text(args.what))
+    try:
+        sys.stdout.write(list_text(args.what))
+        sys.stdout.flush()
+    except BrokenPipeError:  # `tracekit list syscalls | head`: the reader has enough
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 
