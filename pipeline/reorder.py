@@ -47,7 +47,11 @@ from bisect import bisect_right
 from collections.abc import Callable
 
 import trio
-import trio.testing
+
+try:  # trio defines it in its core; trio.testing re-exports it but imports pytest (~170 ms)
+    from trio._core import wait_all_tasks_blocked
+except ImportError:  # pragma: no cover - a later trio moved it
+    from trio.testing import wait_all_tasks_blocked
 
 from tracekit._events import Batch, Event
 from tracekit.pipeline._stage import EventReceiver, EventSender, StageContext
@@ -192,6 +196,6 @@ class Reorder:
             await trio.sleep(self.window_s)
             if not self._keys:
                 continue
-            await trio.testing.wait_all_tasks_blocked()
+            await wait_all_tasks_blocked()
             if self._keys and self._receive_scope is not None:
                 self._receive_scope.cancel()
