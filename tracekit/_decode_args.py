@@ -569,3 +569,15 @@ class SyscallDecoder:
             cache.forget_process(tgid)
         elif action == _FD_NEW:
             cache.forget(tgid, ret)
+
+
+def fd_invalidating_syscalls() -> frozenset[str]:
+    """Names of the syscalls after which a cached fd path can be wrong: those that close
+    or overwrite an fd (close, close_range, dup2, dup3, and exec for close-on-exec fds).
+
+    A call that only makes a new fd can be missed: the cache then misses and reads
+    /proc/<pid>/fd. A trace whose syscall filter hides one of these cannot keep fd paths
+    true.
+    """
+    return frozenset(n for n, action in _FD_ACTIONS.items() if action in (_FD_CLOSE, _FD_DUP2,
+                                                                           _FD_ALL))

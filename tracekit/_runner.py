@@ -242,7 +242,8 @@ async def run_pipeline_file(cfg: Any, path: Path) -> int:
     if o.format == "summary":
         options = {"table": o.table, "group_by": o.group_by, "sort": o.sort}
     else:
-        options = {"fd_paths": o.fd_paths, "string_limit": o.string_limit}
+        options = {"fd_paths": o.fd_paths and _fd_paths_possible(syscalls, table),
+                   "string_limit": o.string_limit}
     if o.format == "perf" and not any(getattr(st, "name", "") == "beautify" for st in stages):
         # perf-style text decodes arguments, as perf trace does; strace decodes itself,
         # jsonl stays raw unless a beautify stage is configured.
@@ -322,6 +323,23 @@ async def run_pipeline_file(cfg: Any, path: Path) -> int:
         print(f"tracekit: {untraced} tasks were not traced: "
               "the pids map was full; raise pids_max_entries", file=sys.stderr)
     return status
+
+
+def _fd_paths_possible(syscalls: set[int] | None, table: Any) -> bool:
+    """Whether fds can be shown with their paths: the fd cache follows the calls that close
+    or overwrite fds, so a [filter] that hides any of them would make it show stale paths.
+    Such a trace shows plain fds (said once on stderr)."""
+    if syscalls is None:
+        return True
+    from tracekit._decode_args import fd_invalidating_syscalls
+
+    hidden = sorted(n for n in fd_invalidating_syscalls()
+                    if (nr := table.nr(n)) is not None and nr not in syscalls)
+    if hidden:
+        log.warning("fds are shown without paths: the syscall filter hides calls that "
+                    "close or overwrite fds (%s%s)", ", ".join(hidden[:4]),
+                    ", ..." if len(hidden) > 4 else "")
+    return not hidden
 
 
 def _cross_check(table: Any) -> None:
