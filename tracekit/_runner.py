@@ -19,6 +19,7 @@ import signal
 import stat
 import sys
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -153,33 +154,66 @@ def sink_context(table: Any, options: dict[str, Any] | None = None) -> SinkConte
                        arg_names=arg_names, options=dict(options or {}))
 
 
+_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+_FORCE_EXIT_S = 1.0   # after a second signal, how long the loop has to end by itself
+
+
 class _Runner:
     """State shared by the signal watcher and the run: which phase, what to stop."""
 
     def __init__(self) -> None:
         self.startup_scope = trio.CancelScope()
         self.interrupted_by: int | None = None
+        self.signals_seen = 0
         self.source: Any = None
         self.session: Any = None
         self.pipeline: Any = None
 
     async def watch_signals(self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
                             ) -> None:
-        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGHUP) as sigs:
+        """Own SIGINT, SIGTERM and SIGHUP for the run (handlers restored at the end).
+
+        Some facts about Python signal handlers: they run in the main thread between
+        bytecodes, even while the trio loop is stuck in a stage that blocks synchronously,
+        where a trio signal receiver would never be read. So the first signal is passed to
+        trio (``run_sync_soon`` is signal-safe) for a graceful drain, and the second asks
+        trio to abort and, should the loop not get to it, ends the process after
+        ``_FORCE_EXIT_S`` (every kernel object is fd-owned: nothing is left behind).
+        """
+        token = trio.lowlevel.current_trio_token()
+
+        def handler(signum: int, frame: object) -> None:
+            # counted here: the trio loop, which records the first, may be the one stuck
+            self.signals_seen += 1
+            if self.signals_seen == 1 and self.session is not None and \
+                    self.session.command is not None:
+                # forwarded here, not from the loop, which a blocking stage may hold
+                self.session.command.send_signal(signum)
+            if self.signals_seen > 1:
+                timer = threading.Timer(_FORCE_EXIT_S, os._exit, (128 + signum,))
+                timer.daemon = True
+                timer.start()
+            token.run_sync_soon(self._on_signal, signum)
+
+        saved = {sig: signal.signal(sig, handler) for sig in _SIGNALS}
+        try:
             task_status.started()
-            async for sig in sigs:
-                if self.interrupted_by is None:
-                    self.interrupted_by = sig
-                    if self.source is None:        # still starting: give up cleanly
-                        self.startup_scope.cancel()
-                    else:
-                        self.source.request_stop()
-                    if self.session is not None and self.session.command is not None:
-                        self.session.command.send_signal(sig)
-                elif self.pipeline is not None:
-                    self.pipeline.abort()
-                else:
-                    self.startup_scope.cancel()
+            await trio.sleep_forever()
+        finally:
+            for sig, old in saved.items():
+                signal.signal(sig, old)
+
+    def _on_signal(self, sig: int) -> None:
+        if self.interrupted_by is None:
+            self.interrupted_by = sig
+            if self.source is None:        # still starting: give up cleanly
+                self.startup_scope.cancel()
+            else:
+                self.source.request_stop()
+        elif self.pipeline is not None:
+            self.pipeline.abort()
+        else:
+            self.startup_scope.cancel()
 
 
 async def _watch_command(session: Any, source: Any) -> None:
@@ -331,8 +365,13 @@ def _fd_paths_possible(syscalls: set[int] | None, table: Any) -> bool:
     Such a trace shows plain fds (said once on stderr)."""
     if syscalls is None:
         return True
+    from tracekit._argspec import ARGSPEC
     from tracekit._decode_args import fd_invalidating_syscalls
 
+    shown = {table.name(nr) for nr in syscalls}
+    if not any("fd" in args or "dirfd" in args or ret == "fd"
+               for args, ret in (ARGSPEC.get(n, ((), "")) for n in shown)):
+        return True  # no selected call shows an fd: nothing to keep true
     hidden = sorted(n for n in fd_invalidating_syscalls()
                     if (nr := table.nr(n)) is not None and nr not in syscalls)
     if hidden:
