@@ -72,3 +72,21 @@ def wait_gone(kind: str, obj_id: int, timeout: float = 10.0) -> None:
         if time.monotonic() > deadline:
             raise AssertionError(f"BPF {kind} id {obj_id} still exists {timeout} s after close")
         time.sleep(0.01)
+
+
+def compile_c(source: str, out_dir: Path, name: str, *flags: str) -> Path:
+    """Build a C workload with gcc into ``out_dir`` (tests skip, saying why, without gcc).
+
+    gcc is on every developer and CI machine of this project; clang is not needed.
+    """
+    import shutil
+
+    import pytest
+
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        pytest.skip(f"gcc is not installed: cannot build the {name} workload")
+    (out_dir / f"{name}.c").write_text(source)
+    subprocess.run([gcc, "-O2", "-Wall", "-Werror", *flags, "-o", str(out_dir / name),
+                    str(out_dir / f"{name}.c")], check=True)
+    return out_dir / name

@@ -30,30 +30,7 @@ pytestmark = pytest.mark.kernel
 
 GETPPID = SyscallTable().nr("getppid")
 
-LOOP_C = r"""
-#include <stdlib.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-int main(int argc, char **argv) {
-    long n = argc > 1 ? atol(argv[1]) : 1000;
-    for (long i = 0; i < n; i++)
-        syscall(SYS_getppid);
-    return 0;
-}
-"""
 
-
-@pytest.fixture(scope="module")
-def loop(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A C program making exactly argv[1] getppid calls (gcc; skip without it)."""
-    gcc = shutil.which("gcc")
-    if gcc is None:
-        pytest.skip("gcc is not installed: cannot build the getppid loop")
-    d = tmp_path_factory.mktemp("loop")
-    (d / "loop.c").write_text(LOOP_C)
-    subprocess.run([gcc, "-O2", "-Wall", "-Werror", "-o", str(d / "loop"), str(d / "loop.c")],
-                   check=True)
-    return d / "loop"
 
 
 def _getppid_pipeline(tmp_path: Path, buffer_pages: int = 1024) -> Path:

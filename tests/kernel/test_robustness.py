@@ -32,20 +32,6 @@ GETPPID, READ = TABLE.nr("getppid"), TABLE.nr("read")
 
 # argv[1] getppid calls; with argv[2], first wait for one byte on stdin (a start gate
 # the test opens once every tracer is attached).
-LOOP_C = r"""
-#include <stdlib.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-int main(int argc, char **argv) {
-    long n = argc > 1 ? atol(argv[1]) : 1000;
-    char c;
-    if (argc > 2 && read(0, &c, 1) != 1)
-        return 2;
-    for (long i = 0; i < n; i++)
-        syscall(SYS_getppid);
-    return 0;
-}
-"""
 
 # Two threads pinned to two CPUs pass a byte back and forth through two pipes, n times.
 PING_PONG = r"""
@@ -87,17 +73,6 @@ class Sleepy:
                 await send.send(batch)
 """
 
-
-@pytest.fixture(scope="module")
-def loop(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    gcc = shutil.which("gcc")
-    if gcc is None:
-        pytest.skip("gcc is not installed: cannot build the getppid loop")
-    d = tmp_path_factory.mktemp("loop")
-    (d / "loop.c").write_text(LOOP_C)
-    subprocess.run([gcc, "-O2", "-Wall", "-Werror", "-o", str(d / "loop"), str(d / "loop.c")],
-                   check=True)
-    return d / "loop"
 
 
 def _env(**extra: str) -> dict[str, str]:
