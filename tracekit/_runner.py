@@ -165,6 +165,7 @@ class _Runner:
         self.startup_scope = trio.CancelScope()
         self.interrupted_by: int | None = None
         self.signals_seen = 0
+        self.forwarded = False
         self.source: Any = None
         self.session: Any = None
         self.pipeline: Any = None
@@ -185,10 +186,8 @@ class _Runner:
         def handler(signum: int, frame: object) -> None:
             # counted here: the trio loop, which records the first, may be the one stuck
             self.signals_seen += 1
-            if self.signals_seen == 1 and self.session is not None and \
-                    self.session.command is not None:
-                # forwarded here, not from the loop, which a blocking stage may hold
-                self.session.command.send_signal(signum)
+            if self.signals_seen == 1:
+                self._forward(signum)  # here, not from the loop, which a stage may hold
             if self.signals_seen > 1:
                 timer = threading.Timer(_FORCE_EXIT_S, os._exit, (128 + signum,))
                 timer.daemon = True
@@ -203,9 +202,17 @@ class _Runner:
             for sig, old in saved.items():
                 signal.signal(sig, old)
 
+    def _forward(self, sig: int) -> None:
+        """Pass the first signal on to the command, once (it may not exist yet)."""
+        cmd = self.session.command if self.session is not None else None
+        if cmd is not None and not self.forwarded:
+            self.forwarded = True
+            cmd.send_signal(sig)
+
     def _on_signal(self, sig: int) -> None:
         if self.interrupted_by is None:
             self.interrupted_by = sig
+            self._forward(sig)  # a command started after the handler ran
             if self.source is None:        # still starting: give up cleanly
                 self.startup_scope.cancel()
             else:
@@ -307,7 +314,9 @@ async def run_pipeline_file(cfg: Any, path: Path) -> int:
             with runner.startup_scope:
                 runner.session = session
                 await session.start()
-            if runner.startup_scope.cancelled_caught:
+            if runner.startup_scope.cancelled_caught or runner.interrupted_by is not None:
+                # A signal came while starting (its cancel may land after start-up ended):
+                # the command, if started, has had it forwarded; stop here.
                 nursery.cancel_scope.cancel()
                 return 128 + (runner.interrupted_by or signal.SIGINT)
             source = RingBufferSource(session)

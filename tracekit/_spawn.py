@@ -43,6 +43,9 @@ def resolve_command(argv: list[str]) -> str:
     return path
 
 
+_CHILD_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT}
+
+
 class HeldCommand:
     """A forked child waiting to exec ``argv``; owns the pipes and the pidfd.
 
@@ -56,14 +59,21 @@ class HeldCommand:
         go_r, go_w = os.pipe()
         err_r, err_w = os.pipe()  # both O_CLOEXEC (PEP 446): err_w closes at exec
         env_b = os.environ.copy() if env is None else env
-        pid = os.fork()
+        # Blocked across fork: until the child has dropped the parent's Python-level
+        # handlers (tracekit's, trio's), a signal forwarded to it would run them there and
+        # be swallowed; pending, it is delivered with the default action once unblocked.
+        saved_mask = signal.pthread_sigmask(signal.SIG_BLOCK, _CHILD_SIGNALS)
+        try:
+            pid = os.fork()
+        except BaseException:
+            signal.pthread_sigmask(signal.SIG_SETMASK, saved_mask)
+            raise
         if pid == 0:  # child: only async-signal-safe work, and always _exit
             try:
-                # The parent's Python-level handlers (trio's) must not run here: a signal
-                # sent to the held child would be swallowed, and the wakeup fd is shared.
-                signal.set_wakeup_fd(-1)
-                for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
+                signal.set_wakeup_fd(-1)  # the parent's trio wakeup fd is not ours
+                for sig in _CHILD_SIGNALS:
                     signal.signal(sig, signal.SIG_DFL)
+                signal.pthread_sigmask(signal.SIG_SETMASK, saved_mask)
                 os.close(go_w)
                 os.close(err_r)
                 if os.read(go_r, 1) != b"g":
@@ -76,6 +86,7 @@ class HeldCommand:
                 os.write(err_w, struct.pack("<i", e.errno or 0))
             finally:
                 os._exit(127)
+        signal.pthread_sigmask(signal.SIG_SETMASK, saved_mask)
         os.close(go_r)
         os.close(err_w)
         self.pid = pid

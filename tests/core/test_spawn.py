@@ -70,3 +70,16 @@ async def test_exec_failure_in_the_child_names_the_errno(tmp_path) -> None:
         assert await cmd.wait() == 127
     finally:
         cmd.close()
+
+
+async def test_signal_to_a_held_child_takes_its_default_action() -> None:
+    """A signal forwarded before release is not swallowed by handlers the child inherited
+    from the parent (they are replaced, with signals blocked across fork)."""
+    for _ in range(20):
+        cmd = HeldCommand(["sleep", "30"])
+        try:
+            cmd.send_signal(signal.SIGINT)
+            with trio.fail_after(10):
+                assert await cmd.wait() == -signal.SIGINT
+        finally:
+            cmd.close()
