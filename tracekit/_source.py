@@ -88,12 +88,21 @@ class RingBufferSource:
         assert rb is not None
         async with send:
             task_status.started()
+            gone_polls = 0
             while not self._stop.is_set():
                 with trio.move_on_after(self.poll_interval_s):
                     await rb.wait_readable()
                 await self._drain(send)
                 await self._report_lost(send)
+                # Gone on two polls in a row, not one: while a non-leader thread execs,
+                # the old leader is briefly a zombie and the pids map between the old
+                # key's delete and the new key's insert (fs/exec.c de_thread), and one
+                # sample there would end a trace that goes on under the new tid.
                 if self.stop_when_targets_gone and not self.session.targets_alive():
-                    break
+                    gone_polls += 1
+                    if gone_polls >= 2:
+                        break
+                else:
+                    gone_polls = 0
             await self._drain(send)
             await self._report_lost(send)
