@@ -66,11 +66,10 @@ def open_output(path: str, *, atomic: bool = False) -> Any:
 
 def _regular_or_missing(p: Path) -> bool:
     try:
-        return stat.S_ISREG(os.lstat(p).st_mode) or stat.S_ISLNK(os.lstat(p).st_mode)
-    except FileNotFoundError:
-        return True
+        mode = os.lstat(p).st_mode
     except OSError:
-        return True  # AtomicFile.create reports it
+        return True  # missing: created; another error: AtomicFile.create reports it
+    return stat.S_ISREG(mode) or stat.S_ISLNK(mode)  # a link: AtomicFile.create refuses it
 
 
 def _output_error(path: str | Path, e: OSError) -> ConfigError:

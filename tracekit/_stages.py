@@ -76,11 +76,20 @@ def make_sink(fmt: str, out: Any, ctx: SinkContext) -> Any:
     Raises:
       ConfigError: the format is not available in this version.
     """
+    return sink_factory(fmt)(out, ctx)
+
+
+def sink_factory(fmt: str) -> Callable[..., Any]:
+    """The ``make_sink`` of ``[output] format`` (``tracekit check`` asks for it too).
+
+    Raises:
+      ConfigError: the format is not available in this version.
+    """
     factory = _builtin("tracekit.formatters", FORMAT_MODULES.get(fmt, fmt), "make_sink")
     if factory is None:
         raise ConfigError(f"[output] format {fmt!r} is not available in this version "
                           f"(available: {', '.join(available_formats())})")
-    return factory(out, ctx)
+    return factory
 
 
 def _import_user_stage(use: str, options: dict[str, Any], index: int) -> Any:
