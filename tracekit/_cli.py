@@ -171,18 +171,15 @@ def _readiness() -> list[tuple[str, bool, str]]:
 
 def _cmd_check(args: argparse.Namespace) -> int:
     from tracekit._config import load_config
-    from tracekit._errors import ConfigError
     from tracekit._filter import resolve_syscalls
-    from tracekit._stages import available_formats, build_stages
+    from tracekit._stages import build_stages, sink_factory
     from tracekit._syscalls import SyscallTable
 
     cfg = load_config(args.pipeline)
     if cfg.filter.syscalls:
         resolve_syscalls(cfg.filter.syscalls, SyscallTable(), where=str(args.pipeline))
     build_stages(cfg.stage)
-    if cfg.output.format not in available_formats():
-        raise ConfigError(f"[output] format {cfg.output.format!r} is not available in this "
-                          f"version (available: {', '.join(available_formats())})")
+    sink_factory(cfg.output.format)
     print(f"{args.pipeline}: ok")
     ok = True
     for name, good, detail in _readiness():
@@ -204,6 +201,10 @@ def main(argv: list[str] | None = None) -> int:
         return _main(sys.argv[1:] if argv is None else list(argv))
     except KeyboardInterrupt:  # during the imports, or between trio's handling and here
         return 128 + signal.SIGINT
+    except BrokenPipeError:  # `tracekit list syscalls | head`: the reader has enough
+        # (`run` ends with 141 through its sink; this is list's and check's own output)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     finally:
         if program:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -255,11 +256,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def _cmd_list(args: argparse.Namespace) -> int:
     from tracekit._list import list_text
 
-    try:
-        sys.stdout.write(list_text(args.what))
-        sys.stdout.flush()
-    except BrokenPipeError:  # `tracekit list syscalls | head`: the reader has enough
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    sys.stdout.write(list_text(args.what))
+    sys.stdout.flush()
     return 0
 
 
