@@ -26,7 +26,6 @@ from tracekit._events import CAP_ARGV, CAP_BUF, CAP_STR, CAP_STRUCT
 from tracekit._syscalls import SyscallTable
 from tracekit._tracefs import Field, parse_format, syscall_args
 
-FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "tracefs"
 TABLE = SyscallTable("x86_64")
 
 # syscalls:sys_enter_connect as Linux 6.18 x86_64 prints it (captured on this machine);
@@ -54,21 +53,22 @@ CONNECT_619 = CONNECT_618.replace(
     "\tfield:__data_loc char[] __uservaddr_val;\toffset:40;\tsize:4;\tsigned:0;\n")
 
 
-def _tree(tmp_path: Path, version: str, connect: str) -> Path:
+def _tree(fixtures: Path, tmp_path: Path, version: str, connect: str) -> Path:
     root = tmp_path / version
-    shutil.copytree(FIXTURES / version, root)
+    shutil.copytree(fixtures / version, root)
     ev = root / "events" / "syscalls" / "sys_enter_connect"
     ev.mkdir(parents=True)
     (ev / "format").write_text(connect)
     return root
 
 
-def test_specs_identical_on_618_and_619(tmp_path: Path) -> None:
+def test_specs_identical_on_618_and_619(shared_fixtures: Path, tmp_path: Path) -> None:
+    fixtures = shared_fixtures / "tracefs"
     names = ["openat", "execve", "write", "connect"]
-    old = build_specs(TABLE, _tree(tmp_path, "6.18", CONNECT_618), names)
-    new = build_specs(TABLE, _tree(tmp_path, "6.19", CONNECT_619), names)
+    old = build_specs(TABLE, _tree(fixtures, tmp_path, "6.18", CONNECT_618), names)
+    new = build_specs(TABLE, _tree(fixtures, tmp_path, "6.19", CONNECT_619), names)
     # the 6.19 formats really do carry the extra fields (else this test proves nothing)
-    fmt = (FIXTURES / "6.19/events/syscalls/sys_enter_openat/format").read_text()
+    fmt = (fixtures / "6.19/events/syscalls/sys_enter_openat/format").read_text()
     assert "__data_loc char[] __filename_val" in fmt
     assert old == new
     nr = TABLE.nr
@@ -120,6 +120,6 @@ def test_pack_layout() -> None:
         pack_specs([CapSpec(0, CAP_STR)] * 5)
 
 
-def test_6_19_extra_fields_are_not_arguments() -> None:
-    text = (FIXTURES / "6.19/events/syscalls/sys_enter_write/format").read_text()
+def test_6_19_extra_fields_are_not_arguments(shared_fixtures: Path) -> None:
+    text = (shared_fixtures / "tracefs" / "6.19/events/syscalls/sys_enter_write/format").read_text()
     assert [f.name for f in syscall_args(parse_format(text))] == ["fd", "buf", "count"]
