@@ -22,7 +22,6 @@ import time
 
 import trio
 
-from tracekit._decode_args import SyscallDecoder
 from tracekit._events import (
     _CAP,
     _CAPS_HDR,
@@ -33,9 +32,10 @@ from tracekit._events import (
     REC_SYSCALL,
     decode_batch,
 )
-from tracekit._syscalls import SyscallTable
+from tracekit.decode.args import SyscallDecoder
 from tracekit.formatters import JsonlSink, PerfFormatter
 from tracekit.formatters.strace import StraceFormatter
+from tracekit.kernel.syscalls import SyscallTable
 from tracekit.pipeline import Pipeline, Sink
 from tracekit.pipeline.beautify import Beautify
 

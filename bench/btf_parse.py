@@ -20,7 +20,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from tracekit._btf import Btf, Kind
+from tracekit.bpf.btf import Btf, Kind
 
 NAMES = (("task_struct", Kind.STRUCT), ("pt_regs", Kind.STRUCT),
          ("btf_trace_sys_enter", Kind.TYPEDEF))

@@ -25,8 +25,8 @@ from pathlib import Path
 import trio
 
 from tracekit._events import Syscall, decode_record
-from tracekit._session import Session, SessionOptions
-from tracekit._syscalls import SyscallTable
+from tracekit.kernel.syscalls import SyscallTable
+from tracekit.session.session import Session, SessionOptions
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLE = SyscallTable()

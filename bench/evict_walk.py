@@ -23,9 +23,9 @@ import sys
 import time
 
 from tracekit._events import PID_INFO
-from tracekit._object import Map
-from tracekit._procfs import CLK_TCK, ProcFS
-from tracekit._uapi import MapType
+from tracekit.bpf.object import Map
+from tracekit.bpf.uapi import MapType
+from tracekit.kernel.procfs import CLK_TCK, ProcFS
 from tracekit.pipeline.evict import EvictResult, evict_stale, stale_reason
 
 NS_PER_TICK = 1_000_000_000 // CLK_TCK

@@ -7,7 +7,7 @@ counted by id, failed exits by id, for the workload's pid), and its A/B rotation
 repetition runs every tool, the order rotated, so drift on a noisy machine hits all.
 
 tracekit's in-kernel summary runs as ``python3 bench/kernel_summary.py --drive OUT --
-workload...``: a Session with ``targ_summary`` set (tracekit._kernel_summary; the session
+workload...``: a Session with ``targ_summary`` set (tracekit.session.kernel_summary; the session
 has no summary option yet, so the driver sets the knob the way the tests do), the
 workload held until attached, the maps read at its end and the counts written to OUT.
 
@@ -50,7 +50,7 @@ def drive(out: Path, argv: list[str]) -> int:
     """Run argv under an in-kernel summary session; write "name calls errors" lines."""
     import trio
 
-    from tracekit._session import Session, SessionOptions
+    from tracekit.session.session import Session, SessionOptions
 
     async def main() -> int:
         s = Session(SessionOptions(command=argv, summary=True))

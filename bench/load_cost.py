@@ -20,10 +20,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tracekit import _bpf
-from tracekit._btf import Btf
-from tracekit._object import BpfObject
-from tracekit._session import object_path
+from tracekit.bpf import sys as _bpf
+from tracekit.bpf.btf import Btf
+from tracekit.bpf.object import BpfObject
+from tracekit.session.session import object_path
 
 # rows: (label, knobs set before load; a knob the object lacks is skipped and said so)
 ROWS: list[tuple[str, dict[str, int]]] = [

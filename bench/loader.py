@@ -20,10 +20,10 @@ import subprocess
 import sys
 import time
 
-from tracekit._object import BpfObject
-from tracekit._ringbuf import RingBuf
-from tracekit._session import object_path
-from tracekit._syscalls import SyscallTable
+from tracekit.bpf.object import BpfObject
+from tracekit.bpf.ringbuf import RingBuf
+from tracekit.kernel.syscalls import SyscallTable
+from tracekit.session.session import object_path
 
 RUNS = 5
 
@@ -41,8 +41,8 @@ def _load_attach(name: str) -> float:
 
 def _cold(name: str) -> float:
     code = (f"import time\n"
-            f"from tracekit._object import BpfObject\n"
-            f"from tracekit._session import object_path\n"
+            f"from tracekit.bpf.object import BpfObject\n"
+            f"from tracekit.session.session import object_path\n"
             f"t1 = time.perf_counter()\n"
             f"obj = BpfObject.open(object_path({name!r})); obj.load(); obj.attach_all(); "
             f"obj.close()\n"

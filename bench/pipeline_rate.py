@@ -18,8 +18,8 @@ import time
 import trio
 
 from tracekit._events import Batch, Syscall
-from tracekit._syscalls import SyscallTable
 from tracekit.formatters import JsonlSink, PerfFormatter
+from tracekit.kernel.syscalls import SyscallTable
 from tracekit.pipeline import (
     EventReceiver,
     EventSender,

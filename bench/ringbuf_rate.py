@@ -22,9 +22,9 @@ from pathlib import Path
 
 import trio
 
-from tracekit import _bpf
-from tracekit._ringbuf import RingBuf
-from tracekit._uapi import MapType, ProgType
+from tracekit.bpf import sys as _bpf
+from tracekit.bpf.ringbuf import RingBuf
+from tracekit.bpf.uapi import MapType, ProgType
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "core"))
 import _insns as I  # noqa: E402  (the tests' tiny assembler)

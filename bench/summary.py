@@ -186,7 +186,7 @@ def _bpftrace_argv(workload: list[str], tmp: Path) -> list[str]:
 
 def _parse_bpftrace(tmp: Path) -> Counts:
     sys.path.insert(0, str(ROOT))
-    from tracekit._syscalls import SyscallTable
+    from tracekit.kernel.syscalls import SyscallTable
     name = SyscallTable().name
     calls: dict[str, int] = {}
     errors: dict[str, int] = {}

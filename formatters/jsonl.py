@@ -36,7 +36,7 @@ from tracekit._events import Batch, Event
 from tracekit.formatters._base import TextSink
 
 if TYPE_CHECKING:
-    from tracekit._stages import SinkContext
+    from tracekit.app.registry import SinkContext
 
 __all__ = ["JsonlSink"]
 
@@ -78,5 +78,5 @@ class JsonlSink(TextSink):
 
 
 def make_sink(out: object, ctx: SinkContext) -> JsonlSink:
-    """``[output] format = "jsonl"`` (tracekit._stages registry)."""
+    """``[output] format = "jsonl"`` (tracekit.app.registry registry)."""
     return JsonlSink(out)

@@ -40,11 +40,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from tracekit._events import SC_COMPAT, SC_NORETURN, SC_RESUMED, SC_UNFINISHED, Batch, Lost, Syscall
-from tracekit._syscalls import format_ret
 from tracekit.formatters._base import TextSink, escape
+from tracekit.kernel.syscalls import format_ret
 
 if TYPE_CHECKING:
-    from tracekit._stages import SinkContext
+    from tracekit.app.registry import SinkContext
 
 __all__ = ["PerfFormatter"]
 
@@ -67,7 +67,7 @@ class PerfFormatter(TextSink):
       arg_names: syscall name -> argument names (tracefs ``format`` fields, in order), or
         None when unknown (then ``arg0`` .. ``arg5`` are printed).
       errno_text: positive errno -> ``"ENOENT (No such file or directory)"``; default
-        ``tracekit._syscalls.format_ret`` (strace's names, ``? ERESTARTSYS`` for restarts).
+        ``tracekit.kernel.syscalls.format_ret`` (strace's names, ``? ERESTARTSYS`` for restarts).
       compat_syscall_name: the same for 32-bit (SC_COMPAT) syscalls, whose numbers are
         from the i386 table; default ``compat_syscall_<nr>``.
       base_ts_ns: the time 0.000 (CLOCK_MONOTONIC ns); default the first event's ts_ns.
@@ -186,6 +186,6 @@ class PerfFormatter(TextSink):
 
 
 def make_sink(out: object, ctx: SinkContext) -> PerfFormatter:
-    """``[output] format = "perf"`` (tracekit._stages registry)."""
+    """``[output] format = "perf"`` (tracekit.app.registry registry)."""
     return PerfFormatter(out, syscall_name=ctx.syscall_name, arg_names=ctx.arg_names,
                          compat_syscall_name=ctx.compat_syscall_name)

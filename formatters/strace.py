@@ -40,9 +40,6 @@ import os
 import time
 from typing import IO, TYPE_CHECKING, Any
 
-from tracekit._decode import DEFAULT_STRING_LIMIT
-from tracekit._decode_args import SyscallDecoder
-from tracekit._decode_flags import signal_name
 from tracekit._events import (
     SC_COMPAT,
     SC_NORETURN,
@@ -53,10 +50,13 @@ from tracekit._events import (
     Lost,
     Syscall,
 )
+from tracekit.decode.args import SyscallDecoder
+from tracekit.decode.flags import signal_name
+from tracekit.decode.values import DEFAULT_STRING_LIMIT
 from tracekit.formatters._base import TextSink
 
 if TYPE_CHECKING:
-    from tracekit._stages import SinkContext
+    from tracekit.app.registry import SinkContext
 
 __all__ = ["StraceFormatter", "exit_text", "make_sink"]
 
@@ -77,7 +77,7 @@ class StraceFormatter(TextSink):
     Args:
       out: ``"-"`` (stdout), a path, or an open stream (:class:`TextSink`).
       decoder: decodes records that carry no ``decoded`` (no beautify stage); default a
-        :class:`~tracekit._decode_args.SyscallDecoder` with ``fd_paths`` and
+        :class:`~tracekit.decode.args.SyscallDecoder` with ``fd_paths`` and
         ``string_limit``.
       fd_paths: strace -yy: fds as ``3</etc/passwd>`` (for the default decoder).
       string_limit: strace -s (for the default decoder).
@@ -158,7 +158,7 @@ class StraceFormatter(TextSink):
 
 
 def make_sink(out: Any, ctx: SinkContext) -> StraceFormatter:
-    """``[output] format = "strace"`` (tracekit._stages registry).
+    """``[output] format = "strace"`` (tracekit.app.registry registry).
 
     Options (``ctx.options``): ``fd_paths`` (bool, strace -yy; default false),
     ``string_limit`` (int, strace -s; default 32).

@@ -84,7 +84,7 @@ from tracekit.formatters._base import escape
 from tracekit.pipeline._stage import EventReceiver, StageContext
 
 if TYPE_CHECKING:
-    from tracekit._stages import SinkContext
+    from tracekit.app.registry import SinkContext
 
 __all__ = [
     "SummarySink",
@@ -487,7 +487,7 @@ class SummarySink:
 
 
 def make_sink(out: object, ctx: SinkContext) -> SummarySink:
-    """``[output] format = "summary"`` (tracekit._stages registry); options ``table``,
+    """``[output] format = "summary"`` (tracekit.app.registry registry); options ``table``,
     ``group_by``, ``sort`` from ``ctx.options``.
 
     Raises:

@@ -18,14 +18,14 @@ from pathlib import Path
 
 import msgspec
 
-from tracekit._config import BeautifyConfig
-from tracekit._decode import DEFAULT_STRING_LIMIT
-from tracekit._decode_args import SyscallDecoder
 from tracekit._errors import TracefsError
 from tracekit._events import Batch, Exec, Exit, Syscall
-from tracekit._fdcache import FdCache
-from tracekit._syscalls import SyscallTable
-from tracekit._tracefs import find_tracefs, syscall_args_of
+from tracekit.app.config import BeautifyConfig
+from tracekit.decode.args import SyscallDecoder
+from tracekit.decode.fdcache import FdCache
+from tracekit.decode.values import DEFAULT_STRING_LIMIT
+from tracekit.kernel.syscalls import SyscallTable
+from tracekit.kernel.tracefs import find_tracefs, syscall_args_of
 from tracekit.pipeline._stage import EventReceiver, EventSender, StageContext
 
 __all__ = ["Beautify", "from_config"]
@@ -37,7 +37,7 @@ class Beautify:
     """Decode every Syscall as strace prints it (module docstring).
 
     Args:
-      decoder: the engine; default a :class:`~tracekit._decode_args.SyscallDecoder` with
+      decoder: the engine; default a :class:`~tracekit.decode.args.SyscallDecoder` with
         fd paths on and tracefs argument counts for syscalls the argspec does not list.
     """
 
@@ -103,7 +103,7 @@ def _tracefs_arg_count() -> Callable[[str], int | None]:
 
 
 def from_config(cfg: BeautifyConfig) -> Beautify:
-    """``[[stage]] kind = "beautify"`` (tracekit._stages registry).
+    """``[[stage]] kind = "beautify"`` (tracekit.app.registry registry).
 
     Options read from ``cfg`` when the config has them: ``fd_paths`` (bool, default
     true: strace -yy) and ``string_limit`` (strace -s, default 32).

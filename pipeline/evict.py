@@ -43,14 +43,14 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
-from tracekit._config import EvictConfig
 from tracekit._errors import TracekitError
 from tracekit._events import PID_INFO
-from tracekit._procfs import CLK_TCK, ProcFS
+from tracekit.app.config import EvictConfig
+from tracekit.kernel.procfs import CLK_TCK, ProcFS
 from tracekit.pipeline._stage import EventReceiver, EventSender, StageContext
 
 if TYPE_CHECKING:
-    from tracekit._session import Session
+    from tracekit.session.session import Session
 
 __all__ = ["Evict", "EvictResult", "evict_stale", "from_config", "iter_evict"]
 
@@ -105,7 +105,7 @@ def iter_evict(pids_map: Any, procfs: ProcFS, result: EvictResult, *,
     map may change between steps). ``result`` is filled as it goes.
 
     Args:
-      pids_map: a ``tracekit._object.Map`` with u32 keys and ``struct tk_pid_info``
+      pids_map: a ``tracekit.bpf.object.Map`` with u32 keys and ``struct tk_pid_info``
         values (programs/syscalls.h).
 
     Raises:

@@ -33,17 +33,17 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
-from tracekit._config import ReconcileConfig
-from tracekit._connector import ConnectorError, ProcConnector, ProcEvent
 from tracekit._errors import TracekitError
 from tracekit._events import PID_INFO, Exec, Exit, Fork
-from tracekit._procfs import CLK_TCK
-from tracekit._tasks import TaskInfo, TaskTable
+from tracekit.app.config import ReconcileConfig
+from tracekit.kernel.connector import ConnectorError, ProcConnector, ProcEvent
+from tracekit.kernel.procfs import CLK_TCK
 from tracekit.pipeline._stage import EventReceiver, EventSender, StageContext
 from tracekit.pipeline.evict import stale_reason
+from tracekit.session.tasks import TaskInfo, TaskTable
 
 if TYPE_CHECKING:
-    from tracekit._session import Session
+    from tracekit.session.session import Session
 
 __all__ = ["Reconcile", "from_config"]
 
@@ -66,7 +66,7 @@ class Reconcile:
       use_connector: False to reconcile from BPF records alone.
 
     Attributes:
-      tasks: the :class:`~tracekit._tasks.TaskTable` of traced tasks.
+      tasks: the :class:`~tracekit.session.tasks.TaskTable` of traced tasks.
       pending: children that did not fit: ``{tid: (tgid, start_time_ticks)}``.
       connector_available: None before run, then whether the connector opened.
     """

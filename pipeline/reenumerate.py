@@ -33,14 +33,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from tracekit._config import ReenumerateConfig
 from tracekit._errors import TracekitError
 from tracekit._events import Reenumerated as Reenumerated
-from tracekit._procfs import CLK_TCK
+from tracekit.app.config import ReenumerateConfig
+from tracekit.kernel.procfs import CLK_TCK
 from tracekit.pipeline._stage import EventReceiver, EventSender, StageContext
 
 if TYPE_CHECKING:
-    from tracekit._session import Session
+    from tracekit.session.session import Session
 
 __all__ = ["Reenumerate", "Reenumerated", "Reenumeration", "from_config", "reenumerate",
            "target_tasks"]

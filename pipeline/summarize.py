@@ -25,7 +25,7 @@ from tracekit._summary import GroupBy, SortKey, Summarizer, Summary
 from tracekit.pipeline._stage import EventReceiver, EventSender, StageContext
 
 if TYPE_CHECKING:
-    from tracekit._config import SummarizeConfig
+    from tracekit.app.config import SummarizeConfig
 
 __all__ = ["Summarize", "from_config"]
 
@@ -105,5 +105,5 @@ class Summarize:
 
 
 def from_config(cfg: SummarizeConfig) -> Summarize:
-    """``[[stage]] kind = "summarize"`` (tracekit._stages registry)."""
+    """``[[stage]] kind = "summarize"`` (tracekit.app.registry registry)."""
     return Summarize(cfg.group_by, cfg.sort, interval_s=getattr(cfg, "interval_s", None))

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Generate tracekit/_beauty_tables.py: flag, constant and ioctl names from this machine's headers.
+"""Generate tracekit/kernel/flag_tables.py: flag, constant and ioctl names from the headers.
 
 Usage (needs gcc and the uapi/libc headers, e.g. Debian's linux-libc-dev and libc6-dev):
 
-    python3 scripts/gen_beauty_tables.py [-o tracekit/_beauty_tables.py]
+    python3 scripts/gen_beauty_tables.py [-o tracekit/kernel/flag_tables.py]
 
 How: for each table, ``gcc -E -dM`` of its include list gives the macro names; names
 matching the table's pattern are evaluated by compiling and running a small C program
@@ -228,7 +228,7 @@ def render(tables: dict[str, object], command: str) -> str:
         f"    {command}",
         "",
         "``*_FLAGS``/bits tables: ``((value, name), ...)`` in print order (strace's);",
-        "values tables: ``{value: name}``. Decoders: tracekit/_decode_flags.py.",
+        "values tables: ``{value: name}``. Decoders: tracekit/decode/flags.py.",
         '"""',
         "",
         "# ruff: noqa: E501",
@@ -249,7 +249,7 @@ def render(tables: dict[str, object], command: str) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("-o", "--output", default="tracekit/_beauty_tables.py")
+    ap.add_argument("-o", "--output", default="tracekit/kernel/flag_tables.py")
     opt = ap.parse_args()
     command = "python3 scripts/gen_beauty_tables.py " + shlex.join(sys.argv[1:])
     gcc = subprocess.run(["gcc", "--version"], capture_output=True, text=True).stdout

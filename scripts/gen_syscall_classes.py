@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Generate tracekit/_syscall_classes.py: syscall classes as strace's ``-e trace=%class``.
+"""Generate tracekit/kernel/syscall_classes.py: syscall classes as strace's ``-e trace=%class``.
 
 Usage (as root, on a kernel with syscall trace events):
 
     python3 scripts/gen_syscall_classes.py [--tracefs /sys/kernel/tracing] \
-        [-o tracekit/_syscall_classes.py]
+        [-o tracekit/kernel/syscall_classes.py]
 
 What it derives from the running kernel's ``events/syscalls/sys_enter_*/format`` files:
 
@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tracekit._tracefs import EVENT_ALIASES, syscall_arg_table  # noqa: E402
+from tracekit.kernel.tracefs import EVENT_ALIASES, syscall_arg_table  # noqa: E402
 
 # Argument names of type ``[const] char *`` that hold a path name. Not ``name`` (an xattr
 # name, a host name) nor ``u_name`` (a POSIX mqueue name) nor ``uname`` (memfd_create).

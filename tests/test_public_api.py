@@ -42,7 +42,7 @@ def test_import_does_no_work() -> None:
         "import tracekit, tracekit.pipeline, tracekit.formatters\n"
         "bad = [f for f in opened if f.startswith(('/proc', '/sys'))]\n"
         "assert not bad, bad\n"
-        "btf = sys.modules.get('tracekit._btf')\n"
+        "btf = sys.modules.get('tracekit.bpf.btf')\n"
         "assert btf is None or not btf._vmlinux_cached.cache_info().currsize\n"
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

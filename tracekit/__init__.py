@@ -17,7 +17,7 @@ __version__ = "0.1.0"
 _EXPORTS: dict[str, str] = {
     "AttachError": "tracekit._errors",
     "BpfError": "tracekit._errors",
-    "BpfObject": "tracekit._object",
+    "BpfObject": "tracekit.bpf.object",
     "BtfError": "tracekit._errors",
     "Capture": "tracekit._events",
     "ConfigError": "tracekit._errors",
@@ -27,33 +27,33 @@ _EXPORTS: dict[str, str] = {
     "Exit": "tracekit._events",
     "Fork": "tracekit._events",
     "Group": "tracekit._summary",
-    "Link": "tracekit._object",
-    "LiveTrace": "tracekit._live",
+    "Link": "tracekit.bpf.object",
+    "LiveTrace": "tracekit.session.trace",
     "Lost": "tracekit._events",
-    "Map": "tracekit._object",
+    "Map": "tracekit.bpf.object",
     "MapError": "tracekit._errors",
-    "PipelineConfig": "tracekit._config",
-    "Prog": "tracekit._object",
+    "PipelineConfig": "tracekit.app.config",
+    "Prog": "tracekit.bpf.object",
     "ProgLoadError": "tracekit._errors",
     "Reenumerated": "tracekit._events",
-    "RingBufferSource": "tracekit._source",
+    "RingBufferSource": "tracekit.session.source",
     "SC_COMPAT": "tracekit._events",
     "SC_NORETURN": "tracekit._events",
     "SC_RESUMED": "tracekit._events",
     "SC_UNFINISHED": "tracekit._events",
-    "Session": "tracekit._session",
-    "SessionOptions": "tracekit._session",
+    "Session": "tracekit.session.session",
+    "SessionOptions": "tracekit.session.session",
     "Summarizer": "tracekit._summary",
     "Summary": "tracekit._summary",
     "Syscall": "tracekit._events",
     "SyscallStats": "tracekit._summary",
-    "SyscallTable": "tracekit._syscalls",
+    "SyscallTable": "tracekit.kernel.syscalls",
     "TargetError": "tracekit._errors",
     "TracefsError": "tracekit._errors",
     "TracekitError": "tracekit._errors",
-    "decode_config": "tracekit._config",
-    "load_config": "tracekit._config",
-    "open_session": "tracekit._session",
+    "decode_config": "tracekit.app.config",
+    "load_config": "tracekit.app.config",
+    "open_session": "tracekit.session.session",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -74,11 +74,6 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from tracekit._config import (
-        PipelineConfig as PipelineConfig,
-        decode_config as decode_config,
-        load_config as load_config,
-    )
     from tracekit._errors import (
         AttachError as AttachError,
         BpfError as BpfError,
@@ -105,29 +100,34 @@ if TYPE_CHECKING:
         Reenumerated as Reenumerated,
         Syscall as Syscall,
     )
-    from tracekit._live import (
-        LiveTrace as LiveTrace,
-    )
-    from tracekit._object import (
-        BpfObject as BpfObject,
-        Link as Link,
-        Map as Map,
-        Prog as Prog,
-    )
-    from tracekit._session import (
-        Session as Session,
-        SessionOptions as SessionOptions,
-        open_session as open_session,
-    )
-    from tracekit._source import (
-        RingBufferSource as RingBufferSource,
-    )
     from tracekit._summary import (
         Group as Group,
         Summarizer as Summarizer,
         Summary as Summary,
         SyscallStats as SyscallStats,
     )
-    from tracekit._syscalls import (
+    from tracekit.app.config import (
+        PipelineConfig as PipelineConfig,
+        decode_config as decode_config,
+        load_config as load_config,
+    )
+    from tracekit.bpf.object import (
+        BpfObject as BpfObject,
+        Link as Link,
+        Map as Map,
+        Prog as Prog,
+    )
+    from tracekit.kernel.syscalls import (
         SyscallTable as SyscallTable,
+    )
+    from tracekit.session.session import (
+        Session as Session,
+        SessionOptions as SessionOptions,
+        open_session as open_session,
+    )
+    from tracekit.session.source import (
+        RingBufferSource as RingBufferSource,
+    )
+    from tracekit.session.trace import (
+        LiveTrace as LiveTrace,
     )

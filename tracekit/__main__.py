@@ -2,7 +2,7 @@
 
 ``main()`` is called without arguments (it reads ``sys.argv``), so it handles a SIGINT
 during its own imports (exit 130, no traceback) and ignores a late one at exit; see
-tracekit._cli.
+tracekit.app.cli.
 
 ``python -m`` puts the current directory first on ``sys.path``; the ``tracekit`` command
 does not. It is dropped here, so ``use = "module:Name"`` in a pipeline file cannot import
@@ -16,6 +16,6 @@ import sys
 if sys.path and sys.path[0] in ("", os.getcwd()):
     del sys.path[0]
 
-from tracekit._cli import main  # noqa: E402 - after the sys.path fix above
+from tracekit.app.cli import main  # noqa: E402 - after the sys.path fix above
 
 sys.exit(main())

@@ -302,7 +302,7 @@ class Summarizer:
 
     def __init__(self, syscall_name: Callable[[int], str] | None = None,
                  compat_syscall_name: Callable[[int], str] | None = None) -> None:
-        from tracekit._syscalls import syscall_namers
+        from tracekit.kernel.syscalls import syscall_namers
         self._name, self._compat_name = syscall_namers(syscall_name, compat_syscall_name)
         self.reset()
 

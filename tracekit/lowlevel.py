@@ -4,10 +4,19 @@ One function per bpf(2) command (taking and returning fds, which the caller owns
 perf_event_open(2) helpers and the ring-buffer consumer :class:`RingBuf`. Most users want
 the objects of ``tracekit`` instead; this is for tools and tests that need the kernel
 interface itself. Numbers (``Cmd``, ``MapType``, ``ProgType``, flags) are in
-``tracekit._uapi`` and re-exported here.
+``tracekit.bpf.uapi`` and re-exported here.
 """
 
-from tracekit._bpf import (
+from tracekit.bpf.perf_event import (
+    attach_bpf,
+    disable,
+    enable,
+    perf_event_open,
+    read_counter,
+    tracepoint_id,
+)
+from tracekit.bpf.ringbuf import RingBuf
+from tracekit.bpf.sys import (
     BtfInfo,
     LinkInfo,
     MapInfo,
@@ -32,16 +41,7 @@ from tracekit._bpf import (
     prog_test_run,
     raw_tracepoint_open,
 )
-from tracekit._perf import (
-    attach_bpf,
-    disable,
-    enable,
-    perf_event_open,
-    read_counter,
-    tracepoint_id,
-)
-from tracekit._ringbuf import RingBuf
-from tracekit._uapi import AttachType, Cmd, LinkType, MapType, ProgType
+from tracekit.bpf.uapi import AttachType, Cmd, LinkType, MapType, ProgType
 
 __all__ = [
     "AttachType", "BtfInfo", "Cmd", "LinkInfo", "LinkType", "MapInfo", "MapType", "ProgInfo",

@@ -39,9 +39,9 @@ import trio
 
 from tracekit._errors import TracekitError
 from tracekit._events import Event, Syscall
-from tracekit._live import LiveTrace
-from tracekit._session import SessionOptions
 from tracekit._summary import GroupBy, Summary, SyscallStats, sort_rows
+from tracekit.session.session import SessionOptions
+from tracekit.session.trace import LiveTrace
 
 __all__ = [
     "EventList",
@@ -201,8 +201,8 @@ async def start(command: Sequence[str] | None = None, *, pids: Iterable[int] = (
     loop = asyncio.get_running_loop()
     table_syscalls = None
     if syscalls:
-        from tracekit._filter import resolve_syscalls
-        from tracekit._syscalls import SyscallTable
+        from tracekit.kernel.selection import resolve_syscalls
+        from tracekit.kernel.syscalls import SyscallTable
 
         table_syscalls = resolve_syscalls(list(syscalls), SyscallTable(), where="syscalls")
     opts = SessionOptions(
@@ -244,7 +244,7 @@ class Trace:
     """A trace running (or finished) on the notebook's loop; read it from any cell.
 
     Attributes:
-      live: the underlying :class:`tracekit._live.LiveTrace` (session, source, pipeline).
+      live: the underlying :class:`tracekit.session.trace.LiveTrace` (session, source, pipeline).
       error: the exception that ended it, or None.
     """
 
@@ -338,7 +338,7 @@ def _row_dict(label: str, s: SyscallStats) -> dict[str, Any]:
 
 
 def _errno_name(err: int) -> str:
-    from tracekit._syscalls import errno_name
+    from tracekit.kernel.syscalls import errno_name
     return errno_name(err)
 
 
@@ -501,7 +501,7 @@ class EventList(list[Event]):
         """The Syscall events flattened: ts_ns, duration_ns, tid, tgid, cpu, syscall_nr,
         syscall (name; ``decoded`` name when present), ret, errno (0 when none), comm,
         flags."""
-        from tracekit._syscalls import SyscallTable
+        from tracekit.kernel.syscalls import SyscallTable
 
         table = SyscallTable()
         out = []

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tracekit._cli import main
+from tracekit.app.cli import main
 
 BASE = '[target]\ncommand = ["true"]\n'
 

@@ -8,7 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tracekit._beautymap import (
+from tracekit._events import CAP_ARGV, CAP_BUF, CAP_STR, CAP_STRUCT
+from tracekit.kernel.syscalls import SyscallTable
+from tracekit.kernel.tracefs import Field, parse_format, syscall_args
+from tracekit.session.capture import (
     ARGV_CAP,
     ARGV_ELEM_CAP,
     BUF_CAP,
@@ -22,9 +25,6 @@ from tracekit._beautymap import (
     pack_specs,
     specs_for,
 )
-from tracekit._events import CAP_ARGV, CAP_BUF, CAP_STR, CAP_STRUCT
-from tracekit._syscalls import SyscallTable
-from tracekit._tracefs import Field, parse_format, syscall_args
 
 TABLE = SyscallTable("x86_64")
 

@@ -10,9 +10,9 @@ import subprocess
 
 import pytest
 
-from tracekit import _bpf
 from tracekit._errors import MapError
-from tracekit._uapi import EXIST, F_NO_PREALLOC, NOEXIST, MapType
+from tracekit.bpf import sys as _bpf
+from tracekit.bpf.uapi import EXIST, F_NO_PREALLOC, NOEXIST, MapType
 
 pytestmark = pytest.mark.kernel
 

@@ -13,9 +13,9 @@ from enum import IntEnum
 
 import pytest
 
-from tracekit import _bpf
 from tracekit._errors import AttachError, BpfError, ProgLoadError
-from tracekit._uapi import AttachType, Cmd, LinkType, MapType, ProgType
+from tracekit.bpf import sys as _bpf
+from tracekit.bpf.uapi import AttachType, Cmd, LinkType, MapType, ProgType
 
 from . import _insns as I
 

@@ -1,4 +1,4 @@
-"""tracekit._btf against its peers: bpftool's dump of the same BTF, and the object's ELF symbols."""
+"""tracekit.bpf.btf against its peers: bpftool's dump of the same BTF, and the ELF symbols."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from elftools.elf.elffile import ELFFile
 
-from tracekit._btf import Btf, BtfExt, Kind
 from tracekit._errors import BtfError
+from tracekit.bpf.btf import Btf, BtfExt, Kind
 
 VMLINUX = Path("/sys/kernel/btf/vmlinux")
 DATA = Path(__file__).resolve().parents[1] / "data"

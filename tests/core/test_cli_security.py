@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from tracekit._cli import check_config_safety, main
 from tracekit._errors import ConfigError
-from tracekit._runner import AtomicFile, close_output, open_output
+from tracekit.app.cli import check_config_safety, main
+from tracekit.app.run import AtomicFile, close_output, open_output
 
 BODY = '[target]\ncommand = ["true"]\n'
 NOBODY = 65534
@@ -142,7 +142,7 @@ def test_atomic_output_refuses_a_planted_symlink_and_a_directory(tmp_path: Path)
 
 # Sends SIGINT to itself when the CLI imports trio (deterministic, unlike a timed kill),
 # then runs the real entry point: the import must happen inside main(), where the
-# KeyboardInterrupt is caught, not when tracekit._cli is imported.
+# KeyboardInterrupt is caught, not when tracekit.app.cli is imported.
 _INTERRUPT_IMPORT = """
 import builtins, os, signal, sys
 import tracekit  # the package itself, imported before main() by any entry point
@@ -153,7 +153,7 @@ def interrupting_import(name, *args, **kw):
         os.kill(os.getpid(), signal.SIGINT)
     return real_import(name, *args, **kw)
 builtins.__import__ = interrupting_import
-from tracekit._cli import main
+from tracekit.app.cli import main
 sys.argv = ["tracekit", "run", sys.argv[1]]
 sys.exit(main())
 """

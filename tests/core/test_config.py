@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from tracekit._config import (
+from tracekit._errors import ConfigError
+from tracekit.app.config import (
     EvictConfig,
     PipelineConfig,
     SummarizeConfig,
@@ -17,9 +18,8 @@ from tracekit._config import (
     load_config,
     stage_kinds,
 )
-from tracekit._errors import ConfigError
-from tracekit._filter import resolve_syscalls
-from tracekit._syscalls import SyscallTable
+from tracekit.kernel.selection import resolve_syscalls
+from tracekit.kernel.syscalls import SyscallTable
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

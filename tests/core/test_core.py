@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from elftools.elf.elffile import ELFFile
 
-from tracekit._bpf import btf_load
-from tracekit._btf import Btf, BtfExt, CoreRelo, Kind
-from tracekit._core import CoreReloKind, apply_core_relos, essential_name, fixup_datasec
 from tracekit._errors import BpfError, BtfError
+from tracekit.bpf.btf import Btf, BtfExt, CoreRelo, Kind
+from tracekit.bpf.relo_core import CoreReloKind, apply_core_relos, essential_name, fixup_datasec
+from tracekit.bpf.sys import btf_load
 
 VMLINUX = Path("/sys/kernel/btf/vmlinux")
 CORE_PROBE = Path(__file__).resolve().parents[1] / "data" / "core_probe.bpf.o"
@@ -157,7 +157,7 @@ def test_essential_name(name: str, want: str) -> None:
 # -- fixup_datasec and BPF_BTF_LOAD ----------------------------------------------------------
 
 def _btf_load(data: bytes) -> tuple[int, str]:
-    """BPF_BTF_LOAD through tracekit._bpf; returns (0 or errno, detail). The fd is closed."""
+    """BPF_BTF_LOAD through tracekit.bpf.sys; returns (0 or errno, detail). The fd is closed."""
     try:
         fd = btf_load(data)
     except BpfError as e:

@@ -9,8 +9,6 @@ import struct
 
 import pytest
 
-from tracekit._decode import format_argv, format_sockaddr, format_timespec, quote
-from tracekit._decode_args import SyscallDecoder
 from tracekit._events import (
     CAP_ARGV,
     CAP_BUF,
@@ -27,8 +25,10 @@ from tracekit._events import (
     Capture,
     Syscall,
 )
-from tracekit._fdcache import FdCache
-from tracekit._syscalls import SyscallTable
+from tracekit.decode.args import SyscallDecoder
+from tracekit.decode.fdcache import FdCache
+from tracekit.decode.values import format_argv, format_sockaddr, format_timespec, quote
+from tracekit.kernel.syscalls import SyscallTable
 
 X64 = SyscallTable("x86_64")
 I386 = SyscallTable("i386")

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tracekit import _beauty_tables as T, _decode_flags as F
+from tracekit.decode import flags as F
+from tracekit.kernel import flag_tables as T
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -144,4 +145,4 @@ def test_generated_file_is_current(tmp_path: Path) -> None:
         pytest.skip(f"generator cannot run here: {r.stderr[-300:]}")
     assert r.returncode == 0, r.stderr
     body = lambda text: text.split('"""', 2)[2]  # noqa: E731 - skip the docstring (command)
-    assert body(out.read_text()) == body((REPO / "tracekit/_beauty_tables.py").read_text())
+    assert body(out.read_text()) == body((REPO / "tracekit/kernel/flag_tables.py").read_text())

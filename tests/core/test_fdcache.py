@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tracekit._fdcache import FdCache
+from tracekit.decode.fdcache import FdCache
 
 
 def fake_proc(root: Path, tgid: int, links: dict[int, str]) -> None:

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from tracekit._errors import ConfigError
-from tracekit._filter import CLASSES, class_names, resolve_syscalls
-from tracekit._syscalls import SyscallTable
-from tracekit._tracefs import EVENT_ALIASES, syscall_arg_table
+from tracekit.kernel.selection import CLASSES, class_names, resolve_syscalls
+from tracekit.kernel.syscalls import SyscallTable
+from tracekit.kernel.tracefs import EVENT_ALIASES, syscall_arg_table
 
 X86 = SyscallTable("x86_64")
 LIVE = Path("/sys/kernel/tracing")

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from tracekit._errors import ConfigError
-from tracekit._filter import resolve_item
-from tracekit._list import list_text
-from tracekit._stages import available_formats, available_stage_kinds
-from tracekit._syscalls import SyscallTable
+from tracekit.app.listing import list_text
+from tracekit.app.registry import available_formats, available_stage_kinds
+from tracekit.kernel.selection import resolve_item
+from tracekit.kernel.syscalls import SyscallTable
 
 
 def _first_words(text: str) -> list[str]:

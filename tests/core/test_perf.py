@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from tracekit import _bpf, _perf
 from tracekit._errors import AttachError, BpfError, TracefsError
-from tracekit._uapi import PERF_TYPE_TRACEPOINT, MapType, ProgType
+from tracekit.bpf import perf_event as _perf, sys as _bpf
+from tracekit.bpf.uapi import PERF_TYPE_TRACEPOINT, MapType, ProgType
 
 from . import _insns as I
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tracekit._procfs import CLK_TCK, ProcFS
+from tracekit.kernel.procfs import CLK_TCK, ProcFS
 
 # A process tree: the child starts 2 threads and one grandchild process (which starts 1
 # thread), prints "<child tgid> <its tids> / <grandchild tgid>" and waits on stdin.

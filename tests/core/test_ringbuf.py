@@ -10,10 +10,10 @@ from dataclasses import dataclass
 import pytest
 import trio
 
-from tracekit import _bpf
 from tracekit._errors import MapError
-from tracekit._ringbuf import RingBuf
-from tracekit._uapi import ENOTSUPP, MapType, ProgType
+from tracekit.bpf import sys as _bpf
+from tracekit.bpf.ringbuf import RingBuf
+from tracekit.bpf.uapi import ENOTSUPP, MapType, ProgType
 
 from . import _insns as I
 

@@ -8,7 +8,7 @@ import pytest
 import trio
 
 from tracekit._errors import TargetError
-from tracekit._spawn import HeldCommand, resolve_command
+from tracekit.session.spawn import HeldCommand, resolve_command
 
 
 async def test_many_tasks_may_wait_for_the_command() -> None:

@@ -8,7 +8,7 @@ import pytest
 import trio
 from rich.console import Console
 
-from tracekit._status import StatusLine, StatusSample, format_status, status_wanted
+from tracekit.app.status import StatusLine, StatusSample, format_status, status_wanted
 
 
 class _Counter:

@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 from tracekit._events import SC_COMPAT, SC_NORETURN, SC_RESUMED, SC_UNFINISHED, Lost, Syscall
 from tracekit._summary import Summarizer, Summary, SyscallStats, hist_bucket, sort_rows
-from tracekit._syscalls import SyscallTable
+from tracekit.kernel.syscalls import SyscallTable
 
 TABLE = SyscallTable("x86_64")
 I386 = SyscallTable("i386")

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tracekit._syscalls import SyscallTable, errno_message, errno_name, format_ret
-from tracekit._tracefs import syscall_event_names
+from tracekit.kernel.syscalls import SyscallTable, errno_message, errno_name, format_ret
+from tracekit.kernel.tracefs import syscall_event_names
 
 LIVE = Path("/sys/kernel/tracing")
 _libc = ctypes.CDLL(None, use_errno=True)

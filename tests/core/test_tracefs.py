@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tracekit._errors import TracefsError
-from tracekit._tracefs import (
+from tracekit.kernel.tracefs import (
     EVENT_ALIASES,
     Field,
     _find_tracefs,
@@ -120,7 +120,7 @@ def test_find_tracefs_mounts_in_private_namespace(tmp_path: Path) -> None:
     (unshare -m) so no mount is left behind in ours."""
     script = textwrap.dedent(f"""
         from pathlib import Path
-        from tracekit._tracefs import _find_tracefs
+        from tracekit.kernel.tracefs import _find_tracefs
         p = _find_tracefs((), Path({str(tmp_path)!r}), mount_if_missing=True)
         print(sorted(x.name for x in (p / "events" / "syscalls").iterdir())[:1])
     """)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tracekit._config import UserStageConfig
 from tracekit._errors import ConfigError
-from tracekit._stages import build_stages
+from tracekit.app.config import UserStageConfig
+from tracekit.app.registry import build_stages
 
 MODULE = '''
 class Boom:

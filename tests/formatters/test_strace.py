@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from tracekit._decode_args import SyscallDecoder
 from tracekit._events import (
     CAP_ARGV,
     CAP_STR,
@@ -26,11 +25,12 @@ from tracekit._events import (
     Lost,
     Syscall,
 )
-from tracekit._fdcache import FdCache
-from tracekit._stages import SinkContext
-from tracekit._syscalls import SyscallTable
+from tracekit.app.registry import SinkContext
+from tracekit.decode.args import SyscallDecoder
+from tracekit.decode.fdcache import FdCache
 from tracekit.formatters.perf import PerfFormatter
 from tracekit.formatters.strace import StraceFormatter, exit_text, make_sink
+from tracekit.kernel.syscalls import SyscallTable
 from tracekit.pipeline.beautify import Beautify
 
 GOLDEN = Path(__file__).parent / "golden"

@@ -12,10 +12,10 @@ import pytest
 
 from tracekit._errors import ConfigError
 from tracekit._events import SC_COMPAT, SC_NORETURN, Batch, Exit, Lost, Syscall
-from tracekit._stages import SinkContext
 from tracekit._summary import Summarizer, Summary
-from tracekit._syscalls import SyscallTable
+from tracekit.app.registry import SinkContext
 from tracekit.formatters.summary import SummarySink, make_sink, render
+from tracekit.kernel.syscalls import SyscallTable
 
 from ..pipeline.helpers import run_through
 

@@ -57,8 +57,8 @@ def wait_gone(kind: str, obj_id: int, timeout: float = 10.0) -> None:
     import errno
     import time
 
-    from tracekit import _bpf
     from tracekit._errors import BpfError
+    from tracekit.bpf import sys as _bpf
 
     get_fd = _bpf.prog_get_fd_by_id if kind == "prog" else _bpf.map_get_fd_by_id
     deadline = time.monotonic() + timeout

@@ -24,7 +24,7 @@ from tests.kernel._run import (
     write_pipeline,
 )
 from tracekit._events import Exec, Exit, Lost, Syscall
-from tracekit._syscalls import SyscallTable
+from tracekit.kernel.syscalls import SyscallTable
 
 pytestmark = pytest.mark.kernel
 

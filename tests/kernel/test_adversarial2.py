@@ -21,7 +21,7 @@ import pytest
 
 from tests.kernel._run import read_events, run_tracekit, write_pipeline
 from tracekit._events import Exec, Syscall
-from tracekit._syscalls import SyscallTable
+from tracekit.kernel.syscalls import SyscallTable
 
 pytestmark = pytest.mark.kernel
 

@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 import trio
 
-from tracekit._beautymap import ARGV_ELEM_CAP, BUF_CAP, STR_CAP, fill_beauty_map
 from tracekit._events import (
     CAP_ARGV,
     CAP_BUF,
@@ -32,9 +31,10 @@ from tracekit._events import (
     Syscall,
     decode_record,
 )
-from tracekit._session import Session, SessionOptions
-from tracekit._syscalls import SyscallTable
-from tracekit._tracefs import find_tracefs
+from tracekit.kernel.syscalls import SyscallTable
+from tracekit.kernel.tracefs import find_tracefs
+from tracekit.session.capture import ARGV_ELEM_CAP, BUF_CAP, STR_CAP, fill_beauty_map
+from tracekit.session.session import Session, SessionOptions
 
 pytestmark = pytest.mark.kernel
 TABLE = SyscallTable()

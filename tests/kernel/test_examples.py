@@ -17,10 +17,10 @@ import pytest
 import trio
 
 from tracekit._events import Syscall
-from tracekit._live import LiveTrace
-from tracekit._session import SessionOptions
-from tracekit._syscalls import SyscallTable
+from tracekit.kernel.syscalls import SyscallTable
 from tracekit.pipeline import map_stage
+from tracekit.session.session import SessionOptions
+from tracekit.session.trace import LiveTrace
 
 from ._run import TRACEKIT, read_events, write_pipeline
 

@@ -22,17 +22,17 @@ import msgspec
 import pytest
 import trio
 
-from tracekit._connector import ProcConnector, ProcEvent
 from tracekit._errors import TargetError
 from tracekit._events import Event, Exec, Exit, Fork, Syscall
-from tracekit._procfs import CLK_TCK, ProcFS
-from tracekit._session import Session, SessionOptions
-from tracekit._source import RingBufferSource
-from tracekit._syscalls import SyscallTable
+from tracekit.kernel.connector import ProcConnector, ProcEvent
+from tracekit.kernel.procfs import CLK_TCK, ProcFS
+from tracekit.kernel.syscalls import SyscallTable
 from tracekit.pipeline import Pipeline, PipelineResult, StageContext
 from tracekit.pipeline.evict import Evict
 from tracekit.pipeline.reconcile import Reconcile
 from tracekit.pipeline.reenumerate import Reenumerate, Reenumerated
+from tracekit.session.session import Session, SessionOptions
+from tracekit.session.source import RingBufferSource
 
 from ._run import TRACEKIT, WORKLOADS, read_events, run_tracekit, write_pipeline
 

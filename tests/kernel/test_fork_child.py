@@ -21,11 +21,11 @@ import pytest
 import trio
 
 from tracekit._events import SC_RESUMED, Event, Syscall
-from tracekit._session import Session, SessionOptions
-from tracekit._source import RingBufferSource
 from tracekit._summary import Summary
-from tracekit._syscalls import SyscallTable
+from tracekit.kernel.syscalls import SyscallTable
 from tracekit.pipeline import Pipeline, StageContext
+from tracekit.session.session import Session, SessionOptions
+from tracekit.session.source import RingBufferSource
 
 from ._run import read_events, run_tracekit, write_pipeline
 

@@ -1,5 +1,5 @@
 """In-kernel summary (issue 5, kernel half): the summary maps of syscalls.bpf.o on the real
-kernel, read by tracekit._kernel_summary.
+kernel, read by tracekit.session.kernel_summary.
 
 The workload is a static C program built here with gcc (no dynamic loader, so its own
 calls are known exactly): N getppid, M openat of a missing path (ENOENT), K syscall(1000)
@@ -19,12 +19,12 @@ from pathlib import Path
 import pytest
 import trio
 
-from tracekit import _session
 from tracekit._events import Syscall, decode_record
-from tracekit._kernel_summary import KernelSummary, enable_kernel_summary
-from tracekit._object import BpfObject
-from tracekit._session import Session, SessionOptions
 from tracekit._summary import Group, Summarizer, Summary, SyscallStats
+from tracekit.bpf.object import BpfObject
+from tracekit.session import session as _session
+from tracekit.session.kernel_summary import KernelSummary, enable_kernel_summary
+from tracekit.session.session import Session, SessionOptions
 
 pytestmark = pytest.mark.kernel
 

@@ -17,7 +17,7 @@ import pytest
 import tracekit.notebook as tkn
 from tracekit._errors import ConfigError, TargetError
 from tracekit._events import Syscall
-from tracekit._syscalls import SyscallTable
+from tracekit.kernel.syscalls import SyscallTable
 
 pytestmark = pytest.mark.kernel
 ROOT = Path(__file__).resolve().parents[2]

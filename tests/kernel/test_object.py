@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from tracekit import _bpf
 from tracekit._errors import BpfError, ElfError, TracekitError
-from tracekit._object import BpfObject
-from tracekit._session import object_path
-from tracekit._syscalls import SyscallTable
+from tracekit.bpf import sys as _bpf
+from tracekit.bpf.object import BpfObject
+from tracekit.kernel.syscalls import SyscallTable
+from tracekit.session.session import object_path
 
 from ._run import wait_gone
 
@@ -155,7 +155,7 @@ async def test_ringbuf_records_arrive_in_order_nothing_lost() -> None:
     """test_ringbuf writes {seq, ts} per getppid; the async reader gets all, in order."""
     import trio
 
-    from tracekit._ringbuf import RingBuf
+    from tracekit.bpf.ringbuf import RingBuf
 
     n = 20_000
     with _open("test_ringbuf") as obj:

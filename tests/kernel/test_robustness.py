@@ -21,8 +21,8 @@ import pytest
 
 from tests.kernel._run import TRACEKIT, read_events, write_pipeline
 from tracekit._events import Exec, Exit, Lost, Syscall
-from tracekit._syscalls import SyscallTable
-from tracekit._tracefs import find_tracefs
+from tracekit.kernel.syscalls import SyscallTable
+from tracekit.kernel.tracefs import find_tracefs
 from tracekit.pipeline.reorder import DEFAULT_WINDOW_S
 
 pytestmark = pytest.mark.kernel

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tracekit._events import Exit, Syscall
-from tracekit._syscalls import SyscallTable
+from tracekit.kernel.syscalls import SyscallTable
 
 from ._run import (
     TRACEKIT,

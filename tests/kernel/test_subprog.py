@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from tracekit._errors import ElfError
-from tracekit._object import BpfObject
-from tracekit._session import object_path
-from tracekit._syscalls import SyscallTable
+from tracekit.bpf.object import BpfObject
+from tracekit.kernel.syscalls import SyscallTable
+from tracekit.session.session import object_path
 
 pytestmark = pytest.mark.kernel
 GETPPID = SyscallTable().nr("getppid")

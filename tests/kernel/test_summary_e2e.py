@@ -21,12 +21,12 @@ import pytest
 import trio
 
 from tracekit._events import Syscall
-from tracekit._session import Session, SessionOptions
-from tracekit._source import RingBufferSource
 from tracekit._summary import Summary
-from tracekit._syscalls import SyscallTable
+from tracekit.kernel.syscalls import SyscallTable
 from tracekit.pipeline import Pipeline
 from tracekit.pipeline.summarize import Summarize
+from tracekit.session.session import Session, SessionOptions
+from tracekit.session.source import RingBufferSource
 
 from ..pipeline.helpers import Collect
 from ._run import run_tracekit, write_pipeline

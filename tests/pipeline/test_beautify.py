@@ -7,11 +7,11 @@ import os
 from pathlib import Path
 
 from tests.pipeline.helpers import run_through
-from tracekit._config import BeautifyConfig
-from tracekit._decode_args import SyscallDecoder
 from tracekit._events import CAP_STR, Capture, Exec, Exit, Fork, Lost, Syscall
-from tracekit._fdcache import FdCache
-from tracekit._syscalls import SyscallTable
+from tracekit.app.config import BeautifyConfig
+from tracekit.decode.args import SyscallDecoder
+from tracekit.decode.fdcache import FdCache
+from tracekit.kernel.syscalls import SyscallTable
 from tracekit.pipeline.beautify import Beautify, from_config
 
 X64 = SyscallTable("x86_64")

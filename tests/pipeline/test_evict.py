@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 import trio
 
-from tracekit._config import EvictConfig
 from tracekit._events import PID_INFO
-from tracekit._object import Map
-from tracekit._procfs import CLK_TCK, ProcFS
-from tracekit._uapi import MapType
+from tracekit.app.config import EvictConfig
+from tracekit.bpf.object import Map
+from tracekit.bpf.uapi import MapType
+from tracekit.kernel.procfs import CLK_TCK, ProcFS
 from tracekit.pipeline import Pipeline, StageContext
 from tracekit.pipeline.evict import Evict, EvictResult, evict_stale, iter_evict
 

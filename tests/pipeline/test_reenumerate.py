@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from tracekit._session import Session, SessionOptions
 from tracekit.pipeline.reenumerate import reenumerate
+from tracekit.session.session import Session, SessionOptions
 
 from ..kernel.test_follow import Workload, build_workload
 

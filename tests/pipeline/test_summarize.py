@@ -7,10 +7,10 @@ import random
 
 import trio
 
-from tracekit._config import SummarizeConfig
 from tracekit._events import SC_NORETURN, Batch, Lost, Syscall
 from tracekit._summary import Summarizer
-from tracekit._syscalls import SyscallTable
+from tracekit.app.config import SummarizeConfig
+from tracekit.kernel.syscalls import SyscallTable
 from tracekit.pipeline import Pipeline, StageContext, map_stage
 from tracekit.pipeline.summarize import Summarize, from_config
 

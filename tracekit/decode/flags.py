@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from tracekit import _beauty_tables as T
+from tracekit.kernel import flag_tables as T
 
 __all__ = [
     "FlagSet", "access_mode", "at_flags", "clone_flags", "enum", "fcntl_cmd", "file_mode",

@@ -2,8 +2,8 @@
 
 These take captured user memory (``Capture`` from ``tracekit._events``, read by the BPF
 program; layout in programs/syscalls.h) or raw register values, and return text. The
-per-syscall choice of decoder is in ``tracekit._argspec``; flag words are in
-``tracekit._decode_flags``; the engine that applies them is :class:`SyscallDecoder`.
+per-syscall choice of decoder is in ``tracekit.decode.argspec``; flag words are in
+``tracekit.decode.flags``; the engine that applies them is :class:`SyscallDecoder`.
 
 # Some facts about strace's quoting (strace 6.1, checked against its output here)
 
@@ -22,9 +22,9 @@ import ipaddress
 import re
 import struct
 
-from tracekit._beauty_tables import ADDRESS_FAMILIES
 from tracekit._events import CAPF_ARGV_TRUNC, CAPF_FAULT, CAPF_TRUNC, Capture
-from tracekit._syscalls import format_ret
+from tracekit.kernel.flag_tables import ADDRESS_FAMILIES
+from tracekit.kernel.syscalls import format_ret
 
 __all__ = [
     "DEFAULT_STRING_LIMIT", "format_argv", "format_envp", "format_ret_errno", "format_sockaddr",

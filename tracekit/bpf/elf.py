@@ -30,8 +30,8 @@ from elftools.elf.elffile import ELFFile
 from elftools.elf.relocation import RelocationSection
 from elftools.elf.sections import SymbolTableSection
 
-from tracekit._btf import Btf, BtfExt, Kind
 from tracekit._errors import BtfError, ElfError
+from tracekit.bpf.btf import Btf, BtfExt, Kind
 
 INSN_SIZE = 8
 R_BPF_64_64 = 1

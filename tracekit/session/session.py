@@ -25,8 +25,6 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-from tracekit import _bpf
-from tracekit._beautymap import fill_beauty_map
 from tracekit._errors import MapError, TargetError, TracekitError
 from tracekit._events import (
     CNT_CAPBUF_FULL,
@@ -39,14 +37,16 @@ from tracekit._events import (
     PID_INFO,
     PID_PENDING_EXEC,
 )
-from tracekit._kernel_summary import KernelSummary, enable_kernel_summary
-from tracekit._object import BpfObject, Link
-from tracekit._procfs import ProcFS
-from tracekit._ringbuf import RingBuf
-from tracekit._spawn import HeldCommand
-from tracekit._syscalls import SyscallTable
-from tracekit._tracefs import find_tracefs
+from tracekit.bpf import sys as _bpf
+from tracekit.bpf.object import BpfObject, Link
+from tracekit.bpf.ringbuf import RingBuf
+from tracekit.kernel.procfs import ProcFS
+from tracekit.kernel.syscalls import SyscallTable
+from tracekit.kernel.tracefs import find_tracefs
 from tracekit.pipeline.reenumerate import reenumerate
+from tracekit.session.capture import fill_beauty_map
+from tracekit.session.kernel_summary import KernelSummary, enable_kernel_summary
+from tracekit.session.spawn import HeldCommand
 
 log = logging.getLogger("tracekit.session")
 
@@ -141,7 +141,7 @@ class Session:
 
     @property
     def pids_map(self) -> Any:
-        """The ``pids`` map (tracekit._object.Map): u32 tid -> ``struct tk_pid_info``."""
+        """The ``pids`` map (tracekit.bpf.object.Map): u32 tid -> ``struct tk_pid_info``."""
         if self.obj is None:
             raise TracekitError("the session is not loaded: no pids map")
         return self.obj.maps["pids"]

@@ -24,8 +24,8 @@ import struct
 from enum import IntEnum
 from typing import NamedTuple
 
-from tracekit._btf import Btf, BtfType, Kind, Linkage
 from tracekit._errors import BtfError
+from tracekit.bpf.btf import Btf, BtfType, Kind, Linkage
 
 __all__ = ["CoreReloKind", "apply_core_relos", "essential_name", "fixup_datasec"]
 
@@ -102,7 +102,7 @@ def apply_core_relos(insns: bytearray, relos: list, local: Btf, target: Btf, *,
     Args:
       insns: the section's instructions (8-byte ``struct bpf_insn``, little-endian), patched in
         place. ``relo.insn_off`` is in bytes from the start of ``insns``.
-      relos: :class:`tracekit._btf.CoreRelo` records of that section (``BtfExt.core_relos``).
+      relos: :class:`tracekit.bpf.btf.CoreRelo` records of that section (``BtfExt.core_relos``).
       local: the object's BTF (``.BTF``), which relo type ids refer to.
       target: the kernel's BTF, usually ``Btf.vmlinux()``.
       prog_name: named in errors.

@@ -34,8 +34,8 @@ from typing import NamedTuple
 
 from tracekit._errors import TracekitError
 from tracekit._events import CAP_ARGV, CAP_BUF, CAP_STR, CAP_STRUCT
-from tracekit._syscalls import SyscallTable
-from tracekit._tracefs import EVENT_ALIASES, Field, syscall_args_of
+from tracekit.kernel.syscalls import SyscallTable
+from tracekit.kernel.tracefs import EVENT_ALIASES, Field, syscall_args_of
 
 __all__ = [
     "BEAUTY_SPECS",

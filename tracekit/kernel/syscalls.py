@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import system_calls
 
-from tracekit._tracefs import EVENT_ALIASES
+from tracekit.kernel.tracefs import EVENT_ALIASES
 
 __all__ = ["ARCHES", "SyscallTable", "errno_message", "errno_name", "format_ret"]
 

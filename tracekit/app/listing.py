@@ -1,6 +1,6 @@
 """``tracekit list stages|formatters|syscalls``: what this version and this machine offer.
 
-- ``stages``: the ``[[stage]] kind`` values (tracekit._stages registry), one per line with
+- ``stages``: the ``[[stage]] kind`` values (tracekit.app.registry registry), one per line with
   the first line of its module docstring;
 - ``formatters``: the ``[output] format`` values, likewise;
 - ``syscalls``: every syscall of this machine's table (the ``system-calls`` package), by
@@ -25,7 +25,7 @@ def _first_line(module: str) -> str:
 
 
 def _stages() -> list[str]:
-    from tracekit._stages import STAGE_MODULES, available_stage_kinds
+    from tracekit.app.registry import STAGE_MODULES, available_stage_kinds
 
     kinds = available_stage_kinds()
     width = max(len(k) for k in kinds)
@@ -40,7 +40,7 @@ def _stages() -> list[str]:
 
 
 def _formatters() -> list[str]:
-    from tracekit._stages import FORMAT_MODULES, available_formats
+    from tracekit.app.registry import FORMAT_MODULES, available_formats
 
     formats = available_formats()
     width = max(len(f) for f in formats)
@@ -49,8 +49,8 @@ def _formatters() -> list[str]:
 
 
 def _syscalls(arch: str | None) -> list[str]:
-    from tracekit._filter import CLASSES
-    from tracekit._syscalls import SyscallTable
+    from tracekit.kernel.selection import CLASSES
+    from tracekit.kernel.syscalls import SyscallTable
 
     table = SyscallTable(arch)
     classes: dict[str, list[str]] = {}

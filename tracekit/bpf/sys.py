@@ -27,7 +27,7 @@ from ctypes import c_char, c_uint8, c_uint32, c_uint64
 import msgspec
 
 from tracekit._errors import AttachError, BpfError, MapError, ProgLoadError
-from tracekit._uapi import ENOTSUPP, OBJ_NAME_LEN, Cmd
+from tracekit.bpf.uapi import ENOTSUPP, OBJ_NAME_LEN, Cmd
 
 __all__ = [
     "BtfInfo", "LinkInfo", "MapInfo", "ProgInfo", "btf_load", "link_create", "link_get_next_id",
@@ -170,11 +170,11 @@ def map_create(map_type: int, key_size: int, value_size: int, max_entries: int, 
     """BPF_MAP_CREATE: create a map.
 
     Args:
-      map_type: a :class:`~tracekit._uapi.MapType`.
+      map_type: a :class:`~tracekit.bpf.uapi.MapType`.
       key_size, value_size: bytes (a RINGBUF takes 0 and 0).
       max_entries: entries; for RINGBUF the data size in bytes, a power-of-2 multiple of
         the page size.
-      map_flags: ``F_*`` flags of tracekit._uapi.
+      map_flags: ``F_*`` flags of tracekit.bpf.uapi.
       name: the map's name, truncated to 15 bytes.
 
     Returns:
@@ -222,7 +222,7 @@ def map_update_elem(fd: int, key: bytes, value: bytes, flags: int = 0, *,
     """BPF_MAP_UPDATE_ELEM: set ``key`` to ``value``.
 
     Args:
-      flags: ANY, NOEXIST or EXIST (tracekit._uapi), optionally | F_LOCK.
+      flags: ANY, NOEXIST or EXIST (tracekit.bpf.uapi), optionally | F_LOCK.
 
     Raises:
       MapError: E2BIG (a preallocated hash is full), EEXIST (NOEXIST and present),
@@ -361,7 +361,7 @@ def prog_load(prog_type: int, insns: bytes, license: str = "GPL", *, name: str =
     """BPF_PROG_LOAD: verify and load a prog.
 
     Args:
-      prog_type: a :class:`~tracekit._uapi.ProgType`.
+      prog_type: a :class:`~tracekit.bpf.uapi.ProgType`.
       insns: ``struct bpf_insn`` array, 8 bytes per instruction, map fds already in place.
       license: "GPL" (or compatible) to use GPL-only helpers.
       name: the prog's name, truncated to 15 bytes.
@@ -515,7 +515,7 @@ def link_create(prog_fd: int, target_fd: int, attach_type: int, *, target_btf_id
 
     Args:
       target_fd: the attach point's fd (perf event fd for BPF_PERF_EVENT, 0 for tracing).
-      attach_type: an :class:`~tracekit._uapi.AttachType`.
+      attach_type: an :class:`~tracekit.bpf.uapi.AttachType`.
       target: names the hook in the error (e.g. ``"raw_syscalls/sys_enter"``).
 
     Raises:

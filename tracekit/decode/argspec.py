@@ -3,7 +3,7 @@
 One line per syscall: ``name: kind kind ... -> ret``. Names are syscall table names of
 x86_64 and i386 (i386 calls such as ``mmap2`` and ``_llseek`` are listed too). A syscall
 not listed here prints each of its arguments (their number from tracefs) as strace prints
-undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit._decode_args``):
+undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit.decode.args``):
 
 ====================  ==========================================================
 ``d`` ``ld`` ``u``    int (32-bit signed), long (64-bit signed), unsigned decimal
@@ -19,7 +19,7 @@ undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit._decode_
 ``timespec``          struct timespec
 ``oflags`` ``omode``  open flags; the mode, printed only with O_CREAT or O_TMPFILE
 ``mode`` ``fmode``    mode_t octal (``0644``); with file type (``S_IFREG|0644``)
-others                a table of ``tracekit._decode_flags`` (see ``_decode_args.KINDS``)
+others                a table of ``tracekit.decode.flags`` (see ``_decode_args.KINDS``)
 ``-``                 stop: the arguments after this one are not printed
 ====================  ==========================================================
 

@@ -35,9 +35,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from tracekit import _bpf
 from tracekit._events import CNT_ERRNO_FULL, CNT_SUMMARY_FULL
 from tracekit._summary import Group, Summary, SyscallStats
+from tracekit.bpf import sys as _bpf
 
 __all__ = ["KernelSummary", "KernelSummaryCounters", "enable_kernel_summary"]
 
@@ -59,7 +59,7 @@ def enable_kernel_summary(obj: Any, *, records: bool = False) -> None:
     """Set the summary knobs of an opened, not yet loaded syscalls.bpf.o.
 
     Args:
-      obj: a :class:`~tracekit._object.BpfObject` of syscalls.bpf.o before ``load()``.
+      obj: a :class:`~tracekit.bpf.object.BpfObject` of syscalls.bpf.o before ``load()``.
       records: also emit the syscall records (``targ_summary_records``); without it no
         syscall record reaches the ring buffer (fork, exec and exit records still do)
         and captures are turned off (``targ_capture = false``: nothing would carry them).
@@ -98,7 +98,7 @@ class KernelSummary:
     """Reads the in-kernel summary maps of a loaded syscalls.bpf.o.
 
     Args:
-      obj: the loaded :class:`~tracekit._object.BpfObject` (``Session.obj``), loaded with
+      obj: the loaded :class:`~tracekit.bpf.object.BpfObject` (``Session.obj``), loaded with
         :func:`enable_kernel_summary`.
       syscall_name: native number -> name (default: this machine's table;
         ``syscall_<nr>`` for numbers without a name).
@@ -110,7 +110,7 @@ class KernelSummary:
 
     def __init__(self, obj: Any, syscall_name: Callable[[int], str] | None = None,
                  compat_syscall_name: Callable[[int], str] | None = None) -> None:
-        from tracekit._syscalls import syscall_namers
+        from tracekit.kernel.syscalls import syscall_namers
         self._name, self._compat_name = syscall_namers(syscall_name, compat_syscall_name)
         self._obj = obj
         self._prev: dict[_Key, tuple] = {}

@@ -17,8 +17,8 @@ import difflib
 import fnmatch
 
 from tracekit._errors import ConfigError
-from tracekit._syscall_classes import CLASSES
-from tracekit._syscalls import SyscallTable
+from tracekit.kernel.syscall_classes import CLASSES
+from tracekit.kernel.syscalls import SyscallTable
 
 __all__ = ["CLASSES", "class_names", "resolve_syscalls", "resolve_item"]
 

@@ -23,12 +23,12 @@ from typing import Any
 import trio
 
 from tracekit._events import Event, Lost
-from tracekit._runner import _stop_after, _watch_command, end_command_then_stop
-from tracekit._session import Session, SessionOptions
-from tracekit._source import RingBufferSource
 from tracekit._summary import GroupBy, Summarizer, Summary
+from tracekit.app.run import _stop_after, _watch_command, end_command_then_stop
 from tracekit.pipeline._run import Pipeline, PipelineResult
 from tracekit.pipeline._stage import EventReceiver, StageContext
+from tracekit.session.session import Session, SessionOptions
+from tracekit.session.source import RingBufferSource
 
 __all__ = ["Collector", "LiveTrace"]
 

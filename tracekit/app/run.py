@@ -26,8 +26,8 @@ from typing import Any
 import trio
 
 from tracekit._errors import ConfigError, TracekitError
-from tracekit._stages import SinkContext, make_sink
-from tracekit._status import StatusLine, session_sampler, status_wanted
+from tracekit.app.registry import SinkContext, make_sink
+from tracekit.app.status import StatusLine, session_sampler, status_wanted
 
 log = logging.getLogger("tracekit.run")
 
@@ -138,8 +138,8 @@ class AtomicFile(io.FileIO):
 
 def sink_context(table: Any, options: dict[str, Any] | None = None) -> SinkContext:
     """Names for the formatters: syscall tables and tracefs argument names (cached)."""
-    from tracekit._syscalls import syscall_namers
-    from tracekit._tracefs import find_tracefs, syscall_args_of
+    from tracekit.kernel.syscalls import syscall_namers
+    from tracekit.kernel.tracefs import find_tracefs, syscall_args_of
 
     root = find_tracefs()
 
@@ -251,17 +251,17 @@ async def end_command_then_stop(source: Any, session: Any, *, grace_s: float = 2
 
 
 async def run_pipeline_file(cfg: Any, path: Path) -> int:
-    """Trace as ``cfg`` (a PipelineConfig) says; returns the exit status (see tracekit._cli).
+    """Trace as ``cfg`` (a PipelineConfig) says; returns the exit status (see tracekit.app.cli).
 
     Raises:
       TracekitError: start-up or tracing failed (ConfigError for a bad pipeline).
     """
-    from tracekit._filter import resolve_syscalls
-    from tracekit._session import Session, SessionOptions
-    from tracekit._source import RingBufferSource
-    from tracekit._stages import build_stages
-    from tracekit._syscalls import SyscallTable
+    from tracekit.app.registry import build_stages
+    from tracekit.kernel.selection import resolve_syscalls
+    from tracekit.kernel.syscalls import SyscallTable
     from tracekit.pipeline import Pipeline
+    from tracekit.session.session import Session, SessionOptions
+    from tracekit.session.source import RingBufferSource
 
     table = SyscallTable()
     _cross_check(table)
@@ -287,7 +287,7 @@ async def run_pipeline_file(cfg: Any, path: Path) -> int:
     if o.format == "perf" and not any(getattr(st, "name", "") == "beautify" for st in stages):
         # perf-style text decodes arguments, as perf trace does; strace decodes itself,
         # jsonl stays raw unless a beautify stage is configured.
-        from tracekit._config import BeautifyConfig
+        from tracekit.app.config import BeautifyConfig
         from tracekit.pipeline.beautify import from_config as beautify
 
         stages.append(beautify(BeautifyConfig(**options)))
@@ -373,8 +373,8 @@ def _fd_paths_possible(syscalls: set[int] | None, table: Any) -> bool:
     Such a trace shows plain fds (said once on stderr)."""
     if syscalls is None:
         return True
-    from tracekit._argspec import ARGSPEC
-    from tracekit._decode_args import fd_invalidating_syscalls
+    from tracekit.decode.args import fd_invalidating_syscalls
+    from tracekit.decode.argspec import ARGSPEC
 
     shown = {table.name(nr) for nr in syscalls}
     if not any("fd" in args or "dirfd" in args or ret == "fd"
@@ -392,7 +392,7 @@ def _fd_paths_possible(syscalls: set[int] | None, table: Any) -> bool:
 def _cross_check(table: Any) -> None:
     """Warn once when tracefs lists syscalls the number table lacks (an old system-calls
     package on a newer kernel): their records would be printed as ``syscall_<nr>``."""
-    from tracekit._tracefs import find_tracefs, syscall_event_names
+    from tracekit.kernel.tracefs import find_tracefs, syscall_event_names
 
     missing = table.cross_check(syscall_event_names(find_tracefs()))
     if missing:

@@ -152,7 +152,7 @@ def _apply_overrides(cfg: Any, args: argparse.Namespace) -> Any:
 def _readiness() -> list[tuple[str, bool, str]]:
     """(check, ok, detail) for BTF, tracefs, privileges."""
     from tracekit._errors import TracekitError
-    from tracekit._tracefs import find_tracefs
+    from tracekit.kernel.tracefs import find_tracefs
 
     checks: list[tuple[str, bool, str]] = []
     btf = Path("/sys/kernel/btf/vmlinux")
@@ -170,10 +170,10 @@ def _readiness() -> list[tuple[str, bool, str]]:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from tracekit._config import load_config
-    from tracekit._filter import resolve_syscalls
-    from tracekit._stages import build_stages, sink_factory
-    from tracekit._syscalls import SyscallTable
+    from tracekit.app.config import load_config
+    from tracekit.app.registry import build_stages, sink_factory
+    from tracekit.kernel.selection import resolve_syscalls
+    from tracekit.kernel.syscalls import SyscallTable
 
     cfg = load_config(args.pipeline)
     if cfg.filter.syscalls:
@@ -243,8 +243,8 @@ def _main(argv: list[str]) -> int:
 def _cmd_run(args: argparse.Namespace) -> int:
     import trio
 
-    from tracekit._config import load_config
-    from tracekit._runner import run_pipeline_file
+    from tracekit.app.config import load_config
+    from tracekit.app.run import run_pipeline_file
 
     cfg = _apply_overrides(load_config(args.pipeline), args)
     return trio.run(run_pipeline_file, cfg, args.pipeline)
@@ -254,7 +254,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 # and an entry here (a command that reads a pipeline file gets the root safety check
 # when its parser has a "pipeline" argument and _add_unsafe_flag).
 def _cmd_list(args: argparse.Namespace) -> int:
-    from tracekit._list import list_text
+    from tracekit.app.listing import list_text
 
     sys.stdout.write(list_text(args.what))
     sys.stdout.flush()

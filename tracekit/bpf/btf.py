@@ -445,7 +445,7 @@ class Btf:
                         len(self._strings))
         return hdr + types + self._strings
 
-    # -- mutation (for tracekit._core.fixup_datasec) --------------------------------------
+    # -- mutation (for tracekit.bpf.relo_core.fixup_datasec) --------------------------------------
 
     def _word_of(self, type_id: int) -> int:
         if type_id < self._first_id:

@@ -1,7 +1,7 @@
 """The decoding engine: a Syscall record -> ``Decoded(name, args, ret)`` as strace prints it.
 
 :class:`SyscallDecoder` looks up, once per (syscall_nr, compat), the syscall's name and
-its argument decoders (``tracekit._argspec``), then applies them to each record. Strings,
+its argument decoders (``tracekit.decode.argspec``), then applies them to each record. Strings,
 buffers and structs come from the record's captures (``Syscall.caps``); without a
 capture an argument that points to user memory prints as its address (``0x7ffd...``).
 """
@@ -10,18 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tracekit import _beauty_tables as T, _decode_flags as F
-from tracekit._argspec import ARGSPEC
-from tracekit._decode import (
-    DEFAULT_STRING_LIMIT,
-    format_argv,
-    format_envp,
-    format_sockaddr,
-    format_timespec,
-    pointer,
-    quote,
-    signed,
-)
 from tracekit._events import (
     CAP_ARGV,
     CAPF_FAULT,
@@ -34,8 +22,21 @@ from tracekit._events import (
     Decoded,
     Syscall,
 )
-from tracekit._fdcache import FdCache
-from tracekit._syscalls import SyscallTable, format_ret
+from tracekit.decode import flags as F
+from tracekit.decode.argspec import ARGSPEC
+from tracekit.decode.fdcache import FdCache
+from tracekit.decode.values import (
+    DEFAULT_STRING_LIMIT,
+    format_argv,
+    format_envp,
+    format_sockaddr,
+    format_timespec,
+    pointer,
+    quote,
+    signed,
+)
+from tracekit.kernel import flag_tables as T
+from tracekit.kernel.syscalls import SyscallTable, format_ret
 
 __all__ = ["KINDS", "SyscallDecoder"]
 
@@ -355,7 +356,7 @@ class SyscallDecoder:
       table: the native syscall table (default: this machine's).
       compat_table: the i386 table for SC_COMPAT records (default: i386 on x86_64).
       arg_count: syscall name -> number of arguments (tracefs), for syscalls that
-        ``tracekit._argspec`` does not list; default 6.
+        ``tracekit.decode.argspec`` does not list; default 6.
       fd_paths: print fds as ``3</etc/passwd>`` (strace -yy), read through ``fdcache``.
       fdcache: the fd cache (default: a new one on /proc).
       string_limit: strace -s: bytes of strings and buffers shown (paths are whole).

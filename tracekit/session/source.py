@@ -17,7 +17,7 @@ import time
 import trio
 
 from tracekit._events import Lost, decode_batch
-from tracekit._session import Session
+from tracekit.session.session import Session
 
 
 class RingBufferSource:

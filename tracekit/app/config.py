@@ -35,8 +35,8 @@ from typing import Annotated, Any, Literal, TypeAlias, Union
 import msgspec
 
 from tracekit._errors import ConfigError
-from tracekit._filter import resolve_syscalls
-from tracekit._syscalls import SyscallTable
+from tracekit.kernel.selection import resolve_syscalls
+from tracekit.kernel.syscalls import SyscallTable
 
 __all__ = [
     "BeautifyConfig",

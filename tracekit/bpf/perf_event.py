@@ -16,9 +16,9 @@ import struct
 from ctypes import c_int32, c_uint16, c_uint32, c_uint64
 from pathlib import Path
 
-from tracekit._bpf import _missing_caps
 from tracekit._errors import AttachError, BpfError, TracefsError
-from tracekit._uapi import (
+from tracekit.bpf.sys import _missing_caps
+from tracekit.bpf.uapi import (
     PERF_EVENT_IOC_DISABLE,
     PERF_EVENT_IOC_ENABLE,
     PERF_EVENT_IOC_SET_BPF,
@@ -67,7 +67,7 @@ def perf_event_open(*, type: int, config: int, sample_period: int = 0, sample_ty
     """perf_event_open(2).
 
     Args:
-      type: PERF_TYPE_* (tracekit._uapi); PERF_TYPE_TRACEPOINT with ``config`` =
+      type: PERF_TYPE_* (tracekit.bpf.uapi); PERF_TYPE_TRACEPOINT with ``config`` =
         :func:`tracepoint_id`.
       pid: a tid to follow (kernel "pid": one thread; ``inherit`` adds threads it creates
         later), or -1 for every task on ``cpu``.

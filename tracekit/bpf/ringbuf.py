@@ -38,7 +38,7 @@ from collections.abc import AsyncIterator
 import trio
 
 from tracekit._errors import MapError
-from tracekit._uapi import ENOTSUPP, RINGBUF_BUSY_BIT, RINGBUF_DISCARD_BIT, RINGBUF_HDR_SZ
+from tracekit.bpf.uapi import ENOTSUPP, RINGBUF_BUSY_BIT, RINGBUF_DISCARD_BIT, RINGBUF_HDR_SZ
 
 __all__ = ["RingBuf"]
 

@@ -21,12 +21,12 @@ from importlib.abc import Traversable
 from pathlib import Path
 from typing import Any
 
-from tracekit import _bpf, _perf
-from tracekit._btf import Btf, Kind
-from tracekit._core import apply_core_relos, fixup_datasec
-from tracekit._elf import INSN_SIZE, R_BPF_64_64, ObjectSpec, ProgSpec, read_object
 from tracekit._errors import AttachError, BtfError, ElfError, MapError, TracekitError
-from tracekit._uapi import PERF_TYPE_TRACEPOINT, AttachType, MapType, ProgType
+from tracekit.bpf import perf_event as _perf, sys as _bpf
+from tracekit.bpf.btf import Btf, Kind
+from tracekit.bpf.elf import INSN_SIZE, R_BPF_64_64, ObjectSpec, ProgSpec, read_object
+from tracekit.bpf.relo_core import apply_core_relos, fixup_datasec
+from tracekit.bpf.uapi import PERF_TYPE_TRACEPOINT, AttachType, MapType, ProgType
 
 _BPF_PSEUDO_MAP_FD = 1
 _BPF_PSEUDO_MAP_VALUE = 2
@@ -249,7 +249,7 @@ class Prog:
             link = Link(fd, self.attach_name)
         else:  # classic tracepoint: one perf event on every CPU is not needed for BPF;
             # a single perf event with pid=-1, cpu=0 runs the prog for the tracepoint on all CPUs.
-            from tracekit._tracefs import find_tracefs
+            from tracekit.kernel.tracefs import find_tracefs
             root = tracefs_root or find_tracefs()
             cat, _, name = self.attach_name.partition("/")
             tp_id = _perf.tracepoint_id(root, cat, name)
