@@ -9,7 +9,7 @@ Each ``programs/X.bpf.c`` is compiled once per architecture with
 ``llvm-strip -g`` (DWARF goes; .BTF and .BTF.ext, which CO-RE needs, stay). The manifest
 records, per object, the sha256 of every source it is built from (the .c and each local
 ``#include "..."``, recursively), the sha256 of each built object, and the clang version;
-tests/core/test_programs_manifest.py recomputes the source hashes to catch a stale object.
+tests/programs/test_objects_current.py recomputes the source hashes to catch a stale object.
 
 Usage:
   build_programs.py            rebuild everything, rewrite the manifest

@@ -38,7 +38,7 @@ _MMAN = ("linux/mman.h",)
 
 TABLES: dict[str, Table] = {
     "OPEN_ACCMODE": ("values", _FCNTL, r"O_(RDONLY|WRONLY|RDWR)", frozenset(), ()),
-    # strace 6.1 prints open flags in this order (tests/kernel/test_strace_diff.py checks).
+    # strace 6.1 prints open flags in this order (tests/e2e/test_strace_diff.py checks).
     "OPEN_FLAGS": ("bits", _FCNTL, r"O_[A-Z]+|FASYNC",
                    frozenset({"O_RDONLY", "O_WRONLY", "O_RDWR", "O_ACCMODE", "O_NDELAY",
                               "O_ASYNC", "O_FSYNC", "O_RSYNC"}),

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests._run import compile_c
+
 SHARED_FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures"
 
 
@@ -50,3 +52,27 @@ def fds() -> Iterator[list[int]]:
     yield made
     for fd in made:
         os.close(fd)
+
+
+# Exactly argv[1] getppid calls; with a second argument it first waits for one byte on
+# stdin (a gate, so a tracer can be attached before the calls start).
+GETPPID_LOOP_C = r"""
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+    long n = argc > 1 ? atol(argv[1]) : 1000;
+    char c;
+    if (argc > 2 && read(0, &c, 1) != 1)
+        return 2;
+    for (long i = 0; i < n; i++)
+        syscall(SYS_getppid);
+    return 0;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def loop(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The getppid loop, built once per test module."""
+    return compile_c(GETPPID_LOOP_C, tmp_path_factory.mktemp("loop"), "loop")

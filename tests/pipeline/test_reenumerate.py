@@ -13,17 +13,16 @@ from typing import Any
 
 import pytest
 
+from tests.session.test_follow import Workload, build_workload
 from tracekit.pipeline.reenumerate import reenumerate
 from tracekit.session.session import Session, SessionOptions
-
-from ..kernel.test_follow import Workload, build_workload
 
 pytestmark = pytest.mark.kernel
 
 
 @pytest.fixture(scope="module")
 def exe(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """tests/kernel/workloads/follow_tasks.c compiled with gcc."""
+    """tests/workloads/follow_tasks.c compiled with gcc."""
     return build_workload(tmp_path_factory.mktemp("follow"))
 
 

@@ -15,7 +15,7 @@ Every statistic is the streaming mode's, from the same durations
 (``bpf_ktime_get_ns()`` at exit minus at entry, ns): calls, errors per errno, timed,
 total, min, max, the exact sum of squares (a 128-bit integer in the kernel, a Python int
 here), the log2 histogram, noreturn, unfinished and resumed calls. For the same events
-the two summaries are equal (tests/kernel/test_kernel_summary.py checks it on one run
+the two summaries are equal (tests/session/test_kernel_summary.py checks it on one run
 that does both).
 
 Interval reports: :meth:`KernelSummary.interval` returns what was counted since the

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.kernel._run import TRACEKIT, read_events, write_pipeline
+from tests._run import TRACEKIT, read_events, write_pipeline
 from tracekit._events import Exec, Exit, Lost, Syscall
 from tracekit.kernel.syscalls import SyscallTable
 from tracekit.kernel.tracefs import find_tracefs

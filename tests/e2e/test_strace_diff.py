@@ -11,7 +11,7 @@ not compared: once the BPF program captures that memory (``Syscall.caps``), trac
 prints the text and the comparison tightens by itself.
 
 Run this file as a script for the full table of differences
-(``python3 tests/kernel/test_strace_diff.py``); docs/strace-differences.md explains each.
+(``python3 tests/e2e/test_strace_diff.py``); docs/strace-differences.md explains each.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.kernel._run import run_tracekit, write_pipeline
+from tests._run import run_tracekit, write_pipeline
 
 pytestmark = pytest.mark.kernel
 

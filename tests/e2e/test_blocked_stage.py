@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ._run import TRACEKIT, write_pipeline
+from tests._run import TRACEKIT, write_pipeline
 
 pytestmark = pytest.mark.kernel
 

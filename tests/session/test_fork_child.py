@@ -20,14 +20,13 @@ import msgspec
 import pytest
 import trio
 
+from tests._run import read_events, run_tracekit, write_pipeline
 from tracekit._events import SC_RESUMED, Event, Syscall
 from tracekit._summary import Summary
 from tracekit.kernel.syscalls import SyscallTable
 from tracekit.pipeline import Pipeline, StageContext
 from tracekit.session.session import Session, SessionOptions
 from tracekit.session.source import RingBufferSource
-
-from ._run import read_events, run_tracekit, write_pipeline
 
 pytestmark = pytest.mark.kernel
 TABLE = SyscallTable()

@@ -20,6 +20,7 @@ import msgspec
 import pytest
 import trio
 
+from tests._run import run_tracekit, write_pipeline
 from tracekit._events import Syscall
 from tracekit._summary import Summary
 from tracekit.kernel.syscalls import SyscallTable
@@ -29,7 +30,6 @@ from tracekit.session.session import Session, SessionOptions
 from tracekit.session.source import RingBufferSource
 
 from ..pipeline.helpers import Collect
-from ._run import run_tracekit, write_pipeline
 
 pytestmark = pytest.mark.kernel
 TABLE = SyscallTable()

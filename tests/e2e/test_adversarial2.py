@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.kernel._run import read_events, run_tracekit, write_pipeline
+from tests._run import read_events, run_tracekit, write_pipeline
 from tracekit._events import Exec, Syscall
 from tracekit.kernel.syscalls import SyscallTable
 

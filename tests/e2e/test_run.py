@@ -16,10 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tracekit._events import Exit, Syscall
-from tracekit.kernel.syscalls import SyscallTable
-
-from ._run import (
+from tests._run import (
     TRACEKIT,
     WORKLOADS,
     prog_ids_of,
@@ -28,6 +25,8 @@ from ._run import (
     wait_gone,
     write_pipeline,
 )
+from tracekit._events import Exit, Syscall
+from tracekit.kernel.syscalls import SyscallTable
 
 pytestmark = pytest.mark.kernel
 TABLE = SyscallTable()

@@ -22,6 +22,7 @@ import msgspec
 import pytest
 import trio
 
+from tests._run import TRACEKIT, WORKLOADS, read_events, run_tracekit, write_pipeline
 from tracekit._errors import TargetError
 from tracekit._events import Event, Exec, Exit, Fork, Syscall
 from tracekit.kernel.connector import ProcConnector, ProcEvent
@@ -34,8 +35,6 @@ from tracekit.pipeline.reenumerate import Reenumerate, Reenumerated
 from tracekit.session.session import Session, SessionOptions
 from tracekit.session.source import RingBufferSource
 
-from ._run import TRACEKIT, WORKLOADS, read_events, run_tracekit, write_pipeline
-
 pytestmark = pytest.mark.kernel
 NR_CLOSE = SyscallTable().nr("close")
 MARK = 1_000_000
@@ -46,7 +45,7 @@ def build_workload(out_dir: Path) -> Path:
     """Compile follow_tasks.c with gcc into ``out_dir``; skip when gcc is missing."""
     gcc = shutil.which("gcc")
     if gcc is None:
-        pytest.skip("gcc is not installed: cannot build tests/kernel/workloads/follow_tasks.c")
+        pytest.skip("gcc is not installed: cannot build tests/workloads/follow_tasks.c")
     out = out_dir / "follow_tasks"
     subprocess.run([gcc, "-O1", "-Wall", "-Werror", "-pthread", "-o", str(out),
                     str(WORKLOADS / "follow_tasks.c")], check=True, capture_output=True)

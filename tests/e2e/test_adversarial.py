@@ -15,7 +15,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from tests.kernel._run import (
+from tests._run import (
     TRACEKIT,
     prog_ids_of,
     read_events,

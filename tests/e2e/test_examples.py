@@ -16,13 +16,12 @@ from pathlib import Path
 import pytest
 import trio
 
+from tests._run import TRACEKIT, read_events, write_pipeline
 from tracekit._events import Syscall
 from tracekit.kernel.syscalls import SyscallTable
 from tracekit.pipeline import map_stage
 from tracekit.session.session import SessionOptions
 from tracekit.session.trace import LiveTrace
-
-from ._run import TRACEKIT, read_events, write_pipeline
 
 pytestmark = pytest.mark.kernel
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

@@ -15,13 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from tests._run import wait_gone
 from tracekit._errors import BpfError, ElfError, TracekitError
 from tracekit.bpf import sys as _bpf
 from tracekit.bpf.object import BpfObject
 from tracekit.kernel.syscalls import SyscallTable
 from tracekit.session.session import object_path
-
-from ._run import wait_gone
 
 pytestmark = pytest.mark.kernel
 GETPPID = SyscallTable().nr("getppid")

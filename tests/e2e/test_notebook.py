@@ -21,7 +21,7 @@ from tracekit.kernel.syscalls import SyscallTable
 
 pytestmark = pytest.mark.kernel
 ROOT = Path(__file__).resolve().parents[2]
-KNOWN_SEQ = Path(__file__).parent / "workloads" / "known_seq.py"
+KNOWN_SEQ = Path(__file__).parents[1] / "workloads" / "known_seq.py"
 N = 300
 
 

@@ -1,4 +1,4 @@
-"""A workload with a known syscall sequence, per task (used by tests/kernel/test_run_e2e.py).
+"""A workload with a known syscall sequence, per task (used by tests/e2e/test_run.py).
 
 Each of three tasks (the main thread, a second thread, a forked child) opens PATH, reads
 from it, closes it, then calls getppid exactly N times. Prints a JSON report:
