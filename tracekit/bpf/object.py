@@ -249,7 +249,7 @@ class Prog:
             link = Link(fd, self.attach_name)
         else:  # classic tracepoint: one perf event on every CPU is not needed for BPF;
             # a single perf event with pid=-1, cpu=0 runs the prog for the tracepoint on all CPUs.
-            from tracekit.kernel.tracefs import find_tracefs
+            from tracekit.bpf.tracefs import find_tracefs
             root = tracefs_root or find_tracefs()
             cat, _, name = self.attach_name.partition("/")
             tp_id = _perf.tracepoint_id(root, cat, name)

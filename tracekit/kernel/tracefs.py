@@ -1,4 +1,4 @@
-"""tracefs: find the mount, parse event ``format`` files, list syscall arguments.
+"""tracefs: parse event ``format`` files, list syscall arguments.
 
 Every function takes ``root: Path`` (the tracefs mount, e.g. ``/sys/kernel/tracing``) so
 tests read snapshots (``shared/fixtures/tracefs/<version>``) instead of the live kernel.
@@ -29,7 +29,6 @@ are read.
 
 from __future__ import annotations
 
-import ctypes
 import errno
 import functools
 import os
@@ -38,6 +37,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from tracekit._errors import TracefsError
+from tracekit.bpf.tracefs import find_tracefs
 
 __all__ = [
     "EVENT_ALIASES",
@@ -51,9 +51,6 @@ __all__ = [
     "syscall_args_of",
     "syscall_event_names",
 ]
-
-TRACEFS = Path("/sys/kernel/tracing")
-DEBUGFS_TRACING = Path("/sys/kernel/debug/tracing")
 
 # sys_enter_<event name> -> the syscall's name in the arch tables (arch/*/entry/syscalls/*.tbl
 # give e.g. ``4 common stat sys_newstat``; the event takes the SYSCALL_DEFINE name).
@@ -104,43 +101,6 @@ _FIELD = re.compile(
 )
 _DECL = re.compile(r"^(?P<type>.*?)\s*\b(?P<name>[A-Za-z_]\w*)\s*(?P<array>\[[^\]]*\])?\s*$")
 
-_libc = ctypes.CDLL(None, use_errno=True)
-
-
-def find_tracefs(*, mount_if_missing: bool = True) -> Path:
-    """Return the tracefs mount, mounting it at /sys/kernel/tracing when absent.
-
-    Looks at ``/sys/kernel/tracing`` then ``/sys/kernel/debug/tracing``; a candidate counts
-    when it has ``events/``. Otherwise mounts tracefs as perf does
-    (``mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL)``, tools/lib/api/fs/fs.c).
-
-    Raises:
-      TracefsError: no tracefs and ``mount_if_missing`` is False (ENOENT), or mount(2)
-        failed with its errno (EPERM: root, or CAP_SYS_ADMIN, is needed).
-    """
-    return _find_tracefs((TRACEFS, DEBUGFS_TRACING), TRACEFS, mount_if_missing=mount_if_missing)
-
-
-def _find_tracefs(candidates: tuple[Path, ...], mount_point: Path, *,
-                  mount_if_missing: bool) -> Path:
-    for path in candidates:
-        if (path / "events").is_dir():
-            return path
-    if not mount_if_missing:
-        raise TracefsError(str(mount_point), errno.ENOENT,
-                           "tracefs is not mounted (looked in "
-                           + ", ".join(str(p) for p in candidates) + ")")
-    ret = _libc.mount(b"nodev", os.fsencode(mount_point), b"tracefs", 0, None)
-    if ret < 0:
-        err = ctypes.get_errno()
-        detail = "mount tracefs failed"
-        if err == errno.EPERM:
-            detail += ": needs root (CAP_SYS_ADMIN) to mount tracefs"
-        raise TracefsError(str(mount_point), err, detail)
-    if not (mount_point / "events").is_dir():
-        raise TracefsError(str(mount_point / "events"), errno.ENOENT,
-                           "tracefs mounted but has no events/ (kernel without CONFIG_FTRACE?)")
-    return mount_point
 
 
 def _parse_field(line: str, lineno: int, where: str) -> Field:
