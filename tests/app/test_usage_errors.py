@@ -1,7 +1,9 @@
-"""Adversarial inputs the CLI already rejects with one message and exit status 2 (README,
-"Exit status"): malformed and mistyped pipeline files, bad ``-p`` values, missing paths.
+"""Bad input to the CLI is one message and exit status 2 (README, "Exit status"): malformed
+and mistyped pipeline files, a bad option of any built-in stage kind (located at its
+``file:line:column``), bad ``-p`` values, missing paths.
 
-These run the real ``main()`` in-process; none of them reaches the kernel.
+These run the real ``main()`` in-process; none of them loads a BPF program (the one that
+reads tracefs first is marked as a kernel test).
 """
 
 from __future__ import annotations
@@ -91,3 +93,34 @@ def test_output_in_missing_directory(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert main(["run", str(p), "-o", str(out)]) == 2
     assert f"directory {str(out.parent)!r} does not exist" in capsys.readouterr().err
     assert not out.parent.exists()
+
+
+@pytest.mark.parametrize(("stage", "says"), [
+    ('kind = "evict"\ninterval_s = 0', "5:14: stage[0].interval_s must be a number >= 0.001"),
+    ('kind = "evict"\ninterval_s = -1', "5:14: stage[0].interval_s must be a number >= 0.001"),
+    ('kind = "evict"\ninterval_s = nan', "5:14: stage[0].interval_s must be a number >= 0.001"),
+    ('kind = "reconcile"\nsettle_s = -5', "5:12: stage[0].settle_s must be a number >= 0.0"),
+    ('kind = "reconcile"\nconnector = "bogus"',
+     "5:13: expected true or false at stage[0].connector"),
+    ('kind = "beautify"\nstring_limit = -1',
+     "5:16: stage[0].string_limit must be an integer >= 0"),
+    ('kind = "beautify"\nfd_paths = "yes"', "5:12: expected true or false at stage[0].fd_paths"),
+    ('kind = "summarize"\ngroup_by = "cpu"', "invalid value 'cpu' for stage[0].group_by"),
+    ('kind = "summarize"\nsort = "bogus"', "invalid value 'bogus' for stage[0].sort"),
+    ('kind = "summarize"\ninterval_s = 0', "stage[0].interval_s must be a number >= 0.001"),
+    ('kind = "reenumerate"\nbogus = 1', "5:1: unknown key 'bogus'"),
+    ('kind = "user"\nuse = "nocolon"', "5:7: use = 'nocolon' must be \"package.module:Name\""),
+    ('kind = "user"\nuse = ":X"', "5:7: use = ':X' must be \"package.module:Name\""),
+    ('kind = "frobnicate"', "4:8: unknown stage kind 'frobnicate'"),
+])
+@pytest.mark.parametrize("cmd", ["run", "check"])
+def test_bad_stage_option_is_one_located_message(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str],
+                                                 stage: str, says: str, cmd: str) -> None:
+    p = tmp_path / "bad.toml"
+    p.write_text(f"{BASE}[[stage]]\n{stage}\n")
+    assert main([cmd, str(p)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tracekit: error: ") and err.count("\n") == 1, err
+    located = f"{p}:{says}" if says[0].isdigit() else says
+    assert located in err and "Traceback" not in err
