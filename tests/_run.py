@@ -22,13 +22,49 @@ def write_pipeline(tmp_path: Path, body: str, name: str = "pipeline.toml") -> Pa
     return p
 
 
+def tracekit_env(**extra: str) -> dict[str, str]:
+    """The environment to start tracekit in: this one, unbuffered, plus ``extra``."""
+    return dict(os.environ, PYTHONUNBUFFERED="1", **extra)
+
+
+def getppid_pipeline(tmp_path: Path, buffer_pages: int = 1024) -> Path:
+    """A pipeline file tracing getppid to JSON Lines on stdout; tests give the command."""
+    return write_pipeline(tmp_path, f"""\
+        buffer_pages = {buffer_pages}
+        [target]
+        command = ["true"]
+        [filter]
+        syscalls = ["getppid"]
+        [output]
+        format = "jsonl"
+        """)
+
+
+# A user stage that sleeps on every batch: far slower than the ring buffer fills.
+SLEEPY_PY = """
+import trio
+
+class Sleepy:
+    name = "sleepy"
+
+    def __init__(self, sleep_s):
+        self.sleep_s = sleep_s
+
+    async def run(self, ctx, recv, send):
+        async with recv, send:
+            async for batch in recv:
+                await trio.sleep(self.sleep_s)
+                await send.send(batch)
+"""
+
+
 def read_events(path: Path) -> list[Event]:
     dec = msgspec.json.Decoder(Event)
     return [dec.decode(line) for line in path.read_bytes().splitlines() if line.strip()]
 
 
 def run_tracekit(args: list[str], *, timeout: float = 60, **kw) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    env = tracekit_env()
     return subprocess.run([*TRACEKIT, *args], capture_output=True, text=True, timeout=timeout,
                           env=env, **kw)
 

@@ -1,9 +1,10 @@
 """CLI safety: unsafe pipeline files refused as root (``--allow-unsafe-config``), summaries
-written atomically (temp file + rename), and a SIGINT while the CLI imports its modules
-ending with status 130 and no traceback (README, "Using it").
+written atomically (temp file + rename) and never through a symlink, and a SIGINT while the
+CLI imports its modules ending with status 130 and no traceback (README, "Using it").
 
-None of these reaches the kernel: ``check`` is refused before it reads the file, and the
-atomic file is the runner's own helper.
+None of these loads a BPF program: ``check`` is refused before it reads the file, the
+atomic file is the runner's own helper, and the symlink is refused before the trace starts
+(the real CLI reads tracefs first, so that one is marked as a kernel test).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests._run import run_tracekit, write_pipeline
 from tracekit._errors import ConfigError
 from tracekit.app.cli import check_config_safety, main
 from tracekit.app.run import AtomicFile, close_output, open_output
@@ -180,3 +182,22 @@ def test_package_import_is_light() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "False"
+
+
+@pytest.mark.kernel  # the real CLI reaches the tracefs cross-check before the output
+def test_summary_output_refuses_a_symlink(tmp_path: Path) -> None:
+    target = tmp_path / "victim.txt"
+    target.write_text("keep me\n")
+    link = tmp_path / "link.txt"
+    link.symlink_to(target)
+    pipeline = write_pipeline(tmp_path, f"""\
+        [target]
+        command = ["true"]
+        [output]
+        format = "summary"
+        path = "{link}"
+        """)
+    r = run_tracekit(["run", str(pipeline)])
+    assert r.returncode == 2
+    assert "does not write through links" in r.stderr and "Traceback" not in r.stderr
+    assert target.read_text() == "keep me\n" and link.is_symlink()

@@ -1,4 +1,4 @@
-"""End to end: ``tracekit run pipeline.toml`` on real workloads, real kernel (issue 3).
+"""End to end: ``tracekit run pipeline.toml`` on real workloads, real kernel.
 
 Each test traces processes it starts itself, so tests can run side by side (-n 2).
 """

@@ -1,7 +1,8 @@
-"""Summaries of real traced workloads (issue 5, streaming mode): exact counts per syscall
-and errno, per thread; stddev equal to statistics.pstdev over the same events; totals
-within wall time x threads; interval snapshots that merge to the final summary; and the
-real CLI's ``format = "summary"`` table.
+"""Summaries of real traced workloads (streaming mode): exact counts per syscall and
+errno, per thread; stddev equal to statistics.pstdev over the same events; totals within
+wall time x threads; interval snapshots that merge to the final summary; the real CLI's
+``format = "summary"`` table; and a syscall number no table knows, counted in both
+summary modes.
 """
 
 from __future__ import annotations
@@ -268,3 +269,28 @@ def test_cli_summary_json_table(tmp_path: Path) -> None:
     for t, n in rep["threads"].items():
         assert rows[int(t)]["getppid"].calls == n
         assert rows[int(t)]["exit"].noreturn == 1
+
+
+PY = sys.executable
+
+
+@pytest.mark.parametrize("mode", ["kernel", "stream"])
+def test_unknown_syscall_number_counted_in_the_summary(tmp_path: Path, mode: str) -> None:
+    code = ("import ctypes; l = ctypes.CDLL(None)\n"
+            "for _ in range(7): l.syscall(1000)\n")
+    pipeline = write_pipeline(tmp_path, f"""\
+        [target]
+        command = [{json.dumps(PY)}, "-c", {json.dumps(code)}]
+        [output]
+        format = "summary"
+        mode = "{mode}"
+        table = "json"
+        group_by = "total"
+        path = "{tmp_path / 'sum.json'}"
+        """)
+    r = run_tracekit(["run", str(pipeline)])
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((tmp_path / "sum.json").read_text())
+    rows = [s for g in doc["groups"] for s in g["syscalls"] if s["syscall_nr"] == 1000]
+    assert len(rows) == 1
+    assert (rows[0]["calls"], rows[0]["errors"], rows[0]["errnos"]) == (7, 7, {"38": 7})

@@ -1,18 +1,21 @@
-"""Following tasks exactly (issue 6, kernel rules 3 to 7), on the real kernel.
+"""Following tasks exactly (kernel rules 3 to 7), on the real kernel.
 
 Each test starts ``workloads/follow_tasks.c`` (compiled here with gcc), traces it with the
 library (Session + RingBufferSource + Pipeline) or the CLI, and checks by tid against
 what the workload reports: every task reports ``task <role> <tid> <k>`` after a marker
 syscall ``close(1000000 + k)``, so a task is traced exactly when that call is in the
-trace under that tid.
+trace under that tid. An execve from a non-leader thread is checked on a Python
+workload through the CLI.
 """
 
 from __future__ import annotations
 
 import errno
+import json
 import logging
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -689,3 +692,38 @@ async def test_reconcile_connector_repairs_a_child_missing_from_the_map(exe: Pat
     assert counters["repaired_missing_child"] == 1
     assert counters.get("repaired_pids_full", 0) == 0
     assert marks(sink.events).get(box["child"]) == {100}
+
+
+TABLE = SyscallTable()
+PY = sys.executable
+
+THREAD_EXEC = r'''
+import os, threading, time
+def t():
+    os.execv("/bin/true", ["true", "from-thread"])
+threading.Thread(target=t).start()
+time.sleep(30)
+'''
+
+
+def test_execve_from_a_non_leader_thread_is_one_execve_under_the_tgid(tmp_path: Path) -> None:
+    script = tmp_path / "thexec.py"
+    script.write_text(THREAD_EXEC)
+    pipeline = write_pipeline(tmp_path, f"""\
+        [target]
+        command = [{json.dumps(PY)}, {json.dumps(str(script))}]
+        [output]
+        format = "jsonl"
+        path = "{tmp_path / 'out.jsonl'}"
+        """)
+    r = run_tracekit(["run", str(pipeline)], timeout=25)
+    assert r.returncode == 0, r.stderr
+    evs = read_events(tmp_path / "out.jsonl")
+    execve = TABLE.nr("execve")
+    calls = [e for e in evs if isinstance(e, Syscall) and e.syscall_nr == execve]
+    assert len(calls) == 2 and all(e.ret == 0 for e in calls)
+    leader = calls[0].tgid
+    assert [(e.tid, e.tgid) for e in calls] == [(leader, leader), (leader, leader)]
+    execs = [e for e in evs if isinstance(e, Exec)]
+    assert [e.filename for e in execs][-1] == "/bin/true"
+    assert execs[-1].tid == leader and execs[-1].old_tid != leader   # from another thread

@@ -1,0 +1,156 @@
+"""Signals to tracekit and to its command: SIGTERM, SIGHUP or SIGINT end a pid session on a
+busy workload with whole output; a second SIGINT ends a long drain at once; SIGKILL of
+tracekit leaves no prog behind; a command killed by SIGKILL gives exit status 137.
+
+Every test traces only processes it started.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from tests._run import (
+    SLEEPY_PY,
+    TRACEKIT,
+    getppid_pipeline,
+    prog_ids_of,
+    read_events,
+    run_tracekit,
+    tracekit_env,
+    wait_gone,
+    write_pipeline,
+)
+from tracekit._events import Exec, Exit, Lost, Syscall
+
+pytestmark = pytest.mark.kernel
+
+
+def test_command_killed_by_sigkill_gives_137(tmp_path: Path) -> None:
+    res = run_tracekit(["run", str(getppid_pipeline(tmp_path)), "-o", str(tmp_path / "o"),
+                        "--", "sh", "-c", "kill -9 $$"])
+    assert res.returncode == 128 + signal.SIGKILL, res.stderr
+    assert res.stderr == ""
+
+
+def test_sigkill_of_tracekit_leaves_no_prog(tmp_path: Path, loop: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    p = subprocess.Popen([*TRACEKIT, "run", str(getppid_pipeline(tmp_path)), "-o", str(out),
+                          "--", str(loop), "100000000"], stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while not (out.exists() and out.stat().st_size > 0):
+            assert time.monotonic() < deadline, "no event within 30 s"
+            time.sleep(0.02)
+        ids = prog_ids_of(p.pid)
+        workload = [e.tid for e in read_events_prefix(out) if isinstance(e, Exec)]
+    finally:
+        p.kill()
+        p.wait()
+    assert len(ids) >= 5
+    for prog_id in ids:
+        wait_gone("prog", prog_id)
+    for tid in workload:  # the untraced workload goes on; end it here
+        try:
+            os.kill(tid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def read_events_prefix(path: Path) -> list[object]:
+    """The whole JSON lines of a file another process is still writing."""
+    dec = msgspec.json.Decoder(Syscall | Exec | Exit | Lost)
+    return [dec.decode(line) for line in path.read_bytes().split(b"\n")[:-1] if line]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+def test_signal_ends_a_pid_session_on_a_busy_workload(tmp_path: Path, loop: Path,
+                                                     sig: signal.Signals) -> None:
+    """A workload writing records faster than tracekit reads: the signal still ends the
+    session (each drain is bounded), with the drain's events, the lost count, status 0."""
+    pipeline = write_pipeline(tmp_path, """\
+        [target]
+        pid = [1]
+        [filter]
+        syscalls = ["getppid"]
+        [output]
+        format = "jsonl"
+        """)
+    out = tmp_path / "out.jsonl"
+    workload = subprocess.Popen([str(loop), "100000000000"])
+    try:
+        tk = subprocess.Popen([*TRACEKIT, "run", str(pipeline), "-p", str(workload.pid),
+                               "-o", str(out)], stderr=subprocess.PIPE, text=True,
+                              env=tracekit_env())
+        try:
+            _wait_for_output(out)
+            tk.send_signal(sig)
+            _, err = tk.communicate(timeout=60)
+        finally:
+            if tk.poll() is None:
+                tk.kill()
+                tk.communicate()
+    finally:
+        workload.kill()
+        workload.wait()
+    assert tk.returncode == 0, err
+    events = read_events(out)   # every line whole: the sink was closed, not cut
+    assert sum(isinstance(e, Syscall) for e in events) > 0
+    lost = sum(e.count for e in events if isinstance(e, Lost))
+    assert lost == 0 or f"LOST {lost} records" in err
+    assert "Traceback" not in err
+
+
+def test_second_sigint_ends_a_long_drain_at_once(tmp_path: Path, loop: Path) -> None:
+    """A stage needing 5 s a batch: the first SIGINT's drain of the full channels would
+    take 40 s or more; the second ends the run at once."""
+    (tmp_path / "tk_sleepy_stage.py").write_text(SLEEPY_PY)
+    pipeline = write_pipeline(tmp_path, """\
+        [target]
+        pid = [1]
+        [filter]
+        syscalls = ["getppid"]
+        [[stage]]
+        kind = "user"
+        use = "tk_sleepy_stage:Sleepy"
+        options = { sleep_s = 5.0 }
+        [output]
+        format = "jsonl"
+        """)
+    workload = subprocess.Popen([str(loop), "100000000000"])
+    try:
+        tk = subprocess.Popen([*TRACEKIT, "run", str(pipeline), "-p", str(workload.pid),
+                               "-o", str(tmp_path / "out.jsonl")], stderr=subprocess.PIPE,
+                              text=True, env=tracekit_env(PYTHONPATH=str(tmp_path)))
+        try:
+            _wait_for_output(tmp_path / "out.jsonl")   # 5 s in: the channels are full
+            tk.send_signal(signal.SIGINT)
+            with pytest.raises(subprocess.TimeoutExpired):
+                tk.wait(timeout=1)                      # draining, gracefully
+            tk.send_signal(signal.SIGINT)
+            t0 = time.monotonic()
+            _, err = tk.communicate(timeout=60)
+            elapsed = time.monotonic() - t0
+        finally:
+            if tk.poll() is None:
+                tk.kill()
+                tk.communicate()
+    finally:
+        workload.kill()
+        workload.wait()
+    assert tk.returncode in (0, 128 + signal.SIGINT), err
+    assert elapsed < 20, f"the second SIGINT took {elapsed:.1f} s"
+    assert "Traceback" not in err
+
+
+def _wait_for_output(path: Path, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while not (path.exists() and path.stat().st_size > 0):
+        assert time.monotonic() < deadline, f"no output in {path} within {timeout} s"
+        time.sleep(0.02)
