@@ -1,4 +1,4 @@
-"""BpfObject on the real kernel: committed test programs from programs/ (issue 2).
+"""BpfObject on the real kernel: committed test programs from programs/.
 
 Every check is scoped to this test process: the programs filter on targ_tgid = our pid
 and counts are taken for getppid, which no other thread of the test runner calls.

@@ -1,4 +1,4 @@
-"""bpf-to-bpf calls: progs calling static and global functions in .text (issue 2 loader)."""
+"""bpf-to-bpf calls: progs calling static and global functions in .text."""
 
 from __future__ import annotations
 

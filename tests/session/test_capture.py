@@ -1,4 +1,4 @@
-"""Captured user memory in syscall records (issue 4), on the real kernel.
+"""Captured user memory in syscall records, on the real kernel.
 
 Each test runs a Python workload of its own under a Session whose ``_load`` also fills the
 beauty map (the integrator wires ``fill_beauty_map`` into ``Session._load``; until then this

@@ -1,4 +1,4 @@
-"""In-kernel summary (issue 5, kernel half): the summary maps of syscalls.bpf.o on the real
+"""In-kernel summary: the summary maps of syscalls.bpf.o on the real
 kernel, read by tracekit.session.kernel_summary.
 
 The workload is a static C program built here with gcc (no dynamic loader, so its own

@@ -1,4 +1,4 @@
-/* Workloads that try to break task following (tests/kernel/test_follow.py, issue 6).
+/* Workloads that try to break task following (tests/session/test_follow.py).
  *
  * Build: gcc -O1 -pthread -o follow_tasks follow_tasks.c   (the test does it in tmp_path)
  *
