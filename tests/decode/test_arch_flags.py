@@ -8,7 +8,7 @@ import platform
 
 import pytest
 
-from tracekit._events import Syscall
+from tracekit._events import SC_COMPAT, Syscall
 from tracekit.decode import flags as F
 from tracekit.decode.args import SyscallDecoder
 from tracekit.decode.fdcache import FdCache
@@ -77,6 +77,20 @@ def test_arm64_only_names_exist_only_in_arm64_tables() -> None:
     # arch_prctl(2) is x86's; arm64 has no such header, so no names.
     assert flag_tables.for_arch("arm64").ARCH_PRCTL_OPTIONS == {}
     assert flag_tables.for_arch("x86_64").ARCH_PRCTL_OPTIONS[0x1002] == "ARCH_SET_FS"
+
+
+def test_clone_tls_and_child_tid_follow_the_archs_argument_order() -> None:
+    flags = 0x80000 | 0x1000000 | 17              # SETTLS|CHILD_SETTID|SIGCHLD
+    want = ("child_stack=NULL", "flags=CLONE_SETTLS|CLONE_CHILD_SETTID|SIGCHLD",
+            "tls=0x7000", "child_tidptr=0x9000")
+    x86 = decoder("x86_64")                       # (flags, stack, ptid, ctid, tls)
+    assert x86.decode(record(x86.table, "clone", (flags, 0, 0, 0x9000, 0x7000), 5)).args == want
+    arm = decoder("arm64")                        # (flags, stack, ptid, tls, ctid)
+    assert arm.decode(record(arm.table, "clone", (flags, 0, 0, 0x7000, 0x9000), 5)).args == want
+    compat = SyscallDecoder(SyscallTable("x86_64"), SyscallTable("i386"),
+                            fdcache=FdCache("/nonexistent"))   # i386: tls before ctid
+    ev = record(SyscallTable("i386"), "clone", (flags, 0, 0, 0x7000, 0x9000), 5, SC_COMPAT)
+    assert compat.decode(ev).args == want
 
 
 def test_default_tables_are_the_running_archs() -> None:

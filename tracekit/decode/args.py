@@ -52,7 +52,8 @@ class _ArchConsts:
     """The constants of one arch that argument decoders test against (from its tables)."""
 
     __slots__ = ("flags", "o_creat", "o_tmpfile", "fcntl_noarg", "fcntl_int", "fcntl_ptr",
-                 "fcntl_dup", "af_inet", "af_netlink", "clone", "futex", "kinds")
+                 "fcntl_dup", "af_inet", "af_netlink", "clone", "clone_tls_first", "futex",
+                 "kinds")
 
     def __init__(self, arch: str) -> None:
         self.flags = f = F.for_arch(arch)
@@ -74,6 +75,7 @@ class _ArchConsts:
         self.af_inet = frozenset({af["AF_INET"], af["AF_INET6"]})
         self.af_netlink = af["AF_NETLINK"]
         self.clone = {n: v for v, n in T.CLONE_FLAGS}
+        self.clone_tls_first = arch != "x86_64"     # see _clone
         self.futex = {n: v for v, n in T.FUTEX_CMDS.items()}
         self.kinds = _kinds(f)
 
@@ -258,9 +260,17 @@ def _enum32(table: dict[int, str]) -> ArgFn:
 
 
 def _clone(d: SyscallDecoder, ev: Syscall) -> list[str]:
-    """clone(2), x86_64 argument order (flags, stack, parent_tid, child_tid, tls), printed
-    as strace: ``child_stack=NULL, flags=CLONE_...|SIGCHLD, child_tidptr=0x...``."""
-    flags, stack, ptid, ctid, tls = ev.args[:5]
+    """clone(2) printed as strace: ``child_stack=NULL, flags=CLONE_...|SIGCHLD,
+    child_tidptr=0x...``.
+
+    The argument order is the arch's: x86_64 passes (flags, stack, parent_tid, child_tid,
+    tls); arm64 and i386 (compat records on x86_64) have tls before child_tid (the
+    kernel's CONFIG_CLONE_BACKWARDS).
+    """
+    if ev.flags & SC_COMPAT or d.consts.clone_tls_first:
+        flags, stack, ptid, tls, ctid = ev.args[:5]
+    else:
+        flags, stack, ptid, ctid, tls = ev.args[:5]
     out = [f"child_stack={pointer(stack)}", f"flags={d.flags.clone_flags(flags)}"]
     names = d.consts.clone
     if flags & names["CLONE_PARENT_SETTID"]:
