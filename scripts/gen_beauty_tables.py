@@ -1,18 +1,26 @@
 #!/usr/bin/env python3
-"""Generate tracekit/kernel/flag_tables.py: flag, constant and ioctl names from the headers.
+"""Generate tracekit/kernel/flag_tables/<arch>.py: flag, constant and ioctl names per arch.
 
-Usage (needs gcc and the uapi/libc headers, e.g. Debian's linux-libc-dev and libc6-dev):
+Usage (needs the uapi/libc headers of each arch and a compiler for it; on Debian x86_64:
+gcc, linux-libc-dev, libc6-dev, and gcc-aarch64-linux-gnu for arm64, which brings
+libc6-dev-arm64-cross and linux-libc-dev-arm64-cross):
 
-    python3 scripts/gen_beauty_tables.py [-o tracekit/kernel/flag_tables.py]
+    python3 scripts/gen_beauty_tables.py [--arch ARCH]... [-o tracekit/kernel/flag_tables]
 
-How: for each table, ``gcc -E -dM`` of its include list gives the macro names; names
-matching the table's pattern are evaluated by compiling and running a small C program
-that prints ``(long long)(NAME)`` for each (so expressions such as ``_IOR('T', 0x13, ...)``
-or ``(__O_TMPFILE | O_DIRECTORY)`` are evaluated by the compiler, not by us). A name the
-compiler rejects (a string, a function-like use) is dropped and the program recompiled.
+Without ``--arch`` every arch tracekit supports (x86_64, arm64) is written.
+
+How: for each table, ``<cc> -E -dM`` of its include list gives the macro names; names
+matching the table's pattern are evaluated by the compiler of that arch: a C file with one
+``const long long v_<i> = (long long)(intptr_t)(NAME);`` per name is compiled to assembly
+(``-S``) and the values are read from the data directives (``.quad``/``.xword``), so
+expressions such as ``_IOR('T', 0x13, ...)`` or ``(__O_TMPFILE | O_DIRECTORY)`` are
+evaluated by the compiler, not by us, and no target code is run (arm64 tables are made on
+x86_64). A name the compiler rejects (a string, a function-like use) is dropped and the
+file recompiled.
 
 Values are the uapi ones (``<asm/fcntl.h>``, ``<linux/mman.h>``...), not glibc's, where
-the two differ (glibc's ``O_LARGEFILE`` is 0 on x86_64; the kernel's is 0100000).
+the two differ (glibc's ``O_LARGEFILE`` is 0 on x86_64; the kernel's is 0100000). They
+differ between arches: ``0x10000`` is O_DIRECTORY on x86_64 and O_DIRECT on arm64.
 Order matters for flag tables: names are printed in table order, which is strace's order
 where strace's output differs from numeric order (checked against strace 6.1 here).
 """
@@ -23,6 +31,7 @@ import argparse
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -136,6 +145,16 @@ TABLES: dict[str, Table] = {
                   frozenset({"CLOCK_SGI_CYCLE"}), ()),
 }
 
+# Tables whose header exists on some arches only (arch_prctl(2) is x86's): empty elsewhere.
+ONLY_ON: dict[str, frozenset[str]] = {"ARCH_PRCTL_OPTIONS": frozenset({"x86_64"})}
+
+# tracekit arch -> (compiler when the machine is that arch, cross compiler otherwise).
+COMPILERS: dict[str, tuple[str, str]] = {
+    "x86_64": ("gcc", "x86_64-linux-gnu-gcc"),
+    "arm64": ("gcc", "aarch64-linux-gnu-gcc"),
+}
+_MACHINE_ARCH = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "arm64", "arm64": "arm64"}
+
 # One name per value in "values" tables when headers define aliases: the name strace prints.
 PREFERRED = {"AF_UNIX", "AF_NETLINK", "SIGABRT", "SIGIO", "IPPROTO_IP", "SEEK_DATA",
              "FIONBIO", "FIONREAD", "TCGETS", "TIOCINQ", "FS_IOC_GETFLAGS", "FS_IOC_SETFLAGS",
@@ -146,49 +165,84 @@ NOT_PREFERRED = {"TIOCINQ", "FS_IOC32_GETFLAGS", "FS_IOC32_SETFLAGS", "FS_IOC32_
 _DEFINE = re.compile(r"^#define ([A-Za-z_][A-Za-z0-9_]*) (.*)$")
 
 
-def macro_names(includes: tuple[str, ...]) -> list[str]:
-    """Object-like macro names defined after including ``includes`` (``gcc -E -dM``)."""
+def compiler(arch: str) -> str:
+    """The C compiler that targets ``arch``: plain gcc on that arch, else the cross one."""
+    native, cross = COMPILERS[arch]
+    machine = os.uname().machine
+    return native if _MACHINE_ARCH.get(machine, machine) == arch else cross
+
+
+def macro_names(cc: str, includes: tuple[str, ...]) -> list[str]:
+    """Object-like macro names defined after including ``includes`` (``<cc> -E -dM``)."""
     src = "#define _GNU_SOURCE 1\n" + "".join(f"#include <{h}>\n" for h in includes)
-    out = subprocess.run(["gcc", "-E", "-dM", "-x", "c", "-"], input=src, text=True,
+    out = subprocess.run([cc, "-E", "-dM", "-x", "c", "-"], input=src, text=True,
                          capture_output=True, check=True).stdout
     return [m.group(1) for line in out.splitlines() if (m := _DEFINE.match(line))]
 
 
-def evaluate(includes: tuple[str, ...], names: list[str], tmp: Path) -> dict[str, int]:
-    """``name -> value``: compile and run a program printing each as a long long."""
+# In gcc -S output: ``v_<i>:`` then one data directive holding the 8-byte value.
+_LABEL = re.compile(r"^v_(\d+):$")
+_DATA = re.compile(r"^\s*\.(?:quad|xword|8byte|dword)\s+(-?(?:0x[0-9a-fA-F]+|\d+))\s*$")
+_ZERO = re.compile(r"^\s*\.zero\s+8\s*$")
+
+
+def read_values(asm: str, names: list[str]) -> dict[str, int]:
+    """``name -> value`` from the assembly of the ``v_<i>`` constants."""
+    values: dict[str, int] = {}
+    label: int | None = None
+    for line in asm.splitlines():
+        if (m := _LABEL.match(line)):
+            label = int(m.group(1))
+        elif label is not None and ((d := _DATA.match(line)) or _ZERO.match(line)):
+            v = int(d.group(1), 0) if d else 0
+            values[names[label]] = v - (1 << 64) if v >= 1 << 63 else v
+            label = None
+    if len(values) != len(names):
+        missing = sorted(set(names) - set(values))
+        raise RuntimeError(f"no value in the assembly for {missing[:10]}")
+    return values
+
+
+def evaluate(cc: str, includes: tuple[str, ...], names: list[str], tmp: Path
+             ) -> dict[str, int]:
+    """``name -> value``: compile constants of each to assembly and read them back."""
     names = list(names)
     while names:
-        lines = ["#define _GNU_SOURCE 1", "#include <stdio.h>", "#include <stdint.h>",
-                 *(f"#include <{h}>" for h in includes), "int main(void) {"]
+        lines = ["#define _GNU_SOURCE 1", "#include <stdint.h>",
+                 *(f"#include <{h}>" for h in includes)]
         first = len(lines) + 1
-        lines += [f'printf("%s %lld\\n", "{n}", (long long)(intptr_t)({n}));' for n in names]
-        lines += ["return 0; }"]
-        c, exe = tmp / "t.c", tmp / "t"
+        lines += [f"const long long v_{i} = (long long)(intptr_t)({n});"
+                  for i, n in enumerate(names)]
+        c, asm = tmp / "t.c", tmp / "t.s"
         c.write_text("\n".join(lines) + "\n")
-        r = subprocess.run(["gcc", "-w", "-o", str(exe), str(c)], capture_output=True, text=True)
+        r = subprocess.run([cc, "-w", "-S", "-O0", "-o", str(asm), str(c)],
+                           capture_output=True, text=True)
         if r.returncode == 0:
-            out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout
-            return {n: int(v) for n, v in (ln.split() for ln in out.splitlines())}
+            return read_values(asm.read_text(), names)
         bad = {int(m.group(1)) - first
                for m in re.finditer(rf"{re.escape(str(c))}:(\d+):\d+: error", r.stderr)}
         bad = {i for i in bad if 0 <= i < len(names)}
         if not bad:
-            raise RuntimeError(f"gcc failed on {includes}:\n{r.stderr[:2000]}")
+            raise RuntimeError(f"{cc} failed on {includes}:\n{r.stderr[:2000]}")
         names = [n for i, n in enumerate(names) if i not in bad]
     return {}
 
 
-def build(tmp: Path) -> dict[str, object]:
+def build(arch: str, cc: str, tmp: Path) -> dict[str, object]:
+    """Every table of ``TABLES`` for ``arch``, evaluated by the compiler ``cc``."""
     tables: dict[str, object] = {}
     cache: dict[tuple[str, ...], list[str]] = {}
     for tname, (kind, includes, pattern, excluded, order) in TABLES.items():
+        if arch not in ONLY_ON.get(tname, frozenset({arch})):
+            tables[tname] = {} if kind == "values" else ()
+            continue
         if includes not in cache:
-            cache[includes] = macro_names(includes)
+            cache[includes] = macro_names(cc, includes)
         rx = re.compile(rf"(?:{pattern})")
         names = sorted({n for n in cache[includes] if rx.fullmatch(n) and n not in excluded})
         if tname == "PRCTL_OPTIONS":         # sub-arguments (PR_SET_MM_BRK) are not options
             names = [n for n in names if not any(n.startswith(o + "_") for o in names)]
-        values = evaluate(includes, names, tmp)
+        values = evaluate(cc, includes, names, tmp)
         if kind == "values":
             by_value: dict[int, str] = {}
             for n, v in sorted(values.items()):
@@ -219,16 +273,17 @@ def _better(new: str, old: str) -> bool:
     return (len(new), new) < (len(old), old)
 
 
-def render(tables: dict[str, object], command: str) -> str:
+def render(tables: dict[str, object], arch: str, command: str) -> str:
     out = [
-        '"""Flag, constant and ioctl names from this machine\'s uapi and libc headers.',
+        f'"""Flag, constant and ioctl names of {arch}, from its uapi and libc headers.',
         "",
         "GENERATED by scripts/gen_beauty_tables.py; do not edit. Command:",
         "",
         f"    {command}",
         "",
         "``*_FLAGS``/bits tables: ``((value, name), ...)`` in print order (strace's);",
-        "values tables: ``{value: name}``. Decoders: tracekit/decode/flags.py.",
+        "values tables: ``{value: name}``. Chosen by arch in tracekit/kernel/flag_tables;",
+        "decoders: tracekit/decode/flags.py.",
         '"""',
         "",
         "# ruff: noqa: E501",
@@ -248,16 +303,25 @@ def render(tables: dict[str, object], command: str) -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("-o", "--output", default="tracekit/kernel/flag_tables.py")
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[1])
+    ap.add_argument("--arch", action="append", choices=sorted(COMPILERS),
+                    help="arch to generate (repeatable; default: all)")
+    ap.add_argument("-o", "--output-dir", default="tracekit/kernel/flag_tables",
+                    help="directory that receives <arch>.py")
     opt = ap.parse_args()
-    command = "python3 scripts/gen_beauty_tables.py " + shlex.join(sys.argv[1:])
-    gcc = subprocess.run(["gcc", "--version"], capture_output=True, text=True).stdout
-    with tempfile.TemporaryDirectory() as tmp:
-        tables = build(Path(tmp))
-    text = render(tables, command.strip() + f"   # {gcc.splitlines()[0]}, {os.uname().machine}")
-    Path(opt.output).write_text(text)
-    print(f"wrote {opt.output}: {len(tables)} tables", file=sys.stderr)
+    command = ("python3 scripts/gen_beauty_tables.py " + shlex.join(sys.argv[1:])).strip()
+    for arch in opt.arch or sorted(COMPILERS):
+        cc = compiler(arch)
+        if shutil.which(cc) is None:
+            sys.exit(f"no compiler {cc} for {arch} (Debian: apt-get install gcc"
+                     f"{'' if cc == 'gcc' else '-' + cc.removesuffix('-gcc')})")
+        version = subprocess.run([cc, "--version"], capture_output=True, text=True,
+                                 check=True).stdout.splitlines()[0]
+        with tempfile.TemporaryDirectory() as tmp:
+            tables = build(arch, cc, Path(tmp))
+        out = Path(opt.output_dir) / f"{arch}.py"
+        out.write_text(render(tables, arch, f"{command}   # {cc}: {version}"))
+        print(f"wrote {out}: {len(tables)} tables", file=sys.stderr)
 
 
 if __name__ == "__main__":

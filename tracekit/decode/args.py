@@ -4,10 +4,14 @@
 its argument decoders (``tracekit.decode.argspec``), then applies them to each record. Strings,
 buffers and structs come from the record's captures (``Syscall.caps``); without a
 capture an argument that points to user memory prints as its address (``0x7ffd...``).
+
+Flag words and constants are decoded with the tables of the syscall table's architecture
+(``SyscallDecoder(SyscallTable("arm64"))`` prints arm64's names on any machine).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 from tracekit._events import (
@@ -35,30 +39,50 @@ from tracekit.decode.values import (
     quote,
     signed,
 )
-from tracekit.kernel import flag_tables as T
 from tracekit.kernel.syscalls import SyscallTable, format_ret
 
-__all__ = ["KINDS", "SyscallDecoder"]
+__all__ = ["SyscallDecoder", "kinds_for"]
 
 ArgFn = Callable[["SyscallDecoder", Syscall, int], "str | None"]
 _M32 = 0xFFFFFFFF
-_O_CREAT = next(v for v, n in T.OPEN_FLAGS if n == "O_CREAT")
-_O_TMPFILE = next(v for v, n in T.OPEN_FLAGS if n == "O_TMPFILE")
-_FCNTL = {n: v for v, n in T.FCNTL_CMDS.items()}
-_FCNTL_NOARG = frozenset(_FCNTL[n] for n in ("F_GETFD", "F_GETFL", "F_GETOWN", "F_GETSIG",
-                                             "F_GETLEASE", "F_GETPIPE_SZ", "F_GET_SEALS")
-                         if n in _FCNTL)
-_FCNTL_INT = frozenset(_FCNTL[n] for n in ("F_DUPFD", "F_DUPFD_CLOEXEC", "F_SETOWN",
-                                           "F_SETSIG", "F_SETPIPE_SZ", "F_SETLEASE",
-                                           "F_NOTIFY") if n in _FCNTL)
-_FCNTL_PTR = frozenset(_FCNTL[n] for n in ("F_GETLK", "F_SETLK", "F_SETLKW", "F_OFD_GETLK",
-                                           "F_OFD_SETLK", "F_OFD_SETLKW", "F_GETOWN_EX",
-                                           "F_SETOWN_EX") if n in _FCNTL)
-_FCNTL_DUP = frozenset(_FCNTL[n] for n in ("F_DUPFD", "F_DUPFD_CLOEXEC") if n in _FCNTL)
-_AF = {n: v for v, n in T.ADDRESS_FAMILIES.items()}
-_AF_INET, _AF_INET6, _AF_NETLINK = _AF["AF_INET"], _AF["AF_INET6"], _AF["AF_NETLINK"]
-_AT_FDCWD = F.AT_FDCWD
 _MEMO_MAX = 4096        # entries per text memo; a full memo is emptied
+
+
+class _ArchConsts:
+    """The constants of one arch that argument decoders test against (from its tables)."""
+
+    __slots__ = ("flags", "o_creat", "o_tmpfile", "fcntl_noarg", "fcntl_int", "fcntl_ptr",
+                 "fcntl_dup", "af_inet", "af_netlink", "clone", "clone_tls_first", "futex",
+                 "kinds")
+
+    def __init__(self, arch: str) -> None:
+        self.flags = f = F.for_arch(arch)
+        T = f.tables
+        opens = {n: v for v, n in T.OPEN_FLAGS}
+        self.o_creat, self.o_tmpfile = opens["O_CREAT"], opens["O_TMPFILE"]
+        fcntl = {n: v for v, n in T.FCNTL_CMDS.items()}
+
+        def cmds(*names: str) -> frozenset[int]:
+            return frozenset(fcntl[n] for n in names if n in fcntl)
+        self.fcntl_noarg = cmds("F_GETFD", "F_GETFL", "F_GETOWN", "F_GETSIG", "F_GETLEASE",
+                                "F_GETPIPE_SZ", "F_GET_SEALS")
+        self.fcntl_int = cmds("F_DUPFD", "F_DUPFD_CLOEXEC", "F_SETOWN", "F_SETSIG",
+                              "F_SETPIPE_SZ", "F_SETLEASE", "F_NOTIFY")
+        self.fcntl_ptr = cmds("F_GETLK", "F_SETLK", "F_SETLKW", "F_OFD_GETLK", "F_OFD_SETLK",
+                              "F_OFD_SETLKW", "F_GETOWN_EX", "F_SETOWN_EX")
+        self.fcntl_dup = cmds("F_DUPFD", "F_DUPFD_CLOEXEC")
+        af = {n: v for v, n in T.ADDRESS_FAMILIES.items()}
+        self.af_inet = frozenset({af["AF_INET"], af["AF_INET6"]})
+        self.af_netlink = af["AF_NETLINK"]
+        self.clone = {n: v for v, n in T.CLONE_FLAGS}
+        self.clone_tls_first = arch != "x86_64"     # see _clone
+        self.futex = {n: v for v, n in T.FUTEX_CMDS.items()}
+        self.kinds = _kinds(f)
+
+
+@functools.cache
+def _consts(arch: str) -> _ArchConsts:
+    return _ArchConsts(arch)
 
 
 def _hex0(v: int) -> str:
@@ -105,7 +129,7 @@ def k_fd(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 def k_dirfd(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     fd = _fd(ev.args[i])
-    return "AT_FDCWD" if fd == _AT_FDCWD else d.fd_text(ev.tgid, fd)
+    return "AT_FDCWD" if fd == d.flags.AT_FDCWD else d.fd_text(ev.tgid, fd)
 
 
 def k_path(d: SyscallDecoder, ev: Syscall, i: int) -> str:
@@ -180,7 +204,9 @@ def k_envp(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 def k_sockaddr(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     cap = _cap(ev, i)
-    return pointer(ev.args[i]) if cap is None else format_sockaddr(cap.data)
+    if cap is None:
+        return pointer(ev.args[i])
+    return format_sockaddr(cap.data, d.flags.tables.ADDRESS_FAMILIES)
 
 
 def k_timespec(d: SyscallDecoder, ev: Syscall, i: int) -> str:
@@ -190,34 +216,34 @@ def k_timespec(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 
 def k_omode(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
-    flags = ev.args[i - 1]
-    if flags & _O_CREAT or flags & _O_TMPFILE == _O_TMPFILE:
+    flags, c = ev.args[i - 1], d.consts
+    if flags & c.o_creat or flags & c.o_tmpfile == c.o_tmpfile:
         return F.mode_octal(ev.args[i])
     return None
 
 
 def k_fcntlarg(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
-    cmd, v = ev.args[i - 1] & _M32, ev.args[i]
-    if cmd in _FCNTL_NOARG:
+    cmd, v, c = ev.args[i - 1] & _M32, ev.args[i], d.consts
+    if cmd in c.fcntl_noarg:
         return None
-    if cmd in _FCNTL_INT:
+    if cmd in c.fcntl_int:
         return str(signed(v, 32))
-    if cmd in _FCNTL_PTR:
+    if cmd in c.fcntl_ptr:
         return pointer(v)
-    name = T.FCNTL_CMDS.get(cmd)
+    name = c.flags.tables.FCNTL_CMDS.get(cmd)
     if name == "F_SETFD":
-        return F.fd_flags(v & _M32)
+        return c.flags.fd_flags(v & _M32)
     if name == "F_SETFL":
-        return F.open_flags(v & _M32)
+        return c.flags.open_flags(v & _M32)
     return _hex0(v)
 
 
 def k_proto(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-    fam, v = ev.args[0] & 0xFFFF, ev.args[i] & _M32
-    if fam in (_AF_INET, _AF_INET6):
-        return F.enum(T.IP_PROTOCOLS, v)
-    if fam == _AF_NETLINK:
-        return F.enum(T.NETLINK_PROTOCOLS, v)
+    fam, v, c = ev.args[0] & 0xFFFF, ev.args[i] & _M32, d.consts
+    if fam in c.af_inet:
+        return F.enum(c.flags.tables.IP_PROTOCOLS, v)
+    if fam == c.af_netlink:
+        return F.enum(c.flags.tables.NETLINK_PROTOCOLS, v)
     return str(signed(v, 32))
 
 
@@ -234,11 +260,19 @@ def _enum32(table: dict[int, str]) -> ArgFn:
 
 
 def _clone(d: SyscallDecoder, ev: Syscall) -> list[str]:
-    """clone(2), x86_64 argument order (flags, stack, parent_tid, child_tid, tls), printed
-    as strace: ``child_stack=NULL, flags=CLONE_...|SIGCHLD, child_tidptr=0x...``."""
-    flags, stack, ptid, ctid, tls = ev.args[:5]
-    out = [f"child_stack={pointer(stack)}", f"flags={F.clone_flags(flags)}"]
-    names = {n: v for v, n in T.CLONE_FLAGS}
+    """clone(2) printed as strace: ``child_stack=NULL, flags=CLONE_...|SIGCHLD,
+    child_tidptr=0x...``.
+
+    The argument order is the arch's: x86_64 passes (flags, stack, parent_tid, child_tid,
+    tls); arm64 and i386 (compat records on x86_64) have tls before child_tid (the
+    kernel's CONFIG_CLONE_BACKWARDS).
+    """
+    if ev.flags & SC_COMPAT or d.consts.clone_tls_first:
+        flags, stack, ptid, tls, ctid = ev.args[:5]
+    else:
+        flags, stack, ptid, ctid, tls = ev.args[:5]
+    out = [f"child_stack={pointer(stack)}", f"flags={d.flags.clone_flags(flags)}"]
+    names = d.consts.clone
     if flags & names["CLONE_PARENT_SETTID"]:
         out.append(f"parent_tid={pointer(ptid)}")
     if flags & names["CLONE_SETTLS"]:
@@ -248,52 +282,66 @@ def _clone(d: SyscallDecoder, ev: Syscall) -> list[str]:
     return out
 
 
-_FUTEX = {n: v for v, n in T.FUTEX_CMDS.items()}
-
-
 def _futex(d: SyscallDecoder, ev: Syscall) -> list[str]:
     """futex(2): as many arguments as the op uses (strace prints FUTEX_WAKE with 3)."""
     uaddr, op, val, timeout, uaddr2, val3 = ev.args
-    out = [pointer(uaddr), F.futex_op(op), str(signed(val, 32))]
-    cmd = F.futex_cmd(op)
-    if cmd in (_FUTEX["FUTEX_WAIT"], _FUTEX["FUTEX_LOCK_PI"], _FUTEX.get("FUTEX_LOCK_PI2")):
+    fl, futex = d.flags, d.consts.futex
+    out = [pointer(uaddr), fl.futex_op(op), str(signed(val, 32))]
+    cmd = fl.futex_cmd(op)
+    if cmd in (futex["FUTEX_WAIT"], futex["FUTEX_LOCK_PI"], futex.get("FUTEX_LOCK_PI2")):
         out.append(k_timespec(d, ev, 3))
-    elif cmd == _FUTEX["FUTEX_WAIT_BITSET"]:
+    elif cmd == futex["FUTEX_WAIT_BITSET"]:
         out += [k_timespec(d, ev, 3), "FUTEX_BITSET_MATCH_ANY" if val3 & _M32 == _M32
                 else hex(val3 & _M32)]
-    elif cmd == _FUTEX["FUTEX_WAKE_BITSET"]:
+    elif cmd == futex["FUTEX_WAKE_BITSET"]:
         out += [pointer(timeout), pointer(uaddr2), "FUTEX_BITSET_MATCH_ANY"
                 if val3 & _M32 == _M32 else hex(val3 & _M32)]
-    elif cmd == _FUTEX["FUTEX_WAKE"] or cmd == _FUTEX["FUTEX_UNLOCK_PI"]:
+    elif cmd == futex["FUTEX_WAKE"] or cmd == futex["FUTEX_UNLOCK_PI"]:
         pass
     else:
         out += [_hex0(timeout), pointer(uaddr2), _hex0(val3)]
     return out
 
 
-KINDS: dict[str, ArgFn] = {
-    "d": k_d, "ld": k_ld, "u": k_u, "x": k_x, "p": k_p, "fd": k_fd, "dirfd": k_dirfd,
-    "path": k_path, "str": k_str, "strr": k_bufr, "bufw": k_bufw, "bufr": k_bufr,
-    "bufrx": k_bufrx, "argv": k_argv, "envp": k_envp, "sockaddr": k_sockaddr,
-    "timespec": k_timespec, "omode": k_omode, "fcntlarg": k_fcntlarg, "proto": k_proto,
-    "oflags": _flags32(F.open_flags), "mode": _flags32(F.mode_octal),
-    "fmode": _flags32(F.file_mode), "atflags": _flags32(F.at_flags),
-    "statxflags": _flags32(F.statx_flags), "statxmask": _flags32(F.statx_mask),
-    "faccessflags": _flags32(F.faccessat_flags), "unlinkflags": _flags32(F.unlinkat_flags),
-    "renameflags": _flags32(F.rename_flags), "pipeflags": _flags32(F.pipe_flags),
-    "sockflags": _flags32(F.sock_flags), "prot": _flags32(F.prot),
-    "mmapflags": _flags32(F.mmap_flags), "mremapflags": _flags32(F.mremap_flags),
-    "madv": _enum32(T.MADV_ADVICE), "sig": _flags32(lambda v: F.signal_name(signed(v, 32))),
-    "how": _enum32(T.SIGPROCMASK_HOW), "amode": _flags32(F.access_mode),
-    "whence": _enum32(T.SEEK_WHENCE), "ioctl": _flags32(F.ioctl_request),
-    "fcntlcmd": _flags32(F.fcntl_cmd), "af": _enum32(T.ADDRESS_FAMILIES),
-    "socktype": _flags32(F.sock_type), "waitopts": _flags32(F.wait_options),
-    "rlimit": _enum32(T.RLIMIT_RESOURCES), "archprctl": _enum32(T.ARCH_PRCTL_OPTIONS),
-    "prctl": _enum32(T.PRCTL_OPTIONS), "grnd": _flags32(F.grnd_flags),
-    "fadv": _enum32(T.FADVISE_ADVICE), "epollop": _enum32(T.EPOLL_CTL_OPS),
-    "clockid": _enum32(T.CLOCK_IDS),
-    "clone3flags": lambda d, ev, i: F.clone3_flags(ev.args[i]),
-}
+def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
+    """Argument kind (``tracekit.decode.argspec``) -> decoder, with ``f``'s flag tables."""
+    T = f.tables
+    return {
+        "d": k_d, "ld": k_ld, "u": k_u, "x": k_x, "p": k_p, "fd": k_fd, "dirfd": k_dirfd,
+        "path": k_path, "str": k_str, "strr": k_bufr, "bufw": k_bufw, "bufr": k_bufr,
+        "bufrx": k_bufrx, "argv": k_argv, "envp": k_envp, "sockaddr": k_sockaddr,
+        "timespec": k_timespec, "omode": k_omode, "fcntlarg": k_fcntlarg, "proto": k_proto,
+        "oflags": _flags32(f.open_flags), "mode": _flags32(F.mode_octal),
+        "fmode": _flags32(f.file_mode), "atflags": _flags32(f.at_flags),
+        "statxflags": _flags32(f.statx_flags), "statxmask": _flags32(f.statx_mask),
+        "faccessflags": _flags32(f.faccessat_flags),
+        "unlinkflags": _flags32(f.unlinkat_flags),
+        "renameflags": _flags32(f.rename_flags), "pipeflags": _flags32(f.pipe_flags),
+        "sockflags": _flags32(f.sock_flags), "prot": _flags32(f.prot),
+        "mmapflags": _flags32(f.mmap_flags), "mremapflags": _flags32(f.mremap_flags),
+        "madv": _enum32(T.MADV_ADVICE),
+        "sig": _flags32(lambda v: f.signal_name(signed(v, 32))),
+        "how": _enum32(T.SIGPROCMASK_HOW), "amode": _flags32(f.access_mode),
+        "whence": _enum32(T.SEEK_WHENCE), "ioctl": _flags32(f.ioctl_request),
+        "fcntlcmd": _flags32(f.fcntl_cmd), "af": _enum32(T.ADDRESS_FAMILIES),
+        "socktype": _flags32(f.sock_type), "waitopts": _flags32(f.wait_options),
+        "rlimit": _enum32(T.RLIMIT_RESOURCES), "archprctl": _enum32(T.ARCH_PRCTL_OPTIONS),
+        "prctl": _enum32(T.PRCTL_OPTIONS), "grnd": _flags32(f.grnd_flags),
+        "fadv": _enum32(T.FADVISE_ADVICE), "epollop": _enum32(T.EPOLL_CTL_OPS),
+        "clockid": _enum32(T.CLOCK_IDS),
+        "clone3flags": lambda d, ev, i: f.clone3_flags(ev.args[i]),
+    }
+
+
+def kinds_for(arch: str) -> dict[str, ArgFn]:
+    """The argument decoders of ``arch`` by kind name (``tracekit.decode.argspec``).
+
+    Raises:
+      ValueError: an architecture without flag tables.
+    """
+    return dict(_consts(arch).kinds)
+
+
 SPECIAL: dict[str, Callable[[SyscallDecoder, Syscall], list[str]]] = {
     "clone": _clone, "futex": _futex,
 }
@@ -353,7 +401,8 @@ class SyscallDecoder:
     """Decodes Syscall records as strace prints them.
 
     Args:
-      table: the native syscall table (default: this machine's).
+      table: the native syscall table (default: this machine's); its arch also picks the
+        flag tables (``tracekit.decode.flags.for_arch``).
       compat_table: the i386 table for SC_COMPAT records (default: i386 on x86_64).
       arg_count: syscall name -> number of arguments (tracefs), for syscalls that
         ``tracekit.decode.argspec`` does not list; default 6.
@@ -361,7 +410,12 @@ class SyscallDecoder:
       fdcache: the fd cache (default: a new one on /proc).
       string_limit: strace -s: bytes of strings and buffers shown (paths are whole).
 
+    Raises:
+      ValueError: the table's arch has no flag tables.
+
     Attributes:
+      flags: the flag decoders of the table's arch.
+      consts: the constants of the table's arch the argument decoders test against.
       unknown_nr: records whose syscall_nr no table names.
       texts: memo of argument texts that repeat (quoted strings and buffers by their
         bytes, fds with paths by (fd, target)); at most 4096 entries, then emptied.
@@ -382,6 +436,10 @@ class SyscallDecoder:
         if compat_table is None and self.table.arch == "x86_64":
             compat_table = SyscallTable("i386")
         self.compat_table = compat_table
+        # Compat (i386) records on x86_64 use the same flag values as x86_64's: one set.
+        self.consts = _consts(self.table.arch)
+        self.flags = self.consts.flags
+        self._kinds = self.consts.kinds
         self.arg_count = arg_count
         self.fdcache = fdcache if fdcache is not None else FdCache()
         self.unknown_nr = 0
@@ -439,7 +497,7 @@ class SyscallDecoder:
         if name.startswith("syscall_"):
             generic = -6 if generic in (0, 6) else -generic     # unknown: counted
         special = SPECIAL.get(kinds[0]) if len(kinds) == 1 else None
-        fns = () if special else tuple(KINDS[k] for k in kinds)
+        fns = () if special else tuple(self._kinds[k] for k in kinds)
         got = self._calls[key] = _Call(name, fns, special, ret, generic)
         return got
 
@@ -529,13 +587,13 @@ class SyscallDecoder:
     def _fcntl_ret(self, ev: Syscall, ret: int) -> str:
         """fcntl's result as strace: flags for F_GETFD/F_GETFL, an fd for F_DUPFD."""
         cmd = ev.args[1] & _M32
-        if cmd in _FCNTL_DUP:
+        if cmd in self.consts.fcntl_dup:
             return self.fd_text(ev.tgid, ret)
-        name = T.FCNTL_CMDS.get(cmd)
+        name = self.flags.tables.FCNTL_CMDS.get(cmd)
         if name == "F_GETFD":
-            return f"{ret:#x} (flags {F.fd_flags(ret)})" if ret else "0"
+            return f"{ret:#x} (flags {self.flags.fd_flags(ret)})" if ret else "0"
         if name == "F_GETFL":
-            return f"{ret:#x} (flags {F.open_flags(ret)})"
+            return f"{ret:#x} (flags {self.flags.open_flags(ret)})"
         return str(ret)
 
     def update_fds(self, ev: Syscall, call: _Call) -> None:
@@ -564,7 +622,8 @@ class SyscallDecoder:
                 cache.forget(tgid, ret)
         elif action == _FD_DUP2:
             cache.dup(tgid, signed(ev.args[0], 32), signed(ev.args[1], 32))
-        elif action == _FD_DUP or (action == _FD_FCNTL and ev.args[1] & _M32 in _FCNTL_DUP):
+        elif action == _FD_DUP or (action == _FD_FCNTL
+                                  and ev.args[1] & _M32 in self.consts.fcntl_dup):
             cache.dup(tgid, signed(ev.args[0], 32), ret)
         elif action == _FD_ALL:
             cache.forget_process(tgid)

@@ -19,7 +19,7 @@ undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit.decode.a
 ``timespec``          struct timespec
 ``oflags`` ``omode``  open flags; the mode, printed only with O_CREAT or O_TMPFILE
 ``mode`` ``fmode``    mode_t octal (``0644``); with file type (``S_IFREG|0644``)
-others                a table of ``tracekit.decode.flags`` (see ``_decode_args.KINDS``)
+others                a table of ``tracekit.decode.flags`` (see ``tracekit.decode.args.kinds_for``)
 ``-``                 stop: the arguments after this one are not printed
 ====================  ==========================================================
 

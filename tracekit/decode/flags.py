@@ -5,18 +5,26 @@ number: open's access mode, mmap's map type, clone's exit signal), then the name
 table order, then any bits left over as one hex number: ``O_RDONLY|O_CLOEXEC|0x40000000``.
 Unknown bits are never dropped. A word with nothing to name prints as ``0`` (or the
 field's name for 0 when the field has one: ``O_RDONLY``, ``PROT_NONE``).
+
+Flag values differ between architectures (``0x10000`` is O_DIRECTORY on x86_64 and O_DIRECT
+on arm64), so the decoders of a word are built per arch: :func:`for_arch` gives an
+:class:`ArchFlags`. The module-level decoders (``open_flags``, ``signal_name``...) are those
+of the running arch, for callers that decode this machine's records.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
+from types import ModuleType
 
-from tracekit.kernel import flag_tables as T
+from tracekit.kernel import flag_tables
+from tracekit.kernel.arch import machine_arch
 
 __all__ = [
-    "FlagSet", "access_mode", "at_flags", "clone_flags", "enum", "fcntl_cmd", "file_mode",
-    "futex_op", "ioctl_request", "mmap_flags", "mode_octal", "open_flags", "prot",
-    "signal_name", "sock_type", "statx_flags",
+    "ArchFlags", "FlagSet", "access_mode", "at_flags", "clone_flags", "enum", "fcntl_cmd",
+    "file_mode", "for_arch", "futex_op", "ioctl_request", "mmap_flags", "mode_octal",
+    "open_flags", "prot", "signal_name", "sock_type", "statx_flags",
 ]
 
 _U64 = (1 << 64) - 1
@@ -87,96 +95,8 @@ def enum(table: Mapping[int, str], value: int, *, bits: int = 32, hex_unknown: b
     return name if name is not None else str(v)
 
 
-_ACCMODE = {**T.OPEN_ACCMODE, 3: "O_ACCMODE"}
-open_flags = FlagSet(T.OPEN_FLAGS, ((3, _ACCMODE),))
-"""open/openat flags: the access mode is a value of O_ACCMODE (O_RDONLY is 0)."""
-pipe_flags = FlagSet(T.OPEN_FLAGS)
-"""pipe2/dup3/eventfd2-style flags: O_* bits without an access mode; 0 is ``0``."""
-at_flags = FlagSet(T.AT_FLAGS)
-
-
 def _const(table: Mapping[int, str], name: str) -> int:
     return next(v for v, n in table.items() if n == name)
-
-
-AT_FDCWD = _const(T.AT_CONSTS, "AT_FDCWD")
-statx_flags = FlagSet(T.AT_FLAGS, ((_const(T.AT_CONSTS, "AT_STATX_SYNC_TYPE"),
-                                    T.AT_STATX_SYNC),))
-"""statx flags: AT_STATX_SYNC_TYPE is a field (AT_STATX_SYNC_AS_STAT is 0), then AT_* bits."""
-unlinkat_flags = FlagSet(((_const(T.AT_REMOVEDIR, "AT_REMOVEDIR"), "AT_REMOVEDIR"),))
-faccessat_flags = FlagSet(((_const(T.AT_CONSTS, "AT_EACCESS"), "AT_EACCESS"), *T.AT_FLAGS))
-statx_mask = FlagSet(T.STATX_MASK)
-prot = FlagSet(T.PROT_FLAGS, zero="PROT_NONE")
-_MAP_HUGE_SHIFT, _MAP_HUGE_MASK = 26, 0x3F
-_MAP_HUGE_BITS = _MAP_HUGE_MASK << _MAP_HUGE_SHIFT
-_map_rest = FlagSet(T.MAP_FLAGS)
-madvise_advice = T.MADV_ADVICE
-access_bits = FlagSet(T.ACCESS_MODES)
-wait_options = FlagSet(T.WAIT_OPTIONS)
-grnd_flags = FlagSet(T.GRND_FLAGS)
-rename_flags = FlagSet(T.RENAME_FLAGS)
-mremap_flags = FlagSet(T.MREMAP_FLAGS)
-fd_flags = FlagSet(T.FD_FLAGS)
-sa_flags = FlagSet(T.SA_FLAGS)
-sock_flags = _sock_flags = FlagSet(T.SOCK_FLAGS)
-# clone(2)'s low byte is the exit signal (CSIGNAL), so CLONE_NEWTIME (0x80, clone3 only)
-# cannot be a clone() flag; clone3 has exit_signal as a field of its own.
-_CSIGNAL = 0xFF
-_clone_bits = FlagSet(tuple(p for p in T.CLONE_FLAGS if not p[0] & _CSIGNAL))
-clone3_flags = FlagSet(T.CLONE_FLAGS)
-
-
-def signal_name(sig: int) -> str:
-    """``9`` -> ``SIGKILL``; real-time signals as strace: ``SIGRTMIN``, ``SIGRT_1``..."""
-    name = T.SIGNALS.get(sig)
-    if name is not None:
-        return name
-    if 32 <= sig <= 64:
-        return "SIGRTMIN" if sig == 32 else f"SIGRT_{sig - 32}"
-    return str(sig)
-
-
-def access_mode(v: int) -> str:
-    """access/faccessat mode: ``F_OK`` for 0, else ``R_OK|W_OK``."""
-    v &= 0xFFFFFFFF
-    return "F_OK" if v == 0 else access_bits(v)
-
-
-def mmap_flags(v: int) -> str:
-    """mmap flags: map type (``MAP_SHARED_VALIDATE`` is a value of MAP_TYPE), the bits,
-    then the huge page size encoded in bits 26..31 (``MAP_HUGE_2MB``)."""
-    v &= 0xFFFFFFFF
-    mtype = v & 0xF
-    parts = [T.MAP_TYPES.get(mtype) or hex(mtype)]
-    huge = v & _MAP_HUGE_BITS
-    rest = v & ~0xF & ~_MAP_HUGE_BITS
-    if rest:
-        parts.append(_map_rest(rest))
-    if huge:
-        name = T.MAP_HUGE.get(huge)
-        parts.append(name if name else f"{huge >> _MAP_HUGE_SHIFT}<<MAP_HUGE_SHIFT")
-    return "|".join(parts)
-
-
-def clone_flags(v: int) -> str:
-    """clone(2) flags: the bits, then the exit signal of the low byte (``CLONE_FILES|SIGCHLD``)."""
-    sig = v & _CSIGNAL
-    rest = v & ~_CSIGNAL & _U64
-    parts = [_clone_bits(rest)] if rest else []
-    if sig:
-        parts.append(signal_name(sig))
-    return "|".join(parts) or "0"
-
-
-def sock_type(v: int) -> str:
-    """socket(2) type: the type value, then SOCK_CLOEXEC, SOCK_NONBLOCK."""
-    v &= 0xFFFFFFFF
-    t = v & 0xF
-    rest = v & ~0xF
-    parts = [T.SOCK_TYPES.get(t) or hex(t)]
-    if rest:
-        parts.append(_sock_flags(rest))
-    return "|".join(parts)
 
 
 def mode_octal(v: int) -> str:
@@ -185,47 +105,195 @@ def mode_octal(v: int) -> str:
     return f"0{v:02o}" if v else "000"
 
 
-def file_mode(v: int) -> str:
-    """A mode_t with its file type (mknod): ``S_IFREG|0644``, ``S_IFCHR|S_ISUID|0600``."""
-    v &= 0xFFFFFFFF
-    parts = []
-    ftype = v & 0o170000
-    if ftype:
-        parts.append(T.S_IFMT.get(ftype) or f"{ftype:#o}")
-    for bit, name in reversed(T.S_MODE_BITS):   # S_ISUID, S_ISGID, S_ISVTX
-        if v & bit:
-            parts.append(name)
-    parts.append(mode_octal(v & 0o777))
-    return "|".join(parts)
+_MAP_HUGE_SHIFT, _MAP_HUGE_MASK = 26, 0x3F
+_MAP_HUGE_BITS = _MAP_HUGE_MASK << _MAP_HUGE_SHIFT
+# clone(2)'s low byte is the exit signal (CSIGNAL), so CLONE_NEWTIME (0x80, clone3 only)
+# cannot be a clone() flag; clone3 has exit_signal as a field of its own.
+_CSIGNAL = 0xFF
 
 
-_FUTEX_PRIVATE = _const(T.FUTEX_CONSTS, "FUTEX_PRIVATE_FLAG")
-_FUTEX_CLOCK_RT = _const(T.FUTEX_CONSTS, "FUTEX_CLOCK_REALTIME")
+class ArchFlags:
+    """The flag and constant decoders of one architecture, built from its tables.
+
+    Args:
+      arch: ``"x86_64"`` or ``"arm64"`` (see ``tracekit.kernel.flag_tables.for_arch``).
+
+    Attributes:
+      arch: the architecture.
+      tables: its generated table module (``OPEN_FLAGS``, ``FCNTL_CMDS``...).
+      open_flags, pipe_flags, at_flags, ...: :class:`FlagSet` decoders of 32-bit words.
+
+    Raises:
+      ValueError: an architecture without generated tables.
+    """
+
+    def __init__(self, arch: str) -> None:
+        T: ModuleType = flag_tables.for_arch(arch)
+        self.arch = arch
+        self.tables = T
+        accmode = {**T.OPEN_ACCMODE, 3: "O_ACCMODE"}
+        self.open_flags = FlagSet(T.OPEN_FLAGS, ((3, accmode),))
+        """open/openat flags: the access mode is a value of O_ACCMODE (O_RDONLY is 0)."""
+        self.pipe_flags = FlagSet(T.OPEN_FLAGS)
+        """pipe2/dup3/eventfd2-style flags: O_* bits without an access mode; 0 is ``0``."""
+        self.at_flags = FlagSet(T.AT_FLAGS)
+        self.AT_FDCWD = _const(T.AT_CONSTS, "AT_FDCWD")
+        self.statx_flags = FlagSet(T.AT_FLAGS, ((_const(T.AT_CONSTS, "AT_STATX_SYNC_TYPE"),
+                                                 T.AT_STATX_SYNC),))
+        """statx flags: AT_STATX_SYNC_TYPE is a field (AT_STATX_SYNC_AS_STAT is 0), then AT_*."""
+        self.unlinkat_flags = FlagSet(((_const(T.AT_REMOVEDIR, "AT_REMOVEDIR"),
+                                        "AT_REMOVEDIR"),))
+        self.faccessat_flags = FlagSet(((_const(T.AT_CONSTS, "AT_EACCESS"), "AT_EACCESS"),
+                                        *T.AT_FLAGS))
+        self.statx_mask = FlagSet(T.STATX_MASK)
+        self.prot = FlagSet(T.PROT_FLAGS, zero="PROT_NONE")
+        self._map_rest = FlagSet(T.MAP_FLAGS)
+        self.madvise_advice: dict[int, str] = T.MADV_ADVICE
+        self.access_bits = FlagSet(T.ACCESS_MODES)
+        self.wait_options = FlagSet(T.WAIT_OPTIONS)
+        self.grnd_flags = FlagSet(T.GRND_FLAGS)
+        self.rename_flags = FlagSet(T.RENAME_FLAGS)
+        self.mremap_flags = FlagSet(T.MREMAP_FLAGS)
+        self.fd_flags = FlagSet(T.FD_FLAGS)
+        self.sa_flags = FlagSet(T.SA_FLAGS)
+        self.sock_flags = FlagSet(T.SOCK_FLAGS)
+        self._clone_bits = FlagSet(tuple(p for p in T.CLONE_FLAGS if not p[0] & _CSIGNAL))
+        self.clone3_flags = FlagSet(T.CLONE_FLAGS)
+        self._futex_private = _const(T.FUTEX_CONSTS, "FUTEX_PRIVATE_FLAG")
+        self._futex_clock_rt = _const(T.FUTEX_CONSTS, "FUTEX_CLOCK_REALTIME")
+
+    def __repr__(self) -> str:
+        return f"ArchFlags({self.arch!r})"
+
+    def signal_name(self, sig: int) -> str:
+        """``9`` -> ``SIGKILL``; real-time signals as strace: ``SIGRTMIN``, ``SIGRT_1``..."""
+        name = self.tables.SIGNALS.get(sig)
+        if name is not None:
+            return name
+        if 32 <= sig <= 64:
+            return "SIGRTMIN" if sig == 32 else f"SIGRT_{sig - 32}"
+        return str(sig)
+
+    def access_mode(self, v: int) -> str:
+        """access/faccessat mode: ``F_OK`` for 0, else ``R_OK|W_OK``."""
+        v &= 0xFFFFFFFF
+        return "F_OK" if v == 0 else self.access_bits(v)
+
+    def mmap_flags(self, v: int) -> str:
+        """mmap flags: map type (``MAP_SHARED_VALIDATE`` is a value of MAP_TYPE), the bits,
+        then the huge page size encoded in bits 26..31 (``MAP_HUGE_2MB``)."""
+        v &= 0xFFFFFFFF
+        mtype = v & 0xF
+        parts = [self.tables.MAP_TYPES.get(mtype) or hex(mtype)]
+        huge = v & _MAP_HUGE_BITS
+        rest = v & ~0xF & ~_MAP_HUGE_BITS
+        if rest:
+            parts.append(self._map_rest(rest))
+        if huge:
+            name = self.tables.MAP_HUGE.get(huge)
+            parts.append(name if name else f"{huge >> _MAP_HUGE_SHIFT}<<MAP_HUGE_SHIFT")
+        return "|".join(parts)
+
+    def clone_flags(self, v: int) -> str:
+        """clone(2) flags: the bits, then the exit signal of the low byte
+        (``CLONE_FILES|SIGCHLD``)."""
+        sig = v & _CSIGNAL
+        rest = v & ~_CSIGNAL & _U64
+        parts = [self._clone_bits(rest)] if rest else []
+        if sig:
+            parts.append(self.signal_name(sig))
+        return "|".join(parts) or "0"
+
+    def sock_type(self, v: int) -> str:
+        """socket(2) type: the type value, then SOCK_CLOEXEC, SOCK_NONBLOCK."""
+        v &= 0xFFFFFFFF
+        t = v & 0xF
+        rest = v & ~0xF
+        parts = [self.tables.SOCK_TYPES.get(t) or hex(t)]
+        if rest:
+            parts.append(self.sock_flags(rest))
+        return "|".join(parts)
+
+    def file_mode(self, v: int) -> str:
+        """A mode_t with its file type (mknod): ``S_IFREG|0644``, ``S_IFCHR|S_ISUID|0600``."""
+        v &= 0xFFFFFFFF
+        parts = []
+        ftype = v & 0o170000
+        if ftype:
+            parts.append(self.tables.S_IFMT.get(ftype) or f"{ftype:#o}")
+        for bit, name in reversed(self.tables.S_MODE_BITS):   # S_ISUID, S_ISGID, S_ISVTX
+            if v & bit:
+                parts.append(name)
+        parts.append(mode_octal(v & 0o777))
+        return "|".join(parts)
+
+    def futex_cmd(self, v: int) -> int:
+        """The command of a futex op word, without the PRIVATE and CLOCK_REALTIME bits."""
+        return v & ~(self._futex_private | self._futex_clock_rt) & 0xFFFFFFFF
+
+    def futex_op(self, v: int) -> str:
+        """``FUTEX_WAKE_PRIVATE``, ``FUTEX_WAIT_BITSET_PRIVATE|FUTEX_CLOCK_REALTIME``."""
+        v &= 0xFFFFFFFF
+        cmd = self.futex_cmd(v)
+        name = self.tables.FUTEX_CMDS.get(cmd)
+        if name is None:
+            return hex(v)
+        if v & self._futex_private:
+            name += "_PRIVATE"
+        if v & self._futex_clock_rt:
+            name += "|FUTEX_CLOCK_REALTIME"
+        return name
+
+    def ioctl_request(self, v: int) -> str:
+        """An ioctl request name (``TCGETS``, ``FIONREAD``); unknown ones in hex."""
+        return enum(self.tables.IOCTLS, v, hex_unknown=True)
+
+    def fcntl_cmd(self, v: int) -> str:
+        return enum(self.tables.FCNTL_CMDS, v)
 
 
-def futex_cmd(v: int) -> int:
-    """The command of a futex op word, without the PRIVATE and CLOCK_REALTIME bits."""
-    return v & ~(_FUTEX_PRIVATE | _FUTEX_CLOCK_RT) & 0xFFFFFFFF
+@functools.cache
+def _for_arch(arch: str) -> ArchFlags:
+    return ArchFlags(arch)
 
 
-def futex_op(v: int) -> str:
-    """``FUTEX_WAKE_PRIVATE``, ``FUTEX_WAIT_BITSET_PRIVATE|FUTEX_CLOCK_REALTIME``."""
-    v &= 0xFFFFFFFF
-    cmd = futex_cmd(v)
-    name = T.FUTEX_CMDS.get(cmd)
-    if name is None:
-        return hex(v)
-    if v & _FUTEX_PRIVATE:
-        name += "_PRIVATE"
-    if v & _FUTEX_CLOCK_RT:
-        name += "|FUTEX_CLOCK_REALTIME"
-    return name
+def for_arch(arch: str | None = None) -> ArchFlags:
+    """The decoders of ``arch`` (default: the running one), built once per arch.
+
+    Raises:
+      ValueError: an architecture without generated tables.
+    """
+    return _for_arch(machine_arch() if arch is None else arch)
 
 
-def ioctl_request(v: int) -> str:
-    """An ioctl request name (``TCGETS``, ``FIONREAD``); unknown ones in hex."""
-    return enum(T.IOCTLS, v, hex_unknown=True)
-
-
-def fcntl_cmd(v: int) -> str:
-    return enum(T.FCNTL_CMDS, v)
+# The running arch's decoders, for code that decodes this machine's records.
+_native = for_arch()
+open_flags = _native.open_flags
+pipe_flags = _native.pipe_flags
+at_flags = _native.at_flags
+AT_FDCWD = _native.AT_FDCWD
+statx_flags = _native.statx_flags
+unlinkat_flags = _native.unlinkat_flags
+faccessat_flags = _native.faccessat_flags
+statx_mask = _native.statx_mask
+prot = _native.prot
+madvise_advice = _native.madvise_advice
+access_bits = _native.access_bits
+wait_options = _native.wait_options
+grnd_flags = _native.grnd_flags
+rename_flags = _native.rename_flags
+mremap_flags = _native.mremap_flags
+fd_flags = _native.fd_flags
+sa_flags = _native.sa_flags
+sock_flags = _native.sock_flags
+clone3_flags = _native.clone3_flags
+signal_name = _native.signal_name
+access_mode = _native.access_mode
+mmap_flags = _native.mmap_flags
+clone_flags = _native.clone_flags
+sock_type = _native.sock_type
+file_mode = _native.file_mode
+futex_cmd = _native.futex_cmd
+futex_op = _native.futex_op
+ioctl_request = _native.ioctl_request
+fcntl_cmd = _native.fcntl_cmd

@@ -21,9 +21,10 @@ from __future__ import annotations
 import ipaddress
 import re
 import struct
+from collections.abc import Mapping
 
 from tracekit._events import CAPF_ARGV_TRUNC, CAPF_FAULT, CAPF_TRUNC, Capture
-from tracekit.kernel.flag_tables import ADDRESS_FAMILIES
+from tracekit.kernel import flag_tables
 from tracekit.kernel.syscalls import format_ret
 
 __all__ = [
@@ -141,22 +142,27 @@ def format_timespec(data: bytes) -> str | None:
     return f"{{tv_sec={sec}, tv_nsec={nsec}}}"
 
 
-def _family(fam: int) -> str:
-    return ADDRESS_FAMILIES.get(fam, str(fam))
+# The running arch's family names, for callers that give none.
+_FAMILIES: Mapping[int, str] = flag_tables.for_arch().ADDRESS_FAMILIES
 
 
-def format_sockaddr(data: bytes) -> str:
+def format_sockaddr(data: bytes, families: Mapping[int, str] | None = None) -> str:
     """A struct sockaddr of ``len(data)`` bytes (addrlen) as strace prints it.
 
     ``{sa_family=AF_INET, sin_port=htons(80), sin_addr=inet_addr("127.0.0.1")}``,
     ``{sa_family=AF_UNIX, sun_path="/tmp/x"}`` (abstract names as ``@"x"``),
     ``{sa_family=AF_INET6, sin6_port=htons(443), sin6_flowinfo=htonl(0),
     inet_pton(AF_INET6, "::1", &sin6_addr), sin6_scope_id=0}``.
+
+    Args:
+      data: the bytes of the struct, as long as addrlen.
+      families: names of ``sa_family`` values (an arch's ``ADDRESS_FAMILIES`` table);
+        default the running arch's.
     """
     if len(data) < 2:
         return quote(data)
     fam = int.from_bytes(data[:2], "little")
-    name = _family(fam)
+    name = (_FAMILIES if families is None else families).get(fam) or str(fam)
     head = f"{{sa_family={name}"
     if name == "AF_INET" and len(data) >= 8:
         port = int.from_bytes(data[2:4], "big")

@@ -9,19 +9,17 @@ from __future__ import annotations
 
 import errno as _errno
 import os
-import platform
 from collections.abc import Callable
 
 import system_calls
 
+from tracekit.kernel.arch import machine_arch
 from tracekit.kernel.tracefs import EVENT_ALIASES
 
 __all__ = ["ARCHES", "SyscallTable", "errno_message", "errno_name", "format_ret"]
 
 # tracekit's arch names (the kernel's) -> system_calls table names.
 ARCHES: dict[str, str] = {"x86_64": "x86_64", "arm64": "arm64", "i386": "i386"}
-_MACHINE_ARCH = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "arm64", "arm64": "arm64",
-                 "i386": "i386", "i686": "i386"}
 
 _SYSCALLS = system_calls.syscalls()
 
@@ -40,8 +38,7 @@ class SyscallTable:
 
     def __init__(self, arch: str | None = None) -> None:
         if arch is None:
-            machine = platform.machine()
-            arch = _MACHINE_ARCH.get(machine, machine)
+            arch = machine_arch()
         if arch not in ARCHES:
             raise ValueError(f"no syscall table for arch {arch!r} "
                              f"(known: {', '.join(sorted(ARCHES))})")
