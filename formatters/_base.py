@@ -1,20 +1,53 @@
 """Text sinks: render each batch, write it to a stream, flush; survive a closed reader.
 
-Strings that come from traced processes (comm, filenames) pass through :func:`escape`
-before they reach a terminal, so a traced process cannot inject terminal escapes.
+Paths are opened and closed by :mod:`tracekit.formatters._output` (mode 0600, no
+symlinks, a closed reader handled there). Strings that come from traced processes (comm,
+filenames) pass through :func:`escape` before they reach a terminal, so a traced process
+cannot inject terminal escapes.
 """
 
 from __future__ import annotations
 
 import io
 import os
-import sys
-from typing import IO
+from typing import IO, TYPE_CHECKING, Annotated, Any, ClassVar
+
+import msgspec
 
 from tracekit._events import Batch
+from tracekit.formatters._output import close_output, is_stdout, open_output, reader_closed
 from tracekit.pipeline._stage import EventReceiver, StageContext
 
-__all__ = ["TextSink", "escape"]
+if TYPE_CHECKING:
+    from tracekit.decode.args import SyscallDecoder
+    from tracekit.formatters._spec import FormatSpec, SinkContext
+
+__all__ = ["TextOptions", "TextSink", "escape"]
+
+
+class TextOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """``[output]`` keys of the text formats (perf, strace): how arguments are decoded."""
+
+    fd_paths: bool = True                # fds with what they refer to: 3</etc/passwd> (-yy)
+    string_limit: Annotated[int, msgspec.Meta(ge=0, le=1 << 20)] = 32  # bytes of strings shown (-s)
+
+    def decoder(self, ctx: SinkContext) -> SyscallDecoder:
+        """A decoder with these options; argument counts from ``ctx.arg_names``."""
+        from tracekit.decode.args import SyscallDecoder
+
+        def arg_count(name: str) -> int | None:
+            names = ctx.arg_names(name)
+            return None if names is None else len(names)
+
+        return SyscallDecoder(fd_paths=self.fd_paths, string_limit=self.string_limit,
+                              arg_count=arg_count)
+
+
+def reorder_stage() -> Any:
+    """Text for people: lines in ``ts_ns`` order across CPUs (pipeline/reorder.py)."""
+    from tracekit.pipeline.reorder import Reorder
+
+    return Reorder()
 
 # Characters escaped as \xNN (strace does the same for control bytes and non-UTF-8):
 # C0 controls and DEL; C1 controls (U+0080..U+009F, e.g. U+009B is a one-character CSI on
@@ -61,6 +94,9 @@ class TextSink:
     """
 
     name = "text"
+    #: the format this sink is (None: a sink of your own); ``options`` those it was made with
+    spec: ClassVar[FormatSpec[Any] | None] = None
+    options: msgspec.Struct | None = None
 
     def __init__(self, out: str | os.PathLike[str] | IO[bytes] | IO[str]) -> None:
         self.out = out
@@ -73,15 +109,14 @@ class TextSink:
     def _open(self) -> tuple[IO[bytes] | IO[str], bool]:
         """The stream to write, and whether this sink owns (closes) it."""
         if isinstance(self.out, str | os.PathLike):
-            if os.fspath(self.out) == "-":
-                sys.stdout.flush()                  # keep order with earlier print()s
-                return getattr(sys.stdout, "buffer", sys.stdout), False
-            return open(self.out, "wb"), True       # noqa: SIM115 - closed in run()
+            stream = open_output(self.out)
+            return stream, not is_stdout(stream)
         return self.out, False
 
     async def run(self, ctx: StageContext, recv: EventReceiver) -> None:
         stream, owned = self._open()
         text = isinstance(stream, io.TextIOBase)
+        completed = False
         try:
             async with recv:
                 async for batch in recv:
@@ -96,21 +131,11 @@ class TextSink:
                         stream.write(data)          # type: ignore[arg-type]
                         stream.flush()
                     except BrokenPipeError:
-                        self._reader_gone(ctx, stream, owned)
+                        self.closed_by_reader = True
+                        ctx.log.info("%s: the reader closed the output; stopping", ctx.name)
+                        reader_closed(stream, owned=owned)
                         return
+            completed = True
         finally:
             if owned and not self.closed_by_reader:
-                stream.close()
-
-    def _reader_gone(self, ctx: StageContext, stream: IO[bytes] | IO[str], owned: bool) -> None:
-        self.closed_by_reader = True
-        ctx.log.info("%s: the reader closed the output; stopping", ctx.name)
-        if owned:
-            try:
-                stream.close()  # flushes what is left: fails again, but closes the fd
-            except BrokenPipeError:
-                pass            # the reader is gone: the unwritten rest has nowhere to go
-        elif stream is getattr(sys.stdout, "buffer", sys.stdout):
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            os.close(devnull)
+                close_output(stream, completed=completed)

@@ -28,17 +28,20 @@ Read it back with ``msgspec.json.Decoder(tracekit._events.Event).decode_lines(da
 from __future__ import annotations
 
 import os
-from typing import IO, TYPE_CHECKING
+from typing import IO
 
 import msgspec
 
 from tracekit._events import Batch, Event
 from tracekit.formatters._base import TextSink
+from tracekit.formatters._spec import FormatSpec, SinkContext
 
-if TYPE_CHECKING:
-    from tracekit.app.registry import SinkContext
+__all__ = ["SPEC", "JsonlOptions", "JsonlSink", "make_sink"]
 
-__all__ = ["JsonlSink"]
+
+class JsonlOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """``[output] format = "jsonl"`` takes no keys of its own: events are written as they
+    arrive (raw values, plus ``decoded`` when a beautify stage is configured)."""
 
 
 def _utf8_safe(ev: Event) -> Event:
@@ -77,6 +80,12 @@ class JsonlSink(TextSink):
             return self._encoder.encode_lines([_utf8_safe(ev) for ev in batch])
 
 
-def make_sink(out: object, ctx: SinkContext) -> JsonlSink:
-    """``[output] format = "jsonl"`` (tracekit.app.registry registry)."""
-    return JsonlSink(out)
+def make_sink(out: object, options: JsonlOptions, ctx: SinkContext) -> JsonlSink:
+    """``[output] format = "jsonl"``."""
+    sink = JsonlSink(out)  # type: ignore[arg-type]
+    sink.options = options
+    return sink
+
+
+SPEC: FormatSpec[JsonlOptions] = FormatSpec("jsonl", JsonlOptions, make_sink)
+JsonlSink.spec = SPEC

@@ -36,17 +36,15 @@ shortened here)::
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from tracekit._events import SC_COMPAT, SC_NORETURN, SC_RESUMED, SC_UNFINISHED, Batch, Lost, Syscall
-from tracekit.formatters._base import TextSink, escape
+from tracekit.formatters._base import TextOptions, TextSink, escape, reorder_stage
+from tracekit.formatters._spec import FormatSpec, SinkContext
 from tracekit.kernel.syscalls import format_ret
 
-if TYPE_CHECKING:
-    from tracekit.app.registry import SinkContext
-
-__all__ = ["PerfFormatter"]
+__all__ = ["SPEC", "PerfFormatter", "make_sink", "stages_before"]
 
 _ALIGN = 70             # perf trace's default args alignment (builtin-trace.c)
 _NO_DURATION = " " * 9  # width of "%6.3f ms"
@@ -185,7 +183,27 @@ class PerfFormatter(TextSink):
         return got
 
 
-def make_sink(out: object, ctx: SinkContext) -> PerfFormatter:
-    """``[output] format = "perf"`` (tracekit.app.registry registry)."""
-    return PerfFormatter(out, syscall_name=ctx.syscall_name, arg_names=ctx.arg_names,
+def make_sink(out: object, options: TextOptions, ctx: SinkContext) -> PerfFormatter:
+    """``[output] format = "perf"``: the formatter, named by ``ctx``'s tables."""
+    sink = PerfFormatter(out, syscall_name=ctx.syscall_name, arg_names=ctx.arg_names,
                          compat_syscall_name=ctx.compat_syscall_name)
+    sink.options = options
+    return sink
+
+
+def stages_before(options: TextOptions, configured: Sequence[Any],
+                  ctx: SinkContext) -> list[Any]:
+    """Decoding, as perf trace decodes arguments (unless a beautify stage is configured),
+    then lines in ``ts_ns`` order across CPUs: last, so that the stages before see arrival
+    order (beautify's fd table follows the calls' exits)."""
+    stages: list[Any] = []
+    if not any(getattr(st, "name", "") == "beautify" for st in configured):
+        from tracekit.pipeline.beautify import Beautify
+
+        stages.append(Beautify(options.decoder(ctx)))
+    stages.append(reorder_stage())
+    return stages
+
+
+SPEC: FormatSpec[TextOptions] = FormatSpec("perf", TextOptions, make_sink, stages_before)
+PerfFormatter.spec = SPEC

@@ -38,7 +38,8 @@ from __future__ import annotations
 
 import os
 import time
-from typing import IO, TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import IO, Any
 
 from tracekit._events import (
     SC_COMPAT,
@@ -53,12 +54,10 @@ from tracekit._events import (
 from tracekit.decode.args import SyscallDecoder
 from tracekit.decode.flags import signal_name
 from tracekit.decode.values import DEFAULT_STRING_LIMIT
-from tracekit.formatters._base import TextSink
+from tracekit.formatters._base import TextOptions, TextSink, reorder_stage
+from tracekit.formatters._spec import FormatSpec, SinkContext
 
-if TYPE_CHECKING:
-    from tracekit.app.registry import SinkContext
-
-__all__ = ["StraceFormatter", "exit_text", "make_sink"]
+__all__ = ["SPEC", "StraceFormatter", "exit_text", "make_sink", "stages_before"]
 
 
 def exit_text(status: int) -> str:
@@ -157,19 +156,20 @@ class StraceFormatter(TextSink):
         return f"{head}{d.name}({args}) = {d.ret} <{ev.duration_ns / 1e9:.6f}>"
 
 
-def make_sink(out: Any, ctx: SinkContext) -> StraceFormatter:
-    """``[output] format = "strace"`` (tracekit.app.registry registry).
+def make_sink(out: Any, options: TextOptions, ctx: SinkContext) -> StraceFormatter:
+    """``[output] format = "strace"``: the formatter decodes the records itself (a beautify
+    stage's ``decoded`` is used when there is one), with ``options``' ``fd_paths``
+    (strace -yy) and ``string_limit`` (strace -s)."""
+    sink = StraceFormatter(out, decoder=options.decoder(ctx))
+    sink.options = options
+    return sink
 
-    Options (``ctx.options``): ``fd_paths`` (bool, strace -yy; default false),
-    ``string_limit`` (int, strace -s; default 32).
-    """
-    opts = ctx.options
 
-    def arg_count(name: str) -> int | None:
-        names = ctx.arg_names(name)
-        return None if names is None else len(names)
+def stages_before(options: TextOptions, configured: Sequence[Any],
+                  ctx: SinkContext) -> list[Any]:
+    """Lines in ``ts_ns`` order across CPUs (the formatter decodes, so no beautify stage)."""
+    return [reorder_stage()]
 
-    decoder = SyscallDecoder(fd_paths=bool(opts.get("fd_paths", False)),
-                             string_limit=int(opts.get("string_limit", DEFAULT_STRING_LIMIT)),
-                             arg_count=arg_count)
-    return StraceFormatter(out, decoder=decoder)
+
+SPEC: FormatSpec[TextOptions] = FormatSpec("strace", TextOptions, make_sink, stages_before)
+StraceFormatter.spec = SPEC

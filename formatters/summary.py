@@ -3,9 +3,12 @@
 The sink counts the Syscall events that reach it (:class:`~tracekit._summary.Summarizer`)
 and, when the input ends, writes one of four renderings of the
 :class:`~tracekit._summary.Summary` (what each statistic counts: that module's docstring).
-Options (``SinkContext.options``): ``table`` = ``"perf"`` (default) | ``"strace"`` |
-``"histogram"`` | ``"json"``; ``group_by`` = ``"thread"`` (default) | ``"process"`` |
-``"total"``; ``sort`` = ``"total"`` (default) | ``"calls"`` | ``"errors"`` | ``"name"``.
+Options (:class:`SummaryOptions`, the ``[output]`` keys): ``table`` = ``"perf"`` (default) |
+``"strace"`` | ``"histogram"`` | ``"json"``; ``group_by`` = ``"thread"`` (default) |
+``"process"`` | ``"total"``; ``sort`` = ``"total"`` (default) | ``"calls"`` | ``"errors"`` |
+``"name"``; ``mode`` = ``"auto"`` (default) | ``"kernel"`` | ``"stream"``: count in BPF maps
+(kernel: no syscall records are sent) or from the events that reach the sink (stream: sees
+what the stages did); auto = kernel unless stages are configured.
 
 Common to the text tables:
 
@@ -72,21 +75,21 @@ from __future__ import annotations
 import io
 import os
 import re
-import sys
 from collections.abc import Callable
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any, Literal
 
 import msgspec
 
 from tracekit._errors import ConfigError
 from tracekit._summary import Group, GroupBy, SortKey, Summarizer, Summary, SyscallStats, sort_rows
 from tracekit.formatters._base import escape
+from tracekit.formatters._output import close_output, is_stdout, open_output, reader_closed
+from tracekit.formatters._spec import FormatSpec, SinkContext
 from tracekit.pipeline._stage import EventReceiver, StageContext
 
-if TYPE_CHECKING:
-    from tracekit.app.registry import SinkContext
-
 __all__ = [
+    "SPEC",
+    "SummaryOptions",
     "SummarySink",
     "make_sink",
     "render",
@@ -100,6 +103,16 @@ __all__ = [
 TABLES = ("perf", "strace", "histogram", "json")
 GROUPS = ("thread", "process", "total")
 SORTS = ("total", "calls", "errors", "name")
+
+
+class SummaryOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """``[output]`` keys of ``format = "summary"`` (module docstring)."""
+
+    mode: Literal["auto", "kernel", "stream"] = "auto"  # count in BPF maps (kernel) or from
+    #   the events (stream, sees what stages did); auto = kernel unless [[stage]]s are set
+    table: Literal[TABLES] = "perf"      # which table  # type: ignore[valid-type]
+    group_by: Literal[GROUPS] = "thread"  # type: ignore[valid-type]
+    sort: Literal[SORTS] = "total"       # type: ignore[valid-type]
 
 _SPREAD_NOTE = (
     " Durations: wall-clock time from syscall entry to exit. stddev: standard deviation of\n"
@@ -402,8 +415,8 @@ class SummarySink:
     summary when its input ends.
 
     Args:
-      out: ``"-"`` (stdout), a path (opened when the input ends), or an open stream
-        (left open).
+      out: ``"-"`` (stdout), a path (opened when the input ends and replaced whole:
+        ``tracekit.formatters._output``), or an open stream (left open).
       table: "perf", "strace", "histogram" or "json" (module docstring).
       group_by: "thread", "process" or "total".
       sort: "total", "calls", "errors" or "name".
@@ -419,6 +432,9 @@ class SummarySink:
     """
 
     name = "summary"
+    #: the format this sink is; ``options`` those it was made with (None: built directly)
+    spec: FormatSpec[Any] | None = None
+    options: SummaryOptions | None = None
 
     def __init__(self, out: str | os.PathLike[str] | IO[bytes] | IO[str], *,
                  table: str = "perf", group_by: GroupBy = "thread", sort: SortKey = "total",
@@ -454,12 +470,11 @@ class SummarySink:
         self._write(ctx, self.result)
 
     def _write(self, ctx: StageContext, summary: Summary) -> None:
-        owned = isinstance(self.out, str | os.PathLike) and os.fspath(self.out) != "-"
-        if isinstance(self.out, str | os.PathLike):
-            stream: Any = (open(self.out, "wb") if owned  # noqa: SIM115 - closed below
-                           else getattr(sys.stdout, "buffer", sys.stdout))
-        else:
-            stream = self.out
+        # a path is written atomically: a reader never sees half a summary, and a failed
+        # run leaves the previous file
+        owned = isinstance(self.out, str | os.PathLike)
+        stream: Any = open_output(self.out, atomic=SPEC.written_at_end) if owned else self.out
+        completed = False
         try:
             use_rich = self.rich
             if use_rich is None:
@@ -476,30 +491,35 @@ class SummarySink:
             except BrokenPipeError:
                 self.closed_by_reader = True
                 ctx.log.info("%s: the reader closed the output", ctx.name)
-                if stream is getattr(sys.stdout, "buffer", sys.stdout):
-                    # so the interpreter's final flush of stdout cannot fail (TextSink)
-                    devnull = os.open(os.devnull, os.O_WRONLY)
-                    os.dup2(devnull, sys.stdout.fileno())
-                    os.close(devnull)
+                reader_closed(stream)
+            completed = True
         finally:
-            if owned:
-                stream.close()
+            if owned and not is_stdout(stream):
+                close_output(stream, completed=completed)
 
 
-def make_sink(out: object, ctx: SinkContext) -> SummarySink:
-    """``[output] format = "summary"`` (tracekit.app.registry registry); options ``table``,
-    ``group_by``, ``sort`` from ``ctx.options``.
+def make_sink(out: object, options: SummaryOptions, ctx: SinkContext) -> SummarySink:
+    """``[output] format = "summary"``; the tables named by ``ctx``; the kernel's counts
+    when ``ctx.summary_from`` is given.
 
     Raises:
-      ConfigError: an unknown option or value.
+      ConfigError: an option value the sink does not take.
     """
-    opts = dict(ctx.options)
-    unknown = set(opts) - {"table", "group_by", "sort", "summary_from"}
-    if unknown:
-        raise ConfigError(f"summary output: unknown option(s) {', '.join(sorted(unknown))} "
-                          "(known: table, group_by, sort)")
-    return SummarySink(out, table=opts.get("table", "perf"),  # type: ignore[arg-type]
-                       group_by=opts.get("group_by", "thread"), sort=opts.get("sort", "total"),
-                       syscall_name=ctx.syscall_name,
+    sink = SummarySink(out, table=options.table, group_by=options.group_by,  # type: ignore[arg-type]
+                       sort=options.sort, syscall_name=ctx.syscall_name,
                        compat_syscall_name=ctx.compat_syscall_name,
-                       summary_from=opts.get("summary_from"))
+                       summary_from=ctx.summary_from)
+    sink.options = options
+    return sink
+
+
+def counts_in_kernel(options: SummaryOptions, has_stages: bool) -> bool:
+    """``mode = "kernel"``, or ``"auto"`` with no stages configured (a stage could not see
+    syscalls that are only counted in BPF maps)."""
+    return options.mode == "kernel" or options.mode == "auto" and not has_stages
+
+
+SPEC: FormatSpec[SummaryOptions] = FormatSpec("summary", SummaryOptions, make_sink,
+                                              in_kernel=counts_in_kernel,
+                                              written_at_end=True)
+SummarySink.spec = SPEC

@@ -186,6 +186,9 @@ async def start(command: Sequence[str] | None = None, *, pids: Iterable[int] = (
     Args:
       stages: stage objects applied in order (``tracekit.pipeline`` or your own).
       sinks: more sinks besides the trace's own collector (e.g. a JsonlSink to a file).
+        A formatter among them gets the stages its format needs after ``stages``
+        (``tracekit.formatters.stages_for``: a PerfFormatter prints what ``tracekit run``
+        prints).
       keep_events: how many of the latest events :meth:`Trace.events` can return.
       duration_s: stop after this many seconds (a command still running gets SIGTERM).
       buffer_pages: ring buffer size in 4 KiB pages (a power of 2).
@@ -210,8 +213,10 @@ async def start(command: Sequence[str] | None = None, *, pids: Iterable[int] = (
         system_wide=system_wide, follow_forks=follow_forks, syscalls=table_syscalls,
         failed_only=failed_only, min_duration_ns=int(min_duration_ms * 1_000_000),
         buffer_bytes=buffer_pages * 4096)
-    t = Trace(LiveTrace(opts, stages, sinks, keep_events=keep_events, duration_s=duration_s),
-              loop)
+    from tracekit.formatters import stages_for
+
+    t = Trace(LiveTrace(opts, stages_for(sinks, stages), sinks, keep_events=keep_events,
+                        duration_s=duration_s), loop)
     global _HUB
     hub = await _hub_for(loop)
     if hub is None:

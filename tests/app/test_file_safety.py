@@ -19,7 +19,7 @@ import pytest
 from tests._run import run_tracekit, write_pipeline
 from tracekit._errors import ConfigError
 from tracekit.app.cli import check_config_safety, main
-from tracekit.app.run import AtomicFile, close_output, open_output
+from tracekit.formatters._output import AtomicFile, close_output, open_output
 
 BODY = '[target]\ncommand = ["true"]\n'
 NOBODY = 65534

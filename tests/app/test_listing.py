@@ -6,7 +6,8 @@ import pytest
 
 from tracekit._errors import ConfigError
 from tracekit.app.listing import list_text
-from tracekit.app.registry import available_formats, available_stage_kinds
+from tracekit.app.registry import available_stage_kinds
+from tracekit.formatters import available_formats
 from tracekit.kernel.selection import resolve_item
 from tracekit.kernel.syscalls import SyscallTable
 

@@ -25,9 +25,9 @@ from tracekit._events import (
     Lost,
     Syscall,
 )
-from tracekit.app.registry import SinkContext
 from tracekit.decode.args import SyscallDecoder
 from tracekit.decode.fdcache import FdCache
+from tracekit.formatters import SinkContext, TextOptions
 from tracekit.formatters.perf import PerfFormatter
 from tracekit.formatters.strace import StraceFormatter, exit_text, make_sink
 from tracekit.kernel.syscalls import SyscallTable
@@ -110,8 +110,8 @@ def test_exit_text(status: int, text: str) -> None:
 
 def test_make_sink_options_and_file_output(tmp_path: Path) -> None:
     ctx = SinkContext(syscall_name=X64.name, compat_syscall_name=I386.name,
-                      arg_names=lambda name: None, options={"string_limit": 4})
-    sink = make_sink(str(tmp_path / "o.txt"), ctx)
+                      arg_names=lambda name: None)
+    sink = make_sink(str(tmp_path / "o.txt"), TextOptions(string_limit=4, fd_paths=False), ctx)
     assert isinstance(sink, StraceFormatter) and sink.decoder.string_limit == 4
     assert sink.decoder.fd_paths is False
 

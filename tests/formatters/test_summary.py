@@ -13,8 +13,8 @@ import pytest
 from tracekit._errors import ConfigError
 from tracekit._events import SC_COMPAT, SC_NORETURN, Batch, Exit, Lost, Syscall
 from tracekit._summary import Summarizer, Summary
-from tracekit.app.registry import SinkContext
-from tracekit.formatters.summary import SummarySink, make_sink, render
+from tracekit.formatters import SinkContext
+from tracekit.formatters.summary import SPEC, SummarySink, make_sink, render
 from tracekit.kernel.syscalls import SyscallTable
 
 from ..pipeline.helpers import run_through
@@ -115,9 +115,9 @@ async def test_sink_aggregates_and_writes_at_the_end() -> None:
 
 async def test_make_sink_options(tmp_path: Path) -> None:
     ctx = SinkContext(syscall_name=TABLE.name, compat_syscall_name=I386.name,
-                      arg_names=lambda name: None,
-                      options={"table": "json", "group_by": "process", "sort": "calls"})
-    sink = make_sink(str(tmp_path / "s.json"), ctx)
+                      arg_names=lambda name: None)
+    options = SPEC.parse_options({"table": "json", "group_by": "process", "sort": "calls"})
+    sink = make_sink(str(tmp_path / "s.json"), options, ctx)
     assert (sink.table, sink.group_by, sink.sort) == ("json", "process", "calls")
     await run_through(BATCHES, [], [sink])
     got = msgspec.json.decode((tmp_path / "s.json").read_bytes(), type=Summary)
@@ -125,10 +125,9 @@ async def test_make_sink_options(tmp_path: Path) -> None:
 
 
 def test_make_sink_rejects_bad_options() -> None:
-    def ctx(**options: object) -> SinkContext:
-        return SinkContext(syscall_name=TABLE.name, compat_syscall_name=None,
-                           arg_names=lambda name: None, options=options)
+    ctx = SinkContext(syscall_name=TABLE.name, compat_syscall_name=None,
+                      arg_names=lambda name: None)
     with pytest.raises(ConfigError, match="table = 'csv' is not one of"):
-        make_sink("-", ctx(table="csv"))
+        make_sink("-", SPEC.parse_options({"table": "csv"}), ctx)
     with pytest.raises(ConfigError, match="unknown option.*colour"):
-        make_sink("-", ctx(colour=True))
+        make_sink("-", SPEC.parse_options({"colour": True}), ctx)

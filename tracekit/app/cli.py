@@ -171,7 +171,8 @@ def _readiness() -> list[tuple[str, bool, str]]:
 
 def _cmd_check(args: argparse.Namespace) -> int:
     from tracekit.app.config import load_config
-    from tracekit.app.registry import build_stages, sink_factory
+    from tracekit.app.registry import build_stages
+    from tracekit.formatters._spec import format_spec
     from tracekit.kernel.selection import resolve_syscalls
     from tracekit.kernel.syscalls import SyscallTable
 
@@ -179,7 +180,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if cfg.filter.syscalls:
         resolve_syscalls(cfg.filter.syscalls, SyscallTable(), where=str(args.pipeline))
     build_stages(cfg.stage)
-    sink_factory(cfg.output.format)
+    format_spec(cfg.output.format)
     print(f"{args.pipeline}: ok")
     ok = True
     for name, good, detail in _readiness():

@@ -87,20 +87,22 @@ class FilterConfig(_Config):
     min_duration_ms: Annotated[float, msgspec.Meta(ge=0, le=86_400_000)] = 0.0
 
 
-class OutputConfig(_Config):
-    """Where and how events are written."""
+def _output_config() -> type[msgspec.Struct]:
+    """The ``[output]`` table: ``format`` (one of tracekit.formatters.FORMATS), ``path``,
+    and the keys the formats declare in their options (tracekit.formatters: each format
+    reads its own; the others' keys are accepted and unused)."""
+    from tracekit.formatters._spec import FORMATS, output_option_fields
 
-    format: Literal["perf", "strace", "jsonl", "summary"] = "perf"
-    path: str = "-"                      # a file path; "-" is stdout
-    # perf and strace text:
-    fd_paths: bool = True                # fds with what they refer to: 3</etc/passwd> (-yy)
-    string_limit: Annotated[int, msgspec.Meta(ge=0, le=1 << 20)] = 32  # bytes of strings shown (-s)
-    # summary:
-    mode: Literal["auto", "kernel", "stream"] = "auto"  # count in BPF maps (kernel) or from
-    #   the events (stream, sees what stages did); auto = kernel unless [[stage]]s are set
-    table: Literal["perf", "strace", "histogram", "json"] = "perf"  # which table
-    group_by: Literal["thread", "process", "total"] = "thread"
-    sort: Literal["total", "calls", "errors", "name"] = "total"
+    return msgspec.defstruct(
+        "OutputConfig",
+        [("format", Literal[tuple(FORMATS)], "perf"),  # which formatter
+         ("path", str, "-"),                           # a file path; "-" is stdout
+         *output_option_fields()],
+        bases=(_Config,), module=__name__, kw_only=True, forbid_unknown_fields=True,
+        namespace={"__doc__": "Where and how events are written."})
+
+
+OutputConfig = _output_config()
 
 
 # --- stages: a tagged union on `kind`. To add a kind, define a Struct with tag="<kind>"
@@ -163,7 +165,7 @@ class PipelineConfig(_Config):
     target: TargetConfig
     filter: FilterConfig = msgspec.field(default_factory=FilterConfig)
     stage: list[StageConfig] = []        # TOML [[stage]] tables, run in order
-    output: OutputConfig = msgspec.field(default_factory=OutputConfig)
+    output: OutputConfig = msgspec.field(default_factory=OutputConfig)  # type: ignore[valid-type]
     duration_s: _PositiveS | None = None  # stop after this many seconds; None = until done
     # ring buffer in 4 KiB pages; 2**19 pages = 2 GiB, the largest power of 2 below the u32
     # max_entries of BPF_MAP_CREATE

@@ -2,7 +2,7 @@
 
 - ``stages``: the ``[[stage]] kind`` values (tracekit.app.registry registry), one per line with
   the first line of its module docstring;
-- ``formatters``: the ``[output] format`` values, likewise;
+- ``formatters``: the ``[output] format`` values (tracekit.formatters.FORMATS), likewise;
 - ``syscalls``: every syscall of this machine's table (the ``system-calls`` package), by
   number, with the strace classes (``%file``, ``%desc``, ...) that select it.
 """
@@ -40,11 +40,11 @@ def _stages() -> list[str]:
 
 
 def _formatters() -> list[str]:
-    from tracekit.app.registry import FORMAT_MODULES, available_formats
+    from tracekit.formatters._spec import FORMATS, available_formats
 
     formats = available_formats()
     width = max(len(f) for f in formats)
-    return [f"{f:<{width}}  {_first_line(f'tracekit.formatters.{FORMAT_MODULES[f]}')}".rstrip()
+    return [f"{f:<{width}}  {_first_line(f'tracekit.formatters.{FORMATS[f]}')}".rstrip()
             for f in formats]
 
 

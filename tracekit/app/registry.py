@@ -1,16 +1,15 @@
-"""Build pipeline stages and sinks from a pipeline file, by kind name.
+"""Build pipeline stages from a pipeline file, by kind name.
 
 Built-in stage kinds live in ``tracekit.pipeline.<module>`` and each provides
-``from_config(cfg: <Kind>Config) -> Stage``; built-in formatters live in
-``tracekit.formatters.<module>`` and each provides ``make_sink(out, ctx: SinkContext) -> Sink``.
-A kind whose module is not there yet is reported as not available in this version.
+``from_config(cfg: <Kind>Config) -> Stage``. A kind whose module is not there yet is
+reported as not available in this version. (Output formats are the formatters' own:
+``tracekit.formatters.FORMATS`` and ``format_spec``.)
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from tracekit._errors import ConfigError
@@ -23,32 +22,6 @@ STAGE_MODULES = {
     "beautify": "beautify",
     "summarize": "summarize",
 }
-#: [output] format -> module under tracekit.formatters that provides make_sink()
-FORMAT_MODULES = {
-    "perf": "perf",
-    "jsonl": "jsonl",
-    "strace": "strace",
-    "summary": "summary",
-}
-
-
-@dataclass
-class SinkContext:
-    """What a formatter may need besides its output stream.
-
-    Attributes:
-      syscall_name: native syscall number -> name ("syscall_1000" when unknown).
-      compat_syscall_name: i386 number -> name for SC_COMPAT calls, or None.
-      arg_names: syscall name -> argument names from tracefs, or None when unknown.
-      options: the formatter's own options from the pipeline file ([output] keys).
-    """
-
-    syscall_name: Callable[[int], str]
-    compat_syscall_name: Callable[[int], str] | None
-    arg_names: Callable[[str], list[str] | None]
-    options: dict[str, Any]
-
-
 def _builtin(package: str, module: str, attr: str) -> Callable[..., Any] | None:
     try:
         mod = importlib.import_module(f"{package}.{module}")
@@ -63,33 +36,6 @@ def available_stage_kinds() -> list[str]:
     kinds = [k for k, m in STAGE_MODULES.items()
              if _builtin("tracekit.pipeline", m, "from_config") is not None]
     return [*kinds, "user"]
-
-
-def available_formats() -> list[str]:
-    return [k for k, m in FORMAT_MODULES.items()
-            if _builtin("tracekit.formatters", m, "make_sink") is not None]
-
-
-def make_sink(fmt: str, out: Any, ctx: SinkContext) -> Any:
-    """The sink for ``[output] format``.
-
-    Raises:
-      ConfigError: the format is not available in this version.
-    """
-    return sink_factory(fmt)(out, ctx)
-
-
-def sink_factory(fmt: str) -> Callable[..., Any]:
-    """The ``make_sink`` of ``[output] format`` (``tracekit check`` asks for it too).
-
-    Raises:
-      ConfigError: the format is not available in this version.
-    """
-    factory = _builtin("tracekit.formatters", FORMAT_MODULES.get(fmt, fmt), "make_sink")
-    if factory is None:
-        raise ConfigError(f"[output] format {fmt!r} is not available in this version "
-                          f"(available: {', '.join(available_formats())})")
-    return factory
 
 
 def _import_user_stage(use: str, options: dict[str, Any], index: int) -> Any:

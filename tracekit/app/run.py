@@ -10,147 +10,22 @@ Phases and what a signal does in each (SIGINT, SIGTERM, SIGHUP)::
 
 from __future__ import annotations
 
-import errno
-import functools
-import io
 import logging
 import os
 import signal
-import stat
 import sys
-import tempfile
 import threading
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import trio
 
-from tracekit._errors import ConfigError, TracekitError
-from tracekit.app.registry import SinkContext, make_sink
 from tracekit.app.status import StatusLine, session_sampler, status_wanted
+from tracekit.formatters._output import close_output, open_output
+from tracekit.formatters._spec import SinkContext, format_spec
 
 log = logging.getLogger("tracekit.run")
-
-TEXT_FORMATS = ("perf", "strace")   # reordered by ts_ns before the formatter (not jsonl)
-
-
-def open_output(path: str, *, atomic: bool = False) -> Any:
-    """The binary stream events are written to: stdout for ``"-"``, else a file.
-
-    A file is created with mode 0600 (a trace may hold other users' data) and never
-    through a symbolic link (``O_NOFOLLOW``: a link planted in a shared directory cannot
-    redirect the write). With ``atomic`` (summaries), the data goes to a new 0600 file
-    beside ``path`` (``mkstemp``, ``O_EXCL``) that :func:`close_output` renames over
-    ``path`` when the run completed, so a reader sees the old file or the whole new one.
-
-    Raises:
-      ConfigError: the directory is missing, the path is a directory or a symlink, or the
-        file cannot be created (the errno name says why).
-    """
-    if path == "-":
-        return sys.stdout.buffer
-    p = Path(path)
-    if not p.parent.is_dir():
-        raise ConfigError(f"output path {path!r}: directory {str(p.parent)!r} does not exist")
-    if atomic and _regular_or_missing(p):
-        # only a regular file is replaced by rename: a fifo or device (/dev/null, a
-        # terminal) is written in place, never swapped for a file of ours
-        return AtomicFile.create(p)
-    try:
-        fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC,
-                     0o600)
-    except OSError as e:
-        raise _output_error(path, e) from None
-    return os.fdopen(fd, "wb")
-
-
-def _regular_or_missing(p: Path) -> bool:
-    try:
-        mode = os.lstat(p).st_mode
-    except OSError:
-        return True  # missing: created; another error: AtomicFile.create reports it
-    return stat.S_ISREG(mode) or stat.S_ISLNK(mode)  # a link: AtomicFile.create refuses it
-
-
-def _output_error(path: str | Path, e: OSError) -> ConfigError:
-    name = errno.errorcode.get(e.errno or 0, "?")
-    hint = " (a symlink: tracekit does not write through links)" if e.errno == errno.ELOOP \
-        else ""
-    return ConfigError(f"output path {str(path)!r}: {e.strerror} ({name}){hint}")
-
-
-class AtomicFile(io.FileIO):
-    """A 0600 temp file beside ``final``; :meth:`commit` renames it over ``final``.
-
-    Attributes:
-      final: the path the data is for.
-      tmp: the temp file's path (``.<name>.<random>.tmp`` in the same directory, so the
-        rename cannot cross file systems).
-    """
-
-    final: Path
-    tmp: Path
-
-    @classmethod
-    def create(cls, final: Path) -> AtomicFile:
-        """Create the temp file (mode 0600, O_EXCL).
-
-        Raises:
-          ConfigError: ``final`` is a directory or a symlink, or the directory is not
-            writable.
-        """
-        try:
-            st = os.lstat(final)
-        except FileNotFoundError:
-            pass
-        except OSError as e:
-            raise _output_error(final, e) from None
-        else:
-            if stat.S_ISDIR(st.st_mode):
-                raise _output_error(final, OSError(errno.EISDIR, os.strerror(errno.EISDIR)))
-            if stat.S_ISLNK(st.st_mode):
-                raise _output_error(final, OSError(errno.ELOOP, os.strerror(errno.ELOOP)))
-        try:
-            fd, tmp = tempfile.mkstemp(dir=final.parent, prefix=f".{final.name}.",
-                                       suffix=".tmp")
-        except OSError as e:
-            raise _output_error(final, e) from None
-        f = cls(fd, "wb", closefd=True)
-        f.final, f.tmp = final, Path(tmp)
-        return f
-
-    def commit(self) -> None:
-        """Flush to disk, close, and rename over :attr:`final` (replacing a file there)."""
-        if not self.closed:
-            self.flush()
-            os.fsync(self.fileno())
-            self.close()
-        os.replace(self.tmp, self.final)
-
-    def discard(self) -> None:
-        """Close and remove the temp file; :attr:`final` is left as it was."""
-        self.close()
-        try:
-            os.unlink(self.tmp)
-        except FileNotFoundError:
-            pass
-
-
-def sink_context(table: Any, options: dict[str, Any] | None = None) -> SinkContext:
-    """Names for the formatters: syscall tables and tracefs argument names (cached)."""
-    from tracekit.kernel.syscalls import syscall_namers
-    from tracekit.kernel.tracefs import find_tracefs, syscall_args_of
-
-    root = find_tracefs()
-
-    @functools.cache
-    def arg_names(name: str) -> list[str] | None:
-        fields = syscall_args_of(root, name)
-        return None if fields is None else [f.name for f in fields]
-
-    native, compat = syscall_namers(table.name)
-    return SinkContext(syscall_name=native, compat_syscall_name=compat,
-                       arg_names=arg_names, options=dict(options or {}))
 
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -274,40 +149,25 @@ async def run_pipeline_file(cfg: Any, path: Path) -> int:
         buffer_bytes=cfg.buffer_pages * 4096, pids_max_entries=cfg.pids_max_entries)
     stages = build_stages(cfg.stage)
     o = cfg.output
-    kernel_summary = o.format == "summary" and (
-        o.mode == "kernel" or o.mode == "auto" and not cfg.stage)
+    spec = format_spec(o.format)        # what the output needs: its options and stages
+    options = spec.options_of(o)
+    if getattr(options, "fd_paths", False):
+        options = msgspec.structs.replace(
+            options, fd_paths=_fd_paths_possible(syscalls, table))
+    kernel_summary = spec.counts_in_kernel(options, has_stages=bool(cfg.stage))
     if kernel_summary:
         # counted in BPF maps: no syscall records, no captures (issue 5)
         opts.summary, opts.capture = True, False
-    if o.format == "summary":
-        options = {"table": o.table, "group_by": o.group_by, "sort": o.sort}
-    else:
-        options = {"fd_paths": o.fd_paths and _fd_paths_possible(syscalls, table),
-                   "string_limit": o.string_limit}
-    if o.format == "perf" and not any(getattr(st, "name", "") == "beautify" for st in stages):
-        # perf-style text decodes arguments, as perf trace does; strace decodes itself,
-        # jsonl stays raw unless a beautify stage is configured.
-        from tracekit.app.config import BeautifyConfig
-        from tracekit.pipeline.beautify import from_config as beautify
-
-        stages.append(beautify(BeautifyConfig(**options)))
-    if o.format in TEXT_FORMATS:
-        # Text for people: lines in ts_ns order across CPUs (pipeline/reorder.py). Last,
-        # so stages see arrival order (beautify's fd table follows the calls' exits).
-        from tracekit.pipeline.reorder import Reorder
-
-        stages.append(Reorder())
-    # A summary is written once at the end: atomically, so a reader of the file never
-    # sees half of one (and a failed run leaves the previous file).
     runner = _Runner()
     session = Session(opts)             # acquires nothing until start()
-    out = open_output(cfg.output.path, atomic=o.format == "summary")
-    if kernel_summary:
-        options["summary_from"] = lambda: session.kernel_summary().read()
+    ctx = SinkContext.for_machine(
+        summary_from=(lambda: session.kernel_summary().read()) if kernel_summary else None)
+    stages += spec.stages_before(options, stages, ctx)
+    out = open_output(o.path, atomic=spec.written_at_end)
     status = 0
     completed = False
     try:
-        sink = make_sink(o.format, out, sink_context(table, options))
+        sink = spec.make_sink(out, options, ctx)
         async with trio.open_nursery() as nursery:
             await nursery.start(runner.watch_signals)
             with runner.startup_scope:
@@ -399,29 +259,3 @@ def _cross_check(table: Any) -> None:
         log.warning("the syscall table (system-calls package) lacks %d syscalls this kernel "
                     "has: %s; they print as syscall_<nr> (upgrade system-calls)",
                     len(missing), ", ".join(missing[:8]) + (" ..." if len(missing) > 8 else ""))
-
-
-def close_output(out: Any, *, completed: bool = True) -> None:
-    """Close what :func:`open_output` returned: an :class:`AtomicFile` is renamed into
-    place when the run ``completed``, else removed; stdout is flushed, not closed (a
-    reader that went away is not an error here: the run already ended with 141)."""
-    if isinstance(out, AtomicFile):
-        if completed:
-            out.commit()
-        else:
-            out.discard()
-        return
-    if out is not sys.stdout.buffer:
-        try:
-            out.close()  # flushes the buffer: ENOSPC, EIO can show only here
-        except OSError as e:
-            if completed:
-                name = errno.errorcode.get(e.errno or 0, "?")
-                raise TracekitError(f"writing {getattr(out, 'name', 'the output')!r}: "
-                                    f"{e.strerror} ({name})") from None
-            # the run already failed: that error says more than this one
-        return
-    try:
-        out.flush()
-    except BrokenPipeError:
-        pass

@@ -1,0 +1,198 @@
+"""The one place that opens outputs: for the CLI's runner, the notebook and every sink.
+
+Rules, for every path a trace is written to:
+
+- ``"-"`` is stdout (flushed, never closed);
+- a file is created with mode 0600 (a trace may hold other users' data) and never through
+  a symbolic link (``O_NOFOLLOW``: a link planted in a shared directory cannot redirect
+  the write);
+- ``atomic`` (summaries, written once at the end): the data goes to a new 0600 file beside
+  the path (``mkstemp``, ``O_EXCL``) that :func:`close_output` renames over it when the run
+  completed, so a reader sees the old file or the whole new one; a fifo or a device
+  (``/dev/null``, a terminal) is written in place, never swapped for a file of ours;
+- a reader that went away (``EPIPE``, ``BrokenPipeError``: ``| head``, a closed fifo) is
+  not an error: :func:`reader_closed` makes sure nothing written later fails again.
+"""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+import stat
+import sys
+import tempfile
+from pathlib import Path
+from typing import IO, Any
+
+from tracekit._errors import ConfigError, TracekitError
+
+__all__ = ["AtomicFile", "close_output", "is_stdout", "open_output", "reader_closed"]
+
+STDOUT = "-"
+
+
+def _stdout() -> IO[bytes]:
+    return getattr(sys.stdout, "buffer", sys.stdout)  # type: ignore[no-any-return]
+
+
+def is_stdout(stream: object) -> bool:
+    """Whether ``stream`` is this process's stdout (its binary buffer or the text layer)."""
+    return stream is sys.stdout or stream is _stdout()
+
+
+def open_output(path: str | os.PathLike[str], *, atomic: bool = False) -> IO[bytes]:
+    """The binary stream a trace is written to: stdout for ``"-"``, else a file.
+
+    Args:
+      path: ``"-"`` or a file path (module docstring: mode 0600, no symlinks).
+      atomic: write to a temp file renamed over ``path`` by :func:`close_output` (a
+        regular file only; a fifo or device is written in place).
+
+    Raises:
+      ConfigError: the directory is missing, the path is a directory or a symlink, or the
+        file cannot be created (the errno name says why).
+    """
+    if os.fspath(path) == STDOUT:
+        sys.stdout.flush()                  # keep order with earlier print()s
+        return _stdout()
+    p = Path(path)
+    if not p.parent.is_dir():
+        raise ConfigError(f"output path {os.fspath(path)!r}: directory {str(p.parent)!r} "
+                          "does not exist")
+    if atomic and _regular_or_missing(p):
+        return AtomicFile.create(p)
+    try:
+        fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC,
+                     0o600)
+    except OSError as e:
+        raise _output_error(path, e) from None
+    return os.fdopen(fd, "wb")
+
+
+def _regular_or_missing(p: Path) -> bool:
+    try:
+        mode = os.lstat(p).st_mode
+    except OSError:
+        return True  # missing: created; another error: AtomicFile.create reports it
+    return stat.S_ISREG(mode) or stat.S_ISLNK(mode)  # a link: AtomicFile.create refuses it
+
+
+def _output_error(path: str | os.PathLike[str], e: OSError) -> ConfigError:
+    name = errno.errorcode.get(e.errno or 0, "?")
+    hint = " (a symlink: tracekit does not write through links)" if e.errno == errno.ELOOP \
+        else ""
+    return ConfigError(f"output path {os.fspath(path)!r}: {e.strerror} ({name}){hint}")
+
+
+class AtomicFile(io.FileIO):
+    """A 0600 temp file beside ``final``; :meth:`commit` renames it over ``final``.
+
+    Attributes:
+      final: the path the data is for.
+      tmp: the temp file's path (``.<name>.<random>.tmp`` in the same directory, so the
+        rename cannot cross file systems).
+    """
+
+    final: Path
+    tmp: Path
+
+    @classmethod
+    def create(cls, final: Path) -> AtomicFile:
+        """Create the temp file (mode 0600, O_EXCL).
+
+        Raises:
+          ConfigError: ``final`` is a directory or a symlink, or the directory is not
+            writable.
+        """
+        try:
+            st = os.lstat(final)
+        except FileNotFoundError:
+            pass
+        except OSError as e:
+            raise _output_error(final, e) from None
+        else:
+            if stat.S_ISDIR(st.st_mode):
+                raise _output_error(final, OSError(errno.EISDIR, os.strerror(errno.EISDIR)))
+            if stat.S_ISLNK(st.st_mode):
+                raise _output_error(final, OSError(errno.ELOOP, os.strerror(errno.ELOOP)))
+        try:
+            fd, tmp = tempfile.mkstemp(dir=final.parent, prefix=f".{final.name}.",
+                                       suffix=".tmp")
+        except OSError as e:
+            raise _output_error(final, e) from None
+        f = cls(fd, "wb", closefd=True)
+        f.final, f.tmp = final, Path(tmp)
+        return f
+
+    def commit(self) -> None:
+        """Flush to disk, close, and rename over :attr:`final` (replacing a file there)."""
+        if not self.closed:
+            self.flush()
+            os.fsync(self.fileno())
+            self.close()
+        os.replace(self.tmp, self.final)
+
+    def discard(self) -> None:
+        """Close and remove the temp file; :attr:`final` is left as it was."""
+        self.close()
+        try:
+            os.unlink(self.tmp)
+        except FileNotFoundError:
+            pass
+
+
+def close_output(out: IO[Any], *, completed: bool = True) -> None:
+    """Close what :func:`open_output` returned.
+
+    An :class:`AtomicFile` is renamed into place when the run ``completed``, else removed;
+    stdout is flushed, not closed. A reader that went away is not an error here (the run
+    already ended as ``| head`` wanted): the rest has nowhere to go.
+
+    Raises:
+      TracekitError: closing a file of a completed run failed (ENOSPC, EIO show only when
+        the buffer is flushed), with the errno name.
+    """
+    if isinstance(out, AtomicFile):
+        if completed:
+            out.commit()
+        else:
+            out.discard()
+        return
+    if is_stdout(out):
+        try:
+            out.flush()
+        except BrokenPipeError:
+            reader_closed(out)
+        return
+    try:
+        out.close()  # flushes the buffer; the fd is closed even when that fails
+    except BrokenPipeError:
+        pass         # a fifo whose reader went away: nothing left to tell it
+    except OSError as e:
+        if completed:
+            name = errno.errorcode.get(e.errno or 0, "?")
+            raise TracekitError(f"writing {getattr(out, 'name', 'the output')!r}: "
+                                f"{e.strerror} ({name})") from None
+        # the run already failed: that error says more than this one
+
+
+def reader_closed(stream: IO[Any], *, owned: bool = False) -> None:
+    """After a write to ``stream`` raised ``BrokenPipeError``: make sure nothing fails again.
+
+    Stdout's fd 1 is pointed at /dev/null, so the interpreter's final flush cannot fail
+    (Python docs, "Note on SIGPIPE"); a stream the caller ``owned`` is closed (its fd
+    released; the unwritten rest is dropped). A stream someone else owns is left to them
+    (:func:`close_output` knows a closed reader too).
+    """
+    if is_stdout(stream):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, sys.stdout.fileno())
+        finally:
+            os.close(devnull)
+    elif owned:
+        try:
+            stream.close()  # flushes what is left: fails again, but closes the fd
+        except BrokenPipeError:
+            pass            # the reader is gone: the unwritten rest has nowhere to go

@@ -1,0 +1,244 @@
+"""What each output format is: its ``[output]`` options, the stages it needs, its sink.
+
+Every format module under ``tracekit.formatters`` declares one :class:`FormatSpec` named
+``SPEC``; :data:`FORMATS` is the one list of them (the pipeline file's ``[output] format``
+values, ``tracekit list formatters``, the CLI's runner and the notebook all read it).
+The same spec builds the same output for every front end::
+
+    spec = format_spec("perf")
+    options = spec.options()                       # the [output] keys it takes, defaults
+    ctx = SinkContext.for_machine()                # this machine's syscall names
+    stages = [*my_stages, *spec.stages_before(options, my_stages, ctx)]
+    sink = spec.make_sink("-", options, ctx)       # the same text as `tracekit run`
+"""
+
+from __future__ import annotations
+
+import errno
+import functools
+import importlib
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+import msgspec
+
+from tracekit._errors import ConfigError, TracefsError
+
+if TYPE_CHECKING:
+    from tracekit._summary import Summary
+
+__all__ = ["FORMATS", "FormatSpec", "SinkContext", "available_formats", "format_spec",
+           "output_option_fields", "stages_for"]
+
+#: ``[output] format`` -> the module under tracekit.formatters that declares its ``SPEC``,
+#: in the order they are listed (``tracekit list formatters``, config errors)
+FORMATS: dict[str, str] = {
+    "perf": "perf",
+    "strace": "strace",
+    "jsonl": "jsonl",
+    "summary": "summary",
+}
+
+
+def _no_arg_names(name: str) -> list[str] | None:
+    return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class SinkContext:
+    """What a formatter may need from the machine or the trace besides its options.
+
+    Attributes:
+      syscall_name: native syscall number -> name (``syscall_<nr>`` when unknown).
+      compat_syscall_name: i386 number -> name for SC_COMPAT calls, or None.
+      arg_names: syscall name -> argument names from tracefs, or None when unknown.
+      summary_from: for a summary counted in the kernel: called once the input ends for
+        the thread-grouped Summary to print (``Session.kernel_summary().read``); None =
+        aggregate the events that reach the sink.
+    """
+
+    syscall_name: Callable[[int], str]
+    compat_syscall_name: Callable[[int], str] | None = None
+    arg_names: Callable[[str], list[str] | None] = _no_arg_names
+    summary_from: Callable[[], Summary] | None = None
+
+    @classmethod
+    def for_machine(cls, *, summary_from: Callable[[], Summary] | None = None
+                    ) -> SinkContext:
+        """This machine's syscall tables and tracefs argument names (read on first use
+        per name, cached; None when tracefs is not mounted, as for a recording replayed
+        where there is none).
+
+        Raises:
+          TracefsError: (from ``arg_names``) a tracefs read failed other than ENOENT.
+        """
+        from tracekit.kernel.syscalls import syscall_namers
+        from tracekit.kernel.tracefs import find_tracefs, syscall_args_of
+
+        native, compat = syscall_namers()
+        root: list[Any] = []
+
+        @functools.cache
+        def arg_names(name: str) -> list[str] | None:
+            if not root:
+                try:
+                    root.append(find_tracefs(mount_if_missing=False))
+                except TracefsError as e:
+                    if e.errno != errno.ENOENT:
+                        raise
+                    root.append(None)
+            fields = None if root[0] is None else syscall_args_of(root[0], name)
+            return None if fields is None else [f.name for f in fields]
+
+        return cls(syscall_name=native, compat_syscall_name=compat, arg_names=arg_names,
+                   summary_from=summary_from)
+
+
+OptionsT = TypeVar("OptionsT", bound=msgspec.Struct)
+
+
+def _no_stages(options: Any, configured: Sequence[Any], ctx: SinkContext) -> list[Any]:
+    return []
+
+
+def _never_in_kernel(options: Any, has_stages: bool) -> bool:
+    return False
+
+
+@dataclass(frozen=True)
+class FormatSpec(Generic[OptionsT]):
+    """One output format (``[output] format = name``).
+
+    Attributes:
+      name: the ``format`` value.
+      options: a msgspec Struct of the ``[output]`` keys the format takes, with the
+        pipeline file's defaults (``spec.options()`` is them).
+      sink: ``(out, options, ctx) -> Sink``; ``out`` is ``"-"``, a path (opened by
+        :mod:`tracekit.formatters._output` rules) or an open stream.
+      stages: ``(options, configured stages, ctx) -> stages`` to run after the configured
+        ones, before the sink (perf text decodes and orders its lines).
+      in_kernel: ``(options, has_stages) -> bool``: whether the syscalls are counted in
+        BPF maps instead of sent as records (a summary's ``mode``).
+      written_at_end: the output is written once, when the input ends, so a file is
+        replaced whole (``open_output(path, atomic=True)``): a reader never sees half of
+        it, and a failed run leaves the previous file.
+    """
+
+    name: str
+    options: type[OptionsT]
+    sink: Callable[[Any, OptionsT, SinkContext], Any]
+    stages: Callable[[OptionsT, Sequence[Any], SinkContext], list[Any]] = _no_stages
+    in_kernel: Callable[[OptionsT, bool], bool] = _never_in_kernel
+    written_at_end: bool = False
+
+    def parse_options(self, values: Mapping[str, Any]) -> OptionsT:
+        """The options Struct from ``[output]``-style keys (missing keys: defaults).
+
+        Values are not checked here (the pipeline file's decoder and the sink check them).
+
+        Raises:
+          ConfigError: a key this format does not take.
+        """
+        known = self.options.__struct_fields__
+        unknown = set(values) - set(known)
+        if unknown:
+            raise ConfigError(f"{self.name} output: unknown option(s) "
+                              f"{', '.join(sorted(unknown))} (known: {', '.join(known)})")
+        return self.options(**values)
+
+    def options_of(self, output: msgspec.Struct) -> OptionsT:
+        """The options Struct from a decoded ``[output]`` table (its keys for this format)."""
+        return self.options(**{f: getattr(output, f) for f in self.options.__struct_fields__})
+
+    def stages_before(self, options: OptionsT | None = None, configured: Sequence[Any] = (),
+                      ctx: SinkContext | None = None) -> list[Any]:
+        """The stages this format needs after ``configured`` ones (none already there)."""
+        return self.stages(options if options is not None else self.options(), configured,
+                           ctx if ctx is not None else SinkContext.for_machine())
+
+    def counts_in_kernel(self, options: OptionsT | None = None, *,
+                         has_stages: bool = False) -> bool:
+        """Whether a trace for this output counts syscalls in BPF maps (no records)."""
+        return self.in_kernel(options if options is not None else self.options(), has_stages)
+
+    def make_sink(self, out: Any, options: OptionsT | None = None,
+                  ctx: SinkContext | None = None) -> Any:
+        """The sink, writing to ``out``.
+
+        Raises:
+          ConfigError: an option value the format does not take.
+        """
+        return self.sink(out, options if options is not None else self.options(),
+                         ctx if ctx is not None else SinkContext.for_machine())
+
+
+def _spec_of(name: str) -> FormatSpec[Any] | None:
+    module = FORMATS.get(name)
+    if module is None:
+        return None
+    try:
+        mod = importlib.import_module(f"tracekit.formatters.{module}")
+    except ModuleNotFoundError as e:
+        if e.name == f"tracekit.formatters.{module}":
+            return None
+        raise
+    return getattr(mod, "SPEC", None)
+
+
+def available_formats() -> list[str]:
+    """The ``[output] format`` values this version provides, in listing order."""
+    return [name for name in FORMATS if _spec_of(name) is not None]
+
+
+def format_spec(name: str) -> FormatSpec[Any]:
+    """The spec of ``[output] format = name``.
+
+    Raises:
+      ConfigError: the format is not available in this version.
+    """
+    spec = _spec_of(name)
+    if spec is None:
+        raise ConfigError(f"[output] format {name!r} is not available in this version "
+                          f"(available: {', '.join(available_formats())})")
+    return spec
+
+
+def output_option_fields() -> list[tuple[str, Any, Any]]:
+    """``(key, type, default)`` of every format's options, in :data:`FORMATS` order: the
+    keys a flat ``[output]`` table takes besides ``format`` and ``path`` (a key two
+    formats share, such as ``fd_paths``, once).
+
+    Raises:
+      TypeError: two formats declare one key with different types or defaults.
+    """
+    seen: dict[str, tuple[str, Any, Any]] = {}
+    for name in available_formats():
+        for f in msgspec.structs.fields(format_spec(name).options):
+            got = (f.name, f.type, f.default)
+            if seen.setdefault(f.name, got) != got:
+                raise TypeError(f"[output] {f.name}: formats disagree: {seen[f.name]} "
+                                f"and {got} ({name})")
+    return list(seen.values())
+
+
+def stages_for(sinks: Iterable[Any], stages: Sequence[Any] = (),
+               ctx: SinkContext | None = None) -> list[Any]:
+    """``stages`` followed by what the formatters among ``sinks`` need before them.
+
+    A sink made by a spec (or a formatter class of this package) names its format in
+    ``spec`` and its options in ``options``; other sinks need nothing. A stage already in
+    the list (by ``name``) is not added twice.
+    """
+    out = list(stages)
+    for sink in sinks:
+        spec = getattr(sink, "spec", None)
+        if not isinstance(spec, FormatSpec):
+            continue
+        options = getattr(sink, "options", None)
+        if not isinstance(options, spec.options):
+            options = spec.options()
+        names = {getattr(st, "name", None) for st in out}
+        out += [st for st in spec.stages_before(options, out, ctx)
+                if getattr(st, "name", None) not in names]
+    return out
