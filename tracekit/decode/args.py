@@ -9,6 +9,7 @@ capture an argument that points to user memory prints as its address (``0x7ffd..
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 from tracekit._events import (
     CAP_ARGV,
@@ -294,7 +295,8 @@ KINDS: dict[str, ArgFn] = {
     "clockid": _enum32(T.CLOCK_IDS),
     "clone3flags": lambda d, ev, i: F.clone3_flags(ev.args[i]),
 }
-SPECIAL: dict[str, Callable[[SyscallDecoder, Syscall], list[str]]] = {
+SpecialFn = Callable[["SyscallDecoder", Syscall], list[str]]   # all argument texts at once
+SPECIAL: dict[str, SpecialFn] = {
     "clone": _clone, "futex": _futex,
 }
 # Calls that return a new fd: the fd cache learns (or forgets) it.
@@ -315,16 +317,19 @@ ArgsFn = Callable[["SyscallDecoder", Syscall], tuple[str, ...]]
 _Deps = tuple[tuple[int, "str | None"], ...]   # (fd, target) pairs a text was made from
 
 
-def _args_fn(fns: tuple[ArgFn, ...], special: object, generic: int) -> ArgsFn:
+def _args_fn(fns: tuple[ArgFn, ...], special: SpecialFn | None, generic: int) -> ArgsFn:
     """One function that gives a call's argument texts, chosen once per syscall."""
     if special is not None:
-        return lambda d, ev: tuple(special(d, ev))  # type: ignore[operator]
+        return lambda d, ev: tuple(special(d, ev))
     if generic:
         n = abs(generic)
         return lambda d, ev: tuple([_hex0(v) for v in ev.args[:n]])
     pairs = tuple(enumerate(fns))
     if _STOPPERS.isdisjoint(fns):
-        return lambda d, ev: tuple([fn(d, ev, i) for i, fn in pairs])
+        # only the stoppers return None: every text here is a str
+        texts = cast("tuple[tuple[int, Callable[[SyscallDecoder, Syscall, int], str]], ...]",
+                     pairs)
+        return lambda d, ev: tuple([fn(d, ev, i) for i, fn in texts])
 
     def args(d: SyscallDecoder, ev: Syscall) -> tuple[str, ...]:
         out = []
@@ -340,7 +345,7 @@ def _args_fn(fns: tuple[ArgFn, ...], special: object, generic: int) -> ArgsFn:
 class _Call:
     __slots__ = ("name", "fns", "special", "ret", "generic", "fd_action", "path_arg", "args")
 
-    def __init__(self, name: str, fns: tuple[ArgFn, ...], special: object, ret: str,
+    def __init__(self, name: str, fns: tuple[ArgFn, ...], special: SpecialFn | None, ret: str,
                  generic: int) -> None:
         self.name, self.fns, self.special, self.ret, self.generic = (
             name, fns, special, ret, generic)
