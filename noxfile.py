@@ -17,9 +17,14 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    session.install("ruff")
+    """ruff on every Python file; mypy --strict (pyproject's [tool.mypy]) on the package."""
+    # mypy reads the dependencies' types from this venv (the extras: notebook.py uses
+    # matplotlib and polars); the editable install of tracekit itself is invisible to it
+    # (an import hook), scripts/typecheck.py gives it the layout
+    session.install("-e", ".[notebook,polars]", "ruff", "mypy")
     session.run("ruff", "check", "tracekit", "pipeline", "formatters", "tests", "bench",
                 "examples", "scripts", "noxfile.py")
+    session.run("python", "scripts/typecheck.py", *session.posargs)
 
 
 @nox.session(python=False)

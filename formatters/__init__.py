@@ -4,6 +4,7 @@ a sink; the one helper that opens outputs."""
 
 # `X as X` re-exports (trio style); ruff would split them without isort combine-as-imports.
 # ruff: noqa: I001
+from tracekit._meta import fixup_module_metadata as _fixup_module_metadata
 from tracekit.formatters._base import (
     TextOptions as TextOptions,
     TextSink as TextSink,
@@ -47,3 +48,6 @@ __all__ = [
     "open_output",
     "stages_for",
 ]
+
+# reprs and tracebacks name this module, not the private one that defines the object
+_fixup_module_metadata(__name__, globals(), __all__)

@@ -12,6 +12,7 @@ Example::
 
 # `X as X` re-exports (trio style); ruff would split them without isort combine-as-imports.
 # ruff: noqa: I001
+from tracekit._meta import fixup_module_metadata as _fixup_module_metadata
 from tracekit.pipeline._run import (
     Pipeline as Pipeline,
     PipelineError as PipelineError,
@@ -38,3 +39,6 @@ __all__ = [
     "PipelineError", "PipelineResult", "Sink", "Source", "Stage", "StageContext",
     "StageStats", "Summarize", "map_stage", "stage",
 ]
+
+# reprs and tracebacks name this module, not the private one that defines the object
+_fixup_module_metadata(__name__, globals(), __all__)

@@ -5,11 +5,17 @@ The public API is re-exported here from private modules; everything else is priv
 import loads no trio, reads no /proc and parses no BTF, and a command-line start can
 handle a SIGINT that arrives while it imports. Pipelines and formatters are in
 :mod:`tracekit.pipeline` and :mod:`tracekit.formatters`.
+
+Each name is listed twice, in ``_EXPORTS`` (what runs) and in the ``if TYPE_CHECKING:``
+block (what type checkers and editors read); ``tests/test_public_api.py`` checks that the
+two agree. A resolved object says ``tracekit`` as its ``__module__`` (``tracekit.Syscall``
+in reprs, tracebacks and pickles; see :mod:`tracekit._meta`).
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
@@ -65,8 +71,26 @@ def __getattr__(name: str) -> Any:
     except KeyError:
         raise AttributeError(f"module 'tracekit' has no attribute {name!r}") from None
     value = getattr(importlib.import_module(module), name)
+    _fixup_loaded()
     globals()[name] = value  # later lookups skip this function
     return value
+
+
+def _fixup_loaded() -> None:
+    """Give every exported object of the modules loaded so far ``__module__ = "tracekit"``.
+
+    Done when a name is resolved, not at ``import tracekit`` (which must load nothing), and
+    for every loaded module, not only the one resolved: ``tracekit.LiveTrace`` loads the
+    error and event modules, and an error it raises then reads ``tracekit.BpfError`` in a
+    traceback although no one resolved that name.
+    """
+    from tracekit._meta import set_public_module
+
+    modules = sys.modules
+    for export, home in _EXPORTS.items():
+        if home in modules:
+            # a module still executing (an import cycle) may not define it yet
+            set_public_module(getattr(modules[home], export, None), "tracekit")
 
 
 def __dir__() -> list[str]:

@@ -9,10 +9,26 @@ from __future__ import annotations
 
 import errno as _errno
 import os
+from typing import Any
 
 
 class TracekitError(Exception):
     """Base of every error tracekit raises on purpose."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The default (``cls(*self.args)``) calls our constructors with the formatted
+        # message, which they do not take (BpfError(cmd, err) has args (errno, text)).
+        return _unpickle, (type(self), self.args, self.__dict__)
+
+
+def _unpickle(cls: type[TracekitError], args: tuple[Any, ...],
+              state: dict[str, Any]) -> TracekitError:
+    """Rebuild a pickled error: its args and attributes as they were, no constructor run."""
+    exc = cls.__new__(cls, *args)
+    # the built-in base's __init__ (OSError sets .errno and .strerror from args)
+    super(TracekitError, exc).__init__(*args)
+    exc.__dict__.update(state)
+    return exc
 
 
 class ConfigError(TracekitError, ValueError):

@@ -54,7 +54,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from fractions import Fraction
-from typing import Literal, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 import msgspec
 
@@ -308,7 +308,8 @@ class Summarizer:
 
     def reset(self) -> None:
         """Forget everything added so far."""
-        self._acc: dict[tuple[int, int, int], list] = {}   # (tid, nr, compat) -> slots
+        # (tid, nr, compat) -> slots: ten int counters, then two dicts (_ERRNOS, _HIST)
+        self._acc: dict[tuple[int, int, int], list[Any]] = {}
         self._threads: dict[int, tuple[int, str]] = {}     # tid -> (tgid, last comm)
         self.lost = 0
         self.first_ts_ns = 0

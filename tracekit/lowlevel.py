@@ -7,6 +7,7 @@ interface itself. Numbers (``Cmd``, ``MapType``, ``ProgType``, flags) are in
 ``tracekit.bpf.uapi`` and re-exported here.
 """
 
+from tracekit._meta import fixup_module_metadata as _fixup_module_metadata
 from tracekit.bpf.perf_event import (
     attach_bpf,
     disable,
@@ -52,3 +53,6 @@ __all__ = [
     "prog_get_fd_by_id", "prog_get_next_id", "prog_load", "prog_test_run",
     "raw_tracepoint_open", "read_counter", "tracepoint_id",
 ]
+
+# reprs and tracebacks name this module, not the private one that defines the object
+_fixup_module_metadata(__name__, globals(), __all__)

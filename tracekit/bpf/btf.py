@@ -183,7 +183,7 @@ class Btf:
     /sys/kernel/btf/<module>) ids and string offsets continue after the base's.
     """
 
-    def __init__(self, *, types: bytearray, strings: bytes, starts: array, base: Btf | None,
+    def __init__(self, *, types: bytearray, strings: bytes, starts: array[int], base: Btf | None,
                  flags: int) -> None:
         self._types = types                          # type section, patched by fixup_datasec
         self._words = memoryview(types).cast("I")    # the same, as u32 words
@@ -192,7 +192,7 @@ class Btf:
         self._base = base
         self._flags = flags
         self._first_id = len(base) if base is not None else 1
-        self._str_base = len(base._strings) + base._str_base if base is not None else 0
+        self._str_base: int = len(base._strings) + base._str_base if base is not None else 0
         self._cache: dict[int, BtfType] = {}
         self._name_col: bytes | None = None   # name_off of each own type, packed u32 LE
         self._found: dict[tuple[str, Kind | None], tuple[int, ...]] = {}
@@ -570,7 +570,7 @@ class Btf:
         return t
 
 
-def _scan_types(words: memoryview) -> array:
+def _scan_types(words: memoryview) -> array[int]:
     """Word index of each type record's start; one pass, validating kinds and lengths.
 
     Raises:

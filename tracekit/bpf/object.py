@@ -24,7 +24,14 @@ from typing import Any
 from tracekit._errors import AttachError, BtfError, ElfError, MapError, TracekitError
 from tracekit.bpf import perf_event as _perf, sys as _bpf
 from tracekit.bpf.btf import Btf, Kind
-from tracekit.bpf.elf import INSN_SIZE, R_BPF_64_64, ObjectSpec, ProgSpec, read_object
+from tracekit.bpf.elf import (
+    INSN_SIZE,
+    R_BPF_64_64,
+    GlobalVar,
+    ObjectSpec,
+    ProgSpec,
+    read_object,
+)
 from tracekit.bpf.relo_core import apply_core_relos, fixup_datasec
 from tracekit.bpf.uapi import PERF_TYPE_TRACEPOINT, AttachType, MapType, ProgType
 
@@ -300,7 +307,7 @@ class Globals(MutableMapping[str, Any]):
     def __init__(self, obj: BpfObject) -> None:
         self._obj = obj
 
-    def _var(self, name: str):  # type: ignore[no-untyped-def]
+    def _var(self, name: str) -> GlobalVar:
         try:
             return self._obj.spec.globals[name]
         except KeyError:

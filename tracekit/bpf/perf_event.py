@@ -12,7 +12,7 @@ import errno as _errno
 import fcntl
 import os
 import platform
-import struct
+import sys
 from ctypes import c_int32, c_uint16, c_uint32, c_uint64
 from pathlib import Path
 
@@ -91,7 +91,7 @@ def perf_event_open(*, type: int, config: int, sample_period: int = 0, sample_ty
     attr = _PerfEventAttr(type=type, size=ctypes.sizeof(_PerfEventAttr), config=config,
                           sample_period=sample_period, sample_type=sample_type, flags=bits,
                           wakeup_events=wakeup_events)
-    ret = _syscall(ctypes.c_long(nr), ctypes.byref(attr), ctypes.c_long(pid),
+    ret: int = _syscall(ctypes.c_long(nr), ctypes.byref(attr), ctypes.c_long(pid),
                    ctypes.c_long(cpu), ctypes.c_long(group_fd), ctypes.c_ulong(flags))
     if ret < 0:
         err = ctypes.get_errno()
@@ -145,7 +145,7 @@ def read_counter(perf_fd: int) -> int:
         raise BpfError("read perf counter", e.errno or _errno.EIO, f"perf fd {perf_fd}") from e
     if len(raw) != 8:
         raise BpfError("read perf counter", _errno.EIO, f"{len(raw)} bytes from fd {perf_fd}")
-    return struct.unpack("=Q", raw)[0]
+    return int.from_bytes(raw, sys.byteorder)  # a native u64
 
 
 def tracepoint_id(tracefs_root: Path, category: str, name: str) -> int:

@@ -25,7 +25,7 @@ from enum import IntEnum
 from typing import NamedTuple
 
 from tracekit._errors import BtfError
-from tracekit.bpf.btf import Btf, BtfType, Kind, Linkage
+from tracekit.bpf.btf import Btf, BtfType, CoreRelo, Kind, Linkage
 
 __all__ = ["CoreReloKind", "apply_core_relos", "essential_name", "fixup_datasec"]
 
@@ -80,7 +80,7 @@ def essential_name(name: str) -> str:
 
 class _Access(NamedTuple):
     name: str    # member name, "" for an array element (or the root)
-    index: int   # member index (local) or element index
+    idx: int     # member index (local) or element index (not "index": tuple.index)
 
 
 class _Field(NamedTuple):
@@ -95,7 +95,7 @@ class _Unresolved(Exception):
     """Internal: no candidate matched; turned into BtfError (or value 0 for *_EXISTS)."""
 
 
-def apply_core_relos(insns: bytearray, relos: list, local: Btf, target: Btf, *,
+def apply_core_relos(insns: bytearray, relos: list[CoreRelo], local: Btf, target: Btf, *,
                      prog_name: str = "") -> None:
     """Patch the instructions of one ELF section for the target kernel's types.
 
@@ -223,7 +223,7 @@ def _target_field(target: Btf, cand_id: int, path: list[_Access], local: Btf,
                   local_types: list[int]) -> _Field | None:
     """Match a named access path in target type ``cand_id``; None when it does not match."""
     type_id = target.resolve(cand_id)
-    bits = path[0].index * target.size_of(type_id) * 8 if path[0].index else 0
+    bits = path[0].idx * target.size_of(type_id) * 8 if path[0].idx else 0
     bitfield = 0
     for acc, local_type in zip(path[1:], local_types, strict=True):
         t = target.type(type_id)
@@ -242,11 +242,11 @@ def _target_field(target: Btf, cand_id: int, path: list[_Access], local: Btf,
         else:
             if t.kind is not Kind.ARRAY or t.array is None:
                 return None
-            if t.array.nelems and acc.index >= t.array.nelems:
+            if t.array.nelems and acc.idx >= t.array.nelems:
                 return None
             if not _fields_compat(local, local_type, target, t.array.elem_type):
                 return None
-            bits += acc.index * target.size_of(t.array.elem_type) * 8
+            bits += acc.idx * target.size_of(t.array.elem_type) * 8
             bitfield = 0
             type_id = target.resolve(t.array.elem_type)
     return _Field(bits, type_id, bitfield)
@@ -354,7 +354,7 @@ def _field_value(btf: Btf, kind: CoreReloKind, f: _Field) -> tuple[int, int]:
     return 64 - bit_sz, byte_sz                  # FIELD_RSHIFT_U64
 
 
-def _local_value(local: Btf, relo, kind: CoreReloKind) -> tuple[int, int]:
+def _local_value(local: Btf, relo: CoreRelo, kind: CoreReloKind) -> tuple[int, int]:
     """The value clang computed against the object's own types (what the insn carries)."""
     raw = _parse_access(relo.access_str)
     if kind in _FIELD_KINDS:
@@ -394,7 +394,7 @@ def _candidates(local: Btf, target: Btf, type_id: int, cache: dict[int, list[int
     return got
 
 
-def _target_value(local: Btf, target: Btf, relo, kind: CoreReloKind,
+def _target_value(local: Btf, target: Btf, relo: CoreRelo, kind: CoreReloKind,
                   cache: dict[int, list[int]]) -> tuple[int, int]:
     """The value for the target kernel. Raises _Unresolved when nothing matches."""
     if kind is CoreReloKind.TYPE_ID_LOCAL:
@@ -413,7 +413,7 @@ def _target_value(local: Btf, target: Btf, relo, kind: CoreReloKind,
             if f is not None:
                 results.append((cand, _field_value(target, kind, f)))
         if not results:
-            names = ".".join(a.name if a.name else f"[{a.index}]" for a in path[1:])
+            names = ".".join(a.name if a.name else f"[{a.idx}]" for a in path[1:])
             raise _Unresolved(f"no field {names!r} in {essential_name(lname)!r} candidates "
                               f"{cands}")
     elif kind in _TYPE_KINDS:

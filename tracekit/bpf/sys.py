@@ -571,7 +571,7 @@ def _get_next_id(cmd: Cmd, start_id: int) -> int | None:
         if err == _errno.ENOENT:
             return None
         raise _raise(cmd, err)
-    return attr.next_id
+    return int(attr.next_id)  # ctypes fields are untyped
 
 
 def _get_fd_by_id(cmd: Cmd, obj_id: int) -> int:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from typing import cast
 
 from tracekit._events import (
     CAP_ARGV,
@@ -342,7 +343,8 @@ def kinds_for(arch: str) -> dict[str, ArgFn]:
     return dict(_consts(arch).kinds)
 
 
-SPECIAL: dict[str, Callable[[SyscallDecoder, Syscall], list[str]]] = {
+SpecialFn = Callable[["SyscallDecoder", Syscall], list[str]]   # all argument texts at once
+SPECIAL: dict[str, SpecialFn] = {
     "clone": _clone, "futex": _futex,
 }
 # Calls that return a new fd: the fd cache learns (or forgets) it.
@@ -363,16 +365,19 @@ ArgsFn = Callable[["SyscallDecoder", Syscall], tuple[str, ...]]
 _Deps = tuple[tuple[int, "str | None"], ...]   # (fd, target) pairs a text was made from
 
 
-def _args_fn(fns: tuple[ArgFn, ...], special: object, generic: int) -> ArgsFn:
+def _args_fn(fns: tuple[ArgFn, ...], special: SpecialFn | None, generic: int) -> ArgsFn:
     """One function that gives a call's argument texts, chosen once per syscall."""
     if special is not None:
-        return lambda d, ev: tuple(special(d, ev))  # type: ignore[operator]
+        return lambda d, ev: tuple(special(d, ev))
     if generic:
         n = abs(generic)
         return lambda d, ev: tuple([_hex0(v) for v in ev.args[:n]])
     pairs = tuple(enumerate(fns))
     if _STOPPERS.isdisjoint(fns):
-        return lambda d, ev: tuple([fn(d, ev, i) for i, fn in pairs])
+        # only the stoppers return None: every text here is a str
+        texts = cast("tuple[tuple[int, Callable[[SyscallDecoder, Syscall, int], str]], ...]",
+                     pairs)
+        return lambda d, ev: tuple([fn(d, ev, i) for i, fn in texts])
 
     def args(d: SyscallDecoder, ev: Syscall) -> tuple[str, ...]:
         out = []
@@ -388,7 +393,7 @@ def _args_fn(fns: tuple[ArgFn, ...], special: object, generic: int) -> ArgsFn:
 class _Call:
     __slots__ = ("name", "fns", "special", "ret", "generic", "fd_action", "path_arg", "args")
 
-    def __init__(self, name: str, fns: tuple[ArgFn, ...], special: object, ret: str,
+    def __init__(self, name: str, fns: tuple[ArgFn, ...], special: SpecialFn | None, ret: str,
                  generic: int) -> None:
         self.name, self.fns, self.special, self.ret, self.generic = (
             name, fns, special, ret, generic)

@@ -82,7 +82,7 @@ class FdCache:
             target: str | None = os.readlink(path)
         except OSError as e:
             if e.errno not in _UNKNOWN:
-                raise TracefsError(path, e.errno, "readlink of an fd link") from e
+                raise TracefsError(path, e.errno or errno.EIO, "readlink of an fd link") from e
             target = None
         table[fd] = target
         return target

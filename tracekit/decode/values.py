@@ -171,10 +171,10 @@ def format_sockaddr(data: bytes, families: Mapping[int, str] | None = None) -> s
     if name == "AF_INET6" and len(data) >= 24:
         port = int.from_bytes(data[2:4], "big")
         flow = int.from_bytes(data[4:8], "big")
-        addr = ipaddress.IPv6Address(data[8:24])
+        addr6 = ipaddress.IPv6Address(data[8:24])
         scope = int.from_bytes(data[24:28], "little") if len(data) >= 28 else 0
         return (f"{head}, sin6_port=htons({port}), sin6_flowinfo=htonl({flow}), "
-                f'inet_pton(AF_INET6, "{addr}", &sin6_addr), sin6_scope_id={scope}}}')
+                f'inet_pton(AF_INET6, "{addr6}", &sin6_addr), sin6_scope_id={scope}}}')
     if name == "AF_UNIX":
         path = data[2:]
         if not path:
