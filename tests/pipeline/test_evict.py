@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 import trio
 
+from tests.session.test_pids import CountingMap
 from tracekit._events import PID_INFO
 from tracekit.bpf.object import Map
 from tracekit.bpf.uapi import MapType
@@ -36,25 +37,6 @@ def key(tid: int) -> bytes:
 
 def tids_of(m: Map) -> set[int]:
     return {int.from_bytes(k, "little") for k in m.keys()}
-
-
-class CountingMap:
-    """A real map whose get_next_key calls are counted; at call ``delete_cursor_at`` it
-    first deletes the cursor key, as BPF's exit program would for a task that exits."""
-
-    def __init__(self, m: Map, delete_cursor_at: int = 0) -> None:
-        self.m = m
-        self.calls = 0
-        self.delete_cursor_at = delete_cursor_at
-
-    def get_next_key(self, k: bytes | None) -> bytes | None:
-        self.calls += 1
-        if self.calls == self.delete_cursor_at and k is not None:
-            assert self.m.delete_elem(k)
-        return self.m.get_next_key(k)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.m, name)
 
 
 @pytest.fixture
