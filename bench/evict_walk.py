@@ -5,7 +5,7 @@ filled from Python: every task on this machine with its true start time (kept), 
 rest with tids that do not exist (dead, deleted). Figures, the median of 5 runs (1 run
 for restart, which is slow):
 
-* evict:    ``pipeline.evict.evict_stale`` (cursor rests on a kept key; one pass)
+* evict:    ``pipeline.evict.evict_stale`` (``PidsMap.walk``: cursor rests on a kept key; one pass)
 * restart:  the walk that restarts from the first key after each delete (the naive
             way: ``get_next_key`` of a deleted key starts over), the peer measured in
             the same run; it revisits every kept key before the deleted one each time
@@ -27,6 +27,7 @@ from tracekit.bpf.object import Map
 from tracekit.bpf.uapi import MapType
 from tracekit.kernel.procfs import CLK_TCK, ProcFS
 from tracekit.pipeline.evict import EvictResult, evict_stale, stale_reason
+from tracekit.session.pids import PidsMap
 
 NS_PER_TICK = 1_000_000_000 // CLK_TCK
 
@@ -69,6 +70,7 @@ def restart_walk(m: Map, procfs: ProcFS) -> EvictResult:
             if stale_reason(procfs, int.from_bytes(key, "little"), start_ns) is not None:
                 m.delete_elem(key)
                 res.dead += 1
+                res.deleted += 1
                 res.restarts += 1
                 key = m.get_next_key(None)
                 continue
@@ -90,7 +92,7 @@ def main() -> None:
             with fill(entries, live) as m:
                 t0 = time.perf_counter()
                 if name == "evict":
-                    last[name] = evict_stale(m, procfs)
+                    last[name] = evict_stale(PidsMap(m), procfs)
                 elif name == "restart":
                     last[name] = restart_walk(m, procfs)
                 else:

@@ -42,6 +42,7 @@ from tracekit.pipeline._stage import (
     StageContext,
     StageStats,
 )
+from tracekit.session.pids import PidUpkeep
 
 __all__ = ["Pipeline", "PipelineError", "PipelineResult"]
 
@@ -181,6 +182,8 @@ class Pipeline:
       buffer: capacity of each channel in batches; keep it small (0-16) so backpressure
         reaches the ring buffer, which is the big buffer.
       session: handed to every task as ``ctx.session``.
+      upkeep: handed to every task as ``ctx.upkeep`` (the pid-upkeep stages act through
+        it); default the session's own (``session.upkeep``), None without a session.
 
     Raises:
       ConfigError: no sink, a negative buffer, or two tasks share a name (names key
@@ -196,7 +199,7 @@ class Pipeline:
 
     def __init__(self, source: Source, stages: Sequence[Stage] = (),
                  sinks: Sequence[Sink] = (), *, buffer: int = 8,
-                 session: object | None = None) -> None:
+                 session: object | None = None, upkeep: PidUpkeep | None = None) -> None:
         if not sinks:
             raise ConfigError("a pipeline needs at least one sink")
         if buffer < 0:
@@ -213,6 +216,7 @@ class Pipeline:
         self.sinks = tuple(sinks)
         self.buffer = buffer
         self.session = session
+        self.upkeep = upkeep if upkeep is not None else _upkeep_of(session)
         self.stats: dict[str, StageStats] = {n: StageStats() for n in names}
         self._source_scope = trio.CancelScope()
         self._abort_scope = trio.CancelScope()
@@ -301,7 +305,8 @@ class Pipeline:
 
     def _ctx(self, name: str, side: trio.Nursery) -> StageContext:
         return StageContext(name, side, self.stats[name], self.session,
-                            on_error=lambda label, e: self._fail("side task", label, e))
+                            on_error=lambda label, e: self._fail("side task", label, e),
+                            upkeep=self.upkeep)
 
     def _wire(self, main: trio.Nursery, side: trio.Nursery) -> _Sender:
         """Create the channels, start stages, tee and sinks; return the source's sender."""
@@ -401,6 +406,12 @@ class Pipeline:
         named += [("task", "?", x) for x in leaves if not any(x is e for _, _, e in named)]
         role, name, _ = named[0]
         return PipelineError(role, name, [(n, e) for _, n, e in named])
+
+
+def _upkeep_of(session: object | None) -> PidUpkeep | None:
+    """The session's typed pids view, if it has one (a loaded Session does)."""
+    upkeep = getattr(session, "upkeep", None)
+    return upkeep if isinstance(upkeep, PidUpkeep) else None
 
 
 def _leaves(group: BaseExceptionGroup[Exception]) -> Iterator[Exception]:

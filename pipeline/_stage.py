@@ -22,11 +22,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeAlias, overload, runtime_checkable
+from typing import Annotated, Any, Protocol, TypeAlias, overload, runtime_checkable
 
+import msgspec
 import trio
 
 from tracekit._events import Batch
+from tracekit.session.pids import PidUpkeep
 
 # Stages see the abstract channel interface: the runner hands them thin counting
 # wrappers around trio memory channels (see _run.py), which fill StageStats.
@@ -69,20 +71,23 @@ class StageContext:
         are cancelled once the source, every stage and every sink have finished; an
         exception in one ends the run like a stage error.
       stats: this task's :class:`StageStats`.
-      session: the tracing session when there is one (pid map access); None in a pure
-        pipeline.
+      session: the tracing session when there is one; None in a pure pipeline.
+      upkeep: the typed pids map view, /proc and target the pid-upkeep stages act
+        through (:class:`~tracekit.session.pids.PidUpkeep`); None without a session.
       log: the ``logging.Logger`` named ``tracekit.stage.<name>``.
     """
 
-    __slots__ = ("name", "nursery", "stats", "session", "log", "_on_error")
+    __slots__ = ("name", "nursery", "stats", "session", "upkeep", "log", "_on_error")
 
     def __init__(self, name: str, nursery: trio.Nursery, stats: StageStats,
                  session: object | None = None,
-                 on_error: Callable[[str, Exception], None] | None = None) -> None:
+                 on_error: Callable[[str, Exception], None] | None = None, *,
+                 upkeep: PidUpkeep | None = None) -> None:
         self.name = name
         self.nursery = nursery
         self.stats = stats
         self.session = session
+        self.upkeep = upkeep
         self.log = logging.getLogger(f"tracekit.stage.{name}")
         self._on_error = on_error
 
@@ -138,6 +143,21 @@ class Sink(Protocol):
     name: str
 
     async def run(self, ctx: StageContext, recv: EventReceiver) -> None: ...
+
+
+# -- stage config ---------------------------------------------------------------------------
+
+#: a period of stage work: at least 1 ms (a smaller one only spins the CPU), at most a day
+IntervalS = Annotated[float, msgspec.Meta(ge=0.001, le=86_400)]
+
+
+class StageConfigBase(msgspec.Struct, kw_only=True, forbid_unknown_fields=True,
+                      tag_field="kind"):
+    """Base of a ``[[stage]]`` table's Struct: keyword-only, unknown keys are errors, and
+    the subclass's ``tag`` is its TOML ``kind`` (``class EvictConfig(StageConfigBase,
+    tag="evict")``). Each built-in stage module defines its own next to the stage;
+    ``tracekit.app.config`` joins them into the tagged union of ``[[stage]]``.
+    """
 
 
 StageFn: TypeAlias = Callable[[StageContext, EventReceiver, EventSender], Awaitable[None]]

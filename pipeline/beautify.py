@@ -15,20 +15,27 @@ from __future__ import annotations
 import errno
 from collections.abc import Callable
 from pathlib import Path
+from typing import Annotated
 
 import msgspec
 
 from tracekit._errors import TracefsError
 from tracekit._events import Batch, Exec, Exit, Syscall
-from tracekit.app.config import BeautifyConfig
 from tracekit.decode.args import SyscallDecoder
 from tracekit.decode.fdcache import FdCache
 from tracekit.decode.values import DEFAULT_STRING_LIMIT
 from tracekit.kernel.syscalls import SyscallTable
 from tracekit.kernel.tracefs import find_tracefs, syscall_args_of
-from tracekit.pipeline._stage import EventReceiver, EventSender, StageContext
+from tracekit.pipeline._stage import EventReceiver, EventSender, StageConfigBase, StageContext
 
-__all__ = ["Beautify", "from_config"]
+__all__ = ["Beautify", "BeautifyConfig", "from_config"]
+
+
+class BeautifyConfig(StageConfigBase, tag="beautify"):
+    """Decode arguments: strings, flags, errno names (adds ``Syscall.decoded``)."""
+
+    fd_paths: bool = True                # fds with what they refer to: 3</etc/passwd>
+    string_limit: Annotated[int, msgspec.Meta(ge=0, le=1 << 20)] = 32  # bytes of strings shown
 
 _replace = msgspec.structs.replace
 

@@ -29,29 +29,37 @@ made with CLONE_PARENT by an untraced thread whose parent is traced would be add
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
+import msgspec
 import trio
 
 from tracekit._errors import TracekitError
-from tracekit._events import PID_INFO, Exec, Exit, Fork
-from tracekit.app.config import ReconcileConfig
-from tracekit.kernel.connector import ConnectorError, ProcConnector, ProcEvent
-from tracekit.kernel.procfs import CLK_TCK
-from tracekit.pipeline._stage import EventReceiver, EventSender, StageContext
+from tracekit._events import Exec, Exit, Fork
+from tracekit.kernel.procfs import ticks_to_ns
+from tracekit.pipeline._stage import (
+    EventReceiver,
+    EventSender,
+    IntervalS,
+    StageConfigBase,
+    StageContext,
+)
 from tracekit.pipeline.evict import stale_reason
+from tracekit.session.pids import PidInfo, PidUpkeep
 from tracekit.session.tasks import TaskInfo, TaskTable
 
 if TYPE_CHECKING:
-    from tracekit.session.session import Session
+    from tracekit.kernel.connector import ProcConnector, ProcEvent
 
-__all__ = ["Reconcile", "from_config"]
-
-_NS_PER_TICK = 1_000_000_000 // CLK_TCK
+__all__ = ["Reconcile", "ReconcileConfig", "from_config"]
 
 
-def _key(tid: int) -> bytes:
-    return tid.to_bytes(4, "little")
+class ReconcileConfig(StageConfigBase, tag="reconcile"):
+    """Keep the pids map true from fork/exec/exit records and the proc connector."""
+
+    interval_s: IntervalS = 0.1         # how often the map is compared with the task view
+    settle_s: Annotated[float, msgspec.Meta(ge=0, le=60)] = 0.05  # grace before a repair
+    connector: bool = True               # subscribe to the kernel's proc connector
 
 
 class Reconcile:
@@ -59,7 +67,7 @@ class Reconcile:
 
     Args:
       cfg: the stage config (no options yet).
-      session: the session to act on; default ``ctx.session``.
+      upkeep: the pids map, /proc and target to act on; default ``ctx.upkeep``.
       interval_s: period of the retry/check tick (float seconds).
       settle_s: how long after a connector fork message the child must be in the map
         (the connector speaks before the fork tracepoint runs).
@@ -73,11 +81,11 @@ class Reconcile:
 
     name = "reconcile"
 
-    def __init__(self, cfg: ReconcileConfig | None = None, *, session: Session | None = None,
+    def __init__(self, cfg: ReconcileConfig | None = None, *, upkeep: PidUpkeep | None = None,
                  interval_s: float = 0.1, settle_s: float = 0.05,
                  use_connector: bool = True) -> None:
         self.cfg = cfg or ReconcileConfig()
-        self.session = session
+        self.upkeep = upkeep
         self.interval_s = interval_s
         self.settle_s = settle_s
         self.use_connector = use_connector
@@ -90,62 +98,62 @@ class Reconcile:
 
     # -- the repairs ----------------------------------------------------------------------
 
-    def _seed(self, session: Session) -> None:
-        for tid, (start_ns, tgid, _) in session.pid_entries().items():
-            st = session.procfs.stat(tid)
+    def _seed(self, upkeep: PidUpkeep) -> None:
+        for tid, (start_ns, tgid, _) in upkeep.pids.entries().items():
+            st = upkeep.procfs.stat(tid)
             self.tasks.add(TaskInfo(tid=tid, tgid=tgid, comm=st.comm if st else "",
                                     start_time_ns=start_ns))
 
-    def _miss(self, ctx: StageContext, session: Session, tid: int, tgid: int) -> None:
+    def _miss(self, ctx: StageContext, upkeep: PidUpkeep, tid: int, tgid: int) -> None:
         """``tid`` should be traced and is not in the map: remember it with its start time."""
         if tid in self.pending:
             return
-        st = session.procfs.start_state(tid)
-        if st is None or st[1] in ("Z", "X"):
+        ticks = upkeep.procfs.live_start_ticks(tid)
+        if ticks is None:
             ctx.stats.count("missing_gone")
             return
-        self.pending[tid] = (tgid, st[0])
+        self.pending[tid] = (tgid, ticks)
         ctx.stats.count("missing")
 
-    def _add_tree(self, session: Session, tid: int, tgid: int) -> None:
+    def _add_tree(self, upkeep: PidUpkeep, tid: int, tgid: int) -> None:
         """The threads and descendants of a process added late (created while untraced)."""
-        procfs = session.procfs
+        procfs = upkeep.procfs
         for t in procfs.descendants(tgid) if tid == tgid else ():
             if t == tid:
                 continue
-            st = procfs.start_state(t)
-            if st is None or st[1] in ("Z", "X"):
+            ticks = procfs.live_start_ticks(t)
+            if ticks is None:
                 continue
             owner = procfs.tgid_of(t)
             if owner is not None:
-                session.add_task(t, owner, start_time_ns=st[0] * _NS_PER_TICK, only_new=True,
-                                 count_full=False)
+                upkeep.pids.add(t, PidInfo(ticks_to_ns(ticks), owner), only_new=True,
+                                count_full=False)
 
-    def retry(self, ctx: StageContext, session: Session) -> None:
+    def retry(self, ctx: StageContext, upkeep: PidUpkeep) -> None:
         """Insert the pending children that are still the same tasks, while room lasts."""
+        pids = upkeep.pids
         for tid, (tgid, ticks) in list(self.pending.items()):
-            st = session.procfs.start_state(tid)
-            if st is None or st[1] in ("Z", "X") or st[0] != ticks:
+            if upkeep.procfs.live_start_ticks(tid) != ticks:     # gone, or another task
                 del self.pending[tid]
                 ctx.stats.count("missing_gone")
                 continue
-            if session.add_task(tid, tgid, start_time_ns=ticks * _NS_PER_TICK, only_new=True,
-                                count_full=False):
+            if pids.add(tid, PidInfo(ticks_to_ns(ticks), tgid), only_new=True,
+                        count_full=False):
                 del self.pending[tid]
                 ctx.stats.count("repaired_pids_full")
-                self._add_tree(session, tid, tgid)
+                self._add_tree(upkeep, tid, tgid)
                 continue
-            if session.pids_map.lookup_elem(_key(tid)) is not None:
+            if tid in pids:
                 del self.pending[tid]          # BPF or someone else added it meanwhile
                 continue
             return                              # still full: try again when room frees
 
-    def apply(self, ctx: StageContext, session: Session, batch: list[Any]) -> None:
+    def apply(self, ctx: StageContext, upkeep: PidUpkeep, batch: list[Any]) -> None:
         """Update the task table from the lifecycle records of a batch; note children BPF
         could not add (their Fork record is there, their key is not)."""
         freed = False
-        follow = session.opts.follow_forks
-        pids = session.pids_map
+        follow = upkeep.target.follow_forks
+        pids = upkeep.pids
         absent: list[Fork] = []
         for ev in batch:
             kind = type(ev)
@@ -154,7 +162,7 @@ class Reconcile:
                 self.tasks.add(TaskInfo(tid=ev.child_tid, tgid=ev.child_tgid,
                                         comm=parent.comm if parent else "",
                                         parent_tid=ev.parent_tid))
-                if follow and pids.lookup_elem(_key(ev.child_tid)) is None:
+                if follow and ev.child_tid not in pids:
                     absent.append(ev)
             elif kind is Exec:
                 self.tasks.exec(ev.tid, ev.old_tid, ev.comm)
@@ -167,68 +175,68 @@ class Reconcile:
             # TK_CNT_PIDS_FULL) or has exited already (BPF deleted it). Unless the counter
             # moved, every absent child is the second kind: nothing to repair, and no
             # /proc read that could mistake a reused tid for the child.
-            full = session.counters().pids_full
+            full = upkeep.pids_full()
             if full != self._pids_full_seen:
                 self._pids_full_seen = full
                 for ev in absent:
-                    self._miss(ctx, session, ev.child_tid, ev.child_tgid)
+                    self._miss(ctx, upkeep, ev.child_tid, ev.child_tgid)
         if self.pending and freed:
-            self.retry(ctx, session)
+            self.retry(ctx, upkeep)
 
-    def on_proc_event(self, ctx: StageContext, session: Session, ev: ProcEvent) -> None:
+    def on_proc_event(self, ctx: StageContext, upkeep: PidUpkeep, ev: ProcEvent) -> None:
         """One connector message: exits free room and expose stale keys; process forks of
         traced threads are checked ``settle_s`` later."""
         ctx.stats.count("connector_events")
         if ev.kind == "exit":
             if self.pending.pop(ev.tid, None) is not None:
                 ctx.stats.count("missing_gone")
-            raw = session.pids_map.lookup_elem(_key(ev.tid))
-            if raw is not None:
-                start_ns = PID_INFO.unpack(raw)[0]
-                if stale_reason(session.procfs, ev.tid, start_ns) is not None and \
-                        session.pids_map.delete_elem(_key(ev.tid)):
-                    ctx.stats.count("repaired_stale_exit")
+            info = upkeep.pids.get(ev.tid)
+            if info is not None and \
+                    stale_reason(upkeep.procfs, ev.tid, info.start_time_ns) is not None and \
+                    upkeep.pids.discard(ev.tid):
+                ctx.stats.count("repaired_stale_exit")
             if self.pending:
-                self.retry(ctx, session)
-        elif ev.kind == "fork" and ev.tid == ev.tgid and session.opts.follow_forks:
-            if session.pids_map.lookup_elem(_key(ev.parent_tid)) is not None:
+                self.retry(ctx, upkeep)
+        elif ev.kind == "fork" and ev.tid == ev.tgid and upkeep.target.follow_forks:
+            if ev.parent_tid in upkeep.pids:
                 self._expect.append((trio.current_time() + self.settle_s, ev))
                 self._wake.set()
 
-    def check_expected(self, ctx: StageContext, session: Session) -> None:
+    def check_expected(self, ctx: StageContext, upkeep: PidUpkeep) -> None:
         """Connector forks whose settle time has passed: the child must be in the map."""
         now = trio.current_time()
         due = [ev for t, ev in self._expect if t <= now]
         self._expect = [(t, ev) for t, ev in self._expect if t > now]
+        pids = upkeep.pids
         for ev in due:
-            if ev.tid in self.pending or session.pids_map.lookup_elem(_key(ev.tid)):
+            if ev.tid in self.pending or ev.tid in pids:
                 continue
-            st = session.procfs.start_state(ev.tid)
-            if st is None or st[1] in ("Z", "X"):
+            ticks = upkeep.procfs.live_start_ticks(ev.tid)
+            if ticks is None:
                 continue
-            if session.add_task(ev.tid, ev.tgid, start_time_ns=st[0] * _NS_PER_TICK,
-                                only_new=True, count_full=False):
+            start_ns = ticks_to_ns(ticks)
+            if pids.add(ev.tid, PidInfo(start_ns, ev.tgid), only_new=True, count_full=False):
                 ctx.stats.count("repaired_missing_child")
                 self.tasks.add(TaskInfo(tid=ev.tid, tgid=ev.tgid, parent_tid=ev.parent_tid,
-                                        start_time_ns=st[0] * _NS_PER_TICK))
-                self._add_tree(session, ev.tid, ev.tgid)
-            elif session.pids_map.lookup_elem(_key(ev.tid)) is None:
-                self.pending[ev.tid] = (ev.tgid, st[0])
+                                        start_time_ns=start_ns))
+                self._add_tree(upkeep, ev.tid, ev.tgid)
+            elif ev.tid not in pids:
+                self.pending[ev.tid] = (ev.tgid, ticks)
                 ctx.stats.count("missing")
 
     # -- tasks ----------------------------------------------------------------------------
 
-    async def _read_connector(self, ctx: StageContext, session: Session,
+    async def _read_connector(self, ctx: StageContext, upkeep: PidUpkeep,
                               conn: ProcConnector) -> None:
         async with conn:
             while True:
                 for ev in await conn.receive():
-                    self.on_proc_event(ctx, session, ev)
+                    self.on_proc_event(ctx, upkeep, ev)
                 if conn.overruns:
                     ctx.stats.count("connector_overruns", conn.overruns)
                     conn.overruns = 0
 
-    async def _tick(self, ctx: StageContext, session: Session) -> None:
+    async def _tick(self, ctx: StageContext, upkeep: PidUpkeep) -> None:
         while True:
             with trio.move_on_after(self.interval_s):
                 await self._wake.wait()
@@ -236,23 +244,27 @@ class Reconcile:
             if self._expect:
                 await trio.sleep(max(0.0, min(t for t, _ in self._expect)
                                      - trio.current_time()))
-                self.check_expected(ctx, session)
+                self.check_expected(ctx, upkeep)
             if self.pending:
-                self.retry(ctx, session)
+                self.retry(ctx, upkeep)
 
     async def run(self, ctx: StageContext, recv: EventReceiver, send: EventSender) -> None:
-        session: Any = self.session or ctx.session
-        if session is None:
-            raise TracekitError("stage 'reconcile' needs a tracing session (ctx.session)")
-        if session.opts.system_wide:
+        upkeep = self.upkeep or ctx.upkeep
+        if upkeep is None:
+            raise TracekitError("stage 'reconcile' needs a tracing session (ctx.upkeep)")
+        if upkeep.target.system_wide:
             ctx.log.info("system-wide trace: no pids map to reconcile")
             async with recv, send:
                 async for batch in recv:
                     await send.send(batch)
             return
-        self._seed(session)
+        self._seed(upkeep)
         conn: ProcConnector | None = None
         if self.use_connector:
+            # here, not at the top: pyroute2 takes ~0.1 s to import, and a pipeline file
+            # is read (this module's config Struct) by runs that never reconcile
+            from tracekit.kernel.connector import ConnectorError, ProcConnector
+
             try:
                 conn = await ProcConnector.open()
             except ConnectorError as e:
@@ -262,11 +274,11 @@ class Reconcile:
         self.connector_available = conn is not None
         async with recv, send:
             if conn is not None:
-                ctx.start_soon(self._read_connector, ctx, session, conn,
+                ctx.start_soon(self._read_connector, ctx, upkeep, conn,
                                name="reconcile:connector")
-            ctx.start_soon(self._tick, ctx, session, name="reconcile:tick")
+            ctx.start_soon(self._tick, ctx, upkeep, name="reconcile:tick")
             async for batch in recv:
-                self.apply(ctx, session, batch)
+                self.apply(ctx, upkeep, batch)
                 await send.send(batch)
 
 

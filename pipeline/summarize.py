@@ -17,17 +17,28 @@ The statistics and what each counts: :mod:`tracekit._summary`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Literal
 
 import trio
 
 from tracekit._summary import GroupBy, SortKey, Summarizer, Summary
-from tracekit.pipeline._stage import EventReceiver, EventSender, StageContext
+from tracekit.pipeline._stage import (
+    EventReceiver,
+    EventSender,
+    IntervalS,
+    StageConfigBase,
+    StageContext,
+)
 
-if TYPE_CHECKING:
-    from tracekit.app.config import SummarizeConfig
+__all__ = ["Summarize", "SummarizeConfig", "from_config"]
 
-__all__ = ["Summarize", "from_config"]
+
+class SummarizeConfig(StageConfigBase, tag="summarize"):
+    """Aggregate counts, errors and time per syscall."""
+
+    group_by: Literal["thread", "process", "total"] = "total"
+    sort: Literal["total", "calls", "errors", "name"] = "total"
+    interval_s: IntervalS | None = None  # also take a snapshot every interval_s seconds
 
 
 class Summarize:

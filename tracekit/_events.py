@@ -27,6 +27,7 @@ _SYSCALL = struct.Struct("<IIQQIIIi6Qq16s")       # struct tk_syscall, 112 bytes
 _FORK = struct.Struct("<IIQIIII")                 # struct tk_fork, 32 bytes
 _EXEC = struct.Struct("<IIQII16s256s")            # struct tk_exec, 296 bytes
 _EXIT = struct.Struct("<IIQIIiI16s")              # struct tk_exit, 48 bytes
+PID_KEY = struct.Struct("<I")                     # pids map key: __u32 tid
 PID_INFO = struct.Struct("<QII")                  # struct tk_pid_info: start_time_ns, tgid, flags
 _CAPS_HDR = struct.Struct("<II")                  # caps_len, ncaps (after the 112-byte record)
 _CAP = struct.Struct("<BBHI")                     # struct tk_cap: arg, kind, flags, len

@@ -10,19 +10,19 @@ import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 import trio
 
+from tests.session.test_pids import CountingMap
 from tracekit._events import PID_INFO
-from tracekit.app.config import EvictConfig
 from tracekit.bpf.object import Map
 from tracekit.bpf.uapi import MapType
 from tracekit.kernel.procfs import CLK_TCK, ProcFS
 from tracekit.pipeline import Pipeline, StageContext
-from tracekit.pipeline.evict import Evict, EvictResult, evict_stale, iter_evict
+from tracekit.pipeline.evict import Evict, EvictConfig, EvictResult, evict_stale, iter_evict
+from tracekit.session.pids import PidsMap, PidUpkeep
 
 from .helpers import Collect, sc
 
@@ -37,25 +37,6 @@ def key(tid: int) -> bytes:
 
 def tids_of(m: Map) -> set[int]:
     return {int.from_bytes(k, "little") for k in m.keys()}
-
-
-class CountingMap:
-    """A real map whose get_next_key calls are counted; at call ``delete_cursor_at`` it
-    first deletes the cursor key, as BPF's exit program would for a task that exits."""
-
-    def __init__(self, m: Map, delete_cursor_at: int = 0) -> None:
-        self.m = m
-        self.calls = 0
-        self.delete_cursor_at = delete_cursor_at
-
-    def get_next_key(self, k: bytes | None) -> bytes | None:
-        self.calls += 1
-        if self.calls == self.delete_cursor_at and k is not None:
-            assert self.m.delete_elem(k)
-        return self.m.get_next_key(k)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.m, name)
 
 
 @pytest.fixture
@@ -95,7 +76,7 @@ def test_walk_deletes_dead_reused_and_zombies_keeps_live(
     for t in dead:
         pids_map[key(t)] = PID_INFO.pack(NS_PER_TICK, t, 0)
     m = CountingMap(pids_map)
-    res = evict_stale(m, procfs)  # type: ignore[arg-type]
+    res = evict_stale(PidsMap(m), procfs)  # type: ignore[arg-type]
     assert (res.visited, res.kept, res.dead, res.reused, res.restarts) == (1004, 2, 1001, 1, 0)
     assert tids_of(pids_map) == {live.pid, pending.pid}
     # one get_next_key per key and one for the end: the walk never started over
@@ -116,7 +97,7 @@ def test_cursor_deleted_by_the_kernel_restarts_once(
     cursor_call = live_pos[1] + 2           # the call that passes that key as the cursor
     m = CountingMap(pids_map, delete_cursor_at=cursor_call)
     res = EvictResult()
-    for _ in iter_evict(m, procfs, res, chunk=16):
+    for _ in iter_evict(PidsMap(m), procfs, res, chunk=16):  # type: ignore[arg-type]
         pass
     assert res.restarts == 1
     assert res.visited == n                  # each key decided once despite the restart
@@ -147,9 +128,9 @@ async def wait_for(cond: Any) -> None:
 
 
 async def test_stage_walks_after_attach_on_request_and_periodically(pids_map: Map) -> None:
-    session = SimpleNamespace(pids_map=pids_map, procfs=ProcFS())
+    upkeep = PidUpkeep(PidsMap(pids_map), ProcFS())
     pids_map[key(PID_MAX + 1)] = PID_INFO.pack(0, PID_MAX + 1, 0)
-    evict = Evict(EvictConfig(interval_s=3600), session=session)  # type: ignore[arg-type]
+    evict = Evict(EvictConfig(interval_s=3600), upkeep=upkeep)
     gate, sink = Gate(), Collect()
     pipeline = Pipeline(gate, [evict], [sink])
     with trio.fail_after(10):

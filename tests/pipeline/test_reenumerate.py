@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.session.test_follow import Workload, build_workload
-from tracekit.pipeline.reenumerate import reenumerate
+from tracekit.session.pids import PidUpkeep, reenumerate
 from tracekit.session.session import Session, SessionOptions
 
 pytestmark = pytest.mark.kernel
@@ -55,6 +55,12 @@ def loaded() -> Iterator[Any]:
         s.close()
 
 
+def upkeep(s: Session) -> PidUpkeep:
+    u = s.upkeep
+    assert u is not None
+    return u
+
+
 def tree_by_ppid(root: int) -> dict[int, int]:
     """``{tid: tgid}`` of ``root`` and its descendants, from a scan of every task in /proc
     linked by stat's ppid field (another method than the walk under test)."""
@@ -89,7 +95,7 @@ def test_tree_every_thread_and_descendant_once(exe: Path, start: Any, loaded: An
         time.sleep(0.01)
     assert len(expected) == 4 + 2 * 3
     s = loaded(pids=[w.pid])
-    res = reenumerate(s, only_new=False)
+    res = reenumerate(upkeep(s), only_new=False)
     assert dict(res.added) == expected
     assert len(res.added) == len(expected)              # no tid twice
     groups = len(set(expected.values()))
@@ -100,7 +106,7 @@ def test_tree_every_thread_and_descendant_once(exe: Path, start: Any, loaded: An
     assert {t: v[1] for t, v in s.pid_entries().items()} == expected
     # Again, after "attach": nothing new; only the children files are read
     before = st.files_read
-    res2 = reenumerate(s, only_new=True)
+    res2 = reenumerate(upkeep(s), only_new=True)
     assert (res2.added, res2.present, res2.gone) == ([], len(expected), 0)
     assert st.files_read - before == len(expected)
 
@@ -109,7 +115,7 @@ def test_tid_target_never_adds_siblings(exe: Path, start: Any, loaded: Any) -> N
     w = start(exe, "sibling")
     a, b = map(int, w.expect("tids ").split()[1:])
     s = loaded(tids=[a])
-    res = reenumerate(s, only_new=False)
+    res = reenumerate(upkeep(s), only_new=False)
     assert res.added == [(a, w.pid)]
     assert set(s.pid_entries()) == {a}
 
@@ -119,9 +125,9 @@ def test_full_map_inserts_what_fits_and_counts_the_rest_once(exe: Path, start: A
     w = start(exe, "threads", 10)
     w.expect("spawned")
     s = loaded(pids=[w.pid], pids_max_entries=4)
-    res = reenumerate(s, only_new=False)
+    res = reenumerate(upkeep(s), only_new=False)
     assert (len(res.added), len(res.not_added)) == (4, 6)
-    res2 = reenumerate(s, only_new=True)
+    res2 = reenumerate(upkeep(s), only_new=True)
     assert (res2.added, len(res2.not_added), res2.present) == ([], 6, 4)
     assert s.not_added == 6                    # the same 6 tids, not 12
     assert s.not_added_tids == set(res.not_added)
@@ -132,7 +138,7 @@ def test_zombie_target_is_gone_not_added(loaded: Any) -> None:
     os.waitid(os.P_PID, p.pid, os.WEXITED | os.WNOWAIT)  # exited, not reaped: a zombie
     try:
         s = loaded(pids=[p.pid])
-        res = reenumerate(s, only_new=False)
+        res = reenumerate(upkeep(s), only_new=False)
         assert (res.added, res.gone, res.gone_targets) == ([], 1, [p.pid])
     finally:
         p.wait()

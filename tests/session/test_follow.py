@@ -479,7 +479,7 @@ async def test_reenumerate_stage_adds_and_reports(exe: Path, workloads: Any) -> 
     await session.start()
     tids = sorted(session.traced_tids())[-2:]
     for t in tids:
-        assert session.pids_map.delete_elem(t.to_bytes(4, "little"))
+        assert session.pids.discard(t)
     sink = Collect()
     try:
         pipeline = Pipeline(RingBufferSource(session, poll_interval_s=0.02), [stage], [sink],
@@ -666,7 +666,7 @@ async def test_reconcile_connector_repairs_a_child_missing_from_the_map(exe: Pat
         w.send("go")
         child = box["child"] = int(w.expect("forked ").split()[1])
         # BPF added it at fork; take it out again well within settle_s
-        assert session.pids_map.delete_elem(child.to_bytes(4, "little"))
+        assert session.pids.discard(child)
         stats = box["pipeline"].stats["reconcile"].counters
         while stats.get("repaired_missing_child", 0) < 1:
             assert time.monotonic() < deadline, stats

@@ -37,6 +37,12 @@ import msgspec
 from tracekit._errors import ConfigError
 from tracekit.kernel.selection import resolve_syscalls
 from tracekit.kernel.syscalls import SyscallTable
+from tracekit.pipeline._stage import StageConfigBase
+from tracekit.pipeline.beautify import BeautifyConfig
+from tracekit.pipeline.evict import EvictConfig
+from tracekit.pipeline.reconcile import ReconcileConfig
+from tracekit.pipeline.reenumerate import ReenumerateConfig
+from tracekit.pipeline.summarize import SummarizeConfig
 
 __all__ = [
     "BeautifyConfig",
@@ -56,8 +62,6 @@ __all__ = [
 
 _Pid = Annotated[int, msgspec.Meta(ge=1, le=2**31 - 1)]
 _PositiveS = Annotated[float, msgspec.Meta(gt=0)]
-# periods of stage work: at least 1 ms (a smaller one only spins the CPU), at most a day
-_IntervalS = Annotated[float, msgspec.Meta(ge=0.001, le=86_400)]
 
 
 class _Config(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -105,44 +109,11 @@ def _output_config() -> type[msgspec.Struct]:
 OutputConfig = _output_config()
 
 
-# --- stages: a tagged union on `kind`. To add a kind, define a Struct with tag="<kind>"
-# and append it to _STAGE_KINDS.
+# --- stages: a tagged union on `kind`. Each built-in stage module defines its config
+# Struct (a StageConfigBase with tag="<kind>") next to the stage; to add a kind, import it
+# here and append it to _STAGE_KINDS.
 
-class _Stage(_Config, tag_field="kind"):
-    pass
-
-
-class ReconcileConfig(_Stage, tag="reconcile"):
-    """Keep the pids map true from fork/exec/exit records and the proc connector."""
-
-    interval_s: _IntervalS = 0.1         # how often the map is compared with the task view
-    settle_s: Annotated[float, msgspec.Meta(ge=0, le=60)] = 0.05  # grace before a repair
-    connector: bool = True               # subscribe to the kernel's proc connector
-
-
-class ReenumerateConfig(_Stage, tag="reenumerate"):
-    """Walk /proc once after attach for threads and descendants (kernel rule 4)."""
-
-
-class EvictConfig(_Stage, tag="evict"):
-    """Drop pid-map entries of tasks that exited (kernel rule 5)."""
-
-    interval_s: _IntervalS = 1.0         # period of the map walk
-
-
-class BeautifyConfig(_Stage, tag="beautify"):
-    """Decode arguments: strings, flags, errno names (adds ``Syscall.decoded``)."""
-
-    fd_paths: bool = True                # fds with what they refer to: 3</etc/passwd>
-    string_limit: Annotated[int, msgspec.Meta(ge=0, le=1 << 20)] = 32  # bytes of strings shown
-
-
-class SummarizeConfig(_Stage, tag="summarize"):
-    """Aggregate counts, errors and time per syscall."""
-
-    group_by: Literal["thread", "process", "total"] = "total"
-    sort: Literal["total", "calls", "errors", "name"] = "total"
-    interval_s: _IntervalS | None = None  # also take a snapshot every interval_s seconds
+_Stage = StageConfigBase
 
 
 class UserStageConfig(_Stage, tag="user"):

@@ -135,6 +135,7 @@ async def run_pipeline_file(cfg: Any, path: Path) -> int:
     from tracekit.kernel.selection import resolve_syscalls
     from tracekit.kernel.syscalls import SyscallTable
     from tracekit.pipeline import Pipeline
+    from tracekit.pipeline.upkeep import default_upkeep_stages
     from tracekit.session.session import Session, SessionOptions
     from tracekit.session.source import RingBufferSource
 
@@ -148,6 +149,7 @@ async def run_pipeline_file(cfg: Any, path: Path) -> int:
         min_duration_ns=int(f.min_duration_ms * 1_000_000),
         buffer_bytes=cfg.buffer_pages * 4096, pids_max_entries=cfg.pids_max_entries)
     stages = build_stages(cfg.stage)
+    stages = [*default_upkeep_stages(opts.target(), stages), *stages]
     o = cfg.output
     spec = format_spec(o.format)        # what the output needs: its options and stages
     options = spec.options_of(o)

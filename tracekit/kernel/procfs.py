@@ -17,16 +17,35 @@ from __future__ import annotations
 
 import errno
 import os
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import msgspec
 
 from tracekit._errors import TracefsError
 
-__all__ = ["ProcFS", "ProcStats", "TaskStat"]
+__all__ = ["CLK_TCK", "NS_PER_TICK", "ProcFS", "ProcStats", "TaskStat", "ns_to_ticks",
+           "ticks_to_ns"]
 
 _GONE = (errno.ENOENT, errno.ESRCH)
+
+# Some facts about start times: the kernel keeps task->start_boottime in ns
+# (CLOCK_BOOTTIME); /proc/<tid>/stat field 22 shows it divided by NSEC_PER_SEC / USER_HZ
+# (nsec_to_clock_t, fs/proc/array.c). USER_HZ is what sysconf(_SC_CLK_TCK) reports (100
+# on x86_64 and arm64), so a tick is a whole number of ns. BPF stores the exact ns in the
+# pids map, userspace stores ticks * NS_PER_TICK: compare the two in ticks.
 CLK_TCK: int = os.sysconf("SC_CLK_TCK")
+NS_PER_TICK: int = 1_000_000_000 // CLK_TCK
+
+
+def ticks_to_ns(ticks: int) -> int:
+    """A /proc start time (clock ticks after boot) in ns after boot (CLOCK_BOOTTIME)."""
+    return ticks * NS_PER_TICK
+
+
+def ns_to_ticks(ns: int) -> int:
+    """A start time in ns after boot (``task->start_boottime``) in /proc's clock ticks."""
+    return ns // NS_PER_TICK
 
 
 class TaskStat(msgspec.Struct, frozen=True, kw_only=True):
@@ -101,29 +120,44 @@ class ProcFS:
         text = self._read(self.root / str(tid) / "task" / str(tid) / "children")
         return [int(w) for w in text.split()] if text else []
 
-    def descendants(self, tgid: int) -> list[int]:
-        """Every thread of ``tgid`` and of every descendant process, to any depth.
+    def walk(self, tgids: Iterable[int], *, follow_forks: bool = True
+             ) -> Iterator[tuple[int, int]]:
+        """The threads of processes ``tgids`` and, with ``follow_forks``, of every
+        descendant process, to any depth (kernel rule 4).
 
-        Each thread group's task dir is read once (kernel rule 4); processes are walked
-        breadth first, so a parent's tids come before its children's. A process that exits
-        during the walk is skipped.
+        Each thread group's task dir is listed once (not once per thread); processes are
+        walked breadth first, so a parent's tids come before its children's; children are
+        read from every thread's ``task/<tid>/children`` file. A process that exits during
+        the walk yields nothing. Lazy: a caller may act on a tid before the next read.
 
-        Returns:
-          tids, parent groups first, each group's tids sorted, no duplicates.
+        Yields:
+          ``(tid, tgid)``, parent groups first, each group's tids sorted, no duplicates.
+
+        Raises:
+          TracefsError: /proc unreadable for another reason than a vanished task.
         """
-        out: list[int] = []
         seen: set[int] = set()
-        queue = [tgid]
+        queue = list(tgids)
         while queue:
             group = queue.pop(0)
             if group in seen:
                 continue
             seen.add(group)
             tids = self.threads(group)
-            out.extend(tids)
             for tid in tids:
-                queue.extend(c for c in self.children(tid) if c not in seen)
-        return out
+                yield tid, group
+            if follow_forks:
+                for tid in tids:
+                    queue.extend(c for c in self.children(tid) if c not in seen)
+
+    def descendants(self, tgid: int) -> list[int]:
+        """Every thread of ``tgid`` and of every descendant process, to any depth
+        (:meth:`walk` of one process).
+
+        Returns:
+          tids, parent groups first, each group's tids sorted, no duplicates.
+        """
+        return [tid for tid, _ in self.walk([tgid])]
 
     def stat(self, tid: int) -> TaskStat | None:
         """Parse ``/proc/<tid>/stat`` (and ``Tgid:`` of ``status``); None if the task is gone.
@@ -156,7 +190,7 @@ class ProcFS:
         ticks = int(fields[22 - 3])
         return TaskStat(tid=int(pid_text), tgid=tgid, ppid=int(fields[4 - 3]), comm=comm,
                         state=fields[0], start_time_ticks=ticks,
-                        start_time_ns=ticks * 1_000_000_000 // CLK_TCK)
+                        start_time_ns=ticks_to_ns(ticks))
 
     def start_state(self, tid: int) -> tuple[int, str] | None:
         """Start time and state of ``tid`` from ``/proc/<tid>/stat`` alone (one file read).
@@ -182,6 +216,21 @@ class ProcFS:
         if not sep or len(fields) < 20:
             raise TracefsError(str(path), errno.EINVAL, f"malformed stat line {text[:80]!r}")
         return int(fields[22 - 3]), fields[0]
+
+    def live_start_ticks(self, tid: int) -> int | None:
+        """The start time of ``tid`` (clock ticks after boot) while it runs; None when it
+        is gone or has exited (a zombie, ``Z``/``X``: its parent has not reaped it).
+
+        One read of ``/proc/<tid>/stat`` (:meth:`start_state`); ``(tid, start time)``
+        names a task across pid reuse (kernel rule 5).
+
+        Raises:
+          TracefsError: another read error, or a malformed line (EINVAL).
+        """
+        st = self.start_state(tid)
+        if st is None or st[1] in ("Z", "X"):
+            return None
+        return st[0]
 
     def tgid_of(self, tid: int) -> int | None:
         """The thread group of ``tid`` (status ``Tgid:``), or None if it is gone."""

@@ -8,14 +8,13 @@ Start-up order (kernel rules 2 and 4)::
       ├─ pid/tid:  /proc threads ─ pids[...] ─ attach ─ /proc again (threads, descendants)
       └─ system-wide: attach (the BPF side skips tracekit's own tgid)
 
-Both /proc passes are :func:`tracekit.pipeline.reenumerate.reenumerate` (rule 4). A full
+Both /proc passes are :func:`tracekit.session.pids.reenumerate` (rule 4). A full
 pids map is not fatal (rule 6): what fits is inserted and the rest counted in
 ``not_added``; a target that exits during start-up is logged and stepped over (rule 7).
 """
 
 from __future__ import annotations
 
-import errno
 import logging
 import os
 import platform
@@ -25,7 +24,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-from tracekit._errors import MapError, TargetError, TracekitError
+from tracekit._errors import TargetError, TracekitError
 from tracekit._events import (
     CNT_CAPBUF_FULL,
     CNT_ERRNO_FULL,
@@ -34,7 +33,6 @@ from tracekit._events import (
     CNT_PIDS_FULL,
     CNT_SCRATCH_FULL,
     CNT_SUMMARY_FULL,
-    PID_INFO,
     PID_PENDING_EXEC,
 )
 from tracekit.bpf import sys as _bpf
@@ -43,9 +41,9 @@ from tracekit.bpf.ringbuf import RingBuf
 from tracekit.kernel.procfs import ProcFS
 from tracekit.kernel.syscalls import SyscallTable
 from tracekit.kernel.tracefs import find_tracefs
-from tracekit.pipeline.reenumerate import reenumerate
 from tracekit.session.capture import fill_beauty_map
 from tracekit.session.kernel_summary import KernelSummary, enable_kernel_summary
+from tracekit.session.pids import PidInfo, PidsMap, PidUpkeep, Target, reenumerate
 from tracekit.session.spawn import HeldCommand
 
 log = logging.getLogger("tracekit.session")
@@ -92,6 +90,11 @@ class SessionOptions:
             raise TargetError(f"ring buffer size {self.buffer_bytes} is not a power of 2 "
                               ">= 4096 bytes")
 
+    def target(self) -> Target:
+        """The target as the pid-upkeep stages see it."""
+        return Target(pids=tuple(self.pids), tids=tuple(self.tids),
+                      follow_forks=self.follow_forks, system_wide=self.system_wide)
+
 
 @dataclass
 class Counters:
@@ -113,8 +116,6 @@ class Session:
       ringbuf: the consumer of the ``events`` map.
       command: the workload when the target is a command, else None.
       target_tgids: processes named by the target (for the end-of-session check).
-      not_added_tids: tids userspace could not insert because the pids map was full
-        (rule 6); a tid leaves the set once it is inserted later (reconcile).
       gone_targets: target ids that exited during start-up (rule 7).
     """
 
@@ -127,10 +128,16 @@ class Session:
         self.command: HeldCommand | None = None
         self.procfs = ProcFS()
         self.target_tgids: list[int] = []
-        self.not_added_tids: set[int] = set()
         self.gone_targets: list[int] = []
+        self._pids: PidsMap | None = None
         self.self_tgid = os.getpid()
         self._kernel_summary: KernelSummary | None = None
+
+    @property
+    def not_added_tids(self) -> set[int]:
+        """Tids userspace could not insert because the pids map was full (rule 6); a tid
+        leaves the set once it is inserted later (reconcile)."""
+        return self._pids.not_added if self._pids is not None else set()
 
     @property
     def not_added(self) -> int:
@@ -140,27 +147,38 @@ class Session:
     # -- maps ---------------------------------------------------------------------------
 
     @property
-    def pids_map(self) -> Any:
-        """The ``pids`` map (tracekit.bpf.object.Map): u32 tid -> ``struct tk_pid_info``."""
-        if self.obj is None:
-            raise TracekitError("the session is not loaded: no pids map")
-        return self.obj.maps["pids"]
+    def pids(self) -> PidsMap:
+        """The ``pids`` map, typed (:class:`~tracekit.session.pids.PidsMap`).
 
-    def pid_entries(self) -> dict[int, tuple[int, int, int]]:
-        """The pids map now: ``{tid: (start_time_ns, tgid, flags)}`` (``PID_INFO`` layout)."""
-        return {struct.unpack("<I", k)[0]: PID_INFO.unpack(v)
-                for k, v in self.pids_map.items()}
+        Raises:
+          TracekitError: the session is not loaded.
+        """
+        if self._pids is None:
+            raise TracekitError("the session is not loaded: no pids map")
+        return self._pids
+
+    @property
+    def upkeep(self) -> PidUpkeep | None:
+        """What the pid-upkeep stages act through (``ctx.upkeep``); None until loaded."""
+        if self._pids is None:
+            return None
+        return PidUpkeep(pids=self._pids, procfs=self.procfs, target=self.opts.target(),
+                         pids_full=lambda: self.counters().pids_full)
+
+    def pid_entries(self) -> dict[int, PidInfo]:
+        """The pids map now: ``{tid: PidInfo(start_time_ns, tgid, flags)}``."""
+        return self.pids.entries()
 
     def add_task(self, tid: int, tgid: int, *, start_time_ns: int = 0, flags: int = 0,
                  only_new: bool = False, count_full: bool = True) -> bool:
-        """Insert ``tid`` into the pids map.
+        """Insert ``tid`` into the pids map (:meth:`PidsMap.add
+        <tracekit.session.pids.PidsMap.add>`).
 
         Args:
-          start_time_ns: the task's start, ns after boot (``/proc/<tid>/stat`` field 22
-            times ``1e9 / CLK_TCK``); eviction compares it in clock ticks (rule 5).
+          start_time_ns: the task's start, ns after boot (``ticks_to_ns`` of
+            ``/proc/<tid>/stat`` field 22); eviction compares it in clock ticks (rule 5).
           only_new: BPF_NOEXIST: never overwrite an entry BPF made.
-          count_full: when the map is full, add the tid to ``not_added_tids``; False for
-            a retry of a task the kernel already counted (``counters().pids_full``).
+          count_full: when the map is full, add the tid to ``not_added_tids``.
 
         Returns:
           True when inserted; False when the map is full (rule 6) or, with ``only_new``,
@@ -169,26 +187,12 @@ class Session:
         Raises:
           MapError: any other failure (ENOMEM is fatal, rule 7).
         """
-        assert self.obj is not None
-        key = struct.pack("<I", tid)
-        value = PID_INFO.pack(start_time_ns, tgid, flags)
-        try:
-            self.obj.maps["pids"].update_elem(key, value, 1 if only_new else 0)
-        except MapError as e:
-            if e.errno == errno.EEXIST and only_new:
-                return False
-            if e.errno == errno.E2BIG:
-                if count_full:
-                    self.not_added_tids.add(tid)
-                return False
-            raise
-        self.not_added_tids.discard(tid)
-        return True
+        return self.pids.add(tid, PidInfo(start_time_ns, tgid, flags), only_new=only_new,
+                             count_full=count_full)
 
     def traced_tids(self) -> list[int]:
         """Keys of the pids map (tids traced now)."""
-        assert self.obj is not None
-        return [struct.unpack("<I", k)[0] for k in self.obj.maps["pids"].keys()]
+        return list(self.pids.tids())
 
     def counters(self) -> Counters:
         """Sum the per-CPU counters (``counters`` map, programs/syscalls.h enum tk_counter)."""
@@ -235,6 +239,7 @@ class Session:
         obj.maps["events"].max_entries = o.buffer_bytes
         obj.maps["pids"].max_entries = o.pids_max_entries
         obj.load()
+        self._pids = PidsMap(obj.maps["pids"])
         if o.capture and (not o.summary or o.summary_records):
             # which args to read from user memory, per syscall nr (issue 4)
             fill_beauty_map(obj, SyscallTable(), find_tracefs())
@@ -251,7 +256,9 @@ class Session:
 
         Targets that are gone are logged once and stepped over (rule 7).
         """
-        res = reenumerate(self, only_new=only_new)
+        upkeep = self.upkeep
+        assert upkeep is not None              # loaded before the first pass
+        res = reenumerate(upkeep, only_new=only_new)
         for t in res.gone_targets:
             if t not in self.gone_targets:
                 self.gone_targets.append(t)
@@ -323,12 +330,12 @@ class Session:
             return self.command.returncode is None
         if self.opts.system_wide:
             return True
-        if any(_alive(self.procfs, t) for t in self.target_tgids):
+        alive = self.procfs.live_start_ticks
+        if any(alive(t) is not None for t in self.target_tgids):
             return True
-        if self.obj is None or self.obj.maps["pids"].fd < 0:
+        if self._pids is None or self._pids.map.fd < 0:
             return False
-        return any(_alive(self.procfs, struct.unpack("<I", k)[0])
-                   for k in self.obj.maps["pids"].keys())
+        return any(alive(t) is not None for t in self._pids.tids())
 
     def close(self) -> None:
         """Detach, unmap and close every fd (idempotent). An unreleased command exits 127."""
@@ -342,11 +349,6 @@ class Session:
             self.obj.close()
         if self.command is not None:
             self.command.close()
-
-
-def _alive(procfs: ProcFS, tid: int) -> bool:
-    st = procfs.start_state(tid)
-    return st is not None and st[1] not in ("Z", "X")
 
 
 class open_session:  # noqa: N801 - trio's open_* naming for a thing to close

@@ -27,6 +27,7 @@ from tracekit._summary import GroupBy, Summarizer, Summary
 from tracekit.app.run import _stop_after, _watch_command, end_command_then_stop
 from tracekit.pipeline._run import Pipeline, PipelineResult
 from tracekit.pipeline._stage import EventReceiver, StageContext
+from tracekit.pipeline.upkeep import default_upkeep_stages
 from tracekit.session.session import Session, SessionOptions
 from tracekit.session.source import RingBufferSource
 
@@ -190,7 +191,8 @@ class LiveTrace:
         try:
             await session.start()
             source = RingBufferSource(session)
-            pipeline = Pipeline(source, self.stages, [self.collector, *self.sinks],
+            stages = [*default_upkeep_stages(self.opts.target(), self.stages), *self.stages]
+            pipeline = Pipeline(source, stages, [self.collector, *self.sinks],
                                 session=session)
             self.source, self.pipeline = source, pipeline
             try:
