@@ -12,9 +12,9 @@ Example::
 
 # `X as X` re-exports (trio style); ruff would split them without isort combine-as-imports.
 # ruff: noqa: I001
+from tracekit._errors import PipelineError as PipelineError
 from tracekit.pipeline._run import (
     Pipeline as Pipeline,
-    PipelineError as PipelineError,
     PipelineResult as PipelineResult,
 )
 from tracekit.pipeline._sources import IterSource as IterSource
@@ -38,3 +38,7 @@ __all__ = [
     "PipelineError", "PipelineResult", "Sink", "Source", "Stage", "StageContext",
     "StageStats", "Summarize", "map_stage", "stage",
 ]
+
+# Defined with every other error in tracekit._errors; named where users import it, so
+# tracebacks and reprs say tracekit.pipeline.PipelineError (trio's fixup_module_metadata).
+PipelineError.__module__ = "tracekit.pipeline"
