@@ -12,10 +12,10 @@ Example::
 
 # `X as X` re-exports (trio style); ruff would split them without isort combine-as-imports.
 # ruff: noqa: I001
+from tracekit._errors import PipelineError as PipelineError
 from tracekit._meta import fixup_module_metadata as _fixup_module_metadata
 from tracekit.pipeline._run import (
     Pipeline as Pipeline,
-    PipelineError as PipelineError,
     PipelineResult as PipelineResult,
 )
 from tracekit.pipeline._sources import IterSource as IterSource
@@ -41,4 +41,5 @@ __all__ = [
 ]
 
 # reprs and tracebacks name this module, not the private one that defines the object
+# (PipelineError is defined with every other error, in tracekit._errors)
 _fixup_module_metadata(__name__, globals(), __all__)

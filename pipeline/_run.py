@@ -27,12 +27,12 @@ early (a sink whose reader went away), so the task stops cleanly.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import trio
 
-from tracekit._errors import ConfigError, TracekitError
+from tracekit._errors import ConfigError, PipelineError, leaves
 from tracekit._events import Batch
 from tracekit.pipeline._stage import (
     EventReceiver,
@@ -44,35 +44,7 @@ from tracekit.pipeline._stage import (
 )
 from tracekit.session.pids import PidUpkeep
 
-__all__ = ["Pipeline", "PipelineError", "PipelineResult"]
-
-
-class PipelineError(TracekitError):
-    """A source, stage or sink of a pipeline raised; the run was cancelled.
-
-    ``str(err)`` is ``"<role> '<name>' failed: <ExcType>: <message>"``, role being
-    ``source``, ``stage``, ``sink``, ``tee``, ``side task`` (started with
-    ``ctx.start_soon``) or ``task`` (anything else in ``ctx.nursery``). The original exception is
-    ``__cause__`` (and ``errors[0][1]``) and carries a ``stage=<name>`` note.
-
-    Attributes:
-      role: ``"source"``, ``"stage"``, ``"sink"``, ``"tee"``, ``"side task"``, ``"task"``.
-      stage: the name of the task that failed first.
-      errors: every ``(name, exception)`` that ended the run, first failure first.
-      errno: the first failure's ``errno`` when it has one (a BpfError), else None.
-    """
-
-    def __init__(self, role: str, stage: str, errors: list[tuple[str, Exception]]) -> None:
-        exc = errors[0][1]
-        msg = f"{role} {stage!r} failed: {type(exc).__name__}: {exc}"
-        if len(errors) > 1:
-            more = ", ".join(f"{n!r} ({type(e).__name__})" for n, e in errors[1:])
-            msg += f" (then also: {more})"
-        super().__init__(msg)
-        self.role = role
-        self.stage = stage
-        self.errors = errors
-        self.errno: int | None = getattr(exc, "errno", None)
+__all__ = ["Pipeline", "PipelineResult"]
 
 
 @dataclass
@@ -288,8 +260,10 @@ class Pipeline:
                         status.started()
                     side.cancel_scope.cancel()      # end side tasks (periodic walks)
         except BaseExceptionGroup as group:
-            failures, rest = group.split(Exception)
-            if failures is None or (rest is not None and rest.split(trio.Cancelled)[1]):
+            raised = leaves(group)
+            failures = [e for e in raised if isinstance(e, Exception)]
+            if not failures or any(not isinstance(e, (Exception, trio.Cancelled))
+                                   for e in raised):
                 raise                       # only Cancelled, or a KeyboardInterrupt: as is
             err = self._error(failures)
             raise err from err.errors[0][1]
@@ -400,10 +374,9 @@ class Pipeline:
             for out in outs:
                 out.close()
 
-    def _error(self, failures: BaseExceptionGroup[Exception]) -> PipelineError:
-        leaves = list(_leaves(failures))
-        named = [(r, n, e) for r, n, e in self._failures if any(e is x for x in leaves)]
-        named += [("task", "?", x) for x in leaves if not any(x is e for _, _, e in named)]
+    def _error(self, failures: list[Exception]) -> PipelineError:
+        named = [(r, n, e) for r, n, e in self._failures if any(e is x for x in failures)]
+        named += [("task", "?", x) for x in failures if not any(x is e for _, _, e in named)]
         role, name, _ = named[0]
         return PipelineError(role, name, [(n, e) for _, n, e in named])
 
@@ -412,12 +385,3 @@ def _upkeep_of(session: object | None) -> PidUpkeep | None:
     """The session's typed pids view, if it has one (a loaded Session does)."""
     upkeep = getattr(session, "upkeep", None)
     return upkeep if isinstance(upkeep, PidUpkeep) else None
-
-
-def _leaves(group: BaseExceptionGroup[Exception]) -> Iterator[Exception]:
-    for exc in group.exceptions:
-        if isinstance(exc, BaseExceptionGroup):
-            yield from _leaves(exc)
-        else:
-            yield exc
-

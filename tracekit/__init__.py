@@ -34,7 +34,7 @@ _EXPORTS: dict[str, str] = {
     "Fork": "tracekit._events",
     "Group": "tracekit._summary",
     "Link": "tracekit.bpf.object",
-    "LiveTrace": "tracekit.session.trace",
+    "LiveTrace": "tracekit.app.trace",
     "Lost": "tracekit._events",
     "Map": "tracekit.bpf.object",
     "MapError": "tracekit._errors",
@@ -135,6 +135,9 @@ if TYPE_CHECKING:
         decode_config as decode_config,
         load_config as load_config,
     )
+    from tracekit.app.trace import (
+        LiveTrace as LiveTrace,
+    )
     from tracekit.bpf.object import (
         BpfObject as BpfObject,
         Link as Link,
@@ -151,7 +154,4 @@ if TYPE_CHECKING:
     )
     from tracekit.session.source import (
         RingBufferSource as RingBufferSource,
-    )
-    from tracekit.session.trace import (
-        LiveTrace as LiveTrace,
     )

@@ -1,8 +1,17 @@
-"""The tracekit exception hierarchy.
+"""The tracekit exception hierarchy: every exception class of tracekit is defined here.
 
 Every error carries what failed and where: the bpf(2) command and errno for kernel
-calls, the file/line/column for config, the path for tracefs and procfs reads.
-The CLI catches :class:`TracekitError` once (``except* TracekitError``).
+calls, the file/line/column for config, the path for tracefs and procfs reads, the
+stage for a pipeline. The CLI reports :class:`TracekitError` once, after flattening
+exception groups with :func:`leaves` (the one place a group is taken apart)::
+
+    TracekitError
+      ConfigError (also ValueError)     ElfError     BtfError     TargetError
+      RecordError                        PipelineError (.role, .stage, .errors, .errno)
+      _ErrnoError (also OSError: .errno, .op)
+        BpfError (.cmd)  ->  MapError, ProgLoadError, AttachError
+        TracefsError (.path)             ConnectorError
+    CoreUnresolved (internal to CO-RE relocation, never escapes it)
 """
 
 from __future__ import annotations
@@ -133,3 +142,64 @@ class TracefsError(_ErrnoError):
 
 class TargetError(TracekitError):
     """A target (pid, tid, command) cannot be traced: it does not exist or cannot run."""
+
+
+class ConnectorError(_ErrnoError):
+    """The proc connector cannot be used here; ``.errno`` says why (EPERM: not root in
+    the initial namespaces; EPROTONOSUPPORT: no CONFIG_PROC_EVENTS)."""
+
+    def __init__(self, op: str, err: int) -> None:
+        super().__init__(f"proc connector {op}", err)
+
+
+class RecordError(TracekitError):
+    """A ring-buffer record is truncated or of an unknown kind."""
+
+
+class PipelineError(TracekitError):
+    """A source, stage or sink of a pipeline raised; the run was cancelled.
+
+    ``str(err)`` is ``"<role> '<name>' failed: <ExcType>: <message>"``, role being
+    ``source``, ``stage``, ``sink``, ``tee``, ``side task`` (started with
+    ``ctx.start_soon``) or ``task`` (anything else in ``ctx.nursery``). The original exception is
+    ``__cause__`` (and ``errors[0][1]``) and carries a ``stage=<name>`` note.
+
+    Attributes:
+      role: ``"source"``, ``"stage"``, ``"sink"``, ``"tee"``, ``"side task"``, ``"task"``.
+      stage: the name of the task that failed first.
+      errors: every ``(name, exception)`` that ended the run, first failure first.
+      errno: the first failure's ``errno`` when it has one (a BpfError), else None.
+    """
+
+    def __init__(self, role: str, stage: str, errors: list[tuple[str, Exception]]) -> None:
+        exc = errors[0][1]
+        msg = f"{role} {stage!r} failed: {type(exc).__name__}: {exc}"
+        if len(errors) > 1:
+            more = ", ".join(f"{n!r} ({type(e).__name__})" for n, e in errors[1:])
+            msg += f" (then also: {more})"
+        super().__init__(msg)
+        self.role = role
+        self.stage = stage
+        self.errors = errors
+        self.errno: int | None = getattr(exc, "errno", None)
+
+
+class CoreUnresolved(Exception):
+    """Internal to CO-RE relocation (``tracekit.bpf.relo_core``): no candidate type or
+    field matched. It never leaves that module: it becomes a :class:`BtfError`, or the
+    value 0 for the ``*_EXISTS`` kinds."""
+
+
+def leaves(exc: BaseException) -> list[BaseException]:
+    """The exceptions ``exc`` stands for: an exception group's leaves, nested groups
+    flattened, in order; any other exception alone.
+
+    This is the one helper that takes exception groups apart (a trio nursery raises one
+    for what its tasks raised); callers decide what the leaves mean.
+
+    Returns:
+      A list of at least one exception, none of them a group.
+    """
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for sub in exc.exceptions for leaf in leaves(sub)]
+    return [exc]

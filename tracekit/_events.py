@@ -11,7 +11,7 @@ from typing import TypeAlias
 
 import msgspec
 
-from tracekit._errors import TracekitError
+from tracekit._errors import RecordError
 
 # keep in sync with programs/syscalls.h
 REC_SYSCALL, REC_FORK, REC_EXEC, REC_EXIT = 1, 2, 3, 4
@@ -35,10 +35,6 @@ CAP_STR, CAP_BUF, CAP_STRUCT, CAP_ARGV = 1, 2, 3, 4
 CAPF_TRUNC, CAPF_FAULT, CAPF_AT_EXIT, CAPF_ARGV_TRUNC = 1, 2, 4, 8
 
 assert (_SYSCALL.size, _FORK.size, _EXEC.size, _EXIT.size) == (112, 32, 296, 48)
-
-
-class RecordError(TracekitError):
-    """A ring-buffer record is truncated or of an unknown kind."""
 
 
 def _cstr(raw: bytes) -> str:

@@ -40,8 +40,8 @@ import trio
 from tracekit._errors import TracekitError
 from tracekit._events import Event, Syscall
 from tracekit._summary import GroupBy, Summary, SyscallStats, sort_rows
+from tracekit.app.trace import LiveTrace
 from tracekit.session.session import SessionOptions
-from tracekit.session.trace import LiveTrace
 
 __all__ = [
     "EventList",
@@ -249,7 +249,7 @@ class Trace:
     """A trace running (or finished) on the notebook's loop; read it from any cell.
 
     Attributes:
-      live: the underlying :class:`tracekit.session.trace.LiveTrace` (session, source, pipeline).
+      live: the underlying :class:`tracekit.app.trace.LiveTrace` (session, source, pipeline).
       error: the exception that ended it, or None.
     """
 

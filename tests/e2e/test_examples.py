@@ -18,10 +18,10 @@ import trio
 
 from tests._run import TRACEKIT, read_events, write_pipeline
 from tracekit._events import Syscall
+from tracekit.app.trace import LiveTrace
 from tracekit.kernel.syscalls import SyscallTable
 from tracekit.pipeline import map_stage
 from tracekit.session.session import SessionOptions
-from tracekit.session.trace import LiveTrace
 
 pytestmark = pytest.mark.kernel
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

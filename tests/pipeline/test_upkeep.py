@@ -14,7 +14,7 @@ from tracekit.pipeline.reconcile import Reconcile
 from tracekit.pipeline.upkeep import default_upkeep_stages
 from tracekit.session.pids import PidInfo, Target
 from tracekit.session.session import SessionOptions
-from tracekit.session.trace import LiveTrace
+from tracekit.app.trace import LiveTrace
 
 PID_MAX = int(Path("/proc/sys/kernel/pid_max").read_text())
 

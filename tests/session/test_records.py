@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 from tracekit import _events as E
+from tracekit._errors import RecordError
 from tracekit._events import (
     _CAP,
     _CAPS_HDR,
@@ -21,7 +22,6 @@ from tracekit._events import (
     REC_FORK,
     REC_SYSCALL,
     Capture,
-    RecordError,
     Syscall,
     decode_batch,
     decode_record,

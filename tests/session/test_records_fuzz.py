@@ -13,6 +13,7 @@ import struct
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from tracekit._errors import RecordError
 from tracekit._events import (
     _CAP,
     _CAPS_HDR,
@@ -25,7 +26,6 @@ from tracekit._events import (
     REC_FORK,
     REC_SYSCALL,
     Lost,
-    RecordError,
     decode_batch,
     decode_record,
 )

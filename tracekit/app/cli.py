@@ -266,14 +266,12 @@ _COMMANDS = {"run": _cmd_run, "check": _cmd_check, "list": _cmd_list}
 
 
 def _leaves(exc: BaseException) -> list[BaseException]:
-    """Flatten exception groups; a wrapper whose cause is a TracekitError yields the cause."""
-    from tracekit._errors import TracekitError
+    """What ``exc`` stands for (:func:`tracekit._errors.leaves`); a wrapper whose cause is a
+    TracekitError stands for the cause."""
+    from tracekit._errors import TracekitError, leaves
 
-    if isinstance(exc, BaseExceptionGroup):
-        return [leaf for sub in exc.exceptions for leaf in _leaves(sub)]
-    if not isinstance(exc, TracekitError) and isinstance(exc.__cause__, TracekitError):
-        return [exc.__cause__]
-    return [exc]
+    return [e.__cause__ if not isinstance(e, TracekitError)
+            and isinstance(e.__cause__, TracekitError) else e for e in leaves(exc)]
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""Run a pipeline file: session + ring-buffer source + stages + sink, with signals.
+"""Run a pipeline file: config -> one :class:`~tracekit.app.trace.LiveTrace` (which owns
+the session, source, stages, sink and when the trace ends), signals, exit status.
 
 Phases and what a signal does in each (SIGINT, SIGTERM, SIGHUP)::
 
@@ -32,112 +33,61 @@ _SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _FORCE_EXIT_S = 1.0   # after a second signal, how long the loop has to end by itself
 
 
-class _Runner:
-    """State shared by the signal watcher and the run: which phase, what to stop."""
+class _Signals:
+    """``with _Signals(trace):`` owns SIGINT, SIGTERM and SIGHUP for the trace (the old
+    handlers are back on exit) and hands each one to the trace.
 
-    def __init__(self) -> None:
-        self.startup_scope = trio.CancelScope()
-        self.interrupted_by: int | None = None
-        self.signals_seen = 0
-        self.forwarded = False
-        self.source: Any = None
-        self.session: Any = None
-        self.pipeline: Any = None
+    Some facts about Python signal handlers: they run in the main thread between
+    bytecodes, even while the trio loop is stuck in a stage that blocks synchronously,
+    where a trio signal receiver would never be read. So the first signal is forwarded
+    to the command from the handler itself (:meth:`LiveTrace.forward`) and passed to
+    trio (``run_sync_soon`` is signal-safe) for a graceful drain
+    (:meth:`LiveTrace.interrupt`); the second asks trio to abort and, should the loop not
+    get to it, ends the process after ``_FORCE_EXIT_S`` (every kernel object is
+    fd-owned: nothing is left behind). A context manager, not a task: no nursery stands
+    between the trace's errors and the caller.
+    """
 
-    async def watch_signals(self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
-                            ) -> None:
-        """Own SIGINT, SIGTERM and SIGHUP for the run (handlers restored at the end).
+    def __init__(self, trace: Any) -> None:
+        self.trace = trace
+        self.seen = 0
+        self._saved: dict[int, Any] = {}
 
-        Some facts about Python signal handlers: they run in the main thread between
-        bytecodes, even while the trio loop is stuck in a stage that blocks synchronously,
-        where a trio signal receiver would never be read. So the first signal is passed to
-        trio (``run_sync_soon`` is signal-safe) for a graceful drain, and the second asks
-        trio to abort and, should the loop not get to it, ends the process after
-        ``_FORCE_EXIT_S`` (every kernel object is fd-owned: nothing is left behind).
-        """
+    def __enter__(self) -> _Signals:
         token = trio.lowlevel.current_trio_token()
+        trace = self.trace
 
         def handler(signum: int, frame: object) -> None:
             # counted here: the trio loop, which records the first, may be the one stuck
-            self.signals_seen += 1
-            if self.signals_seen == 1:
-                self._forward(signum)  # here, not from the loop, which a stage may hold
-            if self.signals_seen > 1:
+            self.seen += 1
+            if self.seen == 1:
+                trace.forward(signum)  # here, not from the loop, which a stage may hold
+            else:
                 timer = threading.Timer(_FORCE_EXIT_S, os._exit, (128 + signum,))
                 timer.daemon = True
                 timer.start()
-            token.run_sync_soon(self._on_signal, signum)
+            token.run_sync_soon(trace.interrupt, signum)
 
-        saved = {sig: signal.signal(sig, handler) for sig in _SIGNALS}
-        try:
-            task_status.started()
-            await trio.sleep_forever()
-        finally:
-            for sig, old in saved.items():
-                signal.signal(sig, old)
+        self._saved = {sig: signal.signal(sig, handler) for sig in _SIGNALS}
+        return self
 
-    def _forward(self, sig: int) -> None:
-        """Pass the first signal on to the command, once (it may not exist yet)."""
-        cmd = self.session.command if self.session is not None else None
-        if cmd is not None and not self.forwarded:
-            self.forwarded = True
-            cmd.send_signal(sig)
-
-    def _on_signal(self, sig: int) -> None:
-        if self.interrupted_by is None:
-            self.interrupted_by = sig
-            self._forward(sig)  # a command started after the handler ran
-            if self.source is None:        # still starting: give up cleanly
-                self.startup_scope.cancel()
-            else:
-                self.source.request_stop()
-        elif self.pipeline is not None:
-            self.pipeline.abort()
-        else:
-            self.startup_scope.cancel()
-
-
-async def _watch_command(session: Any, source: Any) -> None:
-    await session.command.wait()
-    source.request_stop()
-
-
-async def _stop_after(seconds: float, source: Any, session: Any) -> None:
-    """End the session after ``seconds``; a command still running gets SIGTERM (as
-    timeout(1) does), so tracekit's exit status is then 128+15."""
-    await trio.sleep(seconds)
-    await end_command_then_stop(source, session)
-
-
-async def end_command_then_stop(source: Any, session: Any, *, grace_s: float = 2.0) -> None:
-    """Stop the source after the command, if one runs, has ended on SIGTERM.
-
-    The command's last records (the call SIGTERM interrupted, its exit) reach the ring
-    buffer before it can be reaped, so the source's final drain must come after that:
-    stopping first would race them. A command that outlives ``grace_s`` is left running
-    and the trace ends anyway.
-    """
-    cmd = session.command
-    if cmd is not None and cmd.returncode is None:
-        cmd.send_signal(signal.SIGTERM)
-        with trio.move_on_after(grace_s):
-            await cmd.wait()
-    source.request_stop()
+    def __exit__(self, *exc: object) -> None:
+        for sig, old in self._saved.items():
+            signal.signal(sig, old)
 
 
 async def run_pipeline_file(cfg: Any, path: Path) -> int:
     """Trace as ``cfg`` (a PipelineConfig) says; returns the exit status (see tracekit.app.cli).
 
     Raises:
-      TracekitError: start-up or tracing failed (ConfigError for a bad pipeline).
+      TracekitError: start-up or tracing failed (ConfigError for a bad pipeline,
+        PipelineError naming the stage that failed).
     """
     from tracekit.app.registry import build_stages
+    from tracekit.app.trace import LiveTrace
     from tracekit.kernel.selection import resolve_syscalls
     from tracekit.kernel.syscalls import SyscallTable
-    from tracekit.pipeline import Pipeline
-    from tracekit.pipeline.upkeep import default_upkeep_stages
-    from tracekit.session.session import Session, SessionOptions
-    from tracekit.session.source import RingBufferSource
+    from tracekit.session.session import SessionOptions
 
     table = SyscallTable()
     _cross_check(table)
@@ -149,7 +99,6 @@ async def run_pipeline_file(cfg: Any, path: Path) -> int:
         min_duration_ns=int(f.min_duration_ms * 1_000_000),
         buffer_bytes=cfg.buffer_pages * 4096, pids_max_entries=cfg.pids_max_entries)
     stages = build_stages(cfg.stage)
-    stages = [*default_upkeep_stages(opts.target(), stages), *stages]
     o = cfg.output
     spec = format_spec(o.format)        # what the output needs: its options and stages
     options = spec.options_of(o)
@@ -160,59 +109,44 @@ async def run_pipeline_file(cfg: Any, path: Path) -> int:
     if kernel_summary:
         # counted in BPF maps: no syscall records, no captures (issue 5)
         opts.summary, opts.capture = True, False
-    runner = _Runner()
-    session = Session(opts)             # acquires nothing until start()
-    ctx = SinkContext.for_machine(
-        summary_from=(lambda: session.kernel_summary().read()) if kernel_summary else None)
+    status_line = status_wanted(o.path) and not kernel_summary
+    # events go to a file and stderr is a terminal: a live line on stderr
+
+    def summary_from() -> Any:           # called by the sink at the end, session open
+        assert trace.session is not None
+        return trace.session.kernel_summary().read()
+
+    ctx = SinkContext.for_machine(summary_from=summary_from if kernel_summary else None)
     stages += spec.stages_before(options, stages, ctx)
+    trace = LiveTrace(opts, stages, collect=False, duration_s=cfg.duration_s,
+                      while_tracing=[_draw_status] if status_line else [])
     out = open_output(o.path, atomic=spec.written_at_end)
-    status = 0
     completed = False
     try:
         sink = spec.make_sink(out, options, ctx)
-        async with trio.open_nursery() as nursery:
-            await nursery.start(runner.watch_signals)
-            with runner.startup_scope:
-                runner.session = session
-                await session.start()
-            if runner.startup_scope.cancelled_caught or runner.interrupted_by is not None:
-                # A signal came while starting (its cancel may land after start-up ended):
-                # the command, if started, has had it forwarded; stop here.
-                nursery.cancel_scope.cancel()
-                return 128 + (runner.interrupted_by or signal.SIGINT)
-            source = RingBufferSource(session)
-            pipeline = Pipeline(source, stages, [sink], session=session)
-            runner.source, runner.pipeline = source, pipeline
-            status_line = None
-            if status_wanted(o.path) and not kernel_summary:
-                # events go to a file and stderr is a terminal: a live line on stderr
-                status_line = StatusLine(session_sampler(session, source))
-                nursery.start_soon(status_line.run)
-            if session.command is not None:
-                nursery.start_soon(_watch_command, session, source)
-            if cfg.duration_s:
-                nursery.start_soon(_stop_after, cfg.duration_s, source, session)
-            result = await pipeline.run()
-            if status_line is not None:
-                status_line.stop()  # erased before the command's end and the LOST lines
-            counters = session.counters()
-            if result.downstream_closed and getattr(sink, "closed_by_reader", False):
-                # The reader of our output went away (`| head`): stop here without
-                # waiting for the command, which goes on untraced; status as SIGPIPE's.
-                status = 128 + signal.SIGPIPE
-            elif result.downstream_closed:
-                # A stage stopped reading (e.g. one that wanted only the first events):
-                # tracing ends; the command goes on untraced.
-                log.warning("a stage stopped reading its input: tracing ended early%s",
-                            "; the command goes on untraced" if session.command else "")
-            elif session.command is not None:
-                rc = await session.command.wait()
-                status = rc if rc >= 0 else 128 - rc
-            nursery.cancel_scope.cancel()
+        trace.sinks.append(sink)
+        with _Signals(trace):
+            result = await trace.run()
+        if result is None:              # a signal came while starting
+            return 128 + (trace.interrupted_by or signal.SIGINT)
         completed = True
     finally:
-        session.close()
         close_output(out, completed=completed)
+    session, source, counters = trace.session, trace.source, trace.counters
+    assert session is not None and source is not None and counters is not None
+    status = 0
+    if result.downstream_closed and getattr(sink, "closed_by_reader", False):
+        # The reader of our output went away (`| head`): stop here without
+        # waiting for the command, which goes on untraced; status as SIGPIPE's.
+        status = 128 + signal.SIGPIPE
+    elif result.downstream_closed:
+        # A stage stopped reading (e.g. one that wanted only the first events):
+        # tracing ends; the command goes on untraced.
+        log.warning("a stage stopped reading its input: tracing ended early%s",
+                    "; the command goes on untraced" if session.command else "")
+    elif trace.returncode is not None:
+        rc = trace.returncode
+        status = rc if rc >= 0 else 128 - rc
     # What the trace's lost events add up to (the kernel counts on while a pid target
     # runs after the final drain: those calls came after the stop, untraced, not lost).
     if source.lost:
@@ -227,6 +161,11 @@ async def run_pipeline_file(cfg: Any, path: Path) -> int:
         print(f"tracekit: {untraced} tasks were not traced: "
               "the pids map was full; raise pids_max_entries", file=sys.stderr)
     return status
+
+
+async def _draw_status(trace: Any) -> None:
+    """The live status line until the trace has drained (cancelled: the line is erased)."""
+    await StatusLine(session_sampler(trace.session, trace.source)).run()
 
 
 def _fd_paths_possible(syscalls: set[int] | None, table: Any) -> bool:

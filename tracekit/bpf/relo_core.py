@@ -24,7 +24,7 @@ import struct
 from enum import IntEnum
 from typing import NamedTuple
 
-from tracekit._errors import BtfError
+from tracekit._errors import BtfError, CoreUnresolved
 from tracekit.bpf.btf import Btf, BtfType, CoreRelo, Kind, Linkage
 
 __all__ = ["CoreReloKind", "apply_core_relos", "essential_name", "fixup_datasec"]
@@ -91,10 +91,6 @@ class _Field(NamedTuple):
     bitfield_size: int
 
 
-class _Unresolved(Exception):
-    """Internal: no candidate matched; turned into BtfError (or value 0 for *_EXISTS)."""
-
-
 def apply_core_relos(insns: bytearray, relos: list[CoreRelo], local: Btf, target: Btf, *,
                      prog_name: str = "") -> None:
     """Patch the instructions of one ELF section for the target kernel's types.
@@ -137,7 +133,7 @@ def apply_core_relos(insns: bytearray, relos: list[CoreRelo], local: Btf, target
             orig, orig_sz = _local_value(local, relo, kind)
             try:
                 new, new_sz = _target_value(local, target, relo, kind, cands)
-            except _Unresolved as e:
+            except CoreUnresolved as e:
                 if kind not in _EXISTS_KINDS:
                     raise BtfError(f"{where}: CO-RE {kind.name} relocation of {desc} cannot be "
                                    f"resolved against the target BTF: {e}") from None
@@ -396,14 +392,14 @@ def _candidates(local: Btf, target: Btf, type_id: int, cache: dict[int, list[int
 
 def _target_value(local: Btf, target: Btf, relo: CoreRelo, kind: CoreReloKind,
                   cache: dict[int, list[int]]) -> tuple[int, int]:
-    """The value for the target kernel. Raises _Unresolved when nothing matches."""
+    """The value for the target kernel. Raises CoreUnresolved when nothing matches."""
     if kind is CoreReloKind.TYPE_ID_LOCAL:
         return relo.type_id, 0
     raw = _parse_access(relo.access_str)
     cands = _candidates(local, target, relo.type_id, cache)
     lname = local.type(relo.type_id).name
     if not cands:
-        raise _Unresolved(f"no type named {essential_name(lname)!r} of a compatible kind")
+        raise CoreUnresolved(f"no type named {essential_name(lname)!r} of a compatible kind")
     results: list[tuple[int, tuple[int, int]]] = []
     if kind in _FIELD_KINDS:
         _, path = _local_field(local, relo.type_id, raw)
@@ -414,8 +410,8 @@ def _target_value(local: Btf, target: Btf, relo: CoreRelo, kind: CoreReloKind,
                 results.append((cand, _field_value(target, kind, f)))
         if not results:
             names = ".".join(a.name if a.name else f"[{a.idx}]" for a in path[1:])
-            raise _Unresolved(f"no field {names!r} in {essential_name(lname)!r} candidates "
-                              f"{cands}")
+            raise CoreUnresolved(f"no field {names!r} in {essential_name(lname)!r} candidates "
+                                 f"{cands}")
     elif kind in _TYPE_KINDS:
         for cand in cands:
             if _types_compat(local, relo.type_id, target, cand):
@@ -425,7 +421,7 @@ def _target_value(local: Btf, target: Btf, relo: CoreRelo, kind: CoreReloKind,
                     v = target.size_of(cand)
                 results.append((cand, (v, 0)))
         if not results:
-            raise _Unresolved(f"candidates {cands} for {lname!r} are not compatible")
+            raise CoreUnresolved(f"candidates {cands} for {lname!r} are not compatible")
     else:
         lt = local.type(local.resolve(relo.type_id))
         want = essential_name(lt.values[raw[0]].name)
@@ -436,7 +432,7 @@ def _target_value(local: Btf, target: Btf, relo: CoreRelo, kind: CoreReloKind,
                     results.append((cand, (v, 0)))
                     break
         if not results:
-            raise _Unresolved(f"no enumerator {want!r} in {essential_name(lname)!r}")
+            raise CoreUnresolved(f"no enumerator {want!r} in {essential_name(lname)!r}")
     values = {r for _, r in results}
     if len(values) > 1:
         raise BtfError(f"ambiguous: target candidates {[c for c, _ in results]} give "

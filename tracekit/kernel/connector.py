@@ -40,7 +40,7 @@ from pyroute2.netlink.connector.cn_proc import (
     ProcEventMarshal,
 )
 
-from tracekit._errors import _ErrnoError
+from tracekit._errors import ConnectorError
 
 __all__ = ["ConnectorError", "ProcConnector", "ProcEvent"]
 
@@ -50,14 +50,6 @@ _NLMSG_DONE = 3
 _LISTEN = struct.Struct("<IHHII" "IIIIHH" "I")
 _RCVBUF = 8 << 20               # bytes; forced as root (SO_RCVBUFFORCE)
 _SO_RCVBUFFORCE = 33            # include/uapi/asm-generic/socket.h (not in Python's socket)
-
-
-class ConnectorError(_ErrnoError):
-    """The proc connector cannot be used here; ``.errno`` says why (EPERM: not root in
-    the initial namespaces; EPROTONOSUPPORT: no CONFIG_PROC_EVENTS)."""
-
-    def __init__(self, op: str, err: int) -> None:
-        super().__init__(f"proc connector {op}", err)
 
 
 class ProcEvent(msgspec.Struct, frozen=True, gc=False):

@@ -1,0 +1,361 @@
+"""One trace: session + ring-buffer source + stages + sinks, and the one place that
+decides when it ends. ``tracekit run`` (tracekit.app.run), the notebook
+(tracekit.notebook) and library users all run a :class:`LiveTrace`::
+
+    Session ── RingBufferSource ── stages... ──┬── collector (Summarizer + last N events)
+                                               └── sinks ...
+
+Phases, and what ends each (every end of a trace is decided in this module)::
+
+    start-up ─────────────────> tracing ─────────────────────────> drain ──> command wait ──> closed
+    interrupt(): cancel         ends (final drain of the ring      stages and      (its exit
+    start-up, close all         buffer, then every stage drains    sinks drain     status)
+    (run() returns None)        in order) when:
+                                - the command exits;
+                                - every target is gone on two polls in a row
+                                  (RingBufferSource: stop_when_targets_gone);
+                                - duration_s passed (a command still running gets SIGTERM
+                                  first, as timeout(1) does);
+                                - stop(), or the first interrupt() (a signal: it is also
+                                  forwarded to the command);
+                                a second interrupt() aborts: batches in flight are dropped.
+
+The trace owns no signal handler: the front end that has one (``tracekit run``) passes
+signals to :meth:`LiveTrace.forward` and :meth:`LiveTrace.interrupt`.
+"""
+
+from __future__ import annotations
+
+import collections
+import math
+import signal
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+import trio
+
+from tracekit._errors import leaves
+from tracekit._events import Event, Lost
+from tracekit._summary import GroupBy, Summarizer, Summary
+from tracekit.pipeline._run import Pipeline, PipelineResult
+from tracekit.pipeline._stage import EventReceiver, StageContext
+from tracekit.pipeline.upkeep import default_upkeep_stages
+from tracekit.session.session import Counters, Session, SessionOptions
+from tracekit.session.source import RingBufferSource
+
+__all__ = ["Collector", "LiveTrace"]
+
+
+class Collector:
+    """A sink that aggregates every Syscall (:class:`~tracekit.Summarizer`) and keeps the
+    last ``keep_events`` events of any type.
+
+    Attributes:
+      summarizer: the running aggregation.
+      recent: a deque of the last ``keep_events`` events, oldest first.
+      events: every event received (all types).
+      lost: records the kernel could not write (sum of ``Lost.count``).
+    """
+
+    name = "collector"
+
+    def __init__(self, keep_events: int = 10_000, *,
+                 syscall_name: Callable[[int], str] | None = None,
+                 compat_syscall_name: Callable[[int], str] | None = None) -> None:
+        self.summarizer = Summarizer(syscall_name, compat_syscall_name)
+        self.recent: collections.deque[Event] = collections.deque(maxlen=keep_events)
+        self.events = 0
+        self.lost = 0
+
+    async def run(self, ctx: StageContext, recv: EventReceiver) -> None:
+        add, recent = self.summarizer.add, self.recent
+        async with recv:
+            async for batch in recv:
+                add(batch)
+                recent.extend(batch)
+                self.events += len(batch)
+                for ev in batch:
+                    if type(ev) is Lost:
+                        self.lost += ev.count
+
+
+#: a task run while events flow (e.g. a status line): started once tracing has begun,
+#: cancelled once the pipeline has drained
+TraceTask = Callable[["LiveTrace"], Awaitable[None]]
+
+
+class LiveTrace:
+    """One trace; :meth:`run` it in a trio nursery, read it from any task meanwhile.
+
+    Args:
+      opts: what to trace (:class:`~tracekit.SessionOptions`).
+      stages: applied in order to the events before the collector and ``sinks``.
+      sinks: more sinks (a :class:`~tracekit.formatters.JsonlSink` to keep a file ...).
+      keep_events: how many of the latest events :meth:`last_events` can return.
+      duration_s: end after this many seconds (a command still running gets SIGTERM, as
+        ``tracekit run`` does); None = until the target ends or :meth:`stop`.
+      collect: run the :class:`Collector` sink (:meth:`summary`, :meth:`last_events`);
+        False when ``sinks`` do all the work (``tracekit run``).
+      while_tracing: tasks called with the trace once tracing has begun, cancelled once
+        the pipeline has drained (before the command is waited for).
+
+    Raises:
+      TargetError: ``opts`` is invalid (``SessionOptions.validate``).
+
+    Attributes:
+      session: the :class:`~tracekit.Session` once started, else None.
+      source: the :class:`~tracekit.RingBufferSource` once started.
+      pipeline: the :class:`~tracekit.pipeline.Pipeline` once started.
+      collector: the :class:`Collector` sink (None with ``collect=False``).
+      result: the :class:`~tracekit.pipeline.PipelineResult` once finished.
+      counters: the kernel's counters (lost records, full maps) read when the pipeline
+        had drained, before the session closed; None until then.
+      returncode: the command's exit code (-N when signal N killed it) once it ended;
+        None for pid/tid/system-wide targets.
+      interrupted_by: the signal number given to the first :meth:`interrupt`, else None.
+      started_at, ended_at: trio clock seconds (``ended_at`` None while running).
+    """
+
+    def __init__(self, opts: SessionOptions, stages: Sequence[Any] = (),
+                 sinks: Sequence[Any] = (), *, keep_events: int = 10_000,
+                 duration_s: float | None = None, collect: bool = True,
+                 while_tracing: Sequence[TraceTask] = ()) -> None:
+        opts.validate()
+        self.opts = opts
+        self.stages = list(stages)
+        self.sinks = list(sinks)
+        self.duration_s = duration_s
+        self.collector = Collector(keep_events) if collect else None
+        self.while_tracing = list(while_tracing)
+        self.session: Session | None = None
+        self.source: RingBufferSource | None = None
+        self.pipeline: Pipeline | None = None
+        self.result: PipelineResult | None = None
+        self.counters: Counters | None = None
+        self.returncode: int | None = None
+        self.interrupted_by: int | None = None
+        self.started_at: float | None = None
+        self.ended_at: float | None = None
+        self._startup_scope = trio.CancelScope()
+        self._forwarded = False
+        self._stop_requested = False
+        self._nursery: trio.Nursery | None = None
+        self._terminate = True
+
+    # -- reading ------------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        """Started and not yet finished."""
+        return self.started_at is not None and self.ended_at is None
+
+    def summary(self, group_by: GroupBy = "thread") -> Summary:
+        """The statistics of every syscall that reached the collector so far.
+
+        Raises:
+          RuntimeError: the trace was built with ``collect=False``.
+        """
+        return self._collector().summarizer.summary(group_by)
+
+    def last_events(self, n: int | None = None) -> list[Event]:
+        """The last ``n`` events (all kept ones when None), oldest first.
+
+        Raises:
+          RuntimeError: the trace was built with ``collect=False``.
+        """
+        kept = list(self._collector().recent)
+        return kept if n is None else kept[max(0, len(kept) - n):]
+
+    def _collector(self) -> Collector:
+        if self.collector is None:
+            raise RuntimeError("this trace keeps no events (built with collect=False)")
+        return self.collector
+
+    def stats(self) -> dict[str, Any]:
+        """Live figures: ``elapsed_s`` (trio clock), ``events`` (decoded by the source),
+        ``lost`` (records), ``tasks`` (threads in the pids map now, None when not
+        running or system-wide), ``running``."""
+        tasks = None
+        s = self.session
+        if self.running and s is not None and s.obj is not None and not self.opts.system_wide:
+            tasks = len(s.traced_tids())
+        if self.started_at is None:
+            elapsed = 0.0
+        else:
+            end = self.ended_at if self.ended_at is not None else trio.current_time()
+            elapsed = end - self.started_at
+        return {"elapsed_s": elapsed,
+                "events": self.source.records if self.source else 0,
+                "lost": self.source.lost if self.source else 0,
+                "tasks": tasks, "running": self.running}
+
+    # -- control ------------------------------------------------------------------------
+
+    def stop(self, *, terminate: bool = True) -> None:
+        """End gracefully: the source drains what the kernel wrote and stops (idempotent;
+        from a task of the same trio run). Before start-up has finished, the trace ends
+        right after it.
+
+        Args:
+          terminate: a command target still running gets SIGTERM, as at ``duration_s``
+            (its returncode is then -15); with False the trace goes on draining until the
+            command exits by itself, which :meth:`run` waits for.
+        """
+        self._stop_requested = True
+        self._terminate = terminate
+        s, source, nursery = self.session, self.source, self._nursery
+        if source is None or nursery is None:
+            return  # run() replays the request once the trace is live
+        if terminate and s is not None and s.command is not None and s.command.returncode is None:
+            # SIGTERM, then the final drain once the command is reaped: its last records
+            # (the interrupted call, its exit) would race a drain started now
+            nursery.start_soon(self._end_command_then_stop)
+        else:
+            source.request_stop()
+
+    def forward(self, signum: int) -> None:
+        """Pass the first signal on to the command, once (there may be none yet).
+
+        Safe to call from a Python signal handler: it only sends a signal, so it works
+        even while a stage holds the trio loop.
+        """
+        cmd = self.session.command if self.session is not None else None
+        if cmd is not None and not self._forwarded:
+            self._forwarded = True
+            cmd.send_signal(signum)
+
+    def interrupt(self, signum: int) -> None:
+        """A signal for the trace (from a task of its trio run).
+
+        The first forwards ``signum`` to the command (when :meth:`forward` has not) and
+        ends the trace gracefully: during start-up it cancels the start-up (and
+        :meth:`run` returns None), afterwards the source makes its final drain. Any later
+        call aborts: batches in flight are dropped.
+        """
+        if self.interrupted_by is None:
+            self.interrupted_by = signum
+            self.forward(signum)  # a command started after the signal handler ran
+            if self.source is None:        # still starting: give up cleanly
+                self._startup_scope.cancel()
+            else:
+                self.source.request_stop()
+        elif self.pipeline is not None:
+            self.pipeline.abort()
+        else:
+            self._startup_scope.cancel()
+
+    async def _end_with_command(self, session: Session, source: RingBufferSource) -> None:
+        assert session.command is not None
+        await session.command.wait()
+        source.request_stop()
+
+    async def _stop_after(self, seconds: float) -> None:
+        """End the trace after ``seconds``; a command still running gets SIGTERM (as
+        timeout(1) does), so ``tracekit run``'s exit status is then 128+15."""
+        await trio.sleep(seconds)
+        await self._end_command_then_stop()
+
+    async def _end_command_then_stop(self, *, grace_s: float = 2.0) -> None:
+        """Stop the source after the command, if one runs, has ended on SIGTERM.
+
+        The command's last records (the call SIGTERM interrupted, its exit) reach the ring
+        buffer before it can be reaped, so the source's final drain must come after that:
+        stopping first would race them. A command that outlives ``grace_s`` is left running
+        and the trace ends anyway.
+        """
+        assert self.session is not None and self.source is not None
+        cmd = self.session.command
+        if cmd is not None and cmd.returncode is None:
+            cmd.send_signal(signal.SIGTERM)
+            with trio.move_on_after(grace_s):
+                await cmd.wait()
+        self.source.request_stop()
+
+    # -- running ------------------------------------------------------------------------
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+                  ) -> PipelineResult | None:
+        """Start the session, trace until the end, close everything.
+
+        Calls ``task_status.started()`` once the programs are attached (and a command
+        released), so ``await nursery.start(trace.run)`` returns when tracing has begun.
+
+        Returns:
+          The pipeline's result (per-stage stats, how it ended); None when
+          :meth:`interrupt` cancelled the start-up.
+
+        Raises:
+          TracekitError: start-up failed (TargetError for a command not found, BpfError ...)
+            or a stage/sink failed (the PipelineError of :meth:`Pipeline.run
+            <tracekit.pipeline.Pipeline.run>`, not wrapped in an exception group).
+        """
+        if self.started_at is not None:
+            raise RuntimeError("a LiveTrace runs once; build a new one")
+        self.started_at = trio.current_time()
+        session = Session(self.opts)
+        self.session = session
+        try:
+            with self._startup_scope:
+                await session.start()
+            if self._startup_scope.cancelled_caught or self.interrupted_by is not None:
+                # A signal came while starting (its cancel may land after start-up ended):
+                # the command, if started, has had it forwarded; stop here.
+                task_status.started()
+                return None
+            source = RingBufferSource(session, stop_when_targets_gone=True)
+            sinks = [*([self.collector] if self.collector is not None else []), *self.sinks]
+            # the pid upkeep a target needs, before the caller's stages (pipeline/upkeep.py)
+            stages = [*default_upkeep_stages(self.opts.target(), self.stages), *self.stages]
+            pipeline = Pipeline(source, stages, sinks, session=session)
+            self.source, self.pipeline = source, pipeline
+            try:
+                async with trio.open_nursery() as nursery:
+                    self._nursery = nursery
+                    if self._stop_requested:
+                        self.stop(terminate=self._terminate)
+                    if session.command is not None:
+                        nursery.start_soon(self._end_with_command, session, source)
+                    if self.duration_s is not None and math.isfinite(self.duration_s):
+                        nursery.start_soon(self._stop_after, self.duration_s)
+                    result = self.result = await self._run_pipeline(pipeline, task_status)
+                    self.counters = session.counters()
+                    nursery.cancel_scope.cancel()
+            except BaseExceptionGroup as group:
+                _raise_single(group)
+            if session.command is not None and not result.downstream_closed:
+                self.returncode = await session.command.wait()
+        finally:
+            self.ended_at = trio.current_time()
+            session.close()
+        return result
+
+    async def _run_pipeline(self, pipeline: Pipeline,
+                            task_status: trio.TaskStatus[None]) -> PipelineResult:
+        if not self.while_tracing:
+            return await pipeline.run(task_status=task_status)
+        async with trio.open_nursery() as tasks:
+            result = await pipeline.run(task_status=_ThenStart(task_status, tasks, self))
+            tasks.cancel_scope.cancel()
+        return result
+
+
+class _ThenStart:
+    """A ``task_status`` that, once tracing has begun, starts the ``while_tracing`` tasks."""
+
+    def __init__(self, inner: trio.TaskStatus[None], nursery: trio.Nursery,
+                 trace: LiveTrace) -> None:
+        self._inner, self._nursery, self._trace = inner, nursery, trace
+
+    def started(self, value: None = None) -> None:
+        for task in self._trace.while_tracing:
+            self._nursery.start_soon(task, self._trace)
+        self._inner.started(value)
+
+
+def _raise_single(group: BaseExceptionGroup[BaseException]) -> None:
+    """Re-raise the one Exception a nursery wrapped (a PipelineError keeps its type for
+    the caller); anything else (several errors, Cancelled, KeyboardInterrupt) as is."""
+    errors = [e for e in leaves(group) if not isinstance(e, trio.Cancelled)]
+    if len(errors) == 1 and isinstance(errors[0], Exception):
+        raise errors[0]
+    raise group
