@@ -153,6 +153,10 @@ def test_close_leaves_no_process_of_the_workload_behind(exe: Path) -> None:
     w = Workload(exe, "spawn", 2, 3, 2, 0)
     try:
         w.expect("spawned")
+        # "spawned" comes once the first level has forked; the second may still be forking
+        deadline = time.monotonic() + 10
+        while len(process_group(w.pgid)) < 1 + 3 * 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
         assert len(process_group(w.pgid)) == 1 + 3 * 2      # the leader and 6 children
     finally:
         w.close()
