@@ -29,7 +29,7 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(python=False)
 def programs(session: nox.Session) -> None:
-    """Rebuild programs/build/<arch>/*.bpf.o and programs/manifest.json.
+    """Rebuild the BPF objects and manifests of programs/ and tests/data/programs/.
 
     Needs clang, llvm and libbpf-dev (apt-get install clang llvm libbpf-dev).
     """

@@ -19,6 +19,7 @@ import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from tracekit.bpf.object import BpfObject
 from tracekit.bpf.ringbuf import RingBuf
@@ -26,11 +27,21 @@ from tracekit.kernel.syscalls import SyscallTable
 from tracekit.session.session import object_path
 
 RUNS = 5
+# the test programs are test data of the checkout, not package data
+TEST_PROGRAMS = Path(__file__).resolve().parents[1] / "tests" / "data" / "programs"
+
+
+def _object(name: str) -> Path:
+    """``syscalls`` from the package, a ``test_*`` object from tests/data/programs/."""
+    path = Path(str(object_path()))
+    if name == "syscalls":
+        return path
+    return TEST_PROGRAMS / "build" / path.parent.name / f"{name}.bpf.o"
 
 
 def _load_attach(name: str) -> float:
     t0 = time.perf_counter()
-    obj = BpfObject.open(object_path(name))
+    obj = BpfObject.open(_object(name))
     obj.load()
     links = obj.attach_all()
     for link in links:
@@ -42,9 +53,8 @@ def _load_attach(name: str) -> float:
 def _cold(name: str) -> float:
     code = (f"import time\n"
             f"from tracekit.bpf.object import BpfObject\n"
-            f"from tracekit.session.session import object_path\n"
             f"t1 = time.perf_counter()\n"
-            f"obj = BpfObject.open(object_path({name!r})); obj.load(); obj.attach_all(); "
+            f"obj = BpfObject.open({str(_object(name))!r}); obj.load(); obj.attach_all(); "
             f"obj.close()\n"
             f"print(time.perf_counter() - t1)\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -58,7 +68,7 @@ def _ringbuf(records: int, *, concurrent: bool) -> tuple[float, int, int]:
         [sys.executable, "-c",
          f"import os, sys\nsys.stdin.read(1)\ng = os.getppid\nfor _ in range({records}): g()\n"],
         stdin=subprocess.PIPE)
-    obj = BpfObject.open(object_path("test_ringbuf"))
+    obj = BpfObject.open(_object("test_ringbuf"))
     obj.globals["targ_tgid"] = child.pid
     obj.globals["targ_nr"] = nr
     size = 1 << max(12, (records * 24).bit_length())   # 8-byte header + 16-byte record

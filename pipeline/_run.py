@@ -34,6 +34,7 @@ import trio
 
 from tracekit._errors import ConfigError, PipelineError, leaves
 from tracekit._events import Batch
+from tracekit.pipeline._idle import IdleTracker
 from tracekit.pipeline._stage import (
     EventReceiver,
     Sink,
@@ -69,12 +70,16 @@ class PipelineResult:
 
 
 class _Sender(trio.abc.SendChannel[Batch]):
-    """A memory send channel that counts batches/events out and drops empty batches."""
+    """A memory send channel that counts batches/events out and drops empty batches.
 
-    __slots__ = ("_ch", "_stats", "_name")
+    The source's sender also takes back the source's idle report on every batch."""
 
-    def __init__(self, ch: trio.MemorySendChannel[Batch], stats: StageStats, name: str) -> None:
+    __slots__ = ("_ch", "_stats", "_name", "_idle")
+
+    def __init__(self, ch: trio.MemorySendChannel[Batch], stats: StageStats, name: str,
+                 idle: IdleTracker | None = None) -> None:
         self._ch, self._stats, self._name = ch, stats, name
+        self._idle = idle
 
     async def send(self, value: Batch) -> None:
         if not isinstance(value, list):
@@ -83,6 +88,8 @@ class _Sender(trio.abc.SendChannel[Batch]):
         if not value:                   # empty batches are dropped, but stay a checkpoint
             await trio.lowlevel.checkpoint()
             return
+        if self._idle is not None:
+            self._idle.source_sent()
         await self._ch.send(value)      # on Cancelled the batch was not sent (trio guarantee)
         stats = self._stats
         stats.batches_out += 1
@@ -101,14 +108,20 @@ class _Sender(trio.abc.SendChannel[Batch]):
 
 
 class _Receiver(trio.abc.ReceiveChannel[Batch]):
-    """A memory receive channel that counts batches/events in."""
+    """A memory receive channel that counts batches/events in.
 
-    __slots__ = ("_ch", "_stats")
+    A stage's receiver wakes idle waiters as it starts to wait (pipeline/_idle.py)."""
 
-    def __init__(self, ch: trio.MemoryReceiveChannel[Batch], stats: StageStats) -> None:
+    __slots__ = ("_ch", "_stats", "_idle")
+
+    def __init__(self, ch: trio.MemoryReceiveChannel[Batch], stats: StageStats,
+                 idle: IdleTracker | None = None) -> None:
         self._ch, self._stats = ch, stats
+        self._idle = idle
 
     async def receive(self) -> Batch:
+        if self._idle is not None:
+            self._idle.wake()
         batch = await self._ch.receive()
         stats = self._stats
         stats.batches_in += 1
@@ -116,6 +129,8 @@ class _Receiver(trio.abc.ReceiveChannel[Batch]):
         return batch
 
     async def __anext__(self) -> Batch:
+        if self._idle is not None:
+            self._idle.wake()
         try:
             batch = await self._ch.receive()
         except trio.EndOfChannel:
@@ -198,6 +213,7 @@ class Pipeline:
         self._stopped = False
         self._downstream_closed = False
         self._drain_deadline = math.inf
+        self._idle = IdleTracker()
 
     # --- control -------------------------------------------------------------
 
@@ -277,18 +293,20 @@ class Pipeline:
             downstream_closed=self._downstream_closed,
             elapsed_s=trio.current_time() - t0)
 
-    def _ctx(self, name: str, side: trio.Nursery) -> StageContext:
+    def _ctx(self, name: str, side: trio.Nursery, idle_index: int = -1) -> StageContext:
         return StageContext(name, side, self.stats[name], self.session,
                             on_error=lambda label, e: self._fail("side task", label, e),
-                            upkeep=self.upkeep)
+                            upkeep=self.upkeep, idle=self._idle, idle_index=idle_index)
 
     def _wire(self, main: trio.Nursery, side: trio.Nursery) -> _Sender:
         """Create the channels, start stages, tee and sinks; return the source's sender."""
+        idle = self._idle
         send0, recv = trio.open_memory_channel[Batch](self.buffer)
         for st in self.stages:
             nsend, nrecv = trio.open_memory_channel[Batch](self.buffer)
-            main.start_soon(self._run_stage, st, self._ctx(st.name, side),
-                            _Receiver(recv, self.stats[st.name]),
+            main.start_soon(self._run_stage, st,
+                            self._ctx(st.name, side, idle.add_channel(recv)),
+                            _Receiver(recv, self.stats[st.name], idle),
                             _Sender(nsend, self.stats[st.name], st.name), name=st.name)
             recv = nrecv
         if len(self.sinks) == 1:
@@ -303,7 +321,7 @@ class Pipeline:
                                 _Receiver(srecv, self.stats[sink.name]), name=sink.name)
                 outs.append(ssend)
             main.start_soon(self._tee, recv, outs, name="tee")
-        return _Sender(send0, self.stats[self.source.name], self.source.name)
+        return _Sender(send0, self.stats[self.source.name], self.source.name, idle)
 
     def _fail(self, role: str, name: str, exc: Exception) -> None:
         exc.add_note(f"stage={name}")

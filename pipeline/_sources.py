@@ -26,6 +26,8 @@ class IterSource:
         like a live source with nothing to say.
 
     The source is live at once: it calls ``task_status.started()`` before the first batch.
+    It reports idle (``ctx.report_idle()``) while it sleeps: before each ``interval_s``
+    wait and while it holds the channel open.
     """
 
     def __init__(self, batches: Iterable[Batch] | AsyncIterable[Batch], *, name: str = "iter",
@@ -41,15 +43,17 @@ class IterSource:
             task_status.started()
             if isinstance(self.batches, AsyncIterable):
                 async for batch in self.batches:
-                    await self._send(send, batch)
+                    await self._send(ctx, send, batch)
             else:
                 for batch in self.batches:
-                    await self._send(send, batch)
+                    await self._send(ctx, send, batch)
             if self.hold_open:
+                ctx.report_idle()
                 await trio.sleep_forever()
 
-    async def _send(self, send: EventSender, batch: Batch) -> None:
+    async def _send(self, ctx: StageContext, send: EventSender, batch: Batch) -> None:
         if self.interval_s:
+            ctx.report_idle()
             await trio.sleep(self.interval_s)
         if batch:
             await send.send(batch)

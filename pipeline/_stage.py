@@ -28,6 +28,7 @@ import msgspec
 import trio
 
 from tracekit._events import Batch
+from tracekit.pipeline._idle import IdleTracker
 from tracekit.session.pids import PidUpkeep
 
 # Stages see the abstract channel interface: the runner hands them thin counting
@@ -75,14 +76,20 @@ class StageContext:
       upkeep: the typed pids map view, /proc and target the pid-upkeep stages act
         through (:class:`~tracekit.session.pids.PidUpkeep`); None without a session.
       log: the ``logging.Logger`` named ``tracekit.stage.<name>``.
+
+    Idleness (pipeline/_idle.py): a source calls :meth:`report_idle` when a read found
+    nothing pending; a stage awaits :meth:`wait_upstream_idle` to learn that nothing is
+    on its way to it.
     """
 
-    __slots__ = ("name", "nursery", "stats", "session", "upkeep", "log", "_on_error")
+    __slots__ = ("name", "nursery", "stats", "session", "upkeep", "log", "_on_error", "_idle",
+                 "_idle_index")
 
     def __init__(self, name: str, nursery: trio.Nursery, stats: StageStats,
                  session: object | None = None,
                  on_error: Callable[[str, Exception], None] | None = None, *,
-                 upkeep: PidUpkeep | None = None) -> None:
+                 upkeep: PidUpkeep | None = None,
+                 idle: IdleTracker | None = None, idle_index: int = -1) -> None:
         self.name = name
         self.nursery = nursery
         self.stats = stats
@@ -90,6 +97,33 @@ class StageContext:
         self.upkeep = upkeep
         self.log = logging.getLogger(f"tracekit.stage.{name}")
         self._on_error = on_error
+        self._idle = idle
+        self._idle_index = idle_index   # the channel feeding this stage; -1: a source/sink
+
+    def report_idle(self) -> None:
+        """For a source: a read found nothing pending, so nothing is on its way now.
+
+        Call it after every read that leaves nothing pending, also when nothing was
+        read; the next batch sent takes it back. A source that never calls it gets no
+        idle release downstream (the reorder stage then releases held events with the
+        next batch or at the end).
+        """
+        if self._idle is not None:
+            self._idle.report_idle()
+
+    async def wait_upstream_idle(self) -> None:
+        """For a stage: return once nothing is on its way to it, at one instant.
+
+        That is: the source reported idle after its last batch, every channel from it
+        to this stage is empty and every stage before this one waits in ``receive``
+        (this stage's own task too, so call it from a side task while ``run`` waits for
+        a batch). Outside a :class:`~tracekit.pipeline.Pipeline`, or from a source or
+        sink, it never returns (idleness is not known there); it is cancellable.
+        """
+        if self._idle is None or self._idle_index < 0:
+            await trio.sleep_forever()
+        else:
+            await self._idle.wait_idle_upto(self._idle_index)
 
     def start_soon(self, async_fn: Callable[..., Awaitable[object]], *args: object,
                    name: str | None = None) -> None:

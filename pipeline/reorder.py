@@ -25,14 +25,15 @@ What the stage does::
 - Untimed: an event with ``ts_ns == 0`` (a call already inside the kernel when tracing
   began, ``SC_RESUMED``: no entry time) is released at once, counted ``untimed``.
 - Bounded: at most ``max_events`` are held; beyond that the oldest are released early
-  (counted ``overflow``). When the pipeline is idle (every ``window_s`` while events
-  are held, once every task of the trio run is blocked: the source found the ring
-  buffer empty, the stages before this one wait for input), the events older than
+  (counted ``overflow``). When upstream is idle (checked every ``window_s`` while
+  events are held: the source reported that a read of the ring buffer left nothing
+  pending, and every stage before this one has passed on all it got and waits for
+  input; :meth:`StageContext.wait_upstream_idle`), the events older than
   ``clock() - window_s`` are released, so output never waits for the next event; a
   record committed later returned later, so only a call longer than the window can
   arrive behind them. ``ts_ns`` is ``CLOCK_MONOTONIC`` (``bpf_ktime_get_ns``), the clock
-  of :func:`time.monotonic_ns`. A task that never blocks (a busy loop with checkpoints)
-  delays the idle release until the next batch or the end.
+  of :func:`time.monotonic_ns`. A source that never reports idle (a hand-made one)
+  gets no idle release: held events leave with the next batch or at the end.
 
 The runner puts this stage last, just before the ``perf`` and ``strace`` formatters
 (text for people). ``jsonl`` output is not reordered: its lines are in arrival order
@@ -47,11 +48,6 @@ from bisect import bisect_right
 from collections.abc import Callable
 
 import trio
-
-try:  # trio defines it in its core; trio.testing re-exports it but imports pytest (~170 ms)
-    from trio._core import wait_all_tasks_blocked
-except ImportError:  # pragma: no cover - a later trio moved it
-    from trio.testing import wait_all_tasks_blocked
 
 from tracekit._events import Batch, Event
 from tracekit.pipeline._stage import EventReceiver, EventSender, StageContext
@@ -169,7 +165,7 @@ class Reorder:
         # The idle watcher is a side task (ctx.nursery, cancelled when the pipeline is
         # done), not a nursery of ours: a BrokenResourceError from send (the reader went
         # away) must leave run() as itself, not wrapped in an ExceptionGroup.
-        ctx.start_soon(self._watch_idle, name=f"{ctx.name}:idle")
+        ctx.start_soon(self._watch_idle, ctx, name=f"{ctx.name}:idle")
         async with recv, send:
             while True:
                 with trio.CancelScope() as scope:
@@ -186,16 +182,16 @@ class Reorder:
                 await send.send(self.push(batch, ctx.stats))
             await send.send(self.flush())
 
-    async def _watch_idle(self) -> None:
-        """Every ``window_s``, while events are held: once every task of the run is
-        blocked (so the source found the ring buffer empty and every stage before this
-        one waits for input), stop the receive so :meth:`release_idle` runs. Checking
-        tasks, not only a timer, keeps the order when tracekit itself was not scheduled
+    async def _watch_idle(self, ctx: StageContext) -> None:
+        """Every ``window_s``, while events are held: once upstream is idle (the source
+        found the ring buffer empty after its last batch and every stage before this one
+        waits for input), stop the receive so :meth:`release_idle` runs. Waiting for
+        that, not only a timer, keeps the order when tracekit itself was not scheduled
         for a while: batches already committed are received first."""
         while True:
             await trio.sleep(self.window_s)
             if not self._keys:
                 continue
-            await wait_all_tasks_blocked()
+            await ctx.wait_upstream_idle()
             if self._keys and self._receive_scope is not None:
                 self._receive_scope.cancel()

@@ -1,15 +1,22 @@
 #!/usr/bin/env python3
-"""Build programs/build/<arch>/*.bpf.o from programs/*.bpf.c and write programs/manifest.json.
+"""Build the BPF objects of both program sets per architecture and write their manifests.
+
+Two sets, each a folder with ``*.bpf.c``, ``build/<arch>/*.bpf.o`` and ``manifest.json``:
+
+- ``programs/``: the tracer (``syscalls.bpf.c``), package data shipped in the wheel;
+- ``tests/data/programs/``: the loader's test programs (``test_*.bpf.c``), test data only.
+  They include ``core_types.h`` from ``programs/`` (``-I programs``).
 
 Run by ``nox -s programs``. Needs clang (14+), llvm-strip and libbpf's headers
 (Debian: ``apt-get install clang llvm libbpf-dev``); never needed at run time.
 
-Each ``programs/X.bpf.c`` is compiled once per architecture with
+Each ``X.bpf.c`` is compiled once per architecture with
 ``clang -target bpf -O2 -g -mcpu=v3 -D__TARGET_ARCH_<arch> -I programs`` and then
 ``llvm-strip -g`` (DWARF goes; .BTF and .BTF.ext, which CO-RE needs, stay). The manifest
 records, per object, the sha256 of every source it is built from (the .c and each local
-``#include "..."``, recursively), the sha256 of each built object, and the clang version;
-tests/programs/test_objects_current.py recomputes the source hashes to catch a stale object.
+``#include "..."``, recursively, found next to the file or in ``programs/``), the sha256 of
+each built object, and the clang version; tests/programs/test_objects_current.py
+recomputes the source hashes to catch a stale object.
 
 Usage:
   build_programs.py            rebuild everything, rewrite the manifest
@@ -34,7 +41,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PROGRAMS = ROOT / "programs"
-MANIFEST = PROGRAMS / "manifest.json"
+TEST_PROGRAMS = ROOT / "tests" / "data" / "programs"
+#: the program sets: each folder holds its sources, build/<arch>/ and manifest.json
+SETS = (PROGRAMS, TEST_PROGRAMS)
 
 # build dir name -> the __TARGET_ARCH_<x> that libbpf's bpf_tracing.h and core_types.h use
 ARCHES = {"x86_64": "x86", "arm64": "arm64"}
@@ -50,10 +59,11 @@ def local_sources(src: Path) -> list[Path]:
     """The .c file and every local header it includes, recursively, sorted by name.
 
     Args:
-      src: a ``programs/*.bpf.c`` file.
+      src: a ``*.bpf.c`` file of one of the :data:`SETS`.
 
     Returns:
-      Paths inside ``programs/``; a quoted include that does not resolve there (for
+      Paths of files found as clang finds a quoted include: next to the including file,
+      then in ``programs/`` (``-I programs``); a quoted include found in neither (for
       example a system header) is not a local source.
     """
     seen: dict[str, Path] = {}
@@ -64,9 +74,10 @@ def local_sources(src: Path) -> list[Path]:
             continue
         seen[path.name] = path
         for name in _INCLUDE.findall(path.read_text()):
-            candidate = path.parent / name
-            if candidate.is_file():
-                todo.append(candidate)
+            for folder in (path.parent, PROGRAMS):
+                if (folder / name).is_file():
+                    todo.append(folder / name)
+                    break
     return [seen[k] for k in sorted(seen)]
 
 
@@ -75,8 +86,8 @@ def sha256_file(path: Path) -> str:
 
 
 def source_hashes(src: Path) -> dict[str, str]:
-    """``{file name relative to programs/: sha256 hex}`` for each local source of src."""
-    return {p.relative_to(PROGRAMS).as_posix(): sha256_file(p) for p in local_sources(src)}
+    """``{file name: sha256 hex}`` for each local source of src (the sets are flat)."""
+    return {p.name: sha256_file(p) for p in local_sources(src)}
 
 
 def _tool(env: str, default: str) -> str:
@@ -132,19 +143,19 @@ def build_one(clang: str, strip: str, src: Path, arch: str, out: Path) -> None:
 
 
 def object_path(src: Path, arch: str) -> Path:
-    return PROGRAMS / "build" / arch / (src.name.removesuffix(".c") + ".o")
+    return src.parent / "build" / arch / (src.name.removesuffix(".c") + ".o")
 
 
-def sources() -> list[Path]:
-    return sorted(PROGRAMS.glob("*.bpf.c"))
+def sources(folder: Path) -> list[Path]:
+    return sorted(folder.glob("*.bpf.c"))
 
 
-def build_all() -> dict[str, object]:
-    """Build every object for every arch; return the manifest dict."""
+def build_all(folder: Path) -> dict[str, object]:
+    """Build every object of one set for every arch; return its manifest dict."""
     clang = _tool("CLANG", "clang")
     strip = _tool("LLVM_STRIP", "llvm-strip")
     objects: dict[str, object] = {}
-    for src in sources():
+    for src in sources(folder):
         built = {}
         for arch in ARCHES:
             out = object_path(src, arch)
@@ -165,23 +176,25 @@ def build_all() -> dict[str, object]:
     }
 
 
-def stale_objects() -> list[str]:
-    """Names of objects whose sources changed since the manifest, or that are missing."""
+def stale_objects(folder: Path) -> list[str]:
+    """Objects of one set whose sources changed since its manifest, or that are missing
+    (paths relative to the checkout)."""
+    where = folder.relative_to(ROOT).as_posix()
     try:
-        manifest = json.loads(MANIFEST.read_text())
+        manifest = json.loads((folder / "manifest.json").read_text())
     except FileNotFoundError:
-        return ["manifest.json"]
+        return [f"{where}/manifest.json"]
     problems = []
-    for src in sources():
+    for src in sources(folder):
         name = src.name.removesuffix(".c") + ".o"
         entry = manifest["objects"].get(name)
         if entry is None or entry["sources"] != source_hashes(src):
-            problems.append(name)
+            problems.append(f"{where}/{name}")
             continue
         for arch in ARCHES:
             out = object_path(src, arch)
             if not out.is_file() or sha256_file(out) != entry["arches"][arch]["sha256"]:
-                problems.append(f"build/{arch}/{name}")
+                problems.append(f"{where}/build/{arch}/{name}")
     return problems
 
 
@@ -198,7 +211,7 @@ def verify_loads() -> None:
         print("verify: skipped, host is not x86_64")
         return
     bpftool = _tool("BPFTOOL", "bpftool")
-    for src in sources():
+    for src in (s for folder in SETS for s in sources(folder)):
         obj = object_path(src, "x86_64")
         with tempfile.TemporaryDirectory() as mnt:
             script = (f"mount -t bpf bpf {mnt} && "
@@ -214,13 +227,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.check:
-            stale = stale_objects()
+            stale = [name for folder in SETS for name in stale_objects(folder)]
             for name in stale:
                 print(f"stale: {name} (run: nox -s programs)", file=sys.stderr)
             return 1 if stale else 0
-        manifest = build_all()
-        MANIFEST.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
-        print(f"wrote {MANIFEST.relative_to(ROOT)}")
+        for folder in SETS:
+            manifest = build_all(folder)
+            path = folder / "manifest.json"
+            path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+            print(f"wrote {path.relative_to(ROOT)}")
         if args.verify:
             verify_loads()
     except BuildError as e:

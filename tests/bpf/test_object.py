@@ -1,4 +1,4 @@
-"""BpfObject on the real kernel: committed test programs from programs/.
+"""BpfObject on the real kernel: committed test programs from tests/data/programs/.
 
 Every check is scoped to this test process: the programs filter on targ_tgid = our pid
 and counts are taken for getppid, which no other thread of the test runner calls.
@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests._programs import data_object
 from tests._run import wait_gone
 from tracekit._errors import BpfError, ElfError, TracekitError
 from tracekit.bpf import sys as _bpf
@@ -29,7 +30,8 @@ U64 = struct.Struct("<Q")
 
 
 def _open(name: str) -> BpfObject:
-    obj = BpfObject.open(object_path(name))
+    """``syscalls`` from the package, a ``test_*`` object from tests/data/programs/."""
+    obj = BpfObject.open(object_path() if name == "syscalls" else data_object(name))
     if "targ_tgid" in obj.globals:
         obj.globals["targ_tgid"] = os.getpid()
     return obj
@@ -131,7 +133,7 @@ def test_load_error_closes_everything(tmp_path) -> None:
 
 @pytest.mark.parametrize("mangle", ["truncate", "not_bpf", "no_btf"])
 def test_malformed_objects_raise_elf_error(tmp_path, mangle: str) -> None:
-    raw = object_path("test_core").read_bytes()
+    raw = data_object("test_core").read_bytes()
     if mangle == "truncate":
         data = raw[: len(raw) // 3]
     elif mangle == "not_bpf":

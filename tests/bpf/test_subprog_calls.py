@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from tests._programs import data_object
 from tracekit._errors import ElfError
 from tracekit.bpf.object import BpfObject
 from tracekit.kernel.syscalls import SyscallTable
-from tracekit.session.session import object_path
 
 pytestmark = pytest.mark.kernel
 GETPPID = SyscallTable().nr("getppid")
@@ -37,7 +37,7 @@ def test_static_and_global_subprograms_run_as_called() -> None:
                                f"for _ in range({n}): os.getppid()\n"],
         stdin=subprocess.PIPE)
     _wait_blocked_in(child.pid, SyscallTable().nr("read"))
-    with BpfObject.open(object_path("test_subprog")) as obj:
+    with BpfObject.open(data_object("test_subprog")) as obj:
         obj.globals["targ_tgid"] = child.pid
         obj.load()
         links = obj.attach_all()
@@ -63,7 +63,7 @@ def test_static_and_global_subprograms_run_as_called() -> None:
 
 
 def test_call_to_a_missing_function_is_an_elf_error(tmp_path) -> None:
-    obj = BpfObject.open(object_path("test_subprog"))
+    obj = BpfObject.open(data_object("test_subprog"))
     # point the global function's symbol somewhere that is not a function
     del obj.spec.funcs[".text"][min(obj.spec.funcs[".text"])]
     with pytest.raises(ElfError, match=r"call at insn \d+ to \.text\+\d+ is not a \.text function"):

@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 import trio
 
+from tracekit.app.trace import LiveTrace
 from tracekit.pipeline import map_stage
 from tracekit.pipeline.evict import Evict, EvictConfig
 from tracekit.pipeline.reconcile import Reconcile
 from tracekit.pipeline.upkeep import default_upkeep_stages
 from tracekit.session.pids import PidInfo, Target
 from tracekit.session.session import SessionOptions
-from tracekit.app.trace import LiveTrace
 
 PID_MAX = int(Path("/proc/sys/kernel/pid_max").read_text())
 

@@ -1,6 +1,8 @@
 """The committed BPF objects are current: built from today's sources, for both arches.
 
-programs/manifest.json (written by scripts/build_programs.py) records the sha256 of each
+Two program sets, each with a manifest.json written by scripts/build_programs.py: the
+tracer in programs/ (package data) and the loader's test programs in tests/data/programs/
+(test data; they include programs/core_types.h). A manifest records the sha256 of each
 object's sources (its .c and every local header it includes) and of each built object.
 These tests recompute both; a mismatch means someone edited a source and did not rebuild.
 """
@@ -17,9 +19,10 @@ import pytest
 from elftools.elf.elffile import ELFFile
 
 PROGRAMS = Path(str(importlib.resources.files("tracekit.programs")))
+TEST_PROGRAMS = Path(__file__).resolve().parents[1] / "data" / "programs"
 ARCHES = ("x86_64", "arm64")
 REBUILD = "nox -s programs"
-SOURCES = sorted(PROGRAMS.glob("*.bpf.c"))
+SOURCES = sorted(PROGRAMS.glob("*.bpf.c")) + sorted(TEST_PROGRAMS.glob("*.bpf.c"))
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.MULTILINE)
 
 
@@ -28,7 +31,8 @@ def _sha256(path: Path) -> str:
 
 
 def _local_sources(src: Path) -> dict[str, str]:
-    """``{name: sha256}`` for src and each ``#include "x"`` found in programs/, recursively."""
+    """``{name: sha256}`` for src and each ``#include "x"`` found next to the including
+    file or in programs/ (clang's ``-I programs``), recursively."""
     found: dict[str, str] = {}
     todo = [src]
     while todo:
@@ -36,8 +40,8 @@ def _local_sources(src: Path) -> dict[str, str]:
         if path.name in found:
             continue
         found[path.name] = _sha256(path)
-        todo += [path.parent / n for n in _INCLUDE.findall(path.read_text())
-                 if (path.parent / n).is_file()]
+        for n in _INCLUDE.findall(path.read_text()):
+            todo += [d / n for d in (path.parent, PROGRAMS) if (d / n).is_file()][:1]
     return found
 
 
@@ -45,9 +49,8 @@ def _obj_name(src: Path) -> str:
     return src.name.removesuffix(".c") + ".o"
 
 
-@pytest.fixture(scope="module")
-def manifest() -> dict:
-    return json.loads((PROGRAMS / "manifest.json").read_text())
+def _manifest(folder: Path) -> dict:
+    return json.loads((folder / "manifest.json").read_text())
 
 
 def test_sources_found() -> None:
@@ -56,15 +59,29 @@ def test_sources_found() -> None:
             "test_tracepoint.bpf.c"} <= names
 
 
-def test_manifest_lists_exactly_the_sources(manifest: dict) -> None:
-    assert sorted(manifest["objects"]) == sorted(_obj_name(s) for s in SOURCES), (
-        f"programs/manifest.json does not match programs/*.bpf.c; run `{REBUILD}`")
+def test_only_the_tracer_is_package_data() -> None:
+    """The test programs are test data: none of them is in the installed package."""
+    assert [s.name for s in PROGRAMS.glob("*.bpf.c")] == ["syscalls.bpf.c"]
+    for arch in ARCHES:
+        assert [o.name for o in (PROGRAMS / "build" / arch).glob("*.bpf.o")] == [
+            "syscalls.bpf.o"]
+    assert not any(s.name.startswith("test_") for s in PROGRAMS.glob("*.bpf.c"))
+    assert {s.name for s in TEST_PROGRAMS.glob("*.bpf.c")} == {
+        "test_core.bpf.c", "test_maps.bpf.c", "test_ringbuf.bpf.c", "test_subprog.bpf.c",
+        "test_tracepoint.bpf.c"}
+
+
+@pytest.mark.parametrize("folder", [PROGRAMS, TEST_PROGRAMS], ids=["programs", "tests"])
+def test_manifest_lists_exactly_the_sources(folder: Path) -> None:
+    assert sorted(_manifest(folder)["objects"]) == sorted(
+        _obj_name(s) for s in folder.glob("*.bpf.c")), (
+        f"{folder}/manifest.json does not match {folder}/*.bpf.c; run `{REBUILD}`")
 
 
 @pytest.mark.parametrize("src", SOURCES, ids=lambda p: p.name)
-def test_object_built_from_current_sources(manifest: dict, src: Path) -> None:
+def test_object_built_from_current_sources(src: Path) -> None:
     name = _obj_name(src)
-    recorded = manifest["objects"].get(name, {}).get("sources", {})
+    recorded = _manifest(src.parent)["objects"].get(name, {}).get("sources", {})
     now = _local_sources(src)
     changed = sorted(k for k in now.keys() | recorded.keys() if now.get(k) != recorded.get(k))
     assert not changed, (
@@ -73,11 +90,11 @@ def test_object_built_from_current_sources(manifest: dict, src: Path) -> None:
 
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("src", SOURCES, ids=lambda p: p.name)
-def test_object_exists_and_matches_manifest(manifest: dict, src: Path, arch: str) -> None:
+def test_object_exists_and_matches_manifest(src: Path, arch: str) -> None:
     name = _obj_name(src)
-    obj = PROGRAMS / "build" / arch / name
+    obj = src.parent / "build" / arch / name
     assert obj.is_file(), f"build/{arch}/{name} is missing; run `{REBUILD}`"
-    recorded = manifest["objects"][name]["arches"][arch]["sha256"]
+    recorded = _manifest(src.parent)["objects"][name]["arches"][arch]["sha256"]
     assert _sha256(obj) == recorded, (
         f"build/{arch}/{name} differs from the object the manifest records; run `{REBUILD}`")
 
@@ -85,7 +102,7 @@ def test_object_exists_and_matches_manifest(manifest: dict, src: Path, arch: str
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("src", SOURCES, ids=lambda p: p.name)
 def test_object_is_stripped_bpf_with_btf(src: Path, arch: str) -> None:
-    with (PROGRAMS / "build" / arch / _obj_name(src)).open("rb") as f:
+    with (src.parent / "build" / arch / _obj_name(src)).open("rb") as f:
         elf = ELFFile(f)
         sections = {s.name for s in elf.iter_sections()}
         assert elf["e_machine"] == "EM_BPF"

@@ -13,7 +13,9 @@ from __future__ import annotations
 import errno
 import json
 import logging
+import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -61,12 +63,35 @@ def exe(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_workload(tmp_path_factory.mktemp("follow"))
 
 
+def process_group(pgid: int) -> list[int]:
+    """The tgids in process group ``pgid`` (zombies included), from /proc/<tgid>/stat."""
+    members = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except (FileNotFoundError, ProcessLookupError):
+            continue                    # exited while we looked
+        # after "(comm)": state ppid pgrp ...; comm may hold spaces and parentheses
+        if int(stat.rpartition(")")[2].split()[2]) == pgid:
+            members.append(int(entry))
+    return members
+
+
 class Workload:
-    """A running follow_tasks process and the lines it printed (see its header)."""
+    """A running follow_tasks process and the lines it printed (see its header).
+
+    It runs in a process group of its own, so :meth:`close` kills every process it
+    forked too (children blocked on the go pipe would otherwise outlive the test), and
+    checks that none is left.
+    """
 
     def __init__(self, exe: Path, *args: object) -> None:
         self.proc = subprocess.Popen([str(exe), *map(str, args)], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True, bufsize=1)
+                                     stdout=subprocess.PIPE, text=True, bufsize=1,
+                                     process_group=0)
+        self.pgid = self.proc.pid       # process_group=0: the leader's pid names the group
         self.lines: list[str] = []
         self.pid = int(self.expect("pid ").split()[1])
 
@@ -103,13 +128,42 @@ class Workload:
                 out[int(tid)] = (role, int(k))
         return out
 
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
+    def close(self, timeout_s: float = 10.0) -> None:
+        """Kill the whole process group, reap the leader, and wait until every process
+        of the group is gone (orphans are reaped by init).
+
+        Raises:
+          AssertionError: a process of the group is still there after ``timeout_s``.
+        """
+        # Before wait(): the unreaped leader keeps its pid, so the group id cannot be
+        # reused by an unrelated process while we signal it.
+        try:
+            os.killpg(self.pgid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass                        # every process of the group has exited already
         self.proc.wait()
         for f in (self.proc.stdin, self.proc.stdout):
             if f is not None:
                 f.close()
+        deadline = time.monotonic() + timeout_s
+        while (left := process_group(self.pgid)) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not left, f"workload processes left behind in group {self.pgid}: {left}"
+
+
+def test_close_leaves_no_process_of_the_workload_behind(exe: Path) -> None:
+    # 3 chains of child processes 2 deep and 2 threads, all blocked on the go pipe
+    w = Workload(exe, "spawn", 2, 3, 2, 0)
+    try:
+        w.expect("spawned")
+        # "spawned" comes once the first level has forked; the second may still be forking
+        deadline = time.monotonic() + 10
+        while len(process_group(w.pgid)) < 1 + 3 * 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert len(process_group(w.pgid)) == 1 + 3 * 2      # the leader and 6 children
+    finally:
+        w.close()
+    assert process_group(w.pgid) == []
 
 
 @pytest.fixture

@@ -224,7 +224,7 @@ async def test_reorder_in_a_pipeline_releases_held_events_when_idle() -> None:
 
     import trio
 
-    from tracekit.pipeline import Pipeline
+    from tracekit.pipeline import Pipeline, StageContext
 
     ms = 1_000_000
     got: list[tuple[float, list[int]]] = []
@@ -233,13 +233,14 @@ async def test_reorder_in_a_pipeline_releases_held_events_when_idle() -> None:
     class Source:
         name = "src"
 
-        async def run(self, ctx: object, send: trio.MemorySendChannel,  # type: ignore[type-arg]
+        async def run(self, ctx: StageContext, send: trio.MemorySendChannel,  # type: ignore[type-arg]
                       *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
                       ) -> None:
             async with send:
                 task_status.started()
                 now = time.monotonic_ns()
                 await send.send([Lost(now - 3 * ms, 1), Lost(now - 5 * ms, 0)])
+                ctx.report_idle()              # as RingBufferSource after an empty read
                 await trio.sleep(0.5)          # idle: the held events must come out now
                 second_sent.set()
                 now = time.monotonic_ns()

@@ -8,16 +8,29 @@ order. A drain reads what was pending when it began, no more: under a workload t
 writes faster than the pipeline reads, the source still sees a stop request, reports
 losses every round, and ends; records committed after the final drain began are left
 in the ring buffer (a pid or system-wide target still running at the stop).
+
+After every round that leaves the ring buffer empty (nothing committed or reserved past
+the consumer position), the source tells its context so (``ctx.report_idle()``): the
+reorder stage downstream then releases what it holds instead of waiting for the next
+batch. While the workload is quiet that happens once per ``poll_interval_s``.
 """
 
 from __future__ import annotations
 
 import time
+from typing import Protocol
 
 import trio
 
 from tracekit._events import Lost, decode_batch
 from tracekit.session.session import Session
+
+
+class SourceContext(Protocol):
+    """What the source needs of its context (the pipeline's ``StageContext``)."""
+
+    def report_idle(self) -> None:
+        """Nothing is pending now; the next batch sent takes it back."""
 
 
 class RingBufferSource:
@@ -82,7 +95,7 @@ class RingBufferSource:
             await send.send([Lost(ts_ns=time.monotonic_ns(), count=lost - self.lost)])
             self.lost = lost
 
-    async def run(self, ctx: object, send: trio.MemorySendChannel, *,  # type: ignore[type-arg]
+    async def run(self, ctx: SourceContext, send: trio.MemorySendChannel, *,  # type: ignore[type-arg]
                   task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         rb = self.session.ringbuf
         assert rb is not None
@@ -94,6 +107,8 @@ class RingBufferSource:
                     await rb.wait_readable()
                 await self._drain(send)
                 await self._report_lost(send)
+                if rb.pending_bytes() == 0:
+                    ctx.report_idle()
                 # Gone on two polls in a row, not one: while a non-leader thread execs,
                 # the old leader is briefly a zombie and the pids map between the old
                 # key's delete and the new key's insert (fs/exec.c de_thread), and one
