@@ -22,6 +22,7 @@ PACKAGES = {"tracekit": "tracekit", "pipeline": "tracekit.pipeline",
 LAYERS = {
     "tracekit._errors": 0,
     "tracekit._events": 0,
+    "tracekit._version": 0,
     "tracekit._meta": 0,  # sets __module__ of re-exported names; imports nothing of ours
     "tracekit.bpf": 1,
     "tracekit.kernel": 2,

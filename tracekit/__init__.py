@@ -18,7 +18,7 @@ import importlib
 import sys
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from tracekit._version import __version__ as __version__
 
 _EXPORTS: dict[str, str] = {
     "AttachError": "tracekit._errors",

@@ -32,7 +32,7 @@ EXIT_USAGE = 2
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tracekit", description="Trace system calls with BPF.")
-    from tracekit import __version__
+    from tracekit._version import __version__
 
     p.add_argument("--version", action="version", version=f"tracekit {__version__}")
     sub = p.add_subparsers(dest="cmd", required=True)
