@@ -112,17 +112,22 @@ class _Receiver(trio.abc.ReceiveChannel[Batch]):
 
     A stage's receiver wakes idle waiters as it starts to wait (pipeline/_idle.py)."""
 
-    __slots__ = ("_ch", "_stats", "_idle")
+    __slots__ = ("_ch", "_stats", "_idle", "ended")
 
     def __init__(self, ch: trio.MemoryReceiveChannel[Batch], stats: StageStats,
                  idle: IdleTracker | None = None) -> None:
         self._ch, self._stats = ch, stats
         self._idle = idle
+        self.ended = False      # upstream's end was seen: the reader read everything
 
     async def receive(self) -> Batch:
         if self._idle is not None:
             self._idle.wake()
-        batch = await self._ch.receive()
+        try:
+            batch = await self._ch.receive()
+        except trio.EndOfChannel:
+            self.ended = True
+            raise
         stats = self._stats
         stats.batches_in += 1
         stats.events_in += len(batch)
@@ -134,6 +139,7 @@ class _Receiver(trio.abc.ReceiveChannel[Batch]):
         try:
             batch = await self._ch.receive()
         except trio.EndOfChannel:
+            self.ended = True
             raise StopAsyncIteration from None
         stats = self._stats
         stats.batches_in += 1
@@ -212,6 +218,7 @@ class Pipeline:
         self._ran = False
         self._stopped = False
         self._downstream_closed = False
+        self._early_sinks = 0               # sinks that returned before their input ended
         self._drain_deadline = math.inf
         self._idle = IdleTracker()
 
@@ -356,6 +363,8 @@ class Pipeline:
             except trio.BrokenResourceError:
                 if not send.downstream_closed:
                     raise                   # not our outbox: a real error
+            if not recv.ended:
+                self._reader_ended_early()  # nothing upstream of it is read any more
         except Exception as exc:
             self._fail("stage", st.name, exc)
             raise
@@ -371,6 +380,20 @@ class Pipeline:
             raise
         finally:
             recv.close()
+        if not recv.ended:
+            self._early_sinks += 1
+            if self._early_sinks == len(self.sinks):
+                self._reader_ended_early()  # every sink is done: nothing is read any more
+
+    def _reader_ended_early(self) -> None:
+        """A stage, or every sink, returned before its input ended: stop the source now.
+
+        Without this the source would learn it only from its next send, which a quiet
+        workload may never make (``| head`` then waited for the command to exit). The
+        batches still in the channels are dropped; ``run`` reports ``downstream_closed``.
+        """
+        self._downstream_closed = True
+        self._source_scope.cancel()
 
     async def _tee(self, recv: EventReceiver, outs: list[trio.MemorySendChannel[Batch]]) -> None:
         """Send each batch to every sink still open; end when none is."""

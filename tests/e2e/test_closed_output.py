@@ -6,13 +6,14 @@ Each test starts and traces only its own processes.
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests._run import TRACEKIT, getppid_pipeline
+from tests._run import TRACEKIT, getppid_pipeline, write_pipeline
 from tracekit.kernel.syscalls import SyscallTable
 
 pytestmark = pytest.mark.kernel
@@ -35,4 +36,34 @@ def test_pid_target_ends_when_the_reader_closes_stdout(tmp_path: Path, loop: Pat
         workload.wait()
     assert b'"syscall_nr":%d' % GETPPID in first
     assert tk.returncode == 128 + signal.SIGPIPE, err  # the reader went away (README)
+    assert b"Traceback" not in err
+
+
+def test_a_quiet_command_does_not_keep_a_closed_output_waiting(tmp_path: Path) -> None:
+    """The reader goes away after every record has already been read from the ring buffer,
+    and the command then sleeps: nothing more is sent downstream, yet tracekit ends with
+    141 at once instead of waiting for the command and returning its status (7)."""
+    cfg = write_pipeline(tmp_path, """
+        [target]
+        command = ["true"]
+        [output]
+        format = "perf"
+    """)
+    script = "for i in $(seq 300); do echo $i >/dev/null; done; exec sleep 30"
+    errfile = tmp_path / "stderr"
+    with errfile.open("wb") as errf:  # the command inherits it: no pipe to wait on
+        tk = subprocess.Popen([*TRACEKIT, "run", str(cfg), "--", "sh", "-c", script + "; exit 7"],
+                              stdout=subprocess.PIPE, stderr=errf, start_new_session=True)
+    try:
+        assert tk.stdout is not None
+        head = [tk.stdout.readline() for _ in range(2)]
+        tk.stdout.close()                      # the reader goes away, as `| head -2` does
+        tk.wait(timeout=20)                    # the command sleeps 30 s: 141 comes before
+        err = errfile.read_bytes()
+    finally:
+        tk.kill()
+        tk.wait()
+        os.killpg(tk.pid, signal.SIGKILL)      # the command, left running untraced
+    assert all(b" ms): " in line for line in head), head
+    assert tk.returncode == 128 + signal.SIGPIPE, err
     assert b"Traceback" not in err

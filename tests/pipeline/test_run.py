@@ -328,3 +328,25 @@ def test_public_names() -> None:
     assert isinstance(IterSource([]), tracekit.pipeline.Source)
     assert isinstance(Pass(), tracekit.pipeline.Stage)
     assert isinstance(Collect(), tracekit.pipeline.Sink)
+
+
+async def test_a_sink_that_stops_reading_ends_a_quiet_source(
+        autojump_clock: trio.abc.Clock) -> None:
+    """Every batch is already in the sink's channel when the sink returns after one, and
+    the source, holding its channel open, sends nothing more: the run ends at once,
+    reporting the closed downstream (it used to wait for the source's next send, which a
+    quiet source never makes)."""
+    sink = Collect(delay_s=1.0, limit=1)
+    with trio.fail_after(60):
+        result = await Pipeline(IterSource(batches(3), hold_open=True), [], [sink]).run()
+    assert result.downstream_closed and not result.stopped
+    assert len(sink.out) == 1
+
+
+async def test_a_stage_that_stops_reading_ends_a_quiet_source() -> None:
+    sink = Collect()
+    with trio.fail_after(5):
+        result = await Pipeline(IterSource(batches(3), hold_open=True), [Take(2)],
+                                [sink]).run()
+    assert result.downstream_closed
+    assert len(sink.out) == 2 and sink.eof
