@@ -185,7 +185,7 @@ def main() -> int:
     parser.add_argument("--tracefs", type=Path, default=Path("/sys/kernel/tracing"))
     parser.add_argument("-o", "--output", type=Path,
                         default=Path(__file__).resolve().parents[1] / "tracekit"
-                        / "_syscall_classes.py")
+                        / "kernel" / "syscall_classes.py")
     args = parser.parse_args()
     classes = build(args.tracefs)
     text = render(classes, args.tracefs, sys.argv[1:])

@@ -5,7 +5,7 @@ Grammar of one item::
     item  := ["!"] (name | number | glob | "%" class)
     name  := "openat"            number := 257 | "257"
     glob  := "open*" "*stat*"    (fnmatch: * ? [...])
-    class := "file" "desc" "net" ... "%stat" (written "%%stat"), see _syscall_classes
+    class := "file" "desc" "net" ... "%stat" (written "%%stat"), see tracekit.kernel.syscall_classes
 
 Positive items are united; negations are then removed. With only negations, the start is
 every syscall of the table.

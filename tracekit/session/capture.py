@@ -175,7 +175,7 @@ def specs_for(name: str, args: Sequence[Field]) -> SpecsResult:
 
     Args:
       name: the tracefs event name (``openat``, ``newstat``).
-      args: its arguments in order (``_tracefs.syscall_args``: ``__data_loc`` fields of
+      args: its arguments in order (``tracekit.kernel.tracefs.syscall_args``: ``__data_loc`` fields of
         Linux 6.19 already skipped, kernel rule 10).
 
     Returns:
