@@ -27,6 +27,7 @@ from tracekit._errors import ConfigError, TracefsError
 
 if TYPE_CHECKING:
     from tracekit._summary import Summary
+    from tracekit.formatters._output import Output
 
 __all__ = ["FORMATS", "FormatSpec", "SinkContext", "available_formats", "format_spec",
            "output_option_fields", "stages_for"]
@@ -127,7 +128,7 @@ class FormatSpec(Generic[OptionsT]):
 
     name: str
     options: type[OptionsT]
-    sink: Callable[[Any, OptionsT, SinkContext], Any]
+    sink: Callable[[Output, OptionsT, SinkContext], Any]
     stages: Callable[[OptionsT, Sequence[Any], SinkContext], list[Any]] = _no_stages
     in_kernel: Callable[[OptionsT, bool], bool] = _never_in_kernel
     written_at_end: bool = False
@@ -162,7 +163,7 @@ class FormatSpec(Generic[OptionsT]):
         """Whether a trace for this output counts syscalls in BPF maps (no records)."""
         return self.in_kernel(options if options is not None else self.options(), has_stages)
 
-    def make_sink(self, out: Any, options: OptionsT | None = None,
+    def make_sink(self, out: Output, options: OptionsT | None = None,
                   ctx: SinkContext | None = None) -> Any:
         """The sink, writing to ``out``.
 

@@ -76,14 +76,20 @@ import io
 import os
 import re
 from collections.abc import Callable
-from typing import IO, Any, Literal
+from typing import Any, Literal, TypeAlias, get_args
 
 import msgspec
 
 from tracekit._errors import ConfigError
 from tracekit._summary import Group, GroupBy, SortKey, Summarizer, Summary, SyscallStats, sort_rows
 from tracekit.formatters._base import escape
-from tracekit.formatters._output import close_output, is_stdout, open_output, reader_closed
+from tracekit.formatters._output import (
+    Output,
+    close_output,
+    is_stdout,
+    open_output,
+    reader_closed,
+)
 from tracekit.formatters._spec import FormatSpec, SinkContext
 from tracekit.pipeline._stage import EventReceiver, StageContext
 
@@ -100,9 +106,10 @@ __all__ = [
     "render_strace",
 ]
 
-TABLES = ("perf", "strace", "histogram", "json")
-GROUPS = ("thread", "process", "total")
-SORTS = ("total", "calls", "errors", "name")
+Table: TypeAlias = Literal["perf", "strace", "histogram", "json"]
+TABLES: tuple[Table, ...] = get_args(Table)
+GROUPS: tuple[GroupBy, ...] = get_args(GroupBy)
+SORTS: tuple[SortKey, ...] = get_args(SortKey)
 
 
 class SummaryOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -110,9 +117,9 @@ class SummaryOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 
     mode: Literal["auto", "kernel", "stream"] = "auto"  # count in BPF maps (kernel) or from
     #   the events (stream, sees what stages did); auto = kernel unless [[stage]]s are set
-    table: Literal[TABLES] = "perf"      # which table  # type: ignore[valid-type]
-    group_by: Literal[GROUPS] = "thread"  # type: ignore[valid-type]
-    sort: Literal[SORTS] = "total"       # type: ignore[valid-type]
+    table: Table = "perf"                # which table
+    group_by: GroupBy = "thread"
+    sort: SortKey = "total"
 
 _SPREAD_NOTE = (
     " Durations: wall-clock time from syscall entry to exit. stddev: standard deviation of\n"
@@ -436,7 +443,7 @@ class SummarySink:
     spec: FormatSpec[Any] | None = None
     options: SummaryOptions | None = None
 
-    def __init__(self, out: str | os.PathLike[str] | IO[bytes] | IO[str], *,
+    def __init__(self, out: Output, *,
                  table: str = "perf", group_by: GroupBy = "thread", sort: SortKey = "total",
                  syscall_name: Callable[[int], str] | None = None,
                  compat_syscall_name: Callable[[int], str] | None = None,
@@ -472,8 +479,11 @@ class SummarySink:
     def _write(self, ctx: StageContext, summary: Summary) -> None:
         # a path is written atomically: a reader never sees half a summary, and a failed
         # run leaves the previous file
-        owned = isinstance(self.out, str | os.PathLike)
-        stream: Any = open_output(self.out, atomic=SPEC.written_at_end) if owned else self.out
+        stream: Any
+        if owned := isinstance(self.out, str | os.PathLike):
+            stream = open_output(self.out, atomic=SPEC.written_at_end)
+        else:
+            stream = self.out
         completed = False
         try:
             use_rich = self.rich
@@ -498,14 +508,14 @@ class SummarySink:
                 close_output(stream, completed=completed)
 
 
-def make_sink(out: object, options: SummaryOptions, ctx: SinkContext) -> SummarySink:
+def make_sink(out: Output, options: SummaryOptions, ctx: SinkContext) -> SummarySink:
     """``[output] format = "summary"``; the tables named by ``ctx``; the kernel's counts
     when ``ctx.summary_from`` is given.
 
     Raises:
       ConfigError: an option value the sink does not take.
     """
-    sink = SummarySink(out, table=options.table, group_by=options.group_by,  # type: ignore[arg-type]
+    sink = SummarySink(out, table=options.table, group_by=options.group_by,
                        sort=options.sort, syscall_name=ctx.syscall_name,
                        compat_syscall_name=ctx.compat_syscall_name,
                        summary_from=ctx.summary_from)
