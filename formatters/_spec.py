@@ -14,7 +14,6 @@ The same spec builds the same output for every front end::
 
 from __future__ import annotations
 
-import errno
 import functools
 import importlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -23,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import msgspec
 
-from tracekit._errors import ConfigError, TracefsError
+from tracekit._errors import ConfigError
 
 if TYPE_CHECKING:
     from tracekit._summary import Summary
@@ -75,21 +74,14 @@ class SinkContext:
           TracefsError: (from ``arg_names``) a tracefs read failed other than ENOENT.
         """
         from tracekit.kernel.syscalls import syscall_namers
-        from tracekit.kernel.tracefs import find_tracefs, syscall_args_of
+        from tracekit.kernel.tracefs import syscall_args_lookup
 
         native, compat = syscall_namers()
-        root: list[Any] = []
+        args_of = syscall_args_lookup()
 
         @functools.cache
         def arg_names(name: str) -> list[str] | None:
-            if not root:
-                try:
-                    root.append(find_tracefs(mount_if_missing=False))
-                except TracefsError as e:
-                    if e.errno != errno.ENOENT:
-                        raise
-                    root.append(None)
-            fields = None if root[0] is None else syscall_args_of(root[0], name)
+            fields = args_of(name)
             return None if fields is None else [f.name for f in fields]
 
         return cls(syscall_name=native, compat_syscall_name=compat, arg_names=arg_names,

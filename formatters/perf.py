@@ -96,11 +96,10 @@ class PerfFormatter(TextSink):
     def render(self, batch: Batch) -> str:
         lines = []
         for ev in batch:
-            kind = type(ev)
-            if kind is Syscall:
-                lines.append(self.format_syscall(ev))       # type: ignore[arg-type]
-            elif kind is Lost:
-                lines.append(f"LOST {ev.count} events!")    # type: ignore[union-attr]
+            if isinstance(ev, Syscall):
+                lines.append(self.format_syscall(ev))
+            elif isinstance(ev, Lost):
+                lines.append(f"LOST {ev.count} events!")
             # Lifecycle records do not set the time base: an Exec is stamped inside the
             # execve whose syscall record (stamped at entry) arrives after it.
         return "\n".join(lines) + "\n" if lines else ""

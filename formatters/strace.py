@@ -111,13 +111,12 @@ class StraceFormatter(TextSink):
     def render(self, batch: Batch) -> str:
         lines: list[str] = []
         for ev in batch:
-            kind = type(ev)
-            if kind is Syscall:
-                self._syscall(ev, lines)                     # type: ignore[arg-type]
-            elif kind is Exit:
-                lines.append(f"{ev.tid} {exit_text(ev.exit_code)}")  # type: ignore[union-attr]
-            elif kind is Lost:
-                lines.append(f"+++ LOST {ev.count} events +++")  # type: ignore[union-attr]
+            if isinstance(ev, Syscall):
+                self._syscall(ev, lines)
+            elif isinstance(ev, Exit):
+                lines.append(f"{ev.tid} {exit_text(ev.exit_code)}")
+            elif isinstance(ev, Lost):
+                lines.append(f"+++ LOST {ev.count} events +++")
         return "\n".join(lines) + "\n" if lines else ""
 
     def _syscall(self, ev: Syscall, lines: list[str]) -> None:

@@ -75,7 +75,7 @@ from __future__ import annotations
 import io
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypeAlias, get_args
 
 import msgspec
@@ -231,11 +231,10 @@ def render_strace(summary: Summary, sort: SortKey = "total") -> str:
 
 
 def _group_name(summary: Summary, g: Group) -> str:
-    if summary.group_by == "thread":
-        return f"thread {escape(g.comm)} ({g.tid})"
-    if summary.group_by == "process":
-        return f"process {escape(g.comm)} ({g.tgid})"
-    return "all traced tasks"
+    if summary.group_by == "total":
+        return "all traced tasks"
+    # escape() leaves the " (tid)" part as it is: only comm can hold what it escapes
+    return f"{summary.group_by} {escape(summary.group_label(g))}"
 
 
 def render_histogram(summary: Summary, sort: SortKey = "total", *, bar_width: int = 40) -> str:
@@ -280,9 +279,13 @@ def render(summary: Summary, table: str = "perf", sort: SortKey = "total") -> st
 
 RICH_TABLES = ("perf", "strace")
 
+#: rich's names (rich.console.JustifyMethod, Console's color_system) of what is used here
+_Justify: TypeAlias = Literal["left", "right"]
+ColorSystem: TypeAlias = Literal["auto", "standard", "256", "truecolor", "windows"]
 
-def _rich_table(title: str, columns: list[tuple[str, str]], rows: list[list[str]],
-                footer: list[str] | None = None, notes: list[str] = ()) -> Any:  # type: ignore[assignment]
+
+def _rich_table(title: str, columns: list[tuple[str, _Justify]], rows: list[list[str]],
+                footer: list[str] | None = None, notes: Sequence[str] = ()) -> Any:
     from rich import box
     from rich.table import Table
     from rich.text import Text
@@ -291,7 +294,7 @@ def _rich_table(title: str, columns: list[tuple[str, str]], rows: list[list[str]
               show_footer=footer is not None, header_style="bold", title_style="bold",
               caption=Text("\n".join(notes)) if notes else None, caption_justify="left")
     for i, (name, justify) in enumerate(columns):
-        t.add_column(Text(name), justify=justify,  # type: ignore[arg-type]
+        t.add_column(Text(name), justify=justify,
                      footer=Text(footer[i]) if footer is not None else "",
                      no_wrap=True, min_width=len(name))
     for row in rows:
@@ -305,9 +308,10 @@ def _notes(rows: list[SyscallStats]) -> list[str]:
             for s in rows if s.calls - s.timed]
 
 
-_PERF_COLUMNS = [("syscall", "left"), ("calls", "right"), ("errors", "right"),
-                 ("total (msec)", "right"), ("min (msec)", "right"), ("avg (msec)", "right"),
-                 ("max (msec)", "right"), ("stddev (%)", "right")]
+_PERF_COLUMNS: list[tuple[str, _Justify]] = [
+    ("syscall", "left"), ("calls", "right"), ("errors", "right"), ("total (msec)", "right"),
+    ("min (msec)", "right"), ("avg (msec)", "right"), ("max (msec)", "right"),
+    ("stddev (%)", "right")]
 
 
 def _perf_rows(rows: list[SyscallStats]) -> list[list[str]]:
@@ -352,8 +356,9 @@ def _rich_perf(summary: Summary, sort: SortKey) -> list[Any]:
     return tables
 
 
-_STRACE_COLUMNS = [("% time", "right"), ("seconds", "right"), ("usecs/call", "right"),
-                   ("calls", "right"), ("errors", "right"), ("syscall", "left")]
+_STRACE_COLUMNS: list[tuple[str, _Justify]] = [
+    ("% time", "right"), ("seconds", "right"), ("usecs/call", "right"), ("calls", "right"),
+    ("errors", "right"), ("syscall", "left")]
 
 
 def _strace_cells(pct: float, total_ns: int, timed: int, calls: int, errors: int,
@@ -384,7 +389,7 @@ def _rich_strace(summary: Summary, sort: SortKey) -> list[Any]:
 
 
 def render_rich(summary: Summary, table: str = "perf", sort: SortKey = "total", *,
-                width: int | None = None, color_system: str | None = "auto") -> str:
+                width: int | None = None, color_system: ColorSystem | None = "auto") -> str:
     """The perf or strace tables drawn with rich for a terminal (ANSI styles included).
 
     Args:
@@ -401,7 +406,7 @@ def render_rich(summary: Summary, table: str = "perf", sort: SortKey = "total", 
         raise ValueError(f"no rich rendering of the {table!r} table")
     buf = io.StringIO()
     console = Console(file=buf, force_terminal=True, width=width,
-                      color_system=color_system)  # type: ignore[arg-type]
+                      color_system=color_system)
     if table == "perf":
         console.print(Text("Summary of syscalls", style="bold"))
         console.print(Text(_SPREAD_NOTE.rstrip("\n"), style="dim"))

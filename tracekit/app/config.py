@@ -156,7 +156,7 @@ class PipelineConfig(_Config):
 
 def stage_kinds() -> list[str]:
     """Every valid ``kind`` of a ``[[stage]]``."""
-    return [cls.__struct_config__.tag for cls in _STAGE_KINDS]  # type: ignore[misc]
+    return [str(cls.__struct_config__.tag) for cls in _STAGE_KINDS]  # every tag is a str
 
 
 def load_config(path: Path) -> PipelineConfig:
