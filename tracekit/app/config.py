@@ -134,7 +134,8 @@ class UserStageConfig(_Stage, tag="user"):
     options: dict[str, Any] = {}
 
 
-#: one ``[[stage]]`` table: msgspec picks the member by ``kind`` (each member's ``tag``)
+#: one ``[[stage]]`` table: msgspec picks the member by ``kind`` (each member's ``tag``);
+#: this order is the kinds' order everywhere (error messages, ``tracekit list stages``)
 StageConfig: TypeAlias = (ReconcileConfig | ReenumerateConfig | EvictConfig | BeautifyConfig
                           | SummarizeConfig | UserStageConfig)
 _STAGE_KINDS: tuple[type[_Stage], ...] = typing.get_args(StageConfig)
@@ -154,9 +155,15 @@ class PipelineConfig(_Config):
     pids_max_entries: Annotated[int, msgspec.Meta(ge=1, le=2**22)] = 8192  # pids map size
 
 
+def stage_configs() -> dict[str, type[StageConfigBase]]:
+    """Every valid ``kind`` of a ``[[stage]]`` -> its config Struct, in listing order."""
+    # every tag is a str (StageConfigBase subclasses pass tag="<kind>")
+    return {str(cls.__struct_config__.tag): cls for cls in _STAGE_KINDS}
+
+
 def stage_kinds() -> list[str]:
-    """Every valid ``kind`` of a ``[[stage]]``."""
-    return [str(cls.__struct_config__.tag) for cls in _STAGE_KINDS]  # every tag is a str
+    """Every valid ``kind`` of a ``[[stage]]``, in listing order."""
+    return list(stage_configs())
 
 
 def load_config(path: Path) -> PipelineConfig:
