@@ -20,7 +20,6 @@ import msgspec
 from tracekit._events import Batch, Exec, Exit, Syscall
 from tracekit.decode.args import SyscallDecoder
 from tracekit.decode.fdcache import FdCache
-from tracekit.decode.values import DEFAULT_STRING_LIMIT
 from tracekit.kernel.syscalls import SyscallTable
 from tracekit.kernel.tracefs import syscall_args_lookup
 from tracekit.pipeline._stage import EventReceiver, EventSender, StageConfigBase, StageContext
@@ -99,13 +98,9 @@ def _tracefs_arg_count() -> Callable[[str], int | None]:
 
 
 def from_config(cfg: BeautifyConfig) -> Beautify:
-    """``[[stage]] kind = "beautify"`` (tracekit.app.registry registry).
-
-    Options read from ``cfg`` when the config has them: ``fd_paths`` (bool, default
-    true: strace -yy) and ``string_limit`` (strace -s, default 32).
-    """
+    """The stage for ``[[stage]] kind = "beautify"``: a decoder with ``cfg``'s ``fd_paths``
+    (strace -yy) and ``string_limit`` (strace -s), on this machine's syscall table."""
     decoder = SyscallDecoder(
-        SyscallTable(), fd_paths=getattr(cfg, "fd_paths", True), fdcache=FdCache(),
-        string_limit=getattr(cfg, "string_limit", DEFAULT_STRING_LIMIT),
-        arg_count=_tracefs_arg_count())
+        SyscallTable(), fd_paths=cfg.fd_paths, fdcache=FdCache(),
+        string_limit=cfg.string_limit, arg_count=_tracefs_arg_count())
     return Beautify(decoder)

@@ -26,7 +26,6 @@ Where the specs come from::
 from __future__ import annotations
 
 import logging
-import platform
 import struct
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -34,6 +33,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from tracekit._errors import TracekitError
 from tracekit._events import CAP_ARGV, CAP_BUF, CAP_STR, CAP_STRUCT
+from tracekit.kernel.arch import machine_arch
 from tracekit.kernel.syscalls import SyscallTable
 from tracekit.kernel.tracefs import EVENT_ALIASES, Field, syscall_args_of
 
@@ -71,7 +71,7 @@ TIMESPEC_SIZE = 16       # struct __kernel_timespec
 ARGV_CAP = 3072          # all of argv's elements with their NULs
 ARGV_ELEM_CAP = 1024     # one argv element
 # struct stat (arch/x86/include/uapi/asm/stat.h; arm64: asm-generic/stat.h)
-STAT_SIZE = {"x86_64": 144, "aarch64": 128, "arm64": 128}.get(platform.machine(), 0)
+STAT_SIZE = {"x86_64": 144, "arm64": 128}.get(machine_arch(), 0)
 
 # const char * arguments that are C strings (paths and names); names from the tracefs
 # formats of Linux 6.18 (SYSCALL_DEFINE parameter names).
