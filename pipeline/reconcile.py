@@ -1,4 +1,4 @@
-"""Reconcile the pids map with what really happened (kernel rules 3, 5 and 6).
+"""Reconcile the pids map with what really happened.
 
 Three views of the traced tasks, compared as the trace runs::
 

@@ -1,4 +1,4 @@
-"""Re-enumerate the target from /proc once the programs are attached (kernel rule 4).
+"""Re-enumerate the target from /proc once the programs are attached.
 
 Between the first /proc read and the moment the fork tracepoint program is live, a
 target may create threads and processes that no traced thread was seen creating. Once
