@@ -26,8 +26,9 @@ from tracekit.bpf import sys as _bpf
 from tracekit.bpf.ringbuf import RingBuf
 from tracekit.bpf.uapi import MapType, ProgType
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "core"))
-import _insns as I  # noqa: E402  (the tests' tiny assembler)
+# the tests' tiny BPF assembler (tests/bpf/_insns.py), imported as the tests package's
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.bpf import _insns as I  # noqa: E402
 
 RING_BYTES = 32 << 20   # 32 MiB: holds 1.39M 24-byte records (16 + 8-byte header)
 PACKET = bytes(64)

@@ -10,12 +10,18 @@ from __future__ import annotations
 
 import io
 import os
-from typing import IO, TYPE_CHECKING, Annotated, Any, ClassVar
+from typing import IO, TYPE_CHECKING, Annotated, Any, ClassVar, cast
 
 import msgspec
 
 from tracekit._events import Batch
-from tracekit.formatters._output import close_output, is_stdout, open_output, reader_closed
+from tracekit.formatters._output import (
+    Output,
+    close_output,
+    is_stdout,
+    open_output,
+    reader_closed,
+)
 from tracekit.pipeline._stage import EventReceiver, StageContext
 
 if TYPE_CHECKING:
@@ -98,7 +104,7 @@ class TextSink:
     spec: ClassVar[FormatSpec[Any] | None] = None
     options: msgspec.Struct | None = None
 
-    def __init__(self, out: str | os.PathLike[str] | IO[bytes] | IO[str]) -> None:
+    def __init__(self, out: Output) -> None:
         self.out = out
         self.closed_by_reader = False
 
@@ -115,7 +121,10 @@ class TextSink:
 
     async def run(self, ctx: StageContext, recv: EventReceiver) -> None:
         stream, owned = self._open()
-        text = isinstance(stream, io.TextIOBase)
+        # a text stream (io.TextIOBase: sys.stdout, StringIO) takes str; any other is binary
+        # (open_output's files, sys.stdout.buffer, BytesIO) and takes bytes
+        text = stream if isinstance(stream, io.TextIOBase) else None
+        binary = cast(IO[bytes], stream) if text is None else None
         completed = False
         try:
             async with recv:
@@ -123,12 +132,11 @@ class TextSink:
                     data = self.render(batch)
                     if not data:
                         continue
-                    if text and isinstance(data, bytes):
-                        data = data.decode()
-                    elif not text and isinstance(data, str):
-                        data = data.encode()
                     try:
-                        stream.write(data)          # type: ignore[arg-type]
+                        if text is not None:
+                            text.write(data.decode() if isinstance(data, bytes) else data)
+                        elif binary is not None:
+                            binary.write(data.encode() if isinstance(data, str) else data)
                         stream.flush()
                     except BrokenPipeError:
                         self.closed_by_reader = True

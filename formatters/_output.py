@@ -23,17 +23,23 @@ import stat
 import sys
 import tempfile
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeAlias, cast
 
 from tracekit._errors import ConfigError, TracekitError
 
-__all__ = ["AtomicFile", "close_output", "is_stdout", "open_output", "reader_closed"]
+__all__ = ["AtomicFile", "Output", "close_output", "is_stdout", "open_output", "reader_closed"]
 
 STDOUT = "-"
 
+#: where a sink writes: ``"-"`` (stdout), a path (opened by :func:`open_output`), or an open
+#: binary or text stream (written as it is, left open)
+Output: TypeAlias = str | os.PathLike[str] | IO[bytes] | IO[str]
+
 
 def _stdout() -> IO[bytes]:
-    return getattr(sys.stdout, "buffer", sys.stdout)  # type: ignore[no-any-return]
+    # a stdout replaced by a stream without a binary layer (no ``.buffer``) is returned as
+    # it is: the caller's writes then fail there, with that stream's own error
+    return cast(IO[bytes], getattr(sys.stdout, "buffer", sys.stdout))
 
 
 def is_stdout(stream: object) -> bool:

@@ -14,7 +14,6 @@ The same spec builds the same output for every front end::
 
 from __future__ import annotations
 
-import errno
 import functools
 import importlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -23,10 +22,11 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import msgspec
 
-from tracekit._errors import ConfigError, TracefsError
+from tracekit._errors import ConfigError
 
 if TYPE_CHECKING:
     from tracekit._summary import Summary
+    from tracekit.formatters._output import Output
 
 __all__ = ["FORMATS", "FormatSpec", "SinkContext", "available_formats", "format_spec",
            "output_option_fields", "stages_for"]
@@ -74,21 +74,14 @@ class SinkContext:
           TracefsError: (from ``arg_names``) a tracefs read failed other than ENOENT.
         """
         from tracekit.kernel.syscalls import syscall_namers
-        from tracekit.kernel.tracefs import find_tracefs, syscall_args_of
+        from tracekit.kernel.tracefs import syscall_args_lookup
 
         native, compat = syscall_namers()
-        root: list[Any] = []
+        args_of = syscall_args_lookup()
 
         @functools.cache
         def arg_names(name: str) -> list[str] | None:
-            if not root:
-                try:
-                    root.append(find_tracefs(mount_if_missing=False))
-                except TracefsError as e:
-                    if e.errno != errno.ENOENT:
-                        raise
-                    root.append(None)
-            fields = None if root[0] is None else syscall_args_of(root[0], name)
+            fields = args_of(name)
             return None if fields is None else [f.name for f in fields]
 
         return cls(syscall_name=native, compat_syscall_name=compat, arg_names=arg_names,
@@ -127,7 +120,7 @@ class FormatSpec(Generic[OptionsT]):
 
     name: str
     options: type[OptionsT]
-    sink: Callable[[Any, OptionsT, SinkContext], Any]
+    sink: Callable[[Output, OptionsT, SinkContext], Any]
     stages: Callable[[OptionsT, Sequence[Any], SinkContext], list[Any]] = _no_stages
     in_kernel: Callable[[OptionsT, bool], bool] = _never_in_kernel
     written_at_end: bool = False
@@ -162,7 +155,7 @@ class FormatSpec(Generic[OptionsT]):
         """Whether a trace for this output counts syscalls in BPF maps (no records)."""
         return self.in_kernel(options if options is not None else self.options(), has_stages)
 
-    def make_sink(self, out: Any, options: OptionsT | None = None,
+    def make_sink(self, out: Output, options: OptionsT | None = None,
                   ctx: SinkContext | None = None) -> Any:
         """The sink, writing to ``out``.
 

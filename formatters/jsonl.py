@@ -27,13 +27,11 @@ Read it back with ``msgspec.json.Decoder(tracekit._events.Event).decode_lines(da
 
 from __future__ import annotations
 
-import os
-from typing import IO
-
 import msgspec
 
 from tracekit._events import Batch, Event
 from tracekit.formatters._base import TextSink
+from tracekit.formatters._output import Output
 from tracekit.formatters._spec import FormatSpec, SinkContext
 
 __all__ = ["SPEC", "JsonlOptions", "JsonlSink", "make_sink"]
@@ -69,7 +67,7 @@ class JsonlSink(TextSink):
 
     name = "jsonl"
 
-    def __init__(self, out: str | os.PathLike[str] | IO[bytes] | IO[str]) -> None:
+    def __init__(self, out: Output) -> None:
         super().__init__(out)
         self._encoder = msgspec.json.Encoder()
 
@@ -80,9 +78,9 @@ class JsonlSink(TextSink):
             return self._encoder.encode_lines([_utf8_safe(ev) for ev in batch])
 
 
-def make_sink(out: object, options: JsonlOptions, ctx: SinkContext) -> JsonlSink:
+def make_sink(out: Output, options: JsonlOptions, ctx: SinkContext) -> JsonlSink:
     """``[output] format = "jsonl"``."""
-    sink = JsonlSink(out)  # type: ignore[arg-type]
+    sink = JsonlSink(out)
     sink.options = options
     return sink
 

@@ -35,12 +35,12 @@ shortened here)::
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from tracekit._events import SC_COMPAT, SC_NORETURN, SC_RESUMED, SC_UNFINISHED, Batch, Lost, Syscall
 from tracekit.formatters._base import TextOptions, TextSink, escape, reorder_stage
+from tracekit.formatters._output import Output
 from tracekit.formatters._spec import FormatSpec, SinkContext
 from tracekit.kernel.syscalls import format_ret
 
@@ -73,13 +73,13 @@ class PerfFormatter(TextSink):
 
     name = "perf"
 
-    def __init__(self, out: str | os.PathLike[str] | object, *,
+    def __init__(self, out: Output, *,
                  syscall_name: Callable[[int], str],
                  arg_names: Callable[[str], list[str] | None] = lambda name: None,
                  errno_text: Callable[[int], str] | None = None,
                  compat_syscall_name: Callable[[int], str] | None = None,
                  base_ts_ns: int | None = None) -> None:
-        super().__init__(out)  # type: ignore[arg-type]
+        super().__init__(out)
         self.syscall_name = syscall_name
         self.arg_names = arg_names
         self.errno_text = errno_text
@@ -96,11 +96,10 @@ class PerfFormatter(TextSink):
     def render(self, batch: Batch) -> str:
         lines = []
         for ev in batch:
-            kind = type(ev)
-            if kind is Syscall:
-                lines.append(self.format_syscall(ev))       # type: ignore[arg-type]
-            elif kind is Lost:
-                lines.append(f"LOST {ev.count} events!")    # type: ignore[union-attr]
+            if isinstance(ev, Syscall):
+                lines.append(self.format_syscall(ev))
+            elif isinstance(ev, Lost):
+                lines.append(f"LOST {ev.count} events!")
             # Lifecycle records do not set the time base: an Exec is stamped inside the
             # execve whose syscall record (stamped at entry) arrives after it.
         return "\n".join(lines) + "\n" if lines else ""
@@ -183,7 +182,7 @@ class PerfFormatter(TextSink):
         return got
 
 
-def make_sink(out: object, options: TextOptions, ctx: SinkContext) -> PerfFormatter:
+def make_sink(out: Output, options: TextOptions, ctx: SinkContext) -> PerfFormatter:
     """``[output] format = "perf"``: the formatter, named by ``ctx``'s tables."""
     sink = PerfFormatter(out, syscall_name=ctx.syscall_name, arg_names=ctx.arg_names,
                          compat_syscall_name=ctx.compat_syscall_name)

@@ -36,10 +36,9 @@ Line shapes::
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Sequence
-from typing import IO, Any
+from typing import Any
 
 from tracekit._events import (
     SC_COMPAT,
@@ -55,6 +54,7 @@ from tracekit.decode.args import SyscallDecoder
 from tracekit.decode.flags import signal_name
 from tracekit.decode.values import DEFAULT_STRING_LIMIT
 from tracekit.formatters._base import TextOptions, TextSink, reorder_stage
+from tracekit.formatters._output import Output
 from tracekit.formatters._spec import FormatSpec, SinkContext
 
 __all__ = ["SPEC", "StraceFormatter", "exit_text", "make_sink", "stages_before"]
@@ -87,7 +87,7 @@ class StraceFormatter(TextSink):
 
     name = "strace"
 
-    def __init__(self, out: str | os.PathLike[str] | IO[bytes] | IO[str], *,
+    def __init__(self, out: Output, *,
                  decoder: SyscallDecoder | None = None, fd_paths: bool = False,
                  string_limit: int = DEFAULT_STRING_LIMIT,
                  wall_offset_ns: int | None = None, timestamps: bool = True) -> None:
@@ -111,13 +111,12 @@ class StraceFormatter(TextSink):
     def render(self, batch: Batch) -> str:
         lines: list[str] = []
         for ev in batch:
-            kind = type(ev)
-            if kind is Syscall:
-                self._syscall(ev, lines)                     # type: ignore[arg-type]
-            elif kind is Exit:
-                lines.append(f"{ev.tid} {exit_text(ev.exit_code)}")  # type: ignore[union-attr]
-            elif kind is Lost:
-                lines.append(f"+++ LOST {ev.count} events +++")  # type: ignore[union-attr]
+            if isinstance(ev, Syscall):
+                self._syscall(ev, lines)
+            elif isinstance(ev, Exit):
+                lines.append(f"{ev.tid} {exit_text(ev.exit_code)}")
+            elif isinstance(ev, Lost):
+                lines.append(f"+++ LOST {ev.count} events +++")
         return "\n".join(lines) + "\n" if lines else ""
 
     def _syscall(self, ev: Syscall, lines: list[str]) -> None:
@@ -156,7 +155,7 @@ class StraceFormatter(TextSink):
         return f"{head}{d.name}({args}) = {d.ret} <{ev.duration_ns / 1e9:.6f}>"
 
 
-def make_sink(out: Any, options: TextOptions, ctx: SinkContext) -> StraceFormatter:
+def make_sink(out: Output, options: TextOptions, ctx: SinkContext) -> StraceFormatter:
     """``[output] format = "strace"``: the formatter decodes the records itself (a beautify
     stage's ``decoded`` is used when there is one), with ``options``' ``fd_paths``
     (strace -yy) and ``string_limit`` (strace -s)."""

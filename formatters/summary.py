@@ -75,15 +75,21 @@ from __future__ import annotations
 import io
 import os
 import re
-from collections.abc import Callable
-from typing import IO, Any, Literal
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, TypeAlias, get_args
 
 import msgspec
 
 from tracekit._errors import ConfigError
 from tracekit._summary import Group, GroupBy, SortKey, Summarizer, Summary, SyscallStats, sort_rows
 from tracekit.formatters._base import escape
-from tracekit.formatters._output import close_output, is_stdout, open_output, reader_closed
+from tracekit.formatters._output import (
+    Output,
+    close_output,
+    is_stdout,
+    open_output,
+    reader_closed,
+)
 from tracekit.formatters._spec import FormatSpec, SinkContext
 from tracekit.pipeline._stage import EventReceiver, StageContext
 
@@ -100,9 +106,10 @@ __all__ = [
     "render_strace",
 ]
 
-TABLES = ("perf", "strace", "histogram", "json")
-GROUPS = ("thread", "process", "total")
-SORTS = ("total", "calls", "errors", "name")
+Table: TypeAlias = Literal["perf", "strace", "histogram", "json"]
+TABLES: tuple[Table, ...] = get_args(Table)
+GROUPS: tuple[GroupBy, ...] = get_args(GroupBy)
+SORTS: tuple[SortKey, ...] = get_args(SortKey)
 
 
 class SummaryOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -110,9 +117,9 @@ class SummaryOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 
     mode: Literal["auto", "kernel", "stream"] = "auto"  # count in BPF maps (kernel) or from
     #   the events (stream, sees what stages did); auto = kernel unless [[stage]]s are set
-    table: Literal[TABLES] = "perf"      # which table  # type: ignore[valid-type]
-    group_by: Literal[GROUPS] = "thread"  # type: ignore[valid-type]
-    sort: Literal[SORTS] = "total"       # type: ignore[valid-type]
+    table: Table = "perf"                # which table
+    group_by: GroupBy = "thread"
+    sort: SortKey = "total"
 
 _SPREAD_NOTE = (
     " Durations: wall-clock time from syscall entry to exit. stddev: standard deviation of\n"
@@ -224,11 +231,10 @@ def render_strace(summary: Summary, sort: SortKey = "total") -> str:
 
 
 def _group_name(summary: Summary, g: Group) -> str:
-    if summary.group_by == "thread":
-        return f"thread {escape(g.comm)} ({g.tid})"
-    if summary.group_by == "process":
-        return f"process {escape(g.comm)} ({g.tgid})"
-    return "all traced tasks"
+    if summary.group_by == "total":
+        return "all traced tasks"
+    # escape() leaves the " (tid)" part as it is: only comm can hold what it escapes
+    return f"{summary.group_by} {escape(summary.group_label(g))}"
 
 
 def render_histogram(summary: Summary, sort: SortKey = "total", *, bar_width: int = 40) -> str:
@@ -273,9 +279,13 @@ def render(summary: Summary, table: str = "perf", sort: SortKey = "total") -> st
 
 RICH_TABLES = ("perf", "strace")
 
+#: rich's names (rich.console.JustifyMethod, Console's color_system) of what is used here
+_Justify: TypeAlias = Literal["left", "right"]
+ColorSystem: TypeAlias = Literal["auto", "standard", "256", "truecolor", "windows"]
 
-def _rich_table(title: str, columns: list[tuple[str, str]], rows: list[list[str]],
-                footer: list[str] | None = None, notes: list[str] = ()) -> Any:  # type: ignore[assignment]
+
+def _rich_table(title: str, columns: list[tuple[str, _Justify]], rows: list[list[str]],
+                footer: list[str] | None = None, notes: Sequence[str] = ()) -> Any:
     from rich import box
     from rich.table import Table
     from rich.text import Text
@@ -284,7 +294,7 @@ def _rich_table(title: str, columns: list[tuple[str, str]], rows: list[list[str]
               show_footer=footer is not None, header_style="bold", title_style="bold",
               caption=Text("\n".join(notes)) if notes else None, caption_justify="left")
     for i, (name, justify) in enumerate(columns):
-        t.add_column(Text(name), justify=justify,  # type: ignore[arg-type]
+        t.add_column(Text(name), justify=justify,
                      footer=Text(footer[i]) if footer is not None else "",
                      no_wrap=True, min_width=len(name))
     for row in rows:
@@ -298,9 +308,10 @@ def _notes(rows: list[SyscallStats]) -> list[str]:
             for s in rows if s.calls - s.timed]
 
 
-_PERF_COLUMNS = [("syscall", "left"), ("calls", "right"), ("errors", "right"),
-                 ("total (msec)", "right"), ("min (msec)", "right"), ("avg (msec)", "right"),
-                 ("max (msec)", "right"), ("stddev (%)", "right")]
+_PERF_COLUMNS: list[tuple[str, _Justify]] = [
+    ("syscall", "left"), ("calls", "right"), ("errors", "right"), ("total (msec)", "right"),
+    ("min (msec)", "right"), ("avg (msec)", "right"), ("max (msec)", "right"),
+    ("stddev (%)", "right")]
 
 
 def _perf_rows(rows: list[SyscallStats]) -> list[list[str]]:
@@ -345,8 +356,9 @@ def _rich_perf(summary: Summary, sort: SortKey) -> list[Any]:
     return tables
 
 
-_STRACE_COLUMNS = [("% time", "right"), ("seconds", "right"), ("usecs/call", "right"),
-                   ("calls", "right"), ("errors", "right"), ("syscall", "left")]
+_STRACE_COLUMNS: list[tuple[str, _Justify]] = [
+    ("% time", "right"), ("seconds", "right"), ("usecs/call", "right"), ("calls", "right"),
+    ("errors", "right"), ("syscall", "left")]
 
 
 def _strace_cells(pct: float, total_ns: int, timed: int, calls: int, errors: int,
@@ -377,7 +389,7 @@ def _rich_strace(summary: Summary, sort: SortKey) -> list[Any]:
 
 
 def render_rich(summary: Summary, table: str = "perf", sort: SortKey = "total", *,
-                width: int | None = None, color_system: str | None = "auto") -> str:
+                width: int | None = None, color_system: ColorSystem | None = "auto") -> str:
     """The perf or strace tables drawn with rich for a terminal (ANSI styles included).
 
     Args:
@@ -394,7 +406,7 @@ def render_rich(summary: Summary, table: str = "perf", sort: SortKey = "total", 
         raise ValueError(f"no rich rendering of the {table!r} table")
     buf = io.StringIO()
     console = Console(file=buf, force_terminal=True, width=width,
-                      color_system=color_system)  # type: ignore[arg-type]
+                      color_system=color_system)
     if table == "perf":
         console.print(Text("Summary of syscalls", style="bold"))
         console.print(Text(_SPREAD_NOTE.rstrip("\n"), style="dim"))
@@ -436,7 +448,7 @@ class SummarySink:
     spec: FormatSpec[Any] | None = None
     options: SummaryOptions | None = None
 
-    def __init__(self, out: str | os.PathLike[str] | IO[bytes] | IO[str], *,
+    def __init__(self, out: Output, *,
                  table: str = "perf", group_by: GroupBy = "thread", sort: SortKey = "total",
                  syscall_name: Callable[[int], str] | None = None,
                  compat_syscall_name: Callable[[int], str] | None = None,
@@ -472,8 +484,11 @@ class SummarySink:
     def _write(self, ctx: StageContext, summary: Summary) -> None:
         # a path is written atomically: a reader never sees half a summary, and a failed
         # run leaves the previous file
-        owned = isinstance(self.out, str | os.PathLike)
-        stream: Any = open_output(self.out, atomic=SPEC.written_at_end) if owned else self.out
+        stream: Any
+        if owned := isinstance(self.out, str | os.PathLike):
+            stream = open_output(self.out, atomic=SPEC.written_at_end)
+        else:
+            stream = self.out
         completed = False
         try:
             use_rich = self.rich
@@ -498,14 +513,14 @@ class SummarySink:
                 close_output(stream, completed=completed)
 
 
-def make_sink(out: object, options: SummaryOptions, ctx: SinkContext) -> SummarySink:
+def make_sink(out: Output, options: SummaryOptions, ctx: SinkContext) -> SummarySink:
     """``[output] format = "summary"``; the tables named by ``ctx``; the kernel's counts
     when ``ctx.summary_from`` is given.
 
     Raises:
       ConfigError: an option value the sink does not take.
     """
-    sink = SummarySink(out, table=options.table, group_by=options.group_by,  # type: ignore[arg-type]
+    sink = SummarySink(out, table=options.table, group_by=options.group_by,
                        sort=options.sort, syscall_name=ctx.syscall_name,
                        compat_syscall_name=ctx.compat_syscall_name,
                        summary_from=ctx.summary_from)

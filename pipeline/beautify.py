@@ -12,20 +12,16 @@ Stats counters: ``unknown_syscall_nr`` (records whose number no table names),
 
 from __future__ import annotations
 
-import errno
 from collections.abc import Callable
-from pathlib import Path
 from typing import Annotated
 
 import msgspec
 
-from tracekit._errors import TracefsError
 from tracekit._events import Batch, Exec, Exit, Syscall
 from tracekit.decode.args import SyscallDecoder
 from tracekit.decode.fdcache import FdCache
-from tracekit.decode.values import DEFAULT_STRING_LIMIT
 from tracekit.kernel.syscalls import SyscallTable
-from tracekit.kernel.tracefs import find_tracefs, syscall_args_of
+from tracekit.kernel.tracefs import syscall_args_lookup
 from tracekit.pipeline._stage import EventReceiver, EventSender, StageConfigBase, StageContext
 
 __all__ = ["Beautify", "BeautifyConfig", "from_config"]
@@ -61,14 +57,13 @@ class Beautify:
         out: Batch = []
         append = out.append
         for ev in batch:
-            kind = type(ev)
-            if kind is Syscall:
-                append(_replace(ev, decoded=decode(ev)))  # type: ignore[arg-type]
+            if isinstance(ev, Syscall):
+                append(_replace(ev, decoded=decode(ev)))
                 continue
-            if kind is Exec:
-                cache.forget_process(ev.tid)            # type: ignore[union-attr]
-            elif kind is Exit and ev.group_dead:        # type: ignore[union-attr]
-                cache.forget_process(ev.tgid)           # type: ignore[union-attr]
+            if isinstance(ev, Exec):
+                cache.forget_process(ev.tid)
+            elif isinstance(ev, Exit) and ev.group_dead:
+                cache.forget_process(ev.tgid)
             append(ev)
         return out
 
@@ -91,32 +86,21 @@ def _tracefs_arg_count() -> Callable[[str], int | None]:
     Without a mounted tracefs (a pure pipeline off a recording) the answer is None
     (print 6 arguments); other tracefs errors propagate.
     """
+    args_of = syscall_args_lookup()
     cache: dict[str, int | None] = {}
-    root: list[Path | None] = []
 
     def count(name: str) -> int | None:
         if name not in cache:
-            if not root:
-                try:
-                    root.append(find_tracefs(mount_if_missing=False))
-                except TracefsError as e:
-                    if e.errno != errno.ENOENT:
-                        raise
-                    root.append(None)
-            fields = None if root[0] is None else syscall_args_of(root[0], name)
+            fields = args_of(name)
             cache[name] = None if fields is None else len(fields)
         return cache[name]
     return count
 
 
 def from_config(cfg: BeautifyConfig) -> Beautify:
-    """``[[stage]] kind = "beautify"`` (tracekit.app.registry registry).
-
-    Options read from ``cfg`` when the config has them: ``fd_paths`` (bool, default
-    true: strace -yy) and ``string_limit`` (strace -s, default 32).
-    """
+    """The stage for ``[[stage]] kind = "beautify"``: a decoder with ``cfg``'s ``fd_paths``
+    (strace -yy) and ``string_limit`` (strace -s), on this machine's syscall table."""
     decoder = SyscallDecoder(
-        SyscallTable(), fd_paths=getattr(cfg, "fd_paths", True), fdcache=FdCache(),
-        string_limit=getattr(cfg, "string_limit", DEFAULT_STRING_LIMIT),
-        arg_count=_tracefs_arg_count())
+        SyscallTable(), fd_paths=cfg.fd_paths, fdcache=FdCache(),
+        string_limit=cfg.string_limit, arg_count=_tracefs_arg_count())
     return Beautify(decoder)

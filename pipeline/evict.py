@@ -1,4 +1,4 @@
-"""Evict stale pids-map entries: dead tasks and reused tids (kernel rule 5).
+"""Evict stale pids-map entries: dead tasks and reused tids.
 
 A task that exits before userspace inserts it leaves a key that BPF's exit program will
 never delete, and the kernel reuses tids: a later, unrelated task with the same tid

@@ -1,4 +1,4 @@
-"""Reconcile the pids map with what really happened (kernel rules 3, 5 and 6).
+"""Reconcile the pids map with what really happened.
 
 Three views of the traced tasks, compared as the trace runs::
 
@@ -29,13 +29,13 @@ made with CLONE_PARENT by an untraced thread whose parent is traced would be add
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import msgspec
 import trio
 
 from tracekit._errors import TracekitError
-from tracekit._events import Exec, Exit, Fork
+from tracekit._events import Batch, Exec, Exit, Fork
 from tracekit.kernel.procfs import ticks_to_ns
 from tracekit.pipeline._stage import (
     EventReceiver,
@@ -148,7 +148,7 @@ class Reconcile:
                 continue
             return                              # still full: try again when room frees
 
-    def apply(self, ctx: StageContext, upkeep: PidUpkeep, batch: list[Any]) -> None:
+    def apply(self, ctx: StageContext, upkeep: PidUpkeep, batch: Batch) -> None:
         """Update the task table from the lifecycle records of a batch; note children BPF
         could not add (their Fork record is there, their key is not)."""
         freed = False
@@ -156,17 +156,16 @@ class Reconcile:
         pids = upkeep.pids
         absent: list[Fork] = []
         for ev in batch:
-            kind = type(ev)
-            if kind is Fork:
+            if isinstance(ev, Fork):
                 parent = self.tasks.get(ev.parent_tid)
                 self.tasks.add(TaskInfo(tid=ev.child_tid, tgid=ev.child_tgid,
                                         comm=parent.comm if parent else "",
                                         parent_tid=ev.parent_tid))
                 if follow and ev.child_tid not in pids:
                     absent.append(ev)
-            elif kind is Exec:
+            elif isinstance(ev, Exec):
                 self.tasks.exec(ev.tid, ev.old_tid, ev.comm)
-            elif kind is Exit:
+            elif isinstance(ev, Exit):
                 self.tasks.remove(ev.tid)
                 self.pending.pop(ev.tid, None)
                 freed = True

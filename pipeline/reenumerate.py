@@ -1,4 +1,4 @@
-"""Re-enumerate the target from /proc once the programs are attached (kernel rule 4).
+"""Re-enumerate the target from /proc once the programs are attached.
 
 Between the first /proc read and the moment the fork tracepoint program is live, a
 target may create threads and processes that no traced thread was seen creating. Once
@@ -75,7 +75,7 @@ class Reenumerate:
             if res.not_added:
                 ctx.log.warning("pids map full: %d tasks found in /proc could not be added",
                                 len(res.not_added))
-            await send.send([Reenumerated(  # type: ignore[list-item]
+            await send.send([Reenumerated(
                 ts_ns=time.monotonic_ns(), added=tuple(t for t, _ in res.added),
                 not_added=len(res.not_added), gone=res.gone)])
             async for batch in recv:

@@ -50,7 +50,7 @@ from collections.abc import Callable
 import trio
 
 from tracekit._events import Batch, Event
-from tracekit.pipeline._stage import EventReceiver, EventSender, StageContext
+from tracekit.pipeline._stage import EventReceiver, EventSender, StageContext, StageStats
 
 __all__ = ["DEFAULT_MAX_EVENTS", "DEFAULT_WINDOW_S", "Reorder"]
 
@@ -94,7 +94,7 @@ class Reorder:
         self._released = 0        # ts_ns of the last event released in order
         self._receive_scope: trio.CancelScope | None = None   # run() waits for a batch
 
-    def push(self, batch: Batch, stats: object | None = None) -> Batch:
+    def push(self, batch: Batch, stats: StageStats | None = None) -> Batch:
         """Take a batch in; return what may be released now (late and untimed first).
 
         Args:
@@ -133,7 +133,7 @@ class Reorder:
         if stats is not None:
             for key, n in (("late", late), ("untimed", untimed), ("overflow", overflow)):
                 if n > 0:
-                    stats.count(key, n)  # type: ignore[attr-defined]
+                    stats.count(key, n)
         return out
 
     def release_idle(self) -> Batch:

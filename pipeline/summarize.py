@@ -17,7 +17,6 @@ The statistics and what each counts: :mod:`tracekit._summary`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal
 
 import trio
 
@@ -36,8 +35,8 @@ __all__ = ["Summarize", "SummarizeConfig", "from_config"]
 class SummarizeConfig(StageConfigBase, tag="summarize"):
     """Aggregate counts, errors and time per syscall."""
 
-    group_by: Literal["thread", "process", "total"] = "total"
-    sort: Literal["total", "calls", "errors", "name"] = "total"
+    group_by: GroupBy = "total"
+    sort: SortKey = "total"
     interval_s: IntervalS | None = None  # also take a snapshot every interval_s seconds
 
 
@@ -116,5 +115,5 @@ class Summarize:
 
 
 def from_config(cfg: SummarizeConfig) -> Summarize:
-    """``[[stage]] kind = "summarize"`` (tracekit.app.registry registry)."""
-    return Summarize(cfg.group_by, cfg.sort, interval_s=getattr(cfg, "interval_s", None))
+    """The stage for ``[[stage]] kind = "summarize"``."""
+    return Summarize(cfg.group_by, cfg.sort, interval_s=cfg.interval_s)

@@ -220,6 +220,15 @@ class Summary(msgspec.Struct, kw_only=True, frozen=True):
     def total_ns(self) -> int:
         return sum(g.total_ns for g in self.groups)
 
+    def group_label(self, g: Group) -> str:
+        """``"comm (tid)"`` of a thread group, ``"comm (tgid)"`` of a process, ``"all"``
+        for the total (comm as the kernel gave it: escape it for a terminal)."""
+        if self.group_by == "thread":
+            return f"{g.comm} ({g.tid})"
+        if self.group_by == "process":
+            return f"{g.comm} ({g.tgid})"
+        return "all"
+
     def regroup(self, group_by: GroupBy) -> Summary:
         """The same calls grouped more coarsely (thread -> process -> total).
 

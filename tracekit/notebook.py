@@ -39,7 +39,7 @@ import trio
 
 from tracekit._errors import TracekitError
 from tracekit._events import Event, Syscall
-from tracekit._summary import GroupBy, Summary, SyscallStats, sort_rows
+from tracekit._summary import GroupBy, SortKey, Summary, SyscallStats, sort_rows
 from tracekit.app.trace import LiveTrace
 from tracekit.session.session import SessionOptions
 
@@ -306,7 +306,7 @@ class Trace:
         ``running``."""
         return self.live.stats()
 
-    def summary(self, group_by: GroupBy = "process", *, sort: str = "total") -> SummaryTable:
+    def summary(self, group_by: GroupBy = "process", *, sort: SortKey = "total") -> SummaryTable:
         """The syscall statistics so far (live while running), as a displayable table."""
         return SummaryTable(self.live.summary(group_by), sort=sort)
 
@@ -326,14 +326,6 @@ class Trace:
 
 # --- displays ----------------------------------------------------------------------------
 
-def _group_label(summary: Summary, g: Any) -> str:
-    if summary.group_by == "thread":
-        return f"{g.comm} ({g.tid})"
-    if summary.group_by == "process":
-        return f"{g.comm} ({g.tgid})"
-    return "all"
-
-
 def _row_dict(label: str, s: SyscallStats) -> dict[str, Any]:
     return {"group": label, "syscall": f"{s.syscall}(32)" if s.compat else s.syscall,
             "calls": s.calls, "errors": s.errors, "total_ms": s.total_ns / 1e6,
@@ -347,11 +339,11 @@ def _errno_name(err: int) -> str:
     return errno_name(err)
 
 
-def summary_rows(summary: Summary, sort: str = "total") -> list[dict[str, Any]]:
+def summary_rows(summary: Summary, sort: SortKey = "total") -> list[dict[str, Any]]:
     """One dict per (group, syscall): group, syscall, calls, errors, total_ms, min_us,
     avg_us, max_us, stddev_pct (of the mean), errnos ({"ENOENT": 3})."""
-    return [_row_dict(_group_label(summary, g), s)
-            for g in summary.groups for s in sort_rows(g.syscalls, sort)]  # type: ignore[arg-type]
+    return [_row_dict(summary.group_label(g), s)
+            for g in summary.groups for s in sort_rows(g.syscalls, sort)]
 
 
 _COLUMNS = [("group", "group", "l"), ("syscall", "syscall", "l"), ("calls", "calls", "r"),
@@ -371,7 +363,7 @@ def _cell(key: str, value: Any) -> str:
     return str(value)
 
 
-def summary_html(summary: Summary, sort: str = "total") -> str:
+def summary_html(summary: Summary, sort: SortKey = "total") -> str:
     """The summary as one HTML table (class ``tracekit-summary``), a row per (group,
     syscall): the columns of :func:`summary_rows`; a LOST line above when records were
     lost. Every text is escaped."""
@@ -465,7 +457,7 @@ class SummaryTable:
       summary: the Summary.
     """
 
-    def __init__(self, summary: Summary, *, sort: str = "total") -> None:
+    def __init__(self, summary: Summary, *, sort: SortKey = "total") -> None:
         self.summary = summary
         self.sort = sort
 
@@ -489,7 +481,7 @@ class SummaryTable:
 
     def __str__(self) -> str:
         from tracekit.formatters.summary import render_perf
-        return render_perf(self.summary, self.sort)  # type: ignore[arg-type]
+        return render_perf(self.summary, self.sort)
 
     def __repr__(self) -> str:
         return str(self)

@@ -30,7 +30,7 @@ import tomllib
 import types
 import typing
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeAlias, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias, Union
 
 import msgspec
 
@@ -106,12 +106,23 @@ def _output_config() -> type[msgspec.Struct]:
         namespace={"__doc__": "Where and how events are written."})
 
 
-OutputConfig = _output_config()
+if TYPE_CHECKING:
+    class OutputConfig(_Config):
+        """What the type checker knows of the ``[output]`` Struct that
+        :func:`_output_config` builds at import time (``msgspec.defstruct``, whose fields
+        the checker cannot see): ``format``, ``path``, and each format's option keys."""
+
+        format: str = "perf"
+        path: str = "-"
+
+        def __getattr__(self, name: str) -> Any: ...
+else:
+    OutputConfig = _output_config()
 
 
 # --- stages: a tagged union on `kind`. Each built-in stage module defines its config
 # Struct (a StageConfigBase with tag="<kind>") next to the stage; to add a kind, import it
-# here and append it to _STAGE_KINDS.
+# here and add it to StageConfig.
 
 _Stage = StageConfigBase
 
@@ -123,11 +134,11 @@ class UserStageConfig(_Stage, tag="user"):
     options: dict[str, Any] = {}
 
 
-_STAGE_KINDS: tuple[type[_Stage], ...] = (
-    ReconcileConfig, ReenumerateConfig, EvictConfig, BeautifyConfig, SummarizeConfig,
-    UserStageConfig,
-)
-StageConfig: TypeAlias = Union[_STAGE_KINDS]  # type: ignore[valid-type]  # noqa: UP007
+#: one ``[[stage]]`` table: msgspec picks the member by ``kind`` (each member's ``tag``);
+#: this order is the kinds' order everywhere (error messages, ``tracekit list stages``)
+StageConfig: TypeAlias = (ReconcileConfig | ReenumerateConfig | EvictConfig | BeautifyConfig
+                          | SummarizeConfig | UserStageConfig)
+_STAGE_KINDS: tuple[type[_Stage], ...] = typing.get_args(StageConfig)
 
 
 class PipelineConfig(_Config):
@@ -136,7 +147,7 @@ class PipelineConfig(_Config):
     target: TargetConfig
     filter: FilterConfig = msgspec.field(default_factory=FilterConfig)
     stage: list[StageConfig] = []        # TOML [[stage]] tables, run in order
-    output: OutputConfig = msgspec.field(default_factory=OutputConfig)  # type: ignore[valid-type]
+    output: OutputConfig = msgspec.field(default_factory=OutputConfig)
     duration_s: _PositiveS | None = None  # stop after this many seconds; None = until done
     # ring buffer in 4 KiB pages; 2**19 pages = 2 GiB, the largest power of 2 below the u32
     # max_entries of BPF_MAP_CREATE
@@ -144,9 +155,15 @@ class PipelineConfig(_Config):
     pids_max_entries: Annotated[int, msgspec.Meta(ge=1, le=2**22)] = 8192  # pids map size
 
 
+def stage_configs() -> dict[str, type[StageConfigBase]]:
+    """Every valid ``kind`` of a ``[[stage]]`` -> its config Struct, in listing order."""
+    # every tag is a str (StageConfigBase subclasses pass tag="<kind>")
+    return {str(cls.__struct_config__.tag): cls for cls in _STAGE_KINDS}
+
+
 def stage_kinds() -> list[str]:
-    """Every valid ``kind`` of a ``[[stage]]``."""
-    return [cls.__struct_config__.tag for cls in _STAGE_KINDS]  # type: ignore[misc]
+    """Every valid ``kind`` of a ``[[stage]]``, in listing order."""
+    return list(stage_configs())
 
 
 def load_config(path: Path) -> PipelineConfig:
@@ -171,13 +188,14 @@ def decode_config(text: str | bytes, *, filename: str = "<string>") -> PipelineC
         syntax, unknown key, wrong type, unknown stage kind, bad value, unknown syscall.
     """
     if isinstance(text, bytes):
+        raw = text
         try:
-            text = text.decode("utf-8")
+            text = raw.decode("utf-8")
         except UnicodeDecodeError as e:
-            before = text[:e.start].decode("utf-8", "replace")
+            before = raw[:e.start].decode("utf-8", "replace")
             line, col = _line_col(before, len(before))
             raise ConfigError(f"{filename}:{line}:{col}: config is not UTF-8 "
-                              f"(byte 0x{text[e.start]:02x}); save the file as UTF-8") from e
+                              f"(byte 0x{raw[e.start]:02x}); save the file as UTF-8") from e
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -460,14 +478,17 @@ def _struct_at(path: _KeyPath, data: Any) -> Any:
             if p not in hints:
                 return None
             tp = hints[p]
-        node = node[p] if isinstance(node, (dict, list)) and _has(node, p) else None
+        node = _child(node, p)
     return _pick(tp, node) if path else tp
 
 
-def _has(node: dict[str, Any] | list[Any], p: str | int) -> bool:
+def _child(node: Any, p: str | int) -> Any:
+    """``node[p]`` of a TOML table or array that has ``p``, else None (TOML has no null)."""
     if isinstance(node, dict):
-        return p in node
-    return isinstance(p, int) and 0 <= p < len(node)
+        return node.get(p)
+    if isinstance(node, list) and isinstance(p, int) and 0 <= p < len(node):
+        return node[p]
+    return None
 
 
 def _describe(tp: Any) -> str:
@@ -559,10 +580,7 @@ def _validation_message(raw: str, data: Any, loc: _Locator) -> str:
 def _get(data: Any, path: _KeyPath) -> Any:
     node = data
     for p in path:
-        if isinstance(node, (dict, list)) and _has(node, p):
-            node = node[p]  # type: ignore[index]
-        else:
-            return None
+        node = _child(node, p)
     return node
 
 

@@ -1,7 +1,7 @@
 """``tracekit list stages|formatters|syscalls``: what this version and this machine offer.
 
-- ``stages``: the ``[[stage]] kind`` values (tracekit.app.registry registry), one per line with
-  the first line of its module docstring;
+- ``stages``: the ``[[stage]] kind`` values (``tracekit.app.config.StageConfig``), one per
+  line with the first line of its stage module's docstring;
 - ``formatters``: the ``[output] format`` values (tracekit.formatters.FORMATS), likewise;
 - ``syscalls``: every syscall of this machine's table (the ``system-calls`` package), by
   number, with the strace classes (``%file``, ``%desc``, ...) that select it.
@@ -25,16 +25,17 @@ def _first_line(module: str) -> str:
 
 
 def _stages() -> list[str]:
-    from tracekit.app.registry import STAGE_MODULES, available_stage_kinds
+    from tracekit.app.registry import available_stage_kinds, stage_modules
 
     kinds = available_stage_kinds()
+    modules = stage_modules()
     width = max(len(k) for k in kinds)
     lines = []
     for kind in kinds:
         if kind == "user":
             about = 'your own stage: use = "package.module:Name", [stage.options] as kwargs'
         else:
-            about = _first_line(f"tracekit.pipeline.{STAGE_MODULES[kind]}")
+            about = _first_line(modules[kind].__name__)
         lines.append(f"{kind:<{width}}  {about}".rstrip())
     return lines
 

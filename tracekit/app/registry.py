@@ -1,41 +1,34 @@
-"""Build pipeline stages from a pipeline file, by kind name.
+"""Build pipeline stages from a pipeline file's ``[[stage]]`` tables, by kind.
 
-Built-in stage kinds live in ``tracekit.pipeline.<module>`` and each provides
-``from_config(cfg: <Kind>Config) -> Stage``. A kind whose module is not there yet is
-reported as not available in this version. (Output formats are the formatters' own:
-``tracekit.formatters.FORMATS`` and ``format_spec``.)
+The kinds are those of ``tracekit.app.config.StageConfig``. A built-in kind's config
+Struct is defined in its stage module under ``tracekit.pipeline``, next to that module's
+``from_config(cfg) -> Stage``, so the module that builds a table's stage is the one that
+defines its Struct. ``kind = "user"`` imports a stage of your own. (Output formats are the
+formatters' own: ``tracekit.formatters.FORMATS`` and ``format_spec``.)
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Sequence
+from types import ModuleType
 from typing import Any
 
 from tracekit._errors import ConfigError
+from tracekit.app.config import UserStageConfig, stage_configs
+from tracekit.pipeline._stage import StageConfigBase
 
-#: stage kind -> module under tracekit.pipeline that provides from_config()
-STAGE_MODULES = {
-    "reenumerate": "reenumerate",
-    "evict": "evict",
-    "reconcile": "reconcile",
-    "beautify": "beautify",
-    "summarize": "summarize",
-}
-def _builtin(package: str, module: str, attr: str) -> Callable[..., Any] | None:
-    try:
-        mod = importlib.import_module(f"{package}.{module}")
-    except ModuleNotFoundError as e:
-        if e.name == f"{package}.{module}":
-            return None
-        raise
-    return getattr(mod, attr, None)
+
+def stage_modules() -> dict[str, ModuleType]:
+    """Built-in ``kind`` -> the ``tracekit.pipeline`` module that defines it, in listing
+    order."""
+    return {kind: importlib.import_module(cls.__module__)
+            for kind, cls in stage_configs().items() if cls is not UserStageConfig}
 
 
 def available_stage_kinds() -> list[str]:
-    kinds = [k for k, m in STAGE_MODULES.items()
-             if _builtin("tracekit.pipeline", m, "from_config") is not None]
-    return [*kinds, "user"]
+    """Every ``[[stage]] kind``, in listing order (``user`` last)."""
+    return list(stage_configs())
 
 
 def _import_user_stage(use: str, options: dict[str, Any], index: int) -> Any:
@@ -67,22 +60,16 @@ def _import_user_stage(use: str, options: dict[str, Any], index: int) -> Any:
     return made
 
 
-def build_stages(entries: list[Any]) -> list[Any]:
+def build_stages(entries: Sequence[StageConfigBase]) -> list[Any]:
     """Stage objects for the config's ``[[stage]]`` entries, in order.
 
     Raises:
-      ConfigError: a user stage cannot be imported or built, or a built-in stage kind is
-        not available in this version.
+      ConfigError: a user stage cannot be imported or built.
     """
     stages = []
     for i, entry in enumerate(entries):
-        kind = type(entry).__struct_config__.tag  # the TOML `kind = "..."`
-        if kind == "user":
+        if isinstance(entry, UserStageConfig):
             stages.append(_import_user_stage(entry.use, dict(entry.options), i))
-            continue
-        factory = _builtin("tracekit.pipeline", STAGE_MODULES.get(kind, kind), "from_config")
-        if factory is None:
-            raise ConfigError(f"stage[{i}]: kind {kind!r} is not available in this version "
-                              f"(available: {', '.join(available_stage_kinds())})")
-        stages.append(factory(entry))
+        else:
+            stages.append(importlib.import_module(type(entry).__module__).from_config(entry))
     return stages

@@ -195,6 +195,21 @@ def map_create(map_type: int, key_size: int, value_size: int, max_entries: int, 
     return ret
 
 
+def _elem_cmd(cmd: Cmd, attr: _MapElemAttr, map_name: str) -> bool:
+    """Run a map element command: True when done, False when the key is absent (ENOENT,
+    a value here: module docstring).
+
+    Raises:
+      MapError: any errno other than ENOENT.
+    """
+    ret, err = _sys_bpf(cmd, attr)
+    if ret >= 0:
+        return True
+    if err == _errno.ENOENT:
+        return False
+    raise _map_error(cmd, err, map_name)
+
+
 def map_lookup_elem(fd: int, key: bytes, value_size: int, *, map_name: str = "") -> bytes | None:
     """BPF_MAP_LOOKUP_ELEM: the value at ``key``.
 
@@ -209,12 +224,7 @@ def map_lookup_elem(fd: int, key: bytes, value_size: int, *, map_name: str = "")
     """
     kbuf, vbuf = _buf(key), ctypes.create_string_buffer(value_size)
     attr = _MapElemAttr(map_fd=fd, key=_addr(kbuf), value=_addr(vbuf))
-    ret, err = _sys_bpf(Cmd.MAP_LOOKUP_ELEM, attr)
-    if ret < 0:
-        if err == _errno.ENOENT:
-            return None
-        raise _map_error(Cmd.MAP_LOOKUP_ELEM, err, map_name)
-    return vbuf.raw
+    return vbuf.raw if _elem_cmd(Cmd.MAP_LOOKUP_ELEM, attr, map_name) else None
 
 
 def map_update_elem(fd: int, key: bytes, value: bytes, flags: int = 0, *,
@@ -246,12 +256,7 @@ def map_delete_elem(fd: int, key: bytes, *, map_name: str = "") -> bool:
     """
     kbuf = _buf(key)
     attr = _MapElemAttr(map_fd=fd, key=_addr(kbuf))
-    ret, err = _sys_bpf(Cmd.MAP_DELETE_ELEM, attr)
-    if ret < 0:
-        if err == _errno.ENOENT:
-            return False
-        raise _map_error(Cmd.MAP_DELETE_ELEM, err, map_name)
-    return True
+    return _elem_cmd(Cmd.MAP_DELETE_ELEM, attr, map_name)
 
 
 def map_get_next_key(fd: int, key: bytes | None, key_size: int, *,
@@ -269,12 +274,7 @@ def map_get_next_key(fd: int, key: bytes | None, key_size: int, *,
     kbuf = _buf(key) if key is not None else None
     nbuf = ctypes.create_string_buffer(key_size)
     attr = _MapElemAttr(map_fd=fd, key=_addr(kbuf), value=_addr(nbuf))
-    ret, err = _sys_bpf(Cmd.MAP_GET_NEXT_KEY, attr)
-    if ret < 0:
-        if err == _errno.ENOENT:
-            return None
-        raise _map_error(Cmd.MAP_GET_NEXT_KEY, err, map_name)
-    return nbuf.raw
+    return nbuf.raw if _elem_cmd(Cmd.MAP_GET_NEXT_KEY, attr, map_name) else None
 
 
 def map_lookup_batch(fd: int, in_batch: bytes | None, key_size: int, value_size: int,

@@ -167,7 +167,7 @@ class ArchFlags:
 
     def signal_name(self, sig: int) -> str:
         """``9`` -> ``SIGKILL``; real-time signals as strace: ``SIGRTMIN``, ``SIGRT_1``..."""
-        name = self.tables.SIGNALS.get(sig)
+        name: str | None = self.tables.SIGNALS.get(sig)
         if name is not None:
             return name
         if 32 <= sig <= 64:
@@ -235,7 +235,7 @@ class ArchFlags:
         """``FUTEX_WAKE_PRIVATE``, ``FUTEX_WAIT_BITSET_PRIVATE|FUTEX_CLOCK_REALTIME``."""
         v &= 0xFFFFFFFF
         cmd = self.futex_cmd(v)
-        name = self.tables.FUTEX_CMDS.get(cmd)
+        name: str | None = self.tables.FUTEX_CMDS.get(cmd)
         if name is None:
             return hex(v)
         if v & self._futex_private:

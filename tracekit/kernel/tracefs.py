@@ -33,6 +33,7 @@ import errno
 import functools
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -48,6 +49,7 @@ __all__ = [
     "read_format",
     "syscall_arg_table",
     "syscall_args",
+    "syscall_args_lookup",
     "syscall_args_of",
     "syscall_event_names",
 ]
@@ -217,6 +219,32 @@ def syscall_args_of(root: Path, name: str) -> list[Field] | None:
       ValueError: malformed format text.
     """
     return _args_of(str(root), name)
+
+
+def syscall_args_lookup() -> Callable[[str], list[Field] | None]:
+    """``name -> syscall_args_of(root, name)`` on this machine's tracefs, found on first use.
+
+    tracefs is looked up once, without mounting it: where it is not mounted (a pipeline
+    run over a recording, a container without it) every answer is None, as for a syscall
+    without an event.
+
+    Returns:
+      The lookup; it raises TracefsError when finding tracefs or reading a format fails
+      with an errno other than ENOENT, ValueError on malformed format text.
+    """
+    root: list[Path | None] = []
+
+    def args_of(name: str) -> list[Field] | None:
+        if not root:
+            try:
+                root.append(find_tracefs(mount_if_missing=False))
+            except TracefsError as e:
+                if e.errno != errno.ENOENT:
+                    raise
+                root.append(None)
+        return None if root[0] is None else syscall_args_of(root[0], name)
+
+    return args_of
 
 
 @functools.lru_cache(maxsize=1024)

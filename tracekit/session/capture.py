@@ -26,16 +26,19 @@ Where the specs come from::
 from __future__ import annotations
 
 import logging
-import platform
 import struct
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from tracekit._errors import TracekitError
 from tracekit._events import CAP_ARGV, CAP_BUF, CAP_STR, CAP_STRUCT
+from tracekit.kernel.arch import machine_arch
 from tracekit.kernel.syscalls import SyscallTable
 from tracekit.kernel.tracefs import EVENT_ALIASES, Field, syscall_args_of
+
+if TYPE_CHECKING:
+    from tracekit.bpf.object import BpfObject
 
 __all__ = [
     "BEAUTY_SPECS",
@@ -68,7 +71,7 @@ TIMESPEC_SIZE = 16       # struct __kernel_timespec
 ARGV_CAP = 3072          # all of argv's elements with their NULs
 ARGV_ELEM_CAP = 1024     # one argv element
 # struct stat (arch/x86/include/uapi/asm/stat.h; arm64: asm-generic/stat.h)
-STAT_SIZE = {"x86_64": 144, "aarch64": 128, "arm64": 128}.get(platform.machine(), 0)
+STAT_SIZE = {"x86_64": 144, "arm64": 128}.get(machine_arch(), 0)
 
 # const char * arguments that are C strings (paths and names); names from the tracefs
 # formats of Linux 6.18 (SYSCALL_DEFINE parameter names).
@@ -246,7 +249,7 @@ def pack_specs(specs: Sequence[CapSpec]) -> bytes:
     return b"".join(s.pack() for s in specs) + bytes(_SPEC.size * (BEAUTY_SPECS - len(specs)))
 
 
-def fill_beauty_map(obj: object, table: SyscallTable, tracefs_root: Path,
+def fill_beauty_map(obj: BpfObject, table: SyscallTable, tracefs_root: Path,
                     specs: Mapping[int, Sequence[CapSpec]] | None = None) -> int:
     """Write the specs into the ``beauty`` map of a loaded ``syscalls.bpf.o``.
 
@@ -263,7 +266,7 @@ def fill_beauty_map(obj: object, table: SyscallTable, tracefs_root: Path,
       TracekitError: the object has no ``beauty`` map (an object older than issue 4).
       MapError: a map update failed (its errno).
     """
-    maps = obj.maps  # type: ignore[attr-defined]
+    maps = obj.maps
     if "beauty" not in maps:
         raise TracekitError(f"{obj!r} has no 'beauty' map: rebuild programs/ (nox -s programs)")
     m = maps["beauty"]

@@ -53,6 +53,7 @@ _TGID, _CALLS, _ERRORS, _TIMED, _TOTAL, _MIN, _MAX, _SQ_LO, _SQ_HI = 0, 2, 3, 4,
 _NORET, _UNFIN, _RESUMED, _FIRST, _LAST, _UPDATE, _COMM, _HIST = 10, 11, 12, 13, 14, 15, 16, 17
 
 _Key = tuple[int, int, int]                       # (tid, syscall_nr, compat)
+_Stats = tuple[Any, ...]      # SUM_STATS.unpack: the u64 fields (ints) and comm (bytes)
 
 
 def enable_kernel_summary(obj: Any, *, records: bool = False) -> None:
@@ -113,14 +114,14 @@ class KernelSummary:
         from tracekit.kernel.syscalls import syscall_namers
         self._name, self._compat_name = syscall_namers(syscall_name, compat_syscall_name)
         self._obj = obj
-        self._prev: dict[_Key, tuple] = {}
+        self._prev: dict[_Key, _Stats] = {}
         self._prev_errnos: dict[_Key, dict[int, int]] = {}
         self._prev_full = 0
         self._prev_read_ns = time.monotonic_ns()   # CLOCK_MONOTONIC, bpf_ktime_get_ns's
 
     # -- raw reads ------------------------------------------------------------------------
 
-    def _entries(self) -> dict[_Key, tuple]:
+    def _entries(self) -> dict[_Key, _Stats]:
         out = {}
         for k, v in self._obj.maps["summary"].items():
             out[SUM_KEY.unpack(k)] = SUM_STATS.unpack(v)
@@ -165,8 +166,8 @@ class KernelSummary:
         self._prev, self._prev_errnos, self._prev_full = entries, errnos, full
         return s
 
-    def _summary(self, entries: dict[_Key, tuple], errnos: dict[_Key, dict[int, int]],
-                 prev: dict[_Key, tuple], prev_errnos: dict[_Key, dict[int, int]],
+    def _summary(self, entries: dict[_Key, _Stats], errnos: dict[_Key, dict[int, int]],
+                 prev: dict[_Key, _Stats], prev_errnos: dict[_Key, dict[int, int]],
                  lost: int, start_ns: int) -> Summary:
         rows: dict[int, list[SyscallStats]] = {}
         threads: dict[int, tuple[int, int, str]] = {}   # tid -> (update_ns, tgid, comm)
@@ -181,8 +182,9 @@ class KernelSummary:
             if t is None or v[_UPDATE] > t[0]:
                 threads[tid] = (v[_UPDATE], v[_TGID], _cstr(v[_COMM]))
 
-            def d(i: int, v: tuple = v, p: tuple | None = p) -> int:
-                return v[i] - (p[i] if p else 0)
+            def d(i: int, v: _Stats = v, p: _Stats | None = p) -> int:
+                n: int = v[i] - (p[i] if p else 0)
+                return n
 
             timed = d(_TIMED)
             sq = (v[_SQ_HI] << 64 | v[_SQ_LO]) - ((p[_SQ_HI] << 64 | p[_SQ_LO]) if p else 0)

@@ -38,6 +38,7 @@ from tracekit._events import (
 from tracekit.bpf import sys as _bpf
 from tracekit.bpf.object import BpfObject, Link
 from tracekit.bpf.ringbuf import RingBuf
+from tracekit.kernel.arch import SUPPORTED, machine_arch
 from tracekit.kernel.procfs import ProcFS
 from tracekit.kernel.syscalls import SyscallTable
 from tracekit.kernel.tracefs import find_tracefs
@@ -48,13 +49,10 @@ from tracekit.session.spawn import HeldCommand
 
 log = logging.getLogger("tracekit.session")
 
-_ARCH_DIR = {"x86_64": "x86_64", "aarch64": "arm64", "arm64": "arm64"}
-
-
 def object_path(name: str = "syscalls") -> Any:
     """The committed object for this machine: ``tracekit.programs/build/<arch>/<name>.bpf.o``."""
-    arch = _ARCH_DIR.get(platform.machine())
-    if arch is None:
+    arch = machine_arch()
+    if arch not in SUPPORTED:
         raise TracekitError(f"no precompiled BPF objects for {platform.machine()}")
     return resources.files("tracekit.programs") / "build" / arch / f"{name}.bpf.o"
 

@@ -22,7 +22,7 @@ from typing import Protocol
 
 import trio
 
-from tracekit._events import Lost, decode_batch
+from tracekit._events import Batch, Lost, decode_batch
 from tracekit.session.session import Session
 
 
@@ -62,7 +62,7 @@ class RingBufferSource:
     def stopping(self) -> bool:
         return self._stop.is_set()
 
-    async def _drain(self, send: trio.MemorySendChannel) -> None:  # type: ignore[type-arg]
+    async def _drain(self, send: trio.abc.SendChannel[Batch]) -> None:
         """Send what the ring buffer holds now, in batches of up to 4096 records.
 
         Bounded: it stops once it has read as many bytes as were pending when it began
@@ -89,13 +89,13 @@ class RingBufferSource:
             if read >= budget:
                 return
 
-    async def _report_lost(self, send: trio.MemorySendChannel) -> None:  # type: ignore[type-arg]
+    async def _report_lost(self, send: trio.abc.SendChannel[Batch]) -> None:
         lost = self.session.counters().lost
         if lost > self.lost:
             await send.send([Lost(ts_ns=time.monotonic_ns(), count=lost - self.lost)])
             self.lost = lost
 
-    async def run(self, ctx: SourceContext, send: trio.MemorySendChannel, *,  # type: ignore[type-arg]
+    async def run(self, ctx: SourceContext, send: trio.abc.SendChannel[Batch], *,
                   task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         rb = self.session.ringbuf
         assert rb is not None
