@@ -67,7 +67,7 @@ struct tk_scratch {
  *         0                                      caps_len <= TK_CAP_OFF_MAX    TK_CAPBUF_DATA
  * A capture starts only at caps_len <= TK_CAP_OFF_MAX, and writes at most TK_CAP_FOOT
  * bytes from there (header, a string read of cap + 2, padding), so every write is in
- * bounds whatever the spec says; tracekit/_beautymap.py keeps each syscall's worst case
+ * bounds whatever the spec says; tracekit/session/capture.py keeps each syscall's worst case
  * under the budget, so no capture is ever skipped for room. */
 #define TK_CAPBUF_DATA 16184
 #define TK_CAP_FOOT (8 + TK_STR_MAX + 8)

@@ -82,7 +82,7 @@ struct tk_cap {
 };
 
 /* What to capture, per syscall nr: the value of the "beauty" ARRAY map (native syscall
- * table; compat calls capture nothing). Filled by tracekit/_beautymap.py from tracefs
+ * table; compat calls capture nothing). Filled by tracekit/session/capture.py from tracefs
  * formats and its override table. Captures are appended in spec order for entry reads,
  * then at exit (TK_SPEC_AT_EXIT specs, and entry reads that faulted); at most one
  * capture per spec. */
@@ -150,7 +150,7 @@ struct tk_pid_info {
 /* -- in-kernel summary (issue 5; targ_summary) -------------------------------------------
  * sys_exit (and sys_enter for calls that never return, sched_process_exit for calls a
  * task died in) updates per-(tid, syscall nr) statistics instead of emitting records.
- * Read by tracekit/_kernel_summary.py. Every entry is written only by the thread whose
+ * Read by tracekit/session/kernel_summary.py. Every entry is written only by the thread whose
  * tid is in its key (the hooks run in that thread's context, and a thread is in one
  * syscall at a time), so the updates are plain loads and stores: no atomics, no per-CPU
  * copies, and each entry is exact. A reader running concurrently may see an entry

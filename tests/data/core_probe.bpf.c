@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Test object for tracekit's BTF parser and CO-RE relocator (tests/core/test_core.py).
+/* Test object for tracekit's BTF parser and CO-RE relocator (tests/bpf/test_btf.py and
+ * tests/bpf/test_relo_core.py).
  *
  * Rebuild (clang 14, libbpf-dev headers), from this folder:
  *   clang -target bpf -O2 -g -I/usr/include/$(uname -m)-linux-gnu \

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Used by the loader's CO-RE relocation tests (tests/kernel/, BpfObject): after
+/* Used by the loader's CO-RE relocation tests (tests/bpf/test_object.py, BpfObject): after
  * targ_tgid makes a syscall,
  *   seen_tgid (.bss)            == targ_tgid: task->tgid read through a field relocation
  *                                  (local struct task_struct in core_types.h)

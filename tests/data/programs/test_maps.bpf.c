@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Used by the loader's map and global-data tests (tests/kernel/, BpfObject): one
+/* Used by the loader's map and global-data tests (tests/bpf/test_object.py, BpfObject): one
  * BTF-defined map of each kind tracekit uses, and globals in .rodata, .data and .bss.
  * The test sets targ_tgid and targ_magic before load, makes syscalls, then reads back:
  *   hits (.bss)          syscalls made by targ_tgid

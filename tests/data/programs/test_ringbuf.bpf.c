@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Used by the RingBuf reader tests and the loader bench (tests/kernel/, bench/): each
+/* Used by the RingBuf reader tests and the loader bench (tests/bpf/, bench/): each
  * syscall targ_nr made by targ_tgid (the bench uses getppid: 110 on x86_64, 173 on
  * arm64) writes one 16-byte record {seq, ts_ns}; seq counts from 0 with no gaps unless
  * a reservation failed, and each failure adds 1 to lost (.bss). So

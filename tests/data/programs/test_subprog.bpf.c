@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Used by the loader's bpf-to-bpf call tests (tests/kernel/test_subprog.py): a tp_btf prog
+/* Used by the loader's bpf-to-bpf call tests (tests/bpf/test_subprog_calls.py): a tp_btf prog
  * that calls a static noinline function and a global function (verified once, on its own),
  * both in .text, which call each other and touch maps and global data; a second prog calls
  * only the global one, so each prog gets only the subprograms it reaches.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Used by the never-veto test (rule 1, tests/kernel/): a classic tracepoint prog on
+/* Used by the never-veto test (tests/bpf/test_object.py): a classic tracepoint prog on
  * raw_syscalls:sys_enter that counts targ_tgid's syscalls in hits (.bss) and RETURNS 1,
  * so perf/ftrace listeners on the same tracepoint still get every event. The test
  * attaches it next to a perf or tracefs listener and checks that listener's count.
