@@ -57,7 +57,8 @@ class SyscallTable:
     def nr(self, name: str) -> int | None:
         """The syscall's number, or None when this arch has no such syscall.
 
-        tracefs event names (``newstat``, see ``tracekit.kernel.tracefs.EVENT_ALIASES``) are accepted too.
+        tracefs event names (``newstat``, see ``tracekit.kernel.tracefs.EVENT_ALIASES``) are
+        accepted too.
         """
         nr = self._by_name.get(name)
         if nr is None and name in EVENT_ALIASES:

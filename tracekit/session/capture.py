@@ -178,8 +178,8 @@ def specs_for(name: str, args: Sequence[Field]) -> SpecsResult:
 
     Args:
       name: the tracefs event name (``openat``, ``newstat``).
-      args: its arguments in order (``tracekit.kernel.tracefs.syscall_args``: ``__data_loc`` fields of
-        Linux 6.19 already skipped, kernel rule 10).
+      args: its arguments in order (``tracekit.kernel.tracefs.syscall_args``: the
+        ``__data_loc`` fields of Linux 6.19 already skipped).
 
     Returns:
       The specs (at most ``BEAUTY_SPECS``, each syscall's worst case within the record
