@@ -56,12 +56,18 @@ def open_output(path: str | os.PathLike[str], *, atomic: bool = False) -> IO[byt
         regular file only; a fifo or device is written in place).
 
     Raises:
-      ConfigError: the directory is missing, the path is a directory or a symlink, or the
-        file cannot be created (the errno name says why).
+      ConfigError: the path is empty, stdout is closed, the directory is missing, the path
+        is a directory or a symlink, or the file cannot be created (the errno name says
+        why).
     """
     if os.fspath(path) == STDOUT:
+        if sys.stdout is None:              # started with fd 1 closed (`tracekit run ... >&-`)
+            raise ConfigError("output '-': standard output is closed (EBADF); "
+                              "give a file with -o")
         sys.stdout.flush()                  # keep order with earlier print()s
         return _stdout()
+    if not os.fspath(path):
+        raise ConfigError('output path is empty: give a file, or "-" for standard output')
     p = Path(path)
     if not p.parent.is_dir():
         raise ConfigError(f"output path {os.fspath(path)!r}: directory {str(p.parent)!r} "

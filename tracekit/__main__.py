@@ -16,6 +16,9 @@ import sys
 if sys.path and sys.path[0] in ("", os.getcwd()):
     del sys.path[0]
 
-from tracekit.app.cli import main  # noqa: E402 - after the sys.path fix above
+try:
+    from tracekit.app.cli import main  # noqa: E402 - after the sys.path fix above
+except KeyboardInterrupt:  # Ctrl-C while the package itself is imported: no traceback
+    sys.exit(130)
 
 sys.exit(main())

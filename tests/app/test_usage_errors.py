@@ -8,10 +8,13 @@ reads tracefs first is marked as a kernel test).
 
 from __future__ import annotations
 
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests._run import TRACEKIT
 from tracekit.app.cli import main
 
 BASE = '[target]\ncommand = ["true"]\n'
@@ -124,3 +127,42 @@ def test_bad_stage_option_is_one_located_message(tmp_path: Path,
     assert err.startswith("tracekit: error: ") and err.count("\n") == 1, err
     located = f"{p}:{says}" if says[0].isdigit() else says
     assert located in err and "Traceback" not in err
+
+
+def test_pipeline_file_that_is_a_fifo_is_refused(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """A fifo (or a device) as the pipeline file: refused at once, never read for ever."""
+    p = tmp_path / "fifo.toml"
+    os.mkfifo(p, 0o600)
+    assert main(["run", str(p)]) == 2
+    assert f"{p}: not a regular file" in capsys.readouterr().err
+
+
+@pytest.mark.kernel  # reaches the tracefs cross-check before opening the output
+def test_empty_output_path_is_an_error(tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    p = tmp_path / "ok.toml"
+    p.write_text(BASE)
+    assert main(["run", str(p), "-o", ""]) == 2
+    assert "output path is empty" in capsys.readouterr().err
+
+
+@pytest.mark.kernel
+def test_closed_stdout_is_one_message(tmp_path: Path) -> None:
+    """`tracekit run FILE >&-`: a message on stderr, status 2, no traceback."""
+    p = tmp_path / "ok.toml"
+    p.write_text(BASE)
+    r = subprocess.run([*TRACEKIT, "run", str(p)], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True, timeout=60,
+                       preexec_fn=lambda: os.close(1))
+    assert r.returncode == 2, r.stderr
+    assert "standard output is closed" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_error_text_is_escaped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A message quoting hostile text (here a file name with an escape sequence) cannot
+    drive the terminal."""
+    p = tmp_path / "bad\x1b[31m.toml"
+    assert main(["run", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "bad\\x1b[31m.toml" in err

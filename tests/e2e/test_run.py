@@ -280,6 +280,20 @@ def test_duration_ends_a_session_and_its_command(tmp_path: Path) -> None:
     assert last.ret == -516 and last.duration_ns >= 400_000_000
 
 
+def test_duration_kills_a_command_that_ignores_sigterm(tmp_path: Path) -> None:
+    """A command that ignores SIGTERM gets SIGKILL 2 s after it (timeout -k 2): the trace
+    ends with 137 instead of waiting for ever (it hung before)."""
+    cfg = write_pipeline(tmp_path, "duration_s = 0.5\n" + JSONL)
+    ignore = ("import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+              "while True: time.sleep(0.01)\n")
+    r = run_tracekit(["run", str(cfg), "-o", str(tmp_path / "o"), "--",
+                      sys.executable, "-c", ignore], timeout=30)
+    assert r.returncode == 128 + signal.SIGKILL, r.stderr
+    assert "Traceback" not in r.stderr
+    exits = [e for e in read_events(tmp_path / "o") if isinstance(e, Exit)]
+    assert exits, "the command's exit reached the trace"
+
+
 def test_missing_pid_is_a_clear_error(tmp_path: Path) -> None:
     cfg = write_pipeline(tmp_path, JSONL)
     dead = subprocess.Popen(["true"])

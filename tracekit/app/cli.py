@@ -143,7 +143,7 @@ def _apply_overrides(cfg: Any, args: argparse.Namespace) -> Any:
         target = msgspec.structs.replace(target, command=None, pid=_parse_pids(args.pid),
                                          tid=[], system_wide=False)
     output = cfg.output
-    if args.output:
+    if args.output is not None:         # -o '' is an empty path (an error), not "unset"
         output = msgspec.structs.replace(output, path=args.output)
     duration = args.duration if args.duration is not None else cfg.duration_s
     return msgspec.structs.replace(cfg, target=target, output=output, duration_s=duration)
@@ -237,7 +237,9 @@ def _main(argv: list[str]) -> int:
             raise
         for e in errors:
             notes = "".join(f" ({n})" for n in getattr(e, "__notes__", []))
-            print(f"tracekit: error: {e}{notes}", file=sys.stderr)
+            # a message may quote what a user stage or a traced process chose: escaped,
+            # so it cannot send control sequences to the terminal
+            print(f"tracekit: error: {_printable(f'{e}{notes}')}", file=sys.stderr)
         return EXIT_USAGE if any(isinstance(e, ConfigError) for e in errors) else EXIT_ERROR
 
 
@@ -263,6 +265,12 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 
 _COMMANDS = {"run": _cmd_run, "check": _cmd_check, "list": _cmd_list}
+
+
+def _printable(text: str) -> str:
+    """``text`` with control characters but newline and tab as ``\\xNN`` escapes."""
+    return "".join(c if c.isprintable() or c in "\n\t" else f"\\x{ord(c):02x}"
+                   if ord(c) < 0x100 else f"\\u{ord(c):04x}" for c in text)
 
 
 def _leaves(exc: BaseException) -> list[BaseException]:

@@ -25,7 +25,10 @@ Example::
 from __future__ import annotations
 
 import difflib
+import errno
+import os
 import re
+import stat
 import tomllib
 import types
 import typing
@@ -174,9 +177,16 @@ def load_config(path: Path) -> PipelineConfig:
         (``<path>:<line>:<column>: ...``).
     """
     try:
-        data = Path(path).read_bytes()
+        # O_NONBLOCK: a fifo given as the file must not block the open; only a regular
+        # file is read (a fifo or /dev/zero would never end)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                raise ConfigError(f"{path}: not a regular file")
+            data = f.read()
     except OSError as e:
-        raise ConfigError(f"{path}: cannot read config: {e.strerror or e}") from e
+        name = errno.errorcode.get(e.errno or 0, "?")
+        raise ConfigError(f"{path}: cannot read config: {e.strerror or e} ({name})") from e
     return decode_config(data, filename=str(path))
 
 

@@ -260,14 +260,18 @@ class LiveTrace:
 
         The command's last records (the call SIGTERM interrupted, its exit) reach the ring
         buffer before it can be reaped, so the source's final drain must come after that:
-        stopping first would race them. A command that outlives ``grace_s`` is left running
-        and the trace ends anyway.
+        stopping first would race them. A command that outlives ``grace_s`` (it ignores or
+        handles SIGTERM and goes on) gets SIGKILL, as ``timeout -k`` does: the trace
+        never waits for ever on a command that will not end.
         """
         assert self.session is not None and self.source is not None
         cmd = self.session.command
         if cmd is not None and cmd.returncode is None:
             cmd.send_signal(signal.SIGTERM)
             with trio.move_on_after(grace_s):
+                await cmd.wait()
+            if cmd.returncode is None:
+                cmd.send_signal(signal.SIGKILL)
                 await cmd.wait()
         self.source.request_stop()
 
