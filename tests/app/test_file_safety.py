@@ -147,6 +147,9 @@ def test_atomic_output_refuses_a_planted_symlink_and_a_directory(tmp_path: Path)
 # KeyboardInterrupt is caught, not when tracekit.app.cli is imported.
 _INTERRUPT_IMPORT = """
 import builtins, os, signal, sys
+# Python keeps SIGINT ignored when started so (a background job of a script): as a shell's
+# foreground command would have it, SIGINT raises KeyboardInterrupt here
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import tracekit  # the package itself, imported before main() by any entry point
 real_import = builtins.__import__
 def interrupting_import(name, *args, **kw):
