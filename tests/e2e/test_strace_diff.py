@@ -12,12 +12,13 @@ prints the text and the comparison tightens by itself.
 
 Run this file as a script for the full table of differences
 (``python3 tests/e2e/test_strace_diff.py``); docs/strace-differences.md explains each.
+Parsing, process pairing and alignment live in tests/e2e/_strace_lines.py, shared with
+the whole-line harness bench/strace_lines.py.
 """
 
 from __future__ import annotations
 
 import collections
-import difflib
 import json
 import re
 import shutil
@@ -30,6 +31,7 @@ from pathlib import Path
 import pytest
 
 from tests._run import run_tracekit, write_pipeline
+from tests.e2e._strace_lines import ADDR, Call, align, norm, pair_processes, parse
 
 pytestmark = pytest.mark.kernel
 
@@ -37,85 +39,7 @@ pytestmark = pytest.mark.kernel
 # rt_sigreturn, whose "return value" is the interrupted context's rax.
 _PID_RETS = frozenset({"clone", "clone3", "fork", "vfork", "wait4", "waitid", "getpid",
                        "getppid", "gettid", "set_tid_address", "rt_sigreturn"})
-_ADDR = re.compile(r"0x[0-9a-f]{5,}")
 _COMMENT = re.compile(r"\s*/\* .*? \*/")
-_LINE = re.compile(r"^(?P<name>\w+)\((?P<args>.*)\)\s+= (?P<ret>.*?)(?: <\d+\.\d+>)?$")
-_HEAD = re.compile(r"^(?P<pid>\d+) +(?:(?:\d\d:\d\d:\d\d\.\d{6}|\?\?:\?\?:\?\?\.\?{6}) )?")
-
-
-@dataclass
-class Call:
-    name: str
-    args: list[str]
-    ret: str
-
-
-def split_args(text: str) -> list[str]:
-    """Top-level comma-separated arguments (quotes, brackets and braces respected)."""
-    out, depth, cur, i, quoted = [], 0, [], 0, False
-    while i < len(text):
-        c = text[i]
-        if quoted:
-            cur.append(c)
-            if c == "\\":
-                cur.append(text[i + 1])
-                i += 1
-            elif c == '"':
-                quoted = False
-        elif c == '"':
-            quoted = True
-            cur.append(c)
-        elif c in "[{(":
-            depth += 1
-            cur.append(c)
-        elif c in "]})":
-            depth -= 1
-            cur.append(c)
-        elif c == "," and depth == 0:
-            out.append("".join(cur).strip())
-            cur = []
-            i += 1
-            continue
-        else:
-            cur.append(c)
-        i += 1
-    if cur or out:
-        out.append("".join(cur).strip())
-    return out
-
-
-def parse(text: str) -> dict[int, list[Call]]:
-    """pid -> calls, from strace -f output or tracekit's strace format (unfinished and
-    resumed halves joined; signal, exit and mode lines skipped)."""
-    calls: dict[int, list[Call]] = collections.defaultdict(list)
-    pending: dict[int, str] = {}
-    for line in text.splitlines():
-        m = _HEAD.match(line)
-        if not m:
-            continue
-        pid, rest = int(m.group("pid")), line[m.end():]
-        if rest.startswith(("---", "+++")):
-            continue
-        if rest.endswith("<unfinished ...>"):
-            pending[pid] = rest[:-len("<unfinished ...>")].rstrip()
-            continue
-        r = re.match(r"^<\.\.\. (\w+) resumed>(.*)$", rest)
-        if r:
-            head = pending.pop(pid, None)
-            if head is None:
-                rest = f"{r.group(1)}({r.group(2)}"       # resumed without a start
-            else:
-                rest = head + (" " if head.endswith(",") else "") + r.group(2)
-        lm = _LINE.match(rest)
-        if lm:
-            args = lm.group("args")
-            calls[pid].append(Call(lm.group("name"), split_args(args) if args else [],
-                                   lm.group("ret").strip()))
-    return calls
-
-
-def norm(text: str) -> str:
-    return _ADDR.sub("ADDR", text)
 
 
 @dataclass
@@ -135,7 +59,7 @@ class Result:
 
 def compare_call(s: Call, t: Call, res: Result) -> None:
     ok = True
-    if s.name in _PID_RETS or _ADDR.fullmatch(s.ret.split()[0] if s.ret else ""):
+    if s.name in _PID_RETS or ADDR.fullmatch(s.ret.split()[0] if s.ret else ""):
         same_ret = (s.ret.startswith("-1") == t.ret.startswith("-1")
                     and norm(s.ret).split(" ")[0:2] == norm(t.ret).split(" ")[0:2]
                     if s.ret.startswith("-1") else s.ret[:1].isdigit() == t.ret[:1].isdigit())
@@ -168,31 +92,22 @@ def compare_call(s: Call, t: Call, res: Result) -> None:
 
 
 def compare(strace_text: str, tracekit_text: str) -> Result:
-    s_calls, t_calls = parse(strace_text), parse(tracekit_text)
     res = Result()
-    unpaired = list(t_calls)
-    for ss in s_calls.values():
+    pairs, _ = pair_processes(parse(strace_text), parse(tracekit_text))
+    for ss, ts in pairs:
         res.calls += len(ss)
-        if not unpaired:
+        if ts is None:
             res.diffs["process missing in tracekit"] += len(ss)
             continue
-        # Pair processes by what they did (children of a shell run in either order).
-        key = [(c.name, norm(c.ret)) for c in ss]
-        best = max(unpaired, key=lambda t: difflib.SequenceMatcher(
-            None, key, [(c.name, norm(c.ret)) for c in t_calls[t]], autojunk=False).ratio())
-        unpaired.remove(best)
-        ts = t_calls[best]
-        sm = difflib.SequenceMatcher(None, [c.name for c in ss], [c.name for c in ts],
-                                     autojunk=False)
-        for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        for tag, s_run, t_run in align(ss, ts):
             if tag == "equal":
-                for a, b in zip(ss[i1:i2], ts[j1:j2], strict=True):
+                for a, b in zip(s_run, t_run, strict=True):
                     res.aligned += 1
                     compare_call(a, b, res)
             else:
-                for c in ss[i1:i2]:
+                for c in s_run:
                     res.diffs[f"{c.name}: only in strace"] += 1
-                for c in ts[j1:j2]:
+                for c in t_run:
                     res.diffs[f"{c.name}: only in tracekit"] += 1
     return res
 
