@@ -38,7 +38,8 @@ class TextOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     string_limit: Annotated[int, msgspec.Meta(ge=0, le=1 << 20)] = 32  # bytes of strings shown (-s)
 
     def decoder(self, ctx: SinkContext) -> SyscallDecoder:
-        """A decoder with these options; argument counts from ``ctx.arg_names``."""
+        """A decoder with these options; argument counts from ``ctx.arg_names``, argument
+        C types from ``ctx.arg_types``."""
         from tracekit.decode.args import SyscallDecoder
 
         def arg_count(name: str) -> int | None:
@@ -46,7 +47,7 @@ class TextOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
             return None if names is None else len(names)
 
         return SyscallDecoder(fd_paths=self.fd_paths, string_limit=self.string_limit,
-                              arg_count=arg_count)
+                              arg_count=arg_count, arg_types=ctx.arg_types)
 
 
 def reorder_stage() -> Any:

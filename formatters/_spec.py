@@ -45,6 +45,10 @@ def _no_arg_names(name: str) -> list[str] | None:
     return None
 
 
+def _no_arg_types(name: str) -> list[tuple[str, str]] | None:
+    return None
+
+
 @dataclass(frozen=True, kw_only=True)
 class SinkContext:
     """What a formatter may need from the machine or the trace besides its options.
@@ -53,6 +57,8 @@ class SinkContext:
       syscall_name: native syscall number -> name (``syscall_<nr>`` when unknown).
       compat_syscall_name: i386 number -> name for SC_COMPAT calls, or None.
       arg_names: syscall name -> argument names from tracefs, or None when unknown.
+      arg_types: syscall name -> (argument name, C type) pairs from tracefs, or None
+        when unknown (the decoder prints arguments by their C types).
       summary_from: for a summary counted in the kernel: called once the input ends for
         the thread-grouped Summary to print (``Session.kernel_summary().read``); None =
         aggregate the events that reach the sink.
@@ -61,6 +67,7 @@ class SinkContext:
     syscall_name: Callable[[int], str]
     compat_syscall_name: Callable[[int], str] | None = None
     arg_names: Callable[[str], list[str] | None] = _no_arg_names
+    arg_types: Callable[[str], list[tuple[str, str]] | None] = _no_arg_types
     summary_from: Callable[[], Summary] | None = None
 
     @classmethod
@@ -84,8 +91,13 @@ class SinkContext:
             fields = args_of(name)
             return None if fields is None else [f.name for f in fields]
 
+        @functools.cache
+        def arg_types(name: str) -> list[tuple[str, str]] | None:
+            fields = args_of(name)
+            return None if fields is None else [(f.name, f.c_type) for f in fields]
+
         return cls(syscall_name=native, compat_syscall_name=compat, arg_names=arg_names,
-                   summary_from=summary_from)
+                   arg_types=arg_types, summary_from=summary_from)
 
 
 OptionsT = TypeVar("OptionsT", bound=msgspec.Struct)

@@ -41,14 +41,15 @@ class Beautify:
 
     Args:
       decoder: the engine; default a :class:`~tracekit.decode.args.SyscallDecoder` with
-        fd paths on and tracefs argument counts for syscalls the argspec does not list.
+        fd paths on, tracefs argument counts for syscalls the argspec does not list and
+        tracefs argument C types.
     """
 
     name = "beautify"
 
     def __init__(self, decoder: SyscallDecoder | None = None) -> None:
         self.decoder = decoder if decoder is not None else SyscallDecoder(
-            fd_paths=True, arg_count=_tracefs_arg_count())
+            fd_paths=True, arg_count=_tracefs_arg_count(), arg_types=_tracefs_arg_types())
 
     def beautify(self, batch: Batch) -> Batch:
         """The batch with ``decoded`` set on each Syscall (a new list)."""
@@ -97,10 +98,25 @@ def _tracefs_arg_count() -> Callable[[str], int | None]:
     return count
 
 
+def _tracefs_arg_types() -> Callable[[str], list[tuple[str, str]] | None]:
+    """syscall name -> (argument name, C type) pairs from tracefs formats, read on first
+    use per name (None without a mounted tracefs, as :func:`_tracefs_arg_count`)."""
+    args_of = syscall_args_lookup()
+    cache: dict[str, list[tuple[str, str]] | None] = {}
+
+    def types(name: str) -> list[tuple[str, str]] | None:
+        if name not in cache:
+            fields = args_of(name)
+            cache[name] = None if fields is None else [(f.name, f.c_type) for f in fields]
+        return cache[name]
+    return types
+
+
 def from_config(cfg: BeautifyConfig) -> Beautify:
     """The stage for ``[[stage]] kind = "beautify"``: a decoder with ``cfg``'s ``fd_paths``
     (strace -yy) and ``string_limit`` (strace -s), on this machine's syscall table."""
     decoder = SyscallDecoder(
         SyscallTable(), fd_paths=cfg.fd_paths, fdcache=FdCache(),
-        string_limit=cfg.string_limit, arg_count=_tracefs_arg_count())
+        string_limit=cfg.string_limit, arg_count=_tracefs_arg_count(),
+        arg_types=_tracefs_arg_types())
     return Beautify(decoder)

@@ -12,7 +12,7 @@ Flag words and constants are decoded with the tables of the syscall table's arch
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import cast
 
 from tracekit._events import (
@@ -29,6 +29,7 @@ from tracekit._events import (
 )
 from tracekit.decode import flags as F
 from tracekit.decode.argspec import ARGSPEC
+from tracekit.decode.argtypes import kind_of, narrowed
 from tracekit.decode.fdcache import FdCache
 from tracekit.decode.values import (
     DEFAULT_STRING_LIMIT,
@@ -118,6 +119,21 @@ def k_u(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 def k_x(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return _hex0(ev.args[i])
+
+
+# --- harness slice (issue 12): 32-bit C types print the low half of their register
+def k_u32(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    return str(ev.args[i] & 0xFFFFFFFF)
+
+
+def k_x32(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    return _hex0(ev.args[i] & 0xFFFFFFFF)
+
+
+def k_uid(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """uid_t / gid_t: decimal, ``-1`` for (uid_t)-1 (strace's printuid)."""
+    v = ev.args[i] & 0xFFFFFFFF
+    return "-1" if v == 0xFFFFFFFF else str(v)
 
 
 def k_p(d: SyscallDecoder, ev: Syscall, i: int) -> str:
@@ -331,6 +347,8 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         "fadv": _enum32(T.FADVISE_ADVICE), "epollop": _enum32(T.EPOLL_CTL_OPS),
         "clockid": _enum32(T.CLOCK_IDS),
         "clone3flags": lambda d, ev, i: f.clone3_flags(ev.args[i]),
+        # harness slice (issue 12): kinds of C types (tracekit.decode.argtypes)
+        "u32": k_u32, "x32": k_x32, "uid": k_uid,
     }
 
 
@@ -411,6 +429,12 @@ class SyscallDecoder:
       compat_table: the i386 table for SC_COMPAT records (default: i386 on x86_64).
       arg_count: syscall name -> number of arguments (tracefs), for syscalls that
         ``tracekit.decode.argspec`` does not list; default 6.
+      arg_types: syscall name -> its arguments' (name, C type) pairs (tracefs formats),
+        or None when unknown. A syscall the argspec does not list prints each argument
+        by its type (``tracekit.decode.argtypes.kind_of``: ``int`` as the low 32 bits,
+        pointers ``NULL`` or hex, ``size_t`` decimal) instead of hex; a listed one has
+        its whole-register kinds narrowed on 32-bit types
+        (``tracekit.decode.argtypes.narrowed``). Takes precedence over ``arg_count``.
       fd_paths: print fds as ``3</etc/passwd>`` (strace -yy), read through ``fdcache``.
       fdcache: the fd cache (default: a new one on /proc).
       string_limit: strace -s: bytes of strings and buffers shown (paths are whole).
@@ -435,6 +459,7 @@ class SyscallDecoder:
     def __init__(self, table: SyscallTable | None = None,
                  compat_table: SyscallTable | None = None, *,
                  arg_count: Callable[[str], int | None] | None = None,
+                 arg_types: Callable[[str], Sequence[tuple[str, str]] | None] | None = None,
                  fd_paths: bool = False, fdcache: FdCache | None = None,
                  string_limit: int = DEFAULT_STRING_LIMIT) -> None:
         self.table = table or SyscallTable()
@@ -446,6 +471,7 @@ class SyscallDecoder:
         self.flags = self.consts.flags
         self._kinds = self.consts.kinds
         self.arg_count = arg_count
+        self.arg_types = arg_types
         self.fdcache = fdcache if fdcache is not None else FdCache()
         self.unknown_nr = 0
         self.texts: dict[tuple[object, ...], str] = {}
@@ -492,13 +518,22 @@ class SyscallDecoder:
         name = table.name(nr) if table is not None else f"syscall_{nr}"
         spec = ARGSPEC.get(name)
         generic = 0
-        if spec is None:
-            kinds: tuple[str, ...] = ()
+        # tracefs describes the native calls: an i386 call of the same name may differ
+        types = (self.arg_types(name) if self.arg_types is not None and not compat
+                 else None)
+        if spec is None and types is not None:
+            kinds: tuple[str, ...] = tuple(kind_of(n, t) for n, t in types)
+            ret = "d"
+        elif spec is None:
+            kinds = ()
             ret = "d"
             n = self.arg_count(name) if self.arg_count is not None else None
             generic = 6 if n is None else n
         else:
             kinds, ret = spec
+            if types is not None:
+                kinds = tuple(narrowed(k, types[i][1]) if i < len(types) else k
+                              for i, k in enumerate(kinds))
         if name.startswith("syscall_"):
             generic = -6 if generic in (0, 6) else -generic     # unknown: counted
         special = SPECIAL.get(kinds[0]) if len(kinds) == 1 else None
