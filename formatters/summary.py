@@ -36,9 +36,11 @@ thread)::
   - calls: every call; errors: calls that returned -errno;
   - total/min/avg/max: sum, least, mean and largest duration of the calls with a known
     duration, in milliseconds;
-  - stddev: the population standard deviation of those durations as a percentage of their
-    mean (``statistics.pstdev(d) / mean(d) * 100``), a measure of spread; NOT the standard
-    error of the mean (perf trace -s prints the latter under the same title).
+  - stddev: the sample standard deviation (n - 1) of those durations as a percentage of
+    their mean (``statistics.stdev(d) / mean(d) * 100``; 0 for a single call), a measure
+    of spread; NOT the standard error of the mean (perf trace -s prints the latter under
+    the same title, ``stddev (%)``, which the header keeps; the note above the tables
+    says which it is). strace -c has no such column.
 
 ``table = "strace"`` (strace -c -f layout, one table per group)::
 
@@ -122,8 +124,9 @@ class SummaryOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     sort: SortKey = "total"
 
 _SPREAD_NOTE = (
-    " Durations: wall-clock time from syscall entry to exit. stddev: standard deviation of\n"
-    " the durations as % of their mean (not the standard error of the mean).\n"
+    " Durations: wall-clock time from syscall entry to exit. stddev: sample standard\n"
+    " deviation (n - 1) of the durations as % of their mean (not the standard error of the\n"
+    " mean).\n"
     " Calls without a duration (never returned, task died inside, entry not seen) count in\n"
     " calls and errors but not in total/min/avg/max/stddev.\n")
 

@@ -50,7 +50,8 @@ def test_stats_exact_against_statistics(ds: list[int]) -> None:
     assert (s.total_ns, s.min_ns, s.max_ns) == (sum(ds), min(ds), max(ds))
     assert s.sum_sq_ns2 == sum(d * d for d in ds)     # ints: no overflow at 10**13 ns
     assert s.mean_ns == pytest.approx(statistics.fmean(ds), rel=1e-12)
-    ref = statistics.pstdev(ds)
+    # the sample figure (n - 1); statistics.stdev refuses one value, the summary says 0
+    ref = statistics.stdev(ds) if len(ds) > 1 else 0.0
     assert s.stddev_ns == pytest.approx(ref, rel=1e-9, abs=1e-9)
     assert sum(s.hist.values()) == len(ds)
     assert s.hist == dict(sorted(
@@ -63,9 +64,22 @@ def test_stddev_no_cancellation_on_large_equal_values() -> None:
     agg = summarizer()
     agg.add([ev(GETPPID, d) for d in ds])
     s = row(agg.summary("total"), "getppid")
-    assert s.stddev_ns == pytest.approx(statistics.pstdev(ds), rel=1e-12)
-    assert s.stddev_pct == pytest.approx(100 * statistics.pstdev(ds) / statistics.fmean(ds),
+    assert s.stddev_ns == pytest.approx(statistics.stdev(ds), rel=1e-12)
+    assert s.stddev_pct == pytest.approx(100 * statistics.stdev(ds) / statistics.fmean(ds),
                                          rel=1e-9)
+
+
+def test_stddev_is_the_sample_figure() -> None:
+    # 2 and 4 ns: population stddev 1, sample stddev sqrt(2) (strace users' n - 1 figure)
+    agg = summarizer()
+    agg.add([ev(GETPPID, 2), ev(GETPPID, 4)])
+    s = row(agg.summary("total"), "getppid")
+    assert s.stddev_ns == pytest.approx(2 ** 0.5, rel=1e-15)
+    assert s.stddev_ns == pytest.approx(statistics.stdev([2, 4]), rel=1e-15)
+    assert s.stddev_pct == pytest.approx(100 * 2 ** 0.5 / 3, rel=1e-15)
+    one = summarizer()
+    one.add([ev(GETPPID, 7)])
+    assert row(one.summary("total"), "getppid").stddev_ns == 0.0
 
 
 def test_hist_bucket_boundaries() -> None:

@@ -34,15 +34,19 @@ What a :class:`SyscallStats` counts (one row of a table):
 
 # Some facts about the exact standard deviation
 
-The population standard deviation of the ``timed`` durations (``statistics.pstdev``, not
-the standard error of the mean) is computed from three exact integers: ``n = timed``,
-``S = total_ns = sum(d)`` and ``Q = sum_sq_ns2 = sum(d*d)``::
+The sample standard deviation of the ``timed`` durations (``statistics.stdev``: the n - 1
+figure, what users mean by the spread of a sample of calls; not the population figure
+``pstdev``, not the standard error of the mean) is computed from three
+exact integers: ``n = timed``, ``S = total_ns = sum(d)`` and ``Q = sum_sq_ns2 = sum(d*d)``::
 
-    variance = (n*Q - S*S) / n**2          (an exact Fraction: Python ints never overflow)
-    stddev   = sqrt(variance)              (one correctly rounded float conversion + sqrt)
+    variance = (n*Q - S*S) / (n * (n - 1))   (an exact Fraction: Python ints never overflow)
+    stddev   = sqrt(variance)                (one correctly rounded float conversion + sqrt)
+
+With one timed call (or none) the spread is 0 (``statistics.stdev`` refuses n < 2; perf
+prints 0.00%).
 
 There is no cancellation error because nothing is rounded before the subtraction; the
-result agrees with ``statistics.pstdev`` to ~1e-16 relative. The sums merge by addition,
+result agrees with ``statistics.stdev`` to ~1e-16 relative. The sums merge by addition,
 so merging is exact too (Welford's running mean would need a rational mean to merge
 exactly). The in-kernel mode must keep ``Q`` without overflow: a 64-bit ``sum(d*d)``
 overflows after one 4.3 s call; it keeps ``Q`` as a 128-bit (hi, lo) pair per map
@@ -110,15 +114,16 @@ class SyscallStats(msgspec.Struct, kw_only=True, frozen=True):
 
     @property
     def variance_ns2(self) -> Fraction:
-        """Exact population variance of the timed durations, ns^2."""
+        """Exact sample variance (n - 1) of the timed durations, ns^2; 0 below 2 calls."""
         n = self.timed
-        if n == 0:
+        if n < 2:
             return Fraction(0)
-        return Fraction(n * self.sum_sq_ns2 - self.total_ns * self.total_ns, n * n)
+        return Fraction(n * self.sum_sq_ns2 - self.total_ns * self.total_ns, n * (n - 1))
 
     @property
     def stddev_ns(self) -> float:
-        """Population standard deviation of the timed durations (``statistics.pstdev``)."""
+        """Sample standard deviation of the timed durations (``statistics.stdev``, n - 1);
+        0.0 below 2 calls."""
         return math.sqrt(self.variance_ns2)
 
     @property

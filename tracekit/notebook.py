@@ -341,7 +341,8 @@ def _errno_name(err: int) -> str:
 
 def summary_rows(summary: Summary, sort: SortKey = "total") -> list[dict[str, Any]]:
     """One dict per (group, syscall): group, syscall, calls, errors, total_ms, min_us,
-    avg_us, max_us, stddev_pct (of the mean), errnos ({"ENOENT": 3})."""
+    avg_us, max_us, stddev_pct (sample standard deviation, n - 1, as % of the mean),
+    errnos ({"ENOENT": 3})."""
     return [_row_dict(summary.group_label(g), s)
             for g in summary.groups for s in sort_rows(g.syscalls, sort)]
 

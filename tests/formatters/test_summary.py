@@ -77,15 +77,16 @@ def test_perf_table_values_by_hand() -> None:
     rows = {line.split()[0]: line.split() for line in text.splitlines()
             if line.startswith("     ") and line.split()[0] in
             ("getppid", "openat", "execve", "exit_group", "syscall_1000", "getppid(32)")}
-    # name calls errors total min avg max stddev%
+    # name calls errors total min avg max stddev%; stddev is the sample figure (n - 1):
+    # getppid 1 and 3 us: sqrt(2) / 2 = 70.71%; openat 4 and 6 us: sqrt(2) / 5 = 28.28%
     assert rows["getppid"] == ["getppid", "2", "0", "0.004", "0.001", "0.002", "0.003",
-                               "50.00%"]
-    assert rows["openat"][:3] == ["openat", "2", "1"] and rows["openat"][7] == "20.00%"
+                               "70.71%"]
+    assert rows["openat"][:3] == ["openat", "2", "1"] and rows["openat"][7] == "28.28%"
     assert rows["execve"][3] == "2.000"
     assert rows["syscall_1000"][:3] == ["syscall_1000", "1", "1"]
     assert rows["getppid(32)"][:3] == ["getppid(32)", "1", "0"]
     assert " ".join(rows["exit_group"][3:]) == "- - - - - (1 without duration)"
-    assert "not the standard error" in text
+    assert "not the standard error" in text and "sample standard\n deviation (n - 1)" in text
     assert "LOST 2 records" in text
     assert "\x1b" not in text and "other\\x1b[31m (200)" in text    # comm escaped
 

@@ -211,14 +211,14 @@ def test_kernel_and_streaming_summaries_of_one_run_are_equal(
     streaming.add(run.records)
     want = streaming.summary("thread")
     assert run.final == want                      # every field of every row, exactly
-    # and the spread is Python's pstdev over the same durations
+    # and the spread is Python's sample stdev (n - 1) over the same durations
     main_tid = run.tgid
     durations = [ev.duration_ns for ev in run.records
                  if ev.tid == main_tid and ev.syscall_nr == _row(want.groups[0], "getppid")
                  .syscall_nr and not ev.flags]
     got = _row(next(g for g in run.final.groups if g.tid == main_tid), "getppid")
     assert len(durations) == got.timed == 2 * n
-    assert got.stddev_ns == pytest.approx(statistics.pstdev(durations), rel=1e-9)
+    assert got.stddev_ns == pytest.approx(statistics.stdev(durations), rel=1e-9)
     assert got.mean_ns == pytest.approx(statistics.fmean(durations), rel=1e-12)
 
 

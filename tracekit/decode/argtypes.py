@@ -32,7 +32,7 @@ _POINTERS = frozenset({"cap_user_header_t", "cap_user_data_t"})
 # Argument names of an int that is a file descriptor, or a directory fd of the *at calls
 # (their SYSCALL_DEFINE names, include/linux/syscalls.h).
 _FD_NAMES = frozenset({"fd", "fd_in", "fd_out", "epfd", "ufd", "oldfd", "newfd", "pidfd",
-                       "out_fd", "in_fd", "fildes", "mntfd", "fs_fd", "from_dfd",
+                       "out_fd", "in_fd", "fdin", "fdout", "fildes", "mntfd", "fs_fd", "from_dfd",
                        "to_dfd"})
 _DIRFD_NAMES = frozenset({"dfd", "olddfd", "newdfd", "dirfd"})
 
