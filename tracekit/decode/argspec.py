@@ -75,8 +75,8 @@ mremap: p u u mremapflags p -> x
 msync: p u d
 mlock: p u
 munlock: p u
-rt_sigaction: sig p p u
-rt_sigprocmask: how p p u
+rt_sigaction: sig sigaction_in sigaction_out u
+rt_sigprocmask: how sigset_in sigset_out u
 rt_sigreturn:
 sigreturn:
 ioctl: fd ioctl p
@@ -124,8 +124,8 @@ execve: path argv envp
 execveat: dirfd path argv envp atflags
 exit: d
 exit_group: d
-wait4: d p waitopts p
-waitid: d d p waitopts p
+wait4: d wstatus waitopts rusagew
+waitid: idtype d siginfo_out waitopts rusage
 kill: d sig
 tkill: d sig
 tgkill: d d sig
@@ -173,9 +173,9 @@ getrandom: bufrx u grnd
 fadvise64: fd ld ld fadv
 fadvise64_64: fd ld ld fadv
 nanosleep: timespec p
-clock_nanosleep: clockid d timespec p
-clock_gettime: clockid p
-clock_getres: clockid p
+clock_nanosleep: clockid timerflags timespec p
+clock_gettime: clockid timespec_out
+clock_getres: clockid timespec_out
 epoll_ctl: fd epollop fd p
 epoll_wait: fd p d d
 epoll_pwait: fd p d d p u
@@ -203,6 +203,8 @@ alarm: u
 unshare: clone3flags
 sched_getaffinity: d u p
 sched_setaffinity: d u p
+sigaltstack: stack_in stack_out
+gettimeofday: timeval_out p
 """
 
 
