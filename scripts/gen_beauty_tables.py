@@ -139,8 +139,12 @@ TABLES: dict[str, Table] = {
                       r"PR_SME_(SET|GET)_VL|PR_PAC_RESET_KEYS|PR_SCHED_CORE",
                       frozenset(), ()),
     "ARCH_PRCTL_OPTIONS": ("values", ("asm/prctl.h",), r"ARCH_[A-Z0-9_]+", frozenset(), ()),
+    # strace 6.1's names and order (xlat/wait4_options.in): WSTOPPED, not its alias
+    # WUNTRACED; WEXITED before WSTOPPED; __WCLONE before __WALL.
     "WAIT_OPTIONS": ("bits", ("linux/wait.h",), r"W[A-Z]+|__W[A-Z]+",
-                     frozenset({"WSTOPPED"}), ()),
+                     frozenset({"WUNTRACED"}),
+                     ("WNOHANG", "WEXITED", "WSTOPPED", "WCONTINUED", "WNOWAIT", "__WCLONE",
+                      "__WALL", "__WNOTHREAD")),
     "RLIMIT_RESOURCES": ("values", ("asm/resource.h",), r"RLIMIT_[A-Z]+", frozenset(), ()),
     "GRND_FLAGS": ("bits", ("linux/random.h",), r"GRND_[A-Z]+", frozenset(), ()),
     "FADVISE_ADVICE": ("values", ("linux/fadvise.h",), r"POSIX_FADV_[A-Z]+", frozenset(), ()),

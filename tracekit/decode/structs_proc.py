@@ -19,7 +19,7 @@ from tracekit.decode.flags import ArchFlags
 
 __all__ = [
     "RUSAGE_SIZE", "SIGACTION_SIZE", "SIGINFO_SIZE", "SIGSET_SIZE", "STACK_T_SIZE",
-    "TIMEVAL_SIZE", "format_rusage", "format_sigaction", "format_siginfo", "format_sigset",
+    "TIMEVAL_SIZE", "clock_t", "format_rusage", "format_sigaction", "format_siginfo", "format_sigset",
     "format_stack_t", "format_timeval", "format_wait_status", "sa_handler",
 ]
 
@@ -203,10 +203,25 @@ def format_siginfo(data: bytes, flags: ArchFlags) -> str | None:
     if signo != _SIGCHLD:
         return f"{out}, si_code={code}}}"
     pid, uid, status = struct.unpack_from("<iIi", data, 16)
-    utime, stime = struct.unpack_from("<qq", data, 32)
+    utime, stime = struct.unpack_from("<QQ", data, 32)     # strace: as unsigned
     st = str(status) if code == 1 else flags.signal_name(status)
     return (f"{out}, si_code={_CLD_CODES.get(code, str(code))}, si_pid={pid}, "
-            f"si_uid={uid}, si_status={st}, si_utime={utime}, si_stime={stime}}}")
+            f"si_uid={uid}, si_status={st}, si_utime={clock_t(utime)}, "
+            f"si_stime={clock_t(stime)}}}")
+
+
+def clock_t(v: int, clk_tck: int = 100) -> str:
+    """A clock_t count as strace prints it: ``0``, ``388 /* 3.88 s */`` (seconds at
+    ``clk_tck`` ticks a second; USER_HZ is 100 on x86_64 and arm64).
+
+    waitid(2) leaves si_utime/si_stime as they were in user memory, so these are often
+    whatever the caller's stack held: strace and tracekit read the same bytes.
+    """
+    if not v:
+        return "0"
+    width = len(str(clk_tck)) - 1
+    frac = v % clk_tck * 10 ** width // clk_tck
+    return f"{v} /* {v // clk_tck}.{frac:0{width}d} s */"
 
 
 def _ptr(v: int) -> str:

@@ -644,13 +644,13 @@ ARCH_PRCTL_OPTIONS: dict[int, str] = {
 
 WAIT_OPTIONS: tuple[tuple[int, str], ...] = (
     (0x1, 'WNOHANG'),
-    (0x2, 'WUNTRACED'),
     (0x4, 'WEXITED'),
+    (0x2, 'WSTOPPED'),
     (0x8, 'WCONTINUED'),
     (0x1000000, 'WNOWAIT'),
-    (0x20000000, '__WNOTHREAD'),
-    (0x40000000, '__WALL'),
     (0x80000000, '__WCLONE'),
+    (0x40000000, '__WALL'),
+    (0x20000000, '__WNOTHREAD'),
 )
 
 RLIMIT_RESOURCES: dict[int, str] = {
