@@ -10,8 +10,7 @@ import struct
 import pytest
 
 from tracekit._events import CAP_STRUCT, CAPF_AT_EXIT, SC_UNFINISHED, Capture, Syscall
-from tracekit.decode import flags as F
-from tracekit.decode import structs_proc as SP
+from tracekit.decode import flags as F, structs_proc as SP
 from tracekit.decode.args import SyscallDecoder
 from tracekit.decode.fdcache import FdCache
 from tracekit.kernel.syscalls import SyscallTable
@@ -213,3 +212,18 @@ def test_sigaltstack_and_unfinished(dec: SyscallDecoder) -> None:
     # a call the task died in wrote nothing: the output struct is an address
     ev = sc("wait4", (2**32 - 1, 0x1000, 0, 0), 0, (1, bytes(4)), flags=SC_UNFINISHED)
     assert dec.decode(ev).args[1] == "0x1000"
+
+
+def test_getresuid_and_sched_getaffinity(dec: SyscallDecoder) -> None:
+    ids = struct.pack("<I", 0), struct.pack("<I", 1000), struct.pack("<I", 2**32 - 1)
+    ev = sc("getresuid", (0x1000, 0x1004, 0x1008), 0, *enumerate(ids))
+    assert dec.decode(ev).args == ("[0]", "[1000]", "[-1]")
+    ev = sc("getresuid", (0x1000, 0x1004, 0x1008), -14, *enumerate(ids))
+    assert dec.decode(ev).args == ("0x1000", "0x1004", "0x1008")
+    mask = struct.pack("<QQ", 0b1011, 1)
+    ev = sc("sched_getaffinity", (0, 16, 0x2000), 16, (2, mask))
+    assert dec.decode(ev).args == ("0", "16", "[0 1 3 64]")
+    ev = sc("sched_getaffinity", (0, 16, 0x2000), 8, (2, mask))      # ret bytes only
+    assert dec.decode(ev).args[2] == "[0 1 3]"
+    ev = sc("sched_getaffinity", (0, 1, 0x2000), -22, (2, mask))
+    assert dec.decode(ev).args[2] == "0x2000"

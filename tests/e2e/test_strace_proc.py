@@ -26,7 +26,8 @@ pytestmark = [pytest.mark.kernel,
 
 CALLS = frozenset({"wait4", "waitid", "rt_sigaction", "rt_sigprocmask", "sigaltstack", "kill",
                    "tgkill", "clock_gettime", "clock_getres", "gettimeofday",
-                   "clock_nanosleep", "nanosleep"})
+                   "clock_nanosleep", "nanosleep", "getresuid", "getresgid",
+                   "sched_getaffinity"})
 _ADDR = re.compile(r"0x[0-9a-f]{5,}")
 _TIMES = re.compile(r"\b(tv_sec|tv_nsec|tv_usec|si_utime|si_stime)=\d+(?: /\* [^*]* \*/)?")
 
@@ -69,6 +70,9 @@ PROC_PY = textwrap.dedent("""
     except ChildProcessError:
         pass
     time.sleep(0.001)
+    os.getresuid()
+    os.getresgid()
+    os.sched_getaffinity(0)
 """)
 
 
@@ -122,7 +126,8 @@ def test_proc_calls_equal_strace(tmp_path: Path, name: str) -> None:
                      "WIFSIGNALED(s) && WTERMSIG(s) == SIGKILL", "ru_utime=", "CLD_EXITED",
                      "~[RTMIN RT_1]", "sa_restorer=", "ss_flags=SS_DISABLE", "TIMER_ABSTIME",
                      "clock_getres(CLOCK_REALTIME, {tv_sec=N, tv_nsec=N})",
-                     "gettimeofday({tv_sec=N, tv_usec=N}, NULL)"):
+                     "gettimeofday({tv_sec=N, tv_usec=N}, NULL)", "getresuid([",
+                     "sched_getaffinity(0, "):
             assert want in text, want
     if name == "sh":
         text = "\n".join(s_lines)

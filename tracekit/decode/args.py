@@ -27,8 +27,7 @@ from tracekit._events import (
     Decoded,
     Syscall,
 )
-from tracekit.decode import flags as F
-from tracekit.decode import structs_proc as SP
+from tracekit.decode import flags as F, structs_proc as SP
 from tracekit.decode.argspec import ARGSPEC
 from tracekit.decode.fdcache import FdCache
 from tracekit.decode.values import (
@@ -301,6 +300,19 @@ def k_timeval_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return _or_ptr(ev, i, None if cap is None else SP.format_timeval(cap.data))
 
 
+def k_id_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    cap = _out_cap(ev, i)
+    return _or_ptr(ev, i, None if cap is None else SP.format_id(cap.data))
+
+
+def k_cpuset_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """sched_getaffinity's mask: the ``ret`` bytes the kernel wrote."""
+    cap = _out_cap(ev, i)
+    if cap is None or ev.ret <= 0:
+        return pointer(ev.args[i])
+    return SP.format_cpuset(cap.data[:ev.ret])
+
+
 def k_omode(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
     flags, c = ev.args[i - 1], d.consts
     if flags & c.o_creat or flags & c.o_tmpfile == c.o_tmpfile:
@@ -423,6 +435,7 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         "sigset_out": k_sigset_out, "stack_in": k_stack_in, "stack_out": k_stack_out,
         "timespec_out": k_timespec_out, "timeval_out": k_timeval_out,
         "timerflags": _flags32(f.timer_flags), "idtype": _enum32(T.WAITID_TYPES),
+        "id_out": k_id_out, "cpuset_out": k_cpuset_out,
     }
 
 

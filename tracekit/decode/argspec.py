@@ -201,10 +201,12 @@ setgid: d
 setpgid: d d
 alarm: u
 unshare: clone3flags
-sched_getaffinity: d u p
+sched_getaffinity: d u cpuset_out
 sched_setaffinity: d u p
 sigaltstack: stack_in stack_out
 gettimeofday: timeval_out p
+getresuid: id_out id_out id_out
+getresgid: id_out id_out id_out
 """
 
 

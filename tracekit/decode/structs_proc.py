@@ -19,8 +19,9 @@ from tracekit.decode.flags import ArchFlags
 
 __all__ = [
     "RUSAGE_SIZE", "SIGACTION_SIZE", "SIGINFO_SIZE", "SIGSET_SIZE", "STACK_T_SIZE",
-    "TIMEVAL_SIZE", "clock_t", "format_rusage", "format_sigaction", "format_siginfo", "format_sigset",
-    "format_stack_t", "format_timeval", "format_wait_status", "sa_handler",
+    "TIMEVAL_SIZE", "clock_t", "format_cpuset", "format_id", "format_rusage",
+    "format_sigaction", "format_siginfo", "format_sigset", "format_stack_t", "format_timeval",
+    "format_wait_status", "sa_handler",
 ]
 
 SIGSET_SIZE = 8             # the kernel's sigset_t: _NSIG (64) bits; NSIG_BYTES in strace
@@ -111,9 +112,10 @@ def format_wait_status(status: int, flags: ArchFlags) -> str:
     ``[{WIFSIGNALED(s) && WTERMSIG(s) == SIGKILL && WCOREDUMP(s)}]``,
     ``[{WIFSTOPPED(s) && WSTOPSIG(s) == SIGSTOP}]``, ``[{WIFCONTINUED(s)}]``; bits the
     macros do not account for follow as ``| 0x...`` (a ptrace event in bits 16-31 as
-    ``| 0x3 << 16``: by number, not strace's PTRACE_EVENT_* name). Encoding (include/uapi/linux/wait.h and glibc's
-    bits/waitstatus.h): low 7 bits the terminating signal (0: exited, 0x7f: stopped),
-    bit 7 the core flag, bits 8-15 the exit status or stop signal; 0xffff: continued.
+    ``| 0x3 << 16``: by number, not strace's PTRACE_EVENT_* name). Encoding
+    (include/uapi/linux/wait.h and glibc's bits/waitstatus.h): low 7 bits the terminating
+    signal (0: exited, 0x7f: stopped), bit 7 the core flag, bits 8-15 the exit status or
+    stop signal; 0xffff: continued.
     """
     status &= 0xFFFFFFFF
     low, high = status & 0x7F, (status >> 8) & 0xFF
@@ -222,6 +224,28 @@ def clock_t(v: int, clk_tck: int = 100) -> str:
     width = len(str(clk_tck)) - 1
     frac = v % clk_tck * 10 ** width // clk_tck
     return f"{v} /* {v // clk_tck}.{frac:0{width}d} s */"
+
+
+def format_id(data: bytes) -> str | None:
+    """A uid_t/gid_t a call wrote (getresuid(2)): ``[0]``; ``[-1]`` for (uid_t)-1."""
+    if len(data) < 4:
+        return None
+    v = int.from_bytes(data[:4], "little")
+    return "[-1]" if v == 0xFFFFFFFF else f"[{v}]"
+
+
+def format_cpuset(data: bytes) -> str:
+    """A CPU mask (sched_getaffinity(2): ``len`` bytes of unsigned longs, bit n of the
+    little-endian array is CPU n), as strace's list of CPU numbers: ``[0 1]``."""
+    mask = int.from_bytes(data, "little")
+    cpus = []
+    n = 0
+    while mask:
+        if mask & 1:
+            cpus.append(str(n))
+        mask >>= 1
+        n += 1
+    return f"[{' '.join(cpus)}]"
 
 
 def _ptr(v: int) -> str:

@@ -33,9 +33,14 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from tracekit._errors import TracekitError
 from tracekit._events import CAP_ARGV, CAP_BUF, CAP_STR, CAP_STRUCT
-from tracekit.decode.structs_proc import RUSAGE_SIZE, SIGINFO_SIZE, SIGSET_SIZE, STACK_T_SIZE
-from tracekit.decode.structs_proc import SIGACTION_SIZE as _SIGACTION_SIZES
-from tracekit.decode.structs_proc import TIMEVAL_SIZE
+from tracekit.decode.structs_proc import (
+    RUSAGE_SIZE,
+    SIGACTION_SIZE as _SIGACTION_SIZES,
+    SIGINFO_SIZE,
+    SIGSET_SIZE,
+    STACK_T_SIZE,
+    TIMEVAL_SIZE,
+)
 from tracekit.kernel.arch import machine_arch
 from tracekit.kernel.syscalls import SyscallTable
 from tracekit.kernel.tracefs import EVENT_ALIASES, Field, syscall_args_of
@@ -174,6 +179,9 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "clock_gettime": (_fixed("tp", TIMESPEC_SIZE, at_exit=True),),
     "clock_getres": (_fixed("tp", TIMESPEC_SIZE, at_exit=True),),
     "gettimeofday": (_fixed("tv", TIMEVAL_SIZE, at_exit=True),),
+    "getresuid": tuple(_fixed(a, 4, at_exit=True) for a in ("ruidp", "euidp", "suidp")),
+    "getresgid": tuple(_fixed(a, 4, at_exit=True) for a in ("rgidp", "egidp", "sgidp")),
+    "sched_getaffinity": (_buf("user_mask_ptr", "ret", at_exit=True),),
     **({
         "rt_sigaction": (_fixed("act", SIGACTION_SIZE), _fixed("oact", SIGACTION_SIZE,
                                                                at_exit=True)),
