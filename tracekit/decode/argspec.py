@@ -17,6 +17,12 @@ undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit.decode.a
 ``argv`` ``envp``     execve's vectors: ``["ls", "-l"]``, ``0x7ffc... /* 23 vars */``
 ``sockaddr``          struct sockaddr, length the next arg
 ``timespec``          struct timespec
+``wstatus`` ...       proc structs (tracekit.decode.structs_proc): ``wstatus``
+                      ``rusagew`` (wait4: when ret > 0), ``rusage``,
+                      ``siginfo_out``, ``sigaction_in``/``_out``, ``sigset_in``/``_out``
+                      (size: arg 3), ``stack_in``/``_out``, ``timespec_out``,
+                      ``timeval_out``, ``id_out``, ``cpuset_out``: ``_out`` ones are
+                      written by the call, an address when it failed
 ``oflags`` ``omode``  open flags; the mode, printed only with O_CREAT or O_TMPFILE
 ``mode`` ``fmode``    mode_t octal (``0644``); with file type (``S_IFREG|0644``)
 others                a table of ``tracekit.decode.flags`` (see ``tracekit.decode.args.kinds_for``)
