@@ -98,8 +98,13 @@ TABLES: dict[str, Table] = {
     "SIG_HANDLERS": ("values", ("asm/signal.h",), r"SIG_(DFL|IGN|ERR)", frozenset(), ()),
     "SIGPROCMASK_HOW": ("values", ("asm/signal.h",), r"SIG_(BLOCK|UNBLOCK|SETMASK)",
                         frozenset(), ()),
+    # strace 6.1's order (xlat/sigact_flags.in: SA_RESTORER|SA_ONSTACK|SA_RESTART...);
+    # bits strace has no name for (SA_UNSUPPORTED, SA_EXPOSE_TAGBITS) stay a hex remainder.
     "SA_FLAGS": ("bits", ("asm/signal.h",), r"SA_[A-Z]+",
-                 frozenset({"SA_NOMASK", "SA_ONESHOT", "SA_STACK"}), ()),
+                 frozenset({"SA_NOMASK", "SA_ONESHOT", "SA_STACK", "SA_UNSUPPORTED",
+                            "SA_EXPOSE_TAGBITS"}),
+                 ("SA_RESTORER", "SA_ONSTACK", "SA_RESTART", "SA_INTERRUPT", "SA_NODEFER",
+                  "SA_RESETHAND", "SA_SIGINFO", "SA_NOCLDSTOP", "SA_NOCLDWAIT")),
     "ADDRESS_FAMILIES": ("values", ("sys/socket.h",), r"AF_[A-Z0-9_]+",
                          frozenset({"AF_MAX", "AF_LOCAL", "AF_FILE", "AF_ROUTE"}), ()),
     "SOCK_TYPES": ("values", ("sys/socket.h",),
@@ -134,8 +139,12 @@ TABLES: dict[str, Table] = {
                       r"PR_SME_(SET|GET)_VL|PR_PAC_RESET_KEYS|PR_SCHED_CORE",
                       frozenset(), ()),
     "ARCH_PRCTL_OPTIONS": ("values", ("asm/prctl.h",), r"ARCH_[A-Z0-9_]+", frozenset(), ()),
+    # strace 6.1's names and order (xlat/wait4_options.in): WSTOPPED, not its alias
+    # WUNTRACED; WEXITED before WSTOPPED; __WCLONE before __WALL.
     "WAIT_OPTIONS": ("bits", ("linux/wait.h",), r"W[A-Z]+|__W[A-Z]+",
-                     frozenset({"WSTOPPED"}), ()),
+                     frozenset({"WUNTRACED"}),
+                     ("WNOHANG", "WEXITED", "WSTOPPED", "WCONTINUED", "WNOWAIT", "__WCLONE",
+                      "__WALL", "__WNOTHREAD")),
     "RLIMIT_RESOURCES": ("values", ("asm/resource.h",), r"RLIMIT_[A-Z]+", frozenset(), ()),
     "GRND_FLAGS": ("bits", ("linux/random.h",), r"GRND_[A-Z]+", frozenset(), ()),
     "FADVISE_ADVICE": ("values", ("linux/fadvise.h",), r"POSIX_FADV_[A-Z]+", frozenset(), ()),
@@ -143,6 +152,11 @@ TABLES: dict[str, Table] = {
     "EPOLL_CTL_OPS": ("values", ("linux/eventpoll.h",), r"EPOLL_CTL_[A-Z]+", frozenset(), ()),
     "CLOCK_IDS": ("values", ("linux/time.h",), r"CLOCK_[A-Z_]+",
                   frozenset({"CLOCK_SGI_CYCLE"}), ()),
+    # proc slice of issue 12: clock_nanosleep flags, waitid id types, sigaltstack flags.
+    "TIMER_FLAGS": ("bits", ("linux/time.h",), r"TIMER_ABSTIME", frozenset(), ()),
+    "WAITID_TYPES": ("values", ("linux/wait.h",), r"P_(ALL|PID|PGID|PIDFD)", frozenset(), ()),
+    "SS_FLAGS": ("bits", ("linux/signal.h",), r"SS_(ONSTACK|DISABLE|AUTODISARM)",
+                 frozenset(), ("SS_ONSTACK", "SS_DISABLE", "SS_AUTODISARM")),
 }
 
 # Tables whose header exists on some arches only (arch_prctl(2) is x86's): empty elsewhere.

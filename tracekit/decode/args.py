@@ -27,7 +27,7 @@ from tracekit._events import (
     Decoded,
     Syscall,
 )
-from tracekit.decode import flags as F
+from tracekit.decode import flags as F, structs_proc as SP
 from tracekit.decode.argspec import ARGSPEC
 from tracekit.decode.argtypes import kind_of, narrowed
 from tracekit.decode.fdcache import FdCache
@@ -232,6 +232,103 @@ def k_timespec(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return pointer(ev.args[i]) if text is None else text
 
 
+# -- proc slice of issue 12: wait, signal and time structs (tracekit.decode.structs_proc)
+
+def _out_cap(ev: Syscall, i: int) -> Capture | None:
+    """The at-exit capture of argument ``i`` when the call completed without an error
+    (strace prints the address of an output struct a failed call did not fill)."""
+    if ev.flags & (SC_UNFINISHED | SC_NORETURN) or -4095 <= ev.ret < 0:
+        return None
+    return _cap(ev, i)
+
+
+def _or_ptr(ev: Syscall, i: int, text: str | None) -> str:
+    return pointer(ev.args[i]) if text is None else text
+
+
+def k_wstatus(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """wait4's status: written only when a child was reaped (ret > 0)."""
+    cap = _out_cap(ev, i) if ev.ret > 0 else None
+    if cap is None or len(cap.data) < 4:
+        return pointer(ev.args[i])
+    return SP.format_wait_status(int.from_bytes(cap.data[:4], "little"), d.flags)
+
+
+def k_rusagew(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """wait4's rusage: strace decodes it only when a child was reaped (ret > 0)."""
+    cap = _out_cap(ev, i) if ev.ret > 0 else None
+    return _or_ptr(ev, i, None if cap is None else SP.format_rusage(cap.data))
+
+
+def k_rusage(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    cap = _out_cap(ev, i)
+    return _or_ptr(ev, i, None if cap is None else SP.format_rusage(cap.data))
+
+
+def k_siginfo_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    cap = _out_cap(ev, i)
+    return _or_ptr(ev, i, None if cap is None else SP.format_siginfo(cap.data, d.flags))
+
+
+def k_sigaction_in(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    cap = _cap(ev, i)
+    return _or_ptr(ev, i, None if cap is None else SP.format_sigaction(cap.data, d.flags))
+
+
+def k_sigaction_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    cap = _out_cap(ev, i)
+    return _or_ptr(ev, i, None if cap is None else SP.format_sigaction(cap.data, d.flags))
+
+
+def _sigset(d: SyscallDecoder, ev: Syscall, i: int, cap: Capture | None) -> str:
+    """A sigset whose size is argument 3 (rt_sigprocmask's sigsetsize): strace reads it
+    only when 8 (the word size) <= size <= 8 (NSIG_BYTES), else prints the address."""
+    if cap is None or ev.args[3] != SP.SIGSET_SIZE or len(cap.data) < SP.SIGSET_SIZE:
+        return pointer(ev.args[i])
+    return SP.format_sigset(cap.data[:SP.SIGSET_SIZE], d.flags)
+
+
+def k_sigset_in(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    return _sigset(d, ev, i, _cap(ev, i))
+
+
+def k_sigset_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    return _sigset(d, ev, i, _out_cap(ev, i))
+
+
+def k_stack_in(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    cap = _cap(ev, i)
+    return _or_ptr(ev, i, None if cap is None else SP.format_stack_t(cap.data, d.flags))
+
+
+def k_stack_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    cap = _out_cap(ev, i)
+    return _or_ptr(ev, i, None if cap is None else SP.format_stack_t(cap.data, d.flags))
+
+
+def k_timespec_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    cap = _out_cap(ev, i)
+    return _or_ptr(ev, i, None if cap is None else format_timespec(cap.data))
+
+
+def k_timeval_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    cap = _out_cap(ev, i)
+    return _or_ptr(ev, i, None if cap is None else SP.format_timeval(cap.data))
+
+
+def k_id_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    cap = _out_cap(ev, i)
+    return _or_ptr(ev, i, None if cap is None else SP.format_id(cap.data))
+
+
+def k_cpuset_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """sched_getaffinity's mask: the ``ret`` bytes the kernel wrote."""
+    cap = _out_cap(ev, i)
+    if cap is None or ev.ret <= 0:
+        return pointer(ev.args[i])
+    return SP.format_cpuset(cap.data[:ev.ret])
+
+
 def k_omode(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
     flags, c = ev.args[i - 1], d.consts
     if flags & c.o_creat or flags & c.o_tmpfile == c.o_tmpfile:
@@ -347,8 +444,16 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         "fadv": _enum32(T.FADVISE_ADVICE), "epollop": _enum32(T.EPOLL_CTL_OPS),
         "clockid": _enum32(T.CLOCK_IDS),
         "clone3flags": lambda d, ev, i: f.clone3_flags(ev.args[i]),
-        # harness slice (issue 12): kinds of C types (tracekit.decode.argtypes)
+        # kinds of C types (tracekit.decode.argtypes)
         "u32": k_u32, "x32": k_x32, "uid": k_uid,
+        # structs of processes, signals and time (tracekit.decode.structs_proc)
+        "wstatus": k_wstatus, "rusagew": k_rusagew, "rusage": k_rusage,
+        "siginfo_out": k_siginfo_out, "sigaction_in": k_sigaction_in,
+        "sigaction_out": k_sigaction_out, "sigset_in": k_sigset_in,
+        "sigset_out": k_sigset_out, "stack_in": k_stack_in, "stack_out": k_stack_out,
+        "timespec_out": k_timespec_out, "timeval_out": k_timeval_out,
+        "timerflags": _flags32(f.timer_flags), "idtype": _enum32(T.WAITID_TYPES),
+        "id_out": k_id_out, "cpuset_out": k_cpuset_out,
     }
 
 

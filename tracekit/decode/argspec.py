@@ -17,6 +17,12 @@ undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit.decode.a
 ``argv`` ``envp``     execve's vectors: ``["ls", "-l"]``, ``0x7ffc... /* 23 vars */``
 ``sockaddr``          struct sockaddr, length the next arg
 ``timespec``          struct timespec
+``wstatus`` ...       proc structs (tracekit.decode.structs_proc): ``wstatus``
+                      ``rusagew`` (wait4: when ret > 0), ``rusage``,
+                      ``siginfo_out``, ``sigaction_in``/``_out``, ``sigset_in``/``_out``
+                      (size: arg 3), ``stack_in``/``_out``, ``timespec_out``,
+                      ``timeval_out``, ``id_out``, ``cpuset_out``: ``_out`` ones are
+                      written by the call, an address when it failed
 ``oflags`` ``omode``  open flags; the mode, printed only with O_CREAT or O_TMPFILE
 ``mode`` ``fmode``    mode_t octal (``0644``); with file type (``S_IFREG|0644``)
 others                a table of ``tracekit.decode.flags`` (see ``tracekit.decode.args.kinds_for``)
@@ -75,8 +81,8 @@ mremap: p u u mremapflags p -> x
 msync: p u d
 mlock: p u
 munlock: p u
-rt_sigaction: sig p p u
-rt_sigprocmask: how p p u
+rt_sigaction: sig sigaction_in sigaction_out u
+rt_sigprocmask: how sigset_in sigset_out u
 rt_sigreturn:
 sigreturn:
 ioctl: fd ioctl p
@@ -124,8 +130,8 @@ execve: path argv envp
 execveat: dirfd path argv envp atflags
 exit: d
 exit_group: d
-wait4: d p waitopts p
-waitid: d d p waitopts p
+wait4: d wstatus waitopts rusagew
+waitid: idtype d siginfo_out waitopts rusage
 kill: d sig
 tkill: d sig
 tgkill: d d sig
@@ -173,9 +179,9 @@ getrandom: bufrx u grnd
 fadvise64: fd ld ld fadv
 fadvise64_64: fd ld ld fadv
 nanosleep: timespec p
-clock_nanosleep: clockid d timespec p
-clock_gettime: clockid p
-clock_getres: clockid p
+clock_nanosleep: clockid timerflags timespec p
+clock_gettime: clockid timespec_out
+clock_getres: clockid timespec_out
 epoll_ctl: fd epollop fd p
 epoll_wait: fd p d d
 epoll_pwait: fd p d d p u
@@ -201,8 +207,12 @@ setgid: d
 setpgid: d d
 alarm: u
 unshare: clone3flags
-sched_getaffinity: d u p
+sched_getaffinity: d u cpuset_out
 sched_setaffinity: d u p
+sigaltstack: stack_in stack_out
+gettimeofday: timeval_out p
+getresuid: id_out id_out id_out
+getresgid: id_out id_out id_out
 """
 
 

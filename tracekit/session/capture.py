@@ -33,6 +33,14 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from tracekit._errors import TracekitError
 from tracekit._events import CAP_ARGV, CAP_BUF, CAP_STR, CAP_STRUCT
+from tracekit.decode.structs_proc import (
+    RUSAGE_SIZE,
+    SIGACTION_SIZE as _SIGACTION_SIZES,
+    SIGINFO_SIZE,
+    SIGSET_SIZE,
+    STACK_T_SIZE,
+    TIMEVAL_SIZE,
+)
 from tracekit.kernel.arch import machine_arch
 from tracekit.kernel.syscalls import SyscallTable
 from tracekit.kernel.tracefs import EVENT_ALIASES, Field, syscall_args_of
@@ -70,6 +78,8 @@ SOCKADDR_CAP = 128       # sizeof(struct sockaddr_storage)
 TIMESPEC_SIZE = 16       # struct __kernel_timespec
 ARGV_CAP = 3072          # all of argv's elements with their NULs
 ARGV_ELEM_CAP = 1024     # one argv element
+# struct sigaction differs per arch (x86_64 has sa_restorer): structs_proc.SIGACTION_SIZE
+SIGACTION_SIZE = _SIGACTION_SIZES.get(machine_arch(), 0)
 # struct stat (arch/x86/include/uapi/asm/stat.h; arm64: asm-generic/stat.h)
 STAT_SIZE = {"x86_64": 144, "arm64": 128}.get(machine_arch(), 0)
 
@@ -159,6 +169,23 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "bind": (_sockaddr("umyaddr", "addrlen"),),
     "nanosleep": (_fixed("rqtp", TIMESPEC_SIZE),),
     "clock_nanosleep": (_fixed("rqtp", TIMESPEC_SIZE),),
+    # proc slice of issue 12: wait status and rusage, signal structs, clock outputs
+    # (layouts and sizes in tracekit/decode/structs_proc.py)
+    "wait4": (_fixed("stat_addr", 4, at_exit=True), _fixed("ru", RUSAGE_SIZE, at_exit=True)),
+    "waitid": (_fixed("infop", SIGINFO_SIZE, at_exit=True),
+               _fixed("ru", RUSAGE_SIZE, at_exit=True)),
+    "rt_sigprocmask": (_fixed("nset", SIGSET_SIZE), _fixed("oset", SIGSET_SIZE, at_exit=True)),
+    "sigaltstack": (_fixed("uss", STACK_T_SIZE), _fixed("uoss", STACK_T_SIZE, at_exit=True)),
+    "clock_gettime": (_fixed("tp", TIMESPEC_SIZE, at_exit=True),),
+    "clock_getres": (_fixed("tp", TIMESPEC_SIZE, at_exit=True),),
+    "gettimeofday": (_fixed("tv", TIMEVAL_SIZE, at_exit=True),),
+    "getresuid": tuple(_fixed(a, 4, at_exit=True) for a in ("ruidp", "euidp", "suidp")),
+    "getresgid": tuple(_fixed(a, 4, at_exit=True) for a in ("rgidp", "egidp", "sgidp")),
+    "sched_getaffinity": (_buf("user_mask_ptr", "ret", at_exit=True),),
+    **({
+        "rt_sigaction": (_fixed("act", SIGACTION_SIZE), _fixed("oact", SIGACTION_SIZE,
+                                                               at_exit=True)),
+    } if SIGACTION_SIZE else {}),
     **({
         "newstat": (_str("filename"), _fixed("statbuf", STAT_SIZE, at_exit=True)),
         "newlstat": (_str("filename"), _fixed("statbuf", STAT_SIZE, at_exit=True)),

@@ -297,15 +297,14 @@ SIGPROCMASK_HOW: dict[int, str] = {
 }
 
 SA_FLAGS: tuple[tuple[int, str], ...] = (
-    (0x1, 'SA_NOCLDSTOP'),
-    (0x2, 'SA_NOCLDWAIT'),
-    (0x4, 'SA_SIGINFO'),
-    (0x400, 'SA_UNSUPPORTED'),
     (0x4000000, 'SA_RESTORER'),
     (0x8000000, 'SA_ONSTACK'),
     (0x10000000, 'SA_RESTART'),
     (0x40000000, 'SA_NODEFER'),
     (0x80000000, 'SA_RESETHAND'),
+    (0x4, 'SA_SIGINFO'),
+    (0x1, 'SA_NOCLDSTOP'),
+    (0x2, 'SA_NOCLDWAIT'),
 )
 
 ADDRESS_FAMILIES: dict[int, str] = {
@@ -645,13 +644,13 @@ ARCH_PRCTL_OPTIONS: dict[int, str] = {
 
 WAIT_OPTIONS: tuple[tuple[int, str], ...] = (
     (0x1, 'WNOHANG'),
-    (0x2, 'WUNTRACED'),
     (0x4, 'WEXITED'),
+    (0x2, 'WSTOPPED'),
     (0x8, 'WCONTINUED'),
     (0x1000000, 'WNOWAIT'),
-    (0x20000000, '__WNOTHREAD'),
-    (0x40000000, '__WALL'),
     (0x80000000, '__WCLONE'),
+    (0x40000000, '__WALL'),
+    (0x20000000, '__WNOTHREAD'),
 )
 
 RLIMIT_RESOURCES: dict[int, str] = {
@@ -713,3 +712,20 @@ CLOCK_IDS: dict[int, str] = {
     9: 'CLOCK_BOOTTIME_ALARM',
     11: 'CLOCK_TAI',
 }
+
+TIMER_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'TIMER_ABSTIME'),
+)
+
+WAITID_TYPES: dict[int, str] = {
+    0: 'P_ALL',
+    1: 'P_PID',
+    2: 'P_PGID',
+    3: 'P_PIDFD',
+}
+
+SS_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'SS_ONSTACK'),
+    (0x2, 'SS_DISABLE'),
+    (0x80000000, 'SS_AUTODISARM'),
+)
