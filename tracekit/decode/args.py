@@ -27,7 +27,7 @@ from tracekit._events import (
     Decoded,
     Syscall,
 )
-from tracekit.decode import flags as F
+from tracekit.decode import flags as F, structs_fs
 from tracekit.decode.argspec import ARGSPEC
 from tracekit.decode.fdcache import FdCache
 from tracekit.decode.values import (
@@ -331,6 +331,8 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         "fadv": _enum32(T.FADVISE_ADVICE), "epollop": _enum32(T.EPOLL_CTL_OPS),
         "clockid": _enum32(T.CLOCK_IDS),
         "clone3flags": lambda d, ev, i: f.clone3_flags(ev.args[i]),
+        # slice fs (issue 12): stat family, statfs, dirents, envp, limits, system info
+        "rusagewho": _enum32(T.RUSAGE_WHO), **structs_fs.kinds(f),
     }
 
 
