@@ -71,14 +71,15 @@ TABLES: dict[str, Table] = {
     "S_IFMT": ("values", ("sys/stat.h",), r"S_IF(SOCK|LNK|REG|BLK|DIR|CHR|IFO)",
                frozenset(), ()),
     "S_MODE_BITS": ("bits", ("sys/stat.h",), r"S_IS(UID|GID|VTX)", frozenset(), ()),
+    # strace 6.1 names 0xfff STATX_ALL first (its statx_masks xlat order).
     "STATX_MASK": ("bits", ("linux/stat.h",), r"STATX_[A-Z_]+",
-                   frozenset({"STATX_ALL", "STATX__RESERVED", "STATX_ATTR_COMPRESSED",
+                   frozenset({"STATX__RESERVED", "STATX_ATTR_COMPRESSED",
                               "STATX_ATTR_IMMUTABLE", "STATX_ATTR_APPEND", "STATX_ATTR_NODUMP",
                               "STATX_ATTR_ENCRYPTED", "STATX_ATTR_AUTOMOUNT",
                               "STATX_ATTR_MOUNT_ROOT", "STATX_ATTR_VERITY", "STATX_ATTR_DAX"}),
-                   ("STATX_TYPE", "STATX_MODE", "STATX_NLINK", "STATX_UID", "STATX_GID",
-                    "STATX_ATIME", "STATX_MTIME", "STATX_CTIME", "STATX_INO", "STATX_SIZE",
-                    "STATX_BLOCKS", "STATX_BASIC_STATS")),
+                   ("STATX_ALL", "STATX_BASIC_STATS", "STATX_TYPE", "STATX_MODE",
+                    "STATX_NLINK", "STATX_UID", "STATX_GID", "STATX_ATIME", "STATX_MTIME",
+                    "STATX_CTIME", "STATX_INO", "STATX_SIZE", "STATX_BLOCKS")),
     "PROT_FLAGS": ("bits", _MMAN, r"PROT_[A-Z_]+", frozenset({"PROT_NONE"}), ()),
     "MAP_TYPES": ("values", _MMAN, r"MAP_(SHARED|PRIVATE|SHARED_VALIDATE)", frozenset(), ()),
     "MAP_FLAGS": ("bits", _MMAN, r"MAP_[A-Z_]+",
@@ -150,6 +151,11 @@ TABLES: dict[str, Table] = {
     "FADVISE_ADVICE": ("values", ("linux/fadvise.h",), r"POSIX_FADV_[A-Z]+", frozenset(), ()),
     "RENAME_FLAGS": ("bits", ("linux/fs.h",), r"RENAME_[A-Z]+", frozenset(), ()),
     "EPOLL_CTL_OPS": ("values", ("linux/eventpoll.h",), r"EPOLL_CTL_[A-Z]+", frozenset(), ()),
+    # slice fs (issue 12): stx_attributes bits and statfs f_type names
+    "STATX_ATTRS": ("bits", ("linux/stat.h",), r"STATX_ATTR_[A-Z_]+", frozenset(), ()),
+    "FS_MAGIC": ("values", ("linux/magic.h",), r"[A-Z0-9_]+_MAGIC[0-9]*", frozenset(), ()),
+    "RUSAGE_WHO": ("values", ("linux/resource.h",), r"RUSAGE_[A-Z]+",
+                   frozenset({"RUSAGE_BOTH"}), ()),
     "CLOCK_IDS": ("values", ("linux/time.h",), r"CLOCK_[A-Z_]+",
                   frozenset({"CLOCK_SGI_CYCLE"}), ()),
     # proc slice of issue 12: clock_nanosleep flags, waitid id types, sigaltstack flags.
@@ -172,7 +178,8 @@ _MACHINE_ARCH = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "arm64", "arm
 # One name per value in "values" tables when headers define aliases: the name strace prints.
 PREFERRED = {"AF_UNIX", "AF_NETLINK", "SIGABRT", "SIGIO", "IPPROTO_IP", "SEEK_DATA",
              "FIONBIO", "FIONREAD", "TCGETS", "TIOCINQ", "FS_IOC_GETFLAGS", "FS_IOC_SETFLAGS",
-             "FS_IOC_GETVERSION", "FS_IOC_SETVERSION", "MADV_NORMAL", "CLOCK_REALTIME"}
+             "FS_IOC_GETVERSION", "FS_IOC_SETVERSION", "MADV_NORMAL", "CLOCK_REALTIME",
+             "EXT2_SUPER_MAGIC"}
 NOT_PREFERRED = {"TIOCINQ", "FS_IOC32_GETFLAGS", "FS_IOC32_SETFLAGS", "FS_IOC32_GETVERSION",
                  "FS_IOC32_SETVERSION", "PR_SET_PTRACER_ANY"}
 

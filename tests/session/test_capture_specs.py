@@ -15,6 +15,8 @@ from tracekit.session.capture import (
     ARGV_CAP,
     ARGV_ELEM_CAP,
     BUF_CAP,
+    ENVP_BIG,
+    ENVP_SMALL,
     LEN_NONE,
     LEN_RET,
     SOCKADDR_CAP,
@@ -75,7 +77,10 @@ def test_specs_identical_on_618_and_619(shared_fixtures: Path, tmp_path: Path) -
     assert old == {
         nr("openat"): (CapSpec(1, CAP_STR, LEN_NONE, 0, STR_CAP, 0),),
         nr("execve"): (CapSpec(0, CAP_STR, LEN_NONE, 0, STR_CAP, 0),
-                       CapSpec(1, CAP_ARGV, LEN_NONE, 0, ARGV_CAP, ARGV_ELEM_CAP)),
+                       CapSpec(1, CAP_ARGV, LEN_NONE, 0, ARGV_CAP, ARGV_ELEM_CAP),
+                       # envp's pointer array, twice, to count it (/* N vars */)
+                       CapSpec(2, CAP_STRUCT, LEN_NONE, 0, ENVP_BIG, ENVP_BIG),
+                       CapSpec(2, CAP_STRUCT, LEN_NONE, 0, ENVP_SMALL, ENVP_SMALL)),
         nr("write"): (CapSpec(1, CAP_BUF, 2, 0, BUF_CAP, 0),),
         nr("connect"): (CapSpec(1, CAP_STRUCT, 2, 0, SOCKADDR_CAP, 0),),
     }

@@ -27,7 +27,7 @@ from tracekit._events import (
     Decoded,
     Syscall,
 )
-from tracekit.decode import flags as F, structs_proc as SP
+from tracekit.decode import flags as F, structs_fs, structs_proc as SP
 from tracekit.decode.argspec import ARGSPEC
 from tracekit.decode.argtypes import kind_of, narrowed
 from tracekit.decode.fdcache import FdCache
@@ -454,6 +454,8 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         "timespec_out": k_timespec_out, "timeval_out": k_timeval_out,
         "timerflags": _flags32(f.timer_flags), "idtype": _enum32(T.WAITID_TYPES),
         "id_out": k_id_out, "cpuset_out": k_cpuset_out,
+        # structs of files: stat family, statfs, dirents, envp, limits, system info
+        "rusagewho": _enum32(T.RUSAGE_WHO), **structs_fs.kinds(f),
     }
 
 

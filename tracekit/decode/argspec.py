@@ -23,6 +23,10 @@ undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit.decode.a
                       (size: arg 3), ``stack_in``/``_out``, ``timespec_out``,
                       ``timeval_out``, ``id_out``, ``cpuset_out``: ``_out`` ones are
                       written by the call, an address when it failed
+``stat`` ``statx``    structs the call fills in (tracekit.decode.structs_fs): stat,
+``statfs`` ...        statx, statfs, ``rlim_in``/``rlim_out``, ``utsname``, ``sysinfo``,
+                      ``tms``, ``rusage``, ``pipefds``, ``cwd``; ``dirents``: the count
+                      of getdents64's entries
 ``oflags`` ``omode``  open flags; the mode, printed only with O_CREAT or O_TMPFILE
 ``mode`` ``fmode``    mode_t octal (``0644``); with file type (``S_IFREG|0644``)
 others                a table of ``tracekit.decode.flags`` (see ``tracekit.decode.args.kinds_for``)
@@ -55,17 +59,17 @@ openat2: dirfd path p u -> fd
 creat: path mode -> fd
 close: fd
 close_range: u u x
-stat: path p
-lstat: path p
-fstat: fd p
-newfstatat: dirfd path p atflags
+stat: path stat
+lstat: path stat
+fstat: fd stat
+newfstatat: dirfd path stat atflags
 fstatat64: dirfd path p atflags
 stat64: path p
 lstat64: path p
 fstat64: fd p
-statx: dirfd path statxflags statxmask p
-statfs: path p
-fstatfs: fd p
+statx: dirfd path statxflags statxmask statx
+statfs: path statfs
+fstatfs: fd statfs
 access: path amode
 faccessat: dirfd path amode
 faccessat2: dirfd path amode faccessflags
@@ -89,8 +93,8 @@ ioctl: fd ioctl p
 dup: fd -> fd
 dup2: fd fd -> fd
 dup3: fd fd pipeflags -> fd
-pipe: p
-pipe2: p pipeflags
+pipe: pipefds
+pipe2: pipefds pipeflags
 socket: af socktype proto -> fd
 socketpair: af socktype proto p
 connect: fd sockaddr u
@@ -139,7 +143,7 @@ fcntl: fd fcntlcmd fcntlarg -> fcntl
 fcntl64: fd fcntlcmd fcntlarg -> fcntl
 chdir: path
 fchdir: fd
-getcwd: p u
+getcwd: cwd u
 mkdir: path mode
 mkdirat: dirfd path mode
 rmdir: path
@@ -164,15 +168,15 @@ fchownat: dirfd path d d atflags
 umask: mode -> mode
 mknod: path fmode x
 mknodat: dirfd path fmode x
-getdents64: fd p u
+getdents64: fd dirents u
 getdents: fd p u
 futex: futex
 set_tid_address: p
 set_robust_list: p u
 rseq: p x d x
-prlimit64: d rlimit p p
-getrlimit: rlimit p
-setrlimit: rlimit p
+prlimit64: d rlimit rlim_in rlim_out
+getrlimit: rlimit rlim_out
+setrlimit: rlimit rlim_in
 arch_prctl: archprctl x
 prctl: prctl x x x x
 getrandom: bufrx u grnd
@@ -213,6 +217,10 @@ sigaltstack: stack_in stack_out
 gettimeofday: timeval_out p
 getresuid: id_out id_out id_out
 getresgid: id_out id_out id_out
+uname: utsname
+sysinfo: sysinfo
+times: tms
+getrusage: rusagewho rusage
 """
 
 

@@ -82,6 +82,17 @@ ARGV_ELEM_CAP = 1024     # one argv element
 SIGACTION_SIZE = _SIGACTION_SIZES.get(machine_arch(), 0)
 # struct stat (arch/x86/include/uapi/asm/stat.h; arm64: asm-generic/stat.h)
 STAT_SIZE = {"x86_64": 144, "arm64": 128}.get(machine_arch(), 0)
+# slice fs (issue 12): sizes of the structs of tracekit/decode/structs_fs.py (64-bit)
+STATX_SIZE = 256         # struct statx, include/uapi/linux/stat.h
+STATFS_SIZE = 120        # struct statfs, asm-generic/statfs.h (long words)
+RLIMIT_SIZE = 16         # struct rlimit64 / 64-bit struct rlimit
+UTSNAME_SIZE = 390       # struct new_utsname: 6 x 65 chars
+SYSINFO_SIZE = 112       # struct sysinfo, include/uapi/linux/sysinfo.h
+TMS_SIZE = 32            # struct tms
+# execve's envp pointer array, to count it: a big read and a small one, since a read
+# that runs past the end of the mapping faults as a whole (the small one then holds the
+# NULL of a short environment); 2048 bytes count up to 255 variables.
+ENVP_BIG, ENVP_SMALL = 2048, 256
 
 # const char * arguments that are C strings (paths and names); names from the tracefs
 # formats of Linux 6.18 (SYSCALL_DEFINE parameter names).
@@ -151,12 +162,14 @@ def _str(arg: str) -> _Override:
 
 
 # What the formats cannot tell, by tracefs event name (argument names as in the format).
-# A syscall listed here takes exactly these specs (no STRING_ARGS guess). envp is not
-# captured: strace shows it as a pointer and a count by default, and its size (often
-# several KiB) would crowd out argv in the record.
+# A syscall listed here takes exactly these specs (no STRING_ARGS guess). envp's strings
+# are not captured: strace shows it as a pointer and a count by default, so only its
+# pointer array is read (after argv, which keeps its room in the record).
 OVERRIDES: dict[str, tuple[_Override, ...]] = {
-    "execve": (_str("filename"), _argv("argv")),
-    "execveat": (_str("filename"), _argv("argv")),
+    "execve": (_str("filename"), _argv("argv"), _fixed("envp", ENVP_BIG),
+               _fixed("envp", ENVP_SMALL)),
+    "execveat": (_str("filename"), _argv("argv"), _fixed("envp", ENVP_BIG),
+                 _fixed("envp", ENVP_SMALL)),
     "write": (_buf("buf", "count"),),
     "pwrite64": (_buf("buf", "count"),),
     "read": (_buf("buf", "ret", at_exit=True),),                 # filled by the call
@@ -192,6 +205,22 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
         "newfstat": (_fixed("statbuf", STAT_SIZE, at_exit=True),),
         "newfstatat": (_str("filename"), _fixed("statbuf", STAT_SIZE, at_exit=True)),
     } if STAT_SIZE else {}),
+    # slice fs (issue 12): structs the call fills in, read at exit
+    "statx": (_str("filename"), _fixed("buffer", STATX_SIZE, at_exit=True)),
+    "statfs": (_str("pathname"), _fixed("buf", STATFS_SIZE, at_exit=True)),
+    "fstatfs": (_fixed("buf", STATFS_SIZE, at_exit=True),),
+    "getdents64": (_Override("dirent", CAP_BUF, "ret", BUF_MAX, 0, True),),
+    "prlimit64": (_fixed("new_rlim", RLIMIT_SIZE), _fixed("old_rlim", RLIMIT_SIZE,
+                                                          at_exit=True)),
+    "getrlimit": (_fixed("rlim", RLIMIT_SIZE, at_exit=True),),
+    "setrlimit": (_fixed("rlim", RLIMIT_SIZE),),
+    "newuname": (_fixed("name", UTSNAME_SIZE, at_exit=True),),
+    "sysinfo": (_fixed("info", SYSINFO_SIZE, at_exit=True),),
+    "times": (_fixed("tbuf", TMS_SIZE, at_exit=True),),
+    "getrusage": (_fixed("ru", RUSAGE_SIZE, at_exit=True),),
+    "pipe": (_fixed("fildes", 8, at_exit=True),),
+    "pipe2": (_fixed("fildes", 8, at_exit=True),),
+    "getcwd": (_Override("buf", CAP_BUF, "ret", BUF_MAX, 0, True),),
 }
 
 

@@ -1,0 +1,345 @@
+"""File-system and system-information structs as strace 6.1 prints them by default.
+
+Slice "fs" of issue 12: the stat family, statx, statfs, getdents64's entry count,
+execve's envp count, rlimits, uname, sysinfo, times, getrusage, pipe fds and getcwd.
+Each ``format_*`` takes the bytes the BPF program captured (``Capture.data``; specs in
+tracekit/session/capture.py ``OVERRIDES``) and returns strace's text, or None when the
+bytes are too short to be that struct (the caller then prints the address, as strace
+does for memory it cannot read). Layouts are those of 64-bit x86_64 and arm64 (both
+little-endian); where they differ the arch picks the layout.
+
+What strace prints without ``-v`` (checked against strace 6.1 on Linux 6.18):
+
+- ``stat``: ``{st_mode=S_IFREG|0644, st_size=36151, ...}``; a character or block device
+  shows ``st_rdev=makedev(0x1, 0x3)`` instead of ``st_size``.
+- ``statx``: ``{stx_mask=STATX_ALL|STATX_MNT_ID, stx_attributes=0,
+  stx_mode=S_IFREG|0644, stx_size=1221, ...}``.
+- ``statfs``: every field (strace does not abbreviate it).
+- a failed call (or one whose struct was not captured) shows the address.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from tracekit._events import (
+    CAP_ARGV,
+    CAPF_FAULT,
+    CAPF_TRUNC,
+    SC_NORETURN,
+    SC_UNFINISHED,
+    Capture,
+    Syscall,
+)
+from tracekit.decode import flags as F
+from tracekit.decode.structs_proc import RUSAGE_SIZE as RUSAGE_SIZE, format_rusage as format_rusage
+from tracekit.decode.values import format_envp, pointer, quote
+
+if TYPE_CHECKING:
+    from tracekit.decode.args import SyscallDecoder
+
+__all__ = [
+    "format_pipefds", "format_rlimit", "format_stat", "format_statfs", "format_statx",
+    "format_sysinfo", "format_tms", "format_rusage", "format_utsname", "count_dirents",
+    "count_envp", "kinds", "makedev",
+]
+
+_S_IFMT, _S_IFCHR, _S_IFBLK = 0o170000, 0o020000, 0o060000
+
+# struct stat, arch/x86/include/uapi/asm/stat.h (x86_64, 144 bytes):
+#   0 st_dev u64 | 8 st_ino u64 | 16 st_nlink u64 | 24 st_mode u32 | 28 st_uid u32
+#   32 st_gid u32 | 36 pad | 40 st_rdev u64 | 48 st_size s64 | 56 st_blksize s64
+#   64 st_blocks s64 | 72.. st_atime, st_mtime, st_ctime (sec, nsec) | 120 unused[3]
+# struct stat, include/uapi/asm-generic/stat.h (arm64, 128 bytes):
+#   0 st_dev u64 | 8 st_ino u64 | 16 st_mode u32 | 20 st_nlink u32 | 24 st_uid u32
+#   28 st_gid u32 | 32 st_rdev u64 | 40 pad | 48 st_size s64 | 56 st_blksize s32
+#   60 pad | 64 st_blocks s64 | 72.. times | 120 unused[2]
+# arch -> (size, offset of st_mode, offset of st_rdev, offset of st_size)
+STAT_LAYOUT: dict[str, tuple[int, int, int, int]] = {
+    "x86_64": (144, 24, 40, 48),
+    "arm64": (128, 16, 32, 48),
+}
+
+
+def makedev(dev: int) -> str:
+    """A dev_t as strace's ``makedev(%#x, %#x)`` (glibc's major()/minor() split)."""
+    major = (dev >> 8) & 0xFFF | (dev >> 32) & ~0xFFF
+    minor = dev & 0xFF | (dev >> 12) & ~0xFF
+    return f"makedev({_hex(major)}, {_hex(minor)})"
+
+
+def _hex(v: int) -> str:
+    """C's ``%#x``: ``0`` for zero, else ``0x..``."""
+    return hex(v) if v else "0"
+
+
+def format_stat(data: bytes, fl: F.ArchFlags) -> str | None:
+    """A struct stat of ``fl.arch``'s layout (see ``STAT_LAYOUT``), abbreviated."""
+    layout = STAT_LAYOUT.get(fl.arch)
+    if layout is None or len(data) < layout[0]:
+        return None
+    _, o_mode, o_rdev, o_size = layout
+    (mode,) = struct.unpack_from("<I", data, o_mode)
+    if mode & _S_IFMT in (_S_IFCHR, _S_IFBLK):
+        (rdev,) = struct.unpack_from("<Q", data, o_rdev)
+        second = f"st_rdev={makedev(rdev)}"
+    else:
+        (size,) = struct.unpack_from("<q", data, o_size)
+        second = f"st_size={size}"
+    return f"{{st_mode={fl.file_mode(mode)}, {second}, ...}}"
+
+
+# struct statx, include/uapi/linux/stat.h (256 bytes, same on every arch):
+#   0 stx_mask u32 | 4 stx_blksize u32 | 8 stx_attributes u64 | 16 stx_nlink u32
+#   20 stx_uid u32 | 24 stx_gid u32 | 28 stx_mode u16 | 30 pad | 32 stx_ino u64
+#   40 stx_size u64 | 48 stx_blocks u64 | 56 stx_attributes_mask u64 | 64.. timestamps
+#   128 stx_rdev_major, minor | 136 stx_dev_major, minor | 144 stx_mnt_id u64 | ...
+STATX_SIZE = 256
+_STATX_HEAD = struct.Struct("<IIQIIIH2xQQ")
+
+
+def format_statx(data: bytes, fl: F.ArchFlags) -> str | None:
+    """A struct statx, abbreviated as strace does (mask, attributes, mode, size)."""
+    if len(data) < _STATX_HEAD.size:
+        return None
+    mask, _blksize, attrs, _nlink, _uid, _gid, mode, _ino, size = _STATX_HEAD.unpack_from(data)
+    return (f"{{stx_mask={fl.statx_mask(mask)}, "
+            f"stx_attributes={F.FlagSet(fl.tables.STATX_ATTRS)(attrs)}, "
+            f"stx_mode={fl.file_mode(mode)}, stx_size={size}, ...}}")
+
+
+# struct statfs, include/uapi/asm-generic/statfs.h with __statfs_word = long (x86_64 and
+# arm64 alike, 120 bytes): f_type, f_bsize, f_blocks, f_bfree, f_bavail, f_files,
+# f_ffree (7 x 8 bytes), f_fsid int[2], f_namelen, f_frsize, f_flags (8 bytes each),
+# f_spare[4].
+STATFS_SIZE = 120
+_STATFS = struct.Struct("<qqQQQQQiiqqq")
+# ST_* of include/linux/statfs.h (kernel-internal, not uapi: the generator cannot read it;
+# the same on every arch), in strace's order.
+ST_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x0001, "ST_RDONLY"), (0x0002, "ST_NOSUID"), (0x0004, "ST_NODEV"),
+    (0x0008, "ST_NOEXEC"), (0x0010, "ST_SYNCHRONOUS"), (0x0020, "ST_VALID"),
+    (0x0040, "ST_MANDLOCK"), (0x0400, "ST_NOATIME"), (0x0800, "ST_NODIRATIME"),
+    (0x1000, "ST_RELATIME"), (0x2000, "ST_NOSYMFOLLOW"),
+)
+_st_flags = F.FlagSet(ST_FLAGS)
+
+
+def format_statfs(data: bytes, fl: F.ArchFlags) -> str | None:
+    """A struct statfs, every field: ``{f_type=EXT2_SUPER_MAGIC, f_bsize=4096, ...}``."""
+    if len(data) < _STATFS.size:
+        return None
+    (ftype, bsize, blocks, bfree, bavail, files, ffree, fsid0, fsid1, namelen, frsize,
+     flags) = _STATFS.unpack_from(data)
+    ftype &= 0xFFFFFFFFFFFFFFFF
+    magic = fl.tables.FS_MAGIC.get(ftype) or _hex(ftype)
+    return (f"{{f_type={magic}, f_bsize={bsize}, f_blocks={blocks}, f_bfree={bfree}, "
+            f"f_bavail={bavail}, f_files={files}, f_ffree={ffree}, "
+            f"f_fsid={{val=[{_hex(fsid0 & 0xFFFFFFFF)}, {_hex(fsid1 & 0xFFFFFFFF)}]}}, "
+            f"f_namelen={namelen}, f_frsize={frsize}, f_flags={_st_flags(flags)}}}")
+
+
+def count_dirents(data: bytes, ret: int) -> int | None:
+    """The entries in ``ret`` bytes of struct linux_dirent64 (include/linux/dirent.h:
+    d_ino u64, d_off s64, d_reclen u16, d_type u8, d_name[]), walking ``d_reclen``;
+    None when the capture holds fewer than ``ret`` bytes or a record is malformed."""
+    if len(data) < ret:
+        return None
+    n = off = 0
+    while off < ret:
+        if off + 19 > ret:
+            return None
+        (reclen,) = struct.unpack_from("<H", data, off + 16)
+        if reclen < 19:
+            return None
+        off += reclen
+        n += 1
+    return n if off == ret else None
+
+
+def count_envp(data: bytes) -> int | None:
+    """The pointers before the NULL of a captured ``char *const envp[]`` (8 bytes each);
+    None when no NULL is within ``data``."""
+    for i in range(0, len(data) - 7, 8):
+        if not any(data[i:i + 8]):
+            return i // 8
+    return None
+
+
+_RLIM_INF = (1 << 64) - 1
+
+
+def _rlim(v: int) -> str:
+    """One limit as strace's print_rlim64_t: ``RLIM64_INFINITY``, ``8192*1024``, ``20000``."""
+    if v == _RLIM_INF:
+        return "RLIM64_INFINITY"
+    if v > 1024 and v % 1024 == 0:
+        return f"{v // 1024}*1024"
+    return str(v)
+
+
+def format_rlimit(data: bytes) -> str | None:
+    """struct rlimit64 (include/uapi/linux/resource.h; struct rlimit of a 64-bit arch has
+    the same two u64): ``{rlim_cur=8192*1024, rlim_max=RLIM64_INFINITY}``."""
+    if len(data) < 16:
+        return None
+    cur, mx = struct.unpack_from("<QQ", data)
+    return f"{{rlim_cur={_rlim(cur)}, rlim_max={_rlim(mx)}}}"
+
+
+# struct new_utsname, include/uapi/linux/utsname.h: six char[65].
+UTSNAME_SIZE = 6 * 65
+
+
+def format_utsname(data: bytes) -> str | None:
+    """``{sysname="Linux", nodename="vm", ...}`` (strace abbreviates after two fields)."""
+    if len(data) < 2 * 65:
+        return None
+    sysname = data[:65].split(b"\0", 1)[0]
+    nodename = data[65:130].split(b"\0", 1)[0]
+    return f"{{sysname={quote(sysname)}, nodename={quote(nodename)}, ...}}"
+
+
+# struct sysinfo, include/uapi/linux/sysinfo.h on a 64-bit arch (112 bytes): uptime s64,
+# loads[3] u64, totalram, freeram, sharedram, bufferram, totalswap, freeswap u64,
+# procs u16, pad u16 + pad u32, totalhigh, freehigh u64, mem_unit u32, _f[] (0 bytes
+# on 64-bit) and padding.
+SYSINFO_SIZE = 112
+_SYSINFO = struct.Struct("<q3Q6QH6xQQI")
+
+
+def format_sysinfo(data: bytes) -> str | None:
+    """A struct sysinfo, every field as strace prints it."""
+    if len(data) < _SYSINFO.size:
+        return None
+    (up, l1, l2, l3, tram, fram, sram, bram, tswap, fswap, procs, thigh, fhigh,
+     unit) = _SYSINFO.unpack_from(data)
+    return (f"{{uptime={up}, loads=[{l1}, {l2}, {l3}], totalram={tram}, freeram={fram}, "
+            f"sharedram={sram}, bufferram={bram}, totalswap={tswap}, freeswap={fswap}, "
+            f"procs={procs}, totalhigh={thigh}, freehigh={fhigh}, mem_unit={unit}}}")
+
+
+def _ticks(v: int, hz: int = 100) -> str:
+    """A clock_t in ticks with strace's ``/* 0.01 s */`` comment (USER_HZ = 100)."""
+    if not v:
+        return "0"
+    return f"{v} /* {v // hz}.{v % hz:02d} s */"
+
+
+# struct tms, include/uapi/linux/times.h: four __kernel_clock_t (long).
+TMS_SIZE = 32
+
+
+def format_tms(data: bytes) -> str | None:
+    """``{tms_utime=1 /* 0.01 s */, tms_stime=0, tms_cutime=0, tms_cstime=0}``."""
+    if len(data) < TMS_SIZE:
+        return None
+    u, s, cu, cs = struct.unpack_from("<qqqq", data)
+    return (f"{{tms_utime={_ticks(u)}, tms_stime={_ticks(s)}, tms_cutime={_ticks(cu)}, "
+            f"tms_cstime={_ticks(cs)}}}")
+
+
+def format_pipefds(data: bytes) -> str | None:
+    """pipe's ``int fildes[2]``: ``[3, 4]``."""
+    if len(data) < 8:
+        return None
+    a, b = struct.unpack_from("<ii", data)
+    return f"[{a}, {b}]"
+
+
+# ---- argument kinds (tracekit.decode.argspec) ------------------------------------------
+
+def _cap(ev: Syscall, i: int) -> Capture | None:
+    """The capture of argument ``i`` (the last one), None if none, cut or unreadable."""
+    cap = None
+    for c in ev.caps:
+        if c.arg == i:
+            cap = c
+    return None if cap is None or cap.flags & (CAPF_FAULT | CAPF_TRUNC) else cap
+
+
+def _done(ev: Syscall) -> bool:
+    """The call returned successfully: what it wrote is there to show."""
+    return not ev.flags & (SC_UNFINISHED | SC_NORETURN) and not -4095 <= ev.ret < 0
+
+
+KindFn = Callable[["SyscallDecoder", Syscall, int], str]
+
+
+def _out(fmt: Callable[[bytes], str | None]) -> KindFn:
+    """A struct the call fills in: shown when it succeeded, else its address."""
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        cap = _cap(ev, i) if _done(ev) else None
+        text = None if cap is None else fmt(cap.data)
+        return pointer(ev.args[i]) if text is None else text
+    return k
+
+
+def _in(fmt: Callable[[bytes], str | None]) -> KindFn:
+    """A struct the call reads (captured at entry): shown whatever the result."""
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        cap = _cap(ev, i)
+        text = None if cap is None else fmt(cap.data)
+        return pointer(ev.args[i]) if text is None else text
+    return k
+
+
+def k_dirents(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """getdents64's buffer: ``0x55d0... /* 9 entries */``; the bare address when the
+    call failed or returned more than was captured (strace's count cannot be known)."""
+    addr = pointer(ev.args[i])
+    if not _done(ev):
+        return addr
+    cap = None
+    for c in ev.caps:
+        if c.arg == i and not c.flags & CAPF_FAULT:
+            cap = c
+    n = None if cap is None else count_dirents(cap.data, ev.ret)
+    return addr if n is None else f"{addr} /* {n} entries */"
+
+
+def k_envp(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """execve's envp: ``0x7ffd... /* 35 vars */``, from the pointer array captured at
+    entry (the largest readable capture that holds the NULL), or from a capture of
+    the strings themselves (CAP_ARGV, ``format_envp``)."""
+    addr = pointer(ev.args[i])
+    best = None
+    for c in ev.caps:
+        if c.arg == i and c.kind == CAP_ARGV:
+            return format_envp(ev.args[i], c)
+        if c.arg == i and not c.flags & CAPF_FAULT:
+            n = count_envp(c.data)
+            if n is not None:
+                best = n
+    return addr if best is None else f"{addr} /* {best} vars */"
+
+
+def k_strcwd(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """getcwd's buffer: the path it wrote (``ret`` bytes with the NUL), whole."""
+    cap = None
+    for c in ev.caps:
+        if c.arg == i and not c.flags & CAPF_FAULT:
+            cap = c
+    if cap is None or not _done(ev) or ev.ret <= 0 or len(cap.data) < ev.ret:
+        return pointer(ev.args[i])
+    return quote(cap.data[:ev.ret].split(b"\0", 1)[0])
+
+
+def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
+    """The argument kinds of this module for ``fl``'s arch (merged by tracekit.decode.args)."""
+    return {
+        "stat": _out(lambda b: format_stat(b, fl)),
+        "statx": _out(lambda b: format_statx(b, fl)),
+        "statfs": _out(lambda b: format_statfs(b, fl)),
+        "dirents": k_dirents,
+        "envp": k_envp,
+        "rlim_in": _in(format_rlimit),
+        "rlim_out": _out(format_rlimit),
+        "utsname": _out(format_utsname),
+        "sysinfo": _out(format_sysinfo),
+        "tms": _out(format_tms),
+        "pipefds": _out(format_pipefds),
+        "cwd": k_strcwd,
+    }
