@@ -13,6 +13,7 @@ import os
 from typing import IO, TYPE_CHECKING, Annotated, Any, ClassVar, cast
 
 import msgspec
+import trio
 
 from tracekit._events import Batch
 from tracekit.formatters._output import (
@@ -20,7 +21,9 @@ from tracekit.formatters._output import (
     close_output,
     is_stdout,
     open_output,
+    pipe_fd,
     reader_closed,
+    reader_gone,
 )
 from tracekit.pipeline._stage import EventReceiver, StageContext
 
@@ -120,6 +123,24 @@ class TextSink:
             return stream, not is_stdout(stream)
         return self.out, False
 
+    async def _write_all(self, recv: EventReceiver, stream: IO[bytes] | IO[str],
+                         text: IO[str] | None, binary: IO[bytes] | None) -> bool:
+        """Render and write every batch; True when a write found the reader gone."""
+        async with recv:
+            async for batch in recv:
+                data = self.render(batch)
+                if not data:
+                    continue
+                try:
+                    if text is not None:
+                        text.write(data.decode() if isinstance(data, bytes) else data)
+                    elif binary is not None:
+                        binary.write(data.encode() if isinstance(data, str) else data)
+                    stream.flush()
+                except BrokenPipeError:
+                    return True
+        return False
+
     async def run(self, ctx: StageContext, recv: EventReceiver) -> None:
         stream, owned = self._open()
         # a text stream (io.TextIOBase: sys.stdout, StringIO) takes str; any other is binary
@@ -128,23 +149,31 @@ class TextSink:
         binary = cast(IO[bytes], stream) if text is None else None
         completed = False
         try:
-            async with recv:
-                async for batch in recv:
-                    data = self.render(batch)
-                    if not data:
-                        continue
-                    try:
-                        if text is not None:
-                            text.write(data.decode() if isinstance(data, bytes) else data)
-                        elif binary is not None:
-                            binary.write(data.encode() if isinstance(data, str) else data)
-                        stream.flush()
-                    except BrokenPipeError:
-                        self.closed_by_reader = True
-                        ctx.log.info("%s: the reader closed the output; stopping", ctx.name)
-                        reader_closed(stream, owned=owned)
-                        return
+            broken = False
+            with trio.CancelScope() as reading:     # cancelled when the reader is gone
+                async with trio.open_nursery() as watch:
+                    if pipe_fd(stream) is not None:
+                        watch.start_soon(_watch_reader, stream, reading)
+                    broken = await self._write_all(recv, stream, text, binary)
+                    watch.cancel_scope.cancel()
+            if broken or reading.cancelled_caught:
+                self.closed_by_reader = True
+                ctx.log.info("%s: the reader closed the output; stopping", ctx.name)
+                reader_closed(stream, owned=owned)
+                return
             completed = True
         finally:
             if owned and not self.closed_by_reader:
                 close_output(stream, completed=completed)
+
+
+async def _watch_reader(stream: object, reading: trio.CancelScope, *,
+                        interval_s: float = 0.1) -> None:
+    """Cancel ``reading`` once the pipe or socket ``stream`` has lost its reader.
+
+    Every record may already sit in the pipe when the reader goes (`| head`), and a quiet
+    command makes no more: without this the sink would never write again, so never learn.
+    """
+    while not reader_gone(stream):
+        await trio.sleep(interval_s)
+    reading.cancel()

@@ -19,6 +19,7 @@ from __future__ import annotations
 import errno
 import io
 import os
+import select
 import stat
 import sys
 import tempfile
@@ -27,7 +28,10 @@ from typing import IO, Any, TypeAlias, cast
 
 from tracekit._errors import ConfigError, TracekitError
 
-__all__ = ["AtomicFile", "Output", "close_output", "is_stdout", "open_output", "reader_closed"]
+__all__ = [
+    "AtomicFile", "Output", "close_output", "is_stdout", "open_output", "reader_closed",
+    "pipe_fd", "reader_gone",
+]
 
 STDOUT = "-"
 
@@ -208,3 +212,32 @@ def reader_closed(stream: IO[Any], *, owned: bool = False) -> None:
             stream.close()  # flushes what is left: fails again, but closes the fd
         except BrokenPipeError:
             pass            # the reader is gone: the unwritten rest has nowhere to go
+
+
+def pipe_fd(stream: object) -> int | None:
+    """The fd of ``stream`` if it is a pipe (fifo) or a socket, else None."""
+    fileno = getattr(stream, "fileno", None)
+    try:
+        fd = fileno() if callable(fileno) else None
+        if not isinstance(fd, int):
+            return None
+        mode = os.fstat(fd).st_mode
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return None                         # no fd (StringIO) or already closed
+    return fd if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) else None
+
+
+def reader_gone(stream: object) -> bool:
+    """Whether ``stream`` is a pipe or socket whose reading end has been closed.
+
+    A write would fail with EPIPE, but a sink that has nothing to write would not learn
+    it: ``tracekit run ... | head`` would then wait for a quiet command. poll(2) reports
+    POLLERR on a pipe's write end once no reader is left (fs/pipe.c, pipe_poll) and
+    POLLHUP on a socket whose peer shut down; a file or terminal never is "gone".
+    """
+    fd = pipe_fd(stream)
+    if fd is None:
+        return False
+    poller = select.poll()
+    poller.register(fd, 0)                  # no events asked: POLLERR/POLLHUP still come
+    return any(ev & (select.POLLERR | select.POLLHUP) for _, ev in poller.poll(0))

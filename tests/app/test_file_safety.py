@@ -204,3 +204,25 @@ def test_summary_output_refuses_a_symlink(tmp_path: Path) -> None:
     assert r.returncode == 2
     assert "does not write through links" in r.stderr and "Traceback" not in r.stderr
     assert target.read_text() == "keep me\n" and link.is_symlink()
+
+
+def test_reader_gone_is_seen_on_pipes_and_sockets_only(tmp_path: Path) -> None:
+    """poll(2) says when a pipe's or socket's reader left; a file never counts as gone."""
+    import io
+    import socket
+
+    from tracekit.formatters._output import reader_gone
+
+    r, w = os.pipe()
+    with os.fdopen(w, "wb") as out:
+        assert not reader_gone(out)
+        os.close(r)
+        assert reader_gone(out)
+    a, b = socket.socketpair()
+    with a, b:
+        assert not reader_gone(a)
+        b.close()
+        assert reader_gone(a)
+    with (tmp_path / "f").open("wb") as f:
+        assert not reader_gone(f)
+    assert not reader_gone(io.BytesIO())

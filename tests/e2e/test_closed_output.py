@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -40,16 +41,16 @@ def test_pid_target_ends_when_the_reader_closes_stdout(tmp_path: Path, loop: Pat
 
 
 def test_a_quiet_command_does_not_keep_a_closed_output_waiting(tmp_path: Path) -> None:
-    """The reader goes away after every record has already been read from the ring buffer,
-    and the command then sleeps: nothing more is sent downstream, yet tracekit ends with
-    141 at once instead of waiting for the command and returning its status (7)."""
+    """The reader goes away after every line has already been written into the pipe, and
+    the command then sleeps: tracekit has nothing more to write, yet it sees the reader
+    gone (poll) and ends with 141 instead of waiting for the command's status (7)."""
     cfg = write_pipeline(tmp_path, """
         [target]
         command = ["true"]
         [output]
         format = "perf"
     """)
-    script = "for i in $(seq 300); do echo $i >/dev/null; done; exec sleep 30"
+    script = "for i in $(seq 20); do echo $i >/dev/null; done; exec sleep 30"
     errfile = tmp_path / "stderr"
     with errfile.open("wb") as errf:  # the command inherits it: no pipe to wait on
         tk = subprocess.Popen([*TRACEKIT, "run", str(cfg), "--", "sh", "-c", script + "; exit 7"],
@@ -57,6 +58,7 @@ def test_a_quiet_command_does_not_keep_a_closed_output_waiting(tmp_path: Path) -
     try:
         assert tk.stdout is not None
         head = [tk.stdout.readline() for _ in range(2)]
+        time.sleep(1.0)                        # the rest (< 64 KiB) waits in the pipe
         tk.stdout.close()                      # the reader goes away, as `| head -2` does
         tk.wait(timeout=20)                    # the command sleeps 30 s: 141 comes before
         err = errfile.read_bytes()
