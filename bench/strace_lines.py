@@ -1,6 +1,6 @@
 """Whole-line agreement of tracekit's ``strace`` format with real strace (issue 12).
 
-Each program below runs under ``strace -f -qq -o FILE`` and under ``python3 -m tracekit
+Each program below runs under ``strace -f -q -o FILE`` (``-q``, not ``-qq``: strace then prints the ``+++ exited with N +++`` lines that tracekit prints too) and under ``python3 -m tracekit
 run`` with ``[output] format = "strace"`` (``fd_paths = false``: plain ``strace -f``
 shows bare fds), in the same directory, environment and input files, stdout to
 /dev/null. The two outputs are grouped by process, processes paired by their call
@@ -78,7 +78,7 @@ def _reset(tmp: Path) -> None:
 
 def run_strace(argv: list[str], tmp: Path, out: Path) -> str:
     _reset(tmp)
-    subprocess.run(["strace", "-f", "-qq", "-o", str(out), "--", *argv], check=True,
+    subprocess.run(["strace", "-f", "-q", "-o", str(out), "--", *argv], check=True,
                    cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
     return out.read_text()
 
