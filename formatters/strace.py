@@ -30,6 +30,9 @@ Line shapes::
   strace shows only the parent's call.
 - Exit records: ``+++ exited with N +++`` or ``+++ killed by SIGKILL +++`` (``(core
   dumped)`` when set), from the wait(2) status in ``exit_code``.
+- Signal records: ``1234 10:00:00.123456 --- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED,
+  ...} ---`` (the delivery time; :mod:`tracekit.decode.signals`), where strace prints a
+  signal-delivery stop.
 - Lost records: ``+++ LOST N events +++``.
 - Arguments are ``ev.decoded`` when a beautify stage ran, else decoded here.
 """
@@ -48,10 +51,12 @@ from tracekit._events import (
     Batch,
     Exit,
     Lost,
+    Signal,
     Syscall,
 )
 from tracekit.decode.args import SyscallDecoder
 from tracekit.decode.flags import signal_name
+from tracekit.decode.signals import signal_line
 from tracekit.decode.values import DEFAULT_STRING_LIMIT
 from tracekit.formatters._base import TextOptions, TextSink, reorder_stage
 from tracekit.formatters._output import Output
@@ -115,6 +120,8 @@ class StraceFormatter(TextSink):
                 self._syscall(ev, lines)
             elif isinstance(ev, Exit):
                 lines.append(f"{ev.tid} {exit_text(ev.exit_code)}")
+            elif isinstance(ev, Signal):
+                lines.append(self.format_signal(ev))
             elif isinstance(ev, Lost):
                 lines.append(f"+++ LOST {ev.count} events +++")
         return "\n".join(lines) + "\n" if lines else ""
@@ -138,6 +145,11 @@ class StraceFormatter(TextSink):
             nrs = (table.nr(n) for n in ("clone", "clone3", "fork", "vfork")) if table else ()
             got = self._forks[compat] = frozenset(nr for nr in nrs if nr is not None)
         return got
+
+    def format_signal(self, ev: Signal) -> str:
+        """``1234 10:00:00.123456 --- SIGUSR1 {...} ---``, without the newline."""
+        head = f"{ev.tid} {self._clock(ev.ts_ns)} " if self.timestamps else f"{ev.tid} "
+        return head + signal_line(ev.sig, ev.info, self.decoder.flags)
 
     def format_syscall(self, ev: Syscall) -> str:
         """One line, without the newline."""

@@ -1132,3 +1132,38 @@ int BPF_PROG(tk_proc_exit, struct task_struct *p)
 	}
 	return 0;
 }
+
+/* A traced thread dequeued a signal (get_signal(), include/trace/events/signal.h): the
+ * strace "--- SIGxxx {siginfo} ---" line. Same filter as the syscall progs (pids, not
+ * PENDING_EXEC; tracekit's own tgid never); in summary mode only with the records. */
+SEC("tp_btf/signal_deliver")
+int BPF_PROG(tk_signal_deliver, int sig, struct kernel_siginfo *info, struct k_sigaction *ka)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pid_tgid, tgid = pid_tgid >> 32;
+	struct tk_pid_info *pinfo;
+	struct tk_signal *r;
+
+	if (!records_on() || !is_traced(tid, tgid, &pinfo))
+		return 0;
+	if (pinfo && (pinfo->flags & TK_PID_PENDING_EXEC))
+		return 0;
+	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+	if (!r) {
+		count(TK_CNT_LOST);
+		return 0;
+	}
+	r->hdr.kind = TK_REC_SIGNAL;
+	r->hdr.flags = 0;
+	r->hdr.ts_ns = bpf_ktime_get_ns();
+	r->tid = tid;
+	r->tgid = tgid;
+	r->sig = sig;
+	r->_pad = 0;
+	r->sa_handler = (__u64)BPF_CORE_READ(ka, sa.sa_handler);
+	if (bpf_probe_read_kernel(r->info, sizeof(r->info), info) < 0)
+		__builtin_memset(r->info, 0, sizeof(r->info));
+	bpf_get_current_comm(r->comm, sizeof(r->comm));
+	bpf_ringbuf_submit(r, 0);
+	return 0;
+}
