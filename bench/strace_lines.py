@@ -2,8 +2,8 @@
 
 Each program below runs under ``strace -f -q -o FILE`` (``-q``, not ``-qq``: strace then
 prints the ``+++ exited with N +++`` lines that tracekit prints too) and under
-``python3 -m tracekit run`` with ``[output] format = "strace"`` (``fd_paths = false``: plain ``strace -f``
-shows bare fds), in the same directory, environment and input files, stdout to
+``python3 -m tracekit run`` with ``[output] format = "strace"`` (``fd_paths = false``:
+plain ``strace -f`` shows bare fds), in the same directory, environment and input files, stdout to
 /dev/null. The two outputs are grouped by process, processes paired by their call
 sequences and calls aligned by name (tests/e2e/_strace_lines.py, shared with
 tests/e2e/test_strace_diff.py). Only addresses (``0x`` + 5 or more hex digits), pids and
