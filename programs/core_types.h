@@ -43,6 +43,7 @@ struct pt_regs {
 	unsigned long si;
 	unsigned long di;
 	unsigned long orig_ax;
+	unsigned long sp; /* user stack pointer at entry (rt_sigreturn's signal frame) */
 } __attribute__((preserve_access_index));
 
 /* arch/x86/include/asm/thread_info.h: status holds TS_COMPAT while a 32-bit syscall
@@ -59,6 +60,7 @@ struct thread_info {
  * entry and the return value at exit; syscallno keeps the number through the call. */
 struct pt_regs {
 	unsigned long regs[31];
+	unsigned long sp; /* user stack pointer at entry (rt_sigreturn's signal frame) */
 	unsigned long orig_x0;
 	int syscallno;
 } __attribute__((preserve_access_index));

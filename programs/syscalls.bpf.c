@@ -191,11 +191,21 @@ struct {
 #define NR32_EXIT_GROUP 252
 #define NR32_EXECVE 11
 #define NR32_EXECVEAT 358
+#define NR_RT_SIGRETURN 15
+/* rt_sigreturn: the user sp is &frame->uc (the restorer's ret popped pretcode); the mask
+ * is uc.uc_sigmask at 296 (arch/x86/include/asm/sigframe.h struct rt_sigframe,
+ * arch/x86/include/uapi/asm/ucontext.h via asm-generic: flags, link, stack_t, 256-byte
+ * sigcontext) */
+#define TK_SIGFRAME_MASK_OFF 296
 #else
 #define NR_EXIT 93
 #define NR_EXIT_GROUP 94
 #define NR_EXECVE 221
 #define NR_EXECVEAT 281
+#define NR_RT_SIGRETURN 139
+/* rt_sigreturn: sp is the frame (arch/arm64/kernel/signal.c struct rt_sigframe: 128-byte
+ * siginfo, then ucontext, whose uc_sigmask is at 40: flags, link, stack_t) */
+#define TK_SIGFRAME_MASK_OFF 168
 #endif
 
 static __always_inline void count(__u32 idx)
@@ -877,8 +887,14 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 	s.traced = sp->traced;
 	s.compat = compat;
 	/* the summary alone reads no arguments */
-	if (records_on())
+	if (records_on()) {
 		regs_args(regs, s.args);
+		/* rt_sigreturn takes no arguments; strace prints the mask it restores, from
+		 * the signal frame at the user sp: args[0] is that mask's address (the
+		 * "beauty" spec of rt_sigreturn reads it like any struct argument) */
+		if (id == NR_RT_SIGRETURN && !compat)
+			s.args[0] = regs->sp + TK_SIGFRAME_MASK_OFF;
+	}
 	if (is_exit_nr(id, compat)) {
 		/* never reaches sys_exit: emit now; ret and duration are unknown */
 		if (targ_failed_only)

@@ -55,7 +55,8 @@ struct tk_syscall {
 	__u32 tgid;
 	__u32 cpu;          /* CPU at exit */
 	__s32 syscall_nr;
-	__u64 args[6];      /* raw argument registers at entry */
+	__u64 args[6];      /* raw argument registers at entry; native rt_sigreturn (no
+			     * arguments): args[0] = address of uc_sigmask in the signal frame */
 	__s64 ret;          /* raw return value (-4095..-1 is -errno) */
 	char comm[TK_COMM_LEN];
 };
