@@ -31,7 +31,8 @@ shortened here)::
 - Signal: perf trace prints no signal deliveries by default (only as the
   ``signal:signal_deliver`` tracepoint with ``-e``), so the line is strace's text in perf's
   layout: ``     3.210 (         ): sh/1234 --- SIGCHLD {si_signo=SIGCHLD, ...} ---``
-  (delivery time, no duration); it sets the time base like a syscall.
+  (delivery time, no duration); it sets the time base like a syscall. SIGKILL prints
+  nothing (strace shows no stop for it either).
 - Fork, Exec and Exit print nothing (``perf trace`` prints no lifecycle lines either);
   nor do they set the time base. Lost prints ``LOST <n> events!`` (perf's wording for
   PERF_RECORD_LOST) on its own line.
@@ -53,7 +54,7 @@ from tracekit._events import (
     Syscall,
 )
 from tracekit.decode.flags import for_arch
-from tracekit.decode.signals import signal_line
+from tracekit.decode.signals import SIGKILL, signal_line
 from tracekit.formatters._base import TextOptions, TextSink, escape, reorder_stage
 from tracekit.formatters._output import Output
 from tracekit.formatters._spec import FormatSpec, SinkContext
@@ -114,7 +115,8 @@ class PerfFormatter(TextSink):
             if isinstance(ev, Syscall):
                 lines.append(self.format_syscall(ev))
             elif isinstance(ev, Signal):
-                lines.append(self.format_signal(ev))
+                if ev.sig != SIGKILL:       # as the strace format (no stop, no line)
+                    lines.append(self.format_signal(ev))
             elif isinstance(ev, Lost):
                 lines.append(f"LOST {ev.count} events!")
             # Lifecycle records do not set the time base: an Exec is stamped inside the

@@ -32,7 +32,8 @@ Line shapes::
   dumped)`` when set), from the wait(2) status in ``exit_code``.
 - Signal records: ``1234 10:00:00.123456 --- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED,
   ...} ---`` (the delivery time; :mod:`tracekit.decode.signals`), where strace prints a
-  signal-delivery stop.
+  signal-delivery stop. Not SIGKILL: the kernel kills the task without a stop, so strace
+  prints only its ``+++ killed by SIGKILL +++`` (the record is still in JSON Lines).
 - Lost records: ``+++ LOST N events +++``.
 - Arguments are ``ev.decoded`` when a beautify stage ran, else decoded here.
 """
@@ -56,7 +57,7 @@ from tracekit._events import (
 )
 from tracekit.decode.args import SyscallDecoder
 from tracekit.decode.flags import signal_name
-from tracekit.decode.signals import signal_line
+from tracekit.decode.signals import SIGKILL, signal_line
 from tracekit.decode.values import DEFAULT_STRING_LIMIT
 from tracekit.formatters._base import TextOptions, TextSink, reorder_stage
 from tracekit.formatters._output import Output
@@ -121,7 +122,8 @@ class StraceFormatter(TextSink):
             elif isinstance(ev, Exit):
                 lines.append(f"{ev.tid} {exit_text(ev.exit_code)}")
             elif isinstance(ev, Signal):
-                lines.append(self.format_signal(ev))
+                if ev.sig != SIGKILL:       # strace: no stop, only "+++ killed by" (below)
+                    lines.append(self.format_signal(ev))
             elif isinstance(ev, Lost):
                 lines.append(f"+++ LOST {ev.count} events +++")
         return "\n".join(lines) + "\n" if lines else ""

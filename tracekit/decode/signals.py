@@ -31,10 +31,11 @@ from tracekit.decode.flags import ArchFlags
 from tracekit.decode.structs_proc import clock_t
 from tracekit.kernel.syscalls import errno_name
 
-__all__ = ["SIGINFO_LEN", "si_code_name", "signal_line", "siginfo_text"]
+__all__ = ["SIGINFO_LEN", "SIGKILL", "si_code_name", "signal_line", "siginfo_text"]
 
 SIGINFO_LEN = 48            # bytes of kernel_siginfo the BPF program copies
 
+SIGKILL = 9                 # delivered without a siginfo (the kernel's SEND_SIG_NOINFO)
 _SIGILL, _SIGTRAP, _SIGBUS, _SIGFPE, _SIGSEGV = 4, 5, 7, 8, 11
 _SIGCHLD, _SIGPOLL, _SIGSYS = 17, 29, 31
 
