@@ -13,7 +13,7 @@ import pytest
 from tracekit._errors import RecordError
 from tracekit._events import _SIGNAL, REC_SIGNAL, Event, Signal, decode_batch, decode_record
 from tracekit.decode.flags import for_arch
-from tracekit.decode.signals import si_code_name, signal_line, siginfo_text
+from tracekit.decode.signals import si_code_name, siginfo_text, signal_line
 from tracekit.formatters.jsonl import JsonlSink
 from tracekit.formatters.perf import PerfFormatter
 from tracekit.formatters.strace import StraceFormatter
@@ -63,8 +63,8 @@ def rec(sig: int, info: bytes, *, ts: int = 5_000_000, tid: int = 42,
     (siginfo(31, 1, struct.pack("<QiI", 0x401000, 39, 0xC000003E)),
      "{si_signo=SIGSYS, si_code=SYS_SECCOMP, si_call_addr=0x401000, si_syscall=39, "
      "si_arch=0xc000003e}"),
-    (siginfo(10, 0, struct.pack("<iI", 1, 0), errno=1), "{si_signo=SIGUSR1, si_errno=EPERM, si_code=SI_USER, "
-                              "si_pid=1, si_uid=0}"),
+    (siginfo(10, 0, struct.pack("<iI", 1, 0), errno=1),
+     "{si_signo=SIGUSR1, si_errno=EPERM, si_code=SI_USER, si_pid=1, si_uid=0}"),
     (siginfo(15, 77), "{si_signo=SIGTERM, si_code=77}"),
 ])
 def test_siginfo_text(info: bytes, text: str) -> None:
@@ -80,7 +80,8 @@ def test_si_code_names_per_signal() -> None:
 
 
 def test_short_siginfo_is_zero_padded() -> None:
-    assert siginfo_text(b"\x0b\0\0\0", F) == "{si_signo=SIGSEGV, si_code=SI_USER, si_pid=0, si_uid=0}"
+    assert siginfo_text(b"\x0b\0\0\0", F) == (
+        "{si_signo=SIGSEGV, si_code=SI_USER, si_pid=0, si_uid=0}")
 
 
 def test_record_round_trip() -> None:
