@@ -32,8 +32,11 @@ Line shapes::
   dumped)`` when set), from the wait(2) status in ``exit_code``.
 - Signal records: ``1234 10:00:00.123456 --- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED,
   ...} ---`` (the delivery time; :mod:`tracekit.decode.signals`), where strace prints a
-  signal-delivery stop. Not SIGKILL: the kernel kills the task without a stop, so strace
-  prints only its ``+++ killed by SIGKILL +++`` (the record is still in JSON Lines).
+  signal-delivery stop; a stop signal with its default action is followed by
+  ``1234 10:00:00.123456 --- stopped by SIGSTOP ---`` (strace's group-stop line, for the
+  thread that took the signal). Not SIGKILL: the kernel kills the task without a stop,
+  so strace prints only its ``+++ killed by SIGKILL +++`` (the record is still in JSON
+  Lines).
 - Lost records: ``+++ LOST N events +++``.
 - Arguments are ``ev.decoded`` when a beautify stage ran, else decoded here.
 """
@@ -57,7 +60,7 @@ from tracekit._events import (
 )
 from tracekit.decode.args import SyscallDecoder
 from tracekit.decode.flags import signal_name
-from tracekit.decode.signals import SIGKILL, signal_line
+from tracekit.decode.signals import SIGKILL, signal_line, stopped_line
 from tracekit.decode.values import DEFAULT_STRING_LIMIT
 from tracekit.formatters._base import TextOptions, TextSink, reorder_stage
 from tracekit.formatters._output import Output
@@ -124,6 +127,9 @@ class StraceFormatter(TextSink):
             elif isinstance(ev, Signal):
                 if ev.sig != SIGKILL:       # strace: no stop, only "+++ killed by" (below)
                     lines.append(self.format_signal(ev))
+                    stopped = stopped_line(ev.sig, ev.sa_handler, self.decoder.flags)
+                    if stopped is not None:
+                        lines.append(self._signal_head(ev) + stopped)
             elif isinstance(ev, Lost):
                 lines.append(f"+++ LOST {ev.count} events +++")
         return "\n".join(lines) + "\n" if lines else ""
@@ -150,8 +156,10 @@ class StraceFormatter(TextSink):
 
     def format_signal(self, ev: Signal) -> str:
         """``1234 10:00:00.123456 --- SIGUSR1 {...} ---``, without the newline."""
-        head = f"{ev.tid} {self._clock(ev.ts_ns)} " if self.timestamps else f"{ev.tid} "
-        return head + signal_line(ev.sig, ev.info, self.decoder.flags)
+        return self._signal_head(ev) + signal_line(ev.sig, ev.info, self.decoder.flags)
+
+    def _signal_head(self, ev: Signal) -> str:
+        return f"{ev.tid} {self._clock(ev.ts_ns)} " if self.timestamps else f"{ev.tid} "
 
     def format_syscall(self, ev: Syscall) -> str:
         """One line, without the newline."""

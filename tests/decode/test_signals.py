@@ -13,7 +13,7 @@ import pytest
 from tracekit._errors import RecordError
 from tracekit._events import _SIGNAL, REC_SIGNAL, Event, Signal, decode_batch, decode_record
 from tracekit.decode.flags import for_arch
-from tracekit.decode.signals import si_code_name, siginfo_text, signal_line
+from tracekit.decode.signals import si_code_name, siginfo_text, signal_line, stopped_line
 from tracekit.formatters.jsonl import JsonlSink
 from tracekit.formatters.perf import PerfFormatter
 from tracekit.formatters.strace import StraceFormatter
@@ -116,3 +116,15 @@ def test_sigkill_prints_no_line_but_stays_in_jsonl() -> None:
     line = JsonlSink(io.BytesIO()).render([ev])
     assert msgspec.json.decode(line, type=Event) == ev
     assert line.startswith(b'{"type":"signal","ts_ns":5000000,"tid":42,')
+
+
+def test_stopped_line_after_a_default_stop_signal() -> None:
+    assert stopped_line(19, 0, F) == "--- stopped by SIGSTOP ---"
+    assert stopped_line(19, 0x55aa00, F) == "--- stopped by SIGSTOP ---"   # cannot be caught
+    assert stopped_line(20, 0, F) == "--- stopped by SIGTSTP ---"
+    assert stopped_line(20, 0x55aa00, F) is None                         # a handler runs
+    assert stopped_line(18, 0, F) is None                                # SIGCONT
+    ev = decode_record(rec(19, kill(19, 0, 7), handler=0))
+    text = StraceFormatter(io.StringIO(), timestamps=False).render([ev])
+    assert text == ("42 --- SIGSTOP {si_signo=SIGSTOP, si_code=SI_USER, si_pid=7, si_uid=0} ---\n"
+                    "42 --- stopped by SIGSTOP ---\n")

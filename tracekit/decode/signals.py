@@ -31,7 +31,8 @@ from tracekit.decode.flags import ArchFlags
 from tracekit.decode.structs_proc import clock_t
 from tracekit.kernel.syscalls import errno_name
 
-__all__ = ["SIGINFO_LEN", "SIGKILL", "si_code_name", "signal_line", "siginfo_text"]
+__all__ = ["SIGINFO_LEN", "SIGKILL", "si_code_name", "signal_line", "siginfo_text",
+           "stopped_line"]
 
 SIGINFO_LEN = 48            # bytes of kernel_siginfo the BPF program copies
 
@@ -65,6 +66,10 @@ _CODES: dict[int, dict[int, str]] = {
                6: "POLL_HUP"},
     _SIGSYS: {1: "SYS_SECCOMP", 2: "SYS_USER_DISPATCH"},
 }
+# SIGSTOP (never caught), SIGTSTP, SIGTTIN, SIGTTOU: their default action stops the group
+_SIGSTOP = 19
+_STOPS = frozenset({_SIGSTOP, 20, 21, 22})
+_SIG_DFL = 0
 _FAULTS = frozenset({_SIGILL, _SIGFPE, _SIGSEGV, _SIGBUS})
 
 
@@ -140,3 +145,17 @@ def siginfo_text(data: bytes, flags: ArchFlags) -> str:
 def signal_line(sig: int, data: bytes, flags: ArchFlags) -> str:
     """``--- SIGUSR1 {si_signo=SIGUSR1, si_code=SI_USER, si_pid=1, si_uid=0} ---``."""
     return f"--- {flags.signal_name(sig)} {siginfo_text(data, flags)} ---"
+
+
+def stopped_line(sig: int, sa_handler: int, flags: ArchFlags) -> str | None:
+    """``--- stopped by SIGSTOP ---``, strace's group-stop line after the delivery of a
+    stop signal whose action is the default one (SIGSTOP always), else None.
+
+    The kernel (get_signal -> do_signal_stop) stops the group right after the
+    signal_deliver tracepoint; a SIGTSTP/SIGTTIN/SIGTTOU of an orphaned process group is
+    discarded instead, which the record does not tell (rare: job-control signals to an
+    orphaned group).
+    """
+    if sig in _STOPS and (sig == _SIGSTOP or sa_handler == _SIG_DFL):
+        return f"--- stopped by {flags.signal_name(sig)} ---"
+    return None
