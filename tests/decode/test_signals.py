@@ -128,3 +128,5 @@ def test_stopped_line_after_a_default_stop_signal() -> None:
     text = StraceFormatter(io.StringIO(), timestamps=False).render([ev])
     assert text == ("42 --- SIGSTOP {si_signo=SIGSTOP, si_code=SI_USER, si_pid=7, si_uid=0} ---\n"
                     "42 --- stopped by SIGSTOP ---\n")
+    perf = PerfFormatter(io.StringIO(), syscall_name=str, base_ts_ns=5_000_000).render([ev])
+    assert perf.splitlines()[1] == "     0.000 (         ): sh/42 --- stopped by SIGSTOP ---"
