@@ -8,6 +8,8 @@ Schema (the event Structs of ``tracekit._events``, field order as declared there
     {"type":"fork","ts_ns":..,"parent_tid":..,"parent_tgid":..,"child_tid":..,"child_tgid":..}
     {"type":"exec","ts_ns":..,"tid":..,"old_tid":..,"comm":"..","filename":".."}
     {"type":"exit","ts_ns":..,"tid":..,"tgid":..,"exit_code":..,"group_dead":true,"comm":".."}
+    {"type":"signal","ts_ns":..,"tid":..,"tgid":..,"sig":..,"sa_handler":..,"info":"<base64>",
+     "comm":".."}
     {"type":"lost","ts_ns":..,"count":..}
 
 - ``ts_ns`` of a syscall is its ENTRY time (0 when RESUMED: the entry was not seen);
@@ -18,6 +20,10 @@ Schema (the event Structs of ``tracekit._events``, field order as declared there
 - ``args`` are the raw argument registers (unsigned 64-bit), ``ret`` the raw return
   value (signed; -4095..-1 is -errno), ``syscall_nr`` the native number (i386 table when
   COMPAT), ``exit_code`` the wait(2) status layout.
+- A signal is one the thread dequeued to act on (where strace prints ``--- SIGxxx ---``):
+  ``sig`` its number, ``sa_handler`` the disposition (0 SIG_DFL, 1 SIG_IGN, else the
+  handler's address), ``info`` the first 48 bytes of its siginfo (base64, msgspec's
+  bytes encoding; layout in ``tracekit.decode.signals``).
 - Strings are JSON-escaped (control characters as ``\\u00XX``). A comm or filename that is
   not valid UTF-8 has each invalid byte written as the 4 characters ``\\xNN`` (Python's
   ``backslashreplace``); valid strings are written unchanged.

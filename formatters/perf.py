@@ -28,6 +28,12 @@ shortened here)::
   flags: O_RDONLY|O_CLOEXEC) = 3``); arguments the call does not use are not printed.
 - ret: decimal; an error is ``-1 ENOENT (No such file or directory)``; NORETURN (exit,
   exit_group) ``?``; UNFINISHED (the task died inside the call) ``? <unfinished>``.
+- Signal: perf trace prints no signal deliveries by default (only as the
+  ``signal:signal_deliver`` tracepoint with ``-e``), so the line is strace's text in perf's
+  layout: ``     3.210 (         ): sh/1234 --- SIGCHLD {si_signo=SIGCHLD, ...} ---``
+  (delivery time, no duration); it sets the time base like a syscall. SIGKILL prints
+  nothing (strace shows no stop for it either); a stop signal with its default action is
+  followed by a ``--- stopped by SIGSTOP ---`` line in the same layout.
 - Fork, Exec and Exit print nothing (``perf trace`` prints no lifecycle lines either);
   nor do they set the time base. Lost prints ``LOST <n> events!`` (perf's wording for
   PERF_RECORD_LOST) on its own line.
@@ -38,7 +44,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tracekit._events import SC_COMPAT, SC_NORETURN, SC_RESUMED, SC_UNFINISHED, Batch, Lost, Syscall
+from tracekit._events import (
+    SC_COMPAT,
+    SC_NORETURN,
+    SC_RESUMED,
+    SC_UNFINISHED,
+    Batch,
+    Lost,
+    Signal,
+    Syscall,
+)
+from tracekit.decode.flags import for_arch
+from tracekit.decode.signals import SIGKILL, signal_line, stopped_line
 from tracekit.formatters._base import TextOptions, TextSink, escape, reorder_stage
 from tracekit.formatters._output import Output
 from tracekit.formatters._spec import FormatSpec, SinkContext
@@ -98,11 +115,27 @@ class PerfFormatter(TextSink):
         for ev in batch:
             if isinstance(ev, Syscall):
                 lines.append(self.format_syscall(ev))
+            elif isinstance(ev, Signal):
+                if ev.sig != SIGKILL:       # as the strace format (no stop, no line)
+                    lines.append(self.format_signal(ev))
+                    stopped = stopped_line(ev.sig, ev.sa_handler, for_arch())
+                    if stopped is not None:     # the group stop, as the strace format
+                        lines.append(self.format_signal(ev, stopped))
             elif isinstance(ev, Lost):
                 lines.append(f"LOST {ev.count} events!")
             # Lifecycle records do not set the time base: an Exec is stamped inside the
             # execve whose syscall record (stamped at entry) arrives after it.
         return "\n".join(lines) + "\n" if lines else ""
+
+    def format_signal(self, ev: Signal, text: str | None = None) -> str:
+        """One signal delivery, strace's text (or ``text``) in the syscall line's layout
+        (no newline)."""
+        if self.base_ts_ns is None:
+            self.base_ts_ns = ev.ts_ns
+        ms = (ev.ts_ns - self.base_ts_ns) / 1e6
+        if text is None:
+            text = signal_line(ev.sig, ev.info, for_arch())
+        return f"{ms:10.3f} ({_NO_DURATION}): {escape(ev.comm)}/{ev.tid} {text}"
 
     def format_syscall(self, ev: Syscall) -> str:
         """One line, without the newline."""

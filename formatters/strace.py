@@ -30,6 +30,13 @@ Line shapes::
   strace shows only the parent's call.
 - Exit records: ``+++ exited with N +++`` or ``+++ killed by SIGKILL +++`` (``(core
   dumped)`` when set), from the wait(2) status in ``exit_code``.
+- Signal records: ``1234 10:00:00.123456 --- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED,
+  ...} ---`` (the delivery time; :mod:`tracekit.decode.signals`), where strace prints a
+  signal-delivery stop; a stop signal with its default action is followed by
+  ``1234 10:00:00.123456 --- stopped by SIGSTOP ---`` (strace's group-stop line, for the
+  thread that took the signal). Not SIGKILL: the kernel kills the task without a stop,
+  so strace prints only its ``+++ killed by SIGKILL +++`` (the record is still in JSON
+  Lines).
 - Lost records: ``+++ LOST N events +++``.
 - Arguments are ``ev.decoded`` when a beautify stage ran, else decoded here.
 """
@@ -48,10 +55,12 @@ from tracekit._events import (
     Batch,
     Exit,
     Lost,
+    Signal,
     Syscall,
 )
 from tracekit.decode.args import SyscallDecoder
 from tracekit.decode.flags import signal_name
+from tracekit.decode.signals import SIGKILL, signal_line, stopped_line
 from tracekit.decode.values import DEFAULT_STRING_LIMIT
 from tracekit.formatters._base import TextOptions, TextSink, reorder_stage
 from tracekit.formatters._output import Output
@@ -115,6 +124,12 @@ class StraceFormatter(TextSink):
                 self._syscall(ev, lines)
             elif isinstance(ev, Exit):
                 lines.append(f"{ev.tid} {exit_text(ev.exit_code)}")
+            elif isinstance(ev, Signal):
+                if ev.sig != SIGKILL:       # strace: no stop, only "+++ killed by" (below)
+                    lines.append(self.format_signal(ev))
+                    stopped = stopped_line(ev.sig, ev.sa_handler, self.decoder.flags)
+                    if stopped is not None:
+                        lines.append(self._signal_head(ev) + stopped)
             elif isinstance(ev, Lost):
                 lines.append(f"+++ LOST {ev.count} events +++")
         return "\n".join(lines) + "\n" if lines else ""
@@ -138,6 +153,13 @@ class StraceFormatter(TextSink):
             nrs = (table.nr(n) for n in ("clone", "clone3", "fork", "vfork")) if table else ()
             got = self._forks[compat] = frozenset(nr for nr in nrs if nr is not None)
         return got
+
+    def format_signal(self, ev: Signal) -> str:
+        """``1234 10:00:00.123456 --- SIGUSR1 {...} ---``, without the newline."""
+        return self._signal_head(ev) + signal_line(ev.sig, ev.info, self.decoder.flags)
+
+    def _signal_head(self, ev: Signal) -> str:
+        return f"{ev.tid} {self._clock(ev.ts_ns)} " if self.timestamps else f"{ev.tid} "
 
     def format_syscall(self, ev: Syscall) -> str:
         """One line, without the newline."""

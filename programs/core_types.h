@@ -13,7 +13,8 @@
  * Kernel sources: include/linux/sched.h (task_struct), include/linux/sched/signal.h
  * (signal_struct), include/linux/binfmts.h (linux_binprm),
  * arch/x86/include/asm/ptrace.h and arch/arm64/include/asm/ptrace.h (pt_regs),
- * arch/x86/include/asm/thread_info.h (thread_info.status, TS_COMPAT).
+ * arch/x86/include/asm/thread_info.h (thread_info.status, TS_COMPAT),
+ * include/linux/signal_types.h (k_sigaction, kernel_siginfo).
  */
 #ifndef TRACEKIT_CORE_TYPES_H
 #define TRACEKIT_CORE_TYPES_H
@@ -42,6 +43,7 @@ struct pt_regs {
 	unsigned long si;
 	unsigned long di;
 	unsigned long orig_ax;
+	unsigned long sp; /* user stack pointer at entry (rt_sigreturn's signal frame) */
 } __attribute__((preserve_access_index));
 
 /* arch/x86/include/asm/thread_info.h: status holds TS_COMPAT while a 32-bit syscall
@@ -58,6 +60,7 @@ struct thread_info {
  * entry and the return value at exit; syscallno keeps the number through the call. */
 struct pt_regs {
 	unsigned long regs[31];
+	unsigned long sp; /* user stack pointer at entry (rt_sigreturn's signal frame) */
 	unsigned long orig_x0;
 	int syscallno;
 } __attribute__((preserve_access_index));
@@ -83,5 +86,19 @@ struct task_struct {
 struct linux_binprm {
 	const char *filename; /* the name passed to execve (or /dev/fd/N for execveat) */
 } __attribute__((preserve_access_index));
+
+/* include/linux/signal_types.h, include/uapi/asm-generic/signal-defs.h: the action the
+ * signal_deliver tracepoint passes (only the handler is read). */
+struct sigaction {
+	void *sa_handler; /* __sighandler_t; SIG_DFL 0, SIG_IGN 1 */
+} __attribute__((preserve_access_index));
+
+struct k_sigaction {
+	struct sigaction sa;
+} __attribute__((preserve_access_index));
+
+/* include/linux/signal_types.h: read as 48 raw bytes (the uapi siginfo layout), never by
+ * field: an opaque declaration is enough for the prog's argument type. */
+struct kernel_siginfo;
 
 #endif /* TRACEKIT_CORE_TYPES_H */

@@ -191,11 +191,21 @@ struct {
 #define NR32_EXIT_GROUP 252
 #define NR32_EXECVE 11
 #define NR32_EXECVEAT 358
+#define NR_RT_SIGRETURN 15
+/* rt_sigreturn: the user sp is &frame->uc (the restorer's ret popped pretcode); the mask
+ * is uc.uc_sigmask at 296 (arch/x86/include/asm/sigframe.h struct rt_sigframe,
+ * arch/x86/include/uapi/asm/ucontext.h via asm-generic: flags, link, stack_t, 256-byte
+ * sigcontext) */
+#define TK_SIGFRAME_MASK_OFF 296
 #else
 #define NR_EXIT 93
 #define NR_EXIT_GROUP 94
 #define NR_EXECVE 221
 #define NR_EXECVEAT 281
+#define NR_RT_SIGRETURN 139
+/* rt_sigreturn: sp is the frame (arch/arm64/kernel/signal.c struct rt_sigframe: 128-byte
+ * siginfo, then ucontext, whose uc_sigmask is at 40: flags, link, stack_t) */
+#define TK_SIGFRAME_MASK_OFF 168
 #endif
 
 static __always_inline void count(__u32 idx)
@@ -877,8 +887,14 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 	s.traced = sp->traced;
 	s.compat = compat;
 	/* the summary alone reads no arguments */
-	if (records_on())
+	if (records_on()) {
 		regs_args(regs, s.args);
+		/* rt_sigreturn takes no arguments; strace prints the mask it restores, from
+		 * the signal frame at the user sp: args[0] is that mask's address (the
+		 * "beauty" spec of rt_sigreturn reads it like any struct argument) */
+		if (id == NR_RT_SIGRETURN && !compat)
+			s.args[0] = regs->sp + TK_SIGFRAME_MASK_OFF;
+	}
 	if (is_exit_nr(id, compat)) {
 		/* never reaches sys_exit: emit now; ret and duration are unknown */
 		if (targ_failed_only)
@@ -1130,5 +1146,40 @@ int BPF_PROG(tk_proc_exit, struct task_struct *p)
 	} else {
 		count(TK_CNT_LOST);
 	}
+	return 0;
+}
+
+/* A traced thread dequeued a signal (get_signal(), include/trace/events/signal.h): the
+ * strace "--- SIGxxx {siginfo} ---" line. Same filter as the syscall progs (pids, not
+ * PENDING_EXEC; tracekit's own tgid never); in summary mode only with the records. */
+SEC("tp_btf/signal_deliver")
+int BPF_PROG(tk_signal_deliver, int sig, struct kernel_siginfo *info, struct k_sigaction *ka)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pid_tgid, tgid = pid_tgid >> 32;
+	struct tk_pid_info *pinfo;
+	struct tk_signal *r;
+
+	if (!records_on() || !is_traced(tid, tgid, &pinfo))
+		return 0;
+	if (pinfo && (pinfo->flags & TK_PID_PENDING_EXEC))
+		return 0;
+	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+	if (!r) {
+		count(TK_CNT_LOST);
+		return 0;
+	}
+	r->hdr.kind = TK_REC_SIGNAL;
+	r->hdr.flags = 0;
+	r->hdr.ts_ns = bpf_ktime_get_ns();
+	r->tid = tid;
+	r->tgid = tgid;
+	r->sig = sig;
+	r->_pad = 0;
+	r->sa_handler = (__u64)BPF_CORE_READ(ka, sa.sa_handler);
+	if (bpf_probe_read_kernel(r->info, sizeof(r->info), info) < 0)
+		__builtin_memset(r->info, 0, sizeof(r->info));
+	bpf_get_current_comm(r->comm, sizeof(r->comm));
+	bpf_ringbuf_submit(r, 0);
 	return 0;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* Records that the tracekit BPF programs write to the "events" ring buffer.
  * kernel terms: tid = pid (a thread), tgid = process id (user-visible "pid").
- * keep in sync with tracekit/_events.py (struct formats _SYSCALL, _FORK, _EXEC, _EXIT)
+ * keep in sync with tracekit/_events.py (struct formats _SYSCALL, _FORK, _EXEC, _EXIT, _SIGNAL)
  */
 #ifndef TRACEKIT_SYSCALLS_H
 #define TRACEKIT_SYSCALLS_H
@@ -15,6 +15,7 @@ enum tk_rec_kind {
 	TK_REC_FORK = 2,
 	TK_REC_EXEC = 3,
 	TK_REC_EXIT = 4,
+	TK_REC_SIGNAL = 5,
 };
 
 /* tk_syscall.flags */
@@ -54,7 +55,8 @@ struct tk_syscall {
 	__u32 tgid;
 	__u32 cpu;          /* CPU at exit */
 	__s32 syscall_nr;
-	__u64 args[6];      /* raw argument registers at entry */
+	__u64 args[6];      /* raw argument registers at entry; native rt_sigreturn (no
+			     * arguments): args[0] = address of uc_sigmask in the signal frame */
 	__s64 ret;          /* raw return value (-4095..-1 is -errno) */
 	char comm[TK_COMM_LEN];
 };
@@ -136,6 +138,24 @@ struct tk_exit {
 	__u32 tgid;
 	__s32 exit_code; /* task->exit_code: wait(2) status layout */
 	__u32 group_dead; /* 1 when the whole thread group is gone */
+	char comm[TK_COMM_LEN];
+};
+
+/* kind TK_REC_SIGNAL: a traced thread dequeued a signal to act on it (tp_btf/signal_deliver,
+ * called from get_signal() before the disposition is applied; 104 bytes). Sent-but-dropped
+ * signals (ignored at send time, e.g. SIGCHLD with SIG_DFL) never get here. */
+#define TK_SIGINFO_LEN 48
+struct tk_signal {
+	struct tk_hdr hdr;
+	__u32 tid;
+	__u32 tgid;
+	__s32 sig;
+	__u32 _pad;
+	__u64 sa_handler; /* the disposition: 0 SIG_DFL, 1 SIG_IGN, else the handler address */
+	/* the first 48 bytes of struct kernel_siginfo: the uapi siginfo layout
+	 * (include/uapi/asm-generic/siginfo.h) without its padding: si_signo, si_errno,
+	 * si_code at 0, 4, 8; the union from byte 16 */
+	__u8 info[TK_SIGINFO_LEN];
 	char comm[TK_COMM_LEN];
 };
 

@@ -48,6 +48,7 @@ _EXPORTS: dict[str, str] = {
     "SC_RESUMED": "tracekit._events",
     "SC_UNFINISHED": "tracekit._events",
     "Session": "tracekit.session.session",
+    "Signal": "tracekit._events",
     "SessionOptions": "tracekit.session.session",
     "Summarizer": "tracekit._summary",
     "Summary": "tracekit._summary",
@@ -122,6 +123,7 @@ if TYPE_CHECKING:
         Fork as Fork,
         Lost as Lost,
         Reenumerated as Reenumerated,
+        Signal as Signal,
         Syscall as Syscall,
     )
     from tracekit._summary import (

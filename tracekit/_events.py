@@ -14,7 +14,7 @@ import msgspec
 from tracekit._errors import RecordError
 
 # keep in sync with programs/syscalls.h
-REC_SYSCALL, REC_FORK, REC_EXEC, REC_EXIT = 1, 2, 3, 4
+REC_SYSCALL, REC_FORK, REC_EXEC, REC_EXIT, REC_SIGNAL = 1, 2, 3, 4, 5
 SC_NORETURN, SC_UNFINISHED, SC_RESUMED, SC_COMPAT = 1, 2, 4, 8
 PID_PENDING_EXEC = 1
 CNT_LOST, CNT_PIDS_FULL, CNT_SCRATCH_FULL, CNT_MAX = 0, 1, 2, 8
@@ -27,6 +27,7 @@ _SYSCALL = struct.Struct("<IIQQIIIi6Qq16s")       # struct tk_syscall, 112 bytes
 _FORK = struct.Struct("<IIQIIII")                 # struct tk_fork, 32 bytes
 _EXEC = struct.Struct("<IIQII16s256s")            # struct tk_exec, 296 bytes
 _EXIT = struct.Struct("<IIQIIiI16s")              # struct tk_exit, 48 bytes
+_SIGNAL = struct.Struct("<IIQIIiIQ48s16s")        # struct tk_signal, 104 bytes
 PID_KEY = struct.Struct("<I")                     # pids map key: __u32 tid
 PID_INFO = struct.Struct("<QII")                  # struct tk_pid_info: start_time_ns, tgid, flags
 _CAPS_HDR = struct.Struct("<II")                  # caps_len, ncaps (after the 112-byte record)
@@ -34,7 +35,8 @@ _CAP = struct.Struct("<BBHI")                     # struct tk_cap: arg, kind, fl
 CAP_STR, CAP_BUF, CAP_STRUCT, CAP_ARGV = 1, 2, 3, 4
 CAPF_TRUNC, CAPF_FAULT, CAPF_AT_EXIT, CAPF_ARGV_TRUNC = 1, 2, 4, 8
 
-assert (_SYSCALL.size, _FORK.size, _EXEC.size, _EXIT.size) == (112, 32, 296, 48)
+assert (_SYSCALL.size, _FORK.size, _EXEC.size, _EXIT.size, _SIGNAL.size) == (112, 32, 296, 48,
+                                                                       104)
 
 
 def _cstr(raw: bytes) -> str:
@@ -125,6 +127,24 @@ class Exit(msgspec.Struct, frozen=True, gc=False, tag="exit"):
     comm: str
 
 
+class Signal(msgspec.Struct, frozen=True, gc=False, tag="signal"):
+    """A traced thread dequeued a signal to act on it (``struct tk_signal``).
+
+    From the kernel's ``signal_deliver`` tracepoint, where strace shows its
+    ``--- SIGxxx {...} ---`` line. ``info`` is the first 48 bytes of ``struct
+    kernel_siginfo``: the uapi siginfo layout (include/uapi/asm-generic/siginfo.h),
+    decoded by :mod:`tracekit.decode.signals`.
+    """
+
+    ts_ns: int
+    tid: int
+    tgid: int
+    sig: int            # signal number
+    sa_handler: int     # disposition: 0 SIG_DFL, 1 SIG_IGN, else the handler address
+    info: bytes         # 48 bytes of siginfo
+    comm: str
+
+
 class Lost(msgspec.Struct, frozen=True, gc=False, tag="lost"):
     """Records the kernel could not reserve in the ring buffer since the last report."""
 
@@ -141,7 +161,7 @@ class Reenumerated(msgspec.Struct, frozen=True, gc=False, tag="reenumerated"):
     gone: int                   # tasks that exited while they were read (rule 7)
 
 
-Event: TypeAlias = Syscall | Fork | Exec | Exit | Lost | Reenumerated
+Event: TypeAlias = Syscall | Fork | Exec | Exit | Signal | Lost | Reenumerated
 Batch: TypeAlias = list[Event]
 
 
@@ -184,6 +204,11 @@ def decode_record(buf: bytes | memoryview) -> Event:
             raise RecordError(f"exit record of {n} bytes, need {_EXIT.size}")
         _, _, ts_ns, tid, tgid, code, dead, comm = _EXIT.unpack_from(buf)
         return Exit(ts_ns, tid, tgid, code, bool(dead), _cstr(comm))
+    if kind == REC_SIGNAL:
+        if n < _SIGNAL.size:
+            raise RecordError(f"signal record of {n} bytes, need {_SIGNAL.size}")
+        _, _, ts_ns, tid, tgid, sig, _, handler, info, comm = _SIGNAL.unpack_from(buf)
+        return Signal(ts_ns, tid, tgid, sig, handler, info, _cstr(comm))
     raise RecordError(f"record of unknown kind {kind} ({n} bytes)")
 
 

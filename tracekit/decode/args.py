@@ -296,6 +296,15 @@ def k_sigset_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return _sigset(d, ev, i, _out_cap(ev, i))
 
 
+def k_sigframe_mask(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """rt_sigreturn's ``{mask=[INT]}``: the mask its signal frame restores (args[0] is its
+    address, put there by the BPF program: the call has no arguments)."""
+    cap = _cap(ev, i)
+    if cap is None or len(cap.data) < SP.SIGSET_SIZE:
+        return pointer(ev.args[i])
+    return f"{{mask={SP.format_sigset(cap.data[:SP.SIGSET_SIZE], d.flags)}}}"
+
+
 def k_stack_in(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     cap = _cap(ev, i)
     return _or_ptr(ev, i, None if cap is None else SP.format_stack_t(cap.data, d.flags))
@@ -454,6 +463,8 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         "timespec_out": k_timespec_out, "timeval_out": k_timeval_out,
         "timerflags": _flags32(f.timer_flags), "idtype": _enum32(T.WAITID_TYPES),
         "id_out": k_id_out, "cpuset_out": k_cpuset_out,
+        # signal slice: rt_sigreturn's restored mask (tracekit.decode.signals)
+        "sigframe_mask": k_sigframe_mask,
         # structs of files: stat family, statfs, dirents, envp, limits, system info
         "rusagewho": _enum32(T.RUSAGE_WHO), **structs_fs.kinds(f),
     }

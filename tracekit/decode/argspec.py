@@ -87,7 +87,7 @@ mlock: p u
 munlock: p u
 rt_sigaction: sig sigaction_in sigaction_out u
 rt_sigprocmask: how sigset_in sigset_out u
-rt_sigreturn:
+rt_sigreturn: sigframe_mask
 sigreturn:
 ioctl: fd ioctl p
 dup: fd -> fd

@@ -149,6 +149,10 @@ def _sockaddr(arg: str, length: str) -> _Override:
     return _Override(arg, CAP_STRUCT, length, SOCKADDR_CAP)
 
 
+# rt_sigreturn's pseudo-argument 0: the signal frame's uc_sigmask (set by tk_sys_enter)
+SIGFRAME_MASK_ARG = "uc_sigmask"
+
+
 def _fixed(arg: str, size: int, *, at_exit: bool = False) -> _Override:
     return _Override(arg, CAP_STRUCT, None, size, size, at_exit)
 
@@ -195,6 +199,9 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "getresuid": tuple(_fixed(a, 4, at_exit=True) for a in ("ruidp", "euidp", "suidp")),
     "getresgid": tuple(_fixed(a, 4, at_exit=True) for a in ("rgidp", "egidp", "sgidp")),
     "sched_getaffinity": (_buf("user_mask_ptr", "ret", at_exit=True),),
+    # signal slice of issue 12: the mask rt_sigreturn restores (no tracefs argument: the
+    # BPF side puts the frame's uc_sigmask address in args[0], programs/syscalls.h)
+    "rt_sigreturn": (_fixed(SIGFRAME_MASK_ARG, SIGSET_SIZE),),
     **({
         "rt_sigaction": (_fixed("act", SIGACTION_SIZE), _fixed("oact", SIGACTION_SIZE,
                                                                at_exit=True)),
@@ -242,6 +249,8 @@ def specs_for(name: str, args: Sequence[Field]) -> SpecsResult:
       budget of programs/syscalls.bpf.c) and the override argument names not found.
     """
     index = {f.name: i for i, f in enumerate(args)}
+    if name == "rt_sigreturn":
+        index.setdefault(SIGFRAME_MASK_ARG, 0)
     specs: list[CapSpec] = []
     missing: list[str] = []
     if name in OVERRIDES:

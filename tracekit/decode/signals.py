@@ -1,0 +1,161 @@
+"""Signal deliveries as strace 6.1 prints them: ``--- SIGCHLD {si_signo=SIGCHLD, ...} ---``.
+
+The bytes are the first 48 of the kernel's ``struct kernel_siginfo`` (the ``info`` of a
+:class:`~tracekit._events.Signal`, read by the ``signal_deliver`` BPF program): the uapi
+siginfo layout, include/uapi/asm-generic/siginfo.h, the same on x86_64 and arm64 (LP64)::
+
+    0  si_signo int     4  si_errno int     8  si_code int     12 (padding)
+    16 the union, by si_code/si_signo:
+       kill (SI_USER, SI_TKILL):     16 si_pid int   20 si_uid u32
+       rt (SI_QUEUE, SI_MESGQ...):   16 si_pid int   20 si_uid u32   24 si_value (int|ptr)
+       timer (SI_TIMER):             16 si_tid int   20 si_overrun int  24 si_value
+       sigchld (CLD_*):              16 si_pid int   20 si_uid u32   24 si_status int
+                                     32 si_utime long  40 si_stime long
+       sigfault (ILL/FPE/SEGV/BUS/TRAP): 16 si_addr ptr
+       sigpoll (POLL_*):             16 si_band long 24 si_fd int
+       sigsys (SYS_*):               16 si_call_addr ptr  24 si_syscall int  28 si_arch u32
+
+What strace prints of each (its printsiginfo.c, checked against ``strace -f -q`` on this
+machine): the signal, the errno when set, the code by name (per signal for codes > 0, the
+SI_* names for codes <= 0 and SI_KERNEL), then the member the code selects.
+
+The si_code tables are include/uapi/asm-generic/siginfo.h, which both arches use
+unchanged; the signal numbers below (SIGILL 4 ... SIGSYS 31) are asm-generic's too.
+"""
+
+from __future__ import annotations
+
+import struct
+
+from tracekit.decode.flags import ArchFlags
+from tracekit.decode.structs_proc import clock_t
+from tracekit.kernel.syscalls import errno_name
+
+__all__ = ["SIGINFO_LEN", "SIGKILL", "si_code_name", "signal_line", "siginfo_text",
+           "stopped_line"]
+
+SIGINFO_LEN = 48            # bytes of kernel_siginfo the BPF program copies
+
+SIGKILL = 9                 # delivered without a siginfo (the kernel's SEND_SIG_NOINFO)
+_SIGILL, _SIGTRAP, _SIGBUS, _SIGFPE, _SIGSEGV = 4, 5, 7, 8, 11
+_SIGCHLD, _SIGPOLL, _SIGSYS = 17, 29, 31
+
+_SI_USER, _SI_KERNEL, _SI_QUEUE, _SI_TIMER, _SI_TKILL = 0, 0x80, -1, -2, -6
+# codes <= 0 (sent by a process: SI_FROMUSER) and SI_KERNEL, any signal
+_SI_CODES = {0: "SI_USER", 0x80: "SI_KERNEL", -1: "SI_QUEUE", -2: "SI_TIMER",
+             -3: "SI_MESGQ", -4: "SI_ASYNCIO", -5: "SI_SIGIO", -6: "SI_TKILL",
+             -7: "SI_DETHREAD", -60: "SI_ASYNCNL"}
+# codes > 0, per signal
+_CODES: dict[int, dict[int, str]] = {
+    _SIGILL: {1: "ILL_ILLOPC", 2: "ILL_ILLOPN", 3: "ILL_ILLADR", 4: "ILL_ILLTRP",
+              5: "ILL_PRVOPC", 6: "ILL_PRVREG", 7: "ILL_COPROC", 8: "ILL_BADSTK",
+              9: "ILL_BADIADDR"},
+    _SIGFPE: {1: "FPE_INTDIV", 2: "FPE_INTOVF", 3: "FPE_FLTDIV", 4: "FPE_FLTOVF",
+              5: "FPE_FLTUND", 6: "FPE_FLTRES", 7: "FPE_FLTINV", 8: "FPE_FLTSUB",
+              14: "FPE_FLTUNK", 15: "FPE_CONDTRAP"},
+    _SIGSEGV: {1: "SEGV_MAPERR", 2: "SEGV_ACCERR", 3: "SEGV_BNDERR", 4: "SEGV_PKUERR",
+               5: "SEGV_ACCADI", 6: "SEGV_ADIDERR", 7: "SEGV_ADIPERR", 8: "SEGV_MTEAERR",
+               9: "SEGV_MTESERR", 10: "SEGV_CPERR"},
+    _SIGBUS: {1: "BUS_ADRALN", 2: "BUS_ADRERR", 3: "BUS_OBJERR", 4: "BUS_MCEERR_AR",
+              5: "BUS_MCEERR_AO"},
+    _SIGTRAP: {1: "TRAP_BRKPT", 2: "TRAP_TRACE", 3: "TRAP_BRANCH", 4: "TRAP_HWBKPT",
+               5: "TRAP_UNK", 6: "TRAP_PERF"},
+    _SIGCHLD: {1: "CLD_EXITED", 2: "CLD_KILLED", 3: "CLD_DUMPED", 4: "CLD_TRAPPED",
+               5: "CLD_STOPPED", 6: "CLD_CONTINUED"},
+    _SIGPOLL: {1: "POLL_IN", 2: "POLL_OUT", 3: "POLL_MSG", 4: "POLL_ERR", 5: "POLL_PRI",
+               6: "POLL_HUP"},
+    _SIGSYS: {1: "SYS_SECCOMP", 2: "SYS_USER_DISPATCH"},
+}
+# SIGSTOP (never caught), SIGTSTP, SIGTTIN, SIGTTOU: their default action stops the group
+_SIGSTOP = 19
+_STOPS = frozenset({_SIGSTOP, 20, 21, 22})
+_SIG_DFL = 0
+_FAULTS = frozenset({_SIGILL, _SIGFPE, _SIGSEGV, _SIGBUS})
+
+
+def si_code_name(signo: int, code: int) -> str:
+    """``(17, 1)`` -> ``CLD_EXITED``; ``(10, 0)`` -> ``SI_USER``; unknown: the number."""
+    if code <= 0 or code == _SI_KERNEL:
+        return _SI_CODES.get(code, str(code))
+    return _CODES.get(signo, {}).get(code, str(code))
+
+
+def _ptr(v: int) -> str:
+    return "NULL" if v == 0 else hex(v)
+
+
+def _sigval(data: bytes) -> str:
+    ival, ptr = struct.unpack_from("<iQ", data[24:28] + data[24:32])
+    return f"si_value={{int={ival}, ptr={hex(ptr)}}}"
+
+
+def siginfo_text(data: bytes, flags: ArchFlags) -> str:
+    """The braces strace prints for a delivered signal's siginfo.
+
+    ``{si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=1234, si_uid=0, si_status=0,
+    si_utime=0, si_stime=0}``, ``{si_signo=SIGUSR1, si_code=SI_USER, si_pid=1234,
+    si_uid=0}``, ``{si_signo=SIGSEGV, si_code=SEGV_MAPERR, si_addr=NULL}``.
+
+    Args:
+      data: at least :data:`SIGINFO_LEN` bytes (shorter is zero-padded).
+      flags: the decoders of the record's arch (signal names).
+    """
+    data = bytes(data[:SIGINFO_LEN]).ljust(SIGINFO_LEN, b"\0")
+    signo, err, code = struct.unpack_from("<iii", data)
+    pid, uid = struct.unpack_from("<iI", data, 16)
+    ptr24 = struct.unpack_from("<Q", data, 24)[0]
+    parts = [f"si_signo={flags.signal_name(signo)}"]
+    if err:
+        parts.append(f"si_errno={errno_name(err)}")
+    parts.append(f"si_code={si_code_name(signo, code)}")
+    source = [f"si_pid={pid}", f"si_uid={uid}"]
+    if code <= 0:                               # sent by a process (SI_FROMUSER)
+        if code == _SI_TIMER:
+            overrun = struct.unpack_from("<i", data, 20)[0]
+            parts += [f"si_timerid={pid:#x}", f"si_overrun={overrun}", _sigval(data)]
+        elif code in (_SI_USER, _SI_TKILL):
+            parts += source
+        else:
+            parts += source
+            if ptr24:
+                parts.append(_sigval(data))
+    elif signo == _SIGCHLD:
+        status = struct.unpack_from("<i", data, 24)[0]
+        utime, stime = struct.unpack_from("<QQ", data, 32)
+        st = str(status) if code == 1 else flags.signal_name(status)    # CLD_EXITED: a code
+        parts += source + [f"si_status={st}", f"si_utime={clock_t(utime)}",
+                           f"si_stime={clock_t(stime)}"]
+    elif signo in _FAULTS:
+        parts.append(f"si_addr={_ptr(struct.unpack_from('<Q', data, 16)[0])}")
+    elif signo == _SIGPOLL:
+        if code in (1, 2, 3):                   # POLL_IN, POLL_OUT, POLL_MSG
+            band, fd = struct.unpack_from("<qi", data, 16)
+            parts += [f"si_band={band}", f"si_fd={fd}"]
+    elif signo == _SIGSYS:
+        call, nr, arch = struct.unpack_from("<QiI", data, 16)
+        parts += [f"si_call_addr={_ptr(call)}", f"si_syscall={nr}", f"si_arch={arch:#x}"]
+    else:
+        if pid or uid:
+            parts += source
+        if ptr24:
+            parts.append(_sigval(data))
+    return "{" + ", ".join(parts) + "}"
+
+
+def signal_line(sig: int, data: bytes, flags: ArchFlags) -> str:
+    """``--- SIGUSR1 {si_signo=SIGUSR1, si_code=SI_USER, si_pid=1, si_uid=0} ---``."""
+    return f"--- {flags.signal_name(sig)} {siginfo_text(data, flags)} ---"
+
+
+def stopped_line(sig: int, sa_handler: int, flags: ArchFlags) -> str | None:
+    """``--- stopped by SIGSTOP ---``, strace's group-stop line after the delivery of a
+    stop signal whose action is the default one (SIGSTOP always), else None.
+
+    The kernel (get_signal -> do_signal_stop) stops the group right after the
+    signal_deliver tracepoint; a SIGTSTP/SIGTTIN/SIGTTOU of an orphaned process group is
+    discarded instead, which the record does not tell (rare: job-control signals to an
+    orphaned group).
+    """
+    if sig in _STOPS and (sig == _SIGSTOP or sa_handler == _SIG_DFL):
+        return f"--- stopped by {flags.signal_name(sig)} ---"
+    return None
