@@ -30,6 +30,7 @@ from tracekit._events import (
 from tracekit.decode import flags as F, structs_fs, structs_proc as SP
 from tracekit.decode.argspec import ARGSPEC
 from tracekit.decode.argtypes import kind_of, narrowed
+from tracekit.decode.captures import capture, capture_out, decoded_in, decoded_out
 from tracekit.decode.fdcache import FdCache
 from tracekit.decode.values import (
     DEFAULT_STRING_LIMIT,
@@ -96,15 +97,6 @@ def _fd(v: int) -> int:
     return v if v < 0x80000000 else signed(v, 32)
 
 
-def _cap(ev: Syscall, i: int) -> Capture | None:
-    """The capture of argument ``i`` (the last one if several), None if none or FAULT."""
-    cap = None
-    for c in ev.caps:
-        if c.arg == i:
-            cap = c
-    return None if cap is None or cap.flags & CAPF_FAULT else cap
-
-
 def k_d(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return str(signed(ev.args[i], 32))
 
@@ -121,7 +113,7 @@ def k_x(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return _hex0(ev.args[i])
 
 
-# --- harness slice (issue 12): 32-bit C types print the low half of their register
+# --- 32-bit C types print the low half of their register
 def k_u32(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return str(ev.args[i] & 0xFFFFFFFF)
 
@@ -150,7 +142,7 @@ def k_dirfd(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 
 def k_path(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-    cap = _cap(ev, i)
+    cap = capture(ev, i)
     if cap is None:
         return pointer(ev.args[i])
     more = bool(cap.flags & CAPF_TRUNC)
@@ -160,7 +152,7 @@ def k_path(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 
 def k_str(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-    cap = _cap(ev, i)
+    cap = capture(ev, i)
     if cap is None:
         return pointer(ev.args[i])
     more = bool(cap.flags & CAPF_TRUNC)
@@ -172,7 +164,7 @@ def k_str(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 
 def k_bufw(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-    cap = _cap(ev, i)
+    cap = capture(ev, i)
     if cap is None:
         return pointer(ev.args[i])
     n = ev.args[i + 1] if i + 1 < 6 else None
@@ -185,7 +177,7 @@ def k_bufw(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 
 def _bufr(d: SyscallDecoder, ev: Syscall, i: int, force_hex: bool) -> str:
-    cap = _cap(ev, i)
+    cap = capture(ev, i)
     ret = ev.ret
     if cap is None or ret < 0 or ev.flags & (SC_UNFINISHED | SC_NORETURN):
         return pointer(ev.args[i])
@@ -209,46 +201,32 @@ def k_bufrx(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 
 def k_argv(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-    cap = _cap(ev, i)
+    cap = capture(ev, i)
     if cap is None or cap.kind != CAP_ARGV:
         return pointer(ev.args[i])
     return format_argv(cap, limit=d.string_limit, max_items=d.string_limit)
 
 
 def k_envp(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-    return format_envp(ev.args[i], _cap(ev, i))
+    return format_envp(ev.args[i], capture(ev, i))
 
 
 def k_sockaddr(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-    cap = _cap(ev, i)
+    cap = capture(ev, i)
     if cap is None:
         return pointer(ev.args[i])
     return format_sockaddr(cap.data, d.flags.tables.ADDRESS_FAMILIES)
 
 
-def k_timespec(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-    cap = _cap(ev, i)
-    text = None if cap is None else format_timespec(cap.data)
-    return pointer(ev.args[i]) if text is None else text
+# -- wait, signal and time structs (tracekit.decode.structs_proc)
 
-
-# -- proc slice of issue 12: wait, signal and time structs (tracekit.decode.structs_proc)
-
-def _out_cap(ev: Syscall, i: int) -> Capture | None:
-    """The at-exit capture of argument ``i`` when the call completed without an error
-    (strace prints the address of an output struct a failed call did not fill)."""
-    if ev.flags & (SC_UNFINISHED | SC_NORETURN) or -4095 <= ev.ret < 0:
-        return None
-    return _cap(ev, i)
-
-
-def _or_ptr(ev: Syscall, i: int, text: str | None) -> str:
-    return pointer(ev.args[i]) if text is None else text
+#: a timespec the call reads (nanosleep's request, futex's timeout)
+k_timespec = decoded_in(format_timespec)
 
 
 def k_wstatus(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     """wait4's status: written only when a child was reaped (ret > 0)."""
-    cap = _out_cap(ev, i) if ev.ret > 0 else None
+    cap = capture_out(ev, i) if ev.ret > 0 else None
     if cap is None or len(cap.data) < 4:
         return pointer(ev.args[i])
     return SP.format_wait_status(int.from_bytes(cap.data[:4], "little"), d.flags)
@@ -256,28 +234,9 @@ def k_wstatus(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 def k_rusagew(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     """wait4's rusage: strace decodes it only when a child was reaped (ret > 0)."""
-    cap = _out_cap(ev, i) if ev.ret > 0 else None
-    return _or_ptr(ev, i, None if cap is None else SP.format_rusage(cap.data))
-
-
-def k_rusage(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-    cap = _out_cap(ev, i)
-    return _or_ptr(ev, i, None if cap is None else SP.format_rusage(cap.data))
-
-
-def k_siginfo_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-    cap = _out_cap(ev, i)
-    return _or_ptr(ev, i, None if cap is None else SP.format_siginfo(cap.data, d.flags))
-
-
-def k_sigaction_in(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-    cap = _cap(ev, i)
-    return _or_ptr(ev, i, None if cap is None else SP.format_sigaction(cap.data, d.flags))
-
-
-def k_sigaction_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-    cap = _out_cap(ev, i)
-    return _or_ptr(ev, i, None if cap is None else SP.format_sigaction(cap.data, d.flags))
+    cap = capture_out(ev, i) if ev.ret > 0 else None
+    text = None if cap is None else SP.format_rusage(cap.data)
+    return pointer(ev.args[i]) if text is None else text
 
 
 def _sigset(d: SyscallDecoder, ev: Syscall, i: int, cap: Capture | None) -> str:
@@ -289,50 +248,25 @@ def _sigset(d: SyscallDecoder, ev: Syscall, i: int, cap: Capture | None) -> str:
 
 
 def k_sigset_in(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-    return _sigset(d, ev, i, _cap(ev, i))
+    return _sigset(d, ev, i, capture(ev, i))
 
 
 def k_sigset_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-    return _sigset(d, ev, i, _out_cap(ev, i))
+    return _sigset(d, ev, i, capture_out(ev, i))
 
 
 def k_sigframe_mask(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     """rt_sigreturn's ``{mask=[INT]}``: the mask its signal frame restores (args[0] is its
     address, put there by the BPF program: the call has no arguments)."""
-    cap = _cap(ev, i)
+    cap = capture(ev, i)
     if cap is None or len(cap.data) < SP.SIGSET_SIZE:
         return pointer(ev.args[i])
     return f"{{mask={SP.format_sigset(cap.data[:SP.SIGSET_SIZE], d.flags)}}}"
 
 
-def k_stack_in(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-    cap = _cap(ev, i)
-    return _or_ptr(ev, i, None if cap is None else SP.format_stack_t(cap.data, d.flags))
-
-
-def k_stack_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-    cap = _out_cap(ev, i)
-    return _or_ptr(ev, i, None if cap is None else SP.format_stack_t(cap.data, d.flags))
-
-
-def k_timespec_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-    cap = _out_cap(ev, i)
-    return _or_ptr(ev, i, None if cap is None else format_timespec(cap.data))
-
-
-def k_timeval_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-    cap = _out_cap(ev, i)
-    return _or_ptr(ev, i, None if cap is None else SP.format_timeval(cap.data))
-
-
-def k_id_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-    cap = _out_cap(ev, i)
-    return _or_ptr(ev, i, None if cap is None else SP.format_id(cap.data))
-
-
 def k_cpuset_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     """sched_getaffinity's mask: the ``ret`` bytes the kernel wrote."""
-    cap = _out_cap(ev, i)
+    cap = capture_out(ev, i)
     if cap is None or ev.ret <= 0:
         return pointer(ev.args[i])
     return SP.format_cpuset(cap.data[:ev.ret])
@@ -456,14 +390,17 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         # kinds of C types (tracekit.decode.argtypes)
         "u32": k_u32, "x32": k_x32, "uid": k_uid,
         # structs of processes, signals and time (tracekit.decode.structs_proc)
-        "wstatus": k_wstatus, "rusagew": k_rusagew, "rusage": k_rusage,
-        "siginfo_out": k_siginfo_out, "sigaction_in": k_sigaction_in,
-        "sigaction_out": k_sigaction_out, "sigset_in": k_sigset_in,
-        "sigset_out": k_sigset_out, "stack_in": k_stack_in, "stack_out": k_stack_out,
-        "timespec_out": k_timespec_out, "timeval_out": k_timeval_out,
+        "wstatus": k_wstatus, "rusagew": k_rusagew, "rusage": decoded_out(SP.format_rusage),
+        "siginfo_out": decoded_out(lambda b: SP.format_siginfo(b, f)),
+        "sigaction_in": decoded_in(lambda b: SP.format_sigaction(b, f)),
+        "sigaction_out": decoded_out(lambda b: SP.format_sigaction(b, f)),
+        "sigset_in": k_sigset_in, "sigset_out": k_sigset_out,
+        "stack_in": decoded_in(lambda b: SP.format_stack_t(b, f)),
+        "stack_out": decoded_out(lambda b: SP.format_stack_t(b, f)),
+        "timespec_out": decoded_out(format_timespec), "timeval_out": decoded_out(SP.format_timeval),
         "timerflags": _flags32(f.timer_flags), "idtype": _enum32(T.WAITID_TYPES),
-        "id_out": k_id_out, "cpuset_out": k_cpuset_out,
-        # signal slice: rt_sigreturn's restored mask (tracekit.decode.signals)
+        "id_out": decoded_out(SP.format_id), "cpuset_out": k_cpuset_out,
+        # rt_sigreturn's restored mask (tracekit.decode.signals)
         "sigframe_mask": k_sigframe_mask,
         # structs of files: stat family, statfs, dirents, envp, limits, system info
         "rusagewho": _enum32(T.RUSAGE_WHO), **structs_fs.kinds(f),

@@ -156,8 +156,8 @@ class ArchFlags:
         self.mremap_flags = FlagSet(T.MREMAP_FLAGS)
         self.fd_flags = FlagSet(T.FD_FLAGS)
         self.sa_flags = FlagSet(T.SA_FLAGS)
-        self.ss_flags = FlagSet(T.SS_FLAGS)             # sigaltstack (proc slice)
-        self.timer_flags = FlagSet(T.TIMER_FLAGS)       # clock_nanosleep (proc slice)
+        self.ss_flags = FlagSet(T.SS_FLAGS)             # sigaltstack
+        self.timer_flags = FlagSet(T.TIMER_FLAGS)       # clock_nanosleep
         self.sock_flags = FlagSet(T.SOCK_FLAGS)
         self._clone_bits = FlagSet(tuple(p for p in T.CLONE_FLAGS if not p[0] & _CSIGNAL))
         self.clone3_flags = FlagSet(T.CLONE_FLAGS)

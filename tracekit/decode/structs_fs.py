@@ -21,19 +21,15 @@ What strace prints without ``-v`` (checked against strace 6.1 on Linux 6.18):
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from tracekit._events import (
     CAP_ARGV,
     CAPF_FAULT,
-    CAPF_TRUNC,
-    SC_NORETURN,
-    SC_UNFINISHED,
-    Capture,
     Syscall,
 )
 from tracekit.decode import flags as F
+from tracekit.decode.captures import KindFn, capture_out, decoded_in, decoded_out
 from tracekit.decode.structs_proc import RUSAGE_SIZE as RUSAGE_SIZE, format_rusage as format_rusage
 from tracekit.decode.values import format_envp, pointer, quote
 
@@ -251,51 +247,11 @@ def format_pipefds(data: bytes) -> str | None:
 
 # ---- argument kinds (tracekit.decode.argspec) ------------------------------------------
 
-def _cap(ev: Syscall, i: int) -> Capture | None:
-    """The capture of argument ``i`` (the last one), None if none, cut or unreadable."""
-    cap = None
-    for c in ev.caps:
-        if c.arg == i:
-            cap = c
-    return None if cap is None or cap.flags & (CAPF_FAULT | CAPF_TRUNC) else cap
-
-
-def _done(ev: Syscall) -> bool:
-    """The call returned successfully: what it wrote is there to show."""
-    return not ev.flags & (SC_UNFINISHED | SC_NORETURN) and not -4095 <= ev.ret < 0
-
-
-KindFn = Callable[["SyscallDecoder", Syscall, int], str]
-
-
-def _out(fmt: Callable[[bytes], str | None]) -> KindFn:
-    """A struct the call fills in: shown when it succeeded, else its address."""
-    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-        cap = _cap(ev, i) if _done(ev) else None
-        text = None if cap is None else fmt(cap.data)
-        return pointer(ev.args[i]) if text is None else text
-    return k
-
-
-def _in(fmt: Callable[[bytes], str | None]) -> KindFn:
-    """A struct the call reads (captured at entry): shown whatever the result."""
-    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-        cap = _cap(ev, i)
-        text = None if cap is None else fmt(cap.data)
-        return pointer(ev.args[i]) if text is None else text
-    return k
-
-
 def k_dirents(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     """getdents64's buffer: ``0x55d0... /* 9 entries */``; the bare address when the
     call failed or returned more than was captured (strace's count cannot be known)."""
     addr = pointer(ev.args[i])
-    if not _done(ev):
-        return addr
-    cap = None
-    for c in ev.caps:
-        if c.arg == i and not c.flags & CAPF_FAULT:
-            cap = c
+    cap = capture_out(ev, i)
     n = None if cap is None else count_dirents(cap.data, ev.ret)
     return addr if n is None else f"{addr} /* {n} entries */"
 
@@ -318,11 +274,8 @@ def k_envp(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 def k_strcwd(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     """getcwd's buffer: the path it wrote (``ret`` bytes with the NUL), whole."""
-    cap = None
-    for c in ev.caps:
-        if c.arg == i and not c.flags & CAPF_FAULT:
-            cap = c
-    if cap is None or not _done(ev) or ev.ret <= 0 or len(cap.data) < ev.ret:
+    cap = capture_out(ev, i)
+    if cap is None or ev.ret <= 0 or len(cap.data) < ev.ret:
         return pointer(ev.args[i])
     return quote(cap.data[:ev.ret].split(b"\0", 1)[0])
 
@@ -330,16 +283,16 @@ def k_strcwd(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
     """The argument kinds of this module for ``fl``'s arch (merged by tracekit.decode.args)."""
     return {
-        "stat": _out(lambda b: format_stat(b, fl)),
-        "statx": _out(lambda b: format_statx(b, fl)),
-        "statfs": _out(lambda b: format_statfs(b, fl)),
+        "stat": decoded_out(lambda b: format_stat(b, fl), whole=True),
+        "statx": decoded_out(lambda b: format_statx(b, fl), whole=True),
+        "statfs": decoded_out(lambda b: format_statfs(b, fl), whole=True),
         "dirents": k_dirents,
         "envp": k_envp,
-        "rlim_in": _in(format_rlimit),
-        "rlim_out": _out(format_rlimit),
-        "utsname": _out(format_utsname),
-        "sysinfo": _out(format_sysinfo),
-        "tms": _out(format_tms),
-        "pipefds": _out(format_pipefds),
+        "rlim_in": decoded_in(format_rlimit, whole=True),
+        "rlim_out": decoded_out(format_rlimit, whole=True),
+        "utsname": decoded_out(format_utsname, whole=True),
+        "sysinfo": decoded_out(format_sysinfo, whole=True),
+        "tms": decoded_out(format_tms, whole=True),
+        "pipefds": decoded_out(format_pipefds, whole=True),
         "cwd": k_strcwd,
     }

@@ -82,7 +82,7 @@ ARGV_ELEM_CAP = 1024     # one argv element
 SIGACTION_SIZE = _SIGACTION_SIZES.get(machine_arch(), 0)
 # struct stat (arch/x86/include/uapi/asm/stat.h; arm64: asm-generic/stat.h)
 STAT_SIZE = {"x86_64": 144, "arm64": 128}.get(machine_arch(), 0)
-# slice fs (issue 12): sizes of the structs of tracekit/decode/structs_fs.py (64-bit)
+# sizes of the structs of tracekit/decode/structs_fs.py (64-bit)
 STATX_SIZE = 256         # struct statx, include/uapi/linux/stat.h
 STATFS_SIZE = 120        # struct statfs, asm-generic/statfs.h (long words)
 RLIMIT_SIZE = 16         # struct rlimit64 / 64-bit struct rlimit
@@ -186,7 +186,7 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "bind": (_sockaddr("umyaddr", "addrlen"),),
     "nanosleep": (_fixed("rqtp", TIMESPEC_SIZE),),
     "clock_nanosleep": (_fixed("rqtp", TIMESPEC_SIZE),),
-    # proc slice of issue 12: wait status and rusage, signal structs, clock outputs
+    # wait status and rusage, signal structs, clock outputs
     # (layouts and sizes in tracekit/decode/structs_proc.py)
     "wait4": (_fixed("stat_addr", 4, at_exit=True), _fixed("ru", RUSAGE_SIZE, at_exit=True)),
     "waitid": (_fixed("infop", SIGINFO_SIZE, at_exit=True),
@@ -199,7 +199,7 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "getresuid": tuple(_fixed(a, 4, at_exit=True) for a in ("ruidp", "euidp", "suidp")),
     "getresgid": tuple(_fixed(a, 4, at_exit=True) for a in ("rgidp", "egidp", "sgidp")),
     "sched_getaffinity": (_buf("user_mask_ptr", "ret", at_exit=True),),
-    # signal slice of issue 12: the mask rt_sigreturn restores (no tracefs argument: the
+    # the mask rt_sigreturn restores (no tracefs argument: the
     # BPF side puts the frame's uc_sigmask address in args[0], programs/syscalls.h)
     "rt_sigreturn": (_fixed(SIGFRAME_MASK_ARG, SIGSET_SIZE),),
     **({
@@ -212,7 +212,7 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
         "newfstat": (_fixed("statbuf", STAT_SIZE, at_exit=True),),
         "newfstatat": (_str("filename"), _fixed("statbuf", STAT_SIZE, at_exit=True)),
     } if STAT_SIZE else {}),
-    # slice fs (issue 12): structs the call fills in, read at exit
+    # files and system: structs the call fills in, read at exit
     "statx": (_str("filename"), _fixed("buffer", STATX_SIZE, at_exit=True)),
     "statfs": (_str("pathname"), _fixed("buf", STATFS_SIZE, at_exit=True)),
     "fstatfs": (_fixed("buf", STATFS_SIZE, at_exit=True),),

@@ -1,0 +1,67 @@
+"""The user memory a call's record carries (``Syscall.caps``), as the decoders need it.
+
+One place says which capture belongs to an argument, when a struct the call writes is
+there to show (the call succeeded), and how a struct decoder falls back to the address
+strace prints when the memory is not there (unread, unreadable, or a failed call).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from tracekit._events import CAPF_FAULT, CAPF_TRUNC, SC_NORETURN, SC_UNFINISHED, Capture, Syscall
+from tracekit.decode.values import pointer
+
+if TYPE_CHECKING:
+    from tracekit.decode.args import SyscallDecoder
+
+__all__ = ["KindFn", "capture", "capture_out", "decoded_in", "decoded_out", "succeeded"]
+
+#: an argument decoder: (decoder, record, argument index) -> the argument's text
+KindFn = Callable[["SyscallDecoder", Syscall, int], str]
+
+
+def capture(ev: Syscall, i: int, *, whole: bool = False) -> Capture | None:
+    """The capture of argument ``i`` (the last one if several).
+
+    None when there is none or the memory was unreadable (CAPF_FAULT); with ``whole``,
+    also when it was cut short (CAPF_TRUNC).
+    """
+    cap = None
+    for c in ev.caps:
+        if c.arg == i:
+            cap = c
+    bad = CAPF_FAULT | (CAPF_TRUNC if whole else 0)
+    return None if cap is None or cap.flags & bad else cap
+
+
+def succeeded(ev: Syscall) -> bool:
+    """The call returned without an error: what it wrote is there to show (strace prints
+    the address of an output struct that a failed or unfinished call did not fill)."""
+    return not ev.flags & (SC_UNFINISHED | SC_NORETURN) and not -4095 <= ev.ret < 0
+
+
+def capture_out(ev: Syscall, i: int, *, whole: bool = False) -> Capture | None:
+    """The capture of what the call wrote at argument ``i``, None unless it succeeded."""
+    return capture(ev, i, whole=whole) if succeeded(ev) else None
+
+
+def decoded_in(fmt: Callable[[bytes], str | None], *, whole: bool = False) -> KindFn:
+    """A decoder of a struct the call reads (captured at entry), shown whatever the result;
+    its address when not captured or when ``fmt`` cannot read it (None)."""
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        cap = capture(ev, i, whole=whole)
+        text = None if cap is None else fmt(cap.data)
+        return pointer(ev.args[i]) if text is None else text
+    return k
+
+
+def decoded_out(fmt: Callable[[bytes], str | None], *, whole: bool = False) -> KindFn:
+    """A decoder of a struct the call fills in: shown when the call succeeded, else (as
+    for :func:`decoded_in`) its address."""
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        cap = capture_out(ev, i, whole=whole)
+        text = None if cap is None else fmt(cap.data)
+        return pointer(ev.args[i]) if text is None else text
+    return k
