@@ -120,10 +120,17 @@ def signal_lines(text: str, *, sigreturn_ret: bool = True) -> list[str]:
 
 @pytest.mark.parametrize("name", ["python", "sh", "stop"])
 def test_signal_lines_equal_strace(tmp_path: Path, name: str) -> None:
-    s_text, t_text = run_both(tmp_path, name, programs(tmp_path)[name])
     # stop: whether the parent is already in wait4 when SIGCHLD (CLD_CONTINUED) comes
     # depends on how fast the stopped child runs again: EINTR or the kill's 0
     ret = name != "stop"
+    for _ in range(3):
+        s_text, t_text = run_both(tmp_path, name, programs(tmp_path)[name])
+        # strace itself, under load, sometimes reports the ptraced child's group stop
+        # with si_status=0: such a run is not the reference; tracekit is compared with
+        # a run where strace shows what the kernel reported
+        if name != "stop" or "si_code=CLD_STOPPED, si_pid=" not in s_text \
+                or "si_status=SIGSTOP" in s_text:
+            break
     s_lines = signal_lines(s_text, sigreturn_ret=ret)
     t_lines = signal_lines(t_text, sigreturn_ret=ret)
     assert s_lines, "strace saw no signal"
