@@ -134,17 +134,10 @@ class _Receiver(trio.abc.ReceiveChannel[Batch]):
         return batch
 
     async def __anext__(self) -> Batch:
-        if self._idle is not None:
-            self._idle.wake()
         try:
-            batch = await self._ch.receive()
+            return await self.receive()
         except trio.EndOfChannel:
-            self.ended = True
             raise StopAsyncIteration from None
-        stats = self._stats
-        stats.batches_in += 1
-        stats.events_in += len(batch)
-        return batch
 
     def close(self) -> None:
         self._ch.close()
