@@ -163,6 +163,26 @@ TABLES: dict[str, Table] = {
     "WAITID_TYPES": ("values", ("linux/wait.h",), r"P_(ALL|PID|PGID|PIDFD)", frozenset(), ()),
     "SS_FLAGS": ("bits", ("linux/signal.h",), r"SS_(ONSTACK|DISABLE|AUTODISARM)",
                  frozenset(), ("SS_ONSTACK", "SS_DISABLE", "SS_AUTODISARM")),
+    # named constants of the syscalls only their prototypes describe (the table of
+    # every syscall's arguments, tracekit/kernel/syscall_protos)
+    "ITIMER_WHICH": ("values", ("linux/time.h",), r"ITIMER_(REAL|VIRTUAL|PROF)", frozenset(),
+                     ()),
+    "PRIO_WHICH": ("values", ("linux/resource.h",), r"PRIO_(PROCESS|PGRP|USER)", frozenset(),
+                   ()),
+    # glibc's names: strace prints SCHED_OTHER, the uapi header says SCHED_NORMAL
+    "SCHED_POLICIES": ("values", ("sched.h",), r"SCHED_(OTHER|FIFO|RR|BATCH|IDLE|DEADLINE)",
+                       frozenset(), ()),
+    "KEY_SPECS": ("values", ("linux/keyctl.h",), r"KEY_SPEC_[A-Z_]+", frozenset(), ()),
+    "KEYCTL_CMDS": ("values", ("linux/keyctl.h",), r"KEYCTL_[A-Z_]+",
+                    frozenset({"KEYCTL_SUPPORTS_ENCRYPT", "KEYCTL_SUPPORTS_DECRYPT",
+                               "KEYCTL_SUPPORTS_SIGN", "KEYCTL_SUPPORTS_VERIFY",
+                               "KEYCTL_CAPS0_CAPABILITIES", "KEYCTL_CAPS0_PERSISTENT_KEYRINGS",
+                               "KEYCTL_CAPS0_DIFFIE_HELLMAN", "KEYCTL_CAPS0_PUBLIC_KEY",
+                               "KEYCTL_CAPS0_BIG_KEY", "KEYCTL_CAPS0_INVALIDATE",
+                               "KEYCTL_CAPS0_RESTRICT_KEYRING", "KEYCTL_CAPS0_MOVE",
+                               "KEYCTL_CAPS1_NS_KEYRING_NAME", "KEYCTL_CAPS1_NS_KEY_TAG",
+                               "KEYCTL_CAPS1_NOTIFICATIONS", "KEYCTL_MOVE_EXCL"}), ()),
+    "SHUT_HOW": ("values", ("sys/socket.h",), r"SHUT_(RD|WR|RDWR)", frozenset(), ()),
 }
 
 # Tables whose header exists on some arches only (arch_prctl(2) is x86's): empty elsewhere.

@@ -193,9 +193,12 @@ def _fd_paths_possible(syscalls: set[int] | None, table: Any) -> bool:
 def _cross_check(table: Any) -> None:
     """Warn once when tracefs lists syscalls the number table lacks (an old system-calls
     package on a newer kernel): their records would be printed as ``syscall_<nr>``."""
-    from tracekit.kernel.tracefs import find_tracefs, syscall_event_names
+    from tracekit.kernel.tracefs import readable_tracefs, syscall_event_names
 
-    missing = table.cross_check(syscall_event_names(find_tracefs()))
+    root = readable_tracefs()
+    if root is None:        # no tracefs to compare with (not root: it is mode 0700)
+        return
+    missing = table.cross_check(syscall_event_names(root))
     if missing:
         log.warning("the syscall table (system-calls package) lacks %d syscalls this kernel "
                     "has: %s; they print as syscall_<nr> (upgrade system-calls)",

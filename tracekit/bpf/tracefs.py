@@ -10,6 +10,7 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
+import stat
 from pathlib import Path
 
 from tracekit._errors import TracefsError
@@ -39,7 +40,15 @@ def find_tracefs(*, mount_if_missing: bool = True) -> Path:
 def _find_tracefs(candidates: tuple[Path, ...], mount_point: Path, *,
                   mount_if_missing: bool) -> Path:
     for path in candidates:
-        if (path / "events").is_dir():
+        try:
+            found = stat.S_ISDIR(os.stat(path / "events").st_mode)
+        except FileNotFoundError:
+            continue
+        except OSError as e:
+            # tracefs is mode 0700: a user without root meets EACCES here
+            raise TracefsError(str(path / "events"), e.errno or errno.EIO,
+                               "cannot read tracefs") from e
+        if found:
             return path
     if not mount_if_missing:
         raise TracefsError(str(mount_point), errno.ENOENT,

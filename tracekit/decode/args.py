@@ -42,6 +42,7 @@ from tracekit.decode.values import (
     quote,
     signed,
 )
+from tracekit.kernel.syscall_protos import prototypes
 from tracekit.kernel.syscalls import SyscallTable, format_ret
 
 __all__ = ["SyscallDecoder", "kinds_for"]
@@ -316,6 +317,39 @@ def _enum32(table: dict[int, str]) -> ArgFn:
     return k
 
 
+def _xval(table: dict[int, str], unknown: str) -> ArgFn:
+    """A named constant of a 32-bit argument (the low half of its register); a value
+    without a name as strace's printxval prints it: ``0xdeadbeef /* ITIMER_??? */``."""
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        v = ev.args[i] & _M32
+        name = table.get(v)
+        if name is None:
+            name = table.get(signed(v, 32))         # negative constants (KEY_SPEC_*)
+        return name if name is not None else f"{_hex0(v)} /* {unknown} */"
+    return k
+
+
+def _xval_d(table: dict[int, str]) -> ArgFn:
+    """A named constant of a signed 32-bit argument; a value without a name in decimal
+    (strace's key serials: ``KEY_SPEC_SESSION_KEYRING``, ``-559038737``)."""
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        v = signed(ev.args[i], 32)
+        return table.get(v) or str(v)
+    return k
+
+
+def _clockid(table: dict[int, str]) -> ArgFn:
+    """A clockid_t: its name, ``0x7eadbeef /* CLOCK_??? */`` for an unknown one; a
+    negative one (a CPU-time clock of a pid, made by glibc's MAKE_PROCESS_CPUCLOCK) as
+    a number."""
+    named = _xval(table, "CLOCK_???")
+
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        v = signed(ev.args[i], 32)
+        return str(v) if v < 0 else named(d, ev, i) or ""
+    return k
+
+
 def _clone(d: SyscallDecoder, ev: Syscall) -> list[str]:
     """clone(2) printed as strace: ``child_stack=NULL, flags=CLONE_...|SIGCHLD,
     child_tidptr=0x...``.
@@ -376,16 +410,24 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         "renameflags": _flags32(f.rename_flags), "pipeflags": _flags32(f.pipe_flags),
         "sockflags": _flags32(f.sock_flags), "prot": _flags32(f.prot),
         "mmapflags": _flags32(f.mmap_flags), "mremapflags": _flags32(f.mremap_flags),
-        "madv": _enum32(T.MADV_ADVICE),
+        "madv": _xval(T.MADV_ADVICE, "MADV_???"),
         "sig": _flags32(lambda v: f.signal_name(signed(v, 32))),
-        "how": _enum32(T.SIGPROCMASK_HOW), "amode": _flags32(f.access_mode),
-        "whence": _enum32(T.SEEK_WHENCE), "ioctl": _flags32(f.ioctl_request),
-        "fcntlcmd": _flags32(f.fcntl_cmd), "af": _enum32(T.ADDRESS_FAMILIES),
+        "how": _xval(T.SIGPROCMASK_HOW, "SIG_???"), "amode": _flags32(f.access_mode),
+        "whence": _xval(T.SEEK_WHENCE, "SEEK_???"), "ioctl": _flags32(f.ioctl_request),
+        "fcntlcmd": _flags32(f.fcntl_cmd), "af": _xval(T.ADDRESS_FAMILIES, "AF_???"),
         "socktype": _flags32(f.sock_type), "waitopts": _flags32(f.wait_options),
-        "rlimit": _enum32(T.RLIMIT_RESOURCES), "archprctl": _enum32(T.ARCH_PRCTL_OPTIONS),
-        "prctl": _enum32(T.PRCTL_OPTIONS), "grnd": _flags32(f.grnd_flags),
-        "fadv": _enum32(T.FADVISE_ADVICE), "epollop": _enum32(T.EPOLL_CTL_OPS),
-        "clockid": _enum32(T.CLOCK_IDS),
+        "rlimit": _xval(T.RLIMIT_RESOURCES, "RLIMIT_???"),
+        "archprctl": _xval(T.ARCH_PRCTL_OPTIONS, "ARCH_???"),
+        "prctl": _xval(T.PRCTL_OPTIONS, "PR_???"), "grnd": _flags32(f.grnd_flags),
+        "fadv": _xval(T.FADVISE_ADVICE, "POSIX_FADV_???"),
+        "epollop": _xval(T.EPOLL_CTL_OPS, "EPOLL_CTL_???"),
+        "clockid": _clockid(T.CLOCK_IDS),
+        # named constants of the generated prototypes (tracekit.kernel.syscall_protos)
+        "itimer": _xval(T.ITIMER_WHICH, "ITIMER_???"),
+        "priowhich": _xval(T.PRIO_WHICH, "PRIO_???"),
+        "schedpolicy": _xval(T.SCHED_POLICIES, "SCHED_???"),
+        "keyctlcmd": _xval(T.KEYCTL_CMDS, "KEYCTL_???"), "keyspec": _xval_d(T.KEY_SPECS),
+        "shuthow": _xval(T.SHUT_HOW, "SHUT_???"), "pin": k_p,
         "clone3flags": lambda d, ev, i: f.clone3_flags(ev.args[i]),
         # kinds of C types (tracekit.decode.argtypes)
         "u32": k_u32, "x32": k_x32, "uid": k_uid,
@@ -398,12 +440,12 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         "stack_in": decoded_in(lambda b: SP.format_stack_t(b, f)),
         "stack_out": decoded_out(lambda b: SP.format_stack_t(b, f)),
         "timespec_out": decoded_out(format_timespec), "timeval_out": decoded_out(SP.format_timeval),
-        "timerflags": _flags32(f.timer_flags), "idtype": _enum32(T.WAITID_TYPES),
+        "timerflags": _flags32(f.timer_flags), "idtype": _xval(T.WAITID_TYPES, "P_???"),
         "id_out": decoded_out(SP.format_id), "cpuset_out": k_cpuset_out,
         # rt_sigreturn's restored mask (tracekit.decode.signals)
         "sigframe_mask": k_sigframe_mask,
         # structs of files: stat family, statfs, dirents, envp, limits, system info
-        "rusagewho": _enum32(T.RUSAGE_WHO), **structs_fs.kinds(f),
+        "rusagewho": _xval(T.RUSAGE_WHO, "RUSAGE_???"), **structs_fs.kinds(f),
     }
 
 
@@ -525,6 +567,7 @@ class SyscallDecoder:
         self.consts = _consts(self.table.arch)
         self.flags = self.consts.flags
         self._kinds = self.consts.kinds
+        self._prototypes = prototypes(self.table.arch)
         self.arg_count = arg_count
         self.arg_types = arg_types
         self.fdcache = fdcache if fdcache is not None else FdCache()
@@ -573,11 +616,20 @@ class SyscallDecoder:
         name = table.name(nr) if table is not None else f"syscall_{nr}"
         spec = ARGSPEC.get(name)
         generic = 0
-        # tracefs describes the native calls: an i386 call of the same name may differ
+        # tracefs and the shipped prototypes describe the native calls: an i386 call of
+        # the same name may differ
+        proto = None if compat else self._prototypes.get(name)
         types = (self.arg_types(name) if self.arg_types is not None and not compat
                  else None)
-        if spec is None and types is not None:
-            kinds: tuple[str, ...] = tuple(kind_of(n, t) for n, t in types)
+        if types is None and proto is not None:
+            types = [(n, t) for n, t, _ in proto]
+        if spec is None and proto is not None and [(n, t) for n, t, _ in proto] == list(
+                types or ()):
+            kinds: tuple[str, ...] = tuple(k for _, _, k in proto)
+            ret = "d"
+        elif spec is None and types is not None:
+            # a syscall the shipped table does not describe (a newer kernel's)
+            kinds = tuple(kind_of(n, t) for n, t in types)
             ret = "d"
         elif spec is None:
             kinds = ()

@@ -102,7 +102,7 @@ bind: fd sockaddr u
 accept: fd p p -> fd
 accept4: fd p p sockflags -> fd
 listen: fd d
-shutdown: fd d
+shutdown: fd shuthow
 getsockname: fd p p
 getpeername: fd p p
 sendto: fd bufw u x sockaddr u

@@ -47,6 +47,7 @@ __all__ = [
     "find_tracefs",
     "parse_format",
     "read_format",
+    "readable_tracefs",
     "syscall_arg_table",
     "syscall_args",
     "syscall_args_lookup",
@@ -221,30 +222,66 @@ def syscall_args_of(root: Path, name: str) -> list[Field] | None:
     return _args_of(str(root), name)
 
 
-def syscall_args_lookup() -> Callable[[str], list[Field] | None]:
-    """``name -> syscall_args_of(root, name)`` on this machine's tracefs, found on first use.
+# errnos of a tracefs that is there but not for us: not mounted, or mode 0700 (root only)
+UNREADABLE = frozenset({errno.ENOENT, errno.EACCES, errno.EPERM})
 
-    tracefs is looked up once, without mounting it: where it is not mounted (a pipeline
-    run over a recording, a container without it) every answer is None, as for a syscall
-    without an event.
+
+def syscall_args_lookup(arch: str | None = None) -> Callable[[str], list[Field] | None]:
+    """``name -> syscall_args_of(root, name)`` on this machine's tracefs, found on first use,
+    or from the table shipped for ``arch`` (default: this machine) where tracefs cannot be
+    read.
+
+    tracefs is looked up once, without mounting it. Where it is not mounted (a pipeline
+    run over a recording, a container without it) or cannot be read (a user with CAP_BPF
+    and CAP_PERFMON but not root: tracefs is mode 0700), the answers come from
+    ``tracekit.kernel.syscall_protos`` (the formats of the kernel the table was generated
+    on); None for a syscall neither knows.
 
     Returns:
       The lookup; it raises TracefsError when finding tracefs or reading a format fails
-      with an errno other than ENOENT, ValueError on malformed format text.
+      with an errno other than ENOENT, EACCES or EPERM, ValueError on malformed format
+      text.
     """
+    from tracekit.kernel.syscall_protos import shipped_args
+
     root: list[Path | None] = []
 
     def args_of(name: str) -> list[Field] | None:
         if not root:
+            root.append(readable_tracefs())
+        if root[0] is not None:
             try:
-                root.append(find_tracefs(mount_if_missing=False))
+                return syscall_args_of(root[0], name)
             except TracefsError as e:
-                if e.errno != errno.ENOENT:
+                if e.errno not in UNREADABLE:
                     raise
-                root.append(None)
-        return None if root[0] is None else syscall_args_of(root[0], name)
+                root[0] = None
+        return shipped_args(name, arch)
 
     return args_of
+
+
+def readable_tracefs() -> Path | None:
+    """This machine's tracefs mount when its syscall formats can be read, else None.
+
+    Never mounts it. None when it is not mounted or cannot be read (errnos in
+    ``UNREADABLE``: a non-root user with CAP_BPF and CAP_PERFMON meets EACCES).
+
+    Raises:
+      TracefsError: any other errno.
+    """
+    try:
+        root = find_tracefs(mount_if_missing=False)
+        os.listdir(root / "events" / "syscalls")
+    except TracefsError as e:
+        if e.errno not in UNREADABLE:
+            raise
+        return None
+    except OSError as e:
+        if e.errno not in UNREADABLE:
+            raise TracefsError(str(root / "events" / "syscalls"), e.errno or errno.EIO) from e
+        return None
+    return root
 
 
 @functools.lru_cache(maxsize=1024)

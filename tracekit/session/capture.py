@@ -43,7 +43,7 @@ from tracekit.decode.structs_proc import (
 )
 from tracekit.kernel.arch import machine_arch
 from tracekit.kernel.syscalls import SyscallTable
-from tracekit.kernel.tracefs import EVENT_ALIASES, Field, syscall_args_of
+from tracekit.kernel.tracefs import EVENT_ALIASES, Field, syscall_args_lookup, syscall_args_of
 
 if TYPE_CHECKING:
     from tracekit.bpf.object import BpfObject
@@ -275,13 +275,15 @@ def specs_for(name: str, args: Sequence[Field]) -> SpecsResult:
     return SpecsResult(tuple(specs), tuple(missing))
 
 
-def build_specs(table: SyscallTable, tracefs_root: Path,
+def build_specs(table: SyscallTable, tracefs_root: Path | None,
                 names: Sequence[str] | None = None) -> dict[int, tuple[CapSpec, ...]]:
     """Syscall nr -> specs for every syscall of ``table`` with a tracefs format.
 
     Args:
       table: the native syscall table (compat calls capture nothing).
-      tracefs_root: the tracefs mount or a fixture of it.
+      tracefs_root: the tracefs mount or a fixture of it; None: this machine's when it can
+        be read, else the arguments shipped for the table's arch
+        (``tracekit.kernel.tracefs.syscall_args_lookup``).
       names: only these syscalls (default: every name in ``table``).
 
     Raises:
@@ -289,8 +291,10 @@ def build_specs(table: SyscallTable, tracefs_root: Path,
       ValueError: malformed format text.
     """
     out: dict[int, tuple[CapSpec, ...]] = {}
+    args_of = (syscall_args_lookup(table.arch) if tracefs_root is None
+               else lambda name: syscall_args_of(tracefs_root, name))
     for name in names if names is not None else table.names():
-        args = syscall_args_of(tracefs_root, name)
+        args = args_of(name)
         nr = table.nr(name)
         if args is None or nr is None:
             continue
@@ -314,14 +318,15 @@ def pack_specs(specs: Sequence[CapSpec]) -> bytes:
     return b"".join(s.pack() for s in specs) + bytes(_SPEC.size * (BEAUTY_SPECS - len(specs)))
 
 
-def fill_beauty_map(obj: BpfObject, table: SyscallTable, tracefs_root: Path,
+def fill_beauty_map(obj: BpfObject, table: SyscallTable, tracefs_root: Path | None,
                     specs: Mapping[int, Sequence[CapSpec]] | None = None) -> int:
     """Write the specs into the ``beauty`` map of a loaded ``syscalls.bpf.o``.
 
     Args:
       obj: the loaded ``BpfObject``.
       table: the native syscall table of this machine.
-      tracefs_root: the tracefs mount (``_tracefs.find_tracefs()``).
+      tracefs_root: the tracefs mount (``_tracefs.find_tracefs()``); None: as in
+        :func:`build_specs`.
       specs: precomputed specs (default: ``build_specs(table, tracefs_root)``).
 
     Returns:

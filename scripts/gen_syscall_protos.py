@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""Generate tracekit/kernel/syscall_protos/<arch>.py: every syscall's arguments and kinds.
+
+Usage (as root, or as a user who can read tracefs, on an x86_64 kernel):
+
+    python3 scripts/gen_syscall_protos.py [--tracefs /sys/kernel/tracing] [--arch ARCH]...
+                                          [-o tracekit/kernel/syscall_protos]
+
+Per syscall of the arch's table (the ``system-calls`` package), each argument's name and C
+type as the kernel declares them (its ``SYSCALL_DEFINE``), and the argument kind the
+decoder prints it with (``tracekit.decode.argspec`` lists the kinds).
+
+Where the facts come from:
+
+- names and C types: the tracefs ``format`` files of the running kernel
+  (``events/syscalls/sys_enter_<name>/format``; Linux 6.19's ``__data_loc`` copies of user
+  memory are not arguments and are skipped). Syscalls the running kernel has no event for
+  (``init_module`` without CONFIG_MODULES, ...) take their prototype from ``EXTRA`` below,
+  copied from include/linux/syscalls.h.
+- arm64: the same SYSCALL_DEFINE prototypes (they are shared by every arch: the x86_64
+  formats give them), for the names of arm64's table, with arm64's own differences in
+  ``ARM64``: ``clone`` has ``tls`` before ``child_tidptr`` (CONFIG_CLONE_BACKWARDS,
+  kernel/fork.c). It is not read from an arm64 kernel.
+- kinds: the argument's C type and name (``tracekit.decode.argtypes.kind_of``: an ``int``
+  is the low 32 bits signed, ``unsigned int`` unsigned, a pointer ``NULL`` or hex,
+  ``size_t`` decimal, an fd by its name), a ``const char *`` that names a path or a key
+  (``path``/``str``, read in the kernel when the beauty map captures it), a
+  ``const struct ... *`` the call only reads (``pin``), a ``clockid_t`` (``clockid``), and
+  the named constants of ``ENUMS`` (``which`` of setitimer is ``ITIMER_*``).
+
+The table is written once per kernel release at build time and shipped, so tracekit can
+decode without reading tracefs (mode 0700: root only); tests/kernel/test_syscall_protos.py
+checks it against the running kernel's tracefs when that can be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from tracekit.decode.argtypes import kind_of  # noqa: E402
+from tracekit.kernel.syscalls import SyscallTable  # noqa: E402
+from tracekit.kernel.tracefs import EVENT_ALIASES, syscall_arg_table  # noqa: E402
+
+Proto = tuple[tuple[str, str], ...]
+
+# Prototypes of syscalls a kernel built without their feature has no event for
+# (include/linux/syscalls.h, Linux 6.18).
+EXTRA: dict[str, Proto] = {
+    "init_module": (("umod", "void *"), ("len", "unsigned long"), ("uargs", "const char *")),
+    "finit_module": (("fd", "int"), ("uargs", "const char *"), ("flags", "int")),
+    "delete_module": (("name_user", "const char *"), ("flags", "unsigned int")),
+    "kexec_load": (("entry", "unsigned long"), ("nr_segments", "unsigned long"),
+                   ("segments", "struct kexec_segment *"), ("flags", "unsigned long")),
+    "kexec_file_load": (("kernel_fd", "int"), ("initrd_fd", "int"),
+                        ("cmdline_len", "unsigned long"), ("cmdline_ptr", "const char *"),
+                        ("flags", "unsigned long")),
+    "map_shadow_stack": (("addr", "unsigned long"), ("size", "unsigned long"),
+                         ("flags", "unsigned int")),
+    "set_thread_area": (("u_info", "struct user_desc *"),),
+    "get_thread_area": (("u_info", "struct user_desc *"),),
+}
+
+# arm64's prototypes where they differ from x86_64's.
+ARM64: dict[str, Proto] = {
+    "clone": (("clone_flags", "unsigned long"), ("newsp", "unsigned long"),
+              ("parent_tidptr", "int *"), ("tls", "unsigned long"),
+              ("child_tidptr", "int *")),
+}
+
+# (syscall, argument) -> the kind naming its constants (tracekit.decode.args, with the
+# tables of tracekit/kernel/flag_tables): strace prints these names, and an unknown value
+# as ``0xdeadbeef /* ITIMER_??? */``.
+ENUMS: dict[tuple[str, str], str] = {
+    ("setitimer", "which"): "itimer",
+    ("getitimer", "which"): "itimer",
+    ("getpriority", "which"): "priowhich",
+    ("setpriority", "which"): "priowhich",
+    ("sched_setscheduler", "policy"): "schedpolicy",
+    ("sched_get_priority_max", "policy"): "schedpolicy",
+    ("sched_get_priority_min", "policy"): "schedpolicy",
+    ("add_key", "ringid"): "keyspec",
+    ("request_key", "destringid"): "keyspec",
+    ("keyctl", "option"): "keyctlcmd",
+    ("shutdown", "how"): "shuthow",
+    ("lseek", "whence"): "whence",
+    ("madvise", "behavior"): "madv",
+    ("rt_sigprocmask", "how"): "how",
+    ("getrusage", "who"): "rusagewho",
+    ("waitid", "which"): "idtype",
+    ("epoll_ctl", "op"): "epollop",
+    ("fadvise64", "advice"): "fadv",
+    ("prlimit64", "resource"): "rlimit",
+    ("getrlimit", "resource"): "rlimit",
+    ("setrlimit", "resource"): "rlimit",
+    ("socket", "family"): "af",
+    ("socketpair", "family"): "af",
+}
+
+# const char * arguments that are paths (SYSCALL_DEFINE names); other C strings the beauty
+# map captures (tracekit.session.capture.STRING_ARGS) print cut at the string limit.
+PATH_ARGS = frozenset({"filename", "pathname", "path", "oldname", "newname", "specialfile",
+                       "to_pathname", "from_pathname", "put_old", "new_root"})
+STRING_ARGS = frozenset({"name", "uname", "u_name", "special", "_type", "_description",
+                         "_fs_name", "_callout_info", "name_user", "uargs"})
+
+
+def kind(syscall: str, name: str, c_type: str) -> str:
+    """The argument kind of ``name`` (declared ``c_type``) of ``syscall``."""
+    if (syscall, name) in ENUMS:
+        return ENUMS[syscall, name]
+    t = c_type.removeprefix("const ")
+    if t == "clockid_t":
+        return "clockid"
+    if c_type == "const char *" and name in PATH_ARGS:
+        return "path"
+    if c_type == "const char *" and name in STRING_ARGS:
+        return "str"
+    if c_type.startswith("const struct ") and c_type.endswith("*") and c_type.count("*") == 1:
+        return "pin"
+    return kind_of(name, c_type)
+
+
+def prototypes(tracefs: Path, arch: str) -> dict[str, Proto]:
+    """Table name -> prototype, for every syscall of ``arch`` the kernel or EXTRA knows."""
+    events = {ev: tuple((f.name, f.c_type) for f in args)
+              for ev, args in syscall_arg_table(tracefs).items()}
+    table = SyscallTable(arch)
+    out: dict[str, Proto] = {}
+    for name in table.names():
+        event = next((ev for ev, alias in EVENT_ALIASES.items()
+                      if alias == name and ev in events), name)
+        proto = ARM64.get(name) if arch == "arm64" else None
+        if proto is None:
+            proto = events.get(event, EXTRA.get(name))
+        if proto is not None:
+            out[name] = proto
+    return out
+
+
+def render(protos: dict[str, Proto], arch: str, command: str) -> str:
+    out = [
+        f'"""Every syscall of {arch}: its arguments\' names, C types and kinds.',
+        "",
+        "GENERATED by scripts/gen_syscall_protos.py; do not edit. Command:",
+        "",
+        f"    {command}",
+        "",
+        "``PROTOTYPES[name]`` is ``((argument, C type, kind), ...)`` in argument order, keyed",
+        "by the syscall table's name (``stat``, not the event's ``newstat``). Kinds: see",
+        "tracekit/decode/argspec.py; read by tracekit/kernel/syscall_protos/__init__.py.",
+        '"""',
+        "",
+        "# ruff: noqa: E501",
+        "",
+        "PROTOTYPES: dict[str, tuple[tuple[str, str, str], ...]] = {",
+    ]
+    for name, proto in sorted(protos.items()):
+        args = [f"({a!r}, {t!r}, {kind(name, a, t)!r})" for a, t in proto]
+        out.append(f"    {name!r}: ({', '.join(args)}{',' if len(args) == 1 else ''}),")
+    out += ["}", ""]
+    return "\n".join(out)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[1])
+    ap.add_argument("--tracefs", default="/sys/kernel/tracing", type=Path,
+                    help="the tracefs mount to read the formats from")
+    ap.add_argument("--arch", action="append", choices=["arm64", "x86_64"],
+                    help="arch to generate (repeatable; default: all)")
+    ap.add_argument("-o", "--output-dir", default="tracekit/kernel/syscall_protos",
+                    help="directory that receives <arch>.py")
+    opt = ap.parse_args()
+    if os.uname().machine != "x86_64":
+        sys.exit("the formats must come from an x86_64 kernel (arm64's prototypes are "
+                 "derived from them)")
+    command = ("python3 scripts/gen_syscall_protos.py " + shlex.join(sys.argv[1:])).strip()
+    release = os.uname().release
+    for arch in opt.arch or ["arm64", "x86_64"]:
+        protos = prototypes(opt.tracefs, arch)
+        out = Path(opt.output_dir) / f"{arch}.py"
+        out.write_text(render(protos, arch, f"{command}   # formats of Linux {release}"))
+        print(f"wrote {out}: {len(protos)} syscalls", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
