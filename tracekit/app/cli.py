@@ -151,21 +151,14 @@ def _apply_overrides(cfg: Any, args: argparse.Namespace) -> Any:
 
 def _readiness() -> list[tuple[str, bool, str]]:
     """(check, ok, detail) for BTF, tracefs, privileges."""
-    from tracekit._errors import TracekitError
-    from tracekit.kernel.tracefs import find_tracefs
+    from tracekit.app.privileges import capability_check, tracefs_check
 
     checks: list[tuple[str, bool, str]] = []
     btf = Path("/sys/kernel/btf/vmlinux")
     checks.append(("BTF", btf.exists(), str(btf) if btf.exists()
                    else "missing: the kernel needs CONFIG_DEBUG_INFO_BTF=y"))
-    try:
-        root = find_tracefs(mount_if_missing=False)
-        checks.append(("tracefs", True, str(root)))
-    except TracekitError as e:
-        checks.append(("tracefs", False, f"{e} (tracekit mounts it when run as root)"))
-    root_ok = os.geteuid() == 0
-    checks.append(("privileges", root_ok, "root" if root_ok
-                   else "not root: needs CAP_BPF and CAP_PERFMON (or run as root)"))
+    checks.append(tracefs_check())
+    checks.append(capability_check())
     return checks
 
 
