@@ -183,6 +183,36 @@ TABLES: dict[str, Table] = {
                                "KEYCTL_CAPS1_NS_KEYRING_NAME", "KEYCTL_CAPS1_NS_KEY_TAG",
                                "KEYCTL_CAPS1_NOTIFICATIONS", "KEYCTL_MOVE_EXCL"}), ()),
     "SHUT_HOW": ("values", ("sys/socket.h",), r"SHUT_(RD|WR|RDWR)", frozenset(), ()),
+    "PTRACE_REQUESTS": ("values", ("linux/ptrace.h", "asm/ptrace.h"),
+                        r"PTRACE_(?!O_|EVENT_|EVENTMSG_|SYSCALL_INFO_|PEEKSIGINFO_SHARED)"
+                        r"[A-Z_]+", frozenset(), ()),
+    "SECCOMP_OPS": ("values", ("linux/seccomp.h",),
+                    r"SECCOMP_(SET_MODE_STRICT|SET_MODE_FILTER|GET_ACTION_AVAIL|"
+                    r"GET_NOTIF_SIZES)", frozenset(), ()),
+    "MCL_FLAGS": ("bits", ("sys/mman.h",), r"MCL_[A-Z]+", frozenset(), ()),
+    # C enum constants, not macros: named in ENUM_CONSTANTS
+    "IOPRIO_WHO": ("values", ("linux/ioprio.h",), r"IOPRIO_WHO_[A-Z]+", frozenset(), ()),
+    "KCMP_TYPES": ("values", ("linux/kcmp.h",), r"KCMP_[A-Z_]+", frozenset({"KCMP_TYPES"}),
+                   ()),
+    "MEMBARRIER_CMDS": ("values", ("linux/membarrier.h",), r"MEMBARRIER_CMD_[A-Z_]+",
+                        frozenset({"MEMBARRIER_CMD_FLAG_CPU"}), ()),
+}
+
+# Names of C enum constants (``-E -dM`` lists only macros), per table, from the headers
+# named in TABLES; a name a header lacks is dropped by the compiler.
+ENUM_CONSTANTS: dict[str, tuple[str, ...]] = {
+    "IOPRIO_WHO": ("IOPRIO_WHO_PROCESS", "IOPRIO_WHO_PGRP", "IOPRIO_WHO_USER"),
+    "KCMP_TYPES": ("KCMP_FILE", "KCMP_VM", "KCMP_FILES", "KCMP_FS", "KCMP_SIGHAND", "KCMP_IO",
+                   "KCMP_SYSVSEM", "KCMP_EPOLL_TFD"),
+    "MEMBARRIER_CMDS": ("MEMBARRIER_CMD_QUERY", "MEMBARRIER_CMD_GLOBAL",
+                        "MEMBARRIER_CMD_GLOBAL_EXPEDITED",
+                        "MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED",
+                        "MEMBARRIER_CMD_PRIVATE_EXPEDITED",
+                        "MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED",
+                        "MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE",
+                        "MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE",
+                        "MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ",
+                        "MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ"),
 }
 
 # Tables whose header exists on some arches only (arch_prctl(2) is x86's): empty elsewhere.
@@ -280,7 +310,8 @@ def build(arch: str, cc: str, tmp: Path) -> dict[str, object]:
         if includes not in cache:
             cache[includes] = macro_names(cc, includes)
         rx = re.compile(rf"(?:{pattern})")
-        names = sorted({n for n in cache[includes] if rx.fullmatch(n) and n not in excluded})
+        names = sorted({n for n in (*cache[includes], *ENUM_CONSTANTS.get(tname, ()))
+                        if rx.fullmatch(n) and n not in excluded})
         if tname == "PRCTL_OPTIONS":         # sub-arguments (PR_SET_MM_BRK) are not options
             names = [n for n in names if not any(n.startswith(o + "_") for o in names)]
         values = evaluate(cc, includes, names, tmp)

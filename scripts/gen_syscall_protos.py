@@ -74,9 +74,10 @@ ARM64: dict[str, Proto] = {
               ("child_tidptr", "int *")),
 }
 
-# (syscall, argument) -> the kind naming its constants (tracekit.decode.args, with the
-# tables of tracekit/kernel/flag_tables): strace prints these names, and an unknown value
-# as ``0xdeadbeef /* ITIMER_??? */``.
+# (syscall, argument) -> the kind naming its constants or flags (tracekit.decode.args, with
+# the tables of tracekit/kernel/flag_tables): strace prints these names, and an unknown
+# value as ``0xdeadbeef /* ITIMER_??? */``; and the few arguments whose C type does not
+# say how strace prints them (ptrace's addr and data are pointers declared unsigned long).
 ENUMS: dict[tuple[str, str], str] = {
     ("setitimer", "which"): "itimer",
     ("getitimer", "which"): "itimer",
@@ -101,6 +102,19 @@ ENUMS: dict[tuple[str, str], str] = {
     ("setrlimit", "resource"): "rlimit",
     ("socket", "family"): "af",
     ("socketpair", "family"): "af",
+    ("timerfd_create", "clockid"): "clockid",
+    ("pidfd_send_signal", "sig"): "sig",
+    ("rt_sigqueueinfo", "sig"): "sig",
+    ("rt_tgsigqueueinfo", "sig"): "sig",
+    ("ptrace", "request"): "ptracereq",
+    ("ptrace", "addr"): "p",
+    ("ptrace", "data"): "p",
+    ("seccomp", "op"): "seccompop",
+    ("ioprio_get", "which"): "ioprio_who",
+    ("ioprio_set", "which"): "ioprio_who",
+    ("kcmp", "type"): "kcmptype",
+    ("membarrier", "cmd"): "membarriercmd",
+    ("mlockall", "flags"): "mclflags",
 }
 
 # const char * arguments that are paths (SYSCALL_DEFINE names); other C strings the beauty

@@ -25,6 +25,7 @@ SOURCE = r"""
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -63,6 +64,17 @@ int main(void) {
     syscall(SYS_add_key, "user", "x", NULL, 0L, bad);
     syscall(SYS_keyctl, bad, 0L, 0L, 0L, 0L);
     syscall(SYS_prctl, bad, 0L, 0L, 0L, 0L);
+    syscall(SYS_ioprio_get, bad, 0L);
+    syscall(SYS_timerfd_create, hi | CLOCK_MONOTONIC, 0L);
+    syscall(SYS_timerfd_create, 0x7eadbeefL, 0L);
+    syscall(SYS_pidfd_send_signal, -1L, hi | SIGTERM, NULL, 0L);
+    syscall(SYS_rt_sigqueueinfo, 999999L, hi | SIGUSR1, NULL);
+    syscall(SYS_rt_tgsigqueueinfo, 999999L, 999999L, 0x7eadbeefL, NULL);
+    syscall(SYS_ptrace, bad, 0L, 0L, 0L);
+    syscall(SYS_ptrace, hi | 7L, 0L, 0L, 0L);      /* a long: all 64 bits are the request */
+    syscall(SYS_mlockall, bad);
+    syscall(SYS_seccomp, bad, 0L, NULL);
+    syscall(SYS_kcmp, 1L, 1L, bad, 0L, 0L);
     return 0;
 }
 """
@@ -70,7 +82,9 @@ int main(void) {
 CALLS = {"getitimer", "getpriority", "setpriority", "sched_get_priority_max",
          "sched_get_priority_min", "sched_setscheduler", "lseek", "madvise", "shutdown",
          "socket", "getrusage", "getrlimit", "epoll_ctl", "fadvise64", "rt_sigprocmask",
-         "waitid", "clock_gettime", "kill", "add_key", "keyctl", "prctl"}
+         "waitid", "clock_gettime", "kill", "add_key", "keyctl", "prctl", "ioprio_get",
+         "timerfd_create", "pidfd_send_signal", "rt_sigqueueinfo", "rt_tgsigqueueinfo",
+         "ptrace", "mlockall", "seccomp", "kcmp"}
 
 
 @pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed")
@@ -97,7 +111,7 @@ def test_named_constants_and_unknown_values_as_strace(tmp_path: Path) -> None:
 
     want, got = lines(s_out), lines(t_out)
     # the workload's calls and nothing else: startup (glibc) makes none of these
-    assert len(want) == 26
+    assert len(want) == 37
     assert "getitimer(0xdeadbeef /* ITIMER_??? */, NULL) = -1 EINVAL (Invalid argument)" \
         in want or "getitimer(0xdeadbeef /* ITIMER_??? */, NULL) = -1 EFAULT (Bad address)" \
         in want

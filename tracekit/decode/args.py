@@ -317,14 +317,17 @@ def _enum32(table: dict[int, str]) -> ArgFn:
     return k
 
 
-def _xval(table: dict[int, str], unknown: str) -> ArgFn:
-    """A named constant of a 32-bit argument (the low half of its register); a value
-    without a name as strace's printxval prints it: ``0xdeadbeef /* ITIMER_??? */``."""
+def _xval(table: dict[int, str], unknown: str, bits: int = 32) -> ArgFn:
+    """A named constant of a 32-bit argument (the low half of its register; ``bits=64``
+    for a ``long``); a value without a name as strace's printxval prints it:
+    ``0xdeadbeef /* ITIMER_??? */``."""
+    mask = (1 << bits) - 1
+
     def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-        v = ev.args[i] & _M32
+        v = ev.args[i] & mask
         name = table.get(v)
         if name is None:
-            name = table.get(signed(v, 32))         # negative constants (KEY_SPEC_*)
+            name = table.get(signed(v, bits))       # negative constants (KEY_SPEC_*)
         return name if name is not None else f"{_hex0(v)} /* {unknown} */"
     return k
 
@@ -428,6 +431,12 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         "schedpolicy": _xval(T.SCHED_POLICIES, "SCHED_???"),
         "keyctlcmd": _xval(T.KEYCTL_CMDS, "KEYCTL_???"), "keyspec": _xval_d(T.KEY_SPECS),
         "shuthow": _xval(T.SHUT_HOW, "SHUT_???"), "pin": k_p,
+        "ptracereq": _xval(T.PTRACE_REQUESTS, "PTRACE_???", 64),
+        "seccompop": _xval(T.SECCOMP_OPS, "SECCOMP_SET_MODE_???"),
+        "ioprio_who": _xval(T.IOPRIO_WHO, "IOPRIO_WHO_???"),
+        "kcmptype": _xval(T.KCMP_TYPES, "KCMP_???"),
+        "membarriercmd": _xval(T.MEMBARRIER_CMDS, "MEMBARRIER_CMD_???"),
+        "mclflags": _flags32(F.FlagSet(T.MCL_FLAGS)),
         "clone3flags": lambda d, ev, i: f.clone3_flags(ev.args[i]),
         # kinds of C types (tracekit.decode.argtypes)
         "u32": k_u32, "x32": k_x32, "uid": k_uid,
