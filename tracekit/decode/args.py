@@ -534,13 +534,16 @@ class SyscallDecoder:
         flag tables (``tracekit.decode.flags.for_arch``).
       compat_table: the i386 table for SC_COMPAT records (default: i386 on x86_64).
       arg_count: syscall name -> number of arguments (tracefs), for syscalls that
-        ``tracekit.decode.argspec`` does not list; default 6.
+        neither ``tracekit.decode.argspec`` nor the shipped prototypes describe; default 6.
       arg_types: syscall name -> its arguments' (name, C type) pairs (tracefs formats),
-        or None when unknown. A syscall the argspec does not list prints each argument
-        by its type (``tracekit.decode.argtypes.kind_of``: ``int`` as the low 32 bits,
-        pointers ``NULL`` or hex, ``size_t`` decimal) instead of hex; a listed one has
-        its whole-register kinds narrowed on 32-bit types
-        (``tracekit.decode.argtypes.narrowed``). Takes precedence over ``arg_count``.
+        or None when unknown (then the shipped prototypes of the table's arch,
+        ``tracekit.kernel.syscall_protos``, give them). A syscall the argspec does not
+        list prints each argument by the kind its prototype gives (``int`` as the low 32
+        bits, pointers ``NULL`` or hex, ``size_t`` decimal, named constants), or by its
+        tracefs type (``tracekit.decode.argtypes.kind_of``) where tracefs describes it
+        differently (a newer kernel); a listed one has its whole-register kinds narrowed
+        on 32-bit types (``tracekit.decode.argtypes.narrowed``). Takes precedence over
+        ``arg_count``.
       fd_paths: print fds as ``3</etc/passwd>`` (strace -yy), read through ``fdcache``.
       fdcache: the fd cache (default: a new one on /proc).
       string_limit: strace -s: bytes of strings and buffers shown (paths are whole).

@@ -2,8 +2,11 @@
 
 One line per syscall: ``name: kind kind ... -> ret``. Names are syscall table names of
 x86_64 and i386 (i386 calls such as ``mmap2`` and ``_llseek`` are listed too). A syscall
-not listed here prints each of its arguments (their number from tracefs) as strace prints
-undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit.decode.args``):
+not listed here prints each argument by the kind its generated prototype gives
+(``tracekit.kernel.syscall_protos``: from its C type and name, and the named constants the
+generator knows); one the prototypes lack either (newer than the table) by its tracefs
+C types, else as strace prints undecoded ones: ``0`` or hex. Argument kinds
+(implemented in ``tracekit.decode.args``):
 
 ====================  ==========================================================
 ``d`` ``ld`` ``u``    int (32-bit signed), long (64-bit signed), unsigned decimal
@@ -29,6 +32,14 @@ undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit.decode.a
                       of getdents64's entries
 ``oflags`` ``omode``  open flags; the mode, printed only with O_CREAT or O_TMPFILE
 ``mode`` ``fmode``    mode_t octal (``0644``); with file type (``S_IFREG|0644``)
+``u32`` ``x32``        the low 32 bits of the register: unsigned decimal, hex
+``uid``               uid_t/gid_t: decimal, ``-1`` for (uid_t)-1
+``pin``               a pointer to a struct the call only reads (``const struct ... *``)
+``itimer`` ...        named constants (``itimer``, ``priowhich``, ``schedpolicy``,
+                      ``keyctlcmd``, ``shuthow``, ``ptracereq``, ``seccompop``,
+                      ``ioprio_who``, ``kcmptype``, ``membarriercmd``, ``whence``,
+                      ``madv``, ...): a value without a name as strace prints it,
+                      ``0xdeadbeef /* ITIMER_??? */`` (``keyspec``: in decimal)
 others                a table of ``tracekit.decode.flags`` (see ``tracekit.decode.args.kinds_for``)
 ``-``                 stop: the arguments after this one are not printed
 ====================  ==========================================================
