@@ -190,7 +190,20 @@ TABLES: dict[str, Table] = {
                     r"SECCOMP_(SET_MODE_STRICT|SET_MODE_FILTER|GET_ACTION_AVAIL|"
                     r"GET_NOTIF_SIZES)", frozenset(), ()),
     "MCL_FLAGS": ("bits", ("sys/mman.h",), r"MCL_[A-Z]+", frozenset(), ()),
-    # C enum constants, not macros: named in ENUM_CONSTANTS
+    "SHMCTL_CMDS": ("values", ("linux/ipc.h", "linux/shm.h"),
+                    r"IPC_(RMID|SET|STAT|INFO)|SHM_(LOCK|UNLOCK|STAT|INFO|STAT_ANY)",
+                    frozenset(), ()),
+    "SEMCTL_CMDS": ("values", ("linux/ipc.h", "linux/sem.h"),
+                    r"IPC_(RMID|SET|STAT|INFO)|GET(PID|VAL|ALL|NCNT|ZCNT)|SET(VAL|ALL)|"
+                    r"SEM_(STAT|INFO|STAT_ANY)", frozenset(), ()),
+    "MSGCTL_CMDS": ("values", ("linux/ipc.h", "linux/msg.h"),
+                    r"IPC_(RMID|SET|STAT|INFO)|MSG_(STAT|INFO|STAT_ANY)", frozenset(), ()),
+    "IPC_CONSTS": ("values", ("linux/ipc.h",), r"IPC_64", frozenset(), ()),
+    # C enum constants, not macros: their enum's tag in ENUM_TAGS, or named in
+    # ENUM_CONSTANTS (an enum without a tag)
+    "BPF_CMDS": ("values", ("linux/bpf.h",), r"BPF_[A-Z_]+", frozenset(), ()),
+    "LANDLOCK_RULES": ("values", ("linux/landlock.h",), r"LANDLOCK_RULE_[A-Z_]+", frozenset(),
+                       ()),
     "IOPRIO_WHO": ("values", ("linux/ioprio.h",), r"IOPRIO_WHO_[A-Z]+", frozenset(), ()),
     "KCMP_TYPES": ("values", ("linux/kcmp.h",), r"KCMP_[A-Z_]+", frozenset({"KCMP_TYPES"}),
                    ()),
@@ -202,18 +215,24 @@ TABLES: dict[str, Table] = {
 # named in TABLES; a name a header lacks is dropped by the compiler.
 ENUM_CONSTANTS: dict[str, tuple[str, ...]] = {
     "IOPRIO_WHO": ("IOPRIO_WHO_PROCESS", "IOPRIO_WHO_PGRP", "IOPRIO_WHO_USER"),
-    "KCMP_TYPES": ("KCMP_FILE", "KCMP_VM", "KCMP_FILES", "KCMP_FS", "KCMP_SIGHAND", "KCMP_IO",
-                   "KCMP_SYSVSEM", "KCMP_EPOLL_TFD"),
-    "MEMBARRIER_CMDS": ("MEMBARRIER_CMD_QUERY", "MEMBARRIER_CMD_GLOBAL",
-                        "MEMBARRIER_CMD_GLOBAL_EXPEDITED",
-                        "MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED",
-                        "MEMBARRIER_CMD_PRIVATE_EXPEDITED",
-                        "MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED",
-                        "MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE",
-                        "MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE",
-                        "MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ",
-                        "MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ"),
 }
+ENUM_TAGS: dict[str, str] = {
+    "KCMP_TYPES": "kcmp_type", "MEMBARRIER_CMDS": "membarrier_cmd", "BPF_CMDS": "bpf_cmd",
+    "LANDLOCK_RULES": "landlock_rule_type",
+}
+_ENUMERATOR = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*(?:=[^,}]*)?(?:,|$)")
+
+
+def enum_names(cc: str, includes: tuple[str, ...], tag: str) -> list[str]:
+    """The enumerators of ``enum <tag> { ... }`` in the preprocessed headers."""
+    src = "#define _GNU_SOURCE 1\n" + "".join(f"#include <{h}>\n" for h in includes)
+    out = subprocess.run([cc, "-E", "-P", "-x", "c", "-"], input=src, text=True,
+                         capture_output=True, check=True).stdout
+    m = re.search(rf"\benum\s+{re.escape(tag)}\s*\{{([^}}]*)\}}", out)
+    if m is None:
+        return []
+    return [e.group(1) for part in m.group(1).split(",")
+            if (e := _ENUMERATOR.match(part.strip() + ","))]
 
 # Tables whose header exists on some arches only (arch_prctl(2) is x86's): empty elsewhere.
 ONLY_ON: dict[str, frozenset[str]] = {"ARCH_PRCTL_OPTIONS": frozenset({"x86_64"})}
@@ -229,7 +248,7 @@ _MACHINE_ARCH = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "arm64", "arm
 PREFERRED = {"AF_UNIX", "AF_NETLINK", "SIGABRT", "SIGIO", "IPPROTO_IP", "SEEK_DATA",
              "FIONBIO", "FIONREAD", "TCGETS", "TIOCINQ", "FS_IOC_GETFLAGS", "FS_IOC_SETFLAGS",
              "FS_IOC_GETVERSION", "FS_IOC_SETVERSION", "MADV_NORMAL", "CLOCK_REALTIME",
-             "EXT2_SUPER_MAGIC"}
+             "EXT2_SUPER_MAGIC", "BPF_PROG_TEST_RUN"}
 NOT_PREFERRED = {"TIOCINQ", "FS_IOC32_GETFLAGS", "FS_IOC32_SETFLAGS", "FS_IOC32_GETVERSION",
                  "FS_IOC32_SETVERSION", "PR_SET_PTRACER_ANY"}
 
@@ -310,8 +329,11 @@ def build(arch: str, cc: str, tmp: Path) -> dict[str, object]:
         if includes not in cache:
             cache[includes] = macro_names(cc, includes)
         rx = re.compile(rf"(?:{pattern})")
-        names = sorted({n for n in (*cache[includes], *ENUM_CONSTANTS.get(tname, ()))
-                        if rx.fullmatch(n) and n not in excluded})
+        # a tagged enum's table holds its enumerators only (linux/bpf.h also defines
+        # BPF_K, BPF_LDX... as macros)
+        candidates = (enum_names(cc, includes, ENUM_TAGS[tname]) if tname in ENUM_TAGS
+                      else [*cache[includes], *ENUM_CONSTANTS.get(tname, ())])
+        names = sorted({n for n in candidates if rx.fullmatch(n) and n not in excluded})
         if tname == "PRCTL_OPTIONS":         # sub-arguments (PR_SET_MM_BRK) are not options
             names = [n for n in names if not any(n.startswith(o + "_") for o in names)]
         values = evaluate(cc, includes, names, tmp)

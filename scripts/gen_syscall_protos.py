@@ -115,6 +115,13 @@ ENUMS: dict[tuple[str, str], str] = {
     ("kcmp", "type"): "kcmptype",
     ("membarrier", "cmd"): "membarriercmd",
     ("mlockall", "flags"): "mclflags",
+    ("bpf", "cmd"): "bpfcmd",
+    ("landlock_add_rule", "rule_type"): "landlockrule",
+    ("process_madvise", "behavior"): "madv",
+    ("shmctl", "cmd"): "shmctlcmd",
+    ("semctl", "cmd"): "semctlcmd",
+    ("semctl", "arg"): "p",
+    ("msgctl", "cmd"): "msgctlcmd",
 }
 
 # const char * arguments that are paths (SYSCALL_DEFINE names); other C strings the beauty

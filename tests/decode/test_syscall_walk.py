@@ -38,6 +38,9 @@ ENUMS = {
     "seccompop": (T.SECCOMP_OPS, "SECCOMP_SET_MODE_???"),
     "ioprio_who": (T.IOPRIO_WHO, "IOPRIO_WHO_???"), "kcmptype": (T.KCMP_TYPES, "KCMP_???"),
     "membarriercmd": (T.MEMBARRIER_CMDS, "MEMBARRIER_CMD_???"),
+    "bpfcmd": (T.BPF_CMDS, "BPF_???"), "landlockrule": (T.LANDLOCK_RULES, "LANDLOCK_RULE_???"),
+    "shmctlcmd": (T.SHMCTL_CMDS, "SHM_???"), "semctlcmd": (T.SEMCTL_CMDS, "SEM_???"),
+    "msgctlcmd": (T.MSGCTL_CMDS, "MSG_???"),
 }
 # Kinds whose text depends on other arguments or on captured memory, and kinds that print
 # by a whole register or a struct: not checked by the integer rules.

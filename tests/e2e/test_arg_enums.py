@@ -26,7 +26,9 @@ SOURCE = r"""
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/ipc.h>
 #include <sys/resource.h>
+#include <sys/sem.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
@@ -75,6 +77,18 @@ int main(void) {
     syscall(SYS_mlockall, bad);
     syscall(SYS_seccomp, bad, 0L, NULL);
     syscall(SYS_kcmp, 1L, 1L, bad, 0L, 0L);
+    syscall(SYS_shmctl, -1L, hi | IPC_RMID, NULL);
+    syscall(SYS_shmctl, -1L, bad, NULL);
+    syscall(SYS_shmctl, -1L, 0x100L | IPC_STAT, NULL);      /* IPC_64| */
+    syscall(SYS_semctl, -1L, 0L, hi | GETVAL, NULL);
+    syscall(SYS_semctl, -1L, 0L, 0x7eadbeefL, NULL);
+    syscall(SYS_msgctl, -1L, hi | IPC_STAT, NULL);
+    syscall(SYS_msgctl, -1L, 0x7eadbeefL, NULL);
+    syscall(SYS_bpf, hi | 0L, NULL, 0L);                   /* BPF_MAP_CREATE */
+    syscall(SYS_bpf, bad, NULL, 0L);
+    syscall(SYS_landlock_add_rule, -1L, bad, NULL, 0L);
+    syscall(SYS_landlock_add_rule, -1L, hi | 1L, NULL, 0L);
+    syscall(SYS_process_madvise, -1L, NULL, 0L, bad, 0L);
     return 0;
 }
 """
@@ -84,7 +98,8 @@ CALLS = {"getitimer", "getpriority", "setpriority", "sched_get_priority_max",
          "socket", "getrusage", "getrlimit", "epoll_ctl", "fadvise64", "rt_sigprocmask",
          "waitid", "clock_gettime", "kill", "add_key", "keyctl", "prctl", "ioprio_get",
          "timerfd_create", "pidfd_send_signal", "rt_sigqueueinfo", "rt_tgsigqueueinfo",
-         "ptrace", "mlockall", "seccomp", "kcmp"}
+         "ptrace", "mlockall", "seccomp", "kcmp", "shmctl", "semctl", "msgctl", "bpf",
+         "landlock_add_rule", "process_madvise"}
 
 
 @pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed")
@@ -111,7 +126,7 @@ def test_named_constants_and_unknown_values_as_strace(tmp_path: Path) -> None:
 
     want, got = lines(s_out), lines(t_out)
     # the workload's calls and nothing else: startup (glibc) makes none of these
-    assert len(want) == 37
+    assert len(want) == 49
     assert "getitimer(0xdeadbeef /* ITIMER_??? */, NULL) = -1 EINVAL (Invalid argument)" \
         in want or "getitimer(0xdeadbeef /* ITIMER_??? */, NULL) = -1 EFAULT (Bad address)" \
         in want

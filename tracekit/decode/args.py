@@ -332,6 +332,21 @@ def _xval(table: dict[int, str], unknown: str, bits: int = 32) -> ArgFn:
     return k
 
 
+def _ipccmd(table: dict[int, str], unknown: str, ipc_64: int) -> ArgFn:
+    """shmctl/semctl/msgctl's command: ``IPC_64|`` when that bit is set (the 64-bit
+    structs), then the command's name or strace's unknown text."""
+    named = _xval(table, unknown)
+
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        v = ev.args[i] & _M32
+        if not v & ipc_64:
+            return named(d, ev, i) or ""
+        rest = v & ~ipc_64
+        name = table.get(rest)
+        return "IPC_64|" + (name if name is not None else f"{_hex0(rest)} /* {unknown} */")
+    return k
+
+
 def _xval_d(table: dict[int, str]) -> ArgFn:
     """A named constant of a signed 32-bit argument; a value without a name in decimal
     (strace's key serials: ``KEY_SPEC_SESSION_KEYRING``, ``-559038737``)."""
@@ -400,6 +415,7 @@ def _futex(d: SyscallDecoder, ev: Syscall) -> list[str]:
 def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
     """Argument kind (``tracekit.decode.argspec``) -> decoder, with ``f``'s flag tables."""
     T = f.tables
+    ipc_64 = next(v for v, n in T.IPC_CONSTS.items() if n == "IPC_64")
     return {
         "d": k_d, "ld": k_ld, "u": k_u, "x": k_x, "p": k_p, "fd": k_fd, "dirfd": k_dirfd,
         "path": k_path, "str": k_str, "strr": k_bufr, "bufw": k_bufw, "bufr": k_bufr,
@@ -437,6 +453,11 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         "kcmptype": _xval(T.KCMP_TYPES, "KCMP_???"),
         "membarriercmd": _xval(T.MEMBARRIER_CMDS, "MEMBARRIER_CMD_???"),
         "mclflags": _flags32(F.FlagSet(T.MCL_FLAGS)),
+        "bpfcmd": _xval(T.BPF_CMDS, "BPF_???"),
+        "landlockrule": _xval(T.LANDLOCK_RULES, "LANDLOCK_RULE_???"),
+        "shmctlcmd": _ipccmd(T.SHMCTL_CMDS, "SHM_???", ipc_64),
+        "semctlcmd": _ipccmd(T.SEMCTL_CMDS, "SEM_???", ipc_64),
+        "msgctlcmd": _ipccmd(T.MSGCTL_CMDS, "MSG_???", ipc_64),
         "clone3flags": lambda d, ev, i: f.clone3_flags(ev.args[i]),
         # kinds of C types (tracekit.decode.argtypes)
         "u32": k_u32, "x32": k_x32, "uid": k_uid,

@@ -961,6 +961,92 @@ MCL_FLAGS: tuple[tuple[int, str], ...] = (
     (0x4, 'MCL_ONFAULT'),
 )
 
+SHMCTL_CMDS: dict[int, str] = {
+    0: 'IPC_RMID',
+    1: 'IPC_SET',
+    2: 'IPC_STAT',
+    3: 'IPC_INFO',
+    11: 'SHM_LOCK',
+    12: 'SHM_UNLOCK',
+    13: 'SHM_STAT',
+    14: 'SHM_INFO',
+    15: 'SHM_STAT_ANY',
+}
+
+SEMCTL_CMDS: dict[int, str] = {
+    0: 'IPC_RMID',
+    1: 'IPC_SET',
+    2: 'IPC_STAT',
+    3: 'IPC_INFO',
+    11: 'GETPID',
+    12: 'GETVAL',
+    13: 'GETALL',
+    14: 'GETNCNT',
+    15: 'GETZCNT',
+    16: 'SETVAL',
+    17: 'SETALL',
+    18: 'SEM_STAT',
+    19: 'SEM_INFO',
+    20: 'SEM_STAT_ANY',
+}
+
+MSGCTL_CMDS: dict[int, str] = {
+    0: 'IPC_RMID',
+    1: 'IPC_SET',
+    2: 'IPC_STAT',
+    3: 'IPC_INFO',
+    11: 'MSG_STAT',
+    12: 'MSG_INFO',
+    13: 'MSG_STAT_ANY',
+}
+
+IPC_CONSTS: dict[int, str] = {
+    256: 'IPC_64',
+}
+
+BPF_CMDS: dict[int, str] = {
+    0: 'BPF_MAP_CREATE',
+    1: 'BPF_MAP_LOOKUP_ELEM',
+    2: 'BPF_MAP_UPDATE_ELEM',
+    3: 'BPF_MAP_DELETE_ELEM',
+    4: 'BPF_MAP_GET_NEXT_KEY',
+    5: 'BPF_PROG_LOAD',
+    6: 'BPF_OBJ_PIN',
+    7: 'BPF_OBJ_GET',
+    8: 'BPF_PROG_ATTACH',
+    9: 'BPF_PROG_DETACH',
+    10: 'BPF_PROG_TEST_RUN',
+    11: 'BPF_PROG_GET_NEXT_ID',
+    12: 'BPF_MAP_GET_NEXT_ID',
+    13: 'BPF_PROG_GET_FD_BY_ID',
+    14: 'BPF_MAP_GET_FD_BY_ID',
+    15: 'BPF_OBJ_GET_INFO_BY_FD',
+    16: 'BPF_PROG_QUERY',
+    17: 'BPF_RAW_TRACEPOINT_OPEN',
+    18: 'BPF_BTF_LOAD',
+    19: 'BPF_BTF_GET_FD_BY_ID',
+    20: 'BPF_TASK_FD_QUERY',
+    21: 'BPF_MAP_LOOKUP_AND_DELETE_ELEM',
+    22: 'BPF_MAP_FREEZE',
+    23: 'BPF_BTF_GET_NEXT_ID',
+    24: 'BPF_MAP_LOOKUP_BATCH',
+    25: 'BPF_MAP_LOOKUP_AND_DELETE_BATCH',
+    26: 'BPF_MAP_UPDATE_BATCH',
+    27: 'BPF_MAP_DELETE_BATCH',
+    28: 'BPF_LINK_CREATE',
+    29: 'BPF_LINK_UPDATE',
+    30: 'BPF_LINK_GET_FD_BY_ID',
+    31: 'BPF_LINK_GET_NEXT_ID',
+    32: 'BPF_ENABLE_STATS',
+    33: 'BPF_ITER_CREATE',
+    34: 'BPF_LINK_DETACH',
+    35: 'BPF_PROG_BIND_MAP',
+}
+
+LANDLOCK_RULES: dict[int, str] = {
+    1: 'LANDLOCK_RULE_PATH_BENEATH',
+}
+
 IOPRIO_WHO: dict[int, str] = {
     1: 'IOPRIO_WHO_PROCESS',
     2: 'IOPRIO_WHO_PGRP',
