@@ -67,11 +67,14 @@ EXTRA: dict[str, Proto] = {
     "get_thread_area": (("u_info", "struct user_desc *"),),
 }
 
-# arm64's prototypes where they differ from x86_64's.
+# arm64's prototypes where they differ from x86_64's: clone with CONFIG_CLONE_BACKWARDS
+# (kernel/fork.c); fadvise64 is sys_fadvise64_64 (include/uapi/asm-generic/unistd.h,
+# mm/fadvise.c: a loff_t len where x86_64's sys_fadvise64 takes a size_t).
 ARM64: dict[str, Proto] = {
     "clone": (("clone_flags", "unsigned long"), ("newsp", "unsigned long"),
               ("parent_tidptr", "int *"), ("tls", "unsigned long"),
               ("child_tidptr", "int *")),
+    "fadvise64": (("fd", "int"), ("offset", "loff_t"), ("len", "loff_t"), ("advice", "int")),
 }
 
 # (syscall, argument) -> the kind naming its constants or flags (tracekit.decode.args, with

@@ -83,6 +83,9 @@ def test_arm64_prototypes() -> None:
     assert [a for a, _, _ in arm["clone"]] == ["clone_flags", "newsp", "parent_tidptr",
                                                "tls", "child_tidptr"]
     assert [a for a, _, _ in prototypes("x86_64")["clone"]][3:] == ["child_tidptr", "tls"]
+    # arm64's fadvise64 is sys_fadvise64_64: a loff_t length
+    assert arm["fadvise64"][2][1] == "loff_t" and prototypes("x86_64")["fadvise64"][2][1] \
+        == "size_t"
     for event, name in EVENT_ALIASES.items():
         if name in arm:
             assert prototype(event, "arm64") == arm[name]

@@ -50,7 +50,7 @@ PROTOTYPES: dict[str, tuple[tuple[str, str, str], ...]] = {
     'exit_group': (('error_code', 'int', 'd'),),
     'faccessat': (('dfd', 'int', 'dirfd'), ('filename', 'const char *', 'path'), ('mode', 'int', 'd')),
     'faccessat2': (('dfd', 'int', 'dirfd'), ('filename', 'const char *', 'path'), ('mode', 'int', 'd'), ('flags', 'int', 'd')),
-    'fadvise64': (('fd', 'int', 'fd'), ('offset', 'loff_t', 'ld'), ('len', 'size_t', 'u'), ('advice', 'int', 'fadv')),
+    'fadvise64': (('fd', 'int', 'fd'), ('offset', 'loff_t', 'ld'), ('len', 'loff_t', 'ld'), ('advice', 'int', 'fadv')),
     'fallocate': (('fd', 'int', 'fd'), ('mode', 'int', 'd'), ('offset', 'loff_t', 'ld'), ('len', 'loff_t', 'ld')),
     'fanotify_init': (('flags', 'unsigned int', 'x32'), ('event_f_flags', 'unsigned int', 'x32')),
     'fanotify_mark': (('fanotify_fd', 'int', 'd'), ('flags', 'unsigned int', 'x32'), ('mask', '__u64', 'x'), ('dfd', 'int', 'dirfd'), ('pathname', 'const char *', 'path')),
