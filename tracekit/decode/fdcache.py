@@ -127,6 +127,13 @@ class FdCache:
         else:
             table[new] = target
 
+    def copy_process(self, parent: int, child: int) -> None:
+        """``child`` starts with what ``parent``'s table holds (fork without CLONE_FILES
+        copies the fd table: kernel/fork.c copy_files)."""
+        table = self._tables.get(parent)
+        if table is not None and parent != child:
+            self._tables[child] = dict(table)
+
     def forget_process(self, tgid: int) -> None:
         """Drop a process's table (exec, close_range, exit of the thread group)."""
         self._tables.pop(tgid, None)
