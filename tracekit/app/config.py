@@ -645,7 +645,7 @@ def _check(cfg: PipelineConfig, data: dict[str, Any], loc: _Locator) -> None:
 
 def _check_selection(cfg: PipelineConfig, loc: _Locator) -> None:
     """The [filter] status, errno, signal, path keys and [target] cgroup, located."""
-    from tracekit.app.selection import session_selection
+    from tracekit.app.selection import recorded_statuses, session_selection
     from tracekit.kernel.selection import resolve_errnos, resolve_signals
 
     f = cfg.filter
@@ -657,6 +657,8 @@ def _check_selection(cfg: PipelineConfig, loc: _Locator) -> None:
         if not p or "\0" in p:
             raise ConfigError(f"{loc.where(('filter', 'path', i))}: filter.path[{i}] must "
                               "be a non-empty path")
+    if f.status:
+        recorded_statuses(f.status, loc.where(("filter", "status")))
     if cfg.target.cgroup == "":
         raise ConfigError(f"{loc.where(('target', 'cgroup'))}: target.cgroup is empty; give "
                           "a cgroup v2 directory")

@@ -33,7 +33,7 @@ from typing import Any
 from tracekit._errors import ConfigError
 
 __all__ = ["STATUSES", "add_selection_options", "check_format_keys", "parse_expr",
-           "selection_keys", "selection_stages", "session_selection"]
+           "recorded_statuses", "selection_keys", "selection_stages", "session_selection"]
 
 #: strace's status= values, in strace's order
 STATUSES = ("successful", "failed", "unfinished", "unavailable", "detached")
@@ -175,7 +175,7 @@ def selection_keys(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
         elif key == "errno":
             resolve_errnos(list(items), where=where)
         else:
-            _recorded(items, where)
+            recorded_statuses(items, where)
         filt[key] = items
     paths = list(getattr(args, "path", None) or [])
     for p in paths:
@@ -194,7 +194,7 @@ def selection_keys(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     return keys
 
 
-def _recorded(status: Iterable[str], where: str) -> set[str]:
+def recorded_statuses(status: Iterable[str], where: str) -> set[str]:
     """The statuses of ``status`` a record can have; an error when there is none."""
     got = {s for s in status if s in _RECORDED}
     if not got:
@@ -223,7 +223,7 @@ def session_selection(filt: Any, target: Any, *, where: str = "") -> dict[str, A
     pre = where or "[filter]"
     status = set(_RECORDED)
     if filt.status:
-        status = _recorded(filt.status, f"{pre} status")
+        status = recorded_statuses(filt.status, f"{pre} status")
     errnos = resolve_errnos(list(filt.errno), where=f"{pre} errno") if filt.errno else None
     if errnos is not None and not filt.status:
         status = {"failed"}
