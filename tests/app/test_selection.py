@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import argparse
 import errno
+import json
 import textwrap
 
+import msgspec
 import pytest
 
 from tracekit._errors import ConfigError
@@ -138,17 +140,27 @@ def test_two_targets_with_cgroup() -> None:
         cfg('[target]\ncommand = ["true"]\ncgroup = "/sys/fs/cgroup/unified"\n')
 
 
-@pytest.mark.parametrize(("body", "message"), [
-    ('[filter]\nsignal = ["SIGUSR1"]\n[output]\nformat = "summary"\n',
-     r'^\[filter\] signal \(-e signal=\) selects signal lines, which format = "summary" '
-     r"does not print"),
-    ('[filter]\npath = ["/etc/passwd"]\n[output]\nformat = "summary"\nmode = "kernel"\n',
-     r'^\[filter\] path \(-P\) needs the calls in user space: with format = "summary" use '
+@pytest.mark.parametrize(("body", "key", "value", "message"), [
+    ('[output]\nformat = "summary"\n', "signal", ["SIGUSR1"],
+     r'\[filter\] signal \(-e signal=\) selects signal lines, which format = "summary" '
+     r"does not print; drop it or choose another format$"),
+    ('[output]\nformat = "summary"\nmode = "kernel"\n', "path", ["/etc/passwd"],
+     r'\[filter\] path \(-P\) needs the calls in user space: with format = "summary" use '
      r'mode = "stream" or "auto", not "kernel"$'),
 ])
-def test_keys_the_format_would_ignore(body: str, message: str) -> None:
-    with pytest.raises(ConfigError, match=message):
-        check_format_keys(cfg('[target]\ncommand = ["true"]\n' + body))
+def test_keys_the_format_would_ignore(body: str, key: str, value: list[str],
+                                      message: str) -> None:
+    base = '[target]\ncommand = ["true"]\n'
+    where = {"signal": "p.toml:4:10", "path": "p.toml:4:8"}[key]
+    with pytest.raises(ConfigError, match=f"^{where}: " + message):     # in the file
+        cfg(base + f"[filter]\n{key} = {json.dumps(value)}\n" + body)
+    valid = cfg(base + body)                       # set by an option (-e signal=, -P)
+    check_format_keys(valid)
+    overridden = msgspec.structs.replace(
+        valid, filter=msgspec.structs.replace(valid.filter, **{key: value}))
+    with pytest.raises(ConfigError, match="^" + message):
+        check_format_keys(overridden)
+    check_format_keys(cfg(base + f"[filter]\n{key} = {json.dumps(value)}\n"))  # perf: fine
 
 
 def test_the_cli_refuses_with_status_2(tmp_path, capsys) -> None:
@@ -161,3 +173,4 @@ def test_the_cli_refuses_with_status_2(tmp_path, capsys) -> None:
     assert main(["run", str(p), "-G", "/sys/fs/cgroup/unified", "--", "true"]) == 2
     assert capsys.readouterr().err == (
         "tracekit: error: give one of -G CGROUP, -p PID or -- COMMAND, not several\n")
+

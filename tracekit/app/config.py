@@ -645,7 +645,7 @@ def _check(cfg: PipelineConfig, data: dict[str, Any], loc: _Locator) -> None:
 
 def _check_selection(cfg: PipelineConfig, loc: _Locator) -> None:
     """The [filter] status, errno, signal, path keys and [target] cgroup, located."""
-    from tracekit.app.selection import recorded_statuses, session_selection
+    from tracekit.app.selection import check_format_keys, recorded_statuses, session_selection
     from tracekit.kernel.selection import resolve_errnos, resolve_signals
 
     f = cfg.filter
@@ -663,3 +663,4 @@ def _check_selection(cfg: PipelineConfig, loc: _Locator) -> None:
         raise ConfigError(f"{loc.where(('target', 'cgroup'))}: target.cgroup is empty; give "
                           "a cgroup v2 directory")
     session_selection(f, cfg.target, where=loc.where(("filter",)))
+    check_format_keys(cfg, where=lambda key: loc.where(("filter", key)))

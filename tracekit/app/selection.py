@@ -27,7 +27,7 @@ A later ``-e`` of the same qualifier replaces an earlier one, as in strace; ``-z
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from tracekit._errors import ConfigError
@@ -248,19 +248,26 @@ def selection_stages(filt: Any) -> list[Any]:
     return [PathFilter(filt.path)]
 
 
-def check_format_keys(cfg: Any) -> None:
+def check_format_keys(cfg: Any, *, where: Callable[[str], str] | None = None) -> None:
     """Refuse a selection key the chosen output cannot honour.
 
     Raises:
-      ConfigError: ``[filter] signal`` (``-e signal=``) with ``format = "summary"``, which
+      ConfigError: (after ``where(key)``, the place of the ``[filter]`` key, when given)
+        ``[filter] signal`` (``-e signal=``) with ``format = "summary"``, which
         prints no signal lines; ``[filter] path`` (``-P``) with a summary counted in the
         kernel (``mode = "kernel"``), which sees no paths.
     """
     o, f = cfg.output, cfg.filter
+
+    def at(key: str) -> str:
+        return f"{where(key)}: " if where is not None else ""
+
     if o.format == "summary" and f.signal:
-        raise ConfigError('[filter] signal (-e signal=) selects signal lines, which format = '
-                          '"summary" does not print; drop it or choose another format')
+        raise ConfigError(f'{at("signal")}[filter] signal (-e signal=) selects signal lines, '
+                          'which format = "summary" does not print; drop it or choose '
+                          'another format')
     if o.format == "summary" and f.path and getattr(o, "mode", None) == "kernel":
-        raise ConfigError('[filter] path (-P) needs the calls in user space: with format = '
-                          '"summary" use mode = "stream" or "auto", not "kernel"')
+        raise ConfigError(f'{at("path")}[filter] path (-P) needs the calls in user space: '
+                          'with format = "summary" use mode = "stream" or "auto", not '
+                          '"kernel"')
 
