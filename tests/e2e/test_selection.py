@@ -24,7 +24,7 @@ import pytest
 
 from tests._run import TRACEKIT, read_events, run_tracekit, tracekit_env, write_pipeline
 from tests.e2e._strace_lines import norm_line, parse, pid_normaliser
-from tracekit._events import Signal, Syscall
+from tracekit._events import Exit, Signal, Syscall
 from tracekit.kernel.cgroup import cgroup2_mounts
 from tracekit.kernel.syscalls import SyscallTable
 
@@ -360,5 +360,8 @@ def test_cgroup_target_traces_the_cgroup_and_its_descendants_only(tmp_path: Path
     assert outside.pid not in per_tgid
     children = {t: n for t, n in per_tgid.items() if t not in (inside.pid, nested.pid)}
     assert (per_tgid[inside.pid], per_tgid[nested.pid], sorted(children.values())) == (7, 4, [3])
-    traced = {e.tgid for e in calls}
-    assert outside.pid not in traced and os.getpid() not in traced
+    # no record at all of the task outside (exec and exit records are filtered too)
+    events = read_events(out)
+    tgids = {getattr(e, "tgid", None) or getattr(e, "tid", None) for e in events}
+    assert outside.pid not in tgids and os.getpid() not in tgids
+    assert {inside.pid, nested.pid} <= {e.tgid for e in events if isinstance(e, Exit)}

@@ -62,7 +62,7 @@ def add_selection_options(parser: argparse.ArgumentParser) -> None:
                         "signal=SET, errno=SET (repeatable; sets [filter] syscalls, "
                         "status, signal, errno)")
     g.add_argument("-z", dest="selection", action=_Ordered, nargs=0, const="successful",
-                   help="only calls that succeeded (status=successful)")
+                   help="only calls that succeeded (status=successful; [filter] status)")
     g.add_argument("-Z", dest="selection", action=_Ordered, nargs=0, const="failed",
                    help="only calls that failed (status=failed; [filter] status)")
     g.add_argument("-P", "--path", action="append", default=[], metavar="PATH",
