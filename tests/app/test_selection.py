@@ -22,6 +22,7 @@ from tracekit.app.selection import (
     selection_keys,
     session_selection,
 )
+from tracekit.kernel.cgroup import cgroup2_mounts
 
 
 def keys(*argv: str) -> dict:
@@ -96,8 +97,12 @@ def test_z_and_Z_are_status_expressions_the_last_wins() -> None:
 
 
 def test_paths_and_cgroup() -> None:
-    assert keys("-P", "/etc/passwd", "--path", "/tmp/x", "-G", "/sys/fs/cgroup/a") == {
-        "filter": {"path": ["/etc/passwd", "/tmp/x"]}, "target": {"cgroup": "/sys/fs/cgroup/a"}}
+    mounts = cgroup2_mounts()
+    if not mounts:
+        pytest.skip("no cgroup2 mount here")
+    root = mounts[0][0]
+    assert keys("-P", "/etc/passwd", "--path", "/tmp/x", "-G", root) == {
+        "filter": {"path": ["/etc/passwd", "/tmp/x"]}, "target": {"cgroup": root}}
     assert keys() == {}
 
 
@@ -132,6 +137,15 @@ def test_session_selection_errno_implies_failed_unless_status_says_more() -> Non
 def test_file_keys_are_checked_where_they_are(body: str, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         cfg('# a trace\n[target]\ncommand = ["true"]\n' + body)
+
+
+def test_a_cgroup_that_is_not_one() -> None:
+    with pytest.raises(ConfigError, match=r"^-G /nonexistent/cg: cgroup '/nonexistent/cg': "
+                       r"No such file or directory \(ENOENT\)$"):
+        keys("-G", "/nonexistent/cg")
+    with pytest.raises(ConfigError, match=r"^p.toml:3:10: cgroup '/proc' is not a cgroup v2 "
+                       r"directory \(cgroup2 mounts: "):
+        cfg('[target]\n# the proc filesystem\ncgroup = "/proc"\n')
 
 
 def test_two_targets_with_cgroup() -> None:
@@ -170,7 +184,10 @@ def test_the_cli_refuses_with_status_2(tmp_path, capsys) -> None:
     assert capsys.readouterr().err == (
         "tracekit: error: -e trace=read,!read: the syscall selection read, !read selects no "
         "syscall on x86_64; to trace no syscall, say none\n")
-    assert main(["run", str(p), "-G", "/sys/fs/cgroup/unified", "--", "true"]) == 2
+    mounts = cgroup2_mounts()
+    if not mounts:
+        return
+    assert main(["run", str(p), "-G", mounts[0][0], "--", "true"]) == 2
     assert capsys.readouterr().err == (
         "tracekit: error: give one of -G CGROUP, -p PID or -- COMMAND, not several\n")
 

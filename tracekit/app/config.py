@@ -645,7 +645,12 @@ def _check(cfg: PipelineConfig, data: dict[str, Any], loc: _Locator) -> None:
 
 def _check_selection(cfg: PipelineConfig, loc: _Locator) -> None:
     """The [filter] status, errno, signal, path keys and [target] cgroup, located."""
-    from tracekit.app.selection import check_format_keys, recorded_statuses, session_selection
+    from tracekit.app.selection import (
+        check_cgroup,
+        check_format_keys,
+        recorded_statuses,
+        session_selection,
+    )
     from tracekit.kernel.selection import resolve_errnos, resolve_signals
 
     f = cfg.filter
@@ -662,5 +667,7 @@ def _check_selection(cfg: PipelineConfig, loc: _Locator) -> None:
     if cfg.target.cgroup == "":
         raise ConfigError(f"{loc.where(('target', 'cgroup'))}: target.cgroup is empty; give "
                           "a cgroup v2 directory")
+    if cfg.target.cgroup is not None:
+        check_cgroup(cfg.target.cgroup, where=loc.where(("target", "cgroup")))
     session_selection(f, cfg.target, where=loc.where(("filter",)))
     check_format_keys(cfg, where=lambda key: loc.where(("filter", key)))

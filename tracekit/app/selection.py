@@ -32,7 +32,7 @@ from typing import Any
 
 from tracekit._errors import ConfigError
 
-__all__ = ["STATUSES", "add_selection_options", "check_format_keys", "parse_expr",
+__all__ = ["STATUSES", "add_selection_options", "check_cgroup", "check_format_keys", "parse_expr",
            "recorded_statuses", "selection_keys", "selection_stages", "session_selection"]
 
 #: strace's status= values, in strace's order
@@ -190,8 +190,24 @@ def selection_keys(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     if cgroup is not None:
         if not cgroup:
             raise ConfigError("-G: give a cgroup v2 directory, e.g. /sys/fs/cgroup/my.slice")
+        check_cgroup(cgroup, where=f"-G {cgroup}")
         keys["target"] = {"cgroup": cgroup}
     return keys
+
+
+def check_cgroup(path: str, *, where: str) -> None:
+    """Refuse a path that is not a cgroup v2 directory (the trace would fail at start).
+
+    Raises:
+      ConfigError: ``<where>: cgroup ...`` with the errno name, or the cgroup2 mounts.
+    """
+    from tracekit._errors import TargetError
+    from tracekit.kernel.cgroup import resolve_cgroup
+
+    try:
+        resolve_cgroup(path)
+    except TargetError as e:
+        raise ConfigError(f"{where}: {e}") from e
 
 
 def recorded_statuses(status: Iterable[str], where: str) -> set[str]:
