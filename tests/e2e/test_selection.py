@@ -365,3 +365,4 @@ def test_cgroup_target_traces_the_cgroup_and_its_descendants_only(tmp_path: Path
     tgids = {getattr(e, "tgid", None) or getattr(e, "tid", None) for e in events}
     assert outside.pid not in tgids and os.getpid() not in tgids
     assert {inside.pid, nested.pid} <= {e.tgid for e in events if isinstance(e, Exit)}
+
