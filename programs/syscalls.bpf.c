@@ -36,6 +36,13 @@ const volatile bool targ_system_wide = false;  /* trace every task but targ_self
 const volatile bool targ_follow_forks = true;  /* children of traced threads join pids */
 const volatile bool targ_filter_syscalls = false; /* only nrs with syscall_filter[nr] == 1 */
 const volatile bool targ_failed_only = false;  /* only records with -4095 <= ret < 0 */
+const volatile __u32 targ_status = TK_ST_ALL;  /* TK_ST_*: which outcomes are recorded */
+const volatile bool targ_filter_errno = false; /* failed calls only with errno_filter[e] == 1 */
+const volatile __u64 targ_signals = ~0ULL;     /* bit sig-1: signal deliveries recorded */
+/* cgroup target (with targ_system_wide): only tasks whose cgroup v2 ancestor at
+ * targ_cgroup_level is targ_cgroup_id, i.e. tasks in that cgroup or its descendants */
+const volatile __u64 targ_cgroup_id = 0;
+const volatile __u32 targ_cgroup_level = 0;
 const volatile __u64 targ_min_duration_ns = 0; /* drop paired calls shorter than this */
 const volatile bool targ_capture = true;       /* read user memory named by the beauty map */
 const volatile bool targ_summary = false;      /* count calls in the summary maps (issue 5) */
@@ -149,6 +156,14 @@ struct {
 	__type(key, __u32);  /* syscall nr, native table */
 	__type(value, __u8); /* 1 = selected */
 } syscall_filter SEC(".maps");
+
+/* With targ_filter_errno: which errnos a failed call may have returned to be recorded. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TK_ERRNO_MAX + 1);
+	__type(key, __u32);  /* positive errno 1..4095 */
+	__type(value, __u8); /* 1 = selected */
+} errno_filter SEC(".maps");
 
 /* In-kernel summary (targ_summary): per-(tid, nr, compat) statistics and per-(tid, nr,
  * compat, errno) counts; entries are never deleted (a thread's calls count after it
@@ -278,6 +293,14 @@ static __always_inline void regs_args(struct pt_regs *regs, __u64 *args)
 #endif
 }
 
+/* Whether the current task is in the target cgroup or one of its descendants: its
+ * cgroup v2 ancestor at the target's level is the target (kernel/bpf/helpers.c: level 0
+ * is the root; a task in a shallower cgroup has no ancestor there and gets 0). */
+static __always_inline bool in_cgroup(void)
+{
+	return bpf_get_current_ancestor_cgroup_id(targ_cgroup_level) == targ_cgroup_id;
+}
+
 /* Whether the current thread is traced; *info is its pids entry (NULL in system-wide
  * mode, where pids is not consulted). */
 static __always_inline bool is_traced(__u32 tid, __u32 tgid, struct tk_pid_info **info)
@@ -286,7 +309,7 @@ static __always_inline bool is_traced(__u32 tid, __u32 tgid, struct tk_pid_info 
 	if (tgid == targ_self_tgid)
 		return false;
 	if (targ_system_wide)
-		return true;
+		return !targ_cgroup_id || in_cgroup();
 	*info = bpf_map_lookup_elem(&pids, &tid);
 	return *info != NULL;
 }
@@ -319,9 +342,35 @@ static __always_inline bool nr_selected(long nr)
 	return sel && *sel == 1;
 }
 
+/* Status and errno selection of a call that returned ret (strace -e status=, -e errno=):
+ * a failed call (-4095..-1) needs TK_ST_FAILED and, with targ_filter_errno, its errno in
+ * errno_filter; any other return needs TK_ST_SUCCESSFUL. */
+static __always_inline bool status_selected(long ret)
+{
+	__u32 err;
+	__u8 *sel;
+
+	if (ret < -TK_ERRNO_MAX || ret >= 0)
+		return targ_status & TK_ST_SUCCESSFUL;
+	if (!(targ_status & TK_ST_FAILED))
+		return false;
+	if (!targ_filter_errno)
+		return true;
+	err = -ret;
+	sel = bpf_map_lookup_elem(&errno_filter, &err);
+	return sel && *sel == 1;
+}
+
+/* Whether calls that never return (exit, exit_group, a task that died in the call) are
+ * recorded: strace's status=unfinished. */
+static __always_inline bool unfinished_selected(void)
+{
+	return !targ_failed_only && (targ_status & TK_ST_UNFINISHED);
+}
+
 static __always_inline bool ret_selected(long ret)
 {
-	return !targ_failed_only || (ret >= -4095 && ret < 0);
+	return (!targ_failed_only || (ret >= -4095 && ret < 0)) && status_selected(ret);
 }
 
 /* Whether syscall records go to the ring buffer: always, unless summary mode is on
@@ -858,7 +907,8 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 	 * tasks that are gone, or of a reused tid (evict): so the mark is set only when the
 	 * entry is this task's (start_owned). */
 	sp = bpf_task_storage_get(&scratch, task, NULL, 0);
-	if (!sp || !sp->traced) {
+	/* a cgroup target is checked at every call: a task may move out of the cgroup */
+	if (!sp || !sp->traced || targ_cgroup_id) {
 		if (!is_traced(tid, tgid, &info))
 			return 0;
 		owned = !info || start_owned(info, task);
@@ -897,7 +947,7 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 	}
 	if (is_exit_nr(id, compat)) {
 		/* never reaches sys_exit: emit now; ret and duration are unknown */
-		if (targ_failed_only)
+		if (!unfinished_selected())
 			return 0;
 		if (targ_summary)
 			sum_add(pid_tgid, id, compat, SUM_NORETURN, 0, 0, s.ts_ns);
@@ -1059,6 +1109,8 @@ int BPF_PROG(tk_proc_exec, struct task_struct *p, pid_t old_pid, struct linux_bi
 		info = bpf_map_lookup_elem(&pids, &old_tid);
 		if (!info)
 			return 0;
+	} else if (targ_cgroup_id && !in_cgroup()) {
+		return 0;
 	}
 	if (old_tid != new_tid) {
 		/* Some facts about exec by a non-leader thread: de_thread() has already reaped
@@ -1120,9 +1172,9 @@ int BPF_PROG(tk_proc_exit, struct task_struct *p)
 	 * later, when it is reaped) */
 	s = bpf_task_storage_get(&scratch, p, NULL, 0);
 	if (s) {
-		if (s->ts_ns && traced && !targ_failed_only && targ_summary)
+		if (s->ts_ns && traced && unfinished_selected() && targ_summary)
 			sum_add(pid_tgid, s->nr, 0, SUM_UNFINISHED, 0, 0, bpf_ktime_get_ns());
-		if (s->ts_ns && traced && !targ_failed_only && records_on())
+		if (s->ts_ns && traced && unfinished_selected() && records_on())
 			emit_syscall(TK_SC_UNFINISHED, s->ts_ns, 0, pid_tgid, s->nr, s->args, 0);
 		bpf_task_storage_delete(&scratch, p);
 	}
@@ -1149,6 +1201,12 @@ int BPF_PROG(tk_proc_exit, struct task_struct *p)
 	return 0;
 }
 
+/* strace -e signal=: whether deliveries of sig are recorded (bit sig-1 of targ_signals). */
+static __always_inline bool signal_selected(int sig)
+{
+	return sig >= 1 && sig <= 64 && ((targ_signals >> (sig - 1)) & 1);
+}
+
 /* A traced thread dequeued a signal (get_signal(), include/trace/events/signal.h): the
  * strace "--- SIGxxx {siginfo} ---" line. Same filter as the syscall progs (pids, not
  * PENDING_EXEC; tracekit's own tgid never); in summary mode only with the records. */
@@ -1160,7 +1218,7 @@ int BPF_PROG(tk_signal_deliver, int sig, struct kernel_siginfo *info, struct k_s
 	struct tk_pid_info *pinfo;
 	struct tk_signal *r;
 
-	if (!records_on() || !is_traced(tid, tgid, &pinfo))
+	if (!records_on() || !signal_selected(sig) || !is_traced(tid, tgid, &pinfo))
 		return 0;
 	if (pinfo && (pinfo->flags & TK_PID_PENDING_EXEC))
 		return 0;

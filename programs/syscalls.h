@@ -24,6 +24,13 @@ enum tk_rec_kind {
 #define TK_SC_RESUMED    (1U << 2) /* exit without a traced entry: ts_ns, args unknown (0) */
 #define TK_SC_COMPAT     (1U << 3) /* 32-bit syscall (ia32 / compat): nr is from that table */
 
+/* targ_status: the outcomes of a syscall that are recorded (strace -e status=) */
+#define TK_ST_SUCCESSFUL (1U << 0) /* returned, not -4095..-1 */
+#define TK_ST_FAILED     (1U << 1) /* returned -4095..-1 (-errno) */
+#define TK_ST_UNFINISHED (1U << 2) /* never returned: exit, exit_group, the task died in it */
+#define TK_ST_ALL        (TK_ST_SUCCESSFUL | TK_ST_FAILED | TK_ST_UNFINISHED)
+#define TK_ERRNO_MAX 4095 /* the largest errno a syscall returns (-4095..-1) */
+
 /* tk_pid_info.flags */
 #define TK_PID_PENDING_EXEC (1U << 0) /* traced only from its next execve (command target) */
 

@@ -21,6 +21,8 @@ CNT_LOST, CNT_PIDS_FULL, CNT_SCRATCH_FULL, CNT_MAX = 0, 1, 2, 8
 CNT_CAPBUF_FULL = 3                               # syscalls emitted without captures: capbuf full
 CNT_SUMMARY_FULL = 4                              # summary mode: calls not counted: map full
 CNT_ERRNO_FULL = 5                                # summary mode: errors not counted by errno
+ST_SUCCESSFUL, ST_FAILED, ST_UNFINISHED = 1, 2, 4   # targ_status bits (TK_ST_*)
+ERRNO_MAX = 4095                                  # -4095..-1 is -errno (TK_ERRNO_MAX)
 
 _HDR = struct.Struct("<IIQ")                      # kind, flags, ts_ns
 _SYSCALL = struct.Struct("<IIQQIIIi6Qq16s")       # struct tk_syscall, 112 bytes

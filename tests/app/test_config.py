@@ -162,10 +162,11 @@ def test_stage_kind_errors() -> None:
 
 def test_target_needs_exactly_one() -> None:
     assert err('[target]\npid = [1]\ncommand = ["x"]\n') == (
-        "p.toml:2:1: [target] needs exactly one of command, pid, tid, system_wide; "
+        "p.toml:2:1: [target] needs exactly one of command, pid, tid, system_wide, cgroup; "
         "got command and pid: keep one")
     assert err("\n[target]\nfollow_forks = true\n") == (
-        "p.toml:2:1: [target] needs exactly one of command, pid, tid, system_wide; none is set")
+        "p.toml:2:1: [target] needs exactly one of command, pid, tid, system_wide, cgroup; "
+        "none is set")
     assert err('[target]\ncommand = []\n').startswith(
         "p.toml:2:11: target.command is empty")
     assert err("duration_s = 1.0\n") == (

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 from pathlib import Path
 
 import pytest
 
 from tracekit._errors import ConfigError
-from tracekit.kernel.selection import CLASSES, class_names, resolve_syscalls
+from tracekit.kernel.selection import (
+    CLASSES,
+    class_names,
+    resolve_errnos,
+    resolve_item,
+    resolve_signals,
+    resolve_syscalls,
+)
 from tracekit.kernel.syscalls import SyscallTable
 from tracekit.kernel.tracefs import EVENT_ALIASES, syscall_arg_table
 
@@ -77,8 +85,12 @@ def test_every_class_resolves_on_every_arch() -> None:
     for arch in ("x86_64", "arm64", "i386"):
         table = SyscallTable(arch)
         for cls in class_names():
-            got = resolve_syscalls([cls], table)
+            got = resolve_item(cls, table)
             assert got or (arch, cls) in {("arm64", "%stat"), ("arm64", "%lstat")}, (arch, cls)
+            if not got:                   # as a whole selection, an empty one is an error
+                with pytest.raises(ConfigError, match=r"^the syscall selection %l?stat "
+                                   r"selects no syscall on arm64; to trace no syscall, say none$"):
+                    resolve_syscalls([cls], table)
 
 
 def test_class_names_are_real_syscall_names() -> None:
@@ -101,3 +113,50 @@ def test_derived_classes_agree_with_live_formats() -> None:
             assert name in CLASSES["file"], name
         if any(a.name == "fd" and "*" not in a.c_type for a in args):
             assert name in CLASSES["desc"], name
+
+
+def test_question_mark_makes_a_missing_name_select_nothing() -> None:
+    arm = SyscallTable("arm64")
+    assert resolve_syscalls(["?open", "openat"], arm) == {56}
+    assert resolve_syscalls(["?open", "openat"], X86) == nrs("open", "openat")
+    with pytest.raises(ConfigError, match="unknown syscall 'open' on arm64"):
+        resolve_syscalls(["open", "openat"], arm)
+
+
+def test_all_none_and_regex() -> None:
+    assert resolve_syscalls(["none"], X86) == set()
+    assert resolve_syscalls(["all"], X86) == {X86.nr(n) for n in X86.names()}
+    assert resolve_syscalls(["/^exec"], X86) == nrs("execve", "execveat")
+    with pytest.raises(ConfigError, match=r"^f: regular expression '\^nosuch' matches no "):
+        resolve_syscalls(["/^nosuch"], X86, where="f")
+
+
+@pytest.mark.parametrize("exprs", [["read", "!read"], ["%net", "!%net"], ["!all"]])
+def test_a_selection_of_nothing_is_an_error(exprs: list[str | int]) -> None:
+    with pytest.raises(ConfigError, match=r"^f:1:2: the syscall selection .* selects no "
+                       r"syscall on x86_64; to trace no syscall, say none$"):
+        resolve_syscalls(exprs, X86, where="f:1:2")
+
+
+def test_signals() -> None:
+    assert resolve_signals(["SIGUSR1", "usr2", 15, "9"]) == {10, 12, 15, 9}
+    assert resolve_signals(["!SIGCHLD"]) == set(range(1, 65)) - {17}
+    assert resolve_signals(["SIGRTMIN", "SIGRT_3"]) == {32, 35}
+    assert resolve_signals(["none"]) == set()
+    with pytest.raises(ConfigError, match=r"^w: unknown signal 'SIGUSR3' \(did you mean"):
+        resolve_signals(["SIGUSR3"], where="w")
+    with pytest.raises(ConfigError, match=r"^w: signal number 65 is out of range \(1\.\.64\)"):
+        resolve_signals([65], where="w")
+    with pytest.raises(ConfigError, match=r"^w: the signal selection SIGINT, !SIGINT selects "):
+        resolve_signals(["SIGINT", "!SIGINT"], where="w")
+
+
+def test_errnos() -> None:
+    assert resolve_errnos(["ENOENT", "eacces", 22, "ERESTARTSYS", "EWOULDBLOCK"]) == {
+        errno.ENOENT, errno.EACCES, errno.EINVAL, 512, errno.EAGAIN}
+    assert resolve_errnos(["!ENOENT"]) == set(range(1, 4096)) - {errno.ENOENT}
+    with pytest.raises(ConfigError, match=r"^w: unknown errno 'ENOENTT' \(did you mean "
+                       r"'ENOENT'"):
+        resolve_errnos(["ENOENTT"], where="w")
+    with pytest.raises(ConfigError, match=r"^w: errno 4096 is out of range \(1\.\.4095\)$"):
+        resolve_errnos([4096], where="w")

@@ -43,6 +43,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("-o", "--output", help="write events here instead of [output].path")
     run.add_argument("--duration", type=_positive_seconds, metavar="SECONDS",
                      help="stop after SECONDS (> 0)")
+    _add_selection_options(run)
     _add_unsafe_flag(run)
     run.epilog = "Put '-- COMMAND [ARGS...]' last to trace that command instead."
     chk = sub.add_parser("check", help="validate a pipeline file and report kernel readiness")
@@ -51,6 +52,35 @@ def _parser() -> argparse.ArgumentParser:
     lst = sub.add_parser("list", help="list stage kinds, output formats or syscalls")
     lst.add_argument("what", choices=["stages", "formatters", "syscalls"])
     return p
+
+
+def _add_selection_options(p: argparse.ArgumentParser) -> None:
+    """-e/-z/-Z/-P/-G (tracekit.app.selection); :func:`_apply_selection` applies them."""
+    from tracekit.app.selection import add_selection_options
+
+    add_selection_options(p)
+
+
+def _apply_selection(cfg: Any, args: argparse.Namespace) -> Any:
+    """``cfg`` with the [filter]/[target] keys the selection options set
+    (:func:`tracekit.app.selection.selection_keys`): each replaces the file's key; -G
+    replaces the file's target."""
+    import msgspec
+
+    from tracekit._errors import ConfigError
+    from tracekit.app.selection import selection_keys
+
+    keys = selection_keys(args)
+    if "filter" in keys:
+        cfg = msgspec.structs.replace(
+            cfg, filter=msgspec.structs.replace(cfg.filter, **keys["filter"]))
+    if "target" in keys:
+        if args.command or args.pid:
+            raise ConfigError("give one of -G CGROUP, -p PID or -- COMMAND, not several")
+        cfg = msgspec.structs.replace(cfg, target=msgspec.structs.replace(
+            cfg.target, command=None, pid=[], tid=[], system_wide=False,
+            **keys["target"]))
+    return cfg
 
 
 def _add_unsafe_flag(p: argparse.ArgumentParser) -> None:
@@ -138,10 +168,10 @@ def _apply_overrides(cfg: Any, args: argparse.Namespace) -> Any:
         raise ConfigError("give either -p PID or -- COMMAND, not both")
     if command:
         target = msgspec.structs.replace(target, command=command, pid=[], tid=[],
-                                         system_wide=False)
+                                         system_wide=False, cgroup=None)
     elif args.pid:
         target = msgspec.structs.replace(target, command=None, pid=_parse_pids(args.pid),
-                                         tid=[], system_wide=False)
+                                         tid=[], system_wide=False, cgroup=None)
     output = cfg.output
     if args.output is not None:         # -o '' is an empty path (an error), not "unset"
         output = msgspec.structs.replace(output, path=args.output)
@@ -242,7 +272,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from tracekit.app.config import load_config
     from tracekit.app.run import run_pipeline_file
 
-    cfg = _apply_overrides(load_config(args.pipeline), args)
+    cfg = _apply_selection(_apply_overrides(load_config(args.pipeline), args), args)
     return trio.run(run_pipeline_file, cfg, args.pipeline)
 
 

@@ -82,6 +82,7 @@ class TargetConfig(_Config):
     pid: list[_Pid] = []                 # processes (tgids): all their threads
     tid: list[_Pid] = []                 # single threads
     system_wide: bool = False            # every task but tracekit's own
+    cgroup: str | None = None            # a cgroup v2 directory: its tasks and descendants'
     follow_forks: bool = True            # trace children created by traced tasks
 
 
@@ -90,6 +91,12 @@ class FilterConfig(_Config):
 
     syscalls: list[str | int] = []       # names, numbers, globs, %classes, !negations; [] = all
     failed_only: bool = False            # only calls that returned -errno
+    # strace -e status=: which outcomes are recorded; [] = all
+    status: list[Literal["successful", "failed", "unfinished", "unavailable",
+                         "detached"]] = []
+    errno: list[str | int] = []          # only calls that failed with these (ENOENT, 2, !EAGAIN)
+    signal: list[str | int] = []         # signal deliveries shown (SIGUSR1, 10, !SIGCHLD); [] = all
+    path: list[str] = []                 # strace -P: calls on these paths (and fds open on them)
     # at most a day: the threshold is a u64 of ns in the kernel
     min_duration_ms: Annotated[float, msgspec.Meta(ge=0, le=86_400_000)] = 0.0
 
@@ -607,13 +614,14 @@ _USE = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*
 def _check(cfg: PipelineConfig, data: dict[str, Any], loc: _Locator) -> None:
     t = cfg.target
     chosen = [k for k, on in (("command", t.command is not None), ("pid", bool(t.pid)),
-                              ("tid", bool(t.tid)), ("system_wide", t.system_wide)) if on]
+                              ("tid", bool(t.tid)), ("system_wide", t.system_wide),
+                              ("cgroup", t.cgroup is not None)) if on]
     if len(chosen) != 1:
         if not chosen:
             raise ConfigError(f"{loc.where(('target',))}: [target] needs exactly one of "
-                              "command, pid, tid, system_wide; none is set")
+                              "command, pid, tid, system_wide, cgroup; none is set")
         raise ConfigError(f"{loc.where(('target', chosen[1]), key=True)}: [target] needs "
-                          f"exactly one of command, pid, tid, system_wide; got "
+                          f"exactly one of command, pid, tid, system_wide, cgroup; got "
                           f"{' and '.join(chosen)}: keep one")
     if t.command is not None and (not t.command or not t.command[0]):
         raise ConfigError(f"{loc.where(('target', 'command'))}: target.command is empty; "
@@ -631,3 +639,35 @@ def _check(cfg: PipelineConfig, data: dict[str, Any], loc: _Locator) -> None:
         table = SyscallTable()
         for i, item in enumerate(cfg.filter.syscalls):
             resolve_syscalls([item], table, where=loc.where(("filter", "syscalls", i)))
+        resolve_syscalls(cfg.filter.syscalls, table, where=loc.where(("filter", "syscalls")))
+    _check_selection(cfg, loc)
+
+
+def _check_selection(cfg: PipelineConfig, loc: _Locator) -> None:
+    """The [filter] status, errno, signal, path keys and [target] cgroup, located."""
+    from tracekit.app.selection import (
+        check_cgroup,
+        check_format_keys,
+        recorded_statuses,
+        session_selection,
+    )
+    from tracekit.kernel.selection import resolve_errnos, resolve_signals
+
+    f = cfg.filter
+    for key, resolve in (("errno", resolve_errnos), ("signal", resolve_signals)):
+        items = getattr(f, key)
+        for i, item in enumerate(items):
+            resolve([item], where=loc.where(("filter", key, i)))
+    for i, p in enumerate(f.path):
+        if not p or "\0" in p:
+            raise ConfigError(f"{loc.where(('filter', 'path', i))}: filter.path[{i}] must "
+                              "be a non-empty path")
+    if f.status:
+        recorded_statuses(f.status, loc.where(("filter", "status")))
+    if cfg.target.cgroup == "":
+        raise ConfigError(f"{loc.where(('target', 'cgroup'))}: target.cgroup is empty; give "
+                          "a cgroup v2 directory")
+    if cfg.target.cgroup is not None:
+        check_cgroup(cfg.target.cgroup, where=loc.where(("target", "cgroup")))
+    session_selection(f, cfg.target, where=loc.where(("filter",)))
+    check_format_keys(cfg, where=lambda key: loc.where(("filter", key)))

@@ -84,6 +84,7 @@ async def run_pipeline_file(cfg: Any, path: Path) -> int:
         PipelineError naming the stage that failed).
     """
     from tracekit.app.registry import build_stages
+    from tracekit.app.selection import check_format_keys, selection_stages, session_selection
     from tracekit.app.trace import LiveTrace
     from tracekit.kernel.selection import resolve_syscalls
     from tracekit.kernel.syscalls import SyscallTable
@@ -97,15 +98,17 @@ async def run_pipeline_file(cfg: Any, path: Path) -> int:
         command=t.command, pids=list(t.pid), tids=list(t.tid), system_wide=t.system_wide,
         follow_forks=t.follow_forks, syscalls=syscalls, failed_only=f.failed_only,
         min_duration_ns=int(f.min_duration_ms * 1_000_000),
-        buffer_bytes=cfg.buffer_pages * 4096, pids_max_entries=cfg.pids_max_entries)
-    stages = build_stages(cfg.stage)
+        buffer_bytes=cfg.buffer_pages * 4096, pids_max_entries=cfg.pids_max_entries,
+        **session_selection(f, t, where=str(path)))
+    check_format_keys(cfg)
+    stages = selection_stages(f) + build_stages(cfg.stage)
     o = cfg.output
     spec = format_spec(o.format)        # what the output needs: its options and stages
     options = spec.options_of(o)
     if getattr(options, "fd_paths", False):
         options = msgspec.structs.replace(
             options, fd_paths=_fd_paths_possible(syscalls, table))
-    kernel_summary = spec.counts_in_kernel(options, has_stages=bool(cfg.stage))
+    kernel_summary = spec.counts_in_kernel(options, has_stages=bool(stages))
     if kernel_summary:
         # counted in BPF maps: no syscall records, no captures (issue 5)
         opts.summary, opts.capture = True, False

@@ -127,6 +127,20 @@ class FdCache:
         else:
             table[new] = target
 
+    def forget_range(self, tgid: int, first: int, last: int) -> None:
+        """Drop the entries of fds ``first`` to ``last`` (close_range(2)); the others stay."""
+        table = self._tables.get(tgid)
+        if table is not None:
+            for fd in [fd for fd in table if first <= fd <= last]:
+                del table[fd]
+
+    def copy_process(self, parent: int, child: int) -> None:
+        """``child`` starts with what ``parent``'s table holds (fork without CLONE_FILES
+        copies the fd table: kernel/fork.c copy_files)."""
+        table = self._tables.get(parent)
+        if table is not None and parent != child:
+            self._tables[child] = dict(table)
+
     def forget_process(self, tgid: int) -> None:
         """Drop a process's table (exec, close_range, exit of the thread group)."""
         self._tables.pop(tgid, None)

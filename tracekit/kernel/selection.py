@@ -2,25 +2,34 @@
 
 Grammar of one item::
 
-    item  := ["!"] (name | number | glob | "%" class)
+    item  := ["!"] ["?"] (name | number | glob | "/" regex | "%" class) | "all" | "none"
     name  := "openat"            number := 257 | "257"
     glob  := "open*" "*stat*"    (fnmatch: * ? [...])
     class := "file" "desc" "net" ... "%stat" (written "%%stat"), see tracekit.kernel.syscall_classes
 
 Positive items are united; negations are then removed. With only negations, the start is
-every syscall of the table.
+every syscall of the table. ``?`` before an item (strace) makes a name, class or glob
+that this architecture lacks select nothing instead of being an error. A list that ends
+up selecting nothing is an error, unless it says so with ``none``.
+
+Signals (strace ``-e signal=``) and errnos (``-e errno=``) are lists of the same shape:
+names (``SIGUSR1``/``USR1``, ``ENOENT``), numbers, ``all``, ``none`` and ``!`` negations.
 """
 
 from __future__ import annotations
 
 import difflib
+import errno as _errno
 import fnmatch
+import re
+from collections.abc import Callable
 
 from tracekit._errors import ConfigError
 from tracekit.kernel.syscall_classes import CLASSES
 from tracekit.kernel.syscalls import SyscallTable
 
-__all__ = ["CLASSES", "class_names", "resolve_syscalls", "resolve_item"]
+__all__ = ["CLASSES", "class_names", "resolve_errnos", "resolve_item", "resolve_signals",
+           "resolve_syscalls"]
 
 _GLOB_CHARS = frozenset("*?[")
 
@@ -52,6 +61,16 @@ def resolve_item(item: str | int, table: SyscallTable, *, where: str = "") -> se
     pre = _prefix(where)
     if isinstance(item, bool) or not isinstance(item, (int, str)):
         raise ConfigError(f"{pre}a syscall must be a name or a number, got {item!r}")
+    if isinstance(item, str) and item.strip().startswith("?"):
+        # strace's "?": a name this arch lacks selects nothing
+        try:
+            return resolve_item(item.strip()[1:], table, where=where)
+        except ConfigError:
+            if item.strip()[1:].strip().isdigit():
+                raise
+            return set()
+    if isinstance(item, str) and item.strip() in ("all", "none"):
+        return _all(table) if item.strip() == "all" else set()
     if isinstance(item, str) and item.strip().isdigit():
         item = int(item)
     if isinstance(item, int):
@@ -70,6 +89,17 @@ def resolve_item(item: str | int, table: SyscallTable, *, where: str = "") -> se
                                  f" (classes: {', '.join(class_names())})"))
         # A class may be empty on an arch (arm64 has no stat/lstat): that selects nothing.
         return {nr for name in CLASSES[cls] if (nr := table.nr(name)) is not None}
+    if text.startswith("/") and len(text) > 1:
+        # strace's /regex: every name it matches (re.search)
+        try:
+            pattern = re.compile(text[1:])
+        except re.error as e:
+            raise ConfigError(f"{pre}bad regular expression {text[1:]!r}: {e}") from None
+        nrs = {table.nr(n) for n in table.names() if pattern.search(n)}
+        if not nrs:
+            raise ConfigError(f"{pre}regular expression {text[1:]!r} matches no syscall on "
+                              f"{table.arch}")
+        return {nr for nr in nrs if nr is not None}
     if _GLOB_CHARS & set(text):
         nrs = {table.nr(n) for n in fnmatch.filter(table.names(), text)}
         if not nrs:
@@ -108,5 +138,119 @@ def resolve_syscalls(exprs: list[str | int], table: SyscallTable, *,
             any_positive = True
             positive |= resolve_item(item, table, where=where)
     if not any_positive and negative:
-        positive = {nr for name in table.names() if (nr := table.nr(name)) is not None}
-    return positive - negative
+        positive = _all(table)
+    got = positive - negative
+    if exprs and not got and "none" not in exprs:
+        raise ConfigError(f"{_prefix(where)}the syscall selection "
+                          f"{', '.join(map(str, exprs))} selects no syscall on {table.arch}; "
+                          "to trace no syscall, say none")
+    return got
+
+
+def _all(table: SyscallTable) -> set[int]:
+    return {nr for name in table.names() if (nr := table.nr(name)) is not None}
+
+
+def _resolve_list(exprs: list[str | int], universe: set[int], one: Callable[[str | int], int],
+                  what: str, where: str) -> set[int]:
+    """Positives united, negations removed (from everything when only negations);
+    ``all``/``none``; an empty result without ``none`` is an error."""
+    positive: set[int] = set()
+    negative: set[int] = set()
+    any_positive = False
+    for item in exprs:
+        text = item.strip() if isinstance(item, str) else item
+        neg = isinstance(text, str) and text.startswith("!")
+        if neg:
+            assert isinstance(text, str)
+            text = text[1:].strip()
+        if text in ("all", "none"):
+            got = set(universe) if text == "all" else set()
+        else:
+            got = {one(text)}
+        if neg:
+            negative |= got
+        else:
+            any_positive = True
+            positive |= got
+    if not any_positive and negative:
+        positive = set(universe)
+    result = positive - negative
+    if exprs and not result and "none" not in exprs:
+        raise ConfigError(f"{_prefix(where)}the {what} selection "
+                          f"{', '.join(map(str, exprs))} selects no {what}; to select "
+                          "none, say none")
+    return result
+
+
+def resolve_signals(exprs: list[str | int], *, arch: str | None = None,
+                    where: str = "") -> set[int]:
+    """The signal numbers (1..64) a list such as ``["SIGUSR1", "CHLD", 15, "!SIGINT"]``
+    selects (strace ``-e signal=``; names from the arch's uapi ``asm/signal.h`` table,
+    ``SIGRTMIN`` and ``SIGRT_<n>`` as strace prints real-time signals).
+
+    Raises:
+      ConfigError: an unknown name or a number outside 1..64 (with ``where``), or a
+        list that selects no signal without saying ``none``.
+    """
+    from tracekit.kernel.flag_tables import for_arch
+
+    by_name: dict[str, int] = {name: nr for nr, name in for_arch(arch).SIGNALS.items()}
+    by_name["SIGRTMIN"] = 32
+    for n in range(1, 33):
+        by_name[f"SIGRT_{n}"] = 32 + n
+
+    def one(item: str | int) -> int:
+        if isinstance(item, str) and item.isdigit():
+            item = int(item)
+        if isinstance(item, int) and not isinstance(item, bool):
+            if not 1 <= item <= 64:
+                raise ConfigError(f"{_prefix(where)}signal number {item} is out of range "
+                                  "(1..64)")
+            return item
+        if not isinstance(item, str):
+            raise ConfigError(f"{_prefix(where)}a signal must be a name or a number, "
+                              f"got {item!r}")
+        name = item.upper()
+        name = name if name.startswith("SIG") else f"SIG{name}"
+        if name not in by_name:
+            raise ConfigError(f"{_prefix(where)}unknown signal {item!r}"
+                              + _suggest(name, sorted(by_name)))
+        return by_name[name]
+
+    return _resolve_list(exprs, set(range(1, 65)), one, "signal", where)
+
+
+def resolve_errnos(exprs: list[str | int], *, where: str = "") -> set[int]:
+    """The errno numbers (1..4095) a list such as ``["ENOENT", 13, "!EAGAIN"]`` selects
+    (names as strace prints them, tracekit.kernel.syscalls.errno_name; ``all`` is every
+    errno a syscall can return).
+
+    Raises:
+      ConfigError: an unknown name or a number outside 1..4095 (with ``where``), or a
+        list that selects no errno without saying ``none``.
+    """
+    from tracekit.kernel.syscalls import errno_name
+
+    # the names strace prints, then Python's aliases (EWOULDBLOCK for EAGAIN ...)
+    by_name = {name: n for n in range(1, 4096) if (name := errno_name(n)) != f"E{n}"}
+    for name, nr in vars(_errno).items():
+        if name.startswith("E") and isinstance(nr, int):
+            by_name.setdefault(name, nr)
+
+    def one(item: str | int) -> int:
+        if isinstance(item, str) and item.isdigit():
+            item = int(item)
+        if isinstance(item, int) and not isinstance(item, bool):
+            if not 1 <= item <= 4095:
+                raise ConfigError(f"{_prefix(where)}errno {item} is out of range (1..4095)")
+            return item
+        if not isinstance(item, str):
+            raise ConfigError(f"{_prefix(where)}an errno must be a name or a number, "
+                              f"got {item!r}")
+        if item.upper() not in by_name:
+            raise ConfigError(f"{_prefix(where)}unknown errno {item!r}"
+                              + _suggest(item.upper(), sorted(by_name)))
+        return by_name[item.upper()]
+
+    return _resolve_list(exprs, set(range(1, 4096)), one, "errno", where)

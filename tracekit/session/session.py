@@ -33,12 +33,17 @@ from tracekit._events import (
     CNT_PIDS_FULL,
     CNT_SCRATCH_FULL,
     CNT_SUMMARY_FULL,
+    ERRNO_MAX,
     PID_PENDING_EXEC,
+    ST_FAILED,
+    ST_SUCCESSFUL,
+    ST_UNFINISHED,
 )
 from tracekit.bpf import sys as _bpf
 from tracekit.bpf.object import BpfObject, Link
 from tracekit.bpf.ringbuf import RingBuf
 from tracekit.kernel.arch import SUPPORTED, machine_arch
+from tracekit.kernel.cgroup import CgroupTarget, resolve_cgroup
 from tracekit.kernel.procfs import ProcFS
 from tracekit.kernel.syscalls import SyscallTable
 from tracekit.session.capture import fill_beauty_map
@@ -68,9 +73,14 @@ class SessionOptions:
     pids: list[int] = field(default_factory=list)    # user "pid" = tgid
     tids: list[int] = field(default_factory=list)
     system_wide: bool = False
+    cgroup: str | None = None      # a cgroup v2 directory: its tasks and its descendants'
     follow_forks: bool = True
     syscalls: set[int] | None = None                  # None = every syscall
     failed_only: bool = False
+    # which outcomes are recorded (strace -e status=): "successful", "failed", "unfinished"
+    status: frozenset[str] = frozenset({"successful", "failed", "unfinished"})
+    errnos: set[int] | None = None  # failed calls only with these errnos (1..4095); None = any
+    signals: set[int] | None = None  # signal deliveries recorded (1..64); None = every one
     min_duration_ns: int = 0
     buffer_bytes: int = 4 << 20                       # ring buffer size, a power of 2
     pids_max_entries: int = 8192
@@ -79,10 +89,19 @@ class SessionOptions:
     summary_records: bool = False  # with summary: emit the records too
 
     def validate(self) -> None:
-        n = sum([bool(self.command), bool(self.pids), bool(self.tids), self.system_wide])
+        n = sum([bool(self.command), bool(self.pids), bool(self.tids), self.system_wide,
+                 self.cgroup is not None])
         if n != 1:
-            raise TargetError("give exactly one target: a command, pids, tids or system_wide "
-                              f"(got {n})")
+            raise TargetError("give exactly one target: a command, pids, tids, system_wide "
+                              f"or a cgroup (got {n})")
+        unknown = self.status - _STATUS_BITS.keys()
+        if unknown:
+            raise TargetError(f"unknown status {sorted(unknown)[0]!r} (known: "
+                              f"{', '.join(_STATUS_BITS)})")
+        if self.errnos is not None and not all(0 < e <= ERRNO_MAX for e in self.errnos):
+            raise TargetError(f"an errno is 1 to {ERRNO_MAX}, got {sorted(self.errnos)}")
+        if self.signals is not None and not all(0 < s <= 64 for s in self.signals):
+            raise TargetError(f"a signal is 1 to 64, got {sorted(self.signals)}")
         if self.buffer_bytes < 4096 or self.buffer_bytes & (self.buffer_bytes - 1):
             raise TargetError(f"ring buffer size {self.buffer_bytes} is not a power of 2 "
                               ">= 4096 bytes")
@@ -90,7 +109,11 @@ class SessionOptions:
     def target(self) -> Target:
         """The target as the pid-upkeep stages see it."""
         return Target(pids=tuple(self.pids), tids=tuple(self.tids),
-                      follow_forks=self.follow_forks, system_wide=self.system_wide)
+                      follow_forks=self.follow_forks,
+                      system_wide=self.system_wide or self.cgroup is not None)
+
+
+_STATUS_BITS = {"successful": ST_SUCCESSFUL, "failed": ST_FAILED, "unfinished": ST_UNFINISHED}
 
 
 @dataclass
@@ -129,6 +152,7 @@ class Session:
         self._pids: PidsMap | None = None
         self.self_tgid = os.getpid()
         self._kernel_summary: KernelSummary | None = None
+        self.cgroup: CgroupTarget | None = None   # the cgroup target, resolved at load
 
     @property
     def not_added_tids(self) -> set[int]:
@@ -225,7 +249,8 @@ class Session:
         self.obj = obj
         g = obj.globals
         g["targ_self_tgid"] = self.self_tgid
-        g["targ_system_wide"] = int(o.system_wide)
+        g["targ_system_wide"] = int(o.system_wide or o.cgroup is not None)
+        self._set_selection(obj)
         g["targ_follow_forks"] = int(o.follow_forks)
         g["targ_filter_syscalls"] = int(o.syscalls is not None)
         g["targ_failed_only"] = int(o.failed_only)
@@ -245,8 +270,32 @@ class Session:
             for nr in sorted(o.syscalls):
                 if 0 <= nr < filt.max_entries:
                     filt.update_elem(struct.pack("<I", nr), b"\x01")
+        self._fill_errno_filter(obj)
         ev = obj.maps["events"]
         self.ringbuf = RingBuf(ev.fd, ev.max_entries, name="events")
+
+    def _set_selection(self, obj: BpfObject) -> None:
+        """The cgroup target and the status, errno and signal selections (knobs, before
+        the load; the errno map is filled by :meth:`_fill_errno_filter` after it).
+
+        Raises:
+          TargetError: the cgroup is not a cgroup v2 directory.
+        """
+        o, g = self.opts, obj.globals
+        if o.cgroup is not None:
+            self.cgroup = resolve_cgroup(o.cgroup)
+            g["targ_cgroup_id"] = self.cgroup.cgroup_id
+            g["targ_cgroup_level"] = self.cgroup.level
+        g["targ_status"] = sum(_STATUS_BITS[s] for s in o.status)
+        g["targ_filter_errno"] = int(o.errnos is not None)
+        if o.signals is not None:
+            g["targ_signals"] = sum(1 << (sig - 1) for sig in o.signals)
+
+    def _fill_errno_filter(self, obj: BpfObject) -> None:
+        if self.opts.errnos is not None:
+            m = obj.maps["errno_filter"]
+            for err in sorted(self.opts.errnos):
+                m.update_elem(struct.pack("<I", err), b"\x01")
 
     def _reenumerate(self, *, only_new: bool) -> int:
         """One /proc pass over the pid/tid target (rule 4); returns the number of tids added.
@@ -327,6 +376,8 @@ class Session:
             return self.command.returncode is None
         if self.opts.system_wide:
             return True
+        if self.cgroup is not None:       # until the cgroup is removed
+            return os.path.isdir(self.cgroup.path)
         alive = self.procfs.live_start_ticks
         if any(alive(t) is not None for t in self.target_tgids):
             return True
