@@ -30,12 +30,22 @@ undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit.decode.a
 ``oflags`` ``omode``  open flags; the mode, printed only with O_CREAT or O_TMPFILE
 ``mode`` ``fmode``    mode_t octal (``0644``); with file type (``S_IFREG|0644``)
 others                a table of ``tracekit.decode.flags`` (see ``tracekit.decode.args.kinds_for``)
+``ioctlreq`` ...       I/O structs (tracekit.decode.structs_io): ``ioctlreq``,
+                      ``ioctlarg`` (by request; none for FIOCLEX), ``pollfds``,
+                      ``fdset``, ``timeout_ts``/``timeout_tv``, ``sigmask`` (size:
+                      next arg), ``epollevent``, ``epollevents`` (ret of them),
+                      ``iovw``/``iovr``, ``msghdr_in``/``msghdr_out``, ``msgflags``
+``sockaddr_out`` ...  socket outputs (tracekit.decode.structs_net): ``sockaddr_out``
+                      (length: the next arg), ``len_inout`` (``[128 => 16]``),
+                      ``sollevel``, ``sockopt``, ``optval_in``/``optval_out``
 ``-``                 stop: the arguments after this one are not printed
 ====================  ==========================================================
 
 Return kinds: ``d`` (decimal, the default), ``fd`` (decimal, and a new fd for the fd
 cache), ``x`` (hex: addresses, mmap/brk), ``mode`` (umask: octal), ``fcntl`` (flags of
-F_GETFD/F_GETFL as ``0x1 (flags FD_CLOEXEC)``, the new fd of F_DUPFD).
+F_GETFD/F_GETFL as ``0x1 (flags FD_CLOEXEC)``, the new fd of F_DUPFD), ``poll``/``ppoll``
+(``2 ([{fd=3, revents=POLLIN}], left {...})``), ``select``/``pselect``
+(``1 (in [3], left {...})``); ``0 (Timeout)``.
 """
 
 from __future__ import annotations
@@ -49,10 +59,10 @@ read: fd bufr u
 write: fd bufw u
 pread64: fd bufr u ld
 pwrite64: fd bufw u ld
-readv: fd p d
-writev: fd p d
-preadv: fd p d ld
-pwritev: fd p d ld
+readv: fd iovr d
+writev: fd iovw d
+preadv: fd iovr d ld
+pwritev: fd iovw d ld
 open: path oflags omode -> fd
 openat: dirfd path oflags omode -> fd
 openat2: dirfd path p u -> fd
@@ -89,7 +99,7 @@ rt_sigaction: sig sigaction_in sigaction_out u
 rt_sigprocmask: how sigset_in sigset_out u
 rt_sigreturn: sigframe_mask
 sigreturn:
-ioctl: fd ioctl p
+ioctl: fd ioctlreq ioctlarg
 dup: fd -> fd
 dup2: fd fd -> fd
 dup3: fd fd pipeflags -> fd
@@ -99,18 +109,18 @@ socket: af socktype proto -> fd
 socketpair: af socktype proto p
 connect: fd sockaddr u
 bind: fd sockaddr u
-accept: fd p p -> fd
-accept4: fd p p sockflags -> fd
+accept: fd sockaddr_out len_inout -> fd
+accept4: fd sockaddr_out len_inout sockflags -> fd
 listen: fd d
 shutdown: fd d
-getsockname: fd p p
-getpeername: fd p p
-sendto: fd bufw u x sockaddr u
-recvfrom: fd bufr u x p p
-sendmsg: fd p x
-recvmsg: fd p x
-setsockopt: fd d d p u
-getsockopt: fd d d p p
+getsockname: fd sockaddr_out len_inout
+getpeername: fd sockaddr_out len_inout
+sendto: fd bufw u msgflags sockaddr u
+recvfrom: fd bufr u msgflags sockaddr_out len_inout
+sendmsg: fd msghdr_in msgflags
+recvmsg: fd msghdr_out msgflags
+setsockopt: fd sollevel sockopt optval_in d
+getsockopt: fd sollevel sockopt optval_out len_inout
 clone: clone
 clone3: p u
 fork:
@@ -186,11 +196,14 @@ nanosleep: timespec p
 clock_nanosleep: clockid timerflags timespec p
 clock_gettime: clockid timespec_out
 clock_getres: clockid timespec_out
-epoll_ctl: fd epollop fd p
-epoll_wait: fd p d d
-epoll_pwait: fd p d d p u
-poll: p u d
-ppoll: p u timespec p u
+epoll_ctl: fd epollop fd epollevent
+epoll_wait: fd epollevents d d
+epoll_pwait: fd epollevents d d sigmask u
+epoll_pwait2: fd epollevents d timeout_ts sigmask u
+poll: pollfds u d -> poll
+ppoll: pollfds u timeout_ts sigmask u -> ppoll
+select: d fdset fdset fdset timeout_tv -> select
+pselect6: d fdset fdset fdset timeout_ts p -> pselect
 getxattr: path str p u
 lgetxattr: path str p u
 fgetxattr: fd str p u

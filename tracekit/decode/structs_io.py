@@ -1,0 +1,510 @@
+"""I/O structs as strace 6.1 prints them by default: ioctl arguments, poll and select
+sets, epoll events, iovec arrays.
+
+Each decoder takes the bytes the BPF program captured (``Capture.data``; specs in
+tracekit/session/capture.py ``OVERRIDES``) and returns strace's text, or the address
+when the memory is not there (unread, unreadable, a failed call's output) or too short to
+be the struct. What strace prints (checked against strace 6.1 on Linux 6.18):
+
+- ``ioctl``: the request by name (two names where two drivers share a value:
+  ``SNDCTL_TMR_START or TCSETS``), an unknown one as ``_IOC(_IOC_READ, 0x78, 0x77, 0x4)``;
+  the argument by request: ``TCGETS``/``TCSETS*``'s termios as
+  ``{c_iflag=ICRNL|IXON, c_oflag=..., c_cflag=..., c_lflag=..., ...}``, ``TIOCGWINSZ``'s
+  ``{ws_row=24, ws_col=80, ws_xpixel=0, ws_ypixel=0}``, an int as ``[1]``, FICLONE's fd in
+  decimal, none for requests without one (``ioctl(4, FIOCLEX)``), hex otherwise.
+- ``poll``/``ppoll``: ``[{fd=3, events=POLLIN}]`` at entry, the return value followed by
+  ``([{fd=3, revents=POLLIN}], left {tv_sec=0, tv_nsec=218})``; ``0 (Timeout)``.
+- ``select``/``pselect6``: sets as ``[0 5]``, the return value followed by
+  ``(in [5], out [6], left {...})``.
+- ``epoll_ctl``/``epoll_wait``: ``{events=EPOLLIN|EPOLLET, data={u32=4660, u64=4660}}``.
+- ``readv``/``writev`` and the p/2 forms: ``[{iov_base="hello", iov_len=5}, ...]``; what a
+  read returned is spread over the elements in order (``iov_base=""`` past it).
+
+Layouts are those of 64-bit x86_64 and arm64 (little-endian); ``struct epoll_event`` is
+packed (12 bytes) on x86_64 only (include/uapi/linux/eventpoll.h, EPOLL_PACKED).
+"""
+
+from __future__ import annotations
+
+import functools
+import struct
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, NamedTuple
+
+from tracekit._events import CAP_IOV, CAP_MSGHDR, CAPF_FAULT, CAPF_TRUNC, Capture, Syscall
+from tracekit.decode import flags as F
+from tracekit.decode.captures import KindFn, capture, capture_out, succeeded
+from tracekit.decode.structs_proc import SIGSET_SIZE, format_sigset, format_timeval
+from tracekit.decode.values import format_sockaddr, format_timespec, pointer, quote, signed
+
+if TYPE_CHECKING:
+    from tracekit.decode.args import SyscallDecoder
+
+__all__ = [
+    "EPOLL_EVENT_SIZES", "IOCTL_ARGS", "IovElem", "format_epoll_events", "format_fdset",
+    "format_iov", "format_pollfds", "format_revents", "format_termios", "format_winsize",
+    "ioctl_name", "k_ioctlarg", "kinds", "parse_iov", "ret_kinds",
+]
+
+# struct epoll_event: u32 events, u64 data; packed on x86_64 (include/uapi/linux/eventpoll.h)
+EPOLL_EVENT_SIZES: dict[str, int] = {"x86_64": 12, "arm64": 16}
+TERMIOS_SIZE = 36        # struct termios (asm-generic/termbits.h): 4 x u32, c_line, c_cc[19]
+WINSIZE_SIZE = 8         # struct winsize: 4 x unsigned short
+POLLFD = struct.Struct("<ihh")                    # struct pollfd: fd, events, revents
+IOV_ELEM = struct.Struct("<QQII")                 # struct tk_iov_elem (programs/syscalls.h)
+MSGHDR = struct.Struct("<QI4xQQQQi4x")            # struct user_msghdr, 56 bytes
+
+# _IOC layout (include/uapi/asm-generic/ioctl.h): nr 0-7, type 8-15, size 16-29, dir 30-31
+_IOC_DIRS = {0: "_IOC_NONE", 1: "_IOC_WRITE", 2: "_IOC_READ", 3: "_IOC_READ|_IOC_WRITE"}
+
+
+def _hex(v: int) -> str:
+    return hex(v) if v else "0"
+
+
+def ioctl_name(fl: F.ArchFlags, req: int) -> str:
+    """An ioctl request as strace prints it: its name, ``A or B`` when another driver's
+    request has the same value (strace lists them by name), else the ``_IOC()`` form."""
+    req &= 0xFFFFFFFF
+    T = fl.tables
+    name: str | None = T.IOCTLS.get(req)
+    alias: str | None = T.IOCTL_ALIASES.get(req)
+    if name is not None and alias is not None:
+        return " or ".join(sorted((name, alias)))
+    if name is not None or alias is not None:
+        return name or alias or ""
+    return (f"_IOC({_IOC_DIRS[req >> 30]}, {_hex(req >> 8 & 0xFF)}, {_hex(req & 0xFF)}, "
+            f"{_hex(req >> 16 & 0x3FFF)})")
+
+
+class _IoctlArg(NamedTuple):
+    size: int            # bytes captured (0: not captured)
+    into: bool           # the call reads it: captured at entry, shown whatever the result
+    out: bool            # the call writes it: captured at exit, shown when it succeeded
+    fmt: str             # "termios", "winsize", "int", "fd" (the value), "none", "hex"
+
+
+# How each request's argument prints (strace 6.1, term_ioctl.c and file_ioctl.c)
+_IOCTL_KINDS: dict[str, _IoctlArg] = {
+    "TCGETS": _IoctlArg(TERMIOS_SIZE, False, True, "termios"),
+    **{n: _IoctlArg(TERMIOS_SIZE, True, False, "termios")
+       for n in ("TCSETS", "TCSETSW", "TCSETSF")},
+    "TIOCGWINSZ": _IoctlArg(WINSIZE_SIZE, False, True, "winsize"),
+    "TIOCSWINSZ": _IoctlArg(WINSIZE_SIZE, True, False, "winsize"),
+    **{n: _IoctlArg(4, False, True, "int")
+       for n in ("FIONREAD", "TIOCOUTQ", "TIOCGPGRP", "TIOCGSID", "TIOCGETD", "TIOCGPTN")},
+    **{n: _IoctlArg(4, True, False, "int")
+       for n in ("FIONBIO", "FIOASYNC", "TIOCSPGRP", "TIOCSETD", "TIOCSPTLCK", "TIOCPKT")},
+    "FICLONE": _IoctlArg(0, False, False, "fd"),
+    "TCSBRK": _IoctlArg(0, False, False, "fd"),
+    **{n: _IoctlArg(0, False, False, "none")
+       for n in ("FIOCLEX", "FIONCLEX", "TIOCEXCL", "TIOCNXCL", "TIOCNOTTY", "TIOCSBRK",
+                 "TIOCCBRK", "TIOCCONS")},
+}
+
+
+@functools.cache
+def _ioctl_by_value(arch: str) -> dict[int, _IoctlArg]:
+    T = F.for_arch(arch).tables
+    names = {n: v for v, n in T.IOCTLS.items()}
+    return {names[n]: a for n, a in _IOCTL_KINDS.items() if n in names}
+
+
+def IOCTL_ARGS(arch: str) -> dict[int, tuple[int, bool, bool]]:
+    """request -> (size, read at entry, read at exit) of the requests whose argument is
+    captured (the ``ioctl_sizes`` map of programs/syscalls.bpf.c)."""
+    return {v: (a.size, a.into, a.out) for v, a in _ioctl_by_value(arch).items() if a.size}
+
+
+def _field(v: int, mask: int, names: Mapping[int, str]) -> str:
+    got = names.get(v & mask)
+    return got if got is not None else hex(v & mask)
+
+
+def format_termios(data: bytes, fl: F.ArchFlags) -> str | None:
+    """struct termios (asm-generic/termbits.h), abbreviated as strace without -v."""
+    if len(data) < TERMIOS_SIZE:
+        return None
+    iflag, oflag, cflag, lflag = struct.unpack_from("<4I", data)
+    T = fl.tables
+    masks = {n: v for v, n in T.TERM_MASKS.items()}
+    odelays = [_field(oflag, masks[m], t) for m, t in (
+        ("NLDLY", T.TERM_NLDLY), ("CRDLY", T.TERM_CRDLY), ("TABDLY", T.TERM_TABDLY),
+        ("BSDLY", T.TERM_BSDLY), ("VTDLY", T.TERM_VTDLY), ("FFDLY", T.TERM_FFDLY))]
+    orest = oflag & ~sum(masks[m] for m in ("NLDLY", "CRDLY", "TABDLY", "BSDLY", "VTDLY",
+                                            "FFDLY"))
+    o = "|".join(odelays + ([_bits(T.TERM_OFLAGS, orest)] if orest else []))
+    cfields = [_field(cflag, masks["CBAUD"], T.TERM_BAUDS),
+               _field(cflag, masks["CSIZE"], T.TERM_CSIZES)]
+    crest = cflag & ~(masks["CBAUD"] | masks["CSIZE"])
+    c = "|".join(cfields + ([_bits(T.TERM_CFLAGS, crest)] if crest else []))
+    return (f"{{c_iflag={_bits(T.TERM_IFLAGS, iflag)}, c_oflag={o}, c_cflag={c}, "
+            f"c_lflag={_bits(T.TERM_LFLAGS, lflag)}, ...}}")
+
+
+@functools.cache
+def _flagset(bits: tuple[tuple[int, str], ...]) -> F.FlagSet:
+    return F.FlagSet(bits)
+
+
+def _bits(bits: tuple[tuple[int, str], ...], v: int) -> str:
+    return _flagset(bits)(v)
+
+
+def format_winsize(data: bytes) -> str | None:
+    """struct winsize: ``{ws_row=24, ws_col=80, ws_xpixel=0, ws_ypixel=0}``."""
+    if len(data) < WINSIZE_SIZE:
+        return None
+    row, col, x, y = struct.unpack_from("<4H", data)
+    return f"{{ws_row={row}, ws_col={col}, ws_xpixel={x}, ws_ypixel={y}}}"
+
+
+def k_ioctlarg(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
+    """ioctl's argument by its request (argument ``i - 1``); None: the request has none."""
+    v, fl = ev.args[i], d.flags
+    a = _ioctl_by_value(fl.arch).get(ev.args[i - 1] & 0xFFFFFFFF)
+    if a is None or a.fmt == "hex":
+        return _hex(v)
+    if a.fmt == "none":
+        return None
+    if a.fmt == "fd":
+        return str(signed(v, 32))
+    if v == 0:
+        return "NULL"
+    cap = capture(ev, i, whole=True) if a.into else capture_out(ev, i, whole=True)
+    text = None
+    if cap is not None:
+        if a.fmt == "termios":
+            text = format_termios(cap.data, fl)
+        elif a.fmt == "winsize":
+            text = format_winsize(cap.data)
+        elif len(cap.data) >= 4:
+            text = f"[{signed(int.from_bytes(cap.data[:4], 'little'), 32)}]"
+    return pointer(v) if text is None else text
+
+
+# -- poll
+
+def format_pollfds(data: bytes, n: int, fl: F.ArchFlags, limit: int) -> str | None:
+    """poll's array at entry: ``[{fd=3, events=POLLIN}, ...]``, ``n`` elements (nfds);
+    past ``limit`` elements or the captured bytes, ``...``."""
+    out = []
+    for k in range(n):
+        if k >= limit or (k + 1) * POLLFD.size > len(data):
+            out.append("...")
+            break
+        fd, events, _ = POLLFD.unpack_from(data, k * POLLFD.size)
+        out.append(f"{{fd={fd}, events={_bits(fl.tables.POLL_EVENTS, events & 0xFFFF)}}}")
+    return "[" + ", ".join(out) + "]"
+
+
+def format_revents(data: bytes, n: int, fl: F.ArchFlags) -> str:
+    """poll's array at exit, the elements with revents only: ``[{fd=3, revents=POLLIN}]``."""
+    out = []
+    for k in range(min(n, len(data) // POLLFD.size)):
+        fd, _, revents = POLLFD.unpack_from(data, k * POLLFD.size)
+        if revents:
+            out.append(f"{{fd={fd}, revents={_bits(fl.tables.POLL_EVENTS, revents & 0xFFFF)}}}")
+    return "[" + ", ".join(out) + "]"
+
+
+def _caps_of(ev: Syscall, i: int) -> list[Capture]:
+    return [c for c in ev.caps if c.arg == i]
+
+
+def _entry_exit(ev: Syscall, i: int) -> tuple[Capture | None, Capture | None]:
+    """The entry and exit captures of argument ``i`` (captured twice: read, then
+    written by the call); each None when absent or unreadable."""
+    caps = _caps_of(ev, i)
+    good = [c if not c.flags & CAPF_FAULT else None for c in caps]
+    if len(good) >= 2:
+        return good[0], good[-1]
+    return (good[0] if good else None), None
+
+
+def _k_pollfds(fl: F.ArchFlags) -> KindFn:
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        entry, _ = _entry_exit(ev, i)
+        n = ev.args[i + 1] & 0xFFFFFFFF
+        if entry is None or ev.args[i] == 0:
+            return pointer(ev.args[i])
+        text = format_pollfds(entry.data, n, fl, d.string_limit)
+        return pointer(ev.args[i]) if text is None else text
+    return k
+
+
+def _left(ev: Syscall, i: int, fmt: Callable[[bytes], str | None]) -> str | None:
+    """``left {...}``: the timeout a call wrote back (ppoll, pselect6, select)."""
+    if ev.args[i] == 0:
+        return None
+    _, out = _entry_exit(ev, i)
+    text = None if out is None else fmt(out.data)
+    return None if text is None else f"left {text}"
+
+
+def _ret_poll(fl: F.ArchFlags, timeout_arg: int | None) -> Callable[[Syscall, str], str]:
+    def r(ev: Syscall, plain: str) -> str:
+        if not succeeded(ev):
+            return plain
+        if ev.ret == 0:
+            return "0 (Timeout)"
+        parts = []
+        _, out = _entry_exit(ev, 0)
+        if out is not None:
+            parts.append(format_revents(out.data, ev.args[1] & 0xFFFFFFFF, fl))
+        if timeout_arg is not None:
+            left = _left(ev, timeout_arg, format_timespec)
+            if left:
+                parts.append(left)
+        return f"{ev.ret} ({', '.join(parts)})" if parts else plain
+    return r
+
+
+# -- select
+
+def format_fdset(data: bytes, nfds: int) -> str:
+    """An fd_set of ``nfds`` bits: ``[0 5]``."""
+    fds = [str(b) for b in range(min(nfds, len(data) * 8)) if data[b >> 3] >> (b & 7) & 1]
+    return "[" + " ".join(fds) + "]"
+
+
+def _nfds(ev: Syscall) -> int:
+    n = signed(ev.args[0], 32)
+    return max(0, min(n, 1024))
+
+
+def k_fdset(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    if ev.args[i] == 0:
+        return "NULL"
+    entry, _ = _entry_exit(ev, i)
+    return pointer(ev.args[i]) if entry is None else format_fdset(entry.data, _nfds(ev))
+
+
+def _ret_select(timeout_fmt: Callable[[bytes], str | None]) -> Callable[[Syscall, str], str]:
+    def r(ev: Syscall, plain: str) -> str:
+        if not succeeded(ev):
+            return plain
+        if ev.ret == 0:
+            return "0 (Timeout)"
+        parts = []
+        for i, what in ((1, "in"), (2, "out"), (3, "except")):
+            if ev.args[i] == 0:
+                continue
+            _, out = _entry_exit(ev, i)
+            if out is not None:
+                text = format_fdset(out.data, _nfds(ev))
+                if text != "[]":
+                    parts.append(f"{what} {text}")
+        left = _left(ev, 4, timeout_fmt)
+        if left:
+            parts.append(left)
+        return f"{ev.ret} ({', '.join(parts)})" if parts else plain
+    return r
+
+
+def _k_timeout_in(fmt: Callable[[bytes], str | None]) -> KindFn:
+    """A timeout the call reads (and may write back: the entry capture is the first)."""
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        if ev.args[i] == 0:
+            return "NULL"
+        entry, _ = _entry_exit(ev, i)
+        text = None if entry is None else fmt(entry.data)
+        return pointer(ev.args[i]) if text is None else text
+    return k
+
+
+def k_sigmask(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """A sigset whose size is the next argument (ppoll, epoll_pwait): strace reads it
+    only when the size is the kernel's (8), else prints the address."""
+    if ev.args[i] == 0:
+        return "NULL"
+    cap = capture(ev, i)
+    if cap is None or i + 1 > 5 or ev.args[i + 1] != SIGSET_SIZE or len(cap.data) < SIGSET_SIZE:
+        return pointer(ev.args[i])
+    return format_sigset(cap.data[:SIGSET_SIZE], d.flags)
+
+
+# -- epoll
+
+def _epoll_event(data: bytes, off: int, size: int, fl: F.ArchFlags) -> str:
+    (events,) = struct.unpack_from("<I", data, off)
+    (u64,) = struct.unpack_from("<Q", data, off + size - 8)
+    return (f"{{events={_bits(fl.tables.EPOLL_EVENTS, events)}, "
+            f"data={{u32={u64 & 0xFFFFFFFF}, u64={u64}}}}}")
+
+
+def format_epoll_events(data: bytes, n: int, fl: F.ArchFlags, limit: int) -> str | None:
+    """``n`` struct epoll_event: ``[{events=EPOLLIN, data={u32=4, u64=4}}, ...]``."""
+    size = EPOLL_EVENT_SIZES.get(fl.arch)
+    if size is None:
+        return None
+    out = []
+    for k in range(n):
+        if k >= limit or (k + 1) * size > len(data):
+            out.append("...")
+            break
+        out.append(_epoll_event(data, k * size, size, fl))
+    return "[" + ", ".join(out) + "]"
+
+
+def _k_epoll_event(fl: F.ArchFlags) -> KindFn:
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        size = EPOLL_EVENT_SIZES.get(fl.arch, 0)
+        cap = capture(ev, i)
+        if ev.args[i] == 0:
+            return "NULL"
+        if cap is None or not size or len(cap.data) < size:
+            return pointer(ev.args[i])
+        return _epoll_event(cap.data, 0, size, fl)
+    return k
+
+
+def _k_epoll_out(fl: F.ArchFlags) -> KindFn:
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        cap = capture_out(ev, i)
+        if cap is None:
+            return pointer(ev.args[i])
+        text = format_epoll_events(cap.data, max(ev.ret, 0), fl, d.string_limit)
+        return pointer(ev.args[i]) if text is None else text
+    return k
+
+
+# -- iovec arrays
+
+class IovElem(NamedTuple):
+    base: int
+    length: int
+    data: bytes | None      # None: iov_base unreadable
+
+
+def parse_iov(data: bytes, pos: int = 0) -> list[IovElem] | None:
+    """The ``struct tk_iov_elem`` records of an IOV capture from ``pos``; None when the
+    bytes are not such records (a record that runs past the data)."""
+    out = []
+    while pos < len(data):
+        if pos + IOV_ELEM.size > len(data):
+            return None
+        base, length, got, flags = IOV_ELEM.unpack_from(data, pos)
+        pos += IOV_ELEM.size
+        if pos + got > len(data):
+            return None
+        out.append(IovElem(base, length, None if flags & CAPF_FAULT else data[pos:pos + got]))
+        pos += (got + 7) & ~7
+    return out
+
+
+def format_iov(elems: list[IovElem], count: int, total: int | None, limit: int,
+               *, more: bool = False) -> str:
+    """``[{iov_base="...", iov_len=N}, ...]``: ``count`` elements (the call's iovcnt), of
+    which ``elems`` were captured; ``total`` bounds the bytes shown over all elements (a
+    read's return value; None: each element's whole length); ``limit`` is strace -s,
+    for the bytes of each element and for the number of elements."""
+    out = []
+    left = total
+    for k in range(count):
+        if k >= limit or k >= len(elems):
+            out.append("...")
+            break
+        e = elems[k]
+        shown = e.length if left is None else min(e.length, left)
+        if left is not None:
+            left -= shown
+        if e.data is None:
+            base = pointer(e.base)
+        else:
+            data = e.data[:shown]
+            base = quote(data, limit=limit, more=len(data) < shown)
+        out.append(f"{{iov_base={base}, iov_len={e.length}}}")
+    if more and (not out or out[-1] != "..."):
+        out.append("...")
+    return "[" + ", ".join(out) + "]"
+
+
+def _k_iov(*, at_exit: bool) -> KindFn:
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        cap = capture_out(ev, i) if at_exit else capture(ev, i)
+        if cap is None or cap.kind != CAP_IOV:
+            return pointer(ev.args[i])
+        elems = parse_iov(cap.data)
+        if elems is None:
+            return pointer(ev.args[i])
+        count = min(ev.args[i + 1], 1 << 20)
+        return format_iov(elems, count, ev.ret if at_exit else None, d.string_limit,
+                          more=bool(cap.flags & CAPF_TRUNC) and len(elems) < count)
+    return k
+
+
+def parse_msghdr(data: bytes) -> tuple[tuple[int, ...], IovElem, list[IovElem]] | None:
+    """A MSGHDR capture: the msghdr's 7 fields, the msg_name record and msg_iov's."""
+    if len(data) < MSGHDR.size + IOV_ELEM.size:
+        return None
+    fields = MSGHDR.unpack_from(data)
+    names = parse_iov(data[MSGHDR.size:MSGHDR.size + IOV_ELEM.size
+                           + ((IOV_ELEM.unpack_from(data, MSGHDR.size)[2] + 7) & ~7)])
+    if not names:
+        return None
+    rest = MSGHDR.size + IOV_ELEM.size + ((len(names[0].data or b"") + 7) & ~7)
+    iov = parse_iov(data, rest)
+    if iov is None:
+        return None
+    return fields, names[0], iov
+
+
+def _k_msghdr(fl: F.ArchFlags, *, at_exit: bool) -> KindFn:
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        cap = capture_out(ev, i) if at_exit else capture(ev, i)
+        if cap is None or cap.kind != CAP_MSGHDR:
+            return pointer(ev.args[i])
+        got = parse_msghdr(cap.data)
+        if got is None:
+            return pointer(ev.args[i])
+        (name, namelen, iov, iovlen, control, controllen, mflags), nm, elems = got
+        if name == 0:
+            name_text = "NULL"
+        elif nm.data is None or namelen == 0:
+            name_text = pointer(name)
+        else:
+            name_text = format_sockaddr(nm.data[:namelen], fl.tables.ADDRESS_FAMILIES)
+        iov_text = (pointer(iov) if iov and not elems and iovlen else
+                    "NULL" if iov == 0 else
+                    format_iov(elems, min(iovlen, 1 << 20), ev.ret if at_exit else None,
+                               d.string_limit,
+                               more=bool(cap.flags & CAPF_TRUNC) and len(elems) < iovlen))
+        parts = [f"msg_name={name_text}", f"msg_namelen={namelen}", f"msg_iov={iov_text}",
+                 f"msg_iovlen={iovlen}"]
+        if controllen:
+            parts.append(f"msg_control={pointer(control)}")
+        parts += [f"msg_controllen={controllen}",
+                  f"msg_flags={_bits(fl.tables.MSG_FLAGS, mflags & 0xFFFFFFFF)}"]
+        return "{" + ", ".join(parts) + "}"
+    return k
+
+
+def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int], str | None]]:
+    """The argument kinds of this module for ``fl``'s arch (merged by tracekit.decode.args)."""
+    return {
+        "ioctlreq": lambda d, ev, i: ioctl_name(fl, ev.args[i]),
+        "ioctlarg": k_ioctlarg,
+        "pollfds": _k_pollfds(fl),
+        "fdset": k_fdset,
+        "timeout_ts": _k_timeout_in(format_timespec),
+        "timeout_tv": _k_timeout_in(format_timeval),
+        "sigmask": k_sigmask,
+        "epollevent": _k_epoll_event(fl),
+        "epollevents": _k_epoll_out(fl),
+        "iovw": _k_iov(at_exit=False),
+        "iovr": _k_iov(at_exit=True),
+        "msghdr_in": _k_msghdr(fl, at_exit=False),
+        "msghdr_out": _k_msghdr(fl, at_exit=True),
+        "msgflags": lambda d, ev, i: _bits(fl.tables.MSG_FLAGS, ev.args[i] & 0xFFFFFFFF),
+    }
+
+
+def ret_kinds(fl: F.ArchFlags) -> dict[str, Callable[[Syscall, str], str]]:
+    """Return kinds: (record, the plain return text) -> the text strace prints after ``=``."""
+    return {
+        "poll": _ret_poll(fl, None),
+        "ppoll": _ret_poll(fl, 2),
+        "select": _ret_select(format_timeval),
+        "pselect": _ret_select(format_timespec),
+    }
