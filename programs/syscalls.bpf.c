@@ -879,9 +879,13 @@ __noinline int tk_cap_iovec(struct tk_capbuf *c, const struct tk_beauty_spec *sp
 	if (ecap > TK_IOV_ELEM_MAX)
 		ecap = TK_IOV_ELEM_MAX;
 	if (sp->flags & TK_SPEC_AT_EXIT) {
-		if (ret < 0)
+		/* a failed readv still shows its array (strace prints the bases), a failed
+		 * recvmsg only its address */
+		if (ret < 0 && sp->kind == TK_CAP_MSGHDR)
 			return 0;
-		if (ret < budget)
+		if (ret < 0)
+			budget = 0;
+		else if (ret < budget)
 			budget = ret;
 	}
 	if (sp->kind == TK_CAP_MSGHDR)

@@ -203,7 +203,7 @@ epoll_pwait2: fd epollevents d timeout_ts sigmask u
 poll: pollfds u d -> poll
 ppoll: pollfds u timeout_ts sigmask u -> ppoll
 select: d fdset fdset fdset timeout_tv -> select
-pselect6: d fdset fdset fdset timeout_ts p -> pselect
+pselect6: d fdset fdset fdset timeout_ts pselect_sig -> pselect
 getxattr: path str p u
 lgetxattr: path str p u
 fgetxattr: fd str p u

@@ -324,6 +324,18 @@ def k_sigmask(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return format_sigset(cap.data[:SIGSET_SIZE], d.flags)
 
 
+def k_pselect_sig(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """pselect6's ``{sigmask=NULL, sigsetsize=8}`` (a pointer and a size, fs/select.c);
+    the sigset it points to is not read: its address."""
+    if ev.args[i] == 0:
+        return "NULL"
+    cap = capture(ev, i)
+    if cap is None or len(cap.data) < 16:
+        return pointer(ev.args[i])
+    ss, size = struct.unpack_from("<QQ", cap.data)
+    return f"{{sigmask={pointer(ss)}, sigsetsize={size}}}"
+
+
 # -- epoll
 
 def _epoll_event(data: bytes, off: int, size: int, fl: F.ArchFlags) -> str:
@@ -421,13 +433,17 @@ def format_iov(elems: list[IovElem], count: int, total: int | None, limit: int,
 
 
 def _k_iov(*, at_exit: bool) -> KindFn:
+    """An iovec array; one the call fills in is captured at exit, and a failed call's
+    shows its bases as addresses (as strace)."""
     def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-        cap = capture_out(ev, i) if at_exit else capture(ev, i)
+        cap = capture(ev, i)
         if cap is None or cap.kind != CAP_IOV:
             return pointer(ev.args[i])
         elems = parse_iov(cap.data)
         if elems is None:
             return pointer(ev.args[i])
+        if at_exit and not succeeded(ev):
+            elems = [e._replace(data=None) for e in elems]
         count = min(ev.args[i + 1], 1 << 20)
         return format_iov(elems, count, ev.ret if at_exit else None, d.string_limit,
                           more=bool(cap.flags & CAPF_TRUNC) and len(elems) < count)
@@ -490,6 +506,7 @@ def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int],
         "timeout_ts": _k_timeout_in(format_timespec),
         "timeout_tv": _k_timeout_in(format_timeval),
         "sigmask": k_sigmask,
+        "pselect_sig": k_pselect_sig,
         "epollevent": _k_epoll_event(fl),
         "epollevents": _k_epoll_out(fl),
         "iovw": _k_iov(at_exit=False),

@@ -281,8 +281,10 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "select": (*_fdsets("inp", "outp", "exp"), _fixed("tvp", TIMEVAL_SIZE),
                *_fdsets("inp", "outp", "exp", at_exit=True),
                _fixed("tvp", TIMEVAL_SIZE, at_exit=True)),
+    # pselect6: eight specs at most, so the except set is not read again at exit;
+    # sig is {const sigset_t *ss; size_t ss_len} (fs/select.c)
     "pselect6": (*_fdsets("inp", "outp", "exp"), _fixed("tsp", TIMESPEC_SIZE),
-                 *_fdsets("inp", "outp", "exp", at_exit=True),
+                 _fixed("sig", 16), *_fdsets("inp", "outp", at_exit=True),
                  _fixed("tsp", TIMESPEC_SIZE, at_exit=True)),
     **({
         "epoll_ctl": (_fixed("event", EPOLL_EVENT_SIZE),),

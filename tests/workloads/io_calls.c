@@ -1,0 +1,162 @@
+/* I/O and socket calls whose structs strace decodes: ioctl (termios, winsize, ints,
+ * FICLONE, requests without an argument, unknown requests), poll/ppoll, pselect6,
+ * epoll_ctl/epoll_wait/epoll_pwait, readv/writev/pwritev, sendmsg/recvmsg, getrandom,
+ * and the addresses and lengths of accept4, getsockname, getpeername, recvfrom, sendto,
+ * setsockopt and getsockopt. Each call's outcome is the same from run to run (data is
+ * ready before each poll), so strace and tracekit see the same calls.
+ * Build: gcc -O1 -o io_calls io_calls.c -lutil   (tests/e2e/test_strace_io.py does it) */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pty.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/random.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <termios.h>
+#include <unistd.h>
+
+static void terminal(void)
+{
+	int m, s, n = 0, one = 1;
+	pid_t pg;
+	struct termios t;
+	struct winsize w = {24, 80, 0, 0};
+
+	if (openpty(&m, &s, NULL, NULL, NULL))
+		return;
+	tcgetattr(s, &t);
+	tcsetattr(s, TCSANOW, &t);
+	tcsetattr(s, TCSADRAIN, &t);
+	t.c_lflag &= ~(ECHO | ICANON);
+	tcsetattr(s, TCSAFLUSH, &t);
+	ioctl(s, TIOCSWINSZ, &w);
+	ioctl(s, TIOCGWINSZ, &w);
+	ioctl(s, FIONREAD, &n);
+	ioctl(s, FIONBIO, &one);
+	ioctl(s, TIOCGPGRP, &pg);            /* ENOTTY: an address */
+	ioctl(m, TIOCGPGRP, &pg);
+	ioctl(s, FIOCLEX);
+	ioctl(0, FICLONE, 1);
+	ioctl(s, _IOR('x', 0x77, int), &n);
+	ioctl(s, 0x1234, 0);
+	ioctl(s, TCGETS, (void *)8);         /* EFAULT */
+	close(s);
+	close(m);
+}
+
+static void polling(void)
+{
+	int p[2], ep;
+	char buf[64];
+	struct pollfd pf[2];
+	struct timespec ts = {1, 0};
+	sigset_t ss;
+	fd_set r, w;
+	struct epoll_event ev = {EPOLLIN | EPOLLET, {.u64 = 0x1234}}, out[4];
+
+	if (pipe(p))
+		return;
+	write(p[1], "abc", 3);
+	pf[0] = (struct pollfd){p[0], POLLIN, 0};
+	pf[1] = (struct pollfd){p[1], POLLOUT | POLLIN, 0};
+	poll(pf, 2, 100);
+	poll(NULL, 0, 1);                    /* Timeout */
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGUSR1);
+	ppoll(pf, 2, &ts, &ss);
+	ppoll(pf, 1, NULL, NULL);
+	FD_ZERO(&r);
+	FD_ZERO(&w);
+	FD_SET(p[0], &r);
+	FD_SET(p[1], &w);
+	pselect(p[1] + 1, &r, &w, NULL, &ts, NULL);
+	ep = epoll_create1(0);
+	epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &ev);
+	ev.data.u64 = 0xffffffff00000007ULL;
+	ev.events = EPOLLOUT;
+	epoll_ctl(ep, EPOLL_CTL_ADD, p[1], &ev);
+	epoll_wait(ep, out, 4, 10);
+	epoll_ctl(ep, EPOLL_CTL_DEL, p[1], NULL);
+	read(p[0], buf, sizeof(buf));
+	epoll_pwait(ep, out, 4, 0, &ss);     /* nothing ready: [] */
+	close(ep);
+	close(p[0]);
+	close(p[1]);
+}
+
+static void vectors(void)
+{
+	int p[2], sv[2], nul;
+	char b1[4], b2[64];
+	struct iovec iov[2] = {{"hello", 5}, {" world, and more than thirty-two bytes", 39}};
+	struct iovec ri[2] = {{b1, 4}, {b2, 64}};
+	struct msghdr mh = {0}, rh = {0};
+
+	if (pipe(p) || socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+		return;
+	writev(p[1], iov, 2);
+	readv(p[0], ri, 2);
+	readv(-1, ri, 2);                    /* EBADF: an address */
+	nul = open("/dev/null", O_WRONLY);
+	pwritev(nul, iov, 1, 0);
+	mh.msg_iov = iov;
+	mh.msg_iovlen = 2;
+	sendmsg(sv[0], &mh, MSG_DONTWAIT);
+	rh.msg_iov = ri;
+	rh.msg_iovlen = 2;
+	recvmsg(sv[1], &rh, 0);
+	getrandom(b1, 4, GRND_NONBLOCK);
+	close(nul);
+}
+
+static void sockets(void)
+{
+	int u, l, c, a, one = 1, v;
+	char buf[16];
+	struct sockaddr_in sa = {AF_INET, 0, {htonl(0x7f000001)}}, from;
+	struct sockaddr_storage big;
+	socklen_t len = sizeof(sa), flen = sizeof(from), vl = sizeof(v), blen = sizeof(big);
+
+	u = socket(AF_INET, SOCK_DGRAM, 0);
+	bind(u, (void *)&sa, sizeof(sa));
+	getsockname(u, (void *)&sa, &len);
+	sendto(u, "x", 1, 0, (void *)&sa, sizeof(sa));
+	recvfrom(u, buf, sizeof(buf), 0, (void *)&from, &flen);
+	sendto(u, "y", 1, 0, (void *)&sa, sizeof(sa));
+	recvfrom(u, buf, sizeof(buf), 0, NULL, NULL);
+	setsockopt(u, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	getsockopt(u, SOL_SOCKET, SO_TYPE, &v, &vl);
+	l = socket(AF_INET, SOCK_STREAM, 0);
+	setsockopt(l, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	sa.sin_port = 0;
+	bind(l, (void *)&sa, sizeof(sa));
+	listen(l, 1);
+	len = sizeof(sa);
+	getsockname(l, (void *)&sa, &len);
+	c = socket(AF_INET, SOCK_STREAM, 0);
+	connect(c, (void *)&sa, sizeof(sa));
+	a = accept4(l, (void *)&big, &blen, SOCK_CLOEXEC);   /* [128 => 16] */
+	len = sizeof(sa);
+	getpeername(a, (void *)&sa, &len);
+	send(c, "z", 1, 0);                  /* sendto with a NULL address */
+	close(a);
+	close(c);
+	close(l);
+	close(u);
+}
+
+int main(void)
+{
+	terminal();
+	polling();
+	vectors();
+	sockets();
+	return 0;
+}
