@@ -68,7 +68,8 @@ def test_io_calls_equal_strace(tmp_path: Path, exe: Path) -> None:
     text = "\n".join(s_lines)
     # every kind of this slice is among the lines compared
     for want in ("TCGETS, {c_iflag=", "SNDCTL_TMR_START or TCSETS", "{ws_row=24, ws_col=80",
-                 "FIONREAD, [0]", "FIONBIO, [1]", "FIOCLEX)", "BTRFS_IOC_CLONE or FICLONE, 1)", "_IOC(_IOC_READ, 0x78, 0x77, 0x4)",
+                 "FIONREAD, [0]", "FIONBIO, [1]", "FIOCLEX)", "BTRFS_IOC_CLONE or FICLONE, 1)",
+                 "_IOC(_IOC_READ, 0x78, 0x77, 0x4)",
                  "[{fd=", "revents=POLLIN", "0 (Timeout)", "left {tv_sec=N",
                  "(in [", "data={u32=7, u64=18446744069414584327}", "epoll_pwait(",
                  'iov_base="hello"', '"..., iov_len=39}', "msg_iov=[", "msg_flags=0}, MSG_DONTWAIT",
