@@ -198,6 +198,7 @@ TABLES: dict[str, Table] = {
     "EPOLL_EVENTS": ("bits", ("linux/eventpoll.h",),
                      r"EPOLL(IN|PRI|OUT|ERR|HUP|NVAL|RDNORM|RDBAND|WRNORM|WRBAND|MSG|RDHUP|"
                      r"EXCLUSIVE|WAKEUP|ONESHOT|ET)", frozenset(), ()),
+    "EPOLL_CREATE_FLAGS": ("bits", ("linux/eventpoll.h",), r"EPOLL_CLOEXEC", frozenset(), ()),
     # send/recv flags and msghdr.msg_flags
     "MSG_FLAGS": ("bits", ("sys/socket.h",), r"MSG_[A-Z_]+",
                   frozenset({"MSG_TRYHARD", "MSG_SOCK_DEVMEM"}), ()),
@@ -241,7 +242,8 @@ _MACHINE_ARCH = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "arm64", "arm
 PREFERRED = {"AF_UNIX", "AF_NETLINK", "SIGABRT", "SIGIO", "IPPROTO_IP", "SEEK_DATA",
              "FIONBIO", "FIONREAD", "TCGETS", "TIOCINQ", "FS_IOC_GETFLAGS", "FS_IOC_SETFLAGS",
              "FS_IOC_GETVERSION", "FS_IOC_SETVERSION", "MADV_NORMAL", "CLOCK_REALTIME",
-             "EXT2_SUPER_MAGIC"}
+             "EXT2_SUPER_MAGIC", "SO_RCVTIMEO_OLD", "SO_SNDTIMEO_OLD", "SO_TIMESTAMP_OLD",
+             "SO_TIMESTAMPNS_OLD", "SO_TIMESTAMPING_OLD"}
 NOT_PREFERRED = {"TIOCINQ", "FS_IOC32_GETFLAGS", "FS_IOC32_SETFLAGS", "FS_IOC32_GETVERSION",
                  "FS_IOC32_SETVERSION", "PR_SET_PTRACER_ANY"}
 

@@ -215,7 +215,13 @@ def test_sockopts(dec: SyscallDecoder) -> None:
     assert line(dec, call("setsockopt", (3, 6, 1, ADDR, 4), 0, (one,))) == \
         "setsockopt(3, SOL_TCP, TCP_NODELAY, [1], 4) = 0"
     assert line(dec, call("setsockopt", (3, 999, 77, ADDR, 2), 0, (one,))) == \
-        f"setsockopt(3, 999, 77, {ADDR:#x}, 2) = 0"
+        'setsockopt(3, 999, 77, "\\1\\0", 2) = 0'
+    linger = Capture(3, CAP_BUF, 0, struct.pack("<ii", 1, 5))
+    assert line(dec, call("setsockopt", (3, 1, 13, ADDR, 8), 0, (linger,))) == \
+        "setsockopt(3, SOL_SOCKET, SO_LINGER, {l_onoff=1, l_linger=5}, 8) = 0"
+    # optlen larger than the bytes there: the address
+    assert line(dec, call("setsockopt", (3, 1, 13, ADDR, 8), 0,
+                          (Capture(3, CAP_BUF, 0, b"\x01"),))).endswith(f"{ADDR:#x}, 8) = 0")
     caps = (Capture(4, CAP_STRUCT, 0, struct.pack("<i", 4)),
             Capture(4, CAP_STRUCT, 0, struct.pack("<i", 4)), Capture(3, CAP_BUF, 0, b"\x02\0\0\0"))
     assert line(dec, call("getsockopt", (3, 1, 3, ADDR, ADDR + 8), 0, caps)) == \
@@ -223,8 +229,23 @@ def test_sockopts(dec: SyscallDecoder) -> None:
     assert NET.format_len_inout(4, 8) == "[4 => 8]"
 
 
+def test_offsets(dec: SyscallDecoder) -> None:
+    zero, ten = (Capture(2, CAP_STRUCT, 0, struct.pack("<q", v)) for v in (0, 10))
+    assert line(dec, call("sendfile", (6, 5, ADDR, 10), 10, (zero, ten))) == \
+        "sendfile(6, 5, [0] => [10], 10) = 10"
+    assert line(dec, call("sendfile", (6, 5, ADDR, 10), -22, (zero, ten))).startswith(
+        "sendfile(6, 5, [0], 10) = -1")
+    assert line(dec, call("sendfile", (6, 5, ADDR, 10), 10,
+                          (Capture(2, CAP_STRUCT, 0, b"\0" * 7),))).startswith(
+        f"sendfile(6, 5, {ADDR:#x}, 10)")
+    assert line(dec, call("copy_file_range", (5, ADDR, 6, 0, 5, 0), 5,
+                          (Capture(1, CAP_STRUCT, 0, struct.pack("<q", 0)),))) == \
+        "copy_file_range(5, [0], 6, NULL, 5, 0) = 5"
+
+
 _NAMES = ["ioctl", "poll", "ppoll", "pselect6", "epoll_wait", "epoll_ctl", "readv", "writev",
-          "sendmsg", "recvmsg", "accept4", "getsockopt", "setsockopt", "recvfrom"]
+          "sendmsg", "recvmsg", "accept4", "getsockopt", "setsockopt", "recvfrom", "sendfile",
+          "copy_file_range", "socketpair", "select"]
 
 
 @settings(max_examples=300, deadline=None)

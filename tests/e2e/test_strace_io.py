@@ -1,8 +1,9 @@
 """The I/O and socket structs against real strace: ioctl (termios, winsize, int
 arguments, FICLONE, requests without an argument, unknown requests as ``_IOC()``),
 poll/ppoll, pselect6, epoll_ctl/epoll_wait/epoll_pwait, readv/writev/pwritev,
-sendmsg/recvmsg, getrandom, and the addresses and lengths of accept4, getsockname,
-getpeername, recvfrom, sendto, setsockopt and getsockopt.
+sendmsg/recvmsg, getrandom, socketpair, sendfile/copy_file_range offsets, epoll_create1,
+and the addresses and lengths of accept4, getsockname, getpeername, recvfrom, sendto,
+setsockopt and getsockopt.
 
 tests/workloads/io_calls.c makes every call, each with the same outcome from run to run;
 it runs under ``strace -f -qq`` and under tracekit's strace format, and the lines of these
@@ -29,7 +30,8 @@ WORKLOAD = Path(__file__).resolve().parents[1] / "workloads" / "io_calls.c"
 CALLS = frozenset({"ioctl", "poll", "ppoll", "pselect6", "select", "epoll_ctl", "epoll_wait",
                    "epoll_pwait", "readv", "writev", "pwritev", "sendmsg", "recvmsg",
                    "getrandom", "accept4", "getsockname", "getpeername", "recvfrom",
-                   "sendto", "setsockopt", "getsockopt"})
+                   "sendto", "setsockopt", "getsockopt", "socketpair", "sendfile",
+                   "copy_file_range", "epoll_create1"})
 _PORT = re.compile(r"htons\(\d+\)")
 _LEFT = re.compile(r"left \{tv_sec=\d+, tv_nsec=\d+\}")
 _RANDOM = re.compile(r'^getrandom\("[^"]*"')
@@ -74,5 +76,9 @@ def test_io_calls_equal_strace(tmp_path: Path, exe: Path) -> None:
                  "(in [", "data={u32=7, u64=18446744069414584327}", "epoll_pwait(",
                  'iov_base="hello"', '"..., iov_len=39}', "msg_iov=[", "msg_flags=0}, MSG_DONTWAIT",
                  'getrandom("RANDOM"', "[128 => 16]", "NULL, NULL", "SO_REUSEADDR, [1], 4",
-                 "SO_TYPE, [2], [4]", "SOL_TCP, TCP_NODELAY", "0, NULL, 0) = 1"):
+                 "SO_TYPE, [2], [4]", "SOL_TCP, TCP_NODELAY", "0, NULL, 0) = 1",
+                 "socketpair(AF_UNIX, SOCK_STREAM, 0, [", "[0] => [10], 10)",
+                 ", [0], ", "EPOLL_CLOEXEC",
+                 "{l_onoff=1, l_linger=5}", "SO_RCVTIMEO_OLD, \"\\1\\0", "TCP_CONGESTION, \"",
+                 "[128 => 0]"):
         assert want in text, want

@@ -1,8 +1,8 @@
 /* I/O and socket calls whose structs strace decodes: ioctl (termios, winsize, ints,
  * FICLONE, requests without an argument, unknown requests), poll/ppoll, pselect6,
  * epoll_ctl/epoll_wait/epoll_pwait, readv/writev/pwritev, sendmsg/recvmsg, getrandom,
- * and the addresses and lengths of accept4, getsockname, getpeername, recvfrom, sendto,
- * setsockopt and getsockopt. Each call's outcome is the same from run to run (data is
+ * socketpair, sendfile/copy_file_range offsets, and the addresses and lengths of accept4,
+ * getsockname, getpeername, recvfrom, sendto, setsockopt and getsockopt. Each call's outcome is the same from run to run (data is
  * ready before each poll), so strace and tracekit see the same calls.
  * Build: gcc -O1 -o io_calls io_calls.c -lutil   (tests/e2e/test_strace_io.py does it) */
 #define _GNU_SOURCE
@@ -17,6 +17,7 @@
 #include <sys/ioctl.h>
 #include <sys/random.h>
 #include <sys/select.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <termios.h>
@@ -77,7 +78,7 @@ static void polling(void)
 	FD_SET(p[0], &r);
 	FD_SET(p[1], &w);
 	pselect(p[1] + 1, &r, &w, NULL, &ts, NULL);
-	ep = epoll_create1(0);
+	ep = epoll_create1(EPOLL_CLOEXEC);
 	epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &ev);
 	ev.data.u64 = 0xffffffff00000007ULL;
 	ev.events = EPOLLOUT;
@@ -116,6 +117,19 @@ static void vectors(void)
 	close(nul);
 }
 
+static void offsets(void)
+{
+	int in = open("/proc/self/exe", O_RDONLY), out = open("/dev/null", O_WRONLY);
+	off_t off = 0;
+	loff_t lin = 0;
+
+	sendfile(out, in, &off, 10);
+	sendfile(out, in, NULL, 10);
+	copy_file_range(in, &lin, out, NULL, 5, 0);   /* EINVAL: /dev/null */
+	close(in);
+	close(out);
+}
+
 static void sockets(void)
 {
 	int u, l, c, a, one = 1, v;
@@ -123,6 +137,10 @@ static void sockets(void)
 	struct sockaddr_in sa = {AF_INET, 0, {htonl(0x7f000001)}}, from;
 	struct sockaddr_storage big;
 	socklen_t len = sizeof(sa), flen = sizeof(from), vl = sizeof(v), blen = sizeof(big);
+	struct linger lg = {1, 5};
+	struct timeval tv = {1, 0};
+	char cc[16];
+	socklen_t cl = sizeof(cc);
 
 	u = socket(AF_INET, SOCK_DGRAM, 0);
 	bind(u, (void *)&sa, sizeof(sa));
@@ -135,6 +153,9 @@ static void sockets(void)
 	getsockopt(u, SOL_SOCKET, SO_TYPE, &v, &vl);
 	l = socket(AF_INET, SOCK_STREAM, 0);
 	setsockopt(l, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(l, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	setsockopt(l, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	getsockopt(l, IPPROTO_TCP, TCP_CONGESTION, cc, &cl);
 	sa.sin_port = 0;
 	bind(l, (void *)&sa, sizeof(sa));
 	listen(l, 1);
@@ -146,6 +167,8 @@ static void sockets(void)
 	len = sizeof(sa);
 	getpeername(a, (void *)&sa, &len);
 	send(c, "z", 1, 0);                  /* sendto with a NULL address */
+	blen = sizeof(big);
+	recvfrom(a, buf, sizeof(buf), 0, (void *)&big, &blen);  /* a stream: [128 => 0] */
 	close(a);
 	close(c);
 	close(l);
@@ -157,6 +180,7 @@ int main(void)
 	terminal();
 	polling();
 	vectors();
+	offsets();
 	sockets();
 	return 0;
 }

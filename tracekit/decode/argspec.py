@@ -106,7 +106,7 @@ dup3: fd fd pipeflags -> fd
 pipe: pipefds
 pipe2: pipefds pipeflags
 socket: af socktype proto -> fd
-socketpair: af socktype proto p
+socketpair: af socktype proto pipefds
 connect: fd sockaddr u
 bind: fd sockaddr u
 accept: fd sockaddr_out len_inout -> fd
@@ -216,7 +216,11 @@ truncate: path ld
 fsync: fd
 fdatasync: fd
 flock: fd d
-sendfile: fd fd p u
+sendfile: fd fd off_inout u
+copy_file_range: fd off_in fd off_in u u
+splice: fd off_in fd off_in u x
+epoll_create1: epollflags -> fd
+epoll_create: d -> fd
 chroot: path
 umount2: path d
 setuid: d

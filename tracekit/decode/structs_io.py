@@ -514,6 +514,8 @@ def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int],
         "msghdr_in": _k_msghdr(fl, at_exit=False),
         "msghdr_out": _k_msghdr(fl, at_exit=True),
         "msgflags": lambda d, ev, i: _bits(fl.tables.MSG_FLAGS, ev.args[i] & 0xFFFFFFFF),
+        "epollflags": lambda d, ev, i: _bits(fl.tables.EPOLL_CREATE_FLAGS,
+                                             ev.args[i] & 0xFFFFFFFF),
     }
 
 

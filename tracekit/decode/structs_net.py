@@ -9,7 +9,8 @@ What strace prints (checked against strace 6.1 on Linux 6.18):
   the length pointer as ``[16]``, or ``[128 => 16]`` when the call changed it;
 - ``setsockopt(3, SOL_SOCKET, SO_REUSEADDR, [1], 4)``,
   ``getsockopt(3, SOL_SOCKET, SO_TYPE, [2], [4])``: an int-sized value as ``[N]``,
-  other values as their address.
+  SO_LINGER as ``{l_onoff=1, l_linger=5}``, other values as their bytes;
+- ``sendfile(6, 5, [0] => [10], 10)``, ``copy_file_range(5, [0], 6, NULL, 5, 0)``.
 
 The lengths are captured twice (at entry and at exit, tracekit/session/capture.py); the
 address at exit, as long as the length the kernel wrote (at most 128 bytes).
@@ -23,12 +24,12 @@ from typing import TYPE_CHECKING
 from tracekit._events import CAPF_FAULT, Syscall
 from tracekit.decode import flags as F
 from tracekit.decode.captures import capture, capture_out, succeeded
-from tracekit.decode.values import format_sockaddr, pointer, signed
+from tracekit.decode.values import format_sockaddr, pointer, quote, signed
 
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
 
-__all__ = ["format_len_inout", "kinds", "sockopt_name"]
+__all__ = ["format_len_inout", "k_off_in", "k_off_inout", "kinds", "sockopt_name"]
 
 
 def _int(data: bytes) -> int | None:
@@ -67,8 +68,37 @@ def _k_sockaddr_out(fl: F.ArchFlags) -> Callable[[SyscallDecoder, Syscall, int],
         if cap is None or after is None:
             return pointer(ev.args[i])
         n = min(after, before if before is not None else after, len(cap.data))
-        return format_sockaddr(cap.data[:max(n, 0)], fl.tables.ADDRESS_FAMILIES)
+        if n <= 0:                  # nothing written (recvfrom on a stream socket)
+            return pointer(ev.args[i])
+        return format_sockaddr(cap.data[:n], fl.tables.ADDRESS_FAMILIES)
     return k
+
+
+def _off(ev: Syscall, i: int) -> tuple[int | None, int | None]:
+    """A loff_t at argument ``i`` before and after the call (None: not captured)."""
+    caps = [c for c in ev.caps if c.arg == i and not c.flags & CAPF_FAULT and len(c.data) >= 8]
+    before = signed(int.from_bytes(caps[0].data[:8], "little")) if caps else None
+    after = (signed(int.from_bytes(caps[-1].data[:8], "little"))
+             if len(caps) >= 2 and succeeded(ev) else None)
+    return before, after
+
+
+def k_off_in(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """An offset the call reads (copy_file_range, splice): ``[0]``."""
+    if ev.args[i] == 0:
+        return "NULL"
+    before, _ = _off(ev, i)
+    return pointer(ev.args[i]) if before is None else f"[{before}]"
+
+
+def k_off_inout(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """sendfile's offset: ``[0] => [10]`` when the call succeeded, else ``[0]``."""
+    if ev.args[i] == 0:
+        return "NULL"
+    before, after = _off(ev, i)
+    if before is None:
+        return pointer(ev.args[i])
+    return f"[{before}]" if after is None else f"[{before}] => [{after}]"
 
 
 def sockopt_name(fl: F.ArchFlags, level: int, name: int) -> str:
@@ -82,13 +112,24 @@ def sockopt_name(fl: F.ArchFlags, level: int, name: int) -> str:
     return got if got is not None else str(signed(name, 32))
 
 
-def _optval(ev: Syscall, i: int, n: int | None, out: bool) -> str:
+def _optval(d: SyscallDecoder, ev: Syscall, i: int, n: int | None, out: bool) -> str:
+    """An option value of ``n`` bytes: an int as ``[1]``, SO_LINGER's struct, other
+    values as their bytes (``"bbr\\0\\0..."``), as strace prints options it has no
+    decoder for."""
     if ev.args[i] == 0:
         return "NULL"
     cap = capture_out(ev, i) if out else capture(ev, i)
-    if cap is None or n != 4 or len(cap.data) < 4:
+    if cap is None or n is None or n <= 0 or len(cap.data) < min(n, 4):
         return pointer(ev.args[i])
-    return f"[{_int(cap.data)}]"
+    T = d.flags.tables
+    if n == 4:
+        return f"[{_int(cap.data)}]"
+    if (T.SOL_LEVELS.get(ev.args[1] & 0xFFFFFFFF) == "SOL_SOCKET" and n == 8
+            and T.SO_NAMES.get(ev.args[2] & 0xFFFFFFFF) == "SO_LINGER" and len(cap.data) >= 8):
+        onoff, linger = _int(cap.data), _int(cap.data[4:])
+        return f"{{l_onoff={onoff}, l_linger={linger}}}"
+    data = cap.data[:n]
+    return quote(data, limit=d.string_limit, more=len(data) < n)
 
 
 def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int], str]]:
@@ -100,7 +141,9 @@ def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int],
         "sollevel": lambda d, ev, i: F.enum(T.SOL_LEVELS, ev.args[i]),
         "sockopt": lambda d, ev, i: sockopt_name(fl, ev.args[i - 1], ev.args[i]),
         # setsockopt's value: as long as its optlen argument
-        "optval_in": lambda d, ev, i: _optval(ev, i, signed(ev.args[i + 1], 32), False),
+        "optval_in": lambda d, ev, i: _optval(d, ev, i, signed(ev.args[i + 1], 32), False),
         # getsockopt's value: as long as the optlen the kernel wrote
-        "optval_out": lambda d, ev, i: _optval(ev, i, _lens(ev, i + 1)[1], True),
+        "optval_out": lambda d, ev, i: _optval(d, ev, i, _lens(ev, i + 1)[1], True),
+        "off_in": k_off_in,
+        "off_inout": k_off_inout,
     }

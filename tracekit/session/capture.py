@@ -304,6 +304,10 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "getsockname": _addr_out("usockaddr", "usockaddr_len"),
     "getpeername": _addr_out("usockaddr", "usockaddr_len"),
     "setsockopt": (_buf("optval", "optlen"),),
+    "socketpair": (_fixed("usockvec", 8, at_exit=True),),
+    "sendfile64": (_fixed("offset", 8), _fixed("offset", 8, at_exit=True)),
+    "copy_file_range": (_fixed("off_in", 8), _fixed("off_out", 8)),
+    "splice": (_fixed("off_in", 8), _fixed("off_out", 8)),
     "getsockopt": (_fixed("optlen", 4), _fixed("optlen", 4, at_exit=True),
                    _Override("optval", CAP_BUF, "optlen", BUF_CAP, 0, True, SPEC_LEN_PTR)),
 }

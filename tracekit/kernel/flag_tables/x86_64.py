@@ -1009,6 +1009,10 @@ EPOLL_EVENTS: tuple[tuple[int, str], ...] = (
     (0x80000000, 'EPOLLET'),
 )
 
+EPOLL_CREATE_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x80000, 'EPOLL_CLOEXEC'),
+)
+
 MSG_FLAGS: tuple[tuple[int, str], ...] = (
     (0x1, 'MSG_OOB'),
     (0x2, 'MSG_PEEK'),
@@ -1067,8 +1071,8 @@ SO_NAMES: dict[int, str] = {
     17: 'SO_PEERCRED',
     18: 'SO_RCVLOWAT',
     19: 'SO_SNDLOWAT',
-    20: 'SO_RCVTIMEO',
-    21: 'SO_SNDTIMEO',
+    20: 'SO_RCVTIMEO_OLD',
+    21: 'SO_SNDTIMEO_OLD',
     22: 'SO_SECURITY_AUTHENTICATION',
     23: 'SO_SECURITY_ENCRYPTION_TRANSPORT',
     24: 'SO_SECURITY_ENCRYPTION_NETWORK',
@@ -1076,15 +1080,15 @@ SO_NAMES: dict[int, str] = {
     26: 'SO_ATTACH_FILTER',
     27: 'SO_DETACH_FILTER',
     28: 'SO_PEERNAME',
-    29: 'SO_TIMESTAMP',
+    29: 'SO_TIMESTAMP_OLD',
     30: 'SO_ACCEPTCONN',
     31: 'SO_PEERSEC',
     32: 'SO_SNDBUFFORCE',
     33: 'SO_RCVBUFFORCE',
     34: 'SO_PASSSEC',
-    35: 'SO_TIMESTAMPNS',
+    35: 'SO_TIMESTAMPNS_OLD',
     36: 'SO_MARK',
-    37: 'SO_TIMESTAMPING',
+    37: 'SO_TIMESTAMPING_OLD',
     38: 'SO_PROTOCOL',
     39: 'SO_DOMAIN',
     40: 'SO_RXQ_OVFL',
