@@ -198,6 +198,9 @@ TABLES: dict[str, Table] = {
     "EPOLL_EVENTS": ("bits", ("linux/eventpoll.h",),
                      r"EPOLL(IN|PRI|OUT|ERR|HUP|NVAL|RDNORM|RDBAND|WRNORM|WRBAND|MSG|RDHUP|"
                      r"EXCLUSIVE|WAKEUP|ONESHOT|ET)", frozenset(), ()),
+    # the int argument of ioctl(TCFLSH) and ioctl(TCXONC) (asm-generic/termbits-common.h)
+    "TC_FLUSH": ("values", _TERMBITS, r"TC(I|O|IO)FLUSH", frozenset(), ()),
+    "TC_FLOW": ("values", _TERMBITS, r"TC(OOFF|OON|IOFF|ION)", frozenset(), ()),
     "EPOLL_CREATE_FLAGS": ("bits", ("linux/eventpoll.h",), r"EPOLL_CLOEXEC", frozenset(), ()),
     # send/recv flags and msghdr.msg_flags
     "MSG_FLAGS": ("bits", ("sys/socket.h",), r"MSG_[A-Z_]+",

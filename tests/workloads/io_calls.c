@@ -19,6 +19,7 @@
 #include <sys/select.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <termios.h>
 #include <unistd.h>
@@ -44,6 +45,9 @@ static void terminal(void)
 	ioctl(s, TIOCGPGRP, &pg);            /* ENOTTY: an address */
 	ioctl(m, TIOCGPGRP, &pg);
 	ioctl(s, FIOCLEX);
+	ioctl(s, TCFLSH, TCIFLUSH);
+	ioctl(s, TCXONC, TCOON);
+	ioctl(s, TCSBRK, 1);
 	ioctl(0, FICLONE, 1);
 	ioctl(s, _IOR('x', 0x77, int), &n);
 	ioctl(s, 0x1234, 0);
@@ -60,6 +64,8 @@ static void polling(void)
 	struct timespec ts = {1, 0};
 	sigset_t ss;
 	fd_set r, w;
+	struct timeval tv;
+	struct timespec zero = {0, 0};
 	struct epoll_event ev = {EPOLLIN | EPOLLET, {.u64 = 0x1234}}, out[4];
 
 	if (pipe(p))
@@ -78,6 +84,11 @@ static void polling(void)
 	FD_SET(p[0], &r);
 	FD_SET(p[1], &w);
 	pselect(p[1] + 1, &r, &w, NULL, &ts, NULL);
+	FD_ZERO(&w);
+	FD_SET(p[1], &w);
+	tv.tv_sec = 1;
+	tv.tv_usec = 0;
+	syscall(SYS_select, p[1] + 1, NULL, &w, NULL, &tv);
 	ep = epoll_create1(EPOLL_CLOEXEC);
 	epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &ev);
 	ev.data.u64 = 0xffffffff00000007ULL;
@@ -87,6 +98,7 @@ static void polling(void)
 	epoll_ctl(ep, EPOLL_CTL_DEL, p[1], NULL);
 	read(p[0], buf, sizeof(buf));
 	epoll_pwait(ep, out, 4, 0, &ss);     /* nothing ready: [] */
+	syscall(SYS_epoll_pwait2, ep, out, 4, &zero, NULL, 8);
 	close(ep);
 	close(p[0]);
 	close(p[1]);

@@ -11,7 +11,8 @@ be the struct. What strace prints (checked against strace 6.1 on Linux 6.18):
   the argument by request: ``TCGETS``/``TCSETS*``'s termios as
   ``{c_iflag=ICRNL|IXON, c_oflag=..., c_cflag=..., c_lflag=..., ...}``, ``TIOCGWINSZ``'s
   ``{ws_row=24, ws_col=80, ws_xpixel=0, ws_ypixel=0}``, an int as ``[1]``, FICLONE's fd in
-  decimal, none for requests without one (``ioctl(4, FIOCLEX)``), hex otherwise.
+  decimal, TCFLSH's ``TCIFLUSH``, none for requests without one (``ioctl(4, FIOCLEX)``),
+  hex otherwise.
 - ``poll``/``ppoll``: ``[{fd=3, events=POLLIN}]`` at entry, the return value followed by
   ``([{fd=3, revents=POLLIN}], left {tv_sec=0, tv_nsec=218})``; ``0 (Timeout)``.
 - ``select``/``pselect6``: sets as ``[0 5]``, the return value followed by
@@ -81,7 +82,8 @@ class _IoctlArg(NamedTuple):
     size: int            # bytes captured (0: not captured)
     into: bool           # the call reads it: captured at entry, shown whatever the result
     out: bool            # the call writes it: captured at exit, shown when it succeeded
-    fmt: str             # "termios", "winsize", "int", "fd" (the value), "none", "hex"
+    fmt: str             # "termios", "winsize", "int", "fd" (the value as an int),
+    #                      "flush"/"flow" (TCFLSH/TCXONC's value by name), "none", "hex"
 
 
 # How each request's argument prints (strace 6.1, term_ioctl.c and file_ioctl.c)
@@ -97,6 +99,10 @@ _IOCTL_KINDS: dict[str, _IoctlArg] = {
        for n in ("FIONBIO", "FIOASYNC", "TIOCSPGRP", "TIOCSETD", "TIOCSPTLCK", "TIOCPKT")},
     "FICLONE": _IoctlArg(0, False, False, "fd"),
     "TCSBRK": _IoctlArg(0, False, False, "fd"),
+    "TCSBRKP": _IoctlArg(0, False, False, "fd"),
+    "TIOCSCTTY": _IoctlArg(0, False, False, "fd"),
+    "TCFLSH": _IoctlArg(0, False, False, "flush"),
+    "TCXONC": _IoctlArg(0, False, False, "flow"),
     **{n: _IoctlArg(0, False, False, "none")
        for n in ("FIOCLEX", "FIONCLEX", "TIOCEXCL", "TIOCNXCL", "TIOCNOTTY", "TIOCSBRK",
                  "TIOCCBRK", "TIOCCONS")},
@@ -169,6 +175,8 @@ def k_ioctlarg(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
         return None
     if a.fmt == "fd":
         return str(signed(v, 32))
+    if a.fmt in ("flush", "flow"):
+        return F.enum(fl.tables.TC_FLUSH if a.fmt == "flush" else fl.tables.TC_FLOW, v)
     if v == 0:
         return "NULL"
     cap = capture(ev, i, whole=True) if a.into else capture_out(ev, i, whole=True)

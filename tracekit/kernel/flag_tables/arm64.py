@@ -997,6 +997,19 @@ EPOLL_EVENTS: tuple[tuple[int, str], ...] = (
     (0x80000000, 'EPOLLET'),
 )
 
+TC_FLUSH: dict[int, str] = {
+    0: 'TCIFLUSH',
+    1: 'TCOFLUSH',
+    2: 'TCIOFLUSH',
+}
+
+TC_FLOW: dict[int, str] = {
+    0: 'TCOOFF',
+    1: 'TCOON',
+    2: 'TCIOFF',
+    3: 'TCION',
+}
+
 EPOLL_CREATE_FLAGS: tuple[tuple[int, str], ...] = (
     (0x80000, 'EPOLL_CLOEXEC'),
 )
