@@ -107,12 +107,28 @@ def test_poll_entry_and_exit(dec: SyscallDecoder) -> None:
         "2 ([{fd=5, revents=POLLIN}, {fd=6, revents=POLLOUT}])")
     assert line(dec, call("poll", (ADDR, 2, 100), 0, (entry, out))).endswith("= 0 (Timeout)")
     # nfds larger than what was captured: the rest is "..."; a short exit capture
-    # shows only the whole elements it has
+    # shows only the whole elements it has (none with revents here: the plain return)
     cut = Capture(0, CAP_BUF, CAPF_TRUNC, pollfds((5, 1, 0)) + b"\x01\x02")
     assert line(dec, call("poll", (ADDR, 1000, 0), 1, (cut, cut))) == (
-        "poll([{fd=5, events=POLLIN}, ...], 1000, 0) = 1 ([])")
+        "poll([{fd=5, events=POLLIN}, ...], 1000, 0) = 1")
+    # a negative fd has no events (the kernel skips it); past -s 32 entries, "..."
+    neg = Capture(0, CAP_BUF, 0, pollfds((-1, 1, 0), (3, 0, 0)))
+    assert line(dec, call("poll", (ADDR, 2, 0), 0, (neg,))) == \
+        "poll([{fd=-1}, {fd=3, events=0}], 2, 0) = 0 (Timeout)"
+    many = pollfds(*[(k, 1, 1) for k in range(40)])
+    text = line(dec, call("poll", (ADDR, 40, 0), 40, (Capture(0, CAP_BUF, 0, many),) * 2))
+    assert text.count("revents=") == 32 and text.endswith("revents=POLLIN}, ...])")
     faulted = Capture(0, CAP_BUF, CAPF_FAULT, b"")
     assert line(dec, call("poll", (ADDR, 1, 0), 1, (faulted,))) == f"poll({ADDR:#x}, 1, 0) = 1"
+
+
+def test_select_ready_as_strace() -> None:
+    b = bytes([0b11000]) + bytes(7)                 # fds 3 and 4
+    assert IO.format_ready([b, None, None], 8, 2) == "in [3 4]"
+    assert IO.format_ready([b, b, None], 8, 3) == "in [3 4], out [3]"
+    # a set without fds after one printed still closes with "]" (strace's text)
+    assert IO.format_ready([b, bytes(8), b], 8, 3) == "in [3 4]], except [3]"
+    assert IO.format_ready([None, None, None], 8, 1) == ""
 
 
 def test_fdsets() -> None:

@@ -684,7 +684,7 @@ class SyscallDecoder:
             return self._fcntl_ret(ev, ret)
         fn = self.consts.ret_kinds.get(kind)
         if fn is not None:
-            return fn(ev, str(ret))
+            return fn(self, ev, str(ret))
         return str(ret)
 
     def _fcntl_ret(self, ev: Syscall, ret: int) -> str:

@@ -193,27 +193,38 @@ def k_ioctlarg(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
 
 # -- poll
 
-def format_pollfds(data: bytes, n: int, fl: F.ArchFlags, limit: int) -> str | None:
-    """poll's array at entry: ``[{fd=3, events=POLLIN}, ...]``, ``n`` elements (nfds);
-    past ``limit`` elements or the captured bytes, ``...``."""
+def format_pollfds(data: bytes, n: int, fl: F.ArchFlags, limit: int,
+                   fd_text: Callable[[int], str] = str) -> str | None:
+    """poll's array at entry: ``[{fd=3, events=POLLIN}, {fd=-1}, ...]``, ``n`` elements
+    (nfds; a negative fd has no events); past ``limit`` elements or the captured bytes,
+    ``...``. ``fd_text`` prints an fd (decorated with its path when fd paths are on)."""
     out = []
     for k in range(n):
         if k >= limit or (k + 1) * POLLFD.size > len(data):
             out.append("...")
             break
         fd, events, _ = POLLFD.unpack_from(data, k * POLLFD.size)
-        out.append(f"{{fd={fd}, events={_bits(fl.tables.POLL_EVENTS, events & 0xFFFF)}}}")
+        if fd < 0:
+            out.append(f"{{fd={fd}}}")
+        else:
+            out.append(f"{{fd={fd_text(fd)}, "
+                       f"events={_bits(fl.tables.POLL_EVENTS, events & 0xFFFF)}}}")
     return "[" + ", ".join(out) + "]"
 
 
-def format_revents(data: bytes, n: int, fl: F.ArchFlags) -> str:
-    """poll's array at exit, the elements with revents only: ``[{fd=3, revents=POLLIN}]``."""
+def format_revents(data: bytes, n: int, fl: F.ArchFlags, limit: int) -> str | None:
+    """poll's array at exit, only the elements with revents: ``[{fd=3, revents=POLLIN}]``
+    (``...`` after ``limit`` of them); None when none has."""
     out = []
     for k in range(min(n, len(data) // POLLFD.size)):
         fd, _, revents = POLLFD.unpack_from(data, k * POLLFD.size)
-        if revents:
-            out.append(f"{{fd={fd}, revents={_bits(fl.tables.POLL_EVENTS, revents & 0xFFFF)}}}")
-    return "[" + ", ".join(out) + "]"
+        if not revents:
+            continue
+        if len(out) >= limit:
+            out.append("...")
+            break
+        out.append(f"{{fd={fd}, revents={_bits(fl.tables.POLL_EVENTS, revents & 0xFFFF)}}}")
+    return "[" + ", ".join(out) + "]" if out else None
 
 
 def _caps_of(ev: Syscall, i: int) -> list[Capture]:
@@ -236,7 +247,8 @@ def _k_pollfds(fl: F.ArchFlags) -> KindFn:
         n = ev.args[i + 1] & 0xFFFFFFFF
         if entry is None or ev.args[i] == 0:
             return pointer(ev.args[i])
-        text = format_pollfds(entry.data, n, fl, d.string_limit)
+        text = format_pollfds(entry.data, n, fl, d.string_limit,
+                              lambda fd: d.fd_text(ev.tgid, fd))
         return pointer(ev.args[i]) if text is None else text
     return k
 
@@ -250,16 +262,19 @@ def _left(ev: Syscall, i: int, fmt: Callable[[bytes], str | None]) -> str | None
     return None if text is None else f"left {text}"
 
 
-def _ret_poll(fl: F.ArchFlags, timeout_arg: int | None) -> Callable[[Syscall, str], str]:
-    def r(ev: Syscall, plain: str) -> str:
+def _ret_poll(fl: F.ArchFlags, timeout_arg: int | None
+              ) -> Callable[[SyscallDecoder, Syscall, str], str]:
+    def r(d: SyscallDecoder, ev: Syscall, plain: str) -> str:
         if not succeeded(ev):
             return plain
         if ev.ret == 0:
             return "0 (Timeout)"
         parts = []
         _, out = _entry_exit(ev, 0)
-        if out is not None:
-            parts.append(format_revents(out.data, ev.args[1] & 0xFFFFFFFF, fl))
+        revents = None if out is None or ev.args[0] == 0 else format_revents(
+            out.data, ev.args[1] & 0xFFFFFFFF, fl, d.string_limit)
+        if revents is not None:
+            parts.append(revents)
         if timeout_arg is not None:
             left = _left(ev, timeout_arg, format_timespec)
             if left:
@@ -270,43 +285,68 @@ def _ret_poll(fl: F.ArchFlags, timeout_arg: int | None) -> Callable[[Syscall, st
 
 # -- select
 
-def format_fdset(data: bytes, nfds: int) -> str:
+def _set_bits(data: bytes, nfds: int) -> list[int]:
+    return [b for b in range(min(nfds, len(data) * 8)) if data[b >> 3] >> (b & 7) & 1]
+
+
+def format_fdset(data: bytes, nfds: int, fd_text: Callable[[int], str] = str) -> str:
     """An fd_set of ``nfds`` bits: ``[0 5]``."""
-    fds = [str(b) for b in range(min(nfds, len(data) * 8)) if data[b >> 3] >> (b & 7) & 1]
-    return "[" + " ".join(fds) + "]"
+    return "[" + " ".join(fd_text(b) for b in _set_bits(data, nfds)) + "]"
 
 
 def _nfds(ev: Syscall) -> int:
-    n = signed(ev.args[0], 32)
-    return max(0, min(n, 1024))
+    """select's nfds as the kernel takes it: an int, negative as 0 (fs/select.c)."""
+    return max(0, signed(ev.args[0], 32))
 
 
 def k_fdset(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-    if ev.args[i] == 0:
-        return "NULL"
+    """A set select reads; with nfds 0 strace reads none and prints the address."""
     entry, _ = _entry_exit(ev, i)
-    return pointer(ev.args[i]) if entry is None else format_fdset(entry.data, _nfds(ev))
+    if entry is None or ev.args[i] == 0 or _nfds(ev) == 0:
+        return pointer(ev.args[i])
+    return format_fdset(entry.data, _nfds(ev), lambda fd: d.fd_text(ev.tgid, fd))
 
 
-def _ret_select(timeout_fmt: Callable[[bytes], str | None]) -> Callable[[Syscall, str], str]:
-    def r(ev: Syscall, plain: str) -> str:
+def format_ready(sets: list[bytes | None], nfds: int, ready: int) -> str:
+    """select's result after ``=``: ``in [3], out [4]``: the fds of each set written
+    back, ``ready`` (the return value) of them in all, in strace's order and form."""
+    out, sep = "", ""
+    for k, data in enumerate(sets):
+        if ready <= 0:
+            break
+        if data is None:
+            continue
+        first = True
+        for fd in _set_bits(data, nfds):
+            if first:
+                out += f"{sep}{('in', 'out', 'except')[k]} [{fd}"
+                first, sep = False, ", "
+            else:
+                out += f" {fd}"
+            ready -= 1
+            if ready == 0:
+                break
+        if out:
+            out += "]"          # after each set once one was printed, as strace does
+    return out
+
+
+def _ret_select(timeout_fmt: Callable[[bytes], str | None]
+                ) -> Callable[[SyscallDecoder, Syscall, str], str]:
+    def r(d: SyscallDecoder, ev: Syscall, plain: str) -> str:
         if not succeeded(ev):
             return plain
         if ev.ret == 0:
             return "0 (Timeout)"
-        parts = []
-        for i, what in ((1, "in"), (2, "out"), (3, "except")):
-            if ev.args[i] == 0:
-                continue
-            _, out = _entry_exit(ev, i)
-            if out is not None:
-                text = format_fdset(out.data, _nfds(ev))
-                if text != "[]":
-                    parts.append(f"{what} {text}")
+        sets: list[bytes | None] = []
+        for i in (1, 2, 3):
+            _, got = _entry_exit(ev, i)
+            sets.append(None if ev.args[i] == 0 or got is None else got.data)
+        text = format_ready(sets, _nfds(ev), ev.ret)
         left = _left(ev, 4, timeout_fmt)
         if left:
-            parts.append(left)
-        return f"{ev.ret} ({', '.join(parts)})" if parts else plain
+            text += (", " if text else "") + left
+        return f"{ev.ret} ({text})" if text else plain
     return r
 
 
@@ -527,8 +567,9 @@ def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int],
     }
 
 
-def ret_kinds(fl: F.ArchFlags) -> dict[str, Callable[[Syscall, str], str]]:
-    """Return kinds: (record, the plain return text) -> the text strace prints after ``=``."""
+def ret_kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, str], str]]:
+    """Return kinds: (decoder, record, the plain return text) -> the text strace prints
+    after ``=``."""
     return {
         "poll": _ret_poll(fl, None),
         "ppoll": _ret_poll(fl, 2),
