@@ -215,7 +215,7 @@ def format_pollfds(data: bytes, n: int, fl: F.ArchFlags, limit: int,
 def format_revents(data: bytes, n: int, fl: F.ArchFlags, limit: int) -> str | None:
     """poll's array at exit, only the elements with revents: ``[{fd=3, revents=POLLIN}]``
     (``...`` after ``limit`` of them); None when none has."""
-    out = []
+    out: list[str] = []
     for k in range(min(n, len(data) // POLLFD.size)):
         fd, _, revents = POLLFD.unpack_from(data, k * POLLFD.size)
         if not revents:
