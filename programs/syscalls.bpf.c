@@ -821,14 +821,51 @@ __noinline int tk_cap_iov(struct tk_capbuf *c, __u64 src, __u64 cnt, __u32 lims,
 	return tk_cap_commit(c, c->caps_len, (hdr & 0xffff) | flags << 16, st & IOV_POS_MASK);
 }
 
-/* TK_CAP_MSGHDR: the struct msghdr at src (56 bytes: msg_name 0, msg_namelen 8, msg_iov
- * 16, msg_iovlen 24, msg_control 32, msg_controllen 40, msg_flags 48), a record of
- * msg_name with up to 128 bytes, then msg_iov as tk_cap_iov. */
-__noinline int tk_cap_msghdr(struct tk_capbuf *c, __u64 src, __u32 budget, __u32 ecap, __u32 hdr)
+/* A record of the memory at base (len bytes, at most TK_MSG_BLOB_MAX read) at data
+ * position pos <= TK_MSG_POS_MAX of the capture at c->caps_len; returns the position
+ * after it. */
+#define TK_MSG_BLOB_MAX 128
+#define TK_MSG_POS_MAX 256
+
+__noinline int tk_cap_blob(struct tk_capbuf *c, __u32 pos, __u64 base, __u64 len)
 {
 	struct tk_iov_elem *e;
-	__u64 *m;
 	__u32 off, got;
+
+	if (!c)
+		return pos;
+	off = c->caps_len;
+	if (off > TK_CAP_OFF_MAX || pos > TK_MSG_POS_MAX)
+		return pos;
+	e = (struct tk_iov_elem *)(c->data + off + sizeof(struct tk_cap) + pos);
+	e->base = base;
+	e->len = len;
+	e->flags = 0;
+	got = len > TK_MSG_BLOB_MAX ? TK_MSG_BLOB_MAX : len;
+	if (!base)
+		got = 0;
+	/* keep the clamp where the verifier sees it (clang folds it into the select) */
+	asm volatile("" : "+r"(got));
+	if (got > TK_MSG_BLOB_MAX)
+		got = TK_MSG_BLOB_MAX;
+	*(__u64 *)(c->data + off + sizeof(struct tk_cap) + pos + sizeof(*e) + (got & ~7U)) = 0;
+	if (got && bpf_probe_read_user(c->data + off + sizeof(struct tk_cap) + pos + sizeof(*e),
+				       got, (const void *)base)) {
+		got = 0;
+		e->flags = TK_CAPF_FAULT;
+	}
+	e->got = got;
+	return pos + sizeof(*e) + ((got + 7) & ~7U);
+}
+
+/* TK_CAP_MSGHDR: the struct msghdr at src (56 bytes: msg_name 0, msg_namelen 8, msg_iov
+ * 16, msg_iovlen 24, msg_control 32, msg_controllen 40, msg_flags 48), a record of
+ * msg_name (msg_namelen bytes), one of msg_control (msg_controllen bytes), each with at
+ * most TK_MSG_BLOB_MAX bytes, then msg_iov as tk_cap_iov. */
+__noinline int tk_cap_msghdr(struct tk_capbuf *c, __u64 src, __u32 budget, __u32 ecap, __u32 hdr)
+{
+	__u64 *m;
+	__u32 off, pos;
 
 	if (!c)
 		return 0;
@@ -838,24 +875,11 @@ __noinline int tk_cap_msghdr(struct tk_capbuf *c, __u64 src, __u32 budget, __u32
 	m = (__u64 *)(c->data + off + sizeof(struct tk_cap));
 	if (bpf_probe_read_user(m, 56, (const void *)src))
 		return -1;
-	e = (struct tk_iov_elem *)(c->data + off + sizeof(struct tk_cap) + 56);
-	e->base = m[0];
-	e->len = (__u32)m[1];
-	e->flags = 0;
-	got = (__u32)m[1];
-	if (got > 128)
-		got = 128;
-	if (!m[0])
-		got = 0;
-	*(__u64 *)(c->data + off + sizeof(struct tk_cap) + 56 + sizeof(*e) + (got & ~7U)) = 0;
-	if (got && bpf_probe_read_user(c->data + off + sizeof(struct tk_cap) + 56 + sizeof(*e),
-				       got, (const void *)e->base)) {
-		got = 0;
-		e->flags = TK_CAPF_FAULT;
-	}
-	e->got = got;
-	return tk_cap_iov(c, m[2], m[3], IOV_LIMS(budget, ecap, 56 + sizeof(*e) + ((got + 7) & ~7U)),
-			  hdr);
+	pos = tk_cap_blob(c, 56, m[0], (__u32)m[1]);
+	pos = tk_cap_blob(c, pos, m[4], m[5]);
+	if (pos > 2 * TK_MSG_POS_MAX)
+		return 0;
+	return tk_cap_iov(c, m[2], m[3], IOV_LIMS(budget, ecap, pos), hdr);
 }
 
 /* TK_CAP_IOV / TK_CAP_MSGHDR of spec sp: the data budget is spec.cap, and at exit also

@@ -69,8 +69,8 @@ enum tk_cap_kind {
 	TK_CAP_ARGV = 4,   /* a NULL-terminated array of strings (execve argv/envp): each
 			    * element NUL-terminated; a last element without NUL was cut */
 	TK_CAP_IOV = 5,    /* a struct iovec array (readv/writev): struct tk_iov_elem records */
-	TK_CAP_MSGHDR = 6, /* a struct msghdr (sendmsg/recvmsg): the msghdr, a tk_iov_elem-like
-			    * record of msg_name, then msg_iov as TK_CAP_IOV */
+	TK_CAP_MSGHDR = 6, /* a struct msghdr (sendmsg/recvmsg): the msghdr, tk_iov_elem
+			    * records of msg_name and msg_control, then msg_iov as TK_CAP_IOV */
 };
 #define TK_CAPF_TRUNC      (1U << 0) /* data is a prefix: cut at the cap */
 #define TK_CAPF_FAULT      (1U << 1) /* user memory could not be read (EFAULT): no data */
@@ -134,7 +134,8 @@ struct tk_beauty {
 /* TK_CAP_IOV data: one record per element read (at most TK_IOV_N; TK_CAPF_TRUNC on the
  * capture when the array has more), each followed by got bytes of iov_base, 0-padded to
  * 8. TK_CAP_MSGHDR data: the 56-byte struct msghdr (as read), one record for msg_name
- * (base, msg_namelen, the bytes got: at most 128), then the TK_CAP_IOV data of msg_iov. */
+ * (base, msg_namelen, the bytes got: at most 128), one for msg_control (base,
+ * msg_controllen, at most 128 bytes), then the TK_CAP_IOV data of msg_iov. */
 struct tk_iov_elem {
 	__u64 base;  /* iov_base */
 	__u64 len;   /* iov_len */

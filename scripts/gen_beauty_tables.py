@@ -205,6 +205,9 @@ TABLES: dict[str, Table] = {
     # send/recv flags and msghdr.msg_flags
     "MSG_FLAGS": ("bits", ("sys/socket.h",), r"MSG_[A-Z_]+",
                   frozenset({"MSG_TRYHARD", "MSG_SOCK_DEVMEM"}), ()),
+    # control message types of SOL_SOCKET (cmsg_type)
+    "SCM_TYPES": ("values", ("sys/socket.h",), r"SCM_(RIGHTS|CREDENTIALS|SECURITY|PIDFD)",
+                  frozenset(), ()),
     # socket option levels and the names of the common levels' options
     "SOL_LEVELS": ("values", ("sys/socket.h", "netinet/in.h", "netinet/tcp.h", "netinet/udp.h"),
                    r"SOL_(SOCKET|IP|TCP|UDP|IPV6|ICMPV6|RAW|PACKET|NETLINK|ALG|TLS)",

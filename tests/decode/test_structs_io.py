@@ -190,16 +190,42 @@ def test_iov(dec: SyscallDecoder) -> None:
 
 def test_msghdr(dec: SyscallDecoder) -> None:
     hdr = IO.MSGHDR.pack(0, 0, ADDR, 1, 0, 0, 0)
-    data = hdr + IO.IOV_ELEM.pack(0, 0, 0, 0) + iov((ADDR + 64, 5, b"hello"))
+    empty = IO.IOV_ELEM.pack(0, 0, 0, 0)
+    data = hdr + empty + empty + iov((ADDR + 64, 5, b"hello"))
     cap = Capture(1, CAP_MSGHDR, 0, data)
     assert line(dec, call("sendmsg", (8, ADDR, 0x40), 5, (cap,))) == (
         'sendmsg(8, {msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base="hello", iov_len=5}], '
         "msg_iovlen=1, msg_controllen=0, msg_flags=0}, MSG_DONTWAIT) = 5")
-    for short in (data[:40], data[:60], hdr + IO.IOV_ELEM.pack(0, 0, 200, 0)):
+    for short in (data[:40], data[:60], data[:90], hdr + IO.IOV_ELEM.pack(0, 0, 200, 0)):
         assert line(dec, call("sendmsg", (8, ADDR, 0), 5, (Capture(1, CAP_MSGHDR, 0, short),))) \
             == f"sendmsg(8, {ADDR:#x}, 0) = 5"
     assert line(dec, call("recvmsg", (8, ADDR, 0), -11, (cap,))).startswith(
         f"recvmsg(8, {ADDR:#x}, 0) = -1 EAGAIN")
+
+
+def cmsg(level: int, ctype: int, data: bytes, clen: int | None = None) -> bytes:
+    n = 16 + len(data) if clen is None else clen
+    return struct.pack("<Qii", n, level, ctype) + data + bytes(-len(data) % 8)
+
+
+def test_cmsgs() -> None:
+    ctl = IO.IovElem(ADDR, 24, cmsg(1, 1, struct.pack("<i", 5)))
+    assert IO.format_cmsgs(ctl, FL) == \
+        "[{cmsg_len=20, cmsg_level=SOL_SOCKET, cmsg_type=SCM_RIGHTS, cmsg_data=[5]}]"
+    creds = cmsg(1, 2, struct.pack("<iII", 42, 0, 0))
+    assert IO.format_cmsgs(IO.IovElem(ADDR, 32, creds), FL) == (
+        "[{cmsg_len=28, cmsg_level=SOL_SOCKET, cmsg_type=SCM_CREDENTIALS, "
+        "cmsg_data={pid=42, uid=0, gid=0}}]")
+    # a cmsg_len shorter than the header ends the walk; a huge one is cut at the buffer
+    assert IO.format_cmsgs(IO.IovElem(ADDR, 32, cmsg(1, 1, bytes(16), clen=3)), FL) == (
+        f"[{{cmsg_len=3, cmsg_level=SOL_SOCKET, cmsg_type=SCM_RIGHTS}}, ... /* {ADDR + 16:#x} */]")
+    assert IO.format_cmsgs(IO.IovElem(ADDR, 24, cmsg(1, 1, struct.pack("<i", 5), 1 << 63)), FL) \
+        == "[{cmsg_len=9223372036854775808, cmsg_level=SOL_SOCKET, cmsg_type=SCM_RIGHTS, " \
+           "cmsg_data=[5, 0]}]"
+    assert IO.format_cmsgs(IO.IovElem(ADDR, 24, None), FL) == f"{ADDR:#x}"
+    assert IO.format_cmsgs(IO.IovElem(ADDR, 8, b"\0" * 8), FL) == f"{ADDR:#x}"
+    assert IO.format_cmsgs(IO.IovElem(ADDR, 16, cmsg(99, 7, b"")), FL) == \
+        "[{cmsg_len=16, cmsg_level=0x63 /* SOL_??? */, cmsg_type=0x7}]"
 
 
 def test_socket_outputs(dec: SyscallDecoder) -> None:

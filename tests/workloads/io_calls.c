@@ -104,6 +104,50 @@ static void polling(void)
 	close(p[1]);
 }
 
+/* sendmsg/recvmsg with an fd passed in SCM_RIGHTS, a failed recvmsg and one from a
+ * datagram socket that fills msg_name */
+static void messages(int sv[2])
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl, rctl;
+	struct cmsghdr *cm;
+	char data[8], name[128];
+	struct iovec iov = {"fd", 2}, riov = {data, sizeof(data)};
+	struct msghdr mh = {0}, rh = {0};
+	struct sockaddr_in sa = {AF_INET, 0, {htonl(0x7f000001)}};
+	socklen_t len = sizeof(sa);
+	int u;
+
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = ctl.buf;
+	mh.msg_controllen = sizeof(ctl.buf);
+	cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	*(int *)CMSG_DATA(cm) = 0;
+	sendmsg(sv[0], &mh, 0);
+	rh.msg_iov = &riov;
+	rh.msg_iovlen = 1;
+	rh.msg_control = rctl.buf;
+	rh.msg_controllen = sizeof(rctl.buf);
+	recvmsg(sv[1], &rh, MSG_CMSG_CLOEXEC);
+	rh.msg_controllen = 0;
+	rh.msg_control = NULL;
+	recvmsg(sv[1], &rh, MSG_DONTWAIT);   /* EAGAIN: {msg_namelen=0} */
+	u = socket(AF_INET, SOCK_DGRAM, 0);
+	bind(u, (void *)&sa, sizeof(sa));
+	getsockname(u, (void *)&sa, &len);
+	sendto(u, "dgram", 5, 0, (void *)&sa, sizeof(sa));
+	rh.msg_name = name;
+	rh.msg_namelen = sizeof(name);
+	recvmsg(u, &rh, 0);                  /* msg_namelen=128 => 16 */
+	close(u);
+}
+
 static void vectors(void)
 {
 	int p[2], sv[2], nul;
@@ -127,6 +171,7 @@ static void vectors(void)
 	recvmsg(sv[1], &rh, 0);
 	getrandom(b1, 4, GRND_NONBLOCK);
 	close(nul);
+	messages(sv);
 }
 
 static void offsets(void)

@@ -32,7 +32,15 @@ import struct
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
-from tracekit._events import CAP_IOV, CAP_MSGHDR, CAPF_FAULT, CAPF_TRUNC, Capture, Syscall
+from tracekit._events import (
+    CAP_IOV,
+    CAP_MSGHDR,
+    CAP_STRUCT,
+    CAPF_FAULT,
+    CAPF_TRUNC,
+    Capture,
+    Syscall,
+)
 from tracekit.decode import flags as F
 from tracekit.decode.captures import KindFn, capture, capture_out, succeeded
 from tracekit.decode.structs_proc import SIGSET_SIZE, format_sigset, format_timeval
@@ -498,46 +506,122 @@ def _k_iov(*, at_exit: bool) -> KindFn:
     return k
 
 
-def parse_msghdr(data: bytes) -> tuple[tuple[int, ...], IovElem, list[IovElem]] | None:
-    """A MSGHDR capture: the msghdr's 7 fields, the msg_name record and msg_iov's."""
-    if len(data) < MSGHDR.size + IOV_ELEM.size:
+def parse_msghdr(data: bytes) -> tuple[tuple[int, ...], IovElem, IovElem, list[IovElem]] | None:
+    """A MSGHDR capture: the msghdr's 7 fields, the msg_name and msg_control records and
+    msg_iov's; None when the bytes are not that."""
+    if len(data) < MSGHDR.size:
         return None
     fields = MSGHDR.unpack_from(data)
-    names = parse_iov(data[MSGHDR.size:MSGHDR.size + IOV_ELEM.size
-                           + ((IOV_ELEM.unpack_from(data, MSGHDR.size)[2] + 7) & ~7)])
-    if not names:
-        return None
-    rest = MSGHDR.size + IOV_ELEM.size + ((len(names[0].data or b"") + 7) & ~7)
-    iov = parse_iov(data, rest)
+    blobs = []
+    pos = MSGHDR.size
+    for _ in range(2):
+        if pos + IOV_ELEM.size > len(data):
+            return None
+        got = IOV_ELEM.unpack_from(data, pos)[2]
+        end = pos + IOV_ELEM.size + ((got + 7) & ~7)
+        rec = parse_iov(data[pos:min(end, len(data))])
+        if not rec or len(rec) != 1:
+            return None
+        blobs.append(rec[0])
+        pos = end
+    iov = parse_iov(data, pos)
     if iov is None:
         return None
-    return fields, names[0], iov
+    return fields, blobs[0], blobs[1], iov
+
+
+_CMSG = struct.Struct("<Qii")                     # struct cmsghdr (64-bit)
+
+
+def format_cmsgs(ctl: IovElem, fl: F.ArchFlags, fd_text: Callable[[int], str] = str) -> str:
+    """msg_control as strace: ``[{cmsg_len=20, cmsg_level=SOL_SOCKET,
+    cmsg_type=SCM_RIGHTS, cmsg_data=[5]}]``; the address when unreadable; ``...`` when
+    more was there than captured."""
+    T = fl.tables
+    if ctl.data is None or ctl.length < _CMSG.size or len(ctl.data) < _CMSG.size:
+        return pointer(ctl.base)
+    buf = ctl.data
+    left = len(buf)
+    pos = 0
+    items = []
+    while left >= _CMSG.size:
+        clen, level, ctype = _CMSG.unpack_from(buf, pos)
+        n = min(clen, left)
+        data = buf[pos + _CMSG.size:pos + n] if n > _CMSG.size else b""
+        level_name = T.SOL_LEVELS.get(level & 0xFFFFFFFF)
+        text = (f"{{cmsg_len={clen}, cmsg_level="
+                f"{level_name or f'{level & 0xFFFFFFFF:#x} /* SOL_??? */'}, cmsg_type=")
+        if level_name == "SOL_SOCKET":
+            tname = T.SCM_TYPES.get(ctype & 0xFFFFFFFF)
+            text += tname or f"{ctype & 0xFFFFFFFF:#x} /* SCM_??? */"
+            if tname == "SCM_RIGHTS" and len(data) >= 4:
+                fds = struct.unpack_from(f"<{len(data) // 4}i", data)
+                text += ", cmsg_data=[" + ", ".join(fd_text(f) for f in fds) + "]"
+            elif tname == "SCM_CREDENTIALS" and len(data) >= 12:
+                pid, uid, gid = struct.unpack_from("<iII", data)
+                text += f", cmsg_data={{pid={pid}, uid={uid}, gid={gid}}}"
+        else:
+            text += _hex(ctype & 0xFFFFFFFF)
+        items.append(text + "}")
+        if n < _CMSG.size:
+            left -= _CMSG.size
+            break
+        step = (clen + 7) & ~7
+        if step >= left:
+            left = 0
+            break
+        pos += step
+        left -= step
+    if left:
+        items.append(f"... /* {ctl.base + len(buf) - left:#x} */")
+    elif len(buf) < ctl.length:
+        items.append("...")
+    return "[" + ", ".join(items) + "]"
+
+
+def _namelen_in(ev: Syscall, i: int) -> int | None:
+    """recvmsg's msg_namelen as the caller set it (the 16-byte entry capture)."""
+    for c in ev.caps:
+        if c.arg == i and c.kind == CAP_STRUCT and not c.flags & CAPF_FAULT and len(c.data) >= 12:
+            return signed(int.from_bytes(c.data[8:12], "little"), 32)
+    return None
 
 
 def _k_msghdr(fl: F.ArchFlags, *, at_exit: bool) -> KindFn:
+    """A msghdr; recvmsg's (``at_exit``) as the call filled it, ``msg_namelen=128 => 16``
+    when the call changed it, and ``{msg_namelen=128}`` when the call failed."""
     def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-        cap = capture_out(ev, i) if at_exit else capture(ev, i)
-        if cap is None or cap.kind != CAP_MSGHDR:
+        user_namelen = _namelen_in(ev, i) if at_exit else None
+        if at_exit and not succeeded(ev):
+            return pointer(ev.args[i]) if user_namelen is None else \
+                f"{{msg_namelen={user_namelen}}}"
+        cap = next((c for c in ev.caps if c.arg == i and c.kind == CAP_MSGHDR), None)
+        if cap is None or cap.flags & CAPF_FAULT:
             return pointer(ev.args[i])
         got = parse_msghdr(cap.data)
         if got is None:
             return pointer(ev.args[i])
-        (name, namelen, iov, iovlen, control, controllen, mflags), nm, elems = got
+        (name, namelen, iov, iovlen, control, controllen, mflags), nm, ctl, elems = got
+        shown = namelen if user_namelen is None else min(namelen, user_namelen)
         if name == 0:
             name_text = "NULL"
-        elif nm.data is None or namelen == 0:
+        elif nm.data is None or shown <= 0:
             name_text = pointer(name)
         else:
-            name_text = format_sockaddr(nm.data[:namelen], fl.tables.ADDRESS_FAMILIES)
+            name_text = format_sockaddr(nm.data[:shown], fl.tables.ADDRESS_FAMILIES)
+        if user_namelen is not None and user_namelen != namelen:
+            namelen_text = f"{user_namelen} => {namelen}"
+        else:
+            namelen_text = str(namelen)
         iov_text = (pointer(iov) if iov and not elems and iovlen else
                     "NULL" if iov == 0 else
                     format_iov(elems, min(iovlen, 1 << 20), ev.ret if at_exit else None,
                                d.string_limit,
                                more=bool(cap.flags & CAPF_TRUNC) and len(elems) < iovlen))
-        parts = [f"msg_name={name_text}", f"msg_namelen={namelen}", f"msg_iov={iov_text}",
+        parts = [f"msg_name={name_text}", f"msg_namelen={namelen_text}", f"msg_iov={iov_text}",
                  f"msg_iovlen={iovlen}"]
         if controllen:
-            parts.append(f"msg_control={pointer(control)}")
+            parts.append("msg_control=" + format_cmsgs(ctl, fl, lambda fd: d.fd_text(ev.tgid, fd)))
         parts += [f"msg_controllen={controllen}",
                   f"msg_flags={_bits(fl.tables.MSG_FLAGS, mflags & 0xFFFFFFFF)}"]
         return "{" + ", ".join(parts) + "}"

@@ -297,7 +297,8 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     **{name: (_iov("vec", at_exit=True),) for name in ("readv", "preadv")},
     **{name: (_iov("vec"),) for name in ("writev", "pwritev")},
     "sendmsg": (_Override("msg", CAP_MSGHDR, None, BUF_MAX, BUF_CAP),),
-    "recvmsg": (_Override("msg", CAP_MSGHDR, None, BUF_MAX, BUF_CAP, True),),
+    # recvmsg: msg_name and msg_namelen as the caller set them, then the filled msghdr
+    "recvmsg": (_fixed("msg", 16), _Override("msg", CAP_MSGHDR, None, BUF_MAX, BUF_CAP, True)),
     "recvfrom": (_buf("ubuf", "ret", at_exit=True), *_addr_out("addr", "addr_len")),
     "accept": _addr_out("upeer_sockaddr", "upeer_addrlen"),
     "accept4": _addr_out("upeer_sockaddr", "upeer_addrlen"),

@@ -1050,6 +1050,11 @@ MSG_FLAGS: tuple[tuple[int, str], ...] = (
     (0x40000000, 'MSG_CMSG_CLOEXEC'),
 )
 
+SCM_TYPES: dict[int, str] = {
+    1: 'SCM_RIGHTS',
+    2: 'SCM_CREDENTIALS',
+}
+
 SOL_LEVELS: dict[int, str] = {
     0: 'SOL_IP',
     1: 'SOL_SOCKET',
