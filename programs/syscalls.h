@@ -109,7 +109,7 @@ struct tk_cap {
 #define TK_IOCTL_OUT (1U << 17) /* the call writes it: captured at exit (when it succeeded) */
 /* TK_CAP_IOV / TK_CAP_MSGHDR: spec.cap bounds all data, spec.size one element's bytes;
  * at exit (TK_SPEC_AT_EXIT) the data is also bounded by the return value. */
-#define TK_IOV_N 8 /* iovec elements read */
+#define TK_IOV_N 32 /* iovec elements read (strace -s 32 shows as many) */
 
 /* Bounds the BPF side enforces (clamps spec values above them). */
 #define TK_STR_MAX  4096 /* STR cap: PATH_MAX */

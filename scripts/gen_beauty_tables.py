@@ -205,6 +205,11 @@ TABLES: dict[str, Table] = {
     # send/recv flags and msghdr.msg_flags
     "MSG_FLAGS": ("bits", ("sys/socket.h",), r"MSG_[A-Z_]+",
                   frozenset({"MSG_TRYHARD", "MSG_SOCK_DEVMEM"}), ()),
+    "SHUT_HOW": ("values", ("sys/socket.h",), r"SHUT_(RD|WR|RDWR)", frozenset(), ()),
+    # preadv2/pwritev2 flags
+    "RWF_FLAGS": ("bits", ("linux/fs.h",),
+                  r"RWF_(HIPRI|DSYNC|SYNC|NOWAIT|APPEND|NOAPPEND|ATOMIC|DONTCACHE)",
+                  frozenset(), ()),
     # control message types of SOL_SOCKET (cmsg_type)
     "SCM_TYPES": ("values", ("sys/socket.h",), r"SCM_(RIGHTS|CREDENTIALS|SECURITY|PIDFD)",
                   frozenset(), ()),

@@ -8,8 +8,8 @@ setsockopt and getsockopt.
 tests/workloads/io_calls.c makes every call, each with the same outcome from run to run;
 it runs under ``strace -f -qq`` and under tracekit's strace format, and the lines of these
 calls are compared whole after normalising only what differs between two runs:
-addresses, the ephemeral ports, the pty number, getrandom's bytes and the time a
-timeout had left.
+addresses, the ephemeral ports, the pty number, the process's own pid (SO_PEERCRED),
+getrandom's bytes and the time a timeout had left.
 """
 
 from __future__ import annotations
@@ -31,11 +31,13 @@ CALLS = frozenset({"ioctl", "poll", "ppoll", "pselect6", "select", "epoll_ctl", 
                    "epoll_pwait", "readv", "writev", "pwritev", "sendmsg", "recvmsg",
                    "getrandom", "accept4", "getsockname", "getpeername", "recvfrom",
                    "sendto", "setsockopt", "getsockopt", "socketpair", "sendfile",
-                   "copy_file_range", "epoll_create1", "epoll_pwait2"})
+                   "copy_file_range", "epoll_create1", "epoll_pwait2", "preadv2",
+                   "pwritev2", "shutdown"})
 _PORT = re.compile(r"htons\(\d+\)")
 _LEFT = re.compile(r"left \{tv_sec=\d+, tv_(?:nsec|usec)=\d+\}")
 _RANDOM = re.compile(r'^getrandom\("[^"]*"')
 _PTN = re.compile(r"TIOCGPTN, \[\d+\]")       # which pty the system had free
+_PEER_PID = re.compile(r"\{pid=\d+, uid=")      # SO_PEERCRED: the process itself
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +53,7 @@ def exe(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def text_of(c: Call) -> str:
     line = norm(f"{c.name}({', '.join(c.args)}) = {c.ret}")
-    line = _PTN.sub("TIOCGPTN, [N]", line)
+    line = _PEER_PID.sub("{pid=PID, uid=", _PTN.sub("TIOCGPTN, [N]", line))
     line = _LEFT.sub("left {tv_sec=N, tv_nsec=N}", _PORT.sub("htons(PORT)", line))
     return _RANDOM.sub('getrandom("RANDOM"', line)
 
@@ -82,5 +84,7 @@ def test_io_calls_equal_strace(tmp_path: Path, exe: Path) -> None:
                  "{l_onoff=1, l_linger=5}", "SO_RCVTIMEO_OLD, \"\\1\\0", "TCP_CONGESTION, \"",
                  "[128 => 0]", "TCFLSH, TCIFLUSH", "TCXONC, TCOON", "TCSBRK, 1)",
                  "select(", "(out [", "epoll_pwait2(", "cmsg_type=SCM_RIGHTS, cmsg_data=[",
-                 "{msg_namelen=0}", "msg_namelen=128 => 16"):
+                 "{msg_namelen=0}", "msg_namelen=128 => 16", "preadv2(", "RWF_DSYNC) = 5",
+                 "SO_PEERCRED, {pid=PID, uid=0, gid=0}, [12]", "SHUT_WR",
+                 '{iov_base="x", iov_len=1}, ...], 40)'):
         assert want in text, want

@@ -153,8 +153,10 @@ static void vectors(void)
 	int p[2], sv[2], nul;
 	char b1[4], b2[64];
 	struct iovec iov[2] = {{"hello", 5}, {" world, and more than thirty-two bytes", 39}};
-	struct iovec ri[2] = {{b1, 4}, {b2, 64}};
+	struct iovec ri[2] = {{b1, 4}, {b2, 64}}, many[40];
 	struct msghdr mh = {0}, rh = {0};
+	struct ucred cred;
+	socklen_t clen = sizeof(cred);
 
 	if (pipe(p) || socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
 		return;
@@ -163,6 +165,11 @@ static void vectors(void)
 	readv(-1, ri, 2);                    /* EBADF: an address */
 	nul = open("/dev/null", O_WRONLY);
 	pwritev(nul, iov, 1, 0);
+	preadv2(nul, ri, 1, 0, 0);            /* write-only: EBADF, the bases as addresses */
+	pwritev2(nul, iov, 1, 0, RWF_DSYNC);
+	for (int k = 0; k < 40; k++)
+		many[k] = (struct iovec){"x", 1};
+	writev(nul, many, 40);               /* more elements than strace shows */
 	mh.msg_iov = iov;
 	mh.msg_iovlen = 2;
 	sendmsg(sv[0], &mh, MSG_DONTWAIT);
@@ -172,6 +179,8 @@ static void vectors(void)
 	getrandom(b1, 4, GRND_NONBLOCK);
 	close(nul);
 	messages(sv);
+	getsockopt(sv[0], SOL_SOCKET, SO_PEERCRED, &cred, &clen);
+	shutdown(sv[0], SHUT_WR);
 }
 
 static void offsets(void)

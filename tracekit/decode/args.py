@@ -438,7 +438,7 @@ _FD_ACTIONS = {"close": _FD_CLOSE, "open": _FD_OPEN, "creat": _FD_OPEN, "openat"
 
 
 # Kinds that end the argument list when they return None (the rest is not printed).
-_STOPPERS = frozenset({k_omode, k_fcntlarg, structs_io.k_ioctlarg})
+_STOPPERS = frozenset({k_omode, k_fcntlarg, structs_io.k_ioctlarg, structs_io.k_stop})
 ArgsFn = Callable[["SyscallDecoder", Syscall], tuple[str, ...]]
 _Deps = tuple[tuple[int, "str | None"], ...]   # (fd, target) pairs a text was made from
 

@@ -63,6 +63,8 @@ readv: fd iovr d
 writev: fd iovw d
 preadv: fd iovr d ld
 pwritev: fd iovw d ld
+preadv2: fd iovr d ld rwf_next stop
+pwritev2: fd iovw d ld rwf_next stop
 open: path oflags omode -> fd
 openat: dirfd path oflags omode -> fd
 openat2: dirfd path p u -> fd
@@ -112,7 +114,7 @@ bind: fd sockaddr u
 accept: fd sockaddr_out len_inout -> fd
 accept4: fd sockaddr_out len_inout sockflags -> fd
 listen: fd d
-shutdown: fd d
+shutdown: fd shuthow
 getsockname: fd sockaddr_out len_inout
 getpeername: fd sockaddr_out len_inout
 sendto: fd bufw u msgflags sockaddr u

@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 __all__ = [
     "EPOLL_EVENT_SIZES", "IOCTL_ARGS", "IovElem", "format_epoll_events", "format_fdset",
     "format_iov", "format_pollfds", "format_revents", "format_termios", "format_winsize",
-    "ioctl_name", "k_ioctlarg", "kinds", "parse_iov", "ret_kinds",
+    "ioctl_name", "k_ioctlarg", "k_stop", "kinds", "parse_iov", "ret_kinds",
 ]
 
 # struct epoll_event: u32 events, u64 data; packed on x86_64 (include/uapi/linux/eventpoll.h)
@@ -628,6 +628,17 @@ def _k_msghdr(fl: F.ArchFlags, *, at_exit: bool) -> KindFn:
     return k
 
 
+def k_rwf_next(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """preadv2/pwritev2's flags, printed where pos_h is (strace prints the offset, then the
+    flags: pos_h is not an argument of its own on 64-bit)."""
+    return _bits(d.flags.tables.RWF_FLAGS, ev.args[i + 1] & 0xFFFFFFFF) if i < 5 else "0"
+
+
+def k_stop(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
+    """The arguments end here."""
+    return None
+
+
 def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int], str | None]]:
     """The argument kinds of this module for ``fl``'s arch (merged by tracekit.decode.args)."""
     return {
@@ -645,6 +656,9 @@ def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int],
         "iovr": _k_iov(at_exit=True),
         "msghdr_in": _k_msghdr(fl, at_exit=False),
         "msghdr_out": _k_msghdr(fl, at_exit=True),
+        "rwf_next": k_rwf_next,
+        "stop": k_stop,
+        "shuthow": lambda d, ev, i: F.enum(fl.tables.SHUT_HOW, ev.args[i]),
         "msgflags": lambda d, ev, i: _bits(fl.tables.MSG_FLAGS, ev.args[i] & 0xFFFFFFFF),
         "epollflags": lambda d, ev, i: _bits(fl.tables.EPOLL_CREATE_FLAGS,
                                              ev.args[i] & 0xFFFFFFFF),

@@ -9,7 +9,8 @@ What strace prints (checked against strace 6.1 on Linux 6.18):
   the length pointer as ``[16]``, or ``[128 => 16]`` when the call changed it;
 - ``setsockopt(3, SOL_SOCKET, SO_REUSEADDR, [1], 4)``,
   ``getsockopt(3, SOL_SOCKET, SO_TYPE, [2], [4])``: an int-sized value as ``[N]``,
-  SO_LINGER as ``{l_onoff=1, l_linger=5}``, other values as their bytes;
+  SO_LINGER as ``{l_onoff=1, l_linger=5}``, SO_PEERCRED as ``{pid=1, uid=0, gid=0}``,
+  other values as their bytes;
 - ``sendfile(6, 5, [0] => [10], 10)``, ``copy_file_range(5, [0], 6, NULL, 5, 0)``.
 
 The lengths are captured twice (at entry and at exit, tracekit/session/capture.py); the
@@ -18,6 +19,7 @@ address at exit, as long as the length the kernel wrote (at most 128 bytes).
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
@@ -124,10 +126,14 @@ def _optval(d: SyscallDecoder, ev: Syscall, i: int, n: int | None, out: bool) ->
     T = d.flags.tables
     if n == 4:
         return f"[{_int(cap.data)}]"
-    if (T.SOL_LEVELS.get(ev.args[1] & 0xFFFFFFFF) == "SOL_SOCKET" and n == 8
-            and T.SO_NAMES.get(ev.args[2] & 0xFFFFFFFF) == "SO_LINGER" and len(cap.data) >= 8):
+    so = (T.SO_NAMES.get(ev.args[2] & 0xFFFFFFFF)
+          if T.SOL_LEVELS.get(ev.args[1] & 0xFFFFFFFF) == "SOL_SOCKET" else None)
+    if so == "SO_LINGER" and n == 8 and len(cap.data) >= 8:
         onoff, linger = _int(cap.data), _int(cap.data[4:])
         return f"{{l_onoff={onoff}, l_linger={linger}}}"
+    if so == "SO_PEERCRED" and n >= 12 and len(cap.data) >= 12:
+        pid, uid, gid = struct.unpack_from("<iII", cap.data)
+        return f"{{pid={pid}, uid={uid}, gid={gid}}}"
     data = cap.data[:n]
     return quote(data, limit=d.string_limit, more=len(data) < n)
 

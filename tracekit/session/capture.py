@@ -294,8 +294,8 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
         "epoll_pwait2": (_array("events", "ret", EPOLL_EVENT_SIZE, True),
                          _fixed("timeout", TIMESPEC_SIZE), _fixed("sigmask", SIGSET_SIZE)),
     } if EPOLL_EVENT_SIZE else {}),
-    **{name: (_iov("vec", at_exit=True),) for name in ("readv", "preadv")},
-    **{name: (_iov("vec"),) for name in ("writev", "pwritev")},
+    **{name: (_iov("vec", at_exit=True),) for name in ("readv", "preadv", "preadv2")},
+    **{name: (_iov("vec"),) for name in ("writev", "pwritev", "pwritev2")},
     "sendmsg": (_Override("msg", CAP_MSGHDR, None, BUF_MAX, BUF_CAP),),
     # recvmsg: msg_name and msg_namelen as the caller set them, then the filled msghdr
     "recvmsg": (_fixed("msg", 16), _Override("msg", CAP_MSGHDR, None, BUF_MAX, BUF_CAP, True)),

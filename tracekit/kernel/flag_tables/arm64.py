@@ -1038,6 +1038,20 @@ MSG_FLAGS: tuple[tuple[int, str], ...] = (
     (0x40000000, 'MSG_CMSG_CLOEXEC'),
 )
 
+SHUT_HOW: dict[int, str] = {
+    0: 'SHUT_RD',
+    1: 'SHUT_WR',
+    2: 'SHUT_RDWR',
+}
+
+RWF_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'RWF_HIPRI'),
+    (0x2, 'RWF_DSYNC'),
+    (0x4, 'RWF_SYNC'),
+    (0x8, 'RWF_NOWAIT'),
+    (0x10, 'RWF_APPEND'),
+)
+
 SCM_TYPES: dict[int, str] = {
     1: 'SCM_RIGHTS',
     2: 'SCM_CREDENTIALS',
