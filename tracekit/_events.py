@@ -48,7 +48,7 @@ class Capture(msgspec.Struct, frozen=True, gc=False):
     """User memory of one argument, read by the BPF program (``struct tk_cap``)."""
 
     arg: int            # argument index 0..5
-    kind: int           # CAP_STR, CAP_BUF, CAP_STRUCT, CAP_ARGV
+    kind: int           # CAP_STR, CAP_BUF, CAP_STRUCT, CAP_ARGV, CAP_IOV, CAP_MSGHDR
     flags: int          # CAPF_* bits (TRUNC: data is a prefix; FAULT: unreadable)
     data: bytes         # STR: without NUL; ARGV: NUL-terminated elements
 
