@@ -747,6 +747,34 @@ __noinline long tk_spec_len(const struct tk_beauty_spec *sp, const struct tk_scr
 	return want;
 }
 
+/* TK_SPEC_DEREF: the struct of size bytes (8..64) at src, then up to cap - size bytes
+ * (at most 128) at the pointer in its first word, when that is not NULL and readable;
+ * the capture holds both. -1: the struct is unreadable. */
+__noinline int tk_cap_deref(struct tk_capbuf *c, __u64 src, __u32 size, __u32 cap, __u32 hdr)
+{
+	__u32 off, more;
+	__u64 p;
+
+	if (!c)
+		return 0;
+	off = c->caps_len;
+	if (off > TK_CAP_OFF_MAX || size < 8)
+		return 0;
+	if (size > 64)
+		size = 64;
+	more = cap > size ? cap - size : 0;
+	asm volatile("" : "+r"(more));
+	if (more > 128)
+		more = 128;
+	if (bpf_probe_read_user(c->data + off + sizeof(struct tk_cap), size, (const void *)src))
+		return -1;
+	p = *(__u64 *)(c->data + off + sizeof(struct tk_cap));
+	if (p && more && !bpf_probe_read_user(c->data + off + sizeof(struct tk_cap) + size, more,
+					      (const void *)p))
+		size += more;
+	return tk_cap_commit(c, off, hdr, size);
+}
+
 /* The iovec loop keeps its state in one scalar (as the argv loop): data position | bytes
  * of data still allowed << 13 | IOV_STOP | IOV_ERR. Positions and budgets are at most
  * TK_BUF_MAX (13 bits). An element starts at pos <= IOV_POS_MAX and brings at most
@@ -958,6 +986,8 @@ __noinline int tk_capture(struct tk_capbuf *c, const struct tk_beauty_spec *sp,
 		} else {
 			return 0;
 		}
+		if (kind == TK_CAP_STRUCT && (sp->flags & TK_SPEC_DEREF))
+			return tk_cap_deref(c, s->args[arg], sp->size, sp->cap, hdr);
 		if ((sp->flags & (TK_SPEC_IOCTL | TK_SPEC_FDSET | TK_SPEC_LEN_PTR)) ||
 		    (la != TK_LEN_NONE && sp->size)) {
 			long n = tk_spec_len(sp, s, ret, want);

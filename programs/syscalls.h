@@ -104,6 +104,8 @@ struct tk_cap {
 #define TK_SPEC_FDSET   (1U << 2) /* len_arg is select's nfds: the fd_set's bytes, in longs */
 #define TK_SPEC_LEN_PTR (1U << 3) /* len_arg's register points to the int length (addrlen,
 				   * optlen): read it from user memory */
+#define TK_SPEC_DEREF   (1U << 4) /* STRUCT of size bytes whose first word is a pointer:
+				   * then cap - size bytes from there (pselect6's sigmask) */
 /* Value of the "ioctl_sizes" map (key: the 32-bit request): size | TK_IOCTL_* */
 #define TK_IOCTL_IN  (1U << 16) /* the call reads the struct: captured at entry */
 #define TK_IOCTL_OUT (1U << 17) /* the call writes it: captured at exit (when it succeeded) */

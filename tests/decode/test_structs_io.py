@@ -147,6 +147,20 @@ def test_select_ret(dec: SyscallDecoder) -> None:
         "1 (in [5], left {tv_sec=0, tv_nsec=100000})")
 
 
+def test_pselect_sigmask(dec: SyscallDecoder) -> None:
+    def sig(data: bytes) -> str:
+        ev = call("pselect6", (1, 0, 0, 0, 0, ADDR), 0, (Capture(5, CAP_STRUCT, 0, data),))
+        return dec.decode(ev).args[5]
+    usr1 = (1 << 9).to_bytes(8, "little")
+    assert sig(struct.pack("<QQ", ADDR + 64, 8) + usr1) == "{sigmask=[USR1], sigsetsize=8}"
+    assert sig(struct.pack("<QQ", 0, 8)) == "{sigmask=NULL, sigsetsize=8}"
+    # the set unread (16 bytes only) or of another size: its address
+    assert sig(struct.pack("<QQ", ADDR + 64, 8)) == f"{{sigmask={ADDR + 64:#x}, sigsetsize=8}}"
+    assert sig(struct.pack("<QQ", ADDR + 64, 4) + usr1) == \
+        f"{{sigmask={ADDR + 64:#x}, sigsetsize=4}}"
+    assert sig(b"\x01" * 15) == f"{ADDR:#x}"
+
+
 def test_epoll_events(dec: SyscallDecoder) -> None:
     ev = struct.pack("<IQ", 0x80000001, 0x1234)
     assert line(dec, call("epoll_ctl", (7, 1, 5, ADDR), 0, (Capture(3, CAP_STRUCT, 0, ev),))) \

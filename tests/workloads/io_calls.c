@@ -84,6 +84,7 @@ static void polling(void)
 	FD_SET(p[0], &r);
 	FD_SET(p[1], &w);
 	pselect(p[1] + 1, &r, &w, NULL, &ts, NULL);
+	pselect(p[1] + 1, &r, NULL, NULL, &ts, &ss);
 	FD_ZERO(&w);
 	FD_SET(p[1], &w);
 	tv.tv_sec = 1;

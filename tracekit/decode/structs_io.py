@@ -381,15 +381,20 @@ def k_sigmask(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 
 def k_pselect_sig(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-    """pselect6's ``{sigmask=NULL, sigsetsize=8}`` (a pointer and a size, fs/select.c);
-    the sigset it points to is not read: its address."""
+    """pselect6's ``{sigmask=[USR1], sigsetsize=8}`` (a pointer and a size, fs/select.c;
+    the capture holds the set after them); the set's address when it was not read or
+    its size is not the kernel's."""
     if ev.args[i] == 0:
         return "NULL"
     cap = capture(ev, i)
     if cap is None or len(cap.data) < 16:
         return pointer(ev.args[i])
     ss, size = struct.unpack_from("<QQ", cap.data)
-    return f"{{sigmask={pointer(ss)}, sigsetsize={size}}}"
+    if ss and size == SIGSET_SIZE and len(cap.data) >= 16 + SIGSET_SIZE:
+        mask = format_sigset(cap.data[16:16 + SIGSET_SIZE], d.flags)
+    else:
+        mask = pointer(ss)
+    return f"{{sigmask={mask}, sigsetsize={size}}}"
 
 
 # -- epoll

@@ -74,6 +74,7 @@ SPEC_AT_EXIT = 1
 SPEC_IOCTL = 2           # len_arg is the ioctl request: size from the ioctl_sizes map
 SPEC_FDSET = 4           # len_arg is select's nfds: the fd_set's bytes
 SPEC_LEN_PTR = 8         # len_arg points to the int length (addrlen, optlen)
+SPEC_DEREF = 16          # a struct whose first word points to more to read (size, cap)
 IOCTL_IN, IOCTL_OUT = 1 << 16, 1 << 17     # ioctl_sizes values: size | direction
 IOV_ELEM_MAX = 1024      # TK_IOV_ELEM_MAX: bytes of one iovec element
 STR_MAX, BUF_MAX, ARGV_MAX, ARGV_ELEM_MAX = 4096, 4096, 3072, 1024
@@ -282,9 +283,11 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
                *_fdsets("inp", "outp", "exp", at_exit=True),
                _fixed("tvp", TIMEVAL_SIZE, at_exit=True)),
     # pselect6: eight specs at most, so the except set is not read again at exit;
-    # sig is {const sigset_t *ss; size_t ss_len} (fs/select.c)
+    # sig is {const sigset_t *ss; size_t ss_len} (fs/select.c): read with the set
+    # ss points to
     "pselect6": (*_fdsets("inp", "outp", "exp"), _fixed("tsp", TIMESPEC_SIZE),
-                 _fixed("sig", 16), *_fdsets("inp", "outp", at_exit=True),
+                 _Override("sig", CAP_STRUCT, None, 16 + SIGSET_SIZE, 16, False, SPEC_DEREF),
+                 *_fdsets("inp", "outp", at_exit=True),
                  _fixed("tsp", TIMESPEC_SIZE, at_exit=True)),
     **({
         "epoll_ctl": (_fixed("event", EPOLL_EVENT_SIZE),),
