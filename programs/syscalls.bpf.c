@@ -889,25 +889,28 @@ __noinline int tk_cap_blob(struct tk_capbuf *c, __u32 pos, __u64 base, __u64 len
 /* TK_CAP_MSGHDR: the struct msghdr at src (56 bytes: msg_name 0, msg_namelen 8, msg_iov
  * 16, msg_iovlen 24, msg_control 32, msg_controllen 40, msg_flags 48), a record of
  * msg_name (msg_namelen bytes), one of msg_control (msg_controllen bytes), each with at
- * most TK_MSG_BLOB_MAX bytes, then msg_iov as tk_cap_iov. */
-__noinline int tk_cap_msghdr(struct tk_capbuf *c, __u64 src, __u32 budget, __u32 ecap, __u32 hdr)
+ * most TK_MSG_BLOB_MAX bytes, then msg_iov as tk_cap_iov. TK_CAP_MMSGHDR: the same of a
+ * struct mmsghdr (64 bytes: the msghdr, msg_len at 56). lims as IOV_LIMS, its pos the
+ * header's size (56 or 64). */
+__noinline int tk_cap_msghdr(struct tk_capbuf *c, __u64 src, __u32 lims, __u32 hdr)
 {
+	__u32 off, pos, hsize = (lims >> 24) * 8;
 	__u64 *m;
-	__u32 off, pos;
 
 	if (!c)
 		return 0;
 	off = c->caps_len;
 	if (off > TK_CAP_OFF_MAX)
 		return 0;
+	hsize = hsize == 64 ? 64 : 56;
 	m = (__u64 *)(c->data + off + sizeof(struct tk_cap));
-	if (bpf_probe_read_user(m, 56, (const void *)src))
+	if (bpf_probe_read_user(m, hsize, (const void *)src))
 		return -1;
-	pos = tk_cap_blob(c, 56, m[0], (__u32)m[1]);
+	pos = tk_cap_blob(c, hsize, m[0], (__u32)m[1]);
 	pos = tk_cap_blob(c, pos, m[4], m[5]);
 	if (pos > 2 * TK_MSG_POS_MAX)
 		return 0;
-	return tk_cap_iov(c, m[2], m[3], IOV_LIMS(budget, ecap, pos), hdr);
+	return tk_cap_iov(c, m[2], m[3], (lims & 0xffffff) | (pos / 8) << 24, hdr);
 }
 
 /* TK_CAP_IOV / TK_CAP_MSGHDR of spec sp: the data budget is spec.cap, and at exit also
@@ -930,6 +933,14 @@ __noinline int tk_cap_iovec(struct tk_capbuf *c, const struct tk_beauty_spec *sp
 	ecap = sp->size;
 	if (ecap > TK_IOV_ELEM_MAX)
 		ecap = TK_IOV_ELEM_MAX;
+	if (sp->kind == TK_CAP_MMSGHDR) {
+		/* element len_arg of the array; the count is the next argument (vlen); a
+		 * failed sendmmsg still shows its messages */
+		if (la >= TK_MMSG_N || arg > 4 || la >= (__u32)s->args[arg + 1])
+			return 0;
+		return tk_cap_msghdr(c, s->args[arg] + (__u64)la * 64, IOV_LIMS(budget, ecap, 64),
+				     hdr);
+	}
 	if (sp->flags & TK_SPEC_AT_EXIT) {
 		/* a failed readv still shows its array (strace prints the bases), a failed
 		 * recvmsg only its address */
@@ -941,7 +952,7 @@ __noinline int tk_cap_iovec(struct tk_capbuf *c, const struct tk_beauty_spec *sp
 			budget = ret;
 	}
 	if (sp->kind == TK_CAP_MSGHDR)
-		return tk_cap_msghdr(c, s->args[arg], budget, ecap, hdr);
+		return tk_cap_msghdr(c, s->args[arg], IOV_LIMS(budget, ecap, 56), hdr);
 	if (la > 5)
 		return 0;
 	return tk_cap_iov(c, s->args[arg], s->args[la], IOV_LIMS(budget, ecap, 0), hdr);
@@ -998,7 +1009,7 @@ __noinline int tk_capture(struct tk_capbuf *c, const struct tk_beauty_spec *sp,
 		}
 		return tk_cap_mem(c, s->args[arg], want, sp->cap, hdr);
 	}
-	if (kind == TK_CAP_IOV || kind == TK_CAP_MSGHDR)
+	if (kind == TK_CAP_IOV || kind == TK_CAP_MSGHDR || kind == TK_CAP_MMSGHDR)
 		return tk_cap_iovec(c, sp, s, ret, hdr);
 	if ((opts & CAPTURE_ARGV) && kind == TK_CAP_ARGV)
 		return tk_cap_argv(c, s->args[arg], sp->cap, sp->size, hdr);

@@ -71,6 +71,8 @@ enum tk_cap_kind {
 	TK_CAP_IOV = 5,    /* a struct iovec array (readv/writev): struct tk_iov_elem records */
 	TK_CAP_MSGHDR = 6, /* a struct msghdr (sendmsg/recvmsg): the msghdr, tk_iov_elem
 			    * records of msg_name and msg_control, then msg_iov as TK_CAP_IOV */
+	TK_CAP_MMSGHDR = 7, /* element len_arg of a struct mmsghdr array (sendmmsg/recvmmsg):
+			     * as TK_CAP_MSGHDR with the 64-byte mmsghdr first */
 };
 #define TK_CAPF_TRUNC      (1U << 0) /* data is a prefix: cut at the cap */
 #define TK_CAPF_FAULT      (1U << 1) /* user memory could not be read (EFAULT): no data */
@@ -112,6 +114,7 @@ struct tk_cap {
 /* TK_CAP_IOV / TK_CAP_MSGHDR: spec.cap bounds all data, spec.size one element's bytes;
  * at exit (TK_SPEC_AT_EXIT) the data is also bounded by the return value. */
 #define TK_IOV_N 32 /* iovec elements read (strace -s 32 shows as many) */
+#define TK_MMSG_N 8 /* TK_CAP_MMSGHDR: elements a spec may name */
 
 /* Bounds the BPF side enforces (clamps spec values above them). */
 #define TK_STR_MAX  4096 /* STR cap: PATH_MAX */

@@ -17,6 +17,7 @@ from hypothesis import given, settings, strategies as st
 from tracekit._events import (
     CAP_BUF,
     CAP_IOV,
+    CAP_MMSGHDR,
     CAP_MSGHDR,
     CAP_STRUCT,
     CAPF_FAULT,
@@ -217,6 +218,28 @@ def test_msghdr(dec: SyscallDecoder) -> None:
         f"recvmsg(8, {ADDR:#x}, 0) = -1 EAGAIN")
 
 
+def test_sendmmsg(dec: SyscallDecoder) -> None:
+    empty = IO.IOV_ELEM.pack(0, 0, 0, 0)
+
+    def mmsg(text: bytes, sent: int) -> bytes:
+        return (IO.MSGHDR.pack(0, 0, ADDR, 1, 0, 0, 0) + struct.pack("<I4x", sent) + empty
+                + empty + iov((ADDR + 64, len(text), text)))
+    caps = (Capture(1, CAP_MMSGHDR, 0, mmsg(b"one", 3)),
+            Capture(1, CAP_MMSGHDR, 0, mmsg(b"two", 3)))
+    one = ('{msg_hdr={msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base="one", iov_len=3}], '
+           "msg_iovlen=1, msg_controllen=0, msg_flags=0}")
+    assert line(dec, call("sendmmsg", (3, ADDR, 2, 0), 1, caps)).startswith(
+        f"sendmmsg(3, [{one}, msg_len=3}}, {{msg_hdr=")
+    assert line(dec, call("sendmmsg", (3, ADDR, 2, 0), 1, caps)).endswith(
+        "msg_flags=0}}], 2, 0) = 1")                  # the second was not sent: no msg_len
+    # more messages than captured, and a capture that is not a mmsghdr
+    assert line(dec, call("sendmmsg", (3, ADDR, 9, 0), 2, caps)).endswith(
+        "msg_len=3}, ...], 9, 0) = 2")
+    bad = (Capture(1, CAP_MMSGHDR, 0, b"\x01" * 70),)
+    assert line(dec, call("sendmmsg", (3, ADDR, 1, 0), 1, bad)) == \
+        f"sendmmsg(3, [{ADDR:#x}], 1, 0) = 1"
+
+
 def cmsg(level: int, ctype: int, data: bytes, clen: int | None = None) -> bytes:
     n = 16 + len(data) if clen is None else clen
     return struct.pack("<Qii", n, level, ctype) + data + bytes(-len(data) % 8)
@@ -301,12 +324,12 @@ def test_offsets(dec: SyscallDecoder) -> None:
 
 _NAMES = ["ioctl", "poll", "ppoll", "pselect6", "epoll_wait", "epoll_ctl", "readv", "writev",
           "sendmsg", "recvmsg", "accept4", "getsockopt", "setsockopt", "recvfrom", "sendfile",
-          "copy_file_range", "socketpair", "select"]
+          "copy_file_range", "socketpair", "select", "sendmmsg"]
 
 
 @settings(max_examples=300, deadline=None)
 @given(name=st.sampled_from(_NAMES), data=st.binary(max_size=300),
-       kind=st.sampled_from([CAP_BUF, CAP_STRUCT, CAP_IOV, CAP_MSGHDR]),
+       kind=st.sampled_from([CAP_BUF, CAP_STRUCT, CAP_IOV, CAP_MSGHDR, CAP_MMSGHDR]),
        flags=st.sampled_from([0, CAPF_TRUNC, CAPF_FAULT]), arg=st.integers(0, 5),
        ret=st.integers(-4095, 1 << 20), n=st.integers(0, 1 << 32))
 def test_hostile_captures_never_raise(name: str, data: bytes, kind: int, flags: int, arg: int,

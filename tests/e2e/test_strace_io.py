@@ -32,7 +32,7 @@ CALLS = frozenset({"ioctl", "poll", "ppoll", "pselect6", "select", "epoll_ctl", 
                    "getrandom", "accept4", "getsockname", "getpeername", "recvfrom",
                    "sendto", "setsockopt", "getsockopt", "socketpair", "sendfile",
                    "copy_file_range", "epoll_create1", "epoll_pwait2", "preadv2",
-                   "pwritev2", "shutdown"})
+                   "pwritev2", "shutdown", "sendmmsg"})
 _PORT = re.compile(r"htons\(\d+\)")
 _LEFT = re.compile(r"left \{tv_sec=\d+, tv_(?:nsec|usec)=\d+\}")
 _RANDOM = re.compile(r'^getrandom\("[^"]*"')
@@ -87,5 +87,6 @@ def test_io_calls_equal_strace(tmp_path: Path, exe: Path) -> None:
                  "{msg_namelen=0}", "msg_namelen=128 => 16", "preadv2(", "RWF_DSYNC) = 5",
                  "SO_PEERCRED, {pid=PID, uid=0, gid=0}, [12]", "SHUT_WR",
                  "{sigmask=[USR1], sigsetsize=8}", "{sigmask=NULL, sigsetsize=8}",
+                 "msg_len=4}], 2, MSG_DONTWAIT) = 2", "sendmmsg(-1, [{msg_hdr={",
                  '{iov_base="x", iov_len=1}, ...], 40)'):
         assert want in text, want

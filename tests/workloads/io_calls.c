@@ -146,6 +146,14 @@ static void messages(int sv[2])
 	rh.msg_name = name;
 	rh.msg_namelen = sizeof(name);
 	recvmsg(u, &rh, 0);                  /* msg_namelen=128 => 16 */
+	{
+		struct iovec a = {"one", 3}, b = {"two!", 4};
+		struct mmsghdr mm[2] = {{{(void *)&sa, sizeof(sa), &a, 1, NULL, 0, 0}, 0},
+					{{(void *)&sa, sizeof(sa), &b, 1, NULL, 0, 0}, 0}};
+
+		sendmmsg(u, mm, 2, MSG_DONTWAIT);
+		sendmmsg(-1, mm, 1, 0);      /* EBADF: the messages without msg_len */
+	}
 	close(u);
 }
 

@@ -121,6 +121,7 @@ sendto: fd bufw u msgflags sockaddr u
 recvfrom: fd bufr u msgflags sockaddr_out len_inout
 sendmsg: fd msghdr_in msgflags
 recvmsg: fd msghdr_out msgflags
+sendmmsg: fd mmsgvec u msgflags
 setsockopt: fd sollevel sockopt optval_in d
 getsockopt: fd sollevel sockopt optval_out len_inout
 clone: clone

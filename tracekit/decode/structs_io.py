@@ -34,10 +34,13 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from tracekit._events import (
     CAP_IOV,
+    CAP_MMSGHDR,
     CAP_MSGHDR,
     CAP_STRUCT,
     CAPF_FAULT,
     CAPF_TRUNC,
+    SC_NORETURN,
+    SC_UNFINISHED,
     Capture,
     Syscall,
 )
@@ -62,6 +65,7 @@ WINSIZE_SIZE = 8         # struct winsize: 4 x unsigned short
 POLLFD = struct.Struct("<ihh")                    # struct pollfd: fd, events, revents
 IOV_ELEM = struct.Struct("<QQII")                 # struct tk_iov_elem (programs/syscalls.h)
 MSGHDR = struct.Struct("<QI4xQQQQi4x")            # struct user_msghdr, 56 bytes
+MMSGHDR_SIZE = 64                                 # struct mmsghdr: msghdr, msg_len, pad
 
 # _IOC layout (include/uapi/asm-generic/ioctl.h): nr 0-7, type 8-15, size 16-29, dir 30-31
 _IOC_DIRS = {0: "_IOC_NONE", 1: "_IOC_WRITE", 2: "_IOC_READ", 3: "_IOC_READ|_IOC_WRITE"}
@@ -511,14 +515,18 @@ def _k_iov(*, at_exit: bool) -> KindFn:
     return k
 
 
-def parse_msghdr(data: bytes) -> tuple[tuple[int, ...], IovElem, IovElem, list[IovElem]] | None:
-    """A MSGHDR capture: the msghdr's 7 fields, the msg_name and msg_control records and
+def parse_msghdr(data: bytes, hsize: int = MSGHDR.size
+                 ) -> tuple[tuple[int, ...], IovElem, IovElem, list[IovElem]] | None:
+    """A MSGHDR capture (``hsize`` 56) or MMSGHDR one (64: msg_len follows the msghdr):
+    the msghdr's 7 fields (and msg_len), the msg_name and msg_control records and
     msg_iov's; None when the bytes are not that."""
-    if len(data) < MSGHDR.size:
+    if len(data) < hsize:
         return None
     fields = MSGHDR.unpack_from(data)
+    if hsize > MSGHDR.size:
+        fields += (int.from_bytes(data[MSGHDR.size:MSGHDR.size + 4], "little"),)
     blobs = []
-    pos = MSGHDR.size
+    pos = hsize
     for _ in range(2):
         if pos + IOV_ELEM.size > len(data):
             return None
@@ -592,6 +600,39 @@ def _namelen_in(ev: Syscall, i: int) -> int | None:
     return None
 
 
+def format_msghdr(d: SyscallDecoder, ev: Syscall, got: tuple[tuple[int, ...], IovElem,
+                                                               IovElem, list[IovElem]],
+                  user_namelen: int | None, data_size: int | None, *, more: bool) -> str:
+    """``{msg_name=..., msg_namelen=..., msg_iov=[...], msg_iovlen=1, msg_controllen=0,
+    msg_flags=0}`` from :func:`parse_msghdr`; ``data_size`` bounds the iovecs' bytes (a
+    read's return value), ``more``: the iovec array was cut."""
+    fl = d.flags
+    (name, namelen, iov, iovlen, _control, controllen, mflags), nm, ctl, elems = (
+        got[0][:7], got[1], got[2], got[3])
+    shown = namelen if user_namelen is None else min(namelen, user_namelen)
+    if name == 0:
+        name_text = "NULL"
+    elif nm.data is None or shown <= 0:
+        name_text = pointer(name)
+    else:
+        name_text = format_sockaddr(nm.data[:shown], fl.tables.ADDRESS_FAMILIES)
+    if user_namelen is not None and user_namelen != namelen:
+        namelen_text = f"{user_namelen} => {namelen}"
+    else:
+        namelen_text = str(namelen)
+    iov_text = (pointer(iov) if iov and not elems and iovlen else
+                "NULL" if iov == 0 else
+                format_iov(elems, min(iovlen, 1 << 20), data_size, d.string_limit,
+                           more=more and len(elems) < iovlen))
+    parts = [f"msg_name={name_text}", f"msg_namelen={namelen_text}", f"msg_iov={iov_text}",
+             f"msg_iovlen={iovlen}"]
+    if controllen:
+        parts.append("msg_control=" + format_cmsgs(ctl, fl, lambda fd: d.fd_text(ev.tgid, fd)))
+    parts += [f"msg_controllen={controllen}",
+              f"msg_flags={_bits(fl.tables.MSG_FLAGS, mflags & 0xFFFFFFFF)}"]
+    return "{" + ", ".join(parts) + "}"
+
+
 def _k_msghdr(fl: F.ArchFlags, *, at_exit: bool) -> KindFn:
     """A msghdr; recvmsg's (``at_exit``) as the call filled it, ``msg_namelen=128 => 16``
     when the call changed it, and ``{msg_namelen=128}`` when the call failed."""
@@ -606,31 +647,36 @@ def _k_msghdr(fl: F.ArchFlags, *, at_exit: bool) -> KindFn:
         got = parse_msghdr(cap.data)
         if got is None:
             return pointer(ev.args[i])
-        (name, namelen, iov, iovlen, control, controllen, mflags), nm, ctl, elems = got
-        shown = namelen if user_namelen is None else min(namelen, user_namelen)
-        if name == 0:
-            name_text = "NULL"
-        elif nm.data is None or shown <= 0:
-            name_text = pointer(name)
-        else:
-            name_text = format_sockaddr(nm.data[:shown], fl.tables.ADDRESS_FAMILIES)
-        if user_namelen is not None and user_namelen != namelen:
-            namelen_text = f"{user_namelen} => {namelen}"
-        else:
-            namelen_text = str(namelen)
-        iov_text = (pointer(iov) if iov and not elems and iovlen else
-                    "NULL" if iov == 0 else
-                    format_iov(elems, min(iovlen, 1 << 20), ev.ret if at_exit else None,
-                               d.string_limit,
-                               more=bool(cap.flags & CAPF_TRUNC) and len(elems) < iovlen))
-        parts = [f"msg_name={name_text}", f"msg_namelen={namelen_text}", f"msg_iov={iov_text}",
-                 f"msg_iovlen={iovlen}"]
-        if controllen:
-            parts.append("msg_control=" + format_cmsgs(ctl, fl, lambda fd: d.fd_text(ev.tgid, fd)))
-        parts += [f"msg_controllen={controllen}",
-                  f"msg_flags={_bits(fl.tables.MSG_FLAGS, mflags & 0xFFFFFFFF)}"]
-        return "{" + ", ".join(parts) + "}"
+        return format_msghdr(d, ev, got, user_namelen, ev.ret if at_exit else None,
+                             more=bool(cap.flags & CAPF_TRUNC))
     return k
+
+
+def k_mmsgvec(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """sendmmsg's messages (read at exit, one capture per element): ``[{msg_hdr={...},
+    msg_len=28}, ...]``, msg_len for the messages sent (the return value); ``...`` past
+    the elements captured or ``-s`` of them. A failed call shows them without msg_len."""
+    caps = [c for c in ev.caps if c.arg == i and c.kind == CAP_MMSGHDR]
+    vlen = ev.args[i + 1] & 0xFFFFFFFF if i < 5 else 0
+    if ev.args[i] == 0 or not caps or ev.flags & (SC_UNFINISHED | SC_NORETURN):
+        return pointer(ev.args[i])
+    sent = ev.ret if succeeded(ev) else 0
+    out = []
+    for k in range(vlen):
+        if k >= d.string_limit or k >= len(caps):
+            out.append("...")
+            break
+        cap = caps[k]
+        got = None if cap.flags & CAPF_FAULT else parse_msghdr(cap.data, MMSGHDR_SIZE)
+        if got is None:
+            out.append(pointer(ev.args[i] + k * MMSGHDR_SIZE))
+            break
+        text = "{msg_hdr=" + format_msghdr(d, ev, got, None, None,
+                                           more=bool(cap.flags & CAPF_TRUNC))
+        if k < sent:
+            text += f", msg_len={got[0][7]}"
+        out.append(text + "}")
+    return "[" + ", ".join(out) + "]"
 
 
 def k_rwf_next(d: SyscallDecoder, ev: Syscall, i: int) -> str:
@@ -661,6 +707,7 @@ def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int],
         "iovr": _k_iov(at_exit=True),
         "msghdr_in": _k_msghdr(fl, at_exit=False),
         "msghdr_out": _k_msghdr(fl, at_exit=True),
+        "mmsgvec": k_mmsgvec,
         "rwf_next": k_rwf_next,
         "stop": k_stop,
         "shuthow": lambda d, ev, i: F.enum(fl.tables.SHUT_HOW, ev.args[i]),

@@ -32,7 +32,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from tracekit._errors import TracekitError
-from tracekit._events import CAP_ARGV, CAP_BUF, CAP_IOV, CAP_MSGHDR, CAP_STR, CAP_STRUCT
+from tracekit._events import (
+    CAP_ARGV,
+    CAP_BUF,
+    CAP_IOV,
+    CAP_MMSGHDR,
+    CAP_MSGHDR,
+    CAP_STR,
+    CAP_STRUCT,
+)
 from tracekit.decode.structs_io import EPOLL_EVENT_SIZES, IOCTL_ARGS
 from tracekit.decode.structs_proc import (
     RUSAGE_SIZE,
@@ -77,6 +85,10 @@ SPEC_LEN_PTR = 8         # len_arg points to the int length (addrlen, optlen)
 SPEC_DEREF = 16          # a struct whose first word points to more to read (size, cap)
 IOCTL_IN, IOCTL_OUT = 1 << 16, 1 << 17     # ioctl_sizes values: size | direction
 IOV_ELEM_MAX = 1024      # TK_IOV_ELEM_MAX: bytes of one iovec element
+# the most bytes of records an IOV/MSGHDR capture adds to its data: 32 iovec records,
+# an mmsghdr and the msg_name and msg_control records with their bytes, each padded
+_IOV_RECORDS = 32 * (24 + 8) + 64 + 2 * (24 + 128)
+MMSG_N = 4               # sendmmsg: messages shown (TK_MMSG_N bounds the index)
 STR_MAX, BUF_MAX, ARGV_MAX, ARGV_ELEM_MAX = 4096, 4096, 3072, 1024
 _SPEC = struct.Struct("<BBBBHH")                  # struct tk_beauty_spec, 8 bytes
 # programs/syscalls.bpf.c: a capture starts at caps_len <= TK_CAP_OFF_MAX
@@ -138,8 +150,10 @@ class CapSpec(NamedTuple):
     def footprint(self) -> int:
         """The most bytes this capture adds to a record (header, data, padding)."""
         cap = {CAP_STR: STR_MAX, CAP_ARGV: ARGV_MAX}.get(self.kind, BUF_MAX)
-        if self.kind in (CAP_IOV, CAP_MSGHDR):
-            return 8 + BUF_MAX          # records and data, bounded by TK_BUF_MAX
+        if self.kind in (CAP_IOV, CAP_MSGHDR, CAP_MMSGHDR):
+            # data bounded by cap, plus the records: 32 iovecs, the header, name and
+            # control (programs/syscalls.bpf.c), all within TK_BUF_MAX
+            return 8 + min(BUF_MAX, self.cap + _IOV_RECORDS)
         return 8 + ((min(self.cap, cap) + 7) & ~7)
 
 
@@ -148,7 +162,7 @@ class _Override(NamedTuple):
 
     arg: str
     kind: int
-    length: str | None = None
+    length: str | int | None = None     # an argument, "ret", None, or a raw len_arg
     cap: int = 0
     size: int = 0
     at_exit: bool = False
@@ -302,6 +316,9 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "sendmsg": (_Override("msg", CAP_MSGHDR, None, BUF_MAX, BUF_CAP),),
     # recvmsg: msg_name and msg_namelen as the caller set them, then the filled msghdr
     "recvmsg": (_fixed("msg", 16), _Override("msg", CAP_MSGHDR, None, BUF_MAX, BUF_CAP, True)),
+    # sendmmsg: its first MMSG_N messages, at exit (strace prints them with msg_len)
+    "sendmmsg": tuple(_Override("mmsg", CAP_MMSGHDR, k, 512, BUF_CAP, True)
+                      for k in range(MMSG_N)),
     "recvfrom": (_buf("ubuf", "ret", at_exit=True), *_addr_out("addr", "addr_len")),
     "accept": _addr_out("upeer_sockaddr", "upeer_addrlen"),
     "accept4": _addr_out("upeer_sockaddr", "upeer_addrlen"),
@@ -341,11 +358,12 @@ def specs_for(name: str, args: Sequence[Field]) -> SpecsResult:
     missing: list[str] = []
     if name in OVERRIDES:
         for o in OVERRIDES[name]:
-            if o.arg not in index or (o.length not in (None, "ret") and o.length not in index):
+            if o.arg not in index or (isinstance(o.length, str) and o.length != "ret"
+                                      and o.length not in index):
                 missing.append(o.arg if o.arg not in index else str(o.length))
                 continue
-            len_arg = LEN_NONE if o.length is None else LEN_RET if o.length == "ret" \
-                else index[o.length]
+            len_arg = (LEN_NONE if o.length is None else LEN_RET if o.length == "ret"
+                       else o.length if isinstance(o.length, int) else index[o.length])
             specs.append(CapSpec(index[o.arg], o.kind, len_arg,
                                  (SPEC_AT_EXIT if o.at_exit else 0) | o.flags, o.cap, o.size))
     else:
