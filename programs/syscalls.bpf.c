@@ -783,6 +783,7 @@ __noinline int tk_cap_deref(struct tk_capbuf *c, __u64 src, __u32 size, __u32 ca
 #define IOV_REM_SHIFT 13
 #define IOV_STOP (1U << 30)
 #define IOV_ERR  (1U << 29)
+#define IOV_EFAULT (1U << 28)  /* an element after the first was unreadable */
 #define TK_IOV_ELEM_MAX 1024
 #define IOV_POS_MAX (TK_BUF_MAX - sizeof(struct tk_iov_elem) - TK_IOV_ELEM_MAX)
 
@@ -800,7 +801,7 @@ __noinline int tk_cap_iov_step(struct tk_capbuf *c, __u64 src, __u32 i, __u32 st
 	if (off > TK_CAP_OFF_MAX || pos > IOV_POS_MAX || i >= TK_IOV_N)
 		return st | IOV_STOP;
 	if (bpf_probe_read_user(v, sizeof(v), (const void *)(src + (__u64)i * sizeof(v))))
-		return st | IOV_STOP | (i == 0 ? IOV_ERR : 0);
+		return st | IOV_STOP | (i == 0 ? IOV_ERR : IOV_EFAULT);
 	e = (struct tk_iov_elem *)(c->data + off + sizeof(struct tk_cap) + pos);
 	e->base = v[0];
 	e->len = v[1];
@@ -846,6 +847,8 @@ __noinline int tk_cap_iov(struct tk_capbuf *c, __u64 src, __u64 cnt, __u32 lims,
 		return -1;
 	if (i < cnt)
 		flags |= TK_CAPF_TRUNC;
+	if (st & IOV_EFAULT)
+		flags |= TK_CAPF_ELEM_FAULT;
 	return tk_cap_commit(c, c->caps_len, (hdr & 0xffff) | flags << 16, st & IOV_POS_MASK);
 }
 

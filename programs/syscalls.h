@@ -78,6 +78,8 @@ enum tk_cap_kind {
 #define TK_CAPF_FAULT      (1U << 1) /* user memory could not be read (EFAULT): no data */
 #define TK_CAPF_AT_EXIT    (1U << 2) /* read at exit because the entry read faulted */
 #define TK_CAPF_ARGV_TRUNC (1U << 3) /* ARGV: more elements than captured */
+#define TK_CAPF_ELEM_FAULT (1U << 4) /* IOV/MSGHDR: the iovec array was unreadable after
+				      * the elements captured */
 /* FAULT|AT_EXIT: the entry read faulted and so did the read at exit (or there was none:
  * a successful execve replaced the memory). */
 

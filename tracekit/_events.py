@@ -35,6 +35,7 @@ _CAP = struct.Struct("<BBHI")                     # struct tk_cap: arg, kind, fl
 CAP_STR, CAP_BUF, CAP_STRUCT, CAP_ARGV = 1, 2, 3, 4
 CAP_IOV, CAP_MSGHDR, CAP_MMSGHDR = 5, 6, 7   # iovecs, msghdr, mmsghdr (struct tk_iov_elem)
 CAPF_TRUNC, CAPF_FAULT, CAPF_AT_EXIT, CAPF_ARGV_TRUNC = 1, 2, 4, 8
+CAPF_ELEM_FAULT = 16                  # IOV/MSGHDR: the iovec array unreadable past the data
 
 assert (_SYSCALL.size, _FORK.size, _EXEC.size, _EXIT.size, _SIGNAL.size) == (112, 32, 296, 48,
                                                                        104)

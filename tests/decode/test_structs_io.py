@@ -20,6 +20,7 @@ from tracekit._events import (
     CAP_MMSGHDR,
     CAP_MSGHDR,
     CAP_STRUCT,
+    CAPF_ELEM_FAULT,
     CAPF_FAULT,
     CAPF_TRUNC,
     Capture,
@@ -196,6 +197,11 @@ def test_iov(dec: SyscallDecoder) -> None:
     assert line(dec, call("writev", (6, ADDR, 20), 8, (w,))) == (
         f'writev(6, [{{iov_base="hello", iov_len=5}}, {{iov_base={ADDR + 8:#x}, iov_len=3}}, '
         '...], 20) = 8')
+    # a NULL base prints NULL; an array unreadable after its first element ends with
+    # the address of the element that could not be read
+    nul = Capture(1, CAP_IOV, CAPF_TRUNC | CAPF_ELEM_FAULT, iov((0, 0, b"")))
+    assert line(dec, call("writev", (6, ADDR, 2), -14, (nul,))).startswith(
+        f"writev(6, [{{iov_base=NULL, iov_len=0}}, ... /* {ADDR + 16:#x} */], 2) = -1")
     # records that run past the data are not an iovec array: the address
     assert IO.parse_iov(iov((ADDR, 5, b"hello"))[:27]) is None
     bad = IO.IOV_ELEM.pack(ADDR, 5, 4000, 0) + b"x"

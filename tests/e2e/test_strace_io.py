@@ -26,13 +26,13 @@ from tests.e2e.test_strace_diff import Call, norm, parse, run_both
 pytestmark = [pytest.mark.kernel,
               pytest.mark.skipif(shutil.which("strace") is None, reason="no strace")]
 
-WORKLOAD = Path(__file__).resolve().parents[1] / "workloads" / "io_calls.c"
+WORKLOADS = Path(__file__).resolve().parents[1] / "workloads"
 CALLS = frozenset({"ioctl", "poll", "ppoll", "pselect6", "select", "epoll_ctl", "epoll_wait",
                    "epoll_pwait", "readv", "writev", "pwritev", "sendmsg", "recvmsg",
                    "getrandom", "accept4", "getsockname", "getpeername", "recvfrom",
                    "sendto", "setsockopt", "getsockopt", "socketpair", "sendfile",
                    "copy_file_range", "epoll_create1", "epoll_pwait2", "preadv2",
-                   "pwritev2", "shutdown", "sendmmsg"})
+                   "pwritev2", "shutdown", "sendmmsg", "accept"})
 _PORT = re.compile(r"htons\(\d+\)")
 _LEFT = re.compile(r"left \{tv_sec=\d+, tv_(?:nsec|usec)=\d+\}")
 _RANDOM = re.compile(r'^getrandom\("[^"]*"')
@@ -40,15 +40,20 @@ _PTN = re.compile(r"TIOCGPTN, \[\d+\]")       # which pty the system had free
 _PEER_PID = re.compile(r"\{pid=\d+, uid=")      # SO_PEERCRED: the process itself
 
 
-@pytest.fixture(scope="module")
-def exe(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def build(tmp: Path, name: str) -> Path:
+    """tests/workloads/<name>.c compiled with gcc; skip when gcc is missing."""
     gcc = shutil.which("gcc")
     if gcc is None:
-        pytest.skip("gcc is not installed: cannot build tests/workloads/io_calls.c")
-    out = tmp_path_factory.mktemp("io") / "io_calls"
-    subprocess.run([gcc, "-O1", "-Wall", "-Werror", "-o", str(out), str(WORKLOAD), "-lutil"],
-                   check=True, capture_output=True)
+        pytest.skip(f"gcc is not installed: cannot build tests/workloads/{name}.c")
+    out = tmp / name
+    subprocess.run([gcc, "-O1", "-Wall", "-Werror", "-o", str(out),
+                    str(WORKLOADS / f"{name}.c"), "-lutil"], check=True, capture_output=True)
     return out
+
+
+@pytest.fixture(scope="module")
+def exe(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build(tmp_path_factory.mktemp("io"), "io_calls")
 
 
 def text_of(c: Call) -> str:
@@ -89,4 +94,22 @@ def test_io_calls_equal_strace(tmp_path: Path, exe: Path) -> None:
                  "{sigmask=[USR1], sigsetsize=8}", "{sigmask=NULL, sigsetsize=8}",
                  "msg_len=4}], 2, MSG_DONTWAIT) = 2", "sendmmsg(-1, [{msg_hdr={",
                  '{iov_base="x", iov_len=1}, ...], 40)'):
+        assert want in text, want
+
+
+def test_hostile_arguments_equal_strace(tmp_path: Path) -> None:
+    """tests/workloads/io_hostile.c: NULL and unmapped pointers, arrays that run off their
+    page, counts past the memory, negative lengths: printed as strace prints them (the
+    address, or the elements read and ``... /* 0x... */``)."""
+    exe = build(tmp_path, "io_hostile")
+    s_text, t_text = run_both(tmp_path, "hostile", [str(exe)])
+    s_lines, t_lines = io_lines(s_text), io_lines(t_text)
+    assert len(s_lines) > 20, s_lines
+    assert t_lines == s_lines
+    text = "\n".join(s_lines)
+    for want in ("NULL, 5) = -1 EFAULT",
+                 "{iov_base=0x1, iov_len=4}", "{iov_base=NULL, iov_len=0}", "... /* ADDR */]",
+                 "epoll_wait(7, NULL, 2, 0) = 0", "FIONBIO, NULL", "msg_name=0x1",
+                 "getsockname(5, ADDR, NULL)", "[-1]", "{sa_family=AF_UNIX}, [2]",
+                 "sendto(5, NULL, 4, 0, NULL, 0)"):
         assert want in text, want

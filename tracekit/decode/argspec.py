@@ -59,12 +59,12 @@ read: fd bufr u
 write: fd bufw u
 pread64: fd bufr u ld
 pwrite64: fd bufw u ld
-readv: fd iovr d
-writev: fd iovw d
-preadv: fd iovr d ld
-pwritev: fd iovw d ld
-preadv2: fd iovr d ld rwf_next stop
-pwritev2: fd iovw d ld rwf_next stop
+readv: fd iovr u
+writev: fd iovw u
+preadv: fd iovr u ld
+pwritev: fd iovw u ld
+preadv2: fd iovr u ld rwf_next stop
+pwritev2: fd iovw u ld rwf_next stop
 open: path oflags omode -> fd
 openat: dirfd path oflags omode -> fd
 openat2: dirfd path p u -> fd

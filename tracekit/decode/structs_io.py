@@ -37,6 +37,7 @@ from tracekit._events import (
     CAP_MMSGHDR,
     CAP_MSGHDR,
     CAP_STRUCT,
+    CAPF_ELEM_FAULT,
     CAPF_FAULT,
     CAPF_TRUNC,
     SC_NORETURN,
@@ -438,6 +439,8 @@ def _k_epoll_event(fl: F.ArchFlags) -> KindFn:
 
 def _k_epoll_out(fl: F.ArchFlags) -> KindFn:
     def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        if ev.args[i] == 0:
+            return "NULL"
         cap = capture_out(ev, i)
         if cap is None:
             return pointer(ev.args[i])
@@ -471,28 +474,32 @@ def parse_iov(data: bytes, pos: int = 0) -> list[IovElem] | None:
 
 
 def format_iov(elems: list[IovElem], count: int, total: int | None, limit: int,
-               *, more: bool = False) -> str:
+               *, more: bool = False, fault_at: int | None = None) -> str:
     """``[{iov_base="...", iov_len=N}, ...]``: ``count`` elements (the call's iovcnt), of
     which ``elems`` were captured; ``total`` bounds the bytes shown over all elements (a
     read's return value; None: each element's whole length); ``limit`` is strace -s,
-    for the bytes of each element and for the number of elements."""
+    for the bytes of each element and for the number of elements; ``fault_at``: the
+    address of the first element that could not be read (``... /* 0x... */``)."""
     out = []
     left = total
     for k in range(count):
-        if k >= limit or k >= len(elems):
+        if k >= limit:
             out.append("...")
+            break
+        if k >= len(elems):
+            out.append("..." if fault_at is None else f"... /* {fault_at:#x} */")
             break
         e = elems[k]
         shown = e.length if left is None else min(e.length, left)
         if left is not None:
             left -= shown
-        if e.data is None:
+        if e.data is None or e.base == 0:
             base = pointer(e.base)
         else:
             data = e.data[:shown]
             base = quote(data, limit=limit, more=len(data) < shown)
         out.append(f"{{iov_base={base}, iov_len={e.length}}}")
-    if more and (not out or out[-1] != "..."):
+    if more and (not out or not out[-1].startswith("...")):
         out.append("...")
     return "[" + ", ".join(out) + "]"
 
@@ -510,8 +517,10 @@ def _k_iov(*, at_exit: bool) -> KindFn:
         if at_exit and not succeeded(ev):
             elems = [e._replace(data=None) for e in elems]
         count = min(ev.args[i + 1], 1 << 20)
+        fault_at = (ev.args[i] + len(elems) * 16) if cap.flags & CAPF_ELEM_FAULT else None
         return format_iov(elems, count, ev.ret if at_exit else None, d.string_limit,
-                          more=bool(cap.flags & CAPF_TRUNC) and len(elems) < count)
+                          more=bool(cap.flags & CAPF_TRUNC) and len(elems) < count,
+                          fault_at=fault_at)
     return k
 
 
@@ -602,7 +611,8 @@ def _namelen_in(ev: Syscall, i: int) -> int | None:
 
 def format_msghdr(d: SyscallDecoder, ev: Syscall, got: tuple[tuple[int, ...], IovElem,
                                                                IovElem, list[IovElem]],
-                  user_namelen: int | None, data_size: int | None, *, more: bool) -> str:
+                  user_namelen: int | None, data_size: int | None, *, more: bool,
+                  elem_fault: bool = False) -> str:
     """``{msg_name=..., msg_namelen=..., msg_iov=[...], msg_iovlen=1, msg_controllen=0,
     msg_flags=0}`` from :func:`parse_msghdr`; ``data_size`` bounds the iovecs' bytes (a
     read's return value), ``more``: the iovec array was cut."""
@@ -623,7 +633,8 @@ def format_msghdr(d: SyscallDecoder, ev: Syscall, got: tuple[tuple[int, ...], Io
     iov_text = (pointer(iov) if iov and not elems and iovlen else
                 "NULL" if iov == 0 else
                 format_iov(elems, min(iovlen, 1 << 20), data_size, d.string_limit,
-                           more=more and len(elems) < iovlen))
+                           more=more and len(elems) < iovlen,
+                           fault_at=iov + len(elems) * 16 if elem_fault else None))
     parts = [f"msg_name={name_text}", f"msg_namelen={namelen_text}", f"msg_iov={iov_text}",
              f"msg_iovlen={iovlen}"]
     if controllen:
@@ -648,7 +659,8 @@ def _k_msghdr(fl: F.ArchFlags, *, at_exit: bool) -> KindFn:
         if got is None:
             return pointer(ev.args[i])
         return format_msghdr(d, ev, got, user_namelen, ev.ret if at_exit else None,
-                             more=bool(cap.flags & CAPF_TRUNC))
+                             more=bool(cap.flags & CAPF_TRUNC),
+                             elem_fault=bool(cap.flags & CAPF_ELEM_FAULT))
     return k
 
 
@@ -672,7 +684,8 @@ def k_mmsgvec(d: SyscallDecoder, ev: Syscall, i: int) -> str:
             out.append(pointer(ev.args[i] + k * MMSGHDR_SIZE))
             break
         text = "{msg_hdr=" + format_msghdr(d, ev, got, None, None,
-                                           more=bool(cap.flags & CAPF_TRUNC))
+                                           more=bool(cap.flags & CAPF_TRUNC),
+                                           elem_fault=bool(cap.flags & CAPF_ELEM_FAULT))
         if k < sent:
             text += f", msg_len={got[0][7]}"
         out.append(text + "}")
