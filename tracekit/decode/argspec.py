@@ -220,8 +220,8 @@ fsync: fd
 fdatasync: fd
 flock: fd d
 sendfile: fd fd off_inout u
-copy_file_range: fd off_in fd off_in u u
-splice: fd off_in fd off_in u x
+copy_file_range: fd off_in fd off_in u x32
+splice: fd off_in fd off_in u x32
 epoll_create1: epollflags -> fd
 epoll_create: d -> fd
 chroot: path
