@@ -143,6 +143,15 @@ struct {
 	__type(value, struct tk_beauty);
 } beauty SEC(".maps");
 
+/* ioctl requests whose argument is a struct or int to capture: key the 32-bit request,
+ * value size | TK_IOCTL_IN/OUT (tracekit/session/capture.py fills it). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, __u32);
+	__type(value, __u32);
+} ioctl_sizes SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, TK_CNT_MAX);
@@ -741,6 +750,266 @@ __noinline int tk_cap_argv(struct tk_capbuf *c, __u64 src, __u32 total, __u32 ec
 			     st & ARGV_USED);
 }
 
+/* -- I/O and socket captures: lengths that depend on the request or user memory, and
+ * iovec arrays read two levels deep ------------------------------------------------- */
+
+/* The length of a BUF/STRUCT capture after the TK_SPEC_IOCTL/FDSET/LEN_PTR rules and the
+ * element size (see programs/syscalls.h); want is the plain length from len_arg. Returns
+ * -1 when there is nothing to capture (an ioctl request not in ioctl_sizes or of the
+ * other direction, a failed call's output, an unreadable length). */
+__noinline long tk_spec_len(const struct tk_beauty_spec *sp, const struct tk_scratch *s,
+			    long ret, __u64 want)
+{
+	__u32 key, *v, n = 0;
+	__u8 la, fl;
+
+	if (!sp || !s)
+		return -1;
+	la = sp->len_arg;
+	fl = sp->flags;
+	if (fl & TK_SPEC_IOCTL) {
+		if (la > 5)
+			return -1;
+		key = (__u32)s->args[la];
+		v = bpf_map_lookup_elem(&ioctl_sizes, &key);
+		if (!v)
+			return -1;
+		if (fl & TK_SPEC_AT_EXIT) {
+			if (!(*v & TK_IOCTL_OUT) || ret < 0)
+				return -1;
+		} else if (!(*v & TK_IOCTL_IN)) {
+			return -1;
+		}
+		return *v & 0xffff;
+	}
+	if (fl & TK_SPEC_LEN_PTR) {
+		if (la > 5 || bpf_probe_read_user(&n, sizeof(n), (const void *)s->args[la]))
+			return -1;
+		if ((fl & TK_SPEC_AT_EXIT) && ret < 0)
+			return -1;
+		return (int)n < 0 ? 0 : n;
+	}
+	if (fl & TK_SPEC_FDSET)
+		return ((want & 0xffffffffU) + 63) / 64 * 8;
+	if (la != TK_LEN_NONE && sp->size)
+		return (want & 0xffffffffU) * sp->size;
+	return want;
+}
+
+/* TK_SPEC_DEREF: the struct of size bytes (8..64) at src, then up to cap - size bytes
+ * (at most 128) at the pointer in its first word, when that is not NULL and readable;
+ * the capture holds both. -1: the struct is unreadable. */
+__noinline int tk_cap_deref(struct tk_capbuf *c, __u64 src, __u32 size, __u32 cap, __u32 hdr)
+{
+	__u32 off, more;
+	__u64 p;
+
+	if (!c)
+		return 0;
+	off = c->caps_len;
+	if (off > TK_CAP_OFF_MAX || size < 8)
+		return 0;
+	if (size > 64)
+		size = 64;
+	more = cap > size ? cap - size : 0;
+	asm volatile("" : "+r"(more));
+	if (more > 128)
+		more = 128;
+	if (bpf_probe_read_user(c->data + off + sizeof(struct tk_cap), size, (const void *)src))
+		return -1;
+	p = *(__u64 *)(c->data + off + sizeof(struct tk_cap));
+	if (p && more && !bpf_probe_read_user(c->data + off + sizeof(struct tk_cap) + size, more,
+					      (const void *)p))
+		size += more;
+	return tk_cap_commit(c, off, hdr, size);
+}
+
+/* The iovec loop keeps its state in one scalar (as the argv loop): data position | bytes
+ * of data still allowed << 13 | IOV_STOP | IOV_ERR. Positions and budgets are at most
+ * TK_BUF_MAX (13 bits). An element starts at pos <= IOV_POS_MAX and brings at most
+ * TK_IOV_ELEM_MAX bytes, so every write stays within TK_CAP_FOOT of the capture. */
+#define IOV_POS_MASK 0x1fffU
+#define IOV_REM_SHIFT 13
+#define IOV_STOP (1U << 30)
+#define IOV_ERR  (1U << 29)
+#define IOV_EFAULT (1U << 28)  /* an element after the first was unreadable */
+#define TK_IOV_ELEM_MAX 1024
+#define IOV_POS_MAX (TK_BUF_MAX - sizeof(struct tk_iov_elem) - TK_IOV_ELEM_MAX)
+
+/* Element i of the iovec array at src: its record and up to min(iov_len, ecap, budget)
+ * bytes of iov_base, at the state's position. */
+__noinline int tk_cap_iov_step(struct tk_capbuf *c, __u64 src, __u32 i, __u32 st, __u32 ecap)
+{
+	struct tk_iov_elem *e;
+	__u64 v[2];
+	__u32 off, pos = st & IOV_POS_MASK, rem = (st >> IOV_REM_SHIFT) & IOV_POS_MASK, got;
+
+	if (!c)
+		return st | IOV_STOP | IOV_ERR;
+	off = c->caps_len;
+	if (off > TK_CAP_OFF_MAX || pos > IOV_POS_MAX || i >= TK_IOV_N)
+		return st | IOV_STOP;
+	if (bpf_probe_read_user(v, sizeof(v), (const void *)(src + (__u64)i * sizeof(v))))
+		return st | IOV_STOP | (i == 0 ? IOV_ERR : IOV_EFAULT);
+	e = (struct tk_iov_elem *)(c->data + off + sizeof(struct tk_cap) + pos);
+	e->base = v[0];
+	e->len = v[1];
+	e->flags = 0;
+	got = v[1] < rem ? v[1] : rem;
+	if (got > ecap)
+		got = ecap;
+	if (got > TK_IOV_ELEM_MAX)
+		got = TK_IOV_ELEM_MAX;
+	/* the word the data ends in is zeroed first: its bytes after the data are padding */
+	*(__u64 *)(c->data + off + sizeof(struct tk_cap) + pos + sizeof(*e) + (got & ~7U)) = 0;
+	if (got && bpf_probe_read_user(c->data + off + sizeof(struct tk_cap) + pos + sizeof(*e),
+				       got, (const void *)v[0])) {
+		got = 0;
+		e->flags = TK_CAPF_FAULT;
+	}
+	e->got = got;
+	pos += sizeof(*e) + ((got + 7) & ~7U);
+	return (pos & IOV_POS_MASK) | (rem - got) << IOV_REM_SHIFT;
+}
+
+/* The iovec array at src of cnt elements, its records from data position pos (after
+ * what tk_cap_msghdr put first), then the capture's header. lims = budget | ecap << 13 |
+ * pos / 8 << 24 (IOV_LIMS). -1: the array is unreadable. */
+#define IOV_LIMS(budget, ecap, pos) ((budget) | (ecap) << 13 | ((pos) / 8) << 24)
+
+__noinline int tk_cap_iov(struct tk_capbuf *c, __u64 src, __u64 cnt, __u32 lims, __u32 hdr)
+{
+	__u32 st, i, flags = hdr >> 16, budget = lims & IOV_POS_MASK;
+	__u32 ecap = (lims >> 13) & 0x7ff, pos = (lims >> 24) * 8;
+
+	if (!c)
+		return 0;
+	if (budget > TK_BUF_MAX)
+		budget = TK_BUF_MAX;
+	st = (pos & IOV_POS_MASK) | budget << IOV_REM_SHIFT;
+	for (i = 0; i < TK_IOV_N && i < cnt; i++) {
+		st = tk_cap_iov_step(c, src, i, st, ecap);
+		if (st & IOV_STOP)
+			break;
+	}
+	if (st & IOV_ERR)
+		return -1;
+	if (i < cnt)
+		flags |= TK_CAPF_TRUNC;
+	if (st & IOV_EFAULT)
+		flags |= TK_CAPF_ELEM_FAULT;
+	return tk_cap_commit(c, c->caps_len, (hdr & 0xffff) | flags << 16, st & IOV_POS_MASK);
+}
+
+/* A record of the memory at base (len bytes, at most TK_MSG_BLOB_MAX read) at data
+ * position pos <= TK_MSG_POS_MAX of the capture at c->caps_len; returns the position
+ * after it. */
+#define TK_MSG_BLOB_MAX 128
+#define TK_MSG_POS_MAX 256
+
+__noinline int tk_cap_blob(struct tk_capbuf *c, __u32 pos, __u64 base, __u64 len)
+{
+	struct tk_iov_elem *e;
+	__u32 off, got;
+
+	if (!c)
+		return pos;
+	off = c->caps_len;
+	if (off > TK_CAP_OFF_MAX || pos > TK_MSG_POS_MAX)
+		return pos;
+	e = (struct tk_iov_elem *)(c->data + off + sizeof(struct tk_cap) + pos);
+	e->base = base;
+	e->len = len;
+	e->flags = 0;
+	got = len > TK_MSG_BLOB_MAX ? TK_MSG_BLOB_MAX : len;
+	if (!base)
+		got = 0;
+	/* keep the clamp where the verifier sees it (clang folds it into the select) */
+	asm volatile("" : "+r"(got));
+	if (got > TK_MSG_BLOB_MAX)
+		got = TK_MSG_BLOB_MAX;
+	*(__u64 *)(c->data + off + sizeof(struct tk_cap) + pos + sizeof(*e) + (got & ~7U)) = 0;
+	if (got && bpf_probe_read_user(c->data + off + sizeof(struct tk_cap) + pos + sizeof(*e),
+				       got, (const void *)base)) {
+		got = 0;
+		e->flags = TK_CAPF_FAULT;
+	}
+	e->got = got;
+	return pos + sizeof(*e) + ((got + 7) & ~7U);
+}
+
+/* TK_CAP_MSGHDR: the struct msghdr at src (56 bytes: msg_name 0, msg_namelen 8, msg_iov
+ * 16, msg_iovlen 24, msg_control 32, msg_controllen 40, msg_flags 48), a record of
+ * msg_name (msg_namelen bytes), one of msg_control (msg_controllen bytes), each with at
+ * most TK_MSG_BLOB_MAX bytes, then msg_iov as tk_cap_iov. TK_CAP_MMSGHDR: the same of a
+ * struct mmsghdr (64 bytes: the msghdr, msg_len at 56). lims as IOV_LIMS, its pos the
+ * header's size (56 or 64). */
+__noinline int tk_cap_msghdr(struct tk_capbuf *c, __u64 src, __u32 lims, __u32 hdr)
+{
+	__u32 off, pos, hsize = (lims >> 24) * 8;
+	__u64 *m;
+
+	if (!c)
+		return 0;
+	off = c->caps_len;
+	if (off > TK_CAP_OFF_MAX)
+		return 0;
+	hsize = hsize == 64 ? 64 : 56;
+	m = (__u64 *)(c->data + off + sizeof(struct tk_cap));
+	if (bpf_probe_read_user(m, hsize, (const void *)src))
+		return -1;
+	pos = tk_cap_blob(c, hsize, m[0], (__u32)m[1]);
+	pos = tk_cap_blob(c, pos, m[4], m[5]);
+	if (pos > 2 * TK_MSG_POS_MAX)
+		return 0;
+	return tk_cap_iov(c, m[2], m[3], (lims & 0xffffff) | (pos / 8) << 24, hdr);
+}
+
+/* TK_CAP_IOV / TK_CAP_MSGHDR of spec sp: the data budget is spec.cap, and at exit also
+ * the return value (what readv/recvmsg filled in). */
+__noinline int tk_cap_iovec(struct tk_capbuf *c, const struct tk_beauty_spec *sp,
+			    const struct tk_scratch *s, long ret, __u32 hdr)
+{
+	__u32 budget, ecap;
+	__u8 arg, la;
+
+	if (!c || !sp || !s)
+		return 0;
+	arg = sp->arg;
+	la = sp->len_arg;
+	if (arg > 5)
+		return 0;
+	budget = sp->cap;
+	if (budget > TK_BUF_MAX)
+		budget = TK_BUF_MAX;
+	ecap = sp->size;
+	if (ecap > TK_IOV_ELEM_MAX)
+		ecap = TK_IOV_ELEM_MAX;
+	if (sp->kind == TK_CAP_MMSGHDR) {
+		/* element len_arg of the array; the count is the next argument (vlen); a
+		 * failed sendmmsg still shows its messages */
+		if (la >= TK_MMSG_N || arg > 4 || la >= (__u32)s->args[arg + 1])
+			return 0;
+		return tk_cap_msghdr(c, s->args[arg] + (__u64)la * 64, IOV_LIMS(budget, ecap, 64),
+				     hdr);
+	}
+	if (sp->flags & TK_SPEC_AT_EXIT) {
+		/* a failed readv still shows its array (strace prints the bases), a failed
+		 * recvmsg only its address */
+		if (ret < 0 && sp->kind == TK_CAP_MSGHDR)
+			return 0;
+		if (ret < 0)
+			budget = 0;
+		else if (ret < budget)
+			budget = ret;
+	}
+	if (sp->kind == TK_CAP_MSGHDR)
+		return tk_cap_msghdr(c, s->args[arg], IOV_LIMS(budget, ecap, 56), hdr);
+	if (la > 5)
+		return 0;
+	return tk_cap_iov(c, s->args[arg], s->args[la], IOV_LIMS(budget, ecap, 0), hdr);
+}
+
 /* Capture spec sp of the call in s at c->caps_len; ret is the return value at sys_exit.
  * opts: TK_CAPF_* bits to add (AT_EXIT for a retried entry read) | CAPTURE_ARGV; the
  * exit path never reads argv (its memory is gone after a successful execve). Returns 0
@@ -780,8 +1049,20 @@ __noinline int tk_capture(struct tk_capbuf *c, const struct tk_beauty_spec *sp,
 		} else {
 			return 0;
 		}
+		if (kind == TK_CAP_STRUCT && (sp->flags & TK_SPEC_DEREF))
+			return tk_cap_deref(c, s->args[arg], sp->size, sp->cap, hdr);
+		if ((sp->flags & (TK_SPEC_IOCTL | TK_SPEC_FDSET | TK_SPEC_LEN_PTR)) ||
+		    (la != TK_LEN_NONE && sp->size)) {
+			long n = tk_spec_len(sp, s, ret, want);
+
+			if (n < 0)
+				return 0;
+			want = n;
+		}
 		return tk_cap_mem(c, s->args[arg], want, sp->cap, hdr);
 	}
+	if (kind == TK_CAP_IOV || kind == TK_CAP_MSGHDR || kind == TK_CAP_MMSGHDR)
+		return tk_cap_iovec(c, sp, s, ret, hdr);
 	if ((opts & CAPTURE_ARGV) && kind == TK_CAP_ARGV)
 		return tk_cap_argv(c, s->args[arg], sp->cap, sp->size, hdr);
 	return 0;

@@ -75,11 +75,18 @@ enum tk_cap_kind {
 	TK_CAP_STRUCT = 3, /* a struct of known or arg-given size (sockaddr/addrlen, timespec) */
 	TK_CAP_ARGV = 4,   /* a NULL-terminated array of strings (execve argv/envp): each
 			    * element NUL-terminated; a last element without NUL was cut */
+	TK_CAP_IOV = 5,    /* a struct iovec array (readv/writev): struct tk_iov_elem records */
+	TK_CAP_MSGHDR = 6, /* a struct msghdr (sendmsg/recvmsg): the msghdr, tk_iov_elem
+			    * records of msg_name and msg_control, then msg_iov as TK_CAP_IOV */
+	TK_CAP_MMSGHDR = 7, /* element len_arg of a struct mmsghdr array (sendmmsg/recvmmsg):
+			     * as TK_CAP_MSGHDR with the 64-byte mmsghdr first */
 };
 #define TK_CAPF_TRUNC      (1U << 0) /* data is a prefix: cut at the cap */
 #define TK_CAPF_FAULT      (1U << 1) /* user memory could not be read (EFAULT): no data */
 #define TK_CAPF_AT_EXIT    (1U << 2) /* read at exit because the entry read faulted */
 #define TK_CAPF_ARGV_TRUNC (1U << 3) /* ARGV: more elements than captured */
+#define TK_CAPF_ELEM_FAULT (1U << 4) /* IOV/MSGHDR: the iovec array was unreadable after
+				      * the elements captured */
 /* FAULT|AT_EXIT: the entry read faulted and so did the read at exit (or there was none:
  * a successful execve replaced the memory). */
 
@@ -95,10 +102,28 @@ struct tk_cap {
  * formats and its override table. Captures are appended in spec order for entry reads,
  * then at exit (TK_SPEC_AT_EXIT specs, and entry reads that faulted); at most one
  * capture per spec. */
-#define TK_BEAUTY_SPECS 4
+#define TK_BEAUTY_SPECS 8
 #define TK_LEN_NONE 0xff /* len_arg: fixed size (spec.size) */
 #define TK_LEN_RET  0xfe /* len_arg: the return value (only with TK_SPEC_AT_EXIT; ret < 0: no capture) */
 #define TK_SPEC_AT_EXIT (1U << 0) /* read at sys_exit: the call fills the memory (read, stat) */
+/* Lengths of I/O and socket captures (tk_spec_len): with len_arg an argument or
+ * TK_LEN_RET and size != 0 (BUF/STRUCT), the length is that value times size (an array
+ * of that many elements of size bytes: poll's nfds, epoll_wait's return value). */
+#define TK_SPEC_IOCTL   (1U << 1) /* len_arg is an ioctl request: size and direction from
+				   * the "ioctl_sizes" map; no capture for other requests
+				   * or the other direction */
+#define TK_SPEC_FDSET   (1U << 2) /* len_arg is select's nfds: the fd_set's bytes, in longs */
+#define TK_SPEC_LEN_PTR (1U << 3) /* len_arg's register points to the int length (addrlen,
+				   * optlen): read it from user memory */
+#define TK_SPEC_DEREF   (1U << 4) /* STRUCT of size bytes whose first word is a pointer:
+				   * then cap - size bytes from there (pselect6's sigmask) */
+/* Value of the "ioctl_sizes" map (key: the 32-bit request): size | TK_IOCTL_* */
+#define TK_IOCTL_IN  (1U << 16) /* the call reads the struct: captured at entry */
+#define TK_IOCTL_OUT (1U << 17) /* the call writes it: captured at exit (when it succeeded) */
+/* TK_CAP_IOV / TK_CAP_MSGHDR: spec.cap bounds all data, spec.size one element's bytes;
+ * at exit (TK_SPEC_AT_EXIT) the data is also bounded by the return value. */
+#define TK_IOV_N 32 /* iovec elements read (strace -s 32 shows as many) */
+#define TK_MMSG_N 8 /* TK_CAP_MMSGHDR: elements a spec may name */
 
 /* Bounds the BPF side enforces (clamps spec values above them). */
 #define TK_STR_MAX  4096 /* STR cap: PATH_MAX */
@@ -117,7 +142,19 @@ struct tk_beauty_spec {
 };
 
 struct tk_beauty {
-	struct tk_beauty_spec spec[TK_BEAUTY_SPECS]; /* 32 bytes */
+	struct tk_beauty_spec spec[TK_BEAUTY_SPECS]; /* 64 bytes */
+};
+
+/* TK_CAP_IOV data: one record per element read (at most TK_IOV_N; TK_CAPF_TRUNC on the
+ * capture when the array has more), each followed by got bytes of iov_base, 0-padded to
+ * 8. TK_CAP_MSGHDR data: the 56-byte struct msghdr (as read), one record for msg_name
+ * (base, msg_namelen, the bytes got: at most 128), one for msg_control (base,
+ * msg_controllen, at most 128 bytes), then the TK_CAP_IOV data of msg_iov. */
+struct tk_iov_elem {
+	__u64 base;  /* iov_base */
+	__u64 len;   /* iov_len */
+	__u32 got;   /* bytes of iov_base that follow */
+	__u32 flags; /* TK_CAPF_FAULT: iov_base unreadable (got = 0) */
 };
 
 /* kind TK_REC_FORK: a traced thread created a task (32 bytes) */

@@ -44,6 +44,7 @@ Table = tuple[str, tuple[str, ...], str, frozenset[str], tuple[str, ...]]
 _FCNTL = ("asm/fcntl.h",)
 _LFCNTL = ("linux/fcntl.h",)
 _MMAN = ("linux/mman.h",)
+_TERMBITS = ("asm/termbits.h",)
 
 TABLES: dict[str, Table] = {
     "OPEN_ACCMODE": ("values", _FCNTL, r"O_(RDONLY|WRONLY|RDWR)", frozenset(), ()),
@@ -209,6 +210,78 @@ TABLES: dict[str, Table] = {
                    ()),
     "MEMBARRIER_CMDS": ("values", ("linux/membarrier.h",), r"MEMBARRIER_CMD_[A-Z_]+",
                         frozenset({"MEMBARRIER_CMD_FLAG_CPU"}), ()),
+    # termios (asm/termbits.h): TCGETS/TCSETS's struct, printed in strace 6.1's order;
+    # c_oflag's delay fields and c_cflag's baud and size fields by value, then the bits
+    "TERM_IFLAGS": ("bits", _TERMBITS,
+                    r"IGNBRK|BRKINT|IGNPAR|PARMRK|INPCK|ISTRIP|INLCR|IGNCR|ICRNL|IUCLC|IXON|"
+                    r"IXANY|IXOFF|IMAXBEL|IUTF8", frozenset(), ()),
+    "TERM_OFLAGS": ("bits", _TERMBITS, r"OPOST|OLCUC|ONLCR|OCRNL|ONOCR|ONLRET|OFILL|OFDEL",
+                    frozenset(), ("OPOST", "OLCUC", "ONLCR", "OCRNL", "ONOCR", "ONLRET",
+                                  "OFILL", "OFDEL")),
+    "TERM_CFLAGS": ("bits", _TERMBITS, r"CSTOPB|CREAD|PARENB|PARODD|HUPCL|CLOCAL|CMSPAR|CRTSCTS",
+                    frozenset(), ("CSTOPB", "CREAD", "PARENB", "PARODD", "HUPCL", "CLOCAL",
+                                  "CMSPAR", "CRTSCTS")),
+    "TERM_LFLAGS": ("bits", _TERMBITS,
+                    r"ISIG|ICANON|XCASE|ECHO|ECHOE|ECHOK|ECHONL|NOFLSH|IEXTEN|ECHOCTL|ECHOPRT|"
+                    r"ECHOKE|FLUSHO|PENDIN|TOSTOP|EXTPROC", frozenset(),
+                    ("ISIG", "ICANON", "XCASE", "ECHO", "ECHOE", "ECHOK", "ECHONL", "NOFLSH",
+                     "IEXTEN", "ECHOCTL", "ECHOPRT", "ECHOKE", "FLUSHO", "PENDIN", "TOSTOP",
+                     "EXTPROC")),
+    "TERM_MASKS": ("values", _TERMBITS, r"NLDLY|CRDLY|TABDLY|BSDLY|VTDLY|FFDLY|CBAUD|CSIZE",
+                   frozenset(), ()),
+    "TERM_NLDLY": ("values", _TERMBITS, r"NL[01]", frozenset(), ()),
+    "TERM_CRDLY": ("values", _TERMBITS, r"CR[0-3]", frozenset(), ()),
+    "TERM_TABDLY": ("values", _TERMBITS, r"TAB[0-3]", frozenset(), ()),
+    "TERM_BSDLY": ("values", _TERMBITS, r"BS[01]", frozenset(), ()),
+    "TERM_VTDLY": ("values", _TERMBITS, r"VT[01]", frozenset(), ()),
+    "TERM_FFDLY": ("values", _TERMBITS, r"FF[01]", frozenset(), ()),
+    "TERM_BAUDS": ("values", _TERMBITS, r"B[0-9]+", frozenset(), ()),
+    "TERM_CSIZES": ("values", _TERMBITS, r"CS[5-8]", frozenset(), ()),
+    # poll/ppoll and epoll events (numeric order, as strace 6.1)
+    "POLL_EVENTS": ("bits", ("asm/poll.h",),
+                    r"POLL(IN|PRI|OUT|ERR|HUP|NVAL|RDNORM|RDBAND|WRNORM|WRBAND|MSG|REMOVE|"
+                    r"RDHUP)", frozenset(), ()),
+    "EPOLL_EVENTS": ("bits", ("linux/eventpoll.h",),
+                     r"EPOLL(IN|PRI|OUT|ERR|HUP|NVAL|RDNORM|RDBAND|WRNORM|WRBAND|MSG|RDHUP|"
+                     r"EXCLUSIVE|WAKEUP|ONESHOT|ET)", frozenset(), ()),
+    # the int argument of ioctl(TCFLSH) and ioctl(TCXONC) (asm-generic/termbits-common.h)
+    "TC_FLUSH": ("values", _TERMBITS, r"TC(I|O|IO)FLUSH", frozenset(), ()),
+    "TC_FLOW": ("values", _TERMBITS, r"TC(OOFF|OON|IOFF|ION)", frozenset(), ()),
+    "EPOLL_CREATE_FLAGS": ("bits", ("linux/eventpoll.h",), r"EPOLL_CLOEXEC", frozenset(), ()),
+    # send/recv flags and msghdr.msg_flags
+    "MSG_FLAGS": ("bits", ("sys/socket.h",), r"MSG_[A-Z_]+",
+                  frozenset({"MSG_TRYHARD", "MSG_SOCK_DEVMEM"}), ()),
+    # preadv2/pwritev2 flags
+    "RWF_FLAGS": ("bits", ("linux/fs.h",),
+                  r"RWF_(HIPRI|DSYNC|SYNC|NOWAIT|APPEND|NOAPPEND|ATOMIC|DONTCACHE)",
+                  frozenset(), ()),
+    # control message types of SOL_SOCKET (cmsg_type)
+    "SCM_TYPES": ("values", ("sys/socket.h",), r"SCM_(RIGHTS|CREDENTIALS|SECURITY|PIDFD)",
+                  frozenset(), ()),
+    # socket option levels and the names of the common levels' options
+    "SOL_LEVELS": ("values", ("sys/socket.h", "netinet/in.h", "netinet/tcp.h", "netinet/udp.h"),
+                   r"SOL_(SOCKET|IP|TCP|UDP|IPV6|ICMPV6|RAW|PACKET|NETLINK|ALG|TLS)",
+                   frozenset(), ()),
+    "SO_NAMES": ("values", ("asm/socket.h",), r"SO_[A-Z0-9_]+",
+                 frozenset({"SO_GET_FILTER", "SO_DETACH_BPF", "SO_ATTACH_BPF"}), ()),
+    "TCP_NAMES": ("values", ("netinet/tcp.h",),
+                  r"TCP_(NODELAY|MAXSEG|CORK|KEEPIDLE|KEEPINTVL|KEEPCNT|SYNCNT|LINGER2|"
+                  r"DEFER_ACCEPT|WINDOW_CLAMP|INFO|QUICKACK|CONGESTION|MD5SIG|USER_TIMEOUT|"
+                  r"FASTOPEN|TIMESTAMP|NOTSENT_LOWAT|FASTOPEN_CONNECT|ULP|INQ|TX_DELAY)",
+                  frozenset(), ()),
+    "IP_NAMES": ("values", ("netinet/in.h",),
+                 r"IP_(TOS|TTL|HDRINCL|OPTIONS|RECVOPTS|RETOPTS|PKTINFO|MTU_DISCOVER|RECVERR|"
+                 r"RECVTTL|RECVTOS|MTU|FREEBIND|MULTICAST_IF|MULTICAST_TTL|MULTICAST_LOOP|"
+                 r"ADD_MEMBERSHIP|DROP_MEMBERSHIP|TRANSPARENT|BIND_ADDRESS_NO_PORT)",
+                 frozenset(), ()),
+    "IPV6_NAMES": ("values", ("netinet/in.h",),
+                   r"IPV6_(V6ONLY|UNICAST_HOPS|MULTICAST_IF|MULTICAST_HOPS|MULTICAST_LOOP|"
+                   r"RECVPKTINFO|PKTINFO|TCLASS|RECVTCLASS|RECVERR|MTU_DISCOVER|"
+                   r"ADD_MEMBERSHIP|DROP_MEMBERSHIP)", frozenset(), ()),
+    # requests of other drivers that share a value with one of IOCTLS: strace prints
+    # both names (``SNDCTL_TMR_START or TCSETS``, ``BTRFS_IOC_CLONE or FICLONE``)
+    "IOCTL_ALIASES": ("values", ("linux/soundcard.h", "linux/btrfs.h"),
+                      r"SNDCTL_TMR_[A-Z]+|BTRFS_IOC_CLONE", frozenset(), ()),
 }
 
 # Names of C enum constants (``-E -dM`` lists only macros), per table, from the headers
@@ -248,7 +321,9 @@ _MACHINE_ARCH = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "arm64", "arm
 PREFERRED = {"AF_UNIX", "AF_NETLINK", "SIGABRT", "SIGIO", "IPPROTO_IP", "SEEK_DATA",
              "FIONBIO", "FIONREAD", "TCGETS", "TIOCINQ", "FS_IOC_GETFLAGS", "FS_IOC_SETFLAGS",
              "FS_IOC_GETVERSION", "FS_IOC_SETVERSION", "MADV_NORMAL", "CLOCK_REALTIME",
-             "EXT2_SUPER_MAGIC", "BPF_PROG_TEST_RUN"}
+             "EXT2_SUPER_MAGIC", "BPF_PROG_TEST_RUN", "SO_RCVTIMEO_OLD",
+             "SO_SNDTIMEO_OLD", "SO_TIMESTAMP_OLD",
+             "SO_TIMESTAMPNS_OLD", "SO_TIMESTAMPING_OLD"}
 NOT_PREFERRED = {"TIOCINQ", "FS_IOC32_GETFLAGS", "FS_IOC32_SETFLAGS", "FS_IOC32_GETVERSION",
                  "FS_IOC32_SETVERSION", "PR_SET_PTRACER_ANY"}
 

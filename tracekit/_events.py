@@ -35,7 +35,9 @@ PID_INFO = struct.Struct("<QII")                  # struct tk_pid_info: start_ti
 _CAPS_HDR = struct.Struct("<II")                  # caps_len, ncaps (after the 112-byte record)
 _CAP = struct.Struct("<BBHI")                     # struct tk_cap: arg, kind, flags, len
 CAP_STR, CAP_BUF, CAP_STRUCT, CAP_ARGV = 1, 2, 3, 4
+CAP_IOV, CAP_MSGHDR, CAP_MMSGHDR = 5, 6, 7   # iovecs, msghdr, mmsghdr (struct tk_iov_elem)
 CAPF_TRUNC, CAPF_FAULT, CAPF_AT_EXIT, CAPF_ARGV_TRUNC = 1, 2, 4, 8
+CAPF_ELEM_FAULT = 16                  # IOV/MSGHDR: the iovec array unreadable past the data
 
 assert (_SYSCALL.size, _FORK.size, _EXEC.size, _EXIT.size, _SIGNAL.size) == (112, 32, 296, 48,
                                                                        104)
@@ -49,7 +51,7 @@ class Capture(msgspec.Struct, frozen=True, gc=False):
     """User memory of one argument, read by the BPF program (``struct tk_cap``)."""
 
     arg: int            # argument index 0..5
-    kind: int           # CAP_STR, CAP_BUF, CAP_STRUCT, CAP_ARGV
+    kind: int           # CAP_STR, CAP_BUF, CAP_STRUCT, CAP_ARGV, CAP_IOV, CAP_MSGHDR, CAP_MMSGHDR
     flags: int          # CAPF_* bits (TRUNC: data is a prefix; FAULT: unreadable)
     data: bytes         # STR: without NUL; ARGV: NUL-terminated elements
 

@@ -98,7 +98,9 @@ def test_every_syscall_decodes(dec: SyscallDecoder) -> None:
         assert d.name == name
         if _positional(name, proto):
             # a listed call prints what strace prints (preadv: one offset of two words)
-            want = len(ARGSPEC[name][0]) if name in ARGSPEC else len(proto)
+            # (preadv2: rwf_next prints the flags from the next register, and stop ends it)
+            want = (len([k for k in ARGSPEC[name][0] if k not in ("stop", "-")])
+                    if name in ARGSPEC else len(proto))
             assert len(d.args) == want, (name, d.args)
 
 
@@ -120,7 +122,9 @@ def test_int_arguments_use_the_low_32_bits_signed_as_their_type(dec: SyscallDeco
             t_low = dec.decode(_ev(name, tuple(low))).args
             t_high = dec.decode(_ev(name, tuple(high))).args
             assert t_low == t_high, (name, arg, c_type, t_low, t_high)
-            got = dec.decode(_ev(name, tuple(high))).args[i]
+            if i >= len(t_high):
+                continue    # an argument strace does not print (preadv2's pos_h)
+            got = t_high[i]
             if kind in _INT_KINDS and ARGSPEC.get(name) is None:
                 want = "-2" if kind in _SIGNED else (
                     "0xfffffffe" if kind == "x32" else "4294967294" if kind == "u32"

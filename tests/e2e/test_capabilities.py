@@ -140,7 +140,9 @@ def _lines(stdout: str) -> list[str]:
     procs = parse(stdout)
     pids = pid_normaliser(set(procs))
     (calls,) = procs.values()
-    return [norm_line(c.line, pids) for c in calls]
+    # getrandom's bytes differ from run to run: only their count is compared
+    return [re.sub(r'^(getrandom\()"[^"]*"', r'\1"..."', norm_line(c.line, pids))
+            for c in calls]
 
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="the matrix starts as root")

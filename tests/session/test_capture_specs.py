@@ -118,11 +118,11 @@ def test_three_full_strings_fit_the_record_budget() -> None:
 
 def test_pack_layout() -> None:
     raw = pack_specs([CapSpec(1, CAP_BUF, 2, SPEC_AT_EXIT, 256, 0)])
-    assert len(raw) == 32
+    assert len(raw) == 64
     assert struct.unpack_from("<BBBBHH", raw) == (1, CAP_BUF, 2, SPEC_AT_EXIT, 256, 0)
-    assert raw[8:] == bytes(24)
-    with pytest.raises(ValueError, match="at most 4"):
-        pack_specs([CapSpec(0, CAP_STR)] * 5)
+    assert raw[8:] == bytes(56)
+    with pytest.raises(ValueError, match="at most 8"):
+        pack_specs([CapSpec(0, CAP_STR)] * 9)
 
 
 def test_6_19_extra_fields_are_not_arguments(shared_fixtures: Path) -> None:

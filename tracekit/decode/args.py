@@ -27,7 +27,7 @@ from tracekit._events import (
     Decoded,
     Syscall,
 )
-from tracekit.decode import flags as F, structs_fs, structs_proc as SP
+from tracekit.decode import flags as F, structs_fs, structs_io, structs_net, structs_proc as SP
 from tracekit.decode.argspec import ARGSPEC
 from tracekit.decode.argtypes import kind_of, narrowed
 from tracekit.decode.captures import capture, capture_out, decoded_in, decoded_out
@@ -57,7 +57,7 @@ class _ArchConsts:
 
     __slots__ = ("flags", "o_creat", "o_tmpfile", "fcntl_noarg", "fcntl_int", "fcntl_ptr",
                  "fcntl_dup", "af_inet", "af_netlink", "clone", "clone_tls_first", "futex",
-                 "kinds")
+                 "kinds", "ret_kinds")
 
     def __init__(self, arch: str) -> None:
         self.flags = f = F.for_arch(arch)
@@ -82,6 +82,7 @@ class _ArchConsts:
         self.clone_tls_first = arch != "x86_64"     # see _clone
         self.futex = {n: v for v, n in T.FUTEX_CMDS.items()}
         self.kinds = _kinds(f)
+        self.ret_kinds = structs_io.ret_kinds(f)
 
 
 @functools.cache
@@ -213,6 +214,8 @@ def k_envp(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 
 def k_sockaddr(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    if ev.args[i] == 0:
+        return "NULL"           # sendto on a connected socket
     cap = capture(ev, i)
     if cap is None:
         return pointer(ev.args[i])
@@ -476,6 +479,8 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         "sigframe_mask": k_sigframe_mask,
         # structs of files: stat family, statfs, dirents, envp, limits, system info
         "rusagewho": _xval(T.RUSAGE_WHO, "RUSAGE_???"), **structs_fs.kinds(f),
+        # I/O and socket structs (tracekit.decode.structs_io, structs_net)
+        **structs_io.kinds(f), **structs_net.kinds(f),
     }
 
 
@@ -505,7 +510,7 @@ _FD_ACTIONS = {"close": _FD_CLOSE, "open": _FD_OPEN, "creat": _FD_OPEN, "openat"
 
 
 # Kinds that end the argument list when they return None (the rest is not printed).
-_STOPPERS = frozenset({k_omode, k_fcntlarg})
+_STOPPERS = frozenset({k_omode, k_fcntlarg, structs_io.k_ioctlarg, structs_io.k_stop})
 ArgsFn = Callable[["SyscallDecoder", Syscall], tuple[str, ...]]
 _Deps = tuple[tuple[int, "str | None"], ...]   # (fd, target) pairs a text was made from
 
@@ -762,6 +767,9 @@ class SyscallDecoder:
             return F.mode_octal(ret)
         if kind == "fcntl":
             return self._fcntl_ret(ev, ret)
+        fn = self.consts.ret_kinds.get(kind)
+        if fn is not None:
+            return fn(self, ev, str(ret))
         return str(ret)
 
     def _fcntl_ret(self, ev: Syscall, ret: int) -> str:

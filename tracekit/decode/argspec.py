@@ -2,11 +2,8 @@
 
 One line per syscall: ``name: kind kind ... -> ret``. Names are syscall table names of
 x86_64 and i386 (i386 calls such as ``mmap2`` and ``_llseek`` are listed too). A syscall
-not listed here prints each argument by the kind its generated prototype gives
-(``tracekit.kernel.syscall_protos``: from its C type and name, and the named constants the
-generator knows); one the prototypes lack either (newer than the table) by its tracefs
-C types, else as strace prints undecoded ones: ``0`` or hex. Argument kinds
-(implemented in ``tracekit.decode.args``):
+not listed here prints each of its arguments (their number from tracefs) as strace prints
+undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit.decode.args``):
 
 ====================  ==========================================================
 ``d`` ``ld`` ``u``    int (32-bit signed), long (64-bit signed), unsigned decimal
@@ -32,21 +29,23 @@ C types, else as strace prints undecoded ones: ``0`` or hex. Argument kinds
                       of getdents64's entries
 ``oflags`` ``omode``  open flags; the mode, printed only with O_CREAT or O_TMPFILE
 ``mode`` ``fmode``    mode_t octal (``0644``); with file type (``S_IFREG|0644``)
-``u32`` ``x32``        the low 32 bits of the register: unsigned decimal, hex
-``uid``               uid_t/gid_t: decimal, ``-1`` for (uid_t)-1
-``pin``               a pointer to a struct the call only reads (``const struct ... *``)
-``itimer`` ...        named constants (``itimer``, ``priowhich``, ``schedpolicy``,
-                      ``keyctlcmd``, ``shuthow``, ``ptracereq``, ``seccompop``,
-                      ``ioprio_who``, ``kcmptype``, ``membarriercmd``, ``whence``,
-                      ``madv``, ...): a value without a name as strace prints it,
-                      ``0xdeadbeef /* ITIMER_??? */`` (``keyspec``: in decimal)
 others                a table of ``tracekit.decode.flags`` (see ``tracekit.decode.args.kinds_for``)
+``ioctlreq`` ...       I/O structs (tracekit.decode.structs_io): ``ioctlreq``,
+                      ``ioctlarg`` (by request; none for FIOCLEX), ``pollfds``,
+                      ``fdset``, ``timeout_ts``/``timeout_tv``, ``sigmask`` (size:
+                      next arg), ``epollevent``, ``epollevents`` (ret of them),
+                      ``iovw``/``iovr``, ``msghdr_in``/``msghdr_out``, ``msgflags``
+``sockaddr_out`` ...  socket outputs (tracekit.decode.structs_net): ``sockaddr_out``
+                      (length: the next arg), ``len_inout`` (``[128 => 16]``),
+                      ``sollevel``, ``sockopt``, ``optval_in``/``optval_out``
 ``-``                 stop: the arguments after this one are not printed
 ====================  ==========================================================
 
 Return kinds: ``d`` (decimal, the default), ``fd`` (decimal, and a new fd for the fd
 cache), ``x`` (hex: addresses, mmap/brk), ``mode`` (umask: octal), ``fcntl`` (flags of
-F_GETFD/F_GETFL as ``0x1 (flags FD_CLOEXEC)``, the new fd of F_DUPFD).
+F_GETFD/F_GETFL as ``0x1 (flags FD_CLOEXEC)``, the new fd of F_DUPFD), ``poll``/``ppoll``
+(``2 ([{fd=3, revents=POLLIN}], left {...})``), ``select``/``pselect``
+(``1 (in [3], left {...})``); ``0 (Timeout)``.
 """
 
 from __future__ import annotations
@@ -60,10 +59,12 @@ read: fd bufr u
 write: fd bufw u
 pread64: fd bufr u ld
 pwrite64: fd bufw u ld
-readv: fd p d
-writev: fd p d
-preadv: fd p d ld
-pwritev: fd p d ld
+readv: fd iovr u
+writev: fd iovw u
+preadv: fd iovr u ld
+pwritev: fd iovw u ld
+preadv2: fd iovr u ld rwf_next stop
+pwritev2: fd iovw u ld rwf_next stop
 open: path oflags omode -> fd
 openat: dirfd path oflags omode -> fd
 openat2: dirfd path p u -> fd
@@ -100,28 +101,29 @@ rt_sigaction: sig sigaction_in sigaction_out u
 rt_sigprocmask: how sigset_in sigset_out u
 rt_sigreturn: sigframe_mask
 sigreturn:
-ioctl: fd ioctl p
+ioctl: fd ioctlreq ioctlarg
 dup: fd -> fd
 dup2: fd fd -> fd
 dup3: fd fd pipeflags -> fd
 pipe: pipefds
 pipe2: pipefds pipeflags
 socket: af socktype proto -> fd
-socketpair: af socktype proto p
+socketpair: af socktype proto pipefds
 connect: fd sockaddr u
 bind: fd sockaddr u
-accept: fd p p -> fd
-accept4: fd p p sockflags -> fd
+accept: fd sockaddr_out len_inout -> fd
+accept4: fd sockaddr_out len_inout sockflags -> fd
 listen: fd d
 shutdown: fd shuthow
-getsockname: fd p p
-getpeername: fd p p
-sendto: fd bufw u x sockaddr u
-recvfrom: fd bufr u x p p
-sendmsg: fd p x
-recvmsg: fd p x
-setsockopt: fd d d p u
-getsockopt: fd d d p p
+getsockname: fd sockaddr_out len_inout
+getpeername: fd sockaddr_out len_inout
+sendto: fd bufw u msgflags sockaddr u
+recvfrom: fd bufr u msgflags sockaddr_out len_inout
+sendmsg: fd msghdr_in msgflags
+recvmsg: fd msghdr_out msgflags
+sendmmsg: fd mmsgvec u msgflags
+setsockopt: fd sollevel sockopt optval_in d
+getsockopt: fd sollevel sockopt optval_out len_inout
 clone: clone
 clone3: p u
 fork:
@@ -197,11 +199,14 @@ nanosleep: timespec p
 clock_nanosleep: clockid timerflags timespec p
 clock_gettime: clockid timespec_out
 clock_getres: clockid timespec_out
-epoll_ctl: fd epollop fd p
-epoll_wait: fd p d d
-epoll_pwait: fd p d d p u
-poll: p u d
-ppoll: p u timespec p u
+epoll_ctl: fd epollop fd epollevent
+epoll_wait: fd epollevents d d
+epoll_pwait: fd epollevents d d sigmask u
+epoll_pwait2: fd epollevents d timeout_ts sigmask u
+poll: pollfds u d -> poll
+ppoll: pollfds u timeout_ts sigmask u -> ppoll
+select: d fdset fdset fdset timeout_tv -> select
+pselect6: d fdset fdset fdset timeout_ts pselect_sig -> pselect
 getxattr: path str p u
 lgetxattr: path str p u
 fgetxattr: fd str p u
@@ -214,7 +219,11 @@ truncate: path ld
 fsync: fd
 fdatasync: fd
 flock: fd d
-sendfile: fd fd p u
+sendfile: fd fd off_inout u
+copy_file_range: fd off_in fd off_in u x32
+splice: fd off_in fd off_in u x32
+epoll_create1: epollflags -> fd
+epoll_create: d -> fd
 chroot: path
 umount2: path d
 setuid: d

@@ -32,7 +32,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from tracekit._errors import TracekitError
-from tracekit._events import CAP_ARGV, CAP_BUF, CAP_STR, CAP_STRUCT
+from tracekit._events import (
+    CAP_ARGV,
+    CAP_BUF,
+    CAP_IOV,
+    CAP_MMSGHDR,
+    CAP_MSGHDR,
+    CAP_STR,
+    CAP_STRUCT,
+)
+from tracekit.decode.structs_io import EPOLL_EVENT_SIZES, IOCTL_ARGS
 from tracekit.decode.structs_proc import (
     RUSAGE_SIZE,
     SIGACTION_SIZE as _SIGACTION_SIZES,
@@ -57,6 +66,7 @@ __all__ = [
     "CapSpec",
     "build_specs",
     "fill_beauty_map",
+    "fill_ioctl_map",
     "pack_specs",
     "specs_for",
 ]
@@ -64,9 +74,21 @@ __all__ = [
 log = logging.getLogger("tracekit.beautymap")
 
 # keep in sync with programs/syscalls.h (struct tk_beauty_spec, TK_*)
-BEAUTY_SPECS = 4
+BEAUTY_SPECS = 8
 LEN_NONE, LEN_RET = 0xFF, 0xFE
 SPEC_AT_EXIT = 1
+# lengths of I/O and socket captures (tk_spec_len in programs/syscalls.bpf.c); with a
+# length argument (or ret) and size != 0 the length is that value times size
+SPEC_IOCTL = 2           # len_arg is the ioctl request: size from the ioctl_sizes map
+SPEC_FDSET = 4           # len_arg is select's nfds: the fd_set's bytes
+SPEC_LEN_PTR = 8         # len_arg points to the int length (addrlen, optlen)
+SPEC_DEREF = 16          # a struct whose first word points to more to read (size, cap)
+IOCTL_IN, IOCTL_OUT = 1 << 16, 1 << 17     # ioctl_sizes values: size | direction
+IOV_ELEM_MAX = 1024      # TK_IOV_ELEM_MAX: bytes of one iovec element
+# the most bytes of records an IOV/MSGHDR capture adds to its data: 32 iovec records,
+# an mmsghdr and the msg_name and msg_control records with their bytes, each padded
+_IOV_RECORDS = 32 * (24 + 8) + 64 + 2 * (24 + 128)
+MMSG_N = 4               # sendmmsg: messages shown (TK_MMSG_N bounds the index)
 STR_MAX, BUF_MAX, ARGV_MAX, ARGV_ELEM_MAX = 4096, 4096, 3072, 1024
 _SPEC = struct.Struct("<BBBBHH")                  # struct tk_beauty_spec, 8 bytes
 # programs/syscalls.bpf.c: a capture starts at caps_len <= TK_CAP_OFF_MAX
@@ -89,6 +111,7 @@ RLIMIT_SIZE = 16         # struct rlimit64 / 64-bit struct rlimit
 UTSNAME_SIZE = 390       # struct new_utsname: 6 x 65 chars
 SYSINFO_SIZE = 112       # struct sysinfo, include/uapi/linux/sysinfo.h
 TMS_SIZE = 32            # struct tms
+EPOLL_EVENT_SIZE = EPOLL_EVENT_SIZES.get(machine_arch(), 0)     # packed on x86_64
 # execve's envp pointer array, to count it: a big read and a small one, since a read
 # that runs past the end of the mapping faults as a whole (the small one then holds the
 # NULL of a short environment); 2048 bytes count up to 255 variables.
@@ -127,6 +150,10 @@ class CapSpec(NamedTuple):
     def footprint(self) -> int:
         """The most bytes this capture adds to a record (header, data, padding)."""
         cap = {CAP_STR: STR_MAX, CAP_ARGV: ARGV_MAX}.get(self.kind, BUF_MAX)
+        if self.kind in (CAP_IOV, CAP_MSGHDR, CAP_MMSGHDR):
+            # data bounded by cap, plus the records: 32 iovecs, the header, name and
+            # control (programs/syscalls.bpf.c), all within TK_BUF_MAX
+            return 8 + min(BUF_MAX, self.cap + _IOV_RECORDS)
         return 8 + ((min(self.cap, cap) + 7) & ~7)
 
 
@@ -135,10 +162,11 @@ class _Override(NamedTuple):
 
     arg: str
     kind: int
-    length: str | None = None
+    length: str | int | None = None     # an argument, "ret", None, or a raw len_arg
     cap: int = 0
     size: int = 0
     at_exit: bool = False
+    flags: int = 0          # SPEC_IOCTL, SPEC_FDSET, SPEC_LEN_PTR
 
 
 def _buf(arg: str, length: str, *, at_exit: bool = False) -> _Override:
@@ -165,6 +193,37 @@ def _str(arg: str) -> _Override:
     return _Override(arg, CAP_STR, None, STR_CAP)
 
 
+POLLFD_SIZE = 8          # struct pollfd
+POLL_CAP = 1024          # 128 pollfds
+FDSET_CAP = 128          # FD_SETSIZE (1024) bits
+
+
+def _array(arg: str, length: str, size: int, at_exit: bool = False) -> _Override:
+    """An array of ``length`` (an argument or "ret") elements of ``size`` bytes."""
+    return _Override(arg, CAP_BUF, length, POLL_CAP, size, at_exit)
+
+
+def _fdsets(*args: str, at_exit: bool = False) -> tuple[_Override, ...]:
+    """select's fd_sets: ``n`` bits each, read in longs as the kernel does."""
+    return tuple(_Override(a, CAP_BUF, "n", FDSET_CAP, 0, at_exit, SPEC_FDSET) for a in args)
+
+
+def _ioctl(*, at_exit: bool) -> _Override:
+    """ioctl's argument: the size and direction of its request (``fill_ioctl_map``)."""
+    return _Override("arg", CAP_STRUCT, "cmd", 64, 0, at_exit, SPEC_IOCTL)
+
+
+def _iov(arg: str, *, at_exit: bool = False) -> _Override:
+    """An iovec array of ``vlen`` elements, each element's bytes up to BUF_CAP."""
+    return _Override(arg, CAP_IOV, "vlen", BUF_MAX, BUF_CAP, at_exit)
+
+
+def _addr_out(addr: str, addrlen: str) -> tuple[_Override, ...]:
+    """A sockaddr the call fills in and its in/out length (accept, getsockname)."""
+    return (_fixed(addrlen, 4), _fixed(addrlen, 4, at_exit=True),
+            _Override(addr, CAP_STRUCT, addrlen, SOCKADDR_CAP, 0, True, SPEC_LEN_PTR))
+
+
 # What the formats cannot tell, by tracefs event name (argument names as in the format).
 # A syscall listed here takes exactly these specs (no STRING_ARGS guess). envp's strings
 # are not captured: strace shows it as a pointer and a count by default, so only its
@@ -181,7 +240,6 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "readlink": (_str("path"), _buf("buf", "ret", at_exit=True)),
     "readlinkat": (_str("pathname"), _buf("buf", "ret", at_exit=True)),
     "sendto": (_buf("buff", "len"), _sockaddr("addr", "addr_len")),
-    "recvfrom": (_buf("ubuf", "ret", at_exit=True),),
     "connect": (_sockaddr("uservaddr", "addrlen"),),
     "bind": (_sockaddr("umyaddr", "addrlen"),),
     "nanosleep": (_fixed("rqtp", TIMESPEC_SIZE),),
@@ -228,6 +286,51 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "pipe": (_fixed("fildes", 8, at_exit=True),),
     "pipe2": (_fixed("fildes", 8, at_exit=True),),
     "getcwd": (_Override("buf", CAP_BUF, "ret", BUF_MAX, 0, True),),
+    "getrandom": (_buf("ubuf", "ret", at_exit=True),),
+    # I/O and sockets (decoders: tracekit/decode/structs_io.py, structs_net.py)
+    "ioctl": (_ioctl(at_exit=False), _ioctl(at_exit=True)),
+    "poll": (_array("ufds", "nfds", POLLFD_SIZE), _array("ufds", "nfds", POLLFD_SIZE, True)),
+    "ppoll": (_array("ufds", "nfds", POLLFD_SIZE), _fixed("tsp", TIMESPEC_SIZE),
+              _fixed("sigmask", SIGSET_SIZE), _array("ufds", "nfds", POLLFD_SIZE, True),
+              _fixed("tsp", TIMESPEC_SIZE, at_exit=True)),
+    "select": (*_fdsets("inp", "outp", "exp"), _fixed("tvp", TIMEVAL_SIZE),
+               *_fdsets("inp", "outp", "exp", at_exit=True),
+               _fixed("tvp", TIMEVAL_SIZE, at_exit=True)),
+    # pselect6: eight specs at most, so the except set is not read again at exit;
+    # sig is {const sigset_t *ss; size_t ss_len} (fs/select.c): read with the set
+    # ss points to
+    "pselect6": (*_fdsets("inp", "outp", "exp"), _fixed("tsp", TIMESPEC_SIZE),
+                 _Override("sig", CAP_STRUCT, None, 16 + SIGSET_SIZE, 16, False, SPEC_DEREF),
+                 *_fdsets("inp", "outp", at_exit=True),
+                 _fixed("tsp", TIMESPEC_SIZE, at_exit=True)),
+    **({
+        "epoll_ctl": (_fixed("event", EPOLL_EVENT_SIZE),),
+        "epoll_wait": (_array("events", "ret", EPOLL_EVENT_SIZE, True),),
+        "epoll_pwait": (_array("events", "ret", EPOLL_EVENT_SIZE, True),
+                        _fixed("sigmask", SIGSET_SIZE)),
+        "epoll_pwait2": (_array("events", "ret", EPOLL_EVENT_SIZE, True),
+                         _fixed("timeout", TIMESPEC_SIZE), _fixed("sigmask", SIGSET_SIZE)),
+    } if EPOLL_EVENT_SIZE else {}),
+    **{name: (_iov("vec", at_exit=True),) for name in ("readv", "preadv", "preadv2")},
+    **{name: (_iov("vec"),) for name in ("writev", "pwritev", "pwritev2")},
+    "sendmsg": (_Override("msg", CAP_MSGHDR, None, BUF_MAX, BUF_CAP),),
+    # recvmsg: msg_name and msg_namelen as the caller set them, then the filled msghdr
+    "recvmsg": (_fixed("msg", 16), _Override("msg", CAP_MSGHDR, None, BUF_MAX, BUF_CAP, True)),
+    # sendmmsg: its first MMSG_N messages, at exit (strace prints them with msg_len)
+    "sendmmsg": tuple(_Override("mmsg", CAP_MMSGHDR, k, 512, BUF_CAP, True)
+                      for k in range(MMSG_N)),
+    "recvfrom": (_buf("ubuf", "ret", at_exit=True), *_addr_out("addr", "addr_len")),
+    "accept": _addr_out("upeer_sockaddr", "upeer_addrlen"),
+    "accept4": _addr_out("upeer_sockaddr", "upeer_addrlen"),
+    "getsockname": _addr_out("usockaddr", "usockaddr_len"),
+    "getpeername": _addr_out("usockaddr", "usockaddr_len"),
+    "setsockopt": (_buf("optval", "optlen"),),
+    "socketpair": (_fixed("usockvec", 8, at_exit=True),),
+    "sendfile64": (_fixed("offset", 8), _fixed("offset", 8, at_exit=True)),
+    "copy_file_range": (_fixed("off_in", 8), _fixed("off_out", 8)),
+    "splice": (_fixed("off_in", 8), _fixed("off_out", 8)),
+    "getsockopt": (_fixed("optlen", 4), _fixed("optlen", 4, at_exit=True),
+                   _Override("optval", CAP_BUF, "optlen", BUF_CAP, 0, True, SPEC_LEN_PTR)),
 }
 
 
@@ -255,13 +358,14 @@ def specs_for(name: str, args: Sequence[Field]) -> SpecsResult:
     missing: list[str] = []
     if name in OVERRIDES:
         for o in OVERRIDES[name]:
-            if o.arg not in index or (o.length not in (None, "ret") and o.length not in index):
+            if o.arg not in index or (isinstance(o.length, str) and o.length != "ret"
+                                      and o.length not in index):
                 missing.append(o.arg if o.arg not in index else str(o.length))
                 continue
-            len_arg = LEN_NONE if o.length is None else LEN_RET if o.length == "ret" \
-                else index[o.length]
+            len_arg = (LEN_NONE if o.length is None else LEN_RET if o.length == "ret"
+                       else o.length if isinstance(o.length, int) else index[o.length])
             specs.append(CapSpec(index[o.arg], o.kind, len_arg,
-                                 SPEC_AT_EXIT if o.at_exit else 0, o.cap, o.size))
+                                 (SPEC_AT_EXIT if o.at_exit else 0) | o.flags, o.cap, o.size))
     else:
         for i, f in enumerate(args):
             if (f.c_type == "const char *" and f.name in STRING_ARGS) or (
@@ -312,7 +416,7 @@ def build_specs(table: SyscallTable, tracefs_root: Path | None,
 
 
 def pack_specs(specs: Sequence[CapSpec]) -> bytes:
-    """``struct tk_beauty``: BEAUTY_SPECS specs, unused slots zero (kind 0), 32 bytes."""
+    """``struct tk_beauty``: BEAUTY_SPECS specs, unused slots zero (kind 0), 64 bytes."""
     if len(specs) > BEAUTY_SPECS:
         raise ValueError(f"{len(specs)} capture specs, at most {BEAUTY_SPECS}")
     return b"".join(s.pack() for s in specs) + bytes(_SPEC.size * (BEAUTY_SPECS - len(specs)))
@@ -347,4 +451,28 @@ def fill_beauty_map(obj: BpfObject, table: SyscallTable, tracefs_root: Path | No
         if 0 <= nr < m.max_entries:
             m.update_elem(struct.pack("<I", nr), pack_specs(sp))
             n += 1
+    return n
+
+
+def fill_ioctl_map(obj: BpfObject, arch: str | None = None) -> int:
+    """Write the ioctl requests whose argument is captured into ``ioctl_sizes``.
+
+    Args:
+      obj: the loaded ``BpfObject``.
+      arch: the flag tables' arch (default: this machine's).
+
+    Returns:
+      The number of requests written; 0 for an object without the map.
+
+    Raises:
+      MapError: a map update failed (its errno).
+    """
+    if "ioctl_sizes" not in obj.maps:
+        return 0
+    m = obj.maps["ioctl_sizes"]
+    n = 0
+    for req, (size, into, out) in IOCTL_ARGS(arch or machine_arch()).items():
+        value = size | (IOCTL_IN if into else 0) | (IOCTL_OUT if out else 0)
+        m.update_elem(struct.pack("<I", req), struct.pack("<I", value))
+        n += 1
     return n

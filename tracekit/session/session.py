@@ -46,7 +46,7 @@ from tracekit.kernel.arch import SUPPORTED, machine_arch
 from tracekit.kernel.cgroup import CgroupTarget, resolve_cgroup
 from tracekit.kernel.procfs import ProcFS
 from tracekit.kernel.syscalls import SyscallTable
-from tracekit.session.capture import fill_beauty_map
+from tracekit.session.capture import fill_beauty_map, fill_ioctl_map
 from tracekit.session.kernel_summary import KernelSummary, enable_kernel_summary
 from tracekit.session.pids import PidInfo, PidsMap, PidUpkeep, Target, reenumerate
 from tracekit.session.spawn import HeldCommand
@@ -265,6 +265,7 @@ class Session:
         if o.capture and (not o.summary or o.summary_records):
             # which args to read from user memory, per syscall nr (issue 4)
             fill_beauty_map(obj, SyscallTable(), None)
+            fill_ioctl_map(obj)
         if o.syscalls is not None:
             filt = obj.maps["syscall_filter"]
             for nr in sorted(o.syscalls):

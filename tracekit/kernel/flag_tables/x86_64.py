@@ -1076,3 +1076,402 @@ MEMBARRIER_CMDS: dict[int, str] = {
     128: 'MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ',
     256: 'MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ',
 }
+
+TERM_IFLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'IGNBRK'),
+    (0x2, 'BRKINT'),
+    (0x4, 'IGNPAR'),
+    (0x8, 'PARMRK'),
+    (0x10, 'INPCK'),
+    (0x20, 'ISTRIP'),
+    (0x40, 'INLCR'),
+    (0x80, 'IGNCR'),
+    (0x100, 'ICRNL'),
+    (0x200, 'IUCLC'),
+    (0x400, 'IXON'),
+    (0x800, 'IXANY'),
+    (0x1000, 'IXOFF'),
+    (0x2000, 'IMAXBEL'),
+    (0x4000, 'IUTF8'),
+)
+
+TERM_OFLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'OPOST'),
+    (0x2, 'OLCUC'),
+    (0x4, 'ONLCR'),
+    (0x8, 'OCRNL'),
+    (0x10, 'ONOCR'),
+    (0x20, 'ONLRET'),
+    (0x40, 'OFILL'),
+    (0x80, 'OFDEL'),
+)
+
+TERM_CFLAGS: tuple[tuple[int, str], ...] = (
+    (0x40, 'CSTOPB'),
+    (0x80, 'CREAD'),
+    (0x100, 'PARENB'),
+    (0x200, 'PARODD'),
+    (0x400, 'HUPCL'),
+    (0x800, 'CLOCAL'),
+    (0x40000000, 'CMSPAR'),
+    (0x80000000, 'CRTSCTS'),
+)
+
+TERM_LFLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'ISIG'),
+    (0x2, 'ICANON'),
+    (0x4, 'XCASE'),
+    (0x8, 'ECHO'),
+    (0x10, 'ECHOE'),
+    (0x20, 'ECHOK'),
+    (0x40, 'ECHONL'),
+    (0x80, 'NOFLSH'),
+    (0x8000, 'IEXTEN'),
+    (0x200, 'ECHOCTL'),
+    (0x400, 'ECHOPRT'),
+    (0x800, 'ECHOKE'),
+    (0x1000, 'FLUSHO'),
+    (0x4000, 'PENDIN'),
+    (0x100, 'TOSTOP'),
+    (0x10000, 'EXTPROC'),
+)
+
+TERM_MASKS: dict[int, str] = {
+    48: 'CSIZE',
+    256: 'NLDLY',
+    1536: 'CRDLY',
+    4111: 'CBAUD',
+    6144: 'TABDLY',
+    8192: 'BSDLY',
+    16384: 'VTDLY',
+    32768: 'FFDLY',
+}
+
+TERM_NLDLY: dict[int, str] = {
+    0: 'NL0',
+    256: 'NL1',
+}
+
+TERM_CRDLY: dict[int, str] = {
+    0: 'CR0',
+    512: 'CR1',
+    1024: 'CR2',
+    1536: 'CR3',
+}
+
+TERM_TABDLY: dict[int, str] = {
+    0: 'TAB0',
+    2048: 'TAB1',
+    4096: 'TAB2',
+    6144: 'TAB3',
+}
+
+TERM_BSDLY: dict[int, str] = {
+    0: 'BS0',
+    8192: 'BS1',
+}
+
+TERM_VTDLY: dict[int, str] = {
+    0: 'VT0',
+    16384: 'VT1',
+}
+
+TERM_FFDLY: dict[int, str] = {
+    0: 'FF0',
+    32768: 'FF1',
+}
+
+TERM_BAUDS: dict[int, str] = {
+    0: 'B0',
+    1: 'B50',
+    2: 'B75',
+    3: 'B110',
+    4: 'B134',
+    5: 'B150',
+    6: 'B200',
+    7: 'B300',
+    8: 'B600',
+    9: 'B1200',
+    10: 'B1800',
+    11: 'B2400',
+    12: 'B4800',
+    13: 'B9600',
+    14: 'B19200',
+    15: 'B38400',
+    4097: 'B57600',
+    4098: 'B115200',
+    4099: 'B230400',
+    4100: 'B460800',
+    4101: 'B500000',
+    4102: 'B576000',
+    4103: 'B921600',
+    4104: 'B1000000',
+    4105: 'B1152000',
+    4106: 'B1500000',
+    4107: 'B2000000',
+    4108: 'B2500000',
+    4109: 'B3000000',
+    4110: 'B3500000',
+    4111: 'B4000000',
+}
+
+TERM_CSIZES: dict[int, str] = {
+    0: 'CS5',
+    16: 'CS6',
+    32: 'CS7',
+    48: 'CS8',
+}
+
+POLL_EVENTS: tuple[tuple[int, str], ...] = (
+    (0x1, 'POLLIN'),
+    (0x2, 'POLLPRI'),
+    (0x4, 'POLLOUT'),
+    (0x8, 'POLLERR'),
+    (0x10, 'POLLHUP'),
+    (0x20, 'POLLNVAL'),
+    (0x40, 'POLLRDNORM'),
+    (0x80, 'POLLRDBAND'),
+    (0x100, 'POLLWRNORM'),
+    (0x200, 'POLLWRBAND'),
+    (0x400, 'POLLMSG'),
+    (0x1000, 'POLLREMOVE'),
+    (0x2000, 'POLLRDHUP'),
+)
+
+EPOLL_EVENTS: tuple[tuple[int, str], ...] = (
+    (0x1, 'EPOLLIN'),
+    (0x2, 'EPOLLPRI'),
+    (0x4, 'EPOLLOUT'),
+    (0x8, 'EPOLLERR'),
+    (0x10, 'EPOLLHUP'),
+    (0x20, 'EPOLLNVAL'),
+    (0x40, 'EPOLLRDNORM'),
+    (0x80, 'EPOLLRDBAND'),
+    (0x100, 'EPOLLWRNORM'),
+    (0x200, 'EPOLLWRBAND'),
+    (0x400, 'EPOLLMSG'),
+    (0x2000, 'EPOLLRDHUP'),
+    (0x10000000, 'EPOLLEXCLUSIVE'),
+    (0x20000000, 'EPOLLWAKEUP'),
+    (0x40000000, 'EPOLLONESHOT'),
+    (0x80000000, 'EPOLLET'),
+)
+
+TC_FLUSH: dict[int, str] = {
+    0: 'TCIFLUSH',
+    1: 'TCOFLUSH',
+    2: 'TCIOFLUSH',
+}
+
+TC_FLOW: dict[int, str] = {
+    0: 'TCOOFF',
+    1: 'TCOON',
+    2: 'TCIOFF',
+    3: 'TCION',
+}
+
+EPOLL_CREATE_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x80000, 'EPOLL_CLOEXEC'),
+)
+
+MSG_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'MSG_OOB'),
+    (0x2, 'MSG_PEEK'),
+    (0x4, 'MSG_DONTROUTE'),
+    (0x8, 'MSG_CTRUNC'),
+    (0x10, 'MSG_PROXY'),
+    (0x20, 'MSG_TRUNC'),
+    (0x40, 'MSG_DONTWAIT'),
+    (0x80, 'MSG_EOR'),
+    (0x100, 'MSG_WAITALL'),
+    (0x200, 'MSG_FIN'),
+    (0x400, 'MSG_SYN'),
+    (0x800, 'MSG_CONFIRM'),
+    (0x1000, 'MSG_RST'),
+    (0x2000, 'MSG_ERRQUEUE'),
+    (0x4000, 'MSG_NOSIGNAL'),
+    (0x8000, 'MSG_MORE'),
+    (0x10000, 'MSG_WAITFORONE'),
+    (0x40000, 'MSG_BATCH'),
+    (0x4000000, 'MSG_ZEROCOPY'),
+    (0x20000000, 'MSG_FASTOPEN'),
+    (0x40000000, 'MSG_CMSG_CLOEXEC'),
+)
+
+RWF_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'RWF_HIPRI'),
+    (0x2, 'RWF_DSYNC'),
+    (0x4, 'RWF_SYNC'),
+    (0x8, 'RWF_NOWAIT'),
+    (0x10, 'RWF_APPEND'),
+)
+
+SCM_TYPES: dict[int, str] = {
+    1: 'SCM_RIGHTS',
+    2: 'SCM_CREDENTIALS',
+}
+
+SOL_LEVELS: dict[int, str] = {
+    0: 'SOL_IP',
+    1: 'SOL_SOCKET',
+    6: 'SOL_TCP',
+    17: 'SOL_UDP',
+    41: 'SOL_IPV6',
+    58: 'SOL_ICMPV6',
+    255: 'SOL_RAW',
+    263: 'SOL_PACKET',
+    270: 'SOL_NETLINK',
+    279: 'SOL_ALG',
+    282: 'SOL_TLS',
+}
+
+SO_NAMES: dict[int, str] = {
+    1: 'SO_DEBUG',
+    2: 'SO_REUSEADDR',
+    3: 'SO_TYPE',
+    4: 'SO_ERROR',
+    5: 'SO_DONTROUTE',
+    6: 'SO_BROADCAST',
+    7: 'SO_SNDBUF',
+    8: 'SO_RCVBUF',
+    9: 'SO_KEEPALIVE',
+    10: 'SO_OOBINLINE',
+    11: 'SO_NO_CHECK',
+    12: 'SO_PRIORITY',
+    13: 'SO_LINGER',
+    14: 'SO_BSDCOMPAT',
+    15: 'SO_REUSEPORT',
+    16: 'SO_PASSCRED',
+    17: 'SO_PEERCRED',
+    18: 'SO_RCVLOWAT',
+    19: 'SO_SNDLOWAT',
+    20: 'SO_RCVTIMEO_OLD',
+    21: 'SO_SNDTIMEO_OLD',
+    22: 'SO_SECURITY_AUTHENTICATION',
+    23: 'SO_SECURITY_ENCRYPTION_TRANSPORT',
+    24: 'SO_SECURITY_ENCRYPTION_NETWORK',
+    25: 'SO_BINDTODEVICE',
+    26: 'SO_ATTACH_FILTER',
+    27: 'SO_DETACH_FILTER',
+    28: 'SO_PEERNAME',
+    29: 'SO_TIMESTAMP_OLD',
+    30: 'SO_ACCEPTCONN',
+    31: 'SO_PEERSEC',
+    32: 'SO_SNDBUFFORCE',
+    33: 'SO_RCVBUFFORCE',
+    34: 'SO_PASSSEC',
+    35: 'SO_TIMESTAMPNS_OLD',
+    36: 'SO_MARK',
+    37: 'SO_TIMESTAMPING_OLD',
+    38: 'SO_PROTOCOL',
+    39: 'SO_DOMAIN',
+    40: 'SO_RXQ_OVFL',
+    41: 'SO_WIFI_STATUS',
+    42: 'SO_PEEK_OFF',
+    43: 'SO_NOFCS',
+    44: 'SO_LOCK_FILTER',
+    45: 'SO_SELECT_ERR_QUEUE',
+    46: 'SO_BUSY_POLL',
+    47: 'SO_MAX_PACING_RATE',
+    48: 'SO_BPF_EXTENSIONS',
+    49: 'SO_INCOMING_CPU',
+    51: 'SO_ATTACH_REUSEPORT_CBPF',
+    52: 'SO_ATTACH_REUSEPORT_EBPF',
+    53: 'SO_CNX_ADVICE',
+    55: 'SO_MEMINFO',
+    56: 'SO_INCOMING_NAPI_ID',
+    57: 'SO_COOKIE',
+    59: 'SO_PEERGROUPS',
+    60: 'SO_ZEROCOPY',
+    61: 'SO_TXTIME',
+    62: 'SO_BINDTOIFINDEX',
+    63: 'SO_TIMESTAMP_NEW',
+    64: 'SO_TIMESTAMPNS_NEW',
+    65: 'SO_TIMESTAMPING_NEW',
+    66: 'SO_RCVTIMEO_NEW',
+    67: 'SO_SNDTIMEO_NEW',
+    68: 'SO_DETACH_REUSEPORT_BPF',
+    69: 'SO_PREFER_BUSY_POLL',
+    70: 'SO_BUSY_POLL_BUDGET',
+    71: 'SO_NETNS_COOKIE',
+    72: 'SO_BUF_LOCK',
+    73: 'SO_RESERVE_MEM',
+    74: 'SO_TXREHASH',
+    75: 'SO_RCVMARK',
+}
+
+TCP_NAMES: dict[int, str] = {
+    1: 'TCP_NODELAY',
+    2: 'TCP_MAXSEG',
+    3: 'TCP_CORK',
+    4: 'TCP_KEEPIDLE',
+    5: 'TCP_KEEPINTVL',
+    6: 'TCP_KEEPCNT',
+    7: 'TCP_SYNCNT',
+    8: 'TCP_LINGER2',
+    9: 'TCP_DEFER_ACCEPT',
+    10: 'TCP_WINDOW_CLAMP',
+    11: 'TCP_INFO',
+    12: 'TCP_QUICKACK',
+    13: 'TCP_CONGESTION',
+    14: 'TCP_MD5SIG',
+    18: 'TCP_USER_TIMEOUT',
+    23: 'TCP_FASTOPEN',
+    24: 'TCP_TIMESTAMP',
+    25: 'TCP_NOTSENT_LOWAT',
+    30: 'TCP_FASTOPEN_CONNECT',
+    31: 'TCP_ULP',
+    36: 'TCP_INQ',
+    37: 'TCP_TX_DELAY',
+}
+
+IP_NAMES: dict[int, str] = {
+    1: 'IP_TOS',
+    2: 'IP_TTL',
+    3: 'IP_HDRINCL',
+    4: 'IP_OPTIONS',
+    6: 'IP_RECVOPTS',
+    7: 'IP_RETOPTS',
+    8: 'IP_PKTINFO',
+    10: 'IP_MTU_DISCOVER',
+    11: 'IP_RECVERR',
+    12: 'IP_RECVTTL',
+    13: 'IP_RECVTOS',
+    14: 'IP_MTU',
+    15: 'IP_FREEBIND',
+    19: 'IP_TRANSPARENT',
+    24: 'IP_BIND_ADDRESS_NO_PORT',
+    32: 'IP_MULTICAST_IF',
+    33: 'IP_MULTICAST_TTL',
+    34: 'IP_MULTICAST_LOOP',
+    35: 'IP_ADD_MEMBERSHIP',
+    36: 'IP_DROP_MEMBERSHIP',
+}
+
+IPV6_NAMES: dict[int, str] = {
+    16: 'IPV6_UNICAST_HOPS',
+    17: 'IPV6_MULTICAST_IF',
+    18: 'IPV6_MULTICAST_HOPS',
+    19: 'IPV6_MULTICAST_LOOP',
+    20: 'IPV6_ADD_MEMBERSHIP',
+    21: 'IPV6_DROP_MEMBERSHIP',
+    23: 'IPV6_MTU_DISCOVER',
+    25: 'IPV6_RECVERR',
+    26: 'IPV6_V6ONLY',
+    49: 'IPV6_RECVPKTINFO',
+    50: 'IPV6_PKTINFO',
+    66: 'IPV6_RECVTCLASS',
+    67: 'IPV6_TCLASS',
+}
+
+IOCTL_ALIASES: dict[int, str] = {
+    21506: 'SNDCTL_TMR_START',
+    21507: 'SNDCTL_TMR_STOP',
+    21508: 'SNDCTL_TMR_CONTINUE',
+    1074025479: 'SNDCTL_TMR_METRONOME',
+    1074025480: 'SNDCTL_TMR_SELECT',
+    1074041865: 'BTRFS_IOC_CLONE',
+    3221509121: 'SNDCTL_TMR_TIMEBASE',
+    3221509125: 'SNDCTL_TMR_TEMPO',
+    3221509126: 'SNDCTL_TMR_SOURCE',
+}

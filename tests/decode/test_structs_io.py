@@ -1,0 +1,346 @@
+"""The I/O and socket decoders (tracekit/decode/structs_io.py, structs_net.py) on packed
+bytes, and through SyscallDecoder with captures that are short, cut or unreadable: a
+capture the program controls must never raise, and what cannot be read prints as the
+address, as strace prints memory it cannot read.
+
+Expected texts are what strace 6.1 printed for the same values on this machine
+(tests/e2e/test_strace_io.py compares against strace itself)."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from tracekit._events import (
+    CAP_BUF,
+    CAP_IOV,
+    CAP_MMSGHDR,
+    CAP_MSGHDR,
+    CAP_STRUCT,
+    CAPF_ELEM_FAULT,
+    CAPF_FAULT,
+    CAPF_TRUNC,
+    Capture,
+    Syscall,
+)
+from tracekit.decode import flags as F, structs_io as IO, structs_net as NET
+from tracekit.decode.args import SyscallDecoder
+from tracekit.decode.fdcache import FdCache
+from tracekit.kernel.syscalls import SyscallTable
+
+X64 = SyscallTable("x86_64")
+FL = F.for_arch("x86_64")
+ADDR = 0x7FFD1000
+TERMIOS = struct.pack("<4IB19s", 0o2400, 0o5, 0o277, 0o105073, 0, bytes(19))
+TERMIOS_TEXT = ("{c_iflag=ICRNL|IXON, c_oflag=NL0|CR0|TAB0|BS0|VT0|FF0|OPOST|ONLCR, "
+                "c_cflag=B38400|CS8|CREAD, c_lflag=ISIG|ICANON|ECHO|ECHOE|ECHOK|IEXTEN|"
+                "ECHOCTL|ECHOKE, ...}")
+
+
+def call(name: str, args: tuple[int, ...], ret: int = 0, caps: tuple[Capture, ...] = ()
+         ) -> Syscall:
+    nr = X64.nr(name)
+    assert nr is not None, name
+    return Syscall(ts_ns=1, duration_ns=1, tid=1, tgid=1, cpu=0, syscall_nr=nr,
+                   args=(*args, *(0,) * (6 - len(args))), ret=ret, comm="t", caps=caps)
+
+
+@pytest.fixture
+def dec(tmp_path: Path) -> SyscallDecoder:
+    return SyscallDecoder(X64, fdcache=FdCache(str(tmp_path)))
+
+
+def line(d: SyscallDecoder, ev: Syscall) -> str:
+    out = d.decode(ev)
+    return f"{out.name}({', '.join(out.args)}) = {out.ret}"
+
+
+def test_termios_and_winsize() -> None:
+    assert IO.format_termios(TERMIOS, FL) == TERMIOS_TEXT
+    assert IO.format_termios(TERMIOS[:35], FL) is None
+    assert IO.format_winsize(struct.pack("<4H", 24, 80, 0, 0)) == \
+        "{ws_row=24, ws_col=80, ws_xpixel=0, ws_ypixel=0}"
+    assert IO.format_winsize(b"\x00" * 7) is None
+
+
+def test_ioctl_names() -> None:
+    assert IO.ioctl_name(FL, 0x5401) == "TCGETS"
+    assert IO.ioctl_name(FL, 0x5402) == "SNDCTL_TMR_START or TCSETS"
+    assert IO.ioctl_name(FL, 0x40049409) == "BTRFS_IOC_CLONE or FICLONE"
+    assert IO.ioctl_name(FL, 0x80047877) == "_IOC(_IOC_READ, 0x78, 0x77, 0x4)"
+    assert IO.ioctl_name(FL, 0x1234) == "_IOC(_IOC_NONE, 0x12, 0x34, 0)"
+    assert IO.ioctl_name(FL, 0xC0105400 | 1 << 32) == "_IOC(_IOC_READ|_IOC_WRITE, 0x54, 0, 0x10)"
+
+
+def test_ioctl_arguments(dec: SyscallDecoder) -> None:
+    tcgets, fionbio, fioclex = 0x5401, 0x5421, 0x5451
+    good = Capture(2, CAP_STRUCT, 0, TERMIOS)
+    assert line(dec, call("ioctl", (4, tcgets, ADDR), 0, (good,))) == \
+        f"ioctl(4, TCGETS, {TERMIOS_TEXT}) = 0"
+    # written by the call: a failed one shows the address; short or faulted bytes too
+    assert line(dec, call("ioctl", (4, tcgets, ADDR), -25, (good,))).startswith(
+        f"ioctl(4, TCGETS, {ADDR:#x}) = -1 ENOTTY")
+    for bad in (Capture(2, CAP_STRUCT, 0, TERMIOS[:20]), Capture(2, CAP_STRUCT, CAPF_FAULT, b""),
+                Capture(2, CAP_STRUCT, CAPF_TRUNC, TERMIOS)):
+        assert line(dec, call("ioctl", (4, tcgets, ADDR), 0, (bad,))) == \
+            f"ioctl(4, TCGETS, {ADDR:#x}) = 0"
+    # read by the call: shown whatever the result
+    one = Capture(2, CAP_STRUCT, 0, struct.pack("<i", 1))
+    assert line(dec, call("ioctl", (4, fionbio, ADDR), -25, (one,))).startswith(
+        "ioctl(4, FIONBIO, [1]) = -1")
+    assert line(dec, call("ioctl", (4, fioclex, ADDR))) == "ioctl(4, FIOCLEX) = 0"
+    assert line(dec, call("ioctl", (4, 0x1234, 0), -25)).startswith(
+        "ioctl(4, _IOC(_IOC_NONE, 0x12, 0x34, 0), 0) = -1")
+    assert line(dec, call("ioctl", (4, 0x541B, 0), -14)).startswith("ioctl(4, FIONREAD, NULL)")
+
+
+def pollfds(*fds: tuple[int, int, int]) -> bytes:
+    return b"".join(IO.POLLFD.pack(*f) for f in fds)
+
+
+def test_poll_entry_and_exit(dec: SyscallDecoder) -> None:
+    entry = Capture(0, CAP_BUF, 0, pollfds((5, 1, 0), (6, 5, 0)))
+    out = Capture(0, CAP_BUF, 0, pollfds((5, 1, 1), (6, 5, 4)))
+    assert line(dec, call("poll", (ADDR, 2, 100), 2, (entry, out))) == (
+        "poll([{fd=5, events=POLLIN}, {fd=6, events=POLLIN|POLLOUT}], 2, 100) = "
+        "2 ([{fd=5, revents=POLLIN}, {fd=6, revents=POLLOUT}])")
+    assert line(dec, call("poll", (ADDR, 2, 100), 0, (entry, out))).endswith("= 0 (Timeout)")
+    # nfds larger than what was captured: the rest is "..."; a short exit capture
+    # shows only the whole elements it has (none with revents here: the plain return)
+    cut = Capture(0, CAP_BUF, CAPF_TRUNC, pollfds((5, 1, 0)) + b"\x01\x02")
+    assert line(dec, call("poll", (ADDR, 1000, 0), 1, (cut, cut))) == (
+        "poll([{fd=5, events=POLLIN}, ...], 1000, 0) = 1")
+    # a negative fd has no events (the kernel skips it); past -s 32 entries, "..."
+    neg = Capture(0, CAP_BUF, 0, pollfds((-1, 1, 0), (3, 0, 0)))
+    assert line(dec, call("poll", (ADDR, 2, 0), 0, (neg,))) == \
+        "poll([{fd=-1}, {fd=3, events=0}], 2, 0) = 0 (Timeout)"
+    many = pollfds(*[(k, 1, 1) for k in range(40)])
+    text = line(dec, call("poll", (ADDR, 40, 0), 40, (Capture(0, CAP_BUF, 0, many),) * 2))
+    assert text.count("revents=") == 32 and text.endswith("revents=POLLIN}, ...])")
+    faulted = Capture(0, CAP_BUF, CAPF_FAULT, b"")
+    assert line(dec, call("poll", (ADDR, 1, 0), 1, (faulted,))) == f"poll({ADDR:#x}, 1, 0) = 1"
+
+
+def test_select_ready_as_strace() -> None:
+    b = bytes([0b11000]) + bytes(7)                 # fds 3 and 4
+    assert IO.format_ready([b, None, None], 8, 2) == "in [3 4]"
+    assert IO.format_ready([b, b, None], 8, 3) == "in [3 4], out [3]"
+    # a set without fds after one printed still closes with "]" (strace's text)
+    assert IO.format_ready([b, bytes(8), b], 8, 3) == "in [3 4]], except [3]"
+    assert IO.format_ready([None, None, None], 8, 1) == ""
+
+
+def test_fdsets() -> None:
+    assert IO.format_fdset(bytes([0b100001]) + bytes(7), 7) == "[0 5]"
+    assert IO.format_fdset(bytes([0xFF]), 1024) == "[0 1 2 3 4 5 6 7]"   # short: what is there
+    assert IO.format_fdset(b"", 5) == "[]"
+
+
+def test_select_ret(dec: SyscallDecoder) -> None:
+    s_in = Capture(1, CAP_BUF, 0, bytes([0b100001]) + bytes(7))
+    s_out = Capture(1, CAP_BUF, 0, bytes([0b100000]) + bytes(7))
+    ts = struct.pack("<qq", 0, 100000)
+    caps = (s_in, Capture(4, CAP_STRUCT, 0, ts), s_out, Capture(4, CAP_STRUCT, 0, ts))
+    assert line(dec, call("pselect6", (7, ADDR, 0, 0, ADDR + 8, 0), 1, caps)) == (
+        "pselect6(7, [0 5], NULL, NULL, {tv_sec=0, tv_nsec=100000}, NULL) = "
+        "1 (in [5], left {tv_sec=0, tv_nsec=100000})")
+
+
+def test_pselect_sigmask(dec: SyscallDecoder) -> None:
+    def sig(data: bytes) -> str:
+        ev = call("pselect6", (1, 0, 0, 0, 0, ADDR), 0, (Capture(5, CAP_STRUCT, 0, data),))
+        return dec.decode(ev).args[5]
+    usr1 = (1 << 9).to_bytes(8, "little")
+    assert sig(struct.pack("<QQ", ADDR + 64, 8) + usr1) == "{sigmask=[USR1], sigsetsize=8}"
+    assert sig(struct.pack("<QQ", 0, 8)) == "{sigmask=NULL, sigsetsize=8}"
+    # the set unread (16 bytes only) or of another size: its address
+    assert sig(struct.pack("<QQ", ADDR + 64, 8)) == f"{{sigmask={ADDR + 64:#x}, sigsetsize=8}}"
+    assert sig(struct.pack("<QQ", ADDR + 64, 4) + usr1) == \
+        f"{{sigmask={ADDR + 64:#x}, sigsetsize=4}}"
+    assert sig(b"\x01" * 15) == f"{ADDR:#x}"
+
+
+def test_epoll_events(dec: SyscallDecoder) -> None:
+    ev = struct.pack("<IQ", 0x80000001, 0x1234)
+    assert line(dec, call("epoll_ctl", (7, 1, 5, ADDR), 0, (Capture(3, CAP_STRUCT, 0, ev),))) \
+        == "epoll_ctl(7, EPOLL_CTL_ADD, 5, {events=EPOLLIN|EPOLLET, data={u32=4660, u64=4660}}) = 0"
+    assert line(dec, call("epoll_ctl", (7, 1, 5, ADDR), 0,
+                          (Capture(3, CAP_STRUCT, 0, ev[:11]),))).endswith(f"{ADDR:#x}) = 0")
+    two = ev + struct.pack("<IQ", 4, (1 << 64) - 1)
+    assert line(dec, call("epoll_wait", (7, ADDR, 4, 10), 2, (Capture(1, CAP_BUF, 0, two),))) \
+        == ("epoll_wait(7, [{events=EPOLLIN|EPOLLET, data={u32=4660, u64=4660}}, "
+            "{events=EPOLLOUT, data={u32=4294967295, u64=18446744073709551615}}], 4, 10) = 2")
+    # the kernel said 3 but only 2 were captured
+    assert line(dec, call("epoll_wait", (7, ADDR, 4, 10), 3, (Capture(1, CAP_BUF, 0, two),))) \
+        .endswith("u64=18446744073709551615}}, ...], 4, 10) = 3")
+
+
+def iov(*elems: tuple[int, int, bytes | None]) -> bytes:
+    out = b""
+    for base, length, data in elems:
+        got = b"" if data is None else data
+        out += IO.IOV_ELEM.pack(base, length, len(got), CAPF_FAULT if data is None else 0)
+        out += got + bytes(-len(got) % 8)
+    return out
+
+
+def test_iov(dec: SyscallDecoder) -> None:
+    cap = Capture(1, CAP_IOV, 0, iov((ADDR, 4, b"abch"), (ADDR + 8, 64, b"ello world")))
+    assert line(dec, call("readv", (5, ADDR, 2), 14, (cap,))) == (
+        'readv(5, [{iov_base="abch", iov_len=4}, {iov_base="ello world", iov_len=64}], 2) = 14')
+    assert line(dec, call("readv", (5, ADDR, 2), -9, (cap,))).startswith(
+        f"readv(5, [{{iov_base={ADDR:#x}, iov_len=4}}, {{iov_base={ADDR + 8:#x}, iov_len=64}}]")
+    w = Capture(1, CAP_IOV, CAPF_TRUNC, iov((ADDR, 5, b"hello"), (ADDR + 8, 3, None)))
+    assert line(dec, call("writev", (6, ADDR, 20), 8, (w,))) == (
+        f'writev(6, [{{iov_base="hello", iov_len=5}}, {{iov_base={ADDR + 8:#x}, iov_len=3}}, '
+        '...], 20) = 8')
+    # a NULL base prints NULL; an array unreadable after its first element ends with
+    # the address of the element that could not be read
+    nul = Capture(1, CAP_IOV, CAPF_TRUNC | CAPF_ELEM_FAULT, iov((0, 0, b"")))
+    assert line(dec, call("writev", (6, ADDR, 2), -14, (nul,))).startswith(
+        f"writev(6, [{{iov_base=NULL, iov_len=0}}, ... /* {ADDR + 16:#x} */], 2) = -1")
+    # records that run past the data are not an iovec array: the address
+    assert IO.parse_iov(iov((ADDR, 5, b"hello"))[:27]) is None
+    bad = IO.IOV_ELEM.pack(ADDR, 5, 4000, 0) + b"x"
+    assert line(dec, call("writev", (6, ADDR, 1), 5, (Capture(1, CAP_IOV, 0, bad),))) == \
+        f"writev(6, {ADDR:#x}, 1) = 5"
+
+
+def test_msghdr(dec: SyscallDecoder) -> None:
+    hdr = IO.MSGHDR.pack(0, 0, ADDR, 1, 0, 0, 0)
+    empty = IO.IOV_ELEM.pack(0, 0, 0, 0)
+    data = hdr + empty + empty + iov((ADDR + 64, 5, b"hello"))
+    cap = Capture(1, CAP_MSGHDR, 0, data)
+    assert line(dec, call("sendmsg", (8, ADDR, 0x40), 5, (cap,))) == (
+        'sendmsg(8, {msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base="hello", iov_len=5}], '
+        "msg_iovlen=1, msg_controllen=0, msg_flags=0}, MSG_DONTWAIT) = 5")
+    for short in (data[:40], data[:60], data[:90], hdr + IO.IOV_ELEM.pack(0, 0, 200, 0)):
+        assert line(dec, call("sendmsg", (8, ADDR, 0), 5, (Capture(1, CAP_MSGHDR, 0, short),))) \
+            == f"sendmsg(8, {ADDR:#x}, 0) = 5"
+    assert line(dec, call("recvmsg", (8, ADDR, 0), -11, (cap,))).startswith(
+        f"recvmsg(8, {ADDR:#x}, 0) = -1 EAGAIN")
+
+
+def test_sendmmsg(dec: SyscallDecoder) -> None:
+    empty = IO.IOV_ELEM.pack(0, 0, 0, 0)
+
+    def mmsg(text: bytes, sent: int) -> bytes:
+        return (IO.MSGHDR.pack(0, 0, ADDR, 1, 0, 0, 0) + struct.pack("<I4x", sent) + empty
+                + empty + iov((ADDR + 64, len(text), text)))
+    caps = (Capture(1, CAP_MMSGHDR, 0, mmsg(b"one", 3)),
+            Capture(1, CAP_MMSGHDR, 0, mmsg(b"two", 3)))
+    one = ('{msg_hdr={msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base="one", iov_len=3}], '
+           "msg_iovlen=1, msg_controllen=0, msg_flags=0}")
+    assert line(dec, call("sendmmsg", (3, ADDR, 2, 0), 1, caps)).startswith(
+        f"sendmmsg(3, [{one}, msg_len=3}}, {{msg_hdr=")
+    assert line(dec, call("sendmmsg", (3, ADDR, 2, 0), 1, caps)).endswith(
+        "msg_flags=0}}], 2, 0) = 1")                  # the second was not sent: no msg_len
+    # more messages than captured, and a capture that is not a mmsghdr
+    assert line(dec, call("sendmmsg", (3, ADDR, 9, 0), 2, caps)).endswith(
+        "msg_len=3}, ...], 9, 0) = 2")
+    bad = (Capture(1, CAP_MMSGHDR, 0, b"\x01" * 70),)
+    assert line(dec, call("sendmmsg", (3, ADDR, 1, 0), 1, bad)) == \
+        f"sendmmsg(3, [{ADDR:#x}], 1, 0) = 1"
+
+
+def cmsg(level: int, ctype: int, data: bytes, clen: int | None = None) -> bytes:
+    n = 16 + len(data) if clen is None else clen
+    return struct.pack("<Qii", n, level, ctype) + data + bytes(-len(data) % 8)
+
+
+def test_cmsgs() -> None:
+    ctl = IO.IovElem(ADDR, 24, cmsg(1, 1, struct.pack("<i", 5)))
+    assert IO.format_cmsgs(ctl, FL) == \
+        "[{cmsg_len=20, cmsg_level=SOL_SOCKET, cmsg_type=SCM_RIGHTS, cmsg_data=[5]}]"
+    creds = cmsg(1, 2, struct.pack("<iII", 42, 0, 0))
+    assert IO.format_cmsgs(IO.IovElem(ADDR, 32, creds), FL) == (
+        "[{cmsg_len=28, cmsg_level=SOL_SOCKET, cmsg_type=SCM_CREDENTIALS, "
+        "cmsg_data={pid=42, uid=0, gid=0}}]")
+    # a cmsg_len shorter than the header ends the walk; a huge one is cut at the buffer
+    assert IO.format_cmsgs(IO.IovElem(ADDR, 32, cmsg(1, 1, bytes(16), clen=3)), FL) == (
+        f"[{{cmsg_len=3, cmsg_level=SOL_SOCKET, cmsg_type=SCM_RIGHTS}}, ... /* {ADDR + 16:#x} */]")
+    assert IO.format_cmsgs(IO.IovElem(ADDR, 24, cmsg(1, 1, struct.pack("<i", 5), 1 << 63)), FL) \
+        == "[{cmsg_len=9223372036854775808, cmsg_level=SOL_SOCKET, cmsg_type=SCM_RIGHTS, " \
+           "cmsg_data=[5, 0]}]"
+    assert IO.format_cmsgs(IO.IovElem(ADDR, 24, None), FL) == f"{ADDR:#x}"
+    assert IO.format_cmsgs(IO.IovElem(ADDR, 8, b"\0" * 8), FL) == f"{ADDR:#x}"
+    assert IO.format_cmsgs(IO.IovElem(ADDR, 16, cmsg(99, 7, b"")), FL) == \
+        "[{cmsg_len=16, cmsg_level=0x63 /* SOL_??? */, cmsg_type=0x7}]"
+
+
+def test_socket_outputs(dec: SyscallDecoder) -> None:
+    sin = struct.pack("<HH4s8x", 2, 0x5000, bytes([127, 0, 0, 1]))
+    caps = (Capture(2, CAP_STRUCT, 0, struct.pack("<i", 128)),
+            Capture(2, CAP_STRUCT, 0, struct.pack("<i", 16)), Capture(1, CAP_STRUCT, 0, sin))
+    assert line(dec, call("accept4", (3, ADDR, ADDR + 8, 0x80000), 4, caps)) == (
+        'accept4(3, {sa_family=AF_INET, sin_port=htons(80), sin_addr=inet_addr("127.0.0.1")}, '
+        "[128 => 16], SOCK_CLOEXEC) = 4")
+    assert line(dec, call("accept4", (3, ADDR, ADDR + 8, 0), -11, caps)).startswith(
+        f"accept4(3, {ADDR:#x}, [128], 0) = -1")
+    # a length the program set negative, an address cut short
+    neg = (Capture(2, CAP_STRUCT, 0, struct.pack("<i", -1)), Capture(2, CAP_STRUCT, 0, b"\x01"),
+           Capture(1, CAP_STRUCT, 0, sin[:1]))
+    assert line(dec, call("getsockname", (3, ADDR, ADDR + 8), 0, neg)) == \
+        f"getsockname(3, {ADDR:#x}, [-1]) = 0"
+    x = Capture(1, CAP_BUF, 0, b"x")
+    assert line(dec, call("recvfrom", (3, ADDR, 16, 0, 0, 0), 1, (x,))) == \
+        'recvfrom(3, "x", 16, 0, NULL, NULL) = 1'
+    none = Capture(4, CAP_STRUCT, 0, b"")
+    assert line(dec, call("sendto", (3, ADDR, 1, 0, 0, 0), 1, (x, none))) == \
+        'sendto(3, "x", 1, 0, NULL, 0) = 1'
+
+
+def test_sockopts(dec: SyscallDecoder) -> None:
+    one = Capture(3, CAP_BUF, 0, struct.pack("<i", 1))
+    assert line(dec, call("setsockopt", (3, 1, 2, ADDR, 4), 0, (one,))) == \
+        "setsockopt(3, SOL_SOCKET, SO_REUSEADDR, [1], 4) = 0"
+    assert line(dec, call("setsockopt", (3, 6, 1, ADDR, 4), 0, (one,))) == \
+        "setsockopt(3, SOL_TCP, TCP_NODELAY, [1], 4) = 0"
+    assert line(dec, call("setsockopt", (3, 999, 77, ADDR, 2), 0, (one,))) == \
+        'setsockopt(3, 999, 77, "\\1\\0", 2) = 0'
+    linger = Capture(3, CAP_BUF, 0, struct.pack("<ii", 1, 5))
+    assert line(dec, call("setsockopt", (3, 1, 13, ADDR, 8), 0, (linger,))) == \
+        "setsockopt(3, SOL_SOCKET, SO_LINGER, {l_onoff=1, l_linger=5}, 8) = 0"
+    # optlen larger than the bytes there: the address
+    assert line(dec, call("setsockopt", (3, 1, 13, ADDR, 8), 0,
+                          (Capture(3, CAP_BUF, 0, b"\x01"),))).endswith(f"{ADDR:#x}, 8) = 0")
+    caps = (Capture(4, CAP_STRUCT, 0, struct.pack("<i", 4)),
+            Capture(4, CAP_STRUCT, 0, struct.pack("<i", 4)), Capture(3, CAP_BUF, 0, b"\x02\0\0\0"))
+    assert line(dec, call("getsockopt", (3, 1, 3, ADDR, ADDR + 8), 0, caps)) == \
+        "getsockopt(3, SOL_SOCKET, SO_TYPE, [2], [4]) = 0"
+    assert NET.format_len_inout(4, 8) == "[4 => 8]"
+
+
+def test_offsets(dec: SyscallDecoder) -> None:
+    zero, ten = (Capture(2, CAP_STRUCT, 0, struct.pack("<q", v)) for v in (0, 10))
+    assert line(dec, call("sendfile", (6, 5, ADDR, 10), 10, (zero, ten))) == \
+        "sendfile(6, 5, [0] => [10], 10) = 10"
+    assert line(dec, call("sendfile", (6, 5, ADDR, 10), -22, (zero, ten))).startswith(
+        "sendfile(6, 5, [0], 10) = -1")
+    assert line(dec, call("sendfile", (6, 5, ADDR, 10), 10,
+                          (Capture(2, CAP_STRUCT, 0, b"\0" * 7),))).startswith(
+        f"sendfile(6, 5, {ADDR:#x}, 10)")
+    assert line(dec, call("copy_file_range", (5, ADDR, 6, 0, 5, 0), 5,
+                          (Capture(1, CAP_STRUCT, 0, struct.pack("<q", 0)),))) == \
+        "copy_file_range(5, [0], 6, NULL, 5, 0) = 5"
+
+
+_NAMES = ["ioctl", "poll", "ppoll", "pselect6", "epoll_wait", "epoll_ctl", "readv", "writev",
+          "sendmsg", "recvmsg", "accept4", "getsockopt", "setsockopt", "recvfrom", "sendfile",
+          "copy_file_range", "socketpair", "select", "sendmmsg"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(name=st.sampled_from(_NAMES), data=st.binary(max_size=300),
+       kind=st.sampled_from([CAP_BUF, CAP_STRUCT, CAP_IOV, CAP_MSGHDR, CAP_MMSGHDR]),
+       flags=st.sampled_from([0, CAPF_TRUNC, CAPF_FAULT]), arg=st.integers(0, 5),
+       ret=st.integers(-4095, 1 << 20), n=st.integers(0, 1 << 32))
+def test_hostile_captures_never_raise(name: str, data: bytes, kind: int, flags: int, arg: int,
+                                      ret: int, n: int) -> None:
+    d = SyscallDecoder(X64, fdcache=FdCache("/nonexistent"))
+    caps = (Capture(arg, kind, flags, data), Capture(arg, kind, flags, data[::-1]))
+    out = d.decode(call(name, (3, n, ADDR, n, ADDR, n), ret, caps))
+    assert out.name == name and all(isinstance(a, str) for a in out.args)

@@ -1,0 +1,740 @@
+"""I/O structs as strace 6.1 prints them by default: ioctl arguments, poll and select
+sets, epoll events, iovec arrays.
+
+Each decoder takes the bytes the BPF program captured (``Capture.data``; specs in
+tracekit/session/capture.py ``OVERRIDES``) and returns strace's text, or the address
+when the memory is not there (unread, unreadable, a failed call's output) or too short to
+be the struct. What strace prints (checked against strace 6.1 on Linux 6.18):
+
+- ``ioctl``: the request by name (two names where two drivers share a value:
+  ``SNDCTL_TMR_START or TCSETS``), an unknown one as ``_IOC(_IOC_READ, 0x78, 0x77, 0x4)``;
+  the argument by request: ``TCGETS``/``TCSETS*``'s termios as
+  ``{c_iflag=ICRNL|IXON, c_oflag=..., c_cflag=..., c_lflag=..., ...}``, ``TIOCGWINSZ``'s
+  ``{ws_row=24, ws_col=80, ws_xpixel=0, ws_ypixel=0}``, an int as ``[1]``, FICLONE's fd in
+  decimal, TCFLSH's ``TCIFLUSH``, none for requests without one (``ioctl(4, FIOCLEX)``),
+  hex otherwise.
+- ``poll``/``ppoll``: ``[{fd=3, events=POLLIN}]`` at entry, the return value followed by
+  ``([{fd=3, revents=POLLIN}], left {tv_sec=0, tv_nsec=218})``; ``0 (Timeout)``.
+- ``select``/``pselect6``: sets as ``[0 5]``, the return value followed by
+  ``(in [5], out [6], left {...})``.
+- ``epoll_ctl``/``epoll_wait``: ``{events=EPOLLIN|EPOLLET, data={u32=4660, u64=4660}}``.
+- ``readv``/``writev`` and the p/2 forms: ``[{iov_base="hello", iov_len=5}, ...]``; what a
+  read returned is spread over the elements in order (``iov_base=""`` past it).
+
+Layouts are those of 64-bit x86_64 and arm64 (little-endian); ``struct epoll_event`` is
+packed (12 bytes) on x86_64 only (include/uapi/linux/eventpoll.h, EPOLL_PACKED).
+"""
+
+from __future__ import annotations
+
+import functools
+import struct
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, NamedTuple
+
+from tracekit._events import (
+    CAP_IOV,
+    CAP_MMSGHDR,
+    CAP_MSGHDR,
+    CAP_STRUCT,
+    CAPF_ELEM_FAULT,
+    CAPF_FAULT,
+    CAPF_TRUNC,
+    SC_NORETURN,
+    SC_UNFINISHED,
+    Capture,
+    Syscall,
+)
+from tracekit.decode import flags as F
+from tracekit.decode.captures import KindFn, capture, capture_out, succeeded
+from tracekit.decode.structs_proc import SIGSET_SIZE, format_sigset, format_timeval
+from tracekit.decode.values import format_sockaddr, format_timespec, pointer, quote, signed
+
+if TYPE_CHECKING:
+    from tracekit.decode.args import SyscallDecoder
+
+__all__ = [
+    "EPOLL_EVENT_SIZES", "IOCTL_ARGS", "IovElem", "format_epoll_events", "format_fdset",
+    "format_iov", "format_pollfds", "format_revents", "format_termios", "format_winsize",
+    "ioctl_name", "k_ioctlarg", "k_stop", "kinds", "parse_iov", "ret_kinds",
+]
+
+# struct epoll_event: u32 events, u64 data; packed on x86_64 (include/uapi/linux/eventpoll.h)
+EPOLL_EVENT_SIZES: dict[str, int] = {"x86_64": 12, "arm64": 16}
+TERMIOS_SIZE = 36        # struct termios (asm-generic/termbits.h): 4 x u32, c_line, c_cc[19]
+WINSIZE_SIZE = 8         # struct winsize: 4 x unsigned short
+POLLFD = struct.Struct("<ihh")                    # struct pollfd: fd, events, revents
+IOV_ELEM = struct.Struct("<QQII")                 # struct tk_iov_elem (programs/syscalls.h)
+MSGHDR = struct.Struct("<QI4xQQQQi4x")            # struct user_msghdr, 56 bytes
+MMSGHDR_SIZE = 64                                 # struct mmsghdr: msghdr, msg_len, pad
+
+# _IOC layout (include/uapi/asm-generic/ioctl.h): nr 0-7, type 8-15, size 16-29, dir 30-31
+_IOC_DIRS = {0: "_IOC_NONE", 1: "_IOC_WRITE", 2: "_IOC_READ", 3: "_IOC_READ|_IOC_WRITE"}
+
+
+def _hex(v: int) -> str:
+    return hex(v) if v else "0"
+
+
+def ioctl_name(fl: F.ArchFlags, req: int) -> str:
+    """An ioctl request as strace prints it: its name, ``A or B`` when another driver's
+    request has the same value (strace lists them by name), else the ``_IOC()`` form."""
+    req &= 0xFFFFFFFF
+    T = fl.tables
+    name: str | None = T.IOCTLS.get(req)
+    alias: str | None = T.IOCTL_ALIASES.get(req)
+    if name is not None and alias is not None:
+        return " or ".join(sorted((name, alias)))
+    if name is not None or alias is not None:
+        return name or alias or ""
+    return (f"_IOC({_IOC_DIRS[req >> 30]}, {_hex(req >> 8 & 0xFF)}, {_hex(req & 0xFF)}, "
+            f"{_hex(req >> 16 & 0x3FFF)})")
+
+
+class _IoctlArg(NamedTuple):
+    size: int            # bytes captured (0: not captured)
+    into: bool           # the call reads it: captured at entry, shown whatever the result
+    out: bool            # the call writes it: captured at exit, shown when it succeeded
+    fmt: str             # "termios", "winsize", "int", "fd" (the value as an int),
+    #                      "flush"/"flow" (TCFLSH/TCXONC's value by name), "none", "hex"
+
+
+# How each request's argument prints (strace 6.1, term_ioctl.c and file_ioctl.c)
+_IOCTL_KINDS: dict[str, _IoctlArg] = {
+    "TCGETS": _IoctlArg(TERMIOS_SIZE, False, True, "termios"),
+    **{n: _IoctlArg(TERMIOS_SIZE, True, False, "termios")
+       for n in ("TCSETS", "TCSETSW", "TCSETSF")},
+    "TIOCGWINSZ": _IoctlArg(WINSIZE_SIZE, False, True, "winsize"),
+    "TIOCSWINSZ": _IoctlArg(WINSIZE_SIZE, True, False, "winsize"),
+    **{n: _IoctlArg(4, False, True, "int")
+       for n in ("FIONREAD", "TIOCOUTQ", "TIOCGPGRP", "TIOCGSID", "TIOCGETD", "TIOCGPTN")},
+    **{n: _IoctlArg(4, True, False, "int")
+       for n in ("FIONBIO", "FIOASYNC", "TIOCSPGRP", "TIOCSETD", "TIOCSPTLCK", "TIOCPKT")},
+    "FICLONE": _IoctlArg(0, False, False, "fd"),
+    "TCSBRK": _IoctlArg(0, False, False, "fd"),
+    "TCSBRKP": _IoctlArg(0, False, False, "fd"),
+    "TIOCSCTTY": _IoctlArg(0, False, False, "fd"),
+    "TCFLSH": _IoctlArg(0, False, False, "flush"),
+    "TCXONC": _IoctlArg(0, False, False, "flow"),
+    **{n: _IoctlArg(0, False, False, "none")
+       for n in ("FIOCLEX", "FIONCLEX", "TIOCEXCL", "TIOCNXCL", "TIOCNOTTY", "TIOCSBRK",
+                 "TIOCCBRK", "TIOCCONS")},
+}
+
+
+@functools.cache
+def _ioctl_by_value(arch: str) -> dict[int, _IoctlArg]:
+    T = F.for_arch(arch).tables
+    names = {n: v for v, n in T.IOCTLS.items()}
+    return {names[n]: a for n, a in _IOCTL_KINDS.items() if n in names}
+
+
+def IOCTL_ARGS(arch: str) -> dict[int, tuple[int, bool, bool]]:
+    """request -> (size, read at entry, read at exit) of the requests whose argument is
+    captured (the ``ioctl_sizes`` map of programs/syscalls.bpf.c)."""
+    return {v: (a.size, a.into, a.out) for v, a in _ioctl_by_value(arch).items() if a.size}
+
+
+def _field(v: int, mask: int, names: Mapping[int, str]) -> str:
+    got = names.get(v & mask)
+    return got if got is not None else hex(v & mask)
+
+
+def format_termios(data: bytes, fl: F.ArchFlags) -> str | None:
+    """struct termios (asm-generic/termbits.h), abbreviated as strace without -v."""
+    if len(data) < TERMIOS_SIZE:
+        return None
+    iflag, oflag, cflag, lflag = struct.unpack_from("<4I", data)
+    T = fl.tables
+    masks = {n: v for v, n in T.TERM_MASKS.items()}
+    odelays = [_field(oflag, masks[m], t) for m, t in (
+        ("NLDLY", T.TERM_NLDLY), ("CRDLY", T.TERM_CRDLY), ("TABDLY", T.TERM_TABDLY),
+        ("BSDLY", T.TERM_BSDLY), ("VTDLY", T.TERM_VTDLY), ("FFDLY", T.TERM_FFDLY))]
+    orest = oflag & ~sum(masks[m] for m in ("NLDLY", "CRDLY", "TABDLY", "BSDLY", "VTDLY",
+                                            "FFDLY"))
+    o = "|".join(odelays + ([_bits(T.TERM_OFLAGS, orest)] if orest else []))
+    cfields = [_field(cflag, masks["CBAUD"], T.TERM_BAUDS),
+               _field(cflag, masks["CSIZE"], T.TERM_CSIZES)]
+    crest = cflag & ~(masks["CBAUD"] | masks["CSIZE"])
+    c = "|".join(cfields + ([_bits(T.TERM_CFLAGS, crest)] if crest else []))
+    return (f"{{c_iflag={_bits(T.TERM_IFLAGS, iflag)}, c_oflag={o}, c_cflag={c}, "
+            f"c_lflag={_bits(T.TERM_LFLAGS, lflag)}, ...}}")
+
+
+@functools.cache
+def _flagset(bits: tuple[tuple[int, str], ...]) -> F.FlagSet:
+    return F.FlagSet(bits)
+
+
+def _bits(bits: tuple[tuple[int, str], ...], v: int) -> str:
+    return _flagset(bits)(v)
+
+
+def format_winsize(data: bytes) -> str | None:
+    """struct winsize: ``{ws_row=24, ws_col=80, ws_xpixel=0, ws_ypixel=0}``."""
+    if len(data) < WINSIZE_SIZE:
+        return None
+    row, col, x, y = struct.unpack_from("<4H", data)
+    return f"{{ws_row={row}, ws_col={col}, ws_xpixel={x}, ws_ypixel={y}}}"
+
+
+def k_ioctlarg(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
+    """ioctl's argument by its request (argument ``i - 1``); None: the request has none."""
+    v, fl = ev.args[i], d.flags
+    a = _ioctl_by_value(fl.arch).get(ev.args[i - 1] & 0xFFFFFFFF)
+    if a is None or a.fmt == "hex":
+        return _hex(v)
+    if a.fmt == "none":
+        return None
+    if a.fmt == "fd":
+        return str(signed(v, 32))
+    if a.fmt in ("flush", "flow"):
+        return F.enum(fl.tables.TC_FLUSH if a.fmt == "flush" else fl.tables.TC_FLOW, v)
+    if v == 0:
+        return "NULL"
+    cap = capture(ev, i, whole=True) if a.into else capture_out(ev, i, whole=True)
+    text = None
+    if cap is not None:
+        if a.fmt == "termios":
+            text = format_termios(cap.data, fl)
+        elif a.fmt == "winsize":
+            text = format_winsize(cap.data)
+        elif len(cap.data) >= 4:
+            text = f"[{signed(int.from_bytes(cap.data[:4], 'little'), 32)}]"
+    return pointer(v) if text is None else text
+
+
+# -- poll
+
+def format_pollfds(data: bytes, n: int, fl: F.ArchFlags, limit: int,
+                   fd_text: Callable[[int], str] = str) -> str | None:
+    """poll's array at entry: ``[{fd=3, events=POLLIN}, {fd=-1}, ...]``, ``n`` elements
+    (nfds; a negative fd has no events); past ``limit`` elements or the captured bytes,
+    ``...``. ``fd_text`` prints an fd (decorated with its path when fd paths are on)."""
+    out = []
+    for k in range(n):
+        if k >= limit or (k + 1) * POLLFD.size > len(data):
+            out.append("...")
+            break
+        fd, events, _ = POLLFD.unpack_from(data, k * POLLFD.size)
+        if fd < 0:
+            out.append(f"{{fd={fd}}}")
+        else:
+            out.append(f"{{fd={fd_text(fd)}, "
+                       f"events={_bits(fl.tables.POLL_EVENTS, events & 0xFFFF)}}}")
+    return "[" + ", ".join(out) + "]"
+
+
+def format_revents(data: bytes, n: int, fl: F.ArchFlags, limit: int) -> str | None:
+    """poll's array at exit, only the elements with revents: ``[{fd=3, revents=POLLIN}]``
+    (``...`` after ``limit`` of them); None when none has."""
+    out: list[str] = []
+    for k in range(min(n, len(data) // POLLFD.size)):
+        fd, _, revents = POLLFD.unpack_from(data, k * POLLFD.size)
+        if not revents:
+            continue
+        if len(out) >= limit:
+            out.append("...")
+            break
+        out.append(f"{{fd={fd}, revents={_bits(fl.tables.POLL_EVENTS, revents & 0xFFFF)}}}")
+    return "[" + ", ".join(out) + "]" if out else None
+
+
+def _caps_of(ev: Syscall, i: int) -> list[Capture]:
+    return [c for c in ev.caps if c.arg == i]
+
+
+def _entry_exit(ev: Syscall, i: int) -> tuple[Capture | None, Capture | None]:
+    """The entry and exit captures of argument ``i`` (captured twice: read, then
+    written by the call); each None when absent or unreadable."""
+    caps = _caps_of(ev, i)
+    good = [c if not c.flags & CAPF_FAULT else None for c in caps]
+    if len(good) >= 2:
+        return good[0], good[-1]
+    return (good[0] if good else None), None
+
+
+def _k_pollfds(fl: F.ArchFlags) -> KindFn:
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        entry, _ = _entry_exit(ev, i)
+        n = ev.args[i + 1] & 0xFFFFFFFF
+        if entry is None or ev.args[i] == 0:
+            return pointer(ev.args[i])
+        text = format_pollfds(entry.data, n, fl, d.string_limit,
+                              lambda fd: d.fd_text(ev.tgid, fd))
+        return pointer(ev.args[i]) if text is None else text
+    return k
+
+
+def _left(ev: Syscall, i: int, fmt: Callable[[bytes], str | None]) -> str | None:
+    """``left {...}``: the timeout a call wrote back (ppoll, pselect6, select)."""
+    if ev.args[i] == 0:
+        return None
+    _, out = _entry_exit(ev, i)
+    text = None if out is None else fmt(out.data)
+    return None if text is None else f"left {text}"
+
+
+def _ret_poll(fl: F.ArchFlags, timeout_arg: int | None
+              ) -> Callable[[SyscallDecoder, Syscall, str], str]:
+    def r(d: SyscallDecoder, ev: Syscall, plain: str) -> str:
+        if not succeeded(ev):
+            return plain
+        if ev.ret == 0:
+            return "0 (Timeout)"
+        parts = []
+        _, out = _entry_exit(ev, 0)
+        revents = None if out is None or ev.args[0] == 0 else format_revents(
+            out.data, ev.args[1] & 0xFFFFFFFF, fl, d.string_limit)
+        if revents is not None:
+            parts.append(revents)
+        if timeout_arg is not None:
+            left = _left(ev, timeout_arg, format_timespec)
+            if left:
+                parts.append(left)
+        return f"{ev.ret} ({', '.join(parts)})" if parts else plain
+    return r
+
+
+# -- select
+
+def _set_bits(data: bytes, nfds: int) -> list[int]:
+    return [b for b in range(min(nfds, len(data) * 8)) if data[b >> 3] >> (b & 7) & 1]
+
+
+def format_fdset(data: bytes, nfds: int, fd_text: Callable[[int], str] = str) -> str:
+    """An fd_set of ``nfds`` bits: ``[0 5]``."""
+    return "[" + " ".join(fd_text(b) for b in _set_bits(data, nfds)) + "]"
+
+
+def _nfds(ev: Syscall) -> int:
+    """select's nfds as the kernel takes it: an int, negative as 0 (fs/select.c)."""
+    return max(0, signed(ev.args[0], 32))
+
+
+def k_fdset(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """A set select reads; with nfds 0 strace reads none and prints the address."""
+    entry, _ = _entry_exit(ev, i)
+    if entry is None or ev.args[i] == 0 or _nfds(ev) == 0:
+        return pointer(ev.args[i])
+    return format_fdset(entry.data, _nfds(ev), lambda fd: d.fd_text(ev.tgid, fd))
+
+
+def format_ready(sets: list[bytes | None], nfds: int, ready: int) -> str:
+    """select's result after ``=``: ``in [3], out [4]``: the fds of each set written
+    back, ``ready`` (the return value) of them in all, in strace's order and form."""
+    out, sep = "", ""
+    for k, data in enumerate(sets):
+        if ready <= 0:
+            break
+        if data is None:
+            continue
+        first = True
+        for fd in _set_bits(data, nfds):
+            if first:
+                out += f"{sep}{('in', 'out', 'except')[k]} [{fd}"
+                first, sep = False, ", "
+            else:
+                out += f" {fd}"
+            ready -= 1
+            if ready == 0:
+                break
+        if out:
+            out += "]"          # after each set once one was printed, as strace does
+    return out
+
+
+def _ret_select(timeout_fmt: Callable[[bytes], str | None]
+                ) -> Callable[[SyscallDecoder, Syscall, str], str]:
+    def r(d: SyscallDecoder, ev: Syscall, plain: str) -> str:
+        if not succeeded(ev):
+            return plain
+        if ev.ret == 0:
+            return "0 (Timeout)"
+        sets: list[bytes | None] = []
+        for i in (1, 2, 3):
+            _, got = _entry_exit(ev, i)
+            sets.append(None if ev.args[i] == 0 or got is None else got.data)
+        text = format_ready(sets, _nfds(ev), ev.ret)
+        left = _left(ev, 4, timeout_fmt)
+        if left:
+            text += (", " if text else "") + left
+        return f"{ev.ret} ({text})" if text else plain
+    return r
+
+
+def _k_timeout_in(fmt: Callable[[bytes], str | None]) -> KindFn:
+    """A timeout the call reads (and may write back: the entry capture is the first)."""
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        if ev.args[i] == 0:
+            return "NULL"
+        entry, _ = _entry_exit(ev, i)
+        text = None if entry is None else fmt(entry.data)
+        return pointer(ev.args[i]) if text is None else text
+    return k
+
+
+def k_sigmask(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """A sigset whose size is the next argument (ppoll, epoll_pwait): strace reads it
+    only when the size is the kernel's (8), else prints the address."""
+    if ev.args[i] == 0:
+        return "NULL"
+    cap = capture(ev, i)
+    if cap is None or i + 1 > 5 or ev.args[i + 1] != SIGSET_SIZE or len(cap.data) < SIGSET_SIZE:
+        return pointer(ev.args[i])
+    return format_sigset(cap.data[:SIGSET_SIZE], d.flags)
+
+
+def k_pselect_sig(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """pselect6's ``{sigmask=[USR1], sigsetsize=8}`` (a pointer and a size, fs/select.c;
+    the capture holds the set after them); the set's address when it was not read or
+    its size is not the kernel's."""
+    if ev.args[i] == 0:
+        return "NULL"
+    cap = capture(ev, i)
+    if cap is None or len(cap.data) < 16:
+        return pointer(ev.args[i])
+    ss, size = struct.unpack_from("<QQ", cap.data)
+    if ss and size == SIGSET_SIZE and len(cap.data) >= 16 + SIGSET_SIZE:
+        mask = format_sigset(cap.data[16:16 + SIGSET_SIZE], d.flags)
+    else:
+        mask = pointer(ss)
+    return f"{{sigmask={mask}, sigsetsize={size}}}"
+
+
+# -- epoll
+
+def _epoll_event(data: bytes, off: int, size: int, fl: F.ArchFlags) -> str:
+    (events,) = struct.unpack_from("<I", data, off)
+    (u64,) = struct.unpack_from("<Q", data, off + size - 8)
+    return (f"{{events={_bits(fl.tables.EPOLL_EVENTS, events)}, "
+            f"data={{u32={u64 & 0xFFFFFFFF}, u64={u64}}}}}")
+
+
+def format_epoll_events(data: bytes, n: int, fl: F.ArchFlags, limit: int) -> str | None:
+    """``n`` struct epoll_event: ``[{events=EPOLLIN, data={u32=4, u64=4}}, ...]``."""
+    size = EPOLL_EVENT_SIZES.get(fl.arch)
+    if size is None:
+        return None
+    out = []
+    for k in range(n):
+        if k >= limit or (k + 1) * size > len(data):
+            out.append("...")
+            break
+        out.append(_epoll_event(data, k * size, size, fl))
+    return "[" + ", ".join(out) + "]"
+
+
+def _k_epoll_event(fl: F.ArchFlags) -> KindFn:
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        size = EPOLL_EVENT_SIZES.get(fl.arch, 0)
+        cap = capture(ev, i)
+        if ev.args[i] == 0:
+            return "NULL"
+        if cap is None or not size or len(cap.data) < size:
+            return pointer(ev.args[i])
+        return _epoll_event(cap.data, 0, size, fl)
+    return k
+
+
+def _k_epoll_out(fl: F.ArchFlags) -> KindFn:
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        if ev.args[i] == 0:
+            return "NULL"
+        cap = capture_out(ev, i)
+        if cap is None:
+            return pointer(ev.args[i])
+        text = format_epoll_events(cap.data, max(ev.ret, 0), fl, d.string_limit)
+        return pointer(ev.args[i]) if text is None else text
+    return k
+
+
+# -- iovec arrays
+
+class IovElem(NamedTuple):
+    base: int
+    length: int
+    data: bytes | None      # None: iov_base unreadable
+
+
+def parse_iov(data: bytes, pos: int = 0) -> list[IovElem] | None:
+    """The ``struct tk_iov_elem`` records of an IOV capture from ``pos``; None when the
+    bytes are not such records (a record that runs past the data)."""
+    out = []
+    while pos < len(data):
+        if pos + IOV_ELEM.size > len(data):
+            return None
+        base, length, got, flags = IOV_ELEM.unpack_from(data, pos)
+        pos += IOV_ELEM.size
+        if pos + got > len(data):
+            return None
+        out.append(IovElem(base, length, None if flags & CAPF_FAULT else data[pos:pos + got]))
+        pos += (got + 7) & ~7
+    return out
+
+
+def format_iov(elems: list[IovElem], count: int, total: int | None, limit: int,
+               *, more: bool = False, fault_at: int | None = None) -> str:
+    """``[{iov_base="...", iov_len=N}, ...]``: ``count`` elements (the call's iovcnt), of
+    which ``elems`` were captured; ``total`` bounds the bytes shown over all elements (a
+    read's return value; None: each element's whole length); ``limit`` is strace -s,
+    for the bytes of each element and for the number of elements; ``fault_at``: the
+    address of the first element that could not be read (``... /* 0x... */``)."""
+    out = []
+    left = total
+    for k in range(count):
+        if k >= limit:
+            out.append("...")
+            break
+        if k >= len(elems):
+            out.append("..." if fault_at is None else f"... /* {fault_at:#x} */")
+            break
+        e = elems[k]
+        shown = e.length if left is None else min(e.length, left)
+        if left is not None:
+            left -= shown
+        if e.data is None or e.base == 0:
+            base = pointer(e.base)
+        else:
+            data = e.data[:shown]
+            base = quote(data, limit=limit, more=len(data) < shown)
+        out.append(f"{{iov_base={base}, iov_len={e.length}}}")
+    if more and (not out or not out[-1].startswith("...")):
+        out.append("...")
+    return "[" + ", ".join(out) + "]"
+
+
+def _k_iov(*, at_exit: bool) -> KindFn:
+    """An iovec array; one the call fills in is captured at exit, and a failed call's
+    shows its bases as addresses (as strace)."""
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        cap = capture(ev, i)
+        if cap is None or cap.kind != CAP_IOV:
+            return pointer(ev.args[i])
+        elems = parse_iov(cap.data)
+        if elems is None:
+            return pointer(ev.args[i])
+        if at_exit and not succeeded(ev):
+            elems = [e._replace(data=None) for e in elems]
+        count = min(ev.args[i + 1], 1 << 20)
+        fault_at = (ev.args[i] + len(elems) * 16) if cap.flags & CAPF_ELEM_FAULT else None
+        return format_iov(elems, count, ev.ret if at_exit else None, d.string_limit,
+                          more=bool(cap.flags & CAPF_TRUNC) and len(elems) < count,
+                          fault_at=fault_at)
+    return k
+
+
+def parse_msghdr(data: bytes, hsize: int = MSGHDR.size
+                 ) -> tuple[tuple[int, ...], IovElem, IovElem, list[IovElem]] | None:
+    """A MSGHDR capture (``hsize`` 56) or MMSGHDR one (64: msg_len follows the msghdr):
+    the msghdr's 7 fields (and msg_len), the msg_name and msg_control records and
+    msg_iov's; None when the bytes are not that."""
+    if len(data) < hsize:
+        return None
+    fields = MSGHDR.unpack_from(data)
+    if hsize > MSGHDR.size:
+        fields += (int.from_bytes(data[MSGHDR.size:MSGHDR.size + 4], "little"),)
+    blobs = []
+    pos = hsize
+    for _ in range(2):
+        if pos + IOV_ELEM.size > len(data):
+            return None
+        got = IOV_ELEM.unpack_from(data, pos)[2]
+        end = pos + IOV_ELEM.size + ((got + 7) & ~7)
+        rec = parse_iov(data[pos:min(end, len(data))])
+        if not rec or len(rec) != 1:
+            return None
+        blobs.append(rec[0])
+        pos = end
+    iov = parse_iov(data, pos)
+    if iov is None:
+        return None
+    return fields, blobs[0], blobs[1], iov
+
+
+_CMSG = struct.Struct("<Qii")                     # struct cmsghdr (64-bit)
+
+
+def format_cmsgs(ctl: IovElem, fl: F.ArchFlags, fd_text: Callable[[int], str] = str) -> str:
+    """msg_control as strace: ``[{cmsg_len=20, cmsg_level=SOL_SOCKET,
+    cmsg_type=SCM_RIGHTS, cmsg_data=[5]}]``; the address when unreadable; ``...`` when
+    more was there than captured."""
+    T = fl.tables
+    if ctl.data is None or ctl.length < _CMSG.size or len(ctl.data) < _CMSG.size:
+        return pointer(ctl.base)
+    buf = ctl.data
+    left = len(buf)
+    pos = 0
+    items = []
+    while left >= _CMSG.size:
+        clen, level, ctype = _CMSG.unpack_from(buf, pos)
+        n = min(clen, left)
+        data = buf[pos + _CMSG.size:pos + n] if n > _CMSG.size else b""
+        level_name = T.SOL_LEVELS.get(level & 0xFFFFFFFF)
+        text = (f"{{cmsg_len={clen}, cmsg_level="
+                f"{level_name or f'{level & 0xFFFFFFFF:#x} /* SOL_??? */'}, cmsg_type=")
+        if level_name == "SOL_SOCKET":
+            tname = T.SCM_TYPES.get(ctype & 0xFFFFFFFF)
+            text += tname or f"{ctype & 0xFFFFFFFF:#x} /* SCM_??? */"
+            if tname == "SCM_RIGHTS" and len(data) >= 4:
+                fds = struct.unpack_from(f"<{len(data) // 4}i", data)
+                text += ", cmsg_data=[" + ", ".join(fd_text(f) for f in fds) + "]"
+            elif tname == "SCM_CREDENTIALS" and len(data) >= 12:
+                pid, uid, gid = struct.unpack_from("<iII", data)
+                text += f", cmsg_data={{pid={pid}, uid={uid}, gid={gid}}}"
+        else:
+            text += _hex(ctype & 0xFFFFFFFF)
+        items.append(text + "}")
+        if n < _CMSG.size:
+            left -= _CMSG.size
+            break
+        step = (clen + 7) & ~7
+        if step >= left:
+            left = 0
+            break
+        pos += step
+        left -= step
+    if left:
+        items.append(f"... /* {ctl.base + len(buf) - left:#x} */")
+    elif len(buf) < ctl.length:
+        items.append("...")
+    return "[" + ", ".join(items) + "]"
+
+
+def _namelen_in(ev: Syscall, i: int) -> int | None:
+    """recvmsg's msg_namelen as the caller set it (the 16-byte entry capture)."""
+    for c in ev.caps:
+        if c.arg == i and c.kind == CAP_STRUCT and not c.flags & CAPF_FAULT and len(c.data) >= 12:
+            return signed(int.from_bytes(c.data[8:12], "little"), 32)
+    return None
+
+
+def format_msghdr(d: SyscallDecoder, ev: Syscall, got: tuple[tuple[int, ...], IovElem,
+                                                               IovElem, list[IovElem]],
+                  user_namelen: int | None, data_size: int | None, *, more: bool,
+                  elem_fault: bool = False) -> str:
+    """``{msg_name=..., msg_namelen=..., msg_iov=[...], msg_iovlen=1, msg_controllen=0,
+    msg_flags=0}`` from :func:`parse_msghdr`; ``data_size`` bounds the iovecs' bytes (a
+    read's return value), ``more``: the iovec array was cut."""
+    fl = d.flags
+    (name, namelen, iov, iovlen, _control, controllen, mflags), nm, ctl, elems = (
+        got[0][:7], got[1], got[2], got[3])
+    shown = namelen if user_namelen is None else min(namelen, user_namelen)
+    if name == 0:
+        name_text = "NULL"
+    elif nm.data is None or shown <= 0:
+        name_text = pointer(name)
+    else:
+        name_text = format_sockaddr(nm.data[:shown], fl.tables.ADDRESS_FAMILIES)
+    if user_namelen is not None and user_namelen != namelen:
+        namelen_text = f"{user_namelen} => {namelen}"
+    else:
+        namelen_text = str(namelen)
+    iov_text = (pointer(iov) if iov and not elems and iovlen else
+                "NULL" if iov == 0 else
+                format_iov(elems, min(iovlen, 1 << 20), data_size, d.string_limit,
+                           more=more and len(elems) < iovlen,
+                           fault_at=iov + len(elems) * 16 if elem_fault else None))
+    parts = [f"msg_name={name_text}", f"msg_namelen={namelen_text}", f"msg_iov={iov_text}",
+             f"msg_iovlen={iovlen}"]
+    if controllen:
+        parts.append("msg_control=" + format_cmsgs(ctl, fl, lambda fd: d.fd_text(ev.tgid, fd)))
+    parts += [f"msg_controllen={controllen}",
+              f"msg_flags={_bits(fl.tables.MSG_FLAGS, mflags & 0xFFFFFFFF)}"]
+    return "{" + ", ".join(parts) + "}"
+
+
+def _k_msghdr(fl: F.ArchFlags, *, at_exit: bool) -> KindFn:
+    """A msghdr; recvmsg's (``at_exit``) as the call filled it, ``msg_namelen=128 => 16``
+    when the call changed it, and ``{msg_namelen=128}`` when the call failed."""
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        user_namelen = _namelen_in(ev, i) if at_exit else None
+        if at_exit and not succeeded(ev):
+            return pointer(ev.args[i]) if user_namelen is None else \
+                f"{{msg_namelen={user_namelen}}}"
+        cap = next((c for c in ev.caps if c.arg == i and c.kind == CAP_MSGHDR), None)
+        if cap is None or cap.flags & CAPF_FAULT:
+            return pointer(ev.args[i])
+        got = parse_msghdr(cap.data)
+        if got is None:
+            return pointer(ev.args[i])
+        return format_msghdr(d, ev, got, user_namelen, ev.ret if at_exit else None,
+                             more=bool(cap.flags & CAPF_TRUNC),
+                             elem_fault=bool(cap.flags & CAPF_ELEM_FAULT))
+    return k
+
+
+def k_mmsgvec(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """sendmmsg's messages (read at exit, one capture per element): ``[{msg_hdr={...},
+    msg_len=28}, ...]``, msg_len for the messages sent (the return value); ``...`` past
+    the elements captured or ``-s`` of them. A failed call shows them without msg_len."""
+    caps = [c for c in ev.caps if c.arg == i and c.kind == CAP_MMSGHDR]
+    vlen = ev.args[i + 1] & 0xFFFFFFFF if i < 5 else 0
+    if ev.args[i] == 0 or not caps or ev.flags & (SC_UNFINISHED | SC_NORETURN):
+        return pointer(ev.args[i])
+    sent = ev.ret if succeeded(ev) else 0
+    out = []
+    for k in range(vlen):
+        if k >= d.string_limit or k >= len(caps):
+            out.append("...")
+            break
+        cap = caps[k]
+        got = None if cap.flags & CAPF_FAULT else parse_msghdr(cap.data, MMSGHDR_SIZE)
+        if got is None:
+            out.append(pointer(ev.args[i] + k * MMSGHDR_SIZE))
+            break
+        text = "{msg_hdr=" + format_msghdr(d, ev, got, None, None,
+                                           more=bool(cap.flags & CAPF_TRUNC),
+                                           elem_fault=bool(cap.flags & CAPF_ELEM_FAULT))
+        if k < sent:
+            text += f", msg_len={got[0][7]}"
+        out.append(text + "}")
+    return "[" + ", ".join(out) + "]"
+
+
+def k_rwf_next(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """preadv2/pwritev2's flags, printed where pos_h is (strace prints the offset, then the
+    flags: pos_h is not an argument of its own on 64-bit)."""
+    return _bits(d.flags.tables.RWF_FLAGS, ev.args[i + 1] & 0xFFFFFFFF) if i < 5 else "0"
+
+
+def k_stop(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
+    """The arguments end here."""
+    return None
+
+
+def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int], str | None]]:
+    """The argument kinds of this module for ``fl``'s arch (merged by tracekit.decode.args)."""
+    return {
+        "ioctlreq": lambda d, ev, i: ioctl_name(fl, ev.args[i]),
+        "ioctlarg": k_ioctlarg,
+        "pollfds": _k_pollfds(fl),
+        "fdset": k_fdset,
+        "timeout_ts": _k_timeout_in(format_timespec),
+        "timeout_tv": _k_timeout_in(format_timeval),
+        "sigmask": k_sigmask,
+        "pselect_sig": k_pselect_sig,
+        "epollevent": _k_epoll_event(fl),
+        "epollevents": _k_epoll_out(fl),
+        "iovw": _k_iov(at_exit=False),
+        "iovr": _k_iov(at_exit=True),
+        "msghdr_in": _k_msghdr(fl, at_exit=False),
+        "msghdr_out": _k_msghdr(fl, at_exit=True),
+        "mmsgvec": k_mmsgvec,
+        "rwf_next": k_rwf_next,
+        "stop": k_stop,
+        "msgflags": lambda d, ev, i: _bits(fl.tables.MSG_FLAGS, ev.args[i] & 0xFFFFFFFF),
+        "epollflags": lambda d, ev, i: _bits(fl.tables.EPOLL_CREATE_FLAGS,
+                                             ev.args[i] & 0xFFFFFFFF),
+    }
+
+
+def ret_kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, str], str]]:
+    """Return kinds: (decoder, record, the plain return text) -> the text strace prints
+    after ``=``."""
+    return {
+        "poll": _ret_poll(fl, None),
+        "ppoll": _ret_poll(fl, 2),
+        "select": _ret_select(format_timeval),
+        "pselect": _ret_select(format_timespec),
+    }

@@ -1,0 +1,155 @@
+"""Socket call outputs as strace 6.1 prints them by default: the addresses accept,
+getsockname, getpeername and recvfrom fill in, their in/out lengths, and setsockopt /
+getsockopt levels, names and int values.
+
+What strace prints (checked against strace 6.1 on Linux 6.18):
+
+- ``accept4(3, {sa_family=AF_INET, sin_port=htons(58344), ...}, [16], SOCK_CLOEXEC)``:
+  the address as long as the kernel's length says (the address of a failed call), and
+  the length pointer as ``[16]``, or ``[128 => 16]`` when the call changed it;
+- ``setsockopt(3, SOL_SOCKET, SO_REUSEADDR, [1], 4)``,
+  ``getsockopt(3, SOL_SOCKET, SO_TYPE, [2], [4])``: an int-sized value as ``[N]``,
+  SO_LINGER as ``{l_onoff=1, l_linger=5}``, SO_PEERCRED as ``{pid=1, uid=0, gid=0}``,
+  other values as their bytes;
+- ``sendfile(6, 5, [0] => [10], 10)``, ``copy_file_range(5, [0], 6, NULL, 5, 0)``.
+
+The lengths are captured twice (at entry and at exit, tracekit/session/capture.py); the
+address at exit, as long as the length the kernel wrote (at most 128 bytes).
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+from tracekit._events import CAPF_FAULT, Syscall
+from tracekit.decode import flags as F
+from tracekit.decode.captures import capture, capture_out, succeeded
+from tracekit.decode.values import format_sockaddr, pointer, quote, signed
+
+if TYPE_CHECKING:
+    from tracekit.decode.args import SyscallDecoder
+
+__all__ = ["format_len_inout", "k_off_in", "k_off_inout", "kinds", "sockopt_name"]
+
+
+def _int(data: bytes) -> int | None:
+    return signed(int.from_bytes(data[:4], "little"), 32) if len(data) >= 4 else None
+
+
+def _lens(ev: Syscall, i: int) -> tuple[int | None, int | None]:
+    """The int at argument ``i`` before and after the call (None: not captured)."""
+    caps = [c for c in ev.caps if c.arg == i and not c.flags & CAPF_FAULT]
+    before = _int(caps[0].data) if caps else None
+    after = _int(caps[-1].data) if len(caps) >= 2 and succeeded(ev) else None
+    return before, after
+
+
+def format_len_inout(before: int, after: int | None) -> str:
+    """An in/out length: ``[16]``, or ``[128 => 16]`` when the call changed it."""
+    if after is None or after == before:
+        return f"[{before}]"
+    return f"[{before} => {after}]"
+
+
+def k_len_inout(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    if ev.args[i] == 0:
+        return "NULL"
+    before, after = _lens(ev, i)
+    return pointer(ev.args[i]) if before is None else format_len_inout(before, after)
+
+
+def _k_sockaddr_out(fl: F.ArchFlags) -> Callable[[SyscallDecoder, Syscall, int], str]:
+    """The address the call wrote at argument ``i``, its length pointer at ``i + 1``."""
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        if ev.args[i] == 0:
+            return "NULL"
+        cap = capture_out(ev, i)
+        before, after = _lens(ev, i + 1)
+        if cap is None or after is None:
+            return pointer(ev.args[i])
+        n = min(after, before if before is not None else after, len(cap.data))
+        if n <= 0:                  # nothing written (recvfrom on a stream socket)
+            return pointer(ev.args[i])
+        return format_sockaddr(cap.data[:n], fl.tables.ADDRESS_FAMILIES)
+    return k
+
+
+def _off(ev: Syscall, i: int) -> tuple[int | None, int | None]:
+    """A loff_t at argument ``i`` before and after the call (None: not captured)."""
+    caps = [c for c in ev.caps if c.arg == i and not c.flags & CAPF_FAULT and len(c.data) >= 8]
+    before = signed(int.from_bytes(caps[0].data[:8], "little")) if caps else None
+    after = (signed(int.from_bytes(caps[-1].data[:8], "little"))
+             if len(caps) >= 2 and succeeded(ev) else None)
+    return before, after
+
+
+def k_off_in(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """An offset the call reads (copy_file_range, splice): ``[0]``."""
+    if ev.args[i] == 0:
+        return "NULL"
+    before, _ = _off(ev, i)
+    return pointer(ev.args[i]) if before is None else f"[{before}]"
+
+
+def k_off_inout(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """sendfile's offset: ``[0] => [10]`` when the call succeeded, else ``[0]``."""
+    if ev.args[i] == 0:
+        return "NULL"
+    before, after = _off(ev, i)
+    if before is None:
+        return pointer(ev.args[i])
+    return f"[{before}]" if after is None else f"[{before}] => [{after}]"
+
+
+def sockopt_name(fl: F.ArchFlags, level: int, name: int) -> str:
+    """An option name of the level's table (SO_*, TCP_*, IP_*, IPV6_*), else decimal."""
+    T = fl.tables
+    tables: Mapping[str, Mapping[int, str]] = {
+        "SOL_SOCKET": T.SO_NAMES, "SOL_TCP": T.TCP_NAMES, "SOL_IP": T.IP_NAMES,
+        "SOL_IPV6": T.IPV6_NAMES}
+    table = tables.get(T.SOL_LEVELS.get(level & 0xFFFFFFFF, ""))
+    got = None if table is None else table.get(name & 0xFFFFFFFF)
+    return got if got is not None else str(signed(name, 32))
+
+
+def _optval(d: SyscallDecoder, ev: Syscall, i: int, n: int | None, out: bool) -> str:
+    """An option value of ``n`` bytes: an int as ``[1]``, SO_LINGER's struct, other
+    values as their bytes (``"bbr\\0\\0..."``), as strace prints options it has no
+    decoder for."""
+    if ev.args[i] == 0:
+        return "NULL"
+    cap = capture_out(ev, i) if out else capture(ev, i)
+    if cap is None or n is None or n <= 0 or len(cap.data) < min(n, 4):
+        return pointer(ev.args[i])
+    T = d.flags.tables
+    if n == 4:
+        return f"[{_int(cap.data)}]"
+    so = (T.SO_NAMES.get(ev.args[2] & 0xFFFFFFFF)
+          if T.SOL_LEVELS.get(ev.args[1] & 0xFFFFFFFF) == "SOL_SOCKET" else None)
+    if so == "SO_LINGER" and n == 8 and len(cap.data) >= 8:
+        onoff, linger = _int(cap.data), _int(cap.data[4:])
+        return f"{{l_onoff={onoff}, l_linger={linger}}}"
+    if so == "SO_PEERCRED" and n >= 12 and len(cap.data) >= 12:
+        pid, uid, gid = struct.unpack_from("<iII", cap.data)
+        return f"{{pid={pid}, uid={uid}, gid={gid}}}"
+    data = cap.data[:n]
+    return quote(data, limit=d.string_limit, more=len(data) < n)
+
+
+def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int], str]]:
+    """The argument kinds of this module for ``fl``'s arch (merged by tracekit.decode.args)."""
+    T = fl.tables
+    return {
+        "sockaddr_out": _k_sockaddr_out(fl),
+        "len_inout": k_len_inout,
+        "sollevel": lambda d, ev, i: F.enum(T.SOL_LEVELS, ev.args[i]),
+        "sockopt": lambda d, ev, i: sockopt_name(fl, ev.args[i - 1], ev.args[i]),
+        # setsockopt's value: as long as its optlen argument
+        "optval_in": lambda d, ev, i: _optval(d, ev, i, signed(ev.args[i + 1], 32), False),
+        # getsockopt's value: as long as the optlen the kernel wrote
+        "optval_out": lambda d, ev, i: _optval(d, ev, i, _lens(ev, i + 1)[1], True),
+        "off_in": k_off_in,
+        "off_inout": k_off_inout,
+    }
