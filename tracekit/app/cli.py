@@ -198,6 +198,8 @@ def main(argv: list[str] | None = None) -> int:
         cannot print a traceback while the interpreter shuts down.
     """
     program = argv is None
+    if program:
+        _hold_closed_std_fds()
     try:
         return _main(sys.argv[1:] if argv is None else list(argv))
     except KeyboardInterrupt:  # during the imports, or between trio's handling and here
@@ -211,8 +213,30 @@ def main(argv: list[str] | None = None) -> int:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def _hold_closed_std_fds() -> None:
+    """Put /dev/null, close-on-exec, on each of fds 0, 1, 2 that was closed at start.
+
+    Started with ``>&-`` (or ``2>&-``), the next file tracekit opens would get fd 1 (or
+    2): the traced command would inherit the trace file as its stdout and a late
+    ``print`` would write into it. The placeholder keeps those numbers taken; close-on-
+    exec closes it again in the command, which so starts with the same closed fds it
+    would have without tracekit. ``sys.stdout``/``sys.stderr`` stay None, as Python set
+    them: what tracekit prints there is dropped, and ``-o -`` is refused.
+    """
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            held = os.open(os.devnull, os.O_RDWR | os.O_CLOEXEC)
+            if held != fd:      # a lower fd was free too: cannot happen in this order
+                os.dup2(held, fd, inheritable=False)
+                os.close(held)
+
+
 def _main(argv: list[str]) -> int:
-    logging.basicConfig(format="tracekit: %(message)s", level=logging.WARNING)
+    handler = logging.StreamHandler()
+    handler.setFormatter(_EscapingFormatter("tracekit: %(message)s"))
+    logging.basicConfig(handlers=[handler], level=logging.WARNING)
     command: list[str] = []
     if "--" in argv:  # everything after "--" is the workload, untouched by argparse
         cut = argv.index("--")
@@ -224,6 +248,9 @@ def _main(argv: list[str]) -> int:
     from tracekit._errors import ConfigError, TracekitError
 
     try:
+        if sys.stdout is None and args.cmd in _PRINTS_TO_STDOUT:
+            raise ConfigError(f"standard output is closed (EBADF): nowhere to print what "
+                              f"'tracekit {args.cmd}' says")
         if getattr(args, "pipeline", None) is not None and not args.allow_unsafe_config:
             check_config_safety(args.pipeline)
         return _COMMANDS[args.cmd](args)
@@ -265,12 +292,24 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 
 _COMMANDS = {"run": _cmd_run, "check": _cmd_check, "list": _cmd_list}
+#: subcommands whose whole answer goes to stdout (run's output may go to a file)
+_PRINTS_TO_STDOUT = frozenset({"check", "list"})
 
 
 def _printable(text: str) -> str:
     """``text`` with control characters but newline and tab as ``\\xNN`` escapes."""
     return "".join(c if c.isprintable() or c in "\n\t" else f"\\x{ord(c):02x}"
                    if ord(c) < 0x100 else f"\\u{ord(c):04x}" for c in text)
+
+
+class _EscapingFormatter(logging.Formatter):
+    """Log lines whose message is :func:`_printable` with newlines escaped too: a stage
+    may log what a traced process chose (a comm, a path), which must neither send
+    control sequences to the terminal nor forge a line of its own."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:  # noqa: N802 (logging's name)
+        record.message = _printable(record.message).replace("\n", "\\n")
+        return super().formatMessage(record)
 
 
 def _leaves(exc: BaseException) -> list[BaseException]:
