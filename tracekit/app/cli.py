@@ -276,7 +276,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from tracekit.app.config import load_config
     from tracekit.app.run import run_pipeline_file
 
+    from tracekit.app.inputs import check_output_not_input, run_inputs
+
     cfg = _apply_overrides(load_config(args.pipeline), args)
+    check_output_not_input(cfg.output.path, run_inputs(args.pipeline, cfg.target.command))
     return trio.run(run_pipeline_file, cfg, args.pipeline)
 
 
