@@ -1,6 +1,8 @@
 """``tracekit run pipeline.toml`` and ``tracekit check pipeline.toml``.
 
-Exit status (documented in the README, "Using it"):
+Exit status of ``check``: 0 when every item is ok, 1 when any failed, 2 for an invalid
+pipeline file (tracekit.app.check). Exit status of ``run`` (documented in the README,
+"Using it"):
   - with a command target: the workload's exit status, or 128+N when a signal N killed it;
   - otherwise 0 when the session ended normally (targets gone, duration, SIGINT/SIGTERM);
   - 1: tracing failed (a kernel call, a stage): the message names the errno and the stage;
@@ -45,7 +47,8 @@ def _parser() -> argparse.ArgumentParser:
                      help="stop after SECONDS (> 0)")
     _add_unsafe_flag(run)
     run.epilog = "Put '-- COMMAND [ARGS...]' last to trace that command instead."
-    chk = sub.add_parser("check", help="validate a pipeline file and report kernel readiness")
+    chk = sub.add_parser("check", help="validate a pipeline file and try what run does up to "
+                                       "the attach (exit 1 when an item fails)")
     chk.add_argument("pipeline", type=Path)
     _add_unsafe_flag(chk)
     lst = sub.add_parser("list", help="list stage kinds, output formats or syscalls")
@@ -170,22 +173,25 @@ def _readiness() -> list[tuple[str, bool, str]]:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
+    """Each item of tracekit.app.check, one line each; 1 when any failed."""
+    from tracekit.app.check import CheckItem, run_checks
     from tracekit.app.config import load_config
-    from tracekit.app.registry import build_stages
-    from tracekit.formatters._spec import format_spec
-    from tracekit.kernel.selection import resolve_syscalls
-    from tracekit.kernel.syscalls import SyscallTable
 
     cfg = load_config(args.pipeline)
-    if cfg.filter.syscalls:
-        resolve_syscalls(cfg.filter.syscalls, SyscallTable(), where=str(args.pipeline))
-    build_stages(cfg.stage)
-    format_spec(cfg.output.format)
-    print(f"{args.pipeline}: ok")
+    print(f"{args.pipeline}: ok", flush=True)
+
+    def readiness() -> list[CheckItem]:
+        return [CheckItem(*c) for c in _readiness()]
+
+    def say(line: str) -> None:
+        print(f"  {_printable(line)}", flush=True)
+
     ok = True
-    for name, good, detail in _readiness():
-        print(f"  {name:<11} {'ok' if good else 'MISSING':<8} {detail}")
-        ok &= good
+    for item in run_checks(cfg, args.pipeline, readiness=readiness, say=say):
+        # a detail may quote a path or a message of a user stage: escaped
+        print(f"  {item.name:<11} {'ok' if item.ok else 'FAILED':<8} "
+              f"{_printable(item.detail)}", flush=True)
+        ok &= item.ok
     return 0 if ok else EXIT_ERROR
 
 
@@ -274,9 +280,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     import trio
 
     from tracekit.app.config import load_config
-    from tracekit.app.run import run_pipeline_file
-
     from tracekit.app.inputs import check_output_not_input, run_inputs
+    from tracekit.app.run import run_pipeline_file
 
     cfg = _apply_overrides(load_config(args.pipeline), args)
     check_output_not_input(cfg.output.path, run_inputs(args.pipeline, cfg.target.command))
