@@ -86,9 +86,10 @@ def open_output(path: str | os.PathLike[str], *, atomic: bool = False) -> IO[byt
                           "does not exist")
     if _regular_or_missing(p):
         f = AtomicFile.create(p)
-        if not atomic:
-            f.place()
-        return f
+        if atomic:
+            return f
+        f.place()               # in place now: from here on an ordinary (buffered) file
+        return io.BufferedWriter(f)
     try:
         fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC,
                      0o600)

@@ -59,9 +59,16 @@ class JsonlOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 #: the str fields of each event type that hold a traced process's bytes
 _TRACED_STRINGS: dict[type, tuple[str, ...]] = {
     Syscall: ("comm",), Exec: ("comm", "filename"), Exit: ("comm",), Signal: ("comm",)}
-# in JSON that msgspec wrote, what escape() would have changed: a backslash (msgspec's own
-# escapes of control characters and quotes start with one too), DEL, a C1 control
-_MAYBE_ESCAPED = re.compile(rb"[\\\x7f]|\xc2[\x80-\x9f]")
+# a C1 control in UTF-8 (U+0080..U+009F), which escape() changes and JSON does not
+_C1 = re.compile(rb"\xc2[\x80-\x9f]")
+
+
+def _maybe_escaped(data: bytes) -> bool:
+    """Whether JSON that msgspec wrote may hold something escape() changes: a backslash
+    (msgspec's own escapes of control characters and quotes start with one too), DEL or
+    a C1 control. Each test is a memchr; the regex runs only when a 0xc2 byte is there."""
+    return (b"\\" in data or b"\x7f" in data
+            or (b"\xc2" in data and _C1.search(data) is not None))
 
 
 def _escaped(ev: Event) -> Event:
@@ -92,15 +99,19 @@ class JsonlSink(TextSink):
         self._encoder = msgspec.json.Encoder()
 
     def render(self, batch: Batch) -> bytes:
-        # the common batch needs no escaping: encode it whole, look for what escape()
-        # changes (a fast scan of bytes), and only then go event by event
+        # the common batch needs no escaping: encode it whole and look for what escape()
+        # changes (a fast scan of bytes); only then go event by event (decoded strace
+        # text always has backslashes, but its comms rarely need escaping)
         try:
             data = self._encoder.encode_lines(batch)
         except UnicodeEncodeError:      # a str with bytes that were not UTF-8
             data = None
-        if data is not None and not _MAYBE_ESCAPED.search(data):
+        if data is not None and not _maybe_escaped(data):
             return data
-        return self._encoder.encode_lines([_escaped(ev) for ev in batch])
+        escaped = [_escaped(ev) for ev in batch]
+        if data is not None and all(a is b for a, b in zip(escaped, batch, strict=True)):
+            return data
+        return self._encoder.encode_lines(escaped)
 
 
 def make_sink(out: Output, options: JsonlOptions, ctx: SinkContext) -> JsonlSink:
