@@ -20,6 +20,7 @@ from tracekit.formatters.perf import PerfFormatter
 from tracekit.formatters.strace import StraceFormatter
 from tracekit.formatters.summary import render
 from tracekit.kernel.syscalls import SyscallTable
+from tracekit.notebook import summary_html
 
 X64, I386 = SyscallTable("x86_64"), SyscallTable("i386")
 OPENAT = X64.nr("openat")
@@ -98,6 +99,8 @@ def test_summary_tables_take_any_comm(comms: list[bytes]) -> None:
             assert escape(_as_kernel_text(c)).encode() in data
     doc = json.loads(render(summary, "json"))
     assert [unescape(g["comm"]) for g in doc["groups"]] == comms
+    page = summary_html(summary).encode("utf-8")         # a notebook's display
+    assert not RAW_FORBIDDEN.search(page) and b"<td" in page
 
 
 @settings(max_examples=100)
