@@ -72,7 +72,8 @@ _ESCAPES.update({0xDC00 + b: f"\\x{b:02x}" for b in range(0x80, 0x100)})
 
 
 def escape(text: str) -> str:
-    r"""Escape a string from a traced process for a terminal.
+    r"""Escape a string from a traced process for a terminal (and for the JSON outputs,
+    whose comm and file names are in this form: :func:`unescape` inverts it).
 
     Args:
       text: as decoded by ``tracekit._events`` (UTF-8, invalid bytes as surrogateescape).

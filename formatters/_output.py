@@ -108,8 +108,9 @@ def _regular_or_missing(p: Path) -> bool:
 
 def _output_error(path: str | os.PathLike[str], e: OSError) -> ConfigError:
     name = errno.errorcode.get(e.errno or 0, "?")
-    hint = " (a symlink: tracekit does not write through links)" if e.errno == errno.ELOOP \
-        else ""
+    hint = {errno.ELOOP: " (a symlink: tracekit does not write through links)",
+            errno.EPERM: " (another user's file in a sticky directory: replacing it needs "
+                         "CAP_FOWNER)"}.get(e.errno or 0, "")
     return ConfigError(f"output path {os.fspath(path)!r}: {e.strerror} ({name}){hint}")
 
 

@@ -130,3 +130,22 @@ def test_an_output_that_is_an_input_is_refused(tmp_path: Path, which: str) -> No
     assert r.stderr.startswith(f"tracekit: error: output path {out!r} is the {what} ")
     assert r.stderr.count("\n") == 1
     assert cfg.read_bytes() == before and program.read_bytes() == Path("/bin/true").read_bytes()
+
+
+def test_without_cap_fowner_another_users_file_in_their_sticky_dir_is_eperm(
+        shared_dir: Path, tmp_path: Path) -> None:
+    os.chown(shared_dir, NOBODY, NOBODY)     # their sticky directory, their file
+    out = shared_dir / "trace.out"
+    subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+                    "sh", "-c", f"echo theirs > {out}"], check=True)
+    cfg = write_pipeline(tmp_path, f'[target]\ncommand = ["true"]\n[output]\n'
+                                   f'format = "jsonl"\npath = "{out}"\n')
+    drop = ["setpriv", "--bounding-set=-fowner", sys.executable, "-m", "tracekit"]
+    r = subprocess.run([*drop, "check", str(cfg)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1
+    assert "replacing it needs CAP_FOWNER (EPERM)" in r.stdout, r.stdout
+    r = subprocess.run([*drop, "run", str(cfg)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1
+    assert "Operation not permitted (EPERM)" in r.stderr and "CAP_FOWNER" in r.stderr
+    assert out.read_text() == "theirs\n" and os.stat(out).st_uid == NOBODY
+    assert sorted(p.name for p in shared_dir.iterdir()) == ["trace.out"]   # no temp left

@@ -184,8 +184,30 @@ def check_output(path: str, inputs: list[tuple[str, str]]) -> CheckItem:
     if not os.access(parent, os.W_OK | os.X_OK):
         return CheckItem("output", False, f"{path}: directory {str(parent)!r} is not "
                                           "writable (EACCES)")
+    if st is not None and _sticky_blocks_replace(st, os.stat(parent)):
+        return CheckItem("output", False, f"{path}: another user's file in the sticky "
+                                          f"directory {str(parent)!r}: replacing it needs "
+                                          "CAP_FOWNER (EPERM)")
     return CheckItem("output", True, f"{path}: a new 0600 file "
                                      f"{'replaces the one there' if st else 'is created'}")
+
+
+_CAP_FOWNER = 3     # include/uapi/linux/capability.h
+
+
+def _sticky_blocks_replace(st: os.stat_result, dir_st: os.stat_result) -> bool:
+    """Whether rename(2) over the file ``st`` in the directory ``dir_st`` fails with EPERM:
+    a sticky directory lets only the file's or the directory's owner, or a holder of
+    CAP_FOWNER, replace a file (fs/namei.c, may_delete and __check_sticky)."""
+    euid = os.geteuid()
+    if not dir_st.st_mode & stat.S_ISVTX or euid in (st.st_uid, dir_st.st_uid):
+        return False
+    try:
+        with open("/proc/self/status") as f:
+            caps = next(int(line.split()[1], 16) for line in f if line.startswith("CapEff:"))
+    except (OSError, StopIteration, ValueError):
+        return euid != 0
+    return not caps >> _CAP_FOWNER & 1
 
 
 def run_checks(cfg: Any, pipeline: Path, *, readiness: Callable[[], list[CheckItem]],
