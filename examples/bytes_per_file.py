@@ -37,6 +37,7 @@ from typing import Any
 import msgspec
 
 from tracekit import SC_COMPAT, ConfigError, Syscall, SyscallTable
+from tracekit.formatters import escape
 from tracekit.pipeline import EventReceiver, EventSender, StageContext
 
 __all__ = ["BytesPerFile", "fd_path"]
@@ -98,7 +99,10 @@ class BytesPerFile:
         rows = sorted(self.bytes.items(), key=lambda kv: (-kv[1], kv[0]))
         lines = [f"{'bytes':>12} {'calls':>6}  file"]
         for key, n in rows[:self.top]:
-            lines.append(f"{n:>12} {self.calls[key]:>6}  {key}")
+            # beautify shows a path as strace does (escaped), but a stage before this
+            # one may have put anything there: a key that is not printable is escaped
+            shown = key if key.isprintable() else escape(key)
+            lines.append(f"{n:>12} {self.calls[key]:>6}  {shown}")
         rest = rows[self.top:]
         if rest:
             lines.append(f"{sum(n for _, n in rest):>12} "

@@ -12,8 +12,8 @@ From a pipeline file (``examples/`` on ``PYTHONPATH``: it is not a package)::
     $ PYTHONPATH=examples tracekit run pipeline.toml -- ./my-database
 
 From Python: ``SlowFsync(threshold_ms=5.0)`` in a Pipeline's stages, then read
-``stage.slow``. Each flagged call is logged (``tracekit.stage.slow_fsync``, WARNING) and
-counted in the stage's stats (``counters["slow"]``).
+``stage.slow``. Each flagged call is logged (``tracekit.stage.slow_fsync``, WARNING; the
+comm escaped as the text formats escape it) and counted in the stage's stats (``counters["slow"]``).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from typing import Any
 import msgspec
 
 from tracekit import SC_COMPAT, ConfigError, Syscall, SyscallTable
+from tracekit.formatters import escape
 from tracekit.pipeline import EventReceiver, EventSender, StageContext
 
 __all__ = ["SlowFsync"]
@@ -73,9 +74,11 @@ class SlowFsync:
                 flagged = [ev for ev in batch if self.is_slow(ev)]
                 for ev in flagged:
                     ctx.stats.count("slow")
+                    # comm is the traced process's choice: escaped, so it cannot send
+                    # control sequences to the terminal the log goes to
                     ctx.log.warning("slow %s: %.3f ms, fd %d, %s/%d", ev.decoded.name
                                     if ev.decoded else "fsync", ev.duration_ns / 1e6,
-                                    ev.args[0], ev.comm, ev.tid)
+                                    ev.args[0], escape(ev.comm), ev.tid)
                 self.slow.extend(flagged)
                 if self.only_slow:
                     ctx.stats.dropped += len(batch) - len(flagged)

@@ -9,6 +9,7 @@ from tracekit.formatters._base import (
     TextOptions as TextOptions,
     TextSink as TextSink,
     escape as escape,
+    unescape as unescape,
 )
 from tracekit.formatters._output import (
     AtomicFile as AtomicFile,
@@ -47,6 +48,7 @@ __all__ = [
     "format_spec",
     "open_output",
     "stages_for",
+    "unescape",
 ]
 
 # reprs and tracebacks name this module, not the private one that defines the object

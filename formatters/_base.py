@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 from typing import IO, TYPE_CHECKING, Annotated, Any, ClassVar, cast
 
 import msgspec
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
     from tracekit.formatters._spec import FormatSpec, SinkContext
 
-__all__ = ["TextOptions", "TextSink", "escape"]
+__all__ = ["TextOptions", "TextSink", "escape", "unescape"]
 
 
 class TextOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -71,7 +72,8 @@ _ESCAPES.update({0xDC00 + b: f"\\x{b:02x}" for b in range(0x80, 0x100)})
 
 
 def escape(text: str) -> str:
-    r"""Escape a string from a traced process for a terminal.
+    r"""Escape a string from a traced process for a terminal (and for the JSON outputs,
+    whose comm and file names are in this form: :func:`unescape` inverts it).
 
     Args:
       text: as decoded by ``tracekit._events`` (UTF-8, invalid bytes as surrogateescape).
@@ -83,6 +85,35 @@ def escape(text: str) -> str:
     if text.isprintable() and "\\" not in text:    # the common case: nothing to do
         return text
     return text.translate(_ESCAPES)
+
+
+_UNESCAPE = re.compile(r"\\(\\|x[0-9a-f]{2})")
+
+
+def unescape(text: str) -> bytes:
+    r"""The bytes a traced process had, from the text :func:`escape` made of them.
+
+    :func:`escape` is one-to-one on the bytes a process can hold, so this is exact:
+    ``\\`` is a backslash, ``\xNN`` the byte 0xNN (a C1 control comes back as its two
+    UTF-8 bytes), anything else its UTF-8. The JSON outputs write comm and file names
+    in escaped form, so ``unescape(json.loads(line)["comm"])`` is the comm's bytes.
+
+    Args:
+      text: what :func:`escape` returned.
+
+    Returns:
+      ``unescape(escape(raw.decode("utf-8", "surrogateescape"))) == raw`` for any ``raw``.
+    """
+    if "\\" not in text:
+        return text.encode("utf-8", "surrogateescape")
+    out = bytearray()
+    pos = 0
+    for m in _UNESCAPE.finditer(text):
+        out += text[pos:m.start()].encode("utf-8", "surrogateescape")
+        out += b"\\" if m[1] == "\\" else bytes((int(m[1][1:], 16),))
+        pos = m.end()
+    out += text[pos:].encode("utf-8", "surrogateescape")
+    return bytes(out)
 
 
 class TextSink:

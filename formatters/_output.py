@@ -3,13 +3,19 @@
 Rules, for every path a trace is written to:
 
 - ``"-"`` is stdout (flushed, never closed);
-- a file is created with mode 0600 (a trace may hold other users' data) and never through
-  a symbolic link (``O_NOFOLLOW``: a link planted in a shared directory cannot redirect
-  the write);
-- ``atomic`` (summaries, written once at the end): the data goes to a new 0600 file beside
-  the path (``mkstemp``, ``O_EXCL``) that :func:`close_output` renames over it when the run
-  completed, so a reader sees the old file or the whole new one; a fifo or a device
-  (``/dev/null``, a terminal) is written in place, never swapped for a file of ours;
+- a regular file is always a new file of ours, mode 0600 (a trace may hold other users'
+  data): created beside the path (``mkstemp``: ``O_EXCL``, so never through a symbolic
+  link) and renamed over it. A file that was already there is replaced, never opened:
+  it may belong to another user, be readable by others (0666) or be held open by them,
+  and writing into it would hand them the trace. A symbolic link at the path is
+  refused (a link planted in a shared directory cannot redirect the write);
+- not ``atomic`` (the streaming formats): the new file replaces the path when it is
+  opened, so it grows as the trace runs, as strace's ``-o`` file does;
+- ``atomic`` (summaries, written once at the end): :func:`close_output` renames the new
+  file over the path when the run completed, so a reader sees the old file or the whole
+  new one; a failed run leaves the old file;
+- a fifo or a device (``/dev/null``, a terminal) is written in place, never swapped for a
+  file of ours;
 - a reader that went away (``EPIPE``, ``BrokenPipeError``: ``| head``, a closed fifo) is
   not an error: :func:`reader_closed` makes sure nothing written later fails again.
 """
@@ -55,14 +61,16 @@ def open_output(path: str | os.PathLike[str], *, atomic: bool = False) -> IO[byt
     """The binary stream a trace is written to: stdout for ``"-"``, else a file.
 
     Args:
-      path: ``"-"`` or a file path (module docstring: mode 0600, no symlinks).
-      atomic: write to a temp file renamed over ``path`` by :func:`close_output` (a
-        regular file only; a fifo or device is written in place).
+      path: ``"-"`` or a file path (module docstring: a new 0600 file of ours that
+        replaces what was there, no symlinks).
+      atomic: the new file replaces ``path`` when :func:`close_output` commits it, not
+        now (a regular file only; a fifo or device is written in place).
 
     Raises:
       ConfigError: the path is empty, stdout is closed, the directory is missing, the path
-        is a directory or a symlink, or the file cannot be created (the errno name says
-        why).
+        is a directory or a symlink, or the file cannot be created or put in place (the
+        errno name says why: EACCES for a directory we cannot write, EPERM for another
+        user's file in a sticky directory such as /tmp without CAP_FOWNER).
     """
     if os.fspath(path) == STDOUT:
         if sys.stdout is None:              # started with fd 1 closed (`tracekit run ... >&-`)
@@ -76,8 +84,12 @@ def open_output(path: str | os.PathLike[str], *, atomic: bool = False) -> IO[byt
     if not p.parent.is_dir():
         raise ConfigError(f"output path {os.fspath(path)!r}: directory {str(p.parent)!r} "
                           "does not exist")
-    if atomic and _regular_or_missing(p):
-        return AtomicFile.create(p)
+    if _regular_or_missing(p):
+        f = AtomicFile.create(p)
+        if atomic:
+            return f
+        f.place()               # in place now: from here on an ordinary (buffered) file
+        return io.BufferedWriter(f)
     try:
         fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC,
                      0o600)
@@ -96,8 +108,9 @@ def _regular_or_missing(p: Path) -> bool:
 
 def _output_error(path: str | os.PathLike[str], e: OSError) -> ConfigError:
     name = errno.errorcode.get(e.errno or 0, "?")
-    hint = " (a symlink: tracekit does not write through links)" if e.errno == errno.ELOOP \
-        else ""
+    hint = {errno.ELOOP: " (a symlink: tracekit does not write through links)",
+            errno.EPERM: " (another user's file in a sticky directory: replacing it needs "
+                         "CAP_FOWNER)"}.get(e.errno or 0, "")
     return ConfigError(f"output path {os.fspath(path)!r}: {e.strerror} ({name}){hint}")
 
 
@@ -141,17 +154,41 @@ class AtomicFile(io.FileIO):
         f.final, f.tmp = final, Path(tmp)
         return f
 
+    #: the temp file was renamed over :attr:`final` already (:meth:`place`)
+    placed: bool = False
+
+    def place(self) -> None:
+        """Rename the temp file over :attr:`final` now; writing goes on into it there.
+
+        Raises:
+          ConfigError: the rename failed (EPERM: another user's file in a sticky
+            directory, without CAP_FOWNER); the temp file is removed.
+        """
+        try:
+            os.replace(self.tmp, self.final)
+        except OSError as e:
+            self.discard()
+            raise _output_error(self.final, e) from None
+        self.placed = True
+
     def commit(self) -> None:
-        """Flush to disk, close, and rename over :attr:`final` (replacing a file there)."""
+        """Flush to disk, close, and rename over :attr:`final` (replacing a file there);
+        a file already :meth:`place` d is flushed and closed."""
         if not self.closed:
             self.flush()
-            os.fsync(self.fileno())
+            if not self.placed:
+                os.fsync(self.fileno())
             self.close()
-        os.replace(self.tmp, self.final)
+        if not self.placed:
+            os.replace(self.tmp, self.final)
+            self.placed = True
 
     def discard(self) -> None:
-        """Close and remove the temp file; :attr:`final` is left as it was."""
+        """Close and remove the temp file; :attr:`final` is left as it was. A file already
+        :meth:`place` d is only closed: it is the output, and holds what was written."""
         self.close()
+        if self.placed:
+            return
         try:
             os.unlink(self.tmp)
         except FileNotFoundError:

@@ -1,4 +1,4 @@
-"""JSON Lines: one JSON object per event, one line each.
+r"""JSON Lines: one JSON object per event, one line each.
 
 Schema (the event Structs of ``tracekit._events``, field order as declared there; the
 ``type`` tag comes first; all times in ns of CLOCK_MONOTONIC, ``bpf_ktime_get_ns``)::
@@ -24,19 +24,27 @@ Schema (the event Structs of ``tracekit._events``, field order as declared there
   ``sig`` its number, ``sa_handler`` the disposition (0 SIG_DFL, 1 SIG_IGN, else the
   handler's address), ``info`` the first 48 bytes of its siginfo (base64, msgspec's
   bytes encoding; layout in ``tracekit.decode.signals``).
-- Strings are JSON-escaped (control characters as ``\\u00XX``). A comm or filename that is
-  not valid UTF-8 has each invalid byte written as the 4 characters ``\\xNN`` (Python's
-  ``backslashreplace``); valid strings are written unchanged.
+- ``comm`` and ``filename`` hold whatever bytes the traced process chose. They are
+  written in tracekit's escaped form (:func:`~tracekit.formatters.escape`, the text
+  formats' escaping), which JSON then escapes once more: a backslash becomes ``\\``, a
+  byte that is not UTF-8 or a control character (C0, DEL; a C1 control as its two UTF-8
+  bytes) ``\xNN`` in lower-case hex, every other character stays itself. In the JSON
+  text a literal backslash is therefore ``"\\\\"`` and the byte 0xff ``"\\xff"``: they
+  cannot be confused, and :func:`~tracekit.formatters.unescape` of the decoded string
+  gives back the exact bytes. Plain names (``"python3"``, ``"/usr/bin/ls"``) read as
+  they are.
 
 Read it back with ``msgspec.json.Decoder(tracekit._events.Event).decode_lines(data)``.
 """
 
 from __future__ import annotations
 
+import re
+
 import msgspec
 
-from tracekit._events import Batch, Event
-from tracekit.formatters._base import TextSink
+from tracekit._events import Batch, Event, Exec, Exit, Signal, Syscall
+from tracekit.formatters._base import TextSink, escape
 from tracekit.formatters._output import Output
 from tracekit.formatters._spec import FormatSpec, SinkContext
 
@@ -48,16 +56,29 @@ class JsonlOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     arrive (raw values, plus ``decoded`` when a beautify stage is configured)."""
 
 
-def _utf8_safe(ev: Event) -> Event:
-    """``ev`` with each str field that holds surrogateescape'd bytes backslash-escaped."""
+#: the str fields of each event type that hold a traced process's bytes
+_TRACED_STRINGS: dict[type, tuple[str, ...]] = {
+    Syscall: ("comm",), Exec: ("comm", "filename"), Exit: ("comm",), Signal: ("comm",)}
+# a C1 control in UTF-8 (U+0080..U+009F), which escape() changes and JSON does not
+_C1 = re.compile(rb"\xc2[\x80-\x9f]")
+
+
+def _maybe_escaped(data: bytes) -> bool:
+    """Whether JSON that msgspec wrote may hold something escape() changes: a backslash
+    (msgspec's own escapes of control characters and quotes start with one too), DEL or
+    a C1 control. Each test is a memchr; the regex runs only when a 0xc2 byte is there."""
+    return (b"\\" in data or b"\x7f" in data
+            or (b"\xc2" in data and _C1.search(data) is not None))
+
+
+def _escaped(ev: Event) -> Event:
+    """``ev`` with its traced strings in escaped form (module docstring)."""
     changes = {}
-    for field in ev.__struct_fields__:
+    for field in _TRACED_STRINGS.get(type(ev), ()):
         value = getattr(ev, field)
-        if isinstance(value, str):
-            raw = value.encode("utf-8", "surrogateescape")
-            fixed = raw.decode("utf-8", "backslashreplace")
-            if fixed != value:
-                changes[field] = fixed
+        text = escape(value)
+        if text is not value:
+            changes[field] = text
     return msgspec.structs.replace(ev, **changes) if changes else ev
 
 
@@ -78,10 +99,19 @@ class JsonlSink(TextSink):
         self._encoder = msgspec.json.Encoder()
 
     def render(self, batch: Batch) -> bytes:
+        # the common batch needs no escaping: encode it whole and look for what escape()
+        # changes (a fast scan of bytes); only then go event by event (decoded strace
+        # text always has backslashes, but its comms rarely need escaping)
         try:
-            return self._encoder.encode_lines(batch)
-        except UnicodeEncodeError:      # a str with bytes that were not UTF-8 (rare)
-            return self._encoder.encode_lines([_utf8_safe(ev) for ev in batch])
+            data = self._encoder.encode_lines(batch)
+        except UnicodeEncodeError:      # a str with bytes that were not UTF-8
+            data = None
+        if data is not None and not _maybe_escaped(data):
+            return data
+        escaped = [_escaped(ev) for ev in batch]
+        if data is not None and all(a is b for a, b in zip(escaped, batch, strict=True)):
+            return data
+        return self._encoder.encode_lines(escaped)
 
 
 def make_sink(out: Output, options: JsonlOptions, ctx: SinkContext) -> JsonlSink:

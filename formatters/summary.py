@@ -69,7 +69,9 @@ group line as its title); anything else (a pipe, a file, a test) gets the plain 
 text above, byte for byte. The histogram and json tables are always plain.
 
 ``table = "json"``: the Summary as one JSON document (``msgspec.json.decode(data,
-type=Summary)`` reads it back); times in ns, ``errnos`` and ``hist`` keys as strings.
+type=Summary)`` reads it back); times in ns, ``errnos`` and ``hist`` keys as strings;
+each ``comm`` in the escaped form of JSON Lines (tracekit.formatters.jsonl), so any bytes
+a process put in its name are written, and exactly.
 """
 
 from __future__ import annotations
@@ -265,8 +267,14 @@ _ENCODER = msgspec.json.Encoder()
 
 
 def render_json(summary: Summary, sort: SortKey = "total") -> str:
-    """The Summary as one JSON document and a newline (``sort`` is ignored)."""
-    return _ENCODER.encode(summary).decode() + "\n"
+    """The Summary as one JSON document and a newline (``sort`` is ignored).
+
+    Each ``comm`` is in escaped form, as in JSON Lines (:func:`~tracekit.formatters.escape`;
+    :func:`~tracekit.formatters.unescape` gives back its bytes).
+    """
+    groups = [msgspec.structs.replace(g, comm=text) if (text := escape(g.comm)) is not g.comm
+              else g for g in summary.groups]
+    return _ENCODER.encode(msgspec.structs.replace(summary, groups=groups)).decode() + "\n"
 
 
 _RENDERERS: dict[str, Callable[..., str]] = {

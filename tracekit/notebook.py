@@ -364,16 +364,26 @@ def _cell(key: str, value: Any) -> str:
     return str(value)
 
 
+def _cell_text(key: str, value: Any) -> str:
+    from tracekit.formatters import escape
+
+    text = _cell(key, value)
+    return escape(text) if key == "group" else text
+
+
 def summary_html(summary: Summary, sort: SortKey = "total") -> str:
     """The summary as one HTML table (class ``tracekit-summary``), a row per (group,
     syscall): the columns of :func:`summary_rows`; a LOST line above when records were
-    lost. Every text is escaped."""
+    lost. Every text is escaped (a comm with control characters or bytes that are not
+    UTF-8 as the text formats show it, then for HTML)."""
     head = "".join(f'<th style="text-align:{"left" if a == "l" else "right"}">'
                    f"{html.escape(title)}</th>" for _, title, a in _COLUMNS)
     body = []
     for row in summary_rows(summary, sort):
+        # the group names a comm, which a traced process chose: escaped as the text
+        # formats escape it (control characters, bytes that are not UTF-8), then for HTML
         cells = "".join(f'<td style="text-align:{"left" if a == "l" else "right"}">'
-                        f"{html.escape(_cell(k, row[k]))}</td>" for k, _, a in _COLUMNS)
+                        f"{html.escape(_cell_text(k, row[k]))}</td>" for k, _, a in _COLUMNS)
         body.append(f"<tr>{cells}</tr>")
     lost = (f"<p><b>LOST {summary.lost} records</b>: the counts are short by their "
             "calls</p>" if summary.lost else "")

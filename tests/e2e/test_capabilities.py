@@ -205,5 +205,5 @@ def test_user_without_capabilities_gets_one_line(shared_dir: Path) -> None:
     assert "[Errno 1]" in r.stderr and "missing CAP_BPF" in r.stderr
     c = _tracekit(NOBODY_NONE, ["check", str(p)])
     assert c.returncode == 1 and "Traceback" not in c.stderr
-    assert re.search(r"privileges\s+MISSING\s+uid 65534: missing CAP_BPF and CAP_PERFMON",
+    assert re.search(r"privileges\s+FAILED\s+uid 65534: missing CAP_BPF and CAP_PERFMON",
                      c.stdout)

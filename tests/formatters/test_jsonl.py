@@ -10,7 +10,7 @@ import msgspec
 import trio
 
 from tracekit._events import SC_NORETURN, SC_RESUMED, Batch, Event, Exec, Exit, Fork, Lost, Syscall
-from tracekit.formatters import JsonlSink
+from tracekit.formatters import JsonlSink, unescape
 from tracekit.pipeline import IterSource, Pipeline
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -20,8 +20,9 @@ DECODER = msgspec.json.Decoder(Event)
 # tracekit/_events.py: one object per line, the "type" tag first, then the fields in
 # declaration order; args a 6-element array (u64 values stay exact integers:
 # 18446744073709551516 is AT_FDCWD as a register); ret signed; group_dead a JSON bool;
-# comm "evil\x1b[31m" shows ESC as \u001b (JSON's own escape) and the invalid byte 0xff as
-# the four characters \xff (backslash doubled by JSON).
+# comm "evil\x1b[31m" + the invalid byte 0xff is written in escaped form, ESC and 0xff each
+# as the four characters \xNN (so "\\x1b" and "\\xff" in the JSON text, its backslash
+# doubled by JSON).
 EVENTS: list[Batch] = [
     [
         Syscall(5_000_000_000, 4_000, 1234, 1234, 1, 257,
@@ -52,7 +53,8 @@ async def test_golden_and_round_trip(tmp_path: Path) -> None:
     back = DECODER.decode_lines(data)
     flat = [e for b in EVENTS for e in b]
     assert back[:-1] == flat[:-1]                         # exact, Struct for Struct
-    assert back[-1].comm == "evil\x1b[31m\\xff"           # invalid byte -> \xff text
+    assert back[-1].comm == "evil\\x1b[31m\\xff"          # escaped form
+    assert unescape(back[-1].comm) == b"evil\x1b[31m\xff"   # the exact bytes
     assert [json.loads(line)["type"] for line in data.splitlines()] == [
         "syscall", "syscall", "fork", "exec", "syscall", "exit", "lost", "syscall"]
     assert b"\x1b" not in data
@@ -67,6 +69,11 @@ async def test_binary_and_text_streams() -> None:
     assert not bio.closed                                 # a given stream stays open
 
 
-def test_valid_utf8_strings_are_unchanged() -> None:
-    ev = Exec(1, 2, 2, "café", "/tmp/naïve\\x41")
+def test_printable_strings_are_unchanged_and_a_backslash_is_doubled() -> None:
+    ev = Exec(1, 2, 2, "café", "/tmp/naïve x")
     assert DECODER.decode_lines(JsonlSink(io.BytesIO()).render([ev])) == [ev]
+    # a literal backslash is doubled, so that it cannot be read as an escaped byte
+    ev = Exec(1, 2, 2, "café", "/tmp/naïve\\x41")
+    (back,) = DECODER.decode_lines(JsonlSink(io.BytesIO()).render([ev]))
+    assert back.filename == "/tmp/naïve\\\\x41"                # type: ignore[union-attr]
+    assert unescape(back.filename) == "/tmp/naïve\\x41".encode()  # type: ignore[union-attr]

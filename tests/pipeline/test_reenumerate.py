@@ -70,7 +70,8 @@ def tree_by_ppid(root: int) -> dict[int, int]:
             continue
         try:
             for tid in os.listdir(f"/proc/{entry}/task"):
-                stat = Path(f"/proc/{entry}/task/{tid}/stat").read_text()
+                # any task may have any bytes in its comm (another test names its own so)
+                stat = Path(f"/proc/{entry}/task/{tid}/stat").read_text(errors="surrogateescape")
                 ppid = int(stat.rpartition(")")[2].split()[1])
                 tasks[int(tid)] = (int(entry), ppid)
         except FileNotFoundError:

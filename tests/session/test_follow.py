@@ -70,7 +70,8 @@ def process_group(pgid: int) -> list[int]:
         if not entry.isdigit():
             continue
         try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
+            # any process may have any bytes in its comm (another test names its own so)
+            stat = Path(f"/proc/{entry}/stat").read_text(errors="surrogateescape")
         except (FileNotFoundError, ProcessLookupError):
             continue                    # exited while we looked
         # after "(comm)": state ppid pgrp ...; comm may hold spaces and parentheses

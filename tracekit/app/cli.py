@@ -1,6 +1,8 @@
 """``tracekit run pipeline.toml`` and ``tracekit check pipeline.toml``.
 
-Exit status (documented in the README, "Using it"):
+Exit status of ``check``: 0 when every item is ok, 1 when any failed, 2 for an invalid
+pipeline file (tracekit.app.check). Exit status of ``run`` (documented in the README,
+"Using it"):
   - with a command target: the workload's exit status, or 128+N when a signal N killed it;
   - otherwise 0 when the session ended normally (targets gone, duration, SIGINT/SIGTERM);
   - 1: tracing failed (a kernel call, a stage): the message names the errno and the stage;
@@ -46,7 +48,8 @@ def _parser() -> argparse.ArgumentParser:
     _add_selection_options(run)
     _add_unsafe_flag(run)
     run.epilog = "Put '-- COMMAND [ARGS...]' last to trace that command instead."
-    chk = sub.add_parser("check", help="validate a pipeline file and report kernel readiness")
+    chk = sub.add_parser("check", help="validate a pipeline file and try what run does up to "
+                                       "the attach (exit 1 when an item fails)")
     chk.add_argument("pipeline", type=Path)
     _add_unsafe_flag(chk)
     lst = sub.add_parser("list", help="list stage kinds, output formats or syscalls")
@@ -193,22 +196,25 @@ def _readiness() -> list[tuple[str, bool, str]]:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
+    """Each item of tracekit.app.check, one line each; 1 when any failed."""
+    from tracekit.app.check import CheckItem, run_checks
     from tracekit.app.config import load_config
-    from tracekit.app.registry import build_stages
-    from tracekit.formatters._spec import format_spec
-    from tracekit.kernel.selection import resolve_syscalls
-    from tracekit.kernel.syscalls import SyscallTable
 
     cfg = load_config(args.pipeline)
-    if cfg.filter.syscalls:
-        resolve_syscalls(cfg.filter.syscalls, SyscallTable(), where=str(args.pipeline))
-    build_stages(cfg.stage)
-    format_spec(cfg.output.format)
-    print(f"{args.pipeline}: ok")
+    print(f"{args.pipeline}: ok", flush=True)
+
+    def readiness() -> list[CheckItem]:
+        return [CheckItem(*c) for c in _readiness()]
+
+    def say(line: str) -> None:
+        print(f"  {_printable(line)}", flush=True)
+
     ok = True
-    for name, good, detail in _readiness():
-        print(f"  {name:<11} {'ok' if good else 'MISSING':<8} {detail}")
-        ok &= good
+    for item in run_checks(cfg, args.pipeline, readiness=readiness, say=say):
+        # a detail may quote a path or a message of a user stage: escaped
+        print(f"  {item.name:<11} {'ok' if item.ok else 'FAILED':<8} "
+              f"{_printable(item.detail)}", flush=True)
+        ok &= item.ok
     return 0 if ok else EXIT_ERROR
 
 
@@ -221,6 +227,8 @@ def main(argv: list[str] | None = None) -> int:
         cannot print a traceback while the interpreter shuts down.
     """
     program = argv is None
+    if program:
+        _hold_closed_std_fds()
     try:
         return _main(sys.argv[1:] if argv is None else list(argv))
     except KeyboardInterrupt:  # during the imports, or between trio's handling and here
@@ -234,8 +242,30 @@ def main(argv: list[str] | None = None) -> int:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def _hold_closed_std_fds() -> None:
+    """Put /dev/null, close-on-exec, on each of fds 0, 1, 2 that was closed at start.
+
+    Started with ``>&-`` (or ``2>&-``), the next file tracekit opens would get fd 1 (or
+    2): the traced command would inherit the trace file as its stdout and a late
+    ``print`` would write into it. The placeholder keeps those numbers taken; close-on-
+    exec closes it again in the command, which so starts with the same closed fds it
+    would have without tracekit. ``sys.stdout``/``sys.stderr`` stay None, as Python set
+    them: what tracekit prints there is dropped, and ``-o -`` is refused.
+    """
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            held = os.open(os.devnull, os.O_RDWR | os.O_CLOEXEC)
+            if held != fd:      # a lower fd was free too: cannot happen in this order
+                os.dup2(held, fd, inheritable=False)
+                os.close(held)
+
+
 def _main(argv: list[str]) -> int:
-    logging.basicConfig(format="tracekit: %(message)s", level=logging.WARNING)
+    handler = logging.StreamHandler()
+    handler.setFormatter(_EscapingFormatter("tracekit: %(message)s"))
+    logging.basicConfig(handlers=[handler], level=logging.WARNING)
     command: list[str] = []
     if "--" in argv:  # everything after "--" is the workload, untouched by argparse
         cut = argv.index("--")
@@ -247,6 +277,9 @@ def _main(argv: list[str]) -> int:
     from tracekit._errors import ConfigError, TracekitError
 
     try:
+        if sys.stdout is None and args.cmd in _PRINTS_TO_STDOUT:
+            raise ConfigError(f"standard output is closed (EBADF): nowhere to print what "
+                              f"'tracekit {args.cmd}' says")
         if getattr(args, "pipeline", None) is not None and not args.allow_unsafe_config:
             check_config_safety(args.pipeline)
         return _COMMANDS[args.cmd](args)
@@ -270,9 +303,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
     import trio
 
     from tracekit.app.config import load_config
+    from tracekit.app.inputs import check_output_not_input, run_inputs
     from tracekit.app.run import run_pipeline_file
 
     cfg = _apply_selection(_apply_overrides(load_config(args.pipeline), args), args)
+    check_output_not_input(cfg.output.path, run_inputs(args.pipeline, cfg.target.command))
     return trio.run(run_pipeline_file, cfg, args.pipeline)
 
 
@@ -288,12 +323,24 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 
 _COMMANDS = {"run": _cmd_run, "check": _cmd_check, "list": _cmd_list}
+#: subcommands whose whole answer goes to stdout (run's output may go to a file)
+_PRINTS_TO_STDOUT = frozenset({"check", "list"})
 
 
 def _printable(text: str) -> str:
     """``text`` with control characters but newline and tab as ``\\xNN`` escapes."""
     return "".join(c if c.isprintable() or c in "\n\t" else f"\\x{ord(c):02x}"
                    if ord(c) < 0x100 else f"\\u{ord(c):04x}" for c in text)
+
+
+class _EscapingFormatter(logging.Formatter):
+    """Log lines whose message is :func:`_printable` with newlines escaped too: a stage
+    may log what a traced process chose (a comm, a path), which must neither send
+    control sequences to the terminal nor forge a line of its own."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:  # noqa: N802 (logging's name)
+        record.message = _printable(record.message).replace("\n", "\\n")
+        return super().formatMessage(record)
 
 
 def _leaves(exc: BaseException) -> list[BaseException]:

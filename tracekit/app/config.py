@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias, Union
 import msgspec
 
 from tracekit._errors import ConfigError
-from tracekit.kernel.selection import resolve_syscalls
+from tracekit.kernel.selection import resolve_item, resolve_syscalls
 from tracekit.kernel.syscalls import SyscallTable
 from tracekit.pipeline._stage import StageConfigBase
 from tracekit.pipeline.beautify import BeautifyConfig
@@ -190,7 +190,7 @@ def load_config(path: Path) -> PipelineConfig:
         with os.fdopen(fd, "rb") as f:
             if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
                 raise ConfigError(f"{path}: not a regular file")
-            data = f.read()
+            data = f.read(MAX_CONFIG_BYTES + 1)
     except OSError as e:
         name = errno.errorcode.get(e.errno or 0, "?")
         raise ConfigError(f"{path}: cannot read config: {e.strerror or e} ({name})") from e
@@ -202,8 +202,13 @@ def decode_config(text: str | bytes, *, filename: str = "<string>") -> PipelineC
 
     Raises:
       ConfigError: with ``<filename>:<line>:<column>: <what> ...``: not UTF-8, TOML
-        syntax, unknown key, wrong type, unknown stage kind, bad value, unknown syscall.
+        syntax, unknown key, wrong type, unknown stage kind, bad value, unknown syscall;
+        larger than :data:`MAX_CONFIG_BYTES`, or nested deeper than :data:`MAX_NESTING`
+        (checked before the TOML is parsed: see :func:`_check_bounds`).
     """
+    if len(text) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{filename}: config is larger than {MAX_CONFIG_BYTES >> 20} MiB; "
+                          "a pipeline file is a few lines")
     if isinstance(text, bytes):
         raw = text
         try:
@@ -213,6 +218,7 @@ def decode_config(text: str | bytes, *, filename: str = "<string>") -> PipelineC
             line, col = _line_col(before, len(before))
             raise ConfigError(f"{filename}:{line}:{col}: config is not UTF-8 "
                               f"(byte 0x{raw[e.start]:02x}); save the file as UTF-8") from e
+    _check_bounds(text, filename)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -224,6 +230,82 @@ def decode_config(text: str | bytes, *, filename: str = "<string>") -> PipelineC
         raise ConfigError(_validation_message(str(e), data, locator)) from e
     _check(cfg, data, locator)
     return cfg
+
+
+# --- bounds, before tomllib sees the text ----------------------------------------------
+
+#: the largest pipeline file read, in bytes (a real one is a few hundred)
+MAX_CONFIG_BYTES = 1 << 20
+#: the deepest nesting of arrays and inline tables in one value, and the most parts of
+#: one key or table header (``a.b.c`` has 3): far beyond any pipeline, far below what
+#: recursion or tomllib's bookkeeping of every prefix of a dotted key can take
+MAX_NESTING = 32
+#: the most entries of ``[filter] syscalls`` (the tables have a few hundred syscalls;
+#: classes and globs select many in one entry)
+MAX_SYSCALL_ITEMS = 4096
+
+# what the bounds scanner must see: strings (skipped whole, so brackets and dots inside
+# them do not count), comments, and the characters that open or close a level or a key
+_BOUND_TOKENS = re.compile(r'''
+      """(?:[^"\\]|\\.|"(?!""))*"""{0,2}    # multi-line basic string
+    | '{3}.*?'{3,5}                         # multi-line literal string
+    | "(?:[^"\\\n]|\\.)*"?                  # basic string (to the line end)
+    | '[^'\n]*'?                            # literal string
+    | \#[^\n]*                              # comment
+    | [\[\]{}.=,\n]
+''', re.S | re.X)
+
+
+def _check_bounds(text: str, filename: str) -> None:
+    """Refuse nesting that would make parsing recurse without bound or take quadratic time.
+
+    tomllib parses arrays and inline tables recursively (a few hundred ``[`` raise
+    RecursionError) and keeps every prefix of a dotted key, so a key of n parts costs
+    O(n**2) time and memory. This one linear pass counts, outside strings and comments,
+    the open arrays and inline tables of each value and the parts of each key and table
+    header; it does not check the syntax (tomllib does, next).
+
+    Raises:
+      ConfigError: ``<filename>:<line>:<col>: ...`` at the bracket or dot past
+        :data:`MAX_NESTING`.
+    """
+    stack: list[str] = []          # the open "[" and "{" of the current value
+    in_key = True                  # reading a key: at a line start, after "{" or ","
+    header = False                 # inside a [table] or [[array]] header
+    parts = 1                      # parts of the current key so far
+    for m in _BOUND_TOKENS.finditer(text):
+        tok = m[0]
+        if tok == "\n":
+            if not stack:
+                in_key, header, parts = True, False, 1
+        elif tok == "[":
+            if not stack and in_key and not header:
+                header = True      # a [table] header: its brackets open no value
+            elif not header:
+                stack.append(tok)
+                in_key = False
+        elif tok == "{":
+            stack.append(tok)
+            in_key, parts = True, 1
+        elif tok in ("]", "}"):
+            if stack and not header:
+                stack.pop()
+                in_key = False
+        elif tok == ",":
+            if stack and stack[-1] == "{":
+                in_key, parts = True, 1
+        elif tok == "=":
+            in_key = False
+        elif tok == "." and (in_key or header):
+            parts += 1
+            if parts > MAX_NESTING:
+                line, col = _line_col(text, m.start())
+                raise ConfigError(f"{filename}:{line}:{col}: a key of more than {MAX_NESTING} "
+                                  "dotted parts; a pipeline needs a few")
+        if len(stack) > MAX_NESTING:
+            line, col = _line_col(text, m.start())
+            raise ConfigError(f"{filename}:{line}:{col}: arrays or inline tables nested "
+                              f"more than {MAX_NESTING} deep; a pipeline needs a few")
 
 
 # --- positions ------------------------------------------------------------------------
@@ -626,6 +708,13 @@ def _check(cfg: PipelineConfig, data: dict[str, Any], loc: _Locator) -> None:
     if t.command is not None and (not t.command or not t.command[0]):
         raise ConfigError(f"{loc.where(('target', 'command'))}: target.command is empty; "
                           'give the program and its arguments, e.g. ["ls", "-l", "/"]')
+    for i, arg in enumerate(t.command or ()):
+        if "\0" in arg:   # execve(2) takes C strings: the argument would end there
+            raise ConfigError(f"{loc.where(('target', 'command', i))}: target.command[{i}] "
+                              "holds a NUL byte (\\u0000), which no program argument can")
+    if "\0" in cfg.output.path:
+        raise ConfigError(f"{loc.where(('output', 'path'))}: output.path holds a NUL byte "
+                          "(\\u0000), which no file name can")
     if cfg.buffer_pages & (cfg.buffer_pages - 1):
         up = 1 << cfg.buffer_pages.bit_length()
         raise ConfigError(f"{loc.where(('buffer_pages',))}: buffer_pages must be a power of 2 "
@@ -636,9 +725,24 @@ def _check(cfg: PipelineConfig, data: dict[str, Any], loc: _Locator) -> None:
             raise ConfigError(f"{loc.where(('stage', i, 'use'))}: use = {stage.use!r} must "
                               'be "package.module:Name"')
     if cfg.filter.syscalls:
+        # each distinct item resolved once, and its position found only when it is wrong
+        # (finding a position counts lines: once per item would be quadratic)
+        if len(cfg.filter.syscalls) > MAX_SYSCALL_ITEMS:
+            raise ConfigError(f"{loc.where(('filter', 'syscalls', MAX_SYSCALL_ITEMS))}: "
+                              f"filter.syscalls has {len(cfg.filter.syscalls)} entries, more "
+                              f"than {MAX_SYSCALL_ITEMS}; select many at once with a class "
+                              '("%file") or a glob ("*stat*")')
         table = SyscallTable()
+        seen: set[str | int] = set()
         for i, item in enumerate(cfg.filter.syscalls):
-            resolve_syscalls([item], table, where=loc.where(("filter", "syscalls", i)))
+            if item in seen:
+                continue
+            seen.add(item)
+            try:
+                neg = isinstance(item, str) and item.strip().startswith("!")
+                resolve_item(item.strip()[1:] if neg and isinstance(item, str) else item, table)
+            except ConfigError as e:
+                raise ConfigError(f"{loc.where(('filter', 'syscalls', i))}: {e}") from None
         resolve_syscalls(cfg.filter.syscalls, table, where=loc.where(("filter", "syscalls")))
     _check_selection(cfg, loc)
 

@@ -298,6 +298,23 @@ class Session:
             for err in sorted(self.opts.errnos):
                 m.update_elem(struct.pack("<I", err), b"\x01")
 
+    def load(self) -> None:
+        """Load the programs into the kernel (the verifier checks each) and fill their maps,
+        as :meth:`start` does, but attach nothing, add no task and start no command;
+        :meth:`close` unloads them. What ``tracekit check`` tries.
+
+        Raises:
+          BpfError: a map or program could not be created (its errno: EPERM without
+            CAP_BPF, ENOMEM for a ring buffer too large, EACCES/EINVAL from the verifier);
+            everything created so far is closed.
+          TracekitError: no precompiled object for this machine, or tracefs is missing.
+        """
+        try:
+            self._load()
+        except BaseException:
+            self.close()
+            raise
+
     def _reenumerate(self, *, only_new: bool) -> int:
         """One /proc pass over the pid/tid target (rule 4); returns the number of tids added.
 

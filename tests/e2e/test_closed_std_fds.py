@@ -1,0 +1,93 @@
+"""tracekit started with stdout (or stdout and stderr) closed, as by ``>&-``: no
+traceback; the trace file is not handed to the command as its stdout; the command starts
+with the same closed fds it would have without tracekit; subcommands whose answer goes to
+stdout say it is closed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests._run import TRACEKIT, read_events, write_pipeline
+from tracekit._events import Syscall
+
+pytestmark = pytest.mark.kernel
+
+# what the command sees of its fds 1 and 2, on its stdin-independent channel: a file
+PROBE = """
+import os, sys
+seen = {}
+for fd in (1, 2):
+    try:
+        os.fstat(fd)
+        seen[fd] = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError as e:
+        seen[fd] = e.errno
+    try:
+        os.write(fd, b"FROM-THE-COMMAND\\n")
+    except OSError:
+        pass
+with open(sys.argv[1], "w") as f:
+    f.write(repr(seen))
+"""
+
+
+def _run_closed(args: list[str], close: str) -> subprocess.CompletedProcess[bytes]:
+    cmd = " ".join(f"'{a}'" for a in [*TRACEKIT, *args])
+    return subprocess.run(["sh", "-c", f"exec {cmd} {close}"], capture_output=True,
+                          timeout=60)
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "summary"])
+@pytest.mark.parametrize("close", [">&-", ">&- 2>&-"])
+def test_closed_stdout_with_a_file_output(tmp_path: Path, fmt: str, close: str) -> None:
+    (tmp_path / "probe.py").write_text(PROBE)
+    out, seen = tmp_path / "out", tmp_path / "seen"
+    cfg = write_pipeline(tmp_path, f"""
+        [target]
+        command = {json.dumps([sys.executable, str(tmp_path / "probe.py"), str(seen)])}
+        [filter]
+        syscalls = ["write", "newfstatat", "fstat"]
+        [output]
+        format = "{fmt}"
+        path = "{out}"
+    """)
+    r = _run_closed(["run", str(cfg)], close)
+    assert r.returncode == 0, r.stderr
+    assert b"Traceback" not in r.stderr and b"Error" not in r.stderr, r.stderr
+    data = out.read_bytes()
+    assert b"FROM-THE-COMMAND" not in data          # not the command's stdout
+    import errno
+    want_2 = errno.EBADF if "2>&-" in close else None
+    got = eval(seen.read_text())                    # the probe's own repr of a dict
+    assert got[1] == errno.EBADF, got               # closed, as without tracekit
+    if want_2 is not None:
+        assert got[2] == errno.EBADF, got
+    if fmt == "jsonl":
+        assert any(isinstance(e, Syscall) for e in read_events(out))
+    else:
+        assert b"write" in data
+
+
+@pytest.mark.parametrize("args", [["list", "stages"], ["check", "{cfg}"]])
+def test_subcommands_that_answer_on_stdout_say_it_is_closed(tmp_path: Path,
+                                                            args: list[str]) -> None:
+    cfg = write_pipeline(tmp_path, '[target]\ncommand = ["true"]\n')
+    r = _run_closed([a.format(cfg=cfg) for a in args], ">&-")
+    assert r.returncode == 2
+    assert r.stderr.decode() == ("tracekit: error: standard output is closed (EBADF): "
+                                 f"nowhere to print what 'tracekit {args[0]}' says\n")
+
+
+def test_output_to_a_closed_stdout_is_refused(tmp_path: Path) -> None:
+    cfg = write_pipeline(tmp_path, '[target]\ncommand = ["true"]\n')
+    r = _run_closed(["run", str(cfg)], ">&-")
+    assert r.returncode == 2
+    assert r.stderr.decode().startswith("tracekit: error: output '-': standard output is "
+                                        "closed (EBADF)")
+    assert os.path.exists(cfg)
