@@ -128,33 +128,22 @@ def resolve_syscalls(exprs: list[str | int], table: SyscallTable, *,
       ConfigError: for the first bad item (see ``resolve_item``), suggesting nearest
         names, e.g. ``unknown syscall 'opnat' on x86_64 (did you mean 'openat'?)``.
     """
-    positive: set[int] = set()
-    negative: set[int] = set()
-    any_positive = False
-    for item in exprs:
-        if isinstance(item, str) and item.strip().startswith("!"):
-            negative |= resolve_item(item.strip()[1:], table, where=where)
-        else:
-            any_positive = True
-            positive |= resolve_item(item, table, where=where)
-    if not any_positive and negative:
-        positive = _all(table)
-    got = positive - negative
-    if exprs and not got and "none" not in exprs:
-        raise ConfigError(f"{_prefix(where)}the syscall selection "
-                          f"{', '.join(map(str, exprs))} selects no syscall on {table.arch}; "
-                          "to trace no syscall, say none")
-    return got
+    return _resolve_list(exprs, lambda item: resolve_item(item, table, where=where),
+                         lambda: _all(table),
+                         f"syscall on {table.arch}; to trace no syscall, say none", "syscall",
+                         where)
 
 
 def _all(table: SyscallTable) -> set[int]:
     return {nr for name in table.names() if (nr := table.nr(name)) is not None}
 
 
-def _resolve_list(exprs: list[str | int], universe: set[int], one: Callable[[str | int], int],
-                  what: str, where: str) -> set[int]:
-    """Positives united, negations removed (from everything when only negations);
-    ``all``/``none``; an empty result without ``none`` is an error."""
+def _resolve_list(exprs: list[str | int], one: Callable[[str | int], set[int]],
+                  universe: Callable[[], set[int]], nothing: str, what: str,
+                  where: str) -> set[int]:
+    """Positives united, negations removed (from ``universe()`` when there are only
+    negations); ``all``/``none``; an empty result without ``none`` is an error that ends
+    ``selects no <nothing>``."""
     positive: set[int] = set()
     negative: set[int] = set()
     any_positive = False
@@ -165,22 +154,46 @@ def _resolve_list(exprs: list[str | int], universe: set[int], one: Callable[[str
             assert isinstance(text, str)
             text = text[1:].strip()
         if text in ("all", "none"):
-            got = set(universe) if text == "all" else set()
+            got = universe() if text == "all" else set()
         else:
-            got = {one(text)}
+            got = one(text)
         if neg:
             negative |= got
         else:
             any_positive = True
             positive |= got
     if not any_positive and negative:
-        positive = set(universe)
+        positive = universe()
     result = positive - negative
     if exprs and not result and "none" not in exprs:
         raise ConfigError(f"{_prefix(where)}the {what} selection "
-                          f"{', '.join(map(str, exprs))} selects no {what}; to select "
-                          "none, say none")
+                          f"{', '.join(map(str, exprs))} selects no {nothing}")
     return result
+
+
+def _number_or_name(item: str | int, by_name: dict[str, int], top: int, what: str,
+                    number: str, name_of: Callable[[str], str], where: str) -> set[int]:
+    """One signal or errno: a number in 1..top (``number`` names it in the error), or a
+    name (``name_of`` spells it as ``by_name``'s keys), as a one-element set."""
+    if isinstance(item, str) and item.isdigit():
+        item = int(item)
+    if isinstance(item, int) and not isinstance(item, bool):
+        if not 1 <= item <= top:
+            raise ConfigError(f"{_prefix(where)}{number} {item} is out of range (1..{top})")
+        return {item}
+    if not isinstance(item, str):
+        raise ConfigError(f"{_prefix(where)}a{'n' if what[0] in 'aeiou' else ''} {what} must "
+                          f"be a name or a number, got {item!r}")
+    name = name_of(item)
+    if name not in by_name:
+        raise ConfigError(f"{_prefix(where)}unknown {what} {item!r}"
+                          + _suggest(name, sorted(by_name)))
+    return {by_name[name]}
+
+
+def _signal_name(item: str) -> str:
+    name = item.upper()
+    return name if name.startswith("SIG") else f"SIG{name}"
 
 
 def resolve_signals(exprs: list[str | int], *, arch: str | None = None,
@@ -200,25 +213,12 @@ def resolve_signals(exprs: list[str | int], *, arch: str | None = None,
     for n in range(1, 33):
         by_name[f"SIGRT_{n}"] = 32 + n
 
-    def one(item: str | int) -> int:
-        if isinstance(item, str) and item.isdigit():
-            item = int(item)
-        if isinstance(item, int) and not isinstance(item, bool):
-            if not 1 <= item <= 64:
-                raise ConfigError(f"{_prefix(where)}signal number {item} is out of range "
-                                  "(1..64)")
-            return item
-        if not isinstance(item, str):
-            raise ConfigError(f"{_prefix(where)}a signal must be a name or a number, "
-                              f"got {item!r}")
-        name = item.upper()
-        name = name if name.startswith("SIG") else f"SIG{name}"
-        if name not in by_name:
-            raise ConfigError(f"{_prefix(where)}unknown signal {item!r}"
-                              + _suggest(name, sorted(by_name)))
-        return by_name[name]
+    def one(item: str | int) -> set[int]:
+        return _number_or_name(item, by_name, 64, "signal", "signal number", _signal_name,
+                               where)
 
-    return _resolve_list(exprs, set(range(1, 65)), one, "signal", where)
+    return _resolve_list(exprs, one, lambda: set(range(1, 65)),
+                         "signal; to select none, say none", "signal", where)
 
 
 def resolve_errnos(exprs: list[str | int], *, where: str = "") -> set[int]:
@@ -238,19 +238,8 @@ def resolve_errnos(exprs: list[str | int], *, where: str = "") -> set[int]:
         if name.startswith("E") and isinstance(nr, int):
             by_name.setdefault(name, nr)
 
-    def one(item: str | int) -> int:
-        if isinstance(item, str) and item.isdigit():
-            item = int(item)
-        if isinstance(item, int) and not isinstance(item, bool):
-            if not 1 <= item <= 4095:
-                raise ConfigError(f"{_prefix(where)}errno {item} is out of range (1..4095)")
-            return item
-        if not isinstance(item, str):
-            raise ConfigError(f"{_prefix(where)}an errno must be a name or a number, "
-                              f"got {item!r}")
-        if item.upper() not in by_name:
-            raise ConfigError(f"{_prefix(where)}unknown errno {item!r}"
-                              + _suggest(item.upper(), sorted(by_name)))
-        return by_name[item.upper()]
+    def one(item: str | int) -> set[int]:
+        return _number_or_name(item, by_name, 4095, "errno", "errno", str.upper, where)
 
-    return _resolve_list(exprs, set(range(1, 4096)), one, "errno", where)
+    return _resolve_list(exprs, one, lambda: set(range(1, 4096)),
+                         "errno; to select none, say none", "errno", where)
