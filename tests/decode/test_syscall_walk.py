@@ -7,6 +7,7 @@ prints it (``0xdeadbeef /* ITIMER_??? */``)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 import pytest
 
@@ -80,6 +81,16 @@ def _positional(name: str, proto: Prototype) -> bool:
         "omode", "fcntlarg", "-"} & set(kinds)
 
 
+def _positional_calls() -> Iterator[tuple[str, Prototype]]:
+    """Every syscall of the table that prints its arguments one per position, with its
+    prototype."""
+    for name in NAMES:
+        proto = prototype(name)
+        assert proto is not None
+        if _positional(name, proto):
+            yield name, proto
+
+
 def test_every_syscall_with_a_tracefs_format_has_an_entry() -> None:
     root = readable_tracefs()
     if root is None:
@@ -106,11 +117,7 @@ def test_every_syscall_decodes(dec: SyscallDecoder) -> None:
 
 def test_int_arguments_use_the_low_32_bits_signed_as_their_type(dec: SyscallDecoder) -> None:
     checked = 0
-    for name in NAMES:
-        proto = prototype(name)
-        assert proto is not None
-        if not _positional(name, proto):
-            continue
+    for name, proto in _positional_calls():
         for i, (arg, c_type, kind) in enumerate(proto):
             if width_of(c_type) != 32 or "*" in c_type:
                 continue
@@ -136,11 +143,7 @@ def test_int_arguments_use_the_low_32_bits_signed_as_their_type(dec: SyscallDeco
 
 def test_null_pointers_print_null(dec: SyscallDecoder) -> None:
     checked = 0
-    for name in NAMES:
-        proto = prototype(name)
-        assert proto is not None
-        if not _positional(name, proto):
-            continue
+    for name, proto in _positional_calls():
         d = dec.decode(_ev(name, (0,) * len(proto)))
         for i, (arg, c_type, _kind) in enumerate(proto):
             if c_type.endswith("*") or c_type.endswith("_t") and "cap_user" in c_type:
