@@ -1118,11 +1118,44 @@ static __always_inline bool capture_entry(__u32 tid, const struct tk_scratch *s)
 	return true;
 }
 
+/* A successful execve whose envp read faulted at entry: the pointer array of the new
+ * image instead, for its count. The kernel lays it out on the new stack, where regs->sp
+ * points at sys_exit: argc, argv[argc], NULL, envp[], NULL, the auxv (fs/binfmt_elf.c
+ * create_elf_tables; start_thread sets sp). Above the auxv a random gap of up to 8 KiB
+ * (arch_align_stack) may hold pages never touched, so the array is read word by word up
+ * to its NULL, then captured exactly: never a read past what the kernel wrote. More
+ * words than size holds: a cut capture without the NULL (no count, as at entry). A
+ * 32-bit image packs 4-byte words, which read as one 8-byte argc far above the bound:
+ * no capture then. */
+#define TK_NEW_ARGC_MAX (1U << 24)
+#define TK_NEW_ENVP_N   256 /* words looked at: ENVP_BIG (tracekit/session/capture.py) / 8 */
+__noinline int tk_cap_new_envp(struct tk_capbuf *c, __u64 user_sp, __u32 size, __u32 hdr)
+{
+	__u64 argc, src, w;
+	__u32 i, n = size / 8;
+
+	if (!c || !user_sp || bpf_probe_read_user(&argc, sizeof(argc), (const void *)user_sp))
+		return -1;
+	if (argc >= TK_NEW_ARGC_MAX)
+		return -1;
+	src = user_sp + (argc + 2) * 8;
+	if (n > TK_NEW_ENVP_N)
+		n = TK_NEW_ENVP_N;
+	for (i = 0; i < TK_NEW_ENVP_N && i < n; i++) {
+		if (bpf_probe_read_user(&w, sizeof(w), (const void *)(src + (__u64)i * 8)))
+			return -1;
+		if (!w)
+			return tk_cap_mem(c, src, ((__u64)i + 1) * 8, size, hdr);
+	}
+	return tk_cap_mem(c, src, (__u64)n * 8 + 8, size, hdr);
+}
+
 /* Exit captures of the call in s (capbuf slot c, checked to be this call's), then the
  * record from the slot. Returns false when there is nothing to append (the caller
  * emits the plain 112-byte record). */
 static __always_inline bool emit_captured(struct tk_capbuf *c, const struct tk_scratch *s,
-					  __u64 pid_tgid, __u64 now, long ret, __u32 flags)
+					  __u64 pid_tgid, __u64 now, long ret, __u32 flags,
+					  __u64 user_sp)
 {
 	const struct tk_beauty *b;
 	__u32 key = s->nr, size;
@@ -1141,7 +1174,16 @@ static __always_inline bool emit_captured(struct tk_capbuf *c, const struct tk_s
 				continue;
 			/* a retry of a faulted entry read is marked AT_EXIT */
 			xflags = (c->retry & (1U << i)) ? TK_CAPF_AT_EXIT : 0;
-			if ((xflags && exec_ok) || tk_capture(c, sp, s, ret, xflags) < 0)
+			if (xflags && exec_ok) {
+				/* execve's only STRUCT specs are its envp pointer reads */
+				if (sp->kind != TK_CAP_STRUCT ||
+				    tk_cap_new_envp(c, user_sp, sp->size,
+						    CAP_HDR(sp->arg, sp->kind, xflags)) < 0)
+					tk_cap_fault(c, CAP_HDR(sp->arg, sp->kind,
+								TK_CAPF_FAULT | xflags));
+				continue;
+			}
+			if (tk_capture(c, sp, s, ret, xflags) < 0)
 				tk_cap_fault(c, CAP_HDR(sp->arg, sp->kind, TK_CAPF_FAULT | xflags));
 		}
 	}
@@ -1280,7 +1322,8 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 				c = targ_capture && s->has_caps ?
 					bpf_map_lookup_elem(&capbuf, &tid) : NULL;
 				if (!c || c->entry_ts != s->ts_ns ||
-				    !emit_captured(c, s, pid_tgid, now, ret, compat))
+				    !emit_captured(c, s, pid_tgid, now, ret, compat,
+						   regs->sp))
 					emit_syscall(compat, s->ts_ns, now - s->ts_ns, pid_tgid,
 						     s->nr, s->args, ret);
 			}

@@ -158,6 +158,43 @@ def test_execve_argv_order_empty_strings_and_cuts() -> None:
     assert argv.data == b"long\0" + b"z" * ARGV_ELEM_CAP
 
 
+# execve with its envp array at the very end of a mapping whose next page is unmapped:
+# the entry's 2048-byte read of the array runs off the mapping and faults as a whole
+ENVP_AT_MAPPING_END_SRC = r"""
+import ctypes, sys
+n = int(sys.argv[1])
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                      ctypes.c_int, ctypes.c_long]
+base = libc.mmap(None, 8192, 3, 0x22, -1, 0)    # PROT_READ|PROT_WRITE, MAP_PRIVATE|ANON
+assert libc.munmap(ctypes.c_void_p(base + 4096), ctypes.c_size_t(4096)) == 0
+strs = [ctypes.create_string_buffer(b"V%d=x" % i) for i in range(n)]
+arr = base + 4096 - 8 * (n + 1)
+ptrs = (ctypes.c_void_p * (n + 1)).from_address(arr)
+for i, v in enumerate(strs):
+    ptrs[i] = ctypes.addressof(v)
+ptrs[n] = None
+argv = (ctypes.c_char_p * 2)(b"true", None)
+libc.execve(b"/bin/true", argv, ctypes.c_void_p(arr))
+"""
+
+
+@pytest.mark.parametrize("n", [3, 39])
+def test_envp_read_that_faults_is_counted_from_the_new_image(n: int) -> None:
+    """The entry read of envp faults; the exit reads the new image's envp array (on its
+    stack), whose count is the same: ``/* n vars */`` is never lost to a fault."""
+    from tracekit.decode.structs_fs import count_envp
+
+    recs = trace(ENVP_AT_MAPPING_END_SRC, str(n))
+    (ev,) = [ev for ev in calls(recs, "execve") if ev.ret == 0 and
+             any(c.arg == 0 and c.data == b"/bin/true" for c in ev.caps)]
+    envp = [c for c in ev.caps if c.arg == 2]
+    at_exit = [c for c in envp if c.flags & CAPF_AT_EXIT]
+    assert at_exit and not at_exit[0].flags & CAPF_FAULT, envp
+    assert count_envp(at_exit[0].data) == n
+
+
 def test_write_buffer_cut_at_cap_and_exact() -> None:
     tag = uuid.uuid4().hex.encode()
     big = (tag * 40)[:1000]
