@@ -105,7 +105,10 @@ class HeldCommand:
 
         Raises:
           TargetError: execve failed in the child (with the errno name).
+          trio.Cancelled: before anything is written: a start-up cancelled already (a
+            signal) never lets the command run.
         """
+        await trio.lowlevel.checkpoint_if_cancelled()
         os.write(self._go_w, b"g")
         os.close(self._go_w)
         self._go_w = -1
