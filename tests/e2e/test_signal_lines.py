@@ -42,22 +42,32 @@ SIGNALS_PY = textwrap.dedent("""
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGHUP})
     os.kill(os.getpid(), signal.SIGUSR1)
     signal.pthread_sigmask(signal.SIG_SETMASK, [])
+    # each SIGCHLD stays pending until the child is reaped and is delivered as
+    # rt_sigprocmask returns: at the same point under both tracers (unblocked, it could
+    # come during user code or at wait4's return, whichever the timing gives)
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
     pid = os.fork()
     if pid == 0:
         os._exit(3)
     os.waitpid(pid, 0)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
     pid = os.fork()
     if pid == 0:
         time.sleep(5)
         os._exit(0)
     os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
     pid = os.fork()
     if pid == 0:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         ctypes.string_at(0)
         os._exit(0)
     os.waitpid(pid, 0)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
 """)
 
 
