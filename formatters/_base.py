@@ -45,20 +45,25 @@ class TextOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
         """A decoder with these options; argument counts from ``ctx.arg_names``, argument
         C types from ``ctx.arg_types``."""
         from tracekit.decode.args import SyscallDecoder
+        from tracekit.decode.fdcache import FdCache
 
         def arg_count(name: str) -> int | None:
             names = ctx.arg_names(name)
             return None if names is None else len(names)
 
-        return SyscallDecoder(fd_paths=self.fd_paths, string_limit=self.string_limit,
-                              arg_count=arg_count, arg_types=ctx.arg_types)
+        # fd targets the calls did not show come from the trace's facts (a recording's)
+        fdcache = FdCache(read_link=ctx.live_facts.reader("decoder").fd_link)
+        return SyscallDecoder(ctx.syscall_table, fd_paths=self.fd_paths,
+                              string_limit=self.string_limit, arg_count=arg_count,
+                              arg_types=ctx.arg_types, fdcache=fdcache)
 
 
-def reorder_stage() -> Any:
-    """Text for people: lines in ``ts_ns`` order across CPUs (pipeline/reorder.py)."""
+def reorder_stage(ctx: SinkContext | None = None) -> Any:
+    """Text for people: lines in ``ts_ns`` order across CPUs (pipeline/reorder.py); its
+    idle releases go through ``ctx``'s facts, so a recording can replay them."""
     from tracekit.pipeline.reorder import Reorder
 
-    return Reorder()
+    return Reorder(facts=ctx.live_facts.reader("reorder") if ctx is not None else None)
 
 # Characters escaped as \xNN (strace does the same for control bytes and non-UTF-8):
 # C0 controls and DEL; C1 controls (U+0080..U+009F, e.g. U+009B is a one-character CSI on

@@ -27,6 +27,8 @@ from tracekit._errors import ConfigError
 if TYPE_CHECKING:
     from tracekit._summary import Summary
     from tracekit.formatters._output import Output
+    from tracekit.kernel.facts import Facts
+    from tracekit.kernel.syscalls import SyscallTable
 
 __all__ = ["FORMATS", "FormatSpec", "SinkContext", "available_formats", "format_spec",
            "output_option_fields", "stages_for"]
@@ -62,6 +64,12 @@ class SinkContext:
       summary_from: for a summary counted in the kernel: called once the input ends for
         the thread-grouped Summary to print (``Session.kernel_summary().read``); None =
         aggregate the events that reach the sink.
+      facts: what decoding reads from the system at decode time (fd targets, the wall
+        clock, idle times: tracekit.kernel.facts), shared by the stages and sinks of one
+        trace; a recording fills it, a replay answers from it. None: this machine's,
+        read live (:attr:`live_facts`).
+      syscall_table: the native table the decoders use; None: this machine's (a replay
+        passes the recording's, which also picks its architecture's flag tables).
     """
 
     syscall_name: Callable[[int], str]
@@ -69,10 +77,21 @@ class SinkContext:
     arg_names: Callable[[str], list[str] | None] = _no_arg_names
     arg_types: Callable[[str], list[tuple[str, str]] | None] = _no_arg_types
     summary_from: Callable[[], Summary] | None = None
+    facts: Facts | None = None
+    syscall_table: SyscallTable | None = None
+
+    @functools.cached_property
+    def live_facts(self) -> Facts:
+        """:attr:`facts`, or (None) this machine's, made once per context."""
+        if self.facts is not None:
+            return self.facts
+        from tracekit.kernel.facts import LiveFacts
+
+        return LiveFacts()
 
     @classmethod
-    def for_machine(cls, *, summary_from: Callable[[], Summary] | None = None
-                    ) -> SinkContext:
+    def for_machine(cls, *, summary_from: Callable[[], Summary] | None = None,
+                    facts: Facts | None = None) -> SinkContext:
         """This machine's syscall tables and tracefs argument names (read on first use
         per name, cached; None when tracefs is not mounted, as for a recording replayed
         where there is none).
@@ -97,7 +116,7 @@ class SinkContext:
             return None if fields is None else [(f.name, f.c_type) for f in fields]
 
         return cls(syscall_name=native, compat_syscall_name=compat, arg_names=arg_names,
-                   arg_types=arg_types, summary_from=summary_from)
+                   arg_types=arg_types, summary_from=summary_from, facts=facts)
 
 
 OptionsT = TypeVar("OptionsT", bound=msgspec.Struct)

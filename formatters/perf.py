@@ -233,7 +233,7 @@ def stages_before(options: TextOptions, configured: Sequence[Any],
         from tracekit.pipeline.beautify import Beautify
 
         stages.append(Beautify(options.decoder(ctx)))
-    stages.append(reorder_stage())
+    stages.append(reorder_stage(ctx))
     return stages
 
 

@@ -65,6 +65,7 @@ from tracekit.decode.values import DEFAULT_STRING_LIMIT
 from tracekit.formatters._base import TextOptions, TextSink, reorder_stage
 from tracekit.formatters._output import Output
 from tracekit.formatters._spec import FormatSpec, SinkContext
+from tracekit.kernel.facts import local_clock
 
 __all__ = ["SPEC", "StraceFormatter", "exit_text", "make_sink", "stages_before"]
 
@@ -91,6 +92,8 @@ class StraceFormatter(TextSink):
       string_limit: strace -s (for the default decoder).
       wall_offset_ns: added to CLOCK_MONOTONIC ``ts_ns`` to get wall-clock ns; default
         ``time.time_ns() - time.monotonic_ns()`` taken once here.
+      utc_offset_s: show times at this offset east of UTC; None: this machine's local
+        time (a replay passes the recording's).
       timestamps: print the ``-tt`` time and the ``-T`` duration.
     """
 
@@ -99,12 +102,14 @@ class StraceFormatter(TextSink):
     def __init__(self, out: Output, *,
                  decoder: SyscallDecoder | None = None, fd_paths: bool = False,
                  string_limit: int = DEFAULT_STRING_LIMIT,
-                 wall_offset_ns: int | None = None, timestamps: bool = True) -> None:
+                 wall_offset_ns: int | None = None, utc_offset_s: int | None = None,
+                 timestamps: bool = True) -> None:
         super().__init__(out)
         self.decoder = decoder if decoder is not None else SyscallDecoder(
             fd_paths=fd_paths, string_limit=string_limit)
         self.wall_offset_ns = (time.time_ns() - time.monotonic_ns()
                                if wall_offset_ns is None else wall_offset_ns)
+        self.utc_offset_s = utc_offset_s
         self.timestamps = timestamps
         self._second: tuple[int, str] = (-1, "")
         self._compat: dict[int, bool] = {}
@@ -114,7 +119,7 @@ class StraceFormatter(TextSink):
         ns = ts_ns + self.wall_offset_ns
         sec, rem = divmod(ns, 1_000_000_000)
         if self._second[0] != sec:
-            self._second = (sec, time.strftime("%H:%M:%S", time.localtime(sec)))
+            self._second = (sec, local_clock(self.utc_offset_s, sec))
         return f"{self._second[1]}.{rem // 1000:06d}"
 
     def render(self, batch: Batch) -> str:
@@ -181,7 +186,10 @@ def make_sink(out: Output, options: TextOptions, ctx: SinkContext) -> StraceForm
     """``[output] format = "strace"``: the formatter decodes the records itself (a beautify
     stage's ``decoded`` is used when there is one), with ``options``' ``fd_paths``
     (strace -yy) and ``string_limit`` (strace -s)."""
-    sink = StraceFormatter(out, decoder=options.decoder(ctx))
+    facts = ctx.live_facts       # the trace's wall clock (a replay's: the recording's)
+    sink = StraceFormatter(out, decoder=options.decoder(ctx),
+                           wall_offset_ns=facts.wall_offset_ns,
+                           utc_offset_s=facts.utc_offset_s)
     sink.options = options
     return sink
 
@@ -189,7 +197,7 @@ def make_sink(out: Output, options: TextOptions, ctx: SinkContext) -> StraceForm
 def stages_before(options: TextOptions, configured: Sequence[Any],
                   ctx: SinkContext) -> list[Any]:
     """Lines in ``ts_ns`` order across CPUs (the formatter decodes, so no beautify stage)."""
-    return [reorder_stage()]
+    return [reorder_stage(ctx)]
 
 
 SPEC: FormatSpec[TextOptions] = FormatSpec("strace", TextOptions, make_sink, stages_before)

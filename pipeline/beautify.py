@@ -20,6 +20,7 @@ import msgspec
 from tracekit._events import Batch, Exec, Exit, Syscall
 from tracekit.decode.args import SyscallDecoder
 from tracekit.decode.fdcache import FdCache
+from tracekit.kernel.facts import Facts
 from tracekit.kernel.syscalls import SyscallTable
 from tracekit.kernel.tracefs import syscall_args_lookup
 from tracekit.pipeline._stage import EventReceiver, EventSender, StageConfigBase, StageContext
@@ -112,11 +113,15 @@ def _tracefs_arg_types() -> Callable[[str], list[tuple[str, str]] | None]:
     return types
 
 
-def from_config(cfg: BeautifyConfig) -> Beautify:
+def from_config(cfg: BeautifyConfig, *, facts: Facts | None = None,
+                table: SyscallTable | None = None) -> Beautify:
     """The stage for ``[[stage]] kind = "beautify"``: a decoder with ``cfg``'s ``fd_paths``
-    (strace -yy) and ``string_limit`` (strace -s), on this machine's syscall table."""
+    (strace -yy) and ``string_limit`` (strace -s), on ``table`` (default this machine's
+    syscall table); fd targets the calls did not show are read through ``facts``
+    (tracekit.kernel.facts: a recording's), default /proc."""
+    read_link = facts.reader("beautify").fd_link if facts is not None else None
     decoder = SyscallDecoder(
-        SyscallTable(), fd_paths=cfg.fd_paths, fdcache=FdCache(),
+        table or SyscallTable(), fd_paths=cfg.fd_paths, fdcache=FdCache(read_link=read_link),
         string_limit=cfg.string_limit, arg_count=_tracefs_arg_count(),
         arg_types=_tracefs_arg_types())
     return Beautify(decoder)

@@ -51,6 +51,7 @@ from tracekit.decode.args import SyscallDecoder
 from tracekit.decode.argspec import ARGSPEC
 from tracekit.decode.fdcache import FdCache
 from tracekit.decode.values import signed
+from tracekit.kernel.facts import FactReader, LiveFacts
 from tracekit.pipeline._stage import EventReceiver, EventSender, StageContext
 
 __all__ = ["PathFilter", "path_variants"]
@@ -66,12 +67,14 @@ _NAMED_FD = frozenset({"open_by_handle_at", "open_tree", "fsmount", "fspick"})
 _DUPS = frozenset({"dup", "dup2", "dup3", "fcntl", "fcntl64"})
 
 
-def path_variants(paths: Iterable[str]) -> frozenset[bytes]:
-    """Each path as written and as ``os.path.realpath`` resolves it now, as bytes."""
+def path_variants(paths: Iterable[str], facts: FactReader | None = None) -> frozenset[bytes]:
+    """Each path as written and as ``os.path.realpath`` resolves it now (through
+    ``facts``, which a recording fills), as bytes."""
+    realpath = facts.realpath if facts is not None else os.path.realpath
     out: set[bytes] = set()
     for p in paths:
         out.add(os.fsencode(p))
-        out.add(os.fsencode(os.path.realpath(p)))
+        out.add(os.fsencode(realpath(p)))
     return frozenset(out)
 
 
@@ -81,19 +84,22 @@ class PathFilter:
     Args:
       paths: the paths, as given to ``-P`` (``[filter] path``).
       proc: the procfs root for fds the traced calls did not show.
+      facts: where fd targets and working directories the calls did not show are read
+        (tracekit.kernel.facts; a recording fills it); default /proc under ``proc``.
 
     Stats counters: ``dropped`` (syscalls not on the paths).
     """
 
     name = "path"
 
-    def __init__(self, paths: Iterable[str], *, proc: str = "/proc") -> None:
-        self.paths = path_variants(paths)
-        self.fdcache = FdCache(proc)
+    def __init__(self, paths: Iterable[str], *, proc: str = "/proc",
+                 facts: FactReader | None = None) -> None:
+        self._facts = facts if facts is not None else LiveFacts(proc).reader(self.name)
+        self.paths = path_variants(paths, self._facts)
+        self.fdcache = FdCache(proc, read_link=self._facts.fd_link)
         self._decoder = SyscallDecoder(fd_paths=True, fdcache=self.fdcache)
         self._spec: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
         self._targets = frozenset(os.fsdecode(p) for p in self.paths)
-        self._proc = proc
         self._cwd: dict[int, str | None] = {}     # tgid -> working directory
 
     def _args(self, ev: Syscall) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -185,10 +191,7 @@ class PathFilter:
 
     def _cwd_of(self, tgid: int) -> str | None:
         if tgid not in self._cwd:
-            try:
-                self._cwd[tgid] = os.readlink(f"{self._proc}/{tgid}/cwd")
-            except OSError:
-                self._cwd[tgid] = None           # gone, or not ours to read
+            self._cwd[tgid] = self._facts.cwd(tgid)     # None: gone, or not ours to read
         return self._cwd[tgid]
 
     def _chdir(self, ev: Syscall, name: str) -> None:

@@ -43,6 +43,7 @@ to.
 
 from __future__ import annotations
 
+import collections
 import time
 from bisect import bisect_right
 from collections.abc import Callable
@@ -50,6 +51,7 @@ from collections.abc import Callable
 import trio
 
 from tracekit._events import Batch, Event
+from tracekit.kernel.facts import FactReader
 from tracekit.pipeline._stage import EventReceiver, EventSender, StageContext, StageStats
 
 __all__ = ["DEFAULT_MAX_EVENTS", "DEFAULT_WINDOW_S", "Reorder"]
@@ -67,6 +69,11 @@ class Reorder:
       max_events: the most events held at once (memory bound: about 400 bytes each with
         decoded arguments); >= 1.
       clock: ``CLOCK_MONOTONIC`` now in ns, for the idle release (tests pass a fake).
+      facts: the trace's facts reader (tracekit.kernel.facts): each idle release asks it
+        for the time (``idle_now``, which a recording writes down with the number of
+        events received before it); in a replay, its ``idle_schedule`` makes the live
+        run's idle releases at the same places with the same times instead of watching
+        the input, so the text comes out as the live run printed it.
 
     Raises:
       ValueError: ``window_s <= 0`` or ``max_events < 1``.
@@ -78,7 +85,8 @@ class Reorder:
 
     def __init__(self, window_s: float = DEFAULT_WINDOW_S,
                  max_events: int = DEFAULT_MAX_EVENTS,
-                 clock: Callable[[], int] = time.monotonic_ns) -> None:
+                 clock: Callable[[], int] = time.monotonic_ns,
+                 facts: FactReader | None = None) -> None:
         if not window_s > 0:
             raise ValueError(f"window_s must be > 0 seconds, got {window_s!r}")
         if max_events < 1:
@@ -93,6 +101,10 @@ class Reorder:
         self._held: list[Event] = []
         self._released = 0        # ts_ns of the last event released in order
         self._receive_scope: trio.CancelScope | None = None   # run() waits for a batch
+        self._facts = facts
+        schedule = facts.idle_schedule() if facts is not None else None
+        self._schedule = collections.deque(schedule) if schedule is not None else None
+        self._received = 0        # events pushed so far (an idle release's position)
 
     def push(self, batch: Batch, stats: StageStats | None = None) -> Batch:
         """Take a batch in; return what may be released now (late and untimed first).
@@ -104,7 +116,24 @@ class Reorder:
         Returns:
           A new list, possibly empty.
         """
+        sched = self._schedule
+        if not sched or sched[0][0] >= self._received + len(batch):
+            return self._push(batch, stats)
+        # a replay: the live run's idle releases that fall before or inside this batch
+        out: Batch = []
+        i = 0
+        while sched and sched[0][0] < self._received + len(batch) - i:
+            position, now_ns = sched.popleft()
+            cut = max(position - self._received, 0)
+            out += self._push(batch[i:i + cut], stats)
+            i += cut
+            self._release(out, bisect_right(self._keys, now_ns - self.window_ns))
+        out += self._push(batch[i:], stats)
+        return out
+
+    def _push(self, batch: Batch, stats: StageStats | None = None) -> Batch:
         keys, held = self._keys, self._held
+        self._received += len(batch)
         out: Batch = []
         late = untimed = 0
         released = self._released
@@ -139,7 +168,9 @@ class Reorder:
     def release_idle(self) -> Batch:
         """Events older than ``clock() - window_s``, in order (nothing arrived meanwhile)."""
         out: Batch = []
-        self._release(out, bisect_right(self._keys, self.clock() - self.window_ns))
+        now = (self._facts.idle_now(self._received) if self._facts is not None
+               else self.clock())
+        self._release(out, bisect_right(self._keys, now - self.window_ns))
         return out
 
     def flush(self) -> Batch:
@@ -165,7 +196,8 @@ class Reorder:
         # The idle watcher is a side task (ctx.nursery, cancelled when the pipeline is
         # done), not a nursery of ours: a BrokenResourceError from send (the reader went
         # away) must leave run() as itself, not wrapped in an ExceptionGroup.
-        ctx.start_soon(self._watch_idle, ctx, name=f"{ctx.name}:idle")
+        if self._schedule is None:      # live: watch for idleness (a replay has a schedule)
+            ctx.start_soon(self._watch_idle, ctx, name=f"{ctx.name}:idle")
         async with recv, send:
             while True:
                 with trio.CancelScope() as scope:

@@ -20,6 +20,7 @@ signal: no traceback, the shell shows 128+N).
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
 import os
 import signal
@@ -45,6 +46,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("-o", "--output", help="write events here instead of [output].path")
     run.add_argument("--duration", type=_positive_seconds, metavar="SECONDS",
                      help="stop after SECONDS (> 0)")
+    run.add_argument("--record", metavar="FILE",
+                     help="also write a recording of the trace to FILE (tracekit replay)")
     _add_selection_options(run)
     _add_unsafe_flag(run)
     run.epilog = "Put '-- COMMAND [ARGS...]' last to trace that command instead."
@@ -52,6 +55,10 @@ def _parser() -> argparse.ArgumentParser:
                                        "the attach (exit 1 when an item fails)")
     chk.add_argument("pipeline", type=Path)
     _add_unsafe_flag(chk)
+    from tracekit.app.record import add_parsers
+
+    add_parsers(sub, lambda p, *, selection: (selection and _add_selection_options(p),
+                                              _add_unsafe_flag(p)))
     lst = sub.add_parser("list", help="list stage kinds, output formats or syscalls")
     lst.add_argument("what", choices=["stages", "formatters", "syscalls"])
     return p
@@ -272,8 +279,8 @@ def _main(argv: list[str]) -> int:
         argv, command = argv[:cut], argv[cut + 1:]
     args = _parser().parse_args(argv)
     args.command = command
-    if command and args.cmd != "run":
-        _parser().error("'-- COMMAND' goes with 'run'")
+    if command and args.cmd not in ("run", "record"):
+        _parser().error("'-- COMMAND' goes with 'run' or 'record'")
     from tracekit._errors import ConfigError, TracekitError
 
     try:
@@ -308,7 +315,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     cfg = _apply_selection(_apply_overrides(load_config(args.pipeline), args), args)
     check_output_not_input(cfg.output.path, run_inputs(args.pipeline, cfg.target.command))
-    return trio.run(run_pipeline_file, cfg, args.pipeline)
+    if args.record is not None:
+        check_output_not_input(args.record, run_inputs(args.pipeline, cfg.target.command)
+                               + [("output", cfg.output.path)])
+    return trio.run(functools.partial(run_pipeline_file, record=args.record), cfg,
+                    args.pipeline)
 
 
 # Subcommand -> handler(args) -> exit status. A new subcommand: a parser in _parser()
@@ -322,7 +333,20 @@ def _cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
-_COMMANDS = {"run": _cmd_run, "check": _cmd_check, "list": _cmd_list}
+def _cmd_record(args: argparse.Namespace) -> int:
+    from tracekit.app.record import cmd_record
+
+    return cmd_record(args)
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from tracekit.app.record import cmd_replay
+
+    return cmd_replay(args)
+
+
+_COMMANDS = {"run": _cmd_run, "check": _cmd_check, "list": _cmd_list,
+             "record": _cmd_record, "replay": _cmd_replay}
 #: subcommands whose whole answer goes to stdout (run's output may go to a file)
 _PRINTS_TO_STDOUT = frozenset({"check", "list"})
 

@@ -10,6 +10,7 @@ formatters' own: ``tracekit.formatters.FORMATS`` and ``format_spec``.)
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
@@ -60,8 +61,13 @@ def _import_user_stage(use: str, options: dict[str, Any], index: int) -> Any:
     return made
 
 
-def build_stages(entries: Sequence[StageConfigBase]) -> list[Any]:
+def build_stages(entries: Sequence[StageConfigBase], *, facts: Any = None) -> list[Any]:
     """Stage objects for the config's ``[[stage]]`` entries, in order.
+
+    Args:
+      facts: the trace's :class:`~tracekit.kernel.facts.Facts` (a recording's or a
+        replay's), given to each built-in ``from_config`` that takes ``facts``; None:
+        they read the running system.
 
     Raises:
       ConfigError: a user stage cannot be imported or built.
@@ -70,6 +76,10 @@ def build_stages(entries: Sequence[StageConfigBase]) -> list[Any]:
     for i, entry in enumerate(entries):
         if isinstance(entry, UserStageConfig):
             stages.append(_import_user_stage(entry.use, dict(entry.options), i))
+            continue
+        from_config = importlib.import_module(type(entry).__module__).from_config
+        if facts is not None and "facts" in inspect.signature(from_config).parameters:
+            stages.append(from_config(entry, facts=facts))
         else:
-            stages.append(importlib.import_module(type(entry).__module__).from_config(entry))
+            stages.append(from_config(entry))
     return stages

@@ -11,6 +11,7 @@ Phases and what a signal does in each (SIGINT, SIGTERM, SIGHUP)::
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import signal
@@ -76,16 +77,14 @@ class _Signals:
             signal.signal(sig, old)
 
 
-async def run_pipeline_file(cfg: Any, path: Path) -> int:
-    """Trace as ``cfg`` (a PipelineConfig) says; returns the exit status (see tracekit.app.cli).
+def session_options(cfg: Any, path: Path) -> tuple[Any, Any]:
+    """The :class:`~tracekit.session.session.SessionOptions` of a pipeline file's
+    ``[target]``, ``[filter]`` and sizes, and this machine's syscall table.
 
     Raises:
-      TracekitError: start-up or tracing failed (ConfigError for a bad pipeline,
-        PipelineError naming the stage that failed).
+      ConfigError: a selection names what does not exist (located at ``path``).
     """
-    from tracekit.app.registry import build_stages
-    from tracekit.app.selection import check_format_keys, selection_stages, session_selection
-    from tracekit.app.trace import LiveTrace
+    from tracekit.app.selection import session_selection
     from tracekit.kernel.selection import resolve_syscalls
     from tracekit.kernel.syscalls import SyscallTable
     from tracekit.session.session import SessionOptions
@@ -100,33 +99,139 @@ async def run_pipeline_file(cfg: Any, path: Path) -> int:
         min_duration_ns=int(f.min_duration_ms * 1_000_000),
         buffer_bytes=cfg.buffer_pages * 4096, pids_max_entries=cfg.pids_max_entries,
         **session_selection(f, t, where=str(path)))
-    check_format_keys(cfg)
-    stages = selection_stages(f) + build_stages(cfg.stage)
-    o = cfg.output
-    spec = format_spec(o.format)        # what the output needs: its options and stages
-    options = spec.options_of(o)
-    if getattr(options, "fd_paths", False):
-        options = msgspec.structs.replace(
-            options, fd_paths=_fd_paths_possible(syscalls, table))
-    kernel_summary = spec.counts_in_kernel(options, has_stages=bool(stages))
-    if kernel_summary:
-        # counted in BPF maps: no syscall records, no captures (issue 5)
-        opts.summary, opts.capture = True, False
-    status_line = status_wanted(o.path) and not kernel_summary
-    # events go to a file and stderr is a terminal: a live line on stderr
+    return opts, table
+
+
+class OutputPlan:
+    """What a pipeline file's output needs, for a live run and a replay alike: the stages
+    (the selection's, the file's, the format's), the format, its options, the context.
+
+    Args:
+      facts: the trace's :class:`~tracekit.kernel.facts.Facts` (a recording's, a
+        replay's); None: the running system's.
+      in_kernel: whether the output counts in BPF maps (None: as the format decides).
+      context: :class:`~tracekit.formatters.SinkContext` fields to replace (a replay:
+        the recording's syscall tables and tracefs arguments).
+
+    Attributes:
+      stages: in pipeline order.
+      spec, options: the output's format and its options.
+      kernel_summary: the syscalls are counted in BPF maps (no syscall records).
+      ctx: the sink's :class:`~tracekit.formatters.SinkContext`.
+    """
+
+    def __init__(self, cfg: Any, path: Path, *, syscalls: set[int] | None, table: Any,
+                 facts: Any = None, summary_from: Any = None,
+                 in_kernel: bool | None = None, context: dict[str, Any] | None = None
+                 ) -> None:
+        from tracekit.app.registry import build_stages
+        from tracekit.app.selection import check_format_keys, selection_stages
+
+        check_format_keys(cfg)
+        stages = selection_stages(cfg.filter, facts=facts) + build_stages(cfg.stage,
+                                                                          facts=facts)
+        o = cfg.output
+        spec = format_spec(o.format)        # what the output needs: its options and stages
+        options = spec.options_of(o)
+        if getattr(options, "fd_paths", False):
+            options = msgspec.structs.replace(
+                options, fd_paths=_fd_paths_possible(syscalls, table))
+        kernel_summary = (spec.counts_in_kernel(options, has_stages=bool(stages))
+                          if in_kernel is None else in_kernel)
+        ctx = SinkContext.for_machine(summary_from=summary_from if kernel_summary else None,
+                                      facts=facts)
+        if context:                     # a replay: the recording's tables
+            ctx = dataclasses.replace(ctx, **context)
+        stages += spec.stages_before(options, stages, ctx)
+        self.stages, self.spec, self.options = stages, spec, options
+        self.kernel_summary, self.ctx = kernel_summary, ctx
+
+
+async def run_pipeline_file(cfg: Any, path: Path, *, record: str | None = None) -> int:
+    """Trace as ``cfg`` (a PipelineConfig) says; returns the exit status (see tracekit.app.cli).
+
+    Args:
+      record: also write a recording of the trace to this path (``tracekit replay``
+        prints it again); default the file's ``record`` key.
+
+    Raises:
+      TracekitError: start-up or tracing failed (ConfigError for a bad pipeline,
+        PipelineError naming the stage that failed).
+    """
+    from tracekit.app.trace import LiveTrace
+
+    opts, table = session_options(cfg, path)
+    syscalls = opts.syscalls
+    record = record if record is not None else getattr(cfg, "record", None)
 
     def summary_from() -> Any:           # called by the sink at the end, session open
         assert trace.session is not None
-        return trace.session.kernel_summary().read()
+        summary = trace.session.kernel_summary().read()
+        if recording is not None:
+            recording.recorder.summary(summary)
+        return summary
 
-    ctx = SinkContext.for_machine(summary_from=summary_from if kernel_summary else None)
-    stages += spec.stages_before(options, stages, ctx)
-    trace = LiveTrace(opts, stages, collect=False, duration_s=cfg.duration_s,
-                      while_tracing=[_draw_status] if status_line else [])
-    out = open_output(o.path, atomic=spec.written_at_end)
+    # the in-kernel choice first: a recording's header says which it is
+    probe = format_spec(cfg.output.format)
+    in_kernel = probe.counts_in_kernel(
+        probe.options_of(cfg.output), has_stages=bool(cfg.stage or cfg.filter.path))
+    if in_kernel:
+        # counted in BPF maps: no syscall records, no captures (issue 5)
+        opts.summary, opts.capture = True, False
+    recording = open_recording(record, opts) if record else None
     completed = False
     try:
-        sink = spec.make_sink(out, options, ctx)
+        plan = OutputPlan(cfg, path, syscalls=syscalls, table=table,
+                          facts=recording.recorder.facts if recording else None,
+                          summary_from=summary_from, in_kernel=in_kernel)
+        o = cfg.output
+        status_line = status_wanted(o.path) and not plan.kernel_summary
+        # events go to a file and stderr is a terminal: a live line on stderr
+        trace = LiveTrace(opts, plan.stages, collect=False, duration_s=cfg.duration_s,
+                          while_tracing=[_draw_status] if status_line else [],
+                          recorder=recording.recorder if recording else None)
+        status = await _run_live(trace, plan, o.path)
+        completed = True
+        return status
+    finally:
+        if recording is not None:
+            recording.close(completed=completed)
+
+
+class _OpenRecording:
+    """A recording's file and :class:`~tracekit.session.recording.Recorder`."""
+
+    def __init__(self, out: Any, recorder: Any) -> None:
+        self.out, self.recorder = out, recorder
+
+    def close(self, *, completed: bool) -> None:
+        from tracekit.session.recording import End
+
+        # a trace that never started writes its end here (the trace writes it otherwise)
+        self.recorder.close(End(ts_ns=0, records=0, lost=0, completed=False))
+        close_output(self.out, completed=True)   # what was recorded stays, also on failure
+
+
+def open_recording(path: str, opts: Any) -> _OpenRecording:
+    """Open ``path`` for a recording (a new 0600 file, as every output) and write its
+    header."""
+    from tracekit.session.recording import Recorder, make_header
+
+    out = open_output(path)
+    try:
+        recorder = Recorder(out, make_header(opts))
+    except BaseException:
+        close_output(out, completed=False)
+        raise
+    return _OpenRecording(out, recorder)
+
+
+async def _run_live(trace: Any, plan: OutputPlan, path: str) -> int:
+    spec = plan.spec
+    out = open_output(path, atomic=spec.written_at_end)
+    completed = False
+    try:
+        sink = spec.make_sink(out, plan.options, plan.ctx)
         trace.sinks.append(sink)
         with _Signals(trace):
             result = await trace.run()
@@ -137,6 +242,17 @@ async def run_pipeline_file(cfg: Any, path: Path) -> int:
         close_output(out, completed=completed)
     session, source, counters = trace.session, trace.source, trace.counters
     assert session is not None and source is not None and counters is not None
+    repaired = sum(st.counters.get("repaired_pids_full", 0) for st in result.stats.values())
+    return end_status(result, sink, returncode=trace.returncode, lost=source.lost,
+                      summary_full=counters.summary_full, errno_full=counters.errno_full,
+                      untraced=counters.pids_full + session.not_added - repaired,
+                      command=session.command is not None)
+
+
+def end_status(result: Any, sink: Any, *, returncode: int | None, lost: int,
+               summary_full: int, errno_full: int, untraced: int, command: bool) -> int:
+    """The exit status of a run (or a replay) that ended with ``result``; prints what the
+    kernel could not do (lost records, full maps) on stderr."""
     status = 0
     if result.downstream_closed and getattr(sink, "closed_by_reader", False):
         # The reader of our output went away (`| head`): stop here without
@@ -146,20 +262,17 @@ async def run_pipeline_file(cfg: Any, path: Path) -> int:
         # A stage stopped reading (e.g. one that wanted only the first events):
         # tracing ends; the command goes on untraced.
         log.warning("a stage stopped reading its input: tracing ended early%s",
-                    "; the command goes on untraced" if session.command else "")
-    elif trace.returncode is not None:
-        rc = trace.returncode
-        status = rc if rc >= 0 else 128 - rc
+                    "; the command goes on untraced" if command else "")
+    elif returncode is not None:
+        status = returncode if returncode >= 0 else 128 - returncode
     # What the trace's lost events add up to (the kernel counts on while a pid target
     # runs after the final drain: those calls came after the stop, untraced, not lost).
-    if source.lost:
-        print(f"tracekit: LOST {source.lost} records: the ring buffer was full; "
+    if lost:
+        print(f"tracekit: LOST {lost} records: the ring buffer was full; "
               "raise buffer_pages in the pipeline file", file=sys.stderr)
-    if counters.summary_full or counters.errno_full:
-        print(f"tracekit: the in-kernel summary missed {counters.summary_full} calls and "
-              f"{counters.errno_full} errno counts: its maps were full", file=sys.stderr)
-    repaired = sum(st.counters.get("repaired_pids_full", 0) for st in result.stats.values())
-    untraced = counters.pids_full + session.not_added - repaired
+    if summary_full or errno_full:
+        print(f"tracekit: the in-kernel summary missed {summary_full} calls and "
+              f"{errno_full} errno counts: its maps were full", file=sys.stderr)
     if untraced > 0:
         print(f"tracekit: {untraced} tasks were not traced: "
               "the pids map was full; raise pids_max_entries", file=sys.stderr)

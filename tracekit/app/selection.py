@@ -254,14 +254,16 @@ def session_selection(filt: Any, target: Any, *, where: str = "") -> dict[str, A
             "cgroup": getattr(target, "cgroup", None)}
 
 
-def selection_stages(filt: Any) -> list[Any]:
+def selection_stages(filt: Any, *, facts: Any = None) -> list[Any]:
     """The stages the ``[filter]`` keys need in user space, to run first: a
-    :class:`~tracekit.pipeline.pathfilter.PathFilter` for ``path``."""
+    :class:`~tracekit.pipeline.pathfilter.PathFilter` for ``path`` (reading what the
+    calls did not show through ``facts``, a :class:`~tracekit.kernel.facts.Facts`;
+    None: the running system)."""
     if not filt.path:
         return []
     from tracekit.pipeline.pathfilter import PathFilter
 
-    return [PathFilter(filt.path)]
+    return [PathFilter(filt.path, facts=facts.reader("path") if facts is not None else None)]
 
 
 def check_format_keys(cfg: Any, *, where: Callable[[str], str] | None = None) -> None:

@@ -98,6 +98,10 @@ class LiveTrace:
         False when ``sinks`` do all the work (``tracekit run``).
       while_tracing: tasks called with the trace once tracing has begun, cancelled once
         the pipeline has drained (before the command is waited for).
+      recorder: a :class:`~tracekit.session.recording.Recorder` that writes the raw
+        records as they come off the ring buffer (a tap on the source), the target's fd
+        tables at attach and, at the end, the kernel's counters; its ``facts`` go to the
+        stages and sinks (so what they read from the system is written down too).
 
     Raises:
       TargetError: ``opts`` is invalid (``SessionOptions.validate``).
@@ -119,8 +123,9 @@ class LiveTrace:
     def __init__(self, opts: SessionOptions, stages: Sequence[Any] = (),
                  sinks: Sequence[Any] = (), *, keep_events: int = 10_000,
                  duration_s: float | None = None, collect: bool = True,
-                 while_tracing: Sequence[TraceTask] = ()) -> None:
+                 while_tracing: Sequence[TraceTask] = (), recorder: Any = None) -> None:
         opts.validate()
+        self.recorder = recorder
         self.opts = opts
         self.stages = list(stages)
         self.sinks = list(sinks)
@@ -306,7 +311,10 @@ class LiveTrace:
                 # the command, if started, has had it forwarded; stop here.
                 task_status.started()
                 return None
-            source = RingBufferSource(session, stop_when_targets_gone=True)
+            if self.recorder is not None:
+                self.recorder.attached(session)
+            source = RingBufferSource(session, stop_when_targets_gone=True,
+                                      tap=self.recorder)
             sinks = [*([self.collector] if self.collector is not None else []), *self.sinks]
             # the pid upkeep a target needs, before the caller's stages (pipeline/upkeep.py)
             stages = [*default_upkeep_stages(self.opts.target(), self.stages), *self.stages]
@@ -330,8 +338,31 @@ class LiveTrace:
                 self.returncode = await session.command.wait()
         finally:
             self.ended_at = trio.current_time()
+            if self.recorder is not None:
+                self._end_recording(session)
             session.close()
         return result
+
+    def _end_recording(self, session: Session) -> None:
+        """The recording's last frame: the counters, how the trace ended."""
+        import dataclasses
+        import time
+
+        from tracekit.session.recording import End
+
+        counters = self.counters
+        if counters is None and session.obj is not None:
+            counters = session.counters()
+        stats = self.result.stats.values() if self.result is not None else ()
+        self.recorder.close(End(
+            ts_ns=time.monotonic_ns(),
+            records=self.source.records if self.source is not None else 0,
+            lost=self.source.lost if self.source is not None else 0,
+            counters=dataclasses.asdict(counters) if counters is not None else {},
+            not_added=session.not_added,
+            repaired=sum(st.counters.get("repaired_pids_full", 0) for st in stats),
+            returncode=self.returncode,
+            completed=self.result is not None and not self.result.aborted))
 
     async def _run_pipeline(self, pipeline: Pipeline,
                             task_status: trio.TaskStatus[None]) -> PipelineResult:

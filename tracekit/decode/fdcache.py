@@ -26,16 +26,12 @@ a container without CAP_SYS_PTRACE): also "unknown".
 
 from __future__ import annotations
 
-import errno
-import os
+from collections.abc import Callable
 
-from tracekit._errors import TracefsError
+from tracekit.kernel.facts import read_fd_link
 
 __all__ = ["FdCache"]
 
-# The fd or the process is gone, or (EACCES: a process in another user namespace or
-# under a stricter ptrace policy) its links cannot be read: "unknown", counted as a miss.
-_UNKNOWN = frozenset({errno.ENOENT, errno.ESRCH, errno.ENOTDIR, errno.EACCES, errno.EPERM})
 _ABSENT = object()      # no entry (a lookup would read /proc)
 
 
@@ -46,16 +42,21 @@ class FdCache:
       proc: the procfs root (tests pass a fake tree).
       max_processes: processes kept; when more are seen, the whole cache is dropped
         (a cheap bound; entries are refilled from /proc on demand).
+      read_link: ``(tgid, fd) -> target or None`` for a miss; default
+        :func:`~tracekit.kernel.facts.read_fd_link` under ``proc``. A trace passes its
+        facts reader's ``fd_link`` (tracekit.kernel.facts), which a recording fills.
 
     Attributes:
       misses: lookups that read /proc.
       hits: lookups answered from the cache.
     """
 
-    __slots__ = ("proc", "max_processes", "misses", "hits", "_tables")
+    __slots__ = ("proc", "max_processes", "misses", "hits", "_tables", "_read")
 
-    def __init__(self, proc: str = "/proc", *, max_processes: int = 65536) -> None:
+    def __init__(self, proc: str = "/proc", *, max_processes: int = 65536,
+                 read_link: Callable[[int, int], str | None] | None = None) -> None:
         self.proc = proc
+        self._read = read_link or (lambda tgid, fd: read_fd_link(proc, tgid, fd))
         self.max_processes = max_processes
         self.misses = 0
         self.hits = 0
@@ -77,14 +78,7 @@ class FdCache:
             self.hits += 1
             return table[fd]
         self.misses += 1
-        path = f"{self.proc}/{tgid}/fd/{fd}"
-        try:
-            target: str | None = os.readlink(path)
-        except OSError as e:
-            if e.errno not in _UNKNOWN:
-                raise TracefsError(path, e.errno or errno.EIO, "readlink of an fd link") from e
-            target = None
-        table[fd] = target
+        target = table[fd] = self._read(tgid, fd)
         return target
 
     def still(self, tgid: int, fds: tuple[tuple[int, str | None], ...]) -> bool:

@@ -47,6 +47,27 @@ class SyscallTable:
         self._by_name = dict(table)
         self._by_nr = {nr: name for name, nr in sorted(table.items())}
 
+    @classmethod
+    def from_numbers(cls, arch: str, numbers: dict[str, int]) -> SyscallTable:
+        """A table of ``arch`` with these ``name -> number`` pairs (a recording's: what
+        :meth:`numbers` gave on the machine that made it).
+
+        Raises:
+          ValueError: an architecture tracekit has no table for.
+        """
+        if arch not in ARCHES:
+            raise ValueError(f"no syscall table for arch {arch!r} "
+                             f"(known: {', '.join(sorted(ARCHES))})")
+        table = cls.__new__(cls)
+        table.arch = arch
+        table._by_name = dict(numbers)
+        table._by_nr = {nr: name for name, nr in sorted(numbers.items())}
+        return table
+
+    def numbers(self) -> dict[str, int]:
+        """Every ``name -> number`` pair of the table."""
+        return dict(self._by_name)
+
     def __repr__(self) -> str:
         return f"SyscallTable({self.arch!r})"
 

@@ -33,8 +33,21 @@ class SourceContext(Protocol):
         """Nothing is pending now; the next batch sent takes it back."""
 
 
+class RecordTap(Protocol):
+    """What the source hands a recorder (tracekit.session.recording.Recorder)."""
+
+    def records(self, records: list[bytes]) -> None:
+        """One drain's raw records, before they are decoded."""
+
+    def lost(self, ev: Lost) -> None:
+        """A Lost event, before it is sent."""
+
+
 class RingBufferSource:
     """Pipeline source over ``session.ringbuf``.
+
+    Args:
+      tap: a recorder given each drain's raw records and each Lost event (None: none).
 
     Attributes:
       stats: records (decoded), bad (skipped: truncated or unknown kind), batches, lost
@@ -44,8 +57,9 @@ class RingBufferSource:
     name = "ringbuf"
 
     def __init__(self, session: Session, *, poll_interval_s: float = 0.1,
-                 stop_when_targets_gone: bool = True) -> None:
+                 stop_when_targets_gone: bool = True, tap: RecordTap | None = None) -> None:
         self.session = session
+        self.tap = tap
         self.poll_interval_s = poll_interval_s
         self.stop_when_targets_gone = stop_when_targets_gone
         self._stop = trio.Event()
@@ -78,6 +92,8 @@ class RingBufferSource:
             records = rb.consume(4096)
             if not records:
                 return
+            if self.tap is not None:
+                self.tap.records(records)
             # each record takes an 8-byte header + its length rounded up to 8 (ringbuf.c)
             read += sum((len(r) + 15) & ~7 for r in records)
             events, bad = decode_batch(records)
@@ -92,7 +108,10 @@ class RingBufferSource:
     async def _report_lost(self, send: trio.abc.SendChannel[Batch]) -> None:
         lost = self.session.counters().lost
         if lost > self.lost:
-            await send.send([Lost(ts_ns=time.monotonic_ns(), count=lost - self.lost)])
+            ev = Lost(ts_ns=time.monotonic_ns(), count=lost - self.lost)
+            if self.tap is not None:
+                self.tap.lost(ev)
+            await send.send([ev])
             self.lost = lost
 
     async def run(self, ctx: SourceContext, send: trio.abc.SendChannel[Batch], *,

@@ -1,0 +1,241 @@
+"""``tracekit record`` and ``tracekit replay``: capture a trace now, print it later.
+
+``tracekit record [PIPELINE] -o FILE [options] [-- COMMAND]`` traces what ``run`` would
+(same targets and selections, in the kernel) and writes the raw ring-buffer records to
+FILE (tracekit.session.recording; docs/recording-format.md) without decoding them: the
+stages and the output of the pipeline file run at replay. ``tracekit run PIPELINE
+--record FILE`` (or the file's ``record`` key) prints and records in one run.
+
+``tracekit replay FILE [PIPELINE] [-o OUT] [-P PATH]`` runs the pipeline file's stages
+and output over the recording, offline: no BPF, no /proc (what the live run read from
+the system comes from the recording). With the options the live run had, its text is
+the live run's, byte for byte.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger("tracekit.record")
+
+__all__ = ["add_parsers", "cmd_record", "cmd_replay", "record_file", "replay_file"]
+
+
+def add_parsers(sub: Any, add_common: Any) -> None:
+    """The ``record`` and ``replay`` subcommands; ``add_common(parser)`` adds what every
+    pipeline-reading command has (the selection options, ``--allow-unsafe-config``)."""
+    rec = sub.add_parser("record", help="write a trace's raw records to a file, to replay "
+                                        "later")
+    rec.add_argument("pipeline", type=Path, nargs="?",
+                     help="pipeline.toml for the target, the selection and the sizes "
+                          "(its stages and output run at replay)")
+    rec.add_argument("-o", "--output", required=True, metavar="FILE",
+                     help="the recording (a new file, mode 0600)")
+    rec.add_argument("-p", "--pid", action="append", default=[],
+                     help="trace these processes (comma-separated pids, repeatable)")
+    rec.add_argument("--duration", type=_seconds, metavar="SECONDS",
+                     help="stop after SECONDS (> 0)")
+    rec.add_argument("--no-compress", action="store_true",
+                     help="write frames uncompressed (zstd level 1 by default)")
+    add_common(rec, selection=True)
+    rec.epilog = "Put '-- COMMAND [ARGS...]' last to trace that command."
+    rep = sub.add_parser("replay", help="run a pipeline's stages and output over a "
+                                        "recording")
+    rep.add_argument("recording", type=Path, help="a file written by 'tracekit record' "
+                                                  "or 'run --record'")
+    rep.add_argument("pipeline", type=Path, nargs="?",
+                     help="pipeline.toml for the stages and the output (its target and "
+                          "kernel selection were the recording's)")
+    rep.add_argument("-o", "--output", help="write here instead of [output].path")
+    rep.add_argument("-f", "--format", help="the output format instead of [output].format")
+    rep.add_argument("-P", "--path", action="append", default=[], metavar="PATH",
+                     help="only calls that name PATH or use an fd open on it ([filter] path)")
+    add_common(rep, selection=False)
+
+
+def _seconds(text: str) -> float:
+    from tracekit.app.cli import _positive_seconds
+
+    return _positive_seconds(text)
+
+
+def _config(pipeline: Path | None) -> Any:
+    from tracekit.app.config import PipelineConfig, TargetConfig, load_config
+
+    if pipeline is not None:
+        return load_config(pipeline)
+    return PipelineConfig(target=TargetConfig())
+
+
+def cmd_record(args: argparse.Namespace) -> int:
+    """``tracekit record``: the exit status as ``run``'s."""
+    import msgspec
+    import trio
+
+    from tracekit.app.cli import _apply_overrides, _apply_selection
+    from tracekit.app.inputs import check_output_not_input, run_inputs
+
+    cfg = _config(args.pipeline)
+    out = args.output
+    args.output = None                  # -o is the recording, not the file's [output]
+    cfg = _apply_selection(_apply_overrides(cfg, args), args)
+    cfg = msgspec.structs.replace(cfg, stage=[])
+    check_output_not_input(out, run_inputs(args.pipeline, cfg.target.command))
+    return trio.run(record_file, cfg, args.pipeline or Path("<options>"), out,
+                    not args.no_compress)
+
+
+async def record_file(cfg: Any, path: Path, out_path: str, compress: bool = True) -> int:
+    """Record what ``cfg`` targets into ``out_path``; returns the exit status (``run``'s).
+
+    Raises:
+      TracekitError: as :func:`tracekit.app.run.run_pipeline_file`.
+    """
+    from tracekit.app.run import _draw_status, _Signals, end_status, session_options
+    from tracekit.app.status import status_wanted
+    from tracekit.app.trace import LiveTrace
+    from tracekit.formatters._output import close_output, open_output
+    from tracekit.session.recording import End, Recorder, make_header
+
+    opts, _ = session_options(cfg, path)
+    out = open_output(out_path)
+    recorder = None
+    try:
+        recorder = Recorder(out, make_header(opts), compress=compress)
+        trace = LiveTrace(opts, [], [_Discard()], collect=False, duration_s=cfg.duration_s,
+                          while_tracing=[_draw_status] if status_wanted(out_path) else [],
+                          recorder=recorder)
+        with _Signals(trace):
+            result = await trace.run()
+        if result is None:
+            return 128 + (trace.interrupted_by or 2)
+    finally:
+        if recorder is not None:
+            recorder.close(End(ts_ns=0, records=0, lost=0, completed=False))
+        close_output(out, completed=True)
+    session, source, counters = trace.session, trace.source, trace.counters
+    assert session is not None and source is not None and counters is not None
+    print(f"tracekit: recorded {recorder.records_written} records in "
+          f"{recorder.writer.bytes_out} bytes ({recorder.frames} frames) to {out_path}",
+          file=sys.stderr)
+    repaired = sum(st.counters.get("repaired_pids_full", 0) for st in result.stats.values())
+    return end_status(result, None, returncode=trace.returncode, lost=source.lost,
+                      summary_full=0, errno_full=0,
+                      untraced=counters.pids_full + session.not_added - repaired,
+                      command=session.command is not None)
+
+
+class _Discard:
+    """The sink of ``tracekit record``: the records are in the file already."""
+
+    name = "discard"
+
+    async def run(self, ctx: Any, recv: Any) -> None:
+        async with recv:
+            async for _ in recv:
+                pass
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """``tracekit replay``: 0, or 141 when the reader of the output went away."""
+    import msgspec
+    import trio
+
+    from tracekit.app.inputs import check_output_not_input
+
+    cfg = _config(args.pipeline)
+    output = cfg.output
+    if args.format is not None:
+        from tracekit.app.config import decode_config
+
+        # the format's defaults: decoded as the file would be, so a bad name is located
+        quoted = msgspec.json.encode(args.format).decode()
+        fmt = decode_config(f"[target]\n[output]\nformat = {quoted}\n",
+                            filename="--format").output
+        output = msgspec.structs.replace(fmt, path=output.path)
+    if args.output is not None:
+        output = msgspec.structs.replace(output, path=args.output)
+    filt = cfg.filter
+    if args.path:
+        filt = msgspec.structs.replace(filt, path=list(args.path))
+    cfg = msgspec.structs.replace(cfg, output=output, filter=filt)
+    check_output_not_input(cfg.output.path, [("recording", str(args.recording))] + (
+        [("pipeline file", str(args.pipeline))] if args.pipeline else []))
+    return trio.run(replay_file, args.recording, cfg, args.pipeline or Path("<options>"))
+
+
+async def replay_file(recording: Path | str, cfg: Any, path: Path) -> int:
+    """Run ``cfg``'s stages and output over ``recording``; returns the exit status (0, or
+    141 when the reader of the output went away).
+
+    Raises:
+      RecordingError: not a recording, or of a newer format.
+      ConfigError: the output needs what the recording lacks (records, or the in-kernel
+        summary).
+    """
+    from tracekit._errors import ConfigError
+    from tracekit.app.run import OutputPlan, end_status
+    from tracekit.formatters._output import close_output, open_output
+    from tracekit.pipeline._run import Pipeline
+    from tracekit.session.recording import Recording, RecordingSource, ReplayFacts
+
+    rec = Recording.open(recording)
+    header = rec.header
+    assert header is not None
+    if rec.stopped is not None:
+        log.warning("%s: the recording stops early: %s; replaying what precedes it",
+                    recording, rec.stopped)
+    table, compat = rec.syscall_table(), rec.compat_table()
+    args = header.syscall_args
+
+    def arg_names(name: str) -> list[str] | None:
+        got = args.get(name)
+        return None if got is None else [a for a, _ in got]
+
+    def arg_types(name: str) -> list[tuple[str, str]] | None:
+        got = args.get(name)
+        return None if got is None else [(a, t) for a, t in got]
+
+    context = {"syscall_name": table.name, "arg_names": arg_names, "arg_types": arg_types,
+               "syscall_table": table,
+               "compat_syscall_name": compat.name if compat is not None
+               else (lambda nr: f"syscall_{nr}")}
+    selected = header.selection.get("syscalls")
+    syscalls = set(selected) if selected is not None else None
+
+    def summary_from() -> Any:
+        if rec.summary is None:
+            raise ConfigError(f"{recording}: the recording has no in-kernel summary (it "
+                              "stopped before the end)")
+        return rec.summary
+
+    plan = OutputPlan(cfg, path, syscalls=syscalls, table=table, facts=ReplayFacts(rec),
+                      summary_from=summary_from, in_kernel=header.kernel_summary,
+                      context=context)
+    if header.kernel_summary and cfg.output.format != "summary":
+        raise ConfigError(f"{recording}: the recording holds an in-kernel summary, no "
+                          f"syscall records: replay it with format = \"summary\", not "
+                          f"{cfg.output.format!r}")
+    source = RecordingSource(rec)
+    spec = plan.spec
+    out = open_output(cfg.output.path, atomic=spec.written_at_end)
+    completed = False
+    try:
+        sink = spec.make_sink(out, plan.options, plan.ctx)
+        result = await Pipeline(source, plan.stages, [sink]).run()
+        completed = True
+    finally:
+        close_output(out, completed=completed)
+    end = rec.end
+    counters = end.counters if end is not None else {}
+    untraced = (counters.get("pids_full", 0) + end.not_added - end.repaired
+                if end is not None else 0)
+    return end_status(result, sink, returncode=None, lost=source.lost,
+                      summary_full=counters.get("summary_full", 0) if header.kernel_summary
+                      else 0,
+                      errno_full=counters.get("errno_full", 0) if header.kernel_summary else 0,
+                      untraced=untraced, command=False)

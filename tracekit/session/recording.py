@@ -1,0 +1,697 @@
+"""Recordings: the raw ring-buffer records of a trace and what is needed to decode them
+later exactly as the live run did (file format: docs/recording-format.md).
+
+A recording is a magic number, then length-prefixed frames, each one msgspec MessagePack
+payload (compressed with zstd when that makes it smaller)::
+
+    MAGIC (8 bytes)
+    frame: u32 payload length | u8 kind | u8 codec | payload
+    HEADER      format version, kernel release and architecture, clocks, the syscall
+                table and tracefs arguments used, the capture layout, the selection
+    SNAPSHOT    at attach: each target task's tid, tgid and comm; each process's fd
+                table and working directory (read from /proc)
+    RECORDS     one drain of the ring buffer: the raw records, as the BPF programs wrote
+                them (programs/syscalls.h), in drain order
+    LOST        a Lost event the source sent (records the kernel could not reserve)
+    FACTS       answers a live decode read from the system (tracekit.kernel.facts)
+    SUMMARY     the in-kernel summary a summary output printed
+    END         the kernel's counters and how the trace ended
+
+Frames are written whole, one ``write`` each, as they come: a recorder killed with
+SIGKILL leaves every frame it finished, and a reader stops at the first frame cut short
+(:attr:`Recording.stopped` says where). Nothing is kept in memory but one frame.
+
+:class:`RecordingSource` is a pipeline source over a recording (the ring buffer's
+batches, in the order they came); :class:`ReplayFacts` answers each consumer's questions
+as the live run's system answered them.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import platform
+import struct
+import time
+from collections.abc import Iterator
+from typing import IO, Any, Protocol
+
+import msgspec
+import trio
+
+from tracekit._errors import TracekitError
+from tracekit._events import Batch, Lost, decode_batch
+from tracekit._summary import Summary
+from tracekit.kernel.facts import FactReader, LiveFacts
+from tracekit.kernel.syscalls import SyscallTable
+
+__all__ = ["FORMAT_VERSION", "MAGIC", "End", "Header", "Recorder", "Recording",
+           "RecordingError", "RecordingFacts", "RecordingSource", "ReplayFacts", "Snapshot"]
+
+#: the file's first 8 bytes (a high byte first, so no text tool takes it for text)
+MAGIC = b"\x89tkrec\r\n"
+#: the layout of frames and payloads; a reader refuses a newer major version
+FORMAT_VERSION = 1
+_FRAME = struct.Struct("<IBB")                  # payload length, kind, codec
+KIND_HEADER, KIND_SNAPSHOT, KIND_RECORDS, KIND_LOST = 1, 2, 3, 4
+KIND_FACTS, KIND_SUMMARY, KIND_END = 5, 6, 7
+_KIND_NAMES = {KIND_HEADER: "header", KIND_SNAPSHOT: "snapshot", KIND_RECORDS: "records",
+               KIND_LOST: "lost", KIND_FACTS: "facts", KIND_SUMMARY: "summary",
+               KIND_END: "end"}
+CODEC_NONE, CODEC_ZSTD = 0, 1
+_COMPRESS_MIN = 512            # smaller payloads are written as they are
+_FRAME_MAX = 1 << 30           # a longer frame is corruption, not a recording
+
+
+class RecordingError(TracekitError):
+    """A file that is not a recording, or one of a newer format."""
+
+
+class Header(msgspec.Struct, kw_only=True):
+    """The first frame: everything a decode needs besides the records.
+
+    Times: ``*_ns`` are ns; ``wall_offset_ns`` is ``time.time_ns() -
+    time.monotonic_ns()`` taken once at start (a record's ``ts_ns`` plus it is the
+    wall-clock time the live run printed); ``boottime_offset_ns`` is CLOCK_BOOTTIME minus
+    CLOCK_MONOTONIC at start (``start_time_ns`` of the pids map is CLOCK_BOOTTIME).
+    """
+
+    format_version: int
+    tracekit_version: str
+    created_ns: int                     # wall clock when the recording began
+    hostname: str
+    kernel_release: str                 # uname -r
+    machine: str                        # uname -m
+    arch: str                           # tracekit's name: x86_64, arm64
+    wall_offset_ns: int
+    boottime_offset_ns: int
+    utc_offset_s: int                   # the local time zone's offset when it began
+    syscalls: dict[str, int]            # the native table used (name -> number)
+    compat_syscalls: dict[str, int]     # the i386 table on x86_64, else empty
+    syscall_args: dict[str, list[tuple[str, str]]]   # tracefs (argument, C type) per syscall
+    capture_layout: dict[int, list[tuple[int, ...]]]  # syscall nr -> its capture specs
+    target: dict[str, Any]              # command / pids / tids / system_wide / cgroup
+    selection: dict[str, Any]           # what the kernel was told to keep
+    buffer_bytes: int
+    kernel_summary: bool                # calls counted in BPF maps: no syscall records
+
+
+class Snapshot(msgspec.Struct, kw_only=True):
+    """The target's tasks and fds at attach (read from /proc).
+
+    ``fds[tgid][fd]`` is ``readlink(/proc/<tgid>/fd/<fd>)``; ``tasks`` are ``(tid, tgid,
+    comm)``.
+    """
+
+    ts_ns: int                                  # CLOCK_MONOTONIC when read
+    tasks: list[tuple[int, int, str]] = []
+    fds: dict[int, dict[int, str]] = {}
+    cwds: dict[int, str] = {}
+
+
+class End(msgspec.Struct, kw_only=True):
+    """The last frame: how the trace ended and the kernel's counters then."""
+
+    ts_ns: int
+    records: int                    # records decoded by the live source
+    lost: int                       # records the kernel could not reserve (reported)
+    counters: dict[str, int] = {}   # the kernel's counters (session.Counters' fields)
+    not_added: int = 0              # tasks userspace could not add: the pids map was full
+    repaired: int = 0               # of those, later added by a reconcile stage
+    returncode: int | None = None   # the command's, -N for signal N
+    completed: bool = True          # False: the trace failed or was interrupted
+
+
+# one fact: (consumer, kind, key, answer); kinds: "fd" [tgid, fd] -> str | None,
+# "cwd" [tgid] -> str | None, "realpath" [path] -> str, "idle" [position] -> ns
+Fact = tuple[str, str, list[int | str], str | int | None]
+
+_ENC = msgspec.msgpack.Encoder()
+
+
+class _Sink(Protocol):
+    def write(self, data: bytes, /) -> int | None: ...
+
+    def flush(self) -> None: ...
+
+
+def _zstd() -> Any:
+    import zstandard
+
+    return zstandard
+
+
+class FrameWriter:
+    """Writes frames to a binary stream, each in one write, flushed.
+
+    Args:
+      stream: an open binary file (the front end opens it: tracekit.formatters._output).
+      compress: zstd level 1 for payloads of 512 bytes or more when that is smaller.
+    """
+
+    def __init__(self, stream: _Sink, *, compress: bool = True) -> None:
+        self.stream = stream
+        self._zc = _zstd().ZstdCompressor(level=1) if compress else None
+        self.bytes_in = 0           # payload bytes before compression
+        self.bytes_out = 0          # bytes written
+        stream.write(MAGIC)
+        self.bytes_out += len(MAGIC)
+
+    def write(self, kind: int, obj: Any) -> None:
+        payload = _ENC.encode(obj)
+        self.bytes_in += len(payload)
+        codec = CODEC_NONE
+        if self._zc is not None and len(payload) >= _COMPRESS_MIN:
+            packed = self._zc.compress(payload)
+            if len(packed) < len(payload):
+                payload, codec = packed, CODEC_ZSTD
+        data = _FRAME.pack(len(payload), kind, codec) + payload
+        self.stream.write(data)
+        self.stream.flush()
+        self.bytes_out += len(data)
+
+
+def _decode_payload(codec: int, payload: bytes, max_size: int = _FRAME_MAX) -> bytes:
+    if codec == CODEC_NONE:
+        return payload
+    if codec == CODEC_ZSTD:
+        return bytes(_zstd().ZstdDecompressor().decompress(payload, max_output_size=max_size))
+    raise RecordingError(f"unknown frame codec {codec}")
+
+
+# -- recording ---------------------------------------------------------------------------
+
+class _Named:
+    """Consumer names made unique in the order readers are made (``decoder``,
+    ``decoder#2``, ...): a live run and its replay build their stages in the same order."""
+
+    def __init__(self) -> None:
+        self._names: collections.Counter[str] = collections.Counter()
+
+    def _unique(self, consumer: str) -> str:
+        self._names[consumer] += 1
+        n = self._names[consumer]
+        return consumer if n == 1 else f"{consumer}#{n}"
+
+
+class _LoggingReader:
+    """A live reader that writes every answer down (for one consumer)."""
+
+    __slots__ = ("_name", "_live", "_log")
+
+    def __init__(self, name: str, live: FactReader, log: list[Fact]) -> None:
+        self._name, self._live, self._log = name, live, log
+
+    def fd_link(self, tgid: int, fd: int) -> str | None:
+        got = self._live.fd_link(tgid, fd)
+        self._log.append((self._name, "fd", [tgid, fd], got))
+        return got
+
+    def cwd(self, tgid: int) -> str | None:
+        got = self._live.cwd(tgid)
+        self._log.append((self._name, "cwd", [tgid], got))
+        return got
+
+    def realpath(self, path: str) -> str:
+        got = self._live.realpath(path)
+        self._log.append((self._name, "realpath", [path], got))
+        return got
+
+    def idle_now(self, position: int) -> int:
+        got = self._live.idle_now(position)
+        self._log.append((self._name, "idle", [position], got))
+        return got
+
+    def idle_schedule(self) -> list[tuple[int, int]] | None:
+        return None
+
+
+class RecordingFacts(_Named):
+    """The running system's facts (:class:`~tracekit.kernel.facts.LiveFacts`), each answer
+    also written down for the recording (:meth:`Recorder.facts`)."""
+
+    def __init__(self, live: LiveFacts, log: list[Fact]) -> None:
+        super().__init__()
+        self._live = live
+        self._log = log
+        self.wall_offset_ns = live.wall_offset_ns
+        self.utc_offset_s: int | None = None        # live: this machine's local time
+
+    def reader(self, consumer: str) -> FactReader:
+        return _LoggingReader(self._unique(consumer), self._live.reader(consumer), self._log)
+
+
+class Recorder:
+    """Writes a recording while a trace runs: a tap on its ring-buffer source.
+
+    The trace calls :meth:`attached` once the programs are attached, the source calls
+    :meth:`records` with each drain's raw records and :meth:`lost` with each Lost event
+    it sends, and :meth:`close` writes the last frame. :attr:`facts` is the trace's
+    :class:`~tracekit.kernel.facts.Facts`: hand it to the stages and sinks, and what they
+    read from the system is written down too.
+
+    Args:
+      stream: the open binary file.
+      header: the first frame (:func:`make_header`).
+      compress: zstd-compress frames (level 1).
+
+    Attributes:
+      frames: frames written; ``writer.bytes_in``/``bytes_out`` their sizes.
+    """
+
+    def __init__(self, stream: _Sink, header: Header, *, compress: bool = True,
+                 facts: LiveFacts | None = None) -> None:
+        self.writer = FrameWriter(stream, compress=compress)
+        self._facts_log: list[Fact] = []
+        live = facts or LiveFacts()
+        live.wall_offset_ns = header.wall_offset_ns     # one clock for trace and file
+        self.facts = RecordingFacts(live, self._facts_log)
+        self.frames = 0
+        self.records_written = 0
+        self._closed = False
+        self._write(KIND_HEADER, header)
+
+    def _write(self, kind: int, obj: Any) -> None:
+        if self._facts_log and kind != KIND_FACTS:
+            self._flush_facts()
+        self.writer.write(kind, obj)
+        self.frames += 1
+
+    def _flush_facts(self) -> None:
+        log, self._facts_log[:] = list(self._facts_log), []
+        self.writer.write(KIND_FACTS, log)
+        self.frames += 1
+
+    # -- the source's tap ---------------------------------------------------------------
+
+    def records(self, records: list[bytes]) -> None:
+        """One drain of the ring buffer, before it is decoded."""
+        if records:
+            self._write(KIND_RECORDS, records)
+            self.records_written += len(records)
+
+    def lost(self, ev: Lost) -> None:
+        """A Lost event the source sends."""
+        self._write(KIND_LOST, ev)
+
+    # -- the trace's hooks --------------------------------------------------------------
+
+    def attached(self, session: Any) -> None:
+        """The programs are attached: the target's tasks, fds and working directories."""
+        self._write(KIND_SNAPSHOT, snapshot(session))
+
+    def summary(self, summary: Summary) -> None:
+        """The in-kernel summary an output printed."""
+        self._write(KIND_SUMMARY, summary)
+
+    def close(self, end: End) -> None:
+        """The last frame (idempotent)."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._facts_log:
+            self._flush_facts()
+        self._write(KIND_END, end)
+
+
+def make_header(opts: Any, *, wall_offset_ns: int | None = None) -> Header:
+    """The header of a recording of a session with these options.
+
+    Args:
+      opts: the :class:`~tracekit.session.session.SessionOptions`.
+
+    Raises:
+      TracefsError: a tracefs format could not be read (other than ENOENT/EACCES/EPERM).
+    """
+    from tracekit._version import __version__
+    from tracekit.kernel.tracefs import readable_tracefs, syscall_arg_table
+    from tracekit.session.capture import build_specs
+
+    table = SyscallTable()
+    compat = SyscallTable("i386") if table.arch == "x86_64" else None
+    root = readable_tracefs()
+    if root is not None:
+        args = {name: [(f.name, f.c_type) for f in fields]
+                for name, fields in syscall_arg_table(root).items()}
+    else:
+        from tracekit.kernel.tracefs import syscall_args_lookup
+
+        lookup = syscall_args_lookup(table.arch)
+        args = {}
+        for name in table.names():
+            fields = lookup(name)
+            if fields is not None:
+                args[name] = [(f.name, f.c_type) for f in fields]
+    layout = ({nr: [tuple(s) for s in specs] for nr, specs in build_specs(table, root).items()}
+              if opts.capture and not opts.summary else {})
+    uname = os.uname()
+    now_wall, now_mono = time.time_ns(), time.monotonic_ns()
+    boot = time.clock_gettime_ns(time.CLOCK_BOOTTIME) - time.monotonic_ns()
+    return Header(
+        format_version=FORMAT_VERSION, tracekit_version=__version__, created_ns=now_wall,
+        hostname=uname.nodename, kernel_release=uname.release, machine=platform.machine(),
+        arch=table.arch,
+        wall_offset_ns=now_wall - now_mono if wall_offset_ns is None else wall_offset_ns,
+        boottime_offset_ns=boot, utc_offset_s=time.localtime().tm_gmtoff,
+        syscalls=table.numbers(), compat_syscalls=compat.numbers() if compat else {},
+        syscall_args=args, capture_layout=layout,
+        target={"command": opts.command, "pids": list(opts.pids), "tids": list(opts.tids),
+                "system_wide": opts.system_wide, "cgroup": opts.cgroup,
+                "follow_forks": opts.follow_forks},
+        selection={"syscalls": sorted(opts.syscalls) if opts.syscalls is not None else None,
+                   "failed_only": opts.failed_only, "status": sorted(opts.status),
+                   "errnos": sorted(opts.errnos) if opts.errnos is not None else None,
+                   "signals": sorted(opts.signals) if opts.signals is not None else None,
+                   "min_duration_ns": opts.min_duration_ns, "capture": opts.capture},
+        buffer_bytes=opts.buffer_bytes, kernel_summary=bool(opts.summary))
+
+
+def snapshot(session: Any, proc: str = "/proc") -> Snapshot:
+    """The tasks, fd tables and working directories of the session's target, now.
+
+    Which processes: the tgids of the pids map (a command, ``-p``, ``tid`` targets);
+    every process but tracekit itself for a system-wide or cgroup target. A process or
+    fd that goes away meanwhile is left out; one not ours to read (EACCES) too.
+    """
+    if session.opts.system_wide or session.opts.cgroup is not None:
+        tgids = sorted(int(d) for d in os.listdir(proc)
+                       if d.isdigit() and int(d) != session.self_tgid)
+    else:
+        tgids = sorted({info.tgid for info in session.pid_entries().values()})
+    snap = Snapshot(ts_ns=time.monotonic_ns())
+    for tgid in tgids:
+        try:
+            names = os.listdir(f"{proc}/{tgid}/fd")
+        except OSError:
+            continue
+        table: dict[int, str] = {}
+        for name in names:
+            try:
+                table[int(name)] = os.readlink(f"{proc}/{tgid}/fd/{name}")
+            except (OSError, ValueError):
+                continue
+        snap.fds[tgid] = table
+        try:
+            snap.cwds[tgid] = os.readlink(f"{proc}/{tgid}/cwd")
+        except OSError:
+            pass
+        try:
+            tids = sorted(int(t) for t in os.listdir(f"{proc}/{tgid}/task"))
+        except OSError:
+            tids = [tgid]
+        for tid in tids:
+            try:
+                with open(f"{proc}/{tgid}/task/{tid}/comm", "rb") as f:
+                    comm = f.read().rstrip(b"\n").decode("utf-8", "surrogateescape")
+            except OSError:
+                continue
+            snap.tasks.append((tid, tgid, comm))
+    return snap
+
+
+# -- reading -----------------------------------------------------------------------------
+
+class _Frame(msgspec.Struct, frozen=True):
+    offset: int         # of the frame header in the file
+    kind: int
+    codec: int
+    size: int           # payload bytes in the file
+
+
+class Recording:
+    """A recording file, scanned once (:meth:`open`): its header, snapshot, facts,
+    summary and end; the records are read again, in order, by :meth:`batches`.
+
+    Attributes:
+      path: the file.
+      header: the :class:`Header`.
+      snapshot: the :class:`Snapshot` (None when the recorder stopped before attach).
+      facts: every :data:`Fact`, in the order they were read.
+      summary: the in-kernel summary an output printed, or None.
+      end: the :class:`End` frame, or None when the recording stops early.
+      stopped: None when the file ends with its END frame; else why it stops early
+        (``"frame 12 (records) at byte 53120 is cut short: 8 of 4096 bytes"``).
+      frames: frames read whole.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = os.fspath(path)
+        self.header: Header | None = None
+        self.snapshot: Snapshot | None = None
+        self.facts: list[Fact] = []
+        self.summary: Summary | None = None
+        self.end: End | None = None
+        self.stopped: str | None = None
+        self.frames = 0
+        self._data_frames = 0
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> Recording:
+        """Read the header, snapshot, facts, summary and end of ``path``.
+
+        Raises:
+          RecordingError: not a recording (the magic number), a newer format, or no
+            header frame.
+          OSError: the file cannot be read (as ``open`` raises it).
+        """
+        rec = cls(path)
+        rec._scan()
+        return rec
+
+    def _frames(self, f: IO[bytes], *, read_kinds: frozenset[int] | None = None
+                ) -> Iterator[tuple[_Frame, bytes | None]]:
+        """Each whole frame, with its payload when its kind is in ``read_kinds`` (all:
+        None); sets :attr:`stopped` at a frame cut short."""
+        head = f.read(len(MAGIC))
+        if head != MAGIC:
+            raise RecordingError(f"{self.path}: not a tracekit recording (its first bytes "
+                                 f"are {head[:8]!r}, not {MAGIC!r})")
+        offset = len(MAGIC)
+        index = 0
+        while True:
+            raw = f.read(_FRAME.size)
+            if not raw:
+                return
+            index += 1
+            if len(raw) < _FRAME.size:
+                self.stopped = (f"frame {index} at byte {offset} is cut short: its header has "
+                                f"{len(raw)} of {_FRAME.size} bytes")
+                return
+            size, kind, codec = _FRAME.unpack(raw)
+            if size > _FRAME_MAX:
+                self.stopped = f"frame {index} at byte {offset} is corrupt: {size} bytes long"
+                return
+            frame = _Frame(offset, kind, codec, size)
+            if read_kinds is None or kind in read_kinds:
+                payload = f.read(size)
+                if len(payload) < size:
+                    self.stopped = (f"frame {index} ({_KIND_NAMES.get(kind, kind)}) at byte "
+                                    f"{offset} is cut short: {len(payload)} of {size} bytes")
+                    return
+                yield frame, _decode_payload(codec, payload)
+            else:
+                here = f.tell()
+                end = f.seek(0, os.SEEK_END)
+                if end < here + size:
+                    self.stopped = (f"frame {index} ({_KIND_NAMES.get(kind, kind)}) at byte "
+                                    f"{offset} is cut short: {end - here} of {size} bytes")
+                    return
+                f.seek(here + size)
+                yield frame, None
+            offset += _FRAME.size + size
+
+    def _scan(self) -> None:
+        want = frozenset({KIND_HEADER, KIND_SNAPSHOT, KIND_FACTS, KIND_SUMMARY, KIND_END})
+        with open(self.path, "rb") as f:
+            for frame, payload in self._frames(f, read_kinds=want):
+                self.frames += 1
+                if payload is None:
+                    self._data_frames += 1
+                    continue
+                try:
+                    self._take(frame, payload)
+                except msgspec.DecodeError as e:
+                    raise RecordingError(f"{self.path}: frame {self.frames} "
+                                         f"({_KIND_NAMES.get(frame.kind, frame.kind)}) at "
+                                         f"byte {frame.offset}: {e}") from e
+        if self.header is None:
+            raise RecordingError(f"{self.path}: no header frame"
+                                 + (f" ({self.stopped})" if self.stopped else ""))
+        if self.end is None and self.stopped is None:
+            self.stopped = f"no end frame after {self.frames} frames: the recorder was stopped"
+
+    def _take(self, frame: _Frame, payload: bytes) -> None:
+        kind = frame.kind
+        if kind == KIND_HEADER:
+            version = msgspec.msgpack.decode(payload, type=dict[str, Any]).get(
+                "format_version")
+            if not isinstance(version, int) or version > FORMAT_VERSION:
+                raise RecordingError(f"{self.path}: recording format {version!r}; this "
+                                     f"tracekit reads format {FORMAT_VERSION} and older "
+                                     "(upgrade tracekit)")
+            self.header = msgspec.msgpack.decode(payload, type=Header)
+        elif kind == KIND_SNAPSHOT:
+            self.snapshot = msgspec.msgpack.decode(payload, type=Snapshot)
+        elif kind == KIND_FACTS:
+            self.facts += msgspec.msgpack.decode(payload, type=list[Fact])
+        elif kind == KIND_SUMMARY:
+            self.summary = msgspec.msgpack.decode(payload, type=Summary)
+        elif kind == KIND_END:
+            self.end = msgspec.msgpack.decode(payload, type=End)
+        # frames of kinds this version does not know are skipped (a newer minor version)
+
+    def batches(self) -> Iterator[Batch | Lost]:
+        """The ring buffer's drains, in order: each RECORDS frame decoded
+        (:func:`~tracekit._events.decode_batch`, bad records skipped and counted in
+        :attr:`bad`), each LOST frame as its :class:`~tracekit._events.Lost`."""
+        self.bad = 0
+        dec_records = msgspec.msgpack.Decoder(list[bytes])
+        dec_lost = msgspec.msgpack.Decoder(Lost)
+        with open(self.path, "rb") as f:
+            for frame, payload in self._frames(f, read_kinds=frozenset({KIND_RECORDS,
+                                                                        KIND_LOST})):
+                if payload is None:
+                    continue
+                if frame.kind == KIND_RECORDS:
+                    events, bad = decode_batch(dec_records.decode(payload))
+                    self.bad += bad
+                    yield events
+                else:
+                    yield dec_lost.decode(payload)
+
+    def syscall_table(self) -> SyscallTable:
+        """The native syscall table the recording was made with."""
+        assert self.header is not None
+        return SyscallTable.from_numbers(self.header.arch, self.header.syscalls)
+
+    def compat_table(self) -> SyscallTable | None:
+        """The i386 table of an x86_64 recording, else None."""
+        assert self.header is not None
+        if not self.header.compat_syscalls:
+            return None
+        return SyscallTable.from_numbers("i386", self.header.compat_syscalls)
+
+
+class _ReplayReader:
+    """One consumer's answers, in the order the live run read them."""
+
+    def __init__(self, answers: dict[tuple[str, tuple[int | str, ...]],
+                                      collections.deque[str | int | None]],
+                 idle: list[tuple[int, int]], snap: Snapshot | None) -> None:
+        self._answers = answers
+        self._idle = idle
+        self._snap = snap
+
+    def _next(self, kind: str, key: tuple[int | str, ...]) -> tuple[bool, Any]:
+        q = self._answers.get((kind, key))
+        if q:
+            got = q.popleft() if len(q) > 1 else q[0]   # the last answer stays
+            return True, got
+        return False, None
+
+    def fd_link(self, tgid: int, fd: int) -> str | None:
+        found, got = self._next("fd", (tgid, fd))
+        if found:
+            return got if isinstance(got, str) else None
+        # never asked live (other options): what the process had at attach
+        if self._snap is not None:
+            return self._snap.fds.get(tgid, {}).get(fd)
+        return None
+
+    def cwd(self, tgid: int) -> str | None:
+        found, got = self._next("cwd", (tgid,))
+        if found:
+            return got if isinstance(got, str) else None
+        return self._snap.cwds.get(tgid) if self._snap is not None else None
+
+    def realpath(self, path: str) -> str:
+        found, got = self._next("realpath", (path,))
+        return got if found and isinstance(got, str) else path
+
+    def idle_now(self, position: int) -> int:
+        raise RuntimeError("a replayed reorder stage follows its schedule")
+
+    def idle_schedule(self) -> list[tuple[int, int]] | None:
+        return list(self._idle)
+
+
+class ReplayFacts(_Named):
+    """The facts of a recording: each consumer gets the answers its namesake of the live
+    run read, in order (a question the live run did not ask: the snapshot at attach for
+    fds and working directories, the path itself for realpath, no idle release)."""
+
+    def __init__(self, recording: Recording) -> None:
+        super().__init__()
+        header = recording.header
+        assert header is not None
+        self.wall_offset_ns = header.wall_offset_ns
+        self.utc_offset_s: int | None = header.utc_offset_s
+        self._snap = recording.snapshot
+        self._by_consumer: dict[str, dict[tuple[str, tuple[int | str, ...]],
+                                          collections.deque[str | int | None]]] = {}
+        self._idle: dict[str, list[tuple[int, int]]] = {}
+        for consumer, kind, key, answer in recording.facts:
+            if kind == "idle":
+                if isinstance(answer, int) and key and isinstance(key[0], int):
+                    self._idle.setdefault(consumer, []).append((key[0], answer))
+                continue
+            table = self._by_consumer.setdefault(consumer, {})
+            table.setdefault((kind, tuple(key)), collections.deque()).append(answer)
+
+    def reader(self, consumer: str) -> FactReader:
+        name = self._unique(consumer)
+        return _ReplayReader(self._by_consumer.get(name, {}), self._idle.get(name, []),
+                             self._snap)
+
+
+class RecordingSource:
+    """A pipeline source over a recording: the live source's batches, in order.
+
+    Args:
+      recording: a :class:`Recording` (or a path, opened here).
+      interval_s: sleep this long before each batch (0: as fast as the stages take them).
+
+    Attributes (as :class:`~tracekit.session.source.RingBufferSource`'s): ``records``
+    (decoded), ``bad`` (skipped), ``batches``, ``lost`` (the Lost counts sent).
+    """
+
+    name = "recording"
+
+    def __init__(self, recording: Recording | str | os.PathLike[str], *,
+                 interval_s: float = 0.0) -> None:
+        self.recording = (recording if isinstance(recording, Recording)
+                          else Recording.open(recording))
+        self.interval_s = interval_s
+        self.records = 0
+        self.bad = 0
+        self.batches = 0
+        self.lost = 0
+        self._stop = trio.Event()
+
+    def request_stop(self) -> None:
+        """End before the next batch (idempotent)."""
+        self._stop.set()
+
+    async def run(self, ctx: Any, send: trio.abc.SendChannel[Batch], *,
+                  task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        rec = self.recording
+        async with send:
+            task_status.started()
+            for item in rec.batches():
+                if self._stop.is_set():
+                    break
+                if self.interval_s:
+                    await trio.sleep(self.interval_s)
+                if isinstance(item, Lost):
+                    self.lost += item.count
+                    await send.send([item])
+                    continue
+                self.records += len(item)
+                self.bad = rec.bad
+                if item:
+                    self.batches += 1
+                    await send.send(item)
+                else:
+                    await trio.lowlevel.checkpoint()
+            self.bad = getattr(rec, "bad", 0)
+
