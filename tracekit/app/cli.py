@@ -57,8 +57,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_unsafe_flag(chk)
     from tracekit.app.record import add_parsers
 
-    add_parsers(sub, lambda p, *, selection: (selection and _add_selection_options(p),
-                                              _add_unsafe_flag(p)))
+    add_parsers(sub, _add_common)
     lst = sub.add_parser("list", help="list stage kinds, output formats or syscalls")
     lst.add_argument("what", choices=["stages", "formatters", "syscalls"])
     return p
@@ -91,6 +90,13 @@ def _apply_selection(cfg: Any, args: argparse.Namespace) -> Any:
             cfg.target, command=None, pid=[], tid=[], system_wide=False,
             **keys["target"]))
     return cfg
+
+
+def _add_common(p: argparse.ArgumentParser, *, selection: bool) -> None:
+    """The selection options (when ``selection``) and ``--allow-unsafe-config``."""
+    if selection:
+        _add_selection_options(p)
+    _add_unsafe_flag(p)
 
 
 def _add_unsafe_flag(p: argparse.ArgumentParser) -> None:

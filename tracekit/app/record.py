@@ -154,7 +154,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
         # the format's defaults: decoded as the file would be, so a bad name is located
         quoted = msgspec.json.encode(args.format).decode()
-        fmt = decode_config(f"[target]\n[output]\nformat = {quoted}\n",
+        fmt = decode_config(f"[target]\nsystem_wide = true\n[output]\nformat = {quoted}\n",
                             filename="--format").output
         output = msgspec.structs.replace(fmt, path=output.path)
     if args.output is not None:

@@ -1,0 +1,221 @@
+"""Record and replay, end to end: one ``tracekit run --record`` prints live and records;
+``tracekit replay`` of the recording with the same options must print the same bytes.
+
+Each test traces processes it starts itself (a command, or a -p target it made), so the
+tests run side by side (-n 2).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests._run import TRACEKIT, run_tracekit, tracekit_env, write_pipeline
+from tracekit.session.recording import MAGIC, Recording
+
+pytestmark = pytest.mark.kernel
+
+# files, a fork and exec, a pipe, a failing call, a signal, a call that blocks for
+# longer than the reorder window (the live run releases held lines while it waits)
+WORKLOAD = """\
+import os, signal, subprocess, sys, time
+d = sys.argv[1]
+with open(os.path.join(d, "a.txt"), "w") as f:
+    f.write("hello\\n")
+os.chdir(d)
+fd = os.open("a.txt", os.O_RDONLY)
+os.read(fd, 100)
+try:
+    os.open("missing", os.O_RDONLY)
+except FileNotFoundError:
+    pass
+r, w = os.pipe()
+os.write(w, b"x")
+os.read(r, 1)
+subprocess.run(["cat", "a.txt"], stdout=subprocess.DEVNULL, check=True)
+signal.signal(signal.SIGUSR1, lambda *a: None)
+os.kill(os.getpid(), signal.SIGUSR1)
+time.sleep(0.15)
+os.close(fd)
+"""
+
+
+def _pipeline(tmp_path: Path, fmt: str, extra: str = "") -> Path:
+    (tmp_path / "work").mkdir(exist_ok=True)
+    (tmp_path / "w.py").write_text(WORKLOAD)
+    return write_pipeline(tmp_path, f"""\
+        [target]
+        command = ["{sys.executable}", "{tmp_path / 'w.py'}", "{tmp_path / 'work'}"]
+        [output]
+        format = "{fmt}"
+        {extra}
+        """)
+
+
+def _round_trip(tmp_path: Path, cfg: Path, *opts: str) -> tuple[bytes, bytes, Path]:
+    rec, live, again = tmp_path / "t.tkrec", tmp_path / "live.out", tmp_path / "replay.out"
+    r = run_tracekit(["run", str(cfg), *opts, "--record", str(rec), "-o", str(live)])
+    assert r.returncode == 0, r.stderr
+    r2 = run_tracekit(["replay", str(rec), str(cfg), *opts, "-o", str(again)],
+                      cwd="/")      # another directory: nothing is read from the system
+    assert r2.returncode == 0, r2.stderr
+    assert "stops early" not in r2.stderr
+    return live.read_bytes(), again.read_bytes(), rec
+
+
+@pytest.mark.parametrize(("fmt", "extra"), [
+    ("perf", ""),
+    ("strace", ""),
+    ("jsonl", ""),
+    ("summary", ""),                                # counted in the kernel
+    ("summary", 'mode = "stream"\ntable = "strace"'),  # counted from the records
+])
+def test_replay_prints_what_the_live_run_printed(tmp_path: Path, fmt: str, extra: str) -> None:
+    live, replayed, rec = _round_trip(tmp_path, _pipeline(tmp_path, fmt, extra))
+    assert live == replayed
+    text = live.decode()
+    if fmt == "jsonl":
+        assert text.count('"type":"syscall"') > 50 and '"type":"signal"' in text
+    elif fmt in ("perf", "strace"):
+        # the trace saw the workload: its open of a.txt and the failed open
+        assert "a.txt" in text and "missing" in text
+    else:
+        assert "openat" in text
+    recording = Recording.open(rec)
+    assert recording.stopped is None and recording.end is not None
+    assert recording.end.completed and recording.end.returncode == 0
+
+
+def test_pid_target_fds_opened_before_the_trace(tmp_path: Path) -> None:
+    """A -p process whose fd was opened before the trace: the live run reads its target
+    from /proc when it decodes its first use (the fd is still open then: the process
+    sleeps before it closes it); the replay, after the process is gone, prints it the
+    same from the recording."""
+    data = tmp_path / "held.txt"
+    data.write_text("held\n")
+    go = tmp_path / "go"
+    script = (f"import os, time\nfd = os.open({str(data)!r}, os.O_RDONLY)\n"
+              "print(fd, flush=True)\n"
+              f"while not os.path.exists({str(go)!r}):\n    time.sleep(0.02)\n"
+              "os.read(fd, 10)\ntime.sleep(0.5)\nos.close(fd)\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        fd = int(proc.stdout.readline())
+        cfg = write_pipeline(tmp_path, """\
+            [target]
+            command = ["true"]
+            [output]
+            format = "strace"
+            """)
+        rec, live, again = tmp_path / "p.tkrec", tmp_path / "live", tmp_path / "again"
+        tracer = subprocess.Popen(
+            [*TRACEKIT, "run", str(cfg), "-p", str(proc.pid), "--record", str(rec),
+             "-o", str(live)], env=tracekit_env(), stderr=subprocess.PIPE, text=True)
+        _wait_for(lambda: rec.exists() and _has_snapshot(rec), tracer)
+        go.touch()
+        assert proc.wait(timeout=30) == 0
+        _, err = tracer.communicate(timeout=60)
+        assert tracer.returncode == 0, err
+    finally:
+        proc.kill()
+        proc.wait()
+        proc.stdout.close()
+    assert f"read({fd}<{data}>" in live.read_text()
+    r = run_tracekit(["replay", str(rec), str(cfg), "-o", str(again)])
+    assert r.returncode == 0, r.stderr
+    assert again.read_bytes() == live.read_bytes()
+    # the fd table read at attach is in the recording too
+    snap = Recording.open(rec).snapshot
+    assert snap is not None and snap.fds[proc.pid][fd] == str(data)
+    assert any(tgid == proc.pid for _, tgid, _ in snap.tasks)
+
+
+def _has_snapshot(path: Path) -> bool:
+    try:
+        return Recording.open(path).snapshot is not None
+    except Exception:
+        return False
+
+
+def _wait_for(cond, tracer: subprocess.Popen, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while not cond():
+        assert tracer.poll() is None, tracer.stderr.read() if tracer.stderr else ""
+        assert time.monotonic() < deadline, "tracekit did not start recording"
+        time.sleep(0.02)
+
+
+def test_path_filter_replays_relative_opens(tmp_path: Path) -> None:
+    """-P follows relative opens through the working directory, which the live run reads
+    from /proc: the replay reads it from the recording."""
+    cfg = _pipeline(tmp_path, "strace")
+    target = str(tmp_path / "work" / "a.txt")
+    live, replayed, _ = _round_trip(tmp_path, cfg, "-P", target)
+    assert live == replayed
+    # the read of the fd of the relative open("a.txt") after chdir: matched through the
+    # working directory
+    assert f'read(3<{target}>, "hello\\n", 100) = 6' in live.decode()
+
+
+def test_record_only_then_replay_in_every_format(tmp_path: Path) -> None:
+    """``tracekit record`` decodes nothing; the recording replays in each format."""
+    (tmp_path / "work").mkdir()
+    (tmp_path / "w.py").write_text(WORKLOAD)
+    rec = tmp_path / "r.tkrec"
+    r = run_tracekit(["record", "-o", str(rec), "--", sys.executable, str(tmp_path / "w.py"),
+                      str(tmp_path / "work")])
+    assert r.returncode == 0, r.stderr
+    assert "recorded" in r.stderr
+    assert rec.read_bytes()[:8] == MAGIC and os.stat(rec).st_mode & 0o777 == 0o600
+    for fmt in ("perf", "strace", "jsonl", "summary"):
+        out = tmp_path / f"out.{fmt}"
+        r = run_tracekit(["replay", str(rec), "--format", fmt, "-o", str(out)])
+        assert r.returncode == 0, r.stderr
+        assert "openat" in out.read_text() or '"syscall_nr"' in out.read_text()
+
+
+def test_replay_of_a_killed_recorder_says_where_it_stops(tmp_path: Path) -> None:
+    rec = tmp_path / "k.tkrec"
+    proc = subprocess.Popen(
+        [*TRACEKIT, "record", "-o", str(rec), "--", sys.executable, "-c",
+         "import os, time\nwhile True:\n    os.getppid(); time.sleep(0.001)"],
+        env=tracekit_env(), stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while not (rec.exists() and rec.stat().st_size > 20_000):
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        time.sleep(1.0)                 # the loop's calls (about 1000 a second) recorded
+    finally:
+        children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        for child in children:          # the traced command, orphaned
+            try:
+                os.kill(int(child), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    size = rec.stat().st_size
+    with open(rec, "r+b") as f:         # and cut the last frame as a crash mid-write would
+        f.truncate(size - 3)
+    out = tmp_path / "out.txt"
+    r = run_tracekit(["replay", str(rec), "--format", "strace", "-o", str(out)])
+    assert r.returncode == 0, r.stderr
+    assert "the recording stops early" in r.stderr and "cut short" in r.stderr
+    assert out.read_text().count("getppid()") > 10
+
+
+def test_not_a_recording_is_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad"
+    bad.write_bytes(b"hello world\n")
+    r = run_tracekit(["replay", str(bad)])
+    assert r.returncode == 1
+    assert r.stderr.strip().splitlines() == [
+        f"tracekit: error: {bad}: not a tracekit recording (its first bytes are "
+        f"b'hello wo', not {MAGIC!r})"]
