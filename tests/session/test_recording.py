@@ -1,0 +1,217 @@
+"""The recording format without a kernel: frames written and read back, a file cut at
+every byte, facts replayed per consumer, the reorder stage's idle releases replayed."""
+
+from __future__ import annotations
+
+import io
+import struct
+from pathlib import Path
+
+import pytest
+
+from tracekit._events import REC_SYSCALL, Lost, Syscall, decode_batch
+from tracekit.kernel.facts import LiveFacts
+from tracekit.pipeline.reorder import Reorder
+from tracekit.session.recording import (
+    KIND_END,
+    MAGIC,
+    End,
+    Header,
+    Recorder,
+    Recording,
+    RecordingError,
+    ReplayFacts,
+    Snapshot,
+)
+
+_SYSCALL = struct.Struct("<IIQQIIIi6Qq16s")
+
+
+def raw_syscall(ts_ns: int, tid: int = 100, nr: int = 39, ret: int = 7) -> bytes:
+    return _SYSCALL.pack(REC_SYSCALL, 0, ts_ns, 1000, tid, tid, 0, nr, 0, 0, 0, 0, 0, 0, ret,
+                         b"work\0")
+
+
+def header() -> Header:
+    return Header(format_version=1, tracekit_version="0", created_ns=1, hostname="h",
+                  kernel_release="6.18", machine="x86_64", arch="x86_64", wall_offset_ns=5,
+                  boottime_offset_ns=0, utc_offset_s=3600, syscalls={"getpid": 39},
+                  compat_syscalls={}, syscall_args={"getpid": []}, capture_layout={},
+                  target={"command": ["x"]}, selection={"syscalls": None},
+                  buffer_bytes=4096, kernel_summary=False)
+
+
+class _Live:
+    """A reader of fixed answers (stands for /proc in these tests)."""
+
+    def fd_link(self, tgid: int, fd: int) -> str | None:
+        return f"/f/{tgid}/{fd}"
+
+    def cwd(self, tgid: int) -> str | None:
+        return "/cwd"
+
+    def realpath(self, path: str) -> str:
+        return "/real" + path
+
+    def idle_now(self, position: int) -> int:
+        return 10_000_000_000 + position
+
+    def idle_schedule(self) -> list[tuple[int, int]] | None:
+        return None
+
+
+class _FixedFacts(LiveFacts):
+    def reader(self, consumer: str) -> _Live:  # type: ignore[override]
+        return _Live()
+
+
+def write_recording(path: Path, *, compress: bool = True) -> list[list[bytes]]:
+    drains = [[raw_syscall(1000 + i * 10 + j) for j in range(50)] for i in range(4)]
+    with open(path, "wb") as f:
+        rec = Recorder(f, header(), compress=compress, facts=_FixedFacts())
+        rec._write(2, Snapshot(ts_ns=1, tasks=[(100, 100, "work")], fds={100: {3: "/a"}}))
+        reader = rec.facts.reader("decoder")
+        rec.records(drains[0])
+        assert reader.fd_link(100, 4) == "/f/100/4"
+        assert reader.fd_link(100, 4) == "/f/100/4"
+        rec.records(drains[1])
+        rec.lost(Lost(ts_ns=5, count=3))
+        rec.records(drains[2])
+        rec.records(drains[3])
+        rec.facts.reader("decoder").cwd(7)          # a second consumer: decoder#2
+        rec.close(End(ts_ns=9, records=200, lost=3, returncode=0))
+    return drains
+
+
+@pytest.mark.parametrize("compress", [True, False])
+def test_frames_read_back(tmp_path: Path, compress: bool) -> None:
+    path = tmp_path / "r.tkrec"
+    drains = write_recording(path, compress=compress)
+    rec = Recording.open(path)
+    assert rec.stopped is None and rec.end is not None and rec.end.returncode == 0
+    assert rec.header == header()
+    assert rec.snapshot is not None and rec.snapshot.fds == {100: {3: "/a"}}
+    items = list(rec.batches())
+    expected: list[object] = [decode_batch(drains[0])[0], decode_batch(drains[1])[0],
+                              Lost(ts_ns=5, count=3), decode_batch(drains[2])[0],
+                              decode_batch(drains[3])[0]]
+    assert items == expected
+    assert rec.syscall_table().name(39) == "getpid"
+
+
+def test_compressed_is_smaller(tmp_path: Path) -> None:
+    write_recording(tmp_path / "z", compress=True)
+    write_recording(tmp_path / "n", compress=False)
+    assert (tmp_path / "z").stat().st_size * 3 < (tmp_path / "n").stat().st_size
+
+
+def test_cut_at_every_byte(tmp_path: Path) -> None:
+    """A file cut anywhere (a recorder killed mid-write) reads as the frames before the
+    cut, and says where it stops; cut inside the header it is an error."""
+    path = tmp_path / "r.tkrec"
+    write_recording(path)
+    data = path.read_bytes()
+    cut = tmp_path / "cut"
+    first_frame_end = len(MAGIC) + 6 + struct.unpack_from("<I", data, len(MAGIC))[0]
+    seen_counts = []
+    for n in range(len(data)):
+        cut.write_bytes(data[:n])
+        if n < first_frame_end:
+            with pytest.raises(RecordingError):
+                Recording.open(cut)
+            continue
+        rec = Recording.open(cut)
+        assert rec.stopped is not None and rec.end is None
+        events = [ev for b in rec.batches() if isinstance(b, list) for ev in b]
+        assert all(isinstance(ev, Syscall) for ev in events)
+        seen_counts.append(len(events))
+    assert seen_counts == sorted(seen_counts) and seen_counts[-1] == 200
+
+
+def test_end_frame_is_last(tmp_path: Path) -> None:
+    path = tmp_path / "r.tkrec"
+    write_recording(path)
+    data = path.read_bytes()
+    pos, kinds = len(MAGIC), []
+    while pos < len(data):
+        size, kind, _ = struct.unpack_from("<IBB", data, pos)
+        kinds.append(kind)
+        pos += 6 + size
+    assert pos == len(data) and kinds[-1] == KIND_END and kinds.count(KIND_END) == 1
+
+
+def test_not_a_recording(tmp_path: Path) -> None:
+    bad = tmp_path / "bad"
+    bad.write_bytes(b"\x89tkrec\r")
+    with pytest.raises(RecordingError, match="not a tracekit recording"):
+        Recording.open(bad)
+
+
+def test_newer_format_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "new"
+    h = header()
+    h.format_version = 99
+    with open(path, "wb") as f:
+        Recorder(f, h, facts=_FixedFacts())
+    with pytest.raises(RecordingError, match="recording format 99; this tracekit reads "
+                                             "format 1"):
+        Recording.open(path)
+
+
+def test_replay_facts_per_consumer(tmp_path: Path) -> None:
+    path = tmp_path / "r.tkrec"
+    write_recording(path)
+    facts = ReplayFacts(Recording.open(path))
+    assert facts.wall_offset_ns == 5 and facts.utc_offset_s == 3600
+    first = facts.reader("decoder")
+    second = facts.reader("decoder")        # decoder#2: only a cwd was asked of it
+    assert first.fd_link(100, 4) == "/f/100/4"
+    assert first.fd_link(100, 4) == "/f/100/4"   # asked twice live: both answers
+    assert first.fd_link(100, 3) == "/a"    # never asked live: the snapshot's
+    assert first.fd_link(100, 9) is None
+    assert second.cwd(7) == "/cwd"
+    assert second.fd_link(100, 4) is None   # decoder#2 never asked it: the snapshot's
+    assert facts.reader("path").realpath("/x") == "/x"     # not asked live: as given
+
+
+def _ev(ts: int) -> Syscall:
+    return Syscall(ts, 0, 1, 1, 0, 39, (0,) * 6, 0, "c")
+
+
+def test_reorder_idle_releases_replay_exactly() -> None:
+    """A live reorder stage's idle releases, written down through its facts reader, give
+    a replayed one the same output at the same places (events arriving late included)."""
+    log: list[tuple[int, int]] = []
+    clock = iter([200_000_000, 400_000_000]).__next__
+
+    class Logging(_Live):
+        def idle_now(self, position: int) -> int:
+            now = clock()
+            log.append((position, now))
+            return now
+
+    batches = [[_ev(100_000_000), _ev(110_000_000)], [_ev(120_000_000), _ev(90_000_000)],
+               [_ev(300_000_000), _ev(130_000_000)], [_ev(310_000_000)]]
+    live = Reorder(facts=Logging())
+    out_live = [live.push(batches[0]), live.release_idle(), live.push(batches[1]),
+                live.push(batches[2]), live.release_idle(), live.push(batches[3]),
+                live.flush()]
+
+    class Replay(_Live):
+        def idle_schedule(self) -> list[tuple[int, int]] | None:
+            return list(log)
+
+    replay = Reorder(facts=Replay())
+    out_replay = [replay.push(b) for b in batches] + [replay.flush()]
+    flat = [e.ts_ns for b in out_live for e in b]
+    assert flat == [e.ts_ns for b in out_replay for e in b]
+    # the idle release made 130 ms arrive late, after 310's predecessors: not sorted
+    assert flat != sorted(flat)
+
+
+def test_recorder_stream_is_written_whole_per_frame() -> None:
+    buf = io.BytesIO()
+    rec = Recorder(buf, header(), facts=_FixedFacts())
+    n = len(buf.getvalue())
+    rec.records([raw_syscall(1)])
+    assert len(buf.getvalue()) > n and rec.frames == 2
