@@ -40,6 +40,7 @@ FORMATS: dict[str, str] = {
     "strace": "strace",
     "jsonl": "jsonl",
     "summary": "summary",
+    "openmetrics": "openmetrics",
 }
 
 
@@ -70,6 +71,9 @@ class SinkContext:
         read live (:attr:`live_facts`).
       syscall_table: the native table the decoders use; None: this machine's (a replay
         passes the recording's, which also picks its architecture's flag tables).
+      counters_from: the kernel's counters now, by name (``lost``: ring-buffer records
+        lost; ``summary_full``: calls the in-kernel summary missed; ``untraced``: tasks
+        not traced, the pids map full); None when there is no session.
     """
 
     syscall_name: Callable[[int], str]
@@ -79,6 +83,7 @@ class SinkContext:
     summary_from: Callable[[], Summary] | None = None
     facts: Facts | None = None
     syscall_table: SyscallTable | None = None
+    counters_from: Callable[[], Mapping[str, int]] | None = None
 
     @functools.cached_property
     def live_facts(self) -> Facts:

@@ -200,8 +200,14 @@ async def replay_file(recording: Path | str, cfg: Any, path: Path) -> int:
         got = args.get(name)
         return None if got is None else [(a, t) for a, t in got]
 
-    context = {"syscall_name": table.name, "arg_names": arg_names, "arg_types": arg_types,
-               "syscall_table": table,
+    end = rec.end
+    counters = end.counters if end is not None else {}
+    final = {"lost": end.lost if end is not None else 0,
+             "summary_full": counters.get("summary_full", 0),
+             "untraced": (counters.get("pids_full", 0) + end.not_added - end.repaired
+                          if end is not None else 0)}
+    context = {"syscall_name": table.name, "counters_from": lambda: final,
+               "arg_names": arg_names, "arg_types": arg_types, "syscall_table": table,
                "compat_syscall_name": compat.name if compat is not None
                else (lambda nr: f"syscall_{nr}")}
     selected = header.selection.get("syscalls")
@@ -216,10 +222,13 @@ async def replay_file(recording: Path | str, cfg: Any, path: Path) -> int:
     plan = OutputPlan(cfg, path, syscalls=syscalls, table=table, facts=ReplayFacts(rec),
                       summary_from=summary_from, in_kernel=header.kernel_summary,
                       context=context)
-    if header.kernel_summary and cfg.output.format != "summary":
+    if header.kernel_summary and cfg.output.format not in ("summary", "openmetrics"):
         raise ConfigError(f"{recording}: the recording holds an in-kernel summary, no "
-                          f"syscall records: replay it with format = \"summary\", not "
-                          f"{cfg.output.format!r}")
+                          f"syscall records: replay it with format = \"summary\" or "
+                          f"\"openmetrics\", not {cfg.output.format!r}")
+    if not header.kernel_summary and cfg.output.format == "openmetrics":
+        raise ConfigError(f"{recording}: the recording holds syscall records, no "
+                          "in-kernel summary, which format = \"openmetrics\" reads")
     source = RecordingSource(rec)
     spec = plan.spec
     out = open_output(cfg.output.path, atomic=spec.written_at_end)
@@ -230,10 +239,7 @@ async def replay_file(recording: Path | str, cfg: Any, path: Path) -> int:
         completed = True
     finally:
         close_output(out, completed=completed)
-    end = rec.end
-    counters = end.counters if end is not None else {}
-    untraced = (counters.get("pids_full", 0) + end.not_added - end.repaired
-                if end is not None else 0)
+    untraced = final["untraced"]
     return end_status(result, sink, returncode=None, lost=source.lost,
                       summary_full=counters.get("summary_full", 0) if header.kernel_summary
                       else 0,

@@ -122,8 +122,8 @@ class OutputPlan:
 
     def __init__(self, cfg: Any, path: Path, *, syscalls: set[int] | None, table: Any,
                  facts: Any = None, summary_from: Any = None,
-                 in_kernel: bool | None = None, context: dict[str, Any] | None = None
-                 ) -> None:
+                 in_kernel: bool | None = None, context: dict[str, Any] | None = None,
+                 counters_from: Any = None) -> None:
         from tracekit.app.registry import build_stages
         from tracekit.app.selection import check_format_keys, selection_stages
 
@@ -140,6 +140,8 @@ class OutputPlan:
                           if in_kernel is None else in_kernel)
         ctx = SinkContext.for_machine(summary_from=summary_from if kernel_summary else None,
                                       facts=facts)
+        if counters_from is not None:
+            ctx = dataclasses.replace(ctx, counters_from=counters_from)
         if context:                     # a replay: the recording's tables
             ctx = dataclasses.replace(ctx, **context)
         stages += spec.stages_before(options, stages, ctx)
@@ -171,6 +173,14 @@ async def run_pipeline_file(cfg: Any, path: Path, *, record: str | None = None) 
             recording.recorder.summary(summary)
         return summary
 
+    def counters_from() -> dict[str, int]:     # the kernel's counters now (metrics)
+        session = trace.session
+        if session is None or session.obj is None:
+            return {}
+        c = session.counters()
+        return {"lost": c.lost, "summary_full": c.summary_full,
+                "untraced": c.pids_full + session.not_added}
+
     # the in-kernel choice first: a recording's header says which it is
     probe = format_spec(cfg.output.format)
     in_kernel = probe.counts_in_kernel(
@@ -183,7 +193,8 @@ async def run_pipeline_file(cfg: Any, path: Path, *, record: str | None = None) 
     try:
         plan = OutputPlan(cfg, path, syscalls=syscalls, table=table,
                           facts=recording.recorder.facts if recording else None,
-                          summary_from=summary_from, in_kernel=in_kernel)
+                          summary_from=summary_from, in_kernel=in_kernel,
+                          counters_from=counters_from)
         o = cfg.output
         status_line = status_wanted(o.path) and not plan.kernel_summary
         # events go to a file and stderr is a terminal: a live line on stderr

@@ -32,6 +32,7 @@ import collections
 import os
 import platform
 import struct
+import threading
 import time
 from collections.abc import Iterator
 from typing import IO, Any, Protocol
@@ -154,6 +155,7 @@ class FrameWriter:
         self._zc = _zstd().ZstdCompressor(level=1) if compress else None
         self.bytes_in = 0           # payload bytes before compression
         self.bytes_out = 0          # bytes written
+        self._lock = threading.Lock()   # a metrics server's thread may write a summary
         stream.write(MAGIC)
         self.bytes_out += len(MAGIC)
 
@@ -166,9 +168,10 @@ class FrameWriter:
             if len(packed) < len(payload):
                 payload, codec = packed, CODEC_ZSTD
         data = _FRAME.pack(len(payload), kind, codec) + payload
-        self.stream.write(data)
-        self.stream.flush()
-        self.bytes_out += len(data)
+        with self._lock:
+            self.stream.write(data)
+            self.stream.flush()
+            self.bytes_out += len(data)
 
 
 def _decode_payload(codec: int, payload: bytes, max_size: int = _FRAME_MAX) -> bytes:
