@@ -152,6 +152,9 @@ class FormatSpec(Generic[OptionsT]):
       written_at_end: the output is written once, when the input ends, so a file is
         replaced whole (``open_output(path, atomic=True)``): a reader never sees half of
         it, and a failed run leaves the previous file.
+      rewrites: the sink writes its path itself, whole, again and again (a metrics
+        textfile replaced every few seconds): the front end hands it the path, not an
+        open stream.
     """
 
     name: str
@@ -160,6 +163,7 @@ class FormatSpec(Generic[OptionsT]):
     stages: Callable[[OptionsT, Sequence[Any], SinkContext], list[Any]] = _no_stages
     in_kernel: Callable[[OptionsT, bool], bool] = _never_in_kernel
     written_at_end: bool = False
+    rewrites: bool = False
 
     def parse_options(self, values: Mapping[str, Any]) -> OptionsT:
         """The options Struct from ``[output]``-style keys (missing keys: defaults).

@@ -338,5 +338,5 @@ def _in_kernel(options: MetricsOptions, has_stages: bool) -> bool:
 
 
 SPEC: FormatSpec[MetricsOptions] = FormatSpec("openmetrics", MetricsOptions, make_sink,
-                                              in_kernel=_in_kernel)
+                                              in_kernel=_in_kernel, rewrites=True)
 MetricsSink.spec = SPEC

@@ -7,7 +7,8 @@
 # (pip install -e '.[test]') they need these Debian packages: bpftool (map, prog, link
 # and BTF dumps), linux-perf (perf trace), strace, gcc (test workloads), libcap2-bin
 # (capsh), the arm64 cross compiler and headers (the generated arm64 flag table is
-# checked against them). As root on Debian the missing ones are installed with apt-get;
+# checked against them), prometheus (the openmetrics output is scraped by a real
+# Prometheus server; about 15 s to install). As root on Debian the missing ones are installed with apt-get;
 # elsewhere the script says which are missing and the tests that need them fail or skip.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +16,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore
 
 # command -> Debian package
 declare -A NEED=([bpftool]=bpftool [perf]=linux-perf [strace]=strace [gcc]=gcc [capsh]=libcap2-bin
+  [prometheus]=prometheus
   [aarch64-linux-gnu-gcc]="gcc-aarch64-linux-gnu libc6-dev-arm64-cross linux-libc-dev-arm64-cross")
 missing=()
 for cmd in "${!NEED[@]}"; do

@@ -178,8 +178,8 @@ async def replay_file(recording: Path | str, cfg: Any, path: Path) -> int:
         summary).
     """
     from tracekit._errors import ConfigError
-    from tracekit.app.run import OutputPlan, end_status
-    from tracekit.formatters._output import close_output, open_output
+    from tracekit.app.run import OutputPlan, end_status, open_sink_output
+    from tracekit.formatters._output import close_output
     from tracekit.pipeline._run import Pipeline
     from tracekit.session.recording import Recording, RecordingSource, ReplayFacts
 
@@ -231,14 +231,15 @@ async def replay_file(recording: Path | str, cfg: Any, path: Path) -> int:
                           "in-kernel summary, which format = \"openmetrics\" reads")
     source = RecordingSource(rec)
     spec = plan.spec
-    out = open_output(cfg.output.path, atomic=spec.written_at_end)
+    out = open_sink_output(spec, cfg.output.path)
     completed = False
     try:
         sink = spec.make_sink(out, plan.options, plan.ctx)
         result = await Pipeline(source, plan.stages, [sink]).run()
         completed = True
     finally:
-        close_output(out, completed=completed)
+        if not isinstance(out, str):
+            close_output(out, completed=completed)
     untraced = final["untraced"]
     return end_status(result, sink, returncode=None, lost=source.lost,
                       summary_full=counters.get("summary_full", 0) if header.kernel_summary

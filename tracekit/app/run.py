@@ -239,7 +239,7 @@ def open_recording(path: str, opts: Any) -> _OpenRecording:
 
 async def _run_live(trace: Any, plan: OutputPlan, path: str) -> int:
     spec = plan.spec
-    out = open_output(path, atomic=spec.written_at_end)
+    out = open_sink_output(spec, path)
     completed = False
     try:
         sink = spec.make_sink(out, plan.options, plan.ctx)
@@ -250,7 +250,8 @@ async def _run_live(trace: Any, plan: OutputPlan, path: str) -> int:
             return 128 + (trace.interrupted_by or signal.SIGINT)
         completed = True
     finally:
-        close_output(out, completed=completed)
+        if not isinstance(out, str):
+            close_output(out, completed=completed)
     session, source, counters = trace.session, trace.source, trace.counters
     assert session is not None and source is not None and counters is not None
     repaired = sum(st.counters.get("repaired_pids_full", 0) for st in result.stats.values())
@@ -258,6 +259,15 @@ async def _run_live(trace: Any, plan: OutputPlan, path: str) -> int:
                       summary_full=counters.summary_full, errno_full=counters.errno_full,
                       untraced=counters.pids_full + session.not_added - repaired,
                       command=session.command is not None)
+
+
+def open_sink_output(spec: Any, path: str) -> Any:
+    """What a format's sink writes to: the opened output (tracekit.formatters._output),
+    or the path itself for a sink that rewrites it (``spec.rewrites``: a metrics
+    textfile), which still opens each version with the same rules."""
+    if spec.rewrites and path != "-":
+        return path
+    return open_output(path, atomic=spec.written_at_end)
 
 
 def end_status(result: Any, sink: Any, *, returncode: int | None, lost: int,
