@@ -147,7 +147,7 @@ def test_bad_values() -> None:
         "p.toml:1:15: target.pid[0] must be an integer >= 1, got 0")
     assert err('target.pid = [1]\n[output]\nformat = "straec"\n') == (
         "p.toml:3:10: invalid value 'straec' for output.format (did you mean 'strace'?); "
-        "expected one of 'perf', 'strace', 'jsonl', 'summary'")
+        "expected one of 'perf', 'strace', 'jsonl', 'summary', 'openmetrics'")
 
 
 def test_stage_kind_errors() -> None:

@@ -36,7 +36,8 @@ CTX = SinkContext(syscall_name=SyscallTable("x86_64").name)
 
 
 def test_every_format_is_listed_once_and_names_itself() -> None:
-    assert available_formats() == list(FORMATS) == ["perf", "strace", "jsonl", "summary"]
+    assert available_formats() == list(FORMATS) == ["perf", "strace", "jsonl", "summary",
+                                                    "openmetrics"]
     for name in FORMATS:
         assert format_spec(name).name == name
     with pytest.raises(ConfigError, match=r"'xml' is not available .*perf, strace"):
