@@ -41,6 +41,9 @@ _EXPORTS: dict[str, str] = {
     "PipelineConfig": "tracekit.app.config",
     "Prog": "tracekit.bpf.object",
     "ProgLoadError": "tracekit._errors",
+    "Recording": "tracekit.session.recording",
+    "RecordingError": "tracekit._errors",
+    "RecordingSource": "tracekit.session.recording",
     "Reenumerated": "tracekit._events",
     "RingBufferSource": "tracekit.session.source",
     "SC_COMPAT": "tracekit._events",
@@ -107,6 +110,7 @@ if TYPE_CHECKING:
         ElfError as ElfError,
         MapError as MapError,
         ProgLoadError as ProgLoadError,
+        RecordingError as RecordingError,
         TargetError as TargetError,
         TracefsError as TracefsError,
         TracekitError as TracekitError,
@@ -148,6 +152,10 @@ if TYPE_CHECKING:
     )
     from tracekit.kernel.syscalls import (
         SyscallTable as SyscallTable,
+    )
+    from tracekit.session.recording import (
+        Recording as Recording,
+        RecordingSource as RecordingSource,
     )
     from tracekit.session.session import (
         Session as Session,

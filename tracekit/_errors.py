@@ -156,6 +156,11 @@ class RecordError(TracekitError):
     """A ring-buffer record is truncated or of an unknown kind."""
 
 
+class RecordingError(TracekitError):
+    """A file that is not a tracekit recording, or one of a newer format
+    (tracekit.session.recording)."""
+
+
 class PipelineError(TracekitError):
     """A source, stage or sink of a pipeline raised; the run was cancelled.
 

@@ -40,7 +40,7 @@ from typing import IO, Any, Protocol
 import msgspec
 import trio
 
-from tracekit._errors import TracekitError
+from tracekit._errors import RecordingError
 from tracekit._events import Batch, Lost, decode_batch
 from tracekit._summary import Summary
 from tracekit.kernel.facts import FactReader, LiveFacts
@@ -62,10 +62,6 @@ _KIND_NAMES = {KIND_HEADER: "header", KIND_SNAPSHOT: "snapshot", KIND_RECORDS: "
 CODEC_NONE, CODEC_ZSTD = 0, 1
 _COMPRESS_MIN = 512            # smaller payloads are written as they are
 _FRAME_MAX = 1 << 30           # a longer frame is corruption, not a recording
-
-
-class RecordingError(TracekitError):
-    """A file that is not a recording, or one of a newer format."""
 
 
 class Header(msgspec.Struct, kw_only=True):
