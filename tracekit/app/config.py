@@ -163,6 +163,7 @@ class PipelineConfig(_Config):
     # max_entries of BPF_MAP_CREATE
     buffer_pages: Annotated[int, msgspec.Meta(ge=1, le=2**19)] = 1024
     pids_max_entries: Annotated[int, msgspec.Meta(ge=1, le=2**22)] = 8192  # pids map size
+    record: str | None = None            # also write a recording here (tracekit replay)
 
 
 def stage_configs() -> dict[str, type[StageConfigBase]]:
