@@ -13,16 +13,19 @@ Stats counters: ``unknown_syscall_nr`` (records whose number no table names),
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import msgspec
 
 from tracekit._events import Batch, Exec, Exit, Syscall
-from tracekit.decode.args import SyscallDecoder
-from tracekit.decode.fdcache import FdCache
 from tracekit.kernel.syscalls import SyscallTable
 from tracekit.kernel.tracefs import syscall_args_lookup
 from tracekit.pipeline._stage import EventReceiver, EventSender, StageConfigBase, StageContext
+
+if TYPE_CHECKING:
+    # the decoders are imported when a stage is made, not with the config
+    # (a pipeline file names this stage's config; a JSON Lines output never decodes)
+    from tracekit.decode.args import SyscallDecoder
 
 __all__ = ["Beautify", "BeautifyConfig", "from_config"]
 
@@ -48,6 +51,8 @@ class Beautify:
     name = "beautify"
 
     def __init__(self, decoder: SyscallDecoder | None = None) -> None:
+        from tracekit.decode.args import SyscallDecoder
+
         self.decoder = decoder if decoder is not None else SyscallDecoder(
             fd_paths=True, arg_count=_tracefs_arg_count(), arg_types=_tracefs_arg_types())
 
@@ -115,6 +120,9 @@ def _tracefs_arg_types() -> Callable[[str], list[tuple[str, str]] | None]:
 def from_config(cfg: BeautifyConfig) -> Beautify:
     """The stage for ``[[stage]] kind = "beautify"``: a decoder with ``cfg``'s ``fd_paths``
     (strace -yy) and ``string_limit`` (strace -s), on this machine's syscall table."""
+    from tracekit.decode.args import SyscallDecoder
+    from tracekit.decode.fdcache import FdCache
+
     decoder = SyscallDecoder(
         SyscallTable(), fd_paths=cfg.fd_paths, fdcache=FdCache(),
         string_limit=cfg.string_limit, arg_count=_tracefs_arg_count(),
