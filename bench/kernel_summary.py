@@ -70,6 +70,44 @@ def drive(out: Path, argv: list[str]) -> int:
     return trio.run(main)
 
 
+def drive_floor(argv: list[str]) -> int:
+    """Run argv under the floor (programs/floor.bpf.c: an empty tp_btf sys_enter/sys_exit
+    pair that looks the tid up in a pids map), the command held until attached as
+    tracekit holds it."""
+    import struct
+
+    import trio
+
+    from tracekit.bpf.object import BpfObject
+    from tracekit.kernel.arch import machine_arch
+    from tracekit.session.spawn import HeldCommand
+
+    async def main() -> int:
+        obj = BpfObject.open(FLOOR_OBJECT.parent.parent / machine_arch() / FLOOR_OBJECT.name)
+        cmd = None
+        try:
+            obj.load()
+            cmd = HeldCommand(argv)
+            obj.maps["pids"].update_elem(struct.pack("<I", cmd.pid), bytes(16))
+            obj.attach_all()
+            await cmd.release()
+            return await cmd.wait()
+        finally:
+            obj.close()
+            if cmd is not None:
+                cmd.close()
+
+    return trio.run(main)
+
+
+FLOOR_OBJECT = HERE.parent / "programs" / "build" / "x86_64" / "floor.bpf.o"
+FLOOR = "floor: tp_btf pair + pids lookup"
+
+
+def _floor_argv(workload: list[str], tmp: Path) -> list[str]:
+    return [sys.executable, str(Path(__file__).resolve()), "--drive-floor", "--", *workload]
+
+
 def _tk_argv(workload: list[str], tmp: Path) -> list[str]:
     return [sys.executable, str(Path(__file__).resolve()), "--drive", str(tmp / "tk.txt"),
             "--", *workload]
@@ -185,6 +223,7 @@ def bpf_stats(live: list[sb.Tool], argv: list[str], tmp: Path, runs: int
 
 def run(runs: int, scale: float, stats_runs: int = 3) -> dict[str, object]:
     tools = [sb.Tool("untraced", lambda w, tmp: w),
+             sb.Tool(FLOOR, _floor_argv),
              sb.Tool("tracekit in-kernel summary", _tk_argv, _parse_tk)]
     tools += [t for t in sb.tools() if t.name == "bpftrace"]
     w = next(w for w in sb.WORKLOADS if w.name == "getppid")
@@ -221,6 +260,8 @@ def main() -> int:
     if len(sys.argv) > 2 and sys.argv[1] == "--drive":
         sep = sys.argv.index("--")
         return drive(Path(sys.argv[2]), sys.argv[sep + 1:])
+    if len(sys.argv) > 2 and sys.argv[1] == "--drive-floor":
+        return drive_floor(sys.argv[sys.argv.index("--") + 1:])
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=9)
     ap.add_argument("--scale", type=float, default=1.0)
