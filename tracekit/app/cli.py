@@ -240,8 +240,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if program:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if program:
-        _exit(status)
+    if program and sys.getprofile() is None and sys.gettrace() is None:
+        _exit(status)       # (under a profiler or tracer, let it write its data at exit)
     return status
 
 
