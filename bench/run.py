@@ -24,6 +24,7 @@ def main() -> int:
     results.mkdir(exist_ok=True)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     failed = []
+    goals: list[str] = []
     for script in scripts:
         print(f"== {script.stem}", flush=True)
         t0 = time.monotonic()
@@ -33,8 +34,14 @@ def main() -> int:
         (results / f"{script.stem}.txt").write_text(out)
         print(out.rstrip())
         print(f"   ({time.monotonic() - t0:.1f} s, exit {r.returncode})", flush=True)
+        goals += [f"{script.stem}: {line[len('goal: '):]}" for line in r.stdout.splitlines()
+                  if line.startswith("goal: ")]
         if r.returncode:
             failed.append(script.stem)
+    if goals:
+        print("\n== goals (figure; peer or target from the same run: met / NOT met)")
+        print("\n".join(goals))
+        (results / "goals.txt").write_text("\n".join(goals) + "\n")
     if failed:
         print(f"failed: {', '.join(failed)}", file=sys.stderr)
     return 1 if failed else 0

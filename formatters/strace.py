@@ -53,6 +53,7 @@ from tracekit._events import (
     SC_RESUMED,
     SC_UNFINISHED,
     Batch,
+    Decoded,
     Exit,
     Lost,
     Signal,
@@ -111,16 +112,19 @@ class StraceFormatter(TextSink):
                                if wall_offset_ns is None else wall_offset_ns)
         self.utc_offset_s = utc_offset_s
         self.timestamps = timestamps
-        self._second: tuple[int, str] = (-1, "")
+        self._second: tuple[int, str] = (-(1 << 62), "")  # (its first us, "HH:MM:SS.")
         self._compat: dict[int, bool] = {}
         self._forks: dict[bool, frozenset[int]] = {}
+        self._tails: dict[int, tuple[Decoded, str]] = {}
 
     def _clock(self, ts_ns: int) -> str:
-        ns = ts_ns + self.wall_offset_ns
-        sec, rem = divmod(ns, 1_000_000_000)
-        if self._second[0] != sec:
-            self._second = (sec, local_clock(self.utc_offset_s, sec))
-        return f"{self._second[1]}.{rem // 1000:06d}"
+        us = (ts_ns + self.wall_offset_ns) // 1000
+        second = self._second
+        if not 0 <= us - second[0] < 1_000_000:
+            sec = us // 1_000_000
+            second = self._second = (sec * 1_000_000,
+                                     local_clock(self.utc_offset_s, sec) + ".")
+        return f"{second[1]}{us - second[0]:06d}"
 
     def render(self, batch: Batch) -> str:
         lines: list[str] = []
@@ -173,6 +177,16 @@ class StraceFormatter(TextSink):
         if flags & SC_RESUMED:
             head = f"{ev.tid} ??:??:??.?????? " if self.timestamps else f"{ev.tid} "
             return f"{head}<... {d.name} resumed>) = {d.ret}"
+        if not flags and self.timestamps:          # the bulk: a completed call
+            # the decoder hands back the same Decoded for a repeated call (its memo):
+            # its text is joined once, then reused (the Decoded is kept, so its id
+            # cannot be another object's)
+            tail = self._tails.get(id(d))
+            if tail is None or tail[0] is not d:
+                if len(self._tails) >= 4096:
+                    self._tails.clear()
+                tail = self._tails[id(d)] = (d, f"{d.name}({', '.join(d.args)}) = {d.ret} <")
+            return f"{ev.tid} {self._clock(ev.ts_ns)} {tail[1]}{ev.duration_ns / 1e9:.6f}>"
         head = f"{ev.tid} {self._clock(ev.ts_ns)} " if self.timestamps else f"{ev.tid} "
         args = ", ".join(d.args)
         if flags & SC_UNFINISHED:

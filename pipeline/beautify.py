@@ -13,17 +13,20 @@ Stats counters: ``unknown_syscall_nr`` (records whose number no table names),
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import msgspec
 
 from tracekit._events import Batch, Exec, Exit, Syscall
-from tracekit.decode.args import SyscallDecoder
-from tracekit.decode.fdcache import FdCache
-from tracekit.kernel.facts import Facts
 from tracekit.kernel.syscalls import SyscallTable
 from tracekit.kernel.tracefs import syscall_args_lookup
 from tracekit.pipeline._stage import EventReceiver, EventSender, StageConfigBase, StageContext
+
+if TYPE_CHECKING:
+    # the decoders are imported when a stage is made, not with the config
+    # (a pipeline file names this stage's config; a JSON Lines output never decodes)
+    from tracekit.decode.args import SyscallDecoder
+    from tracekit.kernel.facts import Facts
 
 __all__ = ["Beautify", "BeautifyConfig", "from_config"]
 
@@ -49,6 +52,8 @@ class Beautify:
     name = "beautify"
 
     def __init__(self, decoder: SyscallDecoder | None = None) -> None:
+        from tracekit.decode.args import SyscallDecoder
+
         self.decoder = decoder if decoder is not None else SyscallDecoder(
             fd_paths=True, arg_count=_tracefs_arg_count(), arg_types=_tracefs_arg_types())
 
@@ -119,6 +124,9 @@ def from_config(cfg: BeautifyConfig, *, facts: Facts | None = None,
     (strace -yy) and ``string_limit`` (strace -s), on ``table`` (default this machine's
     syscall table); fd targets the calls did not show are read through ``facts``
     (tracekit.kernel.facts: a recording's), default /proc."""
+    from tracekit.decode.args import SyscallDecoder
+    from tracekit.decode.fdcache import FdCache
+
     read_link = facts.reader("beautify").fd_link if facts is not None else None
     decoder = SyscallDecoder(
         table or SyscallTable(), fd_paths=cfg.fd_paths, fdcache=FdCache(read_link=read_link),

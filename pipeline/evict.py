@@ -6,10 +6,12 @@ would be traced. A task is named by ``(tid, start time)``: the map value's
 ``start_time_ns`` (``task->start_boottime`` from BPF, or /proc's tick-granular value
 from userspace) against ``/proc/<tid>/stat`` field 22, compared in clock ticks.
 
-The walk is :meth:`tracekit.session.pids.PidsMap.walk` (get_next_key with the cursor
-resting on a kept key, so a delete never restarts it); this module decides which keys
-are stale. A command target's entry flagged ``PENDING_EXEC`` with start time 0 is checked
-only for being alive (its start time is not known to userspace).
+The pass is :meth:`tracekit.session.pids.PidsMap.sweep` (the map read with batched
+lookups, stale keys deleted one lookup-and-delete each, an entry BPF rewrote meanwhile put
+back; :meth:`~tracekit.session.pids.PidsMap.walk`, get_next_key with the cursor resting on
+a kept key, where the kernel lacks batches); this module decides which keys are stale.
+A command target's entry flagged ``PENDING_EXEC`` with start time 0 is checked only for
+being alive (its start time is not known to userspace).
 """
 
 from __future__ import annotations
@@ -71,23 +73,37 @@ def stale_reason(procfs: ProcFS, tid: int, start_time_ns: int) -> str | None:
 
 
 def iter_evict(pids: PidsMap, procfs: ProcFS, result: EvictResult, *,
-               chunk: int = 512) -> Iterator[None]:
-    """One walk that deletes stale entries, as a generator: yields after every ``chunk``
+               chunk: int = 4096) -> Iterator[None]:
+    """One pass that deletes stale entries, as a generator: yields after every ``chunk``
     keys so a trio caller can checkpoint in between. ``result`` is filled as it goes.
+
+    The map is read in batches (:meth:`PidsMap.sweep
+    <tracekit.session.pids.PidsMap.sweep>`), then judged against /proc: a tid /proc does
+    not list is dead without a read of its own (the listing costs one directory read per
+    process, taken when the map holds more entries than there are processes); the
+    others are checked by :func:`stale_reason` (one ``stat`` read each).
 
     Raises:
       MapError: a map command failed other than with ENOENT.
       TracefsError: /proc unreadable other than for a vanished task.
     """
-    def stale(tid: int, info: PidInfo) -> str | None:
-        reason = stale_reason(procfs, tid, info.start_time_ns)
-        if reason == "dead":
-            result.dead += 1
-        elif reason == "reused":
-            result.reused += 1
-        return reason
+    def decide(entries: dict[int, PidInfo]) -> list[int]:
+        # /proc is read now, after the whole snapshot: a task in it that still runs
+        # is listed (rule 5: never evict a live task)
+        listed = procfs.all_tids() if len(entries) > procfs.process_count() else None
+        doomed = []
+        for tid, info in entries.items():
+            reason = ("dead" if listed is not None and tid not in listed
+                      else stale_reason(procfs, tid, info.start_time_ns))
+            if reason == "dead":
+                result.dead += 1
+            elif reason == "reused":
+                result.reused += 1
+            if reason is not None:
+                doomed.append(tid)
+        return doomed
 
-    return pids.walk(stale, result, chunk=chunk)
+    return pids.sweep(decide, result, chunk=chunk)
 
 
 def evict_stale(pids: PidsMap, procfs: ProcFS) -> EvictResult:
@@ -124,7 +140,7 @@ class Evict:
         self._wake.set()
 
     async def walk(self, ctx: StageContext, upkeep: PidUpkeep) -> EvictResult:
-        """One pass, checkpointing every 512 keys; counts into ``ctx.stats``."""
+        """One pass, checkpointing every 4096 keys; counts into ``ctx.stats``."""
         res = EvictResult()
         for _ in iter_evict(upkeep.pids, upkeep.procfs, res):
             await trio.lowlevel.checkpoint()

@@ -9,7 +9,9 @@ import struct
 import time
 from pathlib import Path
 
+import msgspec
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from tracekit._events import (
     CAP_ARGV,
@@ -139,3 +141,23 @@ def test_child_return_from_fork_is_not_a_line_but_other_resumed_calls_are() -> N
     assert lines == ["301 ??:??:??.?????? <... clone resumed>) = -1 EAGAIN "
                      "(Resource temporarily unavailable)",
                      "302 ??:??:??.?????? <... read resumed>) = 0"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(ts_ns=st.integers(0, 2**62), dur_ns=st.integers(0, 10**12),
+       offset=st.integers(0, 2**61), repeat=st.integers(1, 3))
+def test_the_cached_line_of_a_repeated_call_is_the_general_one(
+        ts_ns: int, dur_ns: int, offset: int, repeat: int) -> None:
+    """A completed call's line is built from cached parts (the call's text, the second's
+    clock string): every part as the general formula gives it, whatever the timestamp,
+    duration and wall offset, the first time and when repeated."""
+    f = formatter(io.BytesIO())
+    f.wall_offset_ns = offset
+    ev = sc("close", (3,), 0, ts_ms=0)
+    for i in range(repeat):
+        e = msgspec.structs.replace(ev, ts_ns=ts_ns + i * 999_999, duration_ns=dur_ns + i)
+        wall = e.ts_ns + offset
+        clock = (time.strftime("%H:%M:%S", time.localtime(wall // 1_000_000_000))
+                 + f".{wall % 1_000_000_000 // 1000:06d}")
+        assert f.format_syscall(e) == (f"100 {clock} close(3) = 0 "
+                                       f"<{e.duration_ns / 1e9:.6f}>")

@@ -60,11 +60,21 @@ def test_sources_found() -> None:
 
 
 def test_only_the_tracer_is_package_data() -> None:
-    """The test programs are test data: none of them is in the installed package."""
-    assert [s.name for s in PROGRAMS.glob("*.bpf.c")] == ["syscalls.bpf.c"]
+    """The test programs are test data, and programs/floor.bpf.c (the benchmarks' floor)
+    is in programs/ but not package data: only the tracer's objects ship in the wheel."""
+    import fnmatch
+    import tomllib
+
+    assert sorted(s.name for s in PROGRAMS.glob("*.bpf.c")) == ["floor.bpf.c",
+                                                               "syscalls.bpf.c"]
+    pyproject = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml")
+                              .read_text())
+    shipped = pyproject["tool"]["setuptools"]["package-data"]["tracekit.programs"]
     for arch in ARCHES:
-        assert [o.name for o in (PROGRAMS / "build" / arch).glob("*.bpf.o")] == [
-            "syscalls.bpf.o"]
+        objects = sorted(o.name for o in (PROGRAMS / "build" / arch).glob("*.bpf.o"))
+        assert objects == ["floor.bpf.o", "syscalls.bpf.o"]
+        assert [o for o in objects if any(fnmatch.fnmatch(f"build/{arch}/{o}", pattern)
+                                          for pattern in shipped)] == ["syscalls.bpf.o"]
     assert not any(s.name.startswith("test_") for s in PROGRAMS.glob("*.bpf.c"))
     assert {s.name for s in TEST_PROGRAMS.glob("*.bpf.c")} == {
         "test_core.bpf.c", "test_maps.bpf.c", "test_ringbuf.bpf.c", "test_subprog.bpf.c",

@@ -5,7 +5,7 @@ The workload is a static C program built here with gcc (no dynamic loader, so it
 calls are known exactly): N getppid, M openat of a missing path (ENOENT), K syscall(1000)
 (ENOSYS), and a second thread making T getppid, repeated in phases. Until the session
 grows a summary option, the tests set the knobs through a BpfObject subclass that
-``Session._load`` opens instead of the plain one.
+``Session._load`` opens (through ``tracekit.session.objects``) instead of the plain one.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import trio
 from tracekit._events import Syscall, decode_record
 from tracekit._summary import Group, Summarizer, Summary, SyscallStats
 from tracekit.bpf.object import BpfObject
-from tracekit.session import session as _session
+from tracekit.session import objects as _objects
 from tracekit.session.kernel_summary import KernelSummary, enable_kernel_summary
 from tracekit.session.session import Session, SessionOptions
 
@@ -113,7 +113,7 @@ def trace(monkeypatch: pytest.MonkeyPatch, argv: list[str], *, records: bool = F
                 self.maps["summary"].max_entries = summary_max_entries
             super().load(**kw)
 
-    monkeypatch.setattr(_session, "BpfObject", SummaryObject)
+    monkeypatch.setattr(_objects, "BpfObject", SummaryObject)
     out = Run()
 
     async def main() -> None:

@@ -7,33 +7,39 @@ pinned, so a killed process leaves nothing behind (kernel rule 9).
 
 Lifecycle::
 
-    open() ──> set globals / max_entries ──> load() ──> attach() ──> close()
-                (edits ObjectSpec only)       maps, then progs       links first, then progs, maps
+    open() ───────┬──> set globals / max_entries ──> load() ──> attach() ──> close()
+    from_image() ─┘    (edits the object only)       maps,      links      links, then
+                                                     then progs            progs, maps
+
+``open()`` reads the ELF; ``load()`` then links and relocates each prog against the kernel's
+BTF (:meth:`BpfObject.build_image`) before loading it. ``from_image()`` starts from an
+:class:`~tracekit.bpf.image.ObjectImage` made earlier for this kernel (a per-boot cache:
+``tracekit.kernel.bootcache``), so neither the ELF nor any BTF is parsed.
 """
 
 from __future__ import annotations
 
 import errno
 import struct
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass
 from importlib.abc import Traversable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tracekit._errors import AttachError, BtfError, ElfError, MapError, TracekitError
 from tracekit.bpf import perf_event as _perf, sys as _bpf
-from tracekit.bpf.btf import Btf, Kind
-from tracekit.bpf.elf import (
-    INSN_SIZE,
-    R_BPF_64_64,
-    GlobalVar,
-    ObjectSpec,
-    ProgSpec,
-    read_object,
-)
-from tracekit.bpf.relo_core import apply_core_relos, fixup_datasec
+from tracekit.bpf.image import MapImage, ObjectImage, ProgImage, VarImage
 from tracekit.bpf.uapi import PERF_TYPE_TRACEPOINT, AttachType, MapType, ProgType
+
+if TYPE_CHECKING:
+    # The ELF reader (pyelftools) and the BTF parser are imported where an object is read
+    # or relocated, not by a load from an image.
+    from tracekit.bpf.btf import Btf
+    from tracekit.bpf.elf import ObjectSpec, ProgSpec
+
+INSN_SIZE = 8          # struct bpf_insn
+R_BPF_64_64 = 1        # ELF relocation on an ld_imm64 (tracekit.bpf.elf)
 
 _BPF_PSEUDO_MAP_FD = 1
 _BPF_PSEUDO_MAP_VALUE = 2
@@ -220,12 +226,14 @@ class Link:
 class Prog:
     """A BPF program of an object. ``sec`` is its ELF section (``tp_btf/sys_enter``)."""
 
-    def __init__(self, obj: BpfObject, spec: ProgSpec) -> None:
+    def __init__(self, obj: BpfObject, name: str, sec: str,
+                 spec: ProgSpec | None = None) -> None:
         self._obj = obj
+        #: the prog as read from the ELF; None for an object made from an image
         self.spec = spec
-        self.name = spec.name
-        self.sec = spec.sec
-        self.prog_type, self.attach_type, self.attach_name = _hook_of(spec.sec, obj.path)
+        self.name = name
+        self.sec = sec
+        self.prog_type, self.attach_type, self.attach_name = _hook_of(sec, obj.path)
         self.fd = -1
         self.links: list[Link] = []
         #: Load this prog with the object (libbpf's autoload); set False before load to skip.
@@ -307,39 +315,26 @@ class Globals(MutableMapping[str, Any]):
     def __init__(self, obj: BpfObject) -> None:
         self._obj = obj
 
-    def _var(self, name: str) -> GlobalVar:
+    def _var(self, name: str) -> VarImage:
         try:
-            return self._obj.spec.globals[name]
+            return self._obj._vars[name]
         except KeyError:
             raise KeyError(f"no global variable {name!r} in {self._obj.path}") from None
 
-    def _int_format(self, type_id: int, size: int) -> str | None:
-        btf = self._obj.spec.btf
-        t = btf.type(btf.resolve(type_id))
-        if t.kind in (Kind.INT, Kind.ENUM, Kind.ENUM64) and size in (1, 2, 4, 8):
-            # BTF_INT_SIGNED is bit 0 of an INT's encoding; an ENUM's kind_flag means signed.
-            signed = bool(t.int_encoding & 1) if t.kind == Kind.INT else t.kind_flag
-            fmt = {1: "b", 2: "h", 4: "i", 8: "q"}[size]
-            return "<" + (fmt if signed else fmt.upper())
-        return None
-
     def _section(self, sec: str) -> bytes | bytearray:
         m = self._obj.maps[sec]
-        data = self._obj.spec.maps[sec].data
         if m.fd >= 0 and sec != ".rodata":
             return m[b"\0\0\0\0"]
-        assert data is not None
-        return data
+        return self._obj._data[sec]
 
     def __getitem__(self, name: str) -> Any:
         var = self._var(name)
         raw = bytes(self._section(var.sec)[var.offset:var.offset + var.size])
-        fmt = self._int_format(var.type_id, var.size)
-        return struct.unpack(fmt, raw)[0] if fmt else raw
+        return struct.unpack(var.fmt, raw)[0] if var.fmt else raw
 
     def __setitem__(self, name: str, value: Any) -> None:
         var = self._var(name)
-        fmt = self._int_format(var.type_id, var.size)
+        fmt = var.fmt
         try:
             raw = struct.pack(fmt, int(value)) if fmt else bytes(value)
         except struct.error as e:
@@ -348,8 +343,6 @@ class Globals(MutableMapping[str, Any]):
         if len(raw) != var.size:
             raise ValueError(f"{name}: {len(raw)} bytes given, the variable has {var.size}")
         m = self._obj.maps[var.sec]
-        data = self._obj.spec.maps[var.sec].data
-        assert data is not None
         if m.fd >= 0:
             if var.sec == ".rodata":
                 raise TracekitError(f"{name} is in .rodata, which is frozen once loaded")
@@ -357,16 +350,16 @@ class Globals(MutableMapping[str, Any]):
             live[var.offset:var.offset + var.size] = raw
             m.update_elem(b"\0\0\0\0", bytes(live))
         else:
-            data[var.offset:var.offset + var.size] = raw
+            self._obj._data[var.sec][var.offset:var.offset + var.size] = raw
 
     def __delitem__(self, name: str) -> None:
         raise TypeError("global variables cannot be deleted")
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._obj.spec.globals)
+        return iter(self._obj._vars)
 
     def __len__(self) -> int:
-        return len(self._obj.spec.globals)
+        return len(self._obj._vars)
 
 
 class BpfObject:
@@ -374,17 +367,38 @@ class BpfObject:
 
     Use as a context manager, or call :meth:`close`; closing destroys links, then progs,
     then maps.
+
+    Attributes:
+      spec: the object as read from the ELF (:meth:`open`); None when made
+        :meth:`from_image`.
+      image: what :meth:`load` loaded (or will load, when made :meth:`from_image`): the
+        progs linked and relocated for this kernel; None before a load from the ELF.
     """
 
-    def __init__(self, spec: ObjectSpec) -> None:
+    def __init__(self, spec: ObjectSpec | None = None, *, image: ObjectImage | None = None,
+                 path: str = "<image>") -> None:
+        if (spec is None) == (image is None):
+            raise TypeError("BpfObject takes an ObjectSpec or an ObjectImage")
         self.spec = spec
-        self.path = spec.path
-        self.maps: dict[str, Map] = {
-            name: Map(self, name, ms.map_type, ms.key_size, ms.value_size, ms.max_entries,
-                      ms.map_flags)
-            for name, ms in spec.maps.items()
-        }
-        self.progs: dict[str, Prog] = {name: Prog(self, ps) for name, ps in spec.progs.items()}
+        self.image = image
+        self.path = spec.path if spec is not None else path
+        if spec is not None:
+            maps = [(name, ms.map_type, ms.key_size, ms.value_size, ms.max_entries,
+                     ms.map_flags) for name, ms in spec.maps.items()]
+            self._data = {name: bytearray(ms.data) for name, ms in spec.maps.items()
+                          if ms.data is not None}
+            self._vars = _vars_of(spec)
+            self.progs: dict[str, Prog] = {name: Prog(self, ps.name, ps.sec, ps)
+                                           for name, ps in spec.progs.items()}
+        else:
+            assert image is not None
+            maps = [(mi.name, mi.map_type, mi.key_size, mi.value_size, mi.max_entries,
+                     mi.map_flags) for mi in image.maps]
+            self._data = {mi.name: bytearray(mi.data) for mi in image.maps
+                          if mi.data is not None}
+            self._vars = {v.name: v for v in image.globals}
+            self.progs = {pi.name: Prog(self, pi.name, pi.sec) for pi in image.progs}
+        self.maps: dict[str, Map] = {m[0]: Map(self, *m) for m in maps}
         self.globals = Globals(self)
         self.btf_fd = -1
         #: Why the object's BTF was not loaded into the kernel (progs load without
@@ -399,6 +413,8 @@ class BpfObject:
         Raises:
           ElfError: the file is missing, not a BPF object, or malformed.
         """
+        from tracekit.bpf.elf import read_object
+
         if isinstance(source, Traversable) and not isinstance(source, Path):
             try:
                 data = source.read_bytes()
@@ -409,15 +425,65 @@ class BpfObject:
             return cls(spec)
         return cls(read_object(source))
 
+    @classmethod
+    def from_image(cls, image: ObjectImage, path: str = "<image>") -> BpfObject:
+        """An object to load from ``image`` (made by :meth:`build_image` for the running
+        kernel): nothing is parsed. ``path`` names it in errors."""
+        return cls(image=image, path=path)
+
     def __repr__(self) -> str:
         return f"BpfObject({self.path!r}, maps={list(self.maps)}, progs={list(self.progs)})"
+
+    def build_image(self, vmlinux: Btf | Callable[[], Btf] | None = None) -> ObjectImage:
+        """Link and relocate every autoload prog for the kernel of ``vmlinux`` (no kernel
+        calls): the :class:`~tracekit.bpf.image.ObjectImage` :meth:`load` loads.
+
+        Args:
+          vmlinux: the kernel's BTF, or a function returning it (called only when a prog
+            has CO-RE relocations or is a tp_btf prog); default /sys/kernel/btf/vmlinux.
+
+        Raises:
+          ElfError: a call or relocation the loader cannot link.
+          BtfError: a CO-RE relocation that cannot be resolved (names the type and field).
+          AttachError: a tp_btf prog whose tracepoint the kernel lacks (ENOENT).
+        """
+        if self.image is not None:
+            return self.image
+        from tracekit.bpf.btf import Btf
+        from tracekit.bpf.relo_core import fixup_datasec
+
+        spec = self.spec
+        assert spec is not None
+        target: list[Btf] = []
+
+        def kernel_btf() -> Btf:
+            if not target:
+                target.append(vmlinux if isinstance(vmlinux, Btf) else
+                              vmlinux() if vmlinux is not None else Btf.vmlinux())
+            return target[0]
+
+        btf, btf_error = b"", ""
+        try:
+            fixup_datasec(spec.btf, spec.sec_sizes, spec.sym_offsets)
+            btf = spec.btf.to_bytes()
+        except (TracekitError, OSError) as e:
+            btf_error = str(e)
+        maps = tuple(MapImage(name, ms.map_type, ms.key_size, ms.value_size, ms.max_entries,
+                              ms.map_flags, ms.sec, ms.btf_key_type_id, ms.btf_value_type_id,
+                              None if ms.data is None else bytes(ms.data))
+                     for name, ms in spec.maps.items())
+        progs = tuple(self._prog_image(p, kernel_btf) for p in self.progs.values()
+                      if p.autoload)
+        return ObjectImage(spec.license or "GPL", btf, btf_error, maps,
+                           tuple(self._vars.values()), progs)
 
     def load(self, *, vmlinux: Btf | None = None, log_level: int = 0) -> None:
         """Create the maps, relocate and load every prog.
 
         Args:
           vmlinux: the kernel's BTF (default: /sys/kernel/btf/vmlinux), the target of CO-RE
-            relocations and of tp_btf attach ids.
+            relocations and of tp_btf attach ids; not read for an object made
+            :meth:`from_image`.
           log_level: verifier log level for successful loads (failures always get a log).
 
         Raises:
@@ -427,29 +493,37 @@ class BpfObject:
         if self.loaded:
             raise TracekitError(f"{self.path} is already loaded")
         try:
-            vmlinux = vmlinux or Btf.vmlinux()
-            self._load_btf()
+            image = self.image = self.build_image(vmlinux)
+            self._load_btf(image)
+            map_btf = {mi.name: (mi.btf_key_type_id, mi.btf_value_type_id)
+                       for mi in image.maps}
             for name, m in self.maps.items():
-                ms = self.spec.maps[name]
-                m._create(self.btf_fd, ms.btf_key_type_id, ms.btf_value_type_id)
-                data = self.spec.maps[name].data
+                m._create(self.btf_fd, *map_btf.get(name, (0, 0)))
+                data = self._data.get(name)
                 if data is not None:
                     m.update_elem(b"\0\0\0\0", bytes(data))
                     if name == ".rodata":
                         m.freeze()
+            images = {pi.name: pi for pi in image.progs}
             for prog in self.progs.values():
                 if prog.autoload:
-                    self._load_prog(prog, vmlinux, log_level)
+                    if prog.name not in images:
+                        raise TracekitError(f"{self.path}: prog {prog.name!r} is not in the "
+                                            "image (it was built without it)")
+                    self._load_prog(prog, images[prog.name], image.license, log_level)
         except BaseException:
             self.close()
             raise
         self.loaded = True
 
-    def _load_btf(self) -> None:
+    def _load_btf(self, image: ObjectImage) -> None:
         """Load the object's BTF for func/line info in verifier logs; optional as in libbpf."""
+        if not image.btf:
+            self.btf_load_error = TracekitError(f"{self.path}: the object's BTF could not "
+                                                f"be prepared: {image.btf_error}")
+            return
         try:
-            fixup_datasec(self.spec.btf, self.spec.sec_sizes, self.spec.sym_offsets)
-            self.btf_fd = _bpf.btf_load(self.spec.btf.to_bytes())
+            self.btf_fd = _bpf.btf_load(image.btf)
         except (TracekitError, OSError) as e:
             self.btf_load_error = e
 
@@ -463,6 +537,7 @@ class BpfObject:
             prog sec:  [ entry ............ call ─┐ ]
             linked:    [ entry ............ call ─┼─> [ f (from .text) .. call ─> [ g ] ]
         """
+        assert self.spec is not None
         out = bytearray(spec.insns)
         pieces = [_Piece(spec.sec, spec.sec_off, len(spec.insns), 0)]
         placed: dict[int, int] = {}        # .text function offset -> byte offset in `out`
@@ -498,8 +573,12 @@ class BpfObject:
                 struct.pack_into("<i", out, at + 4, (dest - at) // INSN_SIZE - 1)
         return out, pieces
 
-    def _relocate_data(self, spec: ProgSpec, insns: bytearray, piece: _Piece) -> None:
-        """ld_imm64 of maps and global data inside one piece."""
+    def _relocate_data(self, spec: ProgSpec, insns: bytearray, piece: _Piece,
+                       map_fds: list[tuple[int, str]]) -> None:
+        """ld_imm64 of maps and global data inside one piece: ``src_reg`` and the value
+        offset are set here, the map's fd at load (``map_fds`` gets each one's byte offset
+        and map name)."""
+        assert self.spec is not None
         relocs = self.spec.code_relocs.get(piece.sec, {})
         for off in range(0, piece.size, INSN_SIZE):
             r = relocs.get(piece.sec_off + off)
@@ -514,48 +593,69 @@ class BpfObject:
                     raise ElfError(f"prog {spec.name!r} references unknown map {r.sym_name!r}",
                                    path=self.path, sec=piece.sec)
                 insns[i + 1] = (insns[i + 1] & 0x0F) | (_BPF_PSEUDO_MAP_FD << 4)
-                struct.pack_into("<i", insns, i + 4, self.maps[r.sym_name].fd)
+                struct.pack_into("<i", insns, i + 4, 0)
+                map_fds.append((i, r.sym_name))
             elif r.sym_sec in self.maps:
                 imm = struct.unpack_from("<i", insns, i + 4)[0]
                 insns[i + 1] = (insns[i + 1] & 0x0F) | (_BPF_PSEUDO_MAP_VALUE << 4)
-                struct.pack_into("<i", insns, i + 4, self.maps[r.sym_sec].fd)
+                struct.pack_into("<i", insns, i + 4, 0)
                 struct.pack_into("<i", insns, i + 12, r.sym_value + imm)
+                map_fds.append((i, r.sym_sec))
             else:
                 raise ElfError(f"prog {spec.name!r}: relocation against section "
                                f"{r.sym_sec!r} is not supported (function pointers and "
                                "externs are not)", path=self.path, sec=piece.sec)
 
-    def _load_prog(self, prog: Prog, vmlinux: Btf, log_level: int) -> None:
+    def _prog_image(self, prog: Prog, kernel_btf: Callable[[], Btf]) -> ProgImage:
+        """Link ``prog`` with its subprograms, relocate its data references and CO-RE
+        accesses, find its attach id (``btf_trace_<tp>`` for tp_btf)."""
+        from tracekit.bpf.btf import Kind
+        from tracekit.bpf.relo_core import apply_core_relos
+
+        assert self.spec is not None and prog.spec is not None
         spec = prog.spec
         insns, pieces = self._link(spec)
+        map_fds: list[tuple[int, str]] = []
         for piece in pieces:
-            self._relocate_data(spec, insns, piece)
+            self._relocate_data(spec, insns, piece, map_fds)
         ext = self.spec.btf_ext
         if ext is not None:
             relos = [rel._replace(insn_off=p.dest + rel.insn_off - p.sec_off)
                      for p in pieces for rel in ext.core_relos.get(p.sec, [])
                      if p.sec_off <= rel.insn_off < p.sec_off + p.size]
             if relos:
-                apply_core_relos(insns, relos, self.spec.btf, vmlinux, prog_name=spec.name)
+                apply_core_relos(insns, relos, self.spec.btf, kernel_btf(),
+                                 prog_name=spec.name)
         attach_btf_id = 0
         if prog.prog_type == ProgType.TRACING:
             try:
-                attach_btf_id = vmlinux.find("btf_trace_" + prog.attach_name, Kind.TYPEDEF)
+                attach_btf_id = kernel_btf().find("btf_trace_" + prog.attach_name,
+                                                  Kind.TYPEDEF)
             except BtfError as e:
                 raise AttachError("BPF_PROG_LOAD", errno.ENOENT,
                                   f"no BTF type btf_trace_{prog.attach_name} in vmlinux: the "
                                   "kernel has no such tracepoint", target=prog.attach_name) from e
         func_info = line_info = b""
         fi_size = li_size = 0
-        if self.btf_fd >= 0 and ext is not None:
+        if ext is not None:
             func_info, fi_size, line_info, li_size = _ext_info(ext, pieces)
+        return ProgImage(spec.name, spec.sec, bytes(insns), tuple(map_fds), attach_btf_id,
+                         func_info, fi_size, line_info, li_size)
+
+    def _load_prog(self, prog: Prog, pi: ProgImage, license: str, log_level: int) -> None:
+        insns = bytearray(pi.insns)
+        for at, map_name in pi.map_fds:
+            struct.pack_into("<i", insns, at + 4, self.maps[map_name].fd)
+        with_btf = self.btf_fd >= 0 and bool(pi.func_info)
         prog.fd = _bpf.prog_load(
-            prog.prog_type, bytes(insns), self.spec.license or "GPL",
-            name=_kernel_name(spec.name), expected_attach_type=prog.attach_type,
-            attach_btf_id=attach_btf_id,
+            prog.prog_type, bytes(insns), license,
+            name=_kernel_name(pi.name), expected_attach_type=prog.attach_type,
+            attach_btf_id=pi.attach_btf_id,
             prog_btf_fd=self.btf_fd if self.btf_fd >= 0 else 0,
-            func_info=func_info, func_info_rec_size=fi_size,
-            line_info=line_info, line_info_rec_size=li_size, log_level=log_level)
+            func_info=pi.func_info if with_btf else b"",
+            func_info_rec_size=pi.func_info_rec_size if with_btf else 0,
+            line_info=pi.line_info if with_btf else b"",
+            line_info_rec_size=pi.line_info_rec_size if with_btf else 0, log_level=log_level)
 
     def attach_all(self) -> list[Link]:
         """Attach every loaded prog; on error detach what was attached and re-raise.
@@ -595,6 +695,24 @@ class BpfObject:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _vars_of(spec: ObjectSpec) -> dict[str, VarImage]:
+    """Each global variable's place, and its ``struct`` format when it reads as an int."""
+    from tracekit.bpf.btf import Kind
+
+    btf = spec.btf
+    out: dict[str, VarImage] = {}
+    for name, var in spec.globals.items():
+        t = btf.type(btf.resolve(var.type_id))
+        fmt = None
+        if t.kind in (Kind.INT, Kind.ENUM, Kind.ENUM64) and var.size in (1, 2, 4, 8):
+            # BTF_INT_SIGNED is bit 0 of an INT's encoding; an ENUM's kind_flag means signed.
+            signed = bool(t.int_encoding & 1) if t.kind == Kind.INT else t.kind_flag
+            code = {1: "b", 2: "h", 4: "i", 8: "q"}[var.size]
+            fmt = "<" + (code if signed else code.upper())
+        out[name] = VarImage(name, var.sec, var.offset, var.size, fmt)
+    return out
 
 
 @dataclass

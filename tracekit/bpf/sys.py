@@ -22,6 +22,7 @@ import errno as _errno
 import functools
 import os
 import platform
+from collections.abc import Sequence
 from ctypes import c_char, c_uint8, c_uint32, c_uint64
 
 import msgspec
@@ -47,6 +48,7 @@ _syscall.restype = ctypes.c_long
 _CAPS = {"CAP_SYS_ADMIN": 21, "CAP_PERFMON": 38, "CAP_BPF": 39}
 
 
+@functools.cache
 def _nr_bpf() -> int:
     machine = platform.machine()
     try:
@@ -275,6 +277,46 @@ def map_get_next_key(fd: int, key: bytes | None, key_size: int, *,
     nbuf = ctypes.create_string_buffer(key_size)
     attr = _MapElemAttr(map_fd=fd, key=_addr(kbuf), value=_addr(nbuf))
     return nbuf.raw if _elem_cmd(Cmd.MAP_GET_NEXT_KEY, attr, map_name) else None
+
+
+def map_lookup_and_delete_elems(fd: int, keys: Sequence[bytes], value_size: int, *,
+                                map_name: str = "") -> list[bytes | None]:
+    """BPF_MAP_LOOKUP_AND_DELETE_ELEM of each key in turn (one command per key, the attr
+    and buffers made once): remove each key and say what its value was when it went.
+
+    Hash maps take it since Linux 5.14 (kernel/bpf/hashtab.c,
+    htab_map_lookup_and_delete_elem); older kernels and other map types say EINVAL or
+    ENOTSUPP.
+
+    Args:
+      keys: keys, each the map's key size.
+      value_size: bytes per value; for per-CPU maps ``round_up(size, 8) * possible_cpus()``.
+
+    Returns:
+      For each key, the value it held when deleted, or None when it was absent (ENOENT).
+
+    Raises:
+      MapError: any errno but ENOENT, at the first key that met it (the keys before it
+        are deleted).
+    """
+    if not keys:
+        return []
+    kbuf = ctypes.create_string_buffer(len(keys[0]))
+    vbuf = ctypes.create_string_buffer(value_size)
+    attr = _MapElemAttr(map_fd=fd, key=_addr(kbuf), value=_addr(vbuf))
+    nr, cmd, ref, size = (ctypes.c_long(_nr_bpf()), ctypes.c_long(Cmd.MAP_LOOKUP_AND_DELETE_ELEM),
+                          ctypes.byref(attr), ctypes.c_long(ctypes.sizeof(attr)))
+    out: list[bytes | None] = []
+    for key in keys:
+        kbuf.raw = key
+        if _syscall(nr, cmd, ref, size) >= 0:
+            out.append(vbuf.raw)
+            continue
+        err = ctypes.get_errno()
+        if err != _errno.ENOENT:
+            raise _map_error(Cmd.MAP_LOOKUP_AND_DELETE_ELEM, err, map_name)
+        out.append(None)
+    return out
 
 
 def map_lookup_batch(fd: int, in_batch: bytes | None, key_size: int, value_size: int,

@@ -242,6 +242,26 @@ class ProcFS:
                 return int(line.split()[1])
         raise TracefsError(str(self.root / str(tid) / "status"), errno.EINVAL, "no Tgid: line")
 
+    def all_tids(self) -> set[int]:
+        """Every task /proc lists now, threads included (``/proc/<tgid>/task/*`` of each
+        process; a zombie is listed): one directory read per process, whatever the
+        number of tids asked about afterwards.
+
+        Raises:
+          TracefsError: a listing failed other than for a vanished process.
+        """
+        out: set[int] = set()
+        for entry in self._listdir(self.root) or ():
+            if entry.isdigit():
+                tasks = self._listdir(self.root / entry / "task")
+                if tasks:
+                    out.update(int(t) for t in tasks if t.isdigit())
+        return out
+
+    def process_count(self) -> int:
+        """How many processes /proc lists (one directory read)."""
+        return sum(1 for e in self._listdir(self.root) or () if e.isdigit())
+
     def exists(self, tid: int) -> bool:
         """Whether ``/proc/<tid>`` exists (a zombie still exists)."""
         return os.path.exists(self.root / str(tid))

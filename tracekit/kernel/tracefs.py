@@ -44,6 +44,7 @@ __all__ = [
     "EVENT_ALIASES",
     "EventFormat",
     "Field",
+    "boot_arg_table",
     "find_tracefs",
     "parse_format",
     "read_format",
@@ -245,10 +246,14 @@ def syscall_args_lookup(arch: str | None = None) -> Callable[[str], list[Field] 
     from tracekit.kernel.syscall_protos import shipped_args
 
     root: list[Path | None] = []
+    table: list[dict[str, list[Field]] | None] = []
 
     def args_of(name: str) -> list[Field] | None:
         if not root:
             root.append(readable_tracefs())
+            table.append(None if root[0] is None else boot_arg_table(root[0], build=False))
+        if table[0] is not None:
+            return table[0].get(name)
         if root[0] is not None:
             try:
                 return syscall_args_of(root[0], name)
@@ -259,6 +264,36 @@ def syscall_args_lookup(arch: str | None = None) -> Callable[[str], list[Field] 
         return shipped_args(name, arch)
 
     return args_of
+
+
+#: live tracefs mount -> its whole argument table (None: not in the boot cache)
+_boot_tables: dict[str, dict[str, list[Field]] | None] = {}
+
+
+def boot_arg_table(root: Path, *, build: bool) -> dict[str, list[Field]] | None:
+    """:func:`syscall_arg_table` of this machine's tracefs mount ``root``, kept in the
+    per-boot cache (``tracekit.kernel.bootcache``: the formats change only with the
+    kernel); looked up once per process.
+
+    Args:
+      build: when the cache has no valid entry, read every format and store it (else
+        return None and let callers read the formats they need one by one).
+
+    Raises:
+      TracefsError, ValueError: as :func:`syscall_arg_table` (with ``build``).
+    """
+    k = str(root)
+    if _boot_tables.get(k) is None and (build or k not in _boot_tables):
+        from tracekit.kernel import bootcache
+
+        key = {**bootcache.boot_key(), "tracefs": k,
+               "code": bootcache.code_stamp("kernel/tracefs.py", "kernel/bootcache.py")}
+        table = bootcache.load("tracefs-syscalls", key, dict[str, list[Field]])
+        if table is None and build:
+            table = syscall_arg_table(root)
+            bootcache.store("tracefs-syscalls", key, table)
+        _boot_tables[k] = table
+    return _boot_tables[k]
 
 
 def readable_tracefs() -> Path | None:

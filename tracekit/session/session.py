@@ -46,8 +46,9 @@ from tracekit.kernel.arch import SUPPORTED, machine_arch
 from tracekit.kernel.cgroup import CgroupTarget, resolve_cgroup
 from tracekit.kernel.procfs import ProcFS
 from tracekit.kernel.syscalls import SyscallTable
-from tracekit.session.capture import fill_beauty_map, fill_ioctl_map
+from tracekit.session.capture import build_specs, fill_beauty_map, fill_ioctl_map
 from tracekit.session.kernel_summary import KernelSummary, enable_kernel_summary
+from tracekit.session.objects import open_object
 from tracekit.session.pids import PidInfo, PidsMap, PidUpkeep, Target, reenumerate
 from tracekit.session.spawn import HeldCommand
 
@@ -245,7 +246,8 @@ class Session:
 
     def _load(self) -> None:
         o = self.opts
-        obj = BpfObject.open(object_path())
+        # the load image from the per-boot cache when this kernel already had one built
+        obj = open_object(object_path(), f"syscalls-{machine_arch()}")
         self.obj = obj
         g = obj.globals
         g["targ_self_tgid"] = self.self_tgid
@@ -263,8 +265,11 @@ class Session:
         obj.load()
         self._pids = PidsMap(obj.maps["pids"])
         if o.capture and (not o.summary or o.summary_records):
-            # which args to read from user memory, per syscall nr (issue 4)
-            fill_beauty_map(obj, SyscallTable(), None)
+            # which args to read from user memory, per syscall nr (issue 4); with a
+            # selection, only the selected calls' (only their formats are read)
+            table = SyscallTable()
+            names = None if o.syscalls is None else [table.name(nr) for nr in sorted(o.syscalls)]
+            fill_beauty_map(obj, table, None, build_specs(table, None, names))
             fill_ioctl_map(obj)
         if o.syscalls is not None:
             filt = obj.maps["syscall_filter"]
