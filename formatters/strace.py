@@ -29,7 +29,12 @@ Line shapes::
   (the kernel runs the child's sys_exit; it never entered the call): not printed, as
   strace shows only the parent's call.
 - Exit records: ``+++ exited with N +++`` or ``+++ killed by SIGKILL +++`` (``(core
-  dumped)`` when set), from the wait(2) status in ``exit_code``.
+  dumped)`` when set), from the wait(2) status in ``exit_code``; a thread group leader
+  that another thread's execve reaped: ``1234 +++ superseded by execve in pid 1236 +++``
+  (1236: the exec'ing thread's tid before the exec; it goes on as 1234).
+- A call the task never returned from to user space (it died inside: a fatal signal,
+  another thread's exit_group or execve) is ``<unfinished ...>) = ?`` with the
+  arguments read at entry, as strace prints it, never a return of ``ERESTART*``.
 - Signal records: ``1234 10:00:00.123456 --- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED,
   ...} ---`` (the delivery time; :mod:`tracekit.decode.signals`), where strace prints a
   signal-delivery stop; a stop signal with its default action is followed by
@@ -123,7 +128,11 @@ class StraceFormatter(TextSink):
             if isinstance(ev, Syscall):
                 self._syscall(ev, lines)
             elif isinstance(ev, Exit):
-                lines.append(f"{ev.tid} {exit_text(ev.exit_code)}")
+                if ev.superseded_by:
+                    lines.append(f"{ev.tid} +++ superseded by execve in pid "
+                                 f"{ev.superseded_by} +++")
+                else:
+                    lines.append(f"{ev.tid} {exit_text(ev.exit_code)}")
             elif isinstance(ev, Signal):
                 if ev.sig != SIGKILL:       # strace: no stop, only "+++ killed by" (below)
                     lines.append(self.format_signal(ev))

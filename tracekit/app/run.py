@@ -150,19 +150,18 @@ async def run_pipeline_file(cfg: Any, path: Path) -> int:
     elif trace.returncode is not None:
         rc = trace.returncode
         status = rc if rc >= 0 else 128 - rc
-    # What the trace's lost events add up to (the kernel counts on while a pid target
+    # Everything lost or skipped, one line each (the kernel counts on while a pid target
     # runs after the final drain: those calls came after the stop, untraced, not lost).
-    if source.lost:
-        print(f"tracekit: LOST {source.lost} records: the ring buffer was full; "
-              "raise buffer_pages in the pipeline file", file=sys.stderr)
-    if counters.summary_full or counters.errno_full:
-        print(f"tracekit: the in-kernel summary missed {counters.summary_full} calls and "
-              f"{counters.errno_full} errno counts: its maps were full", file=sys.stderr)
-    repaired = sum(st.counters.get("repaired_pids_full", 0) for st in result.stats.values())
-    untraced = counters.pids_full + session.not_added - repaired
-    if untraced > 0:
-        print(f"tracekit: {untraced} tasks were not traced: "
-              "the pids map was full; raise pids_max_entries", file=sys.stderr)
+    losses = trace.final_losses
+    assert losses is not None
+    for line in losses.lines():
+        print(f"tracekit: {line}", file=sys.stderr)
+    if losses.lost_syscalls or losses.lost_lifecycle:
+        print("tracekit: raise buffer_pages in the pipeline file to lose fewer records",
+              file=sys.stderr)
+    if losses.untraced_tasks:
+        print("tracekit: raise pids_max_entries in the pipeline file to trace more tasks",
+              file=sys.stderr)
     return status
 
 
