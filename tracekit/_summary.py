@@ -343,9 +343,9 @@ class Summary(msgspec.Struct, kw_only=True, frozen=True):
         firsts = [t for t in (a.first_ts_ns, b.first_ts_ns) if t]
         spans = dict(a.spans)
         for tid, (f2, l2, t2) in b.spans.items():
-            prev = spans.get(tid)
-            spans[tid] = (f2, l2, t2) if prev is None else (
-                min(prev[0], f2) if prev[0] and f2 else 0, max(prev[1], l2), prev[2] + t2)
+            had = spans.get(tid)
+            spans[tid] = (f2, l2, t2) if had is None else (
+                min(had[0], f2) if had[0] and f2 else 0, max(had[1], l2), had[2] + t2)
         spans = dict(sorted(spans.items()))
         return Summary(group_by=by, groups=[keyed[k] for k in sorted(keyed)],
                        lost=a.lost + b.lost, first_ts_ns=min(firsts, default=0),
