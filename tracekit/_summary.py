@@ -40,8 +40,8 @@ sum (``total_ns``) cannot exceed that span (``last_ts_ns - first_ts_ns``), the w
 the thread was seen in calls. A summary of threads checks this for each thread
 (:meth:`Summary.checked`); a thread that fails it is named in ``problems`` (two records
 of one call, calls of two tasks under one tid, a clock gone wrong), and the summary
-output says so. A thread whose span is unknown (an interval of the in-kernel mode) is
-not checked.
+output says so. An interval of the in-kernel mode knows only each row's first timed
+call ever, which may be before the interval: its check is looser, never wrong.
 
 # Some facts about the exact standard deviation
 
@@ -125,7 +125,8 @@ class SyscallStats(msgspec.Struct, kw_only=True, frozen=True):
     resumed: int = 0            # SC_RESUMED: exit seen, entry not (duration unknown)
     errnos: dict[int, int] = {}  # positive errno -> calls that returned it
     hist: dict[int, int] = {}    # log2 bucket (hist_bucket) -> timed calls in it
-    first_ts_ns: int = 0        # entry of the first timed call; 0 when none or unknown
+    first_ts_ns: int = 0        # entry of the first timed call (an in-kernel interval:
+    #                             the first ever, maybe before the interval); 0: none
     last_ts_ns: int = 0         # exit (entry + duration) of the last timed call
 
     @property

@@ -162,7 +162,7 @@ class KernelSummary:
         full = self.counters().summary_full
         start_ns, self._prev_read_ns = self._prev_read_ns, time.monotonic_ns()
         s = self._summary(entries, errnos, self._prev, self._prev_errnos,
-                          full - self._prev_full, start_ns)
+                          full - self._prev_full, start_ns).checked()
         self._prev, self._prev_errnos, self._prev_full = entries, errnos, full
         return s
 
@@ -191,8 +191,9 @@ class KernelSummary:
             hist = {k: n - (p[_HIST + k] if p else 0)
                     for k, n in enumerate(v[_HIST:_HIST + HIST_BUCKETS])}
             errs = _sub_counts(errnos.get(key, {}), prev_errnos.get(key, {}))
-            # the row's first timed call is known when all its timed calls are new
-            row_first = v[_FIRST] if timed and not (p and p[_TIMED]) else 0
+            # the entry's first timed call ever: the interval's when all its timed calls
+            # are new, else earlier (the self-check's span is then looser, still true)
+            row_first = v[_FIRST] if timed else 0
             rows.setdefault(tid, []).append(SyscallStats(
                 syscall_nr=nr, syscall=self._compat_name(nr) if compat else self._name(nr),
                 compat=bool(compat), calls=calls, errors=d(_ERRORS), timed=timed,
