@@ -108,6 +108,22 @@ def test_exit_text(status: int, text: str) -> None:
     assert exit_text(status) == text
 
 
+def test_superseded_leader_and_its_unfinished_call() -> None:
+    """A leader reaped by another thread's execve: its pending call is unfinished (strace:
+    ``<... pause resumed>) = ?``) and its end line names the exec'ing thread's old tid,
+    instead of an exit."""
+    f = formatter(io.BytesIO())
+    lines = f.render([
+        sc("pause", (), 0, ts_ms=1, tid=500, flags=SC_UNFINISHED),
+        Exit(ts_ns=1_200_000_000, tid=500, tgid=500, exit_code=0, group_dead=False,
+             comm="t", superseded_by=502),
+        Exit(ts_ns=1_300_000_000, tid=500, tgid=500, exit_code=0, group_dead=True, comm="t"),
+    ]).splitlines()
+    assert lines == ["500 10:00:00.001000 pause( <unfinished ...>) = ?",
+                     "500 +++ superseded by execve in pid 502 +++",
+                     "500 +++ exited with 0 +++"]
+
+
 def test_make_sink_options_and_file_output(tmp_path: Path) -> None:
     ctx = SinkContext(syscall_name=X64.name, compat_syscall_name=I386.name,
                       arg_names=lambda name: None)
