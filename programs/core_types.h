@@ -74,6 +74,8 @@ struct task_struct;
 struct signal_struct {
 	atomic_t live; /* live threads; do_exit() decrements it before sched_process_exit */
 	unsigned int flags; /* SIGNAL_GROUP_EXIT: the group is dying (fatal signal, exit_group) */
+	int group_exit_code; /* with SIGNAL_GROUP_EXIT: the fatal signal, or exit_group's
+			      * status << 8 (kernel/signal.c complete_signal, kernel/exit.c) */
 	/* de_thread(): the thread whose execve kills the others (5.16+; a kernel without the
 	 * field reads no such thread) */
 	struct task_struct *group_exec_task;

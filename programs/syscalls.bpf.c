@@ -338,21 +338,28 @@ static __always_inline const struct tk_beauty *beauty_of(__u32 nr, __u32 compat)
 	return bpf_map_lookup_elem(&beauty, &nr);
 }
 
-/* Whether the current thread, at sys_exit, will never get back to user space: its thread
- * group is dying (a fatal signal or another thread's exit_group: SIGNAL_GROUP_EXIT), or
- * another thread's execve is killing it (de_thread: signal->group_exec_task). strace
- * sees no return then (`<... pause resumed>) = ?`): the call stays in flight and
- * tk_proc_exit emits it TK_SC_UNFINISHED, instead of a return of -ERESTART*. */
+/* Whether the current thread, at sys_exit, will never get back to user space, killed the
+ * way strace sees as a call that never returns (`<... pause resumed>) = ?`): its thread
+ * group is dying of SIGKILL or of another thread's exit_group (SIGNAL_GROUP_EXIT with
+ * group_exit_code SIGKILL, or a status << 8), or another thread's execve is killing it
+ * (de_thread: signal->group_exec_task). The call then stays in flight and tk_proc_exit
+ * emits it TK_SC_UNFINISHED, instead of a return of -ERESTART*. Another fatal signal
+ * (SIGTERM) keeps its return: under ptrace the kernel delivers it through a stop, so
+ * strace sees the call return -ERESTART* first. */
 static __always_inline bool dying_in_call(void)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
 	struct signal_struct *sig = t->signal;
 	struct task_struct *exec_task;
+	int code;
 
 	if (!sig)
 		return false;
-	if (sig->flags & TK_SIGNAL_GROUP_EXIT)
-		return true;
+	if (sig->flags & TK_SIGNAL_GROUP_EXIT) {
+		code = sig->group_exit_code & 0x7f;
+		if (code == 0 || code == 9 /* SIGKILL */)
+			return true;
+	}
 	if (!bpf_core_field_exists(sig->group_exec_task))
 		return false;
 	exec_task = sig->group_exec_task;

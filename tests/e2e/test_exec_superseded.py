@@ -2,7 +2,8 @@
 leader and a third thread are blocked in pause(). The exec kills both; their pauses never
 return (``= ?``, not ``= ? ERESTARTNOHAND``), the leader is ``+++ superseded by execve
 in pid <the exec'ing thread> +++`` instead of exiting, the third thread exits with 0, and
-the process's one ``+++ exited with 0 +++`` is the new image's.
+the process's one ``+++ exited with 0 +++`` is the new image's. The same program whose
+thread calls exit_group instead: both pauses never return either.
 """
 
 from __future__ import annotations
@@ -113,3 +114,43 @@ def test_superseded_thread_as_strace_shows_it(tmp_path: Path, exec_from_thread: 
               and e.syscall_nr == SyscallTable().nr("pause")]
     assert len(pauses) == 2 and all(e.unfinished for e in pauses)
 
+
+
+def _run_strace_and_tracekit(tmp_path: Path, argv: list[str]) -> tuple[str, str]:
+    s_out, t_out = tmp_path / "strace.txt", tmp_path / "tracekit.txt"
+    subprocess.run(["strace", "-f", "-o", str(s_out), "--", *argv], capture_output=True,
+                   timeout=60)
+    cfg = write_pipeline(tmp_path, f"""
+        [target]
+        command = {json.dumps(argv)}
+        [output]
+        format = "strace"
+        fd_paths = false
+        path = {json.dumps(str(t_out))}
+        """, name="eg.toml")
+    r = run_tracekit(["run", str(cfg)])
+    assert r.returncode == 3, r.stderr                  # exit_group(3)
+    return s_out.read_text(), t_out.read_text()
+
+
+def test_threads_killed_by_exit_group_as_strace_shows_them(tmp_path: Path,
+                                                           exec_from_thread: Path) -> None:
+    """The same program, its thread calling exit_group(3) instead: the two pauses never
+    return (``= ?``, not ``= ? ERESTARTNOHAND``) and every thread exits with 3."""
+    s_text, t_text = _run_strace_and_tracekit(tmp_path, [str(exec_from_thread), "exit_group"])
+
+    def role(cs: list[Call]) -> str:
+        names = {c.name for c in cs}
+        return "exiter" if "exit_group" in names else "waiter" if "gettid" in names \
+            else "leader"
+
+    def facts(text: str) -> list[tuple[str, list[str]]]:
+        return sorted((role(cs), [c.line for c in cs if c.name in ("pause", "exit_group",
+                                                                     "+++")])
+                      for cs in parse(text, events=True).values())
+
+    want = [("exiter", ["exit_group(3) = ?", "+++ exited with 3 +++"]),
+            ("leader", ["pause() = ?", "+++ exited with 3 +++"]),
+            ("waiter", ["pause() = ?", "+++ exited with 3 +++"])]
+    assert facts(s_text) == want
+    assert facts(t_text) == want, t_text
