@@ -32,8 +32,8 @@ Line shapes::
   dumped)`` when set), from the wait(2) status in ``exit_code``; a thread group leader
   that another thread's execve reaped: ``1234 +++ superseded by execve in pid 1236 +++``
   (1236: the exec'ing thread's tid before the exec; it goes on as 1234).
-- A call the task never returned from to user space (it died inside: a fatal signal,
-  another thread's exit_group or execve) ends in ``= ?``, never a return of
+- A call the task never returned from to user space (it died inside: SIGKILL, another
+  thread's exit_group or execve) ends in ``= ?``, never a return of
   ``ERESTART*``, in strace's shape for it (:func:`unfinished_text`): the arguments
   strace decodes at entry, then `` <unfinished ...>`` when it would have decoded more at
   the exit that never came: ``kill(1234, SIGKILL) = ?``, ``read(0,  <unfinished ...>) =
