@@ -1,11 +1,13 @@
 """Nothing lost or skipped without a word: each counter of loss reaches the end of the
 run, exactly, on stderr and in the ``losses`` event that ends JSON Lines: tasks the pids
 map could not hold, calls recorded without their captures (the capture map full), events
-a stage dropped. (Ring-buffer records by kind: tests/e2e/test_lost_records.py.)
+a stage dropped, calls and errnos the in-kernel summary could not count (after its
+tables). (Ring-buffer records by kind: tests/e2e/test_lost_records.py.)
 """
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -17,9 +19,11 @@ import trio
 
 from tests._run import TRACEKIT, read_events, run_tracekit, tracekit_env, write_pipeline
 from tracekit._events import Fork, Losses, Syscall
+from tracekit._summary import Summary
 from tracekit.app.trace import LiveTrace
 from tracekit.bpf.object import BpfObject
 from tracekit.formatters import JsonlSink
+from tracekit.formatters.summary import SummarySink
 from tracekit.kernel.syscalls import SyscallTable
 from tracekit.session.session import SessionOptions
 
@@ -146,3 +150,51 @@ def test_calls_recorded_without_captures(monkeypatch: pytest.MonkeyPatch, tmp_pa
     assert losses.capbuf_full >= len(mine)
     assert ("calls were recorded without their strings and buffers: the capture map was "
             "full") in "\n".join(losses.lines())
+
+
+def test_in_kernel_summary_maps_full(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Summary maps of 12 (thread, syscall) entries and 1 errno entry: the calls the
+    kernel could not count, and the errors it could not count by errno, reach the
+    summary's losses, its text and the trace's."""
+    opened = BpfObject.open.__func__  # type: ignore[attr-defined]
+
+    def small_maps(cls: type[BpfObject], source: object) -> BpfObject:
+        obj = opened(cls, source)
+        obj.maps["summary"].max_entries = 12
+        obj.maps["summary_errno"].max_entries = 1
+        return obj
+
+    monkeypatch.setattr(BpfObject, "open", classmethod(small_maps))
+    code = ("import os\n"
+            "for path in ('/nonexistent/a', '/'):\n"
+            "    for flags in (os.O_RDONLY, os.O_WRONLY):\n"
+            "        try:\n"
+            "            os.open(path, flags)\n"
+            "        except OSError:\n"
+            "            pass\n")
+    out = io.StringIO()
+    box: dict[str, LiveTrace] = {}
+
+    def read_summary() -> Summary:
+        session = box["trace"].session
+        assert session is not None
+        return session.kernel_summary().read()
+
+    sink = SummarySink(out, table="strace", group_by="total", summary_from=read_summary)
+    trace = LiveTrace(SessionOptions(command=[sys.executable, "-c", code], summary=True,
+                                     capture=False), sinks=[sink], collect=False)
+    box["trace"] = trace
+    trio.run(trace.run)
+    assert trace.returncode == 0
+    losses = trace.final_losses
+    assert losses is not None and sink.result is not None
+    # python's start-up makes more than 12 distinct calls; openat, among the first, fails
+    # with ENOENT and (the workload's) EISDIR
+    assert losses.summary_full > 0 and losses.errno_full > 0
+    assert sink.result.losses is not None
+    assert (sink.result.losses.summary_full, sink.result.losses.errno_full) == (
+        losses.summary_full, losses.errno_full)
+    assert sink.result.lost == losses.summary_full            # the summary's own count
+    line = (f" the in-kernel summary missed {losses.summary_full} calls and "
+            f"{losses.errno_full} errno counts: its maps were full")
+    assert line in out.getvalue().splitlines()
