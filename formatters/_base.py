@@ -159,23 +159,19 @@ class TextSink:
             return stream, not is_stdout(stream)
         return self.out, False
 
+    def end(self) -> str | bytes:
+        """What to write once the input has ended, after the last batch ("" for nothing)."""
+        return ""
+
     async def _write_all(self, recv: EventReceiver, stream: IO[bytes] | IO[str],
                          text: IO[str] | None, binary: IO[bytes] | None) -> bool:
-        """Render and write every batch; True when a write found the reader gone."""
+        """Render and write every batch, then :meth:`end`; True when a write found the
+        reader gone."""
         async with recv:
             async for batch in recv:
-                data = self.render(batch)
-                if not data:
-                    continue
-                try:
-                    if text is not None:
-                        text.write(data.decode() if isinstance(data, bytes) else data)
-                    elif binary is not None:
-                        binary.write(data.encode() if isinstance(data, str) else data)
-                    stream.flush()
-                except BrokenPipeError:
+                if _write(self.render(batch), stream, text, binary):
                     return True
-        return False
+        return _write(self.end(), stream, text, binary)
 
     async def run(self, ctx: StageContext, recv: EventReceiver) -> None:
         stream, owned = self._open()
@@ -201,6 +197,22 @@ class TextSink:
         finally:
             if owned and not self.closed_by_reader:
                 close_output(stream, completed=completed)
+
+
+def _write(data: str | bytes, stream: IO[bytes] | IO[str], text: IO[str] | None,
+           binary: IO[bytes] | None) -> bool:
+    """Write and flush ``data`` (nothing when empty); True when the reader is gone."""
+    if not data:
+        return False
+    try:
+        if text is not None:
+            text.write(data.decode() if isinstance(data, bytes) else data)
+        elif binary is not None:
+            binary.write(data.encode() if isinstance(data, str) else data)
+        stream.flush()
+    except BrokenPipeError:
+        return True
+    return False
 
 
 async def _watch_reader(stream: object, reading: trio.CancelScope, *,

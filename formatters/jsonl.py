@@ -10,7 +10,10 @@ Schema (the event Structs of ``tracekit._events``, field order as declared there
     {"type":"exit","ts_ns":..,"tid":..,"tgid":..,"exit_code":..,"group_dead":true,"comm":".."}
     {"type":"signal","ts_ns":..,"tid":..,"tgid":..,"sig":..,"sa_handler":..,"info":"<base64>",
      "comm":".."}
-    {"type":"lost","ts_ns":..,"count":..}
+    {"type":"lost","ts_ns":..,"count":..,"lifecycle":..}
+    {"type":"losses","ts_ns":..,"lost_syscalls":..,"lost_lifecycle":..,"untraced_tasks":..,
+     "capbuf_full":..,"scratch_full":..,"summary_full":..,"errno_full":..,"bad_records":..,
+     "dropped":{"<stage>":..}}
 
 - ``ts_ns`` of a syscall is its ENTRY time (0 when RESUMED: the entry was not seen);
   ``duration_ns`` is exit - entry (0 when unknown: see ``flags``, the SC_* bits of
@@ -24,6 +27,19 @@ Schema (the event Structs of ``tracekit._events``, field order as declared there
   ``sig`` its number, ``sa_handler`` the disposition (0 SIG_DFL, 1 SIG_IGN, else the
   handler's address), ``info`` the first 48 bytes of its siginfo (base64, msgspec's
   bytes encoding; layout in ``tracekit.decode.signals``).
+- ``exit`` has ``"superseded_by":N`` (not 0) when the task was a thread group leader
+  that another thread's execve reaped: N is that thread's tid before the exec, after
+  which it goes on under this tid (strace's ``+++ superseded by execve in pid N +++``).
+- ``lost``: records the ring buffer had no room for since the last report, ``count``
+  in all, ``lifecycle`` of them fork/exec/exit/signal records (the rest are syscall
+  records: calls missing from the trace).
+- ``losses`` is the last line of a trace (``tracekit run``, or a sink in a
+  :class:`~tracekit.LiveTrace`): everything lost or skipped, every count to the end
+  (:class:`~tracekit._events.Losses`): ring-buffer records by kind, tasks the pids map
+  could not hold, calls recorded without their captures (capture map full) or not at
+  all (no per-task entry), in-kernel summary and errno map entries, records that could
+  not be decoded, and per stage the events it did not pass on. Every field is there,
+  0 when nothing of the kind was lost.
 - ``comm`` and ``filename`` hold whatever bytes the traced process chose. They are
   written in tracekit's escaped form (:func:`~tracekit.formatters.escape`, the text
   formats' escaping), which JSON then escapes once more: a backslash becomes ``\\``, a
@@ -40,10 +56,11 @@ Read it back with ``msgspec.json.Decoder(tracekit._events.Event).decode_lines(da
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import msgspec
 
-from tracekit._events import Batch, Event, Exec, Exit, Signal, Syscall
+from tracekit._events import Batch, Event, Exec, Exit, Losses, Signal, Syscall
 from tracekit.formatters._base import TextSink, escape
 from tracekit.formatters._output import Output
 from tracekit.formatters._spec import FormatSpec, SinkContext
@@ -90,13 +107,23 @@ class JsonlSink(TextSink):
 
     Args:
       out: ``"-"`` (stdout), a path, or an open stream (:class:`TextSink`).
+      losses_from: called once the input ends for the ``losses`` line written last; a
+        :class:`~tracekit.LiveTrace` sets it to its ``losses`` when it is None.
     """
 
     name = "jsonl"
 
-    def __init__(self, out: Output) -> None:
+    def __init__(self, out: Output, *, losses_from: Callable[[], Losses] | None = None
+                 ) -> None:
         super().__init__(out)
         self._encoder = msgspec.json.Encoder()
+        self.losses_from = losses_from
+
+    def end(self) -> bytes:
+        if self.losses_from is None:
+            return b""
+        # the encoder writes every field (defaults too): all counts, zeros included
+        return self._encoder.encode(self.losses_from()) + b"\n"
 
     def render(self, batch: Batch) -> bytes:
         # the common batch needs no escaping: encode it whole and look for what escape()

@@ -8,7 +8,7 @@ Line shapes::
     1234 10:00:01.000100 read(0, 0x7ffd1000, 832) = 5 <0.200000>
     1234 10:00:02.000000 exit_group(0) = ?
     1234 +++ exited with 0 +++
-    1235 10:00:02.100000 read(0, 0x7ffd1000, 832 <unfinished ...>) = ?
+    1235 10:00:02.100000 read(0,  <unfinished ...>) = ?
     1235 +++ killed by SIGKILL +++
     1236 ??:??:??.?????? <... read resumed>) = 5
     [ Process PID=1237 runs in 32 bit mode. ]
@@ -29,7 +29,15 @@ Line shapes::
   (the kernel runs the child's sys_exit; it never entered the call): not printed, as
   strace shows only the parent's call.
 - Exit records: ``+++ exited with N +++`` or ``+++ killed by SIGKILL +++`` (``(core
-  dumped)`` when set), from the wait(2) status in ``exit_code``.
+  dumped)`` when set), from the wait(2) status in ``exit_code``; a thread group leader
+  that another thread's execve reaped: ``1234 +++ superseded by execve in pid 1236 +++``
+  (1236: the exec'ing thread's tid before the exec; it goes on as 1234).
+- A call the task never returned from to user space (it died inside: SIGKILL, another
+  thread's exit_group or execve) ends in ``= ?``, never a return of
+  ``ERESTART*``, in strace's shape for it (:func:`unfinished_text`): the arguments
+  strace decodes at entry, then `` <unfinished ...>`` when it would have decoded more at
+  the exit that never came: ``kill(1234, SIGKILL) = ?``, ``read(0,  <unfinished ...>) =
+  ?``, ``poll([{fd=3, events=POLLIN}], 1, -1 <unfinished ...>) = ?``.
 - Signal records: ``1234 10:00:00.123456 --- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED,
   ...} ---`` (the delivery time; :mod:`tracekit.decode.signals`), where strace prints a
   signal-delivery stop; a stop signal with its default action is followed by
@@ -60,6 +68,7 @@ from tracekit._events import (
     Syscall,
 )
 from tracekit.decode.args import SyscallDecoder
+from tracekit.decode.argspec import ARGSPEC
 from tracekit.decode.flags import signal_name
 from tracekit.decode.signals import SIGKILL, signal_line, stopped_line
 from tracekit.decode.values import DEFAULT_STRING_LIMIT
@@ -68,7 +77,46 @@ from tracekit.formatters._output import Output
 from tracekit.formatters._spec import FormatSpec, SinkContext
 from tracekit.kernel.facts import local_clock
 
-__all__ = ["SPEC", "StraceFormatter", "exit_text", "make_sink", "stages_before"]
+__all__ = ["SPEC", "StraceFormatter", "exit_text", "make_sink", "stages_before",
+           "unfinished_text"]
+
+# Argument kinds (tracekit/decode/argspec.py) that strace decodes when the call returns:
+# what the call writes. A call that never returns shows only the arguments before the
+# first of them.
+_EXIT_KINDS = frozenset({
+    "bufr", "bufrx", "strr", "cwd", "dirents", "stat", "statx", "statfs", "pipefds", "iovr",
+    "epollevents", "timespec_out", "timeval_out", "id_out", "cpuset_out", "sockaddr_out",
+    "len_inout", "optval_out", "msghdr_out", "mmsgvec", "rusage", "rusagew", "wstatus",
+    "utsname", "sysinfo", "tms", "rlim_out", "stack_out", "sigset_out", "sigaction_out",
+    "siginfo_out",
+})
+# ... and those whose argument list does not say so: the remaining time of a sleep
+_EXIT_ARG = {"nanosleep": 1, "clock_nanosleep": 3}
+# return kinds strace decorates at exit (``1 ([{fd=3, revents=POLLIN}])``): every
+# argument is shown at entry, and the call is not done
+_EXIT_RETS = frozenset({"poll", "ppoll", "select", "pselect"})
+
+
+def unfinished_text(name: str, args: Sequence[str]) -> str:
+    """strace's line for a call its task died in, from ``name(`` to ``= ?``.
+
+    strace prints a call's arguments as it decodes them: at entry those the call reads,
+    at exit those it writes. A call that never returns gets ``) = ?`` after the entry
+    part, with `` <unfinished ...>`` before it when the decoder was not done
+    (strace.c, print_event_exit): ``kill(1234, SIGKILL) = ?``; ``read(0,  <unfinished
+    ...>) = ?`` (each argument printed is followed by ``, ``); ``poll([...], 1, -1
+    <unfinished ...>) = ?`` (every argument shown, the revents were to come).
+    """
+    spec = ARGSPEC.get(name)
+    kinds, ret = spec if spec is not None else ((), "d")
+    cut = _EXIT_ARG.get(name)
+    if cut is None:
+        cut = next((i for i, k in enumerate(kinds) if k in _EXIT_KINDS), None)
+    if cut is not None and cut < len(args):
+        return f"{name}({''.join(a + ', ' for a in args[:cut])} <unfinished ...>) = ?"
+    if ret in _EXIT_RETS:
+        return f"{name}({', '.join(args)} <unfinished ...>) = ?"
+    return f"{name}({', '.join(args)}) = ?"
 
 
 def exit_text(status: int) -> str:
@@ -132,7 +180,11 @@ class StraceFormatter(TextSink):
             if isinstance(ev, Syscall):
                 self._syscall(ev, lines)
             elif isinstance(ev, Exit):
-                lines.append(f"{ev.tid} {exit_text(ev.exit_code)}")
+                if ev.superseded_by:
+                    lines.append(f"{ev.tid} +++ superseded by execve in pid "
+                                 f"{ev.superseded_by} +++")
+                else:
+                    lines.append(f"{ev.tid} {exit_text(ev.exit_code)}")
             elif isinstance(ev, Signal):
                 if ev.sig != SIGKILL:       # strace: no stop, only "+++ killed by" (below)
                     lines.append(self.format_signal(ev))
@@ -188,9 +240,9 @@ class StraceFormatter(TextSink):
                 tail = self._tails[id(d)] = (d, f"{d.name}({', '.join(d.args)}) = {d.ret} <")
             return f"{ev.tid} {self._clock(ev.ts_ns)} {tail[1]}{ev.duration_ns / 1e9:.6f}>"
         head = f"{ev.tid} {self._clock(ev.ts_ns)} " if self.timestamps else f"{ev.tid} "
-        args = ", ".join(d.args)
         if flags & SC_UNFINISHED:
-            return f"{head}{d.name}({args} <unfinished ...>) = ?"
+            return head + unfinished_text(d.name, d.args)
+        args = ", ".join(d.args)
         if flags & SC_NORETURN or not self.timestamps:
             return f"{head}{d.name}({args}) = {d.ret}"
         return f"{head}{d.name}({args}) = {d.ret} <{ev.duration_ns / 1e9:.6f}>"

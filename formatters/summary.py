@@ -20,7 +20,11 @@ Common to the text tables:
   stddev, % time, usecs/call or the histogram; a row with such calls ends with
   ``(<n> without duration)``;
 - numbers with no name print as ``syscall_<nr>``; 32-bit (compat) calls end in ``(32)``;
-- a ``LOST <n> records`` line says the counts are short by the calls in those records.
+- a ``LOST <n> records`` line says the counts are short by the calls in those records;
+  at the end of a trace, one line per kind of loss (``Losses.lines``: ring-buffer
+  records by kind, tasks not traced, full maps, stage drops) instead;
+- ``CHECK FAILED: thread N: ...``: the summary's self-check (a thread's time in calls
+  is at most the span from its first call's entry to its last call's exit) failed.
 
 ``table = "perf"`` (perf trace -s layout, per process, then per thread when grouped by
 thread)::
@@ -85,6 +89,7 @@ from typing import Any, Literal, TypeAlias, get_args
 import msgspec
 
 from tracekit._errors import ConfigError
+from tracekit._events import Losses
 from tracekit._summary import Group, GroupBy, SortKey, Summarizer, Summary, SyscallStats, sort_rows
 from tracekit.formatters._base import escape
 from tracekit.formatters._output import (
@@ -147,10 +152,19 @@ def _untimed_note(s: SyscallStats) -> str:
 
 
 def _lost_line(summary: Summary) -> str:
-    if not summary.lost:
-        return ""
-    return (f" LOST {summary.lost} records: the kernel could not write them; the counts "
-            "are short by their calls\n")
+    """The lines after the tables: what was lost (every kind, when the trace's losses
+    are known) and what the self-check found."""
+    if summary.losses is not None:
+        out = "".join(f" {line}\n" for line in summary.losses.lines())
+    elif summary.lost or summary.lost_lifecycle:
+        out = (f" LOST {summary.lost} records: the kernel could not write them; the counts "
+               "are short by their calls\n")
+        if summary.lost_lifecycle:
+            out += (f" LOST {summary.lost_lifecycle} fork/exec/exit/signal records too (no "
+                    "calls in them)\n")
+    else:
+        out = ""
+    return out + "".join(f" CHECK FAILED: {p}\n" for p in summary.problems)
 
 
 def _perf_table(rows: list[SyscallStats], indent: str) -> list[str]:
@@ -449,6 +463,9 @@ class SummarySink:
         ``Session.kernel_summary().read``) instead of aggregating the events.
       rich: draw the perf/strace tables with rich; None (default) = when the output
         stream is a terminal (``isatty()``).
+      losses_from: called once the input ends for the trace's losses, written after the
+        tables (``Summary.losses``); a :class:`~tracekit.LiveTrace` sets it to its
+        ``losses`` when it is None.
 
     Attributes:
       summarizer: the running aggregation; ``result`` is the final Summary once written.
@@ -464,7 +481,8 @@ class SummarySink:
                  syscall_name: Callable[[int], str] | None = None,
                  compat_syscall_name: Callable[[int], str] | None = None,
                  summary_from: Callable[[], Summary] | None = None,
-                 rich: bool | None = None) -> None:
+                 rich: bool | None = None,
+                 losses_from: Callable[[], Losses] | None = None) -> None:
         for what, value, allowed in (("table", table, TABLES), ("group_by", group_by, GROUPS),
                                      ("sort", sort, SORTS)):
             if value not in allowed:
@@ -479,6 +497,7 @@ class SummarySink:
         self.closed_by_reader = False
         self.summary_from = summary_from
         self.rich = rich
+        self.losses_from = losses_from
 
     async def run(self, ctx: StageContext, recv: EventReceiver) -> None:
         add = self.summarizer.add
@@ -490,6 +509,8 @@ class SummarySink:
             self.result = self.summary_from().regroup(self.group_by)
         else:
             self.result = self.summarizer.summary(self.group_by)
+        if self.losses_from is not None:
+            self.result = msgspec.structs.replace(self.result, losses=self.losses_from())
         self._write(ctx, self.result)
 
     def _write(self, ctx: StageContext, summary: Summary) -> None:

@@ -11,10 +11,10 @@
  *
  * kernel terms: tid = pid (a thread), tgid = process id (user-visible "pid").
  * Kernel sources: include/linux/sched.h (task_struct), include/linux/sched/signal.h
- * (signal_struct), include/linux/binfmts.h (linux_binprm),
- * arch/x86/include/asm/ptrace.h and arch/arm64/include/asm/ptrace.h (pt_regs),
- * arch/x86/include/asm/thread_info.h (thread_info.status, TS_COMPAT),
- * include/linux/signal_types.h (k_sigaction, kernel_siginfo).
+ * (signal_struct, SIGNAL_GROUP_EXIT), fs/exec.c (de_thread),
+ * include/linux/binfmts.h (linux_binprm), arch/x86/include/asm/ptrace.h and
+ * arch/arm64/include/asm/ptrace.h (pt_regs), arch/x86/include/asm/thread_info.h
+ * (thread_info.status, TS_COMPAT), include/linux/signal_types.h (k_sigaction, kernel_siginfo).
  */
 #ifndef TRACEKIT_CORE_TYPES_H
 #define TRACEKIT_CORE_TYPES_H
@@ -42,6 +42,9 @@ struct pt_regs {
 	unsigned long dx;
 	unsigned long si;
 	unsigned long di;
+	unsigned long bx; /* bx cx dx si di bp: the i386 argument registers (int $0x80) */
+	unsigned long cx;
+	unsigned long bp;
 	unsigned long orig_ax;
 	unsigned long sp; /* user stack pointer at entry (rt_sigreturn's signal frame) */
 } __attribute__((preserve_access_index));
@@ -66,9 +69,18 @@ struct pt_regs {
 } __attribute__((preserve_access_index));
 #endif
 
+struct task_struct;
+
 struct signal_struct {
 	atomic_t live; /* live threads; do_exit() decrements it before sched_process_exit */
+	unsigned int flags; /* SIGNAL_GROUP_EXIT: the group is dying (fatal signal, exit_group) */
+	int group_exit_code; /* with SIGNAL_GROUP_EXIT: the fatal signal, or exit_group's
+			      * status << 8 (kernel/signal.c complete_signal, kernel/exit.c) */
+	/* de_thread(): the thread whose execve kills the others (5.16+; a kernel without the
+	 * field reads no such thread) */
+	struct task_struct *group_exec_task;
 } __attribute__((preserve_access_index));
+#define TK_SIGNAL_GROUP_EXIT 0x00000004 /* include/linux/sched/signal.h */
 
 struct task_struct {
 #if defined(__TARGET_ARCH_x86)

@@ -8,7 +8,8 @@
  *   2  a pids entry flagged TK_PID_PENDING_EXEC is traced from its execve on.
  *   3  fork follows the thread that called clone() (current tid, not its tgid);
  *      exit deletes the tid; a non-leader exec deletes the old key, then inserts.
- *   8  a failed ring-buffer reservation counts TK_CNT_LOST.
+ *   8  a failed ring-buffer reservation counts TK_CNT_LOST (syscall records) or
+ *      TK_CNT_LOST_LIFECYCLE (fork, exec, exit, signal records).
  *   9  tasks of targ_self_tgid are never traced.
  *
  * Captures (issue 4): the "beauty" map names, per native syscall nr, the user memory to
@@ -142,6 +143,15 @@ struct {
 	__type(key, __u32); /* syscall nr, native table */
 	__type(value, struct tk_beauty);
 } beauty SEC(".maps");
+
+/* The same for 32-bit calls (TK_SC_COMPAT; x86_64 int $0x80), keyed by the i386 nr: only
+ * captures whose layout does not depend on the ABI (tracekit/session/capture.py). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TK_FILTER_MAX);
+	__type(key, __u32); /* syscall nr, i386 table */
+	__type(value, struct tk_beauty);
+} beauty32 SEC(".maps");
 
 /* ioctl requests whose argument is a struct or int to capture: key the 32-bit request,
  * value size | TK_IOCTL_IN/OUT (tracekit/session/capture.py fills it). */
@@ -300,6 +310,77 @@ static __always_inline void regs_args(struct pt_regs *regs, __u64 *args)
 	args[4] = regs->regs[4];
 	args[5] = regs->regs[5];
 #endif
+}
+
+/* The arguments of a 32-bit call (x86_64: int $0x80 or a 32-bit task's syscall): the
+ * i386 argument registers bx, cx, dx, si, di, bp, each cut to its 32 bits as the ia32
+ * syscall wrappers do (arch/x86/include/asm/syscall_wrapper.h); arm64 compat tasks are
+ * not flagged (compat_flag), so never come here. */
+static __always_inline void regs_args32(struct pt_regs *regs, __u64 *args)
+{
+#if defined(__TARGET_ARCH_x86)
+	args[0] = (__u32)regs->bx;
+	args[1] = (__u32)regs->cx;
+	args[2] = (__u32)regs->dx;
+	args[3] = (__u32)regs->si;
+	args[4] = (__u32)regs->di;
+	args[5] = (__u32)regs->bp;
+#else
+	regs_args(regs, args);
+#endif
+}
+
+/* The capture specs of syscall nr: the "beauty" map's, or "beauty32"'s for a 32-bit call. */
+static __always_inline const struct tk_beauty *beauty_of(__u32 nr, __u32 compat)
+{
+	if (compat)
+		return bpf_map_lookup_elem(&beauty32, &nr);
+	return bpf_map_lookup_elem(&beauty, &nr);
+}
+
+/* Whether the current thread, at sys_exit, will never get back to user space, killed the
+ * way strace sees as a call that never returns (`<... pause resumed>) = ?`): its thread
+ * group is dying of SIGKILL or of another thread's exit_group (SIGNAL_GROUP_EXIT with
+ * group_exit_code SIGKILL, or a status << 8), or another thread's execve is killing it
+ * (de_thread: signal->group_exec_task). The call then stays in flight and tk_proc_exit
+ * emits it TK_SC_UNFINISHED, instead of a return of -ERESTART*. Another fatal signal
+ * (SIGTERM) keeps its return: under ptrace the kernel delivers it through a stop, so
+ * strace sees the call return -ERESTART* first. */
+static __always_inline bool dying_in_call(void)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct signal_struct *sig = t->signal;
+	struct task_struct *exec_task;
+	int code;
+
+	if (!sig)
+		return false;
+	if (sig->flags & TK_SIGNAL_GROUP_EXIT) {
+		code = sig->group_exit_code & 0x7f;
+		if (code == 0 || code == 9 /* SIGKILL */)
+			return true;
+	}
+	if (!bpf_core_field_exists(sig->group_exec_task))
+		return false;
+	exec_task = sig->group_exec_task;
+	return exec_task && exec_task != t;
+}
+
+/* Whether the current thread, at sched_process_exit, is a thread group leader reaped by
+ * another thread's execve; *exec_tid is that thread's tid (its tid before the exec, which
+ * gives it the leader's). */
+static __always_inline bool superseded_by_exec(struct task_struct *p, __u32 *exec_tid)
+{
+	struct signal_struct *sig = p->signal;
+	struct task_struct *exec_task;
+
+	if (!sig || p->pid != p->tgid || !bpf_core_field_exists(sig->group_exec_task))
+		return false;
+	exec_task = sig->group_exec_task;
+	if (!exec_task || exec_task == p)
+		return false;
+	*exec_tid = exec_task->pid;
+	return true;
 }
 
 /* Whether the current task is in the target cgroup or one of its descendants: its
@@ -1080,7 +1161,7 @@ static __always_inline bool capture_entry(__u32 tid, const struct tk_scratch *s)
 
 	if (s->nr < 0 || s->nr >= TK_FILTER_MAX)
 		return false;
-	b = bpf_map_lookup_elem(&beauty, &key);
+	b = beauty_of(key, s->compat);
 	if (!b || !b->spec[0].kind)
 		return false;
 	c = bpf_map_lookup_elem(&capbuf, &tid);
@@ -1162,10 +1243,9 @@ static __always_inline bool emit_captured(struct tk_capbuf *c, const struct tk_s
 	bool exec_ok;
 	int i;
 
-	if ((c->pending | c->retry) && key < TK_FILTER_MAX &&
-	    (b = bpf_map_lookup_elem(&beauty, &key))) {
+	if ((c->pending | c->retry) && key < TK_FILTER_MAX && (b = beauty_of(key, s->compat))) {
 		/* a successful execve replaced the memory the pointers pointed into */
-		exec_ok = is_exec_nr(s->nr, 0) && ret == 0;
+		exec_ok = is_exec_nr(s->nr, s->compat) && ret == 0;
 		for (i = 0; i < TK_BEAUTY_SPECS; i++) {
 			const struct tk_beauty_spec *sp = &b->spec[i];
 			__u16 xflags;
@@ -1200,6 +1280,40 @@ static __always_inline bool emit_captured(struct tk_capbuf *c, const struct tk_s
 	for (i = 0; i < 6; i++)
 		c->rec.args[i] = s->args[i];
 	c->rec.ret = ret;
+	bpf_get_current_comm(c->rec.comm, sizeof(c->rec.comm));
+	size = c->caps_len;
+	if (size > TK_CAPBUF_DATA)
+		size = TK_CAPBUF_DATA;
+	c->caps_len = size;
+	size += sizeof(c->rec) + 2 * sizeof(__u32);
+	if (bpf_ringbuf_output(&events, &c->rec, size, 0))
+		count(TK_CNT_LOST);
+	return true;
+}
+
+/* A call the thread died in (TK_SC_UNFINISHED), with the entry captures in its capbuf
+ * slot c (checked to be this call's): strace shows the arguments it read at entry on
+ * its `<unfinished ...>` line. No exit reads: the call never returned. Returns false
+ * when there is nothing to append (the caller emits the plain record). */
+static __always_inline bool emit_unfinished_captured(struct tk_capbuf *c,
+						     const struct tk_scratch *s, __u64 pid_tgid)
+{
+	__u32 size;
+	int i;
+
+	if (!c->ncaps)
+		return false;
+	c->rec.hdr.kind = TK_REC_SYSCALL;
+	c->rec.hdr.flags = TK_SC_UNFINISHED | s->compat;
+	c->rec.hdr.ts_ns = s->ts_ns;
+	c->rec.duration_ns = 0;
+	c->rec.tid = (__u32)pid_tgid;
+	c->rec.tgid = pid_tgid >> 32;
+	c->rec.cpu = bpf_get_smp_processor_id();
+	c->rec.syscall_nr = s->nr;
+	for (i = 0; i < 6; i++)
+		c->rec.args[i] = s->args[i];
+	c->rec.ret = 0;
 	bpf_get_current_comm(c->rec.comm, sizeof(c->rec.comm));
 	size = c->caps_len;
 	if (size > TK_CAPBUF_DATA)
@@ -1261,7 +1375,10 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 	s.compat = compat;
 	/* the summary alone reads no arguments */
 	if (records_on()) {
-		regs_args(regs, s.args);
+		if (compat)
+			regs_args32(regs, s.args);
+		else
+			regs_args(regs, s.args);
 		/* rt_sigreturn takes no arguments; strace prints the mask it restores, from
 		 * the signal frame at the user sp: args[0] is that mask's address (the
 		 * "beauty" spec of rt_sigreturn reads it like any struct argument) */
@@ -1278,8 +1395,8 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 			emit_syscall(TK_SC_NORETURN | compat, s.ts_ns, 0, pid_tgid, id, s.args, 0);
 		return 0;
 	}
-	/* compat calls are numbered in another table: the beauty map does not apply */
-	if (targ_capture && records_on() && !compat)
+	/* compat calls are numbered in another table: their specs are in beauty32 */
+	if (targ_capture && records_on())
 		s.has_caps = capture_entry(tid, &s);
 	/* an in-place write of the thread's entry (fork_child 0: a call entered ends the
 	 * mark) */
@@ -1312,6 +1429,9 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 	/* An entry in flight was stored by tk_sys_enter of this traced task: the exit pairs
 	 * with it without a pids lookup. */
 	s = bpf_task_storage_get(&scratch, bpf_get_current_task_btf(), NULL, 0);
+	/* a call that never returns to user space stays in flight for tk_proc_exit */
+	if (s && s->ts_ns && dying_in_call())
+		return 0;
 	if (s && s->ts_ns) {
 		now = bpf_ktime_get_ns();
 		if (ret_selected(ret) && now - s->ts_ns >= targ_min_duration_ns) {
@@ -1404,7 +1524,7 @@ int BPF_PROG(tk_proc_fork, struct task_struct *parent, struct task_struct *child
 
 	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
 	if (!r) {
-		count(TK_CNT_LOST);
+		count(TK_CNT_LOST_LIFECYCLE);
 		return 0;
 	}
 	r->hdr.kind = TK_REC_FORK;
@@ -1461,7 +1581,7 @@ int BPF_PROG(tk_proc_exec, struct task_struct *p, pid_t old_pid, struct linux_bi
 
 	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
 	if (!r) {
-		count(TK_CNT_LOST);
+		count(TK_CNT_LOST_LIFECYCLE);
 		return 0;
 	}
 	r->hdr.kind = TK_REC_EXEC;
@@ -1484,6 +1604,7 @@ int BPF_PROG(tk_proc_exit, struct task_struct *p)
 	__u32 tid = (__u32)pid_tgid, tgid = pid_tgid >> 32;
 	struct tk_pid_info *info;
 	struct tk_scratch *s;
+	struct tk_capbuf *c;
 	struct tk_exit *r;
 	bool traced;
 
@@ -1497,9 +1618,16 @@ int BPF_PROG(tk_proc_exit, struct task_struct *p)
 	s = bpf_task_storage_get(&scratch, p, NULL, 0);
 	if (s) {
 		if (s->ts_ns && traced && unfinished_selected() && targ_summary)
-			sum_add(pid_tgid, s->nr, 0, SUM_UNFINISHED, 0, 0, bpf_ktime_get_ns());
-		if (s->ts_ns && traced && unfinished_selected() && records_on())
-			emit_syscall(TK_SC_UNFINISHED, s->ts_ns, 0, pid_tgid, s->nr, s->args, 0);
+			sum_add(pid_tgid, s->nr, s->compat, SUM_UNFINISHED, 0, 0,
+				bpf_ktime_get_ns());
+		if (s->ts_ns && traced && unfinished_selected() && records_on()) {
+			c = targ_capture && s->has_caps ?
+				bpf_map_lookup_elem(&capbuf, &tid) : NULL;
+			if (!c || c->entry_ts != s->ts_ns ||
+			    !emit_unfinished_captured(c, s, pid_tgid))
+				emit_syscall(TK_SC_UNFINISHED | s->compat, s->ts_ns, 0, pid_tgid,
+					     s->nr, s->args, 0);
+		}
 		bpf_task_storage_delete(&scratch, p);
 	}
 	/* the capture slot lives as long as the thread */
@@ -1510,7 +1638,9 @@ int BPF_PROG(tk_proc_exit, struct task_struct *p)
 	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
 	if (r) {
 		r->hdr.kind = TK_REC_EXIT;
-		r->hdr.flags = 0;
+		r->exec_tid = 0;
+		r->_pad = 0;
+		r->hdr.flags = superseded_by_exec(p, &r->exec_tid) ? TK_EXIT_SUPERSEDED : 0;
 		r->hdr.ts_ns = bpf_ktime_get_ns();
 		r->tid = p->pid;
 		r->tgid = p->tgid;
@@ -1520,7 +1650,7 @@ int BPF_PROG(tk_proc_exit, struct task_struct *p)
 		bpf_get_current_comm(r->comm, sizeof(r->comm));
 		bpf_ringbuf_submit(r, 0);
 	} else {
-		count(TK_CNT_LOST);
+		count(TK_CNT_LOST_LIFECYCLE);
 	}
 	return 0;
 }
@@ -1548,7 +1678,7 @@ int BPF_PROG(tk_signal_deliver, int sig, struct kernel_siginfo *info, struct k_s
 		return 0;
 	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
 	if (!r) {
-		count(TK_CNT_LOST);
+		count(TK_CNT_LOST_LIFECYCLE);
 		return 0;
 	}
 	r->hdr.kind = TK_REC_SIGNAL;

@@ -36,12 +36,15 @@ enum tk_rec_kind {
 
 /* Indices into the per-CPU "counters" array. */
 enum tk_counter {
-	TK_CNT_LOST = 0,        /* ring-buffer reservations that failed */
+	TK_CNT_LOST = 0,        /* syscall records the ring buffer had no room for */
 	TK_CNT_PIDS_FULL = 1,   /* tasks that could not be added: pids map full */
 	TK_CNT_SCRATCH_FULL = 2, /* entries that could not be paired: scratch map full */
 	TK_CNT_CAPBUF_FULL = 3, /* syscalls emitted without captures: capbuf map full */
 	TK_CNT_SUMMARY_FULL = 4, /* summary mode: calls not counted: "summary" map full */
 	TK_CNT_ERRNO_FULL = 5,  /* summary mode: errors counted but not by errno: map full */
+	TK_CNT_LOST_LIFECYCLE = 6, /* fork, exec, exit and signal records the ring buffer
+				    * had no room for (counted apart from TK_CNT_LOST, so the
+				    * syscall counts are short by exactly TK_CNT_LOST) */
 	TK_CNT_MAX = 8,
 };
 
@@ -98,10 +101,12 @@ struct tk_cap {
 };
 
 /* What to capture, per syscall nr: the value of the "beauty" ARRAY map (native syscall
- * table; compat calls capture nothing). Filled by tracekit/session/capture.py from tracefs
- * formats and its override table. Captures are appended in spec order for entry reads,
- * then at exit (TK_SPEC_AT_EXIT specs, and entry reads that faulted); at most one
- * capture per spec. */
+ * table) and of the "beauty32" ARRAY map (x86_64: i386 table, for TK_SC_COMPAT calls,
+ * whose arguments are the low 32 bits of the i386 argument registers). Filled by
+ * tracekit/session/capture.py from tracefs formats and its override table (beauty32:
+ * strings, byte buffers and sockaddrs, whose layouts do not depend on the ABI).
+ * Captures are appended in spec order for entry reads, then at exit (TK_SPEC_AT_EXIT
+ * specs, and entry reads that faulted); at most one capture per spec. */
 #define TK_BEAUTY_SPECS 8
 #define TK_LEN_NONE 0xff /* len_arg: fixed size (spec.size) */
 #define TK_LEN_RET  0xfe /* len_arg: the return value (only with TK_SPEC_AT_EXIT; ret < 0: no capture) */
@@ -175,7 +180,11 @@ struct tk_exec {
 	char filename[TK_FILENAME_LEN];
 };
 
-/* kind TK_REC_EXIT: a traced task exited (48 bytes) */
+/* kind TK_REC_EXIT: a traced task exited (56 bytes; records of 48 bytes, without
+ * exec_tid, come from older objects) */
+#define TK_EXIT_SUPERSEDED (1U << 0) /* hdr.flags: a thread group leader reaped by the
+				      * execve of another of its threads (exec_tid), whose
+				      * tid becomes this one: strace's "superseded by execve" */
 struct tk_exit {
 	struct tk_hdr hdr;
 	__u32 tid;
@@ -183,6 +192,8 @@ struct tk_exit {
 	__s32 exit_code; /* task->exit_code: wait(2) status layout */
 	__u32 group_dead; /* 1 when the whole thread group is gone */
 	char comm[TK_COMM_LEN];
+	__u32 exec_tid;  /* TK_EXIT_SUPERSEDED: the exec'ing thread's tid before the exec */
+	__u32 _pad;
 };
 
 /* kind TK_REC_SIGNAL: a traced thread dequeued a signal to act on it (tp_btf/signal_deliver,

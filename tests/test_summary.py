@@ -197,3 +197,40 @@ def test_reset_forgets() -> None:
     agg.add([ev(GETPPID), Lost(ts_ns=1, count=2)])
     agg.reset()
     assert agg.summary("thread") == Summary(group_by="thread")
+
+
+def test_self_check_names_a_thread_whose_calls_overlap() -> None:
+    """One thread's calls cannot overlap: 300 us of calls inside a 200 us span (two
+    records of one call, two tasks under one tid) fails the check, and says which."""
+    agg = summarizer()
+    agg.add([ev(GETPPID, 100_000, ts=1_000_000), ev(GETPPID, 100_000, ts=1_100_000),
+             ev(OPENAT, 100_000, ts=1_050_000),                       # overlaps both
+             ev(GETPPID, 5_000, tid=11, ts=1_000_000), ev(GETPPID, 5_000, tid=11,
+                                                           ts=1_010_000)])
+    s = agg.summary("thread")
+    assert s.spans == {10: (1_000_000, 1_200_000, 300_000), 11: (1_000_000, 1_015_000, 10_000)}
+    assert s.problems == ["thread 10: 0.000300 s in calls is more than the 0.000200 s from "
+                          "its first call's entry to its last call's exit"]
+    assert agg.summary("process").problems == s.problems      # kept by a coarser grouping
+    # split in two, each part passes; merged, the overlap is found again
+    a, b = summarizer(), summarizer()
+    a.add([ev(GETPPID, 100_000, ts=1_000_000), ev(GETPPID, 100_000, ts=1_100_000)])
+    b.add([ev(OPENAT, 100_000, ts=1_050_000)])
+    assert a.summary("thread").problems == b.summary("thread").problems == []
+    assert a.summary("thread").merge(b.summary("thread")).problems == [s.problems[0]]
+
+
+def test_self_check_passes_back_to_back_calls_and_skips_untimed() -> None:
+    agg = summarizer()
+    agg.add([ev(GETPPID, 100, ts=1000), ev(GETPPID, 100, ts=1100),          # touching
+             ev(EXIT_GROUP, 0, ts=5000, flags=SC_NORETURN),
+             ev(OPENAT, 0, ts=0, flags=SC_RESUMED)])
+    s = agg.summary("thread")
+    assert s.problems == [] and s.spans == {10: (1000, 1200, 200)}
+
+
+def test_lost_events_split_by_kind() -> None:
+    agg = summarizer()
+    agg.add([ev(GETPPID), Lost(ts_ns=1, count=5, lifecycle=2), Lost(ts_ns=2, count=1)])
+    s = agg.summary("thread")
+    assert (s.lost, s.lost_lifecycle) == (4, 2)      # syscall records: the calls missing

@@ -21,6 +21,9 @@ CNT_LOST, CNT_PIDS_FULL, CNT_SCRATCH_FULL, CNT_MAX = 0, 1, 2, 8
 CNT_CAPBUF_FULL = 3                               # syscalls emitted without captures: capbuf full
 CNT_SUMMARY_FULL = 4                              # summary mode: calls not counted: map full
 CNT_ERRNO_FULL = 5                                # summary mode: errors not counted by errno
+CNT_LOST_LIFECYCLE = 6                            # fork/exec/exit/signal records lost
+# (CNT_LOST counts syscall records only)
+EXIT_SUPERSEDED = 1             # tk_exit hdr.flags: a leader reaped by another thread's execve
 ST_SUCCESSFUL, ST_FAILED, ST_UNFINISHED = 1, 2, 4   # targ_status bits (TK_ST_*)
 ERRNO_MAX = 4095                                  # -4095..-1 is -errno (TK_ERRNO_MAX)
 
@@ -28,7 +31,8 @@ _HDR = struct.Struct("<IIQ")                      # kind, flags, ts_ns
 _SYSCALL = struct.Struct("<IIQQIIIi6Qq16s")       # struct tk_syscall, 112 bytes
 _FORK = struct.Struct("<IIQIIII")                 # struct tk_fork, 32 bytes
 _EXEC = struct.Struct("<IIQII16s256s")            # struct tk_exec, 296 bytes
-_EXIT = struct.Struct("<IIQIIiI16s")              # struct tk_exit, 48 bytes
+_EXIT = struct.Struct("<IIQIIiI16s")              # struct tk_exit up to comm, 48 bytes
+_EXIT_TAIL = struct.Struct("<II")                 # exec_tid, _pad: bytes 48..55
 _SIGNAL = struct.Struct("<IIQIIiIQ48s16s")        # struct tk_signal, 104 bytes
 PID_KEY = struct.Struct("<I")                     # pids map key: __u32 tid
 PID_INFO = struct.Struct("<QII")                  # struct tk_pid_info: start_time_ns, tgid, flags
@@ -121,7 +125,13 @@ class Exec(msgspec.Struct, frozen=True, gc=False, tag="exec"):
 
 
 class Exit(msgspec.Struct, frozen=True, gc=False, tag="exit"):
-    """A traced task exited (``struct tk_exit``)."""
+    """A traced task exited (``struct tk_exit``).
+
+    ``superseded_by`` is not 0 when the task was a thread group leader that the execve
+    of another of its threads reaped (fs/exec.c de_thread): it is that thread's tid
+    before the exec, after which the thread goes on under this tid (strace: ``+++
+    superseded by execve in pid N +++``).
+    """
 
     ts_ns: int
     tid: int
@@ -129,6 +139,7 @@ class Exit(msgspec.Struct, frozen=True, gc=False, tag="exit"):
     exit_code: int      # wait(2) status layout: (code << 8) | termsig
     group_dead: bool
     comm: str
+    superseded_by: int = 0   # the exec'ing thread's old tid (init pid namespace), or 0
 
 
 class Signal(msgspec.Struct, frozen=True, gc=False, tag="signal"):
@@ -150,10 +161,83 @@ class Signal(msgspec.Struct, frozen=True, gc=False, tag="signal"):
 
 
 class Lost(msgspec.Struct, frozen=True, gc=False, tag="lost"):
-    """Records the kernel could not reserve in the ring buffer since the last report."""
+    """Records the kernel could not reserve in the ring buffer since the last report.
+
+    ``count`` is every lost record; ``lifecycle`` how many of them were fork, exec, exit
+    or signal records (counted apart in the kernel: ``TK_CNT_LOST_LIFECYCLE``). The rest,
+    :attr:`syscalls`, are syscall records: the calls missing from the trace.
+    """
 
     ts_ns: int
-    count: int
+    count: int          # all lost records
+    lifecycle: int = 0  # of which fork/exec/exit/signal records
+
+    @property
+    def syscalls(self) -> int:
+        """Lost syscall records (``count - lifecycle``)."""
+        return self.count - self.lifecycle
+
+
+class Losses(msgspec.Struct, frozen=True, gc=False, tag="losses", kw_only=True):
+    """Everything a trace lost or skipped, counted to its end: the last event of a trace.
+
+    Made once the pipeline has drained (:meth:`RingBufferSource.losses
+    <tracekit.session.source.RingBufferSource.losses>`); each figure is exact at that
+    moment. Every field is a count of things; 0 means nothing of that kind was lost.
+    """
+
+    ts_ns: int                  # when it was made, CLOCK_MONOTONIC
+    lost_syscalls: int = 0      # syscall records the ring buffer had no room for: calls
+    #                             missing from the trace (kernel, TK_CNT_LOST)
+    lost_lifecycle: int = 0     # fork/exec/exit/signal records it had no room for
+    #                             (kernel, TK_CNT_LOST_LIFECYCLE)
+    untraced_tasks: int = 0     # tasks never traced: the pids map was full (the kernel's
+    #                             TK_CNT_PIDS_FULL at fork and user space's inserts from
+    #                             /proc, less those added later)
+    capbuf_full: int = 0        # calls recorded without their arguments' memory: no
+    #                             capture slot (kernel, TK_CNT_CAPBUF_FULL)
+    scratch_full: int = 0       # calls not recorded: no per-task entry to pair them
+    #                             (kernel, TK_CNT_SCRATCH_FULL)
+    summary_full: int = 0       # in-kernel summary: calls not counted (TK_CNT_SUMMARY_FULL)
+    errno_full: int = 0         # in-kernel summary: errors not counted by errno
+    bad_records: int = 0        # ring-buffer records that could not be decoded
+    dropped: dict[str, int] = {}  # stage name -> events it chose not to pass on
+
+    @property
+    def total(self) -> int:
+        """The sum of every count (0: nothing was lost or skipped)."""
+        return (self.lost_syscalls + self.lost_lifecycle + self.untraced_tasks
+                + self.capbuf_full + self.scratch_full + self.summary_full + self.errno_full
+                + self.bad_records + sum(self.dropped.values()))
+
+    def lines(self) -> list[str]:
+        """One line of text per kind of loss (none when nothing was lost), e.g.
+        ``LOST 15 records (12 syscall, 3 fork/exec/exit/signal): the ring buffer was
+        full; the trace is short by 12 calls``."""
+        out = []
+        if self.lost_syscalls or self.lost_lifecycle:
+            out.append(f"LOST {self.lost_syscalls + self.lost_lifecycle} records "
+                       f"({self.lost_syscalls} syscall, {self.lost_lifecycle} "
+                       "fork/exec/exit/signal): the ring buffer was full; the trace is "
+                       f"short by {self.lost_syscalls} calls")
+        if self.untraced_tasks:
+            out.append(f"{self.untraced_tasks} tasks were not traced: the pids map was full")
+        if self.scratch_full:
+            out.append(f"{self.scratch_full} calls were not recorded: no memory for the "
+                       "per-task entry that pairs a call's entry and exit")
+        if self.capbuf_full:
+            out.append(f"{self.capbuf_full} calls were recorded without their strings and "
+                       "buffers: the capture map was full")
+        if self.summary_full or self.errno_full:
+            out.append(f"the in-kernel summary missed {self.summary_full} calls and "
+                       f"{self.errno_full} errno counts: its maps were full")
+        if self.bad_records:
+            out.append(f"{self.bad_records} ring-buffer records could not be decoded and "
+                       "were skipped")
+        for stage, n in sorted(self.dropped.items()):
+            if n:
+                out.append(f"stage {stage!r} dropped {n} events")
+        return out
 
 
 class Reenumerated(msgspec.Struct, frozen=True, gc=False, tag="reenumerated"):
@@ -165,7 +249,7 @@ class Reenumerated(msgspec.Struct, frozen=True, gc=False, tag="reenumerated"):
     gone: int                   # tasks that exited while they were read (rule 7)
 
 
-Event: TypeAlias = Syscall | Fork | Exec | Exit | Signal | Lost | Reenumerated
+Event: TypeAlias = Syscall | Fork | Exec | Exit | Signal | Lost | Reenumerated | Losses
 Batch: TypeAlias = list[Event]
 
 
@@ -206,8 +290,11 @@ def decode_record(buf: bytes | memoryview) -> Event:
     if kind == REC_EXIT:
         if n < _EXIT.size:
             raise RecordError(f"exit record of {n} bytes, need {_EXIT.size}")
-        _, _, ts_ns, tid, tgid, code, dead, comm = _EXIT.unpack_from(buf)
-        return Exit(ts_ns, tid, tgid, code, bool(dead), _cstr(comm))
+        _, flags, ts_ns, tid, tgid, code, dead, comm = _EXIT.unpack_from(buf)
+        by = 0
+        if flags & EXIT_SUPERSEDED and n >= _EXIT.size + _EXIT_TAIL.size:
+            by = _EXIT_TAIL.unpack_from(buf, _EXIT.size)[0]
+        return Exit(ts_ns, tid, tgid, code, bool(dead), _cstr(comm), by)
     if kind == REC_SIGNAL:
         if n < _SIGNAL.size:
             raise RecordError(f"signal record of {n} bytes, need {_SIGNAL.size}")

@@ -11,7 +11,7 @@ Shape::
     Summary
       group_by: "thread" | "process" | "total"
       groups: [Group(tgid, tid, comm, syscalls: [SyscallStats, ...]), ...]
-      lost, first_ts_ns, last_ts_ns
+      lost, lost_lifecycle, first_ts_ns, last_ts_ns, losses, problems
 
 What a :class:`SyscallStats` counts (one row of a table):
 
@@ -31,6 +31,17 @@ What a :class:`SyscallStats` counts (one row of a table):
 - ``hist``: log2 latency histogram: bucket ``k`` counts durations ``d`` with
   ``d.bit_length() == k``, i.e. ``2**(k-1) <= d < 2**k`` ns (bucket 0 is ``d == 0``);
   a dict of the non-empty buckets.
+
+# Some facts about the self-check
+
+A thread is in one syscall at a time, so the durations of its timed calls are disjoint
+intervals between the entry of its first timed call and the exit of its last one: their
+sum (``total_ns``) cannot exceed that span (``last_ts_ns - first_ts_ns``), the wall time
+the thread was seen in calls. A summary of threads checks this for each thread
+(:meth:`Summary.checked`); a thread that fails it is named in ``problems`` (two records
+of one call, calls of two tasks under one tid, a clock gone wrong), and the summary
+output says so. An interval of the in-kernel mode knows only each row's first timed
+call ever, which may be before the interval: its check is looser, never wrong.
 
 # Some facts about the exact standard deviation
 
@@ -62,7 +73,15 @@ from typing import Any, Literal, TypeAlias
 
 import msgspec
 
-from tracekit._events import SC_COMPAT, SC_NORETURN, SC_RESUMED, SC_UNFINISHED, Lost, Syscall
+from tracekit._events import (
+    SC_COMPAT,
+    SC_NORETURN,
+    SC_RESUMED,
+    SC_UNFINISHED,
+    Losses,
+    Lost,
+    Syscall,
+)
 
 __all__ = [
     "GroupBy",
@@ -106,6 +125,9 @@ class SyscallStats(msgspec.Struct, kw_only=True, frozen=True):
     resumed: int = 0            # SC_RESUMED: exit seen, entry not (duration unknown)
     errnos: dict[int, int] = {}  # positive errno -> calls that returned it
     hist: dict[int, int] = {}    # log2 bucket (hist_bucket) -> timed calls in it
+    first_ts_ns: int = 0        # entry of the first timed call (an in-kernel interval:
+    #                             the first ever, maybe before the interval); 0: none
+    last_ts_ns: int = 0         # exit (entry + duration) of the last timed call
 
     @property
     def mean_ns(self) -> float:
@@ -150,7 +172,18 @@ class SyscallStats(msgspec.Struct, kw_only=True, frozen=True):
             unfinished=self.unfinished + other.unfinished,
             resumed=self.resumed + other.resumed,
             errnos=_add_counts(self.errnos, other.errnos),
-            hist=_add_counts(self.hist, other.hist))
+            hist=_add_counts(self.hist, other.hist),
+            first_ts_ns=_first_of(self, other), last_ts_ns=max(self.last_ts_ns,
+                                                                other.last_ts_ns))
+
+
+def _first_of(a: SyscallStats, b: SyscallStats) -> int:
+    """The first entry of both sets' timed calls; 0 when either one's is unknown."""
+    if not a.timed:
+        return b.first_ts_ns
+    if not b.timed:
+        return a.first_ts_ns
+    return min(a.first_ts_ns, b.first_ts_ns) if a.first_ts_ns and b.first_ts_ns else 0
 
 
 def _add_counts(a: dict[int, int], b: dict[int, int]) -> dict[int, int]:
@@ -185,6 +218,16 @@ class Group(msgspec.Struct, kw_only=True, frozen=True):
     def total_ns(self) -> int:
         return sum(s.total_ns for s in self.syscalls)
 
+    def span(self) -> tuple[int, int, int] | None:
+        """``(first entry, last exit, ns in calls)`` of the group's timed calls, or None
+        when it has none; the first entry is 0 when a row's is unknown."""
+        timed = [s for s in self.syscalls if s.timed]
+        if not timed:
+            return None
+        first = 0 if not all(s.first_ts_ns for s in timed) else min(
+            s.first_ts_ns for s in timed)
+        return first, max(s.last_ts_ns for s in timed), sum(s.total_ns for s in timed)
+
 
 def _merge_rows(rows: Iterable[SyscallStats]) -> list[SyscallStats]:
     by: dict[tuple[int, bool], SyscallStats] = {}
@@ -201,10 +244,18 @@ class Summary(msgspec.Struct, kw_only=True, frozen=True):
     Attributes:
       group_by: what a :class:`Group` is.
       groups: sorted by (tgid, tid).
-      lost: ring-buffer records the kernel could not write (their calls are missing:
-        the counts are exact only when this is 0).
+      lost: syscall records the kernel could not write (their calls are missing: the
+        counts are exact only when this is 0); in-kernel mode: calls not counted.
+      lost_lifecycle: fork/exec/exit/signal records it could not write (no calls).
       first_ts_ns: earliest entry time of a timed call (0 when none), CLOCK_MONOTONIC.
       last_ts_ns: latest exit time (entry + duration) of a timed call (0 when none).
+      losses: everything the trace lost or skipped, when the summary was made at its
+        end (:class:`~tracekit._events.Losses`), else None.
+      spans: per thread (tid), ``(first entry, last exit, ns in calls)`` of its timed
+        calls, what the self-check reads (first entry 0: unknown); kept by
+        :meth:`regroup`, combined by :meth:`merge`.
+      problems: what the self-check found wrong, one line per thread that fails it
+        (module docstring); empty: it passed.
     """
 
     group_by: GroupBy = "total"
@@ -212,6 +263,10 @@ class Summary(msgspec.Struct, kw_only=True, frozen=True):
     lost: int = 0
     first_ts_ns: int = 0
     last_ts_ns: int = 0
+    lost_lifecycle: int = 0
+    losses: Losses | None = None
+    spans: dict[int, tuple[int, int, int]] = {}
+    problems: list[str] = []
 
     @property
     def calls(self) -> int:
@@ -224,6 +279,15 @@ class Summary(msgspec.Struct, kw_only=True, frozen=True):
     @property
     def total_ns(self) -> int:
         return sum(g.total_ns for g in self.groups)
+
+    def checked(self) -> Summary:
+        """This summary of threads with its ``spans`` and the self-check's ``problems``
+        (module docstring); a summary of processes or the total as it is (its threads'
+        spans are not known)."""
+        if self.group_by != "thread":
+            return self
+        spans = {g.tid: span for g in self.groups if (span := g.span()) is not None}
+        return msgspec.structs.replace(self, spans=spans, problems=_problems(spans))
 
     def group_label(self, g: Group) -> str:
         """``"comm (tid)"`` of a thread group, ``"comm (tgid)"`` of a process, ``"all"``
@@ -278,9 +342,30 @@ class Summary(msgspec.Struct, kw_only=True, frozen=True):
                     tgid=g.tgid, tid=g.tid, comm=g.comm or prev.comm,
                     syscalls=_merge_rows([*prev.syscalls, *g.syscalls]))
         firsts = [t for t in (a.first_ts_ns, b.first_ts_ns) if t]
+        spans = dict(a.spans)
+        for tid, (f2, l2, t2) in b.spans.items():
+            had = spans.get(tid)
+            spans[tid] = (f2, l2, t2) if had is None else (
+                min(had[0], f2) if had[0] and f2 else 0, max(had[1], l2), had[2] + t2)
+        spans = dict(sorted(spans.items()))
         return Summary(group_by=by, groups=[keyed[k] for k in sorted(keyed)],
                        lost=a.lost + b.lost, first_ts_ns=min(firsts, default=0),
-                       last_ts_ns=max(a.last_ts_ns, b.last_ts_ns))
+                       last_ts_ns=max(a.last_ts_ns, b.last_ts_ns),
+                       lost_lifecycle=a.lost_lifecycle + b.lost_lifecycle,
+                       losses=b.losses if b.losses is not None else a.losses,
+                       spans=spans, problems=_problems(spans))
+
+
+def _problems(spans: dict[int, tuple[int, int, int]]) -> list[str]:
+    """The self-check of per-thread spans: one line per thread whose time in calls is
+    more than the span of its calls (a thread whose first entry is unknown passes)."""
+    out = []
+    for tid, (first, last, total) in sorted(spans.items()):
+        if first and total > last - first:
+            out.append(f"thread {tid}: {total / 1e9:.6f} s in calls is more than the "
+                       f"{(last - first) / 1e9:.6f} s from its first call's entry to its "
+                       "last call's exit")
+    return out
 
 
 def sort_rows(rows: Iterable[SyscallStats], sort: SortKey = "total") -> list[SyscallStats]:
@@ -298,7 +383,7 @@ def sort_rows(rows: Iterable[SyscallStats], sort: SortKey = "total") -> list[Sys
 # Accumulator slots: a list per (tid, syscall_nr, compat) is the cheapest thing to update
 # per event in CPython (a Struct's attribute writes cost more than list item writes).
 _CALLS, _ERRORS, _TIMED, _TOTAL, _MIN, _MAX, _SQ, _NORET, _UNFIN, _RESUMED = range(10)
-_ERRNOS, _HIST = 10, 11
+_ERRNOS, _HIST, _FIRST, _LAST = 10, 11, 12, 13
 
 
 class Summarizer:
@@ -311,7 +396,7 @@ class Summarizer:
         table on x86_64, else ``syscall_<nr>``.
 
     Cost: one dict lookup and a few list updates per Syscall; other events are skipped
-    (Lost adds to ``lost``).
+    (Lost adds to ``lost`` and ``lost_lifecycle``).
     """
 
     def __init__(self, syscall_name: Callable[[int], str] | None = None,
@@ -322,27 +407,37 @@ class Summarizer:
 
     def reset(self) -> None:
         """Forget everything added so far."""
-        # (tid, nr, compat) -> slots: ten int counters, then two dicts (_ERRNOS, _HIST)
+        # (tid, nr, compat) -> slots: ten int counters, two dicts (_ERRNOS, _HIST), then
+        # the first entry and last exit of the timed calls (_FIRST, _LAST)
         self._acc: dict[tuple[int, int, int], list[Any]] = {}
         self._threads: dict[int, tuple[int, str]] = {}     # tid -> (tgid, last comm)
         self.lost = 0
-        self.first_ts_ns = 0
-        self.last_ts_ns = 0
+        self.lost_lifecycle = 0
+
+    @property
+    def first_ts_ns(self) -> int:
+        """Earliest entry of a timed call added so far (0 when none)."""
+        return min((a[_FIRST] for a in self._acc.values() if a[_TIMED]), default=0)
+
+    @property
+    def last_ts_ns(self) -> int:
+        """Latest exit of a timed call added so far (0 when none)."""
+        return max((a[_LAST] for a in self._acc.values()), default=0)
 
     def add(self, events: Iterable[object]) -> None:
         """Add a batch of events (non-Syscall events other than Lost are ignored)."""
         acc, threads = self._acc, self._threads
-        first, last = self.first_ts_ns, self.last_ts_ns
         for ev in events:
             if type(ev) is not Syscall:
                 if type(ev) is Lost:
-                    self.lost += ev.count
+                    self.lost += ev.count - ev.lifecycle
+                    self.lost_lifecycle += ev.lifecycle
                 continue
             flags = ev.flags
             key = (ev.tid, ev.syscall_nr, flags & SC_COMPAT)
             a = acc.get(key)
             if a is None:
-                a = acc[key] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {}, {}]
+                a = acc[key] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {}, {}, 0, 0]
             t = threads.get(ev.tid)
             if t is None or t[1] != ev.comm:
                 threads[ev.tid] = (ev.tgid, ev.comm)
@@ -359,25 +454,25 @@ class Summarizer:
                 a[_RESUMED] += 1
                 continue
             d = ev.duration_ns
+            ts = ev.ts_ns
             if a[_TIMED]:
                 if d < a[_MIN]:
                     a[_MIN] = d
                 elif d > a[_MAX]:
                     a[_MAX] = d
+                if ts < a[_FIRST]:
+                    a[_FIRST] = ts
             else:
                 a[_MIN] = a[_MAX] = d
+                a[_FIRST] = ts
             a[_TIMED] += 1
             a[_TOTAL] += d
             a[_SQ] += d * d
             h = a[_HIST]
             k = d.bit_length()
             h[k] = h.get(k, 0) + 1
-            ts = ev.ts_ns
-            if not first or ts < first:
-                first = ts
-            if ts + d > last:
-                last = ts + d
-        self.first_ts_ns, self.last_ts_ns = first, last
+            if ts + d > a[_LAST]:
+                a[_LAST] = ts + d
 
     def summary(self, group_by: GroupBy = "thread") -> Summary:
         """What was added so far, as a :class:`Summary` grouped by ``group_by``."""
@@ -389,7 +484,8 @@ class Summarizer:
                 errors=a[_ERRORS], timed=a[_TIMED], total_ns=a[_TOTAL], min_ns=a[_MIN],
                 max_ns=a[_MAX], sum_sq_ns2=a[_SQ], noreturn=a[_NORET], unfinished=a[_UNFIN],
                 resumed=a[_RESUMED], errnos=dict(sorted(a[_ERRNOS].items())),
-                hist=dict(sorted(a[_HIST].items()))))
+                hist=dict(sorted(a[_HIST].items())), first_ts_ns=a[_FIRST],
+                last_ts_ns=a[_LAST]))
         groups = []
         for tid in sorted(rows, key=lambda t: (self._threads[t][0], t)):
             tgid, comm = self._threads[tid]
@@ -397,5 +493,6 @@ class Summarizer:
                                 syscalls=sorted(rows[tid], key=lambda s: (s.syscall_nr,
                                                                           s.compat))))
         s = Summary(group_by="thread", groups=groups, lost=self.lost,
-                    first_ts_ns=self.first_ts_ns, last_ts_ns=self.last_ts_ns)
-        return s.regroup(group_by)
+                    first_ts_ns=self.first_ts_ns, last_ts_ns=self.last_ts_ns,
+                    lost_lifecycle=self.lost_lifecycle)
+        return s.checked().regroup(group_by)

@@ -1,12 +1,16 @@
 """A reader that cannot keep up: every record the kernel writes is delivered or counted
-lost, exactly (a ring buffer far too small, a user stage far slower than the stream), and
-while a slow stage applies backpressure tracekit's memory stays bounded.
+lost, exactly and by kind (a ring buffer far too small, a user stage far slower than the
+stream): shown calls + lost syscall records = calls made, shown fork/exec/exit records +
+lost lifecycle records = tasks' events; the count is said on stderr, in the summary and
+as the last JSON Lines event. While a slow stage applies backpressure tracekit's memory
+stays bounded.
 
 Each test starts and traces only its own processes.
 """
 
 from __future__ import annotations
 
+import re
 import subprocess
 import time
 from pathlib import Path
@@ -16,18 +20,32 @@ import pytest
 from tests._run import (
     SLEEPY_PY,
     TRACEKIT,
+    compile_c,
     getppid_pipeline,
     read_events,
     run_tracekit,
     tracekit_env,
     write_pipeline,
 )
-from tracekit._events import Exec, Exit, Lost, Syscall
+from tracekit._events import Event, Exec, Exit, Fork, Losses, Lost, Syscall
 from tracekit.kernel.syscalls import SyscallTable
 
 pytestmark = pytest.mark.kernel
 
 GETPPID = SyscallTable().nr("getppid")
+
+
+def _split(events: list[Event]) -> tuple[list[Syscall], list[Event], int, int, Losses]:
+    """calls, lifecycle events, lost syscall records, lost lifecycle records (summed
+    from the Lost events), and the Losses event, which must be the last line."""
+    assert isinstance(events[-1], Losses), events[-1]
+    assert not any(isinstance(e, Losses) for e in events[:-1])
+    calls = [e for e in events if isinstance(e, Syscall)]
+    assert all(e.syscall_nr == GETPPID for e in calls)
+    lifecycle = [e for e in events if isinstance(e, Fork | Exec | Exit)]
+    lost = [e for e in events if isinstance(e, Lost)]
+    return (calls, lifecycle, sum(e.syscalls for e in lost), sum(e.lifecycle for e in lost),
+            events[-1])
 
 
 def test_tiny_ring_buffer_counts_every_lost_record(tmp_path: Path, loop: Path) -> None:
@@ -36,15 +54,93 @@ def test_tiny_ring_buffer_counts_every_lost_record(tmp_path: Path, loop: Path) -
     res = run_tracekit(["run", str(getppid_pipeline(tmp_path, buffer_pages=2)),
                         "-o", str(out), "--", str(loop), str(n)], timeout=120)
     assert res.returncode == 0, res.stderr
-    events = read_events(out)
-    lost = sum(e.count for e in events if isinstance(e, Lost))
-    calls = [e for e in events if isinstance(e, Syscall)]
-    assert all(e.syscall_nr == GETPPID for e in calls)
-    lifecycle = [e for e in events if isinstance(e, Exec | Exit)]
-    # Every record the kernel tried to write (n getppid + exec + exit) is delivered or lost.
-    assert len(calls) + len(lifecycle) + lost == n + 2
-    assert lost > 0, "a 2-page ring buffer kept up with a getppid loop: make n larger"
-    assert f"LOST {lost} records" in res.stderr
+    calls, lifecycle, lost_calls, lost_lifecycle, losses = _split(read_events(out))
+    # Every record the kernel tried to write is delivered or lost, and lost by kind:
+    # n getppid calls; the exec and the exit.
+    assert len(calls) + lost_calls == n
+    assert len(lifecycle) + lost_lifecycle == 2
+    assert (losses.lost_syscalls, losses.lost_lifecycle) == (lost_calls, lost_lifecycle)
+    assert lost_calls > 0, "a 2-page ring buffer kept up with a getppid loop: make n larger"
+    lost = lost_calls + lost_lifecycle
+    assert (f"LOST {lost} records ({lost_calls} syscall, {lost_lifecycle} "
+            f"fork/exec/exit/signal): the ring buffer was full; the trace is short by "
+            f"{lost_calls} calls") in res.stderr
+
+
+# k rounds of: b getppid calls, then a child that exits at once, waited for. The kernel
+# writes k * b getppid records and 2k + 2 lifecycle ones (the exec, k forks, k child
+# exits, the exit); SIGCHLD is ignored by default, so no signal record.
+FORK_ROUNDS_C = r"""
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+    long k = atol(argv[1]), b = atol(argv[2]);
+    for (long r = 0; r < k; r++) {
+        for (long i = 0; i < b; i++)
+            syscall(SYS_getppid);
+        pid_t c = fork();
+        if (c == 0)
+            _exit(0);
+        if (c < 0 || waitpid(c, NULL, 0) != c)
+            return 1;
+    }
+    return 0;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def fork_rounds(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return compile_c(FORK_ROUNDS_C, tmp_path_factory.mktemp("forks"), "fork_rounds")
+
+
+def test_lost_records_by_kind_add_up_exactly(tmp_path: Path, fork_rounds: Path) -> None:
+    k, b = 200, 2000
+    out = tmp_path / "out.jsonl"
+    res = run_tracekit(["run", str(getppid_pipeline(tmp_path, buffer_pages=1)),
+                        "-o", str(out), "--", str(fork_rounds), str(k), str(b)], timeout=120)
+    assert res.returncode == 0, res.stderr
+    calls, lifecycle, lost_calls, lost_lifecycle, losses = _split(read_events(out))
+    assert len(calls) + lost_calls == k * b          # shown + lost syscalls == calls made
+    assert len(lifecycle) + lost_lifecycle == 2 * k + 2
+    assert sum(isinstance(e, Fork) for e in lifecycle) <= k
+    assert (losses.lost_syscalls, losses.lost_lifecycle) == (lost_calls, lost_lifecycle)
+    assert lost_calls > 0 and lost_lifecycle > 0, (
+        f"a 1-page ring buffer kept up: lost {lost_calls} calls, {lost_lifecycle} others")
+    assert (f"({lost_calls} syscall, {lost_lifecycle} fork/exec/exit/signal)" in res.stderr
+            and f"short by {lost_calls} calls" in res.stderr)
+
+
+def test_summary_says_what_was_lost(tmp_path: Path, fork_rounds: Path) -> None:
+    """The summary counted from the records is short by exactly the lost syscall
+    records, and says so after its tables, by kind."""
+    k, b = 100, 2000
+    pipeline = write_pipeline(tmp_path, """\
+        buffer_pages = 1
+        [target]
+        command = ["true"]
+        [filter]
+        syscalls = ["getppid"]
+        [output]
+        format = "summary"
+        mode = "stream"
+        table = "strace"
+        group_by = "total"
+        """)
+    res = run_tracekit(["run", str(pipeline), "--", str(fork_rounds), str(k), str(b)],
+                       timeout=120)
+    assert res.returncode == 0, res.stderr
+    m = re.search(r"LOST (\d+) records \((\d+) syscall, (\d+) fork/exec/exit/signal\)",
+                  res.stdout)
+    assert m is not None, res.stdout
+    total, lost_calls, lost_lifecycle = map(int, m.groups())
+    assert total == lost_calls + lost_lifecycle and lost_calls > 0
+    row = re.search(r"^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+getppid$", res.stdout, re.M)
+    assert row is not None, res.stdout
+    assert int(row.group(1)) + lost_calls == k * b
+    assert m.group(0) in res.stderr                   # the same figures on stderr
 
 
 def _vm_hwm_kib(pid: int) -> int | None:
@@ -98,11 +194,9 @@ def test_slow_stage_backpressure_bounds_memory_and_loss_is_counted(tmp_path: Pat
             tk.kill()
             tk.wait()
     assert tk.returncode == 0, err
-    events = read_events(out)
-    calls = sum(1 for e in events if isinstance(e, Syscall) and e.syscall_nr == GETPPID)
-    lifecycle = sum(1 for e in events if isinstance(e, Exec | Exit))
-    lost = sum(e.count for e in events if isinstance(e, Lost))
-    assert calls + lifecycle + lost == n + 2   # exact: every record delivered or counted
-    assert lost > n // 2, "the sleeping stage kept up: the kernel dropped too little"
-    assert f"LOST {lost} records" in err and "buffer_pages" in err
+    calls, lifecycle, lost_calls, lost_lifecycle, _ = _split(read_events(out))
+    assert len(calls) + lost_calls == n        # exact: every record delivered or counted
+    assert len(lifecycle) + lost_lifecycle == 2
+    assert lost_calls > n // 2, "the sleeping stage kept up: the kernel dropped too little"
+    assert f"LOST {lost_calls + lost_lifecycle} records" in err and "buffer_pages" in err
     assert 0 < peak < RSS_BOUND_MIB * 1024, f"tracekit VmHWM {peak} KiB"

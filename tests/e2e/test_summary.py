@@ -184,6 +184,23 @@ def test_totals_within_wall_time_times_threads(traced: Traced) -> None:
         assert g.total_ns <= wall
 
 
+def test_summary_checks_itself_per_thread(traced: Traced) -> None:
+    """The self-check: each thread's time in calls is at most the span from its first
+    call's entry to its last call's exit; a real trace passes it."""
+    s = traced.summary
+    assert s.problems == []
+    assert set(s.spans) == {g.tid for g in s.groups if any(x.timed for x in g.syscalls)}
+    for g in s.groups:
+        timed = [c for c in traced.calls if c.tid == g.tid and not (
+            c.noreturn or c.unfinished or c.resumed)]
+        first, last, total = s.spans[g.tid]
+        assert first == min(c.ts_ns for c in timed)
+        assert last == max(c.ts_ns + c.duration_ns for c in timed)
+        assert total == g.total_ns <= last - first
+    # the check survives a coarser grouping, which no longer knows the threads
+    assert s.regroup("total").spans == s.spans
+
+
 def test_interval_snapshots_merge_to_the_final_summary(traced: Traced) -> None:
     snaps = traced.intervals.snapshots
     assert len(snaps) >= 3          # the workload sleeps 0.3 s with 0.05 s intervals
@@ -229,6 +246,7 @@ def test_cli_summary_table(tmp_path: Path, mode: str) -> None:
     assert r.returncode == 0, r.stderr
     text = out.read_text()
     assert "not the standard error" in text and "LOST" not in text
+    assert "CHECK FAILED" not in text                  # the self-check passed
     rep = json.loads(report.read_text())
     tables = _parse_perf_table(text)
     assert set(tables) == {rep["main"], *map(int, rep["threads"])}
@@ -261,6 +279,10 @@ def test_cli_summary_json_table(tmp_path: Path) -> None:
     assert s.group_by == "thread" and s.lost == 0
     rows = {g.tid: {x.syscall: x for x in g.syscalls} for g in s.groups}
     assert set(rows) == {rep["main"], *map(int, rep["threads"])}
+    # counted in the kernel: the self-check passed on every thread, nothing was lost
+    assert s.problems == [] and set(s.spans) == set(rows)
+    assert all(total <= last - first for first, last, total in s.spans.values())
+    assert s.losses is not None and s.losses.total == 0
     main = rows[rep["main"]]
     assert (main["getppid"].calls, main["getppid"].errors) == (N_GETPPID, 0)
     assert main["syscall_1000"].errnos == {errno.ENOSYS: K_NOSYS}

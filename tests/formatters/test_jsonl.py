@@ -9,7 +9,18 @@ from pathlib import Path
 import msgspec
 import trio
 
-from tracekit._events import SC_NORETURN, SC_RESUMED, Batch, Event, Exec, Exit, Fork, Lost, Syscall
+from tracekit._events import (
+    SC_NORETURN,
+    SC_RESUMED,
+    Batch,
+    Event,
+    Exec,
+    Exit,
+    Fork,
+    Losses,
+    Lost,
+    Syscall,
+)
 from tracekit.formatters import JsonlSink, unescape
 from tracekit.pipeline import IterSource, Pipeline
 
@@ -22,7 +33,8 @@ DECODER = msgspec.json.Decoder(Event)
 # 18446744073709551516 is AT_FDCWD as a register); ret signed; group_dead a JSON bool;
 # comm "evil\x1b[31m" + the invalid byte 0xff is written in escaped form, ESC and 0xff each
 # as the four characters \xNN (so "\\x1b" and "\\xff" in the JSON text, its backslash
-# doubled by JSON).
+# doubled by JSON); an exit superseded by another thread's execve carries that thread's
+# old tid in superseded_by (0 otherwise); lost records count their lifecycle ones apart.
 EVENTS: list[Batch] = [
     [
         Syscall(5_000_000_000, 4_000, 1234, 1234, 1, 257,
@@ -34,7 +46,8 @@ EVENTS: list[Batch] = [
     [
         Syscall(5_000_030_000, 0, 1235, 1235, 0, 231, (0,) * 6, 0, "true", SC_NORETURN),
         Exit(5_000_040_000, 1235, 1235, 256, True, "true"),
-        Lost(5_000_050_000, 3),
+        Exit(5_000_045_000, 1240, 1240, 0, False, "mt", superseded_by=1241),
+        Lost(5_000_050_000, 3, lifecycle=1),
         Syscall(5_000_060_000, 2_000, 77, 77, 0, 21, (0x10, 4, 0, 0, 0, 0), -2,
                 "evil\x1b[31m\udcff"),
     ],
@@ -56,7 +69,7 @@ async def test_golden_and_round_trip(tmp_path: Path) -> None:
     assert back[-1].comm == "evil\\x1b[31m\\xff"          # escaped form
     assert unescape(back[-1].comm) == b"evil\x1b[31m\xff"   # the exact bytes
     assert [json.loads(line)["type"] for line in data.splitlines()] == [
-        "syscall", "syscall", "fork", "exec", "syscall", "exit", "lost", "syscall"]
+        "syscall", "syscall", "fork", "exec", "syscall", "exit", "exit", "lost", "syscall"]
     assert b"\x1b" not in data
 
 
@@ -77,3 +90,27 @@ def test_printable_strings_are_unchanged_and_a_backslash_is_doubled() -> None:
     (back,) = DECODER.decode_lines(JsonlSink(io.BytesIO()).render([ev]))
     assert back.filename == "/tmp/naïve\\\\x41"                # type: ignore[union-attr]
     assert unescape(back.filename) == "/tmp/naïve\\x41".encode()  # type: ignore[union-attr]
+
+
+async def test_losses_line_comes_last_with_every_count(tmp_path: Path) -> None:
+    losses = Losses(ts_ns=9, lost_syscalls=5, lost_lifecycle=2, untraced_tasks=1,
+                    capbuf_full=3, scratch_full=4, dropped={"pathfilter": 7})
+    calls = []
+
+    def losses_from() -> Losses:
+        calls.append(1)
+        return losses
+
+    await _run(JsonlSink(tmp_path / "out.jsonl", losses_from=losses_from), EVENTS)
+    lines = (tmp_path / "out.jsonl").read_bytes().splitlines()
+    assert calls == [1]                                   # asked once, at the end
+    assert lines[:-1] == (GOLDEN / "events.jsonl").read_bytes().splitlines()
+    last = json.loads(lines[-1])
+    assert last == {"type": "losses", "ts_ns": 9, "lost_syscalls": 5, "lost_lifecycle": 2,
+                    "untraced_tasks": 1, "capbuf_full": 3, "scratch_full": 4,
+                    "summary_full": 0, "errno_full": 0, "bad_records": 0,
+                    "dropped": {"pathfilter": 7}}
+    assert DECODER.decode(lines[-1]) == losses
+    # without a source of losses (a sink outside a trace) there is no such line
+    await _run(JsonlSink(tmp_path / "plain.jsonl"), EVENTS)
+    assert (tmp_path / "plain.jsonl").read_bytes() == (GOLDEN / "events.jsonl").read_bytes()

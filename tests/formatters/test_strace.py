@@ -31,7 +31,7 @@ from tracekit.decode.args import SyscallDecoder
 from tracekit.decode.fdcache import FdCache
 from tracekit.formatters import SinkContext, TextOptions
 from tracekit.formatters.perf import PerfFormatter
-from tracekit.formatters.strace import StraceFormatter, exit_text, make_sink
+from tracekit.formatters.strace import StraceFormatter, exit_text, make_sink, unfinished_text
 from tracekit.kernel.syscalls import SyscallTable
 from tracekit.pipeline.beautify import Beautify
 
@@ -110,6 +110,22 @@ def test_exit_text(status: int, text: str) -> None:
     assert exit_text(status) == text
 
 
+def test_superseded_leader_and_its_unfinished_call() -> None:
+    """A leader reaped by another thread's execve: its pending call is unfinished (strace:
+    ``<... pause resumed>) = ?``, joined: ``pause() = ?``) and its end line names the
+    exec'ing thread's old tid, instead of an exit."""
+    f = formatter(io.BytesIO())
+    lines = f.render([
+        sc("pause", (), 0, ts_ms=1, tid=500, flags=SC_UNFINISHED),
+        Exit(ts_ns=1_200_000_000, tid=500, tgid=500, exit_code=0, group_dead=False,
+             comm="t", superseded_by=502),
+        Exit(ts_ns=1_300_000_000, tid=500, tgid=500, exit_code=0, group_dead=True, comm="t"),
+    ]).splitlines()
+    assert lines == ["500 10:00:00.001000 pause() = ?",
+                     "500 +++ superseded by execve in pid 502 +++",
+                     "500 +++ exited with 0 +++"]
+
+
 def test_make_sink_options_and_file_output(tmp_path: Path) -> None:
     ctx = SinkContext(syscall_name=X64.name, compat_syscall_name=I386.name,
                       arg_names=lambda name: None)
@@ -161,3 +177,20 @@ def test_the_cached_line_of_a_repeated_call_is_the_general_one(
                  + f".{wall % 1_000_000_000 // 1000:06d}")
         assert f.format_syscall(e) == (f"100 {clock} close(3) = 0 "
                                        f"<{e.duration_ns / 1e9:.6f}>")
+
+
+@pytest.mark.parametrize(("name", "args", "line"), [
+    ("kill", ("1234", "SIGKILL"), "kill(1234, SIGKILL) = ?"),          # all read at entry
+    ("read", ("0", "0x7ffd1000", "832"), "read(0,  <unfinished ...>) = ?"),   # buf at exit
+    ("wait4", ("-1", "0x7ffd", "0", "NULL"), "wait4(-1,  <unfinished ...>) = ?"),
+    ("clock_nanosleep", ("CLOCK_REALTIME", "0", "{tv_sec=5, tv_nsec=0}", "0x7ffd"),
+     "clock_nanosleep(CLOCK_REALTIME, 0, {tv_sec=5, tv_nsec=0},  <unfinished ...>) = ?"),
+    ("poll", ("[{fd=3, events=POLLIN}]", "1", "-1"),
+     "poll([{fd=3, events=POLLIN}], 1, -1 <unfinished ...>) = ?"),    # revents to come
+    ("pipe2", ("0x7ffd", "O_CLOEXEC"), "pipe2( <unfinished ...>) = ?"),
+    ("pause", (), "pause() = ?"),
+])
+def test_unfinished_lines_in_strace_shapes(name: str, args: tuple[str, ...], line: str) -> None:
+    """strace's line for a call its task died in (seen with strace 6.1: a killed
+    clock_nanosleep, a self-kill, a pause ended by another thread's execve)."""
+    assert unfinished_text(name, args) == line

@@ -11,7 +11,7 @@ import msgspec
 import pytest
 
 from tracekit._errors import ConfigError
-from tracekit._events import SC_COMPAT, SC_NORETURN, Batch, Exit, Lost, Syscall
+from tracekit._events import SC_COMPAT, SC_NORETURN, Batch, Exit, Losses, Lost, Syscall
 from tracekit._summary import Summarizer, Summary
 from tracekit.formatters import SinkContext, unescape
 from tracekit.formatters.summary import SPEC, SummarySink, make_sink, render
@@ -141,3 +141,33 @@ def test_make_sink_rejects_bad_options() -> None:
         make_sink("-", SPEC.parse_options({"table": "csv"}), ctx)
     with pytest.raises(ConfigError, match="unknown option.*colour"):
         make_sink("-", SPEC.parse_options({"colour": True}), ctx)
+
+
+async def test_losses_and_failed_check_after_the_tables() -> None:
+    """At the end of a trace the sink adds its losses, one line per kind, and a failed
+    self-check says so, in every table."""
+    overlapping = [sc(1_000_000, "getppid", 100_000), sc(1_050_000, "getppid", 100_000)]
+    losses = Losses(ts_ns=1, lost_syscalls=12, lost_lifecycle=3, untraced_tasks=2,
+                    capbuf_full=4, scratch_full=5, dropped={"pathfilter": 6})
+    out = io.StringIO()
+    sink = SummarySink(out, table="strace", syscall_name=TABLE.name,
+                       compat_syscall_name=I386.name, losses_from=lambda: losses)
+    await run_through([overlapping], [], [sink])
+    text = out.getvalue()
+    tail = text[text.index(" LOST"):].splitlines()
+    assert tail == [
+        " LOST 15 records (12 syscall, 3 fork/exec/exit/signal): the ring buffer was full; "
+        "the trace is short by 12 calls",
+        " 2 tasks were not traced: the pids map was full",
+        " 5 calls were not recorded: no memory for the per-task entry that pairs a call's "
+        "entry and exit",
+        " 4 calls were recorded without their strings and buffers: the capture map was full",
+        " stage 'pathfilter' dropped 6 events",
+        " CHECK FAILED: thread 100: 0.000200 s in calls is more than the 0.000150 s from its "
+        "first call's entry to its last call's exit",
+    ]
+    assert sink.result is not None and sink.result.losses == losses
+    for table in ("perf", "histogram"):
+        assert render(sink.result, table).endswith("\n".join(tail) + "\n")
+    back = msgspec.json.decode(render(sink.result, "json"), type=Summary)
+    assert back.losses == losses and back.problems == sink.result.problems

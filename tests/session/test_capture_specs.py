@@ -24,6 +24,7 @@ from tracekit.session.capture import (
     STR_CAP,
     CapSpec,
     build_specs,
+    build_specs32,
     pack_specs,
     specs_for,
 )
@@ -128,3 +129,18 @@ def test_pack_layout() -> None:
 def test_6_19_extra_fields_are_not_arguments(shared_fixtures: Path) -> None:
     text = (shared_fixtures / "tracefs" / "6.19/events/syscalls/sys_enter_write/format").read_text()
     assert [f.name for f in syscall_args(parse_format(text))] == ["fd", "buf", "count"]
+
+
+def test_i386_specs_capture_only_what_reads_the_same_in_both_abis() -> None:
+    """beauty32: strings, byte buffers and sockaddrs of the i386 calls, by i386 number;
+    a struct of longs or pointers (stat64's, an iovec, argv) is not captured."""
+    i386 = SyscallTable("i386")
+    got = {i386.name(nr): specs for nr, specs in build_specs32(i386).items()}
+    assert got["open"] == (CapSpec(0, CAP_STR, LEN_NONE, 0, STR_CAP, 0),)
+    assert got["write"] == (CapSpec(1, CAP_BUF, 2, 0, BUF_CAP, 0),)
+    assert got["read"] == (CapSpec(1, CAP_BUF, LEN_RET, SPEC_AT_EXIT, BUF_CAP, 0),)
+    assert got["stat64"] == (CapSpec(0, CAP_STR, LEN_NONE, 0, STR_CAP, 0),)  # not the struct
+    assert got["connect"] == (CapSpec(1, CAP_STRUCT, 2, 0, SOCKADDR_CAP, 0),)
+    assert got["execve"] == (CapSpec(0, CAP_STR, LEN_NONE, 0, STR_CAP, 0),)  # argv: no
+    assert "readv" not in got and "fstat64" not in got
+    assert i386.nr("open") == 5 and 5 in build_specs32(i386)        # keyed by i386 nr

@@ -117,15 +117,12 @@ async def record_file(cfg: Any, path: Path, out_path: str, compress: bool = True
         if recorder is not None:
             recorder.close(End(ts_ns=0, records=0, lost=0, completed=False))
         close_output(out, completed=True)
-    session, source, counters = trace.session, trace.source, trace.counters
-    assert session is not None and source is not None and counters is not None
+    session, losses = trace.session, trace.final_losses
+    assert session is not None and losses is not None
     print(f"tracekit: recorded {recorder.records_written} records in "
           f"{recorder.writer.bytes_out} bytes ({recorder.frames} frames) to {out_path}",
           file=sys.stderr)
-    repaired = sum(st.counters.get("repaired_pids_full", 0) for st in result.stats.values())
-    return end_status(result, None, returncode=trace.returncode, lost=source.lost,
-                      summary_full=0, errno_full=0,
-                      untraced=counters.pids_full + session.not_added - repaired,
+    return end_status(result, None, returncode=trace.returncode, losses=losses,
                       command=session.command is not None)
 
 
@@ -166,6 +163,22 @@ def cmd_replay(args: argparse.Namespace) -> int:
     check_output_not_input(cfg.output.path, [("recording", str(args.recording))] + (
         [("pipeline file", str(args.pipeline))] if args.pipeline else []))
     return trio.run(replay_file, args.recording, cfg, args.pipeline or Path("<options>"))
+
+
+def _recorded_losses(end: Any, final: dict[str, int]) -> Any:
+    """The :class:`~tracekit.Losses` of the live run: as its sinks wrote them, else (a
+    recording cut short, or of a trace that failed) from the counters it holds."""
+    from tracekit._events import Losses
+
+    if end is not None and end.losses is not None:
+        return end.losses
+    counters = end.counters if end is not None else {}
+    return Losses(ts_ns=end.ts_ns if end is not None else 0, lost_syscalls=final["lost"],
+                  untraced_tasks=max(0, final["untraced"]),
+                  capbuf_full=counters.get("capbuf_full", 0),
+                  scratch_full=counters.get("scratch_full", 0),
+                  summary_full=final["summary_full"],
+                  errno_full=counters.get("errno_full", 0))
 
 
 async def replay_file(recording: Path | str, cfg: Any, path: Path) -> int:
@@ -230,19 +243,17 @@ async def replay_file(recording: Path | str, cfg: Any, path: Path) -> int:
         raise ConfigError(f"{recording}: the recording holds syscall records, no "
                           "in-kernel summary, which format = \"openmetrics\" reads")
     source = RecordingSource(rec)
+    losses = _recorded_losses(end, final)
     spec = plan.spec
     out = open_sink_output(spec, cfg.output.path)
     completed = False
     try:
         sink = spec.make_sink(out, plan.options, plan.ctx)
+        if getattr(sink, "losses_from", False) is None:
+            sink.losses_from = lambda: losses   # what the live sinks wrote at their end
         result = await Pipeline(source, plan.stages, [sink]).run()
         completed = True
     finally:
         if not isinstance(out, str):
             close_output(out, completed=completed)
-    untraced = final["untraced"]
-    return end_status(result, sink, returncode=None, lost=source.lost,
-                      summary_full=counters.get("summary_full", 0) if header.kernel_summary
-                      else 0,
-                      errno_full=counters.get("errno_full", 0) if header.kernel_summary else 0,
-                      untraced=untraced, command=False)
+    return end_status(result, sink, returncode=None, losses=losses, command=False)

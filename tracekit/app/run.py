@@ -23,6 +23,7 @@ from typing import Any
 import msgspec
 import trio
 
+from tracekit._events import Losses
 from tracekit.app.status import StatusLine, session_sampler, status_wanted
 from tracekit.formatters._output import close_output, open_output
 from tracekit.formatters._spec import SinkContext, format_spec
@@ -252,12 +253,9 @@ async def _run_live(trace: Any, plan: OutputPlan, path: str) -> int:
     finally:
         if not isinstance(out, str):
             close_output(out, completed=completed)
-    session, source, counters = trace.session, trace.source, trace.counters
-    assert session is not None and source is not None and counters is not None
-    repaired = sum(st.counters.get("repaired_pids_full", 0) for st in result.stats.values())
-    return end_status(result, sink, returncode=trace.returncode, lost=source.lost,
-                      summary_full=counters.summary_full, errno_full=counters.errno_full,
-                      untraced=counters.pids_full + session.not_added - repaired,
+    session, losses = trace.session, trace.final_losses
+    assert session is not None and losses is not None
+    return end_status(result, sink, returncode=trace.returncode, losses=losses,
                       command=session.command is not None)
 
 
@@ -270,10 +268,11 @@ def open_sink_output(spec: Any, path: str) -> Any:
     return open_output(path, atomic=spec.written_at_end)
 
 
-def end_status(result: Any, sink: Any, *, returncode: int | None, lost: int,
-               summary_full: int, errno_full: int, untraced: int, command: bool) -> int:
-    """The exit status of a run (or a replay) that ended with ``result``; prints what the
-    kernel could not do (lost records, full maps) on stderr."""
+def end_status(result: Any, sink: Any, *, returncode: int | None, losses: Losses,
+               command: bool) -> int:
+    """The exit status of a run (or a replay) that ended with ``result``; prints on stderr
+    everything ``losses`` counts (records lost by kind, tasks not traced, full maps,
+    events stages dropped), a line each."""
     status = 0
     if result.downstream_closed and getattr(sink, "closed_by_reader", False):
         # The reader of our output went away (`| head`): stop here without
@@ -286,17 +285,16 @@ def end_status(result: Any, sink: Any, *, returncode: int | None, lost: int,
                     "; the command goes on untraced" if command else "")
     elif returncode is not None:
         status = returncode if returncode >= 0 else 128 - returncode
-    # What the trace's lost events add up to (the kernel counts on while a pid target
+    # Everything lost or skipped, one line each (the kernel counts on while a pid target
     # runs after the final drain: those calls came after the stop, untraced, not lost).
-    if lost:
-        print(f"tracekit: LOST {lost} records: the ring buffer was full; "
-              "raise buffer_pages in the pipeline file", file=sys.stderr)
-    if summary_full or errno_full:
-        print(f"tracekit: the in-kernel summary missed {summary_full} calls and "
-              f"{errno_full} errno counts: its maps were full", file=sys.stderr)
-    if untraced > 0:
-        print(f"tracekit: {untraced} tasks were not traced: "
-              "the pids map was full; raise pids_max_entries", file=sys.stderr)
+    for line in losses.lines():
+        print(f"tracekit: {line}", file=sys.stderr)
+    if losses.lost_syscalls or losses.lost_lifecycle:
+        print("tracekit: raise buffer_pages in the pipeline file to lose fewer records",
+              file=sys.stderr)
+    if losses.untraced_tasks:
+        print("tracekit: raise pids_max_entries in the pipeline file to trace more tasks",
+              file=sys.stderr)
     return status
 
 

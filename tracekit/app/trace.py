@@ -35,7 +35,7 @@ from typing import Any
 import trio
 
 from tracekit._errors import leaves
-from tracekit._events import Event, Lost
+from tracekit._events import Event, Losses, Lost
 from tracekit._summary import GroupBy, Summarizer, Summary
 from tracekit.pipeline._run import Pipeline, PipelineResult
 from tracekit.pipeline._stage import EventReceiver, StageContext
@@ -114,6 +114,9 @@ class LiveTrace:
       result: the :class:`~tracekit.pipeline.PipelineResult` once finished.
       counters: the kernel's counters (lost records, full maps) read when the pipeline
         had drained, before the session closed; None until then.
+      final_losses: :meth:`losses` when the pipeline had drained; None until then.
+      sink_losses: the :meth:`losses` the sinks wrote at their end (the first sink to
+        end asked); None until then, or when no sink writes them.
       returncode: the command's exit code (-N when signal N killed it) once it ended;
         None for pid/tid/system-wide targets.
       interrupted_by: the signal number given to the first :meth:`interrupt`, else None.
@@ -137,6 +140,8 @@ class LiveTrace:
         self.pipeline: Pipeline | None = None
         self.result: PipelineResult | None = None
         self.counters: Counters | None = None
+        self.final_losses: Losses | None = None
+        self.sink_losses: Losses | None = None
         self.returncode: int | None = None
         self.interrupted_by: int | None = None
         self.started_at: float | None = None
@@ -170,6 +175,31 @@ class LiveTrace:
         """
         kept = list(self._collector().recent)
         return kept if n is None else kept[max(0, len(kept) - n):]
+
+    def losses(self) -> Losses:
+        """Everything lost or skipped so far (:class:`~tracekit.Losses`): ring-buffer
+        records by kind, tasks not traced, full maps, undecodable records, events each
+        stage dropped. While the session is open (a sink's end, the pipeline's), else
+        :attr:`final_losses`.
+
+        Raises:
+          RuntimeError: the trace has not started tracing.
+        """
+        if self.final_losses is not None:
+            return self.final_losses
+        if self.source is None or self.pipeline is None:
+            raise RuntimeError("the trace has not started tracing: nothing to count yet")
+        stats = self.pipeline.stats
+        repaired = sum(st.counters.get("repaired_pids_full", 0) for st in stats.values())
+        return self.source.losses({name: st.dropped for name, st in stats.items()},
+                                  repaired_pids_full=repaired)
+
+    def _losses_for_sinks(self) -> Losses:
+        """:meth:`losses` as the first sink to end asked for them: every sink writes the
+        same figures, and a recording keeps them for its replay."""
+        if self.sink_losses is None:
+            self.sink_losses = self.losses()
+        return self.sink_losses
 
     def _collector(self) -> Collector:
         if self.collector is None:
@@ -320,6 +350,9 @@ class LiveTrace:
             stages = [*default_upkeep_stages(self.opts.target(), self.stages), *self.stages]
             pipeline = Pipeline(source, stages, sinks, session=session)
             self.source, self.pipeline = source, pipeline
+            for sink in sinks:          # a sink that writes the losses at its end
+                if getattr(sink, "losses_from", False) is None:
+                    sink.losses_from = self._losses_for_sinks
             try:
                 async with trio.open_nursery() as nursery:
                     self._nursery = nursery
@@ -331,6 +364,7 @@ class LiveTrace:
                         nursery.start_soon(self._stop_after, self.duration_s)
                     result = self.result = await self._run_pipeline(pipeline, task_status)
                     self.counters = session.counters()
+                    self.final_losses = self.losses()
                     nursery.cancel_scope.cancel()
             except BaseExceptionGroup as group:
                 _raise_single(group)
@@ -362,7 +396,8 @@ class LiveTrace:
             not_added=session.not_added,
             repaired=sum(st.counters.get("repaired_pids_full", 0) for st in stats),
             returncode=self.returncode,
-            completed=self.result is not None and not self.result.aborted))
+            completed=self.result is not None and not self.result.aborted,
+            losses=self.sink_losses or self.final_losses))
 
     async def _run_pipeline(self, pipeline: Pipeline,
                             task_status: trio.TaskStatus[None]) -> PipelineResult:

@@ -21,6 +21,14 @@ Where the specs come from::
 - Arguments are found by NAME in the format, so a kernel that reorders or renames them is
   seen: an override naming an argument the format lacks is skipped (``missing`` in
   ``build_specs``' result), never guessed by position.
+
+32-bit calls (x86_64: ``int $0x80``, or a 32-bit task) have specs of their own, keyed by
+the i386 nr in the ``beauty32`` map (:func:`build_specs32`). tracefs describes only the
+native calls, so they come from the decoder's prototypes (``tracekit.decode.argspec``,
+which lists the i386 calls too), restricted to what reads the same in both ABIs: C
+strings, byte buffers (``write``'s, ``read``'s) and socket addresses. A struct with
+longs or pointers in it (``stat64``, an iovec, argv) has another layout there: it is
+not captured, and prints as an address.
 """
 
 from __future__ import annotations
@@ -72,6 +80,8 @@ __all__ = [
     "CHAR_P_STRING_ARGS",
     "CapSpec",
     "build_specs",
+    "build_specs32",
+    "fill_beauty32_map",
     "fill_beauty_map",
     "fill_ioctl_map",
     "pack_specs",
@@ -423,6 +433,81 @@ def build_specs(table: SyscallTable, tracefs_root: Path | None,
         if res.specs:
             out[nr] = res.specs
     return out
+
+
+# Decoder argument kinds (tracekit/decode/argspec.py) whose memory reads the same in the
+# i386 ABI, and the capture each takes: a C string; a buffer whose length is the next
+# argument (read at entry) or the return value (read at exit); a sockaddr whose length is
+# the next argument.
+_KINDS32: dict[str, tuple[int, str | None, int, bool]] = {
+    # kind: (capture kind, length: "next" / "ret" / None, cap, at exit)
+    "path": (CAP_STR, None, STR_CAP, False),
+    "str": (CAP_STR, None, STR_CAP, False),
+    "bufw": (CAP_BUF, "next", BUF_CAP, False),
+    "bufr": (CAP_BUF, "ret", BUF_CAP, True),
+    "bufrx": (CAP_BUF, "ret", BUF_CAP, True),
+    "strr": (CAP_BUF, "ret", BUF_CAP, True),
+    "cwd": (CAP_BUF, "ret", BUF_MAX, True),
+    "sockaddr": (CAP_STRUCT, "next", SOCKADDR_CAP, False),
+}
+
+
+def specs32_for(kinds: Sequence[str]) -> tuple[CapSpec, ...]:
+    """The capture specs of one i386 call from its decoder argument kinds (only the kinds
+    of ``_KINDS32``; at most ``BEAUTY_SPECS``)."""
+    specs = []
+    for i, kind in enumerate(kinds[:6]):
+        got = _KINDS32.get(kind)
+        if got is None:
+            continue
+        cap_kind, length, cap, at_exit = got
+        if length == "next" and i + 1 >= len(kinds):
+            continue
+        len_arg = {None: LEN_NONE, "ret": LEN_RET, "next": i + 1}[length]
+        specs.append(CapSpec(i, cap_kind, len_arg, SPEC_AT_EXIT if at_exit else 0, cap, 0))
+    return tuple(specs[:BEAUTY_SPECS])
+
+
+def build_specs32(table: SyscallTable | None = None) -> dict[int, tuple[CapSpec, ...]]:
+    """i386 nr -> specs for the ``beauty32`` map (module docstring).
+
+    Args:
+      table: the i386 syscall table (default ``SyscallTable("i386")``).
+    """
+    from tracekit.decode.argspec import ARGSPEC
+
+    table = table if table is not None else SyscallTable("i386")
+    out: dict[int, tuple[CapSpec, ...]] = {}
+    for name in table.names():
+        nr, spec = table.nr(name), ARGSPEC.get(name)
+        if nr is None or spec is None:
+            continue
+        specs = specs32_for(spec[0])
+        if specs:
+            out[nr] = specs
+    return out
+
+
+def fill_beauty32_map(obj: BpfObject) -> int:
+    """Write the i386 specs (:func:`build_specs32`) into the ``beauty32`` map of a loaded
+    ``syscalls.bpf.o`` (x86_64 only: no other arch has 32-bit calls flagged).
+
+    Returns:
+      The number of syscalls with captures; 0 on another arch or for an object without
+      the map.
+
+    Raises:
+      MapError: a map update failed (its errno).
+    """
+    if machine_arch() != "x86_64" or "beauty32" not in obj.maps:
+        return 0
+    m = obj.maps["beauty32"]
+    n = 0
+    for nr, sp in sorted(build_specs32().items()):
+        if 0 <= nr < m.max_entries:
+            m.update_elem(struct.pack("<I", nr), pack_specs(sp))
+            n += 1
+    return n
 
 
 def pack_specs(specs: Sequence[CapSpec]) -> bytes:

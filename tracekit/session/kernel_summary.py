@@ -153,7 +153,7 @@ class KernelSummary:
         ``summary`` map was full); the counts are exact when it is 0.
         """
         return self._summary(self._entries(), self._errnos(), {}, {},
-                             self.counters().summary_full, 0)
+                             self.counters().summary_full, 0).checked()
 
     def interval(self) -> Summary:
         """What was counted since the previous :meth:`interval` (or since this reader was
@@ -162,7 +162,7 @@ class KernelSummary:
         full = self.counters().summary_full
         start_ns, self._prev_read_ns = self._prev_read_ns, time.monotonic_ns()
         s = self._summary(entries, errnos, self._prev, self._prev_errnos,
-                          full - self._prev_full, start_ns)
+                          full - self._prev_full, start_ns).checked()
         self._prev, self._prev_errnos, self._prev_full = entries, errnos, full
         return s
 
@@ -191,13 +191,17 @@ class KernelSummary:
             hist = {k: n - (p[_HIST + k] if p else 0)
                     for k, n in enumerate(v[_HIST:_HIST + HIST_BUCKETS])}
             errs = _sub_counts(errnos.get(key, {}), prev_errnos.get(key, {}))
+            # the entry's first timed call ever: the interval's when all its timed calls
+            # are new, else earlier (the self-check's span is then looser, still true)
+            row_first = v[_FIRST] if timed else 0
             rows.setdefault(tid, []).append(SyscallStats(
                 syscall_nr=nr, syscall=self._compat_name(nr) if compat else self._name(nr),
                 compat=bool(compat), calls=calls, errors=d(_ERRORS), timed=timed,
                 total_ns=d(_TOTAL), min_ns=v[_MIN] if timed else 0,
                 max_ns=v[_MAX] if timed else 0, sum_sq_ns2=sq, noreturn=d(_NORET),
                 unfinished=d(_UNFIN), resumed=d(_RESUMED), errnos=errs,
-                hist={k: n for k, n in hist.items() if n}))
+                hist={k: n for k, n in hist.items() if n}, first_ts_ns=row_first,
+                last_ts_ns=v[_LAST] if timed else 0))
             if timed:
                 # the interval's first timed call: an entry's first ever, or (when the
                 # entry had timed calls before) no earlier than the interval's start

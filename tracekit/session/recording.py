@@ -41,7 +41,7 @@ import msgspec
 import trio
 
 from tracekit._errors import RecordingError
-from tracekit._events import Batch, Lost, decode_batch
+from tracekit._events import Batch, Losses, Lost, decode_batch
 from tracekit._summary import Summary
 from tracekit.kernel.facts import FactReader, LiveFacts
 from tracekit.kernel.syscalls import SyscallTable
@@ -117,6 +117,8 @@ class End(msgspec.Struct, kw_only=True):
     repaired: int = 0               # of those, later added by a reconcile stage
     returncode: int | None = None   # the command's, -N for signal N
     completed: bool = True          # False: the trace failed or was interrupted
+    losses: Losses | None = None    # what the live sinks wrote at their end (their replay
+                                    # writes the same); None from a trace that failed
 
 
 # one fact: (consumer, kind, key, answer); kinds: "fd" [tgid, fd] -> str | None,

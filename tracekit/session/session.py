@@ -29,6 +29,7 @@ from tracekit._events import (
     CNT_CAPBUF_FULL,
     CNT_ERRNO_FULL,
     CNT_LOST,
+    CNT_LOST_LIFECYCLE,
     CNT_MAX,
     CNT_PIDS_FULL,
     CNT_SCRATCH_FULL,
@@ -46,7 +47,12 @@ from tracekit.kernel.arch import SUPPORTED, machine_arch
 from tracekit.kernel.cgroup import CgroupTarget, resolve_cgroup
 from tracekit.kernel.procfs import ProcFS
 from tracekit.kernel.syscalls import SyscallTable
-from tracekit.session.capture import build_specs, fill_beauty_map, fill_ioctl_map
+from tracekit.session.capture import (
+    build_specs,
+    fill_beauty32_map,
+    fill_beauty_map,
+    fill_ioctl_map,
+)
 from tracekit.session.kernel_summary import KernelSummary, enable_kernel_summary
 from tracekit.session.objects import open_object
 from tracekit.session.pids import PidInfo, PidsMap, PidUpkeep, Target, reenumerate
@@ -121,12 +127,13 @@ _STATUS_BITS = {"successful": ST_SUCCESSFUL, "failed": ST_FAILED, "unfinished": 
 class Counters:
     """Kernel-side counters summed over CPUs (``counters`` per-CPU array)."""
 
-    lost: int = 0            # ring-buffer records that could not be reserved
+    lost: int = 0            # syscall records that could not be reserved in the ring buffer
     pids_full: int = 0       # tasks not added because the pids map was full
     scratch_full: int = 0    # syscall entries not stored because the scratch map was full
     capbuf_full: int = 0     # syscalls emitted without their captures: capbuf map full
     summary_full: int = 0    # summary mode: calls not counted, summary map full
     errno_full: int = 0      # summary mode: errors missing from the per-errno counts
+    lost_lifecycle: int = 0  # fork/exec/exit/signal records that could not be reserved
 
 
 class Session:
@@ -222,13 +229,13 @@ class Session:
         m = self.obj.maps["counters"]
         ncpu = _bpf.possible_cpus()
         totals = [0] * CNT_MAX
-        for idx in range(CNT_ERRNO_FULL + 1):
+        for idx in range(CNT_LOST_LIFECYCLE + 1):
             raw = m.lookup_elem(struct.pack("<I", idx))
             if raw is not None:
                 totals[idx] = sum(struct.unpack(f"<{ncpu}Q", raw[:8 * ncpu]))
         return Counters(totals[CNT_LOST], totals[CNT_PIDS_FULL], totals[CNT_SCRATCH_FULL],
                         totals[CNT_CAPBUF_FULL], totals[CNT_SUMMARY_FULL],
-                        totals[CNT_ERRNO_FULL])
+                        totals[CNT_ERRNO_FULL], totals[CNT_LOST_LIFECYCLE])
 
     def kernel_summary(self) -> KernelSummary:
         """Reader of the in-kernel summary maps (a session started with ``summary=True``).
@@ -270,6 +277,7 @@ class Session:
             table = SyscallTable()
             names = None if o.syscalls is None else [table.name(nr) for nr in sorted(o.syscalls)]
             fill_beauty_map(obj, table, None, build_specs(table, None, names))
+            fill_beauty32_map(obj)      # 32-bit calls: i386 numbers (x86_64)
             fill_ioctl_map(obj)
         if o.syscalls is not None:
             filt = obj.maps["syscall_filter"]

@@ -18,11 +18,12 @@ batch. While the workload is quiet that happens once per ``poll_interval_s``.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from typing import Protocol
 
 import trio
 
-from tracekit._events import Batch, Lost, decode_batch
+from tracekit._events import Batch, Losses, Lost, decode_batch
 from tracekit.session.session import Session
 
 
@@ -50,8 +51,11 @@ class RingBufferSource:
       tap: a recorder given each drain's raw records and each Lost event (None: none).
 
     Attributes:
-      stats: records (decoded), bad (skipped: truncated or unknown kind), batches, lost
-        (records the kernel could not reserve, from the ``counters`` map).
+      records: records decoded; bad: records skipped (truncated or of an unknown kind);
+        batches: batches sent.
+      lost: records the kernel could not reserve (the ``counters`` map), of which
+        ``lost_lifecycle`` were fork/exec/exit/signal records, the rest syscall records;
+        as reported in :class:`~tracekit._events.Lost` events so far.
     """
 
     name = "ringbuf"
@@ -67,6 +71,7 @@ class RingBufferSource:
         self.bad = 0
         self.batches = 0
         self.lost = 0
+        self.lost_lifecycle = 0
 
     def request_stop(self) -> None:
         """End after a final drain (idempotent; safe from any trio task)."""
@@ -106,13 +111,40 @@ class RingBufferSource:
                 return
 
     async def _report_lost(self, send: trio.abc.SendChannel[Batch]) -> None:
-        lost = self.session.counters().lost
+        c = self.session.counters()
+        lifecycle = c.lost_lifecycle
+        lost = c.lost + lifecycle
         if lost > self.lost:
-            ev = Lost(ts_ns=time.monotonic_ns(), count=lost - self.lost)
+            ev = Lost(ts_ns=time.monotonic_ns(), count=lost - self.lost,
+                      lifecycle=lifecycle - self.lost_lifecycle)
             if self.tap is not None:
                 self.tap.lost(ev)
             await send.send([ev])
-            self.lost = lost
+            self.lost, self.lost_lifecycle = lost, lifecycle
+
+    def losses(self, dropped: Mapping[str, int] | None = None, *,
+               repaired_pids_full: int = 0) -> Losses:
+        """Everything lost or skipped so far, as the trace's last event.
+
+        Kernel figures are read from the ``counters`` map now; the ring-buffer losses are
+        those reported in :class:`~tracekit._events.Lost` events (the kernel counts on
+        while a pid target runs after the final drain: those calls came after the stop,
+        untraced, not lost). Call it once the pipeline has drained, the session open.
+
+        Args:
+          dropped: stage name -> events the stage chose not to pass on
+            (``StageStats.dropped``); zeros are left out.
+          repaired_pids_full: tasks the kernel could not add to the pids map that a
+            stage added later (the reconcile stage's ``repaired_pids_full``).
+        """
+        c = self.session.counters()
+        untraced = max(0, c.pids_full + self.session.not_added - repaired_pids_full)
+        return Losses(
+            ts_ns=time.monotonic_ns(), lost_syscalls=self.lost - self.lost_lifecycle,
+            lost_lifecycle=self.lost_lifecycle, untraced_tasks=untraced,
+            capbuf_full=c.capbuf_full, scratch_full=c.scratch_full,
+            summary_full=c.summary_full, errno_full=c.errno_full, bad_records=self.bad,
+            dropped={k: n for k, n in sorted((dropped or {}).items()) if n})
 
     async def run(self, ctx: SourceContext, send: trio.abc.SendChannel[Batch], *,
                   task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
