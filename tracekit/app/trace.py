@@ -267,7 +267,7 @@ class LiveTrace:
             pgid = os.getpgid(cmd.pid)
             send = (lambda sig: os.killpg(pgid, sig)) if group else cmd.send_signal
             send(signum)
-            if signum not in (signal.SIGCONT, signal.SIGKILL) and _stopped(cmd.pid):
+            if signum not in _NO_CONT and _stopped(cmd.pid):
                 send(signal.SIGCONT)
         except (ProcessLookupError, OSError):
             pass        # it exited meanwhile (or the session closed its pidfd): nothing to do
@@ -492,6 +492,12 @@ class _ThenStart:
         for task in self._trace.while_tracing:
             self._nursery.start_soon(task, self._trace)
         self._inner.started(value)
+
+
+#: signals after which a stopped command is left stopped: stops, and those that need no
+#: SIGCONT to act
+_NO_CONT = frozenset({signal.SIGCONT, signal.SIGKILL, signal.SIGSTOP, signal.SIGTSTP,
+                      signal.SIGTTIN, signal.SIGTTOU})
 
 
 def _stopped(pid: int) -> bool:
