@@ -7,10 +7,18 @@ Wiring (every arrow a bounded ``trio`` memory channel of batches)::
 
 Nurseries::
 
-    abort scope                      <- Pipeline.abort() cancels everything
+    abort scope                      <- cancels everything: abort()'s sink grace expired
       side nursery (ctx.nursery)     <- side tasks; cancelled once the main nursery is done
         main nursery                 <- stages, tee, sinks
           source cancel scope        <- Pipeline.stop() cancels only this (graceful drain)
+          a scope per stage and tee  <- Pipeline.abort() cancels these and the source's:
+                                        each closes its output, so the sinks see the end
+                                        of their input and finish with what reached them
+
+Ending (the drain): once the trace is ending (:meth:`Pipeline.watch_drain`), a drain in
+which no batch moves for ``stall_s`` ends with a warning that names the stage, the
+sink or the tee that stopped reading (the task furthest downstream that is neither done
+nor waiting for input: those upstream of it wait on it), and an abort.
 
 Shutdown: the runner closes the source's channel when the source returns or is
 cancelled; each stage's ``async for`` then ends, it closes its own ``send``, and so on
@@ -26,6 +34,7 @@ early (a sink whose reader went away), so the task stops cleanly.
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -47,6 +56,11 @@ from tracekit.session.pids import PidUpkeep
 
 __all__ = ["Pipeline", "PipelineResult"]
 
+log = logging.getLogger("tracekit.pipeline")
+
+#: after abort(), how long the sinks have to finish with what reached them
+_SINK_GRACE_S = 0.5
+
 
 @dataclass
 class PipelineResult:
@@ -60,6 +74,8 @@ class PipelineResult:
       downstream_closed: the source stopped because everything downstream had finished
         early (e.g. the reader of stdout went away).
       elapsed_s: trio clock seconds from start to the end of the drain.
+      stalled: the task (stage, sink or "tee") that stopped reading during the drain and
+        was left behind (:meth:`Pipeline.watch_drain`), else None.
     """
 
     stats: dict[str, StageStats]
@@ -67,6 +83,7 @@ class PipelineResult:
     aborted: bool
     downstream_closed: bool
     elapsed_s: float
+    stalled: str | None = None
 
 
 class _Sender(trio.abc.SendChannel[Batch]):
@@ -214,6 +231,12 @@ class Pipeline:
         self._early_sinks = 0               # sinks that returned before their input ended
         self._drain_deadline = math.inf
         self._idle = IdleTracker()
+        self._aborted = False
+        self._task_scopes: list[trio.CancelScope] = []    # stages and tee (abort)
+        self._inputs: list[tuple[str, trio.MemoryReceiveChannel[Batch]]] = []  # in order
+        self._done: set[str] = set()        # tasks that returned
+        self._stall_s: float | None = None
+        self._stalled: str | None = None
 
     # --- control -------------------------------------------------------------
 
@@ -234,13 +257,64 @@ class Pipeline:
                 self._side.start_soon(self._watchdog, name="drain-timeout")
 
     def abort(self) -> None:
-        """Cancel everything now; batches in flight are dropped. ``run`` then returns."""
+        """End now: the source and every stage are cancelled, so batches in flight are
+        dropped; each sink sees the end of its input and finishes with what reached it
+        (a summary is still written), or is cancelled ``_SINK_GRACE_S`` later.
+        ``run`` then returns."""
         self._stopped = True
+        self._aborted = True
+        self._source_scope.cancel()
+        for scope in self._task_scopes:
+            scope.cancel()
+        if self._side is not None:
+            self._side.start_soon(self._cancel_all_after, _SINK_GRACE_S, name="abort-grace")
+        else:
+            self._abort_scope.cancel()      # not running (yet): nothing to let finish
+
+    async def _cancel_all_after(self, seconds: float) -> None:
+        await trio.sleep(seconds)
         self._abort_scope.cancel()
 
     async def _watchdog(self) -> None:
         await trio.sleep_until(self._drain_deadline)
         self.abort()
+
+    def watch_drain(self, stall_s: float) -> None:
+        """The trace is ending: from now on, a drain in which no batch moves for
+        ``stall_s`` seconds (a stage stopped reading and never returns) ends with a
+        warning naming that stage, and :meth:`abort`. Idempotent; call it from inside
+        the trio run, once the pipeline runs (earlier calls are remembered)."""
+        if self._stall_s is not None:
+            return
+        self._stall_s = stall_s
+        if self._side is not None:
+            self._side.start_soon(self._stall_watch, stall_s, name="drain-stall")
+
+    def _progress(self) -> int:
+        return sum(st.batches_in + st.batches_out for st in self.stats.values())
+
+    async def _stall_watch(self, stall_s: float) -> None:
+        last = self._progress()
+        since = trio.current_time()
+        while True:
+            await trio.sleep(min(0.1, stall_s / 4))
+            now = self._progress()
+            if now != last:
+                last, since = now, trio.current_time()
+            elif trio.current_time() - since >= stall_s:
+                break
+        self._stalled = name = self._stalled_task()
+        log.warning("stage %r stopped reading its input: the drain moved nothing for %g s; "
+                    "ending without it (what it held is dropped)", name, stall_s)
+        self.abort()
+
+    def _stalled_task(self) -> str:
+        """The task furthest downstream that is neither done nor parked in ``receive``
+        on its input (the others wait on it); the source when every one is parked."""
+        for name, ch in reversed(self._inputs):
+            if name not in self._done and not ch.statistics().tasks_waiting_receive:
+                return name
+        return self.source.name
 
     # --- running -------------------------------------------------------------
 
@@ -270,6 +344,10 @@ class Pipeline:
                     self._side = side
                     if self._drain_deadline != math.inf:
                         side.start_soon(self._watchdog, name="drain-timeout")
+                    if self._stall_s is not None:
+                        side.start_soon(self._stall_watch, self._stall_s, name="drain-stall")
+                    if self._aborted:
+                        self.abort()
                     async with trio.open_nursery() as main:
                         send = self._wire(main, side)
                         await main.start(self._run_source, side, send, name=self.source.name)
@@ -289,9 +367,9 @@ class Pipeline:
             status.started()
         return PipelineResult(
             stats=self.stats, stopped=self._stopped,
-            aborted=self._abort_scope.cancelled_caught,
+            aborted=self._aborted or self._abort_scope.cancelled_caught,
             downstream_closed=self._downstream_closed,
-            elapsed_s=trio.current_time() - t0)
+            elapsed_s=trio.current_time() - t0, stalled=self._stalled)
 
     def _ctx(self, name: str, side: trio.Nursery, idle_index: int = -1) -> StageContext:
         return StageContext(name, side, self.stats[name], self.session,
@@ -304,6 +382,7 @@ class Pipeline:
         send0, recv = trio.open_memory_channel[Batch](self.buffer)
         for st in self.stages:
             nsend, nrecv = trio.open_memory_channel[Batch](self.buffer)
+            self._inputs.append((st.name, recv))
             main.start_soon(self._run_stage, st,
                             self._ctx(st.name, side, idle.add_channel(recv)),
                             _Receiver(recv, self.stats[st.name], idle),
@@ -311,12 +390,15 @@ class Pipeline:
             recv = nrecv
         if len(self.sinks) == 1:
             sink = self.sinks[0]
+            self._inputs.append((sink.name, recv))
             main.start_soon(self._run_sink, sink, self._ctx(sink.name, side),
                             _Receiver(recv, self.stats[sink.name]), name=sink.name)
         else:
             outs = []
+            self._inputs.append(("tee", recv))
             for sink in self.sinks:
                 ssend, srecv = trio.open_memory_channel[Batch](self.buffer)
+                self._inputs.append((sink.name, srecv))
                 main.start_soon(self._run_sink, sink, self._ctx(sink.name, side),
                                 _Receiver(srecv, self.stats[sink.name]), name=sink.name)
                 outs.append(ssend)
@@ -348,20 +430,30 @@ class Pipeline:
         if not status.done:                 # stopped before live, or never called it
             status.started()
 
+    def _task_scope(self) -> trio.CancelScope:
+        """A cancel scope :meth:`abort` cancels (at once when it already ran)."""
+        scope = trio.CancelScope()
+        if self._aborted:
+            scope.cancel()
+        self._task_scopes.append(scope)
+        return scope
+
     async def _run_stage(self, st: Stage, ctx: StageContext, recv: _Receiver,
                          send: _Sender) -> None:
         try:
-            try:
-                await st.run(ctx, recv, send)
-            except trio.BrokenResourceError:
-                if not send.downstream_closed:
-                    raise                   # not our outbox: a real error
-            if not recv.ended:
+            with self._task_scope() as scope:
+                try:
+                    await st.run(ctx, recv, send)
+                except trio.BrokenResourceError:
+                    if not send.downstream_closed:
+                        raise               # not our outbox: a real error
+            if not recv.ended and not scope.cancelled_caught:
                 self._reader_ended_early()  # nothing upstream of it is read any more
         except Exception as exc:
             self._fail("stage", st.name, exc)
             raise
         finally:
+            self._done.add(st.name)
             recv.close()                    # upstream sees BrokenResourceError: stop
             send.close()
 
@@ -372,6 +464,7 @@ class Pipeline:
             self._fail("sink", sink.name, exc)
             raise
         finally:
+            self._done.add(sink.name)
             recv.close()
         if not recv.ended:
             self._early_sinks += 1
@@ -392,19 +485,21 @@ class Pipeline:
         """Send each batch to every sink still open; end when none is."""
         live = list(outs)
         try:
-            async with recv:
-                async for batch in recv:
-                    for out in tuple(live):
-                        try:
-                            await out.send(batch)
-                        except trio.BrokenResourceError:    # that sink finished early
-                            live.remove(out)
-                    if not live:
-                        return
+            with self._task_scope():
+                async with recv:
+                    async for batch in recv:
+                        for out in tuple(live):
+                            try:
+                                await out.send(batch)
+                            except trio.BrokenResourceError:    # that sink finished early
+                                live.remove(out)
+                        if not live:
+                            return
         except Exception as exc:
             self._fail("tee", "tee", exc)
             raise
         finally:
+            self._done.add("tee")
             for out in outs:
                 out.close()
 

@@ -14,7 +14,10 @@ Three views of the traced tasks, compared as the trace runs::
                              not in the map ``settle_s`` later (its Fork record was lost
                              or never made); it is added
       repaired_stale_exit    the connector saw a task exit whose key is still in the map
-                             (inserted by userspace after it died): the key is deleted
+                             (inserted by userspace after it died), or a fork by a task
+                             whose tid is a key left by another task that exited (its
+                             start time differs: pid reuse; counted ``stale_parent``):
+                             the key is deleted, and the fork's child is not followed
 
 A child is identified by ``(tid, start time)`` from ``/proc/<tid>/stat`` when it is
 first seen missing, so a reused tid is never added in its place. An added child brings
@@ -45,7 +48,7 @@ from tracekit.pipeline._stage import (
     StageContext,
 )
 from tracekit.pipeline.evict import stale_reason
-from tracekit.session.pids import PidInfo, PidUpkeep
+from tracekit.session.pids import PidInfo, PidUpkeep, same_task
 from tracekit.session.tasks import TaskInfo, TaskTable
 
 if TYPE_CHECKING:
@@ -197,9 +200,18 @@ class Reconcile:
             if self.pending:
                 self.retry(ctx, upkeep)
         elif ev.kind == "fork" and ev.tid == ev.tgid and upkeep.target.follow_forks:
-            if ev.parent_tid in upkeep.pids:
-                self._expect.append((trio.current_time() + self.settle_s, ev))
-                self._wake.set()
+            parent = upkeep.pids.get(ev.parent_tid)
+            if parent is None:
+                return
+            if not same_task(upkeep.procfs, ev.parent_tid, parent.start_time_ns):
+                # the key was left by a task that exited, and its tid now names another
+                # task (pid reuse): that task's children are not ours to follow
+                ctx.stats.count("stale_parent")
+                if upkeep.pids.discard(ev.parent_tid):
+                    ctx.stats.count("repaired_stale_exit")
+                return
+            self._expect.append((trio.current_time() + self.settle_s, ev))
+            self._wake.set()
 
     def check_expected(self, ctx: StageContext, upkeep: PidUpkeep) -> None:
         """Connector forks whose settle time has passed: the child must be in the map."""

@@ -190,7 +190,8 @@ async def start(command: Sequence[str] | None = None, *, pids: Iterable[int] = (
         (``tracekit.formatters.stages_for``: a PerfFormatter prints what ``tracekit run``
         prints).
       keep_events: how many of the latest events :meth:`Trace.events` can return.
-      duration_s: stop after this many seconds (a command still running gets SIGTERM).
+      duration_s: the time limit: stop after this many seconds (a command's workload still
+        running gets SIGTERM, and SIGKILL 2 s later).
       buffer_pages: ring buffer size in 4 KiB pages (a power of 2).
 
     Returns:
@@ -275,12 +276,23 @@ class Trace:
         once; ``await t.wait()`` for the end). Idempotent.
 
         Args:
-          terminate: a command target still running gets SIGTERM (as at ``duration_s``);
-            with False the trace ends only when the command exits.
+          terminate: a command target still running, with the processes traced because of
+            it, gets SIGTERM, and SIGKILL 2 s later (as at the time limit); with False the
+            trace ends only when the command exits.
         """
         hub = self.hub
         if self.running and hub is not None and hub.token is not None:
-            hub.token.run_sync_soon(lambda: self.live.stop(terminate=terminate))
+            try:
+                hub.token.run_sync_soon(self._stop_in_trio, terminate)
+            except trio.RunFinishedError:
+                pass            # the trio run ended meanwhile: so did this trace
+
+    def _stop_in_trio(self, terminate: bool) -> None:
+        # a run_sync_soon callback: an exception here would be a TrioInternalError
+        try:
+            self.live.stop(terminate=terminate)
+        except Exception as e:      # pragma: no cover - stop() raises nothing known
+            self.error = self.error or e
 
     async def wait(self) -> Trace:
         """Wait until the trace has ended and everything is closed.

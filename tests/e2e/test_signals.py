@@ -154,3 +154,88 @@ def _wait_for_output(path: Path, timeout: float = 60) -> None:
     while not (path.exists() and path.stat().st_size > 0):
         assert time.monotonic() < deadline, f"no output in {path} within {timeout} s"
         time.sleep(0.02)
+
+
+# A stage that takes the first batch, then neither reads again nor returns.
+STUCK_PY = """
+import trio
+
+class Stuck:
+    name = "stuck"
+
+    async def run(self, ctx, recv, send):
+        async with recv, send:
+            async for batch in recv:
+                await trio.sleep_forever()
+"""
+
+
+def _stuck_pipeline(tmp_path: Path, target: str) -> Path:
+    (tmp_path / "tk_stuck_stage.py").write_text(STUCK_PY)
+    return write_pipeline(tmp_path, f"""\
+        {target}
+        [[stage]]
+        kind = "user"
+        use = "tk_stuck_stage:Stuck"
+        [output]
+        format = "jsonl"
+        path = "{tmp_path / 'out.jsonl'}"
+        """)
+
+
+def test_a_stage_that_stops_reading_ends_the_drain_with_a_warning(tmp_path: Path) -> None:
+    """The command exits; the stage never reads its end: after 10 s without progress the
+    drain ends, a warning names the stage, the status is the command's (it waited for
+    ever before)."""
+    pipeline = _stuck_pipeline(tmp_path, """[target]
+        command = ["sh", "-c", "exit 5"]""")
+    t0 = time.monotonic()
+    r = subprocess.run([*TRACEKIT, "run", str(pipeline)], capture_output=True, text=True,
+                       timeout=90, env=tracekit_env(PYTHONPATH=str(tmp_path)))
+    took = time.monotonic() - t0
+    assert r.returncode == 5, r.stderr
+    assert "stage 'stuck' stopped reading its input" in r.stderr
+    assert "Traceback" not in r.stderr
+    assert took < 60
+
+
+def test_one_sigterm_ends_a_pid_trace_whose_stage_stopped_reading(tmp_path: Path,
+                                                                  loop: Path) -> None:
+    """No command to wait for: the first SIGTERM starts the drain, which ends 10 s
+    later with the warning (one SIGTERM did not end it before); a second SIGTERM ends it
+    within a second."""
+    workload = subprocess.Popen([str(loop), "100000000000"])
+    try:
+        for signals in (1, 2):
+            pipeline = _stuck_pipeline(tmp_path, f"""[target]
+        pid = [{workload.pid}]""")
+            out = tmp_path / "out.jsonl"
+            out.unlink(missing_ok=True)
+            tk = subprocess.Popen([*TRACEKIT, "run", str(pipeline)], stderr=subprocess.PIPE,
+                                  text=True, env=tracekit_env(PYTHONPATH=str(tmp_path)))
+            try:
+                deadline = time.monotonic() + 60
+                while not out.exists():     # created as tracing starts; stays empty
+                    assert time.monotonic() < deadline, "tracekit never started"
+                    time.sleep(0.02)
+                time.sleep(1)
+                tk.send_signal(signal.SIGTERM)
+                if signals == 2:
+                    time.sleep(0.5)
+                    t0 = time.monotonic()
+                    tk.send_signal(signal.SIGTERM)
+                _, err = tk.communicate(timeout=60)
+            finally:
+                if tk.poll() is None:
+                    tk.kill()
+                    tk.communicate()
+            assert "Traceback" not in err
+            if signals == 1:
+                assert tk.returncode == 0, err
+                assert "stage 'stuck' stopped reading its input" in err
+            else:
+                assert time.monotonic() - t0 < 5
+                assert tk.returncode in (0, 128 + signal.SIGTERM), err
+    finally:
+        workload.kill()
+        workload.wait()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -9,11 +10,12 @@ import pytest
 import trio
 
 from tracekit.app.trace import LiveTrace
+from tracekit.kernel.procfs import ProcFS
 from tracekit.pipeline import map_stage
 from tracekit.pipeline.evict import Evict, EvictConfig
 from tracekit.pipeline.reconcile import Reconcile
 from tracekit.pipeline.upkeep import default_upkeep_stages
-from tracekit.session.pids import PidInfo, Target
+from tracekit.session.pids import PidInfo, Target, TaskId
 from tracekit.session.session import SessionOptions
 
 PID_MAX = int(Path("/proc/sys/kernel/pid_max").read_text())
@@ -47,8 +49,11 @@ def test_an_evict_stage_asked_for_is_not_added_twice() -> None:
 
 
 def test_session_options_name_the_target() -> None:
-    opts = SessionOptions(tids=[5, 6], follow_forks=False)
-    assert opts.target() == Target(tids=(5, 6), follow_forks=False)
+    me = os.getpid()
+    opts = SessionOptions(tids=[me], follow_forks=False)
+    # identified when named: (tid, start time), so pid reuse cannot swap the target
+    assert opts.named == (TaskId(me, ProcFS().live_start_ticks(me) or -1),)
+    assert opts.target() == Target(tids=(me,), follow_forks=False, named=opts.named)
     assert not SessionOptions(command=["true"]).target().by_id
 
 

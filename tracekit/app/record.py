@@ -95,13 +95,20 @@ async def record_file(cfg: Any, path: Path, out_path: str, compress: bool = True
     Raises:
       TracekitError: as :func:`tracekit.app.run.run_pipeline_file`.
     """
-    from tracekit.app.run import _draw_status, _Signals, end_status, session_options
+    from tracekit.app.run import _Signals
+
+    with _Signals() as signals:     # first: a signal from here on is handled
+        return await _record(cfg, path, out_path, compress, signals)
+
+
+async def _record(cfg: Any, path: Path, out_path: str, compress: bool, signals: Any) -> int:
+    from tracekit.app.run import _draw_status, end_status, session_options
     from tracekit.app.status import status_wanted
     from tracekit.app.trace import LiveTrace
     from tracekit.formatters._output import close_output, open_output
     from tracekit.session.recording import End, Recorder, make_header
 
-    opts, _ = session_options(cfg, path)
+    opts, _ = session_options(cfg, path, signals.inherited)
     out = open_output(out_path)
     recorder = None
     try:
@@ -109,10 +116,9 @@ async def record_file(cfg: Any, path: Path, out_path: str, compress: bool = True
         trace = LiveTrace(opts, [], [_Discard()], collect=False, duration_s=cfg.duration_s,
                           while_tracing=[_draw_status] if status_wanted(out_path) else [],
                           recorder=recorder)
-        with _Signals(trace):
-            result = await trace.run()
-        if result is None:
-            return 128 + (trace.interrupted_by or 2)
+        result = await trace.run() if signals.attach(trace) else None
+        if result is None:              # a signal came while starting
+            return 128 + (signals.first or trace.interrupted_by or 2)
     finally:
         if recorder is not None:
             recorder.close(End(ts_ns=0, records=0, lost=0, completed=False))
@@ -123,7 +129,8 @@ async def record_file(cfg: Any, path: Path, out_path: str, compress: bool = True
           f"{recorder.writer.bytes_out} bytes ({recorder.frames} frames) to {out_path}",
           file=sys.stderr)
     return end_status(result, None, returncode=trace.returncode, losses=losses,
-                      command=session.command is not None)
+                      command=session.command is not None,
+                      interrupted_by=trace.interrupted_by)
 
 
 class _Discard:

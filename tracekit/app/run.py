@@ -1,12 +1,18 @@
 """Run a pipeline file: config -> one :class:`~tracekit.app.trace.LiveTrace` (which owns
 the session, source, stages, sink and when the trace ends), signals, exit status.
 
-Phases and what a signal does in each (SIGINT, SIGTERM, SIGHUP)::
+Signals (SIGINT, SIGQUIT, SIGTERM, SIGHUP end; SIGTSTP suspends), as strace does::
 
-    start-up ──────────────> tracing ─────────────────────> drain & close
-    1st signal: cancel       1st: stop the source (final      2nd signal anywhere:
-    start-up, close all      drain), forward it to the        abort at once
-                             command
+    start-up ──────────────> tracing ─────────────────────────> drain & close
+    1st: cancel start-up,    1st: the command (if it runs)     2nd signal anywhere: abort
+    close all, 128+N         reacts for up to 2 s (its last    (the sinks end with what
+                             calls, its exit), then the final  reached them), and the
+                             drain                             process ends within 1 s
+
+Each signal reaches the command once: a terminal sends ^C, ^\\ and ^Z to its whole
+foreground process group, which holds tracekit and a command that shares its group, so
+such a signal is not sent on; one sent to tracekit alone (kill, ``si_code`` SI_USER or
+SI_QUEUE), or one the command could not get (it runs in another process group), is.
 """
 
 from __future__ import annotations
@@ -27,60 +33,187 @@ from tracekit._events import Losses
 from tracekit.app.status import StatusLine, session_sampler, status_wanted
 from tracekit.formatters._output import close_output, open_output
 from tracekit.formatters._spec import SinkContext, format_spec
+from tracekit.session.spawn import InheritedSignals
 
 log = logging.getLogger("tracekit.run")
 
 
-_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+_ENDING = (signal.SIGINT, signal.SIGQUIT, signal.SIGTERM, signal.SIGHUP)
 _FORCE_EXIT_S = 1.0   # after a second signal, how long the loop has to end by itself
+# si_code of a signal the kernel sent itself, such as a terminal's (n_tty's ^C, a hangup)
+# (include/uapi/asm-generic/siginfo.h; SI_USER is 0, SI_QUEUE -1, SI_TKILL -6)
+_SI_KERNEL = 0x80
 
 
 class _Signals:
-    """``with _Signals(trace):`` owns SIGINT, SIGTERM and SIGHUP for the trace (the old
-    handlers are back on exit) and hands each one to the trace.
+    """``with _Signals() as signals:`` owns SIGINT, SIGQUIT, SIGTERM, SIGHUP and SIGTSTP
+    for the run, and hands each to the trace once :meth:`attach` gave one.
 
-    Some facts about Python signal handlers: they run in the main thread between
-    bytecodes, even while the trio loop is stuck in a stage that blocks synchronously,
-    where a trio signal receiver would never be read. So the first signal is forwarded
-    to the command from the handler itself (:meth:`LiveTrace.forward`) and passed to
-    trio (``run_sync_soon`` is signal-safe) for a graceful drain
-    (:meth:`LiveTrace.interrupt`); the second asks trio to abort and, should the loop not
-    get to it, ends the process after ``_FORCE_EXIT_S`` (every kernel object is
-    fd-owned: nothing is left behind). A context manager, not a task: no nursery stands
-    between the trace's errors and the caller.
+    Some facts about signals here:
+
+    - Only ``siginfo`` tells a terminal's signal (``si_code`` SI_KERNEL: n_tty sends ^C
+      to the foreground process group, and a hangup) from ``kill`` (SI_USER), and a
+      Python handler never sees it. So the signals are blocked in every thread and one
+      thread takes them with ``sigwaitinfo``; it also works while a stage holds the trio
+      loop (a trio signal receiver would never be read), and nothing is ever raised at
+      an arbitrary point of the loop (a handler that raised while trio was starting or
+      closing gave ``TrioInternalError``).
+    - A signal ignored or blocked when tracekit started is left so (``nohup``): it is
+      not watched, and the command starts with the same dispositions and mask
+      (:attr:`inherited`), as it would without tracekit.
+    - SIGTSTP: sent on to the command when the command could not have had it, then
+      tracekit stops itself with it, as its default action would (the shell sees a
+      stopped job); once continued, a command it stopped is continued too.
+    - SIGCONT is waited for too (its default action, continuing, happens anyway), so
+      that closing can wake the thread with ``pthread_kill``.
+    - The first ending signal goes to the trace (:meth:`LiveTrace.interrupt`); the
+      second aborts it and, should the loop not get to it, ends the process
+      ``_FORCE_EXIT_S`` later (every kernel object is fd-owned: nothing is left
+      behind).
+
+    Attributes:
+      inherited: the dispositions and mask tracekit was started with.
+      first: the first ending signal, once one came.
     """
 
-    def __init__(self, trace: Any) -> None:
-        self.trace = trace
+    def __init__(self) -> None:
+        self.inherited = InheritedSignals.current()
+        skip = self.inherited.ignored | self.inherited.blocked
+        self.watched = frozenset(s for s in (*_ENDING, signal.SIGTSTP) if s not in skip)
+        self.first: int | None = None
         self.seen = 0
-        self._saved: dict[int, Any] = {}
+        self._trace: Any = None
+        self._lock = threading.Lock()
+        self._closing = False
+        self._token: trio.lowlevel.TrioToken | None = None
+        self._thread: threading.Thread | None = None
+        self._saved_mask: set[int] = set()
 
     def __enter__(self) -> _Signals:
-        token = trio.lowlevel.current_trio_token()
-        trace = self.trace
-
-        def handler(signum: int, frame: object) -> None:
-            # counted here: the trio loop, which records the first, may be the one stuck
-            self.seen += 1
-            if self.seen == 1:
-                trace.forward(signum)  # here, not from the loop, which a stage may hold
-            else:
-                timer = threading.Timer(_FORCE_EXIT_S, os._exit, (128 + signum,))
-                timer.daemon = True
-                timer.start()
-            token.run_sync_soon(trace.interrupt, signum)
-
-        self._saved = {sig: signal.signal(sig, handler) for sig in _SIGNALS}
+        self._token = trio.lowlevel.current_trio_token()
+        waited = self.watched | {signal.SIGCONT}
+        self._saved_mask = signal.pthread_sigmask(signal.SIG_BLOCK, waited)
+        self._thread = threading.Thread(target=self._loop, args=(waited,),
+                                        name="tracekit-signals", daemon=True)
+        self._thread.start()
         return self
 
+    def attach(self, trace: Any) -> bool:
+        """Hand signals to ``trace`` from now on; False when an ending signal came first
+        (the run is over before it started: status 128+N)."""
+        with self._lock:
+            if self.first is not None:
+                return False
+            self._trace = trace
+            return True
+
     def __exit__(self, *exc: object) -> None:
-        for sig, old in self._saved.items():
-            signal.signal(sig, old)
+        with self._lock:
+            self._closing = True
+            self._trace = None
+        thread = self._thread
+        if thread is not None and thread.ident is not None:
+            signal.pthread_kill(thread.ident, signal.SIGCONT)
+            thread.join()
+        # a signal that came as the run ended is dropped with the run; later ones get
+        # the dispositions Python set up (SIGINT: KeyboardInterrupt, handled by main)
+        pending = signal.sigpending() & (self.watched | {signal.SIGCONT})
+        for _ in range(len(pending)):
+            signal.sigtimedwait(pending, 0)
+        signal.pthread_sigmask(signal.SIG_SETMASK, self._saved_mask)
+
+    def _loop(self, waited: frozenset[int]) -> None:
+        while True:
+            info = signal.sigwaitinfo(waited)
+            if self._closing:
+                return
+            try:
+                self._on_signal(info.si_signo, info.si_code)
+            except Exception:           # a bug here must not end signal handling
+                log.exception("handling signal %d", info.si_signo)
+
+    def _on_signal(self, sig: int, code: int) -> None:
+        if sig == signal.SIGCONT:
+            return
+        with self._lock:
+            trace = self._trace
+            if sig != signal.SIGTSTP:
+                self.seen += 1
+                if self.first is None:
+                    self.first = sig
+        forward, group = _should_forward(trace, code)
+        if sig == signal.SIGTSTP:
+            self._suspend(trace, forward, group)
+            return
+        if self.seen > 1:
+            timer = threading.Timer(_FORCE_EXIT_S, os._exit, (128 + sig,))
+            timer.daemon = True
+            timer.start()
+        if trace is None:
+            return          # before the trace: attach() says so; start-up: nothing runs
+        if forward:
+            trace.forward(sig, group=group)   # here: the loop may be held by a stage
+        token = self._token
+        assert token is not None
+        try:
+            token.run_sync_soon(_deliver, trace, sig)
+        except trio.RunFinishedError:
+            pass
+
+    def _suspend(self, trace: Any, forward: bool, group: bool) -> None:
+        """Stop as SIGTSTP's default action would; the command with us when it could not
+        have had the signal itself; continue it with us."""
+        if forward:
+            trace.forward(signal.SIGTSTP, group=group)
+        # thread-directed and unblocked in this thread only: delivered here, to the
+        # default action (a stop of the whole process; ignored in an orphaned group)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTSTP})
+        try:
+            signal.raise_signal(signal.SIGTSTP)
+        finally:
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTSTP})
+        if forward:
+            trace.forward(signal.SIGCONT, group=group)
 
 
-def session_options(cfg: Any, path: Path) -> tuple[Any, Any]:
+def _deliver(trace: Any, sig: int) -> None:
+    """:meth:`LiveTrace.interrupt` from the loop; never raises (an exception from a
+    ``run_sync_soon`` callback would be a TrioInternalError)."""
+    try:
+        trace.interrupt(sig, forward=False)
+    except Exception:
+        log.exception("handling signal %d", sig)
+
+
+def _should_forward(trace: Any, code: int) -> tuple[bool, bool]:
+    """(send the signal on to the command, to its process group rather than to it).
+
+    A terminal's signal (SI_KERNEL) went to our process group: the command had it too
+    when it is in that group, and is sent it (to its group, as the terminal would) when
+    it is in another. Any other (kill: SI_USER, sigqueue: SI_QUEUE) was sent to tracekit
+    alone and is sent on to the command alone, as it would have been without tracekit.
+    """
+    session = getattr(trace, "session", None)
+    cmd = getattr(session, "command", None)
+    if cmd is None or cmd.returncode is not None:
+        return False, False
+    if code != _SI_KERNEL:
+        return True, False
+    try:
+        same_group = os.getpgid(cmd.pid) == os.getpgrp()
+    except ProcessLookupError:
+        return False, False
+    return not same_group, True
+
+
+def session_options(cfg: Any, path: Path, signals: InheritedSignals | None = None
+                    ) -> tuple[Any, Any]:
     """The :class:`~tracekit.session.session.SessionOptions` of a pipeline file's
     ``[target]``, ``[filter]`` and sizes, and this machine's syscall table.
+
+    Args:
+      signals: the dispositions and mask tracekit was started with, which a command
+        target starts with too (default: as they are now).
 
     Raises:
       ConfigError: a selection names what does not exist (located at ``path``).
@@ -99,7 +232,7 @@ def session_options(cfg: Any, path: Path) -> tuple[Any, Any]:
         follow_forks=t.follow_forks, syscalls=syscalls, failed_only=f.failed_only,
         min_duration_ns=int(f.min_duration_ms * 1_000_000),
         buffer_bytes=cfg.buffer_pages * 4096, pids_max_entries=cfg.pids_max_entries,
-        **session_selection(f, t, where=str(path)))
+        command_signals=signals, **session_selection(f, t, where=str(path)))
     return opts, table
 
 
@@ -161,9 +294,14 @@ async def run_pipeline_file(cfg: Any, path: Path, *, record: str | None = None) 
       TracekitError: start-up or tracing failed (ConfigError for a bad pipeline,
         PipelineError naming the stage that failed).
     """
+    with _Signals() as signals:     # first: a signal from here on is handled
+        return await _run(cfg, path, signals, record)
+
+
+async def _run(cfg: Any, path: Path, signals: _Signals, record: str | None) -> int:
     from tracekit.app.trace import LiveTrace
 
-    opts, table = session_options(cfg, path)
+    opts, table = session_options(cfg, path, signals.inherited)
     syscalls = opts.syscalls
     record = record if record is not None else getattr(cfg, "record", None)
 
@@ -202,7 +340,7 @@ async def run_pipeline_file(cfg: Any, path: Path, *, record: str | None = None) 
         trace = LiveTrace(opts, plan.stages, collect=False, duration_s=cfg.duration_s,
                           while_tracing=[_draw_status] if status_line else [],
                           recorder=recording.recorder if recording else None)
-        status = await _run_live(trace, plan, o.path)
+        status = await _run_live(trace, plan, o.path, signals)
         completed = True
         return status
     finally:
@@ -238,17 +376,16 @@ def open_recording(path: str, opts: Any) -> _OpenRecording:
     return _OpenRecording(out, recorder)
 
 
-async def _run_live(trace: Any, plan: OutputPlan, path: str) -> int:
+async def _run_live(trace: Any, plan: OutputPlan, path: str, signals: _Signals) -> int:
     spec = plan.spec
     out = open_sink_output(spec, path)
     completed = False
     try:
         sink = spec.make_sink(out, plan.options, plan.ctx)
         trace.sinks.append(sink)
-        with _Signals(trace):
-            result = await trace.run()
+        result = await trace.run() if signals.attach(trace) else None
         if result is None:              # a signal came while starting
-            return 128 + (trace.interrupted_by or signal.SIGINT)
+            return 128 + (signals.first or trace.interrupted_by or signal.SIGINT)
         completed = True
     finally:
         if not isinstance(out, str):
@@ -256,7 +393,8 @@ async def _run_live(trace: Any, plan: OutputPlan, path: str) -> int:
     session, losses = trace.session, trace.final_losses
     assert session is not None and losses is not None
     return end_status(result, sink, returncode=trace.returncode, losses=losses,
-                      command=session.command is not None)
+                      command=session.command is not None,
+                      interrupted_by=trace.interrupted_by)
 
 
 def open_sink_output(spec: Any, path: str) -> Any:
@@ -269,7 +407,7 @@ def open_sink_output(spec: Any, path: str) -> Any:
 
 
 def end_status(result: Any, sink: Any, *, returncode: int | None, losses: Losses,
-               command: bool) -> int:
+               command: bool, interrupted_by: int | None = None) -> int:
     """The exit status of a run (or a replay) that ended with ``result``; prints on stderr
     everything ``losses`` counts (records lost by kind, tasks not traced, full maps,
     events stages dropped), a line each."""
@@ -285,6 +423,10 @@ def end_status(result: Any, sink: Any, *, returncode: int | None, losses: Losses
                     "; the command goes on untraced" if command else "")
     elif returncode is not None:
         status = returncode if returncode >= 0 else 128 - returncode
+    elif command and interrupted_by is not None:
+        # the command did not end on the signal (it handles it): it goes on untraced,
+        # and tracekit ends as strace does, with the signal's status
+        status = 128 + interrupted_by
     # Everything lost or skipped, one line each (the kernel counts on while a pid target
     # runs after the final drain: those calls came after the stop, untraced, not lost).
     for line in losses.lines():

@@ -9,25 +9,37 @@ Phases, and what ends each (every end of a trace is decided in this module)::
 
     start-up ─────────────────> tracing ─────────────────────────> drain ──> command wait ──> closed
     interrupt(): cancel         ends (final drain of the ring      stages and      (its exit
-    start-up, close all         buffer, then every stage drains    sinks drain     status)
-    (run() returns None)        in order) when:
-                                - the command exits;
-                                - every target is gone on two polls in a row
-                                  (RingBufferSource: stop_when_targets_gone);
-                                - duration_s passed (a command still running gets SIGTERM
-                                  first, as timeout(1) does);
-                                - stop(), or the first interrupt() (a signal: it is also
-                                  forwarded to the command);
-                                a second interrupt() aborts: batches in flight are dropped.
+    start-up, close all         buffer, then every stage drains    sinks drain;    status)
+    (run() returns None)        in order) when:                    no progress
+                                - the command exits;               for stall_s:
+                                - every target is gone on two      a warning
+                                  polls in a row (RingBufferSource) naming the
+                                - duration_s passed: the workload  stage, abort
+                                  gets SIGTERM, SIGKILL grace_s
+                                  later (as timeout -k does);
+                                - stop();
+                                - the first interrupt(): a command
+                                  has react_s to react to the
+                                  signal (exit), other targets
+                                  end at once;
+                                a second interrupt() aborts: batches in flight are
+                                dropped, the sinks end with what reached them.
 
-The trace owns no signal handler: the front end that has one (``tracekit run``) passes
-signals to :meth:`LiveTrace.forward` and :meth:`LiveTrace.interrupt`.
+The trace owns no signal handler: the front end that has one (``tracekit run``) decides
+whether the command could have had the signal already (a terminal sends it to the whole
+foreground process group) and passes it to :meth:`LiveTrace.interrupt` with ``forward``
+saying whether to send it on.
+
+The workload: the command and every process traced because of it (the pids map's
+tasks), and, when the command runs in a process group of its own, that group.
 """
 
 from __future__ import annotations
 
 import collections
+import logging
 import math
+import os
 import signal
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
@@ -42,8 +54,11 @@ from tracekit.pipeline._stage import EventReceiver, StageContext
 from tracekit.pipeline.upkeep import default_upkeep_stages
 from tracekit.session.session import Counters, Session, SessionOptions
 from tracekit.session.source import RingBufferSource
+from tracekit.session.spawn import in_terminal_foreground
 
 __all__ = ["Collector", "LiveTrace"]
+
+log = logging.getLogger("tracekit.trace")
 
 
 class Collector:
@@ -92,8 +107,18 @@ class LiveTrace:
       stages: applied in order to the events before the collector and ``sinks``.
       sinks: more sinks (a :class:`~tracekit.formatters.JsonlSink` to keep a file ...).
       keep_events: how many of the latest events :meth:`last_events` can return.
-      duration_s: end after this many seconds (a command still running gets SIGTERM, as
-        ``tracekit run`` does); None = until the target ends or :meth:`stop`.
+      duration_s: the time limit: end after this many seconds; the workload still running
+        then gets SIGTERM, and SIGKILL ``grace_s`` later (as ``timeout -k`` does). None =
+        until the target ends or :meth:`stop`. With a time limit, a command started while
+        this process is not in its terminal's foreground runs in a process group of its
+        own (as under timeout(1)); in the foreground it shares ours, so that it keeps the
+        terminal and its signals (as under ``timeout --foreground``).
+      grace_s: seconds between SIGTERM and SIGKILL when the workload is ended.
+      react_s: after the first :meth:`interrupt`, how long tracing goes on while the
+        command reacts to the signal (its last calls, its exit) before the final drain.
+      stall_s: once the trace is ending, a drain that moves no batch for this long ends
+        with a warning naming the stage that stopped reading (:meth:`Pipeline.watch_drain
+        <tracekit.pipeline.Pipeline.watch_drain>`).
       collect: run the :class:`Collector` sink (:meth:`summary`, :meth:`last_events`);
         False when ``sinks`` do all the work (``tracekit run``).
       while_tracing: tasks called with the trace once tracing has begun, cancelled once
@@ -118,7 +143,9 @@ class LiveTrace:
       sink_losses: the :meth:`losses` the sinks wrote at their end (the first sink to
         end asked); None until then, or when no sink writes them.
       returncode: the command's exit code (-N when signal N killed it) once it ended;
-        None for pid/tid/system-wide targets.
+        None for pid/tid/system-wide targets, and for a command still running when the
+        trace ended (it did not end within ``react_s`` of a signal, or a second signal
+        came): it goes on untraced.
       interrupted_by: the signal number given to the first :meth:`interrupt`, else None.
       started_at, ended_at: trio clock seconds (``ended_at`` None while running).
     """
@@ -126,13 +153,17 @@ class LiveTrace:
     def __init__(self, opts: SessionOptions, stages: Sequence[Any] = (),
                  sinks: Sequence[Any] = (), *, keep_events: int = 10_000,
                  duration_s: float | None = None, collect: bool = True,
-                 while_tracing: Sequence[TraceTask] = (), recorder: Any = None) -> None:
+                 while_tracing: Sequence[TraceTask] = (), recorder: Any = None,
+                 grace_s: float = 2.0, react_s: float = 2.0, stall_s: float = 10.0) -> None:
         opts.validate()
         self.recorder = recorder
         self.opts = opts
         self.stages = list(stages)
         self.sinks = list(sinks)
         self.duration_s = duration_s
+        self.grace_s = grace_s
+        self.react_s = react_s
+        self.stall_s = stall_s
         self.collector = Collector(keep_events) if collect else None
         self.while_tracing = list(while_tracing)
         self.session: Session | None = None
@@ -147,10 +178,10 @@ class LiveTrace:
         self.started_at: float | None = None
         self.ended_at: float | None = None
         self._startup_scope = trio.CancelScope()
-        self._forwarded = False
         self._stop_requested = False
         self._nursery: trio.Nursery | None = None
         self._terminate = True
+        self._ending = False            # the final drain was asked for
 
     # -- reading ------------------------------------------------------------------------
 
@@ -232,83 +263,174 @@ class LiveTrace:
         right after it.
 
         Args:
-          terminate: a command target still running gets SIGTERM, as at ``duration_s``
-            (its returncode is then -15); with False the trace goes on draining until the
-            command exits by itself, which :meth:`run` waits for.
+          terminate: the workload of a command target still running gets SIGTERM, then
+            SIGKILL ``grace_s`` later, as at the time limit (the command's returncode is
+            then -15 or -9); with False the trace goes on draining until the command exits
+            by itself, which :meth:`run` waits for.
         """
         self._stop_requested = True
         self._terminate = terminate
         s, source, nursery = self.session, self.source, self._nursery
         if source is None or nursery is None:
             return  # run() replays the request once the trace is live
+        if self.ended_at is not None:
+            return
         if terminate and s is not None and s.command is not None and s.command.returncode is None:
             # SIGTERM, then the final drain once the command is reaped: its last records
             # (the interrupted call, its exit) would race a drain started now
-            nursery.start_soon(self._end_command_then_stop)
+            nursery.start_soon(self._end_workload_then_stop)
         else:
-            source.request_stop()
+            self._end()
 
-    def forward(self, signum: int) -> None:
-        """Pass the first signal on to the command, once (there may be none yet).
+    def forward(self, signum: int, *, group: bool = False) -> None:
+        """Send ``signum`` to the command, and SIGCONT after it when the command is stopped
+        (a stopped process acts on no other signal), as strace does when it ends.
 
-        Safe to call from a Python signal handler: it only sends a signal, so it works
-        even while a stage holds the trio loop.
+        Safe to call from any thread (a signal handler's): it only sends signals, so it
+        works even while a stage holds the trio loop. Nothing happens without a command,
+        or once it has ended.
+
+        Args:
+          group: send to the command's process group instead, as a terminal would have
+            (the command runs in a group of its own, so the terminal's signal missed it).
         """
-        cmd = self.session.command if self.session is not None else None
-        if cmd is not None and not self._forwarded:
-            self._forwarded = True
-            cmd.send_signal(signum)
+        s = self.session
+        cmd = s.command if s is not None else None
+        if cmd is None or cmd.returncode is not None:
+            return
+        try:
+            pgid = os.getpgid(cmd.pid)
+            send = (lambda sig: os.killpg(pgid, sig)) if group else cmd.send_signal
+            send(signum)
+            if signum not in _NO_CONT and _stopped(cmd.pid):
+                send(signal.SIGCONT)
+        except (ProcessLookupError, OSError):
+            pass        # it exited meanwhile (or the session closed its pidfd): nothing to do
 
-    def interrupt(self, signum: int) -> None:
+    def interrupt(self, signum: int, *, forward: bool = True) -> None:
         """A signal for the trace (from a task of its trio run).
 
-        The first forwards ``signum`` to the command (when :meth:`forward` has not) and
-        ends the trace gracefully: during start-up it cancels the start-up (and
-        :meth:`run` returns None), afterwards the source makes its final drain. Any later
-        call aborts: batches in flight are dropped.
+        The first ends the trace gracefully: during start-up it cancels the start-up (and
+        :meth:`run` returns None); with a command still running, tracing goes on for up to
+        ``react_s`` while the command reacts to the signal (it usually exits), then the
+        source makes its final drain; other targets drain at once. Any later call aborts:
+        batches in flight are dropped, the sinks end with what reached them.
+
+        Args:
+          forward: send ``signum`` on to the command (:meth:`forward`) first. False when
+            the command had it already (a terminal's signal to the foreground process
+            group) or the caller sent it on itself.
         """
+        if forward:
+            self.forward(signum)
+        if self.ended_at is not None:
+            return                          # over: nothing left to end
         if self.interrupted_by is None:
             self.interrupted_by = signum
-            self.forward(signum)  # a command started after the signal handler ran
             if self.source is None:        # still starting: give up cleanly
                 self._startup_scope.cancel()
-            else:
-                self.source.request_stop()
+            elif self._nursery is not None:
+                self._after_interrupt(self._nursery)
+            # else: run() calls _after_interrupt once its nursery is open
         elif self.pipeline is not None:
             self.pipeline.abort()
         else:
             self._startup_scope.cancel()
 
+    def _after_interrupt(self, nursery: trio.Nursery) -> None:
+        s = self.session
+        cmd = s.command if s is not None else None
+        if cmd is not None and cmd.returncode is None:
+            nursery.start_soon(self._end_after_reaction, cmd)
+        else:
+            self._end()
+
+    async def _end_after_reaction(self, cmd: Any) -> None:
+        """Trace on while the command reacts to the signal (bounded by ``react_s``): its
+        last calls and its exit are part of the trace; one that goes on (it handles the
+        signal) is left running, untraced, when the trace ends."""
+        with trio.move_on_after(self.react_s):
+            await cmd.wait()
+        self._end()
+
+    def _end(self) -> None:
+        """The final drain: stop the source; from now on a drain that makes no progress
+        for ``stall_s`` ends with a warning (a stage stopped reading)."""
+        self._ending = True
+        if self.source is not None:
+            self.source.request_stop()
+        if self.pipeline is not None:
+            self.pipeline.watch_drain(self.stall_s)
+
     async def _end_with_command(self, session: Session, source: RingBufferSource) -> None:
         assert session.command is not None
         await session.command.wait()
-        source.request_stop()
+        self._end()
 
     async def _stop_after(self, seconds: float) -> None:
-        """End the trace after ``seconds``; a command still running gets SIGTERM (as
-        timeout(1) does), so ``tracekit run``'s exit status is then 128+15."""
+        """The time limit: end the trace after ``seconds``; a workload still running gets
+        SIGTERM (as timeout(1) does), so ``tracekit run``'s exit status is then 128+15."""
         await trio.sleep(seconds)
-        await self._end_command_then_stop()
+        await self._end_workload_then_stop()
 
-    async def _end_command_then_stop(self, *, grace_s: float = 2.0) -> None:
-        """Stop the source after the command, if one runs, has ended on SIGTERM.
+    async def _end_workload_then_stop(self) -> None:
+        """End the workload (SIGTERM, then SIGKILL to what is left ``grace_s`` later, as
+        ``timeout -k`` does), then the final drain.
 
         The command's last records (the call SIGTERM interrupted, its exit) reach the ring
-        buffer before it can be reaped, so the source's final drain must come after that:
-        stopping first would race them. A command that outlives ``grace_s`` (it ignores or
-        handles SIGTERM and goes on) gets SIGKILL, as ``timeout -k`` does: the trace
-        never waits for ever on a command that will not end.
+        buffer before it can be reaped, so the final drain comes after that: stopping
+        first would race them. The trace never waits for ever on a workload that will
+        not end.
         """
         assert self.session is not None and self.source is not None
         cmd = self.session.command
         if cmd is not None and cmd.returncode is None:
-            cmd.send_signal(signal.SIGTERM)
-            with trio.move_on_after(grace_s):
+            self._signal_workload(signal.SIGTERM)
+            with trio.move_on_after(self.grace_s):
                 await cmd.wait()
-            if cmd.returncode is None:
-                cmd.send_signal(signal.SIGKILL)
+                while self._workload_left():
+                    await trio.sleep(0.05)
+            if cmd.returncode is None or self._workload_left():
+                self._signal_workload(signal.SIGKILL)
                 await cmd.wait()
-        self.source.request_stop()
+        self._end()
+
+    def _workload_pids(self) -> set[int]:
+        """The processes of the workload now (tgids), each checked against its start
+        time in the pids map, so a reused pid is never signalled (and never ours)."""
+        s = self.session
+        if s is None or s.obj is None or s.command is None:
+            return set()
+        return s.traced_processes()
+
+    def _workload_left(self) -> bool:
+        s = self.session
+        cmd = s.command if s is not None else None
+        if cmd is None:
+            return False
+        if cmd.pgid == cmd.pid and cmd.pgid != os.getpgrp():
+            try:
+                os.killpg(cmd.pgid, 0)
+                return True
+            except (ProcessLookupError, PermissionError):
+                pass
+        return bool(self._workload_pids())
+
+    def _signal_workload(self, sig: int) -> None:
+        """``sig`` to the command, its process group when it has one of its own, and every
+        process traced because of it (children that left the group too)."""
+        s = self.session
+        cmd = s.command if s is not None else None
+        if cmd is None:
+            return
+        cmd.signal_group(sig)
+        for pid in self._workload_pids() - {cmd.pid}:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+        if sig != signal.SIGKILL:       # a stopped process acts on nothing but SIGKILL
+            cmd.signal_group(signal.SIGCONT)
 
     # -- running ------------------------------------------------------------------------
 
@@ -331,6 +453,11 @@ class LiveTrace:
         if self.started_at is not None:
             raise RuntimeError("a LiveTrace runs once; build a new one")
         self.started_at = trio.current_time()
+        if self.opts.command and self.duration_s is not None and \
+                math.isfinite(self.duration_s) and self.opts.command_own_group is None:
+            # timeout(1): the workload in a group of its own, unless that would take the
+            # terminal from it (we are in the foreground: timeout --foreground)
+            self.opts.command_own_group = not in_terminal_foreground()
         session = Session(self.opts)
         self.session = session
         try:
@@ -356,7 +483,9 @@ class LiveTrace:
             try:
                 async with trio.open_nursery() as nursery:
                     self._nursery = nursery
-                    if self._stop_requested:
+                    if self.interrupted_by is not None:
+                        self._after_interrupt(nursery)
+                    elif self._stop_requested:
                         self.stop(terminate=self._terminate)
                     if session.command is not None:
                         nursery.start_soon(self._end_with_command, session, source)
@@ -368,8 +497,17 @@ class LiveTrace:
                     nursery.cancel_scope.cancel()
             except BaseExceptionGroup as group:
                 _raise_single(group)
-            if session.command is not None and not result.downstream_closed:
-                self.returncode = await session.command.wait()
+            finally:
+                self._nursery = None
+            cmd = session.command
+            if cmd is not None and not result.downstream_closed:
+                if self.interrupted_by is None and not result.aborted:
+                    self.returncode = await cmd.wait()
+                else:
+                    # after a signal, a command that did not end is left running: wait
+                    # only for one that is ending now (e.g. on the second signal)
+                    with trio.move_on_after(0.2):
+                        self.returncode = await cmd.wait()
         finally:
             self.ended_at = trio.current_time()
             if self.recorder is not None:
@@ -420,6 +558,22 @@ class _ThenStart:
         for task in self._trace.while_tracing:
             self._nursery.start_soon(task, self._trace)
         self._inner.started(value)
+
+
+#: signals after which a stopped command is left stopped: stops, and those that need no
+#: SIGCONT to act
+_NO_CONT = frozenset({signal.SIGCONT, signal.SIGKILL, signal.SIGSTOP, signal.SIGTSTP,
+                      signal.SIGTTIN, signal.SIGTTOU})
+
+
+def _stopped(pid: int) -> bool:
+    """Whether ``pid`` is in a stop now (``T``, /proc/<pid>/stat field 3; proc(5))."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            data = f.read()
+    except OSError:
+        return False
+    return data[data.rfind(b")") + 2:][:1] == b"T"
 
 
 def _raise_single(group: BaseExceptionGroup[BaseException]) -> None:

@@ -30,14 +30,52 @@ from tracekit._errors import MapError
 from tracekit._events import PID_INFO, PID_KEY
 from tracekit.bpf.object import Map
 from tracekit.bpf.uapi import NOEXIST
-from tracekit.kernel.procfs import ProcFS, ticks_to_ns
+from tracekit.kernel.procfs import ProcFS, ns_to_ticks, ticks_to_ns
 
 #: errnos of a map command the kernel does not have for this map type: EINVAL, ENOTSUPP
 #: (524), EOPNOTSUPP
 _UNSUPPORTED = frozenset({errno.EINVAL, 524, errno.EOPNOTSUPP})
 
-__all__ = ["PidInfo", "PidUpkeep", "PidsMap", "Reenumeration", "Target", "WalkResult",
-           "reenumerate"]
+__all__ = ["PidInfo", "PidUpkeep", "PidsMap", "Reenumeration", "Target", "TaskId",
+           "WalkResult", "identify", "reenumerate", "same_task"]
+
+
+class TaskId(NamedTuple):
+    """A task or process named across pid reuse (kernel rule 5): its id and its start.
+
+    ``(id, start_ticks)`` is what a pid or tid given by a user means, fixed when it is
+    named (:func:`identify`): once that task has exited, a new task that gets the same
+    id is somebody else.
+    """
+
+    id: int             # tid, or tgid (user "pid"), init pid namespace
+    start_ticks: int    # /proc/<id>/stat field 22, clock ticks after boot; 0: not running
+
+    def alive(self, procfs: ProcFS) -> bool:
+        """Whether the task named is still running (not a zombie, not replaced)."""
+        return self.start_ticks != 0 and procfs.live_start_ticks(self.id) == self.start_ticks
+
+    def replaced(self, procfs: ProcFS) -> bool:
+        """Whether ``id`` names another running task now (the one named exited, or was
+        not running when named, and its number was given to a new task)."""
+        ticks = procfs.live_start_ticks(self.id)
+        return ticks is not None and ticks != self.start_ticks
+
+
+def identify(procfs: ProcFS, ids: Iterable[int]) -> tuple[TaskId, ...]:
+    """The :class:`TaskId` of each id now (``start_ticks`` 0 for one that is not running).
+
+    Raises:
+      TracefsError: /proc unreadable for another reason than a task that is gone.
+    """
+    return tuple(TaskId(i, procfs.live_start_ticks(i) or 0) for i in ids)
+
+
+def same_task(procfs: ProcFS, tid: int, start_time_ns: int) -> bool:
+    """Whether the pids map entry ``(tid, start_time_ns)`` names the task running as
+    ``tid`` now (an entry with no start time, 0, only needs a live ``tid``)."""
+    ticks = procfs.live_start_ticks(tid)
+    return ticks is not None and (not start_time_ns or ns_to_ticks(start_time_ns) == ticks)
 
 
 class PidInfo(NamedTuple):
@@ -304,13 +342,25 @@ class Target:
     """What a session traces, as the upkeep stages need it.
 
     ``pids`` are processes (tgids; user "pid"), ``tids`` single threads, both in the init
-    pid namespace; neither for a command or system-wide target.
+    pid namespace; neither for a command or system-wide target. ``named`` fixes which
+    tasks they are (:func:`identify`, when they were named): a pid or tid whose task
+    exited names nothing any more, even once another task has its number.
     """
 
     pids: tuple[int, ...] = ()
     tids: tuple[int, ...] = ()
     follow_forks: bool = True       # children of traced threads are traced too
     system_wide: bool = False       # every task but tracekit's own: no pids map filter
+    named: tuple[TaskId, ...] = ()  # identities of pids and tids; empty: by number only
+
+    def current(self, procfs: ProcFS, ids: Iterable[int]) -> list[int]:
+        """Those of ``ids`` that do not name another task than when they were named (all
+        of them, by number only, when nothing was identified). One that exited, or is
+        a zombie, is kept: reading it finds it gone."""
+        if not self.named:
+            return list(ids)
+        named = {t.id: t for t in self.named}
+        return [i for i in ids if i in named and not named[i].replaced(procfs)]
 
     @property
     def by_id(self) -> bool:
@@ -324,8 +374,8 @@ class Target:
         trees are :meth:`ProcFS.walk`: every thread and, with ``follow_forks``, every
         descendant. A vanished target yields nothing.
         """
-        groups = list(self.pids)
-        for tid in self.tids:
+        groups = self.current(procfs, self.pids)
+        for tid in self.current(procfs, self.tids):
             yield tid, None
             if self.follow_forks:
                 groups.extend(procfs.children(tid))

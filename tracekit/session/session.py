@@ -55,8 +55,17 @@ from tracekit.session.capture import (
 )
 from tracekit.session.kernel_summary import KernelSummary, enable_kernel_summary
 from tracekit.session.objects import open_object
-from tracekit.session.pids import PidInfo, PidsMap, PidUpkeep, Target, reenumerate
-from tracekit.session.spawn import HeldCommand
+from tracekit.session.pids import (
+    PidInfo,
+    PidsMap,
+    PidUpkeep,
+    Target,
+    TaskId,
+    identify,
+    reenumerate,
+    same_task,
+)
+from tracekit.session.spawn import HeldCommand, InheritedSignals
 
 log = logging.getLogger("tracekit.session")
 
@@ -73,7 +82,9 @@ class SessionOptions:
     """What to trace and how.
 
     Exactly one target: ``command``, ``pids`` (every thread of each process), ``tids`` or
-    ``system_wide``. ``pids``/``tids`` are user-visible ids in the init pid namespace.
+    ``system_wide``. ``pids``/``tids`` are user-visible ids in the init pid namespace,
+    identified by their start time when the options are made (``named``): a target
+    that exits is gone for the session, even once another process gets its pid.
     """
 
     command: list[str] | None = None
@@ -94,6 +105,18 @@ class SessionOptions:
     capture: bool = True           # read strings/buffers/structs from user memory (issue 4)
     summary: bool = False          # count calls in kernel maps instead of records (issue 5)
     summary_records: bool = False  # with summary: emit the records too
+    # the signal dispositions and mask the command starts with; None = this thread's at
+    # spawn (a front end that handles signals passes what it was started with)
+    command_signals: InheritedSignals | None = None
+    # the command in a process group of its own (timeout(1)); None = no (LiveTrace
+    # decides it for a time limit)
+    command_own_group: bool | None = None
+    # (id, start time) of each pid and tid, read from /proc when the options are made
+    named: tuple[TaskId, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.named and (self.pids or self.tids):
+            self.named = identify(ProcFS(), [*self.pids, *self.tids])
 
     def validate(self) -> None:
         n = sum([bool(self.command), bool(self.pids), bool(self.tids), self.system_wide,
@@ -117,7 +140,8 @@ class SessionOptions:
         """The target as the pid-upkeep stages see it."""
         return Target(pids=tuple(self.pids), tids=tuple(self.tids),
                       follow_forks=self.follow_forks,
-                      system_wide=self.system_wide or self.cgroup is not None)
+                      system_wide=self.system_wide or self.cgroup is not None,
+                      named=self.named)
 
 
 _STATUS_BITS = {"successful": ST_SUCCESSFUL, "failed": ST_FAILED, "unfinished": ST_UNFINISHED}
@@ -144,6 +168,7 @@ class Session:
       ringbuf: the consumer of the ``events`` map.
       command: the workload when the target is a command, else None.
       target_tgids: processes named by the target (for the end-of-session check).
+      targets: the same as :class:`~tracekit.session.pids.TaskId` (id, start time).
       gone_targets: target ids that exited during start-up (rule 7).
     """
 
@@ -156,6 +181,7 @@ class Session:
         self.command: HeldCommand | None = None
         self.procfs = ProcFS()
         self.target_tgids: list[int] = []
+        self.targets: list[TaskId] = []
         self.gone_targets: list[int] = []
         self._pids: PidsMap | None = None
         self.self_tgid = os.getpid()
@@ -222,6 +248,18 @@ class Session:
     def traced_tids(self) -> list[int]:
         """Keys of the pids map (tids traced now)."""
         return list(self.pids.tids())
+
+    def traced_processes(self) -> set[int]:
+        """The processes (tgids) traced now that are still the tasks the pids map names:
+        each entry's start time is checked against /proc (a key whose task exited and
+        whose tid was reused names nobody). Never tracekit itself."""
+        procfs, out = self.procfs, set()
+        for tid, info in self.pids.entries().items():
+            if info.tgid in out or info.tgid == self.self_tgid:
+                continue
+            if same_task(procfs, tid, info.start_time_ns) and procfs.tgid_of(tid) == info.tgid:
+                out.add(info.tgid)
+        return out
 
     def counters(self) -> Counters:
         """Sum the per-CPU counters (``counters`` map, programs/syscalls.h enum tk_counter)."""
@@ -345,11 +383,21 @@ class Session:
 
     def _check_targets(self) -> None:
         o = self.opts
-        missing = [p for p in (o.pids or o.tids) if not self.procfs.exists(p)]
+        kind = "pid" if o.pids else "tid"
+        named = {t.id: t for t in o.named}
+        ids = o.pids or o.tids
+        missing = [p for p in ids if not self.procfs.exists(p)]
         if missing:
-            kind = "pid" if o.pids else "tid"
             raise TargetError(f"no such {kind}: {', '.join(map(str, missing))} "
                               f"(ESRCH: /proc/{missing[0]} does not exist)")
+        # not running when named, running now: its number went to another task since
+        late = [p for p in ids if p in named and named[p].start_ticks == 0
+                and self.procfs.live_start_ticks(p) is not None]
+        if late:
+            raise TargetError(f"no such {kind}: {', '.join(map(str, late))} (ESRCH: it "
+                              f"was not running when named; /proc/{late[0]} is another task)")
+        # one that ran when named and has exited since (even if its number was reused)
+        # is gone: logged and stepped over by the /proc pass, as rule 7 says
         own = [t for t in o.tids if self.procfs.tgid_of(t) == self.self_tgid]
         if self.self_tgid in o.pids or own:
             which = f"pid {self.self_tgid}" if self.self_tgid in o.pids else f"tid {own[0]}"
@@ -365,14 +413,18 @@ class Session:
             self._load()
             assert self.obj is not None
             if o.command:
-                self.command = HeldCommand(o.command)
+                self.command = HeldCommand(o.command, signals=o.command_signals,
+                                           own_group=bool(o.command_own_group))
                 self.target_tgids = [self.command.pid]
                 self.add_task(self.command.pid, self.command.pid, flags=PID_PENDING_EXEC)
             elif o.pids:
                 self.target_tgids = list(o.pids)
+                self.targets = [t for t in o.named if t.id in o.pids]
                 self._reenumerate(only_new=False)
             elif o.tids:
                 self.target_tgids = sorted({self.procfs.tgid_of(t) or t for t in o.tids})
+                # the process of each tid, identified now (the tids were checked alive)
+                self.targets = list(identify(self.procfs, self.target_tgids))
                 self._reenumerate(only_new=False)
             self.links = self.obj.attach_all()
             # Rule 4: what was created while we attached is found by reading /proc again.
@@ -398,10 +450,13 @@ class Session:
     def targets_alive(self) -> bool:
         """Whether anything is left to trace (a command: until it is reaped).
 
-        A pid/tid target is alive while one of its processes is (a zombie is not: its
-        parent may never reap it) or while a key of the pids map names a live task (the
-        threads of a group whose leader has exited, descendants). The walk over the map
-        stops at the first live key, so it usually reads one ``/proc/<tid>/stat``.
+        A pid/tid target is alive while one of its processes is, as identified when it
+        was named (a zombie is not: its parent may never reap it; a process that got the
+        pid of an exited target is not either), or while a key of the pids map names the
+        live task it was inserted for (the threads of a group whose leader has exited,
+        descendants): its start time must match, so a key left by a task that exited
+        cannot keep the session alive through whoever reuses the tid. The walk over the
+        map stops at the first live key, so it usually reads one ``/proc/<tid>/stat``.
         """
         if self.command is not None:
             return self.command.returncode is None
@@ -409,12 +464,16 @@ class Session:
             return True
         if self.cgroup is not None:       # until the cgroup is removed
             return os.path.isdir(self.cgroup.path)
-        alive = self.procfs.live_start_ticks
-        if any(alive(t) is not None for t in self.target_tgids):
+        if any(t.alive(self.procfs) for t in self.targets):
             return True
-        if self._pids is None or self._pids.map.fd < 0:
+        pids = self._pids
+        if pids is None or pids.map.fd < 0:
             return False
-        return any(alive(t) is not None for t in self._pids.tids())
+        for tid in pids.tids():
+            info = pids.get(tid)
+            if info is not None and same_task(self.procfs, tid, info.start_time_ns):
+                return True
+        return False
 
     def close(self) -> None:
         """Detach, unmap and close every fd (idempotent). An unreleased command exits 127."""

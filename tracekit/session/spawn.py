@@ -7,7 +7,11 @@ The exec's errno comes back on a close-on-exec pipe (EOF = exec succeeded).
 Timeline::
 
     parent: fork ─ insert pid in map ─ attach ─ release() ─┬─ wait() (pidfd readable) ─ waitpid
-    child:        └─ read(go) ......................... ───┴─ execve(path, argv) ─ workload
+    child:        └─ dispositions, mask ─ read(go) ...  ───┴─ execve(path, argv) ─ workload
+
+The command starts with the signal dispositions and mask the caller says
+(:class:`InheritedSignals`: those tracekit itself was started with), as it would without
+tracekit: a signal ignored under ``nohup`` stays ignored, a blocked one stays blocked.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import os
 import shutil
 import signal
 import struct
+from dataclasses import dataclass
 
 import trio
 
@@ -43,26 +48,79 @@ def resolve_command(argv: list[str]) -> str:
     return path
 
 
-_CHILD_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT}
+#: Signals the Python runtime itself sets to SIG_IGN at start-up (Python/pylifecycle.c):
+#: what they were before is not known, so a command gets them at their default, as
+#: ``subprocess.Popen(restore_signals=True)`` gives them.
+_PYTHON_IGNORED = frozenset({signal.SIGPIPE, signal.SIGXFSZ})
+
+
+@dataclass(frozen=True)
+class InheritedSignals:
+    """The signal dispositions and mask a command starts with.
+
+    Only SIG_IGN survives ``execve`` (handlers are reset to SIG_DFL, signal(7)), so the
+    dispositions are the set of ignored signals; the mask survives as is.
+
+    Attributes:
+      ignored: signal numbers whose disposition is SIG_IGN.
+      blocked: signal numbers in the mask.
+    """
+
+    ignored: frozenset[int] = frozenset()
+    blocked: frozenset[int] = frozenset()
+
+    @classmethod
+    def current(cls) -> InheritedSignals:
+        """This thread's mask and the process's ignored signals, now (SIGPIPE and SIGXFSZ,
+        which Python ignores for itself, count as default). A front end records this
+        before it installs handlers or blocks signals of its own."""
+        ignored = frozenset(s for s in signal.valid_signals()
+                            if s not in _PYTHON_IGNORED and _ignored(s))
+        blocked = frozenset(signal.pthread_sigmask(signal.SIG_BLOCK, ()))
+        return cls(ignored=ignored, blocked=blocked)
+
+
+def _ignored(sig: int) -> bool:
+    try:
+        return signal.getsignal(sig) is signal.SIG_IGN
+    except (OSError, ValueError):  # pragma: no cover - a number valid_signals() gave
+        return False
+
+
+def _settable(sig: int) -> bool:
+    return sig not in (signal.SIGKILL, signal.SIGSTOP)
 
 
 class HeldCommand:
     """A forked child waiting to exec ``argv``; owns the pipes and the pidfd.
 
+    Args:
+      argv: the command; ``argv[0]`` is searched in PATH as execvp does.
+      env: its environment (default: this process's).
+      signals: the dispositions and mask it starts with (default: this thread's now,
+        :meth:`InheritedSignals.current`). A front end that handles or blocks signals
+        passes what it recorded before it did.
+      own_group: start it in a process group of its own (``setpgid(0, 0)``, its pgid is
+        its pid), as timeout(1) does, so the whole group can be signalled.
+
     Attributes:
       pid: the child's pid (= tid = tgid) in the init pid namespace.
+      pgid: its process group (``pid`` with ``own_group``, else the caller's).
       returncode: like subprocess: exit code, or -signal; None while running.
     """
 
-    def __init__(self, argv: list[str], *, env: dict[str, str] | None = None) -> None:
+    def __init__(self, argv: list[str], *, env: dict[str, str] | None = None,
+                 signals: InheritedSignals | None = None, own_group: bool = False) -> None:
         path = resolve_command(argv)
+        inherited = InheritedSignals.current() if signals is None else signals
         go_r, go_w = os.pipe()
         err_r, err_w = os.pipe()  # both O_CLOEXEC (PEP 446): err_w closes at exec
         env_b = os.environ.copy() if env is None else env
-        # Blocked across fork: until the child has dropped the parent's Python-level
-        # handlers (tracekit's, trio's), a signal forwarded to it would run them there and
-        # be swallowed; pending, it is delivered with the default action once unblocked.
-        saved_mask = signal.pthread_sigmask(signal.SIG_BLOCK, _CHILD_SIGNALS)
+        # Every signal blocked across fork: until the child has set its dispositions, a
+        # signal forwarded to it would run the parent's Python-level handlers there
+        # (tracekit's, trio's) and be swallowed; pending, it is delivered as the command's
+        # dispositions say once the inherited mask is set.
+        saved_mask = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
         try:
             pid = os.fork()
         except BaseException:
@@ -71,25 +129,33 @@ class HeldCommand:
         if pid == 0:  # child: only async-signal-safe work, and always _exit
             try:
                 signal.set_wakeup_fd(-1)  # the parent's trio wakeup fd is not ours
-                for sig in _CHILD_SIGNALS:
-                    signal.signal(sig, signal.SIG_DFL)
-                signal.pthread_sigmask(signal.SIG_SETMASK, saved_mask)
+                for sig in signal.valid_signals():
+                    if _settable(sig):
+                        signal.signal(sig, signal.SIG_IGN if sig in inherited.ignored
+                                      else signal.SIG_DFL)
+                if own_group:
+                    os.setpgid(0, 0)
+                signal.pthread_sigmask(signal.SIG_SETMASK, inherited.blocked)
                 os.close(go_w)
                 os.close(err_r)
                 if os.read(go_r, 1) != b"g":
                     os._exit(127)
-                # Python ignores SIGPIPE; a workload expects the default (as Popen restores).
-                for sig in (signal.SIGPIPE, signal.SIGXFSZ):
-                    signal.signal(sig, signal.SIG_DFL)
                 os.execve(path, argv, env_b)
             except OSError as e:
                 os.write(err_w, struct.pack("<i", e.errno or 0))
             finally:
                 os._exit(127)
         signal.pthread_sigmask(signal.SIG_SETMASK, saved_mask)
+        if own_group:
+            try:        # both sides, as a shell does: whichever runs first makes it so
+                os.setpgid(pid, pid)
+            except OSError:
+                pass    # the child is gone already (EPERM/ESRCH): release() says why
         os.close(go_r)
         os.close(err_w)
         self.pid = pid
+        self.pgid = pid if own_group else os.getpgrp()
+        self.signals = inherited
         self.argv = argv
         self.path = path
         self.returncode: int | None = None
@@ -152,8 +218,28 @@ class HeldCommand:
             self.returncode = os.waitstatus_to_exitcode(status)
 
     def send_signal(self, sig: int) -> None:
-        if self.returncode is None:
+        """Send ``sig`` to the command (not its group); nothing once it was reaped.
+
+        Raises:
+          ProcessLookupError: it has exited but was not reaped yet (ESRCH).
+        """
+        if self.returncode is None and self._pidfd >= 0:
             signal.pidfd_send_signal(self._pidfd, sig)
+
+    def signal_group(self, sig: int) -> None:
+        """Send ``sig`` to the command's own process group (``own_group``), which holds
+        the children it did not move elsewhere; to the command alone otherwise. A group
+        with no process left is not an error."""
+        if self.pgid != self.pid or self.pgid == os.getpgrp():
+            try:
+                self.send_signal(sig)
+            except ProcessLookupError:
+                pass
+            return
+        try:
+            os.killpg(self.pgid, sig)
+        except ProcessLookupError:
+            pass
 
     def close(self) -> None:
         """Close pipes (an unreleased child then exits 127) and the pidfd; reap if done."""
@@ -170,3 +256,20 @@ class HeldCommand:
         if self._pidfd >= 0:
             os.close(self._pidfd)
             self._pidfd = -1
+
+
+def in_terminal_foreground() -> bool:
+    """Whether this process's group is the foreground process group of its controlling
+    terminal (``tcgetpgrp`` of ``/dev/tty``; termios(3)): a terminal's job-control
+    signals (^C, ^\\, ^Z) and its input go to that group. False without a controlling
+    terminal (ENXIO: a daemon, a CI job, a notebook kernel)."""
+    try:
+        fd = os.open("/dev/tty", os.O_RDONLY | os.O_NOCTTY | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        return os.tcgetpgrp(fd) == os.getpgrp()
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
