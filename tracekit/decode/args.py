@@ -203,7 +203,9 @@ def k_bufrx(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 
 def k_argv(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-    cap = capture(ev, i)
+    """execve's argv; a NULL array is ``NULL`` (what the BPF program read at exit from
+    the new image is then the kernel's, not the caller's)."""
+    cap = capture(ev, i) if ev.args[i] else None
     if cap is None or cap.kind != CAP_ARGV:
         return pointer(ev.args[i])
     return format_argv(cap, limit=d.string_limit, max_items=d.string_limit)

@@ -35,6 +35,7 @@ from tracekit._errors import TracekitError
 from tracekit._events import (
     CAP_ARGV,
     CAP_BUF,
+    CAP_COUNT,
     CAP_IOV,
     CAP_MMSGHDR,
     CAP_MSGHDR,
@@ -94,6 +95,7 @@ _SPEC = struct.Struct("<BBBBHH")                  # struct tk_beauty_spec, 8 byt
 # programs/syscalls.bpf.c: a capture starts at caps_len <= TK_CAP_OFF_MAX
 _CAP_OFF_MAX = 16184 - (8 + STR_MAX + 8)
 
+DIRENT_RECLEN_AT = 16    # offset of d_reclen in struct linux_dirent64
 STR_CAP = 4096           # PATH_MAX (include/uapi/linux/limits.h), with its NUL
 BUF_CAP = 256            # a generous strace -s
 SOCKADDR_CAP = 128       # sizeof(struct sockaddr_storage)
@@ -149,6 +151,8 @@ class CapSpec(NamedTuple):
 
     def footprint(self) -> int:
         """The most bytes this capture adds to a record (header, data, padding)."""
+        if self.kind == CAP_COUNT:
+            return 8 + 8
         cap = {CAP_STR: STR_MAX, CAP_ARGV: ARGV_MAX}.get(self.kind, BUF_MAX)
         if self.kind in (CAP_IOV, CAP_MSGHDR, CAP_MMSGHDR):
             # data bounded by cap, plus the records: 32 iovecs, the header, name and
@@ -274,7 +278,9 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "statx": (_str("filename"), _fixed("buffer", STATX_SIZE, at_exit=True)),
     "statfs": (_str("pathname"), _fixed("buf", STATFS_SIZE, at_exit=True)),
     "fstatfs": (_fixed("buf", STATFS_SIZE, at_exit=True),),
-    "getdents64": (_Override("dirent", CAP_BUF, "ret", BUF_MAX, 0, True),),
+    # getdents64: its entries counted in the kernel (d_reclen at 16 of each
+    # linux_dirent64, include/linux/dirent.h), not copied
+    "getdents64": (_Override("dirent", CAP_COUNT, "ret", 4, DIRENT_RECLEN_AT, True),),
     "prlimit64": (_fixed("new_rlim", RLIMIT_SIZE), _fixed("old_rlim", RLIMIT_SIZE,
                                                           at_exit=True)),
     "getrlimit": (_fixed("rlim", RLIMIT_SIZE, at_exit=True),),
