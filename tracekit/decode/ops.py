@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 from tracekit._events import CAP_STR, CAPF_FAULT, CAPF_TRUNC, Capture, Syscall
@@ -252,7 +253,7 @@ def _futex(d: SyscallDecoder, ev: Syscall) -> list[str]:
 _FUTEX_OP_OPARG_SHIFT = 8
 
 
-def _wake_op(T: object, v: int) -> str:
+def _wake_op(T: ModuleType, v: int) -> str:
     ops: dict[int, str] = T.FUTEX_WAKE_OPS
     cmps: dict[int, str] = T.FUTEX_WAKE_CMPS
     parts = []
