@@ -132,7 +132,7 @@ sendmmsg: fd mmsgvec u msgflags
 setsockopt: fd sollevel sockopt optval_in d
 getsockopt: fd sollevel sockopt optval_out len_inout
 clone: clone
-clone3: p u
+clone3: clone3
 fork:
 vfork:
 getpid:

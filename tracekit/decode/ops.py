@@ -677,8 +677,54 @@ def ret_kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, s
             "personality": _ret_personality, "signal": _ret_signal}
 
 
+# struct clone_args (include/uapi/linux/sched.h): 11 u64 fields, 88 bytes (64 in its
+# first version, CLONE_ARGS_SIZE_VER0)
+CLONE_ARGS_SIZE = 88
+_CLONE_ARGS = ("flags", "pidfd", "child_tid", "parent_tid", "exit_signal", "stack",
+               "stack_size", "tls", "set_tid", "set_tid_size", "cgroup")
+
+
+def _clone3(d: SyscallDecoder, ev: Syscall) -> list[str]:
+    """``clone3({flags=CLONE_VM|..., child_tid=0x..., parent_tid=0x..., exit_signal=0,
+    stack=0x..., stack_size=0x..., tls=0x...} => {parent_tid=[1234]}, 88)``: the fields
+    the flags use; after a successful call the tid the kernel wrote at parent_tid (the
+    new task's tid, which the call also returns)."""
+    fl = d.flags
+    size = ev.args[1]
+    cap = _readable(capture(ev, 0))
+    if cap is None or len(cap.data) < 64:
+        return [pointer(ev.args[0]), str(size)]
+    data = cap.data.ljust(CLONE_ARGS_SIZE, b"\0")[:CLONE_ARGS_SIZE]
+    a = dict(zip(_CLONE_ARGS, struct.unpack_from("<11Q", data), strict=True))
+    names = {n: v for v, n in fl.tables.CLONE_FLAGS}
+    flags = a["flags"]
+    text = fl.clone3_flags(flags)
+    if flags and not any(flags & v == v for v in names.values()):
+        text = f"{flags:#x} /* CLONE_??? */"
+    out = [f"flags={text}"]
+    if flags & names["CLONE_PIDFD"]:
+        out.append(f"pidfd={pointer(a['pidfd'])}")
+    if flags & (names["CLONE_CHILD_SETTID"] | names["CLONE_CHILD_CLEARTID"]):
+        out.append(f"child_tid={pointer(a['child_tid'])}")
+    if flags & names["CLONE_PARENT_SETTID"]:
+        out.append(f"parent_tid={pointer(a['parent_tid'])}")
+    sig = a["exit_signal"]
+    out.append(f"exit_signal={fl.signal_name(sig) if 0 < sig < 65 else sig}")
+    out += [f"stack={pointer(a['stack'])}", f"stack_size={_x(a['stack_size'])}"]
+    if flags & names["CLONE_SETTLS"]:
+        out.append(f"tls={pointer(a['tls'])}")
+    if a["set_tid"] or a["set_tid_size"]:
+        out += [f"set_tid={pointer(a['set_tid'])}", f"set_tid_size={a['set_tid_size']}"]
+    if flags & names.get("CLONE_INTO_CGROUP", 0) and size >= CLONE_ARGS_SIZE:
+        out.append(f"cgroup={a['cgroup']}")
+    text = "{" + ", ".join(out) + "}"
+    if succeeded(ev) and ev.ret > 0 and flags & names["CLONE_PARENT_SETTID"]:
+        text += f" => {{parent_tid=[{ev.ret}]}}"
+    return [text, str(size)]
+
+
 SPECIAL: dict[str, Callable[[SyscallDecoder, Syscall], list[str]]] = {
     "prctl": _prctl, "futex": _futex, "fcntl": _fcntl, "mremap": _mremap,
     "membarrier": _membarrier, "ptrace": _ptrace, "syslog": _syslog,
-    "personality": _personality, "keyctl": _keyctl,
+    "personality": _personality, "keyctl": _keyctl, "clone3": _clone3,
 }

@@ -42,7 +42,7 @@ from tracekit._events import (
     CAP_STR,
     CAP_STRUCT,
 )
-from tracekit.decode.ops import FLOCK_SIZE
+from tracekit.decode.ops import CLONE_ARGS_SIZE, FLOCK_SIZE
 from tracekit.decode.structs_io import EPOLL_EVENT_SIZES, IOCTL_ARGS
 from tracekit.decode.structs_proc import (
     RUSAGE_SIZE,
@@ -344,6 +344,7 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     # calls whose arguments follow their operation (tracekit/decode/ops.py): what each
     # operation may read or write, the decoder picks by the operation
     "futex": (_fixed("utime", TIMESPEC_SIZE),),
+    "clone3": (_Override("uargs", CAP_STRUCT, "size", CLONE_ARGS_SIZE),),
     "prctl": (_Override("arg2", CAP_STR, None, PRCTL_NAME_CAP), _fixed("arg2", 8, at_exit=True),
               _Override("arg2", CAP_STR, None, PRCTL_NAME_CAP, 0, True)),
     "fcntl": (_fixed("arg", FLOCK_SIZE), _fixed("arg", FLOCK_SIZE, at_exit=True)),
