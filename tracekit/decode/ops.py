@@ -30,7 +30,8 @@ from tracekit.decode.values import format_timespec, pointer, quote, signed
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
 
-__all__ = ["SPECIAL", "kinds", "ret_kinds", "format_itimerspec", "format_itimerval"]
+__all__ = ["SPECIAL", "arg_positions", "kinds", "ret_kinds", "format_itimerspec",
+           "format_itimerval"]
 
 _M32 = 0xFFFFFFFF
 _KindFn = Callable[["SyscallDecoder", Syscall, int], str]
@@ -728,3 +729,27 @@ SPECIAL: dict[str, Callable[[SyscallDecoder, Syscall], list[str]]] = {
     "membarrier": _membarrier, "ptrace": _ptrace, "syslog": _syslog,
     "personality": _personality, "keyctl": _keyctl, "clone3": _clone3,
 }
+
+
+# Which argument each printed text is, where an operation skips one in the middle
+# (the perf format labels each value with its argument's name).
+_FUTEX_POSITIONS: dict[str, tuple[int, ...]] = {
+    "FUTEX_LOCK_PI": (0, 1, 3), "FUTEX_LOCK_PI2": (0, 1, 3),
+    "FUTEX_WAIT_BITSET": (0, 1, 2, 3, 5), "FUTEX_WAKE_BITSET": (0, 1, 2, 5),
+}
+
+
+def arg_positions(name: str, args: tuple[int, ...], arch: str | None = None
+                  ) -> tuple[int, ...] | None:
+    """The argument index of each text the decoder prints for syscall ``name`` with raw
+    ``args``, when an operation leaves out an argument before others (futex's
+    FUTEX_LOCK_PI prints uaddr, op and timeout); None when the texts are the first
+    arguments in order."""
+    if name == "futex" and len(args) >= 2:
+        cmd = F.for_arch(arch).tables.FUTEX_CMDS.get(args[1] & 127)
+        return _FUTEX_POSITIONS.get(cmd or "")
+    if name == "ptrace" and args:
+        fl = F.for_arch(arch)
+        if fl.arch == "x86_64" and fl.tables.PTRACE_REQUESTS.get(args[0]) in _PTRACE_REGS:
+            return (0, 1, 3)
+    return None
