@@ -77,8 +77,7 @@ def _positional(name: str, proto: Prototype) -> bool:
     """The call prints its arguments one per position (no special decoder, no argument
     that hides the ones after it)."""
     kinds = ARGSPEC.get(name, ((),))[0]
-    return not (len(kinds) == 1 and kinds[0] in SPECIAL) and not {
-        "omode", "fcntlarg", "-"} & set(kinds)
+    return not (kinds and kinds[-1] in SPECIAL) and not {"omode", "-"} & set(kinds)
 
 
 def _positional_calls() -> Iterator[tuple[str, Prototype]]:

@@ -642,7 +642,9 @@ class SyscallDecoder:
                               for i, k in enumerate(kinds))
         if name.startswith("syscall_"):
             generic = -6 if generic in (0, 6) else -generic     # unknown: counted
-        special = SPECIAL.get(kinds[0]) if len(kinds) == 1 else None
+        # a spec whose last kind is a SPECIAL one decodes every argument with it; the
+        # kinds before it only say what the first arguments are (fcntl's fd, for -P)
+        special = SPECIAL.get(kinds[-1]) if kinds else None
         fns = () if special else tuple(self._kinds[k] for k in kinds)
         got = self._calls[key] = _Call(name, fns, special, ret, generic)
         return got

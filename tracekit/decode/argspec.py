@@ -41,9 +41,10 @@ others                a table of ``tracekit.decode.flags`` (see ``tracekit.decod
 ``-``                 stop: the arguments after this one are not printed
 ====================  ==========================================================
 
-Calls whose arguments follow their operation have one kind, their name (``futex``,
+Calls whose arguments follow their operation end with a kind named after them (``futex``,
 ``prctl``, ``fcntl``, ``mremap``, ``membarrier``, ``ptrace``, ``syslog``, ``personality``,
-``keyctl``: tracekit.decode.ops), as ``clone``.
+``keyctl``, ``clone3``: tracekit.decode.ops; ``clone``), which prints every argument; a kind
+before it only says what that argument is (``fcntl: fd fcntl``: the path filter's fds).
 
 Return kinds: ``d`` (decimal, the default), ``fd`` (decimal, and a new fd for the fd
 cache), ``x`` (hex: addresses, mmap/brk), ``mode`` (umask: octal), ``fcntl`` (flags of
@@ -159,8 +160,8 @@ waitid: idtype d siginfo_out waitopts rusage
 kill: d sig
 tkill: d sig
 tgkill: d d sig
-fcntl: fcntl -> fcntl
-fcntl64: fcntl -> fcntl
+fcntl: fd fcntl -> fcntl
+fcntl64: fd fcntl -> fcntl
 chdir: path
 fchdir: fd
 getcwd: cwd u
