@@ -1017,17 +1017,28 @@ __noinline int tk_cap_iovec(struct tk_capbuf *c, const struct tk_beauty_spec *sp
 /* -- record counts (getdents64's entry count): the records in the ret bytes the
  * call wrote, walked by their __u16 length, without copying them -------------------- */
 
-/* The position after the record at pos of the array at src: its length is the __u16 at
- * pos + at. -1: unreadable, or a length of 0 (the walk would not advance). Global: the
- * verifier then keeps one small state per record of the walk. */
-__noinline long tk_count_step(__u64 src, __u64 pos, __u32 at)
+/* Up to COUNT_STEP records of the array at src from pos (before ret): their lengths are
+ * the __u16 at pos + at of each. Returns the position after them | their number << 40,
+ * with COUNT_BAD when a length was unreadable or 0 (the walk would not advance). Global
+ * and walking several records: the verifier checks these few iterations once, and the
+ * caller's loop a few hundred (one record per call cost ~49,000 processed instructions
+ * per prog, a fifth of a second at load). */
+#define COUNT_STEP 16
+#define COUNT_POS  ((1L << 40) - 1)
+#define COUNT_BAD  (1L << 62)
+
+__noinline long tk_count_step(__u64 src, long pos, long ret, __u32 at)
 {
 	__u16 reclen;
+	long k;
 
-	if (bpf_probe_read_user(&reclen, sizeof(reclen), (const void *)(src + pos + at)) ||
-	    !reclen)
-		return -1;
-	return pos + reclen;
+	for (k = 0; k < COUNT_STEP && pos < ret; k++) {
+		if (bpf_probe_read_user(&reclen, sizeof(reclen), (const void *)(src + pos + at)) ||
+		    !reclen)
+			return COUNT_BAD | k << 40 | (pos & COUNT_POS);
+		pos += reclen;
+	}
+	return k << 40 | (pos & COUNT_POS);
 }
 
 /* TK_CAP_COUNT: the records in ret bytes at src (at most TK_COUNT_N walked), their
@@ -1036,18 +1047,19 @@ __noinline int tk_cap_count(struct tk_capbuf *c, __u64 src, long ret, __u32 at, 
 {
 	__u32 off, n = 0, i;
 	__u16 flags = hdr >> 16;
-	long pos = 0;
+	long pos = 0, r;
 
-	if (!c || ret < 0 || at > 64)
+	if (!c || ret < 0 || ret > COUNT_POS || at > 64)
 		return 0;
 	off = c->caps_len;
 	if (off > TK_CAP_OFF_MAX)
 		return 0;
-	for (i = 0; i < TK_COUNT_N && pos < ret; i++) {
-		pos = tk_count_step(src, pos, at);
-		if (pos < 0)
+	for (i = 0; i < TK_COUNT_N / COUNT_STEP && pos < ret; i++) {
+		r = tk_count_step(src, pos, ret, at);
+		n += (r >> 40) & 0xff;
+		pos = r & COUNT_POS;
+		if (r & COUNT_BAD)
 			break;
-		n++;
 	}
 	if (pos < ret)
 		flags |= TK_CAPF_TRUNC;
