@@ -55,6 +55,7 @@ from tracekit._events import (
     Syscall,
 )
 from tracekit.decode.flags import for_arch
+from tracekit.decode.ops import arg_positions
 from tracekit.decode.signals import SIGKILL, signal_line, stopped_line
 from tracekit.formatters._base import TextOptions, TextSink, escape, reorder_stage
 from tracekit.formatters._output import Output
@@ -175,6 +176,11 @@ class PerfFormatter(TextSink):
         if tail is None:
             if len(self._tails) >= _MEMO_MAX:
                 self._tails.clear()
+            # an operation that leaves out a middle argument (futex's FUTEX_LOCK_PI):
+            # each value keeps its own argument's name
+            at = None if compat else arg_positions(call, ev.args)
+            if at is not None and len(at) == len(dec.args) and max(at) < len(names):
+                names = tuple(names[i] for i in at)
             body = f"{call}({self._decoded_args(names, dec.args)}"
             tail = self._tails[key] = f"{body}){_pad(body)}= "
         return f"{head}{tail}{self._ret(ev)}"

@@ -14,7 +14,8 @@
  * (signal_struct, SIGNAL_GROUP_EXIT), fs/exec.c (de_thread),
  * include/linux/binfmts.h (linux_binprm), arch/x86/include/asm/ptrace.h and
  * arch/arm64/include/asm/ptrace.h (pt_regs), arch/x86/include/asm/thread_info.h
- * (thread_info.status, TS_COMPAT), include/linux/signal_types.h (k_sigaction, kernel_siginfo).
+ * (thread_info.status, TS_COMPAT), include/linux/signal_types.h (k_sigaction, kernel_siginfo),
+ * include/linux/mm_types.h (mm_struct.env_end).
  */
 #ifndef TRACEKIT_CORE_TYPES_H
 #define TRACEKIT_CORE_TYPES_H
@@ -71,6 +72,14 @@ struct pt_regs {
 
 struct task_struct;
 
+/* include/linux/mm_types.h: where exec laid out the new image's strings (a successful
+ * execve's filename is copied right after the environment strings: fs/exec.c
+ * do_execveat_common copies it first, onto the top of the new stack; binfmt_elf.c
+ * create_elf_tables sets env_end) */
+struct mm_struct {
+	unsigned long env_end;
+} __attribute__((preserve_access_index));
+
 struct signal_struct {
 	atomic_t live; /* live threads; do_exit() decrements it before sched_process_exit */
 	unsigned int flags; /* SIGNAL_GROUP_EXIT: the group is dying (fatal signal, exit_group) */
@@ -92,11 +101,14 @@ struct task_struct {
 	__u64 start_time; /* CLOCK_MONOTONIC ns */
 	__u64 start_boottime; /* CLOCK_BOOTTIME ns: /proc/<pid>/stat field 22 is this in clock ticks */
 	struct signal_struct *signal;
+	struct mm_struct *mm;
 	char comm[16];   /* TASK_COMM_LEN; read as two u64 loads (bpf_get_current_comm's bytes) */
 } __attribute__((preserve_access_index));
 
 struct linux_binprm {
 	const char *filename; /* the name passed to execve (or /dev/fd/N for execveat) */
+	const char *interp;   /* the file run: differs from filename for a script (#!) or
+			       * binfmt_misc, whose argv the kernel rewrote */
 } __attribute__((preserve_access_index));
 
 /* include/linux/signal_types.h, include/uapi/asm-generic/signal-defs.h: the action the

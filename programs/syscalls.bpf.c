@@ -808,7 +808,8 @@ __noinline int tk_cap_argv_step(struct tk_capbuf *c, __u64 src, __u32 i, __u32 s
  * NUL-terminated, each at most ecap characters, all at most total bytes; a cut element
  * (longer than its cap or than the room left) ends the data without its NUL (TRUNC); a
  * further pointer sets ARGV_TRUNC; an unreadable element sets FAULT|ARGV_TRUNC after the
- * data read so far. -1 only when the array itself is unreadable. */
+ * data read so far (at exit; at entry, hdr without AT_EXIT, it is -1 as for an
+ * unreadable array, to be read again at exit). */
 __noinline int tk_cap_argv(struct tk_capbuf *c, __u64 src, __u32 total, __u32 ecap, __u32 hdr)
 {
 	__u32 st = 0, i;
@@ -825,6 +826,9 @@ __noinline int tk_cap_argv(struct tk_capbuf *c, __u64 src, __u32 total, __u32 ec
 			break;
 	}
 	if (st & ARGV_ERR)
+		return -1;
+	/* an element not yet faulted in at entry: the whole array is read again at exit */
+	if ((st >> ARGV_FLAGS_SHIFT & TK_CAPF_FAULT) && !(hdr >> 16 & TK_CAPF_AT_EXIT))
 		return -1;
 	return tk_cap_commit(c, c->caps_len,
 			     (hdr & 0xffff) | ((hdr >> 16) | (st >> ARGV_FLAGS_SHIFT & 0xff)) << 16,
@@ -1091,9 +1095,63 @@ __noinline int tk_cap_iovec(struct tk_capbuf *c, const struct tk_beauty_spec *sp
 	return tk_cap_iov(c, s->args[arg], s->args[la], IOV_LIMS(budget, ecap, 0), hdr);
 }
 
+/* -- record counts (getdents64's entry count): the records in the ret bytes the
+ * call wrote, walked by their __u16 length, without copying them -------------------- */
+
+/* Up to COUNT_STEP records of the array at src from pos (before ret): their lengths are
+ * the __u16 at pos + at of each. Returns the position after them | their number << 40,
+ * with COUNT_BAD when a length was unreadable or 0 (the walk would not advance). Global
+ * and walking several records: the verifier checks these few iterations once, and the
+ * caller's loop a few hundred (one record per call cost ~49,000 processed instructions
+ * per prog, a fifth of a second at load). */
+#define COUNT_STEP 16
+#define COUNT_POS  ((1L << 40) - 1)
+#define COUNT_BAD  (1L << 62)
+
+__noinline long tk_count_step(__u64 src, long pos, long ret, __u32 at)
+{
+	__u16 reclen;
+	long k;
+
+	for (k = 0; k < COUNT_STEP && pos < ret; k++) {
+		if (bpf_probe_read_user(&reclen, sizeof(reclen), (const void *)(src + pos + at)) ||
+		    !reclen)
+			return COUNT_BAD | k << 40 | (pos & COUNT_POS);
+		pos += reclen;
+	}
+	return k << 40 | (pos & COUNT_POS);
+}
+
+/* TK_CAP_COUNT: the records in ret bytes at src (at most TK_COUNT_N walked), their
+ * lengths at offset at (<= 64) of each; TRUNC when the walk stopped before ret bytes. */
+__noinline int tk_cap_count(struct tk_capbuf *c, __u64 src, long ret, __u32 at, __u32 hdr)
+{
+	__u32 off, n = 0, i;
+	__u16 flags = hdr >> 16;
+	long pos = 0, r;
+
+	if (!c || ret < 0 || ret > COUNT_POS || at > 64)
+		return 0;
+	off = c->caps_len;
+	if (off > TK_CAP_OFF_MAX)
+		return 0;
+	for (i = 0; i < TK_COUNT_N / COUNT_STEP && pos < ret; i++) {
+		r = tk_count_step(src, pos, ret, at);
+		n += (r >> 40) & 0xff;
+		pos = r & COUNT_POS;
+		if (r & COUNT_BAD)
+			break;
+	}
+	if (pos < ret)
+		flags |= TK_CAPF_TRUNC;
+	*(__u32 *)(c->data + off + sizeof(struct tk_cap)) = n;
+	return tk_cap_commit(c, off, (hdr & 0xffff) | (__u32)flags << 16, sizeof(n));
+}
+
 /* Capture spec sp of the call in s at c->caps_len; ret is the return value at sys_exit.
  * opts: TK_CAPF_* bits to add (AT_EXIT for a retried entry read) | CAPTURE_ARGV; the
- * exit path never reads argv (its memory is gone after a successful execve). Returns 0
+ * exit path reads argv only to retry a failed execve's (a successful one's memory is
+ * gone: tk_cap_exec_retry reads the new image instead). Returns 0
  * when done (a capture was appended, or there is nothing to capture), -1 when the user
  * memory could not be read (nothing appended). Global, so each spec loop costs the
  * verifier a call per spec. */
@@ -1146,6 +1204,8 @@ __noinline int tk_capture(struct tk_capbuf *c, const struct tk_beauty_spec *sp,
 		return tk_cap_iovec(c, sp, s, ret, hdr);
 	if ((opts & CAPTURE_ARGV) && kind == TK_CAP_ARGV)
 		return tk_cap_argv(c, s->args[arg], sp->cap, sp->size, hdr);
+	if (kind == TK_CAP_COUNT && la == TK_LEN_RET)
+		return tk_cap_count(c, s->args[arg], ret, sp->size, hdr);
 	return 0;
 }
 
@@ -1188,13 +1248,8 @@ static __always_inline bool capture_entry(__u32 tid, const struct tk_scratch *s)
 			break;
 		if (sp->flags & TK_SPEC_AT_EXIT)
 			c->pending |= 1U << i;
-		else if (tk_capture(c, sp, s, 0, CAPTURE_ARGV) < 0) {
-			/* ARGV is not read again at exit: it faults now */
-			if (sp->kind == TK_CAP_ARGV)
-				tk_cap_fault(c, CAP_HDR(sp->arg, sp->kind, TK_CAPF_FAULT));
-			else
-				c->retry |= 1U << i;
-		}
+		else if (tk_capture(c, sp, s, 0, CAPTURE_ARGV) < 0)
+			c->retry |= 1U << i; /* memory not yet faulted in: read at exit */
 	}
 	return true;
 }
@@ -1231,6 +1286,61 @@ __noinline int tk_cap_new_envp(struct tk_capbuf *c, __u64 user_sp, __u32 size, _
 	return tk_cap_mem(c, src, (__u64)n * 8 + 8, size, hdr);
 }
 
+/* A successful execve whose filename faulted at entry: the copy the kernel made on the
+ * new stack (AT_EXECFN), right after the environment strings (mm->env_end; see
+ * programs/core_types.h). execveat's copy is /dev/fd/N/... for a dirfd-relative path,
+ * not its argument: only execve takes it. */
+__noinline int tk_cap_exec_filename(struct tk_capbuf *c, __u32 cap, __u32 hdr)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	__u64 p;
+
+	if (!c)
+		return 0;
+	p = BPF_CORE_READ(t, mm, env_end);
+	if (!p)
+		return -1;
+	return tk_cap_str(c, p, cap, hdr);
+}
+
+/* A script's interpreter (#!) or binfmt_misc rewrote argv (bprm->interp is then a copy
+ * other than bprm->filename: fs/exec.c bprm_change_interp): the new image's argv is not
+ * the caller's, so a faulted argv is not read from it (tk_proc_exec sets the mark in the
+ * exec'ing thread's capbuf slot; pending is cleared at each call's entry). */
+#define TK_PENDING_INTERP (1U << 31)
+
+static __always_inline void note_exec_interp(__u32 tid, struct linux_binprm *bprm)
+{
+	struct tk_capbuf *c;
+
+	if (bprm->interp == bprm->filename)
+		return;
+	c = bpf_map_lookup_elem(&capbuf, &tid);
+	if (c)
+		c->pending |= TK_PENDING_INTERP;
+}
+
+/* The captures of a successful execve's spec sp whose entry read faulted, from the new
+ * image (hdr has AT_EXIT): envp's pointer array (its only STRUCT specs), the filename
+ * (execve), argv from the new stack (argc, then the pointers, at user_sp). what:
+ * EXEC_IS_EXECVE (not execveat) | EXEC_INTERP (see TK_PENDING_INTERP). */
+#define EXEC_IS_EXECVE 1U
+#define EXEC_INTERP    2U
+
+__noinline int tk_cap_exec_retry(struct tk_capbuf *c, const struct tk_beauty_spec *sp,
+				 __u64 user_sp, __u32 what, __u32 hdr)
+{
+	if (!c || !sp)
+		return 0;
+	if (sp->kind == TK_CAP_STRUCT)
+		return tk_cap_new_envp(c, user_sp, sp->size, hdr);
+	if (sp->kind == TK_CAP_STR && (what & EXEC_IS_EXECVE))
+		return tk_cap_exec_filename(c, sp->cap, hdr);
+	if (sp->kind == TK_CAP_ARGV && !(what & EXEC_INTERP) && user_sp)
+		return tk_cap_argv(c, user_sp + 8, sp->cap, sp->size, hdr);
+	return -1;
+}
+
 /* Exit captures of the call in s (capbuf slot c, checked to be this call's), then the
  * record from the slot. Returns false when there is nothing to append (the caller
  * emits the plain 112-byte record). */
@@ -1255,15 +1365,17 @@ static __always_inline bool emit_captured(struct tk_capbuf *c, const struct tk_s
 			/* a retry of a faulted entry read is marked AT_EXIT */
 			xflags = (c->retry & (1U << i)) ? TK_CAPF_AT_EXIT : 0;
 			if (xflags && exec_ok) {
-				/* execve's only STRUCT specs are its envp pointer reads */
-				if (sp->kind != TK_CAP_STRUCT ||
-				    tk_cap_new_envp(c, user_sp, sp->size,
-						    CAP_HDR(sp->arg, sp->kind, xflags)) < 0)
+				if (tk_cap_exec_retry(c, sp, user_sp,
+						      (s->nr == NR_EXECVE ? EXEC_IS_EXECVE : 0) |
+						      (c->pending & TK_PENDING_INTERP ?
+						       EXEC_INTERP : 0),
+						      CAP_HDR(sp->arg, sp->kind, xflags)) < 0)
 					tk_cap_fault(c, CAP_HDR(sp->arg, sp->kind,
 								TK_CAPF_FAULT | xflags));
 				continue;
 			}
-			if (tk_capture(c, sp, s, ret, xflags) < 0)
+			/* a failed execve's argv is still the caller's memory */
+			if (tk_capture(c, sp, s, ret, xflags | (xflags ? CAPTURE_ARGV : 0)) < 0)
 				tk_cap_fault(c, CAP_HDR(sp->arg, sp->kind, TK_CAPF_FAULT | xflags));
 		}
 	}
@@ -1578,6 +1690,8 @@ int BPF_PROG(tk_proc_exec, struct task_struct *p, pid_t old_pid, struct linux_bi
 			bpf_map_delete_elem(&capbuf, &old_tid);
 		}
 	}
+
+	note_exec_interp(new_tid, bprm);
 
 	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
 	if (!r) {

@@ -83,6 +83,10 @@ enum tk_cap_kind {
 			    * records of msg_name and msg_control, then msg_iov as TK_CAP_IOV */
 	TK_CAP_MMSGHDR = 7, /* element len_arg of a struct mmsghdr array (sendmmsg/recvmmsg):
 			     * as TK_CAP_MSGHDR with the 64-byte mmsghdr first */
+	TK_CAP_COUNT = 8,  /* records in the ret bytes the call wrote (getdents64), walking a
+			    * __u16 record length at offset spec.size of each: data is one
+			    * __u32 count; TRUNC when the walk stopped early (a bad length,
+			    * more than TK_COUNT_N records): the count is then a lower bound */
 };
 #define TK_CAPF_TRUNC      (1U << 0) /* data is a prefix: cut at the cap */
 #define TK_CAPF_FAULT      (1U << 1) /* user memory could not be read (EFAULT): no data */
@@ -91,7 +95,10 @@ enum tk_cap_kind {
 #define TK_CAPF_ELEM_FAULT (1U << 4) /* IOV/MSGHDR: the iovec array was unreadable after
 				      * the elements captured */
 /* FAULT|AT_EXIT: the entry read faulted and so did the read at exit (or there was none:
- * a successful execve replaced the memory). */
+ * a successful execve replaced the memory). A successful execve whose filename or argv
+ * faulted at entry reads them at exit from the new image (AT_EXIT): the filename the
+ * kernel copied after the environment strings, argv from the new stack's pointer array;
+ * argv stays FAULT|AT_EXIT when a script's interpreter (#!) rewrote it. */
 
 struct tk_cap {
 	__u8 arg;    /* argument index 0..5 */
@@ -129,6 +136,7 @@ struct tk_cap {
  * at exit (TK_SPEC_AT_EXIT) the data is also bounded by the return value. */
 #define TK_IOV_N 32 /* iovec elements read (strace -s 32 shows as many) */
 #define TK_MMSG_N 8 /* TK_CAP_MMSGHDR: elements a spec may name */
+#define TK_COUNT_N 4096 /* TK_CAP_COUNT: records walked at most */
 
 /* Bounds the BPF side enforces (clamps spec values above them). */
 #define TK_STR_MAX  4096 /* STR cap: PATH_MAX */

@@ -49,12 +49,15 @@ _TERMBITS = ("asm/termbits.h",)
 TABLES: dict[str, Table] = {
     "OPEN_ACCMODE": ("values", _FCNTL, r"O_(RDONLY|WRONLY|RDWR)", frozenset(), ()),
     # strace 6.1 prints open flags in this order (tests/e2e/test_strace_diff.py checks).
-    "OPEN_FLAGS": ("bits", _FCNTL, r"O_[A-Z]+|FASYNC",
+    # __O_SYNC and __O_TMPFILE are the bits O_SYNC and O_TMPFILE add to O_DSYNC and
+    # O_DIRECTORY: strace names them when they come alone.
+    "OPEN_FLAGS": ("bits", _FCNTL, r"O_[A-Z]+|FASYNC|__O_(SYNC|TMPFILE)",
                    frozenset({"O_RDONLY", "O_WRONLY", "O_RDWR", "O_ACCMODE", "O_NDELAY",
                               "O_ASYNC", "O_FSYNC", "O_RSYNC"}),
                    ("O_CREAT", "O_EXCL", "O_NOCTTY", "O_TRUNC", "O_APPEND", "O_NONBLOCK",
-                    "O_SYNC", "O_DSYNC", "O_DIRECT", "O_LARGEFILE", "O_NOFOLLOW", "O_NOATIME",
-                    "O_CLOEXEC", "FASYNC", "O_PATH", "O_TMPFILE", "O_DIRECTORY")),
+                    "O_SYNC", "__O_SYNC", "O_DSYNC", "O_DIRECT", "O_LARGEFILE", "O_NOFOLLOW",
+                    "O_NOATIME", "O_CLOEXEC", "O_PATH", "O_TMPFILE", "__O_TMPFILE",
+                    "O_DIRECTORY", "FASYNC")),
     "AT_FLAGS": ("bits", _LFCNTL, r"AT_[A-Z_]+",
                  frozenset({"AT_FDCWD", "AT_EACCESS", "AT_REMOVEDIR", "AT_STATX_SYNC_TYPE",
                             "AT_STATX_SYNC_AS_STAT", "AT_STATX_FORCE_SYNC",
@@ -83,10 +86,15 @@ TABLES: dict[str, Table] = {
                     "STATX_CTIME", "STATX_INO", "STATX_SIZE", "STATX_BLOCKS")),
     "PROT_FLAGS": ("bits", _MMAN, r"PROT_[A-Z_]+", frozenset({"PROT_NONE"}), ()),
     "MAP_TYPES": ("values", _MMAN, r"MAP_(SHARED|PRIVATE|SHARED_VALIDATE)", frozenset(), ()),
-    "MAP_FLAGS": ("bits", _MMAN, r"MAP_[A-Z_]+",
+    # strace 6.1's order (checked with every bit set); MAP_32BIT is x86_64's
+    "MAP_FLAGS": ("bits", _MMAN, r"MAP_(?!HUGE_[0-9])[A-Z0-9_]+",
                   frozenset({"MAP_SHARED", "MAP_PRIVATE", "MAP_SHARED_VALIDATE", "MAP_TYPE",
                              "MAP_FILE", "MAP_ANON", "MAP_HUGE_SHIFT", "MAP_HUGE_MASK",
-                             "MAP_UNINITIALIZED"}), ()),
+                             "MAP_UNINITIALIZED"}),
+                  ("MAP_FIXED", "MAP_ANONYMOUS", "MAP_32BIT", "MAP_NORESERVE", "MAP_POPULATE",
+                   "MAP_NONBLOCK", "MAP_GROWSDOWN", "MAP_DENYWRITE", "MAP_EXECUTABLE",
+                   "MAP_LOCKED", "MAP_STACK", "MAP_HUGETLB", "MAP_SYNC",
+                   "MAP_FIXED_NOREPLACE")),
     "MAP_HUGE": ("values", _MMAN, r"MAP_HUGE_[0-9]+[KMG]B", frozenset(), ()),
     "MAP_CONSTS": ("values", _MMAN, r"MAP_(TYPE|HUGE_SHIFT|HUGE_MASK)", frozenset(), ()),
     "MREMAP_FLAGS": ("bits", _MMAN, r"MREMAP_[A-Z_]+", frozenset(), ()),
@@ -94,6 +102,14 @@ TABLES: dict[str, Table] = {
     "CLONE_FLAGS": ("bits", ("linux/sched.h",), r"CLONE_[A-Z_]+",
                     frozenset({"CLONE_ARGS_SIZE_VER0", "CLONE_ARGS_SIZE_VER1",
                                "CLONE_ARGS_SIZE_VER2"}), ()),
+    # unshare(2)'s and setns(2)'s flag words: the namespace and sharing bits those calls
+    # take (strace prints the others as a hex remainder)
+    "UNSHARE_FLAGS": ("bits", ("linux/sched.h",),
+                      r"CLONE_(NEWTIME|VM|FS|FILES|SIGHAND|THREAD|NEWNS|SYSVSEM|NEWCGROUP|"
+                      r"NEWUTS|NEWIPC|NEWUSER|NEWPID|NEWNET)", frozenset(), ()),
+    "SETNS_TYPES": ("bits", ("linux/sched.h",),
+                    r"CLONE_(NEWTIME|NEWNS|NEWCGROUP|NEWUTS|NEWIPC|NEWUSER|NEWPID|NEWNET)",
+                    frozenset(), ()),
     "SIGNALS": ("values", ("asm/signal.h",), r"SIG[A-Z]+[0-9]*",
                 frozenset({"SIGRTMIN", "SIGRTMAX", "SIGSTKSZ", "SIGUNUSED", "SIGIOT",
                            "SIGPOLL", "SIGCLD"}), ()),
@@ -278,6 +294,48 @@ TABLES: dict[str, Table] = {
                    r"IPV6_(V6ONLY|UNICAST_HOPS|MULTICAST_IF|MULTICAST_HOPS|MULTICAST_LOOP|"
                    r"RECVPKTINFO|PKTINFO|TCLASS|RECVTCLASS|RECVERR|MTU_DISCOVER|"
                    r"ADD_MEMBERSHIP|DROP_MEMBERSHIP)", frozenset(), ()),
+    # timerfd_create and timerfd_settime flags
+    "TFD_FLAGS": ("bits", ("sys/timerfd.h",), r"TFD_(CLOEXEC|NONBLOCK)", frozenset(),
+                  ("TFD_CLOEXEC", "TFD_NONBLOCK")),
+    "TFD_TIMER_FLAGS": ("bits", ("sys/timerfd.h",), r"TFD_TIMER_(ABSTIME|CANCEL_ON_SET)",
+                        frozenset(), ()),
+    # fcntl: F_NOTIFY's DN_*, F_ADD_SEALS/F_GET_SEALS, F_GETOWN_EX's type, lock types
+    "DN_FLAGS": ("bits", _LFCNTL, r"DN_[A-Z]+", frozenset(), ()),
+    "SEAL_FLAGS": ("bits", _LFCNTL, r"F_SEAL_[A-Z_]+", frozenset(), ()),
+    "F_OWNER_TYPES": ("values", _FCNTL, r"F_OWNER_(TID|PID|PGRP)", frozenset(), ()),
+    "LOCK_TYPES": ("values", _FCNTL, r"F_(RDLCK|WRLCK|UNLCK)", frozenset(), ()),
+    # personality(2): the execution domain (low byte and its flag bits) and the flags
+    "PERSONALITY_TYPES": ("values", ("linux/personality.h",), r"PER_[A-Z0-9_]+",
+                          frozenset({"PER_MASK", "PER_CLEAR_ON_SETID"}), ()),
+    "PERSONALITY_FLAGS": ("bits", ("linux/personality.h",),
+                          r"UNAME26|ADDR_NO_RANDOMIZE|FDPIC_FUNCPTRS|MMAP_PAGE_ZERO|"
+                          r"ADDR_COMPAT_LAYOUT|READ_IMPLIES_EXEC|ADDR_LIMIT_32BIT|SHORT_INODE|"
+                          r"WHOLE_SECONDS|STICKY_TIMEOUTS|ADDR_LIMIT_3GB", frozenset(), ()),
+    # capabilities (prctl PR_CAPBSET_READ, PR_CAP_AMBIENT)
+    "CAPABILITIES": ("values", ("linux/capability.h",), r"CAP_[A-Z_]+",
+                     frozenset({"CAP_LAST_CAP"}), ()),
+    # prctl's sub-options and values
+    "PR_CAP_AMBIENT_OPS": ("values", ("linux/prctl.h",), r"PR_CAP_AMBIENT_[A-Z_]+",
+                           frozenset(), ()),
+    "PR_SET_MM_OPS": ("values", ("linux/prctl.h",), r"PR_SET_MM_[A-Z_]+", frozenset(), ()),
+    "PR_TSC_MODES": ("values", ("linux/prctl.h",), r"PR_TSC_(ENABLE|SIGSEGV)", frozenset(), ()),
+    "PR_UNALIGN_FLAGS": ("bits", ("linux/prctl.h",), r"PR_UNALIGN_(NOPRINT|SIGBUS)",
+                         frozenset(), ()),
+    "PR_MCE_KILL_OPS": ("values", ("linux/prctl.h",), r"PR_MCE_KILL_(CLEAR|SET)", frozenset(),
+                        ()),
+    "PR_MCE_KILL_POLICIES": ("values", ("linux/prctl.h",),
+                             r"PR_MCE_KILL_(LATE|EARLY|DEFAULT)", frozenset(), ()),
+    "PR_SET_VMA_OPS": ("values", ("linux/prctl.h",), r"PR_SET_VMA_ANON_NAME", frozenset(), ()),
+    "SECCOMP_MODES": ("values", ("linux/seccomp.h",), r"SECCOMP_MODE_[A-Z]+", frozenset(), ()),
+    "SECUREBITS": ("bits", ("linux/securebits.h",), r"SECBIT_[A-Z_]+", frozenset(), ()),
+    # futex FUTEX_WAKE_OP's operation word (FUTEX_OP in linux/futex.h)
+    "FUTEX_WAKE_OPS": ("values", ("linux/futex.h",), r"FUTEX_OP_(SET|ADD|OR|ANDN|XOR)",
+                       frozenset(), ()),
+    "FUTEX_WAKE_CMPS": ("values", ("linux/futex.h",), r"FUTEX_OP_CMP_[A-Z]+", frozenset(),
+                        ()),
+    # ptrace's PTRACE_SETOPTIONS / PTRACE_SEIZE options
+    "PTRACE_OPTIONS": ("bits", ("linux/ptrace.h",), r"PTRACE_O_[A-Z_]+",
+                       frozenset({"PTRACE_O_MASK"}), ()),
     # requests of other drivers that share a value with one of IOCTLS: strace prints
     # both names (``SNDCTL_TMR_START or TCSETS``, ``BTRFS_IOC_CLONE or FICLONE``)
     "IOCTL_ALIASES": ("values", ("linux/soundcard.h", "linux/btrfs.h"),
@@ -288,6 +346,32 @@ TABLES: dict[str, Table] = {
 # named in TABLES; a name a header lacks is dropped by the compiler.
 ENUM_CONSTANTS: dict[str, tuple[str, ...]] = {
     "IOPRIO_WHO": ("IOPRIO_WHO_PROCESS", "IOPRIO_WHO_PGRP", "IOPRIO_WHO_USER"),
+    "PERSONALITY_TYPES": ("PER_LINUX", "PER_LINUX_32BIT", "PER_LINUX_FDPIC", "PER_SVR4",
+                          "PER_SVR3", "PER_SCOSVR3", "PER_OSR5", "PER_WYSEV386", "PER_ISCR4",
+                          "PER_BSD", "PER_SUNOS", "PER_XENIX", "PER_LINUX32",
+                          "PER_LINUX32_3GB", "PER_IRIX32", "PER_IRIXN32", "PER_IRIX64",
+                          "PER_RISCOS", "PER_SOLARIS", "PER_UW7", "PER_OSF4", "PER_HPUX"),
+    "PERSONALITY_FLAGS": ("UNAME26", "ADDR_NO_RANDOMIZE", "FDPIC_FUNCPTRS", "MMAP_PAGE_ZERO",
+                          "ADDR_COMPAT_LAYOUT", "READ_IMPLIES_EXEC", "ADDR_LIMIT_32BIT",
+                          "SHORT_INODE", "WHOLE_SECONDS", "STICKY_TIMEOUTS", "ADDR_LIMIT_3GB"),
+}
+
+# Constants strace prints that no installed header defines: the kernel keeps them in its
+# internal headers. Written here with their source; rendered like the "values" tables.
+INTERNAL_TABLES: dict[str, dict[int, str]] = {
+    # include/linux/syslog.h: syslog(2)'s actions
+    "SYSLOG_ACTIONS": {0: "SYSLOG_ACTION_CLOSE", 1: "SYSLOG_ACTION_OPEN",
+                       2: "SYSLOG_ACTION_READ", 3: "SYSLOG_ACTION_READ_ALL",
+                       4: "SYSLOG_ACTION_READ_CLEAR", 5: "SYSLOG_ACTION_CLEAR",
+                       6: "SYSLOG_ACTION_CONSOLE_OFF", 7: "SYSLOG_ACTION_CONSOLE_ON",
+                       8: "SYSLOG_ACTION_CONSOLE_LEVEL", 9: "SYSLOG_ACTION_SIZE_UNREAD",
+                       10: "SYSLOG_ACTION_SIZE_BUFFER"},
+    # include/linux/kern_levels.h: console log levels (syslog's SYSLOG_ACTION_CONSOLE_LEVEL)
+    "LOG_LEVELS": {0: "LOGLEVEL_EMERG", 1: "LOGLEVEL_ALERT", 2: "LOGLEVEL_CRIT",
+                   3: "LOGLEVEL_ERR", 4: "LOGLEVEL_WARNING", 5: "LOGLEVEL_NOTICE",
+                   6: "LOGLEVEL_INFO", 7: "LOGLEVEL_DEBUG"},
+    # include/linux/sched/coredump.h: prctl PR_SET_DUMPABLE / PR_GET_DUMPABLE values
+    "SUID_DUMP": {0: "SUID_DUMP_DISABLE", 1: "SUID_DUMP_USER", 2: "SUID_DUMP_ROOT"},
 }
 ENUM_TAGS: dict[str, str] = {
     "KCMP_TYPES": "kcmp_type", "MEMBARRIER_CMDS": "membarrier_cmd", "BPF_CMDS": "bpf_cmd",
@@ -410,7 +494,8 @@ def build(arch: str, cc: str, tmp: Path) -> dict[str, object]:
                       else [*cache[includes], *ENUM_CONSTANTS.get(tname, ())])
         names = sorted({n for n in candidates if rx.fullmatch(n) and n not in excluded})
         if tname == "PRCTL_OPTIONS":         # sub-arguments (PR_SET_MM_BRK) are not options
-            names = [n for n in names if not any(n.startswith(o + "_") for o in names)]
+            names = [n for n in names if n == "PR_MCE_KILL_GET"
+                     or not any(n.startswith(o + "_") for o in names)]
         values = evaluate(cc, includes, names, tmp)
         if kind == "values":
             by_value: dict[int, str] = {}
@@ -429,6 +514,7 @@ def build(arch: str, cc: str, tmp: Path) -> dict[str, object]:
             pairs.sort(key=lambda p: (rank.get(p[1], len(rank)), p[0] & -p[0], p[0]))
             # A multi-bit name must come before its parts when both are unranked.
             tables[tname] = tuple(pairs)
+    tables.update(INTERNAL_TABLES)
     return tables
 
 

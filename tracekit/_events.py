@@ -40,6 +40,7 @@ _CAPS_HDR = struct.Struct("<II")                  # caps_len, ncaps (after the 1
 _CAP = struct.Struct("<BBHI")                     # struct tk_cap: arg, kind, flags, len
 CAP_STR, CAP_BUF, CAP_STRUCT, CAP_ARGV = 1, 2, 3, 4
 CAP_IOV, CAP_MSGHDR, CAP_MMSGHDR = 5, 6, 7   # iovecs, msghdr, mmsghdr (struct tk_iov_elem)
+CAP_COUNT = 8                         # records in the bytes a call wrote: one u32 count
 CAPF_TRUNC, CAPF_FAULT, CAPF_AT_EXIT, CAPF_ARGV_TRUNC = 1, 2, 4, 8
 CAPF_ELEM_FAULT = 16                  # IOV/MSGHDR: the iovec array unreadable past the data
 
@@ -55,7 +56,8 @@ class Capture(msgspec.Struct, frozen=True, gc=False):
     """User memory of one argument, read by the BPF program (``struct tk_cap``)."""
 
     arg: int            # argument index 0..5
-    kind: int           # CAP_STR, CAP_BUF, CAP_STRUCT, CAP_ARGV, CAP_IOV, CAP_MSGHDR, CAP_MMSGHDR
+    kind: int           # CAP_STR, CAP_BUF, CAP_STRUCT, CAP_ARGV, CAP_IOV, CAP_MSGHDR, CAP_MMSGHDR,
+                        # CAP_COUNT
     flags: int          # CAPF_* bits (TRUNC: data is a prefix; FAULT: unreadable)
     data: bytes         # STR: without NUL; ARGV: NUL-terminated elements
 

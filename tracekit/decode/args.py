@@ -27,7 +27,7 @@ from tracekit._events import (
     Decoded,
     Syscall,
 )
-from tracekit.decode import flags as F, structs_fs, structs_io, structs_net, structs_proc as SP
+from tracekit.decode import flags as F, ops, structs_fs, structs_io, structs_net, structs_proc as SP
 from tracekit.decode.argspec import ARGSPEC
 from tracekit.decode.argtypes import kind_of, narrowed
 from tracekit.decode.captures import capture, capture_out, decoded_in, decoded_out
@@ -55,34 +55,28 @@ _MEMO_MAX = 4096        # entries per text memo; a full memo is emptied
 class _ArchConsts:
     """The constants of one arch that argument decoders test against (from its tables)."""
 
-    __slots__ = ("flags", "o_creat", "o_tmpfile", "fcntl_noarg", "fcntl_int", "fcntl_ptr",
-                 "fcntl_dup", "af_inet", "af_netlink", "clone", "clone_tls_first", "futex",
+    __slots__ = ("flags", "o_creat", "o_tmpfile", "fcntl_dup", "af_inet", "af_netlink",
+                 "clone", "clone_tls_first",
                  "kinds", "ret_kinds")
 
     def __init__(self, arch: str) -> None:
         self.flags = f = F.for_arch(arch)
         T = f.tables
         opens = {n: v for v, n in T.OPEN_FLAGS}
-        self.o_creat, self.o_tmpfile = opens["O_CREAT"], opens["O_TMPFILE"]
+        # strace prints the mode with O_CREAT or __O_TMPFILE (O_TMPFILE's own bit)
+        self.o_creat, self.o_tmpfile = opens["O_CREAT"], opens["__O_TMPFILE"]
         fcntl = {n: v for v, n in T.FCNTL_CMDS.items()}
 
         def cmds(*names: str) -> frozenset[int]:
             return frozenset(fcntl[n] for n in names if n in fcntl)
-        self.fcntl_noarg = cmds("F_GETFD", "F_GETFL", "F_GETOWN", "F_GETSIG", "F_GETLEASE",
-                                "F_GETPIPE_SZ", "F_GET_SEALS")
-        self.fcntl_int = cmds("F_DUPFD", "F_DUPFD_CLOEXEC", "F_SETOWN", "F_SETSIG",
-                              "F_SETPIPE_SZ", "F_SETLEASE", "F_NOTIFY")
-        self.fcntl_ptr = cmds("F_GETLK", "F_SETLK", "F_SETLKW", "F_OFD_GETLK", "F_OFD_SETLK",
-                              "F_OFD_SETLKW", "F_GETOWN_EX", "F_SETOWN_EX")
         self.fcntl_dup = cmds("F_DUPFD", "F_DUPFD_CLOEXEC")
         af = {n: v for v, n in T.ADDRESS_FAMILIES.items()}
         self.af_inet = frozenset({af["AF_INET"], af["AF_INET6"]})
         self.af_netlink = af["AF_NETLINK"]
         self.clone = {n: v for v, n in T.CLONE_FLAGS}
         self.clone_tls_first = arch != "x86_64"     # see _clone
-        self.futex = {n: v for v, n in T.FUTEX_CMDS.items()}
         self.kinds = _kinds(f)
-        self.ret_kinds = structs_io.ret_kinds(f)
+        self.ret_kinds = {**structs_io.ret_kinds(f), **ops.ret_kinds(f)}
 
 
 @functools.cache
@@ -203,7 +197,9 @@ def k_bufrx(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 
 def k_argv(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-    cap = capture(ev, i)
+    """execve's argv; a NULL array is ``NULL`` (what the BPF program read at exit from
+    the new image is then the kernel's, not the caller's)."""
+    cap = capture(ev, i) if ev.args[i] else None
     if cap is None or cap.kind != CAP_ARGV:
         return pointer(ev.args[i])
     return format_argv(cap, limit=d.string_limit, max_items=d.string_limit)
@@ -278,25 +274,9 @@ def k_cpuset_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 def k_omode(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
     flags, c = ev.args[i - 1], d.consts
-    if flags & c.o_creat or flags & c.o_tmpfile == c.o_tmpfile:
+    if flags & (c.o_creat | c.o_tmpfile):
         return F.mode_octal(ev.args[i])
     return None
-
-
-def k_fcntlarg(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
-    cmd, v, c = ev.args[i - 1] & _M32, ev.args[i], d.consts
-    if cmd in c.fcntl_noarg:
-        return None
-    if cmd in c.fcntl_int:
-        return str(signed(v, 32))
-    if cmd in c.fcntl_ptr:
-        return pointer(v)
-    name = c.flags.tables.FCNTL_CMDS.get(cmd)
-    if name == "F_SETFD":
-        return c.flags.fd_flags(v & _M32)
-    if name == "F_SETFL":
-        return c.flags.open_flags(v & _M32)
-    return _hex0(v)
 
 
 def k_proto(d: SyscallDecoder, ev: Syscall, i: int) -> str:
@@ -394,27 +374,6 @@ def _clone(d: SyscallDecoder, ev: Syscall) -> list[str]:
     return out
 
 
-def _futex(d: SyscallDecoder, ev: Syscall) -> list[str]:
-    """futex(2): as many arguments as the op uses (strace prints FUTEX_WAKE with 3)."""
-    uaddr, op, val, timeout, uaddr2, val3 = ev.args
-    fl, futex = d.flags, d.consts.futex
-    out = [pointer(uaddr), fl.futex_op(op), str(signed(val, 32))]
-    cmd = fl.futex_cmd(op)
-    if cmd in (futex["FUTEX_WAIT"], futex["FUTEX_LOCK_PI"], futex.get("FUTEX_LOCK_PI2")):
-        out.append(k_timespec(d, ev, 3))
-    elif cmd == futex["FUTEX_WAIT_BITSET"]:
-        out += [k_timespec(d, ev, 3), "FUTEX_BITSET_MATCH_ANY" if val3 & _M32 == _M32
-                else hex(val3 & _M32)]
-    elif cmd == futex["FUTEX_WAKE_BITSET"]:
-        out += [pointer(timeout), pointer(uaddr2), "FUTEX_BITSET_MATCH_ANY"
-                if val3 & _M32 == _M32 else hex(val3 & _M32)]
-    elif cmd == futex["FUTEX_WAKE"] or cmd == futex["FUTEX_UNLOCK_PI"]:
-        pass
-    else:
-        out += [_hex0(timeout), pointer(uaddr2), _hex0(val3)]
-    return out
-
-
 def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
     """Argument kind (``tracekit.decode.argspec``) -> decoder, with ``f``'s flag tables."""
     T = f.tables
@@ -423,7 +382,7 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         "d": k_d, "ld": k_ld, "u": k_u, "x": k_x, "p": k_p, "fd": k_fd, "dirfd": k_dirfd,
         "path": k_path, "str": k_str, "strr": k_bufr, "bufw": k_bufw, "bufr": k_bufr,
         "bufrx": k_bufrx, "argv": k_argv, "envp": k_envp, "sockaddr": k_sockaddr,
-        "timespec": k_timespec, "omode": k_omode, "fcntlarg": k_fcntlarg, "proto": k_proto,
+        "timespec": k_timespec, "omode": k_omode, "proto": k_proto,
         "oflags": _flags32(f.open_flags), "mode": _flags32(F.mode_octal),
         "fmode": _flags32(f.file_mode), "atflags": _flags32(f.at_flags),
         "statxflags": _flags32(f.statx_flags), "statxmask": _flags32(f.statx_mask),
@@ -481,6 +440,8 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         "rusagewho": _xval(T.RUSAGE_WHO, "RUSAGE_???"), **structs_fs.kinds(f),
         # I/O and socket structs (tracekit.decode.structs_io, structs_net)
         **structs_io.kinds(f), **structs_net.kinds(f),
+        # calls whose arguments follow their operation (tracekit.decode.ops)
+        **ops.kinds(f),
     }
 
 
@@ -495,7 +456,7 @@ def kinds_for(arch: str) -> dict[str, ArgFn]:
 
 SpecialFn = Callable[["SyscallDecoder", Syscall], list[str]]   # all argument texts at once
 SPECIAL: dict[str, SpecialFn] = {
-    "clone": _clone, "futex": _futex,
+    "clone": _clone, **ops.SPECIAL,
 }
 # Calls that return a new fd: the fd cache learns (or forgets) it.
 _OPENS = frozenset({"open", "openat", "creat", "openat2"})
@@ -510,7 +471,7 @@ _FD_ACTIONS = {"close": _FD_CLOSE, "open": _FD_OPEN, "creat": _FD_OPEN, "openat"
 
 
 # Kinds that end the argument list when they return None (the rest is not printed).
-_STOPPERS = frozenset({k_omode, k_fcntlarg, structs_io.k_ioctlarg, structs_io.k_stop})
+_STOPPERS = frozenset({k_omode, structs_io.k_ioctlarg, structs_io.k_stop})
 ArgsFn = Callable[["SyscallDecoder", Syscall], tuple[str, ...]]
 _Deps = tuple[tuple[int, "str | None"], ...]   # (fd, target) pairs a text was made from
 
@@ -681,7 +642,9 @@ class SyscallDecoder:
                               for i, k in enumerate(kinds))
         if name.startswith("syscall_"):
             generic = -6 if generic in (0, 6) else -generic     # unknown: counted
-        special = SPECIAL.get(kinds[0]) if len(kinds) == 1 else None
+        # a spec whose last kind is a SPECIAL one decodes every argument with it; the
+        # kinds before it only say what the first arguments are (fcntl's fd, for -P)
+        special = SPECIAL.get(kinds[-1]) if kinds else None
         fns = () if special else tuple(self._kinds[k] for k in kinds)
         got = self._calls[key] = _Call(name, fns, special, ret, generic)
         return got
@@ -765,23 +728,9 @@ class SyscallDecoder:
             return self.fd_text(ev.tgid, ret)
         if kind == "mode":
             return F.mode_octal(ret)
-        if kind == "fcntl":
-            return self._fcntl_ret(ev, ret)
         fn = self.consts.ret_kinds.get(kind)
         if fn is not None:
             return fn(self, ev, str(ret))
-        return str(ret)
-
-    def _fcntl_ret(self, ev: Syscall, ret: int) -> str:
-        """fcntl's result as strace: flags for F_GETFD/F_GETFL, an fd for F_DUPFD."""
-        cmd = ev.args[1] & _M32
-        if cmd in self.consts.fcntl_dup:
-            return self.fd_text(ev.tgid, ret)
-        name = self.flags.tables.FCNTL_CMDS.get(cmd)
-        if name == "F_GETFD":
-            return f"{ret:#x} (flags {self.flags.fd_flags(ret)})" if ret else "0"
-        if name == "F_GETFL":
-            return f"{ret:#x} (flags {self.flags.open_flags(ret)})"
         return str(ret)
 
     def update_fds(self, ev: Syscall, call: _Call) -> None:

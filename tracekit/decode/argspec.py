@@ -41,9 +41,17 @@ others                a table of ``tracekit.decode.flags`` (see ``tracekit.decod
 ``-``                 stop: the arguments after this one are not printed
 ====================  ==========================================================
 
+Calls whose arguments follow their operation end with a kind named after them (``futex``,
+``prctl``, ``fcntl``, ``mremap``, ``membarrier``, ``ptrace``, ``syslog``, ``personality``,
+``keyctl``, ``clone3``: tracekit.decode.ops; ``clone``), which prints every argument; a kind
+before it only says what that argument is (``fcntl: fd fcntl``: the path filter's fds).
+
 Return kinds: ``d`` (decimal, the default), ``fd`` (decimal, and a new fd for the fd
 cache), ``x`` (hex: addresses, mmap/brk), ``mode`` (umask: octal), ``fcntl`` (flags of
-F_GETFD/F_GETFL as ``0x1 (flags FD_CLOEXEC)``, the new fd of F_DUPFD), ``poll``/``ppoll``
+F_GETFD/F_GETFL as ``0x1 (flags FD_CLOEXEC)``, the new fd of F_DUPFD, ``10 (SIGUSR1)``
+of F_GETSIG, ``0x2 (F_UNLCK)`` of F_GETLEASE), ``prctl`` (``1 (SUID_DUMP_USER)``),
+``membarrier`` (the commands of MEMBARRIER_CMD_QUERY), ``personality``
+(``0x8 (PER_LINUX32)``), ``poll``/``ppoll``
 (``2 ([{fd=3, revents=POLLIN}], left {...})``), ``select``/``pselect``
 (``1 (in [3], left {...})``); ``0 (Timeout)``.
 """
@@ -93,7 +101,7 @@ mprotect: p u prot
 munmap: p u
 brk: p -> x
 madvise: p u madv
-mremap: p u u mremapflags p -> x
+mremap: mremap -> x
 msync: p u d
 mlock: p u
 munlock: p u
@@ -125,7 +133,7 @@ sendmmsg: fd mmsgvec u msgflags
 setsockopt: fd sollevel sockopt optval_in d
 getsockopt: fd sollevel sockopt optval_out len_inout
 clone: clone
-clone3: p u
+clone3: clone3
 fork:
 vfork:
 getpid:
@@ -152,8 +160,8 @@ waitid: idtype d siginfo_out waitopts rusage
 kill: d sig
 tkill: d sig
 tgkill: d d sig
-fcntl: fd fcntlcmd fcntlarg -> fcntl
-fcntl64: fd fcntlcmd fcntlarg -> fcntl
+fcntl: fd fcntl -> fcntl
+fcntl64: fd fcntl -> fcntl
 chdir: path
 fchdir: fd
 getcwd: cwd u
@@ -190,13 +198,13 @@ rseq: p x d x
 prlimit64: d rlimit rlim_in rlim_out
 getrlimit: rlimit rlim_out
 setrlimit: rlimit rlim_in
-arch_prctl: archprctl x
-prctl: prctl x x x x
+arch_prctl: archprctl archprctlarg
+prctl: prctl -> prctl
 getrandom: bufrx u grnd
 fadvise64: fd ld ld fadv
 fadvise64_64: fd ld ld fadv
-nanosleep: timespec p
-clock_nanosleep: clockid timerflags timespec p
+nanosleep: timespec rem_out
+clock_nanosleep: clockid timerflags timespec rem_out
 clock_gettime: clockid timespec_out
 clock_getres: clockid timespec_out
 epoll_ctl: fd epollop fd epollevent
@@ -230,7 +238,7 @@ setuid: d
 setgid: d
 setpgid: d d
 alarm: u
-unshare: clone3flags
+unshare: unshareflags
 sched_getaffinity: d u cpuset_out
 sched_setaffinity: d u p
 sigaltstack: stack_in stack_out
@@ -241,6 +249,26 @@ uname: utsname
 sysinfo: sysinfo
 times: tms
 getrusage: rusagewho rusage
+membarrier: membarrier -> membarrier
+ptrace: ptrace
+syslog: syslog
+personality: personality -> personality
+keyctl: keyctl
+setns: fd setnstype
+timerfd_create: clockid tfdflags -> fd
+timerfd_settime: fd tfdtimerflags itimerspec_in itimerspec_out
+timerfd_gettime: fd itimerspec_out
+setitimer: itimer itimerval_in itimerval_out
+getitimer: itimer itimerval_out
+getgroups: d gids_out
+rt_sigtimedwait: sigset_in siginfo_w timespec u -> signal
+rt_sigqueueinfo: d sig siginfo_in
+rt_tgsigqueueinfo: d d sig siginfo_in
+get_robust_list: d ptr_out int_out
+sched_setscheduler: d schedpolicy int_in
+sched_setparam: d int_in
+sched_getparam: d int_out
+setgroups: d gids_in
 """
 
 

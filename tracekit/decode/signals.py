@@ -117,8 +117,9 @@ def siginfo_text(data: bytes, flags: ArchFlags) -> str:
             parts += source
         else:
             parts += source
-            if ptr24:
-                parts.append(_sigval(data))
+            if ptr24:                           # SI_QUEUE, SI_MESGQ: si_int, si_ptr
+                ival = struct.unpack_from("<i", data, 24)[0]
+                parts += [f"si_int={ival}", f"si_ptr={_ptr(ptr24)}"]
     elif signo == _SIGCHLD:
         status = struct.unpack_from("<i", data, 24)[0]
         utime, stime = struct.unpack_from("<QQ", data, 32)

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from tracekit._events import (
     CAP_ARGV,
+    CAP_COUNT,
     CAPF_FAULT,
     Syscall,
 )
@@ -248,19 +249,29 @@ def format_pipefds(data: bytes) -> str | None:
 # ---- argument kinds (tracekit.decode.argspec) ------------------------------------------
 
 def k_dirents(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-    """getdents64's buffer: ``0x55d0... /* 9 entries */``; the bare address when the
-    call failed or returned more than was captured (strace's count cannot be known)."""
+    """getdents64's buffer: ``0x55d0... /* 9 entries */``, from the count the BPF program
+    walked (CAP_COUNT) or the bytes captured (CAP_BUF); the bare address when the call
+    failed or the count is not known whole (a walk cut short, a reply larger than the
+    bytes captured)."""
     addr = pointer(ev.args[i])
-    cap = capture_out(ev, i)
-    n = None if cap is None else count_dirents(cap.data, ev.ret)
+    cap = capture_out(ev, i, whole=True)
+    if cap is None:
+        return addr
+    if cap.kind == CAP_COUNT:           # counted in the kernel (any size of reply)
+        n: int | None = int.from_bytes(cap.data[:4], "little") if len(cap.data) >= 4 else None
+    else:
+        n = count_dirents(cap.data, ev.ret)
     return addr if n is None else f"{addr} /* {n} entries */"
 
 
 def k_envp(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     """execve's envp: ``0x7ffd... /* 35 vars */``, from the pointer array captured at
     entry (the largest readable capture that holds the NULL), or from a capture of
-    the strings themselves (CAP_ARGV, ``format_envp``)."""
+    the strings themselves (CAP_ARGV, ``format_envp``); ``NULL`` for NULL (the count the
+    BPF program read at exit from the new image is not the caller's)."""
     addr = pointer(ev.args[i])
+    if not ev.args[i]:
+        return addr
     best = None
     for c in ev.caps:
         if c.arg == i and c.kind == CAP_ARGV:

@@ -48,6 +48,7 @@ _SHORT = [t or f"\\{b:o}" for b, t in enumerate(_TABLE)]   # octal as short as p
 # An octal escape followed by an octal digit must be written with three digits.
 _OCTAL_THEN_DIGIT = re.compile(rb"[\x00-\x08\x0e-\x1f\x7f-\xff][0-7]")
 _NUL = b"\0"
+_SUN_PATH_MAX = 108         # sizeof(struct sockaddr_un.sun_path), include/uapi/linux/un.h
 _OCTAL_DIGITS = frozenset(b"01234567")
 _PLAIN = bytes(b for b in range(0x20, 0x7F) if b not in (0x22, 0x5C))
 
@@ -176,11 +177,13 @@ def format_sockaddr(data: bytes, families: Mapping[int, str] | None = None) -> s
         return (f"{head}, sin6_port=htons({port}), sin6_flowinfo=htonl({flow}), "
                 f'inet_pton(AF_INET6, "{addr6}", &sin6_addr), sin6_scope_id={scope}}}')
     if name == "AF_UNIX":
-        path = data[2:]
+        # sun_path is 108 bytes whatever addrlen says; an abstract name (a first NUL)
+        # is every byte after it, embedded NULs too (strace: @"\0\1...")
+        path = data[2:2 + _SUN_PATH_MAX]
         if not path:
             return head + "}"
         if path[0] == 0:                            # abstract socket name
-            return f"{head}, sun_path=@{quote(path[1:].split(_NUL, 1)[0])}}}"
+            return f"{head}, sun_path=@{quote(path[1:])}}}"
         return f"{head}, sun_path={quote(path.split(_NUL, 1)[0])}}}"
     if name == "AF_NETLINK" and len(data) >= 12:
         pid, groups = struct.unpack_from("<II", data, 4)

@@ -43,12 +43,14 @@ from tracekit._errors import TracekitError
 from tracekit._events import (
     CAP_ARGV,
     CAP_BUF,
+    CAP_COUNT,
     CAP_IOV,
     CAP_MMSGHDR,
     CAP_MSGHDR,
     CAP_STR,
     CAP_STRUCT,
 )
+from tracekit.decode.ops import CLONE_ARGS_SIZE, FLOCK_SIZE
 from tracekit.decode.structs_io import EPOLL_EVENT_SIZES, IOCTL_ARGS
 from tracekit.decode.structs_proc import (
     RUSAGE_SIZE,
@@ -111,6 +113,10 @@ _SPEC = struct.Struct("<BBBBHH")                  # struct tk_beauty_spec, 8 byt
 # programs/syscalls.bpf.c: a capture starts at caps_len <= TK_CAP_OFF_MAX
 _CAP_OFF_MAX = 16184 - (8 + STR_MAX + 8)
 
+PRCTL_NAME_CAP = 16      # TASK_COMM_LEN: PR_SET_NAME / PR_GET_NAME
+ITIMER_SIZE = 32         # struct itimerspec / struct itimerval (two pairs of longs)
+GIDS_CAP = 128           # 32 gid_t: as many as strace shows
+DIRENT_RECLEN_AT = 16    # offset of d_reclen in struct linux_dirent64
 STR_CAP = 4096           # PATH_MAX (include/uapi/linux/limits.h), with its NUL
 BUF_CAP = 256            # a generous strace -s
 SOCKADDR_CAP = 128       # sizeof(struct sockaddr_storage)
@@ -166,6 +172,8 @@ class CapSpec(NamedTuple):
 
     def footprint(self) -> int:
         """The most bytes this capture adds to a record (header, data, padding)."""
+        if self.kind == CAP_COUNT:
+            return 8 + 8
         cap = {CAP_STR: STR_MAX, CAP_ARGV: ARGV_MAX}.get(self.kind, BUF_MAX)
         if self.kind in (CAP_IOV, CAP_MSGHDR, CAP_MMSGHDR):
             # data bounded by cap, plus the records: 32 iovecs, the header, name and
@@ -259,8 +267,10 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "sendto": (_buf("buff", "len"), _sockaddr("addr", "addr_len")),
     "connect": (_sockaddr("uservaddr", "addrlen"),),
     "bind": (_sockaddr("umyaddr", "addrlen"),),
-    "nanosleep": (_fixed("rqtp", TIMESPEC_SIZE),),
-    "clock_nanosleep": (_fixed("rqtp", TIMESPEC_SIZE),),
+    # the request, and the time left that a sleep cut short by a signal writes
+    "nanosleep": (_fixed("rqtp", TIMESPEC_SIZE), _fixed("rmtp", TIMESPEC_SIZE, at_exit=True)),
+    "clock_nanosleep": (_fixed("rqtp", TIMESPEC_SIZE),
+                        _fixed("rmtp", TIMESPEC_SIZE, at_exit=True)),
     # wait status and rusage, signal structs, clock outputs
     # (layouts and sizes in tracekit/decode/structs_proc.py)
     "wait4": (_fixed("stat_addr", 4, at_exit=True), _fixed("ru", RUSAGE_SIZE, at_exit=True)),
@@ -291,7 +301,9 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "statx": (_str("filename"), _fixed("buffer", STATX_SIZE, at_exit=True)),
     "statfs": (_str("pathname"), _fixed("buf", STATFS_SIZE, at_exit=True)),
     "fstatfs": (_fixed("buf", STATFS_SIZE, at_exit=True),),
-    "getdents64": (_Override("dirent", CAP_BUF, "ret", BUF_MAX, 0, True),),
+    # getdents64: its entries counted in the kernel (d_reclen at 16 of each
+    # linux_dirent64, include/linux/dirent.h), not copied
+    "getdents64": (_Override("dirent", CAP_COUNT, "ret", 4, DIRENT_RECLEN_AT, True),),
     "prlimit64": (_fixed("new_rlim", RLIMIT_SIZE), _fixed("old_rlim", RLIMIT_SIZE,
                                                           at_exit=True)),
     "getrlimit": (_fixed("rlim", RLIMIT_SIZE, at_exit=True),),
@@ -346,6 +358,30 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "sendfile64": (_fixed("offset", 8), _fixed("offset", 8, at_exit=True)),
     "copy_file_range": (_fixed("off_in", 8), _fixed("off_out", 8)),
     "splice": (_fixed("off_in", 8), _fixed("off_out", 8)),
+    # calls whose arguments follow their operation (tracekit/decode/ops.py): what each
+    # operation may read or write, the decoder picks by the operation
+    "futex": (_fixed("utime", TIMESPEC_SIZE),),
+    "clone3": (_Override("uargs", CAP_STRUCT, "size", CLONE_ARGS_SIZE),),
+    "prctl": (_Override("arg2", CAP_STR, None, PRCTL_NAME_CAP), _fixed("arg2", 8, at_exit=True),
+              _Override("arg2", CAP_STR, None, PRCTL_NAME_CAP, 0, True)),
+    "fcntl": (_fixed("arg", FLOCK_SIZE), _fixed("arg", FLOCK_SIZE, at_exit=True)),
+    "arch_prctl": (_fixed("arg2", 8, at_exit=True),),
+    "syslog": (_buf("buf", "ret", at_exit=True),),
+    "keyctl": (_Override("arg2", CAP_STR, None, 256),),
+    "timerfd_settime": (_fixed("utmr", ITIMER_SIZE), _fixed("otmr", ITIMER_SIZE, at_exit=True)),
+    "timerfd_gettime": (_fixed("otmr", ITIMER_SIZE, at_exit=True),),
+    "setitimer": (_fixed("value", ITIMER_SIZE), _fixed("ovalue", ITIMER_SIZE, at_exit=True)),
+    "getitimer": (_fixed("value", ITIMER_SIZE, at_exit=True),),
+    "rt_sigtimedwait": (_fixed("uthese", SIGSET_SIZE), _fixed("uts", TIMESPEC_SIZE),
+                        _fixed("uinfo", SIGINFO_SIZE, at_exit=True)),
+    "rt_sigqueueinfo": (_fixed("uinfo", SIGINFO_SIZE),),
+    "rt_tgsigqueueinfo": (_fixed("uinfo", SIGINFO_SIZE),),
+    "get_robust_list": (_fixed("head_ptr", 8, at_exit=True), _fixed("len_ptr", 8, at_exit=True)),
+    "sched_setscheduler": (_fixed("param", 4),),
+    "sched_setparam": (_fixed("param", 4),),
+    "sched_getparam": (_fixed("param", 4, at_exit=True),),
+    "getgroups": (_Override("grouplist", CAP_BUF, "ret", GIDS_CAP, 4, True),),
+    "setgroups": (_Override("grouplist", CAP_BUF, "gidsetsize", GIDS_CAP, 4),),
     "getsockopt": (_fixed("optlen", 4), _fixed("optlen", 4, at_exit=True),
                    _Override("optval", CAP_BUF, "optlen", BUF_CAP, 0, True, SPEC_LEN_PTR)),
 }

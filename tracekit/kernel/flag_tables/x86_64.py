@@ -25,16 +25,18 @@ OPEN_FLAGS: tuple[tuple[int, str], ...] = (
     (0x400, 'O_APPEND'),
     (0x800, 'O_NONBLOCK'),
     (0x101000, 'O_SYNC'),
+    (0x100000, '__O_SYNC'),
     (0x1000, 'O_DSYNC'),
     (0x4000, 'O_DIRECT'),
     (0x8000, 'O_LARGEFILE'),
     (0x20000, 'O_NOFOLLOW'),
     (0x40000, 'O_NOATIME'),
     (0x80000, 'O_CLOEXEC'),
-    (0x2000, 'FASYNC'),
     (0x200000, 'O_PATH'),
     (0x410000, 'O_TMPFILE'),
+    (0x400000, '__O_TMPFILE'),
     (0x10000, 'O_DIRECTORY'),
+    (0x2000, 'FASYNC'),
 )
 
 AT_FLAGS: tuple[tuple[int, str], ...] = (
@@ -152,13 +154,14 @@ MAP_TYPES: dict[int, str] = {
 MAP_FLAGS: tuple[tuple[int, str], ...] = (
     (0x10, 'MAP_FIXED'),
     (0x20, 'MAP_ANONYMOUS'),
+    (0x40, 'MAP_32BIT'),
+    (0x4000, 'MAP_NORESERVE'),
+    (0x8000, 'MAP_POPULATE'),
+    (0x10000, 'MAP_NONBLOCK'),
     (0x100, 'MAP_GROWSDOWN'),
     (0x800, 'MAP_DENYWRITE'),
     (0x1000, 'MAP_EXECUTABLE'),
     (0x2000, 'MAP_LOCKED'),
-    (0x4000, 'MAP_NORESERVE'),
-    (0x8000, 'MAP_POPULATE'),
-    (0x10000, 'MAP_NONBLOCK'),
     (0x20000, 'MAP_STACK'),
     (0x40000, 'MAP_HUGETLB'),
     (0x80000, 'MAP_SYNC'),
@@ -249,6 +252,34 @@ CLONE_FLAGS: tuple[tuple[int, str], ...] = (
     (0x80000000, 'CLONE_IO'),
     (0x100000000, 'CLONE_CLEAR_SIGHAND'),
     (0x200000000, 'CLONE_INTO_CGROUP'),
+)
+
+UNSHARE_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x80, 'CLONE_NEWTIME'),
+    (0x100, 'CLONE_VM'),
+    (0x200, 'CLONE_FS'),
+    (0x400, 'CLONE_FILES'),
+    (0x800, 'CLONE_SIGHAND'),
+    (0x10000, 'CLONE_THREAD'),
+    (0x20000, 'CLONE_NEWNS'),
+    (0x40000, 'CLONE_SYSVSEM'),
+    (0x2000000, 'CLONE_NEWCGROUP'),
+    (0x4000000, 'CLONE_NEWUTS'),
+    (0x8000000, 'CLONE_NEWIPC'),
+    (0x10000000, 'CLONE_NEWUSER'),
+    (0x20000000, 'CLONE_NEWPID'),
+    (0x40000000, 'CLONE_NEWNET'),
+)
+
+SETNS_TYPES: tuple[tuple[int, str], ...] = (
+    (0x80, 'CLONE_NEWTIME'),
+    (0x20000, 'CLONE_NEWNS'),
+    (0x2000000, 'CLONE_NEWCGROUP'),
+    (0x4000000, 'CLONE_NEWUTS'),
+    (0x8000000, 'CLONE_NEWIPC'),
+    (0x10000000, 'CLONE_NEWUSER'),
+    (0x20000000, 'CLONE_NEWPID'),
+    (0x40000000, 'CLONE_NEWNET'),
 )
 
 SIGNALS: dict[int, str] = {
@@ -596,6 +627,7 @@ PRCTL_OPTIONS: dict[int, str] = {
     31: 'PR_TASK_PERF_EVENTS_DISABLE',
     32: 'PR_TASK_PERF_EVENTS_ENABLE',
     33: 'PR_MCE_KILL',
+    34: 'PR_MCE_KILL_GET',
     35: 'PR_SET_MM',
     36: 'PR_SET_CHILD_SUBREAPER',
     37: 'PR_GET_CHILD_SUBREAPER',
@@ -1464,6 +1496,226 @@ IPV6_NAMES: dict[int, str] = {
     67: 'IPV6_TCLASS',
 }
 
+TFD_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x80000, 'TFD_CLOEXEC'),
+    (0x800, 'TFD_NONBLOCK'),
+)
+
+TFD_TIMER_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'TFD_TIMER_ABSTIME'),
+    (0x2, 'TFD_TIMER_CANCEL_ON_SET'),
+)
+
+DN_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'DN_ACCESS'),
+    (0x2, 'DN_MODIFY'),
+    (0x4, 'DN_CREATE'),
+    (0x8, 'DN_DELETE'),
+    (0x10, 'DN_RENAME'),
+    (0x20, 'DN_ATTRIB'),
+    (0x80000000, 'DN_MULTISHOT'),
+)
+
+SEAL_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'F_SEAL_SEAL'),
+    (0x2, 'F_SEAL_SHRINK'),
+    (0x4, 'F_SEAL_GROW'),
+    (0x8, 'F_SEAL_WRITE'),
+    (0x10, 'F_SEAL_FUTURE_WRITE'),
+)
+
+F_OWNER_TYPES: dict[int, str] = {
+    0: 'F_OWNER_TID',
+    1: 'F_OWNER_PID',
+    2: 'F_OWNER_PGRP',
+}
+
+LOCK_TYPES: dict[int, str] = {
+    0: 'F_RDLCK',
+    1: 'F_WRLCK',
+    2: 'F_UNLCK',
+}
+
+PERSONALITY_TYPES: dict[int, str] = {
+    0: 'PER_LINUX',
+    6: 'PER_BSD',
+    8: 'PER_LINUX32',
+    12: 'PER_RISCOS',
+    15: 'PER_OSF4',
+    16: 'PER_HPUX',
+    524288: 'PER_LINUX_FDPIC',
+    8388608: 'PER_LINUX_32BIT',
+    67108869: 'PER_ISCR4',
+    67108870: 'PER_SUNOS',
+    67108873: 'PER_IRIX32',
+    67108874: 'PER_IRIXN32',
+    67108875: 'PER_IRIX64',
+    67108877: 'PER_SOLARIS',
+    68157441: 'PER_SVR4',
+    68157454: 'PER_UW7',
+    83886082: 'PER_SVR3',
+    83886084: 'PER_WYSEV386',
+    83886087: 'PER_XENIX',
+    100663299: 'PER_OSR5',
+    117440515: 'PER_SCOSVR3',
+    134217736: 'PER_LINUX32_3GB',
+}
+
+PERSONALITY_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x20000, 'UNAME26'),
+    (0x40000, 'ADDR_NO_RANDOMIZE'),
+    (0x80000, 'FDPIC_FUNCPTRS'),
+    (0x100000, 'MMAP_PAGE_ZERO'),
+    (0x200000, 'ADDR_COMPAT_LAYOUT'),
+    (0x400000, 'READ_IMPLIES_EXEC'),
+    (0x800000, 'ADDR_LIMIT_32BIT'),
+    (0x1000000, 'SHORT_INODE'),
+    (0x2000000, 'WHOLE_SECONDS'),
+    (0x4000000, 'STICKY_TIMEOUTS'),
+    (0x8000000, 'ADDR_LIMIT_3GB'),
+)
+
+CAPABILITIES: dict[int, str] = {
+    0: 'CAP_CHOWN',
+    1: 'CAP_DAC_OVERRIDE',
+    2: 'CAP_DAC_READ_SEARCH',
+    3: 'CAP_FOWNER',
+    4: 'CAP_FSETID',
+    5: 'CAP_KILL',
+    6: 'CAP_SETGID',
+    7: 'CAP_SETUID',
+    8: 'CAP_SETPCAP',
+    9: 'CAP_LINUX_IMMUTABLE',
+    10: 'CAP_NET_BIND_SERVICE',
+    11: 'CAP_NET_BROADCAST',
+    12: 'CAP_NET_ADMIN',
+    13: 'CAP_NET_RAW',
+    14: 'CAP_IPC_LOCK',
+    15: 'CAP_IPC_OWNER',
+    16: 'CAP_SYS_MODULE',
+    17: 'CAP_SYS_RAWIO',
+    18: 'CAP_SYS_CHROOT',
+    19: 'CAP_SYS_PTRACE',
+    20: 'CAP_SYS_PACCT',
+    21: 'CAP_SYS_ADMIN',
+    22: 'CAP_SYS_BOOT',
+    23: 'CAP_SYS_NICE',
+    24: 'CAP_SYS_RESOURCE',
+    25: 'CAP_SYS_TIME',
+    26: 'CAP_SYS_TTY_CONFIG',
+    27: 'CAP_MKNOD',
+    28: 'CAP_LEASE',
+    29: 'CAP_AUDIT_WRITE',
+    30: 'CAP_AUDIT_CONTROL',
+    31: 'CAP_SETFCAP',
+    32: 'CAP_MAC_OVERRIDE',
+    33: 'CAP_MAC_ADMIN',
+    34: 'CAP_SYSLOG',
+    35: 'CAP_WAKE_ALARM',
+    36: 'CAP_BLOCK_SUSPEND',
+    37: 'CAP_AUDIT_READ',
+    38: 'CAP_PERFMON',
+    39: 'CAP_BPF',
+    40: 'CAP_CHECKPOINT_RESTORE',
+}
+
+PR_CAP_AMBIENT_OPS: dict[int, str] = {
+    1: 'PR_CAP_AMBIENT_IS_SET',
+    2: 'PR_CAP_AMBIENT_RAISE',
+    3: 'PR_CAP_AMBIENT_LOWER',
+    4: 'PR_CAP_AMBIENT_CLEAR_ALL',
+}
+
+PR_SET_MM_OPS: dict[int, str] = {
+    1: 'PR_SET_MM_START_CODE',
+    2: 'PR_SET_MM_END_CODE',
+    3: 'PR_SET_MM_START_DATA',
+    4: 'PR_SET_MM_END_DATA',
+    5: 'PR_SET_MM_START_STACK',
+    6: 'PR_SET_MM_START_BRK',
+    7: 'PR_SET_MM_BRK',
+    8: 'PR_SET_MM_ARG_START',
+    9: 'PR_SET_MM_ARG_END',
+    10: 'PR_SET_MM_ENV_START',
+    11: 'PR_SET_MM_ENV_END',
+    12: 'PR_SET_MM_AUXV',
+    13: 'PR_SET_MM_EXE_FILE',
+    14: 'PR_SET_MM_MAP',
+    15: 'PR_SET_MM_MAP_SIZE',
+}
+
+PR_TSC_MODES: dict[int, str] = {
+    1: 'PR_TSC_ENABLE',
+    2: 'PR_TSC_SIGSEGV',
+}
+
+PR_UNALIGN_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'PR_UNALIGN_NOPRINT'),
+    (0x2, 'PR_UNALIGN_SIGBUS'),
+)
+
+PR_MCE_KILL_OPS: dict[int, str] = {
+    0: 'PR_MCE_KILL_CLEAR',
+    1: 'PR_MCE_KILL_SET',
+}
+
+PR_MCE_KILL_POLICIES: dict[int, str] = {
+    0: 'PR_MCE_KILL_LATE',
+    1: 'PR_MCE_KILL_EARLY',
+    2: 'PR_MCE_KILL_DEFAULT',
+}
+
+PR_SET_VMA_OPS: dict[int, str] = {
+    0: 'PR_SET_VMA_ANON_NAME',
+}
+
+SECCOMP_MODES: dict[int, str] = {
+    0: 'SECCOMP_MODE_DISABLED',
+    1: 'SECCOMP_MODE_STRICT',
+    2: 'SECCOMP_MODE_FILTER',
+}
+
+SECUREBITS: tuple[tuple[int, str], ...] = (
+    (0x1, 'SECBIT_NOROOT'),
+    (0x2, 'SECBIT_NOROOT_LOCKED'),
+    (0x4, 'SECBIT_NO_SETUID_FIXUP'),
+    (0x8, 'SECBIT_NO_SETUID_FIXUP_LOCKED'),
+    (0x10, 'SECBIT_KEEP_CAPS'),
+    (0x20, 'SECBIT_KEEP_CAPS_LOCKED'),
+    (0x40, 'SECBIT_NO_CAP_AMBIENT_RAISE'),
+    (0x80, 'SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED'),
+)
+
+FUTEX_WAKE_OPS: dict[int, str] = {
+    0: 'FUTEX_OP_SET',
+    1: 'FUTEX_OP_ADD',
+    2: 'FUTEX_OP_OR',
+    3: 'FUTEX_OP_ANDN',
+    4: 'FUTEX_OP_XOR',
+}
+
+FUTEX_WAKE_CMPS: dict[int, str] = {
+    0: 'FUTEX_OP_CMP_EQ',
+    1: 'FUTEX_OP_CMP_NE',
+    2: 'FUTEX_OP_CMP_LT',
+    3: 'FUTEX_OP_CMP_LE',
+    4: 'FUTEX_OP_CMP_GT',
+    5: 'FUTEX_OP_CMP_GE',
+}
+
+PTRACE_OPTIONS: tuple[tuple[int, str], ...] = (
+    (0x1, 'PTRACE_O_TRACESYSGOOD'),
+    (0x2, 'PTRACE_O_TRACEFORK'),
+    (0x4, 'PTRACE_O_TRACEVFORK'),
+    (0x8, 'PTRACE_O_TRACECLONE'),
+    (0x10, 'PTRACE_O_TRACEEXEC'),
+    (0x20, 'PTRACE_O_TRACEVFORKDONE'),
+    (0x40, 'PTRACE_O_TRACEEXIT'),
+    (0x80, 'PTRACE_O_TRACESECCOMP'),
+    (0x100000, 'PTRACE_O_EXITKILL'),
+    (0x200000, 'PTRACE_O_SUSPEND_SECCOMP'),
+)
+
 IOCTL_ALIASES: dict[int, str] = {
     21506: 'SNDCTL_TMR_START',
     21507: 'SNDCTL_TMR_STOP',
@@ -1474,4 +1726,35 @@ IOCTL_ALIASES: dict[int, str] = {
     3221509121: 'SNDCTL_TMR_TIMEBASE',
     3221509125: 'SNDCTL_TMR_TEMPO',
     3221509126: 'SNDCTL_TMR_SOURCE',
+}
+
+SYSLOG_ACTIONS: dict[int, str] = {
+    0: 'SYSLOG_ACTION_CLOSE',
+    1: 'SYSLOG_ACTION_OPEN',
+    2: 'SYSLOG_ACTION_READ',
+    3: 'SYSLOG_ACTION_READ_ALL',
+    4: 'SYSLOG_ACTION_READ_CLEAR',
+    5: 'SYSLOG_ACTION_CLEAR',
+    6: 'SYSLOG_ACTION_CONSOLE_OFF',
+    7: 'SYSLOG_ACTION_CONSOLE_ON',
+    8: 'SYSLOG_ACTION_CONSOLE_LEVEL',
+    9: 'SYSLOG_ACTION_SIZE_UNREAD',
+    10: 'SYSLOG_ACTION_SIZE_BUFFER',
+}
+
+LOG_LEVELS: dict[int, str] = {
+    0: 'LOGLEVEL_EMERG',
+    1: 'LOGLEVEL_ALERT',
+    2: 'LOGLEVEL_CRIT',
+    3: 'LOGLEVEL_ERR',
+    4: 'LOGLEVEL_WARNING',
+    5: 'LOGLEVEL_NOTICE',
+    6: 'LOGLEVEL_INFO',
+    7: 'LOGLEVEL_DEBUG',
+}
+
+SUID_DUMP: dict[int, str] = {
+    0: 'SUID_DUMP_DISABLE',
+    1: 'SUID_DUMP_USER',
+    2: 'SUID_DUMP_ROOT',
 }

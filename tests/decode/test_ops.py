@@ -1,0 +1,171 @@
+"""tracekit.decode.ops on records built here: the texts the live comparison with strace
+(tests/e2e/test_strace_ops.py) checks, for the cases a live run does not reach (both
+arches, captures absent or unreadable, hostile values), and the perf format's labels."""
+
+from __future__ import annotations
+
+import io
+import struct
+
+import msgspec
+import pytest
+
+from tracekit._events import (
+    CAP_COUNT,
+    CAP_STR,
+    CAP_STRUCT,
+    CAPF_FAULT,
+    CAPF_TRUNC,
+    Capture,
+    Syscall,
+)
+from tracekit.decode.args import SyscallDecoder
+from tracekit.decode.fdcache import FdCache
+from tracekit.decode.ops import arg_positions
+from tracekit.decode.values import format_sockaddr
+from tracekit.formatters.perf import PerfFormatter
+from tracekit.kernel.syscalls import SyscallTable
+
+X86 = SyscallTable("x86_64")
+
+
+def dec(arch: str = "x86_64") -> SyscallDecoder:
+    return SyscallDecoder(SyscallTable(arch), fdcache=FdCache("/nonexistent"))
+
+
+def rec(name: str, args: tuple[int, ...], ret: int = 0, caps: tuple[Capture, ...] = (),
+        table: SyscallTable = X86) -> Syscall:
+    nr = table.nr(name)
+    assert nr is not None, name
+    return Syscall(ts_ns=1, duration_ns=1, tid=7, tgid=7, cpu=0, syscall_nr=nr,
+                   args=(*args, *(0,) * (6 - len(args))), ret=ret, comm="t", caps=caps)
+
+
+def text(ev: Syscall, d: SyscallDecoder | None = None) -> str:
+    got = (d or dec()).decode(ev)
+    return f"{got.name}({', '.join(got.args)}) = {got.ret}"
+
+
+def cap(arg: int, data: bytes, kind: int = CAP_STRUCT, flags: int = 0) -> Capture:
+    return Capture(arg=arg, kind=kind, flags=flags, data=data)
+
+
+U = 0x5600_0000_1000          # a user address
+
+
+@pytest.mark.parametrize(("args", "want"), [
+    ((U, 0, 1, U + 8), "futex(0x560000001000, FUTEX_WAIT, 1, 0x560000001008) = 0"),
+    ((U, 6, 0, 0), "futex(0x560000001000, FUTEX_LOCK_PI, NULL) = 0"),
+    ((U, 7), "futex(0x560000001000, FUTEX_UNLOCK_PI) = 0"),
+    ((U, 1, 0xFFFFFFFF), "futex(0x560000001000, FUTEX_WAKE, 4294967295) = 0"),
+    ((U, 10 | 128, 1, 0, 0, 0xFFFFFFFF),
+     "futex(0x560000001000, FUTEX_WAKE_BITSET_PRIVATE, 1, FUTEX_BITSET_MATCH_ANY) = 0"),
+    ((U, 5, 1, 2, U, (8 | 1) << 28 | 0x12 << 12 | 7 << 24 | 3),
+     "futex(0x560000001000, FUTEX_WAKE_OP, 1, 2, 0x560000001000, "
+     "FUTEX_OP_OPARG_SHIFT<<28|FUTEX_OP_ADD<<28|0x12<<12|0x7<<24 /* FUTEX_OP_CMP_??? */|0x3)"
+     " = 0"),
+])
+def test_futex_prints_the_arguments_its_operation_uses(args: tuple[int, ...], want: str) -> None:
+    assert text(rec("futex", args)) == want
+
+
+def test_prctl_options() -> None:
+    name = cap(1, b"a-name-longer-than-fifteen"[:16], CAP_STR, CAPF_TRUNC)
+    assert text(rec("prctl", (15, U), 0, (name,))) == 'prctl(PR_SET_NAME, "a-name-longer-t"...) = 0'
+    assert text(rec("prctl", (15, U), 0, (cap(1, b"short", CAP_STR),))) == \
+        'prctl(PR_SET_NAME, "short") = 0'
+    # the entry string, then what the call wrote: an int, and the name
+    out = (cap(1, b"", CAP_STR, CAPF_FAULT), cap(1, struct.pack("<Q", 10)),
+           cap(1, b"comm", CAP_STR))
+    assert text(rec("prctl", (2, U), 0, out)) == "prctl(PR_GET_PDEATHSIG, [SIGUSR1]) = 0"
+    assert text(rec("prctl", (16, U), 0, out)) == 'prctl(PR_GET_NAME, "comm") = 0'
+    assert text(rec("prctl", (16, U), -14, out)) == \
+        "prctl(PR_GET_NAME, 0x560000001000) = -1 EFAULT (Bad address)"
+    assert text(rec("prctl", (3,), 1)) == "prctl(PR_GET_DUMPABLE) = 1 (SUID_DUMP_USER)"
+    assert text(rec("prctl", (23, 21))) == "prctl(PR_CAPBSET_READ, CAP_SYS_ADMIN) = 0"
+    assert text(rec("prctl", (0x12345, 1, 2, 3, 4))) == \
+        "prctl(0x12345 /* PR_??? */, 0x1, 0x2, 0x3, 0x4) = 0"
+
+
+def test_fcntl_commands_and_results() -> None:
+    lock = struct.pack("<hh4xqqi4x", 1, 0, 10, 20, 0)
+    assert text(rec("fcntl", (3, 6, U), 0, (cap(2, lock),))) == \
+        "fcntl(3, F_SETLK, {l_type=F_WRLCK, l_whence=SEEK_SET, l_start=10, l_len=20}) = 0"
+    got = struct.pack("<hh4xqqi4x", 2, 0, 0, 0, 99)
+    assert text(rec("fcntl", (3, 5, U), 0, (cap(2, lock), cap(2, got)))) == \
+        "fcntl(3, F_GETLK, {l_type=F_UNLCK, l_whence=SEEK_SET, l_start=0, l_len=0, " \
+        "l_pid=99}) = 0"
+    assert text(rec("fcntl", (3, 11), 10)) == "fcntl(3, F_GETSIG) = 10 (SIGUSR1)"
+    assert text(rec("fcntl", (3, 1025), 2)) == "fcntl(3, F_GETLEASE) = 0x2 (F_UNLCK)"
+    assert text(rec("fcntl", (3, 1), 1)) == "fcntl(3, F_GETFD) = 0x1 (flags FD_CLOEXEC)"
+    assert text(rec("fcntl", (3, 99, 5), -22)) == \
+        "fcntl(3, 0x63 /* F_??? */, 0x5) = -1 EINVAL (Invalid argument)"
+
+
+def test_argument_counts_follow_the_operation() -> None:
+    assert text(rec("mremap", (U, 4096, 8192, 1, U)), ) == \
+        "mremap(0x560000001000, 4096, 8192, MREMAP_MAYMOVE) = 0"
+    assert text(rec("mremap", (U, 4096, 8192, 3, U))) == \
+        "mremap(0x560000001000, 4096, 8192, MREMAP_MAYMOVE|MREMAP_FIXED, 0x560000001000) = 0"
+    assert text(rec("membarrier", (0, 0, 5), 0x3)) == \
+        "membarrier(MEMBARRIER_CMD_QUERY, 0) = 0x3 " \
+        "(MEMBARRIER_CMD_GLOBAL|MEMBARRIER_CMD_GLOBAL_EXPEDITED)"
+    assert text(rec("ptrace", (0, 5, 6, 7))) == "ptrace(PTRACE_TRACEME) = 0"
+    assert text(rec("ptrace", (7, 5, 0, 10))) == "ptrace(PTRACE_CONT, 5, NULL, SIGUSR1) = 0"
+    assert text(rec("syslog", (10, 0, 0), 4096)) == \
+        "syslog(10 /* SYSLOG_ACTION_SIZE_BUFFER */) = 4096"
+    assert text(rec("personality", (0xFFFFFFFF,), 0x40008)) == \
+        "personality(0xffffffff) = 0x40008 (PER_LINUX32|ADDR_NO_RANDOMIZE)"
+    assert text(rec("setns", (5, 0x40000000))) == "setns(5, CLONE_NEWNET) = 0"
+    assert text(rec("unshare", (0x20000 | 1,))) == "unshare(CLONE_NEWNS|0x1) = 0"
+
+
+def test_clone3_struct() -> None:
+    flags = 0x100 | 0x100000 | 0x80000          # CLONE_VM|CLONE_PARENT_SETTID|CLONE_SETTLS
+    args = struct.pack("<11Q", flags, 0, 0, U, 0, U, 0x1000, U + 8, 0, 0, 0)
+    assert text(rec("clone3", (U, 88), 42, (cap(0, args),))) == \
+        "clone3({flags=CLONE_VM|CLONE_SETTLS|CLONE_PARENT_SETTID, parent_tid=0x560000001000, " \
+        "exit_signal=0, stack=0x560000001000, stack_size=0x1000, tls=0x560000001008} => " \
+        "{parent_tid=[42]}, 88) = 42"
+    assert text(rec("clone3", (U, 88), -22)) == \
+        "clone3(0x560000001000, 88) = -1 EINVAL (Invalid argument)"
+
+
+def test_getdents64_count_from_the_kernel() -> None:
+    count = cap(1, struct.pack("<I", 139), CAP_COUNT)
+    assert text(rec("getdents64", (3, U, 32768), 4416, (count,))) == \
+        "getdents64(3, 0x560000001000 /* 139 entries */, 32768) = 4416"
+    cut = cap(1, struct.pack("<I", 4096), CAP_COUNT, CAPF_TRUNC)      # a walk cut short
+    assert text(rec("getdents64", (3, U, 1 << 20), 200000, (cut,))) == \
+        "getdents64(3, 0x560000001000, 1048576) = 200000"
+
+
+def test_sun_path() -> None:
+    fam = struct.pack("<H", 1)
+    assert format_sockaddr(fam + b"A" * 150) == \
+        '{sa_family=AF_UNIX, sun_path="' + "A" * 108 + '"}'
+    assert format_sockaddr(fam + b"\0ab\0\x01cd\0") == \
+        '{sa_family=AF_UNIX, sun_path=@"ab\\0\\1cd\\0"}'
+
+
+def test_nanosleep_time_left_only_when_a_signal_cut_it() -> None:
+    ts, rem = cap(0, struct.pack("<qq", 1, 0)), cap(1, struct.pack("<qq", 0, 5))
+    assert text(rec("nanosleep", (U, U + 16), -516, (ts, rem))) == \
+        "nanosleep({tv_sec=1, tv_nsec=0}, {tv_sec=0, tv_nsec=5}) = ? ERESTART_RESTARTBLOCK " \
+        "(Interrupted by signal)"
+    assert text(rec("nanosleep", (U, U + 16), 0, (ts, rem))) == \
+        "nanosleep({tv_sec=1, tv_nsec=0}, 0x560000001010) = 0"
+
+
+def test_perf_labels_follow_the_operation() -> None:
+    """The perf format names each value by its own argument: FUTEX_LOCK_PI's timeout is
+    ``utime``, not ``val``."""
+    assert arg_positions("futex", (U, 6)) == (0, 1, 3)
+    assert arg_positions("futex", (U, 0)) is None
+    d = dec()
+    ev = rec("futex", (U, 6, 0, 0))
+    ev = msgspec.structs.replace(ev, decoded=d.decode(ev))
+    fmt = PerfFormatter(io.StringIO(), syscall_name=lambda nr: X86.name(nr) or "?",
+                        arg_names=lambda n: ["uaddr", "op", "val", "utime", "uaddr2", "val3"])
+    line = fmt.format_syscall(ev)
+    assert "futex(uaddr: 0x560000001000, op: FUTEX_LOCK_PI, utime: NULL)" in line

@@ -1,0 +1,755 @@
+"""Calls whose arguments follow their operation, and the constants and structs around them.
+
+strace prints only the arguments an operation uses (``futex(0x..., FUTEX_WAKE, 1)``,
+``prctl(PR_GET_DUMPABLE)``, ``mremap(addr, 4096, 8192, MREMAP_MAYMOVE)`` without the new
+address), decodes each by what the operation makes of it (a signal, a capability, a
+string the call writes) and decorates some return values (``= 10 (SIGUSR1)``,
+``= 0x2 (F_UNLCK)``, ``= 1 (SUID_DUMP_USER)``). Each function here gives all the argument
+texts of one call at once (``SPECIAL`` of ``tracekit.decode.args``); the argument kinds
+and return kinds are merged into the decoder's by :func:`kinds` and :func:`ret_kinds`.
+
+The layouts of the option-dependent arguments are strace 6.1's, checked against its
+output on Linux 6.18 (tests/e2e/test_strace_ops.py). Captures (``Syscall.caps``) come from
+the specs in tracekit/session/capture.py: a string or struct read at entry and what the
+call wrote at exit, whichever the operation turns out to use.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+from tracekit._events import CAP_STR, CAPF_FAULT, CAPF_TRUNC, Capture, Syscall
+from tracekit.decode import flags as F
+from tracekit.decode.captures import capture, capture_out, succeeded
+from tracekit.decode.signals import siginfo_text
+from tracekit.decode.values import format_timespec, pointer, quote, signed
+
+if TYPE_CHECKING:
+    from tracekit.decode.args import SyscallDecoder
+
+__all__ = ["SPECIAL", "arg_positions", "kinds", "ret_kinds", "format_itimerspec",
+           "format_itimerval"]
+
+_M32 = 0xFFFFFFFF
+_KindFn = Callable[["SyscallDecoder", Syscall, int], str]
+TASK_COMM_LEN = 16          # include/linux/sched.h: a comm with its NUL
+
+
+def _x(v: int) -> str:
+    """strace's PRINT_VAL_X: ``0`` or ``0x...``."""
+    return hex(v) if v else "0"
+
+
+def _xval(table: dict[int, str], v: int, unknown: str) -> str:
+    """printxval: the name, or ``0x5 /* FUTEX_OP_??? */``."""
+    name = table.get(v)
+    return name if name is not None else f"{_x(v)} /* {unknown} */"
+
+
+def _caps(ev: Syscall, i: int, kind: int | None = None) -> list[Capture]:
+    """Every capture of argument ``i`` (of ``kind``), in record order: entry reads first,
+    then what was read at exit."""
+    return [c for c in ev.caps if c.arg == i and (kind is None or c.kind == kind)]
+
+
+def _readable(cap: Capture | None) -> Capture | None:
+    return None if cap is None or cap.flags & CAPF_FAULT else cap
+
+
+def _out_int(ev: Syscall, i: int, fmt: Callable[[int], str], *, size: int = 4,
+             signed_: bool = False) -> str:
+    """``[value]`` of the int (or long, ``size`` 8) the call wrote at argument ``i``
+    (the last fixed-size capture of it), its address when the call failed or it is not
+    there (strace's umove_or_printaddr)."""
+    if not succeeded(ev):
+        return pointer(ev.args[i])
+    for c in reversed(_caps(ev, i)):
+        if c.kind != CAP_STR and not c.flags & CAPF_FAULT and len(c.data) >= size:
+            v = int.from_bytes(c.data[:size], "little", signed=signed_)
+            return f"[{fmt(v)}]"
+    return pointer(ev.args[i])
+
+
+# -- prctl(2) --------------------------------------------------------------------------
+# What each option prints after its name (strace 6.1): "-" nothing more; a list of kinds
+# for arg2.. (the rest not printed); "*" arg2..arg5 in hex.
+#   u: unsigned decimal   d: signed long   x: hex   sig: a signal   cap: a capability
+#   name_in: PR_SET_NAME's string   name_out, int_out, sig_out, kptr_out, tsc_out,
+#   unalign_out: what the call wrote at arg2 (its address when it failed)
+_PRCTL: dict[str, tuple[str, ...]] = {
+    "PR_GET_KEEPCAPS": (), "PR_GET_SECCOMP": (), "PR_GET_TIMERSLACK": (),
+    "PR_GET_TIMING": (), "PR_TASK_PERF_EVENTS_DISABLE": (), "PR_TASK_PERF_EVENTS_ENABLE": (),
+    "PR_GET_DUMPABLE": (), "PR_GET_SECUREBITS": (), "PR_GET_FP_MODE": (),
+    "PR_SVE_GET_VL": (), "PR_SME_GET_VL": (),
+    "PR_GET_CHILD_SUBREAPER": ("int_out",), "PR_GET_ENDIAN": ("int_out",),
+    "PR_GET_FPEMU": ("int_out",), "PR_GET_FPEXC": ("int_out",),
+    "PR_GET_NAME": ("name_out",), "PR_GET_PDEATHSIG": ("sig_out",),
+    "PR_GET_TID_ADDRESS": ("kptr_out",), "PR_GET_TSC": ("tsc_out",),
+    "PR_GET_UNALIGN": ("unalign_out",),
+    "PR_SET_CHILD_SUBREAPER": ("u",), "PR_SET_ENDIAN": ("u",), "PR_SET_FPEMU": ("u",),
+    "PR_SET_FPEXC": ("u",), "PR_SET_KEEPCAPS": ("u",), "PR_SET_TIMING": ("u",),
+    "PR_SET_DUMPABLE": ("dumpable",), "PR_CAPBSET_DROP": ("cap",),
+    "PR_CAPBSET_READ": ("cap",), "PR_SET_NAME": ("name_in",), "PR_SET_PDEATHSIG": ("sig",),
+    "PR_SET_PTRACER": ("ptracer",), "PR_SET_SECUREBITS": ("secbits",),
+    "PR_SET_TIMERSLACK": ("d",), "PR_SET_TSC": ("tsc",), "PR_SET_UNALIGN": ("unalign",),
+    "PR_SET_NO_NEW_PRIVS": ("u", "x", "x", "x"), "PR_SET_THP_DISABLE": ("u", "x", "x", "x"),
+    "PR_SET_IO_FLUSHER": ("u", "x", "x", "x"),
+    "PR_SET_MM": ("setmm", "x", "x", "x"), "PR_MCE_KILL_GET": ("x", "x", "x", "x"),
+}
+# options whose return value strace decorates: PR_GET_DUMPABLE's SUID_DUMP_*
+
+
+def _prctl(d: SyscallDecoder, ev: Syscall) -> list[str]:
+    T = d.flags.tables
+    option = ev.args[0] & _M32
+    opt_name = T.PRCTL_OPTIONS.get(option)
+    out = [opt_name if opt_name is not None else f"{_x(option)} /* PR_??? */"]
+    args = ev.args
+    if opt_name == "PR_CAP_AMBIENT":
+        sub = args[1]
+        out.append(_xval(T.PR_CAP_AMBIENT_OPS, sub, "PR_CAP_AMBIENT_???"))
+        if T.PR_CAP_AMBIENT_OPS.get(sub) in ("PR_CAP_AMBIENT_RAISE", "PR_CAP_AMBIENT_LOWER",
+                                              "PR_CAP_AMBIENT_IS_SET"):
+            out.append(_xval(T.CAPABILITIES, args[2], "CAP_???"))
+            out += [_x(v) for v in args[3:5]]
+        else:
+            out += [_x(v) for v in args[2:5]]
+        return out
+    if opt_name == "PR_SET_SECCOMP":
+        mode = T.SECCOMP_MODES.get(args[1])
+        out.append(_xval(T.SECCOMP_MODES, args[1], "SECCOMP_MODE_???"))
+        if mode == "SECCOMP_MODE_STRICT":
+            return out
+        if mode == "SECCOMP_MODE_FILTER":
+            return [*out, pointer(args[2])]
+        return [*out, *(_x(v) for v in args[2:5])]
+    if opt_name == "PR_SET_VMA":
+        out.append(_xval(T.PR_SET_VMA_OPS, args[1], "PR_SET_VMA_???"))
+        if T.PR_SET_VMA_OPS.get(args[1]) == "PR_SET_VMA_ANON_NAME":
+            return [*out, pointer(args[2]), str(args[3]), pointer(args[4])]
+        return [*out, *(_x(v) for v in args[2:5])]
+    if opt_name == "PR_MCE_KILL":
+        out.append(_xval(T.PR_MCE_KILL_OPS, args[1], "PR_MCE_KILL_???"))
+        return [*out, *(_x(v) for v in args[2:5])]
+    spec = _PRCTL.get(opt_name or "")
+    if spec is None:
+        return [*out, *(_x(v) for v in args[1:5])]
+    for k, v in zip(spec, args[1:5], strict=False):
+        out.append(_prctl_arg(d, ev, k, v))
+    return out
+
+
+def _prctl_arg(d: SyscallDecoder, ev: Syscall, kind: str, v: int) -> str:
+    T, fl = d.flags.tables, d.flags
+    if kind == "u":
+        return str(v)
+    if kind == "d":
+        return str(signed(v))
+    if kind == "x":
+        return _x(v)
+    if kind == "sig":
+        return str(v) if v > 128 else fl.signal_name(v) if v else "0"
+    if kind == "cap":
+        return _xval(T.CAPABILITIES, v, "CAP_???")
+    if kind == "dumpable":
+        return _xval(T.SUID_DUMP, v, "SUID_DUMP_???")
+    if kind == "tsc":
+        return _xval(T.PR_TSC_MODES, v & _M32, "PR_TSC_???")
+    if kind == "unalign":
+        return F.FlagSet(T.PR_UNALIGN_FLAGS)(v & _M32)
+    if kind == "secbits":
+        return F.FlagSet(T.SECUREBITS)(v)
+    if kind == "setmm":
+        return _xval(T.PR_SET_MM_OPS, v & _M32, "PR_SET_MM_???")
+    if kind == "ptracer":
+        return "PR_SET_PTRACER_ANY" if signed(v, 32) == -1 else str(signed(v, 32))
+    if kind == "name_in":
+        cap = _readable(next(iter(_caps(ev, 1, CAP_STR)), None))
+        if cap is None:
+            return pointer(v)
+        limit = TASK_COMM_LEN - 1
+        return quote(cap.data[:limit], more=len(cap.data) > limit
+                     or bool(cap.flags & CAPF_TRUNC and len(cap.data) >= limit))
+    if kind == "name_out":
+        strs = _caps(ev, 1, CAP_STR)
+        cap = _readable(strs[-1]) if len(strs) >= 2 and succeeded(ev) else None
+        return pointer(v) if cap is None else quote(cap.data[:TASK_COMM_LEN])
+    if kind == "int_out":
+        return _out_int(ev, 1, str)
+    if kind == "sig_out":
+        return _out_int(ev, 1, lambda s: fl.signal_name(s) if s else "0")
+    if kind == "kptr_out":
+        return _out_int(ev, 1, pointer, size=8)
+    if kind == "tsc_out":
+        return _out_int(ev, 1, lambda s: _xval(T.PR_TSC_MODES, s, "PR_TSC_???"))
+    if kind == "unalign_out":
+        return _out_int(ev, 1, F.FlagSet(T.PR_UNALIGN_FLAGS))
+    return _x(v)
+
+
+def _ret_prctl(d: SyscallDecoder, ev: Syscall, text: str) -> str:
+    T = d.flags.tables
+    name = T.PRCTL_OPTIONS.get(ev.args[0] & _M32)
+    ret = ev.ret
+    if name == "PR_GET_DUMPABLE":
+        dump = T.SUID_DUMP.get(ret)
+        return f"{ret} ({dump})" if dump else text
+    if name == "PR_MCE_KILL_GET":
+        policy = T.PR_MCE_KILL_POLICIES.get(ret)
+        return f"{ret} ({policy})" if policy else text
+    if name == "PR_GET_SECUREBITS" and ret:
+        return f"{ret:#x} ({F.FlagSet(T.SECUREBITS)(ret)})"
+    return text
+
+
+# -- futex(2) ----------------------------------------------------------------------------
+
+def _futex(d: SyscallDecoder, ev: Syscall) -> list[str]:
+    """As many arguments as the operation uses; ``val``s unsigned; FUTEX_WAKE_OP's
+    operation word spelled out (``FUTEX_OP_ADD<<28|0x345<<12|FUTEX_OP_CMP_LT<<24|0x678``)."""
+    uaddr, op, val, timeout, uaddr2, val3 = ev.args
+    fl, T = d.flags, d.flags.tables
+    op &= _M32
+    val &= _M32
+    val2 = timeout & _M32
+    val3 &= _M32
+    cmd = T.FUTEX_CMDS.get(op & 127)
+    name = fl.futex_op(op)
+    if cmd is None or name.startswith("0x"):
+        return [pointer(uaddr), f"{_x(op)} /* FUTEX_??? */", str(val), pointer(timeout),
+                pointer(uaddr2), _x(val3)]
+    out = [pointer(uaddr), name]
+
+    def ts() -> str:
+        return _timespec_in(ev, 3)
+
+    def bitset() -> str:
+        return "FUTEX_BITSET_MATCH_ANY" if val3 == _M32 else _x(val3)
+    if cmd == "FUTEX_WAIT":
+        return [*out, str(val), ts()]
+    if cmd in ("FUTEX_LOCK_PI", "FUTEX_LOCK_PI2"):
+        return [*out, ts()]
+    if cmd == "FUTEX_WAIT_BITSET":
+        return [*out, str(val), ts(), bitset()]
+    if cmd == "FUTEX_WAKE_BITSET":
+        return [*out, str(val), bitset()]
+    if cmd == "FUTEX_REQUEUE":
+        return [*out, str(val), str(val2), pointer(uaddr2)]
+    if cmd in ("FUTEX_CMP_REQUEUE", "FUTEX_CMP_REQUEUE_PI"):
+        return [*out, str(val), str(val2), pointer(uaddr2), str(val3)]
+    if cmd == "FUTEX_WAKE_OP":
+        return [*out, str(val), str(val2), pointer(uaddr2), _wake_op(T, val3)]
+    if cmd == "FUTEX_WAIT_REQUEUE_PI":
+        return [*out, str(val), ts(), pointer(uaddr2)]
+    if cmd in ("FUTEX_FD", "FUTEX_WAKE"):
+        return [*out, str(val)]
+    if cmd in ("FUTEX_UNLOCK_PI", "FUTEX_TRYLOCK_PI"):
+        return out
+    return [*out, str(val), pointer(timeout), pointer(uaddr2), _x(val3)]
+
+
+_FUTEX_OP_OPARG_SHIFT = 8
+
+
+def _wake_op(T: ModuleType, v: int) -> str:
+    ops: dict[int, str] = T.FUTEX_WAKE_OPS
+    cmps: dict[int, str] = T.FUTEX_WAKE_CMPS
+    parts = []
+    if (v >> 28) & _FUTEX_OP_OPARG_SHIFT:
+        parts.append("FUTEX_OP_OPARG_SHIFT<<28")
+    op = (v >> 28) & 7
+    parts.append(f"{ops[op]}<<28" if op in ops else f"{_x(op)}<<28 /* FUTEX_OP_??? */")
+    parts.append(f"{_x((v >> 12) & 0xFFF)}<<12")
+    cmp = (v >> 24) & 0xF
+    parts.append(f"{cmps[cmp]}<<24" if cmp in cmps
+                 else f"{_x(cmp)}<<24 /* FUTEX_OP_CMP_??? */")
+    parts.append(_x(v & 0xFFF))
+    return "|".join(parts)
+
+
+def _timespec_in(ev: Syscall, i: int) -> str:
+    cap = capture(ev, i)
+    text = None if cap is None else format_timespec(cap.data)
+    return pointer(ev.args[i]) if text is None else text
+
+
+# -- fcntl(2) ----------------------------------------------------------------------------
+# struct flock (include/uapi/asm-generic/fcntl.h, 64-bit): l_type s16, l_whence s16,
+# l_start s64 at 8, l_len s64 at 16, l_pid s32 at 24; 32 bytes
+FLOCK_SIZE = 32
+_FLOCK = struct.Struct("<hh4xqqi")
+F_OWNER_EX_SIZE = 8      # struct f_owner_ex: int type, pid_t pid
+
+_SETLK = frozenset({"F_SETLK", "F_SETLKW", "F_OFD_SETLK", "F_OFD_SETLKW"})
+_GETLK = frozenset({"F_GETLK", "F_OFD_GETLK"})
+_NOARG = frozenset({"F_GETFD", "F_GETFL", "F_GETOWN", "F_GETSIG", "F_GETLEASE",
+                    "F_GETPIPE_SZ", "F_GET_SEALS", "F_GETOWNER_UIDS"})
+_INTARG = frozenset({"F_DUPFD", "F_DUPFD_CLOEXEC", "F_SETOWN", "F_SETPIPE_SZ"})
+
+
+def format_flock(data: bytes, fl: F.ArchFlags, pid: bool) -> str | None:
+    """``{l_type=F_WRLCK, l_whence=SEEK_SET, l_start=0, l_len=0}`` (``l_pid`` too when
+    the call wrote it: F_GETLK)."""
+    if len(data) < FLOCK_SIZE:
+        return None
+    ltype, whence, start, length, lpid = _FLOCK.unpack_from(data)
+    T = fl.tables
+    text = (f"{{l_type={_xval(T.LOCK_TYPES, ltype & 0xFFFF, 'F_???')}, "
+            f"l_whence={_xval(T.SEEK_WHENCE, whence & 0xFFFF, 'SEEK_???')}, "
+            f"l_start={start}, l_len={length}")
+    return text + (f", l_pid={lpid}}}" if pid else "}")
+
+
+def _fcntl(d: SyscallDecoder, ev: Syscall) -> list[str]:
+    fl, T = d.flags, d.flags.tables
+    fd, cmd, arg = ev.args[0], ev.args[1] & _M32, ev.args[2]
+    out = [d.fd_text(ev.tgid, signed(fd, 32))]
+    name = T.FCNTL_CMDS.get(cmd)
+    if name is None:
+        return [*out, f"{_x(cmd)} /* F_??? */", _x(arg)]
+    out.append(name)
+    if name in _NOARG:
+        return out
+    if name in _INTARG:
+        return [*out, str(signed(arg, 32))]
+    if name == "F_SETFD":
+        return [*out, fl.fd_flags(arg & _M32)]
+    if name == "F_SETFL":
+        return [*out, fl.open_flags(arg & _M32)]
+    if name == "F_SETSIG":
+        return [*out, fl.signal_name(arg & _M32) if arg & _M32 else "0"]
+    if name == "F_SETLEASE":
+        return [*out, _xval(T.LOCK_TYPES, arg & _M32, "F_???")]
+    if name == "F_NOTIFY":
+        return [*out, F.FlagSet(T.DN_FLAGS)(arg & _M32)]
+    if name == "F_ADD_SEALS":
+        return [*out, F.FlagSet(T.SEAL_FLAGS)(arg)]
+    if name in _SETLK:
+        cap = _first_struct(ev, 2)
+        text = None if cap is None else format_flock(cap.data, fl, False)
+        return [*out, pointer(arg) if text is None else text]
+    if name in _GETLK:
+        cap = _last_struct(ev, 2) if succeeded(ev) else None
+        text = None if cap is None else format_flock(cap.data, fl, True)
+        return [*out, pointer(arg) if text is None else text]
+    if name in ("F_SETOWN_EX", "F_GETOWN_EX"):
+        cap = (_first_struct(ev, 2) if name == "F_SETOWN_EX"
+               else _last_struct(ev, 2) if succeeded(ev) else None)
+        if cap is None or len(cap.data) < F_OWNER_EX_SIZE:
+            return [*out, pointer(arg)]
+        typ, pid = struct.unpack_from("<ii", cap.data)
+        return [*out, f"{{type={_xval(T.F_OWNER_TYPES, typ & _M32, 'F_OWNER_???')}, "
+                      f"pid={pid}}}"]
+    return [*out, _x(arg)]
+
+
+def _first_struct(ev: Syscall, i: int) -> Capture | None:
+    caps = [c for c in _caps(ev, i) if c.kind != CAP_STR]
+    return _readable(caps[0]) if caps else None
+
+
+def _last_struct(ev: Syscall, i: int) -> Capture | None:
+    caps = [c for c in _caps(ev, i) if c.kind != CAP_STR]
+    return _readable(caps[-1]) if len(caps) >= 2 else None
+
+
+def _ret_fcntl(d: SyscallDecoder, ev: Syscall, text: str) -> str:
+    """fcntl's result: a new fd (F_DUPFD*), flags (F_GETFD, F_GETFL, F_GET_SEALS), a
+    signal (F_GETSIG), a lock type (F_GETLEASE)."""
+    fl, T = d.flags, d.flags.tables
+    ret = ev.ret
+    name = T.FCNTL_CMDS.get(ev.args[1] & _M32)
+    if name in ("F_DUPFD", "F_DUPFD_CLOEXEC"):
+        return d.fd_text(ev.tgid, ret)
+    if name == "F_GETFD":
+        return f"{ret:#x} (flags {fl.fd_flags(ret)})" if ret else "0"
+    if name == "F_GETFL":
+        return f"{ret:#x} (flags {fl.open_flags(ret)})"
+    if name == "F_GET_SEALS":
+        return f"{ret:#x} (seals {F.FlagSet(T.SEAL_FLAGS)(ret)})" if ret else "0"
+    if name == "F_GETSIG":
+        return f"{ret} ({fl.signal_name(ret)})" if ret else "0"
+    if name == "F_GETLEASE":
+        lock = T.LOCK_TYPES.get(ret)
+        return f"{ret:#x} ({lock})" if lock else text
+    return text
+
+
+# -- mremap, membarrier, ptrace, syslog, personality, keyctl ------------------------------
+
+def _mremap(d: SyscallDecoder, ev: Syscall) -> list[str]:
+    """The new address only with MREMAP_FIXED (strace 6.1)."""
+    addr, old, new, flags, new_addr = ev.args[:5]
+    fixed = next((v for v, n in d.flags.tables.MREMAP_FLAGS if n == "MREMAP_FIXED"), 0)
+    out = [pointer(addr), str(old), str(new), d.flags.mremap_flags(flags & _M32)]
+    return [*out, pointer(new_addr)] if flags & fixed else out
+
+
+def _membarrier(d: SyscallDecoder, ev: Syscall) -> list[str]:
+    T = d.flags.tables
+    cmd = ev.args[0] & _M32
+    return [_xval(T.MEMBARRIER_CMDS, cmd, "MEMBARRIER_CMD_???"), _x(ev.args[1] & _M32)]
+
+
+def _ret_membarrier(d: SyscallDecoder, ev: Syscall, text: str) -> str:
+    """MEMBARRIER_CMD_QUERY's result: the commands the kernel has, as flags."""
+    T = d.flags.tables
+    if T.MEMBARRIER_CMDS.get(ev.args[0] & _M32) != "MEMBARRIER_CMD_QUERY" or not ev.ret:
+        return text
+    bits = tuple((v, n) for v, n in sorted(T.MEMBARRIER_CMDS.items())
+                 if v and not v & (v - 1))
+    return f"{ev.ret:#x} ({F.FlagSet(bits)(ev.ret)})"
+
+
+_PTRACE_NO_ADDR = frozenset({"PTRACE_ATTACH", "PTRACE_INTERRUPT", "PTRACE_KILL",
+                             "PTRACE_LISTEN"})
+_PTRACE_SIG = frozenset({"PTRACE_CONT", "PTRACE_DETACH", "PTRACE_SYSCALL",
+                         "PTRACE_SINGLESTEP", "PTRACE_SINGLEBLOCK", "PTRACE_SYSEMU",
+                         "PTRACE_SYSEMU_SINGLESTEP"})
+_PTRACE_OPTS = frozenset({"PTRACE_SEIZE", "PTRACE_SETOPTIONS", "PTRACE_OLDSETOPTIONS"})
+_PTRACE_ADDR_U = frozenset({"PTRACE_GETSIGMASK", "PTRACE_SETSIGMASK",
+                            "PTRACE_SECCOMP_GET_FILTER", "PTRACE_SECCOMP_GET_METADATA",
+                            "PTRACE_GET_SYSCALL_INFO"})
+# x86_64's register requests print no addr (strace 6.1)
+_PTRACE_REGS = frozenset({"PTRACE_GETREGS", "PTRACE_SETREGS", "PTRACE_GETFPREGS",
+                          "PTRACE_SETFPREGS", "PTRACE_GETFPXREGS", "PTRACE_SETFPXREGS"})
+
+
+def _ptrace(d: SyscallDecoder, ev: Syscall) -> list[str]:
+    T, fl = d.flags.tables, d.flags
+    req, pid, addr, data = ev.args[:4]
+    name = T.PTRACE_REQUESTS.get(req)
+    out = [name if name is not None else f"{_x(req)} /* PTRACE_??? */"]
+    if name == "PTRACE_TRACEME":
+        return out
+    out.append(str(signed(pid, 32)))
+    if name in _PTRACE_NO_ADDR:
+        return out
+    if name in _PTRACE_REGS and fl.arch == "x86_64":
+        return [*out, pointer(data)]
+    out.append(str(addr) if name in _PTRACE_ADDR_U else pointer(addr))
+    if name in _PTRACE_SIG:
+        return [*out, fl.signal_name(data & _M32) if data & _M32 else "0"]
+    if name in _PTRACE_OPTS:
+        return [*out, F.FlagSet(T.PTRACE_OPTIONS)(data)]
+    return [*out, pointer(data)]
+
+
+def _syslog(d: SyscallDecoder, ev: Syscall) -> list[str]:
+    """``syslog(10 /* SYSLOG_ACTION_SIZE_BUFFER */)``: the action as a number with its
+    name (strace knows them from a kernel-internal header), then what it uses."""
+    T = d.flags.tables
+    action = signed(ev.args[0], 32)
+    name = T.SYSLOG_ACTIONS.get(action)
+    head = f"{action} /* {name or 'SYSLOG_ACTION_???'} */"
+    if name in ("SYSLOG_ACTION_CLOSE", "SYSLOG_ACTION_OPEN", "SYSLOG_ACTION_CLEAR",
+                "SYSLOG_ACTION_CONSOLE_OFF", "SYSLOG_ACTION_CONSOLE_ON",
+                "SYSLOG_ACTION_SIZE_UNREAD", "SYSLOG_ACTION_SIZE_BUFFER"):
+        return [head]
+    length = signed(ev.args[2], 32)
+    if name == "SYSLOG_ACTION_CONSOLE_LEVEL":
+        level = T.LOG_LEVELS.get(length)
+        return [head, pointer(ev.args[1]),
+                f"{length} /* {level} */" if level else str(length)]
+    buf = pointer(ev.args[1])
+    if name in ("SYSLOG_ACTION_READ", "SYSLOG_ACTION_READ_ALL", "SYSLOG_ACTION_READ_CLEAR"):
+        cap = capture_out(ev, 1)
+        if cap is not None and ev.ret >= 0:
+            buf = quote(cap.data[:ev.ret], limit=d.string_limit,
+                        more=bool(cap.flags & CAPF_TRUNC) and len(cap.data) < ev.ret)
+    return [head, buf, str(length)]
+
+
+def personality_text(fl: F.ArchFlags, v: int) -> str:
+    """``PER_LINUX32|ADDR_NO_RANDOMIZE``: the execution domain (the low byte), then the
+    flags, then a hex remainder."""
+    T = fl.tables
+    domains: dict[int, str] = {}
+    for n, name in sorted(T.PERSONALITY_TYPES.items(), key=lambda p: (p[0] > 0xFF, p[0])):
+        domains.setdefault(n & 0xFF, name)      # PER_LINUX, not PER_LINUX_32BIT, for 0
+    low = v & 0xFF
+    parts = [domains.get(low) or _x(low)]
+    rest = F.FlagSet(T.PERSONALITY_FLAGS)(v & ~0xFF & _M32)
+    if rest != "0":
+        parts.append(rest)
+    return "|".join(parts)
+
+
+def _personality(d: SyscallDecoder, ev: Syscall) -> list[str]:
+    v = ev.args[0] & _M32
+    return ["0xffffffff" if v == _M32 else personality_text(d.flags, v)]
+
+
+def _ret_personality(d: SyscallDecoder, ev: Syscall, text: str) -> str:
+    return f"{_x(ev.ret)} ({personality_text(d.flags, ev.ret)})"
+
+
+# keyctl: arguments after the command (strace 6.1's layouts of the common commands)
+#   key: a key serial (KEY_SPEC_* or decimal)  d: int  u: unsigned  p: address
+#   str: a string read at entry
+_KEYCTL: dict[str, tuple[str, ...]] = {
+    "KEYCTL_GET_KEYRING_ID": ("key", "d"), "KEYCTL_JOIN_SESSION_KEYRING": ("str",),
+    "KEYCTL_UPDATE": ("key", "p", "u"), "KEYCTL_REVOKE": ("key",), "KEYCTL_CLEAR": ("key",),
+    "KEYCTL_INVALIDATE": ("key",), "KEYCTL_LINK": ("key", "key"),
+    "KEYCTL_UNLINK": ("key", "key"), "KEYCTL_DESCRIBE": ("key", "p", "u"),
+    "KEYCTL_READ": ("key", "p", "u"), "KEYCTL_GET_SECURITY": ("key", "p", "u"),
+    "KEYCTL_SETPERM": ("key", "x"), "KEYCTL_SET_TIMEOUT": ("key", "u"),
+    "KEYCTL_SET_REQKEY_KEYRING": ("d",), "KEYCTL_ASSUME_AUTHORITY": ("key",),
+    "KEYCTL_SESSION_TO_PARENT": (), "KEYCTL_CHOWN": ("key", "d", "d"),
+}
+
+
+def _keyctl(d: SyscallDecoder, ev: Syscall) -> list[str]:
+    T = d.flags.tables
+    cmd = ev.args[0] & _M32
+    name = T.KEYCTL_CMDS.get(cmd)
+    out = [name if name is not None else f"{_x(cmd)} /* KEYCTL_??? */"]
+    spec = _KEYCTL.get(name or "")
+    if spec is None:
+        return [*out, *(_x(v) for v in ev.args[1:5])]
+    for i, k in enumerate(spec, start=1):
+        v = ev.args[i]
+        if k == "key":
+            s = signed(v, 32)
+            out.append(T.KEY_SPECS.get(s) or str(s))
+        elif k == "d":
+            out.append(str(signed(v, 32)))
+        elif k == "u":
+            out.append(str(v & _M32))
+        elif k == "x":
+            out.append(_x(v & _M32))
+        elif k == "str":
+            cap = capture(ev, i)
+            out.append(pointer(v) if cap is None or cap.kind != CAP_STR
+                       else quote(cap.data, limit=d.string_limit,
+                                  more=bool(cap.flags & CAPF_TRUNC)))
+        else:
+            out.append(pointer(v))
+    return out
+
+
+# -- timers and groups -------------------------------------------------------------------
+
+def format_itimerspec(data: bytes) -> str | None:
+    """struct itimerspec (32 bytes): ``{it_interval={tv_sec=0, tv_nsec=1},
+    it_value={tv_sec=2, tv_nsec=3}}``."""
+    if len(data) < 32:
+        return None
+    a, b, c, e = struct.unpack_from("<qqqq", data)
+    return (f"{{it_interval={{tv_sec={a}, tv_nsec={b}}}, "
+            f"it_value={{tv_sec={c}, tv_nsec={e}}}}}")
+
+
+def format_itimerval(data: bytes) -> str | None:
+    """struct itimerval (32 bytes): ``{it_interval={tv_sec=0, tv_usec=0}, ...}``."""
+    if len(data) < 32:
+        return None
+    a, b, c, e = struct.unpack_from("<qqqq", data)
+    return (f"{{it_interval={{tv_sec={a}, tv_usec={b}}}, "
+            f"it_value={{tv_sec={c}, tv_usec={e}}}}}")
+
+
+def _k_struct_in(fmt: Callable[[bytes], str | None]) -> _KindFn:
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        cap = _first_struct(ev, i)
+        text = None if cap is None else fmt(cap.data)
+        return pointer(ev.args[i]) if text is None else text
+    return k
+
+
+def _k_struct_out(fmt: Callable[[bytes], str | None]) -> _KindFn:
+    """A struct the call wrote: the LAST capture of the argument (the one read at exit)
+    when the call succeeded."""
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        caps = [c for c in _caps(ev, i) if c.kind != CAP_STR]
+        cap = _readable(caps[-1]) if caps and succeeded(ev) else None
+        text = None if cap is None else fmt(cap.data)
+        return pointer(ev.args[i]) if text is None else text
+    return k
+
+
+def _k_gids(out: bool) -> Callable[[SyscallDecoder, Syscall, int], str]:
+    """getgroups' list (``ret`` gids, written by the call) or setgroups' (``size`` gids,
+    read by it): ``[0, 4, 24]``; ``NULL``; the address when unread or failed."""
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        v = ev.args[i]
+        if not v:
+            return "NULL"
+        n = ev.ret if out else signed(ev.args[0], 32)
+        if out and (not succeeded(ev) or signed(ev.args[0], 32) == 0):
+            return pointer(v)
+        cap = _readable(capture(ev, i))
+        if cap is None or n < 0 or len(cap.data) < 4 * min(n, len(cap.data) // 4):
+            return pointer(v)
+        shown = min(n, len(cap.data) // 4, 32)
+        gids = struct.unpack_from(f"<{shown}I", cap.data)
+        items = ["-1" if g == _M32 else str(g) for g in gids]
+        if n > shown:
+            items.append("...")
+        return "[" + ", ".join(items) + "]"
+    return k
+
+
+def _k_archprctl_arg(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """arch_prctl's addr: ``[0x7f...]`` that ARCH_GET_FS/ARCH_GET_GS wrote, else hex."""
+    name = d.flags.tables.ARCH_PRCTL_OPTIONS.get(ev.args[0] & _M32)
+    if name in ("ARCH_GET_FS", "ARCH_GET_GS"):
+        return _out_int(ev, i, pointer, size=8)
+    return _x(ev.args[i])
+
+
+def _siginfo(fl: F.ArchFlags) -> Callable[[bytes], str | None]:
+    """A siginfo_t (its first 48 bytes) as strace prints it: ``{}`` when zeroed."""
+    def fmt(data: bytes) -> str | None:
+        if len(data) < 48:
+            return None
+        return "{}" if not int.from_bytes(data[:4], "little") else siginfo_text(data, fl)
+    return fmt
+
+
+def _k_int_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """``[24]``: an int or size the call wrote (get_robust_list's len_ptr, sched_param)."""
+    return _out_int(ev, i, str, signed_=True)
+
+
+def _k_int_in(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """``[0]``: an int the call reads (sched_setscheduler's sched_param)."""
+    cap = _readable(capture(ev, i))
+    if cap is None or len(cap.data) < 4:
+        return pointer(ev.args[i])
+    return f"[{int.from_bytes(cap.data[:4], 'little', signed=True)}]"
+
+
+def _k_ptr_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """``[0x55d0...]``: a pointer the call wrote (get_robust_list's head_ptr)."""
+    return _out_int(ev, i, pointer, size=8)
+
+
+# errnos of a sleep cut short by a signal, after which the kernel wrote the time left
+_EINTR, _ERESTART_RESTARTBLOCK = 4, 516
+
+
+def _k_rem_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """nanosleep/clock_nanosleep's rem: the time left that the kernel wrote when a signal
+    cut the sleep short (EINTR, or ERESTART_RESTARTBLOCK as the exit tracepoint sees a
+    sleep to be restarted), read at exit; its address otherwise (strace)."""
+    if ev.ret not in (-_EINTR, -_ERESTART_RESTARTBLOCK) or not ev.args[i]:
+        return pointer(ev.args[i])
+    caps = [c for c in _caps(ev, i) if c.kind != CAP_STR]
+    cap = _readable(caps[-1]) if caps else None
+    text = None if cap is None else format_timespec(cap.data)
+    return pointer(ev.args[i]) if text is None else text
+
+
+def _ret_signal(d: SyscallDecoder, ev: Syscall, text: str) -> str:
+    """A signal number returned (rt_sigtimedwait): ``1 (SIGHUP)``."""
+    return f"{ev.ret} ({d.flags.signal_name(ev.ret)})" if ev.ret > 0 else text
+
+
+def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int], str]]:
+    """The argument kinds of this module for ``fl``'s arch (merged by tracekit.decode.args)."""
+    T = fl.tables
+    tfd = F.FlagSet(T.TFD_FLAGS)
+    tfd_timer = F.FlagSet(T.TFD_TIMER_FLAGS)
+    unshare = F.FlagSet(T.UNSHARE_FLAGS)
+    setns = F.FlagSet(T.SETNS_TYPES)
+    return {
+        "tfdflags": lambda d, ev, i: tfd(ev.args[i] & _M32),
+        "tfdtimerflags": lambda d, ev, i: tfd_timer(ev.args[i] & _M32),
+        "itimerspec_in": _k_struct_in(format_itimerspec),
+        "itimerspec_out": _k_struct_out(format_itimerspec),
+        "itimerval_in": _k_struct_in(format_itimerval),
+        "itimerval_out": _k_struct_out(format_itimerval),
+        "gids_out": _k_gids(True), "gids_in": _k_gids(False),
+        "archprctlarg": _k_archprctl_arg,
+        "unshareflags": lambda d, ev, i: unshare(ev.args[i]),
+        "setnstype": lambda d, ev, i: setns(ev.args[i] & _M32),
+        "siginfo_in": _k_struct_in(_siginfo(fl)), "siginfo_w": _k_struct_out(_siginfo(fl)),
+        "rem_out": _k_rem_out, "int_out": _k_int_out, "int_in": _k_int_in, "ptr_out": _k_ptr_out,
+    }
+
+
+def ret_kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, str], str]]:
+    """Return kinds of this module: (decoder, record, plain text) -> the text after ``=``."""
+    return {"prctl": _ret_prctl, "fcntl": _ret_fcntl, "membarrier": _ret_membarrier,
+            "personality": _ret_personality, "signal": _ret_signal}
+
+
+# struct clone_args (include/uapi/linux/sched.h): 11 u64 fields, 88 bytes (64 in its
+# first version, CLONE_ARGS_SIZE_VER0)
+CLONE_ARGS_SIZE = 88
+_CLONE_ARGS = ("flags", "pidfd", "child_tid", "parent_tid", "exit_signal", "stack",
+               "stack_size", "tls", "set_tid", "set_tid_size", "cgroup")
+
+
+def _clone3(d: SyscallDecoder, ev: Syscall) -> list[str]:
+    """``clone3({flags=CLONE_VM|..., child_tid=0x..., parent_tid=0x..., exit_signal=0,
+    stack=0x..., stack_size=0x..., tls=0x...} => {parent_tid=[1234]}, 88)``: the fields
+    the flags use; after a successful call the tid the kernel wrote at parent_tid (the
+    new task's tid, which the call also returns)."""
+    fl = d.flags
+    size = ev.args[1]
+    cap = _readable(capture(ev, 0))
+    if cap is None or len(cap.data) < 64:
+        return [pointer(ev.args[0]), str(size)]
+    data = cap.data.ljust(CLONE_ARGS_SIZE, b"\0")[:CLONE_ARGS_SIZE]
+    a = dict(zip(_CLONE_ARGS, struct.unpack_from("<11Q", data), strict=True))
+    names = {n: v for v, n in fl.tables.CLONE_FLAGS}
+    flags = a["flags"]
+    text = fl.clone3_flags(flags)
+    if flags and not any(flags & v == v for v in names.values()):
+        text = f"{flags:#x} /* CLONE_??? */"
+    out = [f"flags={text}"]
+    if flags & names["CLONE_PIDFD"]:
+        out.append(f"pidfd={pointer(a['pidfd'])}")
+    if flags & (names["CLONE_CHILD_SETTID"] | names["CLONE_CHILD_CLEARTID"]):
+        out.append(f"child_tid={pointer(a['child_tid'])}")
+    if flags & names["CLONE_PARENT_SETTID"]:
+        out.append(f"parent_tid={pointer(a['parent_tid'])}")
+    sig = a["exit_signal"]
+    out.append(f"exit_signal={fl.signal_name(sig) if 0 < sig < 65 else sig}")
+    out += [f"stack={pointer(a['stack'])}", f"stack_size={_x(a['stack_size'])}"]
+    if flags & names["CLONE_SETTLS"]:
+        out.append(f"tls={pointer(a['tls'])}")
+    if a["set_tid"] or a["set_tid_size"]:
+        out += [f"set_tid={pointer(a['set_tid'])}", f"set_tid_size={a['set_tid_size']}"]
+    if flags & names.get("CLONE_INTO_CGROUP", 0) and size >= CLONE_ARGS_SIZE:
+        out.append(f"cgroup={a['cgroup']}")
+    text = "{" + ", ".join(out) + "}"
+    if succeeded(ev) and ev.ret > 0 and flags & names["CLONE_PARENT_SETTID"]:
+        text += f" => {{parent_tid=[{ev.ret}]}}"
+    return [text, str(size)]
+
+
+SPECIAL: dict[str, Callable[[SyscallDecoder, Syscall], list[str]]] = {
+    "prctl": _prctl, "futex": _futex, "fcntl": _fcntl, "mremap": _mremap,
+    "membarrier": _membarrier, "ptrace": _ptrace, "syslog": _syslog,
+    "personality": _personality, "keyctl": _keyctl, "clone3": _clone3,
+}
+
+
+# Which argument each printed text is, where an operation skips one in the middle
+# (the perf format labels each value with its argument's name).
+_FUTEX_POSITIONS: dict[str, tuple[int, ...]] = {
+    "FUTEX_LOCK_PI": (0, 1, 3), "FUTEX_LOCK_PI2": (0, 1, 3),
+    "FUTEX_WAIT_BITSET": (0, 1, 2, 3, 5), "FUTEX_WAKE_BITSET": (0, 1, 2, 5),
+}
+
+
+def arg_positions(name: str, args: tuple[int, ...], arch: str | None = None
+                  ) -> tuple[int, ...] | None:
+    """The argument index of each text the decoder prints for syscall ``name`` with raw
+    ``args``, when an operation leaves out an argument before others (futex's
+    FUTEX_LOCK_PI prints uaddr, op and timeout); None when the texts are the first
+    arguments in order."""
+    if name == "futex" and len(args) >= 2:
+        cmd = F.for_arch(arch).tables.FUTEX_CMDS.get(args[1] & 127)
+        return _FUTEX_POSITIONS.get(cmd or "")
+    if name == "ptrace" and args:
+        fl = F.for_arch(arch)
+        if fl.arch == "x86_64" and fl.tables.PTRACE_REQUESTS.get(args[0]) in _PTRACE_REGS:
+            return (0, 1, 3)
+    return None
