@@ -39,6 +39,9 @@ Line shapes::
   Lines).
 - Lost records: ``+++ LOST N events +++``.
 - Arguments are ``ev.decoded`` when a beautify stage ran, else decoded here.
+- fd-table events (``FdState``, ``FdExec``, ``FdSnapshot``, ``FdTargets``: calls the
+  selection hid, fds after an exec, tables read at start) print nothing: with fd paths
+  they keep the decoder's fd cache true (tracekit.decode.fdcache).
 """
 
 from __future__ import annotations
@@ -119,10 +122,14 @@ class StraceFormatter(TextSink):
 
     def render(self, batch: Batch) -> str:
         lines: list[str] = []
+        track = self.decoder.track if self.decoder.fd_paths else None
         for ev in batch:
             if isinstance(ev, Syscall):
                 self._syscall(ev, lines)
-            elif isinstance(ev, Exit):
+                continue
+            if track is not None:
+                track(ev)     # fd tables: forks, execs, hidden calls, snapshots
+            if isinstance(ev, Exit):
                 lines.append(f"{ev.tid} {exit_text(ev.exit_code)}")
             elif isinstance(ev, Signal):
                 if ev.sig != SIGKILL:       # strace: no stop, only "+++ killed by" (below)

@@ -19,7 +19,6 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import trio
 
 from tracekit.app.status import StatusLine, session_sampler, status_wanted
@@ -105,9 +104,8 @@ async def run_pipeline_file(cfg: Any, path: Path) -> int:
     o = cfg.output
     spec = format_spec(o.format)        # what the output needs: its options and stages
     options = spec.options_of(o)
-    if getattr(options, "fd_paths", False):
-        options = msgspec.structs.replace(
-            options, fd_paths=_fd_paths_possible(syscalls, table))
+    # fds printed with what they refer to (or followed by -P): keep the fd tables true
+    opts.fd_table = _fd_tables_wanted(options, stages)
     kernel_summary = spec.counts_in_kernel(options, has_stages=bool(stages))
     if kernel_summary:
         # counted in BPF maps: no syscall records, no captures (issue 5)
@@ -171,26 +169,17 @@ async def _draw_status(trace: Any) -> None:
     await StatusLine(session_sampler(trace.session, trace.source)).run()
 
 
-def _fd_paths_possible(syscalls: set[int] | None, table: Any) -> bool:
-    """Whether fds can be shown with their paths: the fd cache follows the calls that close
-    or overwrite fds, so a [filter] that hides any of them would make it show stale paths.
-    Such a trace shows plain fds (said once on stderr)."""
-    if syscalls is None:
-        return True
-    from tracekit.decode.args import fd_invalidating_syscalls
-    from tracekit.decode.argspec import ARGSPEC
+def _fd_tables_wanted(options: Any, stages: list[Any]) -> bool:
+    """Whether something prints fds with what they refer to (the output's ``fd_paths``,
+    a beautify stage's) or follows them (a path filter): then the session records the
+    calls that change fd tables even when the selection hides them, the fds left after
+    each exec, and the targets' tables at start (tracekit.session.fdstate)."""
+    from tracekit.pipeline.beautify import Beautify
+    from tracekit.pipeline.pathfilter import PathFilter
 
-    shown = {table.name(nr) for nr in syscalls}
-    if not any("fd" in args or "dirfd" in args or ret == "fd"
-               for args, ret in (ARGSPEC.get(n, ((), "")) for n in shown)):
-        return True  # no selected call shows an fd: nothing to keep true
-    hidden = sorted(n for n in fd_invalidating_syscalls()
-                    if (nr := table.nr(n)) is not None and nr not in syscalls)
-    if hidden:
-        log.warning("fds are shown without paths: the syscall filter hides calls that "
-                    "close or overwrite fds (%s%s)", ", ".join(hidden[:4]),
-                    ", ..." if len(hidden) > 4 else "")
-    return not hidden
+    return bool(getattr(options, "fd_paths", False)) or any(
+        isinstance(st, PathFilter) or (isinstance(st, Beautify) and st.decoder.fd_paths)
+        for st in stages)
 
 
 def _cross_check(table: Any) -> None:

@@ -28,6 +28,8 @@ from tracekit._errors import TargetError, TracekitError
 from tracekit._events import (
     CNT_CAPBUF_FULL,
     CNT_ERRNO_FULL,
+    CNT_FD_LOST,
+    CNT_FD_STATE,
     CNT_LOST,
     CNT_MAX,
     CNT_PIDS_FULL,
@@ -38,6 +40,7 @@ from tracekit._events import (
     ST_FAILED,
     ST_SUCCESSFUL,
     ST_UNFINISHED,
+    FdSnapshot,
 )
 from tracekit.bpf import sys as _bpf
 from tracekit.bpf.object import BpfObject, Link
@@ -47,6 +50,7 @@ from tracekit.kernel.cgroup import CgroupTarget, resolve_cgroup
 from tracekit.kernel.procfs import ProcFS
 from tracekit.kernel.syscalls import SyscallTable
 from tracekit.session.capture import fill_beauty_map, fill_ioctl_map
+from tracekit.session.fdstate import FdResolver, fill_fd_track, snapshots
 from tracekit.session.kernel_summary import KernelSummary, enable_kernel_summary
 from tracekit.session.pids import PidInfo, PidsMap, PidUpkeep, Target, reenumerate
 from tracekit.session.spawn import HeldCommand
@@ -87,6 +91,11 @@ class SessionOptions:
     capture: bool = True           # read strings/buffers/structs from user memory (issue 4)
     summary: bool = False          # count calls in kernel maps instead of records (issue 5)
     summary_records: bool = False  # with summary: emit the records too
+    # keep fd tables true for output that prints fds with what they refer to (strace
+    # -yy): hidden calls that change them are recorded (FdState), the fds left after
+    # each exec (FdExec), the targets' fds at start (FdSnapshot) and new fds as their
+    # records arrive (FdTargets); see tracekit.session.fdstate
+    fd_table: bool = False
 
     def validate(self) -> None:
         n = sum([bool(self.command), bool(self.pids), bool(self.tids), self.system_wide,
@@ -126,6 +135,8 @@ class Counters:
     capbuf_full: int = 0     # syscalls emitted without their captures: capbuf map full
     summary_full: int = 0    # summary mode: calls not counted, summary map full
     errno_full: int = 0      # summary mode: errors missing from the per-errno counts
+    fd_state: int = 0        # fd-table records emitted (hidden calls, fds after exec)
+    fd_lost: int = 0         # fd-table records the ring buffer had no room for
 
 
 class Session:
@@ -153,6 +164,10 @@ class Session:
         self.self_tgid = os.getpid()
         self._kernel_summary: KernelSummary | None = None
         self.cgroup: CgroupTarget | None = None   # the cgroup target, resolved at load
+        #: fd tables of the targets read at start (fd_table): the source sends them first
+        self.fd_snapshots: list[FdSnapshot] = []
+        #: reads new fds as their records arrive (fd_table), used by the source
+        self.fd_resolver: FdResolver | None = None
 
     @property
     def not_added_tids(self) -> set[int]:
@@ -221,13 +236,13 @@ class Session:
         m = self.obj.maps["counters"]
         ncpu = _bpf.possible_cpus()
         totals = [0] * CNT_MAX
-        for idx in range(CNT_ERRNO_FULL + 1):
+        for idx in range(CNT_FD_LOST + 1):
             raw = m.lookup_elem(struct.pack("<I", idx))
             if raw is not None:
                 totals[idx] = sum(struct.unpack(f"<{ncpu}Q", raw[:8 * ncpu]))
         return Counters(totals[CNT_LOST], totals[CNT_PIDS_FULL], totals[CNT_SCRATCH_FULL],
                         totals[CNT_CAPBUF_FULL], totals[CNT_SUMMARY_FULL],
-                        totals[CNT_ERRNO_FULL])
+                        totals[CNT_ERRNO_FULL], totals[CNT_FD_STATE], totals[CNT_FD_LOST])
 
     def kernel_summary(self) -> KernelSummary:
         """Reader of the in-kernel summary maps (a session started with ``summary=True``).
@@ -256,6 +271,8 @@ class Session:
         g["targ_failed_only"] = int(o.failed_only)
         g["targ_min_duration_ns"] = o.min_duration_ns
         g["targ_capture"] = int(o.capture)
+        fd_table = o.fd_table and (not o.summary or o.summary_records)
+        g["targ_fd_state"] = int(fd_table)
         if o.summary:
             enable_kernel_summary(obj, records=o.summary_records)
         obj.maps["events"].max_entries = o.buffer_bytes
@@ -272,6 +289,9 @@ class Session:
                 if 0 <= nr < filt.max_entries:
                     filt.update_elem(struct.pack("<I", nr), b"\x01")
         self._fill_errno_filter(obj)
+        if fd_table:
+            fill_fd_track(obj, SyscallTable())
+            self.fd_resolver = FdResolver()
         ev = obj.maps["events"]
         self.ringbuf = RingBuf(ev.fd, ev.max_entries, name="events")
 
@@ -368,6 +388,8 @@ class Session:
             if self.not_added:
                 log.warning("pids map full: %d tasks could not be traced (pids_max_entries=%d)",
                             self.not_added, o.pids_max_entries)
+            if self.fd_resolver is not None:
+                self._snapshot_fds()
             if self.command is not None:
                 released = True
                 await self.command.release()
@@ -381,6 +403,17 @@ class Session:
                     pass        # it already exited (execve failed): nothing to stop
             self.close()
             raise
+
+    def _snapshot_fds(self) -> None:
+        """The fd tables of the targets (fd_table): a held command's fds that its exec
+        keeps, or every process of a pid/tid target, read after attach."""
+        assert self.fd_resolver is not None
+        diag = self.fd_resolver.diag
+        if self.command is not None:
+            self.fd_snapshots = snapshots([self.command.pid], diag, without_cloexec=True)
+        elif self.opts.pids or self.opts.tids:
+            tgids = sorted({info.tgid for info in self.pids.entries().values()})
+            self.fd_snapshots = snapshots(tgids, diag)
 
     def targets_alive(self) -> bool:
         """Whether anything is left to trace (a command: until it is reaped).
@@ -413,6 +446,8 @@ class Session:
             self.ringbuf = None
         if self.obj is not None:
             self.obj.close()
+        if self.fd_resolver is not None:
+            self.fd_resolver.close()
         if self.command is not None:
             self.command.close()
 
