@@ -90,11 +90,12 @@ def test_still_checks_entries_without_reading_proc(tmp_path: Path) -> None:
     (tmp_path / "9" / "fd").mkdir(parents=True)
     os.symlink("/etc/hosts", tmp_path / "9" / "fd" / "4")
     cache = FdCache(str(tmp_path))
-    assert not cache.still(9, ((4, "/etc/hosts"),))      # absent: a lookup would read /proc
+    # still() compares the decorations FdCache.text gives
+    assert not cache.still(9, ((4, "</etc/hosts>"),))    # absent: a lookup would read /proc
     assert cache.get(9, 4) == "/etc/hosts" and cache.get(9, 5) is None
     assert (cache.misses, cache.hits) == (2, 0)
-    assert cache.still(9, ((4, "/etc/hosts"), (5, None)))  # cached as is, unknown included
+    assert cache.still(9, ((4, "</etc/hosts>"), (5, None)))  # cached, unknown included
     assert (cache.misses, cache.hits) == (2, 2)
     cache.set(9, 4, "/tmp/other")
-    assert not cache.still(9, ((4, "/etc/hosts"),))
+    assert not cache.still(9, ((4, "</etc/hosts>"),))
     assert not cache.still(9, ((6, None),)) and (cache.misses, cache.hits) == (2, 2)

@@ -36,20 +36,12 @@ that family on the machine.
 from __future__ import annotations
 
 import errno
+import functools
 import ipaddress
 import socket
 import struct
 from collections.abc import Callable
-
-from pyroute2.netlink import NLM_F_DUMP, NLM_F_REQUEST, NLMSG_DONE, NLMSG_ERROR, nlmsg
-from pyroute2.netlink.diag import (
-    SOCK_DIAG_BY_FAMILY,
-    UDIAG_SHOW_NAME,
-    UDIAG_SHOW_PEER,
-    inet_diag_req,
-    unix_diag_msg,
-    unix_diag_req,
-)
+from typing import Any
 
 __all__ = ["SockDiag", "fallback", "socket_inode"]
 
@@ -72,21 +64,37 @@ _INET: dict[str, tuple[int, int]] = {
 }
 # tried in this order for a socket whose protocol is not known
 _GUESS = ("UNIX", "TCP", "TCPv6", "UDP", "UDPv6", "NETLINK")
-_UNIX_STREAM = 1     # SOCK_STREAM: unix_diag_msg.udiag_type
 
 
-class _unix_msg(unix_diag_msg):       # noqa: N801 - pyroute2's naming
-    """``unix_diag_msg`` with the name as raw bytes (an abstract name starts with NUL)."""
-
-    nla_map = (("UNIX_DIAG_NAME", "cdata"), ("UNIX_DIAG_VFS", "hex"),
-               ("UNIX_DIAG_PEER", "uint32"), ("UNIX_DIAG_ICONS", "hex"),
-               ("UNIX_DIAG_RQLEN", "hex"), ("UNIX_DIAG_MEMINFO", "hex"),
-               ("UNIX_DIAG_SHUTDOWN", "uint8"))
+# include/uapi/linux/netlink.h, sock_diag.h, unix_diag.h
+_NLM_F_REQUEST, _NLM_F_DUMP = 0x1, 0x300
+_NLMSG_ERROR, _NLMSG_DONE = 2, 3
+_SOCK_DIAG_BY_FAMILY = 20
+_UDIAG_SHOW_NAME, _UDIAG_SHOW_PEER = 0x1, 0x4
 
 
-class _netlink_req(nlmsg):             # noqa: N801 - struct netlink_diag_req
-    fields = (("sdiag_family", "B"), ("sdiag_protocol", "B"), ("__pad", "H"),
-              ("ndiag_ino", "I"), ("ndiag_show", "I"), ("ndiag_cookie", "Q"))
+@functools.cache
+def _messages() -> Any:
+    """pyroute2's message classes, imported on first use (its import reads /proc)."""
+    from types import SimpleNamespace
+
+    from pyroute2.netlink import nlmsg
+    from pyroute2.netlink.diag import inet_diag_req, unix_diag_msg, unix_diag_req
+
+    class unix_msg(unix_diag_msg):        # noqa: N801 - pyroute2's naming
+        """``unix_diag_msg`` with the name as raw bytes (an abstract one starts with NUL)."""
+
+        nla_map = (("UNIX_DIAG_NAME", "cdata"), ("UNIX_DIAG_VFS", "hex"),
+                   ("UNIX_DIAG_PEER", "uint32"), ("UNIX_DIAG_ICONS", "hex"),
+                   ("UNIX_DIAG_RQLEN", "hex"), ("UNIX_DIAG_MEMINFO", "hex"),
+                   ("UNIX_DIAG_SHUTDOWN", "uint8"))
+
+    class netlink_req(nlmsg):             # noqa: N801 - struct netlink_diag_req
+        fields = (("sdiag_family", "B"), ("sdiag_protocol", "B"), ("__pad", "H"),
+                  ("ndiag_ino", "I"), ("ndiag_show", "I"), ("ndiag_cookie", "Q"))
+
+    return SimpleNamespace(inet_req=inet_diag_req, unix_req=unix_diag_req, unix_msg=unix_msg,
+                           netlink_req=netlink_req)
 
 
 def socket_inode(target: str) -> int | None:
@@ -181,7 +189,7 @@ class SockDiag:
             got = self._dumps[key] = run()
         return got
 
-    def _request(self, msg: nlmsg, flags: int) -> list[bytes]:
+    def _request(self, msg: Any, flags: int) -> list[bytes]:
         """Send ``msg`` (SOCK_DIAG_BY_FAMILY) and return the payloads of the answers (each
         message whole, header included); [] when sock_diag refused or is missing."""
         self.queries += 1
@@ -191,7 +199,7 @@ class SockDiag:
                                            | socket.SOCK_CLOEXEC | socket.SOCK_NONBLOCK,
                                            NETLINK_SOCK_DIAG)
             self._seq += 1
-            msg["header"]["type"] = SOCK_DIAG_BY_FAMILY
+            msg["header"]["type"] = _SOCK_DIAG_BY_FAMILY
             msg["header"]["flags"] = flags
             msg["header"]["sequence_number"] = self._seq
             msg.encode()
@@ -211,15 +219,15 @@ class SockDiag:
                     off += (length + 3) & ~3     # advance first, then decide
                     if seq != self._seq:
                         continue     # an answer to an earlier request
-                    if kind == NLMSG_DONE:
+                    if kind == _NLMSG_DONE:
                         return out
-                    if kind == NLMSG_ERROR:
+                    if kind == _NLMSG_ERROR:
                         err = -struct.unpack_from("<i", part, _HDR.size)[0]
                         if err:
                             self.errors += 1
                         return out
                     out.append(part)
-                if not flags & NLM_F_DUMP:
+                if not flags & _NLM_F_DUMP:
                     return out
         except OSError as e:
             # no sock_diag (EPROTONOSUPPORT), a family it does not serve (ENOENT),
@@ -231,12 +239,12 @@ class SockDiag:
             return []
 
     def _inet_dump(self, proto: str, family: int, protocol: int) -> dict[int, str]:
-        req = inet_diag_req()
+        req = _messages().inet_req()
         req["sdiag_family"] = family
         req["sdiag_protocol"] = protocol
         req["idiag_states"] = _ALL_STATES
         out: dict[int, str] = {}
-        for part in self._request(req, NLM_F_REQUEST | NLM_F_DUMP):
+        for part in self._request(req, _NLM_F_REQUEST | _NLM_F_DUMP):
             if len(part) < _HDR.size + _INET_MSG.size:
                 continue
             (fam, _, _, _, sport, dport, src, dst, _, _, _, _, _, _,
@@ -247,14 +255,14 @@ class SockDiag:
         return out
 
     def _unix(self, inode: int, proto: str) -> str | None:
-        req = unix_diag_req()
+        req = _messages().unix_req()
         req["sdiag_family"] = socket.AF_UNIX
         req["udiag_states"] = _ALL_STATES
         req["udiag_ino"] = inode
-        req["udiag_show"] = UDIAG_SHOW_NAME | UDIAG_SHOW_PEER
+        req["udiag_show"] = _UDIAG_SHOW_NAME | _UDIAG_SHOW_PEER
         req["udiag_cookie"] = (1 << 64) - 1          # INET_DIAG_NOCOOKIE: by inode
-        for part in self._request(req, NLM_F_REQUEST):
-            msg = _unix_msg(part)
+        for part in self._request(req, _NLM_F_REQUEST):
+            msg = _messages().unix_msg(part)
             msg.decode()
             if msg["udiag_ino"] != inode:
                 continue
@@ -274,7 +282,7 @@ class SockDiag:
         return None
 
     def _netlink_dump(self) -> dict[int, str]:
-        req = _netlink_req()
+        req = _messages().netlink_req()
         req["sdiag_family"] = socket.AF_NETLINK
         req["sdiag_protocol"] = _NDIAG_PROTO_ALL
         names = self._names
@@ -282,7 +290,7 @@ class SockDiag:
             from tracekit.kernel.flag_tables import for_arch
             names = self._names = dict(for_arch().NETLINK_PROTOCOLS)
         out: dict[int, str] = {}
-        for part in self._request(req, NLM_F_REQUEST | NLM_F_DUMP):
+        for part in self._request(req, _NLM_F_REQUEST | _NLM_F_DUMP):
             if len(part) < _HDR.size + _NETLINK_MSG.size:
                 continue
             fam, _, protocol, _, portid, _, _, ino, _, _ = _NETLINK_MSG.unpack_from(
