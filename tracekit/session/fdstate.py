@@ -159,6 +159,7 @@ class FdResolver:
     Attributes:
       resolved: FdTargets made.
       gone: fds already closed (or processes gone) when their record arrived.
+      reused: fds not read because a later record of their batch closed or made them.
     """
 
     def __init__(self, table: SyscallTable | None = None, *, proc: str = "/proc",
@@ -168,7 +169,10 @@ class FdResolver:
         self.diag = sockdiag if sockdiag is not None else SockDiag(quote=quote)
         self.resolved = 0
         self.gone = 0
-        new = {n for n, (_, ret) in ARGSPEC.items() if ret == "fd"} - _NOT_NEW
+        self.reused = 0
+        fd_returning = {n for n, (_, ret) in ARGSPEC.items() if ret == "fd"}
+        self._fd_returning = frozenset(fd_returning)
+        new = fd_returning - _NOT_NEW
         sock = socket_calls()
         # nr -> (name, new fds: "ret" | "pair" | "", socket state changes)
         self._calls: dict[int, tuple[str, str, bool]] = {}
@@ -177,13 +181,21 @@ class FdResolver:
             if nr is not None:
                 kind = "pair" if name in _PAIRS else "ret" if name in new else ""
                 self._calls[nr] = (name, kind, name in sock)
+        # nr -> name of the calls that close or make fds (the reuse check of annotate)
+        self._names = {nr: n for n in fd_tracked_names()
+                       if (nr := table.nr(n)) is not None}
 
     def annotate(self, batch: Batch) -> Batch:
         """``batch`` with an FdTargets before each record whose fds it read (a new list;
-        ``batch`` itself when there was none)."""
+        ``batch`` itself when there was none).
+
+        An fd that a later record of the batch closes or makes again is not read: /proc
+        would show what came after (the process ran on while its records waited).
+        """
         calls = self._calls
         out: Batch | None = None
         refreshed = False
+        touched: dict[tuple[int, int], int] | None = None
         for i, ev in enumerate(batch):
             targets = None
             call = ev.call if isinstance(ev, FdState) else ev
@@ -194,7 +206,9 @@ class FdResolver:
                     if what[2] and not refreshed:
                         self.diag.refresh()     # a socket changed: the dumps are stale
                         refreshed = True
-                    targets = self._targets(call, *what)
+                    if touched is None:
+                        touched = self._touched(batch)
+                    targets = self._targets(call, *what, after=i, touched=touched)
             if targets is not None and out is None:
                 out = list(batch[:i])
             if out is not None:
@@ -203,7 +217,31 @@ class FdResolver:
                 out.append(ev)
         return batch if out is None else out
 
-    def _targets(self, ev: Syscall, name: str, kind: str, sock: bool) -> FdTargets | None:
+    def _touched(self, batch: Batch) -> dict[tuple[int, int], int]:
+        """(tgid, fd) -> the index of the last record of ``batch`` that closed or made
+        that fd; (tgid, -1) -> the last close_range of the process."""
+        names, out = self._names, {}
+        for i, ev in enumerate(batch):
+            call = ev.call if isinstance(ev, FdState) else ev
+            if not isinstance(call, Syscall) or call.flags & (SC_COMPAT | SC_RESUMED):
+                continue
+            name = names.get(call.syscall_nr)
+            if name is None:
+                continue
+            tgid = call.tgid
+            if name == "close_range":
+                out[(tgid, -1)] = i
+            elif name == "close" or name in ("dup2", "dup3"):
+                out[(tgid, call.args[0 if name == "close" else 1] & 0xFFFFFFFF)] = i
+            elif name in _PAIRS:
+                for fd in _pair(call, _PAIRS[name]):
+                    out[(tgid, fd)] = i
+            elif call.ret >= 0 and name in self._fd_returning:
+                out[(tgid, call.ret)] = i
+        return out
+
+    def _targets(self, ev: Syscall, name: str, kind: str, sock: bool, *, after: int,
+                 touched: dict[tuple[int, int], int]) -> FdTargets | None:
         if kind == "ret":
             fds = [ev.ret]
         elif kind == "pair":
@@ -213,6 +251,10 @@ class FdResolver:
         got: list[tuple[int, str]] = []
         socks: list[tuple[int, str]] = []
         for fd in fds:
+            if (touched.get((ev.tgid, fd), -1) > after
+                    or touched.get((ev.tgid, -1), -1) > after):
+                self.reused += 1
+                continue                # changed again since: /proc shows what came after
             link = f"{self.proc}/{ev.tgid}/fd/{fd}"
             try:
                 target = os.readlink(link)

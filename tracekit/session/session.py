@@ -20,9 +20,12 @@ import os
 import platform
 import signal
 import struct
+import time
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
+
+import msgspec
 
 from tracekit._errors import TargetError, TracekitError
 from tracekit._events import (
@@ -381,6 +384,7 @@ class Session:
             elif o.tids:
                 self.target_tgids = sorted({self.procfs.tgid_of(t) or t for t in o.tids})
                 self._reenumerate(only_new=False)
+            attach_ns = time.monotonic_ns()
             self.links = self.obj.attach_all()
             # Rule 4: what was created while we attached is found by reading /proc again.
             if o.pids or o.tids:
@@ -389,7 +393,7 @@ class Session:
                 log.warning("pids map full: %d tasks could not be traced (pids_max_entries=%d)",
                             self.not_added, o.pids_max_entries)
             if self.fd_resolver is not None:
-                self._snapshot_fds()
+                self._snapshot_fds(attach_ns)
             if self.command is not None:
                 released = True
                 await self.command.release()
@@ -404,16 +408,22 @@ class Session:
             self.close()
             raise
 
-    def _snapshot_fds(self) -> None:
+    def _snapshot_fds(self, attach_ns: int) -> None:
         """The fd tables of the targets (fd_table): a held command's fds that its exec
-        keeps, or every process of a pid/tid target, read after attach."""
+        keeps, or every process of a pid/tid target, read after attach and stamped with
+        the attach time, so that they come before every traced call (a call between the
+        attach and the read is in the snapshot and is applied again after it: opening,
+        closing and dup'ing the same fds once more changes nothing)."""
         assert self.fd_resolver is not None
         diag = self.fd_resolver.diag
         if self.command is not None:
-            self.fd_snapshots = snapshots([self.command.pid], diag, without_cloexec=True)
+            snaps = snapshots([self.command.pid], diag, without_cloexec=True)
         elif self.opts.pids or self.opts.tids:
             tgids = sorted({info.tgid for info in self.pids.entries().values()})
-            self.fd_snapshots = snapshots(tgids, diag)
+            snaps = snapshots(tgids, diag)
+        else:
+            snaps = []
+        self.fd_snapshots = [msgspec.structs.replace(s, ts_ns=attach_ns) for s in snaps]
 
     def targets_alive(self) -> bool:
         """Whether anything is left to trace (a command: until it is reaped).
