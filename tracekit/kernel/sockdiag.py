@@ -12,8 +12,12 @@ lookup by inode, so their family's table is dumped (every state) and every socke
 kept, until :meth:`SockDiag.refresh` says a socket may have changed (a ``socket``,
 ``bind``, ``connect``, ``listen`` or ``accept`` was seen): the next lookup dumps again.
 
-pyroute2's message classes (``pyroute2.netlink.diag``) encode the requests and parse the
-answers; the socket is our own, non-blocking: sock_diag answers a request synchronously
+The requests and answers are packed and read with ``struct`` here, not with pyroute2's
+message classes: importing pyroute2 takes a third of a second on the development VM
+(about as long as a whole ``tracekit run`` of ``/bin/true``), and the first socket call
+of a traced program had to wait for it, by when a short-lived program was gone; imported
+from a thread instead, its import cycles broke against another import of it. The socket
+is our own, non-blocking: sock_diag answers a request synchronously
 (the kernel fills the first part of a dump while the request is sent, and the rest as it
 is read: net/netlink/af_netlink.c netlink_dump_start), so a read never waits, and one
 that would (EAGAIN) ends the answer. A dump costs time in proportion to the sockets of
@@ -36,12 +40,10 @@ that family on the machine.
 from __future__ import annotations
 
 import errno
-import functools
 import ipaddress
 import socket
 import struct
 from collections.abc import Callable
-from typing import Any
 
 __all__ = ["SockDiag", "fallback", "socket_inode"]
 
@@ -73,28 +75,15 @@ _SOCK_DIAG_BY_FAMILY = 20
 _UDIAG_SHOW_NAME, _UDIAG_SHOW_PEER = 0x1, 0x4
 
 
-@functools.cache
-def _messages() -> Any:
-    """pyroute2's message classes, imported on first use (its import reads /proc)."""
-    from types import SimpleNamespace
-
-    from pyroute2.netlink import nlmsg
-    from pyroute2.netlink.diag import inet_diag_req, unix_diag_msg, unix_diag_req
-
-    class unix_msg(unix_diag_msg):        # noqa: N801 - pyroute2's naming
-        """``unix_diag_msg`` with the name as raw bytes (an abstract one starts with NUL)."""
-
-        nla_map = (("UNIX_DIAG_NAME", "cdata"), ("UNIX_DIAG_VFS", "hex"),
-                   ("UNIX_DIAG_PEER", "uint32"), ("UNIX_DIAG_ICONS", "hex"),
-                   ("UNIX_DIAG_RQLEN", "hex"), ("UNIX_DIAG_MEMINFO", "hex"),
-                   ("UNIX_DIAG_SHUTDOWN", "uint8"))
-
-    class netlink_req(nlmsg):             # noqa: N801 - struct netlink_diag_req
-        fields = (("sdiag_family", "B"), ("sdiag_protocol", "B"), ("__pad", "H"),
-                  ("ndiag_ino", "I"), ("ndiag_show", "I"), ("ndiag_cookie", "Q"))
-
-    return SimpleNamespace(inet_req=inet_diag_req, unix_req=unix_diag_req, unix_msg=unix_msg,
-                           netlink_req=netlink_req)
+# requests (include/uapi/linux/inet_diag.h inet_diag_req_v2, unix_diag.h unix_diag_req,
+# netlink_diag.h netlink_diag_req), after the 16-byte struct nlmsghdr
+_INET_REQ = struct.Struct("<BBBxI2H16s16sIQ")     # family, protocol, ext, states, id
+_UNIX_REQ = struct.Struct("<BBxxIIIQ")            # family, protocol, states, ino, show, cookie
+_NETLINK_REQ = struct.Struct("<BBxxIIQ")          # family, protocol, ino, show, cookie
+_UNIX_MSG = struct.Struct("<BBBxIQ")              # family, type, state, ino, cookie
+_RTA = struct.Struct("<HH")                       # struct rtattr: len, type
+_UNIX_DIAG_NAME, _UNIX_DIAG_PEER = 0, 2
+_NOCOOKIE = (1 << 64) - 1                         # INET_DIAG_NOCOOKIE: look up by inode
 
 
 def socket_inode(target: str) -> int | None:
@@ -189,8 +178,8 @@ class SockDiag:
             got = self._dumps[key] = run()
         return got
 
-    def _request(self, msg: Any, flags: int) -> list[bytes]:
-        """Send ``msg`` (SOCK_DIAG_BY_FAMILY) and return the payloads of the answers (each
+    def _request(self, payload: bytes, flags: int) -> list[bytes]:
+        """Send ``payload`` (a SOCK_DIAG_BY_FAMILY request) and return the answers (each
         message whole, header included); [] when sock_diag refused or is missing."""
         self.queries += 1
         try:
@@ -199,11 +188,9 @@ class SockDiag:
                                            | socket.SOCK_CLOEXEC | socket.SOCK_NONBLOCK,
                                            NETLINK_SOCK_DIAG)
             self._seq += 1
-            msg["header"]["type"] = _SOCK_DIAG_BY_FAMILY
-            msg["header"]["flags"] = flags
-            msg["header"]["sequence_number"] = self._seq
-            msg.encode()
-            self._sock.send(msg.data)
+            head = _HDR.pack(_HDR.size + len(payload), _SOCK_DIAG_BY_FAMILY, flags,
+                             self._seq, 0)
+            self._sock.send(head + payload)
             out: list[bytes] = []
             while True:
                 try:
@@ -239,10 +226,8 @@ class SockDiag:
             return []
 
     def _inet_dump(self, proto: str, family: int, protocol: int) -> dict[int, str]:
-        req = _messages().inet_req()
-        req["sdiag_family"] = family
-        req["sdiag_protocol"] = protocol
-        req["idiag_states"] = _ALL_STATES
+        req = _INET_REQ.pack(family, protocol, 0, _ALL_STATES, 0, 0, bytes(16), bytes(16), 0,
+                             _NOCOOKIE)
         out: dict[int, str] = {}
         for part in self._request(req, _NLM_F_REQUEST | _NLM_F_DUMP):
             if len(part) < _HDR.size + _INET_MSG.size:
@@ -255,36 +240,40 @@ class SockDiag:
         return out
 
     def _unix(self, inode: int, proto: str) -> str | None:
-        req = _messages().unix_req()
-        req["sdiag_family"] = socket.AF_UNIX
-        req["udiag_states"] = _ALL_STATES
-        req["udiag_ino"] = inode
-        req["udiag_show"] = _UDIAG_SHOW_NAME | _UDIAG_SHOW_PEER
-        req["udiag_cookie"] = (1 << 64) - 1          # INET_DIAG_NOCOOKIE: by inode
+        req = _UNIX_REQ.pack(socket.AF_UNIX, 0, _ALL_STATES, inode,
+                             _UDIAG_SHOW_NAME | _UDIAG_SHOW_PEER, _NOCOOKIE)
         for part in self._request(req, _NLM_F_REQUEST):
-            msg = _messages().unix_msg(part)
-            msg.decode()
-            if msg["udiag_ino"] != inode:
+            if len(part) < _HDR.size + _UNIX_MSG.size:
                 continue
-            peer = msg.get_attr("UNIX_DIAG_PEER") or 0
-            name = msg.get_attr("UNIX_DIAG_NAME")
+            fam, _, _, ino, _ = _UNIX_MSG.unpack_from(part, _HDR.size)
+            if fam != socket.AF_UNIX or ino != inode:
+                continue
+            peer, name = 0, None
+            pos = _HDR.size + _UNIX_MSG.size
+            while pos + _RTA.size <= len(part):        # the attributes (struct rtattr)
+                length, kind = _RTA.unpack_from(part, pos)
+                if length < _RTA.size or pos + length > len(part):
+                    break
+                data = part[pos + _RTA.size:pos + length]
+                pos += (length + 3) & ~3                # advance first, then decide
+                if kind == _UNIX_DIAG_NAME and name is None:
+                    name = data[:108]                  # sun_path's size
+                elif kind == _UNIX_DIAG_PEER and len(data) >= 4:
+                    peer = int.from_bytes(data[:4], "little")
             if not peer and not name:
                 return None
             text = f"{proto}:[{inode}"
             if peer:
                 text += f"->{peer}"
             if name:
-                raw = bytes(name)
-                abstract = raw[:1] == b"\0"
-                body = (raw[1:] if abstract else raw).split(b"\0", 1)[0]
+                abstract = name[:1] == b"\0"
+                body = (name[1:] if abstract else name).split(b"\0", 1)[0]
                 text += "," + ("@" if abstract else "") + self._quote(body)
             return text + "]"
         return None
 
     def _netlink_dump(self) -> dict[int, str]:
-        req = _messages().netlink_req()
-        req["sdiag_family"] = socket.AF_NETLINK
-        req["sdiag_protocol"] = _NDIAG_PROTO_ALL
+        req = _NETLINK_REQ.pack(socket.AF_NETLINK, _NDIAG_PROTO_ALL, 0, 0, 0)
         names = self._names
         if names is None:
             from tracekit.kernel.flag_tables import for_arch
@@ -301,4 +290,3 @@ class SockDiag:
             out[ino] = (f"NETLINK:[{name.removeprefix('NETLINK_')}:{portid}]" if name
                         else f"NETLINK:[{protocol}]")
         return out
-
