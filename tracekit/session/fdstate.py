@@ -159,7 +159,7 @@ class FdResolver:
     Attributes:
       resolved: FdTargets made.
       gone: fds already closed (or processes gone) when their record arrived.
-      reused: fds not read because a later record of their batch closed or made them.
+      reused: fds not read because a later record of their batch made them again.
     """
 
     def __init__(self, table: SyscallTable | None = None, *, proc: str = "/proc",
@@ -189,8 +189,8 @@ class FdResolver:
         """``batch`` with an FdTargets before each record whose fds it read (a new list;
         ``batch`` itself when there was none).
 
-        An fd that a later record of the batch closes or makes again is not read: /proc
-        would show what came after (the process ran on while its records waited).
+        An fd that a later record of the batch makes again is not read: /proc would show
+        what came after (the process ran on while its records waited).
         """
         calls = self._calls
         out: Batch | None = None
@@ -218,8 +218,8 @@ class FdResolver:
         return batch if out is None else out
 
     def _touched(self, batch: Batch) -> dict[tuple[int, int], int]:
-        """(tgid, fd) -> the index of the last record of ``batch`` that closed or made
-        that fd; (tgid, -1) -> the last close_range of the process."""
+        """(tgid, fd) -> the index of the last record of ``batch`` that made that fd
+        (a close alone does not count: /proc then has nothing, or the same file)."""
         names, out = self._names, {}
         for i, ev in enumerate(batch):
             call = ev.call if isinstance(ev, FdState) else ev
@@ -229,14 +229,14 @@ class FdResolver:
             if name is None:
                 continue
             tgid = call.tgid
-            if name == "close_range":
-                out[(tgid, -1)] = i
-            elif name == "close" or name in ("dup2", "dup3"):
-                out[(tgid, call.args[0 if name == "close" else 1] & 0xFFFFFFFF)] = i
+            if call.ret < 0:
+                continue
+            if name in ("dup2", "dup3"):
+                out[(tgid, call.args[1] & 0xFFFFFFFF)] = i
             elif name in _PAIRS:
                 for fd in _pair(call, _PAIRS[name]):
                     out[(tgid, fd)] = i
-            elif call.ret >= 0 and name in self._fd_returning:
+            elif name in self._fd_returning:
                 out[(tgid, call.ret)] = i
         return out
 
@@ -251,8 +251,7 @@ class FdResolver:
         got: list[tuple[int, str]] = []
         socks: list[tuple[int, str]] = []
         for fd in fds:
-            if (touched.get((ev.tgid, fd), -1) > after
-                    or touched.get((ev.tgid, -1), -1) > after):
+            if touched.get((ev.tgid, fd), -1) > after:
                 self.reused += 1
                 continue                # changed again since: /proc shows what came after
             link = f"{self.proc}/{ev.tgid}/fd/{fd}"
