@@ -21,7 +21,11 @@ Per program:
 
 Then the calls that differ most, with one example each (``--top``). Needs root, strace.
 
-Usage: python3 bench/strace_lines.py [--only NAME ...] [--top 3] [--keep DIR] [--json]
+``--yy`` compares fd decorations too: ``strace -f -q -yy`` against tracekit's default
+``fd_paths = true`` (inodes of pipes and sockets, and ports, differ between two runs: the
+ceiling shows how much).
+
+Usage: python3 bench/strace_lines.py [--only NAME ...] [--top 3] [--keep DIR] [--json] [--yy]
 """
 
 from __future__ import annotations
@@ -77,9 +81,13 @@ def _reset(tmp: Path) -> None:
     (tmp / "out.tar").unlink(missing_ok=True)
 
 
+YY = False      # --yy: fd decorations compared (strace -yy, fd_paths = true)
+
+
 def run_strace(argv: list[str], tmp: Path, out: Path) -> str:
     _reset(tmp)
-    subprocess.run(["strace", "-f", "-q", "-o", str(out), "--", *argv], check=True,
+    subprocess.run(["strace", "-f", "-q", *(["-yy"] if YY else []), "-o", str(out), "--",
+                    *argv], check=True,
                    cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
     return out.read_text()
 
@@ -88,7 +96,7 @@ def run_tracekit(argv: list[str], tmp: Path, out: Path) -> str:
     _reset(tmp)
     cfg = out.with_suffix(".toml")
     cfg.write_text(f"[target]\ncommand = {json.dumps(argv)}\n"
-                   f"[output]\nformat = \"strace\"\nfd_paths = false\n"
+                   f"[output]\nformat = \"strace\"\nfd_paths = {str(YY).lower()}\n"
                    f"path = {json.dumps(str(out))}\n")
     r = subprocess.run([sys.executable, "-m", "tracekit", "run", str(cfg)], cwd=tmp,
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
@@ -115,7 +123,11 @@ def main() -> int:
     ap.add_argument("--top", type=int, default=3, help="differing calls shown per program")
     ap.add_argument("--keep", type=Path, help="keep the raw outputs in this directory")
     ap.add_argument("--json", action="store_true", help="one JSON object per program")
+    ap.add_argument("--yy", action="store_true",
+                    help="compare fd decorations too (strace -yy, fd_paths = true)")
     args = ap.parse_args()
+    global YY
+    YY = args.yy
     if os.geteuid() != 0 or shutil.which("strace") is None:
         print("needs root and strace", file=sys.stderr)
         return 1

@@ -60,7 +60,7 @@ from collections.abc import Callable
 
 import msgspec
 
-from tracekit._events import Batch, Event, Exec, Exit, Losses, Signal, Syscall
+from tracekit._events import FD_EVENTS, Batch, Event, Exec, Exit, Losses, Signal, Syscall
 from tracekit.formatters._base import TextSink, escape
 from tracekit.formatters._output import Output
 from tracekit.formatters._spec import FormatSpec, SinkContext
@@ -76,6 +76,7 @@ class JsonlOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 #: the str fields of each event type that hold a traced process's bytes
 _TRACED_STRINGS: dict[type, tuple[str, ...]] = {
     Syscall: ("comm",), Exec: ("comm", "filename"), Exit: ("comm",), Signal: ("comm",)}
+_FD_TYPES = frozenset(FD_EVENTS)
 # a C1 control in UTF-8 (U+0080..U+009F), which escape() changes and JSON does not
 _C1 = re.compile(rb"\xc2[\x80-\x9f]")
 
@@ -126,6 +127,11 @@ class JsonlSink(TextSink):
         return self._encoder.encode(self.losses_from()) + b"\n"
 
     def render(self, batch: Batch) -> bytes:
+        if any(type(ev) in _FD_TYPES for ev in batch):
+            # fd-table bookkeeping (tracekit.decode.fdcache), not events of the trace
+            batch = [ev for ev in batch if type(ev) not in _FD_TYPES]
+            if not batch:
+                return b""
         # the common batch needs no escaping: encode it whole and look for what escape()
         # changes (a fast scan of bytes); only then go event by event (decoded strace
         # text always has backslashes, but its comms rarely need escaping)

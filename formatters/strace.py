@@ -47,6 +47,9 @@ Line shapes::
   Lines).
 - Lost records: ``+++ LOST N events +++``.
 - Arguments are ``ev.decoded`` when a beautify stage ran, else decoded here.
+- fd-table events (``FdState``, ``FdExec``, ``FdSnapshot``, ``FdTargets``: calls the
+  selection hid, fds after an exec, tables read at start) print nothing: with fd paths
+  they keep the decoder's fd cache true (tracekit.decode.fdcache).
 """
 
 from __future__ import annotations
@@ -176,10 +179,14 @@ class StraceFormatter(TextSink):
 
     def render(self, batch: Batch) -> str:
         lines: list[str] = []
+        track = self.decoder.track if self.decoder.fd_paths else None
         for ev in batch:
             if isinstance(ev, Syscall):
                 self._syscall(ev, lines)
-            elif isinstance(ev, Exit):
+                continue
+            if track is not None:
+                track(ev)     # fd tables: forks, execs, hidden calls, snapshots
+            if isinstance(ev, Exit):
                 if ev.superseded_by:
                     lines.append(f"{ev.tid} +++ superseded by execve in pid "
                                  f"{ev.superseded_by} +++")

@@ -1,23 +1,26 @@
 """The beautify stage: add ``Syscall.decoded`` (strace's text of each call) to every event.
 
 For each batch, in event order: a Syscall gets ``decoded = Decoded(name, args, ret)``
-(``msgspec.structs.replace``); an Exec forgets the process's fd table (close-on-exec fds
-vanish); an Exit with ``group_dead`` drops it. Other events pass unchanged. The stage
-never blocks: the only syscalls it makes are fd-cache misses (``readlink`` of
-``/proc/<tgid>/fd/<fd>``, a local read), only when fd paths are on.
+(``msgspec.structs.replace``); with fd paths on, every other event that changes fd
+tables (a fork, an exec and the fds it kept, a call the selection hid, a table read at
+start, an exit: tracekit.decode.fdcache) is applied to the decoder's fd cache. Every
+event passes on. The stage never blocks: the only syscalls it makes are fd-cache misses
+(``readlink`` of ``/proc/<tgid>/fd/<fd>``, a local read), ``stat`` of device paths and
+sock_diag requests for sockets (local kernel reads), only when fd paths are on.
 
 Stats counters: ``unknown_syscall_nr`` (records whose number no table names),
-``fd_cache_misses``.
+``fd_cache_misses``, ``fd_state`` (calls the selection hid, applied to the fd tables).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated
 
 import msgspec
 
-from tracekit._events import Batch, Exec, Exit, Syscall
+from tracekit._events import Batch, FdState, Syscall
 from tracekit.kernel.syscalls import SyscallTable
 from tracekit.kernel.tracefs import syscall_args_lookup
 from tracekit.pipeline._stage import EventReceiver, EventSender, StageConfigBase, StageContext
@@ -56,21 +59,23 @@ class Beautify:
 
         self.decoder = decoder if decoder is not None else SyscallDecoder(
             fd_paths=True, arg_count=_tracefs_arg_count(), arg_types=_tracefs_arg_types())
+        self.fd_state = 0       # FdState events applied (calls the selection hid)
 
     def beautify(self, batch: Batch) -> Batch:
         """The batch with ``decoded`` set on each Syscall (a new list)."""
         dec = self.decoder
-        decode, cache = dec.decode, dec.fdcache
+        decode = dec.decode
+        track = dec.track if dec.fd_paths else None
         out: Batch = []
         append = out.append
         for ev in batch:
             if isinstance(ev, Syscall):
                 append(_replace(ev, decoded=decode(ev)))
                 continue
-            if isinstance(ev, Exec):
-                cache.forget_process(ev.tid)
-            elif isinstance(ev, Exit) and ev.group_dead:
-                cache.forget_process(ev.tgid)
+            if track is not None:
+                track(ev)
+                if isinstance(ev, FdState):
+                    self.fd_state += 1
             append(ev)
         return out
 
@@ -78,8 +83,10 @@ class Beautify:
         dec, stats = self.decoder, ctx.stats
         async with recv, send:
             async for batch in recv:
-                unknown, misses = dec.unknown_nr, dec.fdcache.misses
+                unknown, misses, hidden = dec.unknown_nr, dec.fdcache.misses, self.fd_state
                 out = self.beautify(batch)
+                if self.fd_state != hidden:
+                    stats.count("fd_state", self.fd_state - hidden)
                 if dec.unknown_nr != unknown:
                     stats.count("unknown_syscall_nr", dec.unknown_nr - unknown)
                 if dec.fdcache.misses != misses:
@@ -127,9 +134,11 @@ def from_config(cfg: BeautifyConfig, *, facts: Facts | None = None,
     from tracekit.decode.args import SyscallDecoder
     from tracekit.decode.fdcache import FdCache
 
-    read_link = facts.reader("beautify").fd_link if facts is not None else None
+    reader = facts.reader("beautify") if facts is not None else None
     decoder = SyscallDecoder(
-        table or SyscallTable(), fd_paths=cfg.fd_paths, fdcache=FdCache(read_link=read_link),
+        table or SyscallTable(), fd_paths=cfg.fd_paths, fdcache=FdCache(
+            read_link=reader.fd_link if reader else None, read_cwd=reader.cwd if reader else None,
+            realpath=reader.realpath if reader else os.path.realpath),
         string_limit=cfg.string_limit, arg_count=_tracefs_arg_count(),
         arg_types=_tracefs_arg_types())
     return Beautify(decoder)

@@ -15,7 +15,8 @@
  * include/linux/binfmts.h (linux_binprm), arch/x86/include/asm/ptrace.h and
  * arch/arm64/include/asm/ptrace.h (pt_regs), arch/x86/include/asm/thread_info.h
  * (thread_info.status, TS_COMPAT), include/linux/signal_types.h (k_sigaction, kernel_siginfo),
- * include/linux/mm_types.h (mm_struct.env_end).
+ * include/linux/mm_types.h (mm_struct.env_end), include/linux/fdtable.h (files_struct,
+ * fdtable).
  */
 #ifndef TRACEKIT_CORE_TYPES_H
 #define TRACEKIT_CORE_TYPES_H
@@ -91,6 +92,16 @@ struct signal_struct {
 } __attribute__((preserve_access_index));
 #define TK_SIGNAL_GROUP_EXIT 0x00000004 /* include/linux/sched/signal.h */
 
+/* include/linux/fdtable.h: the open fds of a task (read at exec: only the bitmap) */
+struct fdtable {
+	unsigned int max_fds;
+	unsigned long *open_fds; /* bit n: fd n is open */
+} __attribute__((preserve_access_index));
+
+struct files_struct {
+	struct fdtable *fdt;
+} __attribute__((preserve_access_index));
+
 struct task_struct {
 #if defined(__TARGET_ARCH_x86)
 	struct thread_info thread_info; /* CONFIG_THREAD_INFO_IN_TASK */
@@ -102,6 +113,7 @@ struct task_struct {
 	__u64 start_boottime; /* CLOCK_BOOTTIME ns: /proc/<pid>/stat field 22 is this in clock ticks */
 	struct signal_struct *signal;
 	struct mm_struct *mm;
+	struct files_struct *files;
 	char comm[16];   /* TASK_COMM_LEN; read as two u64 loads (bpf_get_current_comm's bytes) */
 } __attribute__((preserve_access_index));
 

@@ -49,10 +49,11 @@ const volatile bool targ_capture = true;       /* read user memory named by the 
 const volatile bool targ_summary = false;      /* count calls in the summary maps (issue 5) */
 const volatile bool targ_summary_records = false; /* with targ_summary: emit the syscall
 						   * records too (tests compare both) */
+const volatile bool targ_fd_state = false;     /* fd-table records (syscalls.h: the fd table) */
 
 #define TK_FILTER_MAX 1024
 
-/* Value of the "scratch" task storage: a syscall entry waiting for its exit (64 bytes).
+/* Value of the "scratch" task storage: a syscall entry waiting for its exit (72 bytes).
  * A traced thread's entry lives from its first call (or its fork) to its exit and is
  * rewritten in place. */
 struct tk_scratch {
@@ -64,6 +65,7 @@ struct tk_scratch {
 	__u8 traced;     /* 1: the task was found traced (pids entry without PENDING_EXEC, or
 			  * system-wide): later entries skip the pids lookup */
 	__u8 compat;     /* TK_SC_COMPAT or 0: the call in flight's compat_flag() */
+	__u8 fd_only;    /* 1: not selected, entered only for its fd-table record */
 	__u64 args[6];
 };
 
@@ -175,6 +177,16 @@ struct {
 	__type(key, __u32);  /* syscall nr, native table */
 	__type(value, __u8); /* 1 = selected */
 } syscall_filter SEC(".maps");
+
+/* With targ_fd_state: native syscalls that change the fd table or the working directory
+ * (tracekit/session/fdstate.py fills it): hidden by the selection, they are still
+ * emitted as TK_REC_FD_STATE records. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TK_FILTER_MAX);
+	__type(key, __u32);  /* syscall nr, native table */
+	__type(value, __u8); /* 1 = tracked */
+} fd_track SEC(".maps");
 
 /* With targ_filter_errno: which errnos a failed call may have returned to be recorded. */
 struct {
@@ -1346,7 +1358,7 @@ __noinline int tk_cap_exec_retry(struct tk_capbuf *c, const struct tk_beauty_spe
  * emits the plain 112-byte record). */
 static __always_inline bool emit_captured(struct tk_capbuf *c, const struct tk_scratch *s,
 					  __u64 pid_tgid, __u64 now, long ret, __u32 flags,
-					  __u64 user_sp)
+					  __u64 user_sp, __u32 kind)
 {
 	const struct tk_beauty *b;
 	__u32 key = s->nr, size;
@@ -1381,7 +1393,7 @@ static __always_inline bool emit_captured(struct tk_capbuf *c, const struct tk_s
 	}
 	if (!c->ncaps)
 		return false;
-	c->rec.hdr.kind = TK_REC_SYSCALL;
+	c->rec.hdr.kind = kind;
 	c->rec.hdr.flags = flags;
 	c->rec.hdr.ts_ns = s->ts_ns;
 	c->rec.duration_ns = now - s->ts_ns;
@@ -1399,7 +1411,9 @@ static __always_inline bool emit_captured(struct tk_capbuf *c, const struct tk_s
 	c->caps_len = size;
 	size += sizeof(c->rec) + 2 * sizeof(__u32);
 	if (bpf_ringbuf_output(&events, &c->rec, size, 0))
-		count(TK_CNT_LOST);
+		count(kind == TK_REC_SYSCALL ? TK_CNT_LOST : TK_CNT_FD_LOST);
+	else if (kind != TK_REC_SYSCALL)
+		count(TK_CNT_FD_STATE);
 	return true;
 }
 
@@ -1437,6 +1451,91 @@ static __always_inline bool emit_unfinished_captured(struct tk_capbuf *c,
 	return true;
 }
 
+/* -- the fd table (syscalls.h) --------------------------------------------------------- */
+
+/* Whether a call of native nr that the selection hides is still entered and emitted as
+ * a TK_REC_FD_STATE record: it changes the fd table or the working directory. Compat
+ * calls are numbered in another table: not tracked. */
+static __always_inline bool fd_state_nr(long nr, __u32 compat)
+{
+	__u32 key;
+	__u8 *on;
+
+	if (!targ_fd_state || !records_on() || compat || nr < 0 || nr >= TK_FILTER_MAX)
+		return false;
+	key = nr;
+	on = bpf_map_lookup_elem(&fd_track, &key);
+	return on && *on == 1;
+}
+
+/* A TK_REC_FD_STATE record without captures: the struct tk_syscall layout. */
+static __always_inline void emit_fd_state(const struct tk_scratch *s, __u64 pid_tgid,
+					  __u64 now, long ret)
+{
+	struct tk_syscall *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+	int i;
+
+	if (!r) {
+		count(TK_CNT_FD_LOST);
+		return;
+	}
+	r->hdr.kind = TK_REC_FD_STATE;
+	r->hdr.flags = s->compat;
+	r->hdr.ts_ns = s->ts_ns;
+	r->duration_ns = now - s->ts_ns;
+	r->tid = (__u32)pid_tgid;
+	r->tgid = pid_tgid >> 32;
+	r->cpu = bpf_get_smp_processor_id();
+	r->syscall_nr = s->nr;
+	for (i = 0; i < 6; i++)
+		r->args[i] = s->args[i];
+	r->ret = ret;
+	bpf_get_current_comm(r->comm, sizeof(r->comm));
+	bpf_ringbuf_submit(r, 0);
+	count(TK_CNT_FD_STATE);
+}
+
+/* After an exec: which fds of p stayed open (TK_REC_FD_EXEC). */
+static __always_inline void emit_fd_exec(struct task_struct *p, __u32 tid, __u32 tgid)
+{
+	struct fdtable *fdt;
+	struct tk_fd_exec *r;
+	unsigned long *words;
+	__u32 n, size;
+
+	if (!targ_fd_state || !records_on())
+		return;
+	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+	if (!r) {
+		count(TK_CNT_FD_LOST);
+		return;
+	}
+	__builtin_memset(r->open_fds, 0, sizeof(r->open_fds));
+	r->hdr.kind = TK_REC_FD_EXEC;
+	r->hdr.flags = 0;
+	r->hdr.ts_ns = bpf_ktime_get_ns();
+	r->tid = tid;
+	r->tgid = tgid;
+	r->max_fds = 0;
+	r->nbits = 0;
+	fdt = BPF_CORE_READ(p, files, fdt);
+	if (fdt) {
+		n = BPF_CORE_READ(fdt, max_fds);
+		words = BPF_CORE_READ(fdt, open_fds);
+		r->max_fds = n;
+		if (n > 64 * TK_FD_EXEC_WORDS)
+			n = 64 * TK_FD_EXEC_WORDS;
+		n &= ~63U; /* whole words: max_fds is a multiple of BITS_PER_LONG */
+		size = (n / 64) * sizeof(__u64);
+		if (size > sizeof(r->open_fds))
+			size = sizeof(r->open_fds);
+		if (size && words && !bpf_probe_read_kernel(r->open_fds, size, words))
+			r->nbits = n;
+	}
+	bpf_ringbuf_submit(r, 0);
+	count(TK_CNT_FD_STATE);
+}
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 {
@@ -1445,6 +1544,7 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 	struct task_struct *task;
 	struct tk_pid_info *info;
 	struct tk_scratch s = {}, *sp;
+	__u8 fd_only = 0;
 	bool owned;
 	__u32 compat;
 
@@ -1477,14 +1577,19 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 		}
 		sp->traced = owned;
 	}
-	if (!nr_selected(id))
-		return 0;
+	if (!nr_selected(id)) {
+		/* hidden, but its fd-table change is recorded (syscalls.h: the fd table) */
+		if (!fd_state_nr(id, compat_flag()))
+			return 0;
+		fd_only = 1;
+	}
 
 	compat = compat_flag();
 	s.ts_ns = bpf_ktime_get_ns();
 	s.nr = id;
 	s.traced = sp->traced;
 	s.compat = compat;
+	s.fd_only = fd_only;
 	/* the summary alone reads no arguments */
 	if (records_on()) {
 		if (compat)
@@ -1532,7 +1637,7 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 	struct tk_pid_info *info;
 	struct tk_scratch *s;
 	struct tk_capbuf *c;
-	__u32 compat;
+	__u32 compat, kind;
 	__u64 now;
 	long nr;
 
@@ -1546,18 +1651,25 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 		return 0;
 	if (s && s->ts_ns) {
 		now = bpf_ktime_get_ns();
-		if (ret_selected(ret) && now - s->ts_ns >= targ_min_duration_ns) {
-			compat = s->compat; /* TS_COMPAT is the entry's until the exit */
-			if (targ_summary)
-				sum_add(pid_tgid, s->nr, compat, SUM_TIMED, ret, s->ts_ns, now);
-			if (records_on()) {
-				c = targ_capture && s->has_caps ?
-					bpf_map_lookup_elem(&capbuf, &tid) : NULL;
-				if (!c || c->entry_ts != s->ts_ns ||
-				    !emit_captured(c, s, pid_tgid, now, ret, compat,
-						   regs->sp))
+		compat = s->compat; /* TS_COMPAT is the entry's until the exit */
+		if (!s->fd_only && ret_selected(ret) && now - s->ts_ns >= targ_min_duration_ns)
+			kind = TK_REC_SYSCALL;
+		else if (fd_state_nr(s->nr, compat))
+			kind = TK_REC_FD_STATE; /* hidden: only its fd-table change */
+		else
+			kind = 0;
+		if (kind == TK_REC_SYSCALL && targ_summary)
+			sum_add(pid_tgid, s->nr, compat, SUM_TIMED, ret, s->ts_ns, now);
+		if (kind && records_on()) {
+			c = targ_capture && s->has_caps ?
+				bpf_map_lookup_elem(&capbuf, &tid) : NULL;
+			if (!c || c->entry_ts != s->ts_ns ||
+			    !emit_captured(c, s, pid_tgid, now, ret, compat, regs->sp, kind)) {
+				if (kind == TK_REC_SYSCALL)
 					emit_syscall(compat, s->ts_ns, now - s->ts_ns, pid_tgid,
 						     s->nr, s->args, ret);
+				else
+					emit_fd_state(s, pid_tgid, now, ret);
 			}
 		}
 		s->ts_ns = 0; /* consumed; the entry stays for the thread's next call */
@@ -1696,17 +1808,20 @@ int BPF_PROG(tk_proc_exec, struct task_struct *p, pid_t old_pid, struct linux_bi
 	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
 	if (!r) {
 		count(TK_CNT_LOST_LIFECYCLE);
-		return 0;
+	} else {
+		r->hdr.kind = TK_REC_EXEC;
+		r->hdr.flags = 0;
+		r->hdr.ts_ns = bpf_ktime_get_ns();
+		r->tid = new_tid;
+		r->old_tid = old_tid;
+		bpf_get_current_comm(r->comm, sizeof(r->comm));
+		if (bpf_probe_read_kernel_str(r->filename, sizeof(r->filename),
+					      bprm->filename) < 0)
+			r->filename[0] = '\0';
+		bpf_ringbuf_submit(r, 0);
 	}
-	r->hdr.kind = TK_REC_EXEC;
-	r->hdr.flags = 0;
-	r->hdr.ts_ns = bpf_ktime_get_ns();
-	r->tid = new_tid;
-	r->old_tid = old_tid;
-	bpf_get_current_comm(r->comm, sizeof(r->comm));
-	if (bpf_probe_read_kernel_str(r->filename, sizeof(r->filename), bprm->filename) < 0)
-		r->filename[0] = '\0';
-	bpf_ringbuf_submit(r, 0);
+	/* after the exec record: user space applies it to the table the exec left */
+	emit_fd_exec(p, new_tid, tgid);
 	return 0;
 }
 
@@ -1731,10 +1846,10 @@ int BPF_PROG(tk_proc_exit, struct task_struct *p)
 	 * later, when it is reaped) */
 	s = bpf_task_storage_get(&scratch, p, NULL, 0);
 	if (s) {
-		if (s->ts_ns && traced && unfinished_selected() && targ_summary)
+		if (s->ts_ns && !s->fd_only && traced && unfinished_selected() && targ_summary)
 			sum_add(pid_tgid, s->nr, s->compat, SUM_UNFINISHED, 0, 0,
 				bpf_ktime_get_ns());
-		if (s->ts_ns && traced && unfinished_selected() && records_on()) {
+		if (s->ts_ns && !s->fd_only && traced && unfinished_selected() && records_on()) {
 			c = targ_capture && s->has_caps ?
 				bpf_map_lookup_elem(&capbuf, &tid) : NULL;
 			if (!c || c->entry_ts != s->ts_ns ||

@@ -16,6 +16,9 @@ enum tk_rec_kind {
 	TK_REC_EXEC = 3,
 	TK_REC_EXIT = 4,
 	TK_REC_SIGNAL = 5,
+	TK_REC_FD_STATE = 6, /* struct tk_syscall layout: a call the selection hides that
+			      * changes the fd table or the working directory */
+	TK_REC_FD_EXEC = 7,  /* struct tk_fd_exec: the fds left open after an exec */
 };
 
 /* tk_syscall.flags */
@@ -45,7 +48,9 @@ enum tk_counter {
 	TK_CNT_LOST_LIFECYCLE = 6, /* fork, exec, exit and signal records the ring buffer
 				    * had no room for (counted apart from TK_CNT_LOST, so the
 				    * syscall counts are short by exactly TK_CNT_LOST) */
-	TK_CNT_MAX = 8,
+	TK_CNT_FD_STATE = 7,    /* fd-table records emitted (TK_REC_FD_STATE, TK_REC_FD_EXEC) */
+	TK_CNT_FD_LOST = 8,     /* fd-table records the ring buffer had no room for */
+	TK_CNT_MAX = 16,        /* room to add counters without resizing the map's users */
 };
 
 struct tk_hdr {
@@ -220,6 +225,29 @@ struct tk_signal {
 	 * si_code at 0, 4, 8; the union from byte 16 */
 	__u8 info[TK_SIGINFO_LEN];
 	char comm[TK_COMM_LEN];
+};
+
+/* -- the fd table (targ_fd_state) ---------------------------------------------------------
+ * User space keeps each traced process's fd table (and working directory) to print fds
+ * as strace -yy does. It must see every call that changes them, shown or not: a call
+ * that the selection (syscall filter, status, errno, duration) hides but whose native nr
+ * is marked in the "fd_track" map is emitted as a TK_REC_FD_STATE record, the struct
+ * tk_syscall layout with its captures (an open's path, pipe's fds), which user space
+ * applies to the table and never prints or counts as a call. After each exec a
+ * TK_REC_FD_EXEC record says which fds stayed open (close-on-exec ones are gone). */
+#define TK_FD_EXEC_WORDS 16 /* fds 0..1023 */
+
+/* kind TK_REC_FD_EXEC: the fd table of a traced process right after an exec (160 bytes);
+ * read from task->files->fdt->open_fds at sched_process_exec, after the close-on-exec
+ * fds were closed (fs/exec.c begin_new_exec -> do_close_on_exec). */
+struct tk_fd_exec {
+	struct tk_hdr hdr;
+	__u32 tid;      /* after the exec (== tgid) */
+	__u32 tgid;
+	__u32 max_fds;  /* fdt->max_fds */
+	__u32 nbits;    /* fds described by open_fds: min(max_fds, 64 * TK_FD_EXEC_WORDS);
+			 * 0 when the table could not be read */
+	__u64 open_fds[TK_FD_EXEC_WORDS]; /* bit n of word n / 64: fd n is open */
 };
 
 /* Value of the "pids" hash map, keyed by __u32 tid. */

@@ -17,13 +17,17 @@ from tracekit._errors import RecordError
 REC_SYSCALL, REC_FORK, REC_EXEC, REC_EXIT, REC_SIGNAL = 1, 2, 3, 4, 5
 SC_NORETURN, SC_UNFINISHED, SC_RESUMED, SC_COMPAT = 1, 2, 4, 8
 PID_PENDING_EXEC = 1
-CNT_LOST, CNT_PIDS_FULL, CNT_SCRATCH_FULL, CNT_MAX = 0, 1, 2, 8
+CNT_LOST, CNT_PIDS_FULL, CNT_SCRATCH_FULL, CNT_MAX = 0, 1, 2, 16
 CNT_CAPBUF_FULL = 3                               # syscalls emitted without captures: capbuf full
 CNT_SUMMARY_FULL = 4                              # summary mode: calls not counted: map full
 CNT_ERRNO_FULL = 5                                # summary mode: errors not counted by errno
 CNT_LOST_LIFECYCLE = 6                            # fork/exec/exit/signal records lost
 # (CNT_LOST counts syscall records only)
 EXIT_SUPERSEDED = 1             # tk_exit hdr.flags: a leader reaped by another thread's execve
+# the fd table (programs/syscalls.h "the fd table"): record kinds and counters
+REC_FD_STATE, REC_FD_EXEC = 6, 7
+CNT_FD_STATE, CNT_FD_LOST = 7, 8                  # fd-table records emitted / not reserved
+FD_EXEC_WORDS = 16                                # TK_FD_EXEC_WORDS: fds 0..1023
 ST_SUCCESSFUL, ST_FAILED, ST_UNFINISHED = 1, 2, 4   # targ_status bits (TK_ST_*)
 ERRNO_MAX = 4095                                  # -4095..-1 is -errno (TK_ERRNO_MAX)
 
@@ -34,6 +38,7 @@ _EXEC = struct.Struct("<IIQII16s256s")            # struct tk_exec, 296 bytes
 _EXIT = struct.Struct("<IIQIIiI16s")              # struct tk_exit up to comm, 48 bytes
 _EXIT_TAIL = struct.Struct("<II")                 # exec_tid, _pad: bytes 48..55
 _SIGNAL = struct.Struct("<IIQIIiIQ48s16s")        # struct tk_signal, 104 bytes
+_FD_EXEC = struct.Struct("<IIQIIII16Q")           # struct tk_fd_exec, 160 bytes
 PID_KEY = struct.Struct("<I")                     # pids map key: __u32 tid
 PID_INFO = struct.Struct("<QII")                  # struct tk_pid_info: start_time_ns, tgid, flags
 _CAPS_HDR = struct.Struct("<II")                  # caps_len, ncaps (after the 112-byte record)
@@ -162,6 +167,51 @@ class Signal(msgspec.Struct, frozen=True, gc=False, tag="signal"):
     comm: str
 
 
+class FdState(msgspec.Struct, frozen=True, gc=False, tag="fd_state"):
+    """A call that the selection hides but that changed the fd table or the working
+    directory (record kind ``TK_REC_FD_STATE``): the fd caches apply it; it is not a
+    call of the trace (no output prints it, no summary counts it)."""
+
+    ts_ns: int          # the call's entry time (as ``call.ts_ns``)
+    call: Syscall       # the call as a syscall record would carry it (captures included)
+
+
+class FdExec(msgspec.Struct, frozen=True, gc=False, tag="fd_exec"):
+    """The fds a traced process has right after an exec (``struct tk_fd_exec``):
+    close-on-exec fds are gone. Comes after the process's :class:`Exec` record."""
+
+    ts_ns: int
+    tid: int            # after the exec (== tgid)
+    tgid: int
+    open_fds: int       # bit n: fd n is open (n < nbits)
+    nbits: int          # fds the bitmap describes; 0 when the table could not be read
+
+
+class FdSnapshot(msgspec.Struct, frozen=True, gc=False, tag="fd_snapshot"):
+    """A process's fd table and working directory read from /proc before its calls are
+    traced: a ``pid`` target at attach, a command held before its exec (only the fds the
+    exec keeps). Made in user space, first in the stream."""
+
+    ts_ns: int          # time.monotonic_ns() of the read (CLOCK_MONOTONIC)
+    tgid: int
+    fds: tuple[tuple[int, str], ...]   # (fd, readlink of /proc/<tgid>/fd/<fd>)
+    cwd: str | None     # readlink of /proc/<tgid>/cwd; None when unreadable
+    sockets: tuple[tuple[int, str], ...] = ()  # (inode, strace -yy text) of its sockets
+
+
+class FdTargets(msgspec.Struct, frozen=True, gc=False, tag="fd_targets"):
+    """What the fds a call made or changed referred to, read from /proc and sock_diag
+    when its record arrived (the process may be gone when the call is decoded). Placed
+    just before the record of the call by thread ``tid`` entered at ``ts_ns``, which the
+    fd caches apply it with."""
+
+    ts_ns: int          # the call's entry time
+    tid: int
+    tgid: int
+    fds: tuple[tuple[int, str], ...]   # (fd, readlink of /proc/<tgid>/fd/<fd>)
+    sockets: tuple[tuple[int, str], ...] = ()  # (inode, strace -yy text) after the call
+
+
 class Lost(msgspec.Struct, frozen=True, gc=False, tag="lost"):
     """Records the kernel could not reserve in the ring buffer since the last report.
 
@@ -251,7 +301,10 @@ class Reenumerated(msgspec.Struct, frozen=True, gc=False, tag="reenumerated"):
     gone: int                   # tasks that exited while they were read (rule 7)
 
 
-Event: TypeAlias = Syscall | Fork | Exec | Exit | Signal | Lost | Reenumerated | Losses
+Event: TypeAlias = (Syscall | Fork | Exec | Exit | Signal | Lost | Reenumerated | Losses
+                    | FdState | FdExec | FdSnapshot | FdTargets)
+#: events that only keep the fd caches true (tracekit.decode.fdcache): not calls, never printed
+FD_EVENTS = (FdState, FdExec, FdSnapshot, FdTargets)
 Batch: TypeAlias = list[Event]
 
 
@@ -302,6 +355,22 @@ def decode_record(buf: bytes | memoryview) -> Event:
             raise RecordError(f"signal record of {n} bytes, need {_SIGNAL.size}")
         _, _, ts_ns, tid, tgid, sig, _, handler, info, comm = _SIGNAL.unpack_from(buf)
         return Signal(ts_ns, tid, tgid, sig, handler, info, _cstr(comm))
+    if kind == REC_FD_STATE:
+        if n < _SYSCALL.size:
+            raise RecordError(f"fd-state record of {n} bytes, need {_SYSCALL.size}")
+        (_, flags, ts_ns, dur, tid, tgid, cpu, nr, a0, a1, a2, a3, a4, a5, ret,
+         comm) = _SYSCALL.unpack_from(buf)
+        caps = _decode_caps(buf, n) if n > _SYSCALL.size else ()
+        return FdState(ts_ns, Syscall(ts_ns, dur, tid, tgid, cpu, nr, (a0, a1, a2, a3, a4, a5),
+                                      ret, _cstr(comm), flags, caps))
+    if kind == REC_FD_EXEC:
+        if n < _FD_EXEC.size:
+            raise RecordError(f"fd-exec record of {n} bytes, need {_FD_EXEC.size}")
+        _, _, ts_ns, tid, tgid, _, nbits, *words = _FD_EXEC.unpack_from(buf)
+        bits = 0
+        for i, w in enumerate(words):
+            bits |= w << (64 * i)
+        return FdExec(ts_ns, tid, tgid, bits & ((1 << nbits) - 1), nbits)
     raise RecordError(f"record of unknown kind {kind} ({n} bytes)")
 
 

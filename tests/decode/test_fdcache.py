@@ -5,7 +5,29 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tracekit.decode.fdcache import FdCache
+import pytest
+
+from tracekit._events import (
+    _FD_EXEC,
+    _SYSCALL,
+    CAP_STR,
+    CAP_STRUCT,
+    REC_FD_EXEC,
+    REC_FD_STATE,
+    Capture,
+    Exec,
+    Exit,
+    FdExec,
+    FdSnapshot,
+    FdState,
+    FdTargets,
+    Fork,
+    Syscall,
+    decode_record,
+)
+from tracekit.decode.args import SyscallDecoder
+from tracekit.decode.fdcache import AT_FDCWD, FdCache, escape_path
+from tracekit.kernel.syscalls import SyscallTable
 
 
 def fake_proc(root: Path, tgid: int, links: dict[int, str]) -> None:
@@ -90,11 +112,149 @@ def test_still_checks_entries_without_reading_proc(tmp_path: Path) -> None:
     (tmp_path / "9" / "fd").mkdir(parents=True)
     os.symlink("/etc/hosts", tmp_path / "9" / "fd" / "4")
     cache = FdCache(str(tmp_path))
-    assert not cache.still(9, ((4, "/etc/hosts"),))      # absent: a lookup would read /proc
+    # still() compares the decorations FdCache.text gives
+    assert not cache.still(9, ((4, "</etc/hosts>"),))    # absent: a lookup would read /proc
     assert cache.get(9, 4) == "/etc/hosts" and cache.get(9, 5) is None
     assert (cache.misses, cache.hits) == (2, 0)
-    assert cache.still(9, ((4, "/etc/hosts"), (5, None)))  # cached as is, unknown included
+    assert cache.still(9, ((4, "</etc/hosts>"), (5, None)))  # cached, unknown included
     assert (cache.misses, cache.hits) == (2, 2)
     cache.set(9, 4, "/tmp/other")
-    assert not cache.still(9, ((4, "/etc/hosts"),))
+    assert not cache.still(9, ((4, "</etc/hosts>"),))
     assert not cache.still(9, ((6, None),)) and (cache.misses, cache.hits) == (2, 2)
+
+
+# --- the fd table kept by the event stream (calls shown or hidden, execs, snapshots) ---
+
+X64 = SyscallTable("x86_64")
+
+
+def call(name: str, args: tuple[int, ...] = (), ret: int = 0, *, caps: tuple[Capture, ...] = (),
+         tgid: int = 10, ts: int = 1) -> Syscall:
+    nr = X64.nr(name)
+    assert nr is not None
+    return Syscall(ts_ns=ts, duration_ns=1, tid=tgid, tgid=tgid, cpu=0, syscall_nr=nr,
+                   args=(*args, *(0,) * (6 - len(args))), ret=ret, comm="t", caps=caps)
+
+
+def decoder(tmp_path: Path) -> SyscallDecoder:
+    cache = FdCache(str(tmp_path), realpath=lambda p: os.path.normpath(p))
+    return SyscallDecoder(X64, fd_paths=True, fdcache=cache)
+
+
+def path(arg: int, p: bytes) -> Capture:
+    return Capture(arg, CAP_STR, 0, p)
+
+
+def test_hidden_calls_keep_the_table(tmp_path: Path) -> None:
+    """FdState records (calls the selection hid) change the table as shown calls do."""
+    dec = decoder(tmp_path)
+    snap = FdSnapshot(0, 10, ((0, "/dev/null"), (1, "pipe:[7]"), (2, "/tmp/log")), "/home/u")
+    dec.track(snap)
+    dec.track(FdState(2, call("openat", (AT_FDCWD & 0xFFFFFFFF, 0, 0), 3,
+                                    caps=(path(1, b"data.txt"),))))
+    dec.track(FdState(3, call("dup2", (3, 0), 0)))
+    dec.track(FdState(4, call("fcntl", (1, 0, 10), 10)))     # F_DUPFD
+    dec.track(FdState(5, call("close", (3,))))
+    read = dec.decode(call("read", (0, 0x10, 4), 0))
+    assert read.args[0] == "0</home/u/data.txt>"
+    assert dec.decode(call("write", (10, 0x10, 4), 4)).args[0] == "10<pipe:[7]>"
+    assert dec.decode(call("close", (3,))).args[0] == "3"    # closed: /proc is empty here
+    assert dec.decode(call("openat", (AT_FDCWD & 0xFFFFFFFF, 0, 0), -2, caps=(
+        path(1, b"x"),))).args[0] == "AT_FDCWD</home/u>"
+
+
+def test_exec_keeps_only_the_fds_left_open(tmp_path: Path) -> None:
+    """An exec empties the table until its FdExec, which brings back the fds still open
+    (close-on-exec ones are gone); fds set after the exec stay."""
+    cache = FdCache(str(tmp_path))
+    cache.seed(FdSnapshot(0, 10, ((0, "/a"), (1, "/b"), (3, "/c"), (9, "/d")), "/"))
+    cache.observe(Exec(1, 10, 10, "sh", "/bin/sh"))
+    assert cache.peek(10, 0) is None
+    cache.observe(FdExec(2, 10, 10, 0b1000000011, 64))     # 0, 1 and 9 stayed open
+    assert [cache.peek(10, fd) for fd in (0, 1, 3, 9)] == ["/a", "/b", None, "/d"]
+    cache.observe(Exec(3, 10, 10, "x", "/bin/x"))
+    cache.observe(FdExec(4, 10, 10, 0, 0))                 # unreadable: nothing kept
+    assert cache.peek(10, 0) is None and cache.cwd(10) == "/"
+
+
+def test_fork_copies_exit_drops(tmp_path: Path) -> None:
+    cache = FdCache(str(tmp_path))
+    cache.seed(FdSnapshot(0, 10, ((1, "/b"),), "/w"))
+    cache.observe(Fork(1, 10, 10, 11, 11))
+    cache.set(11, 1, "/c")
+    assert (cache.peek(10, 1), cache.peek(11, 1), cache.cwd(11)) == ("/b", "/c", "/w")
+    cache.observe(Exit(2, 11, 11, 0, True, "t"))
+    assert cache.peek(11, 1) is None
+
+
+def test_chdir_fchdir_and_relative_opens(tmp_path: Path) -> None:
+    dec = decoder(tmp_path)
+    dec.track(FdSnapshot(0, 10, (), "/home/u"))
+    dec.decode(call("chdir", (0,), caps=(path(0, b"../v/./w"),)))
+    assert dec.fdcache.cwd(10) == "/home/v/w"
+    opened = dec.decode(call("openat", (AT_FDCWD & 0xFFFFFFFF, 0, 0), 4,
+                             caps=(path(1, b"sub"),)))
+    assert opened.args[0] == "AT_FDCWD</home/v/w>" and opened.ret == "4</home/v/w/sub>"
+    rel = dec.decode(call("openat", (4, 0, 0), 5, caps=(path(1, b"f"),)))
+    assert rel.args[0] == "4</home/v/w/sub>" and rel.ret == "5</home/v/w/sub/f>"
+    dec.decode(call("fchdir", (4,)))
+    assert dec.fdcache.cwd(10) == "/home/v/w/sub"
+    dec.decode(call("close_range", (4, 0xFFFFFFFF, 4)))      # CLOSE_RANGE_CLOEXEC: kept
+    assert dec.fdcache.peek(10, 5) == "/home/v/w/sub/f"
+    dec.decode(call("close_range", (5, 0xFFFFFFFF, 0)))
+    assert dec.fdcache.peek(10, 5) is None and dec.fdcache.peek(10, 4) is not None
+
+
+def test_targets_read_on_arrival_are_applied_with_their_call(tmp_path: Path) -> None:
+    """An FdTargets before a call gives its new fds (the pipe's pair is printed among
+    its arguments) and its sockets' texts; the text holds for the lines after it."""
+    dec = decoder(tmp_path)
+    pair = Capture(0, CAP_STRUCT, 0, (5).to_bytes(4, "little") + (6).to_bytes(4, "little"))
+    dec.track(FdTargets(7, 10, 10, ((5, "pipe:[99]"), (6, "pipe:[99]"))))
+    got = dec.decode(call("pipe2", (0x10, 0), 0, caps=(pair,), ts=7))
+    assert got.args[0] == "[5<pipe:[99]>, 6<pipe:[99]>]"
+    dec.track(FdTargets(8, 10, 10, ((3, "socket:[42]"),), ((42, "TCP:[42]"),)))
+    assert dec.decode(call("socket", (2, 1, 0), 3, ts=8)).ret == "3<TCP:[42]>"
+    dec.track(FdTargets(9, 10, 10, (), ((42, "TCP:[127.0.0.1:1->127.0.0.1:2]"),)))
+    conn = dec.decode(call("connect", (3, 0x10, 16), 0, ts=9))
+    assert conn.args[0] == "3<TCP:[42]>"                      # printed before the call
+    assert dec.decode(call("write", (3, 0x10, 1), 1, ts=10)).args[0] == \
+        "3<TCP:[127.0.0.1:1->127.0.0.1:2]>"
+
+
+@pytest.mark.parametrize(("target", "text"), [
+    ("/etc/passwd", "</etc/passwd>"),
+    ("/tmp/we<i>rd\n", "</tmp/we\\74i\\76rd\\n>"),
+    ("/tmp/a>1", "</tmp/a\\0761>"),
+    ("/tmp/x (deleted)", "</tmp/x>(deleted)"),
+    ("/dev/null", "</dev/null<char 1:3>>"),
+    ("pipe:[123]", "<pipe:[123]>"),
+    ("anon_inode:[eventfd]", "<anon_inode:[eventfd]>"),
+])
+def test_decorations_as_strace_prints_them(tmp_path: Path, target: str, text: str) -> None:
+    """strace -yy's text (checked against strace 6.1: tests/e2e/test_fd_decorations.py):
+    < and > in octal, ``(deleted)`` after the brackets, a device's numbers."""
+    cache = FdCache(str(tmp_path))
+    cache.set(10, 3, target)
+    assert cache.text(10, 3) == text
+
+
+def test_escape_path_keeps_plain_paths() -> None:
+    assert escape_path("/usr/lib/x86_64-linux-gnu/libc.so.6") == \
+        "/usr/lib/x86_64-linux-gnu/libc.so.6"
+    assert escape_path('/a"b\\c') == '/a\\"b\\\\c'
+
+
+def test_fd_state_and_fd_exec_records_decode() -> None:
+    """The record layouts of programs/syscalls.h: an FdState is a syscall record of kind
+    6; an FdExec carries the open_fds bitmap of 16 words."""
+    nr = X64.nr("close")
+    assert nr is not None
+    raw = _SYSCALL.pack(REC_FD_STATE, 0, 5, 1, 7, 7, 0, nr, 3, 0, 0, 0, 0, 0, 0, b"cat")
+    ev = decode_record(raw)
+    assert isinstance(ev, FdState) and ev.ts_ns == 5 and ev.call.args[0] == 3
+    words = [0] * 16
+    words[0], words[1] = 0b111, 1                      # fds 0, 1, 2 and 64
+    raw = _FD_EXEC.pack(REC_FD_EXEC, 0, 9, 7, 7, 128, 128, *words)
+    ev2 = decode_record(raw)
+    assert isinstance(ev2, FdExec) and ev2.open_fds == (1 << 64) | 0b111 and ev2.nbits == 128

@@ -79,7 +79,8 @@ def test_hostile_file_names_are_escaped_as_strace_escapes_them(tmp_path: Path,
     if strace is None or fmt != "strace":
         return
     so = tmp_path / "strace.txt"
-    subprocess.run([strace, "-f", "-qq", "-e", "trace=openat", "-s", "32", "-o", str(so),
+    # -yy as tracekit's fd_paths (on by default): AT_FDCWD</the/working/directory>
+    subprocess.run([strace, "-f", "-qq", "-yy", "-e", "trace=openat", "-s", "32", "-o", str(so),
                     PY, str(script), d], check=True, capture_output=True)
     theirs = [re.sub(r"\s+= ", " = ", ln.split(None, 1)[1])
               for ln in _openat_lines(so.read_text("ascii"), d + "/")]

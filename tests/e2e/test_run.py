@@ -358,22 +358,3 @@ def test_summary_into_a_fifo_or_device_writes_in_place(tmp_path: Path) -> None:
     reader.join(timeout=20)
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and stat.S_ISCHR(os.lstat(dev).st_mode)
     assert b"syscall" in got[0]
-
-
-def test_filter_hiding_close_shows_plain_fds(tmp_path: Path) -> None:
-    """With close/dup2/exec filtered out the fd cache cannot stay true: no stale paths."""
-    data = tmp_path / "data.txt"
-    data.write_text("x\n")
-    cfg = write_pipeline(tmp_path, f"""
-        [target]
-        command = ["cat", "{data}"]
-        [filter]
-        syscalls = ["read"]
-        [output]
-        format = "strace"
-    """)
-    r = run_tracekit(["run", str(cfg)])
-    assert r.returncode == 0, r.stderr
-    reads = [ln for ln in r.stdout.splitlines() if " read(" in ln]
-    assert reads and all("<" not in ln.split(" read(", 1)[1].split(",", 1)[0] for ln in reads)
-    assert "fds are shown without paths" in r.stderr

@@ -230,8 +230,6 @@ async def replay_file(recording: Path | str, cfg: Any, path: Path) -> int:
                "arg_names": arg_names, "arg_types": arg_types, "syscall_table": table,
                "compat_syscall_name": compat.name if compat is not None
                else (lambda nr: f"syscall_{nr}")}
-    selected = header.selection.get("syscalls")
-    syscalls = set(selected) if selected is not None else None
 
     def summary_from() -> Any:
         if rec.summary is None:
@@ -239,7 +237,7 @@ async def replay_file(recording: Path | str, cfg: Any, path: Path) -> int:
                               "stopped before the end)")
         return rec.summary
 
-    plan = OutputPlan(cfg, path, syscalls=syscalls, table=table, facts=ReplayFacts(rec),
+    plan = OutputPlan(cfg, path, facts=ReplayFacts(rec),
                       summary_from=summary_from, in_kernel=header.kernel_summary,
                       context=context)
     if header.kernel_summary and cfg.output.format not in ("summary", "openmetrics"):

@@ -26,7 +26,6 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import trio
 
 from tracekit._events import Losses
@@ -254,8 +253,7 @@ class OutputPlan:
       ctx: the sink's :class:`~tracekit.formatters.SinkContext`.
     """
 
-    def __init__(self, cfg: Any, path: Path, *, syscalls: set[int] | None, table: Any,
-                 facts: Any = None, summary_from: Any = None,
+    def __init__(self, cfg: Any, path: Path, *, facts: Any = None, summary_from: Any = None,
                  in_kernel: bool | None = None, context: dict[str, Any] | None = None,
                  counters_from: Any = None) -> None:
         from tracekit.app.registry import build_stages
@@ -267,9 +265,6 @@ class OutputPlan:
         o = cfg.output
         spec = format_spec(o.format)        # what the output needs: its options and stages
         options = spec.options_of(o)
-        if getattr(options, "fd_paths", False):
-            options = msgspec.structs.replace(
-                options, fd_paths=_fd_paths_possible(syscalls, table))
         kernel_summary = (spec.counts_in_kernel(options, has_stages=bool(stages))
                           if in_kernel is None else in_kernel)
         ctx = SinkContext.for_machine(summary_from=summary_from if kernel_summary else None,
@@ -301,8 +296,7 @@ async def run_pipeline_file(cfg: Any, path: Path, *, record: str | None = None) 
 async def _run(cfg: Any, path: Path, signals: _Signals, record: str | None) -> int:
     from tracekit.app.trace import LiveTrace
 
-    opts, table = session_options(cfg, path, signals.inherited)
-    syscalls = opts.syscalls
+    opts, _ = session_options(cfg, path, signals.inherited)
     record = record if record is not None else getattr(cfg, "record", None)
 
     def summary_from() -> Any:           # called by the sink at the end, session open
@@ -330,10 +324,11 @@ async def _run(cfg: Any, path: Path, signals: _Signals, record: str | None) -> i
     recording = open_recording(record, opts) if record else None
     completed = False
     try:
-        plan = OutputPlan(cfg, path, syscalls=syscalls, table=table,
-                          facts=recording.recorder.facts if recording else None,
+        plan = OutputPlan(cfg, path, facts=recording.recorder.facts if recording else None,
                           summary_from=summary_from, in_kernel=in_kernel,
                           counters_from=counters_from)
+        # fds printed with what they refer to (or followed by -P): keep the fd tables true
+        opts.fd_table = _fd_tables_wanted(plan.options, plan.stages)
         o = cfg.output
         status_line = status_wanted(o.path) and not plan.kernel_summary
         # events go to a file and stderr is a terminal: a live line on stderr
@@ -445,26 +440,17 @@ async def _draw_status(trace: Any) -> None:
     await StatusLine(session_sampler(trace.session, trace.source)).run()
 
 
-def _fd_paths_possible(syscalls: set[int] | None, table: Any) -> bool:
-    """Whether fds can be shown with their paths: the fd cache follows the calls that close
-    or overwrite fds, so a [filter] that hides any of them would make it show stale paths.
-    Such a trace shows plain fds (said once on stderr)."""
-    if syscalls is None:
-        return True
-    from tracekit.decode.args import fd_invalidating_syscalls
-    from tracekit.decode.argspec import ARGSPEC
+def _fd_tables_wanted(options: Any, stages: list[Any]) -> bool:
+    """Whether something prints fds with what they refer to (the output's ``fd_paths``,
+    a beautify stage's) or follows them (a path filter): then the session records the
+    calls that change fd tables even when the selection hides them, the fds left after
+    each exec, and the targets' tables at start (tracekit.session.fdstate)."""
+    from tracekit.pipeline.beautify import Beautify
+    from tracekit.pipeline.pathfilter import PathFilter
 
-    shown = {table.name(nr) for nr in syscalls}
-    if not any("fd" in args or "dirfd" in args or ret == "fd"
-               for args, ret in (ARGSPEC.get(n, ((), "")) for n in shown)):
-        return True  # no selected call shows an fd: nothing to keep true
-    hidden = sorted(n for n in fd_invalidating_syscalls()
-                    if (nr := table.nr(n)) is not None and nr not in syscalls)
-    if hidden:
-        log.warning("fds are shown without paths: the syscall filter hides calls that "
-                    "close or overwrite fds (%s%s)", ", ".join(hidden[:4]),
-                    ", ..." if len(hidden) > 4 else "")
-    return not hidden
+    return bool(getattr(options, "fd_paths", False)) or any(
+        isinstance(st, PathFilter) or (isinstance(st, Beautify) and st.decoder.fd_paths)
+        for st in stages)
 
 
 def _cross_check(table: Any) -> None:

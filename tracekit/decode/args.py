@@ -17,7 +17,6 @@ from typing import cast
 
 from tracekit._events import (
     CAP_ARGV,
-    CAPF_FAULT,
     CAPF_TRUNC,
     SC_COMPAT,
     SC_NORETURN,
@@ -25,13 +24,15 @@ from tracekit._events import (
     SC_UNFINISHED,
     Capture,
     Decoded,
+    Event,
+    FdState,
     Syscall,
 )
 from tracekit.decode import flags as F, ops, structs_fs, structs_io, structs_net, structs_proc as SP
 from tracekit.decode.argspec import ARGSPEC
 from tracekit.decode.argtypes import kind_of, narrowed
 from tracekit.decode.captures import capture, capture_out, decoded_in, decoded_out
-from tracekit.decode.fdcache import FdCache
+from tracekit.decode.fdcache import AT_FDCWD, TRACKED_CALLS, FdCache
 from tracekit.decode.values import (
     DEFAULT_STRING_LIMIT,
     format_argv,
@@ -134,7 +135,9 @@ def k_fd(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 def k_dirfd(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     fd = _fd(ev.args[i])
-    return "AT_FDCWD" if fd == d.flags.AT_FDCWD else d.fd_text(ev.tgid, fd)
+    if fd == d.flags.AT_FDCWD:      # strace -y: AT_FDCWD</the/working/directory>
+        return d.fd_text(ev.tgid, AT_FDCWD, "AT_FDCWD")
+    return d.fd_text(ev.tgid, fd)
 
 
 def k_path(d: SyscallDecoder, ev: Syscall, i: int) -> str:
@@ -458,16 +461,9 @@ SpecialFn = Callable[["SyscallDecoder", Syscall], list[str]]   # all argument te
 SPECIAL: dict[str, SpecialFn] = {
     "clone": _clone, **ops.SPECIAL,
 }
-# Calls that return a new fd: the fd cache learns (or forgets) it.
-_OPENS = frozenset({"open", "openat", "creat", "openat2"})
-
-
-# What a call does to the fd table (SyscallDecoder.update_fds).
-_FD_NONE, _FD_CLOSE, _FD_OPEN, _FD_DUP2, _FD_DUP, _FD_FCNTL, _FD_ALL, _FD_NEW = range(8)
-_FD_ACTIONS = {"close": _FD_CLOSE, "open": _FD_OPEN, "creat": _FD_OPEN, "openat": _FD_OPEN,
-               "openat2": _FD_OPEN, "dup2": _FD_DUP2, "dup3": _FD_DUP2, "dup": _FD_DUP,
-               "fcntl": _FD_FCNTL, "fcntl64": _FD_FCNTL, "close_range": _FD_ALL,
-               "execve": _FD_ALL, "execveat": _FD_ALL}
+# Calls whose fds are in their arguments (an int[2] written at exit): the fd cache
+# learns them before the arguments are printed.
+_FDS_IN_ARGS = frozenset({"pipe", "pipe2", "socketpair"})
 
 
 # Kinds that end the argument list when they return None (the rest is not printed).
@@ -502,13 +498,16 @@ def _args_fn(fns: tuple[ArgFn, ...], special: SpecialFn | None, generic: int) ->
 
 
 class _Call:
-    __slots__ = ("name", "fns", "special", "ret", "generic", "fd_action", "path_arg", "args")
+    __slots__ = ("name", "fns", "special", "ret", "generic", "fd_action", "path_arg", "args",
+                 "fds_in_args")
 
     def __init__(self, name: str, fns: tuple[ArgFn, ...], special: SpecialFn | None, ret: str,
                  generic: int) -> None:
         self.name, self.fns, self.special, self.ret, self.generic = (
             name, fns, special, ret, generic)
-        self.fd_action = _FD_ACTIONS.get(name, _FD_NEW if ret == "fd" else _FD_NONE)
+        # the call may change the fd table (tracekit.decode.fdcache.FdCache.apply_call)
+        self.fd_action = name in TRACKED_CALLS or ret == "fd"
+        self.fds_in_args = name in _FDS_IN_ARGS
         self.path_arg = 0 if name in ("open", "creat") else 1
         self.args = _args_fn(fns, special, generic)
 
@@ -649,21 +648,17 @@ class SyscallDecoder:
         got = self._calls[key] = _Call(name, fns, special, ret, generic)
         return got
 
-    def fd_text(self, tgid: int, fd: int) -> str:
-        """``3`` or, with fd paths, ``3</etc/passwd>``."""
-        if self.fd_paths and fd >= 0:
-            target = self.fdcache.get(tgid, fd)
+    def fd_text(self, tgid: int, fd: int, name: str | None = None) -> str:
+        """``3`` or, with fd paths, ``3</etc/passwd>`` (strace -yy; :meth:`FdCache.text
+        <tracekit.decode.fdcache.FdCache.text>`); ``name`` is printed instead of the
+        number (``AT_FDCWD</home/u>``)."""
+        if self.fd_paths and (fd >= 0 or fd == AT_FDCWD):
+            deco = self.fdcache.text(tgid, fd)
             if self._deps is not None:
-                self._deps.append((fd, target))
-            if target is not None:
-                key = ("fd", fd, target)
-                text = self.texts.get(key)
-                if text is None:
-                    shown = target if target.isprintable() else quote(
-                        target.encode("utf-8", "surrogateescape"))[1:-1]
-                    text = self.remember(key, f"{fd}<{shown}>")
-                return text
-        return str(fd)
+                self._deps.append((fd, deco))
+            if deco is not None:
+                return f"{name or fd}{deco}"
+        return name or str(fd)
 
     def decode(self, ev: Syscall) -> Decoded:
         """The record as strace prints it (see the module docstring)."""
@@ -689,10 +684,12 @@ class SyscallDecoder:
         deps: list[tuple[int, str | None]] = []
         self._deps = deps
         try:
+            if call.fds_in_args and self._fd_paths:
+                self.update_fds(ev, call)   # pipe's fds are printed among its arguments
             args = () if flags & SC_RESUMED else call.args(self, ev)
             arg_fds = tuple(deps)
             deps.clear()
-            if call.fd_action and self._fd_paths:
+            if call.fd_action and self._fd_paths and not call.fds_in_args:
                 self.update_fds(ev, call)   # before the return value: openat's new fd
             dec = Decoded(call.name, args, self._ret(ev, call))
         finally:
@@ -738,43 +735,19 @@ class SyscallDecoder:
         are on, after the arguments and before the return value)."""
         if ev.flags & (SC_UNFINISHED | SC_NORETURN | SC_RESUMED):
             return          # the arguments or the result are unknown
-        cache, tgid, ret, action = self.fdcache, ev.tgid, ev.ret, call.fd_action
-        if action == _FD_CLOSE:
-            cache.forget(tgid, signed(ev.args[0], 32))
-        elif ret < 0:
-            return
-        elif action == _FD_OPEN:
-            cap = None
-            for c in ev.caps:
-                if c.arg == call.path_arg:
-                    cap = c
-            if (cap is not None and not cap.flags & (CAPF_TRUNC | CAPF_FAULT)
-                    and cap.data[:1] == b"/"):
-                key = ("target", cap.data)
-                target = self.texts.get(key)
-                if target is None:
-                    target = self.remember(key, cap.data.decode("utf-8", "surrogateescape"))
-                cache.set(tgid, ret, target)
-            else:
-                cache.forget(tgid, ret)
-        elif action == _FD_DUP2:
-            cache.dup(tgid, signed(ev.args[0], 32), signed(ev.args[1], 32))
-        elif action == _FD_DUP or (action == _FD_FCNTL
-                                  and ev.args[1] & _M32 in self.consts.fcntl_dup):
-            cache.dup(tgid, signed(ev.args[0], 32), ret)
-        elif action == _FD_ALL:
-            cache.forget_process(tgid)
-        elif action == _FD_NEW:
-            cache.forget(tgid, ret)
+        self.fdcache.apply_call(
+            ev, call.name, ret_fd=call.ret == "fd", path_arg=call.path_arg,
+            dupfd=call.name in ("fcntl", "fcntl64")
+            and ev.args[1] & _M32 in self.consts.fcntl_dup)
 
-
-def fd_invalidating_syscalls() -> frozenset[str]:
-    """Names of the syscalls after which a cached fd path can be wrong: those that close
-    or overwrite an fd (close, close_range, dup2, dup3, and exec for close-on-exec fds).
-
-    A call that only makes a new fd can be missed: the cache then misses and reads
-    /proc/<pid>/fd. A trace whose syscall filter hides one of these cannot keep fd paths
-    true.
-    """
-    return frozenset(n for n, action in _FD_ACTIONS.items() if action in (_FD_CLOSE, _FD_DUP2,
-                                                                           _FD_ALL))
+    def track(self, ev: Event) -> None:
+        """Apply an event that is not a shown call to the fd cache: a call the selection
+        hid (FdState), a fork, an exec, the fds an exec kept, a snapshot, an exit
+        (:meth:`FdCache.observe <tracekit.decode.fdcache.FdCache.observe>`)."""
+        if isinstance(ev, FdState):
+            call = ev.call
+            c = self.call(call.syscall_nr, bool(call.flags & SC_COMPAT))
+            if c.fd_action:
+                self.update_fds(call, c)
+        elif not isinstance(ev, Syscall):
+            self.fdcache.observe(ev)

@@ -1,66 +1,169 @@
-"""What each traced process's file descriptors refer to, for strace -yy style output.
+"""What each traced process's file descriptors refer to, printed as strace -yy does.
 
-Per process (tgid, init pid namespace): fd -> target, where target is what
+Per process (tgid, init pid namespace): fd -> target, where a target is what
 ``readlink(/proc/<tgid>/fd/<fd>)`` gives (``/etc/passwd``, ``pipe:[12345]``,
-``socket:[6789]``, ``anon_inode:[eventfd]``) or a path the beautify stage learned from
-the syscall that returned the fd (openat's captured path). A miss reads /proc once; a
-miss that finds nothing (the fd is closed, the process gone) is cached as unknown too,
-so a hot loop on a bad fd costs one readlink, not one per event.
+``socket:[6789]``, ``anon_inode:[eventfd]``) or what the calls of the trace say (an open's
+path, joined to the working directory or the dirfd and resolved as the kernel names it),
+and the working directory (``AT_FDCWD</home/u>``). :meth:`FdCache.text` gives the
+decoration strace prints after the fd: ``</etc/passwd>``, ``</dev/null<char 1:3>>``,
+``<TCP:[127.0.0.1:40265->127.0.0.1:8080]>`` (sockets from sock_diag,
+:mod:`tracekit.kernel.sockdiag`), ``</tmp/x>(deleted)``.
 
-Invalidation (each is a call the beautify stage makes from the event stream)::
+The table is kept true in event order, whatever the selection shows::
 
-    close(fd)            -> forget that fd           close_range   -> forget the process
-    dup2/dup3(old, new)  -> new = old's target        exec          -> forget the process
-    a call returns fd N  -> set N (path known) or forget N (read /proc on the next use)
-    exit (group_dead)    -> drop the process
+    a call (or an FdState: one the selection hid)   -> apply_call (below)
+    FdSnapshot (attach, a held command)             -> the process's whole table and cwd
+    FdTargets (read when a call's record arrived)   -> what that call's new fds are
+    Fork (not a thread)                             -> the child gets a copy (and the cwd)
+    Exec                                            -> the table waits for the FdExec...
+    FdExec (the fds left open after the exec)       -> ...which keeps only those fds
+    Exit of the thread group                        -> the process is dropped
+
+apply_call: ``close`` forgets its fd, ``close_range`` its range (not with
+CLOSE_RANGE_CLOEXEC), ``dup``/``dup2``/``dup3``/``fcntl(F_DUPFD*)`` copy, an open sets
+the new fd to its path, ``chdir``/``fchdir`` move the working directory, ``bind``,
+``connect``, ``listen`` and ``accept`` make the socket's description stale, and any other
+call that returns fds (``socket``, ``pipe``'s pair ...) sets them from its FdTargets or
+forgets them (read from /proc on the next use).
 
 # Some facts about /proc/<tgid>/fd
 
-The link is read when the event is decoded, not when the syscall ran: the process may
-have closed or reused the fd in between (the cache is updated in event order, so only
-fds never seen opened or closed by traced calls are read late). ENOENT/ESRCH mean the
-fd or the process is gone: the answer is "unknown", not an error. EACCES/EPERM happen
-even as root for processes the ptrace access mode check refuses (another user namespace,
-a container without CAP_SYS_PTRACE): also "unknown".
+A miss reads /proc once; one that finds nothing is cached as unknown too, so a hot loop
+on a bad fd costs one readlink. The link is read when the event is decoded, not when the
+call ran: a short-lived process is gone by then, which is why a trace snapshots its
+targets at attach (FdSnapshot) and reads what new fds are as their records arrive
+(FdTargets). ENOENT/ESRCH mean the fd or the process is gone: "unknown", not an error.
+EACCES/EPERM happen even as root for processes the ptrace access mode check refuses:
+also "unknown". An open's path is resolved with ``os.path.realpath`` in tracekit's own
+mount namespace when the call is decoded (symlinks as they are then).
 """
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
 from collections.abc import Callable
 
-from tracekit.kernel.facts import read_fd_link
+from tracekit._events import (
+    CAPF_FAULT,
+    CAPF_TRUNC,
+    Event,
+    Exec,
+    Exit,
+    FdExec,
+    FdSnapshot,
+    FdTargets,
+    Fork,
+    Syscall,
+)
+from tracekit.decode.values import quote, signed
+from tracekit.kernel import facts as _facts
+from tracekit.kernel.sockdiag import SockDiag, fallback, socket_inode
 
-__all__ = ["FdCache"]
+__all__ = ["AT_FDCWD", "TRACKED_CALLS", "FdCache", "escape_path", "socket_calls"]
 
+AT_FDCWD = -100
+# The fd or the process is gone, or (EACCES: a process in another user namespace or
+# under a stricter ptrace policy) its links cannot be read: "unknown", counted as a miss.
+_UNKNOWN = frozenset({errno.ENOENT, errno.ESRCH, errno.ENOTDIR, errno.EACCES, errno.EPERM})
 _ABSENT = object()      # no entry (a lookup would read /proc)
+_MEMO_MAX = 65536       # entries of each memo below; a full memo is emptied
+_PENDING_MAX = 4096     # FdTargets waiting for their call
+_CLOSE_RANGE_CLOEXEC = 4  # include/uapi/linux/close_range.h
+
+_OPENS = frozenset({"open", "openat", "openat2", "creat"})
+_DUP2 = frozenset({"dup2", "dup3"})
+_FD_PAIRS = {"pipe": 0, "pipe2": 0, "socketpair": 3}   # name -> argument of its int[2]
+_SOCKET_STATE = frozenset({"bind", "connect", "listen"})
+#: calls besides those returning an fd whose effect on the table apply_call follows
+TRACKED_CALLS = frozenset({"close", "close_range", "dup", "dup2", "dup3", "fcntl", "fcntl64",
+                           *_OPENS, "chdir", "fchdir", *_FD_PAIRS, *_SOCKET_STATE,
+                           "accept", "accept4", "socket"})
+
+
+def socket_calls() -> frozenset[str]:
+    """Calls after which a socket's sock_diag description may have changed (a socket
+    made, bound, connected, listening or accepted)."""
+    return frozenset({"socket", "socketpair", "accept", "accept4", *_SOCKET_STATE})
+
+
+# strace prints an fd's path like a string without its quotes, with < and > escaped too
+# (print_quoted_string_ex(..., QUOTE_OMIT_LEADING_TRAILING_QUOTES, "<>")).
+_PLAIN = frozenset(chr(c) for c in range(0x20, 0x7F)) - set('"\\<>')
+
+
+def escape_path(path: str) -> str:
+    """A path (str from the kernel, surrogateescape) as strace prints it between ``<>``."""
+    if all(c in _PLAIN for c in path):
+        return path
+    raw = path.encode("utf-8", "surrogateescape")
+    out = []
+    text = quote(raw)[1:-1]
+    i = 0
+    while i < len(text):          # < and > in octal, three digits before an octal digit
+        c = text[i]
+        if c == "\\":
+            out.append(text[i:i + 2])
+            i += 2
+            continue
+        if c in "<>":
+            nxt = text[i + 1:i + 2]
+            code = ord(c)
+            out.append(f"\\{code:03o}" if nxt and nxt in "01234567" else f"\\{code:o}")
+        else:
+            out.append(c)
+        i += 1
+    return "".join(out)
 
 
 class FdCache:
-    """fd -> target per tgid, filled from /proc on a miss.
+    """fd -> target per tgid and the working directory, kept by the event stream and
+    filled from /proc on a miss (module docstring).
 
     Args:
       proc: the procfs root (tests pass a fake tree).
       max_processes: processes kept; when more are seen, the whole cache is dropped
         (a cheap bound; entries are refilled from /proc on demand).
+      sockdiag: describes sockets by inode (default: one of its own, opened on first use).
+      realpath: how an open's path becomes the name the kernel shows (default
+        ``os.path.realpath``; tests pass the identity).
       read_link: ``(tgid, fd) -> target or None`` for a miss; default
         :func:`~tracekit.kernel.facts.read_fd_link` under ``proc``. A trace passes its
         facts reader's ``fd_link`` (tracekit.kernel.facts), which a recording fills.
+      read_cwd: ``tgid -> working directory or None``; default
+        :func:`~tracekit.kernel.facts.read_cwd` under ``proc`` (a trace: its facts
+        reader's ``cwd``).
 
     Attributes:
       misses: lookups that read /proc.
       hits: lookups answered from the cache.
     """
 
-    __slots__ = ("proc", "max_processes", "misses", "hits", "_tables", "_read")
-
     def __init__(self, proc: str = "/proc", *, max_processes: int = 65536,
-                 read_link: Callable[[int, int], str | None] | None = None) -> None:
+                 sockdiag: SockDiag | None = None,
+                 realpath: Callable[[str], str] = os.path.realpath,
+                 read_link: Callable[[int, int], str | None] | None = None,
+                 read_cwd: Callable[[int], str | None] | None = None) -> None:
         self.proc = proc
-        self._read = read_link or (lambda tgid, fd: read_fd_link(proc, tgid, fd))
         self.max_processes = max_processes
         self.misses = 0
         self.hits = 0
         self._tables: dict[int, dict[int, str | None]] = {}
+        self._cwd: dict[int, str | None] = {}
+        self._stash: dict[int, dict[int, str | None]] = {}      # exec'd, FdExec pending
+        self._pending: dict[tuple[int, int], FdTargets] = {}    # (tid, ts_ns) -> targets
+        self._socks: dict[int, str] = {}        # inode -> strace -yy text
+        self._stale: set[int] = set()           # inodes whose text must be asked again
+        self._proto: dict[int, str] = {}        # inode -> protocol name (sockprotoname)
+        self._texts: dict[str, str] = {}        # target -> decoration (not sockets)
+        self._real: dict[str, str] = {}
+        self._sockdiag = sockdiag
+        self._realpath = realpath
+        self._read = read_link or (lambda tgid, fd: _facts.read_fd_link(proc, tgid, fd))
+        self._read_cwd = read_cwd or (lambda tgid: _facts.read_cwd(proc, tgid))
+
+    # -- lookups ----------------------------------------------------------------------
 
     def get(self, tgid: int, fd: int) -> str | None:
         """The target of ``fd`` in process ``tgid``, or None when unknown.
@@ -72,33 +175,75 @@ class FdCache:
         table = self._tables.get(tgid)
         if table is None:
             if len(self._tables) >= self.max_processes:
-                self._tables.clear()
+                self._drop_all()
             table = self._tables[tgid] = {}
         elif fd in table:
             self.hits += 1
             return table[fd]
         self.misses += 1
-        target = table[fd] = self._read(tgid, fd)
+        target = self._read(tgid, fd)
+        if target is not None:
+            ino = socket_inode(target)
+            if ino is not None and ino not in self._proto:
+                self._learn_proto(ino, f"{self.proc}/{tgid}/fd/{fd}")
+        table[fd] = target
         return target
 
-    def still(self, tgid: int, fds: tuple[tuple[int, str | None], ...]) -> bool:
-        """Whether each ``(fd, target)`` is cached as it is, unknown (None) included.
+    def peek(self, tgid: int, fd: int) -> str | None:
+        """The cached target of ``fd``, None when unknown or not cached (reads no /proc)."""
+        table = self._tables.get(tgid)
+        return None if table is None else table.get(fd)
 
-        Reads no /proc. When true, counts a hit for each (the lookups it stands for);
-        when false, counts nothing and changes nothing.
+    def text(self, tgid: int, fd: int) -> str | None:
+        """What strace -yy prints after ``fd`` (``</etc/passwd>``, ``<TCP:[...]>``,
+        ``</tmp/x>(deleted)``), or None when the target is unknown. ``AT_FDCWD`` gives
+        the working directory's (``</home/u>``)."""
+        return self._text_of(self.cwd(tgid) if fd == AT_FDCWD else self.get(tgid, fd))
+
+    def _text_of(self, target: str | None) -> str | None:
+        if target is None:
+            return None
+        ino = socket_inode(target)
+        if ino is not None:
+            return f"<{self._socket_text(ino)}>"
+        got = self._texts.get(target)
+        if got is None:
+            if len(self._texts) >= _MEMO_MAX:
+                self._texts.clear()
+            got = self._texts[target] = _decoration(target)
+        return got
+
+    def still(self, tgid: int, fds: tuple[tuple[int, str | None], ...]) -> bool:
+        """Whether each ``(fd, text)`` is what :meth:`text` gives now, unknown (None)
+        included, without reading /proc (an fd not in the table is not "still").
+
+        When true, counts a hit for each (the lookups it stands for); when false, counts
+        nothing and changes nothing.
         """
         table = self._tables.get(tgid)
         if table is None:
             return False
-        for fd, target in fds:
-            got = table.get(fd, _ABSENT)
-            if got is not target and got != target:
+        cwd = self._cwd
+        for fd, text in fds:
+            if fd == AT_FDCWD:
+                if tgid not in cwd or self._text_of(cwd[tgid]) != text:
+                    return False
+            elif fd not in table or self._text_of(table[fd]) != text:
                 return False
         self.hits += len(fds)
         return True
 
-    def set(self, tgid: int, fd: int, target: str) -> None:
-        """Record that ``fd`` now refers to ``target`` (an open that returned it)."""
+    def cwd(self, tgid: int) -> str | None:
+        """The working directory of ``tgid`` (followed through chdir/fchdir; read from
+        ``/proc/<tgid>/cwd`` on first need), or None when unknown."""
+        if tgid not in self._cwd:
+            self._cwd[tgid] = self._read_cwd(tgid)   # None: gone, or not ours to read
+        return self._cwd[tgid]
+
+    # -- changes ----------------------------------------------------------------------
+
+    def set(self, tgid: int, fd: int, target: str | None) -> None:
+        """Record that ``fd`` now refers to ``target`` (None: known to be unknown)."""
         table = self._tables.get(tgid)
         if table is None:
             table = self._tables[tgid] = {}
@@ -130,14 +275,258 @@ class FdCache:
 
     def copy_process(self, parent: int, child: int) -> None:
         """``child`` starts with what ``parent``'s table holds (fork without CLONE_FILES
-        copies the fd table: kernel/fork.c copy_files)."""
+        copies the fd table: kernel/fork.c copy_files), and its working directory."""
+        if parent == child:
+            return
         table = self._tables.get(parent)
-        if table is not None and parent != child:
+        if table is not None:
             self._tables[child] = dict(table)
+        if parent in self._cwd:
+            self._cwd[child] = self._cwd[parent]
 
     def forget_process(self, tgid: int) -> None:
-        """Drop a process's table (exec, close_range, exit of the thread group)."""
+        """Drop a process's table, working directory and exec state (its exit)."""
         self._tables.pop(tgid, None)
+        self._cwd.pop(tgid, None)
+        self._stash.pop(tgid, None)
+
+    def set_cwd(self, tgid: int, path: str | None) -> None:
+        """The working directory is now ``path`` (None: read /proc on the next need)."""
+        if path is None:
+            self._cwd.pop(tgid, None)
+        else:
+            self._cwd[tgid] = path
+
+    def exec(self, tgid: int) -> None:
+        """``tgid`` exec'd: its close-on-exec fds are gone, which the FdExec that
+        follows says; until then (and for ever without one) the table is empty."""
+        self._stash[tgid] = self._tables.pop(tgid, {})
+
+    def exec_fds(self, tgid: int, open_fds: int, nbits: int) -> None:
+        """Keep of the table the exec left only the fds open after it (bit n of
+        ``open_fds``, n < ``nbits``)."""
+        base = self._stash.pop(tgid, None)
+        if base is None:
+            base = self._tables.get(tgid, {})
+        kept: dict[int, str | None] = {fd: t for fd, t in base.items()
+                                       if 0 <= fd < nbits and open_fds >> fd & 1}
+        kept.update(self._tables.get(tgid, {}))
+        self._tables[tgid] = kept
+
+    def seed(self, snap: FdSnapshot) -> None:
+        """A process's whole table and working directory, read at once (FdSnapshot)."""
+        self._tables[snap.tgid] = dict(snap.fds)
+        if snap.cwd is not None:
+            self._cwd[snap.tgid] = snap.cwd
+        self._learn_sockets(snap.sockets)
+
+    def expect(self, targets: FdTargets) -> None:
+        """What the fds of the call ``targets`` names are: applied with that call."""
+        pending = self._pending
+        if len(pending) >= _PENDING_MAX:
+            del pending[next(iter(pending))]        # the oldest: its call never came
+        pending[(targets.tid, targets.ts_ns)] = targets
+
+    def observe(self, ev: Event) -> None:
+        """Apply an event that is not a call (module docstring); others are ignored."""
+        if isinstance(ev, FdTargets):
+            self.expect(ev)
+        elif isinstance(ev, Fork):
+            self.copy_process(ev.parent_tgid, ev.child_tgid)
+        elif isinstance(ev, Exec):
+            self.exec(ev.tid)
+        elif isinstance(ev, FdExec):
+            if ev.nbits:
+                self.exec_fds(ev.tgid, ev.open_fds, ev.nbits)
+            else:
+                self._stash.pop(ev.tgid, None)
+        elif isinstance(ev, FdSnapshot):
+            self.seed(ev)
+        elif isinstance(ev, Exit) and ev.group_dead:
+            self.forget_process(ev.tgid)
+
+    def apply_call(self, ev: Syscall, name: str, *, ret_fd: bool, dupfd: bool = False,
+                   path_arg: int = 1) -> None:
+        """Keep the table true after call ``ev`` named ``name`` (module docstring).
+
+        Args:
+          ret_fd: the call returns an fd (its argspec says ``-> fd``).
+          dupfd: an fcntl whose command is F_DUPFD or F_DUPFD_CLOEXEC.
+          path_arg: the argument that holds an open's path.
+        """
+        tgid, ret = ev.tgid, ev.ret
+        pending = self._pending.pop((ev.tid, ev.ts_ns), None) if self._pending else None
+        if name == "close":
+            self.forget(tgid, signed(ev.args[0], 32))
+            return
+        if ret < 0:
+            return
+        if pending is not None:
+            self._learn_sockets(pending.sockets)
+        if name in _OPENS:
+            target = self._open_target(ev, path_arg)
+            if target is None and pending is not None:
+                target = dict(pending.fds).get(ret)
+            if target is None:
+                self.forget(tgid, ret)
+            else:
+                self.set(tgid, ret, target)
+        elif name in _DUP2:
+            self.dup(tgid, signed(ev.args[0], 32), signed(ev.args[1], 32))
+        elif name == "dup" or dupfd:
+            self.dup(tgid, signed(ev.args[0], 32), ret)
+        elif name == "close_range":
+            if not ev.args[2] & _CLOSE_RANGE_CLOEXEC:
+                self.forget_range(tgid, ev.args[0] & 0xFFFFFFFF, ev.args[1] & 0xFFFFFFFF)
+        elif name == "chdir" or name == "fchdir":
+            self._chdir(ev, name)
+        elif name in _FD_PAIRS:
+            for fd in _pair(ev, _FD_PAIRS[name]):
+                self._new_fd(tgid, fd, pending)
+        elif ret_fd:
+            self._new_fd(tgid, ret, pending)
+        if name in _SOCKET_STATE and (pending is None or not pending.sockets):
+            target = self._tables.get(tgid, {}).get(signed(ev.args[0], 32))
+            ino = socket_inode(target) if target else None
+            if ino is not None:
+                self._stale.add(ino)            # ask sock_diag again on the next use
+
+    # -- inside -----------------------------------------------------------------------
+
+    def _new_fd(self, tgid: int, fd: int, pending: FdTargets | None) -> None:
+        target = dict(pending.fds).get(fd) if pending is not None else None
+        if target is None:
+            self.forget(tgid, fd)
+        else:
+            self.set(tgid, fd, target)
+
+    def _open_target(self, ev: Syscall, path_arg: int) -> str | None:
+        """An open's path as /proc would show it: joined to the working directory or to
+        the dirfd's target, symlinks resolved; None when the path was not captured whole
+        or its base is not a known directory."""
+        data = None
+        for c in ev.caps:
+            if c.arg == path_arg:
+                data = None if c.flags & (CAPF_TRUNC | CAPF_FAULT) else c.data
+        if not data:
+            return None
+        path = data.decode("utf-8", "surrogateescape")
+        if path[0] != "/":
+            if path_arg == 0 or signed(ev.args[0], 32) == AT_FDCWD:
+                base = self.cwd(ev.tgid)
+            else:
+                base = self.get(ev.tgid, signed(ev.args[0], 32))
+            if not base or base[0] != "/":
+                return None
+            path = base.rstrip("/") + "/" + path
+        return self._resolve(path)
+
+    def _resolve(self, path: str) -> str:
+        got = self._real.get(path)
+        if got is None:
+            if len(self._real) >= _MEMO_MAX:
+                self._real.clear()
+            got = self._real[path] = self._realpath(path)
+        return got
+
+    def _chdir(self, ev: Syscall, name: str) -> None:
+        if name == "fchdir":
+            target = self.get(ev.tgid, signed(ev.args[0], 32))
+            self.set_cwd(ev.tgid, target if target and target[0] == "/" else None)
+            return
+        data = None
+        for c in ev.caps:
+            if c.arg == 0 and not c.flags & (CAPF_TRUNC | CAPF_FAULT):
+                data = c.data
+        if not data:
+            self.set_cwd(ev.tgid, None)          # read /proc on the next need
+            return
+        path = data.decode("utf-8", "surrogateescape")
+        if path[0] != "/":
+            base = self._cwd.get(ev.tgid)
+            if not base:
+                self.set_cwd(ev.tgid, None)
+                return
+            path = base.rstrip("/") + "/" + path
+        self.set_cwd(ev.tgid, self._resolve(path))
+
+    def _learn_proto(self, ino: int, link: str) -> None:
+        try:
+            raw = os.getxattr(link, "system.sockprotoname")
+        except OSError:
+            return
+        self._proto[ino] = raw.split(b"\0", 1)[0].decode("ascii", "replace")
+
+    def _learn_sockets(self, sockets: tuple[tuple[int, str], ...]) -> None:
+        if len(self._socks) >= _MEMO_MAX:
+            self._socks.clear()
+        for ino, text in sockets:
+            self._socks[ino] = text
+            self._stale.discard(ino)
+            head = text.split(":[", 1)[0]
+            if head != "socket":
+                self._proto[ino] = head
+
+    def _socket_text(self, ino: int) -> str:
+        text = self._socks.get(ino)
+        if text is not None and ino not in self._stale:
+            return text
+        self._stale.discard(ino)
+        if self._sockdiag is None:
+            self._sockdiag = SockDiag(quote=quote)
+        proto = self._proto.get(ino)
+        got = self._sockdiag.describe(ino, proto)
+        if got is None:
+            got = text if text is not None else fallback(ino, proto)
+        if len(self._socks) >= _MEMO_MAX:
+            self._socks.clear()
+        self._socks[ino] = got
+        return got
+
+    def refresh_sockets(self) -> None:
+        """Ask sock_diag again for every socket on its next use."""
+        self._stale.update(self._socks)
+        if self._sockdiag is not None:
+            self._sockdiag.refresh()
+
+    def _drop_all(self) -> None:
+        self._tables.clear()
+        self._cwd.clear()
+        self._stash.clear()
+
+    def close(self) -> None:
+        """Close the sock_diag socket (a later use opens it again)."""
+        if self._sockdiag is not None:
+            self._sockdiag.close()
 
     def __len__(self) -> int:
         return sum(map(len, self._tables.values()))
+
+
+def _pair(ev: Syscall, arg: int) -> tuple[int, ...]:
+    """The two fds a pipe/pipe2/socketpair wrote (its int[2] captured at exit)."""
+    for c in ev.caps:
+        if c.arg == arg and len(c.data) >= 8 and not c.flags & CAPF_FAULT:
+            return (int.from_bytes(c.data[0:4], "little", signed=True),
+                    int.from_bytes(c.data[4:8], "little", signed=True))
+    return ()
+
+
+def _decoration(target: str) -> str:
+    """``</etc/passwd>``, ``</dev/null<char 1:3>>`` (a device: strace -yy stats the
+    path), ``</tmp/x>(deleted)``, ``<pipe:[123]>`` for a target that is not a socket."""
+    if target[:1] != "/":
+        return f"<{escape_path(target)}>"
+    suffix = ""
+    if target.endswith(" (deleted)"):
+        target, suffix = target[:-10], "(deleted)"
+    dev = ""
+    if target.startswith("/dev/") and not suffix:
+        try:
+            st = os.stat(target)
+        except OSError:
+            st = None
+        if st is not None and (stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)):
+            kind = "char" if stat.S_ISCHR(st.st_mode) else "block"
+            dev = f"<{kind} {os.major(st.st_rdev)}:{os.minor(st.st_rdev)}>"
+    return f"<{escape_path(target)}{dev}>{suffix}"

@@ -21,6 +21,7 @@ What strace prints without ``-v`` (checked against strace 6.1 on Linux 6.18):
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from tracekit._events import (
@@ -238,12 +239,20 @@ def format_tms(data: bytes) -> str | None:
             f"tms_cstime={_ticks(cs)}}}")
 
 
-def format_pipefds(data: bytes) -> str | None:
-    """pipe's ``int fildes[2]``: ``[3, 4]``."""
+def format_pipefds(data: bytes, fd_text: Callable[[int], str] = str) -> str | None:
+    """pipe's ``int fildes[2]``: ``[3, 4]``; ``fd_text`` prints an fd (decorated with
+    what it refers to when fd paths are on: ``[3<pipe:[123]>, 4<pipe:[123]>]``)."""
     if len(data) < 8:
         return None
     a, b = struct.unpack_from("<ii", data)
-    return f"[{a}, {b}]"
+    return f"[{fd_text(a)}, {fd_text(b)}]"
+
+
+def k_pipefds(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """pipe/pipe2/socketpair's fds, each printed as an fd."""
+    cap = capture_out(ev, i, whole=True)
+    text = None if cap is None else format_pipefds(cap.data, lambda fd: d.fd_text(ev.tgid, fd))
+    return pointer(ev.args[i]) if text is None else text
 
 
 # ---- argument kinds (tracekit.decode.argspec) ------------------------------------------
@@ -304,6 +313,6 @@ def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
         "utsname": decoded_out(format_utsname, whole=True),
         "sysinfo": decoded_out(format_sysinfo, whole=True),
         "tms": decoded_out(format_tms, whole=True),
-        "pipefds": decoded_out(format_pipefds, whole=True),
+        "pipefds": k_pipefds,
         "cwd": k_strcwd,
     }

@@ -20,14 +20,19 @@ import os
 import platform
 import signal
 import struct
+import time
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
+
+import msgspec
 
 from tracekit._errors import TargetError, TracekitError
 from tracekit._events import (
     CNT_CAPBUF_FULL,
     CNT_ERRNO_FULL,
+    CNT_FD_LOST,
+    CNT_FD_STATE,
     CNT_LOST,
     CNT_LOST_LIFECYCLE,
     CNT_MAX,
@@ -39,6 +44,7 @@ from tracekit._events import (
     ST_FAILED,
     ST_SUCCESSFUL,
     ST_UNFINISHED,
+    FdSnapshot,
 )
 from tracekit.bpf import sys as _bpf
 from tracekit.bpf.object import BpfObject, Link
@@ -53,6 +59,7 @@ from tracekit.session.capture import (
     fill_beauty_map,
     fill_ioctl_map,
 )
+from tracekit.session.fdstate import FdResolver, fd_tracked_names, fill_fd_track, snapshots
 from tracekit.session.kernel_summary import KernelSummary, enable_kernel_summary
 from tracekit.session.objects import open_object
 from tracekit.session.pids import (
@@ -117,6 +124,11 @@ class SessionOptions:
     def __post_init__(self) -> None:
         if not self.named and (self.pids or self.tids):
             self.named = identify(ProcFS(), [*self.pids, *self.tids])
+    # keep fd tables true for output that prints fds with what they refer to (strace
+    # -yy): hidden calls that change them are recorded (FdState), the fds left after
+    # each exec (FdExec), the targets' fds at start (FdSnapshot) and new fds as their
+    # records arrive (FdTargets); see tracekit.session.fdstate
+    fd_table: bool = False
 
     def validate(self) -> None:
         n = sum([bool(self.command), bool(self.pids), bool(self.tids), self.system_wide,
@@ -158,6 +170,8 @@ class Counters:
     summary_full: int = 0    # summary mode: calls not counted, summary map full
     errno_full: int = 0      # summary mode: errors missing from the per-errno counts
     lost_lifecycle: int = 0  # fork/exec/exit/signal records that could not be reserved
+    fd_state: int = 0        # fd-table records emitted (hidden calls, fds after exec)
+    fd_lost: int = 0         # fd-table records the ring buffer had no room for
 
 
 class Session:
@@ -187,6 +201,10 @@ class Session:
         self.self_tgid = os.getpid()
         self._kernel_summary: KernelSummary | None = None
         self.cgroup: CgroupTarget | None = None   # the cgroup target, resolved at load
+        #: fd tables of the targets read at start (fd_table): the source sends them first
+        self.fd_snapshots: list[FdSnapshot] = []
+        #: reads new fds as their records arrive (fd_table), used by the source
+        self.fd_resolver: FdResolver | None = None
 
     @property
     def not_added_tids(self) -> set[int]:
@@ -267,13 +285,14 @@ class Session:
         m = self.obj.maps["counters"]
         ncpu = _bpf.possible_cpus()
         totals = [0] * CNT_MAX
-        for idx in range(CNT_LOST_LIFECYCLE + 1):
+        for idx in range(CNT_FD_LOST + 1):
             raw = m.lookup_elem(struct.pack("<I", idx))
             if raw is not None:
                 totals[idx] = sum(struct.unpack(f"<{ncpu}Q", raw[:8 * ncpu]))
         return Counters(totals[CNT_LOST], totals[CNT_PIDS_FULL], totals[CNT_SCRATCH_FULL],
                         totals[CNT_CAPBUF_FULL], totals[CNT_SUMMARY_FULL],
-                        totals[CNT_ERRNO_FULL], totals[CNT_LOST_LIFECYCLE])
+                        totals[CNT_ERRNO_FULL], totals[CNT_LOST_LIFECYCLE],
+                        totals[CNT_FD_STATE], totals[CNT_FD_LOST])
 
     def kernel_summary(self) -> KernelSummary:
         """Reader of the in-kernel summary maps (a session started with ``summary=True``).
@@ -303,6 +322,8 @@ class Session:
         g["targ_failed_only"] = int(o.failed_only)
         g["targ_min_duration_ns"] = o.min_duration_ns
         g["targ_capture"] = int(o.capture)
+        fd_table = o.fd_table and (not o.summary or o.summary_records)
+        g["targ_fd_state"] = int(fd_table)
         if o.summary:
             enable_kernel_summary(obj, records=o.summary_records)
         obj.maps["events"].max_entries = o.buffer_bytes
@@ -311,9 +332,13 @@ class Session:
         self._pids = PidsMap(obj.maps["pids"])
         if o.capture and (not o.summary or o.summary_records):
             # which args to read from user memory, per syscall nr (issue 4); with a
-            # selection, only the selected calls' (only their formats are read)
+            # selection, only the selected calls' (only their formats are read), and
+            # those of the hidden calls the fd tables follow (an open's path)
             table = SyscallTable()
-            names = None if o.syscalls is None else [table.name(nr) for nr in sorted(o.syscalls)]
+            names = None if o.syscalls is None else sorted(
+                {table.name(nr) for nr in o.syscalls}
+                | ({n for n in fd_tracked_names() if table.nr(n) is not None}
+                   if fd_table else set()))
             fill_beauty_map(obj, table, None, build_specs(table, None, names))
             fill_beauty32_map(obj)      # 32-bit calls: i386 numbers (x86_64)
             fill_ioctl_map(obj)
@@ -323,6 +348,9 @@ class Session:
                 if 0 <= nr < filt.max_entries:
                     filt.update_elem(struct.pack("<I", nr), b"\x01")
         self._fill_errno_filter(obj)
+        if fd_table:
+            fill_fd_track(obj, SyscallTable())
+            self.fd_resolver = FdResolver()
         ev = obj.maps["events"]
         self.ringbuf = RingBuf(ev.fd, ev.max_entries, name="events")
 
@@ -426,6 +454,7 @@ class Session:
                 # the process of each tid, identified now (the tids were checked alive)
                 self.targets = list(identify(self.procfs, self.target_tgids))
                 self._reenumerate(only_new=False)
+            attach_ns = time.monotonic_ns()
             self.links = self.obj.attach_all()
             # Rule 4: what was created while we attached is found by reading /proc again.
             if o.pids or o.tids:
@@ -433,6 +462,8 @@ class Session:
             if self.not_added:
                 log.warning("pids map full: %d tasks could not be traced (pids_max_entries=%d)",
                             self.not_added, o.pids_max_entries)
+            if self.fd_resolver is not None:
+                self._snapshot_fds(attach_ns)
             if self.command is not None:
                 released = True
                 await self.command.release()
@@ -446,6 +477,23 @@ class Session:
                     pass        # it already exited (execve failed): nothing to stop
             self.close()
             raise
+
+    def _snapshot_fds(self, attach_ns: int) -> None:
+        """The fd tables of the targets (fd_table): a held command's fds that its exec
+        keeps, or every process of a pid/tid target, read after attach and stamped with
+        the attach time, so that they come before every traced call (a call between the
+        attach and the read is in the snapshot and is applied again after it: opening,
+        closing and dup'ing the same fds once more changes nothing)."""
+        assert self.fd_resolver is not None
+        diag = self.fd_resolver.diag
+        if self.command is not None:
+            snaps = snapshots([self.command.pid], diag, without_cloexec=True)
+        elif self.opts.pids or self.opts.tids:
+            tgids = sorted({info.tgid for info in self.pids.entries().values()})
+            snaps = snapshots(tgids, diag)
+        else:
+            snaps = []
+        self.fd_snapshots = [msgspec.structs.replace(s, ts_ns=attach_ns) for s in snaps]
 
     def targets_alive(self) -> bool:
         """Whether anything is left to trace (a command: until it is reaped).
@@ -485,6 +533,8 @@ class Session:
             self.ringbuf = None
         if self.obj is not None:
             self.obj.close()
+        if self.fd_resolver is not None:
+            self.fd_resolver.close()
         if self.command is not None:
             self.command.close()
 

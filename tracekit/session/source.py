@@ -91,6 +91,7 @@ class RingBufferSource:
         """
         rb = self.session.ringbuf
         assert rb is not None
+        resolver = self.session.fd_resolver
         budget = rb.pending_bytes()
         read = 0
         while True:
@@ -103,6 +104,8 @@ class RingBufferSource:
             read += sum((len(r) + 15) & ~7 for r in records)
             events, bad = decode_batch(records)
             self.records += len(events)
+            if resolver is not None and events:
+                events = resolver.annotate(events)   # new fds, read while they exist
             self.bad += bad
             if events:
                 self.batches += 1
@@ -152,6 +155,9 @@ class RingBufferSource:
         assert rb is not None
         async with send:
             task_status.started()
+            if self.session.fd_snapshots:
+                # the targets' fd tables, before any of their calls (fd_table)
+                await send.send(list(self.session.fd_snapshots))
             gone_polls = 0
             while not self._stop.is_set():
                 with trio.move_on_after(self.poll_interval_s):
