@@ -34,7 +34,7 @@ def err(text: str | bytes) -> str:
 
 def test_full_config() -> None:
     cfg = decode_config(textwrap.dedent("""
-        duration_s = 2.5
+        timeout_s = 2.5
         buffer_pages = 256
         [target]
         pid = [1, 2]
@@ -64,7 +64,7 @@ def test_full_config() -> None:
     assert cfg.stage == [EvictConfig(interval_s=0.5), SummarizeConfig(group_by="process"),
                          UserStageConfig(use="mypkg.stages:Count", options={"top": 10})]
     assert (cfg.output.format, cfg.output.path) == ("jsonl", "out.jsonl")
-    assert (cfg.duration_s, cfg.buffer_pages, cfg.pids_max_entries) == (2.5, 256, 8192)
+    assert (cfg.timeout_s, cfg.buffer_pages, cfg.pids_max_entries) == (2.5, 256, 8192)
 
 
 def test_defaults_and_dotted_inline_forms() -> None:
@@ -141,8 +141,8 @@ def test_wrong_types() -> None:
 
 
 def test_bad_values() -> None:
-    assert err('duration_s = -1\ntarget.pid = [1]\n') == (
-        "p.toml:1:14: duration_s must be a number > 0.0, got -1")
+    assert err('timeout_s = -1\ntarget.pid = [1]\n') == (
+        "p.toml:1:13: timeout_s must be a number > 0.0, got -1")
     assert err('target.pid = [0]\n') == (
         "p.toml:1:15: target.pid[0] must be an integer >= 1, got 0")
     assert err('target.pid = [1]\n[output]\nformat = "straec"\n') == (
@@ -166,11 +166,18 @@ def test_target_needs_exactly_one() -> None:
         "got command and pid: keep one")
     assert err("\n[target]\nfollow_forks = true\n") == (
         "p.toml:2:1: [target] needs exactly one of command, pid, tid, system_wide, cgroup; "
-        "none is set")
+        "none is set (or give one on the command line: -- COMMAND, -p PID, -t TID, -a, "
+        "-G CGROUP)")
     assert err('[target]\ncommand = []\n').startswith(
         "p.toml:2:11: target.command is empty")
-    assert err("duration_s = 1.0\n") == (
-        "p.toml:1:1: missing required key 'target' in the top level; add a [target] table")
+    assert err("timeout_s = 1.0\n").startswith(
+        "p.toml:1:1: [target] needs exactly one of command, pid, tid, system_wide, cgroup; "
+        "none is set")
+    # the time limit's old name says what it became
+    assert err('duration_s = 1.0\ntarget.pid = [1]\n') == (
+        "p.toml:1:1: 'duration_s' was renamed 'timeout_s' (the time limit of the trace, in "
+        "seconds; [filter] min_duration_ms keeps only calls that took that long); write "
+        "timeout_s = ...")
 
 
 def test_buffer_pages_power_of_two() -> None:

@@ -57,11 +57,15 @@ def test_output_table_takes_exactly_the_keys_the_formats_declare() -> None:
 
 
 def test_each_format_reads_its_own_keys_of_the_output_table() -> None:
-    out = decode_config('target.pid = [1]\n[output]\nformat = "summary"\nstring_limit = 7\n'
+    out = decode_config('target.pid = [1]\n[output]\nformat = "summary"\n'
                         'table = "json"\nmode = "stream"\n').output
     summary = format_spec("summary").options_of(out)
     assert (summary.table, summary.mode, summary.group_by) == ("json", "stream", "thread")
-    assert format_spec("perf").options_of(out) == TextOptions(string_limit=7)
+    assert format_spec("perf").options_of(out) == TextOptions()
+    # a key the chosen format would ignore is an error where it is
+    with pytest.raises(ConfigError, match=r'^<string>:4:1: \[output\] string_limit is a key '
+                       r'of format "perf" or "strace": format = "summary" ignores it'):
+        decode_config('target.pid = [1]\n[output]\nformat = "summary"\nstring_limit = 7\n')
     assert not format_spec("summary").counts_in_kernel(summary, has_stages=False)
     auto = format_spec("summary").options()
     assert format_spec("summary").counts_in_kernel(auto, has_stages=False)

@@ -19,11 +19,10 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import trio
 
+from tracekit.app.outputs import OutputPlan, kernel_summary_sources
 from tracekit.app.status import StatusLine, session_sampler, status_wanted
-from tracekit.formatters._output import close_output, open_output
 from tracekit.formatters._spec import SinkContext, format_spec
 
 log = logging.getLogger("tracekit.run")
@@ -102,43 +101,38 @@ async def run_pipeline_file(cfg: Any, path: Path) -> int:
         **session_selection(f, t, where=str(path)))
     check_format_keys(cfg)
     stages = selection_stages(f) + build_stages(cfg.stage)
-    o = cfg.output
-    spec = format_spec(o.format)        # what the output needs: its options and stages
-    options = spec.options_of(o)
-    if getattr(options, "fd_paths", False):
-        options = msgspec.structs.replace(
-            options, fd_paths=_fd_paths_possible(syscalls, table))
-    kernel_summary = spec.counts_in_kernel(options, has_stages=bool(stages))
-    if kernel_summary:
-        # counted in BPF maps: no syscall records, no captures (issue 5)
-        opts.summary, opts.capture = True, False
-    status_line = status_wanted(o.path) and not kernel_summary
-    # events go to a file and stderr is a terminal: a live line on stderr
-
-    def summary_from() -> Any:           # called by the sink at the end, session open
-        assert trace.session is not None
-        return trace.session.kernel_summary().read()
-
-    ctx = SinkContext.for_machine(summary_from=summary_from if kernel_summary else None)
-    stages += spec.stages_before(options, stages, ctx)
-    trace = LiveTrace(opts, stages, collect=False, duration_s=cfg.duration_s,
+    # the outputs: each format's options, its stages (each once), its sink (app/outputs.py)
+    wants_fd_paths = any(getattr(format_spec(o.format).options_of(o), "fd_paths", False)
+                         for o in cfg.outputs)
+    plan = OutputPlan(cfg, has_stages=bool(stages), fd_paths_ok=not wants_fd_paths
+                      or _fd_paths_possible(syscalls, table))
+    if plan.kernel_summary:
+        # counted in BPF maps (issue 5); records too only when another output prints them
+        opts.summary, opts.summary_records = True, plan.records
+        opts.capture = plan.records
+    # events go to files and stderr is a terminal: a live line on stderr
+    status_line = plan.status_line_ok and all(status_wanted(p) for p in plan.paths)
+    summary_from, interval_from = kernel_summary_sources(lambda: trace.session)
+    ctx = SinkContext.for_machine(
+        summary_from=summary_from if plan.kernel_summary else None,
+        interval_from=interval_from if plan.kernel_summary else None)
+    stages = plan.stages(stages, ctx)
+    trace = LiveTrace(opts, stages, collect=False, duration_s=cfg.timeout_s,
                       while_tracing=[_draw_status] if status_line else [])
-    out = open_output(o.path, atomic=spec.written_at_end)
     completed = False
     try:
-        sink = spec.make_sink(out, options, ctx)
-        trace.sinks.append(sink)
+        trace.sinks.extend(plan.open_sinks(ctx))
         with _Signals(trace):
             result = await trace.run()
         if result is None:              # a signal came while starting
             return 128 + (trace.interrupted_by or signal.SIGINT)
         completed = True
     finally:
-        close_output(out, completed=completed)
+        plan.close(completed=completed)
     session, source, counters = trace.session, trace.source, trace.counters
     assert session is not None and source is not None and counters is not None
     status = 0
-    if result.downstream_closed and getattr(sink, "closed_by_reader", False):
+    if result.downstream_closed and plan.closed_by_reader:
         # The reader of our output went away (`| head`): stop here without
         # waiting for the command, which goes on untraced; status as SIGPIPE's.
         status = 128 + signal.SIGPIPE
