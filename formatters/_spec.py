@@ -281,8 +281,7 @@ def stages_for(sinks: Iterable[Any], stages: Sequence[Any] = (),
         options = getattr(sink, "options", None)
         if not isinstance(options, spec.options):
             options = spec.options()
-        have = out + [st for st, _ in added.values()] + others
-        for st in spec.stages_before(options, have, ctx):
+        for st in spec.stages_before(options, out, ctx):
             name = getattr(st, "name", None)
             if name is None:
                 others.append(st)

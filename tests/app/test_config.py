@@ -239,3 +239,56 @@ def test_fuzz_random_text(data: str | bytes) -> None:
         assert str(e).startswith("<string>:")
     else:
         assert isinstance(cfg, PipelineConfig)
+
+
+def test_several_outputs() -> None:
+    cfg = decode_config(textwrap.dedent("""
+        target.pid = [1]
+        [[output]]
+        format = "strace"
+        path = "t.txt"
+        string_limit = 64
+        [[output]]
+        format = "summary"
+        path = "/dev/stderr"
+        table = "strace"
+    """))
+    assert [(o.format, o.path) for o in cfg.outputs] == [("strace", "t.txt"),
+                                                         ("summary", "/dev/stderr")]
+    assert cfg.outputs[0].string_limit == 64 and cfg.outputs[1].table == "strace"
+    one = decode_config('target.pid = [1]\n[output]\nformat = "jsonl"\n')
+    assert [o.format for o in one.outputs] == ["jsonl"]
+
+
+def test_output_errors_are_located() -> None:
+    two = 'target.pid = [1]\n[[output]]\npath = "a"\n[[output]]\nformat = "summary"\n'
+    assert err(two + 'string_limit = 8\n') == (
+        'p.toml:6:1: [[output]] #2 string_limit is a key of format "perf" or "strace": '
+        'format = "summary" ignores it; drop it, or set format = "perf" or "strace"')
+    assert err('target.pid = [1]\n[output]\nformat = "perf"\ntable = "json"\n') == (
+        'p.toml:4:1: [output] table is a key of format "summary": format = "perf" ignores '
+        'it; drop it, or set format = "summary"')
+    assert err(two.replace('"summary"', '"xml"')).startswith(
+        "p.toml:5:10: invalid value 'xml' for output[1].format")
+    assert err('target.pid = [1]\noutput = []\n') == (
+        "p.toml:2:10: output = [] names no output; give an [output] table or [[output]] "
+        "tables")
+    assert err(two.replace('format = "summary"', 'path = "./a"')) == (
+        "p.toml:5:8: [[output]] #1 and [[output]] #2 both write './a': give each output "
+        "its own file")
+    streams = ('target.pid = [1]\n[[output]]\nformat = "jsonl"\n[[output]]\n'
+               'path = "/dev/stdout"\n')
+    assert err(streams) == (
+        "p.toml:5:8: [[output]] #1 and [[output]] #2 both print to standard output while "
+        "the trace runs: their lines would interleave; give one of them a file")
+    # a summary written at the end may share the trace's stream
+    decode_config('target.pid = [1]\n[[output]]\n[[output]]\nformat = "summary"\n')
+    texts = ('target.pid = [1]\n[[output]]\npath = "a"\n[[output]]\nformat = "strace"\n'
+             'string_limit = 64\n')
+    assert err(texts) == (
+        "p.toml:6:16: [[output]] #1 and [[output]] #2 print calls decoded once for both, so "
+        "their string_limit must agree (got 32 and 64)")
+    assert err('target.pid = [1]\n[[stage]]\nkind = "evict"\n[output]\nformat = "summary"\n'
+               'mode = "kernel"\n') == (
+        'p.toml:6:8: [output] mode = "kernel" counts the calls in BPF maps before any stage '
+        'runs: the [[stage]] tables would see none of them; use mode = "stream" (or "auto")')

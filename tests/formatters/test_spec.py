@@ -164,3 +164,34 @@ def test_close_output_of_a_fifo_whose_reader_left_is_not_an_error(tmp_path: Path
     out.write(b"y" * 100)                          # buffered: fails only when flushed
     close_output(out, completed=True)
     assert out.closed                              # the fd is released all the same
+
+
+def test_each_stage_runs_once_decoding_before_ordering(tmp_path: Path) -> None:
+    """Several outputs: the stages their formats need, once each, in one order whichever
+    sink comes first (beautify's fd table follows the calls in arrival order)."""
+    perf = PerfFormatter(tmp_path / "a", syscall_name=str)
+    strace = StraceFormatter(tmp_path / "b")
+    perf2 = PerfFormatter(tmp_path / "c", syscall_name=str)
+    for sinks in ([strace, perf], [perf, strace], [strace, perf, perf2, JsonlSink("-")]):
+        assert _names(stages_for(sinks, ctx=CTX)) == ["beautify", "reorder"]
+    # a configured stage of the same name is not added again, and stays where it is
+    mine = stages_for([perf], ctx=CTX)
+    assert _names(stages_for([strace, perf], [mine[1]], ctx=CTX)) == ["reorder", "beautify"]
+
+
+def test_one_stage_asked_for_with_different_settings_is_an_error(tmp_path: Path) -> None:
+    a = format_spec("perf").make_sink(tmp_path / "a", TextOptions(string_limit=32), CTX)
+    b = format_spec("perf").make_sink(tmp_path / "b", TextOptions(string_limit=64), CTX)
+    with pytest.raises(ConfigError, match=r"the perf and perf outputs need the beautify stage "
+                       r"with different settings \(fd_paths = True, string_limit = 32; "
+                       r"fd_paths = True, string_limit = 64\)"):
+        stages_for([a, b], ctx=CTX)
+    same = format_spec("perf").make_sink(tmp_path / "c", TextOptions(string_limit=32), CTX)
+    assert _names(stages_for([a, same], ctx=CTX)) == ["beautify", "reorder"]
+
+
+def test_a_summary_with_interval_reports_is_written_while_running() -> None:
+    spec = format_spec("summary")
+    assert spec.at_end() and spec.at_end(spec.options(table="json"))
+    assert not spec.at_end(spec.options(interval_s=1.0))
+    assert not format_spec("perf").at_end()
