@@ -25,7 +25,8 @@ Common to the text tables:
 - numbers with no name print as ``syscall_<nr>``; 32-bit (compat) calls end in ``(32)``;
 - a ``LOST <n> records`` line says the counts are short by the calls in those records;
 - under each syscall that failed, one line per errno with its count, as ``perf trace -s
-  --errno-summary`` prints it (four tabs, ``ENOENT: 19``), in errno order.
+  --errno-summary`` prints it (``ENOENT: 19`` at column 33, where perf's four tabs put
+  it; spaces, not tabs: the tables hold no control character), in errno order.
 
 Interval reports (``interval_s``): each report is the table of the calls since the
 previous report (or of every call so far, ``interval_report = "total"``) after a line
@@ -45,7 +46,7 @@ thread)::
                                            (msec)    (msec)    (msec)    (msec)      (%)
        --------------- -------- ------- --------- --------- --------- --------- --------
        openat               100     100     0.412     0.002     0.004     0.031   12.75%
-    \t\t\t\tENOENT: 100
+                                    ENOENT: 100
 
   - calls: every call; errors: calls that returned -errno;
   - total/min/avg/max: sum, least, mean and largest duration of the calls with a known
@@ -61,7 +62,7 @@ thread)::
     % time     seconds  usecs/call     calls    errors syscall
     ------ ----------- ----------- --------- --------- ----------------
      58.12    0.000412           4       100       100 openat
-    \t\t\t\tENOENT: 100
+                                    ENOENT: 100
     ------ ----------- ----------- --------- --------- ----------------
     100.00    0.000709           3       203       100 total
 
@@ -168,9 +169,9 @@ def _untimed_note(s: SyscallStats) -> str:
 
 
 def _errno_lines(s: SyscallStats) -> list[str]:
-    """``\t\t\t\tENOENT: 19`` per errno of a row, in errno order, as ``perf trace
-    --errno-summary`` prints them under the row."""
-    return [f"\t\t\t\t{errno_name(e)}: {n}" for e, n in sorted(s.errnos.items())]
+    """``ENOENT: 19`` at column 33 per errno of a row, in errno order, as ``perf trace
+    --errno-summary`` prints them under the row (perf indents with four tabs)."""
+    return [f"{'':32}{errno_name(e)}: {n}" for e, n in sorted(s.errnos.items())]
 
 
 def _lost_line(summary: Summary) -> str:

@@ -203,3 +203,34 @@ def test_a_file_key_the_chosen_format_ignores(tmp_path: Path,
     assert usage_error(capsys, "run", str(p), "-c") == (
         '[output] string_limit is a key of format "perf" or "strace": format = "summary" '
         'ignores it; drop it, or set format = "perf" or "strace" (format set by -c)')
+
+
+def test_readme_and_help_document_every_option() -> None:
+    """Every option of ``tracekit run`` is a row of the README's options table, which names
+    the pipeline key it sets, and has a --help text."""
+    import re
+
+    from tracekit.app.cli import _parser
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    rows = re.findall(r"^\| (`[^|]*`[^|]*) \| ([^|]+) \| [^|]+ \|$", readme, re.M)
+    documented = {opt for cells, _ in rows for opt in re.findall(r"`(-[-\w]+)", cells)}
+    run = _parser()._subparsers._group_actions[0].choices["run"]   # type: ignore[union-attr]
+    for action in run._actions:
+        if not action.option_strings or action.help == "==SUPPRESS==":
+            continue
+        if action.dest == "help":
+            continue
+        assert set(action.option_strings) <= documented, action.option_strings
+        assert action.help
+
+
+def test_the_notebook_names_the_renamed_time_limit() -> None:
+    import asyncio
+
+    from tracekit.notebook import start
+
+    with pytest.raises(TypeError, match=r"duration_s was renamed timeout_s \(the time limit"):
+        asyncio.run(start(["true"], duration_s=1.0))
+    with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
+        asyncio.run(start(["true"], bogus=1))
