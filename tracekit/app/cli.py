@@ -1,10 +1,16 @@
-"""``tracekit run pipeline.toml`` and ``tracekit check pipeline.toml``.
+"""``tracekit run [PIPELINE] [options] [-- COMMAND ...]``, ``tracekit check pipeline.toml``
+and ``tracekit list``.
+
+``run``'s options set keys of the pipeline (the file's, or the defaults without one):
+:func:`_apply_overrides` is the one place that maps them; ``--dump-config`` prints the
+result as a pipeline file (tracekit.app.config.dump_config). Bad usage (argparse's
+errors included) is one line on stderr and status 2.
 
 Exit status of ``check``: 0 when every item is ok, 1 when any failed, 2 for an invalid
 pipeline file (tracekit.app.check). Exit status of ``run`` (documented in the README,
 "Using it"):
   - with a command target: the workload's exit status, or 128+N when a signal N killed it;
-  - otherwise 0 when the session ended normally (targets gone, duration, SIGINT/SIGTERM);
+  - otherwise 0 when the session ended normally (targets gone, timeout, SIGINT/SIGTERM);
   - 1: tracing failed (a kernel call, a stage): the message names the errno and the stage;
   - 2: bad usage or an invalid (or, as root, unsafe) pipeline file: one message;
   - 128+N: signal N arrived while tracekit was starting (130 for SIGINT, no traceback);
