@@ -20,7 +20,7 @@ from tracekit._events import Batch
 from tracekit.formatters._output import (
     Output,
     close_output,
-    is_stdout,
+    is_std_stream,
     open_output,
     pipe_fd,
     reader_closed,
@@ -157,7 +157,7 @@ class TextSink:
         """The stream to write, and whether this sink owns (closes) it."""
         if isinstance(self.out, str | os.PathLike):
             stream = open_output(self.out)
-            return stream, not is_stdout(stream)
+            return stream, not is_std_stream(stream)
         return self.out, False
 
     def end(self) -> str | bytes:

@@ -2,7 +2,8 @@
 
 Rules, for every path a trace is written to:
 
-- ``"-"`` is stdout (flushed, never closed);
+- ``"-"`` and ``/dev/stdout`` are stdout, ``/dev/stderr`` is stderr (flushed, never
+  closed; not the symbolic links they are in /dev, which are refused like any other);
 - a regular file is always a new file of ours, mode 0600 (a trace may hold other users'
   data): created beside the path (``mkstemp``: ``O_EXCL``, so never through a symbolic
   link) and renamed over it. A file that was already there is replaced, never opened:
@@ -35,11 +36,13 @@ from typing import IO, Any, TypeAlias, cast
 from tracekit._errors import ConfigError, TracekitError
 
 __all__ = [
-    "AtomicFile", "Output", "close_output", "is_stdout", "open_output", "reader_closed",
-    "pipe_fd", "reader_gone",
+    "AtomicFile", "Output", "close_output", "is_std_stream", "is_stdout", "open_output",
+    "pipe_fd", "reader_closed", "reader_gone", "std_stream_of",
 ]
 
 STDOUT = "-"
+#: output paths that name a standard stream -> its fd
+STD_PATHS: dict[str, int] = {"-": 1, "/dev/stdout": 1, "/dev/stderr": 2}
 
 #: where a sink writes: ``"-"`` (stdout), a path (opened by :func:`open_output`), or an open
 #: binary or text stream (written as it is, left open)
@@ -52,32 +55,57 @@ def _stdout() -> IO[bytes]:
     return cast(IO[bytes], getattr(sys.stdout, "buffer", sys.stdout))
 
 
+def _stderr() -> IO[bytes]:
+    return cast(IO[bytes], getattr(sys.stderr, "buffer", sys.stderr))
+
+
+def std_stream_of(path: str | os.PathLike[str]) -> int | None:
+    """1 when ``path`` names stdout (``"-"``, ``/dev/stdout``), 2 for stderr
+    (``/dev/stderr``), else None (a file path)."""
+    return STD_PATHS.get(os.fspath(path))
+
+
 def is_stdout(stream: object) -> bool:
     """Whether ``stream`` is this process's stdout (its binary buffer or the text layer)."""
     return stream is sys.stdout or stream is _stdout()
+
+
+def is_std_stream(stream: object) -> bool:
+    """Whether ``stream`` is this process's stdout or stderr (binary or text layer): a
+    stream tracekit writes to but never closes."""
+    return is_stdout(stream) or (sys.stderr is not None
+                                 and (stream is sys.stderr or stream is _stderr()))
 
 
 def open_output(path: str | os.PathLike[str], *, atomic: bool = False) -> IO[bytes]:
     """The binary stream a trace is written to: stdout for ``"-"``, else a file.
 
     Args:
-      path: ``"-"`` or a file path (module docstring: a new 0600 file of ours that
-        replaces what was there, no symlinks).
+      path: ``"-"``, ``/dev/stdout``, ``/dev/stderr`` or a file path (module docstring:
+        a new 0600 file of ours that replaces what was there, no symlinks).
       atomic: the new file replaces ``path`` when :func:`close_output` commits it, not
         now (a regular file only; a fifo or device is written in place).
 
     Raises:
-      ConfigError: the path is empty, stdout is closed, the directory is missing, the path
+      ConfigError: the path is empty, the standard stream is closed, the directory is
+        missing, the path
         is a directory or a symlink, or the file cannot be created or put in place (the
         errno name says why: EACCES for a directory we cannot write, EPERM for another
         user's file in a sticky directory such as /tmp without CAP_FOWNER).
     """
-    if os.fspath(path) == STDOUT:
+    std = std_stream_of(path)
+    if std == 1:
         if sys.stdout is None:              # started with fd 1 closed (`tracekit run ... >&-`)
-            raise ConfigError("output '-': standard output is closed (EBADF); "
-                              "give a file with -o")
+            raise ConfigError(f"output {os.fspath(path)!r}: standard output is closed "
+                              "(EBADF); give a file with -o")
         sys.stdout.flush()                  # keep order with earlier print()s
         return _stdout()
+    if std == 2:
+        if sys.stderr is None:
+            raise ConfigError(f"output {os.fspath(path)!r}: standard error is closed "
+                              "(EBADF); give a file with -o")
+        sys.stderr.flush()
+        return _stderr()
     if not os.fspath(path):
         raise ConfigError('output path is empty: give a file, or "-" for standard output')
     p = Path(path)
@@ -199,7 +227,7 @@ def close_output(out: IO[Any], *, completed: bool = True) -> None:
     """Close what :func:`open_output` returned.
 
     An :class:`AtomicFile` is renamed into place when the run ``completed``, else removed;
-    stdout is flushed, not closed. A reader that went away is not an error here (the run
+    stdout and stderr are flushed, not closed. A reader that went away is not an error here (the run
     already ended as ``| head`` wanted): the rest has nowhere to go.
 
     Raises:
@@ -212,7 +240,7 @@ def close_output(out: IO[Any], *, completed: bool = True) -> None:
         else:
             out.discard()
         return
-    if is_stdout(out):
+    if is_std_stream(out):
         try:
             out.flush()
         except BrokenPipeError:
@@ -233,15 +261,16 @@ def close_output(out: IO[Any], *, completed: bool = True) -> None:
 def reader_closed(stream: IO[Any], *, owned: bool = False) -> None:
     """After a write to ``stream`` raised ``BrokenPipeError``: make sure nothing fails again.
 
-    Stdout's fd 1 is pointed at /dev/null, so the interpreter's final flush cannot fail
-    (Python docs, "Note on SIGPIPE"); a stream the caller ``owned`` is closed (its fd
+    Stdout's fd 1 (stderr's fd 2) is pointed at /dev/null, so the interpreter's final
+    flush cannot fail (Python docs, "Note on SIGPIPE"); a stream the caller ``owned`` is
+    closed (its fd
     released; the unwritten rest is dropped). A stream someone else owns is left to them
     (:func:`close_output` knows a closed reader too).
     """
-    if is_stdout(stream):
+    if is_std_stream(stream):
         devnull = os.open(os.devnull, os.O_WRONLY)
         try:
-            os.dup2(devnull, sys.stdout.fileno())
+            os.dup2(devnull, 1 if is_stdout(stream) else 2)
         finally:
             os.close(devnull)
     elif owned:

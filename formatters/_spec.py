@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from tracekit.kernel.syscalls import SyscallTable
 
 __all__ = ["FORMATS", "FormatSpec", "SinkContext", "available_formats", "format_spec",
-           "output_option_fields", "stages_for"]
+           "formats_taking", "output_option_fields", "stages_for"]
 
 #: ``[output] format`` -> the module under tracekit.formatters that declares its ``SPEC``,
 #: in the order they are listed (``tracekit list formatters``, config errors)
@@ -74,6 +74,11 @@ class SinkContext:
       counters_from: the kernel's counters now, by name (``lost``: ring-buffer records
         lost; ``summary_full``: calls the in-kernel summary missed; ``untraced``: tasks
         not traced, the pids map full); None when there is no session.
+      interval_from: for a summary counted in the kernel with interval reports: called
+        once per sink, after the session has started, for a function that returns what
+        was counted since its previous call (a thread-grouped Summary: a new
+        ``KernelSummary(session.obj).interval``, which reads the maps without resetting
+        them); None = interval reports count the events that reach the sink.
     """
 
     syscall_name: Callable[[int], str]
@@ -84,6 +89,7 @@ class SinkContext:
     facts: Facts | None = None
     syscall_table: SyscallTable | None = None
     counters_from: Callable[[], Mapping[str, int]] | None = None
+    interval_from: Callable[[], Callable[[], Summary]] | None = None
 
     @functools.cached_property
     def live_facts(self) -> Facts:
@@ -96,7 +102,9 @@ class SinkContext:
 
     @classmethod
     def for_machine(cls, *, summary_from: Callable[[], Summary] | None = None,
-                    facts: Facts | None = None) -> SinkContext:
+                    facts: Facts | None = None,
+                    interval_from: Callable[[], Callable[[], Summary]] | None = None
+                    ) -> SinkContext:
         """This machine's syscall tables and tracefs argument names (read on first use
         per name, cached; None when tracefs is not mounted, as for a recording replayed
         where there is none).
@@ -121,7 +129,8 @@ class SinkContext:
             return None if fields is None else [(f.name, f.c_type) for f in fields]
 
         return cls(syscall_name=native, compat_syscall_name=compat, arg_names=arg_names,
-                   arg_types=arg_types, summary_from=summary_from, facts=facts)
+                   arg_types=arg_types, summary_from=summary_from, facts=facts,
+                   interval_from=interval_from)
 
 
 OptionsT = TypeVar("OptionsT", bound=msgspec.Struct)
@@ -132,6 +141,10 @@ def _no_stages(options: Any, configured: Sequence[Any], ctx: SinkContext) -> lis
 
 
 def _never_in_kernel(options: Any, has_stages: bool) -> bool:
+    return False
+
+
+def _never_streams(options: Any) -> bool:
     return False
 
 
@@ -155,6 +168,9 @@ class FormatSpec(Generic[OptionsT]):
       rewrites: the sink writes its path itself, whole, again and again (a metrics
         textfile replaced every few seconds): the front end hands it the path, not an
         open stream.
+      streams_with: ``(options) -> bool``: whether an output ``written_at_end`` is
+        written while the trace runs after all with these options (a summary with
+        interval reports); see :meth:`at_end`.
     """
 
     name: str
@@ -164,6 +180,13 @@ class FormatSpec(Generic[OptionsT]):
     in_kernel: Callable[[OptionsT, bool], bool] = _never_in_kernel
     written_at_end: bool = False
     rewrites: bool = False
+    streams_with: Callable[[OptionsT], bool] = _never_streams
+
+    def at_end(self, options: OptionsT | None = None) -> bool:
+        """Whether an output of this format with ``options`` is written once, at the end
+        (its file replaced whole), rather than while the trace runs."""
+        return self.written_at_end and not self.streams_with(
+            options if options is not None else self.options())
 
     def parse_options(self, values: Mapping[str, Any]) -> OptionsT:
         """The options Struct from ``[output]``-style keys (missing keys: defaults).
@@ -255,15 +278,31 @@ def output_option_fields() -> list[tuple[str, Any, Any]]:
     return list(seen.values())
 
 
+#: stages formats ask for, in the order they must run whoever asks first: decoding
+#: (beautify's fd table follows the calls in arrival order) before ordering by ``ts_ns``
+_STAGE_ORDER = ("beautify", "reorder")
+
+
 def stages_for(sinks: Iterable[Any], stages: Sequence[Any] = (),
                ctx: SinkContext | None = None) -> list[Any]:
     """``stages`` followed by what the formatters among ``sinks`` need before them.
 
     A sink made by a spec (or a formatter class of this package) names its format in
-    ``spec`` and its options in ``options``; other sinks need nothing. A stage already in
-    the list (by ``name``) is not added twice.
+    ``spec`` and its options in ``options``; other sinks need nothing. Each stage a format
+    asks for runs once however many sinks ask for it (stages are told apart by ``name``:
+    one already in ``stages``, or asked for by an earlier sink, is not added again), and
+    the added stages run in one order whichever sink asked first: decoding
+    (``beautify``) before ordering (``reorder``), then any other, in the order asked.
+    Every sink gets every event, so a JSON Lines sink beside a perf one sees the
+    ``decoded`` text perf's decoding adds.
+
+    Raises:
+      ConfigError: two sinks need the same stage built differently (two text outputs
+        that decode with different ``fd_paths`` or ``string_limit``): decoding runs once.
     """
     out = list(stages)
+    added: dict[str, tuple[Any, str]] = {}       # name -> (stage, the format that asked)
+    others: list[Any] = []
     for sink in sinks:
         spec = getattr(sink, "spec", None)
         if not isinstance(spec, FormatSpec):
@@ -271,7 +310,40 @@ def stages_for(sinks: Iterable[Any], stages: Sequence[Any] = (),
         options = getattr(sink, "options", None)
         if not isinstance(options, spec.options):
             options = spec.options()
-        names = {getattr(st, "name", None) for st in out}
-        out += [st for st in spec.stages_before(options, out, ctx)
-                if getattr(st, "name", None) not in names]
-    return out
+        for st in spec.stages_before(options, out, ctx):
+            name = getattr(st, "name", None)
+            if name is None:
+                others.append(st)
+            elif name in added:
+                _same_stage(added[name], (st, spec.name))
+            elif name not in {getattr(x, "name", None) for x in out}:
+                added[name] = (st, spec.name)
+    ordered = [added.pop(n)[0] for n in _STAGE_ORDER if n in added]
+    return out + ordered + [st for st, _ in added.values()] + others
+
+
+def _settings(stage: Any) -> tuple[tuple[str, object], ...]:
+    """What makes two stages of one name differ: a decoding stage's options."""
+    dec = getattr(stage, "decoder", None)
+    if dec is None:
+        return ()
+    return (("fd_paths", getattr(dec, "fd_paths", None)),
+            ("string_limit", getattr(dec, "string_limit", None)))
+
+
+def _same_stage(first: tuple[Any, str], second: tuple[Any, str]) -> None:
+    """Refuse two requests for one stage name built with different settings."""
+    a, b = _settings(first[0]), _settings(second[0])
+    if a != b:
+        def said(s: tuple[tuple[str, object], ...]) -> str:
+            return ", ".join(f"{k} = {v!r}" for k, v in s)
+        raise ConfigError(
+            f"the {first[1]} and {second[1]} outputs need the {first[0].name} stage with "
+            f"different settings ({said(a)}; {said(b)}); it runs once for every output: "
+            "give both the same values")
+
+
+def formats_taking(key: str) -> list[str]:
+    """The formats whose ``[output]`` options include ``key``, in :data:`FORMATS` order."""
+    return [name for name in available_formats()
+            if key in format_spec(name).options.__struct_fields__]

@@ -56,11 +56,16 @@ Label = Literal["comm", "tgid", "cgroup"]
 HIST_TOP = 40            # 2**40 ns: about 18 minutes
 
 
+TEXTFILE_INTERVAL_S = 15.0   # default period of a textfile's rewrite, seconds
+
+
 class MetricsOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """``[output]`` keys of ``format = "openmetrics"`` (module docstring)."""
 
     listen: str = ""                    # "host:port" to serve /metrics on; "" = none
-    interval_s: Annotated[float, msgspec.Meta(ge=0.1, le=86_400)] = 15.0  # textfile period
+    # how often a textfile is replaced; None: every 15 s (the key is shared with the
+    # summary's interval reports, whose default is none)
+    interval_s: Annotated[float, msgspec.Meta(ge=0.001, le=86_400)] | None = None
     labels: tuple[Label, ...] = ()      # per-process/-cgroup labels: comm, tgid, cgroup
     max_processes: Annotated[int, msgspec.Meta(ge=1, le=100_000)] = 1000
     histogram: bool = True              # the latency histograms (42 series per syscall)
@@ -283,7 +288,7 @@ class MetricsSink:
 
     async def _rewrite(self) -> None:
         while True:
-            await trio.sleep(self.options.interval_s)
+            await trio.sleep(self.options.interval_s or TEXTFILE_INTERVAL_S)
             self._write_file(self.text())
 
     async def run(self, ctx: StageContext, recv: EventReceiver) -> None:

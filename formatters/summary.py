@@ -8,7 +8,10 @@ Options (:class:`SummaryOptions`, the ``[output]`` keys): ``table`` = ``"perf"``
 ``"process"`` | ``"total"``; ``sort`` = ``"total"`` (default) | ``"calls"`` | ``"errors"`` |
 ``"name"``; ``mode`` = ``"auto"`` (default) | ``"kernel"`` | ``"stream"``: count in BPF maps
 (kernel: no syscall records are sent) or from the events that reach the sink (stream: sees
-what the stages did); auto = kernel unless stages are configured.
+what the stages did); auto = kernel unless stages are configured or another output of
+the run needs the records; ``interval_s`` = a report every ``interval_s`` seconds while the
+trace runs (``interval_report`` = ``"change"``: the calls since the previous report, the
+default; ``"total"``: every call so far), then the whole run's table at the end.
 
 Common to the text tables:
 
@@ -25,6 +28,17 @@ Common to the text tables:
   records by kind, tasks not traced, full maps, stage drops) instead;
 - ``CHECK FAILED: thread N: ...``: the summary's self-check (a thread's time in calls
   is at most the span from its first call's entry to its last call's exit) failed.
+- under each syscall that failed, one line per errno with its count, as ``perf trace -s
+  --errno-summary`` prints it (``ENOENT: 19`` at column 33, where perf's four tabs put
+  it; spaces, not tabs: the tables hold no control character), in errno order.
+
+Interval reports (``interval_s``): each report is the table of the calls since the
+previous report (or of every call so far, ``interval_report = "total"``) after a line
+`` Report <n>, <from> to <to> s: ...``; at the end a `` Whole trace, ...`` line and the
+table of every call, exact as without intervals. Counted in the kernel, a report is the
+difference of two reads of the summary maps, which are never reset: its counts, sums,
+errnos and histogram are exact, but its min and max are those of the whole run so far
+(they cannot be split). The ``json`` table writes one document per report (a line each).
 
 ``table = "perf"`` (perf trace -s layout, per process, then per thread when grouped by
 thread)::
@@ -36,6 +50,7 @@ thread)::
                                            (msec)    (msec)    (msec)    (msec)      (%)
        --------------- -------- ------- --------- --------- --------- --------- --------
        openat               100     100     0.412     0.002     0.004     0.031   12.75%
+                                    ENOENT: 100
 
   - calls: every call; errors: calls that returned -errno;
   - total/min/avg/max: sum, least, mean and largest duration of the calls with a known
@@ -51,6 +66,7 @@ thread)::
     % time     seconds  usecs/call     calls    errors syscall
     ------ ----------- ----------- --------- --------- ----------------
      58.12    0.000412           4       100       100 openat
+                                    ENOENT: 100
     ------ ----------- ----------- --------- --------- ----------------
     100.00    0.000709           3       203       100 total
 
@@ -84,9 +100,10 @@ import io
 import os
 import re
 from collections.abc import Callable, Sequence
-from typing import Any, Literal, TypeAlias, get_args
+from typing import Annotated, Any, Literal, TypeAlias, get_args
 
 import msgspec
+import trio
 
 from tracekit._errors import ConfigError
 from tracekit._events import Losses
@@ -95,11 +112,12 @@ from tracekit.formatters._base import escape
 from tracekit.formatters._output import (
     Output,
     close_output,
-    is_stdout,
+    is_std_stream,
     open_output,
     reader_closed,
 )
 from tracekit.formatters._spec import FormatSpec, SinkContext
+from tracekit.kernel.syscalls import errno_name
 from tracekit.pipeline._stage import EventReceiver, StageContext
 
 __all__ = [
@@ -129,6 +147,10 @@ class SummaryOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     table: Table = "perf"                # which table
     group_by: GroupBy = "thread"
     sort: SortKey = "total"
+    # a report every interval_s seconds while the trace runs (at most a day); None = none
+    interval_s: Annotated[float, msgspec.Meta(ge=0.001, le=86_400)] | None = None
+    interval_report: Literal["change", "total"] = "change"  # calls since the last report,
+    #   or every call so far
 
 _SPREAD_NOTE = (
     " Durations: wall-clock time from syscall entry to exit. stddev: sample standard\n"
@@ -149,6 +171,12 @@ def _label(s: SyscallStats) -> str:
 def _untimed_note(s: SyscallStats) -> str:
     n = s.calls - s.timed
     return f"  ({n} without duration)" if n else ""
+
+
+def _errno_lines(s: SyscallStats) -> list[str]:
+    """``ENOENT: 19`` at column 33 per errno of a row, in errno order, as ``perf trace
+    --errno-summary`` prints them under the row (perf indents with four tabs)."""
+    return [f"{'':32}{errno_name(e)}: {n}" for e, n in sorted(s.errnos.items())]
 
 
 def _lost_line(summary: Summary) -> str:
@@ -185,6 +213,7 @@ def _perf_table(rows: list[SyscallStats], indent: str) -> list[str]:
             times = f"{'-':>9} {'-':>9} {'-':>9} {'-':>9} {'-':>8}"
         out.append(f"{indent}{escape(_label(s)):<{width}} {s.calls:8d} {s.errors:7d} "
                    f"{times}{_untimed_note(s)}")
+        out += _errno_lines(s)
     return out
 
 
@@ -242,6 +271,7 @@ def render_strace(summary: Summary, sort: SortKey = "total") -> str:
             pct = 100.0 * s.total_ns / total if total else 0.0
             out.append(_strace_line(pct, s.total_ns, s.timed, s.calls, s.errors,
                                     escape(_label(s))) + _untimed_note(s))
+            out += _errno_lines(s)
         out += [_STRACE_RULE,
                 _strace_line(100.0 if total else 0.0, total,
                              sum(s.timed for s in g.syscalls), g.calls, g.errors, "total"),
@@ -348,6 +378,7 @@ def _perf_rows(rows: list[SyscallStats]) -> list[list[str]]:
         else:
             times = ["-"] * 5
         out.append([escape(_label(s)), str(s.calls), str(s.errors), *times])
+        out += [[f"  {line.strip()}", *[""] * 7] for line in _errno_lines(s)]
     return out
 
 
@@ -403,6 +434,7 @@ def _rich_strace(summary: Summary, sort: SortKey) -> list[Any]:
             pct = 100.0 * s.total_ns / total if total else 0.0
             rows.append(_strace_cells(pct, s.total_ns, s.timed, s.calls, s.errors,
                                       escape(_label(s))))
+            rows += [[*[""] * 5, f"  {line.strip()}"] for line in _errno_lines(s)]
         footer = _strace_cells(100.0 if total else 0.0, total,
                                sum(s.timed for s in g.syscalls), g.calls, g.errors,
                                "total")
@@ -449,11 +481,12 @@ def render_rich(summary: Summary, table: str = "perf", sort: SortKey = "total", 
 
 class SummarySink:
     """A :class:`~tracekit.pipeline.Sink` that aggregates every Syscall and writes the
-    summary when its input ends.
+    summary when its input ends (and, with ``interval_s``, a report every interval).
 
     Args:
       out: ``"-"`` (stdout), a path (opened when the input ends and replaced whole:
-        ``tracekit.formatters._output``), or an open stream (left open).
+        ``tracekit.formatters._output``; with ``interval_s`` opened at the start and
+        written as the reports come), or an open stream (left open).
       table: "perf", "strace", "histogram" or "json" (module docstring).
       group_by: "thread", "process" or "total".
       sort: "total", "calls", "errors" or "name".
@@ -466,9 +499,18 @@ class SummarySink:
       losses_from: called once the input ends for the trace's losses, written after the
         tables (``Summary.losses``); a :class:`~tracekit.LiveTrace` sets it to its
         ``losses`` when it is None.
+      interval_s: write a report every ``interval_s`` seconds (trio clock) while the
+        input runs; None: only the final table.
+      interval_report: ``"change"``: each report has the calls since the previous one;
+        ``"total"``: every call so far.
+      interval_from: with ``summary_from``: called once, when the reports start, for a
+        function returning the calls counted since its previous call
+        (``KernelSummary.interval``); None: the reports count the events received.
 
     Attributes:
-      summarizer: the running aggregation; ``result`` is the final Summary once written.
+      summarizer: the running aggregation (with ``interval_s``: of the current interval
+        only); ``result`` is the final Summary once written; ``reports`` the interval
+        reports written so far.
     """
 
     name = "summary"
@@ -481,73 +523,170 @@ class SummarySink:
                  syscall_name: Callable[[int], str] | None = None,
                  compat_syscall_name: Callable[[int], str] | None = None,
                  summary_from: Callable[[], Summary] | None = None,
-                 rich: bool | None = None,
+                 rich: bool | None = None, interval_s: float | None = None,
+                 interval_report: str = "change",
+                 interval_from: Callable[[], Callable[[], Summary]] | None = None,
                  losses_from: Callable[[], Losses] | None = None) -> None:
         for what, value, allowed in (("table", table, TABLES), ("group_by", group_by, GROUPS),
-                                     ("sort", sort, SORTS)):
+                                     ("sort", sort, SORTS),
+                                     ("interval_report", interval_report,
+                                      ("change", "total"))):
             if value not in allowed:
                 raise ConfigError(f"summary output: {what} = {value!r} is not one of "
                                   f"{', '.join(map(repr, allowed))}")
+        if interval_s is not None and not 0 < interval_s < float("inf"):
+            raise ConfigError(f"summary output: interval_s = {interval_s!r} must be a "
+                              "positive number of seconds")
         self.out = out
         self.table = table
         self.group_by: GroupBy = group_by
         self.sort: SortKey = sort
         self.summarizer = Summarizer(syscall_name, compat_syscall_name)
         self.result: Summary | None = None
+        self.reports: list[Summary] = []
         self.closed_by_reader = False
         self.summary_from = summary_from
         self.rich = rich
         self.losses_from = losses_from
+        self.interval_s = interval_s
+        self.interval_report = interval_report
+        self.interval_from = interval_from
+        self._closed: Summary | None = None   # the reported intervals, merged (stream mode)
+
+    # -- what the reports hold -------------------------------------------------------------
+
+    def _so_far(self) -> Summary:
+        """Every call so far, by thread."""
+        if self.summary_from is not None:
+            return self.summary_from()
+        current = self.summarizer.summary("thread")
+        return current if self._closed is None else self._closed.merge(current)
+
+    def _take_interval(self, since_last: Callable[[], Summary] | None) -> Summary:
+        """The calls since the previous report (ending the interval), by thread."""
+        if since_last is not None:
+            return since_last()
+        snap = self.summarizer.summary("thread")
+        self.summarizer.reset()
+        self._closed = snap if self._closed is None else self._closed.merge(snap)
+        return snap
+
+    # -- running --------------------------------------------------------------------------
 
     async def run(self, ctx: StageContext, recv: EventReceiver) -> None:
         add = self.summarizer.add
-        async with recv:
-            async for batch in recv:
-                if self.summary_from is None:
-                    add(batch)
-        if self.summary_from is not None:
-            self.result = self.summary_from().regroup(self.group_by)
-        else:
-            self.result = self.summarizer.summary(self.group_by)
-        if self.losses_from is not None:
-            self.result = msgspec.structs.replace(self.result, losses=self.losses_from())
-        self._write(ctx, self.result)
+        if self.interval_s is None:
+            async with recv:
+                async for batch in recv:
+                    if self.summary_from is None:
+                        add(batch)
+            self.result = self._with_losses(self._so_far().regroup(self.group_by))
+            self._write(ctx, self.result)
+            return
+        if self.summary_from is not None and self.interval_from is None:
+            raise ConfigError("summary output: interval reports of a summary counted in the "
+                              "kernel need interval_from (SinkContext.interval_from)")
+        stream, owned = self._open(atomic=False)
+        completed = False
+        try:
+            t0 = trio.current_time()
+            since_last = (self.interval_from() if self.interval_from is not None
+                          and self.summary_from is not None else None)
+            async with trio.open_nursery() as reports:
+                reports.start_soon(self._report_every, ctx, stream, t0, since_last)
+                async with recv:
+                    async for batch in recv:
+                        if self.summary_from is None:
+                            add(batch)
+                reports.cancel_scope.cancel()
+            if since_last is None and self.summary_from is None:
+                self._take_interval(None)            # fold the last part into the total
+            self.result = self._with_losses(self._so_far().regroup(self.group_by))
+            head = (f" Whole trace, 0.000 to {trio.current_time() - t0:.3f} s: every call\n"
+                    if self.table != "json" else "")
+            self._emit(ctx, stream, self.result, head)
+            completed = True
+        finally:
+            if owned and not is_std_stream(stream):
+                close_output(stream, completed=completed)
+
+    def _with_losses(self, summary: Summary) -> Summary:
+        """``summary`` with the trace's losses, written after the tables."""
+        if self.losses_from is None:
+            return summary
+        return msgspec.structs.replace(summary, losses=self.losses_from())
+
+    async def _report_every(self, ctx: StageContext, stream: Any, t0: float,
+                            since_last: Callable[[], Summary] | None) -> None:
+        assert self.interval_s is not None
+        n, start = 0, 0.0
+        while True:
+            await trio.sleep_until(t0 + (n + 1) * self.interval_s)
+            n += 1
+            end = trio.current_time() - t0
+            if self.interval_report == "total":
+                if since_last is None and self.summary_from is None:
+                    self._take_interval(None)
+                report = self._so_far()
+                what = "every call so far"
+            else:
+                report = self._take_interval(since_last)
+                what = "the calls since the previous report" if n > 1 else \
+                    "the calls so far"
+            report = report.regroup(self.group_by)
+            self.reports.append(report)
+            head = f" Report {n}, {start:.3f} to {end:.3f} s: {what}\n" \
+                if self.table != "json" else ""
+            start = end
+            if not self._emit(ctx, stream, report, head):
+                return
+
+    def _open(self, *, atomic: bool) -> tuple[Any, bool]:
+        if isinstance(self.out, str | os.PathLike):
+            return open_output(self.out, atomic=atomic), True
+        return self.out, False
+
+    def _text(self, stream: Any, summary: Summary) -> str:
+        use_rich = self.rich
+        if use_rich is None:
+            isatty = getattr(stream, "isatty", None)
+            use_rich = bool(isatty and isatty())
+        if use_rich and self.table in RICH_TABLES:
+            return render_rich(summary, self.table, self.sort)
+        return render(summary, self.table, self.sort)
+
+    def _emit(self, ctx: StageContext, stream: Any, summary: Summary, head: str = "") -> bool:
+        """Write one table (after ``head``); False when the reader has gone."""
+        if self.closed_by_reader:
+            return False
+        text = head + self._text(stream, summary)
+        data = text.encode("utf-8", "surrogateescape")
+        try:
+            stream.write(text if isinstance(stream, io.TextIOBase) else data)
+            stream.flush()
+        except BrokenPipeError:
+            self.closed_by_reader = True
+            ctx.log.info("%s: the reader closed the output", ctx.name)
+            reader_closed(stream)
+            return False
+        return True
 
     def _write(self, ctx: StageContext, summary: Summary) -> None:
         # a path is written atomically: a reader never sees half a summary, and a failed
         # run leaves the previous file
-        stream: Any
-        if owned := isinstance(self.out, str | os.PathLike):
-            stream = open_output(self.out, atomic=SPEC.written_at_end)
-        else:
-            stream = self.out
+        stream, owned = self._open(atomic=SPEC.written_at_end)
         completed = False
         try:
-            use_rich = self.rich
-            if use_rich is None:
-                isatty = getattr(stream, "isatty", None)
-                use_rich = bool(isatty and isatty())
-            if use_rich and self.table in RICH_TABLES:
-                text = render_rich(summary, self.table, self.sort)
-            else:
-                text = render(summary, self.table, self.sort)
-            data = text.encode("utf-8", "surrogateescape")
-            try:
-                stream.write(text if isinstance(stream, io.TextIOBase) else data)
-                stream.flush()
-            except BrokenPipeError:
-                self.closed_by_reader = True
-                ctx.log.info("%s: the reader closed the output", ctx.name)
-                reader_closed(stream)
+            self._emit(ctx, stream, summary)
             completed = True
         finally:
-            if owned and not is_stdout(stream):
+            if owned and not is_std_stream(stream):
                 close_output(stream, completed=completed)
 
 
 def make_sink(out: Output, options: SummaryOptions, ctx: SinkContext) -> SummarySink:
     """``[output] format = "summary"``; the tables named by ``ctx``; the kernel's counts
-    when ``ctx.summary_from`` is given.
+    when ``ctx.summary_from`` is given (interval reports from ``ctx.interval_from``).
 
     Raises:
       ConfigError: an option value the sink does not take.
@@ -555,7 +694,9 @@ def make_sink(out: Output, options: SummaryOptions, ctx: SinkContext) -> Summary
     sink = SummarySink(out, table=options.table, group_by=options.group_by,
                        sort=options.sort, syscall_name=ctx.syscall_name,
                        compat_syscall_name=ctx.compat_syscall_name,
-                       summary_from=ctx.summary_from)
+                       summary_from=ctx.summary_from, interval_s=options.interval_s,
+                       interval_report=options.interval_report,
+                       interval_from=ctx.interval_from)
     sink.options = options
     return sink
 
@@ -566,7 +707,13 @@ def counts_in_kernel(options: SummaryOptions, has_stages: bool) -> bool:
     return options.mode == "kernel" or options.mode == "auto" and not has_stages
 
 
+def _streams_with(options: SummaryOptions) -> bool:
+    """Interval reports are written while the trace runs (so a file is not atomic)."""
+    return options.interval_s is not None
+
+
 SPEC: FormatSpec[SummaryOptions] = FormatSpec("summary", SummaryOptions, make_sink,
                                               in_kernel=counts_in_kernel,
-                                              written_at_end=True)
+                                              written_at_end=True,
+                                              streams_with=_streams_with)
 SummarySink.spec = SPEC

@@ -17,6 +17,6 @@ def test_readme_pipeline_reference_decodes() -> None:
         cfg = decode_config(block, filename="README.md")
         assert cfg.target.command == ["ls", "-l", "/"]
     ref = decode_config(blocks[0], filename="README.md")
-    assert (ref.buffer_pages, ref.pids_max_entries, ref.duration_s) == (1024, 8192, 10)
+    assert (ref.buffer_pages, ref.pids_max_entries, ref.timeout_s) == (1024, 8192, 10)
     assert ref.output.format == "perf" and ref.output.string_limit == 32
     assert [type(st).__struct_config__.tag for st in ref.stage] == ["evict"]

@@ -175,8 +175,8 @@ async def start(command: Sequence[str] | None = None, *, pids: Iterable[int] = (
                 syscalls: Sequence[str | int] | None = None, failed_only: bool = False,
                 min_duration_ms: float = 0.0, follow_forks: bool = True,
                 stages: Sequence[Any] = (), sinks: Sequence[Any] = (),
-                keep_events: int = 10_000, duration_s: float | None = None,
-                buffer_pages: int = 1024) -> Trace:
+                keep_events: int = 10_000, timeout_s: float | None = None,
+                buffer_pages: int = 1024, **renamed: Any) -> Trace:
     """Start tracing; returns once the programs are attached (a command is then released).
 
     Exactly one target: ``command`` (argv, traced from its execve), ``pids`` (every thread
@@ -190,8 +190,9 @@ async def start(command: Sequence[str] | None = None, *, pids: Iterable[int] = (
         (``tracekit.formatters.stages_for``: a PerfFormatter prints what ``tracekit run``
         prints).
       keep_events: how many of the latest events :meth:`Trace.events` can return.
-      duration_s: the time limit: stop after this many seconds (a command's workload still
-        running gets SIGTERM, and SIGKILL 2 s later).
+      timeout_s: the time limit: stop after this many seconds (a command's workload still
+        running gets SIGTERM, and SIGKILL 2 s later), as ``tracekit run --timeout``;
+        ``min_duration_ms`` is the least duration of a call.
       buffer_pages: ring buffer size in 4 KiB pages (a power of 2).
 
     Returns:
@@ -199,9 +200,17 @@ async def start(command: Sequence[str] | None = None, *, pids: Iterable[int] = (
 
     Raises:
       RuntimeError: no asyncio loop is running (call it with ``await`` in a cell).
+      TypeError: an unknown keyword; ``duration_s``, the time limit's old name, says
+        that it is ``timeout_s`` now.
       TracekitError: start-up failed: ConfigError for a bad syscall name, TargetError for
         a missing pid or command, BpfError with its errno for a kernel refusal.
     """
+    if renamed:
+        name = next(iter(renamed))
+        if name == "duration_s":
+            raise TypeError("start(): duration_s was renamed timeout_s (the time limit, in "
+                            "seconds; min_duration_ms keeps only calls that took that long)")
+        raise TypeError(f"start() got an unexpected keyword argument {name!r}")
     loop = asyncio.get_running_loop()
     table_syscalls = None
     if syscalls:
@@ -217,7 +226,7 @@ async def start(command: Sequence[str] | None = None, *, pids: Iterable[int] = (
     from tracekit.formatters import stages_for
 
     t = Trace(LiveTrace(opts, stages_for(sinks, stages), sinks, keep_events=keep_events,
-                        duration_s=duration_s), loop)
+                        timeout_s=timeout_s), loop)
     global _HUB
     hub = await _hub_for(loop)
     if hub is None:

@@ -34,7 +34,7 @@ def err(text: str | bytes) -> str:
 
 def test_full_config() -> None:
     cfg = decode_config(textwrap.dedent("""
-        duration_s = 2.5
+        timeout_s = 2.5
         buffer_pages = 256
         [target]
         pid = [1, 2]
@@ -64,7 +64,7 @@ def test_full_config() -> None:
     assert cfg.stage == [EvictConfig(interval_s=0.5), SummarizeConfig(group_by="process"),
                          UserStageConfig(use="mypkg.stages:Count", options={"top": 10})]
     assert (cfg.output.format, cfg.output.path) == ("jsonl", "out.jsonl")
-    assert (cfg.duration_s, cfg.buffer_pages, cfg.pids_max_entries) == (2.5, 256, 8192)
+    assert (cfg.timeout_s, cfg.buffer_pages, cfg.pids_max_entries) == (2.5, 256, 8192)
 
 
 def test_defaults_and_dotted_inline_forms() -> None:
@@ -141,8 +141,8 @@ def test_wrong_types() -> None:
 
 
 def test_bad_values() -> None:
-    assert err('duration_s = -1\ntarget.pid = [1]\n') == (
-        "p.toml:1:14: duration_s must be a number > 0.0, got -1")
+    assert err('timeout_s = -1\ntarget.pid = [1]\n') == (
+        "p.toml:1:13: timeout_s must be a number > 0.0, got -1")
     assert err('target.pid = [0]\n') == (
         "p.toml:1:15: target.pid[0] must be an integer >= 1, got 0")
     assert err('target.pid = [1]\n[output]\nformat = "straec"\n') == (
@@ -166,11 +166,18 @@ def test_target_needs_exactly_one() -> None:
         "got command and pid: keep one")
     assert err("\n[target]\nfollow_forks = true\n") == (
         "p.toml:2:1: [target] needs exactly one of command, pid, tid, system_wide, cgroup; "
-        "none is set")
+        "none is set (or give one on the command line: -- COMMAND, -p PID, -t TID, -a, "
+        "-G CGROUP)")
     assert err('[target]\ncommand = []\n').startswith(
         "p.toml:2:11: target.command is empty")
-    assert err("duration_s = 1.0\n") == (
-        "p.toml:1:1: missing required key 'target' in the top level; add a [target] table")
+    assert err("timeout_s = 1.0\n").startswith(
+        "p.toml:1:1: [target] needs exactly one of command, pid, tid, system_wide, cgroup; "
+        "none is set")
+    # the time limit's old name says what it became
+    assert err('duration_s = 1.0\ntarget.pid = [1]\n') == (
+        "p.toml:1:1: 'duration_s' was renamed 'timeout_s' (the time limit of the trace, in "
+        "seconds; [filter] min_duration_ms keeps only calls that took that long); write "
+        "timeout_s = ...")
 
 
 def test_buffer_pages_power_of_two() -> None:
@@ -232,3 +239,56 @@ def test_fuzz_random_text(data: str | bytes) -> None:
         assert str(e).startswith("<string>:")
     else:
         assert isinstance(cfg, PipelineConfig)
+
+
+def test_several_outputs() -> None:
+    cfg = decode_config(textwrap.dedent("""
+        target.pid = [1]
+        [[output]]
+        format = "strace"
+        path = "t.txt"
+        string_limit = 64
+        [[output]]
+        format = "summary"
+        path = "/dev/stderr"
+        table = "strace"
+    """))
+    assert [(o.format, o.path) for o in cfg.outputs] == [("strace", "t.txt"),
+                                                         ("summary", "/dev/stderr")]
+    assert cfg.outputs[0].string_limit == 64 and cfg.outputs[1].table == "strace"
+    one = decode_config('target.pid = [1]\n[output]\nformat = "jsonl"\n')
+    assert [o.format for o in one.outputs] == ["jsonl"]
+
+
+def test_output_errors_are_located() -> None:
+    two = 'target.pid = [1]\n[[output]]\npath = "a"\n[[output]]\nformat = "summary"\n'
+    assert err(two + 'string_limit = 8\n') == (
+        'p.toml:6:1: [[output]] #2 string_limit is a key of format "perf" or "strace": '
+        'format = "summary" ignores it; drop it, or set format = "perf" or "strace"')
+    assert err('target.pid = [1]\n[output]\nformat = "perf"\ntable = "json"\n') == (
+        'p.toml:4:1: [output] table is a key of format "summary": format = "perf" ignores '
+        'it; drop it, or set format = "summary"')
+    assert err(two.replace('"summary"', '"xml"')).startswith(
+        "p.toml:5:10: invalid value 'xml' for output[1].format")
+    assert err('target.pid = [1]\noutput = []\n') == (
+        "p.toml:2:10: output = [] names no output; give an [output] table or [[output]] "
+        "tables")
+    assert err(two.replace('format = "summary"', 'path = "./a"')) == (
+        "p.toml:5:8: [[output]] #1 and [[output]] #2 both write './a': give each output "
+        "its own file")
+    streams = ('target.pid = [1]\n[[output]]\nformat = "jsonl"\n[[output]]\n'
+               'path = "/dev/stdout"\n')
+    assert err(streams) == (
+        "p.toml:5:8: [[output]] #1 and [[output]] #2 both print to standard output while "
+        "the trace runs: their lines would interleave; give one of them a file")
+    # a summary written at the end may share the trace's stream
+    decode_config('target.pid = [1]\n[[output]]\n[[output]]\nformat = "summary"\n')
+    texts = ('target.pid = [1]\n[[output]]\npath = "a"\n[[output]]\nformat = "strace"\n'
+             'string_limit = 64\n')
+    assert err(texts) == (
+        "p.toml:6:16: [[output]] #1 and [[output]] #2 print calls decoded once for both, so "
+        "their string_limit must agree (got 32 and 64)")
+    assert err('target.pid = [1]\n[[stage]]\nkind = "evict"\n[output]\nformat = "summary"\n'
+               'mode = "kernel"\n') == (
+        'p.toml:6:8: [output] mode = "kernel" counts the calls in BPF maps before any stage '
+        'runs: the [[stage]] tables would see none of them; use mode = "stream" (or "auto")')

@@ -189,5 +189,5 @@ def test_the_cli_refuses_with_status_2(tmp_path, capsys) -> None:
         return
     assert main(["run", str(p), "-G", mounts[0][0], "--", "true"]) == 2
     assert capsys.readouterr().err == (
-        "tracekit: error: give one of -G CGROUP, -p PID or -- COMMAND, not several\n")
+        "tracekit: error: give one target: got -- COMMAND and -G; keep one\n")
 

@@ -34,11 +34,12 @@ BASE = '[target]\ncommand = ["true"]\n'
     ('[target]\nsystem_wide = false\n', "none is set"),
     ('buffer_pages = 3\n' + BASE, "power of 2"),
     ('buffer_pages = 0\n' + BASE, "buffer_pages must be an integer >= 1"),
-    ('duration_s = 0\n' + BASE, "duration_s must be a number > 0.0"),
-    ('duration_s = nan\n' + BASE, "duration_s must be a number > 0.0"),
+    ('timeout_s = 0\n' + BASE, "timeout_s must be a number > 0.0"),
+    ('timeout_s = nan\n' + BASE, "timeout_s must be a number > 0.0"),
+    ('duration_s = 5\n' + BASE, "'duration_s' was renamed 'timeout_s'"),
     (BASE + '[filter]\nmin_duration_ms = nan\n', "min_duration_ms must be a number >= 0.0"),
     ('[target]\npid = [0]\n', "target.pid[0] must be an integer >= 1"),
-    ('', "missing required key 'target'"),
+    ('', "[target] needs exactly one of command, pid, tid, system_wide, cgroup; none is set"),
 ])
 @pytest.mark.parametrize("cmd", ["run", "check"])
 def test_bad_pipeline_file_is_one_message_and_status_2(
@@ -84,7 +85,8 @@ def test_pid_and_command_together(tmp_path: Path, capsys: pytest.CaptureFixture[
     p = tmp_path / "ok.toml"
     p.write_text(BASE)
     assert main(["run", str(p), "-p", "1", "--", "true"]) == 2
-    assert "give either -p PID or -- COMMAND, not both" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        "tracekit: error: give one target: got -- COMMAND and -p; keep one\n")
 
 
 @pytest.mark.kernel  # reaches the tracefs cross-check before opening the output
@@ -144,7 +146,8 @@ def test_empty_output_path_is_an_error(tmp_path: Path,
     p = tmp_path / "ok.toml"
     p.write_text(BASE)
     assert main(["run", str(p), "-o", ""]) == 2
-    assert "output path is empty" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        "tracekit: error: -o: give a file path, or - for standard output\n")
 
 
 @pytest.mark.kernel

@@ -93,7 +93,7 @@ def test_superseded_thread_as_strace_shows_it(tmp_path: Path, exec_from_thread: 
             command = [{json.dumps(str(exec_from_thread))}]
             [output]
             format = "{fmt}"
-            fd_paths = false
+            {"fd_paths = false" if fmt == "strace" else ""}
             path = {json.dumps(str(out))}
             """, name=f"{fmt}.toml")
         r = run_tracekit(["run", str(cfg)])

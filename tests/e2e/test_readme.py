@@ -37,3 +37,21 @@ def test_quickstart_example_runs(tmp_path: Path) -> None:
     lines = r.stdout.splitlines()
     assert any(" execve(" in ln and ln.endswith("= 0") for ln in lines)
     assert lines[-1].rstrip().endswith("= ?") and "exit_group(" in lines[-1]
+
+
+def test_first_example_is_the_one_liner(tmp_path: Path) -> None:
+    """The README's first command runs as written: the file calls of ls, perf style."""
+    text = (ROOT / "README.md").read_text()
+    first = re.search(r"```sh\n(.*?)\n```", text, re.S)
+    assert first is not None and first[1].endswith("tracekit run -e %file -- ls")
+    r = subprocess.run([sys.executable, "-m", "tracekit", "run", "-e", "%file", "--", "ls"],
+                       capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    from tracekit.kernel.selection import resolve_syscalls
+    from tracekit.kernel.syscalls import SyscallTable
+
+    table = SyscallTable()
+    file_calls = {table.name(nr) for nr in resolve_syscalls(["%file"], table, where="t")}
+    names = [m[1] for ln in r.stdout.splitlines()
+             if (m := re.search(r"\): ls/\d+ ([a-z_0-9]+)\(", ln))]
+    assert names and names[0] == "execve" and set(names) <= file_calls

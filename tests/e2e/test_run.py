@@ -265,9 +265,9 @@ def test_pid_target_traces_every_thread_and_ends_with_the_process(tmp_path: Path
     assert per_tid == {tid: n for tid in tids[1:]}
 
 
-def test_duration_ends_a_session_and_its_command(tmp_path: Path) -> None:
-    """Like timeout(1): at the end of duration_s the command gets SIGTERM."""
-    cfg = write_pipeline(tmp_path, "duration_s = 0.5\n" + JSONL)
+def test_timeout_ends_a_session_and_its_command(tmp_path: Path) -> None:
+    """Like timeout(1): at the end of timeout_s the command gets SIGTERM."""
+    cfg = write_pipeline(tmp_path, "timeout_s = 0.5\n" + JSONL)
     t0 = time.monotonic()
     r = run_tracekit(["run", str(cfg), "-o", str(tmp_path / "o"), "--", "sleep", "20"])
     assert time.monotonic() - t0 < 10
@@ -280,10 +280,10 @@ def test_duration_ends_a_session_and_its_command(tmp_path: Path) -> None:
     assert last.ret == -516 and last.duration_ns >= 400_000_000
 
 
-def test_duration_kills_a_command_that_ignores_sigterm(tmp_path: Path) -> None:
+def test_timeout_kills_a_command_that_ignores_sigterm(tmp_path: Path) -> None:
     """A command that ignores SIGTERM gets SIGKILL 2 s after it (timeout -k 2): the trace
     ends with 137 instead of waiting for ever (it hung before)."""
-    cfg = write_pipeline(tmp_path, "duration_s = 0.5\n" + JSONL)
+    cfg = write_pipeline(tmp_path, "timeout_s = 0.5\n" + JSONL)
     ignore = ("import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
               "while True: time.sleep(0.01)\n")
     r = run_tracekit(["run", str(cfg), "-o", str(tmp_path / "o"), "--",

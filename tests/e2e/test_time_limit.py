@@ -24,7 +24,7 @@ pytestmark = pytest.mark.kernel
 
 def _pipeline(tmp_path: Path, seconds: float) -> Path:
     return write_pipeline(tmp_path, f"""\
-        duration_s = {seconds}
+        timeout_s = {seconds}
         [target]
         command = ["true"]
         [filter]

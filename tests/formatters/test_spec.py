@@ -58,11 +58,15 @@ def test_output_table_takes_exactly_the_keys_the_formats_declare() -> None:
 
 
 def test_each_format_reads_its_own_keys_of_the_output_table() -> None:
-    out = decode_config('target.pid = [1]\n[output]\nformat = "summary"\nstring_limit = 7\n'
+    out = decode_config('target.pid = [1]\n[output]\nformat = "summary"\n'
                         'table = "json"\nmode = "stream"\n').output
     summary = format_spec("summary").options_of(out)
     assert (summary.table, summary.mode, summary.group_by) == ("json", "stream", "thread")
-    assert format_spec("perf").options_of(out) == TextOptions(string_limit=7)
+    assert format_spec("perf").options_of(out) == TextOptions()
+    # a key the chosen format would ignore is an error where it is
+    with pytest.raises(ConfigError, match=r'^<string>:4:1: \[output\] string_limit is a key '
+                       r'of format "perf" or "strace": format = "summary" ignores it'):
+        decode_config('target.pid = [1]\n[output]\nformat = "summary"\nstring_limit = 7\n')
     assert not format_spec("summary").counts_in_kernel(summary, has_stages=False)
     auto = format_spec("summary").options()
     assert format_spec("summary").counts_in_kernel(auto, has_stages=False)
@@ -161,3 +165,34 @@ def test_close_output_of_a_fifo_whose_reader_left_is_not_an_error(tmp_path: Path
     out.write(b"y" * 100)                          # buffered: fails only when flushed
     close_output(out, completed=True)
     assert out.closed                              # the fd is released all the same
+
+
+def test_each_stage_runs_once_decoding_before_ordering(tmp_path: Path) -> None:
+    """Several outputs: the stages their formats need, once each, in one order whichever
+    sink comes first (beautify's fd table follows the calls in arrival order)."""
+    perf = PerfFormatter(tmp_path / "a", syscall_name=str)
+    strace = StraceFormatter(tmp_path / "b")
+    perf2 = PerfFormatter(tmp_path / "c", syscall_name=str)
+    for sinks in ([strace, perf], [perf, strace], [strace, perf, perf2, JsonlSink("-")]):
+        assert _names(stages_for(sinks, ctx=CTX)) == ["beautify", "reorder"]
+    # a configured stage of the same name is not added again, and stays where it is
+    mine = stages_for([perf], ctx=CTX)
+    assert _names(stages_for([strace, perf], [mine[1]], ctx=CTX)) == ["reorder", "beautify"]
+
+
+def test_one_stage_asked_for_with_different_settings_is_an_error(tmp_path: Path) -> None:
+    a = format_spec("perf").make_sink(tmp_path / "a", TextOptions(string_limit=32), CTX)
+    b = format_spec("perf").make_sink(tmp_path / "b", TextOptions(string_limit=64), CTX)
+    with pytest.raises(ConfigError, match=r"the perf and perf outputs need the beautify stage "
+                       r"with different settings \(fd_paths = True, string_limit = 32; "
+                       r"fd_paths = True, string_limit = 64\)"):
+        stages_for([a, b], ctx=CTX)
+    same = format_spec("perf").make_sink(tmp_path / "c", TextOptions(string_limit=32), CTX)
+    assert _names(stages_for([a, same], ctx=CTX)) == ["beautify", "reorder"]
+
+
+def test_a_summary_with_interval_reports_is_written_while_running() -> None:
+    spec = format_spec("summary")
+    assert spec.at_end() and spec.at_end(spec.options(table="json"))
+    assert not spec.at_end(spec.options(interval_s=1.0))
+    assert not format_spec("perf").at_end()

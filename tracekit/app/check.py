@@ -75,12 +75,12 @@ def check_stages(cfg: Any, say: Callable[[str], None]) -> CheckItem:
 def session_options(cfg: Any, pipeline: Path) -> Any:
     """The SessionOptions ``run`` would start with (targets, filter, sizes, and counting
     in the kernel when the summary format does)."""
-    from tracekit.formatters._spec import format_spec
+    from tracekit.app.outputs import OutputPlan
     from tracekit.kernel.selection import resolve_syscalls
     from tracekit.kernel.syscalls import SyscallTable
     from tracekit.session.session import SessionOptions
 
-    t, f, o = cfg.target, cfg.filter, cfg.output
+    t, f = cfg.target, cfg.filter
     syscalls = (resolve_syscalls(f.syscalls, SyscallTable(), where=str(pipeline))
                 if f.syscalls else None)
     opts = SessionOptions(
@@ -88,9 +88,9 @@ def session_options(cfg: Any, pipeline: Path) -> Any:
         follow_forks=t.follow_forks, syscalls=syscalls, failed_only=f.failed_only,
         min_duration_ns=int(f.min_duration_ms * 1_000_000),
         buffer_bytes=cfg.buffer_pages * 4096, pids_max_entries=cfg.pids_max_entries)
-    spec = format_spec(o.format)
-    if spec.counts_in_kernel(spec.options_of(o), has_stages=bool(cfg.stage)):
-        opts.summary, opts.capture = True, False
+    plan = OutputPlan(cfg, has_stages=bool(cfg.stage or f.path))
+    if plan.kernel_summary:
+        opts.summary, opts.summary_records, opts.capture = True, plan.records, plan.records
     return opts
 
 
@@ -147,11 +147,14 @@ def check_target(cfg: Any) -> CheckItem:
 def check_output(path: str, inputs: list[tuple[str, str]]) -> CheckItem:
     """Whether ``run`` could create its output at ``path`` (without creating it)."""
     from tracekit.app.inputs import check_output_not_input
+    from tracekit.formatters._output import std_stream_of
 
-    if path == "-":
-        if sys.stdout is None:
-            return CheckItem("output", False, "standard output is closed (EBADF)")
-        return CheckItem("output", True, "standard output")
+    std = std_stream_of(path)
+    if std is not None:
+        name = "standard output" if std == 1 else "standard error"
+        if (sys.stdout if std == 1 else sys.stderr) is None:
+            return CheckItem("output", False, f"{name} is closed (EBADF)")
+        return CheckItem("output", True, name)
     try:
         check_output_not_input(path, inputs)
     except TracekitError as e:
@@ -226,4 +229,5 @@ def run_checks(cfg: Any, pipeline: Path, *, readiness: Callable[[], list[CheckIt
     yield check_stages(cfg, say)
     yield check_programs(session_options(cfg, pipeline))
     yield check_target(cfg)
-    yield check_output(cfg.output.path, run_inputs(pipeline, cfg.target.command))
+    for o in cfg.outputs:
+        yield check_output(o.path, run_inputs(pipeline, cfg.target.command))

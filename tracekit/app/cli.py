@@ -1,10 +1,16 @@
-"""``tracekit run pipeline.toml`` and ``tracekit check pipeline.toml``.
+"""``tracekit run [PIPELINE] [options] [-- COMMAND ...]``, ``tracekit check pipeline.toml``
+and ``tracekit list``.
+
+``run``'s options set keys of the pipeline (the file's, or the defaults without one):
+:func:`_apply_overrides` is the one place that maps them; ``--dump-config`` prints the
+result as a pipeline file (tracekit.app.config.dump_config). Bad usage (argparse's
+errors included) is one line on stderr and status 2.
 
 Exit status of ``check``: 0 when every item is ok, 1 when any failed, 2 for an invalid
 pipeline file (tracekit.app.check). Exit status of ``run`` (documented in the README,
 "Using it"):
   - with a command target: the workload's exit status, or 128+N when a signal N killed it;
-  - otherwise 0 when the session ended normally (targets gone, duration, SIGINT/SIGTERM);
+  - otherwise 0 when the session ended normally (targets gone, timeout, SIGINT/SIGTERM);
   - 1: tracing failed (a kernel call, a stage): the message names the errno and the stage;
   - 2: bad usage or an invalid (or, as root, unsafe) pipeline file: one message;
   - 128+N: signal N arrived while tracekit was starting (130 for SIGINT, no traceback);
@@ -27,76 +33,152 @@ import signal
 import stat
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 
+RUN_USAGE = "tracekit run [PIPELINE] [options] [-- COMMAND [ARGS...]]"
+RUN_DESCRIPTION = """\
+Trace system calls with BPF. The pipeline file is optional: without one the defaults
+apply (perf-style lines of every call on stdout), and every option below overrides the
+key of the file it names. Examples:
+
+  tracekit run -e %file -- ls                   file calls of ls, perf-trace style
+  tracekit run -F strace -s 128 -o ls.txt -- ls   strace-style lines to a new 0600 file
+  tracekit run -c -S calls -- make -j2          a summary only, by number of calls
+  tracekit run -C -p 1234 --timeout 10          a process for 10 s: its calls, then a summary
+  tracekit run pipeline.toml -Z --dump-config   the pipeline file the options make
+"""
+
+
+class UsageError(Exception):
+    """Bad command-line usage: one line on stderr, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (not a usage dump) that end the command with
+    :class:`UsageError`: ``tracekit: error: argument -s/--string-limit: ...``."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message.replace("\n", " "))
+
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="tracekit", description="Trace system calls with BPF.")
+    p = _Parser(prog="tracekit", description="Trace system calls with BPF.",
+                allow_abbrev=False)
     from tracekit._version import __version__
 
     p.add_argument("--version", action="version", version=f"tracekit {__version__}")
     sub = p.add_subparsers(dest="cmd", required=True)
-    run = sub.add_parser("run", help="trace as a pipeline file says")
-    run.add_argument("pipeline", type=Path, help="pipeline.toml")
-    run.add_argument("-p", "--pid", action="append", default=[],
-                     help="trace these processes instead (comma-separated pids, repeatable)")
-    run.add_argument("-o", "--output", help="write events here instead of [output].path")
-    run.add_argument("--duration", type=_positive_seconds, metavar="SECONDS",
-                     help="stop after SECONDS (> 0)")
+    run = sub.add_parser("run", help="trace a command, processes, a cgroup or the system",
+                         usage=RUN_USAGE, description=RUN_DESCRIPTION,
+                         formatter_class=argparse.RawDescriptionHelpFormatter,
+                         allow_abbrev=False)
+    run.add_argument("pipeline", type=Path, nargs="?", metavar="PIPELINE",
+                     help="pipeline.toml (optional; the options override its keys)")
+    _add_run_options(run)
     run.add_argument("--record", metavar="FILE",
-                     help="also write a recording of the trace to FILE (tracekit replay)")
-    _add_selection_options(run)
+                     help="also write a recording of the trace to FILE, for tracekit replay "
+                          "(record)")
     _add_unsafe_flag(run)
-    run.epilog = "Put '-- COMMAND [ARGS...]' last to trace that command instead."
+    run.epilog = ("Put '-- COMMAND [ARGS...]' last to trace that command ([target] command). "
+                  "Exit status: the command's (128+N when signal N killed it), 0 for other "
+                  "targets, 1 when tracing failed, 2 for bad usage or an invalid pipeline.")
     chk = sub.add_parser("check", help="validate a pipeline file and try what run does up to "
-                                       "the attach (exit 1 when an item fails)")
+                                       "the attach (exit 1 when an item fails)",
+                         allow_abbrev=False)
     chk.add_argument("pipeline", type=Path)
     _add_unsafe_flag(chk)
     from tracekit.app.record import add_parsers
 
-    add_parsers(sub, _add_common)
-    lst = sub.add_parser("list", help="list stage kinds, output formats or syscalls")
+    add_parsers(sub, targets=_add_target_options, outputs=_add_output_options,
+                unsafe=_add_unsafe_flag)
+    lst = sub.add_parser("list", help="list stage kinds, output formats or syscalls",
+                         allow_abbrev=False)
     lst.add_argument("what", choices=["stages", "formatters", "syscalls"])
     return p
 
 
-def _add_selection_options(p: argparse.ArgumentParser) -> None:
-    """-e/-z/-Z/-P/-G (tracekit.app.selection); :func:`_apply_selection` applies them."""
+def _add_run_options(run: argparse.ArgumentParser) -> None:
+    """Every option of ``tracekit run``, each naming the pipeline key it sets (the README's
+    options table says the same)."""
+    _add_target_options(run)
+    _add_output_options(run)
+    run.add_argument("--dump-config", action="store_true",
+                     help="print the pipeline.toml the file and the options make, and exit "
+                          "(feed it back as PIPELINE for the same trace)")
+
+
+def _add_target_options(run: argparse.ArgumentParser) -> None:
+    """What is traced: the target, the selection (-e -z -Z -P -G) and the limits (``run``
+    and ``record``); :func:`_apply_overrides` applies them."""
     from tracekit.app.selection import add_selection_options
 
-    add_selection_options(p)
+    tg = run.add_argument_group("target (one of them, or -- COMMAND; replaces [target])")
+    tg.add_argument("-p", "--pid", action="append", default=[], metavar="PID[,PID...]",
+                    help="trace these processes, every thread ([target] pid; repeatable)")
+    tg.add_argument("-t", "--tid", action="append", default=[], metavar="TID[,TID...]",
+                    help="trace these threads only ([target] tid; repeatable)")
+    tg.add_argument("-a", "--system-wide", action="store_true",
+                    help="trace every task but tracekit ([target] system_wide = true)")
+    tg.add_argument("--no-follow", action="store_true",
+                    help="do not trace the children traced tasks create "
+                         "([target] follow_forks = false)")
+    add_selection_options(run)          # -e -z -Z -P -G: tracekit.app.selection
+    lim = run.add_argument_group("limits")
+    lim.add_argument("--min-duration", type=_min_duration_ms, metavar="MS",
+                     help="only calls that took at least MS milliseconds, as perf trace "
+                          "--duration ([filter] min_duration_ms)")
+    lim.add_argument("--timeout", type=_positive_seconds, metavar="SECONDS",
+                     help="stop after SECONDS; a command still running gets SIGTERM "
+                          "(timeout_s)")
+    lim.add_argument("--duration", action=_Renamed, nargs="?", help=argparse.SUPPRESS,
+                     const="--timeout SECONDS (the time limit); --min-duration MS keeps "
+                           "only calls that took that long")
 
 
-def _apply_selection(cfg: Any, args: argparse.Namespace) -> Any:
-    """``cfg`` with the [filter]/[target] keys the selection options set
-    (:func:`tracekit.app.selection.selection_keys`): each replaces the file's key; -G
-    replaces the file's target."""
-    import msgspec
+def _add_output_options(run: argparse.ArgumentParser) -> None:
+    """How the trace is printed (``run`` and ``replay``): :func:`_apply_output_options`."""
+    from tracekit.formatters._spec import available_formats
+    from tracekit.formatters.summary import GROUPS, SORTS
 
-    from tracekit._errors import ConfigError
-    from tracekit.app.selection import selection_keys
+    out = run.add_argument_group("output (one [output] of the file, or the one the options "
+                                 "make)")
+    out.add_argument("-o", "--output", metavar="PATH",
+                     help="write here: a new 0600 file, or - (/dev/stdout), /dev/stderr "
+                          "([output] path)")
+    out.add_argument("-F", "--format", choices=available_formats(),
+                     help="perf, strace, jsonl or summary ([output] format; default perf)")
+    out.add_argument("-s", "--string-limit", type=_string_limit, metavar="BYTES",
+                     help="bytes of strings and buffers shown, as strace -s "
+                          "([output] string_limit; perf and strace; default 32)")
+    out.add_argument("-c", "--summary", action="store_true",
+                     help="a summary of the calls instead of the trace, as strace -c "
+                          "(format = \"summary\")")
+    out.add_argument("-C", "--summary-too", action="store_true",
+                     help="the trace and a summary of it, as strace -C and perf trace -S: "
+                          "the summary is a second [[output]] (format = \"summary\"): after "
+                          "the trace on stdout, or on stderr when -o writes the trace elsewhere")
+    out.add_argument("-S", "--sort", choices=SORTS,
+                     help="order of a summary's rows ([output] sort; default total time)")
+    out.add_argument("--group-by", choices=GROUPS,
+                     help="a summary per thread, per process or in total "
+                          "([output] group_by; default thread)")
+    out.add_argument("--interval", type=_interval_seconds, metavar="SECONDS",
+                     help="while tracing, print a summary report every SECONDS "
+                          "([output] interval_s)")
+    out.add_argument("--interval-report", choices=("change", "total"),
+                     help="each report holds the calls since the previous one (change, the "
+                          "default) or every call so far ([output] interval_report)")
 
-    keys = selection_keys(args)
-    if "filter" in keys:
-        cfg = msgspec.structs.replace(
-            cfg, filter=msgspec.structs.replace(cfg.filter, **keys["filter"]))
-    if "target" in keys:
-        if args.command or args.pid:
-            raise ConfigError("give one of -G CGROUP, -p PID or -- COMMAND, not several")
-        cfg = msgspec.structs.replace(cfg, target=msgspec.structs.replace(
-            cfg.target, command=None, pid=[], tid=[], system_wide=False,
-            **keys["target"]))
-    return cfg
 
+class _Renamed(argparse.Action):
+    """An option that was renamed: using it is a usage error naming the new one."""
 
-def _add_common(p: argparse.ArgumentParser, *, selection: bool) -> None:
-    """The selection options (when ``selection``) and ``--allow-unsafe-config``."""
-    if selection:
-        _add_selection_options(p)
-    _add_unsafe_flag(p)
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        parser.error(f"{option_string} was renamed {self.const}")
 
 
 def _add_unsafe_flag(p: argparse.ArgumentParser) -> None:
@@ -150,49 +232,166 @@ def check_config_safety(path: Path, *, euid: int | None = None) -> None:
             "chown root and chmod go-w it, or pass --allow-unsafe-config")
 
 
-def _positive_seconds(text: str) -> float:
+def _number(text: str, what: str, lo: float, hi: float, *, integer: bool = False,
+            strict_lo: bool = False) -> float:
     try:
-        value = float(text)
+        value = int(text) if integer else float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 < value < 10**9:  # also rejects nan and inf
-        raise argparse.ArgumentTypeError(f"{text!r}: give a positive, finite number of seconds")
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+    low_ok = value > lo if strict_lo else value >= lo
+    if not (low_ok and value <= hi):     # also rejects nan and inf
+        bound = f"> {lo:g}" if strict_lo else f"{lo:g} or more"
+        raise argparse.ArgumentTypeError(f"{text!r}: give {what}, {bound} and at most {hi:g}")
     return value
 
 
-def _parse_pids(values: list[str]) -> list[int]:
+def _positive_seconds(text: str) -> float:
+    return _number(text, "a number of seconds", 0, 10**9, strict_lo=True)
+
+
+def _interval_seconds(text: str) -> float:
+    return _number(text, "a number of seconds", 0.001, 86_400)
+
+
+def _min_duration_ms(text: str) -> float:
+    return _number(text, "a number of milliseconds", 0, 86_400_000)
+
+
+def _string_limit(text: str) -> int:
+    return int(_number(text, "a number of bytes", 0, 1 << 20, integer=True))
+
+
+def _parse_ids(values: list[str], option: str, what: str) -> list[int]:
     from tracekit._errors import ConfigError
 
-    pids: list[int] = []
+    ids: list[int] = []
     for v in values:
         for part in v.split(","):
             part = part.strip()
             if not part.isdigit() or not 0 < int(part) < 2**31:
-                raise ConfigError(f"--pid: {part!r} is not a process id (1 to 2147483647)")
-            pids.append(int(part))
-    return pids
+                raise ConfigError(f"{option}: {part!r} is not a {what} (1 to 2147483647)")
+            ids.append(int(part))
+    return ids
 
 
-def _apply_overrides(cfg: Any, args: argparse.Namespace) -> Any:
+def _parse_pids(values: list[str]) -> list[int]:
+    return _parse_ids(values, "--pid", "process id")
+
+
+#: the options that choose a target, as messages name them
+def _targets_given(args: argparse.Namespace) -> list[str]:
+    return [name for name, on in (("-- COMMAND", bool(args.command)), ("-p", bool(args.pid)),
+                                  ("-t", bool(args.tid)), ("-a", args.system_wide),
+                                  ("-G", args.cgroup is not None)) if on]
+
+
+def _apply_overrides(cfg: Any, args: argparse.Namespace, *, outputs: bool = True) -> Any:
+    """``cfg`` with every key the command-line options set (each replaces the file's key);
+    with ``outputs`` False only the target, selection and limit options (``record``).
+
+    Raises:
+      ConfigError: an option that contradicts another, or that no output of the run
+        would use (the message names the option and what is wrong).
+    """
     import msgspec
 
     from tracekit._errors import ConfigError
+    from tracekit.app.selection import selection_keys
 
+    replace = msgspec.structs.replace
+    chosen = _targets_given(args)
+    if len(chosen) > 1:
+        raise ConfigError(f"give one target: got {' and '.join(chosen)}; keep one")
+    keys = selection_keys(args)
     target = cfg.target
-    command = args.command
-    if command and args.pid:
-        raise ConfigError("give either -p PID or -- COMMAND, not both")
-    if command:
-        target = msgspec.structs.replace(target, command=command, pid=[], tid=[],
-                                         system_wide=False, cgroup=None)
-    elif args.pid:
-        target = msgspec.structs.replace(target, command=None, pid=_parse_pids(args.pid),
-                                         tid=[], system_wide=False, cgroup=None)
-    output = cfg.output
-    if args.output is not None:         # -o '' is an empty path (an error), not "unset"
-        output = msgspec.structs.replace(output, path=args.output)
-    duration = args.duration if args.duration is not None else cfg.duration_s
-    return msgspec.structs.replace(cfg, target=target, output=output, duration_s=duration)
+    if chosen:
+        target = replace(target, command=None, pid=[], tid=[], system_wide=False,
+                         cgroup=None)
+        if args.command:
+            target = replace(target, command=list(args.command))
+        elif args.pid:
+            target = replace(target, pid=_parse_pids(args.pid))
+        elif args.tid:
+            target = replace(target, tid=_parse_ids(args.tid, "--tid", "thread id"))
+        elif args.system_wide:
+            target = replace(target, system_wide=True)
+        else:
+            target = replace(target, **keys["target"])
+    if args.no_follow:
+        target = replace(target, follow_forks=False)
+    filt = replace(cfg.filter, **keys.get("filter", {}))
+    if args.min_duration is not None:
+        filt = replace(filt, min_duration_ms=args.min_duration)
+    timeout = args.timeout if args.timeout is not None else cfg.timeout_s
+    cfg = replace(cfg, target=target, filter=filt, timeout_s=timeout)
+    return _apply_output_options(cfg, args) if outputs else cfg
+
+
+def _apply_output_options(cfg: Any, args: argparse.Namespace) -> Any:
+    """The output options: -F, -c, -o, -C change the one output; -s the outputs that print
+    strings; -S, --group-by, --interval, --interval-report the summaries."""
+    import msgspec
+
+    from tracekit._errors import ConfigError
+    from tracekit.app.config import OutputConfig, foreign_key_message, output_name
+    from tracekit.formatters._output import std_stream_of
+    from tracekit.formatters._spec import format_spec, formats_taking
+
+    replace = msgspec.structs.replace
+    outs = list(cfg.outputs)
+    one = [opt for opt, on in (("-o", args.output is not None), ("-F", args.format),
+                               ("-c", args.summary), ("-C", args.summary_too)) if on]
+    if one and len(outs) > 1:
+        raise ConfigError(f"{one[0]}: the pipeline file has {len(outs)} [[output]] tables "
+                          f"and {one[0]} changes one output; set it in the file")
+    if args.summary and args.summary_too:
+        raise ConfigError("-c prints only a summary and -C a trace and a summary: give one")
+    if args.summary and args.format not in (None, "summary"):
+        raise ConfigError(f"-c prints only a summary: it cannot go with -F {args.format}")
+    format_by = None
+    if args.format or args.summary:
+        fmt = "summary" if args.summary else args.format
+        format_by = "-c" if args.summary else f"-F {fmt}"
+        outs[0] = replace(outs[0], format=fmt)
+    if args.output is not None:
+        if not args.output or "\0" in args.output:
+            raise ConfigError("-o: give a file path, or - for standard output")
+        outs[0] = replace(outs[0], path=args.output)
+    if args.summary_too:
+        if outs[0].format == "summary":
+            raise ConfigError(f"-C adds a summary to a trace, but the output is a summary "
+                              f"already{' (' + format_by + ')' if format_by else ''}: use "
+                              "-c for a summary only")
+        # as strace -C: on the trace's stream when that is stdout or stderr, else stderr
+        std = std_stream_of(outs[0].path)
+        outs.append(OutputConfig(format="summary", path="-" if std == 1 else "/dev/stderr"))
+    for opt, key, value in (("-s", "string_limit", args.string_limit),
+                            ("-S", "sort", args.sort), ("--group-by", "group_by", args.group_by),
+                            ("--interval", "interval_s", args.interval),
+                            ("--interval-report", "interval_report", args.interval_report)):
+        if value is None:
+            continue
+        takers = formats_taking(key)
+        hit = [i for i, o in enumerate(outs) if o.format in takers]
+        if not hit:
+            which = " and ".join(f'"{f}"' for f in takers)
+            have = ", ".join(sorted({f'"{o.format}"' for o in outs}))
+            hint = " (give -c or -C for a summary)" if takers == ["summary"] else ""
+            raise ConfigError(f"{opt}: no output takes it: it sets {key} of format {which}, "
+                              f"and the output is format {have}{hint}")
+        for i in hit:
+            outs[i] = replace(outs[i], **{key: value})
+    listed = isinstance(cfg.output, list) or len(outs) > 1
+    cfg = replace(cfg, output=outs if listed else outs[0])
+    # a key of the file that the chosen format would ignore: the user meant something
+    for i, o in enumerate(cfg.outputs):
+        taken = {"format", "path", *format_spec(o.format).options.__struct_fields__}
+        for f in msgspec.structs.fields(o):
+            if f.name not in taken and getattr(o, f.name) != f.default:
+                said = f" (format set by {format_by})" if format_by and i == 0 else ""
+                raise ConfigError(foreign_key_message(output_name(cfg, i), o.format, f.name)
+                                  + said)
+    return cfg
 
 
 def _readiness() -> list[tuple[str, bool, str]]:
@@ -303,10 +502,14 @@ def _main(argv: list[str]) -> int:
     if "--" in argv:  # everything after "--" is the workload, untouched by argparse
         cut = argv.index("--")
         argv, command = argv[:cut], argv[cut + 1:]
-    args = _parser().parse_args(argv)
+    try:
+        args = _parser().parse_args(argv)
+        if command and args.cmd not in ("run", "record"):
+            raise UsageError("'-- COMMAND' goes with 'run' or 'record'")
+    except UsageError as usage:
+        print(f"tracekit: error: {_printable(str(usage))}", file=sys.stderr)
+        return EXIT_USAGE
     args.command = command
-    if command and args.cmd not in ("run", "record"):
-        _parser().error("'-- COMMAND' goes with 'run' or 'record'")
     from tracekit._errors import ConfigError, TracekitError
 
     try:
@@ -335,17 +538,54 @@ def _main(argv: list[str]) -> int:
 def _cmd_run(args: argparse.Namespace) -> int:
     import trio
 
-    from tracekit.app.config import load_config
+    from tracekit.app.config import (
+        PipelineConfig,
+        check_outputs,
+        check_target,
+        dump_config,
+        load_config,
+    )
     from tracekit.app.inputs import check_output_not_input, run_inputs
     from tracekit.app.run import run_pipeline_file
+    from tracekit.app.selection import check_format_keys, session_selection
 
-    cfg = _apply_selection(_apply_overrides(load_config(args.pipeline), args), args)
-    check_output_not_input(cfg.output.path, run_inputs(args.pipeline, cfg.target.command))
-    if args.record is not None:
-        check_output_not_input(args.record, run_inputs(args.pipeline, cfg.target.command)
-                               + [("output", cfg.output.path)])
-    return trio.run(functools.partial(run_pipeline_file, record=args.record), cfg,
-                    args.pipeline)
+    if args.pipeline is None:
+        cfg = PipelineConfig()
+    else:
+        _refuse_command_as_pipeline(args.pipeline, args)
+        cfg = load_config(args.pipeline, need_target=not _targets_given(args))
+    cfg = _apply_overrides(cfg, args)
+    check_target(cfg.target)
+    check_outputs(cfg)
+    check_format_keys(cfg)
+    session_selection(cfg.filter, cfg.target)
+    if args.dump_config:
+        sys.stdout.write(dump_config(cfg, header=_DUMP_HEADER))
+        sys.stdout.flush()
+        return 0
+    inputs = run_inputs(args.pipeline, cfg.target.command)
+    for o in cfg.outputs:
+        check_output_not_input(o.path, inputs)
+    record = args.record if args.record is not None else cfg.record
+    if record is not None:
+        check_output_not_input(record, inputs + [("output", o.path) for o in cfg.outputs])
+    return trio.run(functools.partial(run_pipeline_file, record=record), cfg,
+                    args.pipeline or Path("<command line>"))
+
+
+_DUMP_HEADER = """\
+# The pipeline that `tracekit run --dump-config` was given (file and options); keys at
+# their defaults are left out. Run it with: tracekit run THIS_FILE"""
+
+
+def _refuse_command_as_pipeline(path: Path, args: argparse.Namespace) -> None:
+    """``tracekit run ls``: a pipeline file that is not there, named like a command."""
+    from tracekit._errors import ConfigError
+
+    if path.suffix or os.path.lexists(path) or args.command:
+        return
+    raise ConfigError(f"{path}: no such pipeline file (ENOENT); to trace a command, put it "
+                      f"after --: tracekit run -- {path}")
 
 
 # Subcommand -> handler(args) -> exit status. A new subcommand: a parser in _parser()

@@ -32,6 +32,7 @@ import stat
 import tomllib
 import types
 import typing
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias, Union
 
@@ -48,6 +49,7 @@ from tracekit.pipeline.reenumerate import ReenumerateConfig
 from tracekit.pipeline.summarize import SummarizeConfig
 
 __all__ = [
+    "RENAMED_KEYS",
     "BeautifyConfig",
     "EvictConfig",
     "FilterConfig",
@@ -59,7 +61,10 @@ __all__ = [
     "SummarizeConfig",
     "TargetConfig",
     "UserStageConfig",
+    "check_outputs",
+    "check_target",
     "decode_config",
+    "dump_config",
     "load_config",
 ]
 
@@ -152,18 +157,37 @@ _STAGE_KINDS: tuple[type[_Stage], ...] = typing.get_args(StageConfig)
 
 
 class PipelineConfig(_Config):
-    """A whole pipeline.toml."""
+    """A whole pipeline.toml.
 
-    target: TargetConfig
+    ``output`` is one ``[output]`` table or an ``[[output]]`` array of them (read both
+    through :attr:`outputs`). ``target`` may be left empty only where the command line
+    gives the target (``tracekit run FILE -- cmd``).
+    """
+
+    target: TargetConfig = msgspec.field(default_factory=TargetConfig)
     filter: FilterConfig = msgspec.field(default_factory=FilterConfig)
     stage: list[StageConfig] = []        # TOML [[stage]] tables, run in order
-    output: OutputConfig = msgspec.field(default_factory=OutputConfig)
-    duration_s: _PositiveS | None = None  # stop after this many seconds; None = until done
+    # one [output] table, or [[output]] tables: every output gets every event
+    output: OutputConfig | list[OutputConfig] = msgspec.field(default_factory=OutputConfig)
+    timeout_s: _PositiveS | None = None  # stop after this many seconds; None = until done
     # ring buffer in 4 KiB pages; 2**19 pages = 2 GiB, the largest power of 2 below the u32
     # max_entries of BPF_MAP_CREATE
     buffer_pages: Annotated[int, msgspec.Meta(ge=1, le=2**19)] = 1024
     pids_max_entries: Annotated[int, msgspec.Meta(ge=1, le=2**22)] = 8192  # pids map size
     record: str | None = None            # also write a recording here (tracekit replay)
+
+    @property
+    def outputs(self) -> list[OutputConfig]:
+        """Every output, in the file's order (one ``[output]`` table is a list of one)."""
+        return list(self.output) if isinstance(self.output, list) else [self.output]
+
+
+#: keys that were renamed: old -> (new, what the new one means); the old one is an error
+#: that names the new one, so no spelling stays with two meanings
+RENAMED_KEYS: dict[str, tuple[str, str]] = {
+    "duration_s": ("timeout_s", "the time limit of the trace, in seconds; [filter] "
+                                "min_duration_ms keeps only calls that took that long"),
+}
 
 
 def stage_configs() -> dict[str, type[StageConfigBase]]:
@@ -177,8 +201,11 @@ def stage_kinds() -> list[str]:
     return list(stage_configs())
 
 
-def load_config(path: Path) -> PipelineConfig:
+def load_config(path: Path, *, need_target: bool = True) -> PipelineConfig:
     """Read and validate a pipeline.toml.
+
+    Args:
+      need_target: a file without a target is an error (False: the command line gives it).
 
     Raises:
       ConfigError: the file cannot be read (``<path>: <strerror>``) or is invalid
@@ -195,11 +222,15 @@ def load_config(path: Path) -> PipelineConfig:
     except OSError as e:
         name = errno.errorcode.get(e.errno or 0, "?")
         raise ConfigError(f"{path}: cannot read config: {e.strerror or e} ({name})") from e
-    return decode_config(data, filename=str(path))
+    return decode_config(data, filename=str(path), need_target=need_target)
 
 
-def decode_config(text: str | bytes, *, filename: str = "<string>") -> PipelineConfig:
+def decode_config(text: str | bytes, *, filename: str = "<string>",
+                  need_target: bool = True) -> PipelineConfig:
     """Validate TOML text into a PipelineConfig.
+
+    Args:
+      need_target: a document without a target is an error (False: the caller sets it).
 
     Raises:
       ConfigError: with ``<filename>:<line>:<column>: <what> ...``: not UTF-8, TOML
@@ -229,7 +260,7 @@ def decode_config(text: str | bytes, *, filename: str = "<string>") -> PipelineC
         cfg = msgspec.convert(data, PipelineConfig)
     except msgspec.ValidationError as e:
         raise ConfigError(_validation_message(str(e), data, locator)) from e
-    _check(cfg, data, locator)
+    _check(cfg, data, locator, need_target=need_target)
     return cfg
 
 
@@ -557,6 +588,10 @@ def _pick(tp: Any, node: Any) -> Any:
         kind = node.get("kind") if isinstance(node, dict) else None
         tagged = [a for a in args if isinstance(a, type) and issubclass(a, _Stage)
                   and a.__struct_config__.tag == kind]
+        # a table or an array of them ([output] / [[output]]): by what the node is
+        shaped = [a for a in args if (typing.get_origin(a) is list) == isinstance(node, list)]
+        if not tagged and len(args) == 2 and len(shaped) == 1:
+            tagged = shaped
         tp = _unwrap(tagged[0] if tagged else (args[0] if len(args) == 1 else tp))
     return tp
 
@@ -641,6 +676,10 @@ def _validation_message(raw: str, data: Any, loc: _Locator) -> str:
         valid = _fields_of(tp)
         hint = _suggest(key, valid) or (f" (valid keys: {', '.join(valid)})" if valid else "")
         fix = "remove it or fix its spelling"
+        if not path and key in RENAMED_KEYS:
+            new, meaning = RENAMED_KEYS[key]
+            return (f"{loc.where((key,), key=True)}: {key!r} was renamed {new!r} ({meaning});"
+                    f" write {new} = ...")
         if path and key in PipelineConfig.__struct_fields__:
             fix = f"{key!r} is a top-level key: put it before the first [table]"
         return (f"{loc.where((*path, key), key=True)}: unknown key {key!r} in "
@@ -694,18 +733,45 @@ def _suggest(word: str, choices: list[str]) -> str:
 _USE = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 
 
-def _check(cfg: PipelineConfig, data: dict[str, Any], loc: _Locator) -> None:
+_TARGET_KEYS = ("command", "pid", "tid", "system_wide", "cgroup")
+
+
+def _chosen_targets(t: TargetConfig) -> list[str]:
+    return [k for k, on in (("command", t.command is not None), ("pid", bool(t.pid)),
+                            ("tid", bool(t.tid)), ("system_wide", t.system_wide),
+                            ("cgroup", t.cgroup is not None)) if on]
+
+
+def check_target(t: TargetConfig, *, where: Callable[[str | None], str] | None = None
+                 ) -> None:
+    """Exactly one target is set.
+
+    Args:
+      where: ``key -> "file:line:col"`` (None: the table), to start the message with.
+
+    Raises:
+      ConfigError: none or several of command, pid, tid, system_wide, cgroup.
+    """
+    chosen = _chosen_targets(t)
+    if len(chosen) == 1:
+        return
+    def at(key: str | None) -> str:
+        return f"{where(key)}: " if where is not None else ""
+
+    if not chosen:
+        raise ConfigError(f"{at(None)}[target] needs exactly one of command, pid, tid, "
+                          "system_wide, cgroup; none is set (or give one on the command "
+                          "line: -- COMMAND, -p PID, -t TID, -a, -G CGROUP)")
+    raise ConfigError(f"{at(chosen[1])}[target] needs exactly one of command, pid, tid, "
+                      f"system_wide, cgroup; got {' and '.join(chosen)}: keep one")
+
+
+def _check(cfg: PipelineConfig, data: dict[str, Any], loc: _Locator, *,
+           need_target: bool = True) -> None:
     t = cfg.target
-    chosen = [k for k, on in (("command", t.command is not None), ("pid", bool(t.pid)),
-                              ("tid", bool(t.tid)), ("system_wide", t.system_wide),
-                              ("cgroup", t.cgroup is not None)) if on]
-    if len(chosen) != 1:
-        if not chosen:
-            raise ConfigError(f"{loc.where(('target',))}: [target] needs exactly one of "
-                              "command, pid, tid, system_wide, cgroup; none is set")
-        raise ConfigError(f"{loc.where(('target', chosen[1]), key=True)}: [target] needs "
-                          f"exactly one of command, pid, tid, system_wide, cgroup; got "
-                          f"{' and '.join(chosen)}: keep one")
+    if need_target or _chosen_targets(t):
+        check_target(t, where=lambda key: loc.where(("target",) if key is None
+                                                    else ("target", key), key=key is not None))
     if t.command is not None and (not t.command or not t.command[0]):
         raise ConfigError(f"{loc.where(('target', 'command'))}: target.command is empty; "
                           'give the program and its arguments, e.g. ["ls", "-l", "/"]')
@@ -713,9 +779,7 @@ def _check(cfg: PipelineConfig, data: dict[str, Any], loc: _Locator) -> None:
         if "\0" in arg:   # execve(2) takes C strings: the argument would end there
             raise ConfigError(f"{loc.where(('target', 'command', i))}: target.command[{i}] "
                               "holds a NUL byte (\\u0000), which no program argument can")
-    if "\0" in cfg.output.path:
-        raise ConfigError(f"{loc.where(('output', 'path'))}: output.path holds a NUL byte "
-                          "(\\u0000), which no file name can")
+    _check_output_tables(cfg, data, loc)
     if cfg.buffer_pages & (cfg.buffer_pages - 1):
         up = 1 << cfg.buffer_pages.bit_length()
         raise ConfigError(f"{loc.where(('buffer_pages',))}: buffer_pages must be a power of 2 "
@@ -776,3 +840,209 @@ def _check_selection(cfg: PipelineConfig, loc: _Locator) -> None:
         check_cgroup(cfg.target.cgroup, where=loc.where(("target", "cgroup")))
     session_selection(f, cfg.target, where=loc.where(("filter",)))
     check_format_keys(cfg, where=lambda key: loc.where(("filter", key)))
+
+
+# --- outputs ---------------------------------------------------------------------------
+
+def output_name(cfg: PipelineConfig, i: int) -> str:
+    """How messages name output ``i``: ``[output]`` when there is one, else
+    ``[[output]] #<i+1>``."""
+    return "[output]" if not isinstance(cfg.output, list) else f"[[output]] #{i + 1}"
+
+
+def foreign_key_message(name: str, fmt: str, key: str) -> str:
+    """``<name> <key> is a key of format "summary": format = "perf" ignores it; ...``."""
+    from tracekit.formatters._spec import formats_taking
+
+    takers = formats_taking(key)
+    which = " or ".join(f'"{f}"' for f in takers)
+    return (f"{name} {key} is a key of format {which}: format = \"{fmt}\" ignores it; drop "
+            f"it, or set format = {which}")
+
+
+def _check_output_tables(cfg: PipelineConfig, data: dict[str, Any], loc: _Locator) -> None:
+    """Each output's keys belong to its format; the outputs can run together."""
+    from tracekit.formatters._spec import format_spec
+
+    raw = data.get("output", {})
+    listed = isinstance(raw, list)
+    outs = cfg.outputs
+
+    def at(i: int, key: str | None = None, *, as_key: bool = False) -> str:
+        path: _KeyPath = ("output", i) if listed else ("output",)
+        return loc.where((*path, key) if key is not None else path, key=as_key)
+
+    if not outs:
+        raise ConfigError(f"{loc.where(('output',))}: output = [] names no output; give an "
+                          "[output] table or [[output]] tables")
+    for i, o in enumerate(outs):
+        if "\0" in o.path:
+            raise ConfigError(f"{at(i, 'path')}: output.path holds a NUL byte (\\u0000), "
+                              "which no file name can")
+        entry = raw[i] if listed else raw
+        allowed = {"format", "path", *format_spec(o.format).options.__struct_fields__}
+        for key in entry:
+            if key not in allowed:
+                raise ConfigError(f"{at(i, key, as_key=True)}: "
+                                  + foreign_key_message(output_name(cfg, i), o.format, key))
+    check_outputs(cfg, where=lambda i, key: at(i, key))
+
+
+def check_outputs(cfg: PipelineConfig, *,
+                  where: Callable[[int, str | None], str] | None = None) -> None:
+    """The outputs of ``cfg`` can run together in one trace.
+
+    Args:
+      where: ``(output index, key) -> "file:line:col"`` to start a message with.
+
+    Raises:
+      ConfigError: two outputs write one file; two outputs print to one standard stream
+        while the trace runs (their lines would interleave); text outputs that decode
+        differently (decoding runs once for all); a summary counted in the kernel
+        (``mode = "kernel"``) with ``[[stage]]`` tables, which would see no calls.
+    """
+    from tracekit.formatters._output import std_stream_of
+    from tracekit.formatters._spec import format_spec
+
+    outs = cfg.outputs
+
+    def at(i: int, key: str | None = None) -> str:
+        return f"{where(i, key)}: " if where is not None else ""
+
+    def name(i: int) -> str:
+        return output_name(cfg, i)
+
+    files: dict[str, int] = {}
+    streaming: dict[int, int] = {}
+    for i, o in enumerate(outs):
+        spec = format_spec(o.format)
+        std = std_stream_of(o.path)
+        if std is None:
+            key = os.path.normpath(os.path.abspath(o.path)) if o.path else ""
+            if key in files:
+                raise ConfigError(f"{at(i, 'path')}{name(files[key])} and {name(i)} both "
+                                  f"write {o.path!r}: give each output its own file")
+            files[key] = i
+        elif not spec.at_end(spec.options_of(o)):
+            if std in streaming:
+                stream = "standard output" if std == 1 else "standard error"
+                raise ConfigError(f"{at(i, 'path')}{name(streaming[std])} and {name(i)} both "
+                                  f"print to {stream} while the trace runs: their lines "
+                                  "would interleave; give one of them a file")
+            streaming[std] = i
+        if o.format == "summary" and getattr(o, "mode", None) == "kernel" and cfg.stage:
+            raise ConfigError(f'{at(i, "mode")}{name(i)} mode = "kernel" counts the calls in '
+                              "BPF maps before any stage runs: the [[stage]] tables would "
+                              'see none of them; use mode = "stream" (or "auto")')
+    texts = [(i, o) for i, o in enumerate(outs) if o.format in ("perf", "strace")]
+    if len(texts) > 1 and any(o.format == "perf" for _, o in texts):
+        first_i, first = texts[0]
+        for i, o in texts[1:]:
+            for key in ("fd_paths", "string_limit"):
+                if getattr(o, key) != getattr(first, key):
+                    raise ConfigError(
+                        f"{at(i, key)}{name(first_i)} and {name(i)} print calls decoded "
+                        f"once for both, so their {key} must agree (got "
+                        f"{getattr(first, key)!r} and {getattr(o, key)!r})")
+
+
+# --- the effective pipeline as TOML ------------------------------------------------------
+
+def _default_of(f: msgspec.structs.FieldInfo) -> Any:
+    if f.default is not msgspec.NODEFAULT:
+        return f.default
+    if f.default_factory is not msgspec.NODEFAULT:
+        return f.default_factory()
+    return msgspec.NODEFAULT
+
+
+def _set_keys(struct: msgspec.Struct, keep: Callable[[str], bool] = lambda k: True
+              ) -> dict[str, Any]:
+    """The fields of ``struct`` that differ from their defaults, as TOML values (None,
+    which TOML cannot write, is left out: it is every such field's default)."""
+    out: dict[str, Any] = {}
+    for f in msgspec.structs.fields(struct):
+        value = getattr(struct, f.name)
+        if value is None or not keep(f.name) or value == _default_of(f):
+            continue
+        out[f.name] = _builtins(value)
+    return out
+
+
+def _builtins(value: Any) -> Any:
+    """``value`` as TOML can hold it: Structs and containers as tables and arrays, with
+    None (unset) left out."""
+    built = msgspec.to_builtins(value)
+
+    def drop_none(v: Any) -> Any:
+        if isinstance(v, dict):
+            return {k: drop_none(x) for k, x in v.items() if x is not None}
+        if isinstance(v, list):
+            return [drop_none(x) for x in v]
+        return v
+    return drop_none(built)
+
+
+def dump_config(cfg: PipelineConfig, *, header: str = "") -> str:
+    """``cfg`` as pipeline.toml text: ``decode_config`` of it gives a config that traces
+    the same (the same target, filter, stages, outputs and limits).
+
+    Keys left at their defaults are left out, but for ``[target]``'s target and each
+    output's ``format`` and ``path``; an output gets only its own format's keys. One
+    output is an ``[output]`` table, several are ``[[output]]`` tables.
+
+    Args:
+      header: comment lines to put first (each starting with ``#``).
+    """
+    from tracekit.formatters._spec import format_spec
+
+    doc: dict[str, Any] = {}
+    doc.update(_set_keys(cfg, lambda k: k not in ("target", "filter", "stage", "output")))
+    doc["target"] = _set_keys(cfg.target)
+    filt = _set_keys(cfg.filter)
+    if filt:
+        doc["filter"] = filt
+    if cfg.stage:
+        doc["stage"] = [_builtins(st) for st in cfg.stage]
+    outs = []
+    for o in cfg.outputs:
+        taken = set(format_spec(o.format).options.__struct_fields__)
+        outs.append({"format": o.format, "path": o.path,
+                     **_set_keys(o, taken.__contains__)})
+    doc["output"] = outs[0] if len(outs) == 1 else outs
+    text = _toml(doc)
+    return (header.rstrip("\n") + "\n\n" if header else "") + text
+
+
+def _toml(doc: dict[str, Any]) -> str:
+    """``doc`` as TOML in the layout of a hand-written pipeline file: top-level keys, then
+    each table (an array of tables as ``[[name]]`` headers), arrays on one line. Values
+    and keys are written by tomli_w (its escapes); a table inside an array element is
+    written as ``[name.sub]`` after it, which TOML attaches to that element."""
+    import tomli_w
+
+    def key(k: str) -> str:
+        return tomli_w.dumps({k: 0}).rsplit(" = ", 1)[0]
+
+    def literal(v: Any) -> str:
+        if isinstance(v, list):
+            return "[" + ", ".join(literal(x) for x in v) + "]"
+        if isinstance(v, dict):
+            return "{ " + ", ".join(f"{key(k)} = {literal(x)}" for k, x in v.items()) + " }"
+        return tomli_w.dumps({"v": v})[len("v = "):].rstrip("\n")
+
+    def body(table: dict[str, Any], name: str) -> str:
+        lines = [f"{key(k)} = {literal(v)}" for k, v in table.items()
+                 if not isinstance(v, dict)]
+        subs = "".join(tomli_w.dumps({name: {k: v}}) for k, v in table.items()
+                       if isinstance(v, dict))
+        return "".join(f"{line}\n" for line in lines) + (f"\n{subs}" if subs else "")
+
+    top = {k: v for k, v in doc.items() if not isinstance(v, dict | list)}
+    parts = [body(top, "")] if top else []
+    for name, v in doc.items():
+        if isinstance(v, dict):
+            parts.append(f"[{key(name)}]\n" + body(v, name))
+        elif isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
+            parts += [f"[[{key(name)}]]\n" + body(x, name) for x in v]
+    return "\n".join(parts)

@@ -35,12 +35,14 @@ def check_output_not_input(output: str, inputs: Sequence[tuple[str, str]]) -> No
 
     Files are compared by device and inode, so a hard link, ``./`` or ``..`` in the path
     and a symbolic link to an input are found too. A path that does not exist yet, or
-    ``"-"``, names no input.
+    a standard stream (``"-"``, ``/dev/stdout``, ``/dev/stderr``), names no input.
 
     Raises:
       ConfigError: ``output path '...' is the pipeline file '...'`` and what to do.
     """
-    if output == "-" or not output:
+    from tracekit.formatters._output import std_stream_of
+
+    if std_stream_of(output) is not None or not output:
         return
     try:
         out = os.stat(output)

@@ -15,8 +15,10 @@ the live run's, byte for byte.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,50 +27,43 @@ log = logging.getLogger("tracekit.record")
 __all__ = ["add_parsers", "cmd_record", "cmd_replay", "record_file", "replay_file"]
 
 
-def add_parsers(sub: Any, add_common: Any) -> None:
-    """The ``record`` and ``replay`` subcommands; ``add_common(parser)`` adds what every
-    pipeline-reading command has (the selection options, ``--allow-unsafe-config``)."""
+def add_parsers(sub: Any, *, targets: Callable[[argparse.ArgumentParser], None],
+                outputs: Callable[[argparse.ArgumentParser], None],
+                unsafe: Callable[[argparse.ArgumentParser], None]) -> None:
+    """The ``record`` and ``replay`` subcommands. ``record`` takes ``run``'s target,
+    selection and limit options (``targets``), ``replay`` its output options
+    (``outputs``); both ``--allow-unsafe-config`` (``unsafe``)."""
     rec = sub.add_parser("record", help="write a trace's raw records to a file, to replay "
-                                        "later")
-    rec.add_argument("pipeline", type=Path, nargs="?",
+                                        "later", allow_abbrev=False)
+    rec.add_argument("pipeline", type=Path, nargs="?", metavar="PIPELINE",
                      help="pipeline.toml for the target, the selection and the sizes "
-                          "(its stages and output run at replay)")
+                          "(its stages and outputs run at replay)")
     rec.add_argument("-o", "--output", required=True, metavar="FILE",
                      help="the recording (a new file, mode 0600)")
-    rec.add_argument("-p", "--pid", action="append", default=[],
-                     help="trace these processes (comma-separated pids, repeatable)")
-    rec.add_argument("--duration", type=_seconds, metavar="SECONDS",
-                     help="stop after SECONDS (> 0)")
     rec.add_argument("--no-compress", action="store_true",
                      help="write frames uncompressed (zstd level 1 by default)")
-    add_common(rec, selection=True)
+    targets(rec)
+    unsafe(rec)
     rec.epilog = "Put '-- COMMAND [ARGS...]' last to trace that command."
-    rep = sub.add_parser("replay", help="run a pipeline's stages and output over a "
-                                        "recording")
+    rep = sub.add_parser("replay", help="run a pipeline's stages and outputs over a "
+                                        "recording", allow_abbrev=False)
     rep.add_argument("recording", type=Path, help="a file written by 'tracekit record' "
                                                   "or 'run --record'")
-    rep.add_argument("pipeline", type=Path, nargs="?",
-                     help="pipeline.toml for the stages and the output (its target and "
+    rep.add_argument("pipeline", type=Path, nargs="?", metavar="PIPELINE",
+                     help="pipeline.toml for the stages and the outputs (its target and "
                           "kernel selection were the recording's)")
-    rep.add_argument("-o", "--output", help="write here instead of [output].path")
-    rep.add_argument("-f", "--format", help="the output format instead of [output].format")
     rep.add_argument("-P", "--path", action="append", default=[], metavar="PATH",
                      help="only calls that name PATH or use an fd open on it ([filter] path)")
-    add_common(rep, selection=False)
+    outputs(rep)
+    unsafe(rep)
 
 
-def _seconds(text: str) -> float:
-    from tracekit.app.cli import _positive_seconds
-
-    return _positive_seconds(text)
-
-
-def _config(pipeline: Path | None) -> Any:
-    from tracekit.app.config import PipelineConfig, TargetConfig, load_config
+def _config(pipeline: Path | None, *, need_target: bool = True) -> Any:
+    from tracekit.app.config import PipelineConfig, load_config
 
     if pipeline is not None:
-        return load_config(pipeline)
-    return PipelineConfig(target=TargetConfig())
+        return load_config(pipeline, need_target=need_target)
+    return PipelineConfig()
 
 
 def cmd_record(args: argparse.Namespace) -> int:
@@ -76,16 +71,18 @@ def cmd_record(args: argparse.Namespace) -> int:
     import msgspec
     import trio
 
-    from tracekit.app.cli import _apply_overrides, _apply_selection
+    from tracekit.app.cli import _apply_overrides, _targets_given
+    from tracekit.app.config import check_target
     from tracekit.app.inputs import check_output_not_input, run_inputs
+    from tracekit.app.selection import session_selection
 
-    cfg = _config(args.pipeline)
-    out = args.output
-    args.output = None                  # -o is the recording, not the file's [output]
-    cfg = _apply_selection(_apply_overrides(cfg, args), args)
+    cfg = _config(args.pipeline, need_target=not _targets_given(args))
+    cfg = _apply_overrides(cfg, args, outputs=False)
+    check_target(cfg.target)
+    session_selection(cfg.filter, cfg.target)
     cfg = msgspec.structs.replace(cfg, stage=[])
-    check_output_not_input(out, run_inputs(args.pipeline, cfg.target.command))
-    return trio.run(record_file, cfg, args.pipeline or Path("<options>"), out,
+    check_output_not_input(args.output, run_inputs(args.pipeline, cfg.target.command))
+    return trio.run(record_file, cfg, args.pipeline or Path("<command line>"), args.output,
                     not args.no_compress)
 
 
@@ -113,7 +110,7 @@ async def _record(cfg: Any, path: Path, out_path: str, compress: bool, signals: 
     recorder = None
     try:
         recorder = Recorder(out, make_header(opts), compress=compress)
-        trace = LiveTrace(opts, [], [_Discard()], collect=False, duration_s=cfg.duration_s,
+        trace = LiveTrace(opts, [], [_Discard()], collect=False, timeout_s=cfg.timeout_s,
                           while_tracing=[_draw_status] if status_wanted(out_path) else [],
                           recorder=recorder)
         result = await trace.run() if signals.attach(trace) else None
@@ -128,8 +125,8 @@ async def _record(cfg: Any, path: Path, out_path: str, compress: bool, signals: 
     print(f"tracekit: recorded {recorder.records_written} records in "
           f"{recorder.writer.bytes_out} bytes ({recorder.frames} frames) to {out_path}",
           file=sys.stderr)
-    return end_status(result, None, returncode=trace.returncode, losses=losses,
-                      command=session.command is not None,
+    return end_status(result, closed_by_reader=False, returncode=trace.returncode,
+                      losses=losses, command=session.command is not None,
                       interrupted_by=trace.interrupted_by)
 
 
@@ -145,30 +142,24 @@ class _Discard:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    """``tracekit replay``: 0, or 141 when the reader of the output went away."""
+    """``tracekit replay``: 0, or 141 when the reader of an output went away."""
     import msgspec
     import trio
 
+    from tracekit.app.cli import _apply_output_options
+    from tracekit.app.config import check_outputs
     from tracekit.app.inputs import check_output_not_input
 
-    cfg = _config(args.pipeline)
-    output = cfg.output
-    if args.format is not None:
-        from tracekit.app.config import decode_config
-
-        # the format's defaults: decoded as the file would be, so a bad name is located
-        quoted = msgspec.json.encode(args.format).decode()
-        fmt = decode_config(f"[target]\nsystem_wide = true\n[output]\nformat = {quoted}\n",
-                            filename="--format").output
-        output = msgspec.structs.replace(fmt, path=output.path)
-    if args.output is not None:
-        output = msgspec.structs.replace(output, path=args.output)
-    filt = cfg.filter
+    cfg = _config(args.pipeline, need_target=False)
     if args.path:
-        filt = msgspec.structs.replace(filt, path=list(args.path))
-    cfg = msgspec.structs.replace(cfg, output=output, filter=filt)
-    check_output_not_input(cfg.output.path, [("recording", str(args.recording))] + (
-        [("pipeline file", str(args.pipeline))] if args.pipeline else []))
+        cfg = msgspec.structs.replace(
+            cfg, filter=msgspec.structs.replace(cfg.filter, path=list(args.path)))
+    cfg = _apply_output_options(cfg, args)
+    check_outputs(cfg)
+    inputs = [("recording", str(args.recording))] + (
+        [("pipeline file", str(args.pipeline))] if args.pipeline else [])
+    for o in cfg.outputs:
+        check_output_not_input(o.path, inputs)
     return trio.run(replay_file, args.recording, cfg, args.pipeline or Path("<options>"))
 
 
@@ -198,8 +189,11 @@ async def replay_file(recording: Path | str, cfg: Any, path: Path) -> int:
         summary).
     """
     from tracekit._errors import ConfigError
-    from tracekit.app.run import OutputPlan, end_status, open_sink_output
-    from tracekit.formatters._output import close_output
+    from tracekit.app.outputs import OutputPlan
+    from tracekit.app.registry import build_stages
+    from tracekit.app.run import end_status
+    from tracekit.app.selection import selection_stages
+    from tracekit.formatters._spec import SinkContext
     from tracekit.pipeline._run import Pipeline
     from tracekit.session.recording import Recording, RecordingSource, ReplayFacts
 
@@ -226,7 +220,7 @@ async def replay_file(recording: Path | str, cfg: Any, path: Path) -> int:
              "summary_full": counters.get("summary_full", 0),
              "untraced": (counters.get("pids_full", 0) + end.not_added - end.repaired
                           if end is not None else 0)}
-    context = {"syscall_name": table.name, "counters_from": lambda: final,
+    context: dict[str, Any] = {"syscall_name": table.name, "counters_from": lambda: final,
                "arg_names": arg_names, "arg_types": arg_types, "syscall_table": table,
                "compat_syscall_name": compat.name if compat is not None
                else (lambda nr: f"syscall_{nr}")}
@@ -237,28 +231,33 @@ async def replay_file(recording: Path | str, cfg: Any, path: Path) -> int:
                               "stopped before the end)")
         return rec.summary
 
-    plan = OutputPlan(cfg, path, facts=ReplayFacts(rec),
-                      summary_from=summary_from, in_kernel=header.kernel_summary,
-                      context=context)
-    if header.kernel_summary and cfg.output.format not in ("summary", "openmetrics"):
-        raise ConfigError(f"{recording}: the recording holds an in-kernel summary, no "
-                          f"syscall records: replay it with format = \"summary\" or "
-                          f"\"openmetrics\", not {cfg.output.format!r}")
-    if not header.kernel_summary and cfg.output.format == "openmetrics":
-        raise ConfigError(f"{recording}: the recording holds syscall records, no "
-                          "in-kernel summary, which format = \"openmetrics\" reads")
+    plan = OutputPlan(cfg, has_stages=bool(cfg.stage or cfg.filter.path),
+                      in_kernel=header.kernel_summary)
+    for o in plan.outputs:
+        if header.kernel_summary and o.spec.name not in ("summary", "openmetrics"):
+            raise ConfigError(f"{recording}: the recording holds an in-kernel summary, no "
+                              f"syscall records: replay it with format = \"summary\" or "
+                              f"\"openmetrics\", not {o.spec.name!r}")
+        if not header.kernel_summary and o.spec.name == "openmetrics":
+            raise ConfigError(f"{recording}: the recording holds syscall records, no "
+                              "in-kernel summary, which format = \"openmetrics\" reads")
+    facts = ReplayFacts(rec)
+    ctx = dataclasses.replace(
+        SinkContext.for_machine(summary_from=summary_from if header.kernel_summary else None,
+                                facts=facts), **context)
+    stages = plan.stages(selection_stages(cfg.filter, facts=facts)
+                         + build_stages(cfg.stage, facts=facts), ctx)
     source = RecordingSource(rec)
     losses = _recorded_losses(end, final)
-    spec = plan.spec
-    out = open_sink_output(spec, cfg.output.path)
     completed = False
     try:
-        sink = spec.make_sink(out, plan.options, plan.ctx)
-        if getattr(sink, "losses_from", False) is None:
-            sink.losses_from = lambda: losses   # what the live sinks wrote at their end
-        result = await Pipeline(source, plan.stages, [sink]).run()
+        sinks = plan.open_sinks(ctx)
+        for sink in sinks:
+            if getattr(sink, "losses_from", False) is None:
+                sink.losses_from = lambda: losses   # what the live sinks wrote at their end
+        result = await Pipeline(source, stages, sinks).run()
         completed = True
     finally:
-        if not isinstance(out, str):
-            close_output(out, completed=completed)
-    return end_status(result, sink, returncode=None, losses=losses, command=False)
+        plan.close(completed=completed)
+    return end_status(result, closed_by_reader=plan.closed_by_reader, returncode=None,
+                      losses=losses, command=False)

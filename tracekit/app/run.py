@@ -29,9 +29,10 @@ from typing import Any
 import trio
 
 from tracekit._events import Losses
+from tracekit.app.outputs import OutputPlan, kernel_summary_sources
 from tracekit.app.status import StatusLine, session_sampler, status_wanted
 from tracekit.formatters._output import close_output, open_output
-from tracekit.formatters._spec import SinkContext, format_spec
+from tracekit.formatters._spec import SinkContext
 from tracekit.session.spawn import InheritedSignals
 
 log = logging.getLogger("tracekit.run")
@@ -235,49 +236,6 @@ def session_options(cfg: Any, path: Path, signals: InheritedSignals | None = Non
     return opts, table
 
 
-class OutputPlan:
-    """What a pipeline file's output needs, for a live run and a replay alike: the stages
-    (the selection's, the file's, the format's), the format, its options, the context.
-
-    Args:
-      facts: the trace's :class:`~tracekit.kernel.facts.Facts` (a recording's, a
-        replay's); None: the running system's.
-      in_kernel: whether the output counts in BPF maps (None: as the format decides).
-      context: :class:`~tracekit.formatters.SinkContext` fields to replace (a replay:
-        the recording's syscall tables and tracefs arguments).
-
-    Attributes:
-      stages: in pipeline order.
-      spec, options: the output's format and its options.
-      kernel_summary: the syscalls are counted in BPF maps (no syscall records).
-      ctx: the sink's :class:`~tracekit.formatters.SinkContext`.
-    """
-
-    def __init__(self, cfg: Any, path: Path, *, facts: Any = None, summary_from: Any = None,
-                 in_kernel: bool | None = None, context: dict[str, Any] | None = None,
-                 counters_from: Any = None) -> None:
-        from tracekit.app.registry import build_stages
-        from tracekit.app.selection import check_format_keys, selection_stages
-
-        check_format_keys(cfg)
-        stages = selection_stages(cfg.filter, facts=facts) + build_stages(cfg.stage,
-                                                                          facts=facts)
-        o = cfg.output
-        spec = format_spec(o.format)        # what the output needs: its options and stages
-        options = spec.options_of(o)
-        kernel_summary = (spec.counts_in_kernel(options, has_stages=bool(stages))
-                          if in_kernel is None else in_kernel)
-        ctx = SinkContext.for_machine(summary_from=summary_from if kernel_summary else None,
-                                      facts=facts)
-        if counters_from is not None:
-            ctx = dataclasses.replace(ctx, counters_from=counters_from)
-        if context:                     # a replay: the recording's tables
-            ctx = dataclasses.replace(ctx, **context)
-        stages += spec.stages_before(options, stages, ctx)
-        self.stages, self.spec, self.options = stages, spec, options
-        self.kernel_summary, self.ctx = kernel_summary, ctx
-
-
 async def run_pipeline_file(cfg: Any, path: Path, *, record: str | None = None) -> int:
     """Trace as ``cfg`` (a PipelineConfig) says; returns the exit status (see tracekit.app.cli).
 
@@ -294,48 +252,56 @@ async def run_pipeline_file(cfg: Any, path: Path, *, record: str | None = None) 
 
 
 async def _run(cfg: Any, path: Path, signals: _Signals, record: str | None) -> int:
+    from tracekit.app.registry import build_stages
+    from tracekit.app.selection import check_format_keys, selection_stages
     from tracekit.app.trace import LiveTrace
 
     opts, _ = session_options(cfg, path, signals.inherited)
-    record = record if record is not None else getattr(cfg, "record", None)
-
-    def summary_from() -> Any:           # called by the sink at the end, session open
-        assert trace.session is not None
-        summary = trace.session.kernel_summary().read()
-        if recording is not None:
-            recording.recorder.summary(summary)
-        return summary
-
-    def counters_from() -> dict[str, int]:     # the kernel's counters now (metrics)
-        session = trace.session
-        if session is None or session.obj is None:
-            return {}
-        c = session.counters()
-        return {"lost": c.lost, "summary_full": c.summary_full,
-                "untraced": c.pids_full + session.not_added}
-
-    # the in-kernel choice first: a recording's header says which it is
-    probe = format_spec(cfg.output.format)
-    in_kernel = probe.counts_in_kernel(
-        probe.options_of(cfg.output), has_stages=bool(cfg.stage or cfg.filter.path))
-    if in_kernel:
-        # counted in BPF maps: no syscall records, no captures (issue 5)
-        opts.summary, opts.capture = True, False
+    record = record if record is not None else cfg.record
+    check_format_keys(cfg)
+    # the outputs: each format's options, its stages (each once), its sink (app/outputs.py);
+    # whether a summary counts in BPF maps is known before the stages are made (a
+    # recording's header says it, and the stages read the system through its facts)
+    plan = OutputPlan(cfg, has_stages=bool(cfg.stage or cfg.filter.path))
+    if plan.kernel_summary:
+        # counted in BPF maps (issue 5); records too only when another output prints them
+        opts.summary, opts.summary_records = True, plan.records
+        opts.capture = plan.records
     recording = open_recording(record, opts) if record else None
     completed = False
     try:
-        plan = OutputPlan(cfg, path, facts=recording.recorder.facts if recording else None,
-                          summary_from=summary_from, in_kernel=in_kernel,
-                          counters_from=counters_from)
+        facts = recording.recorder.facts if recording is not None else None
+        stages = (selection_stages(cfg.filter, facts=facts)
+                  + build_stages(cfg.stage, facts=facts))
+        whole, interval_from = kernel_summary_sources(lambda: trace.session)
+
+        def summary_from() -> Any:       # called by a sink at its end, the session open
+            summary = whole()
+            if recording is not None:
+                recording.recorder.summary(summary)
+            return summary
+
+        def counters_from() -> dict[str, int]:     # the kernel's counters now (metrics)
+            session = trace.session
+            if session is None or session.obj is None:
+                return {}
+            c = session.counters()
+            return {"lost": c.lost, "summary_full": c.summary_full,
+                    "untraced": c.pids_full + session.not_added}
+
+        ctx = SinkContext.for_machine(
+            summary_from=summary_from if plan.kernel_summary else None,
+            interval_from=interval_from if plan.kernel_summary else None, facts=facts)
+        ctx = dataclasses.replace(ctx, counters_from=counters_from)
+        stages = plan.stages(stages, ctx)
         # fds printed with what they refer to (or followed by -P): keep the fd tables true
-        opts.fd_table = _fd_tables_wanted(plan.options, plan.stages)
-        o = cfg.output
-        status_line = status_wanted(o.path) and not plan.kernel_summary
-        # events go to a file and stderr is a terminal: a live line on stderr
-        trace = LiveTrace(opts, plan.stages, collect=False, duration_s=cfg.duration_s,
+        opts.fd_table = _fd_tables_wanted(plan, stages)
+        # events go to files and stderr is a terminal: a live line on stderr
+        status_line = plan.status_line_ok and all(status_wanted(p) for p in plan.paths)
+        trace = LiveTrace(opts, stages, collect=False, timeout_s=cfg.timeout_s,
                           while_tracing=[_draw_status] if status_line else [],
-                          recorder=recording.recorder if recording else None)
-        status = await _run_live(trace, plan, o.path, signals)
+                          recorder=recording.recorder if recording is not None else None)
+        status = await _run_live(trace, plan, ctx, signals)
         completed = True
         return status
     finally:
@@ -371,43 +337,38 @@ def open_recording(path: str, opts: Any) -> _OpenRecording:
     return _OpenRecording(out, recorder)
 
 
-async def _run_live(trace: Any, plan: OutputPlan, path: str, signals: _Signals) -> int:
-    spec = plan.spec
-    out = open_sink_output(spec, path)
+async def _run_live(trace: Any, plan: OutputPlan, ctx: SinkContext, signals: _Signals) -> int:
     completed = False
     try:
-        sink = spec.make_sink(out, plan.options, plan.ctx)
-        trace.sinks.append(sink)
+        trace.sinks.extend(plan.open_sinks(ctx))
         result = await trace.run() if signals.attach(trace) else None
         if result is None:              # a signal came while starting
             return 128 + (signals.first or trace.interrupted_by or signal.SIGINT)
         completed = True
     finally:
-        if not isinstance(out, str):
-            close_output(out, completed=completed)
+        plan.close(completed=completed)
     session, losses = trace.session, trace.final_losses
     assert session is not None and losses is not None
-    return end_status(result, sink, returncode=trace.returncode, losses=losses,
+    return end_status(result, closed_by_reader=plan.closed_by_reader,
+                      returncode=trace.returncode, losses=losses,
                       command=session.command is not None,
                       interrupted_by=trace.interrupted_by)
 
 
-def open_sink_output(spec: Any, path: str) -> Any:
-    """What a format's sink writes to: the opened output (tracekit.formatters._output),
-    or the path itself for a sink that rewrites it (``spec.rewrites``: a metrics
-    textfile), which still opens each version with the same rules."""
-    if spec.rewrites and path != "-":
-        return path
-    return open_output(path, atomic=spec.written_at_end)
-
-
-def end_status(result: Any, sink: Any, *, returncode: int | None, losses: Losses,
-               command: bool, interrupted_by: int | None = None) -> int:
+def end_status(result: Any, *, closed_by_reader: bool, returncode: int | None,
+               losses: Losses, command: bool, interrupted_by: int | None = None) -> int:
     """The exit status of a run (or a replay) that ended with ``result``; prints on stderr
     everything ``losses`` counts (records lost by kind, tasks not traced, full maps,
-    events stages dropped), a line each."""
+    events stages dropped), a line each.
+
+    Args:
+      closed_by_reader: an output's reader went away (``| head``).
+      returncode: the command's (-N: killed by signal N); None without one.
+      command: the target was a command.
+      interrupted_by: the signal that ended the trace, if one did.
+    """
     status = 0
-    if result.downstream_closed and getattr(sink, "closed_by_reader", False):
+    if result.downstream_closed and closed_by_reader:
         # The reader of our output went away (`| head`): stop here without
         # waiting for the command, which goes on untraced; status as SIGPIPE's.
         status = 128 + signal.SIGPIPE
@@ -440,15 +401,16 @@ async def _draw_status(trace: Any) -> None:
     await StatusLine(session_sampler(trace.session, trace.source)).run()
 
 
-def _fd_tables_wanted(options: Any, stages: list[Any]) -> bool:
-    """Whether something prints fds with what they refer to (the output's ``fd_paths``,
+def _fd_tables_wanted(plan: OutputPlan, stages: list[Any]) -> bool:
+    """Whether something prints fds with what they refer to (an output's ``fd_paths``,
     a beautify stage's) or follows them (a path filter): then the session records the
     calls that change fd tables even when the selection hides them, the fds left after
     each exec, and the targets' tables at start (tracekit.session.fdstate)."""
     from tracekit.pipeline.beautify import Beautify
     from tracekit.pipeline.pathfilter import PathFilter
 
-    return bool(getattr(options, "fd_paths", False)) or any(
+    return any(getattr(o.options, "fd_paths", False) and not o.in_kernel
+               for o in plan.outputs) or any(
         isinstance(st, PathFilter) or (isinstance(st, Beautify) and st.decoder.fd_paths)
         for st in stages)
 

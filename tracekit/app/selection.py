@@ -267,25 +267,25 @@ def selection_stages(filt: Any, *, facts: Any = None) -> list[Any]:
 
 
 def check_format_keys(cfg: Any, *, where: Callable[[str], str] | None = None) -> None:
-    """Refuse a selection key the chosen output cannot honour.
+    """Refuse a selection key the chosen outputs cannot honour.
 
     Raises:
       ConfigError: (after ``where(key)``, the place of the ``[filter]`` key, when given)
-        ``[filter] signal`` (``-e signal=``) with ``format = "summary"``, which
-        prints no signal lines; ``[filter] path`` (``-P``) with a summary counted in the
-        kernel (``mode = "kernel"``), which sees no paths.
+        ``[filter] signal`` (``-e signal=``) when every output is a summary, which prints
+        no signal lines; ``[filter] path`` (``-P``) with a summary counted in the kernel
+        (``mode = "kernel"``), which sees no paths.
     """
-    o, f = cfg.output, cfg.filter
+    outs, f = cfg.outputs, cfg.filter
 
     def at(key: str) -> str:
         return f"{where(key)}: " if where is not None else ""
 
-    if o.format == "summary" and f.signal:
+    if f.signal and all(o.format == "summary" for o in outs):
         raise ConfigError(f'{at("signal")}[filter] signal (-e signal=) selects signal lines, '
                           'which format = "summary" does not print; drop it or choose '
                           'another format')
-    if o.format == "summary" and f.path and getattr(o, "mode", None) == "kernel":
+    if f.path and any(o.format == "summary" and getattr(o, "mode", None) == "kernel"
+                      for o in outs):
         raise ConfigError(f'{at("path")}[filter] path (-P) needs the calls in user space: '
                           'with format = "summary" use mode = "stream" or "auto", not '
                           '"kernel"')
-

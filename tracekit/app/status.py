@@ -57,9 +57,12 @@ def format_status(elapsed_s: float, sample: StatusSample, events_per_s: float) -
 
 def status_wanted(output_path: str, stderr: IO[Any] | None = None) -> bool:
     """Whether ``tracekit run`` should draw the line: the events go to a file (not
-    ``"-"``) and stderr is a terminal (``isatty``), and ``TERM`` is not ``dumb``."""
+    ``"-"``, ``/dev/stdout`` or ``/dev/stderr``), stderr is a terminal (``isatty``) and
+    ``TERM`` is not ``dumb``."""
+    from tracekit.formatters._output import std_stream_of
+
     err = sys.stderr if stderr is None else stderr
-    return (output_path != "-" and err is not None and err.isatty()
+    return (std_stream_of(output_path) is None and err is not None and err.isatty()
             and os.environ.get("TERM") != "dumb")
 
 

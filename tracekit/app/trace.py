@@ -14,7 +14,7 @@ Phases, and what ends each (every end of a trace is decided in this module)::
                                 - the command exits;               for stall_s:
                                 - every target is gone on two      a warning
                                   polls in a row (RingBufferSource) naming the
-                                - duration_s passed: the workload  stage, abort
+                                - timeout_s passed: the workload   stage, abort
                                   gets SIGTERM, SIGKILL grace_s
                                   later (as timeout -k does);
                                 - stop();
@@ -107,7 +107,7 @@ class LiveTrace:
       stages: applied in order to the events before the collector and ``sinks``.
       sinks: more sinks (a :class:`~tracekit.formatters.JsonlSink` to keep a file ...).
       keep_events: how many of the latest events :meth:`last_events` can return.
-      duration_s: the time limit: end after this many seconds; the workload still running
+      timeout_s: the time limit: end after this many seconds; the workload still running
         then gets SIGTERM, and SIGKILL ``grace_s`` later (as ``timeout -k`` does). None =
         until the target ends or :meth:`stop`. With a time limit, a command started while
         this process is not in its terminal's foreground runs in a process group of its
@@ -152,7 +152,7 @@ class LiveTrace:
 
     def __init__(self, opts: SessionOptions, stages: Sequence[Any] = (),
                  sinks: Sequence[Any] = (), *, keep_events: int = 10_000,
-                 duration_s: float | None = None, collect: bool = True,
+                 timeout_s: float | None = None, collect: bool = True,
                  while_tracing: Sequence[TraceTask] = (), recorder: Any = None,
                  grace_s: float = 2.0, react_s: float = 2.0, stall_s: float = 10.0) -> None:
         opts.validate()
@@ -160,7 +160,7 @@ class LiveTrace:
         self.opts = opts
         self.stages = list(stages)
         self.sinks = list(sinks)
-        self.duration_s = duration_s
+        self.timeout_s = timeout_s
         self.grace_s = grace_s
         self.react_s = react_s
         self.stall_s = stall_s
@@ -453,8 +453,8 @@ class LiveTrace:
         if self.started_at is not None:
             raise RuntimeError("a LiveTrace runs once; build a new one")
         self.started_at = trio.current_time()
-        if self.opts.command and self.duration_s is not None and \
-                math.isfinite(self.duration_s) and self.opts.command_own_group is None:
+        if self.opts.command and self.timeout_s is not None and \
+                math.isfinite(self.timeout_s) and self.opts.command_own_group is None:
             # timeout(1): the workload in a group of its own, unless that would take the
             # terminal from it (we are in the foreground: timeout --foreground)
             self.opts.command_own_group = not in_terminal_foreground()
@@ -489,8 +489,8 @@ class LiveTrace:
                         self.stop(terminate=self._terminate)
                     if session.command is not None:
                         nursery.start_soon(self._end_with_command, session, source)
-                    if self.duration_s is not None and math.isfinite(self.duration_s):
-                        nursery.start_soon(self._stop_after, self.duration_s)
+                    if self.timeout_s is not None and math.isfinite(self.timeout_s):
+                        nursery.start_soon(self._stop_after, self.timeout_s)
                     result = self.result = await self._run_pipeline(pipeline, task_status)
                     self.counters = session.counters()
                     self.final_losses = self.losses()
