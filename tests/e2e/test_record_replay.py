@@ -323,3 +323,22 @@ def test_pid_target_sockets_and_devices_opened_before_the_trace(tmp_path: Path,
     r = run_tracekit(["replay", str(rec), str(cfg), "-o", str(again)], cwd="/")
     assert r.returncode == 0, r.stderr
     assert again.read_bytes() == live.read_bytes()
+
+
+def test_record_only_keeps_what_fd_decorations_need(tmp_path: Path) -> None:
+    """``tracekit record -e trace=read,write`` decodes nothing, yet its replay in the
+    strace format decorates the fds that hidden calls made, sockets too. Not a device's
+    numbers: only a decode stats a device it prints, and none ran live."""
+    data = tmp_path / "data.txt"
+    data.write_text("hello")
+    (tmp_path / "fds.py").write_text(FDS_WORKLOAD)
+    rec, out = tmp_path / "r.tkrec", tmp_path / "out.txt"
+    r = run_tracekit(["record", "-o", str(rec), "-e", "trace=read,write", "--",
+                      sys.executable, "-S", str(tmp_path / "fds.py"), str(data)])
+    assert r.returncode == 0, r.stderr
+    r = run_tracekit(["replay", str(rec), "--format", "strace", "-o", str(out)], cwd="/")
+    assert r.returncode == 0, r.stderr
+    text = out.read_text()
+    for shape in _FD_SHAPES[:2]:
+        assert re.search(shape, text), (shape, text)
+    assert re.search(r"write\(\d+</dev/null>, ", text) and f"<{data}>" in text

@@ -3,7 +3,9 @@
 ``tracekit record [PIPELINE] -o FILE [options] [-- COMMAND]`` traces what ``run`` would
 (same targets and selections, in the kernel) and writes the raw ring-buffer records to
 FILE (tracekit.session.recording; docs/recording-format.md) without decoding them: the
-stages and the output of the pipeline file run at replay. ``tracekit run PIPELINE
+stages and the output of the pipeline file run at replay. It keeps the fd tables as
+``run`` does when fds are printed (the calls a selection hides that change them, the
+tables at start, new fds' targets), so a replay can print fds as strace -yy does. ``tracekit run PIPELINE
 --record FILE`` (or the file's ``record`` key) prints and records in one run.
 
 ``tracekit replay FILE [PIPELINE] [-o OUT] [-P PATH]`` runs the pipeline file's stages
@@ -109,6 +111,10 @@ async def _record(cfg: Any, path: Path, out_path: str, compress: bool, signals: 
     from tracekit.session.recording import End, Recorder, make_header
 
     opts, _ = session_options(cfg, path, signals.inherited)
+    # a replay may print fds with what they refer to (the text formats' default) or
+    # follow them (-P): keep what that needs, as run does for such an output (the calls
+    # a selection hides that change fd tables, the tables at start, new fds' targets)
+    opts.fd_table = True
     out = open_output(out_path)
     recorder = None
     try:
