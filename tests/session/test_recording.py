@@ -34,8 +34,8 @@ def raw_syscall(ts_ns: int, tid: int = 100, nr: int = 39, ret: int = 7) -> bytes
                          b"work\0")
 
 
-def header() -> Header:
-    return Header(format_version=1, tracekit_version="0", created_ns=1, hostname="h",
+def header(version: int = FORMAT_VERSION) -> Header:
+    return Header(format_version=version, tracekit_version="0", created_ns=1, hostname="h",
                   kernel_release="6.18", machine="x86_64", arch="x86_64", wall_offset_ns=5,
                   boottime_offset_ns=0, utc_offset_s=3600, syscalls={"getpid": 39},
                   compat_syscalls={}, syscall_args={"getpid": []}, capture_layout={},
@@ -258,7 +258,6 @@ def test_events_and_annotations_come_back_where_the_source_sent_them(tmp_path: P
         rec.annotations([(3, t9)])
         rec.close(End(ts_ns=9, records=8, lost=1))
     recording = Recording.open(path)
-    assert recording.header is not None and recording.header.format_version == 1
     items = list(recording.batches())
     first = decode_batch(drains[0])[0]
     first.insert(0, t0)
@@ -303,3 +302,21 @@ def test_fd_facts_replay_what_the_decoder_printed(tmp_path: Path) -> None:
     replay.set(100, 10, "socket:[42]")
     assert replay.text(100, 9) == "</dev/zero>"
     assert replay.text(100, 10) == "<socket:[42]>"
+
+
+def test_a_format_1_recording_replays_with_one_warning(tmp_path: Path) -> None:
+    """A recording of format 1 (no EVENTS or ANNOTATIONS frames, no socket or device
+    answers) replays, and the replay says in one line that fds may print with less."""
+    from tests._run import run_tracekit
+
+    path = tmp_path / "old.tkrec"
+    with open(path, "wb") as f:
+        rec = Recorder(f, header(version=1), facts=_FixedFacts())
+        rec.records([raw_syscall(1000), raw_syscall(2000)])
+        rec.close(End(ts_ns=9, records=2, lost=0, returncode=0))
+    out = tmp_path / "out.txt"
+    r = run_tracekit(["replay", str(path), "--format", "strace", "-o", str(out)])
+    assert r.returncode == 0, r.stderr
+    assert out.read_text().count("getpid()") == 2
+    warnings = [ln for ln in r.stderr.splitlines() if "recording format 1" in ln]
+    assert len(warnings) == 1 and "fds may print with less" in warnings[0], r.stderr
