@@ -469,9 +469,11 @@ class FdCache:
 
     def _socket_text(self, ino: int) -> str:
         text = self._socks.get(ino)
-        if text is not None and ino not in self._stale:
+        if ino in self._stale:
+            self._stale.discard(ino)
+            self._facts.refresh_sockets()   # changed since the dump sock_diag gave
+        elif text is not None:
             return text
-        self._stale.discard(ino)
         proto = self._proto.get(ino)
         got = self._facts.socket(ino, proto)
         if got is None:
