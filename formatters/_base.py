@@ -53,7 +53,7 @@ class TextOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 
         # fd targets the calls did not show come from the trace's facts (a recording's)
         reader = ctx.live_facts.reader("decoder")
-        fdcache = FdCache(read_link=reader.fd_link, read_cwd=reader.cwd, realpath=reader.realpath)
+        fdcache = FdCache(facts=reader)
         return SyscallDecoder(ctx.syscall_table, fd_paths=self.fd_paths,
                               string_limit=self.string_limit, arg_count=arg_count,
                               arg_types=ctx.arg_types, fdcache=fdcache)

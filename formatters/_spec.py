@@ -96,9 +96,10 @@ class SinkContext:
         """:attr:`facts`, or (None) this machine's, made once per context."""
         if self.facts is not None:
             return self.facts
+        from tracekit.decode.values import quote
         from tracekit.kernel.facts import LiveFacts
 
-        return LiveFacts()
+        return LiveFacts(quote=quote)
 
     @classmethod
     def for_machine(cls, *, summary_from: Callable[[], Summary] | None = None,

@@ -14,7 +14,6 @@ Stats counters: ``unknown_syscall_nr`` (records whose number no table names),
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated
 
@@ -136,9 +135,7 @@ def from_config(cfg: BeautifyConfig, *, facts: Facts | None = None,
 
     reader = facts.reader("beautify") if facts is not None else None
     decoder = SyscallDecoder(
-        table or SyscallTable(), fd_paths=cfg.fd_paths, fdcache=FdCache(
-            read_link=reader.fd_link if reader else None, read_cwd=reader.cwd if reader else None,
-            realpath=reader.realpath if reader else os.path.realpath),
+        table or SyscallTable(), fd_paths=cfg.fd_paths, fdcache=FdCache(facts=reader),
         string_limit=cfg.string_limit, arg_count=_tracefs_arg_count(),
         arg_types=_tracefs_arg_types())
     return Beautify(decoder)

@@ -40,7 +40,7 @@ from tracekit._events import SC_COMPAT, SC_NORETURN, SC_RESUMED, SC_UNFINISHED, 
 from tracekit.decode.args import SyscallDecoder
 from tracekit.decode.argspec import ARGSPEC
 from tracekit.decode.fdcache import FdCache
-from tracekit.decode.values import signed
+from tracekit.decode.values import quote, signed
 from tracekit.kernel.facts import FactReader, LiveFacts
 from tracekit.pipeline._stage import EventReceiver, EventSender, StageContext
 
@@ -81,10 +81,10 @@ class PathFilter:
 
     def __init__(self, paths: Iterable[str], *, proc: str = "/proc",
                  facts: FactReader | None = None) -> None:
-        self._facts = facts if facts is not None else LiveFacts(proc).reader(self.name)
+        self._facts = (facts if facts is not None
+                       else LiveFacts(proc, quote=quote).reader(self.name))
         self.paths = path_variants(paths, self._facts)
-        self.fdcache = FdCache(proc, read_link=self._facts.fd_link, read_cwd=self._facts.cwd,
-                               realpath=self._facts.realpath)
+        self.fdcache = FdCache(proc, facts=self._facts)
         self._decoder = SyscallDecoder(fd_paths=True, fdcache=self.fdcache)
         self._spec: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
         self._targets = frozenset(os.fsdecode(p) for p in self.paths)

@@ -8,6 +8,7 @@ tests run side by side (-n 2).
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -219,3 +220,125 @@ def test_not_a_recording_is_one_line(tmp_path: Path) -> None:
     assert r.stderr.strip().splitlines() == [
         f"tracekit: error: {bad}: not a tracekit recording (its first bytes are "
         f"b'hello wo', not {MAGIC!r})"]
+
+
+# sockets (TCP on loopback, a unix socketpair), devices and a file, used only through
+# read and write: with trace=read,write every call that made these fds is hidden, so
+# their decorations come from the calls the kernel keeps for the fd tables and from what
+# the live run read from /proc and sock_diag as the records arrived
+FDS_WORKLOAD = """\
+import os, socket, sys, time
+srv = socket.socket(); srv.bind(("127.0.0.1", 0)); srv.listen(1)
+c = socket.socket(); c.connect(srv.getsockname())
+a, _ = srv.accept()
+os.write(c.fileno(), b"ping"); os.read(a.fileno(), 4)
+p, q = socket.socketpair()
+os.write(p.fileno(), b"x"); os.read(q.fileno(), 1)
+n = os.open("/dev/null", os.O_WRONLY); os.write(n, b"z")
+z = os.open("/dev/zero", os.O_RDONLY); os.read(z, 1)
+f = os.open(sys.argv[1], os.O_RDONLY); os.read(f, 5)
+time.sleep(0.3)   # sock_diag describes a socket while it exists
+"""
+
+_FD_SHAPES = (r"<TCP:\[127\.0\.0\.1:\d+->127\.0\.0\.1:\d+\]>", r"<UNIX-STREAM:\[\d+->\d+\]>",
+              r"</dev/null<char 1:3>>", r"</dev/zero<char 1:5>>")
+
+
+@pytest.mark.parametrize("fmt", ["perf", "strace"])
+def test_replay_prints_the_fd_decorations_of_hidden_calls(tmp_path: Path, fmt: str) -> None:
+    """``-e trace=read,write`` with fd paths on: sockets, devices and a file made by calls
+    the selection hides print the same decorations live and replayed."""
+    data = tmp_path / "data.txt"
+    data.write_text("hello")
+    (tmp_path / "fds.py").write_text(FDS_WORKLOAD)
+    cfg = write_pipeline(tmp_path, f"""\
+        [target]
+        command = ["{sys.executable}", "-S", "{tmp_path / 'fds.py'}", "{data}"]
+        [output]
+        format = "{fmt}"
+        fd_paths = true
+        """)
+    rec, live, again = tmp_path / "t.tkrec", tmp_path / "live.out", tmp_path / "replay.out"
+    r = run_tracekit(["run", str(cfg), "-e", "trace=read,write", "--record", str(rec),
+                      "-o", str(live)])
+    assert r.returncode == 0, r.stderr
+    r2 = run_tracekit(["replay", str(rec), str(cfg), "-o", str(again)], cwd="/")
+    assert r2.returncode == 0, r2.stderr
+    text = live.read_text()
+    for shape in _FD_SHAPES:
+        assert re.search(shape, text), (shape, text)
+    assert f"<{data}>" in text
+    assert again.read_bytes() == live.read_bytes()
+
+
+@pytest.mark.parametrize("fmt", ["perf", "strace"])
+def test_pid_target_sockets_and_devices_opened_before_the_trace(tmp_path: Path,
+                                                                 fmt: str) -> None:
+    """A -p target's sockets, devices and file from before the trace, used through
+    read and write only: decorated live from the fd tables read at attach, and the same
+    in the replay after the process is gone."""
+    data = tmp_path / "held.txt"
+    data.write_text("held\n")
+    go = tmp_path / "go"
+    script = (FDS_WORKLOAD.split("os.write(c.fileno()")[0]
+              + "p, q = socket.socketpair()\n"
+              + "n = os.open('/dev/null', os.O_WRONLY)\n"
+              + f"f = os.open({str(data)!r}, os.O_RDONLY)\n"
+              + "print(c.fileno(), q.fileno(), n, f, flush=True)\n"
+              + f"while not os.path.exists({str(go)!r}):\n    time.sleep(0.02)\n"
+              + "os.write(c.fileno(), b'ping'); os.read(a.fileno(), 4)\n"
+              + "os.write(p.fileno(), b'x'); os.read(q.fileno(), 1)\n"
+              + "os.write(n, b'z'); os.read(f, 4)\ntime.sleep(0.3)\n")
+    proc = subprocess.Popen([sys.executable, "-S", "-c", script], stdout=subprocess.PIPE,
+                            text=True)
+    try:
+        assert proc.stdout is not None
+        c, q, n, f = map(int, proc.stdout.readline().split())
+        cfg = write_pipeline(tmp_path, f"""\
+            [target]
+            command = ["true"]
+            [output]
+            format = "{fmt}"
+            fd_paths = true
+            """)
+        rec, live, again = tmp_path / "p.tkrec", tmp_path / "live", tmp_path / "again"
+        tracer = subprocess.Popen(
+            [*TRACEKIT, "run", str(cfg), "-p", str(proc.pid), "-e", "trace=read,write",
+             "--record", str(rec), "-o", str(live)],
+            env=tracekit_env(), stderr=subprocess.PIPE, text=True)
+        _wait_for(lambda: rec.exists() and _has_snapshot(rec), tracer)
+        go.touch()
+        assert proc.wait(timeout=30) == 0
+        _, err = tracer.communicate(timeout=60)
+        assert tracer.returncode == 0, err
+    finally:
+        proc.kill()
+        proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
+    text = live.read_text()
+    for fd, shape in ((c, _FD_SHAPES[0]), (q, _FD_SHAPES[1]), (n, _FD_SHAPES[2]),
+                      (f, re.escape(f"<{data}>"))):
+        assert re.search(rf"\b{fd}{shape}", text), (fd, shape, text)
+    r = run_tracekit(["replay", str(rec), str(cfg), "-o", str(again)], cwd="/")
+    assert r.returncode == 0, r.stderr
+    assert again.read_bytes() == live.read_bytes()
+
+
+def test_record_only_keeps_what_fd_decorations_need(tmp_path: Path) -> None:
+    """``tracekit record -e trace=read,write`` decodes nothing, yet its replay in the
+    strace format decorates the fds that hidden calls made, sockets too. Not a device's
+    numbers: only a decode stats a device it prints, and none ran live."""
+    data = tmp_path / "data.txt"
+    data.write_text("hello")
+    (tmp_path / "fds.py").write_text(FDS_WORKLOAD)
+    rec, out = tmp_path / "r.tkrec", tmp_path / "out.txt"
+    r = run_tracekit(["record", "-o", str(rec), "-e", "trace=read,write", "--",
+                      sys.executable, "-S", str(tmp_path / "fds.py"), str(data)])
+    assert r.returncode == 0, r.stderr
+    r = run_tracekit(["replay", str(rec), "--format", "strace", "-o", str(out)], cwd="/")
+    assert r.returncode == 0, r.stderr
+    text = out.read_text()
+    for shape in _FD_SHAPES[:2]:
+        assert re.search(shape, text), (shape, text)
+    assert re.search(r"write\(\d+</dev/null>, ", text) and f"<{data}>" in text

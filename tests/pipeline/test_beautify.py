@@ -51,7 +51,7 @@ async def test_decoded_is_added_and_other_fields_kept(tmp_path: Path) -> None:
 
 
 async def test_fd_cache_follows_open_dup2_close_in_event_order(tmp_path: Path) -> None:
-    link(tmp_path, 50, 1, "/dev/pts/0")
+    link(tmp_path, 50, 1, "/run/no-such-tty")   # not under /dev: never stat'ed
     path = Capture(1, CAP_STR, 0, b"/etc/hosts")
     batch = [
         sc("openat", (AT_FDCWD, 0x1000, 0), 3, caps=(path,)),
@@ -67,7 +67,7 @@ async def test_fd_cache_follows_open_dup2_close_in_event_order(tmp_path: Path) -
     assert text == [("AT_FDCWD", "3</etc/hosts>"), ("3</etc/hosts>", "10"),
                     ("3</etc/hosts>", "1</etc/hosts>"), ("1</etc/hosts>", "10"),
                     ("3</etc/hosts>", "0"), ("3", "-1 EBADF (Bad file descriptor)")]
-    assert out[0][2].decoded.args[1] == "1</dev/pts/0>"     # dup2's newfd before the call
+    assert out[0][2].decoded.args[1] == "1</run/no-such-tty>"     # dup2's newfd before the call
     # /proc was read for fd 1 and for the closed fd 3 (nothing found); the open's path
     # came from its capture.
     assert result.stats["beautify"].counters == {"fd_cache_misses": 2}

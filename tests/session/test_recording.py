@@ -9,10 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from tracekit._events import REC_SYSCALL, Lost, Syscall, decode_batch
+from tracekit._events import REC_SYSCALL, FdSnapshot, FdTargets, Lost, Syscall, decode_batch
+from tracekit.decode.fdcache import FdCache
 from tracekit.kernel.facts import LiveFacts
 from tracekit.pipeline.reorder import Reorder
 from tracekit.session.recording import (
+    FORMAT_VERSION,
     KIND_END,
     MAGIC,
     End,
@@ -32,8 +34,8 @@ def raw_syscall(ts_ns: int, tid: int = 100, nr: int = 39, ret: int = 7) -> bytes
                          b"work\0")
 
 
-def header() -> Header:
-    return Header(format_version=1, tracekit_version="0", created_ns=1, hostname="h",
+def header(version: int = FORMAT_VERSION) -> Header:
+    return Header(format_version=version, tracekit_version="0", created_ns=1, hostname="h",
                   kernel_release="6.18", machine="x86_64", arch="x86_64", wall_offset_ns=5,
                   boottime_offset_ns=0, utc_offset_s=3600, syscalls={"getpid": 39},
                   compat_syscalls={}, syscall_args={"getpid": []}, capture_layout={},
@@ -53,11 +55,26 @@ class _Live:
     def realpath(self, path: str) -> str:
         return "/real" + path
 
+    def sock_proto(self, tgid: int, fd: int) -> str | None:
+        return "TCP"
+
+    def socket(self, inode: int, proto: str | None) -> str | None:
+        return f"{proto}:[127.0.0.1:{inode}]"
+
+    def refresh_sockets(self) -> None:
+        pass
+
+    def device(self, path: str) -> str | None:
+        return "char 1:3" if path == "/dev/null" else None
+
     def idle_now(self, position: int) -> int:
         return 10_000_000_000 + position
 
     def idle_schedule(self) -> list[tuple[int, int]] | None:
         return None
+
+    def close(self) -> None:
+        pass
 
 
 class _FixedFacts(LiveFacts):
@@ -154,7 +171,7 @@ def test_newer_format_is_refused(tmp_path: Path) -> None:
     with open(path, "wb") as f:
         Recorder(f, h, facts=_FixedFacts())
     with pytest.raises(RecordingError, match="recording format 99; this tracekit reads "
-                                             "format 1"):
+                                             f"format {FORMAT_VERSION} and older"):
         Recording.open(path)
 
 
@@ -215,3 +232,91 @@ def test_recorder_stream_is_written_whole_per_frame() -> None:
     n = len(buf.getvalue())
     rec.records([raw_syscall(1)])
     assert len(buf.getvalue()) > n and rec.frames == 2
+
+
+def test_events_and_annotations_come_back_where_the_source_sent_them(tmp_path: Path) -> None:
+    """The FdSnapshot batch and the FdTargets the source put into a drain's batch (the
+    EVENTS and ANNOTATIONS frames) replay as the same batches, in the same places, even
+    with a facts frame between a drain and its annotations."""
+    snap = FdSnapshot(1, 100, ((3, "/a"), (4, "socket:[77]")), "/w",
+                      ((77, "TCP:[127.0.0.1:1->127.0.0.1:2]"),))
+    drains = [[raw_syscall(1000 + j) for j in range(4)], [raw_syscall(2000)],
+              [raw_syscall(3000 + j) for j in range(3)]]
+    t0 = FdTargets(1000, 100, 100, ((5, "pipe:[9]"),))
+    t2 = FdTargets(1002, 100, 100, ((6, "socket:[78]"),), ((78, "UNIX-STREAM:[78->79]"),))
+    t9 = FdTargets(3002, 100, 100, ((7, "/dev/null"),))
+    path = tmp_path / "e.tkrec"
+    with open(path, "wb") as f:
+        rec = Recorder(f, header(), facts=_FixedFacts())
+        rec.events([snap])
+        rec.records(drains[0])
+        rec.facts.reader("decoder").fd_link(100, 8)      # a FACTS frame comes between
+        rec.annotations([(0, t0), (3, t2)])
+        rec.records(drains[1])
+        rec.lost(Lost(ts_ns=5, count=1))
+        rec.records(drains[2])
+        rec.annotations([(3, t9)])
+        rec.close(End(ts_ns=9, records=8, lost=1))
+    recording = Recording.open(path)
+    items = list(recording.batches())
+    first = decode_batch(drains[0])[0]
+    first.insert(0, t0)
+    first.insert(3, t2)
+    last = decode_batch(drains[2])[0] + [t9]
+    assert items == [[snap], first, decode_batch(drains[1])[0], Lost(ts_ns=5, count=1), last]
+    assert recording.added == 4
+
+
+def test_fd_facts_replay_what_the_decoder_printed(tmp_path: Path) -> None:
+    """A socket's protocol and sock_diag text and a device's numbers, read live through an
+    fd cache's facts reader, are what the replayed fd cache prints, and nothing is read
+    from the system at replay (the tgid and paths exist nowhere here)."""
+    class Sockets(_Live):
+        def fd_link(self, tgid: int, fd: int) -> str | None:
+            return f"socket:[{fd}]"
+
+    class SocketFacts(LiveFacts):
+        def reader(self, consumer: str) -> Sockets:  # type: ignore[override]
+            return Sockets()
+
+    path = tmp_path / "s.tkrec"
+    with open(path, "wb") as f:
+        rec = Recorder(f, header(), facts=SocketFacts())
+        live = FdCache("/nonexistent", facts=rec.facts.reader("decoder"))
+        live.set(100, 1, "/dev/null")
+        texts = [live.text(100, 1), live.text(100, 5)]
+        live.set(100, 2, "/dev/nope")
+        texts.append(live.text(100, 2))
+        rec.close(End(ts_ns=9, records=0, lost=0))
+    assert texts == ["</dev/null<char 1:3>>", "<TCP:[127.0.0.1:5]>", "</dev/nope>"]
+    replay = FdCache("/nonexistent", facts=ReplayFacts(Recording.open(path)).reader("decoder"))
+    replay.set(100, 1, "/dev/null")
+    got = [replay.text(100, 1)]
+    # fd 5 was read live (an fd link, its protocol, its socket text): all replayed
+    got.append(replay.text(100, 5))
+    replay.set(100, 2, "/dev/nope")
+    got.append(replay.text(100, 2))
+    assert got == texts
+    # never asked live: unknown (no device numbers, the socket as strace's fallback)
+    replay.set(100, 9, "/dev/zero")
+    replay.set(100, 10, "socket:[42]")
+    assert replay.text(100, 9) == "</dev/zero>"
+    assert replay.text(100, 10) == "<socket:[42]>"
+
+
+def test_a_format_1_recording_replays_with_one_warning(tmp_path: Path) -> None:
+    """A recording of format 1 (no EVENTS or ANNOTATIONS frames, no socket or device
+    answers) replays, and the replay says in one line that fds may print with less."""
+    from tests._run import run_tracekit
+
+    path = tmp_path / "old.tkrec"
+    with open(path, "wb") as f:
+        rec = Recorder(f, header(version=1), facts=_FixedFacts())
+        rec.records([raw_syscall(1000), raw_syscall(2000)])
+        rec.close(End(ts_ns=9, records=2, lost=0, returncode=0))
+    out = tmp_path / "out.txt"
+    r = run_tracekit(["replay", str(path), "--format", "strace", "-o", str(out)])
+    assert r.returncode == 0, r.stderr
+    assert out.read_text().count("getpid()") == 2
+    warnings = [ln for ln in r.stderr.splitlines() if "recording format 1" in ln]
+    assert len(warnings) == 1 and "fds may print with less" in warnings[0], r.stderr

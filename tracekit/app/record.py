@@ -3,8 +3,11 @@
 ``tracekit record [PIPELINE] -o FILE [options] [-- COMMAND]`` traces what ``run`` would
 (same targets and selections, in the kernel) and writes the raw ring-buffer records to
 FILE (tracekit.session.recording; docs/recording-format.md) without decoding them: the
-stages and the output of the pipeline file run at replay. ``tracekit run PIPELINE
---record FILE`` (or the file's ``record`` key) prints and records in one run.
+stages and the output of the pipeline file run at replay. It keeps the fd tables as
+``run`` does when fds are printed (the calls a selection hides that change them, the
+tables at start, new fds' targets), so a replay can print fds as strace -yy does.
+``tracekit run PIPELINE --record FILE`` (or the file's ``record`` key) prints and
+records in one run.
 
 ``tracekit replay FILE [PIPELINE] [-o OUT] [-P PATH]`` runs the pipeline file's stages
 and output over the recording, offline: no BPF, no /proc (what the live run read from
@@ -106,6 +109,10 @@ async def _record(cfg: Any, path: Path, out_path: str, compress: bool, signals: 
     from tracekit.session.recording import End, Recorder, make_header
 
     opts, _ = session_options(cfg, path, signals.inherited)
+    # a replay may print fds with what they refer to (the text formats' default) or
+    # follow them (-P): keep what that needs, as run does for such an output (the calls
+    # a selection hides that change fd tables, the tables at start, new fds' targets)
+    opts.fd_table = True
     out = open_output(out_path)
     recorder = None
     try:
@@ -203,6 +210,10 @@ async def replay_file(recording: Path | str, cfg: Any, path: Path) -> int:
     if rec.stopped is not None:
         log.warning("%s: the recording stops early: %s; replaying what precedes it",
                     recording, rec.stopped)
+    if header.format_version < 2 and not header.kernel_summary:
+        log.warning("%s: recording format %d holds no fd tables, sockets or devices read "
+                    "as the trace ran: fds may print with less than the live run printed",
+                    recording, header.format_version)
     table, compat = rec.syscall_table(), rec.compat_table()
     args = header.syscall_args
 

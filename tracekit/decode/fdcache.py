@@ -36,13 +36,16 @@ targets at attach (FdSnapshot) and reads what new fds are as their records arriv
 EACCES/EPERM happen even as root for processes the ptrace access mode check refuses:
 also "unknown". An open's path is resolved with ``os.path.realpath`` in tracekit's own
 mount namespace when the call is decoded (symlinks as they are then).
+
+Every read of the system (the fd links and working directories above, realpath, a
+socket's protocol and sock_diag text, a device's numbers) goes through the cache's
+:class:`~tracekit.kernel.facts.FactReader`: a recording writes the answers down and a
+replay gives them back, so a replay prints what the live run printed.
 """
 
 from __future__ import annotations
 
 import errno
-import os
-import stat
 from collections.abc import Callable
 
 from tracekit._events import (
@@ -58,8 +61,8 @@ from tracekit._events import (
     Syscall,
 )
 from tracekit.decode.values import quote, signed
-from tracekit.kernel import facts as _facts
-from tracekit.kernel.sockdiag import SockDiag, fallback, socket_inode
+from tracekit.kernel.facts import FactReader, LiveFacts
+from tracekit.kernel.sockdiag import fallback, socket_inode
 
 __all__ = ["AT_FDCWD", "TRACKED_CALLS", "FdCache", "escape_path", "socket_calls"]
 
@@ -125,15 +128,15 @@ class FdCache:
       proc: the procfs root (tests pass a fake tree).
       max_processes: processes kept; when more are seen, the whole cache is dropped
         (a cheap bound; entries are refilled from /proc on demand).
-      sockdiag: describes sockets by inode (default: one of its own, opened on first use).
-      realpath: how an open's path becomes the name the kernel shows (default
-        ``os.path.realpath``; tests pass the identity).
-      read_link: ``(tgid, fd) -> target or None`` for a miss; default
-        :func:`~tracekit.kernel.facts.read_fd_link` under ``proc``. A trace passes its
-        facts reader's ``fd_link`` (tracekit.kernel.facts), which a recording fills.
-      read_cwd: ``tgid -> working directory or None``; default
-        :func:`~tracekit.kernel.facts.read_cwd` under ``proc`` (a trace: its facts
-        reader's ``cwd``).
+      facts: where everything the events do not say is read: fd targets on a miss,
+        working directories, an open's path with symlinks resolved, socket protocols and
+        sock_diag descriptions, device numbers (a
+        :class:`~tracekit.kernel.facts.FactReader`). A trace passes its facts reader,
+        which a recording fills and a replay answers from; default the running system
+        under ``proc`` (:class:`~tracekit.kernel.facts.LiveFacts`).
+      realpath: overrides ``facts.realpath`` (tests pass the identity).
+      read_link: overrides ``facts.fd_link``: ``(tgid, fd) -> target or None``.
+      read_cwd: overrides ``facts.cwd``: ``tgid -> working directory or None``.
 
     Attributes:
       misses: lookups that read /proc.
@@ -141,8 +144,8 @@ class FdCache:
     """
 
     def __init__(self, proc: str = "/proc", *, max_processes: int = 65536,
-                 sockdiag: SockDiag | None = None,
-                 realpath: Callable[[str], str] = os.path.realpath,
+                 facts: FactReader | None = None,
+                 realpath: Callable[[str], str] | None = None,
                  read_link: Callable[[int, int], str | None] | None = None,
                  read_cwd: Callable[[int], str | None] | None = None) -> None:
         self.proc = proc
@@ -158,10 +161,12 @@ class FdCache:
         self._proto: dict[int, str] = {}        # inode -> protocol name (sockprotoname)
         self._texts: dict[str, str] = {}        # target -> decoration (not sockets)
         self._real: dict[str, str] = {}
-        self._sockdiag = sockdiag
-        self._realpath = realpath
-        self._read = read_link or (lambda tgid, fd: _facts.read_fd_link(proc, tgid, fd))
-        self._read_cwd = read_cwd or (lambda tgid: _facts.read_cwd(proc, tgid))
+        if facts is None:
+            facts = LiveFacts(proc, quote=quote).reader("fdcache")
+        self._facts = facts
+        self._realpath = realpath or facts.realpath
+        self._read = read_link or facts.fd_link
+        self._read_cwd = read_cwd or facts.cwd
 
     # -- lookups ----------------------------------------------------------------------
 
@@ -185,7 +190,9 @@ class FdCache:
         if target is not None:
             ino = socket_inode(target)
             if ino is not None and ino not in self._proto:
-                self._learn_proto(ino, f"{self.proc}/{tgid}/fd/{fd}")
+                proto = self._facts.sock_proto(tgid, fd)
+                if proto is not None:
+                    self._proto[ino] = proto
         table[fd] = target
         return target
 
@@ -210,7 +217,7 @@ class FdCache:
         if got is None:
             if len(self._texts) >= _MEMO_MAX:
                 self._texts.clear()
-            got = self._texts[target] = _decoration(target)
+            got = self._texts[target] = _decoration(target, self._facts.device)
         return got
 
     def still(self, tgid: int, fds: tuple[tuple[int, str | None], ...]) -> bool:
@@ -450,13 +457,6 @@ class FdCache:
             path = base.rstrip("/") + "/" + path
         self.set_cwd(ev.tgid, self._resolve(path))
 
-    def _learn_proto(self, ino: int, link: str) -> None:
-        try:
-            raw = os.getxattr(link, "system.sockprotoname")
-        except OSError:
-            return
-        self._proto[ino] = raw.split(b"\0", 1)[0].decode("ascii", "replace")
-
     def _learn_sockets(self, sockets: tuple[tuple[int, str], ...]) -> None:
         if len(self._socks) >= _MEMO_MAX:
             self._socks.clear()
@@ -469,13 +469,13 @@ class FdCache:
 
     def _socket_text(self, ino: int) -> str:
         text = self._socks.get(ino)
-        if text is not None and ino not in self._stale:
+        if ino in self._stale:
+            self._stale.discard(ino)
+            self._facts.refresh_sockets()   # changed since the dump sock_diag gave
+        elif text is not None:
             return text
-        self._stale.discard(ino)
-        if self._sockdiag is None:
-            self._sockdiag = SockDiag(quote=quote)
         proto = self._proto.get(ino)
-        got = self._sockdiag.describe(ino, proto)
+        got = self._facts.socket(ino, proto)
         if got is None:
             got = text if text is not None else fallback(ino, proto)
         if len(self._socks) >= _MEMO_MAX:
@@ -486,8 +486,7 @@ class FdCache:
     def refresh_sockets(self) -> None:
         """Ask sock_diag again for every socket on its next use."""
         self._stale.update(self._socks)
-        if self._sockdiag is not None:
-            self._sockdiag.refresh()
+        self._facts.refresh_sockets()
 
     def _drop_all(self) -> None:
         self._tables.clear()
@@ -495,9 +494,8 @@ class FdCache:
         self._stash.clear()
 
     def close(self) -> None:
-        """Close the sock_diag socket (a later use opens it again)."""
-        if self._sockdiag is not None:
-            self._sockdiag.close()
+        """Close the facts reader's sock_diag socket (a later use opens it again)."""
+        self._facts.close()
 
     def __len__(self) -> int:
         return sum(map(len, self._tables.values()))
@@ -512,9 +510,10 @@ def _pair(ev: Syscall, arg: int) -> tuple[int, ...]:
     return ()
 
 
-def _decoration(target: str) -> str:
+def _decoration(target: str, device: Callable[[str], str | None]) -> str:
     """``</etc/passwd>``, ``</dev/null<char 1:3>>`` (a device: strace -yy stats the
-    path), ``</tmp/x>(deleted)``, ``<pipe:[123]>`` for a target that is not a socket."""
+    path; ``device(path)`` gives ``char 1:3``), ``</tmp/x>(deleted)``, ``<pipe:[123]>``
+    for a target that is not a socket."""
     if target[:1] != "/":
         return f"<{escape_path(target)}>"
     suffix = ""
@@ -522,11 +521,7 @@ def _decoration(target: str) -> str:
         target, suffix = target[:-10], "(deleted)"
     dev = ""
     if target.startswith("/dev/") and not suffix:
-        try:
-            st = os.stat(target)
-        except OSError:
-            st = None
-        if st is not None and (stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)):
-            kind = "char" if stat.S_ISCHR(st.st_mode) else "block"
-            dev = f"<{kind} {os.major(st.st_rdev)}:{os.minor(st.st_rdev)}>"
+        got = device(target)
+        if got is not None:
+            dev = f"<{got}>"
     return f"<{escape_path(target)}{dev}>{suffix}"

@@ -3,8 +3,10 @@
 A live trace decodes events while the traced processes run, and a few answers come from
 the system at that moment, not from the records: the target of an fd the traced calls
 never showed opened (``readlink /proc/<tgid>/fd/<fd>``), a process's working directory
-(the path filter's relative opens), the wall clock (the strace format's ``-tt`` time)
-and the moment the reorder stage found its input idle. A recording must hold those
+(the path filter's relative opens), an open's path with its symlinks resolved, a
+socket's protocol (``getxattr system.sockprotoname``) and its sock_diag description, a
+device's numbers (``stat``), the wall clock (the strace format's ``-tt`` time) and the
+moment the reorder stage found its input idle. A recording must hold those
 answers, or a replay could not print what the live run printed. So every such read goes
 through a :class:`Facts` object handed to the stages and formatters:
 
@@ -22,12 +24,18 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 import time
-from typing import Protocol
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
 
 from tracekit._errors import TracefsError
 
-__all__ = ["FactReader", "Facts", "LiveFacts", "read_cwd", "read_fd_link"]
+if TYPE_CHECKING:
+    from tracekit.kernel.sockdiag import SockDiag
+
+__all__ = ["FactReader", "Facts", "LiveFacts", "read_cwd", "read_device", "read_fd_link",
+           "read_sock_proto"]
 
 # The fd or the process is gone, or (EACCES: a process in another user namespace or
 # under a stricter ptrace policy) its links cannot be read: "unknown".
@@ -58,6 +66,31 @@ def read_cwd(proc: str, tgid: int) -> str | None:
         return None
 
 
+def read_sock_proto(proc: str, tgid: int, fd: int) -> str | None:
+    """The protocol name of socket fd ``fd`` of process ``tgid`` as the kernel names it
+    (the ``system.sockprotoname`` extended attribute of ``<proc>/<tgid>/fd/<fd>``:
+    ``TCP``, ``UNIX-STREAM``, ``NETLINK``; net/socket.c sockfs_xattr_get), or None when
+    the fd is gone, not a socket or not ours to read."""
+    try:
+        raw = os.getxattr(f"{proc}/{tgid}/fd/{fd}", "system.sockprotoname")
+    except OSError:
+        return None
+    return raw.split(b"\0", 1)[0].decode("ascii", "replace") or None
+
+
+def read_device(path: str) -> str | None:
+    """``char 1:3`` or ``block 8:0`` when ``path`` (``stat``, symlinks followed) is a
+    character or block device now, else None (not a device, or it cannot be stat'ed)."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode):
+        kind = "char" if stat.S_ISCHR(st.st_mode) else "block"
+        return f"{kind} {os.major(st.st_rdev)}:{os.minor(st.st_rdev)}"
+    return None
+
+
 class FactReader(Protocol):
     """One consumer's questions to the system (see the module docstring)."""
 
@@ -75,6 +108,28 @@ class FactReader(Protocol):
         """``os.path.realpath(path)`` now (the path filter's paths, at start)."""
         ...
 
+    def sock_proto(self, tgid: int, fd: int) -> str | None:
+        """The protocol name of socket fd ``fd`` of ``tgid`` now (:func:`read_sock_proto`),
+        or None when unknown."""
+        ...
+
+    def socket(self, inode: int, proto: str | None) -> str | None:
+        """strace -yy's text of socket ``inode`` (protocol ``proto``, None when not
+        known) from sock_diag now
+        (:meth:`SockDiag.describe <tracekit.kernel.sockdiag.SockDiag.describe>`), or
+        None when sock_diag does not describe it."""
+        ...
+
+    def refresh_sockets(self) -> None:
+        """A socket may have changed: the next :meth:`socket` asks sock_diag again
+        (a replay has nothing to do)."""
+        ...
+
+    def device(self, path: str) -> str | None:
+        """``char 1:3`` / ``block 8:0`` when ``path`` is a device now
+        (:func:`read_device`), else None."""
+        ...
+
     def idle_now(self, position: int) -> int:
         """The reorder stage found its input idle after ``position`` events: CLOCK_MONOTONIC
         ns now (the release's cut-off time)."""
@@ -83,6 +138,11 @@ class FactReader(Protocol):
     def idle_schedule(self) -> list[tuple[int, int]] | None:
         """None live (watch the input for idleness); in a replay, the ``(position,
         monotonic ns)`` of each idle release the live run made, in order."""
+        ...
+
+    def close(self) -> None:
+        """Release what the reader holds (a live reader's sock_diag socket); a later
+        question opens it again."""
         ...
 
 
@@ -107,10 +167,15 @@ class Facts(Protocol):
 
 
 class _LiveReader:
-    __slots__ = ("proc",)
+    """The system's answers, for one consumer: its own sock_diag socket (opened on the
+    first socket question), whose dumps it keeps until :meth:`refresh_sockets`."""
 
-    def __init__(self, proc: str) -> None:
+    __slots__ = ("proc", "_quote", "_diag")
+
+    def __init__(self, proc: str, quote: Callable[[bytes], str] | None) -> None:
         self.proc = proc
+        self._quote = quote
+        self._diag: SockDiag | None = None
 
     def fd_link(self, tgid: int, fd: int) -> str | None:
         return read_fd_link(self.proc, tgid, fd)
@@ -121,24 +186,55 @@ class _LiveReader:
     def realpath(self, path: str) -> str:
         return os.path.realpath(path)
 
+    def sock_proto(self, tgid: int, fd: int) -> str | None:
+        return read_sock_proto(self.proc, tgid, fd)
+
+    def socket(self, inode: int, proto: str | None) -> str | None:
+        if self._diag is None:
+            from tracekit.kernel.sockdiag import SockDiag
+
+            self._diag = SockDiag() if self._quote is None else SockDiag(quote=self._quote)
+        return self._diag.describe(inode, proto)
+
+    def refresh_sockets(self) -> None:
+        if self._diag is not None:
+            self._diag.refresh()
+
+    def device(self, path: str) -> str | None:
+        return read_device(path)
+
     def idle_now(self, position: int) -> int:
         return time.monotonic_ns()
 
     def idle_schedule(self) -> list[tuple[int, int]] | None:
         return None
 
+    def close(self) -> None:
+        if self._diag is not None:
+            self._diag.close()
+            self._diag = None
+
 
 class LiveFacts:
-    """The running system's facts: /proc under ``proc`` and this machine's clocks."""
+    """The running system's facts: /proc under ``proc`` and this machine's clocks.
 
-    def __init__(self, proc: str = "/proc") -> None:
+    Args:
+      proc: the procfs root.
+      quote: bytes -> a C string literal, for the names of unix sockets in sock_diag's
+        descriptions (the decoders pass strace's quoting,
+        ``tracekit.decode.values.quote``); None: sock_diag's plain quoting.
+    """
+
+    def __init__(self, proc: str = "/proc", *,
+                 quote: Callable[[bytes], str] | None = None) -> None:
         self.proc = proc
+        self.quote = quote
         self.wall_offset_ns = time.time_ns() - time.monotonic_ns()
         self.utc_offset_s: int | None = None
-        self._reader = _LiveReader(proc)
 
     def reader(self, consumer: str) -> FactReader:
-        return self._reader
+        """A new reader (each has its own sock_diag socket: close it with the reader)."""
+        return _LiveReader(self.proc, self.quote)
 
 
 def local_clock(utc_offset_s: int | None, sec: int) -> str:

@@ -45,6 +45,7 @@ from tracekit.bpf.object import BpfObject
 from tracekit.decode.argspec import ARGSPEC
 from tracekit.decode.fdcache import TRACKED_CALLS, socket_calls
 from tracekit.decode.values import quote
+from tracekit.kernel.facts import read_sock_proto
 from tracekit.kernel.sockdiag import SockDiag, fallback, socket_inode
 from tracekit.kernel.syscalls import SyscallTable
 
@@ -78,16 +79,9 @@ def fill_fd_track(obj: BpfObject, table: SyscallTable) -> int:
     return n
 
 
-def _proto(link: str) -> str | None:
-    try:
-        raw = os.getxattr(link, "system.sockprotoname")
-    except OSError:
-        return None
-    return raw.split(b"\0", 1)[0].decode("ascii", "replace") or None
-
-
-def _describe(diag: SockDiag, link: str, ino: int, *, fresh: bool = False) -> str:
-    proto = _proto(link)
+def _describe(diag: SockDiag, proc: str, tgid: int, fd: int, ino: int, *,
+              fresh: bool = False) -> str:
+    proto = read_sock_proto(proc, tgid, fd)
     got = None if fresh else diag.describe(ino, proto)
     return got if got is not None else fallback(ino, proto)
 
@@ -129,7 +123,7 @@ def snapshot(tgid: int, diag: SockDiag, *, proc: str = "/proc",
         fds.append((fd, target))
         ino = socket_inode(target)
         if ino is not None:
-            socks.append((ino, _describe(diag, link, ino)))
+            socks.append((ino, _describe(diag, proc, tgid, fd, ino)))
     try:
         cwd: str | None = os.readlink(f"{base}/cwd")
     except OSError:
@@ -266,7 +260,8 @@ class FdResolver:
                 got.append((fd, target))
             ino = socket_inode(target)
             if ino is not None:
-                socks.append((ino, _describe(self.diag, link, ino, fresh=name in _FRESH)))
+                socks.append((ino, _describe(self.diag, self.proc, ev.tgid, fd, ino,
+                                             fresh=name in _FRESH)))
         if not got and not socks:
             return None
         self.resolved += 1

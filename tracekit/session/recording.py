@@ -13,6 +13,10 @@ payload (compressed with zstd when that makes it smaller)::
     RECORDS     one drain of the ring buffer: the raw records, as the BPF programs wrote
                 them (programs/syscalls.h), in drain order
     LOST        a Lost event the source sent (records the kernel could not reserve)
+    EVENTS      a batch the source sent that is not ring-buffer records (the targets'
+                fd tables read at start: FdSnapshot events)
+    ANNOTATIONS what the source put into the batch of the RECORDS frame before it (new
+                fds read from /proc and sock_diag as their records arrived: FdTargets)
     FACTS       answers a live decode read from the system (tracekit.kernel.facts)
     SUMMARY     the in-kernel summary a summary output printed
     END         the kernel's counters and how the trace ended
@@ -21,9 +25,10 @@ Frames are written whole, one ``write`` each, as they come: a recorder killed wi
 SIGKILL leaves every frame it finished, and a reader stops at the first frame cut short
 (:attr:`Recording.stopped` says where). Nothing is kept in memory but one frame.
 
-:class:`RecordingSource` is a pipeline source over a recording (the ring buffer's
-batches, in the order they came); :class:`ReplayFacts` answers each consumer's questions
-as the live run's system answered them.
+:class:`RecordingSource` is a pipeline source over a recording (the live source's
+batches: the same events in the same batches, in the order they came);
+:class:`ReplayFacts` answers each consumer's questions as the live run's system
+answered them.
 """
 
 from __future__ import annotations
@@ -41,8 +46,9 @@ import msgspec
 import trio
 
 from tracekit._errors import RecordingError
-from tracekit._events import Batch, Losses, Lost, decode_batch
+from tracekit._events import Batch, Event, Losses, Lost, decode_batch
 from tracekit._summary import Summary
+from tracekit.decode.values import quote
 from tracekit.kernel.facts import FactReader, LiveFacts
 from tracekit.kernel.syscalls import SyscallTable
 
@@ -51,14 +57,16 @@ __all__ = ["FORMAT_VERSION", "MAGIC", "End", "Header", "Recorder", "Recording",
 
 #: the file's first 8 bytes (a high byte first, so no text tool takes it for text)
 MAGIC = b"\x89tkrec\r\n"
-#: the layout of frames and payloads; a reader refuses a newer major version
-FORMAT_VERSION = 1
+#: the layout of frames and payloads; a reader refuses a newer version. 2: the EVENTS
+#: and ANNOTATIONS frames and the proto, socket and device facts (a format 1 recording
+#: has none of them: its replay knows fds only from the calls and the snapshot)
+FORMAT_VERSION = 2
 _FRAME = struct.Struct("<IBB")                  # payload length, kind, codec
 KIND_HEADER, KIND_SNAPSHOT, KIND_RECORDS, KIND_LOST = 1, 2, 3, 4
-KIND_FACTS, KIND_SUMMARY, KIND_END = 5, 6, 7
+KIND_FACTS, KIND_SUMMARY, KIND_END, KIND_EVENTS, KIND_ANNOTATIONS = 5, 6, 7, 8, 9
 _KIND_NAMES = {KIND_HEADER: "header", KIND_SNAPSHOT: "snapshot", KIND_RECORDS: "records",
                KIND_LOST: "lost", KIND_FACTS: "facts", KIND_SUMMARY: "summary",
-               KIND_END: "end"}
+               KIND_END: "end", KIND_EVENTS: "events", KIND_ANNOTATIONS: "annotations"}
 CODEC_NONE, CODEC_ZSTD = 0, 1
 _COMPRESS_MIN = 512            # smaller payloads are written as they are
 _FRAME_MAX = 1 << 30           # a longer frame is corruption, not a recording
@@ -122,7 +130,8 @@ class End(msgspec.Struct, kw_only=True):
 
 
 # one fact: (consumer, kind, key, answer); kinds: "fd" [tgid, fd] -> str | None,
-# "cwd" [tgid] -> str | None, "realpath" [path] -> str, "idle" [position] -> ns
+# "cwd" [tgid] -> str | None, "realpath" [path] -> str, "proto" [tgid, fd] -> str | None,
+# "socket" [inode] -> str | None, "device" [path] -> str | None, "idle" [position] -> ns
 Fact = tuple[str, str, list[int | str], str | int | None]
 
 _ENC = msgspec.msgpack.Encoder()
@@ -218,6 +227,24 @@ class _LoggingReader:
         self._log.append((self._name, "realpath", [path], got))
         return got
 
+    def sock_proto(self, tgid: int, fd: int) -> str | None:
+        got = self._live.sock_proto(tgid, fd)
+        self._log.append((self._name, "proto", [tgid, fd], got))
+        return got
+
+    def socket(self, inode: int, proto: str | None) -> str | None:
+        got = self._live.socket(inode, proto)
+        self._log.append((self._name, "socket", [inode], got))
+        return got
+
+    def refresh_sockets(self) -> None:
+        self._live.refresh_sockets()
+
+    def device(self, path: str) -> str | None:
+        got = self._live.device(path)
+        self._log.append((self._name, "device", [path], got))
+        return got
+
     def idle_now(self, position: int) -> int:
         got = self._live.idle_now(position)
         self._log.append((self._name, "idle", [position], got))
@@ -225,6 +252,9 @@ class _LoggingReader:
 
     def idle_schedule(self) -> list[tuple[int, int]] | None:
         return None
+
+    def close(self) -> None:
+        self._live.close()
 
 
 class RecordingFacts(_Named):
@@ -246,8 +276,10 @@ class Recorder:
     """Writes a recording while a trace runs: a tap on its ring-buffer source.
 
     The trace calls :meth:`attached` once the programs are attached, the source calls
-    :meth:`records` with each drain's raw records and :meth:`lost` with each Lost event
-    it sends, and :meth:`close` writes the last frame. :attr:`facts` is the trace's
+    :meth:`records` with each drain's raw records, :meth:`annotations` with what it put
+    into that drain's batch, :meth:`events` with each batch it sends that is not
+    records, :meth:`lost` with each Lost event it sends, and :meth:`close` writes the
+    last frame. :attr:`facts` is the trace's
     :class:`~tracekit.kernel.facts.Facts`: hand it to the stages and sinks, and what they
     read from the system is written down too.
 
@@ -264,7 +296,7 @@ class Recorder:
                  facts: LiveFacts | None = None) -> None:
         self.writer = FrameWriter(stream, compress=compress)
         self._facts_log: list[Fact] = []
-        live = facts or LiveFacts()
+        live = facts or LiveFacts(quote=quote)
         live.wall_offset_ns = header.wall_offset_ns     # one clock for trace and file
         self.facts = RecordingFacts(live, self._facts_log)
         self.frames = 0
@@ -290,6 +322,19 @@ class Recorder:
         if records:
             self._write(KIND_RECORDS, records)
             self.records_written += len(records)
+
+    def annotations(self, inserted: list[tuple[int, Event]]) -> None:
+        """The events the source put into the batch of the last :meth:`records` (FdTargets:
+        what new fds referred to, read as their records arrived), each with its index in
+        the batch it sent."""
+        if inserted:
+            self._write(KIND_ANNOTATIONS, inserted)
+
+    def events(self, batch: Batch) -> None:
+        """A batch the source sends that is not ring-buffer records (FdSnapshot events:
+        the targets' fd tables read at start)."""
+        if batch:
+            self._write(KIND_EVENTS, batch)
 
     def lost(self, ev: Lost) -> None:
         """A Lost event the source sends."""
@@ -542,23 +587,50 @@ class Recording:
         # frames of kinds this version does not know are skipped (a newer minor version)
 
     def batches(self) -> Iterator[Batch | Lost]:
-        """The ring buffer's drains, in order: each RECORDS frame decoded
+        """The live source's batches, in order: each RECORDS frame decoded
         (:func:`~tracekit._events.decode_batch`, bad records skipped and counted in
-        :attr:`bad`), each LOST frame as its :class:`~tracekit._events.Lost`."""
+        :attr:`bad`) with the events of the ANNOTATIONS frame that follows it put back
+        where the live source put them, each EVENTS frame as its batch, each LOST frame
+        as its :class:`~tracekit._events.Lost`. :attr:`added` counts the events of the
+        EVENTS and ANNOTATIONS frames (made by the live source, not decoded records)."""
         self.bad = 0
+        self.added = 0
         dec_records = msgspec.msgpack.Decoder(list[bytes])
         dec_lost = msgspec.msgpack.Decoder(Lost)
+        dec_events = msgspec.msgpack.Decoder(list[Event])
+        dec_inserted = msgspec.msgpack.Decoder(list[tuple[int, Event]])
+        kinds = frozenset({KIND_RECORDS, KIND_LOST, KIND_EVENTS, KIND_ANNOTATIONS})
+        pending: Batch | None = None       # a drain's batch, until its annotations
         with open(self.path, "rb") as f:
-            for frame, payload in self._frames(f, read_kinds=frozenset({KIND_RECORDS,
-                                                                        KIND_LOST})):
+            for frame, payload in self._frames(f, read_kinds=kinds):
                 if payload is None:
                     continue
-                if frame.kind == KIND_RECORDS:
-                    events, bad = decode_batch(dec_records.decode(payload))
-                    self.bad += bad
-                    yield events
-                else:
-                    yield dec_lost.decode(payload)
+                try:
+                    if frame.kind == KIND_ANNOTATIONS:
+                        inserted = dec_inserted.decode(payload)
+                        if pending is not None:
+                            for index, ev in inserted:      # ascending, as sent
+                                pending.insert(index, ev)
+                            self.added += len(inserted)
+                        continue
+                    if pending is not None:
+                        yield pending
+                        pending = None
+                    if frame.kind == KIND_RECORDS:
+                        pending, bad = decode_batch(dec_records.decode(payload))
+                        self.bad += bad
+                    elif frame.kind == KIND_EVENTS:
+                        batch = dec_events.decode(payload)
+                        self.added += len(batch)
+                        yield batch
+                    else:
+                        yield dec_lost.decode(payload)
+                except msgspec.DecodeError as e:
+                    raise RecordingError(
+                        f"{self.path}: the {_KIND_NAMES[frame.kind]} frame at byte "
+                        f"{frame.offset}: {e}") from e
+        if pending is not None:
+            yield pending
 
     def syscall_table(self) -> SyscallTable:
         """The native syscall table the recording was made with."""
@@ -609,17 +681,37 @@ class _ReplayReader:
         found, got = self._next("realpath", (path,))
         return got if found and isinstance(got, str) else path
 
+    def _text(self, kind: str, key: tuple[int | str, ...]) -> str | None:
+        found, got = self._next(kind, key)
+        return got if found and isinstance(got, str) else None
+
+    def sock_proto(self, tgid: int, fd: int) -> str | None:
+        return self._text("proto", (tgid, fd))
+
+    def socket(self, inode: int, proto: str | None) -> str | None:
+        return self._text("socket", (inode,))
+
+    def refresh_sockets(self) -> None:
+        pass
+
+    def device(self, path: str) -> str | None:
+        return self._text("device", (path,))
+
     def idle_now(self, position: int) -> int:
         raise RuntimeError("a replayed reorder stage follows its schedule")
 
     def idle_schedule(self) -> list[tuple[int, int]] | None:
         return list(self._idle)
 
+    def close(self) -> None:
+        pass
+
 
 class ReplayFacts(_Named):
     """The facts of a recording: each consumer gets the answers its namesake of the live
     run read, in order (a question the live run did not ask: the snapshot at attach for
-    fds and working directories, the path itself for realpath, no idle release)."""
+    fds and working directories, the path itself for realpath, unknown for a socket's
+    protocol and description and a device's numbers, no idle release)."""
 
     def __init__(self, recording: Recording) -> None:
         super().__init__()
@@ -653,7 +745,8 @@ class RecordingSource:
       interval_s: sleep this long before each batch (0: as fast as the stages take them).
 
     Attributes (as :class:`~tracekit.session.source.RingBufferSource`'s): ``records``
-    (decoded), ``bad`` (skipped), ``batches``, ``lost`` (the Lost counts sent).
+    (decoded, the annotations put back not counted), ``bad`` (skipped), ``batches``,
+    ``lost`` (the Lost counts sent).
     """
 
     name = "recording"
@@ -676,6 +769,7 @@ class RecordingSource:
     async def run(self, ctx: Any, send: trio.abc.SendChannel[Batch], *,
                   task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         rec = self.recording
+        seen = 0
         async with send:
             task_status.started()
             for item in rec.batches():
@@ -687,7 +781,9 @@ class RecordingSource:
                     self.lost += item.count
                     await send.send([item])
                     continue
-                self.records += len(item)
+                added = rec.added
+                self.records += len(item) - (added - seen)
+                seen = added
                 self.bad = rec.bad
                 if item:
                     self.batches += 1

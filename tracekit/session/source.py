@@ -23,7 +23,7 @@ from typing import Protocol
 
 import trio
 
-from tracekit._events import Batch, Losses, Lost, decode_batch
+from tracekit._events import Batch, Event, FdTargets, Losses, Lost, decode_batch
 from tracekit.session.session import Session
 
 
@@ -40,6 +40,13 @@ class RecordTap(Protocol):
     def records(self, records: list[bytes]) -> None:
         """One drain's raw records, before they are decoded."""
 
+    def annotations(self, inserted: list[tuple[int, Event]]) -> None:
+        """What the source put into the batch of the last :meth:`records` (FdTargets),
+        each with its index in the batch sent (ascending)."""
+
+    def events(self, batch: Batch) -> None:
+        """A batch sent that is not ring-buffer records (the FdSnapshot events at start)."""
+
     def lost(self, ev: Lost) -> None:
         """A Lost event, before it is sent."""
 
@@ -48,7 +55,9 @@ class RingBufferSource:
     """Pipeline source over ``session.ringbuf``.
 
     Args:
-      tap: a recorder given each drain's raw records and each Lost event (None: none).
+      tap: a recorder given each drain's raw records, the events added to its batch,
+        every other batch sent and each Lost event (None: none): everything a replay
+        needs to send the same batches.
 
     Attributes:
       records: records decoded; bad: records skipped (truncated or of an unknown kind);
@@ -105,7 +114,12 @@ class RingBufferSource:
             events, bad = decode_batch(records)
             self.records += len(events)
             if resolver is not None and events:
-                events = resolver.annotate(events)   # new fds, read while they exist
+                annotated = resolver.annotate(events)   # new fds, read while they exist
+                if annotated is not events and self.tap is not None:
+                    # a replay puts them back where they were (read from /proc now only)
+                    self.tap.annotations([(i, ev) for i, ev in enumerate(annotated)
+                                          if isinstance(ev, FdTargets)])
+                events = annotated
             self.bad += bad
             if events:
                 self.batches += 1
@@ -157,7 +171,10 @@ class RingBufferSource:
             task_status.started()
             if self.session.fd_snapshots:
                 # the targets' fd tables, before any of their calls (fd_table)
-                await send.send(list(self.session.fd_snapshots))
+                snapshots: Batch = list(self.session.fd_snapshots)
+                if self.tap is not None:
+                    self.tap.events(snapshots)
+                await send.send(snapshots)
             gone_polls = 0
             while not self._stop.is_set():
                 with trio.move_on_after(self.poll_interval_s):
