@@ -45,6 +45,7 @@ from strace's own flags) change the shape of the lines, never what is decoded::
 
     time_format  "tt" (default) 10:00:00.123456 | "t" 10:00:00 | "ttt" 1767344400.123456
                  | "r" (seconds since the previous line's time, "%6d.%06d") | "none"
+                 | "t+r", "tt+r", "ttt+r": both, "10:00:00 (+     0.000316) " (-t -r)
     durations    true (default): " <0.000012>" after the return value (strace -T)
     align_column 0 (default): " = " after the call; N: the "=" at column N at least,
                  counted from the start of the line (strace -a N; strace's default 40)
@@ -56,7 +57,8 @@ from strace's own flags) change the shape of the lines, never what is decoded::
     raw_syscalls names whose arguments and return print undecoded, in hex (-e raw=)
     dump_reads, dump_writes  fds (or "all") whose data read or written is hex-dumped
                  after the line, `` | 00000  68 65 ...  he... |`` (-e read=, -e write=)
-    exit_lines   false: no "+++ exited with N +++" / "+++ killed by" lines (strace -qq)
+    exit_lines   false: no "+++ exited with N +++" lines (strace -qq; "+++ killed by"
+                 lines stay, as in strace)
     exit_time    true: the time column on "+++" lines too, as strace prints it
 """
 
@@ -92,7 +94,7 @@ from tracekit.formatters._spec import FormatSpec, SinkContext
 __all__ = ["SPEC", "SplitStraceFormatter", "StraceFormatter", "StraceOptions", "dump_lines",
            "exit_text", "hex_strings", "make_sink", "stages_before"]
 
-TimeFormat: TypeAlias = Literal["none", "t", "tt", "ttt", "r"]
+TimeFormat: TypeAlias = Literal["none", "t", "tt", "ttt", "r", "t+r", "tt+r", "ttt+r"]
 PidPrefix: TypeAlias = Literal["tid", "padded", "multi", "none"]
 HexStrings: TypeAlias = Literal["none", "non-ascii", "all"]
 _Fds: TypeAlias = list[Annotated[int, msgspec.Meta(ge=0, le=2**31 - 1)] | Literal["all"]]
@@ -111,7 +113,7 @@ class StraceOptions(TextOptions, kw_only=True, forbid_unknown_fields=True):
     raw_syscalls: list[str] = []         # -e raw=: names printed undecoded (hex)
     dump_reads: _Fds = []                # -e read=: fds (or "all") whose reads are dumped
     dump_writes: _Fds = []               # -e write=: fds (or "all") whose writes are dumped
-    exit_lines: bool = True              # "+++ exited with N +++" (strace -qq: false)
+    exit_lines: bool = True              # "+++ exited with N +++" (-qq: false; not "killed")
     exit_time: bool = False              # the time column on "+++" lines too (strace)
 
 
@@ -301,17 +303,26 @@ class StraceFormatter(TextSink):
             return "??:??:??.?????? " if ts_ns is None else self._clock(ts_ns) + " "
         if fmt == "none":
             return ""
+        absolute, plus, relative = fmt.partition("+")
+        if absolute == "r":
+            return self._relative(ts_ns) + " "
         if ts_ns is None:
-            return {"t": "??:??:?? ", "ttt": "?????????.?????? ",
-                    "r": "     ?.?????? "}[fmt]
-        if fmt == "t":
-            return self._clock(ts_ns)[:8] + " "
-        if fmt == "ttt":
+            text = {"t": "??:??:??", "tt": "??:??:??.??????", "ttt": "?????????.??????"}[
+                absolute]
+        elif absolute == "ttt":
             us = (ts_ns + self.wall_offset_ns) // 1000
-            return f"{us // 1_000_000}.{us % 1_000_000:06d} "
+            text = f"{us // 1_000_000}.{us % 1_000_000:06d}"
+        else:
+            text = self._clock(ts_ns)[:8 if absolute == "t" else None]
+        return f"{text} (+{self._relative(ts_ns)}) " if plus else text + " "
+
+    def _relative(self, ts_ns: int | None) -> str:
+        """``%6d.%06d`` seconds since the previous line's time (strace -r)."""
+        if ts_ns is None:
+            return "     ?.??????"
         last, self._last_ts = self._last_ts, ts_ns
         us = max(0, ts_ns - last) // 1000 if last else 0
-        return f"{us // 1_000_000:6d}.{us % 1_000_000:06d} "
+        return f"{us // 1_000_000:6d}.{us % 1_000_000:06d}"
 
     def _pid(self, tid: int) -> str:
         """The pid column with its space, by ``pid_prefix``."""
@@ -358,7 +369,7 @@ class StraceFormatter(TextSink):
             lines.append(f"strace: Process {ev.child_tid} attached")
 
     def _exit(self, ev: Exit, lines: list[str]) -> None:
-        if self.shape.exit_lines:
+        if self.shape.exit_lines or ev.exit_code & 0x7F:
             stamp = self._stamp(ev.ts_ns) if self.shape.exit_time else ""
             lines.append(f"{self._pid(ev.tid)}{stamp}{exit_text(ev.exit_code)}")
         self._live.discard(ev.tid)

@@ -62,7 +62,9 @@ name column as wide as the longest name + 1 (16 at least), the last column unpad
 blank ``errors`` for 0; ``usecs/call`` = seconds / every call (strace's division);
 ``sort`` in strace's -S names (``time`` = ``total``, ``min-time``, ``max-time``,
 ``avg-time``, ``calls``, ``errors``, ``name``, ``nothing`` = syscall number), ties in
-syscall-number order; then a ``total`` row. No ``(n without duration)`` notes::
+syscall-number order; then a ``total`` row. Calls that never returned (``exit``,
+``exit_group``, a call the task died in) are not counted, as strace counts a call at its
+return; no ``(n without duration)`` notes::
 
     % time     seconds  usecs/call     calls    errors syscall
     ------ ----------- ----------- --------- --------- ----------------
@@ -290,7 +292,10 @@ def render_strace_c(summary: Summary, sort: str = "time",
       columns: strace -U column names; empty = :data:`STRACE_DEFAULT_COLUMNS`.
     """
     cols = list(columns) or list(STRACE_DEFAULT_COLUMNS)
-    rows = [s for g in summary.regroup("total").groups for s in g.syscalls if s.calls]
+    # strace counts a call when it returns: not exit/exit_group, not one a task died in
+    rows = [msgspec.structs.replace(s, calls=n)
+            for g in summary.regroup("total").groups for s in g.syscalls
+            if (n := s.calls - s.noreturn - s.unfinished) > 0]
     rows = _strace_c_order(rows, sort)
     total_ns = sum(s.total_ns for s in rows)
     timed = [s for s in rows if s.timed]

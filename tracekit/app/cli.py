@@ -52,6 +52,8 @@ def _parser() -> argparse.ArgumentParser:
                                        "the attach (exit 1 when an item fails)")
     chk.add_argument("pipeline", type=Path)
     _add_unsafe_flag(chk)
+    sub.add_parser("strace", add_help=False, help="strace's command line and output "
+                   "(tracekit strace --help)")
     lst = sub.add_parser("list", help="list stage kinds, output formats or syscalls")
     lst.add_argument("what", choices=["stages", "formatters", "syscalls"])
     return p
@@ -266,6 +268,10 @@ def _main(argv: list[str]) -> int:
     handler = logging.StreamHandler()
     handler.setFormatter(_EscapingFormatter("tracekit: %(message)s"))
     logging.basicConfig(handlers=[handler], level=logging.WARNING)
+    if argv[:1] == ["strace"]:  # strace's own command line: its parser, not argparse
+        from tracekit.app.strace_cli import main as strace_main
+
+        return strace_main(argv[1:])
     command: list[str] = []
     if "--" in argv:  # everything after "--" is the workload, untouched by argparse
         cut = argv.index("--")

@@ -87,6 +87,9 @@ class SessionOptions:
     capture: bool = True           # read strings/buffers/structs from user memory (issue 4)
     summary: bool = False          # count calls in kernel maps instead of records (issue 5)
     summary_records: bool = False  # with summary: emit the records too
+    env: dict[str, str] | None = None   # the command's environment; None = tracekit's
+    # (uid, gid, supplementary groups) the command runs as (strace -u); None = tracekit's
+    creds: tuple[int, int, tuple[int, ...]] | None = None
 
     def validate(self) -> None:
         n = sum([bool(self.command), bool(self.pids), bool(self.tids), self.system_wide,
@@ -352,7 +355,7 @@ class Session:
             self._load()
             assert self.obj is not None
             if o.command:
-                self.command = HeldCommand(o.command)
+                self.command = HeldCommand(o.command, env=o.env, creds=o.creds)
                 self.target_tgids = [self.command.pid]
                 self.add_task(self.command.pid, self.command.pid, flags=PID_PENDING_EXEC)
             elif o.pids:

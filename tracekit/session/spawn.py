@@ -54,7 +54,19 @@ class HeldCommand:
       returncode: like subprocess: exit code, or -signal; None while running.
     """
 
-    def __init__(self, argv: list[str], *, env: dict[str, str] | None = None) -> None:
+    def __init__(self, argv: list[str], *, env: dict[str, str] | None = None,
+                 creds: tuple[int, int, tuple[int, ...]] | None = None) -> None:
+        """Fork the child, held.
+
+        Args:
+          argv: the command; ``argv[0]`` is looked up in PATH.
+          env: its environment (default: this process's).
+          creds: ``(uid, gid, groups)`` the child takes before exec (setgroups, setgid,
+            setuid: needs CAP_SETUID/CAP_SETGID), as ``strace -u USER`` runs a command.
+
+        Raises:
+          TargetError: the command is not found or not executable.
+        """
         path = resolve_command(argv)
         go_r, go_w = os.pipe()
         err_r, err_w = os.pipe()  # both O_CLOEXEC (PEP 446): err_w closes at exec
@@ -81,6 +93,10 @@ class HeldCommand:
                 # Python ignores SIGPIPE; a workload expects the default (as Popen restores).
                 for sig in (signal.SIGPIPE, signal.SIGXFSZ):
                     signal.signal(sig, signal.SIG_DFL)
+                if creds is not None:
+                    os.setgroups(list(creds[2]))
+                    os.setgid(creds[1])
+                    os.setuid(creds[0])
                 os.execve(path, argv, env_b)
             except OSError as e:
                 os.write(err_w, struct.pack("<i", e.errno or 0))
