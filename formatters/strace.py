@@ -248,6 +248,8 @@ class StraceFormatter(TextSink):
       attach_lines: print ``strace: Process N attached`` when a fork record names a new
         task (strace's own message, which strace writes to the trace when the trace goes
         to its standard error).
+      shown_signals: the signals a ``-e signal=`` selection shows (None: all): a task
+        killed by another prints no ``+++ killed by`` line, as in strace.
     """
 
     name = "strace"
@@ -276,6 +278,7 @@ class StraceFormatter(TextSink):
         self._dump_writes = _fd_set(shape.dump_writes) if shape.dump_writes else frozenset()
         self.count_forks = True
         self.attach_lines = False
+        self.shown_signals: frozenset[int] | None = None
         self._live: set[int] = set()
         self._last_ts = 0           # -r: the previous line's time
         self._second: tuple[int, str] = (-1, "")
@@ -369,7 +372,10 @@ class StraceFormatter(TextSink):
             lines.append(f"strace: Process {ev.child_tid} attached")
 
     def _exit(self, ev: Exit, lines: list[str]) -> None:
-        if self.shape.exit_lines or ev.exit_code & 0x7F:
+        sig = ev.exit_code & 0x7F
+        if sig and self.shown_signals is not None and sig not in self.shown_signals:
+            pass            # strace: "+++ killed by" only for a signal -e signal= shows
+        elif self.shape.exit_lines or sig:
             stamp = self._stamp(ev.ts_ns) if self.shape.exit_time else ""
             lines.append(f"{self._pid(ev.tid)}{stamp}{exit_text(ev.exit_code)}")
         self._live.discard(ev.tid)
@@ -420,10 +426,11 @@ class StraceFormatter(TextSink):
     def _decoded(self, ev: Syscall) -> Decoded:
         d = ev.decoded if ev.decoded is not None else self.decoder.decode(ev)
         if self._raw and d.name in self._raw and not ev.flags & SC_RESUMED:
-            n = len(d.args)
-            args = tuple(f"{v:#x}" for v in ev.args[:n])
+            call = self.decoder.call(ev.syscall_nr, bool(ev.flags & SC_COMPAT))
+            n = len(call.fns) or abs(call.generic) or len(d.args)
+            args = tuple(f"{v:#x}" if v else "0" for v in ev.args[:n])
             ret = d.ret
-            if not ret.startswith(("-", "?")):
+            if not ret.startswith(("-", "?")) and ev.ret:
                 ret = f"{ev.ret & 0xFFFF_FFFF_FFFF_FFFF:#x}"
             d = Decoded(d.name, args, ret)
         return d

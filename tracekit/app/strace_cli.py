@@ -163,6 +163,7 @@ class StraceArgs:
     writes: list[int | str] = field(default_factory=list)       # -e write=
     help: bool = False
     version: bool = False
+    killed_by: int = 0              # set by run(): the signal that killed the command
 
 
 def _int(text: str, what: str, lo: int, hi: int) -> int:
@@ -614,6 +615,8 @@ async def run(a: StraceArgs) -> int:
                            compat_syscall_name=ctx.compat_syscall_name,
                            summary_from=ctx.summary_from, rich=False)
         stages = plan.stages
+        if a.output is None and not quiet_attach and a.follow > 0:
+            stages = [*stages, _AttachMessages()]
     else:
         decoder = shape.decoder(ctx)
         if a.output is not None and a.follow >= 2:
@@ -622,6 +625,8 @@ async def run(a: StraceArgs) -> int:
             formatter = StraceFormatter(stream, decoder=decoder, shape=shape)
         formatter.count_forks = a.follow > 0
         formatter.attach_lines = a.output is None and not quiet_attach and a.follow > 0
+        if plan.session.signals is not None:
+            formatter.shown_signals = frozenset(plan.session.signals)
         if a.summary == "C":
             from tracekit._summary import Summarizer
 
@@ -673,7 +678,26 @@ async def run(a: StraceArgs) -> int:
     rc = trace.returncode
     if rc is None:
         return 0
+    if rc < 0:
+        a.killed_by = -rc
     return rc if rc >= 0 else 128 - rc
+
+
+class _AttachMessages:
+    """A stage that writes strace's ``strace: Process N attached`` on stderr for each
+    fork record (with -c, which prints no trace lines, strace still says so)."""
+
+    name = "attach_messages"
+
+    async def run(self, ctx: Any, recv: Any, send: Any) -> None:
+        from tracekit._events import Fork
+
+        async with recv, send:
+            async for batch in recv:
+                for ev in batch:
+                    if isinstance(ev, Fork):
+                        _say(f"Process {ev.child_tid} attached")
+                await send.send(batch)
 
 
 def _summing(formatter: Any, summarizer: Any) -> Any:
@@ -737,7 +761,7 @@ def main(argv: list[str]) -> int:
     from tracekit._errors import leaves
 
     try:
-        return trio.run(run, args)
+        status = trio.run(run, args)
     except UsageError as e:
         _usage(str(e), e.hint)
         return EXIT_USAGE
@@ -752,6 +776,29 @@ def main(argv: list[str]) -> int:
         for e in errors:
             print(f"tracekit strace: {_printable(str(e))}", file=sys.stderr)
         return EXIT_USAGE
+    if args.killed_by and args.killed_by not in _CORE_SIGNALS:
+        _die_of(args.killed_by)
+    return status
+
+
+# signals whose default action dumps core: strace dies of them too, tracekit does not
+# (it returns 128+N): its own core would be of no use
+_CORE_SIGNALS = frozenset({signal.SIGQUIT, signal.SIGILL, signal.SIGTRAP, signal.SIGABRT,
+                           signal.SIGBUS, signal.SIGFPE, signal.SIGSEGV, signal.SIGXCPU,
+                           signal.SIGXFSZ, signal.SIGSYS})
+
+
+def _die_of(sig: int) -> None:
+    """End this process by ``sig``, as strace ends when the command died of it: a shell
+    (or a parent's wait status) sees the same death (exit status 128+N in a shell)."""
+    sys.stdout.flush() if sys.stdout is not None else None
+    sys.stderr.flush() if sys.stderr is not None else None
+    try:
+        signal.signal(sig, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {sig})
+        os.kill(os.getpid(), sig)
+    except (OSError, ValueError):
+        return                          # not a signal we may take: 128+N it is
 
 
 def _usage(message: str, hint: bool) -> None:
