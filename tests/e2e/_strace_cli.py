@@ -93,7 +93,7 @@ COMBOS: list[Combo] = [
     Combo("-c -U name,calls,errors", ("-c", "-U", "name,calls,errors"), "ls", ("cat",)),
     Combo("-C", ("-C",), "cat"),
     Combo("-E FOO=bar", ("-E", "FOO=bar"), "cat"),
-    Combo("-u nobody", ("-u", "nobody"), "cat"),
+    Combo("-u nobody", ("-u", "nobody"), "cat-passwd"),
     Combo("-p", ("-p", "{pid}"), "wait"),
     Combo("-f tcp", ("-f",), "tcp"),
     Combo("-v", ("-v",), "cat"),
@@ -133,6 +133,7 @@ def argv_of(program: str, exe: Path, data: Path, ports: tuple[int, int]) -> list
     return {
         "cat": ["cat", str(data / "a.txt")],
         "cat-stdin": ["cat"],
+        "cat-passwd": ["cat", "/etc/passwd"],
         "ls": ["ls", "-l", str(data)],
         "pipe": ["sh", "-c", f"cat {data / 'a.txt'} | wc -l"],
         "threads": [str(exe), "threads"],

@@ -23,7 +23,7 @@ import os
 import signal
 import sys
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from tracekit._errors import ConfigError, TracekitError
 
@@ -548,10 +548,12 @@ def build(a: StraceArgs) -> Plan:
     else:
         prefix = "none"
     shape = StraceOptions(
-        fd_paths=a.decode_fds > 0, string_limit=a.strsize, time_format=_time_format(a),
-        durations=a.durations, align_column=a.column, pid_prefix=prefix,
-        hex_strings={0: "none", 1: "non-ascii"}.get(a.hex, "all"), raw_syscalls=raw,
-        dump_reads=list(a.reads), dump_writes=list(a.writes),
+        fd_paths=a.decode_fds > 0, string_limit=a.strsize,
+        time_format=cast(Any, _time_format(a)), durations=a.durations,
+        align_column=a.column, pid_prefix=cast(Any, prefix),
+        hex_strings=cast(Any, {0: "none", 1: "non-ascii"}.get(a.hex, "all")),
+        raw_syscalls=raw, dump_reads=cast(Any, list(a.reads)),
+        dump_writes=cast(Any, list(a.writes)),
         exit_lines="exit" not in a.quiet and "exits" not in a.quiet, exit_time=True)
     return Plan(opts, stages, shape, pids, in_kernel)
 
@@ -577,7 +579,7 @@ async def run(a: StraceArgs) -> int:
     Raises:
       TracekitError: start-up or tracing failed.
     """
-    from tracekit.app.run import _Signals, _fd_paths_possible
+    from tracekit.app.run import _fd_paths_possible, _Signals
     from tracekit.app.trace import LiveTrace
     from tracekit.formatters._output import close_output, open_output
     from tracekit.formatters._spec import SinkContext, format_spec
@@ -773,8 +775,8 @@ def main(argv: list[str]) -> int:
             raise
         from tracekit.app.cli import _printable
 
-        for e in errors:
-            print(f"tracekit strace: {_printable(str(e))}", file=sys.stderr)
+        for err in errors:
+            print(f"tracekit strace: {_printable(str(err))}", file=sys.stderr)
         return EXIT_USAGE
     if args.killed_by and args.killed_by not in _CORE_SIGNALS:
         _die_of(args.killed_by)
