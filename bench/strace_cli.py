@@ -32,8 +32,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from tests.e2e._strace_cli import COMBOS, TRACEKIT, Result, build_workload, measure  # noqa: E402
 
-GETPPID_N = 200_000
-FILES_N = 20_000
+GETPPID_N = 500_000
+FILES_N = 50_000
 
 
 def agreement(only: list[str], diffs: int, as_json: bool, exe: Path, tmp: Path) -> list[dict]:
