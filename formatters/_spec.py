@@ -272,7 +272,10 @@ def output_option_fields() -> list[tuple[str, Any, Any]]:
     seen: dict[str, tuple[str, Any, Any]] = {}
     for name in available_formats():
         for f in msgspec.structs.fields(format_spec(name).options):
-            got = (f.name, f.type, f.default)
+            # a list default (``= []``) is a default_factory in msgspec's field info
+            default = (f.default if f.default_factory is msgspec.NODEFAULT
+                       else msgspec.field(default_factory=f.default_factory))
+            got = (f.name, f.type, default)
             if seen.setdefault(f.name, got) != got:
                 raise TypeError(f"[output] {f.name}: formats disagree: {seen[f.name]} "
                                 f"and {got} ({name})")

@@ -1,4 +1,4 @@
-"""A line per syscall in the style of ``strace -f -tt -T`` (``-yy`` with fd paths).
+r"""A line per syscall in the style of ``strace -f -tt -T`` (``-yy`` with fd paths).
 
 Line shapes::
 
@@ -8,7 +8,7 @@ Line shapes::
     1234 10:00:01.000100 read(0, 0x7ffd1000, 832) = 5 <0.200000>
     1234 10:00:02.000000 exit_group(0) = ?
     1234 +++ exited with 0 +++
-    1235 10:00:02.100000 read(0,  <unfinished ...>) = ?
+    1235 10:00:02.100000 read(0, 0x7ffd1000, 832 <unfinished ...>) = ?
     1235 +++ killed by SIGKILL +++
     1236 ??:??:??.?????? <... read resumed>) = 5
     [ Process PID=1237 runs in 32 bit mode. ]
@@ -29,15 +29,7 @@ Line shapes::
   (the kernel runs the child's sys_exit; it never entered the call): not printed, as
   strace shows only the parent's call.
 - Exit records: ``+++ exited with N +++`` or ``+++ killed by SIGKILL +++`` (``(core
-  dumped)`` when set), from the wait(2) status in ``exit_code``; a thread group leader
-  that another thread's execve reaped: ``1234 +++ superseded by execve in pid 1236 +++``
-  (1236: the exec'ing thread's tid before the exec; it goes on as 1234).
-- A call the task never returned from to user space (it died inside: SIGKILL, another
-  thread's exit_group or execve) ends in ``= ?``, never a return of
-  ``ERESTART*``, in strace's shape for it (:func:`unfinished_text`): the arguments
-  strace decodes at entry, then `` <unfinished ...>`` when it would have decoded more at
-  the exit that never came: ``kill(1234, SIGKILL) = ?``, ``read(0,  <unfinished ...>) =
-  ?``, ``poll([{fd=3, events=POLLIN}], 1, -1 <unfinished ...>) = ?``.
+  dumped)`` when set), from the wait(2) status in ``exit_code``.
 - Signal records: ``1234 10:00:00.123456 --- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED,
   ...} ---`` (the delivery time; :mod:`tracekit.decode.signals`), where strace prints a
   signal-delivery stop; a stop signal with its default action is followed by
@@ -46,17 +38,48 @@ Line shapes::
   so strace prints only its ``+++ killed by SIGKILL +++`` (the record is still in JSON
   Lines).
 - Lost records: ``+++ LOST N events +++``.
-- Arguments are ``ev.decoded`` when a beautify stage ran, else decoded here.
+- A call the task never returned from to user space (it died inside: SIGKILL, another
+  thread's exit_group or execve) ends in ``= ?``, never a return of
+  ``ERESTART*``, in strace's shape for it (:func:`unfinished_text`): the arguments
+  strace decodes at entry, then `` <unfinished ...>`` when it would have decoded more at
+  the exit that never came: ``kill(1234, SIGKILL) = ?``, ``read(0,  <unfinished ...>) =
+  ?``, ``poll([{fd=3, events=POLLIN}], 1, -1 <unfinished ...>) = ?``.
 - fd-table events (``FdState``, ``FdExec``, ``FdSnapshot``, ``FdTargets``: calls the
   selection hid, fds after an exec, tables read at start) print nothing: with fd paths
   they keep the decoder's fd cache true (tracekit.decode.fdcache).
+- A leader that another thread's execve replaced: ``+++ superseded by execve in pid N
+  +++`` (N: the exec'ing thread's tid before the exec).
+- Arguments are ``ev.decoded`` when a beautify stage ran, else decoded here.
+
+The options (:class:`StraceOptions`, the ``[output]`` keys; ``tracekit strace`` sets them
+from strace's own flags) change the shape of the lines, never what is decoded::
+
+    time_format  "tt" (default) 10:00:00.123456 | "t" 10:00:00 | "ttt" 1767344400.123456
+                 | "r" (seconds since the previous line's time, "%6d.%06d") | "none"
+                 | "t+r", "tt+r", "ttt+r": both, "10:00:00 (+     0.000316) " (-t -r)
+    durations    true (default): " <0.000012>" after the return value (strace -T)
+    align_column 0 (default): " = " after the call; N: the "=" at column N at least,
+                 counted from the start of the line (strace -a N; strace's default 40)
+    pid_prefix   "tid" (default) "1234 " | "padded" "1234  " (strace -f -o FILE: "%-5d ")
+                 | "multi" "[pid  1234] " while more than one task is traced, nothing
+                 before (strace -f on its standard error) | "none" (one task; -ff files)
+    hex_strings  "none" | "non-ascii": a string with a byte outside printable ASCII and
+                 \t\n\v\f\r is printed all in \xNN (strace -x) | "all" (strace -xx)
+    raw_syscalls names whose arguments and return print undecoded, in hex (-e raw=)
+    dump_reads, dump_writes  fds (or "all") whose data read or written is hex-dumped
+                 after the line, `` | 00000  68 65 ...  he... |`` (-e read=, -e write=)
+    exit_lines   false: no "+++ exited with N +++" lines (strace -qq; "+++ killed by"
+                 lines stay, as in strace)
+    exit_time    true: the time column on "+++" lines too, as strace prints it
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import IO, Annotated, Any, Literal, TypeAlias
+
+import msgspec
 
 from tracekit._events import (
     SC_COMPAT,
@@ -66,6 +89,7 @@ from tracekit._events import (
     Batch,
     Decoded,
     Exit,
+    Fork,
     Lost,
     Signal,
     Syscall,
@@ -76,11 +100,12 @@ from tracekit.decode.flags import signal_name
 from tracekit.decode.signals import SIGKILL, signal_line, stopped_line
 from tracekit.decode.values import DEFAULT_STRING_LIMIT
 from tracekit.formatters._base import TextOptions, TextSink, reorder_stage
-from tracekit.formatters._output import Output
+from tracekit.formatters._output import Output, close_output, open_output
 from tracekit.formatters._spec import FormatSpec, SinkContext
 from tracekit.kernel.facts import local_clock
 
-__all__ = ["SPEC", "StraceFormatter", "exit_text", "make_sink", "stages_before",
+__all__ = ["SPEC", "SplitStraceFormatter", "StraceFormatter", "StraceOptions", "dump_lines",
+           "exit_text", "hex_strings", "make_sink", "stages_before", "unfinished_call",
            "unfinished_text"]
 
 # Argument kinds (tracekit/decode/argspec.py) that strace decodes when the call returns:
@@ -110,16 +135,44 @@ def unfinished_text(name: str, args: Sequence[str]) -> str:
     ...>) = ?`` (each argument printed is followed by ``, ``); ``poll([...], 1, -1
     <unfinished ...>) = ?`` (every argument shown, the revents were to come).
     """
+    return unfinished_call(name, args) + " = ?"
+
+
+def unfinished_call(name: str, args: Sequence[str]) -> str:
+    """:func:`unfinished_text` up to the ``)`` (the return column is the caller's)."""
     spec = ARGSPEC.get(name)
     kinds, ret = spec if spec is not None else ((), "d")
     cut = _EXIT_ARG.get(name)
     if cut is None:
         cut = next((i for i, k in enumerate(kinds) if k in _EXIT_KINDS), None)
     if cut is not None and cut < len(args):
-        return f"{name}({''.join(a + ', ' for a in args[:cut])} <unfinished ...>) = ?"
+        return f"{name}({''.join(a + ', ' for a in args[:cut])} <unfinished ...>)"
     if ret in _EXIT_RETS:
-        return f"{name}({', '.join(args)} <unfinished ...>) = ?"
-    return f"{name}({', '.join(args)}) = ?"
+        return f"{name}({', '.join(args)} <unfinished ...>)"
+    return f"{name}({', '.join(args)})"
+
+
+TimeFormat: TypeAlias = Literal["none", "t", "tt", "ttt", "r", "t+r", "tt+r", "ttt+r"]
+PidPrefix: TypeAlias = Literal["tid", "padded", "multi", "none"]
+HexStrings: TypeAlias = Literal["none", "non-ascii", "all"]
+_Fds: TypeAlias = list[Annotated[int, msgspec.Meta(ge=0, le=2**31 - 1)] | Literal["all"]]
+
+
+class StraceOptions(TextOptions, kw_only=True, forbid_unknown_fields=True):
+    """``[output]`` keys of ``format = "strace"``: :class:`TextOptions`' (what is decoded)
+    and the shape of the lines (module docstring). The defaults are tracekit's own
+    ``strace -f -tt -T`` lines; ``tracekit strace`` sets strace's."""
+
+    time_format: TimeFormat = "tt"       # -t, -tt, -ttt, -r, or none
+    durations: bool = True               # -T: " <0.000012>"
+    align_column: Annotated[int, msgspec.Meta(ge=0, le=4096)] = 0   # -a; 0: one space
+    pid_prefix: PidPrefix = "tid"        # "1234 " | "%-5d " | "[pid %5d] " if > 1 task | none
+    hex_strings: HexStrings = "none"     # -x: "non-ascii", -xx: "all"
+    raw_syscalls: list[str] = []         # -e raw=: names printed undecoded (hex)
+    dump_reads: _Fds = []                # -e read=: fds (or "all") whose reads are dumped
+    dump_writes: _Fds = []               # -e write=: fds (or "all") whose writes are dumped
+    exit_lines: bool = True              # "+++ exited with N +++" (-qq: false; not "killed")
+    exit_time: bool = False              # the time column on "+++" lines too (strace)
 
 
 def exit_text(status: int) -> str:
@@ -130,6 +183,104 @@ def exit_text(status: int) -> str:
         return f"+++ exited with {(status >> 8) & 0xFF} +++"
     core = " (core dumped)" if status & 0x80 else ""
     return f"+++ killed by {signal_name(sig)}{core} +++"
+
+
+# --- strings in hex (strace -x, -xx) ---------------------------------------------------
+
+_UNESC = {"n": 10, "t": 9, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
+_OCTAL = frozenset("01234567")
+# strings strace prints with printers of their own, never in hex
+_NOT_HEXED = ("inet_addr(", "inet_pton(AF_INET6, ")
+
+
+def _unquote(body: str) -> bytes:
+    """The bytes of a strace string literal's body (between its quotes)."""
+    out = bytearray()
+    i, n = 0, len(body)
+    while i < n:
+        c = body[i]
+        if c != "\\" or i + 1 >= n:
+            out += c.encode("utf-8", "surrogateescape")
+            i += 1
+            continue
+        e = body[i + 1]
+        if e in _UNESC:
+            out.append(_UNESC[e])
+            i += 2
+        elif e == "x":
+            out.append(int(body[i + 2:i + 4], 16))
+            i += 4
+        elif e in _OCTAL:
+            j = i + 1
+            while j < n and j < i + 4 and body[j] in _OCTAL:
+                j += 1
+            out.append(int(body[i + 1:j], 8) & 0xFF)
+            i = j
+        else:
+            out += e.encode("utf-8", "surrogateescape")
+            i += 2
+    return bytes(out)
+
+
+def _needs_hex(data: bytes) -> bool:
+    """strace -x: a byte above 0x7e, or a control byte other than \\t\\n\\v\\f\\r."""
+    return any(b > 0x7E or (b < 0x20 and not 9 <= b <= 13) for b in data)
+
+
+def hex_strings(text: str, level: HexStrings) -> str:
+    r"""``text`` (arguments as strace prints them) with its string literals in hex:
+    ``"a\1"`` -> ``"\x61\x01"``; level ``"non-ascii"`` (strace -x) only the strings with
+    a byte outside printable ASCII and whitespace, ``"all"`` (strace -xx) every string."""
+    if level == "none" or '"' not in text:
+        return text
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        q = text.find('"', i)
+        if q < 0:
+            break
+        j = q + 1
+        while j < n and text[j] != '"':
+            j += 2 if text[j] == "\\" else 1
+        out.append(text[i:q])
+        body = text[q + 1:j]
+        if text.endswith(_NOT_HEXED, 0, q):
+            out.append(f'"{body}"')
+        else:
+            data = _unquote(body)
+            if level == "all" or _needs_hex(data):
+                body = "".join(f"\\x{b:02x}" for b in data)
+            out.append(f'"{body}"')
+        i = j + 1
+    out.append(text[i:])
+    return "".join(out)
+
+
+# --- hex dumps (strace -e read=, -e write=) ---------------------------------------------
+
+#: calls whose data -e read= dumps (the buffer argument, as many bytes as returned) ...
+_READS = frozenset({"read", "pread64", "recvfrom"})
+#: ... and -e write= (the buffer argument, as many bytes as returned)
+_WRITES = frozenset({"write", "pwrite64", "sendto"})
+
+
+def dump_lines(data: bytes) -> list[str]:
+    """strace's hex dump of ``data``, 16 bytes a line:
+    `` | 00000  68 65 6c 6c 6f 0a                                 hello.           |``."""
+    lines = []
+    for off in range(0, len(data), 16):
+        chunk = data[off:off + 16]
+        hexes = "".join(f"{b:02x} " + (" " if k == 7 else "") for k, b in enumerate(chunk))
+        text = "".join(chr(b) if 0x20 <= b < 0x7F else "." for b in chunk)
+        lines.append(f" | {off:05x}  {hexes:<49} {text:<16} |")
+    return lines
+
+
+def _fd_set(fds: Sequence[int | str]) -> frozenset[int] | None:
+    """None = every fd; else the fds."""
+    if "all" in fds:
+        return None
+    return frozenset(int(f) for f in fds)
 
 
 class StraceFormatter(TextSink):
@@ -146,7 +297,19 @@ class StraceFormatter(TextSink):
         ``time.time_ns() - time.monotonic_ns()`` taken once here.
       utc_offset_s: show times at this offset east of UTC; None: this machine's local
         time (a replay passes the recording's).
-      timestamps: print the ``-tt`` time and the ``-T`` duration.
+      timestamps: False: neither times nor durations (``time_format="none"``,
+        ``durations=False``); True: as ``shape`` says.
+      shape: the line options (:class:`StraceOptions`; default: its defaults).
+
+    Attributes:
+      count_forks: with ``pid_prefix = "multi"``: a fork record adds its child to the
+        tasks counted (True: children are traced, strace -f); False: only tasks seen in
+        records and those given to :meth:`add_tasks` count.
+      attach_lines: print ``strace: Process N attached`` when a fork record names a new
+        task (strace's own message, which strace writes to the trace when the trace goes
+        to its standard error).
+      shown_signals: the signals a ``-e signal=`` selection shows (None: all): a task
+        killed by another prints no ``+++ killed by`` line, as in strace.
     """
 
     name = "strace"
@@ -155,18 +318,45 @@ class StraceFormatter(TextSink):
                  decoder: SyscallDecoder | None = None, fd_paths: bool = False,
                  string_limit: int = DEFAULT_STRING_LIMIT,
                  wall_offset_ns: int | None = None, utc_offset_s: int | None = None,
-                 timestamps: bool = True) -> None:
+                 timestamps: bool = True, shape: StraceOptions | None = None) -> None:
         super().__init__(out)
         self.decoder = decoder if decoder is not None else SyscallDecoder(
             fd_paths=fd_paths, string_limit=string_limit)
         self.wall_offset_ns = (time.time_ns() - time.monotonic_ns()
                                if wall_offset_ns is None else wall_offset_ns)
         self.utc_offset_s = utc_offset_s
-        self.timestamps = timestamps
+        shape = shape if shape is not None else StraceOptions()
+        if not timestamps:
+            shape = msgspec.structs.replace(shape, time_format="none", durations=False)
+        self.shape = shape
+        self.timestamps = shape.time_format != "none"
+        self._time = shape.time_format
+        self._durations = shape.durations
+        self._column = shape.align_column
+        self._prefix = shape.pid_prefix
+        self._raw = frozenset(shape.raw_syscalls)
+        self._dump_reads = _fd_set(shape.dump_reads) if shape.dump_reads else frozenset()
+        self._dump_writes = _fd_set(shape.dump_writes) if shape.dump_writes else frozenset()
+        self.count_forks = True
+        self.attach_lines = False
+        self.shown_signals: frozenset[int] | None = None
+        self._live: set[int] = set()
+        self._last_ts = 0           # -r: the previous line's time
         self._second: tuple[int, str] = (-(1 << 62), "")  # (its first us, "HH:MM:SS.")
         self._compat: dict[int, bool] = {}
-        self._forks: dict[bool, frozenset[int]] = {}
+        # the bulk, completed calls in the default shape, takes a shorter path
+        self._fast = (shape.time_format == "tt" and shape.durations and not shape.align_column
+                      and shape.pid_prefix == "tid" and shape.hex_strings == "none"
+                      and not self._raw)
         self._tails: dict[int, tuple[Decoded, str]] = {}
+        self._forks: dict[bool, frozenset[int]] = {}
+
+    # -- the columns before the call -------------------------------------------------
+
+    def add_tasks(self, tids: Sequence[int]) -> None:
+        """Count these tasks as traced (``pid_prefix = "multi"``: strace's prefix appears
+        once more than one task is traced), e.g. the threads of a ``-p`` process."""
+        self._live.update(tids)
 
     def _clock(self, ts_ns: int) -> str:
         us = (ts_ns + self.wall_offset_ns) // 1000
@@ -176,6 +366,52 @@ class StraceFormatter(TextSink):
             second = self._second = (sec * 1_000_000,
                                      local_clock(self.utc_offset_s, sec) + ".")
         return f"{second[1]}{us - second[0]:06d}"
+
+    def _stamp(self, ts_ns: int | None) -> str:
+        """The time column with its space; ``ts_ns`` None: not known (a resumed call)."""
+        fmt = self._time
+        if fmt == "tt":
+            return "??:??:??.?????? " if ts_ns is None else self._clock(ts_ns) + " "
+        if fmt == "none":
+            return ""
+        absolute, plus, relative = fmt.partition("+")
+        if absolute == "r":
+            return self._relative(ts_ns) + " "
+        if ts_ns is None:
+            text = {"t": "??:??:??", "tt": "??:??:??.??????", "ttt": "?????????.??????"}[
+                absolute]
+        elif absolute == "ttt":
+            us = (ts_ns + self.wall_offset_ns) // 1000
+            text = f"{us // 1_000_000}.{us % 1_000_000:06d}"
+        else:
+            text = self._clock(ts_ns)[:8 if absolute == "t" else None]
+        return f"{text} (+{self._relative(ts_ns)}) " if plus else text + " "
+
+    def _relative(self, ts_ns: int | None) -> str:
+        """``%6d.%06d`` seconds since the previous line's time (strace -r)."""
+        if ts_ns is None:
+            return "     ?.??????"
+        last, self._last_ts = self._last_ts, ts_ns
+        us = max(0, ts_ns - last) // 1000 if last else 0
+        return f"{us // 1_000_000:6d}.{us % 1_000_000:06d}"
+
+    def _pid(self, tid: int) -> str:
+        """The pid column with its space, by ``pid_prefix``."""
+        mode = self._prefix
+        if mode == "tid":
+            return f"{tid} "
+        if mode == "padded":
+            return f"{tid:<5} "
+        if mode == "none":
+            return ""
+        live = self._live
+        live.add(tid)
+        return f"[pid {tid:5d}] " if len(live) > 1 else ""
+
+    def _head(self, tid: int, ts_ns: int | None) -> str:
+        return self._pid(tid) + self._stamp(ts_ns)
+
+    # -- lines ------------------------------------------------------------------------
 
     def render(self, batch: Batch) -> str:
         lines: list[str] = []
@@ -187,20 +423,36 @@ class StraceFormatter(TextSink):
             if track is not None:
                 track(ev)     # fd tables: forks, execs, hidden calls, snapshots
             if isinstance(ev, Exit):
-                if ev.superseded_by:
-                    lines.append(f"{ev.tid} +++ superseded by execve in pid "
-                                 f"{ev.superseded_by} +++")
-                else:
-                    lines.append(f"{ev.tid} {exit_text(ev.exit_code)}")
+                self._exit(ev, lines)
             elif isinstance(ev, Signal):
                 if ev.sig != SIGKILL:       # strace: no stop, only "+++ killed by" (below)
                     lines.append(self.format_signal(ev))
                     stopped = stopped_line(ev.sig, ev.sa_handler, self.decoder.flags)
                     if stopped is not None:
                         lines.append(self._signal_head(ev) + stopped)
+            elif isinstance(ev, Fork):
+                self._fork(ev, lines)
             elif isinstance(ev, Lost):
                 lines.append(f"+++ LOST {ev.count} events +++")
         return "\n".join(lines) + "\n" if lines else ""
+
+    def _fork(self, ev: Fork, lines: list[str]) -> None:
+        if self._prefix == "multi" and self.count_forks:
+            self._live.add(ev.parent_tid)
+            self._live.add(ev.child_tid)
+        if self.attach_lines:
+            lines.append(f"strace: Process {ev.child_tid} attached")
+
+    def _exit(self, ev: Exit, lines: list[str]) -> None:
+        sig = ev.exit_code & 0x7F
+        if sig and self.shown_signals is not None and sig not in self.shown_signals:
+            pass            # strace: "+++ killed by" only for a signal -e signal= shows
+        elif self.shape.exit_lines or sig:
+            stamp = self._stamp(ev.ts_ns) if self.shape.exit_time else ""
+            text = (f"+++ superseded by execve in pid {ev.superseded_by} +++"
+                    if ev.superseded_by else exit_text(ev.exit_code))
+            lines.append(f"{self._pid(ev.tid)}{stamp}{text}")
+        self._live.discard(ev.tid)
 
     def _syscall(self, ev: Syscall, lines: list[str]) -> None:
         flags = ev.flags
@@ -213,6 +465,8 @@ class StraceFormatter(TextSink):
         if flags & SC_RESUMED and ev.ret == 0 and ev.syscall_nr in self._fork_nrs(compat):
             return      # a new child's return from fork: strace shows only the parent's call
         lines.append(self.format_syscall(ev))
+        if self._dump_reads or self._dump_writes:
+            self._dump(ev, lines)
 
     def _fork_nrs(self, compat: bool) -> frozenset[int]:
         got = self._forks.get(compat)
@@ -222,21 +476,47 @@ class StraceFormatter(TextSink):
             got = self._forks[compat] = frozenset(nr for nr in nrs if nr is not None)
         return got
 
+    def _dump(self, ev: Syscall, lines: list[str]) -> None:
+        if ev.ret <= 0 or ev.flags & (SC_RESUMED | SC_UNFINISHED | SC_NORETURN):
+            return
+        name = self.decoder.call(ev.syscall_nr, bool(ev.flags & SC_COMPAT)).name
+        fds = (self._dump_reads if name in _READS else
+               self._dump_writes if name in _WRITES else frozenset())
+        fd = ev.args[0] & 0xFFFF_FFFF
+        if fds is not None and fd not in fds:
+            return
+        for cap in ev.caps:
+            if cap.arg == 1:
+                lines += dump_lines(cap.data[:ev.ret])
+                return
+
     def format_signal(self, ev: Signal) -> str:
         """``1234 10:00:00.123456 --- SIGUSR1 {...} ---``, without the newline."""
         return self._signal_head(ev) + signal_line(ev.sig, ev.info, self.decoder.flags)
 
     def _signal_head(self, ev: Signal) -> str:
-        return f"{ev.tid} {self._clock(ev.ts_ns)} " if self.timestamps else f"{ev.tid} "
+        return self._head(ev.tid, ev.ts_ns)
+
+    def _decoded(self, ev: Syscall) -> Decoded:
+        d = ev.decoded if ev.decoded is not None else self.decoder.decode(ev)
+        if self._raw and d.name in self._raw and not ev.flags & SC_RESUMED:
+            call = self.decoder.call(ev.syscall_nr, bool(ev.flags & SC_COMPAT))
+            n = len(call.fns) or abs(call.generic) or len(d.args)
+            args = tuple(f"{v:#x}" if v else "0" for v in ev.args[:n])
+            ret = d.ret
+            if not ret.startswith(("-", "?")) and ev.ret:
+                ret = f"{ev.ret & 0xFFFF_FFFF_FFFF_FFFF:#x}"
+            d = Decoded(d.name, args, ret)
+        return d
 
     def format_syscall(self, ev: Syscall) -> str:
         """One line, without the newline."""
-        d = ev.decoded if ev.decoded is not None else self.decoder.decode(ev)
+        d = self._decoded(ev)
         flags = ev.flags
         if flags & SC_RESUMED:
-            head = f"{ev.tid} ??:??:??.?????? " if self.timestamps else f"{ev.tid} "
-            return f"{head}<... {d.name} resumed>) = {d.ret}"
-        if not flags and self.timestamps:          # the bulk: a completed call
+            return self._tail(f"{self._head(ev.tid, None)}<... {d.name} resumed>)", d.ret,
+                              None)
+        if not flags and self._fast:          # the bulk: a completed call
             # the decoder hands back the same Decoded for a repeated call (its memo):
             # its text is joined once, then reused (the Decoded is kept, so its id
             # cannot be another object's)
@@ -246,21 +526,89 @@ class StraceFormatter(TextSink):
                     self._tails.clear()
                 tail = self._tails[id(d)] = (d, f"{d.name}({', '.join(d.args)}) = {d.ret} <")
             return f"{ev.tid} {self._clock(ev.ts_ns)} {tail[1]}{ev.duration_ns / 1e9:.6f}>"
-        head = f"{ev.tid} {self._clock(ev.ts_ns)} " if self.timestamps else f"{ev.tid} "
+        head = self._head(ev.tid, ev.ts_ns)
         if flags & SC_UNFINISHED:
-            return head + unfinished_text(d.name, d.args)
+            args_list: Sequence[str] = d.args
+            if self.shape.hex_strings != "none":
+                args_list = [hex_strings(a, self.shape.hex_strings) for a in d.args]
+            return self._tail(head + unfinished_call(d.name, args_list), "?", None)
         args = ", ".join(d.args)
-        if flags & SC_NORETURN or not self.timestamps:
-            return f"{head}{d.name}({args}) = {d.ret}"
-        return f"{head}{d.name}({args}) = {d.ret} <{ev.duration_ns / 1e9:.6f}>"
+        if self.shape.hex_strings != "none":
+            args = hex_strings(args, self.shape.hex_strings)
+        if flags & SC_NORETURN or not self._durations:
+            return self._tail(f"{head}{d.name}({args})", d.ret, None)
+        return self._tail(f"{head}{d.name}({args})", d.ret, ev.duration_ns)
+
+    def _tail(self, call: str, ret: str, duration_ns: int | None) -> str:
+        """``call`` + `` = ret`` (the ``=`` at ``align_column`` at least) + `` <dur>``."""
+        col = self._column
+        if col:
+            width = len(call) if call.isascii() else len(call.encode("utf-8", "replace"))
+            pad = " " * (col - width) if width < col else " "
+        else:
+            pad = " "
+        if duration_ns is None:
+            return f"{call}{pad}= {ret}"
+        return f"{call}{pad}= {ret} <{duration_ns / 1e9:.6f}>"
+
+
+class SplitStraceFormatter(StraceFormatter):
+    """strace -ff -o FILE: each task's lines in a file of its own, ``FILE.<tid>``,
+    opened as every output is (a new 0600 file of tracekit's, never through a symlink:
+    :mod:`tracekit.formatters._output`) when the task's first line comes.
+
+    Lines carry no pid column (``pid_prefix`` is taken as ``"none"``); a line that
+    names no task (``+++ LOST``) goes to every file open at the time.
+    """
+
+    def __init__(self, prefix: str, **kw: Any) -> None:
+        shape = kw.pop("shape", None) or StraceOptions()
+        super().__init__(prefix, shape=msgspec.structs.replace(shape, pid_prefix="none"),
+                         **kw)
+        self.prefix = prefix
+        self.files: dict[int, IO[bytes]] = {}
+
+    def _stream(self, tid: int) -> IO[bytes]:
+        f = self.files.get(tid)
+        if f is None:
+            f = self.files[tid] = open_output(f"{self.prefix}.{tid}")
+        return f
+
+    def render_split(self, batch: Batch) -> dict[int, str]:
+        """tid -> its text of ``batch`` (0: a line for every file)."""
+        out: dict[int, list[str]] = {}
+        for ev in batch:
+            text = self.render([ev])
+            if text:
+                tid = ev.parent_tid if isinstance(ev, Fork) else getattr(ev, "tid", 0)
+                out.setdefault(tid, []).append(text)
+        return {k: "".join(v) for k, v in out.items()}
+
+    async def run(self, ctx: Any, recv: Any) -> None:
+        completed = False
+        try:
+            async with recv:
+                async for batch in recv:
+                    for tid, text in self.render_split(batch).items():
+                        targets = [self._stream(tid)] if tid else list(self.files.values())
+                        for f in targets:
+                            f.write(text.encode("utf-8", "surrogateescape"))
+                            f.flush()
+            completed = True
+        finally:
+            for f in self.files.values():
+                close_output(f, completed=completed)
 
 
 def make_sink(out: Output, options: TextOptions, ctx: SinkContext) -> StraceFormatter:
     """``[output] format = "strace"``: the formatter decodes the records itself (a beautify
     stage's ``decoded`` is used when there is one), with ``options``' ``fd_paths``
-    (strace -yy) and ``string_limit`` (strace -s)."""
+    (strace -yy) and ``string_limit`` (strace -s) and, for :class:`StraceOptions`, the
+    shape of its lines."""
+    shape = options if isinstance(options, StraceOptions) else StraceOptions(
+        **msgspec.structs.asdict(options))
     facts = ctx.live_facts       # the trace's wall clock (a replay's: the recording's)
-    sink = StraceFormatter(out, decoder=options.decoder(ctx),
+    sink = StraceFormatter(out, decoder=options.decoder(ctx), shape=shape,
                            wall_offset_ns=facts.wall_offset_ns,
                            utc_offset_s=facts.utc_offset_s)
     sink.options = options
@@ -270,8 +618,9 @@ def make_sink(out: Output, options: TextOptions, ctx: SinkContext) -> StraceForm
 def stages_before(options: TextOptions, configured: Sequence[Any],
                   ctx: SinkContext) -> list[Any]:
     """Lines in ``ts_ns`` order across CPUs (the formatter decodes, so no beautify stage)."""
-    return [reorder_stage(ctx)]
+    return [reorder_stage()]
 
 
-SPEC: FormatSpec[TextOptions] = FormatSpec("strace", TextOptions, make_sink, stages_before)
+SPEC: FormatSpec[StraceOptions] = FormatSpec("strace", StraceOptions, make_sink,
+                                             stages_before)
 StraceFormatter.spec = SPEC

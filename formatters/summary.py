@@ -74,6 +74,24 @@ thread)::
     durations; usecs/call: seconds / calls with a known duration, in whole microseconds
     (strace divides by all calls); calls; errors (blank when 0); syscall.
 
+``table = "strace-c"`` (strace -c's own report, as strace 6.1 prints it): one table of
+every traced task; the columns of ``columns`` (strace -U: ``time-percent``,
+``total-time``, ``min-time``, ``max-time``, ``avg-time``, ``calls``, ``errors``, ``name``;
+default ``% time``, ``seconds``, ``usecs/call``, ``calls``, ``errors``, ``syscall``), the
+name column as wide as the longest name + 1 (16 at least), the last column unpadded, a
+blank ``errors`` for 0; ``usecs/call`` = seconds / every call (strace's division);
+``sort`` in strace's -S names (``time`` = ``total``, ``min-time``, ``max-time``,
+``avg-time``, ``calls``, ``errors``, ``name``, ``nothing`` = syscall number), ties in
+syscall-number order; then a ``total`` row. Calls that never returned (``exit``,
+``exit_group``, a call the task died in) are not counted, as strace counts a call at its
+return; no ``(n without duration)`` notes::
+
+    % time     seconds  usecs/call     calls    errors syscall
+    ------ ----------- ----------- --------- --------- ----------------
+     58.12    0.000412           4       100       100 openat
+    ------ ----------- ----------- --------- --------- ----------------
+    100.00    0.000709           3       203       100 total
+
 ``table = "histogram"``: per syscall of each group, a log2 histogram of durations in ns
 (bucket ``[2**(k-1), 2**k - 1]``; zero-length calls in ``0 -> 0``), bars scaled to the
 fullest bucket::
@@ -131,12 +149,23 @@ __all__ = [
     "render_perf",
     "render_rich",
     "render_strace",
+    "render_strace_c",
 ]
 
-Table: TypeAlias = Literal["perf", "strace", "histogram", "json"]
+Table: TypeAlias = Literal["perf", "strace", "histogram", "json", "strace-c"]
 TABLES: tuple[Table, ...] = get_args(Table)
 GROUPS: tuple[GroupBy, ...] = get_args(GroupBy)
 SORTS: tuple[SortKey, ...] = get_args(SortKey)
+#: strace -S's sort keys (``table = "strace-c"`` only; there ``total`` means ``time``)
+StraceSort: TypeAlias = Literal["time", "min-time", "max-time", "avg-time", "nothing"]
+STRACE_SORTS: tuple[str, ...] = ("time", "min-time", "max-time", "avg-time", "calls",
+                                 "errors", "name", "nothing")
+#: strace -U's column names, and strace's default columns
+StraceColumn: TypeAlias = Literal["time-percent", "total-time", "min-time", "max-time",
+                                  "avg-time", "calls", "errors", "name"]
+STRACE_COLUMNS: tuple[StraceColumn, ...] = get_args(StraceColumn)
+STRACE_DEFAULT_COLUMNS: tuple[StraceColumn, ...] = (
+    "time-percent", "total-time", "avg-time", "calls", "errors", "name")
 
 
 class SummaryOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -146,11 +175,12 @@ class SummaryOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     #   the events (stream, sees what stages did); auto = kernel unless [[stage]]s are set
     table: Table = "perf"                # which table
     group_by: GroupBy = "thread"
-    sort: SortKey = "total"
+    sort: SortKey | StraceSort = "total"  # strace's -S names only with table = "strace-c"
     # a report every interval_s seconds while the trace runs (at most a day); None = none
     interval_s: Annotated[float, msgspec.Meta(ge=0.001, le=86_400)] | None = None
     interval_report: Literal["change", "total"] = "change"  # calls since the last report,
     #   or every call so far
+    columns: list[StraceColumn] = []     # table = "strace-c": strace -U; [] = its default
 
 _SPREAD_NOTE = (
     " Durations: wall-clock time from syscall entry to exit. stddev: sample standard\n"
@@ -279,6 +309,81 @@ def render_strace(summary: Summary, sort: SortKey = "total") -> str:
     return "\n".join(out) + _lost_line(summary)
 
 
+# strace -c's columns: header, width, and the cell of a row (stats, % time, ns of time)
+_STRACE_C_HEADS: dict[str, tuple[str, int]] = {
+    "time-percent": ("% time", 6), "total-time": ("seconds", 11),
+    "min-time": ("shortest", 8), "max-time": ("longest", 8), "avg-time": ("usecs/call", 11),
+    "calls": ("calls", 9), "errors": ("errors", 9), "name": ("syscall", 16)}
+
+
+def _strace_c_order(rows: list[SyscallStats], sort: str) -> list[SyscallStats]:
+    rows = sorted(rows, key=lambda s: (s.compat, s.syscall_nr))    # strace's table order
+    key: Callable[[SyscallStats], Any] | None = {
+        "time": lambda s: -s.total_ns, "total": lambda s: -s.total_ns,
+        "min-time": lambda s: -s.min_ns, "max-time": lambda s: -s.max_ns,
+        "avg-time": lambda s: -(s.total_ns // s.calls if s.calls else 0),
+        "calls": lambda s: -s.calls, "errors": lambda s: -s.errors,
+        "name": lambda s: _label(s), "nothing": None}[sort]
+    return rows if key is None else sorted(rows, key=key)
+
+
+def render_strace_c(summary: Summary, sort: str = "time",
+                    columns: Sequence[str] = ()) -> str:
+    """strace -c's report of every traced task (layout: module docstring).
+
+    Args:
+      sort: one of :data:`STRACE_SORTS` (or ``total``, = ``time``).
+      columns: strace -U column names; empty = :data:`STRACE_DEFAULT_COLUMNS`.
+    """
+    cols = list(columns) or list(STRACE_DEFAULT_COLUMNS)
+    # strace counts a call when it returns: not exit/exit_group, not one a task died in
+    rows = [msgspec.structs.replace(s, calls=n)
+            for g in summary.regroup("total").groups for s in g.syscalls
+            if (n := s.calls - s.noreturn - s.unfinished) > 0]
+    rows = _strace_c_order(rows, sort)
+    total_ns = sum(s.total_ns for s in rows)
+    timed = [s for s in rows if s.timed]
+    total = SyscallStats(syscall_nr=-1, syscall="total", calls=sum(s.calls for s in rows),
+                         errors=sum(s.errors for s in rows), total_ns=total_ns,
+                         min_ns=min((s.min_ns for s in timed), default=0),
+                         max_ns=max((s.max_ns for s in timed), default=0))
+    widths = {c: _STRACE_C_HEADS[c][1] for c in cols}
+    if "name" in widths:
+        widths["name"] = max([16, *(len(escape(_label(s))) + 1 for s in rows)])
+
+    def cell(c: str, s: SyscallStats, name: str) -> str:
+        if c == "time-percent":
+            return f"{100.0 * s.total_ns / total_ns if total_ns else 0.0:.2f}"
+        if c == "total-time":
+            return f"{s.total_ns // 1000 / 1e6:.6f}"
+        if c == "min-time":
+            return f"{s.min_ns // 1000 / 1e6:.6f}"
+        if c == "max-time":
+            return f"{s.max_ns // 1000 / 1e6:.6f}"
+        if c == "avg-time":
+            return str(s.total_ns // 1000 // s.calls if s.calls else 0)
+        if c == "calls":
+            return str(s.calls)
+        if c == "errors":
+            return str(s.errors) if s.errors else ""
+        return name
+
+    def line(cells: list[str]) -> str:
+        out = []
+        for i, (c, text) in enumerate(zip(cols, cells, strict=True)):
+            last = i == len(cols) - 1
+            w = widths[c]
+            out.append(text if last and c == "name" else
+                       f"{text:<{w}}" if c == "name" else f"{text:>{w}}")
+        return " ".join(out)
+
+    rule = " ".join("-" * widths[c] for c in cols)
+    lines = [line([_STRACE_C_HEADS[c][0] for c in cols]), rule]
+    lines += [line([cell(c, s, escape(_label(s))) for c in cols]) for s in rows]
+    lines += [rule, line([cell(c, total, "total") for c in cols])]
+    return "\n".join(lines) + "\n" + _lost_line(summary)
+
+
 def _group_name(summary: Summary, g: Group) -> str:
     if summary.group_by == "total":
         return "all traced tasks"
@@ -323,7 +428,7 @@ def render_json(summary: Summary, sort: SortKey = "total") -> str:
 
 _RENDERERS: dict[str, Callable[..., str]] = {
     "perf": render_perf, "strace": render_strace, "histogram": render_histogram,
-    "json": render_json,
+    "json": render_json, "strace-c": render_strace_c,
 }
 
 
@@ -487,9 +592,12 @@ class SummarySink:
       out: ``"-"`` (stdout), a path (opened when the input ends and replaced whole:
         ``tracekit.formatters._output``; with ``interval_s`` opened at the start and
         written as the reports come), or an open stream (left open).
-      table: "perf", "strace", "histogram" or "json" (module docstring).
+      table: "perf", "strace", "histogram", "json" or "strace-c" (module docstring).
       group_by: "thread", "process" or "total".
-      sort: "total", "calls", "errors" or "name".
+      sort: "total", "calls", "errors" or "name"; with table "strace-c" also strace's -S
+        keys (:data:`STRACE_SORTS`).
+      columns: table "strace-c": strace -U's columns (:data:`STRACE_COLUMNS`); empty =
+        strace's default.
       syscall_name, compat_syscall_name: number -> name (default: this machine's tables).
       summary_from: when given, called once the input ends for the summary to print (a
         thread-grouped Summary, e.g. the in-kernel counts of
@@ -519,28 +627,36 @@ class SummarySink:
     options: SummaryOptions | None = None
 
     def __init__(self, out: Output, *,
-                 table: str = "perf", group_by: GroupBy = "thread", sort: SortKey = "total",
+                 table: str = "perf", group_by: GroupBy = "thread", sort: str = "total",
                  syscall_name: Callable[[int], str] | None = None,
                  compat_syscall_name: Callable[[int], str] | None = None,
                  summary_from: Callable[[], Summary] | None = None,
                  rich: bool | None = None, interval_s: float | None = None,
                  interval_report: str = "change",
                  interval_from: Callable[[], Callable[[], Summary]] | None = None,
-                 losses_from: Callable[[], Losses] | None = None) -> None:
+                 losses_from: Callable[[], Losses] | None = None,
+                 columns: Sequence[str] = ()) -> None:
+        sorts: tuple[str, ...] = (*SORTS, *STRACE_SORTS) if table == "strace-c" else SORTS
         for what, value, allowed in (("table", table, TABLES), ("group_by", group_by, GROUPS),
-                                     ("sort", sort, SORTS),
+                                     ("sort", sort, sorts),
                                      ("interval_report", interval_report,
                                       ("change", "total"))):
             if value not in allowed:
                 raise ConfigError(f"summary output: {what} = {value!r} is not one of "
-                                  f"{', '.join(map(repr, allowed))}")
+                                  f"{', '.join(map(repr, dict.fromkeys(allowed)))}")
+        for c in columns:
+            if c not in STRACE_COLUMNS or table != "strace-c":
+                raise ConfigError(f"summary output: columns: {c!r} is not one of "
+                                  f"{', '.join(map(repr, STRACE_COLUMNS))} (and columns "
+                                  'go with table = "strace-c")')
         if interval_s is not None and not 0 < interval_s < float("inf"):
             raise ConfigError(f"summary output: interval_s = {interval_s!r} must be a "
                               "positive number of seconds")
         self.out = out
         self.table = table
         self.group_by: GroupBy = group_by
-        self.sort: SortKey = sort
+        self.sort: Any = sort
+        self.columns = list(columns)
         self.summarizer = Summarizer(syscall_name, compat_syscall_name)
         self.result: Summary | None = None
         self.reports: list[Summary] = []
@@ -653,6 +769,8 @@ class SummarySink:
             use_rich = bool(isatty and isatty())
         if use_rich and self.table in RICH_TABLES:
             return render_rich(summary, self.table, self.sort)
+        if self.table == "strace-c":
+            return render_strace_c(summary, self.sort, self.columns)
         return render(summary, self.table, self.sort)
 
     def _emit(self, ctx: StageContext, stream: Any, summary: Summary, head: str = "") -> bool:
@@ -696,7 +814,7 @@ def make_sink(out: Output, options: SummaryOptions, ctx: SinkContext) -> Summary
                        compat_syscall_name=ctx.compat_syscall_name,
                        summary_from=ctx.summary_from, interval_s=options.interval_s,
                        interval_report=options.interval_report,
-                       interval_from=ctx.interval_from)
+                       interval_from=ctx.interval_from, columns=options.columns)
     sink.options = options
     return sink
 

@@ -41,7 +41,7 @@ FILE_ARGS = frozenset({
 })
 # File names under other argument names, or syscalls of other arches.
 FILE_EXTRA = frozenset({
-    "acct", "umount", "umount2", "name_to_handle_at",
+    "acct", "umount", "umount2", "name_to_handle_at", "getcwd",
     "stat64", "lstat64", "fstatat64", "statfs64", "truncate64", "chown32", "lchown32",
     "oldstat", "oldlstat", "readlinkat", "utimensat_time64", "utimes", "futimesat",
 })

@@ -94,6 +94,8 @@ def _parser() -> argparse.ArgumentParser:
 
     add_parsers(sub, targets=_add_target_options, outputs=_add_output_options,
                 unsafe=_add_unsafe_flag)
+    sub.add_parser("strace", add_help=False, help="strace's command line and output "
+                   "(tracekit strace --help)")
     lst = sub.add_parser("list", help="list stage kinds, output formats or syscalls",
                          allow_abbrev=False)
     lst.add_argument("what", choices=["stages", "formatters", "syscalls"])
@@ -333,7 +335,12 @@ def _apply_output_options(cfg: Any, args: argparse.Namespace) -> Any:
     import msgspec
 
     from tracekit._errors import ConfigError
-    from tracekit.app.config import OutputConfig, foreign_key_message, output_name
+    from tracekit.app.config import (
+        OutputConfig,
+        field_default,
+        foreign_key_message,
+        output_name,
+    )
     from tracekit.formatters._output import std_stream_of
     from tracekit.formatters._spec import format_spec, formats_taking
 
@@ -387,7 +394,7 @@ def _apply_output_options(cfg: Any, args: argparse.Namespace) -> Any:
     for i, o in enumerate(cfg.outputs):
         taken = {"format", "path", *format_spec(o.format).options.__struct_fields__}
         for f in msgspec.structs.fields(o):
-            if f.name not in taken and getattr(o, f.name) != f.default:
+            if f.name not in taken and getattr(o, f.name) != field_default(f):
                 said = f" (format set by {format_by})" if format_by and i == 0 else ""
                 raise ConfigError(foreign_key_message(output_name(cfg, i), o.format, f.name)
                                   + said)
@@ -498,6 +505,10 @@ def _main(argv: list[str]) -> int:
     handler = logging.StreamHandler()
     handler.setFormatter(_EscapingFormatter("tracekit: %(message)s"))
     logging.basicConfig(handlers=[handler], level=logging.WARNING)
+    if argv[:1] == ["strace"]:  # strace's own command line: its parser, not argparse
+        from tracekit.app.strace_cli import main as strace_main
+
+        return strace_main(argv[1:])
     command: list[str] = []
     if "--" in argv:  # everything after "--" is the workload, untouched by argparse
         cut = argv.index("--")

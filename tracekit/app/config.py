@@ -948,7 +948,9 @@ def check_outputs(cfg: PipelineConfig, *,
 
 # --- the effective pipeline as TOML ------------------------------------------------------
 
-def _default_of(f: msgspec.structs.FieldInfo) -> Any:
+def field_default(f: msgspec.structs.FieldInfo) -> Any:
+    """A Struct field's default (a list default is a ``default_factory`` in msgspec's
+    field info), or ``msgspec.NODEFAULT``."""
     if f.default is not msgspec.NODEFAULT:
         return f.default
     if f.default_factory is not msgspec.NODEFAULT:
@@ -963,7 +965,7 @@ def _set_keys(struct: msgspec.Struct, keep: Callable[[str], bool] = lambda k: Tr
     out: dict[str, Any] = {}
     for f in msgspec.structs.fields(struct):
         value = getattr(struct, f.name)
-        if value is None or not keep(f.name) or value == _default_of(f):
+        if value is None or not keep(f.name) or value == field_default(f):
             continue
         out[f.name] = _builtins(value)
     return out

@@ -2,7 +2,7 @@
 
 Produced by: python3 scripts/gen_syscall_classes.py
 It read this machine's tracefs formats under /sys/kernel/tracing/events/syscalls
-(Linux 6.18.44-fc-v857 x86_64) on 2026-11-30;
+(Linux 6.18.44-fc-v1272 x86_64) on 2026-12-05;
 %file and %desc are derived from argument names, the rest are the explicit lists
 in the script. Do not edit: change the script and run it again.
 """
@@ -60,14 +60,14 @@ CLASSES: dict[str, frozenset[str]] = {
         'access', 'acct', 'chdir', 'chmod', 'chown', 'chown32', 'chroot', 'creat', 'execve',
         'execveat', 'faccessat', 'faccessat2', 'fanotify_mark', 'fchmodat', 'fchmodat2',
         'fchownat', 'file_getattr', 'file_setattr', 'fspick', 'fstatat64', 'futimesat',
-        'getxattr', 'getxattrat', 'inotify_add_watch', 'lchown', 'lchown32', 'lgetxattr',
-        'link', 'linkat', 'listxattr', 'listxattrat', 'llistxattr', 'lremovexattr',
-        'lsetxattr', 'lstat', 'lstat64', 'mkdir', 'mkdirat', 'mknod', 'mknodat', 'mount',
-        'mount_setattr', 'move_mount', 'name_to_handle_at', 'newfstatat', 'oldlstat',
-        'oldstat', 'open', 'open_tree', 'open_tree_attr', 'openat', 'openat2', 'pivot_root',
-        'quotactl', 'readlink', 'readlinkat', 'removexattr', 'removexattrat', 'rename',
-        'renameat', 'renameat2', 'rmdir', 'setxattr', 'setxattrat', 'stat', 'stat64', 'statfs',
-        'statfs64', 'statx', 'swapoff', 'swapon', 'symlink', 'symlinkat', 'truncate',
+        'getcwd', 'getxattr', 'getxattrat', 'inotify_add_watch', 'lchown', 'lchown32',
+        'lgetxattr', 'link', 'linkat', 'listxattr', 'listxattrat', 'llistxattr',
+        'lremovexattr', 'lsetxattr', 'lstat', 'lstat64', 'mkdir', 'mkdirat', 'mknod',
+        'mknodat', 'mount', 'mount_setattr', 'move_mount', 'name_to_handle_at', 'newfstatat',
+        'oldlstat', 'oldstat', 'open', 'open_tree', 'open_tree_attr', 'openat', 'openat2',
+        'pivot_root', 'quotactl', 'readlink', 'readlinkat', 'removexattr', 'removexattrat',
+        'rename', 'renameat', 'renameat2', 'rmdir', 'setxattr', 'setxattrat', 'stat', 'stat64',
+        'statfs', 'statfs64', 'statx', 'swapoff', 'swapon', 'symlink', 'symlinkat', 'truncate',
         'truncate64', 'umount', 'umount2', 'unlink', 'unlinkat', 'utime', 'utimensat',
         'utimensat_time64', 'utimes',
     }),

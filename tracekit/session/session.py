@@ -120,15 +120,18 @@ class SessionOptions:
     command_own_group: bool | None = None
     # (id, start time) of each pid and tid, read from /proc when the options are made
     named: tuple[TaskId, ...] = ()
-
-    def __post_init__(self) -> None:
-        if not self.named and (self.pids or self.tids):
-            self.named = identify(ProcFS(), [*self.pids, *self.tids])
     # keep fd tables true for output that prints fds with what they refer to (strace
     # -yy): hidden calls that change them are recorded (FdState), the fds left after
     # each exec (FdExec), the targets' fds at start (FdSnapshot) and new fds as their
     # records arrive (FdTargets); see tracekit.session.fdstate
     fd_table: bool = False
+    env: dict[str, str] | None = None   # the command's environment; None = tracekit's
+    # (uid, gid, supplementary groups) the command runs as (strace -u); None = tracekit's
+    creds: tuple[int, int, tuple[int, ...]] | None = None
+
+    def __post_init__(self) -> None:
+        if not self.named and (self.pids or self.tids):
+            self.named = identify(ProcFS(), [*self.pids, *self.tids])
 
     def validate(self) -> None:
         n = sum([bool(self.command), bool(self.pids), bool(self.tids), self.system_wide,
@@ -441,7 +444,8 @@ class Session:
             self._load()
             assert self.obj is not None
             if o.command:
-                self.command = HeldCommand(o.command, signals=o.command_signals,
+                self.command = HeldCommand(o.command, env=o.env, creds=o.creds,
+                                           signals=o.command_signals,
                                            own_group=bool(o.command_own_group))
                 self.target_tgids = [self.command.pid]
                 self.add_task(self.command.pid, self.command.pid, flags=PID_PENDING_EXEC)

@@ -102,6 +102,11 @@ class HeldCommand:
         passes what it recorded before it did.
       own_group: start it in a process group of its own (``setpgid(0, 0)``, its pgid is
         its pid), as timeout(1) does, so the whole group can be signalled.
+      creds: ``(uid, gid, groups)`` the child takes before exec (setgroups, setgid,
+        setuid: needs CAP_SETUID/CAP_SETGID), as ``strace -u USER`` runs a command.
+
+    Raises:
+      TargetError: the command is not found or not executable.
 
     Attributes:
       pid: the child's pid (= tid = tgid) in the init pid namespace.
@@ -110,7 +115,8 @@ class HeldCommand:
     """
 
     def __init__(self, argv: list[str], *, env: dict[str, str] | None = None,
-                 signals: InheritedSignals | None = None, own_group: bool = False) -> None:
+                 signals: InheritedSignals | None = None, own_group: bool = False,
+                 creds: tuple[int, int, tuple[int, ...]] | None = None) -> None:
         path = resolve_command(argv)
         inherited = InheritedSignals.current() if signals is None else signals
         go_r, go_w = os.pipe()
@@ -140,6 +146,10 @@ class HeldCommand:
                 os.close(err_r)
                 if os.read(go_r, 1) != b"g":
                     os._exit(127)
+                if creds is not None:    # strace -u: setgroups, setgid, setuid
+                    os.setgroups(list(creds[2]))
+                    os.setgid(creds[1])
+                    os.setuid(creds[0])
                 os.execve(path, argv, env_b)
             except OSError as e:
                 os.write(err_w, struct.pack("<i", e.errno or 0))

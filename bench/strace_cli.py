@@ -1,0 +1,130 @@
+"""``tracekit strace`` next to strace 6.1: the same text, at what cost.
+
+1. Agreement: every option combination of tests/e2e/_strace_cli.py (at least 25) on its
+   programs (coreutils, a shell pipeline, a multi-threaded, a forking, a signalled and a
+   TCP loopback program: tests/workloads/strace_cli.c), each under ``strace OPTS``
+   (twice) and ``tracekit strace OPTS``; per combination the line slots, the share of
+   lines identical after normalising addresses, pids and times, the share counting the
+   lines strace itself changes between two runs as agreeing (``getrandom``'s bytes, a
+   SIGCHLD that comes at another call), and how many calls strace split into
+   ``<unfinished ...>``/``<... resumed>`` halves (tracekit prints each call once).
+2. Cost: a getppid loop and a file loop (open, read, fstat, close), untraced, under
+   ``strace -f -o /dev/null`` and ``tracekit strace -f -o /dev/null``, and with ``-c``;
+   wall time, best of 3, all in this one run.
+
+Needs root, strace and gcc. Usage: python3 bench/strace_cli.py [--only NAME ...]
+[--no-cost] [--no-agreement] [--diffs N] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from tests.e2e._strace_cli import COMBOS, TRACEKIT, Result, build_workload, measure  # noqa: E402
+
+GETPPID_N = 500_000
+FILES_N = 50_000
+
+
+def agreement(only: list[str], diffs: int, as_json: bool, exe: Path, tmp: Path) -> list[dict]:
+    rows = []
+    if not as_json:
+        print(f"{'options':32} {'programs':>8} {'lines':>6} {'identical':>9} "
+              f"{'w/o run-to-run':>14} {'split':>6}")
+    for combo in COMBOS:
+        if only and combo.name not in only:
+            continue
+        total = Result()
+        for program in dict.fromkeys((combo.program, *combo.bench)):
+            res, _, _ = measure(combo, program, exe, tmp)
+            total.add(res)
+        row = {"options": combo.name, "programs": 1 + len(set(combo.bench) - {combo.program}),
+               "lines": total.lines, "identical": total.share,
+               "stable": total.stable_share, "split": total.split,
+               "strace_lines": total.strace_lines}
+        rows.append(row)
+        if as_json:
+            print(json.dumps(row), flush=True)
+            continue
+        print(f"{combo.name:32} {row['programs']:8d} {total.lines:6d} {total.share:9.1%} "
+              f"{total.stable_share:14.1%} {total.split:6d}", flush=True)
+        for a, b in total.diffs[:diffs]:
+            print(f"      strace:   {a[:150]}\n      tracekit: {b[:150]}")
+    if rows and not as_json:
+        low = [r["options"] for r in rows if r["stable"] < 0.98]
+        print(f"combinations: {len(rows)}; at 98% or more (run-to-run lines counted as "
+              f"agreeing): {len(rows) - len(low)}; below: {', '.join(low) or 'none'}")
+    return rows
+
+
+def _best(argv: list[str], n: int = 3) -> float:
+    best = float("inf")
+    for _ in range(n):
+        t0 = time.monotonic()
+        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       check=True, timeout=900)
+        best = min(best, time.monotonic() - t0)
+    return best
+
+
+def cost(exe: Path, tmp: Path, as_json: bool) -> None:
+    target = tmp / "file.dat"
+    target.write_bytes(b"x" * 4096)
+    loads = {"getppid loop": [str(exe), "getppid", str(GETPPID_N)],
+             "file loop": [str(exe), "files", str(FILES_N), str(target)]}
+    if not as_json:
+        print(f"\n{'workload':14} {'tracer':34} {'wall s':>8} {'x untraced':>11} "
+              f"{'x strace':>9}")
+    for name, argv in loads.items():
+        base = _best(argv)
+        runs = {"untraced": base}
+        for label, tool in (("strace -f -o /dev/null", ["strace", "-f", "-o", "/dev/null"]),
+                            ("tracekit strace -f -o /dev/null",
+                             [*TRACEKIT, "-f", "-o", "/dev/null"]),
+                            ("strace -c -f", ["strace", "-c", "-f", "-o", "/dev/null"]),
+                            ("tracekit strace -c -f", [*TRACEKIT, "-c", "-f", "-o",
+                                                       "/dev/null"])):
+            runs[label] = _best([*tool, *argv])
+        for label, wall in runs.items():
+            peer = runs["strace -c -f" if "-c" in label else "strace -f -o /dev/null"]
+            if as_json:
+                print(json.dumps({"workload": name, "tracer": label, "wall_s": wall,
+                                  "x_untraced": wall / base, "x_strace": wall / peer}))
+            else:
+                print(f"{name:14} {label:34} {wall:8.2f} {wall / base:11.1f} "
+                      f"{wall / peer:9.2f}", flush=True)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", nargs="+", default=[], help="combinations by name")
+    ap.add_argument("--diffs", type=int, default=2, help="differing lines shown each")
+    ap.add_argument("--no-cost", action="store_true")
+    ap.add_argument("--no-agreement", action="store_true")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    if os.geteuid() != 0 or not shutil.which("strace") or not shutil.which("gcc"):
+        print("needs root, strace and gcc", file=sys.stderr)
+        return 1
+    with tempfile.TemporaryDirectory(prefix="strace_cli.") as t:
+        tmp = Path(t)
+        exe = build_workload(tmp)
+        if not args.no_agreement:
+            agreement(args.only, args.diffs, args.json, exe, tmp)
+        if not args.no_cost:
+            cost(exe, tmp, args.json)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

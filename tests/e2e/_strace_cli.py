@@ -1,0 +1,562 @@
+"""The differential harness of ``tracekit strace``: the same program under ``strace OPTS``
+(strace 6.1) and ``tracekit strace OPTS``, the two texts compared line by line.
+
+Shared by tests/e2e/test_strace_cli.py (each option combination on one program: the
+short version) and bench/strace_cli.py (each combination on several programs: the long
+one, whose figures are in the README).
+
+What is compared: every line either tool writes to the trace (standard error, or the
+``-o`` file, or each ``-ff`` file), after normalising only
+
+- addresses (``0x`` and 5 or more hex digits), pids (of the traced tasks, the tracer's,
+  as prefixes, return values and ``si_pid``) and times (the time column, ``<duration>``,
+  ``tv_sec``-style fields, the summary's time columns): each digit becomes a placeholder
+  of the same width, so that strace's ``-a`` padding stays comparable;
+- strace's ``<unfinished ...>``/``<... resumed>`` halves of a call that another task's
+  line interrupted: joined into the one line strace prints when nothing interrupts
+  (the head's prefix and time, padded to the ``-a`` column again). tracekit prints
+  every call once, so a split call would otherwise differ by construction; how many
+  calls strace split is counted (``split``) and reported apart;
+- the ``strace: Process N attached`` messages strace writes in the middle of a line:
+  taken out of the line and compared as lines of their own.
+
+Lines are grouped by task (the pid prefix, or the file of ``-ff``; a line without a
+prefix belongs to the one task traced at the time), tasks are paired by their call
+sequences, calls aligned by name; a line slot is a pair of aligned lines or a line only
+one side has, and ``identical`` counts the pairs equal after normalising. A summary
+(``-c``/``-C``) is compared row by row (rows in name order when the sort is by a time).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+WORKLOAD = Path(__file__).resolve().parents[1] / "workloads" / "strace_cli.c"
+TRACEKIT = [sys.executable, "-m", "tracekit", "strace"]
+
+
+@dataclass(frozen=True)
+class Combo:
+    """One option combination: ``opts`` (``{out}`` is the -o path, ``{data}`` the input
+    folder), the program of the short suite and those of the bench."""
+
+    name: str
+    opts: tuple[str, ...]
+    program: str
+    bench: tuple[str, ...] = ()
+
+
+COMBOS: list[Combo] = [
+    Combo("default", (), "cat", ("ls", "pipe", "threads", "fork", "signals")),
+    Combo("-f", ("-f",), "pipe", ("cat", "threads", "fork", "signals", "tcp")),
+    Combo("-f threads", ("-f",), "threads"),
+    Combo("-f -o", ("-f", "-o", "{out}"), "fork", ("pipe", "threads", "tcp")),
+    Combo("-ff -o", ("-ff", "-o", "{out}"), "fork", ("pipe", "threads", "tcp")),
+    Combo("-t", ("-t",), "cat", ("ls",)),
+    Combo("-tt", ("-tt",), "cat", ("ls",)),
+    Combo("-ttt", ("-ttt",), "cat", ("ls",)),
+    Combo("-r", ("-r",), "cat", ("ls",)),
+    Combo("-T", ("-T",), "cat", ("ls",)),
+    Combo("-f -tt -T", ("-f", "-tt", "-T"), "fork", ("pipe", "signals")),
+    Combo("-a 60", ("-a", "60"), "cat", ("ls",)),
+    Combo("-a 20", ("-a", "20"), "cat", ("ls",)),
+    Combo("-s 8", ("-s", "8"), "cat", ("ls",)),
+    Combo("-s 200", ("-s", "200"), "cat", ("ls",)),
+    Combo("-x", ("-x",), "cat", ("ls",)),
+    Combo("-xx", ("-xx",), "cat", ("ls",)),
+    Combo("-y", ("-y",), "cat", ("ls",)),
+    Combo("-e trace=%file", ("-e", "trace=%file"), "ls", ("cat", "pipe")),
+    Combo("-e trace=openat,read,close -Z", ("-e", "trace=openat,read,close", "-Z"), "ls",
+          ("cat",)),
+    Combo("-z", ("-z",), "ls", ("cat",)),
+    Combo("-e status=failed", ("-e", "status=failed"), "ls", ("cat",)),
+    Combo("-e signal=SIGUSR1", ("-e", "signal=SIGUSR1"), "signals"),
+    Combo("-e raw=read,openat", ("-e", "raw=read,openat"), "cat", ("ls",)),
+    Combo("-e read=0 -e write=1", ("-e", "read=0", "-e", "write=1"), "cat-stdin"),
+    Combo("-P", ("-P", "{data}/a.txt"), "cat"),
+    Combo("-q -f", ("-q", "-f"), "pipe", ("fork",)),
+    Combo("-qq -f", ("-qq", "-f"), "fork", ("pipe",)),
+    Combo("-c", ("-c",), "ls", ("cat",)),
+    Combo("-c -f", ("-c", "-f"), "pipe", ("fork", "threads")),
+    Combo("-c -S calls", ("-c", "-S", "calls"), "ls", ("cat",)),
+    Combo("-c -S name -w", ("-c", "-S", "name", "-w"), "ls", ("cat",)),
+    Combo("-c -U name,calls,errors", ("-c", "-U", "name,calls,errors"), "ls", ("cat",)),
+    Combo("-C", ("-C",), "cat"),
+    Combo("-E FOO=bar", ("-E", "FOO=bar"), "cat"),
+    Combo("-u nobody", ("-u", "nobody"), "cat-passwd"),
+    Combo("-p", ("-p", "{pid}"), "wait"),
+    Combo("-f tcp", ("-f",), "tcp"),
+    Combo("-v", ("-v",), "cat"),
+]
+
+
+def build_workload(out_dir: Path) -> Path:
+    """tests/workloads/strace_cli.c built with gcc into ``out_dir``."""
+    exe = out_dir / "strace_cli"
+    subprocess.run(["gcc", "-O2", "-Wall", "-Werror", "-pthread", "-o", str(exe),
+                    str(WORKLOAD)], check=True)
+    return exe
+
+
+def make_data(tmp: Path) -> Path:
+    data = tmp / "data"
+    (data / "sub").mkdir(parents=True, exist_ok=True)
+    (data / "a.txt").write_text("hello\n" * 20)
+    (data / "sub" / "b.bin").write_bytes(bytes(range(256)))
+    os.chmod(tmp, 0o755)
+    os.chmod(data, 0o755)
+    return data
+
+
+def _free_ports() -> tuple[int, int]:
+    socks = [socket.socket() for _ in range(2)]
+    try:
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return socks[0].getsockname()[1], socks[1].getsockname()[1]
+    finally:
+        for s in socks:
+            s.close()
+
+
+def argv_of(program: str, exe: Path, data: Path, ports: tuple[int, int]) -> list[str]:
+    return {
+        "cat": ["cat", str(data / "a.txt")],
+        "cat-stdin": ["cat"],
+        "cat-passwd": ["cat", "/etc/passwd"],
+        "ls": ["ls", "-l", str(data)],
+        "pipe": ["sh", "-c", f"cat {data / 'a.txt'} | wc -l"],
+        "threads": [str(exe), "threads"],
+        "fork": [str(exe), "fork"],
+        "signals": [str(exe), "signals"],
+        "tcp": [str(exe), "tcp", str(ports[0]), str(ports[1])],
+        "wait": [str(exe), "wait"],
+    }[program]
+
+
+@dataclass
+class Run:
+    """One tool's run: its trace (text per file; one entry unless -ff), exit status."""
+
+    texts: dict[str, str]
+    status: int
+    pids: set[int] = field(default_factory=set)
+
+
+def _env() -> dict[str, str]:
+    return dict(os.environ, PYTHONUNBUFFERED="1", LC_ALL="C")
+
+
+def run_tool(tool: list[str], opts: list[str], argv: list[str], tmp: Path, tag: str,
+             *, timeout: float = 120) -> Run:
+    """Run ``tool OPTS argv`` in ``tmp``; the trace from stderr, or the -o file(s)."""
+    out = tmp / f"{tag}.out"
+    for old in tmp.glob(f"{tag}.out*"):
+        old.unlink()
+    opts = [o.replace("{out}", str(out)) for o in opts]
+    if "{pid}" in " ".join(opts):
+        return _run_attached(tool, opts, argv, tmp, out)
+    stdin = (tmp / "data" / "a.txt").open("rb") if argv == ["cat"] else None
+    try:
+        r = subprocess.run([*tool, *opts, *argv], cwd=tmp,
+                           stdin=stdin if stdin is not None else subprocess.DEVNULL,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           timeout=timeout, env=_env())
+    finally:
+        if stdin is not None:
+            stdin.close()
+    return Run(_texts(opts, out, r.stderr.decode("utf-8", "surrogateescape")), r.returncode)
+
+
+def _texts(opts: list[str], out: Path, stderr: str) -> dict[str, str]:
+    if "-o" not in opts:
+        return {"-": stderr}
+    files = sorted(out.parent.glob(out.name + "*"))
+    return {f.name.removeprefix(out.name): f.read_text(errors="surrogateescape")
+            for f in files}
+
+
+def _run_attached(tool: list[str], opts: list[str], argv: list[str], tmp: Path,
+                  out: Path) -> Run:
+    """-p: the program waits on stdin; the tracer attaches; then the program goes on."""
+    prog = subprocess.Popen(argv, cwd=tmp, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            env=_env())
+    assert prog.stdin is not None
+    opts = [o.replace("{pid}", str(prog.pid)) for o in opts]
+    tracer = subprocess.Popen([*tool, *opts], cwd=tmp, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, env=_env())
+    assert tracer.stderr is not None
+    err = b""
+    try:
+        deadline = time.monotonic() + 60
+        while b"attached" not in err and time.monotonic() < deadline:
+            line = tracer.stderr.readline()
+            if not line:
+                break
+            err += line
+        time.sleep(0.3)                 # strace: its first stop; tracekit: nothing more
+        prog.stdin.write(b"go\n")
+        prog.stdin.close()
+        prog.wait(timeout=60)
+        _, rest = tracer.communicate(timeout=60)
+    finally:
+        for p in (prog, tracer):
+            if p.poll() is None:
+                p.send_signal(signal.SIGKILL)
+                p.wait()
+    return Run({"-": (err + rest).decode("utf-8", "surrogateescape")}, tracer.returncode,
+               {prog.pid})
+
+
+# --- reading the traces ------------------------------------------------------------------
+
+_ATTACH = re.compile(r"strace: Process (\d+) (attached|detached)(?: with \d+ threads)?\n")
+_PREFIX_MULTI = re.compile(r"^\[pid +(\d+)\] ")
+_PREFIX_PADDED = re.compile(r"^(\d+) +")
+_RESUMED = re.compile(r"^<\.\.\. (\w+) resumed>(.*)$")
+_TIME_COL = re.compile(r"^(?:\d\d:\d\d:\d\d(?:\.\d{6})?|\d{9,}\.\d{6}| *\d+\.\d{6})"
+                       r"(?: \(\+ *\d+\.\d{6}\))? ")
+_RET = re.compile(r"^(.*\))( +)= (.*)$")
+_CHILD_RET = re.compile(r"^(?:clone3?|v?fork)\(.*\) += (\d+)")
+_PID_RET = re.compile(r"^(?:set_tid_address|getpid|gettid|getppid|wait4|waitid)\(.*\) += "
+                      r"(\d+)")
+_SI_PID = re.compile(r"si_pid=(\d+)")
+_ADDR = re.compile(r"0x[0-9a-f]{5,}")
+_DUR = re.compile(r" <\d+\.\d{6}>$")
+_FIELD_TIMES = re.compile(r"\b(tv_sec|tv_nsec|tv_usec|si_utime|si_stime)=(\d+)")
+_FORKING = re.compile(r"^(?:clone3?|v?fork)\(")
+_NAME = re.compile(r"(<\.\.\. \w+ resumed>|\w+\(|\+\+\+|---|\[ Process)")
+
+
+def _digits(m: re.Match[str]) -> str:
+    return re.sub(r"\d", "9", m.group(0))
+
+
+@dataclass
+class Trace:
+    """A trace split into tasks: key -> lines (pid prefix and time kept)."""
+
+    tasks: dict[str, list[str]]
+    messages: list[str]
+    pids: set[int]
+    split: int = 0              # calls strace printed in two halves (joined here)
+    summary: list[str] = field(default_factory=list)
+
+
+_NORM_PREFIX = re.compile(r"^(?:\[pid +[\dP]+\] |[\dP]+ +)")
+
+
+def _body(line: str) -> tuple[str, str]:
+    """(prefix + time column, the rest); the pid may be normalised already."""
+    head = ""
+    m = _NORM_PREFIX.match(line)
+    if m:
+        head, line = line[:m.end()], line[m.end():]
+    t = _TIME_COL.match(line)
+    if t:
+        head, line = head + line[:t.end()], line[t.end():]
+    return head, line
+
+
+def _realign(head: str, call: str, rest: str, column: int) -> str:
+    """The joined halves as strace prints a call nothing interrupted."""
+    text = head + call + rest
+    m = _RET.match(text)
+    if not m:
+        return text
+    left = m.group(1)
+    pad = " " * (column - len(left)) if len(left) < column else " "
+    return f"{left}{pad}= {m.group(3)}"
+
+
+def read_trace(texts: dict[str, str], *, column: int = 40) -> Trace:
+    """Split a tool's output (one text, or one per ``-ff`` file) into tasks."""
+    tasks: dict[str, list[str]] = {}
+    messages: list[str] = []
+    pids: set[int] = set()
+    split = 0
+    summary: list[str] = []
+    for fname, text in texts.items():
+        for m in _ATTACH.finditer(text):
+            messages.append(m.group(0).rstrip("\n"))
+            pids.add(int(m.group(1)))
+        text = _ATTACH.sub("", text)
+        if fname.startswith("."):
+            pids.add(int(fname[1:]))
+        lines = text.splitlines()
+        cut = next((i for i, ln in enumerate(lines) if _is_summary_head(ln)), None)
+        if cut is not None:
+            summary += lines[cut:]
+            lines = lines[:cut]
+        pending: dict[str, tuple[str, str]] = {}
+        live: set[str] = set()
+        children: set[str] = set()
+        first = ""
+        for line in lines:
+            if line.startswith(("tracekit", "strace: ")) or not line.strip():
+                messages.append(line) if line.startswith("strace: ") else None
+                continue
+            m = _PREFIX_MULTI.match(line) or _PREFIX_PADDED.match(line)
+            if fname.startswith("."):          # -ff: FILE.TID, one task
+                key = fname
+            elif m:
+                key = m.group(1)
+                if key not in live and key not in children and ("?" in tasks
+                                                                or "?" in pending):
+                    waiting = pending.get("?", ("", ""))[1]
+                    resumes = _RESUMED.match(_body(line)[1])
+                    if _FORKING.match(waiting) and not (
+                            resumes and waiting.startswith(resumes.group(1) + "(")):
+                        children.add(key)       # the first task is inside its clone
+                    else:                       # the first task shows its pid
+                        first = key
+                        tasks.setdefault(key, [])[:0] = tasks.pop("?", [])
+                        if "?" in pending:
+                            pending[key] = pending.pop("?")
+                live.add(key)
+            else:
+                key = next(iter(live)) if len(live) == 1 else "?" if not first else first
+                rs = _RESUMED.match(_body(line)[1])
+                if rs:                          # the task whose call this resumes
+                    key = next((k for k, (_, c) in pending.items()
+                                if c.startswith(rs.group(1) + "(")), key)
+            head, body = _body(line)
+            if m:
+                pids.add(int(m.group(1)))
+            if body.endswith(" <unfinished ...>"):
+                pending[key] = (head, body[:-len(" <unfinished ...>")])
+                continue
+            r = _RESUMED.match(body)
+            if r and key not in pending and "?" in pending and len(live) <= 2:
+                key = "?"                       # the first task's pid is not known yet
+            if r and key in pending:
+                h, call = pending.pop(key)
+                split += 1
+                line = _realign(h, call, r.group(2), column)
+                head, body = _body(line)
+            for rx in (_CHILD_RET, _PID_RET):
+                c = rx.match(body)
+                if c:
+                    pids.add(int(c.group(1)))
+                    if rx is _CHILD_RET:
+                        children.add(c.group(1))
+            pids.update(int(p) for p in _SI_PID.findall(body))
+            if body.startswith("+++ exited") or body.startswith("+++ killed"):
+                live.discard(key)
+            tasks.setdefault(key, []).append(line)
+        for key, (h, call) in pending.items():       # never resumed: as printed
+            tasks.setdefault(key, []).append(h + call + " <unfinished ...>")
+    return Trace(tasks, messages, pids, split, summary)
+
+
+def _is_summary_head(line: str) -> bool:
+    return line.startswith(("% time ", "syscall ", "    calls", "   errors", "shortest",
+                            "longest", "usecs/call", "    seconds")) \
+        and not line.startswith("syscall_")
+
+
+def normalise(line: str, pids: re.Pattern[str] | None) -> str:
+    """Addresses, pids and times, each digit kept as a placeholder of the same width."""
+    line = _ADDR.sub(lambda m: "0x" + "a" * (len(m.group(0)) - 2), line)
+    line = _FIELD_TIMES.sub(lambda m: f"{m.group(1)}=" + "9" * len(m.group(2)), line)
+    line = _DUR.sub(_digits, line)
+    head, body = _body(line)
+    t = re.search(r"(?:\d\d:\d\d:\d\d(?:\.\d{6})?|\d{9,}\.\d{6}| *\d+\.\d{6})"
+                  r"(?: \(\+ *\d+\.\d{6}\))? $", head)
+    if t:
+        head = head[:t.start()] + _digits(t) + head[t.end():]
+    line = head + body
+    if pids is not None:
+        line = pids.sub(lambda m: "P" * len(m.group(0)), line)
+    return line
+
+
+def _pid_pattern(pids: Iterable[int]) -> re.Pattern[str] | None:
+    ps = sorted({p for p in pids if p > 1}, reverse=True)
+    if not ps:
+        return None
+    return re.compile(r"(?<![\w.])(?:" + "|".join(map(str, ps)) + r")(?![\w.])")
+
+
+def _key(line: str) -> str:
+    _, body = _body(line)
+    m = _NAME.match(body)
+    return m.group(1) if m else body[:8]
+
+
+@dataclass
+class Result:
+    """How far the two traces agree (module docstring).
+
+    ``run_to_run`` counts the line slots that differ where strace's own line differs
+    between two runs of the program (``getrandom``'s bytes, a signal that comes at
+    another call): what no tracer could reproduce. ``stable_share`` counts them as
+    agreeing.
+    """
+
+    lines: int = 0
+    identical: int = 0
+    run_to_run: int = 0
+    split: int = 0                  # calls strace split into two halves
+    strace_lines: int = 0
+    diffs: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def share(self) -> float:
+        return self.identical / self.lines if self.lines else 1.0
+
+    @property
+    def stable_share(self) -> float:
+        return (self.identical + self.run_to_run) / self.lines if self.lines else 1.0
+
+    def add(self, other: Result) -> None:
+        self.lines += other.lines
+        self.identical += other.identical
+        self.run_to_run += other.run_to_run
+        self.split += other.split
+        self.strace_lines += other.strace_lines
+        self.diffs += other.diffs
+
+
+def _align(a: list[str], b: list[str]) -> Iterable[tuple[int | None, int | None]]:
+    """Index pairs of ``a`` and ``b`` aligned by call name (None: a line one side has)."""
+    sm = difflib.SequenceMatcher(None, [_key(x) for x in a], [_key(x) for x in b],
+                                 autojunk=False)
+    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        if tag == "equal":
+            yield from zip(range(i1, i2), range(j1, j2), strict=True)
+        else:
+            yield from ((i, None) for i in range(i1, i2))
+            yield from ((None, j) for j in range(j1, j2))
+
+
+def _groups(s_tasks: dict[str, list[str]], t_tasks: dict[str, list[str]]
+            ) -> list[tuple[str | None, str | None]]:
+    """Pairs of task keys: each strace task with the most similar task of the other."""
+    left = list(t_tasks)
+    pairs: list[tuple[str | None, str | None]] = []
+    for key, lines in s_tasks.items():
+        if not left:
+            pairs.append((key, None))
+            continue
+        best = max(left, key=lambda k: (difflib.SequenceMatcher(
+            None, lines, t_tasks[k], autojunk=False).ratio(), -left.index(k)))
+        left.remove(best)
+        pairs.append((key, best))
+    return pairs + [(None, k) for k in left]
+
+
+def _summary_rows(lines: list[str], by_time: bool) -> list[str]:
+    """The summary's lines with its time columns as ``T`` (the rows in name order when
+    the sort is by a time: their order is a time too)."""
+    if not lines:
+        return []
+    rule = next((ln for ln in lines if ln.startswith("-")), "")
+    spans = [(m.start(), m.end()) for m in re.finditer(r"-+", rule)]
+    head = lines[0]
+    timed = {k for k, (a, b) in enumerate(spans)
+             if head[a:b].strip() in ("% time", "seconds", "usecs/call", "shortest",
+                                      "longest")}
+    out: list[str] = []
+    rows: list[int] = []
+    for n, ln in enumerate(lines):
+        if n == 0 or ln.startswith("-") or not ln.strip():
+            out.append(ln)
+            continue
+        cells = [ln[a:b] if k < len(spans) - 1 else ln[a:] for k, (a, b) in enumerate(spans)]
+        out.append(" ".join("T" if k in timed else c for k, c in enumerate(cells)))
+        if " total" not in f" {ln} " or not ln.rstrip().endswith("total") and \
+                "total " not in ln:
+            rows.append(n)
+    if by_time and rows:
+        names = [k for k, (a, b) in enumerate(spans) if head[a:b].strip() == "syscall"]
+        col = names[0] if names else len(spans) - 1
+        ordered = sorted((out[n] for n in rows), key=lambda r: r.split(" ")[-1] if
+                         col == len(spans) - 1 else r.split()[col])
+        for n, row in zip(rows, ordered, strict=True):
+            out[n] = row
+    return out
+
+
+def _sections(tr: Trace, pids: re.Pattern[str] | None, by_time: bool
+              ) -> dict[str, list[str]]:
+    """The normalised lines of a trace: one list per task, the messages, the summary."""
+    out = {k: [normalise(x, pids) for x in v] for k, v in tr.tasks.items()}
+    out["messages"] = [normalise(m, pids) for m in tr.messages]
+    out["summary"] = _summary_rows(tr.summary, by_time)
+    return out
+
+
+def _diff_lines(a: dict[str, list[str]], b: dict[str, list[str]]
+                ) -> Iterable[tuple[str | None, int | None, str | None, str | None]]:
+    """(a's section, index in it, a's line, b's line) for every line slot."""
+    tasks_a = {k: v for k, v in a.items() if k not in ("messages", "summary")}
+    tasks_b = {k: v for k, v in b.items() if k not in ("messages", "summary")}
+    pairs = _groups(tasks_a, tasks_b) + [("messages", "messages"), ("summary", "summary")]
+    for ka, kb in pairs:
+        la = a[ka] if ka is not None else []
+        lb = b[kb] if kb is not None else []
+        for i, j in _align(la, lb):
+            yield (ka, i, la[i] if i is not None else None, lb[j] if j is not None else None)
+
+
+def compare(strace: Run, tracekit: Run, *, column: int = 40, sort: str = "time",
+            strace2: Run | None = None) -> Result:
+    """Line agreement of ``tracekit`` with ``strace`` (module docstring); with
+    ``strace2`` (a second strace run), the strace lines that differ between the two
+    runs are told apart (:attr:`Result.run_to_run`)."""
+    by_time = sort in ("time", "min-time", "max-time", "avg-time")
+    s_tr = read_trace(strace.texts, column=column)
+    t_tr = read_trace(tracekit.texts, column=column)
+    s = _sections(s_tr, _pid_pattern(s_tr.pids | strace.pids), by_time)
+    t = _sections(t_tr, _pid_pattern(t_tr.pids | tracekit.pids), by_time)
+    unstable: set[tuple[str, int]] = set()
+    if strace2 is not None:
+        s2_tr = read_trace(strace2.texts, column=column)
+        s2 = _sections(s2_tr, _pid_pattern(s2_tr.pids | strace2.pids), by_time)
+        for ka, i, x, y in _diff_lines(s, s2):
+            if ka is not None and i is not None and x != y:
+                unstable.add((ka, i))
+    res = Result(split=s_tr.split,
+                 strace_lines=sum(len(v) for v in s.values()))
+    for ka, i, x, y in _diff_lines(s, t):
+        res.lines += 1
+        if x == y:
+            res.identical += 1
+        elif ka is not None and i is not None and (ka, i) in unstable:
+            res.run_to_run += 1
+        else:
+            res.diffs.append((x or "", y or ""))
+    return res
+
+
+def options_of(combo: Combo) -> tuple[int, str]:
+    """(-a column, -S sort) the combination sets (strace's defaults otherwise)."""
+    opts = list(combo.opts)
+    column = int(opts[opts.index("-a") + 1]) if "-a" in opts else 40
+    sort = opts[opts.index("-S") + 1] if "-S" in opts else "time"
+    return column, sort
+
+
+def measure(combo: Combo, program: str, exe: Path, tmp: Path) -> tuple[Result, Run, Run]:
+    """``program`` under strace (twice: what differs between its own runs is told
+    apart) and tracekit with ``combo``'s options; their agreement, the two runs."""
+    data = make_data(tmp)
+    ports = _free_ports()
+    argv = argv_of(program, exe, data, ports)
+    opts = [o.replace("{data}", str(data)) for o in combo.opts]
+    s = run_tool(["strace"], opts, argv, tmp, "strace")
+    t = run_tool(TRACEKIT, opts, argv, tmp, "tracekit")
+    s2 = run_tool(["strace"], opts, argv, tmp, "strace2")
+    column, sort = options_of(combo)
+    return compare(s, t, column=column, sort=sort, strace2=s2), s, t

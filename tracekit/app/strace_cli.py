@@ -1,0 +1,808 @@
+"""``tracekit strace ARGS...``: strace 6.1's command line and output, traced with BPF.
+
+``alias strace='tracekit strace'`` works for everyday use: the same options (those that
+need ptrace are refused with one line), the same lines on standard error (or ``-o
+FILE``), the same summaries, the traced command's exit status. Three steps::
+
+    parse_args(argv)   strace's options (short clusters such as -ff -tt -s100, -e EXPR,
+                       the long forms) -> StraceArgs; a usage error or a refused option
+                       raises UsageError (exit 1, strace's convention)
+    build(args)        -> SessionOptions (what the kernel records), the stages and the
+                       StraceOptions of the strace format (line shapes), the summary
+    run(args)          one LiveTrace; strace's messages on stderr ("strace: Process N
+                       attached", unless -q); the summary at the end; the exit status
+
+What each option does here, and which are refused and why: :data:`OPTIONS` (printed by
+``--help``, tabled in the README).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+from dataclasses import dataclass, field
+from typing import IO, Any, cast
+
+from tracekit._errors import ConfigError, TracekitError
+
+__all__ = ["OPTIONS", "StraceArgs", "UsageError", "main", "parse_args"]
+
+EXIT_USAGE = 1      # strace exits 1 on a usage error
+
+
+class UsageError(Exception):
+    """A bad or refused option: one line, exit 1 (``hint``: add strace's "Try ... -h")."""
+
+    def __init__(self, message: str, *, hint: bool = False) -> None:
+        super().__init__(message)
+        self.hint = hint
+
+
+#: (option, status, what it does here); status "yes" | "partly" | "no"
+OPTIONS: list[tuple[str, str, str]] = [
+    ("-f", "yes", "follow forks and threads (children enter the trace in the kernel, at clone)"),
+    ("-ff", "yes", "with -o FILE: one FILE.TID per task (-ff without -o is -f)"),
+    ("-o FILE", "yes", "the trace to FILE (a new 0600 file replaced whole, never written "
+                       "into; strace writes into it); without it, standard error"),
+    ("-p PID", "yes", "trace running processes (repeatable, comma lists); -f: every thread; "
+                      "'strace: Process N attached' on stderr unless -q"),
+    ("-e trace=, -e status=, -e signal=", "yes", "selection, in the kernel (a call not "
+                                                 "selected makes no record)"),
+    ("-z, -Z, -P PATH", "yes", "only successful / failed calls; only calls on PATH"),
+    ("-e abbrev=, -e verbose=, -v", "partly", "accepted; structures print abbreviated as "
+                                              "without -v (no unabbreviated decoders yet); "
+                                              "-e verbose= other than all is refused"),
+    ("-e raw=SET", "yes", "arguments and return of these calls in hex"),
+    ("-e read=FDS, -e write=FDS", "partly", "hex dumps of read/pread64/recvfrom and "
+                                            "write/pwrite64/sendto data, up to the 256 "
+                                            "bytes captured; other calls are not dumped"),
+    ("-e quiet=, -q, -qq", "yes", "attach/detach messages off; -qq also '+++ exited' lines"),
+    ("-e decode-fds=, -y, -yy", "partly", "fds with their paths; -yy's socket and device "
+                                          "details print as -y does"),
+    ("-s N", "partly", "string size; buffers are captured up to 256 bytes"),
+    ("-a N", "yes", "column of ' = ' (default 40)"),
+    ("-t, -tt, -ttt, -r", "yes", "time column (wall clock, relative)"),
+    ("-T", "yes", "time spent in each call (entry to exit, wall clock)"),
+    ("-x, -xx", "yes", "strings in hex"),
+    ("-X abbrev", "yes", "named constants (strace's default)"),
+    ("-X raw, -X verbose", "no", "named constants are printed one way only, as -X abbrev"),
+    ("-c, -C, -S, -U, -w", "yes", "summary (-c counts in the kernel), strace's layout; times "
+                                  "are wall clock, as with -w (strace without -w: system "
+                                  "time)"),
+    ("-E VAR=VAL, -E VAR", "yes", "the command's environment"),
+    ("-u USER", "yes", "run the command as USER (its uid, gid and groups)"),
+    ("-I 1, -I 2", "yes", "the first SIGINT/SIGTERM/SIGHUP ends the trace after a drain "
+                          "(passed on to the command)"),
+    ("-I 3, -I 4", "no", "tracekit cannot make itself immune to fatal signals"),
+    ("-D, -DD, -DDD", "no", "the command is always tracekit's child; no ptrace parent to hide"),
+    ("--seccomp-bpf", "yes", "accepted; without effect (nothing stops the tracee anyway)"),
+    ("-e inject=, -e fault=", "no", "tampering with calls needs ptrace"),
+    ("-b execve", "no", "detaching at execve needs ptrace"),
+    ("-k", "no", "stack traces need a stopped task (not yet)"),
+    ("-i, -n, -Y, -A, -O, -d, -e kvm=, -o |CMD", "no", "not supported"),
+]
+
+# short options that take an argument
+_WITH_ARG = set("abeEIoOpPsSuUX")
+_NO_ARG = set("AcCdDfFhikqrtTvVwxyYzZn")
+# long options -> (short option it stands for or a key, argument: "req" | "no" | "opt")
+_LONG: dict[str, tuple[str, str]] = {
+    "trace": ("e:trace", "req"), "signal": ("e:signal", "req"), "signals": ("e:signal", "req"),
+    "status": ("e:status", "req"), "abbrev": ("e:abbrev", "req"),
+    "verbose": ("e:verbose", "req"), "raw": ("e:raw", "req"), "read": ("e:read", "req"),
+    "write": ("e:write", "req"), "quiet": ("e:quiet", "opt"), "silent": ("e:quiet", "opt"),
+    "silence": ("e:quiet", "opt"), "inject": ("e:inject", "req"),
+    "fault": ("e:fault", "req"), "kvm": ("e:kvm", "req"),
+    "decode-fds": ("e:decode-fds", "opt"), "trace-path": ("P", "req"),
+    "output": ("o", "req"), "follow-forks": ("f", "no"),
+    "output-separately": ("separately", "no"), "attach": ("p", "req"),
+    "summary-only": ("c", "no"), "summary": ("C", "no"),
+    "summary-wall-clock": ("w", "no"), "summary-sort-by": ("S", "req"),
+    "summary-columns": ("U", "req"), "string-limit": ("s", "req"), "columns": ("a", "req"),
+    "absolute-timestamps": ("absolute", "opt"), "relative-timestamps": ("r", "opt"),
+    "syscall-times": ("T", "opt"), "successful-only": ("z", "no"),
+    "failed-only": ("Z", "no"), "no-abbrev": ("v", "no"), "strings-in-hex": ("hex", "opt"),
+    "const-print-style": ("X", "req"), "env": ("E", "req"), "user": ("u", "req"),
+    "interruptible": ("I", "req"), "daemonize": ("D", "opt"), "detach-on": ("b", "req"),
+    "stack-traces": ("k", "no"), "seccomp-bpf": ("seccomp", "no"), "help": ("h", "no"),
+    "version": ("V", "no"), "debug": ("d", "no"), "instruction-pointer": ("i", "no"),
+    "syscall-number": ("n", "no"), "decode-pids": ("Y", "opt"),
+    "output-append-mode": ("A", "no"), "summary-syscall-overhead": ("O", "req"),
+}
+_SORTS = {"time": "time", "time-total": "time", "total-time": "time", "time_total": "time",
+          "total_time": "time", "min-time": "min-time", "shortest": "min-time",
+          "time-min": "min-time", "min_time": "min-time", "max-time": "max-time",
+          "longest": "max-time", "time-max": "max-time", "max_time": "max-time",
+          "avg-time": "avg-time", "time-avg": "avg-time", "avg_time": "avg-time",
+          "calls": "calls", "count": "calls", "errors": "errors", "error": "errors",
+          "name": "name", "syscall": "name", "syscall-name": "name", "nothing": "nothing",
+          "none": "nothing"}
+_COLUMNS = {"time-percent": "time-percent", "time_percent": "time-percent",
+            "percent": "time-percent", "total-time": "total-time",
+            "total_time": "total-time", "time": "total-time", "seconds": "total-time",
+            "min-time": "min-time", "min_time": "min-time", "shortest": "min-time",
+            "max-time": "max-time", "max_time": "max-time", "longest": "max-time",
+            "avg-time": "avg-time", "avg_time": "avg-time", "usecs/call": "avg-time",
+            "calls": "calls", "count": "calls", "errors": "errors", "error": "errors",
+            "name": "name", "syscall": "name"}
+_QUIET = {"attach", "exit", "exits", "path-resolution", "personality", "thread-execve",
+          "superseded"}
+
+
+@dataclass
+class StraceArgs:
+    """strace's options, parsed (names as strace's man page says them)."""
+
+    command: list[str] = field(default_factory=list)
+    pids: list[int] = field(default_factory=list)
+    follow: int = 0                 # -f count; 2 = -ff
+    separate: bool = False          # --output-separately (-ff = -f + this)
+    qflag: int = 0                  # -q count
+    output: str | None = None       # -o
+    exprs: list[tuple[str, str]] = field(default_factory=list)  # (option, text) in order
+    paths: list[str] = field(default_factory=list)              # -P
+    strsize: int = 32               # -s
+    column: int = 40                # -a
+    abs_time: int = 0               # -t count (3 = -ttt)
+    relative: bool = False          # -r
+    durations: bool = False         # -T
+    decode_fds: int = 0             # -y count
+    hex: int = 0                    # -x count
+    verbose: bool = False           # -v
+    summary: str = ""               # "" | "c" (only the summary) | "C" (both)
+    wall: bool = False              # -w
+    sort: str = "time"              # -S
+    columns: list[str] = field(default_factory=list)            # -U
+    quiet: set[str] = field(default_factory=set)                # from -q / -e quiet=
+    env: list[str] = field(default_factory=list)                # -E
+    user: str | None = None         # -u
+    raw: list[str] = field(default_factory=list)                # -e raw=
+    reads: list[int | str] = field(default_factory=list)        # -e read=
+    writes: list[int | str] = field(default_factory=list)       # -e write=
+    help: bool = False
+    version: bool = False
+    killed_by: int = 0              # set by run(): the signal that killed the command
+
+
+def _int(text: str, what: str, lo: int, hi: int) -> int:
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise UsageError(f"invalid {what} '{text}'") from None
+    if not lo <= value <= hi:
+        raise UsageError(f"invalid {what} '{text}'")
+    return value
+
+
+def _refuse(option: str, why: str) -> UsageError:
+    return UsageError(f"{option}: {why}")
+
+
+def parse_args(argv: list[str]) -> StraceArgs:
+    """strace's command line -> :class:`StraceArgs`.
+
+    Options come first (short clusters, ``-s100``, ``-e EXPR``, ``--long[=VALUE]``); the
+    first argument that is not an option, or what follows ``--``, is the command.
+
+    Raises:
+      UsageError: an unknown option, a missing or bad value, an option tracekit refuses
+        (the message says why), or neither a command nor ``-p``.
+    """
+    a = StraceArgs()
+    i, n = 0, len(argv)
+    while i < n:
+        arg = argv[i]
+        if arg == "--":
+            i += 1
+            break
+        if arg.startswith("--"):
+            name, eq, value = arg[2:].partition("=")
+            spec = _LONG.get(name)
+            if spec is None:
+                raise UsageError(f"unrecognized option '{arg}'", hint=True)
+            key, mode = spec
+            if mode == "no" and eq:
+                raise UsageError(f"option '--{name}' doesn't allow an argument", hint=True)
+            if mode == "req" and not eq:
+                i += 1
+                if i >= n:
+                    raise UsageError(f"option '--{name}' requires an argument", hint=True)
+                value = argv[i]
+            _long(a, name, key, value if (eq or mode == "req") else None)
+            i += 1
+            continue
+        if not arg.startswith("-") or arg == "-":
+            break
+        j = 1
+        while j < len(arg):
+            c = arg[j]
+            if c in _WITH_ARG:
+                value = arg[j + 1:]
+                if not value:
+                    i += 1
+                    if i >= n:
+                        raise UsageError(f"option requires an argument -- '{c}'", hint=True)
+                    value = argv[i]
+                _short(a, c, value)
+                break
+            if c not in _NO_ARG:
+                raise UsageError(f"invalid option -- '{c}'", hint=True)
+            _short(a, c, None)
+            j += 1
+        i += 1
+    a.command = argv[i:]
+    if a.separate and a.follow:
+        a.follow = max(a.follow, 2)
+    if a.help or a.version:
+        return a
+    if not a.command and not a.pids:
+        raise UsageError("must have PROG [ARGS] or -p PID", hint=True)
+    if a.command and a.pids:
+        raise UsageError("give a command or -p PID, not both (tracekit traces one target)")
+    if a.follow >= 2 and a.output is None:
+        a.follow = 1                    # strace: -ff without -o is -f
+    return a
+
+
+def _short(a: StraceArgs, c: str, value: str | None) -> None:
+    v = value or ""
+    if c == "f":
+        a.follow += 1
+    elif c == "o":
+        if v.startswith(("|", "!")):
+            raise _refuse(f"-o {v}", "piping the trace to a command is not supported; "
+                                     "use the shell: 2>&1 | CMD")
+        a.output = v
+    elif c == "p":
+        for part in v.split(","):
+            part = part.strip()
+            if part:
+                a.pids.append(_int(part, "process id", 1, 2**31 - 1))
+    elif c == "e":
+        a.exprs.append(("-e", v))
+        _expr(a, v)
+    elif c == "P":
+        a.paths.append(v)
+    elif c == "s":
+        a.strsize = _int(v, "-s argument", 0, 1 << 20)
+    elif c == "a":
+        a.column = _int(v, "-a argument", 0, 4096)
+    elif c == "t":
+        a.abs_time += 1
+    elif c == "r":
+        a.relative = True
+    elif c == "T":
+        a.durations = True
+    elif c == "y":
+        a.decode_fds += 1
+    elif c == "x":
+        a.hex += 1
+    elif c == "v":
+        a.verbose = True
+    elif c in "cC":
+        if a.summary and a.summary != c:
+            raise UsageError("-c and -C are mutually exclusive")
+        a.summary = c
+    elif c == "w":
+        a.wall = True
+    elif c == "S":
+        if v not in _SORTS:
+            raise UsageError(f"invalid sortby: '{v}'", hint=True)
+        a.sort = _SORTS[v]
+    elif c == "U":
+        for name in v.split(","):
+            if name not in _COLUMNS:
+                raise UsageError(f"unknown column name: '{name}'", hint=True)
+            a.columns.append(_COLUMNS[name])
+    elif c == "q":
+        a.qflag += 1
+        a.quiet |= ({"attach", "personality"} if a.qflag == 1 else {"exit"} if a.qflag == 2
+                    else set(_QUIET))
+    elif c in "zZ":
+        a.exprs.append((f"-{c}", "successful" if c == "z" else "failed"))
+    elif c == "E":
+        if not v:
+            raise UsageError("-E: give VAR=VAL or VAR")
+        a.env.append(v)
+    elif c == "u":
+        a.user = v
+    elif c == "X":
+        if v != "abbrev":
+            if v not in ("raw", "verbose"):
+                raise UsageError(f"invalid -X argument: '{v}'", hint=True)
+            raise _refuse(f"-X {v}", "named constants are printed one way only, as -X "
+                                     "abbrev (strace's default)")
+    elif c == "I":
+        level = {"1": 1, "anywhere": 1, "2": 2, "waiting": 2, "3": 3, "never": 3,
+                 "4": 4, "never_tstp": 4}.get(v)
+        if level is None:
+            raise UsageError(f"invalid -I argument: '{v}'", hint=True)
+        if level > 2:
+            raise _refuse(f"-I {v}", "tracekit cannot make itself immune to fatal "
+                                     "signals; the first SIGINT/SIGTERM/SIGHUP ends the "
+                                     "trace after a drain (-I 1 and 2 behave so)")
+    elif c == "D":
+        raise _refuse("-D", "the command is always tracekit's child: there is no ptrace "
+                            "parent to detach from it")
+    elif c == "b":
+        raise _refuse(f"-b {v}", "detaching at execve needs ptrace; tracekit traces with "
+                                 "BPF")
+    elif c == "k":
+        raise _refuse("-k", "stack traces need a task stopped at each call (ptrace); "
+                            "tracekit traces with BPF and has none yet")
+    elif c == "h":
+        a.help = True
+    elif c == "V":
+        a.version = True
+    elif c == "F":
+        a.follow += 1                   # strace's old alias of -f
+    else:                               # A d i n O Y
+        raise _refuse(f"-{c}", _UNSUPPORTED[c])
+
+
+_UNSUPPORTED = {
+    "A": "tracekit never writes into an existing file (it replaces it); -o FILE "
+         "without -A",
+    "d": "strace's debug output is not supported",
+    "i": "the instruction pointer at each call is not recorded",
+    "n": "syscall numbers in front of the names are not supported",
+    "O": "there is no tracing overhead to subtract (the summary's times are the calls')",
+    "Y": "command names of pids are not printed",
+}
+
+
+def _long(a: StraceArgs, name: str, key: str, value: str | None) -> None:
+    if key.startswith("e:"):
+        qual = key[2:]
+        if value is None:           # --quiet, --decode-fds without a value
+            value = {"quiet": "attach,personality", "decode-fds": "path"}[qual]
+        text = f"{qual}={value}"
+        a.exprs.append((f"--{name}", text))
+        _expr(a, text)
+    elif key == "separately":
+        a.separate = True
+    elif key == "absolute":
+        fmt, _, prec = (value or "time").partition(",")
+        fmt = fmt.removeprefix("format:")
+        prec = prec.removeprefix("precision:")
+        if fmt == "none":
+            a.abs_time = 0
+        elif fmt == "time" and prec in ("", "s"):
+            a.abs_time = 1
+        elif fmt == "time" and prec == "us":
+            a.abs_time = 2
+        elif fmt == "unix" and prec in ("", "us"):
+            a.abs_time = 3
+        else:
+            raise UsageError(f"--absolute-timestamps={value}: tracekit prints time, "
+                             "time,us and unix,us (as -t, -tt, -ttt)")
+    elif key == "hex":
+        a.hex = 1 if value in ("non-ascii",) else 2 if value in (None, "all") else -1
+        if a.hex < 0:
+            raise UsageError(f"--strings-in-hex={value}: tracekit prints non-ascii and "
+                             "all (as -x, -xx)")
+    elif key == "seccomp":
+        pass                        # a ptrace speed-up: nothing to do here
+    elif key in ("r", "T"):
+        if value not in (None, "us"):
+            raise UsageError(f"--{name}={value}: tracekit prints microseconds only")
+        _short(a, key, None)
+    elif key == "D" or key == "Y":
+        _short(a, key, value)
+    else:
+        _short(a, key, value)
+
+
+def _fds(text: str, option: str) -> list[int | str]:
+    if text in ("all", "!none"):
+        return ["all"]
+    if text in ("none", "!all"):
+        return []
+    if text.startswith("!"):
+        raise UsageError(f"{option}: a negated set of fds is not supported; list the fds")
+    return [_int(p, f"file descriptor in {option}", 0, 2**31 - 1) for p in text.split(",")]
+
+
+def _expr(a: StraceArgs, text: str) -> None:
+    """What an ``-e`` expression sets besides the selection (validated later)."""
+    qual, eq, value = text.partition("=")
+    if not eq:
+        return                      # trace= by default: the selection
+    qual = qual.strip()
+    if qual in ("inject", "fault"):
+        raise _refuse(f"-e {text}", "tampering with calls needs ptrace (a stopped task); "
+                                    "tracekit traces with BPF and never changes a call")
+    if qual == "kvm":
+        raise _refuse(f"-e {text}", "kvm exit reasons are not traced")
+    if qual in ("abbrev", "a"):
+        if value.strip() in ("none", "!all"):
+            a.verbose = True
+    elif qual in ("verbose", "v"):
+        if value.strip() not in ("all", "!none"):
+            raise _refuse(f"-e {text}", "structures are always dereferenced (-e "
+                                        "verbose=all, strace's default)")
+    elif qual in ("raw", "x"):
+        a.raw.append(value)
+    elif qual in ("read", "reads", "r"):
+        a.reads = _fds(value.strip(), f"-e {text}")
+    elif qual in ("write", "writes", "w"):
+        a.writes = _fds(value.strip(), f"-e {text}")
+    elif qual in ("quiet", "silent", "silence", "q"):
+        items = {p.strip() for p in value.split(",")}
+        if items & {"all", "none"}:
+            a.quiet = set(_QUIET) if "all" in items else set()
+        else:
+            bad = items - _QUIET
+            if bad:
+                raise UsageError(f"-e {text}: unknown message class {sorted(bad)[0]!r} "
+                                 f"(known: {', '.join(sorted(_QUIET))})")
+            a.quiet |= items
+    elif qual in ("decode-fds", "decode-fd"):
+        items = {p.strip() for p in value.split(",")}
+        a.decode_fds = 0 if items <= {"none"} else 2 if items - {"path"} else 1
+
+
+# --- what the options mean for a trace -----------------------------------------------------
+
+def _selection(a: StraceArgs) -> argparse.Namespace:
+    """The -e/-z/-Z/-P options in the form ``tracekit.app.selection`` reads."""
+    sel = []
+    for option, text in a.exprs:
+        if option in ("-z", "-Z"):
+            sel.append((option, text))
+            continue
+        qual, eq, _ = text.partition("=")
+        if not eq or qual.strip() in ("trace", "t", "status", "signal", "signals", "s"):
+            sel.append((option, text))
+    return argparse.Namespace(selection=sel, path=list(a.paths), cgroup=None)
+
+
+def _creds(user: str) -> tuple[int, int, tuple[int, ...]]:
+    import pwd
+
+    try:
+        pw = pwd.getpwnam(user)
+    except KeyError:
+        raise UsageError(f"Cannot find user '{user}'") from None
+    return pw.pw_uid, pw.pw_gid, tuple(os.getgrouplist(pw.pw_name, pw.pw_gid))
+
+
+def _environment(a: StraceArgs) -> dict[str, str] | None:
+    if not a.env:
+        return None
+    env = dict(os.environ)
+    for item in a.env:
+        var, eq, val = item.partition("=")
+        if eq:
+            env[var] = val
+        else:
+            env.pop(var, None)
+    return env
+
+
+def _time_format(a: StraceArgs) -> str:
+    absolute = {0: "", 1: "t", 2: "tt"}.get(a.abs_time, "ttt")
+    if a.relative:
+        return f"{absolute}+r" if absolute else "r"
+    return absolute or "none"
+
+
+@dataclass
+class Plan:
+    """What :func:`build` made of the options."""
+
+    session: Any                     # SessionOptions
+    stages: list[Any]
+    shape: Any                       # StraceOptions of the trace lines
+    pid_targets: list[int]
+    summary_in_kernel: bool
+
+
+def build(a: StraceArgs) -> Plan:
+    """The session, stages and line shapes the options ask for.
+
+    Raises:
+      ConfigError: an ``-e`` expression or ``-P`` path that does not resolve.
+      UsageError: ``-u USER`` names no user.
+    """
+    from tracekit.app.config import FilterConfig
+    from tracekit.app.selection import selection_keys, selection_stages, session_selection
+    from tracekit.formatters.strace import StraceOptions
+    from tracekit.kernel.selection import resolve_syscalls
+    from tracekit.kernel.syscalls import SyscallTable
+    from tracekit.session.session import SessionOptions
+
+    table = SyscallTable()
+    keys = selection_keys(_selection(a))
+    filt = FilterConfig(**keys.get("filter", {}))
+    syscalls = resolve_syscalls(filt.syscalls, table, where="-e trace") if filt.syscalls \
+        else None
+    raw: list[str] = []
+    for text in a.raw:
+        items = text.strip()
+        if items in ("all", "none"):
+            nrs = resolve_syscalls(["all"], table) if items == "all" else set()
+        else:
+            neg = items.startswith("!")
+            parts = [p.strip() for p in items.lstrip("!").split(",") if p.strip()]
+            nrs = resolve_syscalls([f"!{p}" if neg else p for p in parts], table,
+                                   where=f"-e raw={text}")
+        raw = sorted({table.name(nr) for nr in nrs})
+    follow = a.follow > 0
+    pids = a.pids
+    opts = SessionOptions(
+        command=a.command or None, pids=pids if follow else [],
+        tids=[] if follow else pids, follow_forks=follow, syscalls=syscalls,
+        env=_environment(a), creds=_creds(a.user) if a.user is not None else None,
+        **session_selection(filt, None, where="-e"))
+    stages = selection_stages(filt)
+    in_kernel = a.summary == "c" and not stages
+    if in_kernel:
+        opts.summary, opts.capture = True, False
+    if a.output is None:
+        prefix = "multi"
+    elif a.follow < 2 and (follow or len(pids) > 1):
+        prefix = "padded"
+    else:
+        prefix = "none"
+    shape = StraceOptions(
+        fd_paths=a.decode_fds > 0, string_limit=a.strsize,
+        time_format=cast(Any, _time_format(a)), durations=a.durations,
+        align_column=a.column, pid_prefix=cast(Any, prefix),
+        hex_strings=cast(Any, {0: "none", 1: "non-ascii"}.get(a.hex, "all")),
+        raw_syscalls=raw, dump_reads=cast(Any, list(a.reads)),
+        dump_writes=cast(Any, list(a.writes)),
+        exit_lines="exit" not in a.quiet and "exits" not in a.quiet, exit_time=True)
+    return Plan(opts, stages, shape, pids, in_kernel)
+
+
+# --- running ---------------------------------------------------------------------------
+
+def _say(text: str) -> None:
+    """One of strace's own messages on standard error."""
+    if sys.stderr is not None:
+        print(f"strace: {text}", file=sys.stderr, flush=True)
+
+
+def _threads(pid: int) -> int:
+    try:
+        return len(os.listdir(f"/proc/{pid}/task"))
+    except OSError:
+        return 0
+
+
+async def run(a: StraceArgs) -> int:
+    """Trace as the options say; returns the exit status (the command's; 0 for -p).
+
+    Raises:
+      TracekitError: start-up or tracing failed.
+    """
+    from tracekit.app.run import _Signals
+
+    with _Signals() as signals:     # first: a signal from here on is handled
+        return await _run(a, signals)
+
+
+async def _run(a: StraceArgs, signals: Any) -> int:
+    from tracekit.app.trace import LiveTrace
+    from tracekit.formatters._output import close_output, open_output
+    from tracekit.formatters._spec import SinkContext, format_spec
+    from tracekit.formatters.strace import SplitStraceFormatter, StraceFormatter
+    from tracekit.formatters.summary import SummarySink, render_strace_c
+
+    plan = build(a)
+    shape = plan.shape
+    plan.session.command_signals = signals.inherited
+    # fds printed with what they refer to: the session keeps the fd tables true
+    plan.session.fd_table = bool(shape.fd_paths) and a.summary != "c"
+    trace_ref: list[Any] = []
+
+    def summary_from() -> Any:          # called by the sink at the end, session open
+        return trace_ref[0].session.kernel_summary().read()
+
+    ctx = SinkContext.for_machine(summary_from=summary_from if plan.summary_in_kernel
+                                  else None)
+    quiet_attach = "attach" in a.quiet
+    out: IO[Any] | None = None
+    if a.output is not None and a.follow < 2:
+        out = open_output(a.output)
+    stream: Any = out if out is not None else sys.stderr
+    if stream is None:
+        raise ConfigError("standard error is closed (EBADF): nowhere to print the trace; "
+                          "give -o FILE")
+    sink: Any
+    formatter: StraceFormatter | None = None
+    summarizer = None
+    if a.summary == "c":
+        sink = SummarySink(stream, table="strace-c", group_by="total", sort=a.sort,
+                           columns=a.columns, syscall_name=ctx.syscall_name,
+                           compat_syscall_name=ctx.compat_syscall_name,
+                           summary_from=ctx.summary_from, rich=False)
+        stages = plan.stages
+        if a.output is None and not quiet_attach and a.follow > 0:
+            stages = [*stages, _AttachMessages()]
+    else:
+        decoder = shape.decoder(ctx)
+        if a.output is not None and a.follow >= 2:
+            formatter = SplitStraceFormatter(a.output, decoder=decoder, shape=shape)
+        else:
+            formatter = StraceFormatter(stream, decoder=decoder, shape=shape)
+        formatter.count_forks = a.follow > 0
+        formatter.attach_lines = a.output is None and not quiet_attach and a.follow > 0
+        if plan.session.signals is not None:
+            formatter.shown_signals = frozenset(plan.session.signals)
+        if a.summary == "C":
+            from tracekit._summary import Summarizer
+
+            summarizer = Summarizer(ctx.syscall_name, ctx.compat_syscall_name)
+            formatter = _summing(formatter, summarizer)
+        sink = formatter
+        stages = plan.stages + format_spec("strace").stages_before(shape, plan.stages, ctx)
+
+    async def attached(trace: Any) -> None:
+        session = trace.session
+        if formatter is not None:
+            formatter.add_tasks(session.traced_tids() if a.follow else plan.pid_targets)
+        if not quiet_attach:
+            for pid in plan.pid_targets:
+                k = _threads(pid) if a.follow else 1
+                _say(f"Process {pid} attached" + (f" with {k} threads" if k > 1 else ""))
+
+    trace = LiveTrace(plan.session, stages, [sink], collect=False,
+                      while_tracing=[attached] if plan.pid_targets else [])
+    trace_ref.append(trace)
+    completed = False
+    try:
+        result = await trace.run() if signals.attach(trace) else None
+        if result is None:              # a signal came while starting
+            return 128 + (signals.first or trace.interrupted_by or signal.SIGINT)
+        if summarizer is not None and not getattr(sink, "closed_by_reader", False):
+            _write(stream if a.follow < 2 or a.output is None else sys.stderr,
+                   render_strace_c(summarizer.summary("total"), a.sort, a.columns))
+        completed = True
+    finally:
+        if out is not None:
+            close_output(out, completed=completed)
+    if not quiet_attach:
+        for pid in plan.pid_targets:
+            if os.path.exists(f"/proc/{pid}"):
+                _say(f"Process {pid} detached")
+    if trace.final_losses is not None:      # everything lost or skipped, a line each
+        for line in trace.final_losses.lines():
+            print(f"tracekit: {line}", file=sys.stderr)
+    if getattr(sink, "closed_by_reader", False):
+        return 128 + signal.SIGPIPE
+    rc = trace.returncode
+    if rc is None:
+        return 0
+    if rc < 0:
+        a.killed_by = -rc
+    return rc if rc >= 0 else 128 - rc
+
+
+class _AttachMessages:
+    """A stage that writes strace's ``strace: Process N attached`` on stderr for each
+    fork record (with -c, which prints no trace lines, strace still says so)."""
+
+    name = "attach_messages"
+
+    async def run(self, ctx: Any, recv: Any, send: Any) -> None:
+        from tracekit._events import Fork
+
+        async with recv, send:
+            async for batch in recv:
+                for ev in batch:
+                    if isinstance(ev, Fork):
+                        _say(f"Process {ev.child_tid} attached")
+                await send.send(batch)
+
+
+def _summing(formatter: Any, summarizer: Any) -> Any:
+    """``formatter`` that also adds every batch it renders to ``summarizer`` (-C)."""
+    render = formatter.render
+
+    def both(batch: Any) -> Any:
+        summarizer.add(batch)
+        return render(batch)
+
+    formatter.render = both
+    return formatter
+
+
+def _write(stream: Any, text: str) -> None:
+    import io
+
+    try:
+        if isinstance(stream, io.TextIOBase):
+            stream.write(text)
+        else:
+            stream.write(text.encode("utf-8", "surrogateescape"))
+        stream.flush()
+    except BrokenPipeError:
+        pass
+
+
+def help_text() -> str:
+    """``tracekit strace --help``: usage and what each option does here."""
+    lines = [
+        "usage: tracekit strace [OPTIONS] { -p PID | [-E VAR=VAL]... [-u USER] PROG [ARGS] }",
+        "",
+        "strace 6.1's options and output, traced with BPF (no ptrace): the trace goes to",
+        "standard error (or -o FILE); the exit status is the command's.",
+        "",
+        "  option                          here",
+    ]
+    for opt, status, what in OPTIONS:
+        mark = {"yes": "", "partly": "partly: ", "no": "REFUSED: "}[status]
+        lines.append(f"  {opt:<31} {mark}{what}")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    """``tracekit strace ARGS...``: the exit status (the command's; 1 for an error)."""
+    try:
+        args = parse_args(argv)
+    except UsageError as e:
+        _usage(str(e), e.hint)
+        return EXIT_USAGE
+    if args.help:
+        sys.stdout.write(help_text())
+        return 0
+    if args.version:
+        from tracekit._version import __version__
+
+        print(f"tracekit strace (tracekit {__version__}): strace 6.1's command line")
+        return 0
+    import trio
+
+    from tracekit._errors import leaves
+
+    try:
+        status = trio.run(run, args)
+    except UsageError as e:
+        _usage(str(e), e.hint)
+        return EXIT_USAGE
+    except BaseException as exc:
+        errors = leaves(exc)
+        if any(isinstance(e, KeyboardInterrupt) for e in errors):
+            return 128 + signal.SIGINT
+        if not all(isinstance(e, TracekitError) for e in errors):
+            raise
+        from tracekit.app.cli import _printable
+
+        for err in errors:
+            print(f"tracekit strace: {_printable(str(err))}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.killed_by and args.killed_by not in _CORE_SIGNALS:
+        _die_of(args.killed_by)
+    return status
+
+
+# signals whose default action dumps core: strace dies of them too, tracekit does not
+# (it returns 128+N): its own core would be of no use
+_CORE_SIGNALS = frozenset({signal.SIGQUIT, signal.SIGILL, signal.SIGTRAP, signal.SIGABRT,
+                           signal.SIGBUS, signal.SIGFPE, signal.SIGSEGV, signal.SIGXCPU,
+                           signal.SIGXFSZ, signal.SIGSYS})
+
+
+def _die_of(sig: int) -> None:
+    """End this process by ``sig``, as strace ends when the command died of it: a shell
+    (or a parent's wait status) sees the same death (exit status 128+N in a shell)."""
+    sys.stdout.flush() if sys.stdout is not None else None
+    sys.stderr.flush() if sys.stderr is not None else None
+    try:
+        signal.signal(sig, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {sig})
+        os.kill(os.getpid(), sig)
+    except (OSError, ValueError):
+        return                          # not a signal we may take: 128+N it is
+
+
+def _usage(message: str, hint: bool) -> None:
+    from tracekit.app.cli import _printable
+
+    print(f"tracekit strace: {_printable(message)}", file=sys.stderr)
+    if hint:
+        print("Try 'tracekit strace -h' for more information.", file=sys.stderr)
