@@ -44,6 +44,7 @@ struct pt_regs {
 	unsigned long di;
 	unsigned long orig_ax;
 	unsigned long sp; /* user stack pointer at entry (rt_sigreturn's signal frame) */
+	unsigned long bp; /* user frame pointer at entry (stacks: programs/syscalls.h) */
 } __attribute__((preserve_access_index));
 
 /* arch/x86/include/asm/thread_info.h: status holds TS_COMPAT while a 32-bit syscall

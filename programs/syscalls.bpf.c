@@ -48,6 +48,7 @@ const volatile bool targ_capture = true;       /* read user memory named by the 
 const volatile bool targ_summary = false;      /* count calls in the summary maps (issue 5) */
 const volatile bool targ_summary_records = false; /* with targ_summary: emit the syscall
 						   * records too (tests compare both) */
+const volatile __u32 targ_stacks = 0;          /* TK_STACK_USER | TK_STACK_KERNEL (issue 18) */
 
 #define TK_FILTER_MAX 1024
 
@@ -1211,6 +1212,111 @@ static __always_inline bool emit_captured(struct tk_capbuf *c, const struct tk_s
 	return true;
 }
 
+/* -- stacks (issue 18; targ_stacks) ------------------------------------------------- */
+
+/* Value of the "stack_slot" task storage: the stacks of the traced task's call in flight,
+ * laid out as the record that carries them (rec, then the frames), so one
+ * bpf_ringbuf_output sends them (3,128 bytes). */
+struct tk_stack_slot {
+	__u64 entry_ts; /* tk_scratch.ts_ns of the call the stacks belong to; 0: none */
+	struct tk_stack rec;
+	__u64 frames[2 * TK_STACK_FRAMES]; /* nuser user frames, then nkernel kernel frames */
+};
+
+/* Some facts about the stack slot: task storage, created on a traced task's first call
+ * with targ_stacks and freed with the task (tk_proc_exit deletes it first); taken only
+ * for the calls selected at entry, and read only where the call is recorded. Without
+ * targ_stacks the verifier prunes every use (the knob is checked first). */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct tk_stack_slot);
+} stack_slot SEC(".maps");
+
+/* The user frame pointer and link register at entry (x86_64: rbp, no link register;
+ * arm64: x29, x30). */
+static __always_inline void regs_fp_lr(struct pt_regs *regs, __u64 *fp, __u64 *lr)
+{
+#if defined(__TARGET_ARCH_x86)
+	*fp = regs->bp;
+	*lr = 0;
+#else
+	*fp = regs->regs[29];
+	*lr = regs->regs[30];
+#endif
+}
+
+/* Walk the current task's stacks at the entry of the call entered at ts_ns into its slot:
+ * the user stack by frame pointers from task_pt_regs (ip first), TK_STACK_TOP bytes of
+ * the user stack at sp, and with TK_STACK_KERNEL the kernel stack. */
+static __always_inline void stack_take(void *ctx, struct task_struct *task,
+				       struct pt_regs *regs, __u64 ts_ns)
+{
+	struct tk_stack_slot *st;
+	__u32 nu = 0, nk = 0;
+	__u64 sp;
+	long n;
+
+	st = bpf_task_storage_get(&stack_slot, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!st) {
+		count(TK_CNT_STACK_FULL); /* no memory (GFP_ATOMIC) or storage busy */
+		return;
+	}
+	st->rec.top_len = 0;
+	st->rec.sp = 0;
+	st->rec.fp = 0;
+	st->rec.lr = 0;
+	if (targ_stacks & TK_STACK_USER) {
+		n = bpf_get_stack(ctx, st->frames, TK_STACK_FRAMES * sizeof(__u64),
+				  BPF_F_USER_STACK);
+		nu = n > 0 ? n / sizeof(__u64) : 0;
+		sp = regs->sp;
+		st->rec.sp = sp;
+		regs_fp_lr(regs, &st->rec.fp, &st->rec.lr);
+		if (!bpf_probe_read_user(st->rec.top, TK_STACK_TOP, (const void *)sp))
+			st->rec.top_len = TK_STACK_TOP;
+		else if (!bpf_probe_read_user(st->rec.top, TK_STACK_TOP / 4, (const void *)sp))
+			st->rec.top_len = TK_STACK_TOP / 4; /* the stack's top end is near */
+	}
+	if (nu > TK_STACK_FRAMES)
+		nu = TK_STACK_FRAMES;
+	if (targ_stacks & TK_STACK_KERNEL) {
+		n = bpf_get_stack(ctx, &st->frames[nu], TK_STACK_FRAMES * sizeof(__u64), 0);
+		nk = n > 0 ? n / sizeof(__u64) : 0;
+	}
+	st->rec.nuser = nu;
+	st->rec.nkernel = nk;
+	st->entry_ts = ts_ns;
+}
+
+/* The stacks of the current task's call entered at ts_ns, as a TK_REC_STACK record just
+ * before that call's own record (same task: the record before it in the ring buffer).
+ * Global (checked once by the verifier, a call in each caller): every caller runs in
+ * the task whose call it records (sys_enter, sys_exit, sched_process_exit). */
+__noinline int tk_stack_emit(__u64 pid_tgid, __u64 ts_ns)
+{
+	struct tk_stack_slot *st;
+	__u32 n;
+
+	st = bpf_task_storage_get(&stack_slot, bpf_get_current_task_btf(), NULL, 0);
+	if (!st || st->entry_ts != ts_ns || !ts_ns)
+		return 0;
+	st->entry_ts = 0;
+	st->rec.hdr.kind = TK_REC_STACK;
+	st->rec.hdr.flags = 0;
+	st->rec.hdr.ts_ns = ts_ns;
+	st->rec.tid = (__u32)pid_tgid;
+	st->rec.tgid = pid_tgid >> 32;
+	st->rec._pad = 0;
+	n = st->rec.nuser + st->rec.nkernel;
+	if (n > 2 * TK_STACK_FRAMES)
+		n = 2 * TK_STACK_FRAMES;
+	if (bpf_ringbuf_output(&events, &st->rec, sizeof(st->rec) + n * sizeof(__u64), 0))
+		count(TK_CNT_LOST);
+	return 0;
+}
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 {
@@ -1268,14 +1374,20 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 		if (id == NR_RT_SIGRETURN && !compat)
 			s.args[0] = regs->sp + TK_SIGFRAME_MASK_OFF;
 	}
+	/* the stacks of a selected call, kept until its record goes out (issue 18) */
+	if (targ_stacks && records_on())
+		stack_take(ctx, task, regs, s.ts_ns);
 	if (is_exit_nr(id, compat)) {
 		/* never reaches sys_exit: emit now; ret and duration are unknown */
 		if (!unfinished_selected())
 			return 0;
 		if (targ_summary)
 			sum_add(pid_tgid, id, compat, SUM_NORETURN, 0, 0, s.ts_ns);
-		if (records_on())
+		if (records_on()) {
+			if (targ_stacks)
+				tk_stack_emit(pid_tgid, s.ts_ns);
 			emit_syscall(TK_SC_NORETURN | compat, s.ts_ns, 0, pid_tgid, id, s.args, 0);
+		}
 		return 0;
 	}
 	/* compat calls are numbered in another table: the beauty map does not apply */
@@ -1319,6 +1431,8 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 			if (targ_summary)
 				sum_add(pid_tgid, s->nr, compat, SUM_TIMED, ret, s->ts_ns, now);
 			if (records_on()) {
+				if (targ_stacks)
+					tk_stack_emit(pid_tgid, s->ts_ns);
 				c = targ_capture && s->has_caps ?
 					bpf_map_lookup_elem(&capbuf, &tid) : NULL;
 				if (!c || c->entry_ts != s->ts_ns ||
@@ -1498,10 +1612,15 @@ int BPF_PROG(tk_proc_exit, struct task_struct *p)
 	if (s) {
 		if (s->ts_ns && traced && unfinished_selected() && targ_summary)
 			sum_add(pid_tgid, s->nr, 0, SUM_UNFINISHED, 0, 0, bpf_ktime_get_ns());
-		if (s->ts_ns && traced && unfinished_selected() && records_on())
+		if (s->ts_ns && traced && unfinished_selected() && records_on()) {
+			if (targ_stacks)
+				tk_stack_emit(pid_tgid, s->ts_ns);
 			emit_syscall(TK_SC_UNFINISHED, s->ts_ns, 0, pid_tgid, s->nr, s->args, 0);
+		}
 		bpf_task_storage_delete(&scratch, p);
 	}
+	if (targ_stacks)
+		bpf_task_storage_delete(&stack_slot, p);
 	/* the capture slot lives as long as the thread */
 	bpf_map_delete_elem(&capbuf, &tid);
 	if (!traced)

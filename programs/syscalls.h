@@ -16,6 +16,7 @@ enum tk_rec_kind {
 	TK_REC_EXEC = 3,
 	TK_REC_EXIT = 4,
 	TK_REC_SIGNAL = 5,
+	TK_REC_STACK = 6,   /* struct tk_stack: the stacks of the syscall record after it */
 };
 
 /* tk_syscall.flags */
@@ -42,6 +43,7 @@ enum tk_counter {
 	TK_CNT_CAPBUF_FULL = 3, /* syscalls emitted without captures: capbuf map full */
 	TK_CNT_SUMMARY_FULL = 4, /* summary mode: calls not counted: "summary" map full */
 	TK_CNT_ERRNO_FULL = 5,  /* summary mode: errors counted but not by errno: map full */
+	TK_CNT_STACK_FULL = 6,  /* stacks: calls recorded without stacks: no stack_slot memory */
 	TK_CNT_MAX = 8,
 };
 
@@ -263,6 +265,40 @@ struct tk_sum_errno_key {
 	__s32 nr;
 	__u32 compat;
 	__u32 err;    /* positive errno, 1..4095 */
+};
+
+/* -- stacks (issue 18; targ_stacks) ------------------------------------------------------
+ * With targ_stacks, tk_sys_enter walks the stacks of a selected call at entry
+ * (bpf_get_stack: the user stack by frame pointers, the kernel stack by the kernel's
+ * unwinder) and copies the first TK_STACK_TOP bytes of the user stack, into the task's
+ * "stack_slot" storage; where the call is recorded (at exit, after the status, errno and
+ * duration filters; at entry for exit/exit_group; at the task's exit for a call it died
+ * in) a struct tk_stack record goes out just before the struct tk_syscall record, from
+ * the same task, so it is the record before it in the ring buffer. Calls not selected,
+ * and traces without stacks, never touch the slot. */
+#define TK_STACK_USER   (1U << 0) /* targ_stacks: the user stack */
+#define TK_STACK_KERNEL (1U << 1) /* targ_stacks: the kernel stack */
+#define TK_STACK_FRAMES 127       /* frames per stack at most (bpf_get_stack's default
+				   * sysctl kernel.perf_event_max_stack) */
+#define TK_STACK_TOP    1024      /* bytes of the user stack from sp copied (tk_stack.top) */
+
+/* kind TK_REC_STACK (64 + TK_STACK_TOP bytes, then nuser + nkernel __u64 addresses).
+ * hdr.ts_ns is the entry time of the call, as in its tk_syscall record (same tid). */
+struct tk_stack {
+	struct tk_hdr hdr;
+	__u32 tid;
+	__u32 tgid;
+	__u32 nuser;   /* user frames: instruction pointers, innermost (the syscall's) first */
+	__u32 nkernel; /* kernel frames after them, innermost first */
+	__u64 sp;      /* user registers at entry: stack pointer, */
+	__u64 fp;      /* frame pointer (x86_64 rbp, arm64 x29) */
+	__u64 lr;      /* and link register (arm64 x30; 0 on x86_64) */
+	__u32 top_len; /* bytes of top that were read (0: none: kernel only, or a fault) */
+	__u32 _pad;
+	/* the user stack from sp: a frame that keeps no frame pointer (a libc syscall wrapper
+	 * that uses rbp as a scratch register) is unwound from it by its CFI in user space */
+	__u8 top[TK_STACK_TOP];
+	/* __u64 frames[nuser + nkernel] follow */
 };
 
 #endif /* TRACEKIT_SYSCALLS_H */
