@@ -80,13 +80,15 @@ import io
 import os
 import re
 from collections.abc import Callable, Sequence
-from typing import Any, Literal, TypeAlias, get_args
+from collections import Counter
+from typing import Annotated, Any, Literal, TypeAlias, get_args
 
 import msgspec
 
 from tracekit._errors import ConfigError
 from tracekit._summary import Group, GroupBy, SortKey, Summarizer, Summary, SyscallStats, sort_rows
-from tracekit.formatters._base import escape
+from tracekit._events import Frame, Syscall
+from tracekit.formatters._base import StackKind, escape
 from tracekit.formatters._output import (
     Output,
     close_output,
@@ -124,6 +126,9 @@ class SummaryOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     table: Table = "perf"                # which table
     group_by: GroupBy = "thread"
     sort: SortKey = "total"
+    stacks: StackKind | None = None      # also count calls by code path (stream mode)
+    # the innermost user frames that name a code path (with stacks)
+    stack_frames: Annotated[int, msgspec.Meta(ge=1, le=127)] = 3
 
 _SPREAD_NOTE = (
     " Durations: wall-clock time from syscall entry to exit. stddev: sample standard\n"
@@ -275,6 +280,61 @@ def render_json(summary: Summary, sort: SortKey = "total") -> str:
     groups = [msgspec.structs.replace(g, comm=text) if (text := escape(g.comm)) is not g.comm
               else g for g in summary.groups]
     return _ENCODER.encode(msgspec.structs.replace(summary, groups=groups)).decode() + "\n"
+
+
+class CodePaths:
+    """Calls counted by syscall and the innermost ``frames`` user frames of their stacks
+    (``[output] stacks`` with a summary): which code paths make the calls, and the
+    failing ones."""
+
+    def __init__(self, frames: int = 3,
+                 syscall_name: Callable[[int], str] | None = None) -> None:
+        self.frames = frames
+        self.syscall_name = syscall_name
+        # (nr, compat, path) -> calls, errors by errno
+        self.calls: Counter[tuple[int, bool, tuple[Frame, ...]]] = Counter()
+        self.errors: dict[tuple[int, bool, tuple[Frame, ...]], Counter[int]] = {}
+
+    def add(self, batch: Any) -> None:
+        for ev in batch:
+            if not isinstance(ev, Syscall) or not ev.stack:
+                continue
+            user = [f for f in ev.stack if not f.kernel][:self.frames]
+            # a path is where the calls come from, not their addresses in one process
+            path = tuple(Frame(0, False, f.module, f.offset, f.symbol, f.symoff)
+                         if f.module else f for f in user)
+            key = (ev.syscall_nr, bool(ev.flags & 8), path)
+            self.calls[key] += 1
+            if ev.errno:
+                self.errors.setdefault(key, Counter())[ev.errno] += 1
+
+    def render(self) -> str:
+        """The table: calls, errors (by errno name), syscall, then the frames."""
+        if not self.calls:
+            return ""
+        from tracekit.kernel.syscalls import errno_name
+
+        name = self.syscall_name or (lambda nr: f"syscall_{nr}")
+        out = ["", f" Calls by code path (the {self.frames} innermost user frames):", "",
+               f"   {'calls':>8} {'errors':>8}  syscall / frames",
+               f"   {'-' * 8} {'-' * 8}  {'-' * 40}"]
+        for key, n in sorted(self.calls.items(),
+                             key=lambda kv: (-sum(self.errors.get(kv[0], {}).values()),
+                                             -kv[1])):
+            nr, compat, path = key
+            errs = self.errors.get(key, Counter())
+            by = ", ".join(f"{errno_name(e)} {c}" for e, c in errs.most_common())
+            label = f"{name(nr)}(32)" if compat else name(nr)
+            out.append(f"   {n:8d} {sum(errs.values()):8d}  {escape(label)}"
+                       + (f"  ({by})" if by else ""))
+            out += [f"   {'':17}  > {_path_frame(f)}" for f in path]
+        return "\n".join(out) + "\n"
+
+
+def _path_frame(f: Frame) -> str:
+    from tracekit.formatters._base import frame_text
+
+    return frame_text(f)
 
 
 _RENDERERS: dict[str, Callable[..., str]] = {
@@ -464,7 +524,7 @@ class SummarySink:
                  syscall_name: Callable[[int], str] | None = None,
                  compat_syscall_name: Callable[[int], str] | None = None,
                  summary_from: Callable[[], Summary] | None = None,
-                 rich: bool | None = None) -> None:
+                 rich: bool | None = None, code_paths: CodePaths | None = None) -> None:
         for what, value, allowed in (("table", table, TABLES), ("group_by", group_by, GROUPS),
                                      ("sort", sort, SORTS)):
             if value not in allowed:
@@ -475,6 +535,7 @@ class SummarySink:
         self.group_by: GroupBy = group_by
         self.sort: SortKey = sort
         self.summarizer = Summarizer(syscall_name, compat_syscall_name)
+        self.code_paths = code_paths
         self.result: Summary | None = None
         self.closed_by_reader = False
         self.summary_from = summary_from
@@ -486,6 +547,8 @@ class SummarySink:
             async for batch in recv:
                 if self.summary_from is None:
                     add(batch)
+                if self.code_paths is not None:
+                    self.code_paths.add(batch)
         if self.summary_from is not None:
             self.result = self.summary_from().regroup(self.group_by)
         else:
@@ -510,6 +573,8 @@ class SummarySink:
                 text = render_rich(summary, self.table, self.sort)
             else:
                 text = render(summary, self.table, self.sort)
+            if self.code_paths is not None and self.table != "json":
+                text += self.code_paths.render()
             data = text.encode("utf-8", "surrogateescape")
             try:
                 stream.write(text if isinstance(stream, io.TextIOBase) else data)
@@ -534,14 +599,19 @@ def make_sink(out: Output, options: SummaryOptions, ctx: SinkContext) -> Summary
     sink = SummarySink(out, table=options.table, group_by=options.group_by,
                        sort=options.sort, syscall_name=ctx.syscall_name,
                        compat_syscall_name=ctx.compat_syscall_name,
-                       summary_from=ctx.summary_from)
+                       summary_from=ctx.summary_from,
+                       code_paths=CodePaths(options.stack_frames, ctx.syscall_name)
+                       if options.stacks is not None else None)
     sink.options = options
     return sink
 
 
 def counts_in_kernel(options: SummaryOptions, has_stages: bool) -> bool:
     """``mode = "kernel"``, or ``"auto"`` with no stages configured (a stage could not see
-    syscalls that are only counted in BPF maps)."""
+    syscalls that are only counted in BPF maps); never with ``stacks`` (BPF maps count no
+    code paths)."""
+    if options.stacks is not None:
+        return False
     return options.mode == "kernel" or options.mode == "auto" and not has_stages
 
 

@@ -48,6 +48,13 @@ def _parser() -> argparse.ArgumentParser:
                      help="stop after SECONDS (> 0)")
     run.add_argument("--record", metavar="FILE",
                      help="also write a recording of the trace to FILE (tracekit replay)")
+    # stacks (issue 18): a minimal local addition; sets [output] stacks
+    run.add_argument("-k", dest="stacks", action="store_const", const="user",
+                     help="print each call's user stack at entry, as strace -k "
+                          "(sets [output] stacks = \"user\")")
+    run.add_argument("--stacks", dest="stacks", choices=("user", "kernel", "both"),
+                     help="each call's stacks at entry: user, kernel or both "
+                          "(sets [output] stacks)")
     _add_selection_options(run)
     _add_unsafe_flag(run)
     run.epilog = "Put '-- COMMAND [ARGS...]' last to trace that command instead."
@@ -191,6 +198,8 @@ def _apply_overrides(cfg: Any, args: argparse.Namespace) -> Any:
     output = cfg.output
     if args.output is not None:         # -o '' is an empty path (an error), not "unset"
         output = msgspec.structs.replace(output, path=args.output)
+    if getattr(args, "stacks", None) is not None:
+        output = msgspec.structs.replace(output, stacks=args.stacks)
     duration = args.duration if args.duration is not None else cfg.duration_s
     return msgspec.structs.replace(cfg, target=target, output=output, duration_s=duration)
 

@@ -188,6 +188,9 @@ async def run_pipeline_file(cfg: Any, path: Path, *, record: str | None = None) 
     if in_kernel:
         # counted in BPF maps: no syscall records, no captures (issue 5)
         opts.summary, opts.capture = True, False
+    else:
+        # each recorded call's stacks, taken at its entry (issue 18)
+        opts.stacks = getattr(cfg.output, "stacks", None)
     recording = open_recording(record, opts) if record else None
     completed = False
     try:

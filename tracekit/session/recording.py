@@ -41,7 +41,7 @@ import msgspec
 import trio
 
 from tracekit._errors import RecordingError
-from tracekit._events import Batch, Lost, decode_batch
+from tracekit._events import Batch, Lost, Stacks, decode_batch
 from tracekit._summary import Summary
 from tracekit.kernel.facts import FactReader, LiveFacts
 from tracekit.kernel.syscalls import SyscallTable
@@ -546,13 +546,14 @@ class Recording:
         self.bad = 0
         dec_records = msgspec.msgpack.Decoder(list[bytes])
         dec_lost = msgspec.msgpack.Decoder(Lost)
+        stacks = Stacks()       # stack records (if any) as addresses: nothing names them
         with open(self.path, "rb") as f:
             for frame, payload in self._frames(f, read_kinds=frozenset({KIND_RECORDS,
                                                                         KIND_LOST})):
                 if payload is None:
                     continue
                 if frame.kind == KIND_RECORDS:
-                    events, bad = decode_batch(dec_records.decode(payload))
+                    events, bad = decode_batch(dec_records.decode(payload), stacks)
                     self.bad += bad
                     yield events
                 else:

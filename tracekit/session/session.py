@@ -32,9 +32,12 @@ from tracekit._events import (
     CNT_MAX,
     CNT_PIDS_FULL,
     CNT_SCRATCH_FULL,
+    CNT_STACK_FULL,
     CNT_SUMMARY_FULL,
     ERRNO_MAX,
     PID_PENDING_EXEC,
+    STACK_KERNEL,
+    STACK_USER,
     ST_FAILED,
     ST_SUCCESSFUL,
     ST_UNFINISHED,
@@ -87,6 +90,8 @@ class SessionOptions:
     capture: bool = True           # read strings/buffers/structs from user memory (issue 4)
     summary: bool = False          # count calls in kernel maps instead of records (issue 5)
     summary_records: bool = False  # with summary: emit the records too
+    # each recorded call's stacks at entry (issue 18): "user", "kernel", "both"; None: none
+    stacks: str | None = None
 
     def validate(self) -> None:
         n = sum([bool(self.command), bool(self.pids), bool(self.tids), self.system_wide,
@@ -102,6 +107,9 @@ class SessionOptions:
             raise TargetError(f"an errno is 1 to {ERRNO_MAX}, got {sorted(self.errnos)}")
         if self.signals is not None and not all(0 < s <= 64 for s in self.signals):
             raise TargetError(f"a signal is 1 to 64, got {sorted(self.signals)}")
+        if self.stacks is not None and self.stacks not in _STACK_BITS:
+            raise TargetError(f"stacks = {self.stacks!r}: give one of "
+                              f"{', '.join(map(repr, _STACK_BITS))}")
         if self.buffer_bytes < 4096 or self.buffer_bytes & (self.buffer_bytes - 1):
             raise TargetError(f"ring buffer size {self.buffer_bytes} is not a power of 2 "
                               ">= 4096 bytes")
@@ -114,6 +122,8 @@ class SessionOptions:
 
 
 _STATUS_BITS = {"successful": ST_SUCCESSFUL, "failed": ST_FAILED, "unfinished": ST_UNFINISHED}
+#: SessionOptions.stacks -> targ_stacks (TK_STACK_* in programs/syscalls.h)
+_STACK_BITS = {"user": STACK_USER, "kernel": STACK_KERNEL, "both": STACK_USER | STACK_KERNEL}
 
 
 @dataclass
@@ -126,6 +136,7 @@ class Counters:
     capbuf_full: int = 0     # syscalls emitted without their captures: capbuf map full
     summary_full: int = 0    # summary mode: calls not counted, summary map full
     errno_full: int = 0      # summary mode: errors missing from the per-errno counts
+    stack_full: int = 0      # stacks: calls recorded without their stacks (no slot memory)
 
 
 class Session:
@@ -221,13 +232,13 @@ class Session:
         m = self.obj.maps["counters"]
         ncpu = _bpf.possible_cpus()
         totals = [0] * CNT_MAX
-        for idx in range(CNT_ERRNO_FULL + 1):
+        for idx in range(CNT_STACK_FULL + 1):
             raw = m.lookup_elem(struct.pack("<I", idx))
             if raw is not None:
                 totals[idx] = sum(struct.unpack(f"<{ncpu}Q", raw[:8 * ncpu]))
         return Counters(totals[CNT_LOST], totals[CNT_PIDS_FULL], totals[CNT_SCRATCH_FULL],
                         totals[CNT_CAPBUF_FULL], totals[CNT_SUMMARY_FULL],
-                        totals[CNT_ERRNO_FULL])
+                        totals[CNT_ERRNO_FULL], totals[CNT_STACK_FULL])
 
     def kernel_summary(self) -> KernelSummary:
         """Reader of the in-kernel summary maps (a session started with ``summary=True``).
@@ -256,6 +267,8 @@ class Session:
         g["targ_failed_only"] = int(o.failed_only)
         g["targ_min_duration_ns"] = o.min_duration_ns
         g["targ_capture"] = int(o.capture)
+        if o.stacks is not None and "targ_stacks" in obj.spec.globals:
+            g["targ_stacks"] = _STACK_BITS[o.stacks]
         if o.summary:
             enable_kernel_summary(obj, records=o.summary_records)
         obj.maps["events"].max_entries = o.buffer_bytes

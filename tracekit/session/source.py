@@ -22,7 +22,7 @@ from typing import Protocol
 
 import trio
 
-from tracekit._events import Batch, Lost, decode_batch
+from tracekit._events import Batch, Lost, Stacks, decode_batch
 from tracekit.session.session import Session
 
 
@@ -67,6 +67,14 @@ class RingBufferSource:
         self.bad = 0
         self.batches = 0
         self.lost = 0
+        # stacks: joined to their calls and named as they arrive, so a short-lived
+        # process's mappings are read while it still runs
+        self.stacks: Stacks | None = None
+        if session.opts.stacks is not None:
+            from tracekit.decode.symbols import Symbolizer
+            from tracekit.kernel.syscalls import SyscallTable
+
+            self.stacks = Stacks(Symbolizer(SyscallTable().nr))
 
     def request_stop(self) -> None:
         """End after a final drain (idempotent; safe from any trio task)."""
@@ -96,7 +104,7 @@ class RingBufferSource:
                 self.tap.records(records)
             # each record takes an 8-byte header + its length rounded up to 8 (ringbuf.c)
             read += sum((len(r) + 15) & ~7 for r in records)
-            events, bad = decode_batch(records)
+            events, bad = decode_batch(records, self.stacks)
             self.records += len(events)
             self.bad += bad
             if events:
