@@ -50,11 +50,11 @@ from typing import Any
 
 from tracekit._events import (
     SC_COMPAT,
-    Frame,
     SC_NORETURN,
     SC_RESUMED,
     SC_UNFINISHED,
     Batch,
+    Frame,
     Lost,
     Signal,
     Syscall,

@@ -79,15 +79,15 @@ from __future__ import annotations
 import io
 import os
 import re
-from collections.abc import Callable, Sequence
 from collections import Counter
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal, TypeAlias, get_args
 
 import msgspec
 
 from tracekit._errors import ConfigError
-from tracekit._summary import Group, GroupBy, SortKey, Summarizer, Summary, SyscallStats, sort_rows
 from tracekit._events import Frame, Syscall
+from tracekit._summary import Group, GroupBy, SortKey, Summarizer, Summary, SyscallStats, sort_rows
 from tracekit.formatters._base import StackKind, escape
 from tracekit.formatters._output import (
     Output,

@@ -51,6 +51,9 @@ const volatile bool targ_summary_records = false; /* with targ_summary: emit the
 const volatile __u32 targ_stacks = 0;          /* TK_STACK_USER | TK_STACK_KERNEL (issue 18) */
 
 #define TK_FILTER_MAX 1024
+/* emit_syscall/emit_captured flags: not a record flag; wake the reader whatever it has
+ * read (a stack record went out before this record without waking it: tk_stack_emit) */
+#define TK_SC_WAKE (1U << 31)
 
 /* Value of the "scratch" task storage: a syscall entry waiting for its exit (64 bytes).
  * A traced thread's entry lives from its first call (or its fork) to its exit and is
@@ -544,7 +547,7 @@ static __always_inline void emit_syscall(__u32 flags, __u64 ts_ns, __u64 duratio
 		return;
 	}
 	r->hdr.kind = TK_REC_SYSCALL;
-	r->hdr.flags = flags;
+	r->hdr.flags = flags & ~TK_SC_WAKE;
 	r->hdr.ts_ns = ts_ns;
 	r->duration_ns = duration_ns;
 	r->tid = (__u32)pid_tgid;
@@ -555,7 +558,7 @@ static __always_inline void emit_syscall(__u32 flags, __u64 ts_ns, __u64 duratio
 		r->args[i] = args ? args[i] : 0;
 	r->ret = ret;
 	bpf_get_current_comm(r->comm, sizeof(r->comm));
-	bpf_ringbuf_submit(r, 0);
+	bpf_ringbuf_submit(r, (flags & TK_SC_WAKE) ? BPF_RB_FORCE_WAKEUP : 0);
 }
 
 /* -- captures ------------------------------------------------------------------------ */
@@ -1191,7 +1194,7 @@ static __always_inline bool emit_captured(struct tk_capbuf *c, const struct tk_s
 	if (!c->ncaps)
 		return false;
 	c->rec.hdr.kind = TK_REC_SYSCALL;
-	c->rec.hdr.flags = flags;
+	c->rec.hdr.flags = flags & ~TK_SC_WAKE;
 	c->rec.hdr.ts_ns = s->ts_ns;
 	c->rec.duration_ns = now - s->ts_ns;
 	c->rec.tid = (__u32)pid_tgid;
@@ -1207,7 +1210,8 @@ static __always_inline bool emit_captured(struct tk_capbuf *c, const struct tk_s
 		size = TK_CAPBUF_DATA;
 	c->caps_len = size;
 	size += sizeof(c->rec) + 2 * sizeof(__u32);
-	if (bpf_ringbuf_output(&events, &c->rec, size, 0))
+	if (bpf_ringbuf_output(&events, &c->rec, size,
+			       (flags & TK_SC_WAKE) ? BPF_RB_FORCE_WAKEUP : 0))
 		count(TK_CNT_LOST);
 	return true;
 }
@@ -1292,12 +1296,13 @@ static __always_inline void stack_take(void *ctx, struct task_struct *task,
 
 /* The stacks of the current task's call entered at ts_ns, as a TK_REC_STACK record just
  * before that call's own record (same task: the record before it in the ring buffer).
+ * Returns TK_SC_WAKE when that record must wake the reader (below), else 0.
  * Global (checked once by the verifier, a call in each caller): every caller runs in
  * the task whose call it records (sys_enter, sys_exit, sched_process_exit). */
-__noinline int tk_stack_emit(__u64 pid_tgid, __u64 ts_ns)
+__noinline __u32 tk_stack_emit(__u64 pid_tgid, __u64 ts_ns)
 {
 	struct tk_stack_slot *st;
-	__u32 n;
+	__u32 n, wake;
 
 	st = bpf_task_storage_get(&stack_slot, bpf_get_current_task_btf(), NULL, 0);
 	if (!st || st->entry_ts != ts_ns || !ts_ns)
@@ -1312,9 +1317,22 @@ __noinline int tk_stack_emit(__u64 pid_tgid, __u64 ts_ns)
 	n = st->rec.nuser + st->rec.nkernel;
 	if (n > 2 * TK_STACK_FRAMES)
 		n = 2 * TK_STACK_FRAMES;
-	if (bpf_ringbuf_output(&events, &st->rec, sizeof(st->rec) + n * sizeof(__u64), 0))
+	/* Some facts about ring-buffer wakeups: a record committed without flags wakes the
+	 * reader when the reader has read everything before it (kernel/bpf/ringbuf.c), and
+	 * each wakeup is an irq_work; two per call (the stack's, the call's) made them the
+	 * bulk of the cost (getppid loop: +3 us per call). So the stack record never wakes
+	 * the reader, and the call's own record, right after it, wakes it for both: forced
+	 * (TK_SC_WAKE) when the ring buffer was empty before the stack record (the reader
+	 * may sleep there, where the call's record's own test would not wake it), as usual
+	 * otherwise. */
+	wake = bpf_ringbuf_query(&events, BPF_RB_CONS_POS) ==
+	       bpf_ringbuf_query(&events, BPF_RB_PROD_POS) ? TK_SC_WAKE : 0;
+	if (bpf_ringbuf_output(&events, &st->rec, sizeof(st->rec) + n * sizeof(__u64),
+			       BPF_RB_NO_WAKEUP)) {
 		count(TK_CNT_LOST);
-	return 0;
+		return 0;
+	}
+	return wake;
 }
 
 SEC("tp_btf/sys_enter")
@@ -1327,6 +1345,7 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 	struct tk_scratch s = {}, *sp;
 	bool owned;
 	__u32 compat;
+	__u32 wake;
 
 	if (tgid == targ_self_tgid)
 		return 0;
@@ -1384,9 +1403,9 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 		if (targ_summary)
 			sum_add(pid_tgid, id, compat, SUM_NORETURN, 0, 0, s.ts_ns);
 		if (records_on()) {
-			if (targ_stacks)
-				tk_stack_emit(pid_tgid, s.ts_ns);
-			emit_syscall(TK_SC_NORETURN | compat, s.ts_ns, 0, pid_tgid, id, s.args, 0);
+			wake = targ_stacks ? tk_stack_emit(pid_tgid, s.ts_ns) : 0;
+			emit_syscall(TK_SC_NORETURN | compat | wake, s.ts_ns, 0, pid_tgid, id,
+				     s.args, 0);
 		}
 		return 0;
 	}
@@ -1416,6 +1435,7 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 	struct tk_scratch *s;
 	struct tk_capbuf *c;
 	__u32 compat;
+	__u32 wake;
 	__u64 now;
 	long nr;
 
@@ -1431,15 +1451,14 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 			if (targ_summary)
 				sum_add(pid_tgid, s->nr, compat, SUM_TIMED, ret, s->ts_ns, now);
 			if (records_on()) {
-				if (targ_stacks)
-					tk_stack_emit(pid_tgid, s->ts_ns);
+				wake = targ_stacks ? tk_stack_emit(pid_tgid, s->ts_ns) : 0;
 				c = targ_capture && s->has_caps ?
 					bpf_map_lookup_elem(&capbuf, &tid) : NULL;
 				if (!c || c->entry_ts != s->ts_ns ||
-				    !emit_captured(c, s, pid_tgid, now, ret, compat,
+				    !emit_captured(c, s, pid_tgid, now, ret, compat | wake,
 						   regs->sp))
-					emit_syscall(compat, s->ts_ns, now - s->ts_ns, pid_tgid,
-						     s->nr, s->args, ret);
+					emit_syscall(compat | wake, s->ts_ns, now - s->ts_ns,
+						     pid_tgid, s->nr, s->args, ret);
 			}
 		}
 		s->ts_ns = 0; /* consumed; the entry stays for the thread's next call */
@@ -1600,6 +1619,7 @@ int BPF_PROG(tk_proc_exit, struct task_struct *p)
 	struct tk_scratch *s;
 	struct tk_exit *r;
 	bool traced;
+	__u32 wake;
 
 	traced = is_traced(tid, tgid, &info);
 	/* rule 3: the tid leaves pids in do_exit, whatever the mode (the value is not read
@@ -1613,9 +1633,9 @@ int BPF_PROG(tk_proc_exit, struct task_struct *p)
 		if (s->ts_ns && traced && unfinished_selected() && targ_summary)
 			sum_add(pid_tgid, s->nr, 0, SUM_UNFINISHED, 0, 0, bpf_ktime_get_ns());
 		if (s->ts_ns && traced && unfinished_selected() && records_on()) {
-			if (targ_stacks)
-				tk_stack_emit(pid_tgid, s->ts_ns);
-			emit_syscall(TK_SC_UNFINISHED, s->ts_ns, 0, pid_tgid, s->nr, s->args, 0);
+			wake = targ_stacks ? tk_stack_emit(pid_tgid, s->ts_ns) : 0;
+			emit_syscall(TK_SC_UNFINISHED | wake, s->ts_ns, 0, pid_tgid, s->nr, s->args,
+				     0);
 		}
 		bpf_task_storage_delete(&scratch, p);
 	}

@@ -7,7 +7,6 @@ All structs are little-endian native layouts of the running machine (x86_64, arm
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable
 from typing import NamedTuple, Protocol, TypeAlias
 
 import msgspec

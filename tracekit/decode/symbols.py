@@ -187,13 +187,15 @@ class ElfModule:
         return rows[j][1] if j >= 0 else None
 
     def _load_cfi(self) -> None:
+        from elftools.dwarf.callframe import FDE
+
         fdes: list[tuple[int, int, Any]] = []
         try:
             if self._elf.has_dwarf_info() or self._elf.get_section_by_name(".eh_frame"):
                 dwarf = self._elf.get_dwarf_info(relocate_dwarf_sections=False)
                 entries = dwarf.EH_CFI_entries() if dwarf.has_EH_CFI() else []
                 for e in entries:
-                    if type(e).__name__ != "FDE":
+                    if not isinstance(e, FDE):
                         continue
                     lo = e.header["initial_location"]
                     fdes.append((lo, lo + e.header["address_range"], e))

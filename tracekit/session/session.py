@@ -36,11 +36,11 @@ from tracekit._events import (
     CNT_SUMMARY_FULL,
     ERRNO_MAX,
     PID_PENDING_EXEC,
-    STACK_KERNEL,
-    STACK_USER,
     ST_FAILED,
     ST_SUCCESSFUL,
     ST_UNFINISHED,
+    STACK_KERNEL,
+    STACK_USER,
 )
 from tracekit.bpf import sys as _bpf
 from tracekit.bpf.object import BpfObject, Link
