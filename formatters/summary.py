@@ -68,6 +68,20 @@ When the output is a terminal (``isatty``), the perf and strace tables are drawn
 group line as its title); anything else (a pipe, a file, a test) gets the plain aligned
 text above, byte for byte. The histogram and json tables are always plain.
 
+With ``stacks`` (``[output] stacks``, counted from the records: never ``mode =
+"kernel"``), the text tables are followed by "Calls by code path": calls and errors (by
+errno) per syscall and its ``stack_frames`` innermost user frames (strace -k's frame
+text), the paths with the most errors first (:class:`CodePaths`)::
+
+     Calls by code path (the 3 innermost user frames):
+
+          calls   errors  syscall / frames
+       -------- --------  ----------------------------------------
+              1        1  openat  (ENOENT 1)
+                          > /usr/lib/x86_64-linux-gnu/libc.so.6(__open64+0x51) [0xf8011]
+                          > /tmp/chain(c+0x1d) [0x1166]
+                          > /tmp/chain(b+0x9) [0x1171]
+
 ``table = "json"``: the Summary as one JSON document (``msgspec.json.decode(data,
 type=Summary)`` reads it back); times in ns, ``errnos`` and ``hist`` keys as strings;
 each ``comm`` in the escaped form of JSON Lines (tracekit.formatters.jsonl), so any bytes
