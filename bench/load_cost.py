@@ -31,6 +31,8 @@ ROWS: list[tuple[str, dict[str, int]]] = [
     ("captures on", {"targ_capture": 1}),
     ("captures off", {"targ_capture": 0}),
     ("summary mode", {"targ_summary": 1, "targ_capture": 0}),
+    ("stacks user", {"targ_stacks": 1}),
+    ("stacks both", {"targ_stacks": 3}),
 ]
 
 

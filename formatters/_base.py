@@ -11,12 +11,12 @@ from __future__ import annotations
 import io
 import os
 import re
-from typing import IO, TYPE_CHECKING, Annotated, Any, ClassVar, cast
+from typing import IO, TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeAlias, cast
 
 import msgspec
 import trio
 
-from tracekit._events import Batch
+from tracekit._events import Batch, Frame
 from tracekit.formatters._output import (
     Output,
     close_output,
@@ -32,7 +32,10 @@ if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
     from tracekit.formatters._spec import FormatSpec, SinkContext
 
-__all__ = ["TextOptions", "TextSink", "escape", "unescape"]
+__all__ = ["StackKind", "TextOptions", "TextSink", "escape", "frame_text", "unescape"]
+
+#: ``[output] stacks``: which stacks each recorded call carries (taken at its entry)
+StackKind: TypeAlias = Literal["user", "kernel", "both"]
 
 
 class TextOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -40,6 +43,7 @@ class TextOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 
     fd_paths: bool = True                # fds with what they refer to: 3</etc/passwd> (-yy)
     string_limit: Annotated[int, msgspec.Meta(ge=0, le=1 << 20)] = 32  # bytes of strings shown (-s)
+    stacks: StackKind | None = None      # each call's stack at entry (strace -k); None: none
 
     def decoder(self, ctx: SinkContext) -> SyscallDecoder:
         """A decoder with these options; argument counts from ``ctx.arg_names``, argument
@@ -75,6 +79,18 @@ _ESCAPES: dict[int, str] = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F)}
 _ESCAPES.update({c: "".join(f"\\x{b:02x}" for b in chr(c).encode()) for c in range(0x80, 0xA0)})
 _ESCAPES[ord("\\")] = "\\\\"
 _ESCAPES.update({0xDC00 + b: f"\\x{b:02x}" for b in range(0x80, 0x100)})
+
+
+def frame_text(f: Frame) -> str:
+    """A frame as strace -k prints it, escaped, without the leading `` > ``:
+    ``/usr/lib/x86_64-linux-gnu/libc.so.6(__open64+0x51) [0xf8011]``; no symbol holds the
+    address: ``/path() [0xf8011]`` (module and offset); no mapping holds it:
+    ``[unknown]() [0x7f3c12345678]`` (the address)."""
+    if not f.module:
+        return f"[unknown]() [{f.ip:#x}]"
+    if f.symbol:
+        return f"{escape(f.module)}({escape(f.symbol)}+{f.symoff:#x}) [{f.offset:#x}]"
+    return f"{escape(f.module)}() [{f.offset:#x}]"
 
 
 def escape(text: str) -> str:

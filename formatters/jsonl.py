@@ -4,7 +4,9 @@ Schema (the event Structs of ``tracekit._events``, field order as declared there
 ``type`` tag comes first; all times in ns of CLOCK_MONOTONIC, ``bpf_ktime_get_ns``)::
 
     {"type":"syscall","ts_ns":..,"duration_ns":..,"tid":..,"tgid":..,"cpu":..,
-     "syscall_nr":..,"args":[a0,a1,a2,a3,a4,a5],"ret":..,"comm":"..","flags":..}
+     "syscall_nr":..,"args":[a0,a1,a2,a3,a4,a5],"ret":..,"comm":"..","flags":..,
+     "caps":[..],"decoded":{..}|null,"stack":[{"ip":..,"kernel":false,"module":"..",
+     "offset":..,"symbol":"..","symoff":..},..]}
     {"type":"fork","ts_ns":..,"parent_tid":..,"parent_tgid":..,"child_tid":..,"child_tgid":..}
     {"type":"exec","ts_ns":..,"tid":..,"old_tid":..,"comm":"..","filename":".."}
     {"type":"exit","ts_ns":..,"tid":..,"tgid":..,"exit_code":..,"group_dead":true,"comm":".."}
@@ -40,7 +42,13 @@ Schema (the event Structs of ``tracekit._events``, field order as declared there
   all (no per-task entry), in-kernel summary and errno map entries, records that could
   not be decoded, and per stage the events it did not pass on. Every field is there,
   0 when nothing of the kind was lost.
-- ``comm`` and ``filename`` hold whatever bytes the traced process chose. They are
+- ``stack`` (``[output] stacks``; empty otherwise): the call's frames at entry, innermost
+  first, kernel ones (``"kernel":true``) before user ones; ``module`` and ``offset`` as
+  strace -k's file and ``[0x...]``, ``symbol`` and ``symoff`` the function holding the
+  address ("" when none does: never the nearest name before it); ``module`` "" when no
+  mapping held the address (see tracekit._events.Frame).
+- ``comm``, ``filename`` and a frame's ``module`` and ``symbol`` hold whatever bytes the
+  traced process chose. They are
   written in tracekit's escaped form (:func:`~tracekit.formatters.escape`, the text
   formats' escaping), which JSON then escapes once more: a backslash becomes ``\\``, a
   byte that is not UTF-8 or a control character (C0, DEL; a C1 control as its two UTF-8
@@ -60,8 +68,8 @@ from collections.abc import Callable
 
 import msgspec
 
-from tracekit._events import FD_EVENTS, Batch, Event, Exec, Exit, Losses, Signal, Syscall
-from tracekit.formatters._base import TextSink, escape
+from tracekit._events import FD_EVENTS, Batch, Event, Exec, Exit, Frame, Losses, Signal, Syscall
+from tracekit.formatters._base import StackKind, TextSink, escape
 from tracekit.formatters._output import Output
 from tracekit.formatters._spec import FormatSpec, SinkContext
 
@@ -69,8 +77,10 @@ __all__ = ["SPEC", "JsonlOptions", "JsonlSink", "make_sink"]
 
 
 class JsonlOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    """``[output] format = "jsonl"`` takes no keys of its own: events are written as they
-    arrive (raw values, plus ``decoded`` when a beautify stage is configured)."""
+    """``[output] format = "jsonl"``: events are written as they arrive (raw values, plus
+    ``decoded`` when a beautify stage is configured); ``stacks`` adds each call's stack."""
+
+    stacks: StackKind | None = None      # each call's stack at entry: a "stack" list
 
 
 #: the str fields of each event type that hold a traced process's bytes
@@ -89,9 +99,20 @@ def _maybe_escaped(data: bytes) -> bool:
             or (b"\xc2" in data and _C1.search(data) is not None))
 
 
+def _escaped_frame(f: Frame) -> Frame:
+    module, symbol = escape(f.module), escape(f.symbol)
+    if module is f.module and symbol is f.symbol:
+        return f
+    return msgspec.structs.replace(f, module=module, symbol=symbol)
+
+
 def _escaped(ev: Event) -> Event:
     """``ev`` with its traced strings in escaped form (module docstring)."""
-    changes = {}
+    changes: dict[str, object] = {}
+    if isinstance(ev, Syscall) and ev.stack:
+        frames = tuple(_escaped_frame(f) for f in ev.stack)
+        if any(a is not b for a, b in zip(frames, ev.stack, strict=True)):
+            changes["stack"] = frames
     for field in _TRACED_STRINGS.get(type(ev), ()):
         value = getattr(ev, field)
         text = escape(value)

@@ -34,6 +34,10 @@ shortened here)::
   (delivery time, no duration); it sets the time base like a syscall. SIGKILL prints
   nothing (strace shows no stop for it either); a stop signal with its default action is
   followed by a ``--- stopped by SIGSTOP ---`` line in the same layout.
+- Stacks (``[output] stacks``, perf trace --call-graph): after a call's line, one line
+  per frame, innermost first (kernel frames, then user ones), indented 39 columns as
+  perf trace indents them: ``symbol (module)``; a frame no symbol names:
+  ``[0xoffset] (module)``; one no mapping holds: ``[0xaddress] ([unknown])``.
 - Fork, Exec and Exit print nothing (``perf trace`` prints no lifecycle lines either);
   nor do they set the time base. Lost prints ``LOST <n> events!`` (perf's wording for
   PERF_RECORD_LOST) on its own line.
@@ -50,6 +54,7 @@ from tracekit._events import (
     SC_RESUMED,
     SC_UNFINISHED,
     Batch,
+    Frame,
     Lost,
     Signal,
     Syscall,
@@ -62,11 +67,21 @@ from tracekit.formatters._output import Output
 from tracekit.formatters._spec import FormatSpec, SinkContext
 from tracekit.kernel.syscalls import format_ret
 
-__all__ = ["SPEC", "PerfFormatter", "make_sink", "stages_before"]
+__all__ = ["SPEC", "PerfFormatter", "chain_line", "make_sink", "stages_before"]
 
 _ALIGN = 70             # perf trace's default args alignment (builtin-trace.c)
 _NO_DURATION = " " * 9  # width of "%6.3f ms"
 _MEMO_MAX = 4096       # entries per memo; a full memo is emptied
+_CHAIN_INDENT = " " * 39   # perf trace's call-chain indent (checked with perf 6.1)
+
+
+def chain_line(f: Frame) -> str:
+    """One frame of a call chain as perf trace prints it (escaped, with the indent)."""
+    if f.symbol:
+        return f"{_CHAIN_INDENT}{escape(f.symbol)} ({escape(f.module)})"
+    if f.module:
+        return f"{_CHAIN_INDENT}[{f.offset:#x}] ({escape(f.module)})"
+    return f"{_CHAIN_INDENT}[{f.ip:#x}] ([unknown])"
 
 
 def _pad(body: str) -> str:
@@ -116,6 +131,8 @@ class PerfFormatter(TextSink):
         for ev in batch:
             if isinstance(ev, Syscall):
                 lines.append(self.format_syscall(ev))
+                if ev.stack:
+                    lines += [chain_line(f) for f in ev.stack]
             elif isinstance(ev, Signal):
                 if ev.sig != SIGKILL:       # as the strace format (no stop, no line)
                     lines.append(self.format_signal(ev))

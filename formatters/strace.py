@@ -37,6 +37,11 @@ Line shapes::
   thread that took the signal). Not SIGKILL: the kernel kills the task without a stop,
   so strace prints only its ``+++ killed by SIGKILL +++`` (the record is still in JSON
   Lines).
+- Stacks (``[output] stacks``, strace -k): after a call's line, one line per frame,
+  innermost first, as strace -k prints them (``frame_text``):
+  `` > /usr/lib/x86_64-linux-gnu/libc.so.6(__open64+0x51) [0xf8011]``; kernel frames
+  (``stacks = "kernel"`` or ``"both"``) come first, in the same layout, with the module
+  ``[kernel.kallsyms]`` and the address as offset.
 - Lost records: ``+++ LOST N events +++``.
 - A call the task never returned from to user space (it died inside: SIGKILL, another
   thread's exit_group or execve) ends in ``= ?``, never a return of
@@ -99,7 +104,7 @@ from tracekit.decode.argspec import ARGSPEC
 from tracekit.decode.flags import signal_name
 from tracekit.decode.signals import SIGKILL, signal_line, stopped_line
 from tracekit.decode.values import DEFAULT_STRING_LIMIT
-from tracekit.formatters._base import TextOptions, TextSink, reorder_stage
+from tracekit.formatters._base import TextOptions, TextSink, frame_text, reorder_stage
 from tracekit.formatters._output import Output, close_output, open_output
 from tracekit.formatters._spec import FormatSpec, SinkContext
 from tracekit.kernel.facts import local_clock
@@ -465,6 +470,8 @@ class StraceFormatter(TextSink):
         if flags & SC_RESUMED and ev.ret == 0 and ev.syscall_nr in self._fork_nrs(compat):
             return      # a new child's return from fork: strace shows only the parent's call
         lines.append(self.format_syscall(ev))
+        if ev.stack:
+            lines += [" > " + frame_text(f) for f in ev.stack]
         if self._dump_reads or self._dump_writes:
             self._dump(ev, lines)
 

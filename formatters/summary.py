@@ -106,6 +106,20 @@ When the output is a terminal (``isatty``), the perf and strace tables are drawn
 group line as its title); anything else (a pipe, a file, a test) gets the plain aligned
 text above, byte for byte. The histogram and json tables are always plain.
 
+With ``stacks`` (``[output] stacks``, counted from the records: never ``mode =
+"kernel"``), the text tables are followed by "Calls by code path": calls and errors (by
+errno) per syscall and its ``stack_frames`` innermost user frames (strace -k's frame
+text), the paths with the most errors first (:class:`CodePaths`)::
+
+     Calls by code path (the 3 innermost user frames):
+
+          calls   errors  syscall / frames
+       -------- --------  ----------------------------------------
+              1        1  openat  (ENOENT 1)
+                          > /usr/lib/x86_64-linux-gnu/libc.so.6(__open64+0x51) [0xf8011]
+                          > /tmp/chain(c+0x1d) [0x1166]
+                          > /tmp/chain(b+0x9) [0x1171]
+
 ``table = "json"``: the Summary as one JSON document (``msgspec.json.decode(data,
 type=Summary)`` reads it back); times in ns, ``errnos`` and ``hist`` keys as strings;
 each ``comm`` in the escaped form of JSON Lines (tracekit.formatters.jsonl), so any bytes
@@ -117,6 +131,7 @@ from __future__ import annotations
 import io
 import os
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal, TypeAlias, get_args
 
@@ -124,9 +139,9 @@ import msgspec
 import trio
 
 from tracekit._errors import ConfigError
-from tracekit._events import Losses
+from tracekit._events import Frame, Losses, Syscall
 from tracekit._summary import Group, GroupBy, SortKey, Summarizer, Summary, SyscallStats, sort_rows
-from tracekit.formatters._base import escape
+from tracekit.formatters._base import StackKind, escape
 from tracekit.formatters._output import (
     Output,
     close_output,
@@ -181,6 +196,9 @@ class SummaryOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     interval_report: Literal["change", "total"] = "change"  # calls since the last report,
     #   or every call so far
     columns: list[StraceColumn] = []     # table = "strace-c": strace -U; [] = its default
+    stacks: StackKind | None = None      # also count calls by code path (stream mode)
+    # the innermost user frames that name a code path (with stacks)
+    stack_frames: Annotated[int, msgspec.Meta(ge=1, le=127)] = 3
 
 _SPREAD_NOTE = (
     " Durations: wall-clock time from syscall entry to exit. stddev: sample standard\n"
@@ -426,6 +444,61 @@ def render_json(summary: Summary, sort: SortKey = "total") -> str:
     return _ENCODER.encode(msgspec.structs.replace(summary, groups=groups)).decode() + "\n"
 
 
+class CodePaths:
+    """Calls counted by syscall and the innermost ``frames`` user frames of their stacks
+    (``[output] stacks`` with a summary): which code paths make the calls, and the
+    failing ones."""
+
+    def __init__(self, frames: int = 3,
+                 syscall_name: Callable[[int], str] | None = None) -> None:
+        self.frames = frames
+        self.syscall_name = syscall_name
+        # (nr, compat, path) -> calls, errors by errno
+        self.calls: Counter[tuple[int, bool, tuple[Frame, ...]]] = Counter()
+        self.errors: dict[tuple[int, bool, tuple[Frame, ...]], Counter[int]] = {}
+
+    def add(self, batch: Any) -> None:
+        for ev in batch:
+            if not isinstance(ev, Syscall) or not ev.stack:
+                continue
+            user = [f for f in ev.stack if not f.kernel][:self.frames]
+            # a path is where the calls come from, not their addresses in one process
+            path = tuple(Frame(0, False, f.module, f.offset, f.symbol, f.symoff)
+                         if f.module else f for f in user)
+            key = (ev.syscall_nr, bool(ev.flags & 8), path)
+            self.calls[key] += 1
+            if ev.errno:
+                self.errors.setdefault(key, Counter())[ev.errno] += 1
+
+    def render(self) -> str:
+        """The table: calls, errors (by errno name), syscall, then the frames."""
+        if not self.calls:
+            return ""
+        from tracekit.kernel.syscalls import errno_name
+
+        name = self.syscall_name or (lambda nr: f"syscall_{nr}")
+        out = ["", f" Calls by code path (the {self.frames} innermost user frames):", "",
+               f"   {'calls':>8} {'errors':>8}  syscall / frames",
+               f"   {'-' * 8} {'-' * 8}  {'-' * 40}"]
+        for key, n in sorted(self.calls.items(),
+                             key=lambda kv: (-sum(self.errors.get(kv[0], {}).values()),
+                                             -kv[1])):
+            nr, compat, path = key
+            errs = self.errors.get(key, Counter())
+            by = ", ".join(f"{errno_name(e)} {c}" for e, c in errs.most_common())
+            label = f"{name(nr)}(32)" if compat else name(nr)
+            out.append(f"   {n:8d} {sum(errs.values()):8d}  {escape(label)}"
+                       + (f"  ({by})" if by else ""))
+            out += [f"   {'':17}  > {_path_frame(f)}" for f in path]
+        return "\n".join(out) + "\n"
+
+
+def _path_frame(f: Frame) -> str:
+    from tracekit.formatters._base import frame_text
+
+    return frame_text(f)
+
+
 _RENDERERS: dict[str, Callable[..., str]] = {
     "perf": render_perf, "strace": render_strace, "histogram": render_histogram,
     "json": render_json, "strace-c": render_strace_c,
@@ -635,7 +708,7 @@ class SummarySink:
                  interval_report: str = "change",
                  interval_from: Callable[[], Callable[[], Summary]] | None = None,
                  losses_from: Callable[[], Losses] | None = None,
-                 columns: Sequence[str] = ()) -> None:
+                 columns: Sequence[str] = (), code_paths: CodePaths | None = None) -> None:
         sorts: tuple[str, ...] = (*SORTS, *STRACE_SORTS) if table == "strace-c" else SORTS
         for what, value, allowed in (("table", table, TABLES), ("group_by", group_by, GROUPS),
                                      ("sort", sort, sorts),
@@ -658,6 +731,7 @@ class SummarySink:
         self.sort: Any = sort
         self.columns = list(columns)
         self.summarizer = Summarizer(syscall_name, compat_syscall_name)
+        self.code_paths = code_paths
         self.result: Summary | None = None
         self.reports: list[Summary] = []
         self.closed_by_reader = False
@@ -696,6 +770,8 @@ class SummarySink:
                 async for batch in recv:
                     if self.summary_from is None:
                         add(batch)
+                    if self.code_paths is not None:
+                        self.code_paths.add(batch)
             self.result = self._with_losses(self._so_far().regroup(self.group_by))
             self._write(ctx, self.result)
             return
@@ -714,13 +790,15 @@ class SummarySink:
                     async for batch in recv:
                         if self.summary_from is None:
                             add(batch)
+                        if self.code_paths is not None:
+                            self.code_paths.add(batch)
                 reports.cancel_scope.cancel()
             if since_last is None and self.summary_from is None:
                 self._take_interval(None)            # fold the last part into the total
             self.result = self._with_losses(self._so_far().regroup(self.group_by))
             head = (f" Whole trace, 0.000 to {trio.current_time() - t0:.3f} s: every call\n"
                     if self.table != "json" else "")
-            self._emit(ctx, stream, self.result, head)
+            self._emit(ctx, stream, self.result, head, final=True)
             completed = True
         finally:
             if owned and not is_std_stream(stream):
@@ -762,7 +840,14 @@ class SummarySink:
             return open_output(self.out, atomic=atomic), True
         return self.out, False
 
-    def _text(self, stream: Any, summary: Summary) -> str:
+    def _text(self, stream: Any, summary: Summary, final: bool = False) -> str:
+        """The table of ``summary`` (and, at the end, the calls by code path)."""
+        text = self._table(stream, summary)
+        if final and self.code_paths is not None and self.table != "json":
+            text += self.code_paths.render()
+        return text
+
+    def _table(self, stream: Any, summary: Summary) -> str:
         use_rich = self.rich
         if use_rich is None:
             isatty = getattr(stream, "isatty", None)
@@ -773,11 +858,12 @@ class SummarySink:
             return render_strace_c(summary, self.sort, self.columns)
         return render(summary, self.table, self.sort)
 
-    def _emit(self, ctx: StageContext, stream: Any, summary: Summary, head: str = "") -> bool:
+    def _emit(self, ctx: StageContext, stream: Any, summary: Summary, head: str = "", *,
+              final: bool = False) -> bool:
         """Write one table (after ``head``); False when the reader has gone."""
         if self.closed_by_reader:
             return False
-        text = head + self._text(stream, summary)
+        text = head + self._text(stream, summary, final)
         data = text.encode("utf-8", "surrogateescape")
         try:
             stream.write(text if isinstance(stream, io.TextIOBase) else data)
@@ -795,7 +881,7 @@ class SummarySink:
         stream, owned = self._open(atomic=SPEC.written_at_end)
         completed = False
         try:
-            self._emit(ctx, stream, summary)
+            self._emit(ctx, stream, summary, final=True)
             completed = True
         finally:
             if owned and not is_std_stream(stream):
@@ -814,14 +900,19 @@ def make_sink(out: Output, options: SummaryOptions, ctx: SinkContext) -> Summary
                        compat_syscall_name=ctx.compat_syscall_name,
                        summary_from=ctx.summary_from, interval_s=options.interval_s,
                        interval_report=options.interval_report,
-                       interval_from=ctx.interval_from, columns=options.columns)
+                       interval_from=ctx.interval_from, columns=options.columns,
+                       code_paths=CodePaths(options.stack_frames, ctx.syscall_name)
+                       if options.stacks is not None else None)
     sink.options = options
     return sink
 
 
 def counts_in_kernel(options: SummaryOptions, has_stages: bool) -> bool:
     """``mode = "kernel"``, or ``"auto"`` with no stages configured (a stage could not see
-    syscalls that are only counted in BPF maps)."""
+    syscalls that are only counted in BPF maps); never with ``stacks`` (BPF maps count no
+    code paths)."""
+    if options.stacks is not None:
+        return False
     return options.mode == "kernel" or options.mode == "auto" and not has_stages
 
 

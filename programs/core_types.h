@@ -46,7 +46,7 @@ struct pt_regs {
 	unsigned long di;
 	unsigned long bx; /* bx cx dx si di bp: the i386 argument registers (int $0x80) */
 	unsigned long cx;
-	unsigned long bp;
+	unsigned long bp; /* also the user frame pointer at entry (stacks: programs/syscalls.h) */
 	unsigned long orig_ax;
 	unsigned long sp; /* user stack pointer at entry (rt_sigreturn's signal frame) */
 } __attribute__((preserve_access_index));

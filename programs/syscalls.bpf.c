@@ -50,8 +50,12 @@ const volatile bool targ_summary = false;      /* count calls in the summary map
 const volatile bool targ_summary_records = false; /* with targ_summary: emit the syscall
 						   * records too (tests compare both) */
 const volatile bool targ_fd_state = false;     /* fd-table records (syscalls.h: the fd table) */
+const volatile __u32 targ_stacks = 0;          /* TK_STACK_USER | TK_STACK_KERNEL (issue 18) */
 
 #define TK_FILTER_MAX 1024
+/* emit_syscall/emit_captured flags: not a record flag; wake the reader whatever it has
+ * read (a stack record went out before this record without waking it: tk_stack_emit) */
+#define TK_SC_WAKE (1U << 31)
 
 /* Value of the "scratch" task storage: a syscall entry waiting for its exit (72 bytes).
  * A traced thread's entry lives from its first call (or its fork) to its exit and is
@@ -636,7 +640,7 @@ static __always_inline void emit_syscall(__u32 flags, __u64 ts_ns, __u64 duratio
 		return;
 	}
 	r->hdr.kind = TK_REC_SYSCALL;
-	r->hdr.flags = flags;
+	r->hdr.flags = flags & ~TK_SC_WAKE;
 	r->hdr.ts_ns = ts_ns;
 	r->duration_ns = duration_ns;
 	r->tid = (__u32)pid_tgid;
@@ -647,7 +651,7 @@ static __always_inline void emit_syscall(__u32 flags, __u64 ts_ns, __u64 duratio
 		r->args[i] = args ? args[i] : 0;
 	r->ret = ret;
 	bpf_get_current_comm(r->comm, sizeof(r->comm));
-	bpf_ringbuf_submit(r, 0);
+	bpf_ringbuf_submit(r, (flags & TK_SC_WAKE) ? BPF_RB_FORCE_WAKEUP : 0);
 }
 
 /* -- captures ------------------------------------------------------------------------ */
@@ -1394,7 +1398,7 @@ static __always_inline bool emit_captured(struct tk_capbuf *c, const struct tk_s
 	if (!c->ncaps)
 		return false;
 	c->rec.hdr.kind = kind;
-	c->rec.hdr.flags = flags;
+	c->rec.hdr.flags = flags & ~TK_SC_WAKE;
 	c->rec.hdr.ts_ns = s->ts_ns;
 	c->rec.duration_ns = now - s->ts_ns;
 	c->rec.tid = (__u32)pid_tgid;
@@ -1410,7 +1414,8 @@ static __always_inline bool emit_captured(struct tk_capbuf *c, const struct tk_s
 		size = TK_CAPBUF_DATA;
 	c->caps_len = size;
 	size += sizeof(c->rec) + 2 * sizeof(__u32);
-	if (bpf_ringbuf_output(&events, &c->rec, size, 0))
+	if (bpf_ringbuf_output(&events, &c->rec, size,
+			       (flags & TK_SC_WAKE) ? BPF_RB_FORCE_WAKEUP : 0))
 		count(kind == TK_REC_SYSCALL ? TK_CNT_LOST : TK_CNT_FD_LOST);
 	else if (kind != TK_REC_SYSCALL)
 		count(TK_CNT_FD_STATE);
@@ -1422,7 +1427,8 @@ static __always_inline bool emit_captured(struct tk_capbuf *c, const struct tk_s
  * its `<unfinished ...>` line. No exit reads: the call never returned. Returns false
  * when there is nothing to append (the caller emits the plain record). */
 static __always_inline bool emit_unfinished_captured(struct tk_capbuf *c,
-						     const struct tk_scratch *s, __u64 pid_tgid)
+						     const struct tk_scratch *s, __u64 pid_tgid,
+						     __u32 wake)
 {
 	__u32 size;
 	int i;
@@ -1446,7 +1452,8 @@ static __always_inline bool emit_unfinished_captured(struct tk_capbuf *c,
 		size = TK_CAPBUF_DATA;
 	c->caps_len = size;
 	size += sizeof(c->rec) + 2 * sizeof(__u32);
-	if (bpf_ringbuf_output(&events, &c->rec, size, 0))
+	if (bpf_ringbuf_output(&events, &c->rec, size,
+			       wake ? BPF_RB_FORCE_WAKEUP : 0))
 		count(TK_CNT_LOST);
 	return true;
 }
@@ -1536,6 +1543,125 @@ static __always_inline void emit_fd_exec(struct task_struct *p, __u32 tid, __u32
 	count(TK_CNT_FD_STATE);
 }
 
+/* -- stacks (issue 18; targ_stacks) ------------------------------------------------- */
+
+/* Value of the "stack_slot" task storage: the stacks of the traced task's call in flight,
+ * laid out as the record that carries them (rec, then the frames), so one
+ * bpf_ringbuf_output sends them (3,128 bytes). */
+struct tk_stack_slot {
+	__u64 entry_ts; /* tk_scratch.ts_ns of the call the stacks belong to; 0: none */
+	struct tk_stack rec;
+	__u64 frames[2 * TK_STACK_FRAMES]; /* nuser user frames, then nkernel kernel frames */
+};
+
+/* Some facts about the stack slot: task storage, created on a traced task's first call
+ * with targ_stacks and freed with the task (tk_proc_exit deletes it first); taken only
+ * for the calls selected at entry, and read only where the call is recorded. Without
+ * targ_stacks the verifier prunes every use (the knob is checked first). */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct tk_stack_slot);
+} stack_slot SEC(".maps");
+
+/* The user frame pointer and link register at entry (x86_64: rbp, no link register;
+ * arm64: x29, x30). */
+static __always_inline void regs_fp_lr(struct pt_regs *regs, __u64 *fp, __u64 *lr)
+{
+#if defined(__TARGET_ARCH_x86)
+	*fp = regs->bp;
+	*lr = 0;
+#else
+	*fp = regs->regs[29];
+	*lr = regs->regs[30];
+#endif
+}
+
+/* Walk the current task's stacks at the entry of the call entered at ts_ns into its slot:
+ * the user stack by frame pointers from task_pt_regs (ip first), TK_STACK_TOP bytes of
+ * the user stack at sp, and with TK_STACK_KERNEL the kernel stack. */
+static __always_inline void stack_take(void *ctx, struct task_struct *task,
+				       struct pt_regs *regs, __u64 ts_ns)
+{
+	struct tk_stack_slot *st;
+	__u32 nu = 0, nk = 0;
+	__u64 sp;
+	long n;
+
+	st = bpf_task_storage_get(&stack_slot, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!st) {
+		count(TK_CNT_STACK_FULL); /* no memory (GFP_ATOMIC) or storage busy */
+		return;
+	}
+	st->rec.top_len = 0;
+	st->rec.sp = 0;
+	st->rec.fp = 0;
+	st->rec.lr = 0;
+	if (targ_stacks & TK_STACK_USER) {
+		n = bpf_get_stack(ctx, st->frames, TK_STACK_FRAMES * sizeof(__u64),
+				  BPF_F_USER_STACK);
+		nu = n > 0 ? n / sizeof(__u64) : 0;
+		sp = regs->sp;
+		st->rec.sp = sp;
+		regs_fp_lr(regs, &st->rec.fp, &st->rec.lr);
+		if (!bpf_probe_read_user(st->rec.top, TK_STACK_TOP, (const void *)sp))
+			st->rec.top_len = TK_STACK_TOP;
+		else if (!bpf_probe_read_user(st->rec.top, TK_STACK_TOP / 4, (const void *)sp))
+			st->rec.top_len = TK_STACK_TOP / 4; /* the stack's top end is near */
+	}
+	if (nu > TK_STACK_FRAMES)
+		nu = TK_STACK_FRAMES;
+	if (targ_stacks & TK_STACK_KERNEL) {
+		n = bpf_get_stack(ctx, &st->frames[nu], TK_STACK_FRAMES * sizeof(__u64), 0);
+		nk = n > 0 ? n / sizeof(__u64) : 0;
+	}
+	st->rec.nuser = nu;
+	st->rec.nkernel = nk;
+	st->entry_ts = ts_ns;
+}
+
+/* The stacks of the current task's call entered at ts_ns, as a TK_REC_STACK record just
+ * before that call's own record (same task: the record before it in the ring buffer).
+ * Returns TK_SC_WAKE when that record must wake the reader (below), else 0.
+ * Global (checked once by the verifier, a call in each caller): every caller runs in
+ * the task whose call it records (sys_enter, sys_exit, sched_process_exit). */
+__noinline __u32 tk_stack_emit(__u64 pid_tgid, __u64 ts_ns)
+{
+	struct tk_stack_slot *st;
+	__u32 n, wake;
+
+	st = bpf_task_storage_get(&stack_slot, bpf_get_current_task_btf(), NULL, 0);
+	if (!st || st->entry_ts != ts_ns || !ts_ns)
+		return 0;
+	st->entry_ts = 0;
+	st->rec.hdr.kind = TK_REC_STACK;
+	st->rec.hdr.flags = 0;
+	st->rec.hdr.ts_ns = ts_ns;
+	st->rec.tid = (__u32)pid_tgid;
+	st->rec.tgid = pid_tgid >> 32;
+	st->rec._pad = 0;
+	n = st->rec.nuser + st->rec.nkernel;
+	if (n > 2 * TK_STACK_FRAMES)
+		n = 2 * TK_STACK_FRAMES;
+	/* Some facts about ring-buffer wakeups: a record committed without flags wakes the
+	 * reader when the reader has read everything before it (kernel/bpf/ringbuf.c), and
+	 * each wakeup is an irq_work; two per call (the stack's, the call's) made them the
+	 * bulk of the cost (getppid loop: +3 us per call). So the stack record never wakes
+	 * the reader, and the call's own record, right after it, wakes it for both: forced
+	 * (TK_SC_WAKE) when the ring buffer was empty before the stack record (the reader
+	 * may sleep there, where the call's record's own test would not wake it), as usual
+	 * otherwise. */
+	wake = bpf_ringbuf_query(&events, BPF_RB_CONS_POS) ==
+	       bpf_ringbuf_query(&events, BPF_RB_PROD_POS) ? TK_SC_WAKE : 0;
+	if (bpf_ringbuf_output(&events, &st->rec, sizeof(st->rec) + n * sizeof(__u64),
+			       BPF_RB_NO_WAKEUP)) {
+		count(TK_CNT_LOST);
+		return 0;
+	}
+	return wake;
+}
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 {
@@ -1547,6 +1673,7 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 	__u8 fd_only = 0;
 	bool owned;
 	__u32 compat;
+	__u32 wake;
 
 	if (tgid == targ_self_tgid)
 		return 0;
@@ -1602,14 +1729,20 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 		if (id == NR_RT_SIGRETURN && !compat)
 			s.args[0] = regs->sp + TK_SIGFRAME_MASK_OFF;
 	}
+	/* the stacks of a selected call, kept until its record goes out (issue 18) */
+	if (targ_stacks && records_on())
+		stack_take(ctx, task, regs, s.ts_ns);
 	if (is_exit_nr(id, compat)) {
 		/* never reaches sys_exit: emit now; ret and duration are unknown */
 		if (!unfinished_selected())
 			return 0;
 		if (targ_summary)
 			sum_add(pid_tgid, id, compat, SUM_NORETURN, 0, 0, s.ts_ns);
-		if (records_on())
-			emit_syscall(TK_SC_NORETURN | compat, s.ts_ns, 0, pid_tgid, id, s.args, 0);
+		if (records_on()) {
+			wake = targ_stacks ? tk_stack_emit(pid_tgid, s.ts_ns) : 0;
+			emit_syscall(TK_SC_NORETURN | compat | wake, s.ts_ns, 0, pid_tgid, id,
+				     s.args, 0);
+		}
 		return 0;
 	}
 	/* compat calls are numbered in another table: their specs are in beauty32 */
@@ -1638,6 +1771,7 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 	struct tk_scratch *s;
 	struct tk_capbuf *c;
 	__u32 compat, kind;
+	__u32 wake;
 	__u64 now;
 	long nr;
 
@@ -1661,13 +1795,16 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 		if (kind == TK_REC_SYSCALL && targ_summary)
 			sum_add(pid_tgid, s->nr, compat, SUM_TIMED, ret, s->ts_ns, now);
 		if (kind && records_on()) {
+			wake = targ_stacks && kind == TK_REC_SYSCALL ?
+				tk_stack_emit(pid_tgid, s->ts_ns) : 0;
 			c = targ_capture && s->has_caps ?
 				bpf_map_lookup_elem(&capbuf, &tid) : NULL;
 			if (!c || c->entry_ts != s->ts_ns ||
-			    !emit_captured(c, s, pid_tgid, now, ret, compat, regs->sp, kind)) {
+			    !emit_captured(c, s, pid_tgid, now, ret, compat | wake, regs->sp,
+					   kind)) {
 				if (kind == TK_REC_SYSCALL)
-					emit_syscall(compat, s->ts_ns, now - s->ts_ns, pid_tgid,
-						     s->nr, s->args, ret);
+					emit_syscall(compat | wake, s->ts_ns, now - s->ts_ns,
+						     pid_tgid, s->nr, s->args, ret);
 				else
 					emit_fd_state(s, pid_tgid, now, ret);
 			}
@@ -1836,6 +1973,7 @@ int BPF_PROG(tk_proc_exit, struct task_struct *p)
 	struct tk_capbuf *c;
 	struct tk_exit *r;
 	bool traced;
+	__u32 wake;
 
 	traced = is_traced(tid, tgid, &info);
 	/* rule 3: the tid leaves pids in do_exit, whatever the mode (the value is not read
@@ -1850,15 +1988,18 @@ int BPF_PROG(tk_proc_exit, struct task_struct *p)
 			sum_add(pid_tgid, s->nr, s->compat, SUM_UNFINISHED, 0, 0,
 				bpf_ktime_get_ns());
 		if (s->ts_ns && !s->fd_only && traced && unfinished_selected() && records_on()) {
+			wake = targ_stacks ? tk_stack_emit(pid_tgid, s->ts_ns) : 0;
 			c = targ_capture && s->has_caps ?
 				bpf_map_lookup_elem(&capbuf, &tid) : NULL;
 			if (!c || c->entry_ts != s->ts_ns ||
-			    !emit_unfinished_captured(c, s, pid_tgid))
-				emit_syscall(TK_SC_UNFINISHED | s->compat, s->ts_ns, 0, pid_tgid,
+			    !emit_unfinished_captured(c, s, pid_tgid, wake))
+				emit_syscall(TK_SC_UNFINISHED | s->compat | wake, s->ts_ns, 0, pid_tgid,
 					     s->nr, s->args, 0);
 		}
 		bpf_task_storage_delete(&scratch, p);
 	}
+	if (targ_stacks)
+		bpf_task_storage_delete(&stack_slot, p);
 	/* the capture slot lives as long as the thread */
 	bpf_map_delete_elem(&capbuf, &tid);
 	if (!traced)

@@ -19,6 +19,7 @@ enum tk_rec_kind {
 	TK_REC_FD_STATE = 6, /* struct tk_syscall layout: a call the selection hides that
 			      * changes the fd table or the working directory */
 	TK_REC_FD_EXEC = 7,  /* struct tk_fd_exec: the fds left open after an exec */
+	TK_REC_STACK = 8,   /* struct tk_stack: the stacks of the syscall record after it */
 };
 
 /* tk_syscall.flags */
@@ -50,6 +51,7 @@ enum tk_counter {
 				    * syscall counts are short by exactly TK_CNT_LOST) */
 	TK_CNT_FD_STATE = 7,    /* fd-table records emitted (TK_REC_FD_STATE, TK_REC_FD_EXEC) */
 	TK_CNT_FD_LOST = 8,     /* fd-table records the ring buffer had no room for */
+	TK_CNT_STACK_FULL = 9,  /* stacks: calls recorded without stacks: no stack_slot memory */
 	TK_CNT_MAX = 16,        /* room to add counters without resizing the map's users */
 };
 
@@ -310,6 +312,40 @@ struct tk_sum_errno_key {
 	__s32 nr;
 	__u32 compat;
 	__u32 err;    /* positive errno, 1..4095 */
+};
+
+/* -- stacks (issue 18; targ_stacks) ------------------------------------------------------
+ * With targ_stacks, tk_sys_enter walks the stacks of a selected call at entry
+ * (bpf_get_stack: the user stack by frame pointers, the kernel stack by the kernel's
+ * unwinder) and copies the first TK_STACK_TOP bytes of the user stack, into the task's
+ * "stack_slot" storage; where the call is recorded (at exit, after the status, errno and
+ * duration filters; at entry for exit/exit_group; at the task's exit for a call it died
+ * in) a struct tk_stack record goes out just before the struct tk_syscall record, from
+ * the same task, so it is the record before it in the ring buffer. Calls not selected,
+ * and traces without stacks, never touch the slot. */
+#define TK_STACK_USER   (1U << 0) /* targ_stacks: the user stack */
+#define TK_STACK_KERNEL (1U << 1) /* targ_stacks: the kernel stack */
+#define TK_STACK_FRAMES 127       /* frames per stack at most (bpf_get_stack's default
+				   * sysctl kernel.perf_event_max_stack) */
+#define TK_STACK_TOP    1024      /* bytes of the user stack from sp copied (tk_stack.top) */
+
+/* kind TK_REC_STACK (64 + TK_STACK_TOP bytes, then nuser + nkernel __u64 addresses).
+ * hdr.ts_ns is the entry time of the call, as in its tk_syscall record (same tid). */
+struct tk_stack {
+	struct tk_hdr hdr;
+	__u32 tid;
+	__u32 tgid;
+	__u32 nuser;   /* user frames: instruction pointers, innermost (the syscall's) first */
+	__u32 nkernel; /* kernel frames after them, innermost first */
+	__u64 sp;      /* user registers at entry: stack pointer, */
+	__u64 fp;      /* frame pointer (x86_64 rbp, arm64 x29) */
+	__u64 lr;      /* and link register (arm64 x30; 0 on x86_64) */
+	__u32 top_len; /* bytes of top that were read (0: none: kernel only, or a fault) */
+	__u32 _pad;
+	/* the user stack from sp: a frame that keeps no frame pointer (a libc syscall wrapper
+	 * that uses rbp as a scratch register) is unwound from it by its CFI in user space */
+	__u8 top[TK_STACK_TOP];
+	/* __u64 frames[nuser + nkernel] follow */
 };
 
 #endif /* TRACEKIT_SYSCALLS_H */

@@ -7,7 +7,7 @@ All structs are little-endian native layouts of the running machine (x86_64, arm
 from __future__ import annotations
 
 import struct
-from typing import TypeAlias
+from typing import NamedTuple, Protocol, TypeAlias
 
 import msgspec
 
@@ -28,6 +28,10 @@ EXIT_SUPERSEDED = 1             # tk_exit hdr.flags: a leader reaped by another 
 REC_FD_STATE, REC_FD_EXEC = 6, 7
 CNT_FD_STATE, CNT_FD_LOST = 7, 8                  # fd-table records emitted / not reserved
 FD_EXEC_WORDS = 16                                # TK_FD_EXEC_WORDS: fds 0..1023
+CNT_STACK_FULL = 9                                # stacks: calls recorded without their stacks
+REC_STACK = 8                                     # struct tk_stack: a syscall's stacks
+STACK_USER, STACK_KERNEL = 1, 2                   # targ_stacks bits (TK_STACK_*)
+STACK_TOP = 1024                                  # TK_STACK_TOP: bytes of user stack copied
 ST_SUCCESSFUL, ST_FAILED, ST_UNFINISHED = 1, 2, 4   # targ_status bits (TK_ST_*)
 ERRNO_MAX = 4095                                  # -4095..-1 is -errno (TK_ERRNO_MAX)
 
@@ -39,6 +43,7 @@ _EXIT = struct.Struct("<IIQIIiI16s")              # struct tk_exit up to comm, 4
 _EXIT_TAIL = struct.Struct("<II")                 # exec_tid, _pad: bytes 48..55
 _SIGNAL = struct.Struct("<IIQIIiIQ48s16s")        # struct tk_signal, 104 bytes
 _FD_EXEC = struct.Struct("<IIQIIII16Q")           # struct tk_fd_exec, 160 bytes
+_STACK = struct.Struct(f"<IIQIIIIQQQII{STACK_TOP}s")  # struct tk_stack, 64 + STACK_TOP bytes
 PID_KEY = struct.Struct("<I")                     # pids map key: __u32 tid
 PID_INFO = struct.Struct("<QII")                  # struct tk_pid_info: start_time_ns, tgid, flags
 _CAPS_HDR = struct.Struct("<II")                  # caps_len, ncaps (after the 112-byte record)
@@ -51,6 +56,7 @@ CAPF_ELEM_FAULT = 16                  # IOV/MSGHDR: the iovec array unreadable p
 
 assert (_SYSCALL.size, _FORK.size, _EXEC.size, _EXIT.size, _SIGNAL.size) == (112, 32, 296, 48,
                                                                        104)
+assert _STACK.size == 64 + STACK_TOP
 
 
 def _cstr(raw: bytes) -> str:
@@ -65,6 +71,76 @@ class Capture(msgspec.Struct, frozen=True, gc=False):
                         # CAP_COUNT
     flags: int          # CAPF_* bits (TRUNC: data is a prefix; FAULT: unreadable)
     data: bytes         # STR: without NUL; ARGV: NUL-terminated elements
+
+
+class Frame(msgspec.Struct, frozen=True, gc=False):
+    """One frame of a syscall's stack (issue 18), innermost first.
+
+    ``ip`` is the address itself (frame 0 of the user stack: the instruction after the
+    ``syscall``; the others: return addresses). What names it, when something does:
+    ``module`` (the mapped file's path as ``/proc/<pid>/maps`` shows it, ``[vdso]``,
+    ``[kernel.kallsyms]`` or ``[name]`` of a kernel module; "" when no mapping holds the
+    address), ``offset`` (the address's offset in that file: strace -k's ``[0x...]``;
+    for kernel frames the address itself), ``symbol`` and ``symoff`` (the function holding
+    the address and the address's offset in it; "" when no symbol holds it: never the
+    nearest one before it).
+    """
+
+    ip: int
+    kernel: bool = False
+    module: str = ""
+    offset: int = 0
+    symbol: str = ""
+    symoff: int = 0
+
+
+class RawStack(NamedTuple):
+    """A ``struct tk_stack`` record: what the BPF side took at a call's entry."""
+
+    ts_ns: int                  # entry time of the call (its Syscall's ts_ns)
+    tid: int
+    tgid: int
+    user: tuple[int, ...]       # frame-pointer walk: ip, then return addresses
+    kernel: tuple[int, ...]     # kernel frames, innermost first
+    sp: int                     # user registers at entry
+    fp: int
+    lr: int
+    top: bytes                  # the user stack from sp (up to STACK_TOP bytes)
+
+
+class StackJoin(Protocol):
+    """What :func:`decode_batch` gives each stack record and the events a symbolizer
+    follows (tracekit.decode.symbols.Symbolizer; :class:`PlainStacks` names nothing)."""
+
+    def frames(self, raw: RawStack) -> tuple[Frame, ...]:
+        """The frames of one stack, named as far as they can be."""
+        ...
+
+    def exec(self, ev: Exec) -> None:
+        """A process exec'd: its mappings are new."""
+        ...
+
+    def mapped(self, ev: Syscall) -> None:
+        """A traced mmap/munmap/mprotect/brk-like call (see :attr:`map_nrs`)."""
+        ...
+
+    map_nrs: frozenset[int]
+
+
+class PlainStacks:
+    """A :class:`StackJoin` that names nothing: each frame is its address (a replay)."""
+
+    map_nrs: frozenset[int] = frozenset()
+
+    def frames(self, raw: RawStack) -> tuple[Frame, ...]:
+        return (tuple(Frame(ip, kernel=True) for ip in raw.kernel)
+                + tuple(Frame(ip) for ip in raw.user))
+
+    def exec(self, ev: Exec) -> None:
+        return None
+
+    def mapped(self, ev: Syscall) -> None:
+        return None
 
 
 class Decoded(msgspec.Struct, frozen=True, gc=False):
@@ -90,6 +166,7 @@ class Syscall(msgspec.Struct, frozen=True, gc=False, tag="syscall"):
     flags: int = 0      # SC_* bits
     caps: tuple[Capture, ...] = ()   # captured user memory (strings, buffers, structs)
     decoded: Decoded | None = None   # set by the beautify stage
+    stack: tuple[Frame, ...] = ()    # stacks at entry (issue 18): kernel frames, then user
 
     @property
     def noreturn(self) -> bool:
@@ -308,6 +385,56 @@ FD_EVENTS = (FdState, FdExec, FdSnapshot, FdTargets)
 Batch: TypeAlias = list[Event]
 
 
+class Stacks:
+    """What :func:`decode_batch` keeps between drains to give syscalls their stacks.
+
+    The BPF side sends a call's ``struct tk_stack`` record just before its ``struct
+    tk_syscall`` record, from the same task, so the stack record of a tid waits here
+    until that tid's next syscall record; it is that call's when their ``ts_ns`` (entry
+    times) are equal, else (the syscall record was lost) it is dropped and counted in
+    ``unmatched``.
+
+    Args:
+      join: names the frames and follows execs and mapping calls; default
+        :class:`PlainStacks` (addresses only).
+    """
+
+    def __init__(self, join: StackJoin | None = None) -> None:
+        self.join: StackJoin = join if join is not None else PlainStacks()
+        self.pending: dict[int, RawStack] = {}
+        self.unmatched = 0
+
+    def attach(self, ev: Syscall) -> Syscall:
+        """``ev`` with the stack that waits for it, if any."""
+        raw = self.pending.pop(ev.tid, None)
+        if raw is None:
+            return ev
+        if raw.ts_ns != ev.ts_ns:
+            self.unmatched += 1
+            return ev
+        return msgspec.structs.replace(ev, stack=self.join.frames(raw))
+
+
+def decode_stack(buf: bytes | memoryview) -> RawStack:
+    """Decode one ``struct tk_stack`` record (programs/syscalls.h).
+
+    Raises:
+      RecordError: the record is shorter than its header or than its frames.
+    """
+    n = len(buf)
+    if n < _STACK.size:
+        raise RecordError(f"stack record of {n} bytes, need {_STACK.size}")
+    (_, _, ts_ns, tid, tgid, nuser, nkernel, sp, fp, lr, top_len, _,
+     top) = _STACK.unpack_from(buf)
+    end = _STACK.size + 8 * (nuser + nkernel)
+    if end > n or top_len > STACK_TOP:
+        raise RecordError(f"stack record of {n} bytes declares {nuser} + {nkernel} frames "
+                          f"and {top_len} bytes of stack")
+    frames = struct.unpack_from(f"<{nuser + nkernel}Q", buf, _STACK.size)
+    return RawStack(ts_ns, tid, tgid, frames[:nuser], frames[nuser:], sp, fp, lr,
+                    bytes(top[:top_len]))
+
+
 def decode_record(buf: bytes | memoryview) -> Event:
     """Decode one ring-buffer record.
 
@@ -405,13 +532,18 @@ _comms: dict[bytes, str] = {}
 _caps: dict[bytes, tuple[Capture, ...]] = {}
 
 
-def decode_batch(records: list[memoryview] | list[bytes]) -> tuple[Batch, int]:
+def decode_batch(records: list[memoryview] | list[bytes],
+                 stacks: Stacks | None = None) -> tuple[Batch, int]:
     """Decode a drain of records; bad records are skipped and counted.
 
     The same events as :func:`decode_record` gives for each record, decoded faster:
     syscall records (the bulk) are unpacked inline with one ``struct`` call, their comm
     and captures looked up in memos of the last few thousand distinct values; other
     kinds go through :func:`decode_record`.
+
+    Args:
+      stacks: the state that gives syscalls the stack records before them (kept by the
+        caller from drain to drain); None: stack records are skipped.
 
     Returns:
       ``(events, n_bad)``.
@@ -428,10 +560,21 @@ def decode_batch(records: list[memoryview] | list[bytes]) -> tuple[Batch, int]:
         except struct.error:            # shorter than a syscall record: another kind?
             kind = -1
         if kind != REC_SYSCALL:
+            if kind == -1 and len(rec) >= _HDR.size:
+                kind = _HDR.unpack_from(rec)[0]
             try:
-                append(decode_record(rec))
+                if kind == REC_STACK:
+                    if stacks is not None:
+                        raw = decode_stack(rec)
+                        stacks.pending[raw.tid] = raw
+                    continue
+                other = decode_record(rec)
             except RecordError:
                 bad += 1
+                continue
+            if stacks is not None and isinstance(other, Exec):
+                stacks.join.exec(other)
+            append(other)
             continue
         text = comms.get(comm)
         if text is None:
@@ -453,6 +596,12 @@ def decode_batch(records: list[memoryview] | list[bytes]) -> tuple[Batch, int]:
                     capmemo.clear()
                 capmemo[tail] = got
             caps = got
-        append(Syscall(ts_ns, dur, tid, tgid, cpu, nr, (a0, a1, a2, a3, a4, a5), ret, text,
-                       flags, caps))
+        ev = Syscall(ts_ns, dur, tid, tgid, cpu, nr, (a0, a1, a2, a3, a4, a5), ret, text,
+                     flags, caps)
+        if stacks is not None:
+            if tid in stacks.pending:
+                ev = stacks.attach(ev)
+            if nr in stacks.join.map_nrs:
+                stacks.join.mapped(ev)
+        append(ev)
     return out, bad

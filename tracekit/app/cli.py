@@ -81,6 +81,12 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--record", metavar="FILE",
                      help="also write a recording of the trace to FILE, for tracekit replay "
                           "(record)")
+    run.add_argument("-k", dest="stacks", action="store_const", const="user",
+                     help="print each call's user stack at entry, as strace -k "
+                          "([output] stacks = \"user\")")
+    run.add_argument("--stacks", dest="stacks", choices=("user", "kernel", "both"),
+                     help="each call's stacks at entry: user, kernel or both "
+                          "([output] stacks)")
     _add_unsafe_flag(run)
     run.epilog = ("Put '-- COMMAND [ARGS...]' last to trace that command ([target] command). "
                   "Exit status: the command's (128+N when signal N killed it), 0 for other "
@@ -375,7 +381,8 @@ def _apply_output_options(cfg: Any, args: argparse.Namespace) -> Any:
     for opt, key, value in (("-s", "string_limit", args.string_limit),
                             ("-S", "sort", args.sort), ("--group-by", "group_by", args.group_by),
                             ("--interval", "interval_s", args.interval),
-                            ("--interval-report", "interval_report", args.interval_report)):
+                            ("--interval-report", "interval_report", args.interval_report),
+                            ("-k/--stacks", "stacks", getattr(args, "stacks", None))):
         if value is None:
             continue
         takers = formats_taking(key)

@@ -267,6 +267,11 @@ async def _run(cfg: Any, path: Path, signals: _Signals, record: str | None) -> i
         # counted in BPF maps (issue 5); records too only when another output prints them
         opts.summary, opts.summary_records = True, plan.records
         opts.capture = plan.records
+    # each recorded call's stacks, taken at its entry, as the outputs that print them ask
+    stacks = {getattr(o.options, "stacks", None) for o in plan.outputs if not o.in_kernel}
+    stacks.discard(None)
+    if stacks:
+        opts.stacks = stacks.pop() if len(stacks) == 1 and "both" not in stacks else "both"
     recording = open_recording(record, opts) if record else None
     completed = False
     try:

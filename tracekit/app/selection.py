@@ -284,6 +284,17 @@ def check_format_keys(cfg: Any, *, where: Callable[[str], str] | None = None) ->
         raise ConfigError(f'{at("signal")}[filter] signal (-e signal=) selects signal lines, '
                           'which format = "summary" does not print; drop it or choose '
                           'another format')
+    for o in outs:
+        if getattr(o, "stacks", None) is None:
+            continue
+        from tracekit.formatters._spec import format_spec
+
+        if "stacks" not in format_spec(o.format).options.__struct_fields__:
+            raise ConfigError(f'[output] stacks: format = "{o.format}" prints no stacks; '
+                              'drop it or choose perf, strace, jsonl or summary')
+        if o.format == "summary" and getattr(o, "mode", None) == "kernel":
+            raise ConfigError('[output] stacks needs the calls in user space: with format = '
+                              '"summary" use mode = "stream" or "auto", not "kernel"')
     if f.path and any(o.format == "summary" and getattr(o, "mode", None) == "kernel"
                       for o in outs):
         raise ConfigError(f'{at("path")}[filter] path (-P) needs the calls in user space: '

@@ -46,7 +46,7 @@ import msgspec
 import trio
 
 from tracekit._errors import RecordingError
-from tracekit._events import Batch, Event, Losses, Lost, decode_batch
+from tracekit._events import Batch, Event, Losses, Lost, Stacks, decode_batch
 from tracekit._summary import Summary
 from tracekit.decode.values import quote
 from tracekit.kernel.facts import FactReader, LiveFacts
@@ -601,6 +601,7 @@ class Recording:
         dec_inserted = msgspec.msgpack.Decoder(list[tuple[int, Event]])
         kinds = frozenset({KIND_RECORDS, KIND_LOST, KIND_EVENTS, KIND_ANNOTATIONS})
         pending: Batch | None = None       # a drain's batch, until its annotations
+        stacks = Stacks()       # stack records (if any) as addresses: nothing names them
         with open(self.path, "rb") as f:
             for frame, payload in self._frames(f, read_kinds=kinds):
                 if payload is None:
@@ -617,7 +618,7 @@ class Recording:
                         yield pending
                         pending = None
                     if frame.kind == KIND_RECORDS:
-                        pending, bad = decode_batch(dec_records.decode(payload))
+                        pending, bad = decode_batch(dec_records.decode(payload), stacks)
                         self.bad += bad
                     elif frame.kind == KIND_EVENTS:
                         batch = dec_events.decode(payload)

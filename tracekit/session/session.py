@@ -38,12 +38,15 @@ from tracekit._events import (
     CNT_MAX,
     CNT_PIDS_FULL,
     CNT_SCRATCH_FULL,
+    CNT_STACK_FULL,
     CNT_SUMMARY_FULL,
     ERRNO_MAX,
     PID_PENDING_EXEC,
     ST_FAILED,
     ST_SUCCESSFUL,
     ST_UNFINISHED,
+    STACK_KERNEL,
+    STACK_USER,
     FdSnapshot,
 )
 from tracekit.bpf import sys as _bpf
@@ -129,6 +132,9 @@ class SessionOptions:
     # (uid, gid, supplementary groups) the command runs as (strace -u); None = tracekit's
     creds: tuple[int, int, tuple[int, ...]] | None = None
 
+    # each recorded call's stacks at entry: "user", "kernel", "both"; None: none
+    stacks: str | None = None
+
     def __post_init__(self) -> None:
         if not self.named and (self.pids or self.tids):
             self.named = identify(ProcFS(), [*self.pids, *self.tids])
@@ -147,6 +153,9 @@ class SessionOptions:
             raise TargetError(f"an errno is 1 to {ERRNO_MAX}, got {sorted(self.errnos)}")
         if self.signals is not None and not all(0 < s <= 64 for s in self.signals):
             raise TargetError(f"a signal is 1 to 64, got {sorted(self.signals)}")
+        if self.stacks is not None and self.stacks not in _STACK_BITS:
+            raise TargetError(f"stacks = {self.stacks!r}: give one of "
+                              f"{', '.join(map(repr, _STACK_BITS))}")
         if self.buffer_bytes < 4096 or self.buffer_bytes & (self.buffer_bytes - 1):
             raise TargetError(f"ring buffer size {self.buffer_bytes} is not a power of 2 "
                               ">= 4096 bytes")
@@ -160,6 +169,8 @@ class SessionOptions:
 
 
 _STATUS_BITS = {"successful": ST_SUCCESSFUL, "failed": ST_FAILED, "unfinished": ST_UNFINISHED}
+#: SessionOptions.stacks -> targ_stacks (TK_STACK_* in programs/syscalls.h)
+_STACK_BITS = {"user": STACK_USER, "kernel": STACK_KERNEL, "both": STACK_USER | STACK_KERNEL}
 
 
 @dataclass
@@ -175,6 +186,7 @@ class Counters:
     lost_lifecycle: int = 0  # fork/exec/exit/signal records that could not be reserved
     fd_state: int = 0        # fd-table records emitted (hidden calls, fds after exec)
     fd_lost: int = 0         # fd-table records the ring buffer had no room for
+    stack_full: int = 0      # stacks: calls recorded without their stacks (no slot memory)
 
 
 class Session:
@@ -288,14 +300,14 @@ class Session:
         m = self.obj.maps["counters"]
         ncpu = _bpf.possible_cpus()
         totals = [0] * CNT_MAX
-        for idx in range(CNT_FD_LOST + 1):
+        for idx in range(CNT_MAX):
             raw = m.lookup_elem(struct.pack("<I", idx))
             if raw is not None:
                 totals[idx] = sum(struct.unpack(f"<{ncpu}Q", raw[:8 * ncpu]))
         return Counters(totals[CNT_LOST], totals[CNT_PIDS_FULL], totals[CNT_SCRATCH_FULL],
                         totals[CNT_CAPBUF_FULL], totals[CNT_SUMMARY_FULL],
                         totals[CNT_ERRNO_FULL], totals[CNT_LOST_LIFECYCLE],
-                        totals[CNT_FD_STATE], totals[CNT_FD_LOST])
+                        totals[CNT_FD_STATE], totals[CNT_FD_LOST], totals[CNT_STACK_FULL])
 
     def kernel_summary(self) -> KernelSummary:
         """Reader of the in-kernel summary maps (a session started with ``summary=True``).
@@ -327,6 +339,8 @@ class Session:
         g["targ_capture"] = int(o.capture)
         fd_table = o.fd_table and (not o.summary or o.summary_records)
         g["targ_fd_state"] = int(fd_table)
+        if o.stacks is not None:
+            g["targ_stacks"] = _STACK_BITS[o.stacks]
         if o.summary:
             enable_kernel_summary(obj, records=o.summary_records)
         obj.maps["events"].max_entries = o.buffer_bytes

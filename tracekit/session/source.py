@@ -23,7 +23,7 @@ from typing import Protocol
 
 import trio
 
-from tracekit._events import Batch, Event, FdTargets, Losses, Lost, decode_batch
+from tracekit._events import Batch, Event, FdTargets, Losses, Lost, Stacks, decode_batch
 from tracekit.session.session import Session
 
 
@@ -81,6 +81,14 @@ class RingBufferSource:
         self.batches = 0
         self.lost = 0
         self.lost_lifecycle = 0
+        # stacks: joined to their calls and named as they arrive, so a short-lived
+        # process's mappings are read while it still runs
+        self.stacks: Stacks | None = None
+        if session.opts.stacks is not None:
+            from tracekit.decode.symbols import Symbolizer
+            from tracekit.kernel.syscalls import SyscallTable
+
+            self.stacks = Stacks(Symbolizer(SyscallTable().nr))
 
     def request_stop(self) -> None:
         """End after a final drain (idempotent; safe from any trio task)."""
@@ -111,7 +119,7 @@ class RingBufferSource:
                 self.tap.records(records)
             # each record takes an 8-byte header + its length rounded up to 8 (ringbuf.c)
             read += sum((len(r) + 15) & ~7 for r in records)
-            events, bad = decode_batch(records)
+            events, bad = decode_batch(records, self.stacks)
             self.records += len(events)
             if resolver is not None and events:
                 annotated = resolver.annotate(events)   # new fds, read while they exist

@@ -1,0 +1,116 @@
+"""Stacks without a kernel: stack records joined to their calls, frames named from a maps
+snapshot of a process that is gone, and the text of frames that cannot be named."""
+
+from __future__ import annotations
+
+import ctypes
+import shutil
+import struct
+from pathlib import Path
+
+import pytest
+
+from tracekit._errors import ConfigError
+from tracekit._events import (
+    REC_STACK,
+    REC_SYSCALL,
+    STACK_TOP,
+    Exec,
+    Frame,
+    RawStack,
+    Stacks,
+    Syscall,
+    decode_batch,
+)
+from tracekit.app.config import decode_config
+from tracekit.decode.symbols import Symbolizer
+from tracekit.formatters._base import frame_text
+from tracekit.formatters.perf import chain_line
+
+_SYSCALL = struct.Struct("<IIQQIIIi6Qq16s")
+
+
+def _syscall_rec(tid: int, ts_ns: int, nr: int = 257) -> bytes:
+    return _SYSCALL.pack(REC_SYSCALL, 0, ts_ns, 10, tid, tid, 0, nr, 0, 0, 0, 0, 0, 0, -2,
+                         b"prog")
+
+
+def _stack_rec(tid: int, ts_ns: int, user: list[int], kernel: list[int]) -> bytes:
+    head = struct.pack("<IIQIIIIQQQII", REC_STACK, 0, ts_ns, tid, tid, len(user),
+                       len(kernel), 0x7ffd0000, 0, 0, 0, 0)
+    return head + bytes(STACK_TOP) + struct.pack(f"<{len(user) + len(kernel)}Q",
+                                                 *user, *kernel)
+
+
+def test_stack_record_joins_the_next_call_of_its_tid() -> None:
+    stacks = Stacks()
+    records = [_stack_rec(7, 100, [0x1000, 0x2000], [0xffff0001]),
+               _syscall_rec(8, 90),          # another task's call in between
+               _syscall_rec(7, 100)]
+    events, bad = decode_batch(records, stacks)
+    assert bad == 0 and len(events) == 2
+    other, call = events
+    assert isinstance(other, Syscall) and other.stack == ()
+    assert isinstance(call, Syscall)
+    assert call.stack == (Frame(0xffff0001, kernel=True), Frame(0x1000), Frame(0x2000))
+    assert stacks.pending == {}
+
+
+def test_stack_waits_across_drains_and_a_stale_one_is_dropped() -> None:
+    stacks = Stacks()
+    decode_batch([_stack_rec(7, 100, [0x1000], [])], stacks)
+    # the call's record was lost: the next call of the tid is another one
+    events, _ = decode_batch([_syscall_rec(7, 200)], stacks)
+    assert isinstance(events[0], Syscall) and events[0].stack == ()
+    assert stacks.unmatched == 1
+    # without a Stacks, stack records are skipped, not counted bad
+    events, bad = decode_batch([_stack_rec(7, 300, [1], []), _syscall_rec(7, 300)])
+    assert bad == 0 and [type(e) for e in events] == [Syscall]
+
+
+def test_short_stack_record_is_bad() -> None:
+    rec = _stack_rec(7, 100, [0x1000, 0x2000], [])[:-8]
+    events, bad = decode_batch([rec], Stacks())
+    assert (events, bad) == ([], 1)
+
+
+def test_frames_named_after_the_process_is_gone(tmp_path: Path) -> None:
+    """The maps snapshot taken at exec names the frames of a process that has exited by
+    the time its stack is decoded (its /proc entry is gone)."""
+    proc = tmp_path / "proc"
+    (proc / "4242").mkdir(parents=True)
+    shutil.copy("/proc/self/maps", proc / "4242" / "maps")
+    libc = ctypes.CDLL(None)
+    getppid = ctypes.cast(libc.getppid, ctypes.c_void_p).value
+    assert getppid
+    sym = Symbolizer(lambda name: None, proc=proc, perf_map_root=str(tmp_path))
+    sym.exec(Exec(ts_ns=1, tid=4242, old_tid=4242, comm="prog", filename="/bin/prog"))
+    shutil.rmtree(proc / "4242")                       # the process exits
+    (first,) = sym.frames(RawStack(1, 4242, 4242, (getppid,), (), 0, 0, 0, b""))
+    assert first.module.endswith("libc.so.6") and "getppid" in first.symbol
+    assert first.offset and first.ip == getppid
+    # an address no mapping holds keeps only its address: never a guess
+    (unknown,) = sym.frames(RawStack(2, 4242, 4242, (0x10,), (), 0, 0, 0, b""))
+    assert unknown == Frame(0x10)
+    assert frame_text(unknown) == "[unknown]() [0x10]"
+    assert chain_line(unknown).strip() == "[0x10] ([unknown])"
+
+
+def test_frame_texts() -> None:
+    named = Frame(0x7F0000F8011, False, "/usr/lib/libc.so.6", 0xF8011, "__open64", 0x51)
+    assert frame_text(named) == "/usr/lib/libc.so.6(__open64+0x51) [0xf8011]"
+    assert chain_line(named) == " " * 39 + "__open64 (/usr/lib/libc.so.6)"
+    unnamed = Frame(0x55000001234, False, "/srv/app", 0x1234)
+    assert frame_text(unnamed) == "/srv/app() [0x1234]"
+    assert chain_line(unnamed) == " " * 39 + "[0x1234] (/srv/app)"
+    hostile = Frame(1, False, "/tmp/\x1b[31m", 2, "f\x07", 3)
+    assert frame_text(hostile) == "/tmp/\\x1b[31m(f\\x07+0x3) [0x2]"
+
+
+@pytest.mark.parametrize(("output", "message"), [
+    ('format = "openmetrics"\nstacks = "user"', r'format = "openmetrics" ignores it'),
+    ('format = "summary"\nmode = "kernel"\nstacks = "user"', 'not "kernel"'),
+])
+def test_stacks_key_where_it_cannot_be_honoured(output: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        decode_config(f'target.command = ["true"]\n[output]\n{output}\n', filename="p.toml")
