@@ -352,7 +352,7 @@ def classify(res: Agreement) -> tuple[collections.Counter[str], list[tuple[str |
         for side in (refs, others):
             sigs = [x for x in side if x[0] == "---"]
             rets = [x for x in side if x[0] == "rt_sigreturn"]
-            for sig, ret in zip(sigs, rets):
+            for sig, ret in zip(sigs, rets, strict=False):
                 kinds[COALESCED] += 2
                 side.remove(sig)
                 side.remove(ret)
