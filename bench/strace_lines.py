@@ -193,9 +193,10 @@ def markdown(rows: dict[str, list[Figures]]) -> str:
                          for f in figs)
         nr = sorted({_pct(f.got.name_ret_share) for f in figs})
         met = sum(f.got.whole_share >= GOAL for f in figs)
+        verdict = "met" if met == len(figs) else f"NOT met: met in {met} of {len(figs)} runs"
         out.append(f"| {name} | {figs[0].got.lines} | {runs} | {', '.join(nr)} | "
                    f"{', '.join(str(f.kinds[DECODE]) for f in figs)} | "
-                   f"{'met' if met == len(figs) else f'NOT met: met in {met} of {len(figs)} runs'} |")
+                   f"{verdict} |")
     return "\n".join(out)
 
 
