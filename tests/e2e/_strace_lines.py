@@ -356,6 +356,7 @@ def classify(res: Agreement) -> tuple[collections.Counter[str], list[tuple[str |
                 kinds[COALESCED] += 2
                 side.remove(sig)
                 side.remove(ret)
-        kinds[DECODE] += len(refs) + len(others)
+        if refs or others:
+            kinds[DECODE] += len(refs) + len(others)
         decode += [(a, None) for _, a in refs] + [(None, b) for _, b in others]
     return kinds, decode
