@@ -77,13 +77,16 @@ SHELL = """\
 200 getrandom("\\x01\\x02", 2, GRND_NONBLOCK) = 2
 200 clone(child_stack=NULL, flags=SIGCHLD) = 201
 200 clone(child_stack=NULL, flags=SIGCHLD) = 202
-200 --- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=201, si_uid=0, si_status=0, si_utime=0, si_stime=0} ---
+200 --- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=201, \
+si_uid=0, si_status=0, si_utime=0, si_stime=0} ---
 200 rt_sigreturn({mask=[]}) = 202
 200 wait4(-1, [{WIFEXITED(s) && WEXITSTATUS(s) == 0}], 0, NULL) = 201
-200 --- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=202, si_uid=0, si_status=0, si_utime=0, si_stime=0} ---
+200 --- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=202, \
+si_uid=0, si_status=0, si_utime=0, si_stime=0} ---
 200 rt_sigreturn({mask=[]}) = 201
 200 wait4(-1, [{WIFEXITED(s) && WEXITSTATUS(s) == 0}], 0, NULL) = 202
-200 getsockname(3, {sa_family=AF_INET, sin_port=htons(40013), sin_addr=inet_addr("127.0.0.1")}, [16]) = 0
+200 getsockname(3, {sa_family=AF_INET, sin_port=htons(40013), \
+sin_addr=inet_addr("127.0.0.1")}, [16]) = 0
 200 openat(AT_FDCWD, "/etc/a", O_RDONLY) = 3
 200 +++ exited with 0 +++
 """
