@@ -249,6 +249,9 @@ _STATE = re.compile(r"\b(uptime|freeram|sharedram|bufferram|freeswap|procs|f_bfr
                     r"|f_ffree)=\d+|\b(loads)=\[[^\]]*\]")
 
 
+_DECO_NUMS = re.compile(r":\[[^\]]*\]")
+
+
 def _digits_in_strings(text: str) -> str:
     return _QUOTED.sub(lambda m: re.sub(r"\d", "#", m.group(0)), text)
 
@@ -257,8 +260,10 @@ _RUN_TO_RUN: tuple[tuple[str, frozenset[str] | None, Callable[[str], str]], ...]
     # getrandom's bytes: new in every run
     ("random bytes", frozenset({"getrandom"}),
      lambda t: _QUOTED.sub("BYTES", t, count=1)),
-    # an ephemeral port the kernel chose
-    ("port", None, lambda t: re.sub(r"htons\(\d+\)", "htons(PORT)", t)),
+    # an ephemeral port the kernel chose, an inode number (in -yy's fd decorations:
+    # ``<pipe:[N]>``, ``<TCP:[127.0.0.1:N->127.0.0.1:N]>``)
+    ("port or inode", None, lambda t: _DECO_NUMS.sub(
+        lambda m: re.sub(r"\d+", "N", m.group(0)), re.sub(r"htons\(\d+\)", "htons(N)", t))),
     # counters of the machine: free memory and blocks, load, uptime, processes
     ("machine state", frozenset({"sysinfo", "statfs", "fstatfs"}),
      lambda t: _STATE.sub(lambda m: f"{m.group(1) or m.group(2)}=N", t)),
