@@ -3,47 +3,58 @@
 Each program below runs under ``strace -f -q -o FILE`` (``-q``, not ``-qq``: strace then
 prints the ``+++ exited with N +++`` lines that tracekit prints too) and under
 ``python3 -m tracekit run`` with ``[output] format = "strace"`` (``fd_paths = false``:
-plain ``strace -f`` shows bare fds), in the same directory, environment and input files, stdout to
-/dev/null. The two outputs are grouped by process, processes paired by their call
-sequences and calls aligned by name (tests/e2e/_strace_lines.py, shared with
-tests/e2e/test_strace_diff.py). Only addresses (``0x`` + 5 or more hex digits), pids and
-times (tracekit's ``-tt``/``-T`` columns, ``tv_sec``/``tv_nsec``/... fields) are
-normalised; every other character of a line must match.
+plain ``strace -f`` shows bare fds), in the same directory, environment and input files.
+The program sees the same standard streams under both: stdin, stdout and stderr all
+/dev/null (tracekit's own messages then go nowhere: a failed run is repeated with stderr
+captured, to say why). The two outputs are grouped by process, processes paired by
+their call sequences and calls aligned by name (tests/e2e/_strace_lines.py, shared with
+tests/e2e/test_strace_diff.py). Only addresses (``0x`` + 5 or more hex digits), pids
+(each trace's own, and its tracer's: what ``getppid`` returns) and times (tracekit's
+``-tt``/``-T`` columns, ``tv_sec``/``tv_nsec``/... fields) are normalised; every other
+character of a line must match.
 
-Per program:
+Per program and run:
 
 - ``whole``: the share of line slots whose whole lines are identical (a slot is a pair
   of aligned lines, or a line only one trace has; signal and exit lines included);
 - ``name+ret``: the share whose call name and return value are identical;
-- ``ceiling``: ``whole`` of a second strace run against the first: what differs between
-  two runs of the program itself (random bytes from ``getrandom``, ephemeral ports, a
-  shell's children interleaving), the best tracekit can reach under this measure.
-
-Then the calls that differ most, with one example each (``--top``). Needs root, strace.
+- ``ceiling``: ``whole`` of a second strace run against the first, in the same run:
+  what differs between two runs of the program itself (random bytes from
+  ``getrandom``, ephemeral ports, a shell's children interleaving), the best tracekit
+  can reach under this measure;
+- ``w/o run-to-run`` and ``decode``: every differing slot classified
+  (tests/e2e/_strace_lines.py ``classify``): random bytes, a port, the machine's
+  counters, a clock in data, a line moved by scheduling, a signal coalesced, an
+  interrupted call's return (the kinds two strace runs show), or ``decode``: a
+  difference no second strace run shows. ``w/o run-to-run`` counts the first kinds as
+  agreeing; ``decode`` counts the rest, whose lines are printed (``--top``).
 
 ``--yy`` compares fd decorations too: ``strace -f -q -yy`` against tracekit's default
 ``fd_paths = true`` (inodes of pipes and sockets, and ports, differ between two runs: the
-ceiling shows how much).
+ceiling shows how much). ``--markdown`` ends with the README's table. Needs root, strace.
 
-Usage: python3 bench/strace_lines.py [--only NAME ...] [--top 3] [--keep DIR] [--json] [--yy]
+Usage: python3 bench/strace_lines.py [--only NAME ...] [--runs N] [--top 3] [--keep DIR]
+       [--json] [--yy] [--markdown]
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 # the shared parser lives with the tests (tests/e2e/_strace_lines.py), imported as the
 # tests package's module from the checkout
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from tests.e2e._strace_lines import Agreement, agreement  # noqa: E402
+from tests.e2e._strace_lines import DECODE, Agreement, agreement, classify  # noqa: E402
 
 WORKLOADS = Path(__file__).resolve().parent / "workloads"
 PROGRAMS = ("ls", "cat", "date", "sh", "python", "tar", "cp", "find", "gzip", "stat")
@@ -81,48 +92,127 @@ def _reset(tmp: Path) -> None:
     (tmp / "out.tar").unlink(missing_ok=True)
 
 
+#: the traced program's standard streams, the same under strace and tracekit (strace and
+#: tracekit pass theirs on to the program; a pipe or file there changes what a program
+#: does with fd 2: an fstat, an isatty ioctl, a buffered write)
+_STDIO = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL,
+          "stderr": subprocess.DEVNULL}
+
 YY = False      # --yy: fd decorations compared (strace -yy, fd_paths = true)
 
 
-def run_strace(argv: list[str], tmp: Path, out: Path) -> str:
+def _run(cmd: list[str], tmp: Path) -> tuple[int, int]:
+    """(exit status, pid) of ``cmd`` run in ``tmp`` with :data:`_STDIO`; the pid is the
+    tracer's, the traced program's parent (what its ``getppid`` returns)."""
+    with subprocess.Popen(cmd, cwd=tmp, **_STDIO) as p:
+        try:
+            return p.wait(timeout=120), p.pid
+        except subprocess.TimeoutExpired:
+            p.kill()
+            raise
+
+
+def run_strace(argv: list[str], tmp: Path, out: Path) -> tuple[str, int]:
+    """strace's output and its pid."""
     _reset(tmp)
-    subprocess.run(["strace", "-f", "-q", *(["-yy"] if YY else []), "-o", str(out), "--",
-                    *argv], check=True,
-                   cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
-    return out.read_text()
+    rc, pid = _run(["strace", "-f", "-q", *(["-yy"] if YY else []), "-o", str(out), "--",
+                    *argv], tmp)
+    if rc:
+        raise RuntimeError(f"strace {argv}: exit {rc}")
+    return out.read_text(), pid
 
 
-def run_tracekit(argv: list[str], tmp: Path, out: Path) -> str:
+def run_tracekit(argv: list[str], tmp: Path, out: Path) -> tuple[str, int]:
+    """tracekit's strace-format output and its pid."""
     _reset(tmp)
     cfg = out.with_suffix(".toml")
     cfg.write_text(f"[target]\ncommand = {json.dumps(argv)}\n"
                    f"[output]\nformat = \"strace\"\nfd_paths = {str(YY).lower()}\n"
                    f"path = {json.dumps(str(out))}\n")
-    r = subprocess.run([sys.executable, "-m", "tracekit", "run", str(cfg)], cwd=tmp,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                       timeout=120)
-    if r.returncode:
-        raise RuntimeError(f"tracekit run {argv}: exit {r.returncode}: {r.stderr}")
-    return out.read_text()
+    cmd = [sys.executable, "-m", "tracekit", "run", str(cfg)]
+    rc, pid = _run(cmd, tmp)
+    if rc:
+        # again with stderr captured: the traced program then has a pipe for stderr, which
+        # is why the measured run does not
+        _reset(tmp)
+        again = subprocess.run(cmd, cwd=tmp, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                               timeout=120)
+        raise RuntimeError(f"tracekit run {argv}: exit {rc}: {again.stderr}")
+    return out.read_text(), pid
 
 
-def measure(name: str, tmp: Path) -> tuple[Agreement, Agreement]:
-    """(tracekit against strace, a second strace run against the first) for ``name``;
-    the raw outputs stay in ``tmp`` as NAME.strace, NAME.tracekit, NAME.strace2."""
+@dataclass
+class Figures:
+    """One measurement of one program: tracekit against strace, and a second strace run
+    against the first (the ceiling), each with its differing lines classified."""
+
+    got: Agreement
+    ceiling: Agreement
+    kinds: collections.Counter[str]
+    decode: list[tuple[str | None, str | None]]
+    ceiling_kinds: collections.Counter[str]
+    ceiling_decode: list[tuple[str | None, str | None]]
+
+    @property
+    def stable_share(self) -> float:
+        """Whole lines, those differing only in a run-to-run kind counted as agreeing."""
+        got = self.got
+        return ((got.whole + got.lines - got.whole - self.kinds[DECODE]) / got.lines
+                if got.lines else 1.0)
+
+
+def measure(name: str, tmp: Path) -> Figures:
+    """tracekit against strace and a second strace run against the first, for ``name``;
+    the raw outputs stay in ``tmp`` as NAME.strace, NAME.tracekit, NAME.strace2 and the
+    tracers' pids in NAME.pids (JSON: strace, tracekit, strace2)."""
     data = make_data(tmp)
     argv = argv_of(name, tmp, data)
-    s_text = run_strace(argv, tmp, tmp / f"{name}.strace")
-    t_text = run_tracekit(argv, tmp, tmp / f"{name}.tracekit")
-    s2_text = run_strace(argv, tmp, tmp / f"{name}.strace2")
-    return agreement(s_text, t_text), agreement(s_text, s2_text)
+    s_text, s_pid = run_strace(argv, tmp, tmp / f"{name}.strace")
+    t_text, t_pid = run_tracekit(argv, tmp, tmp / f"{name}.tracekit")
+    s2_text, s2_pid = run_strace(argv, tmp, tmp / f"{name}.strace2")
+    (tmp / f"{name}.pids").write_text(json.dumps(
+        {"strace": s_pid, "tracekit": t_pid, "strace2": s2_pid}))
+    got = agreement(s_text, t_text, reference_pids=[s_pid], other_pids=[t_pid])
+    ceiling = agreement(s_text, s2_text, reference_pids=[s_pid], other_pids=[s2_pid])
+    kinds, decode = classify(got)
+    return Figures(got, ceiling, kinds, decode, *classify(ceiling))
+
+
+def _pct(x: float) -> str:
+    return f"{x:.1%}"
+
+
+def markdown(rows: dict[str, list[Figures]]) -> str:
+    """The README's table: per program, every run's whole-line share with its ceiling."""
+    out = ["| program | lines | whole lines identical (ceiling: strace against strace), "
+           "per run | names and returns | lines differing in decoding | 98% |",
+           "|---|---|---|---|---|---|"]
+    for name, figs in rows.items():
+        runs = ", ".join(f"{_pct(f.got.whole_share)} ({_pct(f.ceiling.whole_share)})"
+                         for f in figs)
+        nr = sorted({_pct(f.got.name_ret_share) for f in figs})
+        met = sum(f.got.whole_share >= GOAL for f in figs)
+        verdict = "met" if met == len(figs) else f"NOT met: met in {met} of {len(figs)} runs"
+        out.append(f"| {name} | {figs[0].got.lines} | {runs} | {', '.join(nr)} | "
+                   f"{', '.join(str(f.kinds[DECODE]) for f in figs)} | "
+                   f"{verdict} |")
+    return "\n".join(out)
+
+
+GOAL = 0.98
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", nargs="+", choices=PROGRAMS, default=list(PROGRAMS))
+    ap.add_argument("--runs", type=int, default=1, help="measurements per program")
     ap.add_argument("--top", type=int, default=3, help="differing calls shown per program")
-    ap.add_argument("--keep", type=Path, help="keep the raw outputs in this directory")
-    ap.add_argument("--json", action="store_true", help="one JSON object per program")
+    ap.add_argument("--keep", type=Path, help="keep the raw outputs in this directory "
+                    "(of the last run)")
+    ap.add_argument("--json", action="store_true", help="one JSON object per measurement")
+    ap.add_argument("--markdown", action="store_true",
+                    help="end with the README's table of the figures")
     ap.add_argument("--yy", action="store_true",
                     help="compare fd decorations too (strace -yy, fd_paths = true)")
     args = ap.parse_args()
@@ -131,26 +221,42 @@ def main() -> int:
     if os.geteuid() != 0 or shutil.which("strace") is None:
         print("needs root and strace", file=sys.stderr)
         return 1
+    rows: dict[str, list[Figures]] = {}
     with tempfile.TemporaryDirectory(prefix="strace_lines.") as t:
         tmp = args.keep if args.keep is not None else Path(t)
         tmp.mkdir(parents=True, exist_ok=True)
         if not args.json:
-            print(f"{'program':8} {'lines':>6} {'whole':>7} {'name+ret':>9} {'ceiling':>8}")
+            print(f"{'program':8} {'lines':>6} {'whole':>7} {'name+ret':>9} {'ceiling':>8} "
+                  f"{'w/o run-to-run':>14} {'decode':>6}  kinds (tracekit | ceiling)")
         for name in args.only:
-            got, ceiling = measure(name, tmp)
-            if args.json:
-                print(json.dumps({"program": name, "lines": got.lines, "whole": got.whole,
-                                  "name_ret": got.name_ret,
-                                  "whole_share": got.whole_share,
-                                  "name_ret_share": got.name_ret_share,
-                                  "ceiling": ceiling.whole_share}), flush=True)
-                continue
-            print(f"{name:8} {got.lines:6d} {got.whole_share:7.1%} "
-                  f"{got.name_ret_share:9.1%} {ceiling.whole_share:8.1%}", flush=True)
-            for key, n in got.diffs.most_common(args.top):
-                ex = got.examples.get(key)
-                print(f"    {n:4d} {key}" + (f"\n         strace:   {ex[0]}"
-                                             f"\n         tracekit: {ex[1]}" if ex else ""))
+            for _ in range(args.runs):
+                fig = measure(name, tmp)
+                rows.setdefault(name, []).append(fig)
+                got = fig.got
+                if args.json:
+                    print(json.dumps({
+                        "program": name, "lines": got.lines, "whole": got.whole,
+                        "name_ret": got.name_ret, "whole_share": got.whole_share,
+                        "name_ret_share": got.name_ret_share,
+                        "ceiling": fig.ceiling.whole_share,
+                        "stable_share": fig.stable_share, "kinds": dict(fig.kinds),
+                        "ceiling_kinds": dict(fig.ceiling_kinds),
+                        "decode": fig.decode, "ceiling_decode": fig.ceiling_decode,
+                        "pids": json.loads((tmp / f"{name}.pids").read_text())}),
+                        flush=True)
+                    continue
+                kinds = ", ".join(f"{k} {n}" for k, n in sorted(fig.kinds.items()))
+                ckinds = ", ".join(f"{k} {n}" for k, n in sorted(fig.ceiling_kinds.items()))
+                print(f"{name:8} {got.lines:6d} {got.whole_share:7.1%} "
+                      f"{got.name_ret_share:9.1%} {fig.ceiling.whole_share:8.1%} "
+                      f"{fig.stable_share:14.1%} {fig.kinds[DECODE]:6d}  "
+                      f"{kinds or '-'} | {ckinds or '-'}", flush=True)
+                for a, b in fig.decode[:args.top]:
+                    print(f"         strace:   {a}\n         tracekit: {b}")
+                for a, b in fig.ceiling_decode[:args.top]:
+                    print(f"         strace:   {a}\n         strace 2: {b}")
+    if args.markdown:
+        print(markdown(rows))
     return 0
 
 

@@ -297,6 +297,14 @@ TABLES: dict[str, Table] = {
     # timerfd_create and timerfd_settime flags
     "TFD_FLAGS": ("bits", ("sys/timerfd.h",), r"TFD_(CLOEXEC|NONBLOCK)", frozenset(),
                   ("TFD_CLOEXEC", "TFD_NONBLOCK")),
+    # eventfd2 flags (strace's order: EFD_SEMAPHORE, EFD_CLOEXEC, EFD_NONBLOCK)
+    "EFD_FLAGS": ("bits", ("sys/eventfd.h",), r"EFD_(SEMAPHORE|CLOEXEC|NONBLOCK)",
+                  frozenset(), ("EFD_SEMAPHORE", "EFD_CLOEXEC", "EFD_NONBLOCK")),
+    # signalfd4 and inotify_init1 flags
+    "SFD_FLAGS": ("bits", ("sys/signalfd.h",), r"SFD_(CLOEXEC|NONBLOCK)", frozenset(),
+                  ("SFD_CLOEXEC", "SFD_NONBLOCK")),
+    "IN_INIT_FLAGS": ("bits", ("sys/inotify.h",), r"IN_(CLOEXEC|NONBLOCK)", frozenset(),
+                      ("IN_CLOEXEC", "IN_NONBLOCK")),
     "TFD_TIMER_FLAGS": ("bits", ("sys/timerfd.h",), r"TFD_TIMER_(ABSTIME|CANCEL_ON_SET)",
                         frozenset(), ()),
     # fcntl: F_NOTIFY's DN_*, F_ADD_SEALS/F_GET_SEALS, F_GETOWN_EX's type, lock types

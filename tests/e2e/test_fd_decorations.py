@@ -262,3 +262,26 @@ def test_hidden_calls_are_counted_and_never_shown(tmp_path: Path) -> None:
             calls = [ln.split(" ", 2)[2] for ln in text.splitlines() if "(" in ln]
             assert calls and all(c.startswith("read(") for c in calls), calls
             assert any(c.startswith(f"read(3<{data}>, ") for c in calls), calls
+
+
+def test_short_lived_pipe_end_and_anonymous_inodes(tmp_path: Path) -> None:
+    """A pipe end closed at once (as a shell closes the end it gave a child) while the
+    other stays open a while, and fds of calls that make anonymous inodes (epoll,
+    eventfd, timerfd, signalfd, inotify) closed at once: decorated as strace -yy
+    decorates them, though /proc cannot show them when their records arrive (both ends
+    of a pipe are one inode; an anonymous inode's name is the call's)."""
+    prog = ("import os, select, time\n"
+            "r, w = os.pipe(); os.close(w); time.sleep(1); os.close(r)\n"
+            "e = select.epoll(); e.close()\n"
+            "os.close(os.eventfd(0))\n"
+            "import ctypes; libc = ctypes.CDLL(None)\n"
+            "os.close(libc.timerfd_create(1, 0))\n"
+            "m = (ctypes.c_ulong * 16)(); os.close(libc.signalfd(-1, m, 0))\n"
+            "os.close(libc.inotify_init1(0))\n")
+    trace = "pipe2,close,epoll_create1,eventfd2,timerfd_create,signalfd4,inotify_init1"
+    theirs, ours = _both(tmp_path, [PY, "-S", "-c", prog], trace)
+    _same(theirs, ours)
+    raw = (tmp_path / "tracekit.txt").read_text()
+    assert re.search(r"pipe2\(\[(\d+)<pipe:\[(\d+)\]>, (\d+)<pipe:\[\2\]>\], ", raw), raw
+    for name in ("[eventpoll]", "[eventfd]", "[timerfd]", "[signalfd]", "inotify"):
+        assert f"<anon_inode:{name}>" in raw, name

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e._strace_lines import agreement
+from tests.e2e._strace_lines import COALESCED, DECODE, MOVED, agreement, classify
 
 HARNESS = Path(__file__).resolve().parents[2] / "bench" / "strace_lines.py"
 
@@ -73,6 +73,59 @@ def test_known_differences_give_exact_shares() -> None:
     assert got.diffs == {"openat": 1, "wait4": 1, "brk: only in strace": 1}
 
 
+SHELL = """\
+200 getrandom("\\x01\\x02", 2, GRND_NONBLOCK) = 2
+200 clone(child_stack=NULL, flags=SIGCHLD) = 201
+200 clone(child_stack=NULL, flags=SIGCHLD) = 202
+200 --- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=201, \
+si_uid=0, si_status=0, si_utime=0, si_stime=0} ---
+200 rt_sigreturn({mask=[]}) = 202
+200 wait4(-1, [{WIFEXITED(s) && WEXITSTATUS(s) == 0}], 0, NULL) = 201
+200 --- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=202, \
+si_uid=0, si_status=0, si_utime=0, si_stime=0} ---
+200 rt_sigreturn({mask=[]}) = 201
+200 wait4(-1, [{WIFEXITED(s) && WEXITSTATUS(s) == 0}], 0, NULL) = 202
+200 getsockname(3, {sa_family=AF_INET, sin_port=htons(40013), \
+sin_addr=inet_addr("127.0.0.1")}, [16]) = 0
+200 openat(AT_FDCWD, "/etc/a", O_RDONLY) = 3
+200 +++ exited with 0 +++
+"""
+
+
+def test_classify_tells_run_to_run_kinds_from_decoding() -> None:
+    """Other random bytes, another port and one SIGCHLD for two children (coalesced) are
+    run-to-run kinds; a flag printed otherwise is decoding."""
+    lines = SHELL.replace("200 ", "300 ").splitlines()
+    other = [ln.replace("\\x01\\x02", "\\xff\\xfe").replace("htons(40013)", "htons(51000)")
+             .replace("O_RDONLY", "O_RDONLY|0x1000") for ln in lines]
+    # the second SIGCHLD and its rt_sigreturn are not there: both children had exited
+    # when the handler ran
+    del other[6:8]
+    got = agreement(SHELL, "\n".join(other) + "\n")
+    kinds, decode = classify(got)
+    assert kinds == {"random bytes": 1, "port or inode": 1, COALESCED: 2, DECODE: 1}, kinds
+    assert decode == [('openat(AT_FDCWD, "/etc/a", O_RDONLY) = 3',
+                       'openat(AT_FDCWD, "/etc/a", O_RDONLY|0x1000) = 3')]
+    assert sum(kinds.values()) == got.lines - got.whole
+
+
+def test_classify_moved_lines_and_missing_ones() -> None:
+    """A wait4 before the signal instead of after it is moved (both its slots); a
+    signal line alone, without its rt_sigreturn, is not explained: decoding."""
+    lines = SHELL.splitlines()
+    moved = lines[:3] + [lines[5], lines[3], lines[4]] + lines[6:]
+    kinds, decode = classify(agreement(SHELL, "\n".join(moved) + "\n"))
+    assert kinds == {MOVED: 2} and decode == [], kinds
+    lost = lines[:6] + lines[7:]
+    kinds, decode = classify(agreement(SHELL, "\n".join(lost) + "\n"))
+    assert kinds == {DECODE: 1} and decode[0][0] is not None and \
+        decode[0][0].startswith("--- SIGCHLD"), (kinds, decode)
+
+
+def test_classify_of_identical_traces_is_empty() -> None:
+    assert classify(agreement(SHELL, SHELL)) == ({}, [])
+
+
 def test_extra_lines_count_against() -> None:
     got = agreement(STRACE, STRACE + "100 getpid()                          = 100\n")
     assert (got.lines, got.whole) == (12, 11)
@@ -91,7 +144,8 @@ def test_harness_on_cat(tmp_path: Path) -> None:
     fig = json.loads(r.stdout)
     s_text = (tmp_path / "cat.strace").read_text()
     t_text = (tmp_path / "cat.tracekit").read_text()
-    got = agreement(s_text, t_text)
+    got = agreement(s_text, t_text, reference_pids=[fig["pids"]["strace"]],
+                    other_pids=[fig["pids"]["tracekit"]])
     assert (fig["lines"], fig["whole"], fig["name_ret"]) == (got.lines, got.whole,
                                                              got.name_ret)
     assert fig["whole_share"] == got.whole / got.lines

@@ -149,7 +149,7 @@ sched_yield:
 pause:
 sync:
 munlockall:
-inotify_init:
+inotify_init: -> fd
 restart_syscall:
 execve: path argv envp
 execveat: dirfd path argv envp atflags
@@ -220,7 +220,11 @@ lgetxattr: path str p u
 fgetxattr: fd str p u
 setxattr: path str p u x
 lsetxattr: path str p u x
-eventfd2: u pipeflags -> fd
+eventfd2: u efdflags -> fd
+eventfd: u -> fd
+signalfd4: fd sigmask u sfdflags -> fd
+signalfd: fd sigmask u -> fd
+inotify_init1: inflags -> fd
 memfd_create: str x -> fd
 ftruncate: fd ld
 truncate: path ld

@@ -78,6 +78,23 @@ _CLOSE_RANGE_CLOEXEC = 4  # include/uapi/linux/close_range.h
 _OPENS = frozenset({"open", "openat", "openat2", "creat"})
 _DUP2 = frozenset({"dup2", "dup3"})
 _FD_PAIRS = {"pipe": 0, "pipe2": 0, "socketpair": 3}   # name -> argument of its int[2]
+#: calls whose new fd is always a socket (a target /proc shows for it that is not a socket
+#: is a later fd of the same number)
+_NEW_KIND = {"socket": "socket:[", "accept": "socket:[", "accept4": "socket:["}
+#: calls whose new fd is always an anonymous inode of one name: what
+#: readlink(/proc/<tgid>/fd/<fd>) shows, the name each subsystem gives
+#: anon_inode_getfile() (fs/eventpoll.c, fs/eventfd.c, fs/timerfd.c, fs/signalfd.c,
+#: fs/notify/inotify/inotify_user.c, fs/notify/fanotify/fanotify_user.c,
+#: fs/userfaultfd.c, io_uring/io_uring.c, kernel/events/core.c)
+_ANON_TARGETS = {
+    "epoll_create": "anon_inode:[eventpoll]", "epoll_create1": "anon_inode:[eventpoll]",
+    "eventfd": "anon_inode:[eventfd]", "eventfd2": "anon_inode:[eventfd]",
+    "timerfd_create": "anon_inode:[timerfd]",
+    "signalfd": "anon_inode:[signalfd]", "signalfd4": "anon_inode:[signalfd]",
+    "inotify_init": "anon_inode:inotify", "inotify_init1": "anon_inode:inotify",
+    "fanotify_init": "anon_inode:[fanotify]", "userfaultfd": "anon_inode:[userfaultfd]",
+    "io_uring_setup": "anon_inode:[io_uring]", "perf_event_open": "anon_inode:[perf_event]",
+}
 _SOCKET_STATE = frozenset({"bind", "connect", "listen"})
 #: calls besides those returning an fd whose effect on the table apply_call follows
 TRACKED_CALLS = frozenset({"close", "close_range", "dup", "dup2", "dup3", "fcntl", "fcntl64",
@@ -388,10 +405,15 @@ class FdCache:
         elif name == "chdir" or name == "fchdir":
             self._chdir(ev, name)
         elif name in _FD_PAIRS:
-            for fd in _pair(ev, _FD_PAIRS[name]):
-                self._new_fd(tgid, fd, pending)
+            pair = _pair(ev, _FD_PAIRS[name])
+            for fd in pair:
+                self._new_fd(tgid, fd, pending,
+                             "socket:[" if name == "socketpair" else "pipe:[")
+            if name != "socketpair" and len(pair) == 2:
+                self._pipe_ends(tgid, pair)
         elif ret_fd:
-            self._new_fd(tgid, ret, pending)
+            if not self._anon_fd(ev, name):
+                self._new_fd(tgid, ret, pending, _NEW_KIND.get(name))
         if name in _SOCKET_STATE and (pending is None or not pending.sockets):
             target = self._tables.get(tgid, {}).get(signed(ev.args[0], 32))
             ino = socket_inode(target) if target else None
@@ -400,12 +422,44 @@ class FdCache:
 
     # -- inside -----------------------------------------------------------------------
 
-    def _new_fd(self, tgid: int, fd: int, pending: FdTargets | None) -> None:
+    def _new_fd(self, tgid: int, fd: int, pending: FdTargets | None,
+                kind: str | None = None) -> None:
+        """``fd`` is new: what /proc showed when its record arrived, when that is of
+        the ``kind`` (a prefix) the call makes; a target of another kind is a later
+        fd of the same number (the process closed the call's fd and reused it before
+        its record arrived), and is dropped."""
         target = dict(pending.fds).get(fd) if pending is not None else None
+        if target is not None and kind is not None and not target.startswith(kind):
+            target = None
         if target is None:
             self.forget(tgid, fd)
         else:
             self.set(tgid, fd, target)
+
+    def _pipe_ends(self, tgid: int, pair: tuple[int, ...]) -> None:
+        """Both ends of a pipe are one inode (``pipe:[N]``): an end /proc could not show
+        (closed before its record arrived, as a shell closes the end it gave a child)
+        is what the other end is."""
+        table = self._tables.get(tgid, {})
+        a, b = (table.get(fd) for fd in pair)
+        if (a is None) != (b is None):
+            known = a if a is not None else b
+            if known is not None and known.startswith("pipe:["):
+                for fd in pair:
+                    table[fd] = known
+
+    def _anon_fd(self, ev: Syscall, name: str) -> bool:
+        """Whether ``name`` always makes an anonymous inode of one name
+        (:data:`_ANON_TARGETS`), then recorded as the new fd's target: what /proc shows
+        while the fd is open, known without /proc (the process may have closed it, or
+        ended, before its record arrived). signalfd with an fd of its own changes that
+        fd and makes none."""
+        target = _ANON_TARGETS.get(name)
+        if target is None or name in ("signalfd", "signalfd4") and \
+                signed(ev.args[0], 32) != -1:
+            return False
+        self.set(ev.tgid, ev.ret, target)
+        return True
 
     def _open_target(self, ev: Syscall, path_arg: int) -> str | None:
         """An open's path as /proc would show it: joined to the working directory or to

@@ -654,11 +654,17 @@ def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int],
     T = fl.tables
     tfd = F.FlagSet(T.TFD_FLAGS)
     tfd_timer = F.FlagSet(T.TFD_TIMER_FLAGS)
+    efd = F.FlagSet(T.EFD_FLAGS)
+    sfd = F.FlagSet(T.SFD_FLAGS)
+    in_init = F.FlagSet(T.IN_INIT_FLAGS)
     unshare = F.FlagSet(T.UNSHARE_FLAGS)
     setns = F.FlagSet(T.SETNS_TYPES)
     return {
         "tfdflags": lambda d, ev, i: tfd(ev.args[i] & _M32),
         "tfdtimerflags": lambda d, ev, i: tfd_timer(ev.args[i] & _M32),
+        "efdflags": lambda d, ev, i: efd(ev.args[i] & _M32),
+        "sfdflags": lambda d, ev, i: sfd(ev.args[i] & _M32),
+        "inflags": lambda d, ev, i: in_init(ev.args[i] & _M32),
         "itimerspec_in": _k_struct_in(format_itimerspec),
         "itimerspec_out": _k_struct_out(format_itimerspec),
         "itimerval_in": _k_struct_in(format_itimerval),

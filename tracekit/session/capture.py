@@ -340,6 +340,8 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
         "epoll_pwait2": (_array("events", "ret", EPOLL_EVENT_SIZE, True),
                          _fixed("timeout", TIMESPEC_SIZE), _fixed("sigmask", SIGSET_SIZE)),
     } if EPOLL_EVENT_SIZE else {}),
+    # signalfd/signalfd4: the mask it reads (decoder: structs_io.k_sigmask)
+    **{name: (_fixed("user_mask", SIGSET_SIZE),) for name in ("signalfd", "signalfd4")},
     **{name: (_iov("vec", at_exit=True),) for name in ("readv", "preadv", "preadv2")},
     **{name: (_iov("vec"),) for name in ("writev", "pwritev", "pwritev2")},
     "sendmsg": (_Override("msg", CAP_MSGHDR, None, BUF_MAX, BUF_CAP),),

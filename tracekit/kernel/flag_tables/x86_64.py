@@ -1501,6 +1501,22 @@ TFD_FLAGS: tuple[tuple[int, str], ...] = (
     (0x800, 'TFD_NONBLOCK'),
 )
 
+EFD_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'EFD_SEMAPHORE'),
+    (0x80000, 'EFD_CLOEXEC'),
+    (0x800, 'EFD_NONBLOCK'),
+)
+
+SFD_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x80000, 'SFD_CLOEXEC'),
+    (0x800, 'SFD_NONBLOCK'),
+)
+
+IN_INIT_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x80000, 'IN_CLOEXEC'),
+    (0x800, 'IN_NONBLOCK'),
+)
+
 TFD_TIMER_FLAGS: tuple[tuple[int, str], ...] = (
     (0x1, 'TFD_TIMER_ABSTIME'),
     (0x2, 'TFD_TIMER_CANCEL_ON_SET'),
