@@ -59,8 +59,9 @@ OPTIONS: list[tuple[str, str, str]] = [
                                             "write/pwrite64/sendto data, up to the 256 "
                                             "bytes captured; other calls are not dumped"),
     ("-e quiet=, -q, -qq", "yes", "attach/detach messages off; -qq also '+++ exited' lines"),
-    ("-e decode-fds=, -y, -yy", "partly", "fds with their paths; -yy's socket and device "
-                                          "details print as -y does"),
+    ("-e decode-fds=, -y, -yy", "yes", "fds with their paths (-y: socket:[INODE] for a "
+                                      "socket); -yy: sockets' protocol and addresses, "
+                                      "devices' numbers"),
     ("-s N", "partly", "string size; buffers are captured up to 256 bytes"),
     ("-a N", "yes", "column of ' = ' (default 40)"),
     ("-t, -tt, -ttt, -r", "yes", "time column (wall clock, relative)"),
@@ -625,6 +626,9 @@ async def _run(a: StraceArgs, signals: Any) -> int:
             stages = [*stages, _AttachMessages()]
     else:
         decoder = shape.decoder(ctx)
+        # -y: the path only; -yy (and -e decode-fds= with socket or dev): sockets and
+        # devices described too
+        decoder.fdcache.details = a.decode_fds > 1
         if a.output is not None and a.follow >= 2:
             formatter = SplitStraceFormatter(a.output, decoder=decoder, shape=shape)
         else:
