@@ -11,7 +11,8 @@ What is compared: every line either tool writes to the trace (standard error, or
 - addresses (``0x`` and 5 or more hex digits), pids (of the traced tasks, the tracer's,
   as prefixes, return values and ``si_pid``) and times (the time column, ``<duration>``,
   ``tv_sec``-style fields, the summary's time columns): each digit becomes a placeholder
-  of the same width, so that strace's ``-a`` padding stays comparable;
+  of the same width, so that strace's ``-a`` padding stays comparable (``-v``'s file
+  times, ``st_atime=`` and its date comment, are times too);
 - strace's ``<unfinished ...>``/``<... resumed>`` halves of a call that another task's
   line interrupted: joined into the one line strace prints when nothing interrupts
   (the head's prefix and time, padded to the ``-a`` column again). tracekit prints
@@ -234,7 +235,9 @@ _PID_RET = re.compile(r"^(?:set_tid_address|getpid|gettid|getppid|wait4|waitid)\
 _SI_PID = re.compile(r"si_pid=(\d+)")
 _ADDR = re.compile(r"0x[0-9a-f]{5,}")
 _DUR = re.compile(r" <\d+\.\d{6}>$")
-_FIELD_TIMES = re.compile(r"\b(tv_sec|tv_nsec|tv_usec|si_utime|si_stime)=(\d+)")
+_FIELD_TIMES = re.compile(r"\b(tv_sec|tv_nsec|tv_usec|si_utime|si_stime|st_[amc]time(?:_nsec)?)"
+                          r"=(\d+)")
+_DATE_COMMENT = re.compile(r"/\* \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{9})?[+-]\d{4} \*/")
 _FORKING = re.compile(r"^(?:clone3?|v?fork)\(")
 _NAME = re.compile(r"(<\.\.\. \w+ resumed>|\w+\(|\+\+\+|---|\[ Process)")
 
@@ -370,6 +373,7 @@ def normalise(line: str, pids: re.Pattern[str] | None) -> str:
     """Addresses, pids and times, each digit kept as a placeholder of the same width."""
     line = _ADDR.sub(lambda m: "0x" + "a" * (len(m.group(0)) - 2), line)
     line = _FIELD_TIMES.sub(lambda m: f"{m.group(1)}=" + "9" * len(m.group(2)), line)
+    line = _DATE_COMMENT.sub(_digits, line)
     line = _DUR.sub(_digits, line)
     head, body = _body(line)
     t = re.search(r"(?:\d\d:\d\d:\d\d(?:\.\d{6})?|\d{9,}\.\d{6}| *\d+\.\d{6})"

@@ -51,9 +51,10 @@ OPTIONS: list[tuple[str, str, str]] = [
     ("-e trace=, -e status=, -e signal=", "yes", "selection, in the kernel (a call not "
                                                  "selected makes no record)"),
     ("-z, -Z, -P PATH", "yes", "only successful / failed calls; only calls on PATH"),
-    ("-e abbrev=, -e verbose=, -v", "partly", "accepted; structures print abbreviated as "
-                                              "without -v (no unabbreviated decoders yet); "
-                                              "-e verbose= other than all is refused"),
+    ("-e abbrev=, -e verbose=, -v", "partly", "-v: stat structures with every field; other "
+                                              "structures and execve's environment print "
+                                              "abbreviated as without -v; -e verbose= other "
+                                              "than all is refused"),
     ("-e raw=SET", "yes", "arguments and return of these calls in hex"),
     ("-e read=FDS, -e write=FDS", "partly", "hex dumps of read/pread64/recvfrom and "
                                             "write/pwrite64/sendto data, up to the 256 "
@@ -629,6 +630,7 @@ async def _run(a: StraceArgs, signals: Any) -> int:
         # -y: the path only; -yy (and -e decode-fds= with socket or dev): sockets and
         # devices described too
         decoder.fdcache.details = a.decode_fds > 1
+        decoder.verbose = a.verbose
         if a.output is not None and a.follow >= 2:
             formatter = SplitStraceFormatter(a.output, decoder=decoder, shape=shape)
         else:
