@@ -6,19 +6,25 @@
    (twice) and ``tracekit strace OPTS``; per combination the line slots, the share of
    lines identical after normalising addresses, pids and times, the share counting the
    lines strace itself changes between two runs as agreeing (``getrandom``'s bytes, a
-   SIGCHLD that comes at another call), and how many calls strace split into
-   ``<unfinished ...>``/``<... resumed>`` halves (tracekit prints each call once).
+   SIGCHLD that comes at another call), strace's first run against its second with the
+   same normalising (the ceiling: what strace agrees with itself), and how many calls
+   strace split into ``<unfinished ...>``/``<... resumed>`` halves (tracekit prints each
+   call once). ``--classify`` counts the differing line slots by category (which call
+   or line kind, and what differs: tests/e2e/_strace_cli.py ``classify``), apart for
+   those strace changes between its own runs. ``--readme`` rewrites the agreement table
+   of README.md (between its ``strace-agreement`` markers) from this run.
 2. Cost: a getppid loop and a file loop (open, read, fstat, close), untraced, under
    ``strace -f -o /dev/null`` and ``tracekit strace -f -o /dev/null``, and with ``-c``;
    wall time, best of 3, all in this one run.
 
 Needs root, strace and gcc. Usage: python3 bench/strace_cli.py [--only NAME ...]
-[--no-cost] [--no-agreement] [--diffs N] [--json]
+[--no-cost] [--no-agreement] [--diffs N] [--classify] [--readme] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import os
 import shutil
@@ -30,17 +36,25 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from tests.e2e._strace_cli import COMBOS, TRACEKIT, Result, build_workload, measure  # noqa: E402
+from tests.e2e._strace_cli import (  # noqa: E402
+    COMBOS,
+    TRACEKIT,
+    Result,
+    build_workload,
+    classify,
+    measure,
+)
 
 GETPPID_N = 500_000
 FILES_N = 50_000
 
 
-def agreement(only: list[str], diffs: int, as_json: bool, exe: Path, tmp: Path) -> list[dict]:
+def agreement(only: list[str], diffs: int, as_json: bool, exe: Path, tmp: Path,
+              classes: bool = False) -> list[dict]:
     rows = []
     if not as_json:
         print(f"{'options':32} {'programs':>8} {'lines':>6} {'identical':>9} "
-              f"{'w/o run-to-run':>14} {'split':>6}")
+              f"{'w/o run-to-run':>14} {'strace/strace':>13} {'split':>6}")
     for combo in COMBOS:
         if only and combo.name not in only:
             continue
@@ -48,16 +62,24 @@ def agreement(only: list[str], diffs: int, as_json: bool, exe: Path, tmp: Path) 
         for program in dict.fromkeys((combo.program, *combo.bench)):
             res, _, _ = measure(combo, program, exe, tmp)
             total.add(res)
+        kinds = collections.Counter(classify(a, b) for a, b in total.diffs)
         row = {"options": combo.name, "programs": 1 + len(set(combo.bench) - {combo.program}),
                "lines": total.lines, "identical": total.share,
-               "stable": total.stable_share, "split": total.split,
-               "strace_lines": total.strace_lines}
+               "stable": total.stable_share, "ceiling": total.ceiling_share,
+               "split": total.split, "strace_lines": total.strace_lines,
+               "run_to_run": total.run_to_run, "differing": dict(kinds)}
         rows.append(row)
         if as_json:
             print(json.dumps(row), flush=True)
             continue
         print(f"{combo.name:32} {row['programs']:8d} {total.lines:6d} {total.share:9.1%} "
-              f"{total.stable_share:14.1%} {total.split:6d}", flush=True)
+              f"{total.stable_share:14.1%} {total.ceiling_share:13.1%} {total.split:6d}",
+              flush=True)
+        if classes:
+            if total.run_to_run:
+                print(f"      {total.run_to_run:3d}  (differ between strace's own runs)")
+            for kind, n in kinds.most_common():
+                print(f"      {n:3d}  {kind}")
         for a, b in total.diffs[:diffs]:
             print(f"      strace:   {a[:150]}\n      tracekit: {b[:150]}")
     if rows and not as_json:
@@ -65,6 +87,33 @@ def agreement(only: list[str], diffs: int, as_json: bool, exe: Path, tmp: Path) 
         print(f"combinations: {len(rows)}; at 98% or more (run-to-run lines counted as "
               f"agreeing): {len(rows) - len(low)}; below: {', '.join(low) or 'none'}")
     return rows
+
+
+_BEGIN, _END = "<!-- strace-agreement:begin -->", "<!-- strace-agreement:end -->"
+
+
+def readme_table(rows: list[dict]) -> str:
+    """The README's agreement table (and its count line) for ``rows``."""
+    out = ["| options | programs | lines | identical | w/o run-to-run | strace vs strace "
+           "| split calls (strace) |", "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        out.append(f"| `{r['options']}` | {r['programs']} | {r['lines']} | "
+                   f"{r['identical']:.1%} | {r['stable']:.1%} | {r['ceiling']:.1%} | "
+                   f"{r['split']} |")
+    low = [r for r in rows if r["stable"] < 0.98]
+    out.append("")
+    out.append(f"{len(rows)} combinations, {len(rows) - len(low)} at 98% or more once the "
+               "lines strace changes between its own two runs are counted as agreeing"
+               + (": below, " + ", ".join(f"`{r['options']}` ({r['stable']:.1%})"
+                                         for r in low) if low else "") + ".")
+    return "\n".join(out)
+
+
+def write_readme(rows: list[dict], readme: Path = ROOT / "README.md") -> None:
+    """Replace the text between the agreement markers of ``readme`` with the table."""
+    text = readme.read_text()
+    a, b = text.index(_BEGIN) + len(_BEGIN), text.index(_END)
+    readme.write_text(text[:a] + "\n" + readme_table(rows) + "\n" + text[b:])
 
 
 def _best(argv: list[str], n: int = 3) -> float:
@@ -107,10 +156,15 @@ def cost(exe: Path, tmp: Path, as_json: bool) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--only", nargs="+", default=[], help="combinations by name")
+    ap.add_argument("--only", nargs="+", action="extend", default=[],
+                    help="combinations by name (repeatable: --only=-f)")
     ap.add_argument("--diffs", type=int, default=2, help="differing lines shown each")
     ap.add_argument("--no-cost", action="store_true")
     ap.add_argument("--no-agreement", action="store_true")
+    ap.add_argument("--classify", action="store_true",
+                    help="count the differing lines of each combination by category")
+    ap.add_argument("--readme", action="store_true",
+                    help="rewrite README.md's agreement table from this run")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     if os.geteuid() != 0 or not shutil.which("strace") or not shutil.which("gcc"):
@@ -120,7 +174,12 @@ def main() -> int:
         tmp = Path(t)
         exe = build_workload(tmp)
         if not args.no_agreement:
-            agreement(args.only, args.diffs, args.json, exe, tmp)
+            rows = agreement(args.only, args.diffs, args.json, exe, tmp, args.classify)
+            if args.readme:
+                if args.only:
+                    print("--readme needs every combination (no --only)", file=sys.stderr)
+                    return 1
+                write_readme(rows)
         if not args.no_cost:
             cost(exe, tmp, args.json)
     return 0

@@ -2065,3 +2065,77 @@ int BPF_PROG(tk_signal_deliver, int sig, struct kernel_siginfo *info, struct k_s
 	bpf_ringbuf_submit(r, 0);
 	return 0;
 }
+
+/* A fatal signal that never reaches get_signal() as itself: complete_signal()
+ * (kernel/signal.c) turns a signal whose default action kills without a core dump, sent
+ * to a task that is not ptraced and that does not block it, into a group exit at once
+ * (SIGNAL_GROUP_EXIT, group_exit_code = sig, SIGKILL queued to every thread), so
+ * tk_signal_deliver sees only that SIGKILL. strace's tracee is ptraced and shows the
+ * signal itself ("--- SIGTERM {...} ---" before "+++ killed by SIGTERM +++"): the same
+ * TK_REC_SIGNAL record is made here, when the signal is sent (trace_signal_generate runs
+ * after complete_signal). info is SEND_SIG_NOINFO (0: a kernel-sent SI_USER signal from
+ * current) or SEND_SIG_PRIV (1: SI_KERNEL) or a real siginfo. Not in cgroup mode (the
+ * target's cgroup is not current's). */
+#define TK_SEND_SIG_PRIV 1UL
+#define TK_SI_KERNEL 0x80
+#define TK_TRACE_SIGNAL_DELIVERED 0 /* include/trace/events/signal.h */
+SEC("tp_btf/signal_generate")
+int BPF_PROG(tk_signal_generate, int sig, struct kernel_siginfo *info, struct task_struct *task,
+	     int group, int result)
+{
+	struct signal_struct *ss;
+	struct tk_pid_info *pinfo;
+	struct tk_signal *r;
+	__u32 tid, tgid;
+
+	if (result != TK_TRACE_SIGNAL_DELIVERED || sig == 9 /* SIGKILL */ || !records_on() ||
+	    !signal_selected(sig))
+		return 0;
+	ss = BPF_CORE_READ(task, signal);
+	if (!(BPF_CORE_READ(ss, flags) & TK_SIGNAL_GROUP_EXIT) ||
+	    BPF_CORE_READ(ss, group_exit_code) != sig)
+		return 0;
+	tid = BPF_CORE_READ(task, pid);
+	tgid = BPF_CORE_READ(task, tgid);
+	if (tgid == targ_self_tgid)
+		return 0;
+	if (targ_system_wide) {
+		if (targ_cgroup_id)
+			return 0;
+	} else {
+		pinfo = bpf_map_lookup_elem(&pids, &tid);
+		if (!pinfo || (pinfo->flags & TK_PID_PENDING_EXEC))
+			return 0;
+	}
+	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+	if (!r) {
+		count(TK_CNT_LOST_LIFECYCLE);
+		return 0;
+	}
+	r->hdr.kind = TK_REC_SIGNAL;
+	r->hdr.flags = 0;
+	r->hdr.ts_ns = bpf_ktime_get_ns();
+	r->tid = tid;
+	r->tgid = tgid;
+	r->sig = sig;
+	r->_pad = 0;
+	r->sa_handler = 0; /* SIG_DFL: only a default action takes this path */
+	__builtin_memset(r->info, 0, sizeof(r->info));
+	if ((unsigned long)info > TK_SEND_SIG_PRIV) {
+		if (bpf_probe_read_kernel(r->info, sizeof(r->info), info) < 0)
+			__builtin_memset(r->info, 0, sizeof(r->info));
+	} else {
+		/* __send_signal_locked's siginfo for these: si_signo, si_code at 0 and 8;
+		 * SI_USER's si_pid, si_uid at 16 and 20 (current's tgid and uid) */
+		*(__s32 *)&r->info[0] = sig;
+		if (info) {
+			*(__s32 *)&r->info[8] = TK_SI_KERNEL;
+		} else {
+			*(__u32 *)&r->info[16] = bpf_get_current_pid_tgid() >> 32;
+			*(__u32 *)&r->info[20] = (__u32)bpf_get_current_uid_gid();
+		}
+	}
+	BPF_CORE_READ_STR_INTO(&r->comm, task, comm);
+	bpf_ringbuf_submit(r, 0);
+	return 0;
+}

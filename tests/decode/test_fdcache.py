@@ -258,3 +258,24 @@ def test_fd_state_and_fd_exec_records_decode() -> None:
     raw = _FD_EXEC.pack(REC_FD_EXEC, 0, 9, 7, 7, 128, 128, *words)
     ev2 = decode_record(raw)
     assert isinstance(ev2, FdExec) and ev2.open_fds == (1 << 64) | 0b111 and ev2.nbits == 128
+
+
+@pytest.mark.parametrize(("target", "yy", "y"), [
+    ("/dev/null", "</dev/null<char 1:3>>", "</dev/null>"),
+    ("socket:[4242]", "<UNIX-STREAM:[4242]>", "<socket:[4242]>"),
+    ("/etc/passwd", "</etc/passwd>", "</etc/passwd>"),
+    ("/tmp/x (deleted)", "</tmp/x>(deleted)", "</tmp/x>(deleted)"),
+])
+def test_y_prints_the_link_and_yy_the_details(tmp_path: Path, target: str, yy: str,
+                                               y: str) -> None:
+    """strace -y: the fd's link text only (a socket's inode, no device numbers); -yy:
+    a socket's protocol and addresses, a device's numbers (checked against strace 6.1:
+    tests/e2e/test_strace_cli.py, combinations -y and -yy)."""
+    cache = FdCache(str(tmp_path))
+    cache._socks[4242] = "UNIX-STREAM:[4242]"     # what sock_diag said of it
+    cache.set(10, 3, target)
+    got_yy = cache.text(10, 3)
+    cache.details = False
+    assert (got_yy, cache.text(10, 3)) == (yy, y)
+    cache.details = True
+    assert cache.text(10, 3) == got_yy

@@ -49,6 +49,38 @@ def test_stat_layouts(arch: str, pack: object) -> None:
     assert S.format_stat(pack(S_IFREG)[:-1], fl) is None      # short: not a stat
 
 
+@pytest.mark.parametrize("arch", ["x86_64", "arm64"])
+def test_stat_verbose_has_every_field(arch: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """strace -v's stat (the text strace 6.1 printed for /etc/ld.so.cache here, UTC)."""
+    import time
+
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    try:
+        times = (1796457578, 868767076, 1777320873, 0, 1777320873, 0)
+        if arch == "x86_64":
+            data = struct.pack("<QQQIIIIQqqq6Q3q", 0xFE00, 465, 1, S_IFREG | 0o644, 0, 0, 0,
+                               0, 36555, 4096, 72, *times, 0, 0, 0)
+        else:
+            data = struct.pack("<QQIIIIQQqiiq6QII", 0xFE00, 465, S_IFREG | 0o644, 1, 0, 0,
+                               0, 0, 36555, 4096, 0, 72, *times, 0, 0)
+        assert S.format_stat_verbose(data, F.for_arch(arch)) == (
+            "{st_dev=makedev(0xfe, 0), st_ino=465, st_mode=S_IFREG|0644, st_nlink=1, "
+            "st_uid=0, st_gid=0, st_blksize=4096, st_blocks=72, st_size=36555, "
+            "st_atime=1796457578 /* 2026-12-05T07:59:38.868767076+0000 */, "
+            "st_atime_nsec=868767076, st_mtime=1777320873 /* 2026-04-27T20:14:33+0000 */, "
+            "st_mtime_nsec=0, st_ctime=1777320873 /* 2026-04-27T20:14:33+0000 */, "
+            "st_ctime_nsec=0}")
+        dev = stat_x86_64(S_IFCHR | 0o666, 0, 0x103) if arch == "x86_64" else \
+            stat_arm64(S_IFCHR | 0o666, 0, 0x103)
+        assert "st_blocks=8, st_rdev=makedev(0x1, 0x3), st_atime=0 /* 1970-01-01T00:00:00" \
+            in str(S.format_stat_verbose(dev, F.for_arch(arch)))
+        assert S.format_stat_verbose(data[:-1], F.for_arch(arch)) is None
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
 def test_makedev_splits_as_glibc() -> None:
     assert S.makedev(0) == "makedev(0, 0)"          # C's %#x prints 0 as 0
     # major 0x123 (bits 8..19 and 32..), minor 0x45678 (bits 0..7 and 20..31)

@@ -11,7 +11,8 @@ What is compared: every line either tool writes to the trace (standard error, or
 - addresses (``0x`` and 5 or more hex digits), pids (of the traced tasks, the tracer's,
   as prefixes, return values and ``si_pid``) and times (the time column, ``<duration>``,
   ``tv_sec``-style fields, the summary's time columns): each digit becomes a placeholder
-  of the same width, so that strace's ``-a`` padding stays comparable;
+  of the same width, so that strace's ``-a`` padding stays comparable (``-v``'s file
+  times, ``st_atime=`` and its date comment, are times too);
 - strace's ``<unfinished ...>``/``<... resumed>`` halves of a call that another task's
   line interrupted: joined into the one line strace prints when nothing interrupts
   (the head's prefix and time, padded to the ``-a`` column again). tracekit prints
@@ -75,6 +76,7 @@ COMBOS: list[Combo] = [
     Combo("-x", ("-x",), "cat", ("ls",)),
     Combo("-xx", ("-xx",), "cat", ("ls",)),
     Combo("-y", ("-y",), "cat", ("ls",)),
+    Combo("-yy", ("-yy",), "cat", ("ls", "tcp")),
     Combo("-e trace=%file", ("-e", "trace=%file"), "ls", ("cat", "pipe")),
     Combo("-e trace=openat,read,close -Z", ("-e", "trace=openat,read,close", "-Z"), "ls",
           ("cat",)),
@@ -233,7 +235,9 @@ _PID_RET = re.compile(r"^(?:set_tid_address|getpid|gettid|getppid|wait4|waitid)\
 _SI_PID = re.compile(r"si_pid=(\d+)")
 _ADDR = re.compile(r"0x[0-9a-f]{5,}")
 _DUR = re.compile(r" <\d+\.\d{6}>$")
-_FIELD_TIMES = re.compile(r"\b(tv_sec|tv_nsec|tv_usec|si_utime|si_stime)=(\d+)")
+_FIELD_TIMES = re.compile(r"\b(tv_sec|tv_nsec|tv_usec|si_utime|si_stime|st_[amc]time(?:_nsec)?)"
+                          r"=(\d+)")
+_DATE_COMMENT = re.compile(r"/\* \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{9})?[+-]\d{4} \*/")
 _FORKING = re.compile(r"^(?:clone3?|v?fork)\(")
 _NAME = re.compile(r"(<\.\.\. \w+ resumed>|\w+\(|\+\+\+|---|\[ Process)")
 
@@ -369,6 +373,7 @@ def normalise(line: str, pids: re.Pattern[str] | None) -> str:
     """Addresses, pids and times, each digit kept as a placeholder of the same width."""
     line = _ADDR.sub(lambda m: "0x" + "a" * (len(m.group(0)) - 2), line)
     line = _FIELD_TIMES.sub(lambda m: f"{m.group(1)}=" + "9" * len(m.group(2)), line)
+    line = _DATE_COMMENT.sub(_digits, line)
     line = _DUR.sub(_digits, line)
     head, body = _body(line)
     t = re.search(r"(?:\d\d:\d\d:\d\d(?:\.\d{6})?|\d{9,}\.\d{6}| *\d+\.\d{6})"
@@ -410,6 +415,10 @@ class Result:
     split: int = 0                  # calls strace split into two halves
     strace_lines: int = 0
     diffs: list[tuple[str, str]] = field(default_factory=list)
+    # strace against itself (its second run), same normalising and alignment: the
+    # ceiling no tracer can pass by more than chance
+    ceiling_lines: int = 0
+    ceiling_identical: int = 0
 
     @property
     def share(self) -> float:
@@ -419,6 +428,10 @@ class Result:
     def stable_share(self) -> float:
         return (self.identical + self.run_to_run) / self.lines if self.lines else 1.0
 
+    @property
+    def ceiling_share(self) -> float:
+        return self.ceiling_identical / self.ceiling_lines if self.ceiling_lines else 1.0
+
     def add(self, other: Result) -> None:
         self.lines += other.lines
         self.identical += other.identical
@@ -426,6 +439,8 @@ class Result:
         self.split += other.split
         self.strace_lines += other.strace_lines
         self.diffs += other.diffs
+        self.ceiling_lines += other.ceiling_lines
+        self.ceiling_identical += other.ceiling_identical
 
 
 def _align(a: list[str], b: list[str]) -> Iterable[tuple[int | None, int | None]]:
@@ -521,14 +536,16 @@ def compare(strace: Run, tracekit: Run, *, column: int = 40, sort: str = "time",
     s = _sections(s_tr, _pid_pattern(s_tr.pids | strace.pids), by_time)
     t = _sections(t_tr, _pid_pattern(t_tr.pids | tracekit.pids), by_time)
     unstable: set[tuple[str, int]] = set()
+    res = Result(split=s_tr.split,
+                 strace_lines=sum(len(v) for v in s.values()))
     if strace2 is not None:
         s2_tr = read_trace(strace2.texts, column=column)
         s2 = _sections(s2_tr, _pid_pattern(s2_tr.pids | strace2.pids), by_time)
         for ka, i, x, y in _diff_lines(s, s2):
+            res.ceiling_lines += 1
+            res.ceiling_identical += x == y
             if ka is not None and i is not None and x != y:
                 unstable.add((ka, i))
-    res = Result(split=s_tr.split,
-                 strace_lines=sum(len(v) for v in s.values()))
     for ka, i, x, y in _diff_lines(s, t):
         res.lines += 1
         if x == y:
@@ -560,3 +577,47 @@ def measure(combo: Combo, program: str, exe: Path, tmp: Path) -> tuple[Result, R
     s2 = run_tool(["strace"], opts, argv, tmp, "strace2")
     column, sort = options_of(combo)
     return compare(s, t, column=column, sort=sort, strace2=s2), s, t
+
+
+_DECORATION = re.compile(r"<(?:->|[^<>]|<[^<>]*>)*>(?:\(deleted\))?")
+_STRIP_PREFIX = re.compile(r"^(?:\[pid +P+\] |P+ +)")
+
+
+def classify(strace_line: str, tracekit_line: str) -> str:
+    """The category of one differing line slot (normalised lines; "" for a line one side
+    does not have): what differs, named by the call or line kind it is on."""
+    a, b = strace_line, tracekit_line
+    if not a or not b:
+        side, line = ("only strace", a) if a else ("only tracekit", b)
+        return f"{side}: {_kind(line)}"
+    a_body, b_body = _body(a)[1], _body(b)[1]
+    if a_body == b_body:
+        return "pid prefix or time column"
+    if _squash(_STRIP_PREFIX.sub("", a)) == _squash(_STRIP_PREFIX.sub("", b)):
+        return "pid prefix"
+    a_body, b_body = _squash(a_body), _squash(b_body)
+    if _DECORATION.sub("", a_body) == _DECORATION.sub("", b_body):
+        return "fd decoration"
+    if a_body.startswith("<... ") != b_body.startswith("<... "):
+        return f"resumed half: {_kind(a)}"
+    ra, rb = _RET.match(a_body), _RET.match(b_body)
+    if ra and rb and ra.group(1) == rb.group(1):
+        return f"return value: {_kind(a)}"
+    if ra and rb and ra.group(3) == rb.group(3):
+        return f"arguments: {_kind(a)}"
+    return f"arguments and return: {_kind(a)}"
+
+
+def _squash(line: str) -> str:
+    """The line without its -a padding (which the prefix's width moves)."""
+    return re.sub(r"\) +=(?= )", ") =", line)
+
+
+def _kind(line: str) -> str:
+    body = _body(line)[1]
+    if body.startswith("--- "):
+        return " ".join(body.split()[:2])
+    if body.startswith("+++ "):
+        return "+++ exit line"
+    m = re.match(r"(?:<\.\.\. )?(\w+)", body)
+    return m.group(1) if m else body[:12]

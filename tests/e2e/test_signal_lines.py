@@ -92,13 +92,40 @@ STOP_PY = textwrap.dedent("""
 """)
 
 
+# Children killed by a signal's default action, which the kernel turns into a group kill
+# when it is sent (the task is not ptraced): SIGTERM from raise (SI_TKILL), SIGHUP from
+# kill (SI_USER), SIGPIPE the kernel sends for a write into a pipe without reader.
+FATAL_PY = textwrap.dedent("""
+    import os, signal
+    signal.signal(signal.SIGCHLD, lambda *a: None)
+    def child(fn):
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
+        pid = os.fork()
+        if pid == 0:
+            fn()
+            os._exit(0)
+        os.waitpid(pid, 0)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
+    def pipe():
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+        r, w = os.pipe()
+        os.close(r)
+        os.write(w, b"x")
+    child(lambda: signal.raise_signal(signal.SIGTERM))
+    child(lambda: os.kill(os.getpid(), signal.SIGHUP))
+    child(pipe)
+""")
+
+
 def programs(tmp: Path) -> dict[str, list[str]]:
-    script, stop = tmp / "signals.py", tmp / "stop.py"
+    script, stop, fatal = tmp / "signals.py", tmp / "stop.py", tmp / "fatal.py"
     script.write_text(SIGNALS_PY)
     stop.write_text(STOP_PY)
+    fatal.write_text(FATAL_PY)
     return {"python": [sys.executable, "-S", str(script)],
             "sh": ["sh", "-c", "sleep 0.01 & wait"],
-            "stop": [sys.executable, "-S", str(stop)]}
+            "stop": [sys.executable, "-S", str(stop)],
+            "fatal": [sys.executable, "-S", str(fatal)]}
 
 
 _SIGRETURN_RET = re.compile(r"^(rt_sigreturn\(.*\)) = .*$")
@@ -128,7 +155,7 @@ def signal_lines(text: str, *, sigreturn_ret: bool = True) -> list[str]:
     return sorted(per_proc)
 
 
-@pytest.mark.parametrize("name", ["python", "sh", "stop"])
+@pytest.mark.parametrize("name", ["python", "sh", "stop", "fatal"])
 def test_signal_lines_equal_strace(tmp_path: Path, name: str) -> None:
     # stop: whether the parent is already in wait4 when SIGCHLD (CLD_CONTINUED) comes
     # depends on how fast the stopped child runs again: EINTR or the kill's 0
@@ -160,6 +187,12 @@ def test_signal_lines_equal_strace(tmp_path: Path, name: str) -> None:
                      "--- SIGCONT {si_signo=SIGCONT, si_code=SI_USER",
                      "si_code=CLD_STOPPED, si_pid=PID, si_uid=0, si_status=SIGSTOP",
                      "si_code=CLD_CONTINUED, si_pid=PID, si_uid=0, si_status=SIGCONT"):
+            assert want in text, want
+    elif name == "fatal":
+        for want in ("--- SIGTERM {si_signo=SIGTERM, si_code=SI_TKILL, si_pid=PID, si_uid=0}",
+                     "--- SIGHUP {si_signo=SIGHUP, si_code=SI_USER, si_pid=PID, si_uid=0}",
+                     "--- SIGPIPE {si_signo=SIGPIPE, si_code=SI_USER, si_pid=PID, si_uid=0}",
+                     "si_code=CLD_KILLED, si_pid=PID, si_uid=0, si_status=SIGPIPE"):
             assert want in text, want
     else:
         assert "--- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=PID" in text

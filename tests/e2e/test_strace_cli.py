@@ -232,7 +232,7 @@ needs_strace = pytest.mark.skipif(shutil.which("strace") is None or shutil.which
 # where a floor is below 0.9 the README says what is missing and whose part it is. Several
 # traced processes: which runs first differs from run to run (a child that has exited
 # takes the parent's [pid N] prefix with it), more so on a loaded machine.
-_FLOORS = {"-y": 0.55, "-p": 0.85, "-v": 0.8}
+_FLOORS = {"-p": 0.85, "-v": 0.8}
 _FLOORS.update(dict.fromkeys(("-f", "-f threads", "-f -o", "-ff -o", "-f -tt -T", "-q -f",
                               "-qq -f", "-c -f", "-f tcp"), 0.8))
 # -qq prints no exit lines, so a line without a prefix cannot always be given its task

@@ -51,16 +51,18 @@ OPTIONS: list[tuple[str, str, str]] = [
     ("-e trace=, -e status=, -e signal=", "yes", "selection, in the kernel (a call not "
                                                  "selected makes no record)"),
     ("-z, -Z, -P PATH", "yes", "only successful / failed calls; only calls on PATH"),
-    ("-e abbrev=, -e verbose=, -v", "partly", "accepted; structures print abbreviated as "
-                                              "without -v (no unabbreviated decoders yet); "
-                                              "-e verbose= other than all is refused"),
+    ("-e abbrev=, -e verbose=, -v", "partly", "-v: stat structures with every field; other "
+                                              "structures and execve's environment print "
+                                              "abbreviated as without -v; -e verbose= other "
+                                              "than all is refused"),
     ("-e raw=SET", "yes", "arguments and return of these calls in hex"),
     ("-e read=FDS, -e write=FDS", "partly", "hex dumps of read/pread64/recvfrom and "
                                             "write/pwrite64/sendto data, up to the 256 "
                                             "bytes captured; other calls are not dumped"),
     ("-e quiet=, -q, -qq", "yes", "attach/detach messages off; -qq also '+++ exited' lines"),
-    ("-e decode-fds=, -y, -yy", "partly", "fds with their paths; -yy's socket and device "
-                                          "details print as -y does"),
+    ("-e decode-fds=, -y, -yy", "yes", "fds with their paths (-y: socket:[INODE] for a "
+                                      "socket); -yy: sockets' protocol and addresses, "
+                                      "devices' numbers"),
     ("-s N", "partly", "string size; buffers are captured up to 256 bytes"),
     ("-a N", "yes", "column of ' = ' (default 40)"),
     ("-t, -tt, -ttt, -r", "yes", "time column (wall clock, relative)"),
@@ -625,6 +627,10 @@ async def _run(a: StraceArgs, signals: Any) -> int:
             stages = [*stages, _AttachMessages()]
     else:
         decoder = shape.decoder(ctx)
+        # -y: the path only; -yy (and -e decode-fds= with socket or dev): sockets and
+        # devices described too
+        decoder.fdcache.details = a.decode_fds > 1
+        decoder.verbose = a.verbose
         if a.output is not None and a.follow >= 2:
             formatter = SplitStraceFormatter(a.output, decoder=decoder, shape=shape)
         else:

@@ -577,6 +577,7 @@ class SyscallDecoder:
         self._deps: list[tuple[int, str | None]] | None = None
         self._fd_paths = fd_paths
         self._string_limit = string_limit
+        self._verbose = False
 
     @property
     def fd_paths(self) -> bool:
@@ -585,6 +586,16 @@ class SyscallDecoder:
     @fd_paths.setter
     def fd_paths(self, on: bool) -> None:
         self._fd_paths = on
+        self._done.clear()
+
+    @property
+    def verbose(self) -> bool:
+        """strace -v: structs with every field (``stat``), not abbreviated."""
+        return self._verbose
+
+    @verbose.setter
+    def verbose(self, on: bool) -> None:
+        self._verbose = on
         self._done.clear()
 
     @property

@@ -158,6 +158,9 @@ class FdCache:
     Attributes:
       misses: lookups that read /proc.
       hits: lookups answered from the cache.
+      details: True (strace -yy): :meth:`text` describes sockets (``<TCP:[...]>``) and
+        devices (``</dev/null<char 1:3>>``); False (strace -y): the link's text only
+        (``<socket:[6789]>``, ``</dev/null>``).
     """
 
     def __init__(self, proc: str = "/proc", *, max_processes: int = 65536,
@@ -178,12 +181,22 @@ class FdCache:
         self._proto: dict[int, str] = {}        # inode -> protocol name (sockprotoname)
         self._texts: dict[str, str] = {}        # target -> decoration (not sockets)
         self._real: dict[str, str] = {}
+        self._details = True
         if facts is None:
             facts = LiveFacts(proc, quote=quote).reader("fdcache")
         self._facts = facts
         self._realpath = realpath or facts.realpath
         self._read = read_link or facts.fd_link
         self._read_cwd = read_cwd or facts.cwd
+
+    @property
+    def details(self) -> bool:
+        return self._details
+
+    @details.setter
+    def details(self, on: bool) -> None:
+        self._details = on
+        self._texts.clear()
 
     # -- lookups ----------------------------------------------------------------------
 
@@ -220,21 +233,24 @@ class FdCache:
 
     def text(self, tgid: int, fd: int) -> str | None:
         """What strace -yy prints after ``fd`` (``</etc/passwd>``, ``<TCP:[...]>``,
-        ``</tmp/x>(deleted)``), or None when the target is unknown. ``AT_FDCWD`` gives
+        ``</tmp/x>(deleted)``; strace -y's without :attr:`details`), or None when the
+        target is unknown. ``AT_FDCWD`` gives
         the working directory's (``</home/u>``)."""
         return self._text_of(self.cwd(tgid) if fd == AT_FDCWD else self.get(tgid, fd))
 
     def _text_of(self, target: str | None) -> str | None:
         if target is None:
             return None
-        ino = socket_inode(target)
-        if ino is not None:
-            return f"<{self._socket_text(ino)}>"
+        if self._details:
+            ino = socket_inode(target)
+            if ino is not None:
+                return f"<{self._socket_text(ino)}>"
         got = self._texts.get(target)
         if got is None:
             if len(self._texts) >= _MEMO_MAX:
                 self._texts.clear()
-            got = self._texts[target] = _decoration(target, self._facts.device)
+            got = self._texts[target] = _decoration(
+                target, self._facts.device if self._details else _no_device)
         return got
 
     def still(self, tgid: int, fds: tuple[tuple[int, str | None], ...]) -> bool:
@@ -562,6 +578,11 @@ def _pair(ev: Syscall, arg: int) -> tuple[int, ...]:
             return (int.from_bytes(c.data[0:4], "little", signed=True),
                     int.from_bytes(c.data[4:8], "little", signed=True))
     return ()
+
+
+def _no_device(path: str) -> None:
+    """strace -y: no device numbers."""
+    return None
 
 
 def _decoration(target: str, device: Callable[[str], str | None]) -> str:

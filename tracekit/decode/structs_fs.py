@@ -15,6 +15,13 @@ What strace prints without ``-v`` (checked against strace 6.1 on Linux 6.18):
 - ``statx``: ``{stx_mask=STATX_ALL|STATX_MNT_ID, stx_attributes=0,
   stx_mode=S_IFREG|0644, stx_size=1221, ...}``.
 - ``statfs``: every field (strace does not abbreviate it).
+
+With ``-v`` (:attr:`SyscallDecoder.verbose <tracekit.decode.args.SyscallDecoder>`), a
+``stat`` prints every field: ``{st_dev=makedev(0xfe, 0), st_ino=465,
+st_mode=S_IFREG|0644, st_nlink=1, st_uid=0, st_gid=0, st_blksize=4096, st_blocks=72,
+st_size=36555, st_atime=1796457578 /* 2026-12-05T07:59:38.868767076+0000 */,
+st_atime_nsec=868767076, ...}`` (``st_rdev`` in place of ``st_size`` for a device; the
+times in this machine's local time, the nanoseconds left out of the comment when 0).
 - a failed call (or one whose struct was not captured) shows the address.
 """
 
@@ -39,7 +46,8 @@ if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
 
 __all__ = [
-    "format_pipefds", "format_rlimit", "format_stat", "format_statfs", "format_statx",
+    "format_pipefds", "format_rlimit", "format_stat", "format_stat_verbose", "format_statfs",
+    "format_statx",
     "format_sysinfo", "format_tms", "format_rusage", "format_utsname", "count_dirents",
     "count_envp", "kinds", "makedev",
 ]
@@ -87,6 +95,65 @@ def format_stat(data: bytes, fl: F.ArchFlags) -> str | None:
         (size,) = struct.unpack_from("<q", data, o_size)
         second = f"st_size={size}"
     return f"{{st_mode={fl.file_mode(mode)}, {second}, ...}}"
+
+
+# arch -> the other fields of struct stat: (offset of st_nlink, its format, of st_uid,
+# of st_blksize, its format)
+_STAT_MORE: dict[str, tuple[int, str, int, int, str]] = {
+    "x86_64": (16, "<Q", 28, 56, "<q"),
+    "arm64": (20, "<I", 24, 56, "<i"),
+}
+
+
+def _time_comment(sec: int, nsec: int) -> str:
+    """strace's comment after a time in seconds: ``/* 2026-04-27T20:14:33+0000 */``
+    (local time; ``.%09d`` nanoseconds when not 0)."""
+    import time
+
+    try:
+        tm = time.localtime(sec)
+    except (OverflowError, OSError, ValueError):
+        return ""
+    frac = f".{nsec:09d}" if nsec else ""
+    return f" /* {time.strftime('%Y-%m-%dT%H:%M:%S', tm)}{frac}{time.strftime('%z', tm)} */"
+
+
+def format_stat_verbose(data: bytes, fl: F.ArchFlags) -> str | None:
+    """A struct stat with every field, as strace -v prints it (module docstring)."""
+    layout = STAT_LAYOUT.get(fl.arch)
+    more = _STAT_MORE.get(fl.arch)
+    if layout is None or more is None or len(data) < layout[0]:
+        return None
+    _, o_mode, o_rdev, o_size = layout
+    o_nlink, f_nlink, o_uid, o_blksize, f_blksize = more
+    dev, ino = struct.unpack_from("<QQ", data, 0)
+    (mode,) = struct.unpack_from("<I", data, o_mode)
+    (nlink,) = struct.unpack_from(f_nlink, data, o_nlink)
+    uid, gid = struct.unpack_from("<II", data, o_uid)
+    (blksize,) = struct.unpack_from(f_blksize, data, o_blksize)
+    (blocks,) = struct.unpack_from("<q", data, 64)
+    if mode & _S_IFMT in (_S_IFCHR, _S_IFBLK):
+        (rdev,) = struct.unpack_from("<Q", data, o_rdev)
+        size = f"st_rdev={makedev(rdev)}"
+    else:
+        size = f"st_size={struct.unpack_from('<q', data, o_size)[0]}"
+    times = []
+    for k, name in enumerate(("st_atime", "st_mtime", "st_ctime")):
+        sec, nsec = struct.unpack_from("<qQ", data, 72 + 16 * k)
+        times.append(f"{name}={sec}{_time_comment(sec, nsec)}, {name}_nsec={nsec}")
+    return (f"{{st_dev={makedev(dev)}, st_ino={ino}, st_mode={fl.file_mode(mode)}, "
+            f"st_nlink={nlink}, st_uid={uid}, st_gid={gid}, st_blksize={blksize}, "
+            f"st_blocks={blocks}, {size}, {', '.join(times)}}}")
+
+
+def _k_stat(fl: F.ArchFlags) -> KindFn:
+    """``stat``: abbreviated, or every field when the decoder is verbose (strace -v)."""
+    short = decoded_out(lambda b: format_stat(b, fl), whole=True)
+    full = decoded_out(lambda b: format_stat_verbose(b, fl), whole=True)
+
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        return (full if d.verbose else short)(d, ev, i)
+    return k
 
 
 # struct statx, include/uapi/linux/stat.h (256 bytes, same on every arch):
@@ -303,7 +370,7 @@ def k_strcwd(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
     """The argument kinds of this module for ``fl``'s arch (merged by tracekit.decode.args)."""
     return {
-        "stat": decoded_out(lambda b: format_stat(b, fl), whole=True),
+        "stat": _k_stat(fl),
         "statx": decoded_out(lambda b: format_statx(b, fl), whole=True),
         "statfs": decoded_out(lambda b: format_statfs(b, fl), whole=True),
         "dirents": k_dirents,
