@@ -270,5 +270,8 @@ async def replay_file(recording: Path | str, cfg: Any, path: Path) -> int:
         completed = True
     finally:
         plan.close(completed=completed)
+    if rec.unnamed_stacks:
+        log.warning("%s: %d stacks print as addresses: the recording (format %d) holds no "
+                    "names for them", recording, rec.unnamed_stacks, header.format_version)
     return end_status(result, closed_by_reader=plan.closed_by_reader, returncode=None,
                       losses=losses, command=False)
