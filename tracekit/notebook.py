@@ -15,14 +15,16 @@ as callbacks of that loop, and trio waits for I/O in a helper thread, so a cell 
     t.summary().plot()                              # log2 latency histograms (matplotlib)
 
     t = await tkn.trace(["ls", "-l", "/"])          # start and wait in one call
+    r = await tkn.replay("t.tkrec")                 # a recording (tracekit record), read
+    r.summary(); r.events(None).to_polars()         # as a finished trace is
 
 One trio run (the *hub*) serves every trace of the process: it starts with the first trace
 and ends when no trace is left, since trio allows one run per thread. The state a cell
 reads (:meth:`Trace.summary`, :meth:`Trace.events`) is updated by trio callbacks on the
 same thread, never concurrently with the cell.
 
-Needs root (or CAP_BPF and CAP_PERFMON) like every trace. ``plot`` needs matplotlib,
-``to_polars`` needs polars: ``pip install 'tracekit[notebook]'``.
+Needs root (or CAP_BPF and CAP_PERFMON) like every trace; a replay needs neither.
+``plot`` needs matplotlib, ``to_polars`` needs polars: ``pip install 'tracekit[notebook]'``.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ import trio
 from tracekit._errors import TracekitError
 from tracekit._events import Event, Syscall
 from tracekit._summary import GroupBy, SortKey, Summary, SyscallStats, sort_rows
+from tracekit.app.record import RecordedTrace
 from tracekit.app.trace import LiveTrace
 from tracekit.session.session import SessionOptions
 
@@ -49,6 +52,7 @@ __all__ = [
     "SummaryTable",
     "Trace",
     "latency_figure",
+    "replay",
     "start",
     "summary_html",
     "summary_rows",
@@ -227,6 +231,11 @@ async def start(command: Sequence[str] | None = None, *, pids: Iterable[int] = (
 
     t = Trace(LiveTrace(opts, stages_for(sinks, stages), sinks, keep_events=keep_events,
                         timeout_s=timeout_s), loop)
+    return await _launch(t, loop)
+
+
+async def _launch(t: Trace, loop: asyncio.AbstractEventLoop) -> Trace:
+    """Hand ``t`` to the hub (launched if none runs); returns once it has started."""
     global _HUB
     hub = await _hub_for(loop)
     if hub is None:
@@ -245,6 +254,33 @@ async def start(command: Sequence[str] | None = None, *, pids: Iterable[int] = (
     return t
 
 
+async def replay(recording: Any, *, stages: Sequence[Any] = (), sinks: Sequence[Any] = (),
+                 keep_events: int = 10_000, wait: bool = True) -> Trace:
+    """Read a recording (``tracekit record``, ``tracekit run --record``) into a
+    :class:`Trace`, as a finished trace reads: ``summary()``, ``events()``, ``stats()``.
+    Nothing is traced: no root needed.
+
+    Args:
+      recording: its path (or a :class:`~tracekit.Recording`).
+      stages, sinks: as :func:`start`'s (a formatter among the sinks gets the stages its
+        format needs after ``stages``).
+      keep_events: how many of the latest events :meth:`Trace.events` can return.
+      wait: return once every batch went through (False: at once; ``await t.wait()``).
+
+    Raises:
+      RecordingError: not a recording, or of a newer format (one line, with the path).
+      OSError: the file cannot be read.
+      TracekitError: a stage or sink failed (PipelineError naming it).
+    """
+    loop = asyncio.get_running_loop()
+    from tracekit.formatters import stages_for
+
+    t = Trace(RecordedTrace(recording, stages_for(sinks, stages), sinks,
+                            keep_events=keep_events), loop)
+    await _launch(t, loop)
+    return await t.wait() if wait else t
+
+
 async def trace(command: Sequence[str] | None = None, **kwargs: Any) -> Trace:
     """:func:`start` then :meth:`Trace.wait`: trace until the target ends; same arguments.
 
@@ -259,11 +295,13 @@ class Trace:
     """A trace running (or finished) on the notebook's loop; read it from any cell.
 
     Attributes:
-      live: the underlying :class:`tracekit.app.trace.LiveTrace` (session, source, pipeline).
+      live: the underlying :class:`tracekit.app.trace.LiveTrace` (session, source,
+        pipeline), or for a replay the :class:`tracekit.app.record.RecordedTrace`.
       error: the exception that ended it, or None.
     """
 
-    def __init__(self, live: LiveTrace, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, live: LiveTrace | RecordedTrace,
+                 loop: asyncio.AbstractEventLoop) -> None:
         self.live = live
         self.loop = loop
         self.error: Exception | None = None

@@ -342,3 +342,184 @@ def test_record_only_keeps_what_fd_decorations_need(tmp_path: Path) -> None:
     for shape in _FD_SHAPES[:2]:
         assert re.search(shape, text), (shape, text)
     assert re.search(r"write\(\d+</dev/null>, ", text) and f"<{data}>" in text
+
+
+# -- stacks and the re-enumeration after attach (recording format 3) ------------------------
+
+CHAIN_C = r"""
+#include <fcntl.h>
+#include <unistd.h>
+
+__attribute__((noinline)) int c(const char *p) { return open(p, O_RDONLY); }
+__attribute__((noinline)) int b(const char *p) { return c(p) + 1; }
+__attribute__((noinline)) int a(const char *p) { return b(p) + 1; }
+
+int main(void)
+{
+	int r = a("/nonexistent/tracekit-replay-stacks");
+	usleep(300000); /* alive while its first stack is named (its maps are read) */
+	return r == 1 ? 0 : 1;
+}
+"""
+
+
+@pytest.mark.parametrize("fmt", ["perf", "strace"])
+def test_replay_prints_the_stacks_the_live_run_named(tmp_path: Path, fmt: str) -> None:
+    """``-k``: the replay prints the same named chains as the live run, though the binary
+    is gone by then (the names come from the recording, not from the files)."""
+    from tests._run import compile_c
+
+    binary = compile_c(CHAIN_C, tmp_path, "chain", "-O0", "-fno-omit-frame-pointer")
+    cfg = write_pipeline(tmp_path, f"""\
+        [target]
+        command = ["{binary}"]
+        [filter]
+        syscalls = ["openat"]
+        status = ["failed"]
+        [output]
+        format = "{fmt}"
+        """)
+    rec, live, again = tmp_path / "k.tkrec", tmp_path / "live.out", tmp_path / "replay.out"
+    r = run_tracekit(["run", str(cfg), "-k", "--record", str(rec), "-o", str(live)])
+    assert r.returncode == 0, r.stderr
+    text = live.read_text()
+    # the chain, named: c, b, a, main in the binary (perf: "c (path)", strace: "path(c+0x")
+    for fn in ("c", "b", "a", "main"):
+        shown = f"{binary}({fn}+0x" if fmt == "strace" else f" {fn} ({binary})"
+        assert shown in text, (fn, text)
+    binary.unlink()
+    r2 = run_tracekit(["replay", str(rec), str(cfg), "-o", str(again)], cwd="/")
+    assert r2.returncode == 0, r2.stderr
+    assert "print as addresses" not in r2.stderr
+    assert again.read_bytes() == live.read_bytes()
+    # an older recording (format 2: no names recorded) still replays: addresses, and a
+    # line that says so
+    old = tmp_path / "old.tkrec"
+    _without_format_3(rec, old)
+    r3 = run_tracekit(["replay", str(old), str(cfg), "-o", str(again)], cwd="/")
+    assert r3.returncode == 0, r3.stderr
+    assert "1 stacks print as addresses: the recording (format 2)" in r3.stderr
+    assert "c+0x" not in again.read_text() and "openat(" in again.read_text()
+
+
+def _without_format_3(src: Path, dst: Path) -> None:
+    """``src`` as a format 2 recorder wrote it: no STACKS frames, no reenumerated facts."""
+    import msgspec
+
+    from tracekit.session.recording import (
+        KIND_FACTS,
+        KIND_HEADER,
+        KIND_STACKS,
+        FrameWriter,
+        _decode_payload,
+    )
+
+    data = src.read_bytes()
+    pos = len(MAGIC)
+    with open(dst, "wb") as f:
+        out = FrameWriter(f)
+        while pos < len(data):
+            size, kind, codec = int.from_bytes(data[pos:pos + 4], "little"), data[pos + 4], \
+                data[pos + 5]
+            obj = msgspec.msgpack.decode(_decode_payload(codec, data[pos + 6:pos + 6 + size]))
+            pos += 6 + size
+            if kind == KIND_STACKS:
+                continue
+            if kind == KIND_HEADER:
+                obj["format_version"] = 2
+            if kind == KIND_FACTS:
+                obj = [fact for fact in obj if fact[1] != "reenumerated"]
+                if not obj:
+                    continue
+            out.write(kind, obj)
+
+
+THREADS = """\
+import os, sys, threading, time
+go = sys.argv[1]
+def work():
+    while not os.path.exists(go):
+        time.sleep(0.02)
+    os.getppid()
+ts = [threading.Thread(target=work) for _ in range(3)]
+for t in ts:
+    t.start()
+print(os.getpid(), flush=True)
+for t in ts:
+    t.join()
+pid = os.fork()
+if pid == 0:
+    os.getppid()
+    os._exit(0)
+os.waitpid(pid, 0)
+time.sleep(0.1)
+"""
+
+
+def test_pid_target_reenumeration_replays_byte_for_byte(tmp_path: Path) -> None:
+    """A multithreaded -p target with a ``reenumerate`` stage: the stage's record of its
+    /proc pass is in the recording, and the replay (no /proc, no pids map) prints the
+    same JSON Lines, that record included, and the same strace text."""
+    go = tmp_path / "go"
+    (tmp_path / "t.py").write_text(THREADS)
+    proc = subprocess.Popen([sys.executable, "-S", str(tmp_path / "t.py"), str(go)],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        assert int(proc.stdout.readline()) == proc.pid
+        cfg = write_pipeline(tmp_path, """\
+            [target]
+            command = ["true"]
+            [[stage]]
+            kind = "reenumerate"
+            [[output]]
+            format = "jsonl"
+            path = "{jsonl}"
+            [[output]]
+            format = "strace"
+            path = "{strace}"
+            """.format(jsonl=tmp_path / "live.jsonl", strace=tmp_path / "live.txt"))
+        rec = tmp_path / "p.tkrec"
+        tracer = subprocess.Popen(
+            [*TRACEKIT, "run", str(cfg), "-p", str(proc.pid), "--record", str(rec)],
+            env=tracekit_env(), stderr=subprocess.PIPE, text=True)
+        _wait_for(lambda: rec.exists() and _has_snapshot(rec), tracer)
+        go.touch()
+        assert proc.wait(timeout=30) == 0
+        _, err = tracer.communicate(timeout=60)
+        assert tracer.returncode == 0, err
+    finally:
+        proc.kill()
+        proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
+    live_jsonl = (tmp_path / "live.jsonl").read_bytes()
+    lines = live_jsonl.splitlines(keepends=True)
+    reenumerated = [ln for ln in lines if ln.startswith(b'{"type":"reenumerated","ts_ns":')]
+    assert len(reenumerated) == 1, live_jsonl
+    from tracekit.kernel.syscalls import SyscallTable
+
+    getppid = f'"syscall_nr":{SyscallTable().nr("getppid")},'.encode()
+    assert live_jsonl.count(getppid) >= 4       # 3 threads and the child call getppid
+    replay_cfg = write_pipeline(tmp_path, """\
+        [[stage]]
+        kind = "reenumerate"
+        [[output]]
+        format = "jsonl"
+        path = "{jsonl}"
+        [[output]]
+        format = "strace"
+        path = "{strace}"
+        """.format(jsonl=tmp_path / "again.jsonl", strace=tmp_path / "again.txt"))
+    r = run_tracekit(["replay", str(rec), str(replay_cfg)], cwd="/")
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "again.jsonl").read_bytes() == live_jsonl
+    assert (tmp_path / "again.txt").read_bytes() == (tmp_path / "live.txt").read_bytes()
+    # an older recording (format 2) holds no such record: the stage says so and sends none
+    old = tmp_path / "old.tkrec"
+    _without_format_3(rec, old)
+    r = run_tracekit(["replay", str(old), str(replay_cfg)], cwd="/")
+    assert r.returncode == 0, r.stderr
+    assert "holds no /proc re-enumeration" in r.stderr
+    assert (tmp_path / "again.jsonl").read_bytes() == b"".join(
+        ln for ln in lines if ln not in reenumerated)

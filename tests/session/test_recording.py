@@ -320,3 +320,161 @@ def test_a_format_1_recording_replays_with_one_warning(tmp_path: Path) -> None:
     assert out.read_text().count("getpid()") == 2
     warnings = [ln for ln in r.stderr.splitlines() if "recording format 1" in ln]
     assert len(warnings) == 1 and "fds may print with less" in warnings[0], r.stderr
+
+
+# -- the reenumerate stage's record and named stacks (format 3) -----------------------------
+
+def test_reenumeration_is_recorded_and_replayed(tmp_path: Path) -> None:
+    """Live, the stage's pass runs and its record is written down; a replay gives that
+    record back without a pass (there is no pids map to walk)."""
+    from tracekit._events import Reenumerated
+
+    made = Reenumerated(ts_ns=77, added=(101, 102), not_added=1, gone=2)
+    walks: list[int] = []
+
+    def walk() -> Reenumerated:
+        walks.append(1)
+        return made
+
+    path = tmp_path / "r.tkrec"
+    with open(path, "wb") as f:
+        rec = Recorder(f, header(), facts=LiveFacts())
+        assert rec.facts.reader("reenumerate").reenumeration(walk) == made
+        rec.records([raw_syscall(1000)])
+        rec.close(End(ts_ns=9, records=1, lost=0))
+    assert walks == [1]
+
+    def no_walk() -> Reenumerated:
+        raise AssertionError("a replay walks nothing")
+
+    replay = ReplayFacts(Recording.open(path))
+    assert replay.reader("reenumerate").reenumeration(no_walk) == made
+    # a second stage of the kind ran nothing live: nothing to give
+    assert replay.reader("reenumerate").reenumeration(no_walk) is None
+
+
+class _Session:
+    """What Recorder.attached reads of a session (a pid target's pass after attach)."""
+
+    def __init__(self, reenumerated: object) -> None:
+        from types import SimpleNamespace
+
+        self.reenumerated = reenumerated
+        self.opts = SimpleNamespace(system_wide=False, cgroup=None)
+        self.self_tgid = -1
+
+    def pid_entries(self) -> dict[int, object]:
+        return {}
+
+
+def test_a_recording_without_the_stage_gives_the_sessions_pass(tmp_path: Path) -> None:
+    """``tracekit record`` runs no stages: a replay's reenumerate stage gets the session's
+    own /proc pass after attach, which the recorder wrote down at attach."""
+    from tracekit._events import Reenumerated
+
+    passed = Reenumerated(ts_ns=5, added=(300,), not_added=0, gone=1)
+    path = tmp_path / "r.tkrec"
+    with open(path, "wb") as f:
+        rec = Recorder(f, header(), facts=LiveFacts())
+        rec.attached(_Session(passed))
+        rec.close(End(ts_ns=9, records=0, lost=0))
+    got = ReplayFacts(Recording.open(path)).reader("reenumerate").reenumeration(
+        lambda: Reenumerated(ts_ns=0, added=(), not_added=0, gone=0))
+    assert got == passed
+    # a command target has no such pass: nothing recorded, nothing given
+    with open(path, "wb") as f:
+        rec = Recorder(f, header(), facts=LiveFacts())
+        rec.attached(_Session(None))
+        rec.close(End(ts_ns=9, records=0, lost=0))
+    assert ReplayFacts(Recording.open(path)).reader("reenumerate").reenumeration(
+        lambda: passed) is None
+
+
+_STACK_REC = struct.Struct(f"<IIQIIIIQQQII{1024}s")     # struct tk_stack (programs/syscalls.h)
+
+
+def raw_stack(ts_ns: int, tid: int, user: tuple[int, ...]) -> bytes:
+    from tracekit._events import REC_STACK
+
+    return (_STACK_REC.pack(REC_STACK, 0, ts_ns, tid, tid, len(user), 0, 0x7000, 0x7100, 0,
+                            0, 0, b"") + struct.pack(f"<{len(user)}Q", *user))
+
+
+class _Namer:
+    """Names each address as the live symbolizer would (stands for maps and ELF files)."""
+
+    map_nrs: frozenset[int] = frozenset()
+
+    def frames(self, raw: object) -> tuple[object, ...]:
+        from tracekit._events import Frame
+
+        return tuple(Frame(ip, False, "/usr/bin/work", ip - 0x1000, f"fn_{ip:x}", 4)
+                     for ip in raw.user)  # type: ignore[attr-defined]
+
+    def exec(self, ev: object) -> None:
+        pass
+
+    def mapped(self, ev: object) -> None:
+        pass
+
+
+def test_named_stacks_replay_with_their_names(tmp_path: Path) -> None:
+    """The frames the live source named are written after the drain they were named in
+    (a stack record in one drain, its call in the next, too) and a replay gives each call
+    the same frames, with no maps or files to read; stripped of them (format 2), the
+    stacks replay as addresses and are counted."""
+    from tracekit._events import Frame, Stacks
+
+    drains = [[raw_stack(1000, 100, (0x1010, 0x1020)), raw_syscall(1000)],
+              [raw_stack(2000, 100, (0x1030,))],
+              [raw_syscall(2000), raw_syscall(3000)]]
+    path = tmp_path / "s.tkrec"
+    live: list[list[object]] = []
+    with open(path, "wb") as f:
+        rec = Recorder(f, header(), facts=LiveFacts())
+        stacks = Stacks(rec.stacks(_Namer()))
+        for d in drains:
+            rec.records(d)
+            batch, bad = decode_batch(d, stacks)
+            assert bad == 0
+            if batch:
+                live.append(batch)
+        rec.close(End(ts_ns=9, records=3, lost=0))
+    named = [ev.stack for b in live for ev in b if isinstance(ev, Syscall)]
+    assert named[0] == (Frame(0x1010, False, "/usr/bin/work", 0x10, "fn_1010", 4),
+                        Frame(0x1020, False, "/usr/bin/work", 0x20, "fn_1020", 4))
+    assert named[1][0].symbol == "fn_1030" and named[2] == ()
+    recording = Recording.open(path)
+    assert [b for b in recording.batches() if b] == live     # a drain of a stack only: empty
+    assert recording.unnamed_stacks == 0
+    # the same file without its STACKS frames, as a format 2 recorder wrote it
+    old = tmp_path / "old.tkrec"
+    _rewrite(path, old, version=2, drop_kind=10)
+    recording = Recording.open(old)
+    replayed = [ev for b in recording.batches() if isinstance(b, list) for ev in b]
+    assert [ev.stack for ev in replayed if isinstance(ev, Syscall)] == [
+        (Frame(0x1010), Frame(0x1020)), (Frame(0x1030),), ()]
+    assert recording.unnamed_stacks == 2
+
+
+def _rewrite(src: Path, dst: Path, *, version: int, drop_kind: int) -> None:
+    """Copy a recording frame by frame, without frames of ``drop_kind``, its header's
+    format version set to ``version`` (what an older recorder wrote)."""
+    import msgspec
+
+    from tracekit.session.recording import KIND_HEADER, FrameWriter, _decode_payload
+
+    data = src.read_bytes()
+    pos = len(MAGIC)
+    with open(dst, "wb") as f:
+        out = FrameWriter(f)
+        while pos < len(data):
+            size, kind, codec = struct.unpack_from("<IBB", data, pos)
+            payload = _decode_payload(codec, data[pos + 6:pos + 6 + size])
+            pos += 6 + size
+            if kind == drop_kind:
+                continue
+            obj = msgspec.msgpack.decode(payload)
+            if kind == KIND_HEADER:
+                obj["format_version"] = version
+            out.write(kind, obj)

@@ -27,7 +27,8 @@ from typing import Any
 
 log = logging.getLogger("tracekit.record")
 
-__all__ = ["add_parsers", "cmd_record", "cmd_replay", "record_file", "replay_file"]
+__all__ = ["RecordedTrace", "add_parsers", "cmd_record", "cmd_replay", "record_file",
+           "replay_file"]
 
 
 def add_parsers(sub: Any, *, targets: Callable[[argparse.ArgumentParser], None],
@@ -270,5 +271,112 @@ async def replay_file(recording: Path | str, cfg: Any, path: Path) -> int:
         completed = True
     finally:
         plan.close(completed=completed)
+    if rec.unnamed_stacks:
+        log.warning("%s: %d stacks print as addresses: the recording (format %d) holds no "
+                    "names for them", recording, rec.unnamed_stacks, header.format_version)
     return end_status(result, closed_by_reader=plan.closed_by_reader, returncode=None,
                       losses=losses, command=False)
+
+
+class RecordedTrace:
+    """A recording run through stages and sinks, read as a live trace is read
+    (:class:`~tracekit.app.trace.LiveTrace`'s reading side: :meth:`summary`,
+    :meth:`last_events`, :meth:`stats`): what ``tracekit.notebook.replay`` runs.
+
+    Its collector names syscalls with the recording's table; the stages and sinks are
+    given as they are (a formatter built here decodes with this machine's tables, right
+    for a recording made on a machine like this one).
+
+    Args:
+      recording: a :class:`~tracekit.session.recording.Recording` or its path.
+      stages: applied in order to the events before the collector and ``sinks``.
+      sinks: more sinks (a JsonlSink to a file ...).
+      keep_events: how many of the latest events :meth:`last_events` can return.
+      interval_s: sleep this long before each batch (0: as fast as the stages take them).
+
+    Raises:
+      RecordingError: not a recording, or of a newer format.
+      OSError: the file cannot be read.
+
+    Attributes:
+      recording, source (the :class:`~tracekit.session.recording.RecordingSource`),
+      collector, result (the pipeline's, once finished), started_at / ended_at (trio
+      clock seconds).
+    """
+
+    def __init__(self, recording: Any, stages: Any = (), sinks: Any = (), *,
+                 keep_events: int = 10_000, interval_s: float = 0.0) -> None:
+        from tracekit.app.trace import Collector
+        from tracekit.session.recording import Recording, RecordingSource
+
+        self.recording = (recording if isinstance(recording, Recording)
+                          else Recording.open(recording))
+        compat = self.recording.compat_table()
+        self.collector = Collector(keep_events,
+                                   syscall_name=self.recording.syscall_table().name,
+                                   compat_syscall_name=compat.name if compat else None)
+        self.source = RecordingSource(self.recording, interval_s=interval_s)
+        self.stages = list(stages)
+        self.sinks = list(sinks)
+        self.opts = f"replay of {self.recording.path}"     # names the trio task
+        self.result: Any = None
+        self.started_at: float | None = None
+        self.ended_at: float | None = None
+
+    async def run(self, *, task_status: Any = None) -> Any:
+        """Send the recording through the pipeline; returns its result.
+
+        Raises:
+          TracekitError: a stage or sink failed (PipelineError), or a frame is corrupt
+            (RecordingError).
+        """
+        import trio
+
+        from tracekit.pipeline._run import Pipeline
+
+        self.started_at = trio.current_time()
+        if task_status is not None:
+            task_status.started()
+        try:
+            self.result = await Pipeline(self.source, self.stages,
+                                         [self.collector, *self.sinks]).run()
+        finally:
+            self.ended_at = trio.current_time()
+        return self.result
+
+    @property
+    def running(self) -> bool:
+        return self.started_at is not None and self.ended_at is None
+
+    @property
+    def returncode(self) -> int | None:
+        """The traced command's exit code as recorded (-N: signal N), else None."""
+        end = self.recording.end
+        return end.returncode if end is not None else None
+
+    def stop(self, *, terminate: bool = True) -> None:
+        """End before the next batch (idempotent; ``terminate`` has nothing to end)."""
+        self.source.request_stop()
+
+    def summary(self, group_by: Any = "thread") -> Any:
+        """The statistics of every syscall sent so far (a :class:`~tracekit.Summary`)."""
+        return self.collector.summarizer.summary(group_by)
+
+    def last_events(self, n: int | None = None) -> list[Any]:
+        """The last ``n`` events (all kept ones when None), oldest first."""
+        kept = list(self.collector.recent)
+        return kept if n is None else kept[max(0, len(kept) - n):]
+
+    def stats(self) -> dict[str, Any]:
+        """``elapsed_s`` (trio clock, of the replay), ``events`` (records decoded),
+        ``lost`` (records the kernel could not write, as recorded), ``tasks`` (None),
+        ``running``."""
+        import trio
+
+        if self.started_at is None:
+            elapsed = 0.0
+        else:
+            end = self.ended_at if self.ended_at is not None else trio.current_time()
+            elapsed = end - self.started_at
+        return {"elapsed_s": elapsed, "events": self.source.records,
+                "lost": self.source.lost, "tasks": None, "running": self.running}

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 from tracekit._errors import TracefsError
+from tracekit._events import Reenumerated
 
 if TYPE_CHECKING:
     from tracekit.kernel.sockdiag import SockDiag
@@ -140,6 +141,17 @@ class FactReader(Protocol):
         monotonic ns)`` of each idle release the live run made, in order."""
         ...
 
+    def reenumeration(self, walk: Callable[[], Reenumerated]) -> Reenumerated | None:
+        """The reenumerate stage's /proc pass after attach. Live: ``walk()`` (which reads
+        /proc and inserts the tasks it finds into the pids map) and the record it returns
+        (written down when recording); in a replay the record the live run made, without
+        calling ``walk`` (there is no pids map), or None when the recording holds none.
+
+        Raises:
+          What ``walk`` raises (MapError on ENOMEM, TracefsError).
+        """
+        ...
+
     def close(self) -> None:
         """Release what the reader holds (a live reader's sock_diag socket); a later
         question opens it again."""
@@ -208,6 +220,9 @@ class _LiveReader:
 
     def idle_schedule(self) -> list[tuple[int, int]] | None:
         return None
+
+    def reenumeration(self, walk: Callable[[], Reenumerated]) -> Reenumerated | None:
+        return walk()
 
     def close(self) -> None:
         if self._diag is not None:

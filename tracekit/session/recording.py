@@ -17,6 +17,9 @@ payload (compressed with zstd when that makes it smaller)::
                 fd tables read at start: FdSnapshot events)
     ANNOTATIONS what the source put into the batch of the RECORDS frame before it (new
                 fds read from /proc and sock_diag as their records arrived: FdTargets)
+    STACKS      the frames the source named for the stack records it joined to their
+                calls in the drain of the RECORDS frame before it (module, offset,
+                symbol, from /proc/<pid>/maps and the ELF files as they were then)
     FACTS       answers a live decode read from the system (tracekit.kernel.facts)
     SUMMARY     the in-kernel summary a summary output printed
     END         the kernel's counters and how the trace ended
@@ -39,14 +42,28 @@ import platform
 import struct
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import IO, Any, Protocol
 
 import msgspec
 import trio
 
 from tracekit._errors import RecordingError
-from tracekit._events import Batch, Event, Losses, Lost, Stacks, decode_batch
+from tracekit._events import (
+    Batch,
+    Event,
+    Exec,
+    Frame,
+    Losses,
+    Lost,
+    PlainStacks,
+    RawStack,
+    Reenumerated,
+    StackJoin,
+    Stacks,
+    Syscall,
+    decode_batch,
+)
 from tracekit._summary import Summary
 from tracekit.decode.values import quote
 from tracekit.kernel.facts import FactReader, LiveFacts
@@ -60,13 +77,17 @@ MAGIC = b"\x89tkrec\r\n"
 #: the layout of frames and payloads; a reader refuses a newer version. 2: the EVENTS
 #: and ANNOTATIONS frames and the proto, socket and device facts (a format 1 recording
 #: has none of them: its replay knows fds only from the calls and the snapshot)
-FORMAT_VERSION = 2
+#: 3: the STACKS frame (each stack's frames as the live run named them) and the
+#: ``reenumerated`` fact (the reenumerate stage's record; the session's pass after attach)
+FORMAT_VERSION = 3
 _FRAME = struct.Struct("<IBB")                  # payload length, kind, codec
 KIND_HEADER, KIND_SNAPSHOT, KIND_RECORDS, KIND_LOST = 1, 2, 3, 4
 KIND_FACTS, KIND_SUMMARY, KIND_END, KIND_EVENTS, KIND_ANNOTATIONS = 5, 6, 7, 8, 9
+KIND_STACKS = 10
 _KIND_NAMES = {KIND_HEADER: "header", KIND_SNAPSHOT: "snapshot", KIND_RECORDS: "records",
                KIND_LOST: "lost", KIND_FACTS: "facts", KIND_SUMMARY: "summary",
-               KIND_END: "end", KIND_EVENTS: "events", KIND_ANNOTATIONS: "annotations"}
+               KIND_END: "end", KIND_EVENTS: "events", KIND_ANNOTATIONS: "annotations",
+               KIND_STACKS: "stacks"}
 CODEC_NONE, CODEC_ZSTD = 0, 1
 _COMPRESS_MIN = 512            # smaller payloads are written as they are
 _FRAME_MAX = 1 << 30           # a longer frame is corruption, not a recording
@@ -131,8 +152,15 @@ class End(msgspec.Struct, kw_only=True):
 
 # one fact: (consumer, kind, key, answer); kinds: "fd" [tgid, fd] -> str | None,
 # "cwd" [tgid] -> str | None, "realpath" [path] -> str, "proto" [tgid, fd] -> str | None,
-# "socket" [inode] -> str | None, "device" [path] -> str | None, "idle" [position] -> ns
-Fact = tuple[str, str, list[int | str], str | int | None]
+# "socket" [inode] -> str | None, "device" [path] -> str | None, "idle" [position] -> ns,
+# "reenumerated" [] -> Reenumerated | None (format 3)
+Answer = str | int | Reenumerated | None
+Fact = tuple[str, str, list[int | str], Answer]
+_Answers = dict[tuple[str, tuple[int | str, ...]], collections.deque[Answer]]
+
+#: one named stack: (tid, ts_ns of its call, frames as (ip, kernel, module, offset,
+#: symbol, symoff): the fields of tracekit._events.Frame)
+NamedStack = tuple[int, int, list[tuple[int, bool, str, int, str, int]]]
 
 _ENC = msgspec.msgpack.Encoder()
 
@@ -253,8 +281,62 @@ class _LoggingReader:
     def idle_schedule(self) -> list[tuple[int, int]] | None:
         return None
 
+    def reenumeration(self, walk: Callable[[], Reenumerated]) -> Reenumerated | None:
+        got = self._live.reenumeration(walk)
+        self._log.append((self._name, "reenumerated", [], got))
+        return got
+
     def close(self) -> None:
         self._live.close()
+
+
+class _RecordingJoin:
+    """A :class:`~tracekit._events.StackJoin` that writes down what another names."""
+
+    def __init__(self, inner: StackJoin, log: list[NamedStack]) -> None:
+        self.inner = inner
+        self.map_nrs = inner.map_nrs
+        self._log = log
+
+    def frames(self, raw: RawStack) -> tuple[Frame, ...]:
+        got = self.inner.frames(raw)
+        self._log.append((raw.tid, raw.ts_ns, [
+            (f.ip, f.kernel, f.module, f.offset, f.symbol, f.symoff) for f in got]))
+        return got
+
+    def exec(self, ev: Exec) -> None:
+        self.inner.exec(ev)
+
+    def mapped(self, ev: Syscall) -> None:
+        self.inner.mapped(ev)
+
+
+class _ReplayJoin:
+    """The frames a recording holds for each stack (by tid and call entry time); a
+    stack it holds none for (a recording of format 2) prints as addresses."""
+
+    map_nrs: frozenset[int] = frozenset()
+
+    def __init__(self) -> None:
+        self.named: dict[tuple[int, int], tuple[Frame, ...]] = {}
+        self.unnamed = 0
+
+    def add(self, stacks: list[NamedStack]) -> None:
+        for tid, ts_ns, frames in stacks:
+            self.named[(tid, ts_ns)] = tuple(Frame(*f) for f in frames)
+
+    def frames(self, raw: RawStack) -> tuple[Frame, ...]:
+        got = self.named.pop((raw.tid, raw.ts_ns), None)
+        if got is None:
+            self.unnamed += 1
+            return PlainStacks().frames(raw)
+        return got
+
+    def exec(self, ev: Exec) -> None:
+        return None
+
+    def mapped(self, ev: Syscall) -> None:
+        return None
 
 
 class RecordingFacts(_Named):
@@ -296,6 +378,7 @@ class Recorder:
                  facts: LiveFacts | None = None) -> None:
         self.writer = FrameWriter(stream, compress=compress)
         self._facts_log: list[Fact] = []
+        self._stacks_log: list[NamedStack] = []
         live = facts or LiveFacts(quote=quote)
         live.wall_offset_ns = header.wall_offset_ns     # one clock for trace and file
         self.facts = RecordingFacts(live, self._facts_log)
@@ -305,6 +388,10 @@ class Recorder:
         self._write(KIND_HEADER, header)
 
     def _write(self, kind: int, obj: Any) -> None:
+        if self._stacks_log and kind != KIND_STACKS:
+            # named while the source decoded the drain just written: they follow it
+            log, self._stacks_log[:] = list(self._stacks_log), []
+            self._write(KIND_STACKS, log)
         if self._facts_log and kind != KIND_FACTS:
             self._flush_facts()
         self.writer.write(kind, obj)
@@ -340,10 +427,21 @@ class Recorder:
         """A Lost event the source sends."""
         self._write(KIND_LOST, ev)
 
+    def stacks(self, join: StackJoin) -> StackJoin:
+        """The source's symbolizer, wrapped: the frames it names for each stack are
+        written down (a STACKS frame after the drain's RECORDS frame), so a replay prints
+        the names the live run printed, whatever has become of the processes' maps and
+        files since."""
+        return _RecordingJoin(join, self._stacks_log)
+
     # -- the trace's hooks --------------------------------------------------------------
 
     def attached(self, session: Any) -> None:
-        """The programs are attached: the target's tasks, fds and working directories."""
+        """The programs are attached: the target's tasks, fds and working directories, and
+        the session's /proc pass after attach (a pid/tid target's)."""
+        passed = getattr(session, "reenumerated", None)
+        if isinstance(passed, Reenumerated):
+            self._facts_log.append(("session", "reenumerated", [], passed))
         self._write(KIND_SNAPSHOT, snapshot(session))
 
     def summary(self, summary: Summary) -> None:
@@ -490,6 +588,7 @@ class Recording:
         self.stopped: str | None = None
         self.frames = 0
         self._data_frames = 0
+        self.unnamed_stacks = 0     # of the last batches(): stacks with no names recorded
 
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> Recording:
@@ -589,37 +688,58 @@ class Recording:
     def batches(self) -> Iterator[Batch | Lost]:
         """The live source's batches, in order: each RECORDS frame decoded
         (:func:`~tracekit._events.decode_batch`, bad records skipped and counted in
-        :attr:`bad`) with the events of the ANNOTATIONS frame that follows it put back
-        where the live source put them, each EVENTS frame as its batch, each LOST frame
-        as its :class:`~tracekit._events.Lost`. :attr:`added` counts the events of the
-        EVENTS and ANNOTATIONS frames (made by the live source, not decoded records)."""
+        :attr:`bad`) with the frames of the STACKS frame that follows it given to its
+        stacks and the events of the ANNOTATIONS frame that follows it put back where the
+        live source put them, each EVENTS frame as its batch, each LOST frame as its
+        :class:`~tracekit._events.Lost`. :attr:`added` counts the events of the EVENTS
+        and ANNOTATIONS frames (made by the live source, not decoded records);
+        :attr:`unnamed_stacks` the stacks the recording holds no names for (format 2:
+        printed as addresses)."""
         self.bad = 0
         self.added = 0
+        self.unnamed_stacks = 0
         dec_records = msgspec.msgpack.Decoder(list[bytes])
         dec_lost = msgspec.msgpack.Decoder(Lost)
         dec_events = msgspec.msgpack.Decoder(list[Event])
         dec_inserted = msgspec.msgpack.Decoder(list[tuple[int, Event]])
-        kinds = frozenset({KIND_RECORDS, KIND_LOST, KIND_EVENTS, KIND_ANNOTATIONS})
-        pending: Batch | None = None       # a drain's batch, until its annotations
-        stacks = Stacks()       # stack records (if any) as addresses: nothing names them
+        dec_stacks = msgspec.msgpack.Decoder(list[NamedStack])
+        kinds = frozenset({KIND_RECORDS, KIND_LOST, KIND_EVENTS, KIND_ANNOTATIONS,
+                           KIND_STACKS})
+        # a drain's records, decoded once the frames that follow it (its stacks' names,
+        # its annotations) are read
+        pending: list[bytes] | None = None
+        inserted: list[tuple[int, Event]] = []
+        join = _ReplayJoin()
+        stacks = Stacks(join)
+
+        def flush() -> Batch:
+            assert pending is not None
+            batch, bad = decode_batch(pending, stacks)
+            self.bad += bad
+            for index, ev in inserted:      # ascending, as sent
+                batch.insert(index, ev)
+            self.added += len(inserted)
+            inserted.clear()
+            self.unnamed_stacks = join.unnamed
+            return batch
+
         with open(self.path, "rb") as f:
             for frame, payload in self._frames(f, read_kinds=kinds):
                 if payload is None:
                     continue
                 try:
                     if frame.kind == KIND_ANNOTATIONS:
-                        inserted = dec_inserted.decode(payload)
                         if pending is not None:
-                            for index, ev in inserted:      # ascending, as sent
-                                pending.insert(index, ev)
-                            self.added += len(inserted)
+                            inserted.extend(dec_inserted.decode(payload))
+                        continue
+                    if frame.kind == KIND_STACKS:
+                        join.add(dec_stacks.decode(payload))
                         continue
                     if pending is not None:
-                        yield pending
+                        yield flush()
                         pending = None
                     if frame.kind == KIND_RECORDS:
-                        pending, bad = decode_batch(dec_records.decode(payload), stacks)
-                        self.bad += bad
+                        pending = dec_records.decode(payload)
                     elif frame.kind == KIND_EVENTS:
                         batch = dec_events.decode(payload)
                         self.added += len(batch)
@@ -631,7 +751,7 @@ class Recording:
                         f"{self.path}: the {_KIND_NAMES[frame.kind]} frame at byte "
                         f"{frame.offset}: {e}") from e
         if pending is not None:
-            yield pending
+            yield flush()
 
     def syscall_table(self) -> SyscallTable:
         """The native syscall table the recording was made with."""
@@ -649,12 +769,12 @@ class Recording:
 class _ReplayReader:
     """One consumer's answers, in the order the live run read them."""
 
-    def __init__(self, answers: dict[tuple[str, tuple[int | str, ...]],
-                                      collections.deque[str | int | None]],
-                 idle: list[tuple[int, int]], snap: Snapshot | None) -> None:
+    def __init__(self, answers: _Answers, idle: list[tuple[int, int]],
+                 snap: Snapshot | None, fallback: _Answers) -> None:
         self._answers = answers
         self._idle = idle
         self._snap = snap
+        self._fallback = fallback       # what the session itself read (consumer "session")
 
     def _next(self, kind: str, key: tuple[int | str, ...]) -> tuple[bool, Any]:
         q = self._answers.get((kind, key))
@@ -704,6 +824,14 @@ class _ReplayReader:
     def idle_schedule(self) -> list[tuple[int, int]] | None:
         return list(self._idle)
 
+    def reenumeration(self, walk: Callable[[], Reenumerated]) -> Reenumerated | None:
+        found, got = self._next("reenumerated", ())
+        if not found:
+            # a recording made without the stage: the session's own pass after attach
+            got = self._fallback.get(("reenumerated", ()))
+            got = got[0] if got else None
+        return got if isinstance(got, Reenumerated) else None
+
     def close(self) -> None:
         pass
 
@@ -721,8 +849,7 @@ class ReplayFacts(_Named):
         self.wall_offset_ns = header.wall_offset_ns
         self.utc_offset_s: int | None = header.utc_offset_s
         self._snap = recording.snapshot
-        self._by_consumer: dict[str, dict[tuple[str, tuple[int | str, ...]],
-                                          collections.deque[str | int | None]]] = {}
+        self._by_consumer: dict[str, _Answers] = {}
         self._idle: dict[str, list[tuple[int, int]]] = {}
         for consumer, kind, key, answer in recording.facts:
             if kind == "idle":
@@ -735,7 +862,7 @@ class ReplayFacts(_Named):
     def reader(self, consumer: str) -> FactReader:
         name = self._unique(consumer)
         return _ReplayReader(self._by_consumer.get(name, {}), self._idle.get(name, []),
-                             self._snap)
+                             self._snap, self._by_consumer.get("session", {}))
 
 
 class RecordingSource:

@@ -48,6 +48,7 @@ from tracekit._events import (
     STACK_KERNEL,
     STACK_USER,
     FdSnapshot,
+    Reenumerated,
 )
 from tracekit.bpf import sys as _bpf
 from tracekit.bpf.object import BpfObject, Link
@@ -212,6 +213,9 @@ class Session:
         self.target_tgids: list[int] = []
         self.targets: list[TaskId] = []
         self.gone_targets: list[int] = []
+        #: the /proc pass after attach of a pid/tid target (a recording keeps it: the
+        #: reenumerate stage of a replay sends it when the recorder ran no such stage)
+        self.reenumerated: Reenumerated | None = None
         self._pids: PidsMap | None = None
         self.self_tgid = os.getpid()
         self._kernel_summary: KernelSummary | None = None
@@ -419,6 +423,10 @@ class Session:
         upkeep = self.upkeep
         assert upkeep is not None              # loaded before the first pass
         res = reenumerate(upkeep, only_new=only_new)
+        if only_new:
+            self.reenumerated = Reenumerated(
+                ts_ns=time.monotonic_ns(), added=tuple(t for t, _ in res.added),
+                not_added=len(res.not_added), gone=res.gone)
         for t in res.gone_targets:
             if t not in self.gone_targets:
                 self.gone_targets.append(t)

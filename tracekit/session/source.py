@@ -23,7 +23,7 @@ from typing import Protocol
 
 import trio
 
-from tracekit._events import Batch, Event, FdTargets, Losses, Lost, Stacks, decode_batch
+from tracekit._events import Batch, Event, FdTargets, Losses, Lost, StackJoin, Stacks, decode_batch
 from tracekit.session.session import Session
 
 
@@ -49,6 +49,10 @@ class RecordTap(Protocol):
 
     def lost(self, ev: Lost) -> None:
         """A Lost event, before it is sent."""
+
+    def stacks(self, join: StackJoin) -> StackJoin:
+        """The symbolizer the source names stacks with, wrapped to write down what it
+        names (a replay cannot read the maps and files of the live run)."""
 
 
 class RingBufferSource:
@@ -88,7 +92,8 @@ class RingBufferSource:
             from tracekit.decode.symbols import Symbolizer
             from tracekit.kernel.syscalls import SyscallTable
 
-            self.stacks = Stacks(Symbolizer(SyscallTable().nr))
+            join: StackJoin = Symbolizer(SyscallTable().nr)
+            self.stacks = Stacks(join if tap is None else tap.stacks(join))
 
     def request_stop(self) -> None:
         """End after a final drain (idempotent; safe from any trio task)."""
