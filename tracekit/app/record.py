@@ -153,7 +153,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     import msgspec
     import trio
 
-    from tracekit.app.cli import _apply_output_options
+    from tracekit.app.cli import _apply_output_options, sigint_raises
     from tracekit.app.config import check_outputs
     from tracekit.app.inputs import check_output_not_input
 
@@ -167,6 +167,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         [("pipeline file", str(args.pipeline))] if args.pipeline else [])
     for o in cfg.outputs:
         check_output_not_input(o.path, inputs)
+    sigint_raises()     # ^C: the replay's tasks end, its outputs close with what they have
     return trio.run(replay_file, args.recording, cfg, args.pipeline or Path("<options>"))
 
 
