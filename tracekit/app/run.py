@@ -33,7 +33,7 @@ from tracekit.app.outputs import OutputPlan, kernel_summary_sources
 from tracekit.app.status import StatusLine, session_sampler, status_wanted
 from tracekit.formatters._output import close_output, open_output
 from tracekit.formatters._spec import SinkContext
-from tracekit.session.spawn import InheritedSignals
+from tracekit.session.spawn import InheritedSignals, set_child_signal_mask
 
 log = logging.getLogger("tracekit.run")
 
@@ -93,6 +93,9 @@ class _Signals:
         self._token = trio.lowlevel.current_trio_token()
         waited = self.watched | {signal.SIGCONT}
         self._saved_mask = signal.pthread_sigmask(signal.SIG_BLOCK, waited)
+        # what a process a stage starts gets back (restore_signal_mask; the command's
+        # own spawn sets its mask itself)
+        set_child_signal_mask(self.inherited.blocked)
         self._thread = threading.Thread(target=self._loop, args=(waited,),
                                         name="tracekit-signals", daemon=True)
         self._thread.start()
@@ -122,6 +125,7 @@ class _Signals:
         for _ in range(len(pending)):
             signal.sigtimedwait(pending, 0)
         signal.pthread_sigmask(signal.SIG_SETMASK, self._saved_mask)
+        set_child_signal_mask(None)
 
     def _loop(self, waited: frozenset[int]) -> None:
         while True:
