@@ -54,7 +54,7 @@ from tracekit.bpf.object import BpfObject, Link
 from tracekit.bpf.ringbuf import RingBuf
 from tracekit.kernel.arch import SUPPORTED, machine_arch
 from tracekit.kernel.cgroup import CgroupTarget, resolve_cgroup
-from tracekit.kernel.procfs import ProcFS
+from tracekit.kernel.procfs import ProcFS, foreign_pid_namespace
 from tracekit.kernel.syscalls import SyscallTable
 from tracekit.session.capture import (
     build_specs,
@@ -452,6 +452,9 @@ class Session:
         """Load, attach and start the workload; on error close everything and re-raise."""
         o = self.opts
         released = False
+        foreign = foreign_pid_namespace()
+        if foreign is not None:
+            raise TargetError(foreign)
         try:
             if o.pids or o.tids:
                 self._check_targets()
