@@ -232,7 +232,8 @@ async def replay_file(recording: Path | str, cfg: Any, path: Path) -> int:
              "summary_full": counters.get("summary_full", 0),
              "untraced": (counters.get("pids_full", 0) + end.not_added - end.repaired
                           if end is not None else 0)}
-    context: dict[str, Any] = {"syscall_name": table.name, "counters_from": lambda: final,
+    context: dict[str, Any] = {"replay": True,
+               "syscall_name": table.name, "counters_from": lambda: final,
                "arg_names": arg_names, "arg_types": arg_types, "syscall_table": table,
                "compat_syscall_name": compat.name if compat is not None
                else (lambda nr: f"syscall_{nr}")}
