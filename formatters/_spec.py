@@ -74,6 +74,8 @@ class SinkContext:
       counters_from: the kernel's counters now, by name (``lost``: ring-buffer records
         lost; ``summary_full``: calls the in-kernel summary missed; ``untraced``: tasks
         not traced, the pids map full); None when there is no session.
+      replay: the input is a recording (``tracekit replay``), not a live trace: what a
+        sink would read from this machine (a process's cgroup) is not the traced one's.
       interval_from: for a summary counted in the kernel with interval reports: called
         once per sink, after the session has started, for a function that returns what
         was counted since its previous call (a thread-grouped Summary: a new
@@ -90,6 +92,7 @@ class SinkContext:
     syscall_table: SyscallTable | None = None
     counters_from: Callable[[], Mapping[str, int]] | None = None
     interval_from: Callable[[], Callable[[], Summary]] | None = None
+    replay: bool = False
 
     @functools.cached_property
     def live_facts(self) -> Facts:

@@ -82,9 +82,16 @@ def _les() -> list[str]:
 
 
 class _Labeller:
-    """Label values per process, bounded (``max_processes``; first come, kept)."""
+    """Label values per process, bounded (``max_processes``; first come, kept).
 
-    def __init__(self, labels: list[Label], max_processes: int, proc: str = "/proc") -> None:
+    Args:
+      proc: where a process's cgroup is read (``<proc>/<tgid>/cgroup``, its cgroup v2
+        line); None: not known (a replay, whose tgids are not this machine's processes
+        now), and the cgroup label is empty, which Prometheus reads as absent.
+    """
+
+    def __init__(self, labels: list[Label], max_processes: int,
+                 proc: str | None = "/proc") -> None:
         self.labels = labels
         self.max_processes = max_processes
         self.proc = proc
@@ -92,6 +99,8 @@ class _Labeller:
         self._cgroups: dict[int, str] = {}
 
     def _cgroup(self, tgid: int) -> str:
+        if self.proc is None:
+            return ""
         got = self._cgroups.get(tgid)
         if got is None:
             got = ""
@@ -245,7 +254,8 @@ class MetricsSink:
 
     def __init__(self, out: Output, options: MetricsOptions, *,
                  summary_from: Callable[[], Summary],
-                 counters_from: Callable[[], Mapping[str, int]] | None = None) -> None:
+                 counters_from: Callable[[], Mapping[str, int]] | None = None,
+                 proc: str | None = "/proc") -> None:
         from prometheus_client import CollectorRegistry
 
         self.out = out
@@ -254,7 +264,8 @@ class MetricsSink:
         self.closed_by_reader = False
         self._listen = _address(options.listen) if options.listen else None
         self._collector = _Collector(summary_from, counters_from or (lambda: {}),
-                                     _Labeller(list(options.labels), options.max_processes),
+                                     _Labeller(list(options.labels), options.max_processes,
+                                               proc),
                                      options.histogram)
         self.registry = CollectorRegistry(auto_describe=False)
         self.registry.register(self._collector)
@@ -333,8 +344,12 @@ def make_sink(out: Output, options: MetricsOptions, ctx: SinkContext) -> Metrics
     if ctx.summary_from is None:
         raise ConfigError("openmetrics output: the calls must be counted in the kernel "
                           "(no [[stage]] and no [filter] path with this output)")
+    if ctx.replay and "cgroup" in options.labels:
+        log.warning("openmetrics: a recording holds no cgroups: the cgroup label is empty "
+                    "in a replay")
     sink = MetricsSink(out, options, summary_from=ctx.summary_from,
-                       counters_from=ctx.counters_from)
+                       counters_from=ctx.counters_from,
+                       proc=None if ctx.replay else "/proc")
     return sink
 
 

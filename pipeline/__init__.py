@@ -19,6 +19,7 @@ from tracekit.pipeline._run import (
     PipelineResult as PipelineResult,
 )
 from tracekit.pipeline._sources import IterSource as IterSource
+from tracekit.session.spawn import restore_signal_mask as restore_signal_mask
 from tracekit.pipeline.summarize import Summarize as Summarize
 from tracekit.pipeline._stage import (
     EventReceiver as EventReceiver,
@@ -37,7 +38,7 @@ from tracekit.pipeline._stage import (
 __all__ = [
     "EventReceiver", "EventSender", "FunctionStage", "IterSource", "MapStage", "Pipeline",
     "PipelineError", "PipelineResult", "Sink", "Source", "Stage", "StageContext",
-    "StageStats", "Summarize", "map_stage", "stage",
+    "StageStats", "Summarize", "map_stage", "restore_signal_mask", "stage",
 ]
 
 # reprs and tracebacks name this module, not the private one that defines the object

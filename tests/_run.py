@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ctypes
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -58,6 +60,33 @@ class Sleepy:
 """
 
 
+_LIBC = ctypes.CDLL(None, use_errno=True)
+_PR_SET_PDEATHSIG = 1      # include/uapi/linux/prctl.h
+
+
+def die_with_parent() -> None:
+    """``preexec_fn``: the child gets SIGKILL when the test process that started it ends
+    (prctl(2) PR_SET_PDEATHSIG, kept across execve), so a test runner that is killed
+    outright leaves no tracekit or workload running. (Only a direct child: a command
+    tracekit starts watches its own parent, as :func:`until_orphaned` does.)"""
+    parent = os.getppid()
+    _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:      # the parent ended before the prctl
+        os._exit(1)
+
+
+def until_orphaned(body: str) -> str:
+    """Python source that runs ``body`` (statements, one line) again and again until the
+    process that started it ends: a workload that is tracekit's command (or the test's
+    child) then ends too instead of running on as an orphan when a test fails or its
+    runner dies. ``body`` sees ``parent``, the pid it was started by; the loop's test is
+    one ``getppid`` call per round."""
+    return ("import os, sys, time\n"
+            "parent = os.getppid()\n"
+            "while os.getppid() == parent:\n"
+            f"    {body}\n")
+
+
 def read_events(path: Path) -> list[Event]:
     dec = msgspec.json.Decoder(Event)
     return [dec.decode(line) for line in path.read_bytes().splitlines() if line.strip()]
@@ -65,6 +94,7 @@ def read_events(path: Path) -> list[Event]:
 
 def run_tracekit(args: list[str], *, timeout: float = 60, **kw) -> subprocess.CompletedProcess:
     env = tracekit_env()
+    kw.setdefault("preexec_fn", die_with_parent)
     return subprocess.run([*TRACEKIT, *args], capture_output=True, text=True, timeout=timeout,
                           env=env, **kw)
 

@@ -55,7 +55,9 @@ def fds() -> Iterator[list[int]]:
 
 
 # Exactly argv[1] getppid calls; with a second argument it first waits for one byte on
-# stdin (a gate, so a tracer can be attached before the calls start).
+# stdin (a gate, so a tracer can be attached before the calls start). It ends early
+# (status 3) once orphaned: the parent it started under (the test, or the tracekit whose
+# command it is) is gone, so a failed test leaves no endless loop behind.
 GETPPID_LOOP_C = r"""
 #include <stdlib.h>
 #include <sys/syscall.h>
@@ -65,8 +67,15 @@ int main(int argc, char **argv) {
     char c;
     if (argc > 2 && read(0, &c, 1) != 1)
         return 2;
-    for (long i = 0; i < n; i++)
-        syscall(SYS_getppid);
+    long parent = -1;
+    for (long i = 0; i < n; i++) {
+        /* an orphan (its test or its tracekit gone) ends: nothing left running */
+        long now = syscall(SYS_getppid);
+        if (parent < 0)
+            parent = now;
+        else if (now != parent)
+            return 3;
+    }
     return 0;
 }
 """

@@ -14,11 +14,14 @@ in reprs, tracebacks and pickles; see :mod:`tracekit._meta`).
 
 from __future__ import annotations
 
-import importlib
 import sys
-from typing import TYPE_CHECKING, Any
 
 from tracekit._version import __version__ as __version__
+
+# not ``from typing import TYPE_CHECKING``: the command's entry point imports this package
+# before it can handle a signal, so it imports nothing it does not need (type checkers
+# read the name TYPE_CHECKING as true wherever it comes from)
+TYPE_CHECKING = False
 
 _EXPORTS: dict[str, str] = {
     "AttachError": "tracekit._errors",
@@ -70,11 +73,13 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     try:
         module = _EXPORTS[name]
     except KeyError:
         raise AttributeError(f"module 'tracekit' has no attribute {name!r}") from None
+    import importlib
+
     value = getattr(importlib.import_module(module), name)
     _fixup_loaded()
     globals()[name] = value  # later lookups skip this function

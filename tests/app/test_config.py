@@ -260,6 +260,21 @@ def test_several_outputs() -> None:
     assert [o.format for o in one.outputs] == ["jsonl"]
 
 
+def test_stacks_a_summary_in_the_kernel_cannot_have_is_located() -> None:
+    """check_format_keys' output errors said where in no file (every other config error
+    does): now the stacks key, of [output] or of the right [[output]]."""
+    one = 'target.pid = [1]\n[output]\nformat = "summary"\nmode = "kernel"\n'
+    assert err(one + 'stacks = "user"\n') == (
+        'p.toml:5:10: [output] stacks needs the calls in user space: with format = '
+        '"summary" use mode = "stream" or "auto", not "kernel"')
+    two = ('target.pid = [1]\n[[output]]\nformat = "perf"\nstacks = "user"\n'
+           '[[output]]\nformat = "summary"\nmode = "kernel"\n\nstacks = "both"\n')
+    assert err(two) == (
+        'p.toml:9:10: [[output]] #2 stacks needs the calls in user space: with format = '
+        '"summary" use mode = "stream" or "auto", not "kernel"')
+    decode_config(one.replace('"kernel"', '"stream"') + 'stacks = "user"\n')   # fine
+
+
 def test_output_errors_are_located() -> None:
     two = 'target.pid = [1]\n[[output]]\npath = "a"\n[[output]]\nformat = "summary"\n'
     assert err(two + 'string_limit = 8\n') == (

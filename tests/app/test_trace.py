@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import trio
 
+from tests._run import until_orphaned
 from tracekit._errors import PipelineError
 from tracekit._events import Syscall
 from tracekit.app.trace import LiveTrace
@@ -24,10 +25,11 @@ from tracekit.session.session import SessionOptions
 pytestmark = pytest.mark.kernel
 
 # Exits 3 on SIGINT; until then it sleeps (a few syscalls a second).
-ON_SIGINT_EXIT_3 = ("import signal, sys, time\n"
+# (It ends by itself once orphaned: a failed test leaves nothing running.)
+ON_SIGINT_EXIT_3 = ("import signal, sys\n"
                     "signal.signal(signal.SIGINT, lambda *a: sys.exit(3))\n"
                     "print('ready', flush=True)\n"
-                    "while True: time.sleep(0.02)\n")
+                    + until_orphaned("time.sleep(0.02)"))
 
 
 async def test_first_interrupt_forwards_the_signal_and_ends_after_the_drain() -> None:

@@ -8,7 +8,10 @@ process that takes the target's pid run in a private pid namespace with its own 
 (``unshare --pid --fork --mount-proc``), where ``/proc/sys/kernel/ns_last_pid`` picks
 the next pid of that namespace only. Inside it tracekit's /proc view and the kernel's
 pids (which the BPF programs see) differ, so this trace records nothing: what is tested
-is when the session ends. Everything in the namespace dies with its first process.
+is when the session ends: ``tracekit run`` refuses to start there (say why:
+tests/e2e/test_pid_namespace.py), so the trace is a LiveTrace whose options allow it
+(``foreign_pid_namespace_ok``), built from the pipeline file as ``run`` builds it.
+Everything in the namespace dies with its first process.
 """
 
 from __future__ import annotations
@@ -21,18 +24,49 @@ from pathlib import Path
 
 import pytest
 
-from tests._run import TRACEKIT, tracekit_env, write_pipeline
+from tests._run import tracekit_env, write_pipeline
 
 pytestmark = pytest.mark.kernel
 
-# argv: tracekit's argv (JSON), pipeline. As pid 1 of the namespace: starts the target
-# (sleep 3), traces it, waits until tracekit holds its programs, reaps the target, gives
-# its pid to `sleep 60` (ns_last_pid), then reports how tracekit ended.
+# argv: pipeline. Traces the pid given as its argument as `tracekit run PIPELINE -p PID`
+# does (the pipeline's options and output, the default upkeep), allowed in a namespace.
+TRACER_PY = r'''
+import sys
+from pathlib import Path
+import trio
+from tracekit.app.config import load_config
+from tracekit.app.outputs import OutputPlan
+from tracekit.app.run import session_options
+from tracekit.app.trace import LiveTrace
+from tracekit.formatters._spec import SinkContext
+import msgspec
+
+async def main(pipeline, pid):
+    cfg = load_config(pipeline, need_target=False)
+    cfg = msgspec.structs.replace(cfg, target=msgspec.structs.replace(
+        cfg.target, command=None, pid=[pid]))
+    opts, _ = session_options(cfg, pipeline)
+    opts.foreign_pid_namespace_ok = True
+    plan = OutputPlan(cfg, has_stages=False)
+    ctx = SinkContext.for_machine()
+    trace = LiveTrace(opts, plan.stages([], ctx), collect=False)
+    trace.sinks.extend(plan.open_sinks(ctx))
+    try:
+        await trace.run()
+    finally:
+        plan.close(completed=True)
+
+trio.run(main, Path(sys.argv[1]), int(sys.argv[2]))
+'''
+
+# argv: the tracer's argv (JSON), pipeline. As pid 1 of the namespace: starts the target
+# (sleep 3), traces it, waits until the tracer holds its programs, reaps the target,
+# gives its pid to `sleep 60` (ns_last_pid), then reports how the tracer ended.
 DRIVER_PY = r'''
 import json, os, subprocess, sys, time
 tk_argv, pipeline = json.loads(sys.argv[1]), sys.argv[2]
 target = subprocess.Popen(["sleep", "3"])
-tk = subprocess.Popen([*tk_argv, "run", pipeline, "-p", str(target.pid)],
+tk = subprocess.Popen([*tk_argv, pipeline, str(target.pid)],
                       stderr=subprocess.PIPE, text=True)
 
 def progs():
@@ -77,6 +111,7 @@ def test_a_target_whose_pid_is_reused_ends_the_session(tmp_path: Path) -> None:
     if unshare is None:
         pytest.skip("unshare (util-linux) is not installed")
     (tmp_path / "driver.py").write_text(DRIVER_PY)
+    (tmp_path / "tracer.py").write_text(TRACER_PY)
     pipeline = write_pipeline(tmp_path, f"""\
         [target]
         command = ["true"]
@@ -85,7 +120,9 @@ def test_a_target_whose_pid_is_reused_ends_the_session(tmp_path: Path) -> None:
         path = "{tmp_path / 'out'}"
         """)
     r = subprocess.run([unshare, "--pid", "--fork", "--mount-proc", sys.executable,
-                        str(tmp_path / "driver.py"), json.dumps(TRACEKIT), str(pipeline)],
+                        str(tmp_path / "driver.py"),
+                        json.dumps([sys.executable, str(tmp_path / "tracer.py")]),
+                        str(pipeline)],
                        capture_output=True, text=True, timeout=120, env=tracekit_env())
     assert r.returncode == 0, r.stderr
     result = json.loads(r.stdout.splitlines()[-1])

@@ -228,3 +228,52 @@ def test_textfile_is_rewritten_while_tracing(tmp_path: Path) -> None:
         (tmp_path / "exit").touch()
         _, err = tracer.communicate(timeout=60)
     assert tracer.returncode == 0, err
+
+
+def test_a_replay_reads_no_cgroup_of_this_machine(tmp_path: Path) -> None:
+    """The cgroup label came from /proc/<tgid>/cgroup at the exposition, also in a
+    replay, where the recording's tgids name whatever runs under those numbers now: the
+    replay printed the cgroup of a process as it is now. A recording holds no cgroups: a
+    replay leaves the label empty (absent for Prometheus), says so, and reads no /proc
+    even while the traced process still runs (the one read here: the live run's label)."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from tests._run import die_with_parent, until_orphaned
+
+    workload = subprocess.Popen([sys.executable, "-c", until_orphaned("time.sleep(0.001)")],
+                                preexec_fn=die_with_parent)
+    try:
+        live, rec = tmp_path / "live.prom", tmp_path / "t.tkrec"
+        body = """\
+            [filter]
+            syscalls = ["getppid"]
+            [output]
+            format = "openmetrics"
+            path = "{path}"
+            labels = ["tgid", "cgroup"]
+            """
+        cfg = write_pipeline(tmp_path, body.format(path=live))
+        r = subprocess.run([*TRACEKIT, "run", str(cfg), "-p", str(workload.pid),
+                            "--timeout", "1", "--record", str(rec)], env=tracekit_env(),
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        replayed = tmp_path / "replay.prom"
+        cfg2 = write_pipeline(tmp_path, body.format(path=replayed), name="replay.toml")
+        r2 = subprocess.run([*TRACEKIT, "replay", str(rec), str(cfg2)], env=tracekit_env(),
+                            capture_output=True, text=True, timeout=60)
+        assert r2.returncode == 0, r2.stderr
+        assert workload.poll() is None          # alive throughout: /proc had its cgroup
+    finally:
+        workload.kill()
+        workload.wait()
+
+    def rows(path: Path) -> dict[tuple[str, str], float]:
+        return {(s.labels["tgid"], s.labels["cgroup"]): s.value
+                for fam in text_string_to_metric_families(path.read_text())
+                for s in fam.samples if s.name == "tracekit_syscalls_total"}
+
+    live_rows, replay_rows = rows(live), rows(replayed)
+    ((tgid, cgroup), calls), = live_rows.items()
+    assert tgid == str(workload.pid) and cgroup.startswith("/") and calls > 0
+    assert replay_rows == {(tgid, ""): calls}
+    assert "the cgroup label is empty in a replay" in r2.stderr

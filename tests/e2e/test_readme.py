@@ -55,3 +55,30 @@ def test_first_example_is_the_one_liner(tmp_path: Path) -> None:
     names = [m[1] for ln in r.stdout.splitlines()
              if (m := re.search(r"\): ls/\d+ ([a-z_0-9]+)\(", ln))]
     assert names and names[0] == "execve" and set(names) <= file_calls
+
+
+def test_check_example_is_what_check_prints(tmp_path: Path) -> None:
+    """The README's ``tracekit check`` example (it said 12 maps where check made 17): its
+    pipeline file, run through check, prints the README's lines. The BTF, tracefs and
+    privileges details depend on the machine (compared by status only), and the output's
+    directory must not exist here (else the test skips, saying so)."""
+    text = (ROOT / "README.md").read_text()
+    block = re.search(r"```\n\$ cat pipeline\.toml\n(.*?)\$ tracekit check pipeline\.toml\n"
+                      r"(.*?)```", text, re.S)
+    assert block is not None, "the check example is gone from the README"
+    toml, shown = block[1], block[2].splitlines()
+    out_dir = re.search(r"directory '([^']+)' does not exist", block[2])
+    assert out_dir is not None
+    if Path(out_dir[1]).exists():
+        pytest.skip(f"{out_dir[1]} exists on this machine: the example's output item differs")
+    (tmp_path / "pipeline.toml").write_text(toml)
+    r = subprocess.run([sys.executable, "-m", "tracekit", "check", "pipeline.toml"],
+                       capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    got = r.stdout.splitlines()
+    assert len(got) == len(shown), (got, shown)
+    for want, line in zip(shown, got, strict=True):
+        if want.split()[0] in ("BTF", "tracefs", "privileges"):
+            assert line.split()[:2] == want.split()[:2], (line, want)
+        else:
+            assert line == want

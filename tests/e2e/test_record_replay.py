@@ -17,7 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from tests._run import TRACEKIT, run_tracekit, tracekit_env, write_pipeline
+from tests._run import (
+    TRACEKIT,
+    die_with_parent,
+    run_tracekit,
+    tracekit_env,
+    until_orphaned,
+    write_pipeline,
+)
 from tracekit.session.recording import MAGIC, Recording
 
 pytestmark = pytest.mark.kernel
@@ -185,8 +192,8 @@ def test_replay_of_a_killed_recorder_says_where_it_stops(tmp_path: Path) -> None
     rec = tmp_path / "k.tkrec"
     proc = subprocess.Popen(
         [*TRACEKIT, "record", "-o", str(rec), "--", sys.executable, "-c",
-         "import os, time\nwhile True:\n    os.getppid(); time.sleep(0.001)"],
-        env=tracekit_env(), stderr=subprocess.DEVNULL)
+         until_orphaned("time.sleep(0.001)")],     # getppid each round
+        env=tracekit_env(), stderr=subprocess.DEVNULL, preexec_fn=die_with_parent)
     try:
         deadline = time.monotonic() + 30
         while not (rec.exists() and rec.stat().st_size > 20_000):

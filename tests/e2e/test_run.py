@@ -19,9 +19,11 @@ import pytest
 from tests._run import (
     TRACEKIT,
     WORKLOADS,
+    die_with_parent,
     prog_ids_of,
     read_events,
     run_tracekit,
+    until_orphaned,
     wait_gone,
     write_pipeline,
 )
@@ -284,8 +286,8 @@ def test_timeout_kills_a_command_that_ignores_sigterm(tmp_path: Path) -> None:
     """A command that ignores SIGTERM gets SIGKILL 2 s after it (timeout -k 2): the trace
     ends with 137 instead of waiting for ever (it hung before)."""
     cfg = write_pipeline(tmp_path, "timeout_s = 0.5\n" + JSONL)
-    ignore = ("import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
-              "while True: time.sleep(0.01)\n")
+    ignore = ("import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+              + until_orphaned("time.sleep(0.01)"))
     r = run_tracekit(["run", str(cfg), "-o", str(tmp_path / "o"), "--",
                       sys.executable, "-c", ignore], timeout=30)
     assert r.returncode == 128 + signal.SIGKILL, r.stderr
@@ -303,6 +305,13 @@ def test_missing_pid_is_a_clear_error(tmp_path: Path) -> None:
     assert f"no such pid: {dead.pid}" in r.stderr and "Traceback" not in r.stderr
 
 
+def _kill_group(pid: int, *, group: bool = True) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL) if group else os.kill(pid, signal.SIGKILL)
+    except (ProcessLookupError, ValueError):
+        pass
+
+
 def test_closed_stdout_ends_a_command_session_with_141(tmp_path: Path) -> None:
     """`tracekit run -- cmd | head -3`: tracekit ends at once (the command goes on
     untraced, as under strace when strace dies of SIGPIPE)."""
@@ -311,12 +320,17 @@ def test_closed_stdout_ends_a_command_session_with_141(tmp_path: Path) -> None:
         [target]
         command = ["true"]
     """)
-    loop = f"import os, time\nopen({str(pidfile)!r}, 'w').write(str(os.getpid()))\n" \
-           "while True:\n    os.getppid(); time.sleep(0.001)\n"
+    # the command writes its pid, then calls getppid until tracekit (its parent) is gone
+    loop = f"open({str(pidfile)!r}, 'w').write(str(os.getpid()))\n" + \
+        until_orphaned("time.sleep(0.001)")
     errfile = tmp_path / "stderr"
     with errfile.open("wb") as errf:  # the command inherits it: no pipe to wait on
-        tk = subprocess.Popen([*TRACEKIT, "run", str(cfg), "--", sys.executable, "-c", loop],
-                              stdout=subprocess.PIPE, stderr=errf)
+        # a session of its own: the command shares tracekit's group, which the end kills
+        # (a pidfile not yet written left the loop running for ever)
+        tk = subprocess.Popen([*TRACEKIT, "run", str(cfg), "--", sys.executable, "-c",
+                               "import os\n" + loop],
+                              stdout=subprocess.PIPE, stderr=errf, start_new_session=True,
+                              preexec_fn=die_with_parent)
     try:
         assert tk.stdout is not None
         head = [tk.stdout.readline() for _ in range(3)]
@@ -325,8 +339,9 @@ def test_closed_stdout_ends_a_command_session_with_141(tmp_path: Path) -> None:
         err = errfile.read_bytes()
     finally:
         tk.kill()
+        _kill_group(tk.pid)
         if pidfile.exists():
-            os.kill(int(pidfile.read_text()), signal.SIGKILL)
+            _kill_group(int(pidfile.read_text()), group=False)
     assert all(b" ms): " in line for line in head), head
     assert tk.returncode == 128 + signal.SIGPIPE, err
     assert b"Traceback" not in err

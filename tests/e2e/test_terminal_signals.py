@@ -16,6 +16,7 @@ Every test traces only processes it started, and ends what it leaves running.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import resource
@@ -24,6 +25,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -304,40 +306,80 @@ def test_the_command_starts_with_the_dispositions_and_mask_tracekit_had(
     assert (nohup.returncode, nohup.stdout) == (0, "alive\n"), nohup.stderr
 
 
-def _no_core() -> None:
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))    # SIGQUIT's default: no core file
+_EARLY = (signal.SIGINT, signal.SIGQUIT, signal.SIGTERM, signal.SIGHUP)
 
 
-def _threads(pid: int) -> int:
+def _fresh_signals() -> None:
+    """In the child before exec: the four signals at their default (a test runner may
+    have SIGINT ignored, which Python and tracekit would keep), no core file (SIGQUIT's
+    default action)."""
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    for s in _EARLY:
+        signal.signal(s, signal.SIG_DFL)
+
+
+def _entry_ran(pid: int) -> bool:
+    """Whether tracekit's entry point has set its handlers: SIGTERM is caught
+    (``SigCgt`` of /proc/<pid>/status; the interpreter itself catches only SIGINT).
+    Before that moment nothing of tracekit has run: the interpreter is starting."""
     try:
-        return len(os.listdir(f"/proc/{pid}/task"))
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("SigCgt:"):
+                    return bool(int(line.split()[1], 16) & (1 << (signal.SIGTERM - 1)))
     except OSError:
-        return 0
+        pass
+    return False
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP,
-                                 signal.SIGQUIT])
+def _wait_entry(pid: int, alive: Any) -> None:
+    deadline = time.monotonic() + 60
+    while not _entry_ran(pid) and alive():
+        assert time.monotonic() < deadline, "tracekit never reached its entry point"
+        time.sleep(0.001)
+
+
+def _running(p: subprocess.Popen[str]) -> bool:
+    return p.poll() is None
+
+
+def _entry_points() -> list[list[str]]:
+    """``python -m tracekit`` and, when installed beside the interpreter, the
+    ``tracekit`` command (its own console-script wrapper)."""
+    script = Path(sys.executable).parent / "tracekit"
+    return [TRACEKIT, *([[str(script)]] if script.exists() else [])]
+
+
+#: the first 300 ms of start-up, densest where the imports are
+_DELAYS = (0, 0.002, 0.005, 0.01, 0.015, 0.02, 0.03, 0.045, 0.06, 0.08, 0.1, 0.13, 0.16,
+           0.2, 0.25, 0.3)
+
+
+@pytest.mark.parametrize("sig", _EARLY)
 def test_a_signal_early_in_start_up_never_prints_a_traceback(
         tmp_path: Path, sig: signal.Signals) -> None:
-    """At a spread of moments of start-up (imports, loading, attach, release, the first
-    events): tracekit ends with 128+N or dies of the signal, and never prints a
-    traceback. SIGTERM, SIGHUP and SIGQUIT from the first instant (their default action
-    ends the process until tracekit handles them); SIGINT from the moment tracekit's
-    signal thread runs (before that, main() turns its KeyboardInterrupt into 130:
-    tests/app/test_file_safety.py; earlier still, in CPython's own start-up, nothing of
-    tracekit runs yet)."""
+    """Sent with kill at a spread of moments of the first 300 ms (imports, loading,
+    attach, release, the first events), from the moment tracekit's entry point runs:
+    tracekit ends with 128+N (or, for a signal that reached the command, the command's
+    death by it) and never prints a traceback (it did: a SIGINT while the command line
+    imported argparse or trio, before main() could catch it; and a SIGTERM while the
+    start-up finished was never sent on to the command, which ran to its end: status 0).
+    SIGQUIT, SIGTERM and SIGHUP also from the instant of the exec (their default action
+    ends the process until the entry point handles them). Each delay runs through both
+    entry points."""
     pipeline = _pipeline(tmp_path)
-    delays = (0, 0.01, 0.03, 0.06, 0.1, 0.2, 0.3, 0.4, 0.5)
-    for delay in delays:
-        p = subprocess.Popen([*TRACEKIT, "run", str(pipeline), "--", "sleep", "5"],
+    starts = [("entry", d) for d in _DELAYS]
+    if sig != signal.SIGINT:        # SIGINT's own default is Python's KeyboardInterrupt
+        starts += [("exec", d) for d in (0, 0.005, 0.01, 0.02)]
+    entries = _entry_points()
+    for i, (since, delay) in enumerate(starts):
+        p = subprocess.Popen([*entries[i % len(entries)], "run", str(pipeline), "--",
+                              "sleep", "5"],
                              stderr=subprocess.PIPE, text=True, env=tracekit_env(),
-                             preexec_fn=_no_core)
+                             preexec_fn=_fresh_signals)
         try:
-            if sig == signal.SIGINT:
-                deadline = time.monotonic() + 30
-                while _threads(p.pid) < 2 and p.poll() is None:
-                    assert time.monotonic() < deadline, "tracekit never started its thread"
-                    time.sleep(0.002)
+            if since == "entry":
+                _wait_entry(p.pid, functools.partial(_running, p))
             time.sleep(delay)
             p.send_signal(sig)
             _, err = p.communicate(timeout=30)
@@ -345,8 +387,27 @@ def test_a_signal_early_in_start_up_never_prints_a_traceback(
             if p.poll() is None:
                 p.kill()
                 p.communicate()
-        assert "Traceback" not in err and "Error" not in err, (delay, err)
-        assert p.returncode in (128 + sig, -sig), (delay, p.returncode, err)
+        assert "Traceback" not in err and "Error" not in err, (since, delay, err)
+        assert p.returncode in (128 + sig, -sig), (since, delay, p.returncode, err)
+
+
+def test_ctrl_c_early_in_start_up_on_a_terminal(tmp_path: Path) -> None:
+    """^C on a real terminal at a spread of moments of the first 300 ms, from the moment
+    tracekit's entry point runs: status 130 (tracekit's, or the command's death by the
+    SIGINT the terminal sent it too), no traceback on the terminal."""
+    pipeline = _pipeline(tmp_path)
+    entries = _entry_points()
+    for i, delay in enumerate((0, 0.005, 0.01, 0.02, 0.04, 0.07, 0.1, 0.15, 0.2, 0.3)):
+        with PtyJob([*entries[i % len(entries)], "run", str(pipeline), "--", "sleep", "5"],
+                    env=tracekit_env()) as job:
+            _wait_entry(job.pid, lambda: job.status is None and state_of(job.pid)
+                        not in (None, "Z"))
+            time.sleep(delay)
+            job.keys(b"\x03")
+            status = job.wait()
+            text = bytes(job.output).decode(errors="replace")
+        assert "Traceback" not in text and "Error" not in text, (delay, text)
+        assert status == 130, (delay, status, text)
 
 
 def test_ctrl_c_that_kills_the_command_gives_130_and_its_exit_record(tmp_path: Path) -> None:

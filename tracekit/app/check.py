@@ -115,9 +115,12 @@ def check_programs(opts: Any) -> CheckItem:
 
 def check_target(cfg: Any) -> CheckItem:
     """The command resolves to an executable, or every pid/tid is alive."""
-    from tracekit.kernel.procfs import ProcFS
+    from tracekit.kernel.procfs import ProcFS, foreign_pid_namespace
     from tracekit.session.spawn import resolve_command
 
+    foreign = foreign_pid_namespace()
+    if foreign is not None:
+        return CheckItem("target", False, foreign)
     t = cfg.target
     if t.command:
         try:

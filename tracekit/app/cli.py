@@ -16,11 +16,14 @@ pipeline file (tracekit.app.check). Exit status of ``run`` (documented in the RE
   - 128+N: signal N arrived while tracekit was starting (130 for SIGINT, no traceback);
   - 141: the reader of the output went away.
 
-Signals before the trace starts: this module imports only the standard library at the
-top; ``main`` imports the rest inside its ``try``, so a SIGINT during those imports is
-a KeyboardInterrupt caught there (exit 130). SIGTERM and SIGHUP keep their default
-action until the runner's signal watcher takes them over (the process dies of the
-signal: no traceback, the shell shows 128+N).
+Signals before the trace starts: the entry point (tracekit._entry) makes SIGINT,
+SIGQUIT, SIGTERM and SIGHUP end the process at once with 128+N before this module is
+imported, and so they stay while the subcommand imports what it needs (a
+KeyboardInterrupt raised inside a C extension's module init can crash the interpreter)
+until the runner's signal thread takes them over; a replay gives SIGINT back to
+KeyboardInterrupt (:func:`sigint_raises`) so that its output ends with what it has.
+Called as a function (tests, ``main(argv)``), SIGINT during the imports is a
+KeyboardInterrupt caught in ``main`` (exit 130).
 """
 
 from __future__ import annotations
@@ -469,6 +472,22 @@ def main(argv: list[str] | None = None) -> int:
     if program and sys.getprofile() is None and sys.gettrace() is None:
         _exit(status)       # (under a profiler or tracer, let it write its data at exit)
     return status
+
+
+def sigint_raises() -> None:
+    """From here on, SIGINT raises ``KeyboardInterrupt`` (which a trio run turns into the
+    clean end of its tasks, and :func:`main` into status 130) instead of ending the
+    process at once, as the entry point (tracekit._entry) set it to while the modules
+    were imported: for work whose output must end with what it has (a replay). A SIGINT
+    ignored when tracekit started stays ignored; from a thread other than the main one,
+    or when SIGINT is already so, nothing changes."""
+    current = signal.getsignal(signal.SIGINT)
+    if current in (signal.SIG_IGN, signal.default_int_handler):
+        return
+    try:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    except ValueError:      # not the main thread
+        pass
 
 
 def _exit(status: int) -> None:

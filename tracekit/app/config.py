@@ -839,7 +839,10 @@ def _check_selection(cfg: PipelineConfig, loc: _Locator) -> None:
     if cfg.target.cgroup is not None:
         check_cgroup(cfg.target.cgroup, where=loc.where(("target", "cgroup")))
     session_selection(f, cfg.target, where=loc.where(("filter",)))
-    check_format_keys(cfg, where=lambda key: loc.where(("filter", key)))
+    listed = isinstance(cfg.output, list)
+    check_format_keys(cfg, where=lambda key: loc.where(("filter", key)),
+                      where_output=lambda i, key: loc.where(
+                          ("output", i, key) if listed else ("output", key)))
 
 
 # --- outputs ---------------------------------------------------------------------------

@@ -154,7 +154,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     import msgspec
     import trio
 
-    from tracekit.app.cli import _apply_output_options
+    from tracekit.app.cli import _apply_output_options, sigint_raises
     from tracekit.app.config import check_outputs
     from tracekit.app.inputs import check_output_not_input
 
@@ -168,6 +168,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         [("pipeline file", str(args.pipeline))] if args.pipeline else [])
     for o in cfg.outputs:
         check_output_not_input(o.path, inputs)
+    sigint_raises()     # ^C: the replay's tasks end, its outputs close with what they have
     return trio.run(replay_file, args.recording, cfg, args.pipeline or Path("<options>"))
 
 
@@ -232,7 +233,8 @@ async def replay_file(recording: Path | str, cfg: Any, path: Path) -> int:
              "summary_full": counters.get("summary_full", 0),
              "untraced": (counters.get("pids_full", 0) + end.not_added - end.repaired
                           if end is not None else 0)}
-    context: dict[str, Any] = {"syscall_name": table.name, "counters_from": lambda: final,
+    context: dict[str, Any] = {"replay": True,
+               "syscall_name": table.name, "counters_from": lambda: final,
                "arg_names": arg_names, "arg_types": arg_types, "syscall_table": table,
                "compat_syscall_name": compat.name if compat is not None
                else (lambda nr: f"syscall_{nr}")}

@@ -33,7 +33,7 @@ from tracekit.app.outputs import OutputPlan, kernel_summary_sources
 from tracekit.app.status import StatusLine, session_sampler, status_wanted
 from tracekit.formatters._output import close_output, open_output
 from tracekit.formatters._spec import SinkContext
-from tracekit.session.spawn import InheritedSignals
+from tracekit.session.spawn import InheritedSignals, set_child_signal_mask
 
 log = logging.getLogger("tracekit.run")
 
@@ -93,6 +93,9 @@ class _Signals:
         self._token = trio.lowlevel.current_trio_token()
         waited = self.watched | {signal.SIGCONT}
         self._saved_mask = signal.pthread_sigmask(signal.SIG_BLOCK, waited)
+        # what a process a stage starts gets back (restore_signal_mask; the command's
+        # own spawn sets its mask itself)
+        set_child_signal_mask(self.inherited.blocked)
         self._thread = threading.Thread(target=self._loop, args=(waited,),
                                         name="tracekit-signals", daemon=True)
         self._thread.start()
@@ -116,11 +119,13 @@ class _Signals:
             signal.pthread_kill(thread.ident, signal.SIGCONT)
             thread.join()
         # a signal that came as the run ended is dropped with the run; later ones get
-        # the dispositions Python set up (SIGINT: KeyboardInterrupt, handled by main)
+        # the dispositions there were before (the command's entry point: a quiet exit
+        # with 128+N; called as a library: Python's KeyboardInterrupt for SIGINT)
         pending = signal.sigpending() & (self.watched | {signal.SIGCONT})
         for _ in range(len(pending)):
             signal.sigtimedwait(pending, 0)
         signal.pthread_sigmask(signal.SIG_SETMASK, self._saved_mask)
+        set_child_signal_mask(None)
 
     def _loop(self, waited: frozenset[int]) -> None:
         while True:
@@ -156,7 +161,10 @@ class _Signals:
         token = self._token
         assert token is not None
         try:
-            token.run_sync_soon(_deliver, trace, sig)
+            # not sent on here: the command may not exist yet (start-up runs on in the
+            # loop until its next checkpoint, which may release the command); the loop
+            # decides again when it takes the signal
+            token.run_sync_soon(_deliver, trace, sig, None if forward else code)
         except trio.RunFinishedError:
             pass
 
@@ -176,10 +184,20 @@ class _Signals:
             trace.forward(signal.SIGCONT, group=group)
 
 
-def _deliver(trace: Any, sig: int) -> None:
+def _deliver(trace: Any, sig: int, code: int | None) -> None:
     """:meth:`LiveTrace.interrupt` from the loop; never raises (an exception from a
-    ``run_sync_soon`` callback would be a TrioInternalError)."""
+    ``run_sync_soon`` callback would be a TrioInternalError).
+
+    Args:
+      code: the signal's ``si_code`` when the signal thread did not send it on, so that
+        a command started since it looked (start-up went on until this callback ran)
+        gets it too; None when it was sent on.
+    """
     try:
+        if code is not None:
+            forward, group = _should_forward(trace, code)
+            if forward:
+                trace.forward(sig, group=group)
         trace.interrupt(sig, forward=False)
     except Exception:
         log.exception("handling signal %d", sig)

@@ -266,35 +266,50 @@ def selection_stages(filt: Any, *, facts: Any = None) -> list[Any]:
     return [PathFilter(filt.path, facts=facts.reader("path") if facts is not None else None)]
 
 
-def check_format_keys(cfg: Any, *, where: Callable[[str], str] | None = None) -> None:
-    """Refuse a selection key the chosen outputs cannot honour.
+def check_format_keys(cfg: Any, *, where: Callable[[str], str] | None = None,
+                      where_output: Callable[[int, str], str] | None = None) -> None:
+    """Refuse a selection or output key the chosen outputs cannot honour.
+
+    Args:
+      where: ``[filter] key -> "file:line:col"``, the place of that key in the file.
+      where_output: ``(output index, key) -> "file:line:col"``, the place of an output's
+        key.
 
     Raises:
-      ConfigError: (after ``where(key)``, the place of the ``[filter]`` key, when given)
-        ``[filter] signal`` (``-e signal=``) when every output is a summary, which prints
-        no signal lines; ``[filter] path`` (``-P``) with a summary counted in the kernel
-        (``mode = "kernel"``), which sees no paths.
+      ConfigError: (located by ``where``/``where_output`` when given) ``[filter] signal``
+        (``-e signal=``) when every output is a summary, which prints no signal lines;
+        ``[filter] path`` (``-P``) with a summary counted in the kernel (``mode =
+        "kernel"``), which sees no paths; an output's ``stacks`` with a format that prints
+        none, or with a summary counted in the kernel.
     """
+    from tracekit.app.config import output_name
+
     outs, f = cfg.outputs, cfg.filter
 
     def at(key: str) -> str:
         return f"{where(key)}: " if where is not None else ""
 
+    def at_output(i: int, key: str) -> str:
+        return f"{where_output(i, key)}: " if where_output is not None else ""
+
     if f.signal and all(o.format == "summary" for o in outs):
         raise ConfigError(f'{at("signal")}[filter] signal (-e signal=) selects signal lines, '
                           'which format = "summary" does not print; drop it or choose '
                           'another format')
-    for o in outs:
+    for i, o in enumerate(outs):
         if getattr(o, "stacks", None) is None:
             continue
         from tracekit.formatters._spec import format_spec
 
+        name = output_name(cfg, i)
         if "stacks" not in format_spec(o.format).options.__struct_fields__:
-            raise ConfigError(f'[output] stacks: format = "{o.format}" prints no stacks; '
-                              'drop it or choose perf, strace, jsonl or summary')
+            raise ConfigError(f'{at_output(i, "stacks")}{name} stacks: format = '
+                              f'"{o.format}" prints no stacks; drop it or choose perf, '
+                              'strace, jsonl or summary')
         if o.format == "summary" and getattr(o, "mode", None) == "kernel":
-            raise ConfigError('[output] stacks needs the calls in user space: with format = '
-                              '"summary" use mode = "stream" or "auto", not "kernel"')
+            raise ConfigError(f'{at_output(i, "stacks")}{name} stacks needs the calls in '
+                              'user space: with format = "summary" use mode = "stream" or '
+                              '"auto", not "kernel"')
     if f.path and any(o.format == "summary" and getattr(o, "mode", None) == "kernel"
                       for o in outs):
         raise ConfigError(f'{at("path")}[filter] path (-P) needs the calls in user space: '

@@ -24,8 +24,8 @@ import msgspec
 
 from tracekit._errors import TracefsError
 
-__all__ = ["CLK_TCK", "NS_PER_TICK", "ProcFS", "ProcStats", "TaskStat", "ns_to_ticks",
-           "ticks_to_ns"]
+__all__ = ["CLK_TCK", "INIT_PID_NS_INO", "NS_PER_TICK", "ProcFS", "ProcStats", "TaskStat",
+           "foreign_pid_namespace", "ns_to_ticks", "ticks_to_ns"]
 
 _GONE = (errno.ENOENT, errno.ESRCH)
 
@@ -46,6 +46,37 @@ def ticks_to_ns(ticks: int) -> int:
 def ns_to_ticks(ns: int) -> int:
     """A start time in ns after boot (``task->start_boottime``) in /proc's clock ticks."""
     return ns // NS_PER_TICK
+
+
+#: The inode number of the initial pid namespace, the same on every boot
+#: (PROC_PID_INIT_INO, include/linux/proc_ns.h); ``/proc/<pid>/ns/pid`` names it.
+INIT_PID_NS_INO = 0xEFFFFFFC
+
+
+def foreign_pid_namespace(root: Path = Path("/proc")) -> str | None:
+    """Why this process cannot trace by pid, when it is not in the initial pid namespace.
+
+    BPF programs see tids and tgids of the initial pid namespace
+    (``bpf_get_current_pid_tgid``, kernel/bpf/helpers.c), while ``getpid()`` and the
+    /proc a namespace mounts give the namespace's own numbers: a command's pid written
+    into the pids map, a ``-p`` pid or tracekit's own tgid would name other tasks, or
+    none, and nothing would be traced, silently.
+
+    Returns:
+      None in the initial pid namespace (also when ``/proc/self/ns/pid`` cannot be read:
+      nothing to tell then); else one line saying what is wrong and what to do.
+    """
+    try:
+        ino = os.stat(root / "self" / "ns" / "pid").st_ino
+    except OSError:
+        return None
+    if ino == INIT_PID_NS_INO:
+        return None
+    return (f"tracekit runs in a pid namespace of its own (pid:[{ino}], not the initial "
+            f"pid:[{INIT_PID_NS_INO}]): its BPF programs see the pids of the initial "
+            "namespace, so the pids it knows here would name other tasks and nothing "
+            "would be traced; run it in the initial pid namespace (not under unshare "
+            "--pid, nor in a container with a pid namespace of its own)")
 
 
 class TaskStat(msgspec.Struct, frozen=True, kw_only=True):

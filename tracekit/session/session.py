@@ -55,7 +55,7 @@ from tracekit.bpf.object import BpfObject, Link
 from tracekit.bpf.ringbuf import RingBuf
 from tracekit.kernel.arch import SUPPORTED, machine_arch
 from tracekit.kernel.cgroup import CgroupTarget, resolve_cgroup
-from tracekit.kernel.procfs import ProcFS
+from tracekit.kernel.procfs import ProcFS, foreign_pid_namespace
 from tracekit.kernel.syscalls import SyscallTable
 from tracekit.session.capture import (
     build_specs,
@@ -135,6 +135,10 @@ class SessionOptions:
 
     # each recorded call's stacks at entry: "user", "kernel", "both"; None: none
     stacks: str | None = None
+    # start even in a pid namespace of tracekit's own, where the programs (which see the
+    # initial namespace's pids) trace nothing of a command or pid target: only for a
+    # test of when a session ends (a start there is refused otherwise: TargetError)
+    foreign_pid_namespace_ok: bool = False
 
     def __post_init__(self) -> None:
         if not self.named and (self.pids or self.tids):
@@ -460,6 +464,9 @@ class Session:
         """Load, attach and start the workload; on error close everything and re-raise."""
         o = self.opts
         released = False
+        foreign = None if o.foreign_pid_namespace_ok else foreign_pid_namespace()
+        if foreign is not None:
+            raise TargetError(foreign)
         try:
             if o.pids or o.tids:
                 self._check_targets()

@@ -80,6 +80,35 @@ class InheritedSignals:
         return cls(ignored=ignored, blocked=blocked)
 
 
+#: The mask a process tracekit starts should exec with while a front end keeps signals
+#: blocked for its signal thread (tracekit.app.run): the one tracekit was started with.
+#: None: no such front end runs, the calling thread's mask is the right one.
+_child_mask: frozenset[int] | None = None
+
+
+def set_child_signal_mask(mask: frozenset[int] | None) -> None:
+    """For a front end that blocks signals in every thread to take them on a thread of
+    its own: the mask (signal numbers) the processes started meanwhile get from
+    :func:`restore_signal_mask`; None once it no longer blocks them."""
+    global _child_mask
+    _child_mask = mask
+
+
+def restore_signal_mask() -> None:
+    """``preexec_fn`` for a process a stage or sink starts (``subprocess.Popen(...,
+    preexec_fn=restore_signal_mask)``): it execs with the signal mask tracekit itself
+    was started with, not the one tracekit's threads run with while ``tracekit run``
+    waits for SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGTSTP and SIGCONT on a thread of its
+    own (they are blocked in every other thread, and a mask survives execve: signal(7)).
+    Without it such a process could not be ended by ^C or ``kill``. Handlers need no
+    reset: execve resets them to SIG_DFL (an ignored signal stays ignored, as tracekit
+    found it). Outside ``tracekit run`` it does nothing.
+    """
+    mask = _child_mask
+    if mask is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
 def _ignored(sig: int) -> bool:
     try:
         return signal.getsignal(sig) is signal.SIG_IGN
