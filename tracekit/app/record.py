@@ -210,6 +210,7 @@ async def replay_file(recording: Path | str, cfg: Any, path: Path) -> int:
     if rec.stopped is not None:
         log.warning("%s: the recording stops early: %s; replaying what precedes it",
                     recording, rec.stopped)
+    warned = rec.stopped
     if header.format_version < 2 and not header.kernel_summary:
         log.warning("%s: recording format %d holds no fd tables, sockets or devices read "
                     "as the trace ran: fds may print with less than the live run printed",
@@ -270,5 +271,9 @@ async def replay_file(recording: Path | str, cfg: Any, path: Path) -> int:
         completed = True
     finally:
         plan.close(completed=completed)
+    if rec.stopped is not None and rec.stopped != warned:
+        # a damaged frame of records, which only the replay itself reads
+        log.warning("%s: the recording stops early: %s; replayed what precedes it",
+                    recording, rec.stopped)
     return end_status(result, closed_by_reader=plan.closed_by_reader, returncode=None,
                       losses=losses, command=False)
