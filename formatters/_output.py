@@ -268,7 +268,7 @@ def output_name(stream: IO[Any]) -> str:
     raw = getattr(stream, "raw", stream)
     final = getattr(raw, "final", None)
     if final is not None:
-        return os.fspath(final)
+        return str(os.fspath(final))
     name = getattr(raw, "name", None)
     return name if isinstance(name, str) else "the output"
 
