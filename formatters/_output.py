@@ -111,7 +111,7 @@ def open_output(path: str | os.PathLike[str], *, atomic: bool = False) -> IO[byt
     p = Path(path)
     if not p.parent.is_dir():
         raise ConfigError(f"output path {os.fspath(path)!r}: directory {str(p.parent)!r} "
-                          "does not exist")
+                          "does not exist (ENOENT)")
     if _regular_or_missing(p):
         f = AtomicFile.create(p)
         if atomic:
