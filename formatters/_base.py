@@ -25,6 +25,7 @@ from tracekit.formatters._output import (
     pipe_fd,
     reader_closed,
     reader_gone,
+    write_error,
 )
 from tracekit.pipeline._stage import EventReceiver, StageContext
 
@@ -229,6 +230,8 @@ def _write(data: str | bytes, stream: IO[bytes] | IO[str], text: IO[str] | None,
         stream.flush()
     except BrokenPipeError:
         return True
+    except OSError as e:        # ENOSPC, EFBIG, EIO: one line naming the output and why
+        raise write_error(stream, e) from None
     return False
 
 

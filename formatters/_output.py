@@ -111,7 +111,7 @@ def open_output(path: str | os.PathLike[str], *, atomic: bool = False) -> IO[byt
     p = Path(path)
     if not p.parent.is_dir():
         raise ConfigError(f"output path {os.fspath(path)!r}: directory {str(p.parent)!r} "
-                          "does not exist")
+                          "does not exist (ENOENT)")
     if _regular_or_missing(p):
         f = AtomicFile.create(p)
         if atomic:
@@ -123,7 +123,9 @@ def open_output(path: str | os.PathLike[str], *, atomic: bool = False) -> IO[byt
                      0o600)
     except OSError as e:
         raise _output_error(path, e) from None
-    return os.fdopen(fd, "wb")
+    out = os.fdopen(fd, "wb")
+    out.raw.name = os.fspath(path)     # type: ignore[attr-defined]  # not its fd number
+    return out
 
 
 def _regular_or_missing(p: Path) -> bool:
@@ -252,10 +254,31 @@ def close_output(out: IO[Any], *, completed: bool = True) -> None:
         pass         # a fifo whose reader went away: nothing left to tell it
     except OSError as e:
         if completed:
-            name = errno.errorcode.get(e.errno or 0, "?")
-            raise TracekitError(f"writing {getattr(out, 'name', 'the output')!r}: "
-                                f"{e.strerror} ({name})") from None
+            raise write_error(out, e) from None
         # the run already failed: that error says more than this one
+
+
+def output_name(stream: IO[Any]) -> str:
+    """What a user called the output ``stream`` writes to: its path (the final path of an
+    :class:`AtomicFile`, never a temp name or an fd number), or the standard stream."""
+    if is_stdout(stream):
+        return "standard output"
+    if is_std_stream(stream):
+        return "standard error"
+    raw = getattr(stream, "raw", stream)
+    final = getattr(raw, "final", None)
+    if final is not None:
+        return str(os.fspath(final))
+    name = getattr(raw, "name", None)
+    return name if isinstance(name, str) else "the output"
+
+
+def write_error(stream: IO[Any], e: OSError) -> TracekitError:
+    """The error of a failed write (or flush) to an output: its name and the errno name
+    (ENOSPC on a full disk or /dev/full, EFBIG past RLIMIT_FSIZE, EIO on a hung-up
+    terminal)."""
+    name = errno.errorcode.get(e.errno or 0, "?")
+    return TracekitError(f"writing {output_name(stream)!r}: {e.strerror} ({name})")
 
 
 def reader_closed(stream: IO[Any], *, owned: bool = False) -> None:

@@ -504,10 +504,18 @@ class Pipeline:
                 out.close()
 
     def _error(self, failures: list[Exception]) -> PipelineError:
-        named = [(r, n, e) for r, n, e in self._failures if any(e is x for x in failures)]
-        named += [("task", "?", x) for x in failures if not any(x is e for _, _, e in named)]
-        role, name, _ = named[0]
-        return PipelineError(role, name, [(n, e) for _, n, e in named])
+        # ``failures`` are leaves; a task that raised an exception group (a nursery of its
+        # own, as a sink's reader watch) failed with each of its leaves: look inside
+        owners = [(r, n, leaves(e)) for r, n, e in self._failures]
+        named: list[tuple[int, str, str, Exception]] = []
+        for x in failures:
+            at, role, name = next(((i, r, n) for i, (r, n, raised) in enumerate(owners)
+                                   if any(x is y for y in raised)),
+                                  (len(owners), "task", "?"))
+            named.append((at, role, name, x))
+        named.sort(key=lambda f: f[0])          # the first task to fail first
+        _, role, name, _ = named[0]
+        return PipelineError(role, name, [(n, e) for _, _, n, e in named])
 
 
 def _upkeep_of(session: object | None) -> PidUpkeep | None:

@@ -107,6 +107,17 @@ def test_nul_in_the_output_path_is_a_located_error() -> None:
     assert msg.startswith("p.toml:4:8: output.path holds a NUL byte")
 
 
+@pytest.mark.parametrize("value", ["1180591620717411303424", "1e10", "inf"])
+def test_a_time_limit_past_what_the_command_line_takes_is_a_located_error(value: str) -> None:
+    """timeout_s is bounded as --timeout is (at most 1e9 s): 2**70 was taken as is."""
+    msg = err(f"timeout_s = {value}\n" + BASE)
+    assert msg.startswith("p.toml:1:13: timeout_s must be a number <= 1000000000.0"), msg
+
+
+def test_the_largest_time_limit_is_taken() -> None:
+    assert decode_config("timeout_s = 1e9\n" + BASE, filename="p.toml").timeout_s == 1e9
+
+
 def test_a_huge_file_is_refused_unread(tmp_path: Path) -> None:
     p = tmp_path / "p.toml"
     p.write_text(BASE + "# " + "x" * MAX_CONFIG_BYTES + "\n")

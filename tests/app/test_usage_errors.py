@@ -96,7 +96,8 @@ def test_output_in_missing_directory(tmp_path: Path, capsys: pytest.CaptureFixtu
     p.write_text(BASE)
     out = tmp_path / "no" / "such" / "out.jsonl"
     assert main(["run", str(p), "-o", str(out)]) == 2
-    assert f"directory {str(out.parent)!r} does not exist" in capsys.readouterr().err
+    assert (f"directory {str(out.parent)!r} does not exist (ENOENT)"
+            in capsys.readouterr().err)
     assert not out.parent.exists()
 
 

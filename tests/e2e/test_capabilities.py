@@ -209,3 +209,16 @@ def test_user_without_capabilities_gets_one_line(shared_dir: Path) -> None:
     assert c.returncode == 1 and "Traceback" not in c.stderr
     assert re.search(r"privileges\s+FAILED\s+uid 65534: missing CAP_BPF and CAP_PERFMON",
                      c.stdout)
+
+
+@needs_root
+def test_record_without_capabilities_names_the_missing_one(shared_dir: Path) -> None:
+    """``tracekit record`` as a user without CAP_BPF: the same one line as ``run`` (the
+    recording's last frame must not replace it with the EBADF of maps never loaded)."""
+    out = shared_dir / "out"
+    out.mkdir(mode=0o777)
+    out.chmod(0o777)
+    r = _tracekit(NOBODY_NONE, ["record", "-o", str(out / "r.tkrec"), "--", "true"])
+    assert r.returncode == 1
+    assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
+    assert "[Errno 1] BPF_MAP_CREATE" in r.stderr and "missing CAP_BPF" in r.stderr

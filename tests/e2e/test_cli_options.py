@@ -197,6 +197,35 @@ def test_pid_tid_and_system_wide_targets(tmp_path: Path, target: str) -> None:
         assert per_tid == {tid: n for tid in tids[1:]}
 
 
+def test_tid_target_ends_when_the_thread_exits(tmp_path: Path) -> None:
+    """-t TID: the session ends when that thread exits (strace -p TID ends there too),
+    not when its process does: here the process lives on for 60 s after the thread."""
+    go = tmp_path / "go"
+    script = ("import os, sys, threading, time\n"
+              "def work():\n"
+              f"    while not os.path.exists({str(go)!r}):\n        time.sleep(0.02)\n"
+              "    os.getppid()\n"
+              "t = threading.Thread(target=work); t.start()\n"
+              "print(t.native_id, flush=True); t.join(); time.sleep(60)\n")
+    work = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        tid = int(work.stdout.readline())
+        out = tmp_path / "out.jsonl"
+        tk = subprocess.Popen([*TRACEKIT, "run", "-t", str(tid), "-F", "jsonl", "-o", str(out),
+                               "-e", "getppid,clock_nanosleep"], stderr=subprocess.PIPE,
+                              text=True, env=tracekit_env())
+        _wait_until(lambda: _has_events_of(out, work.pid))
+        go.touch()
+        _, err = tk.communicate(timeout=30)     # long before the process's 60 s
+        assert work.poll() is None              # the process still runs
+    finally:
+        work.kill()
+        work.wait()
+        work.stdout.close()
+    assert tk.returncode == 0, err
+    assert [c.tid for c in _calls(read_events(out), "getppid")] == [tid]
+
+
 # --- summaries: -c, -C, -S, --group-by, --interval --------------------------------------
 
 _ROW = re.compile(r"^\s{3,}([a-z_0-9]+(?:\(32\))?)\s+(\d+)\s+(\d+)\s+[\d.-]")

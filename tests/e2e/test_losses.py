@@ -200,3 +200,32 @@ def test_in_kernel_summary_maps_full(monkeypatch: pytest.MonkeyPatch) -> None:
     line = (f" the in-kernel summary missed {losses.summary_full} calls and "
             f"{losses.errno_full} errno counts: its maps were full")
     assert line in out.getvalue().splitlines()
+
+
+@pytest.mark.parametrize("replay", [False, True])
+def test_jsonl_on_stdout_ends_with_the_losses(tmp_path: Path, replay: bool) -> None:
+    """JSON Lines written to standard output (the default: no -o) end with the ``losses``
+    event too, live and replayed, and its ring-buffer count is the LOST line's: a ring
+    buffer of one page loses most of 20000 calls."""
+    cfg = write_pipeline(tmp_path, f"""\
+        buffer_pages = 1
+        [target]
+        command = ["{sys.executable}", "-c", "import os\\nfor _ in range(20000): os.getppid()"]
+        [filter]
+        syscalls = ["getppid"]
+        [output]
+        format = "jsonl"
+        """)
+    rec = tmp_path / "t.tkrec"
+    r = subprocess.run([*TRACEKIT, "run", str(cfg), "--record", str(rec)],
+                       capture_output=True, text=True, env=tracekit_env(), timeout=60)
+    assert r.returncode == 0, r.stderr
+    if replay:
+        r = subprocess.run([*TRACEKIT, "replay", str(rec), "-F", "jsonl"],
+                           capture_output=True, text=True, env=tracekit_env(), timeout=60)
+        assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    last = msgspec.json.decode(lines[-1], type=Losses)
+    calls = sum(1 for line in lines if json.loads(line).get("syscall_nr") == TABLE.nr("getppid"))
+    assert last.lost_syscalls > 0 and calls + last.lost_syscalls == 20000
+    _stderr_says(r.stderr, last)

@@ -7,6 +7,7 @@ tests run side by side (-n 2).
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import signal
@@ -227,6 +228,50 @@ def test_not_a_recording_is_one_line(tmp_path: Path) -> None:
     assert r.stderr.strip().splitlines() == [
         f"tracekit: error: {bad}: not a tracekit recording (its first bytes are "
         f"b'hello wo', not {MAGIC!r})"]
+
+
+def test_unreadable_recording_is_one_line(tmp_path: Path) -> None:
+    """A directory or a missing file given as the recording: one line with the errno
+    name, status 1, no traceback."""
+    for path, name in ((tmp_path, "EISDIR"), (tmp_path / "missing", "ENOENT")):
+        r = run_tracekit(["replay", str(path)])
+        assert r.returncode == 1, r.stderr
+        assert r.stderr.strip().splitlines() == [
+            f"tracekit: error: {path}: cannot read the recording: "
+            f"{os.strerror(getattr(errno, name))} ({name})"]
+
+
+def test_corrupt_frame_is_where_the_replay_stops(tmp_path: Path) -> None:
+    """A recording whose last compressed RECORDS frame is damaged: the replay prints the
+    calls of the frames before it and one warning naming the frame and its byte, as for
+    a recording cut short (status 0); never zstd's traceback. (A zstd frame has no
+    checksum unless asked for: a byte flipped in its data may decode to other bytes; a
+    broken frame header always fails.)"""
+    rec = tmp_path / "r.tkrec"
+    r = run_tracekit(["record", "-o", str(rec), "--", sys.executable, "-c",
+                      "import os, time\nfor i in range(3):\n    for _ in range(3000): "
+                      "os.getppid()\n    time.sleep(0.3)"])
+    assert r.returncode == 0, r.stderr
+    data = bytearray(rec.read_bytes())
+    frames = []                 # (offset, kind, codec, size) of each frame
+    at = len(MAGIC)
+    while at < len(data):
+        size, kind, codec = int.from_bytes(data[at:at + 4], "little"), data[at + 4], data[at + 5]
+        frames.append((at, kind, codec, size))
+        at += 6 + size
+    records = [f for f in frames if f[1] == 3 and f[2] == 1]    # RECORDS, zstd
+    assert len(records) >= 2, frames
+    at = records[-1][0]
+    data[at + 6] ^= 0xFF        # its zstd magic number: the payload cannot be decoded
+    rec.write_bytes(bytes(data))
+    out = tmp_path / "out.txt"
+    r = run_tracekit(["replay", str(rec), "--format", "strace", "-o", str(out)])
+    assert r.returncode == 0, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(f"tracekit: {rec}: the recording stops early: frame ")
+    assert f"(records) at byte {at} is corrupt: its zstd payload is corrupt" in lines[0]
+    assert out.read_text().count("getppid()") >= 3000
 
 
 # sockets (TCP on loopback, a unix socketpair), devices and a file, used only through

@@ -69,7 +69,8 @@ __all__ = [
 ]
 
 _Pid = Annotated[int, msgspec.Meta(ge=1, le=2**31 - 1)]
-_PositiveS = Annotated[float, msgspec.Meta(gt=0)]
+# the time limit: as --timeout takes it (about 31 years; trio's deadlines stay exact)
+_TimeoutS = Annotated[float, msgspec.Meta(gt=0, le=1e9)]
 
 
 class _Config(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -169,7 +170,7 @@ class PipelineConfig(_Config):
     stage: list[StageConfig] = []        # TOML [[stage]] tables, run in order
     # one [output] table, or [[output]] tables: every output gets every event
     output: OutputConfig | list[OutputConfig] = msgspec.field(default_factory=OutputConfig)
-    timeout_s: _PositiveS | None = None  # stop after this many seconds; None = until done
+    timeout_s: _TimeoutS | None = None  # stop after this many seconds; None = until done
     # ring buffer in 4 KiB pages; 2**19 pages = 2 GiB, the largest power of 2 below the u32
     # max_entries of BPF_MAP_CREATE
     buffer_pages: Annotated[int, msgspec.Meta(ge=1, le=2**19)] = 1024

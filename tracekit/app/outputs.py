@@ -182,7 +182,23 @@ class _Wants:
         self.spec, self.options = spec, options
 
 
-class _Signalled:
+class _Wrapper:
+    """A sink around ``inner`` whose ``losses_from`` is the inner sink's: the trace sets
+    it on every sink that writes the losses at its end (a JSON Lines sink on stdout
+    wrapped here lost its ``losses`` line)."""
+
+    inner: Any
+
+    @property
+    def losses_from(self) -> Any:
+        return getattr(self.inner, "losses_from", False)
+
+    @losses_from.setter
+    def losses_from(self, value: Any) -> None:
+        self.inner.losses_from = value
+
+
+class _Signalled(_Wrapper):
     """A sink that sets :attr:`finished` once it has written its last line."""
 
     def __init__(self, sink: Any, finished: trio.Event) -> None:
@@ -195,7 +211,7 @@ class _Signalled:
             self.finished.set()
 
 
-class _After:
+class _After(_Wrapper):
     """A sink whose input ends only once ``before`` are set: a summary sharing a stream
     with a trace writes after the trace's last line."""
 

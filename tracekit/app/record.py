@@ -212,6 +212,7 @@ async def replay_file(recording: Path | str, cfg: Any, path: Path) -> int:
     if rec.stopped is not None:
         log.warning("%s: the recording stops early: %s; replaying what precedes it",
                     recording, rec.stopped)
+    warned = rec.stopped
     if header.format_version < 2 and not header.kernel_summary:
         log.warning("%s: recording format %d holds no fd tables, sockets or devices read "
                     "as the trace ran: fds may print with less than the live run printed",
@@ -276,6 +277,10 @@ async def replay_file(recording: Path | str, cfg: Any, path: Path) -> int:
     if rec.unnamed_stacks:
         log.warning("%s: %d stacks print as addresses: the recording (format %d) holds no "
                     "names for them", recording, rec.unnamed_stacks, header.format_version)
+    if rec.stopped is not None and rec.stopped != warned:
+        # a damaged frame of records, which only the replay itself reads
+        log.warning("%s: the recording stops early: %s; replayed what precedes it",
+                    recording, rec.stopped)
     return end_status(result, closed_by_reader=plan.closed_by_reader, returncode=None,
                       losses=losses, command=False)
 

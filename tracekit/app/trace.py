@@ -46,7 +46,7 @@ from typing import Any
 
 import trio
 
-from tracekit._errors import leaves
+from tracekit._errors import MapError, leaves
 from tracekit._events import Event, Losses, Lost
 from tracekit._summary import GroupBy, Summarizer, Summary
 from tracekit.pipeline._run import Pipeline, PipelineResult
@@ -524,7 +524,12 @@ class LiveTrace:
 
         counters = self.counters
         if counters is None and session.obj is not None:
-            counters = session.counters()
+            try:
+                counters = session.counters()
+            except MapError:
+                # the maps never loaded (no CAP_BPF): the error that ends the run says
+                # why, and must not be replaced by this one's EBADF
+                counters = None
         stats = self.result.stats.values() if self.result is not None else ()
         self.recorder.close(End(
             ts_ns=time.monotonic_ns(),

@@ -37,6 +37,7 @@ answered them.
 from __future__ import annotations
 
 import collections
+import errno
 import os
 import platform
 import struct
@@ -210,10 +211,20 @@ class FrameWriter:
 
 
 def _decode_payload(codec: int, payload: bytes, max_size: int = _FRAME_MAX) -> bytes:
+    """A frame's MessagePack bytes.
+
+    Raises:
+      RecordingError: an unknown codec, or a zstd payload that does not decompress (a
+        damaged file).
+    """
     if codec == CODEC_NONE:
         return payload
     if codec == CODEC_ZSTD:
-        return bytes(_zstd().ZstdDecompressor().decompress(payload, max_output_size=max_size))
+        zstd = _zstd()
+        try:
+            return bytes(zstd.ZstdDecompressor().decompress(payload, max_output_size=max_size))
+        except zstd.ZstdError as e:
+            raise RecordingError(f"its zstd payload is corrupt ({e})") from None
     raise RecordingError(f"unknown frame codec {codec}")
 
 
@@ -595,18 +606,24 @@ class Recording:
         """Read the header, snapshot, facts, summary and end of ``path``.
 
         Raises:
-          RecordingError: not a recording (the magic number), a newer format, or no
-            header frame.
-          OSError: the file cannot be read (as ``open`` raises it).
+          RecordingError: not a recording (the magic number), a newer format, no header
+            frame, a frame that cannot be decoded, or a file that cannot be read (its
+            errno name: ENOENT, EISDIR, EACCES).
         """
         rec = cls(path)
-        rec._scan()
+        try:
+            rec._scan()
+        except OSError as e:
+            name = errno.errorcode.get(e.errno or 0, "?")
+            raise RecordingError(f"{rec.path}: cannot read the recording: {e.strerror} "
+                                 f"({name})") from None
         return rec
 
     def _frames(self, f: IO[bytes], *, read_kinds: frozenset[int] | None = None
                 ) -> Iterator[tuple[_Frame, bytes | None]]:
         """Each whole frame, with its payload when its kind is in ``read_kinds`` (all:
-        None); sets :attr:`stopped` at a frame cut short."""
+        None); sets :attr:`stopped` at a frame cut short or whose payload does not
+        decompress (a damaged file), and stops there."""
         head = f.read(len(MAGIC))
         if head != MAGIC:
             raise RecordingError(f"{self.path}: not a tracekit recording (its first bytes "
@@ -633,7 +650,13 @@ class Recording:
                     self.stopped = (f"frame {index} ({_KIND_NAMES.get(kind, kind)}) at byte "
                                     f"{offset} is cut short: {len(payload)} of {size} bytes")
                     return
-                yield frame, _decode_payload(codec, payload)
+                try:
+                    data = _decode_payload(codec, payload)
+                except RecordingError as e:     # damaged: stop here, as at a cut
+                    self.stopped = (f"frame {index} ({_KIND_NAMES.get(kind, kind)}) at byte "
+                                    f"{offset} is corrupt: {e}")
+                    return
+                yield frame, data
             else:
                 here = f.tell()
                 end = f.seek(0, os.SEEK_END)

@@ -484,8 +484,10 @@ class Session:
                 self._reenumerate(only_new=False)
             elif o.tids:
                 self.target_tgids = sorted({self.procfs.tgid_of(t) or t for t in o.tids})
-                # the process of each tid, identified now (the tids were checked alive)
-                self.targets = list(identify(self.procfs, self.target_tgids))
+                # the threads themselves, as named: a session of a thread ends when it
+                # (and what it started) is gone, as strace -p TID does, not when its
+                # process is
+                self.targets = [t for t in o.named if t.id in o.tids]
                 self._reenumerate(only_new=False)
             attach_ns = time.monotonic_ns()
             self.links = self.obj.attach_all()
