@@ -153,6 +153,11 @@ class RingDrainer:
             await event.wait()
         self._waiting = None
 
+    @property
+    def stopped(self) -> bool:
+        """:meth:`stop` was called: what :attr:`chunks` holds now stays there."""
+        return self._stop
+
     def stop(self) -> None:
         """End the thread and wait for it (it sleeps in poll: woken at once). What it
         queued stays in :attr:`chunks`. Idempotent."""

@@ -203,18 +203,27 @@ class RingBufferSource:
 
         Args:
           dropped: stage name -> events the stage chose not to pass on
-            (``StageStats.dropped``); zeros are left out.
+            (``StageStats.dropped``); zeros are left out. The source adds itself
+            (``"ringbuf"``) with the records its queue still holds (read from the ring
+            but never sent: the run was cancelled).
           repaired_pids_full: tasks the kernel could not add to the pids map that a
             stage added later (the reconcile stage's ``repaired_pids_full``).
         """
         c = self.session.counters()
         untraced = max(0, c.pids_full + self.session.not_added - repaired_pids_full)
+        dropped = dict(dropped or {})
+        if self.drainer is not None and self.drainer.stopped:
+            # records read from the ring that a cancelled run never sent (a second
+            # interrupt ends without the queue); while it runs, the queue is on its way
+            left = sum(len(chunk) for chunk in self.drainer.chunks)
+            if left:
+                dropped[self.name] = dropped.get(self.name, 0) + left
         return Losses(
             ts_ns=time.monotonic_ns(), lost_syscalls=self.lost - self.lost_lifecycle,
             lost_lifecycle=self.lost_lifecycle, untraced_tasks=untraced,
             capbuf_full=c.capbuf_full, scratch_full=c.scratch_full,
             summary_full=c.summary_full, errno_full=c.errno_full, bad_records=self.bad,
-            dropped={k: n for k, n in sorted((dropped or {}).items()) if n})
+            dropped={k: n for k, n in sorted(dropped.items()) if n})
 
     async def run(self, ctx: SourceContext, send: trio.abc.SendChannel[Batch], *,
                   task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
