@@ -202,6 +202,8 @@ def main() -> None:
          f"{caps['strace']:,.0f}/s",
          f"the workload alone {bound:,.0f} calls/s in the same run{peers}", s[0] >= 500_000
          and s[3] == 0)
+    if bound < 1_000_000:
+        peers += " (the workload alone is below the goal: not reachable on this machine)"
     goal("JSON Lines (not decoded) >= 1M records/s", f"{j[0]:,.0f} records/s "
          f"({j[1]:,.0f}-{j[2]:,.0f}), {j[3]} lost; pipeline capacity {caps['jsonl']:,.0f}/s",
          f"the workload alone {bound:,.0f} calls/s in the same run{peers}",
