@@ -81,7 +81,7 @@ from strace's own flags) change the shape of the lines, never what is decoded::
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import IO, Annotated, Any, Literal, TypeAlias
 
 import msgspec
@@ -93,6 +93,7 @@ from tracekit._events import (
     SC_UNFINISHED,
     Batch,
     Decoded,
+    Event,
     Exit,
     Fork,
     Lost,
@@ -421,25 +422,70 @@ class StraceFormatter(TextSink):
     def render(self, batch: Batch) -> str:
         lines: list[str] = []
         track = self.decoder.track if self.decoder.fd_paths else None
+        if self._fast and not (self._dump_reads or self._dump_writes) and \
+                _not_overridden(type(self), "format_syscall", "_syscall", "_decoded"):
+            lines = self._render_fast(batch, lines, track)
+            return "\n".join(lines) + "\n" if lines else ""
         for ev in batch:
             if isinstance(ev, Syscall):
                 self._syscall(ev, lines)
                 continue
-            if track is not None:
-                track(ev)     # fd tables: forks, execs, hidden calls, snapshots
-            if isinstance(ev, Exit):
-                self._exit(ev, lines)
-            elif isinstance(ev, Signal):
-                if ev.sig != SIGKILL:       # strace: no stop, only "+++ killed by" (below)
-                    lines.append(self.format_signal(ev))
-                    stopped = stopped_line(ev.sig, ev.sa_handler, self.decoder.flags)
-                    if stopped is not None:
-                        lines.append(self._signal_head(ev) + stopped)
-            elif isinstance(ev, Fork):
-                self._fork(ev, lines)
-            elif isinstance(ev, Lost):
-                lines.append(f"+++ LOST {ev.count} events +++")
+            self._other(ev, lines, track)
         return "\n".join(lines) + "\n" if lines else ""
+
+    def _render_fast(self, batch: Batch, lines: list[str],
+                     track: Callable[[Event], None] | None) -> list[str]:
+        """:meth:`render`'s lines in the default shape (``_fast``, no dumps): a completed
+        call of a 64-bit task without a stack line is written here, with
+        :meth:`format_syscall`'s fast path inlined (the same text); anything else as
+        :meth:`render` does."""
+        append = lines.append
+        decode = self.decoder.decode
+        tails = self._tails
+        compat = self._compat
+        offset = self.wall_offset_ns
+        start, stamp = self._second
+        for ev in batch:
+            if type(ev) is not Syscall or ev.flags or ev.stack or compat.get(ev.tid, False):
+                if isinstance(ev, Syscall):
+                    self._syscall(ev, lines)
+                else:
+                    self._other(ev, lines, track)
+                start, stamp = self._second       # its time may have moved the second
+                continue
+            d = ev.decoded
+            if d is None:
+                d = decode(ev)
+            tail = tails.get(id(d))
+            if tail is None or tail[0] is not d:
+                if len(tails) >= 4096:
+                    tails.clear()
+                tail = tails[id(d)] = (d, f"{d.name}({', '.join(d.args)}) = {d.ret} <")
+            us = (ev.ts_ns + offset) // 1000
+            if not 0 <= us - start < 1_000_000:
+                self._clock(ev.ts_ns)               # a new second: its text
+                start, stamp = self._second
+            append(f"{ev.tid} {stamp}{us - start:06d} {tail[1]}"
+                   f"{ev.duration_ns / 1e9:.6f}>")
+        return lines
+
+    def _other(self, ev: Event, lines: list[str], track: Callable[[Event], None] | None
+               ) -> None:
+        """The lines of an event that is not a Syscall (the fd tables kept first)."""
+        if track is not None:
+            track(ev)     # fd tables: forks, execs, hidden calls, snapshots
+        if isinstance(ev, Exit):
+            self._exit(ev, lines)
+        elif isinstance(ev, Signal):
+            if ev.sig != SIGKILL:       # strace: no stop, only "+++ killed by" (below)
+                lines.append(self.format_signal(ev))
+                stopped = stopped_line(ev.sig, ev.sa_handler, self.decoder.flags)
+                if stopped is not None:
+                    lines.append(self._signal_head(ev) + stopped)
+        elif isinstance(ev, Fork):
+            self._fork(ev, lines)
+        elif isinstance(ev, Lost):
+            lines.append(f"+++ LOST {ev.count} events +++")
 
     def _fork(self, ev: Fork, lines: list[str]) -> None:
         if self._prefix == "multi" and self.count_forks:
@@ -557,6 +603,11 @@ class StraceFormatter(TextSink):
         if duration_ns is None:
             return f"{call}{pad}= {ret}"
         return f"{call}{pad}= {ret} <{duration_ns / 1e9:.6f}>"
+
+
+def _not_overridden(cls: type, *names: str) -> bool:
+    """Whether ``cls`` keeps StraceFormatter's own methods ``names``."""
+    return all(getattr(cls, n) is getattr(StraceFormatter, n) for n in names)
 
 
 class SplitStraceFormatter(StraceFormatter):

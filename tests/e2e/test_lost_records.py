@@ -155,12 +155,13 @@ def _vm_hwm_kib(pid: int) -> int | None:
 
 # Bound on tracekit's peak RSS with a stage that cannot keep up. What tracekit may hold:
 # its start-up peak (README, "Measured": 50 MiB), the ring buffer's data pages once
-# touched (buffer_pages = 1024: 4 MiB), and the batches in the bounded channels: the
-# pipeline's 2 channels of 8 batches, plus one batch in each of source, stage and sink,
-# = 19 batches of at most 4096 events (one drain) of about 400 bytes (Syscall Struct,
-# its args tuple, list slot) = 31 MiB. Total 85 MiB; 128 MiB leaves room for allocator
-# slack. Buffering the stream instead would pass 1 GiB (3 M events).
-RSS_BOUND_MIB = 128
+# touched (buffer_pages = 1024: 4 MiB), the drain thread's queue of raw records (bounded
+# at 128 MiB, counted as each record's bytes + 48), and the batches in the bounded
+# channels: the pipeline's 2 channels of 8 batches, plus one batch in each of source,
+# stage and sink, = 19 batches of at most 4096 events (one drain) of about 400 bytes
+# (Syscall Struct, its args tuple, list slot) = 31 MiB. Total 213 MiB; 256 MiB leaves room
+# for allocator slack. Buffering the stream instead would pass 1 GiB (3 M events).
+RSS_BOUND_MIB = 256
 
 
 def test_slow_stage_backpressure_bounds_memory_and_loss_is_counted(tmp_path: Path,
@@ -197,6 +198,8 @@ def test_slow_stage_backpressure_bounds_memory_and_loss_is_counted(tmp_path: Pat
     calls, lifecycle, lost_calls, lost_lifecycle, _ = _split(read_events(out))
     assert len(calls) + lost_calls == n        # exact: every record delivered or counted
     assert len(lifecycle) + lost_lifecycle == 2
-    assert lost_calls > n // 2, "the sleeping stage kept up: the kernel dropped too little"
+    # the queue holds about 750,000 records and the stage passes 82,000 a second at most:
+    # unless the loop took over 20 s, most of the 3 M is lost
+    assert lost_calls > n // 10, "the sleeping stage kept up: the kernel dropped too little"
     assert f"LOST {lost_calls + lost_lifecycle} records" in err and "buffer_pages" in err
     assert 0 < peak < RSS_BOUND_MIB * 1024, f"tracekit VmHWM {peak} KiB"

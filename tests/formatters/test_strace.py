@@ -194,3 +194,38 @@ def test_unfinished_lines_in_strace_shapes(name: str, args: tuple[str, ...], lin
     """strace's line for a call its task died in (seen with strace 6.1: a killed
     clock_nanosleep, a self-kill, a pause ended by another thread's execve)."""
     assert unfinished_text(name, args) == line
+
+
+class _GeneralPath(StraceFormatter):
+    """The formatter with render()'s event-by-event path (an override turns the inlined
+    fast loop off)."""
+
+    def _syscall(self, ev: Syscall, lines: list[str]) -> None:
+        super()._syscall(ev, lines)
+
+
+_POOL = workload()
+
+
+@settings(max_examples=200, deadline=None)
+@given(picks=st.lists(st.tuples(st.integers(0, len(_POOL) - 1), st.integers(0, 3),
+                                st.integers(0, 3_000_000_000), st.integers(0, 10**10)),
+                      max_size=40),
+       cuts=st.lists(st.integers(0, 40), max_size=4), offset=st.integers(0, 2**61))
+def test_the_fast_render_loop_prints_what_the_general_one_does(
+        picks: list[tuple[int, int, int, int]], cuts: list[int], offset: int) -> None:
+    """Random runs of events (calls of every kind, 64- and 32-bit tasks, forks, exits,
+    losses, times across seconds), cut into batches: the same text, batch by batch."""
+    events = []
+    for i, tid_i, ts, dur in picks:
+        ev = _POOL[i]
+        if isinstance(ev, Syscall):
+            ev = msgspec.structs.replace(ev, tid=100 + tid_i, ts_ns=ev.ts_ns and ts,
+                                         duration_ns=dur if not ev.flags else 0)
+        events.append(ev)
+    bounds = [0, *sorted(min(c, len(events)) for c in cuts), len(events)]
+    fast, general = formatter(io.BytesIO()), formatter(io.BytesIO())
+    general.__class__ = _GeneralPath
+    fast.wall_offset_ns = general.wall_offset_ns = offset
+    for a, b in zip(bounds, bounds[1:], strict=False):
+        assert fast.render(events[a:b]) == general.render(events[a:b])

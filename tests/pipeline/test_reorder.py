@@ -6,10 +6,13 @@ trio clock too), so the autojump clock runs the windows in no time.
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
 import trio
+from hypothesis import given, settings, strategies as st
 
 from tracekit._events import Batch, Lost
-from tracekit.pipeline import IterSource, Pipeline, StageContext
+from tracekit.pipeline import IterSource, Pipeline, StageContext, StageStats
 from tracekit.pipeline.reorder import Reorder
 
 from .helpers import Collect, Pass
@@ -118,3 +121,54 @@ async def test_iter_source_reports_idle_while_it_holds_the_channel_open(
     await _run_for(Pipeline(IterSource([batch], hold_open=True), [_reorder()], [sink]), 10.0)
     assert [[e.count for e in b] for b in sink.out] == [[0, 1]]
     assert sink.at[0] < 1.0
+
+
+class _OneByOne(Reorder):
+    """The stage placing every event on its own, as it did before in-order batches were
+    taken whole: the reference for the batch path."""
+
+    def _push(self, batch: Batch, stats: StageStats | None = None) -> Batch:
+        keys, held = self._keys, self._held
+        self._received += len(batch)
+        out: Batch = []
+        released = self._released
+        last = keys[-1] if keys else released
+        for ev in batch:
+            ts = ev.ts_ns
+            if ts >= last:
+                keys.append(ts)
+                held.append(ev)
+                last = ts
+            elif ts >= released:
+                i = bisect_right(keys, ts)
+                keys.insert(i, ts)
+                held.insert(i, ev)
+            else:
+                out.append(ev)
+        overflow = len(keys) - self.max_events
+        if overflow > 0:
+            self._release(out, overflow)
+        if keys:
+            self._release(out, bisect_right(keys, keys[-1] - self.window_ns))
+        return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(batches=st.lists(st.tuples(st.lists(st.integers(0, 400), max_size=30),
+                                  st.booleans()), max_size=12),
+       max_events=st.integers(1, 40))
+def test_in_order_batches_leave_as_event_by_event_placing_has_them(
+        batches: list[tuple[list[int], bool]], max_events: int) -> None:
+    """Random batches of stamps (ms), some sorted (the batch path), with equal stamps,
+    late and untimed (0) ones, a small overflow bound: the same events out, in the same
+    order, after every batch and at the end."""
+    new = Reorder(window_s=0.1, max_events=max_events, clock=lambda: 0)
+    ref = _OneByOne(window_s=0.1, max_events=max_events, clock=lambda: 0)
+    n = 0
+    for stamps, in_order in batches:
+        batch: Batch = []
+        for ms in (sorted(stamps) if in_order else stamps):
+            n += 1
+            batch.append(Lost(ts_ns=ms * 1_000_000, count=n))
+        assert new.push(batch) == ref.push(batch)
+    assert new.flush() == ref.flush()

@@ -127,29 +127,38 @@ class RingBuf:
         if self._closed:
             raise trio.ClosedResourceError(f"ringbuf {self.name!r} is closed")
         hdr, data_mm, cons_v, prod_v = self._hdr, self._prod_mm, self._cons, self._prod
-        mask, base = self._mask, self._data
-        limit = max_records if max_records is not None else -1
+        busy, discard, len_mask = RINGBUF_BUSY_BIT, RINGBUF_DISCARD_BIT, _LEN_MASK
+        hdr_sz = RINGBUF_HDR_SZ
+        left = max_records if max_records is not None else -1
         out: list[bytes] = []
+        append = out.append
         cons = cons_v[0]
         while True:
             prod = prod_v[0]
             if cons >= prod:
                 return out
-            while cons < prod:
-                at = base + (cons & mask)
+            # the data pages are mapped twice: from ``first`` on, up to max_entries bytes
+            # read as one run, so the walk needs no wrap (at most prod - cons bytes)
+            first = self._data + (cons & self._mask)
+            at, end = first, first + (prod - cons)
+            while at < end:
                 length = hdr[at >> 2]
-                if length & RINGBUF_BUSY_BIT:
-                    cons_v[0] = cons
-                    return out
-                size = length & _LEN_MASK
-                # advance first, then decide: the cursor moves past every record it reads
-                cons += (size + RINGBUF_HDR_SZ + 7) & ~7
-                if not length & RINGBUF_DISCARD_BIT:
-                    out.append(data_mm[at + RINGBUF_HDR_SZ:at + RINGBUF_HDR_SZ + size])
-                    if len(out) == limit:
-                        cons_v[0] = cons
-                        return out
+                if length & busy:
+                    break
+                if length & discard:
+                    # the cursor moves past every record it reads, kept or not
+                    at += ((length & len_mask) + hdr_sz + 7) & ~7
+                    continue
+                rec = at + hdr_sz
+                at = (rec + length + 7) & ~7      # headers are 8-byte aligned
+                append(data_mm[rec:rec + length])
+                left -= 1
+                if not left:
+                    break
+            cons += at - first
             cons_v[0] = cons  # free the space for the producer before looking again
+            if at < end or not left:      # a busy record, or max_records
+                return out
 
     def pending_bytes(self) -> int:
         """Bytes between consumer_pos and producer_pos (committed, busy and discarded)."""

@@ -263,12 +263,21 @@ class FdCache:
         table = self._tables.get(tgid)
         if table is None:
             return False
-        cwd = self._cwd
+        cwd, texts = self._cwd, self._texts
         for fd, text in fds:
             if fd == AT_FDCWD:
-                if tgid not in cwd or self._text_of(cwd[tgid]) != text:
+                if tgid not in cwd:
                     return False
-            elif fd not in table or self._text_of(table[fd]) != text:
+                target = cwd[tgid]
+            elif fd in table:
+                target = table[fd]
+            else:
+                return False
+            # the memo first: it holds every target seen but sockets (whose text changes)
+            got = texts.get(target) if target is not None else None
+            if got is None:
+                got = self._text_of(target)
+            if got != text:
                 return False
         self.hits += len(fds)
         return True

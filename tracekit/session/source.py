@@ -1,18 +1,27 @@
 """RingBufferSource: the pipeline source that pumps a session's ring buffer.
 
-Each drain of the ring buffer becomes batches of decoded events (up to 4096 each). The
-source ends gracefully when :meth:`request_stop` is called (or the session's targets are
-gone): it drains what the kernel has already written, reports lost records from the
-kernel's counters (rule 8), then closes its channel so every stage downstream drains in
-order. A drain reads what was pending when it began, no more: under a workload that
-writes faster than the pipeline reads, the source still sees a stop request, reports
-losses every round, and ends; records committed after the final drain began are left
-in the ring buffer (a pid or system-wide target still running at the stop).
+A thread (:class:`~tracekit.session.drainer.RingDrainer`) copies records out of the ring
+buffer as they come, into a queue in user memory, so that the ring does not fill (and
+the kernel does not drop records) while the stages work on a batch; the source takes
+the queue on the trio thread and sends it as batches of decoded events (up to 4096
+records each). The queue is bounded (``max_backlog_bytes``, 128 MiB by default): past
+that the thread stops reading, the ring fills and the kernel counts what it loses.
 
-After every round that leaves the ring buffer empty (nothing committed or reserved past
-the consumer position), the source tells its context so (``ctx.report_idle()``): the
-reorder stage downstream then releases what it holds instead of waiting for the next
-batch. While the workload is quiet that happens once per ``poll_interval_s``.
+The source ends gracefully when :meth:`request_stop` is called (or the session's targets
+are gone): it stops the thread, sends what the queue holds, drains what the kernel has
+already written, reports lost records from the kernel's counters (rule 8), then closes
+its channel so every stage downstream drains in order. Each round sends what was queued
+when it began, no more: under a workload that writes faster than the pipeline reads,
+the source still sees a stop request, reports losses every round, and ends (after the
+queue, at most ``max_backlog_bytes``, has gone through the stages); records committed
+after the final drain began are left in the ring buffer (a pid or system-wide target
+still running at the stop).
+
+After every round that leaves the queue and the ring buffer empty (nothing committed or
+reserved past the consumer position), the source tells its context so
+(``ctx.report_idle()``): the reorder stage downstream then releases what it holds
+instead of waiting for the next batch. While the workload is quiet that happens once per
+``poll_interval_s``.
 """
 
 from __future__ import annotations
@@ -24,7 +33,13 @@ from typing import Protocol
 import trio
 
 from tracekit._events import Batch, Event, FdTargets, Losses, Lost, StackJoin, Stacks, decode_batch
+from tracekit.session.drainer import RingDrainer
 from tracekit.session.session import Session
+
+#: records per batch sent (a drain's chunk; small chunks are joined up to it)
+BATCH_RECORDS = 4096
+#: the default bound of the queue between the ring and the stages
+MAX_BACKLOG_BYTES = 128 << 20
 
 
 class SourceContext(Protocol):
@@ -59,6 +74,10 @@ class RingBufferSource:
     """Pipeline source over ``session.ringbuf``.
 
     Args:
+      max_backlog_bytes: the most the queue between the ring buffer and the stages may
+        hold (records' bytes and 48 bytes each for the Python object; 128 MiB, about
+        750,000 syscall records); 0: no thread and no queue, the ring is read between
+        batches on the trio thread.
       tap: a recorder given each drain's raw records, the events added to its batch,
         every other batch sent and each Lost event (None: none): everything a replay
         needs to send the same batches.
@@ -74,8 +93,11 @@ class RingBufferSource:
     name = "ringbuf"
 
     def __init__(self, session: Session, *, poll_interval_s: float = 0.1,
-                 stop_when_targets_gone: bool = True, tap: RecordTap | None = None) -> None:
+                 stop_when_targets_gone: bool = True, tap: RecordTap | None = None,
+                 max_backlog_bytes: int = MAX_BACKLOG_BYTES) -> None:
         self.session = session
+        self.max_backlog_bytes = max_backlog_bytes
+        self.drainer: RingDrainer | None = None
         self.tap = tap
         self.poll_interval_s = poll_interval_s
         self.stop_when_targets_gone = stop_when_targets_gone
@@ -113,32 +135,55 @@ class RingBufferSource:
         """
         rb = self.session.ringbuf
         assert rb is not None
-        resolver = self.session.fd_resolver
         budget = rb.pending_bytes()
         read = 0
         while True:
-            records = rb.consume(4096)
+            records = rb.consume(BATCH_RECORDS)
             if not records:
                 return
-            if self.tap is not None:
-                self.tap.records(records)
             # each record takes an 8-byte header + its length rounded up to 8 (ringbuf.c)
             read += sum((len(r) + 15) & ~7 for r in records)
-            events, bad = decode_batch(records, self.stacks)
-            self.records += len(events)
-            if resolver is not None and events:
-                annotated = resolver.annotate(events)   # new fds, read while they exist
-                if annotated is not events and self.tap is not None:
-                    # a replay puts them back where they were (read from /proc now only)
-                    self.tap.annotations([(i, ev) for i, ev in enumerate(annotated)
-                                          if isinstance(ev, FdTargets)])
-                events = annotated
-            self.bad += bad
-            if events:
-                self.batches += 1
-                await send.send(events)
+            await self._send_records(records, send)
             if read >= budget:
                 return
+
+    async def _send_queued(self, drainer: RingDrainer, send: trio.abc.SendChannel[Batch],
+                           chunks: int | None = None) -> None:
+        """Send the first ``chunks`` chunks of the drainer's queue (None: all of it, the
+        thread stopped), small ones joined up to :data:`BATCH_RECORDS` records."""
+        left = len(drainer.chunks) if chunks is None else chunks
+        while left > 0:
+            records = drainer.take()
+            left -= 1
+            if records is None:
+                return
+            while left > 0 and len(records) < BATCH_RECORDS and drainer.chunks:
+                more = drainer.take()
+                left -= 1
+                if more is None:
+                    break
+                records += more
+            await self._send_records(records, send)
+
+    async def _send_records(self, records: list[bytes],
+                            send: trio.abc.SendChannel[Batch]) -> None:
+        """Decode one batch of raw records, add its fd annotations, send it."""
+        if self.tap is not None:
+            self.tap.records(records)
+        events, bad = decode_batch(records, self.stacks)
+        self.records += len(events)
+        resolver = self.session.fd_resolver
+        if resolver is not None and events:
+            annotated = resolver.annotate(events)   # new fds, read while they exist
+            if annotated is not events and self.tap is not None:
+                # a replay puts them back where they were (read from /proc now only)
+                self.tap.annotations([(i, ev) for i, ev in enumerate(annotated)
+                                      if isinstance(ev, FdTargets)])
+            events = annotated
+        self.bad += bad
+        if events:
+            self.batches += 1
+            await send.send(events)
 
     async def _report_lost(self, send: trio.abc.SendChannel[Batch]) -> None:
         c = self.session.counters()
@@ -163,18 +208,27 @@ class RingBufferSource:
 
         Args:
           dropped: stage name -> events the stage chose not to pass on
-            (``StageStats.dropped``); zeros are left out.
+            (``StageStats.dropped``); zeros are left out. The source adds itself
+            (``"ringbuf"``) with the records its queue still holds (read from the ring
+            but never sent: the run was cancelled).
           repaired_pids_full: tasks the kernel could not add to the pids map that a
             stage added later (the reconcile stage's ``repaired_pids_full``).
         """
         c = self.session.counters()
         untraced = max(0, c.pids_full + self.session.not_added - repaired_pids_full)
+        dropped = dict(dropped or {})
+        if self.drainer is not None and self.drainer.stopped:
+            # records read from the ring that a cancelled run never sent (a second
+            # interrupt ends without the queue); while it runs, the queue is on its way
+            left = sum(len(chunk) for chunk in self.drainer.chunks)
+            if left:
+                dropped[self.name] = dropped.get(self.name, 0) + left
         return Losses(
             ts_ns=time.monotonic_ns(), lost_syscalls=self.lost - self.lost_lifecycle,
             lost_lifecycle=self.lost_lifecycle, untraced_tasks=untraced,
             capbuf_full=c.capbuf_full, scratch_full=c.scratch_full,
             summary_full=c.summary_full, errno_full=c.errno_full, bad_records=self.bad,
-            dropped={k: n for k, n in sorted((dropped or {}).items()) if n})
+            dropped={k: n for k, n in sorted(dropped.items()) if n})
 
     async def run(self, ctx: SourceContext, send: trio.abc.SendChannel[Batch], *,
                   task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
@@ -188,23 +242,38 @@ class RingBufferSource:
                 if self.tap is not None:
                     self.tap.events(snapshots)
                 await send.send(snapshots)
-            gone_polls = 0
-            while not self._stop.is_set():
-                with trio.move_on_after(self.poll_interval_s):
-                    await rb.wait_readable()
-                await self._drain(send)
-                await self._report_lost(send)
-                if rb.pending_bytes() == 0:
-                    ctx.report_idle()
-                # Gone on two polls in a row, not one: while a non-leader thread execs,
-                # the old leader is briefly a zombie and the pids map between the old
-                # key's delete and the new key's insert (fs/exec.c de_thread), and one
-                # sample there would end a trace that goes on under the new tid.
-                if self.stop_when_targets_gone and not self.session.targets_alive():
-                    gone_polls += 1
-                    if gone_polls >= 2:
-                        break
-                else:
-                    gone_polls = 0
+            drainer = None
+            if self.max_backlog_bytes > 0:
+                drainer = self.drainer = RingDrainer(
+                    rb, max_backlog_bytes=self.max_backlog_bytes, chunk=BATCH_RECORDS)
+            try:
+                gone_polls = 0
+                while not self._stop.is_set():
+                    if drainer is not None:
+                        await drainer.wait(self.poll_interval_s)
+                        await self._send_queued(drainer, send, len(drainer.chunks))
+                    else:
+                        with trio.move_on_after(self.poll_interval_s):
+                            await rb.wait_readable()
+                        await self._drain(send)
+                    await self._report_lost(send)
+                    if rb.pending_bytes() == 0 and (drainer is None or not drainer.chunks):
+                        ctx.report_idle()
+                    # Gone on two polls in a row, not one: while a non-leader thread
+                    # execs, the old leader is briefly a zombie and the pids map between
+                    # the old key's delete and the new key's insert (fs/exec.c
+                    # de_thread), and one sample there would end a trace that goes on
+                    # under the new tid.
+                    if self.stop_when_targets_gone and not self.session.targets_alive():
+                        gone_polls += 1
+                        if gone_polls >= 2:
+                            break
+                    else:
+                        gone_polls = 0
+            finally:
+                if drainer is not None:
+                    drainer.stop()          # the ring is ours again (and may be closed)
+            if drainer is not None:
+                await self._send_queued(drainer, send)
             await self._drain(send)
             await self._report_lost(send)
