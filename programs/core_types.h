@@ -142,6 +142,8 @@ struct sock {
 	struct sock_common __sk_common;
 	struct socket *sk_socket;
 	__u16 sk_protocol; /* a u16 since Linux 5.6 (a bitfield before) */
+	unsigned long sk_ino; /* sock_i_ino(), kept after the socket is closed (6.16+; before,
+			       * read through sk_socket, which a closed socket has no more) */
 } __attribute__((preserve_access_index));
 
 struct socket {

@@ -1242,10 +1242,16 @@ __noinline int tk_fd_desc(struct tk_capbuf *c, __u32 pos, __s32 fd, __u32 at_exi
 			bpf_core_read(d->dst, 16, &sk->__sk_common.skc_v6_daddr);
 		}
 	} else if (fam == TK_AF_UNIX) {
+		/* the peer's inode as sock_i_ino() gives it (unix_diag's UNIX_DIAG_PEER) */
 		peer = BPF_CORE_READ((struct unix_sock *)sk, peer);
-		psock = peer ? BPF_CORE_READ(peer, sk_socket) : NULL;
-		if (psock) /* SOCK_INODE(): sock_i_ino() */
-			d->peer_ino = BPF_CORE_READ((struct socket_alloc *)psock, vfs_inode.i_ino);
+		if (peer && bpf_core_field_exists(peer->sk_ino)) {
+			d->peer_ino = BPF_CORE_READ(peer, sk_ino);
+		} else if (peer) {
+			psock = BPF_CORE_READ(peer, sk_socket);
+			if (psock) /* SOCK_INODE() */
+				d->peer_ino = BPF_CORE_READ((struct socket_alloc *)psock,
+							    vfs_inode.i_ino);
+		}
 		ua = BPF_CORE_READ((struct unix_sock *)sk, addr);
 		if (ua) {
 			len = BPF_CORE_READ(ua, len) - 2; /* sun_family */

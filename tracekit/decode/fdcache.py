@@ -108,7 +108,9 @@ TRACKED_CALLS = frozenset({"close", "close_range", "dup", "dup2", "dup3", "fcntl
 #: calls whose records carry what their fds are, read in the kernel as the call entered
 #: and returned (tracekit/session/capture.py: CAP_FD): :meth:`FdCache.learn` applies them
 DESCRIBED_CALLS = frozenset({"socket", "socketpair", "pipe", "pipe2", "bind", "connect",
-                             "listen", "accept", "accept4"})
+                             "listen", "accept", "accept4", "sendto", "recvfrom", "sendmsg",
+                             "recvmsg", "sendmmsg", "getsockname", "getpeername",
+                             "setsockopt", "getsockopt", "shutdown"})
 _S_IFMT, _S_IFIFO, _S_IFSOCK = 0o170000, 0o010000, 0o140000
 
 
@@ -188,6 +190,9 @@ class FdCache:
         self._pending: dict[tuple[int, int], FdTargets] = {}    # (tid, ts_ns) -> targets
         self._socks: dict[int, str] = {}        # inode -> strace -yy text
         self._stale: set[int] = set()           # inodes whose text must be asked again
+        # inodes described by a call's record (learn): strace caches the first sock_diag
+        # answer for an inode and prints it from then on, whatever the socket does later
+        self._described: set[int] = set()
         self._proto: dict[int, str] = {}        # inode -> protocol name (sockprotoname)
         self._texts: dict[str, str] = {}        # target -> decoration (not sockets)
         self._real: dict[str, str] = {}
@@ -451,7 +456,12 @@ class FdCache:
         arguments are printed) or returned (after the fd table changes it made), as the
         kernel read them in the call (``CAP_FD`` captures): a pipe's or socket's inode,
         and the socket's strace -yy text. These hold even for an fd closed, or a process
-        gone, before the record arrived. Returns whether the record had any."""
+        gone, before the record arrived. Returns whether the record had any.
+
+        A socket's first description (an address, a peer, a name: what sock_diag would
+        have answered) is kept for good, as strace 6.1 keeps the first answer it got
+        for an inode (src/socketutils.c caches it): a socket bound, then connected,
+        prints its bound address alone from then on."""
         if not any(c.kind == CAP_FD for c in ev.caps):
             return False
         tgid = ev.tgid
@@ -466,11 +476,17 @@ class FdCache:
                 self.set(tgid, d.fd, f"socket:[{ino}]")
                 self._proto[ino] = d.proto
                 text = desc_text(d, quote)
-                if text is not None:
-                    if len(self._socks) >= _MEMO_MAX:
-                        self._socks.clear()
-                    self._socks[ino] = text
-                    self._stale.discard(ino)
+                if text is None:
+                    continue                # a protocol only sock_diag describes
+                self._stale.discard(ino)
+                if ino in self._described:
+                    continue                # strace keeps its first description
+                if len(self._socks) >= _MEMO_MAX:
+                    self._socks.clear()
+                    self._described.clear()
+                self._socks[ino] = text
+                if text != fallback(ino, d.proto):
+                    self._described.add(ino)
         return True
 
     # -- inside -----------------------------------------------------------------------

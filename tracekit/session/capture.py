@@ -278,12 +278,12 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "pread64": (_buf("buf", "ret", at_exit=True),),
     "readlink": (_str("path"), _buf("buf", "ret", at_exit=True)),
     "readlinkat": (_str("pathname"), _buf("buf", "ret", at_exit=True)),
-    "sendto": (_buf("buff", "len"), _sockaddr("addr", "addr_len")),
+    "sendto": (_buf("buff", "len"), _sockaddr("addr", "addr_len"), _fd("fd")),
     # sockets and pipes as strace -yy shows them, read in the call (TK_CAP_FD): the
     # socket as the call found it and as it left it; a new fd as the call made it
     "connect": (_sockaddr("uservaddr", "addrlen"), _fd("fd"), _fd("fd", at_exit=True)),
     "bind": (_sockaddr("umyaddr", "addrlen"), _fd("fd"), _fd("fd", at_exit=True)),
-    "listen": (_fd("fd"),),
+    "listen": (_fd("fd"), _fd("fd", at_exit=True)),
     "socket": (_fd("family", ret=True),),
     # the request, and the time left that a sleep cut short by a signal writes
     "nanosleep": (_fixed("rqtp", TIMESPEC_SIZE), _fixed("rmtp", TIMESPEC_SIZE, at_exit=True)),
@@ -362,20 +362,23 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     **{name: (_fixed("user_mask", SIGSET_SIZE),) for name in ("signalfd", "signalfd4")},
     **{name: (_iov("vec", at_exit=True),) for name in ("readv", "preadv", "preadv2")},
     **{name: (_iov("vec"),) for name in ("writev", "pwritev", "pwritev2")},
-    "sendmsg": (_Override("msg", CAP_MSGHDR, None, BUF_MAX, BUF_CAP),),
+    "sendmsg": (_Override("msg", CAP_MSGHDR, None, BUF_MAX, BUF_CAP), _fd("fd")),
     # recvmsg: msg_name and msg_namelen as the caller set them, then the filled msghdr
-    "recvmsg": (_fixed("msg", 16), _Override("msg", CAP_MSGHDR, None, BUF_MAX, BUF_CAP, True)),
+    "recvmsg": (_fixed("msg", 16), _Override("msg", CAP_MSGHDR, None, BUF_MAX, BUF_CAP, True),
+                _fd("fd")),
     # sendmmsg: its first MMSG_N messages, at exit (strace prints them with msg_len)
-    "sendmmsg": tuple(_Override("mmsg", CAP_MMSGHDR, k, 512, BUF_CAP, True)
-                      for k in range(MMSG_N)),
-    "recvfrom": (_buf("ubuf", "ret", at_exit=True), *_addr_out("addr", "addr_len")),
+    "sendmmsg": (*(_Override("mmsg", CAP_MMSGHDR, k, 512, BUF_CAP, True)
+                   for k in range(MMSG_N)), _fd("fd")),
+    "recvfrom": (_buf("ubuf", "ret", at_exit=True), *_addr_out("addr", "addr_len"),
+                 _fd("fd")),
     "accept": (*_addr_out("upeer_sockaddr", "upeer_addrlen"), _fd("fd"),
                _fd("fd", ret=True)),
     "accept4": (*_addr_out("upeer_sockaddr", "upeer_addrlen"), _fd("fd"),
                 _fd("fd", ret=True)),
-    "getsockname": _addr_out("usockaddr", "usockaddr_len"),
-    "getpeername": _addr_out("usockaddr", "usockaddr_len"),
-    "setsockopt": (_buf("optval", "optlen"),),
+    "getsockname": (*_addr_out("usockaddr", "usockaddr_len"), _fd("fd")),
+    "getpeername": (*_addr_out("usockaddr", "usockaddr_len"), _fd("fd")),
+    "setsockopt": (_buf("optval", "optlen"), _fd("fd")),
+    "shutdown": (_fd("fd"),),
     "socketpair": (_fixed("usockvec", 8, at_exit=True), _fd("usockvec", pair=True)),
     "sendfile64": (_fixed("offset", 8), _fixed("offset", 8, at_exit=True)),
     "copy_file_range": (_fixed("off_in", 8), _fixed("off_out", 8)),
@@ -405,7 +408,8 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "getgroups": (_Override("grouplist", CAP_BUF, "ret", GIDS_CAP, 4, True),),
     "setgroups": (_Override("grouplist", CAP_BUF, "gidsetsize", GIDS_CAP, 4),),
     "getsockopt": (_fixed("optlen", 4), _fixed("optlen", 4, at_exit=True),
-                   _Override("optval", CAP_BUF, "optlen", BUF_CAP, 0, True, SPEC_LEN_PTR)),
+                   _Override("optval", CAP_BUF, "optlen", BUF_CAP, 0, True, SPEC_LEN_PTR),
+                   _fd("fd")),
 }
 
 
