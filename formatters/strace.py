@@ -89,6 +89,7 @@ import msgspec
 from tracekit._events import (
     SC_COMPAT,
     SC_NORETURN,
+    SC_ATTACHED,
     SC_RESUMED,
     SC_UNFINISHED,
     Batch,
@@ -484,7 +485,8 @@ class StraceFormatter(TextSink):
         return got
 
     def _dump(self, ev: Syscall, lines: list[str]) -> None:
-        if ev.ret <= 0 or ev.flags & (SC_RESUMED | SC_UNFINISHED | SC_NORETURN):
+        if ev.ret <= 0 or ev.flags & (SC_RESUMED | SC_UNFINISHED | SC_NORETURN) and \
+                not ev.flags & SC_ATTACHED:
             return
         name = self.decoder.call(ev.syscall_nr, bool(ev.flags & SC_COMPAT)).name
         fds = (self._dump_reads if name in _READS else
@@ -506,7 +508,8 @@ class StraceFormatter(TextSink):
 
     def _decoded(self, ev: Syscall) -> Decoded:
         d = ev.decoded if ev.decoded is not None else self.decoder.decode(ev)
-        if self._raw and d.name in self._raw and not ev.flags & SC_RESUMED:
+        if self._raw and d.name in self._raw and (not ev.flags & SC_RESUMED
+                                                  or ev.flags & SC_ATTACHED):
             call = self.decoder.call(ev.syscall_nr, bool(ev.flags & SC_COMPAT))
             n = len(call.fns) or abs(call.generic) or len(d.args)
             args = tuple(f"{v:#x}" if v else "0" for v in ev.args[:n])
@@ -520,6 +523,11 @@ class StraceFormatter(TextSink):
         """One line, without the newline."""
         d = self._decoded(ev)
         flags = ev.flags
+        if flags & SC_ATTACHED:
+            # the call the task was in when tracing began, its arguments read at its
+            # exit: whole, as strace -p prints the call it restarts on attaching
+            return self._tail(f"{self._head(ev.tid, None)}{d.name}({', '.join(d.args)})",
+                              d.ret, None)
         if flags & SC_RESUMED:
             return self._tail(f"{self._head(ev.tid, None)}<... {d.name} resumed>)", d.ret,
                               None)

@@ -346,6 +346,21 @@ static __always_inline void regs_args32(struct pt_regs *regs, __u64 *args)
 #endif
 }
 
+/* The arguments at sys_exit of a call whose entry was not seen: x86_64 keeps them in di
+ * si dx r10 r8 r9 (bx .. bp for a 32-bit call) through the call; arm64 puts the return
+ * value in regs[0], and orig_x0 keeps the first argument (arch/arm64/kernel/syscall.c). */
+static __always_inline void regs_exit_args(struct pt_regs *regs, __u64 *args, __u32 compat)
+{
+	if (compat) {
+		regs_args32(regs, args);
+		return;
+	}
+	regs_args(regs, args);
+#if defined(__TARGET_ARCH_arm64)
+	args[0] = regs->orig_x0;
+#endif
+}
+
 /* The capture specs of syscall nr: the "beauty" map's, or "beauty32"'s for a 32-bit call. */
 static __always_inline const struct tk_beauty *beauty_of(__u32 nr, __u32 compat)
 {
@@ -1368,6 +1383,73 @@ __noinline int tk_capture(struct tk_capbuf *c, const struct tk_beauty_spec *sp,
 	return 0;
 }
 
+/* A call the thread was in when tracing began (no entry seen): its arguments from the
+ * registers at sys_exit and every capture of its specs read now, emitted as a RESUMED |
+ * ATTACHED record with the captures. Returns 1 when emitted, 0 when there is nothing to
+ * capture (the caller emits the plain record). s is on the caller's stack (ts_ns 0). */
+__noinline int tk_emit_attached(const struct tk_scratch *s, __u64 pid_tgid, long ret)
+{
+	const struct tk_beauty *b;
+	struct tk_capbuf *c;
+	__u32 tid = (__u32)pid_tgid, key, zero = 0, size;
+	void *init;
+	int i;
+
+	if (!s || s->nr < 0 || s->nr >= TK_FILTER_MAX)
+		return 0;
+	key = s->nr;
+	b = beauty_of(key, s->compat);
+	if (!b || !b->spec[0].kind)
+		return 0;
+	c = bpf_map_lookup_elem(&capbuf, &tid);
+	if (!c) {
+		init = bpf_map_lookup_elem(&capbuf_zero, &zero);
+		if (!init)
+			return 0;
+		if (bpf_map_update_elem(&capbuf, &tid, init, BPF_NOEXIST) == 0)
+			c = bpf_map_lookup_elem(&capbuf, &tid);
+		if (!c) {
+			count(TK_CNT_CAPBUF_FULL);
+			return 0;
+		}
+	}
+	c->entry_ts = 0;
+	c->pending = 0;
+	c->retry = 0;
+	c->caps_len = 0;
+	c->ncaps = 0;
+	for (i = 0; i < TK_BEAUTY_SPECS; i++) {
+		const struct tk_beauty_spec *sp = &b->spec[i];
+
+		if (!sp->kind)
+			break;
+		if (tk_capture(c, sp, s, ret, 0) < 0)
+			tk_cap_fault(c, CAP_HDR(sp->arg, sp->kind, TK_CAPF_FAULT));
+	}
+	if (!c->ncaps)
+		return 0;
+	c->rec.hdr.kind = TK_REC_SYSCALL;
+	c->rec.hdr.flags = TK_SC_RESUMED | TK_SC_ATTACHED | s->compat;
+	c->rec.hdr.ts_ns = 0;
+	c->rec.duration_ns = 0;
+	c->rec.tid = tid;
+	c->rec.tgid = pid_tgid >> 32;
+	c->rec.cpu = bpf_get_smp_processor_id();
+	c->rec.syscall_nr = s->nr;
+	for (i = 0; i < 6; i++)
+		c->rec.args[i] = s->args[i];
+	c->rec.ret = ret;
+	bpf_get_current_comm(c->rec.comm, sizeof(c->rec.comm));
+	size = c->caps_len;
+	if (size > TK_CAPBUF_DATA)
+		size = TK_CAPBUF_DATA;
+	c->caps_len = size;
+	size += sizeof(c->rec) + 2 * sizeof(__u32);
+	if (bpf_ringbuf_output(&events, &c->rec, size, 0))
+		count(TK_CNT_LOST);
+	return 1;
+}
+
 /* Entry captures of the call in s (tid's syscall s->nr) into capbuf[tid]; true when the
  * slot now belongs to this call (then tk_scratch.has_caps = 1). */
 static __always_inline bool capture_entry(__u32 tid, const struct tk_scratch *s)
@@ -1973,8 +2055,16 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 	compat = compat_flag();
 	if (targ_summary)
 		sum_add(pid_tgid, nr, compat, SUM_RESUMED, ret, 0, bpf_ktime_get_ns());
-	if (records_on())
-		emit_syscall(TK_SC_RESUMED | compat, 0, 0, pid_tgid, nr, NULL, ret);
+	if (records_on()) {
+		struct tk_scratch rs = {};
+
+		rs.nr = nr;
+		rs.compat = compat;
+		regs_exit_args(regs, rs.args, compat);
+		if (!targ_capture || !tk_emit_attached(&rs, pid_tgid, ret))
+			emit_syscall(TK_SC_RESUMED | TK_SC_ATTACHED | compat, 0, 0, pid_tgid, nr,
+				     rs.args, ret);
+	}
 	return 0;
 }
 

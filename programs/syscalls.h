@@ -27,6 +27,10 @@ enum tk_rec_kind {
 #define TK_SC_UNFINISHED (1U << 1) /* task died inside the call: emitted at exit of the task */
 #define TK_SC_RESUMED    (1U << 2) /* exit without a traced entry: ts_ns, args unknown (0) */
 #define TK_SC_COMPAT     (1U << 3) /* 32-bit syscall (ia32 / compat): nr is from that table */
+#define TK_SC_ATTACHED   (1U << 4) /* with RESUMED: args read at exit from the registers, which
+				    * keep them through the call (a call the task was in when
+				    * tracing began: strace -p prints it whole); its captures,
+				    * entry ones too, are read at exit */
 
 /* targ_status: the outcomes of a syscall that are recorded (strace -e status=) */
 #define TK_ST_SUCCESSFUL (1U << 0) /* returned, not -4095..-1 */

@@ -20,6 +20,7 @@ from tracekit._events import (
     CAPF_TRUNC,
     SC_COMPAT,
     SC_NORETURN,
+    SC_ATTACHED,
     SC_RESUMED,
     SC_UNFINISHED,
     Capture,
@@ -684,8 +685,9 @@ class SyscallDecoder:
         if call.generic < 0:
             self.unknown_nr += 1
         key = (nr_key, ev.args, ev.caps, ev.ret, flags)
-        if call.described and self._fd_paths and not flags & (
-                SC_UNFINISHED | SC_NORETURN | SC_RESUMED) and self.fdcache.learn(
+        if call.described and self._fd_paths and (
+                not flags & (SC_UNFINISHED | SC_NORETURN | SC_RESUMED)
+                or flags & SC_ATTACHED) and self.fdcache.learn(
                     ev, at_exit=False):
             return self._decode_described(ev, call)
         done = self._done.get(key)
@@ -703,7 +705,9 @@ class SyscallDecoder:
         try:
             if call.fds_in_args and self._fd_paths:
                 self.update_fds(ev, call)   # pipe's fds are printed among its arguments
-            args = () if flags & SC_RESUMED else call.args(self, ev)
+            # a resumed call's arguments are unknown, unless read at its exit
+            args = () if flags & SC_RESUMED and not flags & SC_ATTACHED else \
+                call.args(self, ev)
             arg_fds = tuple(deps)
             deps.clear()
             if call.fd_action and self._fd_paths and not call.fds_in_args:
@@ -765,7 +769,8 @@ class SyscallDecoder:
     def update_fds(self, ev: Syscall, call: _Call) -> None:
         """Keep the fd cache true after ``ev`` (:meth:`decode` calls it when fd paths
         are on, after the arguments and before the return value)."""
-        if ev.flags & (SC_UNFINISHED | SC_NORETURN | SC_RESUMED):
+        if ev.flags & (SC_UNFINISHED | SC_NORETURN | SC_RESUMED) and \
+                not ev.flags & SC_ATTACHED:
             return          # the arguments or the result are unknown
         self.fdcache.apply_call(
             ev, call.name, ret_fd=call.ret == "fd", path_arg=call.path_arg,
