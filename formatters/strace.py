@@ -87,9 +87,9 @@ from typing import IO, Annotated, Any, Literal, TypeAlias
 import msgspec
 
 from tracekit._events import (
+    SC_ATTACHED,
     SC_COMPAT,
     SC_NORETURN,
-    SC_ATTACHED,
     SC_RESUMED,
     SC_UNFINISHED,
     Batch,

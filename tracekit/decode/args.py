@@ -18,9 +18,9 @@ from typing import cast
 from tracekit._events import (
     CAP_ARGV,
     CAPF_TRUNC,
+    SC_ATTACHED,
     SC_COMPAT,
     SC_NORETURN,
-    SC_ATTACHED,
     SC_RESUMED,
     SC_UNFINISHED,
     Capture,
