@@ -24,7 +24,10 @@ Line shapes::
 - Records are complete calls (the BPF program emits at exit), so strace's interleaved
   ``<unfinished ...>``/``<... resumed>`` pairs of concurrent calls are one line each here;
   ``<unfinished ...>`` only marks a call the task died in, ``resumed`` only a call whose
-  entry was before tracing began.
+  entry was before tracing began and whose arguments are unknown. A call the task was in
+  when tracing began whose arguments the BPF program read from the registers at its exit
+  (ATTACHED: a ``-p`` target blocked in ``read``) is one whole line with the time
+  unknown, as strace prints the call it restarts on attaching.
 - A RESUMED clone/clone3/fork/vfork returning 0 is a new child's return from the fork
   (the kernel runs the child's sys_exit; it never entered the call): not printed, as
   strace shows only the parent's call.
