@@ -24,7 +24,10 @@ Line shapes::
 - Records are complete calls (the BPF program emits at exit), so strace's interleaved
   ``<unfinished ...>``/``<... resumed>`` pairs of concurrent calls are one line each here;
   ``<unfinished ...>`` only marks a call the task died in, ``resumed`` only a call whose
-  entry was before tracing began.
+  entry was before tracing began and whose arguments are unknown. A call the task was in
+  when tracing began whose arguments the BPF program read from the registers at its exit
+  (ATTACHED: a ``-p`` target blocked in ``read``) is one whole line with the time
+  unknown, as strace prints the call it restarts on attaching.
 - A RESUMED clone/clone3/fork/vfork returning 0 is a new child's return from the fork
   (the kernel runs the child's sys_exit; it never entered the call): not printed, as
   strace shows only the parent's call.
@@ -87,6 +90,7 @@ from typing import IO, Annotated, Any, Literal, TypeAlias
 import msgspec
 
 from tracekit._events import (
+    SC_ATTACHED,
     SC_COMPAT,
     SC_NORETURN,
     SC_RESUMED,
@@ -530,7 +534,8 @@ class StraceFormatter(TextSink):
         return got
 
     def _dump(self, ev: Syscall, lines: list[str]) -> None:
-        if ev.ret <= 0 or ev.flags & (SC_RESUMED | SC_UNFINISHED | SC_NORETURN):
+        if ev.ret <= 0 or ev.flags & (SC_RESUMED | SC_UNFINISHED | SC_NORETURN) and \
+                not ev.flags & SC_ATTACHED:
             return
         name = self.decoder.call(ev.syscall_nr, bool(ev.flags & SC_COMPAT)).name
         fds = (self._dump_reads if name in _READS else
@@ -552,7 +557,8 @@ class StraceFormatter(TextSink):
 
     def _decoded(self, ev: Syscall) -> Decoded:
         d = ev.decoded if ev.decoded is not None else self.decoder.decode(ev)
-        if self._raw and d.name in self._raw and not ev.flags & SC_RESUMED:
+        if self._raw and d.name in self._raw and (not ev.flags & SC_RESUMED
+                                                  or ev.flags & SC_ATTACHED):
             call = self.decoder.call(ev.syscall_nr, bool(ev.flags & SC_COMPAT))
             n = len(call.fns) or abs(call.generic) or len(d.args)
             args = tuple(f"{v:#x}" if v else "0" for v in ev.args[:n])
@@ -566,6 +572,11 @@ class StraceFormatter(TextSink):
         """One line, without the newline."""
         d = self._decoded(ev)
         flags = ev.flags
+        if flags & SC_ATTACHED:
+            # the call the task was in when tracing began, its arguments read at its
+            # exit: whole, as strace -p prints the call it restarts on attaching
+            return self._tail(f"{self._head(ev.tid, None)}{d.name}({', '.join(d.args)})",
+                              d.ret, None)
         if flags & SC_RESUMED:
             return self._tail(f"{self._head(ev.tid, None)}<... {d.name} resumed>)", d.ret,
                               None)

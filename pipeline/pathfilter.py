@@ -36,7 +36,15 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-from tracekit._events import SC_COMPAT, SC_NORETURN, SC_RESUMED, SC_UNFINISHED, Batch, Syscall
+from tracekit._events import (
+    SC_ATTACHED,
+    SC_COMPAT,
+    SC_NORETURN,
+    SC_RESUMED,
+    SC_UNFINISHED,
+    Batch,
+    Syscall,
+)
 from tracekit.decode.args import SyscallDecoder
 from tracekit.decode.argspec import ARGSPEC
 from tracekit.decode.fdcache import FdCache
@@ -103,7 +111,7 @@ class PathFilter:
 
     def matches(self, ev: Syscall) -> bool:
         """Whether ``ev`` names one of the paths, before its own fd changes."""
-        if ev.flags & SC_RESUMED:
+        if ev.flags & SC_RESUMED and not ev.flags & SC_ATTACHED:
             return False                 # arguments unknown
         path_args, fd_args = self._args(ev)
         if path_args:

@@ -92,10 +92,88 @@ struct signal_struct {
 } __attribute__((preserve_access_index));
 #define TK_SIGNAL_GROUP_EXIT 0x00000004 /* include/linux/sched/signal.h */
 
-/* include/linux/fdtable.h: the open fds of a task (read at exec: only the bitmap) */
+/* include/linux/fs.h: the inode of an open file (what an fd is: TK_CAP_FD) */
+struct inode {
+	unsigned short i_mode; /* umode_t: S_IFIFO, S_IFSOCK ... */
+	unsigned long i_ino;
+} __attribute__((preserve_access_index));
+
+struct file {
+	struct inode *f_inode;
+	void *private_data; /* a socket's struct socket (net/socket.c sock_alloc_file) */
+} __attribute__((preserve_access_index));
+
+/* include/linux/fdtable.h: the open fds of a task (read at exec: only the bitmap; an fd's
+ * file for TK_CAP_FD) */
 struct fdtable {
 	unsigned int max_fds;
+	struct file **fd;
 	unsigned long *open_fds; /* bit n: fd n is open */
+} __attribute__((preserve_access_index));
+
+/* include/net/sock.h, include/linux/net.h, include/net/af_unix.h,
+ * net/netlink/af_netlink.h: what strace -yy prints of a socket (TK_CAP_FD). The inet
+ * fields sit in anonymous unions of sock_common; skc_v6_* exist with CONFIG_IPV6 only
+ * (read behind bpf_core_field_exists). unix_sock and netlink_sock are vmlinux types
+ * when AF_UNIX is built in (CONFIG_UNIX=y, as distributions build it) */
+struct proto {
+	char name[32]; /* the protocol's name: /proc's system.sockprotoname xattr */
+} __attribute__((preserve_access_index));
+
+struct in6_addr {
+	__u8 s6_addr[16];
+};
+
+struct sock_common {
+	__u32 skc_daddr;     /* __be32 */
+	__u32 skc_rcv_saddr; /* __be32 */
+	__u16 skc_dport;     /* __be16 */
+	__u16 skc_num;       /* host order */
+	unsigned short skc_family;
+	unsigned char skc_state;
+	struct proto *skc_prot;
+	struct in6_addr skc_v6_daddr;
+	struct in6_addr skc_v6_rcv_saddr;
+} __attribute__((preserve_access_index));
+
+struct socket;
+
+struct sock {
+	struct sock_common __sk_common;
+	struct socket *sk_socket;
+	__u16 sk_protocol; /* a u16 since Linux 5.6 (a bitfield before) */
+	unsigned long sk_ino; /* sock_i_ino(), kept after the socket is closed (6.16+; before,
+			       * read through sk_socket, which a closed socket has no more) */
+} __attribute__((preserve_access_index));
+
+struct socket {
+	struct file *file;
+	struct sock *sk;
+} __attribute__((preserve_access_index));
+
+/* include/linux/net.h SOCK_INODE(): the socket and its inode are one allocation */
+struct socket_alloc {
+	struct socket socket;
+	struct inode vfs_inode;
+} __attribute__((preserve_access_index));
+
+struct sockaddr_un {
+	unsigned short sun_family;
+	char sun_path[108];
+} __attribute__((preserve_access_index));
+
+struct unix_address {
+	int len; /* bytes of name used: sun_family and the path */
+	struct sockaddr_un name[0];
+} __attribute__((preserve_access_index));
+
+struct unix_sock {
+	struct unix_address *addr; /* bound name, NULL when not bound */
+	struct sock *peer;
+} __attribute__((preserve_access_index));
+
+struct netlink_sock {
+	__u32 portid;
 } __attribute__((preserve_access_index));
 
 struct files_struct {

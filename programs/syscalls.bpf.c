@@ -346,6 +346,21 @@ static __always_inline void regs_args32(struct pt_regs *regs, __u64 *args)
 #endif
 }
 
+/* The arguments at sys_exit of a call whose entry was not seen: x86_64 keeps them in di
+ * si dx r10 r8 r9 (bx .. bp for a 32-bit call) through the call; arm64 puts the return
+ * value in regs[0], and orig_x0 keeps the first argument (arch/arm64/kernel/syscall.c). */
+static __always_inline void regs_exit_args(struct pt_regs *regs, __u64 *args, __u32 compat)
+{
+	if (compat) {
+		regs_args32(regs, args);
+		return;
+	}
+	regs_args(regs, args);
+#if defined(__TARGET_ARCH_arm64)
+	args[0] = regs->orig_x0;
+#endif
+}
+
 /* The capture specs of syscall nr: the "beauty" map's, or "beauty32"'s for a 32-bit call. */
 static __always_inline const struct tk_beauty *beauty_of(__u32 nr, __u32 compat)
 {
@@ -1164,6 +1179,147 @@ __noinline int tk_cap_count(struct tk_capbuf *c, __u64 src, long ret, __u32 at, 
 	return tk_cap_commit(c, off, (hdr & 0xffff) | (__u32)flags << 16, sizeof(n));
 }
 
+/* -- TK_CAP_FD: what an fd is, from the kernel (programs/syscalls.h) ---------------------
+ * strace -yy prints a pipe's or socket's inode and a socket's addresses; user space reads
+ * them from /proc/<tgid>/fd and sock_diag when a record arrives, by when a socket that
+ * lived microseconds (a libc nscd probe, a short TCP exchange) or a shell's pipe end is
+ * gone. These read them in the call itself: current->files->fdt->fd[fd], its inode,
+ * and for a socket (S_IFSOCK whose struct socket points back at the file) its struct sock.
+ * Kernel memory only (probe reads: a bad pointer reads as zeros, never a fault). */
+#define TK_S_IFMT   0170000
+#define TK_S_IFSOCK 0140000
+#define TK_AF_UNIX    1
+#define TK_AF_INET    2
+#define TK_AF_INET6   10
+#define TK_AF_NETLINK 16
+
+/* The description of fd (current task) into the struct tk_fd_desc at c->data + pos. */
+__noinline int tk_fd_desc(struct tk_capbuf *c, __u32 pos, __s32 fd, __u32 at_exit)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct tk_fd_desc *d;
+	struct fdtable *fdt;
+	struct file **arr;
+	struct file *f = NULL;
+	struct inode *ino;
+	struct socket *sock, *psock;
+	struct sock *sk, *peer;
+	struct unix_address *ua;
+	unsigned int max;
+	__u16 fam;
+	int len;
+
+	if (!c || pos > TK_CAP_OFF_MAX + 8 + sizeof(struct tk_fd_desc))
+		return 0;
+	d = (struct tk_fd_desc *)(c->data + pos);
+	__builtin_memset(d, 0, sizeof(*d));
+	d->fd = fd;
+	d->at_exit = at_exit;
+	if (fd < 0)
+		return 0;
+	fdt = BPF_CORE_READ(t, files, fdt);
+	if (!fdt)
+		return 0;
+	max = BPF_CORE_READ(fdt, max_fds);
+	if ((unsigned int)fd >= max)
+		return 0;
+	arr = BPF_CORE_READ(fdt, fd);
+	if (!arr || bpf_probe_read_kernel(&f, sizeof(f), arr + fd) || !f)
+		return 0;
+	ino = BPF_CORE_READ(f, f_inode);
+	if (!ino)
+		return 0;
+	d->mode = BPF_CORE_READ(ino, i_mode);
+	d->ino = BPF_CORE_READ(ino, i_ino);
+	if ((d->mode & TK_S_IFMT) != TK_S_IFSOCK)
+		return 0;
+	sock = BPF_CORE_READ(f, private_data);
+	/* an O_PATH fd of a socket file on disk has the mode but no struct socket */
+	if (!sock || BPF_CORE_READ(sock, file) != f)
+		return 0;
+	sk = BPF_CORE_READ(sock, sk);
+	if (!sk)
+		return 0;
+	fam = BPF_CORE_READ(sk, __sk_common.skc_family);
+	d->family = fam;
+	d->state = BPF_CORE_READ(sk, __sk_common.skc_state);
+	d->protocol = BPF_CORE_READ(sk, sk_protocol);
+	bpf_probe_read_kernel_str(d->proto, sizeof(d->proto),
+				  BPF_CORE_READ(sk, __sk_common.skc_prot, name));
+	if (fam == TK_AF_INET || fam == TK_AF_INET6) {
+		d->sport = BPF_CORE_READ(sk, __sk_common.skc_num);
+		d->dport = __builtin_bswap16(BPF_CORE_READ(sk, __sk_common.skc_dport));
+		if (fam == TK_AF_INET) {
+			*(__u32 *)d->src = BPF_CORE_READ(sk, __sk_common.skc_rcv_saddr);
+			*(__u32 *)d->dst = BPF_CORE_READ(sk, __sk_common.skc_daddr);
+		} else if (bpf_core_field_exists(sk->__sk_common.skc_v6_daddr)) {
+			bpf_core_read(d->src, 16, &sk->__sk_common.skc_v6_rcv_saddr);
+			bpf_core_read(d->dst, 16, &sk->__sk_common.skc_v6_daddr);
+		}
+	} else if (fam == TK_AF_UNIX) {
+		/* the peer's inode as sock_i_ino() gives it (unix_diag's UNIX_DIAG_PEER) */
+		peer = BPF_CORE_READ((struct unix_sock *)sk, peer);
+		if (peer && bpf_core_field_exists(peer->sk_ino)) {
+			d->peer_ino = BPF_CORE_READ(peer, sk_ino);
+		} else if (peer) {
+			psock = BPF_CORE_READ(peer, sk_socket);
+			if (psock) /* SOCK_INODE() */
+				d->peer_ino = BPF_CORE_READ((struct socket_alloc *)psock,
+							    vfs_inode.i_ino);
+		}
+		ua = BPF_CORE_READ((struct unix_sock *)sk, addr);
+		if (ua) {
+			len = BPF_CORE_READ(ua, len) - 2; /* sun_family */
+			if (len > TK_FD_UNIX_PATH)
+				len = TK_FD_UNIX_PATH;
+			if (len > 0) {
+				d->name_len = len;
+				bpf_probe_read_kernel(d->name, TK_FD_UNIX_PATH,
+						      (void *)ua + bpf_core_field_offset(
+							      struct unix_address, name) + 2);
+			}
+		}
+	} else if (fam == TK_AF_NETLINK) {
+		d->portid = BPF_CORE_READ((struct netlink_sock *)sk, portid);
+	}
+	return 0;
+}
+
+/* TK_CAP_FD of spec sp (see syscalls.h); ret is the return value (exit reads). */
+__noinline int tk_cap_fd(struct tk_capbuf *c, const struct tk_beauty_spec *sp,
+			 const struct tk_scratch *s, long ret, __u32 hdr)
+{
+	__u32 off, n = 1, at_exit, arg;
+	__s32 fds[2] = {};
+
+	if (!c || !sp || !s)
+		return 0;
+	off = c->caps_len;
+	arg = sp->arg;
+	if (off > TK_CAP_OFF_MAX || arg > 5)
+		return 0;
+	at_exit = sp->flags & TK_SPEC_AT_EXIT ? 1 : 0;
+	if (sp->flags & TK_SPEC_FD_PAIR) {
+		if (ret < 0)
+			return 0;
+		if (bpf_probe_read_user(fds, sizeof(fds), (const void *)s->args[arg]))
+			return -1;
+		n = 2;
+	} else if (sp->len_arg == TK_LEN_RET) {
+		if (ret < 0)
+			return 0;
+		fds[0] = ret;
+	} else {
+		fds[0] = (__s32)s->args[arg];
+	}
+	tk_fd_desc(c, off + sizeof(struct tk_cap), fds[0], at_exit);
+	if (n == 2)
+		tk_fd_desc(c, off + sizeof(struct tk_cap) + sizeof(struct tk_fd_desc), fds[1],
+			   at_exit);
+	return tk_cap_commit(c, off, (hdr & ~0xffU) | TK_CAP_ARG_FD | arg,
+			     n * sizeof(struct tk_fd_desc));
+}
+
 /* Capture spec sp of the call in s at c->caps_len; ret is the return value at sys_exit.
  * opts: TK_CAPF_* bits to add (AT_EXIT for a retried entry read) | CAPTURE_ARGV; the
  * exit path reads argv only to retry a failed execve's (a successful one's memory is
@@ -1222,7 +1378,76 @@ __noinline int tk_capture(struct tk_capbuf *c, const struct tk_beauty_spec *sp,
 		return tk_cap_argv(c, s->args[arg], sp->cap, sp->size, hdr);
 	if (kind == TK_CAP_COUNT && la == TK_LEN_RET)
 		return tk_cap_count(c, s->args[arg], ret, sp->size, hdr);
+	if (kind == TK_CAP_FD)
+		return tk_cap_fd(c, sp, s, ret, hdr);
 	return 0;
+}
+
+/* A call the thread was in when tracing began (no entry seen): its arguments from the
+ * registers at sys_exit and every capture of its specs read now, emitted as a RESUMED |
+ * ATTACHED record with the captures. Returns 1 when emitted, 0 when there is nothing to
+ * capture (the caller emits the plain record). s is on the caller's stack (ts_ns 0). */
+__noinline int tk_emit_attached(const struct tk_scratch *s, __u64 pid_tgid, long ret)
+{
+	const struct tk_beauty *b;
+	struct tk_capbuf *c;
+	__u32 tid = (__u32)pid_tgid, key, zero = 0, size;
+	void *init;
+	int i;
+
+	if (!s || s->nr < 0 || s->nr >= TK_FILTER_MAX)
+		return 0;
+	key = s->nr;
+	b = beauty_of(key, s->compat);
+	if (!b || !b->spec[0].kind)
+		return 0;
+	c = bpf_map_lookup_elem(&capbuf, &tid);
+	if (!c) {
+		init = bpf_map_lookup_elem(&capbuf_zero, &zero);
+		if (!init)
+			return 0;
+		if (bpf_map_update_elem(&capbuf, &tid, init, BPF_NOEXIST) == 0)
+			c = bpf_map_lookup_elem(&capbuf, &tid);
+		if (!c) {
+			count(TK_CNT_CAPBUF_FULL);
+			return 0;
+		}
+	}
+	c->entry_ts = 0;
+	c->pending = 0;
+	c->retry = 0;
+	c->caps_len = 0;
+	c->ncaps = 0;
+	for (i = 0; i < TK_BEAUTY_SPECS; i++) {
+		const struct tk_beauty_spec *sp = &b->spec[i];
+
+		if (!sp->kind)
+			break;
+		if (tk_capture(c, sp, s, ret, 0) < 0)
+			tk_cap_fault(c, CAP_HDR(sp->arg, sp->kind, TK_CAPF_FAULT));
+	}
+	if (!c->ncaps)
+		return 0;
+	c->rec.hdr.kind = TK_REC_SYSCALL;
+	c->rec.hdr.flags = TK_SC_RESUMED | TK_SC_ATTACHED | s->compat;
+	c->rec.hdr.ts_ns = 0;
+	c->rec.duration_ns = 0;
+	c->rec.tid = tid;
+	c->rec.tgid = pid_tgid >> 32;
+	c->rec.cpu = bpf_get_smp_processor_id();
+	c->rec.syscall_nr = s->nr;
+	for (i = 0; i < 6; i++)
+		c->rec.args[i] = s->args[i];
+	c->rec.ret = ret;
+	bpf_get_current_comm(c->rec.comm, sizeof(c->rec.comm));
+	size = c->caps_len;
+	if (size > TK_CAPBUF_DATA)
+		size = TK_CAPBUF_DATA;
+	c->caps_len = size;
+	size += sizeof(c->rec) + 2 * sizeof(__u32);
+	if (bpf_ringbuf_output(&events, &c->rec, size, 0))
+		count(TK_CNT_LOST);
+	return 1;
 }
 
 /* Entry captures of the call in s (tid's syscall s->nr) into capbuf[tid]; true when the
@@ -1830,8 +2055,16 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 	compat = compat_flag();
 	if (targ_summary)
 		sum_add(pid_tgid, nr, compat, SUM_RESUMED, ret, 0, bpf_ktime_get_ns());
-	if (records_on())
-		emit_syscall(TK_SC_RESUMED | compat, 0, 0, pid_tgid, nr, NULL, ret);
+	if (records_on()) {
+		struct tk_scratch rs = {};
+
+		rs.nr = nr;
+		rs.compat = compat;
+		regs_exit_args(regs, rs.args, compat);
+		if (!targ_capture || !tk_emit_attached(&rs, pid_tgid, ret))
+			emit_syscall(TK_SC_RESUMED | TK_SC_ATTACHED | compat, 0, 0, pid_tgid, nr,
+				     rs.args, ret);
+	}
 	return 0;
 }
 

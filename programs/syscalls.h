@@ -27,6 +27,10 @@ enum tk_rec_kind {
 #define TK_SC_UNFINISHED (1U << 1) /* task died inside the call: emitted at exit of the task */
 #define TK_SC_RESUMED    (1U << 2) /* exit without a traced entry: ts_ns, args unknown (0) */
 #define TK_SC_COMPAT     (1U << 3) /* 32-bit syscall (ia32 / compat): nr is from that table */
+#define TK_SC_ATTACHED   (1U << 4) /* with RESUMED: args read at exit from the registers, which
+				    * keep them through the call (a call the task was in when
+				    * tracing began: strace -p prints it whole); its captures,
+				    * entry ones too, are read at exit */
 
 /* targ_status: the outcomes of a syscall that are recorded (strace -e status=) */
 #define TK_ST_SUCCESSFUL (1U << 0) /* returned, not -4095..-1 */
@@ -94,7 +98,14 @@ enum tk_cap_kind {
 			    * __u16 record length at offset spec.size of each: data is one
 			    * __u32 count; TRUNC when the walk stopped early (a bad length,
 			    * more than TK_COUNT_N records): the count is then a lower bound */
+	TK_CAP_FD = 9,     /* what an fd is, read from the kernel's fd table (not user memory):
+			    * one struct tk_fd_desc per fd; the fd is args[spec.arg] (len_arg
+			    * TK_LEN_NONE), the return value (TK_LEN_RET), or the two ints
+			    * args[spec.arg] points to (TK_SPEC_FD_PAIR: pipe, socketpair).
+			    * The capture's arg is TK_CAP_ARG_FD | spec.arg, so that decoders
+			    * looking for an argument's user memory never take it */
 };
+#define TK_CAP_ARG_FD 0x40
 #define TK_CAPF_TRUNC      (1U << 0) /* data is a prefix: cut at the cap */
 #define TK_CAPF_FAULT      (1U << 1) /* user memory could not be read (EFAULT): no data */
 #define TK_CAPF_AT_EXIT    (1U << 2) /* read at exit because the entry read faulted */
@@ -136,6 +147,7 @@ struct tk_cap {
 				   * optlen): read it from user memory */
 #define TK_SPEC_DEREF   (1U << 4) /* STRUCT of size bytes whose first word is a pointer:
 				   * then cap - size bytes from there (pselect6's sigmask) */
+#define TK_SPEC_FD_PAIR (1U << 5) /* TK_CAP_FD: args[arg] points to int[2] (pipe's fds) */
 /* Value of the "ioctl_sizes" map (key: the 32-bit request): size | TK_IOCTL_* */
 #define TK_IOCTL_IN  (1U << 16) /* the call reads the struct: captured at entry */
 #define TK_IOCTL_OUT (1U << 17) /* the call writes it: captured at exit (when it succeeded) */
@@ -175,6 +187,32 @@ struct tk_iov_elem {
 	__u64 len;   /* iov_len */
 	__u32 got;   /* bytes of iov_base that follow */
 	__u32 flags; /* TK_CAPF_FAULT: iov_base unreadable (got = 0) */
+};
+
+/* TK_CAP_FD data (216 bytes each): what the fd was when the call entered (at_exit 0) or
+ * returned (at_exit 1), from current->files (include/linux/fdtable.h), the file's inode
+ * and, for a socket, its struct sock (include/net/sock.h, af_unix.h, af_netlink.h):
+ * what strace -yy shows of pipes and sockets, which /proc may no longer show when the
+ * record reaches user space (the fd was closed, the process is gone). */
+#define TK_FD_PROTO_LEN 32  /* struct proto name: /proc's system.sockprotoname */
+#define TK_FD_UNIX_PATH 108 /* sizeof(sun_path) */
+struct tk_fd_desc {
+	__s32 fd;
+	__u16 mode;      /* inode i_mode (S_IFIFO, S_IFSOCK ...); 0: no file at fd */
+	__u8 at_exit;    /* 1: read at sys_exit (after the call), 0: at sys_enter */
+	__u8 state;      /* sockets: skc_state (TCP_LISTEN ...) */
+	__u64 ino;       /* inode number */
+	__u16 family;    /* sockets: skc_family; 0 for other files */
+	__u16 protocol;  /* sockets: sk_protocol (netlink: NETLINK_ROUTE ...) */
+	__u16 sport;     /* inet: skc_num, the local port (host order) */
+	__u16 dport;     /* inet: skc_dport, the peer's port (host order) */
+	__u32 portid;    /* netlink: the port id (0: not bound) */
+	__u32 name_len;  /* unix: bytes of sun_path bound (unix_address.len - 2; 0: none) */
+	__u64 peer_ino;  /* unix: the peer's inode (0: none) */
+	__u8 src[16];    /* inet: local address (AF_INET: 4 bytes, network order) */
+	__u8 dst[16];    /* inet: peer address */
+	char proto[TK_FD_PROTO_LEN]; /* sockets: sk->sk_prot->name ("TCP", "UNIX-STREAM") */
+	__u8 name[TK_FD_UNIX_PATH + 4]; /* unix: sun_path bound (abstract: a leading NUL) */
 };
 
 /* kind TK_REC_FORK: a traced thread created a task (32 bytes) */

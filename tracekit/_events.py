@@ -16,6 +16,8 @@ from tracekit._errors import RecordError
 # keep in sync with programs/syscalls.h
 REC_SYSCALL, REC_FORK, REC_EXEC, REC_EXIT, REC_SIGNAL = 1, 2, 3, 4, 5
 SC_NORETURN, SC_UNFINISHED, SC_RESUMED, SC_COMPAT = 1, 2, 4, 8
+SC_ATTACHED = 16        # with SC_RESUMED: the args were read at exit (a call the task was in
+                        # when tracing began), its captures too
 PID_PENDING_EXEC = 1
 CNT_LOST, CNT_PIDS_FULL, CNT_SCRATCH_FULL, CNT_MAX = 0, 1, 2, 16
 CNT_CAPBUF_FULL = 3                               # syscalls emitted without captures: capbuf full
@@ -51,6 +53,8 @@ _CAP = struct.Struct("<BBHI")                     # struct tk_cap: arg, kind, fl
 CAP_STR, CAP_BUF, CAP_STRUCT, CAP_ARGV = 1, 2, 3, 4
 CAP_IOV, CAP_MSGHDR, CAP_MMSGHDR = 5, 6, 7   # iovecs, msghdr, mmsghdr (struct tk_iov_elem)
 CAP_COUNT = 8                         # records in the bytes a call wrote: one u32 count
+CAP_FD = 9                            # what an fd is (struct tk_fd_desc each), from the kernel
+CAP_ARG_FD = 0x40                     # CAP_FD captures: arg is CAP_ARG_FD | the fd argument
 CAPF_TRUNC, CAPF_FAULT, CAPF_AT_EXIT, CAPF_ARGV_TRUNC = 1, 2, 4, 8
 CAPF_ELEM_FAULT = 16                  # IOV/MSGHDR: the iovec array unreadable past the data
 
@@ -66,11 +70,52 @@ def _cstr(raw: bytes) -> str:
 class Capture(msgspec.Struct, frozen=True, gc=False):
     """User memory of one argument, read by the BPF program (``struct tk_cap``)."""
 
-    arg: int            # argument index 0..5
+    arg: int            # argument index 0..5 (CAP_FD: CAP_ARG_FD | index)
     kind: int           # CAP_STR, CAP_BUF, CAP_STRUCT, CAP_ARGV, CAP_IOV, CAP_MSGHDR, CAP_MMSGHDR,
-                        # CAP_COUNT
+                        # CAP_COUNT, CAP_FD
     flags: int          # CAPF_* bits (TRUNC: data is a prefix; FAULT: unreadable)
     data: bytes         # STR: without NUL; ARGV: NUL-terminated elements
+
+
+_FD_DESC = struct.Struct("<iHBBQHHHHIIQ16s16s32s112s")  # struct tk_fd_desc, 216 bytes
+assert _FD_DESC.size == 216
+
+
+class FdDesc(NamedTuple):
+    """What an fd was in a call, read in the kernel (a ``CAP_FD`` capture:
+    ``struct tk_fd_desc`` of programs/syscalls.h)."""
+
+    fd: int
+    mode: int           # the inode's i_mode (S_IFIFO, S_IFSOCK ...); 0: no file at fd
+    at_exit: bool       # read when the call returned (else when it entered)
+    state: int          # sockets: skc_state
+    ino: int            # the inode number
+    family: int         # sockets: AF_*; 0 for other files
+    protocol: int       # sockets: sk_protocol
+    sport: int          # inet: local port
+    dport: int          # inet: peer's port
+    portid: int         # netlink: port id (0: not bound)
+    name: bytes         # unix: sun_path bound (abstract: a leading NUL); b"" when none
+    peer_ino: int       # unix: the peer's inode (0: none)
+    src: bytes          # inet: local address (16 bytes; AF_INET: the first 4)
+    dst: bytes          # inet: peer address
+    proto: str          # sockets: the protocol's name ("TCP", "UNIX-STREAM"); "" otherwise
+
+
+def fd_descs(caps: tuple[Capture, ...]) -> list[FdDesc]:
+    """The ``CAP_FD`` descriptions among a record's captures, in capture order."""
+    out = []
+    for c in caps:
+        if c.kind != CAP_FD or c.flags & CAPF_FAULT:
+            continue
+        data = c.data
+        for off in range(0, len(data) - _FD_DESC.size + 1, _FD_DESC.size):
+            (fd, mode, at_exit, state, ino, family, protocol, sport, dport, portid,
+             name_len, peer, src, dst, proto, name) = _FD_DESC.unpack_from(data, off)
+            out.append(FdDesc(fd, mode, bool(at_exit), state, ino, family, protocol, sport,
+                              dport, portid, name[:min(name_len, 108)], peer, src, dst,
+                              _cstr(proto)))
+    return out
 
 
 class Frame(msgspec.Struct, frozen=True, gc=False):

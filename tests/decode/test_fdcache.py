@@ -8,8 +8,11 @@ from pathlib import Path
 import pytest
 
 from tracekit._events import (
+    _FD_DESC,
     _FD_EXEC,
     _SYSCALL,
+    CAP_ARG_FD,
+    CAP_FD,
     CAP_STR,
     CAP_STRUCT,
     REC_FD_EXEC,
@@ -279,3 +282,62 @@ def test_y_prints_the_link_and_yy_the_details(tmp_path: Path, target: str, yy: s
     assert (got_yy, cache.text(10, 3)) == (yy, y)
     cache.details = True
     assert cache.text(10, 3) == got_yy
+
+
+def fd_desc(fd: int, ino: int, *, at_exit: bool, mode: int = 0o140000, family: int = 0,
+            proto: bytes = b"", sport: int = 0, dport: int = 0, src: bytes = b"",
+            dst: bytes = b"", peer: int = 0, name: bytes = b"", portid: int = 0,
+            protocol: int = 0) -> bytes:
+    """One ``struct tk_fd_desc`` as the BPF program writes it."""
+    return _FD_DESC.pack(fd, mode, at_exit, 0, ino, family, protocol, sport, dport, portid,
+                         len(name), peer, src.ljust(16, b"\0"), dst.ljust(16, b"\0"),
+                         proto, name)
+
+
+def fd_cap(arg: int, *descs: bytes) -> Capture:
+    return Capture(CAP_ARG_FD | arg, CAP_FD, 0, b"".join(descs))
+
+
+def test_fds_described_in_the_call_need_no_proc(tmp_path: Path) -> None:
+    """A call's record that says what its fds were (CAP_FD captures, read in the kernel
+    as the call entered and returned) decorates them with /proc empty (the process is
+    gone): a pipe's pair, a socket as the call made it, a connect as it found the
+    socket, and the description it left, which later lines print; a socket's first
+    description stays (strace caches it), a bare ``PROTO:[inode]`` does not."""
+    dec = decoder(tmp_path)
+    pair = Capture(0, CAP_STRUCT, 0, (5).to_bytes(4, "little") + (6).to_bytes(4, "little"))
+    pipe = dec.decode(call("pipe2", (0x10, 0), 0, caps=(pair, fd_cap(
+        0, fd_desc(5, 99, at_exit=True, mode=0o010000),
+        fd_desc(6, 99, at_exit=True, mode=0o010000)))))
+    assert pipe.args[0] == "[5<pipe:[99]>, 6<pipe:[99]>]"
+    assert dec.decode(call("close", (6,))).args[0] == "6<pipe:[99]>"
+    tcp = {"family": 2, "proto": b"TCP"}
+    sock = dec.decode(call("socket", (2, 1, 0), 3, caps=(fd_cap(0, fd_desc(
+        3, 42, at_exit=True, **tcp)),)))
+    assert sock.ret == "3<TCP:[42]>"
+    lo = bytes([127, 0, 0, 1])
+    conn = dec.decode(call("connect", (3, 0x10, 16), 0, caps=(
+        fd_cap(0, fd_desc(3, 42, at_exit=False, **tcp)),
+        fd_cap(0, fd_desc(3, 42, at_exit=True, sport=40000, dport=8080, src=lo, dst=lo,
+                          **tcp)))))
+    assert conn.args[0] == "3<TCP:[42]>"                      # as the call found it
+    assert dec.decode(call("write", (3, 0x10, 1), 1)).args[0] == \
+        "3<TCP:[127.0.0.1:40000->127.0.0.1:8080]>"
+    # later descriptions of a described socket change nothing (strace's cache)
+    dec.decode(call("shutdown", (3, 2), 0, caps=(fd_cap(0, fd_desc(
+        3, 42, at_exit=False, sport=40000, src=lo, **tcp)),)))
+    assert dec.decode(call("write", (3, 0x10, 1), 1)).args[0] == \
+        "3<TCP:[127.0.0.1:40000->127.0.0.1:8080]>"
+    unix = {"family": 1, "proto": b"UNIX-STREAM"}
+    probe = dec.decode(call("connect", (4, 0x10, 110), -2, caps=(
+        fd_cap(0, fd_desc(4, 50, at_exit=False, **unix)),
+        fd_cap(0, fd_desc(4, 50, at_exit=True, **unix)))))
+    assert probe.args[0] == "4<UNIX-STREAM:[50]>"
+    abstract = dec.decode(call("bind", (4, 0x10, 12), 0, caps=(
+        fd_cap(0, fd_desc(4, 50, at_exit=False, **unix)),
+        fd_cap(0, fd_desc(4, 50, at_exit=True, peer=51, name=b"\0tk\0x", **unix)))))
+    assert abstract.args[0] == "4<UNIX-STREAM:[50]>"
+    assert dec.decode(call("close", (4,))).args[0] == '4<UNIX-STREAM:[50->51,@"tk"]>'
+    nl = dec.decode(call("getsockname", (7, 0x10, 0x20), 0, caps=(fd_cap(0, fd_desc(
+        7, 60, at_exit=False, family=16, proto=b"NETLINK", portid=1234, protocol=0)),)))
+    assert nl.args[0] == "7<NETLINK:[ROUTE:1234]>"

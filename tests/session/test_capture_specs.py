@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tracekit._events import CAP_ARGV, CAP_BUF, CAP_STR, CAP_STRUCT
+from tracekit._events import CAP_ARGV, CAP_BUF, CAP_FD, CAP_STR, CAP_STRUCT
 from tracekit.kernel.syscalls import SyscallTable
 from tracekit.kernel.tracefs import Field, parse_format, syscall_args
 from tracekit.session.capture import (
@@ -83,7 +83,10 @@ def test_specs_identical_on_618_and_619(shared_fixtures: Path, tmp_path: Path) -
                        CapSpec(2, CAP_STRUCT, LEN_NONE, 0, ENVP_BIG, ENVP_BIG),
                        CapSpec(2, CAP_STRUCT, LEN_NONE, 0, ENVP_SMALL, ENVP_SMALL)),
         nr("write"): (CapSpec(1, CAP_BUF, 2, 0, BUF_CAP, 0),),
-        nr("connect"): (CapSpec(1, CAP_STRUCT, 2, 0, SOCKADDR_CAP, 0),),
+        # the sockaddr, then the socket as the call found it and as it left it
+        nr("connect"): (CapSpec(1, CAP_STRUCT, 2, 0, SOCKADDR_CAP, 0),
+                        CapSpec(0, CAP_FD, LEN_NONE, 0, 0, 0),
+                        CapSpec(0, CAP_FD, LEN_NONE, SPEC_AT_EXIT, 0, 0)),
     }
 
 

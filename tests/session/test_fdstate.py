@@ -17,7 +17,16 @@ from typing import Any
 import pytest
 import trio
 
-from tracekit._events import Event, Exec, FdExec, FdSnapshot, FdState, FdTargets, Syscall
+from tracekit._events import (
+    Event,
+    Exec,
+    FdExec,
+    FdSnapshot,
+    FdState,
+    FdTargets,
+    Syscall,
+    fd_descs,
+)
 from tracekit.app.trace import LiveTrace
 from tracekit.kernel.sockdiag import SockDiag
 from tracekit.kernel.syscalls import SyscallTable
@@ -92,26 +101,43 @@ async def test_without_fd_table_nothing_of_it() -> None:
 
 
 async def test_new_fds_are_read_as_their_records_arrive() -> None:
-    """socket() and pipe2() fds get an FdTargets right before their records."""
+    """An fd that a call made is read from /proc right before its record (an FdTargets;
+    memfd_create's); sockets and pipes need no /proc: their records carry what the BPF
+    program read of them in the call (CAP_FD: the socket unbound, then bound; both ends
+    of the pipe one FIFO inode)."""
     prog = ("import os, socket, time\n"
             "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(('127.0.0.1', 0))\n"
             "r, w = os.pipe()\n"
+            "m = os.memfd_create('tk')\n"
             "time.sleep(0.5)\n")
     events, _ = await trace(["/usr/bin/python3", "-S", "-c", prog], fd_table=True,
                             syscalls=None)
-    got = {}
+    got: dict[str, FdTargets] = {}
+    calls: dict[str, Syscall] = {}
     for i, e in enumerate(events):
+        call = e.call if isinstance(e, FdState) else e
+        if isinstance(call, Syscall) and call.ret >= 0:
+            calls[TABLE.name(call.syscall_nr)] = call
         if isinstance(e, FdTargets):
             nxt = events[i + 1]
             assert isinstance(nxt, Syscall | FdState)
             call = nxt.call if isinstance(nxt, FdState) else nxt
             assert (call.tid, call.ts_ns) == (e.tid, e.ts_ns)
             got[TABLE.name(call.syscall_nr)] = e
-    sock = got["socket"]
-    assert sock.fds[0][1].startswith("socket:[")
-    assert sock.sockets[0][1] == f"UDP:[{sock.fds[0][1][8:-1]}]"   # not bound yet
-    assert got["bind"].sockets[0][1].startswith("UDP:[127.0.0.1:"), got
-    assert [t.startswith("pipe:[") for _, t in got["pipe2"].fds] == [True, True]
+    assert got["memfd_create"].fds[0][1].startswith("/memfd:tk")
+    assert not {"socket", "bind", "pipe2"} & set(got), got
+    sock = fd_descs(calls["socket"].caps)
+    assert [(d.fd, d.at_exit, d.proto, d.sport) for d in sock] == [
+        (calls["socket"].ret, True, "UDP", 0)]
+    ino = sock[0].ino
+    assert ino > 0
+    bind = fd_descs(calls["bind"].caps)
+    assert [(d.ino, d.at_exit) for d in bind] == [(ino, False), (ino, True)]
+    assert bind[0].sport == 0 and bind[1].sport > 0
+    assert bind[1].src[:4] == bytes([127, 0, 0, 1])
+    pipe = fd_descs(calls["pipe2"].caps)
+    assert [d.mode & 0o170000 for d in pipe] == [0o010000, 0o010000]
+    assert pipe[0].ino == pipe[1].ino and pipe[0].fd != pipe[1].fd
 
 
 def test_sockdiag_describes_this_process_sockets() -> None:

@@ -18,6 +18,7 @@ from typing import cast
 from tracekit._events import (
     CAP_ARGV,
     CAPF_TRUNC,
+    SC_ATTACHED,
     SC_COMPAT,
     SC_NORETURN,
     SC_RESUMED,
@@ -32,7 +33,7 @@ from tracekit.decode import flags as F, ops, structs_fs, structs_io, structs_net
 from tracekit.decode.argspec import ARGSPEC
 from tracekit.decode.argtypes import kind_of, narrowed
 from tracekit.decode.captures import capture, capture_out, decoded_in, decoded_out
-from tracekit.decode.fdcache import AT_FDCWD, TRACKED_CALLS, FdCache
+from tracekit.decode.fdcache import AT_FDCWD, DESCRIBED_CALLS, TRACKED_CALLS, FdCache
 from tracekit.decode.values import (
     DEFAULT_STRING_LIMIT,
     format_argv,
@@ -499,7 +500,7 @@ def _args_fn(fns: tuple[ArgFn, ...], special: SpecialFn | None, generic: int) ->
 
 class _Call:
     __slots__ = ("name", "fns", "special", "ret", "generic", "fd_action", "path_arg", "args",
-                 "fds_in_args")
+                 "fds_in_args", "described")
 
     def __init__(self, name: str, fns: tuple[ArgFn, ...], special: SpecialFn | None, ret: str,
                  generic: int) -> None:
@@ -508,6 +509,8 @@ class _Call:
         # the call may change the fd table (tracekit.decode.fdcache.FdCache.apply_call)
         self.fd_action = name in TRACKED_CALLS or ret == "fd"
         self.fds_in_args = name in _FDS_IN_ARGS
+        # its record may say what its fds are, read in the kernel (FdCache.learn)
+        self.described = name in DESCRIBED_CALLS
         self.path_arg = 0 if name in ("open", "creat") else 1
         self.args = _args_fn(fns, special, generic)
 
@@ -682,6 +685,11 @@ class SyscallDecoder:
         if call.generic < 0:
             self.unknown_nr += 1
         key = (nr_key, ev.args, ev.caps, ev.ret, flags)
+        if call.described and self._fd_paths and (
+                not flags & (SC_UNFINISHED | SC_NORETURN | SC_RESUMED)
+                or flags & SC_ATTACHED) and self.fdcache.learn(
+                    ev, at_exit=False):
+            return self._decode_described(ev, call)
         done = self._done.get(key)
         if done is not None:
             dec, arg_fds, ret_fds = done
@@ -697,7 +705,9 @@ class SyscallDecoder:
         try:
             if call.fds_in_args and self._fd_paths:
                 self.update_fds(ev, call)   # pipe's fds are printed among its arguments
-            args = () if flags & SC_RESUMED else call.args(self, ev)
+            # a resumed call's arguments are unknown, unless read at its exit
+            args = () if flags & SC_RESUMED and not flags & SC_ATTACHED else \
+                call.args(self, ev)
             arg_fds = tuple(deps)
             deps.clear()
             if call.fd_action and self._fd_paths and not call.fds_in_args:
@@ -710,6 +720,21 @@ class SyscallDecoder:
             done_map.clear()
         done_map[key] = (dec, arg_fds, tuple(deps))
         return dec
+
+    def _decode_described(self, ev: Syscall, call: _Call) -> Decoded:
+        """A call whose record says what its fds were (:meth:`FdCache.learn
+        <tracekit.decode.fdcache.FdCache.learn>`; the entry's descriptions are applied):
+        its arguments, the fd table's changes, the exit's descriptions, its return. Not
+        memoized: the descriptions are of this call."""
+        if call.fds_in_args:
+            self.update_fds(ev, call)       # pipe's fds are printed among its arguments
+            self.fdcache.learn(ev, at_exit=True)
+        args = call.args(self, ev)
+        if not call.fds_in_args:
+            if call.fd_action:
+                self.update_fds(ev, call)
+            self.fdcache.learn(ev, at_exit=True)
+        return Decoded(call.name, args, self._ret(ev, call))
 
     def _ret(self, ev: Syscall, call: _Call) -> str:
         ret = ev.ret
@@ -744,7 +769,8 @@ class SyscallDecoder:
     def update_fds(self, ev: Syscall, call: _Call) -> None:
         """Keep the fd cache true after ``ev`` (:meth:`decode` calls it when fd paths
         are on, after the arguments and before the return value)."""
-        if ev.flags & (SC_UNFINISHED | SC_NORETURN | SC_RESUMED):
+        if ev.flags & (SC_UNFINISHED | SC_NORETURN | SC_RESUMED) and \
+                not ev.flags & SC_ATTACHED:
             return          # the arguments or the result are unknown
         self.fdcache.apply_call(
             ev, call.name, ret_fd=call.ret == "fd", path_arg=call.path_arg,
@@ -758,7 +784,10 @@ class SyscallDecoder:
         if isinstance(ev, FdState):
             call = ev.call
             c = self.call(call.syscall_nr, bool(call.flags & SC_COMPAT))
+            described = c.described and self.fdcache.learn(call, at_exit=False)
             if c.fd_action:
                 self.update_fds(call, c)
+            if described:
+                self.fdcache.learn(call, at_exit=True)
         elif not isinstance(ev, Syscall):
             self.fdcache.observe(ev)

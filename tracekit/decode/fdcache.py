@@ -49,6 +49,7 @@ import errno
 from collections.abc import Callable
 
 from tracekit._events import (
+    CAP_FD,
     CAPF_FAULT,
     CAPF_TRUNC,
     Event,
@@ -59,12 +60,14 @@ from tracekit._events import (
     FdTargets,
     Fork,
     Syscall,
+    fd_descs,
 )
 from tracekit.decode.values import quote, signed
 from tracekit.kernel.facts import FactReader, LiveFacts
-from tracekit.kernel.sockdiag import fallback, socket_inode
+from tracekit.kernel.sockdiag import desc_text, fallback, socket_inode
 
-__all__ = ["AT_FDCWD", "TRACKED_CALLS", "FdCache", "escape_path", "socket_calls"]
+__all__ = ["AT_FDCWD", "DESCRIBED_CALLS", "TRACKED_CALLS", "FdCache", "escape_path",
+           "socket_calls"]
 
 AT_FDCWD = -100
 # The fd or the process is gone, or (EACCES: a process in another user namespace or
@@ -100,6 +103,15 @@ _SOCKET_STATE = frozenset({"bind", "connect", "listen"})
 TRACKED_CALLS = frozenset({"close", "close_range", "dup", "dup2", "dup3", "fcntl", "fcntl64",
                            *_OPENS, "chdir", "fchdir", *_FD_PAIRS, *_SOCKET_STATE,
                            "accept", "accept4", "socket"})
+
+
+#: calls whose records carry what their fds are, read in the kernel as the call entered
+#: and returned (tracekit/session/capture.py: CAP_FD): :meth:`FdCache.learn` applies them
+DESCRIBED_CALLS = frozenset({"socket", "socketpair", "pipe", "pipe2", "bind", "connect",
+                             "listen", "accept", "accept4", "sendto", "recvfrom", "sendmsg",
+                             "recvmsg", "sendmmsg", "getsockname", "getpeername",
+                             "setsockopt", "getsockopt", "shutdown"})
+_S_IFMT, _S_IFIFO, _S_IFSOCK = 0o170000, 0o010000, 0o140000
 
 
 def socket_calls() -> frozenset[str]:
@@ -178,6 +190,9 @@ class FdCache:
         self._pending: dict[tuple[int, int], FdTargets] = {}    # (tid, ts_ns) -> targets
         self._socks: dict[int, str] = {}        # inode -> strace -yy text
         self._stale: set[int] = set()           # inodes whose text must be asked again
+        # inodes described by a call's record (learn): strace caches the first sock_diag
+        # answer for an inode and prints it from then on, whatever the socket does later
+        self._described: set[int] = set()
         self._proto: dict[int, str] = {}        # inode -> protocol name (sockprotoname)
         self._texts: dict[str, str] = {}        # target -> decoration (not sockets)
         self._real: dict[str, str] = {}
@@ -444,6 +459,44 @@ class FdCache:
             ino = socket_inode(target) if target else None
             if ino is not None:
                 self._stale.add(ino)            # ask sock_diag again on the next use
+
+    def learn(self, ev: Syscall, *, at_exit: bool) -> bool:
+        """Apply what the call's fds were when it entered (``at_exit`` False: before its
+        arguments are printed) or returned (after the fd table changes it made), as the
+        kernel read them in the call (``CAP_FD`` captures): a pipe's or socket's inode,
+        and the socket's strace -yy text. These hold even for an fd closed, or a process
+        gone, before the record arrived. Returns whether the record had any.
+
+        A socket's first description (an address, a peer, a name: what sock_diag would
+        have answered) is kept for good, as strace 6.1 keeps the first answer it got
+        for an inode (src/socketutils.c caches it): a socket bound, then connected,
+        prints its bound address alone from then on."""
+        if not any(c.kind == CAP_FD for c in ev.caps):
+            return False
+        tgid = ev.tgid
+        for d in fd_descs(ev.caps):
+            if d.at_exit != at_exit:
+                continue
+            kind = d.mode & _S_IFMT
+            if kind == _S_IFIFO:
+                self.set(tgid, d.fd, f"pipe:[{d.ino}]")
+            elif kind == _S_IFSOCK and d.proto:
+                ino = d.ino
+                self.set(tgid, d.fd, f"socket:[{ino}]")
+                self._proto[ino] = d.proto
+                text = desc_text(d, quote)
+                if text is None:
+                    continue                # a protocol only sock_diag describes
+                self._stale.discard(ino)
+                if ino in self._described:
+                    continue                # strace keeps its first description
+                if len(self._socks) >= _MEMO_MAX:
+                    self._socks.clear()
+                    self._described.clear()
+                self._socks[ino] = text
+                if text != fallback(ino, d.proto):
+                    self._described.add(ino)
+        return True
 
     # -- inside -----------------------------------------------------------------------
 

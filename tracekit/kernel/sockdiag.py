@@ -45,7 +45,9 @@ import socket
 import struct
 from collections.abc import Callable
 
-__all__ = ["SockDiag", "fallback", "socket_inode"]
+from tracekit._events import FdDesc
+
+__all__ = ["SockDiag", "desc_text", "fallback", "socket_inode"]
 
 NETLINK_SOCK_DIAG = 4
 _NDIAG_PROTO_ALL = 255
@@ -115,6 +117,47 @@ def _inet_text(proto: str, family: int, src: bytes, sport: int, dst: bytes, dpor
         d = ipaddress.ip_address(dst[:size])
         return f"{head}->{ob}{d}{cb}:{dport}]"
     return head + "]"
+
+
+# sockets the kernel's description (FdDesc) gives as sock_diag would: inet_diag serves
+# these protocols' tables (an unbound socket is in none of them)
+_DESC_INET = frozenset({"TCP", "TCPv6", "UDP", "UDPv6", "UDPLITE", "UDPLITEv6"})
+
+
+def desc_text(d: FdDesc, quote: Callable[[bytes], str] = _plain_quote,
+              netlink_names: dict[int, str] | None = None) -> str | None:
+    """strace -yy's text of the socket that an fd description read in the kernel names
+    (``TCP:[127.0.0.1:40265->127.0.0.1:8080]``, ``UNIX-STREAM:[6789]``), the same text a
+    sock_diag answer at that moment would give (``fallback`` where sock_diag would not
+    know the socket: an inet socket with no local port, a unix socket with neither peer
+    nor name, a netlink socket with no port id); None for a protocol whose text only
+    sock_diag gives (RAW, PING, PACKET ...)."""
+    proto, ino = d.proto, d.ino
+    if d.family in (socket.AF_INET, socket.AF_INET6) and proto in _DESC_INET:
+        if not d.sport:
+            return fallback(ino, proto)
+        return _inet_text(proto, d.family, d.src, d.sport, d.dst, d.dport)
+    if d.family == socket.AF_UNIX and proto.startswith("UNIX"):
+        if not d.peer_ino and not d.name:
+            return fallback(ino, proto)
+        text = f"{proto}:[{ino}"
+        if d.peer_ino:
+            text += f"->{d.peer_ino}"
+        if d.name:
+            abstract = d.name[:1] == b"\0"
+            body = (d.name[1:] if abstract else d.name).split(b"\0", 1)[0]
+            text += "," + ("@" if abstract else "") + quote(body)
+        return text + "]"
+    if d.family == socket.AF_NETLINK and proto == "NETLINK":
+        if not d.portid:
+            return fallback(ino, proto)
+        if netlink_names is None:
+            from tracekit.kernel.flag_tables import for_arch
+            netlink_names = for_arch().NETLINK_PROTOCOLS
+        name = netlink_names.get(d.protocol)
+        return (f"NETLINK:[{name.removeprefix('NETLINK_')}:{d.portid}]" if name
+                else f"NETLINK:[{d.protocol}]")
+    return None
 
 
 class SockDiag:

@@ -44,6 +44,7 @@ from tracekit._events import (
     CAP_ARGV,
     CAP_BUF,
     CAP_COUNT,
+    CAP_FD,
     CAP_IOV,
     CAP_MMSGHDR,
     CAP_MSGHDR,
@@ -102,6 +103,8 @@ SPEC_IOCTL = 2           # len_arg is the ioctl request: size from the ioctl_siz
 SPEC_FDSET = 4           # len_arg is select's nfds: the fd_set's bytes
 SPEC_LEN_PTR = 8         # len_arg points to the int length (addrlen, optlen)
 SPEC_DEREF = 16          # a struct whose first word points to more to read (size, cap)
+SPEC_FD_PAIR = 32        # CAP_FD: the argument points to int[2] (pipe, socketpair)
+FD_DESC_SIZE = 216       # struct tk_fd_desc
 IOCTL_IN, IOCTL_OUT = 1 << 16, 1 << 17     # ioctl_sizes values: size | direction
 IOV_ELEM_MAX = 1024      # TK_IOV_ELEM_MAX: bytes of one iovec element
 # the most bytes of records an IOV/MSGHDR capture adds to its data: 32 iovec records,
@@ -174,6 +177,8 @@ class CapSpec(NamedTuple):
         """The most bytes this capture adds to a record (header, data, padding)."""
         if self.kind == CAP_COUNT:
             return 8 + 8
+        if self.kind == CAP_FD:
+            return 8 + (2 if self.flags & SPEC_FD_PAIR else 1) * FD_DESC_SIZE
         cap = {CAP_STR: STR_MAX, CAP_ARGV: ARGV_MAX}.get(self.kind, BUF_MAX)
         if self.kind in (CAP_IOV, CAP_MSGHDR, CAP_MMSGHDR):
             # data bounded by cap, plus the records: 32 iovecs, the header, name and
@@ -200,6 +205,15 @@ def _buf(arg: str, length: str, *, at_exit: bool = False) -> _Override:
 
 def _sockaddr(arg: str, length: str) -> _Override:
     return _Override(arg, CAP_STRUCT, length, SOCKADDR_CAP)
+
+
+def _fd(arg: str, *, at_exit: bool = False, ret: bool = False,
+        pair: bool = False) -> _Override:
+    """What an fd is, read in the kernel (programs/syscalls.h TK_CAP_FD): the fd in
+    ``arg``, the return value (``ret``), or the two fds ``arg`` points to (``pair``,
+    read at exit); at entry, or at exit (the state the call left)."""
+    return _Override(arg, CAP_FD, "ret" if ret else None, 0, 0, at_exit or ret or pair,
+                     SPEC_FD_PAIR if pair else 0)
 
 
 # rt_sigreturn's pseudo-argument 0: the signal frame's uc_sigmask (set by tk_sys_enter)
@@ -264,9 +278,13 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "pread64": (_buf("buf", "ret", at_exit=True),),
     "readlink": (_str("path"), _buf("buf", "ret", at_exit=True)),
     "readlinkat": (_str("pathname"), _buf("buf", "ret", at_exit=True)),
-    "sendto": (_buf("buff", "len"), _sockaddr("addr", "addr_len")),
-    "connect": (_sockaddr("uservaddr", "addrlen"),),
-    "bind": (_sockaddr("umyaddr", "addrlen"),),
+    "sendto": (_buf("buff", "len"), _sockaddr("addr", "addr_len"), _fd("fd")),
+    # sockets and pipes as strace -yy shows them, read in the call (TK_CAP_FD): the
+    # socket as the call found it and as it left it; a new fd as the call made it
+    "connect": (_sockaddr("uservaddr", "addrlen"), _fd("fd"), _fd("fd", at_exit=True)),
+    "bind": (_sockaddr("umyaddr", "addrlen"), _fd("fd"), _fd("fd", at_exit=True)),
+    "listen": (_fd("fd"), _fd("fd", at_exit=True)),
+    "socket": (_fd("family", ret=True),),
     # the request, and the time left that a sleep cut short by a signal writes
     "nanosleep": (_fixed("rqtp", TIMESPEC_SIZE), _fixed("rmtp", TIMESPEC_SIZE, at_exit=True)),
     "clock_nanosleep": (_fixed("rqtp", TIMESPEC_SIZE),
@@ -312,8 +330,8 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "sysinfo": (_fixed("info", SYSINFO_SIZE, at_exit=True),),
     "times": (_fixed("tbuf", TMS_SIZE, at_exit=True),),
     "getrusage": (_fixed("ru", RUSAGE_SIZE, at_exit=True),),
-    "pipe": (_fixed("fildes", 8, at_exit=True),),
-    "pipe2": (_fixed("fildes", 8, at_exit=True),),
+    "pipe": (_fixed("fildes", 8, at_exit=True), _fd("fildes", pair=True)),
+    "pipe2": (_fixed("fildes", 8, at_exit=True), _fd("fildes", pair=True)),
     "getcwd": (_Override("buf", CAP_BUF, "ret", BUF_MAX, 0, True),),
     "getrandom": (_buf("ubuf", "ret", at_exit=True),),
     # I/O and sockets (decoders: tracekit/decode/structs_io.py, structs_net.py)
@@ -344,19 +362,24 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     **{name: (_fixed("user_mask", SIGSET_SIZE),) for name in ("signalfd", "signalfd4")},
     **{name: (_iov("vec", at_exit=True),) for name in ("readv", "preadv", "preadv2")},
     **{name: (_iov("vec"),) for name in ("writev", "pwritev", "pwritev2")},
-    "sendmsg": (_Override("msg", CAP_MSGHDR, None, BUF_MAX, BUF_CAP),),
+    "sendmsg": (_Override("msg", CAP_MSGHDR, None, BUF_MAX, BUF_CAP), _fd("fd")),
     # recvmsg: msg_name and msg_namelen as the caller set them, then the filled msghdr
-    "recvmsg": (_fixed("msg", 16), _Override("msg", CAP_MSGHDR, None, BUF_MAX, BUF_CAP, True)),
+    "recvmsg": (_fixed("msg", 16), _Override("msg", CAP_MSGHDR, None, BUF_MAX, BUF_CAP, True),
+                _fd("fd")),
     # sendmmsg: its first MMSG_N messages, at exit (strace prints them with msg_len)
-    "sendmmsg": tuple(_Override("mmsg", CAP_MMSGHDR, k, 512, BUF_CAP, True)
-                      for k in range(MMSG_N)),
-    "recvfrom": (_buf("ubuf", "ret", at_exit=True), *_addr_out("addr", "addr_len")),
-    "accept": _addr_out("upeer_sockaddr", "upeer_addrlen"),
-    "accept4": _addr_out("upeer_sockaddr", "upeer_addrlen"),
-    "getsockname": _addr_out("usockaddr", "usockaddr_len"),
-    "getpeername": _addr_out("usockaddr", "usockaddr_len"),
-    "setsockopt": (_buf("optval", "optlen"),),
-    "socketpair": (_fixed("usockvec", 8, at_exit=True),),
+    "sendmmsg": (*(_Override("mmsg", CAP_MMSGHDR, k, 512, BUF_CAP, True)
+                   for k in range(MMSG_N)), _fd("fd")),
+    "recvfrom": (_buf("ubuf", "ret", at_exit=True), *_addr_out("addr", "addr_len"),
+                 _fd("fd")),
+    "accept": (*_addr_out("upeer_sockaddr", "upeer_addrlen"), _fd("fd"),
+               _fd("fd", ret=True)),
+    "accept4": (*_addr_out("upeer_sockaddr", "upeer_addrlen"), _fd("fd"),
+                _fd("fd", ret=True)),
+    "getsockname": (*_addr_out("usockaddr", "usockaddr_len"), _fd("fd")),
+    "getpeername": (*_addr_out("usockaddr", "usockaddr_len"), _fd("fd")),
+    "setsockopt": (_buf("optval", "optlen"), _fd("fd")),
+    "shutdown": (_fd("fd"),),
+    "socketpair": (_fixed("usockvec", 8, at_exit=True), _fd("usockvec", pair=True)),
     "sendfile64": (_fixed("offset", 8), _fixed("offset", 8, at_exit=True)),
     "copy_file_range": (_fixed("off_in", 8), _fixed("off_out", 8)),
     "splice": (_fixed("off_in", 8), _fixed("off_out", 8)),
@@ -385,7 +408,8 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "getgroups": (_Override("grouplist", CAP_BUF, "ret", GIDS_CAP, 4, True),),
     "setgroups": (_Override("grouplist", CAP_BUF, "gidsetsize", GIDS_CAP, 4),),
     "getsockopt": (_fixed("optlen", 4), _fixed("optlen", 4, at_exit=True),
-                   _Override("optval", CAP_BUF, "optlen", BUF_CAP, 0, True, SPEC_LEN_PTR)),
+                   _Override("optval", CAP_BUF, "optlen", BUF_CAP, 0, True, SPEC_LEN_PTR),
+                   _fd("fd")),
 }
 
 

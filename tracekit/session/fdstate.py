@@ -16,7 +16,10 @@ with what they refer to, or a ``-P`` path filter follows them):
   made, bound, connected or accepted are described by sock_diag: an ``FdTargets`` event
   before the call's record carries it to the fd caches, which would otherwise read
   /proc when the line is decoded, after a short-lived process has gone. An open's fd
-  is not read: its path says what it is.
+  is not read: its path says what it is. Nor is a record that carries what its fds
+  are, read by the BPF program in the call itself (sockets and pipes: ``CAP_FD``
+  captures, :meth:`FdCache.learn <tracekit.decode.fdcache.FdCache.learn>`), which holds
+  even for a socket that lived microseconds.
 
 Everything here runs on the trio thread: readlink, getxattr and sock_diag requests are
 local kernel reads that never wait (tracekit.kernel.sockdiag).
@@ -31,6 +34,7 @@ import time
 from collections.abc import Iterable
 
 from tracekit._events import (
+    CAP_FD,
     SC_COMPAT,
     SC_NORETURN,
     SC_RESUMED,
@@ -196,7 +200,10 @@ class FdResolver:
             if isinstance(call, Syscall):
                 what = calls.get(call.syscall_nr)
                 if what is not None and call.ret >= 0 and not call.flags & (
-                        SC_COMPAT | SC_RESUMED | SC_UNFINISHED | SC_NORETURN):
+                        SC_COMPAT | SC_RESUMED | SC_UNFINISHED | SC_NORETURN) and not any(
+                        c.kind == CAP_FD for c in call.caps):
+                    # (a record that says what its fds are, read in the call, needs
+                    # no /proc: tracekit.decode.fdcache.FdCache.learn)
                     if what[2] and not refreshed:
                         self.diag.refresh()     # a socket changed: the dumps are stale
                         refreshed = True
