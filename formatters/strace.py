@@ -687,7 +687,7 @@ def make_sink(out: Output, options: TextOptions, ctx: SinkContext) -> StraceForm
 def stages_before(options: TextOptions, configured: Sequence[Any],
                   ctx: SinkContext) -> list[Any]:
     """Lines in ``ts_ns`` order across CPUs (the formatter decodes, so no beautify stage)."""
-    return [reorder_stage()]
+    return [reorder_stage(ctx)]
 
 
 SPEC: FormatSpec[StraceOptions] = FormatSpec("strace", StraceOptions, make_sink,
