@@ -72,9 +72,15 @@ async def _trace(loop: Path, *, max_backlog_bytes: int) -> tuple[int, int, RingB
     """(getppid calls seen, syscall records lost, the source) of one traced loop."""
     session = Session(SessionOptions(command=[str(loop), str(CALLS)], syscalls={GETPPID}))
     sink = Collect()
+    made: list[RingBufferSource] = []
+
+    def before_release() -> None:   # as tracekit run does: read the ring from here on
+        made.append(RingBufferSource(session, max_backlog_bytes=max_backlog_bytes))
+        made[0].start_drainer()
+
     try:
-        await session.start()
-        source = RingBufferSource(session, max_backlog_bytes=max_backlog_bytes)
+        await session.start(before_release)
+        source = made[0]
         pipeline = Pipeline(source, [_Busy(0.5, 3)], [sink], session=session)
 
         async def stop_at_exit() -> None:
@@ -88,6 +94,8 @@ async def _trace(loop: Path, *, max_backlog_bytes: int) -> tuple[int, int, RingB
                 await pipeline.run()
         lost = session.counters().lost
     finally:
+        if made:
+            made[0].stop_drainer()
         session.close()
     seen = sum(1 for b in sink.out for e in b
                if isinstance(e, Syscall) and e.syscall_nr == GETPPID)

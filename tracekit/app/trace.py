@@ -327,7 +327,7 @@ class LiveTrace:
             return                          # over: nothing left to end
         if self.interrupted_by is None:
             self.interrupted_by = signum
-            if self.source is None:        # still starting: give up cleanly
+            if self.pipeline is None:      # still starting: give up cleanly
                 self._startup_scope.cancel()
             elif self._nursery is not None:
                 self._after_interrupt(self._nursery)
@@ -460,23 +460,30 @@ class LiveTrace:
             self.opts.command_own_group = not in_terminal_foreground()
         session = Session(self.opts)
         self.session = session
+
+        def before_release() -> None:
+            # the ring buffer is read from here on, before the command runs
+            if self.recorder is not None:
+                self.recorder.attached(session)
+            self.source = RingBufferSource(session, stop_when_targets_gone=True,
+                                           tap=self.recorder)
+            self.source.start_drainer()
+
         try:
             with self._startup_scope:
-                await session.start()
+                await session.start(before_release)
             if self._startup_scope.cancelled_caught or self.interrupted_by is not None:
                 # A signal came while starting (its cancel may land after start-up ended):
                 # the command, if started, has had it forwarded; stop here.
                 task_status.started()
                 return None
-            if self.recorder is not None:
-                self.recorder.attached(session)
-            source = RingBufferSource(session, stop_when_targets_gone=True,
-                                      tap=self.recorder)
+            source = self.source
+            assert source is not None
             sinks = [*([self.collector] if self.collector is not None else []), *self.sinks]
             # the pid upkeep a target needs, before the caller's stages (pipeline/upkeep.py)
             stages = [*default_upkeep_stages(self.opts.target(), self.stages), *self.stages]
             pipeline = Pipeline(source, stages, sinks, session=session)
-            self.source, self.pipeline = source, pipeline
+            self.pipeline = pipeline
             for sink in sinks:          # a sink that writes the losses at its end
                 if getattr(sink, "losses_from", False) is None:
                     sink.losses_from = self._losses_for_sinks
@@ -510,6 +517,8 @@ class LiveTrace:
                         self.returncode = await cmd.wait()
         finally:
             self.ended_at = trio.current_time()
+            if self.source is not None:
+                self.source.stop_drainer()     # the ring is closed with the session
             if self.recorder is not None:
                 self._end_recording(session)
             session.close()

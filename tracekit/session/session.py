@@ -21,6 +21,7 @@ import platform
 import signal
 import struct
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -460,8 +461,15 @@ class Session:
             which = f"pid {self.self_tgid}" if self.self_tgid in o.pids else f"tid {own[0]}"
             raise TargetError(f"{which} is tracekit itself, which never traces itself")
 
-    async def start(self) -> None:
-        """Load, attach and start the workload; on error close everything and re-raise."""
+    async def start(self, before_release: Callable[[], None] | None = None) -> None:
+        """Load, attach and start the workload; on error close everything and re-raise.
+
+        Args:
+          before_release: called once the programs are attached and the targets are in
+            the pids map, before a held command is let go to exec (where a reader of the
+            ring buffer starts, so a fast command cannot fill the ring while the rest of
+            the pipeline is still being built).
+        """
         o = self.opts
         released = False
         foreign = None if o.foreign_pid_namespace_ok else foreign_pid_namespace()
@@ -499,6 +507,8 @@ class Session:
                             self.not_added, o.pids_max_entries)
             if self.fd_resolver is not None:
                 self._snapshot_fds(attach_ns)
+            if before_release is not None:
+                before_release()
             if self.command is not None:
                 released = True
                 await self.command.release()

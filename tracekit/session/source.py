@@ -117,6 +117,22 @@ class RingBufferSource:
             join: StackJoin = Symbolizer(SyscallTable().nr)
             self.stacks = Stacks(join if tap is None else tap.stacks(join))
 
+    def start_drainer(self) -> None:
+        """Start the thread that empties the ring buffer now (once the session has
+        attached), not when :meth:`run` starts: what the targets do meanwhile waits in
+        user memory instead of filling the ring. Nothing when ``max_backlog_bytes`` is 0
+        or the thread runs already. :meth:`stop_drainer` ends it if :meth:`run` never
+        comes."""
+        rb = self.session.ringbuf
+        if self.drainer is None and self.max_backlog_bytes > 0 and rb is not None:
+            self.drainer = RingDrainer(rb, max_backlog_bytes=self.max_backlog_bytes,
+                                       chunk=BATCH_RECORDS)
+
+    def stop_drainer(self) -> None:
+        """End the thread (idempotent); what it queued stays queued."""
+        if self.drainer is not None:
+            self.drainer.stop()
+
     def request_stop(self) -> None:
         """End after a final drain (idempotent; safe from any trio task)."""
         self._stop.set()
@@ -242,10 +258,8 @@ class RingBufferSource:
                 if self.tap is not None:
                     self.tap.events(snapshots)
                 await send.send(snapshots)
-            drainer = None
-            if self.max_backlog_bytes > 0:
-                drainer = self.drainer = RingDrainer(
-                    rb, max_backlog_bytes=self.max_backlog_bytes, chunk=BATCH_RECORDS)
+            self.start_drainer()
+            drainer = self.drainer
             try:
                 gone_polls = 0
                 while not self._stop.is_set():
