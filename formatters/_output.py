@@ -16,7 +16,8 @@ Rules, for every path a trace is written to:
   file over the path when the run completed, so a reader sees the old file or the whole
   new one; a failed run leaves the old file;
 - a fifo or a device (``/dev/null``, a terminal) is written in place, never swapped for a
-  file of ours;
+  file of ours; a fifo nobody reads yet is waited for (as ``open(2)`` waits, fifo(7)),
+  but :func:`stop_waiting_for_readers` (a signal's handler) ends the wait;
 - a reader that went away (``EPIPE``, ``BrokenPipeError``: ``| head``, a closed fifo) is
   not an error: :func:`reader_closed` makes sure nothing written later fails again.
 """
@@ -30,15 +31,36 @@ import select
 import stat
 import sys
 import tempfile
+import threading
 from pathlib import Path
 from typing import IO, Any, TypeAlias, cast
 
 from tracekit._errors import ConfigError, TracekitError
 
 __all__ = [
-    "AtomicFile", "Output", "close_output", "is_std_stream", "is_stdout", "open_output",
-    "pipe_fd", "reader_closed", "reader_gone", "std_stream_of",
+    "AtomicFile", "Output", "OutputInterrupted", "close_output", "is_std_stream",
+    "is_stdout", "open_output", "pipe_fd", "reader_closed", "reader_gone", "std_stream_of",
+    "stop_waiting_for_readers",
 ]
+
+
+class OutputInterrupted(TracekitError):
+    """An output was a fifo with no reader, and the wait for one was given up
+    (:func:`stop_waiting_for_readers`)."""
+
+
+_stop_waiting = threading.Event()
+_FIFO_POLL_S = 0.05
+
+
+def stop_waiting_for_readers(stop: bool = True) -> None:
+    """End (True) every wait of :func:`open_output` for a fifo's reader, now and later,
+    or (False) allow such waits again. Safe from any thread (a signal thread's)."""
+    if stop:
+        _stop_waiting.set()
+    else:
+        _stop_waiting.clear()
+
 
 STDOUT = "-"
 #: output paths that name a standard stream -> its fd
@@ -112,6 +134,8 @@ def open_output(path: str | os.PathLike[str], *, atomic: bool = False) -> IO[byt
     if not p.parent.is_dir():
         raise ConfigError(f"output path {os.fspath(path)!r}: directory {str(p.parent)!r} "
                           "does not exist (ENOENT)")
+    if _is_fifo(p):
+        return _open_fifo(p)
     if _regular_or_missing(p):
         f = AtomicFile.create(p)
         if atomic:
@@ -125,6 +149,37 @@ def open_output(path: str | os.PathLike[str], *, atomic: bool = False) -> IO[byt
         raise _output_error(path, e) from None
     out = os.fdopen(fd, "wb")
     out.raw.name = os.fspath(path)     # type: ignore[attr-defined]  # not its fd number
+    return out
+
+
+def _is_fifo(p: Path) -> bool:
+    try:
+        return stat.S_ISFIFO(os.lstat(p).st_mode)
+    except OSError:
+        return False
+
+
+def _open_fifo(p: Path) -> IO[bytes]:
+    """A fifo opened for writing once a reader has it open (fifo(7): a non-blocking open
+    fails with ENXIO until then), polled every 50 ms so that a signal can end the wait.
+
+    Raises:
+      OutputInterrupted: :func:`stop_waiting_for_readers` was called meanwhile.
+      ConfigError: the fifo cannot be opened (errno name).
+    """
+    while True:
+        try:
+            fd = os.open(p, os.O_WRONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+            break
+        except OSError as e:
+            if e.errno != errno.ENXIO:
+                raise _output_error(p, e) from None
+        if _stop_waiting.wait(_FIFO_POLL_S):
+            raise OutputInterrupted(f"output {os.fspath(p)!r}: a fifo that no process "
+                                    "opened for reading before the signal came")
+    os.set_blocking(fd, True)       # from here on, written as any fifo
+    out = os.fdopen(fd, "wb")
+    out.raw.name = os.fspath(p)     # type: ignore[attr-defined]  # not its fd number
     return out
 
 

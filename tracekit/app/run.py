@@ -31,7 +31,12 @@ import trio
 from tracekit._events import Losses
 from tracekit.app.outputs import OutputPlan, kernel_summary_sources
 from tracekit.app.status import StatusLine, session_sampler, status_wanted
-from tracekit.formatters._output import close_output, open_output
+from tracekit.formatters._output import (
+    OutputInterrupted,
+    close_output,
+    open_output,
+    stop_waiting_for_readers,
+)
 from tracekit.formatters._spec import SinkContext
 from tracekit.session.spawn import InheritedSignals, set_child_signal_mask
 
@@ -155,7 +160,10 @@ class _Signals:
             timer.daemon = True
             timer.start()
         if trace is None:
-            return          # before the trace: attach() says so; start-up: nothing runs
+            # before the trace: attach() says so; an output that waits for a fifo's
+            # reader stops waiting (nothing has started yet)
+            stop_waiting_for_readers()
+            return
         if forward:
             trace.forward(sig, group=group)   # here: the loop may be held by a stage
         token = self._token
@@ -266,7 +274,12 @@ async def run_pipeline_file(cfg: Any, path: Path, *, record: str | None = None) 
         PipelineError naming the stage that failed).
     """
     with _Signals() as signals:     # first: a signal from here on is handled
-        return await _run(cfg, path, signals, record)
+        stop_waiting_for_readers(False)
+        try:
+            return await _run(cfg, path, signals, record)
+        except OutputInterrupted:
+            # a signal while an output waited for its fifo's reader: nothing ran yet
+            return 128 + (signals.first or signal.SIGINT)
 
 
 async def _run(cfg: Any, path: Path, signals: _Signals, record: str | None) -> int:
