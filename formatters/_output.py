@@ -134,9 +134,12 @@ def open_output(path: str | os.PathLike[str], *, atomic: bool = False) -> IO[byt
     if not p.parent.is_dir():
         raise ConfigError(f"output path {os.fspath(path)!r}: directory {str(p.parent)!r} "
                           "does not exist (ENOENT)")
-    if _is_fifo(p):
+    mode = _lstat_mode(p)
+    if mode is not None and stat.S_ISFIFO(mode):
         return _open_fifo(p)
-    if _regular_or_missing(p):
+    # missing: created; a link: AtomicFile.create refuses it; another lstat error:
+    # AtomicFile.create reports it
+    if mode is None or stat.S_ISREG(mode) or stat.S_ISLNK(mode):
         f = AtomicFile.create(p)
         if atomic:
             return f
@@ -147,16 +150,15 @@ def open_output(path: str | os.PathLike[str], *, atomic: bool = False) -> IO[byt
                      0o600)
     except OSError as e:
         raise _output_error(path, e) from None
-    out = os.fdopen(fd, "wb")
-    out.raw.name = os.fspath(path)     # type: ignore[attr-defined]  # not its fd number
-    return out
+    return _named_stream(fd, path)
 
 
-def _is_fifo(p: Path) -> bool:
+def _lstat_mode(p: Path) -> int | None:
+    """The mode of ``p`` itself (not a link's target); None when lstat fails."""
     try:
-        return stat.S_ISFIFO(os.lstat(p).st_mode)
+        return os.lstat(p).st_mode
     except OSError:
-        return False
+        return None
 
 
 def _open_fifo(p: Path) -> IO[bytes]:
@@ -178,17 +180,14 @@ def _open_fifo(p: Path) -> IO[bytes]:
             raise OutputInterrupted(f"output {os.fspath(p)!r}: a fifo that no process "
                                     "opened for reading before the signal came")
     os.set_blocking(fd, True)       # from here on, written as any fifo
+    return _named_stream(fd, p)
+
+
+def _named_stream(fd: int, path: str | os.PathLike[str]) -> IO[bytes]:
+    """``fd`` as a binary stream named by ``path`` (errors name it, not its fd number)."""
     out = os.fdopen(fd, "wb")
-    out.raw.name = os.fspath(p)     # type: ignore[attr-defined]  # not its fd number
+    out.raw.name = os.fspath(path)     # type: ignore[attr-defined]
     return out
-
-
-def _regular_or_missing(p: Path) -> bool:
-    try:
-        mode = os.lstat(p).st_mode
-    except OSError:
-        return True  # missing: created; another error: AtomicFile.create reports it
-    return stat.S_ISREG(mode) or stat.S_ISLNK(mode)  # a link: AtomicFile.create refuses it
 
 
 def _output_error(path: str | os.PathLike[str], e: OSError) -> ConfigError:
