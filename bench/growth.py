@@ -2,7 +2,7 @@
 the pid upkeep (one eviction pass) grows with the pids map's size.
 
 * Start-up: a process of 1, 64 and 1024 threads (bench/workloads/threads.c, sleeping),
-  traced with ``tracekit run pipeline.toml -p PID --duration 0.2``; the figure is the
+  traced with ``tracekit run pipeline.toml -p PID --timeout 0.2``; the figure is the
   wall time minus the 0.2 s traced (load, the /proc passes before and after attach that
   insert every thread, the final drain, exit). The sizes alternate within each round;
   medians over the rounds, with the spread. The peer is the 1-thread trace of the same
@@ -48,7 +48,7 @@ def start_up(exe: Path, cfg: Path, n: int) -> float:
         assert proc.stdout is not None and proc.stdout.readline() == b"ready\n"
         t0 = time.perf_counter()
         subprocess.run([sys.executable, "-m", "tracekit", "run", str(cfg), "-p",
-                        str(proc.pid), "--duration", str(TRACED_S)], check=True, env=_ENV,
+                        str(proc.pid), "--timeout", str(TRACED_S)], check=True, env=_ENV,
                        stdout=subprocess.DEVNULL)
         return time.perf_counter() - t0 - TRACED_S
     finally:
