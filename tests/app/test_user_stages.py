@@ -59,3 +59,20 @@ def test_module_is_not_a_stage() -> None:
 def test_good_user_stage_gets_its_options(user_module: str) -> None:
     (stage,) = build_stages([UserStageConfig(use=f"{user_module}:Good", options={"limit": 3})])
     assert stage.name == "good" and stage.limit == 3
+
+
+def test_stage_error_is_located_in_the_pipeline_file(tmp_path: Path) -> None:
+    """A user stage that cannot be imported is found only when the stages are built; the
+    error still names the file, line and column of that stage's ``use``."""
+    cfg = tmp_path / "p.toml"
+    cfg.write_text('[target]\ncommand = ["true"]\n\n[[stage]]\nkind = "beautify"\n\n'
+                   '[[stage]]\nkind = "user"\n  use = "tk_no_such_module_here:Stage"\n')
+    from tracekit.app.config import load_config
+    entries = load_config(cfg).stage
+    with pytest.raises(ConfigError) as e:
+        build_stages(entries, source=cfg)
+    assert str(e.value).startswith(f"{cfg}:9:9: stage[1]: cannot import "
+                                   "'tk_no_such_module_here'"), e.value
+    # without the file (a one-liner), the stage's index alone
+    with pytest.raises(ConfigError, match=r"^stage\[1\]: cannot import"):
+        build_stages(entries)

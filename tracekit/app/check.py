@@ -53,7 +53,8 @@ def _errno_detail(e: BaseException) -> str:
     return text
 
 
-def check_stages(cfg: Any, say: Callable[[str], None]) -> CheckItem:
+def check_stages(cfg: Any, say: Callable[[str], None], pipeline: Path | None = None
+                 ) -> CheckItem:
     """Build the stages as ``run`` does; ``say`` is told before user code is imported.
 
     Raises:
@@ -67,7 +68,8 @@ def check_stages(cfg: Any, say: Callable[[str], None]) -> CheckItem:
     if users:
         say(f"importing user stage{'s' if len(users) > 1 else ''} {', '.join(users)} "
             "(this runs their module code)")
-    stages = build_stages(cfg.stage)   # a ConfigError: the pipeline is invalid, as for run
+    # a ConfigError: the pipeline is invalid, as for run
+    stages = build_stages(cfg.stage, source=pipeline)
     names = ", ".join(getattr(s, "name", type(s).__name__) for s in stages)
     return CheckItem("stages", True, names or "none")
 
@@ -229,7 +231,7 @@ def run_checks(cfg: Any, pipeline: Path, *, readiness: Callable[[], list[CheckIt
     from tracekit.app.inputs import run_inputs
 
     yield from readiness()
-    yield check_stages(cfg, say)
+    yield check_stages(cfg, say, pipeline)
     yield check_programs(session_options(cfg, pipeline))
     yield check_target(cfg)
     for o in cfg.outputs:

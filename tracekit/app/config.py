@@ -265,6 +265,21 @@ def decode_config(text: str | bytes, *, filename: str = "<string>",
     return cfg
 
 
+def stage_position(path: Path, index: int) -> str | None:
+    """``file:line:col`` of ``[[stage]]`` number ``index``'s ``use`` in the pipeline file
+    at ``path`` (0-based index), or None when the file cannot be read again (a one-liner
+    has none). For errors found after loading, such as a user stage that cannot be
+    imported."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_CONFIG_BYTES + 1)
+        text = data.decode("utf-8")
+        tomllib.loads(text)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    return _Locator(text, str(path)).where(("stage", index, "use"))
+
+
 # --- bounds, before tomllib sees the text ----------------------------------------------
 
 #: the largest pipeline file read, in bytes (a real one is a few hundred)

@@ -261,7 +261,7 @@ async def replay_file(recording: Path | str, cfg: Any, path: Path) -> int:
         SinkContext.for_machine(summary_from=summary_from if header.kernel_summary else None,
                                 facts=facts), **context)
     stages = plan.stages(selection_stages(cfg.filter, facts=facts)
-                         + build_stages(cfg.stage, facts=facts), ctx)
+                         + build_stages(cfg.stage, facts=facts, source=path), ctx)
     source = RecordingSource(rec)
     losses = _recorded_losses(end, final)
     completed = False

@@ -12,11 +12,12 @@ from __future__ import annotations
 import importlib
 import inspect
 from collections.abc import Sequence
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from tracekit._errors import ConfigError
-from tracekit.app.config import UserStageConfig, stage_configs
+from tracekit.app.config import UserStageConfig, stage_configs, stage_position
 from tracekit.pipeline._stage import StageConfigBase
 
 
@@ -61,13 +62,16 @@ def _import_user_stage(use: str, options: dict[str, Any], index: int) -> Any:
     return made
 
 
-def build_stages(entries: Sequence[StageConfigBase], *, facts: Any = None) -> list[Any]:
+def build_stages(entries: Sequence[StageConfigBase], *, facts: Any = None,
+                 source: Path | None = None) -> list[Any]:
     """Stage objects for the config's ``[[stage]]`` entries, in order.
 
     Args:
       facts: the trace's :class:`~tracekit.kernel.facts.Facts` (a recording's or a
         replay's), given to each built-in ``from_config`` that takes ``facts``; None:
         they read the running system.
+      source: the pipeline file the entries came from: an error then starts with the
+        stage's ``file:line:col``.
 
     Raises:
       ConfigError: a user stage cannot be imported or built.
@@ -75,7 +79,13 @@ def build_stages(entries: Sequence[StageConfigBase], *, facts: Any = None) -> li
     stages = []
     for i, entry in enumerate(entries):
         if isinstance(entry, UserStageConfig):
-            stages.append(_import_user_stage(entry.use, dict(entry.options), i))
+            try:
+                stages.append(_import_user_stage(entry.use, dict(entry.options), i))
+            except ConfigError as e:
+                where = stage_position(source, i) if source is not None else None
+                if where is None:
+                    raise
+                raise ConfigError(f"{where}: {e}") from e.__cause__
             continue
         from_config = importlib.import_module(type(entry).__module__).from_config
         if facts is not None and "facts" in inspect.signature(from_config).parameters:

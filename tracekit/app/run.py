@@ -308,7 +308,7 @@ async def _run(cfg: Any, path: Path, signals: _Signals, record: str | None) -> i
     try:
         facts = recording.recorder.facts if recording is not None else None
         stages = (selection_stages(cfg.filter, facts=facts)
-                  + build_stages(cfg.stage, facts=facts))
+                  + build_stages(cfg.stage, facts=facts, source=path))
         whole, interval_from = kernel_summary_sources(lambda: trace.session)
 
         def summary_from() -> Any:       # called by a sink at its end, the session open
