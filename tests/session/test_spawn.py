@@ -83,3 +83,20 @@ async def test_signal_to_a_held_child_takes_its_default_action() -> None:
                 assert await cmd.wait() == -signal.SIGINT
         finally:
             cmd.close()
+
+
+async def test_a_held_child_a_signal_ended_is_released_without_error(tmp_path) -> None:
+    """The signal sent on to a held command ended it before release: release() wrote to
+    a pipe with no reader (EPIPE). It raised BrokenPipeError, which ``tracekit run``
+    took for its output's reader going away and ended with status 0 instead of 130."""
+    marker = tmp_path / "ran"
+    cmd = HeldCommand(["touch", str(marker)])
+    try:
+        cmd.send_signal(signal.SIGINT)
+        with trio.fail_after(10):
+            await trio.lowlevel.wait_readable(cmd._pidfd)   # gone, not reaped yet
+            await cmd.release()
+            assert await cmd.wait() == -signal.SIGINT
+    finally:
+        cmd.close()
+    assert not marker.exists()

@@ -206,7 +206,8 @@ class HeldCommand:
         self._reaped = trio.Event()
 
     async def release(self) -> None:
-        """Let the child exec.
+        """Let the child exec. A child that a signal ended while it was held (one sent
+        on to the command) is not an error: :meth:`wait` gives its status (-N).
 
         Raises:
           TargetError: execve failed in the child (with the errno name).
@@ -214,7 +215,13 @@ class HeldCommand:
             signal) never lets the command run.
         """
         await trio.lowlevel.checkpoint_if_cancelled()
-        os.write(self._go_w, b"g")
+        try:
+            os.write(self._go_w, b"g")
+        except BrokenPipeError:
+            # the child is gone before its exec: a signal sent on to it while it was held
+            # ended it (its dispositions were the command's). It ended as the command
+            # would have: wait() gives its status (-N)
+            pass
         os.close(self._go_w)
         self._go_w = -1
         await trio.lowlevel.wait_readable(self._err_r)
