@@ -472,31 +472,15 @@ def _creds(user: str) -> tuple[int, int, tuple[int, ...]]:
     return pw.pw_uid, pw.pw_gid, tuple(os.getgrouplist(pw.pw_name, pw.pw_gid))
 
 
-def _initial_environment() -> set[bytes] | None:
-    """The names of the variables this process was started with (the block execve put
-    on its stack: /proc/self/environ); None when it cannot be read."""
-    try:
-        with open("/proc/self/environ", "rb") as f:
-            block = f.read()
-    except OSError:
-        return None
-    return {item.partition(b"=")[0] for item in block.split(b"\0") if item}
-
-
 def _environment(a: StraceArgs) -> dict[str, str] | None:
-    """The command's environment: tracekit's own as it was started, then ``-E``'s.
+    """The command's environment: tracekit's own as it was started (without the LC_CTYPE
+    Python's locale coercion adds: :func:`~tracekit.session.spawn.own_environment`), then
+    ``-E``'s; None: that environment unchanged."""
+    from tracekit.session.spawn import own_environment
 
-    Python's start-up may add LC_CTYPE (C locale coercion, PEP 538: when the locale is C
-    or unset); strace passes its environment on untouched, so an LC_CTYPE this process
-    was not started with is not passed on (the command keeps the C locale, and strace
-    -v prints the same environment). None: tracekit's environment as it is.
-    """
-    env = dict(os.environ)
-    if "LC_CTYPE" in env and (names := _initial_environment()) is not None \
-            and b"LC_CTYPE" not in names:
-        del env["LC_CTYPE"]
-    elif not a.env:
+    if not a.env:
         return None
+    env = own_environment()
     for item in a.env:
         var, eq, val = item.partition("=")
         if eq:
