@@ -45,6 +45,9 @@ class TextOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     fd_paths: bool = True                # fds with what they refer to: 3</etc/passwd> (-yy)
     string_limit: Annotated[int, msgspec.Meta(ge=0, le=1 << 20)] = 32  # bytes of strings shown (-s)
     stacks: StackKind | None = None      # each call's stack at entry (strace -k); None: none
+    # strace -v: structs with every field, execve's environment as its strings (read in
+    # the kernel only then, each string string_limit + 1 bytes at most)
+    verbose: bool = False
 
     def decoder(self, ctx: SinkContext) -> SyscallDecoder:
         """A decoder with these options; argument counts from ``ctx.arg_names``, argument
@@ -59,9 +62,11 @@ class TextOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
         # fd targets the calls did not show come from the trace's facts (a recording's)
         reader = ctx.live_facts.reader("decoder")
         fdcache = FdCache(facts=reader)
-        return SyscallDecoder(ctx.syscall_table, fd_paths=self.fd_paths,
-                              string_limit=self.string_limit, arg_count=arg_count,
-                              arg_types=ctx.arg_types, fdcache=fdcache)
+        decoder = SyscallDecoder(ctx.syscall_table, fd_paths=self.fd_paths,
+                                 string_limit=self.string_limit, arg_count=arg_count,
+                                 arg_types=ctx.arg_types, fdcache=fdcache)
+        decoder.verbose = self.verbose
+        return decoder
 
 
 def reorder_stage(ctx: SinkContext | None = None) -> Any:

@@ -305,7 +305,8 @@ def stages_for(sinks: Iterable[Any], stages: Sequence[Any] = (),
 
     Raises:
       ConfigError: two sinks need the same stage built differently (two text outputs
-        that decode with different ``fd_paths`` or ``string_limit``): decoding runs once.
+        that decode with different ``fd_paths``, ``string_limit`` or ``verbose``): decoding
+        runs once.
     """
     out = list(stages)
     added: dict[str, tuple[Any, str]] = {}       # name -> (stage, the format that asked)
@@ -335,7 +336,8 @@ def _settings(stage: Any) -> tuple[tuple[str, object], ...]:
     if dec is None:
         return ()
     return (("fd_paths", getattr(dec, "fd_paths", None)),
-            ("string_limit", getattr(dec, "string_limit", None)))
+            ("string_limit", getattr(dec, "string_limit", None)),
+            ("verbose", getattr(dec, "verbose", None)))
 
 
 def _same_stage(first: tuple[Any, str], second: tuple[Any, str]) -> None:

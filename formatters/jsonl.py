@@ -78,9 +78,12 @@ __all__ = ["SPEC", "JsonlOptions", "JsonlSink", "make_sink"]
 
 class JsonlOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """``[output] format = "jsonl"``: events are written as they arrive (raw values, plus
-    ``decoded`` when a beautify stage is configured); ``stacks`` adds each call's stack."""
+    ``decoded`` when a beautify stage is configured); ``stacks`` adds each call's stack;
+    ``verbose`` reads execve's environment as its strings (a ``caps`` entry of kind 10,
+    laid out as argv's kind 4: NUL-terminated strings, each of at most 1024 bytes)."""
 
     stacks: StackKind | None = None      # each call's stack at entry: a "stack" list
+    verbose: bool = False                # execve's envp strings in "caps" (strace -v)
 
 
 #: the str fields of each event type that hold a traced process's bytes

@@ -866,6 +866,90 @@ __noinline int tk_cap_argv(struct tk_capbuf *c, __u64 src, __u32 total, __u32 ec
 			     st & ARGV_USED);
 }
 
+/* -- execve's environment strings (strace -v) ---------------------------------------- */
+
+/* TK_CAP_ENVP: the NULL-terminated envp array at src read as TK_CAP_ARGV reads argv
+ * (same data, same byte bound total, same flags), but up to TK_ENVP_N elements instead
+ * of TK_ARGV_N, and an element longer than ecap does not end the data: it is kept as
+ * its first ecap + 1 characters and its NUL (what bpf_probe_read_user_str left), so the
+ * decoder, which prints at most ecap - 1 of them (strace -s), still sees it was longer;
+ * only an element cut by the room left ends the data (TRUNC). Element k > 0 is read by
+ * tk_cap_argv_step as element 1 of the array that starts one word before it, so argv's
+ * element bound never applies; the (TK_ENVP_N + 1)th pointer is only looked at. Only
+ * a beauty map filled for strace -v names it (tracekit/session/capture.py), so other
+ * traces never run it. */
+#define TK_ENVP_CHUNK 4 /* elements per call of tk_cap_envp_chunk */
+
+/* Elements first .. first + TK_ENVP_CHUNK - 1 of TK_CAP_ENVP (state and lims as
+ * tk_cap_argv_step's). Global, so the verifier walks these steps once, and the
+ * caller's loop only TK_ENVP_N / TK_ENVP_CHUNK calls: 256 steps walked in one function
+ * cost each program that captures ~21,000 processed instructions and ~35 ms of load
+ * time; in chunks of 4 they cost ~1,500 (bench/load_cost.py). */
+__noinline int tk_cap_envp_chunk(struct tk_capbuf *c, __u64 src, __u32 first, __u32 st,
+				 __u32 lims)
+{
+	__u32 j, i, prev, total = lims & 0xffff, ecap = lims >> 16;
+
+	if (!c)
+		return st | ARGV_ERR | ARGV_STOP;
+	for (j = 0; j < TK_ENVP_CHUNK; j++) {
+		i = first + j;
+		prev = st & ARGV_USED;
+		st = tk_cap_argv_step(c, i ? src + (__u64)(i - 1) * 8 : src, i ? 1 : 0, st, lims);
+		if (st & ARGV_STOP)
+			break;
+		/* cut at ecap with room for the character after it and the NUL: go on */
+		if ((st & ARGV_CUT) && (st & ARGV_USED) == prev + ecap && prev + ecap + 2 <= total)
+			st = (st & ~(ARGV_USED | ARGV_CUT | TK_CAPF_TRUNC << ARGV_FLAGS_SHIFT)) |
+			     (prev + ecap + 2);
+	}
+	return st;
+}
+
+__noinline int tk_cap_envp(struct tk_capbuf *c, __u64 src, __u32 total, __u32 ecap, __u32 hdr)
+{
+	__u32 st = 0, k;
+	__u64 p;
+
+	if (!c)
+		return 0;
+	if (total > TK_ARGV_MAX)
+		total = TK_ARGV_MAX;
+	if (ecap > TK_ARGV_ELEM_MAX)
+		ecap = TK_ARGV_ELEM_MAX;
+	for (k = 0; k < TK_ENVP_N / TK_ENVP_CHUNK; k++) {
+		st = tk_cap_envp_chunk(c, src, k * TK_ENVP_CHUNK, st, total | ecap << 16);
+		if (st & ARGV_STOP)
+			break;
+	}
+	if (!(st & ARGV_STOP) &&
+	    (bpf_probe_read_user(&p, sizeof(p), (const void *)(src + TK_ENVP_N * 8)) || p))
+		st |= TK_CAPF_ARGV_TRUNC << ARGV_FLAGS_SHIFT;
+	if (st & ARGV_ERR)
+		return -1;
+	/* an element not yet faulted in at entry: the whole array is read again at exit */
+	if ((st >> ARGV_FLAGS_SHIFT & TK_CAPF_FAULT) && !(hdr >> 16 & TK_CAPF_AT_EXIT))
+		return -1;
+	return tk_cap_commit(c, c->caps_len,
+			     (hdr & 0xffff) | ((hdr >> 16) | (st >> ARGV_FLAGS_SHIFT & 0xff)) << 16,
+			     st & ARGV_USED);
+}
+
+/* A successful execve's envp strings whose entry read faulted: the new image's envp, a
+ * copy of the caller's, after argc and argv's pointers on the new stack at user_sp (see
+ * tk_cap_new_envp; an interpreter rewrites argv, never envp). */
+__noinline int tk_cap_new_envp_strings(struct tk_capbuf *c, __u64 user_sp, __u32 total,
+				       __u32 ecap, __u32 hdr)
+{
+	__u64 argc;
+
+	if (!c || !user_sp || bpf_probe_read_user(&argc, sizeof(argc), (const void *)user_sp))
+		return -1;
+	if (argc >= (1U << 24)) /* a 32-bit image's packed words (TK_NEW_ARGC_MAX) */
+		return -1;
+	return tk_cap_envp(c, user_sp + (argc + 2) * 8, total, ecap, hdr);
+}
+
 /* -- I/O and socket captures: lengths that depend on the request or user memory, and
  * iovec arrays read two levels deep ------------------------------------------------- */
 
@@ -1376,6 +1460,8 @@ __noinline int tk_capture(struct tk_capbuf *c, const struct tk_beauty_spec *sp,
 		return tk_cap_iovec(c, sp, s, ret, hdr);
 	if ((opts & CAPTURE_ARGV) && kind == TK_CAP_ARGV)
 		return tk_cap_argv(c, s->args[arg], sp->cap, sp->size, hdr);
+	if ((opts & CAPTURE_ARGV) && kind == TK_CAP_ENVP)
+		return tk_cap_envp(c, s->args[arg], sp->cap, sp->size, hdr);
 	if (kind == TK_CAP_COUNT && la == TK_LEN_RET)
 		return tk_cap_count(c, s->args[arg], ret, sp->size, hdr);
 	if (kind == TK_CAP_FD)
@@ -1579,6 +1665,8 @@ __noinline int tk_cap_exec_retry(struct tk_capbuf *c, const struct tk_beauty_spe
 		return tk_cap_exec_filename(c, sp->cap, hdr);
 	if (sp->kind == TK_CAP_ARGV && !(what & EXEC_INTERP) && user_sp)
 		return tk_cap_argv(c, user_sp + 8, sp->cap, sp->size, hdr);
+	if (sp->kind == TK_CAP_ENVP)
+		return tk_cap_new_envp_strings(c, user_sp, sp->cap, sp->size, hdr);
 	return -1;
 }
 

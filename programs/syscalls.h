@@ -104,6 +104,8 @@ enum tk_cap_kind {
 			    * args[spec.arg] points to (TK_SPEC_FD_PAIR: pipe, socketpair).
 			    * The capture's arg is TK_CAP_ARG_FD | spec.arg, so that decoders
 			    * looking for an argument's user memory never take it */
+	TK_CAP_ENVP = 10,  /* execve's envp strings (strace -v; only when the beauty map
+			    * names it): data as TK_CAP_ARGV, up to TK_ENVP_N elements */
 };
 #define TK_CAP_ARG_FD 0x40
 #define TK_CAPF_TRUNC      (1U << 0) /* data is a prefix: cut at the cap */
@@ -163,6 +165,7 @@ struct tk_cap {
 #define TK_ARGV_MAX 3072 /* ARGV: all elements with their NULs */
 #define TK_ARGV_ELEM_MAX 1024 /* ARGV: one element */
 #define TK_ARGV_N   32   /* ARGV: elements read */
+#define TK_ENVP_N   256  /* ENVP: elements read (bytes bounded as ARGV's) */
 
 struct tk_beauty_spec {
 	__u8 arg;     /* argument index 0..5 holding the user pointer */

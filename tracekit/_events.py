@@ -54,6 +54,7 @@ CAP_STR, CAP_BUF, CAP_STRUCT, CAP_ARGV = 1, 2, 3, 4
 CAP_IOV, CAP_MSGHDR, CAP_MMSGHDR = 5, 6, 7   # iovecs, msghdr, mmsghdr (struct tk_iov_elem)
 CAP_COUNT = 8                         # records in the bytes a call wrote: one u32 count
 CAP_FD = 9                            # what an fd is (struct tk_fd_desc each), from the kernel
+CAP_ENVP = 10                         # execve's envp strings (strace -v): data as CAP_ARGV
 CAP_ARG_FD = 0x40                     # CAP_FD captures: arg is CAP_ARG_FD | the fd argument
 CAPF_TRUNC, CAPF_FAULT, CAPF_AT_EXIT, CAPF_ARGV_TRUNC = 1, 2, 4, 8
 CAPF_ELEM_FAULT = 16                  # IOV/MSGHDR: the iovec array unreadable past the data
@@ -72,9 +73,9 @@ class Capture(msgspec.Struct, frozen=True, gc=False):
 
     arg: int            # argument index 0..5 (CAP_FD: CAP_ARG_FD | index)
     kind: int           # CAP_STR, CAP_BUF, CAP_STRUCT, CAP_ARGV, CAP_IOV, CAP_MSGHDR, CAP_MMSGHDR,
-                        # CAP_COUNT, CAP_FD
+                        # CAP_COUNT, CAP_FD, CAP_ENVP
     flags: int          # CAPF_* bits (TRUNC: data is a prefix; FAULT: unreadable)
-    data: bytes         # STR: without NUL; ARGV: NUL-terminated elements
+    data: bytes         # STR: without NUL; ARGV, ENVP: NUL-terminated elements
 
 
 _FD_DESC = struct.Struct("<iHBBQHHHHIIQ16s16s32s112s")  # struct tk_fd_desc, 216 bytes

@@ -26,6 +26,23 @@ prefix belongs to the one task traced at the time), tasks are paired by their ca
 sequences, calls aligned by name; a line slot is a pair of aligned lines or a line only
 one side has, and ``identical`` counts the pairs equal after normalising. A summary
 (``-c``/``-C``) is compared row by row (rows in name order when the sort is by a time).
+
+Of the slots that differ, ``run_to_run`` counts those strace changes between two runs
+of its own, and ``scheduling`` those that only say when a child exited relative to its
+parent's calls, which the tracer's speed decides (ptrace slows every task; a child that
+runs free exits earlier). Counted by two rules, per pair of tasks, nothing else:
+
+- a ``--- SIGCHLD`` line or an ``rt_sigreturn`` line one side has at a slot (alone, or
+  beside another line), when both sides' task took SIGCHLD, neither more often than it
+  created children (the signal is the same, its call differs; standard signals do not
+  queue, so two exits may make one delivery, signal(7)), and each side returned from
+  as many handlers as it took SIGCHLDs;
+- a ``wait4``/``waitid`` line (a slot one side has, or a pair differing in its pid
+  prefix only) whose text without the prefix is as many times in the task on both sides:
+  the same call with the same result, placed before or after another task's lines.
+
+A line that differs in its text is never counted so: these rules move lines, they never
+equate two texts.
 """
 
 from __future__ import annotations
@@ -412,6 +429,7 @@ class Result:
     lines: int = 0
     identical: int = 0
     run_to_run: int = 0
+    scheduling: int = 0             # moved by when a child exited (module docstring)
     split: int = 0                  # calls strace split into two halves
     strace_lines: int = 0
     diffs: list[tuple[str, str]] = field(default_factory=list)
@@ -429,6 +447,12 @@ class Result:
         return (self.identical + self.run_to_run) / self.lines if self.lines else 1.0
 
     @property
+    def settled_share(self) -> float:
+        """:attr:`stable_share` also counting the :attr:`scheduling` slots as agreeing."""
+        return ((self.identical + self.run_to_run + self.scheduling) / self.lines
+                if self.lines else 1.0)
+
+    @property
     def ceiling_share(self) -> float:
         return self.ceiling_identical / self.ceiling_lines if self.ceiling_lines else 1.0
 
@@ -436,6 +460,7 @@ class Result:
         self.lines += other.lines
         self.identical += other.identical
         self.run_to_run += other.run_to_run
+        self.scheduling += other.scheduling
         self.split += other.split
         self.strace_lines += other.strace_lines
         self.diffs += other.diffs
@@ -515,6 +540,45 @@ def _sections(tr: Trace, pids: re.Pattern[str] | None, by_time: bool
 def _diff_lines(a: dict[str, list[str]], b: dict[str, list[str]]
                 ) -> Iterable[tuple[str | None, int | None, str | None, str | None]]:
     """(a's section, index in it, a's line, b's line) for every line slot."""
+    for ka, _, i, x, y in _diff_pairs(a, b):
+        yield ka, i, x, y
+
+
+_SIGCHLD = re.compile(r"^--- SIGCHLD ")
+_SIGRETURN = re.compile(r"^rt_sigreturn\(")
+_WAIT = re.compile(r"^(?:wait4|waitid)\(")
+_CHILD = re.compile(r"^(?:clone3?|v?fork)\(.*\) += [P\d]+(?: <[\d.]+>)?$")
+
+
+def _bare(line: str) -> str:
+    """A normalised line without its pid prefix and its -a padding."""
+    return _squash(_STRIP_PREFIX.sub("", line))
+
+
+def _scheduled(x: str | None, y: str | None, a: list[str], b: list[str]) -> bool:
+    """Whether the differing slot (``x`` of task lines ``a``, ``y`` of ``b``) is one the
+    scheduling rules of the module docstring count."""
+    bare_a, bare_b = [_bare(v) for v in a], [_bare(v) for v in b]
+    bx, by = _bare(x) if x else None, _bare(y) if y else None
+    if x and y and bx != by:
+        return False
+    line = bx or by or ""
+    if _SIGCHLD.match(line) or _SIGRETURN.match(line):
+        def counts(lines: list[str]) -> tuple[int, int, int]:
+            return (sum(bool(_SIGCHLD.match(v)) for v in lines),
+                    sum(bool(_SIGRETURN.match(v)) for v in lines),
+                    sum(bool(_CHILD.match(v)) for v in lines))
+        (sa, ra, ca), (sb, rb, cb) = counts(bare_a), counts(bare_b)
+        return 0 < sa <= ca and 0 < sb <= cb and sa == ra and sb == rb
+    if _WAIT.match(line):
+        return bare_a.count(line) == bare_b.count(line)
+    return False
+
+
+def _diff_pairs(a: dict[str, list[str]], b: dict[str, list[str]]
+                ) -> Iterable[tuple[str | None, str | None, int | None, str | None,
+                                    str | None]]:
+    """(a's section, b's section, index in a's, a's line, b's line) for every slot."""
     tasks_a = {k: v for k, v in a.items() if k not in ("messages", "summary")}
     tasks_b = {k: v for k, v in b.items() if k not in ("messages", "summary")}
     pairs = _groups(tasks_a, tasks_b) + [("messages", "messages"), ("summary", "summary")]
@@ -522,7 +586,8 @@ def _diff_lines(a: dict[str, list[str]], b: dict[str, list[str]]
         la = a[ka] if ka is not None else []
         lb = b[kb] if kb is not None else []
         for i, j in _align(la, lb):
-            yield (ka, i, la[i] if i is not None else None, lb[j] if j is not None else None)
+            yield (ka, kb, i, la[i] if i is not None else None,
+                   lb[j] if j is not None else None)
 
 
 def compare(strace: Run, tracekit: Run, *, column: int = 40, sort: str = "time",
@@ -546,12 +611,15 @@ def compare(strace: Run, tracekit: Run, *, column: int = 40, sort: str = "time",
             res.ceiling_identical += x == y
             if ka is not None and i is not None and x != y:
                 unstable.add((ka, i))
-    for ka, i, x, y in _diff_lines(s, t):
+    for ka, kb, i, x, y in _diff_pairs(s, t):
         res.lines += 1
         if x == y:
             res.identical += 1
         elif ka is not None and i is not None and (ka, i) in unstable:
             res.run_to_run += 1
+        elif ka not in (None, "messages", "summary") and kb is not None and \
+                _scheduled(x, y, s[ka], t[kb]):
+            res.scheduling += 1
         else:
             res.diffs.append((x or "", y or ""))
     return res

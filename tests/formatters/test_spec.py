@@ -184,8 +184,9 @@ def test_one_stage_asked_for_with_different_settings_is_an_error(tmp_path: Path)
     a = format_spec("perf").make_sink(tmp_path / "a", TextOptions(string_limit=32), CTX)
     b = format_spec("perf").make_sink(tmp_path / "b", TextOptions(string_limit=64), CTX)
     with pytest.raises(ConfigError, match=r"the perf and perf outputs need the beautify stage "
-                       r"with different settings \(fd_paths = True, string_limit = 32; "
-                       r"fd_paths = True, string_limit = 64\)"):
+                       r"with different settings \(fd_paths = True, string_limit = 32, "
+                       r"verbose = False; fd_paths = True, string_limit = 64, "
+                       r"verbose = False\)"):
         stages_for([a, b], ctx=CTX)
     same = format_spec("perf").make_sink(tmp_path / "c", TextOptions(string_limit=32), CTX)
     assert _names(stages_for([a, same], ctx=CTX)) == ["beautify", "reorder"]

@@ -164,6 +164,9 @@ def _add_output_options(run: argparse.ArgumentParser) -> None:
     out.add_argument("-s", "--string-limit", type=_string_limit, metavar="BYTES",
                      help="bytes of strings and buffers shown, as strace -s "
                           "([output] string_limit; perf and strace; default 32)")
+    out.add_argument("-v", "--verbose", action="store_const", const=True, default=None,
+                     help="structures with every field and execve's environment as its "
+                          "strings, as strace -v ([output] verbose; perf, strace and jsonl)")
     out.add_argument("-c", "--summary", action="store_true",
                      help="a summary of the calls instead of the trace, as strace -c "
                           "(format = \"summary\")")
@@ -382,6 +385,7 @@ def _apply_output_options(cfg: Any, args: argparse.Namespace) -> Any:
         std = std_stream_of(outs[0].path)
         outs.append(OutputConfig(format="summary", path="-" if std == 1 else "/dev/stderr"))
     for opt, key, value in (("-s", "string_limit", args.string_limit),
+                            ("-v", "verbose", getattr(args, "verbose", None)),
                             ("-S", "sort", args.sort), ("--group-by", "group_by", args.group_by),
                             ("--interval", "interval_s", args.interval),
                             ("--interval-report", "interval_report", args.interval_report),

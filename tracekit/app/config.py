@@ -957,7 +957,7 @@ def check_outputs(cfg: PipelineConfig, *,
     if len(texts) > 1 and any(o.format == "perf" for _, o in texts):
         first_i, first = texts[0]
         for i, o in texts[1:]:
-            for key in ("fd_paths", "string_limit"):
+            for key in ("fd_paths", "string_limit", "verbose"):
                 if getattr(o, key) != getattr(first, key):
                     raise ConfigError(
                         f"{at(i, key)}{name(first_i)} and {name(i)} print calls decoded "

@@ -303,6 +303,11 @@ async def _run(cfg: Any, path: Path, signals: _Signals, record: str | None) -> i
     stacks.discard(None)
     if stacks:
         opts.stacks = stacks.pop() if len(stacks) == 1 and "both" not in stacks else "both"
+    # execve's environment strings, read in the kernel only for outputs that print them
+    verbose = [getattr(o.options, "string_limit", 1 << 10) for o in plan.outputs
+               if not o.in_kernel and getattr(o.options, "verbose", False)]
+    if verbose:
+        opts.envp_strings = min(max(verbose), 1 << 10) + 1
     recording = open_recording(record, opts) if record else None
     completed = False
     try:

@@ -51,10 +51,11 @@ OPTIONS: list[tuple[str, str, str]] = [
     ("-e trace=, -e status=, -e signal=", "yes", "selection, in the kernel (a call not "
                                                  "selected makes no record)"),
     ("-z, -Z, -P PATH", "yes", "only successful / failed calls; only calls on PATH"),
-    ("-e abbrev=, -e verbose=, -v", "partly", "-v: stat structures with every field; other "
-                                              "structures and execve's environment print "
-                                              "abbreviated as without -v; -e verbose= other "
-                                              "than all is refused"),
+    ("-e abbrev=, -e verbose=, -v", "partly", "-v: stat structures with every field and "
+                                              "execve's environment as its strings (256 at "
+                                              "most, 3072 bytes with -s cuts); other "
+                                              "structures print abbreviated as without -v; "
+                                              "-e verbose= other than all is refused"),
     ("-e raw=SET", "yes", "arguments and return of these calls in hex"),
     ("-e read=FDS, -e write=FDS", "partly", "hex dumps of read/pread64/recvfrom and "
                                             "write/pwrite64/sendto data, up to the 256 "
@@ -472,9 +473,14 @@ def _creds(user: str) -> tuple[int, int, tuple[int, ...]]:
 
 
 def _environment(a: StraceArgs) -> dict[str, str] | None:
+    """The command's environment: tracekit's own as it was started (without the LC_CTYPE
+    Python's locale coercion adds: :func:`~tracekit.session.spawn.own_environment`), then
+    ``-E``'s; None: that environment unchanged."""
+    from tracekit.session.spawn import own_environment
+
     if not a.env:
         return None
-    env = dict(os.environ)
+    env = own_environment()
     for item in a.env:
         var, eq, val = item.partition("=")
         if eq:
@@ -539,6 +545,10 @@ def build(a: StraceArgs) -> Plan:
         tids=[] if follow else pids, follow_forks=follow, syscalls=syscalls,
         env=_environment(a), creds=_creds(a.user) if a.user is not None else None,
         **session_selection(filt, None, where="-e"))
+    if a.verbose and a.summary != "c":
+        # strace -v prints execve's environment: its strings, each cut at -s (read one
+        # byte longer, so a cut one is seen)
+        opts.envp_strings = min(a.strsize, 1 << 10) + 1
     stages = selection_stages(filt)
     in_kernel = a.summary == "c" and not stages
     if in_kernel:

@@ -34,13 +34,14 @@ from typing import TYPE_CHECKING
 from tracekit._events import (
     CAP_ARGV,
     CAP_COUNT,
+    CAP_ENVP,
     CAPF_FAULT,
     Syscall,
 )
 from tracekit.decode import flags as F
 from tracekit.decode.captures import KindFn, capture_out, decoded_in, decoded_out
 from tracekit.decode.structs_proc import RUSAGE_SIZE as RUSAGE_SIZE, format_rusage as format_rusage
-from tracekit.decode.values import format_envp, pointer, quote
+from tracekit.decode.values import format_argv, format_envp, pointer, quote
 
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
@@ -343,14 +344,22 @@ def k_dirents(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 def k_envp(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     """execve's envp: ``0x7ffd... /* 35 vars */``, from the pointer array captured at
     entry (the largest readable capture that holds the NULL), or from a capture of
-    the strings themselves (CAP_ARGV, ``format_envp``); ``NULL`` for NULL (the count the
-    BPF program read at exit from the new image is not the caller's)."""
+    the strings themselves (CAP_ARGV, CAP_ENVP: ``format_envp``); ``NULL`` for NULL (the
+    count the BPF program read at exit from the new image is not the caller's).
+
+    A verbose decoder (strace -v) prints the strings of a CAP_ENVP capture as strace -v
+    does: ``["HOME=/root", "PATH=/usr/bin"]``, each cut at ``string_limit`` like argv's,
+    every element (no count limit; ``...`` only after the elements the capture could
+    hold); the address when they were unreadable."""
     addr = pointer(ev.args[i])
     if not ev.args[i]:
         return addr
     best = None
     for c in ev.caps:
-        if c.arg == i and c.kind == CAP_ARGV:
+        if c.arg == i and c.kind == CAP_ENVP and d.verbose:
+            return addr if c.flags & CAPF_FAULT else format_argv(
+                c, limit=d.string_limit, max_items=None)
+        if c.arg == i and c.kind in (CAP_ARGV, CAP_ENVP):
             return format_envp(ev.args[i], c)
         if c.arg == i and not c.flags & CAPF_FAULT:
             n = count_envp(c.data)

@@ -44,6 +44,7 @@ from tracekit._events import (
     CAP_ARGV,
     CAP_BUF,
     CAP_COUNT,
+    CAP_ENVP,
     CAP_FD,
     CAP_IOV,
     CAP_MMSGHDR,
@@ -179,7 +180,8 @@ class CapSpec(NamedTuple):
             return 8 + 8
         if self.kind == CAP_FD:
             return 8 + (2 if self.flags & SPEC_FD_PAIR else 1) * FD_DESC_SIZE
-        cap = {CAP_STR: STR_MAX, CAP_ARGV: ARGV_MAX}.get(self.kind, BUF_MAX)
+        cap = {CAP_STR: STR_MAX, CAP_ARGV: ARGV_MAX, CAP_ENVP: ARGV_MAX}.get(self.kind,
+                                                                             BUF_MAX)
         if self.kind in (CAP_IOV, CAP_MSGHDR, CAP_MMSGHDR):
             # data bounded by cap, plus the records: 32 iovecs, the header, name and
             # control (programs/syscalls.bpf.c), all within TK_BUF_MAX
@@ -263,10 +265,17 @@ def _addr_out(addr: str, addrlen: str) -> tuple[_Override, ...]:
             _Override(addr, CAP_STRUCT, addrlen, SOCKADDR_CAP, 0, True, SPEC_LEN_PTR))
 
 
+def _envp_strings(elem_cap: int) -> _Override:
+    """execve's environment strings (strace -v): all of them in ``ARGV_CAP`` bytes, each
+    cut at ``elem_cap`` bytes (TK_CAP_ENVP, up to 256 of them)."""
+    return _Override("envp", CAP_ENVP, None, ARGV_CAP, max(1, min(elem_cap, ARGV_ELEM_CAP)))
+
+
 # What the formats cannot tell, by tracefs event name (argument names as in the format).
 # A syscall listed here takes exactly these specs (no STRING_ARGS guess). envp's strings
-# are not captured: strace shows it as a pointer and a count by default, so only its
-# pointer array is read (after argv, which keeps its room in the record).
+# are not captured by default: strace shows it as a pointer and a count, so only its
+# pointer array is read (after argv, which keeps its room in the record); strace -v
+# reads the strings instead (specs_for's envp_strings).
 OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "execve": (_str("filename"), _argv("argv"), _fixed("envp", ENVP_BIG),
                _fixed("envp", ENVP_SMALL)),
@@ -418,13 +427,16 @@ class SpecsResult(NamedTuple):
     missing: tuple[str, ...]    # override argument names the format lacks
 
 
-def specs_for(name: str, args: Sequence[Field]) -> SpecsResult:
+def specs_for(name: str, args: Sequence[Field], *, envp_strings: int = 0) -> SpecsResult:
     """The capture specs of one syscall from its tracefs arguments.
 
     Args:
       name: the tracefs event name (``openat``, ``newstat``).
       args: its arguments in order (``tracekit.kernel.tracefs.syscall_args``: the
         ``__data_loc`` fields of Linux 6.19 already skipped).
+      envp_strings: 0: execve's envp is read as its pointer array, to count it (strace's
+        default); N > 0: as its strings, each cut at N bytes (strace -v; N = -s + 1 shows
+        whether a string was longer than -s).
 
     Returns:
       The specs (at most ``BEAUTY_SPECS``, each syscall's worst case within the record
@@ -436,7 +448,11 @@ def specs_for(name: str, args: Sequence[Field]) -> SpecsResult:
     specs: list[CapSpec] = []
     missing: list[str] = []
     if name in OVERRIDES:
-        for o in OVERRIDES[name]:
+        overrides = OVERRIDES[name]
+        if envp_strings > 0 and name in ("execve", "execveat"):
+            overrides = (*(o for o in overrides if o.arg != "envp"),
+                         _envp_strings(envp_strings))
+        for o in overrides:
             if o.arg not in index or (isinstance(o.length, str) and o.length != "ret"
                                       and o.length not in index):
                 missing.append(o.arg if o.arg not in index else str(o.length))
@@ -459,8 +475,10 @@ def specs_for(name: str, args: Sequence[Field]) -> SpecsResult:
 
 
 def build_specs(table: SyscallTable, tracefs_root: Path | None,
-                names: Sequence[str] | None = None) -> dict[int, tuple[CapSpec, ...]]:
-    """Syscall nr -> specs for every syscall of ``table`` with a tracefs format.
+                names: Sequence[str] | None = None, *,
+                envp_strings: int = 0) -> dict[int, tuple[CapSpec, ...]]:
+    """Syscall nr -> specs for every syscall of ``table`` with a tracefs format
+    (``envp_strings`` as :func:`specs_for`'s).
 
     Args:
       table: the native syscall table (compat calls capture nothing).
@@ -488,7 +506,7 @@ def build_specs(table: SyscallTable, tracefs_root: Path | None,
         event = name if name in OVERRIDES else next(
             (ev for ev, alias in EVENT_ALIASES.items() if alias == name and ev in OVERRIDES),
             name)
-        res = specs_for(event, args)
+        res = specs_for(event, args, envp_strings=envp_strings)
         if res.missing:
             log.warning("beauty map: %s has no argument(s) %s in its tracefs format; "
                         "not captured", name, ", ".join(res.missing))

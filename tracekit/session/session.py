@@ -136,6 +136,9 @@ class SessionOptions:
 
     # each recorded call's stacks at entry: "user", "kernel", "both"; None: none
     stacks: str | None = None
+    # execve's environment read as its strings, each cut at this many bytes (strace -v
+    # prints them: -s + 1 tells a longer string); 0: only counted (strace's default)
+    envp_strings: int = 0
     # start even in a pid namespace of tracekit's own, where the programs (which see the
     # initial namespace's pids) trace nothing of a command or pid target: only for a
     # test of when a session ends (a start there is refused otherwise: TargetError)
@@ -365,7 +368,8 @@ class Session:
                 {table.name(nr) for nr in o.syscalls}
                 | ({n for n in fd_tracked_names() if table.nr(n) is not None}
                    if fd_table else set()))
-            fill_beauty_map(obj, table, None, build_specs(table, None, names))
+            fill_beauty_map(obj, table, None, build_specs(
+                table, None, names, envp_strings=o.envp_strings))
             fill_beauty32_map(obj)      # 32-bit calls: i386 numbers (x86_64)
             fill_ioctl_map(obj)
         if o.syscalls is not None:

@@ -27,6 +27,24 @@ import trio
 from tracekit._errors import TargetError
 
 
+def own_environment() -> dict[str, str]:
+    """This process's environment as a command should inherit it: ``os.environ`` without
+    an LC_CTYPE the process was not started with, which Python's start-up adds when the
+    locale is C or unset (C locale coercion, PEP 538; the names it was started with are
+    in /proc/self/environ, the block execve put on its stack). A tracer passes its
+    environment on untouched, as strace does: the command keeps the C locale."""
+    env = dict(os.environ)
+    if "LC_CTYPE" in env:
+        try:
+            with open("/proc/self/environ", "rb") as f:
+                started = f.read()
+        except OSError:
+            return env
+        if not any(item.startswith(b"LC_CTYPE=") for item in started.split(b"\0")):
+            del env["LC_CTYPE"]
+    return env
+
+
 def resolve_command(argv: list[str]) -> str:
     """The path execve will be given for ``argv[0]`` (PATH search as execvp does).
 
@@ -125,7 +143,7 @@ class HeldCommand:
 
     Args:
       argv: the command; ``argv[0]`` is searched in PATH as execvp does.
-      env: its environment (default: this process's).
+      env: its environment (default: this process's, :func:`own_environment`).
       signals: the dispositions and mask it starts with (default: this thread's now,
         :meth:`InheritedSignals.current`). A front end that handles or blocks signals
         passes what it recorded before it did.
@@ -150,7 +168,7 @@ class HeldCommand:
         inherited = InheritedSignals.current() if signals is None else signals
         go_r, go_w = os.pipe()
         err_r, err_w = os.pipe()  # both O_CLOEXEC (PEP 446): err_w closes at exec
-        env_b = os.environ.copy() if env is None else env
+        env_b = own_environment() if env is None else env
         # Every signal blocked across fork: until the child has set its dispositions, a
         # signal forwarded to it would run the parent's Python-level handlers there
         # (tracekit's, trio's) and be swallowed; pending, it is delivered as the command's

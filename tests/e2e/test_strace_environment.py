@@ -1,0 +1,102 @@
+"""execve's environment under ``tracekit strace -v`` and without it, next to strace 6.1
+on the real kernel: with -v both print the strings (each cut at -s, every one of them),
+without it the address and the count; the strings are read in the kernel only for -v
+(JSON Lines shows the captures a trace made)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from tests.e2e._strace_cli import normalise
+from tracekit._events import CAP_ENVP
+
+pytestmark = pytest.mark.kernel
+
+TRACEKIT = [sys.executable, "-m", "tracekit"]
+needs_strace = pytest.mark.skipif(shutil.which("strace") is None,
+                                  reason="strace 6.1 is needed")
+
+# more variables than argv's 32 elements, an empty value, strings longer than -s, bytes
+# strace escapes (a quote, a backslash, a newline, a tab, a non-ASCII byte); no LANG or
+# LC_*: the Python that runs tracekit coerces its locale then (PEP 538), which must not
+# reach the command
+ENVIRONMENT = {
+    **{f"V{i:02d}": "x" * (i % 7) for i in range(40)},
+    "EMPTY": "",
+    "LONG": "y" * 100,
+    "HOSTILE": 'a"b\\c\nd\te\u00e9',
+    "PATH": "/usr/bin:/bin",
+}
+
+
+def _execve_line(text: str) -> str:
+    (line,) = [ln for ln in text.splitlines() if ln.startswith('execve("/bin/true"')]
+    return normalise(line, None)
+
+
+def _both(opts: list[str]) -> tuple[str, str]:
+    """The execve line of ``strace OPTS /bin/true`` and of ``tracekit strace OPTS``."""
+    out = []
+    for tool in (["strace"], [*TRACEKIT, "strace"]):
+        r = subprocess.run([*tool, *opts, "-e", "trace=execve", "/bin/true"],
+                           env=ENVIRONMENT, capture_output=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        out.append(_execve_line(r.stderr.decode("utf-8", "surrogateescape")))
+    return out[0], out[1]
+
+
+@needs_strace
+@pytest.mark.parametrize("opts", [["-v"], ["-v", "-s", "5"], ["-e", "abbrev=none"],
+                                  ["-v", "-s", "200", "-x"]],
+                         ids=["-v", "-v -s 5", "abbrev=none", "-v -s 200 -x"])
+def test_verbose_environment_as_strace_prints_it(opts: list[str]) -> None:
+    strace, tracekit = _both(opts)
+    assert "vars */" not in strace
+    assert len(re.findall(r'"(?:\.\.\.)?, "', strace)) == len(ENVIRONMENT) - 1  # every one
+    assert tracekit == strace
+
+
+@needs_strace
+def test_default_counts_the_environment() -> None:
+    strace, tracekit = _both([])
+    assert re.search(rf"0xa+ /\* {len(ENVIRONMENT)} vars \*/\) += 0$", tracekit), tracekit
+    assert tracekit == strace
+
+
+def _envp_captures(opts: list[str]) -> list[dict[str, object]]:
+    """The envp captures (JSON Lines ``caps`` of argument 2) of /bin/true's execve."""
+    r = subprocess.run([*TRACEKIT, "run", "-F", "jsonl", *opts, "-e", "execve", "--",
+                        "/bin/true"], env=ENVIRONMENT, capture_output=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    (call,) = [ev for ev in map(json.loads, r.stdout.splitlines())
+               if ev["type"] == "syscall" and ev["ret"] == 0]
+    return [c for c in call["caps"] if c["arg"] == 2]
+
+
+def test_strings_are_read_only_for_verbose_output() -> None:
+    plain = _envp_captures([])
+    assert plain and all(c["kind"] != CAP_ENVP for c in plain)     # the pointer array
+    (strings,) = _envp_captures(["-v"])
+    assert strings["kind"] == CAP_ENVP
+    data = base64.b64decode(str(strings["data"]))
+    names = [item.partition(b"=")[0].decode() for item in data.split(b"\0")[:-1]]
+    assert names == list(ENVIRONMENT)               # in order, each cut at -s + 1 at most
+
+
+@needs_strace
+def test_perf_format_prints_the_strings_with_verbose() -> None:
+    strace, _ = _both(["-v"])
+    array = strace[strace.index("], [") + 3:strace.rindex(")")]
+    r = subprocess.run([*TRACEKIT, "run", "-v", "-e", "execve", "--", "/bin/true"],
+                       env=ENVIRONMENT, capture_output=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    (line,) = [ln for ln in r.stdout.decode("utf-8", "surrogateescape").splitlines()
+               if 'filename: "/bin/true"' in ln]
+    assert line.endswith(f"envp: {array}) = 0"), line
