@@ -178,6 +178,9 @@ TABLES: dict[str, Table] = {
     # proc slice of issue 12: clock_nanosleep flags, waitid id types, sigaltstack flags.
     "TIMER_FLAGS": ("bits", ("linux/time.h",), r"TIMER_ABSTIME", frozenset(), ()),
     "WAITID_TYPES": ("values", ("linux/wait.h",), r"P_(ALL|PID|PGID|PIDFD)", frozenset(), ()),
+    # struct sigevent's sigev_notify (timer_create)
+    "SIGEV_NOTIFY": ("values", ("asm/siginfo.h",), r"SIGEV_(SIGNAL|NONE|THREAD|THREAD_ID)",
+                     frozenset(), ()),
     "SS_FLAGS": ("bits", ("linux/signal.h",), r"SS_(ONSTACK|DISABLE|AUTODISARM)",
                  frozenset(), ("SS_ONSTACK", "SS_DISABLE", "SS_AUTODISARM")),
     # named constants of the syscalls only their prototypes describe (the table of

@@ -259,6 +259,17 @@ def k_sigset_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return _sigset(d, ev, i, capture_out(ev, i))
 
 
+def k_sigpending_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """rt_sigpending's set: the ``sigsetsize`` bytes (argument 1, 1 to 8) the kernel
+    wrote (kernel/signal.c do_sigpending, copy_to_user of sigsetsize bytes); the address
+    when the call failed or the size is 0 (strace 6.1, checked on this machine)."""
+    cap = capture_out(ev, i)
+    n = ev.args[1]
+    if cap is None or not 1 <= n <= SP.SIGSET_SIZE or len(cap.data) < n:
+        return pointer(ev.args[i])
+    return SP.format_sigset(cap.data[:n], d.flags)
+
+
 def k_sigframe_mask(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     """rt_sigreturn's ``{mask=[INT]}``: the mask its signal frame restores (args[0] is its
     address, put there by the BPF program: the call has no arguments)."""
@@ -344,15 +355,10 @@ def _xval_d(table: dict[int, str]) -> ArgFn:
 
 
 def _clockid(table: dict[int, str]) -> ArgFn:
-    """A clockid_t: its name, ``0x7eadbeef /* CLOCK_??? */`` for an unknown one; a
-    negative one (a CPU-time clock of a pid, made by glibc's MAKE_PROCESS_CPUCLOCK) as
-    a number."""
-    named = _xval(table, "CLOCK_???")
-
-    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-        v = signed(ev.args[i], 32)
-        return str(v) if v < 0 else named(d, ev, i) or ""
-    return k
+    """A clockid_t: its name, ``0x7eadbeef /* CLOCK_??? */`` for an unknown one, and so
+    for a negative one too (a CPU-time clock of a pid, glibc's MAKE_PROCESS_CPUCLOCK:
+    strace 6.1 prints ``0xfffffffe /* CLOCK_??? */``, checked on this machine)."""
+    return _xval(table, "CLOCK_???")
 
 
 def _clone(d: SyscallDecoder, ev: Syscall) -> list[str]:
@@ -433,6 +439,8 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         "sigaction_in": decoded_in(lambda b: SP.format_sigaction(b, f)),
         "sigaction_out": decoded_out(lambda b: SP.format_sigaction(b, f)),
         "sigset_in": k_sigset_in, "sigset_out": k_sigset_out,
+        "sigpending_out": k_sigpending_out,
+        "sigevent": decoded_in(lambda b: SP.format_sigevent(b, f)),
         "stack_in": decoded_in(lambda b: SP.format_stack_t(b, f)),
         "stack_out": decoded_out(lambda b: SP.format_stack_t(b, f)),
         "timespec_out": decoded_out(format_timespec), "timeval_out": decoded_out(SP.format_timeval),

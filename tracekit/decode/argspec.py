@@ -21,7 +21,8 @@ undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit.decode.a
                       ``rusagew`` (wait4: when ret > 0), ``rusage``,
                       ``siginfo_out``, ``sigaction_in``/``_out``, ``sigset_in``/``_out``
                       (size: arg 3), ``stack_in``/``_out``, ``timespec_out``,
-                      ``timeval_out``, ``id_out``, ``cpuset_out``: ``_out`` ones are
+                      ``timeval_out``, ``id_out``, ``cpuset_out``, ``sigpending_out``
+                      (size: arg 1), ``sigevent``: ``_out`` ones are
                       written by the call, an address when it failed
 ``stat`` ``statx``    structs the call fills in (tracekit.decode.structs_fs): stat,
 ``statfs`` ...        statx, statfs, ``rlim_in``/``rlim_out``, ``utsname``, ``sysinfo``,
@@ -107,6 +108,7 @@ mlock: p u
 munlock: p u
 rt_sigaction: sig sigaction_in sigaction_out u
 rt_sigprocmask: how sigset_in sigset_out u
+rt_sigpending: sigpending_out u
 rt_sigreturn: sigframe_mask
 sigreturn:
 ioctl: fd ioctlreq ioctlarg
@@ -262,6 +264,11 @@ setns: fd setnstype
 timerfd_create: clockid tfdflags -> fd
 timerfd_settime: fd tfdtimerflags itimerspec_in itimerspec_out
 timerfd_gettime: fd itimerspec_out
+timer_create: clockid sigevent int_out
+timer_settime: d timerflags itimerspec_in itimerspec_out
+timer_gettime: d itimerspec_out
+timer_getoverrun: d
+timer_delete: d
 setitimer: itimer itimerval_in itimerval_out
 getitimer: itimer itimerval_out
 getgroups: d gids_out

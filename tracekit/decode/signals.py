@@ -112,7 +112,9 @@ def siginfo_text(data: bytes, flags: ArchFlags) -> str:
     if code <= 0:                               # sent by a process (SI_FROMUSER)
         if code == _SI_TIMER:
             overrun = struct.unpack_from("<i", data, 20)[0]
-            parts += [f"si_timerid={pid:#x}", f"si_overrun={overrun}", _sigval(data)]
+            ival = struct.unpack_from("<i", data, 24)[0]
+            parts += [f"si_timerid={pid:#x}", f"si_overrun={overrun}", f"si_int={ival}",
+                      f"si_ptr={_ptr(ptr24)}"]
         elif code in (_SI_USER, _SI_TKILL):
             parts += source
         else:

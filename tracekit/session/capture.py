@@ -57,6 +57,7 @@ from tracekit.decode.structs_io import EPOLL_EVENT_SIZES, IOCTL_ARGS
 from tracekit.decode.structs_proc import (
     RUSAGE_SIZE,
     SIGACTION_SIZE as _SIGACTION_SIZES,
+    SIGEVENT_SIZE,
     SIGINFO_SIZE,
     SIGSET_SIZE,
     STACK_T_SIZE,
@@ -406,6 +407,15 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "timerfd_gettime": (_fixed("otmr", ITIMER_SIZE, at_exit=True),),
     "setitimer": (_fixed("value", ITIMER_SIZE), _fixed("ovalue", ITIMER_SIZE, at_exit=True)),
     "getitimer": (_fixed("value", ITIMER_SIZE, at_exit=True),),
+    # POSIX timers: the sigevent timer_create reads and the timer id it writes; the
+    # itimerspecs timer_settime reads and writes back, timer_gettime's
+    "timer_create": (_fixed("timer_event_spec", SIGEVENT_SIZE),
+                     _fixed("created_timer_id", 4, at_exit=True)),
+    "timer_settime": (_fixed("new_setting", ITIMER_SIZE),
+                      _fixed("old_setting", ITIMER_SIZE, at_exit=True)),
+    "timer_gettime": (_fixed("setting", ITIMER_SIZE, at_exit=True),),
+    # the pending set the call writes (sigsetsize bytes of it, decoded at most 8)
+    "rt_sigpending": (_fixed("uset", SIGSET_SIZE, at_exit=True),),
     "rt_sigtimedwait": (_fixed("uthese", SIGSET_SIZE), _fixed("uts", TIMESPEC_SIZE),
                         _fixed("uinfo", SIGINFO_SIZE, at_exit=True)),
     "rt_sigqueueinfo": (_fixed("uinfo", SIGINFO_SIZE),),

@@ -855,6 +855,13 @@ WAITID_TYPES: dict[int, str] = {
     3: 'P_PIDFD',
 }
 
+SIGEV_NOTIFY: dict[int, str] = {
+    0: 'SIGEV_SIGNAL',
+    1: 'SIGEV_NONE',
+    2: 'SIGEV_THREAD',
+    4: 'SIGEV_THREAD_ID',
+}
+
 SS_FLAGS: tuple[tuple[int, str], ...] = (
     (0x1, 'SS_ONSTACK'),
     (0x2, 'SS_DISABLE'),
