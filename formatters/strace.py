@@ -478,6 +478,7 @@ class StraceFormatter(TextSink):
         offset = self.wall_offset_ns
         start, stamp = self._second
         durations, exact = _DURATIONS, _DURATION_EXACT
+        heads: dict[int, str] = {}      # tid -> "tid HH:MM:SS." of this second
         for ev in batch:
             if type(ev) is not Syscall or ev.flags or ev.stack or compat.get(ev.tid, False):
                 if isinstance(ev, Syscall):
@@ -485,6 +486,7 @@ class StraceFormatter(TextSink):
                 else:
                     self._other(ev, lines, track)
                 start, stamp = self._second       # its time may have moved the second
+                heads.clear()
                 continue
             d = ev.decoded
             if d is None:
@@ -498,12 +500,18 @@ class StraceFormatter(TextSink):
             if not 0 <= us - start < 1_000_000:
                 self._clock(ev.ts_ns)               # a new second: its text
                 start, stamp = self._second
+                heads.clear()
             dur = ev.duration_ns
             text = durations.get(dur // 500) if 0 <= dur < exact and dur % 1000 != 500 \
                 else None
             if text is None:
                 text = duration_text(dur)
-            append(f"{ev.tid} {stamp}{us - start:06d} {tail[1]}{text}>")
+            tid = ev.tid
+            head = heads.get(tid)
+            if head is None:
+                head = heads[tid] = f"{tid} {stamp}"
+            # the microseconds as %06d (0 <= us - start < 1e6): a slice, not a format
+            append(f"{head}{str(us - start + 1_000_000)[1:]} {tail[1]}{text}>")
         return lines
 
     def _other(self, ev: Event, lines: list[str], track: Callable[[Event], None] | None
