@@ -134,6 +134,34 @@ _EXIT_ARG = {"nanosleep": 1, "clock_nanosleep": 3}
 # argument is shown at entry, and the call is not done
 _EXIT_RETS = frozenset({"poll", "ppoll", "select", "pselect"})
 
+# duration_text's memo: the text of a duration by its half-microseconds (ns // 500)
+_DURATIONS: dict[int, str] = {}
+_DURATIONS_MAX = 4096
+#: durations below this many ns (1e6 s) are rounded exactly by integer arithmetic
+_DURATION_EXACT = 10**15
+
+
+def duration_text(ns: int) -> str:
+    """``f"{ns / 1e9:.6f}"`` (strace -T's seconds), from a memo for most durations.
+
+    The float's rounding to microseconds is the integer one for every ``ns`` below
+    :data:`_DURATION_EXACT` whose sub-microsecond part is not exactly 500: the double
+    nearest ns / 1e9 is then within ``x * 2**-53`` (under 1.2e-10 s) of the exact
+    quotient, which is at least 1e-9 s from the nearest tie. The other durations (ties,
+    huge or negative values) take the float's own text.
+    """
+    if not 0 <= ns < _DURATION_EXACT or ns % 1000 == 500:
+        return f"{ns / 1e9:.6f}"
+    key = ns // 500             # even: rounds down to ns // 1000; odd: up
+    text = _DURATIONS.get(key)
+    if text is None:
+        us = (key + 1) >> 1
+        if len(_DURATIONS) >= _DURATIONS_MAX:
+            _DURATIONS.clear()
+        text = _DURATIONS[key] = f"{us // 1_000_000}.{us % 1_000_000:06d}"
+    return text
+
+
 
 def unfinished_text(name: str, args: Sequence[str]) -> str:
     """strace's line for a call its task died in, from ``name(`` to ``= ?``.
@@ -449,6 +477,8 @@ class StraceFormatter(TextSink):
         compat = self._compat
         offset = self.wall_offset_ns
         start, stamp = self._second
+        durations, exact = _DURATIONS, _DURATION_EXACT
+        heads: dict[int, str] = {}      # tid -> "tid HH:MM:SS." of this second
         for ev in batch:
             if type(ev) is not Syscall or ev.flags or ev.stack or compat.get(ev.tid, False):
                 if isinstance(ev, Syscall):
@@ -456,6 +486,7 @@ class StraceFormatter(TextSink):
                 else:
                     self._other(ev, lines, track)
                 start, stamp = self._second       # its time may have moved the second
+                heads.clear()
                 continue
             d = ev.decoded
             if d is None:
@@ -469,8 +500,18 @@ class StraceFormatter(TextSink):
             if not 0 <= us - start < 1_000_000:
                 self._clock(ev.ts_ns)               # a new second: its text
                 start, stamp = self._second
-            append(f"{ev.tid} {stamp}{us - start:06d} {tail[1]}"
-                   f"{ev.duration_ns / 1e9:.6f}>")
+                heads.clear()
+            dur = ev.duration_ns
+            text = durations.get(dur // 500) if 0 <= dur < exact and dur % 1000 != 500 \
+                else None
+            if text is None:
+                text = duration_text(dur)
+            tid = ev.tid
+            head = heads.get(tid)
+            if head is None:
+                head = heads[tid] = f"{tid} {stamp}"
+            # the microseconds as %06d (0 <= us - start < 1e6): a slice, not a format
+            append(f"{head}{str(us - start + 1_000_000)[1:]} {tail[1]}{text}>")
         return lines
 
     def _other(self, ev: Event, lines: list[str], track: Callable[[Event], None] | None
@@ -589,7 +630,7 @@ class StraceFormatter(TextSink):
                 if len(self._tails) >= 4096:
                     self._tails.clear()
                 tail = self._tails[id(d)] = (d, f"{d.name}({', '.join(d.args)}) = {d.ret} <")
-            return f"{ev.tid} {self._clock(ev.ts_ns)} {tail[1]}{ev.duration_ns / 1e9:.6f}>"
+            return f"{ev.tid} {self._clock(ev.ts_ns)} {tail[1]}{duration_text(ev.duration_ns)}>"
         head = self._head(ev.tid, ev.ts_ns)
         if flags & SC_UNFINISHED:
             args_list: Sequence[str] = d.args
@@ -613,7 +654,7 @@ class StraceFormatter(TextSink):
             pad = " "
         if duration_ns is None:
             return f"{call}{pad}= {ret}"
-        return f"{call}{pad}= {ret} <{duration_ns / 1e9:.6f}>"
+        return f"{call}{pad}= {ret} <{duration_text(duration_ns)}>"
 
 
 def _not_overridden(cls: type, *names: str) -> bool:

@@ -341,3 +341,41 @@ def test_fds_described_in_the_call_need_no_proc(tmp_path: Path) -> None:
     nl = dec.decode(call("getsockname", (7, 0x10, 0x20), 0, caps=(fd_cap(0, fd_desc(
         7, 60, at_exit=False, family=16, proto=b"NETLINK", portid=1234, protocol=0)),)))
     assert nl.args[0] == "7<NETLINK:[ROUTE:1234]>"
+
+
+def test_fast_open_and_close_keep_the_table_as_apply_call_does(tmp_path: Path) -> None:
+    """FdCache.apply_open / apply_close (the decoder's path for opens and closes) leave
+    the same tables as apply_call, on random runs: absolute, relative, dirfd-relative,
+    truncated and faulted paths, failed opens, closes of known and unknown fds, two
+    processes, a working directory that changes."""
+    import random
+
+    from tracekit._events import CAPF_FAULT, CAPF_TRUNC
+
+    rnd = random.Random(15)
+    paths = [b"/dev/null", b"/etc/../etc/passwd", b"rel/file", b"", b"/a//b/", b"x"]
+    for _ in range(200):
+        caches = [FdCache(str(tmp_path), realpath=lambda p: os.path.normpath(p))
+                  for _ in range(2)]
+        for c in caches:
+            c.set_cwd(10, "/home/u")
+            c.set(10, 5, "/srv")
+        for step in range(30):
+            tgid = rnd.choice((10, 11))
+            name = rnd.choice(("openat", "open", "creat", "close", "close"))
+            if name == "close":
+                ev = call("close", (rnd.choice((3, 4, 5, 2**32 - 1, 2**64 - 1)),), 0, tgid=tgid)
+                caches[0].apply_close(ev)
+                caches[1].apply_call(ev, "close", ret_fd=False)
+            else:
+                arg = 1 if name == "openat" else 0
+                flags = rnd.choice((0, 0, 0, CAPF_TRUNC, CAPF_FAULT))
+                caps = () if rnd.random() < 0.1 else (path(arg, rnd.choice(paths)),)
+                if caps:
+                    caps = (Capture(arg, CAP_STR, flags, caps[0].data),)
+                dirfd = rnd.choice((AT_FDCWD & (2**64 - 1), 5, 7))
+                args = (dirfd, 0x1000, 0) if name == "openat" else (0x1000, 0)
+                ev = call(name, args, rnd.choice((3, 4, -2)), caps=caps, tgid=tgid, ts=step)
+                caches[0].apply_open(ev, name, arg)
+                caches[1].apply_call(ev, name, ret_fd=True, path_arg=arg)
+            assert caches[0]._tables == caches[1]._tables, (step, ev)

@@ -31,7 +31,13 @@ from tracekit.decode.args import SyscallDecoder
 from tracekit.decode.fdcache import FdCache
 from tracekit.formatters import SinkContext, TextOptions
 from tracekit.formatters.perf import PerfFormatter
-from tracekit.formatters.strace import StraceFormatter, exit_text, make_sink, unfinished_text
+from tracekit.formatters.strace import (
+    StraceFormatter,
+    duration_text,
+    exit_text,
+    make_sink,
+    unfinished_text,
+)
 from tracekit.kernel.syscalls import SyscallTable
 from tracekit.pipeline.beautify import Beautify
 
@@ -205,6 +211,25 @@ class _GeneralPath(StraceFormatter):
 
 
 _POOL = workload()
+
+
+@settings(max_examples=500, deadline=None)
+@given(ns=st.one_of(st.integers(0, 10**7), st.integers(0, 2**64),
+                    st.integers(0, 10**12).map(lambda us: us * 1000 + 500),
+                    st.integers(10**15 - 10**4, 10**15 + 10**4), st.integers(-10**9, -1)))
+def test_duration_text_is_the_floats_text(ns: int) -> None:
+    """The memo's integer rounding gives what formatting the float gives, ties, huge and
+    negative durations included, asked twice (the second answer from the memo)."""
+    assert duration_text(ns) == f"{ns / 1e9:.6f}"
+    assert duration_text(ns) == f"{ns / 1e9:.6f}"
+
+
+def test_duration_text_near_every_rounding_edge() -> None:
+    """Each sub-microsecond remainder next to the half, over a spread of microseconds."""
+    for us in (0, 1, 999_999, 1_000_000, 123_456_789, 999_999_999_999):
+        for r in (0, 1, 499, 500, 501, 999):
+            ns = us * 1000 + r
+            assert duration_text(ns) == f"{ns / 1e9:.6f}", ns
 
 
 @settings(max_examples=200, deadline=None)

@@ -171,3 +171,57 @@ def test_sockdiag_describes_this_process_sockets() -> None:
             assert diag.queries == queries + 1
     finally:
         diag.close()
+
+
+def test_annotate_skips_a_batch_without_new_fds_as_the_full_walk_would() -> None:
+    """FdResolver.annotate's batch check (no call that makes fds /proc must name: the
+    batch itself) gives what the event-by-event walk gives, on random batches of this
+    process's real calls: pipes and sockets it holds open, opens, reads, closes, an
+    FdState and a Fork among them."""
+    import operator
+    import random
+
+    from tracekit._events import Fork
+    from tracekit.session import fdstate
+    from tracekit.session.fdstate import FdResolver
+
+    pid = os.getpid()
+    r, w = os.pipe()
+    sock = socket.socket()
+    try:
+        def call(name: str, args: tuple[int, ...], ret: int, ts: int) -> Syscall:
+            full = (*args, 0, 0, 0, 0, 0, 0)[:6]
+            return Syscall(ts, 100, pid, pid, 0, nr(name), full, ret, "pytest")  # type: ignore[arg-type]
+
+        pool = [
+            lambda ts: call("read", (r, 0x1000, 10), 3, ts),
+            lambda ts: call("close", (99,), 0, ts),
+            lambda ts: call("openat", (2**64 - 100, 0x2000, 0), w, ts),
+            lambda ts: call("pipe2", (0x3000, 0), 0, ts),
+            lambda ts: call("socket", (2, 1, 0), sock.fileno(), ts),
+            lambda ts: call("dup", (r,), w, ts),
+            lambda ts: FdState(ts, call("close", (98,), 0, ts)),
+            lambda ts: Fork(ts, pid, pid, pid + 1, pid + 1),
+        ]
+        rnd = random.Random(15)
+        walk = operator.attrgetter("no_such_attribute")   # the check always gives up
+        kept = annotated = 0
+        for _ in range(300):
+            batch = [rnd.choice(pool[:6] if rnd.random() < 0.7 else pool)(1000 + i)
+                     for i in range(rnd.randint(0, 12))]
+            fast = FdResolver(TABLE).annotate(batch)
+            saved = fdstate._syscall_nr
+            fdstate._syscall_nr = walk
+            try:
+                slow = FdResolver(TABLE).annotate(batch)
+            finally:
+                fdstate._syscall_nr = saved
+            assert fast == slow
+            assert (fast is batch) == (slow is batch)
+            kept += fast is batch
+            annotated += any(isinstance(ev, FdTargets) for ev in fast)
+        assert kept > 50 and annotated > 50         # both ways were taken
+    finally:
+        os.close(r)
+        os.close(w)
+        sock.close()

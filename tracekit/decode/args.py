@@ -33,7 +33,7 @@ from tracekit.decode import flags as F, ops, structs_fs, structs_io, structs_net
 from tracekit.decode.argspec import ARGSPEC
 from tracekit.decode.argtypes import kind_of, narrowed
 from tracekit.decode.captures import capture, capture_out, decoded_in, decoded_out
-from tracekit.decode.fdcache import AT_FDCWD, DESCRIBED_CALLS, TRACKED_CALLS, FdCache
+from tracekit.decode.fdcache import AT_FDCWD, DESCRIBED_CALLS, OPENS, TRACKED_CALLS, FdCache
 from tracekit.decode.values import (
     DEFAULT_STRING_LIMIT,
     format_argv,
@@ -508,7 +508,7 @@ def _args_fn(fns: tuple[ArgFn, ...], special: SpecialFn | None, generic: int) ->
 
 class _Call:
     __slots__ = ("name", "fns", "special", "ret", "generic", "fd_action", "path_arg", "args",
-                 "fds_in_args", "described")
+                 "fds_in_args", "described", "fd_kind")
 
     def __init__(self, name: str, fns: tuple[ArgFn, ...], special: SpecialFn | None, ret: str,
                  generic: int) -> None:
@@ -520,6 +520,8 @@ class _Call:
         # its record may say what its fds are, read in the kernel (FdCache.learn)
         self.described = name in DESCRIBED_CALLS
         self.path_arg = 0 if name in ("open", "creat") else 1
+        # the fd cache's own path for the commonest changes (update_fds)
+        self.fd_kind = 1 if name == "close" else 2 if name in OPENS else 0
         self.args = _args_fn(fns, special, generic)
 
 
@@ -780,6 +782,13 @@ class SyscallDecoder:
         if ev.flags & (SC_UNFINISHED | SC_NORETURN | SC_RESUMED) and \
                 not ev.flags & SC_ATTACHED:
             return          # the arguments or the result are unknown
+        kind = call.fd_kind
+        if kind == 1:
+            self.fdcache.apply_close(ev)
+            return
+        if kind == 2:
+            self.fdcache.apply_open(ev, call.name, call.path_arg)
+            return
         self.fdcache.apply_call(
             ev, call.name, ret_fd=call.ret == "fd", path_arg=call.path_arg,
             dupfd=call.name in ("fcntl", "fcntl64")

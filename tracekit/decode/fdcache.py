@@ -66,7 +66,7 @@ from tracekit.decode.values import quote, signed
 from tracekit.kernel.facts import FactReader, LiveFacts
 from tracekit.kernel.sockdiag import desc_text, fallback, socket_inode
 
-__all__ = ["AT_FDCWD", "DESCRIBED_CALLS", "TRACKED_CALLS", "FdCache", "escape_path",
+__all__ = ["AT_FDCWD", "DESCRIBED_CALLS", "OPENS", "TRACKED_CALLS", "FdCache", "escape_path",
            "socket_calls"]
 
 AT_FDCWD = -100
@@ -78,7 +78,8 @@ _MEMO_MAX = 65536       # entries of each memo below; a full memo is emptied
 _PENDING_MAX = 4096     # FdTargets waiting for their call
 _CLOSE_RANGE_CLOEXEC = 4  # include/uapi/linux/close_range.h
 
-_OPENS = frozenset({"open", "openat", "openat2", "creat"})
+OPENS = frozenset({"open", "openat", "openat2", "creat"})   # calls that open a path
+_OPENS = OPENS
 _DUP2 = frozenset({"dup2", "dup3"})
 _FD_PAIRS = {"pipe": 0, "pipe2": 0, "socketpair": 3}   # name -> argument of its int[2]
 #: calls whose new fd is always a socket (a target /proc shows for it that is not a socket
@@ -196,6 +197,8 @@ class FdCache:
         self._proto: dict[int, str] = {}        # inode -> protocol name (sockprotoname)
         self._texts: dict[str, str] = {}        # target -> decoration (not sockets)
         self._real: dict[str, str] = {}
+        # an absolute path's captured bytes -> _real's answer for it (emptied with _real)
+        self._abs: dict[bytes, str] = {}
         self._details = True
         if facts is None:
             facts = LiveFacts(proc, quote=quote).reader("fdcache")
@@ -460,6 +463,41 @@ class FdCache:
             if ino is not None:
                 self._stale.add(ino)            # ask sock_diag again on the next use
 
+    def apply_close(self, ev: Syscall) -> None:
+        """:meth:`apply_call` for a ``close``, the bulk of a busy trace's fd changes."""
+        if self._pending:
+            self.apply_call(ev, "close", ret_fd=False)
+            return
+        table = self._tables.get(ev.tgid)
+        if table is not None:
+            fd = ev.args[0] & 0xFFFF_FFFF
+            table.pop(fd - (1 << 32) if fd & 0x8000_0000 else fd, None)
+
+    def apply_open(self, ev: Syscall, name: str, path_arg: int) -> None:
+        """:meth:`apply_call` for a call ``name`` of :data:`_OPENS` (``path_arg``: the
+        argument holding its path). An absolute path whole in its capture is looked up by its bytes
+        (the answer :meth:`_resolve` gave for it); any other open as apply_call does."""
+        ret = ev.ret
+        if self._pending or ret < 0:
+            if self._pending:
+                self.apply_call(ev, name, ret_fd=True, path_arg=path_arg)
+            return
+        data = None
+        for c in ev.caps:
+            if c.arg == path_arg:
+                data = None if c.flags & (CAPF_TRUNC | CAPF_FAULT) else c.data
+        target = self._abs.get(data) if data else None
+        if target is None:
+            if not data or data[0] != 0x2F:         # not "/...": apply_call's way
+                self.apply_call(ev, name, ret_fd=True, path_arg=path_arg)
+                return
+            target = self._resolve(data.decode("utf-8", "surrogateescape"))
+            self._abs[data] = target
+        table = self._tables.get(ev.tgid)
+        if table is None:
+            table = self._tables[ev.tgid] = {}
+        table[ret] = target
+
     def learn(self, ev: Syscall, *, at_exit: bool) -> bool:
         """Apply what the call's fds were when it entered (``at_exit`` False: before its
         arguments are printed) or returned (after the fd table changes it made), as the
@@ -565,6 +603,7 @@ class FdCache:
         if got is None:
             if len(self._real) >= _MEMO_MAX:
                 self._real.clear()
+                self._abs.clear()
             got = self._real[path] = self._realpath(path)
         return got
 

@@ -65,6 +65,9 @@ class RingDrainer:
         self.chunk = chunk
         self.settle_s = settle_s
         self.chunks: collections.deque[list[bytes]] = collections.deque()
+        # each chunk's bytes as counted against the limit, appended before its chunk (so
+        # the trio thread finds the size of every chunk it pops)
+        self._sizes: collections.deque[int] = collections.deque()
         # each written by one thread only: the queued bytes are their difference
         self._added = 0
         self._taken = 0
@@ -93,6 +96,7 @@ class RingDrainer:
                 records = rb.consume(chunk)
                 if records:
                     size = sum(map(len, records)) + RECORD_OVERHEAD * len(records)
+                    self._sizes.append(size)
                     self.chunks.append(records)
                     self._added += size
                     held = self._added - self._taken
@@ -137,7 +141,7 @@ class RingDrainer:
             if self.error is not None:
                 raise self.error from None
             return None
-        self._taken += sum(map(len, records)) + RECORD_OVERHEAD * len(records)
+        self._taken += self._sizes.popleft()
         return records
 
     async def wait(self, timeout_s: float) -> None:

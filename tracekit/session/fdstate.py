@@ -28,6 +28,7 @@ local kernel reads that never wait (tracekit.kernel.sockdiag).
 from __future__ import annotations
 
 import errno
+import operator
 import os
 import struct
 import time
@@ -57,6 +58,8 @@ __all__ = ["FdResolver", "fd_tracked_names", "fill_fd_track", "snapshot"]
 
 _O_CLOEXEC = 0o2000000          # include/uapi/asm-generic/fcntl.h (x86_64 and arm64)
 _GONE = (errno.ENOENT, errno.ESRCH, errno.ENOTDIR, errno.EACCES, errno.EPERM)
+#: a Syscall's number; AttributeError for any other event (annotate's batch check)
+_syscall_nr = operator.attrgetter("syscall_nr")
 _NOT_NEW = frozenset({"open", "openat", "openat2", "creat", "dup", "dup2", "dup3",
                       "fcntl", "fcntl64"})     # their fds are known without /proc
 _PAIRS = {"pipe": 0, "pipe2": 0, "socketpair": 3}
@@ -191,6 +194,11 @@ class FdResolver:
         what came after (the process ran on while its records waited).
         """
         calls = self._calls
+        try:
+            if calls.keys().isdisjoint(map(_syscall_nr, batch)):
+                return batch        # no call of the batch makes fds /proc must name
+        except AttributeError:
+            pass                    # an event that is not a Syscall (an FdState's call?)
         out: Batch | None = None
         refreshed = False
         touched: dict[tuple[int, int], int] | None = None
