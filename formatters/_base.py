@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import sys
 from typing import IO, TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeAlias, cast
 
 import msgspec
@@ -180,6 +181,10 @@ class TextSink:
         if isinstance(self.out, str | os.PathLike):
             stream = open_output(self.out)
             return stream, not is_std_stream(stream)
+        if self.out is sys.stdout or self.out is sys.stderr:
+            # their binary layer: under PYTHONUNBUFFERED=1 the text layer sits on a raw
+            # FileIO and drops what a short write left (open_output's "-" is buffered)
+            return open_output("-" if self.out is sys.stdout else "/dev/stderr"), False
         return self.out, False
 
     def end(self) -> str | bytes:

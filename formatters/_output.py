@@ -71,14 +71,39 @@ STD_PATHS: dict[str, int] = {"-": 1, "/dev/stdout": 1, "/dev/stderr": 2}
 Output: TypeAlias = str | os.PathLike[str] | IO[bytes] | IO[str]
 
 
+#: the buffered writer made for an unbuffered standard stream: (its raw layer, the writer)
+_buffered_std: dict[int, tuple[object, IO[bytes]]] = {}
+
+
+def _binary_layer(stream: object) -> IO[bytes]:
+    """The binary layer of ``sys.stdout`` or ``sys.stderr``, buffered.
+
+    Under ``python -u`` or ``PYTHONUNBUFFERED=1`` (common in containers) that layer is the
+    raw ``FileIO``, whose ``write`` may write only part of the data (a pipe's reader was
+    slow when a stop signal came: write(2)) and returns the count: a caller that writes a
+    batch once would drop the rest without an error. Such a layer is given a
+    ``BufferedWriter`` of its own over the same fd (never closing it), which writes
+    everything or raises; one per raw layer, so that :func:`is_stdout` knows it.
+    A stream replaced by one without a binary layer (no ``.buffer``) is returned as it
+    is: the caller's writes then fail there, with that stream's own error.
+    """
+    binary = getattr(stream, "buffer", stream)
+    if not isinstance(binary, io.RawIOBase):
+        return cast(IO[bytes], binary)
+    cached = _buffered_std.get(id(binary))
+    if cached is None or cached[0] is not binary:
+        raw = io.FileIO(binary.fileno(), "wb", closefd=False)
+        cached = (binary, io.BufferedWriter(raw))
+        _buffered_std[id(binary)] = cached
+    return cached[1]
+
+
 def _stdout() -> IO[bytes]:
-    # a stdout replaced by a stream without a binary layer (no ``.buffer``) is returned as
-    # it is: the caller's writes then fail there, with that stream's own error
-    return cast(IO[bytes], getattr(sys.stdout, "buffer", sys.stdout))
+    return _binary_layer(sys.stdout)
 
 
 def _stderr() -> IO[bytes]:
-    return cast(IO[bytes], getattr(sys.stderr, "buffer", sys.stderr))
+    return _binary_layer(sys.stderr)
 
 
 def std_stream_of(path: str | os.PathLike[str]) -> int | None:
