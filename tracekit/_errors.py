@@ -67,10 +67,14 @@ class BtfError(TracekitError):
 
 
 class _ErrnoError(TracekitError, OSError):
-    """Base for errors with a true errno; formats as ``[Errno N] <op>: <strerror>: <detail>``."""
+    """Base for errors with a true errno; formats as
+    ``[Errno N] <op>: <strerror> (<ENAME>): <detail>``."""
 
     def __init__(self, op: str, err: int, detail: str = "") -> None:
         strerror = os.strerror(err) if err else "unknown error"
+        name = _errno.errorcode.get(err, "")      # 524 (ENOTSUPP) is kernel-internal
+        if name and name not in strerror:
+            strerror += f" ({name})"
         text = f"{op}: {strerror}" + (f": {detail}" if detail else "")
         # OSError(errno, strerror) — not remapped to a subclass such as FileNotFoundError
         # because we call OSError.__init__ on an instance of our own class.

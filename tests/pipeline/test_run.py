@@ -174,8 +174,9 @@ async def test_error_in_middle_stage_names_it_and_cancels_the_source() -> None:
 
 async def test_tracekit_error_in_stage_keeps_type_and_errno() -> None:
     err = MapError("BPF_MAP_UPDATE_ELEM", errno.E2BIG, "pid map full", map_name="pids")
-    with pytest.raises(PipelineError, match=r"^stage 'reconcile' failed: MapError: \[Errno 7\] "
-                       r"BPF_MAP_UPDATE_ELEM: Argument list too long: pid map full$") as ei:
+    want = (r"^stage 'reconcile' failed: MapError: \[Errno 7\] "
+            r"BPF_MAP_UPDATE_ELEM: Argument list too long \(E2BIG\): pid map full$")
+    with pytest.raises(PipelineError, match=want) as ei:
         await run_through(batches(3), [Fail(err, name="reconcile")])
     assert ei.value.__cause__ is err and ei.value.errno == errno.E2BIG
     caught = []
