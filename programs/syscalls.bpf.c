@@ -1665,6 +1665,11 @@ __noinline int tk_cap_exec_retry(struct tk_capbuf *c, const struct tk_beauty_spe
 		return tk_cap_exec_filename(c, sp->cap, hdr);
 	if (sp->kind == TK_CAP_ARGV && !(what & EXEC_INTERP) && user_sp)
 		return tk_cap_argv(c, user_sp + 8, sp->cap, sp->size, hdr);
+	/* strace -v reads argv as envp, every element (argument 1 of execve, 2 of
+	 * execveat); envp is the one after it */
+	if (sp->kind == TK_CAP_ENVP && sp->arg == ((what & EXEC_IS_EXECVE) ? 1 : 2))
+		return (what & EXEC_INTERP) || !user_sp ?
+			       -1 : tk_cap_envp(c, user_sp + 8, sp->cap, sp->size, hdr);
 	if (sp->kind == TK_CAP_ENVP)
 		return tk_cap_new_envp_strings(c, user_sp, sp->cap, sp->size, hdr);
 	return -1;

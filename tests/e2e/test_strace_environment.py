@@ -100,3 +100,20 @@ def test_perf_format_prints_the_strings_with_verbose() -> None:
     (line,) = [ln for ln in r.stdout.decode("utf-8", "surrogateescape").splitlines()
                if 'filename: "/bin/true"' in ln]
     assert line.endswith(f"envp: {array}) = 0"), line
+
+
+@needs_strace
+@pytest.mark.parametrize("opts", [[], ["-v"], ["-s", "40"], ["-v", "-s", "3"]],
+                         ids=["default", "-v", "-s 40", "-v -s 3"])
+def test_argv_elements_as_strace_prints_them(opts: list[str]) -> None:
+    """strace prints -s elements of argv (then ``...``), every one with -v; 60 here."""
+    args = [f"a{i}" for i in range(1, 60)]
+    out = []
+    for tool in (["strace"], [*TRACEKIT, "strace"]):
+        r = subprocess.run([*tool, *opts, "-e", "trace=execve", "/bin/true", *args],
+                           env=ENVIRONMENT, capture_output=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        out.append(_execve_line(r.stderr.decode("utf-8", "surrogateescape")))
+    strace, tracekit = out
+    assert ('"a59"]' in strace) == ("-v" in opts)
+    assert tracekit == strace

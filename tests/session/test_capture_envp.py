@@ -39,17 +39,25 @@ def test_envp_strings_replace_the_count_only_when_asked() -> None:
     (envp,) = [s for s in asked if s.arg == 2]
     assert (envp.kind, envp.cap, envp.size) == (CAP_ENVP, ARGV_CAP, 33)
     assert [s.kind for s in asked if s.arg != 2] == [s.kind for s in plain if s.arg != 2]
+    # strace -v prints every element of argv, -s N of them: read as envp is, when asked
+    assert [s.kind for s in plain if s.arg == 1] == [CAP_ARGV]
+    both = specs_for("execve", EXECVE_ARGS, envp_strings=33, argv_strings=41).specs
+    (argv,) = [s for s in both if s.arg == 1]
+    assert (argv.kind, argv.cap, argv.size) == (CAP_ENVP, ARGV_CAP, 41)
+    assert [s for s in both if s.arg != 1] == [s for s in asked if s.arg != 1]
     assert specs_for("openat", EXECVE_ARGS[:1], envp_strings=33) == specs_for(
         "openat", EXECVE_ARGS[:1])
 
 
-def _trace(src: str, *args: str, envp_strings: int) -> list[Syscall]:
+def _trace(src: str, *args: str, envp_strings: int, argv_strings: int = 0
+           ) -> list[Syscall]:
     """``python3 -c src args...`` traced with ``envp_strings``: its successful execves
     of /bin/true."""
     async def main() -> list[bytes]:
         s = Session(SessionOptions(command=[sys.executable, "-c", textwrap.dedent(src), *args],
                                    syscalls={TABLE.nr("execve")}, buffer_bytes=4 << 20,
-                                   envp_strings=envp_strings))
+                                   envp_strings=envp_strings,
+                                   argv_strings=argv_strings))
         try:
             await s.start()
             assert s.command is not None and s.ringbuf is not None
@@ -131,3 +139,69 @@ def test_not_read_by_default() -> None:
     (ev,) = _trace(EXEC_SRC, "3", "2", "heap", envp_strings=0)
     assert [c.kind for c in ev.caps if c.arg == 2] and all(
         c.kind == CAP_STRUCT for c in ev.caps if c.arg == 2)
+
+
+# execve of /bin/true with argv "true", "A1", ... "A<n-1>" (strings and pointer array in
+# memory the program wrote, or in a file mapping it never touched), a short environment
+ARGV_SRC = r"""
+import ctypes, mmap, sys, tempfile
+n, where = int(sys.argv[1]), sys.argv[2]
+items = [b"true"] + [b"A%d" % i for i in range(1, n)]
+block = b"".join(a + b"\0" for a in items)
+libc = ctypes.CDLL(None, use_errno=True)
+if where == "file":
+    f = tempfile.TemporaryFile()
+    f.write(block)
+    f.flush()
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                          ctypes.c_int, ctypes.c_long]
+    base = libc.mmap(None, len(block), mmap.PROT_READ, mmap.MAP_PRIVATE, f.fileno(), 0)
+else:
+    buf = ctypes.create_string_buffer(block)
+    base = ctypes.addressof(buf)
+offs, at = [], 0
+for a in items:
+    offs.append(at)
+    at += len(a) + 1
+argv = (ctypes.c_void_p * (n + 1))(*[base + o for o in offs], None)
+envp = (ctypes.c_char_p * 2)(b"E=1", None)
+libc.execve(b"/bin/true", argv, envp)
+"""
+
+
+def _argv_items(n: int) -> list[bytes]:
+    return [b"true"] + [b"A%d" % i for i in range(1, n)]
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("n", [40, 256])
+def test_verbose_reads_every_argv_element(n: int) -> None:
+    """strace -v prints all of argv (without it, -s elements): read as envp, up to 256."""
+    (ev,) = _trace(ARGV_SRC, str(n), "heap", envp_strings=33, argv_strings=33)
+    (argv,) = [c for c in ev.caps if c.arg == 1]
+    assert (argv.kind, argv.flags) == (CAP_ENVP, 0)
+    assert argv.data.split(b"\0")[:-1] == _argv_items(n)
+    (plain,) = _trace(ARGV_SRC, str(n), "heap", envp_strings=0)
+    (argv,) = [c for c in plain.caps if c.arg == 1]
+    assert argv.kind == CAP_ARGV and argv.flags == CAPF_ARGV_TRUNC
+    assert argv.data.split(b"\0")[:-1] == _argv_items(32)
+
+
+@pytest.mark.kernel
+def test_verbose_argv_beyond_256_is_marked() -> None:
+    (ev,) = _trace(ARGV_SRC, "300", "heap", envp_strings=0, argv_strings=33)
+    (argv,) = [c for c in ev.caps if c.arg == 1]
+    assert argv.flags == CAPF_ARGV_TRUNC
+    assert argv.data.split(b"\0")[:-1] == _argv_items(256)
+
+
+@pytest.mark.kernel
+def test_verbose_argv_unreadable_at_entry_comes_from_the_new_image() -> None:
+    (ev,) = _trace(ARGV_SRC, "50", "file", envp_strings=33, argv_strings=33)
+    (argv,) = [c for c in ev.caps if c.arg == 1]
+    assert argv.kind == CAP_ENVP and argv.flags & CAPF_AT_EXIT, argv
+    assert not argv.flags & CAPF_FAULT
+    assert argv.data.split(b"\0")[:-1] == _argv_items(50)
+    (envp,) = [c for c in ev.caps if c.arg == 2]
+    assert envp.data == b"E=1\0"               # envp is still envp, after argv

@@ -308,6 +308,11 @@ async def _run(cfg: Any, path: Path, signals: _Signals, record: str | None) -> i
                if not o.in_kernel and getattr(o.options, "verbose", False)]
     if verbose:
         opts.envp_strings = min(max(verbose), 1 << 10) + 1
+    # argv: every element for a verbose output, string_limit of them else (32 are read
+    # unless an output prints more)
+    limits = [getattr(o.options, "string_limit", 0) for o in plan.outputs if not o.in_kernel]
+    if verbose or max(limits, default=0) > 32:
+        opts.argv_strings = min(max(limits + verbose), 1 << 10) + 1
     recording = open_recording(record, opts) if record else None
     completed = False
     try:

@@ -549,6 +549,9 @@ def build(a: StraceArgs) -> Plan:
         # strace -v prints execve's environment: its strings, each cut at -s (read one
         # byte longer, so a cut one is seen)
         opts.envp_strings = min(a.strsize, 1 << 10) + 1
+    if (a.verbose or a.strsize > 32) and a.summary != "c":
+        # argv: every element with -v, -s of them without (more than the 32 read else)
+        opts.argv_strings = min(a.strsize, 1 << 10) + 1
     stages = selection_stages(filt)
     in_kernel = a.summary == "c" and not stages
     if in_kernel:

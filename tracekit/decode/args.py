@@ -17,6 +17,7 @@ from typing import cast
 
 from tracekit._events import (
     CAP_ARGV,
+    CAP_ENVP,
     CAPF_TRUNC,
     SC_ATTACHED,
     SC_COMPAT,
@@ -201,12 +202,16 @@ def k_bufrx(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 
 def k_argv(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-    """execve's argv; a NULL array is ``NULL`` (what the BPF program read at exit from
-    the new image is then the kernel's, not the caller's)."""
+    """execve's argv: as many elements as the string limit (strace's -s), every one for
+    a verbose decoder (strace -v) from a CAP_ENVP capture (read so for -v); a NULL array
+    is ``NULL`` (what the BPF program read at exit from the new image is then the
+    kernel's, not the caller's)."""
     cap = capture(ev, i) if ev.args[i] else None
-    if cap is None or cap.kind != CAP_ARGV:
+    if cap is None or cap.kind not in (CAP_ARGV, CAP_ENVP):
         return pointer(ev.args[i])
-    return format_argv(cap, limit=d.string_limit, max_items=d.string_limit)
+    every = cap.kind == CAP_ENVP and d.verbose
+    return format_argv(cap, limit=d.string_limit,
+                       max_items=None if every else d.string_limit)
 
 
 def k_envp(d: SyscallDecoder, ev: Syscall, i: int) -> str:

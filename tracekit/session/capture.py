@@ -266,10 +266,11 @@ def _addr_out(addr: str, addrlen: str) -> tuple[_Override, ...]:
             _Override(addr, CAP_STRUCT, addrlen, SOCKADDR_CAP, 0, True, SPEC_LEN_PTR))
 
 
-def _envp_strings(elem_cap: int) -> _Override:
+def _envp_strings(elem_cap: int, arg: str = "envp") -> _Override:
     """execve's environment strings (strace -v): all of them in ``ARGV_CAP`` bytes, each
-    cut at ``elem_cap`` bytes (TK_CAP_ENVP, up to 256 of them)."""
-    return _Override("envp", CAP_ENVP, None, ARGV_CAP, max(1, min(elem_cap, ARGV_ELEM_CAP)))
+    cut at ``elem_cap`` bytes (TK_CAP_ENVP, up to 256 of them). strace -v prints every
+    element of argv too (without it, as many as -s says): ``arg="argv"`` reads argv so."""
+    return _Override(arg, CAP_ENVP, None, ARGV_CAP, max(1, min(elem_cap, ARGV_ELEM_CAP)))
 
 
 # What the formats cannot tell, by tracefs event name (argument names as in the format).
@@ -437,7 +438,8 @@ class SpecsResult(NamedTuple):
     missing: tuple[str, ...]    # override argument names the format lacks
 
 
-def specs_for(name: str, args: Sequence[Field], *, envp_strings: int = 0) -> SpecsResult:
+def specs_for(name: str, args: Sequence[Field], *, envp_strings: int = 0,
+              argv_strings: int = 0) -> SpecsResult:
     """The capture specs of one syscall from its tracefs arguments.
 
     Args:
@@ -447,6 +449,9 @@ def specs_for(name: str, args: Sequence[Field], *, envp_strings: int = 0) -> Spe
       envp_strings: 0: execve's envp is read as its pointer array, to count it (strace's
         default); N > 0: as its strings, each cut at N bytes (strace -v; N = -s + 1 shows
         whether a string was longer than -s).
+      argv_strings: 0: execve's argv is read up to 32 elements (strace's default -s);
+        N > 0: up to 256, each cut at N bytes, as envp's strings (strace -v prints every
+        element, and -s above 32 as many elements as it says).
 
     Returns:
       The specs (at most ``BEAUTY_SPECS``, each syscall's worst case within the record
@@ -459,6 +464,9 @@ def specs_for(name: str, args: Sequence[Field], *, envp_strings: int = 0) -> Spe
     missing: list[str] = []
     if name in OVERRIDES:
         overrides = OVERRIDES[name]
+        if argv_strings > 0 and name in ("execve", "execveat"):
+            overrides = tuple(o if o.arg != "argv" else _envp_strings(argv_strings, "argv")
+                              for o in overrides)
         if envp_strings > 0 and name in ("execve", "execveat"):
             overrides = (*(o for o in overrides if o.arg != "envp"),
                          _envp_strings(envp_strings))
@@ -486,9 +494,10 @@ def specs_for(name: str, args: Sequence[Field], *, envp_strings: int = 0) -> Spe
 
 def build_specs(table: SyscallTable, tracefs_root: Path | None,
                 names: Sequence[str] | None = None, *,
-                envp_strings: int = 0) -> dict[int, tuple[CapSpec, ...]]:
+                envp_strings: int = 0, argv_strings: int = 0
+                ) -> dict[int, tuple[CapSpec, ...]]:
     """Syscall nr -> specs for every syscall of ``table`` with a tracefs format
-    (``envp_strings`` as :func:`specs_for`'s).
+    (``envp_strings`` and ``argv_strings`` as :func:`specs_for`'s).
 
     Args:
       table: the native syscall table (compat calls capture nothing).
@@ -516,7 +525,7 @@ def build_specs(table: SyscallTable, tracefs_root: Path | None,
         event = name if name in OVERRIDES else next(
             (ev for ev, alias in EVENT_ALIASES.items() if alias == name and ev in OVERRIDES),
             name)
-        res = specs_for(event, args, envp_strings=envp_strings)
+        res = specs_for(event, args, envp_strings=envp_strings, argv_strings=argv_strings)
         if res.missing:
             log.warning("beauty map: %s has no argument(s) %s in its tracefs format; "
                         "not captured", name, ", ".join(res.missing))

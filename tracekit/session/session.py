@@ -139,6 +139,9 @@ class SessionOptions:
     # execve's environment read as its strings, each cut at this many bytes (strace -v
     # prints them: -s + 1 tells a longer string); 0: only counted (strace's default)
     envp_strings: int = 0
+    # execve's argv read up to 256 elements, each cut at this many bytes (strace -v prints
+    # every element, -s N above 32 prints N of them); 0: its first 32 elements
+    argv_strings: int = 0
     # start even in a pid namespace of tracekit's own, where the programs (which see the
     # initial namespace's pids) trace nothing of a command or pid target: only for a
     # test of when a session ends (a start there is refused otherwise: TargetError)
@@ -369,7 +372,8 @@ class Session:
                 | ({n for n in fd_tracked_names() if table.nr(n) is not None}
                    if fd_table else set()))
             fill_beauty_map(obj, table, None, build_specs(
-                table, None, names, envp_strings=o.envp_strings))
+                table, None, names, envp_strings=o.envp_strings,
+                argv_strings=o.argv_strings))
             fill_beauty32_map(obj)      # 32-bit calls: i386 numbers (x86_64)
             fill_ioctl_map(obj)
         if o.syscalls is not None:
