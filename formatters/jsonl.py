@@ -15,7 +15,7 @@ Schema (the event Structs of ``tracekit._events``, field order as declared there
     {"type":"lost","ts_ns":..,"count":..,"lifecycle":..}
     {"type":"losses","ts_ns":..,"lost_syscalls":..,"lost_lifecycle":..,"untraced_tasks":..,
      "capbuf_full":..,"scratch_full":..,"summary_full":..,"errno_full":..,"bad_records":..,
-     "dropped":{"<stage>":..}}
+     "dropped":{"<stage>":..},"unwritten":..}
 
 - ``ts_ns`` of a syscall is its ENTRY time (0 when RESUMED: the entry was not seen);
   ``duration_ns`` is exit - entry (0 when unknown: see ``flags``, the SC_* bits of

@@ -271,6 +271,16 @@ class Pipeline:
         else:
             self._abort_scope.cancel()      # not running (yet): nothing to let finish
 
+    def undelivered(self) -> int:
+        """Events the source sent that a sink never received, the most of any sink, less
+        those the stages chose not to pass on (``StageStats.dropped``): what an
+        :meth:`abort` left in the channels and the stages. 0 for a run that drained (a
+        stage that makes events of its own can only lower the figure)."""
+        sent = self.stats[self.source.name].events_out
+        dropped = sum(self.stats[st.name].dropped for st in self.stages)
+        return max((max(0, sent - dropped - self.stats[sk.name].events_in)
+                    for sk in self.sinks), default=0)
+
     async def _cancel_all_after(self, seconds: float) -> None:
         await trio.sleep(seconds)
         self._abort_scope.cancel()

@@ -377,13 +377,15 @@ class Losses(msgspec.Struct, frozen=True, gc=False, tag="losses", kw_only=True):
     errno_full: int = 0         # in-kernel summary: errors not counted by errno
     bad_records: int = 0        # ring-buffer records that could not be decoded
     dropped: dict[str, int] = {}  # stage name -> events it chose not to pass on
+    unwritten: int = 0          # events on their way to the outputs when a second signal
+    #                             ended the trace at once (not written)
 
     @property
     def total(self) -> int:
         """The sum of every count (0: nothing was lost or skipped)."""
         return (self.lost_syscalls + self.lost_lifecycle + self.untraced_tasks
                 + self.capbuf_full + self.scratch_full + self.summary_full + self.errno_full
-                + self.bad_records + sum(self.dropped.values()))
+                + self.bad_records + sum(self.dropped.values()) + self.unwritten)
 
     def lines(self) -> list[str]:
         """One line of text per kind of loss (none when nothing was lost), e.g.
@@ -410,8 +412,14 @@ class Losses(msgspec.Struct, frozen=True, gc=False, tag="losses", kw_only=True):
             out.append(f"{self.bad_records} ring-buffer records could not be decoded and "
                        "were skipped")
         for stage, n in sorted(self.dropped.items()):
-            if n:
+            if n and stage == "ringbuf":    # the source drops only when cancelled
+                out.append(f"{n} records from the ring buffer were not decoded: a second "
+                           "signal ended the trace at once")
+            elif n:
                 out.append(f"stage {stage!r} dropped {n} events")
+        if self.unwritten:
+            out.append(f"{self.unwritten} events were not written: a second signal ended "
+                       "the trace before they reached the output")
         return out
 
 

@@ -109,7 +109,7 @@ async def test_losses_line_comes_last_with_every_count(tmp_path: Path) -> None:
     assert last == {"type": "losses", "ts_ns": 9, "lost_syscalls": 5, "lost_lifecycle": 2,
                     "untraced_tasks": 1, "capbuf_full": 3, "scratch_full": 4,
                     "summary_full": 0, "errno_full": 0, "bad_records": 0,
-                    "dropped": {"pathfilter": 7}}
+                    "dropped": {"pathfilter": 7}, "unwritten": 0}
     assert DECODER.decode(lines[-1]) == losses
     # without a source of losses (a sink outside a trace) there is no such line
     await _run(JsonlSink(tmp_path / "plain.jsonl"), EVENTS)

@@ -44,6 +44,7 @@ import signal
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
+import msgspec
 import trio
 
 from tracekit._errors import MapError, leaves
@@ -222,8 +223,13 @@ class LiveTrace:
             raise RuntimeError("the trace has not started tracing: nothing to count yet")
         stats = self.pipeline.stats
         repaired = sum(st.counters.get("repaired_pids_full", 0) for st in stats.values())
-        return self.source.losses({name: st.dropped for name, st in stats.items()},
-                                  repaired_pids_full=repaired)
+        losses = self.source.losses({name: st.dropped for name, st in stats.items()},
+                                    repaired_pids_full=repaired)
+        if self.result is not None and self.result.aborted:
+            # what was on its way to the outputs when a second signal ended it at once
+            losses = msgspec.structs.replace(losses,
+                                             unwritten=self.pipeline.undelivered())
+        return losses
 
     def _losses_for_sinks(self) -> Losses:
         """:meth:`losses` as the first sink to end asked for them: every sink writes the

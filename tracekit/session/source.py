@@ -104,6 +104,10 @@ class RingBufferSource:
         self._stop = trio.Event()
         self.records = 0
         self.bad = 0
+        # a cancelled run (a second signal): decoded events whose send was cancelled, and
+        # the records still in the ring buffer then, never read (Losses.dropped)
+        self.unsent = 0
+        self.unread = 0
         self.batches = 0
         self.lost = 0
         self.lost_lifecycle = 0
@@ -199,7 +203,11 @@ class RingBufferSource:
         self.bad += bad
         if events:
             self.batches += 1
-            await send.send(events)
+            try:
+                await send.send(events)
+            except trio.Cancelled:
+                self.unsent += len(events)      # not sent (trio's guarantee): dropped
+                raise
 
     async def _report_lost(self, send: trio.abc.SendChannel[Batch]) -> None:
         c = self.session.counters()
@@ -226,7 +234,8 @@ class RingBufferSource:
           dropped: stage name -> events the stage chose not to pass on
             (``StageStats.dropped``); zeros are left out. The source adds itself
             (``"ringbuf"``) with the records its queue still holds (read from the ring
-            but never sent: the run was cancelled).
+            but never sent: the run was cancelled), a batch whose send was cancelled,
+            and the records left in the ring when it was cancelled.
           repaired_pids_full: tasks the kernel could not add to the pids map that a
             stage added later (the reconcile stage's ``repaired_pids_full``).
         """
@@ -239,6 +248,8 @@ class RingBufferSource:
             left = sum(len(chunk) for chunk in self.drainer.chunks)
             if left:
                 dropped[self.name] = dropped.get(self.name, 0) + left
+        if self.unsent or self.unread:
+            dropped[self.name] = dropped.get(self.name, 0) + self.unsent + self.unread
         return Losses(
             ts_ns=time.monotonic_ns(), lost_syscalls=self.lost - self.lost_lifecycle,
             lost_lifecycle=self.lost_lifecycle, untraced_tasks=untraced,
@@ -284,6 +295,16 @@ class RingBufferSource:
                             break
                     else:
                         gone_polls = 0
+            except trio.Cancelled:
+                # aborted: what the ring still holds is never read; counted, not lost
+                # silently (the ring is ours once the thread has stopped)
+                if drainer is not None:
+                    drainer.stop()
+                try:
+                    self.unread += len(rb.consume())
+                except (OSError, ValueError):   # pragma: no cover - closed under us
+                    pass
+                raise
             finally:
                 if drainer is not None:
                     drainer.stop()          # the ring is ours again (and may be closed)
