@@ -35,10 +35,11 @@ import threading
 from pathlib import Path
 from typing import IO, Any, TypeAlias, cast
 
-from tracekit._errors import ConfigError, TracekitError
+from tracekit._errors import ConfigError, OutputError, TracekitError
 
 __all__ = [
-    "AtomicFile", "Output", "OutputInterrupted", "close_output", "is_std_stream",
+    "AtomicFile", "Output", "OutputInterrupted", "check_output_dir", "close_output",
+    "is_std_stream",
     "is_stdout", "open_output", "pipe_fd", "reader_closed", "reader_gone", "std_stream_of",
     "stop_waiting_for_readers",
 ]
@@ -124,7 +125,8 @@ def is_std_stream(stream: object) -> bool:
                                  and (stream is sys.stderr or stream is _stderr()))
 
 
-def open_output(path: str | os.PathLike[str], *, atomic: bool = False) -> IO[bytes]:
+def open_output(path: str | os.PathLike[str], *, atomic: bool = False,
+                in_place: bool = True) -> IO[bytes]:
     """The binary stream a trace is written to: stdout for ``"-"``, else a file.
 
     Args:
@@ -132,13 +134,16 @@ def open_output(path: str | os.PathLike[str], *, atomic: bool = False) -> IO[byt
         a new 0600 file of ours that replaces what was there, no symlinks).
       atomic: the new file replaces ``path`` when :func:`close_output` commits it, not
         now (a regular file only; a fifo or device is written in place).
+      in_place: False: a fifo or device at ``path`` is refused (EEXIST), not written
+        in place: for files named after what a traced process controls (strace -ff's
+        ``PREFIX.PID``), where a planted fifo nobody reads would stop the trace.
 
     Raises:
-      ConfigError: the path is empty, the standard stream is closed, the directory is
-        missing, the path
-        is a directory or a symlink, or the file cannot be created or put in place (the
-        errno name says why: EACCES for a directory we cannot write, EPERM for another
-        user's file in a sticky directory such as /tmp without CAP_FOWNER).
+      ConfigError: the path is empty, or the standard stream is closed.
+      OutputError: (a ConfigError) the directory is missing, the path is a directory or
+        a symlink, or the file cannot be created or put in place; ``.errno`` says why
+        (EACCES for a directory we cannot write, EPERM for another user's file in a
+        sticky directory such as /tmp without CAP_FOWNER, EMFILE, ENOSPC ...).
     """
     std = std_stream_of(path)
     if std == 1:
@@ -157,9 +162,14 @@ def open_output(path: str | os.PathLike[str], *, atomic: bool = False) -> IO[byt
         raise ConfigError('output path is empty: give a file, or "-" for standard output')
     p = Path(path)
     if not p.parent.is_dir():
-        raise ConfigError(f"output path {os.fspath(path)!r}: directory {str(p.parent)!r} "
-                          "does not exist (ENOENT)")
+        raise OutputError(f"output path {os.fspath(path)!r}: directory {str(p.parent)!r} "
+                          "does not exist (ENOENT)", path=os.fspath(path), errno=errno.ENOENT)
     mode = _lstat_mode(p)
+    if not in_place and mode is not None and not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)
+                                                  or stat.S_ISDIR(mode)):
+        raise OutputError(f"output path {os.fspath(path)!r}: a fifo or device is there, "
+                          "not written in place (EEXIST)", path=os.fspath(path),
+                          errno=errno.EEXIST)
     if mode is not None and stat.S_ISFIFO(mode):
         return _open_fifo(p)
     # missing: created; a link: AtomicFile.create refuses it; another lstat error:
@@ -215,12 +225,42 @@ def _named_stream(fd: int, path: str | os.PathLike[str]) -> IO[bytes]:
     return out
 
 
-def _output_error(path: str | os.PathLike[str], e: OSError) -> ConfigError:
+def check_output_dir(path: str | os.PathLike[str]) -> None:
+    """Whether a file could be created at ``path`` as far as its directory goes: before
+    a run whose files are made while it runs (strace ``-ff -o PREFIX``: ``PREFIX.PID``),
+    so that a missing directory is said before the command starts, not at its first
+    file. The file itself is not made (a link or a file planted later is refused then).
+
+    Raises:
+      OutputError: the directory does not exist (ENOENT), is not a directory
+        (ENOTDIR), is on a read-only file system (EROFS) or cannot be written (EACCES).
+    """
+    name = os.fspath(path)
+    where = os.path.dirname(name) or "."
+    try:
+        st = os.stat(where)
+    except OSError as e:
+        if e.errno == errno.ENOENT:
+            raise OutputError(f"output path {name!r}: directory {where!r} does not exist "
+                              "(ENOENT)", path=name, errno=errno.ENOENT) from None
+        raise _output_error(name, e) from None
+    err = 0
+    if not stat.S_ISDIR(st.st_mode):
+        err = errno.ENOTDIR
+    elif not os.access(where, os.W_OK | os.X_OK, effective_ids=True):
+        err = errno.EROFS if os.statvfs(where).f_flag & os.ST_RDONLY else errno.EACCES
+    if err:
+        raise OutputError(f"output path {name!r}: directory {where!r}: {os.strerror(err)} "
+                          f"({errno.errorcode[err]})", path=name, errno=err)
+
+
+def _output_error(path: str | os.PathLike[str], e: OSError) -> OutputError:
     name = errno.errorcode.get(e.errno or 0, "?")
     hint = {errno.ELOOP: " (a symlink: tracekit does not write through links)",
             errno.EPERM: " (another user's file in a sticky directory: replacing it needs "
                          "CAP_FOWNER)"}.get(e.errno or 0, "")
-    return ConfigError(f"output path {os.fspath(path)!r}: {e.strerror} ({name}){hint}")
+    return OutputError(f"output path {os.fspath(path)!r}: {e.strerror} ({name}){hint}",
+                       path=os.fspath(path), errno=e.errno or 0)
 
 
 class AtomicFile(io.FileIO):

@@ -89,6 +89,7 @@ from typing import IO, Annotated, Any, Literal, TypeAlias
 
 import msgspec
 
+from tracekit._errors import OutputError
 from tracekit._events import (
     SC_ATTACHED,
     SC_COMPAT,
@@ -110,7 +111,7 @@ from tracekit.decode.flags import signal_name
 from tracekit.decode.signals import SIGKILL, signal_line, stopped_line
 from tracekit.decode.values import DEFAULT_STRING_LIMIT
 from tracekit.formatters._base import TextOptions, TextSink, frame_text, reorder_stage
-from tracekit.formatters._output import Output, close_output, open_output
+from tracekit.formatters._output import Output, close_output, open_output, write_error
 from tracekit.formatters._spec import FormatSpec, SinkContext
 from tracekit.kernel.facts import local_clock
 
@@ -669,6 +670,16 @@ class SplitStraceFormatter(StraceFormatter):
 
     Lines carry no pid column (``pid_prefix`` is taken as ``"none"``); a line that
     names no task (``+++ LOST``) goes to every file open at the time.
+
+    A file that cannot be created (its directory removed meanwhile, a symlink or fifo
+    planted at its name, EACCES, EMFILE, ENOSPC ...) or written does not end the trace: that
+    task's lines are dropped and counted, and the other tasks' files go on.
+
+    Attributes:
+      failed: tid -> why its file could not be created or written (its lines are
+        dropped from then on).
+      unwritten_lines: the lines dropped for that reason.
+      on_failed: called once per such file, as ``on_failed(tid, error)``.
     """
 
     def __init__(self, prefix: str, **kw: Any) -> None:
@@ -677,12 +688,41 @@ class SplitStraceFormatter(StraceFormatter):
                          **kw)
         self.prefix = prefix
         self.files: dict[int, IO[bytes]] = {}
+        self.failed: dict[int, OutputError] = {}
+        self.unwritten_lines = 0
+        self.on_failed: Callable[[int, OutputError], None] | None = None
 
-    def _stream(self, tid: int) -> IO[bytes]:
+    def _stream(self, tid: int) -> IO[bytes] | None:
+        """The file of ``tid``, created at its first line; None: it could not be."""
         f = self.files.get(tid)
-        if f is None:
-            f = self.files[tid] = open_output(f"{self.prefix}.{tid}")
+        if f is None and tid not in self.failed:
+            try:
+                # in_place=False: a fifo the traced process made at the name would
+                # make the open wait for a reader, and the whole trace with it
+                f = self.files[tid] = open_output(f"{self.prefix}.{tid}", in_place=False)
+            except OutputError as e:
+                self._fail(tid, e)
         return f
+
+    def _fail(self, tid: int, e: OutputError) -> None:
+        self.failed[tid] = e
+        if self.on_failed is not None:
+            self.on_failed(tid, e)
+
+    def _write(self, tid: int, f: IO[bytes], text: str) -> bool:
+        """Write ``text`` to ``tid``'s file ``f``; False (and the file given up) when
+        that fails: ENOSPC, EFBIG, EIO."""
+        try:
+            f.write(text.encode("utf-8", "surrogateescape"))
+            f.flush()
+        except OSError as e:
+            path = f"{self.prefix}.{tid}"
+            self._fail(tid, OutputError(str(write_error(f, e)), path=path,
+                                        errno=e.errno or 0))
+            del self.files[tid]
+            close_output(f, completed=False)
+            return False
+        return True
 
     def render_split(self, batch: Batch) -> dict[int, str]:
         """tid -> its text of ``batch`` (0: a line for every file)."""
@@ -700,10 +740,13 @@ class SplitStraceFormatter(StraceFormatter):
             async with recv:
                 async for batch in recv:
                     for tid, text in self.render_split(batch).items():
-                        targets = [self._stream(tid)] if tid else list(self.files.values())
-                        for f in targets:
-                            f.write(text.encode("utf-8", "surrogateescape"))
-                            f.flush()
+                        if not tid:
+                            for t, f in list(self.files.items()):
+                                self._write(t, f, text)
+                            continue
+                        own = self._stream(tid)
+                        if own is None or not self._write(tid, own, text):
+                            self.unwritten_lines += text.count("\n")
             completed = True
         finally:
             for f in self.files.values():

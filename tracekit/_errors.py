@@ -7,6 +7,7 @@ exception groups with :func:`leaves` (the one place a group is taken apart)::
 
     TracekitError
       ConfigError (also ValueError)     ElfError     BtfError     TargetError
+        OutputError (.path, .errno)
       RecordError                        PipelineError (.role, .stage, .errors, .errno)
       _ErrnoError (also OSError: .errno, .op)
         BpfError (.cmd)  ->  MapError, ProgLoadError, AttachError
@@ -45,6 +46,26 @@ class ConfigError(TracekitError, ValueError):
 
     The message starts with ``<file>:<line>:<column>:`` where the position is known.
     """
+
+
+class OutputError(ConfigError):
+    """An output file cannot be created or opened (tracekit.formatters._output).
+
+    Attributes:
+      path: the path as given (a file, or ``PREFIX.PID`` for strace -ff's files).
+      errno: why, as the kernel said (ENOENT: no such directory, ELOOP: a symlink that
+        tracekit will not write through, EACCES, EMFILE, ENOSPC ...); the message ends
+        with its name.
+    """
+
+    def __init__(self, msg: str, *, path: str, errno: int) -> None:
+        super().__init__(msg)
+        self.path = path
+        self.errno = errno
+
+    @property
+    def errno_name(self) -> str:
+        return _errno.errorcode.get(self.errno, f"E{self.errno}")
 
 
 class ElfError(TracekitError):

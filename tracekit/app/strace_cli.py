@@ -602,7 +602,7 @@ async def run(a: StraceArgs) -> int:
 
 async def _run(a: StraceArgs, signals: Any) -> int:
     from tracekit.app.trace import LiveTrace
-    from tracekit.formatters._output import close_output, open_output
+    from tracekit.formatters._output import check_output_dir, close_output, open_output
     from tracekit.formatters._spec import SinkContext, format_spec
     from tracekit.formatters.strace import SplitStraceFormatter, StraceFormatter
     from tracekit.formatters.summary import SummarySink, render_strace_c
@@ -623,12 +623,17 @@ async def _run(a: StraceArgs, signals: Any) -> int:
     out: IO[Any] | None = None
     if a.output is not None and a.follow < 2:
         out = open_output(a.output)
+    elif a.output is not None:
+        # -ff: the files are made as tasks appear; a missing directory is said now,
+        # before the command starts (strace refuses it too)
+        check_output_dir(f"{a.output}.PID")
     stream: Any = out if out is not None else sys.stderr
     if stream is None:
         raise ConfigError("standard error is closed (EBADF): nowhere to print the trace; "
                           "give -o FILE")
     sink: Any
     formatter: StraceFormatter | None = None
+    split: SplitStraceFormatter | None = None
     summarizer = None
     if a.summary == "c":
         sink = SummarySink(stream, table="strace-c", group_by="total", sort=a.sort,
@@ -645,7 +650,8 @@ async def _run(a: StraceArgs, signals: Any) -> int:
         decoder.fdcache.details = a.decode_fds > 1
         decoder.verbose = a.verbose
         if a.output is not None and a.follow >= 2:
-            formatter = SplitStraceFormatter(a.output, decoder=decoder, shape=shape)
+            formatter = split = SplitStraceFormatter(a.output, decoder=decoder, shape=shape)
+            split.on_failed = _file_failed
         else:
             formatter = StraceFormatter(stream, decoder=decoder, shape=shape)
         formatter.count_forks = a.follow > 0
@@ -691,6 +697,11 @@ async def _run(a: StraceArgs, signals: Any) -> int:
     if trace.final_losses is not None:      # everything lost or skipped, a line each
         for line in trace.final_losses.lines():
             print(f"tracekit: {line}", file=sys.stderr)
+    if split is not None and split.failed:
+        n, k = split.unwritten_lines, len(split.failed)
+        print(f"tracekit: {n} line{'s' * (n != 1)} not written: the file"
+              f"{'s' * (k != 1)} of {k} task{'s' * (k != 1)} could not be created or "
+              "written (above)", file=sys.stderr)
     if getattr(sink, "closed_by_reader", False):
         return 128 + signal.SIGPIPE
     rc = trace.returncode
@@ -699,6 +710,28 @@ async def _run(a: StraceArgs, signals: Any) -> int:
     if rc < 0:
         a.killed_by = -rc
     return rc if rc >= 0 else 128 - rc
+
+
+def _file_failed(tid: int, err: Any) -> None:
+    """-ff: the file of task ``tid`` could not be made or written (``err``, an
+    OutputError): one line on stderr, its path escaped (the prefix is the user's, but
+    a file name must never reach the terminal raw)."""
+    from tracekit.app.cli import _printable
+
+    if sys.stderr is not None:
+        print(f"tracekit: {_printable(repr(err.path))}: {_printable(_reason(err))}; "
+              f"the lines of task {tid} are not written", file=sys.stderr, flush=True)
+
+
+def _reason(err: Any) -> str:
+    """What an OutputError says after its path: ``"Too many levels of symbolic links
+    (ELOOP) (a symlink ...)"``, or the directory that does not exist."""
+    text = str(err)
+    head = f"output path {err.path!r}: "
+    if text.startswith(head):
+        return text[len(head):]
+    head = f"writing {err.path!r}: "
+    return "writing failed: " + text[len(head):] if text.startswith(head) else text
 
 
 class _AttachMessages:
@@ -789,9 +822,15 @@ def main(argv: list[str]) -> int:
             return 128 + signal.SIGINT
         if not all(isinstance(e, TracekitError) for e in errors):
             raise
+        from tracekit._errors import PipelineError
         from tracekit.app.cli import _printable
 
         for err in errors:
+            # a sink's own error says what happened (its file and errno name); the
+            # pipeline's wrapping of it ("sink 'strace' failed: ...") says nothing more
+            if isinstance(err, PipelineError) and err.role == "sink" \
+                    and isinstance(err.errors[0][1], TracekitError):
+                err = err.errors[0][1]
             print(f"tracekit strace: {_printable(str(err))}", file=sys.stderr)
         return EXIT_USAGE
     if args.killed_by and args.killed_by not in _CORE_SIGNALS:
