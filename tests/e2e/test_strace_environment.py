@@ -117,3 +117,35 @@ def test_argv_elements_as_strace_prints_them(opts: list[str]) -> None:
     strace, tracekit = out
     assert ('"a59"]' in strace) == ("-v" in opts)
     assert tracekit == strace
+
+
+@needs_strace
+@pytest.mark.parametrize("opts", [["-s", "2000"], ["-v", "-s", "2000"]],
+                         ids=["-s 2000", "-v -s 2000"])
+def test_element_cut_at_1024_bytes_shows_the_cut(opts: list[str]) -> None:
+    """The kernel side reads at most 1024 bytes of an argv or envp element: with -s above
+    that, a longer one shows its first 1024 bytes and ``...`` where strace shows -s of
+    them; one of exactly 1024 bytes shows whole, as strace's (perf format too)."""
+    env = {**ENVIRONMENT, "LONGV": "v" * 5000}
+    args = ["y" * 5000, "w" * 1024, "z"]
+    out = []
+    for tool in (["strace"], [*TRACEKIT, "strace"]):
+        r = subprocess.run([*tool, *opts, "-e", "trace=execve", "/bin/true", *args],
+                           env=env, capture_output=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        out.append(_execve_line(r.stderr.decode("utf-8", "surrogateescape")))
+    strace, tracekit = out
+    assert f'"{"y" * 2000}"...' in strace and f'"{"w" * 1024}"' in strace
+    assert ('"LONGV=' in strace) == ("-v" in opts)
+    expected = strace.replace(f'"{"y" * 2000}"...', f'"{"y" * 1024}"...').replace(
+        f'"LONGV={"v" * 1994}"...', f'"LONGV={"v" * 1018}"...')
+    assert tracekit == expected
+    r = subprocess.run([*TRACEKIT, "run", *opts, "-e", "execve", "--", "/bin/true", *args],
+                       env=env, capture_output=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    (line,) = [ln for ln in r.stdout.decode("utf-8", "surrogateescape").splitlines()
+               if 'filename: "/bin/true"' in ln]
+    argv = expected[expected.index(", [") + 2:expected.index("], ") + 1]
+    assert f"argv: {argv}" in line, line
+    if "-v" in opts:
+        assert f'"LONGV={"v" * 1018}"...' in line
