@@ -343,29 +343,33 @@ def k_dirents(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 def k_envp(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     """execve's envp: ``0x7ffd... /* 35 vars */``, from the pointer array captured at
-    entry (the largest readable capture that holds the NULL), or from a capture of
-    the strings themselves (CAP_ARGV, CAP_ENVP: ``format_envp``); ``NULL`` for NULL (the
-    count the BPF program read at exit from the new image is not the caller's).
+    entry (a readable capture that holds the NULL), else from a walk of the strings
+    (CAP_ARGV, CAP_ENVP: ``format_envp``; read by default for a pointer array within
+    2048 bytes of the end of its mapping, when neither array read holds the NULL);
+    ``NULL`` for NULL (the count the BPF program read at exit from the new image is not
+    the caller's).
 
-    A verbose decoder (strace -v) prints the strings of a CAP_ENVP capture as strace -v
-    does: ``["HOME=/root", "PATH=/usr/bin"]``, each cut at ``string_limit`` like argv's,
+    A verbose decoder (strace -v) prints the strings of a CAP_ENVP capture read in place
+    of the pointer array (no other capture of envp) as strace -v does:
+    ``["HOME=/root", "PATH=/usr/bin"]``, each cut at ``string_limit`` like argv's,
     every element (no count limit; ``...`` only after the elements the capture could
     hold); the address when they were unreadable."""
     addr = pointer(ev.args[i])
     if not ev.args[i]:
         return addr
-    best = None
-    for c in ev.caps:
-        if c.arg == i and c.kind == CAP_ENVP and d.verbose:
-            return addr if c.flags & CAPF_FAULT else format_argv(
-                c, limit=d.string_limit, max_items=None)
-        if c.arg == i and c.kind in (CAP_ARGV, CAP_ENVP):
-            return format_envp(ev.args[i], c)
-        if c.arg == i and not c.flags & CAPF_FAULT:
-            n = count_envp(c.data)
-            if n is not None:
-                best = n
-    return addr if best is None else f"{addr} /* {best} vars */"
+    mine = [c for c in ev.caps if c.arg == i]
+    strings = next((c for c in mine if c.kind in (CAP_ARGV, CAP_ENVP)), None)
+    arrays = [c for c in mine if c.kind not in (CAP_ARGV, CAP_ENVP)]
+    if strings is not None and strings.kind == CAP_ENVP and d.verbose and not arrays:
+        # the strings (read so for strace -v, in place of the pointer array)
+        return addr if strings.flags & CAPF_FAULT else format_argv(
+            strings, limit=d.string_limit, max_items=None)
+    for c in arrays:
+        n = None if c.flags & CAPF_FAULT else count_envp(c.data)
+        if n is not None:
+            return f"{addr} /* {n} vars */"
+    # the pointer array ran off its mapping: the count of the walk read for it
+    return addr if strings is None else format_envp(ev.args[i], strings)
 
 
 def k_strcwd(d: SyscallDecoder, ev: Syscall, i: int) -> str:
