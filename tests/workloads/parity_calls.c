@@ -1,9 +1,9 @@
 /* One call (or a few) of each kind strace decodes, with concrete arguments: the stat
  * family, limits and system information, getdents64, execve's envp, signals (actions,
- * masks, the pending set, sigaltstack, kill/tgkill/rt_sigqueueinfo), clocks and sleeps,
- * timerfd, itimers and POSIX timers (timer_create's sigevent and timer id, timer_settime,
- * timer_gettime, timer_getoverrun, timer_delete), wait4/waitid, clone/clone3, prctl,
- * arch_prctl, sched_getaffinity, getresuid/getgroups, getrandom, read/readv/writev/preadv/
+ * masks, the pending set, rt_sigsuspend, sigaltstack, kill/tgkill/rt_sigqueueinfo),
+ * clocks and sleeps, timerfd, itimers and POSIX timers (timer_create's sigevent and
+ * timer id, timer_settime, timer_gettime, timer_getoverrun, timer_delete), wait4/waitid,
+ * clone/clone3, prctl, arch_prctl, sched_getaffinity, getresuid/getgroups, getrandom, read/readv/writev/preadv/
  * pwritev, pipes and socket pairs, poll/ppoll, select/pselect6, epoll, ioctl, fcntl,
  * futex, readlink/getcwd, copy_file_range/sendfile, and a loopback TCP connection
  * (accept4, getsockname, getpeername, recvfrom, sendto with a NULL address, sendmsg,
@@ -166,6 +166,13 @@ static void signals(void)
 	syscall(SYS_rt_sigpending, &pend, 2);
 	syscall(SYS_rt_sigpending, &pend, 0);
 	syscall(SYS_rt_sigpending, &pend, 16);
+	/* wait with SIGUSR1 let through (pending: it ends the wait at once), the others
+	 * kept blocked; a size other than the kernel's fails */
+	sigset_t susp = set;
+	sigdelset(&susp, SIGUSR1);
+	sigaddset(&susp, SIGTERM);
+	syscall(SYS_rt_sigsuspend, &susp, 4);
+	syscall(SYS_rt_sigsuspend, &susp, 8);
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &oset, NULL, 8);
 	stack_t ss = {.ss_sp = malloc(65536), .ss_size = 65536, .ss_flags = 0}, oss;
 	syscall(SYS_sigaltstack, &ss, &oss);

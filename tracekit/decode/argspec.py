@@ -109,6 +109,7 @@ munlock: p u
 rt_sigaction: sig sigaction_in sigaction_out u
 rt_sigprocmask: how sigset_in sigset_out u
 rt_sigpending: sigpending_out u
+rt_sigsuspend: sigmask u
 rt_sigreturn: sigframe_mask
 sigreturn:
 ioctl: fd ioctlreq ioctlarg

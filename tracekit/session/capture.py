@@ -430,6 +430,8 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "timer_settime": (_fixed("new_setting", ITIMER_SIZE),
                       _fixed("old_setting", ITIMER_SIZE, at_exit=True)),
     "timer_gettime": (_fixed("setting", ITIMER_SIZE, at_exit=True),),
+    # the mask rt_sigsuspend waits with, read at entry (the call restores the old one)
+    "rt_sigsuspend": (_fixed("unewset", SIGSET_SIZE),),
     # the pending set the call writes (sigsetsize bytes of it, decoded at most 8)
     "rt_sigpending": (_fixed("uset", SIGSET_SIZE, at_exit=True),),
     "rt_sigtimedwait": (_fixed("uthese", SIGSET_SIZE), _fixed("uts", TIMESPEC_SIZE),
