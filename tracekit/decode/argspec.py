@@ -228,7 +228,7 @@ eventfd: u -> fd
 signalfd4: fd sigmask u sfdflags -> fd
 signalfd: fd sigmask u -> fd
 inotify_init1: inflags -> fd
-memfd_create: str x -> fd
+memfd_create: str mfdflags -> fd
 ftruncate: fd ld
 truncate: path ld
 fsync: fd
