@@ -119,6 +119,9 @@ def test_sockaddr_inet_unix_inet6_netlink() -> None:
 def test_timespec() -> None:
     assert format_timespec(struct.pack("<qq", 1, 500)) == "{tv_sec=1, tv_nsec=500}"
     assert format_timespec(b"\0" * 8) is None
+    # strace 6.1 prints tv_nsec unsigned, tv_sec signed
+    assert format_timespec(struct.pack("<qq", -1, -5)) == (
+        "{tv_sec=-1, tv_nsec=18446744073709551611}")
 
 
 def test_openat_with_and_without_captured_path(dec: SyscallDecoder) -> None:

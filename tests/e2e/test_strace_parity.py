@@ -66,6 +66,13 @@ def test_every_line_equals_strace_on_the_same_run(tmp_path: Path, exe: Path) -> 
             "rt_sigpending([HUP USR1 RT_3], 8) = 0", "rt_sigpending([HUP USR1], 2) = 0",
             "rt_sigsuspend([HUP TERM RT_3], 8) = ? ERESTARTNOHAND",
             "rt_sigsuspend(0x", ", 4) = -1 EINVAL",
+            "nanosleep({tv_sec=0, tv_nsec=18446744073709551611}, NULL) = -1 EINVAL",
+            "nanosleep({tv_sec=-1, tv_nsec=2000000000}, NULL) = -1 EINVAL",
+            "{it_interval={tv_sec=0, tv_nsec=18446744073709551609}, "
+            "it_value={tv_sec=1, tv_nsec=18446744073709551611}}",
+            "{it_interval={tv_sec=0, tv_usec=18446744073709551613}, "
+            "it_value={tv_sec=0, tv_usec=18446744073709551612}}",
+            "select(0, NULL, NULL, NULL, {tv_sec=0, tv_usec=18446744073709551607}) = -1 EINVAL",
             "timer_create(CLOCK_MONOTONIC, {sigev_value={sival_int=7, sival_ptr=0x7}, "
             "sigev_signo=SIGUSR2, sigev_notify=SIGEV_SIGNAL}, [0]) = 0",
             "timer_create(CLOCK_REALTIME, NULL, [1]) = 0",

@@ -248,6 +248,26 @@ static void timers(void)
 	syscall(SYS_timer_delete, id2);
 }
 
+/* times with a negative tv_nsec / tv_usec: each call fails with EINVAL; strace 6.1 prints
+ * those fields unsigned (18446744073709551611), tv_sec signed */
+static void bad_times(void)
+{
+	struct timespec ts = {0, -5}, ts2 = {-1, 2000000000};
+	struct itimerspec its = {{0, -7}, {1, -5}}, old;
+	struct itimerval iv = {{0, -3}, {0, -4}}, oiv;
+	struct timeval tv = {0, -9};
+
+	syscall(SYS_nanosleep, &ts, NULL);
+	syscall(SYS_nanosleep, &ts2, NULL);
+	syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &ts, NULL);
+	syscall(SYS_ppoll, NULL, 0, &ts, NULL, 8);
+	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	syscall(SYS_timerfd_settime, tfd, 0, &its, &old);
+	close(tfd);
+	syscall(SYS_setitimer, ITIMER_REAL, &iv, &oiv);
+	syscall(SYS_select, 0, NULL, NULL, NULL, &tv);
+}
+
 static void processes(void)
 {
 	int status;
@@ -357,6 +377,7 @@ int main(int argc, char **argv)
 	limits();
 	signals();
 	timers();
+	bad_times();
 	processes();
 	io();
 	sockets();

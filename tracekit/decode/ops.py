@@ -538,7 +538,7 @@ def format_itimerspec(data: bytes) -> str | None:
     it_value={tv_sec=2, tv_nsec=3}}``."""
     if len(data) < 32:
         return None
-    a, b, c, e = struct.unpack_from("<qqqq", data)
+    a, b, c, e = struct.unpack_from("<qQqQ", data)     # tv_nsec unsigned, as strace
     return (f"{{it_interval={{tv_sec={a}, tv_nsec={b}}}, "
             f"it_value={{tv_sec={c}, tv_nsec={e}}}}}")
 
@@ -547,7 +547,7 @@ def format_itimerval(data: bytes) -> str | None:
     """struct itimerval (32 bytes): ``{it_interval={tv_sec=0, tv_usec=0}, ...}``."""
     if len(data) < 32:
         return None
-    a, b, c, e = struct.unpack_from("<qqqq", data)
+    a, b, c, e = struct.unpack_from("<qQqQ", data)     # tv_usec unsigned, as strace
     return (f"{{it_interval={{tv_sec={a}, tv_usec={b}}}, "
             f"it_value={{tv_sec={c}, tv_usec={e}}}}}")
 

@@ -149,7 +149,7 @@ def format_timespec(data: bytes) -> str | None:
     """A struct timespec (16 bytes, two s64): ``{tv_sec=1, tv_nsec=0}``; None if short."""
     if len(data) < 16:
         return None
-    sec, nsec = struct.unpack_from("<qq", data)
+    sec, nsec = struct.unpack_from("<qQ", data)     # tv_nsec unsigned, as strace
     return f"{{tv_sec={sec}, tv_nsec={nsec}}}"
 
 
