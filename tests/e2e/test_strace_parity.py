@@ -73,6 +73,14 @@ def test_every_line_equals_strace_on_the_same_run(tmp_path: Path, exe: Path) -> 
             "{it_interval={tv_sec=0, tv_usec=18446744073709551613}, "
             "it_value={tv_sec=0, tv_usec=18446744073709551612}}",
             "select(0, NULL, NULL, NULL, {tv_sec=0, tv_usec=18446744073709551607}) = -1 EINVAL",
+            "clock_settime(CLOCK_MONOTONIC, {tv_sec=1, tv_nsec=2}) = -1 EINVAL",
+            "clock_settime(CLOCK_REALTIME, {tv_sec=0, tv_nsec=18446744073709551611}) = -1 EINVAL",
+            "clock_settime(CLOCK_REALTIME, NULL) = -1 EFAULT",
+            "/l\", [UTIME_NOW, UTIME_OMIT], AT_SYMLINK_NOFOLLOW) = 0",
+            "NULL, [{tv_sec=5, tv_nsec=6} /* ",     # local time
+            "[{tv_sec=0, tv_nsec=0}, UTIME_NOW], 0) = 0",
+            "[{tv_sec=0, tv_nsec=18446744073709551611}, UTIME_NOW], 0) = -1 EINVAL",
+            "/l\", NULL, 0) = 0",
             "timer_create(CLOCK_MONOTONIC, {sigev_value={sival_int=7, sival_ptr=0x7}, "
             "sigev_signo=SIGUSR2, sigev_notify=SIGEV_SIGNAL}, [0]) = 0",
             "timer_create(CLOCK_REALTIME, NULL, [1]) = 0",

@@ -94,6 +94,19 @@ static void files(const char *dir)
 	snprintf(path, sizeof(path), "%s/l", dir);
 	symlink("f", path);
 	syscall(SYS_readlink, path, buf, sizeof(buf));
+	/* utimensat's times: UTIME_NOW/UTIME_OMIT by name, a time with its date, none for
+	 * a time of 0 or a tv_nsec out of range */
+	struct timespec ut[2] = {{0, UTIME_NOW}, {0, UTIME_OMIT}};
+	syscall(SYS_utimensat, AT_FDCWD, path, ut, AT_SYMLINK_NOFOLLOW);
+	ut[0] = (struct timespec){5, 6};
+	ut[1] = (struct timespec){1700000000, 0};
+	syscall(SYS_utimensat, fd, NULL, ut, 0);
+	ut[0] = (struct timespec){0, 0};
+	ut[1] = (struct timespec){7, UTIME_NOW};
+	syscall(SYS_utimensat, fd, NULL, ut, 0);
+	ut[0] = (struct timespec){0, -5};
+	syscall(SYS_utimensat, fd, NULL, ut, 0);
+	syscall(SYS_utimensat, AT_FDCWD, path, NULL, 0);
 	syscall(SYS_getcwd, buf, sizeof(buf));
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY);
 	syscall(SYS_getdents64, dfd, buf, sizeof(buf));
@@ -248,7 +261,7 @@ static void timers(void)
 	syscall(SYS_timer_delete, id2);
 }
 
-/* times with a negative tv_nsec / tv_usec: each call fails with EINVAL; strace 6.1 prints
+/* times with a negative tv_nsec / tv_usec: each call fails (EINVAL, EFAULT); strace 6.1 prints
  * those fields unsigned (18446744073709551611), tv_sec signed */
 static void bad_times(void)
 {
@@ -266,6 +279,11 @@ static void bad_times(void)
 	close(tfd);
 	syscall(SYS_setitimer, ITIMER_REAL, &iv, &oiv);
 	syscall(SYS_select, 0, NULL, NULL, NULL, &tv);
+	/* clock_settime's time (never a clock that is set: each fails) */
+	ts2 = (struct timespec){1, 2};
+	syscall(SYS_clock_settime, CLOCK_MONOTONIC, &ts2);
+	syscall(SYS_clock_settime, CLOCK_REALTIME, &ts);
+	syscall(SYS_clock_settime, CLOCK_REALTIME, NULL);
 }
 
 static void processes(void)

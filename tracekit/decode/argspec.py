@@ -210,6 +210,8 @@ nanosleep: timespec rem_out
 clock_nanosleep: clockid timerflags timespec rem_out
 clock_gettime: clockid timespec_out
 clock_getres: clockid timespec_out
+clock_settime: clockid timespec
+utimensat: dirfd path utimens atflags
 epoll_ctl: fd epollop fd epollevent
 epoll_wait: fd epollevents d d
 epoll_pwait: fd epollevents d d sigmask u

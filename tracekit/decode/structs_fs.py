@@ -49,8 +49,8 @@ if TYPE_CHECKING:
 __all__ = [
     "format_pipefds", "format_rlimit", "format_stat", "format_stat_verbose", "format_statfs",
     "format_statx",
-    "format_sysinfo", "format_tms", "format_rusage", "format_utsname", "count_dirents",
-    "count_envp", "kinds", "makedev",
+    "format_sysinfo", "format_tms", "format_rusage", "format_utimens", "format_utsname",
+    "count_dirents", "count_envp", "kinds", "makedev",
 ]
 
 _S_IFMT, _S_IFCHR, _S_IFBLK = 0o170000, 0o020000, 0o060000
@@ -117,6 +117,33 @@ def _time_comment(sec: int, nsec: int) -> str:
         return ""
     frac = f".{nsec:09d}" if nsec else ""
     return f" /* {time.strftime('%Y-%m-%dT%H:%M:%S', tm)}{frac}{time.strftime('%z', tm)} */"
+
+
+# include/uapi/linux/stat.h: a tv_nsec of utimensat's times that is not a time
+UTIME_NOW, UTIME_OMIT = (1 << 30) - 1, (1 << 30) - 2
+_NSEC_PER_SEC = 1_000_000_000
+
+
+def format_utimens(data: bytes) -> str | None:
+    """utimensat's ``struct timespec times[2]`` as strace 6.1 prints it:
+    ``[UTIME_NOW, UTIME_OMIT]`` for those tv_nsec values, else
+    ``{tv_sec=5, tv_nsec=6} /* 1970-01-01T00:00:05.000000006+0000 */`` (local time; no
+    comment for a tv_nsec out of 0..999999999 or a time of 0: strace's sprinttime_ex)."""
+    if len(data) < 32:
+        return None
+    out = []
+    for k in (0, 16):
+        sec, nsec = struct.unpack_from("<qq", data, k)
+        if nsec == UTIME_NOW:
+            out.append("UTIME_NOW")
+        elif nsec == UTIME_OMIT:
+            out.append("UTIME_OMIT")
+        else:
+            unsigned = nsec & 0xFFFF_FFFF_FFFF_FFFF
+            comment = ("" if (sec == 0 and nsec == 0) or unsigned >= _NSEC_PER_SEC
+                       else _time_comment(sec, nsec))
+            out.append(f"{{tv_sec={sec}, tv_nsec={unsigned}}}{comment}")
+    return f"[{out[0]}, {out[1]}]"
 
 
 def format_stat_verbose(data: bytes, fl: F.ArchFlags) -> str | None:
@@ -386,6 +413,7 @@ def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
         "stat": _k_stat(fl),
         "statx": decoded_out(lambda b: format_statx(b, fl), whole=True),
         "statfs": decoded_out(lambda b: format_statfs(b, fl), whole=True),
+        "utimens": decoded_in(format_utimens, whole=True),
         "dirents": k_dirents,
         "envp": k_envp,
         "rlim_in": decoded_in(format_rlimit, whole=True),

@@ -324,6 +324,9 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "sigaltstack": (_fixed("uss", STACK_T_SIZE), _fixed("uoss", STACK_T_SIZE, at_exit=True)),
     "clock_gettime": (_fixed("tp", TIMESPEC_SIZE, at_exit=True),),
     "clock_getres": (_fixed("tp", TIMESPEC_SIZE, at_exit=True),),
+    "clock_settime": (_fixed("tp", TIMESPEC_SIZE),),
+    # the two times utimensat sets (struct timespec[2]), read at entry
+    "utimensat": (_str("filename"), _fixed("utimes", 2 * TIMESPEC_SIZE)),
     "gettimeofday": (_fixed("tv", TIMEVAL_SIZE, at_exit=True),),
     "getresuid": tuple(_fixed(a, 4, at_exit=True) for a in ("ruidp", "euidp", "suidp")),
     "getresgid": tuple(_fixed(a, 4, at_exit=True) for a in ("rgidp", "egidp", "sgidp")),
