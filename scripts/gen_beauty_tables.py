@@ -300,6 +300,11 @@ TABLES: dict[str, Table] = {
     # timerfd_create and timerfd_settime flags
     "TFD_FLAGS": ("bits", ("sys/timerfd.h",), r"TFD_(CLOEXEC|NONBLOCK)", frozenset(),
                   ("TFD_CLOEXEC", "TFD_NONBLOCK")),
+    # memfd_create flags: strace 6.1 names these three (MFD_NOEXEC_SEAL and MFD_EXEC of
+    # Linux 6.3 print as hex); MFD_HUGE_SHIFT for the huge page size field
+    "MFD_FLAGS": ("bits", ("linux/memfd.h",), r"MFD_(CLOEXEC|ALLOW_SEALING|HUGETLB)",
+                  frozenset(), ("MFD_CLOEXEC", "MFD_ALLOW_SEALING", "MFD_HUGETLB")),
+    "MFD_CONSTS": ("values", ("linux/memfd.h",), r"MFD_HUGE_(SHIFT|MASK)", frozenset(), ()),
     # eventfd2 flags (strace's order: EFD_SEMAPHORE, EFD_CLOEXEC, EFD_NONBLOCK)
     "EFD_FLAGS": ("bits", ("sys/eventfd.h",), r"EFD_(SEMAPHORE|CLOEXEC|NONBLOCK)",
                   frozenset(), ("EFD_SEMAPHORE", "EFD_CLOEXEC", "EFD_NONBLOCK")),

@@ -12,6 +12,7 @@ import pytest
 from tracekit._events import (
     CAP_ARGV,
     CAP_BUF,
+    CAP_ENVP,
     CAP_STR,
     CAP_STRUCT,
     CAPF_ARGV_TRUNC,
@@ -85,6 +86,19 @@ def test_argv_keeps_empty_strings_and_order_and_marks_cuts() -> None:
     assert format_argv(Capture(1, CAP_ARGV, 0, long)) == '["cat /etc/hostname | wc -c; ls -l"...]'
 
 
+def test_argv_element_cut_in_the_kernel_never_looks_whole() -> None:
+    """A CAP_ENVP element longer than TK_ARGV_ELEM_MAX (kept as 1025 bytes) was cut:
+    whatever -s allows, at most 1024 bytes show, with ``...``; 1024 bytes are whole."""
+    whole, cut = b"w" * 1024, b"c" * 1025
+    cap = Capture(1, CAP_ENVP, 0, whole + b"\0" + cut + b"\0" + b"s\0")
+    assert format_argv(cap, limit=2000, max_items=None) == (
+        f'["{"w" * 1024}", "{"c" * 1024}"..., "s"]')
+    assert format_argv(cap, limit=None, max_items=None) == (
+        f'["{"w" * 1024}", "{"c" * 1024}"..., "s"]')
+    assert format_argv(cap, limit=10, max_items=None) == (
+        f'["{"w" * 10}"..., "{"c" * 10}"..., "s"]')
+
+
 def test_sockaddr_inet_unix_inet6_netlink() -> None:
     sin = struct.pack("<H", socket.AF_INET) + struct.pack(">H", 80) + bytes([127, 0, 0, 1])
     assert format_sockaddr(sin + bytes(8)) == \
@@ -105,6 +119,9 @@ def test_sockaddr_inet_unix_inet6_netlink() -> None:
 def test_timespec() -> None:
     assert format_timespec(struct.pack("<qq", 1, 500)) == "{tv_sec=1, tv_nsec=500}"
     assert format_timespec(b"\0" * 8) is None
+    # strace 6.1 prints tv_nsec unsigned, tv_sec signed
+    assert format_timespec(struct.pack("<qq", -1, -5)) == (
+        "{tv_sec=-1, tv_nsec=18446744073709551611}")
 
 
 def test_openat_with_and_without_captured_path(dec: SyscallDecoder) -> None:

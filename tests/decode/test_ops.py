@@ -169,3 +169,18 @@ def test_perf_labels_follow_the_operation() -> None:
                         arg_names=lambda n: ["uaddr", "op", "val", "utime", "uaddr2", "val3"])
     line = fmt.format_syscall(ev)
     assert "futex(uaddr: 0x560000001000, op: FUTEX_LOCK_PI, utime: NULL)" in line
+
+
+@pytest.mark.parametrize(("flags", "want"), [
+    (0, "0"), (0x1, "MFD_CLOEXEC"), (0x7, "MFD_CLOEXEC|MFD_ALLOW_SEALING|MFD_HUGETLB"),
+    (0x8, "0x8 /* MFD_??? */"), (0x21, "MFD_CLOEXEC|0x20"),
+    (0x4 | 21 << 26, "MFD_HUGETLB|21<<MFD_HUGE_SHIFT"), (21 << 26, "21<<MFD_HUGE_SHIFT"),
+    (0x8 | 21 << 26, "0x8 /* MFD_??? */|21<<MFD_HUGE_SHIFT"),
+    (0x1_0000_0001, "MFD_CLOEXEC"),
+])
+def test_memfd_create_flags(flags: int, want: str) -> None:
+    """strace 6.1's memfd_create: named bits, the rest in hex, the huge page size apart."""
+    assert text(rec("memfd_create", (0, flags))) == f"memfd_create(NULL, {want}) = 0"
+    assert text(rec("memfd_create", (0, flags), table=SyscallTable("arm64")),
+                dec("arm64")) == (
+        f"memfd_create(NULL, {want}) = 0")

@@ -282,3 +282,27 @@ def test_limits_and_system_calls_decoded(tmp_path: object) -> None:
     got = d.decode(sc(X64, "uname", (0x7FFD0000,), 0,
                       (Capture(0, CAP_STRUCT, 0, b"Linux".ljust(65, b"\0") * 6),)))
     assert got.args == ('{sysname="Linux", nodename="Linux", ...}',)
+
+
+def test_utimens_as_strace_prints_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """utimensat's times (strace 6.1): UTIME_NOW/UTIME_OMIT by name, a time with its
+    date in local time, no date for 0 or a tv_nsec out of range (unsigned)."""
+    import time
+
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    try:
+        pack = struct.Struct("<qqqq").pack
+        assert S.format_utimens(pack(0, S.UTIME_NOW, 9, S.UTIME_OMIT)) == (
+            "[UTIME_NOW, UTIME_OMIT]")
+        assert S.format_utimens(pack(5, 6, 1700000000, 0)) == (
+            "[{tv_sec=5, tv_nsec=6} /* 1970-01-01T00:00:05.000000006+0000 */, "
+            "{tv_sec=1700000000, tv_nsec=0} /* 2023-11-14T22:13:20+0000 */]")
+        assert S.format_utimens(pack(0, 0, 1, -5)) == (
+            "[{tv_sec=0, tv_nsec=0}, {tv_sec=1, tv_nsec=18446744073709551611}]")
+        assert S.format_utimens(pack(0, 0, 1, 1_000_000_000)) == (
+            "[{tv_sec=0, tv_nsec=0}, {tv_sec=1, tv_nsec=1000000000}]")
+        assert S.format_utimens(bytes(16)) is None
+    finally:
+        monkeypatch.undo()
+        time.tzset()

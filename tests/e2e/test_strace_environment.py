@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import json
+import pathlib
 import re
 import shutil
 import subprocess
@@ -14,6 +15,7 @@ import sys
 
 import pytest
 
+from tests._run import WORKLOADS
 from tests.e2e._strace_cli import normalise
 from tracekit._events import CAP_ENVP
 
@@ -82,12 +84,61 @@ def _envp_captures(opts: list[str]) -> list[dict[str, object]]:
 
 def test_strings_are_read_only_for_verbose_output() -> None:
     plain = _envp_captures([])
-    assert plain and all(c["kind"] != CAP_ENVP for c in plain)     # the pointer array
+    # the pointer array, and a walk of it that keeps at most 2 bytes of a string (to
+    # count them when the array reads run off its mapping)
+    assert plain and any(c["kind"] != CAP_ENVP for c in plain)
+    for c in plain:
+        if c["kind"] == CAP_ENVP:
+            items = base64.b64decode(str(c["data"])).split(b"\0")[:-1]
+            assert len(items) == len(ENVIRONMENT) and max(map(len, items)) <= 2
     (strings,) = _envp_captures(["-v"])
     assert strings["kind"] == CAP_ENVP
     data = base64.b64decode(str(strings["data"]))
     names = [item.partition(b"=")[0].decode() for item in data.split(b"\0")[:-1]]
     assert names == list(ENVIRONMENT)               # in order, each cut at -s + 1 at most
+
+
+@needs_strace
+def test_failed_execve_counts_the_environment() -> None:
+    """dash's PATH search: each failed execve's envp (an array on dash's heap, near the
+    end of its mapping) with its count, as strace prints it."""
+    out = []
+    for tool in (["strace"], [*TRACEKIT, "strace"]):
+        r = subprocess.run([*tool, "-f", "-e", "trace=execve", "/bin/sh", "-c",
+                            "exec nosuchcmd"], env=ENVIRONMENT, capture_output=True,
+                           timeout=120)
+        assert r.returncode == 127, r.stderr
+        out.append([normalise(ln, None) for ln in
+                    r.stderr.decode("utf-8", "surrogateescape").splitlines()
+                    if 'nosuchcmd", ["nosuchcmd"]' in ln])
+    strace, tracekit = out
+    assert len(strace) == 2 and all("vars */) = -1 ENOENT" in ln for ln in strace), strace
+    assert tracekit == strace
+
+
+@needs_strace
+def test_failed_execve_counts_an_array_at_the_end_of_its_mapping(
+        tmp_path: pathlib.Path) -> None:
+    """tests/workloads/envp_edge.c: envp arrays of 40, 3, 255 and 256 pointers that end
+    where a PROT_NONE page starts, each execve failing: counted as strace counts them."""
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        pytest.skip("gcc is not installed: cannot build tests/workloads/envp_edge.c")
+    exe = tmp_path / "envp_edge"
+    subprocess.run([gcc, "-O1", "-Wall", "-Werror", "-o", str(exe),
+                    str(WORKLOADS / "envp_edge.c")], check=True, capture_output=True)
+    out = []
+    for tool in (["strace"], [*TRACEKIT, "strace"]):
+        r = subprocess.run([*tool, "-e", "trace=execve", str(exe)], env=ENVIRONMENT,
+                           capture_output=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        out.append([normalise(ln, None) for ln in
+                    r.stderr.decode("utf-8", "surrogateescape").splitlines()
+                    if ln.startswith('execve("/nonexistent/x"')])
+    strace, tracekit = out
+    assert [re.findall(r"/\* (\d+) vars \*/", ln) for ln in strace] == [
+        ["40"], ["3"], ["255"], ["256"]], strace
+    assert tracekit == strace
 
 
 @needs_strace
@@ -117,3 +168,35 @@ def test_argv_elements_as_strace_prints_them(opts: list[str]) -> None:
     strace, tracekit = out
     assert ('"a59"]' in strace) == ("-v" in opts)
     assert tracekit == strace
+
+
+@needs_strace
+@pytest.mark.parametrize("opts", [["-s", "2000"], ["-v", "-s", "2000"]],
+                         ids=["-s 2000", "-v -s 2000"])
+def test_element_cut_at_1024_bytes_shows_the_cut(opts: list[str]) -> None:
+    """The kernel side reads at most 1024 bytes of an argv or envp element: with -s above
+    that, a longer one shows its first 1024 bytes and ``...`` where strace shows -s of
+    them; one of exactly 1024 bytes shows whole, as strace's (perf format too)."""
+    env = {**ENVIRONMENT, "LONGV": "v" * 5000}
+    args = ["y" * 5000, "w" * 1024, "z"]
+    out = []
+    for tool in (["strace"], [*TRACEKIT, "strace"]):
+        r = subprocess.run([*tool, *opts, "-e", "trace=execve", "/bin/true", *args],
+                           env=env, capture_output=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        out.append(_execve_line(r.stderr.decode("utf-8", "surrogateescape")))
+    strace, tracekit = out
+    assert f'"{"y" * 2000}"...' in strace and f'"{"w" * 1024}"' in strace
+    assert ('"LONGV=' in strace) == ("-v" in opts)
+    expected = strace.replace(f'"{"y" * 2000}"...', f'"{"y" * 1024}"...').replace(
+        f'"LONGV={"v" * 1994}"...', f'"LONGV={"v" * 1018}"...')
+    assert tracekit == expected
+    r = subprocess.run([*TRACEKIT, "run", *opts, "-e", "execve", "--", "/bin/true", *args],
+                       env=env, capture_output=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    (line,) = [ln for ln in r.stdout.decode("utf-8", "surrogateescape").splitlines()
+               if 'filename: "/bin/true"' in ln]
+    argv = expected[expected.index(", [") + 2:expected.index("], ") + 1]
+    assert f"argv: {argv}" in line, line
+    if "-v" in opts:
+        assert f'"LONGV={"v" * 1018}"...' in line

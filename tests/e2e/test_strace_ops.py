@@ -101,7 +101,12 @@ def test_operation_calls_equal_strace(tmp_path: Path, exes: dict[str, Path]) -> 
                  "personality(ADDR) = 0", "TFD_CLOEXEC|TFD_NONBLOCK", "it_interval={",
                  "= 1 (SIGHUP)", "si_int=7, si_ptr=0x7", "O_RDONLY|__O_SYNC",
                  "__O_TMPFILE, 0600", "CLONE_NEWNET",
-                 'sun_path=@"ab\\0\\1cd\\0"', "ERESTART_RESTARTBLOCK"):
+                 'sun_path=@"ab\\0\\1cd\\0"', "ERESTART_RESTARTBLOCK",
+                 'memfd_create("m", MFD_CLOEXEC|MFD_ALLOW_SEALING) = 3',
+                 'memfd_create("m", 0x18 /* MFD_??? */) = -1 EINVAL',
+                 'memfd_create("m", MFD_CLOEXEC|0x20) = -1 EINVAL',
+                 'memfd_create("m", MFD_CLOEXEC|21<<MFD_HUGE_SHIFT) = -1 EINVAL',
+                 "MFD_CLOEXEC|MFD_ALLOW_SEALING|MFD_HUGETLB|ADDR|63<<MFD_HUGE_SHIFT"):
         assert want in text, want
     # the directory's replies over 4096 bytes are counted whole (in the kernel)
     sizes = [int(m.group(1)) for m in re.finditer(

@@ -2,8 +2,8 @@
 
 tests/workloads/parity_calls.c makes one call (or a few) of each kind strace decodes
 (the stat family, limits, getdents64, execve's envp, signal actions, masks and the pending
-set, kill/tgkill/rt_sigqueueinfo, clocks and sleeps, timerfd, itimers and POSIX timers,
-wait4/waitid, clone, futex, prctl, arch_prctl, pipes, poll/select/epoll, ioctl, fcntl,
+set, rt_sigsuspend, kill/tgkill/rt_sigqueueinfo, clocks and sleeps, timerfd, itimers and
+POSIX timers, wait4/waitid, clone, futex, prctl, arch_prctl, pipes, poll/select/epoll, ioctl, fcntl,
 readv/writev/preadv/pwritev, copy_file_range/sendfile, a loopback TCP connection...).
 
 tracekit traces ``strace -f -o FILE parity_calls``: both tracers see the same calls of
@@ -64,6 +64,23 @@ def test_every_line_equals_strace_on_the_same_run(tmp_path: Path, exe: Path) -> 
     text = "\n".join(line for lines in s_procs.values() for line in lines)
     for want in (
             "rt_sigpending([HUP USR1 RT_3], 8) = 0", "rt_sigpending([HUP USR1], 2) = 0",
+            "rt_sigsuspend([HUP TERM RT_3], 8) = ? ERESTARTNOHAND",
+            "rt_sigsuspend(0x", ", 4) = -1 EINVAL",
+            "nanosleep({tv_sec=0, tv_nsec=18446744073709551611}, NULL) = -1 EINVAL",
+            "nanosleep({tv_sec=-1, tv_nsec=2000000000}, NULL) = -1 EINVAL",
+            "{it_interval={tv_sec=0, tv_nsec=18446744073709551609}, "
+            "it_value={tv_sec=1, tv_nsec=18446744073709551611}}",
+            "{it_interval={tv_sec=0, tv_usec=18446744073709551613}, "
+            "it_value={tv_sec=0, tv_usec=18446744073709551612}}",
+            "select(0, NULL, NULL, NULL, {tv_sec=0, tv_usec=18446744073709551607}) = -1 EINVAL",
+            "clock_settime(CLOCK_MONOTONIC, {tv_sec=1, tv_nsec=2}) = -1 EINVAL",
+            "clock_settime(CLOCK_REALTIME, {tv_sec=0, tv_nsec=18446744073709551611}) = -1 EINVAL",
+            "clock_settime(CLOCK_REALTIME, NULL) = -1 EFAULT",
+            "/l\", [UTIME_NOW, UTIME_OMIT], AT_SYMLINK_NOFOLLOW) = 0",
+            "NULL, [{tv_sec=5, tv_nsec=6} /* ",     # local time
+            "[{tv_sec=0, tv_nsec=0}, UTIME_NOW], 0) = 0",
+            "[{tv_sec=0, tv_nsec=18446744073709551611}, UTIME_NOW], 0) = -1 EINVAL",
+            "/l\", NULL, 0) = 0",
             "timer_create(CLOCK_MONOTONIC, {sigev_value={sival_int=7, sival_ptr=0x7}, "
             "sigev_signo=SIGUSR2, sigev_notify=SIGEV_SIGNAL}, [0]) = 0",
             "timer_create(CLOCK_REALTIME, NULL, [1]) = 0",

@@ -23,7 +23,13 @@ from tracekit._events import (
 )
 from tracekit.kernel.syscalls import SyscallTable
 from tracekit.kernel.tracefs import Field
-from tracekit.session.capture import ARGV_CAP, specs_for
+from tracekit.session.capture import (
+    ARGV_CAP,
+    ENVP_BIG,
+    ENVP_COUNT_ELEM,
+    ENVP_SMALL,
+    specs_for,
+)
 from tracekit.session.session import Session, SessionOptions
 
 TABLE = SyscallTable()
@@ -34,7 +40,9 @@ EXECVE_ARGS = [Field("filename", "const char *", 0, 8, False, False),
 
 def test_envp_strings_replace_the_count_only_when_asked() -> None:
     plain = specs_for("execve", EXECVE_ARGS).specs
-    assert [s.kind for s in plain if s.arg == 2] == [CAP_STRUCT, CAP_STRUCT]
+    # the pointer array twice, and a walk that keeps 2 bytes of each string (a count)
+    assert [(s.kind, s.size) for s in plain if s.arg == 2] == [
+        (CAP_STRUCT, ENVP_BIG), (CAP_STRUCT, ENVP_SMALL), (CAP_ENVP, ENVP_COUNT_ELEM)]
     asked = specs_for("execve", EXECVE_ARGS, envp_strings=33).specs
     (envp,) = [s for s in asked if s.arg == 2]
     assert (envp.kind, envp.cap, envp.size) == (CAP_ENVP, ARGV_CAP, 33)
@@ -137,8 +145,11 @@ def test_strings_unreadable_at_entry_come_from_the_new_image() -> None:
 @pytest.mark.kernel
 def test_not_read_by_default() -> None:
     (ev,) = _trace(EXEC_SRC, "3", "2", "heap", envp_strings=0)
-    assert [c.kind for c in ev.caps if c.arg == 2] and all(
-        c.kind == CAP_STRUCT for c in ev.caps if c.arg == 2)
+    assert [c.kind for c in ev.caps if c.arg == 2]
+    for c in ev.caps:
+        if c.arg == 2 and c.kind != CAP_STRUCT:     # the walk that counts: 2 bytes each
+            assert c.kind == CAP_ENVP
+            assert max(map(len, c.data.split(b"\0")[:-1])) <= ENVP_COUNT_ELEM + 1
 
 
 # execve of /bin/true with argv "true", "A1", ... "A<n-1>" (strings and pointer array in

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tracekit._events import CAP_ARGV, CAP_BUF, CAP_FD, CAP_STR, CAP_STRUCT
+from tracekit._events import CAP_ARGV, CAP_BUF, CAP_ENVP, CAP_FD, CAP_STR, CAP_STRUCT
 from tracekit.kernel.syscalls import SyscallTable
 from tracekit.kernel.tracefs import Field, parse_format, syscall_args
 from tracekit.session.capture import (
@@ -16,6 +16,8 @@ from tracekit.session.capture import (
     ARGV_ELEM_CAP,
     BUF_CAP,
     ENVP_BIG,
+    ENVP_COUNT_CAP,
+    ENVP_COUNT_ELEM,
     ENVP_SMALL,
     LEN_NONE,
     LEN_RET,
@@ -81,7 +83,9 @@ def test_specs_identical_on_618_and_619(shared_fixtures: Path, tmp_path: Path) -
                        CapSpec(1, CAP_ARGV, LEN_NONE, 0, ARGV_CAP, ARGV_ELEM_CAP),
                        # envp's pointer array, twice, to count it (/* N vars */)
                        CapSpec(2, CAP_STRUCT, LEN_NONE, 0, ENVP_BIG, ENVP_BIG),
-                       CapSpec(2, CAP_STRUCT, LEN_NONE, 0, ENVP_SMALL, ENVP_SMALL)),
+                       CapSpec(2, CAP_STRUCT, LEN_NONE, 0, ENVP_SMALL, ENVP_SMALL),
+                       # and walked, for a count when the array reads run off its mapping
+                       CapSpec(2, CAP_ENVP, LEN_NONE, 0, ENVP_COUNT_CAP, ENVP_COUNT_ELEM)),
         nr("write"): (CapSpec(1, CAP_BUF, 2, 0, BUF_CAP, 0),),
         # the sockaddr, then the socket as the call found it and as it left it
         nr("connect"): (CapSpec(1, CAP_STRUCT, 2, 0, SOCKADDR_CAP, 0),

@@ -2,9 +2,10 @@
  * return values strace decorates, and structs the calls read or write: futex, prctl,
  * fcntl, mremap, membarrier, ptrace, syslog, personality, keyctl, timerfd_*, setitimer/
  * getitimer, getgroups, arch_prctl, rt_sigtimedwait, rt_sigqueueinfo, nanosleep cut by a
- * signal, get_robust_list, sched_*param, open/mmap/unshare/setns flags, AF_UNIX paths and
- * a directory listed with a reply larger than 4096 bytes. Each call's outcome is the same
- * from run to run. Build: gcc -O1 -Wall -Werror -o decode_calls decode_calls.c
+ * signal, get_robust_list, sched_*param, open/mmap/unshare/setns/memfd_create flags,
+ * AF_UNIX paths and a directory listed with a reply larger than 4096 bytes. Each call's
+ * outcome is the same from run to run.
+ * Build: gcc -O1 -Wall -Werror -o decode_calls decode_calls.c
  * (tests/e2e/test_strace_ops.py does it); argument: a scratch directory. */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -46,6 +47,14 @@ static void flag_words(void)
 	syscall(SYS_personality, 0xffffffffU);
 	syscall(SYS_syslog, 10, 0, 0);
 	syscall(SYS_syslog, 99, 0, 0);
+	/* memfd_create: named bits, bits strace 6.1 has no name for (MFD_NOEXEC_SEAL),
+	 * and the huge page size field */
+	close(syscall(SYS_memfd_create, "m", 0x3));             /* CLOEXEC|ALLOW_SEALING */
+	close(syscall(SYS_memfd_create, "m", 0));
+	syscall(SYS_memfd_create, "m", 0x18);                   /* EINVAL */
+	syscall(SYS_memfd_create, "m", 0x21);
+	syscall(SYS_memfd_create, "m", 0x1 | 21U << 26);        /* a size without HUGETLB */
+	syscall(SYS_memfd_create, "m", 0xffffffffU);
 }
 
 static void prctls(void)

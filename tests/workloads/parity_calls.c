@@ -1,9 +1,9 @@
 /* One call (or a few) of each kind strace decodes, with concrete arguments: the stat
  * family, limits and system information, getdents64, execve's envp, signals (actions,
- * masks, the pending set, sigaltstack, kill/tgkill/rt_sigqueueinfo), clocks and sleeps,
- * timerfd, itimers and POSIX timers (timer_create's sigevent and timer id, timer_settime,
- * timer_gettime, timer_getoverrun, timer_delete), wait4/waitid, clone/clone3, prctl,
- * arch_prctl, sched_getaffinity, getresuid/getgroups, getrandom, read/readv/writev/preadv/
+ * masks, the pending set, rt_sigsuspend, sigaltstack, kill/tgkill/rt_sigqueueinfo),
+ * clocks and sleeps, timerfd, itimers and POSIX timers (timer_create's sigevent and
+ * timer id, timer_settime, timer_gettime, timer_getoverrun, timer_delete), wait4/waitid,
+ * clone/clone3, prctl, arch_prctl, sched_getaffinity, getresuid/getgroups, getrandom, read/readv/writev/preadv/
  * pwritev, pipes and socket pairs, poll/ppoll, select/pselect6, epoll, ioctl, fcntl,
  * futex, readlink/getcwd, copy_file_range/sendfile, and a loopback TCP connection
  * (accept4, getsockname, getpeername, recvfrom, sendto with a NULL address, sendmsg,
@@ -94,6 +94,19 @@ static void files(const char *dir)
 	snprintf(path, sizeof(path), "%s/l", dir);
 	symlink("f", path);
 	syscall(SYS_readlink, path, buf, sizeof(buf));
+	/* utimensat's times: UTIME_NOW/UTIME_OMIT by name, a time with its date, none for
+	 * a time of 0 or a tv_nsec out of range */
+	struct timespec ut[2] = {{0, UTIME_NOW}, {0, UTIME_OMIT}};
+	syscall(SYS_utimensat, AT_FDCWD, path, ut, AT_SYMLINK_NOFOLLOW);
+	ut[0] = (struct timespec){5, 6};
+	ut[1] = (struct timespec){1700000000, 0};
+	syscall(SYS_utimensat, fd, NULL, ut, 0);
+	ut[0] = (struct timespec){0, 0};
+	ut[1] = (struct timespec){7, UTIME_NOW};
+	syscall(SYS_utimensat, fd, NULL, ut, 0);
+	ut[0] = (struct timespec){0, -5};
+	syscall(SYS_utimensat, fd, NULL, ut, 0);
+	syscall(SYS_utimensat, AT_FDCWD, path, NULL, 0);
 	syscall(SYS_getcwd, buf, sizeof(buf));
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY);
 	syscall(SYS_getdents64, dfd, buf, sizeof(buf));
@@ -166,6 +179,13 @@ static void signals(void)
 	syscall(SYS_rt_sigpending, &pend, 2);
 	syscall(SYS_rt_sigpending, &pend, 0);
 	syscall(SYS_rt_sigpending, &pend, 16);
+	/* wait with SIGUSR1 let through (pending: it ends the wait at once), the others
+	 * kept blocked; a size other than the kernel's fails */
+	sigset_t susp = set;
+	sigdelset(&susp, SIGUSR1);
+	sigaddset(&susp, SIGTERM);
+	syscall(SYS_rt_sigsuspend, &susp, 4);
+	syscall(SYS_rt_sigsuspend, &susp, 8);
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &oset, NULL, 8);
 	stack_t ss = {.ss_sp = malloc(65536), .ss_size = 65536, .ss_flags = 0}, oss;
 	syscall(SYS_sigaltstack, &ss, &oss);
@@ -239,6 +259,31 @@ static void timers(void)
 	syscall(SYS_timer_delete, id);
 	syscall(SYS_timer_delete, id);
 	syscall(SYS_timer_delete, id2);
+}
+
+/* times with a negative tv_nsec / tv_usec: each call fails (EINVAL, EFAULT); strace 6.1 prints
+ * those fields unsigned (18446744073709551611), tv_sec signed */
+static void bad_times(void)
+{
+	struct timespec ts = {0, -5}, ts2 = {-1, 2000000000};
+	struct itimerspec its = {{0, -7}, {1, -5}}, old;
+	struct itimerval iv = {{0, -3}, {0, -4}}, oiv;
+	struct timeval tv = {0, -9};
+
+	syscall(SYS_nanosleep, &ts, NULL);
+	syscall(SYS_nanosleep, &ts2, NULL);
+	syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &ts, NULL);
+	syscall(SYS_ppoll, NULL, 0, &ts, NULL, 8);
+	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	syscall(SYS_timerfd_settime, tfd, 0, &its, &old);
+	close(tfd);
+	syscall(SYS_setitimer, ITIMER_REAL, &iv, &oiv);
+	syscall(SYS_select, 0, NULL, NULL, NULL, &tv);
+	/* clock_settime's time (never a clock that is set: each fails) */
+	ts2 = (struct timespec){1, 2};
+	syscall(SYS_clock_settime, CLOCK_MONOTONIC, &ts2);
+	syscall(SYS_clock_settime, CLOCK_REALTIME, &ts);
+	syscall(SYS_clock_settime, CLOCK_REALTIME, NULL);
 }
 
 static void processes(void)
@@ -350,6 +395,7 @@ int main(int argc, char **argv)
 	limits();
 	signals();
 	timers();
+	bad_times();
 	processes();
 	io();
 	sockets();

@@ -109,6 +109,7 @@ munlock: p u
 rt_sigaction: sig sigaction_in sigaction_out u
 rt_sigprocmask: how sigset_in sigset_out u
 rt_sigpending: sigpending_out u
+rt_sigsuspend: sigmask u
 rt_sigreturn: sigframe_mask
 sigreturn:
 ioctl: fd ioctlreq ioctlarg
@@ -209,6 +210,8 @@ nanosleep: timespec rem_out
 clock_nanosleep: clockid timerflags timespec rem_out
 clock_gettime: clockid timespec_out
 clock_getres: clockid timespec_out
+clock_settime: clockid timespec
+utimensat: dirfd path utimens atflags
 epoll_ctl: fd epollop fd epollevent
 epoll_wait: fd epollevents d d
 epoll_pwait: fd epollevents d d sigmask u
@@ -227,7 +230,7 @@ eventfd: u -> fd
 signalfd4: fd sigmask u sfdflags -> fd
 signalfd: fd sigmask u -> fd
 inotify_init1: inflags -> fd
-memfd_create: str x -> fd
+memfd_create: str mfdflags -> fd
 ftruncate: fd ld
 truncate: path ld
 fsync: fd

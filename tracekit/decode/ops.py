@@ -538,7 +538,7 @@ def format_itimerspec(data: bytes) -> str | None:
     it_value={tv_sec=2, tv_nsec=3}}``."""
     if len(data) < 32:
         return None
-    a, b, c, e = struct.unpack_from("<qqqq", data)
+    a, b, c, e = struct.unpack_from("<qQqQ", data)     # tv_nsec unsigned, as strace
     return (f"{{it_interval={{tv_sec={a}, tv_nsec={b}}}, "
             f"it_value={{tv_sec={c}, tv_nsec={e}}}}}")
 
@@ -547,7 +547,7 @@ def format_itimerval(data: bytes) -> str | None:
     """struct itimerval (32 bytes): ``{it_interval={tv_sec=0, tv_usec=0}, ...}``."""
     if len(data) < 32:
         return None
-    a, b, c, e = struct.unpack_from("<qqqq", data)
+    a, b, c, e = struct.unpack_from("<qQqQ", data)     # tv_usec unsigned, as strace
     return (f"{{it_interval={{tv_sec={a}, tv_usec={b}}}, "
             f"it_value={{tv_sec={c}, tv_usec={e}}}}}")
 
@@ -644,6 +644,29 @@ def _k_rem_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return pointer(ev.args[i]) if text is None else text
 
 
+def _mfd_flags(fl: F.ArchFlags) -> Callable[[int], str]:
+    """memfd_create's flags as strace 6.1 prints them: the huge page size field
+    (MFD_HUGE_MASK << MFD_HUGE_SHIFT) apart as ``21<<MFD_HUGE_SHIFT``, after the named
+    bits and any other bits in hex (``MFD_CLOEXEC|0x20``); bits without a name alone as
+    ``0x8 /* MFD_??? */`` (strace 6.1 does not know MFD_NOEXEC_SEAL and MFD_EXEC)."""
+    T = fl.tables
+    names = {v: k for k, v in T.MFD_CONSTS.items()}
+    shift, fmask = names.get("MFD_HUGE_SHIFT", 26), names.get("MFD_HUGE_MASK", 0x3F)
+    bits = F.FlagSet(T.MFD_FLAGS)
+    known = sum(b for b, _ in T.MFD_FLAGS)
+
+    def fmt(v: int) -> str:
+        v &= _M32
+        huge, rest = v & (fmask << shift), v & ~(fmask << shift)
+        parts = []
+        if rest or not huge:
+            parts.append(bits(rest) if rest & known or not rest else f"{_x(rest)} /* MFD_??? */")
+        if huge:
+            parts.append(f"{huge >> shift}<<MFD_HUGE_SHIFT")
+        return "|".join(parts)
+    return fmt
+
+
 def _ret_signal(d: SyscallDecoder, ev: Syscall, text: str) -> str:
     """A signal number returned (rt_sigtimedwait): ``1 (SIGHUP)``."""
     return f"{ev.ret} ({d.flags.signal_name(ev.ret)})" if ev.ret > 0 else text
@@ -659,7 +682,9 @@ def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int],
     in_init = F.FlagSet(T.IN_INIT_FLAGS)
     unshare = F.FlagSet(T.UNSHARE_FLAGS)
     setns = F.FlagSet(T.SETNS_TYPES)
+    mfd = _mfd_flags(fl)
     return {
+        "mfdflags": lambda d, ev, i: mfd(ev.args[i]),
         "tfdflags": lambda d, ev, i: tfd(ev.args[i] & _M32),
         "tfdtimerflags": lambda d, ev, i: tfd_timer(ev.args[i] & _M32),
         "efdflags": lambda d, ev, i: efd(ev.args[i] & _M32),

@@ -49,8 +49,8 @@ if TYPE_CHECKING:
 __all__ = [
     "format_pipefds", "format_rlimit", "format_stat", "format_stat_verbose", "format_statfs",
     "format_statx",
-    "format_sysinfo", "format_tms", "format_rusage", "format_utsname", "count_dirents",
-    "count_envp", "kinds", "makedev",
+    "format_sysinfo", "format_tms", "format_rusage", "format_utimens", "format_utsname",
+    "count_dirents", "count_envp", "kinds", "makedev",
 ]
 
 _S_IFMT, _S_IFCHR, _S_IFBLK = 0o170000, 0o020000, 0o060000
@@ -117,6 +117,33 @@ def _time_comment(sec: int, nsec: int) -> str:
         return ""
     frac = f".{nsec:09d}" if nsec else ""
     return f" /* {time.strftime('%Y-%m-%dT%H:%M:%S', tm)}{frac}{time.strftime('%z', tm)} */"
+
+
+# include/uapi/linux/stat.h: a tv_nsec of utimensat's times that is not a time
+UTIME_NOW, UTIME_OMIT = (1 << 30) - 1, (1 << 30) - 2
+_NSEC_PER_SEC = 1_000_000_000
+
+
+def format_utimens(data: bytes) -> str | None:
+    """utimensat's ``struct timespec times[2]`` as strace 6.1 prints it:
+    ``[UTIME_NOW, UTIME_OMIT]`` for those tv_nsec values, else
+    ``{tv_sec=5, tv_nsec=6} /* 1970-01-01T00:00:05.000000006+0000 */`` (local time; no
+    comment for a tv_nsec out of 0..999999999 or a time of 0: strace's sprinttime_ex)."""
+    if len(data) < 32:
+        return None
+    out = []
+    for k in (0, 16):
+        sec, nsec = struct.unpack_from("<qq", data, k)
+        if nsec == UTIME_NOW:
+            out.append("UTIME_NOW")
+        elif nsec == UTIME_OMIT:
+            out.append("UTIME_OMIT")
+        else:
+            unsigned = nsec & 0xFFFF_FFFF_FFFF_FFFF
+            comment = ("" if (sec == 0 and nsec == 0) or unsigned >= _NSEC_PER_SEC
+                       else _time_comment(sec, nsec))
+            out.append(f"{{tv_sec={sec}, tv_nsec={unsigned}}}{comment}")
+    return f"[{out[0]}, {out[1]}]"
 
 
 def format_stat_verbose(data: bytes, fl: F.ArchFlags) -> str | None:
@@ -343,29 +370,33 @@ def k_dirents(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 def k_envp(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     """execve's envp: ``0x7ffd... /* 35 vars */``, from the pointer array captured at
-    entry (the largest readable capture that holds the NULL), or from a capture of
-    the strings themselves (CAP_ARGV, CAP_ENVP: ``format_envp``); ``NULL`` for NULL (the
-    count the BPF program read at exit from the new image is not the caller's).
+    entry (a readable capture that holds the NULL), else from a walk of the strings
+    (CAP_ARGV, CAP_ENVP: ``format_envp``; read by default for a pointer array within
+    2048 bytes of the end of its mapping, when neither array read holds the NULL);
+    ``NULL`` for NULL (the count the BPF program read at exit from the new image is not
+    the caller's).
 
-    A verbose decoder (strace -v) prints the strings of a CAP_ENVP capture as strace -v
-    does: ``["HOME=/root", "PATH=/usr/bin"]``, each cut at ``string_limit`` like argv's,
+    A verbose decoder (strace -v) prints the strings of a CAP_ENVP capture read in place
+    of the pointer array (no other capture of envp) as strace -v does:
+    ``["HOME=/root", "PATH=/usr/bin"]``, each cut at ``string_limit`` like argv's,
     every element (no count limit; ``...`` only after the elements the capture could
     hold); the address when they were unreadable."""
     addr = pointer(ev.args[i])
     if not ev.args[i]:
         return addr
-    best = None
-    for c in ev.caps:
-        if c.arg == i and c.kind == CAP_ENVP and d.verbose:
-            return addr if c.flags & CAPF_FAULT else format_argv(
-                c, limit=d.string_limit, max_items=None)
-        if c.arg == i and c.kind in (CAP_ARGV, CAP_ENVP):
-            return format_envp(ev.args[i], c)
-        if c.arg == i and not c.flags & CAPF_FAULT:
-            n = count_envp(c.data)
-            if n is not None:
-                best = n
-    return addr if best is None else f"{addr} /* {best} vars */"
+    mine = [c for c in ev.caps if c.arg == i]
+    strings = next((c for c in mine if c.kind in (CAP_ARGV, CAP_ENVP)), None)
+    arrays = [c for c in mine if c.kind not in (CAP_ARGV, CAP_ENVP)]
+    if strings is not None and strings.kind == CAP_ENVP and d.verbose and not arrays:
+        # the strings (read so for strace -v, in place of the pointer array)
+        return addr if strings.flags & CAPF_FAULT else format_argv(
+            strings, limit=d.string_limit, max_items=None)
+    for c in arrays:
+        n = None if c.flags & CAPF_FAULT else count_envp(c.data)
+        if n is not None:
+            return f"{addr} /* {n} vars */"
+    # the pointer array ran off its mapping: the count of the walk read for it
+    return addr if strings is None else format_envp(ev.args[i], strings)
 
 
 def k_strcwd(d: SyscallDecoder, ev: Syscall, i: int) -> str:
@@ -382,6 +413,7 @@ def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
         "stat": _k_stat(fl),
         "statx": decoded_out(lambda b: format_statx(b, fl), whole=True),
         "statfs": decoded_out(lambda b: format_statfs(b, fl), whole=True),
+        "utimens": decoded_in(format_utimens, whole=True),
         "dirents": k_dirents,
         "envp": k_envp,
         "rlim_in": decoded_in(format_rlimit, whole=True),

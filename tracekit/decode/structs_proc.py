@@ -150,7 +150,7 @@ def format_timeval(data: bytes) -> str | None:
     ``{tv_sec=1733110000, tv_usec=123456}``."""
     if len(data) < TIMEVAL_SIZE:
         return None
-    sec, usec = struct.unpack_from("<qq", data)
+    sec, usec = struct.unpack_from("<qQ", data)     # tv_usec unsigned, as strace
     return f"{{tv_sec={sec}, tv_usec={usec}}}"
 
 

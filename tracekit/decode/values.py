@@ -28,11 +28,16 @@ from tracekit.kernel import flag_tables
 from tracekit.kernel.syscalls import format_ret
 
 __all__ = [
-    "DEFAULT_STRING_LIMIT", "format_argv", "format_envp", "format_ret_errno", "format_sockaddr",
-    "format_timespec", "pointer", "quote", "signed",
+    "ARGV_ELEM_MAX", "DEFAULT_STRING_LIMIT", "format_argv", "format_envp", "format_ret_errno",
+    "format_sockaddr", "format_timespec", "pointer", "quote", "signed",
 ]
 
 DEFAULT_STRING_LIMIT = 32   # strace -s default
+# The most bytes of one argv or envp element the BPF program reads (TK_ARGV_ELEM_MAX,
+# programs/syscalls.h). A CAP_ENVP capture (envp with -v, argv with -v or -s above 32)
+# keeps an element longer than its cap as cap + 1 bytes, so one longer than this was
+# cut in the kernel, whatever -s says.
+ARGV_ELEM_MAX = 1024
 
 _TABLE: list[str] = []
 for _b in range(256):
@@ -109,7 +114,10 @@ def format_argv(cap: Capture, *, limit: int | None = DEFAULT_STRING_LIMIT,
     """execve's argv (CAP_ARGV): ``["ls", "-l"]``; empty strings and order kept.
 
     A cut last element (no NUL) is quoted with ``...``; a cut array (ARGV_TRUNC, or more
-    than ``max_items``) ends with ``, ...``.
+    than ``max_items``) ends with ``, ...``. An element longer than ``ARGV_ELEM_MAX`` was
+    cut in the kernel: it shows at most ``ARGV_ELEM_MAX`` bytes and ``...`` whatever
+    ``limit`` allows (strace, reading it whole, would show up to ``limit``), never as if
+    it were complete.
     """
     parts = cap.data.split(b"\0")
     cut_last = parts[-1] != b""
@@ -117,7 +125,9 @@ def format_argv(cap: Capture, *, limit: int | None = DEFAULT_STRING_LIMIT,
     more = bool(cap.flags & CAPF_ARGV_TRUNC)
     if max_items is not None and len(items) > max_items:
         items, more, cut_last = items[:max_items], True, False
-    out = [quote(a, limit=limit) for a in items]
+    out = [quote(a, limit=limit) if len(a) <= ARGV_ELEM_MAX else
+           quote(a[:ARGV_ELEM_MAX if limit is None else min(limit, ARGV_ELEM_MAX)], more=True)
+           for a in items]
     if cut_last and out:
         out[-1] = quote(items[-1], limit=limit, more=True)
     if more:
@@ -139,7 +149,7 @@ def format_timespec(data: bytes) -> str | None:
     """A struct timespec (16 bytes, two s64): ``{tv_sec=1, tv_nsec=0}``; None if short."""
     if len(data) < 16:
         return None
-    sec, nsec = struct.unpack_from("<qq", data)
+    sec, nsec = struct.unpack_from("<qQ", data)     # tv_nsec unsigned, as strace
     return f"{{tv_sec={sec}, tv_nsec={nsec}}}"
 
 

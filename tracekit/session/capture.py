@@ -144,6 +144,14 @@ EPOLL_EVENT_SIZE = EPOLL_EVENT_SIZES.get(machine_arch(), 0)     # packed on x86_
 # that runs past the end of the mapping faults as a whole (the small one then holds the
 # NULL of a short environment); 2048 bytes count up to 255 variables.
 ENVP_BIG, ENVP_SMALL = 2048, 256
+# ... and, when both miss (an array of more than 31 pointers within 2048 bytes of the end
+# of its mapping: dash's environment on its heap, so every PATH search of a shell), the
+# array walked pointer by pointer as TK_CAP_ENVP walks it, each string kept as at most 2
+# bytes and its NUL (ENVP_COUNT_ELEM + 1): never a read past the NULL, and the count is
+# the number of strings (up to TK_ENVP_N = 256). A successful execve recounts from the
+# new image (tk_cap_new_envp): this is what a failed one has.
+ENVP_COUNT_ELEM = 1
+ENVP_COUNT_CAP = 256 * (ENVP_COUNT_ELEM + 2)
 
 # const char * arguments that are C strings (paths and names); names from the tracefs
 # formats of Linux 6.18 (SYSCALL_DEFINE parameter names).
@@ -273,16 +281,23 @@ def _envp_strings(elem_cap: int, arg: str = "envp") -> _Override:
     return _Override(arg, CAP_ENVP, None, ARGV_CAP, max(1, min(elem_cap, ARGV_ELEM_CAP)))
 
 
+def _envp_count() -> _Override:
+    """execve's envp walked to count it (``ENVP_COUNT_CAP``): strings of at most
+    ``ENVP_COUNT_ELEM`` + 1 bytes, the decoder counts them (structs_fs.k_envp)."""
+    return _Override("envp", CAP_ENVP, None, ENVP_COUNT_CAP, ENVP_COUNT_ELEM)
+
+
 # What the formats cannot tell, by tracefs event name (argument names as in the format).
 # A syscall listed here takes exactly these specs (no STRING_ARGS guess). envp's strings
 # are not captured by default: strace shows it as a pointer and a count, so only its
-# pointer array is read (after argv, which keeps its room in the record); strace -v
-# reads the strings instead (specs_for's envp_strings).
+# pointer array is read (after argv, which keeps its room in the record), and walked
+# with 2 bytes of each string when the array reads miss (_envp_count); strace -v reads
+# the strings instead (specs_for's envp_strings).
 OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "execve": (_str("filename"), _argv("argv"), _fixed("envp", ENVP_BIG),
-               _fixed("envp", ENVP_SMALL)),
+               _fixed("envp", ENVP_SMALL), _envp_count()),
     "execveat": (_str("filename"), _argv("argv"), _fixed("envp", ENVP_BIG),
-                 _fixed("envp", ENVP_SMALL)),
+                 _fixed("envp", ENVP_SMALL), _envp_count()),
     "write": (_buf("buf", "count"),),
     "pwrite64": (_buf("buf", "count"),),
     "read": (_buf("buf", "ret", at_exit=True),),                 # filled by the call
@@ -309,6 +324,9 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "sigaltstack": (_fixed("uss", STACK_T_SIZE), _fixed("uoss", STACK_T_SIZE, at_exit=True)),
     "clock_gettime": (_fixed("tp", TIMESPEC_SIZE, at_exit=True),),
     "clock_getres": (_fixed("tp", TIMESPEC_SIZE, at_exit=True),),
+    "clock_settime": (_fixed("tp", TIMESPEC_SIZE),),
+    # the two times utimensat sets (struct timespec[2]), read at entry
+    "utimensat": (_str("filename"), _fixed("utimes", 2 * TIMESPEC_SIZE)),
     "gettimeofday": (_fixed("tv", TIMEVAL_SIZE, at_exit=True),),
     "getresuid": tuple(_fixed(a, 4, at_exit=True) for a in ("ruidp", "euidp", "suidp")),
     "getresgid": tuple(_fixed(a, 4, at_exit=True) for a in ("rgidp", "egidp", "sgidp")),
@@ -415,6 +433,8 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "timer_settime": (_fixed("new_setting", ITIMER_SIZE),
                       _fixed("old_setting", ITIMER_SIZE, at_exit=True)),
     "timer_gettime": (_fixed("setting", ITIMER_SIZE, at_exit=True),),
+    # the mask rt_sigsuspend waits with, read at entry (the call restores the old one)
+    "rt_sigsuspend": (_fixed("unewset", SIGSET_SIZE),),
     # the pending set the call writes (sigsetsize bytes of it, decoded at most 8)
     "rt_sigpending": (_fixed("uset", SIGSET_SIZE, at_exit=True),),
     "rt_sigtimedwait": (_fixed("uthese", SIGSET_SIZE), _fixed("uts", TIMESPEC_SIZE),

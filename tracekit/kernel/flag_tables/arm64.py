@@ -1486,6 +1486,17 @@ TFD_FLAGS: tuple[tuple[int, str], ...] = (
     (0x800, 'TFD_NONBLOCK'),
 )
 
+MFD_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'MFD_CLOEXEC'),
+    (0x2, 'MFD_ALLOW_SEALING'),
+    (0x4, 'MFD_HUGETLB'),
+)
+
+MFD_CONSTS: dict[int, str] = {
+    26: 'MFD_HUGE_SHIFT',
+    63: 'MFD_HUGE_MASK',
+}
+
 EFD_FLAGS: tuple[tuple[int, str], ...] = (
     (0x1, 'EFD_SEMAPHORE'),
     (0x80000, 'EFD_CLOEXEC'),
