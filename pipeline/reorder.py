@@ -50,7 +50,7 @@ from collections.abc import Callable
 
 import trio
 
-from tracekit._events import Batch, Event
+from tracekit._events import Batch, Event, Reenumerated
 from tracekit.kernel.facts import FactReader
 from tracekit.pipeline._stage import EventReceiver, EventSender, StageContext, StageStats
 
@@ -116,6 +116,13 @@ class Reorder:
         Returns:
           A new list, possibly empty.
         """
+        if any(type(ev) is Reenumerated for ev in batch):
+            # a stage's own record of its /proc pass, not one of the trace's records:
+            # passed on at once and not counted, so that an idle release's position is
+            # the same in a replay of a recording that lacks it (an older format)
+            first = [ev for ev in batch if type(ev) is Reenumerated]
+            rest = [ev for ev in batch if type(ev) is not Reenumerated]
+            return first + self.push(rest, stats) if rest else first
         sched = self._schedule
         if not sched or sched[0][0] >= self._received + len(batch):
             return self._push(batch, stats)

@@ -9,7 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from tracekit._events import REC_SYSCALL, FdSnapshot, FdTargets, Lost, Syscall, decode_batch
+from tracekit._events import (
+    REC_SYSCALL,
+    FdSnapshot,
+    FdTargets,
+    Lost,
+    Reenumerated,
+    Syscall,
+    decode_batch,
+)
 from tracekit.decode.fdcache import FdCache
 from tracekit.kernel.facts import LiveFacts
 from tracekit.pipeline.reorder import Reorder
@@ -224,6 +232,37 @@ def test_reorder_idle_releases_replay_exactly() -> None:
     assert flat == [e.ts_ns for b in out_replay for e in b]
     # the idle release made 130 ms arrive late, after 310's predecessors: not sorted
     assert flat != sorted(flat)
+
+
+def test_reorder_replay_without_the_reenumerated_record_releases_at_the_same_places(
+        ) -> None:
+    """A reenumerate stage's record comes first; a recording of an older format lacks it.
+    It is not counted in an idle release's position, so the replay without it releases
+    at the same places (it counted, and an older recording's replay then released one
+    event late: a JSON Lines line out of place, seen under load)."""
+    log: list[tuple[int, int]] = []
+    clock = iter([200_000_000]).__next__
+
+    class Logging(_Live):
+        def idle_now(self, position: int) -> int:
+            now = clock()
+            log.append((position, now))
+            return now
+
+    reen = Reenumerated(ts_ns=50_000_000, added=(7,), not_added=0, gone=0)
+    batches = [[_ev(100_000_000), _ev(110_000_000)], [_ev(120_000_000), _ev(105_000_000)],
+               [_ev(310_000_000)]]
+    live = Reorder(facts=Logging())
+    out_live = [live.push([reen]), live.push(batches[0]), live.release_idle(),
+                live.push(batches[1]), live.push(batches[2]), live.flush()]
+
+    class Replay(_Live):
+        def idle_schedule(self) -> list[tuple[int, int]] | None:
+            return list(log)
+
+    old = Reorder(facts=Replay())
+    out_old = [old.push(b) for b in batches] + [old.flush()]
+    assert [e for b in out_live for e in b if e is not reen] == [e for b in out_old for e in b]
 
 
 def test_recorder_stream_is_written_whole_per_frame() -> None:
