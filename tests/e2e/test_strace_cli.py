@@ -62,6 +62,7 @@ def test_pids_long_options_and_double_dash() -> None:
     (["-I", "3", "true"], "immune to fatal signals"),
     (["-j", "true"], "invalid option -- 'j'"),
     (["-s", "x", "true"], "invalid -s argument 'x'"),
+    (["-s", "1048577", "true"], "invalid -s argument '1048577': from 0 to 1048576"),
     (["-S", "bogus", "true"], "invalid sortby: 'bogus'"),
     ([], "must have PROG [ARGS] or -p PID"),
     (["-c", "-C", "true"], "-c and -C are mutually exclusive"),

@@ -175,7 +175,7 @@ def _int(text: str, what: str, lo: int, hi: int) -> int:
     except ValueError:
         raise UsageError(f"invalid {what} '{text}'") from None
     if not lo <= value <= hi:
-        raise UsageError(f"invalid {what} '{text}'")
+        raise UsageError(f"invalid {what} '{text}': from {lo} to {hi}")
     return value
 
 
