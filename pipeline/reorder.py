@@ -120,7 +120,7 @@ class Reorder:
             # a stage's own record of its /proc pass, not one of the trace's records:
             # passed on at once and not counted, so that an idle release's position is
             # the same in a replay of a recording that lacks it (an older format)
-            first = [ev for ev in batch if type(ev) is Reenumerated]
+            first: Batch = [ev for ev in batch if type(ev) is Reenumerated]
             rest = [ev for ev in batch if type(ev) is not Reenumerated]
             return first + self.push(rest, stats) if rest else first
         sched = self._schedule
