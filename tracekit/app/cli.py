@@ -586,10 +586,27 @@ def _main(argv: list[str]) -> int:
             raise
         for e in errors:
             notes = "".join(f" ({n})" for n in getattr(e, "__notes__", []))
+            inner = _output_error_of(e)
+            if inner is not None:
+                # an output's own error names its path and errno; the pipeline's words
+                # around it ("sink 'perf' failed: TracekitError:") add nothing for a user
+                e, notes = inner, ""
+
             # a message may quote what a user stage or a traced process chose: escaped,
             # so it cannot send control sequences to the terminal
             print(f"tracekit: error: {_printable(f'{e}{notes}')}", file=sys.stderr)
         return EXIT_USAGE if any(isinstance(e, ConfigError) for e in errors) else EXIT_ERROR
+
+
+def _output_error_of(e: BaseException) -> BaseException | None:
+    """The error of the one sink that failed with a TracekitError of its own (a write to
+    its output: ENOSPC, EFBIG ...), else None."""
+    from tracekit._errors import PipelineError, TracekitError
+
+    if isinstance(e, PipelineError) and e.role == "sink" and len(e.errors) == 1 and \
+            isinstance(e.errors[0][1], TracekitError):
+        return e.errors[0][1]
+    return None
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
