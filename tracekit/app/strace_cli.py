@@ -544,6 +544,7 @@ def build(a: StraceArgs) -> Plan:
         command=a.command or None, pids=pids if follow else [],
         tids=[] if follow else pids, follow_forks=follow, syscalls=syscalls,
         env=_environment(a), creds=_creds(a.user) if a.user is not None else None,
+        wait_for_children=follow,
         **session_selection(filt, None, where="-e"))
     if a.verbose and a.summary != "c":
         # strace -v prints execve's environment: its strings, each cut at -s (read one

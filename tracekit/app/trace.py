@@ -371,6 +371,9 @@ class LiveTrace:
     async def _end_with_command(self, session: Session, source: RingBufferSource) -> None:
         assert session.command is not None
         await session.command.wait()
+        # strace -f: on while the processes the command started (and left) live
+        while self.opts.wait_for_children and session.targets_alive():
+            await trio.sleep(0.05)
         self._end()
 
     async def _stop_after(self, seconds: float) -> None:

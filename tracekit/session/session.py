@@ -142,6 +142,10 @@ class SessionOptions:
     # execve's argv read up to 256 elements, each cut at this many bytes (strace -v prints
     # every element, -s N above 32 prints N of them); 0: its first 32 elements
     argv_strings: int = 0
+    # a command target's session goes on after the command exits while processes it
+    # started (traced, as follow_forks traces them) live on, as strace -f waits for
+    # every tracee; False: it ends with the command, as perf trace does
+    wait_for_children: bool = False
     # start even in a pid namespace of tracekit's own, where the programs (which see the
     # initial namespace's pids) trace nothing of a command or pid target: only for a
     # test of when a session ends (a start there is refused otherwise: TargetError)
@@ -551,6 +555,8 @@ class Session:
     def targets_alive(self) -> bool:
         """Whether anything is left to trace (a command: until it is reaped).
 
+        With ``wait_for_children``, a command target is alive after the command was
+        reaped while a task the pids map holds for it lives (as a pid target's below).
         A pid/tid target is alive while one of its processes is, as identified when it
         was named (a zombie is not: its parent may never reap it; a process that got the
         pid of an exited target is not either), or while a key of the pids map names the
@@ -560,8 +566,11 @@ class Session:
         map stops at the first live key, so it usually reads one ``/proc/<tid>/stat``.
         """
         if self.command is not None:
-            return self.command.returncode is None
-        if self.opts.system_wide:
+            if self.command.returncode is None:
+                return True
+            if not self.opts.wait_for_children:
+                return False
+        elif self.opts.system_wide:
             return True
         if self.cgroup is not None:       # until the cgroup is removed
             return os.path.isdir(self.cgroup.path)
