@@ -469,7 +469,9 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `tracekit list syscalls | head`: the reader has enough
         # (`run` ends with 141 through its sink; this is list's and check's own output);
         # any other pipe is a bug, not a reason to end with 0
-        if not _stdout_reader_gone():
+        from tracekit.formatters._output import reader_gone
+
+        if not reader_gone(sys.stdout):
             raise
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         status = 0
@@ -479,19 +481,6 @@ def main(argv: list[str] | None = None) -> int:
     if program and sys.getprofile() is None and sys.gettrace() is None:
         _exit(status)       # (under a profiler or tracer, let it write its data at exit)
     return status
-
-
-def _stdout_reader_gone() -> bool:
-    """Whether standard output is a pipe or socket whose reader has gone (poll(2)
-    reports POLLERR on the write end of a pipe with no reader)."""
-    import select
-
-    try:
-        p = select.poll()
-        p.register(1, select.POLLOUT)
-        return any(ev & (select.POLLERR | select.POLLHUP) for _, ev in p.poll(0))
-    except OSError:
-        return False
 
 
 def sigint_raises() -> None:
