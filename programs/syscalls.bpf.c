@@ -835,6 +835,20 @@ __noinline int tk_cap_argv_step(struct tk_capbuf *c, __u64 src, __u32 i, __u32 s
 	return (st & ~ARGV_USED) | (used + r);
 }
 
+/* The end of an ARGV or ENVP capture with walk state st: -1 on an error, or for an
+ * element not yet faulted in at entry (the whole array is read again at exit); else the
+ * capture committed with the walk's flags. */
+static __always_inline int argv_commit(struct tk_capbuf *c, __u32 st, __u32 hdr)
+{
+	if (st & ARGV_ERR)
+		return -1;
+	if ((st >> ARGV_FLAGS_SHIFT & TK_CAPF_FAULT) && !(hdr >> 16 & TK_CAPF_AT_EXIT))
+		return -1;
+	return tk_cap_commit(c, c->caps_len,
+			     (hdr & 0xffff) | ((hdr >> 16) | (st >> ARGV_FLAGS_SHIFT & 0xff)) << 16,
+			     st & ARGV_USED);
+}
+
 /* TK_CAP_ARGV: the NULL-terminated pointer array at src: up to TK_ARGV_N elements, each
  * NUL-terminated, each at most ecap characters, all at most total bytes; a cut element
  * (longer than its cap or than the room left) ends the data without its NUL (TRUNC); a
@@ -856,14 +870,7 @@ __noinline int tk_cap_argv(struct tk_capbuf *c, __u64 src, __u32 total, __u32 ec
 		if (st & ARGV_STOP)
 			break;
 	}
-	if (st & ARGV_ERR)
-		return -1;
-	/* an element not yet faulted in at entry: the whole array is read again at exit */
-	if ((st >> ARGV_FLAGS_SHIFT & TK_CAPF_FAULT) && !(hdr >> 16 & TK_CAPF_AT_EXIT))
-		return -1;
-	return tk_cap_commit(c, c->caps_len,
-			     (hdr & 0xffff) | ((hdr >> 16) | (st >> ARGV_FLAGS_SHIFT & 0xff)) << 16,
-			     st & ARGV_USED);
+	return argv_commit(c, st, hdr);
 }
 
 /* -- execve's environment strings (strace -v) ---------------------------------------- */
@@ -925,14 +932,7 @@ __noinline int tk_cap_envp(struct tk_capbuf *c, __u64 src, __u32 total, __u32 ec
 	if (!(st & ARGV_STOP) &&
 	    (bpf_probe_read_user(&p, sizeof(p), (const void *)(src + TK_ENVP_N * 8)) || p))
 		st |= TK_CAPF_ARGV_TRUNC << ARGV_FLAGS_SHIFT;
-	if (st & ARGV_ERR)
-		return -1;
-	/* an element not yet faulted in at entry: the whole array is read again at exit */
-	if ((st >> ARGV_FLAGS_SHIFT & TK_CAPF_FAULT) && !(hdr >> 16 & TK_CAPF_AT_EXIT))
-		return -1;
-	return tk_cap_commit(c, c->caps_len,
-			     (hdr & 0xffff) | ((hdr >> 16) | (st >> ARGV_FLAGS_SHIFT & 0xff)) << 16,
-			     st & ARGV_USED);
+	return argv_commit(c, st, hdr);
 }
 
 /* A successful execve's envp strings whose entry read faulted: the new image's envp, a
