@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping, Sequence
 
 import pytest
 
@@ -43,12 +44,14 @@ def _execve_line(text: str) -> str:
     return normalise(line, None)
 
 
-def _both(opts: list[str]) -> tuple[str, str]:
-    """The execve line of ``strace OPTS /bin/true`` and of ``tracekit strace OPTS``."""
+def _both(opts: list[str], args: Sequence[str] = (),
+          env: Mapping[str, str] = ENVIRONMENT) -> tuple[str, str]:
+    """The execve line of ``strace OPTS /bin/true ARGS`` and of ``tracekit strace OPTS
+    /bin/true ARGS``, both with ``env``."""
     out = []
     for tool in (["strace"], [*TRACEKIT, "strace"]):
-        r = subprocess.run([*tool, *opts, "-e", "trace=execve", "/bin/true"],
-                           env=ENVIRONMENT, capture_output=True, timeout=120)
+        r = subprocess.run([*tool, *opts, "-e", "trace=execve", "/bin/true", *args],
+                           env=env, capture_output=True, timeout=120)
         assert r.returncode == 0, r.stderr
         out.append(_execve_line(r.stderr.decode("utf-8", "surrogateescape")))
     return out[0], out[1]
@@ -158,14 +161,7 @@ def test_perf_format_prints_the_strings_with_verbose() -> None:
                          ids=["default", "-v", "-s 40", "-v -s 3"])
 def test_argv_elements_as_strace_prints_them(opts: list[str]) -> None:
     """strace prints -s elements of argv (then ``...``), every one with -v; 60 here."""
-    args = [f"a{i}" for i in range(1, 60)]
-    out = []
-    for tool in (["strace"], [*TRACEKIT, "strace"]):
-        r = subprocess.run([*tool, *opts, "-e", "trace=execve", "/bin/true", *args],
-                           env=ENVIRONMENT, capture_output=True, timeout=120)
-        assert r.returncode == 0, r.stderr
-        out.append(_execve_line(r.stderr.decode("utf-8", "surrogateescape")))
-    strace, tracekit = out
+    strace, tracekit = _both(opts, [f"a{i}" for i in range(1, 60)])
     assert ('"a59"]' in strace) == ("-v" in opts)
     assert tracekit == strace
 
@@ -179,13 +175,7 @@ def test_element_cut_at_1024_bytes_shows_the_cut(opts: list[str]) -> None:
     them; one of exactly 1024 bytes shows whole, as strace's (perf format too)."""
     env = {**ENVIRONMENT, "LONGV": "v" * 5000}
     args = ["y" * 5000, "w" * 1024, "z"]
-    out = []
-    for tool in (["strace"], [*TRACEKIT, "strace"]):
-        r = subprocess.run([*tool, *opts, "-e", "trace=execve", "/bin/true", *args],
-                           env=env, capture_output=True, timeout=120)
-        assert r.returncode == 0, r.stderr
-        out.append(_execve_line(r.stderr.decode("utf-8", "surrogateescape")))
-    strace, tracekit = out
+    strace, tracekit = _both(opts, args, env)
     assert f'"{"y" * 2000}"...' in strace and f'"{"w" * 1024}"' in strace
     assert ('"LONGV=' in strace) == ("-v" in opts)
     expected = strace.replace(f'"{"y" * 2000}"...', f'"{"y" * 1024}"...').replace(

@@ -83,22 +83,31 @@ def _trace(src: str, *args: str, envp_strings: int, argv_strings: int = 0
 
 # execve of /bin/true with n variables "V<i>=<value>": in memory the program wrote, or
 # (file) in a file mapping it never touched, whose pages are not yet present at entry
-EXEC_SRC = r"""
+# The workloads' start: place(block, where) puts bytes in memory the program wrote
+# ("heap") or in a file mapping it never touched ("file"), and returns their address.
+_PLACE = r"""
 import ctypes, mmap, sys, tempfile
+libc = ctypes.CDLL(None, use_errno=True)
+keep = []
+def place(block, where):
+    if where == "file":
+        f = tempfile.TemporaryFile()
+        f.write(block)
+        f.flush()
+        keep.append(f)
+        libc.mmap.restype = ctypes.c_void_p
+        libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                              ctypes.c_int, ctypes.c_long]
+        return libc.mmap(None, len(block), mmap.PROT_READ, mmap.MAP_PRIVATE, f.fileno(), 0)
+    buf = ctypes.create_string_buffer(block)
+    keep.append(buf)
+    return ctypes.addressof(buf)
+"""
+
+EXEC_SRC = _PLACE + r"""
 n, width, where = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 block = b"".join(b"V%d=%s\0" % (i, b"v" * width) for i in range(n))
-libc = ctypes.CDLL(None, use_errno=True)
-if where == "file":
-    f = tempfile.TemporaryFile()
-    f.write(block)
-    f.flush()
-    libc.mmap.restype = ctypes.c_void_p
-    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
-                          ctypes.c_int, ctypes.c_long]
-    base = libc.mmap(None, len(block), mmap.PROT_READ, mmap.MAP_PRIVATE, f.fileno(), 0)
-else:
-    buf = ctypes.create_string_buffer(block)
-    base = ctypes.addressof(buf)
+base = place(block, where)
 offs, at = [], 0
 for i in range(n):
     offs.append(at)
@@ -154,23 +163,11 @@ def test_not_read_by_default() -> None:
 
 # execve of /bin/true with argv "true", "A1", ... "A<n-1>" (strings and pointer array in
 # memory the program wrote, or in a file mapping it never touched), a short environment
-ARGV_SRC = r"""
-import ctypes, mmap, sys, tempfile
+ARGV_SRC = _PLACE + r"""
 n, where = int(sys.argv[1]), sys.argv[2]
 items = [b"true"] + [b"A%d" % i for i in range(1, n)]
 block = b"".join(a + b"\0" for a in items)
-libc = ctypes.CDLL(None, use_errno=True)
-if where == "file":
-    f = tempfile.TemporaryFile()
-    f.write(block)
-    f.flush()
-    libc.mmap.restype = ctypes.c_void_p
-    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
-                          ctypes.c_int, ctypes.c_long]
-    base = libc.mmap(None, len(block), mmap.PROT_READ, mmap.MAP_PRIVATE, f.fileno(), 0)
-else:
-    buf = ctypes.create_string_buffer(block)
-    base = ctypes.addressof(buf)
+base = place(block, where)
 offs, at = [], 0
 for a in items:
     offs.append(at)
