@@ -157,24 +157,30 @@ class Map:
             yield key
             key = self.get_next_key(key)
 
-    def items(self, *, batch: int = 256) -> list[tuple[bytes, bytes]]:
-        """All (key, value) pairs, with BPF_MAP_LOOKUP_BATCH, falling back to get_next_key
-        on kernels or map types without batch support (EINVAL/ENOTSUPP)."""
+    def items(self, *, batch: int = 256, limit: int | None = None) -> list[tuple[bytes, bytes]]:
+        """All (key, value) pairs, or the first ``limit`` in the map's order (an array's:
+        index 0 up), with BPF_MAP_LOOKUP_BATCH, falling back to get_next_key on kernels or
+        map types without batch support (EINVAL/ENOTSUPP)."""
         fd = self._require_fd()
+        want = -1 if limit is None else limit
         out: list[tuple[bytes, bytes]] = []
         cursor: bytes | None = None
         try:
-            while True:
+            while len(out) != want:
+                count = batch if want < 0 else min(batch, want - len(out))
                 keys, values, cursor = _bpf.map_lookup_batch(
-                    fd, cursor, self.key_size, self.value_bytes, batch, map_name=self.name)
+                    fd, cursor, self.key_size, self.value_bytes, count, map_name=self.name)
                 out.extend(zip(keys, values, strict=True))
                 if cursor is None:
-                    return out
+                    break
+            return out
         except MapError as e:
             if e.errno not in (errno.EINVAL, errno.ENOTSUP, 524, errno.EOPNOTSUPP):
                 raise
         out = []
         for key in self.keys():
+            if len(out) == want:
+                break
             value = self.lookup_elem(key)
             if value is not None:
                 out.append((key, value))
