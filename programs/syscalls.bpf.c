@@ -57,9 +57,9 @@ const volatile __u32 targ_stacks = 0;          /* TK_STACK_USER | TK_STACK_KERNE
  * read (a stack record went out before this record without waking it: tk_stack_emit) */
 #define TK_SC_WAKE (1U << 31)
 
-/* Value of the "scratch" task storage: a syscall entry waiting for its exit (72 bytes).
+/* Value of the "scratch" task storage: a syscall entry waiting for its exit (88 bytes).
  * A traced thread's entry lives from its first call (or its fork) to its exit and is
- * rewritten in place. */
+ * rewritten in place (sum_key and sum_slot1 are kept across calls). */
 struct tk_scratch {
 	__u64 ts_ns; /* bpf_ktime_get_ns() at entry; 0: no call in flight */
 	__s32 nr;
@@ -68,9 +68,13 @@ struct tk_scratch {
 			  * clone/fork/vfork/clone3 it never entered (set at sched_process_fork) */
 	__u8 traced;     /* 1: the task was found traced (pids entry without PENDING_EXEC, or
 			  * system-wide): later entries skip the pids lookup */
-	__u8 compat;     /* TK_SC_COMPAT or 0: the call in flight's compat_flag() */
+	__u8 compat;     /* TK_SC_COMPAT or 0: the call in flight's task_compat_flag() */
 	__u8 fd_only;    /* 1: not selected, entered only for its fd-table record */
 	__u64 args[6];
+	/* summary mode: the summary slot this thread counted its last call in, and that
+	 * slot's key (slots never move: a hit needs no summary_index lookup) */
+	struct tk_sum_key sum_key;
+	__u32 sum_slot1; /* slot + 1; 0: none yet */
 };
 
 /* Value of the "capbuf" map: one traced thread's captures, reused by each captured call
@@ -200,25 +204,35 @@ struct {
 	__type(value, __u8); /* 1 = selected */
 } errno_filter SEC(".maps");
 
-/* In-kernel summary (targ_summary): per-(tid, nr, compat) statistics and per-(tid, nr,
- * compat, errno) counts; entries are never deleted (a thread's calls count after it
- * exits). NO_PREALLOC: memory follows the (thread, syscall) pairs seen, and a session that
- * does not summarize allocates nothing. An entry is allocated on a pair's first call
- * (from summary_zero: the value is too big for the stack) and updated in place. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, 32768);
-	__type(key, struct tk_sum_key);
-	__type(value, struct tk_sum_stats);
-} summary SEC(".maps");
-
+/* In-kernel summary (targ_summary): per-(tid, nr, compat) statistics in the slots of the
+ * "summary" array, found by "summary_index" (key -> slot), and per-(tid, nr, compat,
+ * errno) counts; entries are never deleted (a thread's calls count after it exits) and a
+ * slot never changes key, so a thread keeps its last slot in its scratch entry and a
+ * repeated call costs an array lookup (inlined by the verifier) instead of a hash of the
+ * key. Slots are handed out in order from summary_next; an array value starts zeroed.
+ * The array is preallocated (648 bytes a slot): it has one slot unless user space sizes
+ * it for a summary (tracekit/session/kernel_summary.py, 32768 slots: 21 MB). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct tk_sum_stats);
-} summary_zero SEC(".maps");
+} summary SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 32768);
+	__type(key, struct tk_sum_key);
+	__type(value, __u32); /* the slot in "summary" */
+} summary_index SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32); /* the next free slot of "summary" */
+} summary_next SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -266,13 +280,11 @@ static __always_inline void count(__u32 idx)
 		__sync_fetch_and_add(c, 1);
 }
 
-/* TK_SC_COMPAT when the current syscall is a 32-bit one (x86_64 only: TS_COMPAT in
+/* TK_SC_COMPAT when the syscall of t (the current task) is a 32-bit one (x86_64: TS_COMPAT in
  * thread_info.status, still set at sys_exit). arm64 compat tasks are not flagged. */
-static __always_inline __u32 compat_flag(void)
+static __always_inline __u32 task_compat_flag(struct task_struct *t)
 {
 #if defined(__TARGET_ARCH_x86)
-	struct task_struct *t = bpf_get_current_task_btf();
-
 	if (bpf_core_field_exists(t->thread_info.status) &&
 	    (t->thread_info.status & TK_TS_COMPAT))
 		return TK_SC_COMPAT;
@@ -376,10 +388,9 @@ static __always_inline const struct tk_beauty *beauty_of(__u32 nr, __u32 compat)
  * (de_thread: signal->group_exec_task). The call then stays in flight and tk_proc_exit
  * emits it TK_SC_UNFINISHED, instead of a return of -ERESTART*. Another fatal signal
  * (SIGTERM) keeps its return: under ptrace the kernel delivers it through a stop, so
- * strace sees the call return -ERESTART* first. */
-static __always_inline bool dying_in_call(void)
+ * strace sees the call return -ERESTART* first. t: the current task. */
+static __always_inline bool dying_in_call(struct task_struct *t)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
 	struct signal_struct *sig = t->signal;
 	struct task_struct *exec_task;
 	int code;
@@ -420,6 +431,13 @@ static __always_inline bool superseded_by_exec(struct task_struct *p, __u32 *exe
 static __always_inline bool in_cgroup(void)
 {
 	return bpf_get_current_ancestor_cgroup_id(targ_cgroup_level) == targ_cgroup_id;
+}
+
+/* bpf_get_current_pid_tgid()'s value for task t, the current task, without the helper call
+ * (kernel/bpf/helpers.c: tgid << 32 | pid). */
+static __always_inline __u64 task_pid_tgid(struct task_struct *t)
+{
+	return (__u64)(__u32)t->tgid << 32 | (__u32)t->pid;
 }
 
 /* Whether the current thread is traced; *info is its pids entry (NULL in system-wide
@@ -574,36 +592,64 @@ static __always_inline void sum_errno(const struct tk_sum_key *k, __u32 err)
 		count(TK_CNT_ERRNO_FULL);
 }
 
-/* Count one call of syscall nr by the current thread. ts_ns: entry time (SUM_TIMED);
- * now: exit time (SUM_TIMED), else the time of this update. */
-static __always_inline void sum_add(__u64 pid_tgid, long nr, __u32 compat, enum sum_what what,
+/* The summary slot of key: sp's cached one when its key is key, else summary_index's, else
+ * a new one (then cached in sp when there is one). NULL: the array or the index is full
+ * (the slot counter is read before it is taken, so a full array stops it moving). */
+static __always_inline struct tk_sum_stats *sum_slot(struct tk_scratch *sp,
+						    const struct tk_sum_key *key)
+{
+	__u32 zero = 0, slot, *idx, *next;
+
+	if (sp && sp->sum_slot1 && sp->sum_key.tid == key->tid && sp->sum_key.nr == key->nr &&
+	    sp->sum_key.compat == key->compat) {
+		slot = sp->sum_slot1 - 1;
+		return bpf_map_lookup_elem(&summary, &slot);
+	}
+	idx = bpf_map_lookup_elem(&summary_index, key);
+	if (idx) {
+		slot = *idx;
+	} else {
+		next = bpf_map_lookup_elem(&summary_next, &zero);
+		if (!next)
+			return NULL;
+		slot = *next;
+		if (!bpf_map_lookup_elem(&summary, &slot))
+			return NULL;
+		slot = __sync_fetch_and_add(next, 1);
+		if (!bpf_map_lookup_elem(&summary, &slot))
+			return NULL; /* taken by other CPUs meanwhile up to the last one */
+		if (bpf_map_update_elem(&summary_index, key, &slot, BPF_NOEXIST))
+			return NULL; /* no memory for the index entry: the slot stays unused */
+	}
+	if (sp) {
+		sp->sum_key = *key;
+		sp->sum_slot1 = slot + 1;
+	}
+	return bpf_map_lookup_elem(&summary, &slot);
+}
+
+/* Count one call of syscall nr by the current thread t (sp: its scratch entry, or NULL).
+ * ts_ns: entry time (SUM_TIMED); now: exit time (SUM_TIMED), else the time of this
+ * update. */
+static __always_inline void sum_add(struct tk_scratch *sp, struct task_struct *t,
+				    __u64 pid_tgid, long nr, __u32 compat, enum sum_what what,
 				    long ret, __u64 ts_ns, __u64 now)
 {
 	struct tk_sum_key key = { .tid = (__u32)pid_tgid, .nr = nr, .compat = compat ? 1 : 0 };
-	struct task_struct *t;
 	struct tk_sum_stats *v;
 	const __u64 *c;
 	__u64 *w;
-	__u32 zero = 0;
-	void *init;
 	__u64 d;
 
-	v = bpf_map_lookup_elem(&summary, &key);
+	v = sum_slot(sp, &key);
 	if (!v) {
-		init = bpf_map_lookup_elem(&summary_zero, &zero);
-		if (init)
-			bpf_map_update_elem(&summary, &key, init, BPF_NOEXIST);
-		v = bpf_map_lookup_elem(&summary, &key);
-		if (!v) {
-			count(TK_CNT_SUMMARY_FULL);
-			return;
-		}
+		count(TK_CNT_SUMMARY_FULL);
+		return;
 	}
 	v->tgid = pid_tgid >> 32;
 	v->update_ns = now;
 	/* the comm as bpf_get_current_comm() gives it, in two loads instead of a helper
 	 * call (task->comm is TASK_COMM_LEN bytes, NUL-padded by __set_task_comm) */
-	t = bpf_get_current_task_btf();
 	c = (const __u64 *)t->comm;
 	w = (__u64 *)v->comm;
 	w[0] = c[0];
@@ -1980,35 +2026,80 @@ __noinline __u32 tk_stack_emit(__u64 pid_tgid, __u64 ts_ns)
 	return wake;
 }
 
+/* tk_sys_enter's record half: the entry with its arguments, captures and stacks, stored
+ * in the thread's scratch entry sp (or emitted now for a call that never returns). */
+static __always_inline int enter_record(void *ctx, struct pt_regs *regs, long id,
+					struct tk_scratch *sp, struct task_struct *task,
+					__u64 pid_tgid, __u32 compat, __u8 fd_only)
+{
+	struct tk_scratch s = {};
+	__u32 wake;
+
+	s.ts_ns = bpf_ktime_get_ns();
+	s.nr = id;
+	s.traced = sp->traced;
+	s.compat = compat;
+	s.fd_only = fd_only;
+	if (compat)
+		regs_args32(regs, s.args);
+	else
+		regs_args(regs, s.args);
+	/* rt_sigreturn takes no arguments; strace prints the mask it restores, from the
+	 * signal frame at the user sp: args[0] is that mask's address (the "beauty" spec
+	 * of rt_sigreturn reads it like any struct argument) */
+	if (id == NR_RT_SIGRETURN && !compat)
+		s.args[0] = regs->sp + TK_SIGFRAME_MASK_OFF;
+	/* the stacks of a selected call, kept until its record goes out (issue 18) */
+	if (targ_stacks)
+		stack_take(ctx, task, regs, s.ts_ns);
+	if (is_exit_nr(id, compat)) {
+		/* never reaches sys_exit: emit now; ret and duration are unknown */
+		if (!unfinished_selected())
+			return 0;
+		if (targ_summary)
+			sum_add(sp, task, pid_tgid, id, compat, SUM_NORETURN, 0, 0, s.ts_ns);
+		wake = targ_stacks ? tk_stack_emit(pid_tgid, s.ts_ns) : 0;
+		emit_syscall(TK_SC_NORETURN | compat | wake, s.ts_ns, 0, pid_tgid, id, s.args, 0);
+		return 0;
+	}
+	/* compat calls are numbered in another table: their specs are in beauty32 */
+	if (targ_capture)
+		s.has_caps = capture_entry((__u32)pid_tgid, &s);
+	/* an in-place write of the thread's entry (fork_child 0: a call entered ends the
+	 * mark), which keeps its summary slot */
+	s.sum_key = sp->sum_key;
+	s.sum_slot1 = sp->sum_slot1;
+	*sp = s;
+	return 0;
+}
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)pid_tgid, tgid = pid_tgid >> 32;
-	struct task_struct *task;
+	struct task_struct *task = bpf_get_current_task_btf();
 	struct tk_pid_info *info;
-	struct tk_scratch s = {}, *sp;
+	struct tk_scratch *sp;
 	__u8 fd_only = 0;
+	__u64 pid_tgid;
 	bool owned;
 	__u32 compat;
-	__u32 wake;
+	__u64 now;
 
-	if (tgid == targ_self_tgid)
-		return 0;
-	task = bpf_get_current_task_btf();
 	/* A task once found traced stays traced until it exits: its scratch entry says so,
 	 * and the pids lookup is made only until then. User space deletes pids keys only of
 	 * tasks that are gone, or of a reused tid (evict): so the mark is set only when the
-	 * entry is this task's (start_owned). */
+	 * entry is this task's (start_owned). tracekit's own threads are never marked. */
 	sp = bpf_task_storage_get(&scratch, task, NULL, 0);
 	/* a cgroup target is checked at every call: a task may move out of the cgroup */
 	if (!sp || !sp->traced || targ_cgroup_id) {
-		if (!is_traced(tid, tgid, &info))
+		pid_tgid = bpf_get_current_pid_tgid();
+		if ((__u32)(pid_tgid >> 32) == targ_self_tgid ||
+		    !is_traced((__u32)pid_tgid, pid_tgid >> 32, &info))
 			return 0;
 		owned = !info || start_owned(info, task);
 		if (info && (info->flags & TK_PID_PENDING_EXEC)) {
 			/* rule 2: a command target's trace starts at its execve */
-			if (!is_exec_nr(id, compat_flag()))
+			if (!is_exec_nr(id, task_compat_flag(task)))
 				return 0;
 			info->flags &= ~TK_PID_PENDING_EXEC;
 			owned = true; /* the held command itself (its entry has no start time) */
@@ -2021,88 +2112,61 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 			return 0;
 		}
 		sp->traced = owned;
+	} else {
+		pid_tgid = task_pid_tgid(task);
 	}
 	if (!nr_selected(id)) {
 		/* hidden, but its fd-table change is recorded (syscalls.h: the fd table) */
-		if (!fd_state_nr(id, compat_flag()))
+		if (!fd_state_nr(id, task_compat_flag(task)))
 			return 0;
 		fd_only = 1;
 	}
 
-	compat = compat_flag();
-	s.ts_ns = bpf_ktime_get_ns();
-	s.nr = id;
-	s.traced = sp->traced;
-	s.compat = compat;
-	s.fd_only = fd_only;
-	/* the summary alone reads no arguments */
-	if (records_on()) {
-		if (compat)
-			regs_args32(regs, s.args);
-		else
-			regs_args(regs, s.args);
-		/* rt_sigreturn takes no arguments; strace prints the mask it restores, from
-		 * the signal frame at the user sp: args[0] is that mask's address (the
-		 * "beauty" spec of rt_sigreturn reads it like any struct argument) */
-		if (id == NR_RT_SIGRETURN && !compat)
-			s.args[0] = regs->sp + TK_SIGFRAME_MASK_OFF;
-	}
-	/* the stacks of a selected call, kept until its record goes out (issue 18) */
-	if (targ_stacks && records_on())
-		stack_take(ctx, task, regs, s.ts_ns);
-	if (is_exit_nr(id, compat)) {
-		/* never reaches sys_exit: emit now; ret and duration are unknown */
-		if (!unfinished_selected())
+	compat = task_compat_flag(task);
+	if (!records_on()) {
+		/* the summary alone: the entry time and number, nothing to read or emit */
+		now = bpf_ktime_get_ns();
+		if (is_exit_nr(id, compat)) {
+			/* never reaches sys_exit: counted now */
+			if (unfinished_selected())
+				sum_add(sp, task, pid_tgid, id, compat, SUM_NORETURN, 0, 0, now);
 			return 0;
-		if (targ_summary)
-			sum_add(pid_tgid, id, compat, SUM_NORETURN, 0, 0, s.ts_ns);
-		if (records_on()) {
-			wake = targ_stacks ? tk_stack_emit(pid_tgid, s.ts_ns) : 0;
-			emit_syscall(TK_SC_NORETURN | compat | wake, s.ts_ns, 0, pid_tgid, id,
-				     s.args, 0);
 		}
-		return 0;
-	}
-	/* compat calls are numbered in another table: their specs are in beauty32 */
-	if (targ_capture && records_on())
-		s.has_caps = capture_entry(tid, &s);
-	/* an in-place write of the thread's entry (fork_child 0: a call entered ends the
-	 * mark) */
-	if (records_on()) {
-		*sp = s;
-	} else {
-		sp->ts_ns = s.ts_ns;
-		sp->nr = s.nr;
+		sp->ts_ns = now;
+		sp->nr = id;
 		sp->has_caps = 0;
 		sp->fork_child = 0;
 		sp->compat = compat;
+		sp->fd_only = fd_only;
+		return 0;
 	}
-	return 0;
+	return enter_record(ctx, regs, id, sp, task, pid_tgid, compat, fd_only);
 }
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)pid_tgid, tgid = pid_tgid >> 32;
+	struct task_struct *task = bpf_get_current_task_btf();
 	struct tk_pid_info *info;
 	struct tk_scratch *s;
 	struct tk_capbuf *c;
 	__u32 compat, kind;
+	__u64 pid_tgid;
+	__u32 tid, tgid;
 	__u32 wake;
 	__u64 now;
 	long nr;
 
-	if (tgid == targ_self_tgid)
-		return 0;
-	/* An entry in flight was stored by tk_sys_enter of this traced task: the exit pairs
-	 * with it without a pids lookup. */
-	s = bpf_task_storage_get(&scratch, bpf_get_current_task_btf(), NULL, 0);
+	/* An entry in flight was stored by tk_sys_enter of this traced task (never one of
+	 * tracekit's own): the exit pairs with it without a pids lookup. */
+	s = bpf_task_storage_get(&scratch, task, NULL, 0);
 	/* a call that never returns to user space stays in flight for tk_proc_exit */
-	if (s && s->ts_ns && dying_in_call())
+	if (s && s->ts_ns && dying_in_call(task))
 		return 0;
 	if (s && s->ts_ns) {
 		now = bpf_ktime_get_ns();
+		pid_tgid = task_pid_tgid(task);
+		tid = (__u32)pid_tgid;
 		compat = s->compat; /* TS_COMPAT is the entry's until the exit */
 		if (!s->fd_only && ret_selected(ret) && now - s->ts_ns >= targ_min_duration_ns)
 			kind = TK_REC_SYSCALL;
@@ -2111,7 +2175,7 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 		else
 			kind = 0;
 		if (kind == TK_REC_SYSCALL && targ_summary)
-			sum_add(pid_tgid, s->nr, compat, SUM_TIMED, ret, s->ts_ns, now);
+			sum_add(s, task, pid_tgid, s->nr, compat, SUM_TIMED, ret, s->ts_ns, now);
 		if (kind && records_on()) {
 			wake = targ_stacks && kind == TK_REC_SYSCALL ?
 				tk_stack_emit(pid_tgid, s->ts_ns) : 0;
@@ -2136,6 +2200,11 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 		s->fork_child = 0;
 		return 0;
 	}
+	pid_tgid = bpf_get_current_pid_tgid();
+	tid = (__u32)pid_tgid;
+	tgid = pid_tgid >> 32;
+	if (tgid == targ_self_tgid)
+		return 0;
 	/* No entry: the thread was inside this call when tracing began (or scratch had no
 	 * room at entry, counted there). A PENDING_EXEC task is not traced yet. */
 	if (!is_traced(tid, tgid, &info))
@@ -2145,9 +2214,9 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 	nr = regs_syscall_nr(regs);
 	if (!nr_selected(nr) || !ret_selected(ret))
 		return 0;
-	compat = compat_flag();
+	compat = task_compat_flag(task);
 	if (targ_summary)
-		sum_add(pid_tgid, nr, compat, SUM_RESUMED, ret, 0, bpf_ktime_get_ns());
+		sum_add(s, task, pid_tgid, nr, compat, SUM_RESUMED, ret, 0, bpf_ktime_get_ns());
 	if (records_on()) {
 		struct tk_scratch rs = {};
 
@@ -2311,7 +2380,7 @@ int BPF_PROG(tk_proc_exit, struct task_struct *p)
 	s = bpf_task_storage_get(&scratch, p, NULL, 0);
 	if (s) {
 		if (s->ts_ns && !s->fd_only && traced && unfinished_selected() && targ_summary)
-			sum_add(pid_tgid, s->nr, s->compat, SUM_UNFINISHED, 0, 0,
+			sum_add(s, p, pid_tgid, s->nr, s->compat, SUM_UNFINISHED, 0, 0,
 				bpf_ktime_get_ns());
 		if (s->ts_ns && !s->fd_only && traced && unfinished_selected() && records_on()) {
 			wake = targ_stacks ? tk_stack_emit(pid_tgid, s->ts_ns) : 0;

@@ -25,6 +25,7 @@ from tracekit.bpf.object import BpfObject
 from tracekit.formatters import JsonlSink
 from tracekit.formatters.summary import SummarySink
 from tracekit.kernel.syscalls import SyscallTable
+from tracekit.session import kernel_summary
 from tracekit.session.session import SessionOptions
 
 pytestmark = pytest.mark.kernel
@@ -161,10 +162,10 @@ def test_in_kernel_summary_maps_full(monkeypatch: pytest.MonkeyPatch) -> None:
 
     def small_maps(cls: type[BpfObject], source: object) -> BpfObject:
         obj = opened(cls, source)
-        obj.maps["summary"].max_entries = 12
         obj.maps["summary_errno"].max_entries = 1
         return obj
 
+    monkeypatch.setattr(kernel_summary, "SUMMARY_SLOTS", 12)
     monkeypatch.setenv("TRACEKIT_CACHE_DIR", "off")    # from the ELF, through the patch
     monkeypatch.setattr(BpfObject, "open", classmethod(small_maps))
     code = ("import os\n"

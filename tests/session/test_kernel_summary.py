@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 import trio
 
+from tests._run import compile_c
 from tracekit._events import Syscall, decode_record
 from tracekit._summary import Group, Summarizer, Summary, SyscallStats
 from tracekit.bpf.object import BpfObject
@@ -264,3 +265,50 @@ def test_calls_longer_than_2_to_32_ns_keep_the_sum_of_squares_exact(
     sleep = _row(main, "clock_nanosleep")
     assert sleep.timed == 1 and sleep.max_ns > 2**32 and sleep.sum_sq_ns2 == sleep.max_ns ** 2
     assert sleep.sum_sq_ns2 > 2**64 and sleep.hist == {sleep.max_ns.bit_length(): 1}
+
+
+def test_a_thread_that_execs_counts_under_its_new_tid(monkeypatch: pytest.MonkeyPatch,
+                                                      tmp_path: Path) -> None:
+    # A non-leader thread calls execve twice: the first fails (ENOENT) under the
+    # thread's own tid; the second runs /bin/true, and the thread takes the leader's tid
+    # during the call (fs/exec.c de_thread). The second execve, and the new image's
+    # calls, count under the new tid, as the records of the same run say, not in the
+    # (thread tid, execve) entry of the first.
+    exe = compile_c(EXEC_TWICE_C, tmp_path, "exec_twice", "-pthread")
+    run = trace(monkeypatch, [str(exe)], records=True)
+    assert run.final is not None and run.lost == 0 and run.summary_full == 0
+    streaming = Summarizer()
+    streaming.add(run.records)
+    assert run.final == streaming.summary("thread")
+    leader = next(g for g in run.final.groups if g.tid == run.tgid)
+    (thread,) = [g for g in run.final.groups if g.tid != run.tgid]
+    # the command's own execve and the thread's second, both ending as the leader's tid
+    assert leader.comm == "true" and _row(leader, "execve").calls == 2
+    failed = _row(thread, "execve")
+    assert (failed.calls, failed.errnos) == (1, {errno.ENOENT: 1})
+
+
+EXEC_TWICE_C = r"""
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <unistd.h>
+
+static void *execer(void *arg)
+{
+	char *argv[] = {"true", NULL}, *envp[] = {NULL};
+
+	execve("/nonexistent/tracekit-summary", argv, envp);
+	execve("/bin/true", argv, envp);
+	return arg;
+}
+
+int main(void)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, execer, NULL))
+		return 2;
+	pause();
+	return 3;
+}
+"""

@@ -2,14 +2,17 @@
 into the same :class:`~tracekit._summary.Summary` the streaming mode produces.
 
 With ``targ_summary`` set before load (:func:`enable_kernel_summary`), the tracer's
-sys_exit updates per-(tid, syscall_nr, compat) statistics in the ``summary`` hash map
-instead of emitting records, and per-(tid, syscall_nr, compat, errno) counts in
-``summary_errno`` (programs/syscalls.h, ``struct tk_sum_stats``; programs/README.md). This
-module reads both with ``BPF_MAP_LOOKUP_BATCH`` (``Map.items()`` falls back to
-get_next_key) and converts them::
+sys_exit updates per-(tid, syscall_nr, compat) statistics in a slot of the ``summary``
+array (the slot found by the ``summary_index`` hash; a thread keeps its last slot at hand,
+so a repeated call costs no hash lookup) instead of emitting records, and
+per-(tid, syscall_nr, compat, errno) counts in ``summary_errno`` (programs/syscalls.h,
+``struct tk_sum_stats``; programs/README.md). This module reads them with
+``BPF_MAP_LOOKUP_BATCH`` (``Map.items()`` falls back to get_next_key; the array is read
+up to its last slot in use) and converts them::
 
-    summary[(tid, nr, compat)] -> tk_sum_stats ─┐
-    summary_errno[(tid, nr, compat, errno)] ────┴─> SyscallStats of Group(tgid, tid, comm)
+    summary_index[(tid, nr, compat)] -> slot
+    summary[slot] -> tk_sum_stats ──────────┐
+    summary_errno[(tid, nr, compat, errno)] ┴─> SyscallStats of Group(tgid, tid, comm)
 
 Every statistic is the streaming mode's, from the same durations
 (``bpf_ktime_get_ns()`` at exit minus at entry, ns): calls, errors per errno, timed,
@@ -43,6 +46,7 @@ __all__ = ["KernelSummary", "KernelSummaryCounters", "enable_kernel_summary"]
 
 # keep in sync with programs/syscalls.h (struct tk_sum_key, tk_sum_stats, tk_sum_errno_key)
 SUM_KEY = struct.Struct("<IiI")                   # tid, nr, compat
+SLOT = struct.Struct("<I")                        # summary_index value, summary key
 SUM_STATS = struct.Struct("<II14Q16s64Q")         # 648 bytes
 ERRNO_KEY = struct.Struct("<IiII")                # tid, nr, compat, errno
 HIST_BUCKETS = 64
@@ -56,8 +60,14 @@ _Key = tuple[int, int, int]                       # (tid, syscall_nr, compat)
 _Stats = tuple[Any, ...]      # SUM_STATS.unpack: the u64 fields (ints) and comm (bytes)
 
 
+# (thread, syscall) pairs the summary can count: the "summary" array's slots, 648 bytes
+# each, allocated at load (21 MB); calls of further pairs are counted as summary_full
+SUMMARY_SLOTS = 32768
+
+
 def enable_kernel_summary(obj: Any, *, records: bool = False) -> None:
-    """Set the summary knobs of an opened, not yet loaded syscalls.bpf.o.
+    """Set the summary knobs of an opened, not yet loaded syscalls.bpf.o, and size its
+    ``summary`` array to :data:`SUMMARY_SLOTS`.
 
     Args:
       obj: a :class:`~tracekit.bpf.object.BpfObject` of syscalls.bpf.o before ``load()``.
@@ -69,6 +79,7 @@ def enable_kernel_summary(obj: Any, *, records: bool = False) -> None:
       TracekitError: the object is already loaded (``.rodata`` is frozen).
     """
     obj.globals["targ_summary"] = 1
+    obj.maps["summary"].max_entries = SUMMARY_SLOTS
     obj.globals["targ_summary_records"] = int(records)
     if not records:
         obj.globals["targ_capture"] = 0
@@ -122,9 +133,16 @@ class KernelSummary:
     # -- raw reads ------------------------------------------------------------------------
 
     def _entries(self) -> dict[_Key, _Stats]:
+        keys = {SLOT.unpack(v)[0]: SUM_KEY.unpack(k)
+                for k, v in self._obj.maps["summary_index"].items()}
+        if not keys:
+            return {}
+        values = self._obj.maps["summary"].items(limit=max(keys) + 1)
         out = {}
-        for k, v in self._obj.maps["summary"].items():
-            out[SUM_KEY.unpack(k)] = SUM_STATS.unpack(v)
+        for slot, key in keys.items():
+            v = SUM_STATS.unpack(values[slot][1])
+            if v[_CALLS]:       # 0: indexed by a call that has not yet written it
+                out[key] = v
         return out
 
     def _errnos(self) -> dict[_Key, dict[int, int]]:
