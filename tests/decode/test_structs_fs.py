@@ -10,7 +10,16 @@ import struct
 
 import pytest
 
-from tracekit._events import CAP_ARGV, CAP_BUF, CAP_STRUCT, CAPF_FAULT, CAPF_TRUNC, Capture, Syscall
+from tracekit._events import (
+    CAP_ARGV,
+    CAP_BUF,
+    CAP_STR,
+    CAP_STRUCT,
+    CAPF_FAULT,
+    CAPF_TRUNC,
+    Capture,
+    Syscall,
+)
 from tracekit.decode import flags as F, structs_fs as S
 from tracekit.decode.args import SyscallDecoder
 from tracekit.decode.fdcache import FdCache
@@ -283,6 +292,42 @@ def test_limits_and_system_calls_decoded(tmp_path: object) -> None:
     got = d.decode(sc(X64, "uname", (0x7FFD0000,), 0,
                       (Capture(0, CAP_STRUCT, 0, b"Linux".ljust(65, b"\0") * 6),)))
     assert got.args == ('{sysname="Linux", nodename="Linux", ...}',)
+
+
+def test_utimes_as_strace_prints_it(monkeypatch: pytest.MonkeyPatch, tmp_path: object) -> None:
+    """utimes' and futimesat's struct timeval[2] (strace 6.1): each time with its date in
+    local time, in microseconds; none for 0 or a tv_usec out of range (unsigned)."""
+    import time
+
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    try:
+        pack = struct.Struct("<qqqq").pack
+        assert S.format_utimes(pack(5, 6, 1700000000, 0)) == (
+            "[{tv_sec=5, tv_usec=6} /* 1970-01-01T00:00:05.000006+0000 */, "
+            "{tv_sec=1700000000, tv_usec=0} /* 2023-11-14T22:13:20+0000 */]")
+        assert S.format_utimes(pack(0, 0, -1, 999999)) == (
+            "[{tv_sec=0, tv_usec=0}, "
+            "{tv_sec=-1, tv_usec=999999} /* 1969-12-31T23:59:59.999999+0000 */]")
+        assert S.format_utimes(pack(0, -5, 1, 1_000_000)) == (
+            "[{tv_sec=0, tv_usec=18446744073709551611}, {tv_sec=1, tv_usec=1000000}]")
+        assert S.format_utimes(bytes(16)) is None
+        d = decoder(X64, tmp_path)
+        times = Capture(1, CAP_STRUCT, 0, pack(0, 0, 0, 0))
+        got = d.decode(sc(X64, "utimes", (0x1000, 0x2000), 0,
+                          (Capture(0, CAP_STR, 0, b"/tmp/f"), times)))
+        assert got.args == ('"/tmp/f"', "[{tv_sec=0, tv_usec=0}, {tv_sec=0, tv_usec=0}]")
+        got = d.decode(sc(X64, "futimesat", (AT_FDCWD, 0x1000, 0), 0,
+                          (Capture(1, CAP_STR, 0, b"f"),)))
+        assert got.args == ("AT_FDCWD", '"f"', "NULL")
+        # half of the array readable: strace prints the address
+        got = d.decode(sc(X64, "futimesat", (AT_FDCWD, 0x1000, 0x7FF0), -14,
+                          (Capture(1, CAP_STR, 0, b"f"),
+                           Capture(2, CAP_STRUCT, CAPF_FAULT, b""))))
+        assert got.args == ("AT_FDCWD", '"f"', "0x7ff0")
+    finally:
+        monkeypatch.undo()
+        time.tzset()
 
 
 def test_utimens_as_strace_prints_it(monkeypatch: pytest.MonkeyPatch) -> None:

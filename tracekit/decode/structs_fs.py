@@ -41,7 +41,12 @@ from tracekit._events import (
 )
 from tracekit.decode import flags as F
 from tracekit.decode.captures import KindFn, capture_out, decoded_in, decoded_out
-from tracekit.decode.structs_proc import RUSAGE_SIZE as RUSAGE_SIZE, format_rusage as format_rusage
+from tracekit.decode.structs_proc import (
+    RUSAGE_SIZE as RUSAGE_SIZE,
+    TIMEVAL_SIZE,
+    format_rusage as format_rusage,
+    format_timeval,
+)
 from tracekit.decode.values import format_argv, format_envp, pointer, quote
 
 if TYPE_CHECKING:
@@ -50,7 +55,8 @@ if TYPE_CHECKING:
 __all__ = [
     "format_pipefds", "format_rlimit", "format_stat", "format_stat_verbose", "format_statfs",
     "format_statx",
-    "format_sysinfo", "format_tms", "format_rusage", "format_utimens", "format_utsname",
+    "format_sysinfo", "format_tms", "format_rusage", "format_utimens", "format_utimes",
+    "format_utsname",
     "count_dirents", "count_envp", "kinds", "makedev",
 ]
 
@@ -154,6 +160,20 @@ def format_utimens(data: bytes) -> str | None:
         else:
             unsigned = nsec & 0xFFFF_FFFF_FFFF_FFFF
             out.append(f"{{tv_sec={sec}, tv_nsec={unsigned}}}{_time_comment(sec, unsigned)}")
+    return f"[{out[0]}, {out[1]}]"
+
+
+def format_utimes(data: bytes) -> str | None:
+    """utimes' and futimesat's ``struct timeval times[2]`` as strace 6.1 prints them:
+    ``[{tv_sec=5, tv_usec=6} /* 1970-01-01T00:00:05.000006+0000 */, {tv_sec=0,
+    tv_usec=0}]`` (tv_usec unsigned; the date as for utimensat's times, in microseconds:
+    none for a time of 0 or a tv_usec out of 0..999999)."""
+    if len(data) < 2 * TIMEVAL_SIZE:
+        return None
+    out = []
+    for k in (0, TIMEVAL_SIZE):
+        sec, usec = struct.unpack_from("<qQ", data, k)
+        out.append(f"{format_timeval(data[k:])}{_time_comment(sec, usec, 6)}")
     return f"[{out[0]}, {out[1]}]"
 
 
@@ -425,6 +445,7 @@ def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
         "statx": decoded_out(lambda b: format_statx(b, fl), whole=True),
         "statfs": decoded_out(lambda b: format_statfs(b, fl), whole=True),
         "utimens": decoded_in(format_utimens, whole=True),
+        "utimes": decoded_in(format_utimes, whole=True),
         "dirents": k_dirents,
         "envp": k_envp,
         "rlim_in": decoded_in(format_rlimit, whole=True),
