@@ -10,7 +10,16 @@ import struct
 
 import pytest
 
-from tracekit._events import CAP_ARGV, CAP_BUF, CAP_STRUCT, CAPF_FAULT, CAPF_TRUNC, Capture, Syscall
+from tracekit._events import (
+    CAP_ARGV,
+    CAP_BUF,
+    CAP_STR,
+    CAP_STRUCT,
+    CAPF_FAULT,
+    CAPF_TRUNC,
+    Capture,
+    Syscall,
+)
 from tracekit.decode import flags as F, structs_fs as S
 from tracekit.decode.args import SyscallDecoder
 from tracekit.decode.fdcache import FdCache
@@ -73,7 +82,8 @@ def test_stat_verbose_has_every_field(arch: str, monkeypatch: pytest.MonkeyPatch
             "st_ctime_nsec=0}")
         dev = stat_x86_64(S_IFCHR | 0o666, 0, 0x103) if arch == "x86_64" else \
             stat_arm64(S_IFCHR | 0o666, 0, 0x103)
-        assert "st_blocks=8, st_rdev=makedev(0x1, 0x3), st_atime=0 /* 1970-01-01T00:00:00" \
+        # a time of 0 has no date (strace -v printed ``st_atime=0, st_atime_nsec=0``)
+        assert "st_blocks=8, st_rdev=makedev(0x1, 0x3), st_atime=0, st_atime_nsec=0, " \
             in str(S.format_stat_verbose(dev, F.for_arch(arch)))
         assert S.format_stat_verbose(data[:-1], F.for_arch(arch)) is None
     finally:
@@ -284,6 +294,42 @@ def test_limits_and_system_calls_decoded(tmp_path: object) -> None:
     assert got.args == ('{sysname="Linux", nodename="Linux", ...}',)
 
 
+def test_utimes_as_strace_prints_it(monkeypatch: pytest.MonkeyPatch, tmp_path: object) -> None:
+    """utimes' and futimesat's struct timeval[2] (strace 6.1): each time with its date in
+    local time, in microseconds; none for 0 or a tv_usec out of range (unsigned)."""
+    import time
+
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    try:
+        pack = struct.Struct("<qqqq").pack
+        assert S.format_utimes(pack(5, 6, 1700000000, 0)) == (
+            "[{tv_sec=5, tv_usec=6} /* 1970-01-01T00:00:05.000006+0000 */, "
+            "{tv_sec=1700000000, tv_usec=0} /* 2023-11-14T22:13:20+0000 */]")
+        assert S.format_utimes(pack(0, 0, -1, 999999)) == (
+            "[{tv_sec=0, tv_usec=0}, "
+            "{tv_sec=-1, tv_usec=999999} /* 1969-12-31T23:59:59.999999+0000 */]")
+        assert S.format_utimes(pack(0, -5, 1, 1_000_000)) == (
+            "[{tv_sec=0, tv_usec=18446744073709551611}, {tv_sec=1, tv_usec=1000000}]")
+        assert S.format_utimes(bytes(16)) is None
+        d = decoder(X64, tmp_path)
+        times = Capture(1, CAP_STRUCT, 0, pack(0, 0, 0, 0))
+        got = d.decode(sc(X64, "utimes", (0x1000, 0x2000), 0,
+                          (Capture(0, CAP_STR, 0, b"/tmp/f"), times)))
+        assert got.args == ('"/tmp/f"', "[{tv_sec=0, tv_usec=0}, {tv_sec=0, tv_usec=0}]")
+        got = d.decode(sc(X64, "futimesat", (AT_FDCWD, 0x1000, 0), 0,
+                          (Capture(1, CAP_STR, 0, b"f"),)))
+        assert got.args == ("AT_FDCWD", '"f"', "NULL")
+        # half of the array readable: strace prints the address
+        got = d.decode(sc(X64, "futimesat", (AT_FDCWD, 0x1000, 0x7FF0), -14,
+                          (Capture(1, CAP_STR, 0, b"f"),
+                           Capture(2, CAP_STRUCT, CAPF_FAULT, b""))))
+        assert got.args == ("AT_FDCWD", '"f"', "0x7ff0")
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
 def test_utimens_as_strace_prints_it(monkeypatch: pytest.MonkeyPatch) -> None:
     """utimensat's times (strace 6.1): UTIME_NOW/UTIME_OMIT by name, a time with its
     date in local time, no date for 0 or a tv_nsec out of range (unsigned)."""
@@ -303,6 +349,50 @@ def test_utimens_as_strace_prints_it(monkeypatch: pytest.MonkeyPatch) -> None:
         assert S.format_utimens(pack(0, 0, 1, 1_000_000_000)) == (
             "[{tv_sec=0, tv_nsec=0}, {tv_sec=1, tv_nsec=1000000000}]")
         assert S.format_utimens(bytes(16)) is None
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+@pytest.mark.parametrize(("tz", "sec", "part", "width", "want"), [
+    # strace 6.1 printed these for utimes(2)/utimensat(2) times here (glibc 2.36)
+    ("UTC", 5, 6, 6, " /* 1970-01-01T00:00:05.000006+0000 */"),
+    ("UTC", 1700000000, 0, 9, " /* 2023-11-14T22:13:20+0000 */"),
+    ("UTC", -1, 999999, 6, " /* 1969-12-31T23:59:59.999999+0000 */"),
+    ("UTC", 0, 1, 6, " /* 1970-01-01T00:00:00.000001+0000 */"),
+    ("UTC", 0, 0, 6, ""),                                   # a time of 0
+    ("UTC", 1, 1000000, 6, ""),                             # microseconds out of range
+    ("UTC", 1, 999999999, 9, " /* 1970-01-01T00:00:01.999999999+0000 */"),
+    ("UTC", 1, 1000000000, 9, ""),
+    ("UTC", 1, 2**64 - 5, 6, ""),                           # tv_usec -5, unsigned
+    # glibc's %Y: unpadded, negative, and tm_year + 1900 wrapped as a C int
+    ("UTC", -60000000000, 1, 6, " /* 68-09-03T13:20:00.000001+0000 */"),
+    ("UTC", -62167219201, 1, 9, " /* -1-12-31T23:59:59.000000001+0000 */"),
+    ("UTC", -100000000000000, 5, 6, " /* -3166904-02-24T14:13:20.000005+0000 */"),
+    ("UTC", 67768036191676799, 1, 6, " /* -2147481749-12-31T23:59:59.000001+0000 */"),
+    ("UTC", -67768040609740800, 1, 6, " /* -2147481748-01-01T00:00:00.000001+0000 */"),
+    ("UTC", 67768036191676800, 1, 6, ""),                   # past localtime()
+    ("UTC", -67768040609740801, 1, 6, ""),
+    ("UTC", 2**63 - 1, 0, 6, ""),
+    # local time; an offset with seconds (local mean time) is cut to minutes
+    ("Asia/Kolkata", 5, 6, 6, " /* 1970-01-01T05:30:05.000006+0530 */"),
+    ("Asia/Kolkata", -5000000000, 0, 6, " /* 1811-07-23T21:00:08+0553 */"),
+    ("America/St_Johns", -5000000000, 0, 6, " /* 1811-07-23T11:35:48-0330 */"),
+])
+def test_time_comment_as_strace_prints_it(tz: str, sec: int, part: int, width: int,
+                                          want: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The date strace puts after a time (sprinttime_ex): glibc's strftime, made from
+    localtime()'s fields, for every time localtime() takes (Python's strftime refuses
+    years past a C int)."""
+    import time
+    from pathlib import Path
+
+    if tz != "UTC" and not (Path("/usr/share/zoneinfo") / tz).exists():
+        pytest.skip(f"no zoneinfo for {tz} (tzdata)")
+    monkeypatch.setenv("TZ", tz)
+    time.tzset()
+    try:
+        assert S._time_comment(sec, part, width) == want
     finally:
         monkeypatch.undo()
         time.tzset()

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import struct
 
+import msgspec
 import pytest
 
-from tracekit._events import CAP_STRUCT, CAPF_AT_EXIT, SC_UNFINISHED, Capture, Syscall
+from tracekit._events import CAP_STRUCT, CAPF_AT_EXIT, CAPF_FAULT, SC_UNFINISHED, Capture, Syscall
 from tracekit.decode import flags as F, structs_proc as SP
 from tracekit.decode.args import SyscallDecoder
 from tracekit.decode.fdcache import FdCache
@@ -108,6 +109,15 @@ def test_timeval_and_stack_t() -> None:
         "{ss_sp=NULL, ss_flags=SS_DISABLE, ss_size=0}")
 
 
+
+def test_timezone() -> None:
+    assert SP.format_timezone(struct.pack("<ii", -60, 0)) == (
+        "{tz_minuteswest=-60, tz_dsttime=0}")
+    assert SP.format_timezone(struct.pack("<ii", 1000, -7)) == (
+        "{tz_minuteswest=1000, tz_dsttime=-7}")
+    assert SP.format_timezone(bytes(4)) is None
+
+
 def siginfo(signo: int, code: int, pid: int, status: int, utime: int = 0) -> bytes:
     return struct.pack("<iiiiiIiiqq", signo, 0, code, 0, pid, 0, status, 0, utime, 0).ljust(
         SP.SIGINFO_SIZE, b"\0")
@@ -203,6 +213,20 @@ def test_clocks_and_sleep(dec: SyscallDecoder) -> None:
         "CLOCK_MONOTONIC", "TIMER_ABSTIME", "{tv_sec=5217, tv_nsec=913307185}", "NULL")
     ev = sc("clock_nanosleep", (0, 0, 0x1000, 0x2000), 0, (2, ts))
     assert dec.decode(ev).args[1] == "0"
+
+
+def test_settimeofday_prints_what_it_reads_without_a_date(dec: SyscallDecoder) -> None:
+    """strace 6.1: both structs at entry whatever the result, no date after the time,
+    tv_usec unsigned; NULL, or the address of memory that could not be read whole."""
+    tv, tz = struct.pack("<qq", 0, -1), struct.pack("<ii", -5, -7)
+    ev = sc("settimeofday", (0x1000, 0x2000), -22, (0, tv), (1, tz))
+    assert dec.decode(ev).args == ("{tv_sec=0, tv_usec=18446744073709551615}",
+                                   "{tz_minuteswest=-5, tz_dsttime=-7}")
+    ev = msgspec.structs.replace(ev, args=(0, 0x7FF0, 0, 0, 0, 0),
+                                 caps=(Capture(1, CAP_STRUCT, CAPF_FAULT, b""),))
+    assert dec.decode(ev).args == ("NULL", "0x7ff0")
+    ev = sc("settimeofday", (0x1000, 0), 0, (0, tv[:8]))
+    assert dec.decode(ev).args == ("0x1000", "NULL")
 
 
 def test_sigaltstack_and_unfinished(dec: SyscallDecoder) -> None:

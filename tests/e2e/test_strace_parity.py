@@ -2,7 +2,8 @@
 
 tests/workloads/parity_calls.c makes one call (or a few) of each kind strace decodes
 (the stat family, limits, getdents64, execve's envp, signal actions, masks and the pending
-set, rt_sigsuspend, kill/tgkill/rt_sigqueueinfo, clocks and sleeps, timerfd, itimers and
+set, rt_sigsuspend, kill/tgkill/rt_sigqueueinfo, clocks and sleeps, the times of
+utimensat/utimes/futimesat, settimeofday (failing), timerfd, itimers and
 POSIX timers, wait4/waitid, clone, futex, prctl, arch_prctl, pipes, poll/select/epoll, ioctl, fcntl,
 readv/writev/preadv/pwritev, copy_file_range/sendfile, a loopback TCP connection...).
 
@@ -81,6 +82,20 @@ def test_every_line_equals_strace_on_the_same_run(tmp_path: Path, exe: Path) -> 
             "[{tv_sec=0, tv_nsec=0}, UTIME_NOW], 0) = 0",
             "[{tv_sec=0, tv_nsec=18446744073709551611}, UTIME_NOW], 0) = -1 EINVAL",
             "/l\", NULL, 0) = 0",
+            "/f\", [{tv_sec=5, tv_usec=6} /* ",     # local time
+            "/f\", NULL) = 0",
+            "/f\", [{tv_sec=0, tv_usec=0}, {tv_sec=-1, tv_usec=999999} /* ",
+            "/f\", [{tv_sec=0, tv_usec=18446744073709551611}, {tv_sec=1, tv_usec=1000000}]) "
+            "= -1 EINVAL",
+            "futimesat(AT_FDCWD, \"", "\"f\", [{tv_sec=7, tv_usec=8} /* ",
+            "\"f\", NULL) = 0", "\"f\", 0x",
+            "settimeofday({tv_sec=0, tv_usec=18446744073709551615}, {tz_minuteswest=-5, "
+            "tz_dsttime=-7}) = -1 EINVAL",
+            "settimeofday({tv_sec=1, tv_usec=1000000}, NULL) = -1 EINVAL",
+            "settimeofday({tv_sec=-1, tv_usec=5}, NULL) = -1 EINVAL",
+            "settimeofday(NULL, {tz_minuteswest=1000, tz_dsttime=0}) = -1 EINVAL",
+            "settimeofday(0x", "settimeofday({tv_sec=-1, tv_usec=5}, 0x",
+            "settimeofday(NULL, NULL) = 0",
             "timer_create(CLOCK_MONOTONIC, {sigev_value={sival_int=7, sival_ptr=0x7}, "
             "sigev_signo=SIGUSR2, sigev_notify=SIGEV_SIGNAL}, [0]) = 0",
             "timer_create(CLOCK_REALTIME, NULL, [1]) = 0",
@@ -99,7 +114,8 @@ def test_every_line_equals_strace_on_the_same_run(tmp_path: Path, exe: Path) -> 
         assert want in text, want
 
 
-def test_perf_and_jsonl_carry_the_timer_and_pending_structs(tmp_path: Path, exe: Path) -> None:
+def test_perf_and_jsonl_carry_the_timer_pending_and_timeval_structs(tmp_path: Path,
+                                                                    exe: Path) -> None:
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     perf, jsonl = tmp_path / "t.perf", tmp_path / "t.jsonl"
@@ -108,7 +124,8 @@ def test_perf_and_jsonl_carry_the_timer_and_pending_structs(tmp_path: Path, exe:
 [target]
 command = {json.dumps([str(exe), str(scratch)])}
 [filter]
-syscalls = ["timer_create", "timer_settime", "timer_gettime", "rt_sigpending"]
+syscalls = ["timer_create", "timer_settime", "timer_gettime", "rt_sigpending", "utimes",
+            "settimeofday"]
 [[output]]
 format = "perf"
 path = {json.dumps(str(perf))}
@@ -126,7 +143,11 @@ path = {json.dumps(str(jsonl))}
                  "timer_settime(timer_id: 0, flags: 0, new_setting: {it_interval={tv_sec=1, "
                  "tv_nsec=500}, it_value={tv_sec=1000, tv_nsec=250000000}}, old_setting: "
                  "{it_interval={tv_sec=0, tv_nsec=0}, it_value={tv_sec=0, tv_nsec=0}})",
-                 "timer_gettime(timer_id: 0, setting: {it_interval="):
+                 "timer_gettime(timer_id: 0, setting: {it_interval=",
+                 "/f\", utimes: [{tv_sec=5, tv_usec=6} /* ",
+                 "settimeofday(tv: {tv_sec=0, tv_usec=18446744073709551615}, "
+                 "tz: {tz_minuteswest=-5, tz_dsttime=-7})",
+                 "settimeofday(tv: NULL, tz: NULL)"):
         assert want in text, want
     table = SyscallTable()
     events = msgspec.json.Decoder(Event).decode_lines(jsonl.read_bytes())

@@ -118,6 +118,21 @@ def test_override_reads_at_exit_and_reports_missing_args() -> None:
     assert res.specs == () and res.missing == ("buf",)
 
 
+def test_time_setters_read_their_times_at_entry() -> None:
+    """utimes/futimesat: the path and struct timeval[2]; settimeofday: the timeval and
+    struct timezone (argument names of Linux 6.18's formats)."""
+    utimes = _args([("char *", "filename"), ("struct __kernel_old_timeval *", "utimes")])
+    assert specs_for("utimes", utimes).specs == (
+        CapSpec(0, CAP_STR, LEN_NONE, 0, STR_CAP), CapSpec(1, CAP_STRUCT, LEN_NONE, 0, 32, 32))
+    futimesat = _args([("int", "dfd"), ("const char *", "filename"),
+                       ("struct __kernel_old_timeval *", "utimes")])
+    assert specs_for("futimesat", futimesat).specs == (
+        CapSpec(1, CAP_STR, LEN_NONE, 0, STR_CAP), CapSpec(2, CAP_STRUCT, LEN_NONE, 0, 32, 32))
+    settime = _args([("struct __kernel_old_timeval *", "tv"), ("struct timezone *", "tz")])
+    assert specs_for("settimeofday", settime).specs == (
+        CapSpec(0, CAP_STRUCT, LEN_NONE, 0, 16, 16), CapSpec(1, CAP_STRUCT, LEN_NONE, 0, 8, 8))
+
+
 def test_three_full_strings_fit_the_record_budget() -> None:
     mount = _args([("char *", "dev_name"), ("char *", "dir_name"), ("char *", "type"),
                    ("unsigned long", "flags"), ("void *", "data")])

@@ -1,7 +1,8 @@
 /* One call (or a few) of each kind strace decodes, with concrete arguments: the stat
  * family, limits and system information, getdents64, execve's envp, signals (actions,
  * masks, the pending set, rt_sigsuspend, sigaltstack, kill/tgkill/rt_sigqueueinfo),
- * clocks and sleeps, timerfd, itimers and POSIX timers (timer_create's sigevent and
+ * utimensat/utimes/futimesat times, clocks and sleeps, settimeofday (only calls that
+ * change nothing), timerfd, itimers and POSIX timers (timer_create's sigevent and
  * timer id, timer_settime, timer_gettime, timer_getoverrun, timer_delete), wait4/waitid,
  * clone/clone3, prctl, arch_prctl, sched_getaffinity, getresuid/getgroups, getrandom, read/readv/writev/preadv/
  * pwritev, pipes and socket pairs, poll/ppoll, select/pselect6, epoll, ioctl, fcntl,
@@ -28,6 +29,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/resource.h>
@@ -52,6 +54,24 @@ static volatile sig_atomic_t got;
 static void on_signal(int sig)
 {
 	got = sig;
+}
+
+/* The last n bytes before an unmapped page: memory of which only n bytes can be read
+ * (a struct there is unreadable as a whole: strace prints its address) */
+static void *edge(size_t n)
+{
+	static char *end;
+
+	if (!end) {
+		long page = sysconf(_SC_PAGESIZE);
+		char *m = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			exit(2);
+		munmap(m + page, page);
+		end = m + page;
+	}
+	return end - n;
 }
 
 static void files(const char *dir)
@@ -107,6 +127,27 @@ static void files(const char *dir)
 	ut[0] = (struct timespec){0, -5};
 	syscall(SYS_utimensat, fd, NULL, ut, 0);
 	syscall(SYS_utimensat, AT_FDCWD, path, NULL, 0);
+	/* utimes' and futimesat's struct timeval[2]: each time with its date (a negative
+	 * tv_sec too), none for 0 or a tv_usec out of range; NULL; half an array readable */
+	snprintf(path, sizeof(path), "%s/f", dir);
+	struct timeval utv[2] = {{5, 6}, {1700000000, 0}};
+	syscall(SYS_utimes, path, utv);
+	syscall(SYS_utimes, path, NULL);
+	utv[0] = (struct timeval){0, 0};
+	utv[1] = (struct timeval){-1, 999999};
+	syscall(SYS_utimes, path, utv);
+	utv[0] = (struct timeval){0, -5};
+	utv[1] = (struct timeval){1, 1000000};
+	syscall(SYS_utimes, path, utv);
+	syscall(SYS_utimes, path, edge(0));
+	int tdfd = open(dir, O_RDONLY | O_DIRECTORY);
+	utv[0] = (struct timeval){7, 8};
+	utv[1] = (struct timeval){9, 0};
+	syscall(SYS_futimesat, AT_FDCWD, path, utv);
+	syscall(SYS_futimesat, tdfd, "f", utv);
+	syscall(SYS_futimesat, tdfd, "f", NULL);
+	syscall(SYS_futimesat, tdfd, "f", edge(sizeof(struct timeval)));
+	close(tdfd);
 	syscall(SYS_getcwd, buf, sizeof(buf));
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY);
 	syscall(SYS_getdents64, dfd, buf, sizeof(buf));
@@ -284,6 +325,22 @@ static void bad_times(void)
 	syscall(SYS_clock_settime, CLOCK_MONOTONIC, &ts2);
 	syscall(SYS_clock_settime, CLOCK_REALTIME, &ts);
 	syscall(SYS_clock_settime, CLOCK_REALTIME, NULL);
+	/* settimeofday's time and timezone, only in calls that change nothing: the kernel
+	 * checks the time before it sets the timezone, and refuses a timezone beyond 15
+	 * hours before setting it. (A valid timezone with a NULL time is set, and the first
+	 * one since boot warps the clock by it: never made here.) */
+	struct timeval stv = {0, -1};
+	struct timezone stz = {-5, -7};
+	syscall(SYS_settimeofday, &stv, &stz);
+	stv = (struct timeval){1, 1000000};
+	syscall(SYS_settimeofday, &stv, NULL);
+	stv = (struct timeval){-1, 5};
+	syscall(SYS_settimeofday, &stv, NULL);
+	stz = (struct timezone){1000, 0};
+	syscall(SYS_settimeofday, NULL, &stz);
+	syscall(SYS_settimeofday, edge(sizeof(long)), NULL);
+	syscall(SYS_settimeofday, &stv, edge(sizeof(int)));
+	syscall(SYS_settimeofday, NULL, NULL);		/* sets nothing */
 }
 
 static void processes(void)

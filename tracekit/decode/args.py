@@ -449,6 +449,8 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         "stack_in": decoded_in(lambda b: SP.format_stack_t(b, f)),
         "stack_out": decoded_out(lambda b: SP.format_stack_t(b, f)),
         "timespec_out": decoded_out(format_timespec), "timeval_out": decoded_out(SP.format_timeval),
+        "timeval": decoded_in(SP.format_timeval, whole=True),
+        "timezone": decoded_in(SP.format_timezone, whole=True),
         "timerflags": _flags32(f.timer_flags), "idtype": _xval(T.WAITID_TYPES, "P_???"),
         "id_out": decoded_out(SP.format_id), "cpuset_out": k_cpuset_out,
         # rt_sigreturn's restored mask (tracekit.decode.signals)

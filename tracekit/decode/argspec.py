@@ -16,7 +16,7 @@ undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit.decode.a
 ``strr``              a string written by the call, length the return value (readlink)
 ``argv`` ``envp``     execve's vectors: ``["ls", "-l"]``, ``0x7ffc... /* 23 vars */``
 ``sockaddr``          struct sockaddr, length the next arg
-``timespec``          struct timespec
+``timespec``          struct timespec; ``timeval``, ``timezone``: settimeofday's
 ``wstatus`` ...       proc structs (tracekit.decode.structs_proc): ``wstatus``
                       ``rusagew`` (wait4: when ret > 0), ``rusage``,
                       ``siginfo_out``, ``sigaction_in``/``_out``, ``sigset_in``/``_out``
@@ -27,7 +27,8 @@ undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit.decode.a
 ``stat`` ``statx``    structs the call fills in (tracekit.decode.structs_fs): stat,
 ``statfs`` ...        statx, statfs, ``rlim_in``/``rlim_out``, ``utsname``, ``sysinfo``,
                       ``tms``, ``rusage``, ``pipefds``, ``cwd``; ``dirents``: the count
-                      of getdents64's entries
+                      of getdents64's entries; the times a call sets: ``utimens``
+                      (timespec[2]), ``utimes`` (timeval[2])
 ``oflags`` ``omode``  open flags; the mode, printed only with O_CREAT or O_TMPFILE
 ``mode`` ``fmode``    mode_t octal (``0644``); with file type (``S_IFREG|0644``)
 others                a table of ``tracekit.decode.flags`` (see ``tracekit.decode.args.kinds_for``)
@@ -212,6 +213,9 @@ clock_gettime: clockid timespec_out
 clock_getres: clockid timespec_out
 clock_settime: clockid timespec
 utimensat: dirfd path utimens atflags
+utimes: path utimes
+futimesat: dirfd path utimes
+settimeofday: timeval timezone
 epoll_ctl: fd epollop fd epollevent
 epoll_wait: fd epollevents d d
 epoll_pwait: fd epollevents d d sigmask u

@@ -28,6 +28,7 @@ times in this machine's local time, the nanoseconds left out of the comment when
 from __future__ import annotations
 
 import struct
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -40,7 +41,12 @@ from tracekit._events import (
 )
 from tracekit.decode import flags as F
 from tracekit.decode.captures import KindFn, capture_out, decoded_in, decoded_out
-from tracekit.decode.structs_proc import RUSAGE_SIZE as RUSAGE_SIZE, format_rusage as format_rusage
+from tracekit.decode.structs_proc import (
+    RUSAGE_SIZE as RUSAGE_SIZE,
+    TIMEVAL_SIZE,
+    format_rusage as format_rusage,
+    format_timeval,
+)
 from tracekit.decode.values import format_argv, format_envp, pointer, quote
 
 if TYPE_CHECKING:
@@ -49,7 +55,8 @@ if TYPE_CHECKING:
 __all__ = [
     "format_pipefds", "format_rlimit", "format_stat", "format_stat_verbose", "format_statfs",
     "format_statx",
-    "format_sysinfo", "format_tms", "format_rusage", "format_utimens", "format_utsname",
+    "format_sysinfo", "format_tms", "format_rusage", "format_utimens", "format_utimes",
+    "format_utsname",
     "count_dirents", "count_envp", "kinds", "makedev",
 ]
 
@@ -106,22 +113,34 @@ _STAT_MORE: dict[str, tuple[int, str, int, int, str]] = {
 }
 
 
-def _time_comment(sec: int, nsec: int) -> str:
-    """strace's comment after a time in seconds: ``/* 2026-04-27T20:14:33+0000 */``
-    (local time; ``.%09d`` nanoseconds when not 0)."""
-    import time
+def _time_comment(sec: int, part: int, width: int = 9) -> str:
+    """strace 6.1's comment after a time (sprinttime_ex, src/util.c):
+    ``/* 2026-04-27T20:14:33.000000006+0000 */`` in local time, ``part`` (the unsigned
+    nanoseconds, or microseconds with ``width`` 6) as ``.%0{width}d`` when not 0.
 
+    None (``""``) for a time of 0 (sec and part), a ``part`` past ``10**width - 1`` or a
+    time localtime() cannot break down. The text is glibc's ``strftime("%FT%T%z")``,
+    made here from the fields (Python's strftime refuses years past a C int): the year
+    unpadded (``68-09-03``), and ``tm_year + 1900`` wraps as a C int does in glibc
+    (``-2147481749-12-31`` for the last second localtime() takes).
+    """
+    if (sec == 0 and part == 0) or part >= 10 ** width:
+        return ""
     try:
         tm = time.localtime(sec)
     except (OverflowError, OSError, ValueError):
         return ""
-    frac = f".{nsec:09d}" if nsec else ""
-    return f" /* {time.strftime('%Y-%m-%dT%H:%M:%S', tm)}{frac}{time.strftime('%z', tm)} */"
+    year = (tm.tm_year + 2**31) % 2**32 - 2**31
+    off = tm.tm_gmtoff or 0
+    minutes = abs(off) // 60
+    zone = f"{'-' if off < 0 else '+'}{minutes // 60:02d}{minutes % 60:02d}"
+    frac = f".{part:0{width}d}" if part else ""
+    return (f" /* {year}-{tm.tm_mon:02d}-{tm.tm_mday:02d}T{tm.tm_hour:02d}:{tm.tm_min:02d}:"
+            f"{tm.tm_sec:02d}{frac}{zone} */")
 
 
 # include/uapi/linux/stat.h: a tv_nsec of utimensat's times that is not a time
 UTIME_NOW, UTIME_OMIT = (1 << 30) - 1, (1 << 30) - 2
-_NSEC_PER_SEC = 1_000_000_000
 
 
 def format_utimens(data: bytes) -> str | None:
@@ -140,9 +159,21 @@ def format_utimens(data: bytes) -> str | None:
             out.append("UTIME_OMIT")
         else:
             unsigned = nsec & 0xFFFF_FFFF_FFFF_FFFF
-            comment = ("" if (sec == 0 and nsec == 0) or unsigned >= _NSEC_PER_SEC
-                       else _time_comment(sec, nsec))
-            out.append(f"{{tv_sec={sec}, tv_nsec={unsigned}}}{comment}")
+            out.append(f"{{tv_sec={sec}, tv_nsec={unsigned}}}{_time_comment(sec, unsigned)}")
+    return f"[{out[0]}, {out[1]}]"
+
+
+def format_utimes(data: bytes) -> str | None:
+    """utimes' and futimesat's ``struct timeval times[2]`` as strace 6.1 prints them:
+    ``[{tv_sec=5, tv_usec=6} /* 1970-01-01T00:00:05.000006+0000 */, {tv_sec=0,
+    tv_usec=0}]`` (tv_usec unsigned; the date as for utimensat's times, in microseconds:
+    none for a time of 0 or a tv_usec out of 0..999999)."""
+    if len(data) < 2 * TIMEVAL_SIZE:
+        return None
+    out = []
+    for k in (0, TIMEVAL_SIZE):
+        sec, usec = struct.unpack_from("<qQ", data, k)
+        out.append(f"{format_timeval(data[k:])}{_time_comment(sec, usec, 6)}")
     return f"[{out[0]}, {out[1]}]"
 
 
@@ -414,6 +445,7 @@ def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
         "statx": decoded_out(lambda b: format_statx(b, fl), whole=True),
         "statfs": decoded_out(lambda b: format_statfs(b, fl), whole=True),
         "utimens": decoded_in(format_utimens, whole=True),
+        "utimes": decoded_in(format_utimes, whole=True),
         "dirents": k_dirents,
         "envp": k_envp,
         "rlim_in": decoded_in(format_rlimit, whole=True),

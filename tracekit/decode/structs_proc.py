@@ -19,13 +19,15 @@ from tracekit.decode.flags import ArchFlags
 
 __all__ = [
     "RUSAGE_SIZE", "SIGACTION_SIZE", "SIGEVENT_SIZE", "SIGINFO_SIZE", "SIGSET_SIZE",
-    "STACK_T_SIZE", "TIMEVAL_SIZE", "clock_t", "format_cpuset", "format_id", "format_rusage",
+    "STACK_T_SIZE", "TIMEVAL_SIZE", "TIMEZONE_SIZE", "clock_t", "format_cpuset", "format_id",
+    "format_rusage",
     "format_sigaction", "format_sigevent", "format_siginfo", "format_sigset",
-    "format_stack_t", "format_timeval", "format_wait_status", "sa_handler",
+    "format_stack_t", "format_timeval", "format_timezone", "format_wait_status", "sa_handler",
 ]
 
 SIGSET_SIZE = 8             # the kernel's sigset_t: _NSIG (64) bits; NSIG_BYTES in strace
 TIMEVAL_SIZE = 16           # struct __kernel_old_timeval: two longs
+TIMEZONE_SIZE = 8           # struct timezone, include/uapi/linux/time.h: two ints
 RUSAGE_SIZE = 144           # struct rusage, include/uapi/linux/resource.h
 STACK_T_SIZE = 24           # stack_t, include/uapi/asm-generic/signal.h
 SIGINFO_SIZE = 128          # siginfo_t, include/uapi/asm-generic/siginfo.h (SI_MAX_SIZE)
@@ -152,6 +154,15 @@ def format_timeval(data: bytes) -> str | None:
         return None
     sec, usec = struct.unpack_from("<qQ", data)     # tv_usec unsigned, as strace
     return f"{{tv_sec={sec}, tv_usec={usec}}}"
+
+
+def format_timezone(data: bytes) -> str | None:
+    """A ``struct timezone`` (two ints): ``{tz_minuteswest=-60, tz_dsttime=0}``, both
+    signed, as strace 6.1 prints settimeofday's."""
+    if len(data) < TIMEZONE_SIZE:
+        return None
+    west, dst = struct.unpack_from("<ii", data)
+    return f"{{tz_minuteswest={west}, tz_dsttime={dst}}}"
 
 
 def format_rusage(data: bytes) -> str | None:

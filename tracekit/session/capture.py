@@ -62,6 +62,7 @@ from tracekit.decode.structs_proc import (
     SIGSET_SIZE,
     STACK_T_SIZE,
     TIMEVAL_SIZE,
+    TIMEZONE_SIZE,
 )
 from tracekit.kernel.arch import machine_arch
 from tracekit.kernel.syscalls import SyscallTable
@@ -327,7 +328,11 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "clock_settime": (_fixed("tp", TIMESPEC_SIZE),),
     # the two times utimensat sets (struct timespec[2]), read at entry
     "utimensat": (_str("filename"), _fixed("utimes", 2 * TIMESPEC_SIZE)),
+    # ... and those utimes and futimesat set (struct timeval[2])
+    "utimes": (_str("filename"), _fixed("utimes", 2 * TIMEVAL_SIZE)),
+    "futimesat": (_str("filename"), _fixed("utimes", 2 * TIMEVAL_SIZE)),
     "gettimeofday": (_fixed("tv", TIMEVAL_SIZE, at_exit=True),),
+    "settimeofday": (_fixed("tv", TIMEVAL_SIZE), _fixed("tz", TIMEZONE_SIZE)),
     "getresuid": tuple(_fixed(a, 4, at_exit=True) for a in ("ruidp", "euidp", "suidp")),
     "getresgid": tuple(_fixed(a, 4, at_exit=True) for a in ("rgidp", "egidp", "sgidp")),
     "sched_getaffinity": (_buf("user_mask_ptr", "ret", at_exit=True),),
