@@ -38,8 +38,8 @@ from typing import IO, Any, TypeAlias, cast
 from tracekit._errors import ConfigError, OutputError, TracekitError
 
 __all__ = [
-    "AtomicFile", "Output", "OutputInterrupted", "check_output_dir", "close_output",
-    "is_std_stream",
+    "AtomicFile", "FileId", "Output", "OutputInterrupted", "append_output", "check_output_dir",
+    "close_output", "file_id", "is_std_stream",
     "is_stdout", "open_output", "pipe_fd", "reader_closed", "reader_gone", "std_stream_of",
     "stop_waiting_for_readers",
 ]
@@ -186,6 +186,56 @@ def open_output(path: str | os.PathLike[str], *, atomic: bool = False,
     except OSError as e:
         raise _output_error(path, e) from None
     return _named_stream(fd, path)
+
+
+#: which file a stream writes: (st_dev, st_ino)
+FileId: TypeAlias = tuple[int, int]
+
+
+def file_id(stream: IO[Any]) -> FileId:
+    """The (device, inode) of the file ``stream`` writes, to know it again by
+    :func:`append_output`."""
+    st = os.fstat(stream.fileno())
+    return st.st_dev, st.st_ino
+
+
+def append_output(path: str | os.PathLike[str], made: FileId) -> IO[bytes]:
+    """The file :func:`open_output` made at ``path`` (``made``: its :func:`file_id`),
+    opened again to write after what it holds: strace -ff's ``PREFIX.PID`` of a task
+    whose file was closed at its exit and that has a line again (a late record, the pid
+    reused), which must not cut off the lines already there.
+
+    It is opened only when it is still that same regular file: ``O_APPEND``, never
+    through a symlink (``O_NOFOLLOW``), and looked at (``lstat``) before the open and
+    (``fstat``) after it, the open ``O_NONBLOCK``, so a fifo put there meanwhile can
+    neither make it wait for a reader nor be written. Anything else at the name (nothing,
+    another file, a symlink, a fifo or a device) is left to :func:`open_output` with
+    ``in_place=False``: a new file of ours replaces another file (never opened), a
+    symlink, fifo or device is refused.
+
+    Raises:
+      OutputError: as :func:`open_output` (``.errno``: ELOOP, EEXIST, EMFILE ...).
+    """
+    p = Path(path)
+    try:
+        st = os.lstat(p)
+    except OSError:
+        st = None
+    if st is not None and stat.S_ISREG(st.st_mode) and (st.st_dev, st.st_ino) == made:
+        try:
+            fd = os.open(p, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK
+                         | os.O_NOCTTY | os.O_CLOEXEC)
+        except OSError as e:
+            if e.errno not in (errno.ENOENT, errno.ELOOP, errno.ENXIO):
+                raise _output_error(path, e) from None
+            # replaced between the lstat and the open: as any other file at the name
+        else:
+            st = os.fstat(fd)
+            if stat.S_ISREG(st.st_mode) and (st.st_dev, st.st_ino) == made:
+                os.set_blocking(fd, True)
+                return _named_stream(fd, path)
+            os.close(fd)
+    return open_output(path, in_place=False)
 
 
 def _lstat_mode(p: Path) -> int | None:

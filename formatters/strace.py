@@ -111,7 +111,15 @@ from tracekit.decode.flags import signal_name
 from tracekit.decode.signals import SIGKILL, signal_line, stopped_line
 from tracekit.decode.values import DEFAULT_STRING_LIMIT
 from tracekit.formatters._base import TextOptions, TextSink, frame_text, reorder_stage
-from tracekit.formatters._output import Output, close_output, open_output, write_error
+from tracekit.formatters._output import (
+    FileId,
+    Output,
+    append_output,
+    close_output,
+    file_id,
+    open_output,
+    write_error,
+)
 from tracekit.formatters._spec import FormatSpec, SinkContext
 from tracekit.kernel.facts import local_clock
 
@@ -668,8 +676,19 @@ class SplitStraceFormatter(StraceFormatter):
     opened as every output is (a new 0600 file of tracekit's, never through a symlink:
     :mod:`tracekit.formatters._output`) when the task's first line comes.
 
+    A task's file is closed when the task is gone, as strace closes it: once its text
+    of the batch that holds its exit record is written (``+++ exited with N +++``,
+    ``+++ killed by ...``, or no line with ``-qq``), before the files of the tasks that
+    come after it in that batch are made; a leader superseded by another thread's execve
+    closes the file of that thread's old tid too. Only the files of live tasks are open,
+    so a command that makes thousands of processes over its life does not run out of fds
+    (EMFILE). A line for that tid that comes later (a late record, a reused tid, the
+    exec'ing thread that took a superseded leader's tid) is added at the end of the same
+    file (:func:`~tracekit.formatters._output.append_output`: only while it is still
+    that file; never truncated, never through a symlink, never a fifo).
+
     Lines carry no pid column (``pid_prefix`` is taken as ``"none"``); a line that
-    names no task (``+++ LOST``) goes to every file open at the time.
+    names no task (``+++ LOST``) goes to every file open at the time (the live tasks').
 
     A file that cannot be created (its directory removed meanwhile, a symlink or fifo
     planted at its name, EACCES, EMFILE, ENOSPC ...) or written does not end the trace: that
@@ -688,20 +707,28 @@ class SplitStraceFormatter(StraceFormatter):
                          **kw)
         self.prefix = prefix
         self.files: dict[int, IO[bytes]] = {}
+        self._made: dict[int, FileId] = {}      # tid -> the file made for it (closed or not)
         self.failed: dict[int, OutputError] = {}
         self.unwritten_lines = 0
         self.on_failed: Callable[[int, OutputError], None] | None = None
 
     def _stream(self, tid: int) -> IO[bytes] | None:
-        """The file of ``tid``, created at its first line; None: it could not be."""
+        """The file of ``tid``, created at its first line (opened again to append after
+        its exit closed it); None: it could not be."""
         f = self.files.get(tid)
         if f is None and tid not in self.failed:
+            path = f"{self.prefix}.{tid}"
+            made = self._made.get(tid)
             try:
                 # in_place=False: a fifo the traced process made at the name would
                 # make the open wait for a reader, and the whole trace with it
-                f = self.files[tid] = open_output(f"{self.prefix}.{tid}", in_place=False)
+                f = (open_output(path, in_place=False) if made is None
+                     else append_output(path, made))
             except OutputError as e:
                 self._fail(tid, e)
+                return None
+            self.files[tid] = f
+            self._made[tid] = file_id(f)
         return f
 
     def _fail(self, tid: int, e: OutputError) -> None:
@@ -724,6 +751,32 @@ class SplitStraceFormatter(StraceFormatter):
             return False
         return True
 
+    def _close(self, tid: int) -> None:
+        """Close ``tid``'s file, if open: its task is gone. Its lines were flushed as
+        written, so a close that fails (EIO, an NFS server's ENOSPC) gives the file up
+        as a failed write does."""
+        f = self.files.pop(tid, None)
+        if f is None:
+            return
+        try:
+            f.close()
+        except OSError as e:
+            self._fail(tid, OutputError(str(write_error(f, e)), path=f"{self.prefix}.{tid}",
+                                        errno=e.errno or 0))
+
+    @staticmethod
+    def ended(batch: Batch) -> set[int]:
+        """The tids whose tasks are gone in ``batch``: each exit record's, and the old
+        tid of a thread whose execve superseded its leader (it lives on as the
+        leader's tid, and has no exit record of its own)."""
+        gone: set[int] = set()
+        for ev in batch:
+            if isinstance(ev, Exit):
+                gone.add(ev.tid)
+                if ev.superseded_by:
+                    gone.add(ev.superseded_by)
+        return gone
+
     def render_split(self, batch: Batch) -> dict[int, str]:
         """tid -> its text of ``batch`` (0: a line for every file)."""
         out: dict[int, list[str]] = {}
@@ -739,6 +792,10 @@ class SplitStraceFormatter(StraceFormatter):
         try:
             async with recv:
                 async for batch in recv:
+                    gone = self.ended(batch)
+                    # tids in the order of their first line: a task that ended in this
+                    # batch is closed as soon as its text is written, before later
+                    # tasks' files are made (one batch may hold a thousand short tasks)
                     for tid, text in self.render_split(batch).items():
                         if not tid:
                             for t, f in list(self.files.items()):
@@ -747,6 +804,10 @@ class SplitStraceFormatter(StraceFormatter):
                         own = self._stream(tid)
                         if own is None or not self._write(tid, own, text):
                             self.unwritten_lines += text.count("\n")
+                        if tid in gone:
+                            self._close(tid)
+                    for tid in gone:            # ended without a line in this batch
+                        self._close(tid)
             completed = True
         finally:
             for f in self.files.values():

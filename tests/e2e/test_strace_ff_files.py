@@ -1,6 +1,12 @@
 """``tracekit strace -ff -o PREFIX``: one ``PREFIX.PID`` file per task, and what happens
 when one of them cannot be made.
 
+A task's file is closed when the task is gone, as strace closes it: a command that makes
+more processes over its life than tracekit may hold fds at once has every one of them
+traced whole, and a line that comes for the task's tid after its exit line (here: the
+new image of a thread that execs and so takes its leader's tid) is added to the file,
+never cutting off what it held.
+
 A missing directory is refused before the command starts, as strace refuses it. A file
 that cannot be created while the trace runs (here: a symlink or a fifo that the traced
 process itself planted at the name its next child's file will have) costs that task's
@@ -12,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+import resource
 import subprocess
 import sys
 import time
@@ -19,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from tests._run import TRACEKIT, run_tracekit
+from tests._run import TRACEKIT, compile_c, die_with_parent, run_tracekit
 
 pytestmark = pytest.mark.kernel
 
@@ -145,3 +152,116 @@ def test_strace_f_waits_for_the_children_the_command_left(tmp_path: Path) -> Non
     lines = out.read_text().splitlines()
     # the interpreter's own start makes one more
     assert n <= sum("getppid()" in ln for ln in lines) <= n + 2, r.stderr
+
+
+# tracekit holds about 50 fds of its own while tracing (programs, maps, links, sockets):
+# this leaves it room for a few dozen task files at once, far fewer than the command makes
+_NOFILE = 128
+_CHILDREN = 300
+
+
+def _nofile_and_die_with_parent() -> None:
+    """``preexec_fn`` of the tracekit process: RLIMIT_NOFILE lowered to ``_NOFILE`` (the
+    command inherits it; it needs a handful), and killed with the test."""
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    n = min(hard, _NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (n, n))
+    die_with_parent()
+
+
+def test_a_file_is_closed_when_its_task_ends(tmp_path: Path) -> None:
+    """300 short children one after another, RLIMIT_NOFILE 128: every child's file is
+    there and whole (it ends with its exit line), and nothing ran out of fds. With every
+    file held open to the end, the files of the children after the first few dozen could
+    not be made (EMFILE) and their lines were dropped."""
+    prefix = tmp_path / "p"
+    pids = tmp_path / "pids"
+    loop = (f"i=0; while [ $i -lt {_CHILDREN} ]; do /bin/true & echo $! >> {pids}; "
+            "wait $!; i=$((i + 1)); done")
+    try:
+        r = run_tracekit(["strace", "-ff", "-o", str(prefix), "/bin/sh", "-c", loop],
+                         timeout=120, preexec_fn=_nofile_and_die_with_parent)
+    finally:
+        for _ in range(50):
+            if not _ours(tmp_path):
+                break
+            time.sleep(0.1)
+    assert not _ours(tmp_path), "the command was left running"
+    assert r.returncode == 0, r.stderr
+    assert "EMFILE" not in r.stderr and "not written" not in r.stderr, r.stderr[-600:]
+    children = [int(p) for p in pids.read_text().split()]
+    assert len(set(children)) == _CHILDREN
+    missing, cut = [], []
+    for pid in children:
+        f = Path(f"{prefix}.{pid}")
+        if not f.exists():
+            missing.append(pid)
+            continue
+        text = f.read_text()
+        if not ('execve("/bin/true", ["/bin/true"]' in text
+                and re.search(r"\nexit_group\(0\) +=  ?\?\n\+\+\+ exited with 0 \+\+\+\n\Z",
+                              text)):
+            cut.append((pid, text[-200:]))
+    assert not missing, f"{len(missing)} of {_CHILDREN} files missing: {missing[:5]}"
+    assert not cut, f"{len(cut)} files cut short: {cut[:2]}"
+    # the shell's own file: the only other one, and whole too
+    others = {p.name for p in tmp_path.glob("p.*")} - {f"p.{pid}" for pid in children}
+    assert len(others) == 1, sorted(others)
+    assert Path(tmp_path / others.pop()).read_text().endswith("+++ exited with 0 +++\n")
+
+
+# A thread that execs while its leader sleeps in pause(): the leader is "superseded" (its
+# file gets that line and is closed), and the thread, now with the leader's tid, runs
+# sleep, whose calls come after a pause of a quarter second: the same file again.
+EXEC_FROM_THREAD_THEN_SLEEP = r"""
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <unistd.h>
+
+static void *execer(void *arg)
+{
+	char path[] = "/bin/sleep", arg0[] = "sleep", arg1[] = "0.25";
+	char *argv[] = {arg0, arg1, NULL}, *envp[] = {NULL};
+
+	(void)arg;
+	execve(path, argv, envp);
+	return NULL;
+}
+
+int main(void)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, execer, NULL))
+		return 2;
+	pause();
+	return 3;
+}
+"""
+
+
+def test_a_line_after_the_exit_line_is_added_to_the_file(tmp_path: Path) -> None:
+    """The leader's file holds the program's lines, its ``+++ superseded by execve``
+    line, then the new image's, to its ``+++ exited with 0 +++``: reopened after the
+    superseded line closed it, it was added to, not truncated."""
+    if not os.path.exists("/bin/sleep"):
+        pytest.skip("no /bin/sleep")
+    prog = compile_c(EXEC_FROM_THREAD_THEN_SLEEP, tmp_path, "eft_sleep", "-pthread")
+    prefix = tmp_path / "q"
+    r = run_tracekit(["strace", "-ff", "-o", str(prefix), str(prog)], timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == ""
+    leaders = [p for p in tmp_path.glob("q.*") if "+++ superseded by" in p.read_text()]
+    assert len(leaders) == 1, sorted(p.name for p in tmp_path.glob("q.*"))
+    leader = leaders[0]
+    lines = leader.read_text().splitlines()
+    assert lines[0].startswith(f'execve("{prog}", ['), lines[:3]
+    sup = next(i for i, ln in enumerate(lines) if ln.startswith("+++ superseded by"))
+    execer = int(re.fullmatch(r"\+\+\+ superseded by execve in pid (\d+) \+\+\+",
+                              lines[sup]).group(1))      # type: ignore[union-attr]
+    assert execer != int(leader.name.split(".")[1])
+    after = lines[sup + 1:]
+    assert any(re.match(r"(clock_)?nanosleep\(", ln) for ln in after), after
+    assert after[-1] == "+++ exited with 0 +++"
+    assert sum(ln.startswith("+++ ") for ln in lines) == 2
+    assert leader.stat().st_mode & 0o777 == 0o600
