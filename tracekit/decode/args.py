@@ -142,14 +142,22 @@ def k_dirfd(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return d.fd_text(ev.tgid, fd)
 
 
+# strace reads a path as at most PATH_MAX bytes with its NUL (include/uapi/linux/limits.h):
+# a longer one prints its first PATH_MAX - 1 bytes and "..."
+_PATH_SHOWN = 4095
+
+
 def k_path(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     cap = capture(ev, i)
     if cap is None:
         return pointer(ev.args[i])
     more = bool(cap.flags & CAPF_TRUNC)
-    key = ("path", cap.data, more)
+    data = cap.data
+    if len(data) > _PATH_SHOWN:
+        data, more = data[:_PATH_SHOWN], True
+    key = ("path", data, more)
     text = d.texts.get(key)
-    return d.remember(key, quote(cap.data, more=more)) if text is None else text
+    return d.remember(key, quote(data, more=more)) if text is None else text
 
 
 def k_str(d: SyscallDecoder, ev: Syscall, i: int) -> str:
