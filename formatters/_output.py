@@ -33,7 +33,7 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
-from typing import IO, Any, TypeAlias, cast
+from typing import IO, Any, NamedTuple, TypeAlias, cast
 
 from tracekit._errors import ConfigError, OutputError, TracekitError
 
@@ -188,30 +188,52 @@ def open_output(path: str | os.PathLike[str], *, atomic: bool = False,
     return _named_stream(fd, path)
 
 
-#: which file a stream writes: (st_dev, st_ino)
-FileId: TypeAlias = tuple[int, int]
+class FileId(NamedTuple):
+    """A file as :func:`file_id` saw it: which file (``dev``, ``ino``), whose (``uid``),
+    and its ``size`` (bytes) and change time (``ctime_ns``, ns) then."""
+
+    dev: int
+    ino: int
+    uid: int
+    size: int
+    ctime_ns: int
 
 
 def file_id(stream: IO[Any]) -> FileId:
-    """The (device, inode) of the file ``stream`` writes, to know it again by
-    :func:`append_output`."""
+    """The file ``stream`` writes, as it is now (after a flush), to know it again by
+    :func:`append_output`: taken when the stream is closed.
+
+    Raises:
+      OSError: the flush failed (ENOSPC, EIO ...).
+    """
+    stream.flush()
     st = os.fstat(stream.fileno())
-    return st.st_dev, st.st_ino
+    return FileId(st.st_dev, st.st_ino, st.st_uid, st.st_size, st.st_ctime_ns)
+
+
+def _unchanged(st: os.stat_result, made: FileId) -> bool:
+    return (stat.S_ISREG(st.st_mode) and st.st_nlink == 1
+            and FileId(st.st_dev, st.st_ino, st.st_uid, st.st_size, st.st_ctime_ns) == made)
 
 
 def append_output(path: str | os.PathLike[str], made: FileId) -> IO[bytes]:
-    """The file :func:`open_output` made at ``path`` (``made``: its :func:`file_id`),
-    opened again to write after what it holds: strace -ff's ``PREFIX.PID`` of a task
-    whose file was closed at its exit and that has a line again (a late record, the pid
-    reused), which must not cut off the lines already there.
+    """The file :func:`open_output` made at ``path`` (``made``: its :func:`file_id` when
+    it was closed), opened again to write after what it holds: strace -ff's
+    ``PREFIX.PID`` of a task whose file was closed at its exit and that has a line again
+    (a late record, the pid reused), which must not cut off the lines already there.
 
-    It is opened only when it is still that same regular file: ``O_APPEND``, never
-    through a symlink (``O_NOFOLLOW``), and looked at (``lstat``) before the open and
-    (``fstat``) after it, the open ``O_NONBLOCK``, so a fifo put there meanwhile can
-    neither make it wait for a reader nor be written. Anything else at the name (nothing,
-    another file, a symlink, a fifo or a device) is left to :func:`open_output` with
-    ``in_place=False``: a new file of ours replaces another file (never opened), a
-    symlink, fifo or device is refused.
+    It is opened only when it is still that file, unchanged since: a regular file with
+    one link and the same device, inode, owner, size and change time. The inode alone is
+    not enough: a file deleted and made again at the name often gets the same inode
+    number back (ext4), and a traced process may do that to put lines of its own before
+    tracekit's; it cannot give its file tracekit's owner (unless it runs as tracekit's
+    user), nor the change time of tracekit's last write (the kernel sets it at every
+    change). The open is ``O_APPEND``, never through a symlink (``O_NOFOLLOW``), and the
+    file is looked at (``lstat``) before the open and (``fstat``) after it, the open
+    ``O_NONBLOCK``, so a fifo put there meanwhile can neither make it wait for a reader
+    nor be written. Anything else at the name (nothing, another file, a symlink, a fifo
+    or a device) is left to :func:`open_output` with ``in_place=False``: a new file of
+    ours replaces another file (never opened), a symlink, fifo or device is refused.
 
     Raises:
       OutputError: as :func:`open_output` (``.errno``: ELOOP, EEXIST, EMFILE ...).
@@ -221,7 +243,7 @@ def append_output(path: str | os.PathLike[str], made: FileId) -> IO[bytes]:
         st = os.lstat(p)
     except OSError:
         st = None
-    if st is not None and stat.S_ISREG(st.st_mode) and (st.st_dev, st.st_ino) == made:
+    if st is not None and _unchanged(st, made):
         try:
             fd = os.open(p, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK
                          | os.O_NOCTTY | os.O_CLOEXEC)
@@ -230,8 +252,7 @@ def append_output(path: str | os.PathLike[str], made: FileId) -> IO[bytes]:
                 raise _output_error(path, e) from None
             # replaced between the lstat and the open: as any other file at the name
         else:
-            st = os.fstat(fd)
-            if stat.S_ISREG(st.st_mode) and (st.st_dev, st.st_ino) == made:
+            if _unchanged(os.fstat(fd), made):
                 os.set_blocking(fd, True)
                 return _named_stream(fd, path)
             os.close(fd)

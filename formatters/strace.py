@@ -692,11 +692,12 @@ class SplitStraceFormatter(StraceFormatter):
 
     A file that cannot be created (its directory removed meanwhile, a symlink or fifo
     planted at its name, EACCES, EMFILE, ENOSPC ...) or written does not end the trace: that
-    task's lines are dropped and counted, and the other tasks' files go on.
+    task's lines are dropped and counted, and the other tasks' files go on. A new task
+    that reuses the tid (after the task's end) gets a file again.
 
     Attributes:
-      failed: tid -> why its file could not be created or written (its lines are
-        dropped from then on).
+      failed: tid -> why its file could not be created or written (the last failure of
+        a task with that tid; the task's lines were dropped from then on).
       unwritten_lines: the lines dropped for that reason.
       on_failed: called once per such file, as ``on_failed(tid, error)``.
     """
@@ -707,7 +708,8 @@ class SplitStraceFormatter(StraceFormatter):
                          **kw)
         self.prefix = prefix
         self.files: dict[int, IO[bytes]] = {}
-        self._made: dict[int, FileId] = {}      # tid -> the file made for it (closed or not)
+        self._made: dict[int, FileId] = {}      # tid -> its file as it was closed
+        self._given_up: set[int] = set()        # tids of live tasks whose file failed
         self.failed: dict[int, OutputError] = {}
         self.unwritten_lines = 0
         self.on_failed: Callable[[int, OutputError], None] | None = None
@@ -716,7 +718,7 @@ class SplitStraceFormatter(StraceFormatter):
         """The file of ``tid``, created at its first line (opened again to append after
         its exit closed it); None: it could not be."""
         f = self.files.get(tid)
-        if f is None and tid not in self.failed:
+        if f is None and tid not in self._given_up:
             path = f"{self.prefix}.{tid}"
             made = self._made.get(tid)
             try:
@@ -728,11 +730,11 @@ class SplitStraceFormatter(StraceFormatter):
                 self._fail(tid, e)
                 return None
             self.files[tid] = f
-            self._made[tid] = file_id(f)
         return f
 
     def _fail(self, tid: int, e: OutputError) -> None:
         self.failed[tid] = e
+        self._given_up.add(tid)
         if self.on_failed is not None:
             self.on_failed(tid, e)
 
@@ -752,17 +754,23 @@ class SplitStraceFormatter(StraceFormatter):
         return True
 
     def _close(self, tid: int) -> None:
-        """Close ``tid``'s file, if open: its task is gone. Its lines were flushed as
-        written, so a close that fails (EIO, an NFS server's ENOSPC) gives the file up
-        as a failed write does."""
+        """Close ``tid``'s file, if open: its task is gone (a later task with the tid
+        may have a file again). What the file is at the close is kept, to open it again
+        only if it is unchanged (:func:`~tracekit.formatters._output.append_output`). Its
+        lines were flushed as written, so a close that fails (EIO, an NFS server's
+        ENOSPC) gives the file up as a failed write does."""
         f = self.files.pop(tid, None)
-        if f is None:
-            return
-        try:
-            f.close()
-        except OSError as e:
-            self._fail(tid, OutputError(str(write_error(f, e)), path=f"{self.prefix}.{tid}",
-                                        errno=e.errno or 0))
+        if f is not None:
+            try:
+                try:
+                    self._made[tid] = file_id(f)
+                finally:
+                    f.close()
+            except OSError as e:
+                self._made.pop(tid, None)
+                self._fail(tid, OutputError(str(write_error(f, e)),
+                                            path=f"{self.prefix}.{tid}", errno=e.errno or 0))
+        self._given_up.discard(tid)
 
     @staticmethod
     def ended(batch: Batch) -> set[int]:

@@ -19,8 +19,10 @@ from __future__ import annotations
 import os
 import re
 import resource
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -265,3 +267,82 @@ def test_a_line_after_the_exit_line_is_added_to_the_file(tmp_path: Path) -> None
     assert after[-1] == "+++ exited with 0 +++"
     assert sum(ln.startswith("+++ ") for ln in lines) == 2
     assert leader.stat().st_mode & 0o777 == 0o600
+
+
+# A thread execs the program again (argv[2] = "2"), which takes the leader's pid; once
+# tracekit has closed the leader's file (its "+++ superseded" line), the new image
+# deletes it and makes a file of its own at the name, often on the same inode number,
+# with a forged first line, then makes calls whose lines belong in that file.
+PLANT_AFTER_EXEC = r"""
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
+
+static char **av;
+
+static void *execer(void *arg)
+{
+	char *again[] = {av[0], av[1], "2", NULL};
+
+	usleep(100000);
+	execv(av[0], again);
+	return arg;
+}
+
+int main(int argc, char **argv)
+{
+	char name[4096];
+	pthread_t t;
+	int fd;
+
+	if (argc > 2) {
+		usleep(1000000);
+		snprintf(name, sizeof(name), "%s.%d", argv[1], getpid());
+		unlink(name);
+		fd = open(name, O_CREAT | O_WRONLY | O_EXCL, 0644);
+		if (fd >= 0) {
+			write(fd, "forged\n", 7);
+			close(fd);
+		}
+		getuid();
+		return 5;
+	}
+	av = argv;
+	if (pthread_create(&t, NULL, execer, NULL))
+		return 2;
+	pause();
+	return 3;
+}
+"""
+
+
+def test_a_file_the_traced_process_made_again_is_never_added_to(tmp_path: Path) -> None:
+    """The traced process (as nobody, in a directory anyone may write) replaces the
+    leader's closed file with one of its own: tracekit's later lines do not go after its
+    forged line in its file; a new file of tracekit's (root's, 0600) takes the name and
+    holds them. (Were the leader's file still open when the file is replaced, on a
+    machine slow enough, tracekit's lines would go to the deleted file, as strace's do:
+    then the run is made again, up to 3 times.)"""
+    shared = Path(tempfile.mkdtemp(prefix="tk-ff-plant-"))
+    try:
+        shared.chmod(0o777)                 # pytest's tmp_path is root's alone
+        prog = compile_c(PLANT_AFTER_EXEC, shared, "plant", "-pthread")
+        for attempt in range(3):
+            prefix = shared / f"t{attempt}"
+            r = run_tracekit(["strace", "-u", "nobody", "-ff", "-o", str(prefix),
+                              str(prog), str(prefix)], timeout=60)
+            assert r.returncode == 5, r.stderr
+            files = sorted(shared.glob(f"t{attempt}.*"))
+            for p in files:                 # whatever the timing: never after its line
+                lines = p.read_text().splitlines()
+                assert "forged" not in lines or lines == ["forged"], (p.name, lines)
+            leader = [p for p in files if "getuid()" in p.read_text()]
+            if leader:
+                break
+        assert len(leader) == 1, [p.name for p in files]
+        assert leader[0].read_text().splitlines()[-1] == "+++ exited with 5 +++"
+        st = leader[0].stat()
+        assert (st.st_uid, st.st_mode & 0o777) == (os.geteuid(), 0o600)
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)

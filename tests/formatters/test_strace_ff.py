@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO
@@ -200,3 +201,39 @@ def test_append_output_refuses_a_symlink_to_its_own_file(tmp_path: Path) -> None
         append_output(path, made)
     assert ei.value.errno == errno.ELOOP
     assert (tmp_path / "g").read_bytes() == b"one\n"
+
+
+async def test_a_new_task_with_a_failed_tid_gets_a_file(tmp_path: Path) -> None:
+    """Task 7's file cannot be made (a directory holds the name): its lines are dropped.
+    After its exit the name is free again, and a new task with tid 7 (a reused pid)
+    gets a file of its own."""
+    prefix = tmp_path / "p"
+    (tmp_path / "p.7").mkdir()
+    f = split(prefix)
+    await feed(f, [
+        [sc("getpid", (), 7, ts_ms=1, tid=7), exit_(7, 2)],
+        [sc("getppid", (), 1, ts_ms=3, tid=7), exit_(7, 4)],
+    ], between={1: lambda: (tmp_path / "p.7").rmdir()})
+    assert list(f.failed) == [7] and f.unwritten_lines == 2
+    assert (tmp_path / "p.7").read_text() == (
+        "10:00:00.003000 getppid() = 1 <0.000012>\n"
+        "+++ exited with 0 +++\n")
+
+
+def test_append_output_refuses_its_file_changed_since(tmp_path: Path) -> None:
+    """The same inode, written by someone else since tracekit closed it (or deleted and
+    made again on the same inode number): not added to; a new file of ours takes the
+    name."""
+    path = tmp_path / "f"
+    out = open_output(path, in_place=False)
+    out.write(b"one\n")
+    made = file_id(out)
+    out.close()
+    time.sleep(0.02)        # a clock tick later: where ctime is coarse, it moves too
+    with open(path, "r+b") as theirs:       # same size, same inode: only ctime tells
+        theirs.write(b"two\n")
+    assert os.stat(path).st_ino == made.ino and os.stat(path).st_size == made.size
+    again = append_output(path, made)
+    again.write(b"ours\n")
+    again.close()
+    assert path.read_bytes() == b"ours\n"
