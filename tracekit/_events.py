@@ -387,6 +387,14 @@ class Losses(msgspec.Struct, frozen=True, gc=False, tag="losses", kw_only=True):
                 + self.capbuf_full + self.scratch_full + self.summary_full + self.errno_full
                 + self.bad_records + sum(self.dropped.values()) + self.unwritten)
 
+    def reader_left(self) -> Losses:
+        """These losses of a trace that ended because its output's reader went away
+        (``| head``): what was still on its way to that output then (ring-buffer records
+        not yet decoded, events between the stages) is left out: the reader wanted no
+        more, as strace's lines after its EPIPE are not a loss."""
+        dropped = {k: n for k, n in self.dropped.items() if k != "ringbuf"}
+        return msgspec.structs.replace(self, dropped=dropped, unwritten=0)
+
     def lines(self) -> list[str]:
         """One line of text per kind of loss (none when nothing was lost), e.g.
         ``LOST 15 records (12 syscall, 3 fork/exec/exit/signal): the ring buffer was
@@ -413,6 +421,7 @@ class Losses(msgspec.Struct, frozen=True, gc=False, tag="losses", kw_only=True):
                        "were skipped")
         for stage, n in sorted(self.dropped.items()):
             if n and stage == "ringbuf":    # the source drops only when cancelled
+                # (a reader gone is left out by reader_left: a second signal it is)
                 out.append(f"{n} records from the ring buffer were not decoded: a second "
                            "signal ended the trace at once")
             elif n:

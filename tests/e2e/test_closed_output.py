@@ -116,3 +116,30 @@ def test_a_stop_while_stdout_is_full_loses_no_line() -> None:
     events = [json.loads(line) for line in lines]      # every line whole
     assert sum(e.get("syscall_nr") == GETPPID for e in events) == n, err.decode()
     assert tk.returncode == 0, err.decode()
+
+
+@pytest.mark.parametrize("front", ["run", "strace"])
+def test_a_reader_gone_is_not_reported_as_a_second_signal(front: str) -> None:
+    """`| head -1` on a busy trace: 141, and nothing on stderr, where it used to say that
+    records were not decoded because "a second signal ended the trace" (none came: the
+    reader wanted no more)."""
+    loop = "for i in $(seq 300); do /bin/true; done"
+    args = (["run", "--", "sh", "-c", loop] if front == "run" else
+            ["strace", "-f", "-o", "/dev/stdout", "sh", "-c", loop])
+    tk = subprocess.Popen([*TRACEKIT, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          start_new_session=True)
+    try:
+        assert tk.stdout is not None
+        first = tk.stdout.readline()
+        tk.stdout.close()                      # as `| head -1` does
+        _, err = tk.communicate(timeout=30)
+    finally:
+        tk.kill()
+        tk.wait()
+        try:
+            os.killpg(tk.pid, signal.SIGKILL)  # the command, if it goes on untraced
+        except ProcessLookupError:
+            pass
+    assert b"execve" in first
+    assert tk.returncode == 128 + signal.SIGPIPE, err
+    assert err == b"", err

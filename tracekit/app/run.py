@@ -418,6 +418,7 @@ def end_status(result: Any, *, closed_by_reader: bool, returncode: int | None,
         # The reader of our output went away (`| head`): stop here without
         # waiting for the command, which goes on untraced; status as SIGPIPE's.
         status = 128 + signal.SIGPIPE
+        losses = losses.reader_left()
     elif result.downstream_closed:
         # A stage stopped reading (e.g. one that wanted only the first events):
         # tracing ends; the command goes on untraced.

@@ -696,7 +696,10 @@ async def _run(a: StraceArgs, signals: Any) -> int:
             if os.path.exists(f"/proc/{pid}"):
                 _say(f"Process {pid} detached")
     if trace.final_losses is not None:      # everything lost or skipped, a line each
-        for line in trace.final_losses.lines():
+        losses = trace.final_losses
+        if getattr(sink, "closed_by_reader", False):
+            losses = losses.reader_left()
+        for line in losses.lines():
             print(f"tracekit: {line}", file=sys.stderr)
     if split is not None and split.failed:
         n, k = split.unwritten_lines, len(split.failed)
