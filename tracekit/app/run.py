@@ -23,6 +23,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,7 @@ log = logging.getLogger("tracekit.run")
 
 
 _ENDING = (signal.SIGINT, signal.SIGQUIT, signal.SIGTERM, signal.SIGHUP)
+_SAME_SIGNAL_S = 0.2  # the first signal again this soon is that one sent twice (_Signals)
 _FORCE_EXIT_S = 1.0   # after a second signal, how long the loop has to end by itself
 # si_code of a signal the kernel sent itself, such as a terminal's (n_tty's ^C, a hangup)
 # (include/uapi/asm-generic/siginfo.h; SI_USER is 0, SI_QUEUE -1, SI_TKILL -6)
@@ -74,7 +76,10 @@ class _Signals:
     - The first ending signal goes to the trace (:meth:`LiveTrace.interrupt`); the
       second aborts it and, should the loop not get to it, ends the process
       ``_FORCE_EXIT_S`` later (every kernel object is fd-owned: nothing is left
-      behind).
+      behind). The first signal again within ``_SAME_SIGNAL_S`` is that one sent twice,
+      not a second: ``timeout(1)`` sends its signal to its child (tracekit) and then to
+      its own process group (tracekit again), microseconds apart. It is sent on to the
+      command all the same, as the command would have had both without tracekit.
 
     Attributes:
       inherited: the dispositions and mask tracekit was started with.
@@ -86,6 +91,7 @@ class _Signals:
         skip = self.inherited.ignored | self.inherited.blocked
         self.watched = frozenset(s for s in (*_ENDING, signal.SIGTSTP) if s not in skip)
         self.first: int | None = None
+        self._first_at = 0.0                # time.monotonic() when the first came
         self.seen = 0
         self._trace: Any = None
         self._lock = threading.Lock()
@@ -145,15 +151,21 @@ class _Signals:
     def _on_signal(self, sig: int, code: int) -> None:
         if sig == signal.SIGCONT:
             return
+        now = time.monotonic()
         with self._lock:
             trace = self._trace
-            if sig != signal.SIGTSTP:
+            again = sig == self.first and now - self._first_at < _SAME_SIGNAL_S
+            if sig != signal.SIGTSTP and not again:
                 self.seen += 1
                 if self.first is None:
-                    self.first = sig
+                    self.first, self._first_at = sig, now
         forward, group = _should_forward(trace, code)
         if sig == signal.SIGTSTP:
             self._suspend(trace, forward, group)
+            return
+        if again:                           # the first signal sent twice
+            if forward and trace is not None:
+                trace.forward(sig, group=group)
             return
         if self.seen > 1:
             timer = threading.Timer(_FORCE_EXIT_S, os._exit, (128 + sig,))
