@@ -218,7 +218,7 @@ TABLES: dict[str, Table] = {
                     r"SEM_(STAT|INFO|STAT_ANY)", frozenset(), ()),
     "MSGCTL_CMDS": ("values", ("linux/ipc.h", "linux/msg.h"),
                     r"IPC_(RMID|SET|STAT|INFO)|MSG_(STAT|INFO|STAT_ANY)", frozenset(), ()),
-    "IPC_CONSTS": ("values", ("linux/ipc.h",), r"IPC_64", frozenset(), ()),
+    "IPC_CONSTS": ("values", ("linux/ipc.h",), r"IPC_(64|PRIVATE)", frozenset(), ()),
     # C enum constants, not macros: their enum's tag in ENUM_TAGS, or named in
     # ENUM_CONSTANTS (an enum without a tag)
     "BPF_CMDS": ("values", ("linux/bpf.h",), r"BPF_[A-Z_]+", frozenset(), ()),

@@ -80,7 +80,7 @@ openat: dirfd path oflags omode -> fd
 openat2: dirfd path p u -> fd
 creat: path mode -> fd
 close: fd
-close_range: u u x
+close_range: u u closerangeflags
 stat: path stat
 lstat: path stat
 fstat: fd stat
@@ -104,7 +104,7 @@ munmap: p u
 brk: p -> x
 madvise: p u madv
 mremap: mremap -> x
-msync: p u d
+msync: p u msyncflags
 mlock: p u
 munlock: p u
 rt_sigaction: sig sigaction_in sigaction_out u
@@ -239,14 +239,14 @@ ftruncate: fd ld
 truncate: path ld
 fsync: fd
 fdatasync: fd
-flock: fd d
+flock: fd lockop
 sendfile: fd fd off_inout u
 copy_file_range: fd off_in fd off_in u x32
-splice: fd off_in fd off_in u x32
+splice: fd off_in fd off_in u spliceflags
 epoll_create1: epollflags -> fd
 epoll_create: d -> fd
 chroot: path
-umount2: path d
+umount2: path umountflags
 setuid: d
 setgid: d
 setpgid: d d
@@ -287,6 +287,10 @@ sched_setscheduler: d schedpolicy int_in
 sched_setparam: d int_in
 sched_getparam: d int_out
 setgroups: d gids_in
+mount: path path mounttype mountflags mountdata
+ioprio_get: ioprio_who d -> ioprio
+sched_getscheduler: d -> schedpolicy
+shmat: d p shmatflags -> x
 """
 
 

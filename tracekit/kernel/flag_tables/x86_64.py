@@ -1040,6 +1040,7 @@ MSGCTL_CMDS: dict[int, str] = {
 }
 
 IPC_CONSTS: dict[int, str] = {
+    0: 'IPC_PRIVATE',
     256: 'IPC_64',
 }
 
