@@ -218,7 +218,7 @@ TABLES: dict[str, Table] = {
                     r"SEM_(STAT|INFO|STAT_ANY)", frozenset(), ()),
     "MSGCTL_CMDS": ("values", ("linux/ipc.h", "linux/msg.h"),
                     r"IPC_(RMID|SET|STAT|INFO)|MSG_(STAT|INFO|STAT_ANY)", frozenset(), ()),
-    "IPC_CONSTS": ("values", ("linux/ipc.h",), r"IPC_64", frozenset(), ()),
+    "IPC_CONSTS": ("values", ("linux/ipc.h",), r"IPC_(64|PRIVATE)", frozenset(), ()),
     # C enum constants, not macros: their enum's tag in ENUM_TAGS, or named in
     # ENUM_CONSTANTS (an enum without a tag)
     "BPF_CMDS": ("values", ("linux/bpf.h",), r"BPF_[A-Z_]+", frozenset(), ()),
@@ -352,6 +352,88 @@ TABLES: dict[str, Table] = {
     # ptrace's PTRACE_SETOPTIONS / PTRACE_SEIZE options
     "PTRACE_OPTIONS": ("bits", ("linux/ptrace.h",), r"PTRACE_O_[A-Z_]+",
                        frozenset({"PTRACE_O_MASK"}), ()),
+    # flag words and constants of calls that only their prototypes describe, each in
+    # strace 6.1's order (checked live with every bit set; numeric where not listed)
+    "LOCK_OPS": ("bits", _FCNTL, r"LOCK_(SH|EX|NB|UN|MAND|READ|WRITE|RW)", frozenset(),
+                 ("LOCK_SH", "LOCK_EX", "LOCK_NB", "LOCK_UN", "LOCK_MAND", "LOCK_RW",
+                  "LOCK_READ", "LOCK_WRITE")),
+    # inotify_add_watch's mask: single events only (strace names 0xfff bit by bit)
+    "INOTIFY_MASK": ("bits", ("linux/inotify.h",), r"IN_[A-Z_]+",
+                     frozenset({"IN_CLOSE", "IN_MOVE", "IN_ALL_EVENTS", "IN_CLOEXEC",
+                                "IN_NONBLOCK"}), ()),
+    # mount(2): the bits, and the old magic number of the high half (MS_MGC_VAL)
+    "MOUNT_FLAGS": ("bits", ("linux/mount.h",), r"MS_[A-Z_]+",
+                    frozenset({"MS_RMT_MASK", "MS_MGC_VAL", "MS_MGC_MSK", "MS_VERBOSE"}), ()),
+    "MOUNT_CONSTS": ("values", ("linux/mount.h",), r"MS_MGC_(VAL|MSK)", frozenset(), ()),
+    "UMOUNT_FLAGS": ("bits", ("sys/mount.h",), r"MNT_(FORCE|DETACH|EXPIRE)|UMOUNT_NOFOLLOW",
+                     frozenset(), ()),
+    # fanotify_init: the class is a field of FAN_ALL_CLASS_BITS, then the flags;
+    # fanotify_mark: its flags, the event mask (64 bits) and FAN_NOFD for a dirfd of -1
+    "FAN_CLASSES": ("values", ("linux/fanotify.h",), r"FAN_CLASS_(NOTIF|CONTENT|PRE_CONTENT)",
+                    frozenset(), ()),
+    "FAN_INIT_FLAGS": ("bits", ("linux/fanotify.h",),
+                       r"FAN_(CLOEXEC|NONBLOCK|UNLIMITED_QUEUE|UNLIMITED_MARKS|ENABLE_AUDIT|"
+                       r"REPORT_[A-Z_]+)",
+                       frozenset({"FAN_REPORT_DFID_NAME", "FAN_REPORT_DFID_NAME_TARGET"}), ()),
+    "FAN_MARK_FLAGS": ("bits", ("linux/fanotify.h",), r"FAN_MARK_[A-Z_]+",
+                       frozenset({"FAN_MARK_IGNORE_SURV", "FAN_MARK_TYPE_MASK"}), ()),
+    "FAN_EVENTS": ("bits", ("linux/fanotify.h",),
+                   r"FAN_(ACCESS|MODIFY|ATTRIB|CLOSE_WRITE|CLOSE_NOWRITE|OPEN|MOVED_FROM|"
+                   r"MOVED_TO|CREATE|DELETE|DELETE_SELF|MOVE_SELF|OPEN_EXEC|Q_OVERFLOW|FS_ERROR|"
+                   r"OPEN_PERM|ACCESS_PERM|OPEN_EXEC_PERM|DIR_MODIFY|ONDIR|EVENT_ON_CHILD|"
+                   r"RENAME)", frozenset(),
+                   ("FAN_ACCESS", "FAN_MODIFY", "FAN_ATTRIB", "FAN_CLOSE_WRITE",
+                    "FAN_CLOSE_NOWRITE", "FAN_OPEN", "FAN_MOVED_FROM", "FAN_MOVED_TO",
+                    "FAN_CREATE", "FAN_DELETE", "FAN_DELETE_SELF", "FAN_MOVE_SELF",
+                    "FAN_OPEN_EXEC", "FAN_Q_OVERFLOW", "FAN_FS_ERROR", "FAN_OPEN_PERM",
+                    "FAN_ACCESS_PERM", "FAN_OPEN_EXEC_PERM", "FAN_DIR_MODIFY", "FAN_ONDIR",
+                    "FAN_EVENT_ON_CHILD", "FAN_RENAME")),
+    "FAN_CONSTS": ("values", ("linux/fanotify.h",), r"FAN_(NOFD|ALL_CLASS_BITS)", frozenset(),
+                   ()),
+    "FALLOC_FLAGS": ("bits", ("linux/falloc.h",), r"FALLOC_FL_[A-Z_]+", frozenset(), ()),
+    "MLOCK_FLAGS": ("bits", _MMAN, r"MLOCK_ONFAULT", frozenset(), ()),
+    "CLOSE_RANGE_FLAGS": ("bits", ("linux/close_range.h",), r"CLOSE_RANGE_[A-Z]+", frozenset(),
+                          ()),
+    "PIDFD_FLAGS": ("bits", ("linux/pidfd.h",), r"PIDFD_NONBLOCK", frozenset(), ()),
+    "SYNC_FILE_RANGE_FLAGS": ("bits", ("linux/fs.h",),
+                              r"SYNC_FILE_RANGE_(WAIT_BEFORE|WRITE|WAIT_AFTER)", frozenset(), ()),
+    # ioprio_set's priority and ioprio_get's return: IOPRIO_PRIO_VALUE(class, data)
+    "IOPRIO_CLASSES": ("values", ("linux/ioprio.h",), r"IOPRIO_CLASS_(NONE|RT|BE|IDLE)",
+                       frozenset(), ()),
+    "IOPRIO_CONSTS": ("values", ("linux/ioprio.h",), r"IOPRIO_(CLASS_SHIFT|PRIO_MASK)",
+                      frozenset(), ()),
+    # mbind/set_mempolicy's mode (a policy and its mode flags), mbind's and get_mempolicy's
+    # flags
+    "MPOL_MODES": ("values", ("linux/mempolicy.h",),
+                   r"MPOL_(DEFAULT|PREFERRED|BIND|INTERLEAVE|LOCAL|PREFERRED_MANY)",
+                   frozenset(), ()),
+    "MPOL_MODE_FLAGS": ("bits", ("linux/mempolicy.h",),
+                        r"MPOL_F_(STATIC_NODES|RELATIVE_NODES|NUMA_BALANCING)", frozenset(),
+                        ("MPOL_F_STATIC_NODES", "MPOL_F_RELATIVE_NODES",
+                         "MPOL_F_NUMA_BALANCING")),
+    "MBIND_FLAGS": ("bits", ("linux/mempolicy.h",), r"MPOL_MF_(STRICT|MOVE|MOVE_ALL)",
+                    frozenset(), ()),
+    "GET_MEMPOLICY_FLAGS": ("bits", ("linux/mempolicy.h",), r"MPOL_F_(NODE|ADDR|MEMS_ALLOWED)",
+                            frozenset(), ()),
+    "NAME_TO_HANDLE_FLAGS": ("bits", _LFCNTL, r"AT_(SYMLINK_FOLLOW|EMPTY_PATH)", frozenset(),
+                             ()),
+    # swapon: the flags, then the priority of SWAP_FLAG_PRIO_MASK in decimal
+    "SWAP_FLAGS": ("bits", ("sys/swap.h",), r"SWAP_FLAG_(PREFER|DISCARD|DISCARD_ONCE|"
+                   r"DISCARD_PAGES)", frozenset(), ()),
+    "SWAP_CONSTS": ("values", ("sys/swap.h",), r"SWAP_FLAG_PRIO_MASK", frozenset(), ()),
+    # System V IPC: the get calls' flags (then the mode in octal), shmget's own flags and
+    # huge page size field, shmat's, msgsnd/msgrcv's
+    "IPC_GET_FLAGS": ("bits", ("linux/ipc.h",), r"IPC_(CREAT|EXCL|NOWAIT)", frozenset(), ()),
+    "SHMGET_FLAGS": ("bits", ("linux/ipc.h", "linux/shm.h"),
+                     r"IPC_(CREAT|EXCL)|SHM_(HUGETLB|NORESERVE)", frozenset(), ()),
+    "SHM_CONSTS": ("values", ("linux/shm.h",), r"SHM_HUGE_(SHIFT|MASK)", frozenset(), ()),
+    "SHMAT_FLAGS": ("bits", ("linux/shm.h",), r"SHM_(RDONLY|RND|REMAP|EXEC)", frozenset(), ()),
+    "IPC_MSG_FLAGS": ("bits", ("linux/ipc.h", "linux/msg.h"),
+                      r"MSG_(NOERROR|EXCEPT|COPY)|IPC_NOWAIT", frozenset(),
+                      ("MSG_NOERROR", "MSG_EXCEPT", "MSG_COPY", "IPC_NOWAIT")),
+    "MSYNC_FLAGS": ("bits", _MMAN, r"MS_(SYNC|ASYNC|INVALIDATE)", frozenset(),
+                    ("MS_SYNC", "MS_ASYNC", "MS_INVALIDATE")),
+    "SPLICE_FLAGS": ("bits", ("fcntl.h",), r"SPLICE_F_[A-Z]+", frozenset(), ()),
     # requests of other drivers that share a value with one of IOCTLS: strace prints
     # both names (``SNDCTL_TMR_START or TCSETS``, ``BTRFS_IOC_CLONE or FICLONE``)
     "IOCTL_ALIASES": ("values", ("linux/soundcard.h", "linux/btrfs.h"),
@@ -361,6 +443,10 @@ TABLES: dict[str, Table] = {
 # Names of C enum constants (``-E -dM`` lists only macros), per table, from the headers
 # named in TABLES; a name a header lacks is dropped by the compiler.
 ENUM_CONSTANTS: dict[str, tuple[str, ...]] = {
+    "IOPRIO_CLASSES": ("IOPRIO_CLASS_NONE", "IOPRIO_CLASS_RT", "IOPRIO_CLASS_BE",
+                       "IOPRIO_CLASS_IDLE"),
+    "MPOL_MODES": ("MPOL_DEFAULT", "MPOL_PREFERRED", "MPOL_BIND", "MPOL_INTERLEAVE",
+                   "MPOL_LOCAL", "MPOL_PREFERRED_MANY"),
     "IOPRIO_WHO": ("IOPRIO_WHO_PROCESS", "IOPRIO_WHO_PGRP", "IOPRIO_WHO_USER"),
     "PERSONALITY_TYPES": ("PER_LINUX", "PER_LINUX_32BIT", "PER_LINUX_FDPIC", "PER_SVR4",
                           "PER_SVR3", "PER_SCOSVR3", "PER_OSR5", "PER_WYSEV386", "PER_ISCR4",
@@ -388,6 +474,13 @@ INTERNAL_TABLES: dict[str, dict[int, str]] = {
                    6: "LOGLEVEL_INFO", 7: "LOGLEVEL_DEBUG"},
     # include/linux/sched/coredump.h: prctl PR_SET_DUMPABLE / PR_GET_DUMPABLE values
     "SUID_DUMP": {0: "SUID_DUMP_DISABLE", 1: "SUID_DUMP_USER", 2: "SUID_DUMP_ROOT"},
+}
+# Bits strace 6.1 names that no installed header defines, merged into their "bits" table:
+# include/linux/swap.h's (kernel-internal) discard policies, and FAN_DIR_MODIFY, which
+# Linux 5.7 removed from the uapi header and strace still names.
+INTERNAL_BITS: dict[str, dict[str, int]] = {
+    "SWAP_FLAGS": {"SWAP_FLAG_DISCARD_ONCE": 0x20000, "SWAP_FLAG_DISCARD_PAGES": 0x40000},
+    "FAN_EVENTS": {"FAN_DIR_MODIFY": 0x00080000},
 }
 ENUM_TAGS: dict[str, str] = {
     "KCMP_TYPES": "kcmp_type", "MEMBARRIER_CMDS": "membarrier_cmd", "BPF_CMDS": "bpf_cmd",
@@ -513,6 +606,8 @@ def build(arch: str, cc: str, tmp: Path) -> dict[str, object]:
             names = [n for n in names if n == "PR_MCE_KILL_GET"
                      or not any(n.startswith(o + "_") for o in names)]
         values = evaluate(cc, includes, names, tmp)
+        for n, v in INTERNAL_BITS.get(tname, {}).items():
+            values.setdefault(n, v)
         if kind == "values":
             by_value: dict[int, str] = {}
             for n, v in sorted(values.items()):
@@ -523,6 +618,8 @@ def build(arch: str, cc: str, tmp: Path) -> dict[str, object]:
         else:
             seen: dict[int, str] = {}
             for n, v in sorted(values.items()):
+                if -(1 << 31) <= v < 0:     # a bit of an int: (1<<31) is MS_NOUSER's
+                    v &= 0xFFFFFFFF
                 if v and (v not in seen or _better(n, seen[v])):
                     seen[v] = n
             pairs = [(v, n) for v, n in seen.items()]

@@ -83,7 +83,7 @@ def test_unlisted_call_prints_by_c_type(dec: SyscallDecoder) -> None:
 
 def test_listed_call_narrowed_on_32_bit_types(dec: SyscallDecoder) -> None:
     d = dec.decode(sc("close_range", (HI | 1000, HI | 1001, HI | 4)))
-    assert d.args == ("1000", "1001", "0x4")
+    assert d.args == ("1000", "1001", "CLOSE_RANGE_CLOEXEC")
 
 
 def test_without_tracefs_unlisted_calls_print_by_the_shipped_types(

@@ -134,9 +134,14 @@ def test_time_setters_read_their_times_at_entry() -> None:
 
 
 def test_three_full_strings_fit_the_record_budget() -> None:
-    mount = _args([("char *", "dev_name"), ("char *", "dir_name"), ("char *", "type"),
+    # a call of three full strings (no override): all three start within the budget
+    three = _args([("char *", "dev_name"), ("char *", "dir_name"), ("char *", "type"),
                    ("unsigned long", "flags"), ("void *", "data")])
-    assert [s.arg for s in specs_for("mount", mount).specs] == [0, 1, 2]
+    assert [s.arg for s in specs_for("no_such_call", three).specs] == [0, 1, 2]
+    # mount: its paths whole, its type and data as strace's printstr cuts them
+    got = specs_for("mount", three).specs
+    assert [(s.arg, s.kind, s.cap) for s in got] == [
+        (0, CAP_STR, STR_CAP), (1, CAP_STR, STR_CAP), (2, CAP_STR, BUF_CAP), (4, CAP_STR, BUF_CAP)]
 
 
 def test_pack_layout() -> None:

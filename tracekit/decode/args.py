@@ -30,7 +30,15 @@ from tracekit._events import (
     FdState,
     Syscall,
 )
-from tracekit.decode import flags as F, ops, structs_fs, structs_io, structs_net, structs_proc as SP
+from tracekit.decode import (
+    flags as F,
+    flagwords,
+    ops,
+    structs_fs,
+    structs_io,
+    structs_net,
+    structs_proc as SP,
+)
 from tracekit.decode.argspec import ARGSPEC
 from tracekit.decode.argtypes import kind_of, narrowed
 from tracekit.decode.captures import capture, capture_out, decoded_in, decoded_out
@@ -79,7 +87,8 @@ class _ArchConsts:
         self.clone = {n: v for v, n in T.CLONE_FLAGS}
         self.clone_tls_first = arch != "x86_64"     # see _clone
         self.kinds = _kinds(f)
-        self.ret_kinds = {**structs_io.ret_kinds(f), **ops.ret_kinds(f)}
+        self.ret_kinds = {**structs_io.ret_kinds(f), **ops.ret_kinds(f),
+                          **flagwords.ret_kinds(f)}
 
 
 @functools.cache
@@ -437,7 +446,7 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         "ioprio_who": _xval(T.IOPRIO_WHO, "IOPRIO_WHO_???"),
         "kcmptype": _xval(T.KCMP_TYPES, "KCMP_???"),
         "membarriercmd": _xval(T.MEMBARRIER_CMDS, "MEMBARRIER_CMD_???"),
-        "mclflags": _flags32(F.FlagSet(T.MCL_FLAGS)),
+        "mclflags": _flags32(F.FlagSet(T.MCL_FLAGS, unknown="MCL_???")),
         "bpfcmd": _xval(T.BPF_CMDS, "BPF_???"),
         "landlockrule": _xval(T.LANDLOCK_RULES, "LANDLOCK_RULE_???"),
         "shmctlcmd": _ipccmd(T.SHMCTL_CMDS, "SHM_???", ipc_64),
@@ -469,6 +478,8 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         **structs_io.kinds(f), **structs_net.kinds(f),
         # calls whose arguments follow their operation (tracekit.decode.ops)
         **ops.kinds(f),
+        # flag words of the calls only their prototypes describe (tracekit.decode.flagwords)
+        **flagwords.kinds(f, k_str, k_dirfd),
     }
 
 

@@ -32,6 +32,12 @@ undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit.decode.a
 ``oflags`` ``omode``  open flags; the mode, printed only with O_CREAT or O_TMPFILE
 ``mode`` ``fmode``    mode_t octal (``0644``); with file type (``S_IFREG|0644``)
 others                a table of ``tracekit.decode.flags`` (see ``tracekit.decode.args.kinds_for``)
+``lockop`` ...         flag words of the calls their prototypes describe
+                      (tracekit.decode.flagwords): ``lockop``, ``inmask``, ``mountflags``
+                      (``mounttype``/``mountdata``: strings unless the flags say not),
+                      ``umountflags``, ``faninitflags``, ``fanmarkflags``, ``fanevents``,
+                      ``fandirfd``, ``ioprio``, ``mpolmode``, ``swapflags``, ``ipckey``,
+                      ``ipcgetflags``, ``shmgetflags``, ``spliceflags``...
 ``ioctlreq`` ...       I/O structs (tracekit.decode.structs_io): ``ioctlreq``,
                       ``ioctlarg`` (by request; none for FIOCLEX), ``pollfds``,
                       ``fdset``, ``timeout_ts``/``timeout_tv``, ``sigmask`` (size:
@@ -52,7 +58,9 @@ Return kinds: ``d`` (decimal, the default), ``fd`` (decimal, and a new fd for th
 cache), ``x`` (hex: addresses, mmap/brk), ``mode`` (umask: octal), ``fcntl`` (flags of
 F_GETFD/F_GETFL as ``0x1 (flags FD_CLOEXEC)``, the new fd of F_DUPFD, ``10 (SIGUSR1)``
 of F_GETSIG, ``0x2 (F_UNLCK)`` of F_GETLEASE), ``prctl`` (``1 (SUID_DUMP_USER)``),
-``membarrier`` (the commands of MEMBARRIER_CMD_QUERY), ``personality``
+``membarrier`` (the commands of MEMBARRIER_CMD_QUERY), ``ioprio``
+(``16388 (IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4))``), ``schedpolicy`` (``0 (SCHED_OTHER)``),
+``personality``
 (``0x8 (PER_LINUX32)``), ``poll``/``ppoll``
 (``2 ([{fd=3, revents=POLLIN}], left {...})``), ``select``/``pselect``
 (``1 (in [3], left {...})``); ``0 (Timeout)``.
@@ -80,7 +88,7 @@ openat: dirfd path oflags omode -> fd
 openat2: dirfd path p u -> fd
 creat: path mode -> fd
 close: fd
-close_range: u u x
+close_range: u u closerangeflags
 stat: path stat
 lstat: path stat
 fstat: fd stat
@@ -104,7 +112,7 @@ munmap: p u
 brk: p -> x
 madvise: p u madv
 mremap: mremap -> x
-msync: p u d
+msync: p u msyncflags
 mlock: p u
 munlock: p u
 rt_sigaction: sig sigaction_in sigaction_out u
@@ -239,14 +247,14 @@ ftruncate: fd ld
 truncate: path ld
 fsync: fd
 fdatasync: fd
-flock: fd d
+flock: fd lockop
 sendfile: fd fd off_inout u
 copy_file_range: fd off_in fd off_in u x32
-splice: fd off_in fd off_in u x32
+splice: fd off_in fd off_in u spliceflags
 epoll_create1: epollflags -> fd
 epoll_create: d -> fd
 chroot: path
-umount2: path d
+umount2: path umountflags
 setuid: d
 setgid: d
 setpgid: d d
@@ -287,6 +295,10 @@ sched_setscheduler: d schedpolicy int_in
 sched_setparam: d int_in
 sched_getparam: d int_out
 setgroups: d gids_in
+mount: path path mounttype mountflags mountdata
+ioprio_get: ioprio_who d -> ioprio
+sched_getscheduler: d -> schedpolicy
+shmat: d p shmatflags -> x
 """
 
 

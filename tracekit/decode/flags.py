@@ -39,16 +39,20 @@ class FlagSet:
       fields: ``((mask, {value: name}), ...)`` printed first; a field value with no name
         is printed in hex.
       zero: what a word of 0 prints as when no field names it (strace: ``0``).
+      unknown: strace's default text of the word (``"LOCK_???"``): a word in which no bit
+        has a name prints as ``0x100 /* LOCK_??? */`` (printflags with a default); None:
+        as ``0x100``.
     """
 
-    __slots__ = ("bits", "fields", "zero", "_cache")
+    __slots__ = ("bits", "fields", "zero", "unknown", "_cache")
 
     def __init__(self, bits: tuple[tuple[int, str], ...],
                  fields: tuple[tuple[int, Mapping[int, str]], ...] = (),
-                 zero: str = "0") -> None:
+                 zero: str = "0", unknown: str | None = None) -> None:
         self.bits = bits
         self.fields = fields
         self.zero = zero
+        self.unknown = unknown
         self._cache: dict[int, str] = {}
 
     def __call__(self, value: int) -> str:
@@ -71,6 +75,8 @@ class FlagSet:
                 parts.append(name)
                 v &= ~bit
         if v:
+            if not parts and self.unknown is not None:
+                return f"{hex(v)} /* {self.unknown} */"
             parts.append(hex(v))
         return "|".join(parts) or self.zero
 
@@ -151,7 +157,7 @@ class ArchFlags:
         self.madvise_advice: dict[int, str] = T.MADV_ADVICE
         self.access_bits = FlagSet(T.ACCESS_MODES)
         self.wait_options = FlagSet(T.WAIT_OPTIONS)
-        self.grnd_flags = FlagSet(T.GRND_FLAGS)
+        self.grnd_flags = FlagSet(T.GRND_FLAGS, unknown="GRND_???")
         self.rename_flags = FlagSet(T.RENAME_FLAGS)
         self.mremap_flags = FlagSet(T.MREMAP_FLAGS)
         self.fd_flags = FlagSet(T.FD_FLAGS)

@@ -680,7 +680,7 @@ def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int],
     efd = F.FlagSet(T.EFD_FLAGS)
     sfd = F.FlagSet(T.SFD_FLAGS)
     in_init = F.FlagSet(T.IN_INIT_FLAGS)
-    unshare = F.FlagSet(T.UNSHARE_FLAGS)
+    unshare = F.FlagSet(T.UNSHARE_FLAGS, unknown="CLONE_???")
     setns = F.FlagSet(T.SETNS_TYPES)
     mfd = _mfd_flags(fl)
     return {

@@ -300,6 +300,11 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "execveat": (_str("filename"), _argv("argv"), _fixed("envp", ENVP_BIG),
                  _fixed("envp", ENVP_SMALL), _envp_count()),
     "write": (_buf("buf", "count"),),
+    # mount's paths whole, its type and data as strace's printstr shows them (cut at the
+    # string limit: BUF_CAP bytes tell a long one), so four strings fit a record
+    "mount": (_str("dev_name"), _str("dir_name"), _Override("type", CAP_STR, None, BUF_CAP),
+              _Override("data", CAP_STR, None, BUF_CAP)),
+    "umount": (_str("name"),),
     "pwrite64": (_buf("buf", "count"),),
     "read": (_buf("buf", "ret", at_exit=True),),                 # filled by the call
     "pread64": (_buf("buf", "ret", at_exit=True),),

@@ -1018,6 +1018,7 @@ MSGCTL_CMDS: dict[int, str] = {
 }
 
 IPC_CONSTS: dict[int, str] = {
+    0: 'IPC_PRIVATE',
     256: 'IPC_64',
 }
 
@@ -1726,6 +1727,281 @@ PTRACE_OPTIONS: tuple[tuple[int, str], ...] = (
     (0x80, 'PTRACE_O_TRACESECCOMP'),
     (0x100000, 'PTRACE_O_EXITKILL'),
     (0x200000, 'PTRACE_O_SUSPEND_SECCOMP'),
+)
+
+LOCK_OPS: tuple[tuple[int, str], ...] = (
+    (0x1, 'LOCK_SH'),
+    (0x2, 'LOCK_EX'),
+    (0x4, 'LOCK_NB'),
+    (0x8, 'LOCK_UN'),
+    (0x20, 'LOCK_MAND'),
+    (0xc0, 'LOCK_RW'),
+    (0x40, 'LOCK_READ'),
+    (0x80, 'LOCK_WRITE'),
+)
+
+INOTIFY_MASK: tuple[tuple[int, str], ...] = (
+    (0x1, 'IN_ACCESS'),
+    (0x2, 'IN_MODIFY'),
+    (0x4, 'IN_ATTRIB'),
+    (0x8, 'IN_CLOSE_WRITE'),
+    (0x10, 'IN_CLOSE_NOWRITE'),
+    (0x20, 'IN_OPEN'),
+    (0x40, 'IN_MOVED_FROM'),
+    (0x80, 'IN_MOVED_TO'),
+    (0x100, 'IN_CREATE'),
+    (0x200, 'IN_DELETE'),
+    (0x400, 'IN_DELETE_SELF'),
+    (0x800, 'IN_MOVE_SELF'),
+    (0x2000, 'IN_UNMOUNT'),
+    (0x4000, 'IN_Q_OVERFLOW'),
+    (0x8000, 'IN_IGNORED'),
+    (0x1000000, 'IN_ONLYDIR'),
+    (0x2000000, 'IN_DONT_FOLLOW'),
+    (0x4000000, 'IN_EXCL_UNLINK'),
+    (0x10000000, 'IN_MASK_CREATE'),
+    (0x20000000, 'IN_MASK_ADD'),
+    (0x40000000, 'IN_ISDIR'),
+    (0x80000000, 'IN_ONESHOT'),
+)
+
+MOUNT_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'MS_RDONLY'),
+    (0x2, 'MS_NOSUID'),
+    (0x4, 'MS_NODEV'),
+    (0x8, 'MS_NOEXEC'),
+    (0x10, 'MS_SYNCHRONOUS'),
+    (0x20, 'MS_REMOUNT'),
+    (0x40, 'MS_MANDLOCK'),
+    (0x80, 'MS_DIRSYNC'),
+    (0x100, 'MS_NOSYMFOLLOW'),
+    (0x400, 'MS_NOATIME'),
+    (0x800, 'MS_NODIRATIME'),
+    (0x1000, 'MS_BIND'),
+    (0x2000, 'MS_MOVE'),
+    (0x4000, 'MS_REC'),
+    (0x8000, 'MS_SILENT'),
+    (0x10000, 'MS_POSIXACL'),
+    (0x20000, 'MS_UNBINDABLE'),
+    (0x40000, 'MS_PRIVATE'),
+    (0x80000, 'MS_SLAVE'),
+    (0x100000, 'MS_SHARED'),
+    (0x200000, 'MS_RELATIME'),
+    (0x400000, 'MS_KERNMOUNT'),
+    (0x800000, 'MS_I_VERSION'),
+    (0x1000000, 'MS_STRICTATIME'),
+    (0x2000000, 'MS_LAZYTIME'),
+    (0x4000000, 'MS_SUBMOUNT'),
+    (0x8000000, 'MS_NOREMOTELOCK'),
+    (0x10000000, 'MS_NOSEC'),
+    (0x20000000, 'MS_BORN'),
+    (0x40000000, 'MS_ACTIVE'),
+    (0x80000000, 'MS_NOUSER'),
+)
+
+MOUNT_CONSTS: dict[int, str] = {
+    3236757504: 'MS_MGC_VAL',
+    4294901760: 'MS_MGC_MSK',
+}
+
+UMOUNT_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'MNT_FORCE'),
+    (0x2, 'MNT_DETACH'),
+    (0x4, 'MNT_EXPIRE'),
+    (0x8, 'UMOUNT_NOFOLLOW'),
+)
+
+FAN_CLASSES: dict[int, str] = {
+    0: 'FAN_CLASS_NOTIF',
+    4: 'FAN_CLASS_CONTENT',
+    8: 'FAN_CLASS_PRE_CONTENT',
+}
+
+FAN_INIT_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'FAN_CLOEXEC'),
+    (0x2, 'FAN_NONBLOCK'),
+    (0x10, 'FAN_UNLIMITED_QUEUE'),
+    (0x20, 'FAN_UNLIMITED_MARKS'),
+    (0x40, 'FAN_ENABLE_AUDIT'),
+    (0x80, 'FAN_REPORT_PIDFD'),
+    (0x100, 'FAN_REPORT_TID'),
+    (0x200, 'FAN_REPORT_FID'),
+    (0x400, 'FAN_REPORT_DIR_FID'),
+    (0x800, 'FAN_REPORT_NAME'),
+    (0x1000, 'FAN_REPORT_TARGET_FID'),
+)
+
+FAN_MARK_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'FAN_MARK_ADD'),
+    (0x2, 'FAN_MARK_REMOVE'),
+    (0x4, 'FAN_MARK_DONT_FOLLOW'),
+    (0x8, 'FAN_MARK_ONLYDIR'),
+    (0x10, 'FAN_MARK_MOUNT'),
+    (0x20, 'FAN_MARK_IGNORED_MASK'),
+    (0x40, 'FAN_MARK_IGNORED_SURV_MODIFY'),
+    (0x80, 'FAN_MARK_FLUSH'),
+    (0x100, 'FAN_MARK_FILESYSTEM'),
+    (0x200, 'FAN_MARK_EVICTABLE'),
+    (0x400, 'FAN_MARK_IGNORE'),
+)
+
+FAN_EVENTS: tuple[tuple[int, str], ...] = (
+    (0x1, 'FAN_ACCESS'),
+    (0x2, 'FAN_MODIFY'),
+    (0x4, 'FAN_ATTRIB'),
+    (0x8, 'FAN_CLOSE_WRITE'),
+    (0x10, 'FAN_CLOSE_NOWRITE'),
+    (0x20, 'FAN_OPEN'),
+    (0x40, 'FAN_MOVED_FROM'),
+    (0x80, 'FAN_MOVED_TO'),
+    (0x100, 'FAN_CREATE'),
+    (0x200, 'FAN_DELETE'),
+    (0x400, 'FAN_DELETE_SELF'),
+    (0x800, 'FAN_MOVE_SELF'),
+    (0x1000, 'FAN_OPEN_EXEC'),
+    (0x4000, 'FAN_Q_OVERFLOW'),
+    (0x8000, 'FAN_FS_ERROR'),
+    (0x10000, 'FAN_OPEN_PERM'),
+    (0x20000, 'FAN_ACCESS_PERM'),
+    (0x40000, 'FAN_OPEN_EXEC_PERM'),
+    (0x80000, 'FAN_DIR_MODIFY'),
+    (0x40000000, 'FAN_ONDIR'),
+    (0x8000000, 'FAN_EVENT_ON_CHILD'),
+    (0x10000000, 'FAN_RENAME'),
+)
+
+FAN_CONSTS: dict[int, str] = {
+    -1: 'FAN_NOFD',
+    12: 'FAN_ALL_CLASS_BITS',
+}
+
+FALLOC_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'FALLOC_FL_KEEP_SIZE'),
+    (0x2, 'FALLOC_FL_PUNCH_HOLE'),
+    (0x4, 'FALLOC_FL_NO_HIDE_STALE'),
+    (0x8, 'FALLOC_FL_COLLAPSE_RANGE'),
+    (0x10, 'FALLOC_FL_ZERO_RANGE'),
+    (0x20, 'FALLOC_FL_INSERT_RANGE'),
+    (0x40, 'FALLOC_FL_UNSHARE_RANGE'),
+)
+
+MLOCK_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'MLOCK_ONFAULT'),
+)
+
+CLOSE_RANGE_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x2, 'CLOSE_RANGE_UNSHARE'),
+    (0x4, 'CLOSE_RANGE_CLOEXEC'),
+)
+
+PIDFD_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x800, 'PIDFD_NONBLOCK'),
+)
+
+SYNC_FILE_RANGE_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'SYNC_FILE_RANGE_WAIT_BEFORE'),
+    (0x2, 'SYNC_FILE_RANGE_WRITE'),
+    (0x4, 'SYNC_FILE_RANGE_WAIT_AFTER'),
+)
+
+IOPRIO_CLASSES: dict[int, str] = {
+    0: 'IOPRIO_CLASS_NONE',
+    1: 'IOPRIO_CLASS_RT',
+    2: 'IOPRIO_CLASS_BE',
+    3: 'IOPRIO_CLASS_IDLE',
+}
+
+IOPRIO_CONSTS: dict[int, str] = {
+    13: 'IOPRIO_CLASS_SHIFT',
+    8191: 'IOPRIO_PRIO_MASK',
+}
+
+MPOL_MODES: dict[int, str] = {
+    0: 'MPOL_DEFAULT',
+    1: 'MPOL_PREFERRED',
+    2: 'MPOL_BIND',
+    3: 'MPOL_INTERLEAVE',
+    4: 'MPOL_LOCAL',
+    5: 'MPOL_PREFERRED_MANY',
+}
+
+MPOL_MODE_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x8000, 'MPOL_F_STATIC_NODES'),
+    (0x4000, 'MPOL_F_RELATIVE_NODES'),
+    (0x2000, 'MPOL_F_NUMA_BALANCING'),
+)
+
+MBIND_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'MPOL_MF_STRICT'),
+    (0x2, 'MPOL_MF_MOVE'),
+    (0x4, 'MPOL_MF_MOVE_ALL'),
+)
+
+GET_MEMPOLICY_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'MPOL_F_NODE'),
+    (0x2, 'MPOL_F_ADDR'),
+    (0x4, 'MPOL_F_MEMS_ALLOWED'),
+)
+
+NAME_TO_HANDLE_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x400, 'AT_SYMLINK_FOLLOW'),
+    (0x1000, 'AT_EMPTY_PATH'),
+)
+
+SWAP_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x8000, 'SWAP_FLAG_PREFER'),
+    (0x10000, 'SWAP_FLAG_DISCARD'),
+    (0x20000, 'SWAP_FLAG_DISCARD_ONCE'),
+    (0x40000, 'SWAP_FLAG_DISCARD_PAGES'),
+)
+
+SWAP_CONSTS: dict[int, str] = {
+    32767: 'SWAP_FLAG_PRIO_MASK',
+}
+
+IPC_GET_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x200, 'IPC_CREAT'),
+    (0x400, 'IPC_EXCL'),
+    (0x800, 'IPC_NOWAIT'),
+)
+
+SHMGET_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x200, 'IPC_CREAT'),
+    (0x400, 'IPC_EXCL'),
+    (0x800, 'SHM_HUGETLB'),
+    (0x1000, 'SHM_NORESERVE'),
+)
+
+SHM_CONSTS: dict[int, str] = {
+    26: 'SHM_HUGE_SHIFT',
+    63: 'SHM_HUGE_MASK',
+}
+
+SHMAT_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1000, 'SHM_RDONLY'),
+    (0x2000, 'SHM_RND'),
+    (0x4000, 'SHM_REMAP'),
+    (0x8000, 'SHM_EXEC'),
+)
+
+IPC_MSG_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1000, 'MSG_NOERROR'),
+    (0x2000, 'MSG_EXCEPT'),
+    (0x4000, 'MSG_COPY'),
+    (0x800, 'IPC_NOWAIT'),
+)
+
+MSYNC_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x4, 'MS_SYNC'),
+    (0x1, 'MS_ASYNC'),
+    (0x2, 'MS_INVALIDATE'),
+)
+
+SPLICE_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'SPLICE_F_MOVE'),
+    (0x2, 'SPLICE_F_NONBLOCK'),
+    (0x4, 'SPLICE_F_MORE'),
+    (0x8, 'SPLICE_F_GIFT'),
 )
 
 IOCTL_ALIASES: dict[int, str] = {

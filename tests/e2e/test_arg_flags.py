@@ -1,0 +1,99 @@
+"""Flag words and named constants strace 6.1 prints by name, against strace on ONE run.
+
+tests/workloads/flag_calls.c makes each call with known bits, garbage in the high half
+of an int's register and unknown bits (flock, inotify_add_watch, mount, umount2,
+fanotify_init/fanotify_mark, fallocate, mlock2/mlockall, close_range, pidfd_open,
+sync_file_range, ioprio_get/ioprio_set, sched_getscheduler, mbind/set_mempolicy/
+get_mempolicy, name_to_handle_at/open_by_handle_at, swapon, shmget/semget/msgget, shmat,
+msgsnd/msgrcv, msync, splice/tee/vmsplice). tracekit traces ``strace -f -o FILE
+flag_calls``, so both see the same calls: every line of the program must be equal.
+"""
+
+from __future__ import annotations
+
+import difflib
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests._run import run_tracekit
+from tests.e2e._strace_lines import parse
+from tests.e2e.test_strace_ops import build
+
+pytestmark = [pytest.mark.kernel,
+              pytest.mark.skipif(shutil.which("strace") is None,
+                                 reason="strace is not installed")]
+
+
+def _lines(text: str) -> dict[int, list[str]]:
+    return {pid: [c.line for c in calls] for pid, calls in parse(text, events=True).items()}
+
+
+def test_flag_words_equal_strace_on_the_same_run(tmp_path: Path) -> None:
+    exe = build(tmp_path, "flag_calls")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    s_out, t_out = tmp_path / "s.txt", tmp_path / "t.txt"
+    r = run_tracekit(["strace", "-f", "-o", str(t_out), "--", "strace", "-f", "-o",
+                      str(s_out), str(exe), str(scratch)], timeout=120)
+    assert r.returncode == 0, r.stderr
+    s_procs, t_procs = _lines(s_out.read_text()), _lines(t_out.read_text())
+    ((pid, s_lines),) = s_procs.items()             # the program alone: no children
+    t_lines = t_procs.get(pid, [])
+    # before its execve the program's process is strace's child
+    t_lines = t_lines[next(i for i, line in enumerate(t_lines) if line.startswith("execve(")):]
+    assert t_lines == s_lines, "\n".join(
+        difflib.unified_diff(s_lines, t_lines, "strace", "tracekit", lineterm="", n=1))
+    text = "\n".join(s_lines)
+    for want in (
+            "flock(3, LOCK_SH|LOCK_NB) = 0", "flock(3, LOCK_EX) = 0",
+            "flock(3, 0x100 /* LOCK_??? */) = -1 EINVAL", "flock(3, LOCK_MAND|LOCK_READ)",
+            "inotify_add_watch(4, \".\", IN_MODIFY|IN_CREATE|IN_ONLYDIR) = 1",
+            "|IN_ONESHOT|0x8ad1000) = -1 EINVAL",
+            "mount(\"none\", \"nonexistent\", \"tmpfs\", MS_RDONLY|MS_NOSUID|MS_NODEV, "
+            "\"size=1k,mode=0700,this-option-is\"...) = -1 ENOENT",
+            "mount(NULL, \"nonexistent\", NULL, MS_REMOUNT|MS_BIND|MS_REC, NULL)",
+            "\"ext4\", MS_MGC_VAL|MS_SILENT, \"ro\")", "\"ext4\", MS_MGC_VAL, NULL)",
+            "MS_MGC_VAL|0x200 /* MS_??? */", "MS_NOATIME|0xdeadbeef00000000, NULL)",
+            "umount2(\"nonexistent\", MNT_FORCE|UMOUNT_NOFOLLOW) = -1 ENOENT",
+            "umount2(\"nonexistent\", 0x10 /* MNT_??? */) = -1 EINVAL",
+            "fanotify_init(FAN_CLASS_NOTIF|FAN_CLOEXEC|FAN_NONBLOCK, O_RDONLY|O_CLOEXEC)",
+            "fanotify_init(0xc /* FAN_CLASS_??? */|FAN_CLOEXEC|",
+            "FAN_CLASS_CONTENT|0x2000 /* FAN_??? */, O_RDWR)",
+            "FAN_MARK_ADD|FAN_MARK_DONT_FOLLOW, FAN_CLOSE_WRITE|FAN_OPEN|FAN_ONDIR|"
+            "FAN_EVENT_ON_CHILD, AT_FDCWD, \"nonexistent\")",
+            "|FAN_RENAME|0xdeadbeef86a02000, FAN_NOFD, \"nonexistent\")",
+            "fallocate(3, FALLOC_FL_KEEP_SIZE|FALLOC_FL_PUNCH_HOLE, 0, 4096) = 0",
+            "fallocate(3, 0x100 /* FALLOC_FL_??? */, 0, 4096)",
+            "mlock2(NULL, 0, MLOCK_ONFAULT) = 0", "mlockall(0x100 /* MCL_??? */)",
+            "close_range(1000, 1001, CLOSE_RANGE_CLOEXEC) = 0",
+            "close_range(1000, 1001, CLOSE_RANGE_UNSHARE|CLOSE_RANGE_CLOEXEC|0xdeadbee9)",
+            ", PIDFD_NONBLOCK) = ", ", PIDFD_NONBLOCK|0xdeadb6ef) = -1 EINVAL",
+            "sync_file_range(3, 0, 0, SYNC_FILE_RANGE_WAIT_BEFORE|SYNC_FILE_RANGE_WRITE) = 0",
+            "ioprio_set(IOPRIO_WHO_PROCESS, 0, IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4)) = 0",
+            "IOPRIO_PRIO_VALUE(0x6f56d /* IOPRIO_CLASS_??? */, 7919)) = -1 EINVAL",
+            "ioprio_get(IOPRIO_WHO_PROCESS, 0) = 16388 (IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4))",
+            "sched_getscheduler(0) = ",
+            "mbind(NULL, 0, MPOL_BIND, NULL, 0, MPOL_MF_STRICT|MPOL_MF_MOVE)",
+            "mbind(NULL, 0, MPOL_PREFERRED|MPOL_F_STATIC_NODES, NULL, 0, 0)",
+            "mbind(NULL, 0, 0x7 /* MPOL_??? */, NULL, 0, 0x8 /* MPOL_??? */)",
+            "set_mempolicy(MPOL_INTERLEAVE|MPOL_F_RELATIVE_NODES, NULL, 0)",
+            "set_mempolicy(MPOL_F_STATIC_NODES|0x6, NULL, 0)",
+            "get_mempolicy(NULL, NULL, 0, NULL, MPOL_F_NODE|MPOL_F_ADDR)",
+            "name_to_handle_at(AT_FDCWD, \"f\", NULL, NULL, AT_SYMLINK_FOLLOW|AT_EMPTY_PATH)",
+            "open_by_handle_at(3, NULL, O_RDONLY|O_PATH)",
+            "swapon(\"nonexistent\", SWAP_FLAG_PREFER|SWAP_FLAG_DISCARD|7)",
+            "swapon(\"nonexistent\", 0) = ", "swapon(\"nonexistent\", SWAP_FLAG_DISCARD_PAGES|0)",
+            "swapon(\"nonexistent\", 0x100000 /* SWAP_FLAG_??? */|5)",
+            "shmget(IPC_PRIVATE, 0, IPC_CREAT|IPC_EXCL|0600) = -1 EINVAL",
+            "shmget(0x7eadbeef, 0, 0x40000|31<<SHM_HUGE_SHIFT|000)",
+            "shmget(0x7eadbeef, 0, 000)", "semget(0x7eadbeef, 1, 0x1000000)",
+            "msgget(0x7eadbeef, IPC_EXCL|0600)",
+            "shmat(-1, NULL, SHM_RDONLY|SHM_RND)",
+            "msgrcv(-1, NULL, 0, 0, MSG_NOERROR|MSG_EXCEPT|IPC_NOWAIT|0x10000)",
+            "msync(NULL, 0, MS_ASYNC|MS_INVALIDATE) = 0", "msync(NULL, 0, 0x10 /* MS_??? */)",
+            "splice(3, NULL, 3, NULL, 0, SPLICE_F_MOVE|SPLICE_F_NONBLOCK) = 0",
+            "tee(-1, -1, 0, SPLICE_F_MOVE|SPLICE_F_NONBLOCK|SPLICE_F_MORE|SPLICE_F_GIFT|0x10)",
+            "vmsplice(3, NULL, 0, SPLICE_F_GIFT) = 0"):
+        assert want in text, want

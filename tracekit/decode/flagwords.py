@@ -1,0 +1,237 @@
+"""Flag words and constants of the calls that only their prototypes describe, as strace
+6.1 prints them: flock's operation, inotify and fanotify masks, mount(2) and umount2,
+fallocate, the memory policy calls, swapon, System V IPC's get calls, ...
+
+Each kind (``tracekit.decode.argspec``) reads the bits its C type has: the low 32 of an
+``int`` or ``unsigned int`` (a caller may leave garbage in the high half), the whole
+register of an ``unsigned long`` (mount's flags, mbind's mode, get_mempolicy's flags) or
+a ``__u64`` (fanotify_mark's mask). A word in which no bit has a name prints as strace's
+printflags does with a default: ``0x100 /* LOCK_??? */``.
+
+Tables: tracekit/kernel/flag_tables/<arch>.py (``LOCK_OPS``, ``MOUNT_FLAGS``...), made by
+scripts/gen_beauty_tables.py from the uapi headers, in strace's order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from tracekit._events import Syscall
+from tracekit.decode import flags as F
+from tracekit.decode.values import pointer, signed
+
+if TYPE_CHECKING:
+    from tracekit.decode.args import SyscallDecoder
+
+__all__ = ["kinds", "ret_kinds"]
+
+_M32 = 0xFFFFFFFF
+_U64 = (1 << 64) - 1
+_KindFn = Callable[["SyscallDecoder", Syscall, int], str]
+_RetFn = Callable[["SyscallDecoder", Syscall, str], str]
+
+
+def _const(table: dict[int, str], name: str) -> int:
+    return next(v for v, n in table.items() if n == name)
+
+
+def _word(fs: F.FlagSet, mask: int = _M32) -> _KindFn:
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        return fs(ev.args[i] & mask)
+    return k
+
+
+def _mount(fl: F.ArchFlags, k_str: _KindFn) -> dict[str, _KindFn]:
+    """mount(2) as strace's SYS_FUNC(mount): flags with the old magic number of the high
+    half printed first (``MS_MGC_VAL|MS_RDONLY``); the type is an address, not a string,
+    with MS_REMOUNT, and so is the data with MS_BIND, MS_MOVE or a propagation change."""
+    t = fl.tables
+    consts = t.MOUNT_CONSTS
+    mgc_val, mgc_msk = _const(consts, "MS_MGC_VAL"), _const(consts, "MS_MGC_MSK")
+    names = {n: v for v, n in t.MOUNT_FLAGS}
+    remount = names["MS_REMOUNT"]
+    no_data = (names["MS_BIND"] | names["MS_MOVE"] | names["MS_SHARED"] | names["MS_PRIVATE"]
+               | names["MS_SLAVE"] | names["MS_UNBINDABLE"])
+    bits = F.FlagSet(t.MOUNT_FLAGS, unknown="MS_???")
+
+    def split(v: int) -> tuple[bool, int]:
+        """(old magic, the flags without it)."""
+        if v & mgc_msk == mgc_val:
+            return True, v & ~mgc_msk
+        return False, v
+
+    def k_flags(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        magic, v = split(ev.args[i] & _U64)
+        if not magic:
+            return bits(v)
+        return "MS_MGC_VAL|" + bits(v) if v else "MS_MGC_VAL"
+
+    def ignored(ev: Syscall) -> tuple[bool, bool]:
+        """(type ignored, data ignored) by the flags in argument 3."""
+        v = split(ev.args[3] & _U64)[1]
+        if v & remount:
+            return True, False
+        return (True, True) if v & no_data else (False, False)
+
+    def k_type(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        return pointer(ev.args[i]) if ignored(ev)[0] else k_str(d, ev, i)
+
+    def k_data(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        return pointer(ev.args[i]) if ignored(ev)[1] else k_str(d, ev, i)
+
+    return {"mountflags": k_flags, "mounttype": k_type, "mountdata": k_data}
+
+
+def _fanotify(fl: F.ArchFlags, k_dirfd: _KindFn) -> dict[str, _KindFn]:
+    """fanotify_init's class (a field of FAN_ALL_CLASS_BITS) and flags, fanotify_mark's
+    flags, event mask and directory fd (``FAN_NOFD`` for -1)."""
+    t = fl.tables
+    class_bits = _const(t.FAN_CONSTS, "FAN_ALL_CLASS_BITS")
+    nofd = _const(t.FAN_CONSTS, "FAN_NOFD")
+    init_flags = F.FlagSet(t.FAN_INIT_FLAGS, unknown="FAN_???")
+
+    def k_init(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        v = ev.args[i] & _M32
+        cls = v & class_bits
+        name = t.FAN_CLASSES.get(cls) or f"{hex(cls) if cls else '0'} /* FAN_CLASS_??? */"
+        rest = v & ~class_bits
+        return f"{name}|{init_flags(rest)}" if rest else name
+
+    def k_fan_dirfd(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        if signed(ev.args[i], 32) == nofd:
+            return "FAN_NOFD"
+        return k_dirfd(d, ev, i)
+
+    return {"faninitflags": k_init,
+            "fanmarkflags": _word(F.FlagSet(t.FAN_MARK_FLAGS, unknown="FAN_MARK_???")),
+            "fanevents": _word(F.FlagSet(t.FAN_EVENTS, unknown="FAN_???"), _U64),
+            "fandirfd": k_fan_dirfd}
+
+
+def _mempolicy(fl: F.ArchFlags) -> dict[str, _KindFn]:
+    """mbind/set_mempolicy's mode as strace's print_mode: a known policy and its mode
+    flags (``MPOL_PREFERRED|MPOL_F_STATIC_NODES``), else the whole word as flags
+    (``MPOL_F_STATIC_NODES|0x6``, ``0x7 /* MPOL_??? */``)."""
+    t = fl.tables
+    mode_flags = F.FlagSet(t.MPOL_MODE_FLAGS, unknown="MPOL_???")
+    flag_mask = 0
+    for bit, _ in t.MPOL_MODE_FLAGS:
+        flag_mask |= bit
+
+    def mode(mask: int) -> _KindFn:
+        def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+            v = ev.args[i] & mask
+            name = t.MPOL_MODES.get(v & ~flag_mask)
+            if name is None:
+                return mode_flags(v)
+            rest = v & flag_mask
+            return f"{name}|{mode_flags(rest)}" if rest else name
+        return k
+
+    return {"mpolmode": mode(_U64), "mpolmode32": mode(_M32),
+            "mbindflags": _word(F.FlagSet(t.MBIND_FLAGS, unknown="MPOL_???")),
+            "getmempolflags": _word(F.FlagSet(t.GET_MEMPOLICY_FLAGS, unknown="MPOL_???"),
+                                    _U64)}
+
+
+def _ipc(fl: F.ArchFlags) -> dict[str, _KindFn]:
+    """System V IPC: the key (``IPC_PRIVATE`` or hex), the get calls' flags and mode."""
+    t = fl.tables
+    private = _const(t.IPC_CONSTS, "IPC_PRIVATE")
+    get_flags = F.FlagSet(t.IPC_GET_FLAGS)
+    shm_flags = F.FlagSet(t.SHMGET_FLAGS)
+    huge_shift = _const(t.SHM_CONSTS, "SHM_HUGE_SHIFT")
+    huge_mask = _const(t.SHM_CONSTS, "SHM_HUGE_MASK") << huge_shift
+
+    def k_key(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        v = ev.args[i] & _M32
+        return "IPC_PRIVATE" if v == private else hex(v)
+
+    def k_get(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        # semget/msgget: printflags without a default, then "|" only after a named bit
+        # (strace 6.1 prints 0x1000 as ``0x1000000``: the hex, then the mode)
+        v = ev.args[i] & _M32
+        flags, mode = v & ~0o777, F.mode_octal(v & 0o777)
+        if not flags:
+            return mode
+        text = get_flags(flags)
+        named = any(flags & bit == bit for bit, _ in t.IPC_GET_FLAGS)
+        return f"{text}|{mode}" if named else text + mode
+
+    def k_shmget(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        # shmget: the flags, the huge page size as N<<SHM_HUGE_SHIFT, then the mode
+        v = ev.args[i] & _M32
+        flags = v & ~0o777 & ~huge_mask
+        huge = (v & huge_mask) >> huge_shift
+        parts = [shm_flags(flags)] if flags else []
+        if huge:
+            parts.append(f"{huge}<<SHM_HUGE_SHIFT")
+        parts.append(F.mode_octal(v & 0o777))
+        return "|".join(parts)
+
+    return {"ipckey": k_key, "ipcgetflags": k_get, "shmgetflags": k_shmget,
+            "shmatflags": _word(F.FlagSet(t.SHMAT_FLAGS, unknown="SHM_???")),
+            "ipcmsgflags": _word(F.FlagSet(t.IPC_MSG_FLAGS, unknown="MSG_???"))}
+
+
+def _ioprio_text(fl: F.ArchFlags) -> Callable[[int], str]:
+    t = fl.tables
+    shift = _const(t.IOPRIO_CONSTS, "IOPRIO_CLASS_SHIFT")
+    data_mask = _const(t.IOPRIO_CONSTS, "IOPRIO_PRIO_MASK")
+
+    def text(v: int) -> str:
+        """``IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4)``; an unknown class in hex."""
+        v &= _M32
+        cls = v >> shift
+        name = t.IOPRIO_CLASSES.get(cls) or f"{hex(cls)} /* IOPRIO_CLASS_??? */"
+        return f"IOPRIO_PRIO_VALUE({name}, {v & data_mask})"
+    return text
+
+
+def kinds(fl: F.ArchFlags, k_str: _KindFn, k_dirfd: _KindFn) -> dict[str, _KindFn]:
+    """Argument kinds of this module, with ``fl``'s tables; ``k_str`` and ``k_dirfd``
+    are the decoder's string and directory fd kinds (mount's strings, fanotify_mark's
+    dirfd)."""
+    t = fl.tables
+    ioprio = _ioprio_text(fl)
+    prio_mask = _const(t.SWAP_CONSTS, "SWAP_FLAG_PRIO_MASK")
+    swap_flags = F.FlagSet(t.SWAP_FLAGS, unknown="SWAP_FLAG_???")
+
+    def k_swap(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        # the flags, then the priority in decimal (``SWAP_FLAG_PREFER|7``, ``0``)
+        v = ev.args[i] & _M32
+        flags, prio = v & ~prio_mask, v & prio_mask
+        return f"{swap_flags(flags)}|{prio}" if flags else str(prio)
+
+    return {
+        "lockop": _word(F.FlagSet(t.LOCK_OPS, unknown="LOCK_???")),
+        "inmask": _word(F.FlagSet(t.INOTIFY_MASK, unknown="IN_???")),
+        "umountflags": _word(F.FlagSet(t.UMOUNT_FLAGS, unknown="MNT_???")),
+        "fallocmode": _word(F.FlagSet(t.FALLOC_FLAGS, unknown="FALLOC_FL_???")),
+        "mlock2flags": _word(F.FlagSet(t.MLOCK_FLAGS, unknown="MLOCK_???")),
+        "closerangeflags": _word(F.FlagSet(t.CLOSE_RANGE_FLAGS, unknown="CLOSE_RANGE_???")),
+        "pidfdflags": _word(F.FlagSet(t.PIDFD_FLAGS, unknown="PIDFD_???")),
+        "syncfrflags": _word(F.FlagSet(t.SYNC_FILE_RANGE_FLAGS,
+                                       unknown="SYNC_FILE_RANGE_???")),
+        "nthflags": _word(F.FlagSet(t.NAME_TO_HANDLE_FLAGS, unknown="AT_???")),
+        "msyncflags": _word(F.FlagSet(t.MSYNC_FLAGS, unknown="MS_???")),
+        "spliceflags": _word(F.FlagSet(t.SPLICE_FLAGS, unknown="SPLICE_F_???")),
+        "ioprio": lambda d, ev, i: ioprio(ev.args[i]),
+        "swapflags": k_swap,
+        **_mount(fl, k_str), **_fanotify(fl, k_dirfd), **_mempolicy(fl), **_ipc(fl),
+    }
+
+
+def ret_kinds(fl: F.ArchFlags) -> dict[str, _RetFn]:
+    """Return kinds: ioprio_get's ``16388 (IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4))`` and
+    sched_getscheduler's ``0 (SCHED_OTHER)`` (a policy without a name: the number alone)."""
+    ioprio = _ioprio_text(fl)
+    policies = fl.tables.SCHED_POLICIES
+
+    def ret_policy(d: SyscallDecoder, ev: Syscall, text: str) -> str:
+        name = policies.get(ev.ret)
+        return f"{text} ({name})" if name else text
+
+    return {"ioprio": lambda d, ev, text: f"{text} ({ioprio(ev.ret)})",
+            "schedpolicy": ret_policy}
