@@ -141,7 +141,7 @@ def test_ff_files_hold_each_tasks_stacks(prog: Path, tmp_path: Path) -> None:
     theirs = sorted(p.read_text() for p in (tmp_path / "theirs").iterdir())
     assert len(ours) == len(theirs) == 2
     key = lambda t: "tk-k-child" in t  # noqa: E731 - the child's file first in both
-    for mine, real in zip(sorted(ours, key=key), sorted(theirs, key=key)):
+    for mine, real in zip(sorted(ours, key=key), sorted(theirs, key=key), strict=True):
         _compare(mine, real, prog)
 
 
