@@ -170,6 +170,10 @@ class StackJoin(Protocol):
         """A traced mmap/munmap/mprotect/brk-like call (see :attr:`map_nrs`)."""
         ...
 
+    def forked(self, ev: Fork) -> None:
+        """A traced task made a task: a new process has its parent's mappings."""
+        ...
+
     map_nrs: frozenset[int]
 
 
@@ -186,6 +190,9 @@ class PlainStacks:
         return None
 
     def mapped(self, ev: Syscall) -> None:
+        return None
+
+    def forked(self, ev: Fork) -> None:
         return None
 
 
@@ -635,8 +642,11 @@ def decode_batch(records: list[memoryview] | list[bytes],
             except RecordError:
                 bad += 1
                 continue
-            if stacks is not None and isinstance(other, Exec):
-                stacks.join.exec(other)
+            if stacks is not None:
+                if isinstance(other, Exec):
+                    stacks.join.exec(other)
+                elif isinstance(other, Fork):
+                    stacks.join.forked(other)
             append(other)
             continue
         text = comms.get(comm)

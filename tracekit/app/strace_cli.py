@@ -83,7 +83,11 @@ OPTIONS: list[tuple[str, str, str]] = [
     ("--seccomp-bpf", "yes", "accepted; without effect (nothing stops the tracee anyway)"),
     ("-e inject=, -e fault=", "no", "tampering with calls needs ptrace"),
     ("-b execve", "no", "detaching at execve needs ptrace"),
-    ("-k", "no", "stack traces need a stopped task (not yet)"),
+    ("-k, --stack-traces", "yes", "each call's user stack at its entry, strace -k's "
+                                  "' > lib(sym+0xoff) [0xoff]' lines (frames found from "
+                                  "frame pointers and CFI; a process gone before its "
+                                  "maps are read has unnamed frames); with -c: no "
+                                  "effect, as strace says"),
     ("-i, -n, -Y, -A, -O, -d, -e kvm=, -o |CMD", "no", "not supported"),
 ]
 
@@ -164,6 +168,8 @@ class StraceArgs:
     raw: list[str] = field(default_factory=list)                # -e raw=
     reads: list[int | str] = field(default_factory=list)        # -e read=
     writes: list[int | str] = field(default_factory=list)       # -e write=
+    stacks: bool = False            # -k
+    notes: list[str] = field(default_factory=list)  # strace's warnings, said before tracing
     help: bool = False
     version: bool = False
     killed_by: int = 0              # set by run(): the signal that killed the command
@@ -246,6 +252,10 @@ def parse_args(argv: list[str]) -> StraceArgs:
         raise UsageError("give a command or -p PID, not both (tracekit traces one target)")
     if a.follow >= 2 and a.output is None:
         a.follow = 1                    # strace: -ff without -o is -f
+    if a.stacks and a.summary == "c":
+        # strace warns and traces on: a summary only has no calls to put stacks under
+        a.stacks = False
+        a.notes.append("-k/--stack-traces has no effect with -c/--summary-only")
     return a
 
 
@@ -333,8 +343,7 @@ def _short(a: StraceArgs, c: str, value: str | None) -> None:
         raise _refuse(f"-b {v}", "detaching at execve needs ptrace; tracekit traces with "
                                  "BPF")
     elif c == "k":
-        raise _refuse("-k", "stack traces need a task stopped at each call (ptrace); "
-                            "tracekit traces with BPF and has none yet")
+        a.stacks = True
     elif c == "h":
         a.help = True
     elif c == "V":
@@ -553,6 +562,9 @@ def build(a: StraceArgs) -> Plan:
     if (a.verbose or a.strsize > 32) and a.summary != "c":
         # argv: every element with -v, -s of them without (more than the 32 read else)
         opts.argv_strings = min(a.strsize, 1 << 10) + 1
+    if a.stacks:
+        # strace -k: each recorded call's user stack, taken at its entry
+        opts.stacks = "user"
     stages = selection_stages(filt)
     in_kernel = a.summary == "c" and not stages
     if in_kernel:
@@ -570,7 +582,8 @@ def build(a: StraceArgs) -> Plan:
         hex_strings=cast(Any, {0: "none", 1: "non-ascii"}.get(a.hex, "all")),
         raw_syscalls=raw, dump_reads=cast(Any, list(a.reads)),
         dump_writes=cast(Any, list(a.writes)),
-        exit_lines="exit" not in a.quiet and "exits" not in a.quiet, exit_time=True)
+        exit_lines="exit" not in a.quiet and "exits" not in a.quiet, exit_time=True,
+        stacks="user" if a.stacks else None)
     return Plan(opts, stages, shape, pids, in_kernel)
 
 
@@ -811,6 +824,8 @@ def main(argv: list[str]) -> int:
 
         print(f"tracekit strace (tracekit {__version__}): strace 6.1's command line")
         return 0
+    for note in args.notes:
+        _say(note)
     import trio
 
     from tracekit._errors import leaves

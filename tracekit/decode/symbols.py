@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tracekit._events import Exec, Frame, RawStack, Syscall
+from tracekit._events import Exec, Fork, Frame, RawStack, Syscall
 from tracekit.kernel.arch import machine_arch
 from tracekit.kernel.procmaps import Mapping, ProcMaps, read_maps
 
@@ -429,6 +429,18 @@ class Symbolizer:
         """A call that changes mappings: read them again, if this process has stacks."""
         if ev.tgid in self._maps:
             self._snapshot(ev.tgid)
+
+    def forked(self, ev: Fork) -> None:
+        """A new process: its maps now, while it runs (naming an earlier stack may take
+        a while: the first one of a library reads its symbols and CFI), else its
+        parent's (the same mappings until it maps or execs anything)."""
+        if ev.child_tgid == ev.parent_tgid:
+            return                          # a thread: its process's maps
+        if self._snapshot(ev.child_tgid) is None:
+            parent = read_maps(ev.parent_tgid, self.proc) or self._maps.get(ev.parent_tgid)
+            if parent is not None:
+                self._maps[ev.child_tgid] = parent
+                self._stale.add(ev.child_tgid)  # read again at its first stack
 
     def frames(self, raw: RawStack) -> tuple[Frame, ...]:
         kernel: tuple[Frame, ...] = ()

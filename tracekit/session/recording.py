@@ -54,6 +54,7 @@ from tracekit._events import (
     Batch,
     Event,
     Exec,
+    Fork,
     Frame,
     Losses,
     Lost,
@@ -321,6 +322,9 @@ class _RecordingJoin:
     def mapped(self, ev: Syscall) -> None:
         self.inner.mapped(ev)
 
+    def forked(self, ev: Fork) -> None:
+        self.inner.forked(ev)
+
 
 class _ReplayJoin:
     """The frames a recording holds for each stack (by tid and call entry time); a
@@ -347,6 +351,9 @@ class _ReplayJoin:
         return None
 
     def mapped(self, ev: Syscall) -> None:
+        return None
+
+    def forked(self, ev: Fork) -> None:
         return None
 
 

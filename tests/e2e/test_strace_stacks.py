@@ -1,0 +1,159 @@
+"""``tracekit strace -k`` against strace -k on the same program (built with frame
+pointers): the call lines are the same, and each call's stack lines have strace -k's
+shape (`` > /path/lib.so(symbol+0xoff) [0xoff]``) with the program's own frames (``c``,
+``b``, ``a``, ``main``) named and placed alike, with -f, -o FILE and -ff. Frames in
+libraries built without frame pointers may stop earlier or be named otherwise (README,
+"Stacks"): only their shape and the innermost frame's module and offset are compared.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests._run import compile_c, die_with_parent, run_tracekit
+
+pytestmark = pytest.mark.kernel
+
+PROG_C = r"""
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+__attribute__((noinline)) int c(const char *p) { return open(p, O_RDONLY); }
+__attribute__((noinline)) int b(const char *p) { return c(p) + 1; }
+__attribute__((noinline)) int a(const char *p) { return b(p) + 1; }
+__attribute__((noinline)) int child(void) { return open("/nonexistent/tk-k-child", O_RDONLY); }
+
+int main(int argc, char **argv)
+{
+	a("/nonexistent/tk-k-parent");
+	write(1, "k\n", 2);
+	if (argc > 1 && strcmp(argv[1], "fork") == 0) {
+		pid_t p = fork();
+		if (p == 0)
+			_exit(child() == -1 ? 0 : 1);  /* gone at once */
+		waitpid(p, 0, 0);
+	}
+	usleep(200000); /* alive while its first stack is named */
+	return 0;
+}
+"""
+
+FRAME = re.compile(r"^ > (?P<module>[^(]+)\((?P<sym>[^)]*)\) \[0x(?P<addr>[0-9a-f]+)\]$")
+PREFIX = re.compile(r"^(\[pid +\d+\] |\d+ +)")
+
+
+@pytest.fixture(scope="module")
+def prog(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if shutil.which("strace") is None:
+        pytest.skip("strace is not installed")
+    return compile_c(PROG_C, tmp_path_factory.mktemp("strace_k"), "kprog", "-O0",
+                     "-fno-omit-frame-pointer", "-g")
+
+
+def _calls(text: str) -> list[tuple[str, list[str]]]:
+    """(call line without its pid prefix, its stack lines), in order."""
+    out: list[tuple[str, list[str]]] = []
+    for line in text.splitlines():
+        if line.startswith(" > "):
+            assert out, f"a stack line before any call: {line!r}"
+            out[-1][1].append(line)
+        elif line and not line.startswith(("strace: ", "tracekit: ")):
+            out.append((PREFIX.sub("", line), []))
+    return out
+
+
+def _strace(args: list[str], cwd: Path) -> str:
+    r = subprocess.run(["strace", *args], capture_output=True, text=True, timeout=60,
+                       cwd=cwd, preexec_fn=die_with_parent)
+    assert r.returncode == 0, r.stderr
+    return r.stderr
+
+
+def _own(frames: list[str], binary: Path) -> list[tuple[str, str]]:
+    """The program's own frames: (symbol+offset, file offset)."""
+    got = []
+    for line in frames:
+        m = FRAME.match(line)
+        assert m is not None, f"not strace -k's frame shape: {line!r}"
+        if m["module"] == str(binary):
+            got.append((m["sym"], m["addr"]))
+    return got
+
+
+def _compare(ours: str, theirs: str, binary: Path) -> None:
+    mine, real = _calls(ours), _calls(theirs)
+    assert sorted(c for c, _ in mine) == sorted(c for c, _ in real)
+    by_line = {c: f for c, f in real}
+    for call, frames in mine:
+        if call.startswith(("+++ ", "--- ")):
+            assert frames == [], call
+            continue
+        assert frames, f"no stack under {call!r}"
+        want = by_line[call]
+        assert _own(frames, binary) == _own(want, binary), call
+        # the innermost frame: the same place in the same file (its name may differ: a
+        # library's nearest dynamic symbol for strace, its own symbol here)
+        first, other = FRAME.match(frames[0]), FRAME.match(want[0])
+        assert first is not None and other is not None
+        assert (first["module"], first["addr"]) == (other["module"], other["addr"]), call
+
+
+def test_k_prints_strace_k_lines(prog: Path) -> None:
+    args = ["-k", "-e", "trace=openat,write", str(prog)]
+    r = run_tracekit(["strace", *args], cwd=prog.parent)
+    assert r.returncode == 0, r.stderr
+    _compare(r.stderr, _strace(args, prog.parent), prog)
+    calls = dict(_calls(r.stderr))
+    failing = next(c for c in calls if "tk-k-parent" in c)
+    assert [s.split("+")[0] for s, _ in _own(calls[failing], prog)][:5] == [
+        "c", "b", "a", "main", "_start"]
+
+
+def test_stack_traces_long_form_with_f_and_o_file(prog: Path, tmp_path: Path) -> None:
+    ours, theirs = tmp_path / "ours.txt", tmp_path / "theirs.txt"
+    tail = ["-e", "trace=openat", "-e", "signal=none", "-Z", str(prog), "fork"]
+    r = run_tracekit(["strace", "--stack-traces", "-f", "-o", str(ours), *tail])
+    assert r.returncode == 0, r.stderr
+    _strace(["--stack-traces", "-f", "-o", str(theirs), *tail], tmp_path)
+    _compare(ours.read_text(), theirs.read_text(), prog)
+    # the child, gone at once, still has its frames named
+    calls = dict(_calls(ours.read_text()))
+    child = next(c for c in calls if "tk-k-child" in c)
+    assert [s.split("+")[0] for s, _ in _own(calls[child], prog)][:2] == ["child", "main"]
+
+
+def test_ff_files_hold_each_tasks_stacks(prog: Path, tmp_path: Path) -> None:
+    tail = ["-k", "-e", "trace=openat", "-e", "signal=none", "-Z", str(prog), "fork"]
+    (tmp_path / "ours").mkdir()
+    (tmp_path / "theirs").mkdir()
+    r = run_tracekit(["strace", "-ff", "-o", str(tmp_path / "ours" / "t"), *tail])
+    assert r.returncode == 0, r.stderr
+    _strace(["-ff", "-o", str(tmp_path / "theirs" / "t"), *tail], tmp_path)
+    ours = sorted(p.read_text() for p in (tmp_path / "ours").iterdir())
+    theirs = sorted(p.read_text() for p in (tmp_path / "theirs").iterdir())
+    assert len(ours) == len(theirs) == 2
+    key = lambda t: "tk-k-child" in t  # noqa: E731 - the child's file first in both
+    for mine, real in zip(sorted(ours, key=key), sorted(theirs, key=key), strict=True):
+        _compare(mine, real, prog)
+
+
+def test_k_with_c_has_no_effect_and_says_so(prog: Path) -> None:
+    r = run_tracekit(["strace", "-c", "-k", "-e", "trace=openat", str(prog)])
+    theirs = subprocess.run(["strace", "-c", "-k", "-e", "trace=openat", str(prog)],
+                            capture_output=True, text=True, timeout=60,
+                            preexec_fn=die_with_parent)
+    line = "-k/--stack-traces has no effect with -c/--summary-only"
+    assert f"strace: {line}" in theirs.stderr.splitlines()
+    assert r.returncode == 0, r.stderr
+    lines = r.stderr.splitlines()
+    assert lines[0] == f"strace: {line}"
+    assert not any(ln.startswith(" > ") for ln in lines)
+    assert any(re.search(r"\bopenat$", ln) for ln in lines), r.stderr
