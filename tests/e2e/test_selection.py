@@ -24,7 +24,7 @@ import pytest
 
 from tests._run import TRACEKIT, read_events, run_tracekit, tracekit_env, write_pipeline
 from tests.e2e._strace_lines import norm_line, parse, pid_normaliser
-from tracekit._events import Exit, Signal, Syscall
+from tracekit._events import Exit, Losses, Signal, Syscall
 from tracekit.kernel.cgroup import cgroup2_mounts
 from tracekit.kernel.syscalls import SyscallTable
 
@@ -240,6 +240,10 @@ def test_path_follows_an_fd_across_a_rename(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     names = [TABLE.name(e.syscall_nr) for e in read_events(out) if isinstance(e, Syscall)]
     assert names == ["openat", "rename", "read", "close"]
+    # the calls -P leaves out were asked to be left out: no loss line says they dropped
+    assert r.stderr == "", r.stderr
+    (losses,) = [e for e in read_events(out) if isinstance(e, Losses)]
+    assert losses.dropped == {}
 
 
 # -- cgroup target ---------------------------------------------------------------------

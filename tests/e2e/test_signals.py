@@ -301,7 +301,8 @@ def test_one_signal_sent_twice_is_one_signal(tmp_path: Path, how: str) -> None:
     own process group (tracekit again), microseconds apart; a second signal aborts a
     trace, but this is one signal sent twice: the command's signal and death are traced,
     nothing is called unwritten, and tracekit dies of it as strace does (in 2 of 6 runs
-    the end was lost and stderr spoke of a second signal). ``twice``: the same by hand, 20 ms apart."""
+    the end was lost and stderr spoke of a second signal). ``twice``: the same by hand,
+    20 ms apart."""
     out = tmp_path / "out.txt"
     args = ["strace", "-o", str(out), "-e", "trace=clock_nanosleep", "sleep", "5"]
     if how == "timeout":
