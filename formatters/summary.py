@@ -354,10 +354,12 @@ def render_strace_c(summary: Summary, sort: str = "time",
       columns: strace -U column names; empty = :data:`STRACE_DEFAULT_COLUMNS`.
     """
     cols = list(columns) or list(STRACE_DEFAULT_COLUMNS)
-    # strace counts a call when it returns: not exit/exit_group, not one a task died in
+    # strace counts a call when it returns: not exit/exit_group, not one a task died in;
+    # and only calls its table names (a number no table names, syscall_N, is left out)
     rows = [msgspec.structs.replace(s, calls=n)
             for g in summary.regroup("total").groups for s in g.syscalls
-            if (n := s.calls - s.noreturn - s.unfinished) > 0]
+            if (n := s.calls - s.noreturn - s.unfinished) > 0
+            and s.syscall != f"syscall_{s.syscall_nr}"]
     rows = _strace_c_order(rows, sort)
     total_ns = sum(s.total_ns for s in rows)
     timed = [s for s in rows if s.timed]

@@ -199,7 +199,10 @@ def test_strace_c_report_layout() -> None:
         SyscallStats(syscall_nr=231, syscall="exit_group", calls=1, noreturn=1),
         SyscallStats(syscall_nr=257, syscall="openat", calls=39, errors=19, timed=39,
                      total_ns=25_000, min_ns=100, max_ns=3_000),
-        SyscallStats(syscall_nr=204, syscall="sched_getaffinity", calls=1, timed=1)])])
+        SyscallStats(syscall_nr=204, syscall="sched_getaffinity", calls=1, timed=1),
+        # a number no table names: strace -c leaves it out, from the total too
+        SyscallStats(syscall_nr=600, syscall="syscall_600", calls=3, errors=3, timed=3,
+                     total_ns=9_000)])])
     assert render_strace_c(s).splitlines() == [
         "% time     seconds  usecs/call     calls    errors syscall",
         "------ ----------- ----------- --------- --------- ------------------",
