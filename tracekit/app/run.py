@@ -45,7 +45,7 @@ log = logging.getLogger("tracekit.run")
 
 
 _ENDING = (signal.SIGINT, signal.SIGQUIT, signal.SIGTERM, signal.SIGHUP)
-_SAME_SIGNAL_S = 0.2  # the first signal again this soon is that one sent twice (_Signals)
+_SAME_SIGNAL_S = 0.2  # the first signal again this soon, from its sender, is one (_Signals)
 _FORCE_EXIT_S = 1.0   # after a second signal, how long the loop has to end by itself
 # si_code of a signal the kernel sent itself, such as a terminal's (n_tty's ^C, a hangup)
 # (include/uapi/asm-generic/siginfo.h; SI_USER is 0, SI_QUEUE -1, SI_TKILL -6)
@@ -76,10 +76,12 @@ class _Signals:
     - The first ending signal goes to the trace (:meth:`LiveTrace.interrupt`); the
       second aborts it and, should the loop not get to it, ends the process
       ``_FORCE_EXIT_S`` later (every kernel object is fd-owned: nothing is left
-      behind). The first signal again within ``_SAME_SIGNAL_S`` is that one sent twice,
-      not a second: ``timeout(1)`` sends its signal to its child (tracekit) and then to
-      its own process group (tracekit again), microseconds apart. It is sent on to the
-      command all the same, as the command would have had both without tracekit.
+      behind). The first signal again from the same process (``si_pid``, sent with
+      kill or sigqueue) within ``_SAME_SIGNAL_S`` is that one sent twice, not a second:
+      ``timeout(1)`` sends its signal to its child (tracekit) and then to its own
+      process group (tracekit again), microseconds apart. It is sent on to the command
+      all the same, as the command would have had both without tracekit. A terminal's
+      keys (``si_code`` SI_KERNEL) always count: ^C ^C is two.
 
     Attributes:
       inherited: the dispositions and mask tracekit was started with.
@@ -92,6 +94,7 @@ class _Signals:
         self.watched = frozenset(s for s in (*_ENDING, signal.SIGTSTP) if s not in skip)
         self.first: int | None = None
         self._first_at = 0.0                # time.monotonic() when the first came
+        self._sender = 0                    # and the pid that sent it (si_pid)
         self.seen = 0
         self._trace: Any = None
         self._lock = threading.Lock()
@@ -144,21 +147,23 @@ class _Signals:
             if self._closing:
                 return
             try:
-                self._on_signal(info.si_signo, info.si_code)
+                self._on_signal(info.si_signo, info.si_code, info.si_pid)
             except Exception:           # a bug here must not end signal handling
                 log.exception("handling signal %d", info.si_signo)
 
-    def _on_signal(self, sig: int, code: int) -> None:
+    def _on_signal(self, sig: int, code: int, sender: int) -> None:
         if sig == signal.SIGCONT:
             return
         now = time.monotonic()
         with self._lock:
             trace = self._trace
-            again = sig == self.first and now - self._first_at < _SAME_SIGNAL_S
+            # the same process sent the first signal again at once (timeout(1))
+            again = (sig == self.first and code != _SI_KERNEL and sender == self._sender
+                     and now - self._first_at < _SAME_SIGNAL_S)
             if sig != signal.SIGTSTP and not again:
                 self.seen += 1
                 if self.first is None:
-                    self.first, self._first_at = sig, now
+                    self.first, self._first_at, self._sender = sig, now, sender
         forward, group = _should_forward(trace, code)
         if sig == signal.SIGTSTP:
             self._suspend(trace, forward, group)
