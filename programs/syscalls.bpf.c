@@ -2258,18 +2258,23 @@ int BPF_PROG(tk_proc_fork, struct task_struct *parent, struct task_struct *child
 
 	if (tgid == targ_self_tgid)
 		return 0;
-	/* System-wide mode traces every task without pids entries and emits no fork
-	 * records (one per clone() on the whole machine would flood the ring buffer). */
+	child_tid = child->pid;
+	cinfo.tgid = child->tgid;
+	/* System-wide mode traces every task without pids entries. Its fork records are
+	 * only for the fd tables (a child starts with its parent's fds and working
+	 * directory, which user space copies at the record): with targ_fd_state, and of a
+	 * cgroup target only the forks inside the cgroup (the child is where the thread
+	 * that called clone() is). */
 	if (targ_system_wide) {
 		mark_fork_child(child);
-		return 0;
+		if (!targ_fd_state || (targ_cgroup_id && !in_cgroup()))
+			return 0;
+		goto emit;
 	}
 	if (!bpf_map_lookup_elem(&pids, &tid))
 		return 0;
 
-	child_tid = child->pid;
 	cinfo.start_time_ns = child->start_boottime;
-	cinfo.tgid = child->tgid;
 	cinfo.flags = 0;
 	if (targ_follow_forks) {
 		if (bpf_map_update_elem(&pids, &child_tid, &cinfo, BPF_ANY))
@@ -2278,6 +2283,7 @@ int BPF_PROG(tk_proc_fork, struct task_struct *parent, struct task_struct *child
 			mark_fork_child(child);
 	}
 
+emit:
 	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
 	if (!r) {
 		count(TK_CNT_LOST_LIFECYCLE);

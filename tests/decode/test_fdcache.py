@@ -190,6 +190,21 @@ def test_fork_copies_exit_drops(tmp_path: Path) -> None:
     assert cache.peek(11, 1) is None
 
 
+def test_fork_of_a_parent_never_seen_copies_its_cwd_from_proc(tmp_path: Path) -> None:
+    """A system-wide or cgroup trace meets a parent first at its fork: the child (gone by
+    the time its calls are decoded) gets the parent's working directory, read from
+    /proc; when that is unknown too, the child's own is read while it is alive."""
+    (tmp_path / "20").mkdir()
+    (tmp_path / "20" / "cwd").symlink_to("/srv/work")
+    cache = FdCache(str(tmp_path))
+    cache.observe(Fork(1, 20, 20, 21, 21))          # no /proc/21: the child has exited
+    assert (cache.cwd(21), cache.cwd(20)) == ("/srv/work", "/srv/work")
+    (tmp_path / "31").mkdir()
+    (tmp_path / "31" / "cwd").symlink_to("/home/c")
+    cache.observe(Fork(2, 30, 30, 31, 31))          # no /proc/30: the parent has exited
+    assert (cache.cwd(30), cache.cwd(31)) == (None, "/home/c")
+
+
 def test_chdir_fchdir_and_relative_opens(tmp_path: Path) -> None:
     dec = decoder(tmp_path)
     dec.track(FdSnapshot(0, 10, (), "/home/u"))

@@ -342,14 +342,20 @@ class FdCache:
 
     def copy_process(self, parent: int, child: int) -> None:
         """``child`` starts with what ``parent``'s table holds (fork without CLONE_FILES
-        copies the fd table: kernel/fork.c copy_files), and its working directory."""
+        copies the fd table: kernel/fork.c copy_files), and its working directory (read
+        from /proc for a parent not seen before, such as one that a system-wide or
+        cgroup trace meets first at this fork). A working directory that stays unknown
+        is not copied: the child's own is read from /proc on first need."""
         if parent == child:
             return
         table = self._tables.get(parent)
         if table is not None:
             self._tables[child] = dict(table)
-        if parent in self._cwd:
-            self._cwd[child] = self._cwd[parent]
+        cwd = self.cwd(parent)
+        if cwd is not None:
+            self._cwd[child] = cwd
+        else:
+            self._cwd.pop(child, None)
 
     def forget_process(self, tgid: int) -> None:
         """Drop a process's table, working directory and exec state (its exit)."""

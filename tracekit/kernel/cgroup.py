@@ -23,7 +23,7 @@ from pathlib import Path
 
 from tracekit._errors import TargetError
 
-__all__ = ["CgroupTarget", "cgroup2_mounts", "resolve_cgroup"]
+__all__ = ["CgroupTarget", "cgroup2_mounts", "cgroup_tgids", "resolve_cgroup"]
 
 @dataclass(frozen=True)
 class CgroupTarget:
@@ -94,3 +94,29 @@ def resolve_cgroup(path: str, *, mountinfo: str = "/proc/self/mountinfo") -> Cgr
     level = len([p for p in inside.parts if p != "/"])
     return CgroupTarget(path=real, cgroup_id=st.st_ino, level=level)
 
+
+
+def cgroup_tgids(path: str) -> list[int]:
+    """The processes (tgids, init pid namespace as tracekit reads them) of the cgroup v2
+    directory ``path`` and of every cgroup below it, now: each ``cgroup.procs``.
+
+    A cgroup removed while it is walked is stepped over (ENOENT, ENODEV: its files are
+    gone); a process may leave or join meanwhile, as for any /proc read.
+
+    Raises:
+      OSError: a ``cgroup.procs`` could not be read for another reason.
+    """
+    out: set[int] = set()
+    for top, _dirs, _ in os.walk(path, onerror=_skip_gone):
+        try:
+            with open(os.path.join(top, "cgroup.procs"), encoding="ascii") as f:
+                out.update(int(line) for line in f if line.strip())
+        except OSError as e:
+            if e.errno not in (errno.ENOENT, errno.ENODEV):
+                raise
+    return sorted(out)
+
+
+def _skip_gone(e: OSError) -> None:
+    if e.errno not in (errno.ENOENT, errno.ENODEV):
+        raise e

@@ -55,7 +55,7 @@ from tracekit.bpf import sys as _bpf
 from tracekit.bpf.object import BpfObject, Link
 from tracekit.bpf.ringbuf import RingBuf
 from tracekit.kernel.arch import SUPPORTED, machine_arch
-from tracekit.kernel.cgroup import CgroupTarget, resolve_cgroup
+from tracekit.kernel.cgroup import CgroupTarget, cgroup_tgids, resolve_cgroup
 from tracekit.kernel.procfs import ProcFS, foreign_pid_namespace
 from tracekit.kernel.syscalls import SyscallTable
 from tracekit.session.capture import (
@@ -537,7 +537,7 @@ class Session:
 
     def _snapshot_fds(self, attach_ns: int) -> None:
         """The fd tables of the targets (fd_table): a held command's fds that its exec
-        keeps, or every process of a pid/tid target, read after attach and stamped with
+        keeps, or every process of a pid/tid or cgroup target, read after attach and stamped with
         the attach time, so that they come before every traced call (a call between the
         attach and the read is in the snapshot and is applied again after it: opening,
         closing and dup'ing the same fds once more changes nothing)."""
@@ -548,7 +548,14 @@ class Session:
         elif self.opts.pids or self.opts.tids:
             tgids = sorted({info.tgid for info in self.pids.entries().values()})
             snaps = snapshots(tgids, diag)
+        elif self.cgroup is not None:
+            # the cgroup's processes, as a pid target's: a child forked later starts
+            # with its parent's table (the Fork record), fds opened before the trace too
+            snaps = snapshots([t for t in cgroup_tgids(self.cgroup.path)
+                               if t != self.self_tgid], diag)
         else:
+            # system-wide: no snapshot of every process on the machine; a process's
+            # fds and working directory are read from /proc on first need
             snaps = []
         self.fd_snapshots = [msgspec.structs.replace(s, ts_ns=attach_ns) for s in snaps]
 
