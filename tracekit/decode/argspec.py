@@ -249,7 +249,7 @@ fsync: fd
 fdatasync: fd
 flock: fd lockop
 sendfile: fd fd off_inout u
-copy_file_range: fd off_in fd off_in u x32
+copy_file_range: fd off_in fd off_in u u32
 splice: fd off_in fd off_in u spliceflags
 epoll_create1: epollflags -> fd
 epoll_create: d -> fd
@@ -299,6 +299,7 @@ mount: path path mounttype mountflags mountdata
 ioprio_get: ioprio_who d -> ioprio
 sched_getscheduler: d -> schedpolicy
 shmat: d p shmatflags -> x
+kcmp: d d kcmp
 """
 
 
