@@ -51,7 +51,8 @@ others                a table of ``tracekit.decode.flags`` (see ``tracekit.decod
 
 Calls whose arguments follow their operation end with a kind named after them (``futex``,
 ``prctl``, ``fcntl``, ``mremap``, ``membarrier``, ``ptrace``, ``syslog``, ``personality``,
-``keyctl``, ``clone3``: tracekit.decode.ops; ``clone``), which prints every argument; a kind
+``keyctl``, ``clone3``, ``kcmp``: tracekit.decode.ops; ``clone``), which prints every
+argument; a kind
 before it only says what that argument is (``fcntl: fd fcntl``: the path filter's fds).
 
 Return kinds: ``d`` (decimal, the default), ``fd`` (decimal, and a new fd for the fd
