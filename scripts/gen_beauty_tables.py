@@ -58,8 +58,11 @@ TABLES: dict[str, Table] = {
                     "O_SYNC", "__O_SYNC", "O_DSYNC", "O_DIRECT", "O_LARGEFILE", "O_NOFOLLOW",
                     "O_NOATIME", "O_CLOEXEC", "O_PATH", "O_TMPFILE", "__O_TMPFILE",
                     "O_DIRECTORY", "FASYNC")),
+    # strace 6.1's at_flags (numeric order), AT_REMOVEDIR included: strace names 0x200
+    # so in every call of these flags (statx, execveat, newfstatat...); AT_EACCESS, the
+    # same bit, is faccessat2's name for it
     "AT_FLAGS": ("bits", _LFCNTL, r"AT_[A-Z_]+",
-                 frozenset({"AT_FDCWD", "AT_EACCESS", "AT_REMOVEDIR", "AT_STATX_SYNC_TYPE",
+                 frozenset({"AT_FDCWD", "AT_EACCESS", "AT_STATX_SYNC_TYPE",
                             "AT_STATX_SYNC_AS_STAT", "AT_STATX_FORCE_SYNC",
                             "AT_STATX_DONT_SYNC"}), ()),
     "AT_STATX_SYNC": ("values", _LFCNTL, r"AT_STATX_[A-Z_]+",
@@ -85,7 +88,9 @@ TABLES: dict[str, Table] = {
                     "STATX_NLINK", "STATX_UID", "STATX_GID", "STATX_ATIME", "STATX_MTIME",
                     "STATX_CTIME", "STATX_INO", "STATX_SIZE", "STATX_BLOCKS")),
     "PROT_FLAGS": ("bits", _MMAN, r"PROT_[A-Z_]+", frozenset({"PROT_NONE"}), ()),
-    "MAP_TYPES": ("values", _MMAN, r"MAP_(SHARED|PRIVATE|SHARED_VALIDATE)", frozenset(), ()),
+    # MAP_FILE is 0: strace 6.1 prints it for a map type of 0 (``MAP_FILE|MAP_ANONYMOUS``)
+    "MAP_TYPES": ("values", _MMAN, r"MAP_(SHARED|PRIVATE|SHARED_VALIDATE|FILE)", frozenset(),
+                  ()),
     # strace 6.1's order (checked with every bit set); MAP_32BIT is x86_64's
     "MAP_FLAGS": ("bits", _MMAN, r"MAP_(?!HUGE_[0-9])[A-Z0-9_]+",
                   frozenset({"MAP_SHARED", "MAP_PRIVATE", "MAP_SHARED_VALIDATE", "MAP_TYPE",
@@ -95,7 +100,6 @@ TABLES: dict[str, Table] = {
                    "MAP_NONBLOCK", "MAP_GROWSDOWN", "MAP_DENYWRITE", "MAP_EXECUTABLE",
                    "MAP_LOCKED", "MAP_STACK", "MAP_HUGETLB", "MAP_SYNC",
                    "MAP_FIXED_NOREPLACE")),
-    "MAP_HUGE": ("values", _MMAN, r"MAP_HUGE_[0-9]+[KMG]B", frozenset(), ()),
     "MAP_CONSTS": ("values", _MMAN, r"MAP_(TYPE|HUGE_SHIFT|HUGE_MASK)", frozenset(), ()),
     "MREMAP_FLAGS": ("bits", _MMAN, r"MREMAP_[A-Z_]+", frozenset(), ()),
     "MADV_ADVICE": ("values", _MMAN, r"MADV_[A-Z_0-9]+", frozenset(), ()),
@@ -311,8 +315,9 @@ TABLES: dict[str, Table] = {
     # signalfd4 and inotify_init1 flags
     "SFD_FLAGS": ("bits", ("sys/signalfd.h",), r"SFD_(CLOEXEC|NONBLOCK)", frozenset(),
                   ("SFD_CLOEXEC", "SFD_NONBLOCK")),
+    # inotify_init1: IN_NONBLOCK first (strace 6.1's xlat/inotify_init_flags.in)
     "IN_INIT_FLAGS": ("bits", ("sys/inotify.h",), r"IN_(CLOEXEC|NONBLOCK)", frozenset(),
-                      ("IN_CLOEXEC", "IN_NONBLOCK")),
+                      ("IN_NONBLOCK", "IN_CLOEXEC")),
     "TFD_TIMER_FLAGS": ("bits", ("sys/timerfd.h",), r"TFD_TIMER_(ABSTIME|CANCEL_ON_SET)",
                         frozenset(), ()),
     # fcntl: F_NOTIFY's DN_*, F_ADD_SEALS/F_GET_SEALS, F_GETOWN_EX's type, lock types
@@ -434,6 +439,30 @@ TABLES: dict[str, Table] = {
     "MSYNC_FLAGS": ("bits", _MMAN, r"MS_(SYNC|ASYNC|INVALIDATE)", frozenset(),
                     ("MS_SYNC", "MS_ASYNC", "MS_INVALIDATE")),
     "SPLICE_FLAGS": ("bits", ("fcntl.h",), r"SPLICE_F_[A-Z]+", frozenset(), ()),
+    # the mount API of Linux 5.2 (strace 6.1's names; open_tree's and mount_setattr's
+    # AT_* bits come from AT_FLAGS): MOUNT_ATTR_RELATIME is 0 and MOUNT_ATTR__ATIME a
+    # mask, and strace 6.1 does not name MOUNT_ATTR_IDMAP, MOUNT_ATTR_NOSYMFOLLOW nor
+    # MOVE_MOUNT_BENEATH (Linux 6.5)
+    "OPEN_TREE_FLAGS": ("bits", ("linux/fcntl.h", "linux/mount.h"),
+                        r"OPEN_TREE_(CLONE|CLOEXEC)", frozenset(),
+                        ("OPEN_TREE_CLONE", "OPEN_TREE_CLOEXEC")),
+    "FSOPEN_FLAGS": ("bits", ("linux/mount.h",), r"FSOPEN_CLOEXEC", frozenset(), ()),
+    "FSPICK_FLAGS": ("bits", ("linux/mount.h",),
+                     r"FSPICK_(CLOEXEC|SYMLINK_NOFOLLOW|NO_AUTOMOUNT|EMPTY_PATH)", frozenset(),
+                     ()),
+    "MOVE_MOUNT_FLAGS": ("bits", ("linux/mount.h",),
+                         r"MOVE_MOUNT_(F_SYMLINKS|F_AUTOMOUNTS|F_EMPTY_PATH|T_SYMLINKS|"
+                         r"T_AUTOMOUNTS|T_EMPTY_PATH|SET_GROUP)", frozenset(), ()),
+    "FSMOUNT_FLAGS": ("bits", ("linux/mount.h",), r"FSMOUNT_CLOEXEC", frozenset(), ()),
+    "MOUNT_ATTR_FLAGS": ("bits", ("linux/mount.h",),
+                         r"MOUNT_ATTR_(RDONLY|NOSUID|NODEV|NOEXEC|NOATIME|STRICTATIME|"
+                         r"NODIRATIME)", frozenset(), ()),
+    # userfaultfd's own bit (then O_NONBLOCK, O_CLOEXEC of OPEN_FLAGS)
+    "UFFD_FLAGS": ("bits", ("linux/userfaultfd.h",), r"UFFD_USER_MODE_ONLY", frozenset(), ()),
+    "LANDLOCK_CREATE_FLAGS": ("bits", ("linux/landlock.h",),
+                              r"LANDLOCK_CREATE_RULESET_VERSION", frozenset(), ()),
+    # pkey_alloc's access rights (PKEY_DISABLE_EXECUTE: see INTERNAL_BITS)
+    "PKEY_ACCESS": ("bits", _MMAN, r"PKEY_DISABLE_(ACCESS|WRITE|EXECUTE)", frozenset(), ()),
     # requests of other drivers that share a value with one of IOCTLS: strace prints
     # both names (``SNDCTL_TMR_START or TCSETS``, ``BTRFS_IOC_CLONE or FICLONE``)
     "IOCTL_ALIASES": ("values", ("linux/soundcard.h", "linux/btrfs.h"),
@@ -476,11 +505,14 @@ INTERNAL_TABLES: dict[str, dict[int, str]] = {
     "SUID_DUMP": {0: "SUID_DUMP_DISABLE", 1: "SUID_DUMP_USER", 2: "SUID_DUMP_ROOT"},
 }
 # Bits strace 6.1 names that no installed header defines, merged into their "bits" table:
-# include/linux/swap.h's (kernel-internal) discard policies, and FAN_DIR_MODIFY, which
-# Linux 5.7 removed from the uapi header and strace still names.
+# include/linux/swap.h's (kernel-internal) discard policies, FAN_DIR_MODIFY, which Linux
+# 5.7 removed from the uapi header and strace still names, and powerpc's
+# PKEY_DISABLE_EXECUTE.
 INTERNAL_BITS: dict[str, dict[str, int]] = {
     "SWAP_FLAGS": {"SWAP_FLAG_DISCARD_ONCE": 0x20000, "SWAP_FLAG_DISCARD_PAGES": 0x40000},
     "FAN_EVENTS": {"FAN_DIR_MODIFY": 0x00080000},
+    # powerpc's asm/mman.h defines it; strace 6.1 names 0x4 so on every arch
+    "PKEY_ACCESS": {"PKEY_DISABLE_EXECUTE": 0x4},
 }
 ENUM_TAGS: dict[str, str] = {
     "KCMP_TYPES": "kcmp_type", "MEMBARRIER_CMDS": "membarrier_cmd", "BPF_CMDS": "bpf_cmd",

@@ -160,6 +160,31 @@ ENUMS: dict[tuple[str, str], str] = {
     ("msgrcv", "msgflg"): "ipcmsgflags",
     ("tee", "flags"): "spliceflags",
     ("vmsplice", "flags"): "spliceflags",
+    # the mount API of Linux 5.2 and other newer calls (tracekit.decode.flagwords)
+    ("open_tree", "flags"): "opentreeflags",
+    ("fsopen", "flags"): "fsopenflags",
+    ("fspick", "flags"): "fspickflags",
+    ("move_mount", "from_dfd"): "dirfd",
+    ("move_mount", "to_dfd"): "dirfd",
+    ("move_mount", "flags"): "movemountflags",
+    ("fsmount", "flags"): "fsmountflags",
+    ("fsmount", "attr_flags"): "mountattrflags",
+    ("mount_setattr", "flags"): "mountsetattrflags",
+    ("userfaultfd", "flags"): "uffdflags",
+    ("memfd_secret", "flags"): "memfdsecretflags",
+    ("landlock_create_ruleset", "flags"): "landlockcreateflags",
+    ("pkey_alloc", "init_val"): "pkeyaccess",
+    ("remap_file_pages", "start"): "p",
+    ("remap_file_pages", "prot"): "prot",
+    ("pkey_mprotect", "start"): "p",
+    ("pkey_mprotect", "prot"): "prot",
+    ("remap_file_pages", "pgoff"): "u",
+    ("remap_file_pages", "flags"): "mmapflags",
+    ("move_pages", "flags"): "movepagesflags",
+    ("delete_module", "flags"): "delmodflags",
+    # flags strace 6.1 prints in decimal (PRINT_VAL_U)
+    ("sched_setattr", "flags"): "u32",
+    ("sched_getattr", "flags"): "u32",
 }
 
 # const char * arguments that are paths (SYSCALL_DEFINE names); other C strings the beauty

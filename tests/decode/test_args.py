@@ -222,8 +222,7 @@ def test_unlisted_syscall_uses_the_tracefs_argument_count(tmp_path: os.PathLike[
     assert d.decode(sc("rseq_slice_yield", (0, 1), 0)).args == ("0", "0x1", "0", "0", "0",
                                                                  "0")
     # a syscall the shipped table describes prints by its C types whatever tracefs says
-    assert d.decode(sc("kcmp", (1, 0x20, 3, 4, 5), 0)).args == ("1", "32", "KCMP_FS", "0x4",
-                                                                 "0x5")
+    assert d.decode(sc("setpriority", (1, 0x20, 3), 0)).args == ("PRIO_PGRP", "32", "3")
 
 
 def test_clone_flags_and_named_arguments(dec: SyscallDecoder) -> None:

@@ -8,7 +8,10 @@ from pathlib import Path
 
 import pytest
 
+import tracekit.session.capture as capture
 from tracekit._events import CAP_ARGV, CAP_BUF, CAP_ENVP, CAP_FD, CAP_STR, CAP_STRUCT
+from tracekit.decode.ops import KCMP_EPOLL_SLOT_SIZE
+from tracekit.kernel.syscall_protos import shipped_args
 from tracekit.kernel.syscalls import SyscallTable
 from tracekit.kernel.tracefs import Field, parse_format, syscall_args
 from tracekit.session.capture import (
@@ -171,3 +174,26 @@ def test_i386_specs_capture_only_what_reads_the_same_in_both_abis() -> None:
     assert got["execve"] == (CapSpec(0, CAP_STR, LEN_NONE, 0, STR_CAP, 0),)  # argv: no
     assert "readv" not in got and "fstat64" not in got
     assert i386.nr("open") == 5 and 5 in build_specs32(i386)        # keyed by i386 nr
+
+
+def test_delete_module_name_and_kcmp_epoll_slot() -> None:
+    def got(name: str) -> list[tuple[int, int, int]]:
+        args = shipped_args(name, "x86_64")
+        assert args is not None
+        return [(s.arg, s.kind, s.cap) for s in specs_for(name, args).specs]
+
+    # strace prints delete_module's name as a string, cut at the string limit
+    assert got("delete_module") == [(0, CAP_STR, STR_CAP)]
+    # kcmp's idx2: KCMP_EPOLL_TFD's struct kcmp_epoll_slot, read at entry
+    assert got("kcmp") == [(4, CAP_STRUCT, KCMP_EPOLL_SLOT_SIZE)]
+
+
+def test_a_call_without_an_event_here_takes_the_shipped_prototype(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # a kernel built without CONFIG_MODULES has no sys_enter_delete_module: the call still
+    # has its number, and strace prints its name
+    monkeypatch.setattr(capture, "syscall_args_lookup", lambda arch: lambda name: None)
+    specs = build_specs(TABLE, None, names=["delete_module", "no_such_call"])
+    nr = TABLE.nr("delete_module")
+    assert nr is not None and list(specs) == [nr]
+    assert [(s.arg, s.kind) for s in specs[nr]] == [(0, CAP_STR)]

@@ -17,8 +17,14 @@
 #include <linux/close_range.h>
 #include <linux/falloc.h>
 #include <linux/ioprio.h>
+#include <linux/kcmp.h>
+#include <linux/landlock.h>
 #include <linux/mempolicy.h>
+#include <linux/userfaultfd.h>
 #include <sched.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/epoll.h>
 #include <sys/fanotify.h>
 #include <sys/file.h>
 #include <sys/inotify.h>
@@ -29,9 +35,119 @@
 #include <sys/shm.h>
 #include <sys/swap.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #define PIDFD_NONBLOCK O_NONBLOCK       /* linux/pidfd.h clashes with glibc's fcntl.h */
+
+/* The calls of Linux 4.x-5.x that strace 6.1 decodes and the flag words strace orders
+ * its own way: kcmp's fds, timerfd's and inotify_init1's flags, AT_REMOVEDIR among the
+ * AT_* bits, decimal flags, NULL iovecs, the mount API of Linux 5.2 (every call on a
+ * path that does not exist, an fd of -1 or flags the kernel refuses), userfaultfd,
+ * memfd_secret, landlock_create_ruleset (its version query only), pkey_alloc (refused
+ * flags), remap_file_pages and mmap (length 0), move_pages (no pages), delete_module
+ * (a module nobody has). */
+static void newer_calls(int fd, long hi, long bad) {
+    pid_t me = getpid();
+    struct { uint32_t efd, tfd, toff; } slot;
+    struct itimerspec its;
+    char name[] = "tracekit_no_such_module";
+
+    int tfd = syscall(SYS_timerfd_create, CLOCK_REALTIME, TFD_CLOEXEC | TFD_NONBLOCK);
+    syscall(SYS_timerfd_create, CLOCK_REALTIME, bad);
+    syscall(SYS_timerfd_create, CLOCK_REALTIME, 0x10L);
+    memset(&its, 0, sizeof its);
+    syscall(SYS_timerfd_settime, tfd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &its, NULL);
+    syscall(SYS_timerfd_settime, tfd, hi | 0x10L, &its, NULL);
+    int ep = syscall(SYS_epoll_create1, 0L);
+    struct epoll_event ev = {.events = EPOLLIN};
+    syscall(SYS_epoll_ctl, ep, EPOLL_CTL_ADD, tfd, &ev);
+    slot.efd = ep, slot.tfd = tfd, slot.toff = 0;
+    syscall(SYS_kcmp, me, me, KCMP_FILE, fd, fd);
+    syscall(SYS_kcmp, me, me, KCMP_FILE, hi | fd, bad);
+    syscall(SYS_kcmp, me, me, hi | KCMP_VM, 5L, 7L);
+    syscall(SYS_kcmp, me, me, KCMP_EPOLL_TFD, tfd, &slot);
+    syscall(SYS_kcmp, me, me, KCMP_EPOLL_TFD, tfd, NULL);
+    syscall(SYS_kcmp, me, me, 99L, 5L, hi | 7L);
+    close(ep);
+    close(tfd);
+    int ifd = syscall(SYS_inotify_init1, IN_NONBLOCK | IN_CLOEXEC);
+    close(ifd);
+    syscall(SYS_inotify_init1, bad);
+    syscall(SYS_inotify_init1, hi | 0x10L);
+
+    syscall(SYS_statx, AT_FDCWD, "nonexistent", AT_SYMLINK_NOFOLLOW | AT_REMOVEDIR |
+            AT_EMPTY_PATH | AT_STATX_FORCE_SYNC, 0x7ffL, NULL);
+    syscall(SYS_statx, AT_FDCWD, "nonexistent", bad, 0x7ffL, NULL);
+    syscall(SYS_statx, AT_FDCWD, "nonexistent", 0x6000L, 0L, NULL);
+    syscall(SYS_statx, AT_FDCWD, "nonexistent", 0x2L, 0L, NULL);
+    syscall(SYS_execveat, AT_FDCWD, "nonexistent", NULL, NULL, AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH);
+    syscall(SYS_execveat, AT_FDCWD, "nonexistent", NULL, NULL, bad);
+    syscall(SYS_execveat, AT_FDCWD, "nonexistent", NULL, NULL, 0x2L);
+    syscall(SYS_newfstatat, AT_FDCWD, "nonexistent", NULL, hi | AT_REMOVEDIR);
+    syscall(SYS_faccessat2, AT_FDCWD, "nonexistent", F_OK,
+            AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH);
+    syscall(SYS_faccessat2, AT_FDCWD, "nonexistent", F_OK, bad);
+    syscall(SYS_faccessat2, AT_FDCWD, "nonexistent", F_OK, 0x400L);
+    syscall(SYS_sched_setattr, 0L, NULL, bad);
+    syscall(SYS_sched_getattr, 0L, NULL, hi | 48L, hi | 1L);
+    syscall(SYS_copy_file_range, fd, NULL, fd, NULL, 0L, bad);
+    syscall(SYS_preadv2, fd, NULL, 0L, 0L, 0L, 0L);
+    syscall(SYS_pwritev2, fd, NULL, 0L, 0L, 0L, 0L);
+    syscall(SYS_readv, fd, NULL, 0L);
+
+    syscall(SYS_open_tree, AT_FDCWD, "nonexistent", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+            AT_RECURSIVE | AT_SYMLINK_NOFOLLOW);
+    syscall(SYS_open_tree, AT_FDCWD, "nonexistent", bad);
+    syscall(SYS_open_tree, AT_FDCWD, "nonexistent", 0x2L);
+    syscall(SYS_fsopen, "nonexistentfs", FSOPEN_CLOEXEC);
+    syscall(SYS_fsopen, "nonexistentfs", 0x2L);
+    syscall(SYS_fspick, AT_FDCWD, "nonexistent", FSPICK_CLOEXEC | FSPICK_SYMLINK_NOFOLLOW |
+            FSPICK_NO_AUTOMOUNT | FSPICK_EMPTY_PATH);
+    syscall(SYS_fspick, AT_FDCWD, "nonexistent", 0x10L);
+    syscall(SYS_move_mount, -1L, "nonexistent", -1L, "nonexistent2", MOVE_MOUNT_F_SYMLINKS |
+            MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_AUTOMOUNTS | MOVE_MOUNT_SET_GROUP);
+    syscall(SYS_move_mount, AT_FDCWD, "nonexistent", AT_FDCWD, "nonexistent2", bad);
+    syscall(SYS_move_mount, -1L, "nonexistent", -1L, "nonexistent2", 0x200L);
+    syscall(SYS_fsmount, -1L, FSMOUNT_CLOEXEC, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+            MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC | MOUNT_ATTR_NODIRATIME | 0x300000);
+    syscall(SYS_fsmount, -1L, FSMOUNT_CLOEXEC, MOUNT_ATTR_STRICTATIME);
+    syscall(SYS_fsmount, -1L, bad, bad);
+    syscall(SYS_fsmount, -1L, 0x2L, 0x40L);
+    syscall(SYS_mount_setattr, AT_FDCWD, "nonexistent", AT_RECURSIVE | AT_SYMLINK_NOFOLLOW |
+            AT_EMPTY_PATH | AT_NO_AUTOMOUNT, NULL, 0L);
+    syscall(SYS_mount_setattr, AT_FDCWD, "nonexistent", bad, NULL, 0L);
+    syscall(SYS_mount_setattr, AT_FDCWD, "nonexistent", 0x200L, NULL, 0L);
+
+    int ufd = syscall(SYS_userfaultfd, hi | UFFD_USER_MODE_ONLY | O_CLOEXEC);
+    if (ufd >= 0)
+        close(ufd);
+    syscall(SYS_userfaultfd, bad);
+    syscall(SYS_userfaultfd, 0x100L);
+    int sfd = syscall(SYS_memfd_secret, O_CLOEXEC);
+    if (sfd >= 0)
+        close(sfd);
+    syscall(SYS_memfd_secret, hi | O_CLOEXEC | 0x100L);
+    syscall(SYS_memfd_secret, 0x100L);
+    syscall(SYS_landlock_create_ruleset, NULL, 0L, LANDLOCK_CREATE_RULESET_VERSION);
+    syscall(SYS_landlock_create_ruleset, NULL, 0L, bad);
+    syscall(SYS_landlock_create_ruleset, NULL, 0L, 0x10L);
+    syscall(SYS_pkey_alloc, bad, PKEY_DISABLE_ACCESS | PKEY_DISABLE_WRITE);   /* EINVAL */
+    syscall(SYS_pkey_alloc, hi, hi | 4L);
+    syscall(SYS_pkey_alloc, 0x10L, 0x10L);
+    syscall(SYS_remap_file_pages, NULL, 0L, PROT_READ | PROT_WRITE, 0L, MAP_NONBLOCK);
+    syscall(SYS_remap_file_pages, NULL, 0L, bad, 0L, bad);
+    syscall(SYS_remap_file_pages, 0x1000L, 4096L, hi | 0x10L, 5L, hi | 0x4L);
+    syscall(SYS_mmap, NULL, 0L, hi | PROT_READ, MAP_ANONYMOUS, -1L, 0L);
+    syscall(SYS_mmap, NULL, 0L, PROT_NONE, MAP_PRIVATE | MAP_HUGETLB | (21L << 26), -1L, 0L);
+    syscall(SYS_move_pages, 0L, 0L, NULL, NULL, NULL, hi | MPOL_MF_MOVE);
+    syscall(SYS_move_pages, 0L, 0L, NULL, NULL, NULL, MPOL_MF_MOVE_ALL | 0x10L);
+    syscall(SYS_move_pages, 0L, 0L, NULL, NULL, NULL, MPOL_MF_STRICT);
+    syscall(SYS_delete_module, name, O_NONBLOCK | O_TRUNC);
+    syscall(SYS_delete_module, name, hi | bad);
+    syscall(SYS_delete_module, name, 0x100L);
+    syscall(SYS_delete_module, NULL, 0L);
+}
 
 int main(int argc, char **argv) {
     const long hi = (long)0xdeadbeef00000000UL;     /* garbage in the high 32 bits */
@@ -149,6 +265,7 @@ int main(int argc, char **argv) {
     syscall(SYS_splice, fd, NULL, fd, NULL, 0L, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
     syscall(SYS_tee, -1L, -1L, 0L, 0x1fL);
     syscall(SYS_vmsplice, fd, NULL, 0L, SPLICE_F_GIFT);
+    newer_calls(fd, hi, bad);
     close(fd);
     return 0;
 }

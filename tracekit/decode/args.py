@@ -421,7 +421,7 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         "faccessflags": _flags32(f.faccessat_flags),
         "unlinkflags": _flags32(f.unlinkat_flags),
         "renameflags": _flags32(f.rename_flags), "pipeflags": _flags32(f.pipe_flags),
-        "sockflags": _flags32(f.sock_flags), "prot": _flags32(f.prot),
+        "sockflags": _flags32(f.sock_flags), "prot": lambda d, ev, i: f.prot(ev.args[i]),
         "mmapflags": _flags32(f.mmap_flags), "mremapflags": _flags32(f.mremap_flags),
         "madv": _xval(T.MADV_ADVICE, "MADV_???"),
         "sig": _flags32(lambda v: f.signal_name(signed(v, 32))),

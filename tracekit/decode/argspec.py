@@ -51,7 +51,8 @@ others                a table of ``tracekit.decode.flags`` (see ``tracekit.decod
 
 Calls whose arguments follow their operation end with a kind named after them (``futex``,
 ``prctl``, ``fcntl``, ``mremap``, ``membarrier``, ``ptrace``, ``syslog``, ``personality``,
-``keyctl``, ``clone3``: tracekit.decode.ops; ``clone``), which prints every argument; a kind
+``keyctl``, ``clone3``, ``kcmp``: tracekit.decode.ops; ``clone``), which prints every
+argument; a kind
 before it only says what that argument is (``fcntl: fd fcntl``: the path filter's fds).
 
 Return kinds: ``d`` (decimal, the default), ``fd`` (decimal, and a new fd for the fd
@@ -249,7 +250,7 @@ fsync: fd
 fdatasync: fd
 flock: fd lockop
 sendfile: fd fd off_inout u
-copy_file_range: fd off_in fd off_in u x32
+copy_file_range: fd off_in fd off_in u u32
 splice: fd off_in fd off_in u spliceflags
 epoll_create1: epollflags -> fd
 epoll_create: d -> fd
@@ -299,6 +300,7 @@ mount: path path mounttype mountflags mountdata
 ioprio_get: ioprio_who d -> ioprio
 sched_getscheduler: d -> schedpolicy
 shmat: d p shmatflags -> x
+kcmp: d d kcmp
 """
 
 

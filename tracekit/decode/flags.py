@@ -142,17 +142,27 @@ class ArchFlags:
         """open/openat flags: the access mode is a value of O_ACCMODE (O_RDONLY is 0)."""
         self.pipe_flags = FlagSet(T.OPEN_FLAGS)
         """pipe2/dup3/eventfd2-style flags: O_* bits without an access mode; 0 is ``0``."""
-        self.at_flags = FlagSet(T.AT_FLAGS)
+        self.at_flags = FlagSet(T.AT_FLAGS, unknown="AT_???")
+        """AT_* flags in strace 6.1's order, AT_REMOVEDIR (0x200) among them; a word of
+        unknown bits alone as ``0x2 /* AT_??? */``."""
         self.AT_FDCWD = _const(T.AT_CONSTS, "AT_FDCWD")
-        self.statx_flags = FlagSet(T.AT_FLAGS, ((_const(T.AT_CONSTS, "AT_STATX_SYNC_TYPE"),
-                                                 T.AT_STATX_SYNC),))
-        """statx flags: AT_STATX_SYNC_TYPE is a field (AT_STATX_SYNC_AS_STAT is 0), then AT_*."""
+        sync_type = _const(T.AT_CONSTS, "AT_STATX_SYNC_TYPE")
+        sync_names = {**T.AT_STATX_SYNC, sync_type: "|".join(
+            T.AT_STATX_SYNC[v] for v in sorted(T.AT_STATX_SYNC) if v)}
+        self.statx_flags = FlagSet(T.AT_FLAGS, ((sync_type, sync_names),))
+        """statx flags: AT_STATX_SYNC_TYPE is a field (AT_STATX_SYNC_AS_STAT is 0; both of
+        its bits ``AT_STATX_FORCE_SYNC|AT_STATX_DONT_SYNC``), then AT_* (any other bits in
+        hex, without strace's default text: it prints them after the field)."""
         self.unlinkat_flags = FlagSet(((_const(T.AT_REMOVEDIR, "AT_REMOVEDIR"),
                                         "AT_REMOVEDIR"),))
-        self.faccessat_flags = FlagSet(((_const(T.AT_CONSTS, "AT_EACCESS"), "AT_EACCESS"),
-                                        *T.AT_FLAGS))
+        at_names = {n: v for v, n in T.AT_FLAGS}
+        self.faccessat_flags = FlagSet(
+            ((at_names["AT_SYMLINK_NOFOLLOW"], "AT_SYMLINK_NOFOLLOW"),
+             (_const(T.AT_CONSTS, "AT_EACCESS"), "AT_EACCESS"),
+             (at_names["AT_EMPTY_PATH"], "AT_EMPTY_PATH")), unknown="AT_???")
+        """faccessat2's flags: strace 6.1's faccessat_flags, the three bits the call takes."""
         self.statx_mask = FlagSet(T.STATX_MASK)
-        self.prot = FlagSet(T.PROT_FLAGS, zero="PROT_NONE")
+        self.prot = FlagSet(T.PROT_FLAGS, zero="PROT_NONE", unknown="PROT_???")
         self._map_rest = FlagSet(T.MAP_FLAGS)
         self.madvise_advice: dict[int, str] = T.MADV_ADVICE
         self.access_bits = FlagSet(T.ACCESS_MODES)
@@ -188,18 +198,19 @@ class ArchFlags:
         return "F_OK" if v == 0 else self.access_bits(v)
 
     def mmap_flags(self, v: int) -> str:
-        """mmap flags: map type (``MAP_SHARED_VALIDATE`` is a value of MAP_TYPE), the bits,
-        then the huge page size encoded in bits 26..31 (``MAP_HUGE_2MB``)."""
+        """mmap flags: map type (``MAP_SHARED_VALIDATE`` is a value of MAP_TYPE, ``MAP_FILE``
+        is 0, others ``0xf /* MAP_??? */``), the bits, then the huge page size encoded in
+        bits 26..31 as its log2 (``21<<MAP_HUGE_SHIFT``)."""
         v &= 0xFFFFFFFF
         mtype = v & 0xF
-        parts = [self.tables.MAP_TYPES.get(mtype) or hex(mtype)]
+        name = self.tables.MAP_TYPES.get(mtype)
+        parts = [name if name is not None else f"{hex(mtype)} /* MAP_??? */"]
         huge = v & _MAP_HUGE_BITS
         rest = v & ~0xF & ~_MAP_HUGE_BITS
         if rest:
             parts.append(self._map_rest(rest))
-        if huge:
-            name = self.tables.MAP_HUGE.get(huge)
-            parts.append(name if name else f"{huge >> _MAP_HUGE_SHIFT}<<MAP_HUGE_SHIFT")
+        if huge:        # strace 6.1 never names the size (MAP_HUGE_2MB): 21<<MAP_HUGE_SHIFT
+            parts.append(f"{huge >> _MAP_HUGE_SHIFT}<<MAP_HUGE_SHIFT")
         return "|".join(parts)
 
     def clone_flags(self, v: int) -> str:

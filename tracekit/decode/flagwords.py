@@ -175,6 +175,47 @@ def _ipc(fl: F.ArchFlags) -> dict[str, _KindFn]:
             "ipcmsgflags": _word(F.FlagSet(t.IPC_MSG_FLAGS, unknown="MSG_???"))}
 
 
+def _pick(table: tuple[tuple[int, str], ...], *names: str) -> tuple[tuple[int, str], ...]:
+    """The bits ``names`` of a bits table, in the order given (strace's xlat of a call
+    that takes a few of a larger family's bits: move_pages' MPOL_MF_*, delete_module's
+    O_*)."""
+    by_name = {n: v for v, n in table}
+    return tuple((by_name[n], n) for n in names)
+
+
+def _newer_calls(fl: F.ArchFlags) -> dict[str, _KindFn]:
+    """The flag words of the mount API of Linux 5.2 (open_tree, fsopen, fspick,
+    move_mount, fsmount, mount_setattr), userfaultfd, memfd_secret,
+    landlock_create_ruleset, pkey_alloc, remap_file_pages, move_pages and delete_module,
+    each with strace 6.1's table and default text."""
+    t = fl.tables
+    at = t.AT_FLAGS
+    return {
+        "opentreeflags": _word(F.FlagSet((*t.OPEN_TREE_FLAGS, *at), unknown="OPEN_TREE_???")),
+        "fsopenflags": _word(F.FlagSet(t.FSOPEN_FLAGS, unknown="FSOPEN_???")),
+        "fspickflags": _word(F.FlagSet(t.FSPICK_FLAGS, unknown="FSPICK_???")),
+        "movemountflags": _word(F.FlagSet(t.MOVE_MOUNT_FLAGS, unknown="MOVE_MOUNT_???")),
+        "fsmountflags": _word(F.FlagSet(t.FSMOUNT_FLAGS, unknown="FSMOUNT_???")),
+        "mountattrflags": _word(F.FlagSet(t.MOUNT_ATTR_FLAGS, unknown="MOUNT_ATTR_???")),
+        "mountsetattrflags": _word(F.FlagSet(
+            _pick(at, "AT_SYMLINK_NOFOLLOW", "AT_NO_AUTOMOUNT", "AT_EMPTY_PATH",
+                  "AT_RECURSIVE"), unknown="AT_???")),
+        "uffdflags": _word(F.FlagSet(
+            (*t.UFFD_FLAGS, *_pick(t.OPEN_FLAGS, "O_NONBLOCK", "O_CLOEXEC")),
+            unknown="UFFD_???")),
+        # memfd_secret: printflags without a default (``0x100``)
+        "memfdsecretflags": _word(F.FlagSet(_pick(t.OPEN_FLAGS, "O_CLOEXEC"))),
+        "landlockcreateflags": _word(F.FlagSet(t.LANDLOCK_CREATE_FLAGS,
+                                               unknown="LANDLOCK_CREATE_RULESET_???")),
+        # unsigned long words: every bit of the register
+        "pkeyaccess": _word(F.FlagSet(t.PKEY_ACCESS, unknown="PKEY_???"), _U64),
+        "movepagesflags": _word(F.FlagSet(_pick(t.MBIND_FLAGS, "MPOL_MF_MOVE",
+                                                "MPOL_MF_MOVE_ALL"), unknown="MPOL_???")),
+        "delmodflags": _word(F.FlagSet(_pick(t.OPEN_FLAGS, "O_NONBLOCK", "O_TRUNC"),
+                                       unknown="O_???")),
+    }
+
+
 def _ioprio_text(fl: F.ArchFlags) -> Callable[[int], str]:
     t = fl.tables
     shift = _const(t.IOPRIO_CONSTS, "IOPRIO_CLASS_SHIFT")
@@ -220,6 +261,7 @@ def kinds(fl: F.ArchFlags, k_str: _KindFn, k_dirfd: _KindFn) -> dict[str, _KindF
         "ioprio": lambda d, ev, i: ioprio(ev.args[i]),
         "swapflags": k_swap,
         **_mount(fl, k_str), **_fanotify(fl, k_dirfd), **_mempolicy(fl), **_ipc(fl),
+        **_newer_calls(fl),
     }
 
 

@@ -404,6 +404,39 @@ def _ret_membarrier(d: SyscallDecoder, ev: Syscall, text: str) -> str:
     return f"{ev.ret:#x} ({F.FlagSet(bits)(ev.ret)})"
 
 
+# struct kcmp_epoll_slot (include/uapi/linux/kcmp.h): __u32 efd, tfd, toff
+KCMP_EPOLL_SLOT_SIZE = 12
+
+
+def _kcmp(d: SyscallDecoder, ev: Syscall) -> list[str]:
+    """kcmp as strace 6.1's SYS_FUNC(kcmp): the two pids and the type, then what the type
+    compares: KCMP_FILE two fds (of pid1 and pid2), KCMP_EPOLL_TFD an fd and a
+    ``{efd=3, tfd=4, toff=0}`` slot, the others nothing; an unknown type both indexes in
+    hex. An fd is decorated when its pid is the caller's (the fd cache knows no other
+    process's table)."""
+    a = ev.args
+    pid1, pid2 = signed(a[0], 32), signed(a[1], 32)
+    ktype = a[2] & _M32
+    name = d.flags.tables.KCMP_TYPES.get(ktype)
+    out = [str(pid1), str(pid2), _xval(d.flags.tables.KCMP_TYPES, ktype, "KCMP_???")]
+
+    def fd(pid: int, v: int) -> str:
+        v = signed(v, 32)
+        return d.fd_text(ev.tgid, v) if pid in (ev.tgid, ev.tid) else str(v)
+
+    if name is None:
+        return [*out, _x(a[3]), _x(a[4])]
+    if name == "KCMP_FILE":
+        return [*out, fd(pid1, a[3]), fd(pid2, a[4])]
+    if name != "KCMP_EPOLL_TFD":
+        return out
+    cap = _readable(_first_struct(ev, 4))
+    if cap is None or len(cap.data) < KCMP_EPOLL_SLOT_SIZE:
+        return [*out, fd(pid1, a[3]), pointer(a[4])]
+    efd, tfd, toff = struct.unpack_from("<III", cap.data)
+    return [*out, fd(pid1, a[3]), f"{{efd={fd(pid2, efd)}, tfd={fd(pid2, tfd)}, toff={toff}}}"]
+
+
 _PTRACE_NO_ADDR = frozenset({"PTRACE_ATTACH", "PTRACE_INTERRUPT", "PTRACE_KILL",
                              "PTRACE_LISTEN"})
 _PTRACE_SIG = frozenset({"PTRACE_CONT", "PTRACE_DETACH", "PTRACE_SYSCALL",
@@ -675,18 +708,19 @@ def _ret_signal(d: SyscallDecoder, ev: Syscall, text: str) -> str:
 def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int], str]]:
     """The argument kinds of this module for ``fl``'s arch (merged by tracekit.decode.args)."""
     T = fl.tables
-    tfd = F.FlagSet(T.TFD_FLAGS)
-    tfd_timer = F.FlagSet(T.TFD_TIMER_FLAGS)
+    # timerfd_create and timerfd_settime print their flags with one table, strace 6.1's
+    # timerfd_flags: TFD_TIMER_ABSTIME|TFD_TIMER_CANCEL_ON_SET|TFD_CLOEXEC|TFD_NONBLOCK
+    tfd = F.FlagSet((*T.TFD_TIMER_FLAGS, *T.TFD_FLAGS), unknown="TFD_???")
     efd = F.FlagSet(T.EFD_FLAGS)
     sfd = F.FlagSet(T.SFD_FLAGS)
-    in_init = F.FlagSet(T.IN_INIT_FLAGS)
+    in_init = F.FlagSet(T.IN_INIT_FLAGS, unknown="IN_???")
     unshare = F.FlagSet(T.UNSHARE_FLAGS, unknown="CLONE_???")
     setns = F.FlagSet(T.SETNS_TYPES)
     mfd = _mfd_flags(fl)
     return {
         "mfdflags": lambda d, ev, i: mfd(ev.args[i]),
         "tfdflags": lambda d, ev, i: tfd(ev.args[i] & _M32),
-        "tfdtimerflags": lambda d, ev, i: tfd_timer(ev.args[i] & _M32),
+        "tfdtimerflags": lambda d, ev, i: tfd(ev.args[i] & _M32),
         "efdflags": lambda d, ev, i: efd(ev.args[i] & _M32),
         "sfdflags": lambda d, ev, i: sfd(ev.args[i] & _M32),
         "inflags": lambda d, ev, i: in_init(ev.args[i] & _M32),
@@ -758,7 +792,7 @@ def _clone3(d: SyscallDecoder, ev: Syscall) -> list[str]:
 SPECIAL: dict[str, Callable[[SyscallDecoder, Syscall], list[str]]] = {
     "prctl": _prctl, "futex": _futex, "fcntl": _fcntl, "mremap": _mremap,
     "membarrier": _membarrier, "ptrace": _ptrace, "syslog": _syslog,
-    "personality": _personality, "keyctl": _keyctl, "clone3": _clone3,
+    "personality": _personality, "keyctl": _keyctl, "clone3": _clone3, "kcmp": _kcmp,
 }
 
 

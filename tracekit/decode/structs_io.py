@@ -506,10 +506,12 @@ def format_iov(elems: list[IovElem], count: int, total: int | None, limit: int,
 
 def _k_iov(*, at_exit: bool) -> KindFn:
     """An iovec array; one the call fills in is captured at exit, and a failed call's
-    shows its bases as addresses (as strace)."""
+    shows its bases as addresses (as strace); a NULL array is ``NULL`` (strace 6.1), an
+    empty one elsewhere ``[]``."""
     def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
         cap = capture(ev, i)
-        if cap is None or cap.kind != CAP_IOV:
+        # NULL is NULL whatever the count (a count of 0 reads nothing: ``[]`` else)
+        if cap is None or cap.kind != CAP_IOV or not ev.args[i]:
             return pointer(ev.args[i])
         elems = parse_iov(cap.data)
         if elems is None:

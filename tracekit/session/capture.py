@@ -52,7 +52,7 @@ from tracekit._events import (
     CAP_STR,
     CAP_STRUCT,
 )
-from tracekit.decode.ops import CLONE_ARGS_SIZE, FLOCK_SIZE
+from tracekit.decode.ops import CLONE_ARGS_SIZE, FLOCK_SIZE, KCMP_EPOLL_SLOT_SIZE
 from tracekit.decode.structs_io import EPOLL_EVENT_SIZES, IOCTL_ARGS
 from tracekit.decode.structs_proc import (
     RUSAGE_SIZE,
@@ -65,6 +65,7 @@ from tracekit.decode.structs_proc import (
     TIMEZONE_SIZE,
 )
 from tracekit.kernel.arch import machine_arch
+from tracekit.kernel.syscall_protos import shipped_args
 from tracekit.kernel.syscalls import SyscallTable
 from tracekit.kernel.tracefs import (
     EVENT_ALIASES,
@@ -159,7 +160,7 @@ ENVP_COUNT_CAP = 256 * (ENVP_COUNT_ELEM + 2)
 STRING_ARGS = frozenset({
     "filename", "pathname", "path", "oldname", "newname", "name", "specialfile", "uname",
     "u_name", "to_pathname", "from_pathname", "special", "put_old", "new_root", "_type",
-    "_description", "_fs_name", "_callout_info",
+    "_description", "_fs_name", "_callout_info", "name_user",
 })
 # ``char *`` (not const) arguments that are C strings: mount's, umount's and utime(s)'s.
 # Not ``name``: sethostname/setdomainname take ``char *name`` with a length (a buffer).
@@ -426,6 +427,9 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     # operation may read or write, the decoder picks by the operation
     "futex": (_fixed("utime", TIMESPEC_SIZE),),
     "clone3": (_Override("uargs", CAP_STRUCT, "size", CLONE_ARGS_SIZE),),
+    # kcmp's idx2 is KCMP_EPOLL_TFD's struct kcmp_epoll_slot (another type's number reads
+    # as unreadable memory and prints as the number it is)
+    "kcmp": (_fixed("idx2", KCMP_EPOLL_SLOT_SIZE),),
     "prctl": (_Override("arg2", CAP_STR, None, PRCTL_NAME_CAP), _fixed("arg2", 8, at_exit=True),
               _Override("arg2", CAP_STR, None, PRCTL_NAME_CAP, 0, True)),
     "fcntl": (_fixed("arg", FLOCK_SIZE), _fixed("arg", FLOCK_SIZE, at_exit=True)),
@@ -548,6 +552,11 @@ def build_specs(table: SyscallTable, tracefs_root: Path | None,
                else lambda name: syscall_args_of(tracefs_root, name))
     for name in names if names is not None else table.names():
         args = args_of(name)
+        if args is None and tracefs_root is None:
+            # no event here: a call the kernel was built without (delete_module without
+            # CONFIG_MODULES) still has its number and prototype, and strace prints its
+            # strings
+            args = shipped_args(name, table.arch)
         nr = table.nr(name)
         if args is None or nr is None:
             continue

@@ -41,6 +41,7 @@ OPEN_FLAGS: tuple[tuple[int, str], ...] = (
 
 AT_FLAGS: tuple[tuple[int, str], ...] = (
     (0x100, 'AT_SYMLINK_NOFOLLOW'),
+    (0x200, 'AT_REMOVEDIR'),
     (0x400, 'AT_SYMLINK_FOLLOW'),
     (0x800, 'AT_NO_AUTOMOUNT'),
     (0x1000, 'AT_EMPTY_PATH'),
@@ -146,6 +147,7 @@ PROT_FLAGS: tuple[tuple[int, str], ...] = (
 )
 
 MAP_TYPES: dict[int, str] = {
+    0: 'MAP_FILE',
     1: 'MAP_SHARED',
     2: 'MAP_PRIVATE',
     3: 'MAP_SHARED_VALIDATE',
@@ -167,22 +169,6 @@ MAP_FLAGS: tuple[tuple[int, str], ...] = (
     (0x80000, 'MAP_SYNC'),
     (0x100000, 'MAP_FIXED_NOREPLACE'),
 )
-
-MAP_HUGE: dict[int, str] = {
-    939524096: 'MAP_HUGE_16KB',
-    1073741824: 'MAP_HUGE_64KB',
-    1275068416: 'MAP_HUGE_512KB',
-    1342177280: 'MAP_HUGE_1MB',
-    1409286144: 'MAP_HUGE_2MB',
-    1543503872: 'MAP_HUGE_8MB',
-    1610612736: 'MAP_HUGE_16MB',
-    1677721600: 'MAP_HUGE_32MB',
-    1879048192: 'MAP_HUGE_256MB',
-    1946157056: 'MAP_HUGE_512MB',
-    2013265920: 'MAP_HUGE_1GB',
-    2080374784: 'MAP_HUGE_2GB',
-    2281701376: 'MAP_HUGE_16GB',
-}
 
 MAP_CONSTS: dict[int, str] = {
     15: 'MAP_TYPE',
@@ -1532,8 +1518,8 @@ SFD_FLAGS: tuple[tuple[int, str], ...] = (
 )
 
 IN_INIT_FLAGS: tuple[tuple[int, str], ...] = (
-    (0x80000, 'IN_CLOEXEC'),
     (0x800, 'IN_NONBLOCK'),
+    (0x80000, 'IN_CLOEXEC'),
 )
 
 TFD_TIMER_FLAGS: tuple[tuple[int, str], ...] = (
@@ -2024,6 +2010,60 @@ SPLICE_FLAGS: tuple[tuple[int, str], ...] = (
     (0x2, 'SPLICE_F_NONBLOCK'),
     (0x4, 'SPLICE_F_MORE'),
     (0x8, 'SPLICE_F_GIFT'),
+)
+
+OPEN_TREE_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'OPEN_TREE_CLONE'),
+    (0x80000, 'OPEN_TREE_CLOEXEC'),
+)
+
+FSOPEN_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'FSOPEN_CLOEXEC'),
+)
+
+FSPICK_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'FSPICK_CLOEXEC'),
+    (0x2, 'FSPICK_SYMLINK_NOFOLLOW'),
+    (0x4, 'FSPICK_NO_AUTOMOUNT'),
+    (0x8, 'FSPICK_EMPTY_PATH'),
+)
+
+MOVE_MOUNT_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'MOVE_MOUNT_F_SYMLINKS'),
+    (0x2, 'MOVE_MOUNT_F_AUTOMOUNTS'),
+    (0x4, 'MOVE_MOUNT_F_EMPTY_PATH'),
+    (0x10, 'MOVE_MOUNT_T_SYMLINKS'),
+    (0x20, 'MOVE_MOUNT_T_AUTOMOUNTS'),
+    (0x40, 'MOVE_MOUNT_T_EMPTY_PATH'),
+    (0x100, 'MOVE_MOUNT_SET_GROUP'),
+)
+
+FSMOUNT_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'FSMOUNT_CLOEXEC'),
+)
+
+MOUNT_ATTR_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'MOUNT_ATTR_RDONLY'),
+    (0x2, 'MOUNT_ATTR_NOSUID'),
+    (0x4, 'MOUNT_ATTR_NODEV'),
+    (0x8, 'MOUNT_ATTR_NOEXEC'),
+    (0x10, 'MOUNT_ATTR_NOATIME'),
+    (0x20, 'MOUNT_ATTR_STRICTATIME'),
+    (0x80, 'MOUNT_ATTR_NODIRATIME'),
+)
+
+UFFD_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'UFFD_USER_MODE_ONLY'),
+)
+
+LANDLOCK_CREATE_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'LANDLOCK_CREATE_RULESET_VERSION'),
+)
+
+PKEY_ACCESS: tuple[tuple[int, str], ...] = (
+    (0x1, 'PKEY_DISABLE_ACCESS'),
+    (0x2, 'PKEY_DISABLE_WRITE'),
+    (0x4, 'PKEY_DISABLE_EXECUTE'),
 )
 
 IOCTL_ALIASES: dict[int, str] = {
