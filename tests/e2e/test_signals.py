@@ -339,3 +339,34 @@ def _child_named(pid: int, comm: str) -> bool:
         return any(Path(f"/proc/{k}/comm").read_text().strip() == comm for k in kids)
     except OSError:
         return False
+
+
+def test_strace_ended_by_a_signal_its_command_ignores_gives_the_signal_status(
+        tmp_path: Path) -> None:
+    """The command ignores SIGTERM and goes on; tracekit strace ends on it (after the
+    command's time to react) with 143, as tracekit run does, not 0 (it said 0, as if
+    the command had exited well)."""
+    ready = tmp_path / "ready"
+    code = ("import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+            f"open({str(ready)!r}, 'w').close()\ntime.sleep(60)")
+    errfile = tmp_path / "err.txt"
+    with errfile.open("w") as errf:     # the command inherits it: no pipe to wait on
+        tk = subprocess.Popen([*TRACEKIT, "strace", "-o", str(tmp_path / "out.txt"),
+                               sys.executable, "-c", code], stderr=errf,
+                              start_new_session=True)
+    try:
+        deadline = time.monotonic() + 20
+        while not ready.exists():
+            assert time.monotonic() < deadline and tk.poll() is None
+            time.sleep(0.02)
+        time.sleep(0.2)
+        tk.send_signal(signal.SIGTERM)
+        tk.wait(timeout=30)
+    finally:
+        if tk.poll() is None:
+            tk.kill()
+            tk.wait()
+        os.killpg(tk.pid, signal.SIGKILL)       # the command, left running untraced
+    err = errfile.read_text()
+    assert tk.returncode in (128 + signal.SIGTERM, -signal.SIGTERM), err
+    assert "Traceback" not in err

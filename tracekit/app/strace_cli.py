@@ -723,6 +723,10 @@ async def _run(a: StraceArgs, signals: Any) -> int:
         return 128 + signal.SIGPIPE
     rc = trace.returncode
     if rc is None:
+        if trace.interrupted_by is not None and not plan.pid_targets:
+            # a signal ended the trace and the command lives on (it ignores or handles
+            # the signal), untraced: the signal's status, as tracekit run ends
+            return 128 + trace.interrupted_by
         return 0
     if rc < 0:
         a.killed_by = -rc
