@@ -174,6 +174,11 @@ class StackJoin(Protocol):
         """A traced task made a task: a new process has its parent's mappings."""
         ...
 
+    def exited(self, ev: Exit) -> None:
+        """A traced task ended; with ``group_dead`` its process is gone (its records
+        came before this one, in the ring buffer's order): what was kept for it can go."""
+        ...
+
     map_nrs: frozenset[int]
 
 
@@ -193,6 +198,9 @@ class PlainStacks:
         return None
 
     def forked(self, ev: Fork) -> None:
+        return None
+
+    def exited(self, ev: Exit) -> None:
         return None
 
 
@@ -647,6 +655,8 @@ def decode_batch(records: list[memoryview] | list[bytes],
                     stacks.join.exec(other)
                 elif isinstance(other, Fork):
                     stacks.join.forked(other)
+                elif isinstance(other, Exit) and other.group_dead:
+                    stacks.join.exited(other)
             append(other)
             continue
         text = comms.get(comm)

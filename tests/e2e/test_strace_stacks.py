@@ -8,14 +8,16 @@ libraries built without frame pointers may stop earlier or be named otherwise (R
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 
-from tests._run import compile_c, die_with_parent, run_tracekit
+from tests._run import TRACEKIT, compile_c, die_with_parent, run_tracekit
 
 pytestmark = pytest.mark.kernel
 
@@ -157,3 +159,69 @@ def test_k_with_c_has_no_effect_and_says_so(prog: Path) -> None:
     assert lines[0] == f"strace: {line}"
     assert not any(ln.startswith(" > ") for ln in lines)
     assert any(re.search(r"\bopenat$", ln) for ln in lines), r.stderr
+
+
+REPLACED_C = r"""
+#include <fcntl.h>
+#include <unistd.h>
+
+__attribute__((noinline)) int opener(const char *p) { return open(p, O_RDONLY); }
+
+int main(void)
+{
+	char go[1];
+
+	read(0, go, 1);         /* the test replaces this binary on disk, then says go */
+	opener("/nonexistent/tk-k-replaced");
+	return 0;
+}
+"""
+
+DECOY_C = r"""
+__attribute__((noinline)) int decoy_symbol_not_here(int x) { return x * 3; }
+int main(int argc, char **argv) { (void)argv; return decoy_symbol_not_here(argc); }
+"""
+
+
+def test_a_binary_replaced_on_disk_is_not_named_from_the_new_file(tmp_path: Path) -> None:
+    """The traced program's file is replaced (a rename over it) while it runs: its
+    frames are shown as strace -k shows them then, ``path (deleted)`` with no name, not
+    named from the new file's symbols at the same offsets (they were: a decoy's
+    function name, and a made-up frame unwound with the decoy's CFI)."""
+    prog = compile_c(REPLACED_C, tmp_path, "replaced", "-O0", "-fno-omit-frame-pointer")
+    decoy = compile_c(DECOY_C, tmp_path, "decoy", "-O0", "-fno-omit-frame-pointer")
+    out = tmp_path / "out.txt"
+    tk = subprocess.Popen([*TRACEKIT, "strace", "-k", "-e", "trace=openat", "-o", str(out),
+                           str(prog)], stdin=subprocess.PIPE, preexec_fn=die_with_parent)
+    try:
+        assert tk.stdin is not None
+        deadline = time.monotonic() + 20
+        while not _running(prog):
+            assert time.monotonic() < deadline and tk.poll() is None
+            time.sleep(0.02)
+        time.sleep(0.3)                     # traced, blocked in its read
+        shutil.copy(decoy, tmp_path / "replaced.new")
+        (tmp_path / "replaced.new").rename(prog)
+        tk.stdin.write(b"g")
+        tk.stdin.close()
+        assert tk.wait(timeout=30) == 0
+    finally:
+        if tk.poll() is None:
+            tk.kill()
+            tk.wait()
+    text = out.read_text()
+    assert "decoy_symbol_not_here" not in text and "[stack]" not in text, text
+    calls = [c for c in _calls(text) if "/tk-k-replaced" in c[0]]
+    assert len(calls) == 1, text
+    own = [ln for ln in calls[0][1] if str(prog) in ln]
+    assert own and all(ln.startswith(f" > {prog} (deleted)() [0x") for ln in own), calls[0][1]
+
+
+def _running(prog: Path) -> bool:
+    for p in Path("/proc").iterdir():
+        try:
+            if p.name.isdigit() and os.readlink(p / "exe") == str(prog):
+                return True
+        except OSError:
+            continue
+    return False

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tracekit._events import Exec, Fork, Frame, RawStack, Syscall
+from tracekit._events import Exec, Exit, Fork, Frame, RawStack, Syscall
 from tracekit.kernel.arch import machine_arch
 from tracekit.kernel.procmaps import Mapping, ProcMaps, read_maps
 
@@ -413,7 +413,7 @@ class Symbolizer:
         self._modules: dict[str, ElfModule | None] = {}
         self._stamps: dict[str, tuple[int, int, int]] = {}
         self._perf: dict[int, PerfMap] = {}
-        self._names: dict[tuple[str, int], tuple[str, int]] = {}
+        self._names: dict[tuple[str, int, int], tuple[str, int, str]] = {}
         self._kallsyms: Kallsyms | None = None
         self._sp, self._fp, self._ra = _REGS.get(machine_arch(), _REGS["x86_64"])
 
@@ -429,6 +429,14 @@ class Symbolizer:
         """A call that changes mappings: read them again, if this process has stacks."""
         if ev.tgid in self._maps:
             self._snapshot(ev.tgid)
+
+    def exited(self, ev: Exit) -> None:
+        """A process ended (its last thread; its records came before this one): its maps
+        and perf map go (a command making thousands of short processes kept them all,
+        some hundred KiB each)."""
+        self._maps.pop(ev.tgid, None)
+        self._stale.discard(ev.tgid)
+        self._perf.pop(ev.tgid, None)
 
     def forked(self, ev: Fork) -> None:
         """A new process: its maps now, while it runs (naming an earlier stack may take
@@ -474,13 +482,18 @@ class Symbolizer:
             return maps
         return self._maps.get(tgid)       # gone: the last snapshot is all there is
 
-    def _module(self, path: str) -> ElfModule | None:
+    def _module(self, path: str, inode: int = 0) -> ElfModule | None:
+        """The ELF file at ``path``; None when it is none, or when ``inode`` (the mapped
+        file's, from the maps) is not the inode there now: the mapped file was deleted
+        or replaced (a rename over it), and another file's symbols would be wrong."""
         if not path.startswith("/"):
             return None
         try:
             st = os.stat(path)
             stamp = (st.st_dev, st.st_ino, st.st_mtime_ns)
         except OSError:
+            return None
+        if inode and st.st_ino != inode:
             return None
         if self._stamps.get(path) == stamp:
             return self._modules[path]
@@ -503,7 +516,7 @@ class Symbolizer:
         m = maps.find(pc) if maps is not None else None
         if m is None:
             return None, None
-        mod = self._module(m.path)
+        mod = self._module(m.path, m.inode)
         if mod is None:
             return None, m
         va = mod.vaddr(m.file_offset(pc))
@@ -566,7 +579,7 @@ class Symbolizer:
     # -- naming -------------------------------------------------------------------------
 
     def _name_of(self, m: Mapping, addr: int) -> str:
-        mod = self._module(m.path)
+        mod = self._module(m.path, m.inode)
         va = mod.vaddr(m.file_offset(addr)) if mod is not None else None
         got = mod.symbol(va) if mod is not None and va is not None else None
         return got[0] if got else ""
@@ -585,28 +598,42 @@ class Symbolizer:
                 if got is not None:
                     return Frame(ip, False, f"perf-{tgid}.map", ip, got[0], got[1])
             return Frame(ip, False, m.path, off)
-        key = (m.path, off)
+        key = (m.path, m.inode, off)
         named = self._names.get(key)
         if named is None:
-            named = ("", 0)
-            mod = self._module(m.path)
+            sym, symoff = "", 0
+            mod = self._module(m.path, m.inode)
             if mod is not None:
                 # a return address may be just past its call at a function's end
                 look = off if first else off - 1
                 va = mod.vaddr(look)
                 got = mod.symbol(va) if va is not None else None
                 if got is not None:
-                    named = (got[0], got[1] + (off - look))
+                    sym, symoff = got[0], got[1] + (off - look)
             if len(self._names) > 65536:
                 self._names.clear()
-            self._names[key] = named
-        return Frame(ip, False, m.path, off, named[0], named[1])
+            named = self._names[key] = (sym, symoff, _shown_path(m))
+        return Frame(ip, False, named[2], off, named[0], named[1])
 
     def _perf_lookup(self, tgid: int, ip: int) -> tuple[str, int] | None:
         pm = self._perf.get(tgid)
         if pm is None:
             pm = self._perf[tgid] = PerfMap(tgid, self.perf_map_root)
         return pm.lookup(ip)
+
+
+def _shown_path(m: Mapping) -> str:
+    """The mapped file's path as strace -k shows it at the time: `` (deleted)`` added
+    when the file now at the path is another (the mapped one was deleted, or replaced
+    by a rename over it, after the maps were read)."""
+    if m.path.endswith(" (deleted)") or not m.inode:
+        return m.path
+    try:
+        if os.stat(m.path).st_ino == m.inode:
+            return m.path
+    except OSError:
+        pass
+    return m.path + " (deleted)"
 
 
 def stack_frames(frames: Iterable[Frame], *, user: bool = True,

@@ -54,6 +54,7 @@ from tracekit._events import (
     Batch,
     Event,
     Exec,
+    Exit,
     Fork,
     Frame,
     Losses,
@@ -325,6 +326,9 @@ class _RecordingJoin:
     def forked(self, ev: Fork) -> None:
         self.inner.forked(ev)
 
+    def exited(self, ev: Exit) -> None:
+        self.inner.exited(ev)
+
 
 class _ReplayJoin:
     """The frames a recording holds for each stack (by tid and call entry time); a
@@ -354,6 +358,9 @@ class _ReplayJoin:
         return None
 
     def forked(self, ev: Fork) -> None:
+        return None
+
+    def exited(self, ev: Exit) -> None:
         return None
 
 
