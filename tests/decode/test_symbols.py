@@ -95,6 +95,8 @@ def test_frames_named_after_the_process_is_gone(tmp_path: Path) -> None:
     (unknown,) = sym.frames(RawStack(2, 4242, 4242, (0x10,), (), 0, 0, 0, b""))
     assert unknown == Frame(0x10)
     assert frame_text(unknown) == "[unknown]() [0x10]"
+    # a frame-pointer chain's end (a 0 return address) is not a frame, as strace -k shows
+    assert sym.frames(RawStack(3, 4242, 4242, (0x10, 0), (), 0, 0, 0, b"")) == (Frame(0x10),)
     assert chain_line(unknown).strip() == "[0x10] ([unknown])"
 
 

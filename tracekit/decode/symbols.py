@@ -467,6 +467,8 @@ class Symbolizer:
             if fresh is not None and fresh is not maps:
                 maps = fresh
                 ips = self._unwind(raw, maps)
+        while len(ips) > 1 and ips[-1] == 0:
+            ips.pop()       # the end of a frame-pointer chain, not a frame (strace -k)
         return kernel + tuple(self._name(raw.tgid, maps, ip, i == 0)
                               for i, ip in enumerate(ips))
 
