@@ -22,7 +22,8 @@ from tracekit.kernel import flag_tables
 from tracekit.kernel.arch import machine_arch
 
 __all__ = [
-    "ArchFlags", "FlagSet", "access_mode", "at_flags", "clone_flags", "enum", "fcntl_cmd",
+    "ArchFlags", "FlagSet", "access_mode", "at_flags", "clone_flags", "const_value", "enum",
+    "fcntl_cmd",
     "file_mode", "for_arch", "futex_op", "ioctl_request", "mmap_flags", "mode_octal",
     "open_flags", "prot", "signal_name", "sock_type", "statx_flags",
 ]
@@ -101,7 +102,13 @@ def enum(table: Mapping[int, str], value: int, *, bits: int = 32, hex_unknown: b
     return name if name is not None else str(v)
 
 
-def _const(table: Mapping[int, str], name: str) -> int:
+def const_value(table: Mapping[int, str], name: str) -> int:
+    """The value of the constant ``name`` in a generated ``value -> name`` table
+    (tracekit/kernel/flag_tables/<arch>.py).
+
+    Raises:
+      StopIteration: the table has no such name (a table and its user out of step).
+    """
     return next(v for v, n in table.items() if n == name)
 
 
@@ -145,20 +152,20 @@ class ArchFlags:
         self.at_flags = FlagSet(T.AT_FLAGS, unknown="AT_???")
         """AT_* flags in strace 6.1's order, AT_REMOVEDIR (0x200) among them; a word of
         unknown bits alone as ``0x2 /* AT_??? */``."""
-        self.AT_FDCWD = _const(T.AT_CONSTS, "AT_FDCWD")
-        sync_type = _const(T.AT_CONSTS, "AT_STATX_SYNC_TYPE")
+        self.AT_FDCWD = const_value(T.AT_CONSTS, "AT_FDCWD")
+        sync_type = const_value(T.AT_CONSTS, "AT_STATX_SYNC_TYPE")
         sync_names = {**T.AT_STATX_SYNC, sync_type: "|".join(
             T.AT_STATX_SYNC[v] for v in sorted(T.AT_STATX_SYNC) if v)}
         self.statx_flags = FlagSet(T.AT_FLAGS, ((sync_type, sync_names),))
         """statx flags: AT_STATX_SYNC_TYPE is a field (AT_STATX_SYNC_AS_STAT is 0; both of
         its bits ``AT_STATX_FORCE_SYNC|AT_STATX_DONT_SYNC``), then AT_* (any other bits in
         hex, without strace's default text: it prints them after the field)."""
-        self.unlinkat_flags = FlagSet(((_const(T.AT_REMOVEDIR, "AT_REMOVEDIR"),
+        self.unlinkat_flags = FlagSet(((const_value(T.AT_REMOVEDIR, "AT_REMOVEDIR"),
                                         "AT_REMOVEDIR"),))
         at_names = {n: v for v, n in T.AT_FLAGS}
         self.faccessat_flags = FlagSet(
             ((at_names["AT_SYMLINK_NOFOLLOW"], "AT_SYMLINK_NOFOLLOW"),
-             (_const(T.AT_CONSTS, "AT_EACCESS"), "AT_EACCESS"),
+             (const_value(T.AT_CONSTS, "AT_EACCESS"), "AT_EACCESS"),
              (at_names["AT_EMPTY_PATH"], "AT_EMPTY_PATH")), unknown="AT_???")
         """faccessat2's flags: strace 6.1's faccessat_flags, the three bits the call takes."""
         self.statx_mask = FlagSet(T.STATX_MASK)
@@ -177,8 +184,8 @@ class ArchFlags:
         self.sock_flags = FlagSet(T.SOCK_FLAGS)
         self._clone_bits = FlagSet(tuple(p for p in T.CLONE_FLAGS if not p[0] & _CSIGNAL))
         self.clone3_flags = FlagSet(T.CLONE_FLAGS)
-        self._futex_private = _const(T.FUTEX_CONSTS, "FUTEX_PRIVATE_FLAG")
-        self._futex_clock_rt = _const(T.FUTEX_CONSTS, "FUTEX_CLOCK_REALTIME")
+        self._futex_private = const_value(T.FUTEX_CONSTS, "FUTEX_PRIVATE_FLAG")
+        self._futex_clock_rt = const_value(T.FUTEX_CONSTS, "FUTEX_CLOCK_REALTIME")
 
     def __repr__(self) -> str:
         return f"ArchFlags({self.arch!r})"

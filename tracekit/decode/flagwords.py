@@ -32,10 +32,6 @@ _KindFn = Callable[["SyscallDecoder", Syscall, int], str]
 _RetFn = Callable[["SyscallDecoder", Syscall, str], str]
 
 
-def _const(table: dict[int, str], name: str) -> int:
-    return next(v for v, n in table.items() if n == name)
-
-
 def _word(fs: F.FlagSet, mask: int = _M32) -> _KindFn:
     def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
         return fs(ev.args[i] & mask)
@@ -48,7 +44,7 @@ def _mount(fl: F.ArchFlags, k_str: _KindFn) -> dict[str, _KindFn]:
     with MS_REMOUNT, and so is the data with MS_BIND, MS_MOVE or a propagation change."""
     t = fl.tables
     consts = t.MOUNT_CONSTS
-    mgc_val, mgc_msk = _const(consts, "MS_MGC_VAL"), _const(consts, "MS_MGC_MSK")
+    mgc_val, mgc_msk = F.const_value(consts, "MS_MGC_VAL"), F.const_value(consts, "MS_MGC_MSK")
     names = {n: v for v, n in t.MOUNT_FLAGS}
     remount = names["MS_REMOUNT"]
     no_data = (names["MS_BIND"] | names["MS_MOVE"] | names["MS_SHARED"] | names["MS_PRIVATE"]
@@ -87,8 +83,8 @@ def _fanotify(fl: F.ArchFlags, k_dirfd: _KindFn) -> dict[str, _KindFn]:
     """fanotify_init's class (a field of FAN_ALL_CLASS_BITS) and flags, fanotify_mark's
     flags, event mask and directory fd (``FAN_NOFD`` for -1)."""
     t = fl.tables
-    class_bits = _const(t.FAN_CONSTS, "FAN_ALL_CLASS_BITS")
-    nofd = _const(t.FAN_CONSTS, "FAN_NOFD")
+    class_bits = F.const_value(t.FAN_CONSTS, "FAN_ALL_CLASS_BITS")
+    nofd = F.const_value(t.FAN_CONSTS, "FAN_NOFD")
     init_flags = F.FlagSet(t.FAN_INIT_FLAGS, unknown="FAN_???")
 
     def k_init(d: SyscallDecoder, ev: Syscall, i: int) -> str:
@@ -138,11 +134,11 @@ def _mempolicy(fl: F.ArchFlags) -> dict[str, _KindFn]:
 def _ipc(fl: F.ArchFlags) -> dict[str, _KindFn]:
     """System V IPC: the key (``IPC_PRIVATE`` or hex), the get calls' flags and mode."""
     t = fl.tables
-    private = _const(t.IPC_CONSTS, "IPC_PRIVATE")
+    private = F.const_value(t.IPC_CONSTS, "IPC_PRIVATE")
     get_flags = F.FlagSet(t.IPC_GET_FLAGS)
     shm_flags = F.FlagSet(t.SHMGET_FLAGS)
-    huge_shift = _const(t.SHM_CONSTS, "SHM_HUGE_SHIFT")
-    huge_mask = _const(t.SHM_CONSTS, "SHM_HUGE_MASK") << huge_shift
+    huge_shift = F.const_value(t.SHM_CONSTS, "SHM_HUGE_SHIFT")
+    huge_mask = F.const_value(t.SHM_CONSTS, "SHM_HUGE_MASK") << huge_shift
 
     def k_key(d: SyscallDecoder, ev: Syscall, i: int) -> str:
         v = ev.args[i] & _M32
@@ -218,8 +214,8 @@ def _newer_calls(fl: F.ArchFlags) -> dict[str, _KindFn]:
 
 def _ioprio_text(fl: F.ArchFlags) -> Callable[[int], str]:
     t = fl.tables
-    shift = _const(t.IOPRIO_CONSTS, "IOPRIO_CLASS_SHIFT")
-    data_mask = _const(t.IOPRIO_CONSTS, "IOPRIO_PRIO_MASK")
+    shift = F.const_value(t.IOPRIO_CONSTS, "IOPRIO_CLASS_SHIFT")
+    data_mask = F.const_value(t.IOPRIO_CONSTS, "IOPRIO_PRIO_MASK")
 
     def text(v: int) -> str:
         """``IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4)``; an unknown class in hex."""
@@ -236,7 +232,7 @@ def kinds(fl: F.ArchFlags, k_str: _KindFn, k_dirfd: _KindFn) -> dict[str, _KindF
     dirfd)."""
     t = fl.tables
     ioprio = _ioprio_text(fl)
-    prio_mask = _const(t.SWAP_CONSTS, "SWAP_FLAG_PRIO_MASK")
+    prio_mask = F.const_value(t.SWAP_CONSTS, "SWAP_FLAG_PRIO_MASK")
     swap_flags = F.FlagSet(t.SWAP_FLAGS, unknown="SWAP_FLAG_???")
 
     def k_swap(d: SyscallDecoder, ev: Syscall, i: int) -> str:
