@@ -845,16 +845,14 @@ def main(argv: list[str]) -> int:
             return 128 + signal.SIGINT
         if not all(isinstance(e, TracekitError) for e in errors):
             raise
-        from tracekit._errors import PipelineError
-        from tracekit.app.cli import _printable
+        from tracekit.app.cli import _output_error_of, _printable
 
         for err in errors:
             # a sink's own error says what happened (its file and errno name); the
             # pipeline's wrapping of it ("sink 'strace' failed: ...") says nothing more
-            if isinstance(err, PipelineError) and err.role == "sink" \
-                    and isinstance(err.errors[0][1], TracekitError):
-                err = err.errors[0][1]
-            print(f"tracekit strace: {_printable(str(err))}", file=sys.stderr)
+            inner = _output_error_of(err)
+            print(f"tracekit strace: {_printable(str(err if inner is None else inner))}",
+                  file=sys.stderr)
         return EXIT_USAGE
     if args.killed_by and args.killed_by not in _CORE_SIGNALS:
         _die_of(args.killed_by)
