@@ -162,8 +162,7 @@ def open_output(path: str | os.PathLike[str], *, atomic: bool = False,
         raise ConfigError('output path is empty: give a file, or "-" for standard output')
     p = Path(path)
     if not p.parent.is_dir():
-        raise OutputError(f"output path {os.fspath(path)!r}: directory {str(p.parent)!r} "
-                          "does not exist (ENOENT)", path=os.fspath(path), errno=errno.ENOENT)
+        raise _no_directory(os.fspath(path), str(p.parent))
     mode = _lstat_mode(p)
     if not in_place and mode is not None and not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)
                                                   or stat.S_ISDIR(mode)):
@@ -207,13 +206,15 @@ def file_id(stream: IO[Any]) -> FileId:
       OSError: the flush failed (ENOSPC, EIO ...).
     """
     stream.flush()
-    st = os.fstat(stream.fileno())
+    return _file_id_of(os.fstat(stream.fileno()))
+
+
+def _file_id_of(st: os.stat_result) -> FileId:
     return FileId(st.st_dev, st.st_ino, st.st_uid, st.st_size, st.st_ctime_ns)
 
 
 def _unchanged(st: os.stat_result, made: FileId) -> bool:
-    return (stat.S_ISREG(st.st_mode) and st.st_nlink == 1
-            and FileId(st.st_dev, st.st_ino, st.st_uid, st.st_size, st.st_ctime_ns) == made)
+    return stat.S_ISREG(st.st_mode) and st.st_nlink == 1 and _file_id_of(st) == made
 
 
 def append_output(path: str | os.PathLike[str], made: FileId) -> IO[bytes]:
@@ -312,8 +313,7 @@ def check_output_dir(path: str | os.PathLike[str]) -> None:
         st = os.stat(where)
     except OSError as e:
         if e.errno == errno.ENOENT:
-            raise OutputError(f"output path {name!r}: directory {where!r} does not exist "
-                              "(ENOENT)", path=name, errno=errno.ENOENT) from None
+            raise _no_directory(name, where) from None
         raise _output_error(name, e) from None
     err = 0
     if not stat.S_ISDIR(st.st_mode):
@@ -323,6 +323,11 @@ def check_output_dir(path: str | os.PathLike[str]) -> None:
     if err:
         raise OutputError(f"output path {name!r}: directory {where!r}: {os.strerror(err)} "
                           f"({errno.errorcode[err]})", path=name, errno=err)
+
+
+def _no_directory(name: str, where: str) -> OutputError:
+    return OutputError(f"output path {name!r}: directory {where!r} does not exist (ENOENT)",
+                       path=name, errno=errno.ENOENT)
 
 
 def _output_error(path: str | os.PathLike[str], e: OSError) -> OutputError:

@@ -738,6 +738,11 @@ class SplitStraceFormatter(StraceFormatter):
         if self.on_failed is not None:
             self.on_failed(tid, e)
 
+    def _write_failed(self, tid: int, f: IO[bytes], e: OSError) -> None:
+        """``tid``'s file ``f`` failed a write, flush or close with ``e``: given up."""
+        self._fail(tid, OutputError(str(write_error(f, e)), path=f"{self.prefix}.{tid}",
+                                    errno=e.errno or 0))
+
     def _write(self, tid: int, f: IO[bytes], text: str) -> bool:
         """Write ``text`` to ``tid``'s file ``f``; False (and the file given up) when
         that fails: ENOSPC, EFBIG, EIO."""
@@ -745,9 +750,7 @@ class SplitStraceFormatter(StraceFormatter):
             f.write(text.encode("utf-8", "surrogateescape"))
             f.flush()
         except OSError as e:
-            path = f"{self.prefix}.{tid}"
-            self._fail(tid, OutputError(str(write_error(f, e)), path=path,
-                                        errno=e.errno or 0))
+            self._write_failed(tid, f, e)
             del self.files[tid]
             close_output(f, completed=False)
             return False
@@ -768,8 +771,7 @@ class SplitStraceFormatter(StraceFormatter):
                     f.close()
             except OSError as e:
                 self._made.pop(tid, None)
-                self._fail(tid, OutputError(str(write_error(f, e)),
-                                            path=f"{self.prefix}.{tid}", errno=e.errno or 0))
+                self._write_failed(tid, f, e)
         self._given_up.discard(tid)
 
     @staticmethod
