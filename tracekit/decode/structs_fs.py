@@ -47,7 +47,7 @@ from tracekit.decode.structs_proc import (
     format_rusage as format_rusage,
     format_timeval,
 )
-from tracekit.decode.values import format_argv, format_envp, pointer, quote
+from tracekit.decode.values import format_argv, format_envp, format_timespec, pointer, quote
 
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
@@ -152,14 +152,13 @@ def format_utimens(data: bytes) -> str | None:
         return None
     out = []
     for k in (0, 16):
-        sec, nsec = struct.unpack_from("<qq", data, k)
+        sec, nsec = struct.unpack_from("<qQ", data, k)     # tv_nsec unsigned, as strace
         if nsec == UTIME_NOW:
             out.append("UTIME_NOW")
         elif nsec == UTIME_OMIT:
             out.append("UTIME_OMIT")
         else:
-            unsigned = nsec & 0xFFFF_FFFF_FFFF_FFFF
-            out.append(f"{{tv_sec={sec}, tv_nsec={unsigned}}}{_time_comment(sec, unsigned)}")
+            out.append(f"{format_timespec(data[k:])}{_time_comment(sec, nsec)}")
     return f"[{out[0]}, {out[1]}]"
 
 
