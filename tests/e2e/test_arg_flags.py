@@ -22,32 +22,17 @@ from pathlib import Path
 
 import pytest
 
-from tests._run import run_tracekit
-from tests.e2e._strace_lines import parse
-from tests.e2e.test_strace_ops import build
+from tests.e2e.test_strace_ops import build, one_run_both
 
 pytestmark = [pytest.mark.kernel,
               pytest.mark.skipif(shutil.which("strace") is None,
                                  reason="strace is not installed")]
 
 
-def _lines(text: str) -> dict[int, list[str]]:
-    return {pid: [c.line for c in calls] for pid, calls in parse(text, events=True).items()}
-
-
 def test_flag_words_equal_strace_on_the_same_run(tmp_path: Path) -> None:
-    exe = build(tmp_path, "flag_calls")
-    scratch = tmp_path / "scratch"
-    scratch.mkdir()
-    s_out, t_out = tmp_path / "s.txt", tmp_path / "t.txt"
-    r = run_tracekit(["strace", "-f", "-o", str(t_out), "--", "strace", "-f", "-o",
-                      str(s_out), str(exe), str(scratch)], timeout=120)
-    assert r.returncode == 0, r.stderr
-    s_procs, t_procs = _lines(s_out.read_text()), _lines(t_out.read_text())
+    s_procs, t_procs = one_run_both(build(tmp_path, "flag_calls"), tmp_path)
     ((pid, s_lines),) = s_procs.items()             # the program alone: no children
     t_lines = t_procs.get(pid, [])
-    # before its execve the program's process is strace's child
-    t_lines = t_lines[next(i for i, line in enumerate(t_lines) if line.startswith("execve(")):]
     assert t_lines == s_lines, "\n".join(
         difflib.unified_diff(s_lines, t_lines, "strace", "tracekit", lineterm="", n=1))
     text = "\n".join(s_lines)

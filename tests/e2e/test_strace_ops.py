@@ -45,6 +45,30 @@ def build(tmp: Path, name: str) -> Path:
     return out
 
 
+def one_run_both(exe: Path, tmp: Path) -> tuple[dict[int, list[str]], dict[int, list[str]]]:
+    """``exe SCRATCH`` (a new directory under ``tmp``) under ``strace -f -o``, itself
+    traced by ``tracekit strace -f -o``: both see the same calls of the same processes.
+    Returns (strace's, tracekit's) call lines per pid; tracekit's of the program's own
+    process start at its execve (before it, the process is strace's child)."""
+    scratch = tmp / "scratch"
+    scratch.mkdir()
+    s_out, t_out = tmp / "s.txt", tmp / "t.txt"
+    r = run_tracekit(["strace", "-f", "-o", str(t_out), "--", "strace", "-f", "-o",
+                      str(s_out), str(exe), str(scratch)], timeout=120)
+    assert r.returncode == 0, r.stderr
+
+    def lines(text: str) -> dict[int, list[str]]:
+        return {pid: [c.line for c in calls] for pid, calls in parse(text, events=True).items()}
+
+    s_procs, t_procs = lines(s_out.read_text()), lines(t_out.read_text())
+    root = next(iter(s_procs), None)
+    if root in t_procs:
+        ts = t_procs[root]
+        t_procs[root] = ts[next((i for i, line in enumerate(ts)
+                                 if line.startswith("execve(")), len(ts)):]
+    return s_procs, t_procs
+
+
 def run_both(tmp: Path, argv: list[str], reset: Path | None = None) -> tuple[str, str]:
     """``strace -f -q`` and tracekit of ``argv``; ``reset`` is emptied before each run."""
     def fresh() -> None:

@@ -26,8 +26,7 @@ import msgspec
 import pytest
 
 from tests._run import run_tracekit
-from tests.e2e._strace_lines import parse
-from tests.e2e.test_strace_ops import build
+from tests.e2e.test_strace_ops import build, one_run_both
 from tracekit._events import Event, Syscall
 from tracekit.kernel.syscalls import SyscallTable
 
@@ -41,25 +40,11 @@ def exe(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build(tmp_path_factory.mktemp("parity"), "parity_calls")
 
 
-def _lines(text: str) -> dict[int, list[str]]:
-    return {pid: [c.line for c in calls] for pid, calls in parse(text, events=True).items()}
-
-
 def test_every_line_equals_strace_on_the_same_run(tmp_path: Path, exe: Path) -> None:
-    scratch = tmp_path / "scratch"
-    scratch.mkdir()
-    s_out, t_out = tmp_path / "s.txt", tmp_path / "t.txt"
-    r = run_tracekit(["strace", "-f", "-o", str(t_out), "--", "strace", "-f", "-o",
-                      str(s_out), str(exe), str(scratch)], timeout=120)
-    assert r.returncode == 0, r.stderr
-    s_procs, t_procs = _lines(s_out.read_text()), _lines(t_out.read_text())
+    s_procs, t_procs = one_run_both(exe, tmp_path)
     assert len(s_procs) == 4, s_procs.keys()        # the program and its three children
-    root = next(iter(s_procs))
     for pid, s_lines in s_procs.items():
         t_lines = t_procs.get(pid, [])
-        if pid == root:     # before its execve the program's process is strace's child
-            first = next(i for i, line in enumerate(t_lines) if line.startswith("execve("))
-            t_lines = t_lines[first:]
         assert t_lines == s_lines, "\n".join(
             difflib.unified_diff(s_lines, t_lines, "strace", "tracekit", lineterm="", n=1))
     text = "\n".join(line for lines in s_procs.values() for line in lines)
