@@ -11,6 +11,10 @@ the spread:
 * ``jsonl``: ``tracekit run`` with ``format = "jsonl"`` and no stage (records, not
   decoded) into a file;
 
+* ``start-up``: ``jsonl`` with 0 iterations: tracekit's start-up and teardown around a
+  workload that makes no calls of its own. With ``untraced`` it bounds what any pipeline
+  could reach end to end, start-up included (printed with the goals);
+
 * ``perf trace`` (``perf trace -o FILE``) and ``strace -f -o FILE``: the peers, one run
   each per round (``--no-peers``: left out; strace -f takes 30-40 s);
 
@@ -58,6 +62,7 @@ path = "{out}"
 
 
 RUSAGE_RUN: Path | None = None
+STARTUP = "start-up (0 iterations)"   # tracekit run, JSON Lines, the workload doing nothing
 
 
 def run_one(argv: list[str]) -> tuple[float, str, int]:
@@ -136,15 +141,16 @@ def main() -> None:
             subprocess.run(["gcc", "-O2", "-static", "-o", str(out),
                             str(HERE / "workloads" / src)], check=True)
 
-        def variant(fmt: str, pages: int | None) -> list[str]:
-            cfg = tmp / f"{fmt}-{pages}.toml"
+        def variant(fmt: str, pages: int | None, iterations: int = n) -> list[str]:
+            cfg = tmp / f"{fmt}-{pages}-{iterations}.toml"
             cfg.write_text(PIPELINE.format(
-                pages=f"buffer_pages = {pages}" if pages else "", exe=exe, n=n, fmt=fmt,
-                out=tmp / f"out-{fmt}"))
+                pages=f"buffer_pages = {pages}" if pages else "", exe=exe, n=iterations,
+                fmt=fmt, out=tmp / f"out-{fmt}"))
             return [sys.executable, "-m", "tracekit", "run", str(cfg)]
 
         variants = {"untraced": [str(exe), str(n)], "strace": variant("strace", None),
-                    "jsonl": variant("jsonl", None)}
+                    "jsonl": variant("jsonl", None),
+                    STARTUP: variant("jsonl", None, 0)}
         if not args.no_peers:
             variants["perf trace"] = ["perf", "trace", "-o", str(tmp / "out-perf"), str(exe),
                                       str(n)]
@@ -164,8 +170,8 @@ def main() -> None:
                 if name == "perf trace":        # perf trace writes its losses in the trace
                     lost = sum(int(x) for x in re.findall(
                         rb"LOST (\d+) events", (tmp / files[name]).read_bytes()))
-                lines = 4 * n if name == "untraced" else count_lines(tmp / files[name],
-                                                                     outputs[name])
+                lines = 4 * n if name == "untraced" else 0 if name == STARTUP else \
+                    count_lines(tmp / files[name], outputs[name])
                 row = rows.setdefault(name, {"wall": [], "lines": [], "lost": [], "rss": []})
                 row["wall"].append(wall)
                 row["lines"].append(lines)
@@ -182,6 +188,10 @@ def main() -> None:
           f"{'rss MiB':>8}")
     rate: dict[str, tuple[float, float, float, int]] = {}
     for name, row in rows.items():
+        if name == STARTUP:
+            print(f"  {name:<24} {statistics.median(row['wall']):6.2f} "
+                  f"({min(row['wall']):.2f}-{max(row['wall']):.2f})")
+            continue
         rates = [li / w for li, w in zip(row["lines"], row["wall"], strict=True)]
         med = statistics.median(rates)
         rate[name] = (med, min(rates), max(rates), int(statistics.median(row["lost"])))
@@ -197,6 +207,12 @@ def main() -> None:
     s, j = rate["strace"], rate["jsonl"]
     peers = "".join(f"; {name} {rate[name][0]:,.0f}/s" for name in ("perf trace", "strace -f")
                     if name in rate)
+    # what a pipeline of unbounded speed would reach end to end, with tracekit's start-up
+    # and the workload's own untraced time (the tracing slows the workload too: not counted)
+    ceiling = 4 * n / (statistics.median(rows["untraced"]["wall"])
+                       + statistics.median(rows[STARTUP]["wall"]))
+    peers += (f"; start-up and the workload alone bound any end-to-end rate to "
+              f"{ceiling:,.0f}/s")
     goal("strace text >= 500k events/s end to end, 0 lost at the default ring",
          f"{s[0]:,.0f} events/s ({s[1]:,.0f}-{s[2]:,.0f}), {s[3]} lost; pipeline capacity "
          f"{caps['strace']:,.0f}/s",
