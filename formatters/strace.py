@@ -79,6 +79,10 @@ from strace's own flags) change the shape of the lines, never what is decoded::
     exit_lines   false: no "+++ exited with N +++" lines (strace -qq; "+++ killed by"
                  lines stay, as in strace)
     exit_time    true: the time column on "+++" lines too, as strace prints it
+    syscall_numbers  true: ``[  59] `` after the time column (strace -n): the call's
+                 number (its own table's: i386 numbers for a 32-bit call); on a signal or
+                 ``+++`` line the number of the thread's last call shown (strace's: its
+                 last call, shown or not; 0 before any)
 """
 
 from __future__ import annotations
@@ -220,6 +224,7 @@ class StraceOptions(TextOptions, kw_only=True, forbid_unknown_fields=True):
     dump_writes: _Fds = []               # -e write=: fds (or "all") whose writes are dumped
     exit_lines: bool = True              # "+++ exited with N +++" (-qq: false; not "killed")
     exit_time: bool = False              # the time column on "+++" lines too (strace)
+    syscall_numbers: bool = False        # -n: "[  59] " after the time column
 
 
 def exit_text(status: int) -> str:
@@ -391,10 +396,12 @@ class StraceFormatter(TextSink):
         self._last_ts = 0           # -r: the previous line's time
         self._second: tuple[int, str] = (-(1 << 62), "")  # (its first us, "HH:MM:SS.")
         self._compat: dict[int, bool] = {}
+        # -n: tid -> the number of its last call shown (None: no numbers)
+        self._nrs: dict[int, int] | None = {} if shape.syscall_numbers else None
         # the bulk, completed calls in the default shape, takes a shorter path
         self._fast = (shape.time_format == "tt" and shape.durations and not shape.align_column
                       and shape.pid_prefix == "tid" and shape.hex_strings == "none"
-                      and not self._raw)
+                      and not self._raw and not shape.syscall_numbers)
         self._tails: dict[int, tuple[Decoded, str]] = {}
         self._forks: dict[bool, frozenset[int]] = {}
 
@@ -456,7 +463,12 @@ class StraceFormatter(TextSink):
         return f"[pid {tid:5d}] " if len(live) > 1 else ""
 
     def _head(self, tid: int, ts_ns: int | None) -> str:
-        return self._pid(tid) + self._stamp(ts_ns)
+        return self._pid(tid) + self._stamp(ts_ns) + self._number(tid)
+
+    def _number(self, tid: int) -> str:
+        """strace -n's column: ``[  59] ``, the number of the thread's last call."""
+        nrs = self._nrs
+        return "" if nrs is None else f"[{nrs.get(tid, 0):4d}] "
 
     # -- lines ------------------------------------------------------------------------
 
@@ -556,8 +568,10 @@ class StraceFormatter(TextSink):
             stamp = self._stamp(ev.ts_ns) if self.shape.exit_time else ""
             text = (f"+++ superseded by execve in pid {ev.superseded_by} +++"
                     if ev.superseded_by else exit_text(ev.exit_code))
-            lines.append(f"{self._pid(ev.tid)}{stamp}{text}")
+            lines.append(f"{self._pid(ev.tid)}{stamp}{self._number(ev.tid)}{text}")
         self._live.discard(ev.tid)
+        if self._nrs is not None:
+            self._nrs.pop(ev.tid, None)
 
     def _syscall(self, ev: Syscall, lines: list[str]) -> None:
         flags = ev.flags
@@ -622,6 +636,8 @@ class StraceFormatter(TextSink):
         """One line, without the newline."""
         d = self._decoded(ev)
         flags = ev.flags
+        if self._nrs is not None:
+            self._nrs[ev.tid] = ev.syscall_nr
         if flags & SC_ATTACHED:
             # the call the task was in when tracing began, its arguments read at its
             # exit: whole, as strace -p prints the call it restarts on attaching

@@ -104,6 +104,7 @@ COMBOS: list[Combo] = [
     Combo("-e read=0 -e write=1", ("-e", "read=0", "-e", "write=1"), "cat-stdin"),
     Combo("-P", ("-P", "{data}/a.txt"), "cat"),
     Combo("-q -f", ("-q", "-f"), "pipe", ("fork",)),
+    Combo("-n -f", ("-n", "-f"), "signals", ("cat", "fork")),
     Combo("-qq -f", ("-qq", "-f"), "fork", ("pipe",)),
     Combo("-c", ("-c",), "ls", ("cat",)),
     Combo("-c -f", ("-c", "-f"), "pipe", ("fork", "threads")),
@@ -245,6 +246,7 @@ _PREFIX_PADDED = re.compile(r"^(\d+) +")
 _RESUMED = re.compile(r"^<\.\.\. (\w+) resumed>(.*)$")
 _TIME_COL = re.compile(r"^(?:\d\d:\d\d:\d\d(?:\.\d{6})?|\d{9,}\.\d{6}| *\d+\.\d{6})"
                        r"(?: \(\+ *\d+\.\d{6}\))? ")
+_NUMBER_COL = re.compile(r"^\[ *\d+\] ")        # -n: "[  59] "
 _RET = re.compile(r"^(.*\))( +)= (.*)$")
 _CHILD_RET = re.compile(r"^(?:clone3?|v?fork)\(.*\) += (\d+)")
 _PID_RET = re.compile(r"^(?:set_tid_address|getpid|gettid|getppid|wait4|waitid)\(.*\) += "
@@ -286,6 +288,9 @@ def _body(line: str) -> tuple[str, str]:
     t = _TIME_COL.match(line)
     if t:
         head, line = head + line[:t.end()], line[t.end():]
+    n = _NUMBER_COL.match(line)
+    if n:
+        head, line = head + line[:n.end()], line[n.end():]
     return head, line
 
 

@@ -88,7 +88,10 @@ OPTIONS: list[tuple[str, str, str]] = [
                                   "frame pointers and CFI; a process gone before its "
                                   "maps are read has unnamed frames); with -c: no "
                                   "effect, as strace says"),
-    ("-i, -n, -Y, -A, -O, -d, -e kvm=, -o |CMD", "no", "not supported"),
+    ("-n, --syscall-number", "yes", "each line's syscall number, '[  59] '; on signal and "
+                                    "'+++' lines the thread's last call shown (strace: "
+                                    "its last call, hidden ones too)"),
+    ("-i, -Y, -A, -O, -d, -e kvm=, -o |CMD", "no", "not supported"),
 ]
 
 # short options that take an argument
@@ -169,6 +172,7 @@ class StraceArgs:
     reads: list[int | str] = field(default_factory=list)        # -e read=
     writes: list[int | str] = field(default_factory=list)       # -e write=
     stacks: bool = False            # -k
+    numbers: bool = False           # -n
     notes: list[str] = field(default_factory=list)  # strace's warnings, said before tracing
     help: bool = False
     version: bool = False
@@ -344,13 +348,15 @@ def _short(a: StraceArgs, c: str, value: str | None) -> None:
                                  "BPF")
     elif c == "k":
         a.stacks = True
+    elif c == "n":
+        a.numbers = True
     elif c == "h":
         a.help = True
     elif c == "V":
         a.version = True
     elif c == "F":
         a.follow += 1                   # strace's old alias of -f
-    else:                               # A d i n O Y
+    else:                               # A d i O Y
         raise _refuse(f"-{c}", _UNSUPPORTED[c])
 
 
@@ -359,7 +365,6 @@ _UNSUPPORTED = {
          "without -A",
     "d": "strace's debug output is not supported",
     "i": "the instruction pointer at each call is not recorded",
-    "n": "syscall numbers in front of the names are not supported",
     "O": "there is no tracing overhead to subtract (the summary's times are the calls')",
     "Y": "command names of pids are not printed",
 }
@@ -583,7 +588,7 @@ def build(a: StraceArgs) -> Plan:
         raw_syscalls=raw, dump_reads=cast(Any, list(a.reads)),
         dump_writes=cast(Any, list(a.writes)),
         exit_lines="exit" not in a.quiet and "exits" not in a.quiet, exit_time=True,
-        stacks="user" if a.stacks else None)
+        syscall_numbers=a.numbers, stacks="user" if a.stacks else None)
     return Plan(opts, stages, shape, pids, in_kernel)
 
 
