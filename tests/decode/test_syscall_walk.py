@@ -77,7 +77,7 @@ def _positional(name: str, proto: Prototype) -> bool:
     """The call prints its arguments one per position (no special decoder, no argument
     that hides the ones after it)."""
     kinds = ARGSPEC.get(name, ((),))[0]
-    return not (kinds and kinds[-1] in SPECIAL) and not {"omode", "-"} & set(kinds)
+    return not (kinds and kinds[-1] in SPECIAL) and not {"omode", "mknoddev", "-"} & set(kinds)
 
 
 def _positional_calls() -> Iterator[tuple[str, Prototype]]:

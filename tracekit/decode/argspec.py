@@ -182,7 +182,7 @@ mkdir: path mode
 mkdirat: dirfd path mode
 rmdir: path
 unlink: path
-unlinkat: dirfd path unlinkflags
+unlinkat: dirfd path atflags
 rename: path path
 renameat: dirfd path dirfd path
 renameat2: dirfd path dirfd path renameflags
@@ -200,10 +200,10 @@ lchown: path d d
 fchown: fd d d
 fchownat: dirfd path d d atflags
 umask: mode -> mode
-mknod: path fmode x
-mknodat: dirfd path fmode x
+mknod: path fmode mknoddev
+mknodat: dirfd path fmode mknoddev
 getdents64: fd dirents u
-getdents: fd p u
+getdents: fd dirents u
 futex: futex
 set_tid_address: p
 set_robust_list: p u
@@ -214,8 +214,8 @@ setrlimit: rlimit rlim_in
 arch_prctl: archprctl archprctlarg
 prctl: prctl -> prctl
 getrandom: bufrx u grnd
-fadvise64: fd ld ld fadv
-fadvise64_64: fd ld ld fadv
+fadvise64: fd ld u fadv
+fadvise64_64: fd ld u fadv
 nanosleep: timespec rem_out
 clock_nanosleep: clockid timerflags timespec rem_out
 clock_gettime: clockid timespec_out
@@ -244,8 +244,8 @@ signalfd4: fd sigmask u sfdflags -> fd
 signalfd: fd sigmask u -> fd
 inotify_init1: inflags -> fd
 memfd_create: str mfdflags -> fd
-ftruncate: fd ld
-truncate: path ld
+ftruncate: fd u
+truncate: path u
 fsync: fd
 fdatasync: fd
 flock: fd lockop

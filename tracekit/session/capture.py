@@ -362,6 +362,8 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     # getdents64: its entries counted in the kernel (d_reclen at 16 of each
     # linux_dirent64, include/linux/dirent.h), not copied
     "getdents64": (_Override("dirent", CAP_COUNT, "ret", 4, DIRENT_RECLEN_AT, True),),
+    # ... and the old getdents: struct linux_dirent has d_reclen at 16 too
+    "getdents": (_Override("dirent", CAP_COUNT, "ret", 4, DIRENT_RECLEN_AT, True),),
     "prlimit64": (_fixed("new_rlim", RLIMIT_SIZE), _fixed("old_rlim", RLIMIT_SIZE,
                                                           at_exit=True)),
     "getrlimit": (_fixed("rlim", RLIMIT_SIZE, at_exit=True),),
