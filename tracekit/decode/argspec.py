@@ -28,7 +28,10 @@ undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit.decode.a
 ``statfs`` ...        statx, statfs, ``rlim_in``/``rlim_out``, ``utsname``, ``sysinfo``,
                       ``tms``, ``rusage``, ``pipefds``, ``cwd``; ``dirents``: the count
                       of getdents64's entries; the times a call sets: ``utimens``
-                      (timespec[2]), ``utimes`` (timeval[2])
+                      (timespec[2]), ``utimes`` (timeval[2]), ``utimbuf`` (utime's);
+                      ``xattrval_in``/``_out`` (an xattr value, length the next arg /
+                      ret), ``xattrlist`` (listxattr's names), ``openhow`` (openat2's
+                      struct open_how, size the next arg)
 ``oflags`` ``omode``  open flags; the mode, printed only with O_CREAT or O_TMPFILE
 ``mode`` ``fmode``    mode_t octal (``0644``); with file type (``S_IFREG|0644``)
 others                a table of ``tracekit.decode.flags`` (see ``tracekit.decode.args.kinds_for``)
@@ -86,7 +89,7 @@ preadv2: fd iovr u ld rwf_next stop
 pwritev2: fd iovw u ld rwf_next stop
 open: path oflags omode -> fd
 openat: dirfd path oflags omode -> fd
-openat2: dirfd path p u -> fd
+openat2: dirfd path openhow u -> fd
 creat: path mode -> fd
 close: fd
 close_range: u u closerangeflags
@@ -223,6 +226,7 @@ clock_getres: clockid timespec_out
 clock_settime: clockid timespec
 utimensat: dirfd path utimens atflags
 utimes: path utimes
+utime: path utimbuf
 futimesat: dirfd path utimes
 settimeofday: timeval timezone
 epoll_ctl: fd epollop fd epollevent
@@ -233,11 +237,18 @@ poll: pollfds u d -> poll
 ppoll: pollfds u timeout_ts sigmask u -> ppoll
 select: d fdset fdset fdset timeout_tv -> select
 pselect6: d fdset fdset fdset timeout_ts pselect_sig -> pselect
-getxattr: path str p u
-lgetxattr: path str p u
-fgetxattr: fd str p u
-setxattr: path str p u x
-lsetxattr: path str p u x
+getxattr: path str xattrval_out u
+lgetxattr: path str xattrval_out u
+fgetxattr: fd str xattrval_out u
+setxattr: path str xattrval_in u xattrflags
+lsetxattr: path str xattrval_in u xattrflags
+fsetxattr: fd str xattrval_in u xattrflags
+listxattr: path xattrlist u
+llistxattr: path xattrlist u
+flistxattr: fd xattrlist u
+removexattr: path str
+lremovexattr: path str
+fremovexattr: fd str
 eventfd2: u efdflags -> fd
 eventfd: u -> fd
 signalfd4: fd sigmask u sfdflags -> fd

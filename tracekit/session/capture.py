@@ -53,6 +53,7 @@ from tracekit._events import (
     CAP_STRUCT,
 )
 from tracekit.decode.ops import CLONE_ARGS_SIZE, FLOCK_SIZE, KCMP_EPOLL_SLOT_SIZE
+from tracekit.decode.structs_fs import UTIMBUF_SIZE
 from tracekit.decode.structs_io import EPOLL_EVENT_SIZES, IOCTL_ARGS
 from tracekit.decode.structs_proc import (
     RUSAGE_SIZE,
@@ -141,6 +142,7 @@ RLIMIT_SIZE = 16         # struct rlimit64 / 64-bit struct rlimit
 UTSNAME_SIZE = 390       # struct new_utsname: 6 x 65 chars
 SYSINFO_SIZE = 112       # struct sysinfo, include/uapi/linux/sysinfo.h
 TMS_SIZE = 32            # struct tms
+OPEN_HOW_CAP = 64        # struct open_how (24 bytes) and what a newer one may add
 EPOLL_EVENT_SIZE = EPOLL_EVENT_SIZES.get(machine_arch(), 0)     # packed on x86_64
 # execve's envp pointer array, to count it: a big read and a small one, since a read
 # that runs past the end of the mapping faults as a whole (the small one then holds the
@@ -337,6 +339,8 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     # ... and those utimes and futimesat set (struct timeval[2])
     "utimes": (_str("filename"), _fixed("utimes", 2 * TIMEVAL_SIZE)),
     "futimesat": (_str("filename"), _fixed("utimes", 2 * TIMEVAL_SIZE)),
+    # ... and utime's struct utimbuf (two longs)
+    "utime": (_str("filename"), _fixed("times", UTIMBUF_SIZE)),
     "gettimeofday": (_fixed("tv", TIMEVAL_SIZE, at_exit=True),),
     "settimeofday": (_fixed("tv", TIMEVAL_SIZE), _fixed("tz", TIMEZONE_SIZE)),
     "getresuid": tuple(_fixed(a, 4, at_exit=True) for a in ("ruidp", "euidp", "suidp")),
@@ -375,6 +379,19 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "pipe": (_fixed("fildes", 8, at_exit=True), _fd("fildes", pair=True)),
     "pipe2": (_fixed("fildes", 8, at_exit=True), _fd("fildes", pair=True)),
     "getcwd": (_Override("buf", CAP_BUF, "ret", BUF_MAX, 0, True),),
+    # extended attributes: the value a set call reads, the value or the list of names a
+    # get or list call writes (decoders: tracekit/decode/structs_fs.py)
+    **{name: (_str("pathname"), _str("name"), _buf("value", "size"))
+       for name in ("setxattr", "lsetxattr")},
+    "fsetxattr": (_str("name"), _buf("value", "size")),
+    **{name: (_str("pathname"), _str("name"), _buf("value", "ret", at_exit=True))
+       for name in ("getxattr", "lgetxattr")},
+    "fgetxattr": (_str("name"), _buf("value", "ret", at_exit=True)),
+    **{name: (_str("pathname"), _buf("list", "ret", at_exit=True))
+       for name in ("listxattr", "llistxattr")},
+    "flistxattr": (_buf("list", "ret", at_exit=True),),
+    # openat2's struct open_how, as many bytes as its size says (up to OPEN_HOW_CAP)
+    "openat2": (_str("filename"), _Override("how", CAP_STRUCT, "usize", OPEN_HOW_CAP)),
     "getrandom": (_buf("ubuf", "ret", at_exit=True),),
     # I/O and sockets (decoders: tracekit/decode/structs_io.py, structs_net.py)
     "ioctl": (_ioctl(at_exit=False), _ioctl(at_exit=True)),
