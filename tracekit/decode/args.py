@@ -34,6 +34,7 @@ from tracekit.decode import (
     flags as F,
     flagwords,
     ops,
+    structs_cred,
     structs_fs,
     structs_io,
     structs_net,
@@ -486,6 +487,8 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         "sigframe_mask": k_sigframe_mask,
         # structs of files: stat family, statfs, dirents, envp, limits, system info
         "rusagewho": _xval(T.RUSAGE_WHO, "RUSAGE_???"), **structs_fs.kinds(f),
+        # capget/capset's header and data (tracekit.decode.structs_cred)
+        **structs_cred.kinds(f),
         # I/O and socket structs (tracekit.decode.structs_io, structs_net)
         **structs_io.kinds(f), **structs_net.kinds(f),
         # calls whose arguments follow their operation (tracekit.decode.ops)

@@ -41,6 +41,8 @@ others                a table of ``tracekit.decode.flags`` (see ``tracekit.decod
                       ``umountflags``, ``faninitflags``, ``fanmarkflags``, ``fanevents``,
                       ``fandirfd``, ``ioprio``, ``mpolmode``, ``swapflags``, ``ipckey``,
                       ``ipcgetflags``, ``shmgetflags``, ``spliceflags``...
+``capheader`` ...      capget/capset's header, ``capdata_in``/``capdata_out``
+                      (tracekit.decode.structs_cred)
 ``ioctlreq`` ...       I/O structs (tracekit.decode.structs_io): ``ioctlreq``,
                       ``ioctlarg`` (by request; none for FIOCLEX), ``pollfds``,
                       ``fdset``, ``timeout_ts``/``timeout_tv``, ``sigmask`` (size:
@@ -307,6 +309,8 @@ sched_setscheduler: d schedpolicy int_in
 sched_setparam: d int_in
 sched_getparam: d int_out
 setgroups: d gids_in
+capget: capheader capdata_out
+capset: capheader capdata_in
 mount: path path mounttype mountflags mountdata
 ioprio_get: ioprio_who d -> ioprio
 sched_getscheduler: d -> schedpolicy

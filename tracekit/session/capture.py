@@ -53,6 +53,7 @@ from tracekit._events import (
     CAP_STRUCT,
 )
 from tracekit.decode.ops import CLONE_ARGS_SIZE, FLOCK_SIZE, KCMP_EPOLL_SLOT_SIZE
+from tracekit.decode.structs_cred import CAP_DATA_SIZE, CAP_HEADER_SIZE
 from tracekit.decode.structs_fs import UTIMBUF_SIZE
 from tracekit.decode.structs_io import EPOLL_EVENT_SIZES, IOCTL_ARGS
 from tracekit.decode.structs_proc import (
@@ -480,6 +481,9 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "sched_getparam": (_fixed("param", 4, at_exit=True),),
     "getgroups": (_Override("grouplist", CAP_BUF, "ret", GIDS_CAP, 4, True),),
     "setgroups": (_Override("grouplist", CAP_BUF, "gidsetsize", GIDS_CAP, 4),),
+    # capget/capset: the header at entry; the data capset reads, the data capget writes
+    "capget": (_fixed("header", CAP_HEADER_SIZE), _fixed("dataptr", CAP_DATA_SIZE, at_exit=True)),
+    "capset": (_fixed("header", CAP_HEADER_SIZE), _fixed("data", CAP_DATA_SIZE)),
     "getsockopt": (_fixed("optlen", 4), _fixed("optlen", 4, at_exit=True),
                    _Override("optval", CAP_BUF, "optlen", BUF_CAP, 0, True, SPEC_LEN_PTR),
                    _fd("fd")),
