@@ -56,9 +56,9 @@ others                a table of ``tracekit.decode.flags`` (see ``tracekit.decod
 
 Calls whose arguments follow their operation end with a kind named after them (``futex``,
 ``prctl``, ``fcntl``, ``mremap``, ``membarrier``, ``ptrace``, ``syslog``, ``personality``,
-``keyctl``, ``clone3``, ``kcmp``: tracekit.decode.ops; ``clone``), which prints every
-argument; a kind
-before it only says what that argument is (``fcntl: fd fcntl``: the path filter's fds).
+``keyctl``, ``clone3``, ``kcmp``, ``quotactl``: tracekit.decode.ops; ``clone``), which
+prints every argument; a kind before it only says what that argument is (``fcntl: fd
+fcntl``: the path filter's fds).
 
 Return kinds: ``d`` (decimal, the default), ``fd`` (decimal, and a new fd for the fd
 cache), ``x`` (hex: addresses, mmap/brk), ``mode`` (umask: octal), ``fcntl`` (flags of
@@ -316,6 +316,7 @@ ioprio_get: ioprio_who d -> ioprio
 sched_getscheduler: d -> schedpolicy
 shmat: d p shmatflags -> x
 kcmp: d d kcmp
+quotactl: quotactl
 """
 
 

@@ -496,6 +496,81 @@ def _syslog(d: SyscallDecoder, ev: Syscall) -> list[str]:
     return [head, buf, str(length)]
 
 
+# struct if_dqblk / if_nextdqblk (include/uapi/linux/quota.h): eight u64, dqb_valid, and
+# if_nextdqblk's dqb_id; 72 bytes either way on a 64-bit arch
+QUOTA_DQBLK_SIZE = 72
+_DQBLK = ("dqb_bhardlimit", "dqb_bsoftlimit", "dqb_curspace", "dqb_ihardlimit",
+          "dqb_isoftlimit", "dqb_curinodes")
+# commands after which strace prints no id, only the data's address (or what it holds)
+_QUOTA_NO_ID = frozenset({"Q_GETFMT", "Q_GETINFO", "Q_SETINFO", "Q_XGETQSTAT",
+                          "Q_XGETQSTATV", "Q_XQUOTAON", "Q_XQUOTAOFF", "Q_XQUOTARM"})
+
+
+def _uid(v: int) -> str:
+    """strace's printuid: ``-1`` for (uid_t)-1, else unsigned."""
+    v &= _M32
+    return "-1" if v == _M32 else str(v)
+
+
+def _quotactl(d: SyscallDecoder, ev: Syscall) -> list[str]:
+    """``quotactl(QCMD(Q_GETQUOTA, USRQUOTA), "/dev/sda1", 1000, {dqb_bhardlimit=0, ...,
+    dqb_curinodes=12, ...})``: the command and quota type of the first argument, the
+    device, then what the command uses: Q_QUOTAON's format and quota file, the id and a
+    struct if_dqblk (Q_GETQUOTA's when the call succeeded, Q_SETQUOTA's), Q_GETFMT's
+    ``[QFMT_VFS_V0]``, no id for the commands that take none; other structs (Q_GETINFO's,
+    the XFS ones) as their address."""
+    T = d.flags.tables
+    args = ev.args
+    qcmd = args[0] & _M32
+    cmd, qtype = qcmd >> 8, qcmd & 0xFF
+    name = T.QUOTA_CMDS.get(cmd)
+    head = (f"QCMD({_xval(T.QUOTA_CMDS, cmd, 'Q_???')}, "
+            f"{_xval(T.QUOTA_TYPES, qtype, '???QUOTA')})")
+    special = _string(ev, 1)
+    out = [head, special]
+    if name in ("Q_QUOTAOFF", "Q_SYNC", "Q_XQUOTASYNC"):
+        return out
+    addr = pointer(args[3])
+    if name == "Q_QUOTAON":
+        return [*out, _xval(T.QUOTA_FORMATS, args[2] & _M32, "QFMT_VFS_???"), _string(ev, 3)]
+    if name == "Q_GETFMT":
+        cap = _struct_at(ev, 3, 4, at_exit=True)
+        if cap is not None and succeeded(ev):
+            fmt = int.from_bytes(cap.data[:4], "little")
+            addr = f"[{_xval(T.QUOTA_FORMATS, fmt, 'QFMT_VFS_???')}]"
+        return [*out, addr]
+    if name in _QUOTA_NO_ID:
+        return [*out, addr]
+    if name in ("Q_GETQUOTA", "Q_GETNEXTQUOTA", "Q_SETQUOTA"):
+        got = name != "Q_SETQUOTA"
+        cap = _struct_at(ev, 3, QUOTA_DQBLK_SIZE, at_exit=got)
+        if cap is not None and (succeeded(ev) or not got):
+            values = struct.unpack_from("<6Q", cap.data)
+            fields = [f"{n}={v}" for n, v in zip(_DQBLK, values, strict=True)]
+            if name == "Q_GETNEXTQUOTA":
+                fields.append(f"dqb_id={struct.unpack_from('<I', cap.data, 68)[0]}")
+            addr = "{" + ", ".join([*fields, "..."]) + "}"
+    return [*out, _uid(args[2]), addr]
+
+
+def _string(ev: Syscall, i: int) -> str:
+    """A path argument read at entry (CAP_STR): quoted, else its address."""
+    cap = next((c for c in _caps(ev, i, CAP_STR) if not c.flags & CAPF_FAULT), None)
+    if cap is None or not ev.args[i]:
+        return pointer(ev.args[i])
+    return quote(cap.data, more=bool(cap.flags & CAPF_TRUNC))
+
+
+def _struct_at(ev: Syscall, i: int, size: int, *, at_exit: bool) -> Capture | None:
+    """The readable struct capture of argument ``i`` of at least ``size`` bytes read at
+    entry (the first one of the record) or at exit (the last one)."""
+    caps = [c for c in _caps(ev, i) if c.kind != CAP_STR]
+    if not caps:
+        return None
+    cap = _readable(caps[-1] if at_exit else caps[0])
+    return cap if cap is not None and len(cap.data) >= size else None
+
+
 def personality_text(fl: F.ArchFlags, v: int) -> str:
     """``PER_LINUX32|ADDR_NO_RANDOMIZE``: the execution domain (the low byte), then the
     flags, then a hex remainder."""
@@ -793,6 +868,7 @@ SPECIAL: dict[str, Callable[[SyscallDecoder, Syscall], list[str]]] = {
     "prctl": _prctl, "futex": _futex, "fcntl": _fcntl, "mremap": _mremap,
     "membarrier": _membarrier, "ptrace": _ptrace, "syslog": _syslog,
     "personality": _personality, "keyctl": _keyctl, "clone3": _clone3, "kcmp": _kcmp,
+    "quotactl": _quotactl,
 }
 
 
@@ -813,6 +889,9 @@ def arg_positions(name: str, args: tuple[int, ...], arch: str | None = None
     if name == "futex" and len(args) >= 2:
         cmd = F.for_arch(arch).tables.FUTEX_CMDS.get(args[1] & 127)
         return _FUTEX_POSITIONS.get(cmd or "")
+    if name == "quotactl" and args:
+        cmd = F.for_arch(arch).tables.QUOTA_CMDS.get((args[0] & _M32) >> 8)
+        return (0, 1, 3) if cmd in _QUOTA_NO_ID or cmd == "Q_GETFMT" else None
     if name == "ptrace" and args:
         fl = F.for_arch(arch)
         if fl.arch == "x86_64" and fl.tables.PTRACE_REQUESTS.get(args[0]) in _PTRACE_REGS:
