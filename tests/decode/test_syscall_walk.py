@@ -114,11 +114,16 @@ def test_every_syscall_decodes(dec: SyscallDecoder) -> None:
             assert len(d.args) == want, (name, d.args)
 
 
+# int arguments strace 6.1 prints as the whole register (checked on this machine:
+# readlinkat(3, "s", "c", 16045690981097406474) for an int bufsiz of 10)
+_WHOLE_REGISTER = frozenset({("readlink", "bufsiz"), ("readlinkat", "bufsiz")})
+
+
 def test_int_arguments_use_the_low_32_bits_signed_as_their_type(dec: SyscallDecoder) -> None:
     checked = 0
     for name, proto in _positional_calls():
         for i, (arg, c_type, kind) in enumerate(proto):
-            if width_of(c_type) != 32 or "*" in c_type:
+            if width_of(c_type) != 32 or "*" in c_type or (name, arg) in _WHOLE_REGISTER:
                 continue
             base = [0] * len(proto)
             low = list(base)

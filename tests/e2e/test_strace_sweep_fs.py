@@ -102,5 +102,12 @@ def test_fs_calls_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "quotactl(QCMD(0xde /* Q_??? */, 0xad /* ???QUOTA */), \"nonexistent\", 0, NULL)",
             "quotactl(QCMD(Q_GETFMT, USRQUOTA), 0x1, NULL) = -1 EFAULT",
             "statfs(\"/proc\", {f_type=PROC_SUPER_MAGIC, f_bsize=4096, f_blocks=0, ",
-            "statfs(\"\", 0x", "statfs(\".\", 0x1) = -1 EFAULT"):
+            "statfs(\"\", 0x", "statfs(\".\", 0x1) = -1 EFAULT",
+            "readlinkat(3, \"s\", \"c\", 16045690981097406474) = 1",
+            "mknodat(3, \"fifo3\", S_IFIFO|0640) = 0",
+            "getcwd(NULL, 16045690981097406464) = -1 EFAULT",
+            "quotactl(QCMD(Q_SYNC, USRQUOTA), \"nonexistent\") = -1 ENOENT",
+            "\"nonexistent\", 0x9 /* QFMT_VFS_??? */, NULL) = -1 ENOENT",
+            "quotactl(QCMD(Q_XGETQSTAT, USRQUOTA), \"nonexistent\", NULL) = -1 ENOENT",
+            "openat2(3, \"c\", {flags=O_RDONLY, mode=0640, resolve=0}, 24) = -1 EINVAL"):
         assert want in text, want

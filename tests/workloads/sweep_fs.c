@@ -20,6 +20,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <linux/dqblk_xfs.h>
 #include <linux/openat2.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -379,6 +380,45 @@ static void system_calls(long hi) {
     (void)hi;
 }
 
+/* Garbage in the high half of the int arguments of calls above (fds, dirfds, modes, ids,
+ * sizes that are ints), and the other odd values: each call acts as with the low half,
+ * on the scratch files, or fails. */
+static void high_halves(int dfd, int fd, long hi) {
+    char buf[64];
+    syscall(SYS_fchmodat, hi | dfd, "c", hi | 0644);
+    syscall(SYS_fchownat, hi | AT_FDCWD, "c", hi | 0xffffffffL, hi | 0xffffffffL, hi);
+    syscall(SYS_faccessat, hi | dfd, "c", hi | F_OK);
+    syscall(SYS_readlinkat, hi | dfd, "s", buf, hi | 10);
+    syscall(SYS_linkat, hi | dfd, "c", hi | dfd, "l8", hi | AT_SYMLINK_FOLLOW);
+    syscall(SYS_symlinkat, "c", hi | dfd, "s8");
+    syscall(SYS_unlinkat, hi | dfd, "s8", hi);
+    syscall(SYS_unlinkat, hi | dfd, "l8", hi | AT_REMOVEDIR);                /* ENOTDIR */
+    syscall(SYS_mknodat, hi | dfd, "fifo3", hi | S_IFIFO | 0640, hi);
+    syscall(SYS_renameat2, hi | dfd, "fifo3", hi | dfd, "fifo4", hi | RENAME_NOREPLACE);
+    syscall(SYS_fsync, hi | fd);
+    syscall(SYS_syncfs, hi | fd);
+    syscall(SYS_fchown, hi | fd, hi | 0xffffffffL, hi | 0xffffffffL);
+    syscall(SYS_readahead, hi | fd, 0L, hi);
+    syscall(SYS_getdents, hi | fd, buf, hi | 64);
+    syscall(SYS_setgroups, hi, NULL);
+    syscall(SYS_setreuid, hi | 0xffffffffL, hi | 0xffffffffL);
+    syscall(SYS_setresuid, hi | 0xffffffffL, hi | 0xffffffffL, hi | 0xffffffffL);
+    syscall(SYS_setfsuid, hi | 0xffffffffL);
+    syscall(SYS_getcwd, NULL, hi);
+    syscall(SYS_dup3, hi | fd, hi | 105, hi);
+    close(105);
+    syscall(SYS_quotactl, hi | QCMD(Q_SYNC, USRQUOTA), "nonexistent", hi, NULL);
+    syscall(SYS_quotactl, QCMD(Q_QUOTAOFF, GRPQUOTA), "nonexistent", 0L, NULL);
+    syscall(SYS_quotactl, QCMD(Q_QUOTAON, USRQUOTA), "nonexistent", 9L, NULL);
+    syscall(SYS_quotactl, QCMD(Q_SETQUOTA, USRQUOTA), "nonexistent", 5L, NULL);
+    syscall(SYS_quotactl, QCMD(Q_XGETQSTAT, USRQUOTA), "nonexistent", 5L, NULL);
+    struct open_how how = {.flags = O_RDONLY, .mode = 0640, .resolve = 0};
+    syscall(SYS_openat2, hi | dfd, "c", &how, sizeof how);                  /* EINVAL */
+    struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+    syscall(SYS_capset, NULL, NULL);
+    syscall(SYS_capget, &hdr, NULL);
+}
+
 int main(int argc, char **argv) {
     const long hi = (long)0xdeadbeef00000000UL;     /* garbage in the high 32 bits */
     const long bad = 0xdeadbeefL;                   /* unknown bits everywhere */
@@ -396,6 +436,7 @@ int main(int argc, char **argv) {
     xattrs(fd, hi, bad);
     creds(hi, bad);
     system_calls(hi);
+    high_halves(dfd, fd, hi);
     close(fd);
     close(dfd);
     return 0;

@@ -6,7 +6,9 @@ not listed here prints each of its arguments (their number from tracefs) as stra
 undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit.decode.args``):
 
 ====================  ==========================================================
-``d`` ``ld`` ``u``    int (32-bit signed), long (64-bit signed), unsigned decimal
+``d`` ``ld`` ``u``    int (32-bit signed), long (64-bit signed), unsigned decimal;
+``u64``               the whole register unsigned even for an int (readlink's bufsiz:
+                      strace prints it so; ``u`` of an int prints its low 32 bits)
 ``x`` ``p``           hex (``0`` for 0); pointer (``NULL`` for 0)
 ``fd`` ``dirfd``      an fd (``3</etc/passwd>`` with fd paths); dirfd: ``AT_FDCWD``
 ``path`` ``str``      captured string (path: whole; str: cut at the string limit)
@@ -191,8 +193,8 @@ unlinkat: dirfd path atflags
 rename: path path
 renameat: dirfd path dirfd path
 renameat2: dirfd path dirfd path renameflags
-readlink: path strr u
-readlinkat: dirfd path strr u
+readlink: path strr u64
+readlinkat: dirfd path strr u64
 symlink: path path
 symlinkat: path dirfd path
 link: path path
