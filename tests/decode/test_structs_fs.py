@@ -440,6 +440,14 @@ def test_xattr_values_and_lists_as_strace_prints_them(tmp_path: object) -> None:
                       (path, name, Capture(2, CAP_BUF, 0, b"0123456789" * 4))))
     assert got.args[2:] == ('"01234567890123456789012345678901"...', "40",
                             "XATTR_CREATE|XATTR_REPLACE|0xdeadbeec")
+    # a NUL as the 32nd byte: left out, and no "..." though the value is longer
+    got = d.decode(sc(X64, "fsetxattr", (4, 0x20, 0x30, 40, 0), 0,
+                      (name, Capture(2, CAP_BUF, 0, b"v" * 31 + b"\0" + b"v" * 8))))
+    assert got.args[2] == '"' + "v" * 31 + '"'
+    # past XATTR_SIZE_MAX: the address
+    got = d.decode(sc(X64, "fsetxattr", (4, 0x20, 0x30, 70000, 0), -7,
+                      (name, Capture(2, CAP_BUF, CAPF_TRUNC, b"\0" * 256))))
+    assert got.args[2] == "0x30"
     got = d.decode(sc(X64, "fsetxattr", (4, 0x20, 0, 0, 4), -22, (name,)))
     assert got.args[2:] == ("NULL", "0", "0x4 /* XATTR_??? */")
     got = d.decode(sc(X64, "setxattr", (0x10, 0x20, 1, 4, 0), -14,
@@ -486,3 +494,7 @@ def test_open_how_as_strace_prints_it(tmp_path: object) -> None:
     assert args(how(0, 0, 0) + b"\1" + bytes(7), 32, -7)[0] == (
         r'{flags=O_RDONLY, resolve=0, /* bytes 24..31 */ "\x01\x00\x00\x00\x00\x00\x00\x00"}')
     assert args(how(0, 0, 0)[:8], 8, -22) == ("0x20", "8")
+    # a larger struct: the bytes after 24 up to the size, cut at the string limit
+    assert args(how(0, 0, 0) + b"\2" + bytes(39), 64, -7)[0] == (
+        "{flags=O_RDONLY, resolve=0, /* bytes 24..63 */ \"" + "\\x02" + "\\x00" * 31
+        + '"...}')

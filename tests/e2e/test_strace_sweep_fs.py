@@ -7,7 +7,9 @@ pointers, unknown flag bits, garbage in the high half of an int's register and -
 creat, link/linkat, symlinkat, unlinkat, readlinkat, chmod/fchmod/fchmodat, the chown
 calls, umask, mknod/mknodat, utime, faccessat, openat2, dup/dup2/dup3, the sync calls,
 readahead, fadvise64, the 12 xattr calls, chroot, quotactl, the uid/gid calls,
-setgroups, capget/capset, getcwd, statfs). tracekit traces ``strace -f -o FILE
+setgroups, capget/capset, getcwd, statfs), and lengths at the edges of what strace
+shows (an xattr value past XATTR_SIZE_MAX or with a NUL as its 32nd byte, the bytes past
+a larger struct open_how). tracekit traces ``strace -f -o FILE
 sweep_fs``, so both see the same calls: every line of the program must be equal.
 """
 
@@ -109,5 +111,11 @@ def test_fs_calls_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "quotactl(QCMD(Q_SYNC, USRQUOTA), \"nonexistent\") = -1 ENOENT",
             "\"nonexistent\", 0x9 /* QFMT_VFS_??? */, NULL) = -1 ENOENT",
             "quotactl(QCMD(Q_XGETQSTAT, USRQUOTA), \"nonexistent\", NULL) = -1 ENOENT",
-            "openat2(3, \"c\", {flags=O_RDONLY, mode=0640, resolve=0}, 24) = -1 EINVAL"):
+            "openat2(3, \"c\", {flags=O_RDONLY, mode=0640, resolve=0}, 24) = -1 EINVAL",
+            "fsetxattr(4, \"user.big\", 0x", ", 70000, 0) = -1 E2BIG",
+            "fsetxattr(4, \"user.nul31\", \"vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv\", 40, 0) = 0",
+            "fsetxattr(4, \"user.nnnnnnnnnnnnnnnnnnnnnnnnnnn\"..., \"x\", 1, 0) = -1 ERANGE",
+            "{flags=O_RDONLY, resolve=0, /* bytes 24..127 */ \"" + "\\x00" * 32 + "\"...}, 128)",
+            "capget({version=_LINUX_CAPABILITY_VERSION_3, pid=1}, {effective=",
+            "mkdirat(AT_FDCWD, \"d9\", 040755) = 0", "umask(000) = 022"):
         assert want in text, want

@@ -419,6 +419,56 @@ static void high_halves(int dfd, int fd, long hi) {
     syscall(SYS_capget, &hdr, NULL);
 }
 
+/* Lengths at the edges of what strace shows: a value past XATTR_SIZE_MAX, a NUL at the
+ * end of the 32 bytes shown, a name past the string limit, the bytes past a larger
+ * struct open_how, capget of another process (pid 1: a read), ids of another user on a
+ * scratch file. */
+static void edges(int fd) {
+    static char big[70000];
+    char val[40], name[300], buf[512];
+    memset(val, 'v', sizeof val);
+    val[31] = 0;
+    memset(name, 'n', sizeof name);
+    memcpy(name, "user.", 5);
+    name[sizeof name - 1] = 0;
+    syscall(SYS_fsetxattr, fd, "user.big", big, (long)sizeof big, 0L);        /* E2BIG */
+    syscall(SYS_fsetxattr, fd, "user.nul31", val, (long)sizeof val, 0L);
+    syscall(SYS_fgetxattr, fd, "user.nul31", buf, sizeof buf);
+    syscall(SYS_fsetxattr, fd, "user.nul31", val, 32L, XATTR_REPLACE);
+    syscall(SYS_fgetxattr, fd, "user.nul31", buf, sizeof buf);
+    syscall(SYS_fsetxattr, fd, name, "x", 1L, 0L);                          /* ERANGE */
+    syscall(SYS_fremovexattr, fd, name);
+    syscall(SYS_lsetxattr, "s", "user.l", "v", 1L, 0L);                    /* EPERM */
+    memset(big, 'b', 300);
+    syscall(SYS_fsetxattr, fd, "user.long", big, 300L, 0L);
+    syscall(SYS_fgetxattr, fd, "user.long", buf, sizeof buf);
+    syscall(SYS_flistxattr, fd, buf, sizeof buf);
+    syscall(SYS_fremovexattr, fd, "user.long");
+    syscall(SYS_fremovexattr, fd, "user.nul31");
+
+    struct { struct open_how h; unsigned char more[104]; } how;
+    memset(&how, 0, sizeof how);
+    syscall(SYS_openat2, AT_FDCWD, "c", &how, sizeof how);                 /* zeros: fine */
+    how.more[76] = 1;                                                       /* byte 100 */
+    syscall(SYS_openat2, AT_FDCWD, "c", &how, sizeof how);                 /* E2BIG */
+    how.more[76] = 0;
+    how.more[0] = 2;
+    syscall(SYS_openat2, AT_FDCWD, "c", &how, 64L);                        /* E2BIG */
+
+    struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 1};
+    struct __user_cap_data_struct data[2];
+    syscall(SYS_capget, &hdr, data);
+    hdr.pid = -1;
+    syscall(SYS_capget, &hdr, data);                                        /* EINVAL */
+    syscall(SYS_lchown, "s", 65534L, -1L);
+    syscall(SYS_fchown, fd, 65534L, 65534L);
+    syscall(SYS_fchown, fd, 0L, 0L);
+    syscall(SYS_mkdirat, AT_FDCWD, "d9", 040755L);
+    syscall(SYS_umask, 0L);
+    syscall(SYS_umask, 022L);
+    syscall(SYS_getcwd, buf, 3L);
+}
+
 int main(int argc, char **argv) {
     const long hi = (long)0xdeadbeef00000000UL;     /* garbage in the high 32 bits */
     const long bad = 0xdeadbeefL;                   /* unknown bits everywhere */
@@ -437,6 +487,7 @@ int main(int argc, char **argv) {
     creds(hi, bad);
     system_calls(hi);
     high_halves(dfd, fd, hi);
+    edges(fd);
     close(fd);
     close(dfd);
     return 0;

@@ -452,12 +452,13 @@ XATTR_SIZE_MAX = 65536
 
 def _quote_value(data: bytes, limit: int, more: bool) -> str:
     """An xattr value as strace's printstr_ex with QUOTE_OMIT_TRAILING_0: the string cut
-    at ``limit`` bytes, without the last shown byte when it is a NUL."""
+    at ``limit`` bytes (then ``...``); when the last byte shown is a NUL it is left out
+    and no ``...`` follows, whatever the length (strace's quoting stops there as at the
+    end of a C string)."""
     shown = data[:limit]
-    more = more or len(data) > limit
     if shown and shown[-1] == 0:
-        shown = shown[:-1]
-    return quote(shown, more=more)
+        return quote(shown[:-1])
+    return quote(shown, more=more or len(data) > limit)
 
 
 def k_xattrval_in(d: SyscallDecoder, ev: Syscall, i: int) -> str:
@@ -504,8 +505,8 @@ def _k_open_how(fl: F.ArchFlags) -> KindFn:
     """openat2's ``struct open_how`` (its size the next argument) as strace 6.1 prints it:
     ``{flags=O_RDONLY|O_CLOEXEC, resolve=RESOLVE_NO_SYMLINKS}``, the mode with O_CREAT,
     __O_TMPFILE or a mode that is not 0, bytes past the struct that are not 0 as
-    ``/* bytes 24..31 */ "\\x01..."``; the address for a size under 24 or unreadable
-    memory."""
+    ``/* bytes 24..31 */ "\\x01..."`` (up to a page, cut at the string limit); the
+    address for a size under 24 or unreadable memory."""
     T = fl.tables
     opens = {n: v for v, n in T.OPEN_FLAGS}
     with_mode = opens["O_CREAT"] | opens["__O_TMPFILE"]
@@ -524,7 +525,8 @@ def _k_open_how(fl: F.ArchFlags) -> KindFn:
         end = min(size, _PAGE)
         tail = cap.data[OPEN_HOW_SIZE:end]
         if tail.strip(b"\0"):
-            out.append(f"/* bytes {OPEN_HOW_SIZE}..{end - 1} */ {quote(tail, force_hex=True)}")
+            shown = quote(tail, limit=d.string_limit, force_hex=True)
+            out.append(f"/* bytes {OPEN_HOW_SIZE}..{end - 1} */ {shown}")
         return "{" + ", ".join(out) + "}"
     return k
 

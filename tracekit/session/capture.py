@@ -148,7 +148,8 @@ RLIMIT_SIZE = 16         # struct rlimit64 / 64-bit struct rlimit
 UTSNAME_SIZE = 390       # struct new_utsname: 6 x 65 chars
 SYSINFO_SIZE = 112       # struct sysinfo, include/uapi/linux/sysinfo.h
 TMS_SIZE = 32            # struct tms
-OPEN_HOW_CAP = 64        # struct open_how (24 bytes) and what a newer one may add
+OPEN_HOW_CAP = 4096      # struct open_how (24 bytes) and what a newer one may add: strace
+                         # looks for bytes that are not 0 up to a page
 EPOLL_EVENT_SIZE = EPOLL_EVENT_SIZES.get(machine_arch(), 0)     # packed on x86_64
 # execve's envp pointer array, to count it: a big read and a small one, since a read
 # that runs past the end of the mapping faults as a whole (the small one then holds the
