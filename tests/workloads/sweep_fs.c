@@ -377,6 +377,13 @@ static void system_calls(long hi) {
     syscall(SYS_statfs, ".", NULL);
     syscall(SYS_statfs, ".", BADP);
     syscall(SYS_statfs, "c/x", buf);                                        /* ENOTDIR */
+    /* other file systems (each may be missing: ENOENT) and their magic numbers, flags */
+    static const char *const fs[] = {"/", "/sys", "/dev", "/dev/pts", "/dev/shm", "/run",
+                                     "/sys/fs/cgroup", "/sys/kernel/tracing", "/sys/fs/bpf",
+                                     "/proc/sys/fs/binfmt_misc", "/sys/kernel/debug",
+                                     "/sys/kernel/security", "/dev/mqueue", "/dev/hugepages"};
+    for (unsigned i = 0; i < sizeof fs / sizeof fs[0]; i++)
+        syscall(SYS_statfs, fs[i], buf);
     (void)hi;
 }
 
