@@ -16,6 +16,8 @@ sweep_fs``, so both see the same calls: every line of the program must be equal.
 from __future__ import annotations
 
 import difflib
+import errno
+import os
 import shutil
 from pathlib import Path
 
@@ -28,8 +30,25 @@ pytestmark = [pytest.mark.kernel,
                                  reason="strace is not installed")]
 
 
+def _user_xattrs(directory: Path) -> bool:
+    """The file system of ``directory`` takes user.* extended attributes (tmpfs before
+    Linux 6.6 and some overlays do not: the xattr calls then fail alike in both)."""
+    probe = directory / "xattr-probe"
+    probe.touch()
+    try:
+        os.setxattr(probe, "user.probe", b"1")
+    except OSError as e:
+        if e.errno in (errno.ENOTSUP, errno.EPERM):
+            return False
+        raise
+    finally:
+        probe.unlink()
+    return True
+
+
 def test_fs_calls_equal_strace_on_the_same_run(tmp_path: Path) -> None:
     s_procs, t_procs = one_run_both(build(tmp_path, "sweep_fs"), tmp_path)
+    xattrs = _user_xattrs(tmp_path)
     ((pid, s_lines),) = s_procs.items()             # the program alone: no children
     t_lines = t_procs.get(pid, [])
     assert t_lines == s_lines, "\n".join(
@@ -82,7 +101,8 @@ def test_fs_calls_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "setxattr(\"c\", \"user.x\", NULL, 0, 0) = 0",
             "\"01234567890123456789012345678901\"..., 40, XATTR_CREATE|XATTR_REPLACE)",
             "getxattr(\"c\", \"user.text\", \"hello world\", 256) = 11",
-            ", 3) = -1 ERANGE", "getxattr(\"c\", \"user.text\", NULL, 0) = 11",
+            "getxattr(\"c\", \"user.text\", NULL, 3) = -1 ERANGE",
+            "getxattr(\"c\", \"user.text\", NULL, 0) = 11",
             "getxattr(\"c\", \"user.bin\", \"\\0\\1\\2a\\377\\n\", 256) = 7",
             "fgetxattr(4, \"user.f\", \"fval\", 0) = 4",
             "listxattr(\"c\", \"user.text\\0user.bin\\0user.x\\0user.l\"..., 256) = 33",
@@ -118,4 +138,6 @@ def test_fs_calls_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "{flags=O_RDONLY, resolve=0, /* bytes 24..127 */ \"" + "\\x00" * 32 + "\"...}, 128)",
             "capget({version=_LINUX_CAPABILITY_VERSION_3, pid=1}, {effective=",
             "mkdirat(AT_FDCWD, \"d9\", 040755) = 0", "umask(000) = 022"):
-        assert want in text, want
+        # (the xattr calls' texts need a file system that takes user.* attributes)
+        if xattrs or "xattr(" not in want and "user." not in want:
+            assert want in text, want

@@ -266,6 +266,7 @@ static void xattrs(int fd, long hi, long bad) {
 
     syscall(SYS_getxattr, "c", "user.text", buf, sizeof buf);
     syscall(SYS_getxattr, "c", "user.text", buf, 3L);                        /* ERANGE */
+    syscall(SYS_getxattr, "c", "user.text", NULL, 3L);                       /* ERANGE */
     syscall(SYS_getxattr, "c", "user.text", NULL, 0L);
     syscall(SYS_getxattr, "c", "user.bin", buf, sizeof buf);
     syscall(SYS_getxattr, "c", "user.none", buf, sizeof buf);
@@ -471,8 +472,9 @@ static void edges(int fd) {
     syscall(SYS_fchown, fd, 65534L, 65534L);
     syscall(SYS_fchown, fd, 0L, 0L);
     syscall(SYS_mkdirat, AT_FDCWD, "d9", 040755L);
+    long mask = syscall(SYS_umask, 022L);                 /* the inherited one, set back */
     syscall(SYS_umask, 0L);
-    syscall(SYS_umask, 022L);
+    syscall(SYS_umask, mask);
     syscall(SYS_getcwd, buf, 3L);
 }
 
