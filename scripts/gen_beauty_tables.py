@@ -184,6 +184,15 @@ TABLES: dict[str, Table] = {
                    r"GETNEXTQUOTA|X[A-Z]+)", frozenset(), ()),
     "QUOTA_TYPES": ("values", ("linux/quota.h",), r"(USR|GRP|PRJ)QUOTA", frozenset(), ()),
     "QUOTA_FORMATS": ("values", ("linux/quota.h",), r"QFMT_[A-Z0-9_]+", frozenset(), ()),
+    # ... the flag words of struct if_dqinfo (Q_GETINFO/Q_SETINFO) and of the XFS commands
+    "QUOTA_DQF_FLAGS": ("bits", ("linux/quota.h",), r"DQF_(ROOT_SQUASH|SYS_FILE)", frozenset(),
+                        ()),
+    "QUOTA_IIF_FLAGS": ("bits", ("linux/quota.h",), r"IIF_(BGRACE|IGRACE|FLAGS)", frozenset(),
+                        ()),
+    "XFS_QUOTA_FLAGS": ("bits", ("linux/dqblk_xfs.h",), r"FS_QUOTA_[UGP]DQ_(ACCT|ENFD)",
+                        frozenset(), ()),
+    "XFS_DQBLK_FLAGS": ("bits", ("linux/dqblk_xfs.h",), r"FS_(USER|PROJ|GROUP)_QUOTA",
+                        frozenset(), ()),
     "EPOLL_CTL_OPS": ("values", ("linux/eventpoll.h",), r"EPOLL_CTL_[A-Z]+", frozenset(), ()),
     # slice fs (issue 12): stx_attributes bits and statfs f_type names
     "STATX_ATTRS": ("bits", ("linux/stat.h",), r"STATX_ATTR_[A-Z_]+", frozenset(), ()),

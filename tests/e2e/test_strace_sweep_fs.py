@@ -123,6 +123,15 @@ def test_fs_calls_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "quotactl(QCMD(Q_QUOTAON, PRJQUOTA), \"nonexistent\", QFMT_VFS_V0, \"nonexistent\")",
             "quotactl(QCMD(0xde /* Q_??? */, 0xad /* ???QUOTA */), \"nonexistent\", 0, NULL)",
             "quotactl(QCMD(Q_GETFMT, USRQUOTA), 0x1, NULL) = -1 EFAULT",
+            "quotactl(QCMD(Q_SETQUOTA, USRQUOTA), \"nonexistent\", 5, {dqb_bhardlimit=1, "
+            "dqb_bsoftlimit=0, dqb_curspace=0, dqb_ihardlimit=0, dqb_isoftlimit=0, "
+            "dqb_curinodes=6, ...}) = -1 ENOENT",
+            "{dqi_bgrace=7, dqi_igrace=8, dqi_flags=DQF_ROOT_SQUASH|0x100, "
+            "dqi_valid=IIF_BGRACE|IIF_IGRACE|IIF_FLAGS}) = -1 ENOENT",
+            "[FS_QUOTA_UDQ_ACCT|FS_QUOTA_PDQ_ENFD|0x1000]) = -1 ENOENT",
+            "[FS_USER_QUOTA|FS_GROUP_QUOTA|0x80]) = -1 ENOENT",
+            "5, {d_version=1, d_flags=FS_USER_QUOTA, d_fieldmask=0, d_id=5, d_blk_hardlimit=0, ",
+            "quotactl(QCMD(0x10 /* Q_??? */, USRQUOTA), \"nonexistent\", 5, 0x",
             "statfs(\"/proc\", {f_type=PROC_SUPER_MAGIC, f_bsize=4096, f_blocks=0, ",
             "statfs(\"\", 0x", "statfs(\".\", 0x1) = -1 EFAULT",
             "readlinkat(3, \"s\", \"c\", 16045690981097406474) = 1",

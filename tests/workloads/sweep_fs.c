@@ -370,6 +370,29 @@ static void system_calls(long hi) {
     syscall(SYS_quotactl, QCMD(Q_GETQUOTA, USRQUOTA), NULL, 0L, buf);
     syscall(SYS_quotactl, 0xdeadL, "nonexistent", 0L, NULL);
     syscall(SYS_quotactl, QCMD(Q_GETFMT, USRQUOTA), BADP, -1L, NULL);
+    /* the data each command reads, printed whatever the result: every call here fails
+     * (a device that does not exist) before it changes anything */
+    struct if_dqblk dq;
+    memset(&dq, 0, sizeof dq);
+    dq.dqb_bhardlimit = 1, dq.dqb_curinodes = 6, dq.dqb_valid = QIF_ALL;
+    struct if_dqinfo di = {.dqi_bgrace = 7, .dqi_igrace = 8,
+                           .dqi_flags = DQF_ROOT_SQUASH | 0x100, .dqi_valid = IIF_ALL};
+    uint32_t xon = FS_QUOTA_UDQ_ACCT | FS_QUOTA_PDQ_ENFD | 0x1000;
+    uint32_t xrm = FS_USER_QUOTA | FS_GROUP_QUOTA | 0x80;
+    fs_disk_quota_t xd;
+    memset(&xd, 0, sizeof xd);
+    xd.d_version = FS_DQUOT_VERSION, xd.d_flags = FS_USER_QUOTA, xd.d_id = 5;
+    syscall(SYS_quotactl, QCMD(Q_SETQUOTA, USRQUOTA), "nonexistent", 5L, &dq);
+    syscall(SYS_quotactl, QCMD(Q_SETQUOTA, USRQUOTA), "nonexistent", 5L, BADP);
+    syscall(SYS_quotactl, QCMD(Q_GETNEXTQUOTA, USRQUOTA), "nonexistent", 5L, &dq);
+    syscall(SYS_quotactl, QCMD(Q_SETINFO, USRQUOTA), "nonexistent", 5L, &di);
+    syscall(SYS_quotactl, QCMD(Q_XQUOTAON, USRQUOTA), "nonexistent", 5L, &xon);
+    syscall(SYS_quotactl, QCMD(Q_XQUOTAOFF, GRPQUOTA), "nonexistent", 5L, &xon);
+    syscall(SYS_quotactl, QCMD(Q_XQUOTARM, USRQUOTA), "nonexistent", 5L, &xrm);
+    syscall(SYS_quotactl, QCMD(Q_XSETQLIM, PRJQUOTA), "nonexistent", 5L, &xd);
+    syscall(SYS_quotactl, QCMD(Q_XGETQUOTA, USRQUOTA), "nonexistent", 5L, &xd);
+    syscall(SYS_quotactl, QCMD(0x10, USRQUOTA), "nonexistent", 5L, &xd);
+    syscall(SYS_quotactl, QCMD(0, 3), "nonexistent", 5L, &xd);
     syscall(SYS_statfs, ".", buf);
     syscall(SYS_statfs, "", buf);
     syscall(SYS_statfs, "/proc", buf);

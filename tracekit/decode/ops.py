@@ -496,14 +496,20 @@ def _syslog(d: SyscallDecoder, ev: Syscall) -> list[str]:
     return [head, buf, str(length)]
 
 
-# struct if_dqblk / if_nextdqblk (include/uapi/linux/quota.h): eight u64, dqb_valid, and
-# if_nextdqblk's dqb_id; 72 bytes either way on a 64-bit arch
-QUOTA_DQBLK_SIZE = 72
+# quotactl's data (include/uapi/linux/quota.h, dqblk_xfs.h): struct if_dqblk and
+# if_nextdqblk (eight u64, dqb_valid, if_nextdqblk's dqb_id: 72 bytes either way),
+# struct if_dqinfo (24), fs_disk_quota_t (112, the largest: what is read)
+QUOTA_DATA_SIZE = 112
 _DQBLK = ("dqb_bhardlimit", "dqb_bsoftlimit", "dqb_curspace", "dqb_ihardlimit",
           "dqb_isoftlimit", "dqb_curinodes")
-# commands after which strace prints no id, only the data's address (or what it holds)
+_XFS_DQBLK = ("d_blk_hardlimit", "d_blk_softlimit", "d_ino_hardlimit", "d_ino_softlimit",
+              "d_bcount", "d_icount")
+# commands that take no id: strace prints the device, then the data
 _QUOTA_NO_ID = frozenset({"Q_GETFMT", "Q_GETINFO", "Q_SETINFO", "Q_XGETQSTAT",
                           "Q_XGETQSTATV", "Q_XQUOTAON", "Q_XQUOTAOFF", "Q_XQUOTARM"})
+# commands whose data the call writes (shown when it succeeded), and those it reads
+_QUOTA_OUT = frozenset({"Q_GETQUOTA", "Q_GETNEXTQUOTA", "Q_XGETQUOTA", "Q_XGETNEXTQUOTA",
+                        "Q_GETFMT", "Q_GETINFO"})
 
 
 def _uid(v: int) -> str:
@@ -512,45 +518,65 @@ def _uid(v: int) -> str:
     return "-1" if v == _M32 else str(v)
 
 
+def _quota_data(T: ModuleType, name: str, data: bytes) -> str | None:
+    """The text of quotactl's data for command ``name`` (strace 6.1, abbreviated as
+    without -v), None for a command whose data strace does not decode here."""
+    if name in ("Q_GETQUOTA", "Q_SETQUOTA", "Q_GETNEXTQUOTA"):
+        fields = [f"{n}={v}" for n, v in zip(_DQBLK, struct.unpack_from("<6Q", data),
+                                              strict=True)]
+        if name == "Q_GETNEXTQUOTA":
+            fields.append(f"dqb_id={struct.unpack_from('<I', data, 68)[0]}")
+        return "{" + ", ".join([*fields, "..."]) + "}"
+    if name in ("Q_GETINFO", "Q_SETINFO"):
+        bgrace, igrace, flags, valid = struct.unpack_from("<QQII", data)
+        dqf = F.FlagSet(T.QUOTA_DQF_FLAGS, unknown="DQF_???")
+        iif = F.FlagSet(T.QUOTA_IIF_FLAGS, unknown="IIF_???")
+        return (f"{{dqi_bgrace={bgrace}, dqi_igrace={igrace}, dqi_flags={dqf(flags)}, "
+                f"dqi_valid={iif(valid)}}}")
+    if name in ("Q_XGETQUOTA", "Q_XGETNEXTQUOTA", "Q_XSETQLIM"):
+        version, flags, mask, qid = struct.unpack_from("<bBHI", data)
+        kinds = F.FlagSet(T.XFS_DQBLK_FLAGS, unknown="FS_???_QUOTA")
+        fields = [f"{n}={v}" for n, v in zip(_XFS_DQBLK, struct.unpack_from("<6Q", data, 8),
+                                              strict=True)]
+        return "{" + ", ".join([f"d_version={version}", f"d_flags={kinds(flags)}",
+                                f"d_fieldmask={_x(mask)}", f"d_id={qid}", *fields,
+                                "..."]) + "}"
+    if name in ("Q_GETFMT", "Q_XQUOTAON", "Q_XQUOTAOFF", "Q_XQUOTARM"):
+        (v,) = struct.unpack_from("<I", data)
+        if name == "Q_GETFMT":
+            return f"[{_xval(T.QUOTA_FORMATS, v, 'QFMT_VFS_???')}]"
+        if name == "Q_XQUOTARM":
+            return f"[{F.FlagSet(T.XFS_DQBLK_FLAGS, unknown='FS_???_QUOTA')(v)}]"
+        return f"[{F.FlagSet(T.XFS_QUOTA_FLAGS, unknown='FS_QUOTA_???')(v)}]"
+    return None
+
+
 def _quotactl(d: SyscallDecoder, ev: Syscall) -> list[str]:
     """``quotactl(QCMD(Q_GETQUOTA, USRQUOTA), "/dev/sda1", 1000, {dqb_bhardlimit=0, ...,
     dqb_curinodes=12, ...})``: the command and quota type of the first argument, the
-    device, then what the command uses: Q_QUOTAON's format and quota file, the id and a
-    struct if_dqblk (Q_GETQUOTA's when the call succeeded, Q_SETQUOTA's), Q_GETFMT's
-    ``[QFMT_VFS_V0]``, no id for the commands that take none; other structs (Q_GETINFO's,
-    the XFS ones) as their address."""
+    device, then what the command uses: Q_QUOTAON's format and quota file; the id
+    (not for the commands of ``_QUOTA_NO_ID``); the data: a struct the call reads (shown
+    whatever the result), one it writes (shown when it succeeded), Q_GETFMT's
+    ``[QFMT_VFS_V0]``, the XFS commands' ``[FS_QUOTA_UDQ_ACCT|...]``; the address when
+    unreadable, and for Q_XGETQSTAT(V)'s struct and unknown commands."""
     T = d.flags.tables
     args = ev.args
     qcmd = args[0] & _M32
     cmd, qtype = qcmd >> 8, qcmd & 0xFF
-    name = T.QUOTA_CMDS.get(cmd)
+    name = T.QUOTA_CMDS.get(cmd, "")
     head = (f"QCMD({_xval(T.QUOTA_CMDS, cmd, 'Q_???')}, "
             f"{_xval(T.QUOTA_TYPES, qtype, '???QUOTA')})")
-    special = _string(ev, 1)
-    out = [head, special]
+    out = [head, _string(ev, 1)]
     if name in ("Q_QUOTAOFF", "Q_SYNC", "Q_XQUOTASYNC"):
         return out
-    addr = pointer(args[3])
     if name == "Q_QUOTAON":
         return [*out, _xval(T.QUOTA_FORMATS, args[2] & _M32, "QFMT_VFS_???"), _string(ev, 3)]
-    if name == "Q_GETFMT":
-        cap = _struct_at(ev, 3, 4, at_exit=True)
-        if cap is not None and succeeded(ev):
-            fmt = int.from_bytes(cap.data[:4], "little")
-            addr = f"[{_xval(T.QUOTA_FORMATS, fmt, 'QFMT_VFS_???')}]"
-        return [*out, addr]
-    if name in _QUOTA_NO_ID:
-        return [*out, addr]
-    if name in ("Q_GETQUOTA", "Q_GETNEXTQUOTA", "Q_SETQUOTA"):
-        got = name != "Q_SETQUOTA"
-        cap = _struct_at(ev, 3, QUOTA_DQBLK_SIZE, at_exit=got)
-        if cap is not None and (succeeded(ev) or not got):
-            values = struct.unpack_from("<6Q", cap.data)
-            fields = [f"{n}={v}" for n, v in zip(_DQBLK, values, strict=True)]
-            if name == "Q_GETNEXTQUOTA":
-                fields.append(f"dqb_id={struct.unpack_from('<I', cap.data, 68)[0]}")
-            addr = "{" + ", ".join([*fields, "..."]) + "}"
-    return [*out, _uid(args[2]), addr]
+    data = pointer(args[3])
+    written = name in _QUOTA_OUT
+    cap = _struct_at(ev, 3, at_exit=written) if args[3] else None
+    if cap is not None and (succeeded(ev) or not written):
+        data = _quota_data(T, name, cap.data) or data
+    return [*out, data] if name in _QUOTA_NO_ID else [*out, _uid(args[2]), data]
 
 
 def _string(ev: Syscall, i: int) -> str:
@@ -561,14 +587,14 @@ def _string(ev: Syscall, i: int) -> str:
     return quote(cap.data, more=bool(cap.flags & CAPF_TRUNC))
 
 
-def _struct_at(ev: Syscall, i: int, size: int, *, at_exit: bool) -> Capture | None:
-    """The readable struct capture of argument ``i`` of at least ``size`` bytes read at
-    entry (the first one of the record) or at exit (the last one)."""
+def _struct_at(ev: Syscall, i: int, *, at_exit: bool) -> Capture | None:
+    """The readable struct capture of argument ``i`` read at entry (the first one of the
+    record) or at exit (the last one)."""
     caps = [c for c in _caps(ev, i) if c.kind != CAP_STR]
     if not caps:
         return None
     cap = _readable(caps[-1] if at_exit else caps[0])
-    return cap if cap is not None and len(cap.data) >= size else None
+    return cap if cap is not None and len(cap.data) >= QUOTA_DATA_SIZE else None
 
 
 def personality_text(fl: F.ArchFlags, v: int) -> str:

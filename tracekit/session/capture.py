@@ -56,7 +56,7 @@ from tracekit.decode.ops import (
     CLONE_ARGS_SIZE,
     FLOCK_SIZE,
     KCMP_EPOLL_SLOT_SIZE,
-    QUOTA_DQBLK_SIZE,
+    QUOTA_DATA_SIZE,
 )
 from tracekit.decode.structs_cred import CAP_DATA_SIZE, CAP_HEADER_SIZE
 from tracekit.decode.structs_fs import UTIMBUF_SIZE
@@ -457,9 +457,10 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     # as unreadable memory and prints as the number it is)
     "kcmp": (_fixed("idx2", KCMP_EPOLL_SLOT_SIZE),),
     # quotactl: the device; the command's data as a path (Q_QUOTAON's quota file) and as
-    # a struct if_dqblk at entry (Q_SETQUOTA) and at exit (Q_GETQUOTA, Q_GETFMT's format)
-    "quotactl": (_str("special"), _str("addr"), _fixed("addr", QUOTA_DQBLK_SIZE),
-                 _fixed("addr", QUOTA_DQBLK_SIZE, at_exit=True)),
+    # a struct at entry (Q_SETQUOTA, Q_SETINFO, the XFS flags) and at exit (Q_GETQUOTA,
+    # Q_GETINFO, Q_GETFMT's format): as many bytes as the largest, fs_disk_quota_t
+    "quotactl": (_str("special"), _str("addr"), _fixed("addr", QUOTA_DATA_SIZE),
+                 _fixed("addr", QUOTA_DATA_SIZE, at_exit=True)),
     "prctl": (_Override("arg2", CAP_STR, None, PRCTL_NAME_CAP), _fixed("arg2", 8, at_exit=True),
               _Override("arg2", CAP_STR, None, PRCTL_NAME_CAP, 0, True)),
     "fcntl": (_fixed("arg", FLOCK_SIZE), _fixed("arg", FLOCK_SIZE, at_exit=True)),

@@ -766,6 +766,32 @@ QUOTA_FORMATS: dict[int, str] = {
     4: 'QFMT_VFS_V1',
 }
 
+QUOTA_DQF_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'DQF_ROOT_SQUASH'),
+    (0x10000, 'DQF_SYS_FILE'),
+)
+
+QUOTA_IIF_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'IIF_BGRACE'),
+    (0x2, 'IIF_IGRACE'),
+    (0x4, 'IIF_FLAGS'),
+)
+
+XFS_QUOTA_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'FS_QUOTA_UDQ_ACCT'),
+    (0x2, 'FS_QUOTA_UDQ_ENFD'),
+    (0x4, 'FS_QUOTA_GDQ_ACCT'),
+    (0x8, 'FS_QUOTA_GDQ_ENFD'),
+    (0x10, 'FS_QUOTA_PDQ_ACCT'),
+    (0x20, 'FS_QUOTA_PDQ_ENFD'),
+)
+
+XFS_DQBLK_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'FS_USER_QUOTA'),
+    (0x2, 'FS_PROJ_QUOTA'),
+    (0x4, 'FS_GROUP_QUOTA'),
+)
+
 EPOLL_CTL_OPS: dict[int, str] = {
     1: 'EPOLL_CTL_ADD',
     2: 'EPOLL_CTL_DEL',
