@@ -171,6 +171,28 @@ TABLES: dict[str, Table] = {
     "GRND_FLAGS": ("bits", ("linux/random.h",), r"GRND_[A-Z]+", frozenset(), ()),
     "FADVISE_ADVICE": ("values", ("linux/fadvise.h",), r"POSIX_FADV_[A-Z]+", frozenset(), ()),
     "RENAME_FLAGS": ("bits", ("linux/fs.h",), r"RENAME_[A-Z]+", frozenset(), ()),
+    # the xattr set calls' flags; openat2's struct open_how resolve field; capget/capset's
+    # header versions (_LINUX_CAPABILITY_VERSION is v1's old name)
+    "XATTR_FLAGS": ("bits", ("linux/xattr.h",), r"XATTR_(CREATE|REPLACE)", frozenset(), ()),
+    "RESOLVE_FLAGS": ("bits", ("linux/openat2.h",), r"RESOLVE_[A-Z_]+", frozenset(), ()),
+    "CAP_VERSIONS": ("values", ("linux/capability.h",), r"_LINUX_CAPABILITY_VERSION_[0-9]",
+                     frozenset(), ()),
+    # quotactl: QCMD(command, type) and Q_QUOTAON's quota format (strace 6.1 also names
+    # the commands of the old quota formats, which no header defines)
+    "QUOTA_CMDS": ("values", ("linux/quota.h", "linux/dqblk_xfs.h"),
+                   r"Q_(SYNC|QUOTAON|QUOTAOFF|GETFMT|GETINFO|SETINFO|GETQUOTA|SETQUOTA|"
+                   r"GETNEXTQUOTA|X[A-Z]+)", frozenset(), ()),
+    "QUOTA_TYPES": ("values", ("linux/quota.h",), r"(USR|GRP|PRJ)QUOTA", frozenset(), ()),
+    "QUOTA_FORMATS": ("values", ("linux/quota.h",), r"QFMT_[A-Z0-9_]+", frozenset(), ()),
+    # ... the flag words of struct if_dqinfo (Q_GETINFO/Q_SETINFO) and of the XFS commands
+    "QUOTA_DQF_FLAGS": ("bits", ("linux/quota.h",), r"DQF_(ROOT_SQUASH|SYS_FILE)", frozenset(),
+                        ()),
+    "QUOTA_IIF_FLAGS": ("bits", ("linux/quota.h",), r"IIF_(BGRACE|IGRACE|FLAGS)", frozenset(),
+                        ()),
+    "XFS_QUOTA_FLAGS": ("bits", ("linux/dqblk_xfs.h",), r"FS_QUOTA_[UGP]DQ_(ACCT|ENFD)",
+                        frozenset(), ()),
+    "XFS_DQBLK_FLAGS": ("bits", ("linux/dqblk_xfs.h",), r"FS_(USER|PROJ|GROUP)_QUOTA",
+                        frozenset(), ()),
     "EPOLL_CTL_OPS": ("values", ("linux/eventpoll.h",), r"EPOLL_CTL_[A-Z]+", frozenset(), ()),
     # slice fs (issue 12): stx_attributes bits and statfs f_type names
     "STATX_ATTRS": ("bits", ("linux/stat.h",), r"STATX_ATTR_[A-Z_]+", frozenset(), ()),

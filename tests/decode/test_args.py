@@ -142,6 +142,18 @@ def test_open_mode_only_with_creat_or_tmpfile(dec: SyscallDecoder) -> None:
         == "000"
 
 
+def test_mknod_dev_only_for_devices(dec: SyscallDecoder) -> None:
+    """strace 6.1: the dev of a character or block device (its low 32 bits), nothing for
+    other types."""
+    chr_mode = 0xDEAD0000 | 0o020600
+    assert dec.decode(sc("mknod", (1, chr_mode, 0xDEADBEEF00000103))).args[1:] == (
+        "S_IFCHR|0600", "makedev(0x1, 0x3)")
+    assert dec.decode(sc("mknod", (1, 0o060600, 0x12310345))).args[2] == \
+        "makedev(0x103, 0x12345)"
+    assert dec.decode(sc("mknodat", (AT_FDCWD, 1, 0o010600, 5))).args[2:] == ("S_IFIFO|0600",)
+    assert dec.decode(sc("mknod", (1, 0o644, 5))).args[1:] == ("0644",)
+
+
 def test_string_capture_truncated_faulted_or_read_at_exit(dec: SyscallDecoder) -> None:
     long = Capture(1, CAP_STR, CAPF_TRUNC, b"/a" * 2048)
     assert dec.decode(sc("openat", (AT_FDCWD, 1, 0), -2, caps=(long,))).args[1] == \

@@ -79,6 +79,7 @@ def test_socket_type_field_then_flags_in_strace_order() -> None:
 
 @pytest.mark.parametrize(("value", "text"), [
     (0o644, "0644"), (0, "000"), (0o22, "022"), (0o7777, "07777"),
+    (0xFFFF0600, "03000"), (0x12345, "021505"),     # umode_t: the low 16 bits
 ])
 def test_mode_octal_as_strace(value: int, text: str) -> None:
     assert F.mode_octal(value) == text
@@ -88,6 +89,22 @@ def test_file_mode_with_type_and_special_bits() -> None:
     assert F.file_mode(0o100644) == "S_IFREG|0644"
     assert F.file_mode(0o020600 | 0o4000) == "S_IFCHR|S_ISUID|0600"
     assert F.file_mode(0o755) == "0755"
+    assert F.file_mode(0x12340000 | 0o010600) == "S_IFIFO|0600"     # umode_t
+    assert F.file_mode(0o170644) == "0170644"       # a type without a name: all in octal
+
+
+def test_default_texts_of_words_without_a_known_bit() -> None:
+    """strace 6.1 (checked on this machine): ``renameat2(..., 0x8 /* RENAME_?? */)``,
+    ``access(..., 0x10 /* ?_OK */)``, ``dup3(..., 0x1 /* O_??? */)``, unlinkat's flags
+    with every AT_* name."""
+    assert F.rename_flags(0x8) == "0x8 /* RENAME_?? */"
+    assert F.rename_flags(0xF) == "RENAME_NOREPLACE|RENAME_EXCHANGE|RENAME_WHITEOUT|0x8"
+    assert F.access_mode(0x10) == "0x10 /* ?_OK */"
+    assert F.access_mode(0x11) == "X_OK|0x10"
+    assert F.pipe_flags(0x1) == "0x1 /* O_??? */"
+    assert F.pipe_flags(os.O_CLOEXEC) == "O_CLOEXEC"
+    assert F.unlinkat_flags(0x100) == "AT_SYMLINK_NOFOLLOW"
+    assert F.unlinkat_flags(0x1) == "0x1 /* AT_??? */"
 
 
 def test_signals_and_realtime_signals() -> None:

@@ -184,3 +184,55 @@ def test_memfd_create_flags(flags: int, want: str) -> None:
     assert text(rec("memfd_create", (0, flags), table=SyscallTable("arm64")),
                 dec("arm64")) == (
         f"memfd_create(NULL, {want}) = 0")
+
+
+QCMD_GETQUOTA_USR, QCMD_GETINFO_GRP = 0x80000700, 0x80000501
+QCMD_QUOTAON_PRJ, QCMD_GETFMT_USR = 0x80000202, 0x80000400
+
+
+def test_quotactl_arguments_follow_the_command() -> None:
+    """strace 6.1 (tests/e2e/test_strace_sweep_fs.py): QCMD(command, type), the device,
+    then what the command uses."""
+    dev = cap(1, b"/dev/x", CAP_STR)
+    assert text(rec("quotactl", (QCMD_GETQUOTA_USR, U, 1000, U + 8), -2, (dev,))) == (
+        'quotactl(QCMD(Q_GETQUOTA, USRQUOTA), "/dev/x", 1000, 0x560000001008) = '
+        "-1 ENOENT (No such file or directory)")
+    dq = struct.pack("<8QI44x", 1, 2, 3, 4, 5, 6, 7, 8, 9)        # read as 112 bytes
+    assert text(rec("quotactl", (QCMD_GETQUOTA_USR, U, 0xFFFFFFFF, U + 8), 0,
+                    (dev, cap(3, dq)))) == (
+        'quotactl(QCMD(Q_GETQUOTA, USRQUOTA), "/dev/x", -1, {dqb_bhardlimit=1, '
+        "dqb_bsoftlimit=2, dqb_curspace=3, dqb_ihardlimit=4, dqb_isoftlimit=5, "
+        "dqb_curinodes=6, ...}) = 0")
+    assert text(rec("quotactl", (QCMD_GETINFO_GRP, U, 0, U + 8), -2, (dev,))) == (
+        'quotactl(QCMD(Q_GETINFO, GRPQUOTA), "/dev/x", 0x560000001008) = '
+        "-1 ENOENT (No such file or directory)")
+    assert text(rec("quotactl", (QCMD_QUOTAON_PRJ, U, 2, U + 8), -2,
+                    (dev, cap(3, b"aquota.user", CAP_STR)))) == (
+        'quotactl(QCMD(Q_QUOTAON, PRJQUOTA), "/dev/x", QFMT_VFS_V0, "aquota.user") = '
+        "-1 ENOENT (No such file or directory)")
+    assert text(rec("quotactl", (QCMD_GETFMT_USR, U, 0, U + 8), 0,
+                    (dev, cap(3, struct.pack("<I", 4) + bytes(108))))) == (
+        'quotactl(QCMD(Q_GETFMT, USRQUOTA), "/dev/x", [QFMT_VFS_V1]) = 0')
+    assert text(rec("quotactl", (0xDEAD, 0, 0, 0), -22)) == (
+        "quotactl(QCMD(0xde /* Q_??? */, 0xad /* ???QUOTA */), NULL, 0, NULL) = "
+        "-1 EINVAL (Invalid argument)")
+    assert text(rec("quotactl", (0x80000100, U, 0, 0), 0, (dev,))) == (
+        'quotactl(QCMD(Q_SYNC, USRQUOTA), "/dev/x") = 0')
+    # structs the call reads, printed whatever the result
+    info = struct.pack("<QQII", 7, 8, 0x101, 7) + bytes(88)
+    assert text(rec("quotactl", (0x80000600, U, 0, U + 8), -2, (dev, cap(3, info)))) == (
+        'quotactl(QCMD(Q_SETINFO, USRQUOTA), "/dev/x", {dqi_bgrace=7, dqi_igrace=8, '
+        "dqi_flags=DQF_ROOT_SQUASH|0x100, dqi_valid=IIF_BGRACE|IIF_IGRACE|IIF_FLAGS}) = "
+        "-1 ENOENT (No such file or directory)")
+    flags = struct.pack("<I", 0x1021) + bytes(108)
+    assert text(rec("quotactl", (0x580100, U, 0, U + 8), -2, (dev, cap(3, flags)))) == (
+        'quotactl(QCMD(Q_XQUOTAON, USRQUOTA), "/dev/x", '
+        "[FS_QUOTA_UDQ_ACCT|FS_QUOTA_PDQ_ENFD|0x1000]) = -1 ENOENT (No such file or directory)")
+    xd = struct.pack("<bBHI6Q", 1, 1, 0, 5, 0, 0, 0, 0, 0, 0) + bytes(56)
+    assert text(rec("quotactl", (0x580400, U, 5, U + 8), -2, (dev, cap(3, xd)))) == (
+        'quotactl(QCMD(Q_XSETQLIM, USRQUOTA), "/dev/x", 5, {d_version=1, '
+        "d_flags=FS_USER_QUOTA, d_fieldmask=0, d_id=5, d_blk_hardlimit=0, "
+        "d_blk_softlimit=0, d_ino_hardlimit=0, d_ino_softlimit=0, d_bcount=0, d_icount=0, "
+        "...}) = -1 ENOENT (No such file or directory)")
+    assert arg_positions("quotactl", (QCMD_GETINFO_GRP, U, 0, U)) == (0, 1, 3)
+    assert arg_positions("quotactl", (QCMD_GETQUOTA_USR, U, 0, U)) is None

@@ -396,3 +396,105 @@ def test_time_comment_as_strace_prints_it(tz: str, sec: int, part: int, width: i
     finally:
         monkeypatch.undo()
         time.tzset()
+
+
+def test_utimbuf_as_strace_prints_it(monkeypatch: pytest.MonkeyPatch, tmp_path: object) -> None:
+    """utime's struct utimbuf (strace 6.1): each time with its date, none for 0."""
+    import time
+
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    try:
+        pack = struct.Struct("<qq").pack
+        assert S.format_utimbuf(pack(1000000000, 0)) == (
+            "{actime=1000000000 /* 2001-09-09T01:46:40+0000 */, modtime=0}")
+        assert S.format_utimbuf(pack(-1, 1700000000)) == (
+            "{actime=-1 /* 1969-12-31T23:59:59+0000 */, "
+            "modtime=1700000000 /* 2023-11-14T22:13:20+0000 */}")
+        assert S.format_utimbuf(bytes(8)) is None
+        d = decoder(X64, tmp_path)
+        got = d.decode(sc(X64, "utime", (0x1000, 0x2000), 0,
+                          (Capture(0, CAP_STR, 0, b"c"), Capture(1, CAP_STRUCT, 0, pack(0, 0)))))
+        assert got.args == ('"c"', "{actime=0, modtime=0}")
+        got = d.decode(sc(X64, "utime", (0x1000, 1), -14,
+                          (Capture(0, CAP_STR, 0, b"c"), Capture(1, CAP_STRUCT, CAPF_FAULT, b""))))
+        assert got.args == ('"c"', "0x1")
+        assert d.decode(sc(X64, "utime", (0x1000, 0), 0, (Capture(0, CAP_STR, 0, b"c"),))
+                        ).args == ('"c"', "NULL")
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+def test_xattr_values_and_lists_as_strace_prints_them(tmp_path: object) -> None:
+    """strace 6.1: a value as a string without its trailing NUL (length: the size to set,
+    the return value got), the flags by name, a list whole; addresses for a failed get,
+    a list of size 0 and unreadable memory."""
+    d = decoder(X64, tmp_path)
+    path, name = Capture(0, CAP_STR, 0, b"c"), Capture(1, CAP_STR, 0, b"user.bin")
+    binary = b"\0\1\2a\377\n\0"
+    got = d.decode(sc(X64, "setxattr", (0x10, 0x20, 0x30, 7, 1), 0,
+                      (path, name, Capture(2, CAP_BUF, 0, binary))))
+    assert got.args == ('"c"', '"user.bin"', r'"\0\1\2a\377\n"', "7", "XATTR_CREATE")
+    got = d.decode(sc(X64, "lsetxattr", (0x10, 0x20, 0x30, 40, 0xDEADBEEF), -22,
+                      (path, name, Capture(2, CAP_BUF, 0, b"0123456789" * 4))))
+    assert got.args[2:] == ('"01234567890123456789012345678901"...', "40",
+                            "XATTR_CREATE|XATTR_REPLACE|0xdeadbeec")
+    # a NUL as the 32nd byte: left out, and no "..." though the value is longer
+    got = d.decode(sc(X64, "fsetxattr", (4, 0x20, 0x30, 40, 0), 0,
+                      (name, Capture(2, CAP_BUF, 0, b"v" * 31 + b"\0" + b"v" * 8))))
+    assert got.args[2] == '"' + "v" * 31 + '"'
+    # past XATTR_SIZE_MAX: the address
+    got = d.decode(sc(X64, "fsetxattr", (4, 0x20, 0x30, 70000, 0), -7,
+                      (name, Capture(2, CAP_BUF, CAPF_TRUNC, b"\0" * 256))))
+    assert got.args[2] == "0x30"
+    got = d.decode(sc(X64, "fsetxattr", (4, 0x20, 0, 0, 4), -22, (name,)))
+    assert got.args[2:] == ("NULL", "0", "0x4 /* XATTR_??? */")
+    got = d.decode(sc(X64, "setxattr", (0x10, 0x20, 1, 4, 0), -14,
+                      (path, name, Capture(2, CAP_BUF, CAPF_FAULT, b""))))
+    assert got.args[2] == "0x1"
+    got = d.decode(sc(X64, "getxattr", (0x10, 0x20, 0x30, 256), 11,
+                      (path, name, Capture(2, CAP_BUF, 0, b"hello world"))))
+    assert got.args[2:] == ('"hello world"', "256")
+    assert d.decode(sc(X64, "getxattr", (0x10, 0x20, 0x30, 3), -34, (path, name))
+                    ).args[2] == "0x30"
+    assert d.decode(sc(X64, "getxattr", (0x10, 0x20, 0, 0), 11, (path, name))
+                    ).args[2] == "NULL"
+    got = d.decode(sc(X64, "flistxattr", (4, 0x30, 256), 7,
+                      (Capture(1, CAP_BUF, 0, b"user.f\0"),)))
+    assert got.args == ("4", r'"user.f\0"', "256")
+    assert d.decode(sc(X64, "llistxattr", (0x10, 0x30, 256), 0,
+                       (path, Capture(1, CAP_BUF, 0, b"")))).args[1] == '""'
+    assert d.decode(sc(X64, "listxattr", (0x10, 0, 0), 33, (path,))).args[1] == "NULL"
+    assert d.decode(sc(X64, "listxattr", (0x10, 0x30, 4), -34, (path,))).args[1] == "0x30"
+
+
+def test_open_how_as_strace_prints_it(tmp_path: object) -> None:
+    """openat2's struct open_how (strace 6.1): flags, the mode with O_CREAT or a mode
+    that is not 0, resolve by name, bytes past 24 that are not 0 in hex; the address for
+    a size under 24."""
+    import os
+
+    d = decoder(X64, tmp_path)
+    path = Capture(1, CAP_STR, 0, b"c")
+    how = struct.Struct("<QQQ").pack
+
+    def args(data: bytes, size: int, ret: int = 3) -> tuple[str, ...]:
+        return d.decode(sc(X64, "openat2", (AT_FDCWD, 0x10, 0x20, size), ret,
+                           (path, Capture(2, CAP_STRUCT, 0, data)))).args[2:]
+    assert args(how(os.O_RDONLY | os.O_CLOEXEC, 0, 0xC), 24) == (
+        "{flags=O_RDONLY|O_CLOEXEC, resolve=RESOLVE_NO_SYMLINKS|RESOLVE_BENEATH}", "24")
+    assert args(how(os.O_WRONLY | os.O_CREAT, 0o600, 0x30), 24, -11) == (
+        "{flags=O_WRONLY|O_CREAT, mode=0600, resolve=RESOLVE_IN_ROOT|RESOLVE_CACHED}", "24")
+    assert args(how(0, 0o644, 0x80), 24, -22) == (
+        "{flags=O_RDONLY, mode=0644, resolve=0x80 /* RESOLVE_??? */}", "24")
+    assert args(how(0xDEADBEEF00000000, 0, 0), 24, -22)[0] == (
+        "{flags=O_RDONLY|0xdeadbeef00000000, resolve=0}")
+    assert args(how(0, 0, 0) + bytes(8), 32)[0] == "{flags=O_RDONLY, resolve=0}"
+    assert args(how(0, 0, 0) + b"\1" + bytes(7), 32, -7)[0] == (
+        r'{flags=O_RDONLY, resolve=0, /* bytes 24..31 */ "\x01\x00\x00\x00\x00\x00\x00\x00"}')
+    assert args(how(0, 0, 0)[:8], 8, -22) == ("0x20", "8")
+    # a larger struct: the bytes after 24 up to the size, cut at the string limit
+    assert args(how(0, 0, 0) + b"\2" + bytes(39), 64, -7)[0] == (
+        "{flags=O_RDONLY, resolve=0, /* bytes 24..63 */ \"" + "\\x02" + "\\x00" * 31
+        + '"...}')

@@ -77,7 +77,7 @@ def _positional(name: str, proto: Prototype) -> bool:
     """The call prints its arguments one per position (no special decoder, no argument
     that hides the ones after it)."""
     kinds = ARGSPEC.get(name, ((),))[0]
-    return not (kinds and kinds[-1] in SPECIAL) and not {"omode", "-"} & set(kinds)
+    return not (kinds and kinds[-1] in SPECIAL) and not {"omode", "mknoddev", "-"} & set(kinds)
 
 
 def _positional_calls() -> Iterator[tuple[str, Prototype]]:
@@ -114,11 +114,16 @@ def test_every_syscall_decodes(dec: SyscallDecoder) -> None:
             assert len(d.args) == want, (name, d.args)
 
 
+# int arguments strace 6.1 prints as the whole register (checked on this machine:
+# readlinkat(3, "s", "c", 16045690981097406474) for an int bufsiz of 10)
+_WHOLE_REGISTER = frozenset({("readlink", "bufsiz"), ("readlinkat", "bufsiz")})
+
+
 def test_int_arguments_use_the_low_32_bits_signed_as_their_type(dec: SyscallDecoder) -> None:
     checked = 0
     for name, proto in _positional_calls():
         for i, (arg, c_type, kind) in enumerate(proto):
-            if width_of(c_type) != 32 or "*" in c_type:
+            if width_of(c_type) != 32 or "*" in c_type or (name, arg) in _WHOLE_REGISTER:
                 continue
             base = [0] * len(proto)
             low = list(base)

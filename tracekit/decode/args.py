@@ -34,6 +34,7 @@ from tracekit.decode import (
     flags as F,
     flagwords,
     ops,
+    structs_cred,
     structs_fs,
     structs_io,
     structs_net,
@@ -67,7 +68,7 @@ class _ArchConsts:
     """The constants of one arch that argument decoders test against (from its tables)."""
 
     __slots__ = ("flags", "o_creat", "o_tmpfile", "fcntl_dup", "af_inet", "af_netlink",
-                 "clone", "clone_tls_first",
+                 "clone", "clone_tls_first", "dev_types",
                  "kinds", "ret_kinds")
 
     def __init__(self, arch: str) -> None:
@@ -86,6 +87,8 @@ class _ArchConsts:
         self.af_netlink = af["AF_NETLINK"]
         self.clone = {n: v for v, n in T.CLONE_FLAGS}
         self.clone_tls_first = arch != "x86_64"     # see _clone
+        # the file types whose mknod prints its dev (character and block devices)
+        self.dev_types = frozenset(F.const_value(T.S_IFMT, n) for n in ("S_IFCHR", "S_IFBLK"))
         self.kinds = _kinds(f)
         self.ret_kinds = {**structs_io.ret_kinds(f), **ops.ret_kinds(f),
                           **flagwords.ret_kinds(f)}
@@ -316,6 +319,15 @@ def k_omode(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
     return None
 
 
+def k_mknoddev(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
+    """mknod's dev after its mode: ``makedev(0x1, 0x3)`` (the low 32 bits, the kernel's
+    ``unsigned int dev``) for a character or block device; None (not printed) for any
+    other file type, as strace prints it."""
+    if ev.args[i - 1] & 0o170000 not in d.consts.dev_types:
+        return None
+    return structs_fs.makedev(ev.args[i] & _M32)
+
+
 def k_proto(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     fam, v, c = ev.args[0] & 0xFFFF, ev.args[i] & _M32, d.consts
     if fam in c.af_inet:
@@ -411,10 +423,12 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
     T = f.tables
     ipc_64 = next(v for v, n in T.IPC_CONSTS.items() if n == "IPC_64")
     return {
-        "d": k_d, "ld": k_ld, "u": k_u, "x": k_x, "p": k_p, "fd": k_fd, "dirfd": k_dirfd,
+        "d": k_d, "ld": k_ld, "u": k_u, "u64": k_u, "x": k_x, "p": k_p, "fd": k_fd,
+        "dirfd": k_dirfd,
         "path": k_path, "str": k_str, "strr": k_bufr, "bufw": k_bufw, "bufr": k_bufr,
         "bufrx": k_bufrx, "argv": k_argv, "envp": k_envp, "sockaddr": k_sockaddr,
         "timespec": k_timespec, "omode": k_omode, "proto": k_proto,
+        "mknoddev": k_mknoddev,
         "oflags": _flags32(f.open_flags), "mode": _flags32(F.mode_octal),
         "fmode": _flags32(f.file_mode), "atflags": _flags32(f.at_flags),
         "statxflags": _flags32(f.statx_flags), "statxmask": _flags32(f.statx_mask),
@@ -474,6 +488,8 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         "sigframe_mask": k_sigframe_mask,
         # structs of files: stat family, statfs, dirents, envp, limits, system info
         "rusagewho": _xval(T.RUSAGE_WHO, "RUSAGE_???"), **structs_fs.kinds(f),
+        # capget/capset's header and data (tracekit.decode.structs_cred)
+        **structs_cred.kinds(f),
         # I/O and socket structs (tracekit.decode.structs_io, structs_net)
         **structs_io.kinds(f), **structs_net.kinds(f),
         # calls whose arguments follow their operation (tracekit.decode.ops)
@@ -502,7 +518,7 @@ _FDS_IN_ARGS = frozenset({"pipe", "pipe2", "socketpair"})
 
 
 # Kinds that end the argument list when they return None (the rest is not printed).
-_STOPPERS = frozenset({k_omode, structs_io.k_ioctlarg, structs_io.k_stop})
+_STOPPERS = frozenset({k_omode, k_mknoddev, structs_io.k_ioctlarg, structs_io.k_stop})
 ArgsFn = Callable[["SyscallDecoder", Syscall], tuple[str, ...]]
 _Deps = tuple[tuple[int, "str | None"], ...]   # (fd, target) pairs a text was made from
 

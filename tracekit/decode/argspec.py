@@ -6,7 +6,9 @@ not listed here prints each of its arguments (their number from tracefs) as stra
 undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit.decode.args``):
 
 ====================  ==========================================================
-``d`` ``ld`` ``u``    int (32-bit signed), long (64-bit signed), unsigned decimal
+``d`` ``ld`` ``u``    int (32-bit signed), long (64-bit signed), unsigned decimal;
+``u64``               the whole register unsigned even for an int (readlink's bufsiz:
+                      strace prints it so; ``u`` of an int prints its low 32 bits)
 ``x`` ``p``           hex (``0`` for 0); pointer (``NULL`` for 0)
 ``fd`` ``dirfd``      an fd (``3</etc/passwd>`` with fd paths); dirfd: ``AT_FDCWD``
 ``path`` ``str``      captured string (path: whole; str: cut at the string limit)
@@ -28,7 +30,10 @@ undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit.decode.a
 ``statfs`` ...        statx, statfs, ``rlim_in``/``rlim_out``, ``utsname``, ``sysinfo``,
                       ``tms``, ``rusage``, ``pipefds``, ``cwd``; ``dirents``: the count
                       of getdents64's entries; the times a call sets: ``utimens``
-                      (timespec[2]), ``utimes`` (timeval[2])
+                      (timespec[2]), ``utimes`` (timeval[2]), ``utimbuf`` (utime's);
+                      ``xattrval_in``/``_out`` (an xattr value, length the next arg /
+                      ret), ``xattrlist`` (listxattr's names), ``openhow`` (openat2's
+                      struct open_how, size the next arg)
 ``oflags`` ``omode``  open flags; the mode, printed only with O_CREAT or O_TMPFILE
 ``mode`` ``fmode``    mode_t octal (``0644``); with file type (``S_IFREG|0644``)
 others                a table of ``tracekit.decode.flags`` (see ``tracekit.decode.args.kinds_for``)
@@ -38,6 +43,8 @@ others                a table of ``tracekit.decode.flags`` (see ``tracekit.decod
                       ``umountflags``, ``faninitflags``, ``fanmarkflags``, ``fanevents``,
                       ``fandirfd``, ``ioprio``, ``mpolmode``, ``swapflags``, ``ipckey``,
                       ``ipcgetflags``, ``shmgetflags``, ``spliceflags``...
+``capheader`` ...      capget/capset's header, ``capdata_in``/``capdata_out``
+                      (tracekit.decode.structs_cred)
 ``ioctlreq`` ...       I/O structs (tracekit.decode.structs_io): ``ioctlreq``,
                       ``ioctlarg`` (by request; none for FIOCLEX), ``pollfds``,
                       ``fdset``, ``timeout_ts``/``timeout_tv``, ``sigmask`` (size:
@@ -51,9 +58,9 @@ others                a table of ``tracekit.decode.flags`` (see ``tracekit.decod
 
 Calls whose arguments follow their operation end with a kind named after them (``futex``,
 ``prctl``, ``fcntl``, ``mremap``, ``membarrier``, ``ptrace``, ``syslog``, ``personality``,
-``keyctl``, ``clone3``, ``kcmp``: tracekit.decode.ops; ``clone``), which prints every
-argument; a kind
-before it only says what that argument is (``fcntl: fd fcntl``: the path filter's fds).
+``keyctl``, ``clone3``, ``kcmp``, ``quotactl``: tracekit.decode.ops; ``clone``), which
+prints every argument; a kind before it only says what that argument is (``fcntl: fd
+fcntl``: the path filter's fds).
 
 Return kinds: ``d`` (decimal, the default), ``fd`` (decimal, and a new fd for the fd
 cache), ``x`` (hex: addresses, mmap/brk), ``mode`` (umask: octal), ``fcntl`` (flags of
@@ -86,7 +93,7 @@ preadv2: fd iovr u ld rwf_next stop
 pwritev2: fd iovw u ld rwf_next stop
 open: path oflags omode -> fd
 openat: dirfd path oflags omode -> fd
-openat2: dirfd path p u -> fd
+openat2: dirfd path openhow u -> fd
 creat: path mode -> fd
 close: fd
 close_range: u u closerangeflags
@@ -182,12 +189,12 @@ mkdir: path mode
 mkdirat: dirfd path mode
 rmdir: path
 unlink: path
-unlinkat: dirfd path unlinkflags
+unlinkat: dirfd path atflags
 rename: path path
 renameat: dirfd path dirfd path
 renameat2: dirfd path dirfd path renameflags
-readlink: path strr u
-readlinkat: dirfd path strr u
+readlink: path strr u64
+readlinkat: dirfd path strr u64
 symlink: path path
 symlinkat: path dirfd path
 link: path path
@@ -200,10 +207,10 @@ lchown: path d d
 fchown: fd d d
 fchownat: dirfd path d d atflags
 umask: mode -> mode
-mknod: path fmode x
-mknodat: dirfd path fmode x
+mknod: path fmode mknoddev
+mknodat: dirfd path fmode mknoddev
 getdents64: fd dirents u
-getdents: fd p u
+getdents: fd dirents u
 futex: futex
 set_tid_address: p
 set_robust_list: p u
@@ -214,8 +221,8 @@ setrlimit: rlimit rlim_in
 arch_prctl: archprctl archprctlarg
 prctl: prctl -> prctl
 getrandom: bufrx u grnd
-fadvise64: fd ld ld fadv
-fadvise64_64: fd ld ld fadv
+fadvise64: fd ld u fadv
+fadvise64_64: fd ld u fadv
 nanosleep: timespec rem_out
 clock_nanosleep: clockid timerflags timespec rem_out
 clock_gettime: clockid timespec_out
@@ -223,6 +230,7 @@ clock_getres: clockid timespec_out
 clock_settime: clockid timespec
 utimensat: dirfd path utimens atflags
 utimes: path utimes
+utime: path utimbuf
 futimesat: dirfd path utimes
 settimeofday: timeval timezone
 epoll_ctl: fd epollop fd epollevent
@@ -233,19 +241,26 @@ poll: pollfds u d -> poll
 ppoll: pollfds u timeout_ts sigmask u -> ppoll
 select: d fdset fdset fdset timeout_tv -> select
 pselect6: d fdset fdset fdset timeout_ts pselect_sig -> pselect
-getxattr: path str p u
-lgetxattr: path str p u
-fgetxattr: fd str p u
-setxattr: path str p u x
-lsetxattr: path str p u x
+getxattr: path str xattrval_out u
+lgetxattr: path str xattrval_out u
+fgetxattr: fd str xattrval_out u
+setxattr: path str xattrval_in u xattrflags
+lsetxattr: path str xattrval_in u xattrflags
+fsetxattr: fd str xattrval_in u xattrflags
+listxattr: path xattrlist u
+llistxattr: path xattrlist u
+flistxattr: fd xattrlist u
+removexattr: path str
+lremovexattr: path str
+fremovexattr: fd str
 eventfd2: u efdflags -> fd
 eventfd: u -> fd
 signalfd4: fd sigmask u sfdflags -> fd
 signalfd: fd sigmask u -> fd
 inotify_init1: inflags -> fd
 memfd_create: str mfdflags -> fd
-ftruncate: fd ld
-truncate: path ld
+ftruncate: fd u
+truncate: path u
 fsync: fd
 fdatasync: fd
 flock: fd lockop
@@ -296,11 +311,14 @@ sched_setscheduler: d schedpolicy int_in
 sched_setparam: d int_in
 sched_getparam: d int_out
 setgroups: d gids_in
+capget: capheader capdata_out
+capset: capheader capdata_in
 mount: path path mounttype mountflags mountdata
 ioprio_get: ioprio_who d -> ioprio
 sched_getscheduler: d -> schedpolicy
 shmat: d p shmatflags -> x
 kcmp: d d kcmp
+quotactl: quotactl
 """
 
 

@@ -113,8 +113,9 @@ def const_value(table: Mapping[int, str], name: str) -> int:
 
 
 def mode_octal(v: int) -> str:
-    """A mode_t as strace's ``%#03o``: ``0644``, ``000``, ``022``."""
-    v &= 0xFFFFFFFF
+    """A mode as strace's ``%#03o`` of the kernel's umode_t (16 bits: the rest of the
+    register is not the call's): ``0644``, ``000``, ``022``."""
+    v &= 0xFFFF
     return f"0{v:02o}" if v else "000"
 
 
@@ -147,8 +148,9 @@ class ArchFlags:
         accmode = {**T.OPEN_ACCMODE, 3: "O_ACCMODE"}
         self.open_flags = FlagSet(T.OPEN_FLAGS, ((3, accmode),))
         """open/openat flags: the access mode is a value of O_ACCMODE (O_RDONLY is 0)."""
-        self.pipe_flags = FlagSet(T.OPEN_FLAGS)
-        """pipe2/dup3/eventfd2-style flags: O_* bits without an access mode; 0 is ``0``."""
+        self.pipe_flags = FlagSet(T.OPEN_FLAGS, unknown="O_???")
+        """pipe2/dup3 flags: O_* bits without an access mode; 0 is ``0``, unknown bits
+        alone ``0x1 /* O_??? */``."""
         self.at_flags = FlagSet(T.AT_FLAGS, unknown="AT_???")
         """AT_* flags in strace 6.1's order, AT_REMOVEDIR (0x200) among them; a word of
         unknown bits alone as ``0x2 /* AT_??? */``."""
@@ -160,8 +162,9 @@ class ArchFlags:
         """statx flags: AT_STATX_SYNC_TYPE is a field (AT_STATX_SYNC_AS_STAT is 0; both of
         its bits ``AT_STATX_FORCE_SYNC|AT_STATX_DONT_SYNC``), then AT_* (any other bits in
         hex, without strace's default text: it prints them after the field)."""
-        self.unlinkat_flags = FlagSet(((const_value(T.AT_REMOVEDIR, "AT_REMOVEDIR"),
-                                        "AT_REMOVEDIR"),))
+        self.unlinkat_flags = self.at_flags
+        """unlinkat's flags: strace 6.1 prints them with every AT_* name
+        (``AT_SYMLINK_NOFOLLOW`` for 0x100, though the call takes only AT_REMOVEDIR)."""
         at_names = {n: v for v, n in T.AT_FLAGS}
         self.faccessat_flags = FlagSet(
             ((at_names["AT_SYMLINK_NOFOLLOW"], "AT_SYMLINK_NOFOLLOW"),
@@ -172,10 +175,11 @@ class ArchFlags:
         self.prot = FlagSet(T.PROT_FLAGS, zero="PROT_NONE", unknown="PROT_???")
         self._map_rest = FlagSet(T.MAP_FLAGS)
         self.madvise_advice: dict[int, str] = T.MADV_ADVICE
-        self.access_bits = FlagSet(T.ACCESS_MODES)
+        self.access_bits = FlagSet(T.ACCESS_MODES, unknown="?_OK")
         self.wait_options = FlagSet(T.WAIT_OPTIONS)
         self.grnd_flags = FlagSet(T.GRND_FLAGS, unknown="GRND_???")
-        self.rename_flags = FlagSet(T.RENAME_FLAGS)
+        # strace 6.1's default text of renameat2's flags has two question marks
+        self.rename_flags = FlagSet(T.RENAME_FLAGS, unknown="RENAME_??")
         self.mremap_flags = FlagSet(T.MREMAP_FLAGS)
         self.fd_flags = FlagSet(T.FD_FLAGS)
         self.sa_flags = FlagSet(T.SA_FLAGS)
@@ -241,12 +245,17 @@ class ArchFlags:
         return "|".join(parts)
 
     def file_mode(self, v: int) -> str:
-        """A mode_t with its file type (mknod): ``S_IFREG|0644``, ``S_IFCHR|S_ISUID|0600``."""
-        v &= 0xFFFFFFFF
+        """A mode with its file type (mknod, st_mode): ``S_IFREG|0644``,
+        ``S_IFCHR|S_ISUID|0600``; the low 16 bits (umode_t). A type without a name prints
+        the whole mode in octal, as strace does: ``0170644``."""
+        v &= 0xFFFF
         parts = []
         ftype = v & 0o170000
         if ftype:
-            parts.append(self.tables.S_IFMT.get(ftype) or f"{ftype:#o}")
+            name = self.tables.S_IFMT.get(ftype)
+            if name is None:
+                return mode_octal(v)
+            parts.append(name)
         for bit, name in reversed(self.tables.S_MODE_BITS):   # S_ISUID, S_ISGID, S_ISVTX
             if v & bit:
                 parts.append(name)

@@ -254,6 +254,7 @@ def kinds(fl: F.ArchFlags, k_str: _KindFn, k_dirfd: _KindFn) -> dict[str, _KindF
         "nthflags": _word(F.FlagSet(t.NAME_TO_HANDLE_FLAGS, unknown="AT_???")),
         "msyncflags": _word(F.FlagSet(t.MSYNC_FLAGS, unknown="MS_???")),
         "spliceflags": _word(F.FlagSet(t.SPLICE_FLAGS, unknown="SPLICE_F_???")),
+        "xattrflags": _word(F.FlagSet(t.XATTR_FLAGS, unknown="XATTR_???")),
         "ioprio": lambda d, ev, i: ioprio(ev.args[i]),
         "swapflags": k_swap,
         **_mount(fl, k_str), **_fanotify(fl, k_dirfd), **_mempolicy(fl), **_ipc(fl),

@@ -496,6 +496,107 @@ def _syslog(d: SyscallDecoder, ev: Syscall) -> list[str]:
     return [head, buf, str(length)]
 
 
+# quotactl's data (include/uapi/linux/quota.h, dqblk_xfs.h): struct if_dqblk and
+# if_nextdqblk (eight u64, dqb_valid, if_nextdqblk's dqb_id: 72 bytes either way),
+# struct if_dqinfo (24), fs_disk_quota_t (112, the largest: what is read)
+QUOTA_DATA_SIZE = 112
+_DQBLK = ("dqb_bhardlimit", "dqb_bsoftlimit", "dqb_curspace", "dqb_ihardlimit",
+          "dqb_isoftlimit", "dqb_curinodes")
+_XFS_DQBLK = ("d_blk_hardlimit", "d_blk_softlimit", "d_ino_hardlimit", "d_ino_softlimit",
+              "d_bcount", "d_icount")
+# commands that take no id: strace prints the device, then the data
+_QUOTA_NO_ID = frozenset({"Q_GETFMT", "Q_GETINFO", "Q_SETINFO", "Q_XGETQSTAT",
+                          "Q_XGETQSTATV", "Q_XQUOTAON", "Q_XQUOTAOFF", "Q_XQUOTARM"})
+# commands whose data the call writes (shown when it succeeded), and those it reads
+_QUOTA_OUT = frozenset({"Q_GETQUOTA", "Q_GETNEXTQUOTA", "Q_XGETQUOTA", "Q_XGETNEXTQUOTA",
+                        "Q_GETFMT", "Q_GETINFO"})
+
+
+def _uid(v: int) -> str:
+    """strace's printuid: ``-1`` for (uid_t)-1, else unsigned."""
+    v &= _M32
+    return "-1" if v == _M32 else str(v)
+
+
+def _quota_data(T: ModuleType, name: str, data: bytes) -> str | None:
+    """The text of quotactl's data for command ``name`` (strace 6.1, abbreviated as
+    without -v), None for a command whose data strace does not decode here."""
+    if name in ("Q_GETQUOTA", "Q_SETQUOTA", "Q_GETNEXTQUOTA"):
+        fields = [f"{n}={v}" for n, v in zip(_DQBLK, struct.unpack_from("<6Q", data),
+                                              strict=True)]
+        if name == "Q_GETNEXTQUOTA":
+            fields.append(f"dqb_id={struct.unpack_from('<I', data, 68)[0]}")
+        return "{" + ", ".join([*fields, "..."]) + "}"
+    if name in ("Q_GETINFO", "Q_SETINFO"):
+        bgrace, igrace, flags, valid = struct.unpack_from("<QQII", data)
+        dqf = F.FlagSet(T.QUOTA_DQF_FLAGS, unknown="DQF_???")
+        iif = F.FlagSet(T.QUOTA_IIF_FLAGS, unknown="IIF_???")
+        return (f"{{dqi_bgrace={bgrace}, dqi_igrace={igrace}, dqi_flags={dqf(flags)}, "
+                f"dqi_valid={iif(valid)}}}")
+    if name in ("Q_XGETQUOTA", "Q_XGETNEXTQUOTA", "Q_XSETQLIM"):
+        version, flags, mask, qid = struct.unpack_from("<bBHI", data)
+        kinds = F.FlagSet(T.XFS_DQBLK_FLAGS, unknown="FS_???_QUOTA")
+        fields = [f"{n}={v}" for n, v in zip(_XFS_DQBLK, struct.unpack_from("<6Q", data, 8),
+                                              strict=True)]
+        return "{" + ", ".join([f"d_version={version}", f"d_flags={kinds(flags)}",
+                                f"d_fieldmask={_x(mask)}", f"d_id={qid}", *fields,
+                                "..."]) + "}"
+    if name in ("Q_GETFMT", "Q_XQUOTAON", "Q_XQUOTAOFF", "Q_XQUOTARM"):
+        (v,) = struct.unpack_from("<I", data)
+        if name == "Q_GETFMT":
+            return f"[{_xval(T.QUOTA_FORMATS, v, 'QFMT_VFS_???')}]"
+        if name == "Q_XQUOTARM":
+            return f"[{F.FlagSet(T.XFS_DQBLK_FLAGS, unknown='FS_???_QUOTA')(v)}]"
+        return f"[{F.FlagSet(T.XFS_QUOTA_FLAGS, unknown='FS_QUOTA_???')(v)}]"
+    return None
+
+
+def _quotactl(d: SyscallDecoder, ev: Syscall) -> list[str]:
+    """``quotactl(QCMD(Q_GETQUOTA, USRQUOTA), "/dev/sda1", 1000, {dqb_bhardlimit=0, ...,
+    dqb_curinodes=12, ...})``: the command and quota type of the first argument, the
+    device, then what the command uses: Q_QUOTAON's format and quota file; the id
+    (not for the commands of ``_QUOTA_NO_ID``); the data: a struct the call reads (shown
+    whatever the result), one it writes (shown when it succeeded), Q_GETFMT's
+    ``[QFMT_VFS_V0]``, the XFS commands' ``[FS_QUOTA_UDQ_ACCT|...]``; the address when
+    unreadable, and for Q_XGETQSTAT(V)'s struct and unknown commands."""
+    T = d.flags.tables
+    args = ev.args
+    qcmd = args[0] & _M32
+    cmd, qtype = qcmd >> 8, qcmd & 0xFF
+    name = T.QUOTA_CMDS.get(cmd, "")
+    head = (f"QCMD({_xval(T.QUOTA_CMDS, cmd, 'Q_???')}, "
+            f"{_xval(T.QUOTA_TYPES, qtype, '???QUOTA')})")
+    out = [head, _string(ev, 1)]
+    if name in ("Q_QUOTAOFF", "Q_SYNC", "Q_XQUOTASYNC"):
+        return out
+    if name == "Q_QUOTAON":
+        return [*out, _xval(T.QUOTA_FORMATS, args[2] & _M32, "QFMT_VFS_???"), _string(ev, 3)]
+    data = pointer(args[3])
+    written = name in _QUOTA_OUT
+    cap = _struct_at(ev, 3, at_exit=written) if args[3] else None
+    if cap is not None and (succeeded(ev) or not written):
+        data = _quota_data(T, name, cap.data) or data
+    return [*out, data] if name in _QUOTA_NO_ID else [*out, _uid(args[2]), data]
+
+
+def _string(ev: Syscall, i: int) -> str:
+    """A path argument read at entry (CAP_STR): quoted, else its address."""
+    cap = next((c for c in _caps(ev, i, CAP_STR) if not c.flags & CAPF_FAULT), None)
+    if cap is None or not ev.args[i]:
+        return pointer(ev.args[i])
+    return quote(cap.data, more=bool(cap.flags & CAPF_TRUNC))
+
+
+def _struct_at(ev: Syscall, i: int, *, at_exit: bool) -> Capture | None:
+    """The readable struct capture of argument ``i`` read at entry (the first one of the
+    record) or at exit (the last one)."""
+    caps = [c for c in _caps(ev, i) if c.kind != CAP_STR]
+    if not caps:
+        return None
+    cap = _readable(caps[-1] if at_exit else caps[0])
+    return cap if cap is not None and len(cap.data) >= QUOTA_DATA_SIZE else None
+
+
 def personality_text(fl: F.ArchFlags, v: int) -> str:
     """``PER_LINUX32|ADDR_NO_RANDOMIZE``: the execution domain (the low byte), then the
     flags, then a hex remainder."""
@@ -793,6 +894,7 @@ SPECIAL: dict[str, Callable[[SyscallDecoder, Syscall], list[str]]] = {
     "prctl": _prctl, "futex": _futex, "fcntl": _fcntl, "mremap": _mremap,
     "membarrier": _membarrier, "ptrace": _ptrace, "syslog": _syslog,
     "personality": _personality, "keyctl": _keyctl, "clone3": _clone3, "kcmp": _kcmp,
+    "quotactl": _quotactl,
 }
 
 
@@ -813,6 +915,9 @@ def arg_positions(name: str, args: tuple[int, ...], arch: str | None = None
     if name == "futex" and len(args) >= 2:
         cmd = F.for_arch(arch).tables.FUTEX_CMDS.get(args[1] & 127)
         return _FUTEX_POSITIONS.get(cmd or "")
+    if name == "quotactl" and args:
+        cmd = F.for_arch(arch).tables.QUOTA_CMDS.get((args[0] & _M32) >> 8)
+        return (0, 1, 3) if cmd in _QUOTA_NO_ID or cmd == "Q_GETFMT" else None
     if name == "ptrace" and args:
         fl = F.for_arch(arch)
         if fl.arch == "x86_64" and fl.tables.PTRACE_REQUESTS.get(args[0]) in _PTRACE_REGS:

@@ -37,10 +37,11 @@ from tracekit._events import (
     CAP_COUNT,
     CAP_ENVP,
     CAPF_FAULT,
+    CAPF_TRUNC,
     Syscall,
 )
 from tracekit.decode import flags as F
-from tracekit.decode.captures import KindFn, capture_out, decoded_in, decoded_out
+from tracekit.decode.captures import KindFn, capture, capture_out, decoded_in, decoded_out
 from tracekit.decode.structs_proc import (
     RUSAGE_SIZE as RUSAGE_SIZE,
     TIMEVAL_SIZE,
@@ -55,7 +56,8 @@ if TYPE_CHECKING:
 __all__ = [
     "format_pipefds", "format_rlimit", "format_stat", "format_stat_verbose", "format_statfs",
     "format_statx",
-    "format_sysinfo", "format_tms", "format_rusage", "format_utimens", "format_utimes",
+    "format_sysinfo", "format_tms", "format_rusage", "format_utimbuf", "format_utimens",
+    "format_utimes",
     "format_utsname",
     "count_dirents", "count_envp", "kinds", "makedev",
 ]
@@ -174,6 +176,20 @@ def format_utimes(data: bytes) -> str | None:
         sec, usec = struct.unpack_from("<qQ", data, k)
         out.append(f"{format_timeval(data[k:])}{_time_comment(sec, usec, 6)}")
     return f"[{out[0]}, {out[1]}]"
+
+
+UTIMBUF_SIZE = 16       # struct utimbuf: actime, modtime (longs), include/uapi/linux/utime.h
+
+
+def format_utimbuf(data: bytes) -> str | None:
+    """utime's ``struct utimbuf`` as strace 6.1 prints it: ``{actime=1000000000 /*
+    2001-09-09T01:46:40+0000 */, modtime=0}`` (seconds, signed; the date as for utimes,
+    none for 0)."""
+    if len(data) < UTIMBUF_SIZE:
+        return None
+    actime, modtime = struct.unpack_from("<qq", data)
+    return (f"{{actime={actime}{_time_comment(actime, 0)}, "
+            f"modtime={modtime}{_time_comment(modtime, 0)}}}")
 
 
 def format_stat_verbose(data: bytes, fl: F.ArchFlags) -> str | None:
@@ -429,6 +445,97 @@ def k_envp(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return addr if strings is None else format_envp(ev.args[i], strings)
 
 
+# include/uapi/linux/limits.h: the largest value of an extended attribute; strace prints
+# the address of a longer one
+XATTR_SIZE_MAX = 65536
+
+
+def _quote_value(data: bytes, limit: int, more: bool) -> str:
+    """An xattr value as strace's printstr_ex with QUOTE_OMIT_TRAILING_0: the string cut
+    at ``limit`` bytes (then ``...``); when the last byte shown is a NUL it is left out
+    and no ``...`` follows, whatever the length (strace's quoting stops there as at the
+    end of a C string)."""
+    shown = data[:limit]
+    if shown and shown[-1] == 0:
+        return quote(shown[:-1])
+    return quote(shown, more=more or len(data) > limit)
+
+
+def k_xattrval_in(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """The value setxattr/lsetxattr/fsetxattr set, its length the next argument:
+    ``"hello"``, ``"\\0\\1\\2a\\377\\n"`` (a trailing NUL left out), ``NULL``; the address
+    when unreadable or longer than XATTR_SIZE_MAX."""
+    size = ev.args[i + 1]
+    cap = capture(ev, i)
+    if not ev.args[i] or size > XATTR_SIZE_MAX or cap is None:
+        return pointer(ev.args[i])
+    data = cap.data[:size]
+    return _quote_value(data, d.string_limit, bool(cap.flags & CAPF_TRUNC) and len(data) < size)
+
+
+def k_xattrval_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """The value getxattr/lgetxattr/fgetxattr wrote, its length the return value (as
+    :func:`k_xattrval_in`); the address when the call failed."""
+    cap = capture_out(ev, i)
+    ret = ev.ret
+    if not ev.args[i] or cap is None or ret > XATTR_SIZE_MAX:
+        return pointer(ev.args[i])
+    data = cap.data[:ret]
+    return _quote_value(data, d.string_limit, bool(cap.flags & CAPF_TRUNC) and len(data) < ret)
+
+
+def k_xattrlist(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """The names listxattr/llistxattr/flistxattr wrote, NUL-separated, the length the
+    return value: ``"user.a\\0user.b\\0"``; the address for a size of 0 (the next
+    argument) or a failed call."""
+    cap = capture_out(ev, i)
+    if not ev.args[i + 1] or cap is None:
+        return pointer(ev.args[i])
+    data = cap.data[:ev.ret]
+    return quote(data, limit=d.string_limit,
+                 more=bool(cap.flags & CAPF_TRUNC) and len(data) < ev.ret)
+
+
+# struct open_how (include/uapi/linux/openat2.h): u64 flags, mode, resolve; the size the
+# call takes at least (OPEN_HOW_SIZE_VER0), and the page strace reads at most
+OPEN_HOW_SIZE, _PAGE = 24, 4096
+
+
+def _k_open_how(fl: F.ArchFlags) -> KindFn:
+    """openat2's ``struct open_how`` (its size the next argument) as strace 6.1 prints it:
+    ``{flags=O_RDONLY|O_CLOEXEC, resolve=RESOLVE_NO_SYMLINKS}``, the mode with O_CREAT,
+    __O_TMPFILE or a mode that is not 0, bytes past the struct that are not 0 as
+    ``/* bytes 24..31 */ "\\x01..."`` (up to a page, cut at the string limit); the
+    address for a size under 24 or unreadable memory."""
+    T = fl.tables
+    opens = {n: v for v, n in T.OPEN_FLAGS}
+    with_mode = opens["O_CREAT"] | opens["__O_TMPFILE"]
+    resolve = F.FlagSet(T.RESOLVE_FLAGS, unknown="RESOLVE_???")
+
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        size = ev.args[i + 1]
+        cap = capture(ev, i)
+        if size < OPEN_HOW_SIZE or cap is None or len(cap.data) < OPEN_HOW_SIZE:
+            return pointer(ev.args[i])
+        flags, mode, res = struct.unpack_from("<QQQ", cap.data)
+        out = [f"flags={fl.open_flags(flags)}"]
+        if flags & with_mode or mode:
+            out.append(f"mode={_octal(mode)}")
+        out.append(f"resolve={resolve(res)}")
+        end = min(size, _PAGE)
+        tail = cap.data[OPEN_HOW_SIZE:end]
+        if tail.strip(b"\0"):
+            shown = quote(tail, limit=d.string_limit, force_hex=True)
+            out.append(f"/* bytes {OPEN_HOW_SIZE}..{end - 1} */ {shown}")
+        return "{" + ", ".join(out) + "}"
+    return k
+
+
+def _octal(v: int) -> str:
+    """C's ``%#03llo``: ``0600``, ``000``."""
+    return f"0{v:02o}" if v else "000"
+
+
 def k_strcwd(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     """getcwd's buffer: the path it wrote (``ret`` bytes with the NUL), whole."""
     cap = capture_out(ev, i)
@@ -444,9 +551,12 @@ def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
         "statx": decoded_out(lambda b: format_statx(b, fl), whole=True),
         "statfs": decoded_out(lambda b: format_statfs(b, fl), whole=True),
         "utimens": decoded_in(format_utimens, whole=True),
+        "utimbuf": decoded_in(format_utimbuf, whole=True),
         "utimes": decoded_in(format_utimes, whole=True),
         "dirents": k_dirents,
         "envp": k_envp,
+        "xattrval_in": k_xattrval_in, "xattrval_out": k_xattrval_out,
+        "xattrlist": k_xattrlist, "openhow": _k_open_how(fl),
         "rlim_in": decoded_in(format_rlimit, whole=True),
         "rlim_out": decoded_out(format_rlimit, whole=True),
         "utsname": decoded_out(format_utsname, whole=True),

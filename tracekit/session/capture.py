@@ -52,7 +52,14 @@ from tracekit._events import (
     CAP_STR,
     CAP_STRUCT,
 )
-from tracekit.decode.ops import CLONE_ARGS_SIZE, FLOCK_SIZE, KCMP_EPOLL_SLOT_SIZE
+from tracekit.decode.ops import (
+    CLONE_ARGS_SIZE,
+    FLOCK_SIZE,
+    KCMP_EPOLL_SLOT_SIZE,
+    QUOTA_DATA_SIZE,
+)
+from tracekit.decode.structs_cred import CAP_DATA_SIZE, CAP_HEADER_SIZE
+from tracekit.decode.structs_fs import UTIMBUF_SIZE
 from tracekit.decode.structs_io import EPOLL_EVENT_SIZES, IOCTL_ARGS
 from tracekit.decode.structs_proc import (
     RUSAGE_SIZE,
@@ -141,6 +148,8 @@ RLIMIT_SIZE = 16         # struct rlimit64 / 64-bit struct rlimit
 UTSNAME_SIZE = 390       # struct new_utsname: 6 x 65 chars
 SYSINFO_SIZE = 112       # struct sysinfo, include/uapi/linux/sysinfo.h
 TMS_SIZE = 32            # struct tms
+OPEN_HOW_CAP = 4096      # struct open_how (24 bytes) and what a newer one may add: strace
+                         # looks for bytes that are not 0 up to a page
 EPOLL_EVENT_SIZE = EPOLL_EVENT_SIZES.get(machine_arch(), 0)     # packed on x86_64
 # execve's envp pointer array, to count it: a big read and a small one, since a read
 # that runs past the end of the mapping faults as a whole (the small one then holds the
@@ -337,6 +346,8 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     # ... and those utimes and futimesat set (struct timeval[2])
     "utimes": (_str("filename"), _fixed("utimes", 2 * TIMEVAL_SIZE)),
     "futimesat": (_str("filename"), _fixed("utimes", 2 * TIMEVAL_SIZE)),
+    # ... and utime's struct utimbuf (two longs)
+    "utime": (_str("filename"), _fixed("times", UTIMBUF_SIZE)),
     "gettimeofday": (_fixed("tv", TIMEVAL_SIZE, at_exit=True),),
     "settimeofday": (_fixed("tv", TIMEVAL_SIZE), _fixed("tz", TIMEZONE_SIZE)),
     "getresuid": tuple(_fixed(a, 4, at_exit=True) for a in ("ruidp", "euidp", "suidp")),
@@ -362,6 +373,8 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     # getdents64: its entries counted in the kernel (d_reclen at 16 of each
     # linux_dirent64, include/linux/dirent.h), not copied
     "getdents64": (_Override("dirent", CAP_COUNT, "ret", 4, DIRENT_RECLEN_AT, True),),
+    # ... and the old getdents: struct linux_dirent has d_reclen at 16 too
+    "getdents": (_Override("dirent", CAP_COUNT, "ret", 4, DIRENT_RECLEN_AT, True),),
     "prlimit64": (_fixed("new_rlim", RLIMIT_SIZE), _fixed("old_rlim", RLIMIT_SIZE,
                                                           at_exit=True)),
     "getrlimit": (_fixed("rlim", RLIMIT_SIZE, at_exit=True),),
@@ -373,6 +386,19 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "pipe": (_fixed("fildes", 8, at_exit=True), _fd("fildes", pair=True)),
     "pipe2": (_fixed("fildes", 8, at_exit=True), _fd("fildes", pair=True)),
     "getcwd": (_Override("buf", CAP_BUF, "ret", BUF_MAX, 0, True),),
+    # extended attributes: the value a set call reads, the value or the list of names a
+    # get or list call writes (decoders: tracekit/decode/structs_fs.py)
+    **{name: (_str("pathname"), _str("name"), _buf("value", "size"))
+       for name in ("setxattr", "lsetxattr")},
+    "fsetxattr": (_str("name"), _buf("value", "size")),
+    **{name: (_str("pathname"), _str("name"), _buf("value", "ret", at_exit=True))
+       for name in ("getxattr", "lgetxattr")},
+    "fgetxattr": (_str("name"), _buf("value", "ret", at_exit=True)),
+    **{name: (_str("pathname"), _buf("list", "ret", at_exit=True))
+       for name in ("listxattr", "llistxattr")},
+    "flistxattr": (_buf("list", "ret", at_exit=True),),
+    # openat2's struct open_how, as many bytes as its size says (up to OPEN_HOW_CAP)
+    "openat2": (_str("filename"), _Override("how", CAP_STRUCT, "usize", OPEN_HOW_CAP)),
     "getrandom": (_buf("ubuf", "ret", at_exit=True),),
     # I/O and sockets (decoders: tracekit/decode/structs_io.py, structs_net.py)
     "ioctl": (_ioctl(at_exit=False), _ioctl(at_exit=True)),
@@ -430,6 +456,11 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     # kcmp's idx2 is KCMP_EPOLL_TFD's struct kcmp_epoll_slot (another type's number reads
     # as unreadable memory and prints as the number it is)
     "kcmp": (_fixed("idx2", KCMP_EPOLL_SLOT_SIZE),),
+    # quotactl: the device; the command's data as a path (Q_QUOTAON's quota file) and as
+    # a struct at entry (Q_SETQUOTA, Q_SETINFO, the XFS flags) and at exit (Q_GETQUOTA,
+    # Q_GETINFO, Q_GETFMT's format): as many bytes as the largest, fs_disk_quota_t
+    "quotactl": (_str("special"), _str("addr"), _fixed("addr", QUOTA_DATA_SIZE),
+                 _fixed("addr", QUOTA_DATA_SIZE, at_exit=True)),
     "prctl": (_Override("arg2", CAP_STR, None, PRCTL_NAME_CAP), _fixed("arg2", 8, at_exit=True),
               _Override("arg2", CAP_STR, None, PRCTL_NAME_CAP, 0, True)),
     "fcntl": (_fixed("arg", FLOCK_SIZE), _fixed("arg", FLOCK_SIZE, at_exit=True)),
@@ -461,6 +492,9 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "sched_getparam": (_fixed("param", 4, at_exit=True),),
     "getgroups": (_Override("grouplist", CAP_BUF, "ret", GIDS_CAP, 4, True),),
     "setgroups": (_Override("grouplist", CAP_BUF, "gidsetsize", GIDS_CAP, 4),),
+    # capget/capset: the header at entry; the data capset reads, the data capget writes
+    "capget": (_fixed("header", CAP_HEADER_SIZE), _fixed("dataptr", CAP_DATA_SIZE, at_exit=True)),
+    "capset": (_fixed("header", CAP_HEADER_SIZE), _fixed("data", CAP_DATA_SIZE)),
     "getsockopt": (_fixed("optlen", 4), _fixed("optlen", 4, at_exit=True),
                    _Override("optval", CAP_BUF, "optlen", BUF_CAP, 0, True, SPEC_LEN_PTR),
                    _fd("fd")),

@@ -699,6 +699,86 @@ RENAME_FLAGS: tuple[tuple[int, str], ...] = (
     (0x4, 'RENAME_WHITEOUT'),
 )
 
+XATTR_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'XATTR_CREATE'),
+    (0x2, 'XATTR_REPLACE'),
+)
+
+RESOLVE_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'RESOLVE_NO_XDEV'),
+    (0x2, 'RESOLVE_NO_MAGICLINKS'),
+    (0x4, 'RESOLVE_NO_SYMLINKS'),
+    (0x8, 'RESOLVE_BENEATH'),
+    (0x10, 'RESOLVE_IN_ROOT'),
+    (0x20, 'RESOLVE_CACHED'),
+)
+
+CAP_VERSIONS: dict[int, str] = {
+    429392688: '_LINUX_CAPABILITY_VERSION_1',
+    537333798: '_LINUX_CAPABILITY_VERSION_2',
+    537396514: '_LINUX_CAPABILITY_VERSION_3',
+}
+
+QUOTA_CMDS: dict[int, str] = {
+    22529: 'Q_XQUOTAON',
+    22530: 'Q_XQUOTAOFF',
+    22531: 'Q_XGETQUOTA',
+    22532: 'Q_XSETQLIM',
+    22533: 'Q_XGETQSTAT',
+    22534: 'Q_XQUOTARM',
+    22535: 'Q_XQUOTASYNC',
+    22536: 'Q_XGETQSTATV',
+    22537: 'Q_XGETNEXTQUOTA',
+    8388609: 'Q_SYNC',
+    8388610: 'Q_QUOTAON',
+    8388611: 'Q_QUOTAOFF',
+    8388612: 'Q_GETFMT',
+    8388613: 'Q_GETINFO',
+    8388614: 'Q_SETINFO',
+    8388615: 'Q_GETQUOTA',
+    8388616: 'Q_SETQUOTA',
+    8388617: 'Q_GETNEXTQUOTA',
+}
+
+QUOTA_TYPES: dict[int, str] = {
+    0: 'USRQUOTA',
+    1: 'GRPQUOTA',
+    2: 'PRJQUOTA',
+}
+
+QUOTA_FORMATS: dict[int, str] = {
+    1: 'QFMT_VFS_OLD',
+    2: 'QFMT_VFS_V0',
+    3: 'QFMT_OCFS2',
+    4: 'QFMT_VFS_V1',
+}
+
+QUOTA_DQF_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'DQF_ROOT_SQUASH'),
+    (0x10000, 'DQF_SYS_FILE'),
+)
+
+QUOTA_IIF_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'IIF_BGRACE'),
+    (0x2, 'IIF_IGRACE'),
+    (0x4, 'IIF_FLAGS'),
+)
+
+XFS_QUOTA_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'FS_QUOTA_UDQ_ACCT'),
+    (0x2, 'FS_QUOTA_UDQ_ENFD'),
+    (0x4, 'FS_QUOTA_GDQ_ACCT'),
+    (0x8, 'FS_QUOTA_GDQ_ENFD'),
+    (0x10, 'FS_QUOTA_PDQ_ACCT'),
+    (0x20, 'FS_QUOTA_PDQ_ENFD'),
+)
+
+XFS_DQBLK_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'FS_USER_QUOTA'),
+    (0x2, 'FS_PROJ_QUOTA'),
+    (0x4, 'FS_GROUP_QUOTA'),
+)
+
 EPOLL_CTL_OPS: dict[int, str] = {
     1: 'EPOLL_CTL_ADD',
     2: 'EPOLL_CTL_DEL',
