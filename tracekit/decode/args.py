@@ -182,7 +182,7 @@ def k_str(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 
 def k_bufw(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-    cap = capture(ev, i)
+    cap = capture(ev, i) if ev.args[i] else None
     if cap is None:
         return pointer(ev.args[i])
     n = ev.args[i + 1] if i + 1 < 6 else None
@@ -195,7 +195,7 @@ def k_bufw(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 
 def _bufr(d: SyscallDecoder, ev: Syscall, i: int, force_hex: bool) -> str:
-    cap = capture(ev, i)
+    cap = capture(ev, i) if ev.args[i] else None     # NULL: strace prints NULL
     ret = ev.ret
     if cap is None or ret < 0 or ev.flags & (SC_UNFINISHED | SC_NORETURN):
         return pointer(ev.args[i])
@@ -440,7 +440,9 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         "priowhich": _xval(T.PRIO_WHICH, "PRIO_???"),
         "schedpolicy": _xval(T.SCHED_POLICIES, "SCHED_???"),
         "keyctlcmd": _xval(T.KEYCTL_CMDS, "KEYCTL_???"), "keyspec": _xval_d(T.KEY_SPECS),
-        "shuthow": _xval(T.SHUT_HOW, "SHUT_???"), "pin": k_p,
+        "shuthow": _xval(T.SHUT_HOW, "SHUT_???"), "pin": k_p, "rebootarg": k_rebootarg,
+        "fsconfigkey": k_fsconfigkey, "fsconfigvalue": k_fsconfigvalue,
+        "fsconfigaux": k_fsconfigaux,
         "ptracereq": _xval(T.PTRACE_REQUESTS, "PTRACE_???", 64),
         "seccompop": _xval(T.SECCOMP_OPS, "SECCOMP_SET_MODE_???"),
         "ioprio_who": _xval(T.IOPRIO_WHO, "IOPRIO_WHO_???"),
@@ -501,8 +503,48 @@ SPECIAL: dict[str, SpecialFn] = {
 _FDS_IN_ARGS = frozenset({"pipe", "pipe2", "socketpair"})
 
 
+def k_rebootarg(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
+    """reboot's argument: the command string of LINUX_REBOOT_CMD_RESTART2, else not
+    printed (strace shows three arguments)."""
+    restart2 = F.const_value(d.flags.tables.REBOOT_CMDS, "LINUX_REBOOT_CMD_RESTART2")
+    return k_str(d, ev, i) if ev.args[i - 1] & 0xFFFFFFFF == restart2 else None
+
+
+def _fsconfig_cmd(d: SyscallDecoder, ev: Syscall) -> str | None:
+    cmds: dict[int, str] = d.flags.tables.FSCONFIG_CMDS
+    return cmds.get(ev.args[1] & 0xFFFFFFFF)
+
+
+def k_fsconfigkey(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """fsconfig's key: a string for the FSCONFIG_SET_* commands, else an address."""
+    cmd = _fsconfig_cmd(d, ev)
+    return k_str(d, ev, i) if cmd and cmd.startswith("FSCONFIG_SET_") else k_p(d, ev, i)
+
+
+def k_fsconfigvalue(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """fsconfig's value: a string for FSCONFIG_SET_STRING, a path for FSCONFIG_SET_PATH
+    and FSCONFIG_SET_PATH_EMPTY, else an address."""
+    cmd = _fsconfig_cmd(d, ev)
+    if cmd == "FSCONFIG_SET_STRING":
+        return k_str(d, ev, i)
+    if cmd in ("FSCONFIG_SET_PATH", "FSCONFIG_SET_PATH_EMPTY"):
+        return k_path(d, ev, i)
+    return k_p(d, ev, i)
+
+
+def k_fsconfigaux(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """fsconfig's aux: the fd of FSCONFIG_SET_FD, the dirfd of the path commands, else
+    an int."""
+    cmd = _fsconfig_cmd(d, ev)
+    if cmd == "FSCONFIG_SET_FD":
+        return k_fd(d, ev, i)
+    if cmd in ("FSCONFIG_SET_PATH", "FSCONFIG_SET_PATH_EMPTY"):
+        return k_dirfd(d, ev, i)
+    return k_d(d, ev, i)
+
+
 # Kinds that end the argument list when they return None (the rest is not printed).
-_STOPPERS = frozenset({k_omode, structs_io.k_ioctlarg, structs_io.k_stop})
+_STOPPERS = frozenset({k_omode, structs_io.k_ioctlarg, structs_io.k_stop, k_rebootarg})
 ArgsFn = Callable[["SyscallDecoder", Syscall], tuple[str, ...]]
 _Deps = tuple[tuple[int, "str | None"], ...]   # (fd, target) pairs a text was made from
 

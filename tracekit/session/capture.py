@@ -160,7 +160,7 @@ ENVP_COUNT_CAP = 256 * (ENVP_COUNT_ELEM + 2)
 STRING_ARGS = frozenset({
     "filename", "pathname", "path", "oldname", "newname", "name", "specialfile", "uname",
     "u_name", "to_pathname", "from_pathname", "special", "put_old", "new_root", "_type",
-    "_description", "_fs_name", "_callout_info", "name_user",
+    "_description", "_fs_name", "_callout_info", "name_user", "uargs",
 })
 # ``char *`` (not const) arguments that are C strings: mount's, umount's and utime(s)'s.
 # Not ``name``: sethostname/setdomainname take ``char *name`` with a length (a buffer).
@@ -436,6 +436,13 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "arch_prctl": (_fixed("arg2", 8, at_exit=True),),
     "syslog": (_buf("buf", "ret", at_exit=True),),
     "keyctl": (_Override("arg2", CAP_STR, None, 256),),
+    # add_key's payload (plen bytes) with its type and description strings
+    "add_key": (_str("_type"), _str("_description"), _buf("_payload", "plen")),
+    # fsconfig's key, and its value as a string (printed so for the string and path
+    # commands only: tracekit.decode.args.k_fsconfigvalue)
+    "fsconfig": (_str("_key"), _str("_value")),
+    # reboot's argument: LINUX_REBOOT_CMD_RESTART2's command string
+    "reboot": (_Override("arg", CAP_STR, None, BUF_CAP),),
     "timerfd_settime": (_fixed("utmr", ITIMER_SIZE), _fixed("otmr", ITIMER_SIZE, at_exit=True)),
     "timerfd_gettime": (_fixed("otmr", ITIMER_SIZE, at_exit=True),),
     "setitimer": (_fixed("value", ITIMER_SIZE), _fixed("ovalue", ITIMER_SIZE, at_exit=True)),

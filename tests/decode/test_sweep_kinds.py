@@ -1,0 +1,107 @@
+"""Flag words and constants of io_uring, fsconfig, perf_event_open, the kexec, module and
+reboot calls, recvmmsg/sendmmsg flags and add_key's payload, through SyscallDecoder.
+
+Expected texts are what strace 6.1 printed for the same values on this machine
+(tests/e2e/test_strace_sweep_io.py compares against strace itself)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tracekit._events import CAP_BUF, CAP_STR, Capture, Syscall
+from tracekit.decode.args import SyscallDecoder
+from tracekit.decode.fdcache import FdCache
+from tracekit.kernel.syscalls import SyscallTable
+
+X64 = SyscallTable("x86_64")
+HI = 0xDEADBEEF00000000
+EINVAL, ENOSYS = -22, -38
+
+
+def call(name: str, args: tuple[int, ...], ret: int = 0, caps: tuple[Capture, ...] = ()
+         ) -> Syscall:
+    nr = X64.nr(name)
+    assert nr is not None, name
+    return Syscall(ts_ns=1, duration_ns=1, tid=1, tgid=1, cpu=0, syscall_nr=nr,
+                   args=(*args, *(0,) * (6 - len(args))), ret=ret, comm="t", caps=caps)
+
+
+@pytest.fixture
+def dec(tmp_path: Path) -> SyscallDecoder:
+    return SyscallDecoder(X64, fdcache=FdCache(str(tmp_path)))
+
+
+def args(d: SyscallDecoder, ev: Syscall) -> str:
+    return ", ".join(d.decode(ev).args)
+
+
+@pytest.mark.parametrize(("name", "argv", "text"), [
+    ("io_uring_enter", (0xFFFFFFFF, 1, 1, 1), "-1, 1, 1, IORING_ENTER_GETEVENTS, NULL, 0"),
+    ("io_uring_enter", (4, 0, 0, 0xFFFFFFFF),
+     "4, 0, 0, IORING_ENTER_GETEVENTS|IORING_ENTER_SQ_WAKEUP|IORING_ENTER_SQ_WAIT|"
+     "IORING_ENTER_EXT_ARG|IORING_ENTER_REGISTERED_RING|0xffffffe0, NULL, 0"),
+    ("io_uring_enter", (4, 0, 0, 0x80000000), "4, 0, 0, 0x80000000 /* IORING_ENTER_??? */, "
+     "NULL, 0"),
+    ("io_uring_register", (0xFFFFFFFF, 0), "-1, IORING_REGISTER_BUFFERS, NULL, 0"),
+    ("io_uring_register", (4, HI | 1), "4, IORING_UNREGISTER_BUFFERS, NULL, 0"),
+    ("io_uring_register", (4, 0x17), "4, IORING_UNREGISTER_PBUF_RING, NULL, 0"),
+    ("io_uring_register", (4, 0x18), "4, 0x18 /* IORING_REGISTER_??? */, NULL, 0"),
+    ("fsconfig", (0xFFFFFFFF, 6), "-1, FSCONFIG_CMD_CREATE, NULL, NULL, 0"),
+    ("fsconfig", (0xFFFFFFFF, 8), "-1, 0x8 /* FSCONFIG_??? */, NULL, NULL, 0"),
+    ("perf_event_open", (0, 0, 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF),
+     "NULL, 0, -1, -1, PERF_FLAG_FD_NO_GROUP|PERF_FLAG_FD_OUTPUT|PERF_FLAG_PID_CGROUP|"
+     "PERF_FLAG_FD_CLOEXEC|0xfffffff0"),
+    ("perf_event_open", (0, 0, 0, 0, 0x100), "NULL, 0, 0, 0, 0x100 /* PERF_FLAG_??? */"),
+    ("kexec_load", (0, 0x10000, 0, 0), "NULL, 65536, NULL, KEXEC_ARCH_DEFAULT"),
+    ("kexec_load", (0, 0x10000, 0, 0x280000), "NULL, 65536, NULL, KEXEC_ARCH_ARM"),
+    ("kexec_load", (0, 0x10000, 0, 0xFFFFFFFF),
+     "NULL, 65536, NULL, 0xffff0000 /* KEXEC_ARCH_??? */|KEXEC_ON_CRASH|"
+     "KEXEC_PRESERVE_CONTEXT|0xfffc"),
+    ("kexec_load", (0, 0x10000, 0, 0x3E0003),
+     "NULL, 65536, NULL, KEXEC_ARCH_X86_64|KEXEC_ON_CRASH|KEXEC_PRESERVE_CONTEXT"),
+    ("kexec_file_load", (0xFFFFFFFF, 0xFFFFFFFF, 0, 0, 0x80000000),
+     "-1, -1, 0, NULL, 0x80000000 /* KEXEC_FILE_??? */"),
+    ("kexec_file_load", (0xFFFFFFFF, 0xFFFFFFFF, 0, 0, 0xFFFFFFFF),
+     "-1, -1, 0, NULL, KEXEC_FILE_UNLOAD|KEXEC_FILE_ON_CRASH|KEXEC_FILE_NO_INITRAMFS|"
+     "0xfffffff8"),
+    ("reboot", (0xFEE1DEAD, 0x12345678, 0x89ABCDEF, 0),
+     "LINUX_REBOOT_MAGIC1, 0x12345678 /* LINUX_REBOOT_MAGIC_??? */, LINUX_REBOOT_CMD_CAD_ON"),
+    ("reboot", (0, 672274793, 0x12345678, 0),
+     "0 /* LINUX_REBOOT_MAGIC_??? */, LINUX_REBOOT_MAGIC2, "
+     "0x12345678 /* LINUX_REBOOT_CMD_??? */"),
+    ("recvmmsg", (3, 0, 2, 0x10042, 0), "3, NULL, 2, MSG_PEEK|MSG_DONTWAIT|MSG_WAITFORONE, NULL"),
+])
+def test_constants_and_flag_words(dec: SyscallDecoder, name: str, argv: tuple[int, ...],
+                                  text: str) -> None:
+    assert args(dec, call(name, argv, EINVAL)) == text
+
+
+def test_reboot_prints_the_restart2_string_only(dec: SyscallDecoder) -> None:
+    caps = (Capture(3, CAP_STR, 0, b"x"),)
+    ev = call("reboot", (0, 0, 0xA1B2C3D4, 0x1000), EINVAL, caps)
+    assert args(dec, ev) == ('0 /* LINUX_REBOOT_MAGIC_??? */, 0 /* LINUX_REBOOT_MAGIC_??? */, '
+                             'LINUX_REBOOT_CMD_RESTART2, "x"')
+
+
+def test_fsconfig_key_and_value_follow_the_command(dec: SyscallDecoder) -> None:
+    caps = (Capture(2, CAP_STR, 0, b"source"), Capture(3, CAP_STR, 0, b"none"))
+    assert args(dec, call("fsconfig", (0xFFFFFFFF, 1, 0x1000, 0x2000, 0), EINVAL, caps)) == (
+        '-1, FSCONFIG_SET_STRING, "source", "none", 0')
+    # FSCONFIG_SET_FLAG: the value is an address; the commands: the key too
+    assert args(dec, call("fsconfig", (0xFFFFFFFF, 0, 0x1000, 0x2000, 0), EINVAL, caps)) == (
+        '-1, FSCONFIG_SET_FLAG, "source", 0x2000, 0')
+    assert args(dec, call("fsconfig", (0xFFFFFFFF, 6, 0x1000, 0, 0), EINVAL, caps)) == (
+        "-1, FSCONFIG_CMD_CREATE, 0x1000, NULL, 0")
+
+
+def test_add_key_payload_is_plen_bytes_and_a_null_buffer_is_null(
+        dec: SyscallDecoder) -> None:
+    caps = (Capture(0, CAP_STR, 0, b"user"), Capture(1, CAP_STR, 0, b"d"),
+            Capture(2, CAP_BUF, 0, b"payload"))
+    ev = call("add_key", (0x10, 0x20, 0x30, 7, 0xFFFFFFFE), 5, caps)
+    assert args(dec, ev) == '"user", "d", "payload", 7, KEY_SPEC_PROCESS_KEYRING'
+    # getrandom(NULL, 0, 0) = 0: NULL, not an empty string
+    assert args(dec, call("getrandom", (0, 0, 0), 0, (Capture(0, CAP_BUF, 0, b""),))) == (
+        "NULL, 0, 0")
