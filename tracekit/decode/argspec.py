@@ -143,6 +143,7 @@ recvfrom: fd bufr u msgflags sockaddr_out len_inout
 sendmsg: fd msghdr_in msgflags
 recvmsg: fd msghdr_out msgflags
 sendmmsg: fd mmsgvec u msgflags
+recvmmsg: fd mmsgvec_out u msgflags timeout_ts -> recvmmsg
 setsockopt: fd sollevel sockopt optval_in d
 getsockopt: fd sollevel sockopt optval_out len_inout
 clone: clone

@@ -287,7 +287,7 @@ _SETLK = frozenset({"F_SETLK", "F_SETLKW", "F_OFD_SETLK", "F_OFD_SETLKW"})
 _GETLK = frozenset({"F_GETLK", "F_OFD_GETLK"})
 _NOARG = frozenset({"F_GETFD", "F_GETFL", "F_GETOWN", "F_GETSIG", "F_GETLEASE",
                     "F_GETPIPE_SZ", "F_GET_SEALS", "F_GETOWNER_UIDS"})
-_INTARG = frozenset({"F_DUPFD", "F_DUPFD_CLOEXEC", "F_SETOWN", "F_SETPIPE_SZ"})
+_INTARG = frozenset({"F_DUPFD", "F_DUPFD_CLOEXEC", "F_SETOWN"})
 
 
 def format_flock(data: bytes, fl: F.ArchFlags, pid: bool) -> str | None:
@@ -315,6 +315,8 @@ def _fcntl(d: SyscallDecoder, ev: Syscall) -> list[str]:
         return out
     if name in _INTARG:
         return [*out, str(signed(arg, 32))]
+    if name == "F_SETPIPE_SZ":          # the whole register, signed (strace's PRINT_VAL_D)
+        return [*out, str(signed(arg, 64))]
     if name == "F_SETFD":
         return [*out, fl.fd_flags(arg & _M32)]
     if name == "F_SETFL":
@@ -324,9 +326,9 @@ def _fcntl(d: SyscallDecoder, ev: Syscall) -> list[str]:
     if name == "F_SETLEASE":
         return [*out, _xval(T.LOCK_TYPES, arg & _M32, "F_???")]
     if name == "F_NOTIFY":
-        return [*out, F.FlagSet(T.DN_FLAGS)(arg & _M32)]
+        return [*out, F.FlagSet(T.DN_FLAGS, unknown="DN_???")(arg & _M32)]
     if name == "F_ADD_SEALS":
-        return [*out, F.FlagSet(T.SEAL_FLAGS)(arg)]
+        return [*out, F.FlagSet(T.SEAL_FLAGS, unknown="F_SEAL_???")(arg)]
     if name in _SETLK:
         cap = _first_struct(ev, 2)
         text = None if cap is None else format_flock(cap.data, fl, False)

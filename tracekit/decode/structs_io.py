@@ -275,6 +275,15 @@ def _left(ev: Syscall, i: int, fmt: Callable[[bytes], str | None]) -> str | None
     return None if text is None else f"left {text}"
 
 
+def _ret_left(timeout_arg: int) -> Callable[[SyscallDecoder, Syscall, str], str]:
+    """A return value with the time left the call wrote back: ``1 (left {...})``
+    (recvmmsg's timeout, when the call succeeded)."""
+    def r(d: SyscallDecoder, ev: Syscall, plain: str) -> str:
+        left = _left(ev, timeout_arg, format_timespec) if succeeded(ev) else None
+        return f"{plain} ({left})" if left else plain
+    return r
+
+
 def _ret_poll(fl: F.ArchFlags, timeout_arg: int | None
               ) -> Callable[[SyscallDecoder, Syscall, str], str]:
     def r(d: SyscallDecoder, ev: Syscall, plain: str) -> str:
@@ -674,21 +683,39 @@ def k_mmsgvec(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     vlen = ev.args[i + 1] & 0xFFFFFFFF if i < 5 else 0
     if ev.args[i] == 0 or not caps or ev.flags & (SC_UNFINISHED | SC_NORETURN):
         return pointer(ev.args[i])
-    sent = ev.ret if succeeded(ev) else 0
+    return _mmsgs(d, ev, i, caps, vlen, ev.ret if succeeded(ev) else 0)
+
+
+def k_mmsgvec_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """recvmmsg's messages (read at exit): the ``ret`` messages received, each with its
+    msg_len and its iovecs' bytes up to it; the address when the call failed."""
+    caps = [c for c in ev.caps if c.arg == i and c.kind == CAP_MMSGHDR]
+    if ev.args[i] == 0 or not caps or not succeeded(ev):
+        return pointer(ev.args[i])
+    return _mmsgs(d, ev, i, caps, ev.ret, ev.ret, received=True)
+
+
+def _mmsgs(d: SyscallDecoder, ev: Syscall, i: int, caps: list[Capture], n: int, done: int,
+           *, received: bool = False) -> str:
+    """``n`` struct mmsghdr of argument ``i``, msg_len for the first ``done``; the
+    address when the first cannot be read."""
     out = []
-    for k in range(vlen):
+    for k in range(n):
         if k >= d.string_limit or k >= len(caps):
             out.append("...")
             break
         cap = caps[k]
         got = None if cap.flags & CAPF_FAULT else parse_msghdr(cap.data, MMSGHDR_SIZE)
         if got is None:
+            if k == 0:                  # nothing of the array could be read
+                return pointer(ev.args[i])
             out.append(pointer(ev.args[i] + k * MMSGHDR_SIZE))
             break
-        text = "{msg_hdr=" + format_msghdr(d, ev, got, None, None,
+        text = "{msg_hdr=" + format_msghdr(d, ev, got, None,
+                                           got[0][7] if received else None,
                                            more=bool(cap.flags & CAPF_TRUNC),
                                            elem_fault=bool(cap.flags & CAPF_ELEM_FAULT))
-        if k < sent:
+        if k < done:
             text += f", msg_len={got[0][7]}"
         out.append(text + "}")
     return "[" + ", ".join(out) + "]"
@@ -724,7 +751,7 @@ def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int],
         "msghdr_out": _k_msghdr(fl, at_exit=True),
         "mmsgvec": k_mmsgvec,
         "rwf_next": k_rwf_next,
-        "stop": k_stop,
+        "stop": k_stop, "mmsgvec_out": k_mmsgvec_out,
         "msgflags": lambda d, ev, i: _bits(fl.tables.MSG_FLAGS, ev.args[i] & 0xFFFFFFFF),
         "epollflags": lambda d, ev, i: _bits(fl.tables.EPOLL_CREATE_FLAGS,
                                              ev.args[i] & 0xFFFFFFFF),
@@ -736,6 +763,7 @@ def ret_kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, s
     after ``=``."""
     return {
         "poll": _ret_poll(fl, None),
+        "recvmmsg": _ret_left(4),
         "ppoll": _ret_poll(fl, 2),
         "select": _ret_select(format_timeval),
         "pselect": _ret_select(format_timespec),

@@ -409,6 +409,11 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     # sendmmsg: its first MMSG_N messages, at exit (strace prints them with msg_len)
     "sendmmsg": (*(_Override("mmsg", CAP_MMSGHDR, k, 512, BUF_CAP, True)
                    for k in range(MMSG_N)), _fd("fd")),
+    # recvmmsg: the first MMSG_N messages as the call filled them, the timeout it reads
+    # and the time left it writes back
+    "recvmmsg": (*(_Override("mmsg", CAP_MMSGHDR, k, 512, BUF_CAP, True)
+                   for k in range(MMSG_N)), _fixed("timeout", TIMESPEC_SIZE),
+                 _fixed("timeout", TIMESPEC_SIZE, at_exit=True), _fd("fd")),
     "recvfrom": (_buf("ubuf", "ret", at_exit=True), *_addr_out("addr", "addr_len"),
                  _fd("fd")),
     "accept": (*_addr_out("upeer_sockaddr", "upeer_addrlen"), _fd("fd"),
