@@ -499,6 +499,8 @@ TABLES: dict[str, Table] = {
                     frozenset(), ()),
     "PERF_FLAGS": ("bits", ("linux/perf_event.h",),
                    r"PERF_FLAG_(FD_NO_GROUP|FD_OUTPUT|PID_CGROUP|FD_CLOEXEC)", frozenset(), ()),
+    # Linux AIO: struct iocb's aio_lio_opcode (an enum: ENUM_CONSTANTS)
+    "IOCB_CMDS": ("values", ("linux/aio_abi.h",), r"IOCB_CMD_[A-Z]+", frozenset(), ()),
     # requests of other drivers that share a value with one of IOCTLS: strace prints
     # both names (``SNDCTL_TMR_START or TCSETS``, ``BTRFS_IOC_CLONE or FICLONE``)
     "IOCTL_ALIASES": ("values", ("linux/soundcard.h", "linux/btrfs.h"),
@@ -513,6 +515,8 @@ ENUM_CONSTANTS: dict[str, tuple[str, ...]] = {
     "MPOL_MODES": ("MPOL_DEFAULT", "MPOL_PREFERRED", "MPOL_BIND", "MPOL_INTERLEAVE",
                    "MPOL_LOCAL", "MPOL_PREFERRED_MANY"),
     "IOPRIO_WHO": ("IOPRIO_WHO_PROCESS", "IOPRIO_WHO_PGRP", "IOPRIO_WHO_USER"),
+    "IOCB_CMDS": ("IOCB_CMD_PREAD", "IOCB_CMD_PWRITE", "IOCB_CMD_FSYNC", "IOCB_CMD_FDSYNC",
+                  "IOCB_CMD_POLL", "IOCB_CMD_NOOP", "IOCB_CMD_PREADV", "IOCB_CMD_PWRITEV"),
     # strace 6.1 names the opcodes of Linux 6.0 (up to IORING_UNREGISTER_PBUF_RING)
     "IORING_REGISTER_OPS": (
         "IORING_REGISTER_BUFFERS", "IORING_UNREGISTER_BUFFERS", "IORING_REGISTER_FILES",

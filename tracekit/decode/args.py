@@ -34,6 +34,7 @@ from tracekit.decode import (
     flags as F,
     flagwords,
     ops,
+    structs_aio,
     structs_fs,
     structs_io,
     structs_net,
@@ -477,7 +478,7 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         # structs of files: stat family, statfs, dirents, envp, limits, system info
         "rusagewho": _xval(T.RUSAGE_WHO, "RUSAGE_???"), **structs_fs.kinds(f),
         # I/O and socket structs (tracekit.decode.structs_io, structs_net)
-        **structs_io.kinds(f), **structs_net.kinds(f),
+        **structs_io.kinds(f), **structs_net.kinds(f), **structs_aio.kinds(f),
         # calls whose arguments follow their operation (tracekit.decode.ops)
         **ops.kinds(f),
         # flag words of the calls only their prototypes describe (tracekit.decode.flagwords)

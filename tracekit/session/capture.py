@@ -53,6 +53,7 @@ from tracekit._events import (
     CAP_STRUCT,
 )
 from tracekit.decode.ops import CLONE_ARGS_SIZE, FLOCK_SIZE, KCMP_EPOLL_SLOT_SIZE
+from tracekit.decode.structs_aio import IO_EVENT_SIZE, IO_URING_PARAMS_SIZE, IOCB_SIZE
 from tracekit.decode.structs_io import EPOLL_EVENT_SIZES, IOCTL_ARGS
 from tracekit.decode.structs_proc import (
     RUSAGE_SIZE,
@@ -409,6 +410,17 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     # sendmmsg: its first MMSG_N messages, at exit (strace prints them with msg_len)
     "sendmmsg": (*(_Override("mmsg", CAP_MMSGHDR, k, 512, BUF_CAP, True)
                    for k in range(MMSG_N)), _fd("fd")),
+    # Linux AIO and io_uring (tracekit/decode/structs_aio.py): the context io_setup
+    # writes, the events io_getevents writes and its timeout, the iocb io_cancel reads
+    # and the event it writes, io_uring_setup's params as read and as written back
+    "io_setup": (_fixed("ctxp", 8, at_exit=True),),
+    "io_getevents": (_array("events", "ret", IO_EVENT_SIZE, True),
+                     _fixed("timeout", TIMESPEC_SIZE)),
+    "io_pgetevents": (_array("events", "ret", IO_EVENT_SIZE, True),
+                      _fixed("timeout", TIMESPEC_SIZE)),
+    "io_cancel": (_fixed("iocb", IOCB_SIZE), _fixed("result", IO_EVENT_SIZE, at_exit=True)),
+    "io_uring_setup": (_fixed("params", IO_URING_PARAMS_SIZE),
+                       _fixed("params", IO_URING_PARAMS_SIZE, at_exit=True)),
     # recvmmsg: the first MMSG_N messages as the call filled them, the timeout it reads
     # and the time left it writes back
     "recvmmsg": (*(_Override("mmsg", CAP_MMSGHDR, k, 512, BUF_CAP, True)

@@ -2265,6 +2265,17 @@ PERF_FLAGS: tuple[tuple[int, str], ...] = (
     (0x8, 'PERF_FLAG_FD_CLOEXEC'),
 )
 
+IOCB_CMDS: dict[int, str] = {
+    0: 'IOCB_CMD_PREAD',
+    1: 'IOCB_CMD_PWRITE',
+    2: 'IOCB_CMD_FSYNC',
+    3: 'IOCB_CMD_FDSYNC',
+    5: 'IOCB_CMD_POLL',
+    6: 'IOCB_CMD_NOOP',
+    7: 'IOCB_CMD_PREADV',
+    8: 'IOCB_CMD_PWRITEV',
+}
+
 IOCTL_ALIASES: dict[int, str] = {
     21506: 'SNDCTL_TMR_START',
     21507: 'SNDCTL_TMR_STOP',
