@@ -499,6 +499,15 @@ TABLES: dict[str, Table] = {
                     frozenset(), ()),
     "PERF_FLAGS": ("bits", ("linux/perf_event.h",),
                    r"PERF_FLAG_(FD_NO_GROUP|FD_OUTPUT|PID_CGROUP|FD_CLOEXEC)", frozenset(), ()),
+    # keyctl(KEYCTL_SETPERM)'s permissions: no uapi header has them (INTERNAL_BITS);
+    # strace 6.1 prints the possessor's first, then the user's, group's and other's
+    "KEY_PERMS": ("bits", ("linux/keyctl.h",), r"KEY_(POS|USR|GRP|OTH)_[A-Z]+", frozenset(),
+                  ("KEY_POS_VIEW", "KEY_POS_READ", "KEY_POS_WRITE", "KEY_POS_SEARCH",
+                   "KEY_POS_LINK", "KEY_POS_SETATTR", "KEY_USR_VIEW", "KEY_USR_READ",
+                   "KEY_USR_WRITE", "KEY_USR_SEARCH", "KEY_USR_LINK", "KEY_USR_SETATTR",
+                   "KEY_GRP_VIEW", "KEY_GRP_READ", "KEY_GRP_WRITE", "KEY_GRP_SEARCH",
+                   "KEY_GRP_LINK", "KEY_GRP_SETATTR", "KEY_OTH_VIEW", "KEY_OTH_READ",
+                   "KEY_OTH_WRITE", "KEY_OTH_SEARCH", "KEY_OTH_LINK", "KEY_OTH_SETATTR")),
     # Linux AIO: struct iocb's aio_lio_opcode (an enum: ENUM_CONSTANTS)
     "IOCB_CMDS": ("values", ("linux/aio_abi.h",), r"IOCB_CMD_[A-Z]+", frozenset(), ()),
     # requests of other drivers that share a value with one of IOCTLS: strace prints
@@ -571,6 +580,17 @@ INTERNAL_BITS: dict[str, dict[str, int]] = {
     "FAN_EVENTS": {"FAN_DIR_MODIFY": 0x00080000},
     # powerpc's asm/mman.h defines it; strace 6.1 names 0x4 so on every arch
     "PKEY_ACCESS": {"PKEY_DISABLE_EXECUTE": 0x4},
+    # include/linux/key.h: key permissions (possessor, user, group, other)
+    "KEY_PERMS": {
+        "KEY_POS_VIEW": 0x01000000, "KEY_POS_READ": 0x02000000, "KEY_POS_WRITE": 0x04000000,
+        "KEY_POS_SEARCH": 0x08000000, "KEY_POS_LINK": 0x10000000, "KEY_POS_SETATTR": 0x20000000,
+        "KEY_USR_VIEW": 0x00010000, "KEY_USR_READ": 0x00020000, "KEY_USR_WRITE": 0x00040000,
+        "KEY_USR_SEARCH": 0x00080000, "KEY_USR_LINK": 0x00100000, "KEY_USR_SETATTR": 0x00200000,
+        "KEY_GRP_VIEW": 0x00000100, "KEY_GRP_READ": 0x00000200, "KEY_GRP_WRITE": 0x00000400,
+        "KEY_GRP_SEARCH": 0x00000800, "KEY_GRP_LINK": 0x00001000, "KEY_GRP_SETATTR": 0x00002000,
+        "KEY_OTH_VIEW": 0x00000001, "KEY_OTH_READ": 0x00000002, "KEY_OTH_WRITE": 0x00000004,
+        "KEY_OTH_SEARCH": 0x00000008, "KEY_OTH_LINK": 0x00000010, "KEY_OTH_SETATTR": 0x00000020,
+    },
     # include/linux/socket.h: the compat bit of send/recv flags (strace names 0x80000000)
     "MSG_FLAGS": {"MSG_CMSG_COMPAT": 0x80000000},
 }

@@ -105,3 +105,27 @@ def test_add_key_payload_is_plen_bytes_and_a_null_buffer_is_null(
     # getrandom(NULL, 0, 0) = 0: NULL, not an empty string
     assert args(dec, call("getrandom", (0, 0, 0), 0, (Capture(0, CAP_BUF, 0, b""),))) == (
         "NULL, 0, 0")
+
+
+def test_keyctl_buffers_permissions_and_search(dec: SyscallDecoder) -> None:
+    key = 122021228
+    desc = Capture(2, CAP_BUF, 0, bytes(32))
+    zeros = "\\0" * 31        # 32 bytes written, the last (a NUL) left out
+    assert args(dec, call("keyctl", (6, key, 0x1000, 32), 33, (desc,))) == (
+        f'KEYCTL_DESCRIBE, {key}, "{zeros}", 32')
+    payload = Capture(2, CAP_BUF, 0, b"payload")
+    assert args(dec, call("keyctl", (11, key, 0x1000, 32), 7, (payload,))) == (
+        f'KEYCTL_READ, {key}, "payload", 32')
+    assert args(dec, call("keyctl", (11, key, 0x1000, 32), -13, (payload,))) == (
+        f"KEYCTL_READ, {key}, 0x1000, 32")
+    assert args(dec, call("keyctl", (17, key, 0x1000, 32), 1,
+                          (Capture(2, CAP_BUF, 0, b"\0"),))) == (
+        f'KEYCTL_GET_SECURITY, {key}, "", 32')
+    assert args(dec, call("keyctl", (5, key, 0x3F010000))) == (
+        f"KEYCTL_SETPERM, {key}, KEY_POS_VIEW|KEY_POS_READ|KEY_POS_WRITE|KEY_POS_SEARCH|"
+        "KEY_POS_LINK|KEY_POS_SETATTR|KEY_USR_VIEW")
+    assert args(dec, call("keyctl", (5, key, 0xC0000000))) == (
+        f"KEYCTL_SETPERM, {key}, 0xc0000000 /* KEY_??? */")
+    strs = (Capture(2, CAP_STR, 0, b"user"), Capture(3, CAP_STR, 0, b"tracekit:sweep"))
+    assert args(dec, call("keyctl", (10, 0xFFFFFFFE, 0x10, 0x20, 0), key, strs)) == (
+        'KEYCTL_SEARCH, KEY_SPEC_PROCESS_KEYRING, "user", "tracekit:sweep", 0')

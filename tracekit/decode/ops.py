@@ -21,7 +21,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from tracekit._events import CAP_STR, CAPF_FAULT, CAPF_TRUNC, Capture, Syscall
+from tracekit._events import CAP_BUF, CAP_STR, CAPF_FAULT, CAPF_TRUNC, Capture, Syscall
 from tracekit.decode import flags as F
 from tracekit.decode.captures import capture, capture_out, succeeded
 from tracekit.decode.signals import siginfo_text
@@ -529,12 +529,29 @@ _KEYCTL: dict[str, tuple[str, ...]] = {
     "KEYCTL_GET_KEYRING_ID": ("key", "d"), "KEYCTL_JOIN_SESSION_KEYRING": ("str",),
     "KEYCTL_UPDATE": ("key", "p", "u"), "KEYCTL_REVOKE": ("key",), "KEYCTL_CLEAR": ("key",),
     "KEYCTL_INVALIDATE": ("key",), "KEYCTL_LINK": ("key", "key"),
-    "KEYCTL_UNLINK": ("key", "key"), "KEYCTL_DESCRIBE": ("key", "p", "u"),
-    "KEYCTL_READ": ("key", "p", "u"), "KEYCTL_GET_SECURITY": ("key", "p", "u"),
-    "KEYCTL_SETPERM": ("key", "x"), "KEYCTL_SET_TIMEOUT": ("key", "u"),
+    "KEYCTL_UNLINK": ("key", "key"), "KEYCTL_DESCRIBE": ("key", "outnul", "lu"),
+    "KEYCTL_READ": ("key", "out", "lu"), "KEYCTL_GET_SECURITY": ("key", "outnul", "lu"),
+    "KEYCTL_SETPERM": ("key", "perm"), "KEYCTL_SET_TIMEOUT": ("key", "u"),
+    "KEYCTL_SEARCH": ("key", "str", "str", "key"),
     "KEYCTL_SET_REQKEY_KEYRING": ("d",), "KEYCTL_ASSUME_AUTHORITY": ("key",),
     "KEYCTL_SESSION_TO_PARENT": (), "KEYCTL_CHOWN": ("key", "d", "d"),
 }
+
+
+def _keyctl_out(d: SyscallDecoder, ev: Syscall, i: int, *, nul: bool) -> str:
+    """The buffer KEYCTL_READ, KEYCTL_DESCRIBE and KEYCTL_GET_SECURITY fill: the bytes
+    written (the result, at most the buffer's length, the next argument), without the
+    terminating NUL of a description (``nul``); the address when the call failed."""
+    cap = next((c for c in ev.caps if c.arg == i and c.kind == CAP_BUF
+                and not c.flags & CAPF_FAULT), None) if succeeded(ev) else None
+    if cap is None or ev.args[i] == 0:
+        return pointer(ev.args[i])
+    n = min(ev.ret, ev.args[i + 1])
+    data = cap.data[:n]
+    if nul and data.endswith(b"\0") and len(data) == n:
+        data = data[:-1]
+    more = bool(cap.flags & CAPF_TRUNC) and len(cap.data) < n
+    return quote(data, limit=d.string_limit, more=more)
 
 
 def _keyctl(d: SyscallDecoder, ev: Syscall) -> list[str]:
@@ -554,13 +571,18 @@ def _keyctl(d: SyscallDecoder, ev: Syscall) -> list[str]:
             out.append(str(signed(v, 32)))
         elif k == "u":
             out.append(str(v & _M32))
-        elif k == "x":
-            out.append(_x(v & _M32))
+        elif k == "lu":
+            out.append(str(v))
+        elif k == "perm":
+            out.append(F.FlagSet(T.KEY_PERMS, unknown="KEY_???")(v & _M32))
         elif k == "str":
-            cap = capture(ev, i)
-            out.append(pointer(v) if cap is None or cap.kind != CAP_STR
+            cap = next((c for c in ev.caps if c.arg == i and c.kind == CAP_STR
+                        and not c.flags & CAPF_FAULT), None)
+            out.append(pointer(v) if cap is None
                        else quote(cap.data, limit=d.string_limit,
                                   more=bool(cap.flags & CAPF_TRUNC)))
+        elif k in ("out", "outnul"):
+            out.append(_keyctl_out(d, ev, i, nul=k == "outnul"))
         else:
             out.append(pointer(v))
     return out

@@ -2243,6 +2243,33 @@ PERF_FLAGS: tuple[tuple[int, str], ...] = (
     (0x8, 'PERF_FLAG_FD_CLOEXEC'),
 )
 
+KEY_PERMS: tuple[tuple[int, str], ...] = (
+    (0x1000000, 'KEY_POS_VIEW'),
+    (0x2000000, 'KEY_POS_READ'),
+    (0x4000000, 'KEY_POS_WRITE'),
+    (0x8000000, 'KEY_POS_SEARCH'),
+    (0x10000000, 'KEY_POS_LINK'),
+    (0x20000000, 'KEY_POS_SETATTR'),
+    (0x10000, 'KEY_USR_VIEW'),
+    (0x20000, 'KEY_USR_READ'),
+    (0x40000, 'KEY_USR_WRITE'),
+    (0x80000, 'KEY_USR_SEARCH'),
+    (0x100000, 'KEY_USR_LINK'),
+    (0x200000, 'KEY_USR_SETATTR'),
+    (0x100, 'KEY_GRP_VIEW'),
+    (0x200, 'KEY_GRP_READ'),
+    (0x400, 'KEY_GRP_WRITE'),
+    (0x800, 'KEY_GRP_SEARCH'),
+    (0x1000, 'KEY_GRP_LINK'),
+    (0x2000, 'KEY_GRP_SETATTR'),
+    (0x1, 'KEY_OTH_VIEW'),
+    (0x2, 'KEY_OTH_READ'),
+    (0x4, 'KEY_OTH_WRITE'),
+    (0x8, 'KEY_OTH_SEARCH'),
+    (0x10, 'KEY_OTH_LINK'),
+    (0x20, 'KEY_OTH_SETATTR'),
+)
+
 IOCB_CMDS: dict[int, str] = {
     0: 'IOCB_CMD_PREAD',
     1: 'IOCB_CMD_PWRITE',
