@@ -508,6 +508,8 @@ TABLES: dict[str, Table] = {
                    "KEY_GRP_VIEW", "KEY_GRP_READ", "KEY_GRP_WRITE", "KEY_GRP_SEARCH",
                    "KEY_GRP_LINK", "KEY_GRP_SETATTR", "KEY_OTH_VIEW", "KEY_OTH_READ",
                    "KEY_OTH_WRITE", "KEY_OTH_SEARCH", "KEY_OTH_LINK", "KEY_OTH_SETATTR")),
+    # inode flags of ioctl FS_IOC_GETFLAGS/FS_IOC_SETFLAGS (``[FS_EXTENT_FL]``)
+    "FS_INODE_FLAGS": ("bits", ("linux/fs.h",), r"FS_[A-Z_]+_FL", frozenset(), ()),
     # Linux AIO: struct iocb's aio_lio_opcode (an enum: ENUM_CONSTANTS)
     "IOCB_CMDS": ("values", ("linux/aio_abi.h",), r"IOCB_CMD_[A-Z]+", frozenset(), ()),
     # requests of other drivers that share a value with one of IOCTLS: strace prints

@@ -129,3 +129,12 @@ def test_keyctl_buffers_permissions_and_search(dec: SyscallDecoder) -> None:
     strs = (Capture(2, CAP_STR, 0, b"user"), Capture(3, CAP_STR, 0, b"tracekit:sweep"))
     assert args(dec, call("keyctl", (10, 0xFFFFFFFE, 0x10, 0x20, 0), key, strs)) == (
         'KEYCTL_SEARCH, KEY_SPEC_PROCESS_KEYRING, "user", "tracekit:sweep", 0')
+
+
+def test_ioctl_inode_flags_and_block_requests(dec: SyscallDecoder) -> None:
+    flags = Capture(2, CAP_BUF, 0, (0x80000).to_bytes(4, "little"))
+    assert args(dec, call("ioctl", (3, 0x80086601, 0x1000), 0, (flags,))) == (
+        "3, FS_IOC_GETFLAGS, [FS_EXTENT_FL]")
+    assert args(dec, call("ioctl", (3, 0x80081272, 0), -25)) == "3, BLKGETSIZE64, NULL"
+    assert args(dec, call("ioctl", (3, 0x1268, 0x1000), -25)) == "3, BLKSSZGET, 0x1000"
+    assert args(dec, call("ioctl", (3, 2, 0x1000))) == "3, FIGETBSZ, 0x1000"

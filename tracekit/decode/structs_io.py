@@ -96,7 +96,8 @@ class _IoctlArg(NamedTuple):
     into: bool           # the call reads it: captured at entry, shown whatever the result
     out: bool            # the call writes it: captured at exit, shown when it succeeded
     fmt: str             # "termios", "winsize", "int", "fd" (the value as an int),
-    #                      "flush"/"flow" (TCFLSH/TCXONC's value by name), "none", "hex"
+    #                      "flush"/"flow" (TCFLSH/TCXONC's value by name), "none", "hex",
+    #                      "ptr" (an address), "inodeflags" (``[FS_EXTENT_FL]``)
 
 
 # How each request's argument prints (strace 6.1, term_ioctl.c and file_ioctl.c)
@@ -110,6 +111,16 @@ _IOCTL_KINDS: dict[str, _IoctlArg] = {
        for n in ("FIONREAD", "TIOCOUTQ", "TIOCGPGRP", "TIOCGSID", "TIOCGETD", "TIOCGPTN")},
     **{n: _IoctlArg(4, True, False, "int")
        for n in ("FIONBIO", "FIOASYNC", "TIOCSPGRP", "TIOCSETD", "TIOCSPTLCK", "TIOCPKT")},
+    "FS_IOC_GETFLAGS": _IoctlArg(4, False, True, "inodeflags"),
+    "FS_IOC_SETFLAGS": _IoctlArg(4, True, False, "inodeflags"),
+    # block device requests: strace prints the argument's address on a file that is not
+    # one (ENOTTY); what they write on a block device is not decoded here
+    **{n: _IoctlArg(0, False, False, "ptr")
+       for n in ("BLKGETSIZE64", "BLKGETSIZE", "BLKSSZGET", "BLKBSZGET", "BLKBSZSET",
+                 "BLKPBSZGET", "BLKIOMIN", "BLKIOOPT", "BLKALIGNOFF", "BLKROGET", "BLKROSET",
+                 "BLKRAGET", "BLKRASET", "BLKFRAGET", "BLKFRASET", "BLKSECTGET",
+                 "BLKSECTSET", "BLKDISCARDZEROES", "BLKROTATIONAL", "BLKDISCARD",
+                 "BLKSECDISCARD", "BLKZEROOUT", "BLKGETDISKSEQ", "BLKTRACESETUP")},
     "FICLONE": _IoctlArg(0, False, False, "fd"),
     "TCSBRK": _IoctlArg(0, False, False, "fd"),
     "TCSBRKP": _IoctlArg(0, False, False, "fd"),
@@ -188,6 +199,8 @@ def k_ioctlarg(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
         return None
     if a.fmt == "fd":
         return str(signed(v, 32))
+    if a.fmt == "ptr":
+        return pointer(v)
     if a.fmt in ("flush", "flow"):
         return F.enum(fl.tables.TC_FLUSH if a.fmt == "flush" else fl.tables.TC_FLOW, v)
     if v == 0:
@@ -199,6 +212,8 @@ def k_ioctlarg(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
             text = format_termios(cap.data, fl)
         elif a.fmt == "winsize":
             text = format_winsize(cap.data)
+        elif a.fmt == "inodeflags" and len(cap.data) >= 4:
+            text = f"[{_bits(fl.tables.FS_INODE_FLAGS, int.from_bytes(cap.data[:4], 'little'))}]"
         elif len(cap.data) >= 4:
             text = f"[{signed(int.from_bytes(cap.data[:4], 'little'), 32)}]"
     return pointer(v) if text is None else text

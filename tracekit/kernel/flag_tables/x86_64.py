@@ -2292,6 +2292,38 @@ KEY_PERMS: tuple[tuple[int, str], ...] = (
     (0x20, 'KEY_OTH_SETATTR'),
 )
 
+FS_INODE_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'FS_SECRM_FL'),
+    (0x2, 'FS_UNRM_FL'),
+    (0x4, 'FS_COMPR_FL'),
+    (0x8, 'FS_SYNC_FL'),
+    (0x10, 'FS_IMMUTABLE_FL'),
+    (0x20, 'FS_APPEND_FL'),
+    (0x40, 'FS_NODUMP_FL'),
+    (0x80, 'FS_NOATIME_FL'),
+    (0x100, 'FS_DIRTY_FL'),
+    (0x200, 'FS_COMPRBLK_FL'),
+    (0x400, 'FS_NOCOMP_FL'),
+    (0x800, 'FS_ENCRYPT_FL'),
+    (0x1000, 'FS_BTREE_FL'),
+    (0x2000, 'FS_IMAGIC_FL'),
+    (0x4000, 'FS_JOURNAL_DATA_FL'),
+    (0x8000, 'FS_NOTAIL_FL'),
+    (0x10000, 'FS_DIRSYNC_FL'),
+    (0x20000, 'FS_TOPDIR_FL'),
+    (0x40000, 'FS_HUGE_FILE_FL'),
+    (0x80000, 'FS_EXTENT_FL'),
+    (0x100000, 'FS_VERITY_FL'),
+    (0x200000, 'FS_EA_INODE_FL'),
+    (0x400000, 'FS_EOFBLOCKS_FL'),
+    (0x800000, 'FS_NOCOW_FL'),
+    (0x2000000, 'FS_DAX_FL'),
+    (0x10000000, 'FS_INLINE_DATA_FL'),
+    (0x20000000, 'FS_PROJINHERIT_FL'),
+    (0x40000000, 'FS_CASEFOLD_FL'),
+    (0x80000000, 'FS_RESERVED_FL'),
+)
+
 IOCB_CMDS: dict[int, str] = {
     0: 'IOCB_CMD_PREAD',
     1: 'IOCB_CMD_PWRITE',
