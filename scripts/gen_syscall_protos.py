@@ -64,6 +64,15 @@ EXTRA: dict[str, Proto] = {
     "map_shadow_stack": (("addr", "unsigned long"), ("size", "unsigned long"),
                          ("flags", "unsigned int")),
     "set_thread_area": (("u_info", "struct user_desc *"),),
+    # calls the kernel removed (ENOSYS), with the arguments strace 6.1 prints for them
+    # (its syscallent: undecoded words in hex)
+    "lookup_dcookie": (("cookie64", "u64"), ("buf", "char *"), ("len", "size_t")),
+    "uselib": (("library", "const char *"),),
+    "_sysctl": (("args", "struct __sysctl_args *"),),
+    **{name: tuple((f"arg{i}", "unsigned long") for i in range(n))
+       for name, n in (("create_module", 2), ("get_kernel_syms", 1), ("query_module", 5),
+                       ("nfsservctl", 3), ("getpmsg", 5), ("putpmsg", 5), ("afs_syscall", 5),
+                       ("tuxcall", 3), ("security", 3), ("vserver", 5))},
     "get_thread_area": (("u_info", "struct user_desc *"),),
 }
 
@@ -188,6 +197,8 @@ ENUMS: dict[tuple[str, str], str] = {
     ("io_getevents", "ctx_id"): "p",
     ("io_pgetevents", "ctx_id"): "p",
     ("io_cancel", "ctx_id"): "p",
+    ("lookup_dcookie", "cookie64"): "u",
+    ("uselib", "library"): "path",
     ("io_setup", "ctxp"): "aioctx_out",
     ("io_submit", "iocbpp"): "iocbpp",
     ("io_getevents", "events"): "ioevents",

@@ -138,3 +138,14 @@ def test_ioctl_inode_flags_and_block_requests(dec: SyscallDecoder) -> None:
     assert args(dec, call("ioctl", (3, 0x80081272, 0), -25)) == "3, BLKGETSIZE64, NULL"
     assert args(dec, call("ioctl", (3, 0x1268, 0x1000), -25)) == "3, BLKSSZGET, 0x1000"
     assert args(dec, call("ioctl", (3, 2, 0x1000))) == "3, FIGETBSZ, 0x1000"
+
+
+def test_retired_calls_have_strace_names_and_arguments(dec: SyscallDecoder) -> None:
+    caps = (Capture(0, CAP_STR, 0, b"nonexistent"),)
+    for name, argv, text in (
+            ("uselib", (0x1000,), '"nonexistent"'),
+            ("vserver", (1, 2, 3, 4, 5), "0x1, 0x2, 0x3, 0x4, 0x5"),
+            ("create_module", (0x1000, 0), "0x1000, 0"),
+            ("lookup_dcookie", (1, 2, 3), "1, 0x2, 3")):
+        out = dec.decode(call(name, argv, ENOSYS, caps))
+        assert (out.name, ", ".join(out.args)) == (name, text)

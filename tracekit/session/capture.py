@@ -161,7 +161,7 @@ ENVP_COUNT_CAP = 256 * (ENVP_COUNT_ELEM + 2)
 STRING_ARGS = frozenset({
     "filename", "pathname", "path", "oldname", "newname", "name", "specialfile", "uname",
     "u_name", "to_pathname", "from_pathname", "special", "put_old", "new_root", "_type",
-    "_description", "_fs_name", "_callout_info", "name_user", "uargs",
+    "_description", "_fs_name", "_callout_info", "name_user", "uargs", "library",
 })
 # ``char *`` (not const) arguments that are C strings: mount's, umount's and utime(s)'s.
 # Not ``name``: sethostname/setdomainname take ``char *name`` with a length (a buffer).

@@ -142,6 +142,7 @@ PROTOTYPES: dict[str, tuple[tuple[str, str, str], ...]] = {
     'listxattr': (('pathname', 'const char *', 'path'), ('list', 'char *', 'p'), ('size', 'size_t', 'u')),
     'listxattrat': (('dfd', 'int', 'dirfd'), ('pathname', 'const char *', 'path'), ('at_flags', 'unsigned int', 'x32'), ('list', 'char *', 'p'), ('size', 'size_t', 'u')),
     'llistxattr': (('pathname', 'const char *', 'path'), ('list', 'char *', 'p'), ('size', 'size_t', 'u')),
+    'lookup_dcookie': (('cookie64', 'u64', 'u'), ('buf', 'char *', 'p'), ('len', 'size_t', 'u')),
     'lremovexattr': (('pathname', 'const char *', 'path'), ('name', 'const char *', 'str')),
     'lseek': (('fd', 'unsigned int', 'u32'), ('offset', 'off_t', 'ld'), ('whence', 'unsigned int', 'whence')),
     'lsetxattr': (('pathname', 'const char *', 'path'), ('name', 'const char *', 'str'), ('value', 'const void *', 'p'), ('size', 'size_t', 'u'), ('flags', 'int', 'd')),
