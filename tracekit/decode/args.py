@@ -704,7 +704,9 @@ class SyscallDecoder:
         if got is not None:
             return got
         table = self.compat_table if compat else self.table
-        name = table.name(nr) if table is not None else f"syscall_{nr}"
+        name = table.name(nr) if table is not None else None
+        if name is None or table is None or table.nr(name) is None:
+            name = f"syscall_{nr:#x}"       # a number no call has: strace 6.1's spelling
         spec = ARGSPEC.get(name)
         generic = 0
         # tracefs and the shipped prototypes describe the native calls: an i386 call of
