@@ -230,7 +230,7 @@ static void flag_calls(int fd, long hi) {
     syscall(SYS_getrandom, NULL, 0L, hi);
     syscall(SYS_getrandom, BAD, 4L, 0L);
     int mfd = syscall(SYS_memfd_create, "s", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-    syscall(SYS_memfd_create, "s", 0x4L | 0x8L);              /* MFD_NOEXEC_SEAL|EXEC */
+    int mfd2 = syscall(SYS_memfd_create, "s", 0x4L | 0x8L);   /* MFD_HUGETLB|0x8 */
     syscall(SYS_memfd_create, NULL, 0L);
     syscall(SYS_memfd_create, BAD, 0L);
     syscall(SYS_sendfile, mfd, fd, &off, 4L);
@@ -282,6 +282,8 @@ static void flag_calls(int fd, long hi) {
     syscall(SYS_fcntl, fd, hi | F_GETFL);
     if (mfd >= 0)
         close(mfd);
+    if (mfd2 >= 0)
+        close(mfd2);
 }
 
 /* ioctl requests strace names: on the scratch file (none is a tty or a block device). */
