@@ -510,6 +510,25 @@ TABLES: dict[str, Table] = {
                    "KEY_OTH_WRITE", "KEY_OTH_SEARCH", "KEY_OTH_LINK", "KEY_OTH_SETATTR")),
     # inode flags of ioctl FS_IOC_GETFLAGS/FS_IOC_SETFLAGS (``[FS_EXTENT_FL]``)
     "FS_INODE_FLAGS": ("bits", ("linux/fs.h",), r"FS_[A-Z_]+_FL", frozenset(), ()),
+    # struct perf_event_attr (enums: ENUM_TAGS; strace 6.1 names sizes up to VER7)
+    "PERF_TYPES": ("values", ("linux/perf_event.h",), r"PERF_TYPE_(?!MAX)[A-Z_]+", frozenset(),
+                   ()),
+    "PERF_ATTR_SIZES": ("values", ("linux/perf_event.h",), r"PERF_ATTR_SIZE_VER[0-7]",
+                        frozenset(), ()),
+    "PERF_HW_IDS": ("values", ("linux/perf_event.h",), r"PERF_COUNT_HW_(?!MAX)[A-Z_]+",
+                    frozenset(), ()),
+    "PERF_SW_IDS": ("values", ("linux/perf_event.h",), r"PERF_COUNT_SW_(?!MAX)[A-Z_]+",
+                    frozenset(), ()),
+    "PERF_HW_CACHE_IDS": ("values", ("linux/perf_event.h",),
+                          r"PERF_COUNT_HW_CACHE_(?!MAX|OP_|RESULT_)[A-Z_0-9]+", frozenset(), ()),
+    "PERF_HW_CACHE_OPS": ("values", ("linux/perf_event.h",),
+                          r"PERF_COUNT_HW_CACHE_OP_(?!MAX)[A-Z_]+", frozenset(), ()),
+    "PERF_HW_CACHE_RESULTS": ("values", ("linux/perf_event.h",),
+                              r"PERF_COUNT_HW_CACHE_RESULT_(?!MAX)[A-Z_]+", frozenset(), ()),
+    "PERF_SAMPLE_FORMAT": ("bits", ("linux/perf_event.h",), r"PERF_SAMPLE_(?!MAX)[A-Z_0-9]+",
+                           frozenset(), ()),
+    "PERF_READ_FORMAT": ("bits", ("linux/perf_event.h",), r"PERF_FORMAT_(?!MAX)[A-Z_]+",
+                         frozenset(), ()),
     # Linux AIO: struct iocb's aio_lio_opcode (an enum: ENUM_CONSTANTS)
     "IOCB_CMDS": ("values", ("linux/aio_abi.h",), r"IOCB_CMD_[A-Z]+", frozenset(), ()),
     # requests of other drivers that share a value with one of IOCTLS: strace prints
@@ -598,7 +617,11 @@ INTERNAL_BITS: dict[str, dict[str, int]] = {
 }
 ENUM_TAGS: dict[str, str] = {
     "KCMP_TYPES": "kcmp_type", "MEMBARRIER_CMDS": "membarrier_cmd", "BPF_CMDS": "bpf_cmd",
-    "LANDLOCK_RULES": "landlock_rule_type",
+    "LANDLOCK_RULES": "landlock_rule_type", "PERF_TYPES": "perf_type_id",
+    "PERF_HW_IDS": "perf_hw_id", "PERF_SW_IDS": "perf_sw_ids",
+    "PERF_HW_CACHE_IDS": "perf_hw_cache_id", "PERF_HW_CACHE_OPS": "perf_hw_cache_op_id",
+    "PERF_HW_CACHE_RESULTS": "perf_hw_cache_op_result_id",
+    "PERF_SAMPLE_FORMAT": "perf_event_sample_format", "PERF_READ_FORMAT": "perf_event_read_format",
 }
 _ENUMERATOR = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*(?:=[^,}]*)?(?:,|$)")
 

@@ -186,6 +186,18 @@ static void refused_calls(long hi) {
     syscall(SYS_perf_event_open, NULL, 0L, -1L, -1L, 0L);
     syscall(SYS_perf_event_open, BAD, 0L, -1L, -1L, PERF_FLAG_FD_CLOEXEC);
     syscall(SYS_perf_event_open, &pa, 0L, -1L, -1L, 0x100L);
+    /* unknown flags: EINVAL before the attr is used; the attr as strace prints it */
+    memset(&pa, 0, sizeof pa);
+    pa.size = sizeof pa, pa.type = PERF_TYPE_HW_CACHE, pa.freq = 1, pa.sample_freq = 4000;
+    pa.config = 1 | (1 << 8) | (1 << 16) | (1ULL << 40), pa.disabled = 1, pa.precise_ip = 2;
+    pa.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID, pa.read_format = PERF_FORMAT_ID;
+    pa.mmap2 = 1, pa.sigtrap = 1;
+    syscall(SYS_perf_event_open, &pa, 0L, -1L, -1L, 0x100L);
+    memset(&pa, 0, sizeof pa);
+    pa.size = 48, pa.type = PERF_TYPE_SOFTWARE;              /* below VER0: an address */
+    syscall(SYS_perf_event_open, &pa, 0L, -1L, -1L, 0x100L);
+    pa.size = 200, pa.config = 99;
+    syscall(SYS_perf_event_open, &pa, 0L, -1L, -1L, 0x100L);
 
     syscall(SYS_landlock_add_rule, -1L, LANDLOCK_RULE_PATH_BENEATH, NULL, 0L);
     syscall(SYS_landlock_add_rule, -1L, 99L, BAD, 1L);

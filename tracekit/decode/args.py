@@ -38,6 +38,7 @@ from tracekit.decode import (
     structs_fs,
     structs_io,
     structs_net,
+    structs_perf,
     structs_proc as SP,
 )
 from tracekit.decode.argspec import ARGSPEC
@@ -479,6 +480,7 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         "rusagewho": _xval(T.RUSAGE_WHO, "RUSAGE_???"), **structs_fs.kinds(f),
         # I/O and socket structs (tracekit.decode.structs_io, structs_net)
         **structs_io.kinds(f), **structs_net.kinds(f), **structs_aio.kinds(f),
+        **structs_perf.kinds(f),
         # calls whose arguments follow their operation (tracekit.decode.ops)
         **ops.kinds(f),
         # flag words of the calls only their prototypes describe (tracekit.decode.flagwords)

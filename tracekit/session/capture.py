@@ -55,6 +55,7 @@ from tracekit._events import (
 from tracekit.decode.ops import CLONE_ARGS_SIZE, FLOCK_SIZE, KCMP_EPOLL_SLOT_SIZE
 from tracekit.decode.structs_aio import IO_EVENT_SIZE, IO_URING_PARAMS_SIZE, IOCB_SIZE
 from tracekit.decode.structs_io import EPOLL_EVENT_SIZES, IOCTL_ARGS
+from tracekit.decode.structs_perf import PERF_ATTR_HEAD_SIZE
 from tracekit.decode.structs_proc import (
     RUSAGE_SIZE,
     SIGACTION_SIZE as _SIGACTION_SIZES,
@@ -421,6 +422,9 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "io_cancel": (_fixed("iocb", IOCB_SIZE), _fixed("result", IO_EVENT_SIZE, at_exit=True)),
     "io_uring_setup": (_fixed("params", IO_URING_PARAMS_SIZE),
                        _fixed("params", IO_URING_PARAMS_SIZE, at_exit=True)),
+    # perf_event_open: the head of its struct perf_event_attr (what strace prints
+    # without -v: tracekit/decode/structs_perf.py)
+    "perf_event_open": (_fixed("attr_uptr", PERF_ATTR_HEAD_SIZE),),
     # recvmmsg: the first MMSG_N messages as the call filled them, the timeout it reads
     # and the time left it writes back
     "recvmmsg": (*(_Override("mmsg", CAP_MMSGHDR, k, 512, BUF_CAP, True)

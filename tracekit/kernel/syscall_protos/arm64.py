@@ -192,7 +192,7 @@ PROTOTYPES: dict[str, tuple[tuple[str, str, str], ...]] = {
     'open_tree_attr': (('dfd', 'int', 'dirfd'), ('filename', 'const char *', 'path'), ('flags', 'unsigned', 'x32'), ('uattr', 'struct mount_attr *', 'p'), ('usize', 'size_t', 'u')),
     'openat': (('dfd', 'int', 'dirfd'), ('filename', 'const char *', 'path'), ('flags', 'int', 'd'), ('mode', 'umode_t', 'mode')),
     'openat2': (('dfd', 'int', 'dirfd'), ('filename', 'const char *', 'path'), ('how', 'struct open_how *', 'p'), ('usize', 'size_t', 'u')),
-    'perf_event_open': (('attr_uptr', 'struct perf_event_attr *', 'p'), ('pid', 'pid_t', 'd'), ('cpu', 'int', 'd'), ('group_fd', 'int', 'd'), ('flags', 'unsigned long', 'perfflags')),
+    'perf_event_open': (('attr_uptr', 'struct perf_event_attr *', 'perfattr'), ('pid', 'pid_t', 'd'), ('cpu', 'int', 'd'), ('group_fd', 'int', 'd'), ('flags', 'unsigned long', 'perfflags')),
     'personality': (('personality', 'unsigned int', 'u32'),),
     'pidfd_getfd': (('pidfd', 'int', 'fd'), ('fd', 'int', 'fd'), ('flags', 'unsigned int', 'x32')),
     'pidfd_open': (('pid', 'pid_t', 'd'), ('flags', 'unsigned int', 'pidfdflags')),
