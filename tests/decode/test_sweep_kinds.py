@@ -149,3 +149,14 @@ def test_retired_calls_have_strace_names_and_arguments(dec: SyscallDecoder) -> N
             ("lookup_dcookie", (1, 2, 3), "1, 0x2, 3")):
         out = dec.decode(call(name, argv, ENOSYS, caps))
         assert (out.name, ", ".join(out.args)) == (name, text)
+
+
+def test_restart_syscall_names_the_call_it_resumes(dec: SyscallDecoder) -> None:
+    first = dec.decode(call("restart_syscall", (), -4))
+    assert first.args == ("<... resuming interrupted call ...>",)
+    dec.decode(call("nanosleep", (0x1000, 0x2000), -516))
+    other = call("getpid", ())
+    dec.decode(Syscall(ts_ns=1, duration_ns=1, tid=2, tgid=2, cpu=0,
+                       syscall_nr=other.syscall_nr, args=other.args, ret=2, comm="t"))
+    again = dec.decode(call("restart_syscall", (), 0))
+    assert (again.args, again.ret) == (("<... resuming interrupted nanosleep ...>",), "0")

@@ -662,6 +662,8 @@ class SyscallDecoder:
         self._fd_paths = fd_paths
         self._string_limit = string_limit
         self._verbose = False
+        # each thread's last call: what restart_syscall resumes (strace's s_prev_ent)
+        self._prev: dict[int, str] = {}
 
     @property
     def fd_paths(self) -> bool:
@@ -767,6 +769,15 @@ class SyscallDecoder:
             call = self.call(ev.syscall_nr, bool(compat))
         if call.generic < 0:
             self.unknown_nr += 1
+        prev = self._prev
+        if call.name == "restart_syscall":
+            # strace: ``restart_syscall(<... resuming interrupted nanosleep ...>)``, the
+            # thread's previous call ("call" when none was seen)
+            resumed = f"<... resuming interrupted {prev.get(ev.tid, 'call')} ...>"
+            return Decoded(call.name, (resumed,), self._ret(ev, call))
+        if len(prev) >= _MEMO_MAX:
+            prev.clear()
+        prev[ev.tid] = call.name
         key = (nr_key, ev.args, ev.caps, ev.ret, flags)
         if call.described and self._fd_paths and (
                 not flags & (SC_UNFINISHED | SC_NORETURN | SC_RESUMED)

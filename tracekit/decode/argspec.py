@@ -55,6 +55,9 @@ Calls whose arguments follow their operation end with a kind named after them (`
 argument; a kind
 before it only says what that argument is (``fcntl: fd fcntl``: the path filter's fds).
 
+restart_syscall prints the thread's previous call, as strace does:
+``restart_syscall(<... resuming interrupted nanosleep ...>)`` (SyscallDecoder.decode).
+
 Return kinds: ``d`` (decimal, the default), ``fd`` (decimal, and a new fd for the fd
 cache), ``x`` (hex: addresses, mmap/brk), ``mode`` (umask: octal), ``fcntl`` (flags of
 F_GETFD/F_GETFL as ``0x1 (flags FD_CLOEXEC)``, the new fd of F_DUPFD, ``10 (SIGUSR1)``
