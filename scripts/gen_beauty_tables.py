@@ -529,6 +529,11 @@ TABLES: dict[str, Table] = {
                            frozenset(), ()),
     "PERF_READ_FORMAT": ("bits", ("linux/perf_event.h",), r"PERF_FORMAT_(?!MAX)[A-Z_]+",
                          frozenset(), ()),
+    # landlock's filesystem access rights (those of Linux 6.1, which strace 6.1 names)
+    "LANDLOCK_ACCESS_FS": ("bits", ("linux/landlock.h",),
+                           r"LANDLOCK_ACCESS_FS_(EXECUTE|WRITE_FILE|READ_FILE|READ_DIR|"
+                           r"REMOVE_DIR|REMOVE_FILE|MAKE_CHAR|MAKE_DIR|MAKE_REG|MAKE_SOCK|"
+                           r"MAKE_FIFO|MAKE_BLOCK|MAKE_SYM|REFER)", frozenset(), ()),
     # Linux AIO: struct iocb's aio_lio_opcode (an enum: ENUM_CONSTANTS)
     "IOCB_CMDS": ("values", ("linux/aio_abi.h",), r"IOCB_CMD_[A-Z]+", frozenset(), ()),
     # requests of other drivers that share a value with one of IOCTLS: strace prints

@@ -129,6 +129,8 @@ ENUMS: dict[tuple[str, str], str] = {
     ("mlockall", "flags"): "mclflags",
     ("bpf", "cmd"): "bpfcmd",
     ("landlock_add_rule", "rule_type"): "landlockrule",
+    ("landlock_add_rule", "rule_attr"): "landlockruleattr",
+    ("landlock_create_ruleset", "attr"): "landlockrulesetattr",
     ("process_madvise", "behavior"): "madv",
     ("shmctl", "cmd"): "shmctlcmd",
     ("semctl", "cmd"): "semctlcmd",

@@ -6,6 +6,7 @@ Expected texts are what strace 6.1 printed for the same values on this machine
 
 from __future__ import annotations
 
+import struct
 from pathlib import Path
 
 import pytest
@@ -160,3 +161,27 @@ def test_restart_syscall_names_the_call_it_resumes(dec: SyscallDecoder) -> None:
                        syscall_nr=other.syscall_nr, args=other.args, ret=2, comm="t"))
     again = dec.decode(call("restart_syscall", (), 0))
     assert (again.args, again.ret) == (("<... resuming interrupted nanosleep ...>",), "0")
+
+
+def test_landlock_rule_and_ruleset_attrs(dec: SyscallDecoder) -> None:
+    rule = Capture(2, CAP_STR, 0, struct.pack("<Qi", (1 << 14) - 1 | 1 << 40, 0))
+    # (a struct capture's kind does not matter to the decoder: it reads the bytes)
+    assert args(dec, call("landlock_add_rule", (0xFFFFFFFF, 1, 0x1000, 0), -9, (rule,))) == (
+        "-1, LANDLOCK_RULE_PATH_BENEATH, {allowed_access=LANDLOCK_ACCESS_FS_EXECUTE|"
+        "LANDLOCK_ACCESS_FS_WRITE_FILE|LANDLOCK_ACCESS_FS_READ_FILE|LANDLOCK_ACCESS_FS_READ_DIR|"
+        "LANDLOCK_ACCESS_FS_REMOVE_DIR|LANDLOCK_ACCESS_FS_REMOVE_FILE|"
+        "LANDLOCK_ACCESS_FS_MAKE_CHAR|LANDLOCK_ACCESS_FS_MAKE_DIR|LANDLOCK_ACCESS_FS_MAKE_REG|"
+        "LANDLOCK_ACCESS_FS_MAKE_SOCK|LANDLOCK_ACCESS_FS_MAKE_FIFO|"
+        "LANDLOCK_ACCESS_FS_MAKE_BLOCK|LANDLOCK_ACCESS_FS_MAKE_SYM|LANDLOCK_ACCESS_FS_REFER|"
+        "0x10000000000, parent_fd=0}, 0")
+    assert args(dec, call("landlock_add_rule", (0xFFFFFFFF, 2, 0x1000, 0), -22, (rule,))) == (
+        "-1, 0x2 /* LANDLOCK_RULE_??? */, 0x1000, 0")
+    ruleset = (Capture(0, CAP_STR, 0, struct.pack("<Q", 3)),)
+    tail = "0x10 /* LANDLOCK_CREATE_RULESET_??? */"
+    for size, text in ((8, "{handled_access_fs=LANDLOCK_ACCESS_FS_EXECUTE|"
+                           "LANDLOCK_ACCESS_FS_WRITE_FILE}"),
+                       (16, "{handled_access_fs=LANDLOCK_ACCESS_FS_EXECUTE|"
+                            "LANDLOCK_ACCESS_FS_WRITE_FILE, ...}"),
+                       (4, "0x1000")):
+        ev = call("landlock_create_ruleset", (0x1000, size, 0x10), -22, ruleset)
+        assert args(dec, ev) == f"{text}, {size}, {tail}"

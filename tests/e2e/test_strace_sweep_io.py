@@ -105,6 +105,12 @@ def test_sweep_io_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             "size=0xc8 /* PERF_ATTR_SIZE_??? */, config=0x63 /* PERF_COUNT_SW_??? */,",
             "landlock_add_rule(-1, 0x63 /* LANDLOCK_RULE_??? */, 0x1, 0x1) = -1 EINVAL",
             "landlock_restrict_self(-1, 0x100) = -1 EINVAL",
+            "landlock_add_rule(-1, LANDLOCK_RULE_PATH_BENEATH, {allowed_access="
+            "LANDLOCK_ACCESS_FS_EXECUTE|LANDLOCK_ACCESS_FS_REFER|0x10000000000, parent_fd=-1}, "
+            "0) = -1 EBADF", "landlock_add_rule(-1, LANDLOCK_RULE_PATH_BENEATH, 0x1, 0)",
+            "landlock_create_ruleset({handled_access_fs=LANDLOCK_ACCESS_FS_READ_FILE}, 8, "
+            "0x10 /* LANDLOCK_CREATE_RULESET_??? */) = -1 EINVAL",
+            "landlock_create_ruleset({handled_access_fs=0, ...}, 16, ",
             "restart_syscall(<... resuming interrupted landlock_restrict_self ...>) = -1 EINTR",
             "fsconfig(-1, FSCONFIG_SET_FLAG, \"ro\", NULL, 0) = -1 EINVAL",
             "fsconfig(-1, FSCONFIG_SET_STRING, \"source\", \"none\", 0) = -1 EINVAL",

@@ -8,8 +8,9 @@
  * Every call is harmless: it works on a scratch file, socketpair, pipe, memfd, aio
  * context or io_uring of its own (closed or destroyed before the end), on a "user" key it
  * adds to its own process keyring and unlinks, or fails before it changes anything:
- * bpf with attrs the kernel refuses (nothing is loaded), perf_event_open with a bad size
- * or type, landlock on fd -1 (the process is never restricted), fsconfig on fd -1,
+ * bpf with attrs the kernel refuses (nothing is loaded), perf_event_open with a bad size,
+ * type or flags, landlock on fd -1 or with unknown flags (no ruleset is made, the process
+ * is never restricted), fsconfig on fd -1,
  * kexec_load with more than KEXEC_SEGMENT_MAX segments, kexec_file_load with unknown
  * flags, init_module with a NULL image of length 0 (ENOEXEC), finit_module on fd -1,
  * reboot with a wrong magic number (checked before the command).
@@ -201,6 +202,16 @@ static void refused_calls(long hi) {
 
     syscall(SYS_landlock_add_rule, -1L, LANDLOCK_RULE_PATH_BENEATH, NULL, 0L);
     syscall(SYS_landlock_add_rule, -1L, 99L, BAD, 1L);
+    struct landlock_path_beneath_attr pb = {.allowed_access = LANDLOCK_ACCESS_FS_EXECUTE |
+                                            LANDLOCK_ACCESS_FS_REFER | (1ULL << 40),
+                                            .parent_fd = -1};
+    syscall(SYS_landlock_add_rule, -1L, LANDLOCK_RULE_PATH_BENEATH, &pb, 0L);   /* EBADF */
+    syscall(SYS_landlock_add_rule, -1L, LANDLOCK_RULE_PATH_BENEATH, BAD, 0L);
+    struct landlock_ruleset_attr ra = {.handled_access_fs = LANDLOCK_ACCESS_FS_READ_FILE};
+    uint64_t ra2[2] = {0, 0};
+    syscall(SYS_landlock_create_ruleset, &ra, sizeof ra, 0x10L);   /* unknown flags: EINVAL */
+    syscall(SYS_landlock_create_ruleset, ra2, 16L, 0x10L);
+    syscall(SYS_landlock_create_ruleset, ra2, 4L, 0x10L);
     syscall(SYS_landlock_restrict_self, -1L, 0L);
     syscall(SYS_landlock_restrict_self, hi | -1L, 0x100L);
     /* nothing to restart: the default restart block returns EINTR */

@@ -54,6 +54,7 @@ from tracekit._events import (
 )
 from tracekit.decode.ops import CLONE_ARGS_SIZE, FLOCK_SIZE, KCMP_EPOLL_SLOT_SIZE
 from tracekit.decode.structs_aio import IO_EVENT_SIZE, IO_URING_PARAMS_SIZE, IOCB_SIZE
+from tracekit.decode.structs_fs import LANDLOCK_PATH_BENEATH_SIZE, LANDLOCK_RULESET_HEAD
 from tracekit.decode.structs_io import EPOLL_EVENT_SIZES, IOCTL_ARGS
 from tracekit.decode.structs_perf import PERF_ATTR_HEAD_SIZE
 from tracekit.decode.structs_proc import (
@@ -422,6 +423,9 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "io_cancel": (_fixed("iocb", IOCB_SIZE), _fixed("result", IO_EVENT_SIZE, at_exit=True)),
     "io_uring_setup": (_fixed("params", IO_URING_PARAMS_SIZE),
                        _fixed("params", IO_URING_PARAMS_SIZE, at_exit=True)),
+    # landlock: a path-beneath rule (packed u64, s32) and a ruleset's handled_access_fs
+    "landlock_add_rule": (_fixed("rule_attr", LANDLOCK_PATH_BENEATH_SIZE),),
+    "landlock_create_ruleset": (_fixed("attr", LANDLOCK_RULESET_HEAD),),
     # perf_event_open: the head of its struct perf_event_attr (what strace prints
     # without -v: tracekit/decode/structs_perf.py)
     "perf_event_open": (_fixed("attr_uptr", PERF_ATTR_HEAD_SIZE),),
