@@ -534,6 +534,10 @@ TABLES: dict[str, Table] = {
                            r"LANDLOCK_ACCESS_FS_(EXECUTE|WRITE_FILE|READ_FILE|READ_DIR|"
                            r"REMOVE_DIR|REMOVE_FILE|MAKE_CHAR|MAKE_DIR|MAKE_REG|MAKE_SOCK|"
                            r"MAKE_FIFO|MAKE_BLOCK|MAKE_SYM|REFER)", frozenset(), ()),
+    # keyctl(KEYCTL_CAPABILITIES)'s two bytes, and KEYCTL_MOVE's flags
+    "KEYCTL_CAPS0": ("bits", ("linux/keyctl.h",), r"KEYCTL_CAPS0_[A-Z_]+", frozenset(), ()),
+    "KEYCTL_CAPS1": ("bits", ("linux/keyctl.h",), r"KEYCTL_CAPS1_[A-Z_]+", frozenset(), ()),
+    "KEYCTL_MOVE_FLAGS": ("bits", ("linux/keyctl.h",), r"KEYCTL_MOVE_EXCL", frozenset(), ()),
     # Linux AIO: struct iocb's aio_lio_opcode (an enum: ENUM_CONSTANTS)
     "IOCB_CMDS": ("values", ("linux/aio_abi.h",), r"IOCB_CMD_[A-Z]+", frozenset(), ()),
     # requests of other drivers that share a value with one of IOCTLS: strace prints

@@ -185,3 +185,19 @@ def test_landlock_rule_and_ruleset_attrs(dec: SyscallDecoder) -> None:
                        (4, "0x1000")):
         ev = call("landlock_create_ruleset", (0x1000, size, 0x10), -22, ruleset)
         assert args(dec, ev) == f"{text}, {size}, {tail}"
+
+
+def test_keyctl_payloads_capabilities_reject_and_move(dec: SyscallDecoder) -> None:
+    key = 159991048
+    payload = (Capture(2, CAP_BUF, 0, b"q\0r"),)
+    assert args(dec, call("keyctl", (2, key, 0x1000, 3), 0, payload)) == (
+        f'KEYCTL_UPDATE, {key}, "q\\0r", 3')
+    caps = (Capture(1, CAP_BUF, 0, bytes([0xEB, 0x03])),)
+    assert args(dec, call("keyctl", (31, 0x1000, 2), 2, caps)) == (
+        "KEYCTL_CAPABILITIES, [KEYCTL_CAPS0_CAPABILITIES|KEYCTL_CAPS0_PERSISTENT_KEYRINGS|"
+        "KEYCTL_CAPS0_PUBLIC_KEY|KEYCTL_CAPS0_INVALIDATE|KEYCTL_CAPS0_RESTRICT_KEYRING|"
+        "KEYCTL_CAPS0_MOVE, KEYCTL_CAPS1_NS_KEYRING_NAME|KEYCTL_CAPS1_NS_KEY_TAG], 2")
+    assert args(dec, call("keyctl", (19, key, 10, 128, 0xFFFFFFFE), -1)) == (
+        f"KEYCTL_REJECT, {key}, 10, EKEYREVOKED, KEY_SPEC_PROCESS_KEYRING")
+    assert args(dec, call("keyctl", (30, key, 0xFFFFFFFE, 0xFFFFFF9C, 1), -22)) == (
+        f"KEYCTL_MOVE, {key}, KEY_SPEC_PROCESS_KEYRING, -100, KEYCTL_MOVE_EXCL")

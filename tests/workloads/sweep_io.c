@@ -138,8 +138,9 @@ static void net_calls(long hi) {
     close(sv[1]);
 }
 
-/* Keys: a "user" key in this process's keyring, read back and unlinked; a description
- * nobody has; keyctl operations on it. */
+/* Keys: a "user" key in this process's keyring, read back, updated, revoked and
+ * unlinked; a description nobody has; keyctl operations on it that the kernel refuses
+ * (not a keyring, no authority to instantiate, a bad destination). */
 static void key_calls(long hi) {
     char buf[32];
     memset(buf, 0, sizeof buf);
@@ -159,6 +160,16 @@ static void key_calls(long hi) {
     syscall(SYS_keyctl, KEYCTL_SET_TIMEOUT, key, 1000L);
     syscall(SYS_keyctl, KEYCTL_GET_SECURITY, key, buf, (long)sizeof buf);
     syscall(SYS_keyctl, KEYCTL_SEARCH, KEY_SPEC_PROCESS_KEYRING, "user", "tracekit:sweep", 0L);
+    syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_PROCESS_KEYRING, 0L);
+    syscall(SYS_keyctl, KEYCTL_CAPABILITIES, buf, 2L);
+    syscall(SYS_keyctl, KEYCTL_RESTRICT_KEYRING, key, "asymmetric", "builtin_trusted");
+    syscall(SYS_keyctl, KEYCTL_NEGATE, key, 10L, KEY_SPEC_PROCESS_KEYRING);   /* EPERM */
+    syscall(SYS_keyctl, KEYCTL_REJECT, key, 10L, 128L, KEY_SPEC_PROCESS_KEYRING);
+    syscall(SYS_keyctl, KEYCTL_INSTANTIATE, key, "x", 1L, KEY_SPEC_PROCESS_KEYRING);
+    syscall(SYS_keyctl, KEYCTL_MOVE, key, KEY_SPEC_PROCESS_KEYRING, -100L, 1L);  /* EINVAL */
+    syscall(SYS_keyctl, KEYCTL_UPDATE, key, "q\0r", 3L);
+    syscall(SYS_keyctl, KEYCTL_CHOWN, key, -1L, -1L);                         /* no change */
+    syscall(SYS_keyctl, KEYCTL_REVOKE, key);
     syscall(SYS_keyctl, KEYCTL_UNLINK, key, KEY_SPEC_PROCESS_KEYRING);
     syscall(SYS_keyctl, KEYCTL_INVALIDATE, key);
     syscall(SYS_keyctl, 999L, 1L, 2L, 3L, 4L);

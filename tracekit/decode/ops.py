@@ -16,6 +16,7 @@ call wrote at exit, whichever the operation turns out to use.
 
 from __future__ import annotations
 
+import errno
 import struct
 from collections.abc import Callable
 from types import ModuleType
@@ -26,6 +27,7 @@ from tracekit.decode import flags as F
 from tracekit.decode.captures import capture, capture_out, succeeded
 from tracekit.decode.signals import siginfo_text
 from tracekit.decode.values import format_timespec, pointer, quote, signed
+from tracekit.kernel.syscalls import errno_name
 
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
@@ -527,23 +529,57 @@ def _ret_personality(d: SyscallDecoder, ev: Syscall, text: str) -> str:
 #   str: a string read at entry
 _KEYCTL: dict[str, tuple[str, ...]] = {
     "KEYCTL_GET_KEYRING_ID": ("key", "d"), "KEYCTL_JOIN_SESSION_KEYRING": ("str",),
-    "KEYCTL_UPDATE": ("key", "p", "u"), "KEYCTL_REVOKE": ("key",), "KEYCTL_CLEAR": ("key",),
+    "KEYCTL_UPDATE": ("key", "payload", "lu"), "KEYCTL_REVOKE": ("key",), "KEYCTL_CLEAR": ("key",),
     "KEYCTL_INVALIDATE": ("key",), "KEYCTL_LINK": ("key", "key"),
     "KEYCTL_UNLINK": ("key", "key"), "KEYCTL_DESCRIBE": ("key", "outnul", "lu"),
     "KEYCTL_READ": ("key", "out", "lu"), "KEYCTL_GET_SECURITY": ("key", "outnul", "lu"),
     "KEYCTL_SETPERM": ("key", "perm"), "KEYCTL_SET_TIMEOUT": ("key", "u"),
     "KEYCTL_SEARCH": ("key", "str", "str", "key"),
+    "KEYCTL_INSTANTIATE": ("key", "payload", "lu", "key"), "KEYCTL_NEGATE": ("key", "u", "key"),
+    "KEYCTL_REJECT": ("key", "u", "errno", "key"), "KEYCTL_CAPABILITIES": ("caps", "lu"),
+    "KEYCTL_RESTRICT_KEYRING": ("key", "str", "str"),
+    "KEYCTL_MOVE": ("key", "key", "key", "moveflags"),
     "KEYCTL_SET_REQKEY_KEYRING": ("d",), "KEYCTL_ASSUME_AUTHORITY": ("key",),
     "KEYCTL_SESSION_TO_PARENT": (), "KEYCTL_CHOWN": ("key", "d", "d"),
 }
+
+
+def _bufs(ev: Syscall, i: int) -> list[Capture]:
+    """The byte buffers captured of argument ``i``: the one read at entry (a payload,
+    its length the next argument) before the one read at exit (what the call wrote)."""
+    return [c for c in ev.caps if c.arg == i and c.kind == CAP_BUF and not c.flags & CAPF_FAULT]
+
+
+def _keyctl_payload(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """A payload KEYCTL_UPDATE and KEYCTL_INSTANTIATE read: its length the next argument."""
+    bufs = _bufs(ev, i)
+    if not bufs or ev.args[i] == 0:
+        return pointer(ev.args[i])
+    n = ev.args[i + 1]
+    cap = bufs[0]
+    return quote(cap.data[:n], limit=d.string_limit,
+                 more=bool(cap.flags & CAPF_TRUNC) and len(cap.data) < n)
+
+
+def _keyctl_caps(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """KEYCTL_CAPABILITIES' bytes (as many as the result, at most the buffer's length):
+    ``[KEYCTL_CAPS0_CAPABILITIES|..., KEYCTL_CAPS1_NS_KEYRING_NAME|...]``."""
+    bufs = _bufs(ev, i) if succeeded(ev) else []
+    if not bufs or ev.args[i] == 0:
+        return pointer(ev.args[i])
+    T = d.flags.tables
+    data = bufs[-1].data[:min(ev.ret, ev.args[i + 1])]
+    tables = (T.KEYCTL_CAPS0, T.KEYCTL_CAPS1)
+    return "[" + ", ".join(F.FlagSet(tables[k])(b) if k < 2 else hex(b)
+                           for k, b in enumerate(data)) + "]"
 
 
 def _keyctl_out(d: SyscallDecoder, ev: Syscall, i: int, *, nul: bool) -> str:
     """The buffer KEYCTL_READ, KEYCTL_DESCRIBE and KEYCTL_GET_SECURITY fill: the bytes
     written (the result, at most the buffer's length, the next argument), without the
     terminating NUL of a description (``nul``); the address when the call failed."""
-    cap = next((c for c in ev.caps if c.arg == i and c.kind == CAP_BUF
-                and not c.flags & CAPF_FAULT), None) if succeeded(ev) else None
+    bufs = _bufs(ev, i) if succeeded(ev) else []
+    cap = bufs[-1] if bufs else None
     if cap is None or ev.args[i] == 0:
         return pointer(ev.args[i])
     n = min(ev.ret, ev.args[i + 1])
@@ -583,6 +619,15 @@ def _keyctl(d: SyscallDecoder, ev: Syscall) -> list[str]:
                                   more=bool(cap.flags & CAPF_TRUNC)))
         elif k in ("out", "outnul"):
             out.append(_keyctl_out(d, ev, i, nul=k == "outnul"))
+        elif k == "payload":
+            out.append(_keyctl_payload(d, ev, i))
+        elif k == "caps":
+            out.append(_keyctl_caps(d, ev, i))
+        elif k == "errno":
+            err = v & _M32
+            out.append(errno_name(err) if err in errno.errorcode else str(err))
+        elif k == "moveflags":
+            out.append(F.FlagSet(T.KEYCTL_MOVE_FLAGS, unknown="KEYCTL_MOVE_???")(v & _M32))
         else:
             out.append(pointer(v))
     return out

@@ -460,10 +460,12 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "fcntl": (_fixed("arg", FLOCK_SIZE), _fixed("arg", FLOCK_SIZE, at_exit=True)),
     "arch_prctl": (_fixed("arg2", 8, at_exit=True),),
     "syslog": (_buf("buf", "ret", at_exit=True),),
-    # keyctl: the strings of its operations (KEYCTL_SEARCH's type and description), and
-    # the buffer KEYCTL_READ/DESCRIBE/GET_SECURITY fill (the result's bytes)
+    # keyctl: the strings of its operations (KEYCTL_SEARCH's type and description), the
+    # payload KEYCTL_UPDATE/INSTANTIATE read, the buffer KEYCTL_READ/DESCRIBE/
+    # GET_SECURITY fill and KEYCTL_CAPABILITIES' bytes (the result's bytes)
     "keyctl": (_Override("arg2", CAP_STR, None, 256), _Override("arg3", CAP_STR, None, 256),
-               _Override("arg4", CAP_STR, None, 256), _buf("arg3", "ret", at_exit=True)),
+               _Override("arg4", CAP_STR, None, 256), _buf("arg3", "arg4"),
+               _buf("arg3", "ret", at_exit=True), _buf("arg2", "ret", at_exit=True)),
     # add_key's payload (plen bytes) with its type and description strings
     "add_key": (_str("_type"), _str("_description"), _buf("_payload", "plen")),
     # fsconfig's key, and its value as a string (printed so for the string and path

@@ -2424,6 +2424,27 @@ LANDLOCK_ACCESS_FS: tuple[tuple[int, str], ...] = (
     (0x2000, 'LANDLOCK_ACCESS_FS_REFER'),
 )
 
+KEYCTL_CAPS0: tuple[tuple[int, str], ...] = (
+    (0x1, 'KEYCTL_CAPS0_CAPABILITIES'),
+    (0x2, 'KEYCTL_CAPS0_PERSISTENT_KEYRINGS'),
+    (0x4, 'KEYCTL_CAPS0_DIFFIE_HELLMAN'),
+    (0x8, 'KEYCTL_CAPS0_PUBLIC_KEY'),
+    (0x10, 'KEYCTL_CAPS0_BIG_KEY'),
+    (0x20, 'KEYCTL_CAPS0_INVALIDATE'),
+    (0x40, 'KEYCTL_CAPS0_RESTRICT_KEYRING'),
+    (0x80, 'KEYCTL_CAPS0_MOVE'),
+)
+
+KEYCTL_CAPS1: tuple[tuple[int, str], ...] = (
+    (0x1, 'KEYCTL_CAPS1_NS_KEYRING_NAME'),
+    (0x2, 'KEYCTL_CAPS1_NS_KEY_TAG'),
+    (0x4, 'KEYCTL_CAPS1_NOTIFICATIONS'),
+)
+
+KEYCTL_MOVE_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'KEYCTL_MOVE_EXCL'),
+)
+
 IOCB_CMDS: dict[int, str] = {
     0: 'IOCB_CMD_PREAD',
     1: 'IOCB_CMD_PWRITE',
