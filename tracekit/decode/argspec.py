@@ -42,7 +42,18 @@ others                a table of ``tracekit.decode.flags`` (see ``tracekit.decod
                       ``ioctlarg`` (by request; none for FIOCLEX), ``pollfds``,
                       ``fdset``, ``timeout_ts``/``timeout_tv``, ``sigmask`` (size:
                       next arg), ``epollevent``, ``epollevents`` (ret of them),
-                      ``iovw``/``iovr``, ``msghdr_in``/``msghdr_out``, ``msgflags``
+                      ``iovw``/``iovr``, ``msghdr_in``/``msghdr_out``, ``msgflags``,
+                      ``mmsgvec`` (sendmmsg), ``mmsgvec_out`` (recvmmsg: ret of them)
+``ioevents`` ...      AIO and io_uring (tracekit.decode.structs_aio): ``aioctx_out``,
+                      ``ioevents`` (ret of them), ``ioevent_out``, ``iocb``, ``iocbpp``,
+                      ``uringparams``; ``perfattr`` (tracekit.decode.structs_perf);
+                      ``landlockruleattr``, ``landlockrulesetattr`` (structs_fs)
+``iouringregop`` ...  constants and flag words of io_uring, fsconfig, perf_event_open,
+                      kexec, finit_module and reboot (tracekit.decode.flagwords):
+                      ``iouringenterflags``, ``fsconfigcmd``, ``perfflags``, ``kexecflags``,
+                      ``kexecfileflags``, ``modinitflags``, ``rebootmagic``,
+                      ``rebootcmd``; ``rebootarg`` (printed for RESTART2 only),
+                      ``fsconfigkey``/``fsconfigvalue``/``fsconfigaux`` (by command)
 ``sockaddr_out`` ...  socket outputs (tracekit.decode.structs_net): ``sockaddr_out``
                       (length: the next arg), ``len_inout`` (``[128 => 16]``),
                       ``sollevel``, ``sockopt``, ``optval_in``/``optval_out``
@@ -65,7 +76,7 @@ of F_GETSIG, ``0x2 (F_UNLCK)`` of F_GETLEASE), ``prctl`` (``1 (SUID_DUMP_USER)``
 ``membarrier`` (the commands of MEMBARRIER_CMD_QUERY), ``ioprio``
 (``16388 (IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4))``), ``schedpolicy`` (``0 (SCHED_OTHER)``),
 ``personality``
-(``0x8 (PER_LINUX32)``), ``poll``/``ppoll``
+(``0x8 (PER_LINUX32)``), ``recvmmsg`` (``1 (left {...})``), ``poll``/``ppoll``
 (``2 ([{fd=3, revents=POLLIN}], left {...})``), ``select``/``pselect``
 (``1 (in [3], left {...})``); ``0 (Timeout)``.
 """
