@@ -30,6 +30,7 @@
 #include <linux/mount.h>
 #include <linux/perf_event.h>
 #include <linux/reboot.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdint.h>
 #include <string.h>
@@ -136,6 +137,26 @@ static void net_calls(long hi) {
     syscall(SYS_recvmmsg, hi | sv[1], rm, 1L, MSG_DONTWAIT | MSG_PEEK, NULL);
     close(sv[0]);
     close(sv[1]);
+
+    /* UDP on loopback: messages with their addresses (ports of this run) */
+    int u1 = socket(AF_INET, SOCK_DGRAM, 0), u2 = socket(AF_INET, SOCK_DGRAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    struct sockaddr_in from[2];
+    socklen_t salen = sizeof sa;
+    bind(u2, (struct sockaddr *)&sa, sizeof sa);
+    getsockname(u2, (struct sockaddr *)&sa, &salen);
+    memset(m, 0, sizeof m);
+    memset(rm, 0, sizeof rm);
+    for (int k = 0; k < 2; k++) {
+        m[k].msg_hdr.msg_name = &sa, m[k].msg_hdr.msg_namelen = sizeof sa;
+        m[k].msg_hdr.msg_iov = &iov[k], m[k].msg_hdr.msg_iovlen = 1;
+        rm[k].msg_hdr.msg_name = &from[k], rm[k].msg_hdr.msg_namelen = sizeof from[k];
+        rm[k].msg_hdr.msg_iov = &riov[k], rm[k].msg_hdr.msg_iovlen = 1;
+    }
+    syscall(SYS_sendmmsg, u1, m, 2L, 0L);
+    syscall(SYS_recvmmsg, u2, rm, 2L, MSG_WAITFORONE, NULL);
+    close(u1);
+    close(u2);
 }
 
 /* Keys: a "user" key in this process's keyring, read back, updated, revoked and
