@@ -201,3 +201,15 @@ def test_keyctl_payloads_capabilities_reject_and_move(dec: SyscallDecoder) -> No
         f"KEYCTL_REJECT, {key}, 10, EKEYREVOKED, KEY_SPEC_PROCESS_KEYRING")
     assert args(dec, call("keyctl", (30, key, 0xFFFFFFFE, 0xFFFFFF9C, 1), -22)) == (
         f"KEYCTL_MOVE, {key}, KEY_SPEC_PROCESS_KEYRING, -100, KEYCTL_MOVE_EXCL")
+
+
+def test_fsconfig_path_binary_and_fd_commands(dec: SyscallDecoder) -> None:
+    caps = (Capture(2, CAP_STR, 0, b"k"), Capture(3, CAP_STR, 0, b"a"),
+            Capture(3, CAP_BUF, 0, b"a\0c"))
+    at_fdcwd = 0xFFFFFF9C
+    assert args(dec, call("fsconfig", (0xFFFFFFFF, 3, 1, 2, at_fdcwd), EINVAL, caps)) == (
+        '-1, FSCONFIG_SET_PATH, "k", "a", AT_FDCWD')
+    assert args(dec, call("fsconfig", (0xFFFFFFFF, 2, 1, 2, 3), EINVAL, caps)) == (
+        '-1, FSCONFIG_SET_BINARY, "k", "\\x61\\x00\\x63", 3')
+    assert args(dec, call("fsconfig", (0xFFFFFFFF, 5, 1, 2, 0), EINVAL, caps)) == (
+        '-1, FSCONFIG_SET_FD, "k", 0x2, 0')

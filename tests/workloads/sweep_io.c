@@ -252,6 +252,11 @@ static void refused_calls(long hi) {
     syscall(SYS_fsconfig, -1L, FSCONFIG_SET_STRING, "source", "none", 0L);
     syscall(SYS_fsconfig, -1L, FSCONFIG_CMD_CREATE, NULL, NULL, 0L);
     syscall(SYS_fsconfig, -1L, 99L, NULL, NULL, 0L);
+    syscall(SYS_fsconfig, -1L, FSCONFIG_SET_FD, "k", "v", 0L);
+    syscall(SYS_fsconfig, -1L, FSCONFIG_SET_PATH, "k", "/tmp", (long)AT_FDCWD);
+    syscall(SYS_fsconfig, -1L, FSCONFIG_SET_PATH_EMPTY, "k", "", 5L);
+    syscall(SYS_fsconfig, -1L, FSCONFIG_SET_BINARY, "k", "a\0c", 3L);
+    syscall(SYS_fsconfig, -1L, FSCONFIG_CMD_RECONFIGURE, "k", "v", 7L);
     int ifd = syscall(SYS_inotify_init);
     if (ifd >= 0)
         close(ifd);

@@ -17,7 +17,10 @@ from typing import cast
 
 from tracekit._events import (
     CAP_ARGV,
+    CAP_BUF,
     CAP_ENVP,
+    CAP_STR,
+    CAPF_FAULT,
     CAPF_TRUNC,
     SC_ATTACHED,
     SC_COMPAT,
@@ -525,14 +528,23 @@ def k_fsconfigkey(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 
 def k_fsconfigvalue(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-    """fsconfig's value: a string for FSCONFIG_SET_STRING, a path for FSCONFIG_SET_PATH
-    and FSCONFIG_SET_PATH_EMPTY, else an address."""
+    """fsconfig's value: a string for FSCONFIG_SET_STRING (and a path for
+    FSCONFIG_SET_PATH and FSCONFIG_SET_PATH_EMPTY), ``aux`` bytes in hex for
+    FSCONFIG_SET_BINARY (``"\\x61\\x62"``), else an address."""
     cmd = _fsconfig_cmd(d, ev)
-    if cmd == "FSCONFIG_SET_STRING":
-        return k_str(d, ev, i)
-    if cmd in ("FSCONFIG_SET_PATH", "FSCONFIG_SET_PATH_EMPTY"):
-        return k_path(d, ev, i)
-    return k_p(d, ev, i)
+    kind = (CAP_STR if cmd in ("FSCONFIG_SET_STRING", "FSCONFIG_SET_PATH",
+                               "FSCONFIG_SET_PATH_EMPTY")
+            else CAP_BUF if cmd == "FSCONFIG_SET_BINARY" else None)
+    cap = next((c for c in ev.caps if c.arg == i and c.kind == kind
+                and not c.flags & CAPF_FAULT), None) if ev.args[i] else None
+    if cap is None:
+        return pointer(ev.args[i])
+    if kind == CAP_BUF:
+        n = max(signed(ev.args[i + 1], 32), 0)
+        return quote(cap.data[:n], limit=d.string_limit, force_hex=True,
+                     more=bool(cap.flags & CAPF_TRUNC) and len(cap.data) < n)
+    return quote(cap.data, limit=None if cmd != "FSCONFIG_SET_STRING" else d.string_limit,
+                 more=bool(cap.flags & CAPF_TRUNC))
 
 
 def k_fsconfigaux(d: SyscallDecoder, ev: Syscall, i: int) -> str:

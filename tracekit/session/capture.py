@@ -469,8 +469,8 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     # add_key's payload (plen bytes) with its type and description strings
     "add_key": (_str("_type"), _str("_description"), _buf("_payload", "plen")),
     # fsconfig's key, and its value as a string (printed so for the string and path
-    # commands only: tracekit.decode.args.k_fsconfigvalue)
-    "fsconfig": (_str("_key"), _str("_value")),
+    # commands) and as aux bytes (FSCONFIG_SET_BINARY): tracekit.decode.args.k_fsconfigvalue
+    "fsconfig": (_str("_key"), _str("_value"), _buf("_value", "aux")),
     # reboot's argument: LINUX_REBOOT_CMD_RESTART2's command string
     "reboot": (_Override("arg", CAP_STR, None, BUF_CAP),),
     "timerfd_settime": (_fixed("utmr", ITIMER_SIZE), _fixed("otmr", ITIMER_SIZE, at_exit=True)),
