@@ -540,6 +540,7 @@ TABLES: dict[str, Table] = {
     "KEYCTL_MOVE_FLAGS": ("bits", ("linux/keyctl.h",), r"KEYCTL_MOVE_EXCL", frozenset(), ()),
     # Linux AIO: struct iocb's aio_lio_opcode (an enum: ENUM_CONSTANTS)
     "IOCB_CMDS": ("values", ("linux/aio_abi.h",), r"IOCB_CMD_[A-Z]+", frozenset(), ()),
+    "IOCB_FLAGS": ("bits", ("linux/aio_abi.h",), r"IOCB_FLAG_[A-Z]+", frozenset(), ()),
     # requests of other drivers that share a value with one of IOCTLS: strace prints
     # both names (``SNDCTL_TMR_START or TCSETS``, ``BTRFS_IOC_CLONE or FICLONE``)
     "IOCTL_ALIASES": ("values", ("linux/soundcard.h", "linux/btrfs.h"),

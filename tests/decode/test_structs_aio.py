@@ -48,7 +48,7 @@ def test_io_event_and_iocb_header() -> None:
         "{aio_data=0x1234, aio_lio_opcode=IOCB_CMD_PWRITE, aio_fildes=3}")
     odd = struct.pack("<QIIHhIQQq16x", 0, 7, 2, 4, -1, 0xFFFFFFFF, 0, 0, 0)
     assert AIO.format_iocb_header(odd, FL) == (
-        "{aio_key=7, aio_rw_flags=RWF_DSYNC, aio_lio_opcode=0x4 /* IOCB_CMD_??? */, "
+        "{aio_data=0, aio_key=7, aio_rw_flags=RWF_DSYNC, aio_lio_opcode=4 /* IOCB_CMD_??? */, "
         "aio_reqprio=-1, aio_fildes=-1}")
     assert AIO.format_iocb_header(iocb[:63], FL) is None
 
@@ -70,11 +70,38 @@ def test_io_setup_getevents_cancel(dec: SyscallDecoder) -> None:
         "0x7f00, 0x4000, 0x5000")
 
 
+def test_iocb_by_opcode() -> None:
+    def iocb(op: int, buf: int = 0x41, flags: int = 0, prio: int = 0) -> bytes:
+        return struct.pack("<QIIHhIQQqQII", 0, 0, 0, op, prio, 3, buf, 4, 0, 0, flags, 3)
+    assert AIO.format_iocb(iocb(0, 0x1000), FL) == (
+        "{aio_data=0, aio_lio_opcode=IOCB_CMD_PREAD, aio_fildes=3, aio_buf=0x1000, "
+        "aio_nbytes=4, aio_offset=0}")
+    assert AIO.format_iocb(iocb(5), FL) == (
+        "{aio_data=0, aio_lio_opcode=IOCB_CMD_POLL, aio_fildes=3, aio_buf=POLLIN|POLLRDNORM}")
+    assert AIO.format_iocb(iocb(2), FL) == (
+        "{aio_data=0, aio_lio_opcode=IOCB_CMD_FSYNC, aio_fildes=3}")
+    assert AIO.format_iocb(iocb(0, 0, 3, 3), FL) == (
+        "{aio_data=0, aio_lio_opcode=IOCB_CMD_PREAD, "
+        "aio_reqprio=IOPRIO_PRIO_VALUE(IOPRIO_CLASS_NONE, 3), aio_fildes=3, aio_buf=NULL, "
+        "aio_nbytes=4, aio_offset=0, aio_flags=IOCB_FLAG_RESFD|IOCB_FLAG_IOPRIO, aio_resfd=3}")
+    # what aio_buf points to is not captured: PWRITE, PREADV, PWRITEV are not printed
+    assert [AIO.format_iocb(iocb(op), FL) for op in (1, 7, 8)] == [None, None, None]
+
+
 def test_io_submit_prints_an_empty_array_for_nr_zero(dec: SyscallDecoder) -> None:
     assert args(dec, call("io_submit", (0x7F00, 0, 0x2000))) == "0x7f00, 0, []"
     assert args(dec, call("io_submit", (0x7F00, 1, 0))) == "0x7f00, 1, NULL"
     assert args(dec, call("io_submit", (0x7F00, -1 & (2**64 - 1), 0x2000), -22)) == (
         "0x7f00, -1, 0x2000")
+    # nr 1: the iocb the first pointer points to (the pointer, then the iocb)
+    first = struct.pack("<QQIIHhIQQqQII", 0x3000, 0x1234, 0, 0, 2, 0, 3, 0, 0, 0, 0, 0, 0)
+    cap = (Capture(2, CAP_STRUCT, 0, first),)
+    assert args(dec, call("io_submit", (0x7F00, 1, 0x2000), 1, cap)) == (
+        "0x7f00, 1, [{aio_data=0x1234, aio_lio_opcode=IOCB_CMD_FSYNC, aio_fildes=3}]")
+    assert args(dec, call("io_submit", (0x7F00, 2, 0x2000), 2, cap)) == "0x7f00, 2, 0x2000"
+    short = (Capture(2, CAP_STRUCT, 0, first[:8]),)           # the iocb was unreadable
+    assert args(dec, call("io_submit", (0x7F00, 1, 0x2000), -14, short)) == (
+        "0x7f00, 1, 0x2000")
 
 
 def test_io_uring_params_in_and_out(dec: SyscallDecoder) -> None:

@@ -79,6 +79,22 @@ static void aio_calls(int fd, long hi) {
     syscall(SYS_io_getevents, 0L, 1L, 1L, ev, NULL);
     syscall(SYS_io_cancel, 0L, NULL, NULL);
     syscall(SYS_io_submit, hi | 5, 1L, list);
+    /* a context that does not exist (EINVAL before the iocbs are read): each opcode's
+     * fields as strace prints them */
+    static const unsigned short ops[] = {IOCB_CMD_FSYNC, IOCB_CMD_POLL, IOCB_CMD_NOOP, 99};
+    for (unsigned k = 0; k < sizeof ops / sizeof *ops; k++) {
+        memset(&r, 0, sizeof r);
+        r.aio_lio_opcode = ops[k], r.aio_fildes = fd, r.aio_buf = 0x41, r.aio_nbytes = 3;
+        syscall(SYS_io_submit, hi | 5, 1L, list + 1);
+        syscall(SYS_io_cancel, hi | 5, &r, NULL);
+    }
+    memset(&r, 0, sizeof r);
+    r.aio_lio_opcode = IOCB_CMD_PREAD, r.aio_fildes = fd, r.aio_buf = (uintptr_t)rbuf;
+    r.aio_nbytes = 4, r.aio_key = 2, r.aio_rw_flags = RWF_HIPRI | 0x100, r.aio_reqprio = 3;
+    r.aio_flags = IOCB_FLAG_RESFD | IOCB_FLAG_IOPRIO, r.aio_resfd = fd;
+    syscall(SYS_io_submit, hi | 5, 1L, list + 1);
+    syscall(SYS_io_cancel, hi | 5, &r, NULL);
+    syscall(SYS_io_submit, hi | 5, 2L, list);                /* two: not followed */
 }
 
 /* io_uring: a ring of 1 entry (closed), bad flags, NULL and bad params, enter and

@@ -24,7 +24,7 @@ from tracekit.decode.values import pointer, signed
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
 
-__all__ = ["kinds", "ret_kinds"]
+__all__ = ["ioprio_text", "kinds", "ret_kinds"]
 
 _M32 = 0xFFFFFFFF
 _U64 = (1 << 64) - 1
@@ -260,7 +260,8 @@ def _io_and_boot(fl: F.ArchFlags) -> dict[str, _KindFn]:
     }
 
 
-def _ioprio_text(fl: F.ArchFlags) -> Callable[[int], str]:
+def ioprio_text(fl: F.ArchFlags) -> Callable[[int], str]:
+    """An ioprio value as ``IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4)``, with ``fl``'s tables."""
     t = fl.tables
     shift = F.const_value(t.IOPRIO_CONSTS, "IOPRIO_CLASS_SHIFT")
     data_mask = F.const_value(t.IOPRIO_CONSTS, "IOPRIO_PRIO_MASK")
@@ -279,7 +280,7 @@ def kinds(fl: F.ArchFlags, k_str: _KindFn, k_dirfd: _KindFn) -> dict[str, _KindF
     are the decoder's string and directory fd kinds (mount's strings, fanotify_mark's
     dirfd)."""
     t = fl.tables
-    ioprio = _ioprio_text(fl)
+    ioprio = ioprio_text(fl)
     prio_mask = F.const_value(t.SWAP_CONSTS, "SWAP_FLAG_PRIO_MASK")
     swap_flags = F.FlagSet(t.SWAP_FLAGS, unknown="SWAP_FLAG_???")
 
@@ -312,7 +313,7 @@ def kinds(fl: F.ArchFlags, k_str: _KindFn, k_dirfd: _KindFn) -> dict[str, _KindF
 def ret_kinds(fl: F.ArchFlags) -> dict[str, _RetFn]:
     """Return kinds: ioprio_get's ``16388 (IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4))`` and
     sched_getscheduler's ``0 (SCHED_OTHER)`` (a policy without a name: the number alone)."""
-    ioprio = _ioprio_text(fl)
+    ioprio = ioprio_text(fl)
     policies = fl.tables.SCHED_POLICIES
 
     def ret_policy(d: SyscallDecoder, ev: Syscall, text: str) -> str:

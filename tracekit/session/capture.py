@@ -416,6 +416,9 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     # writes, the events io_getevents writes and its timeout, the iocb io_cancel reads
     # and the event it writes, io_uring_setup's params as read and as written back
     "io_setup": (_fixed("ctxp", 8, at_exit=True),),
+    # io_submit: the first iocb pointer and the iocb it points to (SPEC_DEREF)
+    "io_submit": (_Override("iocbpp", CAP_STRUCT, None, 8 + IOCB_SIZE, 8, False,
+                            SPEC_DEREF),),
     "io_getevents": (_array("events", "ret", IO_EVENT_SIZE, True),
                      _fixed("timeout", TIMESPEC_SIZE)),
     "io_pgetevents": (_array("events", "ret", IO_EVENT_SIZE, True),

@@ -2478,6 +2478,11 @@ IOCB_CMDS: dict[int, str] = {
     8: 'IOCB_CMD_PWRITEV',
 }
 
+IOCB_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'IOCB_FLAG_RESFD'),
+    (0x2, 'IOCB_FLAG_IOPRIO'),
+)
+
 IOCTL_ALIASES: dict[int, str] = {
     21506: 'SNDCTL_TMR_START',
     21507: 'SNDCTL_TMR_STOP',
