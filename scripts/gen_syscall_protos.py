@@ -207,6 +207,7 @@ ENUMS: dict[tuple[str, str], str] = {
     ("io_getevents", "timeout"): "timeout_ts",
     ("io_pgetevents", "events"): "ioevents",
     ("io_pgetevents", "timeout"): "timeout_ts",
+    ("io_pgetevents", "usig"): "pselect_sig",
     ("io_cancel", "iocb"): "iocb",
     ("io_cancel", "result"): "ioevent_out",
     ("io_uring_setup", "params"): "uringparams",

@@ -62,6 +62,9 @@ def test_sweep_io_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             ", res=4, res2=0}], {tv_sec=0, tv_nsec=1000000}) = 1",
             ", 0, 1, [], {tv_sec=0, tv_nsec=1000000}) = 0",
             ", 0, 1, [], {tv_sec=0, tv_nsec=1000000}, NULL) = 0",
+            ", 0, 1, [], {tv_sec=0, tv_nsec=1000000}, {sigmask=[USR1], sigsetsize=8}) = 0",
+            ", 0, 1, [], {tv_sec=0, tv_nsec=1000000}, {sigmask=NULL, sigsetsize=8}) = 0",
+            "{tv_sec=0, tv_nsec=1000000}, 0x1) = -1 EFAULT",
             ", {aio_data=0x1234, aio_lio_opcode=IOCB_CMD_PWRITE, aio_fildes=3}, 0x",
             ", 0, []) = 0", "io_destroy(NULL) = -1 EINVAL", "io_cancel(NULL, NULL, NULL)",
             ", 1, [{aio_data=0x5678, aio_lio_opcode=IOCB_CMD_PREAD, aio_fildes=3, "

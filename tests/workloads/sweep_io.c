@@ -32,6 +32,7 @@
 #include <linux/reboot.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -68,6 +69,15 @@ static void aio_calls(int fd, long hi) {
     syscall(SYS_io_getevents, ctx, 0L, 1L, ev, &ts);         /* 0: nothing left */
     syscall(SYS_io_pgetevents, ctx, 0L, 1L, ev, &ts, NULL);
     syscall(SYS_io_cancel, ctx, &w, &ev[0]);                 /* finished: EINVAL */
+    {
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, SIGUSR1);
+        struct { const sigset_t *m; size_t n; } usig = {&set, 8}, nomask = {NULL, 8};
+        syscall(SYS_io_pgetevents, ctx, 0L, 1L, ev, &ts, &usig);   /* mask for the wait */
+        syscall(SYS_io_pgetevents, ctx, 0L, 1L, ev, &ts, &nomask);
+        syscall(SYS_io_pgetevents, ctx, 0L, 1L, ev, &ts, BAD);
+    }
     syscall(SYS_io_submit, ctx, 0L, list);
     syscall(SYS_io_submit, ctx, -1L, list);                  /* EINVAL */
     syscall(SYS_io_submit, ctx, 1L, NULL);                   /* EFAULT */

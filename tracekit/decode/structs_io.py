@@ -411,8 +411,8 @@ def k_sigmask(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 def k_pselect_sig(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     """pselect6's ``{sigmask=[USR1], sigsetsize=8}`` (a pointer and a size, fs/select.c;
-    the capture holds the set after them); the set's address when it was not read or
-    its size is not the kernel's."""
+    io_pgetevents' struct __aio_sigset is the same; the capture holds the set after
+    them); the set's address when it was not read or its size is not the kernel's."""
     if ev.args[i] == 0:
         return "NULL"
     cap = capture(ev, i)

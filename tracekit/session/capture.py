@@ -422,7 +422,10 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "io_getevents": (_array("events", "ret", IO_EVENT_SIZE, True),
                      _fixed("timeout", TIMESPEC_SIZE)),
     "io_pgetevents": (_array("events", "ret", IO_EVENT_SIZE, True),
-                      _fixed("timeout", TIMESPEC_SIZE)),
+                      _fixed("timeout", TIMESPEC_SIZE),
+                      # struct __aio_sigset: pselect6's {mask pointer, size}, the set too
+                      _Override("usig", CAP_STRUCT, None, 16 + SIGSET_SIZE, 16, False,
+                                SPEC_DEREF)),
     "io_cancel": (_fixed("iocb", IOCB_SIZE), _fixed("result", IO_EVENT_SIZE, at_exit=True)),
     "io_uring_setup": (_fixed("params", IO_URING_PARAMS_SIZE),
                        _fixed("params", IO_URING_PARAMS_SIZE, at_exit=True)),

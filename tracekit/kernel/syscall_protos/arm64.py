@@ -118,7 +118,7 @@ PROTOTYPES: dict[str, tuple[tuple[str, str, str], ...]] = {
     'io_cancel': (('ctx_id', 'aio_context_t', 'p'), ('iocb', 'struct iocb *', 'iocb'), ('result', 'struct io_event *', 'ioevent_out')),
     'io_destroy': (('ctx', 'aio_context_t', 'p'),),
     'io_getevents': (('ctx_id', 'aio_context_t', 'p'), ('min_nr', 'long', 'ld'), ('nr', 'long', 'ld'), ('events', 'struct io_event *', 'ioevents'), ('timeout', 'struct __kernel_timespec *', 'timeout_ts')),
-    'io_pgetevents': (('ctx_id', 'aio_context_t', 'p'), ('min_nr', 'long', 'ld'), ('nr', 'long', 'ld'), ('events', 'struct io_event *', 'ioevents'), ('timeout', 'struct __kernel_timespec *', 'timeout_ts'), ('usig', 'const struct __aio_sigset *', 'pin')),
+    'io_pgetevents': (('ctx_id', 'aio_context_t', 'p'), ('min_nr', 'long', 'ld'), ('nr', 'long', 'ld'), ('events', 'struct io_event *', 'ioevents'), ('timeout', 'struct __kernel_timespec *', 'timeout_ts'), ('usig', 'const struct __aio_sigset *', 'pselect_sig')),
     'io_setup': (('nr_events', 'unsigned', 'u32'), ('ctxp', 'aio_context_t *', 'aioctx_out')),
     'io_submit': (('ctx_id', 'aio_context_t', 'p'), ('nr', 'long', 'ld'), ('iocbpp', 'struct iocb * *', 'iocbpp')),
     'io_uring_enter': (('fd', 'unsigned int', 'fd'), ('to_submit', 'u32', 'u32'), ('min_complete', 'u32', 'u32'), ('flags', 'u32', 'iouringenterflags'), ('argp', 'const void *', 'p'), ('argsz', 'size_t', 'u')),
