@@ -142,9 +142,9 @@ TABLES: dict[str, Table] = {
                           frozenset(), ()),
     "ACCESS_MODES": ("bits", ("unistd.h",), r"[RWX]_OK", frozenset(), ("R_OK", "W_OK", "X_OK")),
     "SEEK_WHENCE": ("values", ("linux/fs.h",), r"SEEK_[A-Z]+", frozenset({"SEEK_MAX"}), ()),
-    "IOCTLS": ("values", ("asm/ioctls.h", "linux/fs.h"),
+    "IOCTLS": ("values", ("asm/ioctls.h", "linux/fs.h", "linux/blktrace_api.h", "stddef.h"),
                r"TC[A-Z0-9]+|TIOC[A-Z0-9]+|FIO[A-Z]+|FS_IOC_[A-Z_]+|FICLONE|FICLONERANGE|"
-               r"FIDEDUPERANGE|FIFREEZE|FITHAW|FITRIM",
+               r"FIDEDUPERANGE|FIFREEZE|FITHAW|FITRIM|FIGETBSZ|FIBMAP|BLK[A-Z0-9_]+",
                frozenset({"TIOCSER_TEMT", "TCIFLUSH", "TCOFLUSH", "TCIOFLUSH", "TCOOFF",
                           "TCOON", "TCIOFF", "TCION", "TCSANOW", "TCSADRAIN", "TCSAFLUSH"}),
                ()),
@@ -485,6 +485,84 @@ TABLES: dict[str, Table] = {
                               r"LANDLOCK_CREATE_RULESET_VERSION", frozenset(), ()),
     # pkey_alloc's access rights (PKEY_DISABLE_EXECUTE: see INTERNAL_BITS)
     "PKEY_ACCESS": ("bits", _MMAN, r"PKEY_DISABLE_(ACCESS|WRITE|EXECUTE)", frozenset(), ()),
+    # io_uring (checked against strace 6.1 with every bit set): the setup flags up to
+    # IORING_SETUP_CQE32, the features up to IORING_FEAT_LINKED_FILE, every enter flag of
+    # Linux 6.1; register opcodes (an enum): ENUM_CONSTANTS
+    "IORING_SETUP_FLAGS": ("bits", ("linux/io_uring.h",),
+                           r"IORING_SETUP_(IOPOLL|SQPOLL|SQ_AFF|CQSIZE|CLAMP|ATTACH_WQ|"
+                           r"R_DISABLED|SUBMIT_ALL|COOP_TASKRUN|TASKRUN_FLAG|SQE128|CQE32)",
+                           frozenset(), ()),
+    "IORING_FEAT_FLAGS": ("bits", ("linux/io_uring.h",),
+                          r"IORING_FEAT_(SINGLE_MMAP|NODROP|SUBMIT_STABLE|RW_CUR_POS|"
+                          r"CUR_PERSONALITY|FAST_POLL|POLL_32BITS|SQPOLL_NONFIXED|EXT_ARG|"
+                          r"NATIVE_WORKERS|RSRC_TAGS|CQE_SKIP|LINKED_FILE)", frozenset(), ()),
+    "IORING_ENTER_FLAGS": ("bits", ("linux/io_uring.h",),
+                           r"IORING_ENTER_(GETEVENTS|SQ_WAKEUP|SQ_WAIT|EXT_ARG|REGISTERED_RING)",
+                           frozenset(), ()),
+    "IORING_REGISTER_OPS": ("values", ("linux/io_uring.h",), r"IORING_(UN)?REGISTER_[A-Z_0-9]+",
+                            frozenset({"IORING_REGISTER_FILES_SKIP", "IORING_REGISTER_LAST",
+                                       "IORING_REGISTER_USE_REGISTERED_RING"}), ()),
+    # fsconfig's commands (an enum: ENUM_CONSTANTS, those strace 6.1 names)
+    "FSCONFIG_CMDS": ("values", ("linux/mount.h",), r"FSCONFIG_[A-Z_]+", frozenset(), ()),
+    # kexec_load's flags: the arch field (KEXEC_ARCH_MASK) and two bits; kexec_file_load's
+    "KEXEC_ARCHES": ("values", ("linux/kexec.h",), r"KEXEC_ARCH_(?!MASK)[A-Z0-9_]+",
+                     frozenset(), ()),
+    "KEXEC_FLAGS": ("bits", ("linux/kexec.h",), r"KEXEC_(ON_CRASH|PRESERVE_CONTEXT)",
+                    frozenset(), ()),
+    "KEXEC_CONSTS": ("values", ("linux/kexec.h",), r"KEXEC_ARCH_MASK", frozenset(), ()),
+    "KEXEC_FILE_FLAGS": ("bits", ("linux/kexec.h",),
+                         r"KEXEC_FILE_(UNLOAD|ON_CRASH|NO_INITRAMFS)", frozenset(), ()),
+    "MODULE_INIT_FLAGS": ("bits", ("linux/module.h",),
+                          r"MODULE_INIT_(IGNORE_MODVERSIONS|IGNORE_VERMAGIC|COMPRESSED_FILE)",
+                          frozenset(), ()),
+    "REBOOT_MAGICS": ("values", ("linux/reboot.h",), r"LINUX_REBOOT_MAGIC[0-9A-Z]*",
+                      frozenset(), ()),
+    "REBOOT_CMDS": ("values", ("linux/reboot.h",), r"LINUX_REBOOT_CMD_[A-Z_0-9]+",
+                    frozenset(), ()),
+    "PERF_FLAGS": ("bits", ("linux/perf_event.h",),
+                   r"PERF_FLAG_(FD_NO_GROUP|FD_OUTPUT|PID_CGROUP|FD_CLOEXEC)", frozenset(), ()),
+    # keyctl(KEYCTL_SETPERM)'s permissions: no uapi header has them (INTERNAL_BITS);
+    # strace 6.1 prints the possessor's first, then the user's, group's and other's
+    "KEY_PERMS": ("bits", ("linux/keyctl.h",), r"KEY_(POS|USR|GRP|OTH)_[A-Z]+", frozenset(),
+                  ("KEY_POS_VIEW", "KEY_POS_READ", "KEY_POS_WRITE", "KEY_POS_SEARCH",
+                   "KEY_POS_LINK", "KEY_POS_SETATTR", "KEY_USR_VIEW", "KEY_USR_READ",
+                   "KEY_USR_WRITE", "KEY_USR_SEARCH", "KEY_USR_LINK", "KEY_USR_SETATTR",
+                   "KEY_GRP_VIEW", "KEY_GRP_READ", "KEY_GRP_WRITE", "KEY_GRP_SEARCH",
+                   "KEY_GRP_LINK", "KEY_GRP_SETATTR", "KEY_OTH_VIEW", "KEY_OTH_READ",
+                   "KEY_OTH_WRITE", "KEY_OTH_SEARCH", "KEY_OTH_LINK", "KEY_OTH_SETATTR")),
+    # inode flags of ioctl FS_IOC_GETFLAGS/FS_IOC_SETFLAGS (``[FS_EXTENT_FL]``)
+    "FS_INODE_FLAGS": ("bits", ("linux/fs.h",), r"FS_[A-Z_]+_FL", frozenset(), ()),
+    # struct perf_event_attr (enums: ENUM_TAGS; strace 6.1 names sizes up to VER7)
+    "PERF_TYPES": ("values", ("linux/perf_event.h",), r"PERF_TYPE_(?!MAX)[A-Z_]+", frozenset(),
+                   ()),
+    "PERF_ATTR_SIZES": ("values", ("linux/perf_event.h",), r"PERF_ATTR_SIZE_VER[0-7]",
+                        frozenset(), ()),
+    "PERF_HW_IDS": ("values", ("linux/perf_event.h",), r"PERF_COUNT_HW_(?!MAX)[A-Z_]+",
+                    frozenset(), ()),
+    "PERF_SW_IDS": ("values", ("linux/perf_event.h",), r"PERF_COUNT_SW_(?!MAX)[A-Z_]+",
+                    frozenset(), ()),
+    "PERF_HW_CACHE_IDS": ("values", ("linux/perf_event.h",),
+                          r"PERF_COUNT_HW_CACHE_(?!MAX|OP_|RESULT_)[A-Z_0-9]+", frozenset(), ()),
+    "PERF_HW_CACHE_OPS": ("values", ("linux/perf_event.h",),
+                          r"PERF_COUNT_HW_CACHE_OP_(?!MAX)[A-Z_]+", frozenset(), ()),
+    "PERF_HW_CACHE_RESULTS": ("values", ("linux/perf_event.h",),
+                              r"PERF_COUNT_HW_CACHE_RESULT_(?!MAX)[A-Z_]+", frozenset(), ()),
+    "PERF_SAMPLE_FORMAT": ("bits", ("linux/perf_event.h",), r"PERF_SAMPLE_(?!MAX)[A-Z_0-9]+",
+                           frozenset(), ()),
+    "PERF_READ_FORMAT": ("bits", ("linux/perf_event.h",), r"PERF_FORMAT_(?!MAX)[A-Z_]+",
+                         frozenset(), ()),
+    # landlock's filesystem access rights (those of Linux 6.1, which strace 6.1 names)
+    "LANDLOCK_ACCESS_FS": ("bits", ("linux/landlock.h",),
+                           r"LANDLOCK_ACCESS_FS_(EXECUTE|WRITE_FILE|READ_FILE|READ_DIR|"
+                           r"REMOVE_DIR|REMOVE_FILE|MAKE_CHAR|MAKE_DIR|MAKE_REG|MAKE_SOCK|"
+                           r"MAKE_FIFO|MAKE_BLOCK|MAKE_SYM|REFER)", frozenset(), ()),
+    # keyctl(KEYCTL_CAPABILITIES)'s two bytes, and KEYCTL_MOVE's flags
+    "KEYCTL_CAPS0": ("bits", ("linux/keyctl.h",), r"KEYCTL_CAPS0_[A-Z_]+", frozenset(), ()),
+    "KEYCTL_CAPS1": ("bits", ("linux/keyctl.h",), r"KEYCTL_CAPS1_[A-Z_]+", frozenset(), ()),
+    "KEYCTL_MOVE_FLAGS": ("bits", ("linux/keyctl.h",), r"KEYCTL_MOVE_EXCL", frozenset(), ()),
+    # Linux AIO: struct iocb's aio_lio_opcode (an enum: ENUM_CONSTANTS)
+    "IOCB_CMDS": ("values", ("linux/aio_abi.h",), r"IOCB_CMD_[A-Z]+", frozenset(), ()),
+    "IOCB_FLAGS": ("bits", ("linux/aio_abi.h",), r"IOCB_FLAG_[A-Z]+", frozenset(), ()),
     # requests of other drivers that share a value with one of IOCTLS: strace prints
     # both names (``SNDCTL_TMR_START or TCSETS``, ``BTRFS_IOC_CLONE or FICLONE``)
     "IOCTL_ALIASES": ("values", ("linux/soundcard.h", "linux/btrfs.h"),
@@ -499,6 +577,26 @@ ENUM_CONSTANTS: dict[str, tuple[str, ...]] = {
     "MPOL_MODES": ("MPOL_DEFAULT", "MPOL_PREFERRED", "MPOL_BIND", "MPOL_INTERLEAVE",
                    "MPOL_LOCAL", "MPOL_PREFERRED_MANY"),
     "IOPRIO_WHO": ("IOPRIO_WHO_PROCESS", "IOPRIO_WHO_PGRP", "IOPRIO_WHO_USER"),
+    "IOCB_CMDS": ("IOCB_CMD_PREAD", "IOCB_CMD_PWRITE", "IOCB_CMD_FSYNC", "IOCB_CMD_FDSYNC",
+                  "IOCB_CMD_POLL", "IOCB_CMD_NOOP", "IOCB_CMD_PREADV", "IOCB_CMD_PWRITEV"),
+    # strace 6.1 names the opcodes of Linux 6.0 (up to IORING_UNREGISTER_PBUF_RING)
+    "IORING_REGISTER_OPS": (
+        "IORING_REGISTER_BUFFERS", "IORING_UNREGISTER_BUFFERS", "IORING_REGISTER_FILES",
+        "IORING_UNREGISTER_FILES", "IORING_REGISTER_EVENTFD", "IORING_UNREGISTER_EVENTFD",
+        "IORING_REGISTER_FILES_UPDATE", "IORING_REGISTER_EVENTFD_ASYNC",
+        "IORING_REGISTER_PROBE", "IORING_REGISTER_PERSONALITY",
+        "IORING_UNREGISTER_PERSONALITY", "IORING_REGISTER_RESTRICTIONS",
+        "IORING_REGISTER_ENABLE_RINGS", "IORING_REGISTER_FILES2",
+        "IORING_REGISTER_FILES_UPDATE2", "IORING_REGISTER_BUFFERS2",
+        "IORING_REGISTER_BUFFERS_UPDATE", "IORING_REGISTER_IOWQ_AFF",
+        "IORING_UNREGISTER_IOWQ_AFF", "IORING_REGISTER_IOWQ_MAX_WORKERS",
+        "IORING_REGISTER_RING_FDS", "IORING_UNREGISTER_RING_FDS", "IORING_REGISTER_PBUF_RING",
+        "IORING_UNREGISTER_PBUF_RING"),
+    # strace 6.1: up to FSCONFIG_CMD_RECONFIGURE (not Linux 6.6's FSCONFIG_CMD_CREATE_EXCL)
+    "FSCONFIG_CMDS": ("FSCONFIG_SET_FLAG", "FSCONFIG_SET_STRING", "FSCONFIG_SET_BINARY",
+                      "FSCONFIG_SET_PATH", "FSCONFIG_SET_PATH_EMPTY", "FSCONFIG_SET_FD",
+                      "FSCONFIG_CMD_CREATE", "FSCONFIG_CMD_RECONFIGURE"),
+
     "PERSONALITY_TYPES": ("PER_LINUX", "PER_LINUX_32BIT", "PER_LINUX_FDPIC", "PER_SVR4",
                           "PER_SVR3", "PER_SCOSVR3", "PER_OSR5", "PER_WYSEV386", "PER_ISCR4",
                           "PER_BSD", "PER_SUNOS", "PER_XENIX", "PER_LINUX32",
@@ -535,10 +633,27 @@ INTERNAL_BITS: dict[str, dict[str, int]] = {
     "FAN_EVENTS": {"FAN_DIR_MODIFY": 0x00080000},
     # powerpc's asm/mman.h defines it; strace 6.1 names 0x4 so on every arch
     "PKEY_ACCESS": {"PKEY_DISABLE_EXECUTE": 0x4},
+    # include/linux/key.h: key permissions (possessor, user, group, other)
+    "KEY_PERMS": {
+        "KEY_POS_VIEW": 0x01000000, "KEY_POS_READ": 0x02000000, "KEY_POS_WRITE": 0x04000000,
+        "KEY_POS_SEARCH": 0x08000000, "KEY_POS_LINK": 0x10000000, "KEY_POS_SETATTR": 0x20000000,
+        "KEY_USR_VIEW": 0x00010000, "KEY_USR_READ": 0x00020000, "KEY_USR_WRITE": 0x00040000,
+        "KEY_USR_SEARCH": 0x00080000, "KEY_USR_LINK": 0x00100000, "KEY_USR_SETATTR": 0x00200000,
+        "KEY_GRP_VIEW": 0x00000100, "KEY_GRP_READ": 0x00000200, "KEY_GRP_WRITE": 0x00000400,
+        "KEY_GRP_SEARCH": 0x00000800, "KEY_GRP_LINK": 0x00001000, "KEY_GRP_SETATTR": 0x00002000,
+        "KEY_OTH_VIEW": 0x00000001, "KEY_OTH_READ": 0x00000002, "KEY_OTH_WRITE": 0x00000004,
+        "KEY_OTH_SEARCH": 0x00000008, "KEY_OTH_LINK": 0x00000010, "KEY_OTH_SETATTR": 0x00000020,
+    },
+    # include/linux/socket.h: the compat bit of send/recv flags (strace names 0x80000000)
+    "MSG_FLAGS": {"MSG_CMSG_COMPAT": 0x80000000},
 }
 ENUM_TAGS: dict[str, str] = {
     "KCMP_TYPES": "kcmp_type", "MEMBARRIER_CMDS": "membarrier_cmd", "BPF_CMDS": "bpf_cmd",
-    "LANDLOCK_RULES": "landlock_rule_type",
+    "LANDLOCK_RULES": "landlock_rule_type", "PERF_TYPES": "perf_type_id",
+    "PERF_HW_IDS": "perf_hw_id", "PERF_SW_IDS": "perf_sw_ids",
+    "PERF_HW_CACHE_IDS": "perf_hw_cache_id", "PERF_HW_CACHE_OPS": "perf_hw_cache_op_id",
+    "PERF_HW_CACHE_RESULTS": "perf_hw_cache_op_result_id",
+    "PERF_SAMPLE_FORMAT": "perf_event_sample_format", "PERF_READ_FORMAT": "perf_event_read_format",
 }
 _ENUMERATOR = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*(?:=[^,}]*)?(?:,|$)")
 

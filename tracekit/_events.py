@@ -207,7 +207,7 @@ class PlainStacks:
 class Decoded(msgspec.Struct, frozen=True, gc=False):
     """A syscall as strace prints it, added by the beautify stage."""
 
-    name: str                   # "openat"; i386 names for compat calls; "syscall_1000" if unknown
+    name: str                   # "openat"; i386 names for compat calls; "syscall_0x3e8" if unknown
     args: tuple[str, ...]       # each argument as strace prints it
     ret: str                    # "3", "-1 ENOENT (No such file or directory)", "?"
 

@@ -77,7 +77,12 @@ def _positional(name: str, proto: Prototype) -> bool:
     """The call prints its arguments one per position (no special decoder, no argument
     that hides the ones after it)."""
     kinds = ARGSPEC.get(name, ((),))[0]
-    return not (kinds and kinds[-1] in SPECIAL) and not {"omode", "mknoddev", "-"} & set(kinds)
+    # reboot's argument is printed for LINUX_REBOOT_CMD_RESTART2 only; restart_syscall
+    # prints the call it resumes; mknod's dev only for devices
+    hiding = {"omode", "mknoddev", "-", "rebootarg"}
+    return (name != "restart_syscall" and not (kinds and kinds[-1] in SPECIAL)
+            and not hiding & set(kinds)
+            and not hiding & {k for _, _, k in proto})
 
 
 def _positional_calls() -> Iterator[tuple[str, Prototype]]:

@@ -94,7 +94,7 @@ async def test_exec_and_group_exit_forget_the_process(tmp_path: Path) -> None:
 async def test_unknown_numbers_are_counted(tmp_path: Path) -> None:
     ev = Syscall(1, 1, 50, 50, 0, 1000, (0,) * 6, -38, "t")
     result, out = await run_through([[ev, ev]], [stage(tmp_path)])
-    assert out[0][0].decoded.name == "syscall_1000"
+    assert out[0][0].decoded.name == "syscall_0x3e8"
     assert result.stats["beautify"].counters["unknown_syscall_nr"] == 2
 
 

@@ -17,7 +17,10 @@ from typing import cast
 
 from tracekit._events import (
     CAP_ARGV,
+    CAP_BUF,
     CAP_ENVP,
+    CAP_STR,
+    CAPF_FAULT,
     CAPF_TRUNC,
     SC_ATTACHED,
     SC_COMPAT,
@@ -34,10 +37,12 @@ from tracekit.decode import (
     flags as F,
     flagwords,
     ops,
+    structs_aio,
     structs_cred,
     structs_fs,
     structs_io,
     structs_net,
+    structs_perf,
     structs_proc as SP,
 )
 from tracekit.decode.argspec import ARGSPEC
@@ -185,7 +190,7 @@ def k_str(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 
 def k_bufw(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-    cap = capture(ev, i)
+    cap = capture(ev, i) if ev.args[i] else None
     if cap is None:
         return pointer(ev.args[i])
     n = ev.args[i + 1] if i + 1 < 6 else None
@@ -198,7 +203,7 @@ def k_bufw(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 
 def _bufr(d: SyscallDecoder, ev: Syscall, i: int, force_hex: bool) -> str:
-    cap = capture(ev, i)
+    cap = capture(ev, i) if ev.args[i] else None     # NULL: strace prints NULL
     ret = ev.ret
     if cap is None or ret < 0 or ev.flags & (SC_UNFINISHED | SC_NORETURN):
         return pointer(ev.args[i])
@@ -454,7 +459,9 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         "priowhich": _xval(T.PRIO_WHICH, "PRIO_???"),
         "schedpolicy": _xval(T.SCHED_POLICIES, "SCHED_???"),
         "keyctlcmd": _xval(T.KEYCTL_CMDS, "KEYCTL_???"), "keyspec": _xval_d(T.KEY_SPECS),
-        "shuthow": _xval(T.SHUT_HOW, "SHUT_???"), "pin": k_p,
+        "shuthow": _xval(T.SHUT_HOW, "SHUT_???"), "pin": k_p, "rebootarg": k_rebootarg,
+        "fsconfigkey": k_fsconfigkey, "fsconfigvalue": k_fsconfigvalue,
+        "fsconfigaux": k_fsconfigaux,
         "ptracereq": _xval(T.PTRACE_REQUESTS, "PTRACE_???", 64),
         "seccompop": _xval(T.SECCOMP_OPS, "SECCOMP_SET_MODE_???"),
         "ioprio_who": _xval(T.IOPRIO_WHO, "IOPRIO_WHO_???"),
@@ -491,7 +498,8 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         # capget/capset's header and data (tracekit.decode.structs_cred)
         **structs_cred.kinds(f),
         # I/O and socket structs (tracekit.decode.structs_io, structs_net)
-        **structs_io.kinds(f), **structs_net.kinds(f),
+        **structs_io.kinds(f), **structs_net.kinds(f), **structs_aio.kinds(f),
+        **structs_perf.kinds(f),
         # calls whose arguments follow their operation (tracekit.decode.ops)
         **ops.kinds(f),
         # flag words of the calls only their prototypes describe (tracekit.decode.flagwords)
@@ -517,8 +525,58 @@ SPECIAL: dict[str, SpecialFn] = {
 _FDS_IN_ARGS = frozenset({"pipe", "pipe2", "socketpair"})
 
 
+def k_rebootarg(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
+    """reboot's argument: the command string of LINUX_REBOOT_CMD_RESTART2, else not
+    printed (strace shows three arguments)."""
+    restart2 = F.const_value(d.flags.tables.REBOOT_CMDS, "LINUX_REBOOT_CMD_RESTART2")
+    return k_str(d, ev, i) if ev.args[i - 1] & 0xFFFFFFFF == restart2 else None
+
+
+def _fsconfig_cmd(d: SyscallDecoder, ev: Syscall) -> str | None:
+    cmds: dict[int, str] = d.flags.tables.FSCONFIG_CMDS
+    return cmds.get(ev.args[1] & 0xFFFFFFFF)
+
+
+def k_fsconfigkey(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """fsconfig's key: a string for the FSCONFIG_SET_* commands, else an address."""
+    cmd = _fsconfig_cmd(d, ev)
+    return k_str(d, ev, i) if cmd and cmd.startswith("FSCONFIG_SET_") else k_p(d, ev, i)
+
+
+def k_fsconfigvalue(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """fsconfig's value: a string for FSCONFIG_SET_STRING (and a path for
+    FSCONFIG_SET_PATH and FSCONFIG_SET_PATH_EMPTY), ``aux`` bytes in hex for
+    FSCONFIG_SET_BINARY (``"\\x61\\x62"``), else an address."""
+    cmd = _fsconfig_cmd(d, ev)
+    kind = (CAP_STR if cmd in ("FSCONFIG_SET_STRING", "FSCONFIG_SET_PATH",
+                               "FSCONFIG_SET_PATH_EMPTY")
+            else CAP_BUF if cmd == "FSCONFIG_SET_BINARY" else None)
+    cap = next((c for c in ev.caps if c.arg == i and c.kind == kind
+                and not c.flags & CAPF_FAULT), None) if ev.args[i] else None
+    if cap is None:
+        return pointer(ev.args[i])
+    if kind == CAP_BUF:
+        n = max(signed(ev.args[i + 1], 32), 0)
+        return quote(cap.data[:n], limit=d.string_limit, force_hex=True,
+                     more=bool(cap.flags & CAPF_TRUNC) and len(cap.data) < n)
+    return quote(cap.data, limit=None if cmd != "FSCONFIG_SET_STRING" else d.string_limit,
+                 more=bool(cap.flags & CAPF_TRUNC))
+
+
+def k_fsconfigaux(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """fsconfig's aux: the fd of FSCONFIG_SET_FD, the dirfd of the path commands, else
+    an int."""
+    cmd = _fsconfig_cmd(d, ev)
+    if cmd == "FSCONFIG_SET_FD":
+        return k_fd(d, ev, i)
+    if cmd in ("FSCONFIG_SET_PATH", "FSCONFIG_SET_PATH_EMPTY"):
+        return k_dirfd(d, ev, i)
+    return k_d(d, ev, i)
+
+
 # Kinds that end the argument list when they return None (the rest is not printed).
-_STOPPERS = frozenset({k_omode, k_mknoddev, structs_io.k_ioctlarg, structs_io.k_stop})
+_STOPPERS = frozenset({k_omode, k_mknoddev, structs_io.k_ioctlarg, structs_io.k_stop,
+                       k_rebootarg})
 ArgsFn = Callable[["SyscallDecoder", Syscall], tuple[str, ...]]
 _Deps = tuple[tuple[int, "str | None"], ...]   # (fd, target) pairs a text was made from
 
@@ -633,6 +691,8 @@ class SyscallDecoder:
         self._fd_paths = fd_paths
         self._string_limit = string_limit
         self._verbose = False
+        # each thread's last call: what restart_syscall resumes (strace's s_prev_ent)
+        self._prev: dict[int, str] = {}
 
     @property
     def fd_paths(self) -> bool:
@@ -677,7 +737,9 @@ class SyscallDecoder:
         if got is not None:
             return got
         table = self.compat_table if compat else self.table
-        name = table.name(nr) if table is not None else f"syscall_{nr}"
+        name = table.name(nr) if table is not None else None
+        if name is None or table is None or table.nr(name) is None:
+            name = f"syscall_{nr:#x}"       # a number no call has: strace 6.1's spelling
         spec = ARGSPEC.get(name)
         generic = 0
         # tracefs and the shipped prototypes describe the native calls: an i386 call of
@@ -736,6 +798,15 @@ class SyscallDecoder:
             call = self.call(ev.syscall_nr, bool(compat))
         if call.generic < 0:
             self.unknown_nr += 1
+        prev = self._prev
+        if call.name == "restart_syscall":
+            # strace: ``restart_syscall(<... resuming interrupted nanosleep ...>)``, the
+            # thread's previous call ("call" when none was seen)
+            resumed = f"<... resuming interrupted {prev.get(ev.tid, 'call')} ...>"
+            return Decoded(call.name, (resumed,), self._ret(ev, call))
+        if len(prev) >= _MEMO_MAX:
+            prev.clear()
+        prev[ev.tid] = call.name
         key = (nr_key, ev.args, ev.caps, ev.ret, flags)
         if call.described and self._fd_paths and (
                 not flags & (SC_UNFINISHED | SC_NORETURN | SC_RESUMED)

@@ -49,7 +49,18 @@ others                a table of ``tracekit.decode.flags`` (see ``tracekit.decod
                       ``ioctlarg`` (by request; none for FIOCLEX), ``pollfds``,
                       ``fdset``, ``timeout_ts``/``timeout_tv``, ``sigmask`` (size:
                       next arg), ``epollevent``, ``epollevents`` (ret of them),
-                      ``iovw``/``iovr``, ``msghdr_in``/``msghdr_out``, ``msgflags``
+                      ``iovw``/``iovr``, ``msghdr_in``/``msghdr_out``, ``msgflags``,
+                      ``mmsgvec`` (sendmmsg), ``mmsgvec_out`` (recvmmsg: ret of them)
+``ioevents`` ...      AIO and io_uring (tracekit.decode.structs_aio): ``aioctx_out``,
+                      ``ioevents`` (ret of them), ``ioevent_out``, ``iocb``, ``iocbpp``,
+                      ``uringparams``; ``perfattr`` (tracekit.decode.structs_perf);
+                      ``landlockruleattr``, ``landlockrulesetattr`` (structs_fs)
+``iouringregop`` ...  constants and flag words of io_uring, fsconfig, perf_event_open,
+                      kexec, finit_module and reboot (tracekit.decode.flagwords):
+                      ``iouringenterflags``, ``fsconfigcmd``, ``perfflags``, ``kexecflags``,
+                      ``kexecfileflags``, ``modinitflags``, ``rebootmagic``,
+                      ``rebootcmd``; ``rebootarg`` (printed for RESTART2 only),
+                      ``fsconfigkey``/``fsconfigvalue``/``fsconfigaux`` (by command)
 ``sockaddr_out`` ...  socket outputs (tracekit.decode.structs_net): ``sockaddr_out``
                       (length: the next arg), ``len_inout`` (``[128 => 16]``),
                       ``sollevel``, ``sockopt``, ``optval_in``/``optval_out``
@@ -62,6 +73,9 @@ Calls whose arguments follow their operation end with a kind named after them (`
 prints every argument; a kind before it only says what that argument is (``fcntl: fd
 fcntl``: the path filter's fds).
 
+restart_syscall prints the thread's previous call, as strace does:
+``restart_syscall(<... resuming interrupted nanosleep ...>)`` (SyscallDecoder.decode).
+
 Return kinds: ``d`` (decimal, the default), ``fd`` (decimal, and a new fd for the fd
 cache), ``x`` (hex: addresses, mmap/brk), ``mode`` (umask: octal), ``fcntl`` (flags of
 F_GETFD/F_GETFL as ``0x1 (flags FD_CLOEXEC)``, the new fd of F_DUPFD, ``10 (SIGUSR1)``
@@ -69,7 +83,7 @@ of F_GETSIG, ``0x2 (F_UNLCK)`` of F_GETLEASE), ``prctl`` (``1 (SUID_DUMP_USER)``
 ``membarrier`` (the commands of MEMBARRIER_CMD_QUERY), ``ioprio``
 (``16388 (IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4))``), ``schedpolicy`` (``0 (SCHED_OTHER)``),
 ``personality``
-(``0x8 (PER_LINUX32)``), ``poll``/``ppoll``
+(``0x8 (PER_LINUX32)``), ``recvmmsg`` (``1 (left {...})``), ``poll``/``ppoll``
 (``2 ([{fd=3, revents=POLLIN}], left {...})``), ``select``/``pselect``
 (``1 (in [3], left {...})``); ``0 (Timeout)``.
 """
@@ -150,6 +164,7 @@ recvfrom: fd bufr u msgflags sockaddr_out len_inout
 sendmsg: fd msghdr_in msgflags
 recvmsg: fd msghdr_out msgflags
 sendmmsg: fd mmsgvec u msgflags
+recvmmsg: fd mmsgvec_out u msgflags timeout_ts -> recvmmsg
 setsockopt: fd sollevel sockopt optval_in d
 getsockopt: fd sollevel sockopt optval_out len_inout
 clone: clone

@@ -24,7 +24,7 @@ from tracekit.decode.values import pointer, signed
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
 
-__all__ = ["kinds", "ret_kinds"]
+__all__ = ["ioprio_text", "kinds", "ret_kinds"]
 
 _M32 = 0xFFFFFFFF
 _U64 = (1 << 64) - 1
@@ -212,7 +212,56 @@ def _newer_calls(fl: F.ArchFlags) -> dict[str, _KindFn]:
     }
 
 
-def _ioprio_text(fl: F.ArchFlags) -> Callable[[int], str]:
+def _value(table: dict[int, str], unknown: str, mask: int = _M32) -> _KindFn:
+    """A named constant; one without a name as ``0x3e7 /* IORING_REGISTER_??? */``."""
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        v = ev.args[i] & mask
+        name = table.get(v)
+        return name if name is not None else f"{hex(v) if v else '0'} /* {unknown} */"
+    return k
+
+
+def _kexec_flags(fl: F.ArchFlags) -> Callable[[int], str]:
+    """kexec_load's flags (an unsigned long): the arch field first (``KEXEC_ARCH_X86_64``,
+    ``KEXEC_ARCH_DEFAULT`` for 0, ``0xffff0000 /* KEXEC_ARCH_??? */``), then the bits and
+    a hex remainder: ``KEXEC_ARCH_DEFAULT|KEXEC_ON_CRASH|0xfffc``."""
+    t = fl.tables
+    mask = F.const_value(t.KEXEC_CONSTS, "KEXEC_ARCH_MASK")
+    bits = F.FlagSet(t.KEXEC_FLAGS)
+
+    def text(v: int) -> str:
+        v &= _U64
+        arch = v & mask
+        name = t.KEXEC_ARCHES.get(arch) or f"{arch:#x} /* KEXEC_ARCH_??? */"
+        rest = v & ~mask
+        return f"{name}|{bits(rest)}" if rest else name
+    return text
+
+
+def _io_and_boot(fl: F.ArchFlags) -> dict[str, _KindFn]:
+    """io_uring_enter's flags and io_uring_register's opcode, fsconfig's command,
+    perf_event_open's flags, the kexec calls' flags, finit_module's flags and reboot's
+    magic numbers and command, with strace 6.1's tables and default texts."""
+    t = fl.tables
+    kexec = _kexec_flags(fl)
+    return {
+        "iouringenterflags": _word(F.FlagSet(t.IORING_ENTER_FLAGS,
+                                             unknown="IORING_ENTER_???")),
+        "iouringregop": _value(t.IORING_REGISTER_OPS, "IORING_REGISTER_???"),
+        "fsconfigcmd": _value(t.FSCONFIG_CMDS, "FSCONFIG_???"),
+        # unsigned long words: every bit of the register
+        "perfflags": _word(F.FlagSet(t.PERF_FLAGS, unknown="PERF_FLAG_???"), _U64),
+        "kexecflags": lambda d, ev, i: kexec(ev.args[i]),
+        "kexecfileflags": _word(F.FlagSet(t.KEXEC_FILE_FLAGS, unknown="KEXEC_FILE_???"),
+                                _U64),
+        "modinitflags": _word(F.FlagSet(t.MODULE_INIT_FLAGS, unknown="MODULE_INIT_???")),
+        "rebootmagic": _value(t.REBOOT_MAGICS, "LINUX_REBOOT_MAGIC_???"),
+        "rebootcmd": _value(t.REBOOT_CMDS, "LINUX_REBOOT_CMD_???"),
+    }
+
+
+def ioprio_text(fl: F.ArchFlags) -> Callable[[int], str]:
+    """An ioprio value as ``IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4)``, with ``fl``'s tables."""
     t = fl.tables
     shift = F.const_value(t.IOPRIO_CONSTS, "IOPRIO_CLASS_SHIFT")
     data_mask = F.const_value(t.IOPRIO_CONSTS, "IOPRIO_PRIO_MASK")
@@ -231,7 +280,7 @@ def kinds(fl: F.ArchFlags, k_str: _KindFn, k_dirfd: _KindFn) -> dict[str, _KindF
     are the decoder's string and directory fd kinds (mount's strings, fanotify_mark's
     dirfd)."""
     t = fl.tables
-    ioprio = _ioprio_text(fl)
+    ioprio = ioprio_text(fl)
     prio_mask = F.const_value(t.SWAP_CONSTS, "SWAP_FLAG_PRIO_MASK")
     swap_flags = F.FlagSet(t.SWAP_FLAGS, unknown="SWAP_FLAG_???")
 
@@ -258,14 +307,14 @@ def kinds(fl: F.ArchFlags, k_str: _KindFn, k_dirfd: _KindFn) -> dict[str, _KindF
         "ioprio": lambda d, ev, i: ioprio(ev.args[i]),
         "swapflags": k_swap,
         **_mount(fl, k_str), **_fanotify(fl, k_dirfd), **_mempolicy(fl), **_ipc(fl),
-        **_newer_calls(fl),
+        **_newer_calls(fl), **_io_and_boot(fl),
     }
 
 
 def ret_kinds(fl: F.ArchFlags) -> dict[str, _RetFn]:
     """Return kinds: ioprio_get's ``16388 (IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4))`` and
     sched_getscheduler's ``0 (SCHED_OTHER)`` (a policy without a name: the number alone)."""
-    ioprio = _ioprio_text(fl)
+    ioprio = ioprio_text(fl)
     policies = fl.tables.SCHED_POLICIES
 
     def ret_policy(d: SyscallDecoder, ev: Syscall, text: str) -> str:

@@ -16,16 +16,18 @@ call wrote at exit, whichever the operation turns out to use.
 
 from __future__ import annotations
 
+import errno
 import struct
 from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from tracekit._events import CAP_STR, CAPF_FAULT, CAPF_TRUNC, Capture, Syscall
+from tracekit._events import CAP_BUF, CAP_STR, CAPF_FAULT, CAPF_TRUNC, Capture, Syscall
 from tracekit.decode import flags as F
 from tracekit.decode.captures import capture, capture_out, succeeded
 from tracekit.decode.signals import siginfo_text
 from tracekit.decode.values import format_timespec, pointer, quote, signed
+from tracekit.kernel.syscalls import errno_name
 
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
@@ -287,7 +289,7 @@ _SETLK = frozenset({"F_SETLK", "F_SETLKW", "F_OFD_SETLK", "F_OFD_SETLKW"})
 _GETLK = frozenset({"F_GETLK", "F_OFD_GETLK"})
 _NOARG = frozenset({"F_GETFD", "F_GETFL", "F_GETOWN", "F_GETSIG", "F_GETLEASE",
                     "F_GETPIPE_SZ", "F_GET_SEALS", "F_GETOWNER_UIDS"})
-_INTARG = frozenset({"F_DUPFD", "F_DUPFD_CLOEXEC", "F_SETOWN", "F_SETPIPE_SZ"})
+_INTARG = frozenset({"F_DUPFD", "F_DUPFD_CLOEXEC", "F_SETOWN"})
 
 
 def format_flock(data: bytes, fl: F.ArchFlags, pid: bool) -> str | None:
@@ -315,6 +317,8 @@ def _fcntl(d: SyscallDecoder, ev: Syscall) -> list[str]:
         return out
     if name in _INTARG:
         return [*out, str(signed(arg, 32))]
+    if name == "F_SETPIPE_SZ":          # the whole register, signed (strace's PRINT_VAL_D)
+        return [*out, str(signed(arg, 64))]
     if name == "F_SETFD":
         return [*out, fl.fd_flags(arg & _M32)]
     if name == "F_SETFL":
@@ -324,9 +328,9 @@ def _fcntl(d: SyscallDecoder, ev: Syscall) -> list[str]:
     if name == "F_SETLEASE":
         return [*out, _xval(T.LOCK_TYPES, arg & _M32, "F_???")]
     if name == "F_NOTIFY":
-        return [*out, F.FlagSet(T.DN_FLAGS)(arg & _M32)]
+        return [*out, F.FlagSet(T.DN_FLAGS, unknown="DN_???")(arg & _M32)]
     if name == "F_ADD_SEALS":
-        return [*out, F.FlagSet(T.SEAL_FLAGS)(arg)]
+        return [*out, F.FlagSet(T.SEAL_FLAGS, unknown="F_SEAL_???")(arg)]
     if name in _SETLK:
         cap = _first_struct(ev, 2)
         text = None if cap is None else format_flock(cap.data, fl, False)
@@ -626,14 +630,65 @@ def _ret_personality(d: SyscallDecoder, ev: Syscall, text: str) -> str:
 #   str: a string read at entry
 _KEYCTL: dict[str, tuple[str, ...]] = {
     "KEYCTL_GET_KEYRING_ID": ("key", "d"), "KEYCTL_JOIN_SESSION_KEYRING": ("str",),
-    "KEYCTL_UPDATE": ("key", "p", "u"), "KEYCTL_REVOKE": ("key",), "KEYCTL_CLEAR": ("key",),
+    "KEYCTL_UPDATE": ("key", "payload", "lu"), "KEYCTL_REVOKE": ("key",), "KEYCTL_CLEAR": ("key",),
     "KEYCTL_INVALIDATE": ("key",), "KEYCTL_LINK": ("key", "key"),
-    "KEYCTL_UNLINK": ("key", "key"), "KEYCTL_DESCRIBE": ("key", "p", "u"),
-    "KEYCTL_READ": ("key", "p", "u"), "KEYCTL_GET_SECURITY": ("key", "p", "u"),
-    "KEYCTL_SETPERM": ("key", "x"), "KEYCTL_SET_TIMEOUT": ("key", "u"),
+    "KEYCTL_UNLINK": ("key", "key"), "KEYCTL_DESCRIBE": ("key", "outnul", "lu"),
+    "KEYCTL_READ": ("key", "out", "lu"), "KEYCTL_GET_SECURITY": ("key", "outnul", "lu"),
+    "KEYCTL_SETPERM": ("key", "perm"), "KEYCTL_SET_TIMEOUT": ("key", "u"),
+    "KEYCTL_SEARCH": ("key", "str", "str", "key"),
+    "KEYCTL_INSTANTIATE": ("key", "payload", "lu", "key"), "KEYCTL_NEGATE": ("key", "u", "key"),
+    "KEYCTL_REJECT": ("key", "u", "errno", "key"), "KEYCTL_CAPABILITIES": ("caps", "lu"),
+    "KEYCTL_RESTRICT_KEYRING": ("key", "str", "str"),
+    "KEYCTL_MOVE": ("key", "key", "key", "moveflags"),
     "KEYCTL_SET_REQKEY_KEYRING": ("d",), "KEYCTL_ASSUME_AUTHORITY": ("key",),
     "KEYCTL_SESSION_TO_PARENT": (), "KEYCTL_CHOWN": ("key", "d", "d"),
 }
+
+
+def _bufs(ev: Syscall, i: int) -> list[Capture]:
+    """The byte buffers captured of argument ``i``: the one read at entry (a payload,
+    its length the next argument) before the one read at exit (what the call wrote)."""
+    return [c for c in ev.caps if c.arg == i and c.kind == CAP_BUF and not c.flags & CAPF_FAULT]
+
+
+def _keyctl_payload(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """A payload KEYCTL_UPDATE and KEYCTL_INSTANTIATE read: its length the next argument."""
+    bufs = _bufs(ev, i)
+    if not bufs or ev.args[i] == 0:
+        return pointer(ev.args[i])
+    n = ev.args[i + 1]
+    cap = bufs[0]
+    return quote(cap.data[:n], limit=d.string_limit,
+                 more=bool(cap.flags & CAPF_TRUNC) and len(cap.data) < n)
+
+
+def _keyctl_caps(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """KEYCTL_CAPABILITIES' bytes (as many as the result, at most the buffer's length):
+    ``[KEYCTL_CAPS0_CAPABILITIES|..., KEYCTL_CAPS1_NS_KEYRING_NAME|...]``."""
+    bufs = _bufs(ev, i) if succeeded(ev) else []
+    if not bufs or ev.args[i] == 0:
+        return pointer(ev.args[i])
+    T = d.flags.tables
+    data = bufs[-1].data[:min(ev.ret, ev.args[i + 1])]
+    tables = (T.KEYCTL_CAPS0, T.KEYCTL_CAPS1)
+    return "[" + ", ".join(F.FlagSet(tables[k])(b) if k < 2 else hex(b)
+                           for k, b in enumerate(data)) + "]"
+
+
+def _keyctl_out(d: SyscallDecoder, ev: Syscall, i: int, *, nul: bool) -> str:
+    """The buffer KEYCTL_READ, KEYCTL_DESCRIBE and KEYCTL_GET_SECURITY fill: the bytes
+    written (the result, at most the buffer's length, the next argument), without the
+    terminating NUL of a description (``nul``); the address when the call failed."""
+    bufs = _bufs(ev, i) if succeeded(ev) else []
+    cap = bufs[-1] if bufs else None
+    if cap is None or ev.args[i] == 0:
+        return pointer(ev.args[i])
+    n = min(ev.ret, ev.args[i + 1])
+    data = cap.data[:n]
+    if nul and data.endswith(b"\0") and len(data) == n:
+        data = data[:-1]
+    more = bool(cap.flags & CAPF_TRUNC) and len(cap.data) < n
+    return quote(data, limit=d.string_limit, more=more)
 
 
 def _keyctl(d: SyscallDecoder, ev: Syscall) -> list[str]:
@@ -653,13 +708,27 @@ def _keyctl(d: SyscallDecoder, ev: Syscall) -> list[str]:
             out.append(str(signed(v, 32)))
         elif k == "u":
             out.append(str(v & _M32))
-        elif k == "x":
-            out.append(_x(v & _M32))
+        elif k == "lu":
+            out.append(str(v))
+        elif k == "perm":
+            out.append(F.FlagSet(T.KEY_PERMS, unknown="KEY_???")(v & _M32))
         elif k == "str":
-            cap = capture(ev, i)
-            out.append(pointer(v) if cap is None or cap.kind != CAP_STR
+            cap = next((c for c in ev.caps if c.arg == i and c.kind == CAP_STR
+                        and not c.flags & CAPF_FAULT), None)
+            out.append(pointer(v) if cap is None
                        else quote(cap.data, limit=d.string_limit,
                                   more=bool(cap.flags & CAPF_TRUNC)))
+        elif k in ("out", "outnul"):
+            out.append(_keyctl_out(d, ev, i, nul=k == "outnul"))
+        elif k == "payload":
+            out.append(_keyctl_payload(d, ev, i))
+        elif k == "caps":
+            out.append(_keyctl_caps(d, ev, i))
+        elif k == "errno":
+            err = v & _M32
+            out.append(errno_name(err) if err in errno.errorcode else str(err))
+        elif k == "moveflags":
+            out.append(F.FlagSet(T.KEYCTL_MOVE_FLAGS, unknown="KEYCTL_MOVE_???")(v & _M32))
         else:
             out.append(pointer(v))
     return out

@@ -15,6 +15,9 @@ What strace prints without ``-v`` (checked against strace 6.1 on Linux 6.18):
 - ``statx``: ``{stx_mask=STATX_ALL|STATX_MNT_ID, stx_attributes=0,
   stx_mode=S_IFREG|0644, stx_size=1221, ...}``.
 - ``statfs``: every field (strace does not abbreviate it).
+- landlock: a path-beneath rule ``{allowed_access=LANDLOCK_ACCESS_FS_EXECUTE,
+  parent_fd=3}`` and a ruleset's ``{handled_access_fs=...}`` (``, ...}`` when its size
+  says there is more).
 
 With ``-v`` (:attr:`SyscallDecoder.verbose <tracekit.decode.args.SyscallDecoder>`), a
 ``stat`` prints every field: ``{st_dev=makedev(0xfe, 0), st_ino=465,
@@ -544,6 +547,45 @@ def k_strcwd(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return quote(cap.data[:ev.ret].split(b"\0", 1)[0])
 
 
+LANDLOCK_PATH_BENEATH_SIZE = 12    # struct landlock_path_beneath_attr (packed): u64, s32
+LANDLOCK_RULESET_HEAD = 8          # struct landlock_ruleset_attr's handled_access_fs
+
+
+def _landlock_access(fl: F.ArchFlags, v: int) -> str:
+    return F.FlagSet(fl.tables.LANDLOCK_ACCESS_FS, unknown="LANDLOCK_ACCESS_FS_???")(v)
+
+
+def _k_landlock_rule(fl: F.ArchFlags) -> KindFn:
+    """landlock_add_rule's rule: a LANDLOCK_RULE_PATH_BENEATH rule as
+    ``{allowed_access=LANDLOCK_ACCESS_FS_EXECUTE, parent_fd=3}``; another type's (or an
+    unreadable one) as its address."""
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        cap = capture(ev, i)
+        typ = fl.tables.LANDLOCK_RULES.get(ev.args[i - 1] & 0xFFFFFFFF) if i else None
+        if (cap is None or typ != "LANDLOCK_RULE_PATH_BENEATH" or not ev.args[i]
+                or len(cap.data) < LANDLOCK_PATH_BENEATH_SIZE):
+            return pointer(ev.args[i])
+        access, parent = struct.unpack_from("<Qi", cap.data)
+        return (f"{{allowed_access={_landlock_access(fl, access)}, "
+                f"parent_fd={d.fd_text(ev.tgid, parent)}}}")
+    return k
+
+
+def _k_landlock_ruleset(fl: F.ArchFlags) -> KindFn:
+    """landlock_create_ruleset's attr (its size: the next argument): below 8 bytes its
+    address; ``{handled_access_fs=...}``, with ``, ...`` when the size is larger."""
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        cap = capture(ev, i)
+        size = ev.args[i + 1] if i < 5 else 0
+        if (cap is None or not ev.args[i] or size < LANDLOCK_RULESET_HEAD
+                or len(cap.data) < LANDLOCK_RULESET_HEAD):
+            return pointer(ev.args[i])
+        (access,) = struct.unpack_from("<Q", cap.data)
+        more = ", ..." if size > LANDLOCK_RULESET_HEAD else ""
+        return f"{{handled_access_fs={_landlock_access(fl, access)}{more}}}"
+    return k
+
+
 def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
     """The argument kinds of this module for ``fl``'s arch (merged by tracekit.decode.args)."""
     return {
@@ -564,4 +606,6 @@ def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
         "tms": decoded_out(format_tms, whole=True),
         "pipefds": k_pipefds,
         "cwd": k_strcwd,
+        "landlockruleattr": _k_landlock_rule(fl),
+        "landlockrulesetattr": _k_landlock_ruleset(fl),
     }

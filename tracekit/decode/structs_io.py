@@ -96,7 +96,8 @@ class _IoctlArg(NamedTuple):
     into: bool           # the call reads it: captured at entry, shown whatever the result
     out: bool            # the call writes it: captured at exit, shown when it succeeded
     fmt: str             # "termios", "winsize", "int", "fd" (the value as an int),
-    #                      "flush"/"flow" (TCFLSH/TCXONC's value by name), "none", "hex"
+    #                      "flush"/"flow" (TCFLSH/TCXONC's value by name), "none", "hex",
+    #                      "ptr" (an address), "inodeflags" (``[FS_EXTENT_FL]``)
 
 
 # How each request's argument prints (strace 6.1, term_ioctl.c and file_ioctl.c)
@@ -110,6 +111,16 @@ _IOCTL_KINDS: dict[str, _IoctlArg] = {
        for n in ("FIONREAD", "TIOCOUTQ", "TIOCGPGRP", "TIOCGSID", "TIOCGETD", "TIOCGPTN")},
     **{n: _IoctlArg(4, True, False, "int")
        for n in ("FIONBIO", "FIOASYNC", "TIOCSPGRP", "TIOCSETD", "TIOCSPTLCK", "TIOCPKT")},
+    "FS_IOC_GETFLAGS": _IoctlArg(4, False, True, "inodeflags"),
+    "FS_IOC_SETFLAGS": _IoctlArg(4, True, False, "inodeflags"),
+    # block device requests: strace prints the argument's address on a file that is not
+    # one (ENOTTY); what they write on a block device is not decoded here
+    **{n: _IoctlArg(0, False, False, "ptr")
+       for n in ("BLKGETSIZE64", "BLKGETSIZE", "BLKSSZGET", "BLKBSZGET", "BLKBSZSET",
+                 "BLKPBSZGET", "BLKIOMIN", "BLKIOOPT", "BLKALIGNOFF", "BLKROGET", "BLKROSET",
+                 "BLKRAGET", "BLKRASET", "BLKFRAGET", "BLKFRASET", "BLKSECTGET",
+                 "BLKSECTSET", "BLKDISCARDZEROES", "BLKROTATIONAL", "BLKDISCARD",
+                 "BLKSECDISCARD", "BLKZEROOUT", "BLKGETDISKSEQ", "BLKTRACESETUP")},
     "FICLONE": _IoctlArg(0, False, False, "fd"),
     "TCSBRK": _IoctlArg(0, False, False, "fd"),
     "TCSBRKP": _IoctlArg(0, False, False, "fd"),
@@ -188,6 +199,8 @@ def k_ioctlarg(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
         return None
     if a.fmt == "fd":
         return str(signed(v, 32))
+    if a.fmt == "ptr":
+        return pointer(v)
     if a.fmt in ("flush", "flow"):
         return F.enum(fl.tables.TC_FLUSH if a.fmt == "flush" else fl.tables.TC_FLOW, v)
     if v == 0:
@@ -199,6 +212,8 @@ def k_ioctlarg(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
             text = format_termios(cap.data, fl)
         elif a.fmt == "winsize":
             text = format_winsize(cap.data)
+        elif a.fmt == "inodeflags" and len(cap.data) >= 4:
+            text = f"[{_bits(fl.tables.FS_INODE_FLAGS, int.from_bytes(cap.data[:4], 'little'))}]"
         elif len(cap.data) >= 4:
             text = f"[{signed(int.from_bytes(cap.data[:4], 'little'), 32)}]"
     return pointer(v) if text is None else text
@@ -273,6 +288,15 @@ def _left(ev: Syscall, i: int, fmt: Callable[[bytes], str | None]) -> str | None
     _, out = _entry_exit(ev, i)
     text = None if out is None else fmt(out.data)
     return None if text is None else f"left {text}"
+
+
+def _ret_left(timeout_arg: int) -> Callable[[SyscallDecoder, Syscall, str], str]:
+    """A return value with the time left the call wrote back: ``1 (left {...})``
+    (recvmmsg's timeout, when the call succeeded)."""
+    def r(d: SyscallDecoder, ev: Syscall, plain: str) -> str:
+        left = _left(ev, timeout_arg, format_timespec) if succeeded(ev) else None
+        return f"{plain} ({left})" if left else plain
+    return r
 
 
 def _ret_poll(fl: F.ArchFlags, timeout_arg: int | None
@@ -387,8 +411,8 @@ def k_sigmask(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 def k_pselect_sig(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     """pselect6's ``{sigmask=[USR1], sigsetsize=8}`` (a pointer and a size, fs/select.c;
-    the capture holds the set after them); the set's address when it was not read or
-    its size is not the kernel's."""
+    io_pgetevents' struct __aio_sigset is the same; the capture holds the set after
+    them); the set's address when it was not read or its size is not the kernel's."""
     if ev.args[i] == 0:
         return "NULL"
     cap = capture(ev, i)
@@ -674,21 +698,39 @@ def k_mmsgvec(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     vlen = ev.args[i + 1] & 0xFFFFFFFF if i < 5 else 0
     if ev.args[i] == 0 or not caps or ev.flags & (SC_UNFINISHED | SC_NORETURN):
         return pointer(ev.args[i])
-    sent = ev.ret if succeeded(ev) else 0
+    return _mmsgs(d, ev, i, caps, vlen, ev.ret if succeeded(ev) else 0)
+
+
+def k_mmsgvec_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """recvmmsg's messages (read at exit): the ``ret`` messages received, each with its
+    msg_len and its iovecs' bytes up to it; the address when the call failed."""
+    caps = [c for c in ev.caps if c.arg == i and c.kind == CAP_MMSGHDR]
+    if ev.args[i] == 0 or not caps or not succeeded(ev):
+        return pointer(ev.args[i])
+    return _mmsgs(d, ev, i, caps, ev.ret, ev.ret, received=True)
+
+
+def _mmsgs(d: SyscallDecoder, ev: Syscall, i: int, caps: list[Capture], n: int, done: int,
+           *, received: bool = False) -> str:
+    """``n`` struct mmsghdr of argument ``i``, msg_len for the first ``done``; the
+    address when the first cannot be read."""
     out = []
-    for k in range(vlen):
+    for k in range(n):
         if k >= d.string_limit or k >= len(caps):
             out.append("...")
             break
         cap = caps[k]
         got = None if cap.flags & CAPF_FAULT else parse_msghdr(cap.data, MMSGHDR_SIZE)
         if got is None:
+            if k == 0:                  # nothing of the array could be read
+                return pointer(ev.args[i])
             out.append(pointer(ev.args[i] + k * MMSGHDR_SIZE))
             break
-        text = "{msg_hdr=" + format_msghdr(d, ev, got, None, None,
+        text = "{msg_hdr=" + format_msghdr(d, ev, got, None,
+                                           got[0][7] if received else None,
                                            more=bool(cap.flags & CAPF_TRUNC),
                                            elem_fault=bool(cap.flags & CAPF_ELEM_FAULT))
-        if k < sent:
+        if k < done:
             text += f", msg_len={got[0][7]}"
         out.append(text + "}")
     return "[" + ", ".join(out) + "]"
@@ -724,7 +766,7 @@ def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int],
         "msghdr_out": _k_msghdr(fl, at_exit=True),
         "mmsgvec": k_mmsgvec,
         "rwf_next": k_rwf_next,
-        "stop": k_stop,
+        "stop": k_stop, "mmsgvec_out": k_mmsgvec_out,
         "msgflags": lambda d, ev, i: _bits(fl.tables.MSG_FLAGS, ev.args[i] & 0xFFFFFFFF),
         "epollflags": lambda d, ev, i: _bits(fl.tables.EPOLL_CREATE_FLAGS,
                                              ev.args[i] & 0xFFFFFFFF),
@@ -736,6 +778,7 @@ def ret_kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, s
     after ``=``."""
     return {
         "poll": _ret_poll(fl, None),
+        "recvmmsg": _ret_left(4),
         "ppoll": _ret_poll(fl, 2),
         "select": _ret_select(format_timeval),
         "pselect": _ret_select(format_timespec),

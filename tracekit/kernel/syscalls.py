@@ -23,6 +23,16 @@ ARCHES: dict[str, str] = {"x86_64": "x86_64", "arm64": "arm64", "i386": "i386"}
 
 _SYSCALLS = system_calls.syscalls()
 
+# Numbers the kernel's table retired (their calls removed or never implemented: each
+# returns ENOSYS) that the system_calls package no longer lists and strace 6.1 still
+# names (``uselib("x") = -1 ENOSYS``): arch/x86/entry/syscalls/syscall_64.tbl of older
+# kernels. A number the package lists keeps the package's name.
+_RETIRED: dict[str, dict[str, int]] = {
+    "x86_64": {"uselib": 134, "_sysctl": 156, "create_module": 174, "get_kernel_syms": 177,
+               "query_module": 178, "nfsservctl": 180, "getpmsg": 181, "putpmsg": 182,
+               "afs_syscall": 183, "tuxcall": 184, "security": 185, "vserver": 236},
+}
+
 
 class SyscallTable:
     """The syscall numbers of one architecture.
@@ -43,7 +53,11 @@ class SyscallTable:
             raise ValueError(f"no syscall table for arch {arch!r} "
                              f"(known: {', '.join(sorted(ARCHES))})")
         self.arch = arch
-        table: dict[str, int] = _SYSCALLS.load_arch_table(ARCHES[arch])
+        table: dict[str, int] = dict(_SYSCALLS.load_arch_table(ARCHES[arch]))
+        taken = set(table.values())
+        for name, nr in _RETIRED.get(arch, {}).items():
+            if name not in table and nr not in taken:
+                table[name] = nr
         self._by_name = dict(table)
         self._by_nr = {nr: name for name, nr in sorted(table.items())}
 

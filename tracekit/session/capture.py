@@ -58,9 +58,15 @@ from tracekit.decode.ops import (
     KCMP_EPOLL_SLOT_SIZE,
     QUOTA_DATA_SIZE,
 )
+from tracekit.decode.structs_aio import IO_EVENT_SIZE, IO_URING_PARAMS_SIZE, IOCB_SIZE
 from tracekit.decode.structs_cred import CAP_DATA_SIZE, CAP_HEADER_SIZE
-from tracekit.decode.structs_fs import UTIMBUF_SIZE
+from tracekit.decode.structs_fs import (
+    LANDLOCK_PATH_BENEATH_SIZE,
+    LANDLOCK_RULESET_HEAD,
+    UTIMBUF_SIZE,
+)
 from tracekit.decode.structs_io import EPOLL_EVENT_SIZES, IOCTL_ARGS
+from tracekit.decode.structs_perf import PERF_ATTR_HEAD_SIZE
 from tracekit.decode.structs_proc import (
     RUSAGE_SIZE,
     SIGACTION_SIZE as _SIGACTION_SIZES,
@@ -169,7 +175,7 @@ ENVP_COUNT_CAP = 256 * (ENVP_COUNT_ELEM + 2)
 STRING_ARGS = frozenset({
     "filename", "pathname", "path", "oldname", "newname", "name", "specialfile", "uname",
     "u_name", "to_pathname", "from_pathname", "special", "put_old", "new_root", "_type",
-    "_description", "_fs_name", "_callout_info", "name_user",
+    "_description", "_fs_name", "_callout_info", "name_user", "uargs", "library",
 })
 # ``char *`` (not const) arguments that are C strings: mount's, umount's and utime(s)'s.
 # Not ``name``: sethostname/setdomainname take ``char *name`` with a length (a buffer).
@@ -435,6 +441,34 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     # sendmmsg: its first MMSG_N messages, at exit (strace prints them with msg_len)
     "sendmmsg": (*(_Override("mmsg", CAP_MMSGHDR, k, 512, BUF_CAP, True)
                    for k in range(MMSG_N)), _fd("fd")),
+    # Linux AIO and io_uring (tracekit/decode/structs_aio.py): the context io_setup
+    # writes, the events io_getevents writes and its timeout, the iocb io_cancel reads
+    # and the event it writes, io_uring_setup's params as read and as written back
+    "io_setup": (_fixed("ctxp", 8, at_exit=True),),
+    # io_submit: the first iocb pointer and the iocb it points to (SPEC_DEREF)
+    "io_submit": (_Override("iocbpp", CAP_STRUCT, None, 8 + IOCB_SIZE, 8, False,
+                            SPEC_DEREF),),
+    "io_getevents": (_array("events", "ret", IO_EVENT_SIZE, True),
+                     _fixed("timeout", TIMESPEC_SIZE)),
+    "io_pgetevents": (_array("events", "ret", IO_EVENT_SIZE, True),
+                      _fixed("timeout", TIMESPEC_SIZE),
+                      # struct __aio_sigset: pselect6's {mask pointer, size}, the set too
+                      _Override("usig", CAP_STRUCT, None, 16 + SIGSET_SIZE, 16, False,
+                                SPEC_DEREF)),
+    "io_cancel": (_fixed("iocb", IOCB_SIZE), _fixed("result", IO_EVENT_SIZE, at_exit=True)),
+    "io_uring_setup": (_fixed("params", IO_URING_PARAMS_SIZE),
+                       _fixed("params", IO_URING_PARAMS_SIZE, at_exit=True)),
+    # landlock: a path-beneath rule (packed u64, s32) and a ruleset's handled_access_fs
+    "landlock_add_rule": (_fixed("rule_attr", LANDLOCK_PATH_BENEATH_SIZE),),
+    "landlock_create_ruleset": (_fixed("attr", LANDLOCK_RULESET_HEAD),),
+    # perf_event_open: the head of its struct perf_event_attr (what strace prints
+    # without -v: tracekit/decode/structs_perf.py)
+    "perf_event_open": (_fixed("attr_uptr", PERF_ATTR_HEAD_SIZE),),
+    # recvmmsg: the first MMSG_N messages as the call filled them, the timeout it reads
+    # and the time left it writes back
+    "recvmmsg": (*(_Override("mmsg", CAP_MMSGHDR, k, 512, BUF_CAP, True)
+                   for k in range(MMSG_N)), _fixed("timeout", TIMESPEC_SIZE),
+                 _fixed("timeout", TIMESPEC_SIZE, at_exit=True), _fd("fd")),
     "recvfrom": (_buf("ubuf", "ret", at_exit=True), *_addr_out("addr", "addr_len"),
                  _fd("fd")),
     "accept": (*_addr_out("upeer_sockaddr", "upeer_addrlen"), _fd("fd"),
@@ -466,7 +500,19 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "fcntl": (_fixed("arg", FLOCK_SIZE), _fixed("arg", FLOCK_SIZE, at_exit=True)),
     "arch_prctl": (_fixed("arg2", 8, at_exit=True),),
     "syslog": (_buf("buf", "ret", at_exit=True),),
-    "keyctl": (_Override("arg2", CAP_STR, None, 256),),
+    # keyctl: the strings of its operations (KEYCTL_SEARCH's type and description), the
+    # payload KEYCTL_UPDATE/INSTANTIATE read, the buffer KEYCTL_READ/DESCRIBE/
+    # GET_SECURITY fill and KEYCTL_CAPABILITIES' bytes (the result's bytes)
+    "keyctl": (_Override("arg2", CAP_STR, None, 256), _Override("arg3", CAP_STR, None, 256),
+               _Override("arg4", CAP_STR, None, 256), _buf("arg3", "arg4"),
+               _buf("arg3", "ret", at_exit=True), _buf("arg2", "ret", at_exit=True)),
+    # add_key's payload (plen bytes) with its type and description strings
+    "add_key": (_str("_type"), _str("_description"), _buf("_payload", "plen")),
+    # fsconfig's key, and its value as a string (printed so for the string and path
+    # commands) and as aux bytes (FSCONFIG_SET_BINARY): tracekit.decode.args.k_fsconfigvalue
+    "fsconfig": (_str("_key"), _str("_value"), _buf("_value", "aux")),
+    # reboot's argument: LINUX_REBOOT_CMD_RESTART2's command string
+    "reboot": (_Override("arg", CAP_STR, None, BUF_CAP),),
     "timerfd_settime": (_fixed("utmr", ITIMER_SIZE), _fixed("otmr", ITIMER_SIZE, at_exit=True)),
     "timerfd_gettime": (_fixed("otmr", ITIMER_SIZE, at_exit=True),),
     "setitimer": (_fixed("value", ITIMER_SIZE), _fixed("ovalue", ITIMER_SIZE, at_exit=True)),

@@ -1,0 +1,110 @@
+"""perf_event_open's ``struct perf_event_attr`` as strace 6.1 prints it without ``-v``.
+
+``{type=PERF_TYPE_HARDWARE, size=PERF_ATTR_SIZE_VER7, config=PERF_COUNT_HW_CPU_CYCLES,
+sample_period=0, sample_type=0, read_format=0, disabled=1, precise_ip=0 /* arbitrary
+skid */, ...}``: the type, the size (``0x7f /* PERF_ATTR_SIZE_??? */`` for one without a
+name), the config as its type reads it, the sample period (or ``sample_freq`` with the
+``freq`` bit), the sample and read formats, the bit fields that are set (``precise_ip``
+always, with its comment; the reserved bits as ``__reserved_1=0x4 /* Bits 63..38 */``),
+then ``...``. A size other than 0 and below PERF_ATTR_SIZE_VER0 (64) prints as the
+address, as strace does. Only the first 48 bytes are read (the fields above).
+
+Layout: include/uapi/linux/perf_event.h (the same on x86_64 and arm64).
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import TYPE_CHECKING
+
+from tracekit._events import Syscall
+from tracekit.decode import flags as F
+from tracekit.decode.captures import KindFn, capture
+from tracekit.decode.values import pointer
+
+if TYPE_CHECKING:
+    from tracekit.decode.args import SyscallDecoder
+
+__all__ = ["PERF_ATTR_HEAD_SIZE", "format_perf_event_attr", "kinds"]
+
+PERF_ATTR_HEAD_SIZE = 48    # type .. the bit fields: what strace prints without -v
+_HEAD = struct.Struct("<IIQQQQQ")
+_SIZE_VER0 = 64
+_M32 = 0xFFFFFFFF
+# the bit fields after read_format, in order; precise_ip is two bits (15, 16)
+_BITS = ("disabled", "inherit", "pinned", "exclusive", "exclude_user", "exclude_kernel",
+         "exclude_hv", "exclude_idle", "mmap", "comm", "freq", "inherit_stat",
+         "enable_on_exec", "task", "watermark")
+_BITS_AFTER = ("mmap_data", "sample_id_all", "exclude_host", "exclude_guest",
+               "exclude_callchain_kernel", "exclude_callchain_user", "mmap2", "comm_exec",
+               "use_clockid", "context_switch", "write_backward", "namespaces", "ksymbol",
+               "bpf_event", "aux_output", "cgroup", "text_poke", "build_id",
+               "inherit_thread", "remove_on_exec", "sigtrap")
+_PRECISE_SHIFT, _AFTER_SHIFT, _RESERVED_SHIFT = 15, 17, 38
+_SKID = ("arbitrary skid", "constant skid", "requested to have 0 skid", "must have 0 skid")
+
+
+def _xval(table: dict[int, str], v: int, unknown: str) -> str:
+    name = table.get(v)
+    return name if name is not None else f"{hex(v) if v else '0'} /* {unknown} */"
+
+
+def _config(fl: F.ArchFlags, typ: int, config: int) -> str:
+    t = fl.tables
+    name = t.PERF_TYPES.get(typ)
+    if name in ("PERF_TYPE_HARDWARE", "PERF_TYPE_HW_CACHE"):
+        # the PMU type of a hybrid CPU in the high half: ``0xa<<32|...``
+        high = f"{config >> 32:#x}<<32|" if config >> 32 else ""
+        low = config & _M32
+        if name == "PERF_TYPE_HARDWARE":
+            return high + _xval(t.PERF_HW_IDS, low, "PERF_COUNT_HW_???")
+        result = _xval(t.PERF_HW_CACHE_RESULTS, low >> 16 & 0xFF,
+                       "PERF_COUNT_HW_CACHE_RESULT_???")
+        op = _xval(t.PERF_HW_CACHE_OPS, low >> 8 & 0xFF, "PERF_COUNT_HW_CACHE_OP_???")
+        cache = _xval(t.PERF_HW_CACHE_IDS, low & 0xFF, "PERF_COUNT_HW_CACHE_???")
+        return f"{high}{result}<<16|{op}<<8|{cache}"
+    if name == "PERF_TYPE_SOFTWARE":
+        return _xval(t.PERF_SW_IDS, config, "PERF_COUNT_SW_???")
+    if name == "PERF_TYPE_TRACEPOINT":
+        return str(config)
+    return hex(config) if config else "0"
+
+
+def format_perf_event_attr(data: bytes, fl: F.ArchFlags) -> str | None:
+    """The abbreviated struct (module docstring); None when ``data`` is short or the
+    size is one strace prints as the address."""
+    if len(data) < PERF_ATTR_HEAD_SIZE:
+        return None
+    typ, size, config, period, sample_type, read_format, bits = _HEAD.unpack_from(data)
+    if size and size < _SIZE_VER0:
+        return None
+    t = fl.tables
+    samples = F.FlagSet(t.PERF_SAMPLE_FORMAT, unknown="PERF_SAMPLE_???")
+    reads = F.FlagSet(t.PERF_READ_FORMAT, unknown="PERF_FORMAT_???")
+    freq = bits >> _BITS.index("freq") & 1
+    parts = [f"type={_xval(t.PERF_TYPES, typ, 'PERF_TYPE_???')}",
+             f"size={_xval(t.PERF_ATTR_SIZES, size, 'PERF_ATTR_SIZE_???')}",
+             f"config={_config(fl, typ, config)}",
+             f"sample_freq={period}" if freq else f"sample_period={period}",
+             f"sample_type={samples(sample_type)}", f"read_format={reads(read_format)}"]
+    parts += [f"{n}=1" for k, n in enumerate(_BITS) if bits >> k & 1]
+    precise = bits >> _PRECISE_SHIFT & 3
+    parts.append(f"precise_ip={precise} /* {_SKID[precise]} */")
+    parts += [f"{n}=1" for k, n in enumerate(_BITS_AFTER) if bits >> (_AFTER_SHIFT + k) & 1]
+    reserved = bits >> _RESERVED_SHIFT
+    if reserved:
+        parts.append(f"__reserved_1={reserved:#x} /* Bits 63..{_RESERVED_SHIFT} */")
+    return "{" + ", ".join(parts) + ", ...}"
+
+
+def _k_perf_attr(fl: F.ArchFlags) -> KindFn:
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        cap = capture(ev, i) if ev.args[i] and not d.verbose else None
+        text = None if cap is None else format_perf_event_attr(cap.data, fl)
+        return pointer(ev.args[i]) if text is None else text
+    return k
+
+
+def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
+    """The argument kinds of this module for ``fl``'s arch (merged by tracekit.decode.args)."""
+    return {"perfattr": _k_perf_attr(fl)}
