@@ -504,15 +504,18 @@ INTERNAL_TABLES: dict[str, dict[int, str]] = {
     # include/linux/sched/coredump.h: prctl PR_SET_DUMPABLE / PR_GET_DUMPABLE values
     "SUID_DUMP": {0: "SUID_DUMP_DISABLE", 1: "SUID_DUMP_USER", 2: "SUID_DUMP_ROOT"},
 }
-# Bits strace 6.1 names that no installed header defines, merged into their "bits" table:
-# include/linux/swap.h's (kernel-internal) discard policies, FAN_DIR_MODIFY, which Linux
-# 5.7 removed from the uapi header and strace still names, and powerpc's
-# PKEY_DISABLE_EXECUTE.
+# Bits (and values) strace 6.1 names that no installed header defines, merged into their
+# table: include/linux/swap.h's (kernel-internal) discard policies, FAN_DIR_MODIFY, which
+# Linux 5.7 removed from the uapi header and strace still names, powerpc's
+# PKEY_DISABLE_EXECUTE and the -ck patches' SCHED_ISO.
 INTERNAL_BITS: dict[str, dict[str, int]] = {
     "SWAP_FLAGS": {"SWAP_FLAG_DISCARD_ONCE": 0x20000, "SWAP_FLAG_DISCARD_PAGES": 0x40000},
     "FAN_EVENTS": {"FAN_DIR_MODIFY": 0x00080000},
     # powerpc's asm/mman.h defines it; strace 6.1 names 0x4 so on every arch
     "PKEY_ACCESS": {"PKEY_DISABLE_EXECUTE": 0x4},
+    # the -ck patches' isochronous policy: no header defines it, strace 6.1 names 4 so
+    # (sched_get_priority_max(SCHED_ISO))
+    "SCHED_POLICIES": {"SCHED_ISO": 4},
 }
 ENUM_TAGS: dict[str, str] = {
     "KCMP_TYPES": "kcmp_type", "MEMBARRIER_CMDS": "membarrier_cmd", "BPF_CMDS": "bpf_cmd",

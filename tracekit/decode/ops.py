@@ -711,8 +711,8 @@ def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int],
     # timerfd_create and timerfd_settime print their flags with one table, strace 6.1's
     # timerfd_flags: TFD_TIMER_ABSTIME|TFD_TIMER_CANCEL_ON_SET|TFD_CLOEXEC|TFD_NONBLOCK
     tfd = F.FlagSet((*T.TFD_TIMER_FLAGS, *T.TFD_FLAGS), unknown="TFD_???")
-    efd = F.FlagSet(T.EFD_FLAGS)
-    sfd = F.FlagSet(T.SFD_FLAGS)
+    efd = F.FlagSet(T.EFD_FLAGS, unknown="EFD_???")
+    sfd = F.FlagSet(T.SFD_FLAGS, unknown="SFD_???")
     in_init = F.FlagSet(T.IN_INIT_FLAGS, unknown="IN_???")
     unshare = F.FlagSet(T.UNSHARE_FLAGS, unknown="CLONE_???")
     setns = F.FlagSet(T.SETNS_TYPES)

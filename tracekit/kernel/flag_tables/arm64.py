@@ -858,6 +858,7 @@ SCHED_POLICIES: dict[int, str] = {
     1: 'SCHED_FIFO',
     2: 'SCHED_RR',
     3: 'SCHED_BATCH',
+    4: 'SCHED_ISO',
     5: 'SCHED_IDLE',
     6: 'SCHED_DEADLINE',
 }
