@@ -411,7 +411,7 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
     T = f.tables
     ipc_64 = next(v for v, n in T.IPC_CONSTS.items() if n == "IPC_64")
     return {
-        "d": k_d, "ld": k_ld, "u": k_u, "x": k_x, "p": k_p, "fd": k_fd, "dirfd": k_dirfd,
+        "d": k_d, "ld": k_ld, "u": k_u, "x": k_x, "raw": k_x, "p": k_p, "fd": k_fd, "dirfd": k_dirfd,
         "path": k_path, "str": k_str, "strr": k_bufr, "bufw": k_bufw, "bufr": k_bufr,
         "bufrx": k_bufrx, "argv": k_argv, "envp": k_envp, "sockaddr": k_sockaddr,
         "timespec": k_timespec, "omode": k_omode, "proto": k_proto,
@@ -474,6 +474,7 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         "sigframe_mask": k_sigframe_mask,
         # structs of files: stat family, statfs, dirents, envp, limits, system info
         "rusagewho": _xval(T.RUSAGE_WHO, "RUSAGE_???"), **structs_fs.kinds(f),
+        "dev": lambda d, ev, i: structs_fs.makedev(ev.args[i] & _M32),
         # I/O and socket structs (tracekit.decode.structs_io, structs_net)
         **structs_io.kinds(f), **structs_net.kinds(f),
         # calls whose arguments follow their operation (tracekit.decode.ops)

@@ -8,6 +8,8 @@ undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit.decode.a
 ====================  ==========================================================
 ``d`` ``ld`` ``u``    int (32-bit signed), long (64-bit signed), unsigned decimal
 ``x`` ``p``           hex (``0`` for 0); pointer (``NULL`` for 0)
+``raw``               the whole register in hex, whatever its C type (a call strace 6.1
+                      does not decode: ``rseq(0, 0x20, 0, 0x53053053)``)
 ``fd`` ``dirfd``      an fd (``3</etc/passwd>`` with fd paths); dirfd: ``AT_FDCWD``
 ``path`` ``str``      captured string (path: whole; str: cut at the string limit)
 ``bufw`` ``bufr``     buffer whose length is the next arg (write: at entry) or the
@@ -31,6 +33,7 @@ undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit.decode.a
                       (timespec[2]), ``utimes`` (timeval[2])
 ``oflags`` ``omode``  open flags; the mode, printed only with O_CREAT or O_TMPFILE
 ``mode`` ``fmode``    mode_t octal (``0644``); with file type (``S_IFREG|0644``)
+``dev``               a 32-bit dev_t: ``makedev(0xfff, 0xff)``
 others                a table of ``tracekit.decode.flags`` (see ``tracekit.decode.args.kinds_for``)
 ``lockop`` ...         flag words of the calls their prototypes describe
                       (tracekit.decode.flagwords): ``lockop``, ``inmask``, ``mountflags``
@@ -62,7 +65,8 @@ of F_GETSIG, ``0x2 (F_UNLCK)`` of F_GETLEASE), ``prctl`` (``1 (SUID_DUMP_USER)``
 ``membarrier`` (the commands of MEMBARRIER_CMD_QUERY), ``ioprio``
 (``16388 (IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4))``), ``schedpolicy`` (``0 (SCHED_OTHER)``),
 ``personality``
-(``0x8 (PER_LINUX32)``), ``poll``/``ppoll``
+(``0x8 (PER_LINUX32)``), ``ldt`` (modify_ldt's int result in a zero-extended register:
+``4294967258 ENOSYS (Function not implemented)``), ``poll``/``ppoll``
 (``2 ([{fd=3, revents=POLLIN}], left {...})``), ``select``/``pselect``
 (``1 (in [3], left {...})``); ``0 (Timeout)``.
 """
@@ -205,9 +209,9 @@ mknodat: dirfd path fmode x
 getdents64: fd dirents u
 getdents: fd p u
 futex: futex
-set_tid_address: p
+set_tid_address: raw
 set_robust_list: p u
-rseq: p x d x
+rseq: raw raw raw raw
 prlimit64: d rlimit rlim_in rlim_out
 getrlimit: rlimit rlim_out
 setrlimit: rlimit rlim_in
@@ -301,6 +305,9 @@ ioprio_get: ioprio_who d -> ioprio
 sched_getscheduler: d -> schedpolicy
 shmat: d p shmatflags -> x
 kcmp: d d kcmp
+sysfs: raw raw raw
+ustat: dev p
+modify_ldt: d p u -> ldt
 """
 
 

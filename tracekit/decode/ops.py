@@ -25,7 +25,7 @@ from tracekit._events import CAP_STR, CAPF_FAULT, CAPF_TRUNC, Capture, Syscall
 from tracekit.decode import flags as F
 from tracekit.decode.captures import capture, capture_out, succeeded
 from tracekit.decode.signals import siginfo_text
-from tracekit.decode.values import format_timespec, pointer, quote, signed
+from tracekit.decode.values import format_ret_errno, format_timespec, pointer, quote, signed
 
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
@@ -700,6 +700,14 @@ def _mfd_flags(fl: F.ArchFlags) -> Callable[[int], str]:
     return fmt
 
 
+def _ret_ldt(d: SyscallDecoder, ev: Syscall, text: str) -> str:
+    """modify_ldt's result: the kernel returns an int in a zero-extended register, so an
+    error comes back as 0xffffffda; strace prints the number and the error it is:
+    ``4294967258 ENOSYS (Function not implemented)``."""
+    err = format_ret_errno(signed(ev.ret & _M32, 32)) if 0 <= ev.ret <= _M32 else None
+    return text if err is None else f"{ev.ret} {err.split(' ', 1)[1]}"
+
+
 def _ret_signal(d: SyscallDecoder, ev: Syscall, text: str) -> str:
     """A signal number returned (rt_sigtimedwait): ``1 (SIGHUP)``."""
     return f"{ev.ret} ({d.flags.signal_name(ev.ret)})" if ev.ret > 0 else text
@@ -740,7 +748,7 @@ def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int],
 def ret_kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, str], str]]:
     """Return kinds of this module: (decoder, record, plain text) -> the text after ``=``."""
     return {"prctl": _ret_prctl, "fcntl": _ret_fcntl, "membarrier": _ret_membarrier,
-            "personality": _ret_personality, "signal": _ret_signal}
+            "personality": _ret_personality, "signal": _ret_signal, "ldt": _ret_ldt}
 
 
 # struct clone_args (include/uapi/linux/sched.h): 11 u64 fields, 88 bytes (64 in its
