@@ -12,6 +12,7 @@ Flag words and constants are decoded with the tables of the syscall table's arch
 from __future__ import annotations
 
 import functools
+import mmap
 from collections.abc import Callable, Sequence
 from typing import cast
 
@@ -309,6 +310,23 @@ def k_cpuset_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return SP.format_cpuset(cap.data[:ev.ret])
 
 
+def k_cpuset_in(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """sched_setaffinity's mask: the ``len`` (argument 1) bytes it reads."""
+    cap = capture(ev, i)
+    if cap is None:
+        return pointer(ev.args[i])
+    return SP.format_cpuset(cap.data[:ev.args[1]])
+
+
+def k_mincore_vec(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """mincore's vector: one byte per page of ``len`` (argument 1), when it succeeded
+    (pages of this machine's size, as strace's get_pagesize)."""
+    cap = capture_out(ev, i)
+    if cap is None:
+        return pointer(ev.args[i])
+    return SP.format_mincore(cap.data, -(-ev.args[1] // mmap.PAGESIZE))
+
+
 def k_omode(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
     flags, c = ev.args[i - 1], d.consts
     if flags & (c.o_creat | c.o_tmpfile):
@@ -470,6 +488,7 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         "timezone": decoded_in(SP.format_timezone, whole=True),
         "timerflags": _flags32(f.timer_flags), "idtype": _xval(T.WAITID_TYPES, "P_???"),
         "id_out": decoded_out(SP.format_id), "cpuset_out": k_cpuset_out,
+        "cpuset_in": k_cpuset_in, "mincore_vec": k_mincore_vec,
         # rt_sigreturn's restored mask (tracekit.decode.signals)
         "sigframe_mask": k_sigframe_mask,
         # structs of files: stat family, statfs, dirents, envp, limits, system info

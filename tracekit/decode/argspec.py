@@ -23,7 +23,8 @@ undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit.decode.a
                       ``rusagew`` (wait4: when ret > 0), ``rusage``,
                       ``siginfo_out``, ``sigaction_in``/``_out``, ``sigset_in``/``_out``
                       (size: arg 3), ``stack_in``/``_out``, ``timespec_out``,
-                      ``timeval_out``, ``id_out``, ``cpuset_out``, ``sigpending_out``
+                      ``timeval_out``, ``id_out``, ``cpuset_out``/``_in`` (size: arg 1),
+                      ``sigpending_out``
                       (size: arg 1), ``sigevent``: ``_out`` ones are
                       written by the call, an address when it failed
 ``stat`` ``statx``    structs the call fills in (tracekit.decode.structs_fs): stat,
@@ -266,7 +267,7 @@ setpgid: d d
 alarm: u
 unshare: unshareflags
 sched_getaffinity: d u cpuset_out
-sched_setaffinity: d u p
+sched_setaffinity: d u cpuset_in
 sigaltstack: stack_in stack_out
 gettimeofday: timeval_out p
 getresuid: id_out id_out id_out
@@ -307,6 +308,9 @@ shmat: d p shmatflags -> x
 kcmp: d d kcmp
 sysfs: raw raw raw
 ustat: dev p
+getcpu: uint_out uint_out p
+sched_rr_get_interval: d timespec_out
+mincore: x u mincore_vec
 modify_ldt: d p u -> ldt
 """
 

@@ -648,6 +648,11 @@ def _k_int_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return _out_int(ev, i, str, signed_=True)
 
 
+def _k_uint_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """``[1]``: an unsigned int the call wrote (getcpu's cpu and node)."""
+    return _out_int(ev, i, str)
+
+
 def _k_int_in(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     """``[0]``: an int the call reads (sched_setscheduler's sched_param)."""
     cap = _readable(capture(ev, i))
@@ -741,7 +746,8 @@ def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int],
         "unshareflags": lambda d, ev, i: unshare(ev.args[i]),
         "setnstype": lambda d, ev, i: setns(ev.args[i] & _M32),
         "siginfo_in": _k_struct_in(_siginfo(fl)), "siginfo_w": _k_struct_out(_siginfo(fl)),
-        "rem_out": _k_rem_out, "int_out": _k_int_out, "int_in": _k_int_in, "ptr_out": _k_ptr_out,
+        "rem_out": _k_rem_out, "int_out": _k_int_out, "uint_out": _k_uint_out,
+        "int_in": _k_int_in, "ptr_out": _k_ptr_out,
     }
 
 

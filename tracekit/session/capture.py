@@ -128,6 +128,7 @@ STR_CAP = 4096           # PATH_MAX (include/uapi/linux/limits.h), with its NUL
 BUF_CAP = 256            # a generous strace -s
 SOCKADDR_CAP = 128       # sizeof(struct sockaddr_storage)
 TIMESPEC_SIZE = 16       # struct __kernel_timespec
+MINCORE_CAP = 32         # mincore's vector bytes: strace shows 32 (its -s) then "..."
 ARGV_CAP = 3072          # all of argv's elements with their NULs
 ARGV_ELEM_CAP = 1024     # one argv element
 # struct sigaction differs per arch (x86_64 has sa_restorer): structs_proc.SIGACTION_SIZE
@@ -342,6 +343,11 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "getresuid": tuple(_fixed(a, 4, at_exit=True) for a in ("ruidp", "euidp", "suidp")),
     "getresgid": tuple(_fixed(a, 4, at_exit=True) for a in ("rgidp", "egidp", "sgidp")),
     "sched_getaffinity": (_buf("user_mask_ptr", "ret", at_exit=True),),
+    "sched_setaffinity": (_buf("user_mask_ptr", "len"),),
+    "sched_rr_get_interval": (_fixed("interval", TIMESPEC_SIZE, at_exit=True),),
+    "getcpu": (_fixed("cpup", 4, at_exit=True), _fixed("nodep", 4, at_exit=True)),
+    # mincore's vector: one byte a page, as many as strace shows (MINCORE_CAP)
+    "mincore": (_fixed("vec", MINCORE_CAP, at_exit=True),),
     # the mask rt_sigreturn restores (no tracefs argument: the
     # BPF side puts the frame's uc_sigmask address in args[0], programs/syscalls.h)
     "rt_sigreturn": (_fixed(SIGFRAME_MASK_ARG, SIGSET_SIZE),),
