@@ -429,6 +429,9 @@ TABLES: dict[str, Table] = {
     # System V IPC: the get calls' flags (then the mode in octal), shmget's own flags and
     # huge page size field, shmat's, msgsnd/msgrcv's
     "IPC_GET_FLAGS": ("bits", ("linux/ipc.h",), r"IPC_(CREAT|EXCL|NOWAIT)", frozenset(), ()),
+    # semop's sem_flg (strace's semop_flags order)
+    "SEMOP_FLAGS": ("bits", ("linux/ipc.h", "linux/sem.h"), r"SEM_UNDO|IPC_NOWAIT", frozenset(),
+                    ("SEM_UNDO", "IPC_NOWAIT")),
     "SHMGET_FLAGS": ("bits", ("linux/ipc.h", "linux/shm.h"),
                      r"IPC_(CREAT|EXCL)|SHM_(HUGETLB|NORESERVE)", frozenset(), ()),
     "SHM_CONSTS": ("values", ("linux/shm.h",), r"SHM_HUGE_(SHIFT|MASK)", frozenset(), ()),

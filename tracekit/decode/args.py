@@ -38,6 +38,7 @@ from tracekit.decode import (
     structs_fs,
     structs_io,
     structs_net,
+    structs_ipc,
     structs_proc as SP,
 )
 from tracekit.decode.argspec import ARGSPEC
@@ -496,6 +497,8 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         "dev": lambda d, ev, i: structs_fs.makedev(ev.args[i] & _M32),
         # I/O and socket structs (tracekit.decode.structs_io, structs_net)
         **structs_io.kinds(f), **structs_net.kinds(f),
+        # System V IPC and message queue structs (tracekit.decode.structs_ipc)
+        **structs_ipc.kinds(f),
         # calls whose arguments follow their operation (tracekit.decode.ops)
         **ops.kinds(f),
         # flag words of the calls only their prototypes describe (tracekit.decode.flagwords)

@@ -42,6 +42,10 @@ others                a table of ``tracekit.decode.flags`` (see ``tracekit.decod
                       ``umountflags``, ``faninitflags``, ``fanmarkflags``, ``fanevents``,
                       ``fandirfd``, ``ioprio``, ``mpolmode``, ``swapflags``, ``ipckey``,
                       ``ipcgetflags``, ``shmgetflags``, ``spliceflags``...
+``shmctlarg`` ...      System V IPC and message queue structs
+                      (tracekit.decode.structs_ipc): ``shmctlarg``/``semctlarg``/
+                      ``msgctlarg`` (by the command), ``sembufs`` (count: next arg),
+                      ``mqattr_in``/``mqattr_out``
 ``ioctlreq`` ...       I/O structs (tracekit.decode.structs_io): ``ioctlreq``,
                       ``ioctlarg`` (by request; none for FIOCLEX), ``pollfds``,
                       ``fdset``, ``timeout_ts``/``timeout_tv``, ``sigmask`` (size:
@@ -312,6 +316,17 @@ getcpu: uint_out uint_out p
 sched_rr_get_interval: d timespec_out
 mincore: x u mincore_vec
 modify_ldt: d p u -> ldt
+shmctl: d shmctlcmd shmctlarg
+semctl: d d semctlcmd semctlarg
+msgctl: d msgctlcmd msgctlarg
+semop: d sembufs u32
+semtimedop: d sembufs u32 timespec
+mq_open: str oflags omode mqattr_in -> fd
+mq_getsetattr: fd mqattr_in mqattr_out
+mq_notify: fd sigevent
+mq_timedsend: fd bufw u u32 timespec
+mq_timedreceive: fd bufr u uint_out timespec
+pidfd_send_signal: fd sig siginfo_in x32
 """
 
 

@@ -54,6 +54,7 @@ from tracekit._events import (
 )
 from tracekit.decode.ops import CLONE_ARGS_SIZE, FLOCK_SIZE, KCMP_EPOLL_SLOT_SIZE
 from tracekit.decode.structs_io import EPOLL_EVENT_SIZES, IOCTL_ARGS
+from tracekit.decode.structs_ipc import IPC_DS_SIZE, MQ_ATTR_SIZE, SEMBUF_SIZE
 from tracekit.decode.structs_proc import (
     RUSAGE_SIZE,
     SIGACTION_SIZE as _SIGACTION_SIZES,
@@ -465,6 +466,21 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "sched_setscheduler": (_fixed("param", 4),),
     "sched_setparam": (_fixed("param", 4),),
     "sched_getparam": (_fixed("param", 4, at_exit=True),),
+    # System V IPC and message queues (decoders: tracekit/decode/structs_ipc.py)
+    "shmctl": (_fixed("buf", IPC_DS_SIZE, at_exit=True),),
+    "semctl": (_fixed("arg", IPC_DS_SIZE, at_exit=True),),
+    "msgctl": (_fixed("buf", IPC_DS_SIZE, at_exit=True),),
+    "semop": (_array("tsops", "nsops", SEMBUF_SIZE),),
+    "semtimedop": (_array("tsops", "nsops", SEMBUF_SIZE), _fixed("timeout", TIMESPEC_SIZE)),
+    "mq_open": (_str("u_name"), _fixed("u_attr", MQ_ATTR_SIZE)),
+    "mq_getsetattr": (_fixed("u_mqstat", MQ_ATTR_SIZE),
+                      _fixed("u_omqstat", MQ_ATTR_SIZE, at_exit=True)),
+    "mq_notify": (_fixed("u_notification", SIGEVENT_SIZE),),
+    "mq_timedsend": (_buf("u_msg_ptr", "msg_len"), _fixed("u_abs_timeout", TIMESPEC_SIZE)),
+    "mq_timedreceive": (_buf("u_msg_ptr", "ret", at_exit=True),
+                        _fixed("u_msg_prio", 4, at_exit=True),
+                        _fixed("u_abs_timeout", TIMESPEC_SIZE)),
+    "pidfd_send_signal": (_fixed("info", SIGINFO_SIZE),),
     "getgroups": (_Override("grouplist", CAP_BUF, "ret", GIDS_CAP, 4, True),),
     "setgroups": (_Override("grouplist", CAP_BUF, "gidsetsize", GIDS_CAP, 4),),
     "getsockopt": (_fixed("optlen", 4), _fixed("optlen", 4, at_exit=True),

@@ -1952,6 +1952,11 @@ IPC_GET_FLAGS: tuple[tuple[int, str], ...] = (
     (0x800, 'IPC_NOWAIT'),
 )
 
+SEMOP_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1000, 'SEM_UNDO'),
+    (0x800, 'IPC_NOWAIT'),
+)
+
 SHMGET_FLAGS: tuple[tuple[int, str], ...] = (
     (0x200, 'IPC_CREAT'),
     (0x400, 'IPC_EXCL'),
