@@ -50,7 +50,7 @@ others                a table of ``tracekit.decode.flags`` (see ``tracekit.decod
                       ``ioctlarg`` (by request; none for FIOCLEX), ``pollfds``,
                       ``fdset``, ``timeout_ts``/``timeout_tv``, ``sigmask`` (size:
                       next arg), ``epollevent``, ``epollevents`` (ret of them),
-                      ``iovw``/``iovr``, ``msghdr_in``/``msghdr_out``, ``msgflags``
+                      ``iovw``/``iovr``/``iovaddr``, ``msghdr_in``/``msghdr_out``, ``msgflags``
 ``sockaddr_out`` ...  socket outputs (tracekit.decode.structs_net): ``sockaddr_out``
                       (length: the next arg), ``len_inout`` (``[128 => 16]``),
                       ``sollevel``, ``sockopt``, ``optval_in``/``optval_out``
@@ -327,6 +327,9 @@ mq_notify: fd sigevent
 mq_timedsend: fd bufw u u32 timespec
 mq_timedreceive: fd bufr u uint_out timespec
 pidfd_send_signal: fd sig siginfo_in x32
+process_vm_readv: d iovr u iovaddr u u
+process_vm_writev: d iovw u iovaddr u u
+process_madvise: fd iovaddr u madv x32
 """
 
 

@@ -267,9 +267,11 @@ def _ioctl(*, at_exit: bool) -> _Override:
     return _Override("arg", CAP_STRUCT, "cmd", 64, 0, at_exit, SPEC_IOCTL)
 
 
-def _iov(arg: str, *, at_exit: bool = False) -> _Override:
-    """An iovec array of ``vlen`` elements, each element's bytes up to BUF_CAP."""
-    return _Override(arg, CAP_IOV, "vlen", BUF_MAX, BUF_CAP, at_exit)
+def _iov(arg: str, *, at_exit: bool = False, length: str = "vlen",
+         elem_cap: int = BUF_CAP) -> _Override:
+    """An iovec array of ``length`` elements, each element's bytes up to ``elem_cap``
+    (0: the elements' bases and lengths only)."""
+    return _Override(arg, CAP_IOV, length, BUF_MAX, elem_cap, at_exit)
 
 
 def _addr_out(addr: str, addrlen: str) -> tuple[_Override, ...]:
@@ -409,6 +411,13 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     **{name: (_fixed("user_mask", SIGSET_SIZE),) for name in ("signalfd", "signalfd4")},
     **{name: (_iov("vec", at_exit=True),) for name in ("readv", "preadv", "preadv2")},
     **{name: (_iov("vec"),) for name in ("writev", "pwritev", "pwritev2")},
+    # process_vm_readv/writev: the local iovecs' bytes (read into at exit), the remote
+    # ones' bases; process_madvise's ranges
+    "process_vm_readv": (_iov("lvec", at_exit=True, length="liovcnt"),
+                         _iov("rvec", length="riovcnt", elem_cap=0)),
+    "process_vm_writev": (_iov("lvec", length="liovcnt"),
+                          _iov("rvec", length="riovcnt", elem_cap=0)),
+    "process_madvise": (_iov("vec", elem_cap=0),),
     "sendmsg": (_Override("msg", CAP_MSGHDR, None, BUF_MAX, BUF_CAP), _fd("fd")),
     # recvmsg: msg_name and msg_namelen as the caller set them, then the filled msghdr
     "recvmsg": (_fixed("msg", 16), _Override("msg", CAP_MSGHDR, None, BUF_MAX, BUF_CAP, True),
