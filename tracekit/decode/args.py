@@ -40,6 +40,7 @@ from tracekit.decode import (
     structs_net,
     structs_ipc,
     structs_proc as SP,
+    structs_task,
 )
 from tracekit.decode.argspec import ARGSPEC
 from tracekit.decode.argtypes import kind_of, narrowed
@@ -90,7 +91,7 @@ class _ArchConsts:
         self.clone_tls_first = arch != "x86_64"     # see _clone
         self.kinds = _kinds(f)
         self.ret_kinds = {**structs_io.ret_kinds(f), **ops.ret_kinds(f),
-                          **flagwords.ret_kinds(f)}
+                          **flagwords.ret_kinds(f), **structs_task.ret_kinds(f)}
 
 
 @functools.cache
@@ -499,6 +500,8 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         **structs_io.kinds(f), **structs_net.kinds(f),
         # System V IPC and message queue structs (tracekit.decode.structs_ipc)
         **structs_ipc.kinds(f),
+        # per-thread and clock structs (tracekit.decode.structs_task)
+        **structs_task.kinds(f),
         # calls whose arguments follow their operation (tracekit.decode.ops)
         **ops.kinds(f),
         # flag words of the calls only their prototypes describe (tracekit.decode.flagwords)

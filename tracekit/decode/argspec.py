@@ -46,6 +46,9 @@ others                a table of ``tracekit.decode.flags`` (see ``tracekit.decod
                       (tracekit.decode.structs_ipc): ``shmctlarg``/``semctlarg``/
                       ``msgctlarg`` (by the command), ``sembufs`` (count: next arg),
                       ``mqattr_in``/``mqattr_out``
+``timex`` ...          per-thread and clock structs (tracekit.decode.structs_task):
+                      ``timex``, ``futexwaiters`` (count: next arg), ``seccomparg``
+                      (by seccomp's operation), ``user_desc_entry``
 ``ioctlreq`` ...       I/O structs (tracekit.decode.structs_io): ``ioctlreq``,
                       ``ioctlarg`` (by request; none for FIOCLEX), ``pollfds``,
                       ``fdset``, ``timeout_ts``/``timeout_tv``, ``sigmask`` (size:
@@ -67,7 +70,8 @@ Return kinds: ``d`` (decimal, the default), ``fd`` (decimal, and a new fd for th
 cache), ``x`` (hex: addresses, mmap/brk), ``mode`` (umask: octal), ``fcntl`` (flags of
 F_GETFD/F_GETFL as ``0x1 (flags FD_CLOEXEC)``, the new fd of F_DUPFD, ``10 (SIGUSR1)``
 of F_GETSIG, ``0x2 (F_UNLCK)`` of F_GETLEASE), ``prctl`` (``1 (SUID_DUMP_USER)``),
-``membarrier`` (the commands of MEMBARRIER_CMD_QUERY), ``ioprio``
+``membarrier`` (the commands of MEMBARRIER_CMD_QUERY), ``clockstate``
+(``5 (TIME_ERROR)``), ``ioprio``
 (``16388 (IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4))``), ``schedpolicy`` (``0 (SCHED_OTHER)``),
 ``personality``
 (``0x8 (PER_LINUX32)``), ``ldt`` (modify_ldt's int result in a zero-extended register:
@@ -330,6 +334,11 @@ pidfd_send_signal: fd sig siginfo_in x32
 process_vm_readv: d iovr u iovaddr u u
 process_vm_writev: d iovw u iovaddr u u
 process_madvise: fd iovaddr u madv x32
+adjtimex: timex -> clockstate
+clock_adjtime: clockid timex -> clockstate
+futex_waitv: futexwaiters u32 x32 timespec clockid
+seccomp: seccompop x32 seccomparg
+get_thread_area: user_desc_entry
 """
 
 

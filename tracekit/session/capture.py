@@ -55,6 +55,7 @@ from tracekit._events import (
 from tracekit.decode.ops import CLONE_ARGS_SIZE, FLOCK_SIZE, KCMP_EPOLL_SLOT_SIZE
 from tracekit.decode.structs_io import EPOLL_EVENT_SIZES, IOCTL_ARGS
 from tracekit.decode.structs_ipc import IPC_DS_SIZE, MQ_ATTR_SIZE, SEMBUF_SIZE
+from tracekit.decode.structs_task import FUTEX_WAITV_SIZE, TIMEX_SIZE, USER_DESC_SIZE
 from tracekit.decode.structs_proc import (
     RUSAGE_SIZE,
     SIGACTION_SIZE as _SIGACTION_SIZES,
@@ -490,6 +491,15 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
                         _fixed("u_msg_prio", 4, at_exit=True),
                         _fixed("u_abs_timeout", TIMESPEC_SIZE)),
     "pidfd_send_signal": (_fixed("info", SIGINFO_SIZE),),
+    # per-thread and clock structs (decoders: tracekit/decode/structs_task.py): the
+    # timex the call writes back, futex_waitv's waiters, seccomp's action (read) or
+    # notification sizes (written), get_thread_area's entry number
+    "adjtimex": (_fixed("txc_p", TIMEX_SIZE, at_exit=True),),
+    "clock_adjtime": (_fixed("utx", TIMEX_SIZE, at_exit=True),),
+    "futex_waitv": (_array("waiters", "nr_futexes", FUTEX_WAITV_SIZE),
+                    _fixed("timeout", TIMESPEC_SIZE)),
+    "seccomp": (_fixed("uargs", 4), _fixed("uargs", 6, at_exit=True)),
+    "get_thread_area": (_fixed("u_info", USER_DESC_SIZE),),
     "getgroups": (_Override("grouplist", CAP_BUF, "ret", GIDS_CAP, 4, True),),
     "setgroups": (_Override("grouplist", CAP_BUF, "gidsetsize", GIDS_CAP, 4),),
     "getsockopt": (_fixed("optlen", 4), _fixed("optlen", 4, at_exit=True),

@@ -1697,6 +1697,66 @@ SECCOMP_MODES: dict[int, str] = {
     2: 'SECCOMP_MODE_FILTER',
 }
 
+SECCOMP_RET_ACTIONS: dict[int, str] = {
+    0: 'SECCOMP_RET_KILL_THREAD',
+    196608: 'SECCOMP_RET_TRAP',
+    327680: 'SECCOMP_RET_ERRNO',
+    2143289344: 'SECCOMP_RET_USER_NOTIF',
+    2146435072: 'SECCOMP_RET_TRACE',
+    2147221504: 'SECCOMP_RET_LOG',
+    2147418112: 'SECCOMP_RET_ALLOW',
+    2147483648: 'SECCOMP_RET_KILL_PROCESS',
+}
+
+FUTEX_WAITV_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x2, 'FUTEX_32'),
+    (0x80, 'FUTEX_PRIVATE_FLAG'),
+)
+
+ADJTIMEX_MODES: tuple[tuple[int, str], ...] = (
+    (0xa001, 'ADJ_OFFSET_SS_READ'),
+    (0x8001, 'ADJ_OFFSET_SINGLESHOT'),
+    (0x1, 'ADJ_OFFSET'),
+    (0x2, 'ADJ_FREQUENCY'),
+    (0x4, 'ADJ_MAXERROR'),
+    (0x8, 'ADJ_ESTERROR'),
+    (0x10, 'ADJ_STATUS'),
+    (0x20, 'ADJ_TIMECONST'),
+    (0x80, 'ADJ_TAI'),
+    (0x100, 'ADJ_SETOFFSET'),
+    (0x1000, 'ADJ_MICRO'),
+    (0x2000, 'ADJ_NANO'),
+    (0x4000, 'ADJ_TICK'),
+)
+
+TIMEX_STATUS: tuple[tuple[int, str], ...] = (
+    (0x1, 'STA_PLL'),
+    (0x2, 'STA_PPSFREQ'),
+    (0x4, 'STA_PPSTIME'),
+    (0x8, 'STA_FLL'),
+    (0x10, 'STA_INS'),
+    (0x20, 'STA_DEL'),
+    (0x40, 'STA_UNSYNC'),
+    (0x80, 'STA_FREQHOLD'),
+    (0x100, 'STA_PPSSIGNAL'),
+    (0x200, 'STA_PPSJITTER'),
+    (0x400, 'STA_PPSWANDER'),
+    (0x800, 'STA_PPSERROR'),
+    (0x1000, 'STA_CLOCKERR'),
+    (0x2000, 'STA_NANO'),
+    (0x4000, 'STA_MODE'),
+    (0x8000, 'STA_CLK'),
+)
+
+CLOCK_STATES: dict[int, str] = {
+    0: 'TIME_OK',
+    1: 'TIME_INS',
+    2: 'TIME_DEL',
+    3: 'TIME_OOP',
+    4: 'TIME_WAIT',
+    5: 'TIME_ERROR',
+}
+
 SECUREBITS: tuple[tuple[int, str], ...] = (
     (0x1, 'SECBIT_NOROOT'),
     (0x2, 'SECBIT_NOROOT_LOCKED'),
