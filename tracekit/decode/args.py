@@ -37,8 +37,8 @@ from tracekit.decode import (
     ops,
     structs_fs,
     structs_io,
-    structs_net,
     structs_ipc,
+    structs_net,
     structs_proc as SP,
     structs_task,
 )
@@ -431,7 +431,8 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
     T = f.tables
     ipc_64 = next(v for v, n in T.IPC_CONSTS.items() if n == "IPC_64")
     return {
-        "d": k_d, "ld": k_ld, "u": k_u, "x": k_x, "raw": k_x, "p": k_p, "fd": k_fd, "dirfd": k_dirfd,
+        "d": k_d, "ld": k_ld, "u": k_u, "x": k_x, "raw": k_x, "p": k_p, "fd": k_fd,
+        "dirfd": k_dirfd,
         "path": k_path, "str": k_str, "strr": k_bufr, "bufw": k_bufw, "bufr": k_bufr,
         "bufrx": k_bufrx, "argv": k_argv, "envp": k_envp, "sockaddr": k_sockaddr,
         "timespec": k_timespec, "omode": k_omode, "proto": k_proto,

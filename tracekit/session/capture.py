@@ -55,7 +55,6 @@ from tracekit._events import (
 from tracekit.decode.ops import CLONE_ARGS_SIZE, FLOCK_SIZE, KCMP_EPOLL_SLOT_SIZE
 from tracekit.decode.structs_io import EPOLL_EVENT_SIZES, IOCTL_ARGS
 from tracekit.decode.structs_ipc import IPC_DS_SIZE, MQ_ATTR_SIZE, SEMBUF_SIZE
-from tracekit.decode.structs_task import FUTEX_WAITV_SIZE, TIMEX_SIZE, USER_DESC_SIZE
 from tracekit.decode.structs_proc import (
     RUSAGE_SIZE,
     SIGACTION_SIZE as _SIGACTION_SIZES,
@@ -66,6 +65,7 @@ from tracekit.decode.structs_proc import (
     TIMEVAL_SIZE,
     TIMEZONE_SIZE,
 )
+from tracekit.decode.structs_task import FUTEX_WAITV_SIZE, TIMEX_SIZE, USER_DESC_SIZE
 from tracekit.kernel.arch import machine_arch
 from tracekit.kernel.syscall_protos import shipped_args
 from tracekit.kernel.syscalls import SyscallTable
