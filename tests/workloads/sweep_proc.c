@@ -80,6 +80,9 @@ static void scheduling(void) {
     syscall(SYS_sched_getparam, 0L, NULL);
     syscall(SYS_sched_getparam, 0L, BADP);
     syscall(SYS_sched_getparam, HI, &sp);
+    syscall(SYS_sched_setparam, 0L, NULL);
+    syscall(SYS_sched_setparam, 0L, BADP);
+    syscall(SYS_sched_get_priority_min, -1L);
     for (long pol = 0; pol <= 7; pol++) {
         syscall(SYS_sched_get_priority_max, pol);
         syscall(SYS_sched_get_priority_min, pol);
@@ -123,6 +126,10 @@ static void memory(void) {
     syscall(SYS_mincore, m, pg, NULL);
     syscall(SYS_mincore, m + 1, pg, vec);
     syscall(SYS_mincore, m, pg, BADP);
+    syscall(SYS_mincore, m, HI | pg, vec);
+    syscall(SYS_mincore, m, 0L, vec);
+    syscall(SYS_munlock, m, HI | pg);
+    syscall(SYS_madvise, NULL, 0L, MADV_NORMAL);
     static const long advice[] = {
         MADV_NORMAL, MADV_RANDOM, MADV_SEQUENTIAL, MADV_WILLNEED, MADV_DONTNEED, 5, 6, 7,
         MADV_FREE, MADV_REMOVE, MADV_DONTFORK, MADV_DOFORK, MADV_MERGEABLE,
@@ -196,6 +203,12 @@ static void sysv_ipc(void) {
             syscall(SYS_shmdt, at);
         syscall(SYS_shmdt, at);                                    /* no longer: EINVAL */
         syscall(SYS_shmdt, NULL);
+        syscall(SYS_shmdt, BADP);
+        if (syscall(SYS_shmctl, shm, IPC_STAT, &shd) == 0)
+            syscall(SYS_shmctl, shm, IPC_SET, &shd);               /* the same values */
+        syscall(SYS_shmctl, shm, SHM_LOCK, NULL);
+        syscall(SYS_shmctl, shm, SHM_UNLOCK, NULL);
+        syscall(SYS_shmctl, 0L, SHM_STAT, &shd);
     }
     syscall(SYS_shmctl, 0L, IPC_INFO, info);
     syscall(SYS_shmctl, 0L, SHM_INFO, info);
@@ -217,6 +230,21 @@ static void sysv_ipc(void) {
         syscall(SYS_semctl, sem, 1L, GETVAL, NULL);
         syscall(SYS_semctl, sem, 0L, 99L, NULL);
         syscall(SYS_semctl, HI | sem, HI, HI | GETNCNT, NULL);
+        unsigned short vals[2] = {3, 4};
+        syscall(SYS_semctl, sem, 0L, SETVAL, 5L);
+        syscall(SYS_semctl, sem, 0L, SETALL, vals);
+        syscall(SYS_semctl, sem, 0L, GETALL, vals);
+        syscall(SYS_semctl, sem, 0L, GETPID, NULL);
+        syscall(SYS_semctl, sem, 0L, GETZCNT, NULL);
+        if (syscall(SYS_semctl, sem, 0L, IPC_STAT, &sed) == 0)
+            syscall(SYS_semctl, sem, 0L, IPC_SET, &sed);           /* the same values */
+        syscall(SYS_semctl, 0L, 0L, SEM_INFO, info);
+        ops[0].sem_flg = SEM_UNDO | 0x2000;
+        ops[0].sem_op = 1;
+        syscall(SYS_semop, sem, ops, 1L);                          /* unknown flag bit */
+        ops[0].sem_flg = 0x2000;
+        ops[0].sem_op = -1;
+        syscall(SYS_semop, sem, ops, 1L);
     }
     syscall(SYS_semctl, 0L, 0L, IPC_INFO, info);
     syscall(SYS_semctl, -1L, 0L, IPC_STAT, &sed);
@@ -226,6 +254,13 @@ static void sysv_ipc(void) {
         syscall(SYS_msgctl, msq, IPC_STAT, NULL);
         syscall(SYS_msgctl, msq, 99L, &msd);
         syscall(SYS_msgctl, HI | msq, HI | IPC_STAT, &msd);
+        if (syscall(SYS_msgctl, msq, IPC_STAT, &msd) == 0)
+            syscall(SYS_msgctl, msq, IPC_SET, &msd);               /* the same values */
+        struct { long mtype; char mtext[8]; } mb = {1, "hi"};
+        syscall(SYS_msgsnd, msq, &mb, 2L, IPC_NOWAIT);
+        syscall(SYS_msgrcv, msq, &mb, 8L, 0L, IPC_NOWAIT);
+        syscall(SYS_msgrcv, msq, &mb, 8L, 0L, IPC_NOWAIT);         /* ENOMSG */
+        syscall(SYS_msgctl, 0L, MSG_STAT, &msd);
     }
     syscall(SYS_msgctl, 0L, IPC_INFO, info);
     syscall(SYS_msgctl, 0L, MSG_INFO, info);
@@ -281,6 +316,12 @@ static void message_queue(void) {
         sev.sigev_notify = 77;
         syscall(SYS_mq_notify, q, &sev);
         syscall(SYS_mq_notify, q, BADP);
+        sev.sigev_notify = SIGEV_THREAD_ID;
+        sev._sigev_un._tid = getpid();
+        syscall(SYS_mq_notify, q, &sev);                           /* EINVAL */
+        syscall(SYS_mq_timedsend, q, "x", 1L, 99999L, NULL);       /* prio: EINVAL */
+        syscall(SYS_mq_timedsend, q, "x", 1L, 0L, BADP);
+        syscall(SYS_mq_timedreceive, q, NULL, 64L, NULL, NULL);
         close(q);
     }
     syscall(SYS_mq_notify, -1L, NULL);
@@ -318,6 +359,11 @@ static void signals(void) {
     sigtimedwait(&usr2, NULL, &zero);
     syscall(SYS_rt_tgsigqueueinfo, (long)me, tid, (long)SIGUSR2, NULL);
     syscall(SYS_rt_tgsigqueueinfo, -1L, -1L, 0L, &si);
+    syscall(SYS_rt_tgsigqueueinfo, (long)me, tid, (long)SIGUSR2, BADP);
+    si.si_code = SI_TKILL;
+    syscall(SYS_rt_tgsigqueueinfo, (long)me, tid, (long)SIGUSR2, &si);
+    sigtimedwait(&usr2, NULL, &zero);
+    si.si_code = SI_QUEUE;
     int pfd = syscall(SYS_pidfd_open, me, 0L);
     syscall(SYS_pidfd_send_signal, pfd, 0L, NULL, 0L);
     syscall(SYS_pidfd_send_signal, pfd, (long)SIGUSR2, &si, 0L);
@@ -388,6 +434,9 @@ static void thread_and_misc(void) {
     syscall(SYS_futex_waitv, w, 2L, 0L, NULL, (long)CLOCK_MONOTONIC);  /* EINVAL */
     syscall(SYS_futex_waitv, NULL, 0L, 0L, NULL, 0L);
     syscall(SYS_futex_waitv, BADP, 1L, 1L, BADP, (long)CLOCK_REALTIME);
+    struct timespec tmo = {0, 0};
+    syscall(SYS_futex_waitv, w, 1L, 0L, &tmo, (long)CLOCK_REALTIME);       /* EAGAIN */
+    syscall(SYS_futex_waitv, w, 0L, 0L, NULL, (long)CLOCK_MONOTONIC);
     syscall(SYS_futex_waitv, NULL, 129L, 0L, NULL, 99L);
 
     syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0L, &(uint32_t){SECCOMP_RET_LOG});
@@ -404,6 +453,9 @@ static void thread_and_misc(void) {
     syscall(SYS_modify_ldt, 0x13L, BADP, 16L);                     /* ENOSYS */
     syscall(SYS_modify_ldt, 1L, NULL, 16L);                        /* EFAULT */
     memset(buf, 0, sizeof buf);
+    syscall(SYS_modify_ldt, 0L, buf, 16L);           /* a read of user_desc's size */
+    syscall(SYS_modify_ldt, 2L, buf, 16L);
+    memset(buf, 0, sizeof buf);
     *(int32_t *)buf = 12;                            /* entry 12 (a GDT TLS slot) */
     syscall(SYS_get_thread_area, buf);
     *(int32_t *)buf = -1;
@@ -411,6 +463,10 @@ static void thread_and_misc(void) {
     syscall(SYS_get_thread_area, NULL);
     syscall(SYS_set_thread_area, NULL);              /* EFAULT: nothing set */
     syscall(SYS_set_thread_area, BADP);
+    struct { uint32_t entry, base, limit, bits; } ud = {0, 0x1000, 0xfffff, 0x51};
+    syscall(SYS_set_thread_area, &ud);               /* entry 0 is no TLS slot: fails */
+    ud.entry = 12;
+    syscall(SYS_get_thread_area, &ud);
 
     memset(&tx, 0, sizeof tx);                       /* modes = 0: read only */
     syscall(SYS_adjtimex, &tx);
@@ -463,6 +519,9 @@ static void child(void) {
     syscall(SYS_set_tid_address, NULL);
     syscall(SYS_set_tid_address, BADP);
     syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0L, NULL);
+    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, (long)SECCOMP_FILTER_FLAG_LOG, NULL);
+    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0x100L, NULL);   /* EINVAL */
+    syscall(SYS_seccomp, SECCOMP_SET_MODE_STRICT, 1L, NULL);       /* flags: EINVAL */
     _exit(0);
 }
 

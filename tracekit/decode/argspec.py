@@ -45,6 +45,7 @@ others                a table of ``tracekit.decode.flags`` (see ``tracekit.decod
 ``shmctlarg`` ...      System V IPC and message queue structs
                       (tracekit.decode.structs_ipc): ``shmctlarg``/``semctlarg``/
                       ``msgctlarg`` (by the command), ``sembufs`` (count: next arg),
+                      ``msgbuf_in``/``msgbuf_out`` (text size: next arg),
                       ``mqattr_in``/``mqattr_out``
 ``timex`` ...          per-thread and clock structs (tracekit.decode.structs_task):
                       ``timex``, ``futexwaiters`` (count: next arg), ``seccomparg``
@@ -324,6 +325,8 @@ shmctl: d shmctlcmd shmctlarg
 semctl: d d semctlcmd semctlarg
 msgctl: d msgctlcmd msgctlarg
 semop: d sembufs u32
+msgsnd: d msgbuf_in u ipcmsgflags
+msgrcv: d msgbuf_out u ld ipcmsgflags
 semtimedop: d sembufs u32 timespec
 mq_open: str oflags omode mqattr_in -> fd
 mq_getsetattr: fd mqattr_in mqattr_out

@@ -9,10 +9,13 @@ cannot read). :func:`kinds` gives the argument kinds (tracekit.decode.argspec):
 - ``shmctlarg``/``semctlarg``/``msgctlarg``: the struct of the command in argument 1
   (semctl: 2), written by the call: ``{shm_perm={uid=0, gid=0, mode=0600, key=0, cuid=0,
   cgid=0}, shm_segsz=4096, ...}`` for IPC_STAT and the ``*_STAT*`` commands, the limits
-  for IPC_INFO and ``*_INFO``; the address for a failed call and every other command
-  (IPC_SET's input struct is not decoded);
+  for IPC_INFO and ``*_INFO``; the fields IPC_SET reads, read at entry:
+  ``{shm_perm={uid=0, gid=0, mode=0600}}`` (msgctl: and ``msg_qbytes``); the address
+  for a failed call and every other command;
 - ``sembufs``: semop's operations, ``[{sem_num=0, sem_op=1, sem_flg=SEM_UNDO}]``, their
   count the next argument;
+- ``msgbuf_in``/``msgbuf_out``: msgsnd's message (read) and msgrcv's (written), its
+  text ``msgsz`` (the next argument) bytes long: ``{mtype=1, mtext="hi"}``;
 - ``mqattr_in``/``mqattr_out``: struct mq_attr, ``{mq_flags=O_NONBLOCK, mq_maxmsg=2,
   mq_msgsize=16, mq_curmsgs=0}`` (mq_open's follows its ``omode``, which ends the
   arguments without O_CREAT: strace prints no mode and no attr then).
@@ -24,22 +27,24 @@ import struct
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from tracekit._events import Syscall
+from tracekit._events import CAPF_FAULT, Syscall
 from tracekit.decode import flags as F
 from tracekit.decode.captures import KindFn, capture, capture_out, decoded_in, decoded_out
-from tracekit.decode.values import pointer
+from tracekit.decode.values import pointer, quote
 
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
 
-__all__ = ["IPC_DS_SIZE", "MQ_ATTR_SIZE", "SEMBUF_SIZE", "format_ipc_perm", "format_mq_attr",
-           "format_msginfo", "format_msqid_ds", "format_sembufs", "format_semid_ds",
+__all__ = ["IPC_DS_SIZE", "MQ_ATTR_SIZE", "MSGBUF_SIZE", "SEMBUF_SIZE", "format_ipc_perm",
+           "format_ipc_set", "format_mq_attr", "format_msgbuf", "format_msginfo",
+           "format_msqid_ds", "format_sembufs", "format_semid_ds",
            "format_seminfo", "format_shm_info", "format_shmid_ds", "format_shminfo", "kinds"]
 
 _M32 = 0xFFFFFFFF
 IPC_DS_SIZE = 120        # the largest of the structs a *ctl command writes (msqid64_ds)
 MQ_ATTR_SIZE = 64        # struct mq_attr: 4 longs and 4 reserved
 SEMBUF_SIZE = 6          # struct sembuf: u16 sem_num, s16 sem_op, s16 sem_flg
+MSGBUF_SIZE = 8 + 256    # struct msgbuf: long mtype, then as much mtext as is shown
 _SEMBUFS_SHOWN = 32      # strace's -s default: array elements shown before "..."
 
 # struct ipc64_perm (48 bytes): s32 key | u32 uid | u32 gid | u32 cuid | u32 cgid |
@@ -70,6 +75,30 @@ def format_ipc_perm(data: bytes) -> str | None:
     key, uid, gid, cuid, cgid, mode = _PERM.unpack_from(data)
     return (f"{{uid={uid}, gid={gid}, mode={F.mode_octal(mode)}, key={key & _M32}, "
             f"cuid={cuid}, cgid={cgid}}}")
+
+
+def format_ipc_set(data: bytes, prefix: str, qbytes: bool = False) -> str | None:
+    """The fields IPC_SET reads: ``{shm_perm={uid=0, gid=0, mode=0600}}``; ``prefix``
+    names the struct (``shm``, ``sem``, ``msg``), ``qbytes`` adds msgctl's
+    ``msg_qbytes``."""
+    if len(data) < (_MSQID.size if qbytes else 48):
+        return None
+    _key, uid, gid, _cuid, _cgid, mode = _PERM.unpack_from(data)
+    text = f"{{{prefix}_perm={{uid={uid}, gid={gid}, mode={F.mode_octal(mode)}}}"
+    if qbytes:
+        text += f", msg_qbytes={_MSQID.unpack_from(data)[4]}"
+    return text + "}"
+
+
+def format_msgbuf(data: bytes, size: int, limit: int) -> str | None:
+    """struct msgbuf with ``size`` bytes of text (``data``: its mtype and as much text
+    as was read): ``{mtype=1, mtext="hi"}``, the text cut at ``limit`` (strace -s)."""
+    if len(data) < 8:
+        return None
+    mtype = int.from_bytes(data[:8], "little", signed=True)
+    text = data[8:8 + size]
+    return (f"{{mtype={mtype}, mtext="
+            f"{quote(text, limit=limit, more=len(text) < size and len(text) < limit)}}}")
 
 
 def format_shmid_ds(data: bytes) -> str | None:
@@ -153,11 +182,29 @@ _Formats = dict[str, Callable[[bytes], "str | None"]]
 
 
 def _k_ctl(formats: dict[int, Callable[[bytes], str | None]], cmd_arg: int,
-           ipc_64: int) -> KindFn:
+           ipc_64: int, ipc_set: int, set_fmt: Callable[[bytes], str | None]) -> KindFn:
+    """The struct of a *ctl command: IPC_SET's as read at entry (the first capture of
+    the argument), the others' as the call wrote them (the last, when it succeeded)."""
     def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-        fmt = formats.get(ev.args[cmd_arg] & _M32 & ~ipc_64)
-        cap = capture_out(ev, i) if fmt is not None else None
-        text = None if cap is None or fmt is None else fmt(cap.data)
+        cmd = ev.args[cmd_arg] & _M32 & ~ipc_64
+        text = None
+        if cmd == ipc_set:
+            caps = [c for c in ev.caps if c.arg == i]
+            if caps and capture(ev, i) is not None and not caps[0].flags & CAPF_FAULT:
+                text = set_fmt(caps[0].data)
+        else:
+            fmt = formats.get(cmd)
+            cap = capture_out(ev, i) if fmt is not None else None
+            text = None if cap is None or fmt is None else fmt(cap.data)
+        return pointer(ev.args[i]) if text is None else text
+    return k
+
+
+def _k_msgbuf(*, at_exit: bool) -> KindFn:
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        cap = capture_out(ev, i) if at_exit else capture(ev, i)
+        text = None if cap is None else format_msgbuf(cap.data, ev.args[i + 1],
+                                                      d.string_limit)
         return pointer(ev.args[i]) if text is None else text
     return k
 
@@ -182,7 +229,7 @@ def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
     T = fl.tables
     ipc_64 = next(v for v, n in T.IPC_CONSTS.items() if n == "IPC_64")
     o_nonblock = next(v for v, n in T.OPEN_FLAGS if n == "O_NONBLOCK")
-    sem_flags = F.FlagSet(T.SEMOP_FLAGS)
+    sem_flags = F.FlagSet(T.SEMOP_FLAGS, unknown="SEM_???")
     mq_flags = F.FlagSet(((o_nonblock, "O_NONBLOCK"),))
     shm = _by_value(T.SHMCTL_CMDS, {
         "IPC_STAT": format_shmid_ds, "SHM_STAT": format_shmid_ds,
@@ -196,9 +243,14 @@ def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
         "IPC_STAT": format_msqid_ds, "MSG_STAT": format_msqid_ds,
         "MSG_STAT_ANY": format_msqid_ds, "IPC_INFO": format_msginfo,
         "MSG_INFO": format_msginfo})
+    ipc_set = next(v for v, n in T.SHMCTL_CMDS.items() if n == "IPC_SET")
     return {
-        "shmctlarg": _k_ctl(shm, 1, ipc_64), "semctlarg": _k_ctl(sem, 2, ipc_64),
-        "msgctlarg": _k_ctl(msg, 1, ipc_64), "sembufs": _k_sembufs(sem_flags),
+        "shmctlarg": _k_ctl(shm, 1, ipc_64, ipc_set, lambda b: format_ipc_set(b, "shm")),
+        "semctlarg": _k_ctl(sem, 2, ipc_64, ipc_set, lambda b: format_ipc_set(b, "sem")),
+        "msgctlarg": _k_ctl(msg, 1, ipc_64, ipc_set,
+                            lambda b: format_ipc_set(b, "msg", qbytes=True)),
+        "sembufs": _k_sembufs(sem_flags),
+        "msgbuf_in": _k_msgbuf(at_exit=False), "msgbuf_out": _k_msgbuf(at_exit=True),
         "mqattr_in": decoded_in(lambda b: format_mq_attr(b, mq_flags)),
         "mqattr_out": decoded_out(lambda b: format_mq_attr(b, mq_flags)),
     }

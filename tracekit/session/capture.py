@@ -54,7 +54,7 @@ from tracekit._events import (
 )
 from tracekit.decode.ops import CLONE_ARGS_SIZE, FLOCK_SIZE, KCMP_EPOLL_SLOT_SIZE
 from tracekit.decode.structs_io import EPOLL_EVENT_SIZES, IOCTL_ARGS
-from tracekit.decode.structs_ipc import IPC_DS_SIZE, MQ_ATTR_SIZE, SEMBUF_SIZE
+from tracekit.decode.structs_ipc import IPC_DS_SIZE, MQ_ATTR_SIZE, MSGBUF_SIZE, SEMBUF_SIZE
 from tracekit.decode.structs_proc import (
     RUSAGE_SIZE,
     SIGACTION_SIZE as _SIGACTION_SIZES,
@@ -477,9 +477,14 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "sched_setparam": (_fixed("param", 4),),
     "sched_getparam": (_fixed("param", 4, at_exit=True),),
     # System V IPC and message queues (decoders: tracekit/decode/structs_ipc.py)
-    "shmctl": (_fixed("buf", IPC_DS_SIZE, at_exit=True),),
-    "semctl": (_fixed("arg", IPC_DS_SIZE, at_exit=True),),
-    "msgctl": (_fixed("buf", IPC_DS_SIZE, at_exit=True),),
+    # (the *ctl structs: IPC_SET's read at entry, the others written)
+    "shmctl": (_fixed("buf", IPC_DS_SIZE), _fixed("buf", IPC_DS_SIZE, at_exit=True)),
+    "semctl": (_fixed("arg", IPC_DS_SIZE), _fixed("arg", IPC_DS_SIZE, at_exit=True)),
+    "msgctl": (_fixed("buf", IPC_DS_SIZE), _fixed("buf", IPC_DS_SIZE, at_exit=True)),
+    # a message: its mtype and as much mtext as strace shows (a fixed read: a message
+    # within MSGBUF_SIZE of the end of its mapping prints as its address)
+    "msgsnd": (_fixed("msgp", MSGBUF_SIZE),),
+    "msgrcv": (_fixed("msgp", MSGBUF_SIZE, at_exit=True),),
     "semop": (_array("tsops", "nsops", SEMBUF_SIZE),),
     "semtimedop": (_array("tsops", "nsops", SEMBUF_SIZE), _fixed("timeout", TIMESPEC_SIZE)),
     "mq_open": (_str("u_name"), _fixed("u_attr", MQ_ATTR_SIZE)),
