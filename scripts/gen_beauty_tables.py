@@ -352,6 +352,9 @@ TABLES: dict[str, Table] = {
     "SECCOMP_RET_ACTIONS": ("values", ("linux/seccomp.h",),
                             r"SECCOMP_RET_(KILL_PROCESS|KILL_THREAD|TRAP|ERRNO|USER_NOTIF|"
                             r"TRACE|LOG|ALLOW)", frozenset(), ()),
+    # SECCOMP_SET_MODE_FILTER's flags
+    "SECCOMP_FILTER_FLAGS": ("bits", ("linux/seccomp.h",), r"SECCOMP_FILTER_FLAG_[A-Z_]+",
+                             frozenset(), ()),
     # struct futex_waitv's flags as strace 6.1 names them (FUTEX_32: see INTERNAL_BITS)
     "FUTEX_WAITV_FLAGS": ("bits", ("linux/futex.h",), r"FUTEX_PRIVATE_FLAG", frozenset(),
                           ("FUTEX_32", "FUTEX_PRIVATE_FLAG")),

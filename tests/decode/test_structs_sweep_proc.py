@@ -199,3 +199,52 @@ def test_cpu_masks_getcpu_and_mincore(dec: SyscallDecoder) -> None:
     ev = call("mincore", (ADDR + 1, 4096, ADDR + 64), EINVAL, cap(2, bytes(32), at_exit=True))
     assert dec.decode(ev).args[2] == hex(ADDR + 64)
     assert SP.format_mincore(bytes(32), 40) == "[" + "0, " * 32 + "...]"
+
+
+def test_user_desc(dec: SyscallDecoder) -> None:
+    desc = struct.pack("<4I", 0, 0x1000, 0xFFFFF, 0x51)
+    want = ("{entry_number=0, base_addr=0x001000, limit=0x0fffff, seg_32bit=1, contents=0, "
+            "read_exec_only=0, limit_in_pages=1, seg_not_present=0, useable=1, lm=0}")
+    assert dec.decode(call("set_thread_area", (ADDR,), ENOSYS, cap(0, desc))).args == (want,)
+    zero = ("{entry_number=0, base_addr=00000000, limit=00000000, seg_32bit=0, contents=0, "
+            "read_exec_only=0, limit_in_pages=0, seg_not_present=0, useable=0, lm=0}")
+    assert dec.decode(call("modify_ldt", (0, ADDR, 16), 0, cap(1, bytes(16)))).args == (
+        "0", zero, "16")
+    # another byte count: the address
+    assert dec.decode(call("modify_ldt", (0, ADDR, 128), 0, cap(1, bytes(16)))).args[1] == (
+        hex(ADDR))
+    # get_thread_area: the number it reads, then what a successful call wrote
+    ev = call("get_thread_area", (ADDR,), 0, cap(0, struct.pack("<i", 12)),
+              cap(0, struct.pack("<4I", 12, 0x7F000000, 0xFFFFF, 0x51), at_exit=True))
+    assert dec.decode(ev).args == (
+        "{entry_number=12, base_addr=0x7f000000, limit=0x0fffff, seg_32bit=1, contents=0, "
+        "read_exec_only=0, limit_in_pages=1, seg_not_present=0, useable=1, lm=0}",)
+
+
+def test_seccomp_filter_flags(dec: SyscallDecoder) -> None:
+    assert dec.decode(call("seccomp", (1, 2, 0), -14)).args[1] == "SECCOMP_FILTER_FLAG_LOG"
+    assert dec.decode(call("seccomp", (1, 0x100, 0), EINVAL)).args[1] == (
+        "0x100 /* SECCOMP_FILTER_FLAG_??? */")
+    assert dec.decode(call("seccomp", (0, 1, 0), EINVAL)).args[:2] == (
+        "SECCOMP_SET_MODE_STRICT", "0x1")
+
+
+def test_ipc_set_msgbuf_and_unknown_sem_flags(dec: SyscallDecoder) -> None:
+    ds = PERM + bytes(64)
+    ev = call("shmctl", (11, 1, ADDR), 0, cap(2, ds), cap(2, bytes(112), at_exit=True))
+    assert dec.decode(ev).args[2] == "{shm_perm={uid=0, gid=0, mode=0600}}"
+    msq = PERM + struct.pack("<qqqQQQiiQQ", 0, 0, 0, 0, 0, 16384, 0, 0, 0, 0)
+    ev = call("msgctl", (12, 1, ADDR), 0, cap(2, msq), cap(2, msq, at_exit=True))
+    assert dec.decode(ev).args[2] == (
+        "{msg_perm={uid=0, gid=0, mode=0600}, msg_qbytes=16384}")
+    msg = struct.pack("<q", 1) + b"hi" + bytes(6)
+    assert line(dec, call("msgsnd", (12, ADDR, 2, 0o4000), 0, cap(1, msg))) == (
+        'msgsnd(12, {mtype=1, mtext="hi"}, 2, IPC_NOWAIT) = 0')
+    assert dec.decode(call("msgrcv", (12, ADDR, 8, 0, 0o4000), 2,
+                           cap(1, msg, at_exit=True))).args[1] == (
+        '{mtype=1, mtext="hi\\0\\0\\0\\0\\0\\0"}')
+    assert dec.decode(call("msgrcv", (12, ADDR, 8, 0, 0o4000), -42,
+                           cap(1, msg, at_exit=True))).args[1] == hex(ADDR)
+    ops = struct.pack("<Hhh", 0, -1, 0x2000)
+    assert dec.decode(call("semop", (1, ADDR, 1), 0, cap(1, ops, kind=CAP_BUF))).args[1] == (
+        "[{sem_num=0, sem_op=-1, sem_flg=0x2000 /* SEM_??? */}]")

@@ -49,7 +49,8 @@ others                a table of ``tracekit.decode.flags`` (see ``tracekit.decod
                       ``mqattr_in``/``mqattr_out``
 ``timex`` ...          per-thread and clock structs (tracekit.decode.structs_task):
                       ``timex``, ``futexwaiters`` (count: next arg), ``seccomparg``
-                      (by seccomp's operation), ``user_desc_entry``
+                      and ``seccompflags`` (by seccomp's operation), ``user_desc``,
+                      ``ldt_desc`` (size: next arg), ``user_desc_entry``
 ``ioctlreq`` ...       I/O structs (tracekit.decode.structs_io): ``ioctlreq``,
                       ``ioctlarg`` (by request; none for FIOCLEX), ``pollfds``,
                       ``fdset``, ``timeout_ts``/``timeout_tv``, ``sigmask`` (size:
@@ -320,7 +321,7 @@ ustat: dev p
 getcpu: uint_out uint_out p
 sched_rr_get_interval: d timespec_out
 mincore: x u mincore_vec
-modify_ldt: d p u -> ldt
+modify_ldt: d ldt_desc u -> ldt
 shmctl: d shmctlcmd shmctlarg
 semctl: d d semctlcmd semctlarg
 msgctl: d msgctlcmd msgctlarg
@@ -340,8 +341,9 @@ process_madvise: fd iovaddr u madv x32
 adjtimex: timex -> clockstate
 clock_adjtime: clockid timex -> clockstate
 futex_waitv: futexwaiters u32 x32 timespec clockid
-seccomp: seccompop x32 seccomparg
+seccomp: seccompop seccompflags seccomparg
 get_thread_area: user_desc_entry
+set_thread_area: user_desc
 """
 
 

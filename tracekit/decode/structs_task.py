@@ -1,6 +1,6 @@
 """Structs of per-thread and clock calls, as strace 6.1 prints them: struct timex
 (adjtimex, clock_adjtime), struct futex_waitv (futex_waitv), seccomp's query arguments
-and the entry number of get_thread_area's struct user_desc.
+and struct user_desc (modify_ldt, set_thread_area, get_thread_area).
 
 Each ``format_*`` takes the bytes the record captured (little-endian, the 64-bit layouts
 of include/uapi/linux/{timex,futex,seccomp}.h and arch/x86/include/uapi/asm/ldt.h) and
@@ -18,9 +18,14 @@ as strace does for memory it cannot read). :func:`kinds` gives the argument kind
   SECCOMP_GET_ACTION_AVAIL's action (read at entry, ``[SECCOMP_RET_LOG]``),
   SECCOMP_GET_NOTIF_SIZES' sizes (written, ``{seccomp_notif=80, seccomp_notif_resp=24,
   seccomp_data=64}``), else the address.
-- ``user_desc_entry``: get_thread_area's struct user_desc as the call reads it:
-  ``{entry_number=12, ...}`` (only its entry number; the struct a successful call
-  writes is not decoded).
+- ``seccompflags``: SECCOMP_SET_MODE_FILTER's flags by name, other operations' in hex.
+- ``user_desc``: struct user_desc read at entry, ``{entry_number=0, base_addr=0x001000,
+  limit=0x0fffff, seg_32bit=1, ..., lm=0}`` (set_thread_area); ``ldt_desc``: the same
+  for modify_ldt when its byte count is the struct's size (else the address);
+  ``user_desc_entry``: get_thread_area's, only the entry number the call reads,
+  ``{entry_number=12, ...}``, and after a successful call the rest as it wrote it
+  (``{entry_number=12, base_addr=..., ...}``, `` => N`` after the number when the
+  kernel changed it).
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
 
 __all__ = ["FUTEX_WAITV_SIZE", "TIMEX_SIZE", "USER_DESC_SIZE", "format_futex_waitv",
-           "format_notif_sizes", "format_timex", "kinds", "ret_kinds"]
+           "format_notif_sizes", "format_timex", "format_user_desc", "kinds", "ret_kinds"]
 
 _M32 = 0xFFFFFFFF
 TIMEX_SIZE = 208         # struct __kernel_timex
@@ -56,6 +61,11 @@ _TIMEX_LATER = ("constant", "precision", "tolerance")
 _TIMEX_TICKS = ("tick", "ppsfreq", "jitter")
 _TIMEX_COUNTS = ("stabil", "jitcnt", "calcnt", "errcnt", "stbcnt")
 _WAITV = struct.Struct("<QQI4x")
+_USER_DESC = struct.Struct("<4I")
+# the bit fields of struct user_desc's fourth word, in order (one bit each but contents)
+_DESC_BITS = (("seg_32bit", 0, 1), ("contents", 1, 3), ("read_exec_only", 3, 1),
+              ("limit_in_pages", 4, 1), ("seg_not_present", 5, 1), ("useable", 6, 1),
+              ("lm", 7, 1))
 _NOTIF_SIZES = struct.Struct("<3H")
 
 
@@ -74,6 +84,28 @@ def format_timex(data: bytes, modes: F.FlagSet, status: F.FlagSet) -> str | None
     parts += [f"{n}={x}" for n, x in zip(_TIMEX_COUNTS, v[15:20], strict=True)]
     parts.append(f"tai={v[20]}")
     return "{" + ", ".join(parts) + "}"
+
+
+def _hex08(v: int) -> str:
+    """C's ``%#08x``: ``00000000`` for zero, else ``0x`` and at least 6 digits."""
+    return f"{v:#08x}" if v else "00000000"
+
+
+def _entry(v: int) -> str:
+    return "-1" if v == _M32 else str(v)
+
+
+def format_user_desc(data: bytes, *, entry: bool = True) -> str | None:
+    """struct user_desc: ``{entry_number=0, base_addr=0x001000, limit=0x0fffff,
+    seg_32bit=1, contents=0, read_exec_only=0, limit_in_pages=1, seg_not_present=0,
+    useable=1, lm=0}``; without ``entry``, from ``, base_addr=`` on (no ``{``)."""
+    if len(data) < _USER_DESC.size:
+        return None
+    number, base, limit, bits = _USER_DESC.unpack_from(data)
+    parts = [f"base_addr={_hex08(base)}", f"limit={_hex08(limit)}"]
+    parts += [f"{n}={(bits >> shift) & mask}" for n, shift, mask in _DESC_BITS]
+    rest = ", " + ", ".join(parts) + "}"
+    return f"{{entry_number={_entry(number)}{rest}" if entry else rest
 
 
 def format_futex_waitv(data: bytes, count: int, flags: F.FlagSet) -> str:
@@ -135,7 +167,36 @@ def _k_user_desc_entry(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     if not ev.args[i] or capture(ev, i) is None or len(caps[0].data) < 4:
         return pointer(ev.args[i])
     entry = int.from_bytes(caps[0].data[:4], "little")
-    return f"{{entry_number={-1 if entry == _M32 else entry}, ...}}"
+    out = capture_out(ev, i)
+    rest = None if out is None or len(caps) < 2 else format_user_desc(out.data, entry=False)
+    if rest is None:
+        return f"{{entry_number={_entry(entry)}, ...}}"
+    now = int.from_bytes(out.data[:4], "little") if out is not None else entry
+    changed = f" => {_entry(now)}" if now != entry else ""
+    return f"{{entry_number={_entry(entry)}{changed}{rest}"
+
+
+def _k_user_desc(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    cap = capture(ev, i)
+    text = None if cap is None or not ev.args[i] else format_user_desc(cap.data)
+    return pointer(ev.args[i]) if text is None else text
+
+
+def _k_ldt_desc(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    if ev.args[i + 1] != USER_DESC_SIZE:
+        return pointer(ev.args[i])
+    return _k_user_desc(d, ev, i)
+
+
+def _k_seccomp_flags(ops: dict[int, str], flags: F.FlagSet) -> KindFn:
+    mode_filter = next((v for v, n in ops.items() if n == "SECCOMP_SET_MODE_FILTER"), None)
+
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        v = ev.args[i] & _M32
+        if ev.args[0] & _M32 == mode_filter:
+            return flags(v)
+        return hex(v) if v else "0"
+    return k
 
 
 def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
@@ -148,7 +209,10 @@ def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
         "timex": decoded_out(lambda b: format_timex(b, modes, status)),
         "futexwaiters": _k_futex_waiters(waitv),
         "seccomparg": _k_seccomp_arg(T.SECCOMP_OPS, T.SECCOMP_RET_ACTIONS),
-        "user_desc_entry": _k_user_desc_entry,
+        "user_desc_entry": _k_user_desc_entry, "user_desc": _k_user_desc,
+        "ldt_desc": _k_ldt_desc,
+        "seccompflags": _k_seccomp_flags(
+            T.SECCOMP_OPS, F.FlagSet(T.SECCOMP_FILTER_FLAGS, unknown="SECCOMP_FILTER_FLAG_???")),
     }
 
 

@@ -498,13 +498,16 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "pidfd_send_signal": (_fixed("info", SIGINFO_SIZE),),
     # per-thread and clock structs (decoders: tracekit/decode/structs_task.py): the
     # timex the call writes back, futex_waitv's waiters, seccomp's action (read) or
-    # notification sizes (written), get_thread_area's entry number
+    # notification sizes (written), struct user_desc
     "adjtimex": (_fixed("txc_p", TIMEX_SIZE, at_exit=True),),
     "clock_adjtime": (_fixed("utx", TIMEX_SIZE, at_exit=True),),
     "futex_waitv": (_array("waiters", "nr_futexes", FUTEX_WAITV_SIZE),
                     _fixed("timeout", TIMESPEC_SIZE)),
     "seccomp": (_fixed("uargs", 4), _fixed("uargs", 6, at_exit=True)),
-    "get_thread_area": (_fixed("u_info", USER_DESC_SIZE),),
+    "get_thread_area": (_fixed("u_info", USER_DESC_SIZE),
+                        _fixed("u_info", USER_DESC_SIZE, at_exit=True)),
+    "set_thread_area": (_fixed("u_info", USER_DESC_SIZE),),
+    "modify_ldt": (_fixed("ptr", USER_DESC_SIZE),),
     "getgroups": (_Override("grouplist", CAP_BUF, "ret", GIDS_CAP, 4, True),),
     "setgroups": (_Override("grouplist", CAP_BUF, "gidsetsize", GIDS_CAP, 4),),
     "getsockopt": (_fixed("optlen", 4), _fixed("optlen", 4, at_exit=True),
