@@ -12,7 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from tracekit._events import CAP_BUF, CAP_STRUCT, CAPF_AT_EXIT, CAPF_FAULT, Capture, Syscall
+from tracekit._events import (
+    CAP_BUF,
+    CAP_IOV,
+    CAP_STRUCT,
+    CAPF_AT_EXIT,
+    CAPF_FAULT,
+    Capture,
+    Syscall,
+)
 from tracekit.decode import flags as F, structs_ipc as IPC, structs_proc as SP, structs_task as TK
 from tracekit.decode.args import SyscallDecoder
 from tracekit.decode.fdcache import FdCache
@@ -248,3 +256,15 @@ def test_ipc_set_msgbuf_and_unknown_sem_flags(dec: SyscallDecoder) -> None:
     ops = struct.pack("<Hhh", 0, -1, 0x2000)
     assert dec.decode(call("semop", (1, ADDR, 1), 0, cap(1, ops, kind=CAP_BUF))).args[1] == (
         "[{sem_num=0, sem_op=-1, sem_flg=0x2000 /* SEM_??? */}]")
+
+
+def test_high_halves_of_lengths(dec: SyscallDecoder) -> None:
+    # sched_setaffinity's len is an unsigned int: 8 bytes of the mask
+    mask = struct.pack("<Q", 3) + b"\xff" * 120
+    ev = call("sched_setaffinity", (0, 0xDEADBEEF00000008, ADDR), 0, cap(2, mask, kind=CAP_BUF))
+    assert dec.decode(ev).args[1:] == ("8", "[0 1]")
+    # an iovec count whose array would wrap the address space: the address (print_array)
+    iov = struct.pack("<QQIIQQII", ADDR, 4096, 0, 0, 0, 0, 0, 0)
+    ev = call("process_madvise", (3, ADDR, 0xDEADBEEF00000001, 20, 0), EINVAL,
+              cap(1, iov, kind=CAP_IOV))
+    assert dec.decode(ev).args[1:3] == (hex(ADDR), "16045690981097406465")

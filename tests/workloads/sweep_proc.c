@@ -106,6 +106,10 @@ static void scheduling(void) {
     syscall(SYS_sched_getaffinity, -1L, 128L, mask);
     syscall(SYS_sched_setaffinity, 0L, 8L, NULL);
     syscall(SYS_sched_setaffinity, -1L, 8L, mask);
+    syscall(SYS_sched_rr_get_interval, HI, &ts);
+    syscall(SYS_sched_setaffinity, HI, HI | 8, mask);
+    syscall(SYS_sched_getaffinity, HI, 16L, mask);
+    syscall(SYS_sched_setparam, HI, &sp);
     syscall(SYS_sched_yield);
 }
 
@@ -130,6 +134,8 @@ static void memory(void) {
     syscall(SYS_mincore, m, 0L, vec);
     syscall(SYS_munlock, m, HI | pg);
     syscall(SYS_madvise, NULL, 0L, MADV_NORMAL);
+    syscall(SYS_madvise, m, HI | pg, MADV_NORMAL);
+    syscall(SYS_migrate_pages, HI, HI | 1, NULL, NULL);
     static const long advice[] = {
         MADV_NORMAL, MADV_RANDOM, MADV_SEQUENTIAL, MADV_WILLNEED, MADV_DONTNEED, 5, 6, 7,
         MADV_FREE, MADV_REMOVE, MADV_DONTFORK, MADV_DOFORK, MADV_MERGEABLE,
@@ -154,6 +160,9 @@ static void memory(void) {
         close(got);
     syscall(SYS_pidfd_getfd, pfd, 1000L, 0L);
     syscall(SYS_pidfd_getfd, -1L, HI, 5L);
+    syscall(SYS_pidfd_getfd, HI | pfd, HI | 1000, HI);
+    syscall(SYS_process_mrelease, HI | pfd, HI);
+    syscall(SYS_process_madvise, pfd, iov, HI | 1, 20L, 0L);
 
     char src[8] = "abcdefg", dst[8] = "";
     struct iovec liov[2] = {{dst, 3}, {dst + 3, 4}}, riov[1] = {{src, 7}};
@@ -225,6 +234,8 @@ static void sysv_ipc(void) {
         syscall(SYS_semop, sem, NULL, 1L);
         syscall(SYS_semop, sem, BADP, 1L);
         syscall(SYS_semop, HI | sem, ops, 0L);
+        syscall(SYS_semop, sem, ops, HI | 1);                      /* EAGAIN */
+        syscall(SYS_semtimedop, sem, ops, HI | 1, &zero);
         syscall(SYS_semctl, sem, 0L, IPC_STAT, &sed);
         syscall(SYS_semctl, sem, 0L, IPC_STAT | 0x100, &sed);
         syscall(SYS_semctl, sem, 1L, GETVAL, NULL);
@@ -286,6 +297,11 @@ static void message_queue(void) {
     syscall(SYS_mq_open, name, O_RDWR | O_CREAT | O_EXCL, 0600, &attr);   /* EEXIST */
     syscall(SYS_mq_open, "tracekit-no-such-queue", O_RDONLY, 0L, NULL);
     syscall(SYS_mq_open, NULL, O_RDONLY, 0L, NULL);
+    syscall(SYS_mq_open, "tracekit-no-such-queue", O_RDONLY | O_CLOEXEC | O_DIRECTORY, 0L, NULL);
+    syscall(SYS_mq_open, "tracekit-no-such-queue", O_RDWR | O_CREAT | O_EXCL | 0x10000000,
+            07777L, BADP);                                         /* EFAULT: no queue */
+    syscall(SYS_mq_open, "tracekit-no-such-queue", O_RDWR | O_CREAT | O_EXCL, 0600L, &old);
+    syscall(SYS_mq_unlink, "tracekit-no-such-queue");
     int q2 = syscall(SYS_mq_open, name, HI | O_WRONLY | O_NONBLOCK, HI | 0600, BADP);
     if (q2 >= 0)
         close(q2);
@@ -322,6 +338,12 @@ static void message_queue(void) {
         syscall(SYS_mq_timedsend, q, "x", 1L, 99999L, NULL);       /* prio: EINVAL */
         syscall(SYS_mq_timedsend, q, "x", 1L, 0L, BADP);
         syscall(SYS_mq_timedreceive, q, NULL, 64L, NULL, NULL);
+        syscall(SYS_mq_timedsend, HI | q, "x", HI | 1, HI | 1, &past);
+        syscall(SYS_mq_timedreceive, HI | q, buf, HI | 64, &prio, &past);
+        attr.mq_flags = O_NONBLOCK | 1;
+        syscall(SYS_mq_getsetattr, HI | q, &attr, NULL);
+        syscall(SYS_mq_getsetattr, -1L, NULL, &old);
+        syscall(SYS_mq_notify, HI | q, NULL);
         close(q);
     }
     syscall(SYS_mq_notify, -1L, NULL);
@@ -349,6 +371,9 @@ static void signals(void) {
     sigtimedwait(&usr2, NULL, &zero);
     syscall(SYS_tkill, -1L, 0L);
     syscall(SYS_tkill, HI | tid, 99L);
+    syscall(SYS_tkill, tid, HI);
+    syscall(SYS_alarm, HI | 0xffffffffL);
+    syscall(SYS_alarm, 0L);
     memset(&si, 0, sizeof si);
     si.si_signo = SIGUSR2;
     si.si_code = SI_QUEUE;
@@ -383,6 +408,8 @@ static void signals(void) {
     }
     syscall(SYS_signalfd4, -1L, &usr2, 8L, 0x10L);
     syscall(SYS_signalfd4, -1L, &usr2, 4L, 0L);
+    syscall(SYS_signalfd4, -1L, &usr2, 16L, 0L);
+    syscall(SYS_signalfd4, -1L, &usr2, HI | 8, 0L);
     syscall(SYS_signalfd4, -1L, NULL, 8L, 0L);
     sfd = syscall(SYS_signalfd4, HI | 0xffffffffL, &usr2, 8L, HI | SFD_CLOEXEC);
     if (sfd >= 0)
@@ -423,6 +450,7 @@ static void thread_and_misc(void) {
     syscall(SYS_getcpu, &cpu, NULL, NULL);
     syscall(SYS_getcpu, NULL, NULL, NULL);
     syscall(SYS_getcpu, BADP, NULL, NULL);
+    syscall(SYS_getcpu, &cpu, &node, BADP);
 
     memset(w, 0, sizeof w);
     w[0].val = 1;                                    /* the word is 0: EAGAIN at once */
@@ -437,6 +465,8 @@ static void thread_and_misc(void) {
     struct timespec tmo = {0, 0};
     syscall(SYS_futex_waitv, w, 1L, 0L, &tmo, (long)CLOCK_REALTIME);       /* EAGAIN */
     syscall(SYS_futex_waitv, w, 0L, 0L, NULL, (long)CLOCK_MONOTONIC);
+    syscall(SYS_futex_waitv, w, HI | 1, HI, NULL, HI | CLOCK_MONOTONIC);
+    syscall(SYS_futex_waitv, w, 1L, 0L, &tmo, (long)CLOCK_BOOTTIME);     /* EINVAL */
     syscall(SYS_futex_waitv, NULL, 129L, 0L, NULL, 99L);
 
     syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0L, &(uint32_t){SECCOMP_RET_LOG});
@@ -455,6 +485,8 @@ static void thread_and_misc(void) {
     memset(buf, 0, sizeof buf);
     syscall(SYS_modify_ldt, 0L, buf, 16L);           /* a read of user_desc's size */
     syscall(SYS_modify_ldt, 2L, buf, 16L);
+    syscall(SYS_modify_ldt, HI, buf, HI | 16);
+    syscall(SYS_modify_ldt, -1L, NULL, 0L);
     memset(buf, 0, sizeof buf);
     *(int32_t *)buf = 12;                            /* entry 12 (a GDT TLS slot) */
     syscall(SYS_get_thread_area, buf);
@@ -499,6 +531,8 @@ static void thread_and_misc(void) {
     syscall(SYS_prlimit64, 1L, (long)RLIMIT_NOFILE, NULL, &rl);
     syscall(SYS_prlimit64, 1L, 99L, NULL, &rl);
     syscall(SYS_prlimit64, 1L, HI | RLIMIT_STACK, NULL, BADP);
+    syscall(SYS_prlimit64, HI | 1, (long)RLIMIT_CPU, NULL, &rl);
+    syscall(SYS_prlimit64, -1L, (long)RLIMIT_CPU, NULL, &rl);
     syscall(SYS_personality, 0xffffffffL);
     syscall(SYS_personality, 0xffffffffffffffffL);
 }
@@ -514,6 +548,9 @@ static void child(void) {
     syscall(SYS_setpgid, 0L, 0L);
     syscall(SYS_setpgid, -1L, 0L);
     syscall(SYS_setpgid, 0L, -1L);
+    syscall(SYS_setpgid, HI, HI);
+    syscall(SYS_getsid, -1L);
+    syscall(SYS_set_tid_address, HI);
     syscall(SYS_setsid);                             /* leads a group already: EPERM */
     syscall(SYS_getpgrp);
     syscall(SYS_set_tid_address, NULL);

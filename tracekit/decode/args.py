@@ -313,11 +313,12 @@ def k_cpuset_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 
 def k_cpuset_in(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-    """sched_setaffinity's mask: the ``len`` (argument 1) bytes it reads."""
+    """sched_setaffinity's mask: the ``len`` (argument 1, an unsigned int) bytes it
+    reads."""
     cap = capture(ev, i)
     if cap is None:
         return pointer(ev.args[i])
-    return SP.format_cpuset(cap.data[:ev.args[1]])
+    return SP.format_cpuset(cap.data[:ev.args[1] & _M32])
 
 
 def k_mincore_vec(d: SyscallDecoder, ev: Syscall, i: int) -> str:

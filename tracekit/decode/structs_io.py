@@ -505,10 +505,18 @@ def format_iov(elems: list[IovElem], count: int, total: int | None, limit: int,
     return "[" + ", ".join(out) + "]"
 
 
+def _array_wraps(addr: int, count: int, size: int) -> bool:
+    """An array of ``count`` elements of ``size`` bytes at ``addr`` runs past the end of
+    the address space (its size or end overflows 64 bits): strace's print_array then
+    prints the address."""
+    return count > 0 and addr + count * size >= 1 << 64
+
+
 def _k_iov(*, at_exit: bool, bases: bool = False) -> KindFn:
     """An iovec array; one the call fills in is captured at exit, and a failed call's
     shows its bases as addresses (as strace); a NULL array is ``NULL`` (strace 6.1), an
-    empty one elsewhere ``[]``. ``bases``: the bases are always addresses (memory of
+    empty one elsewhere ``[]``; an array that would wrap the address space (a count of
+    2**63) its address. ``bases``: the bases are always addresses (memory of
     another process, or ranges of pages: process_vm_readv's remote iovecs,
     process_madvise's)."""
     def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
@@ -521,6 +529,8 @@ def _k_iov(*, at_exit: bool, bases: bool = False) -> KindFn:
             return pointer(ev.args[i])
         if bases or at_exit and not succeeded(ev):
             elems = [e._replace(data=None) for e in elems]
+        if _array_wraps(ev.args[i], ev.args[i + 1], 16):
+            return pointer(ev.args[i])
         count = min(ev.args[i + 1], 1 << 20)
         fault_at = (ev.args[i] + len(elems) * 16) if cap.flags & CAPF_ELEM_FAULT else None
         return format_iov(elems, count, ev.ret if at_exit else None, d.string_limit,
