@@ -136,6 +136,7 @@ _EXIT_KINDS = frozenset({
     "len_inout", "optval_out", "msghdr_out", "mmsgvec", "rusage", "rusagew", "wstatus",
     "utsname", "sysinfo", "tms", "rlim_out", "stack_out", "sigset_out", "sigaction_out",
     "siginfo_out", "uint_out", "mincore_vec", "msgbuf_out", "mqattr_out", "timex",
+    "mpolmode_out",
 })
 # ... and those whose argument list does not say so: the remaining time of a sleep
 _EXIT_ARG = {"nanosleep": 1, "clock_nanosleep": 3}

@@ -268,3 +268,24 @@ def test_high_halves_of_lengths(dec: SyscallDecoder) -> None:
     ev = call("process_madvise", (3, ADDR, 0xDEADBEEF00000001, 20, 0), EINVAL,
               cap(1, iov, kind=CAP_IOV))
     assert dec.decode(ev).args[1:3] == (hex(ADDR), "16045690981097406465")
+
+
+def test_node_masks(dec: SyscallDecoder) -> None:
+    # seen on strace 6.1: maxnode 130 is three longs, 1 none (the address)
+    masks = struct.pack("<3Q", 1, 0x8000000000000001, 5)
+    want = "[0x00000000000001, 0x8000000000000001, 0x00000000000005]"
+    ev = call("migrate_pages", (7, 130, ADDR, ADDR), 0, cap(2, masks, kind=CAP_BUF),
+              cap(3, masks, kind=CAP_BUF))
+    assert dec.decode(ev).args == ("7", "130", want, want)
+    ev = call("migrate_pages", (7, 1, ADDR, ADDR), EINVAL, cap(2, masks, kind=CAP_BUF),
+              cap(3, masks, kind=CAP_BUF))
+    assert dec.decode(ev).args[2:] == (hex(ADDR), hex(ADDR))
+    ev = call("mbind", (0, 0, 2, ADDR, 64, 0), 0, cap(3, bytes(64), kind=CAP_BUF))
+    assert dec.decode(ev).args == ("NULL", "0", "MPOL_BIND", "[0000000000000000]", "64", "0")
+    assert TK.format_nodemask(bytes(256), 3000) == "[" + "0" * 16 + (", " + "0" * 16) * 31 + (
+        ", ...]")
+    ev = call("get_mempolicy", (ADDR, ADDR + 8, 128, 0, 0), 0,
+              cap(0, bytes(4), at_exit=True), cap(1, bytes(16), at_exit=True, kind=CAP_BUF))
+    assert dec.decode(ev).args == ("[MPOL_DEFAULT]", "[0000000000000000, 0000000000000000]",
+                                   "128", "NULL", "0")
+    assert dec.decode(call("get_mempolicy", (1, 0, 0, 0, 0), -14)).args[:2] == ("0x1", "NULL")

@@ -182,6 +182,19 @@ static void memory(void) {
     syscall(SYS_migrate_pages, 0L, 0L, NULL, NULL);
     syscall(SYS_migrate_pages, (long)getpid(), 1L, &nodes, &nodes);
     syscall(SYS_migrate_pages, -1L, 1L, &nodes, &nodes);
+    unsigned long nodes2[2] = {0, 0};
+    syscall(SYS_migrate_pages, (long)getpid(), 64L, nodes2, nodes2);     /* empty masks */
+    syscall(SYS_migrate_pages, (long)getpid(), 65L, nodes2, nodes2);
+    syscall(SYS_migrate_pages, (long)getpid(), 128L, NULL, nodes2);
+    int mode = 0;
+    unsigned long got_nodes[2];
+    syscall(SYS_get_mempolicy, &mode, got_nodes, 128L, 0L, 0L);         /* reads only */
+    syscall(SYS_get_mempolicy, &mode, got_nodes, 1L, 0L, 4L);
+    syscall(SYS_get_mempolicy, BADP, NULL, 0L, 0L, 0L);
+    syscall(SYS_mbind, NULL, 0L, 2L, nodes2, 130L, 0L);                 /* no range */
+    syscall(SYS_mbind, NULL, 0L, 2L, BADP, 64L, 0L);
+    syscall(SYS_mlock, BADP, (long)pg);
+    syscall(SYS_munlock, NULL, HI);
     syscall(SYS_set_mempolicy_home_node, m, pg, 0L, 1L);           /* flags: EINVAL */
     syscall(SYS_set_mempolicy_home_node, m + 1, pg, 0L, 0L);
     if (pfd >= 0)

@@ -50,7 +50,8 @@ others                a table of ``tracekit.decode.flags`` (see ``tracekit.decod
 ``timex`` ...          per-thread and clock structs (tracekit.decode.structs_task):
                       ``timex``, ``futexwaiters`` (count: next arg), ``seccomparg``
                       and ``seccompflags`` (by seccomp's operation), ``user_desc``,
-                      ``ldt_desc`` (size: next arg), ``user_desc_entry``
+                      ``ldt_desc`` (size: next arg), ``user_desc_entry``, ``nodes_in``/
+                      ``nodes_out`` (maxnode: next arg), ``migrate_nodes``
 ``ioctlreq`` ...       I/O structs (tracekit.decode.structs_io): ``ioctlreq``,
                       ``ioctlarg`` (by request; none for FIOCLEX), ``pollfds``,
                       ``fdset``, ``timeout_ts``/``timeout_tv``, ``sigmask`` (size:
@@ -344,6 +345,10 @@ futex_waitv: futexwaiters u32 x32 timespec clockid
 seccomp: seccompop seccompflags seccomparg
 get_thread_area: user_desc_entry
 set_thread_area: user_desc
+mbind: p u mpolmode nodes_in u mbindflags
+set_mempolicy: mpolmode32 nodes_in u
+get_mempolicy: mpolmode_out nodes_out u p getmempolflags
+migrate_pages: d u migrate_nodes migrate_nodes
 """
 
 

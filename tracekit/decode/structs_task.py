@@ -1,6 +1,7 @@
 """Structs of per-thread and clock calls, as strace 6.1 prints them: struct timex
-(adjtimex, clock_adjtime), struct futex_waitv (futex_waitv), seccomp's query arguments
-and struct user_desc (modify_ldt, set_thread_area, get_thread_area).
+(adjtimex, clock_adjtime), struct futex_waitv (futex_waitv), seccomp's query arguments,
+struct user_desc (modify_ldt, set_thread_area, get_thread_area) and the NUMA node masks
+of the memory policy calls.
 
 Each ``format_*`` takes the bytes the record captured (little-endian, the 64-bit layouts
 of include/uapi/linux/{timex,futex,seccomp}.h and arch/x86/include/uapi/asm/ldt.h) and
@@ -18,6 +19,11 @@ as strace does for memory it cannot read). :func:`kinds` gives the argument kind
   SECCOMP_GET_ACTION_AVAIL's action (read at entry, ``[SECCOMP_RET_LOG]``),
   SECCOMP_GET_NOTIF_SIZES' sizes (written, ``{seccomp_notif=80, seccomp_notif_resp=24,
   seccomp_data=64}``), else the address.
+- ``nodes_in``/``nodes_out``: a node mask of ``maxnode`` (the next argument) bits, as
+  the longs that hold ``maxnode - 1`` bits in C's ``%#0*lx`` of width 16:
+  ``[0x00000000000001, 0000000000000000]`` (mbind, set_mempolicy at entry;
+  get_mempolicy at exit); ``migrate_nodes``: migrate_pages' masks (maxnode: argument
+  1); no longs (maxnode 0 or 1): the address. At most 32 longs, then ``...``.
 - ``seccompflags``: SECCOMP_SET_MODE_FILTER's flags by name, other operations' in hex.
 - ``user_desc``: struct user_desc read at entry, ``{entry_number=0, base_addr=0x001000,
   limit=0x0fffff, seg_32bit=1, ..., lm=0}`` (set_thread_area); ``ldt_desc``: the same
@@ -42,14 +48,16 @@ from tracekit.decode.values import pointer
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
 
-__all__ = ["FUTEX_WAITV_SIZE", "TIMEX_SIZE", "USER_DESC_SIZE", "format_futex_waitv",
-           "format_notif_sizes", "format_timex", "format_user_desc", "kinds", "ret_kinds"]
+__all__ = ["FUTEX_WAITV_SIZE", "NODEMASK_CAP", "TIMEX_SIZE", "USER_DESC_SIZE",
+           "format_futex_waitv", "format_nodemask", "format_notif_sizes", "format_timex",
+           "format_user_desc", "kinds", "ret_kinds"]
 
 _M32 = 0xFFFFFFFF
 TIMEX_SIZE = 208         # struct __kernel_timex
 FUTEX_WAITV_SIZE = 24    # struct futex_waitv: u64 val, u64 uaddr, u32 flags, u32 reserved
 USER_DESC_SIZE = 16      # struct user_desc: entry_number, base_addr, limit, bit fields
 _ARRAY_SHOWN = 32        # strace's -s default: array elements shown before "..."
+NODEMASK_CAP = 8 * _ARRAY_SHOWN   # the node mask bytes strace shows
 
 # struct __kernel_timex: u32 modes | pad | s64 offset, freq, maxerror, esterror |
 # s32 status | pad | s64 constant, precision, tolerance | time {s64 tv_sec, tv_usec} |
@@ -106,6 +114,25 @@ def format_user_desc(data: bytes, *, entry: bool = True) -> str | None:
     parts += [f"{n}={(bits >> shift) & mask}" for n, shift, mask in _DESC_BITS]
     rest = ", " + ", ".join(parts) + "}"
     return f"{{entry_number={_entry(number)}{rest}" if entry else rest
+
+
+def nodemask_longs(maxnode: int) -> int:
+    """The longs of a node mask of ``maxnode`` bits (the kernel reads ``maxnode - 1``)."""
+    return (maxnode + 62) // 64 if maxnode else 0
+
+
+def format_nodemask(data: bytes, maxnode: int) -> str | None:
+    """A node mask: its longs as ``%#0*lx`` of width 16 (``0x00000000000001``, 16 zeros
+    for 0), at most 32 then ``...``; None without longs or when ``data`` is too short."""
+    n = nodemask_longs(maxnode)
+    shown = min(n, _ARRAY_SHOWN)
+    if not n or len(data) < 8 * shown:
+        return None
+    words = struct.unpack_from(f"<{shown}Q", data)
+    parts = [f"{w:#016x}" if w else "0" * 16 for w in words]
+    if n > shown:
+        parts.append("...")
+    return "[" + ", ".join(parts) + "]"
 
 
 def format_futex_waitv(data: bytes, count: int, flags: F.FlagSet) -> str:
@@ -176,6 +203,15 @@ def _k_user_desc_entry(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return f"{{entry_number={_entry(entry)}{changed}{rest}"
 
 
+def _k_nodes(*, at_exit: bool, maxnode_arg: int | None = None) -> KindFn:
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        cap = capture_out(ev, i) if at_exit else capture(ev, i)
+        maxnode = ev.args[i + 1 if maxnode_arg is None else maxnode_arg]
+        text = None if cap is None or not ev.args[i] else format_nodemask(cap.data, maxnode)
+        return pointer(ev.args[i]) if text is None else text
+    return k
+
+
 def _k_user_desc(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     cap = capture(ev, i)
     text = None if cap is None or not ev.args[i] else format_user_desc(cap.data)
@@ -210,7 +246,9 @@ def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
         "futexwaiters": _k_futex_waiters(waitv),
         "seccomparg": _k_seccomp_arg(T.SECCOMP_OPS, T.SECCOMP_RET_ACTIONS),
         "user_desc_entry": _k_user_desc_entry, "user_desc": _k_user_desc,
-        "ldt_desc": _k_ldt_desc,
+        "ldt_desc": _k_ldt_desc, "nodes_in": _k_nodes(at_exit=False),
+        "nodes_out": _k_nodes(at_exit=True), "migrate_nodes": _k_nodes(at_exit=False,
+                                                                       maxnode_arg=1),
         "seccompflags": _k_seccomp_flags(
             T.SECCOMP_OPS, F.FlagSet(T.SECCOMP_FILTER_FLAGS, unknown="SECCOMP_FILTER_FLAG_???")),
     }

@@ -65,7 +65,12 @@ from tracekit.decode.structs_proc import (
     TIMEVAL_SIZE,
     TIMEZONE_SIZE,
 )
-from tracekit.decode.structs_task import FUTEX_WAITV_SIZE, TIMEX_SIZE, USER_DESC_SIZE
+from tracekit.decode.structs_task import (
+    FUTEX_WAITV_SIZE,
+    NODEMASK_CAP,
+    TIMEX_SIZE,
+    USER_DESC_SIZE,
+)
 from tracekit.kernel.arch import machine_arch
 from tracekit.kernel.syscall_protos import shipped_args
 from tracekit.kernel.syscalls import SyscallTable
@@ -507,6 +512,14 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "get_thread_area": (_fixed("u_info", USER_DESC_SIZE),
                         _fixed("u_info", USER_DESC_SIZE, at_exit=True)),
     "set_thread_area": (_fixed("u_info", USER_DESC_SIZE),),
+    # NUMA node masks: up to as many longs as strace shows (maxnode is in bits, so the
+    # read is at least the mask's bytes); get_mempolicy's mode and mask as written
+    "mbind": (_Override("nmask", CAP_BUF, "maxnode", NODEMASK_CAP),),
+    "set_mempolicy": (_Override("nmask", CAP_BUF, "maxnode", NODEMASK_CAP),),
+    "get_mempolicy": (_fixed("policy", 4, at_exit=True),
+                      _Override("nmask", CAP_BUF, "maxnode", NODEMASK_CAP, 0, True)),
+    "migrate_pages": (_Override("old_nodes", CAP_BUF, "maxnode", NODEMASK_CAP),
+                      _Override("new_nodes", CAP_BUF, "maxnode", NODEMASK_CAP)),
     "modify_ldt": (_fixed("ptr", USER_DESC_SIZE),),
     "getgroups": (_Override("grouplist", CAP_BUF, "ret", GIDS_CAP, 4, True),),
     "setgroups": (_Override("grouplist", CAP_BUF, "gidsetsize", GIDS_CAP, 4),),
