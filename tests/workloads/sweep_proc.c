@@ -345,6 +345,11 @@ static void message_queue(void) {
         sev.sigev_notify = 77;
         syscall(SYS_mq_notify, q, &sev);
         syscall(SYS_mq_notify, q, BADP);
+        sev.sigev_notify = SIGEV_THREAD;
+        sev.sigev_signo = -1;                                      /* no socket: EBADF */
+        sev.sigev_value.sival_ptr = buf;
+        syscall(SYS_mq_notify, q, &sev);
+        sev.sigev_signo = SIGUSR2;
         sev.sigev_notify = SIGEV_THREAD_ID;
         sev._sigev_un._tid = getpid();
         syscall(SYS_mq_notify, q, &sev);                           /* EINVAL */
@@ -401,6 +406,13 @@ static void signals(void) {
     si.si_code = SI_TKILL;
     syscall(SYS_rt_tgsigqueueinfo, (long)me, tid, (long)SIGUSR2, &si);
     sigtimedwait(&usr2, NULL, &zero);
+    static const int codes[] = {SI_USER, SI_KERNEL, SI_MESGQ, SI_ASYNCIO, SI_SIGIO, SI_TIMER,
+                                1, -60};
+    for (unsigned k = 0; k < sizeof codes / sizeof *codes; k++) {
+        si.si_code = codes[k];
+        syscall(SYS_rt_tgsigqueueinfo, (long)me, tid, (long)SIGUSR2, &si);
+        sigtimedwait(&usr2, NULL, &zero);
+    }
     si.si_code = SI_QUEUE;
     int pfd = syscall(SYS_pidfd_open, me, 0L);
     syscall(SYS_pidfd_send_signal, pfd, 0L, NULL, 0L);
