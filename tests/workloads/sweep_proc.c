@@ -171,6 +171,18 @@ static void memory(void) {
     syscall(SYS_process_vm_readv, (long)getpid(), NULL, 0L, NULL, 0L, 1L);
     syscall(SYS_process_vm_readv, -1L, liov, 2L, riov, 1L, 0L);
     syscall(SYS_process_vm_writev, (long)getpid(), liov, 1L, BADP, 1L, 0L);
+    struct iovec many[40];                           /* more than strace shows (32) */
+    char bytes40[40];
+    for (int k = 0; k < 40; k++)
+        many[k] = (struct iovec){bytes40 + k, 1};
+    syscall(SYS_process_vm_readv, (long)getpid(), many, 40L, riov, 1L, 0L);
+    syscall(SYS_process_madvise, pfd, many, 40L, 99L, 0L);
+    char *big = mmap(NULL, 40 * pg, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    unsigned char vec40[40];
+    if (big != MAP_FAILED) {
+        syscall(SYS_mincore, big, 40 * pg, vec40);
+        munmap(big, 40 * pg);
+    }
 
     syscall(SYS_pkey_mprotect, m, pg, PROT_READ | PROT_WRITE, -1L);
     syscall(SYS_pkey_mprotect, m, pg, PROT_READ | 0x100, 5L);
@@ -249,6 +261,10 @@ static void sysv_ipc(void) {
         syscall(SYS_semop, HI | sem, ops, 0L);
         syscall(SYS_semop, sem, ops, HI | 1);                      /* EAGAIN */
         syscall(SYS_semtimedop, sem, ops, HI | 1, &zero);
+        struct sembuf many_ops[40];
+        for (int k = 0; k < 40; k++)
+            many_ops[k] = (struct sembuf){1, 0, IPC_NOWAIT};
+        syscall(SYS_semop, sem, many_ops, 40L);
         syscall(SYS_semctl, sem, 0L, IPC_STAT, &sed);
         syscall(SYS_semctl, sem, 0L, IPC_STAT | 0x100, &sed);
         syscall(SYS_semctl, sem, 1L, GETVAL, NULL);
@@ -492,6 +508,10 @@ static void thread_and_misc(void) {
     syscall(SYS_futex_waitv, w, 0L, 0L, NULL, (long)CLOCK_MONOTONIC);
     syscall(SYS_futex_waitv, w, HI | 1, HI, NULL, HI | CLOCK_MONOTONIC);
     syscall(SYS_futex_waitv, w, 1L, 0L, &tmo, (long)CLOCK_BOOTTIME);     /* EINVAL */
+    struct waitv w40[40];
+    for (int k = 0; k < 40; k++)
+        w40[k] = w[0];
+    syscall(SYS_futex_waitv, w40, 40L, 0L, NULL, (long)CLOCK_MONOTONIC);   /* EAGAIN */
     syscall(SYS_futex_waitv, NULL, 129L, 0L, NULL, 99L);
 
     syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0L, &(uint32_t){SECCOMP_RET_LOG});
