@@ -100,6 +100,13 @@ static void scheduling(void) {
     if (n > 0)
         syscall(SYS_sched_setaffinity, 0L, (long)n, mask);         /* the mask it has */
     syscall(SYS_sched_getaffinity, 0L, 7L, mask);                  /* EINVAL */
+    if (n > 0) {                                                   /* the same CPUs */
+        syscall(SYS_sched_setaffinity, 0L, 7L, mask);
+        syscall(SYS_sched_setaffinity, 0L, 9L, mask);
+        syscall(SYS_sched_setaffinity, 0L, 1L, mask);
+    }
+    syscall(SYS_sched_getaffinity, 0L, 9L, mask);
+    syscall(SYS_sched_getaffinity, 0L, 0L, mask);
     syscall(SYS_sched_getaffinity, 0L, 8L, mask);
     syscall(SYS_sched_getaffinity, 0L, 24L, mask);
     syscall(SYS_sched_getaffinity, 0L, 128L, NULL);
