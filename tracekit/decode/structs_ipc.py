@@ -35,13 +35,16 @@ from tracekit.decode.values import pointer, quote
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
 
-__all__ = ["IPC_DS_SIZE", "MQ_ATTR_SIZE", "MSGBUF_SIZE", "SEMBUF_SIZE", "format_ipc_perm",
+__all__ = ["MQ_ATTR_SIZE", "MSGBUF_SIZE", "MSQID_DS_SIZE", "SEMBUF_SIZE", "SEMID_DS_SIZE",
+           "SHMID_DS_SIZE", "format_ipc_perm",
            "format_ipc_set", "format_mq_attr", "format_msgbuf", "format_msginfo",
            "format_msqid_ds", "format_sembufs", "format_semid_ds",
            "format_seminfo", "format_shm_info", "format_shmid_ds", "format_shminfo", "kinds"]
 
 _M32 = 0xFFFFFFFF
-IPC_DS_SIZE = 120        # the largest of the structs a *ctl command writes (msqid64_ds)
+SHMID_DS_SIZE = 112      # struct shmid64_ds (shminfo64 and shm_info are smaller)
+MSQID_DS_SIZE = 120      # struct msqid64_ds (msginfo is smaller)
+SEMID_DS_SIZE = {"x86_64": 104, "arm64": 88}    # struct semid64_ds (seminfo: 40)
 MQ_ATTR_SIZE = 64        # struct mq_attr: 4 longs and 4 reserved
 SEMBUF_SIZE = 6          # struct sembuf: u16 sem_num, s16 sem_op, s16 sem_flg
 MSGBUF_SIZE = 8 + 256    # struct msgbuf: long mtype, then as much mtext as is shown

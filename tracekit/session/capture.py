@@ -54,7 +54,14 @@ from tracekit._events import (
 )
 from tracekit.decode.ops import CLONE_ARGS_SIZE, FLOCK_SIZE, KCMP_EPOLL_SLOT_SIZE
 from tracekit.decode.structs_io import EPOLL_EVENT_SIZES, IOCTL_ARGS
-from tracekit.decode.structs_ipc import IPC_DS_SIZE, MQ_ATTR_SIZE, MSGBUF_SIZE, SEMBUF_SIZE
+from tracekit.decode.structs_ipc import (
+    MQ_ATTR_SIZE,
+    MSGBUF_SIZE,
+    MSQID_DS_SIZE,
+    SEMBUF_SIZE,
+    SEMID_DS_SIZE as _SEMID_DS_SIZES,
+    SHMID_DS_SIZE,
+)
 from tracekit.decode.structs_proc import (
     RUSAGE_SIZE,
     SIGACTION_SIZE as _SIGACTION_SIZES,
@@ -142,6 +149,7 @@ ARGV_ELEM_CAP = 1024     # one argv element
 SIGACTION_SIZE = _SIGACTION_SIZES.get(machine_arch(), 0)
 # struct stat (arch/x86/include/uapi/asm/stat.h; arm64: asm-generic/stat.h)
 STAT_SIZE = {"x86_64": 144, "arm64": 128}.get(machine_arch(), 0)
+SEMID_DS_SIZE = _SEMID_DS_SIZES.get(machine_arch(), 0)
 # sizes of the structs of tracekit/decode/structs_fs.py (64-bit)
 STATX_SIZE = 256         # struct statx, include/uapi/linux/stat.h
 STATFS_SIZE = 120        # struct statfs, asm-generic/statfs.h (long words)
@@ -483,9 +491,10 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "sched_getparam": (_fixed("param", 4, at_exit=True),),
     # System V IPC and message queues (decoders: tracekit/decode/structs_ipc.py)
     # (the *ctl structs: IPC_SET's read at entry, the others written)
-    "shmctl": (_fixed("buf", IPC_DS_SIZE), _fixed("buf", IPC_DS_SIZE, at_exit=True)),
-    "semctl": (_fixed("arg", IPC_DS_SIZE), _fixed("arg", IPC_DS_SIZE, at_exit=True)),
-    "msgctl": (_fixed("buf", IPC_DS_SIZE), _fixed("buf", IPC_DS_SIZE, at_exit=True)),
+    "shmctl": (_fixed("buf", SHMID_DS_SIZE), _fixed("buf", SHMID_DS_SIZE, at_exit=True)),
+    **({"semctl": (_fixed("arg", SEMID_DS_SIZE), _fixed("arg", SEMID_DS_SIZE, at_exit=True))}
+       if SEMID_DS_SIZE else {}),
+    "msgctl": (_fixed("buf", MSQID_DS_SIZE), _fixed("buf", MSQID_DS_SIZE, at_exit=True)),
     # a message: its mtype and as much mtext as strace shows (a fixed read: a message
     # within MSGBUF_SIZE of the end of its mapping prints as its address)
     "msgsnd": (_fixed("msgp", MSGBUF_SIZE),),
