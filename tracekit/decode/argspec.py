@@ -23,10 +23,12 @@ undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit.decode.a
                       ``rusagew`` (wait4: when ret > 0), ``rusage``,
                       ``siginfo_out``, ``sigaction_in``/``_out``, ``sigset_in``/``_out``
                       (size: arg 3), ``stack_in``/``_out``, ``timespec_out``,
-                      ``timeval_out``, ``id_out``, ``cpuset_out``/``_in`` (size: arg 1),
-                      ``sigpending_out``
-                      (size: arg 1), ``sigevent``: ``_out`` ones are
+                      ``timeval_out``, ``id_out``, ``cpuset_out``/``cpuset_in`` (size:
+                      arg 1), ``sigpending_out`` (size: arg 1), ``sigevent``,
+                      ``mincore_vec`` (mincore's pages: ``[1, 0]``): ``_out`` ones are
                       written by the call, an address when it failed
+``int_out`` ...       an int a call wrote, ``[24]`` (tracekit.decode.ops); ``uint_out``:
+                      unsigned (getcpu, mq_timedreceive's priority); ``int_in``
 ``stat`` ``statx``    structs the call fills in (tracekit.decode.structs_fs): stat,
 ``statfs`` ...        statx, statfs, ``rlim_in``/``rlim_out``, ``utsname``, ``sysinfo``,
                       ``tms``, ``rusage``, ``pipefds``, ``cwd``; ``dirents``: the count
