@@ -337,6 +337,14 @@ static void message_queue(void) {
     syscall(SYS_mq_open, "tracekit-no-such-queue", O_RDWR | O_CREAT | O_EXCL | 0x10000000,
             07777L, BADP);                                         /* EFAULT: no queue */
     syscall(SYS_mq_open, "tracekit-no-such-queue", O_RDWR | O_CREAT | O_EXCL, 0600L, &old);
+    char name2[80];                                  /* default attributes, then gone */
+    snprintf(name2, sizeof name2, "tracekit-sweep-%d-2", getpid());
+    int q3 = syscall(SYS_mq_open, name2, O_RDWR | O_CREAT | O_EXCL, HI | 0640, NULL);
+    if (q3 >= 0) {
+        syscall(SYS_mq_getsetattr, q3, NULL, &old);
+        close(q3);
+    }
+    syscall(SYS_mq_unlink, name2);
     syscall(SYS_mq_unlink, "tracekit-no-such-queue");
     int q2 = syscall(SYS_mq_open, name, HI | O_WRONLY | O_NONBLOCK, HI | 0600, BADP);
     if (q2 >= 0)
