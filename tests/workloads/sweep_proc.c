@@ -10,7 +10,8 @@
  *   it already has (PRIO_PGRP only in the child, once it leads a session of its own);
  * - mlock/munlock/munlockall, mincore, madvise, process_madvise, pkey_mprotect and
  *   process_vm_readv/writev only touch this process's own anonymous pages (no
- *   MADV_HWPOISON or MADV_SOFT_OFFLINE: they would act on the machine's page);
+ *   madvise MADV_HWPOISON or MADV_SOFT_OFFLINE: they would act on the machine's page;
+ *   only process_madvise gets them, which refuses both before it acts);
  * - shm/sem/msg objects and the message queue are made with IPC_PRIVATE or O_EXCL under
  *   a name with the pid, and removed at the end of the function that made them;
  * - alarm(0) follows each alarm(N), so no SIGALRM comes; signals sent to self are 0 or
@@ -158,6 +159,9 @@ static void memory(void) {
     syscall(SYS_process_madvise, pfd, iov, 2L, 20L, 0L);           /* MADV_COLD */
     syscall(SYS_process_madvise, pfd, iov, 1L, 21L, 0L);           /* MADV_PAGEOUT */
     syscall(SYS_process_madvise, pfd, NULL, 1L, 20L, 0L);
+    /* advice process_madvise refuses before it acts (EINVAL): their names only */
+    syscall(SYS_process_madvise, pfd, iov, 1L, 100L, 0L);         /* MADV_HWPOISON */
+    syscall(SYS_process_madvise, pfd, iov, 1L, 101L, 0L);         /* MADV_SOFT_OFFLINE */
     syscall(SYS_process_madvise, pfd, iov, 2L, 99L, 1L);
     syscall(SYS_process_madvise, -1L, iov, 1L, HI | 20L, HI | 2L);
     syscall(SYS_process_mrelease, pfd, 0L);                        /* not dying: EINVAL */
