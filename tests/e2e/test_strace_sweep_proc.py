@@ -50,7 +50,8 @@ def test_sweep_proc_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             "sched_rr_get_interval(0, {tv_sec=",
             "sched_getaffinity(0, 7, 0x", "sched_get_priority_max(SCHED_ISO) = -1 EINVAL",
             "sched_setaffinity(0, 32, [", "getcpu([", ", 16384, [1, 0, 1, 0]) = 0",
-            "MADV_DONTNEED_LOCKED) = 0", "1, MADV_HWPOISON, 0) = -1 EINVAL", "0xffffffff /* MADV_??? */) = -1 EINVAL",
+            "MADV_DONTNEED_LOCKED) = 0", "1, MADV_HWPOISON, 0) = -1 EINVAL",
+            "0xffffffff /* MADV_??? */) = -1 EINVAL",
             ", iov_len=4096}], 1, MADV_COLD, 0x2) = -1 EINVAL",
             '[{iov_base="abc", iov_len=3}, {iov_base="defg", iov_len=4}], 2, [{iov_base=0x',
             "IPC_STAT, {shm_perm={uid=0, gid=0, mode=0600, key=0, cuid=0, cgid=0}, "
