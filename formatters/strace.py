@@ -139,7 +139,8 @@ _EXIT_KINDS = frozenset({
     "epollevents", "timespec_out", "timeval_out", "id_out", "cpuset_out", "sockaddr_out",
     "len_inout", "optval_out", "msghdr_out", "mmsgvec", "rusage", "rusagew", "wstatus",
     "utsname", "sysinfo", "tms", "rlim_out", "stack_out", "sigset_out", "sigaction_out",
-    "siginfo_out",
+    "siginfo_out", "uint_out", "mincore_vec", "msgbuf_out", "mqattr_out", "timex",
+    "mpolmode_out",
 })
 # ... and those whose argument list does not say so: the remaining time of a sleep
 _EXIT_ARG = {"nanosleep": 1, "clock_nanosleep": 3}

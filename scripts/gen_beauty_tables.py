@@ -370,6 +370,25 @@ TABLES: dict[str, Table] = {
                              r"PR_MCE_KILL_(LATE|EARLY|DEFAULT)", frozenset(), ()),
     "PR_SET_VMA_OPS": ("values", ("linux/prctl.h",), r"PR_SET_VMA_ANON_NAME", frozenset(), ()),
     "SECCOMP_MODES": ("values", ("linux/seccomp.h",), r"SECCOMP_MODE_[A-Z]+", frozenset(), ()),
+    # seccomp(SECCOMP_GET_ACTION_AVAIL)'s action (SECCOMP_RET_KILL is KILL_THREAD's alias)
+    "SECCOMP_RET_ACTIONS": ("values", ("linux/seccomp.h",),
+                            r"SECCOMP_RET_(KILL_PROCESS|KILL_THREAD|TRAP|ERRNO|USER_NOTIF|"
+                            r"TRACE|LOG|ALLOW)", frozenset(), ()),
+    # SECCOMP_SET_MODE_FILTER's flags
+    "SECCOMP_FILTER_FLAGS": ("bits", ("linux/seccomp.h",), r"SECCOMP_FILTER_FLAG_[A-Z_]+",
+                             frozenset(), ()),
+    # struct futex_waitv's flags as strace 6.1 names them (FUTEX_32: see INTERNAL_BITS)
+    "FUTEX_WAITV_FLAGS": ("bits", ("linux/futex.h",), r"FUTEX_PRIVATE_FLAG", frozenset(),
+                          ("FUTEX_32", "FUTEX_PRIVATE_FLAG")),
+    # struct timex (adjtimex, clock_adjtime): its modes and status words, and the clock
+    # state the calls return
+    "ADJTIMEX_MODES": ("bits", ("linux/timex.h",), r"ADJ_[A-Z_]+", frozenset(),
+                       ("ADJ_OFFSET_SS_READ", "ADJ_OFFSET_SINGLESHOT")),
+    "TIMEX_STATUS": ("bits", ("linux/timex.h",),
+                     r"STA_(PLL|PPSFREQ|PPSTIME|FLL|INS|DEL|UNSYNC|FREQHOLD|PPSSIGNAL|"
+                     r"PPSJITTER|PPSWANDER|PPSERROR|CLOCKERR|NANO|MODE|CLK)", frozenset(), ()),
+    "CLOCK_STATES": ("values", ("linux/timex.h",), r"TIME_(OK|INS|DEL|OOP|WAIT|ERROR)",
+                     frozenset(), ()),
     "SECUREBITS": ("bits", ("linux/securebits.h",), r"SECBIT_[A-Z_]+", frozenset(), ()),
     # futex FUTEX_WAKE_OP's operation word (FUTEX_OP in linux/futex.h)
     "FUTEX_WAKE_OPS": ("values", ("linux/futex.h",), r"FUTEX_OP_(SET|ADD|OR|ANDN|XOR)",
@@ -451,6 +470,9 @@ TABLES: dict[str, Table] = {
     # System V IPC: the get calls' flags (then the mode in octal), shmget's own flags and
     # huge page size field, shmat's, msgsnd/msgrcv's
     "IPC_GET_FLAGS": ("bits", ("linux/ipc.h",), r"IPC_(CREAT|EXCL|NOWAIT)", frozenset(), ()),
+    # semop's sem_flg (strace's semop_flags order)
+    "SEMOP_FLAGS": ("bits", ("linux/ipc.h", "linux/sem.h"), r"SEM_UNDO|IPC_NOWAIT", frozenset(),
+                    ("SEM_UNDO", "IPC_NOWAIT")),
     "SHMGET_FLAGS": ("bits", ("linux/ipc.h", "linux/shm.h"),
                      r"IPC_(CREAT|EXCL)|SHM_(HUGETLB|NORESERVE)", frozenset(), ()),
     "SHM_CONSTS": ("values", ("linux/shm.h",), r"SHM_HUGE_(SHIFT|MASK)", frozenset(), ()),
@@ -624,10 +646,10 @@ INTERNAL_TABLES: dict[str, dict[int, str]] = {
     # include/linux/sched/coredump.h: prctl PR_SET_DUMPABLE / PR_GET_DUMPABLE values
     "SUID_DUMP": {0: "SUID_DUMP_DISABLE", 1: "SUID_DUMP_USER", 2: "SUID_DUMP_ROOT"},
 }
-# Bits strace 6.1 names that no installed header defines, merged into their "bits" table:
-# include/linux/swap.h's (kernel-internal) discard policies, FAN_DIR_MODIFY, which Linux
-# 5.7 removed from the uapi header and strace still names, and powerpc's
-# PKEY_DISABLE_EXECUTE.
+# Bits (and values) strace 6.1 names that no installed header defines, merged into their
+# table: include/linux/swap.h's (kernel-internal) discard policies, FAN_DIR_MODIFY, which
+# Linux 5.7 removed from the uapi header and strace still names, powerpc's
+# PKEY_DISABLE_EXECUTE, the -ck patches' SCHED_ISO and futex_waitv's FUTEX_32.
 INTERNAL_BITS: dict[str, dict[str, int]] = {
     "SWAP_FLAGS": {"SWAP_FLAG_DISCARD_ONCE": 0x20000, "SWAP_FLAG_DISCARD_PAGES": 0x40000},
     "FAN_EVENTS": {"FAN_DIR_MODIFY": 0x00080000},
@@ -646,6 +668,11 @@ INTERNAL_BITS: dict[str, dict[str, int]] = {
     },
     # include/linux/socket.h: the compat bit of send/recv flags (strace names 0x80000000)
     "MSG_FLAGS": {"MSG_CMSG_COMPAT": 0x80000000},
+    # the -ck patches' isochronous policy: no header defines it, strace 6.1 names 4 so
+    # (sched_get_priority_max(SCHED_ISO))
+    "SCHED_POLICIES": {"SCHED_ISO": 4},
+    # include/uapi/linux/futex.h of Linux 6.7 (FUTEX2_SIZE_U32), newer than the headers
+    "FUTEX_WAITV_FLAGS": {"FUTEX_32": 0x2},
 }
 ENUM_TAGS: dict[str, str] = {
     "KCMP_TYPES": "kcmp_type", "MEMBARRIER_CMDS": "membarrier_cmd", "BPF_CMDS": "bpf_cmd",

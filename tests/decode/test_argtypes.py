@@ -25,9 +25,9 @@ TYPES = {
                     ("flags", "unsigned int")],
     "getsid": [("pid", "pid_t")],
     "setresuid": [("ruid", "uid_t"), ("euid", "uid_t"), ("suid", "uid_t")],
-    "mbind": [("start", "unsigned long"), ("len", "unsigned long"), ("mode", "unsigned long"),
-              ("nmask", "const unsigned long *"), ("maxnode", "unsigned long"),
-              ("flags", "unsigned")],
+    # a call the argspec does not list
+    "pkey_mprotect": [("start", "unsigned long"), ("len", "size_t"), ("prot", "unsigned long"),
+                      ("pkey", "int")],
 }
 
 
@@ -77,8 +77,9 @@ def test_unlisted_call_prints_by_c_type(dec: SyscallDecoder) -> None:
     assert dec.decode(sc("getsid", (HI | 0xFFFFFFFF,), -3)).args == ("-1",)
     d = dec.decode(sc("setresuid", (HI | 0xFFFFFFFF, 1000, HI)))
     assert d.args == ("-1", "1000", "0")
-    d = dec.decode(sc("mbind", (0x7F0000000000, 4096, 0, 0, 65, HI | 1)))
-    assert d.args == ("0x7f0000000000", "4096", "0", "NULL", "65", "0x1")
+    d = dec.decode(sc("pkey_mprotect", (0x7F0000000000, 4096, HI | 1, HI | 0xFFFFFFFF)))
+    # (prot keeps its prototype's named kind: a flag word of the whole register)
+    assert d.args == ("0x7f0000000000", "4096", "PROT_READ|0xdeadbeef00000000", "-1")
 
 
 def test_listed_call_narrowed_on_32_bit_types(dec: SyscallDecoder) -> None:

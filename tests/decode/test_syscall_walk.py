@@ -85,6 +85,13 @@ def _positional(name: str, proto: Prototype) -> bool:
             and not hiding & {k for _, _, k in proto})
 
 
+def _raw(name: str, i: int) -> bool:
+    """Argument ``i`` of ``name`` is a register strace 6.1 does not decode (argspec's
+    ``raw``): the whole register in hex, whatever its C type (``rseq(0, 0x20, ...)``)."""
+    kinds = ARGSPEC.get(name, ((),))[0]
+    return i < len(kinds) and kinds[i] == "raw"
+
+
 def _positional_calls() -> Iterator[tuple[str, Prototype]]:
     """Every syscall of the table that prints its arguments one per position, with its
     prototype."""
@@ -128,7 +135,8 @@ def test_int_arguments_use_the_low_32_bits_signed_as_their_type(dec: SyscallDeco
     checked = 0
     for name, proto in _positional_calls():
         for i, (arg, c_type, kind) in enumerate(proto):
-            if width_of(c_type) != 32 or "*" in c_type or (name, arg) in _WHOLE_REGISTER:
+            if width_of(c_type) != 32 or "*" in c_type or (name, arg) in _WHOLE_REGISTER \
+                    or _raw(name, i):
                 continue
             base = [0] * len(proto)
             low = list(base)
@@ -155,7 +163,9 @@ def test_null_pointers_print_null(dec: SyscallDecoder) -> None:
     for name, proto in _positional_calls():
         d = dec.decode(_ev(name, (0,) * len(proto)))
         for i, (arg, c_type, _kind) in enumerate(proto):
-            if c_type.endswith("*") or c_type.endswith("_t") and "cap_user" in c_type:
+            if _raw(name, i):
+                assert d.args[i] == "0", (name, arg, d.args)
+            elif c_type.endswith("*") or c_type.endswith("_t") and "cap_user" in c_type:
                 assert d.args[i] == "NULL", (name, arg, c_type, d.args)
                 checked += 1
     assert checked > 300

@@ -195,10 +195,12 @@ def test_the_cached_line_of_a_repeated_call_is_the_general_one(
      "poll([{fd=3, events=POLLIN}], 1, -1 <unfinished ...>) = ?"),    # revents to come
     ("pipe2", ("0x7ffd", "O_CLOEXEC"), "pipe2( <unfinished ...>) = ?"),
     ("pause", (), "pause() = ?"),
+    ("msgrcv", ("20", "0x7ffd", "8", "0", "0"), "msgrcv(20,  <unfinished ...>) = ?"),
 ])
 def test_unfinished_lines_in_strace_shapes(name: str, args: tuple[str, ...], line: str) -> None:
     """strace's line for a call its task died in (seen with strace 6.1: a killed
-    clock_nanosleep, a self-kill, a pause ended by another thread's execve)."""
+    clock_nanosleep, a self-kill, a pause ended by another thread's execve, a killed
+    msgrcv)."""
     assert unfinished_text(name, args) == line
 
 

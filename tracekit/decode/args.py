@@ -12,6 +12,7 @@ Flag words and constants are decoded with the tables of the syscall table's arch
 from __future__ import annotations
 
 import functools
+import mmap
 from collections.abc import Callable, Sequence
 from typing import cast
 
@@ -41,9 +42,11 @@ from tracekit.decode import (
     structs_cred,
     structs_fs,
     structs_io,
+    structs_ipc,
     structs_net,
     structs_perf,
     structs_proc as SP,
+    structs_task,
 )
 from tracekit.decode.argspec import ARGSPEC
 from tracekit.decode.argtypes import kind_of, narrowed
@@ -96,7 +99,7 @@ class _ArchConsts:
         self.dev_types = frozenset(F.const_value(T.S_IFMT, n) for n in ("S_IFCHR", "S_IFBLK"))
         self.kinds = _kinds(f)
         self.ret_kinds = {**structs_io.ret_kinds(f), **ops.ret_kinds(f),
-                          **flagwords.ret_kinds(f)}
+                          **flagwords.ret_kinds(f), **structs_task.ret_kinds(f)}
 
 
 @functools.cache
@@ -317,6 +320,24 @@ def k_cpuset_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return SP.format_cpuset(cap.data[:ev.ret])
 
 
+def k_cpuset_in(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """sched_setaffinity's mask: the ``len`` (argument 1, an unsigned int) bytes it
+    reads."""
+    cap = capture(ev, i)
+    if cap is None:
+        return pointer(ev.args[i])
+    return SP.format_cpuset(cap.data[:ev.args[1] & _M32])
+
+
+def k_mincore_vec(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """mincore's vector: one byte per page of ``len`` (argument 1), when it succeeded
+    (pages of this machine's size, as strace's get_pagesize)."""
+    cap = capture_out(ev, i)
+    if cap is None:
+        return pointer(ev.args[i])
+    return SP.format_mincore(cap.data, -(-ev.args[1] // mmap.PAGESIZE))
+
+
 def k_omode(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
     flags, c = ev.args[i - 1], d.consts
     if flags & (c.o_creat | c.o_tmpfile):
@@ -428,7 +449,8 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
     T = f.tables
     ipc_64 = next(v for v, n in T.IPC_CONSTS.items() if n == "IPC_64")
     return {
-        "d": k_d, "ld": k_ld, "u": k_u, "u64": k_u, "x": k_x, "p": k_p, "fd": k_fd,
+        "d": k_d, "ld": k_ld, "u": k_u, "u64": k_u, "x": k_x, "raw": k_x, "p": k_p,
+        "fd": k_fd,
         "dirfd": k_dirfd,
         "path": k_path, "str": k_str, "strr": k_bufr, "bufw": k_bufw, "bufr": k_bufr,
         "bufrx": k_bufrx, "argv": k_argv, "envp": k_envp, "sockaddr": k_sockaddr,
@@ -491,15 +513,21 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         "timezone": decoded_in(SP.format_timezone, whole=True),
         "timerflags": _flags32(f.timer_flags), "idtype": _xval(T.WAITID_TYPES, "P_???"),
         "id_out": decoded_out(SP.format_id), "cpuset_out": k_cpuset_out,
+        "cpuset_in": k_cpuset_in, "mincore_vec": k_mincore_vec,
         # rt_sigreturn's restored mask (tracekit.decode.signals)
         "sigframe_mask": k_sigframe_mask,
         # structs of files: stat family, statfs, dirents, envp, limits, system info
         "rusagewho": _xval(T.RUSAGE_WHO, "RUSAGE_???"), **structs_fs.kinds(f),
+        "dev": lambda d, ev, i: structs_fs.makedev(ev.args[i] & _M32),
         # capget/capset's header and data (tracekit.decode.structs_cred)
         **structs_cred.kinds(f),
         # I/O and socket structs (tracekit.decode.structs_io, structs_net)
         **structs_io.kinds(f), **structs_net.kinds(f), **structs_aio.kinds(f),
         **structs_perf.kinds(f),
+        # System V IPC and message queue structs (tracekit.decode.structs_ipc)
+        **structs_ipc.kinds(f),
+        # per-thread and clock structs (tracekit.decode.structs_task)
+        **structs_task.kinds(f),
         # calls whose arguments follow their operation (tracekit.decode.ops)
         **ops.kinds(f),
         # flag words of the calls only their prototypes describe (tracekit.decode.flagwords)

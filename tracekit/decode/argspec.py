@@ -10,6 +10,8 @@ undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit.decode.a
 ``u64``               the whole register unsigned even for an int (readlink's bufsiz:
                       strace prints it so; ``u`` of an int prints its low 32 bits)
 ``x`` ``p``           hex (``0`` for 0); pointer (``NULL`` for 0)
+``raw``               the whole register in hex, whatever its C type (a call strace 6.1
+                      does not decode: ``rseq(0, 0x20, 0, 0x53053053)``)
 ``fd`` ``dirfd``      an fd (``3</etc/passwd>`` with fd paths); dirfd: ``AT_FDCWD``
 ``path`` ``str``      captured string (path: whole; str: cut at the string limit)
 ``bufw`` ``bufr``     buffer whose length is the next arg (write: at entry) or the
@@ -23,9 +25,12 @@ undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit.decode.a
                       ``rusagew`` (wait4: when ret > 0), ``rusage``,
                       ``siginfo_out``, ``sigaction_in``/``_out``, ``sigset_in``/``_out``
                       (size: arg 3), ``stack_in``/``_out``, ``timespec_out``,
-                      ``timeval_out``, ``id_out``, ``cpuset_out``, ``sigpending_out``
-                      (size: arg 1), ``sigevent``: ``_out`` ones are
+                      ``timeval_out``, ``id_out``, ``cpuset_out``/``cpuset_in`` (size:
+                      arg 1), ``sigpending_out`` (size: arg 1), ``sigevent``,
+                      ``mincore_vec`` (mincore's pages: ``[1, 0]``): ``_out`` ones are
                       written by the call, an address when it failed
+``int_out`` ...       an int a call wrote, ``[24]`` (tracekit.decode.ops); ``uint_out``:
+                      unsigned (getcpu, mq_timedreceive's priority); ``int_in``
 ``stat`` ``statx``    structs the call fills in (tracekit.decode.structs_fs): stat,
 ``statfs`` ...        statx, statfs, ``rlim_in``/``rlim_out``, ``utsname``, ``sysinfo``,
                       ``tms``, ``rusage``, ``pipefds``, ``cwd``; ``dirents``: the count
@@ -36,6 +41,7 @@ undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit.decode.a
                       struct open_how, size the next arg)
 ``oflags`` ``omode``  open flags; the mode, printed only with O_CREAT or O_TMPFILE
 ``mode`` ``fmode``    mode_t octal (``0644``); with file type (``S_IFREG|0644``)
+``dev``               a 32-bit dev_t: ``makedev(0xfff, 0xff)``
 others                a table of ``tracekit.decode.flags`` (see ``tracekit.decode.args.kinds_for``)
 ``lockop`` ...         flag words of the calls their prototypes describe
                       (tracekit.decode.flagwords): ``lockop``, ``inmask``, ``mountflags``
@@ -45,11 +51,22 @@ others                a table of ``tracekit.decode.flags`` (see ``tracekit.decod
                       ``ipcgetflags``, ``shmgetflags``, ``spliceflags``...
 ``capheader`` ...      capget/capset's header, ``capdata_in``/``capdata_out``
                       (tracekit.decode.structs_cred)
+``shmctlarg`` ...      System V IPC and message queue structs
+                      (tracekit.decode.structs_ipc): ``shmctlarg``/``semctlarg``/
+                      ``msgctlarg`` (by the command), ``sembufs`` (count: next arg),
+                      ``msgbuf_in``/``msgbuf_out`` (text size: next arg),
+                      ``mqattr_in``/``mqattr_out``
+``timex`` ...          per-thread and clock structs (tracekit.decode.structs_task):
+                      ``timex``, ``futexwaiters`` (count: next arg), ``seccomparg``
+                      and ``seccompflags`` (by seccomp's operation), ``user_desc``,
+                      ``ldt_desc`` (size: next arg), ``user_desc_entry``, ``nodes_in``/
+                      ``nodes_out`` (maxnode: next arg), ``migrate_nodes``
 ``ioctlreq`` ...       I/O structs (tracekit.decode.structs_io): ``ioctlreq``,
                       ``ioctlarg`` (by request; none for FIOCLEX), ``pollfds``,
                       ``fdset``, ``timeout_ts``/``timeout_tv``, ``sigmask`` (size:
                       next arg), ``epollevent``, ``epollevents`` (ret of them),
-                      ``iovw``/``iovr``, ``msghdr_in``/``msghdr_out``, ``msgflags``,
+                      ``iovw``/``iovr``/``iovaddr``, ``msghdr_in``/``msghdr_out``,
+                      ``msgflags``,
                       ``mmsgvec`` (sendmmsg), ``mmsgvec_out`` (recvmmsg: ret of them)
 ``ioevents`` ...      AIO and io_uring (tracekit.decode.structs_aio): ``aioctx_out``,
                       ``ioevents`` (ret of them), ``ioevent_out``, ``iocb``, ``iocbpp``,
@@ -80,10 +97,13 @@ Return kinds: ``d`` (decimal, the default), ``fd`` (decimal, and a new fd for th
 cache), ``x`` (hex: addresses, mmap/brk), ``mode`` (umask: octal), ``fcntl`` (flags of
 F_GETFD/F_GETFL as ``0x1 (flags FD_CLOEXEC)``, the new fd of F_DUPFD, ``10 (SIGUSR1)``
 of F_GETSIG, ``0x2 (F_UNLCK)`` of F_GETLEASE), ``prctl`` (``1 (SUID_DUMP_USER)``),
-``membarrier`` (the commands of MEMBARRIER_CMD_QUERY), ``ioprio``
+``membarrier`` (the commands of MEMBARRIER_CMD_QUERY), ``clockstate``
+(``5 (TIME_ERROR)``), ``ioprio``
 (``16388 (IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4))``), ``schedpolicy`` (``0 (SCHED_OTHER)``),
 ``personality``
-(``0x8 (PER_LINUX32)``), ``recvmmsg`` (``1 (left {...})``), ``poll``/``ppoll``
+(``0x8 (PER_LINUX32)``), ``recvmmsg`` (``1 (left {...})``), ``ldt`` (modify_ldt's int
+result in a zero-extended register: ``4294967258 ENOSYS (Function not implemented)``),
+``poll``/``ppoll``
 (``2 ([{fd=3, revents=POLLIN}], left {...})``), ``select``/``pselect``
 (``1 (in [3], left {...})``); ``0 (Timeout)``.
 """
@@ -227,9 +247,9 @@ mknodat: dirfd path fmode mknoddev
 getdents64: fd dirents u
 getdents: fd dirents u
 futex: futex
-set_tid_address: p
+set_tid_address: raw
 set_robust_list: p u
-rseq: p x d x
+rseq: raw raw raw raw
 prlimit64: d rlimit rlim_in rlim_out
 getrlimit: rlimit rlim_out
 setrlimit: rlimit rlim_in
@@ -292,7 +312,7 @@ setpgid: d d
 alarm: u
 unshare: unshareflags
 sched_getaffinity: d u cpuset_out
-sched_setaffinity: d u p
+sched_setaffinity: d u cpuset_in
 sigaltstack: stack_in stack_out
 gettimeofday: timeval_out p
 getresuid: id_out id_out id_out
@@ -334,6 +354,38 @@ sched_getscheduler: d -> schedpolicy
 shmat: d p shmatflags -> x
 kcmp: d d kcmp
 quotactl: quotactl
+sysfs: raw raw raw
+ustat: dev p
+getcpu: uint_out uint_out p
+sched_rr_get_interval: d timespec_out
+mincore: x u mincore_vec
+modify_ldt: d ldt_desc u -> ldt
+shmctl: d shmctlcmd shmctlarg
+semctl: d d semctlcmd semctlarg
+msgctl: d msgctlcmd msgctlarg
+semop: d sembufs u32
+msgsnd: d msgbuf_in u ipcmsgflags
+msgrcv: d msgbuf_out u ld ipcmsgflags
+semtimedop: d sembufs u32 timespec
+mq_open: str oflags omode mqattr_in -> fd
+mq_getsetattr: fd mqattr_in mqattr_out
+mq_notify: fd sigevent
+mq_timedsend: fd bufw u u32 timespec
+mq_timedreceive: fd bufr u uint_out timespec
+pidfd_send_signal: fd sig siginfo_in x32
+process_vm_readv: d iovr u iovaddr u u
+process_vm_writev: d iovw u iovaddr u u
+process_madvise: fd iovaddr u madv x32
+adjtimex: timex -> clockstate
+clock_adjtime: clockid timex -> clockstate
+futex_waitv: futexwaiters u32 x32 timespec clockid
+seccomp: seccompop seccompflags seccomparg
+get_thread_area: user_desc_entry
+set_thread_area: user_desc
+mbind: p u mpolmode nodes_in u mbindflags
+set_mempolicy: mpolmode32 nodes_in u
+get_mempolicy: mpolmode_out nodes_out u p getmempolflags
+migrate_pages: d u migrate_nodes migrate_nodes
 """
 
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from tracekit._events import Syscall
 from tracekit.decode import flags as F
+from tracekit.decode.captures import capture_out
 from tracekit.decode.values import pointer, signed
 
 if TYPE_CHECKING:
@@ -108,24 +109,33 @@ def _fanotify(fl: F.ArchFlags, k_dirfd: _KindFn) -> dict[str, _KindFn]:
 def _mempolicy(fl: F.ArchFlags) -> dict[str, _KindFn]:
     """mbind/set_mempolicy's mode as strace's print_mode: a known policy and its mode
     flags (``MPOL_PREFERRED|MPOL_F_STATIC_NODES``), else the whole word as flags
-    (``MPOL_F_STATIC_NODES|0x6``, ``0x7 /* MPOL_??? */``)."""
+    (``MPOL_F_STATIC_NODES|0x6``, ``0x7 /* MPOL_??? */``); ``mpolmode_out``: the mode
+    get_mempolicy writes, ``[MPOL_DEFAULT]`` (its address when the call failed)."""
     t = fl.tables
     mode_flags = F.FlagSet(t.MPOL_MODE_FLAGS, unknown="MPOL_???")
     flag_mask = 0
     for bit, _ in t.MPOL_MODE_FLAGS:
         flag_mask |= bit
 
+    def text(v: int) -> str:
+        name = t.MPOL_MODES.get(v & ~flag_mask)
+        if name is None:
+            return mode_flags(v)
+        rest = v & flag_mask
+        return f"{name}|{mode_flags(rest)}" if rest else name
+
     def mode(mask: int) -> _KindFn:
         def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-            v = ev.args[i] & mask
-            name = t.MPOL_MODES.get(v & ~flag_mask)
-            if name is None:
-                return mode_flags(v)
-            rest = v & flag_mask
-            return f"{name}|{mode_flags(rest)}" if rest else name
+            return text(ev.args[i] & mask)
         return k
 
-    return {"mpolmode": mode(_U64), "mpolmode32": mode(_M32),
+    def k_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        cap = capture_out(ev, i)
+        if cap is None or len(cap.data) < 4:
+            return pointer(ev.args[i])
+        return f"[{text(int.from_bytes(cap.data[:4], 'little'))}]"
+
+    return {"mpolmode": mode(_U64), "mpolmode32": mode(_M32), "mpolmode_out": k_out,
             "mbindflags": _word(F.FlagSet(t.MBIND_FLAGS, unknown="MPOL_???")),
             "getmempolflags": _word(F.FlagSet(t.GET_MEMPOLICY_FLAGS, unknown="MPOL_???"),
                                     _U64)}

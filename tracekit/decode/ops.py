@@ -26,7 +26,7 @@ from tracekit._events import CAP_BUF, CAP_STR, CAPF_FAULT, CAPF_TRUNC, Capture, 
 from tracekit.decode import flags as F
 from tracekit.decode.captures import capture, capture_out, succeeded
 from tracekit.decode.signals import siginfo_text
-from tracekit.decode.values import format_timespec, pointer, quote, signed
+from tracekit.decode.values import format_ret_errno, format_timespec, pointer, quote, signed
 from tracekit.kernel.syscalls import errno_name
 
 if TYPE_CHECKING:
@@ -818,6 +818,11 @@ def _k_int_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return _out_int(ev, i, str, signed_=True)
 
 
+def _k_uint_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """``[1]``: an unsigned int the call wrote (getcpu's cpu and node)."""
+    return _out_int(ev, i, str)
+
+
 def _k_int_in(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     """``[0]``: an int the call reads (sched_setscheduler's sched_param)."""
     cap = _readable(capture(ev, i))
@@ -870,6 +875,14 @@ def _mfd_flags(fl: F.ArchFlags) -> Callable[[int], str]:
     return fmt
 
 
+def _ret_ldt(d: SyscallDecoder, ev: Syscall, text: str) -> str:
+    """modify_ldt's result: the kernel returns an int in a zero-extended register, so an
+    error comes back as 0xffffffda; strace prints the number and the error it is:
+    ``4294967258 ENOSYS (Function not implemented)``."""
+    err = format_ret_errno(signed(ev.ret & _M32, 32)) if 0 <= ev.ret <= _M32 else None
+    return text if err is None else f"{ev.ret} {err.split(' ', 1)[1]}"
+
+
 def _ret_signal(d: SyscallDecoder, ev: Syscall, text: str) -> str:
     """A signal number returned (rt_sigtimedwait): ``1 (SIGHUP)``."""
     return f"{ev.ret} ({d.flags.signal_name(ev.ret)})" if ev.ret > 0 else text
@@ -881,8 +894,8 @@ def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int],
     # timerfd_create and timerfd_settime print their flags with one table, strace 6.1's
     # timerfd_flags: TFD_TIMER_ABSTIME|TFD_TIMER_CANCEL_ON_SET|TFD_CLOEXEC|TFD_NONBLOCK
     tfd = F.FlagSet((*T.TFD_TIMER_FLAGS, *T.TFD_FLAGS), unknown="TFD_???")
-    efd = F.FlagSet(T.EFD_FLAGS)
-    sfd = F.FlagSet(T.SFD_FLAGS)
+    efd = F.FlagSet(T.EFD_FLAGS, unknown="EFD_???")
+    sfd = F.FlagSet(T.SFD_FLAGS, unknown="SFD_???")
     in_init = F.FlagSet(T.IN_INIT_FLAGS, unknown="IN_???")
     unshare = F.FlagSet(T.UNSHARE_FLAGS, unknown="CLONE_???")
     setns = F.FlagSet(T.SETNS_TYPES)
@@ -903,14 +916,15 @@ def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int],
         "unshareflags": lambda d, ev, i: unshare(ev.args[i]),
         "setnstype": lambda d, ev, i: setns(ev.args[i] & _M32),
         "siginfo_in": _k_struct_in(_siginfo(fl)), "siginfo_w": _k_struct_out(_siginfo(fl)),
-        "rem_out": _k_rem_out, "int_out": _k_int_out, "int_in": _k_int_in, "ptr_out": _k_ptr_out,
+        "rem_out": _k_rem_out, "int_out": _k_int_out, "uint_out": _k_uint_out,
+        "int_in": _k_int_in, "ptr_out": _k_ptr_out,
     }
 
 
 def ret_kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, str], str]]:
     """Return kinds of this module: (decoder, record, plain text) -> the text after ``=``."""
     return {"prctl": _ret_prctl, "fcntl": _ret_fcntl, "membarrier": _ret_membarrier,
-            "personality": _ret_personality, "signal": _ret_signal}
+            "personality": _ret_personality, "signal": _ret_signal, "ldt": _ret_ldt}
 
 
 # struct clone_args (include/uapi/linux/sched.h): 11 u64 fields, 88 bytes (64 in its

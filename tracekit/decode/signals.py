@@ -40,7 +40,7 @@ SIGKILL = 9                 # delivered without a siginfo (the kernel's SEND_SIG
 _SIGILL, _SIGTRAP, _SIGBUS, _SIGFPE, _SIGSEGV = 4, 5, 7, 8, 11
 _SIGCHLD, _SIGPOLL, _SIGSYS = 17, 29, 31
 
-_SI_USER, _SI_KERNEL, _SI_QUEUE, _SI_TIMER, _SI_TKILL = 0, 0x80, -1, -2, -6
+_SI_USER, _SI_KERNEL, _SI_QUEUE, _SI_TIMER, _SI_SIGIO, _SI_TKILL = 0, 0x80, -1, -2, -5, -6
 # codes <= 0 (sent by a process: SI_FROMUSER) and SI_KERNEL, any signal
 _SI_CODES = {0: "SI_USER", 0x80: "SI_KERNEL", -1: "SI_QUEUE", -2: "SI_TIMER",
              -3: "SI_MESGQ", -4: "SI_ASYNCIO", -5: "SI_SIGIO", -6: "SI_TKILL",
@@ -74,10 +74,11 @@ _FAULTS = frozenset({_SIGILL, _SIGFPE, _SIGSEGV, _SIGBUS})
 
 
 def si_code_name(signo: int, code: int) -> str:
-    """``(17, 1)`` -> ``CLD_EXITED``; ``(10, 0)`` -> ``SI_USER``; unknown: the number."""
-    if code <= 0 or code == _SI_KERNEL:
-        return _SI_CODES.get(code, str(code))
-    return _CODES.get(signo, {}).get(code, str(code))
+    """``(17, 1)`` -> ``CLD_EXITED``; ``(10, 0)`` -> ``SI_USER``; unknown: strace 6.1's
+    ``%#x`` of the 32-bit code (``0x4d``; ``0xffffffb3`` for -77)."""
+    name = (_SI_CODES.get(code) if code <= 0 or code == _SI_KERNEL
+            else _CODES.get(signo, {}).get(code))
+    return name if name is not None else hex(code & 0xFFFFFFFF)
 
 
 def _ptr(v: int) -> str:
@@ -85,8 +86,9 @@ def _ptr(v: int) -> str:
 
 
 def _sigval(data: bytes) -> str:
+    """The sigval a process sent: ``si_int=7, si_ptr=0x7`` (strace's printsigval)."""
     ival, ptr = struct.unpack_from("<iQ", data[24:28] + data[24:32])
-    return f"si_value={{int={ival}, ptr={hex(ptr)}}}"
+    return f"si_int={ival}, si_ptr={_ptr(ptr)}"
 
 
 def siginfo_text(data: bytes, flags: ArchFlags) -> str:
@@ -117,11 +119,13 @@ def siginfo_text(data: bytes, flags: ArchFlags) -> str:
                       f"si_ptr={_ptr(ptr24)}"]
         elif code in (_SI_USER, _SI_TKILL):
             parts += source
+        elif code == _SI_SIGIO:                 # the band and fd, as SIGPOLL's
+            band, fd = struct.unpack_from("<qi", data, 16)
+            parts += [f"si_band={band}", f"si_fd={fd}"]
         else:
             parts += source
             if ptr24:                           # SI_QUEUE, SI_MESGQ: si_int, si_ptr
-                ival = struct.unpack_from("<i", data, 24)[0]
-                parts += [f"si_int={ival}", f"si_ptr={_ptr(ptr24)}"]
+                parts.append(_sigval(data))
     elif signo == _SIGCHLD:
         status = struct.unpack_from("<i", data, 24)[0]
         utime, stime = struct.unpack_from("<QQ", data, 32)

@@ -19,7 +19,8 @@ be the struct. What strace prints (checked against strace 6.1 on Linux 6.18):
   ``(in [5], out [6], left {...})``.
 - ``epoll_ctl``/``epoll_wait``: ``{events=EPOLLIN|EPOLLET, data={u32=4660, u64=4660}}``.
 - ``readv``/``writev`` and the p/2 forms: ``[{iov_base="hello", iov_len=5}, ...]``; what a
-  read returned is spread over the elements in order (``iov_base=""`` past it).
+  read returned is spread over the elements in order (``iov_base=""`` past it);
+  ``iovaddr``: the bases as addresses (process_vm_readv's remote iovecs, process_madvise).
 
 Layouts are those of 64-bit x86_64 and arm64 (little-endian); ``struct epoll_event`` is
 packed (12 bytes) on x86_64 only (include/uapi/linux/eventpoll.h, EPOLL_PACKED).
@@ -528,10 +529,20 @@ def format_iov(elems: list[IovElem], count: int, total: int | None, limit: int,
     return "[" + ", ".join(out) + "]"
 
 
-def _k_iov(*, at_exit: bool) -> KindFn:
+def _array_wraps(addr: int, count: int, size: int) -> bool:
+    """An array of ``count`` elements of ``size`` bytes at ``addr`` runs past the end of
+    the address space (its size or end overflows 64 bits): strace's print_array then
+    prints the address."""
+    return count > 0 and addr + count * size >= 1 << 64
+
+
+def _k_iov(*, at_exit: bool, bases: bool = False) -> KindFn:
     """An iovec array; one the call fills in is captured at exit, and a failed call's
     shows its bases as addresses (as strace); a NULL array is ``NULL`` (strace 6.1), an
-    empty one elsewhere ``[]``."""
+    empty one elsewhere ``[]``; an array that would wrap the address space (a count of
+    2**63) its address. ``bases``: the bases are always addresses (memory of
+    another process, or ranges of pages: process_vm_readv's remote iovecs,
+    process_madvise's)."""
     def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
         cap = capture(ev, i)
         # NULL is NULL whatever the count (a count of 0 reads nothing: ``[]`` else)
@@ -540,8 +551,10 @@ def _k_iov(*, at_exit: bool) -> KindFn:
         elems = parse_iov(cap.data)
         if elems is None:
             return pointer(ev.args[i])
-        if at_exit and not succeeded(ev):
+        if bases or at_exit and not succeeded(ev):
             elems = [e._replace(data=None) for e in elems]
+        if _array_wraps(ev.args[i], ev.args[i + 1], 16):
+            return pointer(ev.args[i])
         count = min(ev.args[i + 1], 1 << 20)
         fault_at = (ev.args[i] + len(elems) * 16) if cap.flags & CAPF_ELEM_FAULT else None
         return format_iov(elems, count, ev.ret if at_exit else None, d.string_limit,
@@ -762,6 +775,7 @@ def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int],
         "epollevents": _k_epoll_out(fl),
         "iovw": _k_iov(at_exit=False),
         "iovr": _k_iov(at_exit=True),
+        "iovaddr": _k_iov(at_exit=False, bases=True),
         "msghdr_in": _k_msghdr(fl, at_exit=False),
         "msghdr_out": _k_msghdr(fl, at_exit=True),
         "mmsgvec": k_mmsgvec,

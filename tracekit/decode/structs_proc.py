@@ -288,6 +288,16 @@ def format_id(data: bytes) -> str | None:
     return "[-1]" if v == 0xFFFFFFFF else f"[{v}]"
 
 
+def format_mincore(data: bytes, pages: int, limit: int = 32) -> str:
+    """mincore(2)'s vector of ``pages`` bytes (bit 0: the page is resident), as strace
+    prints it: ``[1, 0, 1]``, the first ``limit`` (strace -s) then ``...``; ``data`` may
+    hold more bytes than the vector (the rest is not shown) or fewer (shown as read)."""
+    shown = [str(b & 1) for b in data[:min(pages, limit)]]
+    if pages > limit:
+        shown.append("...")
+    return f"[{', '.join(shown)}]"
+
+
 def format_cpuset(data: bytes) -> str:
     """A CPU mask (sched_getaffinity(2): ``len`` bytes of unsigned longs, bit n of the
     little-endian array is CPU n), as strace's list of CPU numbers: ``[0 1]``."""

@@ -66,6 +66,14 @@ from tracekit.decode.structs_fs import (
     UTIMBUF_SIZE,
 )
 from tracekit.decode.structs_io import EPOLL_EVENT_SIZES, IOCTL_ARGS
+from tracekit.decode.structs_ipc import (
+    MQ_ATTR_SIZE,
+    MSGBUF_SIZE,
+    MSQID_DS_SIZE,
+    SEMBUF_SIZE,
+    SEMID_DS_SIZE as _SEMID_DS_SIZES,
+    SHMID_DS_SIZE,
+)
 from tracekit.decode.structs_perf import PERF_ATTR_HEAD_SIZE
 from tracekit.decode.structs_proc import (
     RUSAGE_SIZE,
@@ -76,6 +84,12 @@ from tracekit.decode.structs_proc import (
     STACK_T_SIZE,
     TIMEVAL_SIZE,
     TIMEZONE_SIZE,
+)
+from tracekit.decode.structs_task import (
+    FUTEX_WAITV_SIZE,
+    NODEMASK_CAP,
+    TIMEX_SIZE,
+    USER_DESC_SIZE,
 )
 from tracekit.kernel.arch import machine_arch
 from tracekit.kernel.syscall_protos import shipped_args
@@ -141,12 +155,14 @@ STR_CAP = 4096           # PATH_MAX (include/uapi/linux/limits.h), with its NUL
 BUF_CAP = 256            # a generous strace -s
 SOCKADDR_CAP = 128       # sizeof(struct sockaddr_storage)
 TIMESPEC_SIZE = 16       # struct __kernel_timespec
+MINCORE_CAP = 32         # mincore's vector bytes: strace shows 32 (its -s) then "..."
 ARGV_CAP = 3072          # all of argv's elements with their NULs
 ARGV_ELEM_CAP = 1024     # one argv element
 # struct sigaction differs per arch (x86_64 has sa_restorer): structs_proc.SIGACTION_SIZE
 SIGACTION_SIZE = _SIGACTION_SIZES.get(machine_arch(), 0)
 # struct stat (arch/x86/include/uapi/asm/stat.h; arm64: asm-generic/stat.h)
 STAT_SIZE = {"x86_64": 144, "arm64": 128}.get(machine_arch(), 0)
+SEMID_DS_SIZE = _SEMID_DS_SIZES.get(machine_arch(), 0)
 # sizes of the structs of tracekit/decode/structs_fs.py (64-bit)
 STATX_SIZE = 256         # struct statx, include/uapi/linux/stat.h
 STATFS_SIZE = 120        # struct statfs, asm-generic/statfs.h (long words)
@@ -280,9 +296,11 @@ def _ioctl(*, at_exit: bool) -> _Override:
     return _Override("arg", CAP_STRUCT, "cmd", 64, 0, at_exit, SPEC_IOCTL)
 
 
-def _iov(arg: str, *, at_exit: bool = False) -> _Override:
-    """An iovec array of ``vlen`` elements, each element's bytes up to BUF_CAP."""
-    return _Override(arg, CAP_IOV, "vlen", BUF_MAX, BUF_CAP, at_exit)
+def _iov(arg: str, *, at_exit: bool = False, length: str = "vlen",
+         elem_cap: int = BUF_CAP) -> _Override:
+    """An iovec array of ``length`` elements, each element's bytes up to ``elem_cap``
+    (0: the elements' bases and lengths only)."""
+    return _Override(arg, CAP_IOV, length, BUF_MAX, elem_cap, at_exit)
 
 
 def _addr_out(addr: str, addrlen: str) -> tuple[_Override, ...]:
@@ -359,6 +377,11 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "getresuid": tuple(_fixed(a, 4, at_exit=True) for a in ("ruidp", "euidp", "suidp")),
     "getresgid": tuple(_fixed(a, 4, at_exit=True) for a in ("rgidp", "egidp", "sgidp")),
     "sched_getaffinity": (_buf("user_mask_ptr", "ret", at_exit=True),),
+    "sched_setaffinity": (_buf("user_mask_ptr", "len"),),
+    "sched_rr_get_interval": (_fixed("interval", TIMESPEC_SIZE, at_exit=True),),
+    "getcpu": (_fixed("cpup", 4, at_exit=True), _fixed("nodep", 4, at_exit=True)),
+    # mincore's vector: one byte a page, as many as strace shows (MINCORE_CAP)
+    "mincore": (_fixed("vec", MINCORE_CAP, at_exit=True),),
     # the mask rt_sigreturn restores (no tracefs argument: the
     # BPF side puts the frame's uc_sigmask address in args[0], programs/syscalls.h)
     "rt_sigreturn": (_fixed(SIGFRAME_MASK_ARG, SIGSET_SIZE),),
@@ -434,6 +457,13 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     **{name: (_fixed("user_mask", SIGSET_SIZE),) for name in ("signalfd", "signalfd4")},
     **{name: (_iov("vec", at_exit=True),) for name in ("readv", "preadv", "preadv2")},
     **{name: (_iov("vec"),) for name in ("writev", "pwritev", "pwritev2")},
+    # process_vm_readv/writev: the local iovecs' bytes (read into at exit), the remote
+    # ones' bases; process_madvise's ranges
+    "process_vm_readv": (_iov("lvec", at_exit=True, length="liovcnt"),
+                         _iov("rvec", length="riovcnt", elem_cap=0)),
+    "process_vm_writev": (_iov("lvec", length="liovcnt"),
+                          _iov("rvec", length="riovcnt", elem_cap=0)),
+    "process_madvise": (_iov("vec", elem_cap=0),),
     "sendmsg": (_Override("msg", CAP_MSGHDR, None, BUF_MAX, BUF_CAP), _fd("fd")),
     # recvmsg: msg_name and msg_namelen as the caller set them, then the filled msghdr
     "recvmsg": (_fixed("msg", 16), _Override("msg", CAP_MSGHDR, None, BUF_MAX, BUF_CAP, True),
@@ -536,6 +566,47 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "sched_setscheduler": (_fixed("param", 4),),
     "sched_setparam": (_fixed("param", 4),),
     "sched_getparam": (_fixed("param", 4, at_exit=True),),
+    # System V IPC and message queues (decoders: tracekit/decode/structs_ipc.py)
+    # (the *ctl structs: IPC_SET's read at entry, the others written)
+    "shmctl": (_fixed("buf", SHMID_DS_SIZE), _fixed("buf", SHMID_DS_SIZE, at_exit=True)),
+    **({"semctl": (_fixed("arg", SEMID_DS_SIZE), _fixed("arg", SEMID_DS_SIZE, at_exit=True))}
+       if SEMID_DS_SIZE else {}),
+    "msgctl": (_fixed("buf", MSQID_DS_SIZE), _fixed("buf", MSQID_DS_SIZE, at_exit=True)),
+    # a message: its mtype and as much mtext as strace shows (a fixed read: a message
+    # within MSGBUF_SIZE of the end of its mapping prints as its address)
+    "msgsnd": (_fixed("msgp", MSGBUF_SIZE),),
+    "msgrcv": (_fixed("msgp", MSGBUF_SIZE, at_exit=True),),
+    "semop": (_array("tsops", "nsops", SEMBUF_SIZE),),
+    "semtimedop": (_array("tsops", "nsops", SEMBUF_SIZE), _fixed("timeout", TIMESPEC_SIZE)),
+    "mq_open": (_str("u_name"), _fixed("u_attr", MQ_ATTR_SIZE)),
+    "mq_getsetattr": (_fixed("u_mqstat", MQ_ATTR_SIZE),
+                      _fixed("u_omqstat", MQ_ATTR_SIZE, at_exit=True)),
+    "mq_notify": (_fixed("u_notification", SIGEVENT_SIZE),),
+    "mq_timedsend": (_buf("u_msg_ptr", "msg_len"), _fixed("u_abs_timeout", TIMESPEC_SIZE)),
+    "mq_timedreceive": (_buf("u_msg_ptr", "ret", at_exit=True),
+                        _fixed("u_msg_prio", 4, at_exit=True),
+                        _fixed("u_abs_timeout", TIMESPEC_SIZE)),
+    "pidfd_send_signal": (_fixed("info", SIGINFO_SIZE),),
+    # per-thread and clock structs (decoders: tracekit/decode/structs_task.py): the
+    # timex the call writes back, futex_waitv's waiters, seccomp's action (read) or
+    # notification sizes (written), struct user_desc
+    "adjtimex": (_fixed("txc_p", TIMEX_SIZE, at_exit=True),),
+    "clock_adjtime": (_fixed("utx", TIMEX_SIZE, at_exit=True),),
+    "futex_waitv": (_array("waiters", "nr_futexes", FUTEX_WAITV_SIZE),
+                    _fixed("timeout", TIMESPEC_SIZE)),
+    "seccomp": (_fixed("uargs", 4), _fixed("uargs", 6, at_exit=True)),
+    "get_thread_area": (_fixed("u_info", USER_DESC_SIZE),
+                        _fixed("u_info", USER_DESC_SIZE, at_exit=True)),
+    "set_thread_area": (_fixed("u_info", USER_DESC_SIZE),),
+    # NUMA node masks: up to as many longs as strace shows (maxnode is in bits, so the
+    # read is at least the mask's bytes); get_mempolicy's mode and mask as written
+    "mbind": (_Override("nmask", CAP_BUF, "maxnode", NODEMASK_CAP),),
+    "set_mempolicy": (_Override("nmask", CAP_BUF, "maxnode", NODEMASK_CAP),),
+    "get_mempolicy": (_fixed("policy", 4, at_exit=True),
+                      _Override("nmask", CAP_BUF, "maxnode", NODEMASK_CAP, 0, True)),
+    "migrate_pages": (_Override("old_nodes", CAP_BUF, "maxnode", NODEMASK_CAP),
+                      _Override("new_nodes", CAP_BUF, "maxnode", NODEMASK_CAP)),
+    "modify_ldt": (_fixed("ptr", USER_DESC_SIZE),),
     "getgroups": (_Override("grouplist", CAP_BUF, "ret", GIDS_CAP, 4, True),),
     "setgroups": (_Override("grouplist", CAP_BUF, "gidsetsize", GIDS_CAP, 4),),
     # capget/capset: the header at entry; the data capset reads, the data capget writes

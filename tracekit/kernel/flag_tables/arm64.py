@@ -993,6 +993,7 @@ SCHED_POLICIES: dict[int, str] = {
     1: 'SCHED_FIFO',
     2: 'SCHED_RR',
     3: 'SCHED_BATCH',
+    4: 'SCHED_ISO',
     5: 'SCHED_IDLE',
     6: 'SCHED_DEADLINE',
 }
@@ -1810,6 +1811,75 @@ SECCOMP_MODES: dict[int, str] = {
     2: 'SECCOMP_MODE_FILTER',
 }
 
+SECCOMP_RET_ACTIONS: dict[int, str] = {
+    0: 'SECCOMP_RET_KILL_THREAD',
+    196608: 'SECCOMP_RET_TRAP',
+    327680: 'SECCOMP_RET_ERRNO',
+    2143289344: 'SECCOMP_RET_USER_NOTIF',
+    2146435072: 'SECCOMP_RET_TRACE',
+    2147221504: 'SECCOMP_RET_LOG',
+    2147418112: 'SECCOMP_RET_ALLOW',
+    2147483648: 'SECCOMP_RET_KILL_PROCESS',
+}
+
+SECCOMP_FILTER_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'SECCOMP_FILTER_FLAG_TSYNC'),
+    (0x2, 'SECCOMP_FILTER_FLAG_LOG'),
+    (0x4, 'SECCOMP_FILTER_FLAG_SPEC_ALLOW'),
+    (0x8, 'SECCOMP_FILTER_FLAG_NEW_LISTENER'),
+    (0x10, 'SECCOMP_FILTER_FLAG_TSYNC_ESRCH'),
+    (0x20, 'SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV'),
+)
+
+FUTEX_WAITV_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x2, 'FUTEX_32'),
+    (0x80, 'FUTEX_PRIVATE_FLAG'),
+)
+
+ADJTIMEX_MODES: tuple[tuple[int, str], ...] = (
+    (0xa001, 'ADJ_OFFSET_SS_READ'),
+    (0x8001, 'ADJ_OFFSET_SINGLESHOT'),
+    (0x1, 'ADJ_OFFSET'),
+    (0x2, 'ADJ_FREQUENCY'),
+    (0x4, 'ADJ_MAXERROR'),
+    (0x8, 'ADJ_ESTERROR'),
+    (0x10, 'ADJ_STATUS'),
+    (0x20, 'ADJ_TIMECONST'),
+    (0x80, 'ADJ_TAI'),
+    (0x100, 'ADJ_SETOFFSET'),
+    (0x1000, 'ADJ_MICRO'),
+    (0x2000, 'ADJ_NANO'),
+    (0x4000, 'ADJ_TICK'),
+)
+
+TIMEX_STATUS: tuple[tuple[int, str], ...] = (
+    (0x1, 'STA_PLL'),
+    (0x2, 'STA_PPSFREQ'),
+    (0x4, 'STA_PPSTIME'),
+    (0x8, 'STA_FLL'),
+    (0x10, 'STA_INS'),
+    (0x20, 'STA_DEL'),
+    (0x40, 'STA_UNSYNC'),
+    (0x80, 'STA_FREQHOLD'),
+    (0x100, 'STA_PPSSIGNAL'),
+    (0x200, 'STA_PPSJITTER'),
+    (0x400, 'STA_PPSWANDER'),
+    (0x800, 'STA_PPSERROR'),
+    (0x1000, 'STA_CLOCKERR'),
+    (0x2000, 'STA_NANO'),
+    (0x4000, 'STA_MODE'),
+    (0x8000, 'STA_CLK'),
+)
+
+CLOCK_STATES: dict[int, str] = {
+    0: 'TIME_OK',
+    1: 'TIME_INS',
+    2: 'TIME_DEL',
+    3: 'TIME_OOP',
+    4: 'TIME_WAIT',
+    5: 'TIME_ERROR',
+}
+
 SECUREBITS: tuple[tuple[int, str], ...] = (
     (0x1, 'SECBIT_NOROOT'),
     (0x2, 'SECBIT_NOROOT_LOCKED'),
@@ -2084,6 +2154,11 @@ SWAP_CONSTS: dict[int, str] = {
 IPC_GET_FLAGS: tuple[tuple[int, str], ...] = (
     (0x200, 'IPC_CREAT'),
     (0x400, 'IPC_EXCL'),
+    (0x800, 'IPC_NOWAIT'),
+)
+
+SEMOP_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1000, 'SEM_UNDO'),
     (0x800, 'IPC_NOWAIT'),
 )
 

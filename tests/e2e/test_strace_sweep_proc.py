@@ -1,0 +1,98 @@
+"""Process, scheduling, memory-advice, System V IPC, message queue, signal-fd and
+per-thread calls as strace 6.1 prints them, against strace on ONE run.
+
+tests/workloads/sweep_proc.c sweeps getpriority/setpriority, the sched_* parameter,
+priority-range, round-robin and affinity calls, mlock/munlock/munlockall, mincore,
+madvise (each advice), process_madvise, process_mrelease, pidfd_getfd,
+process_vm_readv/writev, pkey_mprotect/pkey_free, migrate_pages,
+set_mempolicy_home_node, shmctl/semctl/msgctl, semop/semtimedop, shmdt, the mq_* calls,
+alarm, tkill, rt_tgsigqueueinfo, pidfd_send_signal, signalfd/signalfd4,
+eventfd/eventfd2, set_robust_list, rseq, getcpu, futex_waitv, seccomp's queries,
+modify_ldt, get/set_thread_area, adjtimex/clock_adjtime (read only), sysfs, ustat,
+getitimer, prlimit64 and personality; then, in two children, the process-group and
+session calls and set_tid_address. Each call is made normally and with NULL, (void *)1,
+unknown constants, garbage in the high half of an int and -1 ids. tracekit traces
+``strace -f -o FILE sweep_proc``, so both see the same calls: every line of every
+process must be equal.
+"""
+
+from __future__ import annotations
+
+import difflib
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.test_strace_ops import build, one_run_both
+
+pytestmark = [pytest.mark.kernel,
+              pytest.mark.skipif(shutil.which("strace") is None,
+                                 reason="strace is not installed")]
+
+
+def test_sweep_proc_equals_strace_on_the_same_run(tmp_path: Path) -> None:
+    s_procs, t_procs = one_run_both(build(tmp_path, "sweep_proc"), tmp_path)
+    assert len(s_procs) == 3, list(s_procs)          # the program and its two children
+    diffs = []
+    for pid, s_lines in s_procs.items():
+        t_lines = t_procs.get(pid, [])
+        if t_lines != s_lines:
+            diffs.extend(difflib.unified_diff(s_lines, t_lines, f"strace {pid}",
+                                              f"tracekit {pid}", lineterm="", n=0))
+    assert not diffs, "\n".join(diffs)
+    text = "\n".join(line for lines in s_procs.values() for line in lines)
+    for want in (
+            "getpriority(0x3 /* PRIO_??? */, 0) = -1 EINVAL",
+            "sched_getparam(0, [0]) = 0",
+            "sched_get_priority_max(0x40000002 /* SCHED_??? */) = -1 EINVAL",
+            "sched_get_priority_min(SCHED_DEADLINE) = 0",
+            "sched_rr_get_interval(0, {tv_sec=",
+            "sched_getaffinity(0, 7, 0x", "sched_get_priority_max(SCHED_ISO) = -1 EINVAL",
+            "sched_setaffinity(0, 32, [", "getcpu([", ", 16384, [1, 0, 1, 0]) = 0",
+            "MADV_DONTNEED_LOCKED) = 0", "1, MADV_HWPOISON, 0) = -1 EINVAL",
+            "0xffffffff /* MADV_??? */) = -1 EINVAL",
+            ", iov_len=4096}], 1, MADV_COLD, 0x2) = -1 EINVAL",
+            '[{iov_base="abc", iov_len=3}, {iov_base="defg", iov_len=4}], 2, [{iov_base=0x',
+            "IPC_STAT, {shm_perm={uid=0, gid=0, mode=0600, key=0, cuid=0, cgid=0}, "
+            "shm_segsz=4096, ", "IPC_SET, {shm_perm={uid=0, gid=0, mode=0600}}) = 0",
+            "IPC_SET, {msg_perm={uid=0, gid=0, mode=0600}, msg_qbytes=", "IPC_64|IPC_STAT, 0x",
+            "IPC_INFO, {shmmax=", "SHM_INFO, {used_ids=", "IPC_INFO, {semmap=",
+            "IPC_INFO, {msgpool=", "0x63 /* SEM_??? */, NULL) = -1 EINVAL",
+            "[{sem_num=0, sem_op=1, sem_flg=SEM_UNDO}, {sem_num=1, sem_op=0, "
+            "sem_flg=IPC_NOWAIT}], 2) = 0", "sem_flg=SEM_UNDO|0x2000}], 1) = 0",
+            "sem_flg=0x2000 /* SEM_??? */}], 1) = 0",
+            '{mtype=1, mtext="hi"}, 2, IPC_NOWAIT) = 0',
+            '{mtype=1, mtext="hi\\0\\0\\0\\0\\0\\0"}, 8, 0, IPC_NOWAIT) = 2',
+            "O_RDWR|O_CREAT|O_EXCL, 0600, {mq_flags=0, mq_maxmsg=2, mq_msgsize=16, "
+            "mq_curmsgs=0}) = 3", 'mq_open("tracekit-no-such-queue", O_RDONLY) = -1 ENOENT',
+            'mq_timedreceive(3, "hello", 64, [3], NULL) = 5',
+            "{mq_flags=O_NONBLOCK, mq_maxmsg=2, mq_msgsize=16, mq_curmsgs=0}, {mq_flags=0,",
+            "{sigev_value={sival_int=42, sival_ptr=0x2a}, sigev_signo=SIGUSR2, "
+            "sigev_notify=SIGEV_SIGNAL}) = 0", "sigev_notify=0x4d /* SIGEV_??? */}) = -1 EINVAL",
+            "pidfd_send_signal(3, SIGUSR2, {si_signo=SIGUSR2, si_code=SI_QUEUE, ",
+            "signalfd4(-1, [USR2], 8, 0x10 /* SFD_??? */) = -1 EINVAL",
+            "eventfd2(0, 0x10 /* EFD_??? */) = -1 EINVAL",
+            "eventfd2(3, EFD_SEMAPHORE|EFD_CLOEXEC|EFD_NONBLOCK) = ",
+            "rseq(0, 0x20, 0x1, 0) = -1 EINVAL", "set_tid_address(0) = ",
+            "set_robust_list(0x1, 16045690981097406488) = -1 EINVAL",
+            "flags=FUTEX_32|FUTEX_PRIVATE_FLAG}], 1, 0, NULL, CLOCK_MONOTONIC) = -1 EAGAIN",
+            "flags=0x10 /* FUTEX_??? */}], 2, 0, NULL, CLOCK_MONOTONIC) = -1 EINVAL",
+            "seccomp(SECCOMP_GET_ACTION_AVAIL, 0, [SECCOMP_RET_LOG]) = 0",
+            "[0x12345678 /* SECCOMP_RET_??? */]) = -1 EOPNOTSUPP",
+            "seccomp(SECCOMP_GET_NOTIF_SIZES, 0, {seccomp_notif=",
+            "seccomp(SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_LOG, NULL) = -1 EFAULT",
+            "0x100 /* SECCOMP_FILTER_FLAG_??? */, NULL) = -1 EINVAL",
+            "seccomp(SECCOMP_SET_MODE_STRICT, 0x1, NULL) = -1 EINVAL",
+            "modify_ldt(19, 0x1, 16) = 4294967258 ENOSYS (Function not implemented)",
+            "modify_ldt(0, {entry_number=0, base_addr=00000000, limit=00000000, seg_32bit=0, ",
+            "get_thread_area({entry_number=12, ...}) = -1",
+            "{entry_number=0, base_addr=0x001000, limit=0x0fffff, seg_32bit=1, contents=0, "
+            "read_exec_only=0, limit_in_pages=1, seg_not_present=0, useable=1, lm=0}",
+            "adjtimex({modes=0, offset=", ", tai=0}) = ",
+            "clock_adjtime(CLOCK_MONOTONIC, 0x", "sysfs(0x1, 0x", "sysfs(0x3, 0x",
+            "ustat(makedev(0xfff, 0xff), 0x", "ustat(makedev(0, 0x1), NULL) = -1 EFAULT",
+            "getitimer(0xffffffff /* ITIMER_??? */, 0x1) = -1 EINVAL",
+            "prlimit64(1, RLIMIT_NOFILE, NULL, {rlim_cur=", "personality(0xffffffff) = ",
+            "setsid() = -1 EPERM", "setpriority(PRIO_PGRP, 0, "):
+        assert want in text, want
