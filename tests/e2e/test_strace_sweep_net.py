@@ -1,0 +1,105 @@
+"""Socket calls as strace 6.1 prints them, against strace on ONE run.
+
+tests/workloads/sweep_net.c makes each socket call with the domains, types and protocols
+strace names and unknown ones (socket, socketpair), each sockaddr family strace decodes
+(in, in6 with flowinfo and scope id, un path/abstract/unnamed, nl, ll, vm, AF_UNSPEC, an
+unknown family, short and long address lengths) to bind/connect, listen, accept/accept4,
+getsockname/getpeername, shutdown, sendto/recvfrom (MSG_* flags, MSG_TRUNC),
+sendmsg/recvmsg (SCM_RIGHTS, SCM_CREDENTIALS, IP_PKTINFO and IP_TTL cmsgs, MSG_CTRUNC and
+MSG_TRUNC out), setsockopt/getsockopt at SOL_SOCKET, SOL_IP, SOL_IPV6, SOL_TCP,
+SOL_NETLINK and unknown levels with optlen edges, and socket ioctls (SIOCGIFINDEX,
+SIOCGIFNAME, FIONREAD). tracekit traces ``strace -f -o FILE sweep_net``, so both see
+the same calls: every line of the program must be equal.
+"""
+
+from __future__ import annotations
+
+import difflib
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.test_strace_ops import build, one_run_both
+
+pytestmark = [pytest.mark.kernel,
+              pytest.mark.skipif(shutil.which("strace") is None,
+                                 reason="strace is not installed")]
+
+
+def test_net_calls_equal_strace_on_the_same_run(tmp_path: Path) -> None:
+    s_procs, t_procs = one_run_both(build(tmp_path, "sweep_net"), tmp_path)
+    ((pid, s_lines),) = s_procs.items()             # the program alone: no children
+    t_lines = t_procs.get(pid, [])
+    assert t_lines == s_lines, "\n".join(
+        difflib.unified_diff(s_lines, t_lines, "strace", "tracekit", lineterm="", n=1))
+    text = "\n".join(s_lines)
+    for want in (
+            "socket(AF_INET, SOCK_STREAM|SOCK_CLOEXEC|SOCK_NONBLOCK, IPPROTO_TCP) = ",
+            "socket(AF_NETLINK, SOCK_RAW|SOCK_CLOEXEC, NETLINK_AUDIT) = ",
+            "socket(AF_NETLINK, SOCK_RAW, 0x63 /* NETLINK_??? */) = -1 EPROTONOSUPPORT",
+            "socket(AF_PACKET, SOCK_RAW, htons(0 /* ETH_P_??? */)) = ",
+            "socket(AF_PACKET, SOCK_DGRAM, htons(ETH_P_IP)) = ",
+            "socket(0xc8 /* AF_??? */, SOCK_STREAM, 0) = -1 EAFNOSUPPORT",
+            "socket(AF_INET, 0xf /* SOCK_??? */, IPPROTO_IP) = -1 EINVAL",
+            "socket(AF_INET, SOCK_STREAM|0x40000 /* SOCK_??? */, IPPROTO_IP) = -1 EINVAL",
+            "socketpair(AF_UNIX, SOCK_DGRAM|SOCK_CLOEXEC, 0, [",
+            "bind(3, {sa_family=AF_INET, sa_data=\"\\0\\0\\177\\0\\0\\1\"}, 8) = -1 EINVAL",
+            "sin_addr=inet_addr(\"127.0.0.1\")}, 32) = 0",
+            "sin6_flowinfo=htonl(74565), inet_pton(AF_INET6, \"::1\", &sin6_addr), "
+            "sin6_scope_id=1}, 28)",
+            "inet_pton(AF_INET6, \"fe80::1\", &sin6_addr), "
+            "sin6_scope_id=if_nametoindex(\"lo\")}, 28)",
+            "inet_pton(AF_INET6, \"fe80::1\", &sin6_addr)}, 24)",
+            "{sa_family=AF_UNSPEC, sa_data=\"\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\"}, 16)",
+            "{sa_family=0xfa /* AF_??? */, sa_data=\"abc\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\"}, 16)",
+            "{sa_family=AF_NETLINK, nl_pid=1234, nl_groups=0x000005}, 12)",
+            "{sa_family=AF_PACKET, sll_protocol=htons(ETH_P_IP), "
+            "sll_ifindex=if_nametoindex(\"lo\"), sll_hatype=ARPHRD_ETHER, "
+            "sll_pkttype=PACKET_HOST, sll_halen=6, sll_addr=[0x1, 0x2, 0x3, 0x4, 0x5, 0x6]}, 20)",
+            "{sa_family=AF_VSOCK, svm_cid=VMADDR_CID_LOCAL, svm_port=0x5, svm_flags=0}, 16)",
+            "svm_port=VMADDR_PORT_ANY", "connect(3, {sa_family=AF_INET}, 2) = -1 EINVAL",
+            "bind(3, {sa_family=AF_UNIX, sun_path=\"srv.sock\"}, 11) = 0",
+            "listen(3, -1) = 0", "accept(3, {sa_family=AF_UNIX}, [110 => 2]) = ",
+            "getpeername(4, {sa_family=AF_UNIX, sun_path=\"sr\"}, [4 => 11]) = 0",
+            "cmsg_type=SCM_CREDENTIALS, cmsg_data={pid=",
+            "cmsg_type=SCM_RIGHTS, cmsg_data=[0, 1]}], msg_controllen=56, msg_flags=0}, "
+            "MSG_NOSIGNAL) = 5",
+            "msg_flags=MSG_CMSG_CLOEXEC}, MSG_CMSG_CLOEXEC) = 5",
+            "msg_controllen=20, msg_flags=MSG_CTRUNC}, 0) = 5",
+            "sendto(4, \"abc\", 3, MSG_DONTWAIT|MSG_NOSIGNAL|MSG_MORE, NULL, 0) = 3",
+            "recvfrom(5, \"abc\", 64, MSG_PEEK|MSG_DONTWAIT|0x800000, NULL, NULL) = 3",
+            "shutdown(4, SHUT_RDWR) = 0", "shutdown(4, 0x7 /* SHUT_??? */) = -1 EINVAL",
+            "sun_path=@\"tracekit-sweep-net\\0x\"}, 23) = 0",
+            "recvfrom(4, \"0123\", 4, MSG_TRUNC, {sa_family=AF_UNIX, sun_path=@\"",
+            "msg_namelen=110 => 8, msg_iov=[{iov_base=\"0123\", iov_len=4}], msg_iovlen=1, "
+            "msg_controllen=0, msg_flags=MSG_TRUNC}, MSG_TRUNC) = 10",
+            "accept4(3, NULL, NULL, SOCK_CLOEXEC|SOCK_NONBLOCK) = ",
+            "accept4(3, NULL, NULL, 0x4 /* SOCK_??? */) = -1 EINVAL",
+            "ioctl(5, FIONREAD, [1]) = 0",
+            "ioctl(5, SIOCGIFINDEX, {ifr_name=\"lo\", ifr_ifindex=1}) = 0",
+            "ioctl(5, SIOCGIFNAME, {ifr_ifindex=1, ifr_name=\"lo\"}) = 0",
+            "ioctl(5, SIOCGIFNAME, {ifr_ifindex=100000}) = -1 ENODEV",
+            "getsockopt(5, SOL_TCP, TCP_INFO, \"\\1\\0", "[512 => ",
+            "setsockopt(5, SOL_TCP, TCP_CONGESTION, [1869505906], 4) = 0",
+            "setsockopt(3, SOL_SOCKET, SO_LINGER, {l_onoff=1, l_linger=5}, 8) = 0",
+            "getsockopt(3, SOL_SOCKET, SO_LINGER, {l_onoff=1, l_linger=5}, [8]) = 0",
+            "setsockopt(3, SOL_SOCKET, SO_RCVTIMEO_OLD, \"\\2\\0\\0\\0\\0\\0\\0\\0 \\241\\7\\0",
+            "getsockopt(3, SOL_SOCKET, SO_TYPE, [2], [8 => 4]) = 0",
+            "getsockopt(3, SOL_SOCKET, SO_TYPE, \"\\2\\0\", [2]) = 0",
+            "getsockopt(3, SOL_SOCKET, SO_PROTOCOL, [17], [4]) = 0",
+            "setsockopt(3, SOL_SOCKET, SO_BINDTODEVICE, \"lo\\0\", 3) = 0",
+            "getsockopt(3, SOL_SOCKET, SO_BINDTODEVICE, \"lo\\0\", [16 => 3]) = 0",
+            "setsockopt(3, SOL_IP, IP_MULTICAST_IF, [16777343], 4) = 0",
+            "IP_ADD_MEMBERSHIP, {imr_multiaddr=inet_addr(\"239.255.42.99\"), "
+            "imr_interface=inet_addr(\"127.0.0.1\")}, 8) = 0",
+            "setsockopt(3, 0x3039 /* SOL_?? */, 6789, [1], 4) = -1 ENOPROTOOPT",
+            "getsockopt(3, SOL_SOCKET, 0x270f /* SO_??? */, 0x",
+            "cmsg_type=IP_PKTINFO, cmsg_data={ipi_ifindex=if_nametoindex(\"lo\"), "
+            "ipi_spec_dst=inet_addr(\"127.0.0.1\"), ipi_addr=inet_addr(\"127.0.0.1\")}}, "
+            "{cmsg_len=20, cmsg_level=SOL_IP, cmsg_type=IP_TTL, cmsg_data=[7]}]",
+            "setsockopt(3, SOL_IPV6, IPV6_V6ONLY, [1], 4) = 0",
+            "setsockopt(3, SOL_NETLINK, NETLINK_GET_STRICT_CHK, [1], 4) = 0",
+            "getsockopt(3, SOL_NETLINK, 0x63 /* NETLINK_??? */, 0x",
+            "getsockname(3, {sa_family=AF_NETLINK, nl_pid="):
+        assert want in text, want

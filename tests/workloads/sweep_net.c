@@ -1,0 +1,370 @@
+/* Socket calls as strace 6.1 prints them: socket with each domain/type/protocol strace
+ * names (and unknown ones), socketpair, bind/connect with each sockaddr family (in, in6
+ * with flowinfo and scope id, un path/abstract/unnamed, nl, ll, vm, AF_UNSPEC, short and
+ * long addrlen, an unknown family), listen, accept/accept4, getsockname/getpeername,
+ * shutdown, sendto/recvfrom (MSG_* flags, MSG_TRUNC), sendmsg/recvmsg with SCM_RIGHTS and
+ * SCM_CREDENTIALS and msg_flags out, setsockopt/getsockopt at SOL_SOCKET, SOL_IP,
+ * SOL_IPV6, SOL_TCP, SOL_NETLINK and unknown levels, and socket ioctls (SIOCGIFINDEX,
+ * SIOCGIFNAME, FIONREAD).
+ *
+ * Every call is harmless: sockets are on loopback (127.0.0.1, ::1) or unix sockets in the
+ * scratch directory (its argument) or the abstract namespace; the netlink, packet, alg,
+ * vsock and key sockets are only made and bound to nothing that changes the machine
+ * (netlink bind with nl_pid 0 and no groups; packet bind fails or binds to lo with
+ * protocol 0: it receives nothing). Multicast membership is only on lo. No SIOCS* ioctl
+ * is made. Outcomes are the same every run apart from kernel-chosen ports, which both
+ * tracers see alike in one run.
+ *
+ * tests/e2e/test_strace_sweep_net.py runs it under strace -f and tracekit at once: every
+ * line must be equal. Build: gcc -O1 -Wall -Werror -o sweep_net sweep_net.c; argument: a
+ * scratch directory. */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <linux/if_packet.h>
+#include <linux/netlink.h>
+#include <linux/vm_sockets.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <netinet/ip.h>
+#include <netinet/tcp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define BADP ((void *)1)
+
+static void opts_tcp(int s);
+
+static void sockets(void) {
+    int fds[] = {
+        socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP),
+        socket(AF_INET, SOCK_DGRAM, IPPROTO_UDP),
+        socket(AF_INET6, SOCK_DGRAM, 0),
+        socket(AF_INET, SOCK_RAW, IPPROTO_ICMP),
+        socket(AF_UNIX, SOCK_SEQPACKET, 0),
+        socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE),
+        socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT),
+        socket(AF_NETLINK, SOCK_DGRAM, NETLINK_KOBJECT_UEVENT),
+        socket(AF_NETLINK, SOCK_RAW, 99),
+        socket(AF_PACKET, SOCK_RAW, 0),
+        socket(AF_PACKET, SOCK_DGRAM, htons(0x0800)),
+        socket(AF_ALG, SOCK_SEQPACKET, 0),
+        socket(AF_VSOCK, SOCK_STREAM, 0),
+        socket(AF_KEY, SOCK_RAW, 2),
+        socket(AF_INET, SOCK_DGRAM, 0),
+    };
+    socket(200, SOCK_STREAM, 0);
+    socket(AF_INET, 15, 0);
+    socket(AF_INET, SOCK_STREAM | 0x40000, 0);
+    socket(AF_INET6, SOCK_RAW, IPPROTO_IPV6);
+    for (unsigned i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    int sv[2];
+    socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv);
+    close(sv[0]);
+    close(sv[1]);
+    socketpair(AF_INET, SOCK_STREAM, 0, sv);
+    syscall(SYS_socketpair, AF_UNIX, SOCK_STREAM, 0, BADP);
+}
+
+static void addrs(void) {
+    int u = socket(AF_INET, SOCK_DGRAM, 0);
+    struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons(0),
+                              .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    bind(u, (void *)&sin, 8);                               /* short addrlen: EINVAL */
+    bind(u, (void *)&sin, sizeof(sin) - 2);
+    struct { struct sockaddr_in a; char pad[16]; } big = {sin, {0}};
+    bind(u, (void *)&big, sizeof(big));                   /* longer than the struct */
+    bind(u, NULL, 16);
+    bind(u, BADP, 16);
+    struct sockaddr_in6 s6 = {.sin6_family = AF_INET6, .sin6_port = htons(1234),
+                              .sin6_flowinfo = htonl(0x12345), .sin6_addr = IN6ADDR_LOOPBACK_INIT,
+                              .sin6_scope_id = 1};
+    connect(u, (void *)&s6, sizeof(s6));                  /* EAFNOSUPPORT or EINVAL */
+    int u6 = socket(AF_INET6, SOCK_DGRAM, 0);
+    connect(u6, (void *)&s6, sizeof(s6));
+    s6.sin6_scope_id = 0;
+    inet_pton(AF_INET6, "fe80::1", &s6.sin6_addr);
+    s6.sin6_scope_id = 1;
+    connect(u6, (void *)&s6, sizeof(s6));
+    connect(u6, (void *)&s6, 24);                         /* no scope id */
+    inet_pton(AF_INET6, "::ffff:127.0.0.1", &s6.sin6_addr);
+    connect(u6, (void *)&s6, sizeof(s6));
+    struct sockaddr un0 = {.sa_family = AF_UNSPEC};
+    connect(u6, &un0, sizeof(un0));                       /* dissolve the association */
+    struct sockaddr unk = {.sa_family = 250, .sa_data = "abc"};
+    connect(u, &unk, sizeof(unk));
+    struct sockaddr_nl nl = {.nl_family = AF_NETLINK, .nl_pid = 0, .nl_groups = 0};
+    connect(u, (void *)&nl, sizeof(nl));
+    nl.nl_pid = 1234;
+    nl.nl_groups = 0x5;
+    connect(u, (void *)&nl, sizeof(nl));
+    struct sockaddr_ll ll = {.sll_family = AF_PACKET, .sll_protocol = htons(0x0800),
+                             .sll_ifindex = 1, .sll_hatype = 1, .sll_pkttype = PACKET_HOST,
+                             .sll_halen = 6, .sll_addr = {1, 2, 3, 4, 5, 6}};
+    connect(u, (void *)&ll, sizeof(ll));
+    struct sockaddr_vm vm = {.svm_family = AF_VSOCK, .svm_port = 5,
+                             .svm_cid = VMADDR_CID_LOCAL};
+    connect(u, (void *)&vm, sizeof(vm));
+    vm.svm_cid = 1234;
+    vm.svm_port = VMADDR_PORT_ANY;
+    connect(u, (void *)&vm, sizeof(vm));
+    sin.sin_port = htons(9);
+    connect(u, (void *)&sin, 2);
+    connect(u, (void *)&sin, 0);
+    close(u);
+    close(u6);
+}
+
+static void unixes(void) {
+    int l = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    strcpy(a.sun_path, "srv.sock");
+    bind(l, (void *)&a, offsetof(struct sockaddr_un, sun_path) + strlen(a.sun_path) + 1);
+    listen(l, 5);
+    listen(l, -1);
+    int c = socket(AF_UNIX, SOCK_STREAM, 0);
+    connect(c, (void *)&a, sizeof(a));
+    struct sockaddr_un peer;
+    socklen_t pl = sizeof(peer);
+    int s = accept(l, (void *)&peer, &pl);
+    pl = sizeof(peer);
+    getsockname(c, (void *)&peer, &pl);
+    pl = sizeof(peer);
+    getpeername(c, (void *)&peer, &pl);
+    pl = sizeof(peer);
+    getsockname(l, (void *)&peer, &pl);
+    pl = 4;
+    getpeername(c, (void *)&peer, &pl);                   /* truncated */
+    getsockname(c, (void *)&peer, NULL);
+    getsockname(c, NULL, &pl);
+    /* the credentials and fds */
+    int one = 1;
+    setsockopt(s, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one));
+    struct ucred cr = {.pid = getpid(), .uid = getuid(), .gid = getgid()};
+    char cbuf[CMSG_SPACE(sizeof(cr)) + CMSG_SPACE(2 * sizeof(int))];
+    memset(cbuf, 0, sizeof(cbuf));
+    char data[] = "hello";
+    struct iovec iov[2] = {{data, 3}, {data + 3, 2}};
+    struct msghdr mh = {.msg_iov = iov, .msg_iovlen = 2, .msg_control = cbuf,
+                        .msg_controllen = sizeof(cbuf)};
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+    cm->cmsg_level = SOL_SOCKET;
+    cm->cmsg_type = SCM_CREDENTIALS;
+    cm->cmsg_len = CMSG_LEN(sizeof(cr));
+    memcpy(CMSG_DATA(cm), &cr, sizeof(cr));
+    cm = CMSG_NXTHDR(&mh, cm);
+    cm->cmsg_level = SOL_SOCKET;
+    cm->cmsg_type = SCM_RIGHTS;
+    cm->cmsg_len = CMSG_LEN(2 * sizeof(int));
+    int two[2] = {0, 1};
+    memcpy(CMSG_DATA(cm), two, sizeof(two));
+    sendmsg(c, &mh, MSG_NOSIGNAL);
+    char rbuf[64], rc[256];
+    struct iovec riov = {rbuf, sizeof(rbuf)};
+    struct msghdr rh = {.msg_iov = &riov, .msg_iovlen = 1, .msg_control = rc,
+                        .msg_controllen = sizeof(rc)};
+    int r = recvmsg(s, &rh, MSG_CMSG_CLOEXEC);
+    if (r > 0) {
+        for (cm = CMSG_FIRSTHDR(&rh); cm; cm = CMSG_NXTHDR(&rh, cm))
+            if (cm->cmsg_type == SCM_RIGHTS) {
+                int *fp = (int *)CMSG_DATA(cm);
+                close(fp[0]);
+                close(fp[1]);
+            }
+    }
+    /* a control buffer too short: MSG_CTRUNC */
+    sendmsg(c, &mh, 0);
+    rh.msg_control = rc;
+    rh.msg_controllen = 20;
+    recvmsg(s, &rh, 0);
+    rh.msg_controllen = 0;
+    rh.msg_control = NULL;
+    sendto(c, "abc", 3, MSG_DONTWAIT | MSG_NOSIGNAL | MSG_MORE, NULL, 0);
+    recvfrom(s, rbuf, sizeof(rbuf), MSG_PEEK | MSG_DONTWAIT | 0x800000, NULL, NULL);
+    recvfrom(s, rbuf, sizeof(rbuf), MSG_DONTWAIT, NULL, NULL);
+    recvfrom(s, rbuf, sizeof(rbuf), MSG_DONTWAIT, NULL, NULL); /* EAGAIN */
+    shutdown(c, SHUT_WR);
+    shutdown(c, SHUT_RD);
+    shutdown(c, SHUT_RDWR);
+    shutdown(c, 7);
+    close(s);
+    close(c);
+    /* abstract and unnamed */
+    int d = socket(AF_UNIX, SOCK_DGRAM, 0);
+    struct sockaddr_un ab = {.sun_family = AF_UNIX};
+    memcpy(ab.sun_path, "\0tracekit-sweep-net\0x", 21);
+    bind(d, (void *)&ab, offsetof(struct sockaddr_un, sun_path) + 21);
+    int d2 = socket(AF_UNIX, SOCK_DGRAM, 0);
+    struct sockaddr_un un = {.sun_family = AF_UNIX};
+    bind(d2, (void *)&un, sizeof(sa_family_t));           /* autobind */
+    pl = sizeof(peer);
+    getsockname(d2, (void *)&peer, &pl);
+    sendto(d2, "0123456789", 10, 0, (void *)&ab, offsetof(struct sockaddr_un, sun_path) + 21);
+    struct sockaddr_un from;
+    socklen_t fl = sizeof(from);
+    recvfrom(d, rbuf, 4, MSG_TRUNC, (void *)&from, &fl);  /* returns 10 */
+    sendto(d2, "0123456789", 10, 0, (void *)&ab, offsetof(struct sockaddr_un, sun_path) + 21);
+    riov.iov_len = 4;
+    fl = sizeof(from);
+    rh.msg_name = &from;
+    rh.msg_namelen = sizeof(from);
+    recvmsg(d, &rh, MSG_TRUNC);
+    close(d);
+    close(d2);
+    close(l);
+    /* accept4 with flags and NULL addr */
+    l = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sin = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    bind(l, (void *)&sin, sizeof(sin));
+    listen(l, 1);
+    socklen_t sl = sizeof(sin);
+    getsockname(l, (void *)&sin, &sl);
+    c = socket(AF_INET, SOCK_STREAM, 0);
+    connect(c, (void *)&sin, sizeof(sin));
+    s = accept4(l, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    accept4(l, NULL, NULL, 0x4);                          /* EINVAL */
+    accept4(-1, NULL, NULL, SOCK_NONBLOCK);               /* EBADF */
+    int i;
+    ioctl(s, FIONREAD, &i);
+    sendto(c, "x", 1, 0, NULL, 0);
+    usleep(1000);
+    ioctl(s, FIONREAD, &i);
+    struct ifreq ifr;
+    memset(&ifr, 0, sizeof(ifr));
+    strcpy(ifr.ifr_name, "lo");
+    ioctl(s, SIOCGIFINDEX, &ifr);
+    ifr.ifr_ifindex = 1;
+    ioctl(s, SIOCGIFNAME, &ifr);
+    ifr.ifr_ifindex = 100000;
+    ioctl(s, SIOCGIFNAME, &ifr);
+    opts_tcp(s);
+    close(s);
+    close(c);
+    close(l);
+}
+
+static void opts_tcp(int s) {
+    int one = 1, v = 0;
+    socklen_t vl = sizeof(v);
+    setsockopt(s, SOL_TCP, TCP_NODELAY, &one, sizeof(one));
+    getsockopt(s, SOL_TCP, TCP_NODELAY, &v, &vl);
+    vl = sizeof(v);
+    getsockopt(s, SOL_TCP, TCP_MAXSEG, &v, &vl);
+    char cc[16];
+    vl = sizeof(cc);
+    getsockopt(s, SOL_TCP, TCP_CONGESTION, cc, &vl);
+    setsockopt(s, SOL_TCP, TCP_CONGESTION, "reno", 4);
+    unsigned char ti[512];
+    vl = sizeof(ti);
+    getsockopt(s, SOL_TCP, TCP_INFO, ti, &vl);
+    vl = 8;
+    getsockopt(s, SOL_TCP, TCP_INFO, ti, &vl);
+}
+
+static void opts(void) {
+    int s = socket(AF_INET, SOCK_DGRAM, 0), one = 1, v = 0;
+    socklen_t vl = sizeof(v);
+    setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, 0);
+    setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, 2);
+    setsockopt(s, SOL_SOCKET, SO_REUSEADDR, NULL, 4);
+    getsockopt(s, SOL_SOCKET, SO_REUSEADDR, &v, &vl);
+    struct linger lg = {1, 5};
+    setsockopt(s, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+    vl = sizeof(lg);
+    getsockopt(s, SOL_SOCKET, SO_LINGER, &lg, &vl);
+    struct timeval tv = {2, 500000};
+    setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+    vl = sizeof(tv);
+    getsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, &vl);
+    vl = sizeof(v);
+    getsockopt(s, SOL_SOCKET, SO_TYPE, &v, &vl);
+    vl = sizeof(v);
+    getsockopt(s, SOL_SOCKET, SO_DOMAIN, &v, &vl);
+    vl = sizeof(v);
+    getsockopt(s, SOL_SOCKET, SO_PROTOCOL, &v, &vl);
+    vl = sizeof(v);
+    getsockopt(s, SOL_SOCKET, SO_ERROR, &v, &vl);
+    vl = sizeof(v);
+    getsockopt(s, SOL_SOCKET, SO_RCVBUF, &v, &vl);
+    vl = 8;
+    getsockopt(s, SOL_SOCKET, SO_TYPE, &v, &vl);      /* [8 => 4] */
+    vl = 2;
+    getsockopt(s, SOL_SOCKET, SO_TYPE, &v, &vl);
+    vl = 0;
+    getsockopt(s, SOL_SOCKET, SO_TYPE, &v, &vl);
+    getsockopt(s, SOL_SOCKET, SO_TYPE, &v, NULL);
+    getsockopt(s, SOL_SOCKET, SO_TYPE, NULL, &vl);
+    setsockopt(s, SOL_SOCKET, SO_BINDTODEVICE, "lo", 3);
+    char dev[IFNAMSIZ];
+    vl = sizeof(dev);
+    getsockopt(s, SOL_SOCKET, SO_BINDTODEVICE, dev, &vl);
+    setsockopt(s, SOL_SOCKET, SO_BINDTODEVICE, "", 0);
+    int tos = IPTOS_LOWDELAY, ttl = 7;
+    setsockopt(s, SOL_IP, IP_TOS, &tos, sizeof(tos));
+    setsockopt(s, SOL_IP, IP_TTL, &ttl, sizeof(ttl));
+    vl = sizeof(v);
+    getsockopt(s, SOL_IP, IP_TTL, &v, &vl);
+    struct in_addr lo = {htonl(INADDR_LOOPBACK)};
+    setsockopt(s, SOL_IP, IP_MULTICAST_IF, &lo, sizeof(lo));
+    struct ip_mreq mr;
+    inet_pton(AF_INET, "239.255.42.99", &mr.imr_multiaddr);
+    mr.imr_interface = lo;
+    setsockopt(s, SOL_IP, IP_ADD_MEMBERSHIP, &mr, sizeof(mr));
+    setsockopt(s, SOL_IP, IP_DROP_MEMBERSHIP, &mr, sizeof(mr));
+    setsockopt(s, SOL_IP, IP_RECVTTL, &one, sizeof(one));
+    setsockopt(s, SOL_IP, IP_PKTINFO, &one, sizeof(one));
+    setsockopt(s, 12345, 6789, &one, sizeof(one));
+    getsockopt(s, SOL_SOCKET, 9999, &v, &vl);
+    setsockopt(s, SOL_SOCKET, SO_LINGER, BADP, sizeof(lg));
+    /* the IP_TTL and IP_PKTINFO cmsgs in */
+    struct sockaddr_in sin = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    bind(s, (void *)&sin, sizeof(sin));
+    socklen_t sl = sizeof(sin);
+    getsockname(s, (void *)&sin, &sl);
+    sendto(s, "ttl", 3, 0, (void *)&sin, sizeof(sin));
+    char buf[16], cbuf[256];
+    struct sockaddr_in from;
+    struct iovec iov = {buf, sizeof(buf)};
+    struct msghdr mh = {.msg_name = &from, .msg_namelen = sizeof(from), .msg_iov = &iov,
+                        .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+    recvmsg(s, &mh, 0);
+    close(s);
+    int s6 = socket(AF_INET6, SOCK_DGRAM, 0);
+    setsockopt(s6, SOL_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+    vl = sizeof(v);
+    getsockopt(s6, SOL_IPV6, IPV6_V6ONLY, &v, &vl);
+    close(s6);
+    int n = socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE);
+    setsockopt(n, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+    setsockopt(n, SOL_NETLINK, NETLINK_GET_STRICT_CHK, &one, sizeof(one));
+    vl = sizeof(v);
+    getsockopt(n, SOL_NETLINK, NETLINK_NO_ENOBUFS, &v, &vl);
+    vl = sizeof(v);
+    getsockopt(n, SOL_NETLINK, 99, &v, &vl);
+    struct sockaddr_nl nl = {.nl_family = AF_NETLINK};
+    bind(n, (void *)&nl, sizeof(nl));
+    sl = sizeof(nl);
+    getsockname(n, (void *)&nl, &sl);
+    close(n);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2 || chdir(argv[1]))
+        return 1;
+    sockets();
+    addrs();
+    unixes();
+    opts();
+    return 0;
+}
