@@ -116,6 +116,28 @@ def test_sockaddr_inet_unix_inet6_netlink() -> None:
     assert format_sockaddr(snl) == "{sa_family=AF_NETLINK, nl_pid=0, nl_groups=00000000}"
 
 
+def test_sockaddr_edges_as_strace() -> None:
+    sin = struct.pack("<H", socket.AF_INET) + struct.pack(">H", 0) + bytes([127, 0, 0, 1])
+    # shorter than struct sockaddr_in: the bytes after the family; the family alone
+    assert format_sockaddr(sin) == '{sa_family=AF_INET, sa_data="\\0\\0\\177\\0\\0\\1"}'
+    assert format_sockaddr(sin[:2]) == "{sa_family=AF_INET}"
+    assert format_sockaddr(struct.pack("<H", 250) + b"abc") == \
+        '{sa_family=0xfa /* AF_??? */, sa_data="abc"}'
+    nl = struct.pack("<HHII", socket.AF_NETLINK, 0, 1234, 5)
+    assert format_sockaddr(nl) == "{sa_family=AF_NETLINK, nl_pid=1234, nl_groups=0x000005}"
+    head = struct.pack("<H", socket.AF_INET6) + struct.pack(">HI", 1, 2)
+    mapped = head + socket.inet_pton(socket.AF_INET6, "::ffff:127.0.0.1")
+    # glibc's inet_ntop text; no sin6_scope_id in 24 bytes
+    assert format_sockaddr(mapped) == (
+        '{sa_family=AF_INET6, sin6_port=htons(1), sin6_flowinfo=htonl(2), '
+        'inet_pton(AF_INET6, "::ffff:127.0.0.1", &sin6_addr)}')
+    ll = head + socket.inet_pton(socket.AF_INET6, "fe80::1")
+    lo = socket.if_nametoindex("lo")
+    assert format_sockaddr(ll + struct.pack("<I", lo)).endswith(
+        'sin6_scope_id=if_nametoindex("lo")}')
+    assert format_sockaddr(mapped + struct.pack("<I", lo)).endswith(f"sin6_scope_id={lo}}}")
+
+
 def test_timespec() -> None:
     assert format_timespec(struct.pack("<qq", 1, 500)) == "{tv_sec=1, tv_nsec=500}"
     assert format_timespec(b"\0" * 8) is None

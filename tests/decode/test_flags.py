@@ -75,6 +75,9 @@ def test_socket_type_field_then_flags_in_strace_order() -> None:
     t = socket.SOCK_STREAM | socket.SOCK_CLOEXEC | socket.SOCK_NONBLOCK
     assert F.sock_type(t) == "SOCK_STREAM|SOCK_CLOEXEC|SOCK_NONBLOCK"
     assert F.sock_type(socket.SOCK_DGRAM) == "SOCK_DGRAM"
+    assert F.sock_type(0xF) == "0xf /* SOCK_??? */"
+    assert F.sock_type(1 | 0x40000) == "SOCK_STREAM|0x40000 /* SOCK_??? */"
+    assert F.sock_flags(4) == "0x4 /* SOCK_??? */"
 
 
 @pytest.mark.parametrize(("value", "text"), [

@@ -358,8 +358,9 @@ def k_proto(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     fam, v, c = ev.args[0] & 0xFFFF, ev.args[i] & _M32, d.consts
     if fam in c.af_inet:
         return F.enum(c.flags.tables.IP_PROTOCOLS, v)
-    if fam == c.af_netlink:
-        return F.enum(c.flags.tables.NETLINK_PROTOCOLS, v)
+    if fam == c.af_netlink:         # strace: 0x63 /* NETLINK_??? */
+        name = c.flags.tables.NETLINK_PROTOCOLS.get(v)
+        return name if name is not None else f"{hex(v)} /* NETLINK_??? */"
     return str(signed(v, 32))
 
 

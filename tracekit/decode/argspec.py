@@ -170,7 +170,7 @@ dup3: fd fd pipeflags -> fd
 pipe: pipefds
 pipe2: pipefds pipeflags
 socket: af socktype proto -> fd
-socketpair: af socktype proto pipefds
+socketpair: af socktype d pipefds
 connect: fd sockaddr u
 bind: fd sockaddr u
 accept: fd sockaddr_out len_inout -> fd

@@ -185,7 +185,7 @@ class ArchFlags:
         self.sa_flags = FlagSet(T.SA_FLAGS)
         self.ss_flags = FlagSet(T.SS_FLAGS)             # sigaltstack
         self.timer_flags = FlagSet(T.TIMER_FLAGS)       # clock_nanosleep
-        self.sock_flags = FlagSet(T.SOCK_FLAGS)
+        self.sock_flags = FlagSet(T.SOCK_FLAGS, unknown="SOCK_???")
         self._clone_bits = FlagSet(tuple(p for p in T.CLONE_FLAGS if not p[0] & _CSIGNAL))
         self.clone3_flags = FlagSet(T.CLONE_FLAGS)
         self._futex_private = const_value(T.FUTEX_CONSTS, "FUTEX_PRIVATE_FLAG")
@@ -235,11 +235,12 @@ class ArchFlags:
         return "|".join(parts) or "0"
 
     def sock_type(self, v: int) -> str:
-        """socket(2) type: the type value, then SOCK_CLOEXEC, SOCK_NONBLOCK."""
+        """socket(2) type: the type value, then SOCK_CLOEXEC, SOCK_NONBLOCK; as strace, an
+        unnamed type or an unnamed rest is ``0xf /* SOCK_??? */``."""
         v &= 0xFFFFFFFF
         t = v & 0xF
         rest = v & ~0xF
-        parts = [self.tables.SOCK_TYPES.get(t) or hex(t)]
+        parts = [self.tables.SOCK_TYPES.get(t) or f"{hex(t)} /* SOCK_??? */"]
         if rest:
             parts.append(self.sock_flags(rest))
         return "|".join(parts)

@@ -109,9 +109,19 @@ def sockopt_name(fl: F.ArchFlags, level: int, name: int) -> str:
     tables: Mapping[str, Mapping[int, str]] = {
         "SOL_SOCKET": T.SO_NAMES, "SOL_TCP": T.TCP_NAMES, "SOL_IP": T.IP_NAMES,
         "SOL_IPV6": T.IPV6_NAMES}
-    table = tables.get(T.SOL_LEVELS.get(level & 0xFFFFFFFF, ""))
+    lname = T.SOL_LEVELS.get(level & 0xFFFFFFFF, "")
+    table = tables.get(lname)
     got = None if table is None else table.get(name & 0xFFFFFFFF)
-    return got if got is not None else str(signed(name, 32))
+    if got is not None:
+        return got
+    if table is not None:       # a level strace decodes: 0x270f /* SO_??? */
+        return f"{hex(name & 0xFFFFFFFF)} /* {_UNKNOWN_OPT[lname]} */"
+    return str(signed(name, 32))
+
+
+# strace's default text of an unnamed option of each level it names the options of
+_UNKNOWN_OPT = {"SOL_SOCKET": "SO_???", "SOL_TCP": "TCP_???", "SOL_IP": "IP_???",
+                "SOL_IPV6": "IPV6_???"}
 
 
 def _optval(d: SyscallDecoder, ev: Syscall, i: int, n: int | None, out: bool) -> str:
@@ -144,7 +154,9 @@ def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int],
     return {
         "sockaddr_out": _k_sockaddr_out(fl),
         "len_inout": k_len_inout,
-        "sollevel": lambda d, ev, i: F.enum(T.SOL_LEVELS, ev.args[i]),
+        # strace 6.1: an unnamed level is 0x3039 /* SOL_?? */ (two question marks)
+        "sollevel": lambda d, ev, i: (T.SOL_LEVELS.get(ev.args[i] & 0xFFFFFFFF)
+                                      or f"{hex(ev.args[i] & 0xFFFFFFFF)} /* SOL_?? */"),
         "sockopt": lambda d, ev, i: sockopt_name(fl, ev.args[i - 1], ev.args[i]),
         # setsockopt's value: as long as its optlen argument
         "optval_in": lambda d, ev, i: _optval(d, ev, i, signed(ev.args[i + 1], 32), False),

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+import socket
 import struct
 from collections.abc import Mapping
 
@@ -173,32 +174,49 @@ def format_sockaddr(data: bytes, families: Mapping[int, str] | None = None) -> s
     if len(data) < 2:
         return quote(data)
     fam = int.from_bytes(data[:2], "little")
-    name = (_FAMILIES if families is None else families).get(fam) or str(fam)
-    head = f"{{sa_family={name}"
-    if name == "AF_INET" and len(data) >= 8:
+    name = (_FAMILIES if families is None else families).get(fam)
+    head = f"{{sa_family={name if name is not None else hex(fam) + ' /* AF_??? */'}"
+    if len(data) == 2:                              # the family alone
+        return head + "}"
+    if name == "AF_INET" and len(data) >= 16:       # sizeof(struct sockaddr_in)
         port = int.from_bytes(data[2:4], "big")
         addr = ipaddress.IPv4Address(data[4:8])
         return f'{head}, sin_port=htons({port}), sin_addr=inet_addr("{addr}")}}'
-    if name == "AF_INET6" and len(data) >= 24:
+    if name == "AF_INET6" and len(data) >= 24:      # without sin6_scope_id: 24
         port = int.from_bytes(data[2:4], "big")
         flow = int.from_bytes(data[4:8], "big")
-        addr6 = ipaddress.IPv6Address(data[8:24])
-        scope = int.from_bytes(data[24:28], "little") if len(data) >= 28 else 0
-        return (f"{head}, sin6_port=htons({port}), sin6_flowinfo=htonl({flow}), "
-                f'inet_pton(AF_INET6, "{addr6}", &sin6_addr), sin6_scope_id={scope}}}')
+        addr6 = socket.inet_ntop(socket.AF_INET6, data[8:24])   # glibc's text, as strace
+        text = (f"{head}, sin6_port=htons({port}), sin6_flowinfo=htonl({flow}), "
+                f'inet_pton(AF_INET6, "{addr6}", &sin6_addr)')
+        if len(data) < 28:
+            return text + "}"
+        scope = int.from_bytes(data[24:28], "little")
+        return f"{text}, sin6_scope_id={_scope_id(data[8:24], scope)}}}"
     if name == "AF_UNIX":
         # sun_path is 108 bytes whatever addrlen says; an abstract name (a first NUL)
         # is every byte after it, embedded NULs too (strace: @"\0\1...")
         path = data[2:2 + _SUN_PATH_MAX]
-        if not path:
-            return head + "}"
         if path[0] == 0:                            # abstract socket name
             return f"{head}, sun_path=@{quote(path[1:])}}}"
         return f"{head}, sun_path={quote(path.split(_NUL, 1)[0])}}}"
     if name == "AF_NETLINK" and len(data) >= 12:
         pid, groups = struct.unpack_from("<II", data, 4)
-        return f"{head}, nl_pid={pid}, nl_groups={groups:08x}}}"
+        # C's %#08x: 0 has no 0x prefix
+        text = f"{groups:#08x}" if groups else "00000000"
+        return f"{head}, nl_pid={pid}, nl_groups={text}}}"
     return f"{head}, sa_data={quote(data[2:])}}}"
+
+
+def _scope_id(addr: bytes, scope: int) -> str:
+    """sin6_scope_id as strace prints it: of a link-local (fe80::/10) or link-local
+    multicast (ff02::/16) address, the interface's name when it has one on this machine
+    (``if_nametoindex("lo")``), else the number."""
+    if addr[0] == 0xFE and addr[1] & 0xC0 == 0x80 or addr[0] == 0xFF and addr[1] & 0xF == 2:
+        try:
+            return f'if_nametoindex("{socket.if_indextoname(scope)}")'
+        except OSError:
+            pass
+    return str(scope)
 
 
 def format_ret_errno(ret: int) -> str | None:
