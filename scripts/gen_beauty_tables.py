@@ -323,6 +323,11 @@ TABLES: dict[str, Table] = {
                    r"IPV6_(V6ONLY|UNICAST_HOPS|MULTICAST_IF|MULTICAST_HOPS|MULTICAST_LOOP|"
                    r"RECVPKTINFO|PKTINFO|TCLASS|RECVTCLASS|RECVERR|MTU_DISCOVER|"
                    r"ADD_MEMBERSHIP|DROP_MEMBERSHIP)", frozenset(), ()),
+    # the options of SOL_NETLINK (setsockopt/getsockopt on a netlink socket)
+    "NETLINK_SOCKOPTS": ("values", ("linux/netlink.h",),
+                         r"NETLINK_(ADD_MEMBERSHIP|DROP_MEMBERSHIP|PKTINFO|BROADCAST_ERROR|"
+                         r"NO_ENOBUFS|RX_RING|TX_RING|LISTEN_ALL_NSID|LIST_MEMBERSHIPS|CAP_ACK|"
+                         r"EXT_ACK|GET_STRICT_CHK)", frozenset(), ()),
     # timerfd_create and timerfd_settime flags
     "TFD_FLAGS": ("bits", ("sys/timerfd.h",), r"TFD_(CLOEXEC|NONBLOCK)", frozenset(),
                   ("TFD_CLOEXEC", "TFD_NONBLOCK")),

@@ -303,6 +303,12 @@ def test_sockopts(dec: SyscallDecoder) -> None:
         "setsockopt(3, SOL_TCP, TCP_NODELAY, [1], 4) = 0"
     assert line(dec, call("setsockopt", (3, 999, 77, ADDR, 2), 0, (one,))) == \
         'setsockopt(3, 0x3e7 /* SOL_?? */, 77, "\\1\\0", 2) = 0'
+    assert line(dec, call("setsockopt", (3, 270, 11, ADDR, 4), 0, (one,))) == \
+        "setsockopt(3, SOL_NETLINK, NETLINK_EXT_ACK, [1], 4) = 0"
+    assert line(dec, call("setsockopt", (3, 270, 99, ADDR, 4), 0, (one,))) == \
+        "setsockopt(3, SOL_NETLINK, 0x63 /* NETLINK_??? */, [1], 4) = 0"
+    assert line(dec, call("setsockopt", (3, 1, 9999, ADDR, 4), 0, (one,))) == \
+        "setsockopt(3, SOL_SOCKET, 0x270f /* SO_??? */, [1], 4) = 0"
     linger = Capture(3, CAP_BUF, 0, struct.pack("<ii", 1, 5))
     assert line(dec, call("setsockopt", (3, 1, 13, ADDR, 8), 0, (linger,))) == \
         "setsockopt(3, SOL_SOCKET, SO_LINGER, {l_onoff=1, l_linger=5}, 8) = 0"

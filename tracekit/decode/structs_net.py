@@ -104,11 +104,13 @@ def k_off_inout(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 
 def sockopt_name(fl: F.ArchFlags, level: int, name: int) -> str:
-    """An option name of the level's table (SO_*, TCP_*, IP_*, IPV6_*), else decimal."""
+    """An option name of the level's table (SO_*, TCP_*, IP_*, IPV6_*, NETLINK_*); an
+    unnamed option of those levels as ``0x63 /* NETLINK_??? */``, of other levels in
+    decimal."""
     T = fl.tables
     tables: Mapping[str, Mapping[int, str]] = {
         "SOL_SOCKET": T.SO_NAMES, "SOL_TCP": T.TCP_NAMES, "SOL_IP": T.IP_NAMES,
-        "SOL_IPV6": T.IPV6_NAMES}
+        "SOL_IPV6": T.IPV6_NAMES, "SOL_NETLINK": T.NETLINK_SOCKOPTS}
     lname = T.SOL_LEVELS.get(level & 0xFFFFFFFF, "")
     table = tables.get(lname)
     got = None if table is None else table.get(name & 0xFFFFFFFF)
@@ -121,7 +123,7 @@ def sockopt_name(fl: F.ArchFlags, level: int, name: int) -> str:
 
 # strace's default text of an unnamed option of each level it names the options of
 _UNKNOWN_OPT = {"SOL_SOCKET": "SO_???", "SOL_TCP": "TCP_???", "SOL_IP": "IP_???",
-                "SOL_IPV6": "IPV6_???"}
+                "SOL_IPV6": "IPV6_???", "SOL_NETLINK": "NETLINK_???"}
 
 
 def _optval(d: SyscallDecoder, ev: Syscall, i: int, n: int | None, out: bool) -> str:
