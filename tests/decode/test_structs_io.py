@@ -352,3 +352,13 @@ def test_hostile_captures_never_raise(name: str, data: bytes, kind: int, flags: 
     caps = (Capture(arg, kind, flags, data), Capture(arg, kind, flags, data[::-1]))
     out = d.decode(call(name, (3, n, ADDR, n, ADDR, n), ret, caps))
     assert out.name == name and all(isinstance(a, str) for a in out.args)
+
+
+def test_recvfrom_truncated_and_connect_of_length_0(dec: SyscallDecoder) -> None:
+    # MSG_TRUNC: the call returns the datagram's length, strace prints the buffer's
+    data = Capture(1, CAP_BUF, 0, b"0123456789")
+    assert line(dec, call("recvfrom", (3, ADDR, 4, 0x20, 0, 0), 10, (data,))) == \
+        'recvfrom(3, "0123", 4, MSG_TRUNC, NULL, NULL) = 10'
+    empty = Capture(1, CAP_BUF, 0, b"")
+    assert line(dec, call("connect", (3, ADDR, 0), -22, (empty,))).startswith(
+        "connect(3, 0x7ffd1000, 0) = -1 EINVAL")

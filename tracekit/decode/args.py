@@ -205,9 +205,12 @@ def k_bufw(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return text
 
 
-def _bufr(d: SyscallDecoder, ev: Syscall, i: int, force_hex: bool) -> str:
+def _bufr(d: SyscallDecoder, ev: Syscall, i: int, force_hex: bool,
+          bounded: bool = False) -> str:
     cap = capture(ev, i) if ev.args[i] else None     # NULL: strace prints NULL
     ret = ev.ret
+    if bounded and ret > 0:     # ret may exceed the buffer (recvfrom with MSG_TRUNC)
+        ret = min(ret, ev.args[i + 1])
     if cap is None or ret < 0 or ev.flags & (SC_UNFINISHED | SC_NORETURN):
         return pointer(ev.args[i])
     trunc = bool(cap.flags & CAPF_TRUNC)
@@ -227,6 +230,13 @@ def k_bufr(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 def k_bufrx(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return _bufr(d, ev, i, True)
+
+
+def k_bufrn(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """A buffer the call filled, its length the next argument, of a call whose return
+    may be larger than that length (recvfrom with MSG_TRUNC returns the datagram's
+    length): strace prints no more than the buffer's length."""
+    return _bufr(d, ev, i, False, bounded=True)
 
 
 def k_argv(d: SyscallDecoder, ev: Syscall, i: int) -> str:
@@ -250,7 +260,7 @@ def k_sockaddr(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     if ev.args[i] == 0:
         return "NULL"           # sendto on a connected socket
     cap = capture(ev, i)
-    if cap is None:
+    if cap is None or not cap.data:     # addrlen 0: strace prints the address
         return pointer(ev.args[i])
     return format_sockaddr(cap.data, d.flags.tables.ADDRESS_FAMILIES)
 
@@ -453,7 +463,7 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         "d": k_d, "ld": k_ld, "u": k_u, "u64": k_u, "x": k_x, "raw": k_x, "p": k_p,
         "fd": k_fd,
         "dirfd": k_dirfd,
-        "path": k_path, "str": k_str, "strr": k_bufr, "bufw": k_bufw, "bufr": k_bufr,
+        "path": k_path, "str": k_str, "strr": k_bufr, "bufw": k_bufw, "bufr": k_bufr, "bufrn": k_bufrn,
         "bufrx": k_bufrx, "argv": k_argv, "envp": k_envp, "sockaddr": k_sockaddr,
         "timespec": k_timespec, "omode": k_omode, "proto": k_proto,
         "mknoddev": k_mknoddev,

@@ -16,7 +16,8 @@ undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit.decode.a
 ``path`` ``str``      captured string (path: whole; str: cut at the string limit)
 ``bufw`` ``bufr``     buffer whose length is the next arg (write: at entry) or the
                       return value (read: shown when the call succeeded); ``bufrx``:
-                      the same, every byte as ``\\xNN`` (getrandom)
+                      the same, every byte as ``\\xNN`` (getrandom); ``bufrn``:
+                      no longer than the next arg either (recvfrom's MSG_TRUNC)
 ``strr``              a string written by the call, length the return value (readlink)
 ``argv`` ``envp``     execve's vectors: ``["ls", "-l"]``, ``0x7ffc... /* 23 vars */``
 ``sockaddr``          struct sockaddr, length the next arg
@@ -180,7 +181,7 @@ shutdown: fd shuthow
 getsockname: fd sockaddr_out len_inout
 getpeername: fd sockaddr_out len_inout
 sendto: fd bufw u msgflags sockaddr u
-recvfrom: fd bufr u msgflags sockaddr_out len_inout
+recvfrom: fd bufrn u msgflags sockaddr_out len_inout
 sendmsg: fd msghdr_in msgflags
 recvmsg: fd msghdr_out msgflags
 sendmmsg: fd mmsgvec u msgflags
