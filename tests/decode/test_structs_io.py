@@ -362,3 +362,12 @@ def test_recvfrom_truncated_and_connect_of_length_0(dec: SyscallDecoder) -> None
     empty = Capture(1, CAP_BUF, 0, b"")
     assert line(dec, call("connect", (3, ADDR, 0), -22, (empty,))).startswith(
         "connect(3, 0x7ffd1000, 0) = -1 EINVAL")
+
+
+def test_setsockopt_ip_mreq_and_empty_device(dec: SyscallDecoder) -> None:
+    mreq = Capture(3, CAP_BUF, 0, bytes([239, 255, 42, 99, 127, 0, 0, 1]))
+    assert line(dec, call("setsockopt", (3, 0, 35, ADDR, 8), 0, (mreq,))) == (
+        'setsockopt(3, SOL_IP, IP_ADD_MEMBERSHIP, {imr_multiaddr=inet_addr("239.255.42.99"), '
+        'imr_interface=inet_addr("127.0.0.1")}, 8) = 0')
+    assert line(dec, call("setsockopt", (3, 1, 25, ADDR, 0), 0)) == \
+        'setsockopt(3, SOL_SOCKET, SO_BINDTODEVICE, "", 0) = 0'

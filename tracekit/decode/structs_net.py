@@ -19,6 +19,7 @@ address at exit, as long as the length the kernel wrote (at most 128 bytes).
 
 from __future__ import annotations
 
+import ipaddress
 import struct
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
@@ -127,19 +128,26 @@ _UNKNOWN_OPT = {"SOL_SOCKET": "SO_???", "SOL_TCP": "TCP_???", "SOL_IP": "IP_???"
 
 
 def _optval(d: SyscallDecoder, ev: Syscall, i: int, n: int | None, out: bool) -> str:
-    """An option value of ``n`` bytes: an int as ``[1]``, SO_LINGER's struct, other
+    """An option value of ``n`` bytes: an int as ``[1]``, SO_LINGER's struct, SO_PEERCRED's
+    struct ucred, IP_ADD/DROP_MEMBERSHIP's struct ip_mreq (8 bytes), other
     values as their bytes (``"bbr\\0\\0..."``), as strace prints options it has no
     decoder for."""
     if ev.args[i] == 0:
         return "NULL"
     cap = capture_out(ev, i) if out else capture(ev, i)
+    T = d.flags.tables
+    level = T.SOL_LEVELS.get(ev.args[1] & 0xFFFFFFFF)
+    so = T.SO_NAMES.get(ev.args[2] & 0xFFFFFFFF) if level == "SOL_SOCKET" else None
+    if so == "SO_BINDTODEVICE" and n == 0 and not out:
+        return '""'                     # strace prints the device name, empty too
     if cap is None or n is None or n <= 0 or len(cap.data) < min(n, 4):
         return pointer(ev.args[i])
-    T = d.flags.tables
     if n == 4:
         return f"[{_int(cap.data)}]"
-    so = (T.SO_NAMES.get(ev.args[2] & 0xFFFFFFFF)
-          if T.SOL_LEVELS.get(ev.args[1] & 0xFFFFFFFF) == "SOL_SOCKET" else None)
+    ip = T.IP_NAMES.get(ev.args[2] & 0xFFFFFFFF) if level == "SOL_IP" else None
+    if ip in ("IP_ADD_MEMBERSHIP", "IP_DROP_MEMBERSHIP") and n == 8 and len(cap.data) >= 8:
+        group, iface = ipaddress.IPv4Address(cap.data[:4]), ipaddress.IPv4Address(cap.data[4:8])
+        return f'{{imr_multiaddr=inet_addr("{group}"), imr_interface=inet_addr("{iface}")}}'
     if so == "SO_LINGER" and n == 8 and len(cap.data) >= 8:
         onoff, linger = _int(cap.data), _int(cap.data[4:])
         return f"{{l_onoff={onoff}, l_linger={linger}}}"
