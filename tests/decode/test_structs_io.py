@@ -8,6 +8,7 @@ Expected texts are what strace 6.1 printed for the same values on this machine
 
 from __future__ import annotations
 
+import socket
 import struct
 from pathlib import Path
 
@@ -371,3 +372,18 @@ def test_setsockopt_ip_mreq_and_empty_device(dec: SyscallDecoder) -> None:
         'imr_interface=inet_addr("127.0.0.1")}, 8) = 0')
     assert line(dec, call("setsockopt", (3, 1, 25, ADDR, 0), 0)) == \
         'setsockopt(3, SOL_SOCKET, SO_BINDTODEVICE, "", 0) = 0'
+
+
+def test_cmsgs_of_sol_ip() -> None:
+    ttl = cmsg(0, 2, struct.pack("<i", 7))
+    lo = socket.if_nametoindex("lo")
+    info = cmsg(0, 8, struct.pack("<I", lo) + bytes([127, 0, 0, 1, 127, 0, 0, 2]))
+    ctl = IO.IovElem(ADDR, len(info) + len(ttl), info + ttl)
+    assert IO.format_cmsgs(ctl, FL) == (
+        "[{cmsg_len=28, cmsg_level=SOL_IP, cmsg_type=IP_PKTINFO, cmsg_data={ipi_ifindex="
+        'if_nametoindex("lo"), ipi_spec_dst=inet_addr("127.0.0.1"), '
+        'ipi_addr=inet_addr("127.0.0.2")}}, '
+        "{cmsg_len=20, cmsg_level=SOL_IP, cmsg_type=IP_TTL, cmsg_data=[7]}]")
+    odd = cmsg(0, 99, b"")
+    assert IO.format_cmsgs(IO.IovElem(ADDR, len(odd), odd), FL) == \
+        "[{cmsg_len=16, cmsg_level=SOL_IP, cmsg_type=0x63 /* IP_??? */}]"

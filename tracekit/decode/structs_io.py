@@ -29,6 +29,7 @@ packed (12 bytes) on x86_64 only (include/uapi/linux/eventpoll.h, EPOLL_PACKED).
 from __future__ import annotations
 
 import functools
+import ipaddress
 import struct
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, NamedTuple
@@ -49,7 +50,14 @@ from tracekit._events import (
 from tracekit.decode import flags as F
 from tracekit.decode.captures import KindFn, capture, capture_out, succeeded
 from tracekit.decode.structs_proc import SIGSET_SIZE, format_sigset, format_timeval
-from tracekit.decode.values import format_sockaddr, format_timespec, pointer, quote, signed
+from tracekit.decode.values import (
+    format_ifindex,
+    format_sockaddr,
+    format_timespec,
+    pointer,
+    quote,
+    signed,
+)
 
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
@@ -594,6 +602,23 @@ def parse_msghdr(data: bytes, hsize: int = MSGHDR.size
 _CMSG = struct.Struct("<Qii")                     # struct cmsghdr (64-bit)
 
 
+def _cmsg_ip(name: str | None, ctype: int, data: bytes) -> str:
+    """The type and data of a SOL_IP control message: ``IP_TTL, cmsg_data=[7]``,
+    ``IP_PKTINFO, cmsg_data={ipi_ifindex=..., ipi_spec_dst=..., ipi_addr=...}`` (struct
+    in_pktinfo); other named types without their data; unnamed ones
+    ``0x63 /* IP_??? */``."""
+    if name is None:
+        return f"{ctype & 0xFFFFFFFF:#x} /* IP_??? */"
+    if name == "IP_TTL" and len(data) >= 4:
+        return f"{name}, cmsg_data=[{signed(int.from_bytes(data[:4], 'little'), 32)}]"
+    if name == "IP_PKTINFO" and len(data) >= 12:
+        index = int.from_bytes(data[:4], "little")
+        dst, addr = ipaddress.IPv4Address(data[4:8]), ipaddress.IPv4Address(data[8:12])
+        return (f"{name}, cmsg_data={{ipi_ifindex={format_ifindex(index)}, "
+                f'ipi_spec_dst=inet_addr("{dst}"), ipi_addr=inet_addr("{addr}")}}')
+    return name
+
+
 def format_cmsgs(ctl: IovElem, fl: F.ArchFlags, fd_text: Callable[[int], str] = str) -> str:
     """msg_control as strace: ``[{cmsg_len=20, cmsg_level=SOL_SOCKET,
     cmsg_type=SCM_RIGHTS, cmsg_data=[5]}]``; the address when unreadable; ``...`` when
@@ -621,6 +646,8 @@ def format_cmsgs(ctl: IovElem, fl: F.ArchFlags, fd_text: Callable[[int], str] = 
             elif tname == "SCM_CREDENTIALS" and len(data) >= 12:
                 pid, uid, gid = struct.unpack_from("<iII", data)
                 text += f", cmsg_data={{pid={pid}, uid={uid}, gid={gid}}}"
+        elif level_name == "SOL_IP":
+            text += _cmsg_ip(T.IP_NAMES.get(ctype & 0xFFFFFFFF), ctype, data)
         else:
             text += _hex(ctype & 0xFFFFFFFF)
         items.append(text + "}")

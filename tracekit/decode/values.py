@@ -209,14 +209,20 @@ def format_sockaddr(data: bytes, families: Mapping[int, str] | None = None) -> s
 
 def _scope_id(addr: bytes, scope: int) -> str:
     """sin6_scope_id as strace prints it: of a link-local (fe80::/10) or link-local
-    multicast (ff02::/16) address, the interface's name when it has one on this machine
-    (``if_nametoindex("lo")``), else the number."""
+    multicast (ff02::/16) address as an interface index (:func:`format_ifindex`), else
+    the number."""
     if addr[0] == 0xFE and addr[1] & 0xC0 == 0x80 or addr[0] == 0xFF and addr[1] & 0xF == 2:
-        try:
-            return f'if_nametoindex("{socket.if_indextoname(scope)}")'
-        except OSError:
-            pass
+        return format_ifindex(scope)
     return str(scope)
+
+
+def format_ifindex(index: int) -> str:
+    """An interface index as strace prints it: ``if_nametoindex("lo")`` when this
+    machine has an interface of that index, else the number."""
+    try:
+        return f'if_nametoindex("{socket.if_indextoname(index)}")'
+    except (OSError, OverflowError):
+        return str(index)
 
 
 def format_ret_errno(ret: int) -> str | None:
