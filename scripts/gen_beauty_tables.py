@@ -323,6 +323,18 @@ TABLES: dict[str, Table] = {
                    r"IPV6_(V6ONLY|UNICAST_HOPS|MULTICAST_IF|MULTICAST_HOPS|MULTICAST_LOOP|"
                    r"RECVPKTINFO|PKTINFO|TCLASS|RECVTCLASS|RECVERR|MTU_DISCOVER|"
                    r"ADD_MEMBERSHIP|DROP_MEMBERSHIP)", frozenset(), ()),
+    # AF_PACKET: socket's protocol and sll_protocol (host order values), sll_hatype,
+    # sll_pkttype; AF_VSOCK: the named svm_cid and svm_port values
+    "ETH_P_PROTOCOLS": ("values", ("linux/if_ether.h",), r"ETH_P_[A-Z0-9_]+",
+                        frozenset({"ETH_P_802_3_MIN"}), ()),
+    "ARPHRD_TYPES": ("values", ("linux/if_arp.h",), r"ARPHRD_[A-Z0-9_]+", frozenset(), ()),
+    "PACKET_TYPES": ("values", ("linux/if_packet.h",),
+                     r"PACKET_(HOST|BROADCAST|MULTICAST|OTHERHOST|OUTGOING|LOOPBACK|USER|KERNEL)",
+                     frozenset(), ()),
+    "VMADDR_CIDS": ("values", ("sys/socket.h", "linux/vm_sockets.h"),
+                    r"VMADDR_CID_(ANY|HYPERVISOR|LOCAL|HOST)", frozenset(), ()),
+    "VMADDR_PORTS": ("values", ("sys/socket.h", "linux/vm_sockets.h"), r"VMADDR_PORT_ANY",
+                     frozenset(), ()),
     # the options of SOL_NETLINK (setsockopt/getsockopt on a netlink socket)
     "NETLINK_SOCKOPTS": ("values", ("linux/netlink.h",),
                          r"NETLINK_(ADD_MEMBERSHIP|DROP_MEMBERSHIP|PKTINFO|BROADCAST_ERROR|"

@@ -28,7 +28,13 @@ from tracekit._events import (
 )
 from tracekit.decode.args import SyscallDecoder
 from tracekit.decode.fdcache import FdCache
-from tracekit.decode.values import format_argv, format_sockaddr, format_timespec, quote
+from tracekit.decode.values import (
+    eth_protocol,
+    format_argv,
+    format_sockaddr,
+    format_timespec,
+    quote,
+)
 from tracekit.kernel.syscalls import SyscallTable
 
 X64 = SyscallTable("x86_64")
@@ -359,3 +365,18 @@ def test_repeated_records_follow_the_fd_table(dec: SyscallDecoder) -> None:
     assert dec.decode(other).args[0] == "3"               # another process: its own table
     dec.string_limit = 1
     assert dec.decode(read).args[1] == '"h"...'           # a new limit: decoded afresh
+
+
+def test_sockaddr_packet_vsock_and_eth_protocol() -> None:
+    lo = socket.if_nametoindex("lo")
+    ll = struct.pack("<HHiHBB8s", socket.AF_PACKET, socket.htons(0x0800), lo, 1, 0, 6,
+                     bytes([1, 2, 3, 4, 5, 6, 0, 0]))
+    assert format_sockaddr(ll) == (
+        '{sa_family=AF_PACKET, sll_protocol=htons(ETH_P_IP), sll_ifindex=if_nametoindex("lo"), '
+        "sll_hatype=ARPHRD_ETHER, sll_pkttype=PACKET_HOST, sll_halen=6, "
+        "sll_addr=[0x1, 0x2, 0x3, 0x4, 0x5, 0x6]}")
+    vm = struct.pack("<HHIIB3x", socket.AF_VSOCK, 0, 0xFFFFFFFF, 1234, 0)
+    assert format_sockaddr(vm) == \
+        "{sa_family=AF_VSOCK, svm_cid=0x4d2, svm_port=VMADDR_PORT_ANY, svm_flags=0}"
+    assert eth_protocol(0) == "htons(0 /* ETH_P_??? */)"
+    assert eth_protocol(socket.htons(0x0800)) == "htons(ETH_P_IP)"

@@ -54,6 +54,7 @@ from tracekit.decode.captures import capture, capture_out, decoded_in, decoded_o
 from tracekit.decode.fdcache import AT_FDCWD, DESCRIBED_CALLS, OPENS, TRACKED_CALLS, FdCache
 from tracekit.decode.values import (
     DEFAULT_STRING_LIMIT,
+    eth_protocol,
     format_argv,
     format_envp,
     format_sockaddr,
@@ -76,7 +77,7 @@ class _ArchConsts:
     """The constants of one arch that argument decoders test against (from its tables)."""
 
     __slots__ = ("flags", "o_creat", "o_tmpfile", "fcntl_dup", "af_inet", "af_netlink",
-                 "clone", "clone_tls_first", "dev_types",
+                 "af_packet", "clone", "clone_tls_first", "dev_types",
                  "kinds", "ret_kinds")
 
     def __init__(self, arch: str) -> None:
@@ -93,6 +94,7 @@ class _ArchConsts:
         af = {n: v for v, n in T.ADDRESS_FAMILIES.items()}
         self.af_inet = frozenset({af["AF_INET"], af["AF_INET6"]})
         self.af_netlink = af["AF_NETLINK"]
+        self.af_packet = af["AF_PACKET"]
         self.clone = {n: v for v, n in T.CLONE_FLAGS}
         self.clone_tls_first = arch != "x86_64"     # see _clone
         # the file types whose mknod prints its dev (character and block devices)
@@ -368,6 +370,8 @@ def k_proto(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     fam, v, c = ev.args[0] & 0xFFFF, ev.args[i] & _M32, d.consts
     if fam in c.af_inet:
         return F.enum(c.flags.tables.IP_PROTOCOLS, v)
+    if fam == c.af_packet:          # network byte order: htons(ETH_P_IP)
+        return eth_protocol(v)
     if fam == c.af_netlink:         # strace: 0x63 /* NETLINK_??? */
         name = c.flags.tables.NETLINK_PROTOCOLS.get(v)
         return name if name is not None else f"{hex(v)} /* NETLINK_??? */"

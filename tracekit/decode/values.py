@@ -156,6 +156,8 @@ def format_timespec(data: bytes) -> str | None:
 
 # The running arch's family names, for callers that give none.
 _FAMILIES: Mapping[int, str] = flag_tables.for_arch().ADDRESS_FAMILIES
+# uapi constants that are the same on every arch (ETH_P_*, ARPHRD_*, PACKET_*, VMADDR_*)
+_CONSTS = flag_tables.for_arch()
 
 
 def format_sockaddr(data: bytes, families: Mapping[int, str] | None = None) -> str:
@@ -204,7 +206,37 @@ def format_sockaddr(data: bytes, families: Mapping[int, str] | None = None) -> s
         # C's %#08x: 0 has no 0x prefix
         text = f"{groups:#08x}" if groups else "00000000"
         return f"{head}, nl_pid={pid}, nl_groups={text}}}"
+    if name == "AF_PACKET" and len(data) >= 20:     # sizeof(struct sockaddr_ll)
+        return head + ", " + _sockaddr_ll(data) + "}"
+    if name == "AF_VSOCK" and len(data) >= 16:      # sizeof(struct sockaddr_vm)
+        port, cid, vflags = struct.unpack_from("<IIB", data, 4)
+        cid_text = _CONSTS.VMADDR_CIDS.get(cid) or hex(cid)
+        port_text = _CONSTS.VMADDR_PORTS.get(port) or hex(port)
+        return (f"{head}, svm_cid={cid_text}, svm_port={port_text}, "
+                f"svm_flags={hex(vflags) if vflags else 0}}}")
     return f"{head}, sa_data={quote(data[2:])}}}"
+
+
+def eth_protocol(value: int) -> str:
+    """An ethernet protocol in network byte order (AF_PACKET's socket protocol,
+    sll_protocol) as strace: ``htons(ETH_P_IP)``, ``htons(0 /* ETH_P_??? */)``."""
+    host = int.from_bytes((value & 0xFFFF).to_bytes(2, "little"), "big")
+    name = _CONSTS.ETH_P_PROTOCOLS.get(host)
+    if name is None:            # C's %#x: 0 without 0x
+        name = f"{hex(host) if host else 0} /* ETH_P_??? */"
+    return f"htons({name})"
+
+
+def _sockaddr_ll(data: bytes) -> str:
+    """The fields of a struct sockaddr_ll after its family."""
+    proto, index, hatype, pkttype, halen = struct.unpack_from("<HiHBB", data, 2)
+    hname = _CONSTS.ARPHRD_TYPES.get(hatype)
+    pname = _CONSTS.PACKET_TYPES.get(pkttype)
+    addr = ", ".join(hex(b) for b in data[12:12 + min(halen, 8)])
+    return (f"sll_protocol={eth_protocol(proto)}, sll_ifindex={format_ifindex(index)}, "
+            f"sll_hatype={hname if hname is not None else f'{hatype:#x} /* ARPHRD_??? */'}, "
+            f"sll_pkttype={pname if pname is not None else f'{pkttype:#x} /* PACKET_??? */'}, "
+            f"sll_halen={halen}, sll_addr=[{addr}]")
 
 
 def _scope_id(addr: bytes, scope: int) -> str:
