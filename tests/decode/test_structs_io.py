@@ -387,3 +387,17 @@ def test_cmsgs_of_sol_ip() -> None:
     odd = cmsg(0, 99, b"")
     assert IO.format_cmsgs(IO.IovElem(ADDR, len(odd), odd), FL) == \
         "[{cmsg_len=16, cmsg_level=SOL_IP, cmsg_type=0x63 /* IP_??? */}]"
+
+
+def test_ioctl_ifreq(dec: SyscallDecoder) -> None:
+    siocgifindex, siocgifname = 0x8933, 0x8910
+    named = Capture(2, CAP_STRUCT, 0, b"lo".ljust(16, b"\0") + bytes(24))
+    indexed = Capture(2, CAP_STRUCT, 0, b"lo".ljust(16, b"\0") + struct.pack("<i", 1) + bytes(20))
+    assert line(dec, call("ioctl", (5, siocgifindex, ADDR), 0, (named, indexed))) == \
+        'ioctl(5, SIOCGIFINDEX, {ifr_name="lo", ifr_ifindex=1}) = 0'
+    asked = Capture(2, CAP_STRUCT, 0, bytes(16) + struct.pack("<i", 100000) + bytes(20))
+    # a failed call: only what it read
+    assert line(dec, call("ioctl", (5, siocgifname, ADDR), -19, (asked,))).startswith(
+        "ioctl(5, SIOCGIFNAME, {ifr_ifindex=100000}) = -1 ENODEV")
+    assert line(dec, call("ioctl", (5, siocgifname, ADDR), 0, (indexed, indexed))) == \
+        'ioctl(5, SIOCGIFNAME, {ifr_ifindex=1, ifr_name="lo"}) = 0'

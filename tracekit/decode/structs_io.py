@@ -100,13 +100,17 @@ def ioctl_name(fl: F.ArchFlags, req: int) -> str:
             f"{_hex(req >> 16 & 0x3FFF)})")
 
 
+IFREQ_SIZE = 40                     # struct ifreq: ifr_name[16], then a 24-byte union
+
+
 class _IoctlArg(NamedTuple):
     size: int            # bytes captured (0: not captured)
     into: bool           # the call reads it: captured at entry, shown whatever the result
     out: bool            # the call writes it: captured at exit, shown when it succeeded
     fmt: str             # "termios", "winsize", "int", "fd" (the value as an int),
     #                      "flush"/"flow" (TCFLSH/TCXONC's value by name), "none", "hex",
-    #                      "ptr" (an address), "inodeflags" (``[FS_EXTENT_FL]``)
+    #                      "ptr" (an address), "inodeflags" (``[FS_EXTENT_FL]``),
+    #                      "ifindex"/"ifname" (struct ifreq of SIOCGIFINDEX/SIOCGIFNAME)
 
 
 # How each request's argument prints (strace 6.1, term_ioctl.c and file_ioctl.c)
@@ -130,6 +134,9 @@ _IOCTL_KINDS: dict[str, _IoctlArg] = {
                  "BLKRAGET", "BLKRASET", "BLKFRAGET", "BLKFRASET", "BLKSECTGET",
                  "BLKSECTSET", "BLKDISCARDZEROES", "BLKROTATIONAL", "BLKDISCARD",
                  "BLKSECDISCARD", "BLKZEROOUT", "BLKGETDISKSEQ", "BLKTRACESETUP")},
+    # struct ifreq (40 bytes): the name in, the index out, and the other way round
+    "SIOCGIFINDEX": _IoctlArg(IFREQ_SIZE, True, True, "ifindex"),
+    "SIOCGIFNAME": _IoctlArg(IFREQ_SIZE, True, True, "ifname"),
     "FICLONE": _IoctlArg(0, False, False, "fd"),
     "TCSBRK": _IoctlArg(0, False, False, "fd"),
     "TCSBRKP": _IoctlArg(0, False, False, "fd"),
@@ -214,6 +221,8 @@ def k_ioctlarg(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
         return F.enum(fl.tables.TC_FLUSH if a.fmt == "flush" else fl.tables.TC_FLOW, v)
     if v == 0:
         return "NULL"
+    if a.fmt in ("ifindex", "ifname"):
+        return _ifreq(ev, i, a.fmt) or pointer(v)
     cap = capture(ev, i, whole=True) if a.into else capture_out(ev, i, whole=True)
     text = None
     if cap is not None:
@@ -226,6 +235,30 @@ def k_ioctlarg(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
         elif len(cap.data) >= 4:
             text = f"[{signed(int.from_bytes(cap.data[:4], 'little'), 32)}]"
     return pointer(v) if text is None else text
+
+
+def _ifreq(ev: Syscall, i: int, fmt: str) -> str | None:
+    """SIOCGIFINDEX's ``{ifr_name="lo", ifr_ifindex=1}`` and SIOCGIFNAME's
+    ``{ifr_ifindex=1, ifr_name="lo"}``: what the call reads, then what it wrote when it
+    succeeded; None when the struct was not captured at entry."""
+    caps = [c for c in ev.caps if c.arg == i and not c.flags & (CAPF_FAULT | CAPF_TRUNC)
+            and len(c.data) >= IFREQ_SIZE]
+    if not caps:
+        return None
+    cap, out = caps[0], caps[-1]            # at entry, at exit (when it succeeded)
+    done = len(caps) >= 2 and succeeded(ev)
+
+    def name(data: bytes) -> str:
+        return "ifr_name=" + quote(data[:16].split(b"\0", 1)[0])
+
+    def index(data: bytes) -> str:
+        return f"ifr_ifindex={signed(int.from_bytes(data[16:20], 'little'), 32)}"
+
+    first, second = (name, index) if fmt == "ifindex" else (index, name)
+    parts = [first(cap.data)]
+    if done:
+        parts.append(second(out.data))
+    return "{" + ", ".join(parts) + "}"
 
 
 # -- poll
