@@ -401,3 +401,10 @@ def test_ioctl_ifreq(dec: SyscallDecoder) -> None:
         "ioctl(5, SIOCGIFNAME, {ifr_ifindex=100000}) = -1 ENODEV")
     assert line(dec, call("ioctl", (5, siocgifname, ADDR), 0, (indexed, indexed))) == \
         'ioctl(5, SIOCGIFNAME, {ifr_ifindex=1, ifr_name="lo"}) = 0'
+
+
+def test_addrlen_beside_a_null_address(dec: SyscallDecoder) -> None:
+    n = Capture(2, CAP_BUF, 0, struct.pack("<i", 11))
+    assert line(dec, call("getsockname", (4, 0, ADDR), -14, (n,))).startswith(
+        f"getsockname(4, NULL, {ADDR:#x}) = -1 EFAULT")
+    assert line(dec, call("accept4", (3, 0, 0, 0), 5)) == "accept4(3, NULL, NULL, 0) = 5"

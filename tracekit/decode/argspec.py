@@ -81,6 +81,7 @@ others                a table of ``tracekit.decode.flags`` (see ``tracekit.decod
                       ``fsconfigkey``/``fsconfigvalue``/``fsconfigaux`` (by command)
 ``sockaddr_out`` ...  socket outputs (tracekit.decode.structs_net): ``sockaddr_out``
                       (length: the next arg), ``len_inout`` (``[128 => 16]``),
+                      ``addrlen_inout`` (the same, an address beside a NULL address),
                       ``sollevel``, ``sockopt``, ``optval_in``/``optval_out``
 ``-``                 stop: the arguments after this one are not printed
 ====================  ==========================================================
@@ -174,14 +175,14 @@ socket: af socktype proto -> fd
 socketpair: af socktype d pipefds
 connect: fd sockaddr u
 bind: fd sockaddr u
-accept: fd sockaddr_out len_inout -> fd
-accept4: fd sockaddr_out len_inout sockflags -> fd
+accept: fd sockaddr_out addrlen_inout -> fd
+accept4: fd sockaddr_out addrlen_inout sockflags -> fd
 listen: fd d
 shutdown: fd shuthow
-getsockname: fd sockaddr_out len_inout
-getpeername: fd sockaddr_out len_inout
+getsockname: fd sockaddr_out addrlen_inout
+getpeername: fd sockaddr_out addrlen_inout
 sendto: fd bufw u msgflags sockaddr u
-recvfrom: fd bufrn u msgflags sockaddr_out len_inout
+recvfrom: fd bufrn u msgflags sockaddr_out addrlen_inout
 sendmsg: fd msghdr_in msgflags
 recvmsg: fd msghdr_out msgflags
 sendmmsg: fd mmsgvec u msgflags

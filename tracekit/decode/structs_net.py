@@ -61,6 +61,15 @@ def k_len_inout(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return pointer(ev.args[i]) if before is None else format_len_inout(before, after)
 
 
+def k_addrlen_inout(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """The address length of accept/getsockname/recvfrom (its address at ``i - 1``): as
+    :func:`k_len_inout`, but strace reads it only with an address to fill, so beside a
+    NULL address it is an address too (``getsockname(4, NULL, 0x7ffc...)``)."""
+    if ev.args[i - 1] == 0:
+        return pointer(ev.args[i])
+    return k_len_inout(d, ev, i)
+
+
 def _k_sockaddr_out(fl: F.ArchFlags) -> Callable[[SyscallDecoder, Syscall, int], str]:
     """The address the call wrote at argument ``i``, its length pointer at ``i + 1``."""
     def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
@@ -164,6 +173,7 @@ def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int],
     return {
         "sockaddr_out": _k_sockaddr_out(fl),
         "len_inout": k_len_inout,
+        "addrlen_inout": k_addrlen_inout,
         # strace 6.1: an unnamed level is 0x3039 /* SOL_?? */ (two question marks)
         "sollevel": lambda d, ev, i: (T.SOL_LEVELS.get(ev.args[i] & 0xFFFFFFFF)
                                       or f"{hex(ev.args[i] & 0xFFFFFFFF)} /* SOL_?? */"),
