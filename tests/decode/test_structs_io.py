@@ -408,3 +408,14 @@ def test_addrlen_beside_a_null_address(dec: SyscallDecoder) -> None:
     assert line(dec, call("getsockname", (4, 0, ADDR), -14, (n,))).startswith(
         f"getsockname(4, NULL, {ADDR:#x}) = -1 EFAULT")
     assert line(dec, call("accept4", (3, 0, 0, 0), 5)) == "accept4(3, NULL, NULL, 0) = 5"
+
+
+def test_setsockopt_lengths_as_strace(dec: SyscallDecoder) -> None:
+    one = Capture(3, CAP_BUF, 0, struct.pack("<i", 1))
+    # an int option shorter than an int: its address; other options of length 0: ""
+    assert line(dec, call("setsockopt", (3, 1, 2, ADDR, 2), -22, (one,))).startswith(
+        f"setsockopt(3, SOL_SOCKET, SO_REUSEADDR, {ADDR:#x}, 2) = -1 EINVAL")
+    assert line(dec, call("setsockopt", (3, 270, 11, ADDR, 0), -22)).startswith(
+        f"setsockopt(3, SOL_NETLINK, NETLINK_EXT_ACK, {ADDR:#x}, 0) = -1 EINVAL")
+    assert line(dec, call("setsockopt", (3, 1, 20, ADDR, 0), 0)) == \
+        'setsockopt(3, SOL_SOCKET, SO_RCVTIMEO_OLD, "", 0) = 0'

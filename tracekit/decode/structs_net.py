@@ -136,6 +136,24 @@ _UNKNOWN_OPT = {"SOL_SOCKET": "SO_???", "SOL_TCP": "TCP_???", "SOL_IP": "IP_???"
                 "SOL_IPV6": "IPV6_???", "SOL_NETLINK": "NETLINK_???"}
 
 
+# setsockopt options strace 6.1 prints as an int whatever their length (an address when
+# shorter than an int), and those it decodes as a struct (not as the default bytes)
+_SET_INT_OPTS = frozenset({
+    "SO_DEBUG", "SO_REUSEADDR", "SO_DONTROUTE", "SO_BROADCAST", "SO_SNDBUF", "SO_RCVBUF",
+    "SO_KEEPALIVE", "SO_OOBINLINE", "SO_NO_CHECK", "SO_PRIORITY", "SO_BSDCOMPAT",
+    "SO_REUSEPORT", "SO_PASSCRED", "SO_RCVLOWAT", "SO_SNDLOWAT", "SO_DETACH_FILTER",
+    "SO_TIMESTAMP_OLD", "SO_ACCEPTCONN", "SO_SNDBUFFORCE", "SO_RCVBUFFORCE", "SO_PASSSEC",
+    "SO_TIMESTAMPNS_OLD", "SO_MARK", "SO_TIMESTAMPING_OLD", "SO_RXQ_OVFL", "SO_WIFI_STATUS",
+    "SO_PEEK_OFF", "SO_NOFCS", "SO_LOCK_FILTER", "SO_SELECT_ERR_QUEUE", "SO_BUSY_POLL",
+    "SO_INCOMING_CPU", "SO_CNX_ADVICE", "SO_INCOMING_NAPI_ID", "SO_ZEROCOPY",
+    "SO_TIMESTAMP_NEW", "SO_TIMESTAMPNS_NEW", "SO_TIMESTAMPING_NEW", "SO_DETACH_REUSEPORT_BPF",
+    "SO_PREFER_BUSY_POLL", "SO_BUSY_POLL_BUDGET", "SO_RESERVE_MEM", "SO_RCVMARK"})
+_SET_STRUCT_OPTS = frozenset({
+    "SO_LINGER", "SO_ATTACH_FILTER", "SO_ATTACH_REUSEPORT_CBPF", "SO_TXREHASH",
+    "IP_ADD_MEMBERSHIP", "IP_DROP_MEMBERSHIP", "MCAST_JOIN_GROUP", "MCAST_LEAVE_GROUP",
+    "IP_LOCAL_PORT_RANGE"})
+
+
 def _optval(d: SyscallDecoder, ev: Syscall, i: int, n: int | None, out: bool) -> str:
     """An option value of ``n`` bytes: an int as ``[1]``, SO_LINGER's struct, SO_PEERCRED's
     struct ucred, IP_ADD/DROP_MEMBERSHIP's struct ip_mreq (8 bytes), other
@@ -147,13 +165,19 @@ def _optval(d: SyscallDecoder, ev: Syscall, i: int, n: int | None, out: bool) ->
     T = d.flags.tables
     level = T.SOL_LEVELS.get(ev.args[1] & 0xFFFFFFFF)
     so = T.SO_NAMES.get(ev.args[2] & 0xFFFFFFFF) if level == "SOL_SOCKET" else None
-    if so == "SO_BINDTODEVICE" and n == 0 and not out:
-        return '""'                     # strace prints the device name, empty too
+    ip = T.IP_NAMES.get(ev.args[2] & 0xFFFFFFFF) if level == "SOL_IP" else None
+    if not out and (so in _SET_INT_OPTS or level == "SOL_NETLINK"):
+        # an int option: its address when shorter than an int, else the int
+        if n is None or n < 4 or cap is None or len(cap.data) < 4:
+            return pointer(ev.args[i])
+        return f"[{_int(cap.data)}]"
+    if (not out and n == 0 and so not in _SET_STRUCT_OPTS and ip not in _SET_STRUCT_OPTS
+            and level not in ("SOL_IPV6", "SOL_PACKET", "SOL_RAW")):
+        return '""'                     # strace's default: the value's 0 bytes
     if cap is None or n is None or n <= 0 or len(cap.data) < min(n, 4):
         return pointer(ev.args[i])
     if n == 4:
         return f"[{_int(cap.data)}]"
-    ip = T.IP_NAMES.get(ev.args[2] & 0xFFFFFFFF) if level == "SOL_IP" else None
     if ip in ("IP_ADD_MEMBERSHIP", "IP_DROP_MEMBERSHIP") and n == 8 and len(cap.data) >= 8:
         group, iface = ipaddress.IPv4Address(cap.data[:4]), ipaddress.IPv4Address(cap.data[4:8])
         return f'{{imr_multiaddr=inet_addr("{group}"), imr_interface=inet_addr("{iface}")}}'
