@@ -419,3 +419,21 @@ def test_setsockopt_lengths_as_strace(dec: SyscallDecoder) -> None:
         f"setsockopt(3, SOL_NETLINK, NETLINK_EXT_ACK, {ADDR:#x}, 0) = -1 EINVAL")
     assert line(dec, call("setsockopt", (3, 1, 20, ADDR, 0), 0)) == \
         'setsockopt(3, SOL_SOCKET, SO_RCVTIMEO_OLD, "", 0) = 0'
+
+
+def test_setsockopt_membership_structs(dec: SyscallDecoder) -> None:
+    lo = socket.if_nametoindex("lo")
+    m6 = Capture(3, CAP_BUF, 0, socket.inet_pton(socket.AF_INET6, "ff02::42")
+                 + struct.pack("<I", lo))
+    assert line(dec, call("setsockopt", (3, 41, 20, ADDR, 20), 0, (m6,))) == (
+        'setsockopt(3, SOL_IPV6, IPV6_ADD_MEMBERSHIP, {inet_pton(AF_INET6, "ff02::42", '
+        '&ipv6mr_multiaddr), ipv6mr_interface=if_nametoindex("lo")}, 20) = 0')
+    # shorter than the struct: the address; an ip_mreqn: its ip_mreq part
+    assert line(dec, call("setsockopt", (3, 41, 20, ADDR, 4), -22, (m6,))).startswith(
+        f"setsockopt(3, SOL_IPV6, IPV6_ADD_MEMBERSHIP, {ADDR:#x}, 4) = -1 EINVAL")
+    assert line(dec, call("setsockopt", (3, 1, 13, ADDR, 4), -22, (m6,))).startswith(
+        f"setsockopt(3, SOL_SOCKET, SO_LINGER, {ADDR:#x}, 4) = -1 EINVAL")
+    mn = Capture(3, CAP_BUF, 0, bytes([239, 255, 42, 98, 127, 0, 0, 1, 1, 0, 0, 0]))
+    assert line(dec, call("setsockopt", (3, 0, 35, ADDR, 12), 0, (mn,))) == (
+        'setsockopt(3, SOL_IP, IP_ADD_MEMBERSHIP, {imr_multiaddr=inet_addr("239.255.42.98"), '
+        'imr_interface=inet_addr("127.0.0.1")}, 12) = 0')

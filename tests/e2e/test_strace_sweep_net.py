@@ -101,5 +101,13 @@ def test_net_calls_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "setsockopt(3, SOL_IPV6, IPV6_V6ONLY, [1], 4) = 0",
             "setsockopt(3, SOL_NETLINK, NETLINK_GET_STRICT_CHK, [1], 4) = 0",
             "getsockopt(3, SOL_NETLINK, 0x63 /* NETLINK_??? */, 0x",
-            "getsockname(3, {sa_family=AF_NETLINK, nl_pid="):
+            "getsockname(3, {sa_family=AF_NETLINK, nl_pid=",
+            "IPV6_ADD_MEMBERSHIP, {inet_pton(AF_INET6, \"ff02::42\", &ipv6mr_multiaddr), "
+            "ipv6mr_interface=if_nametoindex(\"lo\")}, 20) = 0",
+            "setsockopt(3, SOL_SOCKET, SO_LINGER, 0x", ", 4) = -1 EINVAL",
+            "imr_interface=inet_addr(\"127.0.0.1\")}, 12) = 0",
+            "setsockopt(3, SOL_SOCKET, SO_REUSEADDR, 0x", "ioctl(5, FIONREAD, [0]) = 0",
+            "setsockopt(3, SOL_SOCKET, SO_BINDTODEVICE, \"\", 0) = 0",
+            "getsockname(4, NULL, 0x", "connect(3, 0x",
+            "socketpair(AF_INET, SOCK_STREAM, 0, 0x"):
         assert want in text, want

@@ -2,18 +2,21 @@
  * names (and unknown ones), socketpair, bind/connect with each sockaddr family (in, in6
  * with flowinfo and scope id, un path/abstract/unnamed, nl, ll, vm, AF_UNSPEC, short and
  * long addrlen, an unknown family), listen, accept/accept4, getsockname/getpeername,
- * shutdown, sendto/recvfrom (MSG_* flags, MSG_TRUNC), sendmsg/recvmsg with SCM_RIGHTS and
- * SCM_CREDENTIALS and msg_flags out, setsockopt/getsockopt at SOL_SOCKET, SOL_IP,
- * SOL_IPV6, SOL_TCP, SOL_NETLINK and unknown levels, and socket ioctls (SIOCGIFINDEX,
- * SIOCGIFNAME, FIONREAD).
+ * shutdown, sendto/recvfrom (MSG_* flags, MSG_TRUNC), sendmsg/recvmsg with SCM_RIGHTS,
+ * SCM_CREDENTIALS, IP_PKTINFO and IP_TTL cmsgs and msg_flags out, setsockopt/getsockopt
+ * at SOL_SOCKET, SOL_IP (ip_mreq, ip_mreqn), SOL_IPV6 (ipv6_mreq), SOL_TCP, SOL_NETLINK
+ * and unknown levels with optlen edges (0, shorter than the value, longer), and socket
+ * ioctls (SIOCGIFINDEX, SIOCGIFNAME on lo and on an index no interface has, FIONREAD).
  *
  * Every call is harmless: sockets are on loopback (127.0.0.1, ::1) or unix sockets in the
- * scratch directory (its argument) or the abstract namespace; the netlink, packet, alg,
- * vsock and key sockets are only made and bound to nothing that changes the machine
- * (netlink bind with nl_pid 0 and no groups; packet bind fails or binds to lo with
- * protocol 0: it receives nothing). Multicast membership is only on lo. No SIOCS* ioctl
- * is made. Outcomes are the same every run apart from kernel-chosen ports, which both
- * tracers see alike in one run.
+ * scratch directory (its argument) or the abstract namespace. The netlink, packet, vsock
+ * (and alg, key: refused where not built) sockets are only made and closed, the one
+ * netlink bind takes nl_pid 0 and no groups; the sockaddr_ll, sockaddr_vm and sockaddr_nl
+ * addresses go to a UDP socket, which refuses them. Multicast groups (239.255.42.98/99,
+ * ff02::42) are joined on lo only and left again or dropped with the socket. No SIOCS*
+ * ioctl is made; SIOCGIF* only read. TCP_CONGESTION is set on the program's own loopback
+ * socket. Outcomes are the same every run but for kernel-chosen ports and autobind names,
+ * which both tracers see alike in one run.
  *
  * tests/e2e/test_strace_sweep_net.py runs it under strace -f and tracekit at once: every
  * line must be equal. Build: gcc -O1 -Wall -Werror -o sweep_net sweep_net.c; argument: a
@@ -344,6 +347,29 @@ static void opts(void) {
     setsockopt(s6, SOL_IPV6, IPV6_V6ONLY, &one, sizeof(one));
     vl = sizeof(v);
     getsockopt(s6, SOL_IPV6, IPV6_V6ONLY, &v, &vl);
+    struct ipv6_mreq m6 = {.ipv6mr_multiaddr = {{{0xff, 0x02, [15] = 0x42}}}};
+    m6.ipv6mr_interface = if_nametoindex("lo");                    /* lo only */
+    setsockopt(s6, SOL_IPV6, IPV6_ADD_MEMBERSHIP, &m6, sizeof(m6));
+    setsockopt(s6, SOL_IPV6, IPV6_DROP_MEMBERSHIP, &m6, sizeof(m6));
+    setsockopt(s6, SOL_IPV6, IPV6_ADD_MEMBERSHIP, &m6, 4);         /* EINVAL */
+    setsockopt(s6, SOL_SOCKET, SO_LINGER, &one, 4);                  /* EINVAL */
+    setsockopt(s6, SOL_SOCKET, SO_REUSEADDR, &tv, 8);
+    setsockopt(s6, SOL_TCP, TCP_NODELAY, &tv, 8);                    /* EOPNOTSUPP */
+    setsockopt(s6, SOL_IP, IP_ADD_MEMBERSHIP, &one, 4);              /* short */
+    struct ip_mreqn mn = {.imr_address.s_addr = htonl(INADDR_LOOPBACK)};
+    mn.imr_ifindex = if_nametoindex("lo");
+    inet_pton(AF_INET, "239.255.42.98", &mn.imr_multiaddr);
+    int s4 = socket(AF_INET, SOCK_DGRAM, 0);
+    setsockopt(s4, SOL_IP, IP_ADD_MEMBERSHIP, &mn, sizeof(mn));
+    close(s4);
+    struct sockaddr_in6 to = {.sin6_family = AF_INET6, .sin6_port = htons(9),
+                              .sin6_addr = IN6ADDR_LOOPBACK_INIT};
+    struct iovec iov6 = {"six", 3};
+    struct msghdr m6h = {.msg_name = &to, .msg_namelen = sizeof(to), .msg_iov = &iov6,
+                         .msg_iovlen = 1};
+    sendmsg(s6, &m6h, MSG_DONTWAIT | 0x40000000);
+    vl = 2;
+    getsockopt(s6, SOL_SOCKET, SO_RCVTIMEO, &tv, &vl);
     close(s6);
     int n = socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE);
     setsockopt(n, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));

@@ -20,6 +20,7 @@ address at exit, as long as the length the kernel wrote (at most 128 bytes).
 from __future__ import annotations
 
 import ipaddress
+import socket
 import struct
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING
 from tracekit._events import CAPF_FAULT, Syscall
 from tracekit.decode import flags as F
 from tracekit.decode.captures import capture, capture_out, succeeded
-from tracekit.decode.values import format_sockaddr, pointer, quote, signed
+from tracekit.decode.values import format_ifindex, format_sockaddr, pointer, quote, signed
 
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
@@ -156,7 +157,7 @@ _SET_STRUCT_OPTS = frozenset({
 
 def _optval(d: SyscallDecoder, ev: Syscall, i: int, n: int | None, out: bool) -> str:
     """An option value of ``n`` bytes: an int as ``[1]``, SO_LINGER's struct, SO_PEERCRED's
-    struct ucred, IP_ADD/DROP_MEMBERSHIP's struct ip_mreq (8 bytes), other
+    struct ucred, the membership structs of setsockopt (:func:`_set_struct`), other
     values as their bytes (``"bbr\\0\\0..."``), as strace prints options it has no
     decoder for."""
     if ev.args[i] == 0:
@@ -176,11 +177,13 @@ def _optval(d: SyscallDecoder, ev: Syscall, i: int, n: int | None, out: bool) ->
         return '""'                     # strace's default: the value's 0 bytes
     if cap is None or n is None or n <= 0 or len(cap.data) < min(n, 4):
         return pointer(ev.args[i])
+    if not out:
+        text = _set_struct(so, ip, T.IPV6_NAMES.get(ev.args[2] & 0xFFFFFFFF)
+                           if level == "SOL_IPV6" else None, cap.data[:n])
+        if text is not None:
+            return pointer(ev.args[i]) if text == "" else text
     if n == 4:
         return f"[{_int(cap.data)}]"
-    if ip in ("IP_ADD_MEMBERSHIP", "IP_DROP_MEMBERSHIP") and n == 8 and len(cap.data) >= 8:
-        group, iface = ipaddress.IPv4Address(cap.data[:4]), ipaddress.IPv4Address(cap.data[4:8])
-        return f'{{imr_multiaddr=inet_addr("{group}"), imr_interface=inet_addr("{iface}")}}'
     if so == "SO_LINGER" and n == 8 and len(cap.data) >= 8:
         onoff, linger = _int(cap.data), _int(cap.data[4:])
         return f"{{l_onoff={onoff}, l_linger={linger}}}"
@@ -189,6 +192,30 @@ def _optval(d: SyscallDecoder, ev: Syscall, i: int, n: int | None, out: bool) ->
         return f"{{pid={pid}, uid={uid}, gid={gid}}}"
     data = cap.data[:n]
     return quote(data, limit=d.string_limit, more=len(data) < n)
+
+
+def _set_struct(so: str | None, ip: str | None, ip6: str | None, data: bytes) -> str | None:
+    """A setsockopt value strace decodes as a struct: SO_LINGER's struct linger, IP_ADD/
+    DROP_MEMBERSHIP's struct ip_mreq (of an ip_mreqn too: its first 8 bytes), IPV6_ADD/
+    DROP_MEMBERSHIP's struct ipv6_mreq; "" when ``data`` is shorter than the struct
+    (strace prints the address); None for other options."""
+    if so == "SO_LINGER":
+        if len(data) < 8:
+            return ""
+        return f"{{l_onoff={_int(data)}, l_linger={_int(data[4:])}}}"
+    if ip in ("IP_ADD_MEMBERSHIP", "IP_DROP_MEMBERSHIP"):
+        if len(data) < 8:
+            return ""
+        group, iface = ipaddress.IPv4Address(data[:4]), ipaddress.IPv4Address(data[4:8])
+        return f'{{imr_multiaddr=inet_addr("{group}"), imr_interface=inet_addr("{iface}")}}'
+    if ip6 in ("IPV6_ADD_MEMBERSHIP", "IPV6_DROP_MEMBERSHIP"):
+        if len(data) < 20:
+            return ""
+        group6 = socket.inet_ntop(socket.AF_INET6, data[:16])
+        index = int.from_bytes(data[16:20], "little")
+        return (f'{{inet_pton(AF_INET6, "{group6}", &ipv6mr_multiaddr), '
+                f"ipv6mr_interface={format_ifindex(index)}}}")
+    return None
 
 
 def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int], str]]:
