@@ -437,3 +437,12 @@ def test_setsockopt_membership_structs(dec: SyscallDecoder) -> None:
     assert line(dec, call("setsockopt", (3, 0, 35, ADDR, 12), 0, (mn,))) == (
         'setsockopt(3, SOL_IP, IP_ADD_MEMBERSHIP, {imr_multiaddr=inet_addr("239.255.42.98"), '
         'imr_interface=inet_addr("127.0.0.1")}, 12) = 0')
+
+
+def test_getsockopt_partial_structs(dec: SyscallDecoder) -> None:
+    cred = Capture(3, CAP_BUF, 0, struct.pack("<iII", 77, 0, 0))
+    n4 = Capture(4, CAP_BUF, 0, struct.pack("<i", 4))
+    assert line(dec, call("getsockopt", (4, 1, 17, ADDR, ADDR + 64), 0, (n4, cred, n4))) == \
+        "getsockopt(4, SOL_SOCKET, SO_PEERCRED, {pid=77}, [4]) = 0"
+    assert line(dec, call("getsockopt", (4, 1, 13, ADDR, ADDR + 64), 0, (n4, cred, n4))) == \
+        "getsockopt(4, SOL_SOCKET, SO_LINGER, {l_onoff=77}, [4]) = 0"

@@ -109,5 +109,7 @@ def test_net_calls_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "setsockopt(3, SOL_SOCKET, SO_REUSEADDR, 0x", "ioctl(5, FIONREAD, [0]) = 0",
             "setsockopt(3, SOL_SOCKET, SO_BINDTODEVICE, \"\", 0) = 0",
             "getsockname(4, NULL, 0x", "connect(3, 0x",
-            "socketpair(AF_INET, SOCK_STREAM, 0, 0x"):
+            "socketpair(AF_INET, SOCK_STREAM, 0, 0x",
+            "getsockopt(4, SOL_SOCKET, SO_PEERCRED, {pid=", "}, [4]) = 0",
+            "getsockopt(4, SOL_SOCKET, SO_LINGER, {l_onoff=0}, [4]) = 0"):
         assert want in text, want

@@ -149,6 +149,19 @@ static void unixes(void) {
     getpeername(c, (void *)&peer, &pl);                   /* truncated */
     getsockname(c, (void *)&peer, NULL);
     getsockname(c, NULL, &pl);
+    struct ucred pc;
+    socklen_t pcl = sizeof(pc);
+    getsockopt(c, SOL_SOCKET, SO_PEERCRED, &pc, &pcl);
+    pcl = 4;
+    getsockopt(c, SOL_SOCKET, SO_PEERCRED, &pc, &pcl);
+    struct linger lg;
+    socklen_t lgl = 4;
+    getsockopt(c, SOL_SOCKET, SO_LINGER, &lg, &lgl);
+    struct { struct sockaddr_un a; char more[8]; } longun;
+    memset(&longun, 'p', sizeof(longun));
+    longun.a.sun_family = AF_UNIX;
+    bind(c, (void *)&longun, sizeof(longun));            /* EINVAL: too long */
+    bind(c, (void *)&longun, sizeof(longun.a));          /* no NUL in sun_path */
     /* the credentials and fds */
     int one = 1;
     setsockopt(s, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one));

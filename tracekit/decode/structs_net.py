@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import ipaddress
 import socket
-import struct
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
@@ -182,16 +181,23 @@ def _optval(d: SyscallDecoder, ev: Syscall, i: int, n: int | None, out: bool) ->
                            if level == "SOL_IPV6" else None, cap.data[:n])
         if text is not None:
             return pointer(ev.args[i]) if text == "" else text
+    fields = _GET_STRUCTS.get(so or "") if out else None
+    if fields is not None and n >= 4 and len(cap.data) >= min(n, 4 * len(fields)):
+        # getsockopt's struct linger / ucred: the fields the returned length holds
+        got = [f"{name}={int.from_bytes(cap.data[4 * k:4 * k + 4], 'little', signed=sig)}"
+               for k, (name, sig) in enumerate(fields) if 4 * k + 4 <= n]
+        return "{" + ", ".join(got) + "}"
     if n == 4:
         return f"[{_int(cap.data)}]"
-    if so == "SO_LINGER" and n == 8 and len(cap.data) >= 8:
-        onoff, linger = _int(cap.data), _int(cap.data[4:])
-        return f"{{l_onoff={onoff}, l_linger={linger}}}"
-    if so == "SO_PEERCRED" and n >= 12 and len(cap.data) >= 12:
-        pid, uid, gid = struct.unpack_from("<iII", cap.data)
-        return f"{{pid={pid}, uid={uid}, gid={gid}}}"
     data = cap.data[:n]
     return quote(data, limit=d.string_limit, more=len(data) < n)
+
+
+# getsockopt's structs of 4-byte fields: (name, signed) in order
+_GET_STRUCTS: dict[str, tuple[tuple[str, bool], ...]] = {
+    "SO_LINGER": (("l_onoff", True), ("l_linger", True)),
+    "SO_PEERCRED": (("pid", True), ("uid", False), ("gid", False)),
+}
 
 
 def _set_struct(so: str | None, ip: str | None, ip6: str | None, data: bytes) -> str | None:
