@@ -419,6 +419,8 @@ def test_setsockopt_lengths_as_strace(dec: SyscallDecoder) -> None:
         f"setsockopt(3, SOL_NETLINK, NETLINK_EXT_ACK, {ADDR:#x}, 0) = -1 EINVAL")
     assert line(dec, call("setsockopt", (3, 1, 20, ADDR, 0), 0)) == \
         'setsockopt(3, SOL_SOCKET, SO_RCVTIMEO_OLD, "", 0) = 0'
+    assert line(dec, call("setsockopt", (5, 41, 26, ADDR, 0), -92)).startswith(
+        'setsockopt(5, SOL_IPV6, IPV6_V6ONLY, "", 0) = -1 ENOPROTOOPT')
 
 
 def test_setsockopt_membership_structs(dec: SyscallDecoder) -> None:

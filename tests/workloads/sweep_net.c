@@ -247,9 +247,18 @@ static void unixes(void) {
     c = socket(AF_INET, SOCK_STREAM, 0);
     connect(c, (void *)&sin, sizeof(sin));
     s = accept4(l, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    int i = 0;
+    socklen_t vl2;
     accept4(l, NULL, NULL, 0x4);                          /* EINVAL */
+    accept(-1, NULL, NULL);                               /* EBADF */
+    struct sockaddr_in fa;
+    recvfrom(s, rbuf, 1, MSG_DONTWAIT, (void *)&fa, NULL); /* EAGAIN */
+    vl2 = sizeof(i);
+    getsockopt(s, SOL_TCP, 99, &i, &vl2);
+    getsockopt(s, SOL_IPV6, 99, &i, &vl2);
+    setsockopt(s, SOL_IPV6, IPV6_V6ONLY, &i, 0);
+    setsockopt(s, SOL_TCP, TCP_NODELAY, &i, 0);
     accept4(-1, NULL, NULL, SOCK_NONBLOCK);               /* EBADF */
-    int i;
     ioctl(s, FIONREAD, &i);
     sendto(c, "x", 1, 0, NULL, 0);
     usleep(1000);

@@ -151,7 +151,8 @@ _SET_INT_OPTS = frozenset({
 _SET_STRUCT_OPTS = frozenset({
     "SO_LINGER", "SO_ATTACH_FILTER", "SO_ATTACH_REUSEPORT_CBPF", "SO_TXREHASH",
     "IP_ADD_MEMBERSHIP", "IP_DROP_MEMBERSHIP", "MCAST_JOIN_GROUP", "MCAST_LEAVE_GROUP",
-    "IP_LOCAL_PORT_RANGE"})
+    "IP_LOCAL_PORT_RANGE", "IPV6_ADD_MEMBERSHIP", "IPV6_DROP_MEMBERSHIP", "IPV6_JOIN_ANYCAST",
+    "IPV6_LEAVE_ANYCAST"})
 
 
 def _optval(d: SyscallDecoder, ev: Syscall, i: int, n: int | None, out: bool) -> str:
@@ -171,14 +172,14 @@ def _optval(d: SyscallDecoder, ev: Syscall, i: int, n: int | None, out: bool) ->
         if n is None or n < 4 or cap is None or len(cap.data) < 4:
             return pointer(ev.args[i])
         return f"[{_int(cap.data)}]"
-    if (not out and n == 0 and so not in _SET_STRUCT_OPTS and ip not in _SET_STRUCT_OPTS
-            and level not in ("SOL_IPV6", "SOL_PACKET", "SOL_RAW")):
+    ip6 = T.IPV6_NAMES.get(ev.args[2] & 0xFFFFFFFF) if level == "SOL_IPV6" else None
+    if (not out and n == 0 and not {so, ip, ip6} & _SET_STRUCT_OPTS
+            and level not in ("SOL_PACKET", "SOL_RAW")):
         return '""'                     # strace's default: the value's 0 bytes
     if cap is None or n is None or n <= 0 or len(cap.data) < min(n, 4):
         return pointer(ev.args[i])
     if not out:
-        text = _set_struct(so, ip, T.IPV6_NAMES.get(ev.args[2] & 0xFFFFFFFF)
-                           if level == "SOL_IPV6" else None, cap.data[:n])
+        text = _set_struct(so, ip, ip6, cap.data[:n])
         if text is not None:
             return pointer(ev.args[i]) if text == "" else text
     fields = _GET_STRUCTS.get(so or "") if out else None
