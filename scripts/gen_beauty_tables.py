@@ -142,9 +142,11 @@ TABLES: dict[str, Table] = {
                           frozenset(), ()),
     "ACCESS_MODES": ("bits", ("unistd.h",), r"[RWX]_OK", frozenset(), ("R_OK", "W_OK", "X_OK")),
     "SEEK_WHENCE": ("values", ("linux/fs.h",), r"SEEK_[A-Z]+", frozenset({"SEEK_MAX"}), ()),
-    "IOCTLS": ("values", ("asm/ioctls.h", "linux/fs.h", "linux/blktrace_api.h", "stddef.h"),
+    "IOCTLS": ("values", ("asm/ioctls.h", "linux/fs.h", "linux/fiemap.h", "linux/random.h",
+                          "linux/blktrace_api.h", "stddef.h"),
                r"TC[A-Z0-9]+|TIOC[A-Z0-9]+|FIO[A-Z]+|FS_IOC_[A-Z_]+|FICLONE|FICLONERANGE|"
-               r"FIDEDUPERANGE|FIFREEZE|FITHAW|FITRIM|FIGETBSZ|FIBMAP|BLK[A-Z0-9_]+",
+               r"FIDEDUPERANGE|FIFREEZE|FITHAW|FITRIM|FIGETBSZ|FIBMAP|BLK[A-Z0-9_]+|"
+               r"RND[A-Z]+",
                frozenset({"TIOCSER_TEMT", "TCIFLUSH", "TCOFLUSH", "TCIOFLUSH", "TCOOFF",
                           "TCOON", "TCIOFF", "TCION", "TCSANOW", "TCSADRAIN", "TCSAFLUSH"}),
                ()),
@@ -368,6 +370,13 @@ TABLES: dict[str, Table] = {
                         ()),
     "PR_MCE_KILL_POLICIES": ("values", ("linux/prctl.h",),
                              r"PR_MCE_KILL_(LATE|EARLY|DEFAULT)", frozenset(), ()),
+    # prctl PR_GET/SET_SPECULATION_CTRL: the misfeature (arg2) and its state (the value
+    # PR_GET returns, PR_SET's arg3)
+    "PR_SPEC_MISFEATURES": ("values", ("linux/prctl.h",),
+                            r"PR_SPEC_(STORE_BYPASS|INDIRECT_BRANCH|L1D_FLUSH)", frozenset(), ()),
+    "PR_SPEC_STATES": ("bits", ("linux/prctl.h",),
+                       r"PR_SPEC_(PRCTL|ENABLE|DISABLE|FORCE_DISABLE|DISABLE_NOEXEC)",
+                       frozenset(), ()),
     "PR_SET_VMA_OPS": ("values", ("linux/prctl.h",), r"PR_SET_VMA_ANON_NAME", frozenset(), ()),
     "SECCOMP_MODES": ("values", ("linux/seccomp.h",), r"SECCOMP_MODE_[A-Z]+", frozenset(), ()),
     "SECUREBITS": ("bits", ("linux/securebits.h",), r"SECBIT_[A-Z_]+", frozenset(), ()),
@@ -566,7 +575,18 @@ TABLES: dict[str, Table] = {
     # requests of other drivers that share a value with one of IOCTLS: strace prints
     # both names (``SNDCTL_TMR_START or TCSETS``, ``BTRFS_IOC_CLONE or FICLONE``)
     "IOCTL_ALIASES": ("values", ("linux/soundcard.h", "linux/btrfs.h"),
-                      r"SNDCTL_TMR_[A-Z]+|BTRFS_IOC_CLONE", frozenset(), ()),
+                      r"SNDCTL_TMR_[A-Z]+|BTRFS_IOC_CLONE|BTRFS_IOC_CLONE_RANGE|"
+                      r"BTRFS_IOC_FILE_EXTENT_SAME", frozenset(), ()),
+    # ioctl TIOCMGET/TIOCMSET/TIOCMBIS/TIOCMBIC's modem lines (strace 6.1's names:
+    # TIOCM_CAR and TIOCM_RNG, not their aliases TIOCM_CD and TIOCM_RI)
+    "TIOCM_BITS": ("bits", ("asm/termbits.h", "asm/ioctls.h", "asm/termios.h"), r"TIOCM_[A-Z0-9]+",
+                   frozenset({"TIOCM_CD", "TIOCM_RI"}), ()),
+    # struct fsxattr's fsx_xflags (ioctl FS_IOC_FSGETXATTR) and struct fiemap's fm_flags
+    "FS_XFLAGS": ("bits", ("linux/fs.h",), r"FS_XFLAG_[A-Z]+", frozenset(), ()),
+    "FIEMAP_FLAGS": ("bits", ("linux/fiemap.h",), r"FIEMAP_FLAG_[A-Z]+", frozenset(), ()),
+    # ptrace PTRACE_GETREGSET/SETREGSET's note types (linux/elf.h)
+    "NT_TYPES": ("values", ("linux/elf.h",), r"NT_[A-Z0-9_]+",
+                 frozenset({"NT_GNU_PROPERTY_TYPE_0"}), ()),
 }
 
 # Names of C enum constants (``-E -dM`` lists only macros), per table, from the headers

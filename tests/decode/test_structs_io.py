@@ -346,3 +346,49 @@ def test_hostile_captures_never_raise(name: str, data: bytes, kind: int, flags: 
     caps = (Capture(arg, kind, flags, data), Capture(arg, kind, flags, data[::-1]))
     out = d.decode(call(name, (3, n, ADDR, n, ADDR, n), ret, caps))
     assert out.name == name and all(isinstance(a, str) for a in out.args)
+
+
+def test_tty_and_file_ioctl_structs(dec: SyscallDecoder) -> None:
+    """termio, the modem lines, fsxattr, file_clone_range, file_dedupe_range and fiemap
+    as strace 6.1 printed them (tests/e2e/test_strace_sweep_tty.py)."""
+    termio = struct.pack("<4HB8sx", 0o2400, 0o5, 0o277, 0o105073, 0, bytes(8))
+    assert IO.format_termio(termio, FL) == TERMIOS_TEXT
+    assert IO.format_termio(termio[:17], FL) is None
+    tcgeta, tcseta, tcflsh, tcxonc, tiocmset = 0x5405, 0x5406, 0x540B, 0x540A, 0x5418
+    cap = Capture(2, CAP_STRUCT, 0, termio)
+    assert line(dec, call("ioctl", (5, tcgeta, ADDR), 0, (cap,))) == \
+        f"ioctl(5, TCGETA, {TERMIOS_TEXT}) = 0"
+    assert line(dec, call("ioctl", (5, tcseta, ADDR), -1, (cap,))).startswith(
+        f"ioctl(5, TCSETA, {TERMIOS_TEXT}) = -1")
+    assert line(dec, call("ioctl", (5, tcflsh, 7), -22)).startswith(
+        "ioctl(5, TCFLSH, 0x7 /* TC??? */) = -1")
+    assert line(dec, call("ioctl", (5, tcxonc, 1))).startswith("ioctl(5, TCXONC, TCOON)")
+    modem = Capture(2, CAP_STRUCT, 0, struct.pack("<I", 0x6 | 0x10000))
+    assert line(dec, call("ioctl", (5, tiocmset, ADDR), -25, (modem,))).startswith(
+        "ioctl(5, TIOCMSET, [TIOCM_DTR|TIOCM_RTS|0x10000]) = -1")
+    assert IO.format_fsxattr(struct.pack("<5I8x", 0x10, 0, 0, 0, 0), FL) == (
+        "{fsx_xflags=FS_XFLAG_APPEND, fsx_extsize=0, fsx_nextents=0, fsx_projid=0, "
+        "fsx_cowextsize=0}")
+    assert IO.format_fsxattr(bytes(19), FL) is None
+    assert IO.format_clone_range(struct.pack("<qQQQ", 3, 0, 4096, 0)) == \
+        "{src_fd=3, src_offset=0, src_length=4096, dest_offset=0}"
+    assert IO.format_clone_range(bytes(31)) is None
+    head = struct.pack("<QQH2xI", 0, 4, 2, 0)
+    info = struct.pack("<qQQiI", 4, 0, 0, 0, 0)
+    assert IO.format_dedupe_range(head + info) == (
+        "{src_offset=0, src_length=4, dest_count=2, info=[{dest_fd=4, dest_offset=0}, ...]}")
+    assert IO.format_dedupe_range(head[:20]) is None
+    fiemap = 0xC020660B
+    req = Capture(2, CAP_STRUCT, 0, struct.pack("<QQIII4x", 0, 2**64 - 1, 1, 0, 2))
+    got = Capture(2, CAP_STRUCT, 0, struct.pack("<QQIII4x", 0, 2**64 - 1, 1, 1, 2))
+    assert line(dec, call("ioctl", (3, fiemap, ADDR), 0, (req, got))) == (
+        "ioctl(3, FS_IOC_FIEMAP, {fm_start=0, fm_length=18446744073709551615, "
+        "fm_flags=FIEMAP_FLAG_SYNC, fm_extent_count=2} => {fm_flags=FIEMAP_FLAG_SYNC, "
+        "fm_mapped_extents=1, ...}) = 0")
+    assert line(dec, call("ioctl", (3, fiemap, ADDR), -14, (req,))).startswith(
+        "ioctl(3, FS_IOC_FIEMAP, {fm_start=0, fm_length=18446744073709551615, "
+        "fm_flags=FIEMAP_FLAG_SYNC, fm_extent_count=2}) = -1")
+    assert line(dec, call("ioctl", (3, fiemap, 0), -14)).startswith(
+        "ioctl(3, FS_IOC_FIEMAP, NULL)")
+    assert IO.ioctl_name(FL, 0x80045200) == "RNDGETENTCNT"
+    assert IO.ioctl_name(FL, 0x4020940D) == "BTRFS_IOC_CLONE_RANGE or FICLONERANGE"

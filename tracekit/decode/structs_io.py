@@ -54,14 +54,23 @@ if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
 
 __all__ = [
-    "EPOLL_EVENT_SIZES", "IOCTL_ARGS", "IovElem", "format_epoll_events", "format_fdset",
-    "format_iov", "format_pollfds", "format_revents", "format_termios", "format_winsize",
+    "EPOLL_EVENT_SIZES", "IOCTL_ARGS", "IovElem", "format_clone_range", "format_dedupe_range",
+    "format_epoll_events", "format_fdset", "format_fsxattr", "format_iov", "format_pollfds",
+    "format_revents", "format_termio", "format_termios", "format_winsize",
     "ioctl_name", "k_ioctlarg", "k_stop", "kinds", "parse_iov", "ret_kinds",
 ]
 
 # struct epoll_event: u32 events, u64 data; packed on x86_64 (include/uapi/linux/eventpoll.h)
 EPOLL_EVENT_SIZES: dict[str, int] = {"x86_64": 12, "arm64": 16}
 TERMIOS_SIZE = 36        # struct termios (asm-generic/termbits.h): 4 x u32, c_line, c_cc[19]
+TERMIO_SIZE = 18         # struct termio (asm-generic/termios.h): 4 x u16, c_line, c_cc[8]
+FSXATTR = struct.Struct("<5I")                    # struct fsxattr, then 8 bytes of padding
+FSXATTR_SIZE = 28
+CLONE_RANGE = struct.Struct("<qQQQ")              # struct file_clone_range
+DEDUPE_RANGE = struct.Struct("<QQH2xI")           # struct file_dedupe_range, then info[]
+DEDUPE_INFO = struct.Struct("<qQQiI")             # struct file_dedupe_range_info
+FIEMAP = struct.Struct("<QQIII4x")                # struct fiemap, then fm_extents[]
+IOCTL_STRUCT_CAP = 64    # the most bytes of an ioctl argument tracekit captures
 WINSIZE_SIZE = 8         # struct winsize: 4 x unsigned short
 POLLFD = struct.Struct("<ihh")                    # struct pollfd: fd, events, revents
 IOV_ELEM = struct.Struct("<QQII")                 # struct tk_iov_elem (programs/syscalls.h)
@@ -95,9 +104,11 @@ class _IoctlArg(NamedTuple):
     size: int            # bytes captured (0: not captured)
     into: bool           # the call reads it: captured at entry, shown whatever the result
     out: bool            # the call writes it: captured at exit, shown when it succeeded
-    fmt: str             # "termios", "winsize", "int", "fd" (the value as an int),
-    #                      "flush"/"flow" (TCFLSH/TCXONC's value by name), "none", "hex",
-    #                      "ptr" (an address), "inodeflags" (``[FS_EXTENT_FL]``)
+    fmt: str             # "termios", "termio", "winsize", "int", "fd" (the value as an
+    #                      int), "flush"/"flow" (TCFLSH/TCXONC's value by name), "none",
+    #                      "hex", "ptr" (an address), "inodeflags" (``[FS_EXTENT_FL]``),
+    #                      "modem" (``[TIOCM_DTR|TIOCM_RTS]``), "fsxattr", "clonerange",
+    #                      "dedupe", "fiemap"
 
 
 # How each request's argument prints (strace 6.1, term_ioctl.c and file_ioctl.c)
@@ -105,10 +116,22 @@ _IOCTL_KINDS: dict[str, _IoctlArg] = {
     "TCGETS": _IoctlArg(TERMIOS_SIZE, False, True, "termios"),
     **{n: _IoctlArg(TERMIOS_SIZE, True, False, "termios")
        for n in ("TCSETS", "TCSETSW", "TCSETSF")},
+    "TCGETA": _IoctlArg(TERMIO_SIZE, False, True, "termio"),
+    **{n: _IoctlArg(TERMIO_SIZE, True, False, "termio")
+       for n in ("TCSETA", "TCSETAW", "TCSETAF")},
     "TIOCGWINSZ": _IoctlArg(WINSIZE_SIZE, False, True, "winsize"),
     "TIOCSWINSZ": _IoctlArg(WINSIZE_SIZE, True, False, "winsize"),
     **{n: _IoctlArg(4, False, True, "int")
-       for n in ("FIONREAD", "TIOCOUTQ", "TIOCGPGRP", "TIOCGSID", "TIOCGETD", "TIOCGPTN")},
+       for n in ("FIONREAD", "TIOCOUTQ", "TIOCGPGRP", "TIOCGSID", "TIOCGETD", "TIOCGPTN",
+                 "TIOCGEXCL", "RNDGETENTCNT")},
+    "TIOCMGET": _IoctlArg(4, False, True, "modem"),
+    **{n: _IoctlArg(4, True, False, "modem") for n in ("TIOCMSET", "TIOCMBIS", "TIOCMBIC")},
+    "FS_IOC_FSGETXATTR": _IoctlArg(FSXATTR_SIZE, False, True, "fsxattr"),
+    "FS_IOC_FSSETXATTR": _IoctlArg(FSXATTR_SIZE, True, False, "fsxattr"),
+    "FICLONERANGE": _IoctlArg(CLONE_RANGE.size, True, False, "clonerange"),
+    # the header and the first destination: what fits in IOCTL_STRUCT_CAP
+    "FIDEDUPERANGE": _IoctlArg(DEDUPE_RANGE.size + DEDUPE_INFO.size, True, False, "dedupe"),
+    "FS_IOC_FIEMAP": _IoctlArg(FIEMAP.size, True, True, "fiemap"),
     **{n: _IoctlArg(4, True, False, "int")
        for n in ("FIONBIO", "FIOASYNC", "TIOCSPGRP", "TIOCSETD", "TIOCSPTLCK", "TIOCPKT")},
     "FS_IOC_GETFLAGS": _IoctlArg(4, False, True, "inodeflags"),
@@ -152,10 +175,24 @@ def _field(v: int, mask: int, names: Mapping[int, str]) -> str:
 
 
 def format_termios(data: bytes, fl: F.ArchFlags) -> str | None:
-    """struct termios (asm-generic/termbits.h), abbreviated as strace without -v."""
+    """struct termios (asm-generic/termbits.h), abbreviated as strace without -v:
+    ``{c_iflag=ICRNL|IXON, c_oflag=NL0|...|OPOST|ONLCR, c_cflag=B38400|CS8|CREAD,
+    c_lflag=ISIG|..., ...}``; None when ``data`` is shorter than the struct."""
     if len(data) < TERMIOS_SIZE:
         return None
-    iflag, oflag, cflag, lflag = struct.unpack_from("<4I", data)
+    return _term_flags(struct.unpack_from("<4I", data), fl)
+
+
+def format_termio(data: bytes, fl: F.ArchFlags) -> str | None:
+    """struct termio (TCGETA/TCSETA: 16-bit flag words), printed as strace prints a
+    termios (``format_termios``); None when ``data`` is shorter than the struct."""
+    if len(data) < TERMIO_SIZE:
+        return None
+    return _term_flags(struct.unpack_from("<4H", data), fl)
+
+
+def _term_flags(words: tuple[int, ...], fl: F.ArchFlags) -> str:
+    iflag, oflag, cflag, lflag = words
     T = fl.tables
     masks = {n: v for v, n in T.TERM_MASKS.items()}
     odelays = [_field(oflag, masks[m], t) for m, t in (
@@ -189,6 +226,65 @@ def format_winsize(data: bytes) -> str | None:
     return f"{{ws_row={row}, ws_col={col}, ws_xpixel={x}, ws_ypixel={y}}}"
 
 
+def format_fsxattr(data: bytes, fl: F.ArchFlags) -> str | None:
+    """struct fsxattr: ``{fsx_xflags=FS_XFLAG_APPEND, fsx_extsize=0, fsx_nextents=0,
+    fsx_projid=0, fsx_cowextsize=0}``; None when short."""
+    if len(data) < FSXATTR.size:
+        return None
+    xflags, extsize, nextents, projid, cowextsize = FSXATTR.unpack_from(data)
+    return (f"{{fsx_xflags={_bits(fl.tables.FS_XFLAGS, xflags)}, fsx_extsize={extsize}, "
+            f"fsx_nextents={nextents}, fsx_projid={projid}, fsx_cowextsize={cowextsize}}}")
+
+
+def format_clone_range(data: bytes) -> str | None:
+    """struct file_clone_range (FICLONERANGE): ``{src_fd=3, src_offset=0,
+    src_length=4096, dest_offset=0}``; None when short."""
+    if len(data) < CLONE_RANGE.size:
+        return None
+    fd, off, length, dest = CLONE_RANGE.unpack_from(data)
+    return f"{{src_fd={signed(fd, 32)}, src_offset={off}, src_length={length}, dest_offset={dest}}}"
+
+
+def format_dedupe_range(data: bytes) -> str | None:
+    """struct file_dedupe_range as FIDEDUPERANGE reads it: ``{src_offset=0, src_length=4,
+    dest_count=1, info=[{dest_fd=4, dest_offset=0}]}``, the destinations captured
+    (``...`` after them when dest_count says there are more); None when short."""
+    if len(data) < DEDUPE_RANGE.size:
+        return None
+    off, length, count, _ = DEDUPE_RANGE.unpack_from(data)
+    infos = []
+    pos = DEDUPE_RANGE.size
+    while len(infos) < count and pos + DEDUPE_INFO.size <= len(data):
+        fd, dest, _, _, _ = DEDUPE_INFO.unpack_from(data, pos)
+        infos.append(f"{{dest_fd={signed(fd, 32)}, dest_offset={dest}}}")
+        pos += DEDUPE_INFO.size
+    if len(infos) < count:
+        infos.append("...")
+    return (f"{{src_offset={off}, src_length={length}, dest_count={count}, "
+            f"info=[{', '.join(infos)}]}}")
+
+
+def _fiemap_arg(ev: Syscall, i: int, fl: F.ArchFlags) -> str:
+    """FS_IOC_FIEMAP's struct fiemap: the request read at entry, then what the call
+    wrote: ``{fm_start=0, fm_length=..., fm_flags=FIEMAP_FLAG_SYNC, fm_extent_count=2}
+    => {fm_flags=FIEMAP_FLAG_SYNC, fm_mapped_extents=1, ...}`` (the extents elided, as
+    strace without -v); the address when the request was not read."""
+    entry, exit_ = _entry_exit(ev, i)
+    if entry is None or entry.flags & (CAPF_FAULT | CAPF_TRUNC) or len(entry.data) < FIEMAP.size:
+        return pointer(ev.args[i])
+    start, length, flags, _, count = FIEMAP.unpack_from(entry.data)
+    T = fl.tables
+    text = (f"{{fm_start={start}, fm_length={length}, "
+            f"fm_flags={_bits(T.FIEMAP_FLAGS, flags)}, fm_extent_count={count}}}")
+    if (succeeded(ev) and exit_ is not None and not exit_.flags & (CAPF_FAULT | CAPF_TRUNC)
+            and len(exit_.data) >= FIEMAP.size):
+        _, _, flags, mapped, count = FIEMAP.unpack_from(exit_.data)
+        more = ", ..." if count and mapped else ""
+        text += (f" => {{fm_flags={_bits(T.FIEMAP_FLAGS, flags)}, "
+                 f"fm_mapped_extents={mapped}{more}}}")
+    return text
+
+
 def k_ioctlarg(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
     """ioctl's argument by its request (argument ``i - 1``); None: the request has none."""
     v, fl = ev.args[i], d.flags
@@ -202,14 +298,27 @@ def k_ioctlarg(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
     if a.fmt == "ptr":
         return pointer(v)
     if a.fmt in ("flush", "flow"):
-        return F.enum(fl.tables.TC_FLUSH if a.fmt == "flush" else fl.tables.TC_FLOW, v)
+        name = (fl.tables.TC_FLUSH if a.fmt == "flush" else fl.tables.TC_FLOW).get(v & 0xFFFFFFFF)
+        return name if name is not None else f"{_hex(v)} /* TC??? */"
     if v == 0:
         return "NULL"
+    if a.fmt == "fiemap":
+        return _fiemap_arg(ev, i, fl)
     cap = capture(ev, i, whole=True) if a.into else capture_out(ev, i, whole=True)
     text = None
     if cap is not None:
         if a.fmt == "termios":
             text = format_termios(cap.data, fl)
+        elif a.fmt == "termio":
+            text = format_termio(cap.data, fl)
+        elif a.fmt == "fsxattr":
+            text = format_fsxattr(cap.data, fl)
+        elif a.fmt == "clonerange":
+            text = format_clone_range(cap.data)
+        elif a.fmt == "dedupe":
+            text = format_dedupe_range(cap.data)
+        elif a.fmt == "modem" and len(cap.data) >= 4:
+            text = f"[{_bits(fl.tables.TIOCM_BITS, int.from_bytes(cap.data[:4], 'little'))}]"
         elif a.fmt == "winsize":
             text = format_winsize(cap.data)
         elif a.fmt == "inodeflags" and len(cap.data) >= 4:
