@@ -87,6 +87,30 @@ def test_prctl_options() -> None:
         "prctl(0x12345 /* PR_??? */, 0x1, 0x2, 0x3, 0x4) = 0"
 
 
+def test_prctl_speculation_vma_name_and_arch_prctl_cpuid() -> None:
+    """As strace 6.1 printed them (tests/e2e/test_strace_sweep_tty.py)."""
+    assert text(rec("prctl", (52, 0), 2)) == \
+        "prctl(PR_GET_SPECULATION_CTRL, PR_SPEC_STORE_BYPASS) = 0x2 (PR_SPEC_ENABLE)"
+    assert text(rec("prctl", (52, 2), 9)) == \
+        "prctl(PR_GET_SPECULATION_CTRL, PR_SPEC_L1D_FLUSH) = 0x9 (PR_SPEC_PRCTL|PR_SPEC_FORCE_DISABLE)"
+    assert text(rec("prctl", (52, 0x63), -19)) == \
+        "prctl(PR_GET_SPECULATION_CTRL, 0x63 /* PR_SPEC_??? */) = -1 ENODEV (No such device)"
+    vma = 0x53564D41
+    named = cap(4, b"tk-sweep", CAP_STR)
+    assert text(rec("prctl", (vma, 0, U, 4096, U + 8), -22, (named,))).startswith(
+        'prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, 0x560000001000, 4096, "tk-sweep") = -1')
+    long_ = cap(4, b"x" * 33, CAP_STR, CAPF_TRUNC)
+    assert text(rec("prctl", (vma, 0, U, 4096, U + 8), 0, (long_,))).endswith(
+        f'4096, "{"x" * 32}"...) = 0')
+    assert text(rec("prctl", (vma, 0, U, 4096, 0))).endswith("4096, NULL) = 0")
+    assert text(rec("prctl", (vma, 0, U, 4096, 1), -14,
+                    (cap(4, b"", CAP_STR, CAPF_FAULT),))).startswith(
+        "prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, 0x560000001000, 4096, 0x1) = -1")
+    assert text(rec("arch_prctl", (0x1011, 0), 1)) == "arch_prctl(ARCH_GET_CPUID) = 1"
+    assert text(rec("arch_prctl", (0xDEADBEEF_00001011, 0), 1)) == "arch_prctl(ARCH_GET_CPUID) = 1"
+    assert text(rec("arch_prctl", (0x1012, 1))) == "arch_prctl(ARCH_SET_CPUID, 0x1) = 0"
+
+
 def test_fcntl_commands_and_results() -> None:
     lock = struct.pack("<hh4xqqi4x", 1, 0, 10, 20, 0)
     assert text(rec("fcntl", (3, 6, U), 0, (cap(2, lock),))) == \

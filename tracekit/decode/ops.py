@@ -131,8 +131,10 @@ def _prctl(d: SyscallDecoder, ev: Syscall) -> list[str]:
     if opt_name == "PR_SET_VMA":
         out.append(_xval(T.PR_SET_VMA_OPS, args[1], "PR_SET_VMA_???"))
         if T.PR_SET_VMA_OPS.get(args[1]) == "PR_SET_VMA_ANON_NAME":
-            return [*out, pointer(args[2]), str(args[3]), pointer(args[4])]
+            return [*out, pointer(args[2]), str(args[3]), _vma_name(ev)]
         return [*out, *(_x(v) for v in args[2:5])]
+    if opt_name == "PR_GET_SPECULATION_CTRL":
+        return [*out, _xval(T.PR_SPEC_MISFEATURES, args[1], "PR_SPEC_???")]
     if opt_name == "PR_MCE_KILL":
         out.append(_xval(T.PR_MCE_KILL_OPS, args[1], "PR_MCE_KILL_???"))
         return [*out, *(_x(v) for v in args[2:5])]
@@ -142,6 +144,20 @@ def _prctl(d: SyscallDecoder, ev: Syscall) -> list[str]:
     for k, v in zip(spec, args[1:5], strict=False):
         out.append(_prctl_arg(d, ev, k, v))
     return out
+
+
+STRING_LIMIT = 32          # strace's default -s: the bytes of a string it prints
+
+
+def _vma_name(ev: Syscall) -> str:
+    """PR_SET_VMA_ANON_NAME's name (arg5, read at entry): ``"name"``, the address when
+    it was not read, NULL (clears the name)."""
+    if not ev.args[4]:
+        return "NULL"
+    cap = _readable(next(iter(_caps(ev, 4, CAP_STR)), None))
+    if cap is None:
+        return pointer(ev.args[4])
+    return quote(cap.data, limit=STRING_LIMIT, more=bool(cap.flags & CAPF_TRUNC))
 
 
 def _prctl_arg(d: SyscallDecoder, ev: Syscall, kind: str, v: int) -> str:
@@ -202,6 +218,10 @@ def _ret_prctl(d: SyscallDecoder, ev: Syscall, text: str) -> str:
     if name == "PR_MCE_KILL_GET":
         policy = T.PR_MCE_KILL_POLICIES.get(ret)
         return f"{ret} ({policy})" if policy else text
+    if name == "PR_GET_SPECULATION_CTRL" and ret >= 0 \
+            and T.PR_SPEC_MISFEATURES.get(ev.args[1]) is not None:
+        # the misfeature's state: ``0x2 (PR_SPEC_ENABLE)``
+        return f"{_x(ret)} ({F.FlagSet(T.PR_SPEC_STATES, zero='PR_SPEC_NOT_AFFECTED')(ret)})"
     if name == "PR_GET_SECUREBITS" and ret:
         return f"{ret:#x} ({F.FlagSet(T.SECUREBITS)(ret)})"
     return text
@@ -796,9 +816,12 @@ def _k_gids(out: bool) -> Callable[[SyscallDecoder, Syscall, int], str]:
     return k
 
 
-def _k_archprctl_arg(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-    """arch_prctl's addr: ``[0x7f...]`` that ARCH_GET_FS/ARCH_GET_GS wrote, else hex."""
+def k_archprctl_arg(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
+    """arch_prctl's addr: ``[0x7f...]`` that ARCH_GET_FS/ARCH_GET_GS wrote, none for
+    ARCH_GET_CPUID (it takes no argument: ``arch_prctl(ARCH_GET_CPUID) = 1``), else hex."""
     name = d.flags.tables.ARCH_PRCTL_OPTIONS.get(ev.args[0] & _M32)
+    if name == "ARCH_GET_CPUID":
+        return None
     if name in ("ARCH_GET_FS", "ARCH_GET_GS"):
         return _out_int(ev, i, pointer, size=8)
     return _x(ev.args[i])
@@ -875,7 +898,8 @@ def _ret_signal(d: SyscallDecoder, ev: Syscall, text: str) -> str:
     return f"{ev.ret} ({d.flags.signal_name(ev.ret)})" if ev.ret > 0 else text
 
 
-def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int], str]]:
+def kinds(fl: F.ArchFlags
+          ) -> dict[str, Callable[[SyscallDecoder, Syscall, int], str | None]]:
     """The argument kinds of this module for ``fl``'s arch (merged by tracekit.decode.args)."""
     T = fl.tables
     # timerfd_create and timerfd_settime print their flags with one table, strace 6.1's
@@ -899,7 +923,7 @@ def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int],
         "itimerval_in": _k_struct_in(format_itimerval),
         "itimerval_out": _k_struct_out(format_itimerval),
         "gids_out": _k_gids(True), "gids_in": _k_gids(False),
-        "archprctlarg": _k_archprctl_arg,
+        "archprctlarg": k_archprctl_arg,
         "unshareflags": lambda d, ev, i: unshare(ev.args[i]),
         "setnstype": lambda d, ev, i: setns(ev.args[i] & _M32),
         "siginfo_in": _k_struct_in(_siginfo(fl)), "siginfo_w": _k_struct_out(_siginfo(fl)),
