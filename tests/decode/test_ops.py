@@ -91,10 +91,11 @@ def test_prctl_speculation_vma_name_and_arch_prctl_cpuid() -> None:
     """As strace 6.1 printed them (tests/e2e/test_strace_sweep_tty.py)."""
     assert text(rec("prctl", (52, 0), 2)) == \
         "prctl(PR_GET_SPECULATION_CTRL, PR_SPEC_STORE_BYPASS) = 0x2 (PR_SPEC_ENABLE)"
-    assert text(rec("prctl", (52, 2), 9)) == \
-        "prctl(PR_GET_SPECULATION_CTRL, PR_SPEC_L1D_FLUSH) = 0x9 (PR_SPEC_PRCTL|PR_SPEC_FORCE_DISABLE)"
-    assert text(rec("prctl", (52, 0x63), -19)) == \
-        "prctl(PR_GET_SPECULATION_CTRL, 0x63 /* PR_SPEC_??? */) = -1 ENODEV (No such device)"
+    assert text(rec("prctl", (52, 2), 9)) == ("prctl(PR_GET_SPECULATION_CTRL, PR_SPEC_L1D_FLUSH) "
+                                              "= 0x9 (PR_SPEC_PRCTL|PR_SPEC_FORCE_DISABLE)")
+    assert text(rec("prctl", (52, 0x63), -19)) == ("prctl(PR_GET_SPECULATION_CTRL, "
+                                                   "0x63 /* PR_SPEC_??? */) = -1 ENODEV "
+                                                   "(No such device)")
     vma = 0x53564D41
     named = cap(4, b"tk-sweep", CAP_STR)
     assert text(rec("prctl", (vma, 0, U, 4096, U + 8), -22, (named,))).startswith(
