@@ -67,7 +67,7 @@ def rec(sig: int, info: bytes, *, ts: int = 5_000_000, tid: int = 42,
      "si_arch=0xc000003e}"),
     (siginfo(10, 0, struct.pack("<iI", 1, 0), errno=1),
      "{si_signo=SIGUSR1, si_errno=EPERM, si_code=SI_USER, si_pid=1, si_uid=0}"),
-    (siginfo(15, 77), "{si_signo=SIGTERM, si_code=77}"),
+    (siginfo(15, 77), "{si_signo=SIGTERM, si_code=0x4d}"),
 ])
 def test_siginfo_text(info: bytes, text: str) -> None:
     assert siginfo_text(info, F) == text
@@ -77,7 +77,7 @@ def test_si_code_names_per_signal() -> None:
     assert si_code_name(17, 6) == "CLD_CONTINUED"
     assert si_code_name(5, 1) == "TRAP_BRKPT"
     assert si_code_name(4, 1) == "ILL_ILLOPC"
-    assert si_code_name(10, 1) == "1"           # no codes > 0 for SIGUSR1
+    assert si_code_name(10, 1) == "0x1"         # no codes > 0 for SIGUSR1: hex
     assert si_code_name(10, -60) == "SI_ASYNCNL"
 
 

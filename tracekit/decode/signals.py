@@ -70,14 +70,17 @@ _CODES: dict[int, dict[int, str]] = {
 _SIGSTOP = 19
 _STOPS = frozenset({_SIGSTOP, 20, 21, 22})
 _SIG_DFL = 0
-_FAULTS = frozenset({_SIGILL, _SIGFPE, _SIGSEGV, _SIGBUS})
+# signals whose kernel-sent siginfo strace prints with si_addr (SIGTRAP's too, as the
+# ptrace stops' siginfo of PTRACE_GETSIGINFO)
+_FAULTS = frozenset({_SIGILL, _SIGFPE, _SIGSEGV, _SIGBUS, _SIGTRAP})
 
 
 def si_code_name(signo: int, code: int) -> str:
-    """``(17, 1)`` -> ``CLD_EXITED``; ``(10, 0)`` -> ``SI_USER``; unknown: the number."""
-    if code <= 0 or code == _SI_KERNEL:
-        return _SI_CODES.get(code, str(code))
-    return _CODES.get(signo, {}).get(code, str(code))
+    """``(17, 1)`` -> ``CLD_EXITED``; ``(10, 0)`` -> ``SI_USER``; unknown: the number in
+    hex as an unsigned int, as strace 6.1 prints it (a ptrace event stop's ``0x8005``)."""
+    name = (_SI_CODES.get(code) if code <= 0 or code == _SI_KERNEL
+            else _CODES.get(signo, {}).get(code))
+    return name if name is not None else hex(code & 0xFFFFFFFF)
 
 
 def _ptr(v: int) -> str:
