@@ -667,6 +667,11 @@ INTERNAL_BITS: dict[str, dict[str, int]] = {
     # include/linux/socket.h: the compat bit of send/recv flags (strace names 0x80000000)
     "MSG_FLAGS": {"MSG_CMSG_COMPAT": 0x80000000},
 }
+# Names strace 6.1 prints that differ from the uapi header's: glibc's sys/ptrace.h spells
+# the user-area requests PTRACE_PEEKUSER/PTRACE_POKEUSER (linux/ptrace.h: ...USR).
+RENAMED: dict[str, dict[str, str]] = {
+    "PTRACE_REQUESTS": {"PTRACE_PEEKUSR": "PTRACE_PEEKUSER", "PTRACE_POKEUSR": "PTRACE_POKEUSER"},
+}
 ENUM_TAGS: dict[str, str] = {
     "KCMP_TYPES": "kcmp_type", "MEMBARRIER_CMDS": "membarrier_cmd", "BPF_CMDS": "bpf_cmd",
     "LANDLOCK_RULES": "landlock_rule_type", "PERF_TYPES": "perf_type_id",
@@ -803,7 +808,8 @@ def build(arch: str, cc: str, tmp: Path) -> dict[str, object]:
                 old = by_value.get(v)
                 if old is None or _better(n, old):
                     by_value[v] = n
-            tables[tname] = dict(sorted(by_value.items()))
+            renamed = RENAMED.get(tname, {})
+            tables[tname] = {v: renamed.get(n, n) for v, n in sorted(by_value.items())}
         else:
             seen: dict[int, str] = {}
             for n, v in sorted(values.items()):

@@ -112,6 +112,42 @@ def test_prctl_speculation_vma_name_and_arch_prctl_cpuid() -> None:
     assert text(rec("arch_prctl", (0x1012, 1))) == "arch_prctl(ARCH_SET_CPUID, 0x1) = 0"
 
 
+def test_ptrace_requests_print_what_they_read_and_wrote() -> None:
+    """As strace 6.1 printed them (tests/e2e/test_strace_sweep_tty.py)."""
+    word = (cap(3, struct.pack("<Q", 0x1234)), cap(3, struct.pack("<Q", 0x1234) + bytes(208)))
+    assert text(rec("ptrace", (2, 9, U, U + 8), 0, word)) == \
+        "ptrace(PTRACE_PEEKDATA, 9, 0x560000001000, [0x1234]) = 0"
+    assert text(rec("ptrace", (2, 9, 0, U + 8), -5, word)) == \
+        "ptrace(PTRACE_PEEKDATA, 9, NULL, 0x560000001008) = -1 EIO (Input/output error)"
+    zero = (cap(3, bytes(8)),)
+    for addr, off in ((0, "8*R15"), (16 * 8, "8*RIP"), (18 * 8, "8*EFL"), (21 * 8, "8*SS+8"),
+                      (26 * 8, "8*SS+48"), (216, "offsetof(struct user, u_fpvalid)"),
+                      (230, "offsetof(struct user, i387)+6"), (912, "sizeof(struct user)"),
+                      (913, "0x391"), (0x1001, "0x1001")):
+        assert text(rec("ptrace", (3, 9, addr, U), 0, zero)) == \
+            f"ptrace(PTRACE_PEEKUSER, 9, {off}, [NULL]) = 0"
+    assert text(rec("ptrace", (0x4201, 9, 0, U), 0, zero)) == \
+        "ptrace(PTRACE_GETEVENTMSG, 9, NULL, [0]) = 0"
+    assert text(rec("ptrace", (0x4200, 9, 0, 0x80000000), -22)).startswith(
+        "ptrace(PTRACE_SETOPTIONS, 9, NULL, 0x80000000 /* PTRACE_O_??? */) = -1")
+    regs = struct.pack("<27Q", *range(27))
+    got = text(rec("ptrace", (12, 9, 0, U), 0, (cap(3, regs),)))
+    assert got.startswith("ptrace(PTRACE_GETREGS, 9, {r15=0, r14=0x1, r13=0x2, ")
+    assert got.endswith(", orig_rax=0xf, rip=0x10, cs=0x11, eflags=0x12, rsp=0x13, ss=0x14, "
+                        "fs_base=0x15, gs_base=0x16, ds=0x17, es=0x18, fs=0x19, gs=0x1a}) = 0")
+    assert text(rec("ptrace", (12, 9, 0, 1), -14, (cap(3, b"", flags=CAPF_FAULT),))) == \
+        "ptrace(PTRACE_GETREGS, 9, 0x1) = -1 EFAULT (Bad address)"
+    iov = (cap(3, struct.pack("<QQ", U, 216) + bytes(200)),)
+    assert text(rec("ptrace", (0x4204, 9, 0x999, U), -22, iov)).startswith(
+        "ptrace(PTRACE_GETREGSET, 9, 0x999 /* NT_??? */, {iov_base=0x560000001000, "
+        "iov_len=216}) = -1")
+    assert text(rec("ptrace", (0x4204, 9, 1, 0), -14)).startswith(
+        "ptrace(PTRACE_GETREGSET, 9, NT_PRSTATUS, NULL) = -1")
+    si = struct.pack("<iii4xiI", 5, 0, 0x8005, 0x3C59, 0).ljust(128, b"\0")
+    assert text(rec("ptrace", (0x4202, 9, 0, U), 0, (cap(3, si[:8]), cap(3, si)))) == \
+        "ptrace(PTRACE_GETSIGINFO, 9, NULL, {si_signo=SIGTRAP, si_code=0x8005, si_addr=0x3c59}) = 0"
+
+
 def test_fcntl_commands_and_results() -> None:
     lock = struct.pack("<hh4xqqi4x", 1, 0, 10, 20, 0)
     assert text(rec("fcntl", (3, 6, U), 0, (cap(2, lock),))) == \

@@ -251,6 +251,11 @@ static void ptrace_calls(long hi) {
     syscall(SYS_ptrace, PTRACE_PEEKDATA, (long)pid, &word, &data);
     syscall(SYS_ptrace, PTRACE_PEEKTEXT, (long)pid, &word, &data);
     syscall(SYS_ptrace, PTRACE_PEEKUSER, (long)pid, 0L, &data);
+    syscall(SYS_ptrace, PTRACE_PEEKUSER, (long)pid, 16L * 8, &data);
+    syscall(SYS_ptrace, PTRACE_PEEKUSER, (long)pid, 21L * 8, &data);
+    syscall(SYS_ptrace, PTRACE_PEEKUSER, (long)pid, 26L * 8, &data);
+    syscall(SYS_ptrace, PTRACE_PEEKUSER, (long)pid, 27L * 8, &data);
+    syscall(SYS_ptrace, PTRACE_PEEKUSER, (long)pid, 0x1001L, &data);
     syscall(SYS_ptrace, PTRACE_POKEDATA, (long)pid, &word, 0x5678L);
     syscall(SYS_ptrace, PTRACE_PEEKDATA, (long)pid, NULL, &data);
     syscall(SYS_ptrace, PTRACE_GETREGS, (long)pid, 0L, &regs);

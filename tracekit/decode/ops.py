@@ -475,6 +475,89 @@ _PTRACE_REGS = frozenset({"PTRACE_GETREGS", "PTRACE_SETREGS", "PTRACE_GETFPREGS"
                           "PTRACE_SETFPREGS", "PTRACE_GETFPXREGS", "PTRACE_SETFPXREGS"})
 
 
+_PTRACE_PEEK = frozenset({"PTRACE_PEEKTEXT", "PTRACE_PEEKDATA", "PTRACE_PEEKUSER"})
+_PTRACE_USER = frozenset({"PTRACE_PEEKUSER", "PTRACE_POKEUSER"})
+_PTRACE_REGSET = frozenset({"PTRACE_GETREGSET", "PTRACE_SETREGSET"})
+# struct user_regs_struct (arch/x86/include/asm/user_64.h): 27 unsigned longs, 216 bytes
+USER_REGS_X86_64 = ("r15", "r14", "r13", "r12", "rbp", "rbx", "r11", "r10", "r9", "r8",
+                    "rax", "rcx", "rdx", "rsi", "rdi", "orig_rax", "rip", "cs", "eflags",
+                    "rsp", "ss", "fs_base", "gs_base", "ds", "es", "fs", "gs")
+USER_REGS_SIZE = 8 * len(USER_REGS_X86_64)
+# The offsets in x86_64's struct user (sys/user.h) that strace 6.1 names for
+# PTRACE_PEEKUSER/POKEUSER, in order: the registers up to ss (sys/reg.h's names, EFLAGS
+# as EFL), then the other members, then the struct's size.
+_USER_OFFSETS_X86_64: tuple[tuple[int, str], ...] = (
+    *((8 * k, f"8*{n.upper() if n != 'eflags' else 'EFL'}")
+      for k, n in enumerate(USER_REGS_X86_64[:USER_REGS_X86_64.index("ss") + 1])),
+    *((off, f"offsetof(struct user, {m})") for off, m in (
+        (216, "u_fpvalid"), (224, "i387"), (736, "u_tsize"), (744, "u_dsize"),
+        (752, "u_ssize"), (760, "start_code"), (768, "start_stack"), (776, "signal"),
+        (784, "reserved"), (792, "u_ar0"), (800, "u_fpstate"), (808, "magic"),
+        (816, "u_comm"), (848, "u_debugreg"))),
+    (912, "sizeof(struct user)"),
+)
+
+
+def format_user_regs(data: bytes) -> str | None:
+    """x86_64's struct user_regs_struct (PTRACE_GETREGS): ``{r15=0x7ffe..., r14=0,
+    ..., gs=0}``, every register in hex; None when ``data`` is shorter."""
+    if len(data) < USER_REGS_SIZE:
+        return None
+    values = struct.unpack_from(f"<{len(USER_REGS_X86_64)}Q", data)
+    return "{" + ", ".join(f"{n}={_x(v)}" for n, v in zip(USER_REGS_X86_64, values,
+                                                           strict=True)) + "}"
+
+
+def user_offset(arch: str, addr: int) -> str:
+    """PTRACE_PEEKUSER/POKEUSER's offset in struct user as strace 6.1 prints it on
+    x86_64: the member's name (``8*RIP``, ``offsetof(struct user, u_fpvalid)``), the
+    nearest named one below and the bytes past it (``8*SS+8``), hex past the struct
+    (``0x1001``) and on other arches."""
+    below = None
+    if arch == "x86_64":
+        for off, name in _USER_OFFSETS_X86_64:
+            if off > addr:
+                break
+            below = (off, name)
+    if below is None or (addr > below[0] and below[0] == _USER_OFFSETS_X86_64[-1][0]):
+        return _x(addr)
+    return below[1] if addr == below[0] else f"{below[1]}+{addr - below[0]}"
+
+
+def _ptrace_out(ev: Syscall, size: int) -> Capture | None:
+    """What a successful request wrote at data (read at exit), at least ``size`` bytes."""
+    if not succeeded(ev) or not ev.args[3]:
+        return None
+    return next((c for c in reversed(_caps(ev, 3)) if not c.flags & CAPF_FAULT
+                 and len(c.data) >= size), None)
+
+
+def _ptrace_data(fl: F.ArchFlags, name: str | None, ev: Syscall) -> str:
+    """ptrace's data by request: the word PEEK* read (``[0x1234]``, ``[NULL]``), GETEVENTMSG's
+    message (``[0]``), GETSIGINFO's siginfo, x86_64 GETREGS's registers, the iovec of
+    GETREGSET (``{iov_base=0x..., iov_len=216}``: the registers it points to are not
+    captured), else the address."""
+    data = ev.args[3]
+    if name in _PTRACE_PEEK:
+        return _out_int(ev, 3, pointer, size=8)
+    if name == "PTRACE_GETEVENTMSG":
+        return _out_int(ev, 3, str, size=8)
+    text = None
+    if name == "PTRACE_GETSIGINFO":
+        cap = _ptrace_out(ev, 48)
+        text = None if cap is None else _siginfo(fl)(cap.data)
+    elif name == "PTRACE_GETREGS" and fl.arch == "x86_64":
+        cap = _ptrace_out(ev, USER_REGS_SIZE)
+        text = None if cap is None else format_user_regs(cap.data)
+    elif name == "PTRACE_GETREGSET" and data:
+        cap = next((c for c in reversed(_caps(ev, 3)) if not c.flags & CAPF_FAULT
+                    and len(c.data) >= 16), None)
+        if cap is not None:
+            base, length = struct.unpack_from("<QQ", cap.data)
+            text = f"{{iov_base={pointer(base)}, iov_len={length}}}"
+    return pointer(data) if text is None else text
+
+
 def _ptrace(d: SyscallDecoder, ev: Syscall) -> list[str]:
     T, fl = d.flags.tables, d.flags
     req, pid, addr, data = ev.args[:4]
@@ -486,13 +569,18 @@ def _ptrace(d: SyscallDecoder, ev: Syscall) -> list[str]:
     if name in _PTRACE_NO_ADDR:
         return out
     if name in _PTRACE_REGS and fl.arch == "x86_64":
-        return [*out, pointer(data)]
-    out.append(str(addr) if name in _PTRACE_ADDR_U else pointer(addr))
+        return [*out, _ptrace_data(fl, name, ev)]
+    if name in _PTRACE_USER:
+        out.append(user_offset(fl.arch, addr))
+    elif name in _PTRACE_REGSET:
+        out.append(_xval(T.NT_TYPES, addr, "NT_???"))
+    else:
+        out.append(str(addr) if name in _PTRACE_ADDR_U else pointer(addr))
     if name in _PTRACE_SIG:
         return [*out, fl.signal_name(data & _M32) if data & _M32 else "0"]
     if name in _PTRACE_OPTS:
-        return [*out, F.FlagSet(T.PTRACE_OPTIONS)(data)]
-    return [*out, pointer(data)]
+        return [*out, F.FlagSet(T.PTRACE_OPTIONS, unknown="PTRACE_O_???")(data)]
+    return [*out, _ptrace_data(fl, name, ev)]
 
 
 def _syslog(d: SyscallDecoder, ev: Syscall) -> list[str]:

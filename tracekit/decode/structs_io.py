@@ -252,7 +252,7 @@ def format_dedupe_range(data: bytes) -> str | None:
     if len(data) < DEDUPE_RANGE.size:
         return None
     off, length, count, _ = DEDUPE_RANGE.unpack_from(data)
-    infos = []
+    infos: list[str] = []
     pos = DEDUPE_RANGE.size
     while len(infos) < count and pos + DEDUPE_INFO.size <= len(data):
         fd, dest, _, _, _ = DEDUPE_INFO.unpack_from(data, pos)
