@@ -363,6 +363,8 @@ def test_tty_and_file_ioctl_structs(dec: SyscallDecoder) -> None:
     assert line(dec, call("ioctl", (5, tcflsh, 7), -22)).startswith(
         "ioctl(5, TCFLSH, 0x7 /* TC??? */) = -1")
     assert line(dec, call("ioctl", (5, tcxonc, 1))).startswith("ioctl(5, TCXONC, TCOON)")
+    assert line(dec, call("ioctl", (5, tcxonc, 0xDEADBEEF_00000001), -22)).startswith(
+        "ioctl(5, TCXONC, 0xdeadbeef00000001 /* TC??? */) = -1")
     modem = Capture(2, CAP_STRUCT, 0, struct.pack("<I", 0x6 | 0x10000))
     assert line(dec, call("ioctl", (5, tiocmset, ADDR), -25, (modem,))).startswith(
         "ioctl(5, TIOCMSET, [TIOCM_DTR|TIOCM_RTS|0x10000]) = -1")

@@ -150,6 +150,10 @@ static void tty_calls(int m, int s, int f, long hi) {
     syscall(SYS_ioctl, -1L, TIOCGPGRP, &v);
     syscall(SYS_ioctl, -1L, TCFLSH, TCIFLUSH);
     syscall(SYS_ioctl, hi | s, TIOCGWINSZ, &ws);
+    syscall(SYS_ioctl, s, TCFLSH, hi | TCIFLUSH);
+    syscall(SYS_ioctl, s, TCXONC, hi | TCOON);
+    syscall(SYS_ioctl, s, TCSBRK, hi | 1);
+    syscall(SYS_ioctl, s, hi | TIOCGWINSZ, &ws);
 }
 
 /* A child in a session of its own takes the slave as its controlling terminal. */
@@ -269,6 +273,15 @@ static void ptrace_calls(long hi) {
     syscall(SYS_ptrace, PTRACE_LISTEN, (long)pid, 0L, 0L);
     syscall(SYS_ptrace, PTRACE_INTERRUPT, (long)pid, 0L, 0L);
     syscall(SYS_ptrace, 0x4299L, (long)pid, 0L, 0L);
+    /* resumed, stopped again (waited for), then let go and seized again */
+    syscall(SYS_ptrace, PTRACE_CONT, (long)pid, 0L, 0L);
+    syscall(SYS_ptrace, PTRACE_INTERRUPT, (long)pid, 0L, 0L);
+    waitpid(pid, NULL, __WALL);
+    syscall(SYS_ptrace, PTRACE_SYSCALL, (long)pid, 0L, 0L);
+    syscall(SYS_ptrace, PTRACE_INTERRUPT, (long)pid, 0L, 0L);
+    waitpid(pid, NULL, __WALL);
+    syscall(SYS_ptrace, PTRACE_DETACH, (long)pid, 0L, 0L);
+    syscall(SYS_ptrace, PTRACE_SEIZE, (long)pid, 0L, 0L);
     syscall(SYS_ptrace, PTRACE_KILL, (long)pid, 0L, 0L);
     kill(pid, SIGKILL);
     waitpid(pid, NULL, __WALL);

@@ -298,7 +298,8 @@ def k_ioctlarg(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
     if a.fmt == "ptr":
         return pointer(v)
     if a.fmt in ("flush", "flow"):
-        name = (fl.tables.TC_FLUSH if a.fmt == "flush" else fl.tables.TC_FLOW).get(v & 0xFFFFFFFF)
+        # the whole register: the kernel fails a value with high bits set (EINVAL)
+        name = (fl.tables.TC_FLUSH if a.fmt == "flush" else fl.tables.TC_FLOW).get(v)
         return name if name is not None else f"{_hex(v)} /* TC??? */"
     if v == 0:
         return "NULL"
