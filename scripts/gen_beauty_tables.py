@@ -584,6 +584,13 @@ TABLES: dict[str, Table] = {
     # struct fsxattr's fsx_xflags (ioctl FS_IOC_FSGETXATTR) and struct fiemap's fm_flags
     "FS_XFLAGS": ("bits", ("linux/fs.h",), r"FS_XFLAG_[A-Z]+", frozenset(), ()),
     "FIEMAP_FLAGS": ("bits", ("linux/fiemap.h",), r"FIEMAP_FLAG_[A-Z]+", frozenset(), ()),
+    # ptrace PTRACE_GET_SYSCALL_INFO's struct ptrace_syscall_info (op, arch) and
+    # PTRACE_PEEKSIGINFO's struct ptrace_peeksiginfo_args flags
+    "PTRACE_SYSCALL_INFO_OPS": ("values", ("linux/ptrace.h",), r"PTRACE_SYSCALL_INFO_[A-Z]+",
+                                frozenset(), ()),
+    "PTRACE_PEEKSIGINFO_FLAGS": ("bits", ("linux/ptrace.h",), r"PTRACE_PEEKSIGINFO_SHARED",
+                                 frozenset(), ()),
+    "AUDIT_ARCHES": ("values", ("linux/audit.h",), r"AUDIT_ARCH_[A-Z0-9_]+", frozenset(), ()),
     # ptrace PTRACE_GETREGSET/SETREGSET's note types (linux/elf.h)
     "NT_TYPES": ("values", ("linux/elf.h",), r"NT_[A-Z0-9_]+",
                  frozenset({"NT_GNU_PROPERTY_TYPE_0"}), ()),

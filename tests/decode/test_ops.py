@@ -148,6 +148,39 @@ def test_ptrace_requests_print_what_they_read_and_wrote() -> None:
         "ptrace(PTRACE_GETSIGINFO, 9, NULL, {si_signo=SIGTRAP, si_code=0x8005, si_addr=0x3c59}) = 0"
 
 
+def test_ptrace_set_requests_and_more_structs() -> None:
+    """What SETREGS/SETSIGINFO/SETSIGMASK read and GETFPREGS/GETSIGMASK/PEEKSIGINFO/
+    GET_SYSCALL_INFO wrote, as strace 6.1 printed them (test_strace_sweep_tty.py)."""
+    regs = cap(3, struct.pack("<27Q", *range(27)))
+    assert text(rec("ptrace", (13, 9, 0, U), 0, (regs,))).startswith(
+        "ptrace(PTRACE_SETREGS, 9, {r15=0, r14=0x1, ")
+    fp = struct.pack("<4H2Q2I", 0x37F, 0, 0, 0, 0, 0, 0x1F80, 0x2FFFF) + bytes(480)
+    got = text(rec("ptrace", (14, 9, 0, U), 0, (cap(3, fp),)))
+    assert got.startswith("ptrace(PTRACE_GETFPREGS, 9, {cwd=0x37f, swd=0, ftw=0, fop=0, rip=0, "
+                          "rdp=0, mxcsr=0x1f80, mxcr_mask=0x2ffff, st_space=[0, ")
+    assert f"xmm_space=[{', '.join(['0'] * 32)}, ...], padding=[0, " in got
+    assert text(rec("ptrace", (14, 9, 0, U), 0, (cap(3, fp[:500]),))) == \
+        "ptrace(PTRACE_GETFPREGS, 9, 0x560000001000) = 0"
+    mask = (cap(3, struct.pack("<Q", 1 << 9)),)
+    assert text(rec("ptrace", (0x420B, 9, 8, U), 0, mask)) == \
+        "ptrace(PTRACE_SETSIGMASK, 9, 8, [USR1]) = 0"
+    assert text(rec("ptrace", (0x420A, 9, 4, U), -22, mask)).startswith(
+        "ptrace(PTRACE_GETSIGMASK, 9, 4, 0x560000001000) = -1")
+    args = cap(2, struct.pack("<QIi", 0, 1, 2))
+    assert text(rec("ptrace", (0x4209, 9, U, U + 64), 0, (args,))) == \
+        "ptrace(PTRACE_PEEKSIGINFO, 9, {off=0, flags=PTRACE_PEEKSIGINFO_SHARED, nr=2}, []) = 0"
+    si = struct.pack("<iii", 10, 0, 0).ljust(128, b"\0")
+    assert text(rec("ptrace", (0x4209, 9, U, U + 64), 1, (args, cap(3, si)))).endswith(
+        ", [{si_signo=SIGUSR1, si_code=SI_USER, si_pid=0, si_uid=0}]) = 1")
+    info = cap(3, struct.pack("<B3xIQQ", 0, 0xC000003E, 0x401000, 0x7FF0).ljust(88, b"\0"))
+    assert text(rec("ptrace", (0x420E, 9, 88, U), 24, (info,))) == (
+        "ptrace(PTRACE_GET_SYSCALL_INFO, 9, 88, {op=PTRACE_SYSCALL_INFO_NONE, "
+        "arch=AUDIT_ARCH_X86_64, instruction_pointer=0x401000, stack_pointer=0x7ff0}) = 24")
+    entry = cap(3, struct.pack("<B3xIQQ", 1, 0xC000003E, 0x401000, 0x7FF0).ljust(88, b"\0"))
+    assert text(rec("ptrace", (0x420E, 9, 88, U), 80, (entry,))) == \
+        "ptrace(PTRACE_GET_SYSCALL_INFO, 9, 88, 0x560000001000) = 80"
+
+
 def test_fcntl_commands_and_results() -> None:
     lock = struct.pack("<hh4xqqi4x", 1, 0, 10, 20, 0)
     assert text(rec("fcntl", (3, 6, U), 0, (cap(2, lock),))) == \

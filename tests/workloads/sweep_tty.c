@@ -243,8 +243,12 @@ static void ptrace_calls(long hi) {
     struct user_regs_struct regs;
     struct iovec iov = {&regs, sizeof regs};
     unsigned long msg = 0;
-    siginfo_t si;
+    siginfo_t si, sibuf[2];
     long data = 0;
+    struct user_fpregs_struct fpregs;
+    unsigned long long mask = 0;
+    struct { unsigned long long off; unsigned int flags; int nr; } psi = {0, 0, 2};
+    unsigned char sci[88];
 
     syscall(SYS_ptrace, PTRACE_SEIZE, (long)pid, 0L, (long)PTRACE_O_TRACESYSGOOD);
     syscall(SYS_ptrace, PTRACE_INTERRUPT, (long)pid, 0L, 0L);
@@ -270,6 +274,18 @@ static void ptrace_calls(long hi) {
     syscall(SYS_ptrace, PTRACE_GETEVENTMSG, (long)pid, 0L, &msg);
     syscall(SYS_ptrace, PTRACE_GETSIGINFO, (long)pid, 0L, &si);
     syscall(SYS_ptrace, PTRACE_GETSIGINFO, (long)pid, 0L, NULL);
+    /* the child's own state written back as it was read */
+    syscall(SYS_ptrace, PTRACE_SETREGS, (long)pid, 0L, &regs);
+    syscall(SYS_ptrace, PTRACE_SETREGSET, (long)pid, (long)NT_PRSTATUS, &iov);
+    syscall(SYS_ptrace, PTRACE_POKEUSER, (long)pid, 10L * 8, (long)regs.rax);
+    syscall(SYS_ptrace, PTRACE_GETFPREGS, (long)pid, 0L, &fpregs);
+    syscall(SYS_ptrace, PTRACE_GETSIGMASK, (long)pid, 8L, &mask);
+    syscall(SYS_ptrace, PTRACE_SETSIGMASK, (long)pid, 8L, &mask);
+    syscall(SYS_ptrace, PTRACE_GETSIGMASK, (long)pid, 4L, &mask);
+    syscall(SYS_ptrace, PTRACE_SETSIGINFO, (long)pid, 0L, &si);
+    syscall(SYS_ptrace, PTRACE_PEEKSIGINFO, (long)pid, &psi, sibuf);
+    syscall(SYS_ptrace, PTRACE_GET_SYSCALL_INFO, (long)pid, (long)sizeof sci, sci);
+    syscall(SYS_ptrace, PTRACE_SECCOMP_GET_FILTER, (long)pid, 0L, NULL);
     syscall(SYS_ptrace, PTRACE_LISTEN, (long)pid, 0L, 0L);
     syscall(SYS_ptrace, PTRACE_INTERRUPT, (long)pid, 0L, 0L);
     syscall(SYS_ptrace, 0x4299L, (long)pid, 0L, 0L);

@@ -26,6 +26,7 @@ from tracekit._events import CAP_BUF, CAP_STR, CAPF_FAULT, CAPF_TRUNC, Capture, 
 from tracekit.decode import flags as F
 from tracekit.decode.captures import capture, capture_out, succeeded
 from tracekit.decode.signals import siginfo_text
+from tracekit.decode.structs_proc import SIGSET_SIZE, format_sigset
 from tracekit.decode.values import format_timespec, pointer, quote, signed
 from tracekit.kernel.syscalls import errno_name
 
@@ -524,34 +525,121 @@ def user_offset(arch: str, addr: int) -> str:
     return below[1] if addr == below[0] else f"{below[1]}+{addr - below[0]}"
 
 
+# struct user_fpregs_struct (x86_64 PTRACE_GETFPREGS): 4 u16, 2 u64, 2 u32, then u32
+# arrays st_space[32], xmm_space[64], padding[24]; 512 bytes
+_FPREGS_HEAD = struct.Struct("<4H2Q2I")
+_FPREGS_ARRAYS = (("st_space", 32), ("xmm_space", 64), ("padding", 24))
+FPREGS_SIZE = 512
+ARRAY_LIMIT = 32           # strace's default -s: the elements of an array it prints
+PTRACE_SYSCALL_INFO_SIZE = 24     # struct ptrace_syscall_info's header (op .. stack_pointer)
+
+
+def format_user_fpregs(data: bytes) -> str | None:
+    """x86_64's struct user_fpregs_struct (PTRACE_GETFPREGS): ``{cwd=0x37f, swd=0, ...,
+    mxcr_mask=0x2ffff, st_space=[0, ...], xmm_space=[...32 words..., ...], padding=[...]}``,
+    every value in hex, an array past 32 elements cut with ``...``; None when short."""
+    if len(data) < FPREGS_SIZE:
+        return None
+    names = ("cwd", "swd", "ftw", "fop", "rip", "rdp", "mxcsr", "mxcr_mask")
+    parts = [f"{n}={_x(v)}" for n, v in zip(names, _FPREGS_HEAD.unpack_from(data), strict=True)]
+    pos = _FPREGS_HEAD.size
+    for name, n in _FPREGS_ARRAYS:
+        words = struct.unpack_from(f"<{n}I", data, pos)
+        pos += 4 * n
+        shown = [_x(w) for w in words[:ARRAY_LIMIT]] + (["..."] if n > ARRAY_LIMIT else [])
+        parts.append(f"{name}=[{', '.join(shown)}]")
+    return "{" + ", ".join(parts) + "}"
+
+
+def _ptrace_cap(ev: Syscall, i: int, size: int, *, at_exit: bool) -> Capture | None:
+    """Argument ``i``'s capture of at least ``size`` bytes: what the call read (the first
+    ones, at entry) or, after a success, what it wrote (the last, at exit)."""
+    if not ev.args[i] or (at_exit and not succeeded(ev)):
+        return None
+    caps = _caps(ev, i)
+    return next((c for c in (reversed(caps) if at_exit else caps)
+                 if not c.flags & CAPF_FAULT and len(c.data) >= size), None)
+
+
 def _ptrace_out(ev: Syscall, size: int) -> Capture | None:
     """What a successful request wrote at data (read at exit), at least ``size`` bytes."""
-    if not succeeded(ev) or not ev.args[3]:
+    return _ptrace_cap(ev, 3, size, at_exit=True)
+
+
+def _syscall_info(fl: F.ArchFlags, data: bytes, ret: int) -> str | None:
+    """struct ptrace_syscall_info of a tracee stopped outside a syscall (the kernel's
+    reply of 24 bytes, op PTRACE_SYSCALL_INFO_NONE): ``{op=PTRACE_SYSCALL_INFO_NONE,
+    arch=AUDIT_ARCH_X86_64, instruction_pointer=0x..., stack_pointer=0x...}``; None for
+    the other ops (their entry/exit/seccomp parts are not decoded)."""
+    if len(data) < PTRACE_SYSCALL_INFO_SIZE or ret != PTRACE_SYSCALL_INFO_SIZE:
         return None
-    return next((c for c in reversed(_caps(ev, 3)) if not c.flags & CAPF_FAULT
-                 and len(c.data) >= size), None)
+    op, arch, ip, sp = struct.unpack_from("<B3xIQQ", data)
+    T = fl.tables
+    if T.PTRACE_SYSCALL_INFO_OPS.get(op) != "PTRACE_SYSCALL_INFO_NONE":
+        return None
+    return (f"{{op=PTRACE_SYSCALL_INFO_NONE, arch={_xval(T.AUDIT_ARCHES, arch, 'AUDIT_ARCH_???')}, "
+            f"instruction_pointer={_x(ip)}, stack_pointer={_x(sp)}}}")
+
+
+def _peeksiginfo_args(fl: F.ArchFlags, ev: Syscall) -> str:
+    """PTRACE_PEEKSIGINFO's addr, struct ptrace_peeksiginfo_args read at entry:
+    ``{off=0, flags=PTRACE_PEEKSIGINFO_SHARED, nr=2}``."""
+    cap = _ptrace_cap(ev, 2, 16, at_exit=False)
+    if cap is None:
+        return pointer(ev.args[2])
+    off, flags, nr = struct.unpack_from("<QIi", cap.data)
+    return f"{{off={off}, flags={F.FlagSet(fl.tables.PTRACE_PEEKSIGINFO_FLAGS)(flags)}, nr={nr}}}"
+
+
+def _peeked_siginfos(fl: F.ArchFlags, ev: Syscall) -> str | None:
+    """PTRACE_PEEKSIGINFO's data: the ``ret`` siginfos (128 bytes each) it copied,
+    ``[]`` for none; None when they were not captured."""
+    if not succeeded(ev) or ev.ret < 0:
+        return None
+    if ev.ret == 0:
+        return "[]"
+    cap = _ptrace_out(ev, 128 * ev.ret)
+    if cap is None:
+        return None
+    return "[" + ", ".join(siginfo_text(cap.data[128 * k:128 * k + 128], fl)
+                           for k in range(ev.ret)) + "]"
 
 
 def _ptrace_data(fl: F.ArchFlags, name: str | None, ev: Syscall) -> str:
     """ptrace's data by request: the word PEEK* read (``[0x1234]``, ``[NULL]``), GETEVENTMSG's
-    message (``[0]``), GETSIGINFO's siginfo, x86_64 GETREGS's registers, the iovec of
-    GETREGSET (``{iov_base=0x..., iov_len=216}``: the registers it points to are not
-    captured), else the address."""
+    message (``[0]``), GET/SETSIGINFO's siginfo, x86_64 GET/SETREGS's registers and
+    GETFPREGS's, GET/SETSIGMASK's set (``[]``), PEEKSIGINFO's siginfos, GET_SYSCALL_INFO's
+    reply outside a syscall, the iovec of GET/SETREGSET (``{iov_base=0x...,
+    iov_len=216}``: the registers it points to are not captured), else the address."""
     data = ev.args[3]
     if name in _PTRACE_PEEK:
         return _out_int(ev, 3, pointer, size=8)
     if name == "PTRACE_GETEVENTMSG":
         return _out_int(ev, 3, str, size=8)
     text = None
-    if name == "PTRACE_GETSIGINFO":
-        cap = _ptrace_out(ev, 48)
+    if name in ("PTRACE_GETSIGINFO", "PTRACE_SETSIGINFO"):
+        cap = _ptrace_cap(ev, 3, 48, at_exit=name == "PTRACE_GETSIGINFO")
         text = None if cap is None else _siginfo(fl)(cap.data)
-    elif name == "PTRACE_GETREGS" and fl.arch == "x86_64":
-        cap = _ptrace_out(ev, USER_REGS_SIZE)
+    elif name in ("PTRACE_GETREGS", "PTRACE_SETREGS") and fl.arch == "x86_64":
+        cap = _ptrace_cap(ev, 3, USER_REGS_SIZE, at_exit=name == "PTRACE_GETREGS")
         text = None if cap is None else format_user_regs(cap.data)
-    elif name == "PTRACE_GETREGSET" and data:
-        cap = next((c for c in reversed(_caps(ev, 3)) if not c.flags & CAPF_FAULT
-                    and len(c.data) >= 16), None)
+    elif name == "PTRACE_GETFPREGS" and fl.arch == "x86_64":
+        cap = _ptrace_out(ev, FPREGS_SIZE)
+        text = None if cap is None else format_user_fpregs(cap.data)
+    elif name in ("PTRACE_GETSIGMASK", "PTRACE_SETSIGMASK") and ev.args[2] == SIGSET_SIZE:
+        cap = _ptrace_cap(ev, 3, SIGSET_SIZE, at_exit=name == "PTRACE_GETSIGMASK")
+        text = None if cap is None else format_sigset(cap.data[:SIGSET_SIZE], fl)
+    elif name == "PTRACE_PEEKSIGINFO":
+        text = _peeked_siginfos(fl, ev)
+    elif name == "PTRACE_GET_SYSCALL_INFO":
+        cap = _ptrace_out(ev, PTRACE_SYSCALL_INFO_SIZE)
+        text = None if cap is None else _syscall_info(fl, cap.data, ev.ret)
+    elif name in _PTRACE_REGSET and data:
+        # the iovec as the call left it (GET: read at exit, even after a failure) or
+        # as it read it (SET: at entry)
+        caps = _caps(ev, 3)
+        cap = next((c for c in (reversed(caps) if name == "PTRACE_GETREGSET" else caps)
+                    if not c.flags & CAPF_FAULT and len(c.data) >= 16), None)
         if cap is not None:
             base, length = struct.unpack_from("<QQ", cap.data)
             text = f"{{iov_base={pointer(base)}, iov_len={length}}}"
@@ -574,6 +662,8 @@ def _ptrace(d: SyscallDecoder, ev: Syscall) -> list[str]:
         out.append(user_offset(fl.arch, addr))
     elif name in _PTRACE_REGSET:
         out.append(_xval(T.NT_TYPES, addr, "NT_???"))
+    elif name == "PTRACE_PEEKSIGINFO":
+        out.append(_peeksiginfo_args(fl, ev))
     else:
         out.append(str(addr) if name in _PTRACE_ADDR_U else pointer(addr))
     if name in _PTRACE_SIG:

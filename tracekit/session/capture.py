@@ -134,7 +134,8 @@ _SPEC = struct.Struct("<BBBBHH")                  # struct tk_beauty_spec, 8 byt
 _CAP_OFF_MAX = 16184 - (8 + STR_MAX + 8)
 
 PRCTL_NAME_CAP = 16      # TASK_COMM_LEN: PR_SET_NAME / PR_GET_NAME
-PTRACE_DATA_CAP = 216    # x86_64's struct user_regs_struct (PTRACE_GETREGS), the largest
+PTRACE_DATA_CAP = 512    # x86_64's struct user_fpregs_struct (PTRACE_GETFPREGS), the largest
+PTRACE_REGS_CAP = 216    # x86_64's struct user_regs_struct (PTRACE_SETREGS)
 ITIMER_SIZE = 32         # struct itimerspec / struct itimerval (two pairs of longs)
 GIDS_CAP = 128           # 32 gid_t: as many as strace shows
 DIRENT_RECLEN_AT = 16    # offset of d_reclen in struct linux_dirent64
@@ -504,8 +505,11 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "fcntl": (_fixed("arg", FLOCK_SIZE), _fixed("arg", FLOCK_SIZE, at_exit=True)),
     "arch_prctl": (_fixed("arg2", 8, at_exit=True),),
     # ptrace: what a request wrote at data: PEEK*'s word, GETEVENTMSG's message, and in
-    # the larger read GETSIGINFO's siginfo, x86_64 GETREGS's registers, GETREGSET's iovec
-    "ptrace": (_fixed("data", 8, at_exit=True), _fixed("data", PTRACE_DATA_CAP, at_exit=True)),
+    # the larger read GETSIGINFO's siginfo, x86_64 GETREGS's and GETFPREGS's registers,
+    # GETREGSET's iovec, GETSIGMASK's set, PEEKSIGINFO's siginfos, GET_SYSCALL_INFO's
+    # reply; what SETREGS, SETSIGINFO and SETSIGMASK read at data, PEEKSIGINFO at addr
+    "ptrace": (_fixed("data", 8, at_exit=True), _fixed("data", PTRACE_DATA_CAP, at_exit=True),
+               _fixed("data", PTRACE_REGS_CAP), _fixed("addr", 16)),
     "syslog": (_buf("buf", "ret", at_exit=True),),
     # keyctl: the strings of its operations (KEYCTL_SEARCH's type and description), the
     # payload KEYCTL_UPDATE/INSTANTIATE read, the buffer KEYCTL_READ/DESCRIBE/
