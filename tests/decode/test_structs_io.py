@@ -66,6 +66,18 @@ def test_termios_and_winsize() -> None:
     assert IO.format_winsize(b"\x00" * 7) is None
 
 
+def test_termios_flag_words_of_zero_print_empty() -> None:
+    """strace 6.1: {c_iflag=, c_oflag=NL0|CR0|TAB0|BS0|VT0|FF0|, c_cflag=B0|CS5|, ...};
+    bits without a name in hex (tests/e2e/test_strace_sweep_tty.py)."""
+    zero = bytes(IO.TERMIOS_SIZE)
+    assert IO.format_termios(zero, FL) == (
+        "{c_iflag=, c_oflag=NL0|CR0|TAB0|BS0|VT0|FF0|, c_cflag=B0|CS5|, c_lflag=, ...}")
+    odd = struct.pack("<4I", 0, 0x10000, 0x20000000 | 0o60 | 0o17, 0).ljust(36, b"\0")
+    assert IO.format_termios(odd, FL) == (
+        "{c_iflag=, c_oflag=NL0|CR0|TAB0|BS0|VT0|FF0|0x10000, "
+        "c_cflag=B38400|CS8|0x20000000, c_lflag=, ...}")
+
+
 def test_ioctl_names() -> None:
     assert IO.ioctl_name(FL, 0x5401) == "TCGETS"
     assert IO.ioctl_name(FL, 0x5402) == "SNDCTL_TMR_START or TCSETS"
@@ -392,5 +404,16 @@ def test_tty_and_file_ioctl_structs(dec: SyscallDecoder) -> None:
         "fm_flags=FIEMAP_FLAG_SYNC, fm_extent_count=2}) = -1")
     assert line(dec, call("ioctl", (3, fiemap, 0), -14)).startswith(
         "ioctl(3, FS_IOC_FIEMAP, NULL)")
+    assert IO.format_fsxattr(struct.pack("<5I8x", 0, 0, 3, 0, 0), FL, nextents=False) == \
+        "{fsx_xflags=0, fsx_extsize=0, fsx_projid=0, fsx_cowextsize=0}"
+    tcgets2, tiocsti, getfslabel = 0x802C542A, 0x5412, 0x81009431
+    t2 = Capture(2, CAP_STRUCT, 0, TERMIOS + bytes(8))
+    assert line(dec, call("ioctl", (5, tcgets2, ADDR), 0, (t2,))) == \
+        f"ioctl(5, TCGETS2, {TERMIOS_TEXT}) = 0"
+    assert line(dec, call("ioctl", (5, tiocsti, ADDR), 0,
+                          (Capture(2, CAP_STRUCT, 0, b"x"),))) == 'ioctl(5, TIOCSTI, "x") = 0'
+    label = Capture(2, CAP_STRUCT, 0, b"scratch\0" + bytes(248))
+    assert line(dec, call("ioctl", (3, getfslabel, ADDR), 0, (label,))) == \
+        'ioctl(3, FS_IOC_GETFSLABEL, "scratch") = 0'
     assert IO.ioctl_name(FL, 0x80045200) == "RNDGETENTCNT"
     assert IO.ioctl_name(FL, 0x4020940D) == "BTRFS_IOC_CLONE_RANGE or FICLONERANGE"

@@ -70,6 +70,15 @@ def test_sweep_tty_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             f"ioctl(5, TCGETS, {termios}) = 0", f"ioctl(5, SNDCTL_TMR_START or TCSETS, {termios})",
             f"ioctl(5, TCGETA, {termios}) = 0", f"ioctl(5, TCSETAF, {termios}) = 0",
             f"ioctl(-1, SNDCTL_TMR_START or TCSETS, {termios}) = -1 EBADF",
+            "ioctl(5, SNDCTL_TMR_START or TCSETS, {c_iflag=, c_oflag=NL0|CR0|TAB0|BS0|VT0|FF0|, "
+            "c_cflag=B0|CS5|, c_lflag=, ...}) = 0",
+            "{c_iflag=, c_oflag=NL0|CR0|TAB0|BS0|VT0|FF0|0x10000, c_cflag=B38400|CS8|0x20000000, "
+            "c_lflag=, ...}) = 0", f"ioctl(5, TCGETS2, {termios}) = 0",
+            f"ioctl(5, TCSETSW2, {termios}) = 0", "ioctl(5, TIOCGLCKTRMIOS, {c_iflag=, ",
+            "ioctl(5, TIOCGSOFTCAR, [0]) = 0", "ioctl(5, TIOCGDEV, [", 'ioctl(5, TIOCSTI, "x") = ',
+            "ioctl(3, FS_IOC_FSSETXATTR, {fsx_xflags=0, fsx_extsize=0, fsx_projid=0, "
+            "fsx_cowextsize=0})", "ioctl(3, FS_IOC_GETFSLABEL, ", "ioctl(-1, FIFREEZE) = -1 EBADF",
+            "ioctl(-1, FITRIM, NULL) = -1 EBADF",
             "ioctl(5, TCGETA, 0x1) = -1 EFAULT", "ioctl(3, TCGETA, 0x",
             "ioctl(5, TIOCGWINSZ, {ws_row=24, ws_col=80, ws_xpixel=0, ws_ypixel=0}) = 0",
             "ioctl(5, TCFLSH, TCIOFLUSH) = 0", "ioctl(5, TCFLSH, 0x7 /* TC??? */) = -1 EINVAL",

@@ -39,6 +39,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <asm/termbits.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -47,7 +48,6 @@
 #include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
-#include <termios.h>
 #include <unistd.h>
 
 
@@ -70,6 +70,7 @@ struct termio_ {                      /* struct termio (asm-generic/termios.h) *
 /* The same request on a pty, a scratch file and fd -1. */
 static void tty_calls(int m, int s, int f, long hi) {
     struct termios t;
+    struct termios2 t2;
     struct termio_ to;
     struct winsize ws;
     int v = 0, one = 1, zero = 0;
@@ -79,6 +80,15 @@ static void tty_calls(int m, int s, int f, long hi) {
     syscall(SYS_ioctl, s, TCSETS, &t);
     syscall(SYS_ioctl, s, TCSETSW, &t);
     syscall(SYS_ioctl, s, TCSETSF, &t);
+    /* every flag cleared (strace prints empty words), then the settings put back */
+    struct termios z;
+    memset(&z, 0, sizeof z);
+    syscall(SYS_ioctl, s, TCSETS, &z);
+    syscall(SYS_ioctl, s, TCGETS, &z);
+    z.c_oflag = 0x10000;
+    z.c_cflag = 0x20000000 | CS8 | B38400;
+    syscall(SYS_ioctl, s, TCSETS, &z);
+    syscall(SYS_ioctl, s, TCSETS, &t);
     syscall(SYS_ioctl, s, TCGETS, NULL);
     syscall(SYS_ioctl, s, TCGETS, BAD);
     syscall(SYS_ioctl, s, TCSETS, BAD);
@@ -150,6 +160,21 @@ static void tty_calls(int m, int s, int f, long hi) {
     syscall(SYS_ioctl, -1L, TIOCGPGRP, &v);
     syscall(SYS_ioctl, -1L, TCFLSH, TCIFLUSH);
     syscall(SYS_ioctl, hi | s, TIOCGWINSZ, &ws);
+    /* read, then written back unchanged */
+    syscall(SYS_ioctl, s, TCGETS2, &t2);
+    syscall(SYS_ioctl, s, TCSETS2, &t2);
+    syscall(SYS_ioctl, s, TCSETSW2, &t2);
+    syscall(SYS_ioctl, s, TIOCGLCKTRMIOS, &t);
+    syscall(SYS_ioctl, s, TIOCSLCKTRMIOS, &t);
+    syscall(SYS_ioctl, s, TIOCGSOFTCAR, &v);
+    syscall(SYS_ioctl, s, TIOCSSOFTCAR, &v);
+    syscall(SYS_ioctl, s, TIOCGDEV, &v);
+    syscall(SYS_ioctl, m, TIOCGPTLCK, &v);
+    syscall(SYS_ioctl, s, TIOCGICOUNT, &v);
+    syscall(SYS_ioctl, s, TIOCSBRK);
+    syscall(SYS_ioctl, s, TIOCCBRK);
+    syscall(SYS_ioctl, s, TIOCSTI, "x");      /* a byte into its own pty's input */
+    syscall(SYS_ioctl, s, TCFLSH, TCIFLUSH);
     syscall(SYS_ioctl, s, TCFLSH, hi | TCIFLUSH);
     syscall(SYS_ioctl, s, TCXONC, hi | TCOON);
     syscall(SYS_ioctl, s, TCSBRK, hi | 1);
@@ -227,6 +252,17 @@ static void file_calls(int f, long hi) {
     syscall(SYS_ioctl, f, _IOC(_IOC_WRITE, 0x99, 0x3, 0x10), &fx);
     syscall(SYS_ioctl, f, _IOC(_IOC_NONE, 0x99, 0x4, 0), 0L);
     syscall(SYS_ioctl, f, _IOC(_IOC_READ, 0x99, 0x5, 0x3fff), NULL);
+    unsigned int fl = 0;
+    char label[256];
+    syscall(SYS_ioctl, f, FS_IOC_GETFLAGS, &fl);
+    syscall(SYS_ioctl, f, FS_IOC_SETFLAGS, &fl);             /* unchanged */
+    syscall(SYS_ioctl, f, FS_IOC_FSSETXATTR, &fx);           /* as read above */
+    v = 0;
+    syscall(SYS_ioctl, f, FIBMAP, &v);
+    syscall(SYS_ioctl, f, FS_IOC_GETFSLABEL, label);
+    syscall(SYS_ioctl, -1L, FIFREEZE, 0L);                   /* fd -1 only: EBADF */
+    syscall(SYS_ioctl, -1L, FITHAW, 0L);
+    syscall(SYS_ioctl, -1L, FITRIM, NULL);
     close(g);
 }
 

@@ -63,6 +63,7 @@ __all__ = [
 # struct epoll_event: u32 events, u64 data; packed on x86_64 (include/uapi/linux/eventpoll.h)
 EPOLL_EVENT_SIZES: dict[str, int] = {"x86_64": 12, "arm64": 16}
 TERMIOS_SIZE = 36        # struct termios (asm-generic/termbits.h): 4 x u32, c_line, c_cc[19]
+TERMIOS2_SIZE = 44       # struct termios2: termios, then c_ispeed, c_ospeed
 TERMIO_SIZE = 18         # struct termio (asm-generic/termios.h): 4 x u16, c_line, c_cc[8]
 FSXATTR = struct.Struct("<5I")                    # struct fsxattr, then 8 bytes of padding
 FSXATTR_SIZE = 28
@@ -70,7 +71,9 @@ CLONE_RANGE = struct.Struct("<qQQQ")              # struct file_clone_range
 DEDUPE_RANGE = struct.Struct("<QQH2xI")           # struct file_dedupe_range, then info[]
 DEDUPE_INFO = struct.Struct("<qQQiI")             # struct file_dedupe_range_info
 FIEMAP = struct.Struct("<QQIII4x")                # struct fiemap, then fm_extents[]
-IOCTL_STRUCT_CAP = 64    # the most bytes of an ioctl argument tracekit captures
+FSLABEL_MAX = 256        # FS_IOC_GETFSLABEL's char[FSLABEL_MAX] (linux/fs.h)
+IOCTL_STRUCT_CAP = 256   # the most bytes of an ioctl argument tracekit captures
+STRING_LIMIT = 32        # strace's default -s: the bytes of a string it prints
 WINSIZE_SIZE = 8         # struct winsize: 4 x unsigned short
 POLLFD = struct.Struct("<ihh")                    # struct pollfd: fd, events, revents
 IOV_ELEM = struct.Struct("<QQII")                 # struct tk_iov_elem (programs/syscalls.h)
@@ -108,7 +111,9 @@ class _IoctlArg(NamedTuple):
     #                      int), "flush"/"flow" (TCFLSH/TCXONC's value by name), "none",
     #                      "hex", "ptr" (an address), "inodeflags" (``[FS_EXTENT_FL]``),
     #                      "modem" (``[TIOCM_DTR|TIOCM_RTS]``), "fsxattr", "clonerange",
-    #                      "dedupe", "fiemap"
+    #                      "dedupe", "fiemap", "fsxattr_set" (without fsx_nextents),
+    #                      "uint", "char" (TIOCSTI's byte as a string), "label" (a
+    #                      NUL-terminated string)
 
 
 # How each request's argument prints (strace 6.1, term_ioctl.c and file_ioctl.c)
@@ -116,6 +121,14 @@ _IOCTL_KINDS: dict[str, _IoctlArg] = {
     "TCGETS": _IoctlArg(TERMIOS_SIZE, False, True, "termios"),
     **{n: _IoctlArg(TERMIOS_SIZE, True, False, "termios")
        for n in ("TCSETS", "TCSETSW", "TCSETSF")},
+    "TCGETS2": _IoctlArg(TERMIOS2_SIZE, False, True, "termios"),
+    **{n: _IoctlArg(TERMIOS2_SIZE, True, False, "termios")
+       for n in ("TCSETS2", "TCSETSW2", "TCSETSF2")},
+    "TIOCGLCKTRMIOS": _IoctlArg(TERMIOS_SIZE, False, True, "termios"),
+    "TIOCSLCKTRMIOS": _IoctlArg(TERMIOS_SIZE, True, False, "termios"),
+    "TIOCSTI": _IoctlArg(1, True, False, "char"),
+    "TIOCGDEV": _IoctlArg(4, False, True, "uint"),
+    "FS_IOC_GETFSLABEL": _IoctlArg(FSLABEL_MAX, False, True, "label"),
     "TCGETA": _IoctlArg(TERMIO_SIZE, False, True, "termio"),
     **{n: _IoctlArg(TERMIO_SIZE, True, False, "termio")
        for n in ("TCSETA", "TCSETAW", "TCSETAF")},
@@ -123,17 +136,18 @@ _IOCTL_KINDS: dict[str, _IoctlArg] = {
     "TIOCSWINSZ": _IoctlArg(WINSIZE_SIZE, True, False, "winsize"),
     **{n: _IoctlArg(4, False, True, "int")
        for n in ("FIONREAD", "TIOCOUTQ", "TIOCGPGRP", "TIOCGSID", "TIOCGETD", "TIOCGPTN",
-                 "TIOCGEXCL", "RNDGETENTCNT")},
+                 "TIOCGEXCL", "RNDGETENTCNT", "TIOCGSOFTCAR")},
     "TIOCMGET": _IoctlArg(4, False, True, "modem"),
     **{n: _IoctlArg(4, True, False, "modem") for n in ("TIOCMSET", "TIOCMBIS", "TIOCMBIC")},
     "FS_IOC_FSGETXATTR": _IoctlArg(FSXATTR_SIZE, False, True, "fsxattr"),
-    "FS_IOC_FSSETXATTR": _IoctlArg(FSXATTR_SIZE, True, False, "fsxattr"),
+    "FS_IOC_FSSETXATTR": _IoctlArg(FSXATTR_SIZE, True, False, "fsxattr_set"),
     "FICLONERANGE": _IoctlArg(CLONE_RANGE.size, True, False, "clonerange"),
     # the header and the first destination: what fits in IOCTL_STRUCT_CAP
     "FIDEDUPERANGE": _IoctlArg(DEDUPE_RANGE.size + DEDUPE_INFO.size, True, False, "dedupe"),
     "FS_IOC_FIEMAP": _IoctlArg(FIEMAP.size, True, True, "fiemap"),
     **{n: _IoctlArg(4, True, False, "int")
-       for n in ("FIONBIO", "FIOASYNC", "TIOCSPGRP", "TIOCSETD", "TIOCSPTLCK", "TIOCPKT")},
+       for n in ("FIONBIO", "FIOASYNC", "TIOCSPGRP", "TIOCSETD", "TIOCSPTLCK", "TIOCPKT",
+                 "TIOCSSOFTCAR")},
     "FS_IOC_GETFLAGS": _IoctlArg(4, False, True, "inodeflags"),
     "FS_IOC_SETFLAGS": _IoctlArg(4, True, False, "inodeflags"),
     # block device requests: strace prints the argument's address on a file that is not
@@ -143,7 +157,8 @@ _IOCTL_KINDS: dict[str, _IoctlArg] = {
                  "BLKPBSZGET", "BLKIOMIN", "BLKIOOPT", "BLKALIGNOFF", "BLKROGET", "BLKROSET",
                  "BLKRAGET", "BLKRASET", "BLKFRAGET", "BLKFRASET", "BLKSECTGET",
                  "BLKSECTSET", "BLKDISCARDZEROES", "BLKROTATIONAL", "BLKDISCARD",
-                 "BLKSECDISCARD", "BLKZEROOUT", "BLKGETDISKSEQ", "BLKTRACESETUP")},
+                 "BLKSECDISCARD", "BLKZEROOUT", "BLKGETDISKSEQ", "BLKTRACESETUP",
+                 "FITRIM")},
     "FICLONE": _IoctlArg(0, False, False, "fd"),
     "TCSBRK": _IoctlArg(0, False, False, "fd"),
     "TCSBRKP": _IoctlArg(0, False, False, "fd"),
@@ -152,7 +167,7 @@ _IOCTL_KINDS: dict[str, _IoctlArg] = {
     "TCXONC": _IoctlArg(0, False, False, "flow"),
     **{n: _IoctlArg(0, False, False, "none")
        for n in ("FIOCLEX", "FIONCLEX", "TIOCEXCL", "TIOCNXCL", "TIOCNOTTY", "TIOCSBRK",
-                 "TIOCCBRK", "TIOCCONS")},
+                 "TIOCCBRK", "TIOCCONS", "FIFREEZE", "FITHAW")},
 }
 
 
@@ -200,13 +215,15 @@ def _term_flags(words: tuple[int, ...], fl: F.ArchFlags) -> str:
         ("BSDLY", T.TERM_BSDLY), ("VTDLY", T.TERM_VTDLY), ("FFDLY", T.TERM_FFDLY))]
     orest = oflag & ~sum(masks[m] for m in ("NLDLY", "CRDLY", "TABDLY", "BSDLY", "VTDLY",
                                             "FFDLY"))
-    o = "|".join(odelays + ([_bits(T.TERM_OFLAGS, orest)] if orest else []))
+    # strace 6.1 prints a flag word of 0 as nothing, and the fields before the rest of
+    # c_oflag/c_cflag with a "|" even when the rest is 0: "c_iflag=, c_cflag=B0|CS5|"
+    o = "|".join(odelays) + "|" + _zbits(T.TERM_OFLAGS, orest)
     cfields = [_field(cflag, masks["CBAUD"], T.TERM_BAUDS),
                _field(cflag, masks["CSIZE"], T.TERM_CSIZES)]
     crest = cflag & ~(masks["CBAUD"] | masks["CSIZE"])
-    c = "|".join(cfields + ([_bits(T.TERM_CFLAGS, crest)] if crest else []))
-    return (f"{{c_iflag={_bits(T.TERM_IFLAGS, iflag)}, c_oflag={o}, c_cflag={c}, "
-            f"c_lflag={_bits(T.TERM_LFLAGS, lflag)}, ...}}")
+    c = "|".join(cfields) + "|" + _zbits(T.TERM_CFLAGS, crest)
+    return (f"{{c_iflag={_zbits(T.TERM_IFLAGS, iflag)}, c_oflag={o}, c_cflag={c}, "
+            f"c_lflag={_zbits(T.TERM_LFLAGS, lflag)}, ...}}")
 
 
 @functools.cache
@@ -218,6 +235,16 @@ def _bits(bits: tuple[tuple[int, str], ...], v: int) -> str:
     return _flagset(bits)(v)
 
 
+@functools.cache
+def _zflagset(bits: tuple[tuple[int, str], ...]) -> F.FlagSet:
+    return F.FlagSet(bits, zero="")
+
+
+def _zbits(bits: tuple[tuple[int, str], ...], v: int) -> str:
+    """A termios flag word as strace 6.1 prints it: nothing for 0."""
+    return _zflagset(bits)(v)
+
+
 def format_winsize(data: bytes) -> str | None:
     """struct winsize: ``{ws_row=24, ws_col=80, ws_xpixel=0, ws_ypixel=0}``."""
     if len(data) < WINSIZE_SIZE:
@@ -226,14 +253,16 @@ def format_winsize(data: bytes) -> str | None:
     return f"{{ws_row={row}, ws_col={col}, ws_xpixel={x}, ws_ypixel={y}}}"
 
 
-def format_fsxattr(data: bytes, fl: F.ArchFlags) -> str | None:
+def format_fsxattr(data: bytes, fl: F.ArchFlags, *, nextents: bool = True) -> str | None:
     """struct fsxattr: ``{fsx_xflags=FS_XFLAG_APPEND, fsx_extsize=0, fsx_nextents=0,
-    fsx_projid=0, fsx_cowextsize=0}``; None when short."""
+    fsx_projid=0, fsx_cowextsize=0}``, without fsx_nextents (``nextents`` False) as
+    FS_IOC_FSSETXATTR prints it (the kernel ignores it there); None when short."""
     if len(data) < FSXATTR.size:
         return None
-    xflags, extsize, nextents, projid, cowextsize = FSXATTR.unpack_from(data)
+    xflags, extsize, n, projid, cowextsize = FSXATTR.unpack_from(data)
+    count = f"fsx_nextents={n}, " if nextents else ""
     return (f"{{fsx_xflags={_bits(fl.tables.FS_XFLAGS, xflags)}, fsx_extsize={extsize}, "
-            f"fsx_nextents={nextents}, fsx_projid={projid}, fsx_cowextsize={cowextsize}}}")
+            f"{count}fsx_projid={projid}, fsx_cowextsize={cowextsize}}}")
 
 
 def format_clone_range(data: bytes) -> str | None:
@@ -312,8 +341,14 @@ def k_ioctlarg(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
             text = format_termios(cap.data, fl)
         elif a.fmt == "termio":
             text = format_termio(cap.data, fl)
-        elif a.fmt == "fsxattr":
-            text = format_fsxattr(cap.data, fl)
+        elif a.fmt in ("fsxattr", "fsxattr_set"):
+            text = format_fsxattr(cap.data, fl, nextents=a.fmt == "fsxattr")
+        elif a.fmt == "char":
+            text = quote(cap.data[:1])
+        elif a.fmt == "label":
+            text = quote(cap.data.split(b"\0", 1)[0], limit=STRING_LIMIT)
+        elif a.fmt == "uint" and len(cap.data) >= 4:
+            text = f"[{int.from_bytes(cap.data[:4], 'little')}]"
         elif a.fmt == "clonerange":
             text = format_clone_range(cap.data)
         elif a.fmt == "dedupe":

@@ -65,7 +65,7 @@ from tracekit.decode.structs_fs import (
     LANDLOCK_RULESET_HEAD,
     UTIMBUF_SIZE,
 )
-from tracekit.decode.structs_io import EPOLL_EVENT_SIZES, IOCTL_ARGS
+from tracekit.decode.structs_io import EPOLL_EVENT_SIZES, IOCTL_ARGS, IOCTL_STRUCT_CAP
 from tracekit.decode.structs_perf import PERF_ATTR_HEAD_SIZE
 from tracekit.decode.structs_proc import (
     RUSAGE_SIZE,
@@ -279,7 +279,7 @@ def _fdsets(*args: str, at_exit: bool = False) -> tuple[_Override, ...]:
 
 def _ioctl(*, at_exit: bool) -> _Override:
     """ioctl's argument: the size and direction of its request (``fill_ioctl_map``)."""
-    return _Override("arg", CAP_STRUCT, "cmd", 64, 0, at_exit, SPEC_IOCTL)
+    return _Override("arg", CAP_STRUCT, "cmd", IOCTL_STRUCT_CAP, 0, at_exit, SPEC_IOCTL)
 
 
 def _iov(arg: str, *, at_exit: bool = False) -> _Override:
