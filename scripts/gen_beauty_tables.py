@@ -377,6 +377,16 @@ TABLES: dict[str, Table] = {
     "PR_SPEC_STATES": ("bits", ("linux/prctl.h",),
                        r"PR_SPEC_(PRCTL|ENABLE|DISABLE|FORCE_DISABLE|DISABLE_NOEXEC)",
                        frozenset(), ()),
+    # prctl PR_SET_TAGGED_ADDR_CTRL's tag check fault mode (a field), PR_SVE_SET_VL's
+    # flags (strace 6.1's order), PR_SCHED_CORE's and PR_SET_SYSCALL_USER_DISPATCH's ops
+    "PR_MTE_TCF": ("values", ("linux/prctl.h",), r"PR_MTE_TCF_(NONE|SYNC|ASYNC|MASK)",
+                   frozenset(), ()),
+    "PR_SVE_VL_FLAGS": ("bits", ("linux/prctl.h",), r"PR_SVE_(SET_VL_ONEXEC|VL_INHERIT)",
+                        frozenset(), ("PR_SVE_SET_VL_ONEXEC", "PR_SVE_VL_INHERIT")),
+    "PR_SCHED_CORE_OPS": ("values", ("linux/prctl.h",),
+                          r"PR_SCHED_CORE_(GET|CREATE|SHARE_TO|SHARE_FROM)", frozenset(), ()),
+    "PR_SYS_DISPATCH_OPS": ("values", ("linux/prctl.h",), r"PR_SYS_DISPATCH_(OFF|ON)",
+                            frozenset(), ()),
     "PR_SET_VMA_OPS": ("values", ("linux/prctl.h",), r"PR_SET_VMA_ANON_NAME", frozenset(), ()),
     "SECCOMP_MODES": ("values", ("linux/seccomp.h",), r"SECCOMP_MODE_[A-Z]+", frozenset(), ()),
     "SECUREBITS": ("bits", ("linux/securebits.h",), r"SECBIT_[A-Z_]+", frozenset(), ()),
@@ -650,6 +660,8 @@ INTERNAL_TABLES: dict[str, dict[int, str]] = {
                    6: "LOGLEVEL_INFO", 7: "LOGLEVEL_DEBUG"},
     # include/linux/sched/coredump.h: prctl PR_SET_DUMPABLE / PR_GET_DUMPABLE values
     "SUID_DUMP": {0: "SUID_DUMP_DISABLE", 1: "SUID_DUMP_USER", 2: "SUID_DUMP_ROOT"},
+    # include/linux/pid.h: enum pid_type (prctl PR_SCHED_CORE's arg4, as strace names it)
+    "PID_TYPES": {0: "PIDTYPE_PID", 1: "PIDTYPE_TGID", 2: "PIDTYPE_PGID", 3: "PIDTYPE_SID"},
 }
 # Bits strace 6.1 names that no installed header defines, merged into their "bits" table:
 # include/linux/swap.h's (kernel-internal) discard policies, FAN_DIR_MODIFY, which Linux

@@ -112,6 +112,28 @@ def test_prctl_speculation_vma_name_and_arch_prctl_cpuid() -> None:
     assert text(rec("arch_prctl", (0x1012, 1))) == "arch_prctl(ARCH_SET_CPUID, 0x1) = 0"
 
 
+@pytest.mark.parametrize(("args", "ret", "want"), [
+    ((53, 0, 2), -6, "prctl(PR_SET_SPECULATION_CTRL, PR_SPEC_STORE_BYPASS, PR_SPEC_ENABLE) = -1"),
+    ((53, 0x63, 0x80), -19, "prctl(PR_SET_SPECULATION_CTRL, 0x63 /* PR_SPEC_??? */, 0x80) = -1"),
+    ((55, 1), -22,
+     "prctl(PR_SET_TAGGED_ADDR_CTRL, PR_TAGGED_ADDR_ENABLE|PR_MTE_TCF_NONE, 0, 0, 0)"),
+    ((55, 0x57AE57F4, 1, 2, 3), -22, "prctl(PR_SET_TAGGED_ADDR_CTRL, !PR_TAGGED_ADDR_ENABLE|"
+     "PR_MTE_TCF_ASYNC|0xcafe<<PR_MTE_TAG_SHIFT|0x57a80000, 0x1, 0x2, 0x3)"),
+    ((56,), 0, "prctl(PR_GET_TAGGED_ADDR_CTRL, 0, 0, 0, 0) = 0 (!PR_TAGGED_ADDR_ENABLE|"
+     "PR_MTE_TCF_NONE)"),
+    ((50, 0), -22, "prctl(PR_SVE_SET_VL, 0) = -1"),
+    ((50, 0x40000 | 0x20000 | 0xFF), -22,
+     "prctl(PR_SVE_SET_VL, PR_SVE_SET_VL_ONEXEC|PR_SVE_VL_INHERIT|0xff) = -1"),
+    ((62, 0, 0, 0, U), -22,
+     "prctl(PR_SCHED_CORE, PR_SCHED_CORE_GET, 0, 0 /* PIDTYPE_PID */, 0x560000001000) = -1"),
+    ((62, 9, 5, 7, 0), -22, "prctl(PR_SCHED_CORE, 0x9 /* PR_SCHED_CORE_??? */, 5, 7, 0) = -1"),
+    ((59, 0), 0, "prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_OFF, 0, 0, NULL) = 0"),
+])
+def test_prctl_options_strace_decodes_by_their_arguments(args: tuple[int, ...], ret: int,
+                                                          want: str) -> None:
+    assert text(rec("prctl", args, ret)).startswith(want)
+
+
 def test_ptrace_requests_print_what_they_read_and_wrote() -> None:
     """As strace 6.1 printed them (tests/e2e/test_strace_sweep_tty.py)."""
     word = (cap(3, struct.pack("<Q", 0x1234)), cap(3, struct.pack("<Q", 0x1234) + bytes(208)))

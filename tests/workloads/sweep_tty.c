@@ -401,6 +401,35 @@ static void prctl_calls(long hi) {
     syscall(SYS_prctl, PR_SET_VMA, (long)PR_SET_VMA_ANON_NAME, map, 4096L, NULL);
     syscall(SYS_prctl, PR_SET_VMA, 7L, map, 4096L, 0L);
     munmap(map, 4096);
+    /* each set to the value the process already has, or refused before any change */
+    syscall(SYS_prctl, PR_SET_SPECULATION_CTRL, (long)PR_SPEC_STORE_BYPASS,
+            (long)PR_SPEC_ENABLE, 0L, 0L);                   /* not controllable: ENXIO */
+    syscall(SYS_prctl, PR_SET_SPECULATION_CTRL, 99L, 0x80L, 0L, 0L);
+    syscall(SYS_prctl, PR_SET_DUMPABLE, 1L, 0L, 0L, 0L);
+    syscall(SYS_prctl, PR_SET_DUMPABLE, 7L, 0L, 0L, 0L);
+    syscall(SYS_prctl, PR_SET_KEEPCAPS, 0L, 0L, 0L, 0L);
+    syscall(SYS_prctl, PR_SET_CHILD_SUBREAPER, 0L, 0L, 0L, 0L);
+    syscall(SYS_prctl, PR_SET_THP_DISABLE, 0L, 0L, 0L, 0L);
+    syscall(SYS_prctl, PR_SET_TIMING, (long)PR_TIMING_STATISTICAL, 0L, 0L, 0L);
+    syscall(SYS_prctl, PR_SET_ENDIAN, (long)PR_ENDIAN_LITTLE, 0L, 0L, 0L);
+    syscall(SYS_prctl, PR_SET_FPEMU, (long)PR_FPEMU_NOPRINT, 0L, 0L, 0L);
+    syscall(SYS_prctl, PR_SET_UNALIGN, (long)PR_UNALIGN_NOPRINT, 0L, 0L, 0L);
+    syscall(SYS_prctl, PR_SET_TSC, (long)PR_TSC_ENABLE, 0L, 0L, 0L);
+    syscall(SYS_prctl, PR_GET_TSC, &v, 0L, 0L, 0L);
+    syscall(SYS_prctl, PR_SET_SECUREBITS, 0L, 0L, 0L, 0L);
+    syscall(SYS_prctl, PR_SET_PTRACER, 0L, 0L, 0L, 0L);
+    syscall(SYS_prctl, PR_SET_PTRACER, -1L, 0L, 0L, 0L);
+    syscall(SYS_prctl, PR_SET_PTRACER, 0L, 0L, 0L, 0L);
+    syscall(SYS_prctl, PR_SET_IO_FLUSHER, 0L, 0L, 0L, 0L);
+    syscall(SYS_prctl, PR_MCE_KILL, (long)PR_MCE_KILL_CLEAR, 0L, 0L, 0L);
+    syscall(SYS_prctl, PR_MCE_KILL, 99L, 0L, 0L, 0L);
+    syscall(SYS_prctl, PR_SET_TAGGED_ADDR_CTRL, 1L, 0L, 0L, 0L);
+    syscall(SYS_prctl, 50L /* PR_SVE_SET_VL */, 0L, 0L, 0L, 0L);
+    syscall(SYS_prctl, 54L /* PR_PAC_RESET_KEYS */, 0L, 0L, 0L, 0L);
+    syscall(SYS_prctl, PR_GET_FP_MODE, 0L, 0L, 0L, 0L);
+    syscall(SYS_prctl, 62L /* PR_SCHED_CORE */, 0L /* PR_SCHED_CORE_GET */, 0L, 0L, &ul);
+    syscall(SYS_prctl, 59L /* PR_SET_SYSCALL_USER_DISPATCH */, 0L /* OFF */, 0L, 0L, 0L);
+    syscall(SYS_prctl, PR_SET_SECCOMP, 99L, 0L, 0L, 0L);
     syscall(SYS_prctl, PR_SET_MM, (long)PR_SET_MM_START_CODE, 0L, 0L, 0L);
     syscall(SYS_prctl, PR_SET_MM, 99L, 0L, 0L, 0L);
     syscall(SYS_prctl, 0x7777L, 1L, 2L, 3L, 4L);

@@ -136,6 +136,23 @@ def _prctl(d: SyscallDecoder, ev: Syscall) -> list[str]:
         return [*out, *(_x(v) for v in args[2:5])]
     if opt_name == "PR_GET_SPECULATION_CTRL":
         return [*out, _xval(T.PR_SPEC_MISFEATURES, args[1], "PR_SPEC_???")]
+    if opt_name == "PR_SET_SPECULATION_CTRL":
+        return [*out, _xval(T.PR_SPEC_MISFEATURES, args[1], "PR_SPEC_???"),
+                F.FlagSet(T.PR_SPEC_STATES)(args[2])]
+    if opt_name == "PR_SET_TAGGED_ADDR_CTRL":
+        return [*out, tagged_addr_ctrl(d.flags, args[1]), *(_x(v) for v in args[2:5])]
+    if opt_name == "PR_SVE_SET_VL":
+        return [*out, sve_vl(d.flags, args[1])]
+    if opt_name == "PR_SCHED_CORE":
+        op = T.PR_SCHED_CORE_OPS.get(args[1])
+        ptype = T.PID_TYPES.get(args[3])
+        last = _out_int(ev, 4, _x, size=8) if op == "PR_SCHED_CORE_GET" else _x(args[4])
+        return [*out, _xval(T.PR_SCHED_CORE_OPS, args[1], "PR_SCHED_CORE_???"),
+                str(signed(args[2], 32)), f"{args[3]} /* {ptype} */" if ptype else str(args[3]),
+                last]
+    if opt_name == "PR_SET_SYSCALL_USER_DISPATCH":
+        return [*out, _xval(T.PR_SYS_DISPATCH_OPS, args[1], "PR_SYS_DISPATCH_???"),
+                _x(args[2]), str(args[3]), pointer(args[4])]
     if opt_name == "PR_MCE_KILL":
         out.append(_xval(T.PR_MCE_KILL_OPS, args[1], "PR_MCE_KILL_???"))
         return [*out, *(_x(v) for v in args[2:5])]
@@ -148,6 +165,31 @@ def _prctl(d: SyscallDecoder, ev: Syscall) -> list[str]:
 
 
 STRING_LIMIT = 32          # strace's default -s: the bytes of a string it prints
+_PR_TAGGED_ADDR_ENABLE, _PR_MTE_TCF_MASK, _PR_MTE_TAG_SHIFT = 1, 0x6, 3
+_PR_MTE_TAG_MASK = 0xFFFF << _PR_MTE_TAG_SHIFT
+_PR_SVE_VL_LEN_MASK = 0xFFFF
+
+
+def tagged_addr_ctrl(fl: F.ArchFlags, v: int) -> str:
+    """PR_SET_TAGGED_ADDR_CTRL's arg2 (and PR_GET_TAGGED_ADDR_CTRL's result) as strace
+    6.1: ``PR_TAGGED_ADDR_ENABLE|PR_MTE_TCF_NONE``, ``!PR_TAGGED_ADDR_ENABLE|
+    PR_MTE_TCF_ASYNC|0xcafe<<PR_MTE_TAG_SHIFT|0x57a80000`` (the rest in hex)."""
+    parts = ["PR_TAGGED_ADDR_ENABLE" if v & _PR_TAGGED_ADDR_ENABLE else "!PR_TAGGED_ADDR_ENABLE",
+             fl.tables.PR_MTE_TCF.get(v & _PR_MTE_TCF_MASK, _x(v & _PR_MTE_TCF_MASK))]
+    if v & _PR_MTE_TAG_MASK:
+        parts.append(f"{(v & _PR_MTE_TAG_MASK) >> _PR_MTE_TAG_SHIFT:#x}<<PR_MTE_TAG_SHIFT")
+    rest = v & ~(_PR_TAGGED_ADDR_ENABLE | _PR_MTE_TCF_MASK | _PR_MTE_TAG_MASK)
+    if rest:
+        parts.append(hex(rest))
+    return "|".join(parts)
+
+
+def sve_vl(fl: F.ArchFlags, v: int) -> str:
+    """PR_SVE_SET_VL's arg2: the flags, then the vector length in hex
+    (``PR_SVE_SET_VL_ONEXEC|0xff``, ``0``)."""
+    flags = v & ~_PR_SVE_VL_LEN_MASK
+    vl = _x(v & _PR_SVE_VL_LEN_MASK)
+    return f"{F.FlagSet(fl.tables.PR_SVE_VL_FLAGS)(flags)}|{vl}" if flags else vl
 
 
 def _vma_name(ev: Syscall) -> str:
@@ -223,6 +265,8 @@ def _ret_prctl(d: SyscallDecoder, ev: Syscall, text: str) -> str:
             and T.PR_SPEC_MISFEATURES.get(ev.args[1]) is not None:
         # the misfeature's state: ``0x2 (PR_SPEC_ENABLE)``
         return f"{_x(ret)} ({F.FlagSet(T.PR_SPEC_STATES, zero='PR_SPEC_NOT_AFFECTED')(ret)})"
+    if name == "PR_GET_TAGGED_ADDR_CTRL" and ret >= 0:
+        return f"{_x(ret)} ({tagged_addr_ctrl(d.flags, ret)})"
     if name == "PR_GET_SECUREBITS" and ret:
         return f"{ret:#x} ({F.FlagSet(T.SECUREBITS)(ret)})"
     return text

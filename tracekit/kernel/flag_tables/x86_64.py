@@ -1848,6 +1848,30 @@ PR_SPEC_STATES: tuple[tuple[int, str], ...] = (
     (0x10, 'PR_SPEC_DISABLE_NOEXEC'),
 )
 
+PR_MTE_TCF: dict[int, str] = {
+    0: 'PR_MTE_TCF_NONE',
+    2: 'PR_MTE_TCF_SYNC',
+    4: 'PR_MTE_TCF_ASYNC',
+    6: 'PR_MTE_TCF_MASK',
+}
+
+PR_SVE_VL_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x40000, 'PR_SVE_SET_VL_ONEXEC'),
+    (0x20000, 'PR_SVE_VL_INHERIT'),
+)
+
+PR_SCHED_CORE_OPS: dict[int, str] = {
+    0: 'PR_SCHED_CORE_GET',
+    1: 'PR_SCHED_CORE_CREATE',
+    2: 'PR_SCHED_CORE_SHARE_TO',
+    3: 'PR_SCHED_CORE_SHARE_FROM',
+}
+
+PR_SYS_DISPATCH_OPS: dict[int, str] = {
+    0: 'PR_SYS_DISPATCH_OFF',
+    1: 'PR_SYS_DISPATCH_ON',
+}
+
 PR_SET_VMA_OPS: dict[int, str] = {
     0: 'PR_SET_VMA_ANON_NAME',
 }
@@ -2809,4 +2833,11 @@ SUID_DUMP: dict[int, str] = {
     0: 'SUID_DUMP_DISABLE',
     1: 'SUID_DUMP_USER',
     2: 'SUID_DUMP_ROOT',
+}
+
+PID_TYPES: dict[int, str] = {
+    0: 'PIDTYPE_PID',
+    1: 'PIDTYPE_TGID',
+    2: 'PIDTYPE_PGID',
+    3: 'PIDTYPE_SID',
 }
