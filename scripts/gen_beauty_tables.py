@@ -601,6 +601,16 @@ TABLES: dict[str, Table] = {
     "PTRACE_PEEKSIGINFO_FLAGS": ("bits", ("linux/ptrace.h",), r"PTRACE_PEEKSIGINFO_SHARED",
                                  frozenset(), ()),
     "AUDIT_ARCHES": ("values", ("linux/audit.h",), r"AUDIT_ARCH_[A-Z0-9_]+", frozenset(), ()),
+    # arch_prctl ARCH_GET_XCOMP_SUPP/PERM/GUEST_PERM's x86 XSAVE feature mask: the kernel
+    # keeps the names internal (INTERNAL_BITS); strace 6.1's order, groups first
+    "X86_XFEATURES": ("bits", ("asm/prctl.h",), r"XFEATURE_MASK_[A-Za-z0-9_]+", frozenset(),
+                      ("XFEATURE_MASK_FPSSE", "XFEATURE_MASK_FP", "XFEATURE_MASK_SSE",
+                       "XFEATURE_MASK_YMM", "XFEATURE_MASK_BNDREGS", "XFEATURE_MASK_BNDCSR",
+                       "XFEATURE_MASK_AVX512", "XFEATURE_MASK_OPMASK",
+                       "XFEATURE_MASK_ZMM_Hi256", "XFEATURE_MASK_Hi16_ZMM", "XFEATURE_MASK_PT",
+                       "XFEATURE_MASK_PKRU", "XFEATURE_MASK_PASID", "XFEATURE_MASK_LBR",
+                       "XFEATURE_MASK_XTILE", "XFEATURE_MASK_XTILE_CFG",
+                       "XFEATURE_MASK_XTILE_DATA")),
     # ptrace PTRACE_GETREGSET/SETREGSET's note types (linux/elf.h)
     "NT_TYPES": ("values", ("linux/elf.h",), r"NT_[A-Z0-9_]+",
                  frozenset({"NT_GNU_PROPERTY_TYPE_0"}), ()),
@@ -683,6 +693,16 @@ INTERNAL_BITS: dict[str, dict[str, int]] = {
         "KEY_OTH_VIEW": 0x00000001, "KEY_OTH_READ": 0x00000002, "KEY_OTH_WRITE": 0x00000004,
         "KEY_OTH_SEARCH": 0x00000008, "KEY_OTH_LINK": 0x00000010, "KEY_OTH_SETATTR": 0x00000020,
     },
+    # arch/x86/include/asm/fpu/types.h: XSAVE feature masks (1 << XFEATURE_*)
+    "X86_XFEATURES": {
+        "XFEATURE_MASK_FPSSE": 0x3, "XFEATURE_MASK_FP": 0x1, "XFEATURE_MASK_SSE": 0x2,
+        "XFEATURE_MASK_YMM": 0x4, "XFEATURE_MASK_BNDREGS": 0x8, "XFEATURE_MASK_BNDCSR": 0x10,
+        "XFEATURE_MASK_AVX512": 0xE0, "XFEATURE_MASK_OPMASK": 0x20,
+        "XFEATURE_MASK_ZMM_Hi256": 0x40, "XFEATURE_MASK_Hi16_ZMM": 0x80,
+        "XFEATURE_MASK_PT": 0x100, "XFEATURE_MASK_PKRU": 0x200, "XFEATURE_MASK_PASID": 0x400,
+        "XFEATURE_MASK_LBR": 0x8000, "XFEATURE_MASK_XTILE": 0x60000,
+        "XFEATURE_MASK_XTILE_CFG": 0x20000, "XFEATURE_MASK_XTILE_DATA": 0x40000,
+    },
     # include/linux/socket.h: the compat bit of send/recv flags (strace names 0x80000000)
     "MSG_FLAGS": {"MSG_CMSG_COMPAT": 0x80000000},
 }
@@ -714,7 +734,8 @@ def enum_names(cc: str, includes: tuple[str, ...], tag: str) -> list[str]:
             if (e := _ENUMERATOR.match(part.strip() + ","))]
 
 # Tables whose header exists on some arches only (arch_prctl(2) is x86's): empty elsewhere.
-ONLY_ON: dict[str, frozenset[str]] = {"ARCH_PRCTL_OPTIONS": frozenset({"x86_64"})}
+ONLY_ON: dict[str, frozenset[str]] = {"ARCH_PRCTL_OPTIONS": frozenset({"x86_64"}),
+                                     "X86_XFEATURES": frozenset({"x86_64"})}
 
 # tracekit arch -> (compiler when the machine is that arch, cross compiler otherwise).
 COMPILERS: dict[str, tuple[str, str]] = {

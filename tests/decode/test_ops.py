@@ -110,6 +110,16 @@ def test_prctl_speculation_vma_name_and_arch_prctl_cpuid() -> None:
     assert text(rec("arch_prctl", (0x1011, 0), 1)) == "arch_prctl(ARCH_GET_CPUID) = 1"
     assert text(rec("arch_prctl", (0xDEADBEEF_00001011, 0), 1)) == "arch_prctl(ARCH_GET_CPUID) = 1"
     assert text(rec("arch_prctl", (0x1012, 1))) == "arch_prctl(ARCH_SET_CPUID, 0x1) = 0"
+    mask = (cap(1, struct.pack("<Q", 0xE7)),)
+    assert text(rec("arch_prctl", (0x1021, U), 0, mask)) == (
+        "arch_prctl(ARCH_GET_XCOMP_SUPP, [0xe7 /* XFEATURE_MASK_FPSSE|XFEATURE_MASK_YMM|"
+        "XFEATURE_MASK_AVX512 */]) = 0")
+    odd = (cap(1, struct.pack("<Q", 0x60801)),)
+    assert text(rec("arch_prctl", (0x1022, U), 0, odd)) == (
+        "arch_prctl(ARCH_GET_XCOMP_PERM, [0x60801 /* XFEATURE_MASK_FP|XFEATURE_MASK_XTILE|"
+        "0x800 */]) = 0")
+    assert text(rec("arch_prctl", (0x1021, 0), -14)).startswith(
+        "arch_prctl(ARCH_GET_XCOMP_SUPP, NULL) = -1")
 
 
 @pytest.mark.parametrize(("args", "ret", "want"), [

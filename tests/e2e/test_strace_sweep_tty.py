@@ -155,6 +155,9 @@ def test_sweep_tty_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             "prctl(PR_SCHED_CORE, PR_SCHED_CORE_GET, 0, 0 /* PIDTYPE_PID */, 0x",
             "prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_OFF, 0, 0, NULL) = 0",
             "arch_prctl(ARCH_GET_FS, [0x", "arch_prctl(ARCH_GET_GS, NULL) = -1 EFAULT",
-            "arch_prctl(ARCH_GET_CPUID) = 1", "arch_prctl(ARCH_SET_CPUID, 0x1) = 0",
+            "arch_prctl(ARCH_GET_XCOMP_SUPP, [0x", " /* XFEATURE_MASK_FPSSE|",
+            "arch_prctl(ARCH_GET_XCOMP_SUPP, NULL) = -1 EFAULT",
+            "arch_prctl(ARCH_SET_GS, 0) = 0", "arch_prctl(ARCH_GET_CPUID) = 1",
+            "arch_prctl(ARCH_SET_CPUID, 0x1) = 0",
             "arch_prctl(0x3999 /* ARCH_??? */, 0) = -1 EINVAL"):
         assert want in text, want

@@ -443,6 +443,14 @@ static void prctl_calls(long hi) {
     syscall(SYS_arch_prctl, ARCH_GET_FS, BAD);
     syscall(SYS_arch_prctl, ARCH_GET_CPUID, 0L);
     syscall(SYS_arch_prctl, ARCH_SET_CPUID, 1L);
+    syscall(SYS_arch_prctl, ARCH_GET_XCOMP_SUPP, &ul);
+    syscall(SYS_arch_prctl, ARCH_GET_XCOMP_PERM, &ul);
+    syscall(SYS_arch_prctl, ARCH_GET_XCOMP_GUEST_PERM, &ul);
+    syscall(SYS_arch_prctl, ARCH_GET_XCOMP_SUPP, NULL);
+    syscall(SYS_arch_prctl, 0x4001L /* ARCH_GET_UNTAG_MASK */, &ul);
+    syscall(SYS_arch_prctl, 0x4003L /* ARCH_GET_MAX_TAG_BITS */, &ul);
+    syscall(SYS_arch_prctl, 0x5005L /* ARCH_SHSTK_STATUS */, &ul);
+    syscall(SYS_arch_prctl, ARCH_SET_GS, 0L);                /* GS base is 0 already */
     syscall(SYS_arch_prctl, 0x3999L, 0L);
     syscall(SYS_arch_prctl, hi | ARCH_GET_CPUID, 0L);
 }

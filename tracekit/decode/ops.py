@@ -1038,12 +1038,25 @@ def _k_gids(out: bool) -> Callable[[SyscallDecoder, Syscall, int], str]:
     return k
 
 
+def xfeatures_text(fl: F.ArchFlags) -> Callable[[int], str]:
+    """An x86 XSAVE feature mask as strace 6.1 prints it: the value, then its names in a
+    comment (``0xe7 /* XFEATURE_MASK_FPSSE|XFEATURE_MASK_YMM|XFEATURE_MASK_AVX512 */``)."""
+    names = F.FlagSet(fl.tables.X86_XFEATURES)
+
+    def fmt(v: int) -> str:
+        return f"{v:#x} /* {names(v)} */" if v else "0"
+    return fmt
+
+
 def k_archprctl_arg(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
-    """arch_prctl's addr: ``[0x7f...]`` that ARCH_GET_FS/ARCH_GET_GS wrote, none for
+    """arch_prctl's addr: ``[0x7f...]`` that ARCH_GET_FS/ARCH_GET_GS wrote, the feature
+    mask ARCH_GET_XCOMP_* wrote (``[0xe7 /* XFEATURE_MASK_FPSSE|... */]``), none for
     ARCH_GET_CPUID (it takes no argument: ``arch_prctl(ARCH_GET_CPUID) = 1``), else hex."""
     name = d.flags.tables.ARCH_PRCTL_OPTIONS.get(ev.args[0] & _M32)
     if name == "ARCH_GET_CPUID":
         return None
+    if name in ("ARCH_GET_XCOMP_SUPP", "ARCH_GET_XCOMP_PERM", "ARCH_GET_XCOMP_GUEST_PERM"):
+        return _out_int(ev, i, xfeatures_text(d.flags), size=8)
     if name in ("ARCH_GET_FS", "ARCH_GET_GS"):
         return _out_int(ev, i, pointer, size=8)
     return _x(ev.args[i])

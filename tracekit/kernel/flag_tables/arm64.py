@@ -2713,6 +2713,9 @@ AUDIT_ARCHES: dict[int, str] = {
     3758096392: 'AUDIT_ARCH_MIPSEL64N32',
 }
 
+X86_XFEATURES: tuple[tuple[int, str], ...] = (
+)
+
 NT_TYPES: dict[int, str] = {
     1: 'NT_PRSTATUS',
     2: 'NT_PRFPREG',
