@@ -142,8 +142,9 @@ TABLES: dict[str, Table] = {
                           frozenset(), ()),
     "ACCESS_MODES": ("bits", ("unistd.h",), r"[RWX]_OK", frozenset(), ("R_OK", "W_OK", "X_OK")),
     "SEEK_WHENCE": ("values", ("linux/fs.h",), r"SEEK_[A-Z]+", frozenset({"SEEK_MAX"}), ()),
-    "IOCTLS": ("values", ("asm/termbits.h", "asm/ioctls.h", "linux/fs.h", "linux/fiemap.h",
-                          "linux/random.h", "linux/blktrace_api.h", "stddef.h"),
+    "IOCTLS": ("values", ("asm/termbits.h", "asm/ioctls.h", "linux/serial.h", "linux/fs.h",
+                          "linux/fiemap.h", "linux/random.h", "linux/blktrace_api.h",
+                          "stddef.h"),
                r"TC[A-Z0-9]+|TIOC[A-Z0-9]+|FIO[A-Z]+|FS_IOC_[A-Z_]+|FICLONE|FICLONERANGE|"
                r"FIDEDUPERANGE|FIFREEZE|FITHAW|FITRIM|FIGETBSZ|FIBMAP|BLK[A-Z0-9_]+|"
                r"RND[A-Z]+",

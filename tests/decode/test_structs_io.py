@@ -415,5 +415,8 @@ def test_tty_and_file_ioctl_structs(dec: SyscallDecoder) -> None:
     label = Capture(2, CAP_STRUCT, 0, b"scratch\0" + bytes(248))
     assert line(dec, call("ioctl", (3, getfslabel, ADDR), 0, (label,))) == \
         'ioctl(3, FS_IOC_GETFSLABEL, "scratch") = 0'
+    assert IO.ioctl_name(FL, 0x80285442) == "TIOCGISO7816"
+    assert line(dec, call("ioctl", (5, 0x541F, ADDR), -25)).startswith(
+        "ioctl(5, TIOCSSERIAL) = -1 ENOTTY")
     assert IO.ioctl_name(FL, 0x80045200) == "RNDGETENTCNT"
     assert IO.ioctl_name(FL, 0x4020940D) == "BTRFS_IOC_CLONE_RANGE or FICLONERANGE"

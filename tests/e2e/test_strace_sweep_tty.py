@@ -91,6 +91,7 @@ def test_sweep_tty_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             "ioctl(4, TIOCPKT, [1]) = 0", "ioctl(5, TIOCGETD, [0]) = 0",
             "ioctl(5, TIOCMSET, [TIOCM_DTR|TIOCM_RTS]) = -1 ENOTTY",
             "ioctl(5, TIOCMGET, 0x", "ioctl(5, TIOCGSERIAL, 0) = -1 ENOTTY",
+            "ioctl(5, TIOCSSERIAL) = -1 ENOTTY", "ioctl(5, TIOCGISO7816, 0x",
             "ioctl(5, TIOCNOTTY) = -1 ENOTTY", "ioctl(5, _IOC(_IOC_NONE, 0x54, 0x7e, 0), 0)",
             "ioctl(6, TIOCSCTTY, 0) = 0", "ioctl(6, TIOCSPGRP, [1073741823]) = -1 ESRCH",
             "ioctl(6, TIOCSPGRP, 0x1) = -1 EFAULT", "ioctl(6, TIOCNOTTY) = 0",

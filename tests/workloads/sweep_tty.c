@@ -151,6 +151,12 @@ static void tty_calls(int m, int s, int f, long hi) {
     syscall(SYS_ioctl, s, TIOCMBIS, &v);
     syscall(SYS_ioctl, s, TIOCGSERIAL, &ser);
     syscall(SYS_ioctl, s, TIOCGSERIAL, NULL);
+    syscall(SYS_ioctl, s, TIOCSSERIAL, &ser);                /* ENOTTY on a pty */
+    syscall(SYS_ioctl, s, TIOCGRS485, &ser);
+    syscall(SYS_ioctl, s, TIOCSERGETLSR, &v);
+    syscall(SYS_ioctl, s, TIOCSERCONFIG);
+    syscall(SYS_ioctl, s, TIOCGISO7816, &ser);
+    syscall(SYS_ioctl, s, TIOCGPTLCK, &v);
     syscall(SYS_ioctl, s, TIOCNOTTY);                        /* not our ctty: ENOTTY */
     syscall(SYS_ioctl, s, _IO('T', 0x7e), 0L);
     syscall(SYS_ioctl, s, _IOR('T', 0x7f, int), &v);

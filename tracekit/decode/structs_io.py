@@ -167,7 +167,9 @@ _IOCTL_KINDS: dict[str, _IoctlArg] = {
     "TCXONC": _IoctlArg(0, False, False, "flow"),
     **{n: _IoctlArg(0, False, False, "none")
        for n in ("FIOCLEX", "FIONCLEX", "TIOCEXCL", "TIOCNXCL", "TIOCNOTTY", "TIOCSBRK",
-                 "TIOCCBRK", "TIOCCONS", "FIFREEZE", "FITHAW")},
+                 "TIOCCBRK", "TIOCCONS", "FIFREEZE", "FITHAW",
+                 # strace 6.1 prints no argument for it, the struct it reads is not shown
+                 "TIOCSSERIAL")},
 }
 
 
