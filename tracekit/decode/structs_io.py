@@ -11,8 +11,12 @@ be the struct. What strace prints (checked against strace 6.1 on Linux 6.18):
   the argument by request: ``TCGETS``/``TCSETS*``'s termios as
   ``{c_iflag=ICRNL|IXON, c_oflag=..., c_cflag=..., c_lflag=..., ...}``, ``TIOCGWINSZ``'s
   ``{ws_row=24, ws_col=80, ws_xpixel=0, ws_ypixel=0}``, an int as ``[1]``, FICLONE's fd in
-  decimal, TCFLSH's ``TCIFLUSH``, none for requests without one (``ioctl(4, FIOCLEX)``),
-  hex otherwise.
+  decimal, TCFLSH's ``TCIFLUSH`` (``0x7 /* TC??? */``), none for requests without one
+  (``ioctl(4, FIOCLEX)``), hex otherwise. TCGETA's struct termio and TCGETS2's termios2
+  print as a termios, whose flag words of 0 print as nothing (``c_iflag=, c_cflag=B0|CS5|``);
+  the modem lines as ``[TIOCM_DTR|TIOCM_RTS]``; FS_IOC_FSGETXATTR's ``{fsx_xflags=0, ...}``
+  (FSSETXATTR's without fsx_nextents), FICLONERANGE's, FIDEDUPERANGE's and FS_IOC_FIEMAP's
+  structs (``{fm_start=0, ...} => {fm_flags=..., fm_mapped_extents=1, ...}``).
 - ``poll``/``ppoll``: ``[{fd=3, events=POLLIN}]`` at entry, the return value followed by
   ``([{fd=3, revents=POLLIN}], left {tv_sec=0, tv_nsec=218})``; ``0 (Timeout)``.
 - ``select``/``pselect6``: sets as ``[0 5]``, the return value followed by
