@@ -208,9 +208,23 @@ def test_ptrace_set_requests_and_more_structs() -> None:
     assert text(rec("ptrace", (0x420E, 9, 88, U), 24, (info,))) == (
         "ptrace(PTRACE_GET_SYSCALL_INFO, 9, 88, {op=PTRACE_SYSCALL_INFO_NONE, "
         "arch=AUDIT_ARCH_X86_64, instruction_pointer=0x401000, stack_pointer=0x7ff0}) = 24")
-    entry = cap(3, struct.pack("<B3xIQQ", 1, 0xC000003E, 0x401000, 0x7FF0).ljust(88, b"\0"))
-    assert text(rec("ptrace", (0x420E, 9, 88, U), 80, (entry,))) == \
-        "ptrace(PTRACE_GET_SYSCALL_INFO, 9, 88, 0x560000001000) = 80"
+    head = struct.pack("<B3xIQQ", 1, 0xC000003E, 0x401000, 0x7FF0)
+    entry = cap(3, (head + struct.pack("<7Q", 34, 0, 0, 0x401000, 0, 0, 0)).ljust(88, b"\0"))
+    assert text(rec("ptrace", (0x420E, 9, 88, U), 80, (entry,))) == (
+        "ptrace(PTRACE_GET_SYSCALL_INFO, 9, 88, {op=PTRACE_SYSCALL_INFO_ENTRY, "
+        "arch=AUDIT_ARCH_X86_64, instruction_pointer=0x401000, stack_pointer=0x7ff0, "
+        "entry={nr=__NR_pause, args=[0, 0, 0x401000, 0, 0, 0]}}) = 80")
+    # a reply cut by the size the caller gave: the address
+    assert text(rec("ptrace", (0x420E, 9, 24, U), 80, (entry,))) == \
+        "ptrace(PTRACE_GET_SYSCALL_INFO, 9, 24, 0x560000001000) = 80"
+    head = struct.pack("<B3xIQQ", 2, 0xC000003E, 0x401000, 0x7FF0)
+    for rval, err, shown in ((-514, 1, "-ERESTARTNOHAND"), (3, 0, "3")):
+        out = cap(3, (head + struct.pack("<qB", rval, err)).ljust(88, b"\0"))
+        assert text(rec("ptrace", (0x420E, 9, 88, U), 33, (out,))).endswith(
+            f"stack_pointer=0x7ff0, exit={{rval={shown}, is_error={err}}}}}) = 33")
+    seccomp = cap(3, struct.pack("<B3xIQQ", 3, 0xC000003E, 0, 0).ljust(88, b"\0"))
+    assert text(rec("ptrace", (0x420E, 9, 88, U), 84, (seccomp,))) == \
+        "ptrace(PTRACE_GET_SYSCALL_INFO, 9, 88, 0x560000001000) = 84"
 
 
 def test_fcntl_commands_and_results() -> None:

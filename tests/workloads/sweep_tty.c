@@ -339,7 +339,17 @@ static void ptrace_calls(long hi) {
     syscall(SYS_ptrace, PTRACE_INTERRUPT, (long)pid, 0L, 0L);
     waitpid(pid, NULL, __WALL);
     syscall(SYS_ptrace, PTRACE_DETACH, (long)pid, 0L, 0L);
-    syscall(SYS_ptrace, PTRACE_SEIZE, (long)pid, 0L, 0L);
+    syscall(SYS_ptrace, PTRACE_SEIZE, (long)pid, 0L, (long)PTRACE_O_TRACESYSGOOD);
+    /* stopped at the entry of its (restarted) pause, then at its exit */
+    syscall(SYS_ptrace, PTRACE_INTERRUPT, (long)pid, 0L, 0L);
+    waitpid(pid, NULL, __WALL);
+    syscall(SYS_ptrace, PTRACE_SYSCALL, (long)pid, 0L, 0L);
+    waitpid(pid, NULL, __WALL);
+    syscall(SYS_ptrace, PTRACE_GET_SYSCALL_INFO, (long)pid, (long)sizeof sci, sci);
+    syscall(SYS_ptrace, PTRACE_SYSCALL, (long)pid, 0L, 0L);
+    syscall(SYS_ptrace, PTRACE_INTERRUPT, (long)pid, 0L, 0L);
+    waitpid(pid, NULL, __WALL);
+    syscall(SYS_ptrace, PTRACE_GET_SYSCALL_INFO, (long)pid, (long)sizeof sci, sci);
     syscall(SYS_ptrace, PTRACE_KILL, (long)pid, 0L, 0L);
     kill(pid, SIGKILL);
     waitpid(pid, NULL, __WALL);

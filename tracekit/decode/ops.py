@@ -17,6 +17,7 @@ call wrote at exit, whichever the operation turns out to use.
 from __future__ import annotations
 
 import errno
+import functools
 import struct
 from collections.abc import Callable
 from types import ModuleType
@@ -28,7 +29,7 @@ from tracekit.decode.captures import capture, capture_out, succeeded
 from tracekit.decode.signals import siginfo_text
 from tracekit.decode.structs_proc import SIGSET_SIZE, format_sigset
 from tracekit.decode.values import format_timespec, pointer, quote, signed
-from tracekit.kernel.syscalls import errno_name
+from tracekit.kernel.syscalls import SyscallTable, errno_name
 
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
@@ -610,19 +611,52 @@ def _ptrace_out(ev: Syscall, size: int) -> Capture | None:
     return _ptrace_cap(ev, 3, size, at_exit=True)
 
 
-def _syscall_info(fl: F.ArchFlags, data: bytes, ret: int) -> str | None:
-    """struct ptrace_syscall_info of a tracee stopped outside a syscall (the kernel's
-    reply of 24 bytes, op PTRACE_SYSCALL_INFO_NONE): ``{op=PTRACE_SYSCALL_INFO_NONE,
-    arch=AUDIT_ARCH_X86_64, instruction_pointer=0x..., stack_pointer=0x...}``; None for
-    the other ops (their entry/exit/seccomp parts are not decoded)."""
-    if len(data) < PTRACE_SYSCALL_INFO_SIZE or ret != PTRACE_SYSCALL_INFO_SIZE:
+# the reply's size by op (include/uapi/linux/ptrace.h struct ptrace_syscall_info): the
+# header, then entry {nr, args[6]} or exit {rval, is_error}
+_SYSCALL_INFO_SIZES = {"PTRACE_SYSCALL_INFO_NONE": 24, "PTRACE_SYSCALL_INFO_ENTRY": 80,
+                       "PTRACE_SYSCALL_INFO_EXIT": 33}
+# the syscall table of a ptrace_syscall_info's AUDIT_ARCH_*
+_AUDIT_TABLES = {"AUDIT_ARCH_X86_64": "x86_64", "AUDIT_ARCH_I386": "i386",
+                 "AUDIT_ARCH_AARCH64": "arm64"}
+
+
+@functools.cache
+def _syscall_table(arch: str) -> SyscallTable:
+    return SyscallTable(arch)
+
+
+def _syscall_nr(audit_arch: str | None, nr: int) -> str:
+    """``__NR_pause``: a syscall number in the table of the stop's arch, else decimal."""
+    arch = _AUDIT_TABLES.get(audit_arch or "")
+    name = _syscall_table(arch).name(nr) if arch is not None else None
+    return str(nr) if name is None or name.startswith("syscall_") else f"__NR_{name}"
+
+
+def _syscall_info(fl: F.ArchFlags, data: bytes, size: int, ret: int) -> str | None:
+    """struct ptrace_syscall_info as PTRACE_GET_SYSCALL_INFO wrote it: ``{op=..._NONE,
+    arch=AUDIT_ARCH_X86_64, instruction_pointer=0x..., stack_pointer=0x...}``, then
+    ``entry={nr=__NR_pause, args=[0, 0, 0x7f..., 0, 0, 0]}`` or ``exit={rval=-ERESTARTNOHAND,
+    is_error=1}``; None for a seccomp stop (not decoded) or a reply cut by ``size``."""
+    T = fl.tables
+    if len(data) < PTRACE_SYSCALL_INFO_SIZE:
         return None
     op, arch, ip, sp = struct.unpack_from("<B3xIQQ", data)
-    T = fl.tables
-    if T.PTRACE_SYSCALL_INFO_OPS.get(op) != "PTRACE_SYSCALL_INFO_NONE":
+    name = T.PTRACE_SYSCALL_INFO_OPS.get(op, "")
+    want = _SYSCALL_INFO_SIZES.get(name)
+    if want is None or ret != want or size < want or len(data) < want:
         return None
-    return (f"{{op=PTRACE_SYSCALL_INFO_NONE, arch={_xval(T.AUDIT_ARCHES, arch, 'AUDIT_ARCH_???')}, "
-            f"instruction_pointer={_x(ip)}, stack_pointer={_x(sp)}}}")
+    audit = T.AUDIT_ARCHES.get(arch)
+    text = (f"{{op={name}, arch={_xval(T.AUDIT_ARCHES, arch, 'AUDIT_ARCH_???')}, "
+            f"instruction_pointer={_x(ip)}, stack_pointer={_x(sp)}")
+    if name == "PTRACE_SYSCALL_INFO_ENTRY":
+        nr, *args = struct.unpack_from("<7Q", data, PTRACE_SYSCALL_INFO_SIZE)
+        text += (f", entry={{nr={_syscall_nr(audit, nr)}, "
+                 f"args=[{', '.join(_x(a) for a in args)}]}}")
+    elif name == "PTRACE_SYSCALL_INFO_EXIT":
+        rval, is_error = struct.unpack_from("<qB", data, PTRACE_SYSCALL_INFO_SIZE)
+        shown = f"-{errno_name(-rval)}" if is_error and rval < 0 else str(rval)
+        text += f", exit={{rval={shown}, is_error={is_error}}}"
+    return text + "}"
 
 
 def _peeksiginfo_args(fl: F.ArchFlags, ev: Syscall) -> str:
@@ -677,7 +711,7 @@ def _ptrace_data(fl: F.ArchFlags, name: str | None, ev: Syscall) -> str:
         text = _peeked_siginfos(fl, ev)
     elif name == "PTRACE_GET_SYSCALL_INFO":
         cap = _ptrace_out(ev, PTRACE_SYSCALL_INFO_SIZE)
-        text = None if cap is None else _syscall_info(fl, cap.data, ev.ret)
+        text = None if cap is None else _syscall_info(fl, cap.data, ev.args[2], ev.ret)
     elif name in _PTRACE_REGSET and data:
         # the iovec as the call left it (GET: read at exit, even after a failure) or
         # as it read it (SET: at entry)
