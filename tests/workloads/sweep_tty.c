@@ -134,6 +134,9 @@ static void tty_calls(int m, int s, int f, long hi) {
     peer = syscall(SYS_ioctl, m, TIOCGPTPEER, 0x40000000L);
     if (peer >= 0)
         close(peer);
+    peer = syscall(SYS_ioctl, m, TIOCGPTPEER, hi | O_RDWR | O_NOCTTY);
+    if (peer >= 0)
+        close(peer);
     syscall(SYS_ioctl, s, TIOCEXCL);
     syscall(SYS_ioctl, s, TIOCGEXCL, &v);
     syscall(SYS_ioctl, s, TIOCNXCL);
@@ -467,6 +470,7 @@ static void prctl_calls(long hi) {
     syscall(SYS_arch_prctl, 0x4003L /* ARCH_GET_MAX_TAG_BITS */, &ul);
     syscall(SYS_arch_prctl, 0x5005L /* ARCH_SHSTK_STATUS */, &ul);
     syscall(SYS_arch_prctl, ARCH_SET_GS, 0L);                /* GS base is 0 already */
+    syscall(SYS_arch_prctl, ARCH_SET_CPUID, hi | 1);          /* still enabled */
     syscall(SYS_arch_prctl, 0x3999L, 0L);
     syscall(SYS_arch_prctl, hi | ARCH_GET_CPUID, 0L);
 }
