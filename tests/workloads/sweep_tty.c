@@ -1,27 +1,37 @@
 /* A strace-parity sweep over terminal and file ioctls, ptrace requests and prctl options
  * that no other workload makes (decode_calls.c has a few prctl/ptrace calls, parity_calls.c
- * and sweep_io.c a few ioctls on a regular file; this one does not repeat them).
+ * and sweep_io.c a few ioctls on a regular file; this one does not repeat them). Each with
+ * normal arguments, NULL and (void *)1 pointers, unknown values and garbage in the high
+ * half of an int's register.
  *
  * Every call is harmless:
  * - terminal ioctls act only on a pty pair this program opens itself (posix_openpt), never
  *   on the terminal it was started from; TIOCSCTTY/TIOCSPGRP/TIOCNOTTY run in a forked
  *   child that first makes a session of its own (setsid), so only that child's session
- *   gets (and drops) the pty as its controlling terminal. TCSETS* write back the settings
- *   TCGETS read. The same requests on a scratch file fail with ENOTTY, on fd -1 with EBADF.
+ *   gets (and drops) the pty as its controlling terminal. TCSETS*, TCSETA*, TCSETS*2,
+ *   TIOCSLCKTRMIOS, TIOCSSOFTCAR write back what was read (a termios with every flag
+ *   cleared is set, then the settings read before are put back); TIOCSTI pushes one byte
+ *   into this pty's own input, flushed after; TIOCGPTPEER's fds are closed. The serial
+ *   requests fail on a pty (ENOTTY). The same requests on a scratch file fail with ENOTTY,
+ *   on fd -1 with EBADF.
  * - file ioctls act on scratch files in argv[1] (FICLONE & co. fail with EOPNOTSUPP/EXDEV/
- *   EINVAL or clone the program's own file), or read /dev/urandom's entropy count (read
- *   only).
+ *   EINVAL or clone the program's own file; FS_IOC_SETFLAGS/FSSETXATTR write back the
+ *   values read), or read /dev/urandom's entropy count (read only). FIFREEZE/FITHAW/FITRIM
+ *   are made on fd -1 only (EBADF).
  * - ptrace acts only on a child this program forks (with CLONE_UNTRACED, so that strace -f
- *   does not trace it itself): it SEIZEs it, stops it with
- *   PTRACE_INTERRUPT, reads and writes the child's own memory (a word of its own stack
- *   copy of a variable), reads its registers, then kills and reaps it. Other requests are
- *   made on a pid that does not exist (ESRCH) or with unknown request numbers.
+ *   does not trace it itself): it SEIZEs it, stops it with PTRACE_INTERRUPT, reads and
+ *   writes the child's own memory (a word of its own stack copy of a variable) and
+ *   registers (written back as read), resumes, detaches and seizes it again, then kills and
+ *   reaps it. Other requests are made on a pid that does not exist (ESRCH) or with unknown
+ *   request numbers.
  * - prctl reads this process's own settings, or sets its name, its parent-death signal,
- *   its timer slack (to the value it read) and a name on its own anonymous mapping;
- *   PR_SET_MM and unknown options fail before they change anything. arch_prctl reads
- *   this process's FS/GS bases and CPUID faulting state; ARCH_SET_CPUID(1) leaves CPUID
- *   enabled (the default).
- * Deterministic: each call has the same outcome from run to run.
+ *   its timer slack and its other settings to the values it already has, and a name on its
+ *   own anonymous mapping; PR_SET_MM, PR_SET_SPECULATION_CTRL (not controllable here) and
+ *   unknown options fail before they change anything. arch_prctl reads this process's
+ *   FS/GS bases, CPUID faulting state and XSAVE feature masks; ARCH_SET_CPUID(1) leaves
+ *   CPUID enabled (the default), ARCH_SET_GS(0) sets the GS base it has (0).
+ * Deterministic: each call has the same outcome from run to run, but for register values
+ * of the child (where PTRACE_INTERRUPT stops it), which both tracers see alike.
  *
  * tests/e2e/test_strace_sweep_tty.py runs it under strace -f and tracekit at once: every
  * line must be equal. Build: gcc -O1 -Wall -Werror -o sweep_tty sweep_tty.c; argument: a
