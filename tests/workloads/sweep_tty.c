@@ -25,7 +25,8 @@
  *   reaps it. Other requests are made on a pid that does not exist (ESRCH) or with unknown
  *   request numbers.
  * - prctl reads this process's own settings, or sets its name, its parent-death signal,
- *   its timer slack and its other settings to the values it already has, and a name on its
+ *   its timer slack and its other settings to the values it already has (PR_SET_PTRACER:
+ *   ANY, then 0 again, where Yama takes it at all), and a name on its
  *   own anonymous mapping; PR_SET_MM, PR_SET_SPECULATION_CTRL (not controllable here) and
  *   unknown options fail before they change anything. arch_prctl reads this process's
  *   FS/GS bases, CPUID faulting state and XSAVE feature masks; ARCH_SET_CPUID(1) leaves
