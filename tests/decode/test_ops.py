@@ -191,6 +191,8 @@ def test_ptrace_set_requests_and_more_structs() -> None:
     assert got.startswith("ptrace(PTRACE_GETFPREGS, 9, {cwd=0x37f, swd=0, ftw=0, fop=0, rip=0, "
                           "rdp=0, mxcsr=0x1f80, mxcr_mask=0x2ffff, st_space=[0, ")
     assert f"xmm_space=[{', '.join(['0'] * 32)}, ...], padding=[0, " in got
+    assert text(rec("ptrace", (15, 9, 0, U), -5, (cap(3, fp),))).startswith(
+        "ptrace(PTRACE_SETFPREGS, 9, {cwd=0x37f, ")
     assert text(rec("ptrace", (14, 9, 0, U), 0, (cap(3, fp[:500]),))) == \
         "ptrace(PTRACE_GETFPREGS, 9, 0x560000001000) = 0"
     mask = (cap(3, struct.pack("<Q", 1 << 9)),)

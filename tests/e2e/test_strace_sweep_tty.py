@@ -122,6 +122,8 @@ def test_sweep_tty_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             "], padding=[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]})",
             ", 8, []) = 0", ", 4, 0x", ", NULL, {si_signo=SIGTRAP, si_code=0x8005, si_addr=0x",
             ", {off=0, flags=0, nr=2}, []) = 0",
+            ", {off=0, flags=PTRACE_PEEKSIGINFO_SHARED, nr=2}, [{si_signo=SIGUSR1, "
+            "si_code=SI_USER, si_pid=", "ptrace(PTRACE_SETFPREGS, ",
             ", 88, {op=PTRACE_SYSCALL_INFO_NONE, arch=AUDIT_ARCH_X86_64, instruction_pointer=0x",
             ", 0, NULL) = -1 EINVAL", "{op=PTRACE_SYSCALL_INFO_ENTRY, arch=AUDIT_ARCH_X86_64, ",
             ", entry={nr=__NR_pause, args=[", ", exit={rval=-ERESTARTNOHAND, is_error=1}}) = 33",

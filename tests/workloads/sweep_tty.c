@@ -340,6 +340,11 @@ static void ptrace_calls(long hi) {
     syscall(SYS_ptrace, PTRACE_GETSIGMASK, (long)pid, 4L, &mask);
     syscall(SYS_ptrace, PTRACE_SETSIGINFO, (long)pid, 0L, &si);
     syscall(SYS_ptrace, PTRACE_PEEKSIGINFO, (long)pid, &psi, sibuf);
+    syscall(SYS_ptrace, PTRACE_SETFPREGS, (long)pid, 0L, &fpregs);     /* as read */
+    kill(pid, SIGUSR1);                       /* stays pending while the child is stopped */
+    syscall(SYS_ptrace, PTRACE_PEEKSIGINFO, (long)pid, &psi, sibuf);
+    psi.flags = PTRACE_PEEKSIGINFO_SHARED;
+    syscall(SYS_ptrace, PTRACE_PEEKSIGINFO, (long)pid, &psi, sibuf);
     syscall(SYS_ptrace, PTRACE_GET_SYSCALL_INFO, (long)pid, (long)sizeof sci, sci);
     syscall(SYS_ptrace, PTRACE_SECCOMP_GET_FILTER, (long)pid, 0L, NULL);
     syscall(SYS_ptrace, PTRACE_LISTEN, (long)pid, 0L, 0L);

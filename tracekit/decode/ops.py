@@ -686,7 +686,7 @@ def _peeked_siginfos(fl: F.ArchFlags, ev: Syscall) -> str | None:
 def _ptrace_data(fl: F.ArchFlags, name: str | None, ev: Syscall) -> str:
     """ptrace's data by request: the word PEEK* read (``[0x1234]``, ``[NULL]``), GETEVENTMSG's
     message (``[0]``), GET/SETSIGINFO's siginfo, x86_64 GET/SETREGS's registers and
-    GETFPREGS's, GET/SETSIGMASK's set (``[]``), PEEKSIGINFO's siginfos, GET_SYSCALL_INFO's
+    GET/SETFPREGS's, GET/SETSIGMASK's set (``[]``), PEEKSIGINFO's siginfos, GET_SYSCALL_INFO's
     reply outside a syscall, the iovec of GET/SETREGSET (``{iov_base=0x...,
     iov_len=216}``: the registers it points to are not captured), else the address."""
     data = ev.args[3]
@@ -701,8 +701,8 @@ def _ptrace_data(fl: F.ArchFlags, name: str | None, ev: Syscall) -> str:
     elif name in ("PTRACE_GETREGS", "PTRACE_SETREGS") and fl.arch == "x86_64":
         cap = _ptrace_cap(ev, 3, USER_REGS_SIZE, at_exit=name == "PTRACE_GETREGS")
         text = None if cap is None else format_user_regs(cap.data)
-    elif name == "PTRACE_GETFPREGS" and fl.arch == "x86_64":
-        cap = _ptrace_out(ev, FPREGS_SIZE)
+    elif name in ("PTRACE_GETFPREGS", "PTRACE_SETFPREGS") and fl.arch == "x86_64":
+        cap = _ptrace_cap(ev, 3, FPREGS_SIZE, at_exit=name == "PTRACE_GETFPREGS")
         text = None if cap is None else format_user_fpregs(cap.data)
     elif name in ("PTRACE_GETSIGMASK", "PTRACE_SETSIGMASK") and ev.args[2] == SIGSET_SIZE:
         cap = _ptrace_cap(ev, 3, SIGSET_SIZE, at_exit=name == "PTRACE_GETSIGMASK")

@@ -507,9 +507,12 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     # ptrace: what a request wrote at data: PEEK*'s word, GETEVENTMSG's message, and in
     # the larger read GETSIGINFO's siginfo, x86_64 GETREGS's and GETFPREGS's registers,
     # GETREGSET's iovec, GETSIGMASK's set, PEEKSIGINFO's siginfos, GET_SYSCALL_INFO's
-    # reply; what SETREGS, SETSIGINFO and SETSIGMASK read at data, PEEKSIGINFO at addr
+    # reply; what SETREGS, SETSIGINFO, SETSIGMASK and SETFPREGS read at data (a small read
+    # and a large one: the large one fails as a whole near the end of a mapping),
+    # PEEKSIGINFO at addr
     "ptrace": (_fixed("data", 8, at_exit=True), _fixed("data", PTRACE_DATA_CAP, at_exit=True),
-               _fixed("data", PTRACE_REGS_CAP), _fixed("addr", 16)),
+               _fixed("data", PTRACE_REGS_CAP), _fixed("data", PTRACE_DATA_CAP),
+               _fixed("addr", 16)),
     "syslog": (_buf("buf", "ret", at_exit=True),),
     # keyctl: the strings of its operations (KEYCTL_SEARCH's type and description), the
     # payload KEYCTL_UPDATE/INSTANTIATE read, the buffer KEYCTL_READ/DESCRIBE/
