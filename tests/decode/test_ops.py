@@ -125,6 +125,14 @@ def test_prctl_speculation_vma_name_and_arch_prctl_cpuid() -> None:
 @pytest.mark.parametrize(("args", "ret", "want"), [
     ((53, 0, 2), -6, "prctl(PR_SET_SPECULATION_CTRL, PR_SPEC_STORE_BYPASS, PR_SPEC_ENABLE) = -1"),
     ((53, 0x63, 0x80), -19, "prctl(PR_SET_SPECULATION_CTRL, 0x63 /* PR_SPEC_??? */, 0x80) = -1"),
+    ((53, 0, 0), -6, "prctl(PR_SET_SPECULATION_CTRL, PR_SPEC_STORE_BYPASS, 0 /* PR_SPEC_??? */)"),
+    ((53, 0, 3), -6, "prctl(PR_SET_SPECULATION_CTRL, PR_SPEC_STORE_BYPASS, 0x3 /* PR_SPEC_??? */)"),
+    ((53, 1, 8), -22,
+     "prctl(PR_SET_SPECULATION_CTRL, PR_SPEC_INDIRECT_BRANCH, PR_SPEC_FORCE_DISABLE)"),
+    ((52, 0), 0, "prctl(PR_GET_SPECULATION_CTRL, PR_SPEC_STORE_BYPASS) = 0 (PR_SPEC_NOT_AFFECTED)"),
+    ((52, 0), 42, "prctl(PR_GET_SPECULATION_CTRL, PR_SPEC_STORE_BYPASS) = 0x2a "
+     "(PR_SPEC_ENABLE|PR_SPEC_FORCE_DISABLE|0x20)"),
+    ((52, 0), 32, "prctl(PR_GET_SPECULATION_CTRL, PR_SPEC_STORE_BYPASS) = 0x20"),
     ((55, 1), -22,
      "prctl(PR_SET_TAGGED_ADDR_CTRL, PR_TAGGED_ADDR_ENABLE|PR_MTE_TCF_NONE, 0, 0, 0)"),
     ((55, 0x57AE57F4, 1, 2, 3), -22, "prctl(PR_SET_TAGGED_ADDR_CTRL, !PR_TAGGED_ADDR_ENABLE|"
@@ -136,8 +144,15 @@ def test_prctl_speculation_vma_name_and_arch_prctl_cpuid() -> None:
      "prctl(PR_SVE_SET_VL, PR_SVE_SET_VL_ONEXEC|PR_SVE_VL_INHERIT|0xff) = -1"),
     ((62, 0, 0, 0, U), -22,
      "prctl(PR_SCHED_CORE, PR_SCHED_CORE_GET, 0, 0 /* PIDTYPE_PID */, 0x560000001000) = -1"),
-    ((62, 9, 5, 7, 0), -22, "prctl(PR_SCHED_CORE, 0x9 /* PR_SCHED_CORE_??? */, 5, 7, 0) = -1"),
+    ((62, 1, 0, 1, 0), -22,
+     "prctl(PR_SCHED_CORE, PR_SCHED_CORE_CREATE, 0, 0x1 /* PIDTYPE_TGID */, NULL) = -1"),
+    ((62, 0, 0, 9, 0), -22,
+     "prctl(PR_SCHED_CORE, PR_SCHED_CORE_GET, 0, 0x9 /* PIDTYPE_??? */, NULL) = -1"),
     ((59, 0), 0, "prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_OFF, 0, 0, NULL) = 0"),
+    ((59, 1, 0x1000, 0x2000), 0,
+     "prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON, 0x1000, 0x2000, NULL) = 0"),
+    ((50, 0x400FF), -22, "prctl(PR_SVE_SET_VL, PR_SVE_SET_VL_ONEXEC|0xff) = -1"),
+    ((55, 0), -22, "prctl(PR_SET_TAGGED_ADDR_CTRL, !PR_TAGGED_ADDR_ENABLE|PR_MTE_TCF_NONE, "),
 ])
 def test_prctl_options_strace_decodes_by_their_arguments(args: tuple[int, ...], ret: int,
                                                           want: str) -> None:

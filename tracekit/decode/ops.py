@@ -138,22 +138,25 @@ def _prctl(d: SyscallDecoder, ev: Syscall) -> list[str]:
     if opt_name == "PR_GET_SPECULATION_CTRL":
         return [*out, _xval(T.PR_SPEC_MISFEATURES, args[1], "PR_SPEC_???")]
     if opt_name == "PR_SET_SPECULATION_CTRL":
+        # the state to set is one value of a known misfeature's (``0x3 /* PR_SPEC_??? */``),
+        # hex for an unknown misfeature
+        known = T.PR_SPEC_MISFEATURES.get(args[1]) is not None
+        sets = {v: n for v, n in T.PR_SPEC_STATES if n != "PR_SPEC_PRCTL"}
         return [*out, _xval(T.PR_SPEC_MISFEATURES, args[1], "PR_SPEC_???"),
-                F.FlagSet(T.PR_SPEC_STATES)(args[2])]
+                _xval(sets, args[2], "PR_SPEC_???") if known else _x(args[2])]
     if opt_name == "PR_SET_TAGGED_ADDR_CTRL":
         return [*out, tagged_addr_ctrl(d.flags, args[1]), *(_x(v) for v in args[2:5])]
     if opt_name == "PR_SVE_SET_VL":
         return [*out, sve_vl(d.flags, args[1])]
     if opt_name == "PR_SCHED_CORE":
         op = T.PR_SCHED_CORE_OPS.get(args[1])
-        ptype = T.PID_TYPES.get(args[3])
-        last = _out_int(ev, 4, _x, size=8) if op == "PR_SCHED_CORE_GET" else _x(args[4])
+        ptype = T.PID_TYPES.get(args[3], "PIDTYPE_???")
+        last = _out_int(ev, 4, _x, size=8) if op == "PR_SCHED_CORE_GET" else pointer(args[4])
         return [*out, _xval(T.PR_SCHED_CORE_OPS, args[1], "PR_SCHED_CORE_???"),
-                str(signed(args[2], 32)), f"{args[3]} /* {ptype} */" if ptype else str(args[3]),
-                last]
+                str(signed(args[2], 32)), f"{_x(args[3])} /* {ptype} */", last]
     if opt_name == "PR_SET_SYSCALL_USER_DISPATCH":
         return [*out, _xval(T.PR_SYS_DISPATCH_OPS, args[1], "PR_SYS_DISPATCH_???"),
-                _x(args[2]), str(args[3]), pointer(args[4])]
+                _x(args[2]), _x(args[3]), pointer(args[4])]
     if opt_name == "PR_MCE_KILL":
         out.append(_xval(T.PR_MCE_KILL_OPS, args[1], "PR_MCE_KILL_???"))
         return [*out, *(_x(v) for v in args[2:5])]
@@ -264,7 +267,10 @@ def _ret_prctl(d: SyscallDecoder, ev: Syscall, text: str) -> str:
         return f"{ret} ({policy})" if policy else text
     if name == "PR_GET_SPECULATION_CTRL" and ret >= 0 \
             and T.PR_SPEC_MISFEATURES.get(ev.args[1]) is not None:
-        # the misfeature's state: ``0x2 (PR_SPEC_ENABLE)``
+        # the misfeature's state: ``0x2 (PR_SPEC_ENABLE)``, ``0 (PR_SPEC_NOT_AFFECTED)``;
+        # no comment when no bit has a name
+        if ret and not any(ret & v for v, _ in T.PR_SPEC_STATES):
+            return _x(ret)
         return f"{_x(ret)} ({F.FlagSet(T.PR_SPEC_STATES, zero='PR_SPEC_NOT_AFFECTED')(ret)})"
     if name == "PR_GET_TAGGED_ADDR_CTRL" and ret >= 0:
         return f"{_x(ret)} ({tagged_addr_ctrl(d.flags, ret)})"
