@@ -402,6 +402,16 @@ def test_tty_and_file_ioctl_structs(dec: SyscallDecoder) -> None:
     assert line(dec, call("ioctl", (3, fiemap, ADDR), -14, (req,))).startswith(
         "ioctl(3, FS_IOC_FIEMAP, {fm_start=0, fm_length=18446744073709551615, "
         "fm_flags=FIEMAP_FLAG_SYNC, fm_extent_count=2}) = -1")
+    empty = Capture(2, CAP_STRUCT, 0, struct.pack("<QQIII4x", 0, 2**64 - 1, 0, 0, 0))
+    assert line(dec, call("ioctl", (3, fiemap, ADDR), 0, (empty, empty))).endswith(
+        "fm_extent_count=0} => {fm_flags=0, fm_mapped_extents=0, ...}) = 0")
+    odd = Capture(2, CAP_STRUCT, 0, struct.pack("<QQIII4x", 0, 0, 8, 0, 2))
+    assert "fm_flags=0x8 /* FIEMAP_FLAG_??? */, " in line(
+        dec, call("ioctl", (3, fiemap, ADDR), -53, (odd,)))
+    two = head + info + struct.pack("<qQQiI", 5, 8, 0, 0, 0)
+    assert IO.format_dedupe_range(two) == (
+        "{src_offset=0, src_length=4, dest_count=2, info=[{dest_fd=4, dest_offset=0}, "
+        "{dest_fd=5, dest_offset=8}]}")
     assert line(dec, call("ioctl", (3, fiemap, 0), -14)).startswith(
         "ioctl(3, FS_IOC_FIEMAP, NULL)")
     assert IO.format_fsxattr(struct.pack("<5I8x", 0, 0, 3, 0, 0), FL, nextents=False) == \

@@ -258,6 +258,16 @@ static void file_calls(int f, long hi) {
     syscall(SYS_ioctl, f, FIDEDUPERANGE, BAD);
     syscall(SYS_ioctl, f, FS_IOC_FIEMAP, &fm);
     syscall(SYS_ioctl, f, FS_IOC_FIEMAP, NULL);
+    fm.m.fm_flags = 0x8;                                     /* unknown: EBADR */
+    syscall(SYS_ioctl, f, FS_IOC_FIEMAP, &fm);
+    fm.m.fm_flags = 0;
+    syscall(SYS_ioctl, g, FS_IOC_FIEMAP, &fm);               /* empty: no extent */
+    struct {
+        struct file_dedupe_range r;
+        struct file_dedupe_range_info i[2];
+    } dd2 = {.r = {.src_offset = 0, .src_length = 4, .dest_count = 2},
+             .i = {{.dest_fd = g, .dest_offset = 0}, {.dest_fd = g, .dest_offset = 8}}};
+    syscall(SYS_ioctl, f, FIDEDUPERANGE, &dd2);
     syscall(SYS_ioctl, f, FS_IOC_GETVERSION, &v);
     syscall(SYS_ioctl, f, FS_IOC_FSGETXATTR, &fx);
     syscall(SYS_ioctl, f, FS_IOC_FSGETXATTR, BAD);

@@ -77,6 +77,7 @@ DEDUPE_INFO = struct.Struct("<qQQiI")             # struct file_dedupe_range_inf
 FIEMAP = struct.Struct("<QQIII4x")                # struct fiemap, then fm_extents[]
 FSLABEL_MAX = 256        # FS_IOC_GETFSLABEL's char[FSLABEL_MAX] (linux/fs.h)
 IOCTL_STRUCT_CAP = 256   # the most bytes of an ioctl argument tracekit captures
+DEDUPE_INFOS = (IOCTL_STRUCT_CAP - DEDUPE_RANGE.size) // DEDUPE_INFO.size   # 7
 STRING_LIMIT = 32        # strace's default -s: the bytes of a string it prints
 WINSIZE_SIZE = 8         # struct winsize: 4 x unsigned short
 POLLFD = struct.Struct("<ihh")                    # struct pollfd: fd, events, revents
@@ -146,8 +147,9 @@ _IOCTL_KINDS: dict[str, _IoctlArg] = {
     "FS_IOC_FSGETXATTR": _IoctlArg(FSXATTR_SIZE, False, True, "fsxattr"),
     "FS_IOC_FSSETXATTR": _IoctlArg(FSXATTR_SIZE, True, False, "fsxattr_set"),
     "FICLONERANGE": _IoctlArg(CLONE_RANGE.size, True, False, "clonerange"),
-    # the header and the first destination: what fits in IOCTL_STRUCT_CAP
-    "FIDEDUPERANGE": _IoctlArg(DEDUPE_RANGE.size + DEDUPE_INFO.size, True, False, "dedupe"),
+    # the header and the first 7 destinations: what fits in IOCTL_STRUCT_CAP
+    "FIDEDUPERANGE": _IoctlArg(DEDUPE_RANGE.size + DEDUPE_INFOS * DEDUPE_INFO.size, True, False,
+                               "dedupe"),
     "FS_IOC_FIEMAP": _IoctlArg(FIEMAP.size, True, True, "fiemap"),
     **{n: _IoctlArg(4, True, False, "int")
        for n in ("FIONBIO", "FIOASYNC", "TIOCSPGRP", "TIOCSETD", "TIOCSPTLCK", "TIOCPKT",
@@ -303,21 +305,26 @@ def _fiemap_arg(ev: Syscall, i: int, fl: F.ArchFlags) -> str:
     """FS_IOC_FIEMAP's struct fiemap: the request read at entry, then what the call
     wrote: ``{fm_start=0, fm_length=..., fm_flags=FIEMAP_FLAG_SYNC, fm_extent_count=2}
     => {fm_flags=FIEMAP_FLAG_SYNC, fm_mapped_extents=1, ...}`` (the extents elided, as
-    strace without -v); the address when the request was not read."""
+    strace without -v, even when there are none; unknown flags as
+    ``0x8 /* FIEMAP_FLAG_??? */``); the address when the request was not read."""
     entry, exit_ = _entry_exit(ev, i)
     if entry is None or entry.flags & (CAPF_FAULT | CAPF_TRUNC) or len(entry.data) < FIEMAP.size:
         return pointer(ev.args[i])
     start, length, flags, _, count = FIEMAP.unpack_from(entry.data)
     T = fl.tables
+    fm_flags = _fiemap_flags(T.FIEMAP_FLAGS)
     text = (f"{{fm_start={start}, fm_length={length}, "
-            f"fm_flags={_bits(T.FIEMAP_FLAGS, flags)}, fm_extent_count={count}}}")
+            f"fm_flags={fm_flags(flags)}, fm_extent_count={count}}}")
     if (succeeded(ev) and exit_ is not None and not exit_.flags & (CAPF_FAULT | CAPF_TRUNC)
             and len(exit_.data) >= FIEMAP.size):
         _, _, flags, mapped, count = FIEMAP.unpack_from(exit_.data)
-        more = ", ..." if count and mapped else ""
-        text += (f" => {{fm_flags={_bits(T.FIEMAP_FLAGS, flags)}, "
-                 f"fm_mapped_extents={mapped}{more}}}")
+        text += f" => {{fm_flags={fm_flags(flags)}, fm_mapped_extents={mapped}, ...}}"
     return text
+
+
+@functools.cache
+def _fiemap_flags(bits: tuple[tuple[int, str], ...]) -> F.FlagSet:
+    return F.FlagSet(bits, unknown="FIEMAP_FLAG_???")
 
 
 def k_ioctlarg(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
