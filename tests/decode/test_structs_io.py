@@ -384,6 +384,12 @@ def test_tty_and_file_ioctl_structs(dec: SyscallDecoder) -> None:
         "{fsx_xflags=FS_XFLAG_APPEND, fsx_extsize=0, fsx_nextents=0, fsx_projid=0, "
         "fsx_cowextsize=0}")
     assert IO.format_fsxattr(bytes(19), FL) is None
+    assert IO.format_fsxattr(struct.pack("<5I8x", 0x40000000, 0, 0, 0, 0), FL,
+                             nextents=False).startswith(
+        "{fsx_xflags=0x40000000 /* FS_XFLAG_??? */, fsx_extsize=0, ")
+    lines_only = Capture(2, CAP_STRUCT, 0, struct.pack("<I", 0x10000))
+    assert line(dec, call("ioctl", (5, tiocmset, ADDR), -25, (lines_only,))).startswith(
+        "ioctl(5, TIOCMSET, [0x10000 /* TIOCM_??? */]) = -1")
     assert IO.format_clone_range(struct.pack("<qQQQ", 3, 0, 4096, 0)) == \
         "{src_fd=3, src_offset=0, src_length=4096, dest_offset=0}"
     assert IO.format_clone_range(bytes(31)) is None

@@ -163,6 +163,10 @@ static void tty_calls(int m, int s, int f, long hi) {
     v = TIOCM_DTR | TIOCM_RTS;
     syscall(SYS_ioctl, s, TIOCMSET, &v);
     syscall(SYS_ioctl, s, TIOCMBIS, &v);
+    v = 0x10000;                                             /* no named line */
+    syscall(SYS_ioctl, s, TIOCMBIC, &v);
+    v = 0x10006;
+    syscall(SYS_ioctl, s, TIOCMSET, &v);
     syscall(SYS_ioctl, s, TIOCGSERIAL, &ser);
     syscall(SYS_ioctl, s, TIOCGSERIAL, NULL);
     syscall(SYS_ioctl, s, TIOCSSERIAL, &ser);                /* ENOTTY on a pty */
@@ -287,6 +291,11 @@ static void file_calls(int f, long hi) {
     syscall(SYS_ioctl, f, FS_IOC_GETFLAGS, &fl);
     syscall(SYS_ioctl, f, FS_IOC_SETFLAGS, &fl);             /* unchanged */
     syscall(SYS_ioctl, f, FS_IOC_FSSETXATTR, &fx);           /* as read above */
+    struct fsxattr bad = fx;
+    bad.fsx_xflags = 0x40000000;                             /* unknown: EOPNOTSUPP */
+    syscall(SYS_ioctl, f, FS_IOC_FSSETXATTR, &bad);
+    bad.fsx_xflags = 0x40000010;
+    syscall(SYS_ioctl, f, FS_IOC_FSSETXATTR, &bad);
     v = 0;
     syscall(SYS_ioctl, f, FIBMAP, &v);
     syscall(SYS_ioctl, f, FS_IOC_GETFSLABEL, label);

@@ -235,12 +235,14 @@ def _term_flags(words: tuple[int, ...], fl: F.ArchFlags) -> str:
 
 
 @functools.cache
-def _flagset(bits: tuple[tuple[int, str], ...]) -> F.FlagSet:
-    return F.FlagSet(bits)
+def _flagset(bits: tuple[tuple[int, str], ...], unknown: str | None) -> F.FlagSet:
+    return F.FlagSet(bits, unknown=unknown)
 
 
-def _bits(bits: tuple[tuple[int, str], ...], v: int) -> str:
-    return _flagset(bits)(v)
+def _bits(bits: tuple[tuple[int, str], ...], v: int, unknown: str | None = None) -> str:
+    """A flag word; ``unknown``: how a word without a named bit prints
+    (``0x10000 /* TIOCM_??? */``), else plain hex."""
+    return _flagset(bits, unknown)(v)
 
 
 @functools.cache
@@ -269,7 +271,8 @@ def format_fsxattr(data: bytes, fl: F.ArchFlags, *, nextents: bool = True) -> st
         return None
     xflags, extsize, n, projid, cowextsize = FSXATTR.unpack_from(data)
     count = f"fsx_nextents={n}, " if nextents else ""
-    return (f"{{fsx_xflags={_bits(fl.tables.FS_XFLAGS, xflags)}, fsx_extsize={extsize}, "
+    return (f"{{fsx_xflags={_bits(fl.tables.FS_XFLAGS, xflags, 'FS_XFLAG_???')}, "
+            f"fsx_extsize={extsize}, "
             f"{count}fsx_projid={projid}, fsx_cowextsize={cowextsize}}}")
 
 
@@ -367,7 +370,8 @@ def k_ioctlarg(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
         elif a.fmt == "dedupe":
             text = format_dedupe_range(cap.data)
         elif a.fmt == "modem" and len(cap.data) >= 4:
-            text = f"[{_bits(fl.tables.TIOCM_BITS, int.from_bytes(cap.data[:4], 'little'))}]"
+            modem = int.from_bytes(cap.data[:4], "little")
+            text = f"[{_bits(fl.tables.TIOCM_BITS, modem, 'TIOCM_???')}]"
         elif a.fmt == "winsize":
             text = format_winsize(cap.data)
         elif a.fmt == "inodeflags" and len(cap.data) >= 4:
