@@ -125,7 +125,7 @@ def test_sweep_tty_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             ", {r15=", ", gs=0}) = 0", ", NT_PRSTATUS, NULL) = -1 EFAULT",
             ", 0x999 /* NT_??? */, {iov_base=0x", ", iov_len=216}) = -1 EINVAL",
             ", NULL, [0]) = 0", ", NULL, {si_signo=SIGTRAP, si_code=0x8005, si_addr=0x",
-            ", 8*RAX, 0x", ", {cwd=0x37f, swd=0, ftw=0, fop=0, rip=0, ",
+            ", 8*RAX, ", ", {cwd=0x37f, swd=0, ftw=0, fop=0, rip=0, ",
             "], padding=[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]})",
             ", 8, []) = 0", ", 4, 0x", ", NULL, {si_signo=SIGTRAP, si_code=0x8005, si_addr=0x",
             ", {off=0, flags=0, nr=2}, []) = 0",
