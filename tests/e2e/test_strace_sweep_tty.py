@@ -132,8 +132,9 @@ def test_sweep_tty_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             ", {off=0, flags=PTRACE_PEEKSIGINFO_SHARED, nr=2}, [{si_signo=SIGUSR1, "
             "si_code=SI_USER, si_pid=", "ptrace(PTRACE_SETFPREGS, ",
             ", 88, {op=PTRACE_SYSCALL_INFO_NONE, arch=AUDIT_ARCH_X86_64, instruction_pointer=0x",
-            ", 0, NULL) = -1 EINVAL", "{op=PTRACE_SYSCALL_INFO_ENTRY, arch=AUDIT_ARCH_X86_64, ",
-            ", entry={nr=__NR_pause, args=[", ", exit={rval=-ERESTARTNOHAND, is_error=1}}) = 33",
+            # which stop the later GET_SYSCALL_INFO calls see (syscall entry/exit or the
+            # interrupt's) varies with timing; tests/decode pins each form
+            ", 0, NULL) = -1 EINVAL", ", 88, {op=PTRACE_SYSCALL_INFO_",
             "ptrace(0x4299 /* PTRACE_??? */, ", ", NULL, 0) = 0",
             "ptrace(PTRACE_CONT, 1073741823, NULL, SIGCONT)",
             "ptrace(PTRACE_DETACH, 1073741823, NULL, SIGSTOP) = -1 ESRCH",

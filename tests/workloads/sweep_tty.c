@@ -31,8 +31,9 @@
  *   unknown options fail before they change anything. arch_prctl reads this process's
  *   FS/GS bases, CPUID faulting state and XSAVE feature masks; ARCH_SET_CPUID(1) leaves
  *   CPUID enabled (the default), ARCH_SET_GS(0) sets the GS base it has (0).
- * Deterministic: each call has the same outcome from run to run, but for register values
- * of the child (where PTRACE_INTERRUPT stops it), which both tracers see alike.
+ * Deterministic: each call has the same outcome from run to run, but for the child's
+ * register values and, once it has been resumed, which stop a request finds it in (an
+ * interrupt or a syscall stop, or none yet: ESRCH): both tracers see the same outcome.
  *
  * tests/e2e/test_strace_sweep_tty.py runs it under strace -f and tracekit at once: every
  * line must be equal. Build: gcc -O1 -Wall -Werror -o sweep_tty sweep_tty.c; argument: a
