@@ -142,11 +142,12 @@ TABLES: dict[str, Table] = {
                           frozenset(), ()),
     "ACCESS_MODES": ("bits", ("unistd.h",), r"[RWX]_OK", frozenset(), ("R_OK", "W_OK", "X_OK")),
     "SEEK_WHENCE": ("values", ("linux/fs.h",), r"SEEK_[A-Z]+", frozenset({"SEEK_MAX"}), ()),
-    "IOCTLS": ("values", ("asm/ioctls.h", "linux/fs.h", "linux/blktrace_api.h", "stddef.h",
-                          "linux/sockios.h"),
+    "IOCTLS": ("values", ("asm/termbits.h", "asm/ioctls.h", "linux/serial.h", "linux/fs.h",
+                          "linux/fiemap.h", "linux/random.h", "linux/blktrace_api.h",
+                          "stddef.h", "linux/sockios.h"),
                r"TC[A-Z0-9]+|TIOC[A-Z0-9]+|FIO[A-Z]+|FS_IOC_[A-Z_]+|FICLONE|FICLONERANGE|"
                r"FIDEDUPERANGE|FIFREEZE|FITHAW|FITRIM|FIGETBSZ|FIBMAP|BLK[A-Z0-9_]+|"
-               r"SIOCGIFNAME|SIOCGIFINDEX",
+               r"RND[A-Z]+|SIOCGIFNAME|SIOCGIFINDEX",
                frozenset({"TIOCSER_TEMT", "TCIFLUSH", "TCOFLUSH", "TCIOFLUSH", "TCOOFF",
                           "TCOON", "TCIOFF", "TCION", "TCSANOW", "TCSADRAIN", "TCSAFLUSH"}),
                ()),
@@ -387,6 +388,23 @@ TABLES: dict[str, Table] = {
                         ()),
     "PR_MCE_KILL_POLICIES": ("values", ("linux/prctl.h",),
                              r"PR_MCE_KILL_(LATE|EARLY|DEFAULT)", frozenset(), ()),
+    # prctl PR_GET/SET_SPECULATION_CTRL: the misfeature (arg2) and its state (the value
+    # PR_GET returns, PR_SET's arg3)
+    "PR_SPEC_MISFEATURES": ("values", ("linux/prctl.h",),
+                            r"PR_SPEC_(STORE_BYPASS|INDIRECT_BRANCH|L1D_FLUSH)", frozenset(), ()),
+    "PR_SPEC_STATES": ("bits", ("linux/prctl.h",),
+                       r"PR_SPEC_(PRCTL|ENABLE|DISABLE|FORCE_DISABLE|DISABLE_NOEXEC)",
+                       frozenset(), ()),
+    # prctl PR_SET_TAGGED_ADDR_CTRL's tag check fault mode (a field), PR_SVE_SET_VL's
+    # flags (strace 6.1's order), PR_SCHED_CORE's and PR_SET_SYSCALL_USER_DISPATCH's ops
+    "PR_MTE_TCF": ("values", ("linux/prctl.h",), r"PR_MTE_TCF_(NONE|SYNC|ASYNC|MASK)",
+                   frozenset(), ()),
+    "PR_SVE_VL_FLAGS": ("bits", ("linux/prctl.h",), r"PR_SVE_(SET_VL_ONEXEC|VL_INHERIT)",
+                        frozenset(), ("PR_SVE_SET_VL_ONEXEC", "PR_SVE_VL_INHERIT")),
+    "PR_SCHED_CORE_OPS": ("values", ("linux/prctl.h",),
+                          r"PR_SCHED_CORE_(GET|CREATE|SHARE_TO|SHARE_FROM)", frozenset(), ()),
+    "PR_SYS_DISPATCH_OPS": ("values", ("linux/prctl.h",), r"PR_SYS_DISPATCH_(OFF|ON)",
+                            frozenset(), ()),
     "PR_SET_VMA_OPS": ("values", ("linux/prctl.h",), r"PR_SET_VMA_ANON_NAME", frozenset(), ()),
     "SECCOMP_MODES": ("values", ("linux/seccomp.h",), r"SECCOMP_MODE_[A-Z]+", frozenset(), ()),
     # seccomp(SECCOMP_GET_ACTION_AVAIL)'s action (SECCOMP_RET_KILL is KILL_THREAD's alias)
@@ -607,7 +625,35 @@ TABLES: dict[str, Table] = {
     # requests of other drivers that share a value with one of IOCTLS: strace prints
     # both names (``SNDCTL_TMR_START or TCSETS``, ``BTRFS_IOC_CLONE or FICLONE``)
     "IOCTL_ALIASES": ("values", ("linux/soundcard.h", "linux/btrfs.h"),
-                      r"SNDCTL_TMR_[A-Z]+|BTRFS_IOC_CLONE", frozenset(), ()),
+                      r"SNDCTL_TMR_[A-Z]+|BTRFS_IOC_CLONE|BTRFS_IOC_CLONE_RANGE|"
+                      r"BTRFS_IOC_FILE_EXTENT_SAME", frozenset(), ()),
+    # ioctl TIOCMGET/TIOCMSET/TIOCMBIS/TIOCMBIC's modem lines (strace 6.1's names:
+    # TIOCM_CAR and TIOCM_RNG, not their aliases TIOCM_CD and TIOCM_RI)
+    "TIOCM_BITS": ("bits", ("asm/termbits.h", "asm/ioctls.h", "asm/termios.h"), r"TIOCM_[A-Z0-9]+",
+                   frozenset({"TIOCM_CD", "TIOCM_RI"}), ()),
+    # struct fsxattr's fsx_xflags (ioctl FS_IOC_FSGETXATTR) and struct fiemap's fm_flags
+    "FS_XFLAGS": ("bits", ("linux/fs.h",), r"FS_XFLAG_[A-Z]+", frozenset(), ()),
+    "FIEMAP_FLAGS": ("bits", ("linux/fiemap.h",), r"FIEMAP_FLAG_[A-Z]+", frozenset(), ()),
+    # ptrace PTRACE_GET_SYSCALL_INFO's struct ptrace_syscall_info (op, arch) and
+    # PTRACE_PEEKSIGINFO's struct ptrace_peeksiginfo_args flags
+    "PTRACE_SYSCALL_INFO_OPS": ("values", ("linux/ptrace.h",), r"PTRACE_SYSCALL_INFO_[A-Z]+",
+                                frozenset(), ()),
+    "PTRACE_PEEKSIGINFO_FLAGS": ("bits", ("linux/ptrace.h",), r"PTRACE_PEEKSIGINFO_SHARED",
+                                 frozenset(), ()),
+    "AUDIT_ARCHES": ("values", ("linux/audit.h",), r"AUDIT_ARCH_[A-Z0-9_]+", frozenset(), ()),
+    # arch_prctl ARCH_GET_XCOMP_SUPP/PERM/GUEST_PERM's x86 XSAVE feature mask: the kernel
+    # keeps the names internal (INTERNAL_BITS); strace 6.1's order, groups first
+    "X86_XFEATURES": ("bits", ("asm/prctl.h",), r"XFEATURE_MASK_[A-Za-z0-9_]+", frozenset(),
+                      ("XFEATURE_MASK_FPSSE", "XFEATURE_MASK_FP", "XFEATURE_MASK_SSE",
+                       "XFEATURE_MASK_YMM", "XFEATURE_MASK_BNDREGS", "XFEATURE_MASK_BNDCSR",
+                       "XFEATURE_MASK_AVX512", "XFEATURE_MASK_OPMASK",
+                       "XFEATURE_MASK_ZMM_Hi256", "XFEATURE_MASK_Hi16_ZMM", "XFEATURE_MASK_PT",
+                       "XFEATURE_MASK_PKRU", "XFEATURE_MASK_PASID", "XFEATURE_MASK_LBR",
+                       "XFEATURE_MASK_XTILE", "XFEATURE_MASK_XTILE_CFG",
+                       "XFEATURE_MASK_XTILE_DATA")),
+    # ptrace PTRACE_GETREGSET/SETREGSET's note types (linux/elf.h)
+    "NT_TYPES": ("values", ("linux/elf.h",), r"NT_[A-Z0-9_]+",
+                 frozenset({"NT_GNU_PROPERTY_TYPE_0"}), ()),
 }
 
 # Names of C enum constants (``-E -dM`` lists only macros), per table, from the headers
@@ -664,6 +710,8 @@ INTERNAL_TABLES: dict[str, dict[int, str]] = {
                    6: "LOGLEVEL_INFO", 7: "LOGLEVEL_DEBUG"},
     # include/linux/sched/coredump.h: prctl PR_SET_DUMPABLE / PR_GET_DUMPABLE values
     "SUID_DUMP": {0: "SUID_DUMP_DISABLE", 1: "SUID_DUMP_USER", 2: "SUID_DUMP_ROOT"},
+    # include/linux/pid.h: enum pid_type (prctl PR_SCHED_CORE's arg4, as strace names it)
+    "PID_TYPES": {0: "PIDTYPE_PID", 1: "PIDTYPE_TGID", 2: "PIDTYPE_PGID", 3: "PIDTYPE_SID"},
 }
 # Bits (and values) strace 6.1 names that no installed header defines, merged into their
 # table: include/linux/swap.h's (kernel-internal) discard policies, FAN_DIR_MODIFY, which
@@ -685,6 +733,16 @@ INTERNAL_BITS: dict[str, dict[str, int]] = {
         "KEY_OTH_VIEW": 0x00000001, "KEY_OTH_READ": 0x00000002, "KEY_OTH_WRITE": 0x00000004,
         "KEY_OTH_SEARCH": 0x00000008, "KEY_OTH_LINK": 0x00000010, "KEY_OTH_SETATTR": 0x00000020,
     },
+    # arch/x86/include/asm/fpu/types.h: XSAVE feature masks (1 << XFEATURE_*)
+    "X86_XFEATURES": {
+        "XFEATURE_MASK_FPSSE": 0x3, "XFEATURE_MASK_FP": 0x1, "XFEATURE_MASK_SSE": 0x2,
+        "XFEATURE_MASK_YMM": 0x4, "XFEATURE_MASK_BNDREGS": 0x8, "XFEATURE_MASK_BNDCSR": 0x10,
+        "XFEATURE_MASK_AVX512": 0xE0, "XFEATURE_MASK_OPMASK": 0x20,
+        "XFEATURE_MASK_ZMM_Hi256": 0x40, "XFEATURE_MASK_Hi16_ZMM": 0x80,
+        "XFEATURE_MASK_PT": 0x100, "XFEATURE_MASK_PKRU": 0x200, "XFEATURE_MASK_PASID": 0x400,
+        "XFEATURE_MASK_LBR": 0x8000, "XFEATURE_MASK_XTILE": 0x60000,
+        "XFEATURE_MASK_XTILE_CFG": 0x20000, "XFEATURE_MASK_XTILE_DATA": 0x40000,
+    },
     # include/linux/socket.h: the compat bit of send/recv flags (strace names 0x80000000)
     "MSG_FLAGS": {"MSG_CMSG_COMPAT": 0x80000000},
     # the -ck patches' isochronous policy: no header defines it, strace 6.1 names 4 so
@@ -692,6 +750,11 @@ INTERNAL_BITS: dict[str, dict[str, int]] = {
     "SCHED_POLICIES": {"SCHED_ISO": 4},
     # include/uapi/linux/futex.h of Linux 6.7 (FUTEX2_SIZE_U32), newer than the headers
     "FUTEX_WAITV_FLAGS": {"FUTEX_32": 0x2},
+}
+# Names strace 6.1 prints that differ from the uapi header's: glibc's sys/ptrace.h spells
+# the user-area requests PTRACE_PEEKUSER/PTRACE_POKEUSER (linux/ptrace.h: ...USR).
+RENAMED: dict[str, dict[str, str]] = {
+    "PTRACE_REQUESTS": {"PTRACE_PEEKUSR": "PTRACE_PEEKUSER", "PTRACE_POKEUSR": "PTRACE_POKEUSER"},
 }
 ENUM_TAGS: dict[str, str] = {
     "KCMP_TYPES": "kcmp_type", "MEMBARRIER_CMDS": "membarrier_cmd", "BPF_CMDS": "bpf_cmd",
@@ -716,7 +779,8 @@ def enum_names(cc: str, includes: tuple[str, ...], tag: str) -> list[str]:
             if (e := _ENUMERATOR.match(part.strip() + ","))]
 
 # Tables whose header exists on some arches only (arch_prctl(2) is x86's): empty elsewhere.
-ONLY_ON: dict[str, frozenset[str]] = {"ARCH_PRCTL_OPTIONS": frozenset({"x86_64"})}
+ONLY_ON: dict[str, frozenset[str]] = {"ARCH_PRCTL_OPTIONS": frozenset({"x86_64"}),
+                                     "X86_XFEATURES": frozenset({"x86_64"})}
 
 # tracekit arch -> (compiler when the machine is that arch, cross compiler otherwise).
 COMPILERS: dict[str, tuple[str, str]] = {
@@ -829,7 +893,8 @@ def build(arch: str, cc: str, tmp: Path) -> dict[str, object]:
                 old = by_value.get(v)
                 if old is None or _better(n, old):
                     by_value[v] = n
-            tables[tname] = dict(sorted(by_value.items()))
+            renamed = RENAMED.get(tname, {})
+            tables[tname] = {v: renamed.get(n, n) for v, n in sorted(by_value.items())}
         else:
             seen: dict[int, str] = {}
             for n, v in sorted(values.items()):

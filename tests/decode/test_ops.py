@@ -87,6 +87,163 @@ def test_prctl_options() -> None:
         "prctl(0x12345 /* PR_??? */, 0x1, 0x2, 0x3, 0x4) = 0"
 
 
+def test_prctl_speculation_vma_name_and_arch_prctl_cpuid() -> None:
+    """As strace 6.1 printed them (tests/e2e/test_strace_sweep_tty.py)."""
+    assert text(rec("prctl", (52, 0), 2)) == \
+        "prctl(PR_GET_SPECULATION_CTRL, PR_SPEC_STORE_BYPASS) = 0x2 (PR_SPEC_ENABLE)"
+    assert text(rec("prctl", (52, 2), 9)) == ("prctl(PR_GET_SPECULATION_CTRL, PR_SPEC_L1D_FLUSH) "
+                                              "= 0x9 (PR_SPEC_PRCTL|PR_SPEC_FORCE_DISABLE)")
+    assert text(rec("prctl", (52, 0x63), -19)) == ("prctl(PR_GET_SPECULATION_CTRL, "
+                                                   "0x63 /* PR_SPEC_??? */) = -1 ENODEV "
+                                                   "(No such device)")
+    vma = 0x53564D41
+    named = cap(4, b"tk-sweep", CAP_STR)
+    assert text(rec("prctl", (vma, 0, U, 4096, U + 8), -22, (named,))).startswith(
+        'prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, 0x560000001000, 4096, "tk-sweep") = -1')
+    long_ = cap(4, b"x" * 33, CAP_STR, CAPF_TRUNC)
+    assert text(rec("prctl", (vma, 0, U, 4096, U + 8), 0, (long_,))).endswith(
+        f'4096, "{"x" * 32}"...) = 0')
+    assert text(rec("prctl", (vma, 0, U, 4096, 0))).endswith("4096, NULL) = 0")
+    assert text(rec("prctl", (vma, 0, U, 4096, 1), -14,
+                    (cap(4, b"", CAP_STR, CAPF_FAULT),))).startswith(
+        "prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, 0x560000001000, 4096, 0x1) = -1")
+    assert text(rec("arch_prctl", (0x1011, 0), 1)) == "arch_prctl(ARCH_GET_CPUID) = 1"
+    assert text(rec("arch_prctl", (0xDEADBEEF_00001011, 0), 1)) == "arch_prctl(ARCH_GET_CPUID) = 1"
+    assert text(rec("arch_prctl", (0x1012, 1))) == "arch_prctl(ARCH_SET_CPUID, 0x1) = 0"
+    mask = (cap(1, struct.pack("<Q", 0xE7)),)
+    assert text(rec("arch_prctl", (0x1021, U), 0, mask)) == (
+        "arch_prctl(ARCH_GET_XCOMP_SUPP, [0xe7 /* XFEATURE_MASK_FPSSE|XFEATURE_MASK_YMM|"
+        "XFEATURE_MASK_AVX512 */]) = 0")
+    odd = (cap(1, struct.pack("<Q", 0x60801)),)
+    assert text(rec("arch_prctl", (0x1022, U), 0, odd)) == (
+        "arch_prctl(ARCH_GET_XCOMP_PERM, [0x60801 /* XFEATURE_MASK_FP|XFEATURE_MASK_XTILE|"
+        "0x800 */]) = 0")
+    assert text(rec("arch_prctl", (0x1021, 0), -14)).startswith(
+        "arch_prctl(ARCH_GET_XCOMP_SUPP, NULL) = -1")
+
+
+@pytest.mark.parametrize(("args", "ret", "want"), [
+    ((53, 0, 2), -6, "prctl(PR_SET_SPECULATION_CTRL, PR_SPEC_STORE_BYPASS, PR_SPEC_ENABLE) = -1"),
+    ((53, 0x63, 0x80), -19, "prctl(PR_SET_SPECULATION_CTRL, 0x63 /* PR_SPEC_??? */, 0x80) = -1"),
+    ((53, 0, 0), -6, "prctl(PR_SET_SPECULATION_CTRL, PR_SPEC_STORE_BYPASS, 0 /* PR_SPEC_??? */)"),
+    ((53, 0, 3), -6, "prctl(PR_SET_SPECULATION_CTRL, PR_SPEC_STORE_BYPASS, 0x3 /* PR_SPEC_??? */)"),
+    ((53, 1, 8), -22,
+     "prctl(PR_SET_SPECULATION_CTRL, PR_SPEC_INDIRECT_BRANCH, PR_SPEC_FORCE_DISABLE)"),
+    ((52, 0), 0, "prctl(PR_GET_SPECULATION_CTRL, PR_SPEC_STORE_BYPASS) = 0 (PR_SPEC_NOT_AFFECTED)"),
+    ((52, 0), 42, "prctl(PR_GET_SPECULATION_CTRL, PR_SPEC_STORE_BYPASS) = 0x2a "
+     "(PR_SPEC_ENABLE|PR_SPEC_FORCE_DISABLE|0x20)"),
+    ((52, 0), 32, "prctl(PR_GET_SPECULATION_CTRL, PR_SPEC_STORE_BYPASS) = 0x20"),
+    ((55, 1), -22,
+     "prctl(PR_SET_TAGGED_ADDR_CTRL, PR_TAGGED_ADDR_ENABLE|PR_MTE_TCF_NONE, 0, 0, 0)"),
+    ((55, 0x57AE57F4, 1, 2, 3), -22, "prctl(PR_SET_TAGGED_ADDR_CTRL, !PR_TAGGED_ADDR_ENABLE|"
+     "PR_MTE_TCF_ASYNC|0xcafe<<PR_MTE_TAG_SHIFT|0x57a80000, 0x1, 0x2, 0x3)"),
+    ((56,), 0, "prctl(PR_GET_TAGGED_ADDR_CTRL, 0, 0, 0, 0) = 0 (!PR_TAGGED_ADDR_ENABLE|"
+     "PR_MTE_TCF_NONE)"),
+    ((50, 0), -22, "prctl(PR_SVE_SET_VL, 0) = -1"),
+    ((50, 0x40000 | 0x20000 | 0xFF), -22,
+     "prctl(PR_SVE_SET_VL, PR_SVE_SET_VL_ONEXEC|PR_SVE_VL_INHERIT|0xff) = -1"),
+    ((62, 0, 0, 0, U), -22,
+     "prctl(PR_SCHED_CORE, PR_SCHED_CORE_GET, 0, 0 /* PIDTYPE_PID */, 0x560000001000) = -1"),
+    ((62, 1, 0, 1, 0), -22,
+     "prctl(PR_SCHED_CORE, PR_SCHED_CORE_CREATE, 0, 0x1 /* PIDTYPE_TGID */, NULL) = -1"),
+    ((62, 0, 0, 9, 0), -22,
+     "prctl(PR_SCHED_CORE, PR_SCHED_CORE_GET, 0, 0x9 /* PIDTYPE_??? */, NULL) = -1"),
+    ((59, 0), 0, "prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_OFF, 0, 0, NULL) = 0"),
+    ((59, 1, 0x1000, 0x2000), 0,
+     "prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON, 0x1000, 0x2000, NULL) = 0"),
+    ((50, 0x400FF), -22, "prctl(PR_SVE_SET_VL, PR_SVE_SET_VL_ONEXEC|0xff) = -1"),
+    ((55, 0), -22, "prctl(PR_SET_TAGGED_ADDR_CTRL, !PR_TAGGED_ADDR_ENABLE|PR_MTE_TCF_NONE, "),
+])
+def test_prctl_options_strace_decodes_by_their_arguments(args: tuple[int, ...], ret: int,
+                                                          want: str) -> None:
+    assert text(rec("prctl", args, ret)).startswith(want)
+
+
+def test_ptrace_requests_print_what_they_read_and_wrote() -> None:
+    """As strace 6.1 printed them (tests/e2e/test_strace_sweep_tty.py)."""
+    word = (cap(3, struct.pack("<Q", 0x1234)), cap(3, struct.pack("<Q", 0x1234) + bytes(208)))
+    assert text(rec("ptrace", (2, 9, U, U + 8), 0, word)) == \
+        "ptrace(PTRACE_PEEKDATA, 9, 0x560000001000, [0x1234]) = 0"
+    assert text(rec("ptrace", (2, 9, 0, U + 8), -5, word)) == \
+        "ptrace(PTRACE_PEEKDATA, 9, NULL, 0x560000001008) = -1 EIO (Input/output error)"
+    zero = (cap(3, bytes(8)),)
+    for addr, off in ((0, "8*R15"), (16 * 8, "8*RIP"), (18 * 8, "8*EFL"), (21 * 8, "8*SS+8"),
+                      (26 * 8, "8*SS+48"), (216, "offsetof(struct user, u_fpvalid)"),
+                      (230, "offsetof(struct user, i387)+6"), (912, "sizeof(struct user)"),
+                      (913, "0x391"), (0x1001, "0x1001")):
+        assert text(rec("ptrace", (3, 9, addr, U), 0, zero)) == \
+            f"ptrace(PTRACE_PEEKUSER, 9, {off}, [NULL]) = 0"
+    assert text(rec("ptrace", (0x4201, 9, 0, U), 0, zero)) == \
+        "ptrace(PTRACE_GETEVENTMSG, 9, NULL, [0]) = 0"
+    assert text(rec("ptrace", (0x4200, 9, 0, 0x80000000), -22)).startswith(
+        "ptrace(PTRACE_SETOPTIONS, 9, NULL, 0x80000000 /* PTRACE_O_??? */) = -1")
+    regs = struct.pack("<27Q", *range(27))
+    got = text(rec("ptrace", (12, 9, 0, U), 0, (cap(3, regs),)))
+    assert got.startswith("ptrace(PTRACE_GETREGS, 9, {r15=0, r14=0x1, r13=0x2, ")
+    assert got.endswith(", orig_rax=0xf, rip=0x10, cs=0x11, eflags=0x12, rsp=0x13, ss=0x14, "
+                        "fs_base=0x15, gs_base=0x16, ds=0x17, es=0x18, fs=0x19, gs=0x1a}) = 0")
+    assert text(rec("ptrace", (12, 9, 0, 1), -14, (cap(3, b"", flags=CAPF_FAULT),))) == \
+        "ptrace(PTRACE_GETREGS, 9, 0x1) = -1 EFAULT (Bad address)"
+    iov = (cap(3, struct.pack("<QQ", U, 216) + bytes(200)),)
+    assert text(rec("ptrace", (0x4204, 9, 0x999, U), -22, iov)).startswith(
+        "ptrace(PTRACE_GETREGSET, 9, 0x999 /* NT_??? */, {iov_base=0x560000001000, "
+        "iov_len=216}) = -1")
+    assert text(rec("ptrace", (0x4204, 9, 1, 0), -14)).startswith(
+        "ptrace(PTRACE_GETREGSET, 9, NT_PRSTATUS, NULL) = -1")
+    si = struct.pack("<iii4xiI", 5, 0, 0x8005, 0x3C59, 0).ljust(128, b"\0")
+    assert text(rec("ptrace", (0x4202, 9, 0, U), 0, (cap(3, si[:8]), cap(3, si)))) == \
+        "ptrace(PTRACE_GETSIGINFO, 9, NULL, {si_signo=SIGTRAP, si_code=0x8005, si_addr=0x3c59}) = 0"
+
+
+def test_ptrace_set_requests_and_more_structs() -> None:
+    """What SETREGS/SETSIGINFO/SETSIGMASK read and GETFPREGS/GETSIGMASK/PEEKSIGINFO/
+    GET_SYSCALL_INFO wrote, as strace 6.1 printed them (test_strace_sweep_tty.py)."""
+    regs = cap(3, struct.pack("<27Q", *range(27)))
+    assert text(rec("ptrace", (13, 9, 0, U), 0, (regs,))).startswith(
+        "ptrace(PTRACE_SETREGS, 9, {r15=0, r14=0x1, ")
+    fp = struct.pack("<4H2Q2I", 0x37F, 0, 0, 0, 0, 0, 0x1F80, 0x2FFFF) + bytes(480)
+    got = text(rec("ptrace", (14, 9, 0, U), 0, (cap(3, fp),)))
+    assert got.startswith("ptrace(PTRACE_GETFPREGS, 9, {cwd=0x37f, swd=0, ftw=0, fop=0, rip=0, "
+                          "rdp=0, mxcsr=0x1f80, mxcr_mask=0x2ffff, st_space=[0, ")
+    assert f"xmm_space=[{', '.join(['0'] * 32)}, ...], padding=[0, " in got
+    assert text(rec("ptrace", (15, 9, 0, U), -5, (cap(3, fp),))).startswith(
+        "ptrace(PTRACE_SETFPREGS, 9, {cwd=0x37f, ")
+    assert text(rec("ptrace", (14, 9, 0, U), 0, (cap(3, fp[:500]),))) == \
+        "ptrace(PTRACE_GETFPREGS, 9, 0x560000001000) = 0"
+    mask = (cap(3, struct.pack("<Q", 1 << 9)),)
+    assert text(rec("ptrace", (0x420B, 9, 8, U), 0, mask)) == \
+        "ptrace(PTRACE_SETSIGMASK, 9, 8, [USR1]) = 0"
+    assert text(rec("ptrace", (0x420A, 9, 4, U), -22, mask)).startswith(
+        "ptrace(PTRACE_GETSIGMASK, 9, 4, 0x560000001000) = -1")
+    args = cap(2, struct.pack("<QIi", 0, 1, 2))
+    assert text(rec("ptrace", (0x4209, 9, U, U + 64), 0, (args,))) == \
+        "ptrace(PTRACE_PEEKSIGINFO, 9, {off=0, flags=PTRACE_PEEKSIGINFO_SHARED, nr=2}, []) = 0"
+    si = struct.pack("<iii", 10, 0, 0).ljust(128, b"\0")
+    assert text(rec("ptrace", (0x4209, 9, U, U + 64), 1, (args, cap(3, si)))).endswith(
+        ", [{si_signo=SIGUSR1, si_code=SI_USER, si_pid=0, si_uid=0}]) = 1")
+    info = cap(3, struct.pack("<B3xIQQ", 0, 0xC000003E, 0x401000, 0x7FF0).ljust(88, b"\0"))
+    assert text(rec("ptrace", (0x420E, 9, 88, U), 24, (info,))) == (
+        "ptrace(PTRACE_GET_SYSCALL_INFO, 9, 88, {op=PTRACE_SYSCALL_INFO_NONE, "
+        "arch=AUDIT_ARCH_X86_64, instruction_pointer=0x401000, stack_pointer=0x7ff0}) = 24")
+    head = struct.pack("<B3xIQQ", 1, 0xC000003E, 0x401000, 0x7FF0)
+    entry = cap(3, (head + struct.pack("<7Q", 34, 0, 0, 0x401000, 0, 0, 0)).ljust(88, b"\0"))
+    assert text(rec("ptrace", (0x420E, 9, 88, U), 80, (entry,))) == (
+        "ptrace(PTRACE_GET_SYSCALL_INFO, 9, 88, {op=PTRACE_SYSCALL_INFO_ENTRY, "
+        "arch=AUDIT_ARCH_X86_64, instruction_pointer=0x401000, stack_pointer=0x7ff0, "
+        "entry={nr=__NR_pause, args=[0, 0, 0x401000, 0, 0, 0]}}) = 80")
+    # a reply cut by the size the caller gave: the address
+    assert text(rec("ptrace", (0x420E, 9, 24, U), 80, (entry,))) == \
+        "ptrace(PTRACE_GET_SYSCALL_INFO, 9, 24, 0x560000001000) = 80"
+    head = struct.pack("<B3xIQQ", 2, 0xC000003E, 0x401000, 0x7FF0)
+    for rval, err, shown in ((-514, 1, "-ERESTARTNOHAND"), (3, 0, "3")):
+        out = cap(3, (head + struct.pack("<qB", rval, err)).ljust(88, b"\0"))
+        assert text(rec("ptrace", (0x420E, 9, 88, U), 33, (out,))).endswith(
+            f"stack_pointer=0x7ff0, exit={{rval={shown}, is_error={err}}}}}) = 33")
+    seccomp = cap(3, struct.pack("<B3xIQQ", 3, 0xC000003E, 0, 0).ljust(88, b"\0"))
+    assert text(rec("ptrace", (0x420E, 9, 88, U), 84, (seccomp,))) == \
+        "ptrace(PTRACE_GET_SYSCALL_INFO, 9, 88, 0x560000001000) = 84"
+
+
 def test_fcntl_commands_and_results() -> None:
     lock = struct.pack("<hh4xqqi4x", 1, 0, 10, 20, 0)
     assert text(rec("fcntl", (3, 6, U), 0, (cap(2, lock),))) == \

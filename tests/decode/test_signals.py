@@ -80,7 +80,7 @@ def test_si_code_names_per_signal() -> None:
     assert si_code_name(17, 6) == "CLD_CONTINUED"
     assert si_code_name(5, 1) == "TRAP_BRKPT"
     assert si_code_name(4, 1) == "ILL_ILLOPC"
-    assert si_code_name(10, 1) == "0x1"         # no codes > 0 for SIGUSR1
+    assert si_code_name(10, 1) == "0x1"         # no codes > 0 for SIGUSR1: hex
     assert si_code_name(10, -60) == "SI_ASYNCNL"
 
 

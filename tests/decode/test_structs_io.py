@@ -67,6 +67,18 @@ def test_termios_and_winsize() -> None:
     assert IO.format_winsize(b"\x00" * 7) is None
 
 
+def test_termios_flag_words_of_zero_print_empty() -> None:
+    """strace 6.1: {c_iflag=, c_oflag=NL0|CR0|TAB0|BS0|VT0|FF0|, c_cflag=B0|CS5|, ...};
+    bits without a name in hex (tests/e2e/test_strace_sweep_tty.py)."""
+    zero = bytes(IO.TERMIOS_SIZE)
+    assert IO.format_termios(zero, FL) == (
+        "{c_iflag=, c_oflag=NL0|CR0|TAB0|BS0|VT0|FF0|, c_cflag=B0|CS5|, c_lflag=, ...}")
+    odd = struct.pack("<4I", 0, 0x10000, 0x20000000 | 0o60 | 0o17, 0).ljust(36, b"\0")
+    assert IO.format_termios(odd, FL) == (
+        "{c_iflag=, c_oflag=NL0|CR0|TAB0|BS0|VT0|FF0|0x10000, "
+        "c_cflag=B38400|CS8|0x20000000, c_lflag=, ...}")
+
+
 def test_ioctl_names() -> None:
     assert IO.ioctl_name(FL, 0x5401) == "TCGETS"
     assert IO.ioctl_name(FL, 0x5402) == "SNDCTL_TMR_START or TCSETS"
@@ -448,3 +460,81 @@ def test_getsockopt_partial_structs(dec: SyscallDecoder) -> None:
         "getsockopt(4, SOL_SOCKET, SO_PEERCRED, {pid=77}, [4]) = 0"
     assert line(dec, call("getsockopt", (4, 1, 13, ADDR, ADDR + 64), 0, (n4, cred, n4))) == \
         "getsockopt(4, SOL_SOCKET, SO_LINGER, {l_onoff=77}, [4]) = 0"
+
+
+def test_tty_and_file_ioctl_structs(dec: SyscallDecoder) -> None:
+    """termio, the modem lines, fsxattr, file_clone_range, file_dedupe_range and fiemap
+    as strace 6.1 printed them (tests/e2e/test_strace_sweep_tty.py)."""
+    termio = struct.pack("<4HB8sx", 0o2400, 0o5, 0o277, 0o105073, 0, bytes(8))
+    assert IO.format_termio(termio, FL) == TERMIOS_TEXT
+    assert IO.format_termio(termio[:17], FL) is None
+    tcgeta, tcseta, tcflsh, tcxonc, tiocmset = 0x5405, 0x5406, 0x540B, 0x540A, 0x5418
+    cap = Capture(2, CAP_STRUCT, 0, termio)
+    assert line(dec, call("ioctl", (5, tcgeta, ADDR), 0, (cap,))) == \
+        f"ioctl(5, TCGETA, {TERMIOS_TEXT}) = 0"
+    assert line(dec, call("ioctl", (5, tcseta, ADDR), -1, (cap,))).startswith(
+        f"ioctl(5, TCSETA, {TERMIOS_TEXT}) = -1")
+    assert line(dec, call("ioctl", (5, tcflsh, 7), -22)).startswith(
+        "ioctl(5, TCFLSH, 0x7 /* TC??? */) = -1")
+    assert line(dec, call("ioctl", (5, tcxonc, 1))).startswith("ioctl(5, TCXONC, TCOON)")
+    assert line(dec, call("ioctl", (5, tcxonc, 0xDEADBEEF_00000001), -22)).startswith(
+        "ioctl(5, TCXONC, 0xdeadbeef00000001 /* TC??? */) = -1")
+    modem = Capture(2, CAP_STRUCT, 0, struct.pack("<I", 0x6 | 0x10000))
+    assert line(dec, call("ioctl", (5, tiocmset, ADDR), -25, (modem,))).startswith(
+        "ioctl(5, TIOCMSET, [TIOCM_DTR|TIOCM_RTS|0x10000]) = -1")
+    assert IO.format_fsxattr(struct.pack("<5I8x", 0x10, 0, 0, 0, 0), FL) == (
+        "{fsx_xflags=FS_XFLAG_APPEND, fsx_extsize=0, fsx_nextents=0, fsx_projid=0, "
+        "fsx_cowextsize=0}")
+    assert IO.format_fsxattr(bytes(19), FL) is None
+    assert IO.format_fsxattr(struct.pack("<5I8x", 0x40000000, 0, 0, 0, 0), FL,
+                             nextents=False).startswith(
+        "{fsx_xflags=0x40000000 /* FS_XFLAG_??? */, fsx_extsize=0, ")
+    lines_only = Capture(2, CAP_STRUCT, 0, struct.pack("<I", 0x10000))
+    assert line(dec, call("ioctl", (5, tiocmset, ADDR), -25, (lines_only,))).startswith(
+        "ioctl(5, TIOCMSET, [0x10000 /* TIOCM_??? */]) = -1")
+    assert IO.format_clone_range(struct.pack("<qQQQ", 3, 0, 4096, 0)) == \
+        "{src_fd=3, src_offset=0, src_length=4096, dest_offset=0}"
+    assert IO.format_clone_range(bytes(31)) is None
+    head = struct.pack("<QQH2xI", 0, 4, 2, 0)
+    info = struct.pack("<qQQiI", 4, 0, 0, 0, 0)
+    assert IO.format_dedupe_range(head + info) == (
+        "{src_offset=0, src_length=4, dest_count=2, info=[{dest_fd=4, dest_offset=0}, ...]}")
+    assert IO.format_dedupe_range(head[:20]) is None
+    fiemap = 0xC020660B
+    req = Capture(2, CAP_STRUCT, 0, struct.pack("<QQIII4x", 0, 2**64 - 1, 1, 0, 2))
+    got = Capture(2, CAP_STRUCT, 0, struct.pack("<QQIII4x", 0, 2**64 - 1, 1, 1, 2))
+    assert line(dec, call("ioctl", (3, fiemap, ADDR), 0, (req, got))) == (
+        "ioctl(3, FS_IOC_FIEMAP, {fm_start=0, fm_length=18446744073709551615, "
+        "fm_flags=FIEMAP_FLAG_SYNC, fm_extent_count=2} => {fm_flags=FIEMAP_FLAG_SYNC, "
+        "fm_mapped_extents=1, ...}) = 0")
+    assert line(dec, call("ioctl", (3, fiemap, ADDR), -14, (req,))).startswith(
+        "ioctl(3, FS_IOC_FIEMAP, {fm_start=0, fm_length=18446744073709551615, "
+        "fm_flags=FIEMAP_FLAG_SYNC, fm_extent_count=2}) = -1")
+    empty = Capture(2, CAP_STRUCT, 0, struct.pack("<QQIII4x", 0, 2**64 - 1, 0, 0, 0))
+    assert line(dec, call("ioctl", (3, fiemap, ADDR), 0, (empty, empty))).endswith(
+        "fm_extent_count=0} => {fm_flags=0, fm_mapped_extents=0, ...}) = 0")
+    odd = Capture(2, CAP_STRUCT, 0, struct.pack("<QQIII4x", 0, 0, 8, 0, 2))
+    assert "fm_flags=0x8 /* FIEMAP_FLAG_??? */, " in line(
+        dec, call("ioctl", (3, fiemap, ADDR), -53, (odd,)))
+    two = head + info + struct.pack("<qQQiI", 5, 8, 0, 0, 0)
+    assert IO.format_dedupe_range(two) == (
+        "{src_offset=0, src_length=4, dest_count=2, info=[{dest_fd=4, dest_offset=0}, "
+        "{dest_fd=5, dest_offset=8}]}")
+    assert line(dec, call("ioctl", (3, fiemap, 0), -14)).startswith(
+        "ioctl(3, FS_IOC_FIEMAP, NULL)")
+    assert IO.format_fsxattr(struct.pack("<5I8x", 0, 0, 3, 0, 0), FL, nextents=False) == \
+        "{fsx_xflags=0, fsx_extsize=0, fsx_projid=0, fsx_cowextsize=0}"
+    tcgets2, tiocsti, getfslabel = 0x802C542A, 0x5412, 0x81009431
+    t2 = Capture(2, CAP_STRUCT, 0, TERMIOS + bytes(8))
+    assert line(dec, call("ioctl", (5, tcgets2, ADDR), 0, (t2,))) == \
+        f"ioctl(5, TCGETS2, {TERMIOS_TEXT}) = 0"
+    assert line(dec, call("ioctl", (5, tiocsti, ADDR), 0,
+                          (Capture(2, CAP_STRUCT, 0, b"x"),))) == 'ioctl(5, TIOCSTI, "x") = 0'
+    label = Capture(2, CAP_STRUCT, 0, b"scratch\0" + bytes(248))
+    assert line(dec, call("ioctl", (3, getfslabel, ADDR), 0, (label,))) == \
+        'ioctl(3, FS_IOC_GETFSLABEL, "scratch") = 0'
+    assert IO.ioctl_name(FL, 0x80285442) == "TIOCGISO7816"
+    assert line(dec, call("ioctl", (5, 0x541F, ADDR), -25)).startswith(
+        "ioctl(5, TIOCSSERIAL) = -1 ENOTTY")
+    assert IO.ioctl_name(FL, 0x80045200) == "RNDGETENTCNT"
+    assert IO.ioctl_name(FL, 0x4020940D) == "BTRFS_IOC_CLONE_RANGE or FICLONERANGE"

@@ -619,7 +619,7 @@ def k_fsconfigaux(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 # Kinds that end the argument list when they return None (the rest is not printed).
 _STOPPERS = frozenset({k_omode, k_mknoddev, structs_io.k_ioctlarg, structs_io.k_stop,
-                       k_rebootarg})
+                       k_rebootarg, ops.k_archprctl_arg})
 ArgsFn = Callable[["SyscallDecoder", Syscall], tuple[str, ...]]
 _Deps = tuple[tuple[int, "str | None"], ...]   # (fd, target) pairs a text was made from
 

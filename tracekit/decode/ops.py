@@ -17,6 +17,7 @@ call wrote at exit, whichever the operation turns out to use.
 from __future__ import annotations
 
 import errno
+import functools
 import struct
 from collections.abc import Callable
 from types import ModuleType
@@ -26,8 +27,9 @@ from tracekit._events import CAP_BUF, CAP_STR, CAPF_FAULT, CAPF_TRUNC, Capture, 
 from tracekit.decode import flags as F
 from tracekit.decode.captures import capture, capture_out, succeeded
 from tracekit.decode.signals import siginfo_text
+from tracekit.decode.structs_proc import SIGSET_SIZE, format_sigset
 from tracekit.decode.values import format_ret_errno, format_timespec, pointer, quote, signed
-from tracekit.kernel.syscalls import errno_name
+from tracekit.kernel.syscalls import SyscallTable, errno_name
 
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
@@ -131,8 +133,30 @@ def _prctl(d: SyscallDecoder, ev: Syscall) -> list[str]:
     if opt_name == "PR_SET_VMA":
         out.append(_xval(T.PR_SET_VMA_OPS, args[1], "PR_SET_VMA_???"))
         if T.PR_SET_VMA_OPS.get(args[1]) == "PR_SET_VMA_ANON_NAME":
-            return [*out, pointer(args[2]), str(args[3]), pointer(args[4])]
+            return [*out, pointer(args[2]), str(args[3]), _vma_name(ev)]
         return [*out, *(_x(v) for v in args[2:5])]
+    if opt_name == "PR_GET_SPECULATION_CTRL":
+        return [*out, _xval(T.PR_SPEC_MISFEATURES, args[1], "PR_SPEC_???")]
+    if opt_name == "PR_SET_SPECULATION_CTRL":
+        # the state to set is one value of a known misfeature's (``0x3 /* PR_SPEC_??? */``),
+        # hex for an unknown misfeature
+        known = T.PR_SPEC_MISFEATURES.get(args[1]) is not None
+        sets = {v: n for v, n in T.PR_SPEC_STATES if n != "PR_SPEC_PRCTL"}
+        return [*out, _xval(T.PR_SPEC_MISFEATURES, args[1], "PR_SPEC_???"),
+                _xval(sets, args[2], "PR_SPEC_???") if known else _x(args[2])]
+    if opt_name == "PR_SET_TAGGED_ADDR_CTRL":
+        return [*out, tagged_addr_ctrl(d.flags, args[1]), *(_x(v) for v in args[2:5])]
+    if opt_name == "PR_SVE_SET_VL":
+        return [*out, sve_vl(d.flags, args[1])]
+    if opt_name == "PR_SCHED_CORE":
+        op = T.PR_SCHED_CORE_OPS.get(args[1])
+        ptype = T.PID_TYPES.get(args[3], "PIDTYPE_???")
+        last = _out_int(ev, 4, _x, size=8) if op == "PR_SCHED_CORE_GET" else pointer(args[4])
+        return [*out, _xval(T.PR_SCHED_CORE_OPS, args[1], "PR_SCHED_CORE_???"),
+                str(signed(args[2], 32)), f"{_x(args[3])} /* {ptype} */", last]
+    if opt_name == "PR_SET_SYSCALL_USER_DISPATCH":
+        return [*out, _xval(T.PR_SYS_DISPATCH_OPS, args[1], "PR_SYS_DISPATCH_???"),
+                _x(args[2]), _x(args[3]), pointer(args[4])]
     if opt_name == "PR_MCE_KILL":
         out.append(_xval(T.PR_MCE_KILL_OPS, args[1], "PR_MCE_KILL_???"))
         return [*out, *(_x(v) for v in args[2:5])]
@@ -142,6 +166,45 @@ def _prctl(d: SyscallDecoder, ev: Syscall) -> list[str]:
     for k, v in zip(spec, args[1:5], strict=False):
         out.append(_prctl_arg(d, ev, k, v))
     return out
+
+
+STRING_LIMIT = 32          # strace's default -s: the bytes of a string it prints
+_PR_TAGGED_ADDR_ENABLE, _PR_MTE_TCF_MASK, _PR_MTE_TAG_SHIFT = 1, 0x6, 3
+_PR_MTE_TAG_MASK = 0xFFFF << _PR_MTE_TAG_SHIFT
+_PR_SVE_VL_LEN_MASK = 0xFFFF
+
+
+def tagged_addr_ctrl(fl: F.ArchFlags, v: int) -> str:
+    """PR_SET_TAGGED_ADDR_CTRL's arg2 (and PR_GET_TAGGED_ADDR_CTRL's result) as strace
+    6.1: ``PR_TAGGED_ADDR_ENABLE|PR_MTE_TCF_NONE``, ``!PR_TAGGED_ADDR_ENABLE|
+    PR_MTE_TCF_ASYNC|0xcafe<<PR_MTE_TAG_SHIFT|0x57a80000`` (the rest in hex)."""
+    parts = ["PR_TAGGED_ADDR_ENABLE" if v & _PR_TAGGED_ADDR_ENABLE else "!PR_TAGGED_ADDR_ENABLE",
+             fl.tables.PR_MTE_TCF.get(v & _PR_MTE_TCF_MASK, _x(v & _PR_MTE_TCF_MASK))]
+    if v & _PR_MTE_TAG_MASK:
+        parts.append(f"{(v & _PR_MTE_TAG_MASK) >> _PR_MTE_TAG_SHIFT:#x}<<PR_MTE_TAG_SHIFT")
+    rest = v & ~(_PR_TAGGED_ADDR_ENABLE | _PR_MTE_TCF_MASK | _PR_MTE_TAG_MASK)
+    if rest:
+        parts.append(hex(rest))
+    return "|".join(parts)
+
+
+def sve_vl(fl: F.ArchFlags, v: int) -> str:
+    """PR_SVE_SET_VL's arg2: the flags, then the vector length in hex
+    (``PR_SVE_SET_VL_ONEXEC|0xff``, ``0``)."""
+    flags = v & ~_PR_SVE_VL_LEN_MASK
+    vl = _x(v & _PR_SVE_VL_LEN_MASK)
+    return f"{F.FlagSet(fl.tables.PR_SVE_VL_FLAGS)(flags)}|{vl}" if flags else vl
+
+
+def _vma_name(ev: Syscall) -> str:
+    """PR_SET_VMA_ANON_NAME's name (arg5, read at entry): ``"name"``, the address when
+    it was not read, NULL (clears the name)."""
+    if not ev.args[4]:
+        return "NULL"
+    cap = _readable(next(iter(_caps(ev, 4, CAP_STR)), None))
+    if cap is None:
+        return pointer(ev.args[4])
+    return quote(cap.data, limit=STRING_LIMIT, more=bool(cap.flags & CAPF_TRUNC))
 
 
 def _prctl_arg(d: SyscallDecoder, ev: Syscall, kind: str, v: int) -> str:
@@ -202,6 +265,15 @@ def _ret_prctl(d: SyscallDecoder, ev: Syscall, text: str) -> str:
     if name == "PR_MCE_KILL_GET":
         policy = T.PR_MCE_KILL_POLICIES.get(ret)
         return f"{ret} ({policy})" if policy else text
+    if name == "PR_GET_SPECULATION_CTRL" and ret >= 0 \
+            and T.PR_SPEC_MISFEATURES.get(ev.args[1]) is not None:
+        # the misfeature's state: ``0x2 (PR_SPEC_ENABLE)``, ``0 (PR_SPEC_NOT_AFFECTED)``;
+        # no comment when no bit has a name
+        if ret and not any(ret & v for v, _ in T.PR_SPEC_STATES):
+            return _x(ret)
+        return f"{_x(ret)} ({F.FlagSet(T.PR_SPEC_STATES, zero='PR_SPEC_NOT_AFFECTED')(ret)})"
+    if name == "PR_GET_TAGGED_ADDR_CTRL" and ret >= 0:
+        return f"{_x(ret)} ({tagged_addr_ctrl(d.flags, ret)})"
     if name == "PR_GET_SECUREBITS" and ret:
         return f"{ret:#x} ({F.FlagSet(T.SECUREBITS)(ret)})"
     return text
@@ -455,6 +527,209 @@ _PTRACE_REGS = frozenset({"PTRACE_GETREGS", "PTRACE_SETREGS", "PTRACE_GETFPREGS"
                           "PTRACE_SETFPREGS", "PTRACE_GETFPXREGS", "PTRACE_SETFPXREGS"})
 
 
+_PTRACE_PEEK = frozenset({"PTRACE_PEEKTEXT", "PTRACE_PEEKDATA", "PTRACE_PEEKUSER"})
+_PTRACE_USER = frozenset({"PTRACE_PEEKUSER", "PTRACE_POKEUSER"})
+_PTRACE_REGSET = frozenset({"PTRACE_GETREGSET", "PTRACE_SETREGSET"})
+# struct user_regs_struct (arch/x86/include/asm/user_64.h): 27 unsigned longs, 216 bytes
+USER_REGS_X86_64 = ("r15", "r14", "r13", "r12", "rbp", "rbx", "r11", "r10", "r9", "r8",
+                    "rax", "rcx", "rdx", "rsi", "rdi", "orig_rax", "rip", "cs", "eflags",
+                    "rsp", "ss", "fs_base", "gs_base", "ds", "es", "fs", "gs")
+USER_REGS_SIZE = 8 * len(USER_REGS_X86_64)
+# The offsets in x86_64's struct user (sys/user.h) that strace 6.1 names for
+# PTRACE_PEEKUSER/POKEUSER, in order: the registers up to ss (sys/reg.h's names, EFLAGS
+# as EFL), then the other members, then the struct's size.
+_USER_OFFSETS_X86_64: tuple[tuple[int, str], ...] = (
+    *((8 * k, f"8*{n.upper() if n != 'eflags' else 'EFL'}")
+      for k, n in enumerate(USER_REGS_X86_64[:USER_REGS_X86_64.index("ss") + 1])),
+    *((off, f"offsetof(struct user, {m})") for off, m in (
+        (216, "u_fpvalid"), (224, "i387"), (736, "u_tsize"), (744, "u_dsize"),
+        (752, "u_ssize"), (760, "start_code"), (768, "start_stack"), (776, "signal"),
+        (784, "reserved"), (792, "u_ar0"), (800, "u_fpstate"), (808, "magic"),
+        (816, "u_comm"), (848, "u_debugreg"))),
+    (912, "sizeof(struct user)"),
+)
+
+
+def format_user_regs(data: bytes) -> str | None:
+    """x86_64's struct user_regs_struct (PTRACE_GETREGS): ``{r15=0x7ffe..., r14=0,
+    ..., gs=0}``, every register in hex; None when ``data`` is shorter."""
+    if len(data) < USER_REGS_SIZE:
+        return None
+    values = struct.unpack_from(f"<{len(USER_REGS_X86_64)}Q", data)
+    return "{" + ", ".join(f"{n}={_x(v)}" for n, v in zip(USER_REGS_X86_64, values,
+                                                           strict=True)) + "}"
+
+
+def user_offset(arch: str, addr: int) -> str:
+    """PTRACE_PEEKUSER/POKEUSER's offset in struct user as strace 6.1 prints it on
+    x86_64: the member's name (``8*RIP``, ``offsetof(struct user, u_fpvalid)``), the
+    nearest named one below and the bytes past it (``8*SS+8``), hex past the struct
+    (``0x1001``) and on other arches."""
+    below = None
+    if arch == "x86_64":
+        for off, name in _USER_OFFSETS_X86_64:
+            if off > addr:
+                break
+            below = (off, name)
+    if below is None or (addr > below[0] and below[0] == _USER_OFFSETS_X86_64[-1][0]):
+        return _x(addr)
+    return below[1] if addr == below[0] else f"{below[1]}+{addr - below[0]}"
+
+
+# struct user_fpregs_struct (x86_64 PTRACE_GETFPREGS): 4 u16, 2 u64, 2 u32, then u32
+# arrays st_space[32], xmm_space[64], padding[24]; 512 bytes
+_FPREGS_HEAD = struct.Struct("<4H2Q2I")
+_FPREGS_ARRAYS = (("st_space", 32), ("xmm_space", 64), ("padding", 24))
+FPREGS_SIZE = 512
+ARRAY_LIMIT = 32           # strace's default -s: the elements of an array it prints
+PTRACE_SYSCALL_INFO_SIZE = 24     # struct ptrace_syscall_info's header (op .. stack_pointer)
+
+
+def format_user_fpregs(data: bytes) -> str | None:
+    """x86_64's struct user_fpregs_struct (PTRACE_GETFPREGS): ``{cwd=0x37f, swd=0, ...,
+    mxcr_mask=0x2ffff, st_space=[0, ...], xmm_space=[...32 words..., ...], padding=[...]}``,
+    every value in hex, an array past 32 elements cut with ``...``; None when short."""
+    if len(data) < FPREGS_SIZE:
+        return None
+    names = ("cwd", "swd", "ftw", "fop", "rip", "rdp", "mxcsr", "mxcr_mask")
+    parts = [f"{n}={_x(v)}" for n, v in zip(names, _FPREGS_HEAD.unpack_from(data), strict=True)]
+    pos = _FPREGS_HEAD.size
+    for name, n in _FPREGS_ARRAYS:
+        words = struct.unpack_from(f"<{n}I", data, pos)
+        pos += 4 * n
+        shown = [_x(w) for w in words[:ARRAY_LIMIT]] + (["..."] if n > ARRAY_LIMIT else [])
+        parts.append(f"{name}=[{', '.join(shown)}]")
+    return "{" + ", ".join(parts) + "}"
+
+
+def _ptrace_cap(ev: Syscall, i: int, size: int, *, at_exit: bool) -> Capture | None:
+    """Argument ``i``'s capture of at least ``size`` bytes: what the call read (the first
+    ones, at entry) or, after a success, what it wrote (the last, at exit)."""
+    if not ev.args[i] or (at_exit and not succeeded(ev)):
+        return None
+    caps = _caps(ev, i)
+    return next((c for c in (reversed(caps) if at_exit else caps)
+                 if not c.flags & CAPF_FAULT and len(c.data) >= size), None)
+
+
+def _ptrace_out(ev: Syscall, size: int) -> Capture | None:
+    """What a successful request wrote at data (read at exit), at least ``size`` bytes."""
+    return _ptrace_cap(ev, 3, size, at_exit=True)
+
+
+# the reply's size by op (include/uapi/linux/ptrace.h struct ptrace_syscall_info): the
+# header, then entry {nr, args[6]} or exit {rval, is_error}
+_SYSCALL_INFO_SIZES = {"PTRACE_SYSCALL_INFO_NONE": 24, "PTRACE_SYSCALL_INFO_ENTRY": 80,
+                       "PTRACE_SYSCALL_INFO_EXIT": 33}
+# the syscall table of a ptrace_syscall_info's AUDIT_ARCH_*
+_AUDIT_TABLES = {"AUDIT_ARCH_X86_64": "x86_64", "AUDIT_ARCH_I386": "i386",
+                 "AUDIT_ARCH_AARCH64": "arm64"}
+
+
+@functools.cache
+def _syscall_table(arch: str) -> SyscallTable:
+    return SyscallTable(arch)
+
+
+def _syscall_nr(audit_arch: str | None, nr: int) -> str:
+    """``__NR_pause``: a syscall number in the table of the stop's arch, else decimal."""
+    arch = _AUDIT_TABLES.get(audit_arch or "")
+    name = _syscall_table(arch).name(nr) if arch is not None else None
+    return str(nr) if name is None or name.startswith("syscall_") else f"__NR_{name}"
+
+
+def _syscall_info(fl: F.ArchFlags, data: bytes, size: int, ret: int) -> str | None:
+    """struct ptrace_syscall_info as PTRACE_GET_SYSCALL_INFO wrote it: ``{op=..._NONE,
+    arch=AUDIT_ARCH_X86_64, instruction_pointer=0x..., stack_pointer=0x...}``, then
+    ``entry={nr=__NR_pause, args=[0, 0, 0x7f..., 0, 0, 0]}`` or ``exit={rval=-ERESTARTNOHAND,
+    is_error=1}``; None for a seccomp stop (not decoded) or a reply cut by ``size``."""
+    T = fl.tables
+    if len(data) < PTRACE_SYSCALL_INFO_SIZE:
+        return None
+    op, arch, ip, sp = struct.unpack_from("<B3xIQQ", data)
+    name = T.PTRACE_SYSCALL_INFO_OPS.get(op, "")
+    want = _SYSCALL_INFO_SIZES.get(name)
+    if want is None or ret != want or size < want or len(data) < want:
+        return None
+    audit = T.AUDIT_ARCHES.get(arch)
+    text = (f"{{op={name}, arch={_xval(T.AUDIT_ARCHES, arch, 'AUDIT_ARCH_???')}, "
+            f"instruction_pointer={_x(ip)}, stack_pointer={_x(sp)}")
+    if name == "PTRACE_SYSCALL_INFO_ENTRY":
+        nr, *args = struct.unpack_from("<7Q", data, PTRACE_SYSCALL_INFO_SIZE)
+        text += (f", entry={{nr={_syscall_nr(audit, nr)}, "
+                 f"args=[{', '.join(_x(a) for a in args)}]}}")
+    elif name == "PTRACE_SYSCALL_INFO_EXIT":
+        rval, is_error = struct.unpack_from("<qB", data, PTRACE_SYSCALL_INFO_SIZE)
+        shown = f"-{errno_name(-rval)}" if is_error and rval < 0 else str(rval)
+        text += f", exit={{rval={shown}, is_error={is_error}}}"
+    return text + "}"
+
+
+def _peeksiginfo_args(fl: F.ArchFlags, ev: Syscall) -> str:
+    """PTRACE_PEEKSIGINFO's addr, struct ptrace_peeksiginfo_args read at entry:
+    ``{off=0, flags=PTRACE_PEEKSIGINFO_SHARED, nr=2}``."""
+    cap = _ptrace_cap(ev, 2, 16, at_exit=False)
+    if cap is None:
+        return pointer(ev.args[2])
+    off, flags, nr = struct.unpack_from("<QIi", cap.data)
+    return f"{{off={off}, flags={F.FlagSet(fl.tables.PTRACE_PEEKSIGINFO_FLAGS)(flags)}, nr={nr}}}"
+
+
+def _peeked_siginfos(fl: F.ArchFlags, ev: Syscall) -> str | None:
+    """PTRACE_PEEKSIGINFO's data: the ``ret`` siginfos (128 bytes each) it copied,
+    ``[]`` for none; None when they were not captured."""
+    if not succeeded(ev) or ev.ret < 0:
+        return None
+    if ev.ret == 0:
+        return "[]"
+    cap = _ptrace_out(ev, 128 * ev.ret)
+    if cap is None:
+        return None
+    return "[" + ", ".join(siginfo_text(cap.data[128 * k:128 * k + 128], fl)
+                           for k in range(ev.ret)) + "]"
+
+
+def _ptrace_data(fl: F.ArchFlags, name: str | None, ev: Syscall) -> str:
+    """ptrace's data by request: the word PEEK* read (``[0x1234]``, ``[NULL]``), GETEVENTMSG's
+    message (``[0]``), GET/SETSIGINFO's siginfo, x86_64 GET/SETREGS's registers and
+    GET/SETFPREGS's, GET/SETSIGMASK's set (``[]``), PEEKSIGINFO's siginfos, GET_SYSCALL_INFO's
+    reply outside a syscall, the iovec of GET/SETREGSET (``{iov_base=0x...,
+    iov_len=216}``: the registers it points to are not captured), else the address."""
+    data = ev.args[3]
+    if name in _PTRACE_PEEK:
+        return _out_int(ev, 3, pointer, size=8)
+    if name == "PTRACE_GETEVENTMSG":
+        return _out_int(ev, 3, str, size=8)
+    text = None
+    if name in ("PTRACE_GETSIGINFO", "PTRACE_SETSIGINFO"):
+        cap = _ptrace_cap(ev, 3, 48, at_exit=name == "PTRACE_GETSIGINFO")
+        text = None if cap is None else _siginfo(fl)(cap.data)
+    elif name in ("PTRACE_GETREGS", "PTRACE_SETREGS") and fl.arch == "x86_64":
+        cap = _ptrace_cap(ev, 3, USER_REGS_SIZE, at_exit=name == "PTRACE_GETREGS")
+        text = None if cap is None else format_user_regs(cap.data)
+    elif name in ("PTRACE_GETFPREGS", "PTRACE_SETFPREGS") and fl.arch == "x86_64":
+        cap = _ptrace_cap(ev, 3, FPREGS_SIZE, at_exit=name == "PTRACE_GETFPREGS")
+        text = None if cap is None else format_user_fpregs(cap.data)
+    elif name in ("PTRACE_GETSIGMASK", "PTRACE_SETSIGMASK") and ev.args[2] == SIGSET_SIZE:
+        cap = _ptrace_cap(ev, 3, SIGSET_SIZE, at_exit=name == "PTRACE_GETSIGMASK")
+        text = None if cap is None else format_sigset(cap.data[:SIGSET_SIZE], fl)
+    elif name == "PTRACE_PEEKSIGINFO":
+        text = _peeked_siginfos(fl, ev)
+    elif name == "PTRACE_GET_SYSCALL_INFO":
+        cap = _ptrace_out(ev, PTRACE_SYSCALL_INFO_SIZE)
+        text = None if cap is None else _syscall_info(fl, cap.data, ev.args[2], ev.ret)
+    elif name in _PTRACE_REGSET and data:
+        # the iovec as the call left it (GET: read at exit, even after a failure) or
+        # as it read it (SET: at entry)
+        caps = _caps(ev, 3)
+        cap = next((c for c in (reversed(caps) if name == "PTRACE_GETREGSET" else caps)
+                    if not c.flags & CAPF_FAULT and len(c.data) >= 16), None)
+        if cap is not None:
+            base, length = struct.unpack_from("<QQ", cap.data)
+            text = f"{{iov_base={pointer(base)}, iov_len={length}}}"
+    return pointer(data) if text is None else text
+
+
 def _ptrace(d: SyscallDecoder, ev: Syscall) -> list[str]:
     T, fl = d.flags.tables, d.flags
     req, pid, addr, data = ev.args[:4]
@@ -466,13 +741,20 @@ def _ptrace(d: SyscallDecoder, ev: Syscall) -> list[str]:
     if name in _PTRACE_NO_ADDR:
         return out
     if name in _PTRACE_REGS and fl.arch == "x86_64":
-        return [*out, pointer(data)]
-    out.append(str(addr) if name in _PTRACE_ADDR_U else pointer(addr))
+        return [*out, _ptrace_data(fl, name, ev)]
+    if name in _PTRACE_USER:
+        out.append(user_offset(fl.arch, addr))
+    elif name in _PTRACE_REGSET:
+        out.append(_xval(T.NT_TYPES, addr, "NT_???"))
+    elif name == "PTRACE_PEEKSIGINFO":
+        out.append(_peeksiginfo_args(fl, ev))
+    else:
+        out.append(str(addr) if name in _PTRACE_ADDR_U else pointer(addr))
     if name in _PTRACE_SIG:
         return [*out, fl.signal_name(data & _M32) if data & _M32 else "0"]
     if name in _PTRACE_OPTS:
-        return [*out, F.FlagSet(T.PTRACE_OPTIONS)(data)]
-    return [*out, pointer(data)]
+        return [*out, F.FlagSet(T.PTRACE_OPTIONS, unknown="PTRACE_O_???")(data)]
+    return [*out, _ptrace_data(fl, name, ev)]
 
 
 def _syslog(d: SyscallDecoder, ev: Syscall) -> list[str]:
@@ -796,9 +1078,25 @@ def _k_gids(out: bool) -> Callable[[SyscallDecoder, Syscall, int], str]:
     return k
 
 
-def _k_archprctl_arg(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-    """arch_prctl's addr: ``[0x7f...]`` that ARCH_GET_FS/ARCH_GET_GS wrote, else hex."""
+def xfeatures_text(fl: F.ArchFlags) -> Callable[[int], str]:
+    """An x86 XSAVE feature mask as strace 6.1 prints it: the value, then its names in a
+    comment (``0xe7 /* XFEATURE_MASK_FPSSE|XFEATURE_MASK_YMM|XFEATURE_MASK_AVX512 */``)."""
+    names = F.FlagSet(fl.tables.X86_XFEATURES)
+
+    def fmt(v: int) -> str:
+        return f"{v:#x} /* {names(v)} */" if v else "0"
+    return fmt
+
+
+def k_archprctl_arg(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
+    """arch_prctl's addr: ``[0x7f...]`` that ARCH_GET_FS/ARCH_GET_GS wrote, the feature
+    mask ARCH_GET_XCOMP_* wrote (``[0xe7 /* XFEATURE_MASK_FPSSE|... */]``), none for
+    ARCH_GET_CPUID (it takes no argument: ``arch_prctl(ARCH_GET_CPUID) = 1``), else hex."""
     name = d.flags.tables.ARCH_PRCTL_OPTIONS.get(ev.args[0] & _M32)
+    if name == "ARCH_GET_CPUID":
+        return None
+    if name in ("ARCH_GET_XCOMP_SUPP", "ARCH_GET_XCOMP_PERM", "ARCH_GET_XCOMP_GUEST_PERM"):
+        return _out_int(ev, i, xfeatures_text(d.flags), size=8)
     if name in ("ARCH_GET_FS", "ARCH_GET_GS"):
         return _out_int(ev, i, pointer, size=8)
     return _x(ev.args[i])
@@ -888,7 +1186,8 @@ def _ret_signal(d: SyscallDecoder, ev: Syscall, text: str) -> str:
     return f"{ev.ret} ({d.flags.signal_name(ev.ret)})" if ev.ret > 0 else text
 
 
-def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int], str]]:
+def kinds(fl: F.ArchFlags
+          ) -> dict[str, Callable[[SyscallDecoder, Syscall, int], str | None]]:
     """The argument kinds of this module for ``fl``'s arch (merged by tracekit.decode.args)."""
     T = fl.tables
     # timerfd_create and timerfd_settime print their flags with one table, strace 6.1's
@@ -912,7 +1211,7 @@ def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int],
         "itimerval_in": _k_struct_in(format_itimerval),
         "itimerval_out": _k_struct_out(format_itimerval),
         "gids_out": _k_gids(True), "gids_in": _k_gids(False),
-        "archprctlarg": _k_archprctl_arg,
+        "archprctlarg": k_archprctl_arg,
         "unshareflags": lambda d, ev, i: unshare(ev.args[i]),
         "setnstype": lambda d, ev, i: setns(ev.args[i] & _M32),
         "siginfo_in": _k_struct_in(_siginfo(fl)), "siginfo_w": _k_struct_out(_siginfo(fl)),

@@ -70,12 +70,15 @@ _CODES: dict[int, dict[int, str]] = {
 _SIGSTOP = 19
 _STOPS = frozenset({_SIGSTOP, 20, 21, 22})
 _SIG_DFL = 0
-_FAULTS = frozenset({_SIGILL, _SIGFPE, _SIGSEGV, _SIGBUS})
+# signals whose kernel-sent siginfo strace prints with si_addr (SIGTRAP's too, as the
+# ptrace stops' siginfo of PTRACE_GETSIGINFO)
+_FAULTS = frozenset({_SIGILL, _SIGFPE, _SIGSEGV, _SIGBUS, _SIGTRAP})
 
 
 def si_code_name(signo: int, code: int) -> str:
     """``(17, 1)`` -> ``CLD_EXITED``; ``(10, 0)`` -> ``SI_USER``; unknown: strace 6.1's
-    ``%#x`` of the 32-bit code (``0x4d``; ``0xffffffb3`` for -77)."""
+    ``%#x`` of the 32-bit code (``0x4d``; ``0xffffffb3`` for -77; a ptrace event stop's
+    ``0x8005``)."""
     name = (_SI_CODES.get(code) if code <= 0 or code == _SI_KERNEL
             else _CODES.get(signo, {}).get(code))
     return name if name is not None else hex(code & 0xFFFFFFFF)

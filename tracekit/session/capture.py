@@ -65,7 +65,7 @@ from tracekit.decode.structs_fs import (
     LANDLOCK_RULESET_HEAD,
     UTIMBUF_SIZE,
 )
-from tracekit.decode.structs_io import EPOLL_EVENT_SIZES, IOCTL_ARGS
+from tracekit.decode.structs_io import EPOLL_EVENT_SIZES, IOCTL_ARGS, IOCTL_STRUCT_CAP
 from tracekit.decode.structs_ipc import (
     MQ_ATTR_SIZE,
     MSGBUF_SIZE,
@@ -148,6 +148,8 @@ _SPEC = struct.Struct("<BBBBHH")                  # struct tk_beauty_spec, 8 byt
 _CAP_OFF_MAX = 16184 - (8 + STR_MAX + 8)
 
 PRCTL_NAME_CAP = 16      # TASK_COMM_LEN: PR_SET_NAME / PR_GET_NAME
+PTRACE_DATA_CAP = 512    # x86_64's struct user_fpregs_struct (PTRACE_GETFPREGS), the largest
+PTRACE_REGS_CAP = 216    # x86_64's struct user_regs_struct (PTRACE_SETREGS)
 ITIMER_SIZE = 32         # struct itimerspec / struct itimerval (two pairs of longs)
 GIDS_CAP = 128           # 32 gid_t: as many as strace shows
 DIRENT_RECLEN_AT = 16    # offset of d_reclen in struct linux_dirent64
@@ -293,7 +295,7 @@ def _fdsets(*args: str, at_exit: bool = False) -> tuple[_Override, ...]:
 
 def _ioctl(*, at_exit: bool) -> _Override:
     """ioctl's argument: the size and direction of its request (``fill_ioctl_map``)."""
-    return _Override("arg", CAP_STRUCT, "cmd", 64, 0, at_exit, SPEC_IOCTL)
+    return _Override("arg", CAP_STRUCT, "cmd", IOCTL_STRUCT_CAP, 0, at_exit, SPEC_IOCTL)
 
 
 def _iov(arg: str, *, at_exit: bool = False, length: str = "vlen",
@@ -525,10 +527,22 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     # Q_GETINFO, Q_GETFMT's format): as many bytes as the largest, fs_disk_quota_t
     "quotactl": (_str("special"), _str("addr"), _fixed("addr", QUOTA_DATA_SIZE),
                  _fixed("addr", QUOTA_DATA_SIZE, at_exit=True)),
+    # prctl: PR_SET_NAME's and PR_GET_NAME's comm, what PR_GET_* wrote at arg2, and
+    # PR_SET_VMA_ANON_NAME's name (arg5; 32 bytes shown, one more tells it is longer)
     "prctl": (_Override("arg2", CAP_STR, None, PRCTL_NAME_CAP), _fixed("arg2", 8, at_exit=True),
-              _Override("arg2", CAP_STR, None, PRCTL_NAME_CAP, 0, True)),
+              _Override("arg2", CAP_STR, None, PRCTL_NAME_CAP, 0, True),
+              _Override("arg5", CAP_STR, None, 33)),
     "fcntl": (_fixed("arg", FLOCK_SIZE), _fixed("arg", FLOCK_SIZE, at_exit=True)),
     "arch_prctl": (_fixed("arg2", 8, at_exit=True),),
+    # ptrace: what a request wrote at data: PEEK*'s word, GETEVENTMSG's message, and in
+    # the larger read GETSIGINFO's siginfo, x86_64 GETREGS's and GETFPREGS's registers,
+    # GETREGSET's iovec, GETSIGMASK's set, PEEKSIGINFO's siginfos, GET_SYSCALL_INFO's
+    # reply; what SETREGS, SETSIGINFO, SETSIGMASK and SETFPREGS read at data (a small read
+    # and a large one: the large one fails as a whole near the end of a mapping),
+    # PEEKSIGINFO at addr
+    "ptrace": (_fixed("data", 8, at_exit=True), _fixed("data", PTRACE_DATA_CAP, at_exit=True),
+               _fixed("data", PTRACE_REGS_CAP), _fixed("data", PTRACE_DATA_CAP),
+               _fixed("addr", 16)),
     "syslog": (_buf("buf", "ret", at_exit=True),),
     # keyctl: the strings of its operations (KEYCTL_SEARCH's type and description), the
     # payload KEYCTL_UPDATE/INSTANTIATE read, the buffer KEYCTL_READ/DESCRIBE/
