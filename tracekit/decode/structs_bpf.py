@@ -1,0 +1,200 @@
+"""bpf(2)'s ``union bpf_attr`` as strace 6.1 prints it without ``-v``, per command.
+
+``bpf(BPF_MAP_CREATE, {map_type=BPF_MAP_TYPE_ARRAY, key_size=4, ...}, 144)``: the
+fields of the command's member of the union, in order. The attr is read up to the size
+argument (bytes past it read as 0); a field prints when the size reaches the start of
+its group (strace cuts by the kernel version that added a group: ``{map_type=...,
+key_size=4, value_size=0, max_entries=0}`` for a size of 8). Nonzero bytes past the
+command's member (within the size) print as ``, ...``. What the call writes back prints
+at exit: ``info_len=256 => 104`` (BPF_OBJ_GET_INFO_BY_FD), ``next_id=0 => 307718``
+(BPF_*_GET_NEXT_ID), ``{...} => {batch={count=0}}`` (BPF_MAP_LOOKUP_BATCH).
+
+The address prints, as strace prints it, for a size of 0 or over a page, an unreadable
+attr and an unknown command; and (a gap: the BPF program follows no pointer inside the
+attr) for the commands whose attr holds a string strace prints: BPF_PROG_LOAD (license,
+log_buf), BPF_OBJ_PIN/BPF_OBJ_GET (pathname), BPF_RAW_TRACEPOINT_OPEN (name, unless
+NULL), BPF_BTF_LOAD with a log buffer, and the commands not decoded here.
+
+Layout: include/uapi/linux/bpf.h (the same on x86_64 and arm64, little-endian).
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import TYPE_CHECKING
+
+from tracekit._events import CAPF_FAULT, Syscall
+from tracekit.decode import flags as F
+from tracekit.decode.captures import KindFn, succeeded
+from tracekit.decode.values import pointer, quote
+
+if TYPE_CHECKING:
+    from tracekit.decode.args import SyscallDecoder
+
+__all__ = ["BPF_ATTR_CAP", "BPF_ATTR_OUT_CAP", "format_bpf_attr", "kinds"]
+
+BPF_ATTR_CAP = 512          # bytes read at entry: the members, and what follows them
+BPF_ATTR_OUT_CAP = 64       # bytes read at exit: the fields the call writes back
+_PAGE = 4096                # a larger size prints as the address (the kernel: E2BIG)
+_ENOENT = 2
+
+# a field: (name, offset, kind, group start); kinds: "u32", "s32" (an fd), "u64",
+# "ptr", "x:<TABLE>" (a value by name), "f:<TABLE>" (flag bits), "name16" (char[16]),
+# "kver"; the group start is the offset a size must pass for the field to print
+_Field = tuple[str, int, str, int]
+
+
+def _group(start: int, *fields: tuple[str, int, str]) -> tuple[_Field, ...]:
+    return tuple((n, o, k, start) for n, o, k in fields)
+
+
+_MAP_CREATE = (
+    *_group(0, ("map_type", 0, "x:BPF_MAP_TYPES"), ("key_size", 4, "u32"),
+            ("value_size", 8, "u32"), ("max_entries", 12, "u32")),
+    *_group(16, ("map_flags", 16, "f:BPF_MAP_FLAGS")), *_group(20, ("inner_map_fd", 20, "s32")),
+    *_group(24, ("numa_node", 24, "numa")), *_group(28, ("map_name", 28, "name16")),
+    *_group(44, ("map_ifindex", 44, "u32")), *_group(48, ("btf_fd", 48, "s32")),
+    *_group(52, ("btf_key_type_id", 52, "u32"), ("btf_value_type_id", 56, "u32")),
+    *_group(60, ("btf_vmlinux_value_type_id", 60, "u32")),
+    *_group(64, ("map_extra", 64, "u64")))
+_ELEM = _group(0, ("map_fd", 0, "s32"), ("key", 8, "ptr"))
+_MEMBERS: dict[str, tuple[int, tuple[_Field, ...]]] = {
+    # command: (the member's size, its fields)
+    "BPF_MAP_CREATE": (72, _MAP_CREATE),
+    "BPF_MAP_LOOKUP_ELEM": (32, (*_ELEM, *_group(0, ("value", 16, "ptr")),
+                                 *_group(24, ("flags", 24, "x:BPF_UPDATE_FLAGS")))),
+    "BPF_MAP_UPDATE_ELEM": (32, (*_ELEM, *_group(0, ("value", 16, "ptr"),
+                                                 ("flags", 24, "x:BPF_UPDATE_FLAGS")))),
+    "BPF_MAP_DELETE_ELEM": (16, _ELEM),
+    "BPF_MAP_GET_NEXT_KEY": (24, (*_ELEM, *_group(0, ("next_key", 16, "ptr")))),
+    "BPF_MAP_FREEZE": (4, _group(0, ("map_fd", 0, "s32"))),
+    "BPF_BTF_LOAD": (28, _group(0, ("btf", 0, "ptr"), ("btf_log_buf", 8, "ptr"),
+                                ("btf_size", 16, "u32"), ("btf_log_size", 20, "u32"),
+                                ("btf_log_level", 24, "u32"))),
+    "BPF_PROG_GET_NEXT_ID": (12, _group(0, ("start_id", 0, "u32"), ("next_id", 4, "out32"),
+                                        ("open_flags", 8, "u32"))),
+    "BPF_MAP_GET_NEXT_ID": (12, _group(0, ("start_id", 0, "u32"), ("next_id", 4, "out32"),
+                                       ("open_flags", 8, "u32"))),
+    "BPF_OBJ_GET_INFO_BY_FD": (16, _group(0, ("bpf_fd", 0, "s32"), ("info_len", 4, "out32"),
+                                          ("info", 8, "ptr"))),
+    "BPF_LINK_CREATE": (16, _group(0, ("prog_fd", 0, "s32"), ("target_fd", 4, "s32"),
+                                   ("attach_type", 8, "x:BPF_ATTACH_TYPES"),
+                                   ("flags", 12, "u32"))),
+    "BPF_RAW_TRACEPOINT_OPEN": (12, _group(0, ("name", 0, "nullptr"), ("prog_fd", 8, "s32"))),
+    "BPF_MAP_LOOKUP_BATCH": (56, _group(0, ("in_batch", 0, "ptr"), ("out_batch", 8, "ptr"),
+                                        ("keys", 16, "ptr"), ("values", 24, "ptr"),
+                                        ("count", 32, "u32"), ("map_fd", 36, "s32"),
+                                        ("elem_flags", 40, "x:BPF_UPDATE_FLAGS"),
+                                        ("flags", 48, "u64"))),
+}
+# the commands whose fields strace prints inside a named member: ``{info={...}}``
+_WRAPPED = {"BPF_OBJ_GET_INFO_BY_FD": "info", "BPF_LINK_CREATE": "link_create",
+            "BPF_RAW_TRACEPOINT_OPEN": "raw_tracepoint", "BPF_MAP_LOOKUP_BATCH": "batch"}
+_NUMA_NODE = 0x4            # BPF_F_NUMA_NODE: numa_node prints only with it
+
+
+def _xval(table: dict[int, str], v: int, unknown: str) -> str:
+    name = table.get(v)
+    return name if name is not None else f"{hex(v) if v else '0'} /* {unknown} */"
+
+
+def _u(data: bytes, off: int, size: int = 4) -> int:
+    return int.from_bytes(data[off:off + size], "little")
+
+
+def _field(kind: str, data: bytes, off: int, fl: F.ArchFlags, out: bytes | None,
+           map_flags: int) -> str | None:
+    """One field's text; None when it does not print (numa_node without its flag)."""
+    t = fl.tables
+    if kind == "u32":
+        return str(_u(data, off))
+    if kind == "s32":
+        return str(struct.unpack_from("<i", data, off)[0])
+    if kind == "u64":
+        v = _u(data, off, 8)
+        return hex(v) if v else "0"
+    if kind in ("ptr", "nullptr"):
+        return pointer(_u(data, off, 8))
+    if kind == "numa":
+        return str(_u(data, off)) if map_flags & _NUMA_NODE else None
+    if kind == "name16":
+        raw = data[off:off + 16]
+        nul = raw.find(b"\0")
+        return quote(raw if nul < 0 else raw[:nul], more=nul < 0)
+    if kind == "out32":
+        old = _u(data, off)
+        new = None if out is None or len(out) < off + 4 else _u(out, off)
+        return f"{old} => {new}" if new is not None else str(old)
+    table_kind, _, table = kind.partition(":")
+    if table_kind == "x":
+        unknown = "BPF_???" if table == "BPF_UPDATE_FLAGS" else table[:-1] + "_???"
+        return _xval(getattr(t, table), _u(data, off, 8 if table == "BPF_UPDATE_FLAGS"
+                                         else 4), unknown)
+    flags = F.FlagSet(getattr(t, table), unknown="BPF_F_???")
+    return flags(_u(data, off))
+
+
+def format_bpf_attr(cmd: str, data: bytes, size: int, fl: F.ArchFlags,
+                    out: bytes | None = None, out_ok: bool = False) -> str | None:
+    """The attr of command ``cmd`` (a BPF_CMDS name) as strace prints it.
+
+    Args:
+      cmd: the command's name.
+      data: the attr as read at entry (at least min(size, BPF_ATTR_CAP) bytes).
+      size: the size argument (bytes).
+      out: the attr as read at exit, when the call wrote fields back.
+      out_ok: the call succeeded (BPF_MAP_LOOKUP_BATCH: or failed with ENOENT).
+
+    Returns:
+      ``{map_type=..., ...}``; None when strace prints the address (module docstring).
+    """
+    member = _MEMBERS.get(cmd)
+    if member is None or not 0 < size <= _PAGE or len(data) < min(size, BPF_ATTR_CAP):
+        return None
+    msize, fields = member
+    attr = data[:size].ljust(max(msize, 8), b"\0")
+    map_flags = _u(attr, 16) if cmd == "BPF_MAP_CREATE" else 0
+    if cmd == "BPF_RAW_TRACEPOINT_OPEN" and _u(attr, 0, 8):
+        return None                 # the name: a string the BPF program does not follow
+    if cmd == "BPF_BTF_LOAD" and _u(attr, 8, 8):
+        return None                 # the log: a string strace prints at exit
+    wrote = out if out_ok and cmd != "BPF_MAP_LOOKUP_BATCH" else None
+    parts = []
+    for name, off, kind, start in fields:
+        if size <= start:
+            break
+        text = _field(kind, attr, off, fl, wrote, map_flags)
+        if text is not None:
+            parts.append(f"{name}={text}")
+    body = ", ".join(parts)
+    wrapper = _WRAPPED.get(cmd)
+    text = "{" + (f"{wrapper}={{{body}}}" if wrapper else body)
+    if any(data[msize:size]):
+        text += ", ..."
+    text += "}"
+    if cmd == "BPF_MAP_LOOKUP_BATCH" and out_ok and out is not None and len(out) >= 36:
+        text += f" => {{batch={{count={_u(out, 32)}}}}}"
+    return text
+
+
+def _k_bpf_attr(fl: F.ArchFlags) -> KindFn:
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        addr = ev.args[i]
+        if addr == 0:
+            return "NULL"
+        cmd = fl.tables.BPF_CMDS.get(ev.args[0] & 0xFFFFFFFF)
+        caps = [c for c in ev.caps if c.arg == i]
+        if cmd is None or d.verbose or not caps or caps[0].flags & CAPF_FAULT:
+            return pointer(addr)
+        out = caps[1].data if len(caps) >= 2 and not caps[1].flags & CAPF_FAULT else None
+        ok = succeeded(ev) or (cmd == "BPF_MAP_LOOKUP_BATCH" and ev.ret == -_ENOENT)
+        text = format_bpf_attr(cmd, caps[0].data, ev.args[2] & 0xFFFFFFFF, fl, out, ok)
+        return pointer(addr) if text is None else text
+    return k
+
+
+def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
+    """The argument kinds of this module for ``fl``'s arch (merged by tracekit.decode.args)."""
+    return {"bpfattr": _k_bpf_attr(fl)}
+
+
