@@ -25,11 +25,12 @@ pytestmark = [pytest.mark.kernel,
                                  reason="strace is not installed")]
 
 # What tracekit cannot show yet: an attr holding a string strace prints (BPF_PROG_LOAD's
-# license and log_buf, BPF_OBJ_PIN/GET's pathname, BPF_RAW_TRACEPOINT_OPEN's name): the
+# license and log_buf, BPF_OBJ_PIN/GET's pathname, BPF_RAW_TRACEPOINT_OPEN's name,
+# BPF_BTF_LOAD's BTF bytes): the
 # BPF program reads the attr, not the memory its pointers point to
 # (programs/syscalls.bpf.c). tracekit prints the attr's address; the rest of the line
 # must still be equal.
-_GAP = re.compile(r"^(bpf\(BPF_(?:PROG_LOAD|OBJ_PIN|OBJ_GET|RAW_TRACEPOINT_OPEN), )"
+_GAP = re.compile(r"^(bpf\(BPF_(?:PROG_LOAD|OBJ_PIN|OBJ_GET|RAW_TRACEPOINT_OPEN|BTF_LOAD), )"
                   r"(?:\{.*\}|0x[0-9a-f]+)(, \d+\) = .*)$")
 
 
@@ -52,8 +53,9 @@ def test_sweep_bpf_equals_strace_on_the_same_run(tmp_path: Path) -> None:
     s_lines, t_lines = _without_gaps(s_lines, t_procs.get(pid, []))
     assert t_lines == s_lines, "\n".join(
         difflib.unified_diff(s_lines, t_lines, "strace", "tracekit", lineterm="", n=0))
-    # the gaps are still there: 4 PROG_LOADs, OBJ_PIN, 2 OBJ_GETs, RAW_TRACEPOINT_OPEN
-    assert sum("STRUCT" in line for line in s_lines) == 8
+    # the gaps are still there: 4 PROG_LOADs, OBJ_PIN, 2 OBJ_GETs, RAW_TRACEPOINT_OPEN,
+    # a BTF_LOAD of 2 bytes
+    assert sum("STRUCT" in line for line in s_lines) == 9
     for want in (
             "bpf(BPF_MAP_CREATE, {map_type=BPF_MAP_TYPE_ARRAY, key_size=4, value_size=8, "
             "max_entries=1, map_flags=0, inner_map_fd=0, map_name=\"\", map_ifindex=0, "
@@ -79,10 +81,19 @@ def test_sweep_bpf_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             "bpf(BPF_MAP_FREEZE, {map_fd=3}, 144) = 0",
             "bpf(BPF_PROG_GET_NEXT_ID, {start_id=0, next_id=0 => ",
             "bpf(BPF_MAP_GET_NEXT_ID, {start_id=4294967280, next_id=",
-            "bpf(BPF_MAP_CREATE, NULL, 0) = -1 EINVAL", "bpf(BPF_MAP_CREATE, NULL, 144) = -1 EFAULT",
+            "bpf(BPF_MAP_CREATE, NULL, 0) = -1 EINVAL",
+            "bpf(BPF_MAP_CREATE, NULL, 144) = -1 EFAULT",
             "bpf(BPF_MAP_CREATE, 0x1, 144) = -1 EFAULT", "bpf(0x64 /* BPF_??? */, 0x",
             ", 1048576) = -1 E2BIG",
             "bpf(BPF_MAP_CREATE, {map_type=BPF_MAP_TYPE_ARRAY, key_size=4, value_size=0, "
             "max_entries=0}, 6) = -1 EINVAL",
-            "{map_type=0x3e7 /* BPF_MAP_TYPE_??? */, key_size=4,"):
+            "{map_type=0x3e7 /* BPF_MAP_TYPE_??? */, key_size=4,",
+            # the cuts: a group prints whole once the size reaches it; map_name cut
+            "numa_node=84215045, map_name=\"\"...}, 29) = -1 EINVAL",
+            "map_ifindex=84215045, btf_fd=5, btf_key_type_id=0, btf_value_type_id=0}, 49)",
+            "flags=BPF_F_LOCK|0x505050505050501, ...}, 40) = -1 EINVAL",
+            "attach_type=0x5050505 /* BPF_??? */, flags=0x5050505}, ...}, 24) = -1 EBADF",
+            "open_flags=0x5050505 /* BPF_F_??? */, ...}, 20) = -1 EINVAL",
+            "bpf(BPF_MAP_GET_NEXT_ID, {start_id=240, next_id=0}, 1) = 0",
+            "map_extra=361700864190383365, ...}, 80) = -1 EINVAL"):
         assert want in text, want

@@ -8,7 +8,7 @@
  * - BPF_OBJ_PIN / BPF_OBJ_GET on a path whose directory does not exist (ENOENT): nothing
  *   is pinned, /sys/fs/bpf is not touched;
  * - BPF_LINK_CREATE and BPF_RAW_TRACEPOINT_OPEN with prog_fd -1 (EBADF);
- * - BPF_BTF_LOAD with a NULL btf (EFAULT/EINVAL);
+ * - BPF_BTF_LOAD with a NULL btf or one shorter than its header (EINVAL);
  * - BPF_PROG_GET_NEXT_ID / BPF_MAP_GET_NEXT_ID only read which ids exist (never a
  *   *_GET_FD_BY_ID: no other program's map or prog is opened);
  * - a NULL attr, an unknown command, a size over a page (E2BIG), a size that cuts the
@@ -133,6 +133,8 @@ static void objects(int fd) {
     memset(&a, 0, sizeof a);
     a.btf = 0, a.btf_size = 0;
     bpf(BPF_BTF_LOAD, &a, sizeof a);
+    a.btf = PTR("\x9f\xeb"), a.btf_size = 2;                 /* a short header: EINVAL */
+    bpf(BPF_BTF_LOAD, &a, sizeof a);
     memset(&a, 0, sizeof a);
     a.link_create.prog_fd = -1, a.link_create.target_fd = -1;
     a.link_create.attach_type = BPF_TRACE_FENTRY;
@@ -149,6 +151,32 @@ static void objects(int fd) {
     bpf(BPF_MAP_GET_NEXT_ID, &a, sizeof a);
     a.start_id = 0xfffffff0;
     bpf(BPF_MAP_GET_NEXT_ID, &a, sizeof a);                  /* ENOENT */
+}
+
+/* Every command with every size from 1 to past its member, on an attr of 0x05 bytes:
+ * fds 0x05050505 (EBADF), map type and attach type unknown (EINVAL), no string. */
+static void cuts(void) {
+    static const struct { long cmd; long max; } cmds[] = {
+        {BPF_MAP_CREATE, 80}, {BPF_MAP_LOOKUP_ELEM, 40}, {BPF_MAP_UPDATE_ELEM, 40},
+        {BPF_MAP_DELETE_ELEM, 24}, {BPF_MAP_GET_NEXT_KEY, 32}, {BPF_MAP_FREEZE, 12},
+        {BPF_OBJ_GET_INFO_BY_FD, 24}, {BPF_MAP_LOOKUP_BATCH, 64}, {BPF_BTF_LOAD, 36},
+        {BPF_LINK_CREATE, 24}, {BPF_RAW_TRACEPOINT_OPEN, 20}, {BPF_MAP_GET_NEXT_ID, 20},
+    };
+    union bpf_attr a;
+    unsigned i;
+    long size;
+
+    for (i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        for (size = 1; size <= cmds[i].max; size++) {
+            memset(&a, 5, sizeof a);
+            if (cmds[i].cmd == BPF_BTF_LOAD)
+                a.btf = 0, a.btf_log_buf = 0;
+            if (cmds[i].cmd == BPF_RAW_TRACEPOINT_OPEN)
+                a.raw_tracepoint.name = 0;
+            if (cmds[i].cmd == BPF_MAP_GET_NEXT_ID)
+                a.start_id = 0xfffffff0;
+            bpf(cmds[i].cmd, &a, size);
+        }
 }
 
 static void edges(void) {
@@ -179,6 +207,7 @@ int main(void) {
     prog_load();
     objects(arr);
     edges();
+    cuts();
     close(hash);
     close(arr);
     return 0;

@@ -39,8 +39,9 @@ _PAGE = 4096                # a larger size prints as the address (the kernel: E
 _ENOENT = 2
 
 # a field: (name, offset, kind, group start); kinds: "u32", "s32" (an fd), "u64",
-# "ptr", "x:<TABLE>" (a value by name), "f:<TABLE>" (flag bits), "name16" (char[16]),
-# "kver"; the group start is the offset a size must pass for the field to print
+# "ptr"/"nullptr", "numa" (with BPF_F_NUMA_NODE only), "x:<TABLE>" (a value by name), "f:<TABLE>" (flag bits), "name16" (char[16]),
+# "hex32"/"hex64", "lookupflags", "btf", "out32" (``old => new`` at exit); the group
+# start is the offset a size must pass for the field to print
 _Field = tuple[str, int, str, int]
 
 
@@ -53,39 +54,40 @@ _MAP_CREATE = (
             ("value_size", 8, "u32"), ("max_entries", 12, "u32")),
     *_group(16, ("map_flags", 16, "f:BPF_MAP_FLAGS")), *_group(20, ("inner_map_fd", 20, "s32")),
     *_group(24, ("numa_node", 24, "numa")), *_group(28, ("map_name", 28, "name16")),
-    *_group(44, ("map_ifindex", 44, "u32")), *_group(48, ("btf_fd", 48, "s32")),
-    *_group(52, ("btf_key_type_id", 52, "u32"), ("btf_value_type_id", 56, "u32")),
+    *_group(44, ("map_ifindex", 44, "u32")),
+    *_group(48, ("btf_fd", 48, "s32"), ("btf_key_type_id", 52, "u32"),
+            ("btf_value_type_id", 56, "u32")),
     *_group(60, ("btf_vmlinux_value_type_id", 60, "u32")),
     *_group(64, ("map_extra", 64, "u64")))
+_NEXT_ID = (*_group(0, ("start_id", 0, "u32"), ("next_id", 4, "out32")),
+            *_group(8, ("open_flags", 8, "f:BPF_FILE_FLAGS")))
 _ELEM = _group(0, ("map_fd", 0, "s32"), ("key", 8, "ptr"))
 _MEMBERS: dict[str, tuple[int, tuple[_Field, ...]]] = {
     # command: (the member's size, its fields)
     "BPF_MAP_CREATE": (72, _MAP_CREATE),
     "BPF_MAP_LOOKUP_ELEM": (32, (*_ELEM, *_group(0, ("value", 16, "ptr")),
-                                 *_group(24, ("flags", 24, "x:BPF_UPDATE_FLAGS")))),
+                                 *_group(24, ("flags", 24, "lookupflags")))),
     "BPF_MAP_UPDATE_ELEM": (32, (*_ELEM, *_group(0, ("value", 16, "ptr"),
                                                  ("flags", 24, "x:BPF_UPDATE_FLAGS")))),
     "BPF_MAP_DELETE_ELEM": (16, _ELEM),
     "BPF_MAP_GET_NEXT_KEY": (24, (*_ELEM, *_group(0, ("next_key", 16, "ptr")))),
     "BPF_MAP_FREEZE": (4, _group(0, ("map_fd", 0, "s32"))),
-    "BPF_BTF_LOAD": (28, _group(0, ("btf", 0, "ptr"), ("btf_log_buf", 8, "ptr"),
+    "BPF_BTF_LOAD": (28, _group(0, ("btf", 0, "btf"), ("btf_log_buf", 8, "ptr"),
                                 ("btf_size", 16, "u32"), ("btf_log_size", 20, "u32"),
                                 ("btf_log_level", 24, "u32"))),
-    "BPF_PROG_GET_NEXT_ID": (12, _group(0, ("start_id", 0, "u32"), ("next_id", 4, "out32"),
-                                        ("open_flags", 8, "u32"))),
-    "BPF_MAP_GET_NEXT_ID": (12, _group(0, ("start_id", 0, "u32"), ("next_id", 4, "out32"),
-                                       ("open_flags", 8, "u32"))),
+    "BPF_PROG_GET_NEXT_ID": (12, _NEXT_ID),
+    "BPF_MAP_GET_NEXT_ID": (12, _NEXT_ID),
     "BPF_OBJ_GET_INFO_BY_FD": (16, _group(0, ("bpf_fd", 0, "s32"), ("info_len", 4, "out32"),
                                           ("info", 8, "ptr"))),
     "BPF_LINK_CREATE": (16, _group(0, ("prog_fd", 0, "s32"), ("target_fd", 4, "s32"),
                                    ("attach_type", 8, "x:BPF_ATTACH_TYPES"),
-                                   ("flags", 12, "u32"))),
+                                   ("flags", 12, "hex32"))),
     "BPF_RAW_TRACEPOINT_OPEN": (12, _group(0, ("name", 0, "nullptr"), ("prog_fd", 8, "s32"))),
     "BPF_MAP_LOOKUP_BATCH": (56, _group(0, ("in_batch", 0, "ptr"), ("out_batch", 8, "ptr"),
                                         ("keys", 16, "ptr"), ("values", 24, "ptr"),
                                         ("count", 32, "u32"), ("map_fd", 36, "s32"),
-                                        ("elem_flags", 40, "x:BPF_UPDATE_FLAGS"),
-                                        ("flags", 48, "u64"))),
+                                        ("elem_flags", 40, "lookupflags"),
+                                        ("flags", 48, "hex64"))),
 }
 # the commands whose fields strace prints inside a named member: ``{info={...}}``
 _WRAPPED = {"BPF_OBJ_GET_INFO_BY_FD": "info", "BPF_LINK_CREATE": "link_create",
@@ -103,7 +105,7 @@ def _u(data: bytes, off: int, size: int = 4) -> int:
 
 
 def _field(kind: str, data: bytes, off: int, fl: F.ArchFlags, out: bytes | None,
-           map_flags: int) -> str | None:
+           map_flags: int, size: int) -> str | None:
     """One field's text; None when it does not print (numa_node without its flag)."""
     t = fl.tables
     if kind == "u32":
@@ -111,23 +113,34 @@ def _field(kind: str, data: bytes, off: int, fl: F.ArchFlags, out: bytes | None,
     if kind == "s32":
         return str(struct.unpack_from("<i", data, off)[0])
     if kind == "u64":
-        v = _u(data, off, 8)
+        return str(_u(data, off, 8))
+    if kind in ("hex32", "hex64"):
+        v = _u(data, off, 4 if kind == "hex32" else 8)
         return hex(v) if v else "0"
+    if kind == "lookupflags":
+        lock = tuple((v, n) for v, n in t.BPF_UPDATE_FLAGS.items() if n == "BPF_F_LOCK")
+        return F.FlagSet(lock, zero="BPF_ANY", unknown="BPF_???")(_u(data, off, 8))
+    if kind == "btf":
+        # a buffer of btf_size bytes (format_bpf_attr gives up on one not empty)
+        return pointer(_u(data, off, 8)) if not _u(data, off, 8) else '""'
     if kind in ("ptr", "nullptr"):
         return pointer(_u(data, off, 8))
     if kind == "numa":
         return str(_u(data, off)) if map_flags & _NUMA_NODE else None
     if kind == "name16":
-        raw = data[off:off + 16]
+        # the bytes within the size, up to 16: up to the NUL, or all but the last and
+        # "..." when there is none (an array of n chars holds n - 1 and its NUL)
+        raw = data[off:off + min(16, size - off)]
         nul = raw.find(b"\0")
-        return quote(raw if nul < 0 else raw[:nul], more=nul < 0)
+        return quote(raw[:nul], more=False) if nul >= 0 else quote(raw[:-1], more=True)
     if kind == "out32":
         old = _u(data, off)
         new = None if out is None or len(out) < off + 4 else _u(out, off)
         return f"{old} => {new}" if new is not None else str(old)
     table_kind, _, table = kind.partition(":")
     if table_kind == "x":
-        unknown = "BPF_???" if table == "BPF_UPDATE_FLAGS" else table[:-1] + "_???"
+        unknown = ("BPF_???" if table in ("BPF_UPDATE_FLAGS", "BPF_ATTACH_TYPES")
+                   else table[:-1] + "_???")
         return _xval(getattr(t, table), _u(data, off, 8 if table == "BPF_UPDATE_FLAGS"
                                          else 4), unknown)
     flags = F.FlagSet(getattr(t, table), unknown="BPF_F_???")
@@ -156,14 +169,14 @@ def format_bpf_attr(cmd: str, data: bytes, size: int, fl: F.ArchFlags,
     map_flags = _u(attr, 16) if cmd == "BPF_MAP_CREATE" else 0
     if cmd == "BPF_RAW_TRACEPOINT_OPEN" and _u(attr, 0, 8):
         return None                 # the name: a string the BPF program does not follow
-    if cmd == "BPF_BTF_LOAD" and _u(attr, 8, 8):
-        return None                 # the log: a string strace prints at exit
+    if cmd == "BPF_BTF_LOAD" and (_u(attr, 8, 8) or _u(attr, 0, 8) and _u(attr, 16)):
+        return None                 # the BTF's bytes, the log: not captured
     wrote = out if out_ok and cmd != "BPF_MAP_LOOKUP_BATCH" else None
     parts = []
     for name, off, kind, start in fields:
         if size <= start:
             break
-        text = _field(kind, attr, off, fl, wrote, map_flags)
+        text = _field(kind, attr, off, fl, wrote, map_flags, size)
         if text is not None:
             parts.append(f"{name}={text}")
     body = ", ".join(parts)

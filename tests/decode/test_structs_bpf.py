@@ -1,0 +1,101 @@
+"""bpf(2)'s union bpf_attr (tracekit/decode/structs_bpf.py) on packed bytes. Expected
+texts are what strace 6.1 printed for the same attrs on this machine (without -v;
+tests/e2e/test_strace_sweep_bpf.py compares against strace itself)."""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+
+from tracekit.decode import flags as F
+from tracekit.decode.structs_bpf import format_bpf_attr
+
+FL = F.for_arch("x86_64")
+FIVES = b"\x05" * 144
+
+
+def map_create(typ: int, key: int, value: int, entries: int, flags: int = 0,
+               name: bytes = b"") -> bytes:
+    return (struct.pack("<IIIIII4x", typ, key, value, entries, flags, 0)
+            + name.ljust(16, b"\0") + bytes(144 - 44))
+
+
+_MAP_TAIL = ("inner_map_fd=0, map_name=\"tk_sweep\", map_ifindex=0, btf_fd=0, "
+             "btf_key_type_id=0, btf_value_type_id=0, btf_vmlinux_value_type_id=0, "
+             "map_extra=0}")
+
+
+@pytest.mark.parametrize(("cmd", "data", "size", "text"), [
+    ("BPF_MAP_CREATE", map_create(1, 4, 8, 4, 1, b"tk_sweep"), 144,
+     "{map_type=BPF_MAP_TYPE_HASH, key_size=4, value_size=8, max_entries=4, "
+     f"map_flags=BPF_F_NO_PREALLOC, {_MAP_TAIL}"),
+    # a size that cuts the attr: the first group, the rest read as 0
+    ("BPF_MAP_CREATE", map_create(2, 4, 8, 1), 6,
+     "{map_type=BPF_MAP_TYPE_ARRAY, key_size=4, value_size=0, max_entries=0}"),
+    # numa_node with BPF_F_NUMA_NODE; the name cut by the size, without its NUL: "..."
+    ("BPF_MAP_CREATE", FIVES, 30,
+     "{map_type=0x5050505 /* BPF_MAP_TYPE_??? */, key_size=84215045, "
+     "value_size=84215045, max_entries=84215045, map_flags=BPF_F_NO_PREALLOC|"
+     "BPF_F_NUMA_NODE|BPF_F_WRONLY_PROG|BPF_F_MMAPABLE|0x5050000, inner_map_fd=84215045, "
+     "numa_node=84215045, map_name=\"\\5\"...}"),
+    ("BPF_MAP_CREATE", FIVES, 49, None),        # (checked below: btf_fd's group of 3)
+    ("BPF_MAP_UPDATE_ELEM", struct.pack("<I4xQQQ", 3, 0x10, 0x20, 0x100), 32,
+     "{map_fd=3, key=0x10, value=0x20, flags=0x100 /* BPF_??? */}"),
+    ("BPF_MAP_LOOKUP_ELEM", struct.pack("<I4xQQQ", 3, 0, 0x20, 5), 32,
+     "{map_fd=3, key=NULL, value=0x20, flags=BPF_F_LOCK|0x1}"),
+    ("BPF_MAP_LOOKUP_ELEM", struct.pack("<i4xQQQ", -1, 0, 0, 0), 8,
+     "{map_fd=-1, key=NULL, value=NULL}"),
+    # nonzero bytes past the command's member: "..."
+    ("BPF_MAP_DELETE_ELEM", struct.pack("<I4xQQ", 3, 0x10, 0x20), 144,
+     "{map_fd=3, key=0x10, ...}"),
+    ("BPF_MAP_FREEZE", struct.pack("<I", 3), 144, "{map_fd=3}"),
+    ("BPF_LINK_CREATE", struct.pack("<iiII", -1, -1, 24, 0), 144,
+     "{link_create={prog_fd=-1, target_fd=-1, attach_type=BPF_TRACE_FENTRY, flags=0}}"),
+    ("BPF_LINK_CREATE", FIVES, 24,
+     "{link_create={prog_fd=84215045, target_fd=84215045, "
+     "attach_type=0x5050505 /* BPF_??? */, flags=0x5050505}, ...}"),
+    ("BPF_MAP_GET_NEXT_ID", struct.pack("<III", 0xF0, 0, 0), 1,
+     "{start_id=240, next_id=0}"),
+    ("BPF_BTF_LOAD", bytes(144), 144,
+     "{btf=NULL, btf_log_buf=NULL, btf_size=0, btf_log_size=0, btf_log_level=0}"),
+    ("BPF_BTF_LOAD", struct.pack("<Q", 5), 1,
+     "{btf=\"\", btf_log_buf=NULL, btf_size=0, btf_log_size=0, btf_log_level=0}"),
+    # the address: a size of 0 or over a page, an attr with a string not captured
+    ("BPF_MAP_CREATE", bytes(144), 0, None),
+    ("BPF_MAP_CREATE", bytes(144), 4097, None),
+    ("BPF_OBJ_PIN", struct.pack("<QI", 0x1000, 3), 144, None),
+    ("BPF_PROG_LOAD", bytes(144), 144, None),
+    ("BPF_BTF_LOAD", struct.pack("<QQI", 0x1000, 0, 2), 144, None),
+])
+def test_format_bpf_attr(cmd: str, data: bytes, size: int, text: str | None) -> None:
+    got = format_bpf_attr(cmd, data.ljust(144, b"\0"), size, FL)
+    if cmd == "BPF_MAP_CREATE" and size == 49:
+        assert got is not None and got.endswith(
+            "map_ifindex=84215045, btf_fd=5, btf_key_type_id=0, btf_value_type_id=0}")
+        return
+    assert got == text
+
+
+def test_short_data_is_the_address() -> None:
+    # less than min(size, BPF_ATTR_CAP) bytes read: strace could read them, so no guess
+    assert format_bpf_attr("BPF_MAP_FREEZE", struct.pack("<I", 3), 144, FL) is None
+
+
+def test_what_the_call_wrote_back() -> None:
+    info = struct.pack("<IIQ", 3, 256, 0x7000).ljust(144, b"\0")
+    out = struct.pack("<IIQ", 3, 104, 0x7000)
+    assert format_bpf_attr("BPF_OBJ_GET_INFO_BY_FD", info, 144, FL, out, True) == (
+        "{info={bpf_fd=3, info_len=256 => 104, info=0x7000}}")
+    # a failed call: nothing written back
+    assert format_bpf_attr("BPF_OBJ_GET_INFO_BY_FD", info, 144, FL, out, False) == (
+        "{info={bpf_fd=3, info_len=256, info=0x7000}}")
+    ids = bytes(144)
+    assert format_bpf_attr("BPF_PROG_GET_NEXT_ID", ids, 144, FL,
+                           struct.pack("<III", 0, 307718, 0), True) == (
+        "{start_id=0, next_id=0 => 307718, open_flags=0}")
+    batch = struct.pack("<QQQQIIQQ", 0, 0x10, 0x20, 0x30, 2, 4, 0, 0).ljust(144, b"\0")
+    out = struct.pack("<QQQQIIQQ", 0, 0x10, 0x20, 0x30, 0, 4, 0, 0)
+    assert format_bpf_attr("BPF_MAP_LOOKUP_BATCH", batch, 144, FL, out, True) == (
+        "{batch={in_batch=NULL, out_batch=0x10, keys=0x20, values=0x30, count=2, map_fd=4, "
+        "elem_flags=BPF_ANY, flags=0}} => {batch={count=0}}")
