@@ -41,7 +41,8 @@ _ENOENT = 2
 # a field: (name, offset, kind, group start); kinds: "u32", "s32" (an fd), "u64",
 # "ptr"/"nullptr", "numa" (with BPF_F_NUMA_NODE only), "x:<TABLE>" (a value by name),
 # "f:<TABLE>" (flag bits), "name16" (char[16]), "hex32"/"hex64", "lookupflags", "btf",
-# "out32" (``old => new`` at exit); the group start is the offset a size must pass for the field to print
+# "out32" (``old => new`` at exit); the group start is the offset a size must pass
+# for the field to print
 _Field = tuple[str, int, str, int]
 
 
