@@ -77,6 +77,33 @@ def test_format_bpf_attr(cmd: str, data: bytes, size: int, text: str | None) -> 
     assert got == text
 
 
+def test_the_first_words_string() -> None:
+    path = b"/nonexistent/tracekit-sweep\0"
+    obj = struct.pack("<QII", 0x1000, 3, 0).ljust(144, b"\0")
+    deref = struct.pack("<Q", 0x1000) + path.ljust(128, b"x")
+    assert format_bpf_attr("BPF_OBJ_PIN", obj, 144, FL, text=deref) == (
+        '{pathname="/nonexistent/tracekit-sweep", bpf_fd=3, file_flags=0}')
+    # a size that cuts the pointer: what was read of it, as an address
+    assert format_bpf_attr("BPF_OBJ_GET", obj, 1, FL, text=deref) == (
+        "{pathname=NULL, bpf_fd=0}")
+    obj = struct.pack("<QII", 0x2A0BBD0013, 3, 0).ljust(144, b"\0")
+    assert format_bpf_attr("BPF_OBJ_GET", obj, 3, FL, text=deref) == (
+        "{pathname=0xbd0013, bpf_fd=0}")
+    # unreadable: the address; a name is cut at 32 bytes
+    tp = struct.pack("<Qi", 1, -1).ljust(144, b"\0")
+    assert format_bpf_attr("BPF_RAW_TRACEPOINT_OPEN", tp, 144, FL,
+                           text=struct.pack("<Q", 1)) == (
+        "{raw_tracepoint={name=0x1, prog_fd=-1}}")
+    tp = struct.pack("<Qi", 0x1000, -1).ljust(144, b"\0")
+    name = b"a_tracepoint_name_longer_than_32_bytes\0"
+    assert format_bpf_attr("BPF_RAW_TRACEPOINT_OPEN", tp, 144, FL,
+                           text=deref[:8] + name.ljust(128, b"\0")) == (
+        '{raw_tracepoint={name="a_tracepoint_name_longer_than_32"..., prog_fd=-1}}')
+    # longer than what was read: the attr's address
+    assert format_bpf_attr("BPF_RAW_TRACEPOINT_OPEN", tp, 144, FL,
+                           text=deref[:8] + b"y" * 128) is None
+
+
 def test_short_data_is_the_address() -> None:
     # less than min(size, BPF_ATTR_CAP) bytes read: strace could read them, so no guess
     assert format_bpf_attr("BPF_MAP_FREEZE", struct.pack("<I", 3), 144, FL) is None

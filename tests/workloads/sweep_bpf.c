@@ -142,6 +142,10 @@ static void objects(int fd) {
     memset(&a, 0, sizeof a);
     a.raw_tracepoint.name = PTR("sched_switch"), a.raw_tracepoint.prog_fd = -1;
     bpf(BPF_RAW_TRACEPOINT_OPEN, &a, sizeof a);              /* EBADF */
+    a.raw_tracepoint.name = PTR("a_tracepoint_name_longer_than_32_bytes");
+    bpf(BPF_RAW_TRACEPOINT_OPEN, &a, sizeof a);              /* EBADF */
+    a.raw_tracepoint.name = PTR(BAD);
+    bpf(BPF_RAW_TRACEPOINT_OPEN, &a, sizeof a);              /* EBADF */
     memset(&a, 0, sizeof a);
     a.map_fd = fd;
     bpf(BPF_MAP_FREEZE, &a, sizeof a);
@@ -154,13 +158,15 @@ static void objects(int fd) {
 }
 
 /* Every command with every size from 1 to past its member, on an attr of 0x05 bytes:
- * fds 0x05050505 (EBADF), map type and attach type unknown (EINVAL), no string. */
+ * fds 0x05050505 (EBADF), map type and attach type unknown (EINVAL), a path whose
+ * directory does not exist (ENOENT), no other string. */
 static void cuts(void) {
     static const struct { long cmd; long max; } cmds[] = {
         {BPF_MAP_CREATE, 80}, {BPF_MAP_LOOKUP_ELEM, 40}, {BPF_MAP_UPDATE_ELEM, 40},
         {BPF_MAP_DELETE_ELEM, 24}, {BPF_MAP_GET_NEXT_KEY, 32}, {BPF_MAP_FREEZE, 12},
         {BPF_OBJ_GET_INFO_BY_FD, 24}, {BPF_MAP_LOOKUP_BATCH, 64}, {BPF_BTF_LOAD, 36},
         {BPF_LINK_CREATE, 24}, {BPF_RAW_TRACEPOINT_OPEN, 20}, {BPF_MAP_GET_NEXT_ID, 20},
+        {BPF_OBJ_PIN, 24}, {BPF_OBJ_GET, 24},
     };
     union bpf_attr a;
     unsigned i;
@@ -173,6 +179,8 @@ static void cuts(void) {
                 a.btf = 0, a.btf_log_buf = 0;
             if (cmds[i].cmd == BPF_RAW_TRACEPOINT_OPEN)
                 a.raw_tracepoint.name = 0;
+            if (cmds[i].cmd == BPF_OBJ_PIN || cmds[i].cmd == BPF_OBJ_GET)
+                a.pathname = PTR("/nonexistent/tracekit-sweep");       /* ENOENT */
             if (cmds[i].cmd == BPF_MAP_GET_NEXT_ID)
                 a.start_id = 0xfffffff0;
             bpf(cmds[i].cmd, &a, size);

@@ -9,11 +9,16 @@ command's member (within the size) print as ``, ...``. What the call writes back
 at exit: ``info_len=256 => 104`` (BPF_OBJ_GET_INFO_BY_FD), ``next_id=0 => 307718``
 (BPF_*_GET_NEXT_ID), ``{...} => {batch={count=0}}`` (BPF_MAP_LOOKUP_BATCH).
 
+The string at the attr's first word (BPF_OBJ_PIN/BPF_OBJ_GET's pathname,
+BPF_RAW_TRACEPOINT_OPEN's name: ``name="a_tracepoint_name_longer_than_32"...``) is read
+with the attr (TK_SPEC_DEREF, BPF_ATTR_STR_CAP bytes); a pointer cut by the size prints
+as what was read of it (``pathname=0x13``), an unreadable one as its address.
+
 The address prints, as strace prints it, for a size of 0 or over a page, an unreadable
-attr and an unknown command; and (a gap: the BPF program follows no pointer inside the
-attr) for the commands whose attr holds a string strace prints: BPF_PROG_LOAD (license,
-log_buf), BPF_OBJ_PIN/BPF_OBJ_GET (pathname), BPF_RAW_TRACEPOINT_OPEN (name, unless
-NULL), BPF_BTF_LOAD with a log buffer, and the commands not decoded here.
+attr and an unknown command; and (a gap: the BPF program follows no pointer but the
+first word's) for BPF_PROG_LOAD (its license and log_buf), BPF_BTF_LOAD with BTF bytes
+or a log buffer, a first word's string longer than BPF_ATTR_STR_CAP, and the commands
+not decoded here.
 
 Layout: include/uapi/linux/bpf.h (the same on x86_64 and arm64, little-endian).
 """
@@ -31,10 +36,13 @@ from tracekit.decode.values import pointer, quote
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
 
-__all__ = ["BPF_ATTR_CAP", "BPF_ATTR_OUT_CAP", "format_bpf_attr", "kinds"]
+__all__ = ["BPF_ATTR_CAP", "BPF_ATTR_OUT_CAP", "BPF_ATTR_STR_CAP", "format_bpf_attr",
+           "kinds"]
 
 BPF_ATTR_CAP = 512          # bytes read at entry: the members, and what follows them
 BPF_ATTR_OUT_CAP = 64       # bytes read at exit: the fields the call writes back
+BPF_ATTR_STR_CAP = 128      # bytes read at the first word's pointer (TK_SPEC_DEREF's most)
+_STR_LIMIT = 32             # strace's -s: a name prints 32 bytes, then "..."
 _PAGE = 4096                # a larger size prints as the address (the kernel: E2BIG)
 _ENOENT = 2
 
@@ -63,6 +71,8 @@ _MAP_CREATE = (
 _NEXT_ID = (*_group(0, ("start_id", 0, "u32"), ("next_id", 4, "out32")),
             *_group(8, ("open_flags", 8, "f:BPF_FILE_FLAGS")))
 _ELEM = _group(0, ("map_fd", 0, "s32"), ("key", 8, "ptr"))
+_OBJ = (*_group(0, ("pathname", 0, "path"), ("bpf_fd", 8, "s32")),
+        *_group(12, ("file_flags", 12, "f:BPF_FILE_FLAGS")))
 _MEMBERS: dict[str, tuple[int, tuple[_Field, ...]]] = {
     # command: (the member's size, its fields)
     "BPF_MAP_CREATE": (72, _MAP_CREATE),
@@ -83,7 +93,9 @@ _MEMBERS: dict[str, tuple[int, tuple[_Field, ...]]] = {
     "BPF_LINK_CREATE": (16, _group(0, ("prog_fd", 0, "s32"), ("target_fd", 4, "s32"),
                                    ("attach_type", 8, "x:BPF_ATTACH_TYPES"),
                                    ("flags", 12, "hex32"))),
-    "BPF_RAW_TRACEPOINT_OPEN": (12, _group(0, ("name", 0, "nullptr"), ("prog_fd", 8, "s32"))),
+    "BPF_RAW_TRACEPOINT_OPEN": (12, _group(0, ("name", 0, "name"), ("prog_fd", 8, "s32"))),
+    "BPF_OBJ_PIN": (16, _OBJ),
+    "BPF_OBJ_GET": (16, _OBJ),
     "BPF_MAP_LOOKUP_BATCH": (56, _group(0, ("in_batch", 0, "ptr"), ("out_batch", 8, "ptr"),
                                         ("keys", 16, "ptr"), ("values", 24, "ptr"),
                                         ("count", 32, "u32"), ("map_fd", 36, "s32"),
@@ -106,7 +118,7 @@ def _u(data: bytes, off: int, size: int = 4) -> int:
 
 
 def _field(kind: str, data: bytes, off: int, fl: F.ArchFlags, out: bytes | None,
-           map_flags: int, size: int) -> str | None:
+           map_flags: int, size: int, text: bytes | None) -> str | None:
     """One field's text; None when it does not print (numa_node without its flag)."""
     t = fl.tables
     if kind == "u32":
@@ -124,8 +136,18 @@ def _field(kind: str, data: bytes, off: int, fl: F.ArchFlags, out: bytes | None,
     if kind == "btf":
         # a buffer of btf_size bytes (format_bpf_attr gives up on one not empty)
         return pointer(_u(data, off, 8)) if not _u(data, off, 8) else '""'
-    if kind in ("ptr", "nullptr"):
+    if kind == "ptr":
         return pointer(_u(data, off, 8))
+    if kind in ("path", "name"):
+        # the first word's string (read with the attr: TK_SPEC_DEREF), up to its NUL;
+        # the address when NULL, unreadable, or cut by the size (0x13: strace reads the
+        # string at what it read of the pointer, which the kernel does not map)
+        ptr = _u(data, off, 8)
+        if text is None or len(text) <= 8 or _u(text, 0, 8) != ptr:
+            return pointer(ptr)
+        string = text[8:]
+        return quote(string[:string.find(b"\0")],
+                     limit=_STR_LIMIT if kind == "name" else None)
     if kind == "numa":
         return str(_u(data, off)) if map_flags & _NUMA_NODE else None
     if kind == "name16":
@@ -149,7 +171,8 @@ def _field(kind: str, data: bytes, off: int, fl: F.ArchFlags, out: bytes | None,
 
 
 def format_bpf_attr(cmd: str, data: bytes, size: int, fl: F.ArchFlags,
-                    out: bytes | None = None, out_ok: bool = False) -> str | None:
+                    out: bytes | None = None, out_ok: bool = False,
+                    text: bytes | None = None) -> str | None:
     """The attr of command ``cmd`` (a BPF_CMDS name) as strace prints it.
 
     Args:
@@ -158,6 +181,8 @@ def format_bpf_attr(cmd: str, data: bytes, size: int, fl: F.ArchFlags,
       size: the size argument (bytes).
       out: the attr as read at exit, when the call wrote fields back.
       out_ok: the call succeeded (BPF_MAP_LOOKUP_BATCH: or failed with ENOENT).
+      text: the attr's first word (8 bytes, the whole pointer), then the
+        BPF_ATTR_STR_CAP bytes it points to when readable; None when not read.
 
     Returns:
       ``{map_type=..., ...}``; None when strace prints the address (module docstring).
@@ -168,8 +193,11 @@ def format_bpf_attr(cmd: str, data: bytes, size: int, fl: F.ArchFlags,
     msize, fields = member
     attr = data[:size].ljust(max(msize, 8), b"\0")
     map_flags = _u(attr, 16) if cmd == "BPF_MAP_CREATE" else 0
-    if cmd == "BPF_RAW_TRACEPOINT_OPEN" and _u(attr, 0, 8):
-        return None                 # the name: a string the BPF program does not follow
+    if cmd in ("BPF_RAW_TRACEPOINT_OPEN", "BPF_OBJ_PIN", "BPF_OBJ_GET") and _u(attr, 0, 8):
+        # the string at the first word, read with the attr: a string longer than what
+        # was read (no NUL) is not there to show
+        if text is None or len(text) > 8 and b"\0" not in text[8:]:
+            return None
     if cmd == "BPF_BTF_LOAD" and (_u(attr, 8, 8) or _u(attr, 0, 8) and _u(attr, 16)):
         return None                 # the BTF's bytes, the log: not captured
     wrote = out if out_ok and cmd != "BPF_MAP_LOOKUP_BATCH" else None
@@ -177,18 +205,18 @@ def format_bpf_attr(cmd: str, data: bytes, size: int, fl: F.ArchFlags,
     for name, off, kind, start in fields:
         if size <= start:
             break
-        text = _field(kind, attr, off, fl, wrote, map_flags, size)
-        if text is not None:
-            parts.append(f"{name}={text}")
+        field = _field(kind, attr, off, fl, wrote, map_flags, size, text)
+        if field is not None:
+            parts.append(f"{name}={field}")
     body = ", ".join(parts)
     wrapper = _WRAPPED.get(cmd)
-    text = "{" + (f"{wrapper}={{{body}}}" if wrapper else body)
+    shown = "{" + (f"{wrapper}={{{body}}}" if wrapper else body)
     if any(data[msize:size]):
-        text += ", ..."
-    text += "}"
+        shown += ", ..."
+    shown += "}"
     if cmd == "BPF_MAP_LOOKUP_BATCH" and out_ok and out is not None and len(out) >= 36:
-        text += f" => {{batch={{count={_u(out, 32)}}}}}"
-    return text
+        shown += f" => {{batch={{count={_u(out, 32)}}}}}"
+    return shown
 
 
 def _k_bpf_attr(fl: F.ArchFlags) -> KindFn:
@@ -200,9 +228,14 @@ def _k_bpf_attr(fl: F.ArchFlags) -> KindFn:
         caps = [c for c in ev.caps if c.arg == i]
         if cmd is None or d.verbose or not caps or caps[0].flags & CAPF_FAULT:
             return pointer(addr)
-        out = caps[1].data if len(caps) >= 2 and not caps[1].flags & CAPF_FAULT else None
+        # capture.py's order: the attr, the first word with what it points to, the attr
+        # at exit
+        deref = caps[1] if len(caps) >= 2 and not caps[1].flags & CAPF_FAULT else None
+        string = None if deref is None else deref.data
+        out = caps[2].data if len(caps) >= 3 and not caps[2].flags & CAPF_FAULT else None
         ok = succeeded(ev) or (cmd == "BPF_MAP_LOOKUP_BATCH" and ev.ret == -_ENOENT)
-        text = format_bpf_attr(cmd, caps[0].data, ev.args[2] & 0xFFFFFFFF, fl, out, ok)
+        text = format_bpf_attr(cmd, caps[0].data, ev.args[2] & 0xFFFFFFFF, fl, out, ok,
+                               string)
         return pointer(addr) if text is None else text
     return k
 
