@@ -65,7 +65,10 @@ _MAP_TAIL = ("inner_map_fd=0, map_name=\"tk_sweep\", map_ifindex=0, btf_fd=0, "
     ("BPF_MAP_CREATE", bytes(144), 0, None),
     ("BPF_MAP_CREATE", bytes(144), 4097, None),
     ("BPF_OBJ_PIN", struct.pack("<QI", 0x1000, 3), 144, None),
-    ("BPF_PROG_LOAD", bytes(144), 144, None),
+    ("BPF_PROG_LOAD", struct.pack("<IIQQIIQI", 2, 0, 1, 0x1000, 1, 64, 0, 0), 144, None),
+    ("BPF_PROG_LOAD", struct.pack("<IIQQIIQI", 2, 3, 1, 0, 0, 0, 0, 0x60102), 44,
+     "{prog_type=BPF_PROG_TYPE_KPROBE, insn_cnt=3, insns=0x1, license=NULL, log_level=0, "
+     "log_size=0, log_buf=NULL, kern_version=KERNEL_VERSION(6, 1, 2)}"),
     ("BPF_BTF_LOAD", struct.pack("<QQI", 0x1000, 0, 2), 144, None),
 ])
 def test_format_bpf_attr(cmd: str, data: bytes, size: int, text: str | None) -> None:

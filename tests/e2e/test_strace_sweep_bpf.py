@@ -103,5 +103,18 @@ def test_sweep_bpf_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             "bpf(BPF_OBJ_PIN, {pathname=\"/nonexistent/tracekit-sweep\", bpf_fd=0}, 6)",
             "{raw_tracepoint={name=\"sched_switch\", prog_fd=-1}}, 144) = -1 EBADF",
             "{raw_tracepoint={name=\"a_tracepoint_name_longer_than_32\"..., prog_fd=-1}}",
-            "{raw_tracepoint={name=0x1, prog_fd=-1}}, 144) = -1 EBADF"):
+            "{raw_tracepoint={name=0x1, prog_fd=-1}}, 144) = -1 EBADF",
+            # BPF_PROG_LOAD without a license or log (the cuts)
+            "bpf(BPF_PROG_LOAD, {prog_type=0x5050505 /* BPF_PROG_TYPE_??? */, insn_cnt=5, "
+            "insns=NULL, license=NULL}, 5) = -1 EFAULT",
+            "log_buf=NULL, kern_version=KERNEL_VERSION(0, 0, 5)}, 41) = -1 E2BIG",
+            "kern_version=KERNEL_VERSION(1285, 5, 5), prog_flags=BPF_F_STRICT_ALIGNMENT|"
+            "BPF_F_TEST_RND_HI32|0x5050500, prog_name=\"\"...}, 49) = -1 EINVAL",
+            "expected_attach_type=BPF_SK_SKB_STREAM_VERDICT}, 69) = -1 EINVAL",
+            "expected_attach_type=0x5050505 /* BPF_??? */, prog_btf_fd=5, "
+            "func_info_rec_size=0, func_info=NULL, func_info_cnt=0, line_info_rec_size=0, "
+            "line_info=NULL, line_info_cnt=0}, 73) = -1 EINVAL",
+            "attach_btf_id=84215045, attach_prog_fd=84215045}, 120) = -1 EINVAL",
+            "attach_prog_fd=84215045, fd_array=0x505050505050505}, 128) = -1 EINVAL",
+            "attach_prog_fd=84215045, fd_array=0x505050505050505, ...}, 129) = -1 EINVAL"):
         assert want in text, want

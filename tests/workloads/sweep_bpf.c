@@ -3,8 +3,8 @@
  *
  * Every call is harmless: it works on BPF maps of its own (an array and a hash, closed
  * before the end), or the kernel refuses it before it acts:
- * - BPF_PROG_LOAD with insn_cnt 0 (E2BIG) or an unknown prog_type (EINVAL): nothing is
- *   loaded, so nothing can run or be attached;
+ * - BPF_PROG_LOAD with insn_cnt 0 or 0x05050505 (E2BIG), an unknown prog_type or unknown
+ *   prog_flags (EINVAL): nothing is loaded, so nothing can run or be attached;
  * - BPF_OBJ_PIN / BPF_OBJ_GET on a path whose directory does not exist (ENOENT): nothing
  *   is pinned, /sys/fs/bpf is not touched;
  * - BPF_LINK_CREATE and BPF_RAW_TRACEPOINT_OPEN with prog_fd -1 (EBADF);
@@ -158,15 +158,16 @@ static void objects(int fd) {
 }
 
 /* Every command with every size from 1 to past its member, on an attr of 0x05 bytes:
- * fds 0x05050505 (EBADF), map type and attach type unknown (EINVAL), a path whose
- * directory does not exist (ENOENT), no other string. */
+ * fds 0x05050505 (EBADF), map, prog and attach types unknown (EINVAL; a prog of
+ * 0x05050505 insns: E2BIG before that), a path whose directory does not exist (ENOENT),
+ * no other string. */
 static void cuts(void) {
     static const struct { long cmd; long max; } cmds[] = {
         {BPF_MAP_CREATE, 80}, {BPF_MAP_LOOKUP_ELEM, 40}, {BPF_MAP_UPDATE_ELEM, 40},
         {BPF_MAP_DELETE_ELEM, 24}, {BPF_MAP_GET_NEXT_KEY, 32}, {BPF_MAP_FREEZE, 12},
         {BPF_OBJ_GET_INFO_BY_FD, 24}, {BPF_MAP_LOOKUP_BATCH, 64}, {BPF_BTF_LOAD, 36},
         {BPF_LINK_CREATE, 24}, {BPF_RAW_TRACEPOINT_OPEN, 20}, {BPF_MAP_GET_NEXT_ID, 20},
-        {BPF_OBJ_PIN, 24}, {BPF_OBJ_GET, 24},
+        {BPF_OBJ_PIN, 24}, {BPF_OBJ_GET, 24}, {BPF_PROG_LOAD, 152},
     };
     union bpf_attr a;
     unsigned i;
@@ -179,6 +180,8 @@ static void cuts(void) {
                 a.btf = 0, a.btf_log_buf = 0;
             if (cmds[i].cmd == BPF_RAW_TRACEPOINT_OPEN)
                 a.raw_tracepoint.name = 0;
+            if (cmds[i].cmd == BPF_PROG_LOAD)   /* unknown type, flags: EINVAL or E2BIG */
+                a.license = 0, a.log_buf = 0;
             if (cmds[i].cmd == BPF_OBJ_PIN || cmds[i].cmd == BPF_OBJ_GET)
                 a.pathname = PTR("/nonexistent/tracekit-sweep");       /* ENOENT */
             if (cmds[i].cmd == BPF_MAP_GET_NEXT_ID)

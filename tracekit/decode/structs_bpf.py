@@ -16,7 +16,7 @@ as what was read of it (``pathname=0x13``), an unreadable one as its address.
 
 The address prints, as strace prints it, for a size of 0 or over a page, an unreadable
 attr and an unknown command; and (a gap: the BPF program follows no pointer but the
-first word's) for BPF_PROG_LOAD (its license and log_buf), BPF_BTF_LOAD with BTF bytes
+first word's) for BPF_PROG_LOAD with a license or log_buf (strings), BPF_BTF_LOAD with BTF bytes
 or a log buffer, a first word's string longer than BPF_ATTR_STR_CAP, and the commands
 not decoded here.
 
@@ -48,7 +48,8 @@ _ENOENT = 2
 
 # a field: (name, offset, kind, group start); kinds: "u32", "s32" (an fd), "u64",
 # "ptr"/"nullptr", "numa" (with BPF_F_NUMA_NODE only), "x:<TABLE>" (a value by name),
-# "f:<TABLE>" (flag bits), "name16" (char[16]), "hex32"/"hex64", "lookupflags", "btf",
+# "f:<TABLE>" (flag bits), "name16" (char[16]), "kver" (KERNEL_VERSION(a, b, c)),
+# "hex32"/"hex64", "lookupflags", "btf",
 # "out32" (``old => new`` at exit); the group start is the offset a size must pass
 # for the field to print
 _Field = tuple[str, int, str, int]
@@ -73,9 +74,25 @@ _NEXT_ID = (*_group(0, ("start_id", 0, "u32"), ("next_id", 4, "out32")),
 _ELEM = _group(0, ("map_fd", 0, "s32"), ("key", 8, "ptr"))
 _OBJ = (*_group(0, ("pathname", 0, "path"), ("bpf_fd", 8, "s32")),
         *_group(12, ("file_flags", 12, "f:BPF_FILE_FLAGS")))
+_PROG_LOAD = (
+    *_group(0, ("prog_type", 0, "x:BPF_PROG_TYPES"), ("insn_cnt", 4, "u32"),
+            ("insns", 8, "ptr"), ("license", 16, "ptr")),
+    *_group(24, ("log_level", 24, "u32"), ("log_size", 28, "u32"), ("log_buf", 32, "ptr")),
+    *_group(40, ("kern_version", 40, "kver")),
+    *_group(44, ("prog_flags", 44, "f:BPF_PROG_FLAGS")),
+    *_group(48, ("prog_name", 48, "name16")), *_group(64, ("prog_ifindex", 64, "u32")),
+    *_group(68, ("expected_attach_type", 68, "x:BPF_ATTACH_TYPES")),
+    *_group(72, ("prog_btf_fd", 72, "s32"), ("func_info_rec_size", 76, "u32"),
+            ("func_info", 80, "ptr"), ("func_info_cnt", 88, "u32"),
+            ("line_info_rec_size", 92, "u32"), ("line_info", 96, "ptr"),
+            ("line_info_cnt", 104, "u32")),
+    *_group(108, ("attach_btf_id", 108, "u32")), *_group(112, ("attach_prog_fd", 112, "s32")),
+    *_group(120, ("fd_array", 120, "ptr")))
 _MEMBERS: dict[str, tuple[int, tuple[_Field, ...]]] = {
     # command: (the member's size, its fields)
     "BPF_MAP_CREATE": (72, _MAP_CREATE),
+    # (core_relo_cnt, at 116, is not printed)
+    "BPF_PROG_LOAD": (128, _PROG_LOAD),
     "BPF_MAP_LOOKUP_ELEM": (32, (*_ELEM, *_group(0, ("value", 16, "ptr")),
                                  *_group(24, ("flags", 24, "lookupflags")))),
     "BPF_MAP_UPDATE_ELEM": (32, (*_ELEM, *_group(0, ("value", 16, "ptr"),
@@ -148,6 +165,9 @@ def _field(kind: str, data: bytes, off: int, fl: F.ArchFlags, out: bytes | None,
         string = text[8:]
         return quote(string[:string.find(b"\0")],
                      limit=_STR_LIMIT if kind == "name" else None)
+    if kind == "kver":
+        v = _u(data, off)
+        return f"KERNEL_VERSION({v >> 16}, {v >> 8 & 0xFF}, {v & 0xFF})"
     if kind == "numa":
         return str(_u(data, off)) if map_flags & _NUMA_NODE else None
     if kind == "name16":
@@ -198,6 +218,8 @@ def format_bpf_attr(cmd: str, data: bytes, size: int, fl: F.ArchFlags,
         # was read (no NUL) is not there to show
         if text is None or len(text) > 8 and b"\0" not in text[8:]:
             return None
+    if cmd == "BPF_PROG_LOAD" and (_u(attr, 16, 8) or _u(attr, 32, 8)):
+        return None                 # the license, the log: strings not captured
     if cmd == "BPF_BTF_LOAD" and (_u(attr, 8, 8) or _u(attr, 0, 8) and _u(attr, 16)):
         return None                 # the BTF's bytes, the log: not captured
     wrote = out if out_ok and cmd != "BPF_MAP_LOOKUP_BATCH" else None
