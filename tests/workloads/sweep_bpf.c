@@ -191,6 +191,7 @@ static void cuts(void) {
 }
 
 static void edges(void) {
+    static char page[4096];
     union bpf_attr a;
 
     memset(&a, 0, sizeof a);
@@ -199,6 +200,9 @@ static void edges(void) {
     bpf(BPF_MAP_CREATE, BAD, sizeof a);
     bpf(0x64, &a, sizeof a);
     bpf(BPF_MAP_CREATE, &a, 0x100000);                       /* E2BIG */
+    page[1000] = 1;                                          /* past the attr: E2BIG */
+    bpf(BPF_MAP_CREATE, (union bpf_attr *)page, 2000);
+    bpf(BPF_MAP_CREATE, (union bpf_attr *)page, 4096);
     a.map_type = BPF_MAP_TYPE_ARRAY, a.key_size = 4;
     bpf(BPF_MAP_CREATE, &a, 8);                              /* cut after key_size */
     bpf(BPF_MAP_CREATE, &a, 6);

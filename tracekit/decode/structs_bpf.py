@@ -39,7 +39,8 @@ if TYPE_CHECKING:
 __all__ = ["BPF_ATTR_CAP", "BPF_ATTR_OUT_CAP", "BPF_ATTR_STR_CAP", "format_bpf_attr",
            "kinds"]
 
-BPF_ATTR_CAP = 512          # bytes read at entry: the members, and what follows them
+BPF_ATTR_CAP = 4096         # bytes read at entry: the member and what follows it up to
+                            # the size (strace reads it all: a nonzero byte prints "...")
 BPF_ATTR_OUT_CAP = 64       # bytes read at exit: the fields the call writes back
 BPF_ATTR_STR_CAP = 128      # bytes read at the first word's pointer (TK_SPEC_DEREF's most)
 _STR_LIMIT = 32             # strace's -s: a name prints 32 bytes, then "..."
