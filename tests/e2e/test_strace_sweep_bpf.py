@@ -84,6 +84,8 @@ def test_sweep_bpf_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             "bpf(BPF_MAP_CREATE, 0x1, 144) = -1 EFAULT", "bpf(0x64 /* BPF_??? */, 0x",
             ", 1048576) = -1 E2BIG",
             "btf_vmlinux_value_type_id=0, map_extra=0, ...}, 2000) = -1 E2BIG",
+            "bpf(BPF_MAP_CREATE, {map_type=BPF_MAP_TYPE_ARRAY, key_size=4, value_size=0, "
+            "max_entries=0}, 8) = -1 EINVAL",
             "btf_vmlinux_value_type_id=0, map_extra=0, ...}, 4096) = -1 E2BIG",
             "bpf(BPF_MAP_CREATE, {map_type=BPF_MAP_TYPE_ARRAY, key_size=4, value_size=0, "
             "max_entries=0}, 6) = -1 EINVAL",

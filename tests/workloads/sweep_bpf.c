@@ -205,6 +205,8 @@ static void edges(void) {
     bpf(BPF_MAP_CREATE, (union bpf_attr *)page, 4096);
     a.map_type = BPF_MAP_TYPE_ARRAY, a.key_size = 4;
     bpf(BPF_MAP_CREATE, &a, 8);                              /* cut after key_size */
+    /* garbage in the high halves of the int command and the unsigned int size */
+    syscall(SYS_bpf, 0xdead00000000L | BPF_MAP_CREATE, &a, 0x100000000L | 8);
     bpf(BPF_MAP_CREATE, &a, 6);
     a.map_type = 0x3e7;
     bpf(BPF_MAP_CREATE, &a, sizeof a);
