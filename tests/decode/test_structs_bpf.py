@@ -55,6 +55,21 @@ _MAP_TAIL = ("inner_map_fd=0, map_name=\"tk_sweep\", map_ifindex=0, btf_fd=0, "
     ("BPF_LINK_CREATE", FIVES, 24,
      "{link_create={prog_fd=84215045, target_fd=84215045, "
      "attach_type=0x5050505 /* BPF_??? */, flags=0x5050505}, ...}"),
+    ("BPF_LINK_CREATE", struct.pack("<iiIIQ", -1, -1, 41, 0, 7), 144,
+     "{link_create={prog_fd=-1, target_fd=-1, attach_type=BPF_PERF_EVENT, flags=0, "
+     "perf_event={bpf_cookie=0x7}}}"),
+    ("BPF_LINK_CREATE", struct.pack("<iiIIQ", -1, -1, 41, 0, 7), 16,
+     "{link_create={prog_fd=-1, target_fd=-1, attach_type=BPF_PERF_EVENT, flags=0}}"),
+    ("BPF_LINK_CREATE", struct.pack("<iiIIII", -1, -1, 42, 0, 6, 2), 144,
+     "{link_create={prog_fd=-1, target_fd=-1, attach_type=BPF_TRACE_KPROBE_MULTI, "
+     "flags=0, kprobe_multi={flags=0x6 /* BPF_F_??? */, cnt=2, syms=NULL, addrs=NULL, "
+     "cookies=NULL}}}"),
+    ("BPF_LINK_CREATE", struct.pack("<iiIIIIQ", -1, -1, 42, 0, 0, 2, 0x1000), 144, None),
+    ("BPF_LINK_CREATE", struct.pack("<iiIII", -1, 0, 0, 0, 9), 144,
+     "{link_create={prog_fd=-1, target_fd=0, attach_type=BPF_CGROUP_INET_INGRESS, "
+     "flags=0, target_btf_id=9}}"),
+    ("BPF_LINK_CREATE", struct.pack("<iiIII", -1, 0, 25, 0, 9), 144,
+     "{link_create={prog_fd=-1, target_fd=0, attach_type=BPF_TRACE_FEXIT, flags=0}, ...}"),
     ("BPF_MAP_GET_NEXT_ID", struct.pack("<III", 0xF0, 0, 0), 1,
      "{start_id=240, next_id=0}"),
     ("BPF_BTF_LOAD", bytes(144), 144,

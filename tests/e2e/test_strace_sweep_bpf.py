@@ -77,6 +77,16 @@ def test_sweep_bpf_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             "bpf(BPF_LINK_CREATE, {link_create={prog_fd=-1, target_fd=-1, "
             "attach_type=BPF_TRACE_FENTRY, flags=0}}, 144) = -1 EBADF",
             "bpf(BPF_MAP_FREEZE, {map_fd=3}, 144) = 0",
+            # what follows link_create's flags, by attach type
+            "attach_type=BPF_PERF_EVENT, flags=0, perf_event={bpf_cookie=0x7}}}, 144)",
+            "attach_type=BPF_PERF_EVENT, flags=0}}, 16) = -1 EBADF",
+            "attach_type=BPF_TRACE_ITER, flags=0, iter_info=NULL, iter_info_len=0}}, 144)",
+            "kprobe_multi={flags=BPF_F_KPROBE_MULTI_RETURN|0x6, cnt=2, syms=NULL, addrs=NULL, "
+            "cookies=NULL}}}, 144) = -1 EBADF",
+            "kprobe_multi={flags=0x6 /* BPF_F_??? */, cnt=0, syms=NULL, addrs=NULL, "
+            "cookies=NULL}}}, 20) = -1 EBADF",
+            "attach_type=BPF_CGROUP_INET_INGRESS, flags=0, target_btf_id=9}}, 144) = -1 EBADF",
+            "attach_type=BPF_TRACE_FEXIT, flags=0}, ...}, 144) = -1 EBADF",
             "bpf(BPF_PROG_GET_NEXT_ID, {start_id=0, next_id=0 => ",
             "bpf(BPF_MAP_GET_NEXT_ID, {start_id=4294967280, next_id=",
             "bpf(BPF_MAP_CREATE, NULL, 0) = -1 EINVAL",

@@ -139,6 +139,25 @@ static void objects(int fd) {
     a.link_create.prog_fd = -1, a.link_create.target_fd = -1;
     a.link_create.attach_type = BPF_TRACE_FENTRY;
     bpf(BPF_LINK_CREATE, &a, sizeof a);                      /* EBADF */
+    /* what follows the flags, by attach type (each EBADF: prog_fd -1) */
+    a.link_create.attach_type = BPF_PERF_EVENT, a.link_create.perf_event.bpf_cookie = 7;
+    bpf(BPF_LINK_CREATE, &a, sizeof a);
+    bpf(BPF_LINK_CREATE, &a, 16);
+    bpf(BPF_LINK_CREATE, &a, 17);
+    a.link_create.perf_event.bpf_cookie = 0;
+    a.link_create.attach_type = BPF_TRACE_ITER;
+    bpf(BPF_LINK_CREATE, &a, sizeof a);
+    a.link_create.attach_type = BPF_TRACE_KPROBE_MULTI, a.link_create.kprobe_multi.flags = 7;
+    a.link_create.kprobe_multi.cnt = 2;
+    bpf(BPF_LINK_CREATE, &a, sizeof a);
+    a.link_create.kprobe_multi.flags = 6;
+    bpf(BPF_LINK_CREATE, &a, 20);
+    memset(&a, 0, sizeof a);
+    a.link_create.prog_fd = -1, a.link_create.attach_type = BPF_CGROUP_INET_INGRESS;
+    a.link_create.target_btf_id = 9;
+    bpf(BPF_LINK_CREATE, &a, sizeof a);
+    a.link_create.attach_type = BPF_TRACE_FEXIT;
+    bpf(BPF_LINK_CREATE, &a, sizeof a);
     memset(&a, 0, sizeof a);
     a.raw_tracepoint.name = PTR("sched_switch"), a.raw_tracepoint.prog_fd = -1;
     bpf(BPF_RAW_TRACEPOINT_OPEN, &a, sizeof a);              /* EBADF */

@@ -191,6 +191,34 @@ def _field(kind: str, data: bytes, off: int, fl: F.ArchFlags, out: bytes | None,
     return flags(_u(data, off))
 
 
+def _link_tail(attr: bytes, fl: F.ArchFlags) -> tuple[str | None, int]:
+    """What BPF_LINK_CREATE prints after its flags, by attach type, and the size of the
+    member with it: ``perf_event={bpf_cookie=0x7}`` (BPF_PERF_EVENT),
+    ``iter_info=NULL, iter_info_len=0`` (BPF_TRACE_ITER), ``kprobe_multi={flags=...,
+    cnt=0, syms=NULL, addrs=NULL, cookies=NULL}`` (BPF_TRACE_KPROBE_MULTI),
+    ``target_btf_id=7`` when not 0 (attach type 0 only: strace 6.1's switch); None for
+    the text of an array not captured (iter_info, syms, addrs, cookies not NULL)."""
+    kind = fl.tables.BPF_ATTACH_TYPES.get(_u(attr, 8))
+    if _u(attr, 8) == 0:
+        btf_id = _u(attr, 16)
+        return (f"target_btf_id={btf_id}" if btf_id else ""), 20
+    if kind == "BPF_PERF_EVENT":
+        cookie = _u(attr, 16, 8)
+        return f"perf_event={{bpf_cookie={hex(cookie) if cookie else '0'}}}", 24
+    if kind == "BPF_TRACE_ITER":
+        info, n = _u(attr, 16, 8), _u(attr, 24)
+        if info and n:
+            return None, 28
+        return f"iter_info={'[]' if info else 'NULL'}, iter_info_len={n}", 28
+    if kind == "BPF_TRACE_KPROBE_MULTI":
+        if _u(attr, 24, 8) or _u(attr, 32, 8) or _u(attr, 40, 8):
+            return None, 48
+        flags = F.FlagSet(fl.tables.BPF_KPROBE_MULTI_FLAGS, unknown="BPF_F_???")
+        return (f"kprobe_multi={{flags={flags(_u(attr, 16))}, cnt={_u(attr, 20)}, "
+                "syms=NULL, addrs=NULL, cookies=NULL}"), 48
+    return "", 16
+
+
 def format_bpf_attr(cmd: str, data: bytes, size: int, fl: F.ArchFlags,
                     out: bytes | None = None, out_ok: bool = False,
                     text: bytes | None = None) -> str | None:
@@ -231,6 +259,11 @@ def format_bpf_attr(cmd: str, data: bytes, size: int, fl: F.ArchFlags,
         field = _field(kind, attr, off, fl, wrote, map_flags, size, text)
         if field is not None:
             parts.append(f"{name}={field}")
+    if cmd == "BPF_LINK_CREATE" and size > msize:
+        tail, msize = _link_tail(attr.ljust(48, b"\0"), fl)
+        if tail is None:
+            return None
+        parts += [tail] if tail else []
     body = ", ".join(parts)
     wrapper = _WRAPPED.get(cmd)
     shown = "{" + (f"{wrapper}={{{body}}}" if wrapper else body)

@@ -1359,6 +1359,10 @@ BPF_FILE_FLAGS: tuple[tuple[int, str], ...] = (
     (0x10, 'BPF_F_WRONLY'),
 )
 
+BPF_KPROBE_MULTI_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'BPF_F_KPROBE_MULTI_RETURN'),
+)
+
 LANDLOCK_RULES: dict[int, str] = {
     1: 'LANDLOCK_RULE_PATH_BENEATH',
 }
