@@ -268,6 +268,8 @@ TABLES: dict[str, Table] = {
     "BPF_FILE_FLAGS": ("bits", ("linux/bpf.h",), r"BPF_F_(RDONLY|WRONLY)", frozenset(), ()),
     "BPF_KPROBE_MULTI_FLAGS": ("bits", ("linux/bpf.h",), r"BPF_F_KPROBE_MULTI_RETURN",
                                frozenset(), ()),
+    "BPF_ATTACH_FLAGS": ("bits", ("linux/bpf.h",),
+                         r"BPF_F_(ALLOW_OVERRIDE|ALLOW_MULTI|REPLACE)", frozenset(), ()),
     "LANDLOCK_RULES": ("values", ("linux/landlock.h",), r"LANDLOCK_RULE_[A-Z_]+", frozenset(),
                        ()),
     "IOPRIO_WHO": ("values", ("linux/ioprio.h",), r"IOPRIO_WHO_[A-Z]+", frozenset(), ()),

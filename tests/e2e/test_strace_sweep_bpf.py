@@ -1,10 +1,11 @@
 """bpf(2) against strace 6.1 on ONE run: tests/workloads/sweep_bpf.c.
 
 It makes the commands a BPF tool makes most, on maps of its own or refused by the kernel
-(nothing is loaded, pinned or attached): BPF_MAP_CREATE, the element commands,
-BPF_OBJ_GET_INFO_BY_FD, BPF_MAP_LOOKUP_BATCH, BPF_PROG_LOAD, BPF_OBJ_PIN/GET,
-BPF_BTF_LOAD, BPF_LINK_CREATE, BPF_RAW_TRACEPOINT_OPEN, BPF_MAP_FREEZE, the GET_NEXT_ID
-commands, a NULL attr, an unknown command, sizes that cut the attr or pass a page.
+(nothing is loaded, pinned or attached): BPF_MAP_CREATE, the element and batch commands,
+BPF_OBJ_GET_INFO_BY_FD, BPF_PROG_LOAD, BPF_OBJ_PIN/GET, BPF_BTF_LOAD, BPF_LINK_CREATE
+(by attach type), BPF_LINK_UPDATE, BPF_PROG_ATTACH/DETACH, BPF_RAW_TRACEPOINT_OPEN,
+BPF_MAP_FREEZE, the GET_NEXT_ID commands, a NULL attr, an unknown command, sizes that
+pass a page, and every command at every size that cuts its attr.
 tracekit traces ``strace -f -o FILE sweep_bpf``, so both see the same calls: every line
 of the program must be equal, but for the known gaps below.
 """
@@ -87,6 +88,20 @@ def test_sweep_bpf_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             "cookies=NULL}}}, 20) = -1 EBADF",
             "attach_type=BPF_CGROUP_INET_INGRESS, flags=0, target_btf_id=9}}, 144) = -1 EBADF",
             "attach_type=BPF_TRACE_FEXIT, flags=0}, ...}, 144) = -1 EBADF",
+            "bpf(BPF_LINK_UPDATE, {link_update={link_fd=-1, new_prog_fd=0, flags=0}}, 144)",
+            "{link_update={link_fd=-1, new_prog_fd=0, flags=BPF_F_REPLACE, old_prog_fd=3}}",
+            "bpf(BPF_PROG_ATTACH, {target_fd=-1, attach_bpf_fd=-1, "
+            "attach_type=BPF_CGROUP_INET_EGRESS, attach_flags=BPF_F_ALLOW_MULTI, "
+            "replace_bpf_fd=0}, 144) = -1 EBADF",
+            "bpf(BPF_PROG_DETACH, {target_fd=-1, attach_type=BPF_CGROUP_INET_EGRESS, ...}, 144)",
+            "bpf(BPF_MAP_UPDATE_BATCH, {batch={keys=0x",
+            ", count=2, map_fd=4, elem_flags=BPF_ANY, flags=0}}, 144) = 0",
+            "bpf(BPF_MAP_DELETE_BATCH, {batch={keys=0x",
+            "bpf(BPF_MAP_LOOKUP_AND_DELETE_BATCH, {batch={in_batch=NULL, out_batch=0x",
+            "bpf(BPF_BTF_GET_NEXT_ID, {start_id=4294967280, next_id=",
+            "bpf(BPF_LINK_GET_NEXT_ID, {start_id=4294967280, next_id=",
+            "bpf(BPF_MAP_LOOKUP_AND_DELETE_ELEM, {map_fd=84215045, key=0x505050505050505, "
+            "value=0x505050505050505, flags=BPF_F_LOCK|0x505050505050501, ...}, 40)",
             "bpf(BPF_PROG_GET_NEXT_ID, {start_id=0, next_id=0 => ",
             "bpf(BPF_MAP_GET_NEXT_ID, {start_id=4294967280, next_id=",
             "bpf(BPF_MAP_CREATE, NULL, 0) = -1 EINVAL",

@@ -7,7 +7,8 @@
  *   prog_flags (EINVAL): nothing is loaded, so nothing can run or be attached;
  * - BPF_OBJ_PIN / BPF_OBJ_GET on a path whose directory does not exist (ENOENT): nothing
  *   is pinned, /sys/fs/bpf is not touched;
- * - BPF_LINK_CREATE and BPF_RAW_TRACEPOINT_OPEN with prog_fd -1 (EBADF);
+ * - BPF_LINK_CREATE, BPF_RAW_TRACEPOINT_OPEN, BPF_LINK_UPDATE, BPF_PROG_ATTACH and
+ *   BPF_PROG_DETACH with fds -1 (EBADF, EINVAL: nothing is attached or detached);
  * - BPF_BTF_LOAD with a NULL btf or one shorter than its header (EINVAL);
  * - BPF_PROG_GET_NEXT_ID / BPF_MAP_GET_NEXT_ID only read which ids exist (never a
  *   *_GET_FD_BY_ID: no other program's map or prog is opened);
@@ -96,6 +97,12 @@ static void batch(int fd) {
     bpf(BPF_MAP_LOOKUP_BATCH, &a, sizeof a);                 /* empty hash: ENOENT */
     a.batch.map_fd = -1;
     bpf(BPF_MAP_LOOKUP_BATCH, &a, sizeof a);
+    a.batch.map_fd = fd, a.batch.count = 2, keys[1] = 1;     /* two elements in, out */
+    bpf(BPF_MAP_UPDATE_BATCH, &a, sizeof a);
+    a.batch.count = 2;
+    bpf(BPF_MAP_LOOKUP_AND_DELETE_BATCH, &a, sizeof a);
+    a.batch.count = 2;
+    bpf(BPF_MAP_DELETE_BATCH, &a, sizeof a);                 /* gone already: ENOENT */
 }
 
 static void prog_load(void) {
@@ -159,6 +166,16 @@ static void objects(int fd) {
     a.link_create.attach_type = BPF_TRACE_FEXIT;
     bpf(BPF_LINK_CREATE, &a, sizeof a);
     memset(&a, 0, sizeof a);
+    a.link_update.link_fd = -1, a.link_update.old_prog_fd = 3;
+    bpf(BPF_LINK_UPDATE, &a, sizeof a);                      /* EBADF */
+    a.link_update.flags = BPF_F_REPLACE;
+    bpf(BPF_LINK_UPDATE, &a, sizeof a);
+    memset(&a, 0, sizeof a);
+    a.target_fd = -1, a.attach_bpf_fd = -1, a.attach_type = BPF_CGROUP_INET_EGRESS;
+    a.attach_flags = BPF_F_ALLOW_MULTI;
+    bpf(BPF_PROG_ATTACH, &a, sizeof a);                      /* EBADF */
+    bpf(BPF_PROG_DETACH, &a, sizeof a);                      /* EINVAL */
+    memset(&a, 0, sizeof a);
     a.raw_tracepoint.name = PTR("sched_switch"), a.raw_tracepoint.prog_fd = -1;
     bpf(BPF_RAW_TRACEPOINT_OPEN, &a, sizeof a);              /* EBADF */
     a.raw_tracepoint.name = PTR("a_tracepoint_name_longer_than_32_bytes");
@@ -187,6 +204,10 @@ static void cuts(void) {
         {BPF_OBJ_GET_INFO_BY_FD, 24}, {BPF_MAP_LOOKUP_BATCH, 64}, {BPF_BTF_LOAD, 36},
         {BPF_LINK_CREATE, 24}, {BPF_RAW_TRACEPOINT_OPEN, 20}, {BPF_MAP_GET_NEXT_ID, 20},
         {BPF_OBJ_PIN, 24}, {BPF_OBJ_GET, 24}, {BPF_PROG_LOAD, 152},
+        {BPF_MAP_LOOKUP_AND_DELETE_ELEM, 40}, {BPF_MAP_LOOKUP_AND_DELETE_BATCH, 64},
+        {BPF_MAP_UPDATE_BATCH, 64}, {BPF_MAP_DELETE_BATCH, 64}, {BPF_BTF_GET_NEXT_ID, 20},
+        {BPF_LINK_GET_NEXT_ID, 20}, {BPF_PROG_ATTACH, 28}, {BPF_PROG_DETACH, 20},
+        {BPF_LINK_UPDATE, 24},
     };
     union bpf_attr a;
     unsigned i;
@@ -203,7 +224,8 @@ static void cuts(void) {
                 a.license = 0, a.log_buf = 0;
             if (cmds[i].cmd == BPF_OBJ_PIN || cmds[i].cmd == BPF_OBJ_GET)
                 a.pathname = PTR("/nonexistent/tracekit-sweep");       /* ENOENT */
-            if (cmds[i].cmd == BPF_MAP_GET_NEXT_ID)
+            if (cmds[i].cmd == BPF_MAP_GET_NEXT_ID || cmds[i].cmd == BPF_BTF_GET_NEXT_ID ||
+                cmds[i].cmd == BPF_LINK_GET_NEXT_ID)
                 a.start_id = 0xfffffff0;
             bpf(cmds[i].cmd, &a, size);
         }

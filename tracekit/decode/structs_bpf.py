@@ -5,9 +5,15 @@ fields of the command's member of the union, in order. The attr is read up to th
 argument (bytes past it read as 0); a field prints when the size reaches the start of
 its group (strace cuts by the kernel version that added a group: ``{map_type=...,
 key_size=4, value_size=0, max_entries=0}`` for a size of 8). Nonzero bytes past the
-command's member (within the size) print as ``, ...``. What the call writes back prints
-at exit: ``info_len=256 => 104`` (BPF_OBJ_GET_INFO_BY_FD), ``next_id=0 => 307718``
-(BPF_*_GET_NEXT_ID), ``{...} => {batch={count=0}}`` (BPF_MAP_LOOKUP_BATCH).
+command's member (within the size) print as ``, ...``. What the call changed prints at
+exit (after a success; a batch's count after ENOENT too): ``info_len=256 => 104``
+(BPF_OBJ_GET_INFO_BY_FD), ``next_id=0 => 307718`` (BPF_*_GET_NEXT_ID), ``{...} =>
+{batch={count=0}}`` (the BPF_MAP_*_BATCH commands).
+
+Decoded: the map commands (create, the element and batch commands, freeze, the next-id
+commands), BPF_PROG_LOAD, BPF_OBJ_PIN/GET, BPF_OBJ_GET_INFO_BY_FD, BPF_BTF_LOAD,
+BPF_PROG_ATTACH/DETACH, BPF_LINK_CREATE (its tail by attach type), BPF_LINK_UPDATE,
+BPF_RAW_TRACEPOINT_OPEN.
 
 The string at the attr's first word (BPF_OBJ_PIN/BPF_OBJ_GET's pathname,
 BPF_RAW_TRACEPOINT_OPEN's name: ``name="a_tracepoint_name_longer_than_32"...``) is read
@@ -48,7 +54,8 @@ _PAGE = 4096                # a larger size prints as the address (the kernel: E
 _ENOENT = 2
 
 # a field: (name, offset, kind, group start); kinds: "u32", "s32" (an fd), "u64",
-# "ptr"/"nullptr", "numa" (with BPF_F_NUMA_NODE only), "x:<TABLE>" (a value by name),
+# "ptr", "path"/"name" (the first word's string), "numa" (with BPF_F_NUMA_NODE only),
+# "oldfd" (with BPF_F_REPLACE only), "x:<TABLE>" (a value by name),
 # "f:<TABLE>" (flag bits), "name16" (char[16]), "kver" (KERNEL_VERSION(a, b, c)),
 # "hex32"/"hex64", "lookupflags", "btf",
 # "out32" (``old => new`` at exit); the group start is the offset a size must pass
@@ -89,13 +96,19 @@ _PROG_LOAD = (
             ("line_info_cnt", 104, "u32")),
     *_group(108, ("attach_btf_id", 108, "u32")), *_group(112, ("attach_prog_fd", 112, "s32")),
     *_group(120, ("fd_array", 120, "ptr")))
+_BATCH_TAIL = (("count", 32, "u32"), ("map_fd", 36, "s32"), ("elem_flags", 40, "lookupflags"),
+               ("flags", 48, "hex64"))
+_LOOKUP_BATCH = (56, _group(0, ("in_batch", 0, "ptr"), ("out_batch", 8, "ptr"),
+                            ("keys", 16, "ptr"), ("values", 24, "ptr"), *_BATCH_TAIL))
+_LOOKUP = (32, (*_ELEM, *_group(0, ("value", 16, "ptr")),
+                *_group(24, ("flags", 24, "lookupflags"))))
 _MEMBERS: dict[str, tuple[int, tuple[_Field, ...]]] = {
     # command: (the member's size, its fields)
     "BPF_MAP_CREATE": (72, _MAP_CREATE),
     # (core_relo_cnt, at 116, is not printed)
     "BPF_PROG_LOAD": (128, _PROG_LOAD),
-    "BPF_MAP_LOOKUP_ELEM": (32, (*_ELEM, *_group(0, ("value", 16, "ptr")),
-                                 *_group(24, ("flags", 24, "lookupflags")))),
+    "BPF_MAP_LOOKUP_ELEM": _LOOKUP,
+    "BPF_MAP_LOOKUP_AND_DELETE_ELEM": _LOOKUP,
     "BPF_MAP_UPDATE_ELEM": (32, (*_ELEM, *_group(0, ("value", 16, "ptr"),
                                                  ("flags", 24, "x:BPF_UPDATE_FLAGS")))),
     "BPF_MAP_DELETE_ELEM": (16, _ELEM),
@@ -106,6 +119,17 @@ _MEMBERS: dict[str, tuple[int, tuple[_Field, ...]]] = {
                                 ("btf_log_level", 24, "u32"))),
     "BPF_PROG_GET_NEXT_ID": (12, _NEXT_ID),
     "BPF_MAP_GET_NEXT_ID": (12, _NEXT_ID),
+    "BPF_BTF_GET_NEXT_ID": (12, _NEXT_ID),
+    "BPF_LINK_GET_NEXT_ID": (12, _NEXT_ID),
+    "BPF_PROG_ATTACH": (20, (*_group(0, ("target_fd", 0, "s32"), ("attach_bpf_fd", 4, "s32"),
+                                     ("attach_type", 8, "x:BPF_ATTACH_TYPES"),
+                                     ("attach_flags", 12, "f:BPF_ATTACH_FLAGS")),
+                             *_group(16, ("replace_bpf_fd", 16, "s32")))),
+    "BPF_PROG_DETACH": (12, _group(0, ("target_fd", 0, "s32"),
+                                   ("attach_type", 8, "x:BPF_ATTACH_TYPES"))),
+    "BPF_LINK_UPDATE": (16, _group(0, ("link_fd", 0, "s32"), ("new_prog_fd", 4, "s32"),
+                                   ("flags", 8, "f:BPF_ATTACH_FLAGS"),
+                                   ("old_prog_fd", 12, "oldfd"))),
     "BPF_OBJ_GET_INFO_BY_FD": (16, _group(0, ("bpf_fd", 0, "s32"), ("info_len", 4, "out32"),
                                           ("info", 8, "ptr"))),
     "BPF_LINK_CREATE": (16, _group(0, ("prog_fd", 0, "s32"), ("target_fd", 4, "s32"),
@@ -114,15 +138,19 @@ _MEMBERS: dict[str, tuple[int, tuple[_Field, ...]]] = {
     "BPF_RAW_TRACEPOINT_OPEN": (12, _group(0, ("name", 0, "name"), ("prog_fd", 8, "s32"))),
     "BPF_OBJ_PIN": (16, _OBJ),
     "BPF_OBJ_GET": (16, _OBJ),
-    "BPF_MAP_LOOKUP_BATCH": (56, _group(0, ("in_batch", 0, "ptr"), ("out_batch", 8, "ptr"),
-                                        ("keys", 16, "ptr"), ("values", 24, "ptr"),
-                                        ("count", 32, "u32"), ("map_fd", 36, "s32"),
-                                        ("elem_flags", 40, "lookupflags"),
-                                        ("flags", 48, "hex64"))),
+    "BPF_MAP_LOOKUP_BATCH": _LOOKUP_BATCH,
+    "BPF_MAP_LOOKUP_AND_DELETE_BATCH": _LOOKUP_BATCH,
+    "BPF_MAP_UPDATE_BATCH": (56, _group(0, ("keys", 16, "ptr"), ("values", 24, "ptr"),
+                                        *_BATCH_TAIL)),
+    "BPF_MAP_DELETE_BATCH": (56, _group(0, ("keys", 16, "ptr"), *_BATCH_TAIL)),
 }
 # the commands whose fields strace prints inside a named member: ``{info={...}}``
 _WRAPPED = {"BPF_OBJ_GET_INFO_BY_FD": "info", "BPF_LINK_CREATE": "link_create",
-            "BPF_RAW_TRACEPOINT_OPEN": "raw_tracepoint", "BPF_MAP_LOOKUP_BATCH": "batch"}
+            "BPF_RAW_TRACEPOINT_OPEN": "raw_tracepoint", "BPF_MAP_LOOKUP_BATCH": "batch",
+            "BPF_MAP_LOOKUP_AND_DELETE_BATCH": "batch", "BPF_MAP_UPDATE_BATCH": "batch",
+            "BPF_MAP_DELETE_BATCH": "batch", "BPF_LINK_UPDATE": "link_update"}
+_BATCHES = ("BPF_MAP_LOOKUP_BATCH", "BPF_MAP_LOOKUP_AND_DELETE_BATCH", "BPF_MAP_UPDATE_BATCH",
+            "BPF_MAP_DELETE_BATCH")
 _NUMA_NODE = 0x4            # BPF_F_NUMA_NODE: numa_node prints only with it
 
 
@@ -169,6 +197,9 @@ def _field(kind: str, data: bytes, off: int, fl: F.ArchFlags, out: bytes | None,
     if kind == "kver":
         v = _u(data, off)
         return f"KERNEL_VERSION({v >> 16}, {v >> 8 & 0xFF}, {v & 0xFF})"
+    if kind == "oldfd":         # with BPF_F_REPLACE in the flags before it only
+        replace = next((v for v, n in t.BPF_ATTACH_FLAGS if n == "BPF_F_REPLACE"), 0)
+        return str(struct.unpack_from("<i", data, off)[0]) if _u(data, 8) & replace else None
     if kind == "numa":
         return str(_u(data, off)) if map_flags & _NUMA_NODE else None
     if kind == "name16":
@@ -180,7 +211,7 @@ def _field(kind: str, data: bytes, off: int, fl: F.ArchFlags, out: bytes | None,
     if kind == "out32":
         old = _u(data, off)
         new = None if out is None or len(out) < off + 4 else _u(out, off)
-        return f"{old} => {new}" if new is not None else str(old)
+        return f"{old} => {new}" if new is not None and new != old else str(old)
     table_kind, _, table = kind.partition(":")
     if table_kind == "x":
         unknown = ("BPF_???" if table in ("BPF_UPDATE_FLAGS", "BPF_ATTACH_TYPES")
@@ -251,7 +282,7 @@ def format_bpf_attr(cmd: str, data: bytes, size: int, fl: F.ArchFlags,
         return None                 # the license, the log: strings not captured
     if cmd == "BPF_BTF_LOAD" and (_u(attr, 8, 8) or _u(attr, 0, 8) and _u(attr, 16)):
         return None                 # the BTF's bytes, the log: not captured
-    wrote = out if out_ok and cmd != "BPF_MAP_LOOKUP_BATCH" else None
+    wrote = out if out_ok and cmd not in _BATCHES else None
     parts = []
     for name, off, kind, start in fields:
         if size <= start:
@@ -270,7 +301,8 @@ def format_bpf_attr(cmd: str, data: bytes, size: int, fl: F.ArchFlags,
     if any(data[msize:size]):
         shown += ", ..."
     shown += "}"
-    if cmd == "BPF_MAP_LOOKUP_BATCH" and out_ok and out is not None and len(out) >= 36:
+    if (cmd in _BATCHES and out_ok and out is not None and len(out) >= 36
+            and _u(out, 32) != _u(attr, 32)):
         shown += f" => {{batch={{count={_u(out, 32)}}}}}"
     return shown
 
@@ -289,7 +321,7 @@ def _k_bpf_attr(fl: F.ArchFlags) -> KindFn:
         deref = caps[1] if len(caps) >= 2 and not caps[1].flags & CAPF_FAULT else None
         string = None if deref is None else deref.data
         out = caps[2].data if len(caps) >= 3 and not caps[2].flags & CAPF_FAULT else None
-        ok = succeeded(ev) or (cmd == "BPF_MAP_LOOKUP_BATCH" and ev.ret == -_ENOENT)
+        ok = succeeded(ev) or (cmd in _BATCHES and ev.ret == -_ENOENT)
         text = format_bpf_attr(cmd, caps[0].data, ev.args[2] & 0xFFFFFFFF, fl, out, ok,
                                string)
         return pointer(addr) if text is None else text

@@ -1363,6 +1363,12 @@ BPF_KPROBE_MULTI_FLAGS: tuple[tuple[int, str], ...] = (
     (0x1, 'BPF_F_KPROBE_MULTI_RETURN'),
 )
 
+BPF_ATTACH_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'BPF_F_ALLOW_OVERRIDE'),
+    (0x2, 'BPF_F_ALLOW_MULTI'),
+    (0x4, 'BPF_F_REPLACE'),
+)
+
 LANDLOCK_RULES: dict[int, str] = {
     1: 'LANDLOCK_RULE_PATH_BENEATH',
 }
