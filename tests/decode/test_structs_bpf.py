@@ -139,7 +139,12 @@ def test_what_the_call_wrote_back() -> None:
     assert format_bpf_attr("BPF_PROG_GET_NEXT_ID", ids, 144, FL,
                            struct.pack("<III", 0, 307718, 0), True) == (
         "{start_id=0, next_id=0 => 307718, open_flags=0}")
+    # unchanged: nothing after the arrow
+    assert format_bpf_attr("BPF_OBJ_GET_INFO_BY_FD", info, 144, FL, info, True) == (
+        "{info={bpf_fd=3, info_len=256, info=0x7000}}")
     batch = struct.pack("<QQQQIIQQ", 0, 0x10, 0x20, 0x30, 2, 4, 0, 0).ljust(144, b"\0")
+    assert format_bpf_attr("BPF_MAP_UPDATE_BATCH", batch, 144, FL, batch, True) == (
+        "{batch={keys=0x20, values=0x30, count=2, map_fd=4, elem_flags=BPF_ANY, flags=0}}")
     out = struct.pack("<QQQQIIQQ", 0, 0x10, 0x20, 0x30, 0, 4, 0, 0)
     assert format_bpf_attr("BPF_MAP_LOOKUP_BATCH", batch, 144, FL, out, True) == (
         "{batch={in_batch=NULL, out_batch=0x10, keys=0x20, values=0x30, count=2, map_fd=4, "
