@@ -251,6 +251,28 @@ TABLES: dict[str, Table] = {
     # C enum constants, not macros: their enum's tag in ENUM_TAGS, or named in
     # ENUM_CONSTANTS (an enum without a tag)
     "BPF_CMDS": ("values", ("linux/bpf.h",), r"BPF_[A-Z_]+", frozenset(), ()),
+    # bpf(2)'s attr (tracekit/decode/structs_bpf.py): map, prog and attach types (enums),
+    # map_create's and prog_load's flags, the update flags (by value: BPF_ANY is 0), the
+    # file flags of obj_pin/obj_get (anonymous enums: ENUM_CONSTANTS)
+    "BPF_MAP_TYPES": ("values", ("linux/bpf.h",), r"BPF_MAP_TYPE_[A-Z_0-9]+", frozenset(), ()),
+    "BPF_PROG_TYPES": ("values", ("linux/bpf.h",), r"BPF_PROG_TYPE_[A-Z_0-9]+", frozenset(),
+                       ()),
+    "BPF_ATTACH_TYPES": ("values", ("linux/bpf.h",), r"BPF_[A-Z_0-9]+",
+                         frozenset({"__MAX_BPF_ATTACH_TYPE"}), ()),
+    "BPF_MAP_FLAGS": ("bits", ("linux/bpf.h",),
+                      r"BPF_F_(NO_PREALLOC|NO_COMMON_LRU|NUMA_NODE|RDONLY|WRONLY|"
+                      r"STACK_BUILD_ID|ZERO_SEED|RDONLY_PROG|WRONLY_PROG|CLONE|MMAPABLE|"
+                      r"PRESERVE_ELEMS|INNER_MAP)", frozenset(), ()),
+    "BPF_PROG_FLAGS": ("bits", ("linux/bpf.h",),
+                       r"BPF_F_(STRICT_ALIGNMENT|ANY_ALIGNMENT|TEST_RND_HI32|TEST_STATE_FREQ|"
+                       r"SLEEPABLE|XDP_HAS_FRAGS)", frozenset(), ()),
+    "BPF_UPDATE_FLAGS": ("values", ("linux/bpf.h",), r"BPF_(ANY|NOEXIST|EXIST|F_LOCK)",
+                         frozenset(), ()),
+    "BPF_FILE_FLAGS": ("bits", ("linux/bpf.h",), r"BPF_F_(RDONLY|WRONLY)", frozenset(), ()),
+    "BPF_KPROBE_MULTI_FLAGS": ("bits", ("linux/bpf.h",), r"BPF_F_KPROBE_MULTI_RETURN",
+                               frozenset(), ()),
+    "BPF_ATTACH_FLAGS": ("bits", ("linux/bpf.h",),
+                         r"BPF_F_(ALLOW_OVERRIDE|ALLOW_MULTI|REPLACE)", frozenset(), ()),
     "LANDLOCK_RULES": ("values", ("linux/landlock.h",), r"LANDLOCK_RULE_[A-Z_]+", frozenset(),
                        ()),
     "IOPRIO_WHO": ("values", ("linux/ioprio.h",), r"IOPRIO_WHO_[A-Z]+", frozenset(), ()),
@@ -659,6 +681,14 @@ TABLES: dict[str, Table] = {
 # Names of C enum constants (``-E -dM`` lists only macros), per table, from the headers
 # named in TABLES; a name a header lacks is dropped by the compiler.
 ENUM_CONSTANTS: dict[str, tuple[str, ...]] = {
+    # strace 6.1's bpf_map_flags, in its order
+    "BPF_MAP_FLAGS": ("BPF_F_NO_PREALLOC", "BPF_F_NO_COMMON_LRU", "BPF_F_NUMA_NODE",
+                      "BPF_F_RDONLY", "BPF_F_WRONLY", "BPF_F_STACK_BUILD_ID", "BPF_F_ZERO_SEED",
+                      "BPF_F_RDONLY_PROG", "BPF_F_WRONLY_PROG", "BPF_F_CLONE",
+                      "BPF_F_MMAPABLE", "BPF_F_PRESERVE_ELEMS", "BPF_F_INNER_MAP"),
+    "BPF_UPDATE_FLAGS": ("BPF_ANY", "BPF_NOEXIST", "BPF_EXIST", "BPF_F_LOCK"),
+    "BPF_FILE_FLAGS": ("BPF_F_RDONLY", "BPF_F_WRONLY"),
+    "BPF_KPROBE_MULTI_FLAGS": ("BPF_F_KPROBE_MULTI_RETURN",),
     "IOPRIO_CLASSES": ("IOPRIO_CLASS_NONE", "IOPRIO_CLASS_RT", "IOPRIO_CLASS_BE",
                        "IOPRIO_CLASS_IDLE"),
     "MPOL_MODES": ("MPOL_DEFAULT", "MPOL_PREFERRED", "MPOL_BIND", "MPOL_INTERLEAVE",
@@ -758,6 +788,8 @@ RENAMED: dict[str, dict[str, str]] = {
 }
 ENUM_TAGS: dict[str, str] = {
     "KCMP_TYPES": "kcmp_type", "MEMBARRIER_CMDS": "membarrier_cmd", "BPF_CMDS": "bpf_cmd",
+    "BPF_MAP_TYPES": "bpf_map_type", "BPF_PROG_TYPES": "bpf_prog_type",
+    "BPF_ATTACH_TYPES": "bpf_attach_type",
     "LANDLOCK_RULES": "landlock_rule_type", "PERF_TYPES": "perf_type_id",
     "PERF_HW_IDS": "perf_hw_id", "PERF_SW_IDS": "perf_sw_ids",
     "PERF_HW_CACHE_IDS": "perf_hw_cache_id", "PERF_HW_CACHE_OPS": "perf_hw_cache_op_id",

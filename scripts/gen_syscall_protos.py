@@ -221,6 +221,7 @@ ENUMS: dict[tuple[str, str], str] = {
     ("fsconfig", "_key"): "fsconfigkey",
     ("fsconfig", "_value"): "fsconfigvalue",
     ("fsconfig", "aux"): "fsconfigaux",
+    ("bpf", "uattr"): "bpfattr",
     ("perf_event_open", "attr_uptr"): "perfattr",
     ("perf_event_open", "flags"): "perfflags",
     ("add_key", "_payload"): "bufw",

@@ -39,6 +39,7 @@ from tracekit.decode import (
     flagwords,
     ops,
     structs_aio,
+    structs_bpf,
     structs_cred,
     structs_fs,
     structs_io,
@@ -538,6 +539,7 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         **structs_cred.kinds(f),
         # I/O and socket structs (tracekit.decode.structs_io, structs_net)
         **structs_io.kinds(f), **structs_net.kinds(f), **structs_aio.kinds(f),
+        **structs_bpf.kinds(f),
         **structs_perf.kinds(f),
         # System V IPC and message queue structs (tracekit.decode.structs_ipc)
         **structs_ipc.kinds(f),

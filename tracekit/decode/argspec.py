@@ -71,7 +71,8 @@ others                a table of ``tracekit.decode.flags`` (see ``tracekit.decod
                       ``mmsgvec`` (sendmmsg), ``mmsgvec_out`` (recvmmsg: ret of them)
 ``ioevents`` ...      AIO and io_uring (tracekit.decode.structs_aio): ``aioctx_out``,
                       ``ioevents`` (ret of them), ``ioevent_out``, ``iocb``, ``iocbpp``,
-                      ``uringparams``; ``perfattr`` (tracekit.decode.structs_perf);
+                      ``uringparams``; ``perfattr`` (tracekit.decode.structs_perf); ``bpfattr``
+                      (tracekit.decode.structs_bpf);
                       ``landlockruleattr``, ``landlockrulesetattr`` (structs_fs)
 ``iouringregop`` ...  constants and flag words of io_uring, fsconfig, perf_event_open,
                       kexec, finit_module and reboot (tracekit.decode.flagwords):

@@ -59,6 +59,7 @@ from tracekit.decode.ops import (
     QUOTA_DATA_SIZE,
 )
 from tracekit.decode.structs_aio import IO_EVENT_SIZE, IO_URING_PARAMS_SIZE, IOCB_SIZE
+from tracekit.decode.structs_bpf import BPF_ATTR_CAP, BPF_ATTR_OUT_CAP, BPF_ATTR_STR_CAP
 from tracekit.decode.structs_cred import CAP_DATA_SIZE, CAP_HEADER_SIZE
 from tracekit.decode.structs_fs import (
     LANDLOCK_PATH_BENEATH_SIZE,
@@ -496,6 +497,13 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     # perf_event_open: the head of its struct perf_event_attr (what strace prints
     # without -v: tracekit/decode/structs_perf.py)
     "perf_event_open": (_fixed("attr_uptr", PERF_ATTR_HEAD_SIZE),),
+    # bpf: its union bpf_attr up to the size argument, as the call reads it and as it
+    # wrote fields back (info_len, next_id, a batch's count): tracekit/decode/structs_bpf.py
+    # and the first word's string (OBJ_PIN/OBJ_GET's pathname, RAW_TRACEPOINT_OPEN's name:
+    # SPEC_DEREF), in this order (the decoder takes them so)
+    "bpf": (_Override("uattr", CAP_STRUCT, "size", BPF_ATTR_CAP),
+            _Override("uattr", CAP_STRUCT, None, 8 + BPF_ATTR_STR_CAP, 8, False, SPEC_DEREF),
+            _Override("uattr", CAP_STRUCT, "size", BPF_ATTR_OUT_CAP, at_exit=True)),
     # recvmmsg: the first MMSG_N messages as the call filled them, the timeout it reads
     # and the time left it writes back
     "recvmmsg": (*(_Override("mmsg", CAP_MMSGHDR, k, 512, BUF_CAP, True)

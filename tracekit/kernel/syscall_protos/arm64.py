@@ -18,7 +18,7 @@ PROTOTYPES: dict[str, tuple[tuple[str, str, str], ...]] = {
     'add_key': (('_type', 'const char *', 'str'), ('_description', 'const char *', 'str'), ('_payload', 'const void *', 'bufw'), ('plen', 'size_t', 'u'), ('ringid', 'key_serial_t', 'keyspec')),
     'adjtimex': (('txc_p', 'struct __kernel_timex *', 'p'),),
     'bind': (('fd', 'int', 'fd'), ('umyaddr', 'struct sockaddr *', 'p'), ('addrlen', 'int', 'd')),
-    'bpf': (('cmd', 'int', 'bpfcmd'), ('uattr', 'union bpf_attr *', 'p'), ('size', 'unsigned int', 'u32')),
+    'bpf': (('cmd', 'int', 'bpfcmd'), ('uattr', 'union bpf_attr *', 'bpfattr'), ('size', 'unsigned int', 'u32')),
     'brk': (('brk', 'unsigned long', 'x'),),
     'cachestat': (('fd', 'unsigned int', 'u32'), ('cstat_range', 'struct cachestat_range *', 'p'), ('cstat', 'struct cachestat *', 'p'), ('flags', 'unsigned int', 'x32')),
     'capget': (('header', 'cap_user_header_t', 'p'), ('dataptr', 'cap_user_data_t', 'p')),

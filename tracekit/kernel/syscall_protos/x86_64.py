@@ -23,7 +23,7 @@ PROTOTYPES: dict[str, tuple[tuple[str, str, str], ...]] = {
     'alarm': (('seconds', 'unsigned int', 'u32'),),
     'arch_prctl': (('option', 'int', 'd'), ('arg2', 'unsigned long', 'x')),
     'bind': (('fd', 'int', 'fd'), ('umyaddr', 'struct sockaddr *', 'p'), ('addrlen', 'int', 'd')),
-    'bpf': (('cmd', 'int', 'bpfcmd'), ('uattr', 'union bpf_attr *', 'p'), ('size', 'unsigned int', 'u32')),
+    'bpf': (('cmd', 'int', 'bpfcmd'), ('uattr', 'union bpf_attr *', 'bpfattr'), ('size', 'unsigned int', 'u32')),
     'brk': (('brk', 'unsigned long', 'x'),),
     'cachestat': (('fd', 'unsigned int', 'u32'), ('cstat_range', 'struct cachestat_range *', 'p'), ('cstat', 'struct cachestat *', 'p'), ('flags', 'unsigned int', 'x32')),
     'capget': (('header', 'cap_user_header_t', 'p'), ('dataptr', 'cap_user_data_t', 'p')),

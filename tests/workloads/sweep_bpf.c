@@ -1,0 +1,272 @@
+/* A strace-parity sweep over bpf(2): the commands a BPF tool makes most, each with the
+ * union bpf_attr strace 6.1 decodes per command.
+ *
+ * Every call is harmless: it works on BPF maps of its own (an array and a hash, closed
+ * before the end), or the kernel refuses it before it acts:
+ * - BPF_PROG_LOAD with insn_cnt 0 or 0x05050505 (E2BIG), an unknown prog_type or unknown
+ *   prog_flags (EINVAL): nothing is loaded, so nothing can run or be attached;
+ * - BPF_OBJ_PIN / BPF_OBJ_GET on a path whose directory does not exist (ENOENT): nothing
+ *   is pinned, /sys/fs/bpf is not touched;
+ * - BPF_LINK_CREATE, BPF_RAW_TRACEPOINT_OPEN, BPF_LINK_UPDATE, BPF_PROG_ATTACH and
+ *   BPF_PROG_DETACH with fds -1 (EBADF, EINVAL: nothing is attached or detached);
+ * - BPF_BTF_LOAD with a NULL btf or one shorter than its header (EINVAL);
+ * - BPF_PROG_GET_NEXT_ID / BPF_MAP_GET_NEXT_ID only read which ids exist (never a
+ *   *_GET_FD_BY_ID: no other program's map or prog is opened);
+ * - a NULL attr, an unknown command, a size over a page (E2BIG), a size that cuts the
+ *   attr.
+ * No sysctl is changed. Deterministic: the same calls in the same order on every run.
+ *
+ * tests/e2e/test_strace_sweep_bpf.py runs it under strace -f and tracekit at once: every
+ * line must be equal. Build: gcc -O1 -Wall -Werror -o sweep_bpf sweep_bpf.c; argument: a
+ * scratch directory (unused). */
+#define _GNU_SOURCE
+#include <linux/bpf.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define BAD ((void *)1)
+#define PTR(p) ((uint64_t)(uintptr_t)(p))
+
+static long bpf(long cmd, union bpf_attr *attr, long size) {
+    return syscall(SYS_bpf, cmd, attr, size);
+}
+
+static int map_create(uint32_t type, uint32_t key, uint32_t value, uint32_t max,
+                      uint32_t flags, const char *name) {
+    union bpf_attr a;
+
+    memset(&a, 0, sizeof a);
+    a.map_type = type, a.key_size = key, a.value_size = value, a.max_entries = max;
+    a.map_flags = flags;
+    if (name)
+        strncpy(a.map_name, name, sizeof a.map_name - 1);
+    return (int)bpf(BPF_MAP_CREATE, &a, sizeof a);
+}
+
+static void elems(int fd) {
+    union bpf_attr a;
+    uint32_t key = 0, next = 0;
+    uint64_t value = 0x1122334455667788ULL;
+
+    memset(&a, 0, sizeof a);
+    a.map_fd = fd, a.key = PTR(&key), a.value = PTR(&value), a.flags = BPF_ANY;
+    bpf(BPF_MAP_UPDATE_ELEM, &a, sizeof a);
+    a.flags = BPF_EXIST;
+    bpf(BPF_MAP_UPDATE_ELEM, &a, sizeof a);
+    a.flags = BPF_NOEXIST;                                   /* EEXIST */
+    bpf(BPF_MAP_UPDATE_ELEM, &a, sizeof a);
+    a.flags = BPF_F_LOCK;                                    /* EINVAL: no spin lock */
+    bpf(BPF_MAP_UPDATE_ELEM, &a, sizeof a);
+    a.flags = 0x100;
+    bpf(BPF_MAP_UPDATE_ELEM, &a, sizeof a);
+    a.flags = 0;
+    bpf(BPF_MAP_LOOKUP_ELEM, &a, sizeof a);
+    bpf(BPF_MAP_DELETE_ELEM, &a, sizeof a);                  /* an array: EINVAL */
+    memset(&a, 0, sizeof a);
+    a.map_fd = fd, a.key = PTR(&key), a.next_key = PTR(&next);
+    bpf(BPF_MAP_GET_NEXT_KEY, &a, sizeof a);
+    a.key = 0;
+    bpf(BPF_MAP_GET_NEXT_KEY, &a, sizeof a);
+    a.map_fd = -1;
+    bpf(BPF_MAP_LOOKUP_ELEM, &a, 32);
+    bpf(BPF_MAP_LOOKUP_ELEM, &a, 8);                         /* cut after key */
+}
+
+static void info(int fd) {
+    union bpf_attr a;
+    unsigned char buf[256];
+
+    memset(&a, 0, sizeof a);
+    memset(buf, 0, sizeof buf);
+    a.info.bpf_fd = fd, a.info.info_len = sizeof buf, a.info.info = PTR(buf);
+    bpf(BPF_OBJ_GET_INFO_BY_FD, &a, sizeof a);               /* info_len shrinks */
+    a.info.bpf_fd = -1;
+    bpf(BPF_OBJ_GET_INFO_BY_FD, &a, sizeof a);
+}
+
+static void batch(int fd) {
+    union bpf_attr a;
+    uint32_t out = 0, keys[2] = {0, 0};
+    uint64_t values[2] = {0, 0};
+
+    memset(&a, 0, sizeof a);
+    a.batch.out_batch = PTR(&out), a.batch.keys = PTR(keys), a.batch.values = PTR(values);
+    a.batch.count = 2, a.batch.map_fd = fd;
+    bpf(BPF_MAP_LOOKUP_BATCH, &a, sizeof a);                 /* empty hash: ENOENT */
+    a.batch.map_fd = -1;
+    bpf(BPF_MAP_LOOKUP_BATCH, &a, sizeof a);
+    a.batch.map_fd = fd, a.batch.count = 2, keys[1] = 1;     /* two elements in, out */
+    bpf(BPF_MAP_UPDATE_BATCH, &a, sizeof a);
+    a.batch.count = 2;
+    bpf(BPF_MAP_LOOKUP_AND_DELETE_BATCH, &a, sizeof a);
+    a.batch.count = 2;
+    bpf(BPF_MAP_DELETE_BATCH, &a, sizeof a);                 /* gone already: ENOENT */
+}
+
+static void prog_load(void) {
+    union bpf_attr a;
+    char log[64];
+
+    memset(log, 0, sizeof log);
+
+    memset(&a, 0, sizeof a);
+    a.prog_type = BPF_PROG_TYPE_SOCKET_FILTER, a.insn_cnt = 0, a.insns = PTR(BAD);
+    a.license = PTR("GPL"), a.log_level = 1, a.log_size = sizeof log, a.log_buf = PTR(log);
+    a.kern_version = (6 << 16) | (1 << 8) | 2;
+    strcpy(a.prog_name, "tk_sweep");
+    a.expected_attach_type = BPF_CGROUP_INET_INGRESS;
+    a.prog_btf_fd = -1;
+    bpf(BPF_PROG_LOAD, &a, sizeof a);                        /* insn_cnt 0: E2BIG */
+    a.prog_type = 0x3e7;
+    bpf(BPF_PROG_LOAD, &a, sizeof a);                        /* EINVAL */
+    a.prog_type = BPF_PROG_TYPE_KPROBE, a.insn_cnt = 0, a.prog_flags = BPF_F_STRICT_ALIGNMENT;
+    bpf(BPF_PROG_LOAD, &a, 48);                              /* cut: E2BIG */
+    bpf(BPF_PROG_LOAD, &a, 72);
+}
+
+static void objects(int fd) {
+    union bpf_attr a;
+
+    memset(&a, 0, sizeof a);
+    a.pathname = PTR("/nonexistent/tracekit-sweep"), a.bpf_fd = fd;
+    bpf(BPF_OBJ_PIN, &a, sizeof a);                          /* ENOENT */
+    a.bpf_fd = 0;
+    bpf(BPF_OBJ_GET, &a, sizeof a);                          /* ENOENT */
+    a.file_flags = BPF_F_RDONLY;
+    bpf(BPF_OBJ_GET, &a, sizeof a);
+
+    memset(&a, 0, sizeof a);
+    a.btf = 0, a.btf_size = 0;
+    bpf(BPF_BTF_LOAD, &a, sizeof a);
+    a.btf = PTR("\x9f\xeb"), a.btf_size = 2;                 /* a short header: EINVAL */
+    bpf(BPF_BTF_LOAD, &a, sizeof a);
+    memset(&a, 0, sizeof a);
+    a.link_create.prog_fd = -1, a.link_create.target_fd = -1;
+    a.link_create.attach_type = BPF_TRACE_FENTRY;
+    bpf(BPF_LINK_CREATE, &a, sizeof a);                      /* EBADF */
+    /* what follows the flags, by attach type (each EBADF: prog_fd -1) */
+    a.link_create.attach_type = BPF_PERF_EVENT, a.link_create.perf_event.bpf_cookie = 7;
+    bpf(BPF_LINK_CREATE, &a, sizeof a);
+    bpf(BPF_LINK_CREATE, &a, 16);
+    bpf(BPF_LINK_CREATE, &a, 17);
+    a.link_create.perf_event.bpf_cookie = 0;
+    a.link_create.attach_type = BPF_TRACE_ITER;
+    bpf(BPF_LINK_CREATE, &a, sizeof a);
+    a.link_create.attach_type = BPF_TRACE_KPROBE_MULTI, a.link_create.kprobe_multi.flags = 7;
+    a.link_create.kprobe_multi.cnt = 2;
+    bpf(BPF_LINK_CREATE, &a, sizeof a);
+    a.link_create.kprobe_multi.flags = 6;
+    bpf(BPF_LINK_CREATE, &a, 20);
+    memset(&a, 0, sizeof a);
+    a.link_create.prog_fd = -1, a.link_create.attach_type = BPF_CGROUP_INET_INGRESS;
+    a.link_create.target_btf_id = 9;
+    bpf(BPF_LINK_CREATE, &a, sizeof a);
+    a.link_create.attach_type = BPF_TRACE_FEXIT;
+    bpf(BPF_LINK_CREATE, &a, sizeof a);
+    memset(&a, 0, sizeof a);
+    a.link_update.link_fd = -1, a.link_update.old_prog_fd = 3;
+    bpf(BPF_LINK_UPDATE, &a, sizeof a);                      /* EBADF */
+    a.link_update.flags = BPF_F_REPLACE;
+    bpf(BPF_LINK_UPDATE, &a, sizeof a);
+    memset(&a, 0, sizeof a);
+    a.target_fd = -1, a.attach_bpf_fd = -1, a.attach_type = BPF_CGROUP_INET_EGRESS;
+    a.attach_flags = BPF_F_ALLOW_MULTI;
+    bpf(BPF_PROG_ATTACH, &a, sizeof a);                      /* EBADF */
+    bpf(BPF_PROG_DETACH, &a, sizeof a);                      /* EINVAL */
+    memset(&a, 0, sizeof a);
+    a.raw_tracepoint.name = PTR("sched_switch"), a.raw_tracepoint.prog_fd = -1;
+    bpf(BPF_RAW_TRACEPOINT_OPEN, &a, sizeof a);              /* EBADF */
+    a.raw_tracepoint.name = PTR("a_tracepoint_name_longer_than_32_bytes");
+    bpf(BPF_RAW_TRACEPOINT_OPEN, &a, sizeof a);              /* EBADF */
+    a.raw_tracepoint.name = PTR(BAD);
+    bpf(BPF_RAW_TRACEPOINT_OPEN, &a, sizeof a);              /* EBADF */
+    memset(&a, 0, sizeof a);
+    a.map_fd = fd;
+    bpf(BPF_MAP_FREEZE, &a, sizeof a);
+    memset(&a, 0, sizeof a);
+    a.start_id = 0;
+    bpf(BPF_PROG_GET_NEXT_ID, &a, sizeof a);
+    bpf(BPF_MAP_GET_NEXT_ID, &a, sizeof a);
+    a.start_id = 0xfffffff0;
+    bpf(BPF_MAP_GET_NEXT_ID, &a, sizeof a);                  /* ENOENT */
+}
+
+/* Every command with every size from 1 to past its member, on an attr of 0x05 bytes:
+ * fds 0x05050505 (EBADF), map, prog and attach types unknown (EINVAL; a prog of
+ * 0x05050505 insns: E2BIG before that), a path whose directory does not exist (ENOENT),
+ * no other string. */
+static void cuts(void) {
+    static const struct { long cmd; long max; } cmds[] = {
+        {BPF_MAP_CREATE, 80}, {BPF_MAP_LOOKUP_ELEM, 40}, {BPF_MAP_UPDATE_ELEM, 40},
+        {BPF_MAP_DELETE_ELEM, 24}, {BPF_MAP_GET_NEXT_KEY, 32}, {BPF_MAP_FREEZE, 12},
+        {BPF_OBJ_GET_INFO_BY_FD, 24}, {BPF_MAP_LOOKUP_BATCH, 64}, {BPF_BTF_LOAD, 36},
+        {BPF_LINK_CREATE, 24}, {BPF_RAW_TRACEPOINT_OPEN, 20}, {BPF_MAP_GET_NEXT_ID, 20},
+        {BPF_OBJ_PIN, 24}, {BPF_OBJ_GET, 24}, {BPF_PROG_LOAD, 152},
+        {BPF_MAP_LOOKUP_AND_DELETE_ELEM, 40}, {BPF_MAP_LOOKUP_AND_DELETE_BATCH, 64},
+        {BPF_MAP_UPDATE_BATCH, 64}, {BPF_MAP_DELETE_BATCH, 64}, {BPF_BTF_GET_NEXT_ID, 20},
+        {BPF_LINK_GET_NEXT_ID, 20}, {BPF_PROG_ATTACH, 28}, {BPF_PROG_DETACH, 20},
+        {BPF_LINK_UPDATE, 24},
+    };
+    union bpf_attr a;
+    unsigned i;
+    long size;
+
+    for (i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        for (size = 1; size <= cmds[i].max; size++) {
+            memset(&a, 5, sizeof a);
+            if (cmds[i].cmd == BPF_BTF_LOAD)
+                a.btf = 0, a.btf_log_buf = 0;
+            if (cmds[i].cmd == BPF_RAW_TRACEPOINT_OPEN)
+                a.raw_tracepoint.name = 0;
+            if (cmds[i].cmd == BPF_PROG_LOAD)   /* unknown type, flags: EINVAL or E2BIG */
+                a.license = 0, a.log_buf = 0;
+            if (cmds[i].cmd == BPF_OBJ_PIN || cmds[i].cmd == BPF_OBJ_GET)
+                a.pathname = PTR("/nonexistent/tracekit-sweep");       /* ENOENT */
+            if (cmds[i].cmd == BPF_MAP_GET_NEXT_ID || cmds[i].cmd == BPF_BTF_GET_NEXT_ID ||
+                cmds[i].cmd == BPF_LINK_GET_NEXT_ID)
+                a.start_id = 0xfffffff0;
+            bpf(cmds[i].cmd, &a, size);
+        }
+}
+
+static void edges(void) {
+    static char page[4096];
+    union bpf_attr a;
+
+    memset(&a, 0, sizeof a);
+    bpf(BPF_MAP_CREATE, NULL, 0);
+    bpf(BPF_MAP_CREATE, NULL, sizeof a);
+    bpf(BPF_MAP_CREATE, BAD, sizeof a);
+    bpf(0x64, &a, sizeof a);
+    bpf(BPF_MAP_CREATE, &a, 0x100000);                       /* E2BIG */
+    page[1000] = 1;                                          /* past the attr: E2BIG */
+    bpf(BPF_MAP_CREATE, (union bpf_attr *)page, 2000);
+    bpf(BPF_MAP_CREATE, (union bpf_attr *)page, 4096);
+    a.map_type = BPF_MAP_TYPE_ARRAY, a.key_size = 4;
+    bpf(BPF_MAP_CREATE, &a, 8);                              /* cut after key_size */
+    /* garbage in the high halves of the int command and the unsigned int size */
+    syscall(SYS_bpf, 0xdead00000000L | BPF_MAP_CREATE, &a, 0x100000000L | 8);
+    bpf(BPF_MAP_CREATE, &a, 6);
+    a.map_type = 0x3e7;
+    bpf(BPF_MAP_CREATE, &a, sizeof a);
+}
+
+int main(void) {
+    int arr, hash;
+
+    arr = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1, 0, NULL);
+    hash = map_create(BPF_MAP_TYPE_HASH, 4, 8, 4, BPF_F_NO_PREALLOC, "tk_sweep");
+    map_create(BPF_MAP_TYPE_HASH, 4, 8, 0, BPF_F_RDONLY_PROG | 0x80000000u, "x");
+    elems(arr);
+    info(arr);
+    batch(hash);
+    prog_load();
+    objects(arr);
+    edges();
+    cuts();
+    close(hash);
+    close(arr);
+    return 0;
+}

@@ -1,0 +1,335 @@
+"""bpf(2)'s ``union bpf_attr`` as strace 6.1 prints it without ``-v``, per command.
+
+``bpf(BPF_MAP_CREATE, {map_type=BPF_MAP_TYPE_ARRAY, key_size=4, ...}, 144)``: the
+fields of the command's member of the union, in order. The attr is read up to the size
+argument (bytes past it read as 0); a field prints when the size reaches the start of
+its group (strace cuts by the kernel version that added a group: ``{map_type=...,
+key_size=4, value_size=0, max_entries=0}`` for a size of 8). Nonzero bytes past the
+command's member (within the size) print as ``, ...``. What the call changed prints at
+exit (after a success; a batch's count after ENOENT too): ``info_len=256 => 104``
+(BPF_OBJ_GET_INFO_BY_FD), ``next_id=0 => 307718`` (BPF_*_GET_NEXT_ID), ``{...} =>
+{batch={count=0}}`` (the BPF_MAP_*_BATCH commands).
+
+Decoded: the map commands (create, the element and batch commands, freeze, the next-id
+commands), BPF_PROG_LOAD, BPF_OBJ_PIN/GET, BPF_OBJ_GET_INFO_BY_FD, BPF_BTF_LOAD,
+BPF_PROG_ATTACH/DETACH, BPF_LINK_CREATE (its tail by attach type), BPF_LINK_UPDATE,
+BPF_RAW_TRACEPOINT_OPEN.
+
+The string at the attr's first word (BPF_OBJ_PIN/BPF_OBJ_GET's pathname,
+BPF_RAW_TRACEPOINT_OPEN's name: ``name="a_tracepoint_name_longer_than_32"...``) is read
+with the attr (TK_SPEC_DEREF, BPF_ATTR_STR_CAP bytes); a pointer cut by the size prints
+as what was read of it (``pathname=0x13``), an unreadable one as its address.
+
+The address prints, as strace prints it, for a size of 0 or over a page, an unreadable
+attr and an unknown command; and (a gap: the BPF program follows no pointer but the
+first word's) for BPF_PROG_LOAD with a license or log_buf (strings), BPF_BTF_LOAD with BTF bytes
+or a log buffer, a first word's string longer than BPF_ATTR_STR_CAP, and the commands
+not decoded here.
+
+Layout: include/uapi/linux/bpf.h (the same on x86_64 and arm64, little-endian).
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import TYPE_CHECKING
+
+from tracekit._events import CAPF_FAULT, Syscall
+from tracekit.decode import flags as F
+from tracekit.decode.captures import KindFn, succeeded
+from tracekit.decode.values import pointer, quote
+
+if TYPE_CHECKING:
+    from tracekit.decode.args import SyscallDecoder
+
+__all__ = ["BPF_ATTR_CAP", "BPF_ATTR_OUT_CAP", "BPF_ATTR_STR_CAP", "format_bpf_attr",
+           "kinds"]
+
+BPF_ATTR_CAP = 4096         # bytes read at entry: the member and what follows it up to
+                            # the size (strace reads it all: a nonzero byte prints "...")
+BPF_ATTR_OUT_CAP = 64       # bytes read at exit: the fields the call writes back
+BPF_ATTR_STR_CAP = 128      # bytes read at the first word's pointer (TK_SPEC_DEREF's most)
+_STR_LIMIT = 32             # strace's -s: a name prints 32 bytes, then "..."
+_PAGE = 4096                # a larger size prints as the address (the kernel: E2BIG)
+_ENOENT = 2
+
+# a field: (name, offset, kind, group start); kinds: "u32", "s32" (an fd), "u64",
+# "ptr", "path"/"name" (the first word's string), "numa" (with BPF_F_NUMA_NODE only),
+# "oldfd" (with BPF_F_REPLACE only), "x:<TABLE>" (a value by name),
+# "f:<TABLE>" (flag bits), "name16" (char[16]), "kver" (KERNEL_VERSION(a, b, c)),
+# "hex32"/"hex64", "lookupflags", "btf",
+# "out32" (``old => new`` at exit); the group start is the offset a size must pass
+# for the field to print
+_Field = tuple[str, int, str, int]
+
+
+def _group(start: int, *fields: tuple[str, int, str]) -> tuple[_Field, ...]:
+    return tuple((n, o, k, start) for n, o, k in fields)
+
+
+_MAP_CREATE = (
+    *_group(0, ("map_type", 0, "x:BPF_MAP_TYPES"), ("key_size", 4, "u32"),
+            ("value_size", 8, "u32"), ("max_entries", 12, "u32")),
+    *_group(16, ("map_flags", 16, "f:BPF_MAP_FLAGS")), *_group(20, ("inner_map_fd", 20, "s32")),
+    *_group(24, ("numa_node", 24, "numa")), *_group(28, ("map_name", 28, "name16")),
+    *_group(44, ("map_ifindex", 44, "u32")),
+    *_group(48, ("btf_fd", 48, "s32"), ("btf_key_type_id", 52, "u32"),
+            ("btf_value_type_id", 56, "u32")),
+    *_group(60, ("btf_vmlinux_value_type_id", 60, "u32")),
+    *_group(64, ("map_extra", 64, "u64")))
+_NEXT_ID = (*_group(0, ("start_id", 0, "u32"), ("next_id", 4, "out32")),
+            *_group(8, ("open_flags", 8, "f:BPF_FILE_FLAGS")))
+_ELEM = _group(0, ("map_fd", 0, "s32"), ("key", 8, "ptr"))
+_OBJ = (*_group(0, ("pathname", 0, "path"), ("bpf_fd", 8, "s32")),
+        *_group(12, ("file_flags", 12, "f:BPF_FILE_FLAGS")))
+_PROG_LOAD = (
+    *_group(0, ("prog_type", 0, "x:BPF_PROG_TYPES"), ("insn_cnt", 4, "u32"),
+            ("insns", 8, "ptr"), ("license", 16, "ptr")),
+    *_group(24, ("log_level", 24, "u32"), ("log_size", 28, "u32"), ("log_buf", 32, "ptr")),
+    *_group(40, ("kern_version", 40, "kver")),
+    *_group(44, ("prog_flags", 44, "f:BPF_PROG_FLAGS")),
+    *_group(48, ("prog_name", 48, "name16")), *_group(64, ("prog_ifindex", 64, "u32")),
+    *_group(68, ("expected_attach_type", 68, "x:BPF_ATTACH_TYPES")),
+    *_group(72, ("prog_btf_fd", 72, "s32"), ("func_info_rec_size", 76, "u32"),
+            ("func_info", 80, "ptr"), ("func_info_cnt", 88, "u32"),
+            ("line_info_rec_size", 92, "u32"), ("line_info", 96, "ptr"),
+            ("line_info_cnt", 104, "u32")),
+    *_group(108, ("attach_btf_id", 108, "u32")), *_group(112, ("attach_prog_fd", 112, "s32")),
+    *_group(120, ("fd_array", 120, "ptr")))
+_BATCH_TAIL = (("count", 32, "u32"), ("map_fd", 36, "s32"), ("elem_flags", 40, "lookupflags"),
+               ("flags", 48, "hex64"))
+_LOOKUP_BATCH = (56, _group(0, ("in_batch", 0, "ptr"), ("out_batch", 8, "ptr"),
+                            ("keys", 16, "ptr"), ("values", 24, "ptr"), *_BATCH_TAIL))
+_LOOKUP = (32, (*_ELEM, *_group(0, ("value", 16, "ptr")),
+                *_group(24, ("flags", 24, "lookupflags"))))
+_MEMBERS: dict[str, tuple[int, tuple[_Field, ...]]] = {
+    # command: (the member's size, its fields)
+    "BPF_MAP_CREATE": (72, _MAP_CREATE),
+    # (core_relo_cnt, at 116, is not printed)
+    "BPF_PROG_LOAD": (128, _PROG_LOAD),
+    "BPF_MAP_LOOKUP_ELEM": _LOOKUP,
+    "BPF_MAP_LOOKUP_AND_DELETE_ELEM": _LOOKUP,
+    "BPF_MAP_UPDATE_ELEM": (32, (*_ELEM, *_group(0, ("value", 16, "ptr"),
+                                                 ("flags", 24, "x:BPF_UPDATE_FLAGS")))),
+    "BPF_MAP_DELETE_ELEM": (16, _ELEM),
+    "BPF_MAP_GET_NEXT_KEY": (24, (*_ELEM, *_group(0, ("next_key", 16, "ptr")))),
+    "BPF_MAP_FREEZE": (4, _group(0, ("map_fd", 0, "s32"))),
+    "BPF_BTF_LOAD": (28, _group(0, ("btf", 0, "btf"), ("btf_log_buf", 8, "ptr"),
+                                ("btf_size", 16, "u32"), ("btf_log_size", 20, "u32"),
+                                ("btf_log_level", 24, "u32"))),
+    "BPF_PROG_GET_NEXT_ID": (12, _NEXT_ID),
+    "BPF_MAP_GET_NEXT_ID": (12, _NEXT_ID),
+    "BPF_BTF_GET_NEXT_ID": (12, _NEXT_ID),
+    "BPF_LINK_GET_NEXT_ID": (12, _NEXT_ID),
+    "BPF_PROG_ATTACH": (20, (*_group(0, ("target_fd", 0, "s32"), ("attach_bpf_fd", 4, "s32"),
+                                     ("attach_type", 8, "x:BPF_ATTACH_TYPES"),
+                                     ("attach_flags", 12, "f:BPF_ATTACH_FLAGS")),
+                             *_group(16, ("replace_bpf_fd", 16, "s32")))),
+    "BPF_PROG_DETACH": (12, _group(0, ("target_fd", 0, "s32"),
+                                   ("attach_type", 8, "x:BPF_ATTACH_TYPES"))),
+    "BPF_LINK_UPDATE": (16, _group(0, ("link_fd", 0, "s32"), ("new_prog_fd", 4, "s32"),
+                                   ("flags", 8, "f:BPF_ATTACH_FLAGS"),
+                                   ("old_prog_fd", 12, "oldfd"))),
+    "BPF_OBJ_GET_INFO_BY_FD": (16, _group(0, ("bpf_fd", 0, "s32"), ("info_len", 4, "out32"),
+                                          ("info", 8, "ptr"))),
+    "BPF_LINK_CREATE": (16, _group(0, ("prog_fd", 0, "s32"), ("target_fd", 4, "s32"),
+                                   ("attach_type", 8, "x:BPF_ATTACH_TYPES"),
+                                   ("flags", 12, "hex32"))),
+    "BPF_RAW_TRACEPOINT_OPEN": (12, _group(0, ("name", 0, "name"), ("prog_fd", 8, "s32"))),
+    "BPF_OBJ_PIN": (16, _OBJ),
+    "BPF_OBJ_GET": (16, _OBJ),
+    "BPF_MAP_LOOKUP_BATCH": _LOOKUP_BATCH,
+    "BPF_MAP_LOOKUP_AND_DELETE_BATCH": _LOOKUP_BATCH,
+    "BPF_MAP_UPDATE_BATCH": (56, _group(0, ("keys", 16, "ptr"), ("values", 24, "ptr"),
+                                        *_BATCH_TAIL)),
+    "BPF_MAP_DELETE_BATCH": (56, _group(0, ("keys", 16, "ptr"), *_BATCH_TAIL)),
+}
+# the commands whose fields strace prints inside a named member: ``{info={...}}``
+_WRAPPED = {"BPF_OBJ_GET_INFO_BY_FD": "info", "BPF_LINK_CREATE": "link_create",
+            "BPF_RAW_TRACEPOINT_OPEN": "raw_tracepoint", "BPF_MAP_LOOKUP_BATCH": "batch",
+            "BPF_MAP_LOOKUP_AND_DELETE_BATCH": "batch", "BPF_MAP_UPDATE_BATCH": "batch",
+            "BPF_MAP_DELETE_BATCH": "batch", "BPF_LINK_UPDATE": "link_update"}
+_BATCHES = ("BPF_MAP_LOOKUP_BATCH", "BPF_MAP_LOOKUP_AND_DELETE_BATCH", "BPF_MAP_UPDATE_BATCH",
+            "BPF_MAP_DELETE_BATCH")
+_NUMA_NODE = 0x4            # BPF_F_NUMA_NODE: numa_node prints only with it
+
+
+def _xval(table: dict[int, str], v: int, unknown: str) -> str:
+    name = table.get(v)
+    return name if name is not None else f"{hex(v) if v else '0'} /* {unknown} */"
+
+
+def _u(data: bytes, off: int, size: int = 4) -> int:
+    return int.from_bytes(data[off:off + size], "little")
+
+
+def _field(kind: str, data: bytes, off: int, fl: F.ArchFlags, out: bytes | None,
+           map_flags: int, size: int, text: bytes | None) -> str | None:
+    """One field's text; None when it does not print (numa_node without its flag)."""
+    t = fl.tables
+    if kind == "u32":
+        return str(_u(data, off))
+    if kind == "s32":
+        return str(struct.unpack_from("<i", data, off)[0])
+    if kind == "u64":
+        return str(_u(data, off, 8))
+    if kind in ("hex32", "hex64"):
+        v = _u(data, off, 4 if kind == "hex32" else 8)
+        return hex(v) if v else "0"
+    if kind == "lookupflags":
+        lock = tuple((v, n) for v, n in t.BPF_UPDATE_FLAGS.items() if n == "BPF_F_LOCK")
+        return F.FlagSet(lock, zero="BPF_ANY", unknown="BPF_???")(_u(data, off, 8))
+    if kind == "btf":
+        # a buffer of btf_size bytes (format_bpf_attr gives up on one not empty)
+        return pointer(_u(data, off, 8)) if not _u(data, off, 8) else '""'
+    if kind == "ptr":
+        return pointer(_u(data, off, 8))
+    if kind in ("path", "name"):
+        # the first word's string (read with the attr: TK_SPEC_DEREF), up to its NUL;
+        # the address when NULL, unreadable, or cut by the size (0x13: strace reads the
+        # string at what it read of the pointer, which the kernel does not map)
+        ptr = _u(data, off, 8)
+        if text is None or len(text) <= 8 or _u(text, 0, 8) != ptr:
+            return pointer(ptr)
+        string = text[8:]
+        return quote(string[:string.find(b"\0")],
+                     limit=_STR_LIMIT if kind == "name" else None)
+    if kind == "kver":
+        v = _u(data, off)
+        return f"KERNEL_VERSION({v >> 16}, {v >> 8 & 0xFF}, {v & 0xFF})"
+    if kind == "oldfd":         # with BPF_F_REPLACE in the flags before it only
+        replace = next((v for v, n in t.BPF_ATTACH_FLAGS if n == "BPF_F_REPLACE"), 0)
+        return str(struct.unpack_from("<i", data, off)[0]) if _u(data, 8) & replace else None
+    if kind == "numa":
+        return str(_u(data, off)) if map_flags & _NUMA_NODE else None
+    if kind == "name16":
+        # the bytes within the size, up to 16: up to the NUL, or all but the last and
+        # "..." when there is none (an array of n chars holds n - 1 and its NUL)
+        raw = data[off:off + min(16, size - off)]
+        nul = raw.find(b"\0")
+        return quote(raw[:nul], more=False) if nul >= 0 else quote(raw[:-1], more=True)
+    if kind == "out32":
+        old = _u(data, off)
+        new = None if out is None or len(out) < off + 4 else _u(out, off)
+        return f"{old} => {new}" if new is not None and new != old else str(old)
+    table_kind, _, table = kind.partition(":")
+    if table_kind == "x":
+        unknown = ("BPF_???" if table in ("BPF_UPDATE_FLAGS", "BPF_ATTACH_TYPES")
+                   else table[:-1] + "_???")
+        return _xval(getattr(t, table), _u(data, off, 8 if table == "BPF_UPDATE_FLAGS"
+                                         else 4), unknown)
+    flags = F.FlagSet(getattr(t, table), unknown="BPF_F_???")
+    return flags(_u(data, off))
+
+
+def _link_tail(attr: bytes, fl: F.ArchFlags) -> tuple[str | None, int]:
+    """What BPF_LINK_CREATE prints after its flags, by attach type, and the size of the
+    member with it: ``perf_event={bpf_cookie=0x7}`` (BPF_PERF_EVENT),
+    ``iter_info=NULL, iter_info_len=0`` (BPF_TRACE_ITER), ``kprobe_multi={flags=...,
+    cnt=0, syms=NULL, addrs=NULL, cookies=NULL}`` (BPF_TRACE_KPROBE_MULTI),
+    ``target_btf_id=7`` when not 0 (attach type 0 only: strace 6.1's switch); None for
+    the text of an array not captured (iter_info, syms, addrs, cookies not NULL)."""
+    kind = fl.tables.BPF_ATTACH_TYPES.get(_u(attr, 8))
+    if _u(attr, 8) == 0:
+        btf_id = _u(attr, 16)
+        return (f"target_btf_id={btf_id}" if btf_id else ""), 20
+    if kind == "BPF_PERF_EVENT":
+        cookie = _u(attr, 16, 8)
+        return f"perf_event={{bpf_cookie={hex(cookie) if cookie else '0'}}}", 24
+    if kind == "BPF_TRACE_ITER":
+        info, n = _u(attr, 16, 8), _u(attr, 24)
+        if info and n:
+            return None, 28
+        return f"iter_info={'[]' if info else 'NULL'}, iter_info_len={n}", 28
+    if kind == "BPF_TRACE_KPROBE_MULTI":
+        if _u(attr, 24, 8) or _u(attr, 32, 8) or _u(attr, 40, 8):
+            return None, 48
+        flags = F.FlagSet(fl.tables.BPF_KPROBE_MULTI_FLAGS, unknown="BPF_F_???")
+        return (f"kprobe_multi={{flags={flags(_u(attr, 16))}, cnt={_u(attr, 20)}, "
+                "syms=NULL, addrs=NULL, cookies=NULL}"), 48
+    return "", 16
+
+
+def format_bpf_attr(cmd: str, data: bytes, size: int, fl: F.ArchFlags,
+                    out: bytes | None = None, out_ok: bool = False,
+                    text: bytes | None = None) -> str | None:
+    """The attr of command ``cmd`` (a BPF_CMDS name) as strace prints it.
+
+    Args:
+      cmd: the command's name.
+      data: the attr as read at entry (at least min(size, BPF_ATTR_CAP) bytes).
+      size: the size argument (bytes).
+      out: the attr as read at exit, when the call wrote fields back.
+      out_ok: the call succeeded (BPF_MAP_LOOKUP_BATCH: or failed with ENOENT).
+      text: the attr's first word (8 bytes, the whole pointer), then the
+        BPF_ATTR_STR_CAP bytes it points to when readable; None when not read.
+
+    Returns:
+      ``{map_type=..., ...}``; None when strace prints the address (module docstring).
+    """
+    member = _MEMBERS.get(cmd)
+    if member is None or not 0 < size <= _PAGE or len(data) < min(size, BPF_ATTR_CAP):
+        return None
+    msize, fields = member
+    attr = data[:size].ljust(max(msize, 8), b"\0")
+    map_flags = _u(attr, 16) if cmd == "BPF_MAP_CREATE" else 0
+    if cmd in ("BPF_RAW_TRACEPOINT_OPEN", "BPF_OBJ_PIN", "BPF_OBJ_GET") and _u(attr, 0, 8):
+        # the string at the first word, read with the attr: a string longer than what
+        # was read (no NUL) is not there to show
+        if text is None or len(text) > 8 and b"\0" not in text[8:]:
+            return None
+    if cmd == "BPF_PROG_LOAD" and (_u(attr, 16, 8) or _u(attr, 32, 8)):
+        return None                 # the license, the log: strings not captured
+    if cmd == "BPF_BTF_LOAD" and (_u(attr, 8, 8) or _u(attr, 0, 8) and _u(attr, 16)):
+        return None                 # the BTF's bytes, the log: not captured
+    wrote = out if out_ok and cmd not in _BATCHES else None
+    parts = []
+    for name, off, kind, start in fields:
+        if size <= start:
+            break
+        field = _field(kind, attr, off, fl, wrote, map_flags, size, text)
+        if field is not None:
+            parts.append(f"{name}={field}")
+    if cmd == "BPF_LINK_CREATE" and size > msize:
+        tail, msize = _link_tail(attr.ljust(48, b"\0"), fl)
+        if tail is None:
+            return None
+        parts += [tail] if tail else []
+    body = ", ".join(parts)
+    wrapper = _WRAPPED.get(cmd)
+    shown = "{" + (f"{wrapper}={{{body}}}" if wrapper else body)
+    if any(data[msize:size]):
+        shown += ", ..."
+    shown += "}"
+    if (cmd in _BATCHES and out_ok and out is not None and len(out) >= 36
+            and _u(out, 32) != _u(attr, 32)):
+        shown += f" => {{batch={{count={_u(out, 32)}}}}}"
+    return shown
+
+
+def _k_bpf_attr(fl: F.ArchFlags) -> KindFn:
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        addr = ev.args[i]
+        if addr == 0:
+            return "NULL"
+        cmd = fl.tables.BPF_CMDS.get(ev.args[0] & 0xFFFFFFFF)
+        caps = [c for c in ev.caps if c.arg == i]
+        if cmd is None or d.verbose or not caps or caps[0].flags & CAPF_FAULT:
+            return pointer(addr)
+        # capture.py's order: the attr, the first word with what it points to, the attr
+        # at exit
+        deref = caps[1] if len(caps) >= 2 and not caps[1].flags & CAPF_FAULT else None
+        string = None if deref is None else deref.data
+        out = caps[2].data if len(caps) >= 3 and not caps[2].flags & CAPF_FAULT else None
+        ok = succeeded(ev) or (cmd in _BATCHES and ev.ret == -_ENOENT)
+        text = format_bpf_attr(cmd, caps[0].data, ev.args[2] & 0xFFFFFFFF, fl, out, ok,
+                               string)
+        return pointer(addr) if text is None else text
+    return k
+
+
+def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
+    """The argument kinds of this module for ``fl``'s arch (merged by tracekit.decode.args)."""
+    return {"bpfattr": _k_bpf_attr(fl)}
+
+
