@@ -319,7 +319,24 @@ sched_getscheduler: d -> schedpolicy
 shmat: d p shmatflags -> x
 kcmp: d d kcmp
 quotactl: quotactl
+statfs64: path u p
+fstatfs64: fd u p
 """
+
+# i386 calls printed as the native call of the same arguments (the 32-bit id calls,
+# ugetrlimit, the *_time64 calls, _newselect): i386 name -> native name.
+_I386_ALIASES = {
+    "chown32": "chown", "lchown32": "lchown", "fchown32": "fchown",
+    "getuid32": "getuid", "geteuid32": "geteuid", "getgid32": "getgid",
+    "getegid32": "getegid", "setuid32": "setuid", "setgid32": "setgid",
+    "setreuid32": "setreuid", "setregid32": "setregid", "setresuid32": "setresuid",
+    "setresgid32": "setresgid", "getresuid32": "getresuid", "getresgid32": "getresgid",
+    "setfsuid32": "setfsuid", "setfsgid32": "setfsgid", "getgroups32": "getgroups",
+    "setgroups32": "setgroups", "ugetrlimit": "getrlimit",
+    "clock_gettime64": "clock_gettime", "clock_getres_time64": "clock_getres",
+    "clock_nanosleep_time64": "clock_nanosleep", "clock_settime64": "clock_settime",
+    "_newselect": "select",
+}
 
 
 def _parse(spec: str) -> dict[str, ArgSpec]:
@@ -333,3 +350,5 @@ def _parse(spec: str) -> dict[str, ArgSpec]:
 
 ARGSPEC: dict[str, ArgSpec] = _parse(_SPEC)
 """syscall name -> (argument kinds, return kind)."""
+ARGSPEC.update({alias: ARGSPEC[native] for alias, native in _I386_ALIASES.items()
+                if native in ARGSPEC})

@@ -26,9 +26,12 @@ Where the specs come from::
 the i386 nr in the ``beauty32`` map (:func:`build_specs32`). tracefs describes only the
 native calls, so they come from the decoder's prototypes (``tracekit.decode.argspec``,
 which lists the i386 calls too), restricted to what reads the same in both ABIs: C
-strings, byte buffers (``write``'s, ``read``'s) and socket addresses. A struct with
-longs or pointers in it (``stat64``, an iovec, argv) has another layout there: it is
-not captured, and prints as an address.
+strings, byte buffers (``write``'s, ``read``'s) and socket addresses; and, for the calls
+of ``SAME_LAYOUT32``, whose memory has the native layout in both ABIs (``statx``,
+``rlimit64``, ``linux_dirent64``, ``pollfd``, the 64-bit timespec of the ``*_time64``
+calls...), the native call's captures. A struct with longs or pointers in it
+(``stat64``, an iovec, argv) has another layout there: it is not captured, and prints as
+an address.
 """
 
 from __future__ import annotations
@@ -640,6 +643,18 @@ def specs32_for(kinds: Sequence[str]) -> tuple[CapSpec, ...]:
     return tuple(specs[:BEAUTY_SPECS])
 
 
+# i386 call -> the native (x86_64) call whose arguments and captures it takes: its
+# memory reads the same in both ABIs (no long or pointer in it; 64-bit times).
+SAME_LAYOUT32: dict[str, str] = {
+    "statx": "statx", "prlimit64": "prlimit64", "getdents64": "getdents64",
+    "uname": "newuname", "poll": "poll", "rt_sigprocmask": "rt_sigprocmask",
+    "pipe": "pipe", "pipe2": "pipe2", "getrandom": "getrandom",
+    "clock_gettime64": "clock_gettime", "clock_getres_time64": "clock_getres",
+    "clock_nanosleep_time64": "clock_nanosleep", "getgroups32": "getgroups",
+    "setgroups32": "setgroups", "getresuid32": "getresuid", "getresgid32": "getresgid",
+}
+
+
 def build_specs32(table: SyscallTable | None = None) -> dict[int, tuple[CapSpec, ...]]:
     """i386 nr -> specs for the ``beauty32`` map (module docstring).
 
@@ -652,9 +667,14 @@ def build_specs32(table: SyscallTable | None = None) -> dict[int, tuple[CapSpec,
     out: dict[int, tuple[CapSpec, ...]] = {}
     for name in table.names():
         nr, spec = table.nr(name), ARGSPEC.get(name)
-        if nr is None or spec is None:
+        native = SAME_LAYOUT32.get(name)
+        args = shipped_args(native, "x86_64") if native is not None else None
+        if nr is not None and args is not None and native is not None:
+            specs = specs_for(native, args).specs
+        elif nr is None or spec is None:
             continue
-        specs = specs32_for(spec[0])
+        else:
+            specs = specs32_for(spec[0])
         if specs:
             out[nr] = specs
     return out
