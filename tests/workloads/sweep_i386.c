@@ -395,7 +395,6 @@ static void waits(void)
     S3(NR_getrandom, 0, 0, 1 /* GRND_NONBLOCK */);
     S1(NR_close, fds[0]);
     S1(NR_close, fds[1]);
-    S3(500, 1, 2, 3);                                           /* no such i386 call */
 }
 
 int main(int argc, char **argv)

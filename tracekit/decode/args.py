@@ -40,7 +40,7 @@ from tracekit.decode import (
     structs_net,
     structs_proc as SP,
 )
-from tracekit.decode.argspec import ARGSPEC
+from tracekit.decode.argspec import ARGSPEC, ARGSPEC32
 from tracekit.decode.argtypes import kind_of, narrowed
 from tracekit.decode.captures import capture, capture_out, decoded_in, decoded_out
 from tracekit.decode.fdcache import AT_FDCWD, DESCRIBED_CALLS, OPENS, TRACKED_CALLS, FdCache
@@ -118,6 +118,26 @@ def k_ld(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 def k_u(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return str(ev.args[i])
+
+
+def _off64(ev: Syscall, lo: int) -> int:
+    """The signed 64-bit offset of an i386 call split in two registers, the low half in
+    argument ``lo`` and the high half in the next."""
+    hi = ev.args[lo + 1] if lo + 1 < len(ev.args) else 0
+    return signed((hi & 0xFFFFFFFF) << 32 | ev.args[lo] & 0xFFFFFFFF)
+
+
+def k_off64(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    return str(_off64(ev, i))
+
+
+def k_loff_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """A loff_t the call wrote (8 bytes, little-endian): ``[4096]``; its address unless
+    the call succeeded and it was read."""
+    cap = capture_out(ev, i)
+    if cap is None or len(cap.data) < 8:
+        return pointer(ev.args[i])
+    return f"[{int.from_bytes(cap.data[:8], 'little', signed=True)}]"
 
 
 def k_x(d: SyscallDecoder, ev: Syscall, i: int) -> str:
@@ -198,7 +218,7 @@ def k_bufw(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 
 def _bufr(d: SyscallDecoder, ev: Syscall, i: int, force_hex: bool) -> str:
-    cap = capture(ev, i)
+    cap = capture(ev, i) if ev.args[i] else None
     ret = ev.ret
     if cap is None or ret < 0 or ev.flags & (SC_UNFINISHED | SC_NORETURN):
         return pointer(ev.args[i])
@@ -418,13 +438,22 @@ def _clone(d: SyscallDecoder, ev: Syscall) -> list[str]:
     return out
 
 
+def _llseek(d: SyscallDecoder, ev: Syscall) -> list[str]:
+    """i386 ``_llseek(fd, offset_high, offset_low, result, whence)`` as strace prints it:
+    ``_llseek(3, 4294967296, [4294967308], SEEK_END)``: the offset from its two halves
+    (signed), the loff_t result (:func:`k_loff_out`), whence."""
+    hi, lo = ev.args[1] & 0xFFFFFFFF, ev.args[2] & 0xFFFFFFFF
+    return [k_fd(d, ev, 0), str(signed(hi << 32 | lo)), k_loff_out(d, ev, 3),
+            d._kinds["whence"](d, ev, 4)]
+
+
 def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
     """Argument kind (``tracekit.decode.argspec``) -> decoder, with ``f``'s flag tables."""
     T = f.tables
     ipc_64 = next(v for v, n in T.IPC_CONSTS.items() if n == "IPC_64")
     return {
         "d": k_d, "ld": k_ld, "u": k_u, "u64": k_u, "x": k_x, "p": k_p, "fd": k_fd,
-        "dirfd": k_dirfd,
+        "dirfd": k_dirfd, "off64": k_off64, "loff_out": k_loff_out,
         "path": k_path, "str": k_str, "strr": k_bufr, "bufw": k_bufw, "bufr": k_bufr,
         "bufrx": k_bufrx, "argv": k_argv, "envp": k_envp, "sockaddr": k_sockaddr,
         "timespec": k_timespec, "omode": k_omode, "proto": k_proto,
@@ -510,7 +539,7 @@ def kinds_for(arch: str) -> dict[str, ArgFn]:
 
 SpecialFn = Callable[["SyscallDecoder", Syscall], list[str]]   # all argument texts at once
 SPECIAL: dict[str, SpecialFn] = {
-    "clone": _clone, **ops.SPECIAL,
+    "clone": _clone, "llseek": _llseek, **ops.SPECIAL,
 }
 # Calls whose fds are in their arguments (an int[2] written at exit): the fd cache
 # learns them before the arguments are printed.
@@ -678,7 +707,7 @@ class SyscallDecoder:
             return got
         table = self.compat_table if compat else self.table
         name = table.name(nr) if table is not None else f"syscall_{nr}"
-        spec = ARGSPEC.get(name)
+        spec = (ARGSPEC32.get(name) if compat else None) or ARGSPEC.get(name)
         generic = 0
         # tracefs and the shipped prototypes describe the native calls: an i386 call of
         # the same name may differ

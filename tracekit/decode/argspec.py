@@ -53,12 +53,16 @@ others                a table of ``tracekit.decode.flags`` (see ``tracekit.decod
 ``sockaddr_out`` ...  socket outputs (tracekit.decode.structs_net): ``sockaddr_out``
                       (length: the next arg), ``len_inout`` (``[128 => 16]``),
                       ``sollevel``, ``sockopt``, ``optval_in``/``optval_out``
+``off64``             a 64-bit offset of an i386 call in two registers, this one the
+                      low half, the next the high half (signed decimal)
+``loff_out``          a loff_t the call writes (_llseek's result: ``[4096]``)
 ``-``                 stop: the arguments after this one are not printed
 ====================  ==========================================================
 
 Calls whose arguments follow their operation end with a kind named after them (``futex``,
 ``prctl``, ``fcntl``, ``mremap``, ``membarrier``, ``ptrace``, ``syslog``, ``personality``,
-``keyctl``, ``clone3``, ``kcmp``, ``quotactl``: tracekit.decode.ops; ``clone``), which
+``keyctl``, ``clone3``, ``kcmp``, ``quotactl``: tracekit.decode.ops; ``clone``;
+``llseek``: _llseek's offset from its two halves, its result, whence), which
 prints every argument; a kind before it only says what that argument is (``fcntl: fd
 fcntl``: the path filter's fds).
 
@@ -76,7 +80,7 @@ of F_GETSIG, ``0x2 (F_UNLCK)`` of F_GETLEASE), ``prctl`` (``1 (SUID_DUMP_USER)``
 
 from __future__ import annotations
 
-__all__ = ["ARGSPEC", "ArgSpec"]
+__all__ = ["ARGSPEC", "ARGSPEC32", "ArgSpec"]
 
 ArgSpec = tuple[tuple[str, ...], str]
 
@@ -112,7 +116,9 @@ access: path amode
 faccessat: dirfd path amode
 faccessat2: dirfd path amode faccessflags
 lseek: fd ld whence
-_llseek: fd u u p whence
+_llseek: fd u u loff_out llseek
+truncate64: path off64
+ftruncate64: fd off64
 mmap: p u prot mmapflags fd x -> x
 mmap2: p u prot mmapflags fd x -> x
 mprotect: p u prot
@@ -350,5 +356,12 @@ def _parse(spec: str) -> dict[str, ArgSpec]:
 
 ARGSPEC: dict[str, ArgSpec] = _parse(_SPEC)
 """syscall name -> (argument kinds, return kind)."""
+ARGSPEC32: dict[str, ArgSpec] = _parse("""
+pread64: fd bufr u off64
+pwrite64: fd bufw u off64
+""")
+"""i386 calls whose arguments differ from the native call of the same name (a 64-bit
+offset split in two registers, low half first): name -> (argument kinds, return kind);
+the others take :data:`ARGSPEC`'s."""
 ARGSPEC.update({alias: ARGSPEC[native] for alias, native in _I386_ALIASES.items()
                 if native in ARGSPEC})

@@ -624,6 +624,7 @@ _KINDS32: dict[str, tuple[int, str | None, int, bool]] = {
     "strr": (CAP_BUF, "ret", BUF_CAP, True),
     "cwd": (CAP_BUF, "ret", BUF_MAX, True),
     "sockaddr": (CAP_STRUCT, "next", SOCKADDR_CAP, False),
+    "loff_out": (CAP_STRUCT, None, 8, True),
 }
 
 
@@ -639,7 +640,9 @@ def specs32_for(kinds: Sequence[str]) -> tuple[CapSpec, ...]:
         if length == "next" and i + 1 >= len(kinds):
             continue
         len_arg = {None: LEN_NONE, "ret": LEN_RET, "next": i + 1}[length]
-        specs.append(CapSpec(i, cap_kind, len_arg, SPEC_AT_EXIT if at_exit else 0, cap, 0))
+        # a struct of fixed size: ``size`` is its size (as ``_fixed``'s)
+        size = cap if cap_kind == CAP_STRUCT and length is None else 0
+        specs.append(CapSpec(i, cap_kind, len_arg, SPEC_AT_EXIT if at_exit else 0, cap, size))
     return tuple(specs[:BEAUTY_SPECS])
 
 
@@ -661,12 +664,12 @@ def build_specs32(table: SyscallTable | None = None) -> dict[int, tuple[CapSpec,
     Args:
       table: the i386 syscall table (default ``SyscallTable("i386")``).
     """
-    from tracekit.decode.argspec import ARGSPEC
+    from tracekit.decode.argspec import ARGSPEC, ARGSPEC32
 
     table = table if table is not None else SyscallTable("i386")
     out: dict[int, tuple[CapSpec, ...]] = {}
     for name in table.names():
-        nr, spec = table.nr(name), ARGSPEC.get(name)
+        nr, spec = table.nr(name), ARGSPEC32.get(name) or ARGSPEC.get(name)
         native = SAME_LAYOUT32.get(name)
         args = shipped_args(native, "x86_64") if native is not None else None
         if nr is not None and args is not None and native is not None:
