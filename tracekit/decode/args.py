@@ -34,13 +34,14 @@ from tracekit.decode import (
     flags as F,
     flagwords,
     ops,
+    structs_compat,
     structs_cred,
     structs_fs,
     structs_io,
     structs_net,
     structs_proc as SP,
 )
-from tracekit.decode.argspec import ARGSPEC, ARGSPEC32
+from tracekit.decode.argspec import ARGSPEC, ARGSPEC32, SAME_LAYOUT32
 from tracekit.decode.argtypes import kind_of, narrowed
 from tracekit.decode.captures import capture, capture_out, decoded_in, decoded_out
 from tracekit.decode.fdcache import AT_FDCWD, DESCRIBED_CALLS, OPENS, TRACKED_CALLS, FdCache
@@ -443,8 +444,9 @@ def _llseek(d: SyscallDecoder, ev: Syscall) -> list[str]:
     ``_llseek(3, 4294967296, [4294967308], SEEK_END)``: the offset from its two halves
     (signed), the loff_t result (:func:`k_loff_out`), whence."""
     hi, lo = ev.args[1] & 0xFFFFFFFF, ev.args[2] & 0xFFFFFFFF
+    whence = d._kinds["whence"](d, ev, 4)
     return [k_fd(d, ev, 0), str(signed(hi << 32 | lo)), k_loff_out(d, ev, 3),
-            d._kinds["whence"](d, ev, 4)]
+            whence if whence is not None else str(ev.args[4])]
 
 
 def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
@@ -649,6 +651,8 @@ class SyscallDecoder:
         self.consts = _consts(self.table.arch)
         self.flags = self.consts.flags
         self._kinds = self.consts.kinds
+        # an i386 call's kinds: the native ones, but for the structs of another layout
+        self._kinds32 = {**self._kinds, **structs_compat.compat_kinds(self.flags)}
         self._prototypes = prototypes(self.table.arch)
         self.arg_count = arg_count
         self.arg_types = arg_types
@@ -739,7 +743,9 @@ class SyscallDecoder:
         # a spec whose last kind is a SPECIAL one decodes every argument with it; the
         # kinds before it only say what the first arguments are (fcntl's fd, for -P)
         special = SPECIAL.get(kinds[-1]) if kinds else None
-        fns = () if special else tuple(self._kinds[k] for k in kinds)
+        kind_fns = (self._kinds32 if compat and name not in SAME_LAYOUT32
+                    else self._kinds)
+        fns = () if special else tuple(kind_fns[k] for k in kinds)
         got = self._calls[key] = _Call(name, fns, special, ret, generic)
         return got
 

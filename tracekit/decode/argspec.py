@@ -26,6 +26,7 @@ undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit.decode.a
                       ``timeval_out``, ``id_out``, ``cpuset_out``, ``sigpending_out``
                       (size: arg 1), ``sigevent``: ``_out`` ones are
                       written by the call, an address when it failed
+``stat64``            i386 struct stat64 (tracekit.decode.structs_compat)
 ``stat`` ``statx``    structs the call fills in (tracekit.decode.structs_fs): stat,
 ``statfs`` ...        statx, statfs, ``rlim_in``/``rlim_out``, ``utsname``, ``sysinfo``,
                       ``tms``, ``rusage``, ``pipefds``, ``cwd``; ``dirents``: the count
@@ -80,7 +81,7 @@ of F_GETSIG, ``0x2 (F_UNLCK)`` of F_GETLEASE), ``prctl`` (``1 (SUID_DUMP_USER)``
 
 from __future__ import annotations
 
-__all__ = ["ARGSPEC", "ARGSPEC32", "ArgSpec"]
+__all__ = ["ARGSPEC", "ARGSPEC32", "SAME_LAYOUT32", "ArgSpec"]
 
 ArgSpec = tuple[tuple[str, ...], str]
 
@@ -105,10 +106,10 @@ stat: path stat
 lstat: path stat
 fstat: fd stat
 newfstatat: dirfd path stat atflags
-fstatat64: dirfd path p atflags
-stat64: path p
-lstat64: path p
-fstat64: fd p
+fstatat64: dirfd path stat64 atflags
+stat64: path stat64
+lstat64: path stat64
+fstat64: fd stat64
 statx: dirfd path statxflags statxmask statx
 statfs: path statfs
 fstatfs: fd statfs
@@ -356,6 +357,20 @@ def _parse(spec: str) -> dict[str, ArgSpec]:
 
 ARGSPEC: dict[str, ArgSpec] = _parse(_SPEC)
 """syscall name -> (argument kinds, return kind)."""
+# i386 call -> the native (x86_64) call whose arguments and captures it takes: its
+# memory reads the same in both ABIs (no long or pointer in it; 64-bit times): printed
+# with the native decoders, captured with the native call's specs
+# (tracekit.session.capture).
+SAME_LAYOUT32: dict[str, str] = {
+    "statx": "statx", "prlimit64": "prlimit64", "getdents64": "getdents64",
+    "uname": "newuname", "poll": "poll", "rt_sigprocmask": "rt_sigprocmask",
+    "pipe": "pipe", "pipe2": "pipe2", "getrandom": "getrandom",
+    "clock_gettime64": "clock_gettime", "clock_getres_time64": "clock_getres",
+    "clock_nanosleep_time64": "clock_nanosleep", "getgroups32": "getgroups",
+    "setgroups32": "setgroups", "getresuid32": "getresuid", "getresgid32": "getresgid",
+}
+
+
 ARGSPEC32: dict[str, ArgSpec] = _parse("""
 pread64: fd bufr u off64
 pwrite64: fd bufw u off64

@@ -55,12 +55,14 @@ from tracekit._events import (
     CAP_STR,
     CAP_STRUCT,
 )
+from tracekit.decode.argspec import SAME_LAYOUT32
 from tracekit.decode.ops import (
     CLONE_ARGS_SIZE,
     FLOCK_SIZE,
     KCMP_EPOLL_SLOT_SIZE,
     QUOTA_DATA_SIZE,
 )
+from tracekit.decode.structs_compat import KINDS32_SIZES
 from tracekit.decode.structs_cred import CAP_DATA_SIZE, CAP_HEADER_SIZE
 from tracekit.decode.structs_fs import UTIMBUF_SIZE
 from tracekit.decode.structs_io import EPOLL_EVENT_SIZES, IOCTL_ARGS
@@ -628,6 +630,12 @@ _KINDS32: dict[str, tuple[int, str | None, int, bool]] = {
 }
 
 
+# the structs of another layout in the i386 ABI, read whole (fixed size) for their
+# decoders (tracekit.decode.structs_compat)
+_KINDS32.update({kind: (CAP_STRUCT, None, size, at_exit)
+                 for kind, (size, at_exit) in KINDS32_SIZES.items()})
+
+
 def specs32_for(kinds: Sequence[str]) -> tuple[CapSpec, ...]:
     """The capture specs of one i386 call from its decoder argument kinds (only the kinds
     of ``_KINDS32``; at most ``BEAUTY_SPECS``)."""
@@ -646,16 +654,6 @@ def specs32_for(kinds: Sequence[str]) -> tuple[CapSpec, ...]:
     return tuple(specs[:BEAUTY_SPECS])
 
 
-# i386 call -> the native (x86_64) call whose arguments and captures it takes: its
-# memory reads the same in both ABIs (no long or pointer in it; 64-bit times).
-SAME_LAYOUT32: dict[str, str] = {
-    "statx": "statx", "prlimit64": "prlimit64", "getdents64": "getdents64",
-    "uname": "newuname", "poll": "poll", "rt_sigprocmask": "rt_sigprocmask",
-    "pipe": "pipe", "pipe2": "pipe2", "getrandom": "getrandom",
-    "clock_gettime64": "clock_gettime", "clock_getres_time64": "clock_getres",
-    "clock_nanosleep_time64": "clock_nanosleep", "getgroups32": "getgroups",
-    "setgroups32": "setgroups", "getresuid32": "getresuid", "getresgid32": "getresgid",
-}
 
 
 def build_specs32(table: SyscallTable | None = None) -> dict[int, tuple[CapSpec, ...]]:
