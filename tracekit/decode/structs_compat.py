@@ -13,6 +13,13 @@ old_timespec32     8      tv_sec s32, tv_nsec s32
 old_timeval32      8      tv_sec s32, tv_usec s32
 compat_rlimit      8      rlim_cur, rlim_max u32 (0xffffffff: RLIM_INFINITY)
 compat_tms         16     four s32 clock_t
+compat_sigaction   20     sa_handler, sa_flags, sa_restorer u32, sa_mask (8 bytes)
+compat_stack_t     12     ss_sp u32, ss_flags s32, ss_size u32
+compat_rusage      72     ru_utime, ru_stime (old_timeval32), 14 s32
+compat_siginfo     128    signo, errno, code s32, then the union at 12 (SIGCHLD's:
+                          pid, uid, status s32, utime, stime s32)
+compat_sysinfo     64     uptime s32, loads[3], totalram ... freeswap u32, procs u16,
+                          pad u16, totalhigh, freehigh, mem_unit u32, 8 bytes
 =================  =====  ==========================================================
 
 Each ``format_*`` takes the captured bytes and returns the text, or None when they are
@@ -22,13 +29,25 @@ too short (the caller then prints the address).
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from tracekit.decode import flags as F
-from tracekit.decode.captures import KindFn, decoded_in, decoded_out
-from tracekit.decode.structs_fs import format_stat, format_stat_verbose, format_tms
-from tracekit.decode.structs_proc import format_timeval
-from tracekit.decode.values import format_timespec
+from tracekit.decode.captures import KindFn, capture_out, decoded_in, decoded_out
+from tracekit.decode.structs_fs import (
+    format_stat,
+    format_stat_verbose,
+    format_sysinfo,
+    format_tms,
+)
+from tracekit.decode.structs_proc import (
+    format_rusage,
+    format_sigaction,
+    format_siginfo,
+    format_stack_t,
+    format_timeval,
+)
+from tracekit.decode.values import format_timespec, pointer
 
 if TYPE_CHECKING:
     from tracekit._events import Syscall
@@ -40,7 +59,12 @@ __all__ = [
     "compat_kinds",
     "format_rlimit32",
     "format_stat64",
+    "rusage_to_native",
+    "sigaction_to_native",
+    "siginfo_to_native",
+    "stack_to_native",
     "stat64_to_native",
+    "sysinfo_to_native",
     "widen_pair32",
 ]
 
@@ -48,6 +72,7 @@ STAT64_SIZE = 96
 _STAT64 = struct.Struct("<Q4xIIIIIQ4xqIQIIIIIIQ")
 _NATIVE_STAT = struct.Struct("<QQQIII4xQqqqqQqQqQ24x")   # x86_64 struct stat, 144 bytes
 _RLIM32_INF = 0xFFFFFFFF
+_SYSINFO32 = struct.Struct("<i3I6IH2xIII")         # to mem_unit (56 of 64 bytes)
 
 
 def stat64_to_native(data: bytes) -> bytes | None:
@@ -111,11 +136,70 @@ def _timeval32(data: bytes) -> str | None:
     return None if wide is None else format_timeval(wide)
 
 
+def sigaction_to_native(data: bytes) -> bytes | None:
+    """A compat ``struct sigaction`` (20 bytes) as x86_64's (32); None if short."""
+    if len(data) < 20:
+        return None
+    handler, flags, restorer = struct.unpack_from("<III", data)
+    return struct.pack("<QQQ", handler, flags, restorer) + data[12:20]
+
+
+def stack_to_native(data: bytes) -> bytes | None:
+    """A compat ``stack_t`` (12 bytes) as x86_64's (24); None if short."""
+    if len(data) < 12:
+        return None
+    sp, flags, size = struct.unpack_from("<IiI", data)
+    return struct.pack("<Qi4xQ", sp, flags, size)
+
+
+def rusage_to_native(data: bytes) -> bytes | None:
+    """A compat ``struct rusage`` (72 bytes) as x86_64's (144); None if short."""
+    if len(data) < 72:
+        return None
+    return struct.pack("<18q", *struct.unpack_from("<18i", data))
+
+
+def siginfo_to_native(data: bytes) -> bytes | None:
+    """A compat ``siginfo_t`` (128 bytes) as x86_64's: the three ints, then the union
+    moved from offset 12 to 16 with SIGCHLD's clock_t times widened; None if short."""
+    if len(data) < 32:
+        return None
+    utime, stime = struct.unpack_from("<ii", data, 24)
+    out = data[:12] + bytes(4) + data[12:24] + bytes(4) + struct.pack("<qq", utime, stime)
+    return out + bytes(128 - len(out))
+
+
+def sysinfo_to_native(data: bytes) -> bytes | None:
+    """A compat ``struct sysinfo`` (64 bytes) as x86_64's (112); None if short."""
+    if len(data) < _SYSINFO32.size:
+        return None
+    v = _SYSINFO32.unpack_from(data)
+    return struct.pack("<q3Q6QH6xQQI4x", *v)
+
+
+def _widened(conv: Callable[[bytes], bytes | None],
+             fmt: Callable[[bytes], str | None]) -> Callable[[bytes], str | None]:
+    def f(data: bytes) -> str | None:
+        native = conv(data)
+        return None if native is None else fmt(native)
+    return f
+
+
+def _k_rusagew(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """wait4's compat rusage: decoded only when a child was reaped (ret > 0)."""
+    cap = capture_out(ev, i) if ev.ret > 0 else None
+    text = None if cap is None else _widened(rusage_to_native, format_rusage)(cap.data)
+    return pointer(ev.args[i]) if text is None else text
+
+
 #: kind -> (bytes read, read at exit): what the i386 decoders of :func:`compat_kinds`
 #: need captured (tracekit.session.capture's ``beauty32`` specs)
 KINDS32_SIZES: dict[str, tuple[int, bool]] = {
     "stat64": (STAT64_SIZE, True), "timespec": (8, False), "timespec_out": (8, True),
     "timeval_out": (8, True), "rlim_out": (8, True), "tms": (16, True),
+    "sigaction_in": (20, False), "sigaction_out": (20, True), "stack_in": (12, False),
+    "stack_out": (12, True), "wstatus": (4, True), "rusagew": (72, True),
+    "rusage": (72, True), "siginfo_out": (128, True), "sysinfo": (64, True),
 }
 
 
@@ -133,4 +217,15 @@ def compat_kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
         "timespec_out": decoded_out(_timespec32), "timeval_out": decoded_out(_timeval32),
         "rlim_out": decoded_out(format_rlimit32, whole=True),
         "tms": decoded_out(_tms32, whole=True),
+        "sigaction_in": decoded_in(_widened(sigaction_to_native,
+                                            lambda b: format_sigaction(b, fl))),
+        "sigaction_out": decoded_out(_widened(sigaction_to_native,
+                                              lambda b: format_sigaction(b, fl))),
+        "stack_in": decoded_in(_widened(stack_to_native, lambda b: format_stack_t(b, fl))),
+        "stack_out": decoded_out(_widened(stack_to_native, lambda b: format_stack_t(b, fl))),
+        "rusagew": _k_rusagew,
+        "rusage": decoded_out(_widened(rusage_to_native, format_rusage)),
+        "siginfo_out": decoded_out(_widened(siginfo_to_native,
+                                            lambda b: format_siginfo(b, fl))),
+        "sysinfo": decoded_out(_widened(sysinfo_to_native, format_sysinfo), whole=True),
     }
