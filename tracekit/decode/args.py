@@ -92,7 +92,7 @@ class _ArchConsts:
         self.dev_types = frozenset(F.const_value(T.S_IFMT, n) for n in ("S_IFCHR", "S_IFBLK"))
         self.kinds = _kinds(f)
         self.ret_kinds = {**structs_io.ret_kinds(f), **ops.ret_kinds(f),
-                          **flagwords.ret_kinds(f)}
+                          **flagwords.ret_kinds(f), **structs_fs.ret_kinds(f)}
 
 
 @functools.cache

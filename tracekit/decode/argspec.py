@@ -26,6 +26,7 @@ undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit.decode.a
                       ``timeval_out``, ``id_out``, ``cpuset_out``, ``sigpending_out``
                       (size: arg 1), ``sigevent``: ``_out`` ones are
                       written by the call, an address when it failed
+``timet_out``         time(2)'s time_t: ``[1796536993 /* 2026-12-06T06:03:13+0000 */]``
 ``stat64``            i386 struct stat64 (tracekit.decode.structs_compat)
 ``stat`` ``statx``    structs the call fills in (tracekit.decode.structs_fs): stat,
 ``statfs`` ...        statx, statfs, ``rlim_in``/``rlim_out``, ``utsname``, ``sysinfo``,
@@ -75,7 +76,8 @@ of F_GETSIG, ``0x2 (F_UNLCK)`` of F_GETLEASE), ``prctl`` (``1 (SUID_DUMP_USER)``
 (``16388 (IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4))``), ``schedpolicy`` (``0 (SCHED_OTHER)``),
 ``personality``
 (``0x8 (PER_LINUX32)``), ``poll``/``ppoll``
-(``2 ([{fd=3, revents=POLLIN}], left {...})``), ``select``/``pselect``
+(``2 ([{fd=3, revents=POLLIN}], left {...})``), ``time`` (``1796536993
+(2026-12-06T06:03:13+0000)``), ``select``/``pselect``
 (``1 (in [3], left {...})``); ``0 (Timeout)``.
 """
 
@@ -327,6 +329,7 @@ shmat: d p shmatflags -> x
 kcmp: d d kcmp
 quotactl: quotactl
 statfs64: path u p
+time: timet_out -> time
 fstatfs64: fd u p
 """
 

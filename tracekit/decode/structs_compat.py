@@ -200,6 +200,7 @@ KINDS32_SIZES: dict[str, tuple[int, bool]] = {
     "sigaction_in": (20, False), "sigaction_out": (20, True), "stack_in": (12, False),
     "stack_out": (12, True), "wstatus": (4, True), "rusagew": (72, True),
     "rusage": (72, True), "siginfo_out": (128, True), "sysinfo": (64, True),
+    "timet_out": (4, True),
 }
 
 

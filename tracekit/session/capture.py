@@ -353,6 +353,7 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "futimesat": (_str("filename"), _fixed("utimes", 2 * TIMEVAL_SIZE)),
     # ... and utime's struct utimbuf (two longs)
     "utime": (_str("filename"), _fixed("times", UTIMBUF_SIZE)),
+    "time": (_fixed("tloc", 8, at_exit=True),),
     "gettimeofday": (_fixed("tv", TIMEVAL_SIZE, at_exit=True),),
     "settimeofday": (_fixed("tv", TIMEVAL_SIZE), _fixed("tz", TIMEZONE_SIZE)),
     "getresuid": tuple(_fixed(a, 4, at_exit=True) for a in ("ruidp", "euidp", "suidp")),
