@@ -27,7 +27,8 @@ undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit.decode.a
                       (size: arg 1), ``sigevent``: ``_out`` ones are
                       written by the call, an address when it failed
 ``timet_out``         time(2)'s time_t: ``[1796536993 /* 2026-12-06T06:03:13+0000 */]``
-``stat64``            i386 struct stat64 (tracekit.decode.structs_compat)
+``stat64``            i386 struct stat64 (tracekit.decode.structs_compat);
+``statfs64``          i386 struct statfs64 (statfs64/fstatfs64, size: the previous arg)
 ``stat`` ``statx``    structs the call fills in (tracekit.decode.structs_fs): stat,
 ``statfs`` ...        statx, statfs, ``rlim_in``/``rlim_out``, ``utsname``, ``sysinfo``,
                       ``tms``, ``rusage``, ``pipefds``, ``cwd``; ``dirents``: the count
@@ -328,9 +329,9 @@ sched_getscheduler: d -> schedpolicy
 shmat: d p shmatflags -> x
 kcmp: d d kcmp
 quotactl: quotactl
-statfs64: path u p
+statfs64: path u statfs64
 time: timet_out -> time
-fstatfs64: fd u p
+fstatfs64: fd u statfs64
 """
 
 # i386 calls printed as the native call of the same arguments (the 32-bit id calls,

@@ -18,6 +18,10 @@ compat_stack_t     12     ss_sp u32, ss_flags s32, ss_size u32
 compat_rusage      72     ru_utime, ru_stime (old_timeval32), 14 s32
 compat_siginfo     128    signo, errno, code s32, then the union at 12 (SIGCHLD's:
                           pid, uid, status s32, utime, stime s32)
+compat_statfs      64     f_type, f_bsize, f_blocks, f_bfree, f_bavail, f_files, f_ffree
+                          u32, f_fsid (2 s32), f_namelen, f_frsize, f_flags u32, spare
+compat_statfs64    84     f_type, f_bsize u32, f_blocks ... f_ffree u64 (4-aligned),
+                          f_fsid (2 s32), f_namelen, f_frsize, f_flags u32, spare
 compat_sysinfo     64     uptime s32, loads[3], totalram ... freeswap u32, procs u16,
                           pad u16, totalhigh, freehigh, mem_unit u32, 8 bytes
 =================  =====  ==========================================================
@@ -37,6 +41,7 @@ from tracekit.decode.captures import KindFn, capture_out, decoded_in, decoded_ou
 from tracekit.decode.structs_fs import (
     format_stat,
     format_stat_verbose,
+    format_statfs,
     format_sysinfo,
     format_tms,
 )
@@ -64,6 +69,8 @@ __all__ = [
     "siginfo_to_native",
     "stack_to_native",
     "stat64_to_native",
+    "statfs64_to_native",
+    "statfs_to_native",
     "sysinfo_to_native",
     "widen_pair32",
 ]
@@ -177,6 +184,26 @@ def sysinfo_to_native(data: bytes) -> bytes | None:
     return struct.pack("<q3Q6QH6xQQI4x", *v)
 
 
+_STATFS32 = struct.Struct("<7I2i3I")                # to f_flags (44 of 64 bytes)
+_STATFS64_32 = struct.Struct("<II5Q2i3I")            # to f_flags (68 of 84 bytes)
+_NATIVE_STATFS = struct.Struct("<qq5Q2iqqq32x")     # x86_64 struct statfs, 120 bytes
+
+
+def statfs_to_native(data: bytes) -> bytes | None:
+    """A compat ``struct statfs`` (64 bytes) as x86_64's (120); None if short."""
+    if len(data) < _STATFS32.size:
+        return None
+    return _NATIVE_STATFS.pack(*_STATFS32.unpack_from(data))
+
+
+def statfs64_to_native(data: bytes) -> bytes | None:
+    """A compat ``struct statfs64`` (84 bytes, statfs64/fstatfs64) as x86_64's struct
+    statfs (120); None if short."""
+    if len(data) < _STATFS64_32.size:
+        return None
+    return _NATIVE_STATFS.pack(*_STATFS64_32.unpack_from(data))
+
+
 def _widened(conv: Callable[[bytes], bytes | None],
              fmt: Callable[[bytes], str | None]) -> Callable[[bytes], str | None]:
     def f(data: bytes) -> str | None:
@@ -200,7 +227,7 @@ KINDS32_SIZES: dict[str, tuple[int, bool]] = {
     "sigaction_in": (20, False), "sigaction_out": (20, True), "stack_in": (12, False),
     "stack_out": (12, True), "wstatus": (4, True), "rusagew": (72, True),
     "rusage": (72, True), "siginfo_out": (128, True), "sysinfo": (64, True),
-    "timet_out": (4, True),
+    "timet_out": (4, True), "statfs": (64, True), "statfs64": (84, True),
 }
 
 
@@ -229,4 +256,8 @@ def compat_kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
         "siginfo_out": decoded_out(_widened(siginfo_to_native,
                                             lambda b: format_siginfo(b, fl))),
         "sysinfo": decoded_out(_widened(sysinfo_to_native, format_sysinfo), whole=True),
+        "statfs": decoded_out(_widened(statfs_to_native, lambda b: format_statfs(b, fl)),
+                              whole=True),
+        "statfs64": decoded_out(_widened(statfs64_to_native,
+                                         lambda b: format_statfs(b, fl)), whole=True),
     }
