@@ -9,6 +9,9 @@ stat64             96     dev u64, pad 4, __ino u32, mode, nlink, uid, gid u32, 
                           u64, pad 4, size s64, blksize u32, blocks u64 (4-aligned),
                           atime, atime_nsec, mtime, mtime_nsec, ctime, ctime_nsec u32,
                           ino u64
+compat_stat        64     dev, ino u32, mode, nlink, uid, gid u16, rdev, size, blksize,
+                          blocks, atime, atime_nsec ... ctime_nsec u32, 2 unused
+                          (stat, lstat, fstat)
 old_timespec32     8      tv_sec s32, tv_nsec s32
 old_timeval32      8      tv_sec s32, tv_usec s32
 compat_rlimit      8      rlim_cur, rlim_max u32 (0xffffffff: RLIM_INFINITY)
@@ -68,6 +71,7 @@ __all__ = [
     "sigaction_to_native",
     "siginfo_to_native",
     "stack_to_native",
+    "stat32_to_native",
     "stat64_to_native",
     "statfs64_to_native",
     "statfs_to_native",
@@ -89,6 +93,20 @@ def stat64_to_native(data: bytes) -> bytes | None:
         return None
     (dev, _ino32, mode, nlink, uid, gid, rdev, size, blksize, blocks,
      at, atn, mt, mtn, ct, ctn, ino) = _STAT64.unpack_from(data)
+    return _NATIVE_STAT.pack(dev, ino, nlink, mode, uid, gid, rdev, size, blksize, blocks,
+                             at, atn, mt, mtn, ct, ctn)
+
+
+_STAT32 = struct.Struct("<IIHHHHIIIIIIIIII")       # to ctime_nsec (56 of 64 bytes)
+
+
+def stat32_to_native(data: bytes) -> bytes | None:
+    """An i386 ``struct stat`` (compat_stat, 64 bytes) as an x86_64 ``struct stat``;
+    None if short."""
+    if len(data) < _STAT32.size:
+        return None
+    (dev, ino, mode, nlink, uid, gid, rdev, size, blksize, blocks,
+     at, atn, mt, mtn, ct, ctn) = _STAT32.unpack_from(data)
     return _NATIVE_STAT.pack(dev, ino, nlink, mode, uid, gid, rdev, size, blksize, blocks,
                              at, atn, mt, mtn, ct, ctn)
 
@@ -222,7 +240,7 @@ def _k_rusagew(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 #: kind -> (bytes read, read at exit): what the i386 decoders of :func:`compat_kinds`
 #: need captured (tracekit.session.capture's ``beauty32`` specs)
 KINDS32_SIZES: dict[str, tuple[int, bool]] = {
-    "stat64": (STAT64_SIZE, True), "timespec": (8, False), "timespec_out": (8, True),
+    "stat64": (STAT64_SIZE, True), "stat": (64, True), "timespec": (8, False), "timespec_out": (8, True),
     "timeval_out": (8, True), "rlim_out": (8, True), "tms": (16, True),
     "sigaction_in": (20, False), "sigaction_out": (20, True), "stack_in": (12, False),
     "stack_out": (12, True), "wstatus": (4, True), "rusagew": (72, True),
@@ -240,8 +258,16 @@ def compat_kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
     def stat64(d: SyscallDecoder, ev: Syscall, i: int) -> str:
         return (full if d.verbose else short)(d, ev, i)
 
+    short32 = decoded_out(_widened(stat32_to_native, lambda b: format_stat(b, fl)),
+                          whole=True)
+    full32 = decoded_out(_widened(stat32_to_native, lambda b: format_stat_verbose(b, fl)),
+                         whole=True)
+
+    def stat32(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        return (full32 if d.verbose else short32)(d, ev, i)
+
     return {
-        "stat64": stat64, "timespec": decoded_in(_timespec32),
+        "stat64": stat64, "stat": stat32, "timespec": decoded_in(_timespec32),
         "timespec_out": decoded_out(_timespec32), "timeval_out": decoded_out(_timeval32),
         "rlim_out": decoded_out(format_rlimit32, whole=True),
         "tms": decoded_out(_tms32, whole=True),
