@@ -240,7 +240,8 @@ def _k_rusagew(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 #: kind -> (bytes read, read at exit): what the i386 decoders of :func:`compat_kinds`
 #: need captured (tracekit.session.capture's ``beauty32`` specs)
 KINDS32_SIZES: dict[str, tuple[int, bool]] = {
-    "stat64": (STAT64_SIZE, True), "stat": (64, True), "timespec": (8, False), "timespec_out": (8, True),
+    "stat64": (STAT64_SIZE, True), "stat": (64, True), "timespec": (8, False),
+    "timespec_out": (8, True),
     "timeval_out": (8, True), "rlim_out": (8, True), "tms": (16, True),
     "sigaction_in": (20, False), "sigaction_out": (20, True), "stack_in": (12, False),
     "stack_out": (12, True), "wstatus": (4, True), "rusagew": (72, True),
