@@ -12,8 +12,11 @@ Flag words and constants are decoded with the tables of the syscall table's arch
 from __future__ import annotations
 
 import functools
+import struct
 from collections.abc import Callable, Sequence
 from typing import cast
+
+import msgspec
 
 from tracekit._events import (
     CAP_ARGV,
@@ -449,6 +452,20 @@ def _llseek(d: SyscallDecoder, ev: Syscall) -> list[str]:
             whence if whence is not None else str(ev.args[4])]
 
 
+def _old_mmap(d: SyscallDecoder, ev: Syscall) -> list[str]:
+    """i386 ``mmap`` (old_mmap): its six arguments are 32-bit words of a struct at
+    argument 0, printed as mmap2's are (``mmap(NULL, 4096, PROT_READ,
+    MAP_PRIVATE|MAP_ANONYMOUS, -1, 0)``, the offset in bytes); the struct's address when
+    it was not read."""
+    cap = capture(ev, 0)
+    if cap is None or len(cap.data) < 24:
+        return [pointer(ev.args[0])]
+    inner = msgspec.structs.replace(ev, args=struct.unpack_from("<6I", cap.data), caps=())
+    kinds = d._kinds
+    return [text for k, kind in enumerate(("p", "u", "prot", "mmapflags", "fd", "x"))
+            if (text := kinds[kind](d, inner, k)) is not None]
+
+
 def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
     """Argument kind (``tracekit.decode.argspec``) -> decoder, with ``f``'s flag tables."""
     T = f.tables
@@ -541,7 +558,7 @@ def kinds_for(arch: str) -> dict[str, ArgFn]:
 
 SpecialFn = Callable[["SyscallDecoder", Syscall], list[str]]   # all argument texts at once
 SPECIAL: dict[str, SpecialFn] = {
-    "clone": _clone, "llseek": _llseek, **ops.SPECIAL,
+    "clone": _clone, "llseek": _llseek, "oldmmap": _old_mmap, **ops.SPECIAL,
 }
 # Calls whose fds are in their arguments (an int[2] written at exit): the fd cache
 # learns them before the arguments are printed.

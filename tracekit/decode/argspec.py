@@ -65,7 +65,8 @@ others                a table of ``tracekit.decode.flags`` (see ``tracekit.decod
 Calls whose arguments follow their operation end with a kind named after them (``futex``,
 ``prctl``, ``fcntl``, ``mremap``, ``membarrier``, ``ptrace``, ``syslog``, ``personality``,
 ``keyctl``, ``clone3``, ``kcmp``, ``quotactl``: tracekit.decode.ops; ``clone``;
-``llseek``: _llseek's offset from its two halves, its result, whence), which
+``llseek``: _llseek's offset from its two halves, its result, whence; ``oldmmap``:
+i386 mmap's six arguments read from the struct at its argument, ``mmaparg32``), which
 prints every argument; a kind before it only says what that argument is (``fcntl: fd
 fcntl``: the path filter's fds).
 
@@ -378,6 +379,7 @@ SAME_LAYOUT32: dict[str, str] = {
 ARGSPEC32: dict[str, ArgSpec] = _parse("""
 pread64: fd bufr u off64
 pwrite64: fd bufw u off64
+mmap: mmaparg32 oldmmap -> x
 """)
 """i386 calls whose arguments differ from the native call of the same name (a 64-bit
 offset split in two registers, low half first): name -> (argument kinds, return kind);

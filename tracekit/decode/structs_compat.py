@@ -246,7 +246,7 @@ KINDS32_SIZES: dict[str, tuple[int, bool]] = {
     "sigaction_in": (20, False), "sigaction_out": (20, True), "stack_in": (12, False),
     "stack_out": (12, True), "wstatus": (4, True), "rusagew": (72, True),
     "rusage": (72, True), "siginfo_out": (128, True), "sysinfo": (64, True),
-    "timet_out": (4, True), "statfs": (64, True), "statfs64": (84, True),
+    "timet_out": (4, True), "mmaparg32": (24, False), "statfs": (64, True), "statfs64": (84, True),
 }
 
 
