@@ -78,7 +78,8 @@ of F_GETSIG, ``0x2 (F_UNLCK)`` of F_GETLEASE), ``prctl`` (``1 (SUID_DUMP_USER)``
 (``16388 (IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4))``), ``schedpolicy`` (``0 (SCHED_OTHER)``),
 ``personality``
 (``0x8 (PER_LINUX32)``), ``poll``/``ppoll``
-(``2 ([{fd=3, revents=POLLIN}], left {...})``), ``time`` (``1796536993
+(``2 ([{fd=3, revents=POLLIN}], left {...})``), ``select32`` (i386 _newselect's),
+``time`` (``1796536993
 (2026-12-06T06:03:13+0000)``), ``select``/``pselect``
 (``1 (in [3], left {...})``); ``0 (Timeout)``.
 """
@@ -380,6 +381,7 @@ ARGSPEC32: dict[str, ArgSpec] = _parse("""
 pread64: fd bufr u off64
 pwrite64: fd bufw u off64
 mmap: mmaparg32 oldmmap -> x
+_newselect: d fdset fdset fdset timeout_tv32 -> select32
 """)
 """i386 calls whose arguments differ from the native call of the same name (a 64-bit
 offset split in two registers, low half first): name -> (argument kinds, return kind);

@@ -67,6 +67,7 @@ __all__ = [
     "compat_kinds",
     "format_rlimit32",
     "format_stat64",
+    "format_timeval32",
     "rusage_to_native",
     "sigaction_to_native",
     "siginfo_to_native",
@@ -156,7 +157,8 @@ def _timespec32(data: bytes) -> str | None:
     return None if wide is None else format_timespec(wide)
 
 
-def _timeval32(data: bytes) -> str | None:
+def format_timeval32(data: bytes) -> str | None:
+    """An ``old_timeval32`` (two s32): ``{tv_sec=0, tv_usec=1000}``; None if short."""
     wide = widen_pair32(data)
     return None if wide is None else format_timeval(wide)
 
@@ -269,7 +271,7 @@ def compat_kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
 
     return {
         "stat64": stat64, "stat": stat32, "timespec": decoded_in(_timespec32),
-        "timespec_out": decoded_out(_timespec32), "timeval_out": decoded_out(_timeval32),
+        "timespec_out": decoded_out(_timespec32), "timeval_out": decoded_out(format_timeval32),
         "rlim_out": decoded_out(format_rlimit32, whole=True),
         "tms": decoded_out(_tms32, whole=True),
         "sigaction_in": decoded_in(_widened(sigaction_to_native,

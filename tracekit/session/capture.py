@@ -657,6 +657,27 @@ def specs32_for(kinds: Sequence[str]) -> tuple[CapSpec, ...]:
 
 
 
+# i386 call -> (the native call whose captures it takes, {argument: its i386 size}):
+# the fd_sets of _newselect are the same bitmaps, its timeval two s32
+_RESIZED32: dict[str, tuple[str, dict[str, int]]] = {
+    "_newselect": ("select", {"tvp": 8}),
+}
+
+
+def _resized32(name: str) -> tuple[CapSpec, ...] | None:
+    """The specs of an i386 call of ``_RESIZED32``: the native call's, with the sizes of
+    the structs of another layout there."""
+    native, sizes = _RESIZED32[name]
+    args = shipped_args(native, "x86_64")
+    if args is None:
+        return None
+    index = {a.name: i for i, a in enumerate(args)}
+    resized = {index[a]: n for a, n in sizes.items() if a in index}
+    return tuple(s._replace(cap=resized[s.arg], size=resized[s.arg])
+                 if s.arg in resized and s.kind == CAP_STRUCT else s
+                 for s in specs_for(native, args).specs)
+
+
 def build_specs32(table: SyscallTable | None = None) -> dict[int, tuple[CapSpec, ...]]:
     """i386 nr -> specs for the ``beauty32`` map (module docstring).
 
@@ -671,7 +692,9 @@ def build_specs32(table: SyscallTable | None = None) -> dict[int, tuple[CapSpec,
         nr, spec = table.nr(name), ARGSPEC32.get(name) or ARGSPEC.get(name)
         native = SAME_LAYOUT32.get(name)
         args = shipped_args(native, "x86_64") if native is not None else None
-        if nr is not None and args is not None and native is not None:
+        if nr is not None and name in _RESIZED32:
+            specs = _resized32(name) or ()
+        elif nr is not None and args is not None and native is not None:
             specs = specs_for(native, args).specs
         elif nr is None or spec is None:
             continue
