@@ -58,6 +58,7 @@ from tracekit._events import (
 from tracekit.decode.argspec import SAME_LAYOUT32
 from tracekit.decode.ops import (
     CLONE_ARGS_SIZE,
+    FLOCK32_SIZE,
     FLOCK_SIZE,
     KCMP_EPOLL_SLOT_SIZE,
     QUOTA_DATA_SIZE,
@@ -658,9 +659,12 @@ def specs32_for(kinds: Sequence[str]) -> tuple[CapSpec, ...]:
 
 
 # i386 call -> (the native call whose captures it takes, {argument: its i386 size}):
-# the fd_sets of _newselect are the same bitmaps, its timeval two s32
+# the fd_sets of _newselect are the same bitmaps, its timeval two s32; fcntl's struct
+# flock is 16 bytes there, flock64 24
 _RESIZED32: dict[str, tuple[str, dict[str, int]]] = {
     "_newselect": ("select", {"tvp": 8}),
+    # struct flock / flock64 of the i386 ABI (tracekit.decode.ops)
+    "fcntl": ("fcntl", {"arg": FLOCK32_SIZE}), "fcntl64": ("fcntl", {"arg": FLOCK32_SIZE}),
 }
 
 
