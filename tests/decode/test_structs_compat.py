@@ -75,3 +75,43 @@ def test_compat_records_read_i386_layouts(tmp_path: object) -> None:
     assert d.decode(sc("_llseek", (3, 0, 0, 1, 0), -14)).args == ("3", "0", "0x1", "SEEK_SET")
     assert d.decode(sc("pwrite64", (3, 0x4000, 0, 0, 1), -27)).args[3] == "4294967296"
     assert d.decode(sc("pread64", (3, 0x4000, 0, 0xFFFFFFFF, 0xFFFFFFFF), -22)).args[3] == "-1"
+
+
+def test_widened_structs() -> None:
+    act = struct.pack("<III", 1, 0x14000000, 0x401000) + struct.pack("<II", 2, 1)
+    native = C.sigaction_to_native(act)
+    assert native == struct.pack("<QQQII", 1, 0x14000000, 0x401000, 2, 1)
+    assert C.stack_to_native(struct.pack("<IiI", 0x1000, 2, 8192)) == struct.pack(
+        "<Qi4xQ", 0x1000, 2, 8192)
+    assert C.rusage_to_native(struct.pack("<18i", *range(18))) == struct.pack(
+        "<18q", *range(18))
+    info = struct.pack("<iiiiiiii", 17, 0, 1, 1234, 0, 3, 5, 6) + bytes(96)
+    wide = C.siginfo_to_native(info)
+    assert wide is not None and len(wide) == 128
+    assert struct.unpack_from("<iii4xiii4xqq", wide) == (17, 0, 1, 1234, 0, 3, 5, 6)
+    fs64 = struct.pack("<II5Q2i3I", 0xEF53, 4096, 10, 9, 8, 7, 6, 1, 2, 255, 4096, 0x20)
+    fs = C.statfs64_to_native(fs64 + bytes(16))
+    assert fs is not None and len(fs) == 120
+    assert C.format_stat64(b"", FL) is None and C.statfs_to_native(bytes(43)) is None
+
+
+def test_compat_records_more(tmp_path: object) -> None:
+    d = SyscallDecoder(SyscallTable("x86_64"), fdcache=FdCache(str(tmp_path)))
+    lk64 = Capture(2, CAP_STRUCT, 0, struct.pack("<hhqqi", 1, 0, 10, 20, 0))
+    assert d.decode(sc("fcntl64", (3, 13, 0x4000), 0, (lk64,))).args == (
+        "3", "F_SETLK64", "{l_type=F_WRLCK, l_whence=SEEK_SET, l_start=10, l_len=20}")
+    lk = Capture(2, CAP_STRUCT, 0, struct.pack("<hhiii", 2, 1, 5, 6, 0) + bytes(8))
+    assert d.decode(sc("fcntl64", (3, 6, 0x4000), 0, (lk,))).args == (
+        "3", "F_SETLK", "{l_type=F_UNLCK, l_whence=SEEK_CUR, l_start=5, l_len=6}")
+    mm = Capture(0, CAP_STRUCT, 0, struct.pack("<6I", 0, 4096, 1, 0x22, 0xFFFFFFFF, 0))
+    got = d.decode(sc("mmap", (0x4000,), 0xF7F00000, (mm,)))
+    assert got.args == ("NULL", "4096", "PROT_READ", "MAP_PRIVATE|MAP_ANONYMOUS", "-1", "0")
+    assert got.ret == "0xf7f00000"
+    assert d.decode(sc("mmap", (1,), -14)).args == ("0x1",)
+    t = Capture(0, CAP_STRUCT, 0, struct.pack("<i", 0))
+    assert d.decode(sc("time", (0x4000,), 0, (t,))).args == ("[0]",)
+    assert d.decode(sc("time", (0,), 0)).args == ("NULL",)
+    sa = Capture(1, CAP_STRUCT, 0, struct.pack("<IIIII", 1, 0x14000000, 0x401000, 2, 1))
+    assert d.decode(sc("rt_sigaction", (10, 0x4000, 0, 8), 0, (sa,))).args == (
+        "SIGUSR1", "{sa_handler=SIG_IGN, sa_mask=[INT RT_1], "
+        "sa_flags=SA_RESTORER|SA_RESTART, sa_restorer=0x401000}", "NULL", "8")
