@@ -374,6 +374,8 @@ SAME_LAYOUT32: dict[str, str] = {
     "clock_gettime64": "clock_gettime", "clock_getres_time64": "clock_getres",
     "clock_nanosleep_time64": "clock_nanosleep", "getgroups32": "getgroups",
     "setgroups32": "setgroups", "getresuid32": "getresuid", "getresgid32": "getresgid",
+    # the ioctl arguments decoded (tracekit.decode.structs_io: termios, winsize, ints)
+    "ioctl": "ioctl",
 }
 
 
