@@ -45,8 +45,9 @@ def _build(tmp: Path) -> Path:
 # Calls tracekit does not print as strace yet (docs/strace-differences.md): socketcall's
 # sub-calls (strace names the line after the sub-call: socket, bind...; the sockaddr
 # sits behind a pointer in the argument array), the compat iovecs of readv/writev (the
-# BPF program reads 16-byte iovecs) and the old select's struct (its fd_sets behind 32-bit pointers in it). Their lines
-# are left out of the comparison; every other line must be equal.
+# BPF program reads 16-byte iovecs) and the old select's struct (its fd_sets behind
+# 32-bit pointers in it). Their lines are left out of the comparison; every other line
+# must be equal.
 KNOWN_LEFT = re.compile(r"^(socket|bind|connect|listen|socketcall|readv|writev|select)\(")
 
 
