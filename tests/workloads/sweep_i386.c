@@ -3,7 +3,8 @@
  * arch/x86/entry/syscalls/syscall_32.tbl) by a 64-bit program, with normal, NULL, bad
  * pointer and unknown-flag arguments: strace 6.1 decodes them with the i386 table and the
  * i386 struct layouts (struct stat64, 32-bit timespec/timeval/rlimit/sysinfo, compat
- * iovec, sigaction, msghdr...).
+ * iovec, sigaction, msghdr...). Sockets both through socketcall and the direct calls of
+ * Linux 4.3 (socket, bind, connect, sendto, recvfrom...).
  *
  * Built -no-pie so that its static data sits below 4 GiB, where a 32-bit pointer can name
  * it: every buffer the calls name is static. Every call is harmless: it works on files it
@@ -362,6 +363,27 @@ static void sockets(void)
     S2(NR_socketcall, 1, a);
     S1(NR_close, s);
     S1(NR_unlink, "sock");
+
+    /* the direct socket calls of Linux 4.3 (i386 numbers 359...) */
+    s = S3(359 /* socket */, 1, 2 /* SOCK_DGRAM */, 0);
+    big[0] = 1, big[1] = 0;
+    strcpy(big + 2, "dgram");
+    S3(361 /* bind */, s, big, 2 + 6);
+    S3(362 /* connect */, s, big, 2 + 6);
+    S6(369 /* sendto */, s, "ping", 4, 0x40 /* MSG_DONTWAIT */, 0, 0);
+    words[40] = sizeof buf;
+    S6(371 /* recvfrom */, s, buf, sizeof buf, 0x40, big + 128, words + 40);
+    words[41] = 64;
+    S3(367 /* getsockname */, s, big + 256, words + 41);
+    words[42] = 1, words[43] = 4;
+    S5(366 /* setsockopt */, s, 1 /* SOL_SOCKET */, 2 /* SO_REUSEADDR */, words + 42, 4);
+    S5(365 /* getsockopt */, s, 1, 7 /* SO_SNDBUF */, words + 42, words + 43);
+    S2(373 /* shutdown */, s, 2 /* SHUT_RDWR */);
+    S1(NR_close, s);
+    S4(360 /* socketpair */, 1, 1, 0, fds);
+    S1(NR_close, fds[0]);
+    S1(NR_close, fds[1]);
+    S1(NR_unlink, "dgram");
 }
 
 static void waits(void)

@@ -376,6 +376,11 @@ SAME_LAYOUT32: dict[str, str] = {
     "setgroups32": "setgroups", "getresuid32": "getresuid", "getresgid32": "getresgid",
     # the ioctl arguments decoded (tracekit.decode.structs_io: termios, winsize, ints)
     "ioctl": "ioctl",
+    # the direct socket calls (Linux 4.3): sockaddrs, socklen_t and int option values
+    # (SO_LINGER's and SO_PEERCRED's structs are ints too)
+    "recvfrom": "recvfrom", "getsockname": "getsockname", "getpeername": "getpeername",
+    "setsockopt": "setsockopt", "getsockopt": "getsockopt", "socketpair": "socketpair",
+    "accept": "accept", "accept4": "accept4", "sendto": "sendto",
 }
 
 
