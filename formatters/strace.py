@@ -361,6 +361,9 @@ class StraceFormatter(TextSink):
       attach_lines: print ``strace: Process N attached`` when a fork record names a new
         task (strace's own message, which strace writes to the trace when the trace goes
         to its standard error).
+      personality_lines: print ``[ Process PID=N runs in 32 bit mode. ]`` when a task's
+        calls change ABI (True); strace 6.1 writes it to its standard error, so only into
+        a trace that goes there (not with -o FILE, nor with -q).
       shown_signals: the signals a ``-e signal=`` selection shows (None: all): a task
         killed by another prints no ``+++ killed by`` line, as in strace.
     """
@@ -392,6 +395,7 @@ class StraceFormatter(TextSink):
         self._dump_writes = _fd_set(shape.dump_writes) if shape.dump_writes else frozenset()
         self.count_forks = True
         self.attach_lines = False
+        self.personality_lines = True
         self.shown_signals: frozenset[int] | None = None
         self._live: set[int] = set()
         self._last_ts = 0           # -r: the previous line's time
@@ -578,7 +582,7 @@ class StraceFormatter(TextSink):
         flags = ev.flags
         compat = bool(flags & SC_COMPAT)
         if self._compat.get(ev.tid, False) != compat:
-            if compat or ev.tid in self._compat:
+            if (compat or ev.tid in self._compat) and self.personality_lines:
                 bits = 32 if compat else 64
                 lines.append(f"[ Process PID={ev.tid} runs in {bits} bit mode. ]")
             self._compat[ev.tid] = compat

@@ -161,18 +161,25 @@ def test_6_19_extra_fields_are_not_arguments(shared_fixtures: Path) -> None:
     assert [f.name for f in syscall_args(parse_format(text))] == ["fd", "buf", "count"]
 
 
-def test_i386_specs_capture_only_what_reads_the_same_in_both_abis() -> None:
+def test_i386_specs_capture_what_the_i386_decoders_read() -> None:
     """beauty32: strings, byte buffers and sockaddrs of the i386 calls, by i386 number;
-    a struct of longs or pointers (stat64's, an iovec, argv) is not captured."""
+    the structs of the same layout as the native call's native specs; the structs of
+    another layout at their i386 size (stat64's 96 bytes); an iovec or argv (pointers
+    the BPF program would read as 64-bit) is not captured."""
     i386 = SyscallTable("i386")
     got = {i386.name(nr): specs for nr, specs in build_specs32(i386).items()}
     assert got["open"] == (CapSpec(0, CAP_STR, LEN_NONE, 0, STR_CAP, 0),)
     assert got["write"] == (CapSpec(1, CAP_BUF, 2, 0, BUF_CAP, 0),)
     assert got["read"] == (CapSpec(1, CAP_BUF, LEN_RET, SPEC_AT_EXIT, BUF_CAP, 0),)
-    assert got["stat64"] == (CapSpec(0, CAP_STR, LEN_NONE, 0, STR_CAP, 0),)  # not the struct
+    assert got["stat64"] == (CapSpec(0, CAP_STR, LEN_NONE, 0, STR_CAP, 0),
+                             CapSpec(1, CAP_STRUCT, LEN_NONE, SPEC_AT_EXIT, 96, 96))
+    assert got["fstat64"] == (CapSpec(1, CAP_STRUCT, LEN_NONE, SPEC_AT_EXIT, 96, 96),)
+    assert got["clock_gettime"] == (CapSpec(1, CAP_STRUCT, LEN_NONE, SPEC_AT_EXIT, 8, 8),)
+    # the native call's: a 64-bit timespec in both ABIs
+    assert got["clock_gettime64"] == (CapSpec(1, CAP_STRUCT, LEN_NONE, SPEC_AT_EXIT, 16, 16),)
     assert got["connect"] == (CapSpec(1, CAP_STRUCT, 2, 0, SOCKADDR_CAP, 0),)
     assert got["execve"] == (CapSpec(0, CAP_STR, LEN_NONE, 0, STR_CAP, 0),)  # argv: no
-    assert "readv" not in got and "fstat64" not in got
+    assert "readv" not in got and "writev" not in got
     assert i386.nr("open") == 5 and 5 in build_specs32(i386)        # keyed by i386 nr
 
 

@@ -675,6 +675,8 @@ async def _run(a: StraceArgs, signals: Any) -> int:
             formatter = StraceFormatter(stream, decoder=decoder, shape=shape)
         formatter.count_forks = a.follow > 0
         formatter.attach_lines = a.output is None and not quiet_attach and a.follow > 0
+        # strace's "[ Process PID=N runs in 32 bit mode. ]" goes to its standard error
+        formatter.personality_lines = a.output is None and "personality" not in a.quiet
         if plan.session.signals is not None:
             formatter.shown_signals = frozenset(plan.session.signals)
         if a.summary == "C":

@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import functools
 import mmap
+import struct
 from collections.abc import Callable, Sequence
 from typing import cast
+
+import msgspec
 
 from tracekit._events import (
     CAP_ARGV,
@@ -40,6 +43,7 @@ from tracekit.decode import (
     ops,
     structs_aio,
     structs_bpf,
+    structs_compat,
     structs_cred,
     structs_fs,
     structs_io,
@@ -49,7 +53,7 @@ from tracekit.decode import (
     structs_proc as SP,
     structs_task,
 )
-from tracekit.decode.argspec import ARGSPEC
+from tracekit.decode.argspec import ARGSPEC, ARGSPEC32, SAME_LAYOUT32
 from tracekit.decode.argtypes import kind_of, narrowed
 from tracekit.decode.captures import capture, capture_out, decoded_in, decoded_out
 from tracekit.decode.fdcache import AT_FDCWD, DESCRIBED_CALLS, OPENS, TRACKED_CALLS, FdCache
@@ -102,7 +106,8 @@ class _ArchConsts:
         self.dev_types = frozenset(F.const_value(T.S_IFMT, n) for n in ("S_IFCHR", "S_IFBLK"))
         self.kinds = _kinds(f)
         self.ret_kinds = {**structs_io.ret_kinds(f), **ops.ret_kinds(f),
-                          **flagwords.ret_kinds(f), **structs_task.ret_kinds(f)}
+                          **flagwords.ret_kinds(f), **structs_task.ret_kinds(f),
+                          **structs_fs.ret_kinds(f)}
 
 
 @functools.cache
@@ -129,6 +134,26 @@ def k_ld(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 def k_u(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return str(ev.args[i])
+
+
+def _off64(ev: Syscall, lo: int) -> int:
+    """The signed 64-bit offset of an i386 call split in two registers, the low half in
+    argument ``lo`` and the high half in the next."""
+    hi = ev.args[lo + 1] if lo + 1 < len(ev.args) else 0
+    return signed((hi & 0xFFFFFFFF) << 32 | ev.args[lo] & 0xFFFFFFFF)
+
+
+def k_off64(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    return str(_off64(ev, i))
+
+
+def k_loff_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """A loff_t the call wrote (8 bytes, little-endian): ``[4096]``; its address unless
+    the call succeeded and it was read."""
+    cap = capture_out(ev, i)
+    if cap is None or len(cap.data) < 8:
+        return pointer(ev.args[i])
+    return f"[{int.from_bytes(cap.data[:8], 'little', signed=True)}]"
 
 
 def k_x(d: SyscallDecoder, ev: Syscall, i: int) -> str:
@@ -460,14 +485,37 @@ def _clone(d: SyscallDecoder, ev: Syscall) -> list[str]:
     return out
 
 
+def _llseek(d: SyscallDecoder, ev: Syscall) -> list[str]:
+    """i386 ``_llseek(fd, offset_high, offset_low, result, whence)`` as strace prints it:
+    ``_llseek(3, 4294967296, [4294967308], SEEK_END)``: the offset from its two halves
+    (signed), the loff_t result (:func:`k_loff_out`), whence."""
+    hi, lo = ev.args[1] & 0xFFFFFFFF, ev.args[2] & 0xFFFFFFFF
+    whence = d._kinds["whence"](d, ev, 4)
+    return [k_fd(d, ev, 0), str(signed(hi << 32 | lo)), k_loff_out(d, ev, 3),
+            whence if whence is not None else str(ev.args[4])]
+
+
+def _old_mmap(d: SyscallDecoder, ev: Syscall) -> list[str]:
+    """i386 ``mmap`` (old_mmap): its six arguments are 32-bit words of a struct at
+    argument 0, printed as mmap2's are (``mmap(NULL, 4096, PROT_READ,
+    MAP_PRIVATE|MAP_ANONYMOUS, -1, 0)``, the offset in bytes); the struct's address when
+    it was not read."""
+    cap = capture(ev, 0)
+    if cap is None or len(cap.data) < 24:
+        return [pointer(ev.args[0])]
+    inner = msgspec.structs.replace(ev, args=struct.unpack_from("<6I", cap.data), caps=())
+    kinds = d._kinds
+    return [text for k, kind in enumerate(("p", "u", "prot", "mmapflags", "fd", "x"))
+            if (text := kinds[kind](d, inner, k)) is not None]
+
+
 def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
     """Argument kind (``tracekit.decode.argspec``) -> decoder, with ``f``'s flag tables."""
     T = f.tables
     ipc_64 = next(v for v, n in T.IPC_CONSTS.items() if n == "IPC_64")
     return {
         "d": k_d, "ld": k_ld, "u": k_u, "u64": k_u, "x": k_x, "raw": k_x, "p": k_p,
-        "fd": k_fd,
-        "dirfd": k_dirfd,
+        "fd": k_fd, "dirfd": k_dirfd, "off64": k_off64, "loff_out": k_loff_out,
         "path": k_path, "str": k_str, "strr": k_bufr, "bufw": k_bufw, "bufr": k_bufr,
         "bufrx": k_bufrx, "bufrn": k_bufrn, "argv": k_argv, "envp": k_envp, "sockaddr": k_sockaddr,
         "timespec": k_timespec, "omode": k_omode, "proto": k_proto,
@@ -563,7 +611,7 @@ def kinds_for(arch: str) -> dict[str, ArgFn]:
 
 SpecialFn = Callable[["SyscallDecoder", Syscall], list[str]]   # all argument texts at once
 SPECIAL: dict[str, SpecialFn] = {
-    "clone": _clone, **ops.SPECIAL,
+    "clone": _clone, "llseek": _llseek, "oldmmap": _old_mmap, **ops.SPECIAL,
 }
 # Calls whose fds are in their arguments (an int[2] written at exit): the fd cache
 # learns them before the arguments are printed.
@@ -723,6 +771,8 @@ class SyscallDecoder:
         self.consts = _consts(self.table.arch)
         self.flags = self.consts.flags
         self._kinds = self.consts.kinds
+        # an i386 call's kinds: the native ones, but for the structs of another layout
+        self._kinds32 = {**self._kinds, **structs_compat.compat_kinds(self.flags)}
         self._prototypes = prototypes(self.table.arch)
         self.arg_count = arg_count
         self.arg_types = arg_types
@@ -785,7 +835,7 @@ class SyscallDecoder:
         name = table.name(nr) if table is not None else None
         if name is None or table is None or table.nr(name) is None:
             name = f"syscall_{nr:#x}"       # a number no call has: strace 6.1's spelling
-        spec = ARGSPEC.get(name)
+        spec = (ARGSPEC32.get(name) if compat else None) or ARGSPEC.get(name)
         generic = 0
         # tracefs and the shipped prototypes describe the native calls: an i386 call of
         # the same name may differ
@@ -817,7 +867,9 @@ class SyscallDecoder:
         # a spec whose last kind is a SPECIAL one decodes every argument with it; the
         # kinds before it only say what the first arguments are (fcntl's fd, for -P)
         special = SPECIAL.get(kinds[-1]) if kinds else None
-        fns = () if special else tuple(self._kinds[k] for k in kinds)
+        kind_fns = (self._kinds32 if compat and name not in SAME_LAYOUT32
+                    else self._kinds)
+        fns = () if special else tuple(kind_fns[k] for k in kinds)
         got = self._calls[key] = _Call(name, fns, special, ret, generic)
         return got
 

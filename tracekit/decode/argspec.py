@@ -30,6 +30,9 @@ undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit.decode.a
                       arg 1), ``sigpending_out`` (size: arg 1), ``sigevent``,
                       ``mincore_vec`` (mincore's pages: ``[1, 0]``): ``_out`` ones are
                       written by the call, an address when it failed
+``timet_out``         time(2)'s time_t: ``[1796536993 /* 2026-12-06T06:03:13+0000 */]``
+``stat64``            i386 struct stat64 (tracekit.decode.structs_compat);
+``statfs64``          i386 struct statfs64 (statfs64/fstatfs64, size: the previous arg)
 ``int_out`` ...       an int a call wrote, ``[24]`` (tracekit.decode.ops); ``uint_out``:
                       unsigned (getcpu, mq_timedreceive's priority); ``int_in``
 ``stat`` ``statx``    structs the call fills in (tracekit.decode.structs_fs): stat,
@@ -84,12 +87,17 @@ others                a table of ``tracekit.decode.flags`` (see ``tracekit.decod
                       (length: the next arg), ``len_inout`` (``[128 => 16]``),
                       ``addrlen_inout`` (the same, an address beside a NULL address),
                       ``sollevel``, ``sockopt``, ``optval_in``/``optval_out``
+``off64``             a 64-bit offset of an i386 call in two registers, this one the
+                      low half, the next the high half (signed decimal)
+``loff_out``          a loff_t the call writes (_llseek's result: ``[4096]``)
 ``-``                 stop: the arguments after this one are not printed
 ====================  ==========================================================
 
 Calls whose arguments follow their operation end with a kind named after them (``futex``,
 ``prctl``, ``fcntl``, ``mremap``, ``membarrier``, ``ptrace``, ``syslog``, ``personality``,
-``keyctl``, ``clone3``, ``kcmp``, ``quotactl``: tracekit.decode.ops; ``clone``), which
+``keyctl``, ``clone3``, ``kcmp``, ``quotactl``: tracekit.decode.ops; ``clone``;
+``llseek``: _llseek's offset from its two halves, its result, whence; ``oldmmap``:
+i386 mmap's six arguments read from the struct at its argument, ``mmaparg32``), which
 prints every argument; a kind before it only says what that argument is (``fcntl: fd
 fcntl``: the path filter's fds).
 
@@ -107,13 +115,14 @@ of F_GETSIG, ``0x2 (F_UNLCK)`` of F_GETLEASE), ``prctl`` (``1 (SUID_DUMP_USER)``
 (``0x8 (PER_LINUX32)``), ``recvmmsg`` (``1 (left {...})``), ``ldt`` (modify_ldt's int
 result in a zero-extended register: ``4294967258 ENOSYS (Function not implemented)``),
 ``poll``/``ppoll``
-(``2 ([{fd=3, revents=POLLIN}], left {...})``), ``select``/``pselect``
+(``2 ([{fd=3, revents=POLLIN}], left {...})``), ``select32`` (i386 _newselect's),
+``time`` (``1796536993 (2026-12-06T06:03:13+0000)``), ``select``/``pselect``
 (``1 (in [3], left {...})``); ``0 (Timeout)``.
 """
 
 from __future__ import annotations
 
-__all__ = ["ARGSPEC", "ArgSpec"]
+__all__ = ["ARGSPEC", "ARGSPEC32", "SAME_LAYOUT32", "ArgSpec"]
 
 ArgSpec = tuple[tuple[str, ...], str]
 
@@ -138,10 +147,10 @@ stat: path stat
 lstat: path stat
 fstat: fd stat
 newfstatat: dirfd path stat atflags
-fstatat64: dirfd path p atflags
-stat64: path p
-lstat64: path p
-fstat64: fd p
+fstatat64: dirfd path stat64 atflags
+stat64: path stat64
+lstat64: path stat64
+fstat64: fd stat64
 statx: dirfd path statxflags statxmask statx
 statfs: path statfs
 fstatfs: fd statfs
@@ -149,7 +158,9 @@ access: path amode
 faccessat: dirfd path amode
 faccessat2: dirfd path amode faccessflags
 lseek: fd ld whence
-_llseek: fd u u p whence
+_llseek: fd u u loff_out llseek
+truncate64: path off64
+ftruncate64: fd off64
 mmap: p u prot mmapflags fd x -> x
 mmap2: p u prot mmapflags fd x -> x
 mprotect: p u prot
@@ -389,7 +400,25 @@ mbind: p u mpolmode nodes_in u mbindflags
 set_mempolicy: mpolmode32 nodes_in u
 get_mempolicy: mpolmode_out nodes_out u p getmempolflags
 migrate_pages: d u migrate_nodes migrate_nodes
+statfs64: path u statfs64
+time: timet_out -> time
+fstatfs64: fd u statfs64
 """
+
+# i386 calls printed as the native call of the same arguments (the 32-bit id calls,
+# ugetrlimit, the *_time64 calls, _newselect): i386 name -> native name.
+_I386_ALIASES = {
+    "chown32": "chown", "lchown32": "lchown", "fchown32": "fchown",
+    "getuid32": "getuid", "geteuid32": "geteuid", "getgid32": "getgid",
+    "getegid32": "getegid", "setuid32": "setuid", "setgid32": "setgid",
+    "setreuid32": "setreuid", "setregid32": "setregid", "setresuid32": "setresuid",
+    "setresgid32": "setresgid", "getresuid32": "getresuid", "getresgid32": "getresgid",
+    "setfsuid32": "setfsuid", "setfsgid32": "setfsgid", "getgroups32": "getgroups",
+    "setgroups32": "setgroups", "ugetrlimit": "getrlimit",
+    "clock_gettime64": "clock_gettime", "clock_getres_time64": "clock_getres",
+    "clock_nanosleep_time64": "clock_nanosleep", "clock_settime64": "clock_settime",
+    "_newselect": "select",
+}
 
 
 def _parse(spec: str) -> dict[str, ArgSpec]:
@@ -403,3 +432,35 @@ def _parse(spec: str) -> dict[str, ArgSpec]:
 
 ARGSPEC: dict[str, ArgSpec] = _parse(_SPEC)
 """syscall name -> (argument kinds, return kind)."""
+# i386 call -> the native (x86_64) call whose arguments and captures it takes: its
+# memory reads the same in both ABIs (no long or pointer in it; 64-bit times): printed
+# with the native decoders, captured with the native call's specs
+# (tracekit.session.capture).
+SAME_LAYOUT32: dict[str, str] = {
+    "statx": "statx", "prlimit64": "prlimit64", "getdents64": "getdents64",
+    "uname": "newuname", "poll": "poll", "rt_sigprocmask": "rt_sigprocmask",
+    "pipe": "pipe", "pipe2": "pipe2", "getrandom": "getrandom",
+    "clock_gettime64": "clock_gettime", "clock_getres_time64": "clock_getres",
+    "clock_nanosleep_time64": "clock_nanosleep", "getgroups32": "getgroups",
+    "setgroups32": "setgroups", "getresuid32": "getresuid", "getresgid32": "getresgid",
+    # the ioctl arguments decoded (tracekit.decode.structs_io: termios, winsize, ints)
+    "ioctl": "ioctl",
+    # the direct socket calls (Linux 4.3): sockaddrs, socklen_t and int option values
+    # (SO_LINGER's and SO_PEERCRED's structs are ints too)
+    "recvfrom": "recvfrom", "getsockname": "getsockname", "getpeername": "getpeername",
+    "setsockopt": "setsockopt", "getsockopt": "getsockopt", "socketpair": "socketpair",
+    "accept": "accept", "accept4": "accept4", "sendto": "sendto",
+}
+
+
+ARGSPEC32: dict[str, ArgSpec] = _parse("""
+pread64: fd bufr u off64
+pwrite64: fd bufw u off64
+mmap: mmaparg32 oldmmap -> x
+_newselect: d fdset fdset fdset timeout_tv32 -> select32
+""")
+"""i386 calls whose arguments differ from the native call of the same name (a 64-bit
+offset split in two registers, low half first): name -> (argument kinds, return kind);
+the others take :data:`ARGSPEC`'s."""
+ARGSPEC.update({alias: ARGSPEC[native] for alias, native in _I386_ALIASES.items()
+                if native in ARGSPEC})

@@ -184,7 +184,8 @@ class ArchFlags:
         self.fd_flags = FlagSet(T.FD_FLAGS)
         self.sa_flags = FlagSet(T.SA_FLAGS)
         self.ss_flags = FlagSet(T.SS_FLAGS)             # sigaltstack
-        self.timer_flags = FlagSet(T.TIMER_FLAGS)       # clock_nanosleep
+        # clock_nanosleep, timer_settime: unknown bits alone ``0x10 /* TIMER_??? */``
+        self.timer_flags = FlagSet(T.TIMER_FLAGS, unknown="TIMER_???")
         self.sock_flags = FlagSet(T.SOCK_FLAGS, unknown="SOCK_???")
         self._clone_bits = FlagSet(tuple(p for p in T.CLONE_FLAGS if not p[0] & _CSIGNAL))
         self.clone3_flags = FlagSet(T.CLONE_FLAGS)

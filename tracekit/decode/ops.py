@@ -23,7 +23,15 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from tracekit._events import CAP_BUF, CAP_STR, CAPF_FAULT, CAPF_TRUNC, Capture, Syscall
+from tracekit._events import (
+    CAP_BUF,
+    CAP_STR,
+    CAPF_FAULT,
+    CAPF_TRUNC,
+    SC_COMPAT,
+    Capture,
+    Syscall,
+)
 from tracekit.decode import flags as F
 from tracekit.decode.captures import capture, capture_out, succeeded
 from tracekit.decode.signals import siginfo_text
@@ -357,8 +365,25 @@ FLOCK_SIZE = 32
 _FLOCK = struct.Struct("<hh4xqqi")
 F_OWNER_EX_SIZE = 8      # struct f_owner_ex: int type, pid_t pid
 
-_SETLK = frozenset({"F_SETLK", "F_SETLKW", "F_OFD_SETLK", "F_OFD_SETLKW"})
-_GETLK = frozenset({"F_GETLK", "F_OFD_GETLK"})
+_SETLK = frozenset({"F_SETLK", "F_SETLKW", "F_OFD_SETLK", "F_OFD_SETLKW", "F_SETLK64",
+                    "F_SETLKW64"})
+_GETLK = frozenset({"F_GETLK", "F_OFD_GETLK", "F_GETLK64"})
+# the commands of struct flock64 in the i386 ABI (include/uapi/asm-generic/fcntl.h)
+_FCNTL64_32 = {12: "F_GETLK64", 13: "F_SETLK64", 14: "F_SETLKW64"}
+# i386 struct flock (compat_flock: short, short, s32 start, len, pid: 16 bytes) and
+# struct flock64 (packed: short, short, s64 start, len, s32 pid: 24 bytes)
+FLOCK32_SIZE = 24           # the larger, read for either
+_FLOCK32 = struct.Struct("<hhiii")
+_FLOCK64_32 = struct.Struct("<hhqqi")
+
+
+def _flock_native(data: bytes, name: str) -> bytes:
+    """An i386 struct flock (F_GETLK/F_SETLK/F_SETLKW) or flock64 (the ``*64`` and OFD
+    commands) as x86_64's (``FLOCK_SIZE`` bytes); ``b""`` if short."""
+    layout = _FLOCK32 if name in ("F_GETLK", "F_SETLK", "F_SETLKW") else _FLOCK64_32
+    if len(data) < layout.size:
+        return b""
+    return _FLOCK.pack(*layout.unpack_from(data)) + bytes(4)
 _NOARG = frozenset({"F_GETFD", "F_GETFL", "F_GETOWN", "F_GETSIG", "F_GETLEASE",
                     "F_GETPIPE_SZ", "F_GET_SEALS", "F_GETOWNER_UIDS"})
 _INTARG = frozenset({"F_DUPFD", "F_DUPFD_CLOEXEC", "F_SETOWN"})
@@ -381,7 +406,8 @@ def _fcntl(d: SyscallDecoder, ev: Syscall) -> list[str]:
     fl, T = d.flags, d.flags.tables
     fd, cmd, arg = ev.args[0], ev.args[1] & _M32, ev.args[2]
     out = [d.fd_text(ev.tgid, signed(fd, 32))]
-    name = T.FCNTL_CMDS.get(cmd)
+    compat = bool(ev.flags & SC_COMPAT)
+    name = T.FCNTL_CMDS.get(cmd) or (_FCNTL64_32.get(cmd) if compat else None)
     if name is None:
         return [*out, f"{_x(cmd)} /* F_??? */", _x(arg)]
     out.append(name)
@@ -405,11 +431,13 @@ def _fcntl(d: SyscallDecoder, ev: Syscall) -> list[str]:
         return [*out, F.FlagSet(T.SEAL_FLAGS, unknown="F_SEAL_???")(arg)]
     if name in _SETLK:
         cap = _first_struct(ev, 2)
-        text = None if cap is None else format_flock(cap.data, fl, False)
+        text = None if cap is None else format_flock(
+            _flock_native(cap.data, name) if compat else cap.data, fl, False)
         return [*out, pointer(arg) if text is None else text]
     if name in _GETLK:
         cap = _last_struct(ev, 2) if succeeded(ev) else None
-        text = None if cap is None else format_flock(cap.data, fl, True)
+        text = None if cap is None else format_flock(
+            _flock_native(cap.data, name) if compat else cap.data, fl, True)
         return [*out, pointer(arg) if text is None else text]
     if name in ("F_SETOWN_EX", "F_GETOWN_EX"):
         cap = (_first_struct(ev, 2) if name == "F_SETOWN_EX"

@@ -586,6 +586,27 @@ def _k_landlock_ruleset(fl: F.ArchFlags) -> KindFn:
     return k
 
 
+def format_time_t(data: bytes) -> str | None:
+    """time(2)'s ``time_t`` the call wrote, of ``len(data)`` bytes (8; an i386 call's:
+    4), signed: ``[1796536993 /* 2026-12-06T06:03:13+0000 */]``; None if empty."""
+    if len(data) not in (4, 8):
+        return None
+    sec = int.from_bytes(data, "little", signed=True)
+    return f"[{sec}{_time_comment(sec, 0)}]"
+
+
+def _ret_time(d: SyscallDecoder, ev: Syscall, text: str) -> str:
+    """time(2)'s return, the seconds and their date: ``1796536993
+    (2026-12-06T06:03:13+0000)`` (strace's sprinttime without the comment marks)."""
+    comment = _time_comment(ev.ret, 0)
+    return f"{text} ({comment[4:-3]})" if comment else text
+
+
+def ret_kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, str], str]]:
+    """Return kinds of this module: (decoder, record, plain text) -> the text after ``=``."""
+    return {"time": _ret_time}
+
+
 def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
     """The argument kinds of this module for ``fl``'s arch (merged by tracekit.decode.args)."""
     return {
@@ -604,6 +625,7 @@ def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
         "utsname": decoded_out(format_utsname, whole=True),
         "sysinfo": decoded_out(format_sysinfo, whole=True),
         "tms": decoded_out(format_tms, whole=True),
+        "timet_out": decoded_out(format_time_t, whole=True),
         "pipefds": k_pipefds,
         "cwd": k_strcwd,
         "landlockruleattr": _k_landlock_rule(fl),

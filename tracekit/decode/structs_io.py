@@ -53,6 +53,7 @@ from tracekit._events import (
 )
 from tracekit.decode import flags as F
 from tracekit.decode.captures import KindFn, capture, capture_out, succeeded
+from tracekit.decode.structs_compat import format_timeval32
 from tracekit.decode.structs_proc import SIGSET_SIZE, format_sigset, format_timeval
 from tracekit.decode.values import (
     format_ifindex,
@@ -991,6 +992,7 @@ def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int],
         "fdset": k_fdset,
         "timeout_ts": _k_timeout_in(format_timespec),
         "timeout_tv": _k_timeout_in(format_timeval),
+        "timeout_tv32": _k_timeout_in(format_timeval32),
         "sigmask": k_sigmask,
         "pselect_sig": k_pselect_sig,
         "epollevent": _k_epoll_event(fl),
@@ -1017,5 +1019,6 @@ def ret_kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, s
         "recvmmsg": _ret_left(4),
         "ppoll": _ret_poll(fl, 2),
         "select": _ret_select(format_timeval),
+        "select32": _ret_select(format_timeval32),
         "pselect": _ret_select(format_timespec),
     }

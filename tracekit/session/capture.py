@@ -26,9 +26,12 @@ Where the specs come from::
 the i386 nr in the ``beauty32`` map (:func:`build_specs32`). tracefs describes only the
 native calls, so they come from the decoder's prototypes (``tracekit.decode.argspec``,
 which lists the i386 calls too), restricted to what reads the same in both ABIs: C
-strings, byte buffers (``write``'s, ``read``'s) and socket addresses. A struct with
-longs or pointers in it (``stat64``, an iovec, argv) has another layout there: it is
-not captured, and prints as an address.
+strings, byte buffers (``write``'s, ``read``'s) and socket addresses; and, for the calls
+of ``SAME_LAYOUT32``, whose memory has the native layout in both ABIs (``statx``,
+``rlimit64``, ``linux_dirent64``, ``pollfd``, the 64-bit timespec of the ``*_time64``
+calls...), the native call's captures. A struct with longs or pointers in it
+(``stat64``, an iovec, argv) has another layout there: it is not captured, and prints as
+an address.
 """
 
 from __future__ import annotations
@@ -52,14 +55,17 @@ from tracekit._events import (
     CAP_STR,
     CAP_STRUCT,
 )
+from tracekit.decode.argspec import SAME_LAYOUT32
 from tracekit.decode.ops import (
     CLONE_ARGS_SIZE,
+    FLOCK32_SIZE,
     FLOCK_SIZE,
     KCMP_EPOLL_SLOT_SIZE,
     QUOTA_DATA_SIZE,
 )
 from tracekit.decode.structs_aio import IO_EVENT_SIZE, IO_URING_PARAMS_SIZE, IOCB_SIZE
 from tracekit.decode.structs_bpf import BPF_ATTR_CAP, BPF_ATTR_OUT_CAP, BPF_ATTR_STR_CAP
+from tracekit.decode.structs_compat import KINDS32_SIZES
 from tracekit.decode.structs_cred import CAP_DATA_SIZE, CAP_HEADER_SIZE
 from tracekit.decode.structs_fs import (
     LANDLOCK_PATH_BENEATH_SIZE,
@@ -375,6 +381,7 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "futimesat": (_str("filename"), _fixed("utimes", 2 * TIMEVAL_SIZE)),
     # ... and utime's struct utimbuf (two longs)
     "utime": (_str("filename"), _fixed("times", UTIMBUF_SIZE)),
+    "time": (_fixed("tloc", 8, at_exit=True),),
     "gettimeofday": (_fixed("tv", TIMEVAL_SIZE, at_exit=True),),
     "settimeofday": (_fixed("tv", TIMEVAL_SIZE), _fixed("tz", TIMEZONE_SIZE)),
     "getresuid": tuple(_fixed(a, 4, at_exit=True) for a in ("ruidp", "euidp", "suidp")),
@@ -760,7 +767,14 @@ _KINDS32: dict[str, tuple[int, str | None, int, bool]] = {
     "strr": (CAP_BUF, "ret", BUF_CAP, True),
     "cwd": (CAP_BUF, "ret", BUF_MAX, True),
     "sockaddr": (CAP_STRUCT, "next", SOCKADDR_CAP, False),
+    "loff_out": (CAP_STRUCT, None, 8, True),
 }
+
+
+# the structs of another layout in the i386 ABI, read whole (fixed size) for their
+# decoders (tracekit.decode.structs_compat)
+_KINDS32.update({kind: (CAP_STRUCT, None, size, at_exit)
+                 for kind, (size, at_exit) in KINDS32_SIZES.items()})
 
 
 def specs32_for(kinds: Sequence[str]) -> tuple[CapSpec, ...]:
@@ -775,8 +789,36 @@ def specs32_for(kinds: Sequence[str]) -> tuple[CapSpec, ...]:
         if length == "next" and i + 1 >= len(kinds):
             continue
         len_arg = {None: LEN_NONE, "ret": LEN_RET, "next": i + 1}[length]
-        specs.append(CapSpec(i, cap_kind, len_arg, SPEC_AT_EXIT if at_exit else 0, cap, 0))
+        # a struct of fixed size: ``size`` is its size (as ``_fixed``'s)
+        size = cap if cap_kind == CAP_STRUCT and length is None else 0
+        specs.append(CapSpec(i, cap_kind, len_arg, SPEC_AT_EXIT if at_exit else 0, cap, size))
     return tuple(specs[:BEAUTY_SPECS])
+
+
+
+
+# i386 call -> (the native call whose captures it takes, {argument: its i386 size}):
+# the fd_sets of _newselect are the same bitmaps, its timeval two s32; fcntl's struct
+# flock is 16 bytes there, flock64 24
+_RESIZED32: dict[str, tuple[str, dict[str, int]]] = {
+    "_newselect": ("select", {"tvp": 8}),
+    # struct flock / flock64 of the i386 ABI (tracekit.decode.ops)
+    "fcntl": ("fcntl", {"arg": FLOCK32_SIZE}), "fcntl64": ("fcntl", {"arg": FLOCK32_SIZE}),
+}
+
+
+def _resized32(name: str) -> tuple[CapSpec, ...] | None:
+    """The specs of an i386 call of ``_RESIZED32``: the native call's, with the sizes of
+    the structs of another layout there."""
+    native, sizes = _RESIZED32[name]
+    args = shipped_args(native, "x86_64")
+    if args is None:
+        return None
+    index = {a.name: i for i, a in enumerate(args)}
+    resized = {index[a]: n for a, n in sizes.items() if a in index}
+    return tuple(s._replace(cap=resized[s.arg], size=resized[s.arg])
+                 if s.arg in resized and s.kind == CAP_STRUCT else s
+                 for s in specs_for(native, args).specs)
 
 
 def build_specs32(table: SyscallTable | None = None) -> dict[int, tuple[CapSpec, ...]]:
@@ -785,15 +827,22 @@ def build_specs32(table: SyscallTable | None = None) -> dict[int, tuple[CapSpec,
     Args:
       table: the i386 syscall table (default ``SyscallTable("i386")``).
     """
-    from tracekit.decode.argspec import ARGSPEC
+    from tracekit.decode.argspec import ARGSPEC, ARGSPEC32
 
     table = table if table is not None else SyscallTable("i386")
     out: dict[int, tuple[CapSpec, ...]] = {}
     for name in table.names():
-        nr, spec = table.nr(name), ARGSPEC.get(name)
-        if nr is None or spec is None:
+        nr, spec = table.nr(name), ARGSPEC32.get(name) or ARGSPEC.get(name)
+        native = SAME_LAYOUT32.get(name)
+        args = shipped_args(native, "x86_64") if native is not None else None
+        if nr is not None and name in _RESIZED32:
+            specs = _resized32(name) or ()
+        elif nr is not None and args is not None and native is not None:
+            specs = specs_for(native, args).specs
+        elif nr is None or spec is None:
             continue
-        specs = specs32_for(spec[0])
+        else:
+            specs = specs32_for(spec[0])
         if specs:
             out[nr] = specs
     return out
