@@ -7,37 +7,18 @@ Expected texts are what strace 6.1 printed for the same values on this machine
 from __future__ import annotations
 
 import struct
-from pathlib import Path
 
-import pytest
-
-from tracekit._events import CAP_BUF, CAP_STRUCT, CAPF_FAULT, Capture, Syscall
+from tests.decode._calls import args, call
+from tracekit._events import CAP_BUF, CAP_STRUCT, CAPF_FAULT, Capture
 from tracekit.decode import flags as F, structs_aio as AIO
 from tracekit.decode.args import SyscallDecoder
-from tracekit.decode.fdcache import FdCache
-from tracekit.kernel.syscalls import SyscallTable
 
-X64 = SyscallTable("x86_64")
 FL = F.for_arch("x86_64")
 EVENT = struct.pack("<QQqq", 0x1234, 0x7FFC906590E0, 4, 0)
 EVENT_TEXT = "{data=0x1234, obj=0x7ffc906590e0, res=4, res2=0}"
 
 
-def call(name: str, args: tuple[int, ...], ret: int = 0, caps: tuple[Capture, ...] = ()
-         ) -> Syscall:
-    nr = X64.nr(name)
-    assert nr is not None, name
-    return Syscall(ts_ns=1, duration_ns=1, tid=1, tgid=1, cpu=0, syscall_nr=nr,
-                   args=(*args, *(0,) * (6 - len(args))), ret=ret, comm="t", caps=caps)
 
-
-@pytest.fixture
-def dec(tmp_path: Path) -> SyscallDecoder:
-    return SyscallDecoder(X64, fdcache=FdCache(str(tmp_path)))
-
-
-def args(d: SyscallDecoder, ev: Syscall) -> str:
-    return ", ".join(d.decode(ev).args)
 
 
 def test_io_event_and_iocb_header() -> None:

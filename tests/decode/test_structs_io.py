@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import socket
 import struct
-from pathlib import Path
 
-import pytest
 from hypothesis import given, settings, strategies as st
 
+from tests.decode._calls import X64, call, line
 from tracekit._events import (
     CAP_BUF,
     CAP_IOV,
@@ -25,14 +24,11 @@ from tracekit._events import (
     CAPF_FAULT,
     CAPF_TRUNC,
     Capture,
-    Syscall,
 )
 from tracekit.decode import flags as F, structs_io as IO, structs_net as NET
 from tracekit.decode.args import SyscallDecoder
 from tracekit.decode.fdcache import FdCache
-from tracekit.kernel.syscalls import SyscallTable
 
-X64 = SyscallTable("x86_64")
 FL = F.for_arch("x86_64")
 ADDR = 0x7FFD1000
 TERMIOS = struct.pack("<4IB19s", 0o2400, 0o5, 0o277, 0o105073, 0, bytes(19))
@@ -41,22 +37,7 @@ TERMIOS_TEXT = ("{c_iflag=ICRNL|IXON, c_oflag=NL0|CR0|TAB0|BS0|VT0|FF0|OPOST|ONL
                 "ECHOCTL|ECHOKE, ...}")
 
 
-def call(name: str, args: tuple[int, ...], ret: int = 0, caps: tuple[Capture, ...] = ()
-         ) -> Syscall:
-    nr = X64.nr(name)
-    assert nr is not None, name
-    return Syscall(ts_ns=1, duration_ns=1, tid=1, tgid=1, cpu=0, syscall_nr=nr,
-                   args=(*args, *(0,) * (6 - len(args))), ret=ret, comm="t", caps=caps)
 
-
-@pytest.fixture
-def dec(tmp_path: Path) -> SyscallDecoder:
-    return SyscallDecoder(X64, fdcache=FdCache(str(tmp_path)))
-
-
-def line(d: SyscallDecoder, ev: Syscall) -> str:
-    out = d.decode(ev)
-    return f"{out.name}({', '.join(out.args)}) = {out.ret}"
 
 
 def test_termios_and_winsize() -> None:

@@ -8,10 +8,8 @@ against strace on tests/workloads/sweep_proc.c)."""
 from __future__ import annotations
 
 import struct
-from pathlib import Path
 
-import pytest
-
+from tests.decode._calls import X64, line
 from tracekit._events import (
     CAP_BUF,
     CAP_IOV,
@@ -23,10 +21,7 @@ from tracekit._events import (
 )
 from tracekit.decode import flags as F, structs_ipc as IPC, structs_proc as SP, structs_task as TK
 from tracekit.decode.args import SyscallDecoder
-from tracekit.decode.fdcache import FdCache
-from tracekit.kernel.syscalls import SyscallTable
 
-X64 = SyscallTable("x86_64")
 FL = F.for_arch("x86_64")
 ADDR = 0x7FFD1000
 EINVAL, ENOSYS = -22, -38
@@ -44,14 +39,6 @@ def cap(i: int, data: bytes, *, at_exit: bool = False, kind: int = CAP_STRUCT,
     return Capture(i, kind, flags | (CAPF_AT_EXIT if at_exit else 0), data)
 
 
-@pytest.fixture
-def dec(tmp_path: Path) -> SyscallDecoder:
-    return SyscallDecoder(X64, fdcache=FdCache(str(tmp_path)))
-
-
-def line(d: SyscallDecoder, ev: Syscall) -> str:
-    out = d.decode(ev)
-    return f"{out.name}({', '.join(out.args)}) = {out.ret}"
 
 
 PERM = struct.pack("<iIIIIH2xH2x4xQQ", 0, 0, 0, 0, 0, 0o600, 0, 0, 0)   # ipc64_perm, 48

@@ -7,35 +7,18 @@ Expected texts are what strace 6.1 printed for the same values on this machine
 from __future__ import annotations
 
 import struct
-from pathlib import Path
 
 import pytest
 
+from tests.decode._calls import args, call
 from tracekit._events import CAP_BUF, CAP_STR, Capture, Syscall
 from tracekit.decode.args import SyscallDecoder
-from tracekit.decode.fdcache import FdCache
-from tracekit.kernel.syscalls import SyscallTable
 
-X64 = SyscallTable("x86_64")
 HI = 0xDEADBEEF00000000
 EINVAL, ENOSYS = -22, -38
 
 
-def call(name: str, args: tuple[int, ...], ret: int = 0, caps: tuple[Capture, ...] = ()
-         ) -> Syscall:
-    nr = X64.nr(name)
-    assert nr is not None, name
-    return Syscall(ts_ns=1, duration_ns=1, tid=1, tgid=1, cpu=0, syscall_nr=nr,
-                   args=(*args, *(0,) * (6 - len(args))), ret=ret, comm="t", caps=caps)
 
-
-@pytest.fixture
-def dec(tmp_path: Path) -> SyscallDecoder:
-    return SyscallDecoder(X64, fdcache=FdCache(str(tmp_path)))
-
-
-def args(d: SyscallDecoder, ev: Syscall) -> str:
-    return ", ".join(d.decode(ev).args)
 
 
 @pytest.mark.parametrize(("name", "argv", "text"), [
