@@ -35,14 +35,33 @@ _TMPNAME = re.compile(r"untouched[A-Za-z0-9]{6}")
 _VARS = re.compile(r"/\* \d+ vars \*/")
 
 
-def build(tmp: Path, name: str) -> Path:
+def build(tmp: Path, name: str, *flags: str) -> Path:
+    """tests/workloads/NAME.c built with gcc -O1 (and ``flags``) into ``tmp``."""
     gcc = shutil.which("gcc")
     if gcc is None:
         pytest.skip(f"gcc is not installed: cannot build tests/workloads/{name}.c")
     out = tmp / name
-    subprocess.run([gcc, "-O1", "-Wall", "-Werror", "-o", str(out), str(WORKLOADS / f"{name}.c")],
-                   check=True, capture_output=True)
+    subprocess.run([gcc, "-O1", *flags, "-Wall", "-Werror", "-o", str(out),
+                    str(WORKLOADS / f"{name}.c")], check=True, capture_output=True)
     return out
+
+
+Gap = tuple[re.Pattern[str], re.Pattern[str]]
+
+
+def without_gaps(s_lines: list[str], t_lines: list[str], gaps: tuple[Gap, ...]
+                 ) -> tuple[list[str], list[str]]:
+    """The two line lists with each known gap masked: where strace's line matches a gap's
+    first pattern (the struct it printed) and tracekit's line at the same place its second
+    (the address tracekit printed), both get ``STRUCT`` in the place of the argument
+    (group 1 and group 2 of each pattern are kept)."""
+    s_out, t_out = list(s_lines), list(t_lines)
+    for k, line in enumerate(s_lines):
+        for s_gap, t_gap in gaps:
+            if s_gap.match(line) and k < len(t_out) and t_gap.match(t_out[k]):
+                s_out[k] = s_gap.sub(r"\1STRUCT\2", line)
+                t_out[k] = t_gap.sub(r"\1STRUCT\2", t_out[k])
+    return s_out, t_out
 
 
 def one_run_both(exe: Path, tmp: Path) -> tuple[dict[int, list[str]], dict[int, list[str]]]:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_strace_ops import build, one_run_both
+from tests.e2e.test_strace_ops import build, one_run_both, without_gaps
 
 pytestmark = [pytest.mark.kernel,
               pytest.mark.skipif(shutil.which("strace") is None,
@@ -30,27 +30,15 @@ pytestmark = [pytest.mark.kernel,
 # the BPF program reads the attr and what its first word points to (TK_SPEC_DEREF), no
 # more (programs/syscalls.bpf.c). tracekit prints the attr's address; the rest of the
 # line must still be equal.
-_GAP = re.compile(r"^(bpf\(BPF_(?:PROG_LOAD|BTF_LOAD), )"
-                  r"(?:\{.*\}|0x[0-9a-f]+)(, \d+\) = .*)$")
-
-
-def _without_gaps(s_lines: list[str], t_lines: list[str]) -> tuple[list[str], list[str]]:
-    """Both lists with the attr of a known gap replaced by ``STRUCT`` where strace printed
-    the struct and tracekit, at the same place, an address."""
-    s_out, t_out = list(s_lines), list(t_lines)
-    for k, line in enumerate(s_lines):
-        if ("{" in line and _GAP.match(line) and k < len(t_out) and _GAP.match(t_out[k])
-                and "{" not in t_out[k].split(", ")[1]):
-            s_out[k] = _GAP.sub(r"\1STRUCT\2", line)
-            t_out[k] = _GAP.sub(r"\1STRUCT\2", t_out[k])
-    return s_out, t_out
+_GAPS = ((re.compile(r"^(bpf\(BPF_(?:PROG_LOAD|BTF_LOAD), )\{.*\}(, \d+\) = .*)$"),
+          re.compile(r"^(bpf\(BPF_(?:PROG_LOAD|BTF_LOAD), )0x[0-9a-f]+(, \d+\) = .*)$")),)
 
 
 def test_sweep_bpf_equals_strace_on_the_same_run(tmp_path: Path) -> None:
     s_procs, t_procs = one_run_both(build(tmp_path, "sweep_bpf"), tmp_path)
     ((pid, s_lines),) = s_procs.items()             # the program alone: no children
     text = "\n".join(s_lines)
-    s_lines, t_lines = _without_gaps(s_lines, t_procs.get(pid, []))
+    s_lines, t_lines = without_gaps(s_lines, t_procs.get(pid, []), _GAPS)
     assert t_lines == s_lines, "\n".join(
         difflib.unified_diff(s_lines, t_lines, "strace", "tracekit", lineterm="", n=0))
     # the gaps are still there: 4 PROG_LOADs, a BTF_LOAD of 2 bytes

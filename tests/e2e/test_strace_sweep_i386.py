@@ -17,13 +17,11 @@ from __future__ import annotations
 import difflib
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests._run import WORKLOADS
-from tests.e2e.test_strace_ops import one_run_both
+from tests.e2e.test_strace_ops import build, one_run_both
 from tracekit.kernel.arch import machine_arch
 
 pytestmark = [pytest.mark.kernel,
@@ -31,16 +29,6 @@ pytestmark = [pytest.mark.kernel,
                                  reason="strace is not installed"),
               pytest.mark.skipif(machine_arch() != "x86_64",
                                  reason="int 0x80 from a 64-bit process is x86_64's")]
-
-
-def _build(tmp: Path) -> Path:
-    gcc = shutil.which("gcc")
-    if gcc is None:
-        pytest.skip("gcc is not installed: cannot build tests/workloads/sweep_i386.c")
-    out = tmp / "sweep_i386"
-    subprocess.run([gcc, "-O1", "-no-pie", "-Wall", "-Werror", "-o", str(out),
-                    str(WORKLOADS / "sweep_i386.c")], check=True, capture_output=True)
-    return out
 
 
 # Calls tracekit does not print as strace yet (docs/strace-differences.md): socketcall's
@@ -53,7 +41,7 @@ KNOWN_LEFT = re.compile(r"^(socketcall|readv|writev|select)\(")      # tracekit'
 
 
 def test_i386_calls_equal_strace_on_the_same_run(tmp_path: Path) -> None:
-    s_procs, t_procs = one_run_both(_build(tmp_path), tmp_path)
+    s_procs, t_procs = one_run_both(build(tmp_path, "sweep_i386", "-no-pie"), tmp_path)
     pid = next(iter(s_procs))                       # the program; then its two children
     for p, s_all in s_procs.items():
         t_all = t_procs.get(p, [])

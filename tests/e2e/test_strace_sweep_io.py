@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_strace_ops import build, one_run_both
+from tests.e2e.test_strace_ops import build, one_run_both, without_gaps
 
 pytestmark = [pytest.mark.kernel,
               pytest.mark.skipif(shutil.which("strace") is None,
@@ -35,23 +35,11 @@ _GAPS = ((re.compile(r"^(io_submit\(\S+, -?\d+, )\[\{.*\}\](\) = .*)$"),
           re.compile(r"^(io_submit\(\S+, -?\d+, )0x[0-9a-f]+(\) = .*)$")),)
 
 
-def _without_gaps(s_lines: list[str], t_lines: list[str]) -> tuple[list[str], list[str]]:
-    """Both lists with the argument of a known gap replaced by ``STRUCT`` where strace
-    printed the struct and tracekit, at the same place, an address."""
-    s_out, t_out = list(s_lines), list(t_lines)
-    for k, line in enumerate(s_lines):
-        for s_gap, t_gap in _GAPS:
-            if s_gap.match(line) and k < len(t_out) and t_gap.match(t_out[k]):
-                s_out[k] = s_gap.sub(r"\1STRUCT\2", line)
-                t_out[k] = t_gap.sub(r"\1STRUCT\2", t_out[k])
-    return s_out, t_out
-
-
 def test_sweep_io_equals_strace_on_the_same_run(tmp_path: Path) -> None:
     s_procs, t_procs = one_run_both(build(tmp_path, "sweep_io"), tmp_path)
     ((pid, s_lines),) = s_procs.items()             # the program alone: no children
     text = "\n".join(s_lines)
-    s_lines, t_lines = _without_gaps(s_lines, t_procs.get(pid, []))
+    s_lines, t_lines = without_gaps(s_lines, t_procs.get(pid, []), _GAPS)
     assert t_lines == s_lines, "\n".join(
         difflib.unified_diff(s_lines, t_lines, "strace", "tracekit", lineterm="", n=0))
     # the gaps are still there: two PWRITE iocbs and an array of two

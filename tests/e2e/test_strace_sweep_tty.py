@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_strace_ops import build, one_run_both
+from tests.e2e.test_strace_ops import build, one_run_both, without_gaps
 
 pytestmark = [pytest.mark.kernel,
               pytest.mark.skipif(shutil.which("strace") is None,
@@ -38,24 +38,12 @@ _GAPS = ((re.compile(r"^(ptrace\(PTRACE_[GS]ETREGSET, \d+, NT_PRSTATUS, \{iov_ba
                      r"(, iov_len=\d+\}\) = 0)$")),)
 
 
-def _without_gaps(s_lines: list[str], t_lines: list[str]) -> tuple[list[str], list[str]]:
-    """Both lists with the argument of a known gap replaced by ``STRUCT`` where strace
-    printed the struct and tracekit, at the same place, an address."""
-    s_out, t_out = list(s_lines), list(t_lines)
-    for k, line in enumerate(s_lines):
-        for s_gap, t_gap in _GAPS:
-            if s_gap.match(line) and k < len(t_out) and t_gap.match(t_out[k]):
-                s_out[k] = s_gap.sub(r"\1STRUCT\2", line)
-                t_out[k] = t_gap.sub(r"\1STRUCT\2", t_out[k])
-    return s_out, t_out
-
-
 def test_sweep_tty_equals_strace_on_the_same_run(tmp_path: Path) -> None:
     s_procs, t_procs = one_run_both(build(tmp_path, "sweep_tty"), tmp_path)
     assert len(s_procs) == 2                        # the program and its ctty child
     diffs, gaps = [], 0
     for pid, s_all in s_procs.items():
-        s_lines, t_lines = _without_gaps(s_all, t_procs.get(pid, []))
+        s_lines, t_lines = without_gaps(s_all, t_procs.get(pid, []), _GAPS)
         gaps += sum("STRUCT" in line for line in s_lines)
         if t_lines != s_lines:
             diffs.append("\n".join(difflib.unified_diff(
