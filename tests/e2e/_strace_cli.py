@@ -648,6 +648,11 @@ def measure(combo: Combo, program: str, exe: Path, tmp: Path) -> tuple[Result, R
     s = run_tool(["strace"], opts, argv, tmp, "strace")
     t = run_tool(TRACEKIT, opts, argv, tmp, "tracekit")
     s2 = run_tool(["strace"], opts, argv, tmp, "strace2")
+    if t.status != s.status:
+        # a tracekit that did not run (not installed, a crash) is not a 0% agreement
+        tail = "".join(t.texts.values())[-2000:]
+        raise RuntimeError(f"{combo.name} on {program}: tracekit strace exited {t.status}, "
+                           f"strace {s.status}:\n{tail}")
     column, sort = options_of(combo)
     return compare(s, t, column=column, sort=sort, strace2=s2), s, t
 
