@@ -154,6 +154,7 @@ def test_sweep_io_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             "fcntl(4, F_ADD_SEALS, 0x100 /* F_SEAL_??? */) = -1 EINVAL",
             "= 0x6 (seals F_SEAL_SHRINK|F_SEAL_GROW)", "fcntl(3, F_SETLEASE, 0x63 /* F_??? */)",
             "fcntl(3, F_NOTIFY, DN_ACCESS|DN_MODIFY|DN_MULTISHOT) = -1 ENOTDIR",
+            "fcntl(3, F_GETFL) = 0 (flags O_RDONLY)", "fcntl(3, F_GETLEASE) = 0 (F_RDLCK)",
             ", F_SETPIPE_SZ, -2401053092612141056) = 4096",
             "ioctl(3, FIOCLEX) = 0", "ioctl(3, FIONCLEX) = 0", "ioctl(3, FIONBIO, [1]) = 0",
             "ioctl(3, TIOCGWINSZ, 0x", "ioctl(3, BLKGETSIZE64, 0x", "ioctl(3, BLKSSZGET, 0x",

@@ -405,6 +405,27 @@ static void ioctl_calls(int fd, long hi) {
     syscall(SYS_ioctl, fd, hi | FIOCLEX);
 }
 
+/* fcntl results of 0, which strace prints as C's %#x does: "0", not "0x0". */
+static void zero_results(void) {
+    int w = open("g", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (w >= 0)
+        close(w);
+    int fd = open("g", O_RDONLY);
+    if (fd < 0)
+        return;
+    if (syscall(SYS_fcntl, fd, F_SETLEASE, F_RDLCK) == 0) {
+        syscall(SYS_fcntl, fd, F_GETLEASE);
+        syscall(SYS_fcntl, fd, F_SETLEASE, F_UNLCK);
+    }
+    close(fd);
+    int pp[2];     /* a pipe's read end has no O_LARGEFILE: its flags are 0 */
+    if (pipe(pp) == 0) {
+        syscall(SYS_fcntl, pp[0], F_GETFL);
+        close(pp[0]);
+        close(pp[1]);
+    }
+}
+
 int main(int argc, char **argv) {
     long hi = (long)0xdeadbeef00000000UL;
     if (argc < 2 || chdir(argv[1]) != 0)
@@ -421,5 +442,6 @@ int main(int argc, char **argv) {
     flag_calls(fd, hi);
     ioctl_calls(fd, hi);
     close(fd);
+    zero_results();
     return 0;
 }

@@ -471,14 +471,14 @@ def _ret_fcntl(d: SyscallDecoder, ev: Syscall, text: str) -> str:
     if name == "F_GETFD":
         return f"{ret:#x} (flags {fl.fd_flags(ret)})" if ret else "0"
     if name == "F_GETFL":
-        return f"{ret:#x} (flags {fl.open_flags(ret)})"
+        return f"{_x(ret)} (flags {fl.open_flags(ret)})"  # O_RDONLY: "0 (flags ..."
     if name == "F_GET_SEALS":
         return f"{ret:#x} (seals {F.FlagSet(T.SEAL_FLAGS)(ret)})" if ret else "0"
     if name == "F_GETSIG":
         return f"{ret} ({fl.signal_name(ret)})" if ret else "0"
     if name == "F_GETLEASE":
         lock = T.LOCK_TYPES.get(ret)
-        return f"{ret:#x} ({lock})" if lock else text
+        return f"{_x(ret)} ({lock})" if lock else text    # F_RDLCK: "0 (F_RDLCK)"
     return text
 
 
