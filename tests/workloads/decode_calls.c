@@ -152,6 +152,8 @@ static void memory_and_more(void)
 	syscall(SYS_keyctl, 99, 0, 0, 0, 0);
 	syscall(SYS_getgroups, 0, NULL);
 	syscall(SYS_getgroups, 64, groups);
+	syscall(SYS_getgroups, 0, groups);	/* the count; the list is not written */
+	syscall(SYS_setgroups, 0, groups);	/* this process's own groups: none */
 	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	timerfd_settime(tfd, 0, &its, &old);
 	timerfd_gettime(tfd, &old);

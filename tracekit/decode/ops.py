@@ -1092,8 +1092,12 @@ def _k_gids(out: bool) -> Callable[[SyscallDecoder, Syscall, int], str]:
         if not v:
             return "NULL"
         n = ev.ret if out else signed(ev.args[0], 32)
-        if out and (not succeeded(ev) or signed(ev.args[0], 32) == 0):
+        if out and not succeeded(ev):
             return pointer(v)
+        if n == 0:
+            return "[]"     # strace prints no element of an empty list, reads nothing
+        # getgroups(0, list) returns the count and writes nothing: strace (and the
+        # capture) read that many gids from list all the same
         cap = _readable(capture(ev, i))
         if cap is None or n < 0 or len(cap.data) < 4 * min(n, len(cap.data) // 4):
             return pointer(v)
