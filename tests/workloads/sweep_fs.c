@@ -22,11 +22,14 @@
 #include <linux/capability.h>
 #include <linux/dqblk_xfs.h>
 #include <linux/openat2.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/quota.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
@@ -501,11 +504,27 @@ static void edges(int fd) {
     syscall(SYS_getcwd, buf, 3L);
 }
 
+/* statfs of a read-only, nosuid, nodev, noexec mount: f_flags in strace's order
+ * (ST_VALID first). The mount lives in a mount namespace of this process's own. */
+static void private_mount(void) {
+    struct statfs sfs;
+    if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+        return;
+    if (mkdir("m", 0700) != 0)
+        return;
+    if (mount("tk", "m", "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k") == 0) {
+        syscall(SYS_statfs, "m", &sfs);
+        umount("m");
+    }
+    rmdir("m");
+}
+
 int main(int argc, char **argv) {
     const long hi = (long)0xdeadbeef00000000UL;     /* garbage in the high 32 bits */
     const long bad = 0xdeadbeefL;                   /* unknown bits everywhere */
     if (argc < 2 || chdir(argv[1]))
         return 2;
+    private_mount();
     int dfd = open(".", O_RDONLY | O_DIRECTORY);
     int fd = open("f", O_RDWR | O_CREAT | O_TRUNC, 0600);
     if (dfd < 0 || fd < 0)

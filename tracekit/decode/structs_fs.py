@@ -259,10 +259,11 @@ def format_statx(data: bytes, fl: F.ArchFlags) -> str | None:
 STATFS_SIZE = 120
 _STATFS = struct.Struct("<qqQQQQQiiqqq")
 # ST_* of include/linux/statfs.h (kernel-internal, not uapi: the generator cannot read it;
-# the same on every arch), in strace's order.
+# the same on every arch), in strace's order: ST_VALID, which the kernel sets in every
+# reply, first.
 ST_FLAGS: tuple[tuple[int, str], ...] = (
-    (0x0001, "ST_RDONLY"), (0x0002, "ST_NOSUID"), (0x0004, "ST_NODEV"),
-    (0x0008, "ST_NOEXEC"), (0x0010, "ST_SYNCHRONOUS"), (0x0020, "ST_VALID"),
+    (0x0020, "ST_VALID"), (0x0001, "ST_RDONLY"), (0x0002, "ST_NOSUID"),
+    (0x0004, "ST_NODEV"), (0x0008, "ST_NOEXEC"), (0x0010, "ST_SYNCHRONOUS"),
     (0x0040, "ST_MANDLOCK"), (0x0400, "ST_NOATIME"), (0x0800, "ST_NODIRATIME"),
     (0x1000, "ST_RELATIME"), (0x2000, "ST_NOSYMFOLLOW"),
 )
