@@ -584,7 +584,9 @@ class StraceFormatter(TextSink):
         if self._compat.get(ev.tid, False) != compat:
             if (compat or ev.tid in self._compat) and self.personality_lines:
                 bits = 32 if compat else 64
-                lines.append(f"[ Process PID={ev.tid} runs in {bits} bit mode. ]")
+                # strace's line leader first: [pid N], the time, -n's number
+                lines.append(f"{self._head(ev.tid, ev.ts_ns)}"
+                             f"[ Process PID={ev.tid} runs in {bits} bit mode. ]")
             self._compat[ev.tid] = compat
         if flags & SC_RESUMED and ev.ret == 0 and ev.syscall_nr in self._fork_nrs(compat):
             return      # a new child's return from fork: strace shows only the parent's call

@@ -181,8 +181,9 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, TK_FILTER_MAX);
-	__type(key, __u32);  /* syscall nr, native table */
+	__uint(max_entries, 2 * TK_FILTER_MAX);
+	__type(key, __u32);  /* syscall nr, native table; TK_FILTER_MAX + nr: a 32-bit call's
+			      * (x86_64: the i386 table), selected by name apart */
 	__type(value, __u8); /* 1 = selected */
 } syscall_filter SEC(".maps");
 
@@ -467,7 +468,7 @@ static __always_inline bool start_owned(const struct tk_pid_info *info, struct t
 	       start - info->start_time_ns < TK_USER_TICK_NS;
 }
 
-static __always_inline bool nr_selected(long nr)
+static __always_inline bool nr_selected(long nr, bool compat)
 {
 	__u32 key;
 	__u8 *sel;
@@ -476,7 +477,7 @@ static __always_inline bool nr_selected(long nr)
 		return true;
 	if (nr < 0 || nr >= TK_FILTER_MAX)
 		return false;
-	key = nr;
+	key = compat ? TK_FILTER_MAX + nr : nr;
 	sel = bpf_map_lookup_elem(&syscall_filter, &key);
 	return sel && *sel == 1;
 }
@@ -2115,7 +2116,7 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 	} else {
 		pid_tgid = task_pid_tgid(task);
 	}
-	if (!nr_selected(id)) {
+	if (!nr_selected(id, task_compat_flag(task))) {
 		/* hidden, but its fd-table change is recorded (syscalls.h: the fd table) */
 		if (!fd_state_nr(id, task_compat_flag(task)))
 			return 0;
@@ -2212,9 +2213,9 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 	if (info && (info->flags & TK_PID_PENDING_EXEC))
 		return 0;
 	nr = regs_syscall_nr(regs);
-	if (!nr_selected(nr) || !ret_selected(ret))
-		return 0;
 	compat = task_compat_flag(task);
+	if (!nr_selected(nr, compat) || !ret_selected(ret))
+		return 0;
 	if (targ_summary)
 		sum_add(s, task, pid_tgid, nr, compat, SUM_RESUMED, ret, 0, bpf_ktime_get_ns());
 	if (records_on()) {

@@ -12,6 +12,7 @@ from tracekit._errors import ConfigError
 from tracekit.kernel.selection import (
     CLASSES,
     class_names,
+    resolve_compat_syscalls,
     resolve_errnos,
     resolve_item,
     resolve_signals,
@@ -160,3 +161,17 @@ def test_errnos() -> None:
         resolve_errnos(["ENOENTT"], where="w")
     with pytest.raises(ConfigError, match=r"^w: errno 4096 is out of range \(1\.\.4095\)$"):
         resolve_errnos([4096], where="w")
+
+
+def test_32_bit_calls_are_selected_in_the_i386_table() -> None:
+    """strace resolves each personality apart: names and classes by name in i386's table,
+    names i386 lacks select nothing there, negations take from every i386 call."""
+    t32 = SyscallTable("i386")
+    assert resolve_compat_syscalls(["close"]) == {t32.nr("close")}
+    assert t32.nr("close") != SyscallTable("x86_64").nr("close")
+    assert resolve_compat_syscalls(["newfstatat"]) == set()     # x86_64 only
+    file_class = resolve_compat_syscalls(["%file"])
+    assert {t32.nr("stat64"), t32.nr("chown32"), t32.nr("open")} <= file_class
+    assert t32.nr("read") not in file_class
+    everything_but = resolve_compat_syscalls(["!write"])
+    assert t32.nr("write") not in everything_but and t32.nr("read") in everything_but

@@ -262,7 +262,7 @@ def session_options(cfg: Any, path: Path, signals: InheritedSignals | None = Non
       ConfigError: a selection names what does not exist (located at ``path``).
     """
     from tracekit.app.selection import session_selection
-    from tracekit.kernel.selection import resolve_syscalls
+    from tracekit.kernel.selection import resolve_compat_syscalls, resolve_syscalls
     from tracekit.kernel.syscalls import SyscallTable
     from tracekit.session.session import SessionOptions
 
@@ -270,10 +270,11 @@ def session_options(cfg: Any, path: Path, signals: InheritedSignals | None = Non
     _cross_check(table)
     t, f = cfg.target, cfg.filter
     syscalls = resolve_syscalls(f.syscalls, table, where=str(path)) if f.syscalls else None
+    syscalls32 = resolve_compat_syscalls(f.syscalls) if f.syscalls else None
     opts = SessionOptions(
         command=t.command, pids=list(t.pid), tids=list(t.tid), system_wide=t.system_wide,
-        follow_forks=t.follow_forks, syscalls=syscalls, failed_only=f.failed_only,
-        min_duration_ns=int(f.min_duration_ms * 1_000_000),
+        follow_forks=t.follow_forks, syscalls=syscalls, syscalls32=syscalls32,
+        failed_only=f.failed_only, min_duration_ns=int(f.min_duration_ms * 1_000_000),
         buffer_bytes=cfg.buffer_pages * 4096, pids_max_entries=cfg.pids_max_entries,
         command_signals=signals, **session_selection(f, t, where=str(path)))
     return opts, table

@@ -532,7 +532,7 @@ def build(a: StraceArgs) -> Plan:
     from tracekit.app.config import FilterConfig
     from tracekit.app.selection import selection_keys, selection_stages, session_selection
     from tracekit.formatters.strace import StraceOptions
-    from tracekit.kernel.selection import resolve_syscalls
+    from tracekit.kernel.selection import resolve_compat_syscalls, resolve_syscalls
     from tracekit.kernel.syscalls import SyscallTable
     from tracekit.session.session import SessionOptions
 
@@ -541,6 +541,7 @@ def build(a: StraceArgs) -> Plan:
     filt = FilterConfig(**keys.get("filter", {}))
     syscalls = resolve_syscalls(filt.syscalls, table, where="-e trace") if filt.syscalls \
         else None
+    syscalls32 = resolve_compat_syscalls(filt.syscalls) if filt.syscalls else None
     raw: list[str] = []
     for text in a.raw:
         items = text.strip()
@@ -557,6 +558,7 @@ def build(a: StraceArgs) -> Plan:
     opts = SessionOptions(
         command=a.command or None, pids=pids if follow else [],
         tids=[] if follow else pids, follow_forks=follow, syscalls=syscalls,
+        syscalls32=syscalls32,
         env=_environment(a), creds=_creds(a.user) if a.user is not None else None,
         wait_for_children=follow,
         **session_selection(filt, None, where="-e"))

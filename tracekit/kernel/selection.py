@@ -28,8 +28,8 @@ from tracekit._errors import ConfigError
 from tracekit.kernel.syscall_classes import CLASSES
 from tracekit.kernel.syscalls import SyscallTable
 
-__all__ = ["CLASSES", "class_names", "resolve_errnos", "resolve_item", "resolve_signals",
-           "resolve_syscalls"]
+__all__ = ["CLASSES", "class_names", "resolve_compat_syscalls", "resolve_errnos",
+           "resolve_item", "resolve_signals", "resolve_syscalls"]
 
 _GLOB_CHARS = frozenset("*?[")
 
@@ -132,6 +132,31 @@ def resolve_syscalls(exprs: list[str | int], table: SyscallTable, *,
                          lambda: _all(table),
                          f"syscall on {table.arch}; to trace no syscall, say none", "syscall",
                          where)
+
+
+def resolve_compat_syscalls(exprs: list[str | int]) -> set[int]:
+    """The i386 numbers the same items select for the 32-bit calls of x86_64 tasks.
+
+    strace resolves ``-e trace=`` in each personality's own table: ``write`` is 1 for a
+    64-bit call and 4 for an ``int $0x80`` one, ``%file`` takes in ``stat64`` and
+    ``chown32``. A name, glob or number that i386 lacks selects nothing here (the native
+    selection, resolved first, has already refused what no table has).
+
+    Returns:
+      i386 syscall numbers; empty when nothing is selected for 32-bit calls.
+    """
+    t32 = SyscallTable("i386")
+
+    def one(item: str | int) -> set[int]:
+        try:
+            return resolve_item(item, t32)
+        except ConfigError:
+            return set()
+
+    try:
+        return _resolve_list(exprs, one, lambda: _all(t32), "", "syscall", "")
+    except ConfigError:         # selects no 32-bit call
+        return set()
 
 
 def _all(table: SyscallTable) -> set[int]:

@@ -106,6 +106,10 @@ class SessionOptions:
     cgroup: str | None = None      # a cgroup v2 directory: its tasks and its descendants'
     follow_forks: bool = True
     syscalls: set[int] | None = None                  # None = every syscall
+    # x86_64: the i386 numbers selected for 32-bit (int $0x80) calls, resolved from the
+    # same items (tracekit.kernel.selection.resolve_compat_syscalls); None with syscalls
+    # set: the i386 calls of the selected names
+    syscalls32: set[int] | None = None
     failed_only: bool = False
     # which outcomes are recorded (strace -e status=): "successful", "failed", "unfinished"
     status: frozenset[str] = frozenset({"successful", "failed", "unfinished"})
@@ -382,15 +386,31 @@ class Session:
             fill_ioctl_map(obj)
         if o.syscalls is not None:
             filt = obj.maps["syscall_filter"]
+            half = filt.max_entries // 2    # native numbers, then the 32-bit calls'
             for nr in sorted(o.syscalls):
-                if 0 <= nr < filt.max_entries:
+                if 0 <= nr < half:
                     filt.update_elem(struct.pack("<I", nr), b"\x01")
+            for nr in sorted(self._compat_selection()):
+                if 0 <= nr < half:
+                    filt.update_elem(struct.pack("<I", half + nr), b"\x01")
         self._fill_errno_filter(obj)
         if fd_table:
             fill_fd_track(obj, SyscallTable())
             self.fd_resolver = FdResolver()
         ev = obj.maps["events"]
         self.ringbuf = RingBuf(ev.fd, ev.max_entries, name="events")
+
+    def _compat_selection(self) -> set[int]:
+        """The i386 numbers of the 32-bit calls to record (x86_64 only; none elsewhere:
+        no other arch flags 32-bit calls)."""
+        o = self.opts
+        if machine_arch() != "x86_64" or o.syscalls is None:
+            return set()
+        if o.syscalls32 is not None:
+            return o.syscalls32
+        names = {SyscallTable().name(nr) for nr in o.syscalls}
+        t32 = SyscallTable("i386")
+        return {nr for name in t32.names() if name in names and (nr := t32.nr(name)) is not None}
 
     def _set_selection(self, obj: BpfObject) -> None:
         """The cgroup target and the status, errno and signal selections (knobs, before
