@@ -97,6 +97,8 @@ static void polling(void)
 	epoll_ctl(ep, EPOLL_CTL_ADD, p[1], &ev);
 	epoll_wait(ep, out, 4, 10);
 	epoll_ctl(ep, EPOLL_CTL_DEL, p[1], NULL);
+	epoll_ctl(ep, EPOLL_CTL_ADD, p[1], &ev);
+	epoll_ctl(ep, EPOLL_CTL_DEL, p[1], &ev);	/* strace: the address, not the event */
 	read(p[0], buf, sizeof(buf));
 	epoll_pwait(ep, out, 4, 0, &ss);     /* nothing ready: [] */
 	syscall(SYS_epoll_pwait2, ep, out, 4, &zero, NULL, 8);
@@ -200,6 +202,8 @@ static void offsets(void)
 
 	sendfile(out, in, &off, 10);
 	sendfile(out, in, NULL, 10);
+	off = 1 << 30;		/* past the end: 0 bytes, the offset left as it was */
+	sendfile(out, in, &off, 10);
 	copy_file_range(in, &lin, out, NULL, 5, 0);   /* EINVAL: /dev/null */
 	close(in);
 	close(out);

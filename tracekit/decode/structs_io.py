@@ -654,14 +654,18 @@ def format_epoll_events(data: bytes, n: int, fl: F.ArchFlags, limit: int) -> str
     return "[" + ", ".join(out) + "]"
 
 
+_EPOLL_CTL_DEL = 2     # include/uapi/linux/eventpoll.h
+
+
 def _k_epoll_event(fl: F.ArchFlags) -> KindFn:
     def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
         size = EPOLL_EVENT_SIZES.get(fl.arch, 0)
         cap = capture(ev, i)
         if ev.args[i] == 0:
             return "NULL"
-        if cap is None or not size or len(cap.data) < size:
-            return pointer(ev.args[i])
+        if cap is None or not size or len(cap.data) < size or \
+                ev.args[1] & 0xFFFFFFFF == _EPOLL_CTL_DEL:
+            return pointer(ev.args[i])      # DEL ignores the event: strace its address
         return _epoll_event(cap.data, 0, size, fl)
     return k
 

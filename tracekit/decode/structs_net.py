@@ -104,12 +104,15 @@ def k_off_in(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 
 def k_off_inout(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-    """sendfile's offset: ``[0] => [10]`` when the call succeeded, else ``[0]``."""
+    """sendfile's offset: ``[0] => [10]`` when the call moved bytes, else ``[0]``
+    (strace prints the offset again only after a non-zero return)."""
     if ev.args[i] == 0:
         return "NULL"
     before, after = _off(ev, i)
     if before is None:
         return pointer(ev.args[i])
+    if ev.ret == 0:
+        after = None
     return f"[{before}]" if after is None else f"[{before}] => [{after}]"
 
 
