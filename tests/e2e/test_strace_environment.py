@@ -122,8 +122,9 @@ def test_failed_execve_counts_the_environment() -> None:
 @needs_strace
 def test_failed_execve_counts_an_array_at_the_end_of_its_mapping(
         tmp_path: pathlib.Path) -> None:
-    """tests/workloads/envp_edge.c: envp arrays of 40, 3, 255 and 256 pointers that end
-    where a PROT_NONE page starts, each execve failing: counted as strace counts them."""
+    """tests/workloads/envp_edge.c: envp arrays of 40, 3, 255, 256 and 1 pointers that
+    end where a PROT_NONE page starts, each execve failing: counted as strace counts them
+    (``/* 1 var */`` in the singular)."""
     gcc = shutil.which("gcc")
     if gcc is None:
         pytest.skip("gcc is not installed: cannot build tests/workloads/envp_edge.c")
@@ -139,8 +140,28 @@ def test_failed_execve_counts_an_array_at_the_end_of_its_mapping(
                     r.stderr.decode("utf-8", "surrogateescape").splitlines()
                     if ln.startswith('execve("/nonexistent/x"')])
     strace, tracekit = out
-    assert [re.findall(r"/\* (\d+) vars \*/", ln) for ln in strace] == [
-        ["40"], ["3"], ["255"], ["256"]], strace
+    assert [re.findall(r"/\* (\d+ vars?) \*/", ln) for ln in strace] == [
+        ["40 vars"], ["3 vars"], ["255 vars"], ["256 vars"], ["1 var"]], strace
+    assert tracekit == strace
+
+
+@needs_strace
+@pytest.mark.parametrize("n", [0, 1, 2])
+def test_environment_counts_agree_with_strace(n: int) -> None:
+    """``env -i`` passing n variables: ``/* 0 vars */``, ``/* 1 var */``, ``/* 2 vars */``
+    on the exec of /bin/true, as strace prints them."""
+    out = []
+    for tool in (["strace"], [*TRACEKIT, "strace"]):
+        r = subprocess.run([*tool, "-f", "-e", "trace=execve", "env", "-i",
+                            *[f"V{i}=x" for i in range(n)], "/bin/true"],
+                           capture_output=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        out.append([normalise(ln, None) for ln in
+                    r.stderr.decode("utf-8", "surrogateescape").splitlines()
+                    if ln.startswith(('execve("/bin/true"', '[pid'))])
+    strace, tracekit = out
+    assert len(strace) == 1 and strace[0].endswith(
+        f"/* {n} var{'' if n == 1 else 's'} */) = 0"), strace
     assert tracekit == strace
 
 

@@ -1,7 +1,8 @@
 /* execve calls that fail (ENOENT) with an envp pointer array at the very end of its
  * mapping, the page after it PROT_NONE: a fixed-size read of the array past its NULL
  * faults there (dash's PATH search has its array on its heap so). 40 variables, then 3
- * (the array's last 4 pointers), then 255 (the most a 2048-byte read counts) and 256.
+ * (the array's last 4 pointers), then 255 (the most a 2048-byte read counts) and 256,
+ * and 1 (strace: "1 var", in the singular).
  * Build: gcc -O1 -Wall -Werror -o envp_edge envp_edge.c
  * (tests/e2e/test_strace_environment.py does it). */
 #define _GNU_SOURCE
@@ -40,5 +41,6 @@ int main(void)
 	call(m, size, 3);
 	call(m, size, 255);
 	call(m, size, 256);
+	call(m, size, 1);
 	return 0;
 }

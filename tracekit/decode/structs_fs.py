@@ -51,7 +51,14 @@ from tracekit.decode.structs_proc import (
     format_rusage as format_rusage,
     format_timeval,
 )
-from tracekit.decode.values import format_argv, format_envp, format_timespec, pointer, quote
+from tracekit.decode.values import (
+    envp_comment,
+    format_argv,
+    format_envp,
+    format_timespec,
+    pointer,
+    quote,
+)
 
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
@@ -444,7 +451,7 @@ def k_envp(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     for c in arrays:
         n = None if c.flags & CAPF_FAULT else count_envp(c.data)
         if n is not None:
-            return f"{addr} /* {n} vars */"
+            return f"{addr} {envp_comment(n)}"
     # the pointer array ran off its mapping: the count of the walk read for it
     return addr if strings is None else format_envp(ev.args[i], strings)
 

@@ -136,6 +136,12 @@ def format_argv(cap: Capture, *, limit: int | None = DEFAULT_STRING_LIMIT,
     return "[" + ", ".join(out) + "]"
 
 
+def envp_comment(n: int) -> str:
+    """strace's count of execve's environment: ``/* 23 vars */``, ``/* 1 var */``
+    (strace's execve.c names one var in the singular; getdents' entries stay plural)."""
+    return f"/* {n} var{'' if n == 1 else 's'} */"
+
+
 def format_envp(v: int, cap: Capture | None) -> str:
     """execve's envp as strace prints it by default: ``0x7ffc... /* 23 vars */``."""
     if cap is None or cap.flags & CAPF_FAULT:
@@ -143,7 +149,7 @@ def format_envp(v: int, cap: Capture | None) -> str:
     n = cap.data.count(b"\0") + (0 if cap.data.endswith(b"\0") or not cap.data else 1)
     if cap.flags & CAPF_ARGV_TRUNC:
         return f"{pointer(v)} /* {n}+ vars */"
-    return f"{pointer(v)} /* {n} vars */"
+    return f"{pointer(v)} {envp_comment(n)}"
 
 
 def format_timespec(data: bytes) -> str | None:
