@@ -556,8 +556,9 @@ _CHILD = re.compile(r"^(?:clone3?|v?fork)\(.*\) += [P\d]+(?: <[\d.]+>)?$")
 
 
 def _bare(line: str) -> str:
-    """A normalised line without its pid prefix and its -a padding."""
-    return _squash(_STRIP_PREFIX.sub("", line))
+    """A normalised line without its pid prefix, its time column (-t, -tt, -ttt, -r, -n)
+    and its -a padding: what the rules below match is the call."""
+    return _squash(_body(_STRIP_PREFIX.sub("", line))[1])
 
 
 def _scheduled(x: str | None, y: str | None, a: list[str], b: list[str]) -> bool:

@@ -38,6 +38,25 @@ def test_a_sigchld_at_another_call_and_a_moved_wait4_are_scheduling() -> None:
     assert res.settled_share == 1.0 > res.stable_share
 
 
+def test_the_rules_hold_with_time_columns() -> None:
+    """-tt and -T: the time column before the call (and the duration after it) are not
+    part of what the rules match."""
+    def timed(run: Run, t: int) -> Run:
+        out = []
+        for i, ln in enumerate(run.texts["-"].splitlines()):
+            pfx = ln[:12] if ln.startswith("[pid") else ""
+            rest = ln[len(pfx):]
+            dur = " <0.000010>" if " = " in rest and not rest.endswith("= ?") else ""
+            out.append(f"{pfx}10:00:{t + i:02d}.000001 {rest}{dur}")
+        return Run(texts={"-": "\n".join(out) + "\n"}, status=0, pids=run.pids)
+    strace = _trace(["close(3)                                = 0", WAIT % 0,
+                     SIGCHLD % 0, "rt_sigreturn({mask=[]})                 = 201"])
+    tracekit = _trace([SIGCHLD % 0, "rt_sigreturn({mask=[]})                 = 0",
+                       "close(3)                                = 0", WAIT % 0])
+    res = compare(timed(strace, 0), timed(tracekit, 30))
+    assert res.scheduling >= 2 and not res.diffs, res.diffs
+
+
 def test_a_different_text_is_never_scheduling() -> None:
     strace = _trace(["close(3)                                = 0", WAIT % 0,
                      SIGCHLD % 0, "rt_sigreturn({mask=[]})                 = 201"])
