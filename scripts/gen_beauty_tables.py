@@ -280,6 +280,8 @@ TABLES: dict[str, Table] = {
                    ()),
     "MEMBARRIER_CMDS": ("values", ("linux/membarrier.h",), r"MEMBARRIER_CMD_[A-Z_]+",
                         frozenset({"MEMBARRIER_CMD_FLAG_CPU"}), ()),
+    "MEMBARRIER_FLAGS": ("bits", ("linux/membarrier.h",), r"MEMBARRIER_CMD_FLAG_[A-Z_]+",
+                         frozenset(), ()),
     # termios (asm/termbits.h): TCGETS/TCSETS's struct, printed in strace 6.1's order;
     # c_oflag's delay fields and c_cflag's baud and size fields by value, then the bits
     "TERM_IFLAGS": ("bits", _TERMBITS,
@@ -773,8 +775,10 @@ INTERNAL_BITS: dict[str, dict[str, int]] = {
         "XFEATURE_MASK_LBR": 0x8000, "XFEATURE_MASK_XTILE": 0x60000,
         "XFEATURE_MASK_XTILE_CFG": 0x20000, "XFEATURE_MASK_XTILE_DATA": 0x40000,
     },
-    # include/linux/socket.h: the compat bit of send/recv flags (strace names 0x80000000)
-    "MSG_FLAGS": {"MSG_CMSG_COMPAT": 0x80000000},
+    # include/linux/socket.h (Linux 6.1): the kernel-internal send/recv flags strace 6.1
+    # names: the compat bit, and the bits of sendpage and of TCP's zero-copy path
+    "MSG_FLAGS": {"MSG_CMSG_COMPAT": 0x80000000, "MSG_SENDPAGE_NOTLAST": 0x20000,
+                  "MSG_NO_SHARED_FRAGS": 0x80000},
     # the -ck patches' isochronous policy: no header defines it, strace 6.1 names 4 so
     # (sched_get_priority_max(SCHED_ISO))
     "SCHED_POLICIES": {"SCHED_ISO": 4},
@@ -782,12 +786,16 @@ INTERNAL_BITS: dict[str, dict[str, int]] = {
     "FUTEX_WAITV_FLAGS": {"FUTEX_32": 0x2},
 }
 # Names strace 6.1 prints that differ from the uapi header's: glibc's sys/ptrace.h spells
-# the user-area requests PTRACE_PEEKUSER/PTRACE_POKEUSER (linux/ptrace.h: ...USR).
+# the user-area requests PTRACE_PEEKUSER/PTRACE_POKEUSER (linux/ptrace.h: ...USR); glibc's
+# bits/socket.h names 0x10 MSG_PROXY, the kernel (include/linux/socket.h) and strace
+# MSG_PROBE.
 RENAMED: dict[str, dict[str, str]] = {
     "PTRACE_REQUESTS": {"PTRACE_PEEKUSR": "PTRACE_PEEKUSER", "PTRACE_POKEUSR": "PTRACE_POKEUSER"},
+    "MSG_FLAGS": {"MSG_PROXY": "MSG_PROBE"},
 }
 ENUM_TAGS: dict[str, str] = {
     "KCMP_TYPES": "kcmp_type", "MEMBARRIER_CMDS": "membarrier_cmd", "BPF_CMDS": "bpf_cmd",
+    "MEMBARRIER_FLAGS": "membarrier_cmd_flag",
     "BPF_MAP_TYPES": "bpf_map_type", "BPF_PROG_TYPES": "bpf_prog_type",
     "BPF_ATTACH_TYPES": "bpf_attach_type",
     "LANDLOCK_RULES": "landlock_rule_type", "PERF_TYPES": "perf_type_id",
@@ -938,7 +946,8 @@ def build(arch: str, cc: str, tmp: Path) -> dict[str, object]:
             rank = {n: i for i, n in enumerate(order)}
             pairs.sort(key=lambda p: (rank.get(p[1], len(rank)), p[0] & -p[0], p[0]))
             # A multi-bit name must come before its parts when both are unranked.
-            tables[tname] = tuple(pairs)
+            renamed = RENAMED.get(tname, {})
+            tables[tname] = tuple((v, renamed.get(n, n)) for v, n in pairs)
     tables.update(INTERNAL_TABLES)
     return tables
 

@@ -77,6 +77,8 @@ def test_socket_type_field_then_flags_in_strace_order() -> None:
     assert F.sock_type(socket.SOCK_DGRAM) == "SOCK_DGRAM"
     assert F.sock_type(0xF) == "0xf /* SOCK_??? */"
     assert F.sock_type(1 | 0x40000) == "SOCK_STREAM|0x40000 /* SOCK_??? */"
+    assert F.sock_type(0x9 | socket.SOCK_NONBLOCK) == "SOCK_NONBLOCK|0x9"   # strace 6.1
+    assert F.sock_type(0x4399) == "0x4399 /* SOCK_??? */"
     assert F.sock_flags(4) == "0x4 /* SOCK_??? */"
 
 

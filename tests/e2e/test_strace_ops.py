@@ -150,7 +150,16 @@ def test_operation_calls_equal_strace(tmp_path: Path, exes: dict[str, Path]) -> 
                  'memfd_create("m", 0x18 /* MFD_??? */) = -1 EINVAL',
                  'memfd_create("m", MFD_CLOEXEC|0x20) = -1 EINVAL',
                  'memfd_create("m", MFD_CLOEXEC|21<<MFD_HUGE_SHIFT) = -1 EINVAL',
-                 "MFD_CLOEXEC|MFD_ALLOW_SEALING|MFD_HUGETLB|ADDR|63<<MFD_HUGE_SHIFT"):
+                 "MFD_CLOEXEC|MFD_ALLOW_SEALING|MFD_HUGETLB|ADDR|63<<MFD_HUGE_SHIFT",
+                 "socket(AF_UNIX, ADDR /* SOCK_??? */, 0)",
+                 "socket(AF_UNIX, SOCK_NONBLOCK|0x9, 0)",
+                 "socketpair(AF_UNIX, 0x4399 /* SOCK_??? */, 0, NULL)",
+                 "MSG_PROBE|MSG_SENDPAGE_NOTLAST|MSG_NO_SHARED_FRAGS",
+                 "bind(-1, ADDR, 1)", "bind(-1, ADDR, -1)", "connect(-1, ADDR, -5)",
+                 "mincore(NULL, 0, [])",
+                 "membarrier(0x7 /* MEMBARRIER_CMD_??? */, MEMBARRIER_CMD_FLAG_CPU|ADDR, 0)",
+                 "membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0x4 /* MEMBARRIER_CMD_FLAG_??? */)",
+                 'mq_unlink("/tracekit-no-such-queue-whose-name-is-longer-than-32")'):
         assert want in text, want
     # the directory's replies over 4096 bytes are counted whole (in the kernel)
     sizes = [int(m.group(1)) for m in re.finditer(

@@ -226,6 +226,32 @@ static void unix_paths(void)
 	close(s);
 }
 
+/* Arguments a fuzzer found printed otherwise than strace 6.1 prints them: socket types
+ * without a name, kernel-internal MSG_* bits, sockaddr lengths below 2 (negative ones
+ * too), mincore's NULL, membarrier's flags and cpu, message queue names longer than -s. */
+static void odd_arguments(void)
+{
+	char buf[16] = "/";
+
+	socket(AF_UNIX, 0x55556019, 0);
+	socket(AF_UNIX, 0x9 | SOCK_NONBLOCK, 0);
+	socket(AF_UNIX, 0x9 | SOCK_NONBLOCK | 0x1000, 0);
+	socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | 0x1000, 0);
+	syscall(SYS_socketpair, AF_UNIX, 0x4399, 0, NULL);
+	sendto(-1, buf, 1, 0x10 | 0x20000 | 0x80000, NULL, 0);
+	bind(-1, (struct sockaddr *)buf, 1);
+	bind(-1, (struct sockaddr *)buf, -1);
+	bind(-1, (struct sockaddr *)buf, 0);
+	connect(-1, (struct sockaddr *)buf, -5);
+	syscall(SYS_mincore, NULL, 0, buf);
+	syscall(SYS_membarrier, 0x7, 0xffffffff, 0);
+	syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ, MEMBARRIER_CMD_FLAG_CPU, 1);
+	syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0x4, -1);
+	syscall(SYS_mq_open, "/tracekit-no-such-queue-whose-name-is-longer-than-32", O_RDONLY,
+		0600, NULL);
+	syscall(SYS_mq_unlink, "/tracekit-no-such-queue-whose-name-is-longer-than-32");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -237,5 +263,6 @@ int main(int argc, char **argv)
 	memory_and_more();
 	listing(argv[1]);
 	unix_paths();
+	odd_arguments();
 	return 0;
 }

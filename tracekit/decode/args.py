@@ -285,10 +285,14 @@ def k_envp(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 
 def k_sockaddr(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """A struct sockaddr the call reads, its length the next argument (an int): as
+    strace 6.1 (sockaddr.c), an address when that length is below 2 bytes (no room for
+    sa_family), negative lengths included."""
     if ev.args[i] == 0:
         return "NULL"           # sendto on a connected socket
     cap = capture(ev, i)
-    if cap is None or not cap.data:     # addrlen 0: strace prints the address
+    addrlen = ev.args[i + 1] & 0xFFFFFFFF if i + 1 < len(ev.args) else 0
+    if cap is None or not cap.data or addrlen < 2 or addrlen >= 1 << 31:
         return pointer(ev.args[i])
     return format_sockaddr(cap.data, d.flags.tables.ADDRESS_FAMILIES)
 

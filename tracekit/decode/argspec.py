@@ -372,7 +372,7 @@ sysfs: raw raw raw
 ustat: dev p
 getcpu: uint_out uint_out p
 sched_rr_get_interval: d timespec_out
-mincore: x u mincore_vec
+mincore: p u mincore_vec
 modify_ldt: d ldt_desc u -> ldt
 shmctl: d shmctlcmd shmctlarg
 semctl: d d semctlcmd semctlarg
@@ -381,7 +381,8 @@ semop: d sembufs u32
 msgsnd: d msgbuf_in u ipcmsgflags
 msgrcv: d msgbuf_out u ld ipcmsgflags
 semtimedop: d sembufs u32 timespec
-mq_open: str oflags omode mqattr_in -> fd
+mq_open: path oflags omode mqattr_in -> fd
+mq_unlink: path
 mq_getsetattr: fd mqattr_in mqattr_out
 mq_notify: fd sigevent
 mq_timedsend: fd bufw u u32 timespec

@@ -181,6 +181,7 @@ class ArchFlags:
         # strace 6.1's default text of renameat2's flags has two question marks
         self.rename_flags = FlagSet(T.RENAME_FLAGS, unknown="RENAME_??")
         self.mremap_flags = FlagSet(T.MREMAP_FLAGS)
+        self.membarrier_flags = FlagSet(T.MEMBARRIER_FLAGS, unknown="MEMBARRIER_CMD_FLAG_???")
         self.fd_flags = FlagSet(T.FD_FLAGS)
         self.sa_flags = FlagSet(T.SA_FLAGS)
         self.ss_flags = FlagSet(T.SS_FLAGS)             # sigaltstack
@@ -236,15 +237,16 @@ class ArchFlags:
         return "|".join(parts) or "0"
 
     def sock_type(self, v: int) -> str:
-        """socket(2) type: the type value, then SOCK_CLOEXEC, SOCK_NONBLOCK; as strace, an
-        unnamed type or an unnamed rest is ``0xf /* SOCK_??? */``."""
+        """socket(2) type: the type value, then SOCK_CLOEXEC, SOCK_NONBLOCK
+        (``SOCK_STREAM|SOCK_CLOEXEC``); as strace 6.1 (net.c), a type without a name
+        leaves the whole value to the flags: ``SOCK_NONBLOCK|0x9``, or
+        ``0x4399 /* SOCK_??? */`` when no flag is named either."""
         v &= 0xFFFFFFFF
-        t = v & 0xF
+        name = self.tables.SOCK_TYPES.get(v & 0xF)
+        if name is None:
+            return self.sock_flags(v)
         rest = v & ~0xF
-        parts = [self.tables.SOCK_TYPES.get(t) or f"{hex(t)} /* SOCK_??? */"]
-        if rest:
-            parts.append(self.sock_flags(rest))
-        return "|".join(parts)
+        return f"{name}|{self.sock_flags(rest)}" if rest else name
 
     def file_mode(self, v: int) -> str:
         """A mode with its file type (mknod, st_mode): ``S_IFREG|0644``,

@@ -493,9 +493,15 @@ def _mremap(d: SyscallDecoder, ev: Syscall) -> list[str]:
 
 
 def _membarrier(d: SyscallDecoder, ev: Syscall) -> list[str]:
+    """``membarrier(cmd, flags[, cpu_id])``: the cpu only with MEMBARRIER_CMD_FLAG_CPU,
+    as strace 6.1 prints it (membarrier.c; membarrier(2))."""
     T = d.flags.tables
-    cmd = ev.args[0] & _M32
-    return [_xval(T.MEMBARRIER_CMDS, cmd, "MEMBARRIER_CMD_???"), _x(ev.args[1] & _M32)]
+    cmd, flags = ev.args[0] & _M32, ev.args[1] & _M32
+    out = [_xval(T.MEMBARRIER_CMDS, cmd, "MEMBARRIER_CMD_???"), d.flags.membarrier_flags(flags)]
+    cpu = next((v for v, n in T.MEMBARRIER_FLAGS if n == "MEMBARRIER_CMD_FLAG_CPU"), 0)
+    if flags & cpu:
+        out.append(str(signed(ev.args[2], 32)))
+    return out
 
 
 def _ret_membarrier(d: SyscallDecoder, ev: Syscall, text: str) -> str:

@@ -1399,6 +1399,10 @@ MEMBARRIER_CMDS: dict[int, str] = {
     256: 'MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ',
 }
 
+MEMBARRIER_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'MEMBARRIER_CMD_FLAG_CPU'),
+)
+
 TERM_IFLAGS: tuple[tuple[int, str], ...] = (
     (0x1, 'IGNBRK'),
     (0x2, 'BRKINT'),
@@ -1601,7 +1605,7 @@ MSG_FLAGS: tuple[tuple[int, str], ...] = (
     (0x2, 'MSG_PEEK'),
     (0x4, 'MSG_DONTROUTE'),
     (0x8, 'MSG_CTRUNC'),
-    (0x10, 'MSG_PROXY'),
+    (0x10, 'MSG_PROBE'),
     (0x20, 'MSG_TRUNC'),
     (0x40, 'MSG_DONTWAIT'),
     (0x80, 'MSG_EOR'),
@@ -1614,7 +1618,9 @@ MSG_FLAGS: tuple[tuple[int, str], ...] = (
     (0x4000, 'MSG_NOSIGNAL'),
     (0x8000, 'MSG_MORE'),
     (0x10000, 'MSG_WAITFORONE'),
+    (0x20000, 'MSG_SENDPAGE_NOTLAST'),
     (0x40000, 'MSG_BATCH'),
+    (0x80000, 'MSG_NO_SHARED_FRAGS'),
     (0x4000000, 'MSG_ZEROCOPY'),
     (0x20000000, 'MSG_FASTOPEN'),
     (0x40000000, 'MSG_CMSG_CLOEXEC'),
