@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <linux/io_uring.h>
 #include <linux/membarrier.h>
 #include <sched.h>
 #include <signal.h>
@@ -228,10 +229,12 @@ static void unix_paths(void)
 
 /* Arguments a fuzzer found printed otherwise than strace 6.1 prints them: socket types
  * without a name, kernel-internal MSG_* bits, sockaddr lengths below 2 (negative ones
- * too), mincore's NULL, membarrier's flags and cpu, message queue names longer than -s. */
+ * too), mincore's NULL, membarrier's flags and cpu, message queue names longer than -s,
+ * unnamed bits of epoll_create1 and statx's mask, io_uring_setup's cpu and reserved words. */
 static void odd_arguments(void)
 {
-	char buf[16] = "/";
+	struct io_uring_params params;
+	char buf[256] = "/";
 
 	socket(AF_UNIX, 0x55556019, 0);
 	socket(AF_UNIX, 0x9 | SOCK_NONBLOCK, 0);
@@ -250,6 +253,14 @@ static void odd_arguments(void)
 	syscall(SYS_mq_open, "/tracekit-no-such-queue-whose-name-is-longer-than-32", O_RDONLY,
 		0600, NULL);
 	syscall(SYS_mq_unlink, "/tracekit-no-such-queue-whose-name-is-longer-than-32");
+	getsockopt(-1, 0x7fffffff, -1, buf, NULL);	/* a level without a name */
+	syscall(SYS_epoll_create1, 0x4);
+	syscall(SYS_statx, -1, "", 0, 0x81000000, buf);
+	memset(&params, 0, sizeof(params));
+	params.flags = IORING_SETUP_SQ_AFF;
+	params.sq_thread_cpu = 0x712f74;
+	params.resv[1] = 0xdaed0f4f;
+	syscall(SYS_io_uring_setup, 0, &params);	/* EINVAL: the reserved words */
 }
 
 int main(int argc, char **argv)

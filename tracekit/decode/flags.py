@@ -171,7 +171,7 @@ class ArchFlags:
              (const_value(T.AT_CONSTS, "AT_EACCESS"), "AT_EACCESS"),
              (at_names["AT_EMPTY_PATH"], "AT_EMPTY_PATH")), unknown="AT_???")
         """faccessat2's flags: strace 6.1's faccessat_flags, the three bits the call takes."""
-        self.statx_mask = FlagSet(T.STATX_MASK)
+        self.statx_mask = FlagSet(T.STATX_MASK, unknown="STATX_???")
         self.prot = FlagSet(T.PROT_FLAGS, zero="PROT_NONE", unknown="PROT_???")
         self._map_rest = FlagSet(T.MAP_FLAGS)
         self.madvise_advice: dict[int, str] = T.MADV_ADVICE

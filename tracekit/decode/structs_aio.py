@@ -48,6 +48,7 @@ _IO_EVENT = struct.Struct("<QQqq")
 # aio_data, aio_key, aio_rw_flags, aio_lio_opcode, aio_reqprio, aio_fildes
 _IOCB_HEADER = struct.Struct("<QIIHhI")
 _PARAMS_HEAD = struct.Struct("<7I")     # sq_entries ... wq_fd
+_RESV = struct.Struct("<3I")            # resv[3], after wq_fd
 _OFFSETS = struct.Struct("<7I")         # the named u32 fields of io_{sq,cq}ring_offsets
 _SQ_OFF_NAMES = ("head", "tail", "ring_mask", "ring_entries", "flags", "dropped", "array")
 _CQ_OFF_NAMES = ("head", "tail", "ring_mask", "ring_entries", "overflow", "cqes", "flags")
@@ -132,10 +133,14 @@ def format_io_uring_params(entry: bytes, exit_: bytes | None, fl: F.ArchFlags) -
     t = fl.tables
     _, _, flags, cpu, idle, _, wq_fd = _PARAMS_HEAD.unpack_from(entry)
     setup = F.FlagSet(t.IORING_SETUP_FLAGS, unknown="IORING_SETUP_???")
-    parts = [f"flags={setup(flags)}", f"sq_thread_cpu={cpu}", f"sq_thread_idle={idle}"]
+    parts = [f"flags={setup(flags)}", f"sq_thread_cpu={cpu:#x}" if cpu else "sq_thread_cpu=0",
+             f"sq_thread_idle={idle}"]
     attach = next((v for v, n in t.IORING_SETUP_FLAGS if n == "IORING_SETUP_ATTACH_WQ"), 0)
     if flags & attach:
         parts.append(f"wq_fd={wq_fd - (1 << 32) if wq_fd >= 1 << 31 else wq_fd}")
+    resv = _RESV.unpack_from(entry, _PARAMS_HEAD.size)
+    if any(resv):               # strace 6.1 (io_uring.c): the reserved words when not zero
+        parts.append("resv=[" + ", ".join(f"{r:#x}" if r else "0" for r in resv) + "]")
     if exit_ is not None and len(exit_) >= IO_URING_PARAMS_SIZE:
         sq_entries, cq_entries, _, _, _, features, _ = _PARAMS_HEAD.unpack_from(exit_)
         feats = F.FlagSet(t.IORING_FEAT_FLAGS)(features)

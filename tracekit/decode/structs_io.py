@@ -1011,7 +1011,7 @@ def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int],
         "stop": k_stop, "mmsgvec_out": k_mmsgvec_out,
         "msgflags": lambda d, ev, i: _bits(fl.tables.MSG_FLAGS, ev.args[i] & 0xFFFFFFFF),
         "epollflags": lambda d, ev, i: _bits(fl.tables.EPOLL_CREATE_FLAGS,
-                                             ev.args[i] & 0xFFFFFFFF),
+                                             ev.args[i] & 0xFFFFFFFF, "EPOLL_???"),
     }
 
 

@@ -118,8 +118,9 @@ def k_off_inout(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 def sockopt_name(fl: F.ArchFlags, level: int, name: int) -> str:
     """An option name of the level's table (SO_*, TCP_*, IP_*, IPV6_*, NETLINK_*); an
-    unnamed option of those levels as ``0x63 /* NETLINK_??? */``, of other levels in
-    decimal."""
+    unnamed option of those levels as ``0x63 /* NETLINK_??? */``; of a level without a
+    name in unsigned decimal (strace 6.1: ``0x7fffffff /* SOL_?? */, 4294967295``), of
+    other named levels in decimal."""
     T = fl.tables
     tables: Mapping[str, Mapping[int, str]] = {
         "SOL_SOCKET": T.SO_NAMES, "SOL_TCP": T.TCP_NAMES, "SOL_IP": T.IP_NAMES,
@@ -131,6 +132,8 @@ def sockopt_name(fl: F.ArchFlags, level: int, name: int) -> str:
         return got
     if table is not None:       # a level strace decodes: 0x270f /* SO_??? */
         return f"{hex(name & 0xFFFFFFFF)} /* {_UNKNOWN_OPT[lname]} */"
+    if not lname:
+        return str(name & 0xFFFFFFFF)
     return str(signed(name, 32))
 
 
