@@ -630,8 +630,11 @@ class StraceFormatter(TextSink):
         d = ev.decoded if ev.decoded is not None else self.decoder.decode(ev)
         if self._raw and d.name in self._raw and (not ev.flags & SC_RESUMED
                                                   or ev.flags & SC_ATTACHED):
-            call = self.decoder.call(ev.syscall_nr, bool(ev.flags & SC_COMPAT))
-            n = len(call.fns) or abs(call.generic) or len(d.args)
+            compat = bool(ev.flags & SC_COMPAT)
+            n = self.decoder.arg_total(ev.syscall_nr, compat)
+            if n is None:
+                call = self.decoder.call(ev.syscall_nr, compat)
+                n = len(call.fns) or abs(call.generic) or len(d.args)
             args = tuple(f"{v:#x}" if v else "0" for v in ev.args[:n])
             ret = d.ret
             if not ret.startswith(("-", "?")) and ev.ret:

@@ -18,11 +18,12 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from tests._run import WORKLOADS, run_tracekit, write_pipeline
+from tests._run import WORKLOADS, compile_c, run_tracekit, write_pipeline
 from tests.e2e._strace_lines import norm_line, parse, pid_normaliser
 
 pytestmark = [pytest.mark.kernel,
@@ -33,6 +34,7 @@ _RANDOM = re.compile(r'getrandom\("[^"]*"')
 _TMPNAME = re.compile(r"untouched[A-Za-z0-9]{6}")
 # tracekit starts the command with an environment of its own (PYTHONUNBUFFERED...)
 _VARS = re.compile(r"/\* \d+ vars \*/")
+TRACEKIT_STRACE = [sys.executable, "-m", "tracekit", "strace"]
 
 
 def build(tmp: Path, name: str, *flags: str) -> Path:
@@ -187,3 +189,48 @@ def test_untouched_memory_equals_strace(tmp_path: Path, exes: dict[str, Path]) -
             assert 'execve("/nonexistent/x", ["true", "first"], NULL) = -1 ENOENT' in text
         else:
             assert 'openat(AT_FDCWD, "/etc/hostname", O_RDONLY) = ' in text
+
+
+_RAW_CALLS = r"""
+#define _GNU_SOURCE
+#include <linux/futex.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+static void on_usr1(int sig) { (void)sig; }
+int main(void)
+{
+	int word = 0;
+	pid_t pid;
+	signal(SIGUSR1, on_usr1);
+	raise(SIGUSR1);                         /* rt_sigreturn: no arguments */
+	syscall(SYS_futex, &word, FUTEX_WAKE, 1, 0, 0, 0);
+	syscall(SYS_mremap, 0, 0, 0, 0, 0);
+	syscall(SYS_membarrier, 0, 0, 0);
+	pid = fork();                           /* clone: 5 arguments */
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, NULL, 0);
+	return 0;
+}
+"""
+
+
+def test_raw_prints_every_argument_of_the_prototype(tmp_path: Path) -> None:
+    """-e raw=all: each call with as many arguments as its prototype has (futex 6,
+    mremap 5, membarrier 3, clone 5, rt_sigreturn 0), whatever its operation, as strace
+    6.1 prints them (its table's argument counts)."""
+    exe = compile_c(_RAW_CALLS, tmp_path, "raw_calls")
+    s_out, t_out = tmp_path / "s.txt", tmp_path / "t.txt"
+    for tool, out in ((["strace"], s_out), ([*TRACEKIT_STRACE], t_out)):
+        r = subprocess.run([*tool, "-f", "-q", "-e", "raw=all", "-o", str(out), str(exe)],
+                           capture_output=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+    keep = ("futex(", "mremap(", "membarrier(", "clone(", "rt_sigreturn(")
+    # the child's pid, in hex under raw
+    pid = re.compile(r"^(clone\(.*\) = )0x[0-9a-f]+$")
+    strace, tracekit = ([pid.sub(r"\1PID", ln) for lines in lines_of(out.read_text()).values()
+                         for ln in lines if ln.startswith(keep)] for out in (s_out, t_out))
+    assert len(strace) == 5, strace
+    assert tracekit == strace

@@ -877,6 +877,18 @@ class SyscallDecoder:
         got = self._calls[key] = _Call(name, fns, special, ret, generic)
         return got
 
+    def arg_total(self, nr: int, compat: bool) -> int | None:
+        """How many arguments a native syscall's prototype has (the kernel's
+        SYSCALL_DEFINEn: futex 6, clone 5, rt_sigreturn 0), what strace -e raw= prints
+        whatever the operation; None for an i386 call or a call without a prototype."""
+        if compat:
+            return None
+        name = self.call(nr, compat).name
+        proto = self._prototypes.get(name)
+        if proto is not None:
+            return len(proto)
+        return self.arg_count(name) if self.arg_count is not None else None
+
     def fd_text(self, tgid: int, fd: int, name: str | None = None) -> str:
         """``3`` or, with fd paths, ``3</etc/passwd>`` (strace -yy; :meth:`FdCache.text
         <tracekit.decode.fdcache.FdCache.text>`); ``name`` is printed instead of the
