@@ -335,3 +335,36 @@ def test_a_shell_pipeline_and_ls_as_strace_yy_prints_them(tmp_path: Path) -> Non
     assert re.search(r"dup2\(\d+<pipe:\[\d+\]>, 1<[^>]*>+\) = 1<pipe:\[\d+\]>", raw), raw
     theirs, ours = _both(tmp_path, ["ls", "-l", str(tmp_path)], "socket,connect,close")
     _same(theirs, ours)
+
+
+CONNECTED = """
+import os, socket, sys
+name = "\\0tracekit-peer-%d" % os.getpid()
+srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+srv.bind(name)
+srv.listen(1)
+cli = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+cli.connect(name)
+acc, _ = srv.accept()
+os.write(cli.fileno(), b"ping")       # write(2): the call itself describes no socket
+os.read(acc.fileno(), 4)
+for s in (acc, cli, srv):
+    s.close()
+"""
+
+
+def test_a_connected_unix_socket_names_its_peer_once_accepted(tmp_path: Path) -> None:
+    """A unix stream socket that connected prints ``[ino->peer]`` after the server
+    accepted (the peer has an inode only then), as strace -yy's sock_diag query at the
+    write shows it, though nothing of the write's own record describes the socket."""
+    script = tmp_path / "connected.py"
+    script.write_text(CONNECTED)
+    theirs, ours = _both(tmp_path, [PY, "-S", str(script)],
+                         "socket,bind,listen,connect,accept4,write,read,close")
+
+    def from_first_socket(procs: dict[int, list[Call]]) -> dict[int, list[Call]]:
+        return {pid: calls[next((i for i, c in enumerate(calls) if c.name == "socket"),
+                                len(calls)):] for pid, calls in procs.items()}
+    _same(from_first_socket(theirs), from_first_socket(ours))
+    raw = (tmp_path / "tracekit.txt").read_text()
+    assert re.search(r'write\(\d+<UNIX-STREAM:\[\d+->\d+\]>, "ping", 4\) = 4', raw), raw

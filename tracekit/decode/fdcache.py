@@ -540,7 +540,26 @@ class FdCache:
                 self._socks[ino] = text
                 if text != fallback(ino, d.proto):
                     self._described.add(ino)
+                if d.peer_ino and d.proto.startswith("UNIX"):
+                    self._peer_back(d.peer_ino, ino)
         return True
+
+    def _peer_back(self, peer: int, ino: int) -> None:
+        """A connected unix socket ``ino`` names its ``peer``: the peer's peer is ``ino``
+        (unix stream sockets are joined in pairs, net/unix/af_unix.c). A connecting
+        socket's peer has no inode until it is accepted, so the kernel could not name
+        it when the connect returned; the accepted socket's description names the
+        connecting one, which from then on prints ``UNIX-STREAM:[peer->ino]`` as
+        strace's sock_diag query at its next use shows it (when nothing described it
+        before: strace keeps a first description)."""
+        proto = self._proto.get(peer)
+        if peer in self._described or proto is None or not proto.startswith("UNIX"):
+            return
+        if self._socks.get(peer, fallback(peer, proto)) != fallback(peer, proto):
+            return
+        self._socks[peer] = f"{proto}:[{peer}->{ino}]"
+        self._described.add(peer)
+        self._stale.discard(peer)
 
     # -- inside -----------------------------------------------------------------------
 
