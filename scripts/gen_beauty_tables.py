@@ -140,6 +140,63 @@ TABLES: dict[str, Table] = {
                           r"SELINUX|ISCSI|AUDIT|FIB_LOOKUP|CONNECTOR|NETFILTER|IP6_FW|DNRTMSG|"
                           r"KOBJECT_UEVENT|GENERIC|SCSITRANSPORT|ECRYPTFS|RDMA|CRYPTO|SMC)",
                           frozenset(), ()),
+    # netlink (tracekit/decode/structs_netlink.py): message types, header flags (the
+    # generic ones, then those of GET, NEW, DELETE requests and of ACKs: strace prints
+    # them in this order), NETLINK_ROUTE's and NETLINK_SOCK_DIAG's message types
+    "NLMSG_TYPES": ("values", ("linux/netlink.h",), r"NLMSG_(NOOP|ERROR|DONE|OVERRUN)",
+                    frozenset(), ()),
+    "NLM_FLAGS": ("bits", ("linux/netlink.h",),
+                  r"NLM_F_(REQUEST|MULTI|ACK|ECHO|DUMP_INTR|DUMP_FILTERED)", frozenset(),
+                  ("NLM_F_REQUEST", "NLM_F_MULTI", "NLM_F_ACK", "NLM_F_ECHO",
+                   "NLM_F_DUMP_INTR", "NLM_F_DUMP_FILTERED")),
+    "NLM_GET_FLAGS": ("bits", ("linux/netlink.h",), r"NLM_F_(DUMP|ROOT|MATCH|ATOMIC)",
+                      frozenset(), ("NLM_F_DUMP", "NLM_F_ROOT", "NLM_F_MATCH", "NLM_F_ATOMIC")),
+    "NLM_NEW_FLAGS": ("bits", ("linux/netlink.h",), r"NLM_F_(REPLACE|EXCL|CREATE|APPEND)",
+                      frozenset(), ("NLM_F_REPLACE", "NLM_F_EXCL", "NLM_F_CREATE",
+                                    "NLM_F_APPEND")),
+    "NLM_DELETE_FLAGS": ("bits", ("linux/netlink.h",), r"NLM_F_(NONREC|BULK)", frozenset(),
+                         ("NLM_F_NONREC", "NLM_F_BULK")),
+    "NLM_ACK_FLAGS": ("bits", ("linux/netlink.h",), r"NLM_F_(CAPPED|ACK_TLVS)", frozenset(),
+                      ("NLM_F_CAPPED", "NLM_F_ACK_TLVS")),
+    "NLMSGERR_ATTRS": ("values", ("linux/netlink.h",), r"NLMSGERR_ATTR_[A-Z_]+",
+                       frozenset({"NLMSGERR_ATTR_MAX", "__NLMSGERR_ATTR_MAX"}), ()),
+    "RTM_TYPES": ("values", ("linux/rtnetlink.h",), r"RTM_(NEW|DEL|GET|SET)[A-Z]+",
+                  frozenset(), ()),
+    "SOCK_DIAG_TYPES": ("values", ("linux/inet_diag.h", "linux/sock_diag.h"),
+                        r"SOCK_DIAG_BY_FAMILY|SOCK_DESTROY|TCPDIAG_GETSOCK|DCCPDIAG_GETSOCK",
+                        frozenset(), ()),
+    # rtnetlink payloads: struct ifaddrmsg, ifinfomsg, rtmsg and their attributes
+    "IFA_ATTRS": ("values", ("linux/if_addr.h",), r"IFA_[A-Z_]+", frozenset({"IFA_MAX"}), ()),
+    "IFA_FLAGS": ("bits", ("linux/if_addr.h",), r"IFA_F_[A-Z_]+",
+                  frozenset({"IFA_F_TEMPORARY"}), ()),
+    "RT_SCOPES": ("values", ("linux/rtnetlink.h",), r"RT_SCOPE_[A-Z]+", frozenset(), ()),
+    "IFLA_ATTRS": ("values", ("linux/if_link.h",), r"IFLA_[A-Z0-9_]+",
+                   frozenset({"IFLA_MAX"}), ()),
+    "IFF_FLAGS": ("bits", ("linux/if.h",), r"IFF_(UP|BROADCAST|DEBUG|LOOPBACK|POINTOPOINT|"
+                  r"NOTRAILERS|RUNNING|NOARP|PROMISC|ALLMULTI|MASTER|SLAVE|MULTICAST|PORTSEL|"
+                  r"AUTOMEDIA|DYNAMIC|LOWER_UP|DORMANT|ECHO)", frozenset(), ()),
+    "RTEXT_FILTERS": ("bits", ("linux/rtnetlink.h",), r"RTEXT_FILTER_[A-Z_]+", frozenset(),
+                      ()),
+    "RTA_ATTRS": ("values", ("linux/rtnetlink.h",), r"RTA_[A-Z_]+", frozenset({"RTA_MAX"}),
+                  ()),
+    "RT_TABLES": ("values", ("linux/rtnetlink.h",), r"RT_TABLE_[A-Z]+",
+                  frozenset({"RT_TABLE_MAX"}), ()),
+    "RTN_TYPES": ("values", ("linux/rtnetlink.h",), r"RTN_[A-Z]+", frozenset({"RTN_MAX"}),
+                  ()),
+    "RTPROT_TYPES": ("values", ("linux/rtnetlink.h",), r"RTPROT_[A-Z0-9]+", frozenset(), ()),
+    "RTM_F_FLAGS": ("bits", ("linux/rtnetlink.h",), r"RTM_F_[A-Z_]+|RTNH_F_[A-Z_]+",
+                    frozenset({"RTNH_F_COMPARE_MASK"}), ()),
+    # sock_diag payloads: inet_diag and unix_diag requests, replies and attributes
+    "INET_DIAG_ATTRS": ("values", ("linux/inet_diag.h",), r"INET_DIAG_[A-Z0-9_]+",
+                        frozenset({"INET_DIAG_MAX", "INET_DIAG_NOCOOKIE", "INET_DIAG_GETSOCK_MAX",
+                                   "INET_DIAG_REQ_MAX", "INET_DIAG_BC_MAX"}), ()),
+    "INET_DIAG_REQ_ATTRS": ("values", ("linux/inet_diag.h",), r"INET_DIAG_REQ_[A-Z_]+",
+                            frozenset({"INET_DIAG_REQ_MAX"}), ()),
+    "UDIAG_SHOW_FLAGS": ("bits", ("linux/unix_diag.h",), r"UDIAG_SHOW_[A-Z]+", frozenset(), ()),
+    "UNIX_DIAG_ATTRS": ("values", ("linux/unix_diag.h",), r"UNIX_DIAG_[A-Z_]+",
+                        frozenset({"UNIX_DIAG_MAX"}), ()),
+    "SK_MEMINFO": ("values", ("linux/sock_diag.h",), r"SK_MEMINFO_[A-Z_]+",
+                   frozenset({"SK_MEMINFO_VARS"}), ()),
     "ACCESS_MODES": ("bits", ("unistd.h",), r"[RWX]_OK", frozenset(), ("R_OK", "W_OK", "X_OK")),
     "SEEK_WHENCE": ("values", ("linux/fs.h",), r"SEEK_[A-Z]+", frozenset({"SEEK_MAX"}), ()),
     "IOCTLS": ("values", ("asm/termbits.h", "asm/ioctls.h", "linux/serial.h", "linux/fs.h",
@@ -740,6 +797,16 @@ INTERNAL_TABLES: dict[str, dict[int, str]] = {
                    6: "LOGLEVEL_INFO", 7: "LOGLEVEL_DEBUG"},
     # include/linux/sched/coredump.h: prctl PR_SET_DUMPABLE / PR_GET_DUMPABLE values
     "SUID_DUMP": {0: "SUID_DUMP_DISABLE", 1: "SUID_DUMP_USER", 2: "SUID_DUMP_ROOT"},
+    # include/net/tcp_states.h: TCP states (strace names TCP_NEW_SYN_RECV too, which
+    # netinet/tcp.h lacks); inet_diag's idiag_state, unix_diag's udiag_state
+    "TCP_STATES": {1: "TCP_ESTABLISHED", 2: "TCP_SYN_SENT", 3: "TCP_SYN_RECV",
+                   4: "TCP_FIN_WAIT1", 5: "TCP_FIN_WAIT2", 6: "TCP_TIME_WAIT", 7: "TCP_CLOSE",
+                   8: "TCP_CLOSE_WAIT", 9: "TCP_LAST_ACK", 10: "TCP_LISTEN", 11: "TCP_CLOSING",
+                   12: "TCP_NEW_SYN_RECV"},
+    # include/linux/if_addr.h's IFA_F_TEMPORARY is IFA_F_SECONDARY's alias; strace 6.1
+    # names 0x1 IFA_F_SECONDARY. include/net/sock.h: the shutdown bits of
+    # INET_DIAG_SHUTDOWN / UNIX_DIAG_SHUTDOWN
+    "SHUTDOWN_BITS": {1: "RCV_SHUTDOWN", 2: "SEND_SHUTDOWN"},
     # include/linux/pid.h: enum pid_type (prctl PR_SCHED_CORE's arg4, as strace names it)
     "PID_TYPES": {0: "PIDTYPE_PID", 1: "PIDTYPE_TGID", 2: "PIDTYPE_PGID", 3: "PIDTYPE_SID"},
 }
@@ -796,19 +863,35 @@ ENUM_TAGS: dict[str, str] = {
     "PERF_HW_CACHE_RESULTS": "perf_hw_cache_op_result_id",
     "PERF_SAMPLE_FORMAT": "perf_event_sample_format", "PERF_READ_FORMAT": "perf_event_read_format",
 }
+# Tables of an enum without a tag: the enum whose first enumerator is this name (the
+# netlink attribute enums of linux/if_addr.h, if_link.h, inet_diag.h...)
+ANON_ENUMS: dict[str, str] = {
+    "IFA_ATTRS": "IFA_UNSPEC", "IFLA_ATTRS": "IFLA_UNSPEC", "RTN_TYPES": "RTN_UNSPEC",
+    "INET_DIAG_ATTRS": "INET_DIAG_NONE", "INET_DIAG_REQ_ATTRS": "INET_DIAG_REQ_NONE",
+    "UNIX_DIAG_ATTRS": "UNIX_DIAG_NAME", "SK_MEMINFO": "SK_MEMINFO_RMEM_ALLOC",
+}
+ENUM_TAGS.update({"RT_SCOPES": "rt_scope_t", "RT_TABLES": "rt_class_t",
+                  "RTA_ATTRS": "rtattr_type_t", "NLMSGERR_ATTRS": "nlmsgerr_attrs"})
 _ENUMERATOR = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*(?:=[^,}]*)?(?:,|$)")
 
 
-def enum_names(cc: str, includes: tuple[str, ...], tag: str) -> list[str]:
-    """The enumerators of ``enum <tag> { ... }`` in the preprocessed headers."""
+def enum_names(cc: str, includes: tuple[str, ...], tag: str, *, first: str = "") -> list[str]:
+    """The enumerators of ``enum <tag> { ... }`` in the preprocessed headers; with
+    ``first``, of the enum without a tag whose first enumerator that is."""
     src = "#define _GNU_SOURCE 1\n" + "".join(f"#include <{h}>\n" for h in includes)
     out = subprocess.run([cc, "-E", "-P", "-x", "c", "-"], input=src, text=True,
                          capture_output=True, check=True).stdout
-    m = re.search(rf"\benum\s+{re.escape(tag)}\s*\{{([^}}]*)\}}", out)
-    if m is None:
-        return []
-    return [e.group(1) for part in m.group(1).split(",")
-            if (e := _ENUMERATOR.match(part.strip() + ","))]
+    if first:
+        bodies = [m.group(1) for m in re.finditer(r"\benum\s*\{([^}]*)\}", out)]
+    else:
+        m = re.search(rf"\benum\s+{re.escape(tag)}\s*\{{([^}}]*)\}}", out)
+        bodies = [] if m is None else [m.group(1)]
+    for body in bodies:
+        names = [e.group(1) for part in body.split(",")
+                 if (e := _ENUMERATOR.match(part.strip() + ","))]
+        if not first or names[:1] == [first]:
+            return names
+    return []
 
 # Tables whose header exists on some arches only (arch_prctl(2) is x86's): empty elsewhere.
 ONLY_ON: dict[str, frozenset[str]] = {"ARCH_PRCTL_OPTIONS": frozenset({"x86_64"}),
@@ -911,6 +994,8 @@ def build(arch: str, cc: str, tmp: Path) -> dict[str, object]:
         # a tagged enum's table holds its enumerators only (linux/bpf.h also defines
         # BPF_K, BPF_LDX... as macros)
         candidates = (enum_names(cc, includes, ENUM_TAGS[tname]) if tname in ENUM_TAGS
+                      else enum_names(cc, includes, "", first=ANON_ENUMS[tname])
+                      if tname in ANON_ENUMS
                       else [*cache[includes], *ENUM_CONSTANTS.get(tname, ())])
         names = sorted({n for n in candidates if rx.fullmatch(n) and n not in excluded})
         if tname == "PRCTL_OPTIONS":         # sub-arguments (PR_SET_MM_BRK) are not options
