@@ -11,8 +11,8 @@ Shape of one message, ``len`` bytes (the buffer's length, or what a read returne
 
 - The header prints whole whatever its nlmsg_len; a payload follows when
   ``min(nlmsg_len, len) > 16``. Messages follow while ``NLMSG_ALIGN(nlmsg_len)`` leaves
-  bytes of the buffer (a nlmsg_len under 16 ends the walk); the 33rd message and the 33rd
-  attribute of a list print as ``...`` (strace -s 32). Fewer than 16 (4) bytes where a
+  bytes of the buffer (a nlmsg_len under 16 ends the walk); the message and the attribute
+  of a list past -s (32 by default) print as ``...``. Fewer than 16 (4) bytes where a
   header (an attribute) would be print as a hex string.
 - nlmsg_type by the socket's protocol: NETLINK_ROUTE's ``RTM_*``, NETLINK_SOCK_DIAG's
   ``SOCK_DIAG_BY_FAMILY``; below 16 (``NLMSG_MIN_TYPE``) ``NLMSG_*``; nlmsg_flags with
@@ -63,7 +63,6 @@ _AF_NETLINK = 16
 # AUDIT, FIB_LOOKUP is generic... (linux/netlink.h numbers) SELINUX 7, AUDIT 9,
 # NETFILTER 12, XFRM 6, GENERIC 16, CRYPTO 21, KOBJECT_UEVENT 15
 _NOT_DECODED = frozenset({6, 7, 9, 12, 15, 16, 21})
-_ELEMS = 32             # strace -s: messages and attributes of a list, before "..."
 
 
 class _Cut(Exception):
@@ -128,7 +127,7 @@ def _messages(c: _Ctx, off: int, length: int) -> str:
         if length < NLMSG_HDR.size:
             out.append(c.hexstr(off, length))
             break
-        if elt == _ELEMS:
+        if elt == c.limit:
             out.append("...")
             break
         try:
@@ -149,8 +148,8 @@ def _messages(c: _Ctx, off: int, length: int) -> str:
         off += mlen
         length = next_len
         elt += 1
-    if c.cut and out[-1] != "...":
-        out.append("...")
+    if c.cut and is_array and out[-1] != "...":
+        out.append("...")           # elements past the capture
     text = ", ".join(out)
     return f"[{text}]" if is_array else text
 
@@ -258,7 +257,7 @@ def _attrs(c: _Ctx, off: int, length: int, names: Mapping[int, str], dflt: str,
         if length < NLA_HDR.size:
             out.append(c.hexstr(off, length))
             break
-        if elt == _ELEMS:
+        if elt == c.limit:
             out.append("...")
             break
         try:
@@ -279,8 +278,8 @@ def _attrs(c: _Ctx, off: int, length: int, names: Mapping[int, str], dflt: str,
         off += alen
         length = next_len
         elt += 1
-    if c.cut and out[-1] != "...":
-        out.append("...")
+    if c.cut and is_array and out[-1] != "...":
+        out.append("...")           # elements past the capture
     text = ", ".join(out)
     return f"[{text}]" if is_array else text
 
