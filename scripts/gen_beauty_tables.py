@@ -186,6 +186,20 @@ TABLES: dict[str, Table] = {
     "RTPROT_TYPES": ("values", ("linux/rtnetlink.h",), r"RTPROT_[A-Z0-9]+", frozenset(), ()),
     "RTM_F_FLAGS": ("bits", ("linux/rtnetlink.h",), r"RTM_F_[A-Z_]+|RTNH_F_[A-Z_]+",
                     frozenset({"RTNH_F_COMPARE_MASK"}), ()),
+    # struct fib_rule_hdr (RTM_*RULE) and struct ndmsg (RTM_*NEIGH) with their attributes
+    "FR_ACTIONS": ("values", ("linux/fib_rules.h",), r"FR_ACT_[A-Z_]+",
+                   frozenset({"FR_ACT_MAX"}), ()),
+    "FRA_ATTRS": ("values", ("linux/fib_rules.h",), r"FRA_[A-Z_]+", frozenset({"FRA_MAX"}),
+                  ()),
+    "FIB_RULE_FLAGS": ("bits", ("linux/fib_rules.h",),
+                       r"FIB_RULE_(PERMANENT|INVERT|UNRESOLVED|IIF_DETACHED|OIF_DETACHED|"
+                       r"FIND_SADDR)", frozenset(), ()),
+    "NUD_STATES": ("bits", ("linux/neighbour.h",), r"NUD_(?!NONE)[A-Z]+", frozenset(), ()),
+    "NTF_FLAGS": ("bits", ("linux/neighbour.h",),
+                  r"NTF_(USE|SELF|MASTER|PROXY|EXT_LEARNED|OFFLOADED|STICKY|ROUTER)",
+                  frozenset(), ()),
+    "NDA_ATTRS": ("values", ("linux/neighbour.h",), r"NDA_[A-Z_]+", frozenset({"NDA_MAX"}),
+                  ()),
     # sock_diag payloads: inet_diag and unix_diag requests, replies and attributes
     "INET_DIAG_ATTRS": ("values", ("linux/inet_diag.h",), r"INET_DIAG_[A-Z0-9_]+",
                         frozenset({"INET_DIAG_MAX", "INET_DIAG_NOCOOKIE", "INET_DIAG_GETSOCK_MAX",
@@ -869,6 +883,7 @@ ANON_ENUMS: dict[str, str] = {
     "IFA_ATTRS": "IFA_UNSPEC", "IFLA_ATTRS": "IFLA_UNSPEC", "RTN_TYPES": "RTN_UNSPEC",
     "INET_DIAG_ATTRS": "INET_DIAG_NONE", "INET_DIAG_REQ_ATTRS": "INET_DIAG_REQ_NONE",
     "UNIX_DIAG_ATTRS": "UNIX_DIAG_NAME", "SK_MEMINFO": "SK_MEMINFO_RMEM_ALLOC",
+    "FR_ACTIONS": "FR_ACT_UNSPEC", "FRA_ATTRS": "FRA_UNSPEC", "NDA_ATTRS": "NDA_UNSPEC",
 }
 ENUM_TAGS.update({"RT_SCOPES": "rt_scope_t", "RT_TABLES": "rt_class_t",
                   "RTA_ATTRS": "rtattr_type_t", "NLMSGERR_ATTRS": "nlmsgerr_attrs"})

@@ -400,6 +400,10 @@ def _route(c: _Ctx, t: int, off: int, n: int) -> str:
         return _ifinfomsg(c, family, off, n)
     if name.endswith("ROUTE"):
         return _rtmsg(c, family, off, n)
+    if name.endswith("RULE"):
+        return _fib_rule_hdr(c, family, off, n)
+    if name.endswith("NEIGH"):
+        return _ndmsg(c, family, off, n)
     text = f"{{family={_family(c, family)}"
     if n > 1:
         text += f", data={c.hexstr(off + 1, n - 1)}"
@@ -534,11 +538,113 @@ def _rta(family: int) -> dict[str, Nla]:
     return {"RTA_DST": addr, "RTA_SRC": addr, "RTA_IIF": _ifindex, "RTA_OIF": _ifindex,
             "RTA_GATEWAY": addr, "RTA_PRIORITY": _u32, "RTA_PREFSRC": addr, "RTA_FLOW": _u32,
             "RTA_TABLE": _xval_attr("RT_TABLES", None), "RTA_MARK": _u32, "RTA_PREF": _u8,
-            "RTA_UID": _u32, "RTA_TTL_PROPAGATE": _u8, "RTA_NH_ID": _u32}
+            "RTA_UID": _u32, "RTA_TTL_PROPAGATE": _u8, "RTA_NH_ID": _u32,
+            "RTA_CACHEINFO": _rta_cacheinfo}
+
+
+_RTA_CACHEINFO = struct.Struct("<IIiIIIII")
+
+
+def _rta_cacheinfo(c: _Ctx, off: int, n: int) -> str | None:
+    """struct rta_cacheinfo (linux/rtnetlink.h)."""
+    if n < _RTA_CACHEINFO.size:
+        return None
+    names = ("rta_clntref", "rta_lastuse", "rta_expires", "rta_error", "rta_used", "rta_id",
+             "rta_ts", "rta_tsage")
+    vals = _RTA_CACHEINFO.unpack(c.take(off, _RTA_CACHEINFO.size))
+    return "{" + ", ".join(f"{k}={v}" for k, v in zip(names, vals, strict=True)) + "}"
 
 
 # rtmsg attributes by the message's family (0: any other family)
 _RTA = {f: _rta(f) for f in (0, socket.AF_INET, socket.AF_INET6)}
+
+
+_FIB_RULE_HDR = struct.Struct("<BBBBBxxBI")
+
+
+def _range(fmt: str) -> Nla:
+    """struct fib_rule_uid_range / fib_rule_port_range: ``{start=0, end=10}``."""
+    return _struct_u(fmt, ("start", "end"))
+
+
+def _be64(c: _Ctx, off: int, n: int) -> str | None:
+    if n < 8:
+        return None
+    return f"htobe64({int.from_bytes(c.take(off, 8), 'big')})"
+
+
+def _be16(c: _Ctx, off: int, n: int) -> str | None:
+    if n < 2:
+        return None
+    return f"htons({int.from_bytes(c.take(off, 2), 'big')})"
+
+
+def _fra(family: int) -> dict[str, Nla]:
+    addr = _inet(family)
+    return {"FRA_DST": addr, "FRA_SRC": addr, "FRA_IIFNAME": _nla_str,
+            "FRA_OIFNAME": _nla_str, "FRA_GOTO": _u32, "FRA_PRIORITY": _u32,
+            "FRA_FWMARK": _u32, "FRA_FLOW": _u32, "FRA_TUN_ID": _be64,
+            "FRA_SUPPRESS_IFGROUP": _u32, "FRA_SUPPRESS_PREFIXLEN": _u32,
+            "FRA_TABLE": _xval_attr("RT_TABLES", None), "FRA_FWMASK": _u32,
+            "FRA_L3MDEV": _u8, "FRA_UID_RANGE": _range("<II"),
+            "FRA_PROTOCOL": _xval_attr("RTPROT_TYPES", "RTPROT_???", 1),
+            "FRA_IP_PROTO": _xval_attr("IP_PROTOCOLS", "IPPROTO_???", 1),
+            "FRA_SPORT_RANGE": _range("<HH"), "FRA_DPORT_RANGE": _range("<HH")}
+
+
+# fib_rule_hdr attributes by the message's family (0: any other family)
+_FRA = {f: _fra(f) for f in (0, socket.AF_INET, socket.AF_INET6)}
+
+
+def _fib_rule_hdr(c: _Ctx, family: int, off: int, n: int) -> str:
+    """struct fib_rule_hdr (linux/fib_rules.h), then FRA_* attributes."""
+    T = c.T
+    text = f"{{family={_family(c, family)}, "
+    if n < _FIB_RULE_HDR.size:
+        return text + "...}"
+    _, dlen, slen, tos, table, action, rflags = _FIB_RULE_HDR.unpack(
+        c.take(off, _FIB_RULE_HDR.size))
+    text += (f"dst_len={dlen}, src_len={slen}, tos={tos}, "
+             f"table={_xval(T.RT_TABLES, table, None)}, "
+             f"action={_xval(T.FR_ACTIONS, action, 'FR_ACT_???')}, "
+             f"flags={_flags(T.FIB_RULE_FLAGS, rflags, 'FIB_RULE_???')}}}")
+    if n > _FIB_RULE_HDR.size:
+        text += ", " + _attrs(c, off + _FIB_RULE_HDR.size, n - _FIB_RULE_HDR.size,
+                              T.FRA_ATTRS, "FRA_???",
+                              _FRA[family] if family in _FRA else _FRA[0])
+    return text
+
+
+_NDMSG = struct.Struct("<BxxxiHBB")
+
+
+def _nda(family: int) -> dict[str, Nla]:
+    return {"NDA_DST": _inet(family), "NDA_LLADDR": _hwaddr,
+            "NDA_CACHEINFO": _struct_u("<4I", ("ndm_confirmed", "ndm_used", "ndm_updated",
+                                               "ndm_refcnt")),
+            "NDA_PROBES": _u32, "NDA_VLAN": _u16, "NDA_PORT": _be16, "NDA_VNI": _u32,
+            "NDA_IFINDEX": _ifindex, "NDA_MASTER": _ifindex, "NDA_LINK_NETNSID": _s32}
+
+
+# ndmsg attributes by the message's family (0: any other family)
+_NDA = {f: _nda(f) for f in (0, socket.AF_INET, socket.AF_INET6)}
+
+
+def _ndmsg(c: _Ctx, family: int, off: int, n: int) -> str:
+    """struct ndmsg (linux/neighbour.h), then NDA_* attributes."""
+    T = c.T
+    text = f"{{ndm_family={_family(c, family)}, "
+    if n < _NDMSG.size:
+        return text + "...}"
+    _, index, state, nflags, ntype = _NDMSG.unpack(c.take(off, _NDMSG.size))
+    states = F.FlagSet(T.NUD_STATES, zero="NUD_NONE", unknown="NUD_???")(state)
+    text += (f"ndm_ifindex={format_ifindex(index & 0xFFFFFFFF)}, ndm_state={states}, "
+             f"ndm_flags={_flags(T.NTF_FLAGS, nflags, 'NTF_???')}, "
+             f"ndm_type={_xval(T.RTN_TYPES, ntype, 'RTN_???')}}}")
+    if n > _NDMSG.size:
+        text += ", " + _attrs(c, off + _NDMSG.size, n - _NDMSG.size, T.NDA_ATTRS, "NDA_???",
+                              _NDA[family] if family in _NDA else _NDA[0])
+    return text
 
 
 # -- NETLINK_SOCK_DIAG ----------------------------------------------------------------

@@ -819,6 +819,91 @@ RTM_F_FLAGS: tuple[tuple[int, str], ...] = (
     (0x20000000, 'RTM_F_OFFLOAD_FAILED'),
 )
 
+FR_ACTIONS: dict[int, str] = {
+    0: 'FR_ACT_UNSPEC',
+    1: 'FR_ACT_TO_TBL',
+    2: 'FR_ACT_GOTO',
+    3: 'FR_ACT_NOP',
+    6: 'FR_ACT_BLACKHOLE',
+    7: 'FR_ACT_UNREACHABLE',
+    8: 'FR_ACT_PROHIBIT',
+}
+
+FRA_ATTRS: dict[int, str] = {
+    0: 'FRA_UNSPEC',
+    1: 'FRA_DST',
+    2: 'FRA_SRC',
+    3: 'FRA_IIFNAME',
+    4: 'FRA_GOTO',
+    6: 'FRA_PRIORITY',
+    10: 'FRA_FWMARK',
+    11: 'FRA_FLOW',
+    12: 'FRA_TUN_ID',
+    13: 'FRA_SUPPRESS_IFGROUP',
+    14: 'FRA_SUPPRESS_PREFIXLEN',
+    15: 'FRA_TABLE',
+    16: 'FRA_FWMASK',
+    17: 'FRA_OIFNAME',
+    18: 'FRA_PAD',
+    20: 'FRA_UID_RANGE',
+    21: 'FRA_PROTOCOL',
+    22: 'FRA_IP_PROTO',
+    23: 'FRA_SPORT_RANGE',
+    24: 'FRA_DPORT_RANGE',
+}
+
+FIB_RULE_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'FIB_RULE_PERMANENT'),
+    (0x2, 'FIB_RULE_INVERT'),
+    (0x4, 'FIB_RULE_UNRESOLVED'),
+    (0x8, 'FIB_RULE_IIF_DETACHED'),
+    (0x10, 'FIB_RULE_OIF_DETACHED'),
+    (0x10000, 'FIB_RULE_FIND_SADDR'),
+)
+
+NUD_STATES: tuple[tuple[int, str], ...] = (
+    (0x1, 'NUD_INCOMPLETE'),
+    (0x2, 'NUD_REACHABLE'),
+    (0x4, 'NUD_STALE'),
+    (0x8, 'NUD_DELAY'),
+    (0x10, 'NUD_PROBE'),
+    (0x20, 'NUD_FAILED'),
+    (0x40, 'NUD_NOARP'),
+    (0x80, 'NUD_PERMANENT'),
+)
+
+NTF_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'NTF_USE'),
+    (0x2, 'NTF_SELF'),
+    (0x4, 'NTF_MASTER'),
+    (0x8, 'NTF_PROXY'),
+    (0x10, 'NTF_EXT_LEARNED'),
+    (0x20, 'NTF_OFFLOADED'),
+    (0x40, 'NTF_STICKY'),
+    (0x80, 'NTF_ROUTER'),
+)
+
+NDA_ATTRS: dict[int, str] = {
+    0: 'NDA_UNSPEC',
+    1: 'NDA_DST',
+    2: 'NDA_LLADDR',
+    3: 'NDA_CACHEINFO',
+    4: 'NDA_PROBES',
+    5: 'NDA_VLAN',
+    6: 'NDA_PORT',
+    7: 'NDA_VNI',
+    8: 'NDA_IFINDEX',
+    9: 'NDA_MASTER',
+    10: 'NDA_LINK_NETNSID',
+    11: 'NDA_SRC_VNI',
+    12: 'NDA_PROTOCOL',
+    13: 'NDA_NH_ID',
+    14: 'NDA_FDB_EXT_ATTRS',
+    15: 'NDA_FLAGS_EXT',
+    16: 'NDA_NDM_STATE_MASK',
+    17: 'NDA_NDM_FLAGS_MASK',
+}
+
 INET_DIAG_ATTRS: dict[int, str] = {
     0: 'INET_DIAG_NONE',
     1: 'INET_DIAG_MEMINFO',
