@@ -2,8 +2,9 @@
 
 tests/workloads/sweep_netlink.c sends NETLINK_ROUTE requests (RTM_GETADDR with an
 rtgenmsg and with an ifaddrmsg, RTM_GETLINK with IFLA_EXT_MASK and IFLA_IFNAME,
-RTM_GETROUTE with RTA_OIF, refused RTM_NEWADDR and RTM_DELROUTE) and receives their
-replies (RTM_NEWADDR, RTM_NEWLINK cut by a small buffer, RTM_NEWROUTE, NLMSG_DONE,
+RTM_GETROUTE with RTA_OIF and a lookup of ::1, RTM_GETRULE, RTM_GETNEIGH, refused
+RTM_NEWADDR and RTM_DELROUTE) and receives their replies (RTM_NEWADDR, RTM_NEWLINK cut by
+a small buffer, RTM_NEWROUTE with RTA_CACHEINFO, RTM_NEWRULE, RTM_NEWNEIGH, NLMSG_DONE,
 NLMSG_ERROR with the request it answers), NETLINK_SOCK_DIAG requests and replies
 (inet_diag_req_v2 on a socket not bound yet, then bound; inet_diag_msg; unix_diag_req and
 unix_diag_msg), hostile messages (shorter than a header, nlmsg_len 0, longer than the
@@ -56,6 +57,15 @@ def test_netlink_messages_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "rtm_type=RTN_LOCAL, rtm_flags=0}, [[{nla_len=8, nla_type=RTA_TABLE}, "
             "RT_TABLE_LOCAL], [{nla_len=8, nla_type=RTA_DST}, inet_addr(\"127.0.0.0\")], ",
             "nlmsg_flags=NLM_F_REQUEST|NLM_F_ACK|NLM_F_EXCL|NLM_F_CREATE",
+            "[{nla_len=36, nla_type=RTA_CACHEINFO}, {rta_clntref=",
+            "{family=AF_INET, dst_len=0, src_len=0, tos=0, table=RT_TABLE_UNSPEC, "
+            "action=FR_ACT_UNSPEC, flags=0}], 28, 0, ",
+            "{family=AF_INET, dst_len=0, src_len=0, tos=0, table=RT_TABLE_LOCAL, "
+            "action=FR_ACT_TO_TBL, flags=0}, [[{nla_len=8, nla_type=FRA_TABLE}, RT_TABLE_LOCAL], ",
+            "[{nla_len=5, nla_type=FRA_PROTOCOL}, RTPROT_KERNEL]",
+            "{ndm_family=AF_INET, ndm_ifindex=0, ndm_state=NUD_NONE, ndm_flags=0, "
+            "ndm_type=RTN_UNSPEC}, [{nla_len=8, nla_type=NDA_IFINDEX}, "
+            "if_nametoindex(\"lo\")]], 36, 0, ",
             "{error=-ESRCH, msg=[{nlmsg_len=36, nlmsg_type=RTM_DELROUTE, ",
             "sendto(3, \"\\x01\\x02\\x03\\x04\\x05\\x06\\x07\\x08\\x09\\x0a\", 10, 0, ",
             "sendto(3, {nlmsg_len=0, nlmsg_type=RTM_GETLINK, nlmsg_flags=NLM_F_REQUEST, ",

@@ -1,14 +1,16 @@
 /* Netlink messages as strace 6.1 decodes them on netlink sockets: NETLINK_ROUTE requests
  * and replies (RTM_GETADDR/NEWADDR, RTM_GETLINK/NEWLINK, RTM_GETROUTE/NEWROUTE,
- * NLMSG_DONE, NLMSG_ERROR with the request it answers, an ACK), NETLINK_SOCK_DIAG
+ * RTM_GETRULE/NEWRULE, RTM_GETNEIGH/NEWNEIGH, NLMSG_DONE, NLMSG_ERROR with the request
+ * it answers), NETLINK_SOCK_DIAG
  * requests and replies (inet_diag_req_v2 / inet_diag_msg of a listening TCP socket of
  * the program's own, unix_diag_req / unix_diag_msg of a unix socket of its own), another
  * protocol's messages (NETLINK_USERSOCK: printed generically), and hostile messages:
  * shorter than a header, nlmsg_len 0, longer than the buffer, an attribute shorter than
  * its header, unknown types, a reply cut short by a small buffer.
  *
- * The replies are kept small and the same every run on one machine: the address and
- * route dumps ask the kernel (NETLINK_GET_STRICT_CHK) for lo's entries only, the diag
+ * The replies are kept small (tracekit captures 256 bytes of an iovec) and the same every
+ * run on one machine: the address, route and neighbour dumps ask the kernel
+ * (NETLINK_GET_STRICT_CHK) for lo's entries only, the route lookup names ::1, the diag
  * requests name one socket exactly. Nothing is changed: every request reads (the RTM_NEW*
  * and RTM_DEL* sent are refused for their unknown interface index).
  *
@@ -18,7 +20,9 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <linux/if_addr.h>
+#include <linux/fib_rules.h>
 #include <linux/if_link.h>
+#include <linux/neighbour.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
@@ -129,6 +133,36 @@ static void route(void) {
             {.rtm_family = AF_INET, .rtm_table = RT_TABLE_LOCAL},
             {RTA_LENGTH(4), RTA_OIF}, 1};
     send_nl(s, &rt, sizeof(rt));
+    drain(s, sizeof(buf));
+
+    /* a route lookup: ::1 (one reply, with RTA_CACHEINFO) */
+    struct {
+        struct nlmsghdr h;
+        struct rtmsg r;
+        struct rtattr ra;
+        struct in6_addr dst;
+    } get6 = {{sizeof(get6), RTM_GETROUTE, NLM_F_REQUEST, SEQ + 14, 0},
+              {.rtm_family = AF_INET6, .rtm_dst_len = 128},
+              {RTA_LENGTH(16), RTA_DST}, IN6ADDR_LOOPBACK_INIT};
+    send_nl(s, &get6, sizeof(get6));
+    drain(s, sizeof(buf));
+
+    /* the IPv4 policy rules (ip rule), lo's neighbours (ip neigh) */
+    struct {
+        struct nlmsghdr h;
+        struct fib_rule_hdr f;
+    } rule = {{sizeof(rule), RTM_GETRULE, NLM_F_REQUEST | NLM_F_DUMP, SEQ + 15, 0},
+              {.family = AF_INET}};
+    send_nl(s, &rule, sizeof(rule));
+    drain(s, sizeof(buf));
+    struct {
+        struct nlmsghdr h;
+        struct ndmsg n;
+        struct rtattr ra;
+        __u32 ifindex;
+    } neigh = {{sizeof(neigh), RTM_GETNEIGH, NLM_F_REQUEST | NLM_F_DUMP, SEQ + 16, 0},
+               {.ndm_family = AF_INET}, {RTA_LENGTH(4), NDA_IFINDEX}, 1};
+    send_nl(s, &neigh, sizeof(neigh));
     drain(s, sizeof(buf));
 
     /* refused changes: an address and a route on an interface no one has */
