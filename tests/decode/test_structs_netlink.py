@@ -86,7 +86,11 @@ def test_an_error_carries_its_request_and_extended_ack() -> None:
     err = msg(2, struct.pack("<i", -19) + req + nla(1, b"no device\0"))
     text = decode_netlink(err, len(err), ROUTE, FL, 32)
     assert "{error=-ENODEV, msg=[{nlmsg_len=32, nlmsg_type=RTM_GETLINK" in text
-    assert '[{nla_len=14, nla_type=NLMSGERR_ATTR_MSG}, "no device"]}]' in text
+    assert text.endswith('{error=-ENODEV, msg=[{nlmsg_len=32, nlmsg_type=RTM_GETLINK, '
+                         'nlmsg_flags=NLM_F_REQUEST, nlmsg_seq=7, nlmsg_pid=0}, '
+                         '{ifi_family=AF_UNSPEC, ifi_type=ARPHRD_NETROM, ifi_index=5, '
+                         'ifi_flags=0, ifi_change=0}]}, '
+                         '[{nla_len=14, nla_type=NLMSGERR_ATTR_MSG}, "no device"]]]'), text
     capped = msg(2, struct.pack("<i", -1) + req[:16], flags=0x100)
     assert "error=-EPERM, msg={nlmsg_len=32" in decode_netlink(capped, len(capped), ROUTE,
                                                                FL, 32)

@@ -5,13 +5,14 @@ rtgenmsg and with an ifaddrmsg, RTM_GETLINK with IFLA_EXT_MASK and IFLA_IFNAME,
 RTM_GETROUTE with RTA_OIF and a lookup of ::1, RTM_GETRULE, RTM_GETNEIGH, refused
 RTM_NEWADDR and RTM_DELROUTE) and receives their replies (RTM_NEWADDR, RTM_NEWLINK cut by
 a small buffer, RTM_NEWROUTE with RTA_CACHEINFO, RTM_NEWRULE, RTM_NEWNEIGH, NLMSG_DONE,
-NLMSG_ERROR with the request it answers), NETLINK_SOCK_DIAG requests and replies
-(inet_diag_req_v2 on a socket not bound yet, then bound; inet_diag_msg; unix_diag_req and
-unix_diag_msg), hostile messages (shorter than a header, nlmsg_len 0, longer than the
-buffer, an attribute shorter than its header, unknown types, a request split over two
-iovecs), a NETLINK_USERSOCK message to itself (printed generically) and a sockaddr_nl
-with a port id of the high half (``nl_pid=-16``). tracekit traces ``strace -f -o FILE
-sweep_netlink``, so both see the same calls: every line of the program must be equal.
+NLMSG_ERROR with the request it answers, extended ACKs with NLMSGERR_ATTR_MSG),
+NETLINK_SOCK_DIAG requests and replies (inet_diag_req_v2 on a socket not bound yet, then
+bound; inet_diag_msg; unix_diag_req and unix_diag_msg), hostile messages (shorter than a
+header, nlmsg_len 0, longer than the buffer, an attribute shorter than its header,
+unknown types, a request split over two iovecs), a NETLINK_USERSOCK message to itself
+(printed generically) and a sockaddr_nl with a port id of the high half
+(``nl_pid=-16``). tracekit traces ``strace -f -o FILE sweep_netlink``, so both see the
+same calls: every line of the program must be equal.
 """
 
 from __future__ import annotations
@@ -67,6 +68,13 @@ def test_netlink_messages_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "ndm_type=RTN_UNSPEC}, [{nla_len=8, nla_type=NDA_IFINDEX}, "
             "if_nametoindex(\"lo\")]], 36, 0, ",
             "{error=-ESRCH, msg=[{nlmsg_len=36, nlmsg_type=RTM_DELROUTE, ",
+            # extended ACK (NETLINK_EXT_ACK, NETLINK_CAP_ACK)
+            "nlmsg_type=NLMSG_ERROR, nlmsg_flags=NLM_F_CAPPED|NLM_F_ACK_TLVS, "
+            "nlmsg_seq=1700000017, ",
+            "[{error=-EINVAL, msg={nlmsg_len=32, nlmsg_type=RTM_NEWADDR, "
+            "nlmsg_flags=NLM_F_REQUEST|NLM_F_ACK, nlmsg_seq=1700000017, nlmsg_pid=0}}, "
+            "[{nla_len=32, nla_type=NLMSGERR_ATTR_MSG}, \"ipv4: Invalid prefix length\"]",
+            "nlmsg_type=NLMSG_DONE, nlmsg_flags=NLM_F_MULTI|0x200, nlmsg_seq=1700000018, ",
             "sendto(3, \"\\x01\\x02\\x03\\x04\\x05\\x06\\x07\\x08\\x09\\x0a\", 10, 0, ",
             "sendto(3, {nlmsg_len=0, nlmsg_type=RTM_GETLINK, nlmsg_flags=NLM_F_REQUEST, ",
             "ifa_index=0}, {nla_len=2, nla_type=IFA_LABEL}], 28, 0, ",

@@ -215,6 +215,29 @@ static void route(void) {
     sendmsg(s, &mh, 0);
     drain(s, sizeof(buf));
     close(s);
+
+    /* extended ACKs, the request capped to its header: an error with its message
+     * (NLMSGERR_ATTR_MSG), and a dump refused in its NLMSG_DONE */
+    s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+    bind(s, (void *)&nl, sizeof(nl));
+    setsockopt(s, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+    setsockopt(s, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
+    setsockopt(s, SOL_NETLINK, NETLINK_GET_STRICT_CHK, &one, sizeof(one));
+    struct {
+        struct nlmsghdr h;
+        struct ifaddrmsg a;
+        struct rtattr ra;
+        struct in_addr in;
+    } badlen = {{sizeof(badlen), RTM_NEWADDR, NLM_F_REQUEST | NLM_F_ACK, SEQ + 17, 0},
+                {.ifa_family = AF_INET, .ifa_prefixlen = 40, .ifa_index = 1},
+                {RTA_LENGTH(4), IFA_LOCAL}, {htonl(0x7f000063)}};
+    send_nl(s, &badlen, sizeof(badlen));
+    drain(s, sizeof(buf));
+    addr.h.nlmsg_seq = SEQ + 18;
+    addr.a.ifa_prefixlen = 3;
+    send_nl(s, &addr, sizeof(addr));
+    drain(s, sizeof(buf));
+    close(s);
 }
 
 static void diag(void) {

@@ -206,7 +206,8 @@ def _payload(c: _Ctx, t: int, nflags: int, off: int, n: int) -> str:
 
 def _error(c: _Ctx, off: int, n: int, capped: bool) -> str:
     """struct nlmsgerr: the error and the request it answers (its header alone when
-    NLM_F_CAPPED), then the extended ACK's attributes."""
+    NLM_F_CAPPED); with an extended ACK's attributes, ``[{error=..., msg=...}, [attrs]]``
+    (strace 6.1)."""
     if n < 4:
         return c.hexstr(off, n)
     err = struct.unpack("<i", c.take(off, 4))[0]
@@ -218,10 +219,13 @@ def _error(c: _Ctx, off: int, n: int, capped: bool) -> str:
             return text + c.hexstr(off, n) + "}"
         hdr = NLMSG_HDR.unpack(c.take(off, NLMSG_HDR.size))
         payload = min(NLMSG_HDR.size if capped else hdr[0], n)
-        text += _message(c, hdr, off, payload)
+        text += _message(c, hdr, off, payload) + "}"
         if n > payload and not c.cut:
-            text += ", " + _attrs(c, off + payload, n - payload, c.T.NLMSGERR_ATTRS,
-                                  "NLMSGERR_ATTR_???", _NLMSGERR)
+            # strace 6.1: the extended ACK's attributes after the struct, in an array
+            return "[" + text + ", " + _attrs(c, off + payload, n - payload,
+                                              c.T.NLMSGERR_ATTRS, "NLMSGERR_ATTR_???",
+                                              _NLMSGERR) + "]"
+        return text
     return text + "}"
 
 
