@@ -209,6 +209,14 @@ TABLES: dict[str, Table] = {
     "UDIAG_SHOW_FLAGS": ("bits", ("linux/unix_diag.h",), r"UDIAG_SHOW_[A-Z]+", frozenset(), ()),
     "UNIX_DIAG_ATTRS": ("values", ("linux/unix_diag.h",), r"UNIX_DIAG_[A-Z_]+",
                         frozenset({"UNIX_DIAG_MAX"}), ()),
+    "NDIAG_SHOW_FLAGS": ("bits", ("linux/netlink_diag.h",), r"NDIAG_SHOW_[A-Z_]+",
+                         frozenset(), ()),
+    "NDIAG_FLAGS": ("bits", ("linux/netlink_diag.h",), r"NDIAG_FLAG_[A-Z_]+", frozenset(),
+                    ()),
+    "NETLINK_DIAG_ATTRS": ("values", ("linux/netlink_diag.h",), r"NETLINK_DIAG_[A-Z_]+",
+                           frozenset({"NETLINK_DIAG_MAX"}), ()),
+    "PACKET_SHOW_FLAGS": ("bits", ("linux/packet_diag.h",), r"PACKET_SHOW_[A-Z_]+",
+                          frozenset(), ()),
     "SK_MEMINFO": ("values", ("linux/sock_diag.h",), r"SK_MEMINFO_[A-Z_]+",
                    frozenset({"SK_MEMINFO_VARS"}), ()),
     "ACCESS_MODES": ("bits", ("unistd.h",), r"[RWX]_OK", frozenset(), ("R_OK", "W_OK", "X_OK")),
@@ -884,6 +892,7 @@ ANON_ENUMS: dict[str, str] = {
     "INET_DIAG_ATTRS": "INET_DIAG_NONE", "INET_DIAG_REQ_ATTRS": "INET_DIAG_REQ_NONE",
     "UNIX_DIAG_ATTRS": "UNIX_DIAG_NAME", "SK_MEMINFO": "SK_MEMINFO_RMEM_ALLOC",
     "FR_ACTIONS": "FR_ACT_UNSPEC", "FRA_ATTRS": "FRA_UNSPEC", "NDA_ATTRS": "NDA_UNSPEC",
+    "NETLINK_DIAG_ATTRS": "NETLINK_DIAG_MEMINFO",
 }
 ENUM_TAGS.update({"RT_SCOPES": "rt_scope_t", "RT_TABLES": "rt_class_t",
                   "RTA_ATTRS": "rtattr_type_t", "NLMSGERR_ATTRS": "nlmsgerr_attrs"})

@@ -7,7 +7,8 @@ RTM_NEWADDR and RTM_DELROUTE) and receives their replies (RTM_NEWADDR, RTM_NEWLI
 a small buffer, RTM_NEWROUTE with RTA_CACHEINFO, RTM_NEWRULE, RTM_NEWNEIGH, NLMSG_DONE,
 NLMSG_ERROR with the request it answers, extended ACKs with NLMSGERR_ATTR_MSG),
 NETLINK_SOCK_DIAG requests and replies (inet_diag_req_v2 on a socket not bound yet, then
-bound; inet_diag_msg; unix_diag_req and unix_diag_msg), hostile messages (shorter than a
+bound; inet_diag_msg; the old inet_diag_req; unix_diag_req and unix_diag_msg;
+netlink_diag_req and netlink_diag_msg), hostile messages (shorter than a
 header, nlmsg_len 0, longer than the buffer, an attribute shorter than its header,
 unknown types, a request split over two iovecs), a NETLINK_USERSOCK message to itself
 (printed generically) and a sockaddr_nl with a port id of the high half
@@ -96,6 +97,16 @@ def test_netlink_messages_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "udiag_show=UDIAG_SHOW_NAME|UDIAG_SHOW_PEER, udiag_cookie=[4294967295, 4294967295]}",
             "{udiag_family=AF_UNIX, udiag_type=SOCK_STREAM, udiag_state=TCP_CLOSE, udiag_ino=",
             "[{nla_len=14, nla_type=UNIX_DIAG_NAME}, \"diag.sock\"]",
+            "{idiag_family=AF_INET, idiag_src_len=0, idiag_dst_len=0, idiag_ext=0, ",
+            "idiag_states=1<<TCP_CLOSING, idiag_dbs=0}], 76, 0, ",
+            "{sdiag_family=AF_NETLINK, sdiag_protocol=NETLINK_USERSOCK, ndiag_ino=0, "
+            "ndiag_show=NDIAG_SHOW_MEMINFO|NDIAG_SHOW_GROUPS|NDIAG_SHOW_FLAGS, "
+            "ndiag_cookie=[0, 0]}], 36, 0, ",
+            "{ndiag_family=AF_NETLINK, ndiag_type=SOCK_RAW, ndiag_protocol=NETLINK_USERSOCK, "
+            "ndiag_state=TCP_CLOSE, ndiag_portid=",
+            "[{nla_len=40, nla_type=NETLINK_DIAG_MEMINFO}, [[SK_MEMINFO_RMEM_ALLOC]=",
+            "[{nla_len=12, nla_type=NETLINK_DIAG_GROUPS}, [0x00000000000004]]",
+            "[{nla_len=8, nla_type=NETLINK_DIAG_FLAGS}, NDIAG_FLAG_PKTINFO]",
             "recvfrom(3, [{nlmsg_len=24, nlmsg_type=0x20 /* NLMSG_??? */, "
             "nlmsg_flags=NLM_F_REQUEST, nlmsg_seq=1700000030, nlmsg_pid=0}, "
             "\"\\x70\\x61\\x79\\x6c\\x6f\\x61\\x64\\x00\"], 8192, MSG_DONTWAIT, NULL, NULL) = 24",

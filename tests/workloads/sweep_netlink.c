@@ -3,7 +3,9 @@
  * RTM_GETRULE/NEWRULE, RTM_GETNEIGH/NEWNEIGH, NLMSG_DONE, NLMSG_ERROR with the request
  * it answers), NETLINK_SOCK_DIAG
  * requests and replies (inet_diag_req_v2 / inet_diag_msg of a listening TCP socket of
- * the program's own, unix_diag_req / unix_diag_msg of a unix socket of its own), another
+ * the program's own, the old inet_diag_req, unix_diag_req / unix_diag_msg of a unix
+ * socket of its own, netlink_diag_req / netlink_diag_msg of its NETLINK_USERSOCK
+ * socket), another
  * protocol's messages (NETLINK_USERSOCK: printed generically), and hostile messages:
  * shorter than a header, nlmsg_len 0, longer than the buffer, an attribute shorter than
  * its header, unknown types, a reply cut short by a small buffer.
@@ -23,6 +25,7 @@
 #include <linux/fib_rules.h>
 #include <linux/if_link.h>
 #include <linux/neighbour.h>
+#include <linux/netlink_diag.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
@@ -267,6 +270,15 @@ static void diag(void) {
     send_nl(s, &req, sizeof(req));
     drain(s, sizeof(buf));
 
+    /* the old request (ss sends it for DCCP): struct inet_diag_req */
+    struct {
+        struct nlmsghdr h;
+        struct inet_diag_req r;
+    } old = {{sizeof(old), TCPDIAG_GETSOCK, NLM_F_REQUEST | NLM_F_DUMP, SEQ + 23, 0},
+             {.idiag_family = AF_INET, .idiag_states = 1 << TCP_CLOSING}};
+    send_nl(s, &old, sizeof(old));
+    drain(s, sizeof(buf));
+
     int u = socket(AF_UNIX, SOCK_STREAM, 0);
     struct sockaddr_un sun = {.sun_family = AF_UNIX, .sun_path = "diag.sock"};
     bind(u, (void *)&sun, sizeof(sun));
@@ -294,10 +306,25 @@ static void other(void) {
         struct nlmsghdr h;
         char data[8];
     } m = {{sizeof(m), 0x20, NLM_F_REQUEST, SEQ + 30, 0}, "payload"};
+    int grp = 3, one = 1;       /* NETLINK_DIAG_GROUPS and NETLINK_DIAG_FLAGS below */
+    setsockopt(s, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &grp, sizeof(grp));
+    setsockopt(s, SOL_NETLINK, NETLINK_PKTINFO, &one, sizeof(one));
     socklen_t sl = sizeof(nl);
     getsockname(s, (void *)&nl, &sl);
     sendto(s, &m, sizeof(m), 0, (void *)&nl, sizeof(nl));     /* to itself */
     recvfrom(s, buf, sizeof(buf), MSG_DONTWAIT, NULL, NULL);
+    /* the NETLINK_USERSOCK sockets, this one among them (netlink_diag) */
+    int d = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+    bind(d, (void *)&nl, sizeof(nl));
+    struct {
+        struct nlmsghdr h;
+        struct netlink_diag_req r;
+    } nreq = {{sizeof(nreq), SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST | NLM_F_DUMP, SEQ + 31, 0},
+              {.sdiag_family = AF_NETLINK, .sdiag_protocol = NETLINK_USERSOCK,
+               .ndiag_show = NDIAG_SHOW_MEMINFO | NDIAG_SHOW_GROUPS | NDIAG_SHOW_FLAGS}};
+    send_nl(d, &nreq, sizeof(nreq));
+    drain(d, sizeof(buf));
+    close(d);
     /* a port id of the high half (user-chosen ids are any u32): refused */
     struct sockaddr_nl far = {.nl_family = AF_NETLINK, .nl_pid = 0xfffffff0u};
     sendto(s, &m, sizeof(m), 0, (void *)&far, sizeof(far));

@@ -198,7 +198,7 @@ def _payload(c: _Ctx, t: int, nflags: int, off: int, n: int) -> str:
     if t >= NLMSG_MIN_TYPE and c.family == NETLINK_ROUTE:
         return _route(c, t, off, n)
     if t >= NLMSG_MIN_TYPE and c.family == NETLINK_SOCK_DIAG:
-        return _sock_diag(c, nflags, off, n)
+        return _sock_diag(c, t, nflags, off, n)
     if t == 3 and n == 4:                               # NLMSG_DONE's int
         return str(struct.unpack("<i", c.take(off, 4))[0])
     return c.hexstr(off, n)
@@ -662,15 +662,22 @@ _UNIX_REQ = struct.Struct("<BBxxIIIII")         # struct unix_diag_req
 _UNIX_MSG = struct.Struct("<BBBxIII")           # struct unix_diag_msg
 
 
-def _sock_diag(c: _Ctx, nflags: int, off: int, n: int) -> str:
+def _sock_diag(c: _Ctx, t: int, nflags: int, off: int, n: int) -> str:
     """A request (NLM_F_REQUEST) or a reply by its family (strace's
-    netlink_sock_diag.c)."""
+    netlink_sock_diag.c); TCPDIAG_GETSOCK and DCCPDIAG_GETSOCK requests are the old
+    struct inet_diag_req."""
     family = c.take(off, 1)[0]
     request = bool(nflags & 1)
     if family in (socket.AF_INET, socket.AF_INET6):
+        if request and c.T.SOCK_DIAG_TYPES.get(t) in ("TCPDIAG_GETSOCK", "DCCPDIAG_GETSOCK"):
+            return _inet_req_compat(c, family, off, n)
         return _inet_req(c, family, off, n) if request else _inet_msg(c, family, off, n)
     if family == socket.AF_UNIX:
         return _unix_req(c, off, n) if request else _unix_msg(c, off, n)
+    if family == _AF_NETLINK:
+        return _netlink_req(c, off, n) if request else _netlink_msg(c, off, n)
+    if family == socket.AF_PACKET and request:
+        return _packet_req(c, off, n)
     text = f"{{family={_family(c, family)}"
     if n > 1:
         text += f", data={c.hexstr(off + 1, n - 1)}"
@@ -706,16 +713,41 @@ def _inet_req(c: _Ctx, family: int, off: int, n: int) -> str:
     if n < size:
         return text + "...}"
     _, proto, ext, states = _INET_REQ_V2.unpack(c.take(off, _INET_REQ_V2.size))
-    ext_bits = tuple((1 << (v - 1), f"1<<({name}-1)")
-                     for v, name in sorted(T.INET_DIAG_ATTRS.items()) if 0 < v <= 8)
     text += (f"sdiag_protocol={_xval(T.IP_PROTOCOLS, proto, 'IPPROTO_???')}, "
-             f"idiag_ext={_flags(ext_bits, ext, '1<<INET_DIAG_???-1')}, "
+             f"idiag_ext={_flags(_ext_bits(c), ext, '1<<INET_DIAG_???-1')}, "
              f"idiag_states={_states(c, states)}, "
              f"id={_sockid(c, family, off + _INET_REQ_V2.size)}}}")
     if n > size:
         text += ", " + _attrs(c, off + size, n - size, T.INET_DIAG_REQ_ATTRS,
                               "INET_DIAG_REQ_???", {})
     return text
+
+
+_INET_REQ_COMPAT = struct.Struct("<BBBB")       # struct inet_diag_req, then id, states, dbs
+
+
+def _inet_req_compat(c: _Ctx, family: int, off: int, n: int) -> str:
+    T = c.T
+    text = f"{{idiag_family={_family(c, family)}, "
+    size = _INET_REQ_COMPAT.size + _SOCKID_SIZE + 8
+    if n < size:
+        return text + "...}"
+    _, slen, dlen, ext = _INET_REQ_COMPAT.unpack(c.take(off, _INET_REQ_COMPAT.size))
+    states, dbs = struct.unpack("<II", c.take(off + _INET_REQ_COMPAT.size + _SOCKID_SIZE, 8))
+    text += (f"idiag_src_len={slen}, idiag_dst_len={dlen}, "
+             f"idiag_ext={_flags(_ext_bits(c), ext, '1<<INET_DIAG_???-1')}, "
+             f"id={_sockid(c, family, off + _INET_REQ_COMPAT.size)}, "
+             f"idiag_states={_states(c, states)}, idiag_dbs={dbs}}}")
+    if n > size:
+        text += ", " + _attrs(c, off + size, n - size, T.INET_DIAG_REQ_ATTRS,
+                              "INET_DIAG_REQ_???", {})
+    return text
+
+
+def _ext_bits(c: _Ctx) -> tuple[tuple[int, str], ...]:
+    """idiag_ext's bits: ``1<<(INET_DIAG_MEMINFO-1)`` ... (extensions 1 to 8)."""
+    return tuple((1 << (v - 1), f"1<<({name}-1)")
+                 for v, name in sorted(c.T.INET_DIAG_ATTRS.items()) if 0 < v <= 8)
 
 
 def _shutdown(c: _Ctx, off: int, n: int) -> str | None:
@@ -822,6 +854,85 @@ def _unix_msg(c: _Ctx, off: int, n: int) -> str:
         text += ", " + _attrs(c, off + _UNIX_MSG.size, n - _UNIX_MSG.size, T.UNIX_DIAG_ATTRS,
                               "UNIX_DIAG_???", _UNIX_DIAG)
     return text
+
+
+_NETLINK_REQ = struct.Struct("<BBxxIIII")     # struct netlink_diag_req
+_NETLINK_MSG = struct.Struct("<BBBBIIIIII")   # struct netlink_diag_msg
+_PACKET_REQ = struct.Struct("<BBxxIIII")      # struct packet_diag_req
+_NDIAG_PROTO_ALL = 255
+
+
+def _netlink_req(c: _Ctx, off: int, n: int) -> str:
+    T = c.T
+    text = "{sdiag_family=AF_NETLINK, "
+    if n < _NETLINK_REQ.size:
+        return text + "...}"
+    _, proto, ino, show, ck0, ck1 = _NETLINK_REQ.unpack(c.take(off, _NETLINK_REQ.size))
+    ptext = ("NDIAG_PROTO_ALL" if proto == _NDIAG_PROTO_ALL
+             else _xval(T.NETLINK_PROTOCOLS, proto, "NETLINK_???"))
+    return (text + f"sdiag_protocol={ptext}, ndiag_ino={ino}, "
+            f"ndiag_show={_flags(T.NDIAG_SHOW_FLAGS, show, 'NDIAG_SHOW_???')}, "
+            f"ndiag_cookie=[{ck0}, {ck1}]}}")
+
+
+def _groups(c: _Ctx, off: int, n: int) -> str | None:
+    """NETLINK_DIAG_GROUPS: the group bitmap in longs, ``[0x00000000000001]``
+    (strace 6.1's %#016lx: 0 is sixteen zeros)."""
+    count = n // 8
+    if not count:
+        return None
+    out = []
+    for k in range(count):
+        if k == c.limit:
+            out.append("...")
+            break
+        v = struct.unpack("<Q", c.take(off + 8 * k, 8))[0]
+        out.append(f"{v:#016x}" if v else "0" * 16)
+    return "[" + ", ".join(out) + "]"
+
+
+def _ndiag_flags(c: _Ctx, off: int, n: int) -> str | None:
+    if n < 4:
+        return None
+    return _flags(c.T.NDIAG_FLAGS, struct.unpack("<I", c.take(off, 4))[0], "NDIAG_FLAG_???")
+
+
+_NETLINK_DIAG: dict[str, Nla] = {
+    "NETLINK_DIAG_MEMINFO": _meminfo, "NETLINK_DIAG_GROUPS": _groups,
+    "NETLINK_DIAG_RX_RING": _struct_u("<4I", ("ndr_block_size", "ndr_block_nr",
+                                              "ndr_frame_size", "ndr_frame_nr")),
+    "NETLINK_DIAG_TX_RING": _struct_u("<4I", ("ndr_block_size", "ndr_block_nr",
+                                              "ndr_frame_size", "ndr_frame_nr")),
+    "NETLINK_DIAG_FLAGS": _ndiag_flags,
+}
+
+
+def _netlink_msg(c: _Ctx, off: int, n: int) -> str:
+    T = c.T
+    text = "{ndiag_family=AF_NETLINK, "
+    if n < _NETLINK_MSG.size:
+        return text + "...}"
+    _, stype, proto, state, portid, dport, dgroup, ino, ck0, ck1 = _NETLINK_MSG.unpack(
+        c.take(off, _NETLINK_MSG.size))
+    text += (f"ndiag_type={_xval(T.SOCK_TYPES, stype, 'SOCK_???')}, "
+             f"ndiag_protocol={_xval(T.NETLINK_PROTOCOLS, proto, 'NETLINK_???')}, "
+             f"ndiag_state={_xval(T.TCP_STATES, state, 'NETLINK_???')}, "
+             f"ndiag_portid={portid}, ndiag_dst_portid={dport}, ndiag_dst_group={dgroup}, "
+             f"ndiag_ino={ino}, ndiag_cookie=[{ck0}, {ck1}]}}")
+    if n > _NETLINK_MSG.size:
+        text += ", " + _attrs(c, off + _NETLINK_MSG.size, n - _NETLINK_MSG.size,
+                              T.NETLINK_DIAG_ATTRS, "NETLINK_DIAG_???", _NETLINK_DIAG)
+    return text
+
+
+def _packet_req(c: _Ctx, off: int, n: int) -> str:
+    text = "{sdiag_family=AF_PACKET, "
+    if n < _PACKET_REQ.size:
+        return text + "...}"
+    _, proto, ino, show, ck0, ck1 = _PACKET_REQ.unpack(c.take(off, _PACKET_REQ.size))
+    return (text + f"sdiag_protocol={proto}, pdiag_ino={ino}, "
+            f"pdiag_show={_flags(c.T.PACKET_SHOW_FLAGS, show, 'PACKET_SHOW_???')}, "
+            f"pdiag_cookie=[{ck0}, {ck1}]}}")
 
 
 # -- which sockets --------------------------------------------------------------------

@@ -958,6 +958,39 @@ UNIX_DIAG_ATTRS: dict[int, str] = {
     7: 'UNIX_DIAG_UID',
 }
 
+NDIAG_SHOW_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'NDIAG_SHOW_MEMINFO'),
+    (0x2, 'NDIAG_SHOW_GROUPS'),
+    (0x4, 'NDIAG_SHOW_RING_CFG'),
+    (0x8, 'NDIAG_SHOW_FLAGS'),
+)
+
+NDIAG_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'NDIAG_FLAG_CB_RUNNING'),
+    (0x2, 'NDIAG_FLAG_PKTINFO'),
+    (0x4, 'NDIAG_FLAG_BROADCAST_ERROR'),
+    (0x8, 'NDIAG_FLAG_NO_ENOBUFS'),
+    (0x10, 'NDIAG_FLAG_LISTEN_ALL_NSID'),
+    (0x20, 'NDIAG_FLAG_CAP_ACK'),
+)
+
+NETLINK_DIAG_ATTRS: dict[int, str] = {
+    0: 'NETLINK_DIAG_MEMINFO',
+    1: 'NETLINK_DIAG_GROUPS',
+    2: 'NETLINK_DIAG_RX_RING',
+    3: 'NETLINK_DIAG_TX_RING',
+    4: 'NETLINK_DIAG_FLAGS',
+}
+
+PACKET_SHOW_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'PACKET_SHOW_INFO'),
+    (0x2, 'PACKET_SHOW_MCLIST'),
+    (0x4, 'PACKET_SHOW_RING_CFG'),
+    (0x8, 'PACKET_SHOW_FANOUT'),
+    (0x10, 'PACKET_SHOW_MEMINFO'),
+    (0x20, 'PACKET_SHOW_FILTER'),
+)
+
 SK_MEMINFO: dict[int, str] = {
     0: 'SK_MEMINFO_RMEM_ALLOC',
     1: 'SK_MEMINFO_RCVBUF',
