@@ -110,17 +110,19 @@ def main() -> None:
         if wname not in opts.only:
             continue
         best: dict[str, tuple[float, int, int, int]] = {}
+        lost_runs: dict[str, list[int]] = {label: [] for label in variants}
         base = min(untraced(src) for _ in range(opts.repeat))
         for _ in range(opts.repeat):
             for label, capture_on in variants.items():
                 r = trio.run(traced_run, capture_on, src, name, opts.buffer_bytes)
+                lost_runs[label].append(r[3])
                 if label not in best or r[0] < best[label][0]:
                     best[label] = r
         print(f"{wname}: {count} calls, untraced {base:.3f} s")
         for label, (wall, n, ncap, lost) in best.items():
             print(f"  captures {label}: wall {wall:.3f} s ({wall / base:.2f}x untraced), "
                   f"{n} records ({ncap} with captures), {n / wall:,.0f} records/s, "
-                  f"lost {lost}")
+                  f"lost {lost} (every run: {lost_runs[label]})")
         print(f"  on/off wall: {best['on'][0] / best['off'][0]:.3f}")
 
 
