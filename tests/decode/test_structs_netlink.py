@@ -79,6 +79,9 @@ def test_many_messages_and_attributes_stop_at_the_string_limit() -> None:
     many = msg(3, b"\0\0\0\0") * 40
     text = decode_netlink(many, len(many), ROUTE, FL, 32)
     assert text.count("NLMSG_DONE") == 32 and text.endswith(", ...]")
+    # strace -v: no list is cut
+    text = decode_netlink(many, len(many), ROUTE, FL, 32, verbose=True)
+    assert text.count("NLMSG_DONE") == 40 and "..." not in text
 
 
 def test_an_error_carries_its_request_and_extended_ack() -> None:

@@ -72,14 +72,16 @@ class _Cut(Exception):
 class _Ctx:
     """One buffer: the captured bytes, the socket's protocol, the tables."""
 
-    __slots__ = ("cut", "data", "family", "limit", "T", "fl")
+    __slots__ = ("cut", "data", "elems", "family", "limit", "T", "fl")
 
-    def __init__(self, data: bytes, family: int, fl: F.ArchFlags, limit: int) -> None:
+    def __init__(self, data: bytes, family: int, fl: F.ArchFlags, limit: int,
+                 elems: int) -> None:
         self.data = data
         self.family = family
         self.fl = fl
         self.T = fl.tables
         self.limit = limit
+        self.elems = elems
         self.cut = False
 
     def take(self, off: int, n: int) -> bytes:
@@ -109,10 +111,12 @@ def _flags(bits: tuple[tuple[int, str], ...], v: int, dflt: str) -> str:
 # -- the walk -------------------------------------------------------------------------
 
 def decode_netlink(data: bytes, length: int, family: int, fl: F.ArchFlags,
-                   limit: int) -> str:
+                   limit: int, *, verbose: bool = False) -> str:
     """``length`` bytes of netlink messages (``data``: those captured) on a socket of
-    protocol ``family`` (NETLINK_ROUTE: 0), as strace prints them (module docstring)."""
-    c = _Ctx(data, family, fl, limit)
+    protocol ``family`` (NETLINK_ROUTE: 0; -1: not known), as strace prints them (module
+    docstring). ``limit``: strace -s, the bytes of a string and the elements of a list;
+    ``verbose`` (strace -v): lists are not cut."""
+    c = _Ctx(data, family, fl, limit, 1 << 62 if verbose else limit)
     try:
         return _messages(c, 0, length)
     except _Cut:                # not even the first header was captured
@@ -127,7 +131,7 @@ def _messages(c: _Ctx, off: int, length: int) -> str:
         if length < NLMSG_HDR.size:
             out.append(c.hexstr(off, length))
             break
-        if elt == c.limit:
+        if elt == c.elems:
             out.append("...")
             break
         try:
@@ -261,7 +265,7 @@ def _attrs(c: _Ctx, off: int, length: int, names: Mapping[int, str], dflt: str,
         if length < NLA_HDR.size:
             out.append(c.hexstr(off, length))
             break
-        if elt == c.limit:
+        if elt == c.elems:
             out.append("...")
             break
         try:
@@ -767,7 +771,7 @@ def _meminfo(c: _Ctx, off: int, n: int) -> str | None:
         return None
     out = []
     for k in range(count):
-        if k == c.limit:
+        if k == c.elems:
             out.append("...")
             break
         v = struct.unpack("<I", c.take(off + 4 * k, 4))[0]
@@ -883,7 +887,7 @@ def _groups(c: _Ctx, off: int, n: int) -> str | None:
         return None
     out = []
     for k in range(count):
-        if k == c.limit:
+        if k == c.elems:
             out.append("...")
             break
         v = struct.unpack("<Q", c.take(off + 8 * k, 8))[0]
@@ -953,10 +957,11 @@ def netlink_protocol(ev: Syscall, fd: int) -> int | None:
 
 
 def _limit_text(d: SyscallDecoder, data: bytes, length: int, family: int) -> str:
-    key = ("netlink", data, length, family, d.string_limit)
+    key = ("netlink", data, length, family, d.string_limit, d.verbose)
     text = d.texts.get(key)
     if text is None:
-        text = d.remember(key, decode_netlink(data, length, family, d.flags, d.string_limit))
+        text = d.remember(key, decode_netlink(data, length, family, d.flags, d.string_limit,
+                                              verbose=d.verbose))
     return text
 
 
