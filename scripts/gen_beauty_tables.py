@@ -165,6 +165,18 @@ TABLES: dict[str, Table] = {
     "SOCK_DIAG_TYPES": ("values", ("linux/inet_diag.h", "linux/sock_diag.h"),
                         r"SOCK_DIAG_BY_FAMILY|SOCK_DESTROY|TCPDIAG_GETSOCK|DCCPDIAG_GETSOCK",
                         frozenset(), ()),
+    # NETLINK_AUDIT's and NETLINK_XFRM's message types (strace 6.1 names them; their
+    # payloads print as hex). Audit types are 1000..2999 (RANGES); the range markers
+    # strace does not name are left out
+    "AUDIT_TYPES": ("values", ("linux/audit.h",), r"AUDIT_[A-Z0-9_]+",
+                    frozenset({"AUDIT_FIRST_EVENT", "AUDIT_LAST_EVENT", "AUDIT_FIRST_SELINUX",
+                               "AUDIT_LAST_SELINUX", "AUDIT_FIRST_APPARMOR",
+                               "AUDIT_LAST_APPARMOR", "AUDIT_FIRST_KERN_CRYPTO_MSG",
+                               "AUDIT_LAST_KERN_CRYPTO_MSG", "AUDIT_FIRST_KERN_ANOM_MSG",
+                               "AUDIT_INTEGRITY_FIRST_MSG", "AUDIT_INTEGRITY_LAST_MSG",
+                               "AUDIT_FEATURE_VERSION"}), ()),
+    "XFRM_TYPES": ("values", ("linux/xfrm.h",), r"XFRM_MSG_[A-Z]+",
+                   frozenset({"XFRM_MSG_BASE", "XFRM_MSG_MAX"}), ()),
     # rtnetlink payloads: struct ifaddrmsg, ifinfomsg, rtmsg and their attributes
     "IFA_ATTRS": ("values", ("linux/if_addr.h",), r"IFA_[A-Z_]+", frozenset({"IFA_MAX"}), ()),
     "IFA_FLAGS": ("bits", ("linux/if_addr.h",), r"IFA_F_[A-Z_]+",
@@ -862,6 +874,9 @@ INTERNAL_BITS: dict[str, dict[str, int]] = {
         "XFEATURE_MASK_LBR": 0x8000, "XFEATURE_MASK_XTILE": 0x60000,
         "XFEATURE_MASK_XTILE_CFG": 0x20000, "XFEATURE_MASK_XTILE_DATA": 0x40000,
     },
+    # the deprecated AUDIT_FS_WATCH of include/uapi/linux/audit.h (a comment there now):
+    # strace 6.1 names 1301 so
+    "AUDIT_TYPES": {"AUDIT_FS_WATCH": 1301},
     # include/linux/socket.h: the compat bit of send/recv flags (strace names 0x80000000)
     "MSG_FLAGS": {"MSG_CMSG_COMPAT": 0x80000000},
     # the -ck patches' isochronous policy: no header defines it, strace 6.1 names 4 so
@@ -885,6 +900,9 @@ ENUM_TAGS: dict[str, str] = {
     "PERF_HW_CACHE_RESULTS": "perf_hw_cache_op_result_id",
     "PERF_SAMPLE_FORMAT": "perf_event_sample_format", "PERF_READ_FORMAT": "perf_event_read_format",
 }
+# Values tables keep the names whose values are in this range only (a header's other
+# constants share the prefix)
+RANGES: dict[str, tuple[int, int]] = {"AUDIT_TYPES": (1000, 2999)}
 # Tables of an enum without a tag: the enum whose first enumerator is this name (the
 # netlink attribute enums of linux/if_addr.h, if_link.h, inet_diag.h...)
 ANON_ENUMS: dict[str, str] = {
@@ -1026,6 +1044,9 @@ def build(arch: str, cc: str, tmp: Path) -> dict[str, object]:
             names = [n for n in names if n == "PR_MCE_KILL_GET"
                      or not any(n.startswith(o + "_") for o in names)]
         values = evaluate(cc, includes, names, tmp)
+        if tname in RANGES:
+            low, high = RANGES[tname]
+            values = {n: v for n, v in values.items() if low <= v <= high}
         for n, v in INTERNAL_BITS.get(tname, {}).items():
             values.setdefault(n, v)
         if kind == "values":

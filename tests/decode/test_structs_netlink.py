@@ -154,5 +154,5 @@ def test_sendto_decodes_on_a_netlink_socket_only(dec: SyscallDecoder) -> None:
     assert "nlmsg_type=0x16 /* NLMSG_??? */" in args(dec, unbound)
     plain = call("sendto", (3, 0x1000, len(buf), 0), len(buf), (cap,))
     assert args(dec, plain).startswith('3, "\\30\\0\\0\\0')
-    audit = call("sendto", (3, 0x1000, len(buf), 0), len(buf), (cap, _nl_fd(3, 9, 77)))
-    assert args(dec, audit).startswith('3, "\\30\\0\\0\\0')
+    generic = call("sendto", (3, 0x1000, len(buf), 0), len(buf), (cap, _nl_fd(3, 16, 77)))
+    assert args(dec, generic).startswith('3, "\\30\\0\\0\\0')

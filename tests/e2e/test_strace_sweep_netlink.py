@@ -8,12 +8,13 @@ a small buffer, RTM_NEWROUTE with RTA_CACHEINFO, RTM_NEWRULE, RTM_NEWNEIGH, NLMS
 NLMSG_ERROR with the request it answers, extended ACKs with NLMSGERR_ATTR_MSG),
 NETLINK_SOCK_DIAG requests and replies (inet_diag_req_v2 on a socket not bound yet, then
 bound; inet_diag_msg; the old inet_diag_req; unix_diag_req and unix_diag_msg;
-netlink_diag_req and netlink_diag_msg), hostile messages (shorter than a
-header, nlmsg_len 0, longer than the buffer, an attribute shorter than its header,
-unknown types, a request split over two iovecs), a NETLINK_USERSOCK message to itself
-(printed generically) and a sockaddr_nl with a port id of the high half
-(``nl_pid=-16``). tracekit traces ``strace -f -o FILE sweep_netlink``, so both see the
-same calls: every line of the program must be equal.
+netlink_diag_req and netlink_diag_msg), hostile messages (shorter than a header,
+nlmsg_len 0, longer than the buffer, an attribute shorter than its header, unknown
+types, a request split over two iovecs), a NETLINK_USERSOCK message to itself (printed
+generically), NETLINK_AUDIT's AUDIT_GET and NETLINK_XFRM's XFRM_MSG_GETSA (types by
+name) and a sockaddr_nl with a port id of the high half (``nl_pid=-16``). tracekit
+traces ``strace -f -o FILE sweep_netlink``, so both see the same calls: every line of
+the program must be equal.
 """
 
 from __future__ import annotations
@@ -110,5 +111,9 @@ def test_netlink_messages_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "recvfrom(3, [{nlmsg_len=24, nlmsg_type=0x20 /* NLMSG_??? */, "
             "nlmsg_flags=NLM_F_REQUEST, nlmsg_seq=1700000030, nlmsg_pid=0}, "
             "\"\\x70\\x61\\x79\\x6c\\x6f\\x61\\x64\\x00\"], 8192, MSG_DONTWAIT, NULL, NULL) = 24",
-            "{sa_family=AF_NETLINK, nl_pid=-16, nl_groups=00000000}, 12) = -1 ECONNREFUSED"):
+            "{sa_family=AF_NETLINK, nl_pid=-16, nl_groups=00000000}, 12) = -1 ECONNREFUSED",
+            "{nlmsg_len=16, nlmsg_type=AUDIT_GET, nlmsg_flags=NLM_F_REQUEST|NLM_F_ACK, "
+            "nlmsg_seq=1700000040, nlmsg_pid=0}, 16, 0, ",
+            "[{nlmsg_len=40, nlmsg_type=XFRM_MSG_GETSA, nlmsg_flags=NLM_F_REQUEST|NLM_F_DUMP, "
+            "nlmsg_seq=1700000041, nlmsg_pid=0}, \"\\x00\\x00"):
         assert want in text, want

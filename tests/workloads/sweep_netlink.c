@@ -1,14 +1,14 @@
 /* Netlink messages as strace 6.1 decodes them on netlink sockets: NETLINK_ROUTE requests
  * and replies (RTM_GETADDR/NEWADDR, RTM_GETLINK/NEWLINK, RTM_GETROUTE/NEWROUTE,
  * RTM_GETRULE/NEWRULE, RTM_GETNEIGH/NEWNEIGH, NLMSG_DONE, NLMSG_ERROR with the request
- * it answers), NETLINK_SOCK_DIAG
- * requests and replies (inet_diag_req_v2 / inet_diag_msg of a listening TCP socket of
- * the program's own, the old inet_diag_req, unix_diag_req / unix_diag_msg of a unix
- * socket of its own, netlink_diag_req / netlink_diag_msg of its NETLINK_USERSOCK
- * socket), another
- * protocol's messages (NETLINK_USERSOCK: printed generically), and hostile messages:
- * shorter than a header, nlmsg_len 0, longer than the buffer, an attribute shorter than
- * its header, unknown types, a reply cut short by a small buffer.
+ * it answers, extended ACKs), NETLINK_SOCK_DIAG requests and replies (inet_diag_req_v2 /
+ * inet_diag_msg of a listening TCP socket of the program's own, the old inet_diag_req,
+ * unix_diag_req / unix_diag_msg of a unix socket of its own, netlink_diag_req /
+ * netlink_diag_msg of its NETLINK_USERSOCK socket), NETLINK_AUDIT's AUDIT_GET and
+ * NETLINK_XFRM's XFRM_MSG_GETSA (types by name, payloads in hex), another protocol's
+ * messages (NETLINK_USERSOCK: printed generically), and hostile messages: shorter than
+ * a header, nlmsg_len 0, longer than the buffer, an attribute shorter than its header,
+ * unknown types, a reply cut short by a small buffer.
  *
  * The replies are kept small (tracekit captures 256 bytes of an iovec) and the same every
  * run on one machine: the address, route and neighbour dumps ask the kernel
@@ -26,11 +26,13 @@
 #include <linux/if_link.h>
 #include <linux/neighbour.h>
 #include <linux/netlink_diag.h>
+#include <linux/audit.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <linux/sock_diag.h>
 #include <linux/unix_diag.h>
+#include <linux/xfrm.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stddef.h>
@@ -331,11 +333,33 @@ static void other(void) {
     close(s);
 }
 
+/* NETLINK_AUDIT's AUDIT_GET (the status: a read) and NETLINK_XFRM's XFRM_MSG_GETSA dump
+ * (the IPsec SAs: a read): types by name, payloads as hex */
+static void audit_xfrm(void) {
+    struct sockaddr_nl nl = {.nl_family = AF_NETLINK};
+    int a = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
+    bind(a, (void *)&nl, sizeof(nl));
+    struct nlmsghdr get = {sizeof(get), AUDIT_GET, NLM_F_REQUEST | NLM_F_ACK, SEQ + 40, 0};
+    send_nl(a, &get, sizeof(get));
+    drain(a, sizeof(buf));
+    close(a);
+    int x = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_XFRM);
+    bind(x, (void *)&nl, sizeof(nl));
+    struct {
+        struct nlmsghdr h;
+        struct xfrm_usersa_id id;
+    } sa = {{sizeof(sa), XFRM_MSG_GETSA, NLM_F_REQUEST | NLM_F_DUMP, SEQ + 41, 0}, {{0}}};
+    send_nl(x, &sa, sizeof(sa));
+    drain(x, sizeof(buf));
+    close(x);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2 || chdir(argv[1]))
         return 1;
     route();
     diag();
     other();
+    audit_xfrm();
     return 0;
 }

@@ -15,8 +15,10 @@ Shape of one message, ``len`` bytes (the buffer's length, or what a read returne
   of a list past -s (32 by default) print as ``...``. Fewer than 16 (4) bytes where a
   header (an attribute) would be print as a hex string.
 - nlmsg_type by the socket's protocol: NETLINK_ROUTE's ``RTM_*``, NETLINK_SOCK_DIAG's
-  ``SOCK_DIAG_BY_FAMILY``; below 16 (``NLMSG_MIN_TYPE``) ``NLMSG_*``; nlmsg_flags with
-  the GET/NEW/DELETE request flags of the type (``NLM_F_REQUEST|NLM_F_DUMP``).
+  ``SOCK_DIAG_BY_FAMILY``, NETLINK_AUDIT's ``AUDIT_*``, NETLINK_XFRM's ``XFRM_MSG_*``
+  (their payloads as hex strings, as strace's); below 16 (``NLMSG_MIN_TYPE``)
+  ``NLMSG_*``; nlmsg_flags with the GET/NEW/DELETE request flags of the type
+  (``NLM_F_REQUEST|NLM_F_DUMP``).
 - Payloads: ``NLMSG_ERROR``'s ``{error=-ENODEV, msg=<the request>}``, ``NLMSG_DONE``'s
   int; NETLINK_ROUTE's struct ifaddrmsg, ifinfomsg and rtmsg with their attributes
   (others as ``{family=AF_INET, data="\\x..."}``); NETLINK_SOCK_DIAG's inet_diag_req_v2,
@@ -25,8 +27,8 @@ Shape of one message, ``len`` bytes (the buffer's length, or what a read returne
   has a port id: a sendto on a socket not bound yet prints generically
   (``nlmsg_type=0x14 /* NLMSG_??? */``). tracekit reads the protocol and the port id in
   the call (TK_CAP_FD, :func:`netlink_protocol`). NETLINK_KOBJECT_UEVENT and the
-  protocols strace has decoders for that this module lacks (AUDIT, CRYPTO, GENERIC,
-  NETFILTER, SELINUX, XFRM) keep the plain string.
+  protocols strace has decoders for that this module lacks (CRYPTO, GENERIC, NETFILTER,
+  SELINUX) keep the plain string.
 
 The bytes are those the BPF program captured (tracekit/session/capture.py: BUF_CAP of a
 sendto/recvfrom buffer and of each iovec); past them the text ends with ``...`` where
@@ -59,10 +61,17 @@ NLA_F_NESTED, NLA_F_NET_BYTEORDER = 1 << 15, 1 << 14
 NETLINK_ROUTE, NETLINK_SOCK_DIAG = 0, 4
 _S_IFMT, _S_IFSOCK = 0o170000, 0o140000
 _AF_NETLINK = 16
-# protocols whose messages strace prints through a decoder this module does not have:
-# AUDIT, FIB_LOOKUP is generic... (linux/netlink.h numbers) SELINUX 7, AUDIT 9,
-# NETFILTER 12, XFRM 6, GENERIC 16, CRYPTO 21, KOBJECT_UEVENT 15
-_NOT_DECODED = frozenset({6, 7, 9, 12, 15, 16, 21})
+NETLINK_XFRM, NETLINK_AUDIT = 6, 9
+# protocols whose messages strace prints through decoders this module does not have
+# (linux/netlink.h numbers): SELINUX 7, NETFILTER 12, KOBJECT_UEVENT 15 (uevents are
+# strings), GENERIC 16 (types named by the families the kernel registered), CRYPTO 21
+_NOT_DECODED = frozenset({7, 12, 15, 16, 21})
+# NETLINK_XFRM's types by the flags their requests take (strace's netlink.c)
+_XFRM_NEW = frozenset({"XFRM_MSG_NEWSA", "XFRM_MSG_NEWPOLICY", "XFRM_MSG_NEWAE",
+                       "XFRM_MSG_NEWSADINFO", "XFRM_MSG_NEWSPDINFO"})
+_XFRM_DEL = frozenset({"XFRM_MSG_DELSA", "XFRM_MSG_DELPOLICY"})
+_XFRM_GET = frozenset({"XFRM_MSG_GETSA", "XFRM_MSG_GETPOLICY", "XFRM_MSG_GETAE",
+                       "XFRM_MSG_GETSADINFO", "XFRM_MSG_GETSPDINFO"})
 
 
 class _Cut(Exception):
@@ -179,6 +188,10 @@ def _type(c: _Ctx, t: int) -> str:
             return _xval(c.T.RTM_TYPES, t, "RTM_???")
         if c.family == NETLINK_SOCK_DIAG:
             return _xval(c.T.SOCK_DIAG_TYPES, t, "SOCK_DIAG_???")
+        if c.family == NETLINK_AUDIT:
+            return _xval(c.T.AUDIT_TYPES, t, "AUDIT_???")
+        if c.family == NETLINK_XFRM:
+            return _xval(c.T.XFRM_TYPES, t, "XFRM_MSG_???")
     return _xval(c.T.NLMSG_TYPES, t, "NLMSG_???")
 
 
@@ -193,6 +206,10 @@ def _nlm_flags(c: _Ctx, t: int, v: int) -> str:
         extra = {0: T.NLM_NEW_FLAGS, 1: T.NLM_DELETE_FLAGS, 2: T.NLM_GET_FLAGS}.get(kind, ())
     elif c.family == NETLINK_SOCK_DIAG:
         extra = T.NLM_GET_FLAGS
+    elif c.family == NETLINK_XFRM:
+        name = T.XFRM_TYPES.get(t)
+        extra = (T.NLM_NEW_FLAGS if name in _XFRM_NEW else T.NLM_DELETE_FLAGS
+                 if name in _XFRM_DEL else T.NLM_GET_FLAGS if name in _XFRM_GET else ())
     return _flags(T.NLM_FLAGS + extra, v, "NLM_F_???")
 
 
@@ -212,15 +229,13 @@ def _error(c: _Ctx, off: int, n: int, capped: bool) -> str:
     """struct nlmsgerr: the error and the request it answers (its header alone when
     NLM_F_CAPPED); with an extended ACK's attributes, ``[{error=..., msg=...}, [attrs]]``
     (strace 6.1)."""
-    if n < 4:
+    if n < 4 + NLMSG_HDR.size:     # strace 6.1: shorter than struct nlmsgerr, hex
         return c.hexstr(off, n)
     err = struct.unpack("<i", c.take(off, 4))[0]
     text = "{error=" + (f"-{errno_name(-err)}" if -4096 < err < 0 else str(err))
     off, n = off + 4, n - 4
     if n:
         text += ", msg="
-        if n < NLMSG_HDR.size:
-            return text + c.hexstr(off, n) + "}"
         hdr = NLMSG_HDR.unpack(c.take(off, NLMSG_HDR.size))
         payload = min(NLMSG_HDR.size if capped else hdr[0], n)
         text += _message(c, hdr, off, payload) + "}"
