@@ -184,6 +184,8 @@ TABLES: dict[str, Table] = {
     "RT_SCOPES": ("values", ("linux/rtnetlink.h",), r"RT_SCOPE_[A-Z]+", frozenset(), ()),
     "IFLA_ATTRS": ("values", ("linux/if_link.h",), r"IFLA_[A-Z0-9_]+",
                    frozenset({"IFLA_MAX"}), ()),
+    "IFLA_INFO_ATTRS": ("values", ("linux/if_link.h",), r"IFLA_INFO_[A-Z_]+",
+                        frozenset({"IFLA_INFO_MAX"}), ()),
     "IFF_FLAGS": ("bits", ("linux/if.h",), r"IFF_(UP|BROADCAST|DEBUG|LOOPBACK|POINTOPOINT|"
                   r"NOTRAILERS|RUNNING|NOARP|PROMISC|ALLMULTI|MASTER|SLAVE|MULTICAST|PORTSEL|"
                   r"AUTOMEDIA|DYNAMIC|LOWER_UP|DORMANT|ECHO)", frozenset(), ()),
@@ -910,7 +912,7 @@ ANON_ENUMS: dict[str, str] = {
     "INET_DIAG_ATTRS": "INET_DIAG_NONE", "INET_DIAG_REQ_ATTRS": "INET_DIAG_REQ_NONE",
     "UNIX_DIAG_ATTRS": "UNIX_DIAG_NAME", "SK_MEMINFO": "SK_MEMINFO_RMEM_ALLOC",
     "FR_ACTIONS": "FR_ACT_UNSPEC", "FRA_ATTRS": "FRA_UNSPEC", "NDA_ATTRS": "NDA_UNSPEC",
-    "NETLINK_DIAG_ATTRS": "NETLINK_DIAG_MEMINFO",
+    "NETLINK_DIAG_ATTRS": "NETLINK_DIAG_MEMINFO", "IFLA_INFO_ATTRS": "IFLA_INFO_UNSPEC",
 }
 ENUM_TAGS.update({"RT_SCOPES": "rt_scope_t", "RT_TABLES": "rt_class_t",
                   "RTA_ATTRS": "rtattr_type_t", "NLMSGERR_ATTRS": "nlmsgerr_attrs"})

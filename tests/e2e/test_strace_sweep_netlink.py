@@ -3,18 +3,18 @@
 tests/workloads/sweep_netlink.c sends NETLINK_ROUTE requests (RTM_GETADDR with an
 rtgenmsg and with an ifaddrmsg, RTM_GETLINK with IFLA_EXT_MASK and IFLA_IFNAME,
 RTM_GETROUTE with RTA_OIF and a lookup of ::1, RTM_GETRULE, RTM_GETNEIGH, refused
-RTM_NEWADDR and RTM_DELROUTE) and receives their replies (RTM_NEWADDR, RTM_NEWLINK cut by
-a small buffer, RTM_NEWROUTE with RTA_CACHEINFO, RTM_NEWRULE, RTM_NEWNEIGH, NLMSG_DONE,
-NLMSG_ERROR with the request it answers, extended ACKs with NLMSGERR_ATTR_MSG),
-NETLINK_SOCK_DIAG requests and replies (inet_diag_req_v2 on a socket not bound yet, then
-bound; inet_diag_msg; the old inet_diag_req; unix_diag_req and unix_diag_msg;
-netlink_diag_req and netlink_diag_msg), hostile messages (shorter than a header,
-nlmsg_len 0, longer than the buffer, an attribute shorter than its header, unknown
-types, a request split over two iovecs), a NETLINK_USERSOCK message to itself (printed
-generically), NETLINK_AUDIT's AUDIT_GET and NETLINK_XFRM's XFRM_MSG_GETSA (types by
-name) and a sockaddr_nl with a port id of the high half (``nl_pid=-16``). tracekit
-traces ``strace -f -o FILE sweep_netlink``, so both see the same calls: every line of
-the program must be equal.
+RTM_NEWADDR, RTM_DELROUTE and RTM_NEWLINK with nested IFLA_LINKINFO and IFLA_PROP_LIST)
+and receives their replies (RTM_NEWADDR, RTM_NEWLINK cut by a small buffer, RTM_NEWROUTE
+with RTA_CACHEINFO, RTM_NEWRULE, RTM_NEWNEIGH, NLMSG_DONE, NLMSG_ERROR with the request
+it answers, extended ACKs with NLMSGERR_ATTR_MSG), NETLINK_SOCK_DIAG requests and
+replies (inet_diag_req_v2 on a socket not bound yet, then bound; inet_diag_msg; the old
+inet_diag_req; unix_diag_req and unix_diag_msg; netlink_diag_req and netlink_diag_msg),
+hostile messages (shorter than a header, nlmsg_len 0, longer than the buffer, an
+attribute shorter than its header, unknown types, a request split over two iovecs), a
+NETLINK_USERSOCK message to itself (printed generically), NETLINK_AUDIT's AUDIT_GET and
+NETLINK_XFRM's XFRM_MSG_GETSA (types by name) and a sockaddr_nl with a port id of the
+high half (``nl_pid=-16``). tracekit traces ``strace -f -o FILE sweep_netlink``, so
+both see the same calls: every line of the program must be equal.
 """
 
 from __future__ import annotations
@@ -70,6 +70,10 @@ def test_netlink_messages_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "ndm_type=RTN_UNSPEC}, [{nla_len=8, nla_type=NDA_IFINDEX}, "
             "if_nametoindex(\"lo\")]], 36, 0, ",
             "{error=-ESRCH, msg=[{nlmsg_len=36, nlmsg_type=RTM_DELROUTE, ",
+            "[[{nla_len=16, nla_type=NLA_F_NESTED|IFLA_LINKINFO}, [{nla_len=10, "
+            "nla_type=IFLA_INFO_KIND}, \"dummy\"]], [{nla_len=16, "
+            "nla_type=NLA_F_NESTED|IFLA_PROP_LIST}, [{nla_len=11, nla_type=IFLA_ALT_IFNAME}, "
+            "\"altnm1\"]]]",
             # extended ACK (NETLINK_EXT_ACK, NETLINK_CAP_ACK)
             "nlmsg_type=NLMSG_ERROR, nlmsg_flags=NLM_F_CAPPED|NLM_F_ACK_TLVS, "
             "nlmsg_seq=1700000017, ",

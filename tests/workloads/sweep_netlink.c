@@ -195,6 +195,23 @@ static void route(void) {
     send_nl(s, &delrt, sizeof(delrt));
     drain(s, sizeof(buf));
 
+    /* a link change with nested attributes, refused: no interface has the index and
+     * NLM_F_CREATE is not set */
+    struct {
+        struct nlmsghdr h;
+        struct ifinfomsg i;
+        struct rtattr li, kind;
+        char k[8];
+        struct rtattr pl, alt;
+        char a[8];
+    } setl = {{sizeof(setl), RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK, SEQ + 19, 0},
+              {.ifi_index = 999999},
+              {RTA_LENGTH(4 + 8), IFLA_LINKINFO | NLA_F_NESTED}, {RTA_LENGTH(6), IFLA_INFO_KIND},
+              "dummy", {RTA_LENGTH(4 + 8), IFLA_PROP_LIST | NLA_F_NESTED},
+              {RTA_LENGTH(7), IFLA_ALT_IFNAME}, "altnm1"};
+    send_nl(s, &setl, sizeof(setl));
+    drain(s, sizeof(buf));
+
     /* hostile: shorter than a header, nlmsg_len 0, longer than the buffer, an
      * attribute shorter than its header, an unknown type, two messages */
     send_nl(s, "\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a", 10);

@@ -498,7 +498,34 @@ def _hwaddr(c: _Ctx, off: int, n: int) -> str | None:
     return ":".join(f"{b:02x}" for b in c.take(off, n))
 
 
+def _str0(c: _Ctx, off: int, n: int) -> str:
+    """A string up to its NUL (strace's QUOTE_0_TERMINATED): ``...`` after it when no NUL
+    ends it within the attribute or -s."""
+    data = c.take(off, min(n, c.limit + 1))
+    end = data.find(b"\0")
+    if end >= 0 and end <= c.limit:
+        return quote(data[:end])
+    return quote(data[:c.limit], more=True)
+
+
+_LINKINFO: dict[str, Nla] = {"IFLA_INFO_KIND": _str0, "IFLA_INFO_SLAVE_KIND": _nla_str}
+
+
+def _linkinfo(c: _Ctx, off: int, n: int) -> str:
+    """IFLA_LINKINFO: nested IFLA_INFO_* attributes (the kind's data as hex)."""
+    return _attrs(c, off, n, c.T.IFLA_INFO_ATTRS, "IFLA_INFO_???", _LINKINFO)
+
+
+_PROP_LIST: dict[str, Nla] = {"IFLA_ALT_IFNAME": _nla_str}
+
+
+def _prop_list(c: _Ctx, off: int, n: int) -> str:
+    """IFLA_PROP_LIST: nested IFLA_* attributes, of which IFLA_ALT_IFNAME is decoded."""
+    return _attrs(c, off, n, c.T.IFLA_ATTRS, "IFLA_???", _PROP_LIST)
+
+
 _IFLA: dict[str, Nla] = {
+    "IFLA_LINKINFO": _linkinfo, "IFLA_PROP_LIST": _prop_list,
     "IFLA_ADDRESS": _hwaddr, "IFLA_BROADCAST": _hwaddr, "IFLA_IFNAME": _nla_str,
     "IFLA_MTU": _u32, "IFLA_LINK": _u32, "IFLA_QDISC": _nla_str,
     "IFLA_STATS": _link_stats("I"), "IFLA_MASTER": _u32, "IFLA_TXQLEN": _u32,

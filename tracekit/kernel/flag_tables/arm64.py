@@ -817,6 +817,15 @@ IFLA_ATTRS: dict[int, str] = {
     61: 'IFLA_ALLMULTI',
 }
 
+IFLA_INFO_ATTRS: dict[int, str] = {
+    0: 'IFLA_INFO_UNSPEC',
+    1: 'IFLA_INFO_KIND',
+    2: 'IFLA_INFO_DATA',
+    3: 'IFLA_INFO_XSTATS',
+    4: 'IFLA_INFO_SLAVE_KIND',
+    5: 'IFLA_INFO_SLAVE_DATA',
+}
+
 IFF_FLAGS: tuple[tuple[int, str], ...] = (
     (0x1, 'IFF_UP'),
     (0x2, 'IFF_BROADCAST'),
