@@ -99,6 +99,17 @@ def test_an_error_carries_its_request_and_extended_ack() -> None:
                                                                FL, 32)
 
 
+def test_bridge_neighbour_request_is_an_ifinfomsg() -> None:
+    """``bridge fdb show`` asks RTM_GETNEIGH with an AF_BRIDGE ifinfomsg (strace's
+    decode_rtm_getneigh)."""
+    req = msg(30, struct.pack("<BxHiII", 7, 0, 0, 0, 0), flags=0x301)
+    assert "{ifi_family=AF_BRIDGE, ifi_type=ARPHRD_NETROM, ifi_index=0, " in decode_netlink(
+        req, len(req), ROUTE, FL, 32)
+    req = msg(30, struct.pack("<BxxxiHBB", 2, 0, 0, 0, 0), flags=0x301)
+    assert "{ndm_family=AF_INET, ndm_ifindex=0, ndm_state=NUD_NONE, " in decode_netlink(
+        req, len(req), ROUTE, FL, 32)
+
+
 def test_sock_diag_short_request_and_unknown_family() -> None:
     short = msg(20, b"\x02\x06\0\0", flags=1)
     assert "{sdiag_family=AF_INET, ...}" in decode_netlink(short, len(short), SOCK_DIAG,

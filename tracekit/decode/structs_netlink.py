@@ -60,7 +60,7 @@ NLMSG_MIN_TYPE = 0x10
 NLA_F_NESTED, NLA_F_NET_BYTEORDER = 1 << 15, 1 << 14
 NETLINK_ROUTE, NETLINK_SOCK_DIAG = 0, 4
 _S_IFMT, _S_IFSOCK = 0o170000, 0o140000
-_AF_NETLINK = 16
+_AF_NETLINK, _AF_BRIDGE = 16, 7
 NETLINK_XFRM, NETLINK_AUDIT = 6, 9
 # protocols whose messages strace prints through decoders this module does not have
 # (linux/netlink.h numbers): SELINUX 7, NETFILTER 12, KOBJECT_UEVENT 15 (uevents are
@@ -425,6 +425,8 @@ def _route(c: _Ctx, t: int, off: int, n: int) -> str:
         return _rtmsg(c, family, off, n)
     if name.endswith("RULE"):
         return _fib_rule_hdr(c, family, off, n)
+    if name == "RTM_GETNEIGH" and family == _AF_BRIDGE:
+        return _ifinfomsg(c, family, off, n)        # bridge fdb show's request
     if name.endswith("NEIGH"):
         return _ndmsg(c, family, off, n)
     text = f"{{family={_family(c, family)}"
