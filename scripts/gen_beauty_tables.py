@@ -200,6 +200,12 @@ TABLES: dict[str, Table] = {
     "RTPROT_TYPES": ("values", ("linux/rtnetlink.h",), r"RTPROT_[A-Z0-9]+", frozenset(), ()),
     "RTM_F_FLAGS": ("bits", ("linux/rtnetlink.h",), r"RTM_F_[A-Z_]+|RTNH_F_[A-Z_]+",
                     frozenset({"RTNH_F_COMPARE_MASK"}), ()),
+    # struct tcmsg (RTM_*QDISC, *TCLASS, *TFILTER, *CHAIN: tc) and its attributes;
+    # TCA_EXT_WARN_MSG (Linux 6.2, backported into these headers) strace 6.1 does not name
+    "TCA_ATTRS": ("values", ("linux/rtnetlink.h",), r"TCA_[A-Z0-9_]+",
+                  frozenset({"TCA_MAX", "TCA_EXT_WARN_MSG"}), ()),
+    "TCA_STATS_ATTRS": ("values", ("linux/gen_stats.h",), r"TCA_STATS_[A-Z0-9_]+",
+                        frozenset({"TCA_STATS_MAX"}), ()),
     # struct fib_rule_hdr (RTM_*RULE) and struct ndmsg (RTM_*NEIGH) with their attributes
     "FR_ACTIONS": ("values", ("linux/fib_rules.h",), r"FR_ACT_[A-Z_]+",
                    frozenset({"FR_ACT_MAX"}), ()),
@@ -913,6 +919,7 @@ ANON_ENUMS: dict[str, str] = {
     "UNIX_DIAG_ATTRS": "UNIX_DIAG_NAME", "SK_MEMINFO": "SK_MEMINFO_RMEM_ALLOC",
     "FR_ACTIONS": "FR_ACT_UNSPEC", "FRA_ATTRS": "FRA_UNSPEC", "NDA_ATTRS": "NDA_UNSPEC",
     "NETLINK_DIAG_ATTRS": "NETLINK_DIAG_MEMINFO", "IFLA_INFO_ATTRS": "IFLA_INFO_UNSPEC",
+    "TCA_ATTRS": "TCA_UNSPEC", "TCA_STATS_ATTRS": "TCA_STATS_UNSPEC",
 }
 ENUM_TAGS.update({"RT_SCOPES": "rt_scope_t", "RT_TABLES": "rt_class_t",
                   "RTA_ATTRS": "rtattr_type_t", "NLMSGERR_ATTRS": "nlmsgerr_attrs"})

@@ -2,19 +2,20 @@
 
 tests/workloads/sweep_netlink.c sends NETLINK_ROUTE requests (RTM_GETADDR with an
 rtgenmsg and with an ifaddrmsg, RTM_GETLINK with IFLA_EXT_MASK and IFLA_IFNAME,
-RTM_GETROUTE with RTA_OIF and a lookup of ::1, RTM_GETRULE, RTM_GETNEIGH, refused
-RTM_NEWADDR, RTM_DELROUTE and RTM_NEWLINK with nested IFLA_LINKINFO and IFLA_PROP_LIST)
-and receives their replies (RTM_NEWADDR, RTM_NEWLINK cut by a small buffer, RTM_NEWROUTE
-with RTA_CACHEINFO, RTM_NEWRULE, RTM_NEWNEIGH, NLMSG_DONE, NLMSG_ERROR with the request
-it answers, extended ACKs with NLMSGERR_ATTR_MSG), NETLINK_SOCK_DIAG requests and
-replies (inet_diag_req_v2 on a socket not bound yet, then bound; inet_diag_msg; the old
-inet_diag_req; unix_diag_req and unix_diag_msg; netlink_diag_req and netlink_diag_msg),
-hostile messages (shorter than a header, nlmsg_len 0, longer than the buffer, an
-attribute shorter than its header, unknown types, a request split over two iovecs), a
-NETLINK_USERSOCK message to itself (printed generically), NETLINK_AUDIT's AUDIT_GET and
-NETLINK_XFRM's XFRM_MSG_GETSA (types by name) and a sockaddr_nl with a port id of the
-high half (``nl_pid=-16``). tracekit traces ``strace -f -o FILE sweep_netlink``, so
-both see the same calls: every line of the program must be equal.
+RTM_GETROUTE with RTA_OIF and a lookup of ::1, RTM_GETRULE, RTM_GETNEIGH, RTM_GETQDISC,
+refused RTM_NEWADDR, RTM_DELROUTE and RTM_NEWLINK with nested IFLA_LINKINFO and
+IFLA_PROP_LIST) and receives their replies (RTM_NEWADDR, RTM_NEWLINK and RTM_NEWQDISC
+cut by a small buffer, RTM_NEWROUTE with RTA_CACHEINFO, RTM_NEWRULE, RTM_NEWNEIGH,
+NLMSG_DONE, NLMSG_ERROR with the request it answers, extended ACKs with
+NLMSGERR_ATTR_MSG), NETLINK_SOCK_DIAG requests and replies (inet_diag_req_v2 on a
+socket not bound yet, then bound; inet_diag_msg; the old inet_diag_req; unix_diag_req
+and unix_diag_msg; netlink_diag_req and netlink_diag_msg), hostile messages (shorter
+than a header, nlmsg_len 0, longer than the buffer, an attribute shorter than its
+header, unknown types, a request split over two iovecs), a NETLINK_USERSOCK message to
+itself (printed generically), NETLINK_AUDIT's AUDIT_GET and NETLINK_XFRM's
+XFRM_MSG_GETSA (types by name) and a sockaddr_nl with a port id of the high half
+(``nl_pid=-16``). tracekit traces ``strace -f -o FILE sweep_netlink``, so both see the
+same calls: every line of the program must be equal.
 """
 
 from __future__ import annotations
@@ -66,6 +67,11 @@ def test_netlink_messages_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "{family=AF_INET, dst_len=0, src_len=0, tos=0, table=RT_TABLE_LOCAL, "
             "action=FR_ACT_TO_TBL, flags=0}, [[{nla_len=8, nla_type=FRA_TABLE}, RT_TABLE_LOCAL], ",
             "[{nla_len=5, nla_type=FRA_PROTOCOL}, RTPROT_KERNEL]",
+            "{tcm_family=AF_UNSPEC, tcm_ifindex=0, tcm_handle=0, tcm_parent=0, tcm_info=0}], "
+            "36, 0, ",
+            "{tcm_family=AF_UNSPEC, tcm_ifindex=if_nametoindex(\"lo\"), tcm_handle=0, ",
+            "[{nla_len=12, nla_type=TCA_KIND}, \"noqueue\"]",
+            "[{nla_len=20, nla_type=TCA_STATS_BASIC}, {bytes=",
             "{ndm_family=AF_INET, ndm_ifindex=0, ndm_state=NUD_NONE, ndm_flags=0, "
             "ndm_type=RTN_UNSPEC}, [{nla_len=8, nla_type=NDA_IFINDEX}, "
             "if_nametoindex(\"lo\")]], 36, 0, ",

@@ -1,14 +1,14 @@
 /* Netlink messages as strace 6.1 decodes them on netlink sockets: NETLINK_ROUTE requests
  * and replies (RTM_GETADDR/NEWADDR, RTM_GETLINK/NEWLINK, RTM_GETROUTE/NEWROUTE,
- * RTM_GETRULE/NEWRULE, RTM_GETNEIGH/NEWNEIGH, NLMSG_DONE, NLMSG_ERROR with the request
- * it answers, extended ACKs), NETLINK_SOCK_DIAG requests and replies (inet_diag_req_v2 /
- * inet_diag_msg of a listening TCP socket of the program's own, the old inet_diag_req,
- * unix_diag_req / unix_diag_msg of a unix socket of its own, netlink_diag_req /
- * netlink_diag_msg of its NETLINK_USERSOCK socket), NETLINK_AUDIT's AUDIT_GET and
- * NETLINK_XFRM's XFRM_MSG_GETSA (types by name, payloads in hex), another protocol's
- * messages (NETLINK_USERSOCK: printed generically), and hostile messages: shorter than
- * a header, nlmsg_len 0, longer than the buffer, an attribute shorter than its header,
- * unknown types, a reply cut short by a small buffer.
+ * RTM_GETRULE/NEWRULE, RTM_GETNEIGH/NEWNEIGH, RTM_GETQDISC/NEWQDISC, NLMSG_DONE,
+ * NLMSG_ERROR with the request it answers, extended ACKs), NETLINK_SOCK_DIAG requests
+ * and replies (inet_diag_req_v2 / inet_diag_msg of a listening TCP socket of the
+ * program's own, the old inet_diag_req, unix_diag_req / unix_diag_msg of a unix socket
+ * of its own, netlink_diag_req / netlink_diag_msg of its NETLINK_USERSOCK socket),
+ * NETLINK_AUDIT's AUDIT_GET and NETLINK_XFRM's XFRM_MSG_GETSA (types by name, payloads
+ * in hex), another protocol's messages (NETLINK_USERSOCK: printed generically), and
+ * hostile messages: shorter than a header, nlmsg_len 0, longer than the buffer, an
+ * attribute shorter than its header, unknown types, replies cut short by a small buffer.
  *
  * The replies are kept small (tracekit captures 256 bytes of an iovec) and the same every
  * run on one machine: the address, route and neighbour dumps ask the kernel
@@ -169,6 +169,16 @@ static void route(void) {
                {.ndm_family = AF_INET}, {RTA_LENGTH(4), NDA_IFINDEX}, 1};
     send_nl(s, &neigh, sizeof(neigh));
     drain(s, sizeof(buf));
+
+    /* the qdiscs (tc qdisc show), read into 160 bytes: lo's (the first) and the head
+     * of the next, as hex */
+    struct {
+        struct nlmsghdr h;
+        struct tcmsg t;
+    } qd = {{sizeof(qd), RTM_GETQDISC, NLM_F_REQUEST | NLM_F_DUMP, SEQ + 24, 0},
+            {.tcm_family = AF_UNSPEC}};
+    send_nl(s, &qd, sizeof(qd));
+    drain(s, 160);
 
     /* refused changes: an address and a route on an interface no one has */
     struct {

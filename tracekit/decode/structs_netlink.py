@@ -425,6 +425,8 @@ def _route(c: _Ctx, t: int, off: int, n: int) -> str:
         return _rtmsg(c, family, off, n)
     if name.endswith("RULE"):
         return _fib_rule_hdr(c, family, off, n)
+    if name.endswith(("QDISC", "TCLASS", "TFILTER", "CHAIN")):
+        return _tcmsg(c, family, off, n)
     if name == "RTM_GETNEIGH" and family == _AF_BRIDGE:
         return _ifinfomsg(c, family, off, n)        # bridge fdb show's request
     if name.endswith("NEIGH"):
@@ -696,6 +698,64 @@ def _ndmsg(c: _Ctx, family: int, off: int, n: int) -> str:
     if n > _NDMSG.size:
         text += ", " + _attrs(c, off + _NDMSG.size, n - _NDMSG.size, T.NDA_ATTRS, "NDA_???",
                               _NDA[family] if family in _NDA else _NDA[0])
+    return text
+
+
+_TCMSG = struct.Struct("<BxxxiIII")
+
+
+def _struct_fields(fmt: str, fields: tuple[str, ...]) -> Nla:
+    """A struct whose size is ``fmt``'s (alignment padding included); shorter data as
+    hex bytes."""
+    s = struct.Struct(fmt)
+
+    def dec(c: _Ctx, off: int, n: int) -> str | None:
+        if n < s.size:
+            return None
+        vals = s.unpack(c.take(off, s.size))
+        return "{" + ", ".join(f"{f}={v}" for f, v in zip(fields, vals, strict=True)) + "}"
+    return dec
+
+
+_TCA_STATS2: dict[str, Nla] = {
+    "TCA_STATS_BASIC": _struct_fields("<QI4x", ("bytes", "packets")),
+    "TCA_STATS_BASIC_HW": _struct_fields("<QI4x", ("bytes", "packets")),
+    "TCA_STATS_RATE_EST": _struct_fields("<II", ("bps", "pps")),
+    "TCA_STATS_RATE_EST64": _struct_fields("<QQ", ("bps", "pps")),
+    "TCA_STATS_QUEUE": _struct_fields("<5I", ("qlen", "backlog", "drops", "requeues",
+                                              "overlimits")),
+    "TCA_STATS_PKT64": _u64,
+}
+
+
+def _tca_stats2(c: _Ctx, off: int, n: int) -> str:
+    """TCA_STATS2: nested TCA_STATS_* attributes (struct gnet_stats_*)."""
+    return _attrs(c, off, n, c.T.TCA_STATS_ATTRS, "TCA_STATS_???", _TCA_STATS2)
+
+
+_TCA: dict[str, Nla] = {
+    "TCA_KIND": _nla_str,
+    # struct tc_stats (linux/pkt_sched.h): bytes, then seven u32
+    "TCA_STATS": _struct_fields("<Q7I4x", ("bytes", "packets", "drops", "overlimits", "bps",
+                                           "pps", "qlen", "backlog")),
+    "TCA_RATE": _struct_fields("<bB", ("interval", "ewma_log")),
+    "TCA_STATS2": _tca_stats2, "TCA_CHAIN": _u32, "TCA_HW_OFFLOAD": _u8,
+    "TCA_INGRESS_BLOCK": _u32, "TCA_EGRESS_BLOCK": _u32,
+}
+
+
+def _tcmsg(c: _Ctx, family: int, off: int, n: int) -> str:
+    """struct tcmsg (linux/rtnetlink.h), then TCA_* attributes (TCA_OPTIONS, the
+    qdisc's own, as hex)."""
+    text = f"{{tcm_family={_family(c, family)}, "
+    if n < _TCMSG.size:
+        return text + "...}"
+    _, index, handle, parent, info = _TCMSG.unpack(c.take(off, _TCMSG.size))
+    text += (f"tcm_ifindex={format_ifindex(index & 0xFFFFFFFF)}, tcm_handle={handle}, "
+             f"tcm_parent={parent}, tcm_info={info}}}")
+    if n > _TCMSG.size:
+        text += ", " + _attrs(c, off + _TCMSG.size, n - _TCMSG.size, c.T.TCA_ATTRS, "TCA_???",
+                              _TCA)
     return text
 
 

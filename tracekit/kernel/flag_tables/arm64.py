@@ -961,6 +961,37 @@ RTM_F_FLAGS: tuple[tuple[int, str], ...] = (
     (0x20000000, 'RTM_F_OFFLOAD_FAILED'),
 )
 
+TCA_ATTRS: dict[int, str] = {
+    0: 'TCA_UNSPEC',
+    1: 'TCA_KIND',
+    2: 'TCA_OPTIONS',
+    3: 'TCA_STATS',
+    4: 'TCA_XSTATS',
+    5: 'TCA_RATE',
+    6: 'TCA_FCNT',
+    7: 'TCA_STATS2',
+    8: 'TCA_STAB',
+    9: 'TCA_PAD',
+    10: 'TCA_DUMP_INVISIBLE',
+    11: 'TCA_CHAIN',
+    12: 'TCA_HW_OFFLOAD',
+    13: 'TCA_INGRESS_BLOCK',
+    14: 'TCA_EGRESS_BLOCK',
+    15: 'TCA_DUMP_FLAGS',
+}
+
+TCA_STATS_ATTRS: dict[int, str] = {
+    0: 'TCA_STATS_UNSPEC',
+    1: 'TCA_STATS_BASIC',
+    2: 'TCA_STATS_RATE_EST',
+    3: 'TCA_STATS_QUEUE',
+    4: 'TCA_STATS_APP',
+    5: 'TCA_STATS_RATE_EST64',
+    6: 'TCA_STATS_PAD',
+    7: 'TCA_STATS_BASIC_HW',
+    8: 'TCA_STATS_PKT64',
+}
+
 FR_ACTIONS: dict[int, str] = {
     0: 'FR_ACT_UNSPEC',
     1: 'FR_ACT_TO_TBL',
