@@ -206,6 +206,19 @@ TABLES: dict[str, Table] = {
                   frozenset({"TCA_MAX", "TCA_EXT_WARN_MSG"}), ()),
     "TCA_STATS_ATTRS": ("values", ("linux/gen_stats.h",), r"TCA_STATS_[A-Z0-9_]+",
                         frozenset({"TCA_STATS_MAX"}), ()),
+    # the attributes of netconfmsg (ip netconf), ifaddrlblmsg (ip addrlabel), rtgenmsg
+    # of RTM_*NSID (ip netns list-id), ndtmsg (ip ntable) and nhmsg (ip nexthop)
+    "NETCONFA_ATTRS": ("values", ("linux/netconf.h",), r"NETCONFA_[A-Z_]+",
+                       frozenset({"NETCONFA_MAX", "NETCONFA_ALL"}), ()),
+    "IFAL_ATTRS": ("values", ("linux/if_addrlabel.h",), r"IFAL_[A-Z_]+",
+                   frozenset({"IFAL_MAX"}), ()),
+    "NETNSA_ATTRS": ("values", ("linux/net_namespace.h",), r"NETNSA_[A-Z_]+",
+                     frozenset({"NETNSA_MAX"}), ()),
+    "NDTA_ATTRS": ("values", ("linux/neighbour.h",), r"NDTA_[A-Z0-9_]+",
+                   frozenset({"NDTA_MAX"}), ()),
+    "NDTPA_ATTRS": ("values", ("linux/neighbour.h",), r"NDTPA_[A-Z_]+",
+                    frozenset({"NDTPA_MAX"}), ()),
+    "NHA_ATTRS": ("values", ("linux/nexthop.h",), r"NHA_[A-Z_]+", frozenset({"NHA_MAX"}), ()),
     # struct fib_rule_hdr (RTM_*RULE) and struct ndmsg (RTM_*NEIGH) with their attributes
     "FR_ACTIONS": ("values", ("linux/fib_rules.h",), r"FR_ACT_[A-Z_]+",
                    frozenset({"FR_ACT_MAX"}), ()),
@@ -920,6 +933,9 @@ ANON_ENUMS: dict[str, str] = {
     "FR_ACTIONS": "FR_ACT_UNSPEC", "FRA_ATTRS": "FRA_UNSPEC", "NDA_ATTRS": "NDA_UNSPEC",
     "NETLINK_DIAG_ATTRS": "NETLINK_DIAG_MEMINFO", "IFLA_INFO_ATTRS": "IFLA_INFO_UNSPEC",
     "TCA_ATTRS": "TCA_UNSPEC", "TCA_STATS_ATTRS": "TCA_STATS_UNSPEC",
+    "NETCONFA_ATTRS": "NETCONFA_UNSPEC", "IFAL_ATTRS": "IFAL_ADDRESS",
+    "NETNSA_ATTRS": "NETNSA_NONE", "NDTA_ATTRS": "NDTA_UNSPEC", "NDTPA_ATTRS": "NDTPA_UNSPEC",
+    "NHA_ATTRS": "NHA_UNSPEC",
 }
 ENUM_TAGS.update({"RT_SCOPES": "rt_scope_t", "RT_TABLES": "rt_class_t",
                   "RTA_ATTRS": "rtattr_type_t", "NLMSGERR_ATTRS": "nlmsgerr_attrs"})

@@ -3,10 +3,11 @@
 tests/workloads/sweep_netlink.c sends NETLINK_ROUTE requests (RTM_GETADDR with an
 rtgenmsg and with an ifaddrmsg, RTM_GETLINK with IFLA_EXT_MASK and IFLA_IFNAME,
 RTM_GETROUTE with RTA_OIF and a lookup of ::1, RTM_GETRULE, RTM_GETNEIGH, RTM_GETQDISC,
-refused RTM_NEWADDR, RTM_DELROUTE and RTM_NEWLINK with nested IFLA_LINKINFO and
-IFLA_PROP_LIST) and receives their replies (RTM_NEWADDR, RTM_NEWLINK and RTM_NEWQDISC
-cut by a small buffer, RTM_NEWROUTE with RTA_CACHEINFO, RTM_NEWRULE, RTM_NEWNEIGH,
-NLMSG_DONE, NLMSG_ERROR with the request it answers, extended ACKs with
+RTM_GETNETCONF, RTM_GETADDRLABEL, RTM_GETNSID, RTM_GETNEXTHOP, refused RTM_NEWADDR,
+RTM_DELROUTE and RTM_NEWLINK with nested IFLA_LINKINFO and IFLA_PROP_LIST) and receives
+their replies (RTM_NEWADDR, RTM_NEWLINK and RTM_NEWQDISC cut by a small buffer,
+RTM_NEWROUTE with RTA_CACHEINFO, RTM_NEWRULE, RTM_NEWNEIGH, RTM_NEWNETCONF,
+RTM_NEWADDRLABEL, NLMSG_DONE, NLMSG_ERROR with the request it answers, extended ACKs with
 NLMSGERR_ATTR_MSG), NETLINK_SOCK_DIAG requests and replies (inet_diag_req_v2 on a
 socket not bound yet, then bound; inet_diag_msg; the old inet_diag_req; unix_diag_req
 and unix_diag_msg; netlink_diag_req and netlink_diag_msg), hostile messages (shorter
@@ -72,6 +73,14 @@ def test_netlink_messages_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "{tcm_family=AF_UNSPEC, tcm_ifindex=if_nametoindex(\"lo\"), tcm_handle=0, ",
             "[{nla_len=12, nla_type=TCA_KIND}, \"noqueue\"]",
             "[{nla_len=20, nla_type=TCA_STATS_BASIC}, {bytes=",
+            "{ncm_family=AF_INET}, [{nla_len=8, nla_type=NETCONFA_IFINDEX}, "
+            "if_nametoindex(\"lo\")]], 28, 0, ",
+            "[{nla_len=8, nla_type=NETCONFA_FORWARDING}, ",
+            "{ifal_family=AF_INET6, ifal_prefixlen=128, ifal_flags=0, ifal_index=0, "
+            "ifal_seq=0}, [{nla_len=20, nla_type=IFAL_ADDRESS}, inet_pton(AF_INET6, \"::1\")]]",
+            "{rtgen_family=AF_UNSPEC}], 20, 0, ",
+            "{nh_family=AF_UNSPEC, nh_scope=RT_SCOPE_UNIVERSE, nh_protocol=RTPROT_UNSPEC, "
+            "nh_flags=0}], 24, 0, ",
             "{ndm_family=AF_INET, ndm_ifindex=0, ndm_state=NUD_NONE, ndm_flags=0, "
             "ndm_type=RTN_UNSPEC}, [{nla_len=8, nla_type=NDA_IFINDEX}, "
             "if_nametoindex(\"lo\")]], 36, 0, ",

@@ -1,7 +1,8 @@
 /* Netlink messages as strace 6.1 decodes them on netlink sockets: NETLINK_ROUTE requests
  * and replies (RTM_GETADDR/NEWADDR, RTM_GETLINK/NEWLINK, RTM_GETROUTE/NEWROUTE,
- * RTM_GETRULE/NEWRULE, RTM_GETNEIGH/NEWNEIGH, RTM_GETQDISC/NEWQDISC, NLMSG_DONE,
- * NLMSG_ERROR with the request it answers, extended ACKs), NETLINK_SOCK_DIAG requests
+ * RTM_GETRULE/NEWRULE, RTM_GETNEIGH/NEWNEIGH, RTM_GETQDISC/NEWQDISC, RTM_GETNETCONF,
+ * RTM_GETADDRLABEL, RTM_GETNSID, RTM_GETNEXTHOP, NLMSG_DONE, NLMSG_ERROR with the
+ * request it answers, extended ACKs), NETLINK_SOCK_DIAG requests
  * and replies (inet_diag_req_v2 / inet_diag_msg of a listening TCP socket of the
  * program's own, the old inet_diag_req, unix_diag_req / unix_diag_msg of a unix socket
  * of its own, netlink_diag_req / netlink_diag_msg of its NETLINK_USERSOCK socket),
@@ -25,7 +26,10 @@
 #include <linux/fib_rules.h>
 #include <linux/if_link.h>
 #include <linux/neighbour.h>
+#include <linux/if_addrlabel.h>
+#include <linux/netconf.h>
 #include <linux/netlink_diag.h>
+#include <linux/nexthop.h>
 #include <linux/audit.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
@@ -179,6 +183,44 @@ static void route(void) {
             {.tcm_family = AF_UNSPEC}};
     send_nl(s, &qd, sizeof(qd));
     drain(s, 160);
+
+    /* lo's IPv4 settings (ip netconf show dev lo), the address label of ::1, the
+     * namespace ids (ip netns list-id) and the nexthops (ip nexthop) */
+    struct {
+        struct nlmsghdr h;
+        struct netconfmsg n;
+        char pad[3];
+        struct rtattr ra;
+        __u32 ifindex;
+    } conf = {{sizeof(conf), RTM_GETNETCONF, NLM_F_REQUEST, SEQ + 25, 0}, {AF_INET}, {0},
+              {RTA_LENGTH(4), NETCONFA_IFINDEX}, 1};
+    send_nl(s, &conf, sizeof(conf));
+    drain(s, sizeof(buf));
+    struct {
+        struct nlmsghdr h;
+        struct ifaddrlblmsg l;
+        struct rtattr ra;
+        struct in6_addr a;
+    } lbl = {{sizeof(lbl), RTM_GETADDRLABEL, NLM_F_REQUEST, SEQ + 26, 0},
+             {.ifal_family = AF_INET6, .ifal_prefixlen = 128},
+             {RTA_LENGTH(16), IFAL_ADDRESS}, IN6ADDR_LOOPBACK_INIT};
+    send_nl(s, &lbl, sizeof(lbl));
+    drain(s, sizeof(buf));
+    struct {
+        struct nlmsghdr h;
+        struct rtgenmsg g;
+        char pad[3];
+    } nsid = {{sizeof(nsid), RTM_GETNSID, NLM_F_REQUEST | NLM_F_DUMP, SEQ + 27, 0},
+              {AF_UNSPEC}, {0}};
+    send_nl(s, &nsid, sizeof(nsid));
+    drain(s, sizeof(buf));
+    struct {
+        struct nlmsghdr h;
+        struct nhmsg n;
+    } nh = {{sizeof(nh), RTM_GETNEXTHOP, NLM_F_REQUEST | NLM_F_DUMP, SEQ + 28, 0},
+            {.nh_family = AF_UNSPEC}};
+    send_nl(s, &nh, sizeof(nh));
+    drain(s, sizeof(buf));
 
     /* refused changes: an address and a route on an interface no one has */
     struct {

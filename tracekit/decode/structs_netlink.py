@@ -427,6 +427,19 @@ def _route(c: _Ctx, t: int, off: int, n: int) -> str:
         return _fib_rule_hdr(c, family, off, n)
     if name.endswith(("QDISC", "TCLASS", "TFILTER", "CHAIN")):
         return _tcmsg(c, family, off, n)
+    if name.endswith("NETCONF"):
+        return _family_only(c, "ncm_family", family, off, n, c.T.NETCONFA_ATTRS,
+                            "NETCONFA_???", _NETCONFA)
+    if name.endswith("NSID"):
+        return _family_only(c, "rtgen_family", family, off, n, c.T.NETNSA_ATTRS,
+                            "NETNSA_???", _NETNSA)
+    if name.endswith("NEIGHTBL"):
+        return _family_only(c, "ndtm_family", family, off, n, c.T.NDTA_ATTRS, "NDTA_???",
+                            _NDTA)
+    if name.endswith("ADDRLABEL"):
+        return _ifaddrlblmsg(c, family, off, n)
+    if name.endswith("NEXTHOP"):
+        return _nhmsg(c, family, off, n)
     if name == "RTM_GETNEIGH" and family == _AF_BRIDGE:
         return _ifinfomsg(c, family, off, n)        # bridge fdb show's request
     if name.endswith("NEIGH"):
@@ -698,6 +711,105 @@ def _ndmsg(c: _Ctx, family: int, off: int, n: int) -> str:
     if n > _NDMSG.size:
         text += ", " + _attrs(c, off + _NDMSG.size, n - _NDMSG.size, T.NDA_ATTRS, "NDA_???",
                               _NDA[family] if family in _NDA else _NDA[0])
+    return text
+
+
+def _family_only(c: _Ctx, field: str, family: int, off: int, n: int,
+                 names: Mapping[int, str], dflt: str, by_name: Mapping[str, Nla]) -> str:
+    """A struct of the family alone, padded to 4 bytes (netconfmsg, rtgenmsg, ndtmsg),
+    then attributes."""
+    text = f"{{{field}={_family(c, family)}}}"
+    if n > 4:
+        text += ", " + _attrs(c, off + 4, n - 4, names, dflt, by_name)
+    return text
+
+
+_NETCONFA: dict[str, Nla] = {
+    "NETCONFA_IFINDEX": _ifindex, "NETCONFA_FORWARDING": _s32, "NETCONFA_RP_FILTER": _s32,
+    "NETCONFA_MC_FORWARDING": _s32, "NETCONFA_PROXY_NEIGH": _s32,
+    "NETCONFA_IGNORE_ROUTES_WITH_LINKDOWN": _s32, "NETCONFA_INPUT": _s32,
+    "NETCONFA_BC_FORWARDING": _s32,
+}
+_NETNSA: dict[str, Nla] = {
+    "NETNSA_NSID": _s32, "NETNSA_PID": _u32, "NETNSA_TARGET_NSID": _s32,
+    "NETNSA_CURRENT_NSID": _s32,
+}
+_NDTPA: dict[str, Nla] = {
+    "NDTPA_IFINDEX": _ifindex, "NDTPA_REFCNT": _u32, "NDTPA_REACHABLE_TIME": _u64,
+    "NDTPA_BASE_REACHABLE_TIME": _u64, "NDTPA_RETRANS_TIME": _u64,
+    "NDTPA_GC_STALETIME": _u64, "NDTPA_DELAY_PROBE_TIME": _u64, "NDTPA_QUEUE_LEN": _u32,
+    "NDTPA_APP_PROBES": _u32, "NDTPA_UCAST_PROBES": _u32, "NDTPA_MCAST_PROBES": _u32,
+    "NDTPA_ANYCAST_DELAY": _u64, "NDTPA_PROXY_DELAY": _u64, "NDTPA_PROXY_QLEN": _u32,
+    "NDTPA_LOCKTIME": _u64, "NDTPA_QUEUE_LENBYTES": _u32, "NDTPA_MCAST_REPROBES": _u32,
+}
+
+
+def _ndt_parms(c: _Ctx, off: int, n: int) -> str:
+    """NDTA_PARMS: nested NDTPA_* attributes."""
+    return _attrs(c, off, n, c.T.NDTPA_ATTRS, "NDTPA_???", _NDTPA)
+
+
+_NDT_CONFIG = struct.Struct("<HHIIIIIII")
+
+
+def _ndt_config(c: _Ctx, off: int, n: int) -> str | None:
+    """struct ndt_config (linux/neighbour.h); ndtc_hash_mask as %#08x."""
+    if n < _NDT_CONFIG.size:
+        return None
+    (klen, esize, entries, flush, rand, rnd, mask, chain_gc,
+     qlen) = _NDT_CONFIG.unpack(c.take(off, _NDT_CONFIG.size))
+    return (f"{{ndtc_key_len={klen}, ndtc_entry_size={esize}, ndtc_entries={entries}, "
+            f"ndtc_last_flush={flush}, ndtc_last_rand={rand}, ndtc_hash_rnd={rnd}, "
+            f"ndtc_hash_mask={f'{mask:#08x}' if mask else '00000000'}, "
+            f"ndtc_hash_chain_gc={chain_gc}, ndtc_proxy_qlen={qlen}}}")
+
+
+_NDTA: dict[str, Nla] = {
+    "NDTA_NAME": _nla_str, "NDTA_THRESH1": _u32, "NDTA_THRESH2": _u32,
+    "NDTA_THRESH3": _u32, "NDTA_CONFIG": _ndt_config, "NDTA_PARMS": _ndt_parms,
+    "NDTA_STATS": _struct_u("<11Q", ("ndts_allocs", "ndts_destroys", "ndts_hash_grows",
+                                     "ndts_res_failed", "ndts_lookups", "ndts_hits",
+                                     "ndts_rcv_probes_mcast", "ndts_rcv_probes_ucast",
+                                     "ndts_periodic_gc_runs", "ndts_forced_gc_runs",
+                                     "ndts_table_fulls")),
+    "NDTA_GC_INTERVAL": _u64,
+}
+_IFADDRLBLMSG = struct.Struct("<BxBBII")
+
+
+def _ifaddrlblmsg(c: _Ctx, family: int, off: int, n: int) -> str:
+    """struct ifaddrlblmsg (linux/if_addrlabel.h), then IFAL_* attributes."""
+    text = f"{{ifal_family={_family(c, family)}, "
+    if n < _IFADDRLBLMSG.size:
+        return text + "...}"
+    _, plen, fl, index, seq = _IFADDRLBLMSG.unpack(c.take(off, _IFADDRLBLMSG.size))
+    text += (f"ifal_prefixlen={plen}, ifal_flags={hex(fl) if fl else 0}, "
+             f"ifal_index={format_ifindex(index)}, ifal_seq={seq}}}")
+    if n > _IFADDRLBLMSG.size:
+        text += ", " + _attrs(c, off + _IFADDRLBLMSG.size, n - _IFADDRLBLMSG.size,
+                              c.T.IFAL_ATTRS, "IFAL_???",
+                              {"IFAL_ADDRESS": _inet(socket.AF_INET6), "IFAL_LABEL": _u32})
+    return text
+
+
+_NHMSG = struct.Struct("<BBBxI")
+
+
+def _nhmsg(c: _Ctx, family: int, off: int, n: int) -> str:
+    """struct nhmsg (linux/nexthop.h), then NHA_* attributes."""
+    T = c.T
+    text = f"{{nh_family={_family(c, family)}, "
+    if n < _NHMSG.size:
+        return text + "...}"
+    _, scope, proto, nflags = _NHMSG.unpack(c.take(off, _NHMSG.size))
+    text += (f"nh_scope={_xval(T.RT_SCOPES, scope, None)}, "
+             f"nh_protocol={_xval(T.RTPROT_TYPES, proto, 'RTPROT_???')}, "
+             f"nh_flags={_flags(T.RTM_F_FLAGS, nflags, 'RTNH_F_???')}}}")
+    if n > _NHMSG.size:
+        text += ", " + _attrs(c, off + _NHMSG.size, n - _NHMSG.size, T.NHA_ATTRS, "NHA_???",
+                              {"NHA_ID": _u32, "NHA_OIF": _ifindex, "NHA_MASTER": _ifindex,
+                               "NHA_GATEWAY": _inet(family), "NHA_GROUP_TYPE": _u16,
+                               "NHA_ENCAP_TYPE": _u16})
     return text
 
 

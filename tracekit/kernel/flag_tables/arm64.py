@@ -992,6 +992,85 @@ TCA_STATS_ATTRS: dict[int, str] = {
     8: 'TCA_STATS_PKT64',
 }
 
+NETCONFA_ATTRS: dict[int, str] = {
+    0: 'NETCONFA_UNSPEC',
+    1: 'NETCONFA_IFINDEX',
+    2: 'NETCONFA_FORWARDING',
+    3: 'NETCONFA_RP_FILTER',
+    4: 'NETCONFA_MC_FORWARDING',
+    5: 'NETCONFA_PROXY_NEIGH',
+    6: 'NETCONFA_IGNORE_ROUTES_WITH_LINKDOWN',
+    7: 'NETCONFA_INPUT',
+    8: 'NETCONFA_BC_FORWARDING',
+}
+
+IFAL_ATTRS: dict[int, str] = {
+    1: 'IFAL_ADDRESS',
+    2: 'IFAL_LABEL',
+}
+
+NETNSA_ATTRS: dict[int, str] = {
+    0: 'NETNSA_NONE',
+    1: 'NETNSA_NSID',
+    2: 'NETNSA_PID',
+    3: 'NETNSA_FD',
+    4: 'NETNSA_TARGET_NSID',
+    5: 'NETNSA_CURRENT_NSID',
+}
+
+NDTA_ATTRS: dict[int, str] = {
+    0: 'NDTA_UNSPEC',
+    1: 'NDTA_NAME',
+    2: 'NDTA_THRESH1',
+    3: 'NDTA_THRESH2',
+    4: 'NDTA_THRESH3',
+    5: 'NDTA_CONFIG',
+    6: 'NDTA_PARMS',
+    7: 'NDTA_STATS',
+    8: 'NDTA_GC_INTERVAL',
+    9: 'NDTA_PAD',
+}
+
+NDTPA_ATTRS: dict[int, str] = {
+    0: 'NDTPA_UNSPEC',
+    1: 'NDTPA_IFINDEX',
+    2: 'NDTPA_REFCNT',
+    3: 'NDTPA_REACHABLE_TIME',
+    4: 'NDTPA_BASE_REACHABLE_TIME',
+    5: 'NDTPA_RETRANS_TIME',
+    6: 'NDTPA_GC_STALETIME',
+    7: 'NDTPA_DELAY_PROBE_TIME',
+    8: 'NDTPA_QUEUE_LEN',
+    9: 'NDTPA_APP_PROBES',
+    10: 'NDTPA_UCAST_PROBES',
+    11: 'NDTPA_MCAST_PROBES',
+    12: 'NDTPA_ANYCAST_DELAY',
+    13: 'NDTPA_PROXY_DELAY',
+    14: 'NDTPA_PROXY_QLEN',
+    15: 'NDTPA_LOCKTIME',
+    16: 'NDTPA_QUEUE_LENBYTES',
+    17: 'NDTPA_MCAST_REPROBES',
+    18: 'NDTPA_PAD',
+    19: 'NDTPA_INTERVAL_PROBE_TIME_MS',
+}
+
+NHA_ATTRS: dict[int, str] = {
+    0: 'NHA_UNSPEC',
+    1: 'NHA_ID',
+    2: 'NHA_GROUP',
+    3: 'NHA_GROUP_TYPE',
+    4: 'NHA_BLACKHOLE',
+    5: 'NHA_OIF',
+    6: 'NHA_GATEWAY',
+    7: 'NHA_ENCAP_TYPE',
+    8: 'NHA_ENCAP',
+    9: 'NHA_GROUPS',
+    10: 'NHA_MASTER',
+    11: 'NHA_FDB',
+    12: 'NHA_RES_GROUP',
+    13: 'NHA_RES_BUCKET',
+}
+
 FR_ACTIONS: dict[int, str] = {
     0: 'FR_ACT_UNSPEC',
     1: 'FR_ACT_TO_TBL',
