@@ -161,7 +161,7 @@ TABLES: dict[str, Table] = {
     "NLMSGERR_ATTRS": ("values", ("linux/netlink.h",), r"NLMSGERR_ATTR_[A-Z_]+",
                        frozenset({"NLMSGERR_ATTR_MAX", "__NLMSGERR_ATTR_MAX"}), ()),
     "RTM_TYPES": ("values", ("linux/rtnetlink.h",), r"RTM_(NEW|DEL|GET|SET)[A-Z]+",
-                  frozenset(), ()),
+                  frozenset({"RTM_NEWNVLAN"}), ()),
     "SOCK_DIAG_TYPES": ("values", ("linux/inet_diag.h", "linux/sock_diag.h"),
                         r"SOCK_DIAG_BY_FAMILY|SOCK_DESTROY|TCPDIAG_GETSOCK|DCCPDIAG_GETSOCK",
                         frozenset(), ()),
@@ -895,6 +895,9 @@ INTERNAL_BITS: dict[str, dict[str, int]] = {
         "XFEATURE_MASK_LBR": 0x8000, "XFEATURE_MASK_XTILE": 0x60000,
         "XFEATURE_MASK_XTILE_CFG": 0x20000, "XFEATURE_MASK_XTILE_DATA": 0x40000,
     },
+    # Linux 6.1.0's rtnetlink.h defines the macro of RTM_NEWVLAN misspelt (RTM_NEWNVLAN,
+    # fixed in 6.1.y): the enum's name, which strace prints
+    "RTM_TYPES": {"RTM_NEWVLAN": 112},
     # the deprecated AUDIT_FS_WATCH of include/uapi/linux/audit.h (a comment there now):
     # strace 6.1 names 1301 so
     "AUDIT_TYPES": {"AUDIT_FS_WATCH": 1301},
