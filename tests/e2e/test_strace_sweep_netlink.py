@@ -100,6 +100,9 @@ def test_netlink_messages_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "sendto(3, {nlmsg_len=0, nlmsg_type=RTM_GETLINK, nlmsg_flags=NLM_F_REQUEST, ",
             "ifa_index=0}, {nla_len=2, nla_type=IFA_LABEL}], 28, 0, ",
             "nlmsg_type=0x7ff /* RTM_??? */, nlmsg_flags=NLM_F_REQUEST|0x4000, ",
+            "rtm_table=0x64, rtm_protocol=0x4d /* RTPROT_??? */, rtm_scope=0x64, "
+            "rtm_type=0x63 /* RTN_??? */, rtm_flags=0x80000 /* RTM_F_??? */}, "
+            "[{nla_len=8, nla_type=RTA_TABLE}, 0x3e8]]",
             "{nlmsg_len=16, nlmsg_type=NLMSG_NOOP, nlmsg_flags=0, nlmsg_seq=1700000012, "
             "nlmsg_pid=1234}], 32, 0, ",
             "{error=-EOPNOTSUPP, msg={nlmsg_len=16, nlmsg_type=0x7ff /* RTM_??? */, ",

@@ -276,6 +276,17 @@ static void route(void) {
     } bad = {{4096, RTM_GETADDR, NLM_F_REQUEST, SEQ + 10, 0}, {.ifa_family = AF_INET},
              {2, IFA_LABEL}};
     send_nl(s, &bad, sizeof(bad));
+    struct {
+        struct nlmsghdr h;
+        struct rtmsg r;
+        struct rtattr ra;
+        __u32 table;
+    } odd = {{sizeof(odd), RTM_GETROUTE, NLM_F_REQUEST, SEQ + 29, 0},
+             {.rtm_family = AF_INET, .rtm_table = 100, .rtm_protocol = 77, .rtm_scope = 100,
+              .rtm_type = 99, .rtm_flags = 0x80000},
+             {RTA_LENGTH(4), RTA_TABLE}, 1000};            /* values without names */
+    send_nl(s, &odd, sizeof(odd));
+    drain(s, sizeof(buf));
     struct nlmsghdr unk[2] = {{16, 0x7ff, NLM_F_REQUEST | 0x4000, SEQ + 11, 0},
                               {16, NLMSG_NOOP, 0, SEQ + 12, 1234}};
     send_nl(s, unk, sizeof(unk));

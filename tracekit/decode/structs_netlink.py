@@ -19,10 +19,15 @@ Shape of one message, ``len`` bytes (the buffer's length, or what a read returne
   (their payloads as hex strings, as strace's); below 16 (``NLMSG_MIN_TYPE``)
   ``NLMSG_*``; nlmsg_flags with the GET/NEW/DELETE request flags of the type
   (``NLM_F_REQUEST|NLM_F_DUMP``).
-- Payloads: ``NLMSG_ERROR``'s ``{error=-ENODEV, msg=<the request>}``, ``NLMSG_DONE``'s
-  int; NETLINK_ROUTE's struct ifaddrmsg, ifinfomsg and rtmsg with their attributes
-  (others as ``{family=AF_INET, data="\\x..."}``); NETLINK_SOCK_DIAG's inet_diag_req_v2,
-  inet_diag_msg, unix_diag_req and unix_diag_msg; anything else as a hex string.
+- Payloads: ``NLMSG_ERROR``'s ``{error=-ENODEV, msg=<the request>}`` (with an extended
+  ACK, ``[{error=..., msg=...}, [attributes]]``), ``NLMSG_DONE``'s int; NETLINK_ROUTE's
+  struct ifaddrmsg, ifinfomsg, rtmsg, fib_rule_hdr, ndmsg, tcmsg, netconfmsg,
+  ifaddrlblmsg, rtgenmsg (RTM_*NSID), ndtmsg and nhmsg with their attributes (others as
+  ``{family=AF_INET, data="\\x..."}``); NETLINK_SOCK_DIAG's inet_diag_req_v2 (and the
+  old inet_diag_req), inet_diag_msg, unix_diag_req, unix_diag_msg, netlink_diag_req,
+  netlink_diag_msg and packet_diag_req; anything else as a hex string. An attribute a
+  decoder here does not know prints as a hex string, as strace prints the ones it has
+  no decoder for.
 - strace knows a netlink socket's protocol from sock_diag, which lists a socket once it
   has a port id: a sendto on a socket not bound yet prints generically
   (``nlmsg_type=0x14 /* NLMSG_??? */``). tracekit reads the protocol and the port id in
@@ -37,6 +42,7 @@ strace, reading the whole buffer, would go on.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import socket
 import struct
@@ -113,8 +119,15 @@ def _xval(table: Mapping[int, str], v: int, dflt: str | None) -> str:
     return f"{hex(v) if v else 0} /* {dflt} */"
 
 
+@functools.cache
+def _flagset(bits: tuple[tuple[int, str], ...], dflt: str) -> F.FlagSet:
+    return F.FlagSet(bits, unknown=dflt)
+
+
 def _flags(bits: tuple[tuple[int, str], ...], v: int, dflt: str) -> str:
-    return F.FlagSet(bits, unknown=dflt)(v)
+    """A flag word: ``NLM_F_REQUEST|0x4000``, ``0x4000 /* NLM_F_??? */`` when no bit has a
+    name, ``0`` for none."""
+    return _flagset(bits, dflt)(v)
 
 
 # -- the walk -------------------------------------------------------------------------
