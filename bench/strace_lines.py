@@ -38,6 +38,10 @@ never the program's run-to-run variation; the ceiling does not apply to it.
 ``fd_paths = true`` (inodes of pipes and sockets, and ports, differ between two runs: the
 ceiling shows how much). ``--markdown`` ends with the README's table. Needs root, strace.
 
+``ip-addr``, ``getaddrinfo`` (python's getaddrinfo with AI_ADDRCONFIG) and ``ss`` (``ss -t
+-a``) decode netlink dumps whose replies depend on the machine's interfaces and sockets:
+they run when ``--only`` names them.
+
 Usage: python3 bench/strace_lines.py [--only NAME ...] [--runs N] [--top 3] [--keep DIR]
        [--json] [--yy] [--markdown]
 """
@@ -62,7 +66,11 @@ sys.path.insert(0, str(ROOT))
 from tests.e2e._strace_lines import DECODE, Agreement, agreement, classify  # noqa: E402
 
 WORKLOADS = Path(__file__).resolve().parent / "workloads"
-PROGRAMS = ("ls", "cat", "date", "sh", "python", "tar", "cp", "find", "gzip", "stat")
+PROGRAMS = ("ls", "cat", "date", "sh", "python", "tar", "cp", "find", "gzip", "stat",
+            "ip-addr", "getaddrinfo", "ss")
+# programs measured unless --only names them: netlink dumps (rtnetlink and sock_diag)
+# whose replies depend on the machine's interfaces and sockets
+EXTRA = frozenset({"ip-addr", "getaddrinfo", "ss"})
 
 
 def make_data(tmp: Path) -> Path:
@@ -87,6 +95,13 @@ def argv_of(name: str, tmp: Path, data: Path) -> list[str]:
         "find": ["find", str(data)],
         "gzip": ["gzip", "-c", str(data / "a.txt")],
         "stat": ["stat", str(data / "a.txt")],
+        # rtnetlink: RTM_GETLINK and RTM_GETADDR dumps
+        "ip-addr": ["ip", "addr"],
+        # glibc's RTM_GETADDR dump of getaddrinfo(AI_ADDRCONFIG)
+        "getaddrinfo": [sys.executable, "-c", "import socket; socket.getaddrinfo("
+                        "'localhost', 80, flags=socket.AI_ADDRCONFIG)"],
+        # sock_diag: inet_diag dumps of TCP sockets
+        "ss": ["ss", "-t", "-a"],
     }[name]
 
 
@@ -253,7 +268,8 @@ GOAL = 0.98
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--only", nargs="+", choices=PROGRAMS, default=list(PROGRAMS))
+    ap.add_argument("--only", nargs="+", choices=PROGRAMS,
+                    default=[p for p in PROGRAMS if p not in EXTRA])
     ap.add_argument("--runs", type=int, default=1, help="measurements per program")
     ap.add_argument("--top", type=int, default=3, help="differing calls shown per program")
     ap.add_argument("--keep", type=Path, help="keep the raw outputs in this directory "

@@ -140,6 +140,118 @@ TABLES: dict[str, Table] = {
                           r"SELINUX|ISCSI|AUDIT|FIB_LOOKUP|CONNECTOR|NETFILTER|IP6_FW|DNRTMSG|"
                           r"KOBJECT_UEVENT|GENERIC|SCSITRANSPORT|ECRYPTFS|RDMA|CRYPTO|SMC)",
                           frozenset(), ()),
+    # netlink (tracekit/decode/structs_netlink.py): message types, header flags (the
+    # generic ones, then those of GET, NEW, DELETE requests and of ACKs: strace prints
+    # them in this order), NETLINK_ROUTE's and NETLINK_SOCK_DIAG's message types
+    "NLMSG_TYPES": ("values", ("linux/netlink.h",), r"NLMSG_(NOOP|ERROR|DONE|OVERRUN)",
+                    frozenset(), ()),
+    "NLM_FLAGS": ("bits", ("linux/netlink.h",),
+                  r"NLM_F_(REQUEST|MULTI|ACK|ECHO|DUMP_INTR|DUMP_FILTERED)", frozenset(),
+                  ("NLM_F_REQUEST", "NLM_F_MULTI", "NLM_F_ACK", "NLM_F_ECHO",
+                   "NLM_F_DUMP_INTR", "NLM_F_DUMP_FILTERED")),
+    "NLM_GET_FLAGS": ("bits", ("linux/netlink.h",), r"NLM_F_(DUMP|ROOT|MATCH|ATOMIC)",
+                      frozenset(), ("NLM_F_DUMP", "NLM_F_ROOT", "NLM_F_MATCH", "NLM_F_ATOMIC")),
+    "NLM_NEW_FLAGS": ("bits", ("linux/netlink.h",), r"NLM_F_(REPLACE|EXCL|CREATE|APPEND)",
+                      frozenset(), ("NLM_F_REPLACE", "NLM_F_EXCL", "NLM_F_CREATE",
+                                    "NLM_F_APPEND")),
+    "NLM_DELETE_FLAGS": ("bits", ("linux/netlink.h",), r"NLM_F_(NONREC|BULK)", frozenset(),
+                         ("NLM_F_NONREC", "NLM_F_BULK")),
+    "NLM_ACK_FLAGS": ("bits", ("linux/netlink.h",), r"NLM_F_(CAPPED|ACK_TLVS)", frozenset(),
+                      ("NLM_F_CAPPED", "NLM_F_ACK_TLVS")),
+    "NLMSGERR_ATTRS": ("values", ("linux/netlink.h",), r"NLMSGERR_ATTR_[A-Z_]+",
+                       frozenset({"NLMSGERR_ATTR_MAX", "__NLMSGERR_ATTR_MAX"}), ()),
+    "RTM_TYPES": ("values", ("linux/rtnetlink.h",), r"RTM_(NEW|DEL|GET|SET)[A-Z]+",
+                  frozenset({"RTM_NEWNVLAN"}), ()),
+    "SOCK_DIAG_TYPES": ("values", ("linux/inet_diag.h", "linux/sock_diag.h"),
+                        r"SOCK_DIAG_BY_FAMILY|SOCK_DESTROY|TCPDIAG_GETSOCK|DCCPDIAG_GETSOCK",
+                        frozenset(), ()),
+    # NETLINK_AUDIT's and NETLINK_XFRM's message types (strace 6.1 names them; their
+    # payloads print as hex). Audit types are 1000..2999 (RANGES); the range markers
+    # strace does not name are left out
+    "AUDIT_TYPES": ("values", ("linux/audit.h",), r"AUDIT_[A-Z0-9_]+",
+                    frozenset({"AUDIT_FIRST_EVENT", "AUDIT_LAST_EVENT", "AUDIT_FIRST_SELINUX",
+                               "AUDIT_LAST_SELINUX", "AUDIT_FIRST_APPARMOR",
+                               "AUDIT_LAST_APPARMOR", "AUDIT_FIRST_KERN_CRYPTO_MSG",
+                               "AUDIT_LAST_KERN_CRYPTO_MSG", "AUDIT_FIRST_KERN_ANOM_MSG",
+                               "AUDIT_INTEGRITY_FIRST_MSG", "AUDIT_INTEGRITY_LAST_MSG",
+                               "AUDIT_FEATURE_VERSION"}), ()),
+    "XFRM_TYPES": ("values", ("linux/xfrm.h",), r"XFRM_MSG_[A-Z]+",
+                   frozenset({"XFRM_MSG_BASE", "XFRM_MSG_MAX"}), ()),
+    # rtnetlink payloads: struct ifaddrmsg, ifinfomsg, rtmsg and their attributes
+    "IFA_ATTRS": ("values", ("linux/if_addr.h",), r"IFA_[A-Z_]+", frozenset({"IFA_MAX"}), ()),
+    "IFA_FLAGS": ("bits", ("linux/if_addr.h",), r"IFA_F_[A-Z_]+",
+                  frozenset({"IFA_F_TEMPORARY"}), ()),
+    "RT_SCOPES": ("values", ("linux/rtnetlink.h",), r"RT_SCOPE_[A-Z]+", frozenset(), ()),
+    "IFLA_ATTRS": ("values", ("linux/if_link.h",), r"IFLA_[A-Z0-9_]+",
+                   frozenset({"IFLA_MAX"}), ()),
+    "IFLA_INFO_ATTRS": ("values", ("linux/if_link.h",), r"IFLA_INFO_[A-Z_]+",
+                        frozenset({"IFLA_INFO_MAX"}), ()),
+    "IFF_FLAGS": ("bits", ("linux/if.h",), r"IFF_(UP|BROADCAST|DEBUG|LOOPBACK|POINTOPOINT|"
+                  r"NOTRAILERS|RUNNING|NOARP|PROMISC|ALLMULTI|MASTER|SLAVE|MULTICAST|PORTSEL|"
+                  r"AUTOMEDIA|DYNAMIC|LOWER_UP|DORMANT|ECHO)", frozenset(), ()),
+    "RTEXT_FILTERS": ("bits", ("linux/rtnetlink.h",), r"RTEXT_FILTER_[A-Z_]+", frozenset(),
+                      ()),
+    "RTA_ATTRS": ("values", ("linux/rtnetlink.h",), r"RTA_[A-Z_]+", frozenset({"RTA_MAX"}),
+                  ()),
+    "RT_TABLES": ("values", ("linux/rtnetlink.h",), r"RT_TABLE_[A-Z]+",
+                  frozenset({"RT_TABLE_MAX"}), ()),
+    "RTN_TYPES": ("values", ("linux/rtnetlink.h",), r"RTN_[A-Z]+", frozenset({"RTN_MAX"}),
+                  ()),
+    "RTPROT_TYPES": ("values", ("linux/rtnetlink.h",), r"RTPROT_[A-Z0-9]+", frozenset(), ()),
+    "RTM_F_FLAGS": ("bits", ("linux/rtnetlink.h",), r"RTM_F_[A-Z_]+|RTNH_F_[A-Z_]+",
+                    frozenset({"RTNH_F_COMPARE_MASK"}), ()),
+    # struct tcmsg (RTM_*QDISC, *TCLASS, *TFILTER, *CHAIN: tc) and its attributes;
+    # TCA_EXT_WARN_MSG (Linux 6.2, backported into these headers) strace 6.1 does not name
+    "TCA_ATTRS": ("values", ("linux/rtnetlink.h",), r"TCA_[A-Z0-9_]+",
+                  frozenset({"TCA_MAX", "TCA_EXT_WARN_MSG"}), ()),
+    "TCA_STATS_ATTRS": ("values", ("linux/gen_stats.h",), r"TCA_STATS_[A-Z0-9_]+",
+                        frozenset({"TCA_STATS_MAX"}), ()),
+    # the attributes of netconfmsg (ip netconf), ifaddrlblmsg (ip addrlabel), rtgenmsg
+    # of RTM_*NSID (ip netns list-id), ndtmsg (ip ntable) and nhmsg (ip nexthop)
+    "NETCONFA_ATTRS": ("values", ("linux/netconf.h",), r"NETCONFA_[A-Z_]+",
+                       frozenset({"NETCONFA_MAX", "NETCONFA_ALL"}), ()),
+    "IFAL_ATTRS": ("values", ("linux/if_addrlabel.h",), r"IFAL_[A-Z_]+",
+                   frozenset({"IFAL_MAX"}), ()),
+    "NETNSA_ATTRS": ("values", ("linux/net_namespace.h",), r"NETNSA_[A-Z_]+",
+                     frozenset({"NETNSA_MAX"}), ()),
+    "NDTA_ATTRS": ("values", ("linux/neighbour.h",), r"NDTA_[A-Z0-9_]+",
+                   frozenset({"NDTA_MAX"}), ()),
+    "NDTPA_ATTRS": ("values", ("linux/neighbour.h",), r"NDTPA_[A-Z_]+",
+                    frozenset({"NDTPA_MAX"}), ()),
+    "NHA_ATTRS": ("values", ("linux/nexthop.h",), r"NHA_[A-Z_]+", frozenset({"NHA_MAX"}), ()),
+    # struct fib_rule_hdr (RTM_*RULE) and struct ndmsg (RTM_*NEIGH) with their attributes
+    "FR_ACTIONS": ("values", ("linux/fib_rules.h",), r"FR_ACT_[A-Z_]+",
+                   frozenset({"FR_ACT_MAX"}), ()),
+    "FRA_ATTRS": ("values", ("linux/fib_rules.h",), r"FRA_[A-Z_]+", frozenset({"FRA_MAX"}),
+                  ()),
+    "FIB_RULE_FLAGS": ("bits", ("linux/fib_rules.h",),
+                       r"FIB_RULE_(PERMANENT|INVERT|UNRESOLVED|IIF_DETACHED|OIF_DETACHED|"
+                       r"FIND_SADDR)", frozenset(), ()),
+    "NUD_STATES": ("bits", ("linux/neighbour.h",), r"NUD_(?!NONE)[A-Z]+", frozenset(), ()),
+    "NTF_FLAGS": ("bits", ("linux/neighbour.h",),
+                  r"NTF_(USE|SELF|MASTER|PROXY|EXT_LEARNED|OFFLOADED|STICKY|ROUTER)",
+                  frozenset(), ()),
+    "NDA_ATTRS": ("values", ("linux/neighbour.h",), r"NDA_[A-Z_]+", frozenset({"NDA_MAX"}),
+                  ()),
+    # sock_diag payloads: inet_diag and unix_diag requests, replies and attributes
+    "INET_DIAG_ATTRS": ("values", ("linux/inet_diag.h",), r"INET_DIAG_[A-Z0-9_]+",
+                        frozenset({"INET_DIAG_MAX", "INET_DIAG_NOCOOKIE", "INET_DIAG_GETSOCK_MAX",
+                                   "INET_DIAG_REQ_MAX", "INET_DIAG_BC_MAX"}), ()),
+    "INET_DIAG_REQ_ATTRS": ("values", ("linux/inet_diag.h",), r"INET_DIAG_REQ_[A-Z_]+",
+                            frozenset({"INET_DIAG_REQ_MAX"}), ()),
+    "UDIAG_SHOW_FLAGS": ("bits", ("linux/unix_diag.h",), r"UDIAG_SHOW_[A-Z]+", frozenset(), ()),
+    "UNIX_DIAG_ATTRS": ("values", ("linux/unix_diag.h",), r"UNIX_DIAG_[A-Z_]+",
+                        frozenset({"UNIX_DIAG_MAX"}), ()),
+    "NDIAG_SHOW_FLAGS": ("bits", ("linux/netlink_diag.h",), r"NDIAG_SHOW_[A-Z_]+",
+                         frozenset(), ()),
+    "NDIAG_FLAGS": ("bits", ("linux/netlink_diag.h",), r"NDIAG_FLAG_[A-Z_]+", frozenset(),
+                    ()),
+    "NETLINK_DIAG_ATTRS": ("values", ("linux/netlink_diag.h",), r"NETLINK_DIAG_[A-Z_]+",
+                           frozenset({"NETLINK_DIAG_MAX"}), ()),
+    "PACKET_SHOW_FLAGS": ("bits", ("linux/packet_diag.h",), r"PACKET_SHOW_[A-Z_]+",
+                          frozenset(), ()),
+    "SK_MEMINFO": ("values", ("linux/sock_diag.h",), r"SK_MEMINFO_[A-Z_]+",
+                   frozenset({"SK_MEMINFO_VARS"}), ()),
     "ACCESS_MODES": ("bits", ("unistd.h",), r"[RWX]_OK", frozenset(), ("R_OK", "W_OK", "X_OK")),
     "SEEK_WHENCE": ("values", ("linux/fs.h",), r"SEEK_[A-Z]+", frozenset({"SEEK_MAX"}), ()),
     "IOCTLS": ("values", ("asm/termbits.h", "asm/ioctls.h", "linux/serial.h", "linux/fs.h",
@@ -742,6 +854,16 @@ INTERNAL_TABLES: dict[str, dict[int, str]] = {
                    6: "LOGLEVEL_INFO", 7: "LOGLEVEL_DEBUG"},
     # include/linux/sched/coredump.h: prctl PR_SET_DUMPABLE / PR_GET_DUMPABLE values
     "SUID_DUMP": {0: "SUID_DUMP_DISABLE", 1: "SUID_DUMP_USER", 2: "SUID_DUMP_ROOT"},
+    # include/net/tcp_states.h: TCP states (strace names TCP_NEW_SYN_RECV too, which
+    # netinet/tcp.h lacks); inet_diag's idiag_state, unix_diag's udiag_state
+    "TCP_STATES": {1: "TCP_ESTABLISHED", 2: "TCP_SYN_SENT", 3: "TCP_SYN_RECV",
+                   4: "TCP_FIN_WAIT1", 5: "TCP_FIN_WAIT2", 6: "TCP_TIME_WAIT", 7: "TCP_CLOSE",
+                   8: "TCP_CLOSE_WAIT", 9: "TCP_LAST_ACK", 10: "TCP_LISTEN", 11: "TCP_CLOSING",
+                   12: "TCP_NEW_SYN_RECV"},
+    # include/linux/if_addr.h's IFA_F_TEMPORARY is IFA_F_SECONDARY's alias; strace 6.1
+    # names 0x1 IFA_F_SECONDARY. include/net/sock.h: the shutdown bits of
+    # INET_DIAG_SHUTDOWN / UNIX_DIAG_SHUTDOWN
+    "SHUTDOWN_BITS": {1: "RCV_SHUTDOWN", 2: "SEND_SHUTDOWN"},
     # include/linux/pid.h: enum pid_type (prctl PR_SCHED_CORE's arg4, as strace names it)
     "PID_TYPES": {0: "PIDTYPE_PID", 1: "PIDTYPE_TGID", 2: "PIDTYPE_PGID", 3: "PIDTYPE_SID"},
 }
@@ -775,6 +897,12 @@ INTERNAL_BITS: dict[str, dict[str, int]] = {
         "XFEATURE_MASK_LBR": 0x8000, "XFEATURE_MASK_XTILE": 0x60000,
         "XFEATURE_MASK_XTILE_CFG": 0x20000, "XFEATURE_MASK_XTILE_DATA": 0x40000,
     },
+    # Linux 6.1.0's rtnetlink.h defines the macro of RTM_NEWVLAN misspelt (RTM_NEWNVLAN,
+    # fixed in 6.1.y): the enum's name, which strace prints
+    "RTM_TYPES": {"RTM_NEWVLAN": 112},
+    # the deprecated AUDIT_FS_WATCH of include/uapi/linux/audit.h (a comment there now):
+    # strace 6.1 names 1301 so
+    "AUDIT_TYPES": {"AUDIT_FS_WATCH": 1301},
     # include/linux/socket.h (Linux 6.1): the kernel-internal send/recv flags strace 6.1
     # names: the compat bit, and the bits of sendpage and of TCP's zero-copy path
     "MSG_FLAGS": {"MSG_CMSG_COMPAT": 0x80000000, "MSG_SENDPAGE_NOTLAST": 0x20000,
@@ -804,19 +932,44 @@ ENUM_TAGS: dict[str, str] = {
     "PERF_HW_CACHE_RESULTS": "perf_hw_cache_op_result_id",
     "PERF_SAMPLE_FORMAT": "perf_event_sample_format", "PERF_READ_FORMAT": "perf_event_read_format",
 }
+# Values tables keep the names whose values are in this range only (a header's other
+# constants share the prefix)
+RANGES: dict[str, tuple[int, int]] = {"AUDIT_TYPES": (1000, 2999)}
+# Tables of an enum without a tag: the enum whose first enumerator is this name (the
+# netlink attribute enums of linux/if_addr.h, if_link.h, inet_diag.h...)
+ANON_ENUMS: dict[str, str] = {
+    "IFA_ATTRS": "IFA_UNSPEC", "IFLA_ATTRS": "IFLA_UNSPEC", "RTN_TYPES": "RTN_UNSPEC",
+    "INET_DIAG_ATTRS": "INET_DIAG_NONE", "INET_DIAG_REQ_ATTRS": "INET_DIAG_REQ_NONE",
+    "UNIX_DIAG_ATTRS": "UNIX_DIAG_NAME", "SK_MEMINFO": "SK_MEMINFO_RMEM_ALLOC",
+    "FR_ACTIONS": "FR_ACT_UNSPEC", "FRA_ATTRS": "FRA_UNSPEC", "NDA_ATTRS": "NDA_UNSPEC",
+    "NETLINK_DIAG_ATTRS": "NETLINK_DIAG_MEMINFO", "IFLA_INFO_ATTRS": "IFLA_INFO_UNSPEC",
+    "TCA_ATTRS": "TCA_UNSPEC", "TCA_STATS_ATTRS": "TCA_STATS_UNSPEC",
+    "NETCONFA_ATTRS": "NETCONFA_UNSPEC", "IFAL_ATTRS": "IFAL_ADDRESS",
+    "NETNSA_ATTRS": "NETNSA_NONE", "NDTA_ATTRS": "NDTA_UNSPEC", "NDTPA_ATTRS": "NDTPA_UNSPEC",
+    "NHA_ATTRS": "NHA_UNSPEC",
+}
+ENUM_TAGS.update({"RT_SCOPES": "rt_scope_t", "RT_TABLES": "rt_class_t",
+                  "RTA_ATTRS": "rtattr_type_t", "NLMSGERR_ATTRS": "nlmsgerr_attrs"})
 _ENUMERATOR = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*(?:=[^,}]*)?(?:,|$)")
 
 
-def enum_names(cc: str, includes: tuple[str, ...], tag: str) -> list[str]:
-    """The enumerators of ``enum <tag> { ... }`` in the preprocessed headers."""
+def enum_names(cc: str, includes: tuple[str, ...], tag: str, *, first: str = "") -> list[str]:
+    """The enumerators of ``enum <tag> { ... }`` in the preprocessed headers; with
+    ``first``, of the enum without a tag whose first enumerator that is."""
     src = "#define _GNU_SOURCE 1\n" + "".join(f"#include <{h}>\n" for h in includes)
     out = subprocess.run([cc, "-E", "-P", "-x", "c", "-"], input=src, text=True,
                          capture_output=True, check=True).stdout
-    m = re.search(rf"\benum\s+{re.escape(tag)}\s*\{{([^}}]*)\}}", out)
-    if m is None:
-        return []
-    return [e.group(1) for part in m.group(1).split(",")
-            if (e := _ENUMERATOR.match(part.strip() + ","))]
+    if first:
+        bodies = [m.group(1) for m in re.finditer(r"\benum\s*\{([^}]*)\}", out)]
+    else:
+        m = re.search(rf"\benum\s+{re.escape(tag)}\s*\{{([^}}]*)\}}", out)
+        bodies = [] if m is None else [m.group(1)]
+    for body in bodies:
+        names = [e.group(1) for part in body.split(",")
+                 if (e := _ENUMERATOR.match(part.strip() + ","))]
+        if not first or names[:1] == [first]:
+            return names
+    return []
 
 # Tables whose header exists on some arches only (arch_prctl(2) is x86's): empty elsewhere.
 ONLY_ON: dict[str, frozenset[str]] = {"ARCH_PRCTL_OPTIONS": frozenset({"x86_64"}),
@@ -919,12 +1072,17 @@ def build(arch: str, cc: str, tmp: Path) -> dict[str, object]:
         # a tagged enum's table holds its enumerators only (linux/bpf.h also defines
         # BPF_K, BPF_LDX... as macros)
         candidates = (enum_names(cc, includes, ENUM_TAGS[tname]) if tname in ENUM_TAGS
+                      else enum_names(cc, includes, "", first=ANON_ENUMS[tname])
+                      if tname in ANON_ENUMS
                       else [*cache[includes], *ENUM_CONSTANTS.get(tname, ())])
         names = sorted({n for n in candidates if rx.fullmatch(n) and n not in excluded})
         if tname == "PRCTL_OPTIONS":         # sub-arguments (PR_SET_MM_BRK) are not options
             names = [n for n in names if n == "PR_MCE_KILL_GET"
                      or not any(n.startswith(o + "_") for o in names)]
         values = evaluate(cc, includes, names, tmp)
+        if tname in RANGES:
+            low, high = RANGES[tname]
+            values = {n: v for n, v in values.items() if low <= v <= high}
         for n, v in INTERNAL_BITS.get(tname, {}).items():
             values.setdefault(n, v)
         if kind == "values":

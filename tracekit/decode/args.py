@@ -49,6 +49,7 @@ from tracekit.decode import (
     structs_io,
     structs_ipc,
     structs_net,
+    structs_netlink,
     structs_perf,
     structs_proc as SP,
     structs_task,
@@ -591,6 +592,7 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         **structs_cred.kinds(f),
         # I/O and socket structs (tracekit.decode.structs_io, structs_net)
         **structs_io.kinds(f), **structs_net.kinds(f), **structs_aio.kinds(f),
+        **structs_netlink.kinds(f),
         **structs_bpf.kinds(f),
         **structs_perf.kinds(f),
         # System V IPC and message queue structs (tracekit.decode.structs_ipc)

@@ -87,6 +87,8 @@ others                a table of ``tracekit.decode.flags`` (see ``tracekit.decod
                       (length: the next arg), ``len_inout`` (``[128 => 16]``),
                       ``addrlen_inout`` (the same, an address beside a NULL address),
                       ``sollevel``, ``sockopt``, ``optval_in``/``optval_out``
+``nlbufw`` ``nlbufr`` sendto's / recvfrom's buffer: netlink messages on a netlink
+                      socket (tracekit.decode.structs_netlink), else as ``bufw``/``bufrn``
 ``off64``             a 64-bit offset of an i386 call in two registers, this one the
                       low half, the next the high half (signed decimal)
 ``loff_out``          a loff_t the call writes (_llseek's result: ``[4096]``)
@@ -193,8 +195,8 @@ listen: fd d
 shutdown: fd shuthow
 getsockname: fd sockaddr_out addrlen_inout
 getpeername: fd sockaddr_out addrlen_inout
-sendto: fd bufw u msgflags sockaddr u
-recvfrom: fd bufrn u msgflags sockaddr_out addrlen_inout
+sendto: fd nlbufw u msgflags sockaddr u
+recvfrom: fd nlbufr u msgflags sockaddr_out addrlen_inout
 sendmsg: fd msghdr_in msgflags
 recvmsg: fd msghdr_out msgflags
 sendmmsg: fd mmsgvec u msgflags

@@ -54,6 +54,7 @@ from tracekit._events import (
 from tracekit.decode import flags as F
 from tracekit.decode.captures import KindFn, capture, capture_out, succeeded
 from tracekit.decode.structs_compat import format_timeval32
+from tracekit.decode.structs_netlink import iov_decoder
 from tracekit.decode.structs_proc import SIGSET_SIZE, format_sigset, format_timeval
 from tracekit.decode.values import (
     format_ifindex,
@@ -707,12 +708,15 @@ def parse_iov(data: bytes, pos: int = 0) -> list[IovElem] | None:
 
 
 def format_iov(elems: list[IovElem], count: int, total: int | None, limit: int,
-               *, more: bool = False, fault_at: int | None = None) -> str:
+               *, more: bool = False, fault_at: int | None = None,
+               decode: Callable[[bytes, int], str] | None = None) -> str:
     """``[{iov_base="...", iov_len=N}, ...]``: ``count`` elements (the call's iovcnt), of
     which ``elems`` were captured; ``total`` bounds the bytes shown over all elements (a
     read's return value; None: each element's whole length); ``limit`` is strace -s,
     for the bytes of each element and for the number of elements; ``fault_at``: the
-    address of the first element that could not be read (``... /* 0x... */``)."""
+    address of the first element that could not be read (``... /* 0x... */``);
+    ``decode``: ``(captured bytes, bytes shown) -> text`` of an element's bytes in
+    place of a string (netlink messages: tracekit.decode.structs_netlink)."""
     out = []
     left = total
     for k in range(count):
@@ -728,6 +732,8 @@ def format_iov(elems: list[IovElem], count: int, total: int | None, limit: int,
             left -= shown
         if e.data is None or e.base == 0:
             base = pointer(e.base)
+        elif decode is not None:
+            base = decode(e.data[:shown], shown)
         else:
             data = e.data[:shown]
             base = quote(data, limit=limit, more=len(data) < shown)
@@ -900,7 +906,8 @@ def format_msghdr(d: SyscallDecoder, ev: Syscall, got: tuple[tuple[int, ...], Io
                 "NULL" if iov == 0 else
                 format_iov(elems, min(iovlen, 1 << 20), data_size, d.string_limit,
                            more=more and len(elems) < iovlen,
-                           fault_at=iov + len(elems) * 16 if elem_fault else None))
+                           fault_at=iov + len(elems) * 16 if elem_fault else None,
+                           decode=iov_decoder(d, ev)))
     parts = [f"msg_name={name_text}", f"msg_namelen={namelen_text}", f"msg_iov={iov_text}",
              f"msg_iovlen={iovlen}"]
     if controllen:

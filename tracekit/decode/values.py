@@ -208,7 +208,7 @@ def format_sockaddr(data: bytes, families: Mapping[int, str] | None = None) -> s
             return f"{head}, sun_path=@{quote(path[1:])}}}"
         return f"{head}, sun_path={quote(path.split(_NUL, 1)[0])}}}"
     if name == "AF_NETLINK" and len(data) >= 12:
-        pid, groups = struct.unpack_from("<II", data, 4)
+        pid, groups = struct.unpack_from("<iI", data, 4)     # strace: nl_pid=%d
         # C's %#08x: 0 has no 0x prefix
         text = f"{groups:#08x}" if groups else "00000000"
         return f"{head}, nl_pid={pid}, nl_groups={text}}}"

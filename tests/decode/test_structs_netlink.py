@@ -1,0 +1,169 @@
+"""Netlink messages (tracekit/decode/structs_netlink.py) from hostile bytes: whatever the
+traced process sends or the capture holds, the decoder returns text and never raises.
+The texts strace prints are checked against strace itself in
+tests/e2e/test_strace_sweep_netlink.py; here, the edges a live run cannot reach: a
+capture shorter than the buffer, lengths that lie, nesting, garbage."""
+
+from __future__ import annotations
+
+import socket
+import struct
+
+from hypothesis import given, settings, strategies as st
+
+from tests.decode._calls import args, call
+from tracekit._events import _FD_DESC, CAP_ARG_FD, CAP_BUF, CAP_FD, Capture
+from tracekit.decode import flags as F
+from tracekit.decode.args import SyscallDecoder
+from tracekit.decode.structs_netlink import decode_netlink
+
+FL = F.for_arch("x86_64")
+ROUTE, SOCK_DIAG = 0, 4
+
+
+def msg(ntype: int, payload: bytes, flags: int = 0, seq: int = 7, pid: int = 0,
+        nlen: int | None = None) -> bytes:
+    n = 16 + len(payload) if nlen is None else nlen
+    body = struct.pack("<IHHIi", n, ntype, flags, seq, pid) + payload
+    return body + b"\0" * (-len(body) % 4)
+
+
+def nla(ntype: int, data: bytes, nlen: int | None = None) -> bytes:
+    body = struct.pack("<HH", 4 + len(data) if nlen is None else nlen, ntype) + data
+    return body + b"\0" * (-len(body) % 4)
+
+
+NEWADDR = 20
+LO_ADDR = msg(NEWADDR, struct.pack("<BBBBI", socket.AF_INET, 8, 0x80, 254, 1)
+              + nla(1, bytes([127, 0, 0, 1])) + nla(3, b"lo\0"), flags=2)
+
+
+def test_a_whole_message_decodes() -> None:
+    text = decode_netlink(LO_ADDR, len(LO_ADDR), ROUTE, FL, 32)
+    assert text.startswith("[{nlmsg_len=40, nlmsg_type=RTM_NEWADDR, nlmsg_flags=NLM_F_MULTI, ")
+    assert '[{nla_len=8, nla_type=IFA_ADDRESS}, inet_addr("127.0.0.1")]' in text
+    assert text.endswith('[{nla_len=7, nla_type=IFA_LABEL}, "lo"]]]')
+
+
+def test_a_capture_shorter_than_the_buffer_ends_with_dots() -> None:
+    """The BPF program captured 28 of the 36 bytes: the attributes past them are
+    ``...``, brackets still closed."""
+    text = decode_netlink(LO_ADDR[:28], len(LO_ADDR), ROUTE, FL, 32)
+    assert text.endswith('ifa_index=if_nametoindex("lo")}, '
+                         '[[{nla_len=8, nla_type=IFA_ADDRESS}, ...], ...]]'), text
+    text = decode_netlink(LO_ADDR[:20], len(LO_ADDR), ROUTE, FL, 32)
+    assert text.endswith("nlmsg_seq=7, nlmsg_pid=0}, ...]"), text
+    # not even the header
+    assert decode_netlink(b"\1\2", 64, ROUTE, FL, 32) == "..."
+
+
+def test_lengths_that_lie() -> None:
+    # nlmsg_len past the buffer: the payload is what the buffer holds
+    long = msg(NEWADDR, struct.pack("<BBBBI", 2, 0, 0, 0, 0), nlen=4096)
+    assert decode_netlink(long, len(long), ROUTE, FL, 32).startswith("[{nlmsg_len=4096,")
+    # nlmsg_len under a header: the header alone, the walk ends
+    zero = msg(18, b"", nlen=0) + msg(18, b"")
+    assert decode_netlink(zero, len(zero), ROUTE, FL, 32) == (
+        "{nlmsg_len=0, nlmsg_type=RTM_GETLINK, nlmsg_flags=0, nlmsg_seq=7, nlmsg_pid=0}")
+    # an attribute whose nla_len is 0 or 65535
+    for n in (0, 1, 65535):
+        m = msg(NEWADDR, struct.pack("<BBBBI", 2, 0, 0, 0, 0) + nla(1, b"\1\2\3\4", n))
+        assert "nla_type=IFA_ADDRESS" in decode_netlink(m, len(m), ROUTE, FL, 32)
+
+
+def test_many_messages_and_attributes_stop_at_the_string_limit() -> None:
+    attrs = b"".join(nla(8, b"\x80\0\0\0") for _ in range(40))
+    m = msg(NEWADDR, struct.pack("<BBBBI", 2, 0, 0, 0, 0) + attrs)
+    text = decode_netlink(m, len(m), ROUTE, FL, 32)
+    assert text.count("IFA_FLAGS}") == 32 and text.endswith(", ...]]")
+    many = msg(3, b"\0\0\0\0") * 40
+    text = decode_netlink(many, len(many), ROUTE, FL, 32)
+    assert text.count("NLMSG_DONE") == 32 and text.endswith(", ...]")
+    # strace -v: no list is cut
+    text = decode_netlink(many, len(many), ROUTE, FL, 32, verbose=True)
+    assert text.count("NLMSG_DONE") == 40 and "..." not in text
+
+
+def test_an_error_carries_its_request_and_extended_ack() -> None:
+    req = msg(18, struct.pack("<BxHiII", 0, 0, 5, 0, 0), flags=1)
+    err = msg(2, struct.pack("<i", -19) + req + nla(1, b"no device\0"))
+    text = decode_netlink(err, len(err), ROUTE, FL, 32)
+    assert "{error=-ENODEV, msg=[{nlmsg_len=32, nlmsg_type=RTM_GETLINK" in text
+    assert text.endswith('{error=-ENODEV, msg=[{nlmsg_len=32, nlmsg_type=RTM_GETLINK, '
+                         'nlmsg_flags=NLM_F_REQUEST, nlmsg_seq=7, nlmsg_pid=0}, '
+                         '{ifi_family=AF_UNSPEC, ifi_type=ARPHRD_NETROM, ifi_index=5, '
+                         'ifi_flags=0, ifi_change=0}]}, '
+                         '[{nla_len=14, nla_type=NLMSGERR_ATTR_MSG}, "no device"]]]'), text
+    capped = msg(2, struct.pack("<i", -1) + req[:16], flags=0x100)
+    assert "error=-EPERM, msg={nlmsg_len=32" in decode_netlink(capped, len(capped), ROUTE,
+                                                               FL, 32)
+
+
+def test_bridge_neighbour_request_is_an_ifinfomsg() -> None:
+    """``bridge fdb show`` asks RTM_GETNEIGH with an AF_BRIDGE ifinfomsg (strace's
+    decode_rtm_getneigh)."""
+    req = msg(30, struct.pack("<BxHiII", 7, 0, 0, 0, 0), flags=0x301)
+    assert "{ifi_family=AF_BRIDGE, ifi_type=ARPHRD_NETROM, ifi_index=0, " in decode_netlink(
+        req, len(req), ROUTE, FL, 32)
+    req = msg(30, struct.pack("<BxxxiHBB", 2, 0, 0, 0, 0), flags=0x301)
+    assert "{ndm_family=AF_INET, ndm_ifindex=0, ndm_state=NUD_NONE, " in decode_netlink(
+        req, len(req), ROUTE, FL, 32)
+
+
+def test_sock_diag_short_request_and_unknown_family() -> None:
+    short = msg(20, b"\x02\x06\0\0", flags=1)
+    assert "{sdiag_family=AF_INET, ...}" in decode_netlink(short, len(short), SOCK_DIAG,
+                                                           FL, 32)
+    other = msg(20, b"\xc8\1\2\3", flags=1)
+    assert '{family=0xc8 /* AF_??? */, data="\\x01\\x02\\x03"}' in decode_netlink(
+        other, len(other), SOCK_DIAG, FL, 32)
+
+
+@settings(deadline=None, max_examples=400)
+@given(data=st.binary(max_size=300), extra=st.integers(0, 300),
+       family=st.sampled_from([-1, ROUTE, SOCK_DIAG, 2, 99]), limit=st.integers(0, 40))
+def test_garbage_never_raises(data: bytes, extra: int, family: int, limit: int) -> None:
+    text = decode_netlink(data, len(data) + extra, family, FL, limit)
+    assert isinstance(text, str)
+
+
+_PIECES = st.one_of(
+    st.builds(lambda t, p, n: msg(t, p, nlen=n), st.integers(0, 0xFFFF),
+              st.binary(max_size=80), st.one_of(st.none(), st.integers(0, 200))),
+    st.builds(lambda t, d, n: nla(t, d, n), st.integers(0, 0xFFFF), st.binary(max_size=40),
+              st.one_of(st.none(), st.integers(0, 100))))
+
+
+@settings(deadline=None, max_examples=400)
+@given(types=st.lists(st.sampled_from([2, 3, 16, 18, 20, 24, 26, 20]), min_size=1,
+                      max_size=4),
+       tails=st.lists(_PIECES, max_size=6), cut=st.integers(0, 400),
+       family=st.sampled_from([-1, ROUTE, SOCK_DIAG]), flags=st.integers(0, 0xFFFF))
+def test_plausible_messages_never_raise(types: list[int], tails: list[bytes], cut: int,
+                                        family: int, flags: int) -> None:
+    """Real headers of the decoded types around garbage payloads, in a capture cut
+    anywhere."""
+    body = b"".join(tails)
+    data = b"".join(msg(t, body, flags=flags) for t in types)
+    text = decode_netlink(data[:cut], len(data), family, FL, 32)
+    assert isinstance(text, str) and text
+
+
+def _nl_fd(fd: int, protocol: int, portid: int) -> Capture:
+    desc = _FD_DESC.pack(fd, 0o140000, 0, 0, 1234, socket.AF_NETLINK, protocol, 0, 0, portid,
+                         0, 0, b"", b"", b"NETLINK", b"")
+    return Capture(arg=CAP_ARG_FD, kind=CAP_FD, flags=0, data=desc)
+
+
+def test_sendto_decodes_on_a_netlink_socket_only(dec: SyscallDecoder) -> None:
+    buf = msg(22, struct.pack("<BBBBI", 0, 0, 0, 0, 0), flags=0x301)
+    cap = Capture(arg=1, kind=CAP_BUF, flags=0, data=buf)
+    route = call("sendto", (3, 0x1000, len(buf), 0), len(buf), (cap, _nl_fd(3, ROUTE, 77)))
+    assert args(dec, route).startswith(
+        "3, [{nlmsg_len=24, nlmsg_type=RTM_GETADDR, nlmsg_flags=NLM_F_REQUEST|NLM_F_DUMP")
+    unbound = call("sendto", (3, 0x1000, len(buf), 0), len(buf), (cap, _nl_fd(3, ROUTE, 0)))
+    assert "nlmsg_type=0x16 /* NLMSG_??? */" in args(dec, unbound)
+    plain = call("sendto", (3, 0x1000, len(buf), 0), len(buf), (cap,))
+    assert args(dec, plain).startswith('3, "\\30\\0\\0\\0')
+    generic = call("sendto", (3, 0x1000, len(buf), 0), len(buf), (cap, _nl_fd(3, 16, 77)))
+    assert args(dec, generic).startswith('3, "\\30\\0\\0\\0')

@@ -1,0 +1,141 @@
+"""Netlink messages as strace 6.1 decodes them, against strace on ONE run.
+
+tests/workloads/sweep_netlink.c sends NETLINK_ROUTE requests (RTM_GETADDR with an
+rtgenmsg and with an ifaddrmsg, RTM_GETLINK with IFLA_EXT_MASK and IFLA_IFNAME,
+RTM_GETROUTE with RTA_OIF and a lookup of ::1, RTM_GETRULE, RTM_GETNEIGH, RTM_GETQDISC,
+RTM_GETNETCONF, RTM_GETADDRLABEL, RTM_GETNSID, RTM_GETNEXTHOP, refused RTM_NEWADDR,
+RTM_DELROUTE and RTM_NEWLINK with nested IFLA_LINKINFO and IFLA_PROP_LIST) and receives
+their replies (RTM_NEWADDR, RTM_NEWLINK and RTM_NEWQDISC cut by a small buffer,
+RTM_NEWROUTE with RTA_CACHEINFO, RTM_NEWRULE, RTM_NEWNEIGH, RTM_NEWNETCONF,
+RTM_NEWADDRLABEL, NLMSG_DONE, NLMSG_ERROR with the request it answers, extended ACKs with
+NLMSGERR_ATTR_MSG), NETLINK_SOCK_DIAG requests and replies (inet_diag_req_v2 on a
+socket not bound yet, then bound; inet_diag_msg; the old inet_diag_req; unix_diag_req
+and unix_diag_msg; netlink_diag_req and netlink_diag_msg), hostile messages (shorter
+than a header, nlmsg_len 0, longer than the buffer, an attribute shorter than its
+header, unknown types, a request split over two iovecs), a NETLINK_USERSOCK message to
+itself (printed generically), NETLINK_AUDIT's AUDIT_GET and NETLINK_XFRM's
+XFRM_MSG_GETSA (types by name) and a sockaddr_nl with a port id of the high half
+(``nl_pid=-16``). tracekit traces ``strace -f -o FILE sweep_netlink``, so both see the
+same calls: every line of the program must be equal.
+"""
+
+from __future__ import annotations
+
+import difflib
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.test_strace_ops import build, one_run_both
+
+pytestmark = [pytest.mark.kernel,
+              pytest.mark.skipif(shutil.which("strace") is None,
+                                 reason="strace is not installed")]
+
+
+def test_netlink_messages_equal_strace_on_the_same_run(tmp_path: Path) -> None:
+    s_procs, t_procs = one_run_both(build(tmp_path, "sweep_netlink"), tmp_path)
+    ((pid, s_lines),) = s_procs.items()             # the program alone: no children
+    t_lines = t_procs.get(pid, [])
+    assert t_lines == s_lines, "\n".join(
+        difflib.unified_diff(s_lines, t_lines, "strace", "tracekit", lineterm="", n=1))
+    text = "\n".join(s_lines)
+    for want in (
+            # glibc's getaddrinfo(AI_ADDRCONFIG) request: a payload shorter than ifaddrmsg
+            "sendto(3, [{nlmsg_len=20, nlmsg_type=RTM_GETADDR, "
+            "nlmsg_flags=NLM_F_REQUEST|NLM_F_DUMP, nlmsg_seq=1700000000, nlmsg_pid=0}, "
+            "{ifa_family=AF_UNSPEC, ...}], 20, 0, {sa_family=AF_NETLINK, nl_pid=0, "
+            "nl_groups=00000000}, 12) = 20",
+            "nlmsg_type=NLMSG_DONE, nlmsg_flags=NLM_F_MULTI, nlmsg_seq=1700000000, nlmsg_pid=",
+            "{ifa_family=AF_INET, ifa_prefixlen=8, ifa_flags=IFA_F_PERMANENT, "
+            "ifa_scope=RT_SCOPE_HOST, ifa_index=if_nametoindex(\"lo\")}, "
+            "[[{nla_len=8, nla_type=IFA_ADDRESS}, inet_addr(\"127.0.0.1\")], ",
+            "[{nla_len=7, nla_type=IFA_LABEL}, \"lo\"], ",
+            "{ifi_family=AF_UNSPEC, ifi_type=ARPHRD_LOOPBACK, ifi_index=if_nametoindex(\"lo\"), "
+            "ifi_flags=IFF_UP|IFF_LOOPBACK|IFF_RUNNING|",
+            "[{nla_len=8, nla_type=IFLA_EXT_MASK}, RTEXT_FILTER_VF]",
+            "{error=-ENODEV, msg=[{nlmsg_len=40, nlmsg_type=RTM_GETLINK, "
+            "nlmsg_flags=NLM_F_REQUEST, nlmsg_seq=1700000004, nlmsg_pid=0}, ",
+            "[{nla_len=10, nla_type=IFLA_IFNAME}, \"nosuch\"...]",
+            "rtm_table=RT_TABLE_LOCAL, rtm_protocol=RTPROT_KERNEL, rtm_scope=RT_SCOPE_HOST, "
+            "rtm_type=RTN_LOCAL, rtm_flags=0}, [[{nla_len=8, nla_type=RTA_TABLE}, "
+            "RT_TABLE_LOCAL], [{nla_len=8, nla_type=RTA_DST}, inet_addr(\"127.0.0.0\")], ",
+            "nlmsg_flags=NLM_F_REQUEST|NLM_F_ACK|NLM_F_EXCL|NLM_F_CREATE",
+            "[{nla_len=36, nla_type=RTA_CACHEINFO}, {rta_clntref=",
+            "{family=AF_INET, dst_len=0, src_len=0, tos=0, table=RT_TABLE_UNSPEC, "
+            "action=FR_ACT_UNSPEC, flags=0}], 28, 0, ",
+            "{family=AF_INET, dst_len=0, src_len=0, tos=0, table=RT_TABLE_LOCAL, "
+            "action=FR_ACT_TO_TBL, flags=0}, [[{nla_len=8, nla_type=FRA_TABLE}, RT_TABLE_LOCAL], ",
+            "[{nla_len=5, nla_type=FRA_PROTOCOL}, RTPROT_KERNEL]",
+            "{tcm_family=AF_UNSPEC, tcm_ifindex=0, tcm_handle=0, tcm_parent=0, tcm_info=0}], "
+            "36, 0, ",
+            "{tcm_family=AF_UNSPEC, tcm_ifindex=if_nametoindex(\"lo\"), tcm_handle=0, ",
+            "[{nla_len=12, nla_type=TCA_KIND}, \"noqueue\"]",
+            "[{nla_len=20, nla_type=TCA_STATS_BASIC}, {bytes=",
+            "{ncm_family=AF_INET}, [{nla_len=8, nla_type=NETCONFA_IFINDEX}, "
+            "if_nametoindex(\"lo\")]], 28, 0, ",
+            "[{nla_len=8, nla_type=NETCONFA_FORWARDING}, ",
+            "{ifal_family=AF_INET6, ifal_prefixlen=128, ifal_flags=0, ifal_index=0, "
+            "ifal_seq=0}, [{nla_len=20, nla_type=IFAL_ADDRESS}, inet_pton(AF_INET6, \"::1\")]]",
+            "{rtgen_family=AF_UNSPEC}], 20, 0, ",
+            "{nh_family=AF_UNSPEC, nh_scope=RT_SCOPE_UNIVERSE, nh_protocol=RTPROT_UNSPEC, "
+            "nh_flags=0}], 24, 0, ",
+            "{ndm_family=AF_INET, ndm_ifindex=0, ndm_state=NUD_NONE, ndm_flags=0, "
+            "ndm_type=RTN_UNSPEC}, [{nla_len=8, nla_type=NDA_IFINDEX}, "
+            "if_nametoindex(\"lo\")]], 36, 0, ",
+            "{error=-ESRCH, msg=[{nlmsg_len=36, nlmsg_type=RTM_DELROUTE, ",
+            "[[{nla_len=16, nla_type=NLA_F_NESTED|IFLA_LINKINFO}, [{nla_len=10, "
+            "nla_type=IFLA_INFO_KIND}, \"dummy\"]], [{nla_len=16, "
+            "nla_type=NLA_F_NESTED|IFLA_PROP_LIST}, [{nla_len=11, nla_type=IFLA_ALT_IFNAME}, "
+            "\"altnm1\"]]]",
+            # extended ACK (NETLINK_EXT_ACK, NETLINK_CAP_ACK)
+            "nlmsg_type=NLMSG_ERROR, nlmsg_flags=NLM_F_CAPPED|NLM_F_ACK_TLVS, "
+            "nlmsg_seq=1700000017, ",
+            "[{error=-EINVAL, msg={nlmsg_len=32, nlmsg_type=RTM_NEWADDR, "
+            "nlmsg_flags=NLM_F_REQUEST|NLM_F_ACK, nlmsg_seq=1700000017, nlmsg_pid=0}}, "
+            "[{nla_len=32, nla_type=NLMSGERR_ATTR_MSG}, \"ipv4: Invalid prefix length\"]",
+            "nlmsg_type=NLMSG_DONE, nlmsg_flags=NLM_F_MULTI|0x200, nlmsg_seq=1700000018, ",
+            "sendto(3, \"\\x01\\x02\\x03\\x04\\x05\\x06\\x07\\x08\\x09\\x0a\", 10, 0, ",
+            "sendto(3, {nlmsg_len=0, nlmsg_type=RTM_GETLINK, nlmsg_flags=NLM_F_REQUEST, ",
+            "ifa_index=0}, {nla_len=2, nla_type=IFA_LABEL}], 28, 0, ",
+            "nlmsg_type=0x7ff /* RTM_??? */, nlmsg_flags=NLM_F_REQUEST|0x4000, ",
+            "rtm_table=0x64, rtm_protocol=0x4d /* RTPROT_??? */, rtm_scope=0x64, "
+            "rtm_type=0x63 /* RTN_??? */, rtm_flags=0x80000 /* RTM_F_??? */}, "
+            "[{nla_len=8, nla_type=RTA_TABLE}, 0x3e8]]",
+            "{nlmsg_len=16, nlmsg_type=NLMSG_NOOP, nlmsg_flags=0, nlmsg_seq=1700000012, "
+            "nlmsg_pid=1234}], 32, 0, ",
+            "{error=-EOPNOTSUPP, msg={nlmsg_len=16, nlmsg_type=0x7ff /* RTM_??? */, ",
+            "msg_iov=[{iov_base={nlmsg_len=24, nlmsg_type=RTM_GETADDR, "
+            "nlmsg_flags=NLM_F_REQUEST|NLM_F_DUMP, nlmsg_seq=1700000013, nlmsg_pid=0}, "
+            "iov_len=16}, {iov_base=\"\\x0a\\x00\\x00\\x00\\x01\\x00\\x00\\x00\", iov_len=8}]",
+            # a NETLINK_SOCK_DIAG socket without a port id yet: decoded generically
+            "sendto(4, [{nlmsg_len=72, nlmsg_type=0x14 /* NLMSG_??? */, "
+            "nlmsg_flags=NLM_F_REQUEST, nlmsg_seq=1700000020, nlmsg_pid=0}, \"\\x02\\x06",
+            "{idiag_family=AF_INET, idiag_state=TCP_LISTEN, idiag_timer=0, idiag_retrans=0, "
+            "id={idiag_sport=htons(",
+            "{sdiag_family=AF_INET, sdiag_protocol=IPPROTO_TCP, "
+            "idiag_ext=1<<(INET_DIAG_INFO-1)|1<<(INET_DIAG_TOS-1), idiag_states=1<<TCP_CLOSING, ",
+            "idiag_cookie=[4294967295, 4294967295]}}], 72, 0, ",
+            "udiag_show=UDIAG_SHOW_NAME|UDIAG_SHOW_PEER, udiag_cookie=[4294967295, 4294967295]}",
+            "{udiag_family=AF_UNIX, udiag_type=SOCK_STREAM, udiag_state=TCP_CLOSE, udiag_ino=",
+            "[{nla_len=14, nla_type=UNIX_DIAG_NAME}, \"diag.sock\"]",
+            "{idiag_family=AF_INET, idiag_src_len=0, idiag_dst_len=0, idiag_ext=0, ",
+            "idiag_states=1<<TCP_CLOSING, idiag_dbs=0}], 76, 0, ",
+            "{sdiag_family=AF_NETLINK, sdiag_protocol=NETLINK_USERSOCK, ndiag_ino=0, "
+            "ndiag_show=NDIAG_SHOW_MEMINFO|NDIAG_SHOW_GROUPS|NDIAG_SHOW_FLAGS, "
+            "ndiag_cookie=[0, 0]}], 36, 0, ",
+            "{ndiag_family=AF_NETLINK, ndiag_type=SOCK_RAW, ndiag_protocol=NETLINK_USERSOCK, "
+            "ndiag_state=TCP_CLOSE, ndiag_portid=",
+            "[{nla_len=40, nla_type=NETLINK_DIAG_MEMINFO}, [[SK_MEMINFO_RMEM_ALLOC]=",
+            "[{nla_len=12, nla_type=NETLINK_DIAG_GROUPS}, [0x00000000000004]]",
+            "[{nla_len=8, nla_type=NETLINK_DIAG_FLAGS}, NDIAG_FLAG_PKTINFO]",
+            "recvfrom(3, [{nlmsg_len=24, nlmsg_type=0x20 /* NLMSG_??? */, "
+            "nlmsg_flags=NLM_F_REQUEST, nlmsg_seq=1700000030, nlmsg_pid=0}, "
+            "\"\\x70\\x61\\x79\\x6c\\x6f\\x61\\x64\\x00\"], 8192, MSG_DONTWAIT, NULL, NULL) = 24",
+            "{sa_family=AF_NETLINK, nl_pid=-16, nl_groups=00000000}, 12) = -1 ECONNREFUSED",
+            "{nlmsg_len=16, nlmsg_type=AUDIT_GET, nlmsg_flags=NLM_F_REQUEST|NLM_F_ACK, "
+            "nlmsg_seq=1700000040, nlmsg_pid=0}, 16, 0, ",
+            "[{nlmsg_len=40, nlmsg_type=XFRM_MSG_GETSA, nlmsg_flags=NLM_F_REQUEST|NLM_F_DUMP, "
+            "nlmsg_seq=1700000041, nlmsg_pid=0}, \"\\x00\\x00"):
+        assert want in text, want

@@ -1,0 +1,445 @@
+/* Netlink messages as strace 6.1 decodes them on netlink sockets: NETLINK_ROUTE requests
+ * and replies (RTM_GETADDR/NEWADDR, RTM_GETLINK/NEWLINK, RTM_GETROUTE/NEWROUTE,
+ * RTM_GETRULE/NEWRULE, RTM_GETNEIGH/NEWNEIGH, RTM_GETQDISC/NEWQDISC, RTM_GETNETCONF,
+ * RTM_GETADDRLABEL, RTM_GETNSID, RTM_GETNEXTHOP, NLMSG_DONE, NLMSG_ERROR with the
+ * request it answers, extended ACKs), NETLINK_SOCK_DIAG requests
+ * and replies (inet_diag_req_v2 / inet_diag_msg of a listening TCP socket of the
+ * program's own, the old inet_diag_req, unix_diag_req / unix_diag_msg of a unix socket
+ * of its own, netlink_diag_req / netlink_diag_msg of its NETLINK_USERSOCK socket),
+ * NETLINK_AUDIT's AUDIT_GET and NETLINK_XFRM's XFRM_MSG_GETSA (types by name, payloads
+ * in hex), another protocol's messages (NETLINK_USERSOCK: printed generically), and
+ * hostile messages: shorter than a header, nlmsg_len 0, longer than the buffer, an
+ * attribute shorter than its header, unknown types, replies cut short by a small buffer.
+ *
+ * The replies are kept small (tracekit captures 256 bytes of an iovec) and the same every
+ * run on one machine: the address, route and neighbour dumps ask the kernel
+ * (NETLINK_GET_STRICT_CHK) for lo's entries only, the route lookup names ::1, the diag
+ * requests name one socket exactly. Nothing is changed: every request reads (the RTM_NEW*
+ * and RTM_DEL* sent are refused for their unknown interface index).
+ *
+ * tests/e2e/test_strace_sweep_netlink.py runs it under strace -f and tracekit at once:
+ * every line must be equal. Build: gcc -O1 -Wall -Werror -o sweep_netlink
+ * sweep_netlink.c; argument: a scratch directory. */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <linux/if_addr.h>
+#include <linux/fib_rules.h>
+#include <linux/if_link.h>
+#include <linux/neighbour.h>
+#include <linux/if_addrlabel.h>
+#include <linux/netconf.h>
+#include <linux/netlink_diag.h>
+#include <linux/nexthop.h>
+#include <linux/audit.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
+#include <linux/xfrm.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define SEQ 1700000000u
+
+static char buf[8192] __attribute__((aligned(8)));
+
+/* recvmsg until NLMSG_DONE, an error, or nothing more (at most 8 replies) */
+static void drain(int s, size_t size) {
+    for (int k = 0; k < 8; k++) {
+        struct sockaddr_nl from;
+        struct iovec iov = {buf, size};
+        struct msghdr mh = {.msg_name = &from, .msg_namelen = sizeof(from),
+                            .msg_iov = &iov, .msg_iovlen = 1};
+        ssize_t n = recvmsg(s, &mh, MSG_DONTWAIT);
+        if (n <= 0)
+            return;
+        struct nlmsghdr *h = (void *)buf;
+        int done = 0;
+        for (; NLMSG_OK(h, (size_t)n); h = NLMSG_NEXT(h, n))
+            if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR)
+                done = 1;
+        if (done)
+            return;
+    }
+}
+
+static void send_nl(int s, const void *msg, size_t len) {
+    struct sockaddr_nl to = {.nl_family = AF_NETLINK};
+    sendto(s, msg, len, 0, (void *)&to, sizeof(to));
+}
+
+static void route(void) {
+    int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+    struct sockaddr_nl nl = {.nl_family = AF_NETLINK};
+    bind(s, (void *)&nl, sizeof(nl));
+    int one = 1;
+    setsockopt(s, SOL_NETLINK, NETLINK_GET_STRICT_CHK, &one, sizeof(one));
+
+    /* glibc's getaddrinfo(AI_ADDRCONFIG) request: a header and an rtgenmsg */
+    struct {
+        struct nlmsghdr h;
+        struct rtgenmsg g;
+    } gen = {{sizeof(gen), RTM_GETADDR, NLM_F_REQUEST | NLM_F_DUMP, SEQ, 0}, {AF_UNSPEC}};
+    send_nl(s, &gen, sizeof(gen));
+    drain(s, 64);       /* cut short: MSG_TRUNC, the rest dropped */
+    drain(s, sizeof(buf));
+
+    /* lo's addresses (strict checking: ifa_index filters the dump) */
+    struct {
+        struct nlmsghdr h;
+        struct ifaddrmsg a;
+    } addr = {{sizeof(addr), RTM_GETADDR, NLM_F_REQUEST | NLM_F_DUMP, SEQ + 1, 0},
+              {.ifa_family = AF_INET, .ifa_index = 1}};
+    send_nl(s, &addr, sizeof(addr));
+    drain(s, sizeof(buf));
+    addr.h.nlmsg_seq++;
+    addr.a.ifa_family = AF_INET6;
+    send_nl(s, &addr, sizeof(addr));
+    drain(s, sizeof(buf));
+
+    /* lo itself, cut to the first attributes by a small buffer */
+    struct {
+        struct nlmsghdr h;
+        struct ifinfomsg i;
+        struct rtattr ra;
+        __u32 mask;
+    } link = {{sizeof(link), RTM_GETLINK, NLM_F_REQUEST, SEQ + 3, 0},
+              {.ifi_family = AF_UNSPEC, .ifi_index = 1},
+              {RTA_LENGTH(4), IFLA_EXT_MASK}, RTEXT_FILTER_VF};
+    send_nl(s, &link, sizeof(link));
+    drain(s, 160);
+    /* an interface no one has: NLMSG_ERROR ENODEV with the request */
+    link.h.nlmsg_seq++;
+    link.i.ifi_index = 999999;
+    send_nl(s, &link, sizeof(link));
+    drain(s, sizeof(buf));
+    /* the same with NLM_F_ACK and a name attribute instead */
+    struct {
+        struct nlmsghdr h;
+        struct ifinfomsg i;
+        struct rtattr ra;
+        char name[8];
+    } byname = {{sizeof(byname), RTM_GETLINK, NLM_F_REQUEST | NLM_F_ACK, SEQ + 5, 0},
+                {.ifi_family = AF_UNSPEC}, {RTA_LENGTH(6), IFLA_IFNAME}, "nosuch"};
+    send_nl(s, &byname, sizeof(byname));
+    drain(s, sizeof(buf));
+
+    /* lo's routes of the local table */
+    struct {
+        struct nlmsghdr h;
+        struct rtmsg r;
+        struct rtattr ra;
+        __u32 oif;
+    } rt = {{sizeof(rt), RTM_GETROUTE, NLM_F_REQUEST | NLM_F_DUMP, SEQ + 6, 0},
+            {.rtm_family = AF_INET, .rtm_table = RT_TABLE_LOCAL},
+            {RTA_LENGTH(4), RTA_OIF}, 1};
+    send_nl(s, &rt, sizeof(rt));
+    drain(s, sizeof(buf));
+
+    /* a route lookup: ::1 (one reply, with RTA_CACHEINFO) */
+    struct {
+        struct nlmsghdr h;
+        struct rtmsg r;
+        struct rtattr ra;
+        struct in6_addr dst;
+    } get6 = {{sizeof(get6), RTM_GETROUTE, NLM_F_REQUEST, SEQ + 14, 0},
+              {.rtm_family = AF_INET6, .rtm_dst_len = 128},
+              {RTA_LENGTH(16), RTA_DST}, IN6ADDR_LOOPBACK_INIT};
+    send_nl(s, &get6, sizeof(get6));
+    drain(s, sizeof(buf));
+
+    /* the IPv4 policy rules (ip rule), lo's neighbours (ip neigh) */
+    struct {
+        struct nlmsghdr h;
+        struct fib_rule_hdr f;
+    } rule = {{sizeof(rule), RTM_GETRULE, NLM_F_REQUEST | NLM_F_DUMP, SEQ + 15, 0},
+              {.family = AF_INET}};
+    send_nl(s, &rule, sizeof(rule));
+    drain(s, sizeof(buf));
+    struct {
+        struct nlmsghdr h;
+        struct ndmsg n;
+        struct rtattr ra;
+        __u32 ifindex;
+    } neigh = {{sizeof(neigh), RTM_GETNEIGH, NLM_F_REQUEST | NLM_F_DUMP, SEQ + 16, 0},
+               {.ndm_family = AF_INET}, {RTA_LENGTH(4), NDA_IFINDEX}, 1};
+    send_nl(s, &neigh, sizeof(neigh));
+    drain(s, sizeof(buf));
+
+    /* the qdiscs (tc qdisc show), read into 160 bytes: lo's (the first) and the head
+     * of the next, as hex */
+    struct {
+        struct nlmsghdr h;
+        struct tcmsg t;
+    } qd = {{sizeof(qd), RTM_GETQDISC, NLM_F_REQUEST | NLM_F_DUMP, SEQ + 24, 0},
+            {.tcm_family = AF_UNSPEC}};
+    send_nl(s, &qd, sizeof(qd));
+    drain(s, 160);
+
+    /* lo's IPv4 settings (ip netconf show dev lo), the address label of ::1, the
+     * namespace ids (ip netns list-id) and the nexthops (ip nexthop) */
+    struct {
+        struct nlmsghdr h;
+        struct netconfmsg n;
+        char pad[3];
+        struct rtattr ra;
+        __u32 ifindex;
+    } conf = {{sizeof(conf), RTM_GETNETCONF, NLM_F_REQUEST, SEQ + 25, 0}, {AF_INET}, {0},
+              {RTA_LENGTH(4), NETCONFA_IFINDEX}, 1};
+    send_nl(s, &conf, sizeof(conf));
+    drain(s, sizeof(buf));
+    struct {
+        struct nlmsghdr h;
+        struct ifaddrlblmsg l;
+        struct rtattr ra;
+        struct in6_addr a;
+    } lbl = {{sizeof(lbl), RTM_GETADDRLABEL, NLM_F_REQUEST, SEQ + 26, 0},
+             {.ifal_family = AF_INET6, .ifal_prefixlen = 128},
+             {RTA_LENGTH(16), IFAL_ADDRESS}, IN6ADDR_LOOPBACK_INIT};
+    send_nl(s, &lbl, sizeof(lbl));
+    drain(s, sizeof(buf));
+    struct {
+        struct nlmsghdr h;
+        struct rtgenmsg g;
+        char pad[3];
+    } nsid = {{sizeof(nsid), RTM_GETNSID, NLM_F_REQUEST | NLM_F_DUMP, SEQ + 27, 0},
+              {AF_UNSPEC}, {0}};
+    send_nl(s, &nsid, sizeof(nsid));
+    drain(s, sizeof(buf));
+    struct {
+        struct nlmsghdr h;
+        struct nhmsg n;
+    } nh = {{sizeof(nh), RTM_GETNEXTHOP, NLM_F_REQUEST | NLM_F_DUMP, SEQ + 28, 0},
+            {.nh_family = AF_UNSPEC}};
+    send_nl(s, &nh, sizeof(nh));
+    drain(s, sizeof(buf));
+
+    /* refused changes: an address and a route on an interface no one has */
+    struct {
+        struct nlmsghdr h;
+        struct ifaddrmsg a;
+        struct rtattr ra;
+        struct in_addr in;
+    } newaddr = {{sizeof(newaddr), RTM_NEWADDR, NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE |
+                  NLM_F_EXCL, SEQ + 7, 0},
+                 {.ifa_family = AF_INET, .ifa_prefixlen = 32, .ifa_index = 999999},
+                 {RTA_LENGTH(4), IFA_LOCAL}, {htonl(0x7f000063)}};
+    send_nl(s, &newaddr, sizeof(newaddr));
+    drain(s, sizeof(buf));
+    struct {
+        struct nlmsghdr h;
+        struct rtmsg r;
+        struct rtattr ra;
+        __u32 oif;
+    } delrt = {{sizeof(delrt), RTM_DELROUTE, NLM_F_REQUEST | NLM_F_ACK, SEQ + 8, 0},
+               {.rtm_family = AF_INET, .rtm_table = RT_TABLE_MAIN,
+                .rtm_protocol = RTPROT_BOOT, .rtm_scope = RT_SCOPE_UNIVERSE,
+                .rtm_type = RTN_UNICAST},
+               {RTA_LENGTH(4), RTA_OIF}, 999999};
+    send_nl(s, &delrt, sizeof(delrt));
+    drain(s, sizeof(buf));
+
+    /* a link change with nested attributes, refused: no interface has the index and
+     * NLM_F_CREATE is not set */
+    struct {
+        struct nlmsghdr h;
+        struct ifinfomsg i;
+        struct rtattr li, kind;
+        char k[8];
+        struct rtattr pl, alt;
+        char a[8];
+    } setl = {{sizeof(setl), RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK, SEQ + 19, 0},
+              {.ifi_index = 999999},
+              {RTA_LENGTH(4 + 8), IFLA_LINKINFO | NLA_F_NESTED}, {RTA_LENGTH(6), IFLA_INFO_KIND},
+              "dummy", {RTA_LENGTH(4 + 8), IFLA_PROP_LIST | NLA_F_NESTED},
+              {RTA_LENGTH(7), IFLA_ALT_IFNAME}, "altnm1"};
+    send_nl(s, &setl, sizeof(setl));
+    drain(s, sizeof(buf));
+
+    /* hostile: shorter than a header, nlmsg_len 0, longer than the buffer, an
+     * attribute shorter than its header, an unknown type, two messages */
+    send_nl(s, "\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a", 10);
+    struct nlmsghdr zero = {0, RTM_GETLINK, NLM_F_REQUEST, SEQ + 9, 0};
+    send_nl(s, &zero, sizeof(zero));
+    struct {
+        struct nlmsghdr h;
+        struct ifaddrmsg a;
+        struct rtattr ra;
+    } bad = {{4096, RTM_GETADDR, NLM_F_REQUEST, SEQ + 10, 0}, {.ifa_family = AF_INET},
+             {2, IFA_LABEL}};
+    send_nl(s, &bad, sizeof(bad));
+    struct {
+        struct nlmsghdr h;
+        struct rtmsg r;
+        struct rtattr ra;
+        __u32 table;
+    } odd = {{sizeof(odd), RTM_GETROUTE, NLM_F_REQUEST, SEQ + 29, 0},
+             {.rtm_family = AF_INET, .rtm_table = 100, .rtm_protocol = 77, .rtm_scope = 100,
+              .rtm_type = 99, .rtm_flags = 0x80000},
+             {RTA_LENGTH(4), RTA_TABLE}, 1000};            /* values without names */
+    send_nl(s, &odd, sizeof(odd));
+    drain(s, sizeof(buf));
+    struct nlmsghdr unk[2] = {{16, 0x7ff, NLM_F_REQUEST | 0x4000, SEQ + 11, 0},
+                              {16, NLMSG_NOOP, 0, SEQ + 12, 1234}};
+    send_nl(s, unk, sizeof(unk));
+    drain(s, sizeof(buf));
+    /* a request through sendmsg, two iovecs */
+    struct iovec iov[2] = {{&addr, sizeof(addr.h)}, {&addr.a, sizeof(addr.a)}};
+    addr.h.nlmsg_seq = SEQ + 13;
+    struct sockaddr_nl to = {.nl_family = AF_NETLINK};
+    struct msghdr mh = {.msg_name = &to, .msg_namelen = sizeof(to), .msg_iov = iov,
+                        .msg_iovlen = 2};
+    sendmsg(s, &mh, 0);
+    drain(s, sizeof(buf));
+    close(s);
+
+    /* extended ACKs, the request capped to its header: an error with its message
+     * (NLMSGERR_ATTR_MSG), and a dump refused in its NLMSG_DONE */
+    s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+    bind(s, (void *)&nl, sizeof(nl));
+    setsockopt(s, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+    setsockopt(s, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
+    setsockopt(s, SOL_NETLINK, NETLINK_GET_STRICT_CHK, &one, sizeof(one));
+    struct {
+        struct nlmsghdr h;
+        struct ifaddrmsg a;
+        struct rtattr ra;
+        struct in_addr in;
+    } badlen = {{sizeof(badlen), RTM_NEWADDR, NLM_F_REQUEST | NLM_F_ACK, SEQ + 17, 0},
+                {.ifa_family = AF_INET, .ifa_prefixlen = 40, .ifa_index = 1},
+                {RTA_LENGTH(4), IFA_LOCAL}, {htonl(0x7f000063)}};
+    send_nl(s, &badlen, sizeof(badlen));
+    drain(s, sizeof(buf));
+    addr.h.nlmsg_seq = SEQ + 18;
+    addr.a.ifa_prefixlen = 3;
+    send_nl(s, &addr, sizeof(addr));
+    drain(s, sizeof(buf));
+    close(s);
+}
+
+static void diag(void) {
+    int l = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sin = {.sin_family = AF_INET, .sin_addr = {htonl(INADDR_LOOPBACK)}};
+    bind(l, (void *)&sin, sizeof(sin));
+    listen(l, 1);
+    socklen_t sl = sizeof(sin);
+    getsockname(l, (void *)&sin, &sl);
+
+    int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+    struct {
+        struct nlmsghdr h;
+        struct inet_diag_req_v2 r;
+    } req = {{sizeof(req), SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST, SEQ + 20, 0},
+             {.sdiag_family = AF_INET, .sdiag_protocol = IPPROTO_TCP,
+              .idiag_states = 1 << TCP_LISTEN,
+              .id = {.idiag_sport = sin.sin_port, .idiag_src = {sin.sin_addr.s_addr},
+                     .idiag_cookie = {INET_DIAG_NOCOOKIE, INET_DIAG_NOCOOKIE}}}};
+    send_nl(s, &req, sizeof(req));
+    drain(s, sizeof(buf));
+    /* a dump of TCP sockets in a state none is in (ss -t -a asks for all) */
+    req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+    req.h.nlmsg_seq++;
+    req.r.idiag_states = 1 << TCP_CLOSING;
+    req.r.idiag_ext = 1 << (INET_DIAG_INFO - 1) | 1 << (INET_DIAG_TOS - 1);
+    send_nl(s, &req, sizeof(req));
+    drain(s, sizeof(buf));
+
+    /* the old request (ss sends it for DCCP): struct inet_diag_req */
+    struct {
+        struct nlmsghdr h;
+        struct inet_diag_req r;
+    } old = {{sizeof(old), TCPDIAG_GETSOCK, NLM_F_REQUEST | NLM_F_DUMP, SEQ + 23, 0},
+             {.idiag_family = AF_INET, .idiag_states = 1 << TCP_CLOSING}};
+    send_nl(s, &old, sizeof(old));
+    drain(s, sizeof(buf));
+
+    int u = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un sun = {.sun_family = AF_UNIX, .sun_path = "diag.sock"};
+    bind(u, (void *)&sun, sizeof(sun));
+    struct stat st;
+    fstat(u, &st);
+    struct {
+        struct nlmsghdr h;
+        struct unix_diag_req r;
+    } ureq = {{sizeof(ureq), SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST, SEQ + 22, 0},
+              {.sdiag_family = AF_UNIX, .udiag_states = -1, .udiag_ino = st.st_ino,
+               .udiag_show = UDIAG_SHOW_NAME | UDIAG_SHOW_PEER,
+               .udiag_cookie = {INET_DIAG_NOCOOKIE, INET_DIAG_NOCOOKIE}}};
+    send_nl(s, &ureq, sizeof(ureq));
+    drain(s, sizeof(buf));
+    close(u);
+    close(s);
+    close(l);
+}
+
+static void other(void) {
+    int s = socket(AF_NETLINK, SOCK_RAW, NETLINK_USERSOCK);
+    struct sockaddr_nl nl = {.nl_family = AF_NETLINK};
+    bind(s, (void *)&nl, sizeof(nl));
+    struct {
+        struct nlmsghdr h;
+        char data[8];
+    } m = {{sizeof(m), 0x20, NLM_F_REQUEST, SEQ + 30, 0}, "payload"};
+    int grp = 3, one = 1;       /* NETLINK_DIAG_GROUPS and NETLINK_DIAG_FLAGS below */
+    setsockopt(s, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &grp, sizeof(grp));
+    setsockopt(s, SOL_NETLINK, NETLINK_PKTINFO, &one, sizeof(one));
+    socklen_t sl = sizeof(nl);
+    getsockname(s, (void *)&nl, &sl);
+    sendto(s, &m, sizeof(m), 0, (void *)&nl, sizeof(nl));     /* to itself */
+    recvfrom(s, buf, sizeof(buf), MSG_DONTWAIT, NULL, NULL);
+    /* the NETLINK_USERSOCK sockets, this one among them (netlink_diag) */
+    int d = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+    bind(d, (void *)&nl, sizeof(nl));
+    struct {
+        struct nlmsghdr h;
+        struct netlink_diag_req r;
+    } nreq = {{sizeof(nreq), SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST | NLM_F_DUMP, SEQ + 31, 0},
+              {.sdiag_family = AF_NETLINK, .sdiag_protocol = NETLINK_USERSOCK,
+               .ndiag_show = NDIAG_SHOW_MEMINFO | NDIAG_SHOW_GROUPS | NDIAG_SHOW_FLAGS}};
+    send_nl(d, &nreq, sizeof(nreq));
+    drain(d, sizeof(buf));
+    close(d);
+    /* a port id of the high half (user-chosen ids are any u32): refused */
+    struct sockaddr_nl far = {.nl_family = AF_NETLINK, .nl_pid = 0xfffffff0u};
+    sendto(s, &m, sizeof(m), 0, (void *)&far, sizeof(far));
+    close(s);
+}
+
+/* NETLINK_AUDIT's AUDIT_GET (the status: a read) and NETLINK_XFRM's XFRM_MSG_GETSA dump
+ * (the IPsec SAs: a read): types by name, payloads as hex */
+static void audit_xfrm(void) {
+    struct sockaddr_nl nl = {.nl_family = AF_NETLINK};
+    int a = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
+    bind(a, (void *)&nl, sizeof(nl));
+    struct nlmsghdr get = {sizeof(get), AUDIT_GET, NLM_F_REQUEST | NLM_F_ACK, SEQ + 40, 0};
+    send_nl(a, &get, sizeof(get));
+    drain(a, sizeof(buf));
+    close(a);
+    int x = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_XFRM);
+    bind(x, (void *)&nl, sizeof(nl));
+    struct {
+        struct nlmsghdr h;
+        struct xfrm_usersa_id id;
+    } sa = {{sizeof(sa), XFRM_MSG_GETSA, NLM_F_REQUEST | NLM_F_DUMP, SEQ + 41, 0}, {{0}}};
+    send_nl(x, &sa, sizeof(sa));
+    drain(x, sizeof(buf));
+    close(x);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2 || chdir(argv[1]))
+        return 1;
+    route();
+    diag();
+    other();
+    audit_xfrm();
+    return 0;
+}

@@ -1,0 +1,1232 @@
+"""Netlink messages as strace 6.1 prints them by default (its src/netlink.c, nlattr.c,
+netlink_route.c, rtnl_*.c, netlink_sock_diag.c): the buffers of sendto, recvfrom, and
+the iovecs of sendmsg, recvmsg (and sendmmsg, recvmmsg) on a netlink socket.
+
+Shape of one message, ``len`` bytes (the buffer's length, or what a read returned)::
+
+    {nlmsg_len=20, nlmsg_type=NLMSG_DONE, nlmsg_flags=NLM_F_MULTI, ...}     header alone
+    [{nlmsg_len=24, nlmsg_type=RTM_GETADDR, ...}, {ifa_family=AF_INET, ...}] header, payload
+    [[{...}, {...}, [[{nla_len=8, nla_type=IFA_ADDRESS}, inet_addr("127.0.0.1")], ...]], ...]
+                                                 several messages, attributes in arrays
+
+- The header prints whole whatever its nlmsg_len; a payload follows when
+  ``min(nlmsg_len, len) > 16``. Messages follow while ``NLMSG_ALIGN(nlmsg_len)`` leaves
+  bytes of the buffer (a nlmsg_len under 16 ends the walk); the message and the attribute
+  of a list past -s (32 by default) print as ``...``. Fewer than 16 (4) bytes where a
+  header (an attribute) would be print as a hex string.
+- nlmsg_type by the socket's protocol: NETLINK_ROUTE's ``RTM_*``, NETLINK_SOCK_DIAG's
+  ``SOCK_DIAG_BY_FAMILY``, NETLINK_AUDIT's ``AUDIT_*``, NETLINK_XFRM's ``XFRM_MSG_*``
+  (their payloads as hex strings, as strace's); below 16 (``NLMSG_MIN_TYPE``)
+  ``NLMSG_*``; nlmsg_flags with the GET/NEW/DELETE request flags of the type
+  (``NLM_F_REQUEST|NLM_F_DUMP``).
+- Payloads: ``NLMSG_ERROR``'s ``{error=-ENODEV, msg=<the request>}`` (with an extended
+  ACK, ``[{error=..., msg=...}, [attributes]]``), ``NLMSG_DONE``'s int; NETLINK_ROUTE's
+  struct ifaddrmsg, ifinfomsg, rtmsg, fib_rule_hdr, ndmsg, tcmsg, netconfmsg,
+  ifaddrlblmsg, rtgenmsg (RTM_*NSID), ndtmsg and nhmsg with their attributes (others as
+  ``{family=AF_INET, data="\\x..."}``); NETLINK_SOCK_DIAG's inet_diag_req_v2 (and the
+  old inet_diag_req), inet_diag_msg, unix_diag_req, unix_diag_msg, netlink_diag_req,
+  netlink_diag_msg and packet_diag_req; anything else as a hex string. An attribute a
+  decoder here does not know prints as a hex string, as strace prints the ones it has
+  no decoder for.
+- strace knows a netlink socket's protocol from sock_diag, which lists a socket once it
+  has a port id: a sendto on a socket not bound yet prints generically
+  (``nlmsg_type=0x14 /* NLMSG_??? */``). tracekit reads the protocol and the port id in
+  the call (TK_CAP_FD, :func:`netlink_protocol`). NETLINK_KOBJECT_UEVENT and the
+  protocols strace has decoders for that this module lacks (CRYPTO, GENERIC, NETFILTER,
+  SELINUX) keep the plain string.
+
+The bytes are those the BPF program captured (tracekit/session/capture.py: BUF_CAP of a
+sendto/recvfrom buffer and of each iovec); past them the text ends with ``...`` where
+strace, reading the whole buffer, would go on.
+"""
+
+from __future__ import annotations
+
+import functools
+import ipaddress
+import socket
+import struct
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+from tracekit._events import SC_NORETURN, SC_UNFINISHED, Syscall, fd_descs
+from tracekit.decode import flags as F
+from tracekit.decode.captures import capture
+from tracekit.decode.values import format_ifindex, quote, signed
+from tracekit.kernel.syscalls import errno_name
+
+if TYPE_CHECKING:
+    from tracekit.decode.args import SyscallDecoder
+
+__all__ = ["decode_netlink", "iov_decoder", "kinds", "netlink_protocol"]
+
+NLMSG_HDR = struct.Struct("<IHHIi")         # struct nlmsghdr (linux/netlink.h), 16 bytes
+NLA_HDR = struct.Struct("<HH")              # struct nlattr, 4 bytes
+NLMSG_MIN_TYPE = 0x10
+NLA_F_NESTED, NLA_F_NET_BYTEORDER = 1 << 15, 1 << 14
+NETLINK_ROUTE, NETLINK_SOCK_DIAG = 0, 4
+_S_IFMT, _S_IFSOCK = 0o170000, 0o140000
+_AF_NETLINK, _AF_BRIDGE = 16, 7
+NETLINK_XFRM, NETLINK_AUDIT = 6, 9
+# protocols whose messages strace prints through decoders this module does not have
+# (linux/netlink.h numbers): SELINUX 7, NETFILTER 12, KOBJECT_UEVENT 15 (uevents are
+# strings), GENERIC 16 (types named by the families the kernel registered), CRYPTO 21
+_NOT_DECODED = frozenset({7, 12, 15, 16, 21})
+# NETLINK_XFRM's types by the flags their requests take (strace's netlink.c)
+_XFRM_NEW = frozenset({"XFRM_MSG_NEWSA", "XFRM_MSG_NEWPOLICY", "XFRM_MSG_NEWAE",
+                       "XFRM_MSG_NEWSADINFO", "XFRM_MSG_NEWSPDINFO"})
+_XFRM_DEL = frozenset({"XFRM_MSG_DELSA", "XFRM_MSG_DELPOLICY"})
+_XFRM_GET = frozenset({"XFRM_MSG_GETSA", "XFRM_MSG_GETPOLICY", "XFRM_MSG_GETAE",
+                       "XFRM_MSG_GETSADINFO", "XFRM_MSG_GETSPDINFO"})
+
+
+class _Cut(Exception):
+    """The bytes needed were not captured."""
+
+
+class _Ctx:
+    """One buffer: the captured bytes, the socket's protocol, the tables."""
+
+    __slots__ = ("cut", "data", "elems", "family", "limit", "T", "fl")
+
+    def __init__(self, data: bytes, family: int, fl: F.ArchFlags, limit: int,
+                 elems: int) -> None:
+        self.data = data
+        self.family = family
+        self.fl = fl
+        self.T = fl.tables
+        self.limit = limit
+        self.elems = elems
+        self.cut = False
+
+    def take(self, off: int, n: int) -> bytes:
+        if off + n > len(self.data):
+            raise _Cut
+        return self.data[off:off + n]
+
+    def hexstr(self, off: int, n: int) -> str:
+        """strace's printstr_ex(QUOTE_FORCE_HEX): at most -s bytes, ``...`` past them."""
+        shown = min(n, self.limit)
+        return quote(self.take(off, shown), force_hex=True, more=n > shown)
+
+
+def _xval(table: Mapping[int, str], v: int, dflt: str | None) -> str:
+    name = table.get(v)
+    if name is not None:
+        return name
+    if dflt is None:
+        return hex(v) if v else "0"
+    return f"{hex(v) if v else 0} /* {dflt} */"
+
+
+@functools.cache
+def _flagset(bits: tuple[tuple[int, str], ...], dflt: str) -> F.FlagSet:
+    return F.FlagSet(bits, unknown=dflt)
+
+
+def _flags(bits: tuple[tuple[int, str], ...], v: int, dflt: str) -> str:
+    """A flag word: ``NLM_F_REQUEST|0x4000``, ``0x4000 /* NLM_F_??? */`` when no bit has a
+    name, ``0`` for none."""
+    return _flagset(bits, dflt)(v)
+
+
+# -- the walk -------------------------------------------------------------------------
+
+def decode_netlink(data: bytes, length: int, family: int, fl: F.ArchFlags,
+                   limit: int, *, verbose: bool = False) -> str:
+    """``length`` bytes of netlink messages (``data``: those captured) on a socket of
+    protocol ``family`` (NETLINK_ROUTE: 0; -1: not known), as strace prints them (module
+    docstring). ``limit``: strace -s, the bytes of a string and the elements of a list;
+    ``verbose`` (strace -v): lists are not cut."""
+    c = _Ctx(data, family, fl, limit, 1 << 62 if verbose else limit)
+    try:
+        return _messages(c, 0, length)
+    except _Cut:                # not even the first header was captured
+        return "..."
+
+
+def _messages(c: _Ctx, off: int, length: int) -> str:
+    out: list[str] = []
+    is_array = False
+    elt = 0
+    while True:
+        if length < NLMSG_HDR.size:
+            out.append(c.hexstr(off, length))
+            break
+        if elt == c.elems:
+            out.append("...")
+            break
+        try:
+            hdr = NLMSG_HDR.unpack(c.take(off, NLMSG_HDR.size))
+        except _Cut:
+            out.append("...")
+            c.cut = True
+            break
+        mlen = (hdr[0] + 3) & ~3
+        next_len = 0
+        if hdr[0] >= NLMSG_HDR.size:
+            next_len = length - mlen if length >= mlen else 0
+        if not is_array and next_len:
+            is_array = True
+        out.append(_message(c, hdr, off, length))
+        if not next_len or c.cut:
+            break
+        off += mlen
+        length = next_len
+        elt += 1
+    if c.cut and is_array and out[-1] != "...":
+        out.append("...")           # elements past the capture
+    text = ", ".join(out)
+    return f"[{text}]" if is_array else text
+
+
+def _message(c: _Ctx, hdr: tuple[int, int, int, int, int], off: int, length: int) -> str:
+    """One message with its payload (strace's decode_nlmsghdr_with_payload)."""
+    nlen, ntype, nflags, seq, pid = hdr
+    head = (f"{{nlmsg_len={nlen}, nlmsg_type={_type(c, ntype)}, "
+            f"nlmsg_flags={_nlm_flags(c, ntype, nflags)}, nlmsg_seq={seq}, nlmsg_pid={pid}}}")
+    n = min(nlen, length)
+    if n <= NLMSG_HDR.size:
+        return head
+    try:
+        payload = _payload(c, ntype, nflags, off + NLMSG_HDR.size, n - NLMSG_HDR.size)
+    except _Cut:
+        payload, c.cut = "...", True
+    return f"[{head}, {payload}]"
+
+
+def _type(c: _Ctx, t: int) -> str:
+    if t >= NLMSG_MIN_TYPE:
+        if c.family == NETLINK_ROUTE:
+            return _xval(c.T.RTM_TYPES, t, "RTM_???")
+        if c.family == NETLINK_SOCK_DIAG:
+            return _xval(c.T.SOCK_DIAG_TYPES, t, "SOCK_DIAG_???")
+        if c.family == NETLINK_AUDIT:
+            return _xval(c.T.AUDIT_TYPES, t, "AUDIT_???")
+        if c.family == NETLINK_XFRM:
+            return _xval(c.T.XFRM_TYPES, t, "XFRM_MSG_???")
+    return _xval(c.T.NLMSG_TYPES, t, "NLMSG_???")
+
+
+def _nlm_flags(c: _Ctx, t: int, v: int) -> str:
+    T = c.T
+    extra: tuple[tuple[int, str], ...] = ()
+    if t < NLMSG_MIN_TYPE:
+        if t == 2:                                      # NLMSG_ERROR
+            extra = T.NLM_ACK_FLAGS
+    elif c.family == NETLINK_ROUTE:
+        kind = 2 if t == 50 else t & 3                  # RTM_DELACTION: GET's flags
+        extra = {0: T.NLM_NEW_FLAGS, 1: T.NLM_DELETE_FLAGS, 2: T.NLM_GET_FLAGS}.get(kind, ())
+    elif c.family == NETLINK_SOCK_DIAG:
+        extra = T.NLM_GET_FLAGS
+    elif c.family == NETLINK_XFRM:
+        name = T.XFRM_TYPES.get(t)
+        extra = (T.NLM_NEW_FLAGS if name in _XFRM_NEW else T.NLM_DELETE_FLAGS
+                 if name in _XFRM_DEL else T.NLM_GET_FLAGS if name in _XFRM_GET else ())
+    return _flags(T.NLM_FLAGS + extra, v, "NLM_F_???")
+
+
+def _payload(c: _Ctx, t: int, nflags: int, off: int, n: int) -> str:
+    if t == 2:                                          # NLMSG_ERROR
+        return _error(c, off, n, bool(nflags & 0x100))  # NLM_F_CAPPED
+    if t >= NLMSG_MIN_TYPE and c.family == NETLINK_ROUTE:
+        return _route(c, t, off, n)
+    if t >= NLMSG_MIN_TYPE and c.family == NETLINK_SOCK_DIAG:
+        return _sock_diag(c, t, nflags, off, n)
+    if t == 3 and n == 4:                               # NLMSG_DONE's int
+        return str(struct.unpack("<i", c.take(off, 4))[0])
+    return c.hexstr(off, n)
+
+
+def _error(c: _Ctx, off: int, n: int, capped: bool) -> str:
+    """struct nlmsgerr: the error and the request it answers (its header alone when
+    NLM_F_CAPPED); with an extended ACK's attributes, ``[{error=..., msg=...}, [attrs]]``
+    (strace 6.1)."""
+    if n < 4 + NLMSG_HDR.size:     # strace 6.1: shorter than struct nlmsgerr, hex
+        return c.hexstr(off, n)
+    err = struct.unpack("<i", c.take(off, 4))[0]
+    text = "{error=" + (f"-{errno_name(-err)}" if -4096 < err < 0 else str(err))
+    off, n = off + 4, n - 4
+    if n:
+        text += ", msg="
+        hdr = NLMSG_HDR.unpack(c.take(off, NLMSG_HDR.size))
+        payload = min(NLMSG_HDR.size if capped else hdr[0], n)
+        text += _message(c, hdr, off, payload) + "}"
+        if n > payload and not c.cut:
+            # strace 6.1: the extended ACK's attributes after the struct, in an array
+            return "[" + text + ", " + _attrs(c, off + payload, n - payload,
+                                              c.T.NLMSGERR_ATTRS, "NLMSGERR_ATTR_???",
+                                              _NLMSGERR) + "]"
+        return text
+    return text + "}"
+
+
+# -- attributes -----------------------------------------------------------------------
+
+# an attribute's decoder: (ctx, offset, length) -> text, or None for strace's default
+# (a hex string of the data)
+Nla = Callable[[_Ctx, int, int], "str | None"]
+
+
+_BY_VALUE: dict[tuple[int, int], dict[int, Nla]] = {}
+
+
+def _by_value(names: Mapping[int, str], decoders: Mapping[str, Nla]) -> dict[int, Nla]:
+    """``decoders`` (by attribute name) keyed by the values of ``names`` (an arch's
+    table, which lives as long as the process: its id is a stable key)."""
+    key = (id(names), id(decoders))
+    got = _BY_VALUE.get(key)
+    if got is None:
+        got = _BY_VALUE[key] = {v: decoders[n] for v, n in names.items() if n in decoders}
+    return got
+
+
+def _attrs(c: _Ctx, off: int, length: int, names: Mapping[int, str], dflt: str,
+           by_name: Mapping[str, Nla]) -> str:
+    """A list of struct nlattr (strace's decode_nlattr); ``by_name``: the decoders of
+    the attributes by name."""
+    decoders = _by_value(names, by_name)
+    out: list[str] = []
+    is_array = False
+    elt = 0
+    while True:
+        if length < NLA_HDR.size:
+            out.append(c.hexstr(off, length))
+            break
+        if elt == c.elems:
+            out.append("...")
+            break
+        try:
+            nla_len, nla_type = NLA_HDR.unpack(c.take(off, NLA_HDR.size))
+        except _Cut:
+            out.append("...")
+            c.cut = True
+            break
+        alen = (nla_len + 3) & ~3
+        next_len = 0
+        if nla_len >= NLA_HDR.size:
+            next_len = length - alen if length >= alen else 0
+        if not is_array and next_len:
+            is_array = True
+        out.append(_attr(c, nla_len, nla_type, off, length, names, dflt, decoders))
+        if not next_len or c.cut:
+            break
+        off += alen
+        length = next_len
+        elt += 1
+    if c.cut and is_array and out[-1] != "...":
+        out.append("...")           # elements past the capture
+    text = ", ".join(out)
+    return f"[{text}]" if is_array else text
+
+
+def _attr(c: _Ctx, nla_len: int, nla_type: int, off: int, length: int,
+          names: Mapping[int, str], dflt: str, decoders: Mapping[int, Nla]) -> str:
+    parts = []
+    if nla_type & NLA_F_NESTED:
+        parts.append("NLA_F_NESTED")
+    if nla_type & NLA_F_NET_BYTEORDER:
+        parts.append("NLA_F_NET_BYTEORDER")
+    kind = nla_type & ~(NLA_F_NESTED | NLA_F_NET_BYTEORDER)
+    parts.append(_xval(names, kind, dflt))
+    head = f"{{nla_len={nla_len}, nla_type={'|'.join(parts)}}}"
+    n = min(nla_len, length)
+    if n <= NLA_HDR.size:
+        return head
+    off, n = off + NLA_HDR.size, n - NLA_HDR.size
+    try:
+        dec = decoders.get(kind)
+        text = dec(c, off, n) if dec is not None else None
+        if text is None:
+            text = c.hexstr(off, n)
+    except _Cut:
+        text, c.cut = "...", True
+    return f"[{head}, {text}]"
+
+
+def _int(fmt: str, size: int) -> Nla:
+    """An integer attribute of ``size`` bytes; a shorter one prints as hex bytes."""
+    def dec(c: _Ctx, off: int, n: int) -> str | None:
+        if n < size:
+            return None
+        return str(struct.unpack(fmt, c.take(off, size))[0])
+    return dec
+
+
+_u8, _u16, _u32, _u64 = _int("<B", 1), _int("<H", 2), _int("<I", 4), _int("<Q", 8)
+_s32 = _int("<i", 4)
+
+
+def _nla_str(c: _Ctx, off: int, n: int) -> str:
+    """A NUL-terminated string attribute: its trailing NUL omitted, ``...`` after it
+    when it has none (strace's QUOTE_OMIT_TRAILING_0 | QUOTE_EXPECT_TRAILING_0)."""
+    shown = min(n, c.limit + 1)
+    data = c.take(off, shown)
+    if shown == n and data.endswith(b"\0"):
+        return quote(data[:-1], limit=c.limit)
+    return quote(data[:c.limit], more=True)
+
+
+def _ifindex(c: _Ctx, off: int, n: int) -> str | None:
+    if n < 4:
+        return None
+    return format_ifindex(struct.unpack("<I", c.take(off, 4))[0])
+
+
+def _inet(family: int) -> Nla:
+    """An address of ``family``: ``inet_addr("127.0.0.1")``,
+    ``inet_pton(AF_INET6, "::1")``; other families and short data as hex bytes."""
+    def dec(c: _Ctx, off: int, n: int) -> str | None:
+        return _inet_text(c, family, off, n, "")
+    return dec
+
+
+def _inet_text(c: _Ctx, family: int, off: int, n: int, field: str) -> str | None:
+    if family == socket.AF_INET and n >= 4:
+        addr = ipaddress.IPv4Address(c.take(off, 4))
+        return f'{field and field + "="}inet_addr("{addr}")'
+    if family == socket.AF_INET6 and n >= 16:
+        addr6 = socket.inet_ntop(socket.AF_INET6, c.take(off, 16))
+        return f'inet_pton(AF_INET6, "{addr6}"{field and ", &" + field})'
+    return None
+
+
+def _flag_attr(table: str, dflt: str, size: int = 4) -> Nla:
+    def dec(c: _Ctx, off: int, n: int) -> str | None:
+        if n < size or n > 8:
+            return None
+        v = int.from_bytes(c.take(off, size), "little")
+        return _flags(getattr(c.T, table), v, dflt)
+    return dec
+
+
+def _xval_attr(table: str, dflt: str | None, size: int = 4) -> Nla:
+    def dec(c: _Ctx, off: int, n: int) -> str | None:
+        if n < size or n > 8:
+            return None
+        return _xval(getattr(c.T, table), int.from_bytes(c.take(off, size), "little"), dflt)
+    return dec
+
+
+def _struct_u(fmt: str, fields: tuple[str, ...]) -> Nla:
+    """A struct of unsigned fields, printed whole; shorter data as hex bytes."""
+    s = struct.Struct(fmt)
+
+    def dec(c: _Ctx, off: int, n: int) -> str | None:
+        if n < s.size:
+            return None
+        vals = s.unpack(c.take(off, s.size))
+        return "{" + ", ".join(f"{f}={v}" for f, v in zip(fields, vals, strict=True)) + "}"
+    return dec
+
+
+_NLMSGERR: dict[str, Nla] = {"NLMSGERR_ATTR_MSG": _nla_str, "NLMSGERR_ATTR_OFFS": _u32}
+
+
+# -- NETLINK_ROUTE --------------------------------------------------------------------
+
+def _route(c: _Ctx, t: int, off: int, n: int) -> str:
+    """NETLINK_ROUTE's payloads by type (strace's netlink_route.c); the family byte is
+    read whatever the length."""
+    family = c.take(off, 1)[0]
+    name = c.T.RTM_TYPES.get(t, "")
+    if name.endswith(("ADDR", "ANYCAST", "MULTICAST")) and "LABEL" not in name:
+        return _ifaddrmsg(c, family, off, n)
+    if name.endswith("LINK"):
+        return _ifinfomsg(c, family, off, n)
+    if name.endswith("ROUTE"):
+        return _rtmsg(c, family, off, n)
+    if name.endswith("RULE"):
+        return _fib_rule_hdr(c, family, off, n)
+    if name.endswith(("QDISC", "TCLASS", "TFILTER", "CHAIN")):
+        return _tcmsg(c, family, off, n)
+    if name.endswith("NETCONF"):
+        return _family_only(c, "ncm_family", family, off, n, c.T.NETCONFA_ATTRS,
+                            "NETCONFA_???", _NETCONFA)
+    if name.endswith("NSID"):
+        return _family_only(c, "rtgen_family", family, off, n, c.T.NETNSA_ATTRS,
+                            "NETNSA_???", _NETNSA)
+    if name.endswith("NEIGHTBL"):
+        return _family_only(c, "ndtm_family", family, off, n, c.T.NDTA_ATTRS, "NDTA_???",
+                            _NDTA)
+    if name.endswith("ADDRLABEL"):
+        return _ifaddrlblmsg(c, family, off, n)
+    if name.endswith("NEXTHOP"):
+        return _nhmsg(c, family, off, n)
+    if name == "RTM_GETNEIGH" and family == _AF_BRIDGE:
+        return _ifinfomsg(c, family, off, n)        # bridge fdb show's request
+    if name.endswith("NEIGH"):
+        return _ndmsg(c, family, off, n)
+    text = f"{{family={_family(c, family)}"
+    if n > 1:
+        text += f", data={c.hexstr(off + 1, n - 1)}"
+    return text + "}"
+
+
+def _family(c: _Ctx, v: int) -> str:
+    return _xval(c.T.ADDRESS_FAMILIES, v, "AF_???")
+
+
+_IFADDRMSG = struct.Struct("<BBBBI")
+
+
+def _ifaddrmsg(c: _Ctx, family: int, off: int, n: int) -> str:
+    text = f"{{ifa_family={_family(c, family)}, "
+    if n < _IFADDRMSG.size:
+        return text + "...}"
+    _, plen, fl, scope, index = _IFADDRMSG.unpack(c.take(off, _IFADDRMSG.size))
+    text += (f"ifa_prefixlen={plen}, ifa_flags={_flags(c.T.IFA_FLAGS, fl, 'IFA_F_???')}, "
+             f"ifa_scope={_xval(c.T.RT_SCOPES, scope, None)}, "
+             f"ifa_index={format_ifindex(index)}}}")
+    if n > _IFADDRMSG.size:
+        text += ", " + _attrs(c, off + _IFADDRMSG.size, n - _IFADDRMSG.size, c.T.IFA_ATTRS,
+                              "IFA_???", _IFA[family] if family in _IFA else _IFA[0])
+    return text
+
+
+def _ifa(family: int) -> dict[str, Nla]:
+    addr = _inet(family)
+    return {"IFA_ADDRESS": addr, "IFA_LOCAL": addr, "IFA_LABEL": _nla_str,
+            "IFA_BROADCAST": addr, "IFA_ANYCAST": addr, "IFA_MULTICAST": addr,
+            "IFA_CACHEINFO": _struct_u("<4I", ("ifa_prefered", "ifa_valid", "cstamp",
+                                                "tstamp")),
+            "IFA_FLAGS": _flag_attr("IFA_FLAGS", "IFA_F_???"), "IFA_RT_PRIORITY": _u32,
+            "IFA_TARGET_NETNSID": _s32}
+
+
+# ifaddrmsg attributes by the message's family (0: any other family)
+_IFA = {f: _ifa(f) for f in (0, socket.AF_INET, socket.AF_INET6)}
+
+_IFINFOMSG = struct.Struct("<BxHiII")
+_STATS_FIELDS = (
+    "rx_packets", "tx_packets", "rx_bytes", "tx_bytes", "rx_errors", "tx_errors",
+    "rx_dropped", "tx_dropped", "multicast", "collisions", "rx_length_errors",
+    "rx_over_errors", "rx_crc_errors", "rx_frame_errors", "rx_fifo_errors",
+    "rx_missed_errors", "tx_aborted_errors", "tx_carrier_errors", "tx_fifo_errors",
+    "tx_heartbeat_errors", "tx_window_errors", "rx_compressed", "tx_compressed",
+    "rx_nohandler", "rx_otherhost_dropped")
+
+
+def _link_stats(word: str) -> Nla:
+    """struct rtnl_link_stats (``word`` "I") / rtnl_link_stats64 ("Q"): the fields the
+    attribute holds, down to tx_compressed (23 fields)."""
+    size = struct.calcsize("<" + word)
+
+    def dec(c: _Ctx, off: int, n: int) -> str | None:
+        count = min(n // size, len(_STATS_FIELDS) if word == "Q" else 24)
+        if count < 23 or (n // size < 24 and n != 23 * size):
+            return None
+        vals = struct.unpack(f"<{count}{word}", c.take(off, count * size))
+        pairs = zip(_STATS_FIELDS[:count], vals, strict=True)
+        return "{" + ", ".join(f"{f}={v}" for f, v in pairs) + "}"
+    return dec
+
+
+def _hwaddr(c: _Ctx, off: int, n: int) -> str | None:
+    if n > 32:
+        return None
+    return ":".join(f"{b:02x}" for b in c.take(off, n))
+
+
+def _str0(c: _Ctx, off: int, n: int) -> str:
+    """A string up to its NUL (strace's QUOTE_0_TERMINATED): ``...`` after it when no NUL
+    ends it within the attribute or -s."""
+    data = c.take(off, min(n, c.limit + 1))
+    end = data.find(b"\0")
+    if end >= 0 and end <= c.limit:
+        return quote(data[:end])
+    return quote(data[:c.limit], more=True)
+
+
+_LINKINFO: dict[str, Nla] = {"IFLA_INFO_KIND": _str0, "IFLA_INFO_SLAVE_KIND": _nla_str}
+
+
+def _linkinfo(c: _Ctx, off: int, n: int) -> str:
+    """IFLA_LINKINFO: nested IFLA_INFO_* attributes (the kind's data as hex)."""
+    return _attrs(c, off, n, c.T.IFLA_INFO_ATTRS, "IFLA_INFO_???", _LINKINFO)
+
+
+_PROP_LIST: dict[str, Nla] = {"IFLA_ALT_IFNAME": _nla_str}
+
+
+def _prop_list(c: _Ctx, off: int, n: int) -> str:
+    """IFLA_PROP_LIST: nested IFLA_* attributes, of which IFLA_ALT_IFNAME is decoded."""
+    return _attrs(c, off, n, c.T.IFLA_ATTRS, "IFLA_???", _PROP_LIST)
+
+
+_IFLA: dict[str, Nla] = {
+    "IFLA_LINKINFO": _linkinfo, "IFLA_PROP_LIST": _prop_list,
+    "IFLA_ADDRESS": _hwaddr, "IFLA_BROADCAST": _hwaddr, "IFLA_IFNAME": _nla_str,
+    "IFLA_MTU": _u32, "IFLA_LINK": _u32, "IFLA_QDISC": _nla_str,
+    "IFLA_STATS": _link_stats("I"), "IFLA_MASTER": _u32, "IFLA_TXQLEN": _u32,
+    "IFLA_WEIGHT": _u32, "IFLA_OPERSTATE": _u8, "IFLA_LINKMODE": _u8,
+    "IFLA_NET_NS_PID": _u32, "IFLA_IFALIAS": _nla_str, "IFLA_NUM_VF": _u32,
+    "IFLA_STATS64": _link_stats("Q"), "IFLA_GROUP": _u32,
+    "IFLA_EXT_MASK": _flag_attr("RTEXT_FILTERS", "RTEXT_FILTER_???"),
+    "IFLA_PROMISCUITY": _u32, "IFLA_NUM_TX_QUEUES": _u32, "IFLA_NUM_RX_QUEUES": _u32,
+    "IFLA_CARRIER": _u8, "IFLA_CARRIER_CHANGES": _u32, "IFLA_LINK_NETNSID": _s32,
+    "IFLA_PHYS_PORT_NAME": _nla_str, "IFLA_PROTO_DOWN": _u8, "IFLA_GSO_MAX_SEGS": _u32,
+    "IFLA_GSO_MAX_SIZE": _u32, "IFLA_NEW_NETNSID": _s32, "IFLA_IF_NETNSID": _s32,
+    "IFLA_CARRIER_UP_COUNT": _u32, "IFLA_CARRIER_DOWN_COUNT": _u32,
+    "IFLA_NEW_IFINDEX": _ifindex, "IFLA_MIN_MTU": _u32, "IFLA_MAX_MTU": _u32,
+    "IFLA_ALT_IFNAME": _nla_str, "IFLA_PERM_ADDRESS": _hwaddr,
+    "IFLA_PARENT_DEV_NAME": _nla_str, "IFLA_PARENT_DEV_BUS_NAME": _nla_str,
+    "IFLA_GRO_MAX_SIZE": _u32, "IFLA_TSO_MAX_SIZE": _u32, "IFLA_TSO_MAX_SEGS": _u32,
+    "IFLA_ALLMULTI": _u32,
+}
+
+
+def _ifinfomsg(c: _Ctx, family: int, off: int, n: int) -> str:
+    text = f"{{ifi_family={_family(c, family)}, "
+    if n < _IFINFOMSG.size:
+        return text + "...}"
+    _, itype, index, iflags, change = _IFINFOMSG.unpack(c.take(off, _IFINFOMSG.size))
+    text += (f"ifi_type={_xval(c.T.ARPHRD_TYPES, itype, 'ARPHRD_???')}, "
+             f"ifi_index={format_ifindex(index & 0xFFFFFFFF)}, "
+             f"ifi_flags={_flags(c.T.IFF_FLAGS, iflags, 'IFF_???')}, "
+             f"ifi_change={hex(change) if change else 0}}}")
+    if n > _IFINFOMSG.size:
+        text += ", " + _attrs(c, off + _IFINFOMSG.size, n - _IFINFOMSG.size,
+                              c.T.IFLA_ATTRS, "IFLA_???", _IFLA)
+    return text
+
+
+_RTMSG = struct.Struct("<BBBBBBBBI")
+
+
+def _rtmsg(c: _Ctx, family: int, off: int, n: int) -> str:
+    T = c.T
+    text = f"{{rtm_family={_family(c, family)}, "
+    if n < _RTMSG.size:
+        return text + "...}"
+    _, dlen, slen, tos, table, proto, scope, rtype, rflags = _RTMSG.unpack(
+        c.take(off, _RTMSG.size))
+    text += (f"rtm_dst_len={dlen}, rtm_src_len={slen}, rtm_tos={tos}, "
+             f"rtm_table={_xval(T.RT_TABLES, table, None)}, "
+             f"rtm_protocol={_xval(T.RTPROT_TYPES, proto, 'RTPROT_???')}, "
+             f"rtm_scope={_xval(T.RT_SCOPES, scope, None)}, "
+             f"rtm_type={_xval(T.RTN_TYPES, rtype, 'RTN_???')}, "
+             f"rtm_flags={_flags(T.RTM_F_FLAGS, rflags, 'RTM_F_???')}}}")
+    if n > _RTMSG.size:
+        text += ", " + _attrs(c, off + _RTMSG.size, n - _RTMSG.size, T.RTA_ATTRS, "RTA_???",
+                              _RTA[family] if family in _RTA else _RTA[0])
+    return text
+
+
+def _rta(family: int) -> dict[str, Nla]:
+    addr = _inet(family)
+    return {"RTA_DST": addr, "RTA_SRC": addr, "RTA_IIF": _ifindex, "RTA_OIF": _ifindex,
+            "RTA_GATEWAY": addr, "RTA_PRIORITY": _u32, "RTA_PREFSRC": addr, "RTA_FLOW": _u32,
+            "RTA_TABLE": _xval_attr("RT_TABLES", None), "RTA_MARK": _u32, "RTA_PREF": _u8,
+            "RTA_UID": _u32, "RTA_TTL_PROPAGATE": _u8, "RTA_NH_ID": _u32,
+            "RTA_CACHEINFO": _rta_cacheinfo}
+
+
+_RTA_CACHEINFO = struct.Struct("<IIiIIIII")
+
+
+def _rta_cacheinfo(c: _Ctx, off: int, n: int) -> str | None:
+    """struct rta_cacheinfo (linux/rtnetlink.h)."""
+    if n < _RTA_CACHEINFO.size:
+        return None
+    names = ("rta_clntref", "rta_lastuse", "rta_expires", "rta_error", "rta_used", "rta_id",
+             "rta_ts", "rta_tsage")
+    vals = _RTA_CACHEINFO.unpack(c.take(off, _RTA_CACHEINFO.size))
+    return "{" + ", ".join(f"{k}={v}" for k, v in zip(names, vals, strict=True)) + "}"
+
+
+# rtmsg attributes by the message's family (0: any other family)
+_RTA = {f: _rta(f) for f in (0, socket.AF_INET, socket.AF_INET6)}
+
+
+_FIB_RULE_HDR = struct.Struct("<BBBBBxxBI")
+
+
+def _range(fmt: str) -> Nla:
+    """struct fib_rule_uid_range / fib_rule_port_range: ``{start=0, end=10}``."""
+    return _struct_u(fmt, ("start", "end"))
+
+
+def _be64(c: _Ctx, off: int, n: int) -> str | None:
+    if n < 8:
+        return None
+    return f"htobe64({int.from_bytes(c.take(off, 8), 'big')})"
+
+
+def _be16(c: _Ctx, off: int, n: int) -> str | None:
+    if n < 2:
+        return None
+    return f"htons({int.from_bytes(c.take(off, 2), 'big')})"
+
+
+def _fra(family: int) -> dict[str, Nla]:
+    addr = _inet(family)
+    return {"FRA_DST": addr, "FRA_SRC": addr, "FRA_IIFNAME": _nla_str,
+            "FRA_OIFNAME": _nla_str, "FRA_GOTO": _u32, "FRA_PRIORITY": _u32,
+            "FRA_FWMARK": _u32, "FRA_FLOW": _u32, "FRA_TUN_ID": _be64,
+            "FRA_SUPPRESS_IFGROUP": _u32, "FRA_SUPPRESS_PREFIXLEN": _u32,
+            "FRA_TABLE": _xval_attr("RT_TABLES", None), "FRA_FWMASK": _u32,
+            "FRA_L3MDEV": _u8, "FRA_UID_RANGE": _range("<II"),
+            "FRA_PROTOCOL": _xval_attr("RTPROT_TYPES", "RTPROT_???", 1),
+            "FRA_IP_PROTO": _xval_attr("IP_PROTOCOLS", "IPPROTO_???", 1),
+            "FRA_SPORT_RANGE": _range("<HH"), "FRA_DPORT_RANGE": _range("<HH")}
+
+
+# fib_rule_hdr attributes by the message's family (0: any other family)
+_FRA = {f: _fra(f) for f in (0, socket.AF_INET, socket.AF_INET6)}
+
+
+def _fib_rule_hdr(c: _Ctx, family: int, off: int, n: int) -> str:
+    """struct fib_rule_hdr (linux/fib_rules.h), then FRA_* attributes."""
+    T = c.T
+    text = f"{{family={_family(c, family)}, "
+    if n < _FIB_RULE_HDR.size:
+        return text + "...}"
+    _, dlen, slen, tos, table, action, rflags = _FIB_RULE_HDR.unpack(
+        c.take(off, _FIB_RULE_HDR.size))
+    text += (f"dst_len={dlen}, src_len={slen}, tos={tos}, "
+             f"table={_xval(T.RT_TABLES, table, None)}, "
+             f"action={_xval(T.FR_ACTIONS, action, 'FR_ACT_???')}, "
+             f"flags={_flags(T.FIB_RULE_FLAGS, rflags, 'FIB_RULE_???')}}}")
+    if n > _FIB_RULE_HDR.size:
+        text += ", " + _attrs(c, off + _FIB_RULE_HDR.size, n - _FIB_RULE_HDR.size,
+                              T.FRA_ATTRS, "FRA_???",
+                              _FRA[family] if family in _FRA else _FRA[0])
+    return text
+
+
+_NDMSG = struct.Struct("<BxxxiHBB")
+
+
+def _nda(family: int) -> dict[str, Nla]:
+    return {"NDA_DST": _inet(family), "NDA_LLADDR": _hwaddr,
+            "NDA_CACHEINFO": _struct_u("<4I", ("ndm_confirmed", "ndm_used", "ndm_updated",
+                                               "ndm_refcnt")),
+            "NDA_PROBES": _u32, "NDA_VLAN": _u16, "NDA_PORT": _be16, "NDA_VNI": _u32,
+            "NDA_IFINDEX": _ifindex, "NDA_MASTER": _ifindex, "NDA_LINK_NETNSID": _s32}
+
+
+# ndmsg attributes by the message's family (0: any other family)
+_NDA = {f: _nda(f) for f in (0, socket.AF_INET, socket.AF_INET6)}
+
+
+def _ndmsg(c: _Ctx, family: int, off: int, n: int) -> str:
+    """struct ndmsg (linux/neighbour.h), then NDA_* attributes."""
+    T = c.T
+    text = f"{{ndm_family={_family(c, family)}, "
+    if n < _NDMSG.size:
+        return text + "...}"
+    _, index, state, nflags, ntype = _NDMSG.unpack(c.take(off, _NDMSG.size))
+    states = F.FlagSet(T.NUD_STATES, zero="NUD_NONE", unknown="NUD_???")(state)
+    text += (f"ndm_ifindex={format_ifindex(index & 0xFFFFFFFF)}, ndm_state={states}, "
+             f"ndm_flags={_flags(T.NTF_FLAGS, nflags, 'NTF_???')}, "
+             f"ndm_type={_xval(T.RTN_TYPES, ntype, 'RTN_???')}}}")
+    if n > _NDMSG.size:
+        text += ", " + _attrs(c, off + _NDMSG.size, n - _NDMSG.size, T.NDA_ATTRS, "NDA_???",
+                              _NDA[family] if family in _NDA else _NDA[0])
+    return text
+
+
+def _family_only(c: _Ctx, field: str, family: int, off: int, n: int,
+                 names: Mapping[int, str], dflt: str, by_name: Mapping[str, Nla]) -> str:
+    """A struct of the family alone, padded to 4 bytes (netconfmsg, rtgenmsg, ndtmsg),
+    then attributes."""
+    text = f"{{{field}={_family(c, family)}}}"
+    if n > 4:
+        text += ", " + _attrs(c, off + 4, n - 4, names, dflt, by_name)
+    return text
+
+
+_NETCONFA: dict[str, Nla] = {
+    "NETCONFA_IFINDEX": _ifindex, "NETCONFA_FORWARDING": _s32, "NETCONFA_RP_FILTER": _s32,
+    "NETCONFA_MC_FORWARDING": _s32, "NETCONFA_PROXY_NEIGH": _s32,
+    "NETCONFA_IGNORE_ROUTES_WITH_LINKDOWN": _s32, "NETCONFA_INPUT": _s32,
+    "NETCONFA_BC_FORWARDING": _s32,
+}
+_NETNSA: dict[str, Nla] = {
+    "NETNSA_NSID": _s32, "NETNSA_PID": _u32, "NETNSA_TARGET_NSID": _s32,
+    "NETNSA_CURRENT_NSID": _s32,
+}
+_NDTPA: dict[str, Nla] = {
+    "NDTPA_IFINDEX": _ifindex, "NDTPA_REFCNT": _u32, "NDTPA_REACHABLE_TIME": _u64,
+    "NDTPA_BASE_REACHABLE_TIME": _u64, "NDTPA_RETRANS_TIME": _u64,
+    "NDTPA_GC_STALETIME": _u64, "NDTPA_DELAY_PROBE_TIME": _u64, "NDTPA_QUEUE_LEN": _u32,
+    "NDTPA_APP_PROBES": _u32, "NDTPA_UCAST_PROBES": _u32, "NDTPA_MCAST_PROBES": _u32,
+    "NDTPA_ANYCAST_DELAY": _u64, "NDTPA_PROXY_DELAY": _u64, "NDTPA_PROXY_QLEN": _u32,
+    "NDTPA_LOCKTIME": _u64, "NDTPA_QUEUE_LENBYTES": _u32, "NDTPA_MCAST_REPROBES": _u32,
+}
+
+
+def _ndt_parms(c: _Ctx, off: int, n: int) -> str:
+    """NDTA_PARMS: nested NDTPA_* attributes."""
+    return _attrs(c, off, n, c.T.NDTPA_ATTRS, "NDTPA_???", _NDTPA)
+
+
+_NDT_CONFIG = struct.Struct("<HHIIIIIII")
+
+
+def _ndt_config(c: _Ctx, off: int, n: int) -> str | None:
+    """struct ndt_config (linux/neighbour.h); ndtc_hash_mask as %#08x."""
+    if n < _NDT_CONFIG.size:
+        return None
+    (klen, esize, entries, flush, rand, rnd, mask, chain_gc,
+     qlen) = _NDT_CONFIG.unpack(c.take(off, _NDT_CONFIG.size))
+    return (f"{{ndtc_key_len={klen}, ndtc_entry_size={esize}, ndtc_entries={entries}, "
+            f"ndtc_last_flush={flush}, ndtc_last_rand={rand}, ndtc_hash_rnd={rnd}, "
+            f"ndtc_hash_mask={f'{mask:#08x}' if mask else '00000000'}, "
+            f"ndtc_hash_chain_gc={chain_gc}, ndtc_proxy_qlen={qlen}}}")
+
+
+_NDTA: dict[str, Nla] = {
+    "NDTA_NAME": _nla_str, "NDTA_THRESH1": _u32, "NDTA_THRESH2": _u32,
+    "NDTA_THRESH3": _u32, "NDTA_CONFIG": _ndt_config, "NDTA_PARMS": _ndt_parms,
+    "NDTA_STATS": _struct_u("<11Q", ("ndts_allocs", "ndts_destroys", "ndts_hash_grows",
+                                     "ndts_res_failed", "ndts_lookups", "ndts_hits",
+                                     "ndts_rcv_probes_mcast", "ndts_rcv_probes_ucast",
+                                     "ndts_periodic_gc_runs", "ndts_forced_gc_runs",
+                                     "ndts_table_fulls")),
+    "NDTA_GC_INTERVAL": _u64,
+}
+_IFADDRLBLMSG = struct.Struct("<BxBBII")
+
+
+def _ifaddrlblmsg(c: _Ctx, family: int, off: int, n: int) -> str:
+    """struct ifaddrlblmsg (linux/if_addrlabel.h), then IFAL_* attributes."""
+    text = f"{{ifal_family={_family(c, family)}, "
+    if n < _IFADDRLBLMSG.size:
+        return text + "...}"
+    _, plen, fl, index, seq = _IFADDRLBLMSG.unpack(c.take(off, _IFADDRLBLMSG.size))
+    text += (f"ifal_prefixlen={plen}, ifal_flags={hex(fl) if fl else 0}, "
+             f"ifal_index={format_ifindex(index)}, ifal_seq={seq}}}")
+    if n > _IFADDRLBLMSG.size:
+        text += ", " + _attrs(c, off + _IFADDRLBLMSG.size, n - _IFADDRLBLMSG.size,
+                              c.T.IFAL_ATTRS, "IFAL_???",
+                              {"IFAL_ADDRESS": _inet(socket.AF_INET6), "IFAL_LABEL": _u32})
+    return text
+
+
+_NHMSG = struct.Struct("<BBBxI")
+
+
+def _nhmsg(c: _Ctx, family: int, off: int, n: int) -> str:
+    """struct nhmsg (linux/nexthop.h), then NHA_* attributes."""
+    T = c.T
+    text = f"{{nh_family={_family(c, family)}, "
+    if n < _NHMSG.size:
+        return text + "...}"
+    _, scope, proto, nflags = _NHMSG.unpack(c.take(off, _NHMSG.size))
+    text += (f"nh_scope={_xval(T.RT_SCOPES, scope, None)}, "
+             f"nh_protocol={_xval(T.RTPROT_TYPES, proto, 'RTPROT_???')}, "
+             f"nh_flags={_flags(T.RTM_F_FLAGS, nflags, 'RTNH_F_???')}}}")
+    if n > _NHMSG.size:
+        text += ", " + _attrs(c, off + _NHMSG.size, n - _NHMSG.size, T.NHA_ATTRS, "NHA_???",
+                              {"NHA_ID": _u32, "NHA_OIF": _ifindex, "NHA_MASTER": _ifindex,
+                               "NHA_GATEWAY": _inet(family), "NHA_GROUP_TYPE": _u16,
+                               "NHA_ENCAP_TYPE": _u16})
+    return text
+
+
+_TCMSG = struct.Struct("<BxxxiIII")
+
+
+def _struct_fields(fmt: str, fields: tuple[str, ...]) -> Nla:
+    """A struct whose size is ``fmt``'s (alignment padding included); shorter data as
+    hex bytes."""
+    s = struct.Struct(fmt)
+
+    def dec(c: _Ctx, off: int, n: int) -> str | None:
+        if n < s.size:
+            return None
+        vals = s.unpack(c.take(off, s.size))
+        return "{" + ", ".join(f"{f}={v}" for f, v in zip(fields, vals, strict=True)) + "}"
+    return dec
+
+
+_TCA_STATS2: dict[str, Nla] = {
+    "TCA_STATS_BASIC": _struct_fields("<QI4x", ("bytes", "packets")),
+    "TCA_STATS_BASIC_HW": _struct_fields("<QI4x", ("bytes", "packets")),
+    "TCA_STATS_RATE_EST": _struct_fields("<II", ("bps", "pps")),
+    "TCA_STATS_RATE_EST64": _struct_fields("<QQ", ("bps", "pps")),
+    "TCA_STATS_QUEUE": _struct_fields("<5I", ("qlen", "backlog", "drops", "requeues",
+                                              "overlimits")),
+    "TCA_STATS_PKT64": _u64,
+}
+
+
+def _tca_stats2(c: _Ctx, off: int, n: int) -> str:
+    """TCA_STATS2: nested TCA_STATS_* attributes (struct gnet_stats_*)."""
+    return _attrs(c, off, n, c.T.TCA_STATS_ATTRS, "TCA_STATS_???", _TCA_STATS2)
+
+
+_TCA: dict[str, Nla] = {
+    "TCA_KIND": _nla_str,
+    # struct tc_stats (linux/pkt_sched.h): bytes, then seven u32
+    "TCA_STATS": _struct_fields("<Q7I4x", ("bytes", "packets", "drops", "overlimits", "bps",
+                                           "pps", "qlen", "backlog")),
+    "TCA_RATE": _struct_fields("<bB", ("interval", "ewma_log")),
+    "TCA_STATS2": _tca_stats2, "TCA_CHAIN": _u32, "TCA_HW_OFFLOAD": _u8,
+    "TCA_INGRESS_BLOCK": _u32, "TCA_EGRESS_BLOCK": _u32,
+}
+
+
+def _tcmsg(c: _Ctx, family: int, off: int, n: int) -> str:
+    """struct tcmsg (linux/rtnetlink.h), then TCA_* attributes (TCA_OPTIONS, the
+    qdisc's own, as hex)."""
+    text = f"{{tcm_family={_family(c, family)}, "
+    if n < _TCMSG.size:
+        return text + "...}"
+    _, index, handle, parent, info = _TCMSG.unpack(c.take(off, _TCMSG.size))
+    text += (f"tcm_ifindex={format_ifindex(index & 0xFFFFFFFF)}, tcm_handle={handle}, "
+             f"tcm_parent={parent}, tcm_info={info}}}")
+    if n > _TCMSG.size:
+        text += ", " + _attrs(c, off + _TCMSG.size, n - _TCMSG.size, c.T.TCA_ATTRS, "TCA_???",
+                              _TCA)
+    return text
+
+
+# -- NETLINK_SOCK_DIAG ----------------------------------------------------------------
+
+_INET_REQ_V2 = struct.Struct("<BBBxI")          # struct inet_diag_req_v2, then the id
+_SOCKID = struct.Struct(">HH16s16s")            # struct inet_diag_sockid: ports, addrs
+_SOCKID_SIZE = 48
+_INET_MSG = struct.Struct("<BBBB")              # struct inet_diag_msg, then id, then...
+_INET_MSG_TAIL = struct.Struct("<IIIII")
+_UNIX_REQ = struct.Struct("<BBxxIIIII")         # struct unix_diag_req
+_UNIX_MSG = struct.Struct("<BBBxIII")           # struct unix_diag_msg
+
+
+def _sock_diag(c: _Ctx, t: int, nflags: int, off: int, n: int) -> str:
+    """A request (NLM_F_REQUEST) or a reply by its family (strace's
+    netlink_sock_diag.c); TCPDIAG_GETSOCK and DCCPDIAG_GETSOCK requests are the old
+    struct inet_diag_req."""
+    family = c.take(off, 1)[0]
+    request = bool(nflags & 1)
+    if family in (socket.AF_INET, socket.AF_INET6):
+        if request and c.T.SOCK_DIAG_TYPES.get(t) in ("TCPDIAG_GETSOCK", "DCCPDIAG_GETSOCK"):
+            return _inet_req_compat(c, family, off, n)
+        return _inet_req(c, family, off, n) if request else _inet_msg(c, family, off, n)
+    if family == socket.AF_UNIX:
+        return _unix_req(c, off, n) if request else _unix_msg(c, off, n)
+    if family == _AF_NETLINK:
+        return _netlink_req(c, off, n) if request else _netlink_msg(c, off, n)
+    if family == socket.AF_PACKET and request:
+        return _packet_req(c, off, n)
+    text = f"{{family={_family(c, family)}"
+    if n > 1:
+        text += f", data={c.hexstr(off + 1, n - 1)}"
+    return text + "}"
+
+
+def _states(c: _Ctx, v: int) -> str:
+    bits = tuple((1 << s, f"1<<{name}") for s, name in sorted(c.T.TCP_STATES.items()))
+    return _flags(bits, v, "1<<TCP_???")
+
+
+def _sockid(c: _Ctx, family: int, off: int) -> str:
+    sport, dport, src, dst = _SOCKID.unpack(c.take(off, 36))
+    iface, ck0, ck1 = struct.unpack("<III", c.take(off + 36, 12))
+    return (f"{{idiag_sport=htons({sport}), idiag_dport=htons({dport}), "
+            f"{_sockaddr_field(c, family, src, 'idiag_src')}, "
+            f"{_sockaddr_field(c, family, dst, 'idiag_dst')}, "
+            f"idiag_if={format_ifindex(iface)}, idiag_cookie=[{ck0}, {ck1}]}}")
+
+
+def _sockaddr_field(c: _Ctx, family: int, data: bytes, field: str) -> str:
+    if family == socket.AF_INET:
+        return f'{field}=inet_addr("{ipaddress.IPv4Address(data[:4])}")'
+    if family == socket.AF_INET6:
+        return f'inet_pton(AF_INET6, "{socket.inet_ntop(socket.AF_INET6, data)}", &{field})'
+    return f"{field}={quote(data, force_hex=True)}"
+
+
+def _inet_req(c: _Ctx, family: int, off: int, n: int) -> str:
+    T = c.T
+    text = f"{{sdiag_family={_family(c, family)}, "
+    size = _INET_REQ_V2.size + _SOCKID_SIZE
+    if n < size:
+        return text + "...}"
+    _, proto, ext, states = _INET_REQ_V2.unpack(c.take(off, _INET_REQ_V2.size))
+    text += (f"sdiag_protocol={_xval(T.IP_PROTOCOLS, proto, 'IPPROTO_???')}, "
+             f"idiag_ext={_flags(_ext_bits(c), ext, '1<<INET_DIAG_???-1')}, "
+             f"idiag_states={_states(c, states)}, "
+             f"id={_sockid(c, family, off + _INET_REQ_V2.size)}}}")
+    if n > size:
+        text += ", " + _attrs(c, off + size, n - size, T.INET_DIAG_REQ_ATTRS,
+                              "INET_DIAG_REQ_???", {})
+    return text
+
+
+_INET_REQ_COMPAT = struct.Struct("<BBBB")       # struct inet_diag_req, then id, states, dbs
+
+
+def _inet_req_compat(c: _Ctx, family: int, off: int, n: int) -> str:
+    T = c.T
+    text = f"{{idiag_family={_family(c, family)}, "
+    size = _INET_REQ_COMPAT.size + _SOCKID_SIZE + 8
+    if n < size:
+        return text + "...}"
+    _, slen, dlen, ext = _INET_REQ_COMPAT.unpack(c.take(off, _INET_REQ_COMPAT.size))
+    states, dbs = struct.unpack("<II", c.take(off + _INET_REQ_COMPAT.size + _SOCKID_SIZE, 8))
+    text += (f"idiag_src_len={slen}, idiag_dst_len={dlen}, "
+             f"idiag_ext={_flags(_ext_bits(c), ext, '1<<INET_DIAG_???-1')}, "
+             f"id={_sockid(c, family, off + _INET_REQ_COMPAT.size)}, "
+             f"idiag_states={_states(c, states)}, idiag_dbs={dbs}}}")
+    if n > size:
+        text += ", " + _attrs(c, off + size, n - size, T.INET_DIAG_REQ_ATTRS,
+                              "INET_DIAG_REQ_???", {})
+    return text
+
+
+def _ext_bits(c: _Ctx) -> tuple[tuple[int, str], ...]:
+    """idiag_ext's bits: ``1<<(INET_DIAG_MEMINFO-1)`` ... (extensions 1 to 8)."""
+    return tuple((1 << (v - 1), f"1<<({name}-1)")
+                 for v, name in sorted(c.T.INET_DIAG_ATTRS.items()) if 0 < v <= 8)
+
+
+def _shutdown(c: _Ctx, off: int, n: int) -> str | None:
+    if n < 1 or n > 8:
+        return None
+    v = c.take(off, 1)[0]
+    if not v:
+        return "0"
+    names = _flags(tuple(sorted(c.T.SHUTDOWN_BITS.items())), v, "???_SHUTDOWN")
+    return f"{v:#x} /* {names} */"
+
+
+def _meminfo(c: _Ctx, off: int, n: int) -> str | None:
+    """SK_MEMINFO_* u32 array: ``[[SK_MEMINFO_RMEM_ALLOC]=0, ...]``."""
+    count = n // 4
+    if not count:
+        return None
+    out = []
+    for k in range(count):
+        if k == c.elems:
+            out.append("...")
+            break
+        v = struct.unpack("<I", c.take(off + 4 * k, 4))[0]
+        name = c.T.SK_MEMINFO.get(k)
+        out.append(f"[{name if name else f'{k} /* SK_MEMINFO_??? */'}]={v}")
+    return "[" + ", ".join(out) + "]"
+
+
+# struct inet_diag_sockopt's bits (linux/inet_diag.h), low bit first, two bytes
+_SOCKOPT_BITS = ("recverr", "is_icsk", "freebind", "hdrincl", "mc_loop", "transparent",
+                 "mc_all", "nodefrag", "bind_address_no_port", "recverr_rfc4884",
+                 "defer_connect")
+
+
+def _sockopt(c: _Ctx, off: int, n: int) -> str | None:
+    if n < 2:
+        return None
+    word = int.from_bytes(c.take(off, 2), "little")
+    got = [f"{name}=1" for k, name in enumerate(_SOCKOPT_BITS) if word >> k & 1]
+    if word >> 11:
+        got.append(f"unused={word >> 11:#x}")
+    return "{" + ", ".join(got) + "}"
+
+
+_INET_DIAG: dict[str, Nla] = {
+    "INET_DIAG_MEMINFO": _struct_u("<4I", ("idiag_rmem", "idiag_wmem", "idiag_fmem",
+                                           "idiag_tmem")),
+    "INET_DIAG_CONG": _nla_str, "INET_DIAG_TOS": _u8, "INET_DIAG_TCLASS": _u8,
+    "INET_DIAG_SKMEMINFO": _meminfo, "INET_DIAG_SHUTDOWN": _shutdown,
+    "INET_DIAG_PROTOCOL": _u8, "INET_DIAG_SKV6ONLY": _u8, "INET_DIAG_MARK": _u32,
+    "INET_DIAG_CLASS_ID": _u32, "INET_DIAG_CGROUP_ID": _u64, "INET_DIAG_SOCKOPT": _sockopt,
+}
+
+
+def _inet_msg(c: _Ctx, family: int, off: int, n: int) -> str:
+    T = c.T
+    text = f"{{idiag_family={_family(c, family)}, "
+    size = _INET_MSG.size + _SOCKID_SIZE + _INET_MSG_TAIL.size
+    if n < size:
+        return text + "...}"
+    _, state, timer, retrans = _INET_MSG.unpack(c.take(off, _INET_MSG.size))
+    expires, rq, wq, uid, ino = _INET_MSG_TAIL.unpack(
+        c.take(off + _INET_MSG.size + _SOCKID_SIZE, _INET_MSG_TAIL.size))
+    text += (f"idiag_state={_xval(T.TCP_STATES, state, 'TCP_???')}, idiag_timer={timer}, "
+             f"idiag_retrans={retrans}, id={_sockid(c, family, off + _INET_MSG.size)}, "
+             f"idiag_expires={expires}, idiag_rqueue={rq}, idiag_wqueue={wq}, "
+             f"idiag_uid={uid}, idiag_inode={ino}}}")
+    if n > size:
+        text += ", " + _attrs(c, off + size, n - size, T.INET_DIAG_ATTRS, "INET_DIAG_???",
+                              _INET_DIAG)
+    return text
+
+
+def _unix_req(c: _Ctx, off: int, n: int) -> str:
+    T = c.T
+    text = "{sdiag_family=AF_UNIX, "
+    if n < _UNIX_REQ.size:
+        return text + "...}"
+    _, proto, states, ino, show, ck0, ck1 = _UNIX_REQ.unpack(c.take(off, _UNIX_REQ.size))
+    return (text + f"sdiag_protocol={proto}, udiag_states={_states(c, states)}, "
+            f"udiag_ino={ino}, udiag_show={_flags(T.UDIAG_SHOW_FLAGS, show, 'UDIAG_SHOW_???')}, "
+            f"udiag_cookie=[{ck0}, {ck1}]}}")
+
+
+_UNIX_DIAG: dict[str, Nla] = {
+    "UNIX_DIAG_NAME": _nla_str,
+    "UNIX_DIAG_VFS": _struct_u("<II", ("udiag_vfs_ino", "udiag_vfs_dev")),
+    "UNIX_DIAG_PEER": _u32,
+    "UNIX_DIAG_RQLEN": _struct_u("<II", ("udiag_rqueue", "udiag_wqueue")),
+    "UNIX_DIAG_MEMINFO": _meminfo, "UNIX_DIAG_SHUTDOWN": _shutdown, "UNIX_DIAG_UID": _u32,
+}
+
+
+def _unix_msg(c: _Ctx, off: int, n: int) -> str:
+    T = c.T
+    text = "{udiag_family=AF_UNIX, "
+    if n < _UNIX_MSG.size:
+        return text + "...}"
+    _, stype, state, ino, ck0, ck1 = _UNIX_MSG.unpack(c.take(off, _UNIX_MSG.size))
+    text += (f"udiag_type={_xval(T.SOCK_TYPES, stype, 'SOCK_???')}, "
+             f"udiag_state={_xval(T.TCP_STATES, state, 'TCP_???')}, udiag_ino={ino}, "
+             f"udiag_cookie=[{ck0}, {ck1}]}}")
+    if n > _UNIX_MSG.size:
+        text += ", " + _attrs(c, off + _UNIX_MSG.size, n - _UNIX_MSG.size, T.UNIX_DIAG_ATTRS,
+                              "UNIX_DIAG_???", _UNIX_DIAG)
+    return text
+
+
+_NETLINK_REQ = struct.Struct("<BBxxIIII")     # struct netlink_diag_req
+_NETLINK_MSG = struct.Struct("<BBBBIIIIII")   # struct netlink_diag_msg
+_PACKET_REQ = struct.Struct("<BBxxIIII")      # struct packet_diag_req
+_NDIAG_PROTO_ALL = 255
+
+
+def _netlink_req(c: _Ctx, off: int, n: int) -> str:
+    T = c.T
+    text = "{sdiag_family=AF_NETLINK, "
+    if n < _NETLINK_REQ.size:
+        return text + "...}"
+    _, proto, ino, show, ck0, ck1 = _NETLINK_REQ.unpack(c.take(off, _NETLINK_REQ.size))
+    ptext = ("NDIAG_PROTO_ALL" if proto == _NDIAG_PROTO_ALL
+             else _xval(T.NETLINK_PROTOCOLS, proto, "NETLINK_???"))
+    return (text + f"sdiag_protocol={ptext}, ndiag_ino={ino}, "
+            f"ndiag_show={_flags(T.NDIAG_SHOW_FLAGS, show, 'NDIAG_SHOW_???')}, "
+            f"ndiag_cookie=[{ck0}, {ck1}]}}")
+
+
+def _groups(c: _Ctx, off: int, n: int) -> str | None:
+    """NETLINK_DIAG_GROUPS: the group bitmap in longs, ``[0x00000000000001]``
+    (strace 6.1's %#016lx: 0 is sixteen zeros)."""
+    count = n // 8
+    if not count:
+        return None
+    out = []
+    for k in range(count):
+        if k == c.elems:
+            out.append("...")
+            break
+        v = struct.unpack("<Q", c.take(off + 8 * k, 8))[0]
+        out.append(f"{v:#016x}" if v else "0" * 16)
+    return "[" + ", ".join(out) + "]"
+
+
+def _ndiag_flags(c: _Ctx, off: int, n: int) -> str | None:
+    if n < 4:
+        return None
+    return _flags(c.T.NDIAG_FLAGS, struct.unpack("<I", c.take(off, 4))[0], "NDIAG_FLAG_???")
+
+
+_NETLINK_DIAG: dict[str, Nla] = {
+    "NETLINK_DIAG_MEMINFO": _meminfo, "NETLINK_DIAG_GROUPS": _groups,
+    "NETLINK_DIAG_RX_RING": _struct_u("<4I", ("ndr_block_size", "ndr_block_nr",
+                                              "ndr_frame_size", "ndr_frame_nr")),
+    "NETLINK_DIAG_TX_RING": _struct_u("<4I", ("ndr_block_size", "ndr_block_nr",
+                                              "ndr_frame_size", "ndr_frame_nr")),
+    "NETLINK_DIAG_FLAGS": _ndiag_flags,
+}
+
+
+def _netlink_msg(c: _Ctx, off: int, n: int) -> str:
+    T = c.T
+    text = "{ndiag_family=AF_NETLINK, "
+    if n < _NETLINK_MSG.size:
+        return text + "...}"
+    _, stype, proto, state, portid, dport, dgroup, ino, ck0, ck1 = _NETLINK_MSG.unpack(
+        c.take(off, _NETLINK_MSG.size))
+    text += (f"ndiag_type={_xval(T.SOCK_TYPES, stype, 'SOCK_???')}, "
+             f"ndiag_protocol={_xval(T.NETLINK_PROTOCOLS, proto, 'NETLINK_???')}, "
+             f"ndiag_state={_xval(T.TCP_STATES, state, 'NETLINK_???')}, "
+             f"ndiag_portid={portid}, ndiag_dst_portid={dport}, ndiag_dst_group={dgroup}, "
+             f"ndiag_ino={ino}, ndiag_cookie=[{ck0}, {ck1}]}}")
+    if n > _NETLINK_MSG.size:
+        text += ", " + _attrs(c, off + _NETLINK_MSG.size, n - _NETLINK_MSG.size,
+                              T.NETLINK_DIAG_ATTRS, "NETLINK_DIAG_???", _NETLINK_DIAG)
+    return text
+
+
+def _packet_req(c: _Ctx, off: int, n: int) -> str:
+    text = "{sdiag_family=AF_PACKET, "
+    if n < _PACKET_REQ.size:
+        return text + "...}"
+    _, proto, ino, show, ck0, ck1 = _PACKET_REQ.unpack(c.take(off, _PACKET_REQ.size))
+    return (text + f"sdiag_protocol={proto}, pdiag_ino={ino}, "
+            f"pdiag_show={_flags(c.T.PACKET_SHOW_FLAGS, show, 'PACKET_SHOW_???')}, "
+            f"pdiag_cookie=[{ck0}, {ck1}]}}")
+
+
+# -- which sockets --------------------------------------------------------------------
+
+def netlink_protocol(ev: Syscall, fd: int) -> int | None:
+    """The netlink protocol of socket ``fd`` when strace would decode its messages with
+    it: the record's CAP_FD description says the fd is an AF_NETLINK socket of a
+    protocol this module decodes; -1 when the socket has no port id yet (sock_diag,
+    from which strace learns the protocol, lists bound sockets only: strace decodes the
+    messages generically). None: print the buffer as a string."""
+    for desc in fd_descs(ev.caps):
+        if desc.fd != fd or desc.mode & _S_IFMT != _S_IFSOCK:
+            continue
+        if desc.family != _AF_NETLINK or desc.protocol in _NOT_DECODED:
+            return None
+        return desc.protocol if desc.portid else -1
+    return None
+
+
+def _limit_text(d: SyscallDecoder, data: bytes, length: int, family: int) -> str:
+    key = ("netlink", data, length, family, d.string_limit, d.verbose)
+    text = d.texts.get(key)
+    if text is None:
+        text = d.remember(key, decode_netlink(data, length, family, d.flags, d.string_limit,
+                                              verbose=d.verbose))
+    return text
+
+
+def _k_sendbuf(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """sendto's buffer: netlink messages on a netlink socket (its length the next
+    argument), else a string."""
+    family = netlink_protocol(ev, signed(ev.args[0], 32))
+    cap = capture(ev, i) if ev.args[i] else None
+    if family is None or cap is None:
+        from tracekit.decode.args import k_bufw  # args imports this module
+        return k_bufw(d, ev, i)
+    return _limit_text(d, cap.data, ev.args[i + 1], family)
+
+
+def _k_recvbuf(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """recvfrom's buffer: the messages the call returned (no more than the buffer's
+    length) on a netlink socket, else a string."""
+    family = netlink_protocol(ev, signed(ev.args[0], 32))
+    cap = capture(ev, i) if ev.args[i] else None
+    if (family is None or cap is None or ev.ret < 0
+            or ev.flags & (SC_UNFINISHED | SC_NORETURN)):
+        from tracekit.decode.args import k_bufrn  # args imports this module
+        return k_bufrn(d, ev, i)
+    return _limit_text(d, cap.data, min(ev.ret, ev.args[i + 1]), family)
+
+
+def iov_decoder(d: SyscallDecoder, ev: Syscall) -> Callable[[bytes, int], str] | None:
+    """How sendmsg/recvmsg (and the mmsg calls) print an iovec's bytes on a netlink
+    socket: ``(captured bytes, bytes strace reads) -> text``; None on other sockets
+    (strings)."""
+    family = netlink_protocol(ev, signed(ev.args[0], 32))
+    if family is None:
+        return None
+    return lambda data, length: _limit_text(d, data, length, family)
+
+
+def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int], str]]:
+    """The argument kinds of this module (merged by tracekit.decode.args)."""
+    return {"nlbufw": _k_sendbuf, "nlbufr": _k_recvbuf}
