@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from tracekit._events import (
     CAP_BUF,
     CAP_STR,
+    CAPF_DEREF,
     CAPF_FAULT,
     CAPF_TRUNC,
     SC_COMPAT,
@@ -63,8 +64,9 @@ def _xval(table: dict[int, str], v: int, unknown: str) -> str:
 
 def _caps(ev: Syscall, i: int, kind: int | None = None) -> list[Capture]:
     """Every capture of argument ``i`` (of ``kind``), in record order: entry reads first,
-    then what was read at exit."""
-    return [c for c in ev.caps if c.arg == i and (kind is None or c.kind == kind)]
+    then what was read at exit; never what a pointer inside it points to (CAPF_DEREF)."""
+    return [c for c in ev.caps if c.arg == i and (kind is None or c.kind == kind)
+            and not c.flags & CAPF_DEREF]
 
 
 def _readable(cap: Capture | None) -> Capture | None:
