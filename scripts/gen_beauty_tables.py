@@ -748,6 +748,9 @@ INTERNAL_TABLES: dict[str, dict[int, str]] = {
 # Linux 5.7 removed from the uapi header and strace still names, powerpc's
 # PKEY_DISABLE_EXECUTE, the -ck patches' SCHED_ISO and futex_waitv's FUTEX_32.
 INTERNAL_BITS: dict[str, dict[str, int]] = {
+    # asm-generic/poll.h defines it as (__poll_t)0x8000, a cast the evaluation cannot
+    # take; strace 6.1 names it in poll's and aio's events
+    "POLL_EVENTS": {"POLL_BUSY_LOOP": 0x8000},
     # glibc <elf.h>'s note types (core files of other systems) strace 6.1 names too
     "NT_TYPES": {"NT_PLATFORM": 5, "NT_GWINDOWS": 7, "NT_ASRS": 8, "NT_PSTATUS": 10,
                  "NT_PSINFO": 13, "NT_PRCRED": 14, "NT_UTSNAME": 15, "NT_LWPSTATUS": 16,

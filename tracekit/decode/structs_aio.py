@@ -66,7 +66,9 @@ def format_io_event(data: bytes) -> str | None:
     if len(data) < IO_EVENT_SIZE:
         return None
     ev_data, obj, res, res2 = _IO_EVENT.unpack_from(data)
-    return f"{{data={ev_data:#x}, obj={pointer(obj)}, res={res}, res2={res2}}}"
+    # strace's %#x: 0 prints as 0
+    return (f"{{data={hex(ev_data) if ev_data else '0'}, obj={pointer(obj)}, res={res}, "
+            f"res2={res2}}}")
 
 
 def _bit(table: tuple[tuple[int, str], ...], name: str) -> int:

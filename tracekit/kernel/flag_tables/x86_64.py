@@ -1580,6 +1580,7 @@ POLL_EVENTS: tuple[tuple[int, str], ...] = (
     (0x400, 'POLLMSG'),
     (0x1000, 'POLLREMOVE'),
     (0x2000, 'POLLRDHUP'),
+    (0x8000, 'POLL_BUSY_LOOP'),
 )
 
 EPOLL_EVENTS: tuple[tuple[int, str], ...] = (
