@@ -1468,20 +1468,26 @@ __noinline int tk_cap_fd(struct tk_capbuf *c, const struct tk_beauty_spec *sp,
 /* TK_SPEC_PTR_AT of spec sp at src (a user struct): the u64 at src + sp->size, then what
  * it points to (syscalls.h). Never -1: an unreadable struct is a DEREF|FAULT capture
  * (the argument's own capture, if any, says what strace shows of the struct). */
-__noinline int tk_cap_ptr_at(struct tk_capbuf *c, const struct tk_beauty_spec *sp, __u64 src,
-			     __u32 hdr)
+__noinline int tk_cap_ptr_at(struct tk_capbuf *c, const struct tk_beauty_spec *sp,
+			     const struct tk_scratch *s, __u32 hdr)
 {
 	struct tk_deref_head *h;
 	__u32 off, cap, len = 0, want32 = 0, flags = (hdr >> 16) | TK_CAPF_DEREF;
-	__u64 p;
+	__u32 at = sp ? sp->size & 0xff : 0, when = sp ? sp->size >> 8 : 0;
+	__u64 p, src;
 	long r;
 
-	if (!c || !sp)
+	if (!c || !sp || !s || sp->arg > 5)
 		return 0;
+	/* only for one operation (bpf's command, ptrace's request): no reads, no capture,
+	 * for the others */
+	if (when && (s->args[0] & 0xff) != when - 1)
+		return 0;
+	src = s->args[sp->arg & 7];
 	off = c->caps_len;
 	if (off > TK_CAP_OFF_MAX)
 		return 0;
-	if (bpf_probe_read_user(&p, sizeof(p), (const void *)(src + sp->size)) ||
+	if (bpf_probe_read_user(&p, sizeof(p), (const void *)(src + at)) ||
 	    (sp->len_arg != TK_LEN_NONE &&
 	     bpf_probe_read_user(&want32, sizeof(want32), (const void *)(src + sp->len_arg))))
 		return tk_cap_commit(c, off, (hdr & 0xffff) | (flags | TK_CAPF_FAULT) << 16, 0);
@@ -1490,7 +1496,7 @@ __noinline int tk_cap_ptr_at(struct tk_capbuf *c, const struct tk_beauty_spec *s
 		cap = TK_DEREF_MAX;
 	h = (struct tk_deref_head *)(c->data + off + sizeof(struct tk_cap));
 	h->ptr = p;
-	h->off = sp->size;
+	h->off = at;
 	h->want = want32;
 	if (p && sp->kind == TK_CAP_STR && sp->len_arg != TK_LEN_NONE) {
 		/* a NUL-terminated string in a buffer of want bytes, min(want, cap) of them
@@ -1652,7 +1658,7 @@ __noinline int tk_capture(struct tk_capbuf *c, const struct tk_beauty_spec *sp,
 		return 0;
 	hdr = CAP_HDR(arg, kind, opts & 0xffff);
 	if (sp->flags & TK_SPEC_PTR_AT)		/* issue 12 */
-		return tk_cap_ptr_at(c, sp, s->args[arg], hdr);
+		return tk_cap_ptr_at(c, sp, s, hdr);
 	if (kind == TK_CAP_IOCB)		/* issue 12 */
 		return tk_cap_iocb(c, sp, s, hdr);
 	if (kind == TK_CAP_STR)

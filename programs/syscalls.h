@@ -157,7 +157,10 @@ struct tk_cap {
 				   * then cap - size bytes from there (pselect6's sigmask) */
 #define TK_SPEC_FD_PAIR (1U << 5) /* TK_CAP_FD: args[arg] points to int[2] (pipe's fds) */
 #define TK_SPEC_PTR_AT  (1U << 7) /* issue 12: args[arg] points to a struct holding a
-				   * pointer (u64) at byte offset spec.size: capture what it
+				   * pointer (u64) at byte offset spec.size & 0xff (and, when
+				   * spec.size >> 8 is not 0, only for calls whose args[0] & 0xff
+				   * is spec.size >> 8 minus 1: bpf's command, ptrace's
+				   * request; nothing is read for the others): capture what it
 				   * points to, a string (kind STR, spec.cap bytes; with len_arg:
 				   * in a buffer of that length, min(length, cap) bytes read
 				   * whole, or up to its NUL kept when a fault follows it) or bytes (BUF:
@@ -195,7 +198,7 @@ struct tk_beauty_spec {
 #define TK_DEREF_MAX 1024 /* bytes read at the pointer at most (cap clamped) */
 struct tk_deref_head {
 	__u64 ptr;  /* the pointer at byte offset off of the struct (NULL: no bytes follow) */
-	__u32 off;  /* spec.size: where the pointer is in the struct */
+	__u32 off;  /* spec.size & 0xff: where the pointer is in the struct */
 	__u32 want; /* BUF: the length read at byte offset len_arg (0 for STR) */
 };
 

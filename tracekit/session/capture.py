@@ -275,6 +275,12 @@ class _Override(NamedTuple):
     flags: int = 0          # SPEC_IOCTL, SPEC_FDSET, SPEC_LEN_PTR
 
 
+def _ptr_at(offset: int, when: int | None = None) -> int:
+    """A SPEC_PTR_AT spec's size: the pointer's byte offset in the struct, and the value
+    of args[0] (its low byte) the capture is read for (None: every call)."""
+    return offset | (0 if when is None else ((when & 0xFF) + 1) << 8)
+
+
 def _buf(arg: str, length: str, *, at_exit: bool = False) -> _Override:
     return _Override(arg, CAP_BUF, length, BUF_CAP, 0, at_exit)
 
@@ -531,14 +537,17 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     # wrote fields back (info_len, next_id, a batch's count): tracekit/decode/structs_bpf.py
     # and the first word's string (OBJ_PIN/OBJ_GET's pathname, RAW_TRACEPOINT_OPEN's name:
     # SPEC_DEREF), in this order (the decoder takes them so)
-    # (SPEC_DEREF), then what pointers further in point to (SPEC_PTR_AT, read for every
-    # command, kept by the decoder for BPF_PROG_LOAD and BPF_BTF_LOAD only): the license
-    # (at 16), log_buf (at 32, log_size at 28), the BTF's bytes (at 0, btf_size at 16)
+    # (SPEC_DEREF), then what pointers further in point to (SPEC_PTR_AT): BPF_PROG_LOAD's
+    # license (at 16) and log_buf (at 32, log_size at 28), BPF_BTF_LOAD's bytes (at 0,
+    # btf_size at 16)
     "bpf": (_Override("uattr", CAP_STRUCT, "size", BPF_ATTR_CAP),
             _Override("uattr", CAP_STRUCT, None, 8 + BPF_ATTR_STR_CAP, 8, False, SPEC_DEREF),
-            _Override("uattr", CAP_STR, None, BPF_PTR_STR_CAP, 16, False, SPEC_PTR_AT),
-            _Override("uattr", CAP_STR, 28, BPF_PTR_BUF_CAP, 32, False, SPEC_PTR_AT),
-            _Override("uattr", CAP_BUF, 16, BPF_PTR_BUF_CAP, 0, False, SPEC_PTR_AT),
+            _Override("uattr", CAP_STR, None, BPF_PTR_STR_CAP, _ptr_at(16, 5), False,
+                      SPEC_PTR_AT),
+            _Override("uattr", CAP_STR, 28, BPF_PTR_BUF_CAP, _ptr_at(32, 5), False,
+                      SPEC_PTR_AT),
+            _Override("uattr", CAP_BUF, 16, BPF_PTR_BUF_CAP, _ptr_at(0, 18), False,
+                      SPEC_PTR_AT),
             _Override("uattr", CAP_STRUCT, "size", BPF_ATTR_OUT_CAP, at_exit=True)),
     # recvmmsg: the first MMSG_N messages as the call filled them, the timeout it reads
     # and the time left it writes back
@@ -585,13 +594,16 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     # and a large one: the large one fails as a whole near the end of a mapping),
     # PEEKSIGINFO at addr
     # and (SPEC_PTR_AT) the registers GET/SETREGSET's iovec points to: iov_base (at 0),
-    # iov_len bytes (at 8) of at most PTRACE_DATA_CAP, as GETREGSET wrote them (at exit)
-    # and as SETREGSET reads them (at entry)
+    # iov_len bytes (at 8) of at most PTRACE_DATA_CAP, as SETREGSET reads them (at entry)
+    # and GETREGSET wrote them (at exit); each also read for the request whose low byte
+    # is the same (POKEDATA 5, POKETEXT 4: a word, not an iovec, at data)
     "ptrace": (_fixed("data", 8, at_exit=True), _fixed("data", PTRACE_DATA_CAP, at_exit=True),
                _fixed("data", PTRACE_REGS_CAP), _fixed("data", PTRACE_DATA_CAP),
                _fixed("addr", 16),
-               _Override("data", CAP_BUF, 8, PTRACE_DATA_CAP, 0, False, SPEC_PTR_AT),
-               _Override("data", CAP_BUF, 8, PTRACE_DATA_CAP, 0, True, SPEC_PTR_AT)),
+               _Override("data", CAP_BUF, 8, PTRACE_DATA_CAP, _ptr_at(0, 0x4205), False,
+                         SPEC_PTR_AT),
+               _Override("data", CAP_BUF, 8, PTRACE_DATA_CAP, _ptr_at(0, 0x4204), True,
+                         SPEC_PTR_AT)),
     "syslog": (_buf("buf", "ret", at_exit=True),),
     # keyctl: the strings of its operations (KEYCTL_SEARCH's type and description), the
     # payload KEYCTL_UPDATE/INSTANTIATE read, the buffer KEYCTL_READ/DESCRIBE/
