@@ -1547,14 +1547,58 @@ __noinline int tk_cap_ptr_at(struct tk_capbuf *c, const struct tk_beauty_spec *s
 	return tk_cap_commit(c, off, (hdr & 0xffff) | flags << 16, sizeof(*h) + len);
 }
 
-/* One element of TK_CAP_IOCB: pointer i of the array at src, its iocb and (PWRITE) the
- * first bytes of its aio_buf, written at data position pos of the capture whose header
- * is at c->caps_len. Returns the position after it, or IOCB_STOP | IOCB_ERR (the array
- * is unreadable at i). Positions stay under IOCB_POS_MAX. */
-#define IOCB_ELEM_MAX (sizeof(struct tk_iocb_elem) + TK_IOCB_SIZE + TK_IOCB_BUF_MAX)
+/* One iovec of a PREADV/PWRITEV iocb: element j of the iovec array at vec, as a struct
+ * tk_iov_elem at data position pos of the capture whose header is at c->caps_len, then
+ * (bufcap != 0: PWRITEV) min(iov_len, bufcap) bytes of its base. Returns the bytes
+ * written, or -1 (the iovec is unreadable). */
+#define IOCB_IOV_MAX (sizeof(struct tk_iov_elem) + TK_IOCB_IOV_BUF_MAX)
+#define IOCB_VEC_MAX (TK_IOCB_IOV_N * IOCB_IOV_MAX)
+#define IOCB_ELEM_MAX (sizeof(struct tk_iocb_elem) + TK_IOCB_SIZE + IOCB_VEC_MAX)
 #define IOCB_POS_MAX (TK_IOCB_N * IOCB_ELEM_MAX)
 #define IOCB_ERR  (1 << 20)
 #define IOCB_CMD_PWRITE 1 /* include/uapi/linux/aio_abi.h */
+#define IOCB_CMD_PREADV 7
+#define IOCB_CMD_PWRITEV 8
+__noinline int tk_cap_iocb_iov(struct tk_capbuf *c, __u32 pos, __u64 vec, __u32 j,
+			       __u32 bufcap)
+{
+	struct tk_iov_elem *v;
+	__u64 iov[2];
+	__u32 off, got = 0;
+
+	if (!c)
+		return -1;
+	off = c->caps_len;
+	if (off > TK_CAP_OFF_MAX || pos > IOCB_POS_MAX - IOCB_IOV_MAX || j >= TK_IOCB_IOV_N)
+		return -1;
+	if (bpf_probe_read_user(iov, sizeof(iov), (const void *)(vec + (__u64)j * 16)))
+		return -1;
+	v = (struct tk_iov_elem *)(c->data + off + sizeof(struct tk_cap) + pos);
+	v->base = iov[0];
+	v->len = iov[1];
+	v->flags = 0;
+	if (bufcap > TK_IOCB_IOV_BUF_MAX)
+		bufcap = TK_IOCB_IOV_BUF_MAX;
+	if (bufcap && iov[0]) {
+		got = iov[1] < bufcap ? iov[1] : bufcap;
+		if (got > TK_IOCB_IOV_BUF_MAX)
+			got = TK_IOCB_IOV_BUF_MAX;
+		if (got && bpf_probe_read_user((__u8 *)v + sizeof(*v), got, (const void *)iov[0])) {
+			got = 0;
+			v->flags = TK_CAPF_FAULT;
+		}
+		if (got & 7)
+			*(__u64 *)((__u8 *)v + sizeof(*v) + (got & ~7U)) &=
+				(1ULL << ((got & 7) * 8)) - 1;
+	}
+	v->got = got;
+	return sizeof(*v) + ((got + 7) & ~7U);
+}
+
+/* One element of TK_CAP_IOCB: pointer i of the array at src, its iocb and what its
+ * aio_buf points to (syscalls.h), written at data position pos of the capture whose
+ * header is at c->caps_len. Returns the position after it, or IOCB_ERR (the array is
+ * unreadable at i). Positions stay under IOCB_POS_MAX. */
 __noinline int tk_cap_iocb_step(struct tk_capbuf *c, __u64 src, __u32 i, __u32 pos, __u32 bufcap)
 {
 	struct tk_iocb_elem *e;
@@ -1582,6 +1626,29 @@ __noinline int tk_cap_iocb_step(struct tk_capbuf *c, __u64 src, __u32 i, __u32 p
 	opcode = *(__u16 *)(iocb + 16); /* aio_lio_opcode */
 	buf = *(__u64 *)(iocb + 24);    /* aio_buf */
 	nbytes = *(__u64 *)(iocb + 32); /* aio_nbytes */
+	if ((opcode == IOCB_CMD_PREADV || opcode == IOCB_CMD_PWRITEV) && buf &&
+	    (__s64)nbytes >= 0) {
+		__u32 j, at = pos + sizeof(*e) + TK_IOCB_SIZE;
+		int r;
+
+		for (j = 0; j < TK_IOCB_IOV_N && j < nbytes; j++) {
+			r = tk_cap_iocb_iov(c, at + got, buf, j,
+					    opcode == IOCB_CMD_PWRITEV ? bufcap : 0);
+			if (r < 0) {
+				e->flags = TK_CAPF_ELEM_FAULT;
+				break;
+			}
+			got += r;
+			if (got > IOCB_VEC_MAX)
+				break;
+		}
+		if (nbytes > TK_IOCB_IOV_N)
+			e->flags |= TK_CAPF_TRUNC;
+		if (got > IOCB_VEC_MAX)
+			got = IOCB_VEC_MAX;
+		e->got = got;
+		return pos + sizeof(*e) + TK_IOCB_SIZE + got;
+	}
 	if (opcode == IOCB_CMD_PWRITE && buf && (__s64)nbytes >= 0) {
 		if (bufcap > TK_IOCB_BUF_MAX)
 			bufcap = TK_IOCB_BUF_MAX;

@@ -204,16 +204,23 @@ struct tk_deref_head {
 
 /* TK_CAP_IOCB data (issue 12): one record per element of io_submit's pointer array read
  * (at most TK_IOCB_N: TK_CAPF_TRUNC when nr is larger; nr < 0: no capture), each followed
- * by the 64-byte struct iocb when readable, then for IOCB_CMD_PWRITE got bytes of aio_buf
- * (at most spec.cap, TK_IOCB_BUF_MAX), 0-padded to 8. */
+ * by the 64-byte struct iocb when readable, then got bytes: for IOCB_CMD_PWRITE the first
+ * bytes of aio_buf (at most spec.cap, TK_IOCB_BUF_MAX), 0-padded to 8; for
+ * IOCB_CMD_PREADV/PWRITEV the first TK_IOCB_IOV_N iovecs of the array at aio_buf, each a
+ * struct tk_iov_elem followed (PWRITEV) by the first bytes of its base (at most
+ * spec.cap), 0-padded to 8. */
 #define TK_IOCB_N 8
 #define TK_IOCB_BUF_MAX 64
 #define TK_IOCB_SIZE 64
+#define TK_IOCB_IOV_N 4
+#define TK_IOCB_IOV_BUF_MAX 40
 struct tk_iocb_elem {
 	__u64 ptr;   /* the iocb pointer (element i of the array) */
-	__u32 got;   /* bytes of aio_buf after the iocb */
+	__u32 got;   /* bytes after the iocb */
 	__u32 flags; /* TK_CAPF_FAULT: the iocb unreadable (no iocb bytes follow);
-		      * TK_CAPF_ELEM_FAULT: aio_buf unreadable (got = 0) */
+		      * TK_CAPF_ELEM_FAULT: aio_buf unreadable (PWRITE: got = 0; vectors: the
+		      * iovec array after the records that are there); TK_CAPF_TRUNC: a
+		      * vector of more than TK_IOCB_IOV_N iovecs */
 };
 
 struct tk_beauty {

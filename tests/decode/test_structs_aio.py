@@ -124,6 +124,29 @@ def test_io_submit_prints_its_iocbs(dec: SyscallDecoder) -> None:
         Capture(2, CAP_IOCB, 0, _elem(0x3000, _iocb(8))),))) == "0x7f00, 1, 0x2000"
 
 
+def test_io_submit_vectors(dec: SyscallDecoder) -> None:
+    """PREADV/PWRITEV's iovecs (struct tk_iov_elem records after the iocb)."""
+    def iov(base: int, n: int, got: bytes = b"", flags: int = 0) -> bytes:
+        return struct.pack("<QQII", base, n, len(got), flags) + got.ljust(
+            (len(got) + 7) // 8 * 8, b"\0")
+    vec = iov(0x5000, 40, b"y" * 33) + iov(0, 3) + iov(0x1, 4, b"", CAPF_FAULT)
+    rec = struct.pack("<QII", 0x3000, len(vec), 0) + _iocb(8, 0x4000, 3) + vec
+    cap = (Capture(2, CAP_IOCB, 0, rec),)
+    assert args(dec, call("io_submit", (0x7F00, 1, 0x2000), 1, cap)) == (
+        "0x7f00, 1, [{aio_data=0, aio_lio_opcode=IOCB_CMD_PWRITEV, aio_fildes=3, "
+        'aio_buf=[{iov_base="' + "y" * 32 + '"..., iov_len=40}, {iov_base=NULL, iov_len=3}, '
+        "{iov_base=0x1, iov_len=4}], aio_offset=0}]")
+    # PREADV: addresses; the array cut after one iovec; more iovecs than read: a gap
+    rec = (struct.pack("<QII", 0x3000, 24, CAPF_ELEM_FAULT) + _iocb(7, 0x4000, 3)
+           + iov(0x5000, 40))
+    assert args(dec, call("io_submit", (0x7F00, 1, 0x2000), 1, (
+        Capture(2, CAP_IOCB, 0, rec),))).endswith(
+        "aio_buf=[{iov_base=0x5000, iov_len=40}, ... /* 0x4010 */], aio_offset=0}]")
+    rec = struct.pack("<QII", 0x3000, 24, CAPF_TRUNC) + _iocb(7, 0x4000, 9) + iov(0x5000, 40)
+    assert args(dec, call("io_submit", (0x7F00, 1, 0x2000), 1, (
+        Capture(2, CAP_IOCB, 0, rec),))) == "0x7f00, 1, 0x2000"
+
+
 @settings(deadline=None, max_examples=300)
 @given(data=st.binary(max_size=400), flags=st.integers(0, 0xFFFF),
        nr=st.integers(-2, 12))
@@ -158,3 +181,14 @@ def test_io_uring_params_in_and_out(dec: SyscallDecoder) -> None:
         "IORING_SETUP_TASKRUN_FLAG|IORING_SETUP_SQE128|IORING_SETUP_CQE32|0xfffff000, "
         "sq_thread_cpu=0, sq_thread_idle=0, wq_fd=12345}")
     assert args(dec, call("io_uring_setup", (1, 0), -14)) == "1, NULL"
+
+
+@settings(deadline=None, max_examples=300)
+@given(op=st.sampled_from([1, 7, 8]), nbytes=st.integers(0, 2**64 - 1),
+       eflags=st.integers(0, 0xFFFFFFFF), got=st.integers(0, 2**32 - 1),
+       after=st.binary(max_size=300))
+def test_hostile_vector_records_never_raise(op: int, nbytes: int, eflags: int, got: int,
+                                            after: bytes) -> None:
+    rec = struct.pack("<QII", 0x3000, got, eflags) + _iocb(op, 0x4000, nbytes) + after
+    text = AIO.format_iocb_array(rec, 0, 1, 0x2000, FL)
+    assert text is None or text.startswith("[")

@@ -115,16 +115,33 @@ int main(int argc, char **argv) {
     submit(NOCTX, -1, list);
     submit(NOCTX, -3, BAD);
 
-    /* the gaps (tests/e2e/test_strace_sweep_aio.py): more iocbs than the BPF program
-     * reads (8), an iocb whose aio_buf is an iovec array */
-    submit(NOCTX, 9, list);
-    submit(NOCTX, 12, list);
+    /* vectors: the iovecs at aio_buf (PWRITEV's bytes too): 0 to 4 of them, long, NULL,
+     * bad and empty bases, NULL and bad arrays, an array cut by the end of a mapping */
     {
-        struct iovec v = {(void *)text, 5};
+        struct iovec v[5] = {{(void *)text, 5}, {(void *)text, 40}, {NULL, 3}, {BAD, 4},
+                             {(void *)text, 0}};
 
-        iocb(&cb[0], IOCB_CMD_PWRITEV, fd, &v, 1, 0);
-        submit(NOCTX, 1, list);
-        cb[0].aio_lio_opcode = IOCB_CMD_PREADV;
+        for (k = 0; k < 5; k++)
+            iocb(&cb[k], IOCB_CMD_PWRITEV, fd, v, k, k);
+        iocb(&cb[5], IOCB_CMD_PREADV, fd, v, 4, 0);
+        iocb(&cb[6], IOCB_CMD_PREADV, fd, v, (uint64_t)-1, 0);
+        iocb(&cb[7], IOCB_CMD_PWRITEV, fd, NULL, 2, 0);
+        submit(NOCTX, 8, list);
+        memcpy(pages + 4096 - 16, v, 16);
+        iocb(&cb[0], IOCB_CMD_PWRITEV, fd, BAD, 2, 0);
+        iocb(&cb[1], IOCB_CMD_PWRITEV, fd, pages + 4096 - 16, 3, 0);
+        iocb(&cb[2], IOCB_CMD_PREADV, fd, pages + 4096 - 16, 2, 0);
+        iocb(&cb[3], IOCB_CMD_PREADV, fd, pages + 4096, 1, 0);
+        iocb(&cb[4], IOCB_CMD_PWRITEV, fd, v + 3, 2, 0);
+        submit(NOCTX, 5, list);
+
+        /* the gaps (tests/e2e/test_strace_sweep_aio.py): more iocbs than the BPF
+         * program reads (8), a vector of more iovecs than it reads (4) */
+        for (k = 0; k < 12; k++)
+            list[k] = &cb[k % 5];
+        submit(NOCTX, 9, list);
+        submit(NOCTX, 12, list);
+        iocb(&cb[0], IOCB_CMD_PWRITEV, fd, v, 5, 0);
         submit(NOCTX, 1, list);
     }
     close(efd);

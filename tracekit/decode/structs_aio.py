@@ -10,11 +10,13 @@
 - io_submit's array of iocb pointers: ``[]`` when nr is 0; up to IOCB_N (8) iocbs, each
   as strace prints it (``[{aio_data=0, aio_lio_opcode=IOCB_CMD_PWRITE, aio_fildes=3,
   aio_buf="hello", aio_nbytes=5, aio_offset=0}, 0x1, ...]``: an unreadable iocb as its
-  address, PWRITE's first 32 bytes of aio_buf, an array unreadable past its first
-  elements as ``... /* 0x... */``), read by the BPF program (TK_CAP_IOCB). The address
-  prints, as strace prints it, for nr < 0 and an unreadable array; and (gaps) for nr
-  over IOCB_N (strace prints up to 32 iocbs, then ``...``) and for an array holding a
-  PREADV or PWRITEV iocb (strace prints the iovecs at aio_buf, which are not read).
+  address, PWRITE's first 32 bytes of aio_buf, PREADV/PWRITEV's iovecs (``aio_buf=
+  [{iov_base="hello", iov_len=5}]``, PWRITEV's bytes too), an array unreadable past its
+  first elements as ``... /* 0x... */``), read by the BPF program (TK_CAP_IOCB). The
+  address prints, as strace prints it, for nr < 0 and an unreadable array; and (gaps)
+  for nr over IOCB_N (strace prints up to 32 iocbs, then ``...``) and for an array
+  holding a PREADV/PWRITEV iocb of more than IOCB_IOV_N (4) iovecs (strace prints up
+  to 32).
 - ``struct io_uring_params``: what the call reads (``{flags=..., sq_thread_cpu=0,
   sq_thread_idle=0}``, with ``wq_fd`` when IORING_SETUP_ATTACH_WQ is set), and after a
   successful call what it wrote: ``sq_entries``, ``cq_entries``, ``features`` and the
@@ -30,7 +32,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from tracekit._events import CAP_IOCB, CAPF_ELEM_FAULT, CAPF_FAULT, CAPF_TRUNC, Syscall
 from tracekit.decode import flags as F
@@ -50,6 +52,9 @@ IOCB_SIZE = 64              # struct iocb
 IOCB_N = 8                  # TK_IOCB_N: the iocbs of an io_submit the BPF program reads
 IOCB_BUF_CAP = 33           # PWRITE's aio_buf bytes read: strace reads -s + 1 of them
 _IOCB_ELEM = struct.Struct("<QII")      # struct tk_iocb_elem: ptr, got, flags
+_IOV_ELEM = struct.Struct("<QQII")      # struct tk_iov_elem: base, len, got, flags
+IOCB_IOV_N = 4              # TK_IOCB_IOV_N: the iovecs of a PREADV/PWRITEV iocb read
+IOCB_AFTER_MAX = 4 * (24 + 40)  # bytes after an iocb at most (TK_IOCB_IOV_N records)
 _STR_LIMIT = 32             # strace's -s
 IO_URING_PARAMS_SIZE = 120  # struct io_uring_params
 _IO_EVENT = struct.Struct("<QQqq")
@@ -106,26 +111,62 @@ def format_iocb_header(data: bytes, fl: F.ArchFlags,
     return "{" + ", ".join(_iocb_header(data, fl, fd_text)) + "}"
 
 
+class IocbVec(NamedTuple):
+    """The first iovecs of a PREADV/PWRITEV iocb's aio_buf, as read (TK_CAP_IOCB)."""
+
+    iovs: list[tuple[int, int, bytes | None]]   # (iov_base, iov_len, PWRITEV's bytes;
+                                                # None: not read or unreadable)
+    more: bool          # the array has more iovecs than read (TK_CAPF_TRUNC)
+    cut: bool           # the array was unreadable after iovs (TK_CAPF_ELEM_FAULT)
+
+
+def _iov_text(base: int, length: int, got: bytes | None, write: bool) -> str:
+    if not write or not base:
+        shown = pointer(base)
+    elif got is None or len(got) < min(length, _STR_LIMIT + 1):
+        shown = pointer(base)
+    else:
+        shown = quote(got[:min(length, _STR_LIMIT)], more=length > _STR_LIMIT)
+    return f"{{iov_base={shown}, iov_len={length}}}"
+
+
 def format_iocb(data: bytes, fl: F.ArchFlags, fd_text: Callable[[int], str] = str,
-                buf_bytes: bytes | None = None) -> str | None:
+                buf_bytes: bytes | None = None, vec: IocbVec | None = None) -> str | None:
     """A struct iocb as io_submit prints it: the header, then PREAD's ``aio_buf=0x...,
     aio_nbytes=4, aio_offset=0``, PWRITE's with the bytes at aio_buf (``buf_bytes``: the
     first min(aio_nbytes, IOCB_BUF_CAP) of them, None when not read or unreadable: its
     address then; an aio_nbytes over SSIZE_MAX prints aio_buf in hex, as strace's
-    iocb_is_valid wants), or POLL's events, then ``aio_flags`` and ``aio_resfd`` when
-    set. None when short, and for PREADV and PWRITEV, whose aio_buf strace prints from
-    the iovecs it points to (not captured)."""
+    iocb_is_valid wants), PREADV/PWRITEV's iovecs (``vec``: ``aio_buf=[{iov_base="ab",
+    iov_len=2}], aio_offset=0``; the address when the array is unreadable), or POLL's
+    events, then ``aio_flags`` and ``aio_resfd`` when set. None when short, and for a
+    vector whose iovecs were not all read (more than IOCB_IOV_N, or not read)."""
     if len(data) < IOCB_SIZE:
         return None
     t = fl.tables
     opcode = struct.unpack_from("<H", data, 16)[0]
     cmd = t.IOCB_CMDS.get(opcode)
-    if cmd in ("IOCB_CMD_PREADV", "IOCB_CMD_PWRITEV"):
-        return None
     parts = _iocb_header(data, fl, fd_text)
     buf, nbytes, offset = struct.unpack_from("<QQq", data, 24)
     aio_flags, resfd = struct.unpack_from("<II", data, 56)
-    if cmd == "IOCB_CMD_PWRITE" and nbytes < 1 << 63 and buf:
+    if cmd in ("IOCB_CMD_PREADV", "IOCB_CMD_PWRITEV"):
+        if nbytes >= 1 << 63:
+            parts += [f"aio_buf={hex(buf) if buf else '0'}", f"aio_nbytes={nbytes}"]
+        elif not buf or not nbytes:
+            parts.append(f"aio_buf={'NULL' if not buf else '[]'}")
+        else:
+            if vec is None or vec.more or len(vec.iovs) > nbytes or (
+                    len(vec.iovs) < nbytes and not vec.cut):
+                return None
+            if not vec.iovs:
+                parts.append(f"aio_buf={pointer(buf)}")
+            else:
+                write = cmd == "IOCB_CMD_PWRITEV"
+                items = [_iov_text(b, n, got, write) for b, n, got in vec.iovs]
+                if vec.cut:
+                    items.append(f"... /* {hex(buf + 16 * len(vec.iovs))} */")
+                parts.append(f"aio_buf=[{', '.join(items)}]")
+        parts.append(f"aio_offset={offset}")
+    elif cmd == "IOCB_CMD_PWRITE" and nbytes < 1 << 63 and buf:
         need = min(nbytes, _STR_LIMIT + 1)
         text = (pointer(buf) if buf_bytes is None or len(buf_bytes) < need
                 else quote(buf_bytes[:min(need, _STR_LIMIT)], more=nbytes > _STR_LIMIT))
@@ -193,6 +234,22 @@ def k_io_events(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return "[" + ", ".join(texts) + "]"
 
 
+def _iovecs(after: bytes, eflags: int) -> IocbVec | None:
+    """The struct tk_iov_elem records after a vector iocb; None when cut."""
+    iovs: list[tuple[int, int, bytes | None]] = []
+    pos = 0
+    while pos < len(after):
+        if pos + _IOV_ELEM.size > len(after) or len(iovs) >= IOCB_IOV_N:
+            return None
+        base, length, got, vflags = _IOV_ELEM.unpack_from(after, pos)
+        pos += _IOV_ELEM.size
+        if pos + got > len(after):
+            return None
+        iovs.append((base, length, None if vflags & CAPF_FAULT else after[pos:pos + got]))
+        pos += (got + 7) // 8 * 8
+    return IocbVec(iovs, bool(eflags & CAPF_TRUNC), bool(eflags & CAPF_ELEM_FAULT))
+
+
 def format_iocb_array(data: bytes, flags: int, nr: int, addr: int, fl: F.ArchFlags,
                       fd_text: Callable[[int], str] = str) -> str | None:
     """io_submit's iocbs from a CAP_IOCB capture (programs/syscalls.h struct
@@ -219,12 +276,19 @@ def format_iocb_array(data: bytes, flags: int, nr: int, addr: int, fl: F.ArchFla
         if eflags & CAPF_FAULT:
             texts.append(pointer(ptr))
             continue
-        if pos + IOCB_SIZE + got > len(data) or got > IOCB_BUF_CAP + 31:
+        if pos + IOCB_SIZE + got > len(data) or got > IOCB_AFTER_MAX:
             return None
         iocb = data[pos:pos + IOCB_SIZE]
-        buf = None if eflags & CAPF_ELEM_FAULT else data[pos + IOCB_SIZE:pos + IOCB_SIZE + got]
+        after = data[pos + IOCB_SIZE:pos + IOCB_SIZE + got]
+        buf = None if eflags & CAPF_ELEM_FAULT else after
         pos += IOCB_SIZE + (got + 7) // 8 * 8
-        text = format_iocb(iocb, fl, fd_text, buf)
+        opcode = struct.unpack_from("<H", iocb, 16)[0]
+        vec = None
+        if fl.tables.IOCB_CMDS.get(opcode) in ("IOCB_CMD_PREADV", "IOCB_CMD_PWRITEV"):
+            vec = _iovecs(after, eflags)
+            if vec is None:
+                return None
+        text = format_iocb(iocb, fl, fd_text, buf, vec)
         if text is None:
             return None
         texts.append(text)

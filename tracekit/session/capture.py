@@ -160,6 +160,9 @@ DEREF_HEAD = 16          # struct tk_deref_head
 DEREF_MAX = 1024         # TK_DEREF_MAX
 IOCB_N, IOCB_BUF_MAX = 8, 64     # TK_IOCB_N, TK_IOCB_BUF_MAX
 IOCB_ELEM = 16           # struct tk_iocb_elem
+# what may follow an iocb: a PWRITE's bytes, or TK_IOCB_IOV_N iovec records (24 bytes)
+# with TK_IOCB_IOV_BUF_MAX bytes each
+IOCB_AFTER_MAX = max(IOCB_BUF_MAX, 4 * (24 + 40))
 FD_DESC_SIZE = 216       # struct tk_fd_desc
 IOCTL_IN, IOCTL_OUT = 1 << 16, 1 << 17     # ioctl_sizes values: size | direction
 IOV_ELEM_MAX = 1024      # TK_IOV_ELEM_MAX: bytes of one iovec element
@@ -253,7 +256,7 @@ class CapSpec(NamedTuple):
             # the head, then cap bytes (a string: cap + 2 read, cap kept)
             return 8 + DEREF_HEAD + ((min(self.cap, DEREF_MAX) + 2 + 7) & ~7)
         if self.kind == CAP_IOCB:
-            return 8 + IOCB_N * (IOCB_ELEM + IOCB_SIZE + IOCB_BUF_MAX)
+            return 8 + IOCB_N * (IOCB_ELEM + IOCB_SIZE + IOCB_AFTER_MAX)
         cap = {CAP_STR: STR_MAX, CAP_ARGV: ARGV_MAX, CAP_ENVP: ARGV_MAX}.get(self.kind,
                                                                              BUF_MAX)
         if self.kind in (CAP_IOV, CAP_MSGHDR, CAP_MMSGHDR):
@@ -514,8 +517,8 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     # writes, the events io_getevents writes and its timeout, the iocb io_cancel reads
     # and the event it writes, io_uring_setup's params as read and as written back
     "io_setup": (_fixed("ctxp", 8, at_exit=True),),
-    # io_submit: its first IOCB_N iocb pointers, the iocbs and a PWRITE's first bytes
-    # (CAP_IOCB: tracekit/decode/structs_aio.py k_iocbpp)
+    # io_submit: its first IOCB_N iocb pointers, the iocbs, a PWRITE's first bytes and a
+    # PREADV/PWRITEV's first iovecs (CAP_IOCB: tracekit/decode/structs_aio.py k_iocbpp)
     "io_submit": (_Override("iocbpp", CAP_IOCB, "nr", IOCB_BUF_CAP),),
     "io_getevents": (_array("events", "ret", IO_EVENT_SIZE, True),
                      _fixed("timeout", TIMESPEC_SIZE)),
