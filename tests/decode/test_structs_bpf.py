@@ -119,9 +119,13 @@ def test_the_first_words_string() -> None:
     assert format_bpf_attr("BPF_RAW_TRACEPOINT_OPEN", tp, 144, FL,
                            text=deref[:8] + name.ljust(128, b"\0")) == (
         '{raw_tracepoint={name="a_tracepoint_name_longer_than_32"..., prog_fd=-1}}')
-    # longer than what was read: the attr's address
+    # longer than what was read: its first 32 bytes are there to show; not 33 of them
+    # (strace reads 33 to tell): the attr's address
     assert format_bpf_attr("BPF_RAW_TRACEPOINT_OPEN", tp, 144, FL,
-                           text=deref[:8] + b"y" * 128) is None
+                           text=deref[:8] + b"y" * 128) == (
+        '{raw_tracepoint={name="' + "y" * 32 + '"..., prog_fd=-1}}')
+    assert format_bpf_attr("BPF_RAW_TRACEPOINT_OPEN", tp, 144, FL,
+                           text=deref[:8] + b"y" * 32) is None
 
 
 def test_short_data_is_the_address() -> None:

@@ -129,6 +129,7 @@ def test_sweep_bpf_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             "{raw_tracepoint={name=\"sched_switch\", prog_fd=-1}}, 144) = -1 EBADF",
             "{raw_tracepoint={name=\"a_tracepoint_name_longer_than_32\"..., prog_fd=-1}}",
             "{raw_tracepoint={name=0x1, prog_fd=-1}}, 144) = -1 EBADF",
+            '{raw_tracepoint={name="' + "n" * 32 + '"..., prog_fd=-1}}, 144) = -1 EBADF',
             # BPF_PROG_LOAD with a license and a log (the cuts): a pointer cut by the
             # size is the address of what was read of it
             "bpf(BPF_PROG_LOAD, {prog_type=0x5050505 /* BPF_PROG_TYPE_??? */, insn_cnt=5, "

@@ -255,6 +255,13 @@ static void objects(int fd) {
     bpf(BPF_RAW_TRACEPOINT_OPEN, &a, sizeof a);              /* EBADF */
     a.raw_tracepoint.name = PTR("a_tracepoint_name_longer_than_32_bytes");
     bpf(BPF_RAW_TRACEPOINT_OPEN, &a, sizeof a);              /* EBADF */
+    {
+        static char longer[300];                             /* than the 128 bytes read */
+
+        memset(longer, 'n', sizeof longer - 1);
+        a.raw_tracepoint.name = PTR(longer);
+        bpf(BPF_RAW_TRACEPOINT_OPEN, &a, sizeof a);          /* EBADF */
+    }
     a.raw_tracepoint.name = PTR(BAD);
     bpf(BPF_RAW_TRACEPOINT_OPEN, &a, sizeof a);              /* EBADF */
     memset(&a, 0, sizeof a);

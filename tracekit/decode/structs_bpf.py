@@ -16,9 +16,9 @@ BPF_PROG_ATTACH/DETACH, BPF_LINK_CREATE (its tail by attach type), BPF_LINK_UPDA
 BPF_RAW_TRACEPOINT_OPEN.
 
 The string at the attr's first word (BPF_OBJ_PIN/BPF_OBJ_GET's pathname,
-BPF_RAW_TRACEPOINT_OPEN's name: ``name="a_tracepoint_name_longer_than_32"...``) is read
-with the attr (TK_SPEC_DEREF, BPF_ATTR_STR_CAP bytes); a pointer cut by the size prints
-as what was read of it (``pathname=0x13``), an unreadable one as its address.
+BPF_RAW_TRACEPOINT_OPEN's name: ``name="a_tracepoint_name_longer_than_32"...``, however
+long) is read with the attr (TK_SPEC_DEREF, BPF_ATTR_STR_CAP bytes); a pointer cut by the
+size prints as what was read of it (``pathname=0x13``), an unreadable one as its address.
 
 BPF_PROG_LOAD's license (``license="GPL"``) and log_buf (``log_buf=""``: the log as it
 was at entry, when strace reads it) and BPF_BTF_LOAD's bytes (``btf="\\237\\353..."``) are
@@ -29,7 +29,7 @@ is unreadable, or cut by the size, prints as its address, as strace prints it.
 
 The address prints, as strace prints it, for a size of 0 or over a page, an unreadable
 attr and an unknown command; and (gaps) when a pointer strace follows was not read (a
-record without its TK_SPEC_PTR_AT capture), for a first word's string longer than
+record without its TK_SPEC_PTR_AT capture), for a pathname longer than
 BPF_ATTR_STR_CAP, and for the commands not decoded here. A license or log in memory the
 task never touched (not faulted in) prints as its address: a BPF program cannot fault
 it in and it is not read again at exit (the log is the kernel's by then).
@@ -326,9 +326,11 @@ def format_bpf_attr(cmd: str, data: bytes, size: int, fl: F.ArchFlags,
     attr = data[:size].ljust(max(msize, 8), b"\0")
     map_flags = _u(attr, 16) if cmd == "BPF_MAP_CREATE" else 0
     if cmd in ("BPF_RAW_TRACEPOINT_OPEN", "BPF_OBJ_PIN", "BPF_OBJ_GET") and _u(attr, 0, 8):
-        # the string at the first word, read with the attr: a string longer than what
-        # was read (no NUL) is not there to show
-        if text is None or len(text) > 8 and b"\0" not in text[8:]:
+        # the string at the first word, read with the attr: a path longer than what
+        # was read (no NUL) is not there to show (strace prints it whole); a name is,
+        # when more than the 32 bytes strace shows were read
+        if text is None or len(text) > 8 and b"\0" not in text[8:] and (
+                cmd != "BPF_RAW_TRACEPOINT_OPEN" or len(text) <= 8 + _STR_LIMIT):
             return None
     for off, length_at in _POINTED.get(cmd, ()):
         # a pointer strace follows whose memory was not read at all (not an unreadable
