@@ -34,7 +34,14 @@ import struct
 from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
-from tracekit._events import CAP_IOCB, CAPF_ELEM_FAULT, CAPF_FAULT, CAPF_TRUNC, Syscall
+from tracekit._events import (
+    CAP_IOCB,
+    CAP_STRUCT,
+    CAPF_ELEM_FAULT,
+    CAPF_FAULT,
+    CAPF_TRUNC,
+    Syscall,
+)
 from tracekit.decode import flags as F
 from tracekit.decode.captures import KindFn, capture, decoded_out, succeeded
 from tracekit.decode.flagwords import ioprio_text
@@ -299,6 +306,23 @@ def format_iocb_array(data: bytes, flags: int, nr: int, addr: int, fl: F.ArchFla
     return "[" + ", ".join(texts) + "]"
 
 
+def _old_first_iocb(ev: Syscall, i: int, fl: F.ArchFlags,
+                    fd_text: Callable[[int], str]) -> str | None:
+    """A recording made before TK_CAP_IOCB: nr 1's pointer and iocb in a SPEC_DEREF
+    STRUCT capture (8 + 64 bytes); printed unless strace prints memory it points to
+    (PWRITE's bytes, a vector's iovecs), which that capture does not hold."""
+    cap = capture(ev, i)
+    if cap is None or cap.kind != CAP_STRUCT or len(cap.data) < 8 + IOCB_SIZE:
+        return None
+    iocb = cap.data[8:8 + IOCB_SIZE]
+    opcode = struct.unpack_from("<H", iocb, 16)[0]
+    if fl.tables.IOCB_CMDS.get(opcode) in ("IOCB_CMD_PWRITE", "IOCB_CMD_PREADV",
+                                           "IOCB_CMD_PWRITEV"):
+        return None
+    text = format_iocb(iocb, fl, fd_text)
+    return None if text is None else f"[{text}]"
+
+
 def _k_iocbpp(fl: F.ArchFlags) -> KindFn:
     def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
         """io_submit's iocb pointers (CAP_IOCB, :func:`format_iocb_array`): ``[]`` for
@@ -310,6 +334,8 @@ def _k_iocbpp(fl: F.ArchFlags) -> KindFn:
                     and not c.flags & CAPF_FAULT), None) if ev.args[i] and nr > 0 else None
         text = None if cap is None else format_iocb_array(
             cap.data, cap.flags, nr, ev.args[i], fl, lambda fd: d.fd_text(ev.tgid, fd))
+        if cap is None and nr == 1:
+            text = _old_first_iocb(ev, i, fl, lambda fd: d.fd_text(ev.tgid, fd))
         return pointer(ev.args[i]) if text is None else text
     return k
 
