@@ -1460,6 +1460,255 @@ __noinline int tk_cap_fd(struct tk_capbuf *c, const struct tk_beauty_spec *sp,
  * verifier a call per spec. */
 #define CAPTURE_ARGV (1U << 16)
 
+/* ==== issue 12: pointers inside captured structs ========================================
+ * TK_SPEC_PTR_AT (bpf's license, log_buf and BTF; ptrace's GET/SETREGSET registers) and
+ * TK_CAP_IOCB (io_submit's iocbs). Both only read user memory, as every capture; both
+ * are global functions (one verification each, see tk_cap_commit). */
+
+/* TK_SPEC_PTR_AT of spec sp at src (a user struct): the u64 at src + sp->size, then what
+ * it points to (syscalls.h). Never -1: an unreadable struct is a DEREF|FAULT capture
+ * (the argument's own capture, if any, says what strace shows of the struct). */
+__noinline int tk_cap_ptr_at(struct tk_capbuf *c, const struct tk_beauty_spec *sp,
+			     const struct tk_scratch *s, __u32 hdr)
+{
+	struct tk_deref_head *h;
+	__u32 off, cap, len = 0, want32 = 0, flags = (hdr >> 16) | TK_CAPF_DEREF;
+	__u32 at = sp ? sp->size & 0xff : 0, when = sp ? sp->size >> 8 : 0;
+	__u64 p, src;
+	long r;
+
+	if (!c || !sp || !s || sp->arg > 5)
+		return 0;
+	/* only for one operation (bpf's command, ptrace's request): no reads, no capture,
+	 * for the others */
+	if (when && (s->args[0] & 0xff) != when - 1)
+		return 0;
+	src = s->args[sp->arg & 7];
+	off = c->caps_len;
+	if (off > TK_CAP_OFF_MAX)
+		return 0;
+	if (bpf_probe_read_user(&p, sizeof(p), (const void *)(src + at)) ||
+	    (sp->len_arg != TK_LEN_NONE &&
+	     bpf_probe_read_user(&want32, sizeof(want32), (const void *)(src + sp->len_arg))))
+		return tk_cap_commit(c, off, (hdr & 0xffff) | (flags | TK_CAPF_FAULT) << 16, 0);
+	cap = sp->cap;
+	if (cap > TK_DEREF_MAX)
+		cap = TK_DEREF_MAX;
+	h = (struct tk_deref_head *)(c->data + off + sizeof(struct tk_cap));
+	h->ptr = p;
+	h->off = at;
+	h->want = want32;
+	if (p && sp->kind == TK_CAP_STR && sp->len_arg != TK_LEN_NONE) {
+		/* a NUL-terminated string in a buffer of want bytes, min(want, cap) of them
+		 * (strace's printstr_ex with QUOTE_0_TERMINATED: umovestr of that many):
+		 * all of them when readable, else up to its NUL when that comes before the
+		 * fault (the NUL kept in the data) */
+		len = want32 > cap ? cap : want32;
+		if (want32 > cap)
+			flags |= TK_CAPF_TRUNC;
+		if (len > TK_DEREF_MAX)
+			len = TK_DEREF_MAX;
+		if (len && bpf_probe_read_user(c->data + off + sizeof(struct tk_cap) + sizeof(*h),
+					       len, (const void *)p)) {
+			r = bpf_probe_read_user_str(c->data + off + sizeof(struct tk_cap) +
+						    sizeof(*h), len + 1, (const void *)p);
+			if (r > 0 && r <= len) {
+				len = r;
+			} else {
+				len = 0;
+				flags |= TK_CAPF_ELEM_FAULT;
+			}
+		}
+	} else if (p && sp->kind == TK_CAP_STR) {
+		r = bpf_probe_read_user_str(c->data + off + sizeof(struct tk_cap) + sizeof(*h),
+					    cap + 2, (const void *)p);
+		if (r < 0) {
+			flags |= TK_CAPF_ELEM_FAULT;
+		} else if (r >= cap + 2) {
+			len = cap;
+			flags |= TK_CAPF_TRUNC;
+		} else {
+			len = r > 0 ? r - 1 : 0;
+		}
+	} else if (p) {
+		len = sp->len_arg == TK_LEN_NONE ? cap : want32;
+		if (len > cap) {
+			len = cap;
+			flags |= TK_CAPF_TRUNC;
+		}
+		if (len > TK_DEREF_MAX)
+			len = TK_DEREF_MAX;
+		if (len && bpf_probe_read_user(c->data + off + sizeof(struct tk_cap) + sizeof(*h),
+					       len, (const void *)p)) {
+			len = 0;
+			flags |= TK_CAPF_ELEM_FAULT;
+		}
+	}
+	return tk_cap_commit(c, off, (hdr & 0xffff) | flags << 16, sizeof(*h) + len);
+}
+
+/* One iovec of a PREADV/PWRITEV iocb: element j of the iovec array at vec, as a struct
+ * tk_iov_elem at data position pos of the capture whose header is at c->caps_len, then
+ * (bufcap != 0: PWRITEV) min(iov_len, bufcap) bytes of its base. Returns the bytes
+ * written, or -1 (the iovec is unreadable). */
+#define IOCB_IOV_MAX (sizeof(struct tk_iov_elem) + TK_IOCB_IOV_BUF_MAX)
+#define IOCB_VEC_MAX (TK_IOCB_IOV_N * IOCB_IOV_MAX)
+#define IOCB_ELEM_MAX (sizeof(struct tk_iocb_elem) + TK_IOCB_SIZE + IOCB_VEC_MAX)
+#define IOCB_POS_MAX (TK_IOCB_N * IOCB_ELEM_MAX)
+#define IOCB_ERR  (1 << 20)
+#define IOCB_CMD_PWRITE 1 /* include/uapi/linux/aio_abi.h */
+#define IOCB_CMD_PREADV 7
+#define IOCB_CMD_PWRITEV 8
+__noinline int tk_cap_iocb_iov(struct tk_capbuf *c, __u32 pos, __u64 vec, __u32 j,
+			       __u32 bufcap)
+{
+	struct tk_iov_elem *v;
+	__u64 iov[2];
+	__u32 off, got = 0;
+
+	if (!c)
+		return -1;
+	off = c->caps_len;
+	if (off > TK_CAP_OFF_MAX || pos > IOCB_POS_MAX - IOCB_IOV_MAX || j >= TK_IOCB_IOV_N)
+		return -1;
+	if (bpf_probe_read_user(iov, sizeof(iov), (const void *)(vec + (__u64)j * 16)))
+		return -1;
+	v = (struct tk_iov_elem *)(c->data + off + sizeof(struct tk_cap) + pos);
+	v->base = iov[0];
+	v->len = iov[1];
+	v->flags = 0;
+	if (bufcap > TK_IOCB_IOV_BUF_MAX)
+		bufcap = TK_IOCB_IOV_BUF_MAX;
+	if (bufcap && iov[0]) {
+		got = iov[1] < bufcap ? iov[1] : bufcap;
+		if (got > TK_IOCB_IOV_BUF_MAX)
+			got = TK_IOCB_IOV_BUF_MAX;
+		if (got && bpf_probe_read_user((__u8 *)v + sizeof(*v), got, (const void *)iov[0])) {
+			got = 0;
+			v->flags = TK_CAPF_FAULT;
+		}
+		if (got & 7)
+			*(__u64 *)((__u8 *)v + sizeof(*v) + (got & ~7U)) &=
+				(1ULL << ((got & 7) * 8)) - 1;
+	}
+	v->got = got;
+	return sizeof(*v) + ((got + 7) & ~7U);
+}
+
+/* One element of TK_CAP_IOCB: pointer i of the array at src, its iocb and what its
+ * aio_buf points to (syscalls.h), written at data position pos of the capture whose
+ * header is at c->caps_len. Returns the position after it, or IOCB_ERR (the array is
+ * unreadable at i). Positions stay under IOCB_POS_MAX. */
+__noinline int tk_cap_iocb_step(struct tk_capbuf *c, __u64 src, __u32 i, __u32 pos, __u32 bufcap)
+{
+	struct tk_iocb_elem *e;
+	__u8 *iocb;
+	__u32 off, got = 0;
+	__u64 p, buf, nbytes;
+	__u16 opcode;
+
+	if (!c)
+		return IOCB_ERR;
+	off = c->caps_len;
+	if (off > TK_CAP_OFF_MAX || pos > IOCB_POS_MAX - IOCB_ELEM_MAX || i >= TK_IOCB_N)
+		return IOCB_ERR;
+	if (bpf_probe_read_user(&p, sizeof(p), (const void *)(src + (__u64)i * 8)))
+		return IOCB_ERR;
+	e = (struct tk_iocb_elem *)(c->data + off + sizeof(struct tk_cap) + pos);
+	e->ptr = p;
+	e->got = 0;
+	e->flags = 0;
+	iocb = (__u8 *)e + sizeof(*e);
+	if (bpf_probe_read_user(iocb, TK_IOCB_SIZE, (const void *)p)) {
+		e->flags = TK_CAPF_FAULT;
+		return pos + sizeof(*e);
+	}
+	opcode = *(__u16 *)(iocb + 16); /* aio_lio_opcode */
+	buf = *(__u64 *)(iocb + 24);    /* aio_buf */
+	nbytes = *(__u64 *)(iocb + 32); /* aio_nbytes */
+	if ((opcode == IOCB_CMD_PREADV || opcode == IOCB_CMD_PWRITEV) && buf &&
+	    (__s64)nbytes >= 0) {
+		__u32 j, at = pos + sizeof(*e) + TK_IOCB_SIZE;
+		int r;
+
+		for (j = 0; j < TK_IOCB_IOV_N && j < nbytes; j++) {
+			r = tk_cap_iocb_iov(c, at + got, buf, j,
+					    opcode == IOCB_CMD_PWRITEV ? bufcap : 0);
+			if (r < 0) {
+				e->flags = TK_CAPF_ELEM_FAULT;
+				break;
+			}
+			got += r;
+			if (got > IOCB_VEC_MAX)
+				break;
+		}
+		if (nbytes > TK_IOCB_IOV_N)
+			e->flags |= TK_CAPF_TRUNC;
+		if (got > IOCB_VEC_MAX)
+			got = IOCB_VEC_MAX;
+		e->got = got;
+		return pos + sizeof(*e) + TK_IOCB_SIZE + got;
+	}
+	if (opcode == IOCB_CMD_PWRITE && buf && (__s64)nbytes >= 0) {
+		if (bufcap > TK_IOCB_BUF_MAX)
+			bufcap = TK_IOCB_BUF_MAX;
+		got = nbytes < bufcap ? nbytes : bufcap;
+		if (got > TK_IOCB_BUF_MAX)
+			got = TK_IOCB_BUF_MAX;
+		if (got && bpf_probe_read_user(iocb + TK_IOCB_SIZE, got, (const void *)buf)) {
+			got = 0;
+			e->flags = TK_CAPF_ELEM_FAULT;
+		}
+		/* zero the padding after the bytes (the slot may hold an older capture's) */
+		if (got & 7)
+			*(__u64 *)(iocb + TK_IOCB_SIZE + (got & ~7U)) &= (1ULL << ((got & 7) * 8)) - 1;
+	}
+	e->got = got;
+	return pos + sizeof(*e) + TK_IOCB_SIZE + ((got + 7) & ~7U);
+}
+
+/* TK_CAP_IOCB of spec sp: args[sp->arg] is the array, args[sp->len_arg] its nr. -1: the
+ * array is unreadable at its first element. */
+__noinline int tk_cap_iocb(struct tk_capbuf *c, const struct tk_beauty_spec *sp,
+			   const struct tk_scratch *s, __u32 hdr)
+{
+	__u32 off, pos = 0, i, n, flags = hdr >> 16, arg, la;
+	__u64 src;
+	__s64 nr;
+	int r;
+
+	if (!c || !sp || !s)
+		return 0;
+	arg = sp->arg;
+	la = sp->len_arg;
+	if (arg > 5 || la > 5)
+		return 0;
+	off = c->caps_len;
+	if (off > TK_CAP_OFF_MAX)
+		return 0;
+	src = s->args[arg];
+	nr = s->args[la];
+	if (nr < 0)
+		return 0;
+	n = nr > TK_IOCB_N ? TK_IOCB_N : nr;
+	if (nr > TK_IOCB_N)
+		flags |= TK_CAPF_TRUNC;
+	for (i = 0; i < TK_IOCB_N && i < n; i++) {
+		r = tk_cap_iocb_step(c, src, i, pos, sp->cap);
+		if (r & IOCB_ERR) {
+			if (i == 0)
+				return -1;
+			flags |= TK_CAPF_ELEM_FAULT;
+			break;
+		}
+		pos = r;
+	}
+	if (pos > IOCB_POS_MAX)
+		pos = IOCB_POS_MAX;
+	return tk_cap_commit(c, off, (hdr & 0xffff) | flags << 16, pos);
+}
+/* ==== end of issue 12 ================================================================= */
+
 __noinline int tk_capture(struct tk_capbuf *c, const struct tk_beauty_spec *sp,
 			  const struct tk_scratch *s, long ret, __u32 opts)
 {
@@ -1475,6 +1724,10 @@ __noinline int tk_capture(struct tk_capbuf *c, const struct tk_beauty_spec *sp,
 	if (arg > 5)
 		return 0;
 	hdr = CAP_HDR(arg, kind, opts & 0xffff);
+	if (sp->flags & TK_SPEC_PTR_AT)		/* issue 12 */
+		return tk_cap_ptr_at(c, sp, s, hdr);
+	if (kind == TK_CAP_IOCB)		/* issue 12 */
+		return tk_cap_iocb(c, sp, s, hdr);
 	if (kind == TK_CAP_STR)
 		return tk_cap_str(c, s->args[arg], sp->cap, hdr);
 	if (kind == TK_CAP_BUF || kind == TK_CAP_STRUCT) {

@@ -106,6 +106,8 @@ enum tk_cap_kind {
 			    * looking for an argument's user memory never take it */
 	TK_CAP_ENVP = 10,  /* execve's envp strings (strace -v; only when the beauty map
 			    * names it): data as TK_CAP_ARGV, up to TK_ENVP_N elements */
+	TK_CAP_IOCB = 12,  /* io_submit's iocb pointer array (issue 12): len_arg is nr; up
+			    * to TK_IOCB_N struct tk_iocb_elem records (see below) */
 };
 #define TK_CAP_ARG_FD 0x40
 #define TK_CAPF_TRUNC      (1U << 0) /* data is a prefix: cut at the cap */
@@ -113,7 +115,11 @@ enum tk_cap_kind {
 #define TK_CAPF_AT_EXIT    (1U << 2) /* read at exit because the entry read faulted */
 #define TK_CAPF_ARGV_TRUNC (1U << 3) /* ARGV: more elements than captured */
 #define TK_CAPF_ELEM_FAULT (1U << 4) /* IOV/MSGHDR: the iovec array was unreadable after
-				      * the elements captured */
+				      * the elements captured; DEREF: the memory the pointer
+				      * points to was unreadable; IOCB: the pointer array was
+				      * unreadable after the elements captured */
+#define TK_CAPF_DEREF      (1U << 5) /* a TK_SPEC_PTR_AT capture: struct tk_deref_head, then
+				      * what the pointer points to (not the argument's memory) */
 /* FAULT|AT_EXIT: the entry read faulted and so did the read at exit (or there was none:
  * a successful execve replaced the memory). A successful execve whose filename or argv
  * faulted at entry reads them at exit from the new image (AT_EXIT): the filename the
@@ -150,6 +156,18 @@ struct tk_cap {
 #define TK_SPEC_DEREF   (1U << 4) /* STRUCT of size bytes whose first word is a pointer:
 				   * then cap - size bytes from there (pselect6's sigmask) */
 #define TK_SPEC_FD_PAIR (1U << 5) /* TK_CAP_FD: args[arg] points to int[2] (pipe's fds) */
+#define TK_SPEC_PTR_AT  (1U << 7) /* issue 12: args[arg] points to a struct holding a
+				   * pointer (u64) at byte offset spec.size & 0xff (and, when
+				   * spec.size >> 8 is not 0, only for calls whose args[0] & 0xff
+				   * is spec.size >> 8 minus 1: bpf's command, ptrace's
+				   * request; nothing is read for the others): capture what it
+				   * points to, a string (kind STR, spec.cap bytes; with len_arg:
+				   * in a buffer of that length, min(length, cap) bytes read
+				   * whole, or up to its NUL kept when a fault follows it) or bytes (BUF:
+				   * the __u32 at byte offset len_arg of the struct, at most
+				   * spec.cap; TK_LEN_NONE: spec.cap). The capture is flagged
+				   * TK_CAPF_DEREF; its data is struct tk_deref_head then the
+				   * bytes; an unreadable struct: DEREF|FAULT and no data */
 /* Value of the "ioctl_sizes" map (key: the 32-bit request): size | TK_IOCTL_* */
 #define TK_IOCTL_IN  (1U << 16) /* the call reads the struct: captured at entry */
 #define TK_IOCTL_OUT (1U << 17) /* the call writes it: captured at exit (when it succeeded) */
@@ -174,6 +192,35 @@ struct tk_beauty_spec {
 	__u8 flags;   /* TK_SPEC_* */
 	__u16 cap;    /* bytes of data kept at most (STR, BUF, STRUCT; ARGV: all elements) */
 	__u16 size;   /* STRUCT with TK_LEN_NONE: its size; ARGV: cap of one element */
+};
+
+/* TK_SPEC_PTR_AT data (issue 12): what was read of the struct, then the bytes. */
+#define TK_DEREF_MAX 1024 /* bytes read at the pointer at most (cap clamped) */
+struct tk_deref_head {
+	__u64 ptr;  /* the pointer at byte offset off of the struct (NULL: no bytes follow) */
+	__u32 off;  /* spec.size & 0xff: where the pointer is in the struct */
+	__u32 want; /* BUF: the length read at byte offset len_arg (0 for STR) */
+};
+
+/* TK_CAP_IOCB data (issue 12): one record per element of io_submit's pointer array read
+ * (at most TK_IOCB_N: TK_CAPF_TRUNC when nr is larger; nr < 0: no capture), each followed
+ * by the 64-byte struct iocb when readable, then got bytes: for IOCB_CMD_PWRITE the first
+ * bytes of aio_buf (at most spec.cap, TK_IOCB_BUF_MAX), 0-padded to 8; for
+ * IOCB_CMD_PREADV/PWRITEV the first TK_IOCB_IOV_N iovecs of the array at aio_buf, each a
+ * struct tk_iov_elem followed (PWRITEV) by the first bytes of its base (at most
+ * spec.cap), 0-padded to 8. */
+#define TK_IOCB_N 8
+#define TK_IOCB_BUF_MAX 64
+#define TK_IOCB_SIZE 64
+#define TK_IOCB_IOV_N 4
+#define TK_IOCB_IOV_BUF_MAX 40
+struct tk_iocb_elem {
+	__u64 ptr;   /* the iocb pointer (element i of the array) */
+	__u32 got;   /* bytes after the iocb */
+	__u32 flags; /* TK_CAPF_FAULT: the iocb unreadable (no iocb bytes follow);
+		      * TK_CAPF_ELEM_FAULT: aio_buf unreadable (PWRITE: got = 0; vectors: the
+		      * iovec array after the records that are there); TK_CAPF_TRUNC: a
+		      * vector of more than TK_IOCB_IOV_N iovecs */
 };
 
 struct tk_beauty {

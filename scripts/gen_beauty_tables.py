@@ -872,6 +872,13 @@ INTERNAL_TABLES: dict[str, dict[int, str]] = {
 # Linux 5.7 removed from the uapi header and strace still names, powerpc's
 # PKEY_DISABLE_EXECUTE, the -ck patches' SCHED_ISO and futex_waitv's FUTEX_32.
 INTERNAL_BITS: dict[str, dict[str, int]] = {
+    # asm-generic/poll.h defines it as (__poll_t)0x8000, a cast the evaluation cannot
+    # take; strace 6.1 names it in poll's and aio's events
+    "POLL_EVENTS": {"POLL_BUSY_LOOP": 0x8000},
+    # glibc <elf.h>'s note types (core files of other systems) strace 6.1 names too
+    "NT_TYPES": {"NT_PLATFORM": 5, "NT_GWINDOWS": 7, "NT_ASRS": 8, "NT_PSTATUS": 10,
+                 "NT_PSINFO": 13, "NT_PRCRED": 14, "NT_UTSNAME": 15, "NT_LWPSTATUS": 16,
+                 "NT_LWPSINFO": 17, "NT_PRFPXREG": 20},
     "SWAP_FLAGS": {"SWAP_FLAG_DISCARD_ONCE": 0x20000, "SWAP_FLAG_DISCARD_PAGES": 0x40000},
     "FAN_EVENTS": {"FAN_DIR_MODIFY": 0x00080000},
     # powerpc's asm/mman.h defines it; strace 6.1 names 0x4 so on every arch
@@ -920,6 +927,9 @@ INTERNAL_BITS: dict[str, dict[str, int]] = {
 RENAMED: dict[str, dict[str, str]] = {
     "PTRACE_REQUESTS": {"PTRACE_PEEKUSR": "PTRACE_PEEKUSER", "PTRACE_POKEUSR": "PTRACE_POKEUSER"},
     "MSG_FLAGS": {"MSG_PROXY": "MSG_PROBE"},
+    # strace 6.1's xlat/nt_descriptor_types.in takes glibc <elf.h>'s names where
+    # linux/elf.h has others for the same values
+    "NT_TYPES": {"NT_PRFPREG": "NT_FPREGSET", "NT_TASKSTRUCT": "NT_PRXREG"},
 }
 ENUM_TAGS: dict[str, str] = {
     "KCMP_TYPES": "kcmp_type", "MEMBARRIER_CMDS": "membarrier_cmd", "BPF_CMDS": "bpf_cmd",

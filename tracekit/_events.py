@@ -58,6 +58,10 @@ CAP_ENVP = 10                         # execve's envp strings (strace -v): data 
 CAP_ARG_FD = 0x40                     # CAP_FD captures: arg is CAP_ARG_FD | the fd argument
 CAPF_TRUNC, CAPF_FAULT, CAPF_AT_EXIT, CAPF_ARGV_TRUNC = 1, 2, 4, 8
 CAPF_ELEM_FAULT = 16                  # IOV/MSGHDR: the iovec array unreadable past the data
+                                      # (DEREF: the pointed-to memory; IOCB: the pointer array)
+CAP_IOCB = 12                         # io_submit's iocbs (struct tk_iocb_elem records)
+CAPF_DEREF = 32                       # a SPEC_PTR_AT capture: tk_deref_head, then the bytes
+                                      # its pointer points to (not the argument's own memory)
 
 assert (_SYSCALL.size, _FORK.size, _EXEC.size, _EXIT.size, _SIGNAL.size) == (112, 32, 296, 48,
                                                                        104)

@@ -9,11 +9,15 @@ import struct
 
 import msgspec
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from tracekit._events import (
+    CAP_BUF,
     CAP_COUNT,
     CAP_STR,
     CAP_STRUCT,
+    CAPF_DEREF,
+    CAPF_ELEM_FAULT,
     CAPF_FAULT,
     CAPF_TRUNC,
     Capture,
@@ -21,7 +25,7 @@ from tracekit._events import (
 )
 from tracekit.decode.args import SyscallDecoder
 from tracekit.decode.fdcache import FdCache
-from tracekit.decode.ops import arg_positions
+from tracekit.decode.ops import arg_positions, format_regset
 from tracekit.decode.values import format_sockaddr
 from tracekit.formatters.perf import PerfFormatter
 from tracekit.kernel.syscalls import SyscallTable
@@ -393,3 +397,67 @@ def test_quotactl_arguments_follow_the_command() -> None:
         "...}) = -1 ENOENT (No such file or directory)")
     assert arg_positions("quotactl", (QCMD_GETINFO_GRP, U, 0, U)) == (0, 1, 3)
     assert arg_positions("quotactl", (QCMD_GETQUOTA_USR, U, 0, U)) is None
+
+
+def _deref(arg: int, ptr: int, data: bytes, flags: int = 0, off: int = 0) -> Capture:
+    """A TK_SPEC_PTR_AT capture (programs/syscalls.h struct tk_deref_head, then data)."""
+    return cap(arg, struct.pack("<QII", ptr, off, len(data)) + data, CAP_BUF,
+               CAPF_DEREF | flags)
+
+
+def test_ptrace_regsets_behind_the_iovec() -> None:
+    """GET/SETREGSET's registers (issue 12), as strace 6.1 printed them
+    (tests/e2e/test_strace_sweep_tty.py): read behind the iovec (CAPF_DEREF)."""
+    regs = struct.pack("<27Q", *range(27))
+    R = 0x7FFC_0000_2000
+    iov = struct.pack("<QQ", R, 216)
+    get = (cap(3, iov), _deref(3, R, regs))                 # the iovec, then its registers
+    got = text(rec("ptrace", (0x4204, 9, 1, U), 0, get))
+    assert got.startswith("ptrace(PTRACE_GETREGSET, 9, NT_PRSTATUS, {iov_base={r15=0, r14=0x1, ")
+    assert got.endswith(", fs=0x19, gs=0x1a}, iov_len=216}) = 0")
+    # a failed GET: the address; another note: the address; a pointer other than iov_base
+    assert "{iov_base=0x7ffc00002000, iov_len=216}) = -1 ESRCH" in text(
+        rec("ptrace", (0x4204, 9, 1, U), -3, get))
+    assert "0x202 /* NT_??? */" not in text(rec("ptrace", (0x4204, 9, 0x202, U), 0, get))
+    assert "NT_X86_XSTATE, {iov_base=0x7ffc00002000, iov_len=216}" in text(
+        rec("ptrace", (0x4204, 9, 0x202, U), 0, get))
+    assert "{iov_base=0x7ffc00002000, " in text(
+        rec("ptrace", (0x4204, 9, 1, U), 0, (cap(3, iov), _deref(3, R + 8, regs))))
+    # unreadable registers, a size not a multiple of 8, 8 bytes, more than the set
+    assert "{iov_base=0x7ffc00002000, " in text(
+        rec("ptrace", (0x4204, 9, 1, U), 0, (cap(3, iov), _deref(3, R, b"", CAPF_ELEM_FAULT))))
+    assert "{iov_base=0x7ffc00002000, iov_len=100}" in text(rec("ptrace", (0x4205, 9, 1, U), -22, (
+        cap(3, struct.pack("<QQ", R, 100)), _deref(3, R, regs[:100]))))
+    assert "{iov_base={r15=0}, iov_len=8}" in text(rec("ptrace", (0x4205, 9, 1, U), 0, (
+        cap(3, struct.pack("<QQ", R, 8)), _deref(3, R, regs[:8]))))
+    # SET: the registers as read at entry, iov_len as the call left it
+    got = text(rec("ptrace", (0x4205, 9, 1, U), 0, (
+        cap(3, struct.pack("<QQ", R, 224)), _deref(3, R, regs + bytes(8)),
+        cap(3, struct.pack("<QQ", R, 216)))))
+    assert got.endswith(", gs=0x1a, ...}, iov_len=224 => 216}) = 0")
+    fp = bytes(range(256)) * 2
+    got = text(rec("ptrace", (0x4204, 9, 2, U), 0, (cap(3, struct.pack("<QQ", R, 200)),
+                                                     _deref(3, R, fp[:200]))))
+    assert got.startswith("ptrace(PTRACE_GETREGSET, 9, NT_FPREGSET, {iov_base={cwd=0x100, "
+                          "swd=0x302, ftw=0x504, fop=0x706, rip=0xf0e0d0c0b0a0908, ")
+    assert got.endswith("]}, iov_len=200}) = 0") and "padding" not in got
+
+
+@settings(deadline=None, max_examples=300)
+@given(note=st.sampled_from(["NT_PRSTATUS", "NT_FPREGSET", None]),
+       size=st.integers(0, 1 << 40), data=st.binary(max_size=600))
+def test_hostile_regsets_never_raise(note: str | None, size: int, data: bytes) -> None:
+    got = format_regset(note, size, data)
+    assert got is None or got.startswith("{") and got.endswith("}")
+
+
+@settings(deadline=None, max_examples=300)
+@given(caps=st.lists(st.builds(
+    Capture, arg=st.sampled_from([1, 3]), kind=st.sampled_from([CAP_BUF, CAP_STRUCT, CAP_STR]),
+    flags=st.integers(0, 0x3F), data=st.binary(max_size=300)), max_size=6),
+    ret=st.sampled_from([0, -14, 1]), cmd=st.integers(0, 40))
+def test_hostile_deref_captures_never_raise(caps: list[Capture], ret: int, cmd: int) -> None:
+    """ptrace and bpf records whose captures are garbage (DEREF heads included)."""
+    for name, args in (("ptrace", (0x4204, 9, 1, U)), ("ptrace", (0x4205, 9, 2, U)),
+                       ("bpf", (cmd, U, 144)), ("bpf", (5, U, 20))):
+        assert text(rec(name, args, ret, tuple(caps)))

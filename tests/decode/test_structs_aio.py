@@ -8,8 +8,18 @@ from __future__ import annotations
 
 import struct
 
+from hypothesis import given, settings, strategies as st
+
 from tests.decode._calls import args, call
-from tracekit._events import CAP_BUF, CAP_STRUCT, CAPF_FAULT, Capture
+from tracekit._events import (
+    CAP_BUF,
+    CAP_IOCB,
+    CAP_STRUCT,
+    CAPF_ELEM_FAULT,
+    CAPF_FAULT,
+    CAPF_TRUNC,
+    Capture,
+)
 from tracekit.decode import flags as F, structs_aio as AIO
 from tracekit.decode.args import SyscallDecoder
 
@@ -63,26 +73,98 @@ def test_iocb_by_opcode() -> None:
         "{aio_data=0, aio_lio_opcode=IOCB_CMD_FSYNC, aio_fildes=3}")
     assert AIO.format_iocb(iocb(0, 0, 3, 3), FL) == (
         "{aio_data=0, aio_lio_opcode=IOCB_CMD_PREAD, "
-        "aio_reqprio=IOPRIO_PRIO_VALUE(IOPRIO_CLASS_NONE, 3), aio_fildes=3, aio_buf=NULL, "
+        "aio_reqprio=IOPRIO_PRIO_VALUE(IOPRIO_CLASS_NONE, 3), aio_fildes=3, aio_buf=0, "
         "aio_nbytes=4, aio_offset=0, aio_flags=IOCB_FLAG_RESFD|IOCB_FLAG_IOPRIO, aio_resfd=3}")
-    # what aio_buf points to is not captured: PWRITE, PREADV, PWRITEV are not printed
-    assert [AIO.format_iocb(iocb(op), FL) for op in (1, 7, 8)] == [None, None, None]
+    # PWRITE's bytes (read with the iocb: TK_CAP_IOCB); PREADV, PWRITEV's iovecs are not
+    assert AIO.format_iocb(iocb(1), FL, buf_bytes=b"ab\0d") == (
+        '{aio_data=0, aio_lio_opcode=IOCB_CMD_PWRITE, aio_fildes=3, aio_buf="ab\\0d", '
+        "aio_nbytes=4, aio_offset=0}")
+    assert "aio_buf=0x41, aio_nbytes=4" in str(AIO.format_iocb(iocb(1), FL))   # unreadable
+    assert "aio_buf=NULL, aio_nbytes=4" in str(AIO.format_iocb(iocb(1, 0), FL))
+    assert [AIO.format_iocb(iocb(op), FL) for op in (7, 8)] == [None, None]
 
 
-def test_io_submit_prints_an_empty_array_for_nr_zero(dec: SyscallDecoder) -> None:
+def _elem(ptr: int, iocb: bytes | None, buf: bytes = b"", flags: int = 0) -> bytes:
+    """A struct tk_iocb_elem record (programs/syscalls.h) with its iocb and bytes."""
+    if iocb is None:
+        return struct.pack("<QII", ptr, 0, CAPF_FAULT)
+    return (struct.pack("<QII", ptr, len(buf), flags) + iocb
+            + buf.ljust((len(buf) + 7) // 8 * 8, b"\0"))
+
+
+def _iocb(op: int, buf: int = 0x41, nbytes: int = 4, data: int = 0) -> bytes:
+    return struct.pack("<QIIHhIQQqQII", data, 0, 0, op, 0, 3, buf, nbytes, 0, 0, 0, 0)
+
+
+def test_io_submit_prints_its_iocbs(dec: SyscallDecoder) -> None:
     assert args(dec, call("io_submit", (0x7F00, 0, 0x2000))) == "0x7f00, 0, []"
     assert args(dec, call("io_submit", (0x7F00, 1, 0))) == "0x7f00, 1, NULL"
     assert args(dec, call("io_submit", (0x7F00, -1 & (2**64 - 1), 0x2000), -22)) == (
         "0x7f00, -1, 0x2000")
-    # nr 1: the iocb the first pointer points to (the pointer, then the iocb)
+    fsync = _elem(0x3000, _iocb(2, data=0x1234))
+    pwrite = _elem(0x3040, _iocb(1, nbytes=40), b"x" * 33)
+    cap = (Capture(2, CAP_IOCB, 0, fsync + pwrite + _elem(0x1, None)),)
+    assert args(dec, call("io_submit", (0x7F00, 3, 0x2000), 1, cap)) == (
+        "0x7f00, 3, [{aio_data=0x1234, aio_lio_opcode=IOCB_CMD_FSYNC, aio_fildes=3}, "
+        '{aio_data=0, aio_lio_opcode=IOCB_CMD_PWRITE, aio_fildes=3, aio_buf="' + "x" * 32
+        + '"..., aio_nbytes=40, aio_offset=0}, 0x1]')
+    # the array unreadable after its first element: strace's "... /* address */"
+    cut = (Capture(2, CAP_IOCB, CAPF_ELEM_FAULT, fsync),)
+    assert args(dec, call("io_submit", (0x7F00, 3, 0x2000), 1, cut)).endswith(
+        "aio_fildes=3}, ... /* 0x2008 */]")
+    # more than IOCB_N: not all read (TRUNC); a record missing; unreadable array
+    assert args(dec, call("io_submit", (0x7F00, 9, 0x2000), 1, (
+        Capture(2, CAP_IOCB, CAPF_TRUNC, fsync * 8),))) == "0x7f00, 9, 0x2000"
+    assert args(dec, call("io_submit", (0x7F00, 2, 0x2000), 1, (
+        Capture(2, CAP_IOCB, 0, fsync),))) == "0x7f00, 2, 0x2000"
+    assert args(dec, call("io_submit", (0x7F00, 1, 0x2000), -14, (
+        Capture(2, CAP_IOCB, CAPF_FAULT, b""),))) == "0x7f00, 1, 0x2000"
+    # a PWRITEV: strace prints its iovecs, not read: the address
+    assert args(dec, call("io_submit", (0x7F00, 1, 0x2000), 1, (
+        Capture(2, CAP_IOCB, 0, _elem(0x3000, _iocb(8))),))) == "0x7f00, 1, 0x2000"
+
+
+def test_io_submit_in_a_recording_made_before_cap_iocb(dec: SyscallDecoder) -> None:
+    """Older recordings hold nr 1's pointer and iocb in a STRUCT capture: still shown,
+    but for the opcodes whose aio_buf strace follows (not in that capture)."""
     first = struct.pack("<QQIIHhIQQqQII", 0x3000, 0x1234, 0, 0, 2, 0, 3, 0, 0, 0, 0, 0, 0)
     cap = (Capture(2, CAP_STRUCT, 0, first),)
     assert args(dec, call("io_submit", (0x7F00, 1, 0x2000), 1, cap)) == (
         "0x7f00, 1, [{aio_data=0x1234, aio_lio_opcode=IOCB_CMD_FSYNC, aio_fildes=3}]")
     assert args(dec, call("io_submit", (0x7F00, 2, 0x2000), 2, cap)) == "0x7f00, 2, 0x2000"
-    short = (Capture(2, CAP_STRUCT, 0, first[:8]),)           # the iocb was unreadable
-    assert args(dec, call("io_submit", (0x7F00, 1, 0x2000), -14, short)) == (
-        "0x7f00, 1, 0x2000")
+    pwrite = (Capture(2, CAP_STRUCT, 0, struct.pack("<Q", 0x3000) + _iocb(1)),)
+    assert args(dec, call("io_submit", (0x7F00, 1, 0x2000), 1, pwrite)) == "0x7f00, 1, 0x2000"
+
+
+def test_io_submit_vectors(dec: SyscallDecoder) -> None:
+    """PREADV/PWRITEV's iovecs (struct tk_iov_elem records after the iocb)."""
+    def iov(base: int, n: int, got: bytes = b"", flags: int = 0) -> bytes:
+        return struct.pack("<QQII", base, n, len(got), flags) + got.ljust(
+            (len(got) + 7) // 8 * 8, b"\0")
+    vec = iov(0x5000, 40, b"y" * 33) + iov(0, 3) + iov(0x1, 4, b"", CAPF_FAULT)
+    rec = struct.pack("<QII", 0x3000, len(vec), 0) + _iocb(8, 0x4000, 3) + vec
+    cap = (Capture(2, CAP_IOCB, 0, rec),)
+    assert args(dec, call("io_submit", (0x7F00, 1, 0x2000), 1, cap)) == (
+        "0x7f00, 1, [{aio_data=0, aio_lio_opcode=IOCB_CMD_PWRITEV, aio_fildes=3, "
+        'aio_buf=[{iov_base="' + "y" * 32 + '"..., iov_len=40}, {iov_base=NULL, iov_len=3}, '
+        "{iov_base=0x1, iov_len=4}], aio_offset=0}]")
+    # PREADV: addresses; the array cut after one iovec; more iovecs than read: a gap
+    rec = (struct.pack("<QII", 0x3000, 24, CAPF_ELEM_FAULT) + _iocb(7, 0x4000, 3)
+           + iov(0x5000, 40))
+    assert args(dec, call("io_submit", (0x7F00, 1, 0x2000), 1, (
+        Capture(2, CAP_IOCB, 0, rec),))).endswith(
+        "aio_buf=[{iov_base=0x5000, iov_len=40}, ... /* 0x4010 */], aio_offset=0}]")
+    rec = struct.pack("<QII", 0x3000, 24, CAPF_TRUNC) + _iocb(7, 0x4000, 9) + iov(0x5000, 40)
+    assert args(dec, call("io_submit", (0x7F00, 1, 0x2000), 1, (
+        Capture(2, CAP_IOCB, 0, rec),))) == "0x7f00, 1, 0x2000"
+
+
+@settings(deadline=None, max_examples=300)
+@given(data=st.binary(max_size=400), flags=st.integers(0, 0xFFFF),
+       nr=st.integers(-2, 12))
+def test_hostile_iocb_records_never_raise(data: bytes, flags: int, nr: int) -> None:
+    text = AIO.format_iocb_array(data, flags, nr, 0x2000, FL)
+    assert text is None or text.startswith("[")
 
 
 def test_io_uring_params_in_and_out(dec: SyscallDecoder) -> None:
@@ -111,3 +193,14 @@ def test_io_uring_params_in_and_out(dec: SyscallDecoder) -> None:
         "IORING_SETUP_TASKRUN_FLAG|IORING_SETUP_SQE128|IORING_SETUP_CQE32|0xfffff000, "
         "sq_thread_cpu=0, sq_thread_idle=0, wq_fd=12345}")
     assert args(dec, call("io_uring_setup", (1, 0), -14)) == "1, NULL"
+
+
+@settings(deadline=None, max_examples=300)
+@given(op=st.sampled_from([1, 7, 8]), nbytes=st.integers(0, 2**64 - 1),
+       eflags=st.integers(0, 0xFFFFFFFF), got=st.integers(0, 2**32 - 1),
+       after=st.binary(max_size=300))
+def test_hostile_vector_records_never_raise(op: int, nbytes: int, eflags: int, got: int,
+                                            after: bytes) -> None:
+    rec = struct.pack("<QII", 0x3000, got, eflags) + _iocb(op, 0x4000, nbytes) + after
+    text = AIO.format_iocb_array(rec, 0, 1, 0x2000, FL)
+    assert text is None or text.startswith("[")

@@ -7,8 +7,10 @@ from __future__ import annotations
 import struct
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from tracekit.decode import flags as F
+from tracekit.decode.captures import Deref
 from tracekit.decode.structs_bpf import format_bpf_attr
 
 FL = F.for_arch("x86_64")
@@ -117,9 +119,13 @@ def test_the_first_words_string() -> None:
     assert format_bpf_attr("BPF_RAW_TRACEPOINT_OPEN", tp, 144, FL,
                            text=deref[:8] + name.ljust(128, b"\0")) == (
         '{raw_tracepoint={name="a_tracepoint_name_longer_than_32"..., prog_fd=-1}}')
-    # longer than what was read: the attr's address
+    # longer than what was read: its first 32 bytes are there to show; not 33 of them
+    # (strace reads 33 to tell): the attr's address
     assert format_bpf_attr("BPF_RAW_TRACEPOINT_OPEN", tp, 144, FL,
-                           text=deref[:8] + b"y" * 128) is None
+                           text=deref[:8] + b"y" * 128) == (
+        '{raw_tracepoint={name="' + "y" * 32 + '"..., prog_fd=-1}}')
+    assert format_bpf_attr("BPF_RAW_TRACEPOINT_OPEN", tp, 144, FL,
+                           text=deref[:8] + b"y" * 32) is None
 
 
 def test_short_data_is_the_address() -> None:
@@ -149,3 +155,51 @@ def test_what_the_call_wrote_back() -> None:
     assert format_bpf_attr("BPF_MAP_LOOKUP_BATCH", batch, 144, FL, out, True) == (
         "{batch={in_batch=NULL, out_batch=0x10, keys=0x20, values=0x30, count=2, map_fd=4, "
         "elem_flags=BPF_ANY, flags=0}} => {batch={count=0}}")
+
+
+def _prog_load(license: int, log: int, log_size: int) -> bytes:
+    return struct.pack("<IIQQIIQ", 1, 0, 1, license, 1, log_size, log).ljust(144, b"\0")
+
+
+def test_strings_behind_the_attr() -> None:
+    """BPF_PROG_LOAD's license and log_buf, BPF_BTF_LOAD's bytes (issue 12), as strace
+    6.1 printed them (tests/e2e/test_strace_sweep_bpf.py)."""
+    lic, log = 0x5000, 0x6000
+    d = {16: Deref(lic, 0, b"GPL", False, True), 32: Deref(log, 64, b"A" * 33, True, True)}
+    got = format_bpf_attr("BPF_PROG_LOAD", _prog_load(lic, log, 64), 144, FL, derefs=d)
+    assert got is not None and 'license="GPL", log_level=1, log_size=64, log_buf="' + (
+        "A" * 32 + '"..., ') in got
+    # a NUL in the log, log_size 0, a log read up to its NUL before a fault
+    d[32] = Deref(log, 33, b"ab\0cd", False, True)
+    assert 'log_buf="ab", ' in str(format_bpf_attr("BPF_PROG_LOAD", _prog_load(lic, log, 33),
+                                                   144, FL, derefs=d))
+    assert 'log_buf="", ' in str(format_bpf_attr("BPF_PROG_LOAD", _prog_load(lic, log, 0),
+                                                 144, FL, derefs=d))
+    # unreadable, short of what strace reads, at another address: the address
+    for bad in (Deref(log, 33, b"", False, False), Deref(log, 33, b"abc", False, True),
+                Deref(log + 1, 33, b"A" * 33, False, True)):
+        d[32] = bad
+        assert "log_buf=0x6000, " in str(format_bpf_attr(
+            "BPF_PROG_LOAD", _prog_load(lic, log, 33), 144, FL, derefs=d))
+    # a license longer than 32 bytes; not read at all: the whole attr's address
+    d[16] = Deref(lic, 0, b"x" * 32, True, True)
+    assert 'license="' + "x" * 32 + '"...' in str(format_bpf_attr(
+        "BPF_PROG_LOAD", _prog_load(lic, 0, 0), 144, FL, derefs=d))
+    assert format_bpf_attr("BPF_PROG_LOAD", _prog_load(lic, 0, 0), 144, FL, derefs={}) is None
+    btf = struct.pack("<QQI", 0x7000, 0, 40).ljust(144, b"\0")
+    got = format_bpf_attr("BPF_BTF_LOAD", btf, 144, FL,
+                          derefs={0: Deref(0x7000, 40, b"\x9f\xeb" * 17, True, True)})
+    assert got == ('{btf="' + "\\237\\353" * 16 + '"..., btf_log_buf=NULL, btf_size=40, '
+                   "btf_log_size=0, btf_log_level=0}")
+
+
+@settings(deadline=None, max_examples=400)
+@given(cmd=st.sampled_from(["BPF_PROG_LOAD", "BPF_BTF_LOAD", "BPF_MAP_CREATE"]),
+       data=st.binary(max_size=160), size=st.integers(0, 5000),
+       derefs=st.dictionaries(st.sampled_from([0, 16, 32]), st.builds(
+           Deref, st.integers(0, 2**64 - 1), st.integers(0, 2**32 - 1),
+           st.binary(max_size=80), st.booleans(), st.booleans()), max_size=3))
+def test_hostile_pointed_memory_never_raises(cmd: str, data: bytes, size: int,
+                                              derefs: dict[int, Deref]) -> None:
+    got = format_bpf_attr(cmd, data, size, FL, derefs=derefs)
+    assert got is None or got.startswith("{")

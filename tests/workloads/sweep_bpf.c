@@ -23,6 +23,7 @@
 #include <linux/bpf.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -126,6 +127,80 @@ static void prog_load(void) {
     bpf(BPF_PROG_LOAD, &a, 72);
 }
 
+/* BPF_PROG_LOAD's strings (license, log_buf) and BPF_BTF_LOAD's bytes, read behind the
+ * attr (issue 12): each refused before anything is loaded (insn_cnt 0: E2BIG; a BTF
+ * shorter than its header or with a bad magic: EINVAL; a log too small for the
+ * verifier's: ENOSPC, nothing loaded). tail: the last bytes of a page before an
+ * unmapped one. */
+static void pointed(char *tail) {
+    static const struct bpf_insn ret0[2] = {
+        {.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0},
+        {.code = BPF_JMP | BPF_EXIT},
+    };
+    union bpf_attr a;
+    char log[64], nul_in[64], btf[64];
+
+    memset(tail, 0, 4096);       /* faulted in (a BPF program cannot fault a page in) */
+    memset(log, 'A', sizeof log);
+    memset(nul_in, 0, sizeof nul_in);
+    strcpy(nul_in, "a log\n\twith \"quotes\"\0and past its NUL");
+    memset(btf, 0x9f, sizeof btf);
+    memset(&a, 0, sizeof a);
+    a.prog_type = BPF_PROG_TYPE_SOCKET_FILTER, a.insns = PTR(BAD);
+    a.license = PTR("GPL"), a.log_level = 1, a.log_size = sizeof log, a.log_buf = PTR(log);
+    bpf(BPF_PROG_LOAD, &a, sizeof a);                        /* no NUL in the log */
+    a.log_size = 3;
+    bpf(BPF_PROG_LOAD, &a, sizeof a);
+    a.log_size = 0;
+    bpf(BPF_PROG_LOAD, &a, sizeof a);
+    a.log_size = 33, a.log_buf = PTR(nul_in);
+    bpf(BPF_PROG_LOAD, &a, sizeof a);
+    a.license = PTR("Dual BSD/GPL with a licence text of 33"), a.log_buf = PTR(BAD);
+    bpf(BPF_PROG_LOAD, &a, sizeof a);
+    a.license = PTR("0123456789abcdef0123456789abcdef");    /* exactly 32 */
+    a.log_buf = 0;
+    bpf(BPF_PROG_LOAD, &a, sizeof a);
+    a.license = PTR("0123456789abcdef0123456789abcdefX");   /* 33 */
+    bpf(BPF_PROG_LOAD, &a, sizeof a);
+    a.license = PTR(BAD), a.log_size = 64, a.log_buf = PTR(tail + 4096 - 16);
+    bpf(BPF_PROG_LOAD, &a, sizeof a);                        /* a NUL, then the end */
+    memset(tail + 4096 - 16, 'z', 16);
+    bpf(BPF_PROG_LOAD, &a, sizeof a);                        /* no NUL before the end */
+    a.license = PTR(""), a.log_size = 16;
+    bpf(BPF_PROG_LOAD, &a, sizeof a);                        /* 16 are there */
+    a.license = PTR(tail + 4096 - 3);                        /* "zzz" and no NUL */
+    bpf(BPF_PROG_LOAD, &a, sizeof a);
+    a.license = PTR("GPL");
+    bpf(BPF_PROG_LOAD, &a, 20);                              /* the license cut */
+    bpf(BPF_PROG_LOAD, &a, 24);
+    bpf(BPF_PROG_LOAD, &a, 36);                              /* log_buf cut */
+    /* a real program with a log too small for the verifier's statistics: ENOSPC, the
+     * log written at exit; strace shows it as it was at entry */
+    memset(log, 0, sizeof log);
+    a.insns = PTR(ret0), a.insn_cnt = 2, a.log_level = 2, a.log_size = 8;
+    a.log_buf = PTR(log);
+    bpf(BPF_PROG_LOAD, &a, sizeof a);
+
+    memset(&a, 0, sizeof a);
+    a.btf = PTR(btf), a.btf_size = 40;                       /* bad magic: EINVAL */
+    bpf(BPF_BTF_LOAD, &a, sizeof a);
+    a.btf_size = 32, a.btf_log_buf = PTR(log), a.btf_log_size = sizeof log;
+    a.btf_log_level = 1;
+    bpf(BPF_BTF_LOAD, &a, sizeof a);
+    a.btf_size = 0;
+    bpf(BPF_BTF_LOAD, &a, sizeof a);
+    a.btf = PTR(BAD), a.btf_size = 4;
+    bpf(BPF_BTF_LOAD, &a, sizeof a);                         /* EFAULT */
+    a.btf = PTR(tail + 4096 - 8), a.btf_size = 40;
+    bpf(BPF_BTF_LOAD, &a, sizeof a);
+    a.btf_size = 8;
+    bpf(BPF_BTF_LOAD, &a, sizeof a);
+    a.btf = PTR(btf);
+    bpf(BPF_BTF_LOAD, &a, 12);                               /* btf_size cut: 0 */
+    bpf(BPF_BTF_LOAD, &a, 17);
+    bpf(BPF_BTF_LOAD, &a, 4);                                /* the pointer cut */
+}
+
 static void objects(int fd) {
     union bpf_attr a;
 
@@ -180,6 +255,13 @@ static void objects(int fd) {
     bpf(BPF_RAW_TRACEPOINT_OPEN, &a, sizeof a);              /* EBADF */
     a.raw_tracepoint.name = PTR("a_tracepoint_name_longer_than_32_bytes");
     bpf(BPF_RAW_TRACEPOINT_OPEN, &a, sizeof a);              /* EBADF */
+    {
+        static char longer[300];                             /* than the 128 bytes read */
+
+        memset(longer, 'n', sizeof longer - 1);
+        a.raw_tracepoint.name = PTR(longer);
+        bpf(BPF_RAW_TRACEPOINT_OPEN, &a, sizeof a);          /* EBADF */
+    }
     a.raw_tracepoint.name = PTR(BAD);
     bpf(BPF_RAW_TRACEPOINT_OPEN, &a, sizeof a);              /* EBADF */
     memset(&a, 0, sizeof a);
@@ -198,6 +280,7 @@ static void objects(int fd) {
  * 0x05050505 insns: E2BIG before that), a path whose directory does not exist (ENOENT),
  * no other string. */
 static void cuts(void) {
+    static char cut_log[64] = "the log";
     static const struct { long cmd; long max; } cmds[] = {
         {BPF_MAP_CREATE, 80}, {BPF_MAP_LOOKUP_ELEM, 40}, {BPF_MAP_UPDATE_ELEM, 40},
         {BPF_MAP_DELETE_ELEM, 24}, {BPF_MAP_GET_NEXT_KEY, 32}, {BPF_MAP_FREEZE, 12},
@@ -221,7 +304,7 @@ static void cuts(void) {
             if (cmds[i].cmd == BPF_RAW_TRACEPOINT_OPEN)
                 a.raw_tracepoint.name = 0;
             if (cmds[i].cmd == BPF_PROG_LOAD)   /* unknown type, flags: EINVAL or E2BIG */
-                a.license = 0, a.log_buf = 0;
+                a.license = PTR("GPL"), a.log_buf = PTR(cut_log);
             if (cmds[i].cmd == BPF_OBJ_PIN || cmds[i].cmd == BPF_OBJ_GET)
                 a.pathname = PTR("/nonexistent/tracekit-sweep");       /* ENOENT */
             if (cmds[i].cmd == BPF_MAP_GET_NEXT_ID || cmds[i].cmd == BPF_BTF_GET_NEXT_ID ||
@@ -263,6 +346,14 @@ int main(void) {
     info(arr);
     batch(hash);
     prog_load();
+    {
+        char *pages = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+        munmap(pages + 4096, 4096);
+        pointed(pages);
+        munmap(pages, 4096);
+    }
     objects(arr);
     edges();
     cuts();

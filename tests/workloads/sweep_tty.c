@@ -353,6 +353,38 @@ static void ptrace_calls(long hi) {
     /* the child's own state written back as it was read */
     syscall(SYS_ptrace, PTRACE_SETREGS, (long)pid, 0L, &regs);
     syscall(SYS_ptrace, PTRACE_SETREGSET, (long)pid, (long)NT_PRSTATUS, &iov);
+    /* the registers behind the iovec (issue 12): cut sizes, a larger buffer than the
+     * set (the call shortens iov_len: 224 => 216), the FP set, another note, bad bases */
+    {
+        static char xstate[4096];
+        struct iovec fp = {&fpregs, sizeof fpregs}, xs = {xstate, sizeof xstate};
+        struct user_regs_struct two[2];
+
+        iov.iov_len = 96;
+        syscall(SYS_ptrace, PTRACE_GETREGSET, (long)pid, (long)NT_PRSTATUS, &iov);
+        syscall(SYS_ptrace, PTRACE_SETREGSET, (long)pid, (long)NT_PRSTATUS, &iov);
+        iov.iov_len = 8;
+        syscall(SYS_ptrace, PTRACE_GETREGSET, (long)pid, (long)NT_PRSTATUS, &iov);
+        iov.iov_len = 100;                                   /* EINVAL */
+        syscall(SYS_ptrace, PTRACE_GETREGSET, (long)pid, (long)NT_PRSTATUS, &iov);
+        iov.iov_len = 0;
+        syscall(SYS_ptrace, PTRACE_GETREGSET, (long)pid, (long)NT_PRSTATUS, &iov);
+        iov.iov_base = two, iov.iov_len = 224;
+        syscall(SYS_ptrace, PTRACE_GETREGSET, (long)pid, (long)NT_PRSTATUS, &iov);
+        iov.iov_len = 224;                                   /* "..." past the set */
+        syscall(SYS_ptrace, PTRACE_SETREGSET, (long)pid, (long)NT_PRSTATUS, &iov);
+        iov.iov_base = BAD, iov.iov_len = sizeof regs;       /* EFAULT */
+        syscall(SYS_ptrace, PTRACE_GETREGSET, (long)pid, (long)NT_PRSTATUS, &iov);
+        syscall(SYS_ptrace, PTRACE_SETREGSET, (long)pid, (long)NT_PRSTATUS, &iov);
+        iov.iov_base = &regs;
+        syscall(SYS_ptrace, PTRACE_GETREGSET, NO_PID, (long)NT_PRSTATUS, &iov);  /* ESRCH */
+        syscall(SYS_ptrace, PTRACE_GETREGSET, (long)pid, (long)NT_FPREGSET, &fp);
+        syscall(SYS_ptrace, PTRACE_SETREGSET, (long)pid, (long)NT_FPREGSET, &fp);
+        fp.iov_len = 200;
+        syscall(SYS_ptrace, PTRACE_GETREGSET, (long)pid, (long)NT_FPREGSET, &fp);
+        syscall(SYS_ptrace, PTRACE_GETREGSET, (long)pid, (long)NT_X86_XSTATE, &xs);
+        syscall(SYS_ptrace, PTRACE_GETREGSET, (long)pid, (long)NT_PRSTATUS, BAD);
+    }
     syscall(SYS_ptrace, PTRACE_POKEUSER, (long)pid, 10L * 8, (long)regs.rax);
     syscall(SYS_ptrace, PTRACE_GETFPREGS, (long)pid, 0L, &fpregs);
     syscall(SYS_ptrace, PTRACE_GETSIGMASK, (long)pid, 8L, &mask);

@@ -7,16 +7,27 @@ strace prints when the memory is not there (unread, unreadable, or a failed call
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
-from tracekit._events import CAPF_FAULT, CAPF_TRUNC, SC_NORETURN, SC_UNFINISHED, Capture, Syscall
+from tracekit._events import (
+    CAPF_DEREF,
+    CAPF_ELEM_FAULT,
+    CAPF_FAULT,
+    CAPF_TRUNC,
+    SC_NORETURN,
+    SC_UNFINISHED,
+    Capture,
+    Syscall,
+)
 from tracekit.decode.values import pointer
 
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
 
-__all__ = ["KindFn", "capture", "capture_out", "decoded_in", "decoded_out", "succeeded"]
+__all__ = ["Deref", "KindFn", "capture", "capture_out", "decoded_in", "decoded_out", "deref",
+           "succeeded"]
 
 #: an argument decoder: (decoder, record, argument index) -> the argument's text
 KindFn = Callable[["SyscallDecoder", Syscall, int], str]
@@ -26,14 +37,48 @@ def capture(ev: Syscall, i: int, *, whole: bool = False) -> Capture | None:
     """The capture of argument ``i`` (the last one if several).
 
     None when there is none or the memory was unreadable (CAPF_FAULT); with ``whole``,
-    also when it was cut short (CAPF_TRUNC).
+    also when it was cut short (CAPF_TRUNC). What a pointer inside the argument's struct
+    points to (CAPF_DEREF) is not the argument's memory: never taken.
     """
     cap = None
     for c in ev.caps:
-        if c.arg == i:
+        if c.arg == i and not c.flags & CAPF_DEREF:
             cap = c
     bad = CAPF_FAULT | (CAPF_TRUNC if whole else 0)
     return None if cap is None or cap.flags & bad else cap
+
+
+class Deref(NamedTuple):
+    """What a pointer inside argument ``i``'s struct pointed to (a CAPF_DEREF capture of
+    programs/syscalls.h TK_SPEC_PTR_AT: ``struct tk_deref_head`` then the bytes)."""
+
+    ptr: int            # the pointer as read from the struct (0: NULL, no data)
+    want: int           # the __u32 length read from the struct (0 for a string)
+    data: bytes         # the bytes read at ptr (a string without its NUL)
+    trunc: bool         # more than data was there (string: longer; bytes: want > cap)
+    readable: bool      # False: the memory at ptr could not be read (data is empty)
+
+
+_DEREF_HEAD = struct.Struct("<QII")     # struct tk_deref_head: ptr, off, want
+
+
+def deref(ev: Syscall, i: int, off: int, *, last: bool = True) -> Deref | None:
+    """The CAPF_DEREF capture of argument ``i`` for the pointer at byte ``off`` of its
+    struct: the last one (with specs read at entry and at exit: as read at exit), or
+    with ``last=False`` the first (as read at entry). None when there is none or the
+    struct itself was unreadable."""
+    found = []
+    for c in ev.caps:
+        if (c.arg != i or not c.flags & CAPF_DEREF or c.flags & CAPF_FAULT
+                or len(c.data) < _DEREF_HEAD.size):
+            continue
+        ptr, c_off, want = _DEREF_HEAD.unpack_from(c.data)
+        if c_off == off:
+            found.append(Deref(ptr, want, c.data[_DEREF_HEAD.size:],
+                               bool(c.flags & CAPF_TRUNC), not c.flags & CAPF_ELEM_FAULT))
+    if not found:
+        return None
+    return found[-1] if last else found[0]
 
 
 def succeeded(ev: Syscall) -> bool:

@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING
 from tracekit._events import (
     CAP_BUF,
     CAP_STR,
+    CAPF_AT_EXIT,
+    CAPF_DEREF,
     CAPF_FAULT,
     CAPF_TRUNC,
     SC_COMPAT,
@@ -33,7 +35,7 @@ from tracekit._events import (
     Syscall,
 )
 from tracekit.decode import flags as F
-from tracekit.decode.captures import capture, capture_out, succeeded
+from tracekit.decode.captures import capture, capture_out, deref, succeeded
 from tracekit.decode.signals import siginfo_text
 from tracekit.decode.structs_proc import SIGSET_SIZE, format_sigset
 from tracekit.decode.values import format_ret_errno, format_timespec, pointer, quote, signed
@@ -63,8 +65,9 @@ def _xval(table: dict[int, str], v: int, unknown: str) -> str:
 
 def _caps(ev: Syscall, i: int, kind: int | None = None) -> list[Capture]:
     """Every capture of argument ``i`` (of ``kind``), in record order: entry reads first,
-    then what was read at exit."""
-    return [c for c in ev.caps if c.arg == i and (kind is None or c.kind == kind)]
+    then what was read at exit; never what a pointer inside it points to (CAPF_DEREF)."""
+    return [c for c in ev.caps if c.arg == i and (kind is None or c.kind == kind)
+            and not c.flags & CAPF_DEREF]
 
 
 def _readable(cap: Capture | None) -> Capture | None:
@@ -636,6 +639,56 @@ def format_user_fpregs(data: bytes) -> str | None:
     return "{" + ", ".join(parts) + "}"
 
 
+# struct user_fpregs_struct's fields by offset (arch/x86/include/asm/user_64.h): name,
+# offset, bytes (an array: its u32 words)
+_FPREGS_FIELDS = (("cwd", 0, 2), ("swd", 2, 2), ("ftw", 4, 2), ("fop", 6, 2), ("rip", 8, 8),
+                  ("rdp", 16, 8), ("mxcsr", 24, 4), ("mxcr_mask", 28, 4))
+_FPREGS_ARRAY_AT = {"st_space": 32, "xmm_space": 160, "padding": 416}
+
+
+def format_regset(note: str | None, size: int, data: bytes) -> str | None:
+    """The registers PTRACE_GETREGSET wrote or PTRACE_SETREGSET reads at iov_base, as
+    strace 6.1 prints them on x86_64 (its arch_decode_prstatus_regset and
+    arch_decode_fpregset): for NT_PRSTATUS a struct user_regs_struct, for NT_FPREGSET a
+    struct user_fpregs_struct, each field whose offset is within the first min(size,
+    sizeof) bytes (``{r15=0x1}`` for 8 bytes), then ``, ...`` when size is larger than
+    the struct.
+
+    Args:
+      note: the NT_* name of addr; size: iov_len (bytes); data: the bytes read at iov_base.
+
+    Returns:
+      The text; None (the address prints) for other notes, a size of 0 or not a
+      multiple of 8, and bytes short of min(size, sizeof).
+    """
+    if note not in ("NT_PRSTATUS", "NT_FPREGSET") or not size or size & 7:
+        return None
+    whole = USER_REGS_SIZE if note == "NT_PRSTATUS" else FPREGS_SIZE
+    fetch = min(size, whole)
+    if len(data) < fetch:
+        return None
+    parts: list[str] = []
+    if note == "NT_PRSTATUS":
+        for k, name in enumerate(USER_REGS_X86_64):
+            if fetch > 8 * k:
+                parts.append(f"{name}={_x(int.from_bytes(data[8 * k:8 * k + 8], 'little'))}")
+    else:
+        for name, off, width in _FPREGS_FIELDS:
+            if fetch > off:
+                parts.append(f"{name}={_x(int.from_bytes(data[off:off + width], 'little'))}")
+        for name, n in _FPREGS_ARRAYS:
+            off = _FPREGS_ARRAY_AT[name]
+            if fetch <= off:
+                break
+            count = min(n, (fetch - off) // 4)
+            words = [_x(int.from_bytes(data[off + 4 * j:off + 4 * j + 4], "little"))
+                     for j in range(min(count, ARRAY_LIMIT))]
+            parts.append(f"{name}=[{', '.join(words + (['...'] if count > ARRAY_LIMIT else []))}]")
+    if size > whole:
+        parts.append("...")
+    return "{" + ", ".join(parts) + "}"
+
+
 def _ptrace_cap(ev: Syscall, i: int, size: int, *, at_exit: bool) -> Capture | None:
     """Argument ``i``'s capture of at least ``size`` bytes: what the call read (the first
     ones, at entry) or, after a success, what it wrote (the last, at exit)."""
@@ -753,15 +806,38 @@ def _ptrace_data(fl: F.ArchFlags, name: str | None, ev: Syscall) -> str:
         cap = _ptrace_out(ev, PTRACE_SYSCALL_INFO_SIZE)
         text = None if cap is None else _syscall_info(fl, cap.data, ev.args[2], ev.ret)
     elif name in _PTRACE_REGSET and data:
-        # the iovec as the call left it (GET: read at exit, even after a failure) or
-        # as it read it (SET: at entry)
-        caps = _caps(ev, 3)
-        cap = next((c for c in (reversed(caps) if name == "PTRACE_GETREGSET" else caps)
-                    if not c.flags & CAPF_FAULT and len(c.data) >= 16), None)
-        if cap is not None:
-            base, length = struct.unpack_from("<QQ", cap.data)
-            text = f"{{iov_base={pointer(base)}, iov_len={length}}}"
+        text = _regset_iov(fl, name, ev)
     return pointer(data) if text is None else text
+
+
+def _regset_iov(fl: F.ArchFlags, name: str, ev: Syscall) -> str | None:
+    """GET/SETREGSET's iovec: ``{iov_base={r15=0x7f..., ..., gs=0}, iov_len=216}``, the
+    registers at iov_base (:func:`format_regset`; read behind the iovec by the BPF
+    program, TK_SPEC_PTR_AT: GET's after a success, at exit; SET's at entry) or its
+    address; iov_len as ``4096 => 2432`` when the call changed it. None when the iovec
+    was not read."""
+    get = name == "PTRACE_GETREGSET"
+    caps = [c for c in _caps(ev, 3) if not c.flags & CAPF_FAULT and len(c.data) >= 16]
+    entry = next((c for c in caps if not c.flags & CAPF_AT_EXIT), None)
+    last = caps[-1] if caps else None
+    cap = last if get else entry
+    if cap is None:
+        return None
+    base, length = struct.unpack_from("<QQ", cap.data)
+    regs = None
+    if fl.arch == "x86_64" and (succeeded(ev) or not get):
+        note = fl.tables.NT_TYPES.get(ev.args[2])
+        d = deref(ev, 3, 0, last=get)
+        if d is not None and d.ptr == base and d.readable:
+            regs = format_regset(note, length, d.data)
+    # iov_len as it was at entry and, when the call changed it, as it left it (both
+    # requests: the kernel shortens a longer iov_len to the set's size)
+    shown_len = str(length)
+    if entry is not None and last is not None and entry is not last:
+        before, after = (struct.unpack_from("<Q", c.data, 8)[0] for c in (entry, last))
+        if before != after:
+            shown_len = f"{before} => {after}"
+    return f"{{iov_base={regs or pointer(base)}, iov_len={shown_len}}}"
 
 
 def _ptrace(d: SyscallDecoder, ev: Syscall) -> list[str]:

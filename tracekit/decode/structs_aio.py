@@ -7,11 +7,16 @@
 - ``struct iocb`` as io_cancel reads it: ``{aio_data=0x1234,
   aio_lio_opcode=IOCB_CMD_PWRITE, aio_fildes=3}`` (aio_key, aio_rw_flags and
   aio_reqprio only when not 0).
-- io_submit's array of iocb pointers: ``[]`` when nr is 0; with nr 1, the iocb
-  (``[{aio_data=0, aio_lio_opcode=IOCB_CMD_PREAD, aio_fildes=3, aio_buf=0x..., aio_nbytes=4,
-  aio_offset=0}]``) unless its aio_buf points to what strace prints (PWRITE's bytes,
-  PREADV/PWRITEV's iovecs); else the address: the BPF program follows one pointer (to
-  the first iocb), not the iocb's own.
+- io_submit's array of iocb pointers: ``[]`` when nr is 0; up to IOCB_N (8) iocbs, each
+  as strace prints it (``[{aio_data=0, aio_lio_opcode=IOCB_CMD_PWRITE, aio_fildes=3,
+  aio_buf="hello", aio_nbytes=5, aio_offset=0}, 0x1, ...]``: an unreadable iocb as its
+  address, PWRITE's first 32 bytes of aio_buf, PREADV/PWRITEV's iovecs (``aio_buf=
+  [{iov_base="hello", iov_len=5}]``, PWRITEV's bytes too), an array unreadable past its
+  first elements as ``... /* 0x... */``), read by the BPF program (TK_CAP_IOCB). The
+  address prints, as strace prints it, for nr < 0 and an unreadable array; and (gaps)
+  for nr over IOCB_N (strace prints up to 32 iocbs, then ``...``) and for an array
+  holding a PREADV/PWRITEV iocb of more than IOCB_IOV_N (4) iovecs (strace prints up
+  to 32).
 - ``struct io_uring_params``: what the call reads (``{flags=..., sq_thread_cpu=0,
   sq_thread_idle=0}``, with ``wq_fd`` when IORING_SETUP_ATTACH_WQ is set), and after a
   successful call what it wrote: ``sq_entries``, ``cq_entries``, ``features`` and the
@@ -27,22 +32,37 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
-from tracekit._events import CAPF_FAULT, Syscall
+from tracekit._events import (
+    CAP_IOCB,
+    CAP_STRUCT,
+    CAPF_ELEM_FAULT,
+    CAPF_FAULT,
+    CAPF_TRUNC,
+    Syscall,
+)
 from tracekit.decode import flags as F
 from tracekit.decode.captures import KindFn, capture, decoded_out, succeeded
 from tracekit.decode.flagwords import ioprio_text
-from tracekit.decode.values import pointer, signed
+from tracekit.decode.values import pointer, quote, signed
 
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
 
-__all__ = ["IOCB_SIZE", "IO_EVENT_SIZE", "IO_URING_PARAMS_SIZE", "format_io_event",
-           "format_io_uring_params", "format_iocb", "format_iocb_header", "kinds"]
+__all__ = ["IOCB_BUF_CAP", "IOCB_N", "IOCB_SIZE", "IO_EVENT_SIZE", "IO_URING_PARAMS_SIZE",
+           "format_io_event", "format_io_uring_params", "format_iocb", "format_iocb_array",
+           "format_iocb_header", "kinds"]
 
 IO_EVENT_SIZE = 32          # struct io_event: data, obj, res, res2 (u64, u64, s64, s64)
 IOCB_SIZE = 64              # struct iocb
+IOCB_N = 8                  # TK_IOCB_N: the iocbs of an io_submit the BPF program reads
+IOCB_BUF_CAP = 33           # PWRITE's aio_buf bytes read: strace reads -s + 1 of them
+_IOCB_ELEM = struct.Struct("<QII")      # struct tk_iocb_elem: ptr, got, flags
+_IOV_ELEM = struct.Struct("<QQII")      # struct tk_iov_elem: base, len, got, flags
+IOCB_IOV_N = 4              # TK_IOCB_IOV_N: the iovecs of a PREADV/PWRITEV iocb read
+IOCB_AFTER_MAX = 4 * (24 + 40)  # bytes after an iocb at most (TK_IOCB_IOV_N records)
+_STR_LIMIT = 32             # strace's -s
 IO_URING_PARAMS_SIZE = 120  # struct io_uring_params
 _IO_EVENT = struct.Struct("<QQqq")
 # aio_data, aio_key, aio_rw_flags, aio_lio_opcode, aio_reqprio, aio_fildes
@@ -59,7 +79,9 @@ def format_io_event(data: bytes) -> str | None:
     if len(data) < IO_EVENT_SIZE:
         return None
     ev_data, obj, res, res2 = _IO_EVENT.unpack_from(data)
-    return f"{{data={ev_data:#x}, obj={pointer(obj)}, res={res}, res2={res2}}}"
+    # strace's %#x: 0 prints as 0
+    return (f"{{data={hex(ev_data) if ev_data else '0'}, obj={pointer(obj)}, res={res}, "
+            f"res2={res2}}}")
 
 
 def _bit(table: tuple[tuple[int, str], ...], name: str) -> int:
@@ -97,25 +119,71 @@ def format_iocb_header(data: bytes, fl: F.ArchFlags,
     return "{" + ", ".join(_iocb_header(data, fl, fd_text)) + "}"
 
 
-def format_iocb(data: bytes, fl: F.ArchFlags, fd_text: Callable[[int], str] = str
-                ) -> str | None:
-    """A struct iocb as io_submit prints it, for the opcodes whose fields are all in it:
-    the header, then PREAD's ``aio_buf=0x..., aio_nbytes=4, aio_offset=0`` or POLL's
-    events, then ``aio_flags`` and ``aio_resfd`` when set. None when short, and for
-    PWRITE, PREADV and PWRITEV, whose aio_buf strace prints from the memory it points to
-    (not captured)."""
+class IocbVec(NamedTuple):
+    """The first iovecs of a PREADV/PWRITEV iocb's aio_buf, as read (TK_CAP_IOCB)."""
+
+    iovs: list[tuple[int, int, bytes | None]]   # (iov_base, iov_len, PWRITEV's bytes;
+                                                # None: not read or unreadable)
+    more: bool          # the array has more iovecs than read (TK_CAPF_TRUNC)
+    cut: bool           # the array was unreadable after iovs (TK_CAPF_ELEM_FAULT)
+
+
+def _iov_text(base: int, length: int, got: bytes | None, write: bool) -> str:
+    if not write or not base:
+        shown = pointer(base)
+    elif got is None or len(got) < min(length, _STR_LIMIT + 1):
+        shown = pointer(base)
+    else:
+        shown = quote(got[:min(length, _STR_LIMIT)], more=length > _STR_LIMIT)
+    return f"{{iov_base={shown}, iov_len={length}}}"
+
+
+def format_iocb(data: bytes, fl: F.ArchFlags, fd_text: Callable[[int], str] = str,
+                buf_bytes: bytes | None = None, vec: IocbVec | None = None) -> str | None:
+    """A struct iocb as io_submit prints it: the header, then PREAD's ``aio_buf=0x...,
+    aio_nbytes=4, aio_offset=0``, PWRITE's with the bytes at aio_buf (``buf_bytes``: the
+    first min(aio_nbytes, IOCB_BUF_CAP) of them, None when not read or unreadable: its
+    address then; an aio_nbytes over SSIZE_MAX prints aio_buf in hex, as strace's
+    iocb_is_valid wants), PREADV/PWRITEV's iovecs (``vec``: ``aio_buf=[{iov_base="ab",
+    iov_len=2}], aio_offset=0``; the address when the array is unreadable), or POLL's
+    events, then ``aio_flags`` and ``aio_resfd`` when set. None when short, and for a
+    vector whose iovecs were not all read (more than IOCB_IOV_N, or not read)."""
     if len(data) < IOCB_SIZE:
         return None
     t = fl.tables
     opcode = struct.unpack_from("<H", data, 16)[0]
     cmd = t.IOCB_CMDS.get(opcode)
-    if cmd in ("IOCB_CMD_PWRITE", "IOCB_CMD_PREADV", "IOCB_CMD_PWRITEV"):
-        return None
     parts = _iocb_header(data, fl, fd_text)
     buf, nbytes, offset = struct.unpack_from("<QQq", data, 24)
     aio_flags, resfd = struct.unpack_from("<II", data, 56)
-    if cmd == "IOCB_CMD_PREAD":
-        parts += [f"aio_buf={pointer(buf)}", f"aio_nbytes={nbytes}", f"aio_offset={offset}"]
+    if cmd in ("IOCB_CMD_PREADV", "IOCB_CMD_PWRITEV"):
+        if nbytes >= 1 << 63:
+            parts += [f"aio_buf={hex(buf) if buf else '0'}", f"aio_nbytes={nbytes}"]
+        elif not buf or not nbytes:
+            parts.append(f"aio_buf={'NULL' if not buf else '[]'}")
+        else:
+            if vec is None or vec.more or len(vec.iovs) > nbytes or (
+                    len(vec.iovs) < nbytes and not vec.cut):
+                return None
+            if not vec.iovs:
+                parts.append(f"aio_buf={pointer(buf)}")
+            else:
+                write = cmd == "IOCB_CMD_PWRITEV"
+                items = [_iov_text(b, n, got, write) for b, n, got in vec.iovs]
+                if vec.cut:
+                    items.append(f"... /* {hex(buf + 16 * len(vec.iovs))} */")
+                parts.append(f"aio_buf=[{', '.join(items)}]")
+        parts.append(f"aio_offset={offset}")
+    elif cmd == "IOCB_CMD_PWRITE" and nbytes < 1 << 63 and buf:
+        need = min(nbytes, _STR_LIMIT + 1)
+        text = (pointer(buf) if buf_bytes is None or len(buf_bytes) < need
+                else quote(buf_bytes[:min(need, _STR_LIMIT)], more=nbytes > _STR_LIMIT))
+        parts += [f"aio_buf={text}", f"aio_nbytes={nbytes}", f"aio_offset={offset}"]
+    elif cmd in ("IOCB_CMD_PREAD", "IOCB_CMD_PWRITE"):
+        # strace's PRINT_FIELD_X: %#x, so 0 (a NULL PWRITE buffer: printstrn's NULL)
+        shown = hex(buf) if buf else ("NULL" if cmd == "IOCB_CMD_PWRITE"
+                                      and nbytes < 1 << 63 else "0")
+        parts += [f"aio_buf={shown}", f"aio_nbytes={nbytes}", f"aio_offset={offset}"]
     elif cmd == "IOCB_CMD_POLL":
         parts.append(f"aio_buf={F.FlagSet(t.POLL_EVENTS)(buf)}")
     if aio_flags:
@@ -178,20 +246,102 @@ def k_io_events(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return "[" + ", ".join(texts) + "]"
 
 
+def _iovecs(after: bytes, eflags: int) -> IocbVec | None:
+    """The struct tk_iov_elem records after a vector iocb; None when cut."""
+    iovs: list[tuple[int, int, bytes | None]] = []
+    pos = 0
+    while pos < len(after):
+        if pos + _IOV_ELEM.size > len(after) or len(iovs) >= IOCB_IOV_N:
+            return None
+        base, length, got, vflags = _IOV_ELEM.unpack_from(after, pos)
+        pos += _IOV_ELEM.size
+        if pos + got > len(after):
+            return None
+        iovs.append((base, length, None if vflags & CAPF_FAULT else after[pos:pos + got]))
+        pos += (got + 7) // 8 * 8
+    return IocbVec(iovs, bool(eflags & CAPF_TRUNC), bool(eflags & CAPF_ELEM_FAULT))
+
+
+def format_iocb_array(data: bytes, flags: int, nr: int, addr: int, fl: F.ArchFlags,
+                      fd_text: Callable[[int], str] = str) -> str | None:
+    """io_submit's iocbs from a CAP_IOCB capture (programs/syscalls.h struct
+    tk_iocb_elem records): ``[{...}, 0x1, ...]``, the array ending ``... /* 0x... */`` at
+    the first pointer that could not be read (CAPF_ELEM_FAULT), as strace prints it.
+
+    Args:
+      data: the records; flags: the capture's CAPF_* bits.
+      nr: io_submit's nr; addr: the array's address.
+
+    Returns:
+      The text; None when strace's text is not all there: nr over IOCB_N (TRUNC), a
+      PREADV/PWRITEV iocb, fewer records than nr without ELEM_FAULT, a cut record.
+    """
+    if flags & CAPF_TRUNC or nr > IOCB_N or nr < 0:
+        return None
+    texts: list[str] = []
+    pos = 0
+    while pos < len(data) and len(texts) < nr:
+        if pos + _IOCB_ELEM.size > len(data):
+            return None
+        ptr, got, eflags = _IOCB_ELEM.unpack_from(data, pos)
+        pos += _IOCB_ELEM.size
+        if eflags & CAPF_FAULT:
+            texts.append(pointer(ptr))
+            continue
+        if pos + IOCB_SIZE + got > len(data) or got > IOCB_AFTER_MAX:
+            return None
+        iocb = data[pos:pos + IOCB_SIZE]
+        after = data[pos + IOCB_SIZE:pos + IOCB_SIZE + got]
+        buf = None if eflags & CAPF_ELEM_FAULT else after
+        pos += IOCB_SIZE + (got + 7) // 8 * 8
+        opcode = struct.unpack_from("<H", iocb, 16)[0]
+        vec = None
+        if fl.tables.IOCB_CMDS.get(opcode) in ("IOCB_CMD_PREADV", "IOCB_CMD_PWRITEV"):
+            vec = _iovecs(after, eflags)
+            if vec is None:
+                return None
+        text = format_iocb(iocb, fl, fd_text, buf, vec)
+        if text is None:
+            return None
+        texts.append(text)
+    if len(texts) < nr:
+        if not flags & CAPF_ELEM_FAULT:
+            return None
+        texts.append(f"... /* {hex(addr + 8 * len(texts))} */")
+    return "[" + ", ".join(texts) + "]"
+
+
+def _old_first_iocb(ev: Syscall, i: int, fl: F.ArchFlags,
+                    fd_text: Callable[[int], str]) -> str | None:
+    """A recording made before TK_CAP_IOCB: nr 1's pointer and iocb in a SPEC_DEREF
+    STRUCT capture (8 + 64 bytes); printed unless strace prints memory it points to
+    (PWRITE's bytes, a vector's iovecs), which that capture does not hold."""
+    cap = capture(ev, i)
+    if cap is None or cap.kind != CAP_STRUCT or len(cap.data) < 8 + IOCB_SIZE:
+        return None
+    iocb = cap.data[8:8 + IOCB_SIZE]
+    opcode = struct.unpack_from("<H", iocb, 16)[0]
+    if fl.tables.IOCB_CMDS.get(opcode) in ("IOCB_CMD_PWRITE", "IOCB_CMD_PREADV",
+                                           "IOCB_CMD_PWRITEV"):
+        return None
+    text = format_iocb(iocb, fl, fd_text)
+    return None if text is None else f"[{text}]"
+
+
 def _k_iocbpp(fl: F.ArchFlags) -> KindFn:
     def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-        """io_submit's iocb pointers: ``[]`` for nr 0; with nr 1 the iocb the first
-        pointer points to (read with it: SPEC_DEREF), when :func:`format_iocb` can print
-        it; else the address (the BPF program follows one pointer only)."""
+        """io_submit's iocb pointers (CAP_IOCB, :func:`format_iocb_array`): ``[]`` for
+        nr 0; the address for nr < 0, an unreadable array, and the gaps."""
         nr = signed(ev.args[i - 1], 64) if i else 1
         if ev.args[i] and nr == 0:
             return "[]"
-        cap = capture(ev, i) if ev.args[i] and nr == 1 else None
-        text = None
-        if cap is not None and len(cap.data) >= 8 + IOCB_SIZE:
-            text = format_iocb(cap.data[8:8 + IOCB_SIZE], fl,
-                               lambda fd: d.fd_text(ev.tgid, fd))
-        return pointer(ev.args[i]) if text is None else f"[{text}]"
+        cap = next((c for c in ev.caps if c.arg == i and c.kind == CAP_IOCB
+                    and not c.flags & CAPF_FAULT), None) if ev.args[i] and nr > 0 else None
+        text = None if cap is None else format_iocb_array(
+            cap.data, cap.flags, nr, ev.args[i], fl, lambda fd: d.fd_text(ev.tgid, fd))
+        if cap is None and nr == 1:
+            text = _old_first_iocb(ev, i, fl, lambda fd: d.fd_text(ev.tgid, fd))
+        return pointer(ev.args[i]) if text is None else text
     return k
 
 

@@ -16,15 +16,23 @@ BPF_PROG_ATTACH/DETACH, BPF_LINK_CREATE (its tail by attach type), BPF_LINK_UPDA
 BPF_RAW_TRACEPOINT_OPEN.
 
 The string at the attr's first word (BPF_OBJ_PIN/BPF_OBJ_GET's pathname,
-BPF_RAW_TRACEPOINT_OPEN's name: ``name="a_tracepoint_name_longer_than_32"...``) is read
-with the attr (TK_SPEC_DEREF, BPF_ATTR_STR_CAP bytes); a pointer cut by the size prints
-as what was read of it (``pathname=0x13``), an unreadable one as its address.
+BPF_RAW_TRACEPOINT_OPEN's name: ``name="a_tracepoint_name_longer_than_32"...``, however
+long) is read with the attr (TK_SPEC_DEREF, BPF_ATTR_STR_CAP bytes); a pointer cut by the
+size prints as what was read of it (``pathname=0x13``), an unreadable one as its address.
+
+BPF_PROG_LOAD's license (``license="GPL"``) and log_buf (``log_buf=""``: the log as it
+was at entry, when strace reads it) and BPF_BTF_LOAD's bytes (``btf="\\237\\353..."``) are
+read behind the attr by the BPF program (TK_SPEC_PTR_AT, issue 12): the pointer at
+their offset of the attr and BPF_PTR_STR_CAP / BPF_PTR_BUF_CAP bytes it points to (what
+strace's default ``-s 32`` shows: a larger ``-s`` still shows 32 bytes). A pointer that
+is unreadable, or cut by the size, prints as its address, as strace prints it.
 
 The address prints, as strace prints it, for a size of 0 or over a page, an unreadable
-attr and an unknown command; and (a gap: the BPF program follows no pointer but the
-first word's) for BPF_PROG_LOAD with a license or log_buf (strings), BPF_BTF_LOAD with BTF bytes
-or a log buffer, a first word's string longer than BPF_ATTR_STR_CAP, and the commands
-not decoded here.
+attr and an unknown command; and (gaps) when a pointer strace follows was not read (a
+record without its TK_SPEC_PTR_AT capture), for a pathname longer than
+BPF_ATTR_STR_CAP, and for the commands not decoded here. A license or log in memory the
+task never touched (not faulted in) prints as its address: a BPF program cannot fault
+it in and it is not read again at exit (the log is the kernel's by then).
 
 Layout: include/uapi/linux/bpf.h (the same on x86_64 and arm64, little-endian).
 """
@@ -32,23 +40,26 @@ Layout: include/uapi/linux/bpf.h (the same on x86_64 and arm64, little-endian).
 from __future__ import annotations
 
 import struct
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from tracekit._events import CAPF_FAULT, Syscall
+from tracekit._events import CAPF_DEREF, CAPF_FAULT, Syscall
 from tracekit.decode import flags as F
-from tracekit.decode.captures import KindFn, succeeded
+from tracekit.decode.captures import Deref, KindFn, deref, succeeded
 from tracekit.decode.values import pointer, quote
 
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
 
-__all__ = ["BPF_ATTR_CAP", "BPF_ATTR_OUT_CAP", "BPF_ATTR_STR_CAP", "format_bpf_attr",
-           "kinds"]
+__all__ = ["BPF_ATTR_CAP", "BPF_ATTR_OUT_CAP", "BPF_ATTR_STR_CAP", "BPF_PTR_BUF_CAP",
+           "BPF_PTR_STR_CAP", "format_bpf_attr", "kinds"]
 
 BPF_ATTR_CAP = 4096         # bytes read at entry: the member and what follows it up to
                             # the size (strace reads it all: a nonzero byte prints "...")
 BPF_ATTR_OUT_CAP = 64       # bytes read at exit: the fields the call writes back
 BPF_ATTR_STR_CAP = 128      # bytes read at the first word's pointer (TK_SPEC_DEREF's most)
+BPF_PTR_STR_CAP = 32        # the license: strace's -s (a longer one is cut: TRUNC)
+BPF_PTR_BUF_CAP = 33        # log_buf, the BTF: strace reads -s + 1 bytes of them
 _STR_LIMIT = 32             # strace's -s: a name prints 32 bytes, then "..."
 _PAGE = 4096                # a larger size prints as the address (the kernel: E2BIG)
 _ENOENT = 2
@@ -84,8 +95,8 @@ _OBJ = (*_group(0, ("pathname", 0, "path"), ("bpf_fd", 8, "s32")),
         *_group(12, ("file_flags", 12, "f:BPF_FILE_FLAGS")))
 _PROG_LOAD = (
     *_group(0, ("prog_type", 0, "x:BPF_PROG_TYPES"), ("insn_cnt", 4, "u32"),
-            ("insns", 8, "ptr"), ("license", 16, "ptr")),
-    *_group(24, ("log_level", 24, "u32"), ("log_size", 28, "u32"), ("log_buf", 32, "ptr")),
+            ("insns", 8, "ptr"), ("license", 16, "license")),
+    *_group(24, ("log_level", 24, "u32"), ("log_size", 28, "u32"), ("log_buf", 32, "logbuf")),
     *_group(40, ("kern_version", 40, "kver")),
     *_group(44, ("prog_flags", 44, "f:BPF_PROG_FLAGS")),
     *_group(48, ("prog_name", 48, "name16")), *_group(64, ("prog_ifindex", 64, "u32")),
@@ -152,6 +163,9 @@ _WRAPPED = {"BPF_OBJ_GET_INFO_BY_FD": "info", "BPF_LINK_CREATE": "link_create",
 _BATCHES = ("BPF_MAP_LOOKUP_BATCH", "BPF_MAP_LOOKUP_AND_DELETE_BATCH", "BPF_MAP_UPDATE_BATCH",
             "BPF_MAP_DELETE_BATCH")
 _NUMA_NODE = 0x4            # BPF_F_NUMA_NODE: numa_node prints only with it
+# the pointers in an attr whose memory strace prints: (offset, offset of the u32 length
+# or None for a C string), by command
+_POINTED = {"BPF_PROG_LOAD": ((16, None), (32, 28)), "BPF_BTF_LOAD": ((0, 16),)}
 
 
 def _xval(table: dict[int, str], v: int, unknown: str) -> str:
@@ -163,10 +177,48 @@ def _u(data: bytes, off: int, size: int = 4) -> int:
     return int.from_bytes(data[off:off + size], "little")
 
 
+def _pointed(kind: str, data: bytes, off: int, derefs: Mapping[int, Deref]) -> str:
+    """What a pointer at ``off`` of the attr points to, as strace 6.1 prints it (read by
+    the BPF program: TK_SPEC_PTR_AT); its address when NULL, not read, read at another
+    address than the attr's (a size that cuts it, memory changed between the reads) or
+    unreadable.
+
+    - ``license``: a C string (``printstr``): 32 bytes, then ``...``.
+    - ``logbuf``: log_buf, min(log_size (at 28), 33) bytes read at entry as a
+      NUL-terminated string (``printstr_ex`` with QUOTE_0_TERMINATED, which reads with
+      umovestr: a fault after the NUL does not matter): up to its NUL, else 32 bytes and
+      ``...``; a log_size of 0 prints ``""``.
+    - ``btf``: btf_size (at 16) bytes (``printstrn``): 32, then ``...`` when longer.
+    """
+    ptr = _u(data, off, 8)
+    size = _u(data, 28 if kind == "logbuf" else 16)
+    if ptr and not size and kind != "license":
+        return '""'                         # nothing to read: strace reads 0 bytes
+    d = derefs.get(off)
+    if not ptr or d is None or d.ptr != ptr or not d.readable:
+        return pointer(ptr)
+    if kind == "license":
+        return quote(d.data, limit=_STR_LIMIT, more=d.trunc)
+    need = min(size, _STR_LIMIT + 1)          # strace reads -s + 1 bytes at most
+    got = d.data[:need]
+    if kind == "logbuf":
+        # all need bytes, or (a fault after it) the string up to its NUL
+        nul = got.find(b"\0")
+        if nul >= 0:
+            return quote(got[:nul])
+        return quote(got[:_STR_LIMIT], more=True) if len(got) == need else pointer(ptr)
+    if len(got) < need:
+        return pointer(ptr)
+    return quote(got[:_STR_LIMIT], more=size > _STR_LIMIT)
+
+
 def _field(kind: str, data: bytes, off: int, fl: F.ArchFlags, out: bytes | None,
-           map_flags: int, size: int, text: bytes | None) -> str | None:
+           map_flags: int, size: int, text: bytes | None,
+           derefs: Mapping[int, Deref] | None = None) -> str | None:
     """One field's text; None when it does not print (numa_node without its flag)."""
     t = fl.tables
+    if kind in ("license", "logbuf", "btf"):
+        return _pointed(kind, data, off, derefs or {})
     if kind == "u32":
         return str(_u(data, off))
     if kind == "s32":
@@ -179,9 +231,6 @@ def _field(kind: str, data: bytes, off: int, fl: F.ArchFlags, out: bytes | None,
     if kind == "lookupflags":
         lock = tuple((v, n) for v, n in t.BPF_UPDATE_FLAGS.items() if n == "BPF_F_LOCK")
         return F.FlagSet(lock, zero="BPF_ANY", unknown="BPF_???")(_u(data, off, 8))
-    if kind == "btf":
-        # a buffer of btf_size bytes (format_bpf_attr gives up on one not empty)
-        return pointer(_u(data, off, 8)) if not _u(data, off, 8) else '""'
     if kind == "ptr":
         return pointer(_u(data, off, 8))
     if kind in ("path", "name"):
@@ -252,7 +301,8 @@ def _link_tail(attr: bytes, fl: F.ArchFlags) -> tuple[str | None, int]:
 
 def format_bpf_attr(cmd: str, data: bytes, size: int, fl: F.ArchFlags,
                     out: bytes | None = None, out_ok: bool = False,
-                    text: bytes | None = None) -> str | None:
+                    text: bytes | None = None,
+                    derefs: Mapping[int, Deref] | None = None) -> str | None:
     """The attr of command ``cmd`` (a BPF_CMDS name) as strace prints it.
 
     Args:
@@ -263,6 +313,8 @@ def format_bpf_attr(cmd: str, data: bytes, size: int, fl: F.ArchFlags,
       out_ok: the call succeeded (BPF_MAP_LOOKUP_BATCH: or failed with ENOENT).
       text: the attr's first word (8 bytes, the whole pointer), then the
         BPF_ATTR_STR_CAP bytes it points to when readable; None when not read.
+      derefs: what pointers inside the attr point to, by their byte offset (the
+        license at 16, log_buf at 32, the BTF at 0: TK_SPEC_PTR_AT captures).
 
     Returns:
       ``{map_type=..., ...}``; None when strace prints the address (module docstring).
@@ -274,20 +326,24 @@ def format_bpf_attr(cmd: str, data: bytes, size: int, fl: F.ArchFlags,
     attr = data[:size].ljust(max(msize, 8), b"\0")
     map_flags = _u(attr, 16) if cmd == "BPF_MAP_CREATE" else 0
     if cmd in ("BPF_RAW_TRACEPOINT_OPEN", "BPF_OBJ_PIN", "BPF_OBJ_GET") and _u(attr, 0, 8):
-        # the string at the first word, read with the attr: a string longer than what
-        # was read (no NUL) is not there to show
-        if text is None or len(text) > 8 and b"\0" not in text[8:]:
+        # the string at the first word, read with the attr: a path longer than what
+        # was read (no NUL) is not there to show (strace prints it whole); a name is,
+        # when more than the 32 bytes strace shows were read
+        if text is None or len(text) > 8 and b"\0" not in text[8:] and (
+                cmd != "BPF_RAW_TRACEPOINT_OPEN" or len(text) <= 8 + _STR_LIMIT):
             return None
-    if cmd == "BPF_PROG_LOAD" and (_u(attr, 16, 8) or _u(attr, 32, 8)):
-        return None                 # the license, the log: strings not captured
-    if cmd == "BPF_BTF_LOAD" and (_u(attr, 8, 8) or _u(attr, 0, 8) and _u(attr, 16)):
-        return None                 # the BTF's bytes, the log: not captured
+    for off, length_at in _POINTED.get(cmd, ()):
+        # a pointer strace follows whose memory was not read at all (not an unreadable
+        # one: that prints as its address, as strace prints it)
+        if (size > off and _u(attr, off, 8) and (derefs or {}).get(off) is None
+                and (length_at is None or _u(attr, length_at))):
+            return None
     wrote = out if out_ok and cmd not in _BATCHES else None
     parts = []
     for name, off, kind, start in fields:
         if size <= start:
             break
-        field = _field(kind, attr, off, fl, wrote, map_flags, size, text)
+        field = _field(kind, attr, off, fl, wrote, map_flags, size, text, derefs)
         if field is not None:
             parts.append(f"{name}={field}")
     if cmd == "BPF_LINK_CREATE" and size > msize:
@@ -313,17 +369,18 @@ def _k_bpf_attr(fl: F.ArchFlags) -> KindFn:
         if addr == 0:
             return "NULL"
         cmd = fl.tables.BPF_CMDS.get(ev.args[0] & 0xFFFFFFFF)
-        caps = [c for c in ev.caps if c.arg == i]
+        caps = [c for c in ev.caps if c.arg == i and not c.flags & CAPF_DEREF]
         if cmd is None or d.verbose or not caps or caps[0].flags & CAPF_FAULT:
             return pointer(addr)
         # capture.py's order: the attr, the first word with what it points to, the attr
         # at exit
-        deref = caps[1] if len(caps) >= 2 and not caps[1].flags & CAPF_FAULT else None
-        string = None if deref is None else deref.data
+        first = caps[1] if len(caps) >= 2 and not caps[1].flags & CAPF_FAULT else None
+        string = None if first is None else first.data
         out = caps[2].data if len(caps) >= 3 and not caps[2].flags & CAPF_FAULT else None
         ok = succeeded(ev) or (cmd in _BATCHES and ev.ret == -_ENOENT)
+        derefs = {off: dr for off in (0, 16, 32) if (dr := deref(ev, i, off)) is not None}
         text = format_bpf_attr(cmd, caps[0].data, ev.args[2] & 0xFFFFFFFF, fl, out, ok,
-                               string)
+                               string, derefs)
         return pointer(addr) if text is None else text
     return k
 

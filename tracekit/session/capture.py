@@ -49,6 +49,7 @@ from tracekit._events import (
     CAP_COUNT,
     CAP_ENVP,
     CAP_FD,
+    CAP_IOCB,
     CAP_IOV,
     CAP_MMSGHDR,
     CAP_MSGHDR,
@@ -63,8 +64,19 @@ from tracekit.decode.ops import (
     KCMP_EPOLL_SLOT_SIZE,
     QUOTA_DATA_SIZE,
 )
-from tracekit.decode.structs_aio import IO_EVENT_SIZE, IO_URING_PARAMS_SIZE, IOCB_SIZE
-from tracekit.decode.structs_bpf import BPF_ATTR_CAP, BPF_ATTR_OUT_CAP, BPF_ATTR_STR_CAP
+from tracekit.decode.structs_aio import (
+    IO_EVENT_SIZE,
+    IO_URING_PARAMS_SIZE,
+    IOCB_BUF_CAP,
+    IOCB_SIZE,
+)
+from tracekit.decode.structs_bpf import (
+    BPF_ATTR_CAP,
+    BPF_ATTR_OUT_CAP,
+    BPF_ATTR_STR_CAP,
+    BPF_PTR_BUF_CAP,
+    BPF_PTR_STR_CAP,
+)
 from tracekit.decode.structs_compat import KINDS32_SIZES
 from tracekit.decode.structs_cred import CAP_DATA_SIZE, CAP_HEADER_SIZE
 from tracekit.decode.structs_fs import (
@@ -142,6 +154,15 @@ SPEC_FDSET = 4           # len_arg is select's nfds: the fd_set's bytes
 SPEC_LEN_PTR = 8         # len_arg points to the int length (addrlen, optlen)
 SPEC_DEREF = 16          # a struct whose first word points to more to read (size, cap)
 SPEC_FD_PAIR = 32        # CAP_FD: the argument points to int[2] (pipe, socketpair)
+SPEC_PTR_AT = 128        # issue 12: capture what the pointer at byte offset size of the
+                         # struct points to (len_arg: byte offset of its __u32 length)
+DEREF_HEAD = 16          # struct tk_deref_head
+DEREF_MAX = 1024         # TK_DEREF_MAX
+IOCB_N, IOCB_BUF_MAX = 8, 64     # TK_IOCB_N, TK_IOCB_BUF_MAX
+IOCB_ELEM = 16           # struct tk_iocb_elem
+# what may follow an iocb: a PWRITE's bytes, or TK_IOCB_IOV_N iovec records (24 bytes)
+# with TK_IOCB_IOV_BUF_MAX bytes each
+IOCB_AFTER_MAX = max(IOCB_BUF_MAX, 4 * (24 + 40))
 FD_DESC_SIZE = 216       # struct tk_fd_desc
 IOCTL_IN, IOCTL_OUT = 1 << 16, 1 << 17     # ioctl_sizes values: size | direction
 IOV_ELEM_MAX = 1024      # TK_IOV_ELEM_MAX: bytes of one iovec element
@@ -231,6 +252,11 @@ class CapSpec(NamedTuple):
             return 8 + 8
         if self.kind == CAP_FD:
             return 8 + (2 if self.flags & SPEC_FD_PAIR else 1) * FD_DESC_SIZE
+        if self.flags & SPEC_PTR_AT:
+            # the head, then cap bytes (a string: cap + 2 read, cap kept)
+            return 8 + DEREF_HEAD + ((min(self.cap, DEREF_MAX) + 2 + 7) & ~7)
+        if self.kind == CAP_IOCB:
+            return 8 + IOCB_N * (IOCB_ELEM + IOCB_SIZE + IOCB_AFTER_MAX)
         cap = {CAP_STR: STR_MAX, CAP_ARGV: ARGV_MAX, CAP_ENVP: ARGV_MAX}.get(self.kind,
                                                                              BUF_MAX)
         if self.kind in (CAP_IOV, CAP_MSGHDR, CAP_MMSGHDR):
@@ -250,6 +276,12 @@ class _Override(NamedTuple):
     size: int = 0
     at_exit: bool = False
     flags: int = 0          # SPEC_IOCTL, SPEC_FDSET, SPEC_LEN_PTR
+
+
+def _ptr_at(offset: int, when: int | None = None) -> int:
+    """A SPEC_PTR_AT spec's size: the pointer's byte offset in the struct, and the value
+    of args[0] (its low byte) the capture is read for (None: every call)."""
+    return offset | (0 if when is None else ((when & 0xFF) + 1) << 8)
 
 
 def _buf(arg: str, length: str, *, at_exit: bool = False) -> _Override:
@@ -485,9 +517,9 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     # writes, the events io_getevents writes and its timeout, the iocb io_cancel reads
     # and the event it writes, io_uring_setup's params as read and as written back
     "io_setup": (_fixed("ctxp", 8, at_exit=True),),
-    # io_submit: the first iocb pointer and the iocb it points to (SPEC_DEREF)
-    "io_submit": (_Override("iocbpp", CAP_STRUCT, None, 8 + IOCB_SIZE, 8, False,
-                            SPEC_DEREF),),
+    # io_submit: its first IOCB_N iocb pointers, the iocbs, a PWRITE's first bytes and a
+    # PREADV/PWRITEV's first iovecs (CAP_IOCB: tracekit/decode/structs_aio.py k_iocbpp)
+    "io_submit": (_Override("iocbpp", CAP_IOCB, "nr", IOCB_BUF_CAP),),
     "io_getevents": (_array("events", "ret", IO_EVENT_SIZE, True),
                      _fixed("timeout", TIMESPEC_SIZE)),
     "io_pgetevents": (_array("events", "ret", IO_EVENT_SIZE, True),
@@ -508,8 +540,17 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     # wrote fields back (info_len, next_id, a batch's count): tracekit/decode/structs_bpf.py
     # and the first word's string (OBJ_PIN/OBJ_GET's pathname, RAW_TRACEPOINT_OPEN's name:
     # SPEC_DEREF), in this order (the decoder takes them so)
+    # (SPEC_DEREF), then what pointers further in point to (SPEC_PTR_AT): BPF_PROG_LOAD's
+    # license (at 16) and log_buf (at 32, log_size at 28), BPF_BTF_LOAD's bytes (at 0,
+    # btf_size at 16)
     "bpf": (_Override("uattr", CAP_STRUCT, "size", BPF_ATTR_CAP),
             _Override("uattr", CAP_STRUCT, None, 8 + BPF_ATTR_STR_CAP, 8, False, SPEC_DEREF),
+            _Override("uattr", CAP_STR, None, BPF_PTR_STR_CAP, _ptr_at(16, 5), False,
+                      SPEC_PTR_AT),
+            _Override("uattr", CAP_STR, 28, BPF_PTR_BUF_CAP, _ptr_at(32, 5), False,
+                      SPEC_PTR_AT),
+            _Override("uattr", CAP_BUF, 16, BPF_PTR_BUF_CAP, _ptr_at(0, 18), False,
+                      SPEC_PTR_AT),
             _Override("uattr", CAP_STRUCT, "size", BPF_ATTR_OUT_CAP, at_exit=True)),
     # recvmmsg: the first MMSG_N messages as the call filled them, the timeout it reads
     # and the time left it writes back
@@ -555,9 +596,17 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     # reply; what SETREGS, SETSIGINFO, SETSIGMASK and SETFPREGS read at data (a small read
     # and a large one: the large one fails as a whole near the end of a mapping),
     # PEEKSIGINFO at addr
+    # and (SPEC_PTR_AT) the registers GET/SETREGSET's iovec points to: iov_base (at 0),
+    # iov_len bytes (at 8) of at most PTRACE_DATA_CAP, as SETREGSET reads them (at entry)
+    # and GETREGSET wrote them (at exit); each also read for the request whose low byte
+    # is the same (POKEDATA 5, POKETEXT 4: a word, not an iovec, at data)
     "ptrace": (_fixed("data", 8, at_exit=True), _fixed("data", PTRACE_DATA_CAP, at_exit=True),
                _fixed("data", PTRACE_REGS_CAP), _fixed("data", PTRACE_DATA_CAP),
-               _fixed("addr", 16)),
+               _fixed("addr", 16),
+               _Override("data", CAP_BUF, 8, PTRACE_DATA_CAP, _ptr_at(0, 0x4205), False,
+                         SPEC_PTR_AT),
+               _Override("data", CAP_BUF, 8, PTRACE_DATA_CAP, _ptr_at(0, 0x4204), True,
+                         SPEC_PTR_AT)),
     "syslog": (_buf("buf", "ret", at_exit=True),),
     # keyctl: the strings of its operations (KEYCTL_SEARCH's type and description), the
     # payload KEYCTL_UPDATE/INSTANTIATE read, the buffer KEYCTL_READ/DESCRIBE/

@@ -2367,6 +2367,7 @@ POLL_EVENTS: tuple[tuple[int, str], ...] = (
     (0x400, 'POLLMSG'),
     (0x1000, 'POLLREMOVE'),
     (0x2000, 'POLLRDHUP'),
+    (0x8000, 'POLL_BUSY_LOOP'),
 )
 
 EPOLL_EVENTS: tuple[tuple[int, str], ...] = (
@@ -3984,10 +3985,20 @@ X86_XFEATURES: tuple[tuple[int, str], ...] = (
 
 NT_TYPES: dict[int, str] = {
     1: 'NT_PRSTATUS',
-    2: 'NT_PRFPREG',
+    2: 'NT_FPREGSET',
     3: 'NT_PRPSINFO',
-    4: 'NT_TASKSTRUCT',
+    4: 'NT_PRXREG',
+    5: 'NT_PLATFORM',
     6: 'NT_AUXV',
+    7: 'NT_GWINDOWS',
+    8: 'NT_ASRS',
+    10: 'NT_PSTATUS',
+    13: 'NT_PSINFO',
+    14: 'NT_PRCRED',
+    15: 'NT_UTSNAME',
+    16: 'NT_LWPSTATUS',
+    17: 'NT_LWPSINFO',
+    20: 'NT_PRFPXREG',
     256: 'NT_PPC_VMX',
     257: 'NT_PPC_SPE',
     258: 'NT_PPC_VSX',
