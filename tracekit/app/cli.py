@@ -459,13 +459,27 @@ def main(argv: list[str] | None = None) -> int:
         As the program, SIGINT is ignored once the status is known, so a late Ctrl-C
         cannot print a traceback while the interpreter shuts down.
     """
+    from tracekit.formatters._output import StdoutWriteError, guard_stdout
+
     program = argv is None
+    argv = sys.argv[1:] if argv is None else list(argv)
     if program:
         _hold_closed_std_fds()
+        guard_stdout()
     try:
-        status = _main(sys.argv[1:] if argv is None else list(argv))
+        status = _main(argv)
     except KeyboardInterrupt:  # during the imports, or between trio's handling and here
         status = 128 + signal.SIGINT
+    except StdoutWriteError as e:   # a write outside the handling of _main (strace --help)
+        status = _stdout_failed(e, argv)
+    except SystemExit as e:     # argparse's --help and --version: what they print is
+        if not program:         # flushed below, where a failure is said
+            raise
+        if e.code is None or isinstance(e.code, int):
+            status = e.code or 0
+        else:                   # sys.exit("text") (a module a pipeline imports): as Python
+            print(e.code, file=sys.stderr)
+            status = 1
     except BrokenPipeError:  # `tracekit list syscalls | head`: the reader has enough
         # (`run` ends with 141 through its sink; this is list's and check's own output);
         # any other pipe is a bug, not a reason to end with 0
@@ -478,9 +492,31 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if program:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if program and sys.stdout is not None:
+        # what is still buffered (--help, --version, the end of a listing) fails here
+        # (>/dev/full): said, and the status says it too, as coreutils' close_stdout
+        try:
+            sys.stdout.flush()
+        except StdoutWriteError as e:
+            status = _stdout_failed(e, argv) if status == 0 else status
+        except BrokenPipeError:
+            from tracekit.formatters._output import reader_closed
+
+            reader_closed(sys.stdout)
     if program and sys.getprofile() is None and sys.gettrace() is None:
         _exit(status)       # (under a profiler or tracer, let it write its data at exit)
     return status
+
+
+def _stdout_failed(e: OSError, argv: list[str]) -> int:
+    """Say in one line that a write to standard output failed; the exit status (1)."""
+    prefix = "tracekit strace:" if argv[:1] == ["strace"] else "tracekit: error:"
+    if sys.stderr is not None:
+        try:
+            print(f"{prefix} {e}", file=sys.stderr, flush=True)
+        except OSError:
+            pass        # stderr is full too: the status is all that is left to say it
+    return EXIT_ERROR
 
 
 def sigint_raises() -> None:
