@@ -38,6 +38,8 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
+from tracekit._stdio import StdoutWriteError, guard_stdout
+
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 
@@ -459,8 +461,6 @@ def main(argv: list[str] | None = None) -> int:
         As the program, SIGINT is ignored once the status is known, so a late Ctrl-C
         cannot print a traceback while the interpreter shuts down.
     """
-    from tracekit.formatters._output import StdoutWriteError, guard_stdout
-
     program = argv is None
     argv = sys.argv[1:] if argv is None else list(argv)
     if program:

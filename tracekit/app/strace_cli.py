@@ -831,8 +831,8 @@ def main(argv: list[str]) -> int:
         _usage(str(e), e.hint)
         return EXIT_USAGE
     if args.help or args.version:
+        from tracekit._stdio import StdoutWriteError
         from tracekit._version import __version__
-        from tracekit.formatters._output import StdoutWriteError
 
         if sys.stdout is None:      # started with >&-: said, as coreutils do (EBADF)
             raise StdoutWriteError(errno.EBADF)
