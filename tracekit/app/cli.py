@@ -11,10 +11,12 @@ pipeline file (tracekit.app.check). Exit status of ``run`` (documented in the RE
 "Using it"):
   - with a command target: the workload's exit status, or 128+N when a signal N killed it;
   - otherwise 0 when the session ended normally (targets gone, timeout, SIGINT/SIGTERM);
-  - 1: tracing failed (a kernel call, a stage): the message names the errno and the stage;
+  - 1: tracing failed (a kernel call, a stage, an output that cannot be written: ENOSPC,
+    also standard output's for any subcommand, --help included): one line naming the
+    errno and the stage or output; a command tracekit started is killed (trace.py);
   - 2: bad usage or an invalid (or, as root, unsafe) pipeline file: one message;
   - 128+N: signal N arrived while tracekit was starting (130 for SIGINT, no traceback);
-  - 141: the reader of the output went away.
+  - 141: the reader of the output went away (a command tracekit started gets SIGPIPE).
 
 Signals before the trace starts: the entry point (tracekit._entry) makes SIGINT,
 SIGQUIT, SIGTERM and SIGHUP end the process at once with 128+N before this module is
