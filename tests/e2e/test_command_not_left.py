@@ -17,8 +17,8 @@ import os
 import shlex
 import signal
 import subprocess
-import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -62,10 +62,24 @@ def _kill(pid: int) -> None:
         pass
 
 
+@pytest.fixture
+def reaper(tmp_path: Path) -> Iterator[Path]:
+    """The pid file the test's command writes; whatever pid is in it at the end gets
+    SIGKILL, also when the test failed or timed out before reading it (a command left
+    running is what these tests look for: it must not outlive a failed test)."""
+    pidfile = tmp_path / "pid"
+    yield pidfile
+    try:
+        _kill(_pid_of(pidfile))
+    except (OSError, ValueError):
+        pass
+
+
 @pytest.mark.parametrize("front", [["strace", "-f"], ["run", "-F", "strace", "--"]],
                          ids=["strace", "run"])
-def test_a_reader_gone_sends_sigpipe_to_the_command(tmp_path: Path, front: list[str]) -> None:
-    pidfile, mark = tmp_path / "pid", tmp_path / "mark"
+def test_a_reader_gone_sends_sigpipe_to_the_command(tmp_path: Path, front: list[str],
+                                                     reaper: Path) -> None:
+    pidfile, mark = reaper, tmp_path / "mark"
     cmd = " ".join(shlex.quote(a) for a in [*TRACEKIT, *front, *_loop(pidfile, mark)])
     redirect = "2>&1 >/dev/null" if front[0] == "strace" else ""
     r = subprocess.run(f"{cmd} {redirect} | head -1 >/dev/null; echo ${{PIPESTATUS[0]}}",
@@ -89,8 +103,8 @@ def _enospc_run(args: list[str], **kw: object) -> subprocess.CompletedProcess[st
 
 @pytest.mark.parametrize("front", [["strace", "-f", "-o"], ["run", "-F", "strace", "-o"]],
                          ids=["strace", "run"])
-def test_dev_full_as_output_kills_the_command(tmp_path: Path, front: list[str]) -> None:
-    pidfile = tmp_path / "pid"
+def test_dev_full_as_output_kills_the_command(front: list[str], reaper: Path) -> None:
+    pidfile = reaper
     sep = ["--"] if front[0] == "run" else []
     r = _enospc_run([*front, "/dev/full", *sep, *_loop(pidfile)])
     pid = _pid_of(pidfile)
@@ -104,12 +118,12 @@ def test_dev_full_as_output_kills_the_command(tmp_path: Path, front: list[str]) 
         _kill(pid)
 
 
-def test_a_full_file_system_kills_the_command(tmp_path: Path) -> None:
+def test_a_full_file_system_kills_the_command(tmp_path: Path, reaper: Path) -> None:
     """A 64 KiB tmpfs, mounted in a mount namespace of this test's own (``unshare -m``:
     no mount is left behind), fills up under the ``-o`` file."""
     if subprocess.run(["unshare", "-m", "true"], capture_output=True).returncode != 0:
         pytest.skip("unshare -m is not permitted here")
-    small, pidfile = tmp_path / "small", tmp_path / "pid"
+    small, pidfile = tmp_path / "small", reaper
     small.mkdir()
     trace = " ".join(shlex.quote(a) for a in
                      [*TRACEKIT, "strace", "-f", "-o", str(small / "t.txt"),
@@ -130,8 +144,8 @@ def test_a_full_file_system_kills_the_command(tmp_path: Path) -> None:
     assert not os.listdir(small)        # the tmpfs was the namespace's only
 
 
-def test_a_pid_target_is_left_running(tmp_path: Path) -> None:
-    proc = subprocess.Popen(_loop(tmp_path / "pid"), preexec_fn=die_with_parent)
+def test_a_pid_target_is_left_running(reaper: Path) -> None:
+    proc = subprocess.Popen(_loop(reaper), preexec_fn=die_with_parent)
     try:
         r = _enospc_run(["strace", "-o", "/dev/full", "-p", str(proc.pid)])
         assert r.returncode == 1
@@ -140,4 +154,3 @@ def test_a_pid_target_is_left_running(tmp_path: Path) -> None:
     finally:
         proc.kill()
         proc.wait()
-    assert sys.executable

@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 
 from tests._run import TRACEKIT, die_with_parent, tracekit_env, write_pipeline
-from tests.e2e.test_command_not_left import _gone, _kill, _loop, _pid_of
+from tests.e2e.test_command_not_left import _gone, _kill, _loop, _pid_of, reaper
 
 pytestmark = pytest.mark.kernel
+__all__ = ["reaper"]     # the fixture, imported for its use here
 
 BOOM_PY = """
 import sys
@@ -44,9 +45,10 @@ class Boom:
 
 @pytest.mark.parametrize(("mode", "said"), [("exit", "it called sys.exit(3)"),
                                             ("kbi", "it raised KeyboardInterrupt")])
-def test_a_stage_that_exits_is_a_failed_stage(tmp_path: Path, mode: str, said: str) -> None:
+def test_a_stage_that_exits_is_a_failed_stage(tmp_path: Path, mode: str, said: str,
+                                              reaper: Path) -> None:
     (tmp_path / "boom.py").write_text(BOOM_PY)
-    pidfile = tmp_path / "pid"
+    pidfile = reaper
     cfg = write_pipeline(tmp_path, f"""
         [target]
         command = [{", ".join(f'"{a}"' for a in _loop(pidfile)[:2])}, {_loop(pidfile)[2]!r}]
