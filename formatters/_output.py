@@ -36,10 +36,11 @@ from pathlib import Path
 from typing import IO, Any, NamedTuple, TypeAlias, cast
 
 from tracekit._errors import ConfigError, OutputError, TracekitError
+from tracekit._stdio import StdoutWriteError, guard_stdout
 
 __all__ = [
-    "AtomicFile", "FileId", "Output", "OutputInterrupted", "append_output", "check_output_dir",
-    "close_output", "file_id", "is_std_stream",
+    "AtomicFile", "FileId", "Output", "OutputInterrupted", "StdoutWriteError", "append_output",
+    "check_output_dir", "close_output", "file_id", "guard_stdout", "is_std_stream",
     "is_stdout", "open_output", "pipe_fd", "reader_closed", "reader_gone", "std_stream_of",
     "stop_waiting_for_readers",
 ]
@@ -442,6 +443,9 @@ def close_output(out: IO[Any], *, completed: bool = True) -> None:
             out.flush()
         except BrokenPipeError:
             reader_closed(out)
+        except OSError as e:    # ENOSPC (>/dev/full), EIO (a hung-up terminal) ...
+            if completed:
+                raise write_error(out, e) from None
         return
     try:
         out.close()  # flushes the buffer; the fd is closed even when that fails

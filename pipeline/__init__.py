@@ -17,6 +17,7 @@ from tracekit._meta import fixup_module_metadata as _fixup_module_metadata
 from tracekit.pipeline._run import (
     Pipeline as Pipeline,
     PipelineResult as PipelineResult,
+    StageExit as StageExit,
 )
 from tracekit.pipeline._sources import IterSource as IterSource
 from tracekit.session.spawn import restore_signal_mask as restore_signal_mask
@@ -37,7 +38,7 @@ from tracekit.pipeline._stage import (
 
 __all__ = [
     "EventReceiver", "EventSender", "FunctionStage", "IterSource", "MapStage", "Pipeline",
-    "PipelineError", "PipelineResult", "Sink", "Source", "Stage", "StageContext",
+    "PipelineError", "PipelineResult", "Sink", "Source", "Stage", "StageContext", "StageExit",
     "StageStats", "Summarize", "map_stage", "restore_signal_mask", "stage",
 ]
 

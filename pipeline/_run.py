@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import logging
 import math
+import signal
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -54,7 +55,35 @@ from tracekit.pipeline._stage import (
 )
 from tracekit.session.pids import PidUpkeep
 
-__all__ = ["Pipeline", "PipelineResult"]
+__all__ = ["Pipeline", "PipelineResult", "StageExit"]
+
+
+class StageExit(Exception):
+    """A stage (or sink) raised ``SystemExit`` (``sys.exit(3)`` in its code) or a
+    ``KeyboardInterrupt`` of its own: a failure of that stage like any other, reported
+    as ``stage 'boom' failed: StageExit: it called sys.exit(3)`` with the original as
+    ``__cause__``, not the end of the process (an ExceptionGroup traceback) nor a
+    silent 130. A KeyboardInterrupt is the stage's own only when SIGINT cannot raise one
+    now (:func:`_sigint_raises`); otherwise it is passed on as the signal it may be."""
+
+    @classmethod
+    def of(cls, exc: BaseException) -> StageExit | None:
+        """The StageExit for ``exc``; None when ``exc`` is none of the above."""
+        if isinstance(exc, SystemExit):
+            return cls(f"it called sys.exit({exc.code!r})")
+        if isinstance(exc, KeyboardInterrupt) and not _sigint_raises():
+            return cls("it raised KeyboardInterrupt")
+        return None
+
+
+def _sigint_raises() -> bool:
+    """Whether a SIGINT would raise KeyboardInterrupt in this process now: Python's
+    handler, or trio's (installed by ``trio.run`` over Python's). Under the command line's
+    trace SIGINT is taken on a signal thread (tracekit.app.run), so a KeyboardInterrupt
+    there is a stage's own."""
+    handler = signal.getsignal(signal.SIGINT)
+    return handler is signal.default_int_handler or \
+        str(getattr(handler, "__module__", "")).startswith("trio")
 
 log = logging.getLogger("tracekit.pipeline")
 
@@ -462,6 +491,12 @@ class Pipeline:
         except Exception as exc:
             self._fail("stage", st.name, exc)
             raise
+        except (SystemExit, KeyboardInterrupt) as exc:
+            own = StageExit.of(exc)
+            if own is None:
+                raise
+            self._fail("stage", st.name, own)
+            raise own from exc
         finally:
             self._done.add(st.name)
             recv.close()                    # upstream sees BrokenResourceError: stop
@@ -473,6 +508,12 @@ class Pipeline:
         except Exception as exc:
             self._fail("sink", sink.name, exc)
             raise
+        except (SystemExit, KeyboardInterrupt) as exc:
+            own = StageExit.of(exc)
+            if own is None:
+                raise
+            self._fail("sink", sink.name, own)
+            raise own from exc
         finally:
             self._done.add(sink.name)
             recv.close()

@@ -24,6 +24,7 @@ LAYERS = {
     "tracekit._events": 0,
     "tracekit._version": 0,
     "tracekit._meta": 0,  # sets __module__ of re-exported names; imports nothing of ours
+    "tracekit._stdio": 0,  # standard output's write errors: stdlib and _errors only
     "tracekit.bpf": 1,
     "tracekit.kernel": 2,
     "tracekit.decode": 3,

@@ -62,7 +62,7 @@ class Pass:
 class Fail:
     """Forwards ``after`` batches, then raises ``exc``."""
 
-    def __init__(self, exc: Exception, *, after: int = 0, name: str = "fail") -> None:
+    def __init__(self, exc: BaseException, *, after: int = 0, name: str = "fail") -> None:
         self.exc = exc
         self.after = after
         self.name = name

@@ -351,3 +351,36 @@ async def test_a_stage_that_stops_reading_ends_a_quiet_source() -> None:
                                 [sink]).run()
     assert result.downstream_closed
     assert len(sink.out) == 2 and sink.eof
+
+
+async def test_a_stage_calling_sys_exit_is_a_failed_stage() -> None:
+    """``sys.exit(3)`` in a stage (pipeline._run.StageExit): a PipelineError naming it,
+    not a SystemExit that ends the caller's process."""
+    exit3 = SystemExit(3)
+    with pytest.raises(PipelineError) as ei:
+        await run_through(batches(3), [Fail(exit3, after=1, name="boom")])
+    assert str(ei.value) == "stage 'boom' failed: StageExit: it called sys.exit(3)"
+    assert ei.value.__cause__ is not None and ei.value.__cause__.__cause__ is exit3
+
+
+async def test_a_keyboard_interrupt_in_a_stage_stays_one_while_sigint_raises() -> None:
+    """Under trio's SIGINT handler (a library caller, a notebook) a KeyboardInterrupt may
+    be a real Ctrl-C delivered in the stage's code: it is passed on as it is."""
+    from tracekit._errors import leaves
+
+    with pytest.raises(BaseExceptionGroup) as ei:
+        await run_through(batches(3), [Fail(KeyboardInterrupt(), after=1, name="boom")])
+    assert [type(e) for e in leaves(ei.value)] == [KeyboardInterrupt]
+
+
+async def test_a_keyboard_interrupt_is_the_stages_own_when_sigint_cannot_raise() -> None:
+    """SIGINT taken elsewhere (the command line's signal thread): the stage raised it."""
+    import signal
+
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with pytest.raises(PipelineError, match="^stage 'boom' failed: StageExit: it "
+                                                "raised KeyboardInterrupt$"):
+            await run_through(batches(3), [Fail(KeyboardInterrupt(), after=1, name="boom")])
+    finally:
+        signal.signal(signal.SIGINT, old)

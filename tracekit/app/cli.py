@@ -11,10 +11,12 @@ pipeline file (tracekit.app.check). Exit status of ``run`` (documented in the RE
 "Using it"):
   - with a command target: the workload's exit status, or 128+N when a signal N killed it;
   - otherwise 0 when the session ended normally (targets gone, timeout, SIGINT/SIGTERM);
-  - 1: tracing failed (a kernel call, a stage): the message names the errno and the stage;
+  - 1: tracing failed (a kernel call, a stage, an output that cannot be written: ENOSPC,
+    also standard output's for any subcommand, --help included): one line naming the
+    errno and the stage or output; a command tracekit started is killed (trace.py);
   - 2: bad usage or an invalid (or, as root, unsafe) pipeline file: one message;
   - 128+N: signal N arrived while tracekit was starting (130 for SIGINT, no traceback);
-  - 141: the reader of the output went away.
+  - 141: the reader of the output went away (a command tracekit started gets SIGPIPE).
 
 Signals before the trace starts: the entry point (tracekit._entry) makes SIGINT,
 SIGQUIT, SIGTERM and SIGHUP end the process at once with 128+N before this module is
@@ -37,6 +39,8 @@ import stat
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
+
+from tracekit._stdio import StdoutWriteError, guard_stdout
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -460,12 +464,24 @@ def main(argv: list[str] | None = None) -> int:
         cannot print a traceback while the interpreter shuts down.
     """
     program = argv is None
+    argv = sys.argv[1:] if argv is None else list(argv)
     if program:
         _hold_closed_std_fds()
+        guard_stdout()
     try:
-        status = _main(sys.argv[1:] if argv is None else list(argv))
+        status = _main(argv)
     except KeyboardInterrupt:  # during the imports, or between trio's handling and here
         status = 128 + signal.SIGINT
+    except StdoutWriteError as e:   # a write outside the handling of _main (strace --help)
+        status = _stdout_failed(e, argv)
+    except SystemExit as e:     # argparse's --help and --version: what they print is
+        if not program:         # flushed below, where a failure is said
+            raise
+        if e.code is None or isinstance(e.code, int):
+            status = e.code or 0
+        else:                   # sys.exit("text") (a module a pipeline imports): as Python
+            print(e.code, file=sys.stderr)
+            status = 1
     except BrokenPipeError:  # `tracekit list syscalls | head`: the reader has enough
         # (`run` ends with 141 through its sink; this is list's and check's own output);
         # any other pipe is a bug, not a reason to end with 0
@@ -478,9 +494,31 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if program:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if program and sys.stdout is not None:
+        # what is still buffered (--help, --version, the end of a listing) fails here
+        # (>/dev/full): said, and the status says it too, as coreutils' close_stdout
+        try:
+            sys.stdout.flush()
+        except StdoutWriteError as e:
+            status = _stdout_failed(e, argv) if status == 0 else status
+        except BrokenPipeError:
+            from tracekit.formatters._output import reader_closed
+
+            reader_closed(sys.stdout)
     if program and sys.getprofile() is None and sys.gettrace() is None:
         _exit(status)       # (under a profiler or tracer, let it write its data at exit)
     return status
+
+
+def _stdout_failed(e: OSError, argv: list[str]) -> int:
+    """Say in one line that a write to standard output failed; the exit status (1)."""
+    prefix = "tracekit strace:" if argv[:1] == ["strace"] else "tracekit: error:"
+    if sys.stderr is not None:
+        try:
+            print(f"{prefix} {e}", file=sys.stderr, flush=True)
+        except OSError:
+            pass        # stderr is full too: the status is all that is left to say it
+    return EXIT_ERROR
 
 
 def sigint_raises() -> None:

@@ -185,7 +185,8 @@ class _Wants:
 class _Wrapper:
     """A sink around ``inner`` whose ``losses_from`` is the inner sink's: the trace sets
     it on every sink that writes the losses at its end (a JSON Lines sink on stdout
-    wrapped here lost its ``losses`` line)."""
+    wrapped here lost its ``losses`` line); so is ``closed_by_reader``, which the trace
+    reads (tracekit.app.trace.LiveTrace)."""
 
     inner: Any
 
@@ -196,6 +197,11 @@ class _Wrapper:
     @losses_from.setter
     def losses_from(self, value: Any) -> None:
         self.inner.losses_from = value
+
+    @property
+    def closed_by_reader(self) -> bool:
+        """The inner sink's: the trace ends the command with SIGPIPE when it is set."""
+        return bool(getattr(self.inner, "closed_by_reader", False))
 
 
 class _Signalled(_Wrapper):

@@ -19,6 +19,7 @@ What each option does here, and which are refused and why: :data:`OPTIONS` (prin
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import signal
 import sys
@@ -829,13 +830,15 @@ def main(argv: list[str]) -> int:
     except UsageError as e:
         _usage(str(e), e.hint)
         return EXIT_USAGE
-    if args.help:
-        sys.stdout.write(help_text())
-        return 0
-    if args.version:
+    if args.help or args.version:
+        from tracekit._stdio import StdoutWriteError
         from tracekit._version import __version__
 
-        print(f"tracekit strace (tracekit {__version__}): strace 6.1's command line")
+        if sys.stdout is None:      # started with >&-: said, as coreutils do (EBADF)
+            raise StdoutWriteError(errno.EBADF)
+        sys.stdout.write(help_text() if args.help else
+                         f"tracekit strace (tracekit {__version__}): strace 6.1's command "
+                         "line\n")
         return 0
     for note in args.notes:
         _say(note)

@@ -516,6 +516,11 @@ class LiveTrace:
             finally:
                 self._nursery = None
             cmd = session.command
+            if cmd is not None and result.downstream_closed and self._reader_left():
+                # tracekit ends of SIGPIPE (141): as strace, whose cleanup on a fatal
+                # signal sends it to the command it started, the command gets it too
+                # rather than run on untraced (a command that ignores it does)
+                self.forward(signal.SIGPIPE)
             if cmd is not None and not result.downstream_closed:
                 if self.interrupted_by is None and not result.aborted:
                     self.returncode = await cmd.wait()
@@ -524,6 +529,9 @@ class LiveTrace:
                     # only for one that is ending now (e.g. on the second signal)
                     with trio.move_on_after(0.2):
                         self.returncode = await cmd.wait()
+        except BaseException:
+            await self._kill_command(session)
+            raise
         finally:
             self.ended_at = trio.current_time()
             if self.source is not None:
@@ -532,6 +540,23 @@ class LiveTrace:
                 self._end_recording(session)
             session.close()
         return result
+
+    def _reader_left(self) -> bool:
+        """Whether a sink ended because the reader of its output went away (``| head``)."""
+        return any(getattr(sink, "closed_by_reader", False) for sink in self.sinks)
+
+    async def _kill_command(self, session: Session) -> None:
+        """Tracing failed (a sink could not write: ENOSPC; a stage raised): the command
+        tracekit started, and what it started, get SIGKILL, as strace's fatal-error exit
+        kills the command it started, rather than run on untraced after tracekit is gone;
+        waited for up to 1 s, shielded (the failure may be a cancellation). A ``-p``
+        target is not ours: left running, as strace detaches from it."""
+        cmd = session.command
+        if cmd is None or cmd.returncode is not None:
+            return
+        self._signal_workload(signal.SIGKILL)
+        with trio.CancelScope(shield=True), trio.move_on_after(1.0):
+            self.returncode = await cmd.wait()
 
     def _end_recording(self, session: Session) -> None:
         """The recording's last frame: the counters, how the trace ended."""
