@@ -78,3 +78,15 @@ def test_summary_warnings_in_strace_order() -> None:
     assert parse_args(["-S", "calls", "true"]).notes == [
         "-S/--summary-sort-by has no effect without (-c/--summary-only or -C/--summary)"]
     assert parse_args(["-C", "-T", "true"]).notes == []
+
+
+def test_long_options_by_an_unambiguous_prefix() -> None:
+    a = parse_args(["--follow", "--string-lim=5", "--sil=all", "--fail", "true"])
+    assert (a.follow, a.strsize, "exit" in a.quiet) == (1, 5, True)
+    assert a.exprs[-1] == ("-Z", "failed")
+    with pytest.raises(UsageError, match=re.escape(
+            "option '--ti' is ambiguous; possibilities: '--timestamps' '--tips'")):
+        parse_args(["--ti", "true"])
+    with pytest.raises(UsageError, match=re.escape(
+            "option '--pidns-translation' doesn't allow an argument")):
+        parse_args(["--p=1", "true"])

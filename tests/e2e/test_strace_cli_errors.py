@@ -67,6 +67,15 @@ CASES = [
     ["-ff", "-c", "-o", "/dev/null", "true"],
     ["-f", "-f", "-c", "true"],
     ["--output-separately", "-C", "true"],
+    # long options by a prefix, as getopt_long takes them
+    ["--follow", "-e", "trace=none", "true"],
+    ["--string-lim=5", "-e", "trace=none", "true"],
+    ["--fail", "--sil", "-e", "trace=none", "true"],
+    ["--s=5", "true"],
+    ["--summary-", "true"],
+    ["--ti", "true"],
+    ["--p=1", "true"],
+    ["--bogus", "true"],
 ]
 
 

@@ -99,7 +99,7 @@ _WITH_ARG = set("abeEIoOpPsSuUX")
 _NO_ARG = set("AcCdDfFhikqrtTvVwxyYzZn")
 # long options -> (short option it stands for or a key, argument: "req" | "no" | "opt")
 _LONG: dict[str, tuple[str, str]] = {
-    "trace": ("e:trace", "req"), "signal": ("e:signal", "req"), "signals": ("e:signal", "req"),
+    "trace": ("e:trace", "req"), "signals": ("e:signal", "req"),
     "status": ("e:status", "req"), "abbrev": ("e:abbrev", "req"),
     "verbose": ("e:verbose", "req"), "raw": ("e:raw", "req"), "read": ("e:read", "req"),
     "write": ("e:write", "req"), "quiet": ("e:quiet", "opt"), "silent": ("e:quiet", "opt"),
@@ -120,7 +120,42 @@ _LONG: dict[str, tuple[str, str]] = {
     "version": ("V", "no"), "debug": ("d", "no"), "instruction-pointer": ("i", "no"),
     "syscall-number": ("n", "no"), "decode-pids": ("Y", "opt"),
     "output-append-mode": ("A", "no"), "summary-syscall-overhead": ("O", "req"),
+    "timestamps": ("absolute", "opt"), "failing-only": ("Z", "no"),
+    "daemonised": ("D", "opt"), "daemonized": ("D", "opt"), "tips": ("tips", "opt"),
+    "pidns-translation": ("pidns", "no"), "secontext": ("secontext", "opt"),
 }
+# strace 6.1's long options in the order of its table (getopt_long lists the candidates
+# of an ambiguous prefix in this order; only the order among names of one first letter
+# can show)
+_LONG_ORDER = (
+    "attach absolute-timestamps abbrev columns const-print-style detach-on debug "
+    "daemonize daemonised daemonized decode-fds decode-pids env follow-forks failed-only "
+    "failing-only fault help instruction-pointer interruptible inject kvm no-abbrev "
+    "output-append-mode output-separately output pidns-translation quiet "
+    "relative-timestamps raw read summary-only summary stack-traces syscall-number "
+    "summary-syscall-overhead string-limit summary-sort-by syscall-times summary-columns "
+    "summary-wall-clock strings-in-hex successful-only seccomp-bpf signals status silent "
+    "silence secontext trace-path timestamps tips trace user version verbose write"
+).split()
+
+
+def _long_option(arg: str, name: str) -> str:
+    """The long option ``--name`` stands for, as getopt_long finds it: the exact name,
+    else the one name it begins, else several that all mean the same (``--sil``:
+    silent, silence).
+
+    Raises:
+      UsageError: no option begins so, or several that differ (glibc's messages).
+    """
+    if name in _LONG:
+        return name
+    found = [o for o in _LONG_ORDER if o.startswith(name)] if name else []
+    if not found:
+        raise UsageError(f"unrecognized option '{arg}'", hint=True)
+    if any(_LONG[o] != _LONG[found[0]] for o in found[1:]):
+        raise UsageError(f"option '{arg}' is ambiguous; possibilities: "
+                         + " ".join(f"'--{o}'" for o in found), hint=True)
+    return found[0]
 _SORTS = {"time": "time", "time-total": "time", "total-time": "time", "time_total": "time",
           "total_time": "time", "min-time": "min-time", "shortest": "min-time",
           "time-min": "min-time", "min_time": "min-time", "max-time": "max-time",
@@ -213,10 +248,8 @@ def parse_args(argv: list[str]) -> StraceArgs:
             break
         if arg.startswith("--"):
             name, eq, value = arg[2:].partition("=")
-            spec = _LONG.get(name)
-            if spec is None:
-                raise UsageError(f"unrecognized option '{arg}'", hint=True)
-            key, mode = spec
+            name = _long_option(arg, name)
+            key, mode = _LONG[name]
             if mode == "no" and eq:
                 raise UsageError(f"option '--{name}' doesn't allow an argument", hint=True)
             if mode == "req" and not eq:
@@ -438,6 +471,12 @@ def _long(a: StraceArgs, name: str, key: str, value: str | None) -> None:
                              "all (as -x, -xx)")
     elif key == "seccomp":
         pass                        # a ptrace speed-up: nothing to do here
+    elif key == "tips":
+        raise _refuse(f"--{name}", "tips are not printed")
+    elif key == "pidns":
+        raise _refuse(f"--{name}", "pids are printed as the init pid namespace sees them")
+    elif key == "secontext":
+        raise _refuse(f"--{name}", "SELinux contexts are not printed")
     elif key in ("r", "T"):
         if value not in (None, "us"):
             raise UsageError(f"--{name}={value}: tracekit prints microseconds only")
