@@ -5,6 +5,7 @@ same exit status. Each command traces ``true`` with no call selected (or fails b
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -76,6 +77,11 @@ CASES = [
     ["--ti", "true"],
     ["--p=1", "true"],
     ["--bogus", "true"],
+    # -p lists
+    ["-p", "x"],
+    ["-p", " 12"],
+    ["-p", "1,,2"],
+    ["-p", "99999999999"],
 ]
 
 
@@ -83,3 +89,44 @@ CASES = [
 def test_same_messages_and_status_as_strace(argv: list[str]) -> None:
     ref, got = _both(argv)
     assert (_messages(got.stderr), got.returncode) == (_messages(ref.stderr), ref.returncode)
+
+
+def _free_pids(n: int) -> list[int]:
+    """Pids no process has now (high ones, rarely reached)."""
+    from pathlib import Path
+
+    limit = int(Path("/proc/sys/kernel/pid_max").read_text())
+    return [p for p in range(limit - 1, 1, -1) if not os.path.exists(f"/proc/{p}")][:n]
+
+
+def test_missing_pids_are_said_and_none_left_is_exit_1() -> None:
+    gone = _free_pids(2)
+    ref, got = _both([f"-p{gone[0]}", "-p", str(gone[1])])
+    assert ref.returncode == got.returncode == 1
+    said = [line for line in got.stderr.splitlines() if line.startswith("strace: attach:")]
+    assert said == [f"strace: attach: pid {p}: No such process (ESRCH: /proc/{p} does not "
+                    "exist)" for p in gone]
+    assert len(ref.stderr.splitlines()) == len(said)
+
+
+def test_a_missing_pid_beside_live_ones_in_a_list() -> None:
+    gone = _free_pids(1)[0]
+    live = [subprocess.Popen(["sleep", "60"]) for _ in range(2)]
+    try:
+        tracer = subprocess.Popen([*TRACEKIT, "-e", "trace=none", "-p", str(gone), "-p",
+                                   f"{live[0].pid} {live[1].pid}"],
+                                  stderr=subprocess.PIPE, text=True)
+        assert tracer.stderr is not None
+        lines = [tracer.stderr.readline() for _ in range(3)]
+        for p in live:
+            p.terminate()
+        _, rest = tracer.communicate(timeout=60)
+    finally:
+        for p in live:
+            p.kill()
+            p.wait()
+    assert tracer.returncode == 0
+    assert lines[0].startswith(f"strace: attach: pid {gone}: No such process")
+    assert sorted(lines[1:]) == sorted(f"strace: Process {p.pid} attached\n" for p in live)
+    assert rest.count("+++ killed by SIGTERM +++") == 2
+

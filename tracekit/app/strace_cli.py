@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import signal
 import sys
 from dataclasses import dataclass, field
@@ -335,10 +336,15 @@ def _short(a: StraceArgs, c: str, value: str | None) -> None:
                                      "use the shell: 2>&1 | CMD")
         a.output = v
     elif c == "p":
-        for part in v.split(","):
-            part = part.strip()
-            if part:
-                a.pids.append(_int(part, "process id", 1, 2**31 - 1))
+        # strace: pids separated by commas or white space (strace -p "$(pidof x)"); an
+        # empty one is an error, except at the end
+        parts = re.split(r"[, \t\n]", v)
+        if parts[-1] == "":
+            parts.pop()
+        for part in parts:
+            if not part.isdigit() or not 1 <= int(part) <= 2**31 - 1:
+                raise UsageError(f"Invalid process id: '{part}'")
+            a.pids.append(int(part))
     elif c == "e":
         a.exprs.append(("-e", _expr(a, v)))
     elif c == "P":
@@ -824,6 +830,17 @@ async def _run(a: StraceArgs, signals: Any) -> int:
     from tracekit.formatters.strace import SplitStraceFormatter, StraceFormatter
     from tracekit.formatters.summary import SummarySink, render_strace_c
 
+    if a.pids:
+        # strace attaches to the pids it can and says which it cannot; none at all is
+        # exit status 1 (after those lines)
+        live = [pid for pid in a.pids if os.path.exists(f"/proc/{pid}")]
+        for pid in a.pids:
+            if pid not in live:
+                _say(f"attach: pid {pid}: No such process (ESRCH: /proc/{pid} does not "
+                     "exist)")
+        if not live:
+            return 1
+        a.pids = live
     plan = build(a)
     shape = plan.shape
     plan.session.command_signals = signals.inherited
