@@ -130,3 +130,13 @@ def test_a_missing_pid_beside_live_ones_in_a_list() -> None:
     assert sorted(lines[1:]) == sorted(f"strace: Process {p.pid} attached\n" for p in live)
     assert rest.count("+++ killed by SIGTERM +++") == 2
 
+
+
+@pytest.mark.parametrize("env", [["=x"], ["="], ["=x", "-E", "="], [""]])
+def test_env_with_an_empty_name_as_strace_gives_it(env: list[str]) -> None:
+    # -E = used to run nothing and say '+++ exited with 127 +++'
+    ref, got = _both(["-e", "trace=none", "-E", *env, "env"])
+    assert got.returncode == ref.returncode == 0
+    assert ([v for v in got.stdout.splitlines() if v.startswith("=")]
+            == [v for v in ref.stdout.splitlines() if v.startswith("=")])
+    assert got.stderr == ref.stderr == "+++ exited with 0 +++\n"

@@ -396,8 +396,8 @@ def _short(a: StraceArgs, c: str, value: str | None) -> None:
     elif c in "zZ":
         a.exprs.append((f"-{c}", "successful" if c == "z" else "failed"))
     elif c == "E":
-        if not v:
-            raise UsageError("-E: give VAR=VAL or VAR")
+        # as strace: VAR=VAL set, VAR removed; "=" and "=x" are variables with an empty
+        # name (strace puts them in the environment as given), "" changes nothing
         a.env.append(v)
     elif c == "u":
         a.user = v
@@ -588,7 +588,7 @@ def _signal_set(value: str) -> str:
         except ConfigError:
             raise UsageError(f"invalid signal '{p}'") from None
         kept.append(p)
-    chosen = resolve_signals(kept) if kept and kept != ["none"] else set()
+    chosen = resolve_signals(list[str | int](kept)) if kept and kept != ["none"] else set()
     if negate:
         if len(chosen) >= 64:
             return "none"
