@@ -47,8 +47,9 @@ OPTIONS: list[tuple[str, str, str]] = [
     ("-ff", "yes", "with -o FILE: one FILE.TID per task (-ff without -o is -f)"),
     ("-o FILE", "yes", "the trace to FILE (a new 0600 file replaced whole, never written "
                        "into; strace writes into it); without it, standard error"),
-    ("-p PID", "yes", "trace running processes (repeatable, comma lists); -f: every thread; "
-                      "'strace: Process N attached' on stderr unless -q"),
+    ("-p PID", "yes", "trace running processes (repeatable; lists by commas or white "
+                      "space; a pid that does not exist is said, the others traced); -f: "
+                      "every thread; 'strace: Process N attached' on stderr unless -q"),
     ("-e trace=, -e status=, -e signal=", "yes", "selection, in the kernel (a call not "
                                                  "selected makes no record)"),
     ("-z, -Z, -P PATH", "yes", "only successful / failed calls; only calls on PATH"),
@@ -93,6 +94,8 @@ OPTIONS: list[tuple[str, str, str]] = [
                                     "'+++' lines the thread's last call shown (strace: "
                                     "its last call, hidden ones too)"),
     ("-i, -Y, -A, -O, -d, -e kvm=, -o |CMD", "no", "not supported"),
+    ("--LONG", "yes", "strace's long options, and unambiguous prefixes of them "
+                      "(--follow), as getopt_long"),
 ]
 
 # short options that take an argument
