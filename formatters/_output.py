@@ -375,7 +375,18 @@ class AtomicFile(io.FileIO):
             fd, tmp = tempfile.mkstemp(dir=final.parent, prefix=f".{final.name}.",
                                        suffix=".tmp")
         except OSError as e:
-            raise _output_error(final, e) from None
+            if e.errno in (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC,
+                           errno.EDQUOT, errno.EMFILE, errno.ENFILE):
+                raise _output_error(final, e) from None
+            # the file may well exist (/proc/version): what failed is making the new file
+            # beside it, in a directory that takes none (procfs says ENOENT)
+            name = errno.errorcode.get(e.errno or 0, "?")
+            raise OutputError(
+                f"output path {os.fspath(final)!r}: cannot create a new file in "
+                f"{os.fspath(final.parent)!r}: {e.strerror} ({name}); tracekit writes the "
+                "trace to a new file, put in place of any file there, which this "
+                "directory does not allow (a file system such as /proc or /sys)",
+                path=os.fspath(final), errno=e.errno or 0) from None
         f = cls(fd, "wb", closefd=True)
         f.final, f.tmp = final, Path(tmp)
         return f

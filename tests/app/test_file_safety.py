@@ -9,6 +9,7 @@ atomic file is the runner's own helper, and the symlink is refused before the tr
 
 from __future__ import annotations
 
+import errno
 import os
 import subprocess
 import sys
@@ -17,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests._run import run_tracekit, write_pipeline
-from tracekit._errors import ConfigError
+from tracekit._errors import ConfigError, OutputError
 from tracekit.app.cli import check_config_safety, main
 from tracekit.formatters._output import AtomicFile, close_output, open_output
 
@@ -226,3 +227,13 @@ def test_reader_gone_is_seen_on_pipes_and_sockets_only(tmp_path: Path) -> None:
     with (tmp_path / "f").open("wb") as f:
         assert not reader_gone(f)
     assert not reader_gone(io.BytesIO())
+
+
+def test_a_directory_that_takes_no_new_file_is_said_so() -> None:
+    # /proc/version exists; what fails is the new file made beside it (procfs: ENOENT),
+    # which was said as "No such file or directory" of /proc/version itself
+    with pytest.raises(OutputError) as ei:
+        open_output("/proc/version")
+    assert ei.value.errno == errno.ENOENT
+    assert str(ei.value).startswith("output path '/proc/version': cannot create a new file "
+                                    "in '/proc': No such file or directory (ENOENT); ")

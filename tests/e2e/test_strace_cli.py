@@ -45,7 +45,7 @@ def test_short_clusters_values_and_the_command() -> None:
 
 def test_pids_long_options_and_double_dash() -> None:
     a = parse_args(["-p", "12,13", "--attach=14", "--follow-forks", "--string-limit=7",
-                    "--summary-sort-by", "calls", "-U", "name,calls"])
+                    "--summary-sort-by", "calls", "-c", "-U", "name,calls"])
     assert (a.pids, a.follow, a.strsize, a.sort, a.columns) == (
         [12, 13, 14], 1, 7, "calls", ["name", "calls"])
     assert parse_args(["--", "-weird-name"]).command == ["-weird-name"]

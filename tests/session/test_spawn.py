@@ -100,3 +100,69 @@ async def test_a_held_child_a_signal_ended_is_released_without_error(tmp_path) -
     finally:
         cmd.close()
     assert not marker.exists()
+
+
+async def test_a_failure_without_errno_in_the_child_is_told_with_its_cause() -> None:
+    # os.execve refuses a name with "=" (ValueError): the child used to _exit(127) and
+    # the command seemed to run and exit 127
+    cmd = HeldCommand(["true"], env={"A=B": "1"})
+    try:
+        with pytest.raises(TargetError, match=r"^cannot execute '/\S+/true': ValueError: "
+                                              r".*environment variable name"):
+            await cmd.release()
+        assert await cmd.wait() == 127
+    finally:
+        cmd.close()
+
+
+async def test_an_empty_variable_name_reaches_the_command(tmp_path) -> None:
+    out = tmp_path / "env"
+    cmd = HeldCommand(["sh", "-c", f"cat /proc/$$/environ > {out}"], env={"": "x", "B": "2"})
+    try:
+        await cmd.release()
+        with trio.fail_after(10):
+            assert await cmd.wait() == 0
+    finally:
+        cmd.close()
+    assert out.read_bytes().split(b"\0")[:2] == [b"=x", b"B=2"]
+
+
+async def test_which_credential_call_failed_is_said() -> None:
+    # setgroups/setgid/setuid before exec: without CAP_SETGID setgroups fails with EPERM
+    # (root without the two capabilities, or another user: setgroups is the first call);
+    # it was said as "cannot execute ...: EPERM", as if exec had failed
+    import os
+
+    if os.geteuid() == 0:
+        import subprocess
+        import sys
+
+        code = ("import trio, pytest\n"
+                "from tracekit.session.spawn import HeldCommand\n"
+                "from tracekit._errors import TargetError\n"
+                "async def main():\n"
+                "    cmd = HeldCommand(['true'], creds=(65534, 65534, (65534,)))\n"
+                "    try:\n"
+                "        await cmd.release()\n"
+                "    except TargetError as e:\n"
+                "        print(e)\n"
+                "    finally:\n"
+                "        cmd.close()\n"
+                "trio.run(main)\n")
+        import shutil
+
+        if shutil.which("capsh") is None:
+            pytest.skip("needs capsh to drop CAP_SETUID and CAP_SETGID")
+        r = subprocess.run(["capsh", "--drop=cap_setuid,cap_setgid", "--",
+                            "-c", 'exec "$0" -c "$1"', sys.executable, code],
+                           capture_output=True, text=True, timeout=60)
+        text = r.stdout.strip() or r.stderr
+    else:
+        cmd = HeldCommand(["true"], creds=(0, 0, (0,)))
+        try:
+            with pytest.raises(TargetError) as ei:
+                await cmd.release()
+        finally:
+            cmd.close()
+        text = str(ei.value)
+    assert text.startswith("cannot start '") and "': setgroups failed: EPERM " in text

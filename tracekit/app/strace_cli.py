@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import errno
 import os
+import re
 import signal
 import sys
 from dataclasses import dataclass, field
@@ -47,8 +48,9 @@ OPTIONS: list[tuple[str, str, str]] = [
     ("-ff", "yes", "with -o FILE: one FILE.TID per task (-ff without -o is -f)"),
     ("-o FILE", "yes", "the trace to FILE (a new 0600 file replaced whole, never written "
                        "into; strace writes into it); without it, standard error"),
-    ("-p PID", "yes", "trace running processes (repeatable, comma lists); -f: every thread; "
-                      "'strace: Process N attached' on stderr unless -q"),
+    ("-p PID", "yes", "trace running processes (repeatable; lists by commas or white "
+                      "space; a pid that does not exist is said, the others traced); -f: "
+                      "every thread; 'strace: Process N attached' on stderr unless -q"),
     ("-e trace=, -e status=, -e signal=", "yes", "selection, in the kernel (a call not "
                                                  "selected makes no record)"),
     ("-z, -Z, -P PATH", "yes", "only successful / failed calls; only calls on PATH"),
@@ -93,6 +95,8 @@ OPTIONS: list[tuple[str, str, str]] = [
                                     "'+++' lines the thread's last call shown (strace: "
                                     "its last call, hidden ones too)"),
     ("-i, -Y, -A, -O, -d, -e kvm=, -o |CMD", "no", "not supported"),
+    ("--LONG", "yes", "strace's long options, and unambiguous prefixes of them "
+                      "(--follow), as getopt_long"),
 ]
 
 # short options that take an argument
@@ -100,7 +104,7 @@ _WITH_ARG = set("abeEIoOpPsSuUX")
 _NO_ARG = set("AcCdDfFhikqrtTvVwxyYzZn")
 # long options -> (short option it stands for or a key, argument: "req" | "no" | "opt")
 _LONG: dict[str, tuple[str, str]] = {
-    "trace": ("e:trace", "req"), "signal": ("e:signal", "req"), "signals": ("e:signal", "req"),
+    "trace": ("e:trace", "req"), "signals": ("e:signal", "req"),
     "status": ("e:status", "req"), "abbrev": ("e:abbrev", "req"),
     "verbose": ("e:verbose", "req"), "raw": ("e:raw", "req"), "read": ("e:read", "req"),
     "write": ("e:write", "req"), "quiet": ("e:quiet", "opt"), "silent": ("e:quiet", "opt"),
@@ -121,7 +125,42 @@ _LONG: dict[str, tuple[str, str]] = {
     "version": ("V", "no"), "debug": ("d", "no"), "instruction-pointer": ("i", "no"),
     "syscall-number": ("n", "no"), "decode-pids": ("Y", "opt"),
     "output-append-mode": ("A", "no"), "summary-syscall-overhead": ("O", "req"),
+    "timestamps": ("absolute", "opt"), "failing-only": ("Z", "no"),
+    "daemonised": ("D", "opt"), "daemonized": ("D", "opt"), "tips": ("tips", "opt"),
+    "pidns-translation": ("pidns", "no"), "secontext": ("secontext", "opt"),
 }
+# strace 6.1's long options in the order of its table (getopt_long lists the candidates
+# of an ambiguous prefix in this order; only the order among names of one first letter
+# can show)
+_LONG_ORDER = (
+    "attach absolute-timestamps abbrev columns const-print-style detach-on debug "
+    "daemonize daemonised daemonized decode-fds decode-pids env follow-forks failed-only "
+    "failing-only fault help instruction-pointer interruptible inject kvm no-abbrev "
+    "output-append-mode output-separately output pidns-translation quiet "
+    "relative-timestamps raw read summary-only summary stack-traces syscall-number "
+    "summary-syscall-overhead string-limit summary-sort-by syscall-times summary-columns "
+    "summary-wall-clock strings-in-hex successful-only seccomp-bpf signals status silent "
+    "silence secontext trace-path timestamps tips trace user version verbose write"
+).split()
+
+
+def _long_option(arg: str, name: str) -> str:
+    """The long option ``--name`` stands for, as getopt_long finds it: the exact name,
+    else the one name it begins, else several that all mean the same (``--sil``:
+    silent, silence).
+
+    Raises:
+      UsageError: no option begins so, or several that differ (glibc's messages).
+    """
+    if name in _LONG:
+        return name
+    found = [o for o in _LONG_ORDER if o.startswith(name)] if name else []
+    if not found:
+        raise UsageError(f"unrecognized option '{arg}'", hint=True)
+    if any(_LONG[o] != _LONG[found[0]] for o in found[1:]):
+        raise UsageError(f"option '{arg}' is ambiguous; possibilities: "
+                         + " ".join(f"'--{o}'" for o in found), hint=True)
+    return found[0]
 _SORTS = {"time": "time", "time-total": "time", "total-time": "time", "time_total": "time",
           "total_time": "time", "min-time": "min-time", "shortest": "min-time",
           "time-min": "min-time", "min_time": "min-time", "max-time": "max-time",
@@ -177,6 +216,7 @@ class StraceArgs:
     notes: list[str] = field(default_factory=list)  # strace's warnings, said before tracing
     help: bool = False
     version: bool = False
+    given: set[str] = field(default_factory=set)    # of -w, -U, -S: those given
     killed_by: int = 0              # set by run(): the signal that killed the command
 
 
@@ -213,10 +253,8 @@ def parse_args(argv: list[str]) -> StraceArgs:
             break
         if arg.startswith("--"):
             name, eq, value = arg[2:].partition("=")
-            spec = _LONG.get(name)
-            if spec is None:
-                raise UsageError(f"unrecognized option '{arg}'", hint=True)
-            key, mode = spec
+            name = _long_option(arg, name)
+            key, mode = _LONG[name]
             if mode == "no" and eq:
                 raise UsageError(f"option '--{name}' doesn't allow an argument", hint=True)
             if mode == "req" and not eq:
@@ -255,13 +293,41 @@ def parse_args(argv: list[str]) -> StraceArgs:
         raise UsageError("must have PROG [ARGS] or -p PID", hint=True)
     if a.command and a.pids:
         raise UsageError("give a command or -p PID, not both (tracekit traces one target)")
+    _summary_options(a)
     if a.follow >= 2 and a.output is None:
         a.follow = 1                    # strace: -ff without -o is -f
-    if a.stacks and a.summary == "c":
-        # strace warns and traces on: a summary only has no calls to put stacks under
-        a.stacks = False
-        a.notes.append("-k/--stack-traces has no effect with -c/--summary-only")
     return a
+
+
+_CS = "(-c/--summary-only or -C/--summary)"
+
+
+def _summary_options(a: StraceArgs) -> None:
+    """strace's checks of the summary options, in its order: -w and -U need -c or -C,
+    -ff cannot go with them (usage errors); -S without them, and options that shape
+    trace lines with -c, are said and the trace goes on (``a.notes``). A -U without
+    the name column gets it last, as strace prints it."""
+    if not a.summary:
+        for c, long in (("w", "summary-wall-clock"), ("U", "summary-columns")):
+            if c in a.given:
+                raise UsageError(f"-{c}/--{long} must be given with {_CS}", hint=True)
+    elif a.follow >= 2 or a.separate:
+        raise UsageError(f"{_CS} and -ff/--output-separately are mutually exclusive",
+                         hint=True)
+    if not a.summary and "S" in a.given:
+        a.notes.append(f"-S/--summary-sort-by has no effect without {_CS}")
+    if a.columns and "name" not in a.columns:
+        a.columns.append("name")
+    if a.summary != "c":
+        return
+    # only the summary: nothing to show stacks, numbers, times or fd paths on
+    for on, text in ((a.stacks, "-k/--stack-traces"), (a.numbers, "-n/--syscall-number"),
+                     (a.relative, "-r/--relative-timestamps"),
+                     (a.abs_time, "-t/--absolute-timestamps"),
+                     (a.durations, "-T/--syscall-times"), (a.decode_fds, "-y/--decode-fds")):
+        if on:
+            a.notes.append(f"{text} has no effect with -c/--summary-only")
+    a.stacks = a.numbers = False
 
 
 def _short(a: StraceArgs, c: str, value: str | None) -> None:
@@ -274,13 +340,17 @@ def _short(a: StraceArgs, c: str, value: str | None) -> None:
                                      "use the shell: 2>&1 | CMD")
         a.output = v
     elif c == "p":
-        for part in v.split(","):
-            part = part.strip()
-            if part:
-                a.pids.append(_int(part, "process id", 1, 2**31 - 1))
+        # strace: pids separated by commas or white space (strace -p "$(pidof x)"); an
+        # empty one is an error, except at the end
+        parts = re.split(r"[, \t\n]", v)
+        if parts[-1] == "":
+            parts.pop()
+        for part in parts:
+            if not part.isdigit() or not 1 <= int(part) <= 2**31 - 1:
+                raise UsageError(f"Invalid process id: '{part}'")
+            a.pids.append(int(part))
     elif c == "e":
-        a.exprs.append(("-e", v))
-        _expr(a, v)
+        a.exprs.append(("-e", _expr(a, v)))
     elif c == "P":
         a.paths.append(v)
     elif c == "s":
@@ -305,15 +375,24 @@ def _short(a: StraceArgs, c: str, value: str | None) -> None:
         a.summary = c
     elif c == "w":
         a.wall = True
+        a.given.add("w")
     elif c == "S":
         if v not in _SORTS:
             raise UsageError(f"invalid sortby: '{v}'", hint=True)
         a.sort = _SORTS[v]
+        a.given.add("S")
     elif c == "U":
-        for name in v.split(","):
+        a.columns = []                  # a later -U replaces an earlier one, as in strace
+        names = v.split(",")
+        for k, name in enumerate(names):
             if name not in _COLUMNS:
                 raise UsageError(f"unknown column name: '{name}'", hint=True)
+            if _COLUMNS[name] in a.columns:
+                raise UsageError(f"call summary column has been provided more than once: "
+                                 f"'{name}' (-U option residual: "
+                                 f"'{','.join(names[k:])}')", hint=True)
             a.columns.append(_COLUMNS[name])
+        a.given.add("U")
     elif c == "q":
         a.qflag += 1
         a.quiet |= ({"attach", "personality"} if a.qflag == 1 else {"exit"} if a.qflag == 2
@@ -321,8 +400,8 @@ def _short(a: StraceArgs, c: str, value: str | None) -> None:
     elif c in "zZ":
         a.exprs.append((f"-{c}", "successful" if c == "z" else "failed"))
     elif c == "E":
-        if not v:
-            raise UsageError("-E: give VAR=VAL or VAR")
+        # as strace: VAR=VAL set, VAR removed; "=" and "=x" are variables with an empty
+        # name (strace puts them in the environment as given), "" changes nothing
         a.env.append(v)
     elif c == "u":
         a.user = v
@@ -377,8 +456,7 @@ def _long(a: StraceArgs, name: str, key: str, value: str | None) -> None:
         if value is None:           # --quiet, --decode-fds without a value
             value = {"quiet": "attach,personality", "decode-fds": "path"}[qual]
         text = f"{qual}={value}"
-        a.exprs.append((f"--{name}", text))
-        _expr(a, text)
+        a.exprs.append((f"--{name}", _expr(a, text)))
     elif key == "separately":
         a.separate = True
     elif key == "absolute":
@@ -403,6 +481,12 @@ def _long(a: StraceArgs, name: str, key: str, value: str | None) -> None:
                              "all (as -x, -xx)")
     elif key == "seccomp":
         pass                        # a ptrace speed-up: nothing to do here
+    elif key == "tips":
+        raise _refuse(f"--{name}", "tips are not printed")
+    elif key == "pidns":
+        raise _refuse(f"--{name}", "pids are printed as the init pid namespace sees them")
+    elif key == "secontext":
+        raise _refuse(f"--{name}", "SELinux contexts are not printed")
     elif key in ("r", "T"):
         if value not in (None, "us"):
             raise UsageError(f"--{name}={value}: tracekit prints microseconds only")
@@ -413,53 +497,174 @@ def _long(a: StraceArgs, name: str, key: str, value: str | None) -> None:
         _short(a, key, value)
 
 
-def _fds(text: str, option: str) -> list[int | str]:
+def _fds(text: str) -> list[int | str]:
+    """``-e read=``/``-e write=``'s set of fds (strace: ``invalid descriptor 'X'``)."""
     if text in ("all", "!none"):
         return ["all"]
     if text in ("none", "!all"):
         return []
+    items = text.split(",")
+    for p in items:
+        if not p.isdigit() or int(p) > 2**31 - 1:
+            raise UsageError(f"invalid descriptor '{p}'")
     if text.startswith("!"):
-        raise UsageError(f"{option}: a negated set of fds is not supported; list the fds")
-    return [_int(p, f"file descriptor in {option}", 0, 2**31 - 1) for p in text.split(",")]
+        raise UsageError(f"-e read/write={text}: a negated set of fds is not supported; "
+                         "list the fds")
+    return [int(p) for p in items]
 
 
-def _expr(a: StraceArgs, text: str) -> None:
-    """What an ``-e`` expression sets besides the selection (validated later)."""
+# strace 6.1's -e qualifiers (its qual_options[]); any other "X=Y" is a syscall name that
+# does not exist, as strace reads it ("invalid system call 'X=Y'")
+_STRACE_QUALS = {"trace": "trace", "t": "trace", "abbrev": "abbrev", "a": "abbrev",
+                 "verbose": "verbose", "v": "verbose", "raw": "raw", "x": "raw",
+                 "signal": "signal", "signals": "signal", "s": "signal", "read": "read",
+                 "reads": "read", "r": "read", "write": "write", "writes": "write",
+                 "w": "write", "fault": "fault", "inject": "inject", "status": "status",
+                 "quiet": "quiet", "silent": "quiet", "silence": "quiet", "q": "quiet",
+                 "decode-fds": "decode-fds", "decode-fd": "decode-fds",
+                 "decode-pids": "decode-pids", "decode-pid": "decode-pids", "kvm": "kvm",
+                 "secontext": "secontext"}
+_DECODE_FDS = {"path", "socket", "dev", "pidfd", "all", "none"}
+
+
+def _items(value: str, what: str) -> tuple[bool, list[str]]:
+    """strace's set syntax: an optional leading ``!``, then items separated by commas
+    (empty ones skipped, as strace does); no item at all is ``invalid WHAT 'VALUE'``."""
+    negate = value.startswith("!")
+    items = [p for p in (value[1:] if negate else value).split(",") if p]
+    if not items:
+        raise UsageError(f"invalid {what} '{value}'")
+    return negate, items
+
+
+def _syscall_set(value: str, where: str) -> str:
+    """A syscall set of -e trace=/abbrev=/verbose=/raw= in the form the selection code
+    reads, strace's way: ``?X`` that this arch lacks is dropped, ``!all`` is none (and
+    ``!none`` all), a set that selects nothing is ``none`` (strace traces nothing then;
+    the selection code wants that said).
+
+    Raises:
+      UsageError: no item (``invalid system call ''``), or an unknown name (tracekit's
+        message, with the nearest names).
+    """
+    from tracekit.kernel.selection import resolve_item
+    from tracekit.kernel.syscalls import SyscallTable
+
+    negate, items = _items(value, "system call")
+    table = SyscallTable()
+    kept: list[str] = []
+    chosen: set[int] = set()
+    for p in items:
+        if p.startswith("?"):
+            try:
+                got = resolve_item(p[1:], table)
+            except ConfigError:
+                continue                # strace's "?": not an error when unknown here
+        else:
+            try:
+                got = resolve_item(p, table, where=where)
+            except ConfigError as e:
+                raise UsageError(str(e)) from None
+        kept.append(p)
+        chosen |= got
+    if negate:
+        every = len({nr for n in table.names() if (nr := table.nr(n)) is not None})
+        if len(chosen) >= every:
+            return "none"
+        return "!" + ",".join(kept) if chosen else "all"
+    return ",".join(kept) if chosen else "none"
+
+
+def _signal_set(value: str) -> str:
+    """-e signal='s set, strace's way: numbers 0..255 are valid, those that name no
+    signal (0, above 64) select nothing; ``!all`` is none."""
+    from tracekit.kernel.selection import resolve_signals
+
+    negate, items = _items(value, "signal")
+    kept: list[str] = []
+    for p in items:
+        if p.isdigit() and len(p) < 4 and int(p) <= 255:
+            if 1 <= int(p) <= 64:
+                kept.append(p)
+            continue
+        try:
+            resolve_signals([p])
+        except ConfigError:
+            raise UsageError(f"invalid signal '{p}'") from None
+        kept.append(p)
+    chosen = resolve_signals(list[str | int](kept)) if kept and kept != ["none"] else set()
+    if negate:
+        if len(chosen) >= 64:
+            return "none"
+        return "!" + ",".join(kept) if chosen else "all"
+    return ",".join(kept) if chosen else "none"
+
+
+def _expr(a: StraceArgs, text: str) -> str:
+    """Check an ``-e`` expression as strace does and apply what it sets besides the
+    selection; returns it as the selection code reads it (trace= and signal= sets
+    normalised: :func:`_syscall_set`, :func:`_signal_set`).
+
+    Raises:
+      UsageError: strace's message (``invalid system call 'foo=bar'`` for an unknown
+        qualifier, ``invalid decode-fds 'X'`` ...), or the refusal of a qualifier that
+        needs ptrace.
+    """
     qual, eq, value = text.partition("=")
+    kind = _STRACE_QUALS.get(qual) if eq else "trace"
+    if kind is None:
+        # strace: not a qualifier, so the whole text is a syscall name
+        raise UsageError(f"invalid system call '{text}'")
     if not eq:
-        return                      # trace= by default: the selection
-    qual = qual.strip()
-    if qual in ("inject", "fault"):
+        value = text
+    if kind in ("inject", "fault"):
         raise _refuse(f"-e {text}", "tampering with calls needs ptrace (a stopped task); "
                                     "tracekit traces with BPF and never changes a call")
-    if qual == "kvm":
+    if kind == "kvm":
         raise _refuse(f"-e {text}", "kvm exit reasons are not traced")
-    if qual in ("abbrev", "a"):
-        if value.strip() in ("none", "!all"):
+    if kind == "secontext":
+        raise _refuse(f"-e {text}", "SELinux contexts are not printed")
+    if kind == "decode-pids":
+        raise _refuse(f"-e {text}", _UNSUPPORTED["Y"])
+    if kind == "trace":
+        return f"trace={_syscall_set(value, f'-e {text}')}"
+    if kind == "signal":
+        return f"signal={_signal_set(value)}"
+    if kind == "status":
+        _items(value, "status")
+    elif kind == "abbrev":
+        _syscall_set(value, f"-e {text}")
+        if value in ("none", "!all"):
             a.verbose = True
-    elif qual in ("verbose", "v"):
-        if value.strip() not in ("all", "!none"):
+    elif kind == "verbose":
+        if _syscall_set(value, f"-e {text}") != "all":
             raise _refuse(f"-e {text}", "structures are always dereferenced (-e "
                                         "verbose=all, strace's default)")
-    elif qual in ("raw", "x"):
+    elif kind == "raw":
+        _syscall_set(value, f"-e {text}")
         a.raw.append(value)
-    elif qual in ("read", "reads", "r"):
-        a.reads = _fds(value.strip(), f"-e {text}")
-    elif qual in ("write", "writes", "w"):
-        a.writes = _fds(value.strip(), f"-e {text}")
-    elif qual in ("quiet", "silent", "silence", "q"):
-        items = {p.strip() for p in value.split(",")}
-        if items & {"all", "none"}:
-            a.quiet = set(_QUIET) if "all" in items else set()
-        else:
-            bad = items - _QUIET
-            if bad:
-                raise UsageError(f"-e {text}: unknown message class {sorted(bad)[0]!r} "
-                                 f"(known: {', '.join(sorted(_QUIET))})")
-            a.quiet |= items
-    elif qual in ("decode-fds", "decode-fd"):
-        items = {p.strip() for p in value.split(",")}
-        a.decode_fds = 0 if items <= {"none"} else 2 if items - {"path"} else 1
+    elif kind == "read":
+        a.reads = _fds(value)
+    elif kind == "write":
+        a.writes = _fds(value)
+    elif kind == "quiet":
+        negate, items = _items(value, "quiet")
+        for p in items:
+            if p not in _QUIET | {"all", "none"}:
+                raise UsageError(f"invalid quiet '{p}'")
+        chosen = set(_QUIET) if "all" in items else set(items) - {"none"}
+        a.quiet = (set(_QUIET) - chosen if negate else chosen if "none" in items
+                   else a.quiet | chosen)
+    elif kind == "decode-fds":
+        negate, items = _items(value, "decode-fds")
+        for p in items:
+            if p not in _DECODE_FDS:
+                raise UsageError(f"invalid decode-fds '{p}'")
+        chosen = _DECODE_FDS - {"none", "all"} if "all" in items else set(items) - {"none"}
+        if negate:
+            chosen = _DECODE_FDS - {"none", "all"} - chosen
+        a.decode_fds = 0 if not chosen else 2 if chosen - {"path"} else 1
+    return text
 
 
 # --- what the options mean for a trace -----------------------------------------------------
@@ -629,6 +834,17 @@ async def _run(a: StraceArgs, signals: Any) -> int:
     from tracekit.formatters.strace import SplitStraceFormatter, StraceFormatter
     from tracekit.formatters.summary import SummarySink, render_strace_c
 
+    if a.pids:
+        # strace attaches to the pids it can and says which it cannot; none at all is
+        # exit status 1 (after those lines)
+        live = [pid for pid in a.pids if os.path.exists(f"/proc/{pid}")]
+        for pid in a.pids:
+            if pid not in live:
+                _say(f"attach: pid {pid}: No such process (ESRCH: /proc/{pid} does not "
+                     "exist)")
+        if not live:
+            return 1
+        a.pids = live
     plan = build(a)
     shape = plan.shape
     plan.session.command_signals = signals.inherited

@@ -89,8 +89,8 @@ def resolve_item(item: str | int, table: SyscallTable, *, where: str = "") -> se
                                  f" (classes: {', '.join(class_names())})"))
         # A class may be empty on an arch (arm64 has no stat/lstat): that selects nothing.
         return {nr for name in CLASSES[cls] if (nr := table.nr(name)) is not None}
-    if text.startswith("/") and len(text) > 1:
-        # strace's /regex: every name it matches (re.search)
+    if text.startswith("/"):
+        # strace's /regex: every name it matches (re.search; "/" alone matches all)
         try:
             pattern = re.compile(text[1:])
         except re.error as e:

@@ -20,6 +20,7 @@ import os
 import shutil
 import signal
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import trio
@@ -138,6 +139,52 @@ def _settable(sig: int) -> bool:
     return sig not in (signal.SIGKILL, signal.SIGSTOP)
 
 
+# keep in sync with the child's steps in HeldCommand.__init__
+_STEPS = {-1: "starting", 0: "execve", 1: "setgroups", 2: "setgid", 3: "setuid"}
+_FAILED = struct.Struct("<ii")      # (step, errno): the child's report before _exit(127)
+
+
+def _failure(path: str, data: bytes) -> str:
+    """What the child reported (``_FAILED``, then a text when there is no errno) as one
+    line: the call that failed and why."""
+    import errno as _errno
+
+    step, err = _FAILED.unpack_from(data.ljust(_FAILED.size, b"\0"))
+    if err:
+        why = f"{_errno.errorcode.get(err, err)} ({os.strerror(err)})"
+    else:
+        why = data[_FAILED.size:].decode("utf-8", "replace") or "unknown failure"
+    if step == 0:
+        return f"cannot execute {path!r}: {why}"
+    what = _STEPS.get(step, f"step {step}")
+    hint = (" (running the command as another user needs CAP_SETUID and CAP_SETGID)"
+            if err == _errno.EPERM and step > 0 else "")
+    return f"cannot start {path!r}: {what} failed: {why}{hint}"
+
+
+def _libc_execve(path: str, argv: list[str], env: dict[str, str]) -> Callable[[], None]:
+    """A function that calls libc's execve(2) with ``env`` as ``NAME=VALUE`` strings
+    (an empty name too); the arrays are made now, before fork. It returns only on
+    failure, raising OSError with the errno."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def strings(items: list[bytes]) -> ctypes.Array[ctypes.c_char_p]:
+        return (ctypes.c_char_p * (len(items) + 1))(*items, None)
+
+    c_path = os.fsencode(path)
+    c_argv = strings([os.fsencode(a) for a in argv])
+    c_env = strings([os.fsencode(k) + b"=" + os.fsencode(v) for k, v in env.items()])
+
+    def run() -> None:
+        libc.execve(c_path, c_argv, c_env)
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))
+
+    return run
+
+
 class HeldCommand:
     """A forked child waiting to exec ``argv``; owns the pipes and the pidfd.
 
@@ -169,6 +216,10 @@ class HeldCommand:
         go_r, go_w = os.pipe()
         err_r, err_w = os.pipe()  # both O_CLOEXEC (PEP 446): err_w closes at exec
         env_b = own_environment() if env is None else env
+        # a variable with an empty name (strace -E =x puts "=x" in the environment) is
+        # refused by os.execve (ValueError): such an environment goes through libc's
+        raw_exec = _libc_execve(path, argv, env_b) if "" in env_b else None
+        step = -1                # what the child is doing: _STEPS
         # Every signal blocked across fork: until the child has set its dispositions, a
         # signal forwarded to it would run the parent's Python-level handlers there
         # (tracekit's, trio's) and be swallowed; pending, it is delivered as the command's
@@ -194,12 +245,25 @@ class HeldCommand:
                 if os.read(go_r, 1) != b"g":
                     os._exit(127)
                 if creds is not None:    # strace -u: setgroups, setgid, setuid
+                    step = 1
                     os.setgroups(list(creds[2]))
+                    step = 2
                     os.setgid(creds[1])
+                    step = 3
                     os.setuid(creds[0])
-                os.execve(path, argv, env_b)
-            except OSError as e:
-                os.write(err_w, struct.pack("<i", e.errno or 0))
+                step = 0
+                if raw_exec is not None:
+                    raw_exec()
+                else:
+                    os.execve(path, argv, env_b)
+            except BaseException as e:  # noqa: BLE001 - every failure is told the parent
+                # what failed and why: (step, errno), then a text when there is no errno
+                err = e.errno or 0 if isinstance(e, OSError) else 0
+                text = b"" if err else f"{type(e).__name__}: {e}".encode("utf-8", "replace")
+                try:
+                    os.write(err_w, _FAILED.pack(step, err) + text[:512])
+                except OSError:
+                    pass
             finally:
                 os._exit(127)
         signal.pthread_sigmask(signal.SIG_SETMASK, saved_mask)
@@ -243,14 +307,11 @@ class HeldCommand:
         os.close(self._go_w)
         self._go_w = -1
         await trio.lowlevel.wait_readable(self._err_r)
-        data = os.read(self._err_r, 4)
+        data = os.read(self._err_r, _FAILED.size + 512)
         os.close(self._err_r)
         self._err_r = -1
         if data:
-            err = struct.unpack("<i", data.ljust(4, b"\0"))[0]
-            import errno as _errno
-            raise TargetError(f"cannot execute {self.path!r}: "
-                              f"{_errno.errorcode.get(err, err)} ({os.strerror(err)})")
+            raise TargetError(_failure(self.path, data))
 
     async def wait(self) -> int:
         """Wait for the child to end; returns returncode (exit code, or -signal).

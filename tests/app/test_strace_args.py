@@ -1,0 +1,101 @@
+"""``tracekit strace``'s parsing of -e, -U and the summary options, as strace 6.1 reads
+them (tests/e2e/test_strace_cli_errors.py compares the messages with strace's)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tracekit.app.strace_cli import UsageError, parse_args
+
+
+@pytest.mark.parametrize(("expr", "says"), [
+    ("foo=bar", "invalid system call 'foo=bar'"),
+    ("TRACE=read", "invalid system call 'TRACE=read'"),
+    ("errno=ENOENT", "invalid system call 'errno=ENOENT'"),
+    ("decode-fds=garbage", "invalid decode-fds 'garbage'"),
+    ("quiet=attach,zzz", "invalid quiet 'zzz'"),
+    ("read=1,zzz", "invalid descriptor 'zzz'"),
+    ("trace=", "invalid system call ''"),
+    ("abbrev=zzz", "unknown syscall 'zzz'"),
+    ("signal=256", "invalid signal '256'"),
+])
+def test_bad_expressions_are_strace_errors(expr: str, says: str) -> None:
+    with pytest.raises(UsageError, match=re.escape(says)):
+        parse_args(["-e", expr, "true"])
+
+
+@pytest.mark.parametrize(("expr", "selection"), [
+    ("trace=!all", "trace=none"),
+    ("trace=!none", "trace=all"),
+    ("trace=openat,,close", "trace=openat,close"),
+    ("trace=?500", "trace=none"),
+    ("trace=!?500", "trace=all"),
+    ("trace=/", "trace=/"),
+    ("openat", "trace=openat"),
+    ("signal=!all", "signal=none"),
+    ("signal=0", "signal=none"),
+    ("signal=0,USR1", "signal=USR1"),
+])
+def test_sets_strace_accepts(expr: str, selection: str) -> None:
+    assert parse_args(["-e", expr, "true"]).exprs == [("-e", selection)]
+
+
+def test_decode_fds_sets() -> None:
+    assert parse_args(["-e", "decode-fds=path,,dev", "true"]).decode_fds == 2
+    assert parse_args(["-e", "decode-fds=!socket,dev,pidfd", "true"]).decode_fds == 1
+    assert parse_args(["-e", "decode-fds=none", "true"]).decode_fds == 0
+
+
+def test_summary_columns_get_the_name_last_and_refuse_repeats() -> None:
+    assert parse_args(["-c", "-U", "errors", "true"]).columns == ["errors", "name"]
+    assert parse_args(["-c", "-U", "name,errors", "true"]).columns == ["name", "errors"]
+    assert parse_args(["-c", "-U", "calls", "-U", "errors", "true"]).columns == [
+        "errors", "name"]
+    with pytest.raises(UsageError, match=re.escape(
+            "provided more than once: 'count' (-U option residual: 'count,name')")):
+        parse_args(["-c", "-U", "calls,errors,count,name", "true"])
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["-U", "calls"], "-U/--summary-columns must be given with (-c/--summary-only or "
+                      "-C/--summary)"),
+    (["-w"], "-w/--summary-wall-clock must be given with"),
+    (["-ff", "-c", "-o", "x"], "and -ff/--output-separately are mutually exclusive"),
+    (["-ff", "-C"], "and -ff/--output-separately are mutually exclusive"),
+])
+def test_summary_option_errors(argv: list[str], says: str) -> None:
+    with pytest.raises(UsageError, match=re.escape(says)):
+        parse_args([*argv, "true"])
+
+
+def test_summary_warnings_in_strace_order() -> None:
+    a = parse_args(["-c", "-y", "-T", "-tt", "-r", "-k", "-n", "true"])
+    assert a.notes == [f"{o} has no effect with -c/--summary-only" for o in (
+        "-k/--stack-traces", "-n/--syscall-number", "-r/--relative-timestamps",
+        "-t/--absolute-timestamps", "-T/--syscall-times", "-y/--decode-fds")]
+    assert parse_args(["-S", "calls", "true"]).notes == [
+        "-S/--summary-sort-by has no effect without (-c/--summary-only or -C/--summary)"]
+    assert parse_args(["-C", "-T", "true"]).notes == []
+
+
+def test_long_options_by_an_unambiguous_prefix() -> None:
+    a = parse_args(["--follow", "--string-lim=5", "--sil=all", "--fail", "true"])
+    assert (a.follow, a.strsize, "exit" in a.quiet) == (1, 5, True)
+    assert a.exprs[-1] == ("-Z", "failed")
+    with pytest.raises(UsageError, match=re.escape(
+            "option '--ti' is ambiguous; possibilities: '--timestamps' '--tips'")):
+        parse_args(["--ti", "true"])
+    with pytest.raises(UsageError, match=re.escape(
+            "option '--pidns-translation' doesn't allow an argument")):
+        parse_args(["--p=1", "true"])
+
+
+def test_pid_lists_as_strace_reads_them() -> None:
+    assert parse_args(["-p", "12 13", "-p", "14,15\t16\n17\n"]).pids == [12, 13, 14, 15,
+                                                                           16, 17]
+    for bad, part in ((" 12", ""), ("1,,2", ""), ("12 x", "x"), ("0", "0"),
+                      ("99999999999", "99999999999")):
+        with pytest.raises(UsageError, match=re.escape(f"Invalid process id: '{part}'")):
+            parse_args(["-p", bad])

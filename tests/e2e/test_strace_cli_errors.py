@@ -1,0 +1,142 @@
+"""``tracekit strace``'s usage errors and warnings against strace 6.1's: the same
+command line under both, the same message lines (strace's ``strace: `` prefix is
+``tracekit strace: `` for tracekit's own errors; its warnings keep ``strace: ``) and the
+same exit status. Each command traces ``true`` with no call selected (or fails before)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+TRACEKIT = [sys.executable, "-m", "tracekit", "strace"]
+
+pytestmark = [pytest.mark.kernel,
+              pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace")]
+
+
+def _messages(stderr: str) -> list[str]:
+    """The tracer's own lines: errors and warnings, with one prefix for both tools."""
+    out = []
+    for line in stderr.splitlines():
+        line = line.replace("tracekit strace: ", "strace: ", 1)
+        if line.startswith("Try '"):
+            out.append("Try -h")
+        elif line.startswith("strace: "):
+            out.append(line)
+    return out
+
+
+def _both(argv: list[str]) -> tuple[subprocess.CompletedProcess[str], ...]:
+    run = [subprocess.run([*tool, *argv], capture_output=True, text=True, timeout=60,
+                          stdin=subprocess.DEVNULL)
+           for tool in (["strace"], TRACEKIT)]
+    return run[0], run[1]
+
+
+CASES = [
+    # -e: an unknown qualifier is a syscall name; bad values of known ones
+    ["-e", "foo=bar", "true"],
+    ["-e", "TRACE=read", "true"],
+    ["-e", "errno=ENOENT", "true"],
+    ["-e", "decode-fds=garbage", "true"],
+    ["-e", "decode-fds=", "true"],
+    ["-e", "quiet=zzz", "true"],
+    ["-e", "read=zzz", "true"],
+    ["-e", "trace=", "true"],
+    ["-e", "signal=zzz", "true"],
+    ["-e", "signal=256", "true"],
+    ["-e", "status=", "true"],
+    # -e sets strace accepts
+    ["-e", "trace=!all", "true"],
+    ["-e", "trace=none", "-e", "signal=!all", "true"],
+    ["-e", "trace=none", "-e", "signal=0", "true"],
+    ["-e", "trace=?500", "true"],
+    ["-e", "trace=none", "-e", "decode-fds=path,,dev", "true"],
+    # the summary's options
+    ["-U", "calls", "true"],
+    ["-w", "true"],
+    ["-U", "calls", "-w", "true"],
+    ["-S", "calls", "-e", "trace=none", "true"],
+    ["-c", "-U", "calls,calls", "true"],
+    ["-c", "-U", "calls,errors,count,name", "true"],
+    ["-c", "-T", "-y", "-tt", "-r", "-k", "-n", "-e", "trace=none", "true"],
+    ["-c", "-yy", "-e", "trace=none", "true"],
+    ["-ff", "-c", "-o", "/dev/null", "true"],
+    ["-f", "-f", "-c", "true"],
+    ["--output-separately", "-C", "true"],
+    # long options by a prefix, as getopt_long takes them
+    ["--follow", "-e", "trace=none", "true"],
+    ["--string-lim=5", "-e", "trace=none", "true"],
+    ["--fail", "--sil", "-e", "trace=none", "true"],
+    ["--s=5", "true"],
+    ["--summary-", "true"],
+    ["--ti", "true"],
+    ["--p=1", "true"],
+    ["--bogus", "true"],
+    # -p lists
+    ["-p", "x"],
+    ["-p", " 12"],
+    ["-p", "1,,2"],
+    ["-p", "99999999999"],
+]
+
+
+@pytest.mark.parametrize("argv", CASES, ids=[" ".join(c) for c in CASES])
+def test_same_messages_and_status_as_strace(argv: list[str]) -> None:
+    ref, got = _both(argv)
+    assert (_messages(got.stderr), got.returncode) == (_messages(ref.stderr), ref.returncode)
+
+
+def _free_pids(n: int) -> list[int]:
+    """Pids no process has now (high ones, rarely reached)."""
+    from pathlib import Path
+
+    limit = int(Path("/proc/sys/kernel/pid_max").read_text())
+    return [p for p in range(limit - 1, 1, -1) if not os.path.exists(f"/proc/{p}")][:n]
+
+
+def test_missing_pids_are_said_and_none_left_is_exit_1() -> None:
+    gone = _free_pids(2)
+    ref, got = _both([f"-p{gone[0]}", "-p", str(gone[1])])
+    assert ref.returncode == got.returncode == 1
+    said = [line for line in got.stderr.splitlines() if line.startswith("strace: attach:")]
+    assert said == [f"strace: attach: pid {p}: No such process (ESRCH: /proc/{p} does not "
+                    "exist)" for p in gone]
+    assert len(ref.stderr.splitlines()) == len(said)
+
+
+def test_a_missing_pid_beside_live_ones_in_a_list() -> None:
+    gone = _free_pids(1)[0]
+    live = [subprocess.Popen(["sleep", "60"]) for _ in range(2)]
+    try:
+        tracer = subprocess.Popen([*TRACEKIT, "-e", "trace=none", "-p", str(gone), "-p",
+                                   f"{live[0].pid} {live[1].pid}"],
+                                  stderr=subprocess.PIPE, text=True)
+        assert tracer.stderr is not None
+        lines = [tracer.stderr.readline() for _ in range(3)]
+        for p in live:
+            p.terminate()
+        _, rest = tracer.communicate(timeout=60)
+    finally:
+        for p in live:
+            p.kill()
+            p.wait()
+    assert tracer.returncode == 0
+    assert lines[0].startswith(f"strace: attach: pid {gone}: No such process")
+    assert sorted(lines[1:]) == sorted(f"strace: Process {p.pid} attached\n" for p in live)
+    assert rest.count("+++ killed by SIGTERM +++") == 2
+
+
+
+@pytest.mark.parametrize("env", [["=x"], ["="], ["=x", "-E", "="], [""]])
+def test_env_with_an_empty_name_as_strace_gives_it(env: list[str]) -> None:
+    # -E = used to run nothing and say '+++ exited with 127 +++'
+    ref, got = _both(["-e", "trace=none", "-E", *env, "env"])
+    assert got.returncode == ref.returncode == 0
+    assert ([v for v in got.stdout.splitlines() if v.startswith("=")]
+            == [v for v in ref.stdout.splitlines() if v.startswith("=")])
+    assert got.stderr == ref.stderr == "+++ exited with 0 +++\n"
