@@ -458,6 +458,14 @@ pread64: fd bufr u off64
 pwrite64: fd bufw u off64
 mmap: mmaparg32 oldmmap -> x
 _newselect: d fdset fdset fdset timeout_tv32 -> select32
+select: oldselect -> oldselect
+socketcall: socketcall_call p
+send: fd bufw u msgflags
+recv: fd bufrn u msgflags
+preadv: fd iovr u off64
+pwritev: fd iovw u off64
+preadv2: fd iovr u off64 rwf_next stop
+pwritev2: fd iovw u off64 rwf_next stop
 """)
 """i386 calls whose arguments differ from the native call of the same name (a 64-bit
 offset split in two registers, low half first): name -> (argument kinds, return kind);

@@ -46,6 +46,7 @@ from tracekit._events import (
     CAPF_ELEM_FAULT,
     CAPF_FAULT,
     CAPF_TRUNC,
+    SC_INDIRECT,
     SC_NORETURN,
     SC_UNFINISHED,
     Capture,
@@ -592,6 +593,14 @@ def _ret_select(timeout_fmt: Callable[[bytes], str | None]
     return r
 
 
+def _ret_old_select(d: SyscallDecoder, ev: Syscall, plain: str) -> str:
+    """i386's old select (nr 82): as _newselect's result when its struct was read (its
+    words are the record's arguments, SC_INDIRECT), else the plain number."""
+    if not ev.flags & SC_INDIRECT:
+        return plain
+    return _RET_SELECT32(d, ev, plain)
+
+
 def _k_timeout_in(fmt: Callable[[bytes], str | None]) -> KindFn:
     """A timeout the call reads (and may write back: the entry capture is the first)."""
     def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
@@ -1015,6 +1024,9 @@ def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int],
     }
 
 
+_RET_SELECT32 = _ret_select(format_timeval32)
+
+
 def ret_kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, str], str]]:
     """Return kinds: (decoder, record, the plain return text) -> the text strace prints
     after ``=``."""
@@ -1024,5 +1036,6 @@ def ret_kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, s
         "ppoll": _ret_poll(fl, 2),
         "select": _ret_select(format_timeval),
         "select32": _ret_select(format_timeval32),
+        "oldselect": _ret_old_select,
         "pselect": _ret_select(format_timespec),
     }
