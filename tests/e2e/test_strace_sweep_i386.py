@@ -6,14 +6,18 @@ i386 ABI (open/openat/creat/access, read/write/readv/writev/pread64/pwrite64, ls
 _llseek, the stat64 family, statx, statfs64, getdents64, readlink, getcwd, dup/pipe,
 fcntl64 with struct flock/flock64, ioctl, mmap2/old mmap/brk, uname and the clocks,
 rlimits, sysinfo, rt_sigaction/rt_sigprocmask/sigaltstack, kill/tgkill, the 32-bit id
-calls, wait4/waitid, socketcall and the direct socket calls, select/_newselect/poll,
-getrandom, exit_group) with normal, NULL, bad-pointer and unknown-flag arguments.
-tracekit traces ``strace -f -o FILE sweep_i386``, so both see the same calls: every line
-of the program must be equal (but those of ``KNOWN_LEFT``).
+calls, wait4/waitid, socketcall's sub-calls (socket, bind, connect, listen, accept,
+send/recv, sendto/recvfrom, setsockopt/getsockopt, getsockname/getpeername, socketpair,
+accept4, shutdown; socketcall itself when its words are unreadable) and the direct
+socket calls, readv/writev/preadv/pwritev/preadv2/pwritev2 with i386 iovecs, the old
+select/_newselect/poll, getrandom, exit_group) with normal, NULL, bad-pointer and
+unknown-flag arguments. tracekit traces ``strace -f -o FILE sweep_i386``, so both see the
+same calls: every line of the program must be equal.
 """
 
 from __future__ import annotations
 
+import collections
 import difflib
 import re
 import shutil
@@ -21,6 +25,8 @@ from pathlib import Path
 
 import pytest
 
+from tests._run import run_tracekit
+from tests.e2e._strace_lines import parse
 from tests.e2e.test_strace_ops import build, one_run_both
 from tracekit.kernel.arch import machine_arch
 
@@ -31,15 +37,6 @@ pytestmark = [pytest.mark.kernel,
                                  reason="int 0x80 from a 64-bit process is x86_64's")]
 
 
-# Calls tracekit does not print as strace yet (docs/strace-differences.md): socketcall's
-# sub-calls (strace names the line after the sub-call: socket, bind...; the sockaddr
-# sits behind a pointer in the argument array), the compat iovecs of readv/writev (the
-# BPF program reads 16-byte iovecs) and the old select's struct (its fd_sets behind
-# 32-bit pointers in it). The lines tracekit prints for them (socketcall(...), readv,
-# writev, select) are left out of the comparison; every other line must be equal.
-KNOWN_LEFT = re.compile(r"^(socketcall|readv|writev|select)\(")      # tracekit's lines
-
-
 def test_i386_calls_equal_strace_on_the_same_run(tmp_path: Path) -> None:
     s_procs, t_procs = one_run_both(build(tmp_path, "sweep_i386", "-no-pie"), tmp_path)
     pid = next(iter(s_procs))                       # the program; then its two children
@@ -47,10 +44,8 @@ def test_i386_calls_equal_strace_on_the_same_run(tmp_path: Path) -> None:
         t_all = t_procs.get(p, [])
         assert len(t_all) == len(s_all), "\n".join(
             difflib.unified_diff(s_all, t_all, "strace", "tracekit", lineterm="", n=1))
-        keep = [i for i, line in enumerate(t_all) if not KNOWN_LEFT.match(line)]
-        s_lines, t_lines = [s_all[i] for i in keep], [t_all[i] for i in keep]
-        assert t_lines == s_lines, "\n".join(
-            difflib.unified_diff(s_lines, t_lines, "strace", "tracekit", lineterm="", n=1))
+        assert t_all == s_all, "\n".join(
+            difflib.unified_diff(s_all, t_all, "strace", "tracekit", lineterm="", n=1))
     # strace 6.1 writes "[ Process PID=N runs in 32 bit mode. ]" to its standard error
     # only: nothing of it in a trace written with -o FILE
     assert "bit mode" not in (tmp_path / "s.txt").read_text()
@@ -118,4 +113,77 @@ WANT = (
     "setsockopt(3, SOL_SOCKET, SO_REUSEADDR, [1], 4) = 0",
     "getsockopt(3, SOL_SOCKET, SO_SNDBUF, [", "], [4]) = 0",
     "shutdown(3, SHUT_RDWR) = ", "socketpair(AF_UNIX, SOCK_STREAM, 0, [",
+    # socketcall's sub-calls, socketcall itself when its words are unreadable
+    'bind(3, {sa_family=AF_UNIX, sun_path="sock"}, 7) = 0', "bind(3, 0x1, 7) = -1 EFAULT",
+    "listen(3, 5) = 0", "accept(3, NULL, NULL) = ", ', "hi", 2, 0) = 2',
+    ', "hi", 10, MSG_DONTWAIT) = 2', ', 10, MSG_DONTWAIT) = -1 EAGAIN',
+    ', "yo", 2, 0, NULL, 0) = 2', ', "yo", 10, 0, 0x', "[128 => 0]) = 2",
+    "getsockopt(3, SOL_SOCKET, SO_SNDBUF, [", "getsockname(3, {sa_family=AF_UNIX, "
+    'sun_path="sock"}, [128 => 7]) = 0', ", [7]) = -1 ENOTCONN",
+    "NULL, NULL, SOCK_NONBLOCK) = -1 EINVAL", "0x7 /* SHUT_??? */) = -1 EINVAL",
+    "socketcall(SYS_SOCKET, NULL) = -1 EFAULT", "socketcall(SYS_SOCKET, 0x1) = -1 EFAULT",
+    "socketcall(99, 0x", "socketcall(0, 0x", "socketcall(-1, 0x",
+    # i386 iovecs
+    'writev(3, [{iov_base="abc", iov_len=3}, {iov_base="defgh", iov_len=5}], 2) = 8',
+    'readv(3, [{iov_base="hell", iov_len=4}, {iov_base="oabcdefgh", iov_len=100}], 2)',
+    "readv(3, [], 0) = 0", "readv(3, 0x1, 2) = -1 EFAULT", "writev(3, NULL, 0) = 0",
+    "], 2, 4294967296) = -1 EFBIG", "preadv(3, 0x1, 2, 0) = -1 EFAULT",
+    "], 1, 30, RWF_APPEND) = 3", "0x1000 /* RWF_??? */) = -1 EOPNOTSUPP",
+    # the old select
+    "], NULL, NULL, {tv_sec=0, tv_usec=1000}) = 0 (Timeout)\nselect(NULL) = -1 EFAULT",
+    "select(0x1) = -1 EFAULT", ", 0x1, NULL, NULL, {tv_sec=0, tv_usec=0}) = -1 EFAULT",
 )
+
+
+def _nested(tmp: Path, exe: Path, opts: list[str]) -> tuple[Path, Path]:
+    """``exe SCRATCH`` under ``strace -f OPTS -o s.txt``, itself traced by ``tracekit
+    strace -f OPTS -o t.txt``: one run of the program seen by both."""
+    scratch = tmp / "scratch"
+    scratch.mkdir()
+    s_out, t_out = tmp / "s.txt", tmp / "t.txt"
+    r = run_tracekit(["strace", "-f", *opts, "-o", str(t_out), "--", "strace", "-f", *opts,
+                      "-o", str(s_out), str(exe), str(scratch)], timeout=120)
+    assert r.returncode == 0, r.stderr
+    return s_out, t_out
+
+
+def test_i386_selection_takes_socketcall_sub_calls_by_their_names(tmp_path: Path) -> None:
+    """-e trace=%network selects socketcall's sub-calls (socket, send, accept ...: the
+    BPF program selects the call by its sub-call's number) and not the socketcalls whose
+    words are unreadable (strace's socketcall is in %desc); the old select by its name."""
+    exe = build(tmp_path, "sweep_i386", "-no-pie")
+    s_out, t_out = _nested(tmp_path, exe, ["-e", "trace=%network,select"])
+    s_procs = {p: [c.line for c in calls] for p, calls in parse(s_out.read_text()).items()}
+    t_procs = {p: [c.line for c in calls] for p, calls in parse(t_out.read_text()).items()}
+    pid = next(iter(s_procs))
+    s_lines, t_lines = s_procs[pid], t_procs.get(pid, [])
+    assert t_lines == s_lines, "\n".join(
+        difflib.unified_diff(s_lines, t_lines, "strace", "tracekit", lineterm="", n=1))
+    names = {line.partition("(")[0] for line in s_lines}
+    assert {"socket", "bind", "accept", "send", "recv", "sendto", "select"} <= names
+    assert "socketcall" not in names and "writev" not in names
+
+
+# strace -c's rows: "% time  seconds  usecs/call  calls  [errors]  syscall"
+_ROW = re.compile(r"^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(\d+)?\s*(\S+)$")
+
+
+def test_i386_summary_counts_socketcall_sub_calls_by_name(tmp_path: Path) -> None:
+    """-c counts a socketcall under its sub-call's name (bind, send ...) and the old
+    select as select, as strace does; strace lists a sub-call and the direct call of the
+    same name (bind through socketcall and bind of Linux 4.3) as two rows, tracekit as
+    one (docs/strace-differences.md): the calls and errors per name are compared."""
+    exe = build(tmp_path, "sweep_i386", "-no-pie")
+    s_out, t_out = _nested(tmp_path, exe, ["-c"])
+    s_rows: collections.Counter[tuple[str, str]] = collections.Counter()
+    for line in s_out.read_text().partition("32 bit mode")[2].splitlines():
+        if (m := _ROW.match(line)) and m.group(3) != "total":
+            s_rows[(m.group(3), "calls")] += int(m.group(1))
+            s_rows[(m.group(3), "errors")] += int(m.group(2) or 0)
+    t_rows: collections.Counter[tuple[str, str]] = collections.Counter()
+    for line in t_out.read_text().splitlines():
+        if (m := _ROW.match(line)) and m.group(3).endswith("(32)"):
+            t_rows[(m.group(3)[:-4], "calls")] += int(m.group(1))
+            t_rows[(m.group(3)[:-4], "errors")] += int(m.group(2) or 0)
+    assert s_rows[("bind", "calls")] == 3 and s_rows[("send", "calls")] == 1
+    assert {k: v for k, v in t_rows.items() if v} == {k: v for k, v in s_rows.items() if v}

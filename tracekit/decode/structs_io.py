@@ -988,7 +988,8 @@ def _mmsgs(d: SyscallDecoder, ev: Syscall, i: int, caps: list[Capture], n: int, 
 def k_rwf_next(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     """preadv2/pwritev2's flags, printed where pos_h is (strace prints the offset, then the
     flags: pos_h is not an argument of its own on 64-bit)."""
-    return _bits(d.flags.tables.RWF_FLAGS, ev.args[i + 1] & 0xFFFFFFFF) if i < 5 else "0"
+    return _bits(d.flags.tables.RWF_FLAGS, ev.args[i + 1] & 0xFFFFFFFF, "RWF_???") \
+        if i < 5 else "0"
 
 
 def k_stop(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
