@@ -13,6 +13,7 @@ from hypothesis import given, settings, strategies as st
 from tracekit._events import (
     CAP_BUF,
     CAP_IOV,
+    CAP_MSGHDR,
     CAP_STRUCT,
     CAPF_FAULT,
     CAPF_TRUNC,
@@ -22,6 +23,8 @@ from tracekit._events import (
     Syscall,
 )
 from tracekit.decode.args import SyscallDecoder
+from tracekit.decode.flags import for_arch
+from tracekit.decode.structs_io import IovElem, format_cmsgs
 from tracekit.kernel.syscalls import SyscallTable
 
 I386 = SyscallTable("i386")
@@ -99,15 +102,28 @@ def test_i386_iovecs_widened_by_the_bpf_program(dec: SyscallDecoder) -> None:
     assert d.args[3:] == ("0", "0x1000 /* RWF_??? */")
 
 
+def test_i386_control_messages() -> None:
+    fl = for_arch("x86_64")
+    # struct compat_cmsghdr: u32 len, level, type; messages 4-aligned
+    two = struct.pack("<IiiiIiii", 16, 1, 1, 5, 16, 1, 1, 6)
+    text = format_cmsgs(IovElem(0x1000, 32, two), fl, compat=True)
+    assert text == ("[{cmsg_len=16, cmsg_level=SOL_SOCKET, cmsg_type=SCM_RIGHTS, "
+                    "cmsg_data=[5]}, {cmsg_len=16, cmsg_level=SOL_SOCKET, "
+                    "cmsg_type=SCM_RIGHTS, cmsg_data=[6]}]")
+    for cut in range(len(two)):
+        format_cmsgs(IovElem(0x1000, 32, two[:cut]), fl, compat=True)
+
+
 _CAPS = st.lists(st.builds(
-    Capture, st.integers(0, 5), st.sampled_from([CAP_BUF, CAP_STRUCT, CAP_IOV]),
+    Capture, st.integers(0, 5), st.sampled_from([CAP_BUF, CAP_STRUCT, CAP_IOV, CAP_MSGHDR]),
     st.sampled_from([0, CAPF_TRUNC, CAPF_FAULT]), st.binary(max_size=80)), max_size=4)
 _WORD = st.integers(0, 0xFFFFFFFF)
 
 
 @settings(deadline=None, max_examples=300)
 @given(name=st.sampled_from(["socketcall", "select", "send", "recv", "accept", "bind",
-                             "recvfrom", "readv", "writev", "preadv2", "pwritev"]),
+                             "recvfrom", "readv", "writev", "preadv2", "pwritev",
+                             "sendmsg", "recvmsg"]),
        args=st.tuples(_WORD, _WORD, _WORD, _WORD, _WORD, _WORD),
        ret=st.integers(-4095, 1 << 20), indirect=st.booleans(), caps=_CAPS)
 def test_hostile_records_never_raise(dec: SyscallDecoder, name: str,

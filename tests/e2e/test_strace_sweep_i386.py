@@ -8,11 +8,12 @@ fcntl64 with struct flock/flock64, ioctl, mmap2/old mmap/brk, uname and the cloc
 rlimits, sysinfo, rt_sigaction/rt_sigprocmask/sigaltstack, kill/tgkill, the 32-bit id
 calls, wait4/waitid, socketcall's sub-calls (socket, bind, connect, listen, accept,
 send/recv, sendto/recvfrom, setsockopt/getsockopt, getsockname/getpeername, socketpair,
-accept4, shutdown; socketcall itself when its words are unreadable) and the direct
-socket calls, readv/writev/preadv/pwritev/preadv2/pwritev2 with i386 iovecs, the old
-select/_newselect/poll, getrandom, exit_group) with normal, NULL, bad-pointer and
-unknown-flag arguments. tracekit traces ``strace -f -o FILE sweep_i386``, so both see the
-same calls: every line of the program must be equal.
+accept4, shutdown, sendmsg/recvmsg with i386 msghdrs and control messages; socketcall
+itself when its words are unreadable) and the direct socket calls, readv/writev/preadv/
+pwritev/preadv2/pwritev2 with i386 iovecs, the old select/_newselect/poll, getrandom,
+exit_group) with normal, NULL, bad-pointer and unknown-flag arguments. tracekit traces
+``strace -f -o FILE sweep_i386``, so both see the same calls: every line of the program
+must be equal.
 """
 
 from __future__ import annotations
@@ -123,6 +124,14 @@ WANT = (
     "NULL, NULL, SOCK_NONBLOCK) = -1 EINVAL", "0x7 /* SHUT_??? */) = -1 EINVAL",
     "socketcall(SYS_SOCKET, NULL) = -1 EFAULT", "socketcall(SYS_SOCKET, 0x1) = -1 EFAULT",
     "socketcall(99, 0x", "socketcall(0, 0x", "socketcall(-1, 0x",
+    # i386 msghdrs (compat_msghdr, compat_cmsghdr), through socketcall and directly
+    '{msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base="ab", iov_len=2}, {iov_base="cde", '
+    "iov_len=3}], msg_iovlen=2, msg_control=[{cmsg_len=16, cmsg_level=SOL_SOCKET, "
+    "cmsg_type=SCM_RIGHTS, cmsg_data=[", "msg_namelen=128 => 0, msg_iov=[{iov_base=\"abcd\", "
+    'iov_len=4}, {iov_base="e", iov_len=16}], msg_iovlen=2, msg_control=[{cmsg_len=16, ',
+    "{msg_namelen=0}, MSG_DONTWAIT) = -1 EAGAIN", ", 0x1, 0) = -1 EFAULT",
+    'msg_iov=[{iov_base="fgh", iov_len=3}], msg_iovlen=1, msg_controllen=0, msg_flags=0}, '
+    "MSG_NOSIGNAL) = 3", "iov_len=1000000}",
     # i386 iovecs
     'writev(3, [{iov_base="abc", iov_len=3}, {iov_base="defgh", iov_len=5}], 2) = 8',
     'readv(3, [{iov_base="hell", iov_len=4}, {iov_base="oabcdefgh", iov_len=100}], 2)',

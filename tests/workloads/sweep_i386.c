@@ -376,6 +376,40 @@ static void set_words(const uint32_t *w, unsigned int n)
 
 #define P(x) ((uint32_t)(uintptr_t)(x))
 
+/* struct compat_msghdr (7 u32: name, namelen, iov, iovlen, control, controllen, flags)
+ * and struct compat_cmsghdr (u32 len, int level, int type, then the data, 4-aligned) */
+static uint32_t msg[7], msg_iov[4], ctl[8];
+static char msg_buf[32];
+
+static void messages(void)
+{
+    msg_iov[0] = P("ab"), msg_iov[1] = 2;
+    msg_iov[2] = P("cde"), msg_iov[3] = 3;
+    ctl[0] = 12 + 4, ctl[1] = 1 /* SOL_SOCKET */, ctl[2] = 1 /* SCM_RIGHTS */;
+    ctl[3] = fds[0];
+    msg[0] = 0, msg[1] = 0, msg[2] = P(msg_iov), msg[3] = 2;
+    msg[4] = P(ctl), msg[5] = 16, msg[6] = 0;
+    SOCKETCALL(16 /* SYS_SENDMSG */, fds[0], P(msg), 0);
+    memset(ctl, 0, sizeof ctl);
+    msg_iov[0] = P(msg_buf), msg_iov[1] = 4;
+    msg_iov[2] = P(msg_buf + 8), msg_iov[3] = 16;
+    msg[0] = P(addr_out), msg[1] = sizeof addr_out, msg[5] = sizeof ctl;
+    SOCKETCALL(17 /* SYS_RECVMSG */, fds[1], P(msg), 0);
+    S1(NR_close, ctl[3]);                                       /* the fd received */
+    msg[0] = 0, msg[1] = 0;
+    SOCKETCALL(17, fds[1], P(msg), 0x40 /* MSG_DONTWAIT */);    /* EAGAIN */
+    SOCKETCALL(16, fds[0], BADP, 0);                            /* EFAULT */
+    /* the direct calls of Linux 4.3: the same structs */
+    msg_iov[0] = P("fgh"), msg_iov[1] = 3;
+    msg[2] = P(msg_iov), msg[3] = 1, msg[4] = 0, msg[5] = 0;
+    S3(370 /* sendmsg */, fds[1], msg, 0x4000 /* MSG_NOSIGNAL */);
+    msg_iov[0] = P(msg_buf), msg_iov[1] = 8;
+    S3(372 /* recvmsg */, fds[0], msg, 0);
+    msg[3] = 1000000;                                           /* EMSGSIZE */
+    S3(370, fds[1], msg, 0);
+    S3(372, fds[0], BADP, 0);
+}
+
 static void socketcalls(void)
 {
     long s, c, a;
@@ -412,6 +446,7 @@ static void socketcalls(void)
     SOCKETCALL(7 /* SYS_GETPEERNAME */, c, P(addr_out), P(lens + 3));
     SOCKETCALL(7, s, P(addr_out), P(lens + 3));                 /* ENOTCONN */
     SOCKETCALL(8 /* SYS_SOCKETPAIR */, 1, 1, 0, P(fds));
+    messages();
     S1(NR_close, fds[0]);
     S1(NR_close, fds[1]);
     SOCKETCALL(8, 1, 1, 0, BADP);                               /* EFAULT */

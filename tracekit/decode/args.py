@@ -789,7 +789,9 @@ class SyscallDecoder:
         self.flags = self.consts.flags
         self._kinds = self.consts.kinds
         # an i386 call's kinds: the native ones, but for the structs of another layout
-        self._kinds32 = {**self._kinds, **structs_compat.compat_kinds(self.flags)}
+        self._kinds32 = {**self._kinds, **structs_compat.compat_kinds(self.flags),
+                         "msghdr_in": self._kinds["msghdr_in32"],
+                         "msghdr_out": self._kinds["msghdr_out32"]}
         self._prototypes = prototypes(self.table.arch)
         self.arg_count = arg_count
         self.arg_types = arg_types

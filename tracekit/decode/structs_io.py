@@ -809,6 +809,7 @@ def parse_msghdr(data: bytes, hsize: int = MSGHDR.size
 
 
 _CMSG = struct.Struct("<Qii")                     # struct cmsghdr (64-bit)
+_CMSG32 = struct.Struct("<Iii")                   # struct compat_cmsghdr (i386: 4-aligned)
 
 
 def _cmsg_ip(name: str | None, ctype: int, data: bytes) -> str:
@@ -828,21 +829,24 @@ def _cmsg_ip(name: str | None, ctype: int, data: bytes) -> str:
     return name
 
 
-def format_cmsgs(ctl: IovElem, fl: F.ArchFlags, fd_text: Callable[[int], str] = str) -> str:
+def format_cmsgs(ctl: IovElem, fl: F.ArchFlags, fd_text: Callable[[int], str] = str, *,
+                 compat: bool = False) -> str:
     """msg_control as strace: ``[{cmsg_len=20, cmsg_level=SOL_SOCKET,
     cmsg_type=SCM_RIGHTS, cmsg_data=[5]}]``; the address when unreadable; ``...`` when
-    more was there than captured."""
+    more was there than captured. ``compat``: an i386 call's (struct compat_cmsghdr: u32
+    length, 12-byte header, messages 4-aligned; include/net/compat.h)."""
     T = fl.tables
-    if ctl.data is None or ctl.length < _CMSG.size or len(ctl.data) < _CMSG.size:
+    hdr, align = (_CMSG32, 3) if compat else (_CMSG, 7)
+    if ctl.data is None or ctl.length < hdr.size or len(ctl.data) < hdr.size:
         return pointer(ctl.base)
     buf = ctl.data
     left = len(buf)
     pos = 0
     items = []
-    while left >= _CMSG.size:
-        clen, level, ctype = _CMSG.unpack_from(buf, pos)
+    while left >= hdr.size:
+        clen, level, ctype = hdr.unpack_from(buf, pos)
         n = min(clen, left)
-        data = buf[pos + _CMSG.size:pos + n] if n > _CMSG.size else b""
+        data = buf[pos + hdr.size:pos + n] if n > hdr.size else b""
         level_name = T.SOL_LEVELS.get(level & 0xFFFFFFFF)
         text = (f"{{cmsg_len={clen}, cmsg_level="
                 f"{level_name or f'{level & 0xFFFFFFFF:#x} /* SOL_??? */'}, cmsg_type=")
@@ -860,10 +864,10 @@ def format_cmsgs(ctl: IovElem, fl: F.ArchFlags, fd_text: Callable[[int], str] = 
         else:
             text += _hex(ctype & 0xFFFFFFFF)
         items.append(text + "}")
-        if n < _CMSG.size:
-            left -= _CMSG.size
+        if n < hdr.size:
+            left -= hdr.size
             break
-        step = (clen + 7) & ~7
+        step = (clen + align) & ~align
         if step >= left:
             left = 0
             break
@@ -876,21 +880,26 @@ def format_cmsgs(ctl: IovElem, fl: F.ArchFlags, fd_text: Callable[[int], str] = 
     return "[" + ", ".join(items) + "]"
 
 
-def _namelen_in(ev: Syscall, i: int) -> int | None:
-    """recvmsg's msg_namelen as the caller set it (the 16-byte entry capture)."""
+def _namelen_in(ev: Syscall, i: int, compat: bool = False) -> int | None:
+    """recvmsg's msg_namelen as the caller set it (the 16-byte entry capture; an i386
+    call's: 8 bytes, two u32)."""
+    at = 4 if compat else 8
     for c in ev.caps:
-        if c.arg == i and c.kind == CAP_STRUCT and not c.flags & CAPF_FAULT and len(c.data) >= 12:
-            return signed(int.from_bytes(c.data[8:12], "little"), 32)
+        if c.arg == i and c.kind == CAP_STRUCT and not c.flags & CAPF_FAULT and \
+                len(c.data) >= at + 4:
+            return signed(int.from_bytes(c.data[at:at + 4], "little"), 32)
     return None
 
 
 def format_msghdr(d: SyscallDecoder, ev: Syscall, got: tuple[tuple[int, ...], IovElem,
                                                                IovElem, list[IovElem]],
                   user_namelen: int | None, data_size: int | None, *, more: bool,
-                  elem_fault: bool = False) -> str:
+                  elem_fault: bool = False, compat: bool = False) -> str:
     """``{msg_name=..., msg_namelen=..., msg_iov=[...], msg_iovlen=1, msg_controllen=0,
     msg_flags=0}`` from :func:`parse_msghdr`; ``data_size`` bounds the iovecs' bytes (a
-    read's return value), ``more``: the iovec array was cut."""
+    read's return value), ``more``: the iovec array was cut; ``compat``: an i386 call's
+    (the BPF program widened its msghdr and iovecs; its iovecs are 8 bytes, its control
+    messages i386's)."""
     fl = d.flags
     (name, namelen, iov, iovlen, _control, controllen, mflags), nm, ctl, elems = (
         got[0][:7], got[1], got[2], got[3])
@@ -909,21 +918,24 @@ def format_msghdr(d: SyscallDecoder, ev: Syscall, got: tuple[tuple[int, ...], Io
                 "NULL" if iov == 0 else
                 format_iov(elems, min(iovlen, 1 << 20), data_size, d.string_limit,
                            more=more and len(elems) < iovlen,
-                           fault_at=iov + len(elems) * 16 if elem_fault else None))
+                           fault_at=iov + len(elems) * (8 if compat else 16)
+                           if elem_fault else None))
     parts = [f"msg_name={name_text}", f"msg_namelen={namelen_text}", f"msg_iov={iov_text}",
              f"msg_iovlen={iovlen}"]
     if controllen:
-        parts.append("msg_control=" + format_cmsgs(ctl, fl, lambda fd: d.fd_text(ev.tgid, fd)))
+        parts.append("msg_control=" + format_cmsgs(ctl, fl, lambda fd: d.fd_text(ev.tgid, fd),
+                                                   compat=compat))
     parts += [f"msg_controllen={controllen}",
               f"msg_flags={_bits(fl.tables.MSG_FLAGS, mflags & 0xFFFFFFFF)}"]
     return "{" + ", ".join(parts) + "}"
 
 
-def _k_msghdr(fl: F.ArchFlags, *, at_exit: bool) -> KindFn:
+def _k_msghdr(fl: F.ArchFlags, *, at_exit: bool, compat: bool = False) -> KindFn:
     """A msghdr; recvmsg's (``at_exit``) as the call filled it, ``msg_namelen=128 => 16``
-    when the call changed it, and ``{msg_namelen=128}`` when the call failed."""
+    when the call changed it, and ``{msg_namelen=128}`` when the call failed; ``compat``:
+    an i386 call's (programs/syscalls.h TK_SPEC_COMPAT: widened by the BPF program)."""
     def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-        user_namelen = _namelen_in(ev, i) if at_exit else None
+        user_namelen = _namelen_in(ev, i, compat) if at_exit else None
         if at_exit and not succeeded(ev):
             return pointer(ev.args[i]) if user_namelen is None else \
                 f"{{msg_namelen={user_namelen}}}"
@@ -935,7 +947,7 @@ def _k_msghdr(fl: F.ArchFlags, *, at_exit: bool) -> KindFn:
             return pointer(ev.args[i])
         return format_msghdr(d, ev, got, user_namelen, ev.ret if at_exit else None,
                              more=bool(cap.flags & CAPF_TRUNC),
-                             elem_fault=bool(cap.flags & CAPF_ELEM_FAULT))
+                             elem_fault=bool(cap.flags & CAPF_ELEM_FAULT), compat=compat)
     return k
 
 
@@ -1016,6 +1028,9 @@ def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int],
         "iovaddr": _k_iov(at_exit=False, bases=True),
         "msghdr_in": _k_msghdr(fl, at_exit=False),
         "msghdr_out": _k_msghdr(fl, at_exit=True),
+        # an i386 call's (tracekit.decode.args maps msghdr_in/out to these for them)
+        "msghdr_in32": _k_msghdr(fl, at_exit=False, compat=True),
+        "msghdr_out32": _k_msghdr(fl, at_exit=True, compat=True),
         "mmsgvec": k_mmsgvec,
         "rwf_next": k_rwf_next,
         "stop": k_stop, "mmsgvec_out": k_mmsgvec_out,
