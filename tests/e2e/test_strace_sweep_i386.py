@@ -22,11 +22,13 @@ import collections
 import difflib
 import re
 import shutil
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
 
-from tests._run import run_tracekit
+from tests._run import TRACEKIT, die_with_parent, run_tracekit, tracekit_env
 from tests.e2e._strace_lines import parse
 from tests.e2e.test_strace_ops import build, one_run_both
 from tracekit.kernel.arch import machine_arch
@@ -202,3 +204,45 @@ def test_i386_summary_counts_socketcall_sub_calls_by_name(tmp_path: Path) -> Non
             t_rows[(m.group(3)[:-4], "errors")] += int(m.group(2) or 0)
     assert s_rows[("bind", "calls")] == 3 and s_rows[("send", "calls")] == 1
     assert {k: v for k, v in t_rows.items() if v} == {k: v for k, v in s_rows.items() if v}
+
+
+def test_a_socketcall_in_progress_at_attach_prints_as_its_sub_call(tmp_path: Path) -> None:
+    """-p on a task blocked in socketcall(SYS_RECV, ...) (tests/workloads/i386_blocked.c):
+    the call's entry was never seen; at its exit the BPF program reads its registers and
+    the words they point to, and the record is the whole sub-call with the bytes it
+    received, as strace prints the call it restarts on attaching."""
+    exe = build(tmp_path, "i386_blocked", "-no-pie")
+    out = tmp_path / "t.txt"
+    prog = subprocess.Popen([str(exe)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            preexec_fn=die_with_parent)
+    tk = None
+    try:
+        assert prog.stdout is not None and prog.stdin is not None
+        assert prog.stdout.readline() == b"ready\n"
+        time.sleep(0.2)                                 # into the call
+        tk = subprocess.Popen([*TRACEKIT, "strace", "-p", str(prog.pid), "-o", str(out)],
+                              stderr=subprocess.PIPE, text=True, env=tracekit_env(),
+                              preexec_fn=die_with_parent)
+        assert tk.stderr is not None
+        seen = []
+        for line in tk.stderr:
+            seen.append(line)
+            if "attached" in line:
+                break
+        assert any("attached" in line for line in seen), seen
+        prog.stdin.write(b"g")
+        prog.stdin.close()
+        assert prog.wait(timeout=30) == 0
+        tk.wait(timeout=60)
+    finally:
+        for p in (prog, tk):
+            if p is not None and p.poll() is None:
+                p.kill()
+                p.wait()
+            for f in (p.stdin, p.stdout, p.stderr) if p is not None else ():
+                if f is not None:
+                    f.close()
+    # one process: no pid column; strace's padding before "="
+    lines = [re.sub(r"\s+= ", " = ", line) for line in out.read_text().splitlines()]
+    recv = [line for line in lines if line.startswith(("recv(", "socketcall("))]
+    assert len(recv) == 1 and re.fullmatch(r'recv\(\d+, "x", 10, 0\) = 1', recv[0]), lines
