@@ -1201,11 +1201,12 @@ __noinline int tk_cap_blob(struct tk_capbuf *c, __u32 pos, __u64 base, __u64 len
 
 /* An i386 struct msghdr (struct compat_msghdr, 28 bytes: seven u32, msg_name,
  * msg_namelen, msg_iov, msg_iovlen, msg_control, msg_controllen, msg_flags) at src,
- * widened into the 56-byte native layout at the start of the capture at c->caps_len.
- * -1: unreadable. */
-__noinline int tk_msghdr32(struct tk_capbuf *c, __u64 src)
+ * widened into the 56-byte native layout at the start of the capture at c->caps_len;
+ * mmsg: a struct compat_mmsghdr (32 bytes: msg_len after it) into the 64-byte native
+ * mmsghdr (msg_len at 56). -1: unreadable. */
+__noinline int tk_msghdr32(struct tk_capbuf *c, __u64 src, __u32 mmsg)
 {
-	__u32 w[7], off;
+	__u32 w[8] = {}, off;
 	__u64 *m;
 	int k;
 
@@ -1214,10 +1215,10 @@ __noinline int tk_msghdr32(struct tk_capbuf *c, __u64 src)
 	off = c->caps_len;
 	if (off > TK_CAP_OFF_MAX)
 		return -1;
-	if (bpf_probe_read_user(w, sizeof(w), (const void *)src))
+	if (bpf_probe_read_user(w, mmsg ? 32 : 28, (const void *)src))
 		return -1;
 	m = (__u64 *)(c->data + off + sizeof(struct tk_cap));
-	for (k = 0; k < 7; k++)
+	for (k = 0; k < 8; k++)
 		m[k] = w[k];
 	return 0;
 }
@@ -1241,7 +1242,7 @@ __noinline int tk_cap_msghdr(struct tk_capbuf *c, __u64 src, __u32 lims, __u32 h
 	hsize = hsize == 64 ? 64 : 56;
 	m = (__u64 *)(c->data + off + sizeof(struct tk_cap));
 	if (lims & IOV_LIMS32) {
-		if (tk_msghdr32(c, src))
+		if (tk_msghdr32(c, src, hsize == 64))
 			return -1;
 	} else if (bpf_probe_read_user(m, hsize, (const void *)src)) {
 		return -1;
@@ -1278,6 +1279,9 @@ __noinline int tk_cap_iovec(struct tk_capbuf *c, const struct tk_beauty_spec *sp
 		 * failed sendmmsg still shows its messages */
 		if (la >= TK_MMSG_N || arg > 4 || la >= (__u32)s->args[arg + 1])
 			return 0;
+		if (sp->flags & TK_SPEC_COMPAT) /* struct compat_mmsghdr: 32 bytes */
+			return tk_cap_msghdr(c, s->args[arg] + (__u64)la * 32,
+					     IOV_LIMS(budget, ecap, 64) | IOV_LIMS32, hdr);
 		return tk_cap_msghdr(c, s->args[arg] + (__u64)la * 64, IOV_LIMS(budget, ecap, 64),
 				     hdr);
 	}

@@ -167,9 +167,10 @@ struct tk_cap {
 #define TK_SPEC_DEREF   (1U << 4) /* STRUCT of size bytes whose first word is a pointer:
 				   * then cap - size bytes from there (pselect6's sigmask) */
 #define TK_SPEC_FD_PAIR (1U << 5) /* TK_CAP_FD: args[arg] points to int[2] (pipe's fds) */
-#define TK_SPEC_COMPAT  (1U << 6) /* TK_CAP_IOV / TK_CAP_MSGHDR of a 32-bit call: the array
-				   * holds i386 iovecs (8 bytes: u32 base, u32 len), the msghdr is
-				   * i386's (28 bytes: 7 u32, with a 32-bit msg_iov array); the
+#define TK_SPEC_COMPAT  (1U << 6) /* TK_CAP_IOV / TK_CAP_MSGHDR / TK_CAP_MMSGHDR of a 32-bit
+				   * call: the array holds i386 iovecs (8 bytes: u32 base, u32
+				   * len), the msghdr is i386's (28 bytes: 7 u32, with a 32-bit
+				   * msg_iov array), an mmsghdr 32 bytes (msg_len after it); the
 				   * capture's data is the native layout, widened */
 /* Value of the "ioctl_sizes" map (key: the 32-bit request): size | TK_IOCTL_* */
 #define TK_IOCTL_IN  (1U << 16) /* the call reads the struct: captured at entry */

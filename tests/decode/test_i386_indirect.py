@@ -13,6 +13,7 @@ from hypothesis import given, settings, strategies as st
 from tracekit._events import (
     CAP_BUF,
     CAP_IOV,
+    CAP_MMSGHDR,
     CAP_MSGHDR,
     CAP_STRUCT,
     CAPF_FAULT,
@@ -115,7 +116,8 @@ def test_i386_control_messages() -> None:
 
 
 _CAPS = st.lists(st.builds(
-    Capture, st.integers(0, 5), st.sampled_from([CAP_BUF, CAP_STRUCT, CAP_IOV, CAP_MSGHDR]),
+    Capture, st.integers(0, 5),
+    st.sampled_from([CAP_BUF, CAP_STRUCT, CAP_IOV, CAP_MSGHDR, CAP_MMSGHDR]),
     st.sampled_from([0, CAPF_TRUNC, CAPF_FAULT]), st.binary(max_size=80)), max_size=4)
 _WORD = st.integers(0, 0xFFFFFFFF)
 
@@ -123,7 +125,8 @@ _WORD = st.integers(0, 0xFFFFFFFF)
 @settings(deadline=None, max_examples=300)
 @given(name=st.sampled_from(["socketcall", "select", "send", "recv", "accept", "bind",
                              "recvfrom", "readv", "writev", "preadv2", "pwritev",
-                             "sendmsg", "recvmsg"]),
+                             "sendmsg", "recvmsg", "sendmmsg", "recvmmsg",
+                             "recvmmsg_time64"]),
        args=st.tuples(_WORD, _WORD, _WORD, _WORD, _WORD, _WORD),
        ret=st.integers(-4095, 1 << 20), indirect=st.booleans(), caps=_CAPS)
 def test_hostile_records_never_raise(dec: SyscallDecoder, name: str,

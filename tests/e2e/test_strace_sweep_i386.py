@@ -8,7 +8,8 @@ fcntl64 with struct flock/flock64, ioctl, mmap2/old mmap/brk, uname and the cloc
 rlimits, sysinfo, rt_sigaction/rt_sigprocmask/sigaltstack, kill/tgkill, the 32-bit id
 calls, wait4/waitid, socketcall's sub-calls (socket, bind, connect, listen, accept,
 send/recv, sendto/recvfrom, setsockopt/getsockopt, getsockname/getpeername, socketpair,
-accept4, shutdown, sendmsg/recvmsg with i386 msghdrs and control messages; socketcall
+accept4, shutdown, sendmsg/recvmsg with i386 msghdrs and control messages, sendmmsg/
+recvmmsg with i386 mmsghdrs (and recvmmsg_time64); socketcall
 itself when its words are unreadable) and the direct socket calls, readv/writev/preadv/
 pwritev/preadv2/pwritev2 with i386 iovecs, the old select/_newselect/poll, getrandom,
 exit_group) with normal, NULL, bad-pointer and unknown-flag arguments. tracekit traces
@@ -134,6 +135,13 @@ WANT = (
     "{msg_namelen=0}, MSG_DONTWAIT) = -1 EAGAIN", ", 0x1, 0) = -1 EFAULT",
     'msg_iov=[{iov_base="fgh", iov_len=3}], msg_iovlen=1, msg_controllen=0, msg_flags=0}, '
     "MSG_NOSIGNAL) = 3", "iov_len=1000000}",
+    # i386 mmsghdrs (compat_mmsghdr), recvmmsg's old_timespec32, recvmmsg_time64's
+    'sendmmsg(', ', [{msg_hdr={msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base="ab", '
+    "iov_len=2}], msg_iovlen=1, msg_controllen=0, msg_flags=0}, msg_len=2}, {msg_hdr=",
+    'msg_iov=[{iov_base="cde", iov_len=16}], msg_iovlen=1, msg_controllen=0, msg_flags=0}, '
+    "msg_len=3}], 2, 0, NULL) = 2", "], 2, 0, {tv_sec=1, tv_nsec=0}) = 2 (left {tv_sec=0, ",
+    ", 2, MSG_DONTWAIT, {tv_sec=0, tv_nsec=", "recvmmsg_time64(", ", 1, 0, {tv_sec=1, "
+    "tv_nsec=0}) = 1 (left {tv_sec=0, tv_nsec=",
     # i386 iovecs
     'writev(3, [{iov_base="abc", iov_len=3}, {iov_base="defgh", iov_len=5}], 2) = 8',
     'readv(3, [{iov_base="hell", iov_len=4}, {iov_base="oabcdefgh", iov_len=100}], 2)',

@@ -410,6 +410,44 @@ static void messages(void)
     S3(372, fds[0], BADP, 0);
 }
 
+/* struct compat_mmsghdr: a compat_msghdr, then u32 msg_len (32 bytes); datagrams */
+static uint32_t mmsg[16], mmsg_iov[8], mmsg_ts[2];
+static uint64_t mmsg_ts64[2];
+static char mbuf1[16], mbuf2[16];
+
+static void mmsgs(void)
+{
+    static int dg[2];                   /* static: below 4 GiB */
+
+    SOCKETCALL(8, 1, 2 /* SOCK_DGRAM */, 0, P(dg));
+    memset(mmsg, 0, sizeof mmsg);
+    mmsg_iov[0] = P("ab"), mmsg_iov[1] = 2, mmsg_iov[2] = P("cde"), mmsg_iov[3] = 3;
+    mmsg[2] = P(mmsg_iov), mmsg[3] = 1, mmsg[10] = P(mmsg_iov + 2), mmsg[11] = 1;
+    SOCKETCALL(20 /* SYS_SENDMMSG */, dg[0], P(mmsg), 2, 0);
+    memset(mmsg, 0, sizeof mmsg);
+    mmsg_iov[4] = P(mbuf1), mmsg_iov[5] = 16, mmsg_iov[6] = P(mbuf2), mmsg_iov[7] = 16;
+    mmsg[2] = P(mmsg_iov + 4), mmsg[3] = 1, mmsg[10] = P(mmsg_iov + 6), mmsg[11] = 1;
+    SOCKETCALL(19 /* SYS_RECVMMSG */, dg[1], P(mmsg), 2, 0, 0);
+    SOCKETCALL(19, dg[1], P(mmsg), 2, 0x40 /* MSG_DONTWAIT */, 0);   /* EAGAIN */
+    SOCKETCALL(20, dg[0], BADP, 2, 0);                              /* EFAULT */
+    /* the direct calls: recvmmsg with an old_timespec32, recvmmsg_time64 a 64-bit one
+     * (as many datagrams sent as asked for: recvmmsg's timeout is looked at only after
+     * a datagram arrives) */
+    mmsg[2] = P(mmsg_iov), mmsg[3] = 2, mmsg[10] = P(mmsg_iov + 2), mmsg[11] = 1;
+    S4(345 /* sendmmsg */, dg[0], mmsg, 2, 0);
+    mmsg[2] = P(mmsg_iov + 4), mmsg[3] = 2, mmsg[10] = P(mmsg_iov + 6), mmsg[11] = 1;
+    mmsg_ts[0] = 1, mmsg_ts[1] = 0;
+    S5(337 /* recvmmsg */, dg[1], mmsg, 2, 0, mmsg_ts);
+    S5(337, dg[1], mmsg, 2, 0x40, mmsg_ts);                        /* EAGAIN */
+    mmsg[2] = P(mmsg_iov), mmsg[3] = 1;
+    S4(345, dg[0], mmsg, 1, 0);
+    mmsg[2] = P(mmsg_iov + 4);
+    mmsg_ts64[0] = 1, mmsg_ts64[1] = 0;
+    S5(417 /* recvmmsg_time64 */, dg[1], mmsg, 1, 0, mmsg_ts64);
+    S1(NR_close, dg[0]);
+    S1(NR_close, dg[1]);
+}
+
 static void socketcalls(void)
 {
     long s, c, a;
@@ -447,6 +485,7 @@ static void socketcalls(void)
     SOCKETCALL(7, s, P(addr_out), P(lens + 3));                 /* ENOTCONN */
     SOCKETCALL(8 /* SYS_SOCKETPAIR */, 1, 1, 0, P(fds));
     messages();
+    mmsgs();
     S1(NR_close, fds[0]);
     S1(NR_close, fds[1]);
     SOCKETCALL(8, 1, 1, 0, BADP);                               /* EFAULT */

@@ -791,7 +791,9 @@ class SyscallDecoder:
         # an i386 call's kinds: the native ones, but for the structs of another layout
         self._kinds32 = {**self._kinds, **structs_compat.compat_kinds(self.flags),
                          "msghdr_in": self._kinds["msghdr_in32"],
-                         "msghdr_out": self._kinds["msghdr_out32"]}
+                         "msghdr_out": self._kinds["msghdr_out32"],
+                         "mmsgvec": self._kinds["mmsgvec32"],
+                         "mmsgvec_out": self._kinds["mmsgvec_out32"]}
         self._prototypes = prototypes(self.table.arch)
         self.arg_count = arg_count
         self.arg_types = arg_types

@@ -466,6 +466,8 @@ preadv: fd iovr u off64
 pwritev: fd iovw u off64
 preadv2: fd iovr u off64 rwf_next stop
 pwritev2: fd iovw u off64 rwf_next stop
+recvmmsg: fd mmsgvec_out u msgflags timeout_ts32 -> recvmmsg32
+recvmmsg_time64: fd mmsgvec_out u msgflags timeout_ts -> recvmmsg
 """)
 """i386 calls whose arguments differ from the native call of the same name (a 64-bit
 offset split in two registers, low half first): name -> (argument kinds, return kind);

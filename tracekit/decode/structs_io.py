@@ -54,7 +54,7 @@ from tracekit._events import (
 )
 from tracekit.decode import flags as F
 from tracekit.decode.captures import KindFn, capture, capture_out, succeeded
-from tracekit.decode.structs_compat import format_timeval32
+from tracekit.decode.structs_compat import format_timespec32, format_timeval32
 from tracekit.decode.structs_proc import SIGSET_SIZE, format_sigset, format_timeval
 from tracekit.decode.values import (
     format_ifindex,
@@ -496,11 +496,12 @@ def _left(ev: Syscall, i: int, fmt: Callable[[bytes], str | None]) -> str | None
     return None if text is None else f"left {text}"
 
 
-def _ret_left(timeout_arg: int) -> Callable[[SyscallDecoder, Syscall, str], str]:
+def _ret_left(timeout_arg: int, fmt: Callable[[bytes], str | None] = format_timespec
+              ) -> Callable[[SyscallDecoder, Syscall, str], str]:
     """A return value with the time left the call wrote back: ``1 (left {...})``
-    (recvmmsg's timeout, when the call succeeded)."""
+    (recvmmsg's timeout, when the call succeeded); ``fmt`` formats the timespec."""
     def r(d: SyscallDecoder, ev: Syscall, plain: str) -> str:
-        left = _left(ev, timeout_arg, format_timespec) if succeeded(ev) else None
+        left = _left(ev, timeout_arg, fmt) if succeeded(ev) else None
         return f"{plain} ({left})" if left else plain
     return r
 
@@ -951,30 +952,40 @@ def _k_msghdr(fl: F.ArchFlags, *, at_exit: bool, compat: bool = False) -> KindFn
     return k
 
 
-def k_mmsgvec(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+def _k_mmsgvec(*, compat: bool = False) -> KindFn:
     """sendmmsg's messages (read at exit, one capture per element): ``[{msg_hdr={...},
     msg_len=28}, ...]``, msg_len for the messages sent (the return value); ``...`` past
-    the elements captured or ``-s`` of them. A failed call shows them without msg_len."""
-    caps = [c for c in ev.caps if c.arg == i and c.kind == CAP_MMSGHDR]
-    vlen = ev.args[i + 1] & 0xFFFFFFFF if i < 5 else 0
-    if ev.args[i] == 0 or not caps or ev.flags & (SC_UNFINISHED | SC_NORETURN):
-        return pointer(ev.args[i])
-    return _mmsgs(d, ev, i, caps, vlen, ev.ret if succeeded(ev) else 0)
+    the elements captured or ``-s`` of them. A failed call shows them without msg_len.
+    ``compat``: an i386 call's (32-byte compat_mmsghdr, widened by the BPF program)."""
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        caps = [c for c in ev.caps if c.arg == i and c.kind == CAP_MMSGHDR]
+        if ev.args[i] == 0 or not caps or ev.flags & (SC_UNFINISHED | SC_NORETURN):
+            return pointer(ev.args[i])
+        vlen = ev.args[i + 1] & 0xFFFFFFFF if i < 5 else 0
+        return _mmsgs(d, ev, i, caps, vlen, ev.ret if succeeded(ev) else 0, compat=compat)
+    return k
 
 
-def k_mmsgvec_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+def _k_mmsgvec_out(*, compat: bool = False) -> KindFn:
     """recvmmsg's messages (read at exit): the ``ret`` messages received, each with its
     msg_len and its iovecs' bytes up to it; the address when the call failed."""
-    caps = [c for c in ev.caps if c.arg == i and c.kind == CAP_MMSGHDR]
-    if ev.args[i] == 0 or not caps or not succeeded(ev):
-        return pointer(ev.args[i])
-    return _mmsgs(d, ev, i, caps, ev.ret, ev.ret, received=True)
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        caps = [c for c in ev.caps if c.arg == i and c.kind == CAP_MMSGHDR]
+        if ev.args[i] == 0 or not caps or not succeeded(ev):
+            return pointer(ev.args[i])
+        return _mmsgs(d, ev, i, caps, ev.ret, ev.ret, received=True, compat=compat)
+    return k
+
+
+k_mmsgvec = _k_mmsgvec()
+k_mmsgvec_out = _k_mmsgvec_out()
 
 
 def _mmsgs(d: SyscallDecoder, ev: Syscall, i: int, caps: list[Capture], n: int, done: int,
-           *, received: bool = False) -> str:
+           *, received: bool = False, compat: bool = False) -> str:
     """``n`` struct mmsghdr of argument ``i``, msg_len for the first ``done``; the
-    address when the first cannot be read."""
+    address when the first cannot be read; ``compat``: i386's (32 bytes each)."""
+    stride = 32 if compat else MMSGHDR_SIZE
     out = []
     for k in range(n):
         if k >= d.string_limit or k >= len(caps):
@@ -985,12 +996,13 @@ def _mmsgs(d: SyscallDecoder, ev: Syscall, i: int, caps: list[Capture], n: int, 
         if got is None:
             if k == 0:                  # nothing of the array could be read
                 return pointer(ev.args[i])
-            out.append(pointer(ev.args[i] + k * MMSGHDR_SIZE))
+            out.append(pointer(ev.args[i] + k * stride))
             break
         text = "{msg_hdr=" + format_msghdr(d, ev, got, None,
                                            got[0][7] if received else None,
                                            more=bool(cap.flags & CAPF_TRUNC),
-                                           elem_fault=bool(cap.flags & CAPF_ELEM_FAULT))
+                                           elem_fault=bool(cap.flags & CAPF_ELEM_FAULT),
+                                           compat=compat)
         if k < done:
             text += f", msg_len={got[0][7]}"
         out.append(text + "}")
@@ -1017,6 +1029,7 @@ def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int],
         "pollfds": _k_pollfds(fl),
         "fdset": k_fdset,
         "timeout_ts": _k_timeout_in(format_timespec),
+        "timeout_ts32": _k_timeout_in(format_timespec32),
         "timeout_tv": _k_timeout_in(format_timeval),
         "timeout_tv32": _k_timeout_in(format_timeval32),
         "sigmask": k_sigmask,
@@ -1031,6 +1044,7 @@ def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int],
         # an i386 call's (tracekit.decode.args maps msghdr_in/out to these for them)
         "msghdr_in32": _k_msghdr(fl, at_exit=False, compat=True),
         "msghdr_out32": _k_msghdr(fl, at_exit=True, compat=True),
+        "mmsgvec32": _k_mmsgvec(compat=True), "mmsgvec_out32": _k_mmsgvec_out(compat=True),
         "mmsgvec": k_mmsgvec,
         "rwf_next": k_rwf_next,
         "stop": k_stop, "mmsgvec_out": k_mmsgvec_out,
@@ -1049,6 +1063,7 @@ def ret_kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, s
     return {
         "poll": _ret_poll(fl, None),
         "recvmmsg": _ret_left(4),
+        "recvmmsg32": _ret_left(4, format_timespec32),
         "ppoll": _ret_poll(fl, 2),
         "select": _ret_select(format_timeval),
         "select32": _ret_select(format_timeval32),

@@ -814,7 +814,7 @@ _RESIZED32: dict[str, tuple[str, dict[str, int]]] = {
 # i386 calls whose iovec arrays hold struct compat_iovec (u32 base, u32 len): the native
 # call's specs, flagged SPEC_COMPAT for the BPF program to read and widen them
 _IOV32 = frozenset({"readv", "writev", "preadv", "pwritev", "preadv2", "pwritev2",
-                    "sendmsg", "recvmsg"})
+                    "sendmsg", "recvmsg", "sendmmsg", "recvmmsg", "recvmmsg_time64"})
 
 # socketcall sub-calls i386 has no number for (tracekit.kernel.syscalls): the native call
 # whose first four arguments are theirs
@@ -823,16 +823,19 @@ _SUBCALL32 = {"send": "sendto", "recv": "recvfrom"}
 
 def _iov32(name: str) -> tuple[CapSpec, ...] | None:
     """The specs of an i386 call of ``_IOV32``: the native call's, its iovec array and
-    msghdr read as i386's (struct compat_iovec, compat_msghdr); recvmsg's msg_name and
-    msg_namelen as the caller set them are the first 8 bytes of its msghdr there."""
-    args = shipped_args(name, "x86_64")
+    msghdr read as i386's (struct compat_iovec, compat_msghdr, compat_mmsghdr);
+    recvmsg's msg_name and msg_namelen as the caller set them are the first 8 bytes of
+    its msghdr there, recvmmsg's timeout an old_timespec32 (recvmmsg_time64's is the
+    native one)."""
+    native = "recvmmsg" if name == "recvmmsg_time64" else name
+    args = shipped_args(native, "x86_64")
     if args is None:
         return None
     out = []
-    for s in specs_for(name, args).specs:
-        if s.kind in (CAP_IOV, CAP_MSGHDR):
+    for s in specs_for(native, args).specs:
+        if s.kind in (CAP_IOV, CAP_MSGHDR, CAP_MMSGHDR):
             s = s._replace(flags=s.flags | SPEC_COMPAT)
-        elif s.kind == CAP_STRUCT and name == "recvmsg":
+        elif s.kind == CAP_STRUCT and name in ("recvmsg", "recvmmsg"):
             s = s._replace(cap=8, size=8)
         out.append(s)
     return tuple(out)
