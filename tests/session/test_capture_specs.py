@@ -181,7 +181,11 @@ def test_i386_specs_capture_what_the_i386_decoders_read() -> None:
     assert got["clock_gettime"] == (CapSpec(1, CAP_STRUCT, LEN_NONE, SPEC_AT_EXIT, 8, 8),)
     # the native call's: a 64-bit timespec in both ABIs
     assert got["clock_gettime64"] == (CapSpec(1, CAP_STRUCT, LEN_NONE, SPEC_AT_EXIT, 16, 16),)
-    assert got["connect"] == (CapSpec(1, CAP_STRUCT, 2, 0, SOCKADDR_CAP, 0),)
+    # the native call's: its sockaddr, and its fd described before and after (-yy)
+    assert got["connect"] == (CapSpec(1, CAP_STRUCT, 2, 0, SOCKADDR_CAP, 0),
+                              CapSpec(0, CAP_FD, LEN_NONE, 0, 0, 0),
+                              CapSpec(0, CAP_FD, LEN_NONE, SPEC_AT_EXIT, 0, 0))
+    assert got["socket"] == (CapSpec(0, CAP_FD, LEN_RET, SPEC_AT_EXIT, 0, 0),)
     assert got["execve"] == (CapSpec(0, CAP_STR, LEN_NONE, 0, STR_CAP, 0),)  # argv: no
     assert got["readv"] == (CapSpec(1, CAP_IOV, 2, SPEC_AT_EXIT | SPEC_COMPAT, 4096, 256),)
     assert got["pwritev2"] == (CapSpec(1, CAP_IOV, 2, SPEC_COMPAT, 4096, 256),)

@@ -450,6 +450,10 @@ SAME_LAYOUT32: dict[str, str] = {
     "recvfrom": "recvfrom", "getsockname": "getsockname", "getpeername": "getpeername",
     "setsockopt": "setsockopt", "getsockopt": "getsockopt", "socketpair": "socketpair",
     "accept": "accept", "accept4": "accept4", "sendto": "sendto",
+    # and the socket calls whose arguments are ints and sockaddrs: their specs describe
+    # the fds (-yy) as the native calls' do
+    "socket": "socket", "bind": "bind", "connect": "connect", "listen": "listen",
+    "shutdown": "shutdown",
 }
 
 
