@@ -2076,92 +2076,89 @@ __noinline __u32 tk_stack_emit(__u64 pid_tgid, __u64 ts_ns)
 
 /* -- 32-bit calls whose arguments sit in user memory (syscalls.h: TK_SC_INDIRECT) ------ */
 
-/* The words of an i386 socketcall or old select (tk_indirect32). */
+/* The arguments of a 32-bit call, for tk_indirect32. */
 struct tk_words32 {
-	__u32 w[6];
-	__s32 nr; /* the number to record the call under */
-	__u32 ok; /* 1: the words were read */
+	__u32 w[6];  /* in: the argument registers (their low halves); out: the words read */
+	__s32 nr;    /* in: the call's number; out: the number to record it under */
+	__u32 flags; /* out: TK_SC_INDIRECT when the words were read */
+	__u32 nocap; /* out: 1: a call whose arguments sit in user memory that could not be
+		      * read, or a socketcall of no sub-call: recorded without captures */
 };
 
-/* socketcall's sub-call (SYS_SOCKET 1 .. SYS_SENDMMSG 20, include/uapi/linux/net.h): the
- * i386 number of the direct call (TK_NR32_SUBCALL_BASE + call where there is none) |
- * the words it takes << 16 (net/socket.c nargs[]); 0 for another number. */
-static __always_inline __u32 socketcall_sub(__u32 call)
-{
-	switch (call) {
-	case 1: return 359 | 3 << 16;                         /* socket */
-	case 2: return 361 | 3 << 16;                         /* bind */
-	case 3: return 362 | 3 << 16;                         /* connect */
-	case 4: return 363 | 2 << 16;                         /* listen */
-	case 5: return (TK_NR32_SUBCALL_BASE + 5) | 3 << 16;  /* accept */
-	case 6: return 367 | 3 << 16;                         /* getsockname */
-	case 7: return 368 | 3 << 16;                         /* getpeername */
-	case 8: return 360 | 4 << 16;                         /* socketpair */
-	case 9: return (TK_NR32_SUBCALL_BASE + 9) | 4 << 16;  /* send */
-	case 10: return (TK_NR32_SUBCALL_BASE + 10) | 4 << 16; /* recv */
-	case 11: return 369 | 6 << 16;                        /* sendto */
-	case 12: return 371 | 6 << 16;                        /* recvfrom */
-	case 13: return 373 | 2 << 16;                        /* shutdown */
-	case 14: return 366 | 5 << 16;                        /* setsockopt */
-	case 15: return 365 | 5 << 16;                        /* getsockopt */
-	case 16: return 370 | 3 << 16;                        /* sendmsg */
-	case 17: return 372 | 3 << 16;                        /* recvmsg */
-	case 18: return 364 | 4 << 16;                        /* accept4 */
-	case 19: return 337 | 5 << 16;                        /* recvmmsg */
-	case 20: return 345 | 4 << 16;                        /* sendmmsg */
-	}
-	return 0;
-}
+/* socketcall's sub-calls (SYS_SOCKET 1 .. SYS_SENDMMSG 20, include/uapi/linux/net.h),
+ * by SYS_* number: the i386 number of the direct call (TK_NR32_SUBCALL_BASE + call where
+ * there is none) | the words it takes << 16 (net/socket.c nargs[]); 0: no sub-call. */
+#define SUB(nr, nargs) ((nr) | (nargs) << 16)
+#define SUB_ONLY(call, nargs) SUB(TK_NR32_SUBCALL_BASE + (call), nargs)
+static const __u32 tk_socketcall_subs[21] = {
+	0, SUB(359, 3) /* socket */, SUB(361, 3) /* bind */, SUB(362, 3) /* connect */,
+	SUB(363, 2) /* listen */, SUB_ONLY(5, 3) /* accept */, SUB(367, 3) /* getsockname */,
+	SUB(368, 3) /* getpeername */, SUB(360, 4) /* socketpair */, SUB_ONLY(9, 4) /* send */,
+	SUB_ONLY(10, 4) /* recv */, SUB(369, 6) /* sendto */, SUB(371, 6) /* recvfrom */,
+	SUB(373, 2) /* shutdown */, SUB(366, 5) /* setsockopt */, SUB(365, 5) /* getsockopt */,
+	SUB(370, 3) /* sendmsg */, SUB(372, 3) /* recvmsg */, SUB(364, 4) /* accept4 */,
+	SUB(337, 5) /* recvmmsg */, SUB(345, 4) /* sendmmsg */,
+};
 
-/* The arguments of the 32-bit call nr (its first two argument registers a0, a1) when
- * they sit in user memory: socketcall's nargs words at a1 (the sub-call a0 names), the
- * old select's 5 words at a0, read as the kernel reads them (exactly that many) into
- * out, with the number to record the call under; out->ok 0 when nr is not such a call,
- * names no sub-call, or the words could not be read (as strace, the call then prints
- * with its own number and registers). Global: the verifier checks it once. */
-__noinline int tk_indirect32(__s32 nr, __u32 a0, __u32 a1, struct tk_words32 *out)
+/* A 32-bit call io->nr with arguments io->w: when its arguments sit in user memory
+ * (socketcall's nargs words at its second argument, for the sub-call its first names;
+ * the old select's 5 words at its first), they are read as the kernel reads them
+ * (exactly that many) into io->w, with the number to record the call under and
+ * TK_SC_INDIRECT; when they cannot be read (or socketcall names no sub-call), io->w
+ * keeps the registers and io->nocap is set: strace then prints the call itself. Other
+ * calls are left as they are. Global: the verifier checks it once, and its callers get
+ * scalars back (no path per outcome). */
+__noinline int tk_indirect32(struct tk_words32 *io)
 {
-	__u32 sub = 0, n;
+	__u32 words[6] = {}, sub = 0, n;
 	__u64 src;
+	int i;
 
-	if (!out)
+	if (!io)
 		return 0;
-	out->nr = nr;
-	out->ok = 0;
-	if (nr == TK_NR32_SOCKETCALL) {
-		sub = socketcall_sub(a0);
-		if (!sub)
+	io->flags = 0;
+	io->nocap = 0;
+	if (io->nr == TK_NR32_SOCKETCALL) {
+		sub = io->w[0] < 21 ? tk_socketcall_subs[io->w[0]] : 0;
+		if (!sub) {
+			io->nocap = 1;
 			return 0;
+		}
 		n = sub >> 16;
-		src = a1;
-	} else if (nr == TK_NR32_SELECT) {
+		src = io->w[1];
+	} else if (io->nr == TK_NR32_SELECT) {
 		n = 5;
-		src = a0;
+		src = io->w[0];
 	} else {
 		return 0;
 	}
-	if (n < 1 || n > 6)
+	if (n < 1 || n > 6 || bpf_probe_read_user(words, n * sizeof(__u32), (const void *)src)) {
+		io->nocap = 1;
 		return 0;
-	if (bpf_probe_read_user(out->w, n * sizeof(__u32), (const void *)src))
-		return 0;
+	}
+	for (i = 0; i < 6; i++)
+		io->w[i] = words[i];
 	if (sub)
-		out->nr = sub & 0xffff;
-	out->ok = 1;
+		io->nr = sub & 0xffff;
+	io->flags = TK_SC_INDIRECT;
 	return 0;
 }
 
-/* For a 32-bit call of nr: 1 when its arguments sit in user memory (then w is filled by
- * tk_indirect32), else 0. */
-static __always_inline int indirect32(struct pt_regs *regs, long nr, __u32 compat,
-				      struct tk_words32 *w)
+/* The arguments of the 32-bit call nr into w (the low halves of the i386 argument
+ * registers, see regs_args32), then the words they point to for socketcall and the old
+ * select (tk_indirect32); x86_64 only (arm64 compat tasks are not flagged). */
+static __always_inline void args32(struct pt_regs *regs, long nr, struct tk_words32 *w)
 {
 #if defined(__TARGET_ARCH_x86)
-	if (compat && (nr == TK_NR32_SOCKETCALL || nr == TK_NR32_SELECT)) {
-		tk_indirect32(nr, (__u32)regs->bx, (__u32)regs->cx, w);
-		return 1;
-	}
+	w->w[0] = regs->bx;
+	w->w[1] = regs->cx;
+	w->w[2] = regs->dx;
+	w->w[3] = regs->si;
+	w->w[4] = regs->di;
+	w->w[5] = regs->bp;
+	w->nr = nr;
+	tk_indirect32(w);
 #endif
-	return 0;
 }
 
 /* tk_sys_enter's record half: the entry with its arguments, captures and stacks, stored
@@ -2169,7 +2166,7 @@ static __always_inline int indirect32(struct pt_regs *regs, long nr, __u32 compa
 static __always_inline int enter_record(void *ctx, struct pt_regs *regs, long id,
 					struct tk_scratch *sp, struct task_struct *task,
 					__u64 pid_tgid, __u32 compat, __u8 fd_only,
-					const struct tk_words32 *w, bool ind)
+					const struct tk_words32 *w)
 {
 	struct tk_scratch s = {};
 	__u32 wake;
@@ -2180,14 +2177,13 @@ static __always_inline int enter_record(void *ctx, struct pt_regs *regs, long id
 	s.traced = sp->traced;
 	s.compat = compat;
 	s.fd_only = fd_only;
+	/* a 32-bit call's: its registers' low halves, or the words a socketcall or old
+	 * select points to (TK_SC_INDIRECT), from tk_sys_enter's args32 */
 	if (compat)
-		regs_args32(regs, s.args);
-	else
-		regs_args(regs, s.args);
-	/* socketcall, the old select: the words they point to (TK_SC_INDIRECT) */
-	if (ind && w->ok)
 		for (i = 0; i < 6; i++)
 			s.args[i] = w->w[i];
+	else
+		regs_args(regs, s.args);
 	/* rt_sigreturn takes no arguments; strace prints the mask it restores, from the
 	 * signal frame at the user sp: args[0] is that mask's address (the "beauty" spec
 	 * of rt_sigreturn reads it like any struct argument) */
@@ -2207,7 +2203,7 @@ static __always_inline int enter_record(void *ctx, struct pt_regs *regs, long id
 		return 0;
 	}
 	/* compat calls are numbered in another table: their specs are in beauty32 */
-	if (targ_capture && (!ind || w->ok))
+	if (targ_capture && !w->nocap)
 		s.has_caps = capture_entry((__u32)pid_tgid, &s);
 	/* an in-place write of the thread's entry (fork_child 0: a call entered ends the
 	 * mark), which keeps its summary slot */
@@ -2226,7 +2222,7 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 	struct tk_words32 w = {};
 	__u8 fd_only = 0;
 	__u64 pid_tgid;
-	bool owned, ind;
+	bool owned;
 	__u32 compat;
 	__u64 now;
 
@@ -2262,10 +2258,10 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 	}
 	compat = task_compat_flag(task);
 	/* an i386 socketcall is selected, counted and recorded as its sub-call */
-	ind = indirect32(regs, id, compat, &w);
-	if (ind && w.ok) {
+	if (compat) {
+		args32(regs, id, &w);
 		id = w.nr;
-		compat |= TK_SC_INDIRECT;
+		compat |= w.flags & TK_SC_INDIRECT;
 	}
 	if (!nr_selected(id, compat)) {
 		/* hidden, but its fd-table change is recorded (syscalls.h: the fd table) */
@@ -2291,7 +2287,7 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 		sp->fd_only = fd_only;
 		return 0;
 	}
-	return enter_record(ctx, regs, id, sp, task, pid_tgid, compat, fd_only, &w, ind);
+	return enter_record(ctx, regs, id, sp, task, pid_tgid, compat, fd_only, &w);
 }
 
 SEC("tp_btf/sys_exit")
@@ -2307,7 +2303,6 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 	__u32 tid, tgid;
 	__u32 wake;
 	__u64 now;
-	bool ind;
 	long nr;
 
 	/* An entry in flight was stored by tk_sys_enter of this traced task (never one of
@@ -2366,10 +2361,10 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 		return 0;
 	nr = regs_syscall_nr(regs);
 	compat = task_compat_flag(task);
-	ind = indirect32(regs, nr, compat, &w);
-	if (ind && w.ok) {
+	if (compat) {
+		args32(regs, nr, &w);
 		nr = w.nr;
-		compat |= TK_SC_INDIRECT;
+		compat |= w.flags & TK_SC_INDIRECT;
 	}
 	if (!nr_selected(nr, compat) || !ret_selected(ret))
 		return 0;
@@ -2381,11 +2376,12 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 
 		rs.nr = nr;
 		rs.compat = compat;
-		regs_exit_args(regs, rs.args, compat);
-		if (ind && w.ok)
+		if (compat)
 			for (i = 0; i < 6; i++)
 				rs.args[i] = w.w[i];
-		if (!targ_capture || (ind && !w.ok) || !tk_emit_attached(&rs, pid_tgid, ret))
+		else
+			regs_exit_args(regs, rs.args, compat);
+		if (!targ_capture || w.nocap || !tk_emit_attached(&rs, pid_tgid, ret))
 			emit_syscall(TK_SC_RESUMED | TK_SC_ATTACHED | compat, 0, 0, pid_tgid, nr,
 				     rs.args, ret);
 	}
