@@ -19,7 +19,9 @@ Schema (the event Structs of ``tracekit._events``, field order as declared there
 
 - ``ts_ns`` of a syscall is its ENTRY time (0 when RESUMED: the entry was not seen);
   ``duration_ns`` is exit - entry (0 when unknown: see ``flags``, the SC_* bits of
-  programs/syscalls.h: 1 NORETURN, 2 UNFINISHED, 4 RESUMED, 8 COMPAT).
+  programs/syscalls.h: 1 NORETURN, 2 UNFINISHED, 4 RESUMED, 8 COMPAT, 16 ATTACHED,
+  32 INDIRECT: an i386 socketcall or old select whose args are the words it pointed to,
+  a socketcall's ``syscall_nr`` its sub-call's).
 - ``tid`` is the thread (kernel "pid"), ``tgid`` the process (user "pid"), both in the
   init pid namespace.
 - ``args`` are the raw argument registers (unsigned 64-bit), ``ret`` the raw return

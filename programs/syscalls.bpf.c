@@ -1084,11 +1084,15 @@ __noinline int tk_cap_deref(struct tk_capbuf *c, __u64 src, __u32 size, __u32 ca
 #define IOV_POS_MAX (TK_BUF_MAX - sizeof(struct tk_iov_elem) - TK_IOV_ELEM_MAX)
 
 /* Element i of the iovec array at src: its record and up to min(iov_len, ecap, budget)
- * bytes of iov_base, at the state's position. */
+ * bytes of iov_base, at the state's position. ecap | IOV_ELEM32: the array holds i386
+ * iovecs (struct compat_iovec: u32 base, u32 len), widened into the record. */
+#define IOV_ELEM32 (1U << 16)
+
 __noinline int tk_cap_iov_step(struct tk_capbuf *c, __u64 src, __u32 i, __u32 st, __u32 ecap)
 {
 	struct tk_iov_elem *e;
 	__u64 v[2];
+	__u32 v32[2];
 	__u32 off, pos = st & IOV_POS_MASK, rem = (st >> IOV_REM_SHIFT) & IOV_POS_MASK, got;
 
 	if (!c)
@@ -1096,8 +1100,16 @@ __noinline int tk_cap_iov_step(struct tk_capbuf *c, __u64 src, __u32 i, __u32 st
 	off = c->caps_len;
 	if (off > TK_CAP_OFF_MAX || pos > IOV_POS_MAX || i >= TK_IOV_N)
 		return st | IOV_STOP;
-	if (bpf_probe_read_user(v, sizeof(v), (const void *)(src + (__u64)i * sizeof(v))))
+	if (ecap & IOV_ELEM32) {
+		ecap &= ~IOV_ELEM32;
+		if (bpf_probe_read_user(v32, sizeof(v32),
+					(const void *)(src + (__u64)i * sizeof(v32))))
+			return st | IOV_STOP | (i == 0 ? IOV_ERR : IOV_EFAULT);
+		v[0] = v32[0];
+		v[1] = v32[1];
+	} else if (bpf_probe_read_user(v, sizeof(v), (const void *)(src + (__u64)i * sizeof(v)))) {
 		return st | IOV_STOP | (i == 0 ? IOV_ERR : IOV_EFAULT);
+	}
 	e = (struct tk_iov_elem *)(c->data + off + sizeof(struct tk_cap) + pos);
 	e->base = v[0];
 	e->len = v[1];
@@ -1121,13 +1133,15 @@ __noinline int tk_cap_iov_step(struct tk_capbuf *c, __u64 src, __u32 i, __u32 st
 
 /* The iovec array at src of cnt elements, its records from data position pos (after
  * what tk_cap_msghdr put first), then the capture's header. lims = budget | ecap << 13 |
- * pos / 8 << 24 (IOV_LIMS). -1: the array is unreadable. */
+ * pos / 8 << 24 (IOV_LIMS), | IOV_LIMS32 for an array of i386 iovecs. -1: the array is
+ * unreadable. */
 #define IOV_LIMS(budget, ecap, pos) ((budget) | (ecap) << 13 | ((pos) / 8) << 24)
+#define IOV_LIMS32 (1U << 31)
 
 __noinline int tk_cap_iov(struct tk_capbuf *c, __u64 src, __u64 cnt, __u32 lims, __u32 hdr)
 {
 	__u32 st, i, flags = hdr >> 16, budget = lims & IOV_POS_MASK;
-	__u32 ecap = (lims >> 13) & 0x7ff, pos = (lims >> 24) * 8;
+	__u32 ecap = (lims >> 13) & 0x7ff, pos = ((lims >> 24) & 0x7f) * 8;
 
 	if (!c)
 		return 0;
@@ -1135,7 +1149,7 @@ __noinline int tk_cap_iov(struct tk_capbuf *c, __u64 src, __u64 cnt, __u32 lims,
 		budget = TK_BUF_MAX;
 	st = (pos & IOV_POS_MASK) | budget << IOV_REM_SHIFT;
 	for (i = 0; i < TK_IOV_N && i < cnt; i++) {
-		st = tk_cap_iov_step(c, src, i, st, ecap);
+		st = tk_cap_iov_step(c, src, i, st, ecap | (lims & IOV_LIMS32 ? IOV_ELEM32 : 0));
 		if (st & IOV_STOP)
 			break;
 	}
@@ -1185,6 +1199,30 @@ __noinline int tk_cap_blob(struct tk_capbuf *c, __u32 pos, __u64 base, __u64 len
 	return pos + sizeof(*e) + ((got + 7) & ~7U);
 }
 
+/* An i386 struct msghdr (struct compat_msghdr, 28 bytes: seven u32, msg_name,
+ * msg_namelen, msg_iov, msg_iovlen, msg_control, msg_controllen, msg_flags) at src,
+ * widened into the 56-byte native layout at the start of the capture at c->caps_len;
+ * mmsg: a struct compat_mmsghdr (32 bytes: msg_len after it) into the 64-byte native
+ * mmsghdr (msg_len at 56). -1: unreadable. */
+__noinline int tk_msghdr32(struct tk_capbuf *c, __u64 src, __u32 mmsg)
+{
+	__u32 w[8] = {}, off;
+	__u64 *m;
+	int k;
+
+	if (!c)
+		return -1;
+	off = c->caps_len;
+	if (off > TK_CAP_OFF_MAX)
+		return -1;
+	if (bpf_probe_read_user(w, mmsg ? 32 : 28, (const void *)src))
+		return -1;
+	m = (__u64 *)(c->data + off + sizeof(struct tk_cap));
+	for (k = 0; k < 8; k++)
+		m[k] = w[k];
+	return 0;
+}
+
 /* TK_CAP_MSGHDR: the struct msghdr at src (56 bytes: msg_name 0, msg_namelen 8, msg_iov
  * 16, msg_iovlen 24, msg_control 32, msg_controllen 40, msg_flags 48), a record of
  * msg_name (msg_namelen bytes), one of msg_control (msg_controllen bytes), each with at
@@ -1193,7 +1231,7 @@ __noinline int tk_cap_blob(struct tk_capbuf *c, __u32 pos, __u64 base, __u64 len
  * header's size (56 or 64). */
 __noinline int tk_cap_msghdr(struct tk_capbuf *c, __u64 src, __u32 lims, __u32 hdr)
 {
-	__u32 off, pos, hsize = (lims >> 24) * 8;
+	__u32 off, pos, hsize = ((lims >> 24) & 0x7f) * 8;
 	__u64 *m;
 
 	if (!c)
@@ -1203,13 +1241,17 @@ __noinline int tk_cap_msghdr(struct tk_capbuf *c, __u64 src, __u32 lims, __u32 h
 		return 0;
 	hsize = hsize == 64 ? 64 : 56;
 	m = (__u64 *)(c->data + off + sizeof(struct tk_cap));
-	if (bpf_probe_read_user(m, hsize, (const void *)src))
+	if (lims & IOV_LIMS32) {
+		if (tk_msghdr32(c, src, hsize == 64))
+			return -1;
+	} else if (bpf_probe_read_user(m, hsize, (const void *)src)) {
 		return -1;
+	}
 	pos = tk_cap_blob(c, hsize, m[0], (__u32)m[1]);
 	pos = tk_cap_blob(c, pos, m[4], m[5]);
 	if (pos > 2 * TK_MSG_POS_MAX)
 		return 0;
-	return tk_cap_iov(c, m[2], m[3], (lims & 0xffffff) | (pos / 8) << 24, hdr);
+	return tk_cap_iov(c, m[2], m[3], (lims & (0xffffff | IOV_LIMS32)) | (pos / 8) << 24, hdr);
 }
 
 /* TK_CAP_IOV / TK_CAP_MSGHDR of spec sp: the data budget is spec.cap, and at exit also
@@ -1237,6 +1279,9 @@ __noinline int tk_cap_iovec(struct tk_capbuf *c, const struct tk_beauty_spec *sp
 		 * failed sendmmsg still shows its messages */
 		if (la >= TK_MMSG_N || arg > 4 || la >= (__u32)s->args[arg + 1])
 			return 0;
+		if (sp->flags & TK_SPEC_COMPAT) /* struct compat_mmsghdr: 32 bytes */
+			return tk_cap_msghdr(c, s->args[arg] + (__u64)la * 32,
+					     IOV_LIMS(budget, ecap, 64) | IOV_LIMS32, hdr);
 		return tk_cap_msghdr(c, s->args[arg] + (__u64)la * 64, IOV_LIMS(budget, ecap, 64),
 				     hdr);
 	}
@@ -1251,10 +1296,12 @@ __noinline int tk_cap_iovec(struct tk_capbuf *c, const struct tk_beauty_spec *sp
 			budget = ret;
 	}
 	if (sp->kind == TK_CAP_MSGHDR)
-		return tk_cap_msghdr(c, s->args[arg], IOV_LIMS(budget, ecap, 56), hdr);
+		return tk_cap_msghdr(c, s->args[arg], IOV_LIMS(budget, ecap, 56) |
+				     (sp->flags & TK_SPEC_COMPAT ? IOV_LIMS32 : 0), hdr);
 	if (la > 5)
 		return 0;
-	return tk_cap_iov(c, s->args[arg], s->args[la], IOV_LIMS(budget, ecap, 0), hdr);
+	return tk_cap_iov(c, s->args[arg], s->args[la], IOV_LIMS(budget, ecap, 0) |
+			  (sp->flags & TK_SPEC_COMPAT ? IOV_LIMS32 : 0), hdr);
 }
 
 /* -- record counts (getdents64's entry count): the records in the ret bytes the
@@ -2280,22 +2327,114 @@ __noinline __u32 tk_stack_emit(__u64 pid_tgid, __u64 ts_ns)
 	return wake;
 }
 
+/* -- 32-bit calls whose arguments sit in user memory (syscalls.h: TK_SC_INDIRECT) ------ */
+
+/* The arguments of a 32-bit call, for tk_indirect32. */
+struct tk_words32 {
+	__u32 w[6];  /* in: the argument registers (their low halves); out: the words read */
+	__s32 nr;    /* in: the call's number; out: the number to record it under */
+	__u32 flags; /* out: TK_SC_INDIRECT when the words were read */
+	__u32 nocap; /* out: 1: a call whose arguments sit in user memory that could not be
+		      * read, or a socketcall of no sub-call: recorded without captures */
+};
+
+/* socketcall's sub-calls (SYS_SOCKET 1 .. SYS_SENDMMSG 20, include/uapi/linux/net.h),
+ * by SYS_* number: the i386 number of the direct call (TK_NR32_SUBCALL_BASE + call where
+ * there is none) | the words it takes << 16 (net/socket.c nargs[]); 0: no sub-call. */
+#define SUB(nr, nargs) ((nr) | (nargs) << 16)
+#define SUB_ONLY(call, nargs) SUB(TK_NR32_SUBCALL_BASE + (call), nargs)
+static const __u32 tk_socketcall_subs[21] = {
+	0, SUB(359, 3) /* socket */, SUB(361, 3) /* bind */, SUB(362, 3) /* connect */,
+	SUB(363, 2) /* listen */, SUB_ONLY(5, 3) /* accept */, SUB(367, 3) /* getsockname */,
+	SUB(368, 3) /* getpeername */, SUB(360, 4) /* socketpair */, SUB_ONLY(9, 4) /* send */,
+	SUB_ONLY(10, 4) /* recv */, SUB(369, 6) /* sendto */, SUB(371, 6) /* recvfrom */,
+	SUB(373, 2) /* shutdown */, SUB(366, 5) /* setsockopt */, SUB(365, 5) /* getsockopt */,
+	SUB(370, 3) /* sendmsg */, SUB(372, 3) /* recvmsg */, SUB(364, 4) /* accept4 */,
+	SUB(337, 5) /* recvmmsg */, SUB(345, 4) /* sendmmsg */,
+};
+
+/* A 32-bit call io->nr with arguments io->w: when its arguments sit in user memory
+ * (socketcall's nargs words at its second argument, for the sub-call its first names;
+ * the old select's 5 words at its first), they are read as the kernel reads them
+ * (exactly that many) into io->w, with the number to record the call under and
+ * TK_SC_INDIRECT; when they cannot be read (or socketcall names no sub-call), io->w
+ * keeps the registers and io->nocap is set: strace then prints the call itself. Other
+ * calls are left as they are. Global: the verifier checks it once, and its callers get
+ * scalars back (no path per outcome). */
+__noinline int tk_indirect32(struct tk_words32 *io)
+{
+	__u32 words[6] = {}, sub = 0, n;
+	__u64 src;
+	int i;
+
+	if (!io)
+		return 0;
+	io->flags = 0;
+	io->nocap = 0;
+	if (io->nr == TK_NR32_SOCKETCALL) {
+		sub = io->w[0] < 21 ? tk_socketcall_subs[io->w[0]] : 0;
+		if (!sub) {
+			io->nocap = 1;
+			return 0;
+		}
+		n = sub >> 16;
+		src = io->w[1];
+	} else if (io->nr == TK_NR32_SELECT) {
+		n = 5;
+		src = io->w[0];
+	} else {
+		return 0;
+	}
+	if (n < 1 || n > 6 || bpf_probe_read_user(words, n * sizeof(__u32), (const void *)src)) {
+		io->nocap = 1;
+		return 0;
+	}
+	for (i = 0; i < 6; i++)
+		io->w[i] = words[i];
+	if (sub)
+		io->nr = sub & 0xffff;
+	io->flags = TK_SC_INDIRECT;
+	return 0;
+}
+
+/* The arguments of the 32-bit call nr into w (the low halves of the i386 argument
+ * registers, see regs_args32), then the words they point to for socketcall and the old
+ * select (tk_indirect32); x86_64 only (arm64 compat tasks are not flagged). */
+static __always_inline void args32(struct pt_regs *regs, long nr, struct tk_words32 *w)
+{
+#if defined(__TARGET_ARCH_x86)
+	w->w[0] = regs->bx;
+	w->w[1] = regs->cx;
+	w->w[2] = regs->dx;
+	w->w[3] = regs->si;
+	w->w[4] = regs->di;
+	w->w[5] = regs->bp;
+	w->nr = nr;
+	tk_indirect32(w);
+#endif
+}
+
 /* tk_sys_enter's record half: the entry with its arguments, captures and stacks, stored
  * in the thread's scratch entry sp (or emitted now for a call that never returns). */
 static __always_inline int enter_record(void *ctx, struct pt_regs *regs, long id,
 					struct tk_scratch *sp, struct task_struct *task,
-					__u64 pid_tgid, __u32 compat, __u8 fd_only)
+					__u64 pid_tgid, __u32 compat, __u8 fd_only,
+					const struct tk_words32 *w)
 {
 	struct tk_scratch s = {};
 	__u32 wake;
+	int i;
 
 	s.ts_ns = bpf_ktime_get_ns();
 	s.nr = id;
 	s.traced = sp->traced;
 	s.compat = compat;
 	s.fd_only = fd_only;
+	/* a 32-bit call's: its registers' low halves, or the words a socketcall or old
+	 * select points to (TK_SC_INDIRECT), from tk_sys_enter's args32 */
 	if (compat)
-		regs_args32(regs, s.args);
+		for (i = 0; i < 6; i++)
+			s.args[i] = w->w[i];
 	else
 		regs_args(regs, s.args);
 	/* rt_sigreturn takes no arguments; strace prints the mask it restores, from the
@@ -2317,7 +2456,7 @@ static __always_inline int enter_record(void *ctx, struct pt_regs *regs, long id
 		return 0;
 	}
 	/* compat calls are numbered in another table: their specs are in beauty32 */
-	if (targ_capture)
+	if (targ_capture && !w->nocap)
 		s.has_caps = capture_entry((__u32)pid_tgid, &s);
 	/* an in-place write of the thread's entry (fork_child 0: a call entered ends the
 	 * mark), which keeps its summary slot */
@@ -2333,6 +2472,7 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct tk_pid_info *info;
 	struct tk_scratch *sp;
+	struct tk_words32 w = {};
 	__u8 fd_only = 0;
 	__u64 pid_tgid;
 	bool owned;
@@ -2369,14 +2509,20 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 	} else {
 		pid_tgid = task_pid_tgid(task);
 	}
-	if (!nr_selected(id, task_compat_flag(task))) {
+	compat = task_compat_flag(task);
+	/* an i386 socketcall is selected, counted and recorded as its sub-call */
+	if (compat) {
+		args32(regs, id, &w);
+		id = w.nr;
+		compat |= w.flags & TK_SC_INDIRECT;
+	}
+	if (!nr_selected(id, compat)) {
 		/* hidden, but its fd-table change is recorded (syscalls.h: the fd table) */
-		if (!fd_state_nr(id, task_compat_flag(task)))
+		if (!fd_state_nr(id, compat))
 			return 0;
 		fd_only = 1;
 	}
 
-	compat = task_compat_flag(task);
 	if (!records_on()) {
 		/* the summary alone: the entry time and number, nothing to read or emit */
 		now = bpf_ktime_get_ns();
@@ -2394,7 +2540,7 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 		sp->fd_only = fd_only;
 		return 0;
 	}
-	return enter_record(ctx, regs, id, sp, task, pid_tgid, compat, fd_only);
+	return enter_record(ctx, regs, id, sp, task, pid_tgid, compat, fd_only, &w);
 }
 
 SEC("tp_btf/sys_exit")
@@ -2404,6 +2550,7 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 	struct tk_pid_info *info;
 	struct tk_scratch *s;
 	struct tk_capbuf *c;
+	struct tk_words32 w = {};
 	__u32 compat, kind;
 	__u64 pid_tgid;
 	__u32 tid, tgid;
@@ -2467,17 +2614,27 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 		return 0;
 	nr = regs_syscall_nr(regs);
 	compat = task_compat_flag(task);
+	if (compat) {
+		args32(regs, nr, &w);
+		nr = w.nr;
+		compat |= w.flags & TK_SC_INDIRECT;
+	}
 	if (!nr_selected(nr, compat) || !ret_selected(ret))
 		return 0;
 	if (targ_summary)
 		sum_add(s, task, pid_tgid, nr, compat, SUM_RESUMED, ret, 0, bpf_ktime_get_ns());
 	if (records_on()) {
 		struct tk_scratch rs = {};
+		int i;
 
 		rs.nr = nr;
 		rs.compat = compat;
-		regs_exit_args(regs, rs.args, compat);
-		if (!targ_capture || !tk_emit_attached(&rs, pid_tgid, ret))
+		if (compat)
+			for (i = 0; i < 6; i++)
+				rs.args[i] = w.w[i];
+		else
+			regs_exit_args(regs, rs.args, compat);
+		if (!targ_capture || w.nocap || !tk_emit_attached(&rs, pid_tgid, ret))
 			emit_syscall(TK_SC_RESUMED | TK_SC_ATTACHED | compat, 0, 0, pid_tgid, nr,
 				     rs.args, ret);
 	}

@@ -31,6 +31,23 @@ enum tk_rec_kind {
 				    * keep them through the call (a call the task was in when
 				    * tracing began: strace -p prints it whole); its captures,
 				    * entry ones too, are read at exit */
+#define TK_SC_INDIRECT   (1U << 5) /* with COMPAT: a call whose arguments sit in user memory
+				    * (i386 socketcall, the old select) whose memory was read:
+				    * args are the 32-bit words read there (zero-extended) and,
+				    * for socketcall, nr is the sub-call's (TK_NR32_SUBCALL_BASE) */
+
+/* 32-bit calls whose arguments are words in user memory: socketcall(call, args)
+ * (i386 nr 102; net/socket.c: args points to nargs[call] 32-bit words) and the old select
+ * (i386 nr 82; fs/select.c sys_old_select: one pointer to 5 words: n, inp, outp, exp,
+ * tvp). Their records are made from those words (TK_SC_INDIRECT), as strace prints them:
+ * a socketcall under the i386 number of its sub-call's direct call (socket 359 ...
+ * shutdown 373, recvmmsg 337, sendmmsg 345); accept, send and recv, which i386 has no
+ * number for, under TK_NR32_SUBCALL_BASE + their SYS_* number (include/uapi/linux/net.h:
+ * 1005, 1009, 1010; tracekit/kernel/syscalls.py names them). A call whose memory could
+ * not be read keeps its own number and registers, and has no captures. */
+#define TK_NR32_SELECT      82
+#define TK_NR32_SOCKETCALL  102
+#define TK_NR32_SUBCALL_BASE 1000
 
 /* targ_status: the outcomes of a syscall that are recorded (strace -e status=) */
 #define TK_ST_SUCCESSFUL (1U << 0) /* returned, not -4095..-1 */
@@ -156,6 +173,11 @@ struct tk_cap {
 #define TK_SPEC_DEREF   (1U << 4) /* STRUCT of size bytes whose first word is a pointer:
 				   * then cap - size bytes from there (pselect6's sigmask) */
 #define TK_SPEC_FD_PAIR (1U << 5) /* TK_CAP_FD: args[arg] points to int[2] (pipe's fds) */
+#define TK_SPEC_COMPAT  (1U << 6) /* TK_CAP_IOV / TK_CAP_MSGHDR / TK_CAP_MMSGHDR of a 32-bit
+				   * call: the array holds i386 iovecs (8 bytes: u32 base, u32
+				   * len), the msghdr is i386's (28 bytes: 7 u32, with a 32-bit
+				   * msg_iov array), an mmsghdr 32 bytes (msg_len after it); the
+				   * capture's data is the native layout, widened */
 #define TK_SPEC_PTR_AT  (1U << 7) /* issue 12: args[arg] points to a struct holding a
 				   * pointer (u64) at byte offset spec.size & 0xff (and, when
 				   * spec.size >> 8 is not 0, only for calls whose args[0] & 0xff

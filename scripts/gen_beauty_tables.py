@@ -344,6 +344,9 @@ TABLES: dict[str, Table] = {
                                "KEYCTL_CAPS1_NS_KEYRING_NAME", "KEYCTL_CAPS1_NS_KEY_TAG",
                                "KEYCTL_CAPS1_NOTIFICATIONS", "KEYCTL_MOVE_EXCL"}), ()),
     "SHUT_HOW": ("values", ("sys/socket.h",), r"SHUT_(RD|WR|RDWR)", frozenset(), ()),
+    # i386 socketcall's first argument (socketcall(SYS_SOCKET, NULL) when its words are
+    # unreadable)
+    "SOCKETCALL_CALLS": ("values", ("linux/net.h",), r"SYS_[A-Z0-9]+", frozenset(), ()),
     "PTRACE_REQUESTS": ("values", ("linux/ptrace.h", "asm/ptrace.h"),
                         r"PTRACE_(?!O_|EVENT_|EVENTMSG_|SYSCALL_INFO_|PEEKSIGINFO_SHARED)"
                         r"[A-Z_]+", frozenset(), ()),

@@ -62,14 +62,18 @@ DESC_EXTRA = frozenset({
     "poll", "ppoll", "ppoll_time64", "select", "_newselect", "pselect6",
     "pselect6_time64", "fcntl64", "fstat64", "fstatfs64", "ftruncate64", "fadvise64_64",
     "sendfile64", "fchown32",
+    # strace's socketcall entry is TD (a descriptor call), not a network one: its
+    # sub-calls are, and are selected as themselves (socket, bind, send ...)
+    "socketcall",
 })
 
-# "network related": the BSD socket API.
+# "network related": the BSD socket API; send and recv are socketcall sub-calls of i386
+# (tracekit.kernel.syscalls names them), socketcall itself is in %desc as strace has it.
 NET = frozenset({
     "socket", "socketpair", "bind", "connect", "listen", "accept", "accept4",
     "getsockname", "getpeername", "sendto", "recvfrom", "sendmsg",
     "recvmsg", "sendmmsg", "recvmmsg", "recvmmsg_time64", "setsockopt", "getsockopt",
-    "shutdown", "socketcall",
+    "shutdown", "send", "recv",
 })
 # Process lifecycle: creation, exec, termination and reaping. The kill family sends
 # signals and is in %signal: a signal need not end a process.

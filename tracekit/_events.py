@@ -18,6 +18,9 @@ REC_SYSCALL, REC_FORK, REC_EXEC, REC_EXIT, REC_SIGNAL = 1, 2, 3, 4, 5
 SC_NORETURN, SC_UNFINISHED, SC_RESUMED, SC_COMPAT = 1, 2, 4, 8
 SC_ATTACHED = 16        # with SC_RESUMED: the args were read at exit (a call the task was in
                         # when tracing began), its captures too
+SC_INDIRECT = 32        # with SC_COMPAT: an i386 socketcall or old select whose arguments
+                        # were read from user memory: args are those words, and a
+                        # socketcall's syscall_nr its sub-call's (tracekit.kernel.syscalls)
 PID_PENDING_EXEC = 1
 CNT_LOST, CNT_PIDS_FULL, CNT_SCRATCH_FULL, CNT_MAX = 0, 1, 2, 16
 CNT_CAPBUF_FULL = 3                               # syscalls emitted without captures: capbuf full

@@ -175,3 +175,23 @@ def test_32_bit_calls_are_selected_in_the_i386_table() -> None:
     assert t32.nr("read") not in file_class
     everything_but = resolve_compat_syscalls(["!write"])
     assert t32.nr("write") not in everything_but and t32.nr("read") in everything_but
+
+
+def test_names_only_i386_has_select_32_bit_calls_and_no_native_one() -> None:
+    """strace accepts ``-e trace=chown32`` (or socketcall's ``send``) on x86_64: the name
+    selects the 32-bit calls of that name and no native call; an unknown name is still an
+    error. socketcall's sub-calls are %network, socketcall itself %desc (strace's)."""
+    x86, t32 = SyscallTable("x86_64"), SyscallTable("i386")
+    assert resolve_syscalls(["send"], x86) == set()
+    assert resolve_compat_syscalls(["send"]) == {t32.nr("send")} == {1009}
+    assert resolve_syscalls(["chown32", "read"], x86) == {x86.nr("read")}
+    assert resolve_syscalls(["?socketcall"], x86) == set()
+    assert x86.nr("read") in resolve_syscalls(["!socketcall"], x86)
+    with pytest.raises(ConfigError, match="unknown syscall 'sendd' on x86_64"):
+        resolve_syscalls(["sendd"], x86)
+    with pytest.raises(ConfigError, match="selects no syscall"):
+        resolve_syscalls(["chown32", "!chown32"], x86)
+    net = resolve_compat_syscalls(["%network"])
+    assert {t32.nr(n) for n in ("send", "recv", "accept", "bind")} <= net
+    assert t32.nr("socketcall") not in net
+    assert t32.nr("socketcall") in resolve_compat_syscalls(["%desc"])

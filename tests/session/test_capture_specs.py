@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import tracekit.session.capture as capture
-from tracekit._events import CAP_ARGV, CAP_BUF, CAP_ENVP, CAP_FD, CAP_STR, CAP_STRUCT
+from tracekit._events import CAP_ARGV, CAP_BUF, CAP_ENVP, CAP_FD, CAP_IOV, CAP_STR, CAP_STRUCT
 from tracekit.decode.ops import KCMP_EPOLL_SLOT_SIZE
 from tracekit.kernel.syscall_protos import shipped_args
 from tracekit.kernel.syscalls import SyscallTable
@@ -26,6 +26,7 @@ from tracekit.session.capture import (
     LEN_RET,
     SOCKADDR_CAP,
     SPEC_AT_EXIT,
+    SPEC_COMPAT,
     STR_CAP,
     CapSpec,
     build_specs,
@@ -164,8 +165,11 @@ def test_6_19_extra_fields_are_not_arguments(shared_fixtures: Path) -> None:
 def test_i386_specs_capture_what_the_i386_decoders_read() -> None:
     """beauty32: strings, byte buffers and sockaddrs of the i386 calls, by i386 number;
     the structs of the same layout as the native call's native specs; the structs of
-    another layout at their i386 size (stat64's 96 bytes); an iovec or argv (pointers
-    the BPF program would read as 64-bit) is not captured."""
+    another layout at their i386 size (stat64's 96 bytes); iovec arrays flagged
+    SPEC_COMPAT (the BPF program reads 8-byte i386 iovecs); the old select as _newselect
+    (the BPF program makes its record of the words its argument points to); send and
+    recv (socketcall sub-calls) with sendto's and recvfrom's first four arguments' specs;
+    argv (pointers the BPF program would read as 64-bit) is not captured."""
     i386 = SyscallTable("i386")
     got = {i386.name(nr): specs for nr, specs in build_specs32(i386).items()}
     assert got["open"] == (CapSpec(0, CAP_STR, LEN_NONE, 0, STR_CAP, 0),)
@@ -177,9 +181,19 @@ def test_i386_specs_capture_what_the_i386_decoders_read() -> None:
     assert got["clock_gettime"] == (CapSpec(1, CAP_STRUCT, LEN_NONE, SPEC_AT_EXIT, 8, 8),)
     # the native call's: a 64-bit timespec in both ABIs
     assert got["clock_gettime64"] == (CapSpec(1, CAP_STRUCT, LEN_NONE, SPEC_AT_EXIT, 16, 16),)
-    assert got["connect"] == (CapSpec(1, CAP_STRUCT, 2, 0, SOCKADDR_CAP, 0),)
+    # the native call's: its sockaddr, and its fd described before and after (-yy)
+    assert got["connect"] == (CapSpec(1, CAP_STRUCT, 2, 0, SOCKADDR_CAP, 0),
+                              CapSpec(0, CAP_FD, LEN_NONE, 0, 0, 0),
+                              CapSpec(0, CAP_FD, LEN_NONE, SPEC_AT_EXIT, 0, 0))
+    assert got["socket"] == (CapSpec(0, CAP_FD, LEN_RET, SPEC_AT_EXIT, 0, 0),)
     assert got["execve"] == (CapSpec(0, CAP_STR, LEN_NONE, 0, STR_CAP, 0),)  # argv: no
-    assert "readv" not in got and "writev" not in got
+    assert got["readv"] == (CapSpec(1, CAP_IOV, 2, SPEC_AT_EXIT | SPEC_COMPAT, 4096, 256),)
+    assert got["pwritev2"] == (CapSpec(1, CAP_IOV, 2, SPEC_COMPAT, 4096, 256),)
+    assert got["select"] == got["_newselect"]
+    assert [s.arg for s in got["send"]] == [1, 0]                   # buf, the fd described
+    assert got["send"][0] == CapSpec(1, CAP_BUF, 2, 0, BUF_CAP, 0)
+    assert all(s.arg < 4 for s in got["recv"]) and got["recv"][0].len_arg == LEN_RET
+    assert "accept" in got and i386.nr("accept") == 1005            # socketcall's only
     assert i386.nr("open") == 5 and 5 in build_specs32(i386)        # keyed by i386 nr
 
 

@@ -32,7 +32,8 @@ enum {
     NR_mmap = 90, NR_munmap = 91, NR_fchmod = 94, NR_statfs = 99, NR_fstatfs = 100,
     NR_socketcall = 102, NR_stat = 106, NR_fstat = 108, NR_wait4 = 114, NR_sysinfo = 116,
     NR_uname = 122, NR_mprotect = 125, NR__llseek = 140, NR__newselect = 142,
-    NR_readv = 145, NR_writev = 146, NR_nanosleep = 162, NR_poll = 168,
+    NR_readv = 145, NR_writev = 146, NR_preadv = 333, NR_pwritev = 334,
+    NR_preadv2 = 378, NR_pwritev2 = 379, NR_nanosleep = 162, NR_poll = 168,
     NR_rt_sigaction = 174, NR_rt_sigprocmask = 175, NR_pread64 = 180, NR_pwrite64 = 181,
     NR_getcwd = 183, NR_sigaltstack = 186, NR_ugetrlimit = 191, NR_mmap2 = 192,
     NR_stat64 = 195, NR_lstat64 = 196, NR_fstat64 = 197, NR_getuid32 = 199,
@@ -128,6 +129,9 @@ static void files(void)
     iov[2] = (uint32_t)(uintptr_t)(big + 8), iov[3] = 100;
     S3(NR_readv, fd, iov, 2);
     S3(NR_readv, fd, BADP, 2);
+    S3(NR_readv, fd, iov, 0);
+    iov[0] = BADP;                                              /* EFAULT: a base */
+    S3(NR_readv, fd, iov, 2);
     S5(NR_pwrite64, fd, "PQ", 2, 3, 0);
     S5(NR_pwrite64, fd, "PQ", 2, 0, 1);                         /* offset 4 GiB */
     S5(NR_pwrite64, fd, "PQ", 2, -1, -1);                        /* EINVAL */
@@ -219,6 +223,20 @@ static void files(void)
     S3(NR_ioctl, fd, 0x5401 /* TCGETS */, buf);
     S3(NR_ioctl, fd, 0x541b /* FIONREAD */, words);
     S3(NR_ioctl, -1, 0x5401, buf);
+    /* preadv/pwritev: the offset in two registers, low half first; *v2: then flags */
+    iov[0] = (uint32_t)(uintptr_t)part1, iov[1] = 3;
+    iov[2] = (uint32_t)(uintptr_t)part2, iov[3] = 5;
+    S5(NR_pwritev, fd, iov, 2, 20, 0);
+    S5(NR_pwritev, fd, iov, 2, 0, 1);                          /* offset 4 GiB: EFBIG */
+    iov[0] = (uint32_t)(uintptr_t)big, iov[1] = 4;
+    iov[2] = (uint32_t)(uintptr_t)(big + 8), iov[3] = 100;
+    S5(NR_preadv, fd, iov, 2, 20, 0);
+    S5(NR_preadv, fd, BADP, 2, 0, 0);
+    S6(NR_preadv2, fd, iov, 2, 0, 0, 0x2 /* RWF_HIPRI */);
+    S6(NR_preadv2, fd, iov, 1, -1, -1, 0);                      /* at the file position */
+    iov[0] = (uint32_t)(uintptr_t)part1, iov[1] = 3;
+    S6(NR_pwritev2, fd, iov, 1, 30, 0, 0x10 /* RWF_APPEND */);
+    S6(NR_pwritev2, fd, iov, 1, 0, 0, 0x1000);                  /* EOPNOTSUPP */
     S1(NR_close, fd);
     S1(NR_close, -1);
 }
@@ -339,30 +357,159 @@ static void children(void)
     S5(NR_waitid, 1, pid, 0, 4, 0);
 }
 
+/* socketcall(call, args): the sub-call's arguments are 32-bit words at args (a, at the
+ * end of words: the words the other calls use stay apart) */
+#define SOCKETCALL(call, ...) \
+    (set_words((uint32_t[]){__VA_ARGS__}, sizeof((uint32_t[]){__VA_ARGS__}) / 4), \
+     S2(NR_socketcall, call, sargs))
+
+static uint32_t sargs[6];
+static char sock_path[16] = {1, 0, 's', 'o', 'c', 'k'};   /* struct sockaddr_un "sock" */
+static char addr_out[128];
+static uint32_t lens[8];                        /* socklen_t in/out, option values */
+
+static void set_words(const uint32_t *w, unsigned int n)
+{
+    memset(sargs, 0, sizeof sargs);
+    memcpy(sargs, w, n * 4);
+}
+
+#define P(x) ((uint32_t)(uintptr_t)(x))
+
+/* struct compat_msghdr (7 u32: name, namelen, iov, iovlen, control, controllen, flags)
+ * and struct compat_cmsghdr (u32 len, int level, int type, then the data, 4-aligned) */
+static uint32_t msg[7], msg_iov[4], ctl[8];
+static char msg_buf[32];
+
+static void messages(void)
+{
+    msg_iov[0] = P("ab"), msg_iov[1] = 2;
+    msg_iov[2] = P("cde"), msg_iov[3] = 3;
+    ctl[0] = 12 + 4, ctl[1] = 1 /* SOL_SOCKET */, ctl[2] = 1 /* SCM_RIGHTS */;
+    ctl[3] = fds[0];
+    msg[0] = 0, msg[1] = 0, msg[2] = P(msg_iov), msg[3] = 2;
+    msg[4] = P(ctl), msg[5] = 16, msg[6] = 0;
+    SOCKETCALL(16 /* SYS_SENDMSG */, fds[0], P(msg), 0);
+    memset(ctl, 0, sizeof ctl);
+    msg_iov[0] = P(msg_buf), msg_iov[1] = 4;
+    msg_iov[2] = P(msg_buf + 8), msg_iov[3] = 16;
+    msg[0] = P(addr_out), msg[1] = sizeof addr_out, msg[5] = sizeof ctl;
+    SOCKETCALL(17 /* SYS_RECVMSG */, fds[1], P(msg), 0);
+    S1(NR_close, ctl[3]);                                       /* the fd received */
+    msg[0] = 0, msg[1] = 0;
+    SOCKETCALL(17, fds[1], P(msg), 0x40 /* MSG_DONTWAIT */);    /* EAGAIN */
+    SOCKETCALL(16, fds[0], BADP, 0);                            /* EFAULT */
+    /* the direct calls of Linux 4.3: the same structs */
+    msg_iov[0] = P("fgh"), msg_iov[1] = 3;
+    msg[2] = P(msg_iov), msg[3] = 1, msg[4] = 0, msg[5] = 0;
+    S3(370 /* sendmsg */, fds[1], msg, 0x4000 /* MSG_NOSIGNAL */);
+    msg_iov[0] = P(msg_buf), msg_iov[1] = 8;
+    S3(372 /* recvmsg */, fds[0], msg, 0);
+    msg[3] = 1000000;                                           /* EMSGSIZE */
+    S3(370, fds[1], msg, 0);
+    S3(372, fds[0], BADP, 0);
+}
+
+/* struct compat_mmsghdr: a compat_msghdr, then u32 msg_len (32 bytes); datagrams */
+static uint32_t mmsg[16], mmsg_iov[8], mmsg_ts[2];
+static uint64_t mmsg_ts64[2];
+static char mbuf1[16], mbuf2[16];
+
+static void mmsgs(void)
+{
+    static int dg[2];                   /* static: below 4 GiB */
+
+    SOCKETCALL(8, 1, 2 /* SOCK_DGRAM */, 0, P(dg));
+    memset(mmsg, 0, sizeof mmsg);
+    mmsg_iov[0] = P("ab"), mmsg_iov[1] = 2, mmsg_iov[2] = P("cde"), mmsg_iov[3] = 3;
+    mmsg[2] = P(mmsg_iov), mmsg[3] = 1, mmsg[10] = P(mmsg_iov + 2), mmsg[11] = 1;
+    SOCKETCALL(20 /* SYS_SENDMMSG */, dg[0], P(mmsg), 2, 0);
+    memset(mmsg, 0, sizeof mmsg);
+    mmsg_iov[4] = P(mbuf1), mmsg_iov[5] = 16, mmsg_iov[6] = P(mbuf2), mmsg_iov[7] = 16;
+    mmsg[2] = P(mmsg_iov + 4), mmsg[3] = 1, mmsg[10] = P(mmsg_iov + 6), mmsg[11] = 1;
+    SOCKETCALL(19 /* SYS_RECVMMSG */, dg[1], P(mmsg), 2, 0, 0);
+    SOCKETCALL(19, dg[1], P(mmsg), 2, 0x40 /* MSG_DONTWAIT */, 0);   /* EAGAIN */
+    SOCKETCALL(20, dg[0], BADP, 2, 0);                              /* EFAULT */
+    /* the direct calls: recvmmsg with an old_timespec32, recvmmsg_time64 a 64-bit one
+     * (as many datagrams sent as asked for: recvmmsg's timeout is looked at only after
+     * a datagram arrives) */
+    mmsg[2] = P(mmsg_iov), mmsg[3] = 2, mmsg[10] = P(mmsg_iov + 2), mmsg[11] = 1;
+    S4(345 /* sendmmsg */, dg[0], mmsg, 2, 0);
+    mmsg[2] = P(mmsg_iov + 4), mmsg[3] = 2, mmsg[10] = P(mmsg_iov + 6), mmsg[11] = 1;
+    mmsg_ts[0] = 1, mmsg_ts[1] = 0;
+    S5(337 /* recvmmsg */, dg[1], mmsg, 2, 0, mmsg_ts);
+    S5(337, dg[1], mmsg, 2, 0x40, mmsg_ts);                        /* EAGAIN */
+    mmsg[2] = P(mmsg_iov), mmsg[3] = 1;
+    S4(345, dg[0], mmsg, 1, 0);
+    mmsg[2] = P(mmsg_iov + 4);
+    mmsg_ts64[0] = 1, mmsg_ts64[1] = 0;
+    S5(417 /* recvmmsg_time64 */, dg[1], mmsg, 1, 0, mmsg_ts64);
+    S1(NR_close, dg[0]);
+    S1(NR_close, dg[1]);
+}
+
+static void socketcalls(void)
+{
+    long s, c, a;
+
+    /* the sub-calls of socketcall, printed as the calls they name */
+    s = SOCKETCALL(1 /* SYS_SOCKET */, 1 /* AF_UNIX */, 1 /* SOCK_STREAM */, 0);
+    SOCKETCALL(2 /* SYS_BIND */, s, P(sock_path), 2 + 5);
+    SOCKETCALL(2, s, BADP, 7);                                  /* EFAULT: sockaddr */
+    memset(big, 0, sizeof big);
+    big[0] = 1;
+    strcpy(big + 2, "nonexistent");
+    SOCKETCALL(3 /* SYS_CONNECT */, s, P(big), 2 + 12);
+    SOCKETCALL(4 /* SYS_LISTEN */, s, 5);
+    c = SOCKETCALL(1, 1, 1, 0);
+    SOCKETCALL(3, c, P(sock_path), 2 + 5);
+    a = SOCKETCALL(5 /* SYS_ACCEPT */, s, 0, 0);
+    SOCKETCALL(9 /* SYS_SEND */, c, P("hi"), 2, 0);
+    SOCKETCALL(10 /* SYS_RECV */, a, P(buf), 10, 0x40 /* MSG_DONTWAIT */);
+    SOCKETCALL(10, a, P(buf), 10, 0x40);                        /* EAGAIN */
+    SOCKETCALL(11 /* SYS_SENDTO */, c, P("yo"), 2, 0, 0, 0);
+    SOCKETCALL(11, c, BADP, 2, 0, 0, 0);                        /* EFAULT */
+    lens[0] = sizeof addr_out;
+    SOCKETCALL(12 /* SYS_RECVFROM */, a, P(buf), 10, 0, P(addr_out), P(lens));
+    lens[1] = 1;
+    SOCKETCALL(14 /* SYS_SETSOCKOPT */, s, 1 /* SOL_SOCKET */, 2 /* SO_REUSEADDR */,
+               P(lens + 1), 4);
+    SOCKETCALL(14, s, 1, 2, BADP, 4);                           /* EFAULT */
+    lens[2] = 4;
+    SOCKETCALL(15 /* SYS_GETSOCKOPT */, s, 1, 7 /* SO_SNDBUF */, P(lens + 1), P(lens + 2));
+    SOCKETCALL(15, s, 1, 7, P(lens + 1), BADP);                 /* EFAULT */
+    lens[3] = sizeof addr_out;
+    SOCKETCALL(6 /* SYS_GETSOCKNAME */, s, P(addr_out), P(lens + 3));
+    lens[3] = sizeof addr_out;
+    SOCKETCALL(7 /* SYS_GETPEERNAME */, c, P(addr_out), P(lens + 3));
+    SOCKETCALL(7, s, P(addr_out), P(lens + 3));                 /* ENOTCONN */
+    SOCKETCALL(8 /* SYS_SOCKETPAIR */, 1, 1, 0, P(fds));
+    messages();
+    mmsgs();
+    S1(NR_close, fds[0]);
+    S1(NR_close, fds[1]);
+    SOCKETCALL(8, 1, 1, 0, BADP);                               /* EFAULT */
+    SOCKETCALL(18 /* SYS_ACCEPT4 */, c, 0, 0, 0x800 /* SOCK_NONBLOCK */);   /* EINVAL */
+    SOCKETCALL(13 /* SYS_SHUTDOWN */, c, 2 /* SHUT_RDWR */);
+    SOCKETCALL(13, c, 7);                                       /* EINVAL */
+    SOCKETCALL(1, 1, 99, 0);                                    /* EINVAL */
+    /* the words unreadable, or no sub-call: socketcall itself */
+    S2(NR_socketcall, 1, 0);
+    S2(NR_socketcall, 1, BADP);
+    S2(NR_socketcall, 99, sargs);
+    S2(NR_socketcall, 0, sargs);
+    S2(NR_socketcall, -1, sargs);
+    S1(NR_close, a);
+    S1(NR_close, c);
+    S1(NR_close, s);
+    S1(NR_unlink, "sock");
+}
+
 static void sockets(void)
 {
     long s;
-    uint32_t *a = words;
 
-    memset(big, 0, sizeof big);
-    a[0] = 1 /* AF_UNIX */, a[1] = 1 /* SOCK_STREAM */, a[2] = 0;
-    s = S2(NR_socketcall, 1 /* SYS_SOCKET */, a);
-    /* struct sockaddr_un "sock" */
-    big[0] = 1, big[1] = 0;
-    strcpy(big + 2, "sock");
-    a[0] = s, a[1] = (uint32_t)(uintptr_t)big, a[2] = 2 + 5;
-    S2(NR_socketcall, 2 /* SYS_BIND */, a);
-    strcpy(big + 2, "nonexistent");
-    a[2] = 2 + 12;
-    S2(NR_socketcall, 3 /* SYS_CONNECT */, a);
-    a[1] = 5;
-    S2(NR_socketcall, 4 /* SYS_LISTEN */, a);
-    S2(NR_socketcall, 1, 0);
-    S2(NR_socketcall, 99, a);
-    a[0] = 1, a[1] = 99, a[2] = 0;
-    S2(NR_socketcall, 1, a);
-    S1(NR_close, s);
-    S1(NR_unlink, "sock");
+    socketcalls();
 
     /* the direct socket calls of Linux 4.3 (i386 numbers 359...) */
     s = S3(359 /* socket */, 1, 2 /* SOCK_DGRAM */, 0);
@@ -405,6 +552,12 @@ static void waits(void)
     words[12] = (uint32_t)(uintptr_t)(words + 4);
     words[0] = 1u << fds[1];
     words[4] = 0, words[5] = 1000;
+    S1(NR_select, words + 8);
+    S1(NR_select, 0);
+    S1(NR_select, BADP);
+    words[9] = BADP;                                            /* EFAULT: a set */
+    S1(NR_select, words + 8);
+    words[8] = 0, words[9] = 0;                                 /* no fds, a timeout */
     S1(NR_select, words + 8);
     /* struct pollfd: same in both ABIs */
     words[16] = fds[0], words[17] = 1 /* POLLIN */;

@@ -28,6 +28,7 @@ from tracekit._events import (
     CAPF_TRUNC,
     SC_ATTACHED,
     SC_COMPAT,
+    SC_INDIRECT,
     SC_NORETURN,
     SC_RESUMED,
     SC_UNFINISHED,
@@ -514,6 +515,20 @@ def _old_mmap(d: SyscallDecoder, ev: Syscall) -> list[str]:
             if (text := kinds[kind](d, inner, k)) is not None]
 
 
+def _old_select(d: SyscallDecoder, ev: Syscall) -> list[str]:
+    """i386's old ``select`` (nr 82): its five arguments sit in a struct at argument 0
+    (fs/select.c sys_old_select). When the BPF program read them (SC_INDIRECT) they are
+    the record's arguments, printed as _newselect's (``select(2, [0], NULL, NULL,
+    {tv_sec=0, tv_usec=100})``); else the struct's address, as strace prints it
+    (``select(NULL)``)."""
+    if not ev.flags & SC_INDIRECT:
+        return [pointer(ev.args[0])]
+    newselect = d.compat_table.nr("_newselect") if d.compat_table is not None else None
+    if newselect is None:
+        return [pointer(ev.args[0])]
+    return list(d.call(newselect, True).args(d, ev))
+
+
 def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
     """Argument kind (``tracekit.decode.argspec``) -> decoder, with ``f``'s flag tables."""
     T = f.tables
@@ -550,7 +565,8 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         "priowhich": _xval(T.PRIO_WHICH, "PRIO_???"),
         "schedpolicy": _xval(T.SCHED_POLICIES, "SCHED_???"),
         "keyctlcmd": _xval(T.KEYCTL_CMDS, "KEYCTL_???"), "keyspec": _xval_d(T.KEY_SPECS),
-        "shuthow": _xval(T.SHUT_HOW, "SHUT_???"), "pin": k_p, "rebootarg": k_rebootarg,
+        "shuthow": _xval(T.SHUT_HOW, "SHUT_???"),
+        "socketcall_call": _xval_d(T.SOCKETCALL_CALLS), "pin": k_p, "rebootarg": k_rebootarg,
         "fsconfigkey": k_fsconfigkey, "fsconfigvalue": k_fsconfigvalue,
         "fsconfigaux": k_fsconfigaux,
         "ptracereq": _xval(T.PTRACE_REQUESTS, "PTRACE_???", 64),
@@ -617,7 +633,8 @@ def kinds_for(arch: str) -> dict[str, ArgFn]:
 
 SpecialFn = Callable[["SyscallDecoder", Syscall], list[str]]   # all argument texts at once
 SPECIAL: dict[str, SpecialFn] = {
-    "clone": _clone, "llseek": _llseek, "oldmmap": _old_mmap, **ops.SPECIAL,
+    "clone": _clone, "llseek": _llseek, "oldmmap": _old_mmap, "oldselect": _old_select,
+    **ops.SPECIAL,
 }
 # Calls whose fds are in their arguments (an int[2] written at exit): the fd cache
 # learns them before the arguments are printed.
@@ -778,7 +795,11 @@ class SyscallDecoder:
         self.flags = self.consts.flags
         self._kinds = self.consts.kinds
         # an i386 call's kinds: the native ones, but for the structs of another layout
-        self._kinds32 = {**self._kinds, **structs_compat.compat_kinds(self.flags)}
+        self._kinds32 = {**self._kinds, **structs_compat.compat_kinds(self.flags),
+                         "msghdr_in": self._kinds["msghdr_in32"],
+                         "msghdr_out": self._kinds["msghdr_out32"],
+                         "mmsgvec": self._kinds["mmsgvec32"],
+                         "mmsgvec_out": self._kinds["mmsgvec_out32"]}
         self._prototypes = prototypes(self.table.arch)
         self.arg_count = arg_count
         self.arg_types = arg_types

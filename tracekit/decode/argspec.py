@@ -453,6 +453,10 @@ SAME_LAYOUT32: dict[str, str] = {
     "recvfrom": "recvfrom", "getsockname": "getsockname", "getpeername": "getpeername",
     "setsockopt": "setsockopt", "getsockopt": "getsockopt", "socketpair": "socketpair",
     "accept": "accept", "accept4": "accept4", "sendto": "sendto",
+    # and the socket calls whose arguments are ints and sockaddrs: their specs describe
+    # the fds (-yy) as the native calls' do
+    "socket": "socket", "bind": "bind", "connect": "connect", "listen": "listen",
+    "shutdown": "shutdown",
 }
 
 
@@ -461,6 +465,16 @@ pread64: fd bufr u off64
 pwrite64: fd bufw u off64
 mmap: mmaparg32 oldmmap -> x
 _newselect: d fdset fdset fdset timeout_tv32 -> select32
+select: oldselect -> oldselect
+socketcall: socketcall_call p
+send: fd bufw u msgflags
+recv: fd bufrn u msgflags
+preadv: fd iovr u off64
+pwritev: fd iovw u off64
+preadv2: fd iovr u off64 rwf_next stop
+pwritev2: fd iovw u off64 rwf_next stop
+recvmmsg: fd mmsgvec_out u msgflags timeout_ts32 -> recvmmsg32
+recvmmsg_time64: fd mmsgvec_out u msgflags timeout_ts -> recvmmsg
 """)
 """i386 calls whose arguments differ from the native call of the same name (a 64-bit
 offset split in two registers, low half first): name -> (argument kinds, return kind);

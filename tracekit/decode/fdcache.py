@@ -111,7 +111,9 @@ TRACKED_CALLS = frozenset({"close", "close_range", "dup", "dup2", "dup3", "fcntl
 DESCRIBED_CALLS = frozenset({"socket", "socketpair", "pipe", "pipe2", "bind", "connect",
                              "listen", "accept", "accept4", "sendto", "recvfrom", "sendmsg",
                              "recvmsg", "sendmmsg", "getsockname", "getpeername",
-                             "setsockopt", "getsockopt", "shutdown"})
+                             "setsockopt", "getsockopt", "shutdown",
+                             # i386 socketcall's (tracekit.kernel.syscalls)
+                             "send", "recv"})
 _S_IFMT, _S_IFIFO, _S_IFSOCK = 0o170000, 0o010000, 0o140000
 
 

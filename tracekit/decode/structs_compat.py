@@ -67,6 +67,7 @@ __all__ = [
     "compat_kinds",
     "format_rlimit32",
     "format_stat64",
+    "format_timespec32",
     "format_timeval32",
     "rusage_to_native",
     "sigaction_to_native",
@@ -152,9 +153,13 @@ def _tms32(data: bytes) -> str | None:
     return format_tms(struct.pack("<4q", *struct.unpack_from("<4i", data)))
 
 
-def _timespec32(data: bytes) -> str | None:
+def format_timespec32(data: bytes) -> str | None:
+    """An ``old_timespec32`` (two s32): ``{tv_sec=1, tv_nsec=0}``; None if short."""
     wide = widen_pair32(data)
     return None if wide is None else format_timespec(wide)
+
+
+_timespec32 = format_timespec32
 
 
 def format_timeval32(data: bytes) -> str | None:

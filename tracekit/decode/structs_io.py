@@ -46,6 +46,7 @@ from tracekit._events import (
     CAPF_ELEM_FAULT,
     CAPF_FAULT,
     CAPF_TRUNC,
+    SC_INDIRECT,
     SC_NORETURN,
     SC_UNFINISHED,
     Capture,
@@ -53,7 +54,7 @@ from tracekit._events import (
 )
 from tracekit.decode import flags as F
 from tracekit.decode.captures import KindFn, capture, capture_out, succeeded
-from tracekit.decode.structs_compat import format_timeval32
+from tracekit.decode.structs_compat import format_timespec32, format_timeval32
 from tracekit.decode.structs_netlink import iov_decoder
 from tracekit.decode.structs_proc import SIGSET_SIZE, format_sigset, format_timeval
 from tracekit.decode.values import (
@@ -496,11 +497,12 @@ def _left(ev: Syscall, i: int, fmt: Callable[[bytes], str | None]) -> str | None
     return None if text is None else f"left {text}"
 
 
-def _ret_left(timeout_arg: int) -> Callable[[SyscallDecoder, Syscall, str], str]:
+def _ret_left(timeout_arg: int, fmt: Callable[[bytes], str | None] = format_timespec
+              ) -> Callable[[SyscallDecoder, Syscall, str], str]:
     """A return value with the time left the call wrote back: ``1 (left {...})``
-    (recvmmsg's timeout, when the call succeeded)."""
+    (recvmmsg's timeout, when the call succeeded); ``fmt`` formats the timespec."""
     def r(d: SyscallDecoder, ev: Syscall, plain: str) -> str:
-        left = _left(ev, timeout_arg, format_timespec) if succeeded(ev) else None
+        left = _left(ev, timeout_arg, fmt) if succeeded(ev) else None
         return f"{plain} ({left})" if left else plain
     return r
 
@@ -591,6 +593,14 @@ def _ret_select(timeout_fmt: Callable[[bytes], str | None]
             text += (", " if text else "") + left
         return f"{ev.ret} ({text})" if text else plain
     return r
+
+
+def _ret_old_select(d: SyscallDecoder, ev: Syscall, plain: str) -> str:
+    """i386's old select (nr 82): as _newselect's result when its struct was read (its
+    words are the record's arguments, SC_INDIRECT), else the plain number."""
+    if not ev.flags & SC_INDIRECT:
+        return plain
+    return _RET_SELECT32(d, ev, plain)
 
 
 def _k_timeout_in(fmt: Callable[[bytes], str | None]) -> KindFn:
@@ -806,6 +816,7 @@ def parse_msghdr(data: bytes, hsize: int = MSGHDR.size
 
 
 _CMSG = struct.Struct("<Qii")                     # struct cmsghdr (64-bit)
+_CMSG32 = struct.Struct("<Iii")                   # struct compat_cmsghdr (i386: 4-aligned)
 
 
 def _cmsg_ip(name: str | None, ctype: int, data: bytes) -> str:
@@ -825,21 +836,24 @@ def _cmsg_ip(name: str | None, ctype: int, data: bytes) -> str:
     return name
 
 
-def format_cmsgs(ctl: IovElem, fl: F.ArchFlags, fd_text: Callable[[int], str] = str) -> str:
+def format_cmsgs(ctl: IovElem, fl: F.ArchFlags, fd_text: Callable[[int], str] = str, *,
+                 compat: bool = False) -> str:
     """msg_control as strace: ``[{cmsg_len=20, cmsg_level=SOL_SOCKET,
     cmsg_type=SCM_RIGHTS, cmsg_data=[5]}]``; the address when unreadable; ``...`` when
-    more was there than captured."""
+    more was there than captured. ``compat``: an i386 call's (struct compat_cmsghdr: u32
+    length, 12-byte header, messages 4-aligned; include/net/compat.h)."""
     T = fl.tables
-    if ctl.data is None or ctl.length < _CMSG.size or len(ctl.data) < _CMSG.size:
+    hdr, align = (_CMSG32, 3) if compat else (_CMSG, 7)
+    if ctl.data is None or ctl.length < hdr.size or len(ctl.data) < hdr.size:
         return pointer(ctl.base)
     buf = ctl.data
     left = len(buf)
     pos = 0
     items = []
-    while left >= _CMSG.size:
-        clen, level, ctype = _CMSG.unpack_from(buf, pos)
+    while left >= hdr.size:
+        clen, level, ctype = hdr.unpack_from(buf, pos)
         n = min(clen, left)
-        data = buf[pos + _CMSG.size:pos + n] if n > _CMSG.size else b""
+        data = buf[pos + hdr.size:pos + n] if n > hdr.size else b""
         level_name = T.SOL_LEVELS.get(level & 0xFFFFFFFF)
         text = (f"{{cmsg_len={clen}, cmsg_level="
                 f"{level_name or f'{level & 0xFFFFFFFF:#x} /* SOL_??? */'}, cmsg_type=")
@@ -857,10 +871,10 @@ def format_cmsgs(ctl: IovElem, fl: F.ArchFlags, fd_text: Callable[[int], str] = 
         else:
             text += _hex(ctype & 0xFFFFFFFF)
         items.append(text + "}")
-        if n < _CMSG.size:
-            left -= _CMSG.size
+        if n < hdr.size:
+            left -= hdr.size
             break
-        step = (clen + 7) & ~7
+        step = (clen + align) & ~align
         if step >= left:
             left = 0
             break
@@ -873,21 +887,26 @@ def format_cmsgs(ctl: IovElem, fl: F.ArchFlags, fd_text: Callable[[int], str] = 
     return "[" + ", ".join(items) + "]"
 
 
-def _namelen_in(ev: Syscall, i: int) -> int | None:
-    """recvmsg's msg_namelen as the caller set it (the 16-byte entry capture)."""
+def _namelen_in(ev: Syscall, i: int, compat: bool = False) -> int | None:
+    """recvmsg's msg_namelen as the caller set it (the 16-byte entry capture; an i386
+    call's: 8 bytes, two u32)."""
+    at = 4 if compat else 8
     for c in ev.caps:
-        if c.arg == i and c.kind == CAP_STRUCT and not c.flags & CAPF_FAULT and len(c.data) >= 12:
-            return signed(int.from_bytes(c.data[8:12], "little"), 32)
+        if c.arg == i and c.kind == CAP_STRUCT and not c.flags & CAPF_FAULT and \
+                len(c.data) >= at + 4:
+            return signed(int.from_bytes(c.data[at:at + 4], "little"), 32)
     return None
 
 
 def format_msghdr(d: SyscallDecoder, ev: Syscall, got: tuple[tuple[int, ...], IovElem,
                                                                IovElem, list[IovElem]],
                   user_namelen: int | None, data_size: int | None, *, more: bool,
-                  elem_fault: bool = False) -> str:
+                  elem_fault: bool = False, compat: bool = False) -> str:
     """``{msg_name=..., msg_namelen=..., msg_iov=[...], msg_iovlen=1, msg_controllen=0,
     msg_flags=0}`` from :func:`parse_msghdr`; ``data_size`` bounds the iovecs' bytes (a
-    read's return value), ``more``: the iovec array was cut."""
+    read's return value), ``more``: the iovec array was cut; ``compat``: an i386 call's
+    (the BPF program widened its msghdr and iovecs; its iovecs are 8 bytes, its control
+    messages i386's)."""
     fl = d.flags
     (name, namelen, iov, iovlen, _control, controllen, mflags), nm, ctl, elems = (
         got[0][:7], got[1], got[2], got[3])
@@ -906,22 +925,24 @@ def format_msghdr(d: SyscallDecoder, ev: Syscall, got: tuple[tuple[int, ...], Io
                 "NULL" if iov == 0 else
                 format_iov(elems, min(iovlen, 1 << 20), data_size, d.string_limit,
                            more=more and len(elems) < iovlen,
-                           fault_at=iov + len(elems) * 16 if elem_fault else None,
-                           decode=iov_decoder(d, ev)))
+                           fault_at=iov + len(elems) * (8 if compat else 16)
+                           if elem_fault else None, decode=iov_decoder(d, ev)))
     parts = [f"msg_name={name_text}", f"msg_namelen={namelen_text}", f"msg_iov={iov_text}",
              f"msg_iovlen={iovlen}"]
     if controllen:
-        parts.append("msg_control=" + format_cmsgs(ctl, fl, lambda fd: d.fd_text(ev.tgid, fd)))
+        parts.append("msg_control=" + format_cmsgs(ctl, fl, lambda fd: d.fd_text(ev.tgid, fd),
+                                                   compat=compat))
     parts += [f"msg_controllen={controllen}",
               f"msg_flags={_bits(fl.tables.MSG_FLAGS, mflags & 0xFFFFFFFF)}"]
     return "{" + ", ".join(parts) + "}"
 
 
-def _k_msghdr(fl: F.ArchFlags, *, at_exit: bool) -> KindFn:
+def _k_msghdr(fl: F.ArchFlags, *, at_exit: bool, compat: bool = False) -> KindFn:
     """A msghdr; recvmsg's (``at_exit``) as the call filled it, ``msg_namelen=128 => 16``
-    when the call changed it, and ``{msg_namelen=128}`` when the call failed."""
+    when the call changed it, and ``{msg_namelen=128}`` when the call failed; ``compat``:
+    an i386 call's (programs/syscalls.h TK_SPEC_COMPAT: widened by the BPF program)."""
     def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-        user_namelen = _namelen_in(ev, i) if at_exit else None
+        user_namelen = _namelen_in(ev, i, compat) if at_exit else None
         if at_exit and not succeeded(ev):
             return pointer(ev.args[i]) if user_namelen is None else \
                 f"{{msg_namelen={user_namelen}}}"
@@ -933,34 +954,44 @@ def _k_msghdr(fl: F.ArchFlags, *, at_exit: bool) -> KindFn:
             return pointer(ev.args[i])
         return format_msghdr(d, ev, got, user_namelen, ev.ret if at_exit else None,
                              more=bool(cap.flags & CAPF_TRUNC),
-                             elem_fault=bool(cap.flags & CAPF_ELEM_FAULT))
+                             elem_fault=bool(cap.flags & CAPF_ELEM_FAULT), compat=compat)
     return k
 
 
-def k_mmsgvec(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+def _k_mmsgvec(*, compat: bool = False) -> KindFn:
     """sendmmsg's messages (read at exit, one capture per element): ``[{msg_hdr={...},
     msg_len=28}, ...]``, msg_len for the messages sent (the return value); ``...`` past
-    the elements captured or ``-s`` of them. A failed call shows them without msg_len."""
-    caps = [c for c in ev.caps if c.arg == i and c.kind == CAP_MMSGHDR]
-    vlen = ev.args[i + 1] & 0xFFFFFFFF if i < 5 else 0
-    if ev.args[i] == 0 or not caps or ev.flags & (SC_UNFINISHED | SC_NORETURN):
-        return pointer(ev.args[i])
-    return _mmsgs(d, ev, i, caps, vlen, ev.ret if succeeded(ev) else 0)
+    the elements captured or ``-s`` of them. A failed call shows them without msg_len.
+    ``compat``: an i386 call's (32-byte compat_mmsghdr, widened by the BPF program)."""
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        caps = [c for c in ev.caps if c.arg == i and c.kind == CAP_MMSGHDR]
+        if ev.args[i] == 0 or not caps or ev.flags & (SC_UNFINISHED | SC_NORETURN):
+            return pointer(ev.args[i])
+        vlen = ev.args[i + 1] & 0xFFFFFFFF if i < 5 else 0
+        return _mmsgs(d, ev, i, caps, vlen, ev.ret if succeeded(ev) else 0, compat=compat)
+    return k
 
 
-def k_mmsgvec_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+def _k_mmsgvec_out(*, compat: bool = False) -> KindFn:
     """recvmmsg's messages (read at exit): the ``ret`` messages received, each with its
     msg_len and its iovecs' bytes up to it; the address when the call failed."""
-    caps = [c for c in ev.caps if c.arg == i and c.kind == CAP_MMSGHDR]
-    if ev.args[i] == 0 or not caps or not succeeded(ev):
-        return pointer(ev.args[i])
-    return _mmsgs(d, ev, i, caps, ev.ret, ev.ret, received=True)
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        caps = [c for c in ev.caps if c.arg == i and c.kind == CAP_MMSGHDR]
+        if ev.args[i] == 0 or not caps or not succeeded(ev):
+            return pointer(ev.args[i])
+        return _mmsgs(d, ev, i, caps, ev.ret, ev.ret, received=True, compat=compat)
+    return k
+
+
+k_mmsgvec = _k_mmsgvec()
+k_mmsgvec_out = _k_mmsgvec_out()
 
 
 def _mmsgs(d: SyscallDecoder, ev: Syscall, i: int, caps: list[Capture], n: int, done: int,
-           *, received: bool = False) -> str:
+           *, received: bool = False, compat: bool = False) -> str:
     """``n`` struct mmsghdr of argument ``i``, msg_len for the first ``done``; the
-    address when the first cannot be read."""
+    address when the first cannot be read; ``compat``: i386's (32 bytes each)."""
+    stride = 32 if compat else MMSGHDR_SIZE
     out = []
     for k in range(n):
         if k >= d.string_limit or k >= len(caps):
@@ -971,12 +1002,13 @@ def _mmsgs(d: SyscallDecoder, ev: Syscall, i: int, caps: list[Capture], n: int, 
         if got is None:
             if k == 0:                  # nothing of the array could be read
                 return pointer(ev.args[i])
-            out.append(pointer(ev.args[i] + k * MMSGHDR_SIZE))
+            out.append(pointer(ev.args[i] + k * stride))
             break
         text = "{msg_hdr=" + format_msghdr(d, ev, got, None,
                                            got[0][7] if received else None,
                                            more=bool(cap.flags & CAPF_TRUNC),
-                                           elem_fault=bool(cap.flags & CAPF_ELEM_FAULT))
+                                           elem_fault=bool(cap.flags & CAPF_ELEM_FAULT),
+                                           compat=compat)
         if k < done:
             text += f", msg_len={got[0][7]}"
         out.append(text + "}")
@@ -986,7 +1018,8 @@ def _mmsgs(d: SyscallDecoder, ev: Syscall, i: int, caps: list[Capture], n: int, 
 def k_rwf_next(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     """preadv2/pwritev2's flags, printed where pos_h is (strace prints the offset, then the
     flags: pos_h is not an argument of its own on 64-bit)."""
-    return _bits(d.flags.tables.RWF_FLAGS, ev.args[i + 1] & 0xFFFFFFFF) if i < 5 else "0"
+    return _bits(d.flags.tables.RWF_FLAGS, ev.args[i + 1] & 0xFFFFFFFF, "RWF_???") \
+        if i < 5 else "0"
 
 
 def k_stop(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
@@ -1002,6 +1035,7 @@ def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int],
         "pollfds": _k_pollfds(fl),
         "fdset": k_fdset,
         "timeout_ts": _k_timeout_in(format_timespec),
+        "timeout_ts32": _k_timeout_in(format_timespec32),
         "timeout_tv": _k_timeout_in(format_timeval),
         "timeout_tv32": _k_timeout_in(format_timeval32),
         "sigmask": k_sigmask,
@@ -1013,6 +1047,10 @@ def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int],
         "iovaddr": _k_iov(at_exit=False, bases=True),
         "msghdr_in": _k_msghdr(fl, at_exit=False),
         "msghdr_out": _k_msghdr(fl, at_exit=True),
+        # an i386 call's (tracekit.decode.args maps msghdr_in/out to these for them)
+        "msghdr_in32": _k_msghdr(fl, at_exit=False, compat=True),
+        "msghdr_out32": _k_msghdr(fl, at_exit=True, compat=True),
+        "mmsgvec32": _k_mmsgvec(compat=True), "mmsgvec_out32": _k_mmsgvec_out(compat=True),
         "mmsgvec": k_mmsgvec,
         "rwf_next": k_rwf_next,
         "stop": k_stop, "mmsgvec_out": k_mmsgvec_out,
@@ -1022,14 +1060,19 @@ def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int],
     }
 
 
+_RET_SELECT32 = _ret_select(format_timeval32)
+
+
 def ret_kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, str], str]]:
     """Return kinds: (decoder, record, the plain return text) -> the text strace prints
     after ``=``."""
     return {
         "poll": _ret_poll(fl, None),
         "recvmmsg": _ret_left(4),
+        "recvmmsg32": _ret_left(4, format_timespec32),
         "ppoll": _ret_poll(fl, 2),
         "select": _ret_select(format_timeval),
         "select32": _ret_select(format_timeval32),
+        "oldselect": _ret_old_select,
         "pselect": _ret_select(format_timespec),
     }

@@ -124,14 +124,34 @@ def resolve_syscalls(exprs: list[str | int], table: SyscallTable, *,
     Returns:
       Syscall numbers of ``table``; an empty list selects nothing (the empty set).
 
+    On x86_64 an item only the i386 table has (``chown32``, ``_llseek``, socketcall's
+    ``send``, ``socketcall``) selects no native call, and is no error: strace resolves
+    each personality in its own table, and :func:`resolve_compat_syscalls` selects the
+    32-bit calls it names; nor is a list that selects only such calls.
+
     Raises:
       ConfigError: for the first bad item (see ``resolve_item``), suggesting nearest
         names, e.g. ``unknown syscall 'opnat' on x86_64 (did you mean 'openat'?)``.
     """
-    return _resolve_list(exprs, lambda item: resolve_item(item, table, where=where),
-                         lambda: _all(table),
+    t32 = SyscallTable("i386") if table.arch == "x86_64" else None
+
+    def one(item: str | int) -> set[int]:
+        try:
+            return resolve_item(item, table, where=where)
+        except ConfigError:
+            if t32 is None or not isinstance(item, str) or item.strip().isdigit():
+                raise
+            try:
+                if resolve_item(item, t32):
+                    return set()            # the 32-bit calls' selection has it
+            except ConfigError:
+                pass
+            raise
+
+    return _resolve_list(exprs, one, lambda: _all(table),
                          f"syscall on {table.arch}; to trace no syscall, say none", "syscall",
-                         where)
+                         where, other=None if t32 is None else
+                         lambda: bool(resolve_compat_syscalls(exprs)))
 
 
 def resolve_compat_syscalls(exprs: list[str | int]) -> set[int]:
@@ -165,13 +185,14 @@ def _all(table: SyscallTable) -> set[int]:
 
 def _resolve_list(exprs: list[str | int], one: Callable[[str | int], set[int]],
                   universe: Callable[[], set[int]], nothing: str, what: str,
-                  where: str) -> set[int]:
+                  where: str, other: Callable[[], bool] | None = None) -> set[int]:
     """Positives united, negations removed (from ``universe()`` when there are only
     negations); ``all``/``none``; an empty result without ``none`` is an error that ends
-    ``selects no <nothing>``."""
+    ``selects no <nothing>``, unless ``other()`` says the list selects calls of another
+    table (i386's)."""
     positive: set[int] = set()
     negative: set[int] = set()
-    any_positive = False
+    any_positive = any_negative = False
     for item in exprs:
         text = item.strip() if isinstance(item, str) else item
         neg = isinstance(text, str) and text.startswith("!")
@@ -183,14 +204,15 @@ def _resolve_list(exprs: list[str | int], one: Callable[[str | int], set[int]],
         else:
             got = one(text)
         if neg:
+            any_negative = True
             negative |= got
         else:
             any_positive = True
             positive |= got
-    if not any_positive and negative:
+    if not any_positive and any_negative:
         positive = universe()
     result = positive - negative
-    if exprs and not result and "none" not in exprs:
+    if exprs and not result and "none" not in exprs and not (other is not None and other()):
         raise ConfigError(f"{_prefix(where)}the {what} selection "
                           f"{', '.join(map(str, exprs))} selects no {nothing}")
     return result

@@ -2,7 +2,7 @@
 
 Produced by: python3 scripts/gen_syscall_classes.py
 It read this machine's tracefs formats under /sys/kernel/tracing/events/syscalls
-(Linux 6.18.44-fc-v1272 x86_64) on 2026-12-05;
+(Linux 6.18.44-fc-v1272 x86_64) on 2026-12-06;
 %file and %desc are derived from argument names, the rest are the explicit lists
 in the script. Do not edit: change the script and run it again.
 """
@@ -52,9 +52,10 @@ CLASSES: dict[str, frozenset[str]] = {
         'readahead', 'readlinkat', 'readv', 'recvfrom', 'recvmmsg', 'recvmsg', 'removexattrat',
         'renameat', 'renameat2', 'select', 'sendfile', 'sendfile64', 'sendmmsg', 'sendmsg',
         'sendto', 'setns', 'setsockopt', 'setxattrat', 'shutdown', 'signalfd', 'signalfd4',
-        'socket', 'socketpair', 'splice', 'statx', 'symlinkat', 'sync_file_range', 'syncfs',
-        'tee', 'timerfd_create', 'timerfd_gettime', 'timerfd_settime', 'unlinkat',
-        'userfaultfd', 'utimensat', 'vmsplice', 'write', 'writev',
+        'socket', 'socketcall', 'socketpair', 'splice', 'statx', 'symlinkat',
+        'sync_file_range', 'syncfs', 'tee', 'timerfd_create', 'timerfd_gettime',
+        'timerfd_settime', 'unlinkat', 'userfaultfd', 'utimensat', 'vmsplice', 'write',
+        'writev',
     }),
     'file': frozenset({
         'access', 'acct', 'chdir', 'chmod', 'chown', 'chown32', 'chroot', 'creat', 'execve',
@@ -93,13 +94,13 @@ CLASSES: dict[str, frozenset[str]] = {
     }),
     'net': frozenset({
         'accept', 'accept4', 'bind', 'connect', 'getpeername', 'getsockname', 'getsockopt',
-        'listen', 'recvfrom', 'recvmmsg', 'recvmmsg_time64', 'recvmsg', 'sendmmsg', 'sendmsg',
-        'sendto', 'setsockopt', 'shutdown', 'socket', 'socketcall', 'socketpair',
+        'listen', 'recv', 'recvfrom', 'recvmmsg', 'recvmmsg_time64', 'recvmsg', 'send',
+        'sendmmsg', 'sendmsg', 'sendto', 'setsockopt', 'shutdown', 'socket', 'socketpair',
     }),
     'network': frozenset({
         'accept', 'accept4', 'bind', 'connect', 'getpeername', 'getsockname', 'getsockopt',
-        'listen', 'recvfrom', 'recvmmsg', 'recvmmsg_time64', 'recvmsg', 'sendmmsg', 'sendmsg',
-        'sendto', 'setsockopt', 'shutdown', 'socket', 'socketcall', 'socketpair',
+        'listen', 'recv', 'recvfrom', 'recvmmsg', 'recvmmsg_time64', 'recvmsg', 'send',
+        'sendmmsg', 'sendmsg', 'sendto', 'setsockopt', 'shutdown', 'socket', 'socketpair',
     }),
     'process': frozenset({
         'clone', 'clone3', 'execve', 'execveat', 'exit', 'exit_group', 'fork', 'vfork',

@@ -33,6 +33,20 @@ _RETIRED: dict[str, dict[str, int]] = {
                "afs_syscall": 183, "tuxcall": 184, "security": 185, "vserver": 236},
 }
 
+# Some facts about i386's socketcall (net/socket.c): socketcall(call, args) runs the
+# socket call ``call`` names (SYS_SOCKET 1 .. SYS_SENDMMSG 20, include/uapi/linux/net.h)
+# on the 32-bit words at args. The BPF program records it as that call (syscalls.h:
+# TK_SC_INDIRECT), under the i386 number of the direct call of Linux 4.3 (socket 359 ...);
+# accept, send and recv have none, and are recorded under TK_NR32_SUBCALL_BASE (1000) +
+# their SYS_* number: the i386 table names these numbers, so they print, count and
+# select (``-e trace=send``) by name as strace's socketcall sub-calls do.
+# keep in sync with programs/syscalls.h (TK_NR32_SUBCALL_BASE) and socketcall_sub
+SUBCALL_BASE32 = 1000
+_SUBCALLS: dict[str, dict[str, int]] = {
+    "i386": {"accept": SUBCALL_BASE32 + 5, "send": SUBCALL_BASE32 + 9,
+             "recv": SUBCALL_BASE32 + 10},
+}
+
 
 class SyscallTable:
     """The syscall numbers of one architecture.
@@ -55,7 +69,7 @@ class SyscallTable:
         self.arch = arch
         table: dict[str, int] = dict(_SYSCALLS.load_arch_table(ARCHES[arch]))
         taken = set(table.values())
-        for name, nr in _RETIRED.get(arch, {}).items():
+        for name, nr in (_RETIRED.get(arch, {}) | _SUBCALLS.get(arch, {})).items():
             if name not in table and nr not in taken:
                 table[name] = nr
         self._by_name = dict(table)

@@ -154,6 +154,8 @@ SPEC_FDSET = 4           # len_arg is select's nfds: the fd_set's bytes
 SPEC_LEN_PTR = 8         # len_arg points to the int length (addrlen, optlen)
 SPEC_DEREF = 16          # a struct whose first word points to more to read (size, cap)
 SPEC_FD_PAIR = 32        # CAP_FD: the argument points to int[2] (pipe, socketpair)
+SPEC_COMPAT = 64         # CAP_IOV/CAP_MSGHDR of an i386 call: its iovecs (8 bytes) and
+                         # msghdr (28) are i386's, widened into the native layout
 SPEC_PTR_AT = 128        # issue 12: capture what the pointer at byte offset size of the
                          # struct points to (len_arg: byte offset of its __u32 length)
 DEREF_HEAD = 16          # struct tk_deref_head
@@ -853,7 +855,50 @@ _RESIZED32: dict[str, tuple[str, dict[str, int]]] = {
     "_newselect": ("select", {"tvp": 8}),
     # struct flock / flock64 of the i386 ABI (tracekit.decode.ops)
     "fcntl": ("fcntl", {"arg": FLOCK32_SIZE}), "fcntl64": ("fcntl", {"arg": FLOCK32_SIZE}),
+    # the old select: the BPF program makes its record of the five words its argument
+    # points to (programs/syscalls.h: TK_SC_INDIRECT), _newselect's arguments
+    "select": ("select", {"tvp": 8}),
 }
+
+# i386 calls whose iovec arrays hold struct compat_iovec (u32 base, u32 len): the native
+# call's specs, flagged SPEC_COMPAT for the BPF program to read and widen them
+_IOV32 = frozenset({"readv", "writev", "preadv", "pwritev", "preadv2", "pwritev2",
+                    "sendmsg", "recvmsg", "sendmmsg", "recvmmsg", "recvmmsg_time64"})
+
+# socketcall sub-calls i386 has no number for (tracekit.kernel.syscalls): the native call
+# whose first four arguments are theirs
+_SUBCALL32 = {"send": "sendto", "recv": "recvfrom"}
+
+
+def _iov32(name: str) -> tuple[CapSpec, ...] | None:
+    """The specs of an i386 call of ``_IOV32``: the native call's, its iovec array and
+    msghdr read as i386's (struct compat_iovec, compat_msghdr, compat_mmsghdr);
+    recvmsg's msg_name and msg_namelen as the caller set them are the first 8 bytes of
+    its msghdr there, recvmmsg's timeout an old_timespec32 (recvmmsg_time64's is the
+    native one)."""
+    native = "recvmmsg" if name == "recvmmsg_time64" else name
+    args = shipped_args(native, "x86_64")
+    if args is None:
+        return None
+    out = []
+    for s in specs_for(native, args).specs:
+        if s.kind in (CAP_IOV, CAP_MSGHDR, CAP_MMSGHDR):
+            s = s._replace(flags=s.flags | SPEC_COMPAT)
+        elif s.kind == CAP_STRUCT and name in ("recvmsg", "recvmmsg"):
+            s = s._replace(cap=8, size=8)
+        out.append(s)
+    return tuple(out)
+
+
+def _subcall32(name: str) -> tuple[CapSpec, ...] | None:
+    """The specs of send/recv: the native sendto/recvfrom's of their first four
+    arguments."""
+    native = _SUBCALL32[name]
+    args = shipped_args(native, "x86_64")
+    if args is None:
+        return None
+    return tuple(s for s in specs_for(native, args).specs
+                 if s.arg < 4 and (s.len_arg in (LEN_NONE, LEN_RET) or s.len_arg < 4))
 
 
 def _resized32(name: str) -> tuple[CapSpec, ...] | None:
@@ -886,6 +931,10 @@ def build_specs32(table: SyscallTable | None = None) -> dict[int, tuple[CapSpec,
         args = shipped_args(native, "x86_64") if native is not None else None
         if nr is not None and name in _RESIZED32:
             specs = _resized32(name) or ()
+        elif nr is not None and name in _IOV32:
+            specs = _iov32(name) or ()
+        elif nr is not None and name in _SUBCALL32:
+            specs = _subcall32(name) or ()
         elif nr is not None and args is not None and native is not None:
             specs = specs_for(native, args).specs
         elif nr is None or spec is None:

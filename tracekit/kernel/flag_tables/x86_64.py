@@ -1887,6 +1887,29 @@ SHUT_HOW: dict[int, str] = {
     2: 'SHUT_RDWR',
 }
 
+SOCKETCALL_CALLS: dict[int, str] = {
+    1: 'SYS_SOCKET',
+    2: 'SYS_BIND',
+    3: 'SYS_CONNECT',
+    4: 'SYS_LISTEN',
+    5: 'SYS_ACCEPT',
+    6: 'SYS_GETSOCKNAME',
+    7: 'SYS_GETPEERNAME',
+    8: 'SYS_SOCKETPAIR',
+    9: 'SYS_SEND',
+    10: 'SYS_RECV',
+    11: 'SYS_SENDTO',
+    12: 'SYS_RECVFROM',
+    13: 'SYS_SHUTDOWN',
+    14: 'SYS_SETSOCKOPT',
+    15: 'SYS_GETSOCKOPT',
+    16: 'SYS_SENDMSG',
+    17: 'SYS_RECVMSG',
+    18: 'SYS_ACCEPT4',
+    19: 'SYS_RECVMMSG',
+    20: 'SYS_SENDMMSG',
+}
+
 PTRACE_REQUESTS: dict[int, str] = {
     0: 'PTRACE_TRACEME',
     1: 'PTRACE_PEEKTEXT',
