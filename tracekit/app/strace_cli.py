@@ -552,6 +552,16 @@ def _syscall_set(value: str, where: str) -> str:
 
     negate, items = _items(value, "system call")
     table = SyscallTable()
+    t32 = SyscallTable("i386") if table.arch == "x86_64" else None
+
+    def only_i386(item: str) -> bool:
+        """A name only the i386 table has (chown32, socketcall's send): it selects the
+        32-bit calls of x86_64 tasks, as strace resolves each personality's table."""
+        try:
+            return t32 is not None and not item.isdigit() and bool(resolve_item(item, t32))
+        except ConfigError:
+            return False
+
     kept: list[str] = []
     chosen: set[int] = set()
     for p in items:
@@ -559,12 +569,16 @@ def _syscall_set(value: str, where: str) -> str:
             try:
                 got = resolve_item(p[1:], table)
             except ConfigError:
-                continue                # strace's "?": not an error when unknown here
+                if not only_i386(p[1:]):
+                    continue            # strace's "?": not an error when unknown here
+                got, p = {-1}, p[1:]
         else:
             try:
                 got = resolve_item(p, table, where=where)
             except ConfigError as e:
-                raise UsageError(str(e)) from None
+                if not only_i386(p):
+                    raise UsageError(str(e)) from None
+                got = {-1}              # a 32-bit call: some call is chosen
         kept.append(p)
         chosen |= got
     if negate:
