@@ -45,7 +45,9 @@ def test_pid_target_ends_when_the_reader_closes_stdout(tmp_path: Path, loop: Pat
 def test_a_quiet_command_does_not_keep_a_closed_output_waiting(tmp_path: Path) -> None:
     """The reader goes away after every line has already been written into the pipe, and
     the command then sleeps: tracekit has nothing more to write, yet it sees the reader
-    gone (poll) and ends with 141 instead of waiting for the command's status (7)."""
+    gone (poll) and ends with 141 instead of waiting for the command's status (7), and
+    the command it started gets SIGPIPE (as strace's cleanup sends it), not left running
+    untraced."""
     cfg = write_pipeline(tmp_path, """
         [target]
         command = ["true"]
@@ -67,10 +69,22 @@ def test_a_quiet_command_does_not_keep_a_closed_output_waiting(tmp_path: Path) -
     finally:
         tk.kill()
         tk.wait()
-        os.killpg(tk.pid, signal.SIGKILL)      # the command, left running untraced
+        deadline = time.monotonic() + 10
+        while True:                            # the command's group (its own session)
+            try:
+                os.killpg(tk.pid, 0)
+            except ProcessLookupError:
+                left = False
+                break
+            if time.monotonic() > deadline:
+                left = True
+                os.killpg(tk.pid, signal.SIGKILL)
+                break
+            time.sleep(0.05)
     assert all(b" ms): " in line for line in head), head
     assert tk.returncode == 128 + signal.SIGPIPE, err
     assert b"Traceback" not in err
+    assert not left, "the command was left running after tracekit ended"
 
 
 def _blocked_in_pipe_write(pid: int) -> bool:
