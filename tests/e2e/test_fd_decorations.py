@@ -368,3 +368,23 @@ def test_a_connected_unix_socket_names_its_peer_once_accepted(tmp_path: Path) ->
     _same(from_first_socket(theirs), from_first_socket(ours))
     raw = (tmp_path / "tracekit.txt").read_text()
     assert re.search(r'write\(\d+<UNIX-STREAM:\[\d+->\d+\]>, "ping", 4\) = 4', raw), raw
+
+
+@pytest.mark.parametrize("opts", [["-e", "decode-fds=path,socket"], ["-e", "decode-fds=path,dev"],
+                                  ["-yy"], ["-y"]])
+def test_decode_fds_sets_as_strace_reads_them(tmp_path: Path, opts: list[str]) -> None:
+    """``-e decode-fds=path,socket`` describes sockets and not devices, ``path,dev`` the
+    reverse, as strace 6.1 prints them (``-yy`` both, ``-y`` neither)."""
+    code = "import socket, os; s = socket.socket(); s.close(); os.write(1, b'x')"
+    out = []
+    for tool in (["strace"], [sys.executable, "-m", "tracekit", "strace"]):
+        trace = tmp_path / "trace.txt"
+        r = subprocess.run([*tool, *opts, "-e", "trace=socket,write", "-o", str(trace),
+                            PY, "-S", "-c", code], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, timeout=120)
+        assert r.returncode == 0, r.stderr
+        out.append([_norm(ln) for ln in trace.read_text().splitlines()
+                    if ln.startswith(("socket(", "write(1"))])
+    strace, tracekit = out
+    assert len(strace) == 2, strace
+    assert tracekit == strace

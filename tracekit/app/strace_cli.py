@@ -199,6 +199,7 @@ class StraceArgs:
     relative: bool = False          # -r
     durations: bool = False         # -T
     decode_fds: int = 0             # -y count
+    fd_kinds: frozenset[str] | None = None  # -e decode-fds='s set (None: as -y/-yy say)
     hex: int = 0                    # -x count
     verbose: bool = False           # -v
     summary: str = ""               # "" | "c" (only the summary) | "C" (both)
@@ -365,6 +366,7 @@ def _short(a: StraceArgs, c: str, value: str | None) -> None:
         a.durations = True
     elif c == "y":
         a.decode_fds += 1
+        a.fd_kinds = None
     elif c == "x":
         a.hex += 1
     elif c == "v":
@@ -678,6 +680,7 @@ def _expr(a: StraceArgs, text: str) -> str:
         if negate:
             chosen = _DECODE_FDS - {"none", "all"} - chosen
         a.decode_fds = 0 if not chosen else 2 if chosen - {"path"} else 1
+        a.fd_kinds = frozenset(chosen)
     return text
 
 
@@ -900,6 +903,10 @@ async def _run(a: StraceArgs, signals: Any) -> int:
         # -y: the path only; -yy (and -e decode-fds= with socket or dev): sockets and
         # devices described too
         decoder.fdcache.details = a.decode_fds > 1
+        if a.fd_kinds is not None and a.decode_fds > 1:
+            # -e decode-fds=path,socket: sockets described, devices not (and the reverse)
+            decoder.fdcache.sockets = "socket" in a.fd_kinds
+            decoder.fdcache.devices = "dev" in a.fd_kinds
         decoder.verbose = a.verbose
         if a.output is not None and a.follow >= 2:
             formatter = split = SplitStraceFormatter(a.output, decoder=decoder, shape=shape)

@@ -175,7 +175,9 @@ class FdCache:
       hits: lookups answered from the cache.
       details: True (strace -yy): :meth:`text` describes sockets (``<TCP:[...]>``) and
         devices (``</dev/null<char 1:3>>``); False (strace -y): the link's text only
-        (``<socket:[6789]>``, ``</dev/null>``).
+        (``<socket:[6789]>``, ``</dev/null>``). Setting it sets both of:
+      sockets: sockets described (strace ``-e decode-fds=socket``).
+      devices: devices described (strace ``-e decode-fds=dev``).
     """
 
     def __init__(self, proc: str = "/proc", *, max_processes: int = 65536,
@@ -201,7 +203,7 @@ class FdCache:
         self._real: dict[str, str] = {}
         # an absolute path's captured bytes -> _real's answer for it (emptied with _real)
         self._abs: dict[bytes, str] = {}
-        self._details = True
+        self._sockets = self._devices = True
         if facts is None:
             facts = LiveFacts(proc, quote=quote).reader("fdcache")
         self._facts = facts
@@ -211,11 +213,28 @@ class FdCache:
 
     @property
     def details(self) -> bool:
-        return self._details
+        return self._sockets and self._devices
 
     @details.setter
     def details(self, on: bool) -> None:
-        self._details = on
+        self._sockets = self._devices = on
+        self._texts.clear()
+
+    @property
+    def sockets(self) -> bool:
+        return self._sockets
+
+    @sockets.setter
+    def sockets(self, on: bool) -> None:
+        self._sockets = on
+
+    @property
+    def devices(self) -> bool:
+        return self._devices
+
+    @devices.setter
+    def devices(self, on: bool) -> None:
+        self._devices = on
         self._texts.clear()
 
     # -- lookups ----------------------------------------------------------------------
@@ -261,7 +280,7 @@ class FdCache:
     def _text_of(self, target: str | None) -> str | None:
         if target is None:
             return None
-        if self._details:
+        if self._sockets:
             ino = socket_inode(target)
             if ino is not None:
                 return f"<{self._socket_text(ino)}>"
@@ -270,7 +289,7 @@ class FdCache:
             if len(self._texts) >= _MEMO_MAX:
                 self._texts.clear()
             got = self._texts[target] = _decoration(
-                target, self._facts.device if self._details else _no_device)
+                target, self._facts.device if self._devices else _no_device)
         return got
 
     def still(self, tgid: int, fds: tuple[tuple[int, str | None], ...]) -> bool:
