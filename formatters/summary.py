@@ -361,6 +361,19 @@ def render_strace_c(summary: Summary, sort: str = "time",
             if (n := s.calls - s.noreturn - s.unfinished) > 0
             and s.syscall != f"syscall_{s.syscall_nr}"]
     rows = _strace_c_order(rows, sort)
+    native = [r for r in rows if not r.compat]
+    compat = [r for r in rows if r.compat]
+    # strace prints a table per personality that made calls, the 32-bit one (int $0x80
+    # calls of x86_64 tasks) after a line of its own (strace.c call_summary)
+    parts = [_strace_c_table(native, cols)] if native or not compat else []
+    if compat:
+        parts.append("System call usage summary for 32 bit mode:\n"
+                     + _strace_c_table(compat, cols))
+    return "".join(parts) + _lost_line(summary)
+
+
+def _strace_c_table(rows: list[SyscallStats], cols: list[str]) -> str:
+    """One of strace -c's tables: the rows (sorted), the rule, the total line."""
     total_ns = sum(s.total_ns for s in rows)
     timed = [s for s in rows if s.timed]
     total = SyscallStats(syscall_nr=-1, syscall="total", calls=sum(s.calls for s in rows),
@@ -369,7 +382,7 @@ def render_strace_c(summary: Summary, sort: str = "time",
                          max_ns=max((s.max_ns for s in timed), default=0))
     widths = {c: _STRACE_C_HEADS[c][1] for c in cols}
     if "name" in widths:
-        widths["name"] = max([16, *(len(escape(_label(s))) + 1 for s in rows)])
+        widths["name"] = max([16, *(len(escape(s.syscall)) + 1 for s in rows)])
 
     def cell(c: str, s: SyscallStats, name: str) -> str:
         if c == "time-percent":
@@ -399,9 +412,9 @@ def render_strace_c(summary: Summary, sort: str = "time",
 
     rule = " ".join("-" * widths[c] for c in cols)
     lines = [line([_STRACE_C_HEADS[c][0] for c in cols]), rule]
-    lines += [line([cell(c, s, escape(_label(s))) for c in cols]) for s in rows]
+    lines += [line([cell(c, s, escape(s.syscall)) for c in cols]) for s in rows]
     lines += [rule, line([cell(c, total, "total") for c in cols])]
-    return "\n".join(lines) + "\n" + _lost_line(summary)
+    return "\n".join(lines) + "\n"
 
 
 def _group_name(summary: Summary, g: Group) -> str:
