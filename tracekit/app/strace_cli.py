@@ -558,6 +558,9 @@ def build(a: StraceArgs) -> Plan:
     opts = SessionOptions(
         command=a.command or None, pids=pids if follow else [],
         tids=[] if follow else pids, follow_forks=follow, syscalls=syscalls,
+        # strace -f -p follows the forks from the attach on, not the children the
+        # processes had before it (tracekit run -p traces those too)
+        attached_descendants=False,
         syscalls32=syscalls32,
         env=_environment(a), creds=_creds(a.user) if a.user is not None else None,
         wait_for_children=follow,
