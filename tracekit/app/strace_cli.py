@@ -605,6 +605,22 @@ def _say(text: str) -> None:
         print(f"strace: {text}", file=sys.stderr, flush=True)
 
 
+def _attach_failed(pid: int) -> bool:
+    """Say strace's line for a -p process that has exited, if ``pid`` names none:
+    ``No such process`` once it is reaped, ``Operation not permitted`` for a zombie (what
+    strace's PTRACE_SEIZE gets in each case); returns whether it said it."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            state = f.read().rsplit(b")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        state = None
+    if state not in (None, b"Z", b"X"):
+        return False
+    why = "No such process" if state is None else "Operation not permitted"
+    _say(f"attach: ptrace(PTRACE_SEIZE, {pid}): {why}")
+    return True
+
+
 def _threads(pid: int) -> int:
     try:
         return len(os.listdir(f"/proc/{pid}/task"))
@@ -631,7 +647,14 @@ async def _run(a: StraceArgs, signals: Any) -> int:
     from tracekit.formatters.strace import SplitStraceFormatter, StraceFormatter
     from tracekit.formatters.summary import SummarySink, render_strace_c
 
+    if a.pids:
+        # strace says of each -p process it cannot attach to why, and goes on with the
+        # others; with none left it exits 1
+        a.pids = [pid for pid in a.pids if not _attach_failed(pid)]
+        if not a.pids:
+            return 1
     plan = build(a)
+    plan.session.log_gone_targets = False       # said below, as strace says it
     shape = plan.shape
     plan.session.command_signals = signals.inherited
     # fds printed with what they refer to: the session keeps the fd tables true
@@ -696,8 +719,13 @@ async def _run(a: StraceArgs, signals: Any) -> int:
         session = trace.session
         if formatter is not None:
             formatter.add_tasks(session.traced_tids() if a.follow else plan.pid_targets)
-        if not quiet_attach:
-            for pid in plan.pid_targets:
+        gone = set(session.gone_targets)
+        for pid in plan.pid_targets:
+            if pid in gone:
+                # it exited while tracekit started (strace's attach would have failed)
+                if not _attach_failed(pid):     # and its pid went to another process
+                    _say(f"attach: ptrace(PTRACE_SEIZE, {pid}): No such process")
+            elif not quiet_attach:
                 k = _threads(pid) if a.follow else 1
                 _say(f"Process {pid} attached" + (f" with {k} threads" if k > 1 else ""))
 
@@ -734,6 +762,8 @@ async def _run(a: StraceArgs, signals: Any) -> int:
     if getattr(sink, "closed_by_reader", False):
         return 128 + signal.SIGPIPE
     rc = trace.returncode
+    if plan.pid_targets and set(plan.pid_targets) <= set(trace.session.gone_targets):
+        return 1                # nothing was attached to, as strace exits
     if rc is None:
         if trace.interrupted_by is not None and not plan.pid_targets:
             # a signal ended the trace and the command lives on (it ignores or handles

@@ -110,6 +110,9 @@ class SessionOptions:
     # session starts are traced too (and theirs); False: only children forked from the
     # start on, as strace -f -p follows forks from its attach on
     attached_descendants: bool = True
+    # log each pid/tid target that exits during start-up (a front end that says it in its
+    # own words, from ``Session.gone_targets``, turns it off)
+    log_gone_targets: bool = True
     syscalls: set[int] | None = None                  # None = every syscall
     # x86_64: the i386 numbers selected for 32-bit (int $0x80) calls, resolved from the
     # same items (tracekit.kernel.selection.resolve_compat_syscalls); None with syscalls
@@ -477,8 +480,9 @@ class Session:
         for t in res.gone_targets:
             if t not in self.gone_targets:
                 self.gone_targets.append(t)
-                log.warning("target %s %d exited during start-up; going on without it",
-                            "pid" if self.opts.pids else "tid", t)
+                if self.opts.log_gone_targets:
+                    log.warning("target %s %d exited during start-up; going on without it",
+                                "pid" if self.opts.pids else "tid", t)
         return len(res.added)
 
     def _children_now(self) -> frozenset[int]:
