@@ -657,8 +657,13 @@ async def _run(a: StraceArgs, signals: Any) -> int:
     plan.session.log_gone_targets = False       # said below, as strace says it
     shape = plan.shape
     plan.session.command_signals = signals.inherited
-    # fds printed with what they refer to: the session keeps the fd tables true
-    plan.session.fd_table = bool(shape.fd_paths) and a.summary != "c"
+    # fds printed with what they refer to, or followed by -P (which must know the fds
+    # the command inherits or a -p process has open): the session keeps the fd tables
+    # true
+    from tracekit.pipeline.pathfilter import PathFilter
+
+    plan.session.fd_table = (bool(shape.fd_paths) and a.summary != "c") or any(
+        isinstance(st, PathFilter) for st in plan.stages)
     trace_ref: list[Any] = []
 
     def summary_from() -> Any:          # called by the sink at the end, session open
