@@ -767,7 +767,8 @@ async def _run(a: StraceArgs, signals: Any) -> int:
     if getattr(sink, "closed_by_reader", False):
         return 128 + signal.SIGPIPE
     rc = trace.returncode
-    if plan.pid_targets and set(plan.pid_targets) <= set(trace.session.gone_targets):
+    gone = trace.session.gone_targets if trace.session is not None else []
+    if plan.pid_targets and set(plan.pid_targets) <= set(gone):
         return 1                # nothing was attached to, as strace exits
     if rc is None:
         if trace.interrupted_by is not None and not plan.pid_targets:
