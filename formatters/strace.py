@@ -867,8 +867,11 @@ def make_sink(out: Output, options: TextOptions, ctx: SinkContext) -> StraceForm
 
 def stages_before(options: TextOptions, configured: Sequence[Any],
                   ctx: SinkContext) -> list[Any]:
-    """Lines in ``ts_ns`` order across CPUs (the formatter decodes, so no beautify stage)."""
-    return [reorder_stage(ctx)]
+    """Lines in ``ts_ns`` order across CPUs (the formatter decodes, so no beautify stage),
+    a thread group's exit lines as strace reports them (pipeline/groupexit.py)."""
+    from tracekit.pipeline.groupexit import GroupExits
+
+    return [reorder_stage(ctx), GroupExits()]
 
 
 SPEC: FormatSpec[StraceOptions] = FormatSpec("strace", StraceOptions, make_sink,

@@ -81,7 +81,8 @@ def _names(stages: list[object]) -> list[str]:
 def test_stages_each_format_needs_before_it(tmp_path: Path) -> None:
     perf = PerfFormatter(tmp_path / "a", syscall_name=str)
     assert _names(stages_for([perf], ctx=CTX)) == ["beautify", "reorder"]
-    assert _names(stages_for([StraceFormatter(tmp_path / "b")], ctx=CTX)) == ["reorder"]
+    assert _names(stages_for([StraceFormatter(tmp_path / "b")], ctx=CTX)) == [
+        "reorder", "group_exits"]
     assert stages_for([JsonlSink(tmp_path / "c"), SummarySink(tmp_path / "d")], ctx=CTX) == []
 
     class Mine:                    # a sink of one's own needs nothing
@@ -90,7 +91,7 @@ def test_stages_each_format_needs_before_it(tmp_path: Path) -> None:
     # a configured beautify stage is kept and not doubled; two text sinks share one reorder
     configured = stages_for([perf], ctx=CTX)[:1]
     got = stages_for([perf, StraceFormatter(tmp_path / "e")], configured, ctx=CTX)
-    assert _names(got) == ["beautify", "reorder"] and got[0] is configured[0]
+    assert _names(got) == ["beautify", "reorder", "group_exits"] and got[0] is configured[0]
 
 
 def test_options_reach_the_stages_and_the_sink() -> None:
@@ -100,7 +101,7 @@ def test_options_reach_the_stages_and_the_sink() -> None:
     assert (beautify.decoder.fd_paths, beautify.decoder.string_limit) == (False, 5)
     strace = format_spec("strace").make_sink("-", options, CTX)
     assert (strace.decoder.fd_paths, strace.decoder.string_limit) == (False, 5)
-    assert _names(stages_for([strace], ctx=CTX)) == ["reorder"]
+    assert _names(stages_for([strace], ctx=CTX)) == ["reorder", "group_exits"]
     with pytest.raises(ConfigError, match=r"perf output: unknown option\(s\) colour"):
         spec.parse_options({"colour": True})
 
@@ -174,10 +175,11 @@ def test_each_stage_runs_once_decoding_before_ordering(tmp_path: Path) -> None:
     strace = StraceFormatter(tmp_path / "b")
     perf2 = PerfFormatter(tmp_path / "c", syscall_name=str)
     for sinks in ([strace, perf], [perf, strace], [strace, perf, perf2, JsonlSink("-")]):
-        assert _names(stages_for(sinks, ctx=CTX)) == ["beautify", "reorder"]
+        assert _names(stages_for(sinks, ctx=CTX)) == ["beautify", "reorder", "group_exits"]
     # a configured stage of the same name is not added again, and stays where it is
     mine = stages_for([perf], ctx=CTX)
-    assert _names(stages_for([strace, perf], [mine[1]], ctx=CTX)) == ["reorder", "beautify"]
+    assert _names(stages_for([strace, perf], [mine[1]], ctx=CTX)) == [
+        "reorder", "beautify", "group_exits"]
 
 
 def test_one_stage_asked_for_with_different_settings_is_an_error(tmp_path: Path) -> None:

@@ -781,6 +781,9 @@ def build(a: StraceArgs) -> Plan:
     opts = SessionOptions(
         command=a.command or None, pids=pids if follow else [],
         tids=[] if follow else pids, follow_forks=follow, syscalls=syscalls,
+        # strace -f -p follows the forks from the attach on, not the children the
+        # processes had before it (tracekit run -p traces those too)
+        attached_descendants=False,
         syscalls32=syscalls32,
         env=_environment(a), creds=_creds(a.user) if a.user is not None else None,
         wait_for_children=follow,
@@ -825,6 +828,22 @@ def _say(text: str) -> None:
         print(f"strace: {text}", file=sys.stderr, flush=True)
 
 
+def _attach_failed(pid: int) -> bool:
+    """Say strace's line for a -p process that has exited, if ``pid`` names none:
+    ``No such process`` once it is reaped, ``Operation not permitted`` for a zombie (what
+    strace's PTRACE_SEIZE gets in each case); returns whether it said it."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            state = f.read().rsplit(b")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        state = None
+    if state not in (None, b"Z", b"X"):
+        return False
+    why = "No such process" if state is None else "Operation not permitted"
+    _say(f"attach: ptrace(PTRACE_SEIZE, {pid}): {why}")
+    return True
+
+
 def _threads(pid: int) -> int:
     try:
         return len(os.listdir(f"/proc/{pid}/task"))
@@ -852,21 +871,22 @@ async def _run(a: StraceArgs, signals: Any) -> int:
     from tracekit.formatters.summary import SummarySink, render_strace_c
 
     if a.pids:
-        # strace attaches to the pids it can and says which it cannot; none at all is
-        # exit status 1 (after those lines)
-        live = [pid for pid in a.pids if os.path.exists(f"/proc/{pid}")]
-        for pid in a.pids:
-            if pid not in live:
-                _say(f"attach: pid {pid}: No such process (ESRCH: /proc/{pid} does not "
-                     "exist)")
-        if not live:
+        # strace says of each -p process it cannot attach to why, and goes on with the
+        # others; with none left it exits 1
+        a.pids = [pid for pid in a.pids if not _attach_failed(pid)]
+        if not a.pids:
             return 1
-        a.pids = live
     plan = build(a)
+    plan.session.log_gone_targets = False       # said below, as strace says it
     shape = plan.shape
     plan.session.command_signals = signals.inherited
-    # fds printed with what they refer to: the session keeps the fd tables true
-    plan.session.fd_table = bool(shape.fd_paths) and a.summary != "c"
+    # fds printed with what they refer to, or followed by -P (which must know the fds
+    # the command inherits or a -p process has open): the session keeps the fd tables
+    # true
+    from tracekit.pipeline.pathfilter import PathFilter
+
+    plan.session.fd_table = (bool(shape.fd_paths) and a.summary != "c") or any(
+        isinstance(st, PathFilter) for st in plan.stages)
     trace_ref: list[Any] = []
 
     def summary_from() -> Any:          # called by the sink at the end, session open
@@ -931,8 +951,13 @@ async def _run(a: StraceArgs, signals: Any) -> int:
         session = trace.session
         if formatter is not None:
             formatter.add_tasks(session.traced_tids() if a.follow else plan.pid_targets)
-        if not quiet_attach:
-            for pid in plan.pid_targets:
+        gone = set(session.gone_targets)
+        for pid in plan.pid_targets:
+            if pid in gone:
+                # it exited while tracekit started (strace's attach would have failed)
+                if not _attach_failed(pid):     # and its pid went to another process
+                    _say(f"attach: ptrace(PTRACE_SEIZE, {pid}): No such process")
+            elif not quiet_attach:
                 k = _threads(pid) if a.follow else 1
                 _say(f"Process {pid} attached" + (f" with {k} threads" if k > 1 else ""))
 
@@ -969,6 +994,9 @@ async def _run(a: StraceArgs, signals: Any) -> int:
     if getattr(sink, "closed_by_reader", False):
         return 128 + signal.SIGPIPE
     rc = trace.returncode
+    gone = trace.session.gone_targets if trace.session is not None else []
+    if plan.pid_targets and set(plan.pid_targets) <= set(gone):
+        return 1                # nothing was attached to, as strace exits
     if rc is None:
         if trace.interrupted_by is not None and not plan.pid_targets:
             # a signal ended the trace and the command lives on (it ignores or handles

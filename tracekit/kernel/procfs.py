@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
 
 import msgspec
@@ -151,10 +151,11 @@ class ProcFS:
         text = self._read(self.root / str(tid) / "task" / str(tid) / "children")
         return [int(w) for w in text.split()] if text else []
 
-    def walk(self, tgids: Iterable[int], *, follow_forks: bool = True
-             ) -> Iterator[tuple[int, int]]:
+    def walk(self, tgids: Iterable[int], *, follow_forks: bool = True,
+             skip: Collection[int] = ()) -> Iterator[tuple[int, int]]:
         """The threads of processes ``tgids`` and, with ``follow_forks``, of every
-        descendant process, to any depth (kernel rule 4).
+        descendant process, to any depth (kernel rule 4), but for the child processes in
+        ``skip`` and theirs.
 
         Each thread group's task dir is listed once (not once per thread); processes are
         walked breadth first, so a parent's tids come before its children's; children are
@@ -167,7 +168,7 @@ class ProcFS:
         Raises:
           TracefsError: /proc unreadable for another reason than a vanished task.
         """
-        seen: set[int] = set()
+        seen: set[int] = set(skip)
         queue = list(tgids)
         while queue:
             group = queue.pop(0)

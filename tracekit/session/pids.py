@@ -352,6 +352,10 @@ class Target:
     follow_forks: bool = True       # children of traced threads are traced too
     system_wide: bool = False       # every task but tracekit's own: no pids map filter
     named: tuple[TaskId, ...] = ()  # identities of pids and tids; empty: by number only
+    # child processes (tgids) of the targets' threads not traced, nor their descendants:
+    # those that existed before the first /proc pass when the descendants that exist at
+    # attach are not traced (strace -f -p follows forks from the attach on only)
+    old_children: frozenset[int] = frozenset()
 
     def current(self, procfs: ProcFS, ids: Iterable[int]) -> list[int]:
         """Those of ``ids`` that do not name another task than when they were named (all
@@ -372,14 +376,15 @@ class Target:
 
         ``tgid`` is None when it is not known without a read (a ``tid`` target). Process
         trees are :meth:`ProcFS.walk`: every thread and, with ``follow_forks``, every
-        descendant. A vanished target yields nothing.
+        descendant but for ``old_children`` and theirs. A vanished target yields nothing.
         """
         groups = self.current(procfs, self.pids)
         for tid in self.current(procfs, self.tids):
             yield tid, None
             if self.follow_forks:
-                groups.extend(procfs.children(tid))
-        yield from procfs.walk(groups, follow_forks=self.follow_forks)
+                groups.extend(c for c in procfs.children(tid) if c not in self.old_children)
+        yield from procfs.walk(groups, follow_forks=self.follow_forks,
+                               skip=self.old_children)
 
 
 def _nothing_counted() -> int:

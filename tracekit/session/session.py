@@ -15,6 +15,7 @@ pids map is not fatal (rule 6): what fits is inserted and the rest counted in
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import platform
@@ -105,6 +106,13 @@ class SessionOptions:
     system_wide: bool = False
     cgroup: str | None = None      # a cgroup v2 directory: its tasks and its descendants'
     follow_forks: bool = True
+    # pid/tid targets with follow_forks: the child processes their threads have when the
+    # session starts are traced too (and theirs); False: only children forked from the
+    # start on, as strace -f -p follows forks from its attach on
+    attached_descendants: bool = True
+    # log each pid/tid target that exits during start-up (a front end that says it in its
+    # own words, from ``Session.gone_targets``, turns it off)
+    log_gone_targets: bool = True
     syscalls: set[int] | None = None                  # None = every syscall
     # x86_64: the i386 numbers selected for 32-bit (int $0x80) calls, resolved from the
     # same items (tracekit.kernel.selection.resolve_compat_syscalls); None with syscalls
@@ -236,6 +244,8 @@ class Session:
         #: reenumerate stage of a replay sends it when the recorder ran no such stage)
         self.reenumerated: Reenumerated | None = None
         self._pids: PidsMap | None = None
+        #: child processes of the targets left untraced (``attached_descendants`` off)
+        self._old_children: frozenset[int] = frozenset()
         self.self_tgid = os.getpid()
         self._kernel_summary: KernelSummary | None = None
         self.cgroup: CgroupTarget | None = None   # the cgroup target, resolved at load
@@ -273,7 +283,10 @@ class Session:
         """What the pid-upkeep stages act through (``ctx.upkeep``); None until loaded."""
         if self._pids is None:
             return None
-        return PidUpkeep(pids=self._pids, procfs=self.procfs, target=self.opts.target(),
+        target = self.opts.target()
+        if self._old_children:
+            target = dataclasses.replace(target, old_children=self._old_children)
+        return PidUpkeep(pids=self._pids, procfs=self.procfs, target=target,
                          pids_full=lambda: self.counters().pids_full)
 
     def pid_entries(self) -> dict[int, PidInfo]:
@@ -467,9 +480,20 @@ class Session:
         for t in res.gone_targets:
             if t not in self.gone_targets:
                 self.gone_targets.append(t)
-                log.warning("target %s %d exited during start-up; going on without it",
-                            "pid" if self.opts.pids else "tid", t)
+                if self.opts.log_gone_targets:
+                    log.warning("target %s %d exited during start-up; going on without it",
+                                "pid" if self.opts.pids else "tid", t)
         return len(res.added)
+
+    def _children_now(self) -> frozenset[int]:
+        """The child processes the pid/tid targets' threads have now, targets excepted:
+        read before the first /proc pass, so a child forked from then on (before the
+        attach too) is not among them."""
+        own = self.opts.target()
+        threads = dataclasses.replace(own, follow_forks=False)
+        kids = {c for tid, _ in threads.tasks(self.procfs) for c in self.procfs.children(tid)}
+        targets = set(own.pids) | {self.procfs.tgid_of(t) or t for t in own.tids}
+        return frozenset(kids - targets)
 
     def _check_targets(self) -> None:
         o = self.opts
@@ -510,6 +534,8 @@ class Session:
         try:
             if o.pids or o.tids:
                 self._check_targets()
+                if o.follow_forks and not o.attached_descendants:
+                    self._old_children = self._children_now()
             self._load()
             assert self.obj is not None
             if o.command:

@@ -1,0 +1,169 @@
+"""``tracekit strace -p`` against real strace on processes the test starts: what an
+attach traces (the given processes' threads, then the forks made after it) and what is
+said of a process that exits while it is attached or is gone before.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests._run import TRACEKIT, tracekit_env
+
+pytestmark = [pytest.mark.kernel,
+              pytest.mark.skipif(shutil.which("strace") is None,
+                                 reason="strace is not installed")]
+
+STRACE = ["strace"]
+
+
+def _attach_for(tool: list[str], opts: list[str], target: int, seconds: float, out: Path
+                ) -> subprocess.CompletedProcess[str]:
+    """Run ``tool strace``-style with ``opts`` and ``-o out``, stop it with SIGINT
+    ``seconds`` after it attached to ``target`` (as ``timeout -s INT``)."""
+    env = tracekit_env() if tool is TRACEKIT else None
+    argv = [*tool, "strace"] if tool is TRACEKIT else list(tool)
+    p = subprocess.Popen([*argv, "-o", str(out), *opts], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        deadline = time.monotonic() + 30
+        while not _attached(p.pid, target) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(seconds)
+        p.send_signal(signal.SIGINT)
+        stdout, stderr = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    return subprocess.CompletedProcess(p.args, p.returncode, stdout, stderr)
+
+
+def _start(script: str) -> subprocess.Popen[bytes]:
+    """A shell running ``script`` in a session of its own (killed as a group after)."""
+    return subprocess.Popen(["sh", "-c", script], start_new_session=True,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+
+
+def _stop(p: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    p.wait()
+
+
+@pytest.mark.parametrize("tool", [STRACE, TRACEKIT], ids=["strace", "tracekit"])
+def test_f_p_follows_forks_after_the_attach_not_children_from_before(
+        tool: list[str], tmp_path: Path) -> None:
+    """The parent's child that runs before the attach (sleeping 0.2 s at a time) is not
+    traced; the sleeps the parent forks after it (0.3 s) are, as strace -f -p does."""
+    p = _start('sh -c "while :; do /bin/sleep 0.2; done" & '
+               'while :; do /bin/sleep 0.3; done')
+    try:
+        time.sleep(0.5)
+        out = tmp_path / "trace"
+        r = _attach_for(tool, ["-f", "-p", str(p.pid)], p.pid, 1.5, out)
+    finally:
+        _stop(p)
+    text = out.read_text()
+    assert f"Process {p.pid} attached" in r.stderr, r.stderr
+    assert "tv_nsec=300000000" in text, text          # a child forked after the attach
+    assert "tv_nsec=200000000" not in text, text      # the child from before it
+
+
+def _run(tool: list[str], opts: list[str]) -> subprocess.CompletedProcess[str]:
+    if tool is TRACEKIT:
+        return subprocess.run([*TRACEKIT, "strace", *opts], capture_output=True, text=True,
+                              env=tracekit_env(), timeout=60)
+    return subprocess.run([*tool, *opts], capture_output=True, text=True, timeout=60)
+
+
+def _exited_pid(*, reaped: bool) -> int:
+    """A child of the test that has exited: a zombie, or reaped (its pid then names no
+    process, unless it was reused in between, which the caller checks)."""
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    if reaped:
+        os.waitpid(pid, 0)
+    else:
+        while Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+            time.sleep(0.01)
+    return pid
+
+
+@pytest.mark.parametrize("reaped", [True, False], ids=["reaped", "zombie"])
+def test_p_of_an_exited_process_says_what_strace_says(reaped: bool) -> None:
+    """strace -p of a process that has exited: one ``attach:`` line (ESRCH once reaped,
+    EPERM for a zombie), no ``attached`` line, exit status 1; tracekit says the same."""
+    pid = _exited_pid(reaped=reaped)
+    try:
+        got = {}
+        for name, tool in (("strace", STRACE), ("tracekit", TRACEKIT)):
+            r = _run(tool, ["-p", str(pid)])
+            got[name] = (r.returncode, r.stderr, r.stdout)
+    finally:
+        if not reaped:
+            os.waitpid(pid, 0)
+    assert got["tracekit"] == got["strace"]
+    assert got["strace"][0] == 1 and "attach: ptrace(PTRACE_SEIZE" in got["strace"][1]
+
+
+def test_p_goes_on_with_the_processes_it_could_attach_to(tmp_path: Path) -> None:
+    """-p of an exited process and of a live one: the line for the first, then the trace
+    of the second to its end, exit status 0, as strace."""
+    gone = _exited_pid(reaped=True)
+    got = {}
+    for name, tool in (("strace", STRACE), ("tracekit", TRACEKIT)):
+        live = subprocess.Popen(["sh", "-c", "read x; exit 0"], stdin=subprocess.PIPE)
+        try:
+            p = subprocess.Popen(
+                [*(([*TRACEKIT, "strace"]) if tool is TRACEKIT else tool),
+                 "-o", str(tmp_path / name), "-p", str(gone), "-p", str(live.pid)],
+                stderr=subprocess.PIPE, text=True,
+                env=tracekit_env() if tool is TRACEKIT else None)
+            deadline = time.monotonic() + 30
+            while not _attached(p.pid, live.pid) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            time.sleep(0.5)
+            assert live.stdin is not None
+            live.stdin.close()
+            live.wait()
+            _, err = p.communicate(timeout=60)
+        finally:
+            if live.poll() is None:
+                live.kill()
+                live.wait()
+        lines = [x.replace(str(live.pid), "LIVE").replace(str(gone), "GONE")
+                 for x in err.splitlines()]
+        got[name] = (p.returncode, lines, "+++ exited with 0 +++" in
+                     (tmp_path / name).read_text())
+    assert got["tracekit"] == got["strace"]
+    assert got["strace"] == (0, ["strace: attach: ptrace(PTRACE_SEIZE, GONE): No such process",
+                                 "strace: Process LIVE attached"], True)
+
+
+def _attached(tracer: int, pid: int) -> bool:
+    """Whether ``tracer`` is tracing ``pid``: strace's ptrace (TracerPid), or tracekit's
+    BPF programs (it holds them once it has attached; a crude sign: its fds of bpf-prog)."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    if f"TracerPid:\t{tracer}\n" in status:
+        return True
+    try:
+        fds = os.listdir(f"/proc/{tracer}/fd")
+    except OSError:
+        return False
+    links = []
+    for fd in fds:
+        try:
+            links.append(os.readlink(f"/proc/{tracer}/fd/{fd}"))
+        except OSError:
+            pass
+    return "anon_inode:bpf-link" in links
