@@ -97,6 +97,13 @@ def test_not_utf8() -> None:
         "p.toml:3:6: config is not UTF-8 (byte 0xe9); save the file as UTF-8")
 
 
+def test_byte_order_mark_is_named() -> None:
+    # tomllib says "Invalid statement (at line 1, column 1)"
+    assert err(b'\xef\xbb\xbf[target]\npid = [1]\n') == (
+        "p.toml:1:1: the file starts with a UTF-8 byte order mark (BOM, bytes ef bb bf), "
+        "which TOML does not allow; save the file as UTF-8 without BOM")
+
+
 def test_unknown_key_suggests() -> None:
     assert err("""\
         [target]

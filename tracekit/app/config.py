@@ -251,6 +251,12 @@ def decode_config(text: str | bytes, *, filename: str = "<string>",
             line, col = _line_col(before, len(before))
             raise ConfigError(f"{filename}:{line}:{col}: config is not UTF-8 "
                               f"(byte 0x{raw[e.start]:02x}); save the file as UTF-8") from e
+    if text.startswith("\ufeff"):
+        # editors on Windows save one; TOML has no place for it (tomllib: "Invalid
+        # statement" at 1:1, which does not say what is there)
+        raise ConfigError(f"{filename}:1:1: the file starts with a UTF-8 byte order mark "
+                          "(BOM, bytes ef bb bf), which TOML does not allow; save the file "
+                          "as UTF-8 without BOM")
     _check_bounds(text, filename)
     try:
         data = tomllib.loads(text)
