@@ -222,3 +222,18 @@ def test_record_without_capabilities_names_the_missing_one(shared_dir: Path) -> 
     assert r.returncode == 1
     assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
     assert "[Errno 1] BPF_MAP_CREATE" in r.stderr and "missing CAP_BPF" in r.stderr
+
+
+def test_capabilities_of_a_user_namespace_are_named_so() -> None:
+    """``unshare -U -r``: the process has every capability in its own user namespace,
+    which bpf(2) does not count (it checks the initial one): one line that says so,
+    exit 1, no traceback."""
+    if shutil.which("unshare") is None:
+        pytest.skip("unshare (util-linux) is not installed")
+    r = subprocess.run(["unshare", "-U", "-r", sys.executable, "-m", "tracekit", "strace",
+                        "true"], capture_output=True, text=True, timeout=120)
+    if "unshare failed" in r.stderr:
+        pytest.skip(f"user namespaces are not available here: {r.stderr.strip()}")
+    assert r.returncode == 1, r.stderr
+    assert "Traceback" not in r.stderr
+    assert "only inside a user namespace" in r.stderr, r.stderr

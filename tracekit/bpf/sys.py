@@ -67,7 +67,24 @@ def _missing_caps(needed: tuple[str, ...]) -> str:
     missing = [c for c in needed if not cap_eff >> _CAPS[c] & 1]
     if missing:
         return f"missing {' and '.join(missing)} (or run as root)"
+    if _in_user_namespace():
+        # kernel/bpf/syscall.c checks capable(): capabilities of the initial user
+        # namespace, not those a user namespace grants (user_namespaces(7))
+        return (f"has {', '.join(needed)} only inside a user namespace (unshare -U, a "
+                "rootless container): bpf(2) needs them in the initial one")
     return f"has {', '.join(needed)}: EPERM from another cause (lockdown, LSM, sysctl)"
+
+
+def _in_user_namespace() -> bool:
+    """Whether this process runs in a user namespace other than the initial one: its
+    /proc/self/uid_map maps less than the whole uid range onto itself (the initial
+    namespace's map is ``0 0 4294967295``; user_namespaces(7))."""
+    try:
+        with open("/proc/self/uid_map") as f:
+            rows = [line.split() for line in f if line.strip()]
+    except OSError:
+        return False
+    return rows != [["0", "0", "4294967295"]]
 
 
 def _sys_bpf(cmd: Cmd, attr: ctypes.Structure) -> tuple[int, int]:
