@@ -465,6 +465,16 @@ TABLES: dict[str, Table] = {
                    r"IPV6_(V6ONLY|UNICAST_HOPS|MULTICAST_IF|MULTICAST_HOPS|MULTICAST_LOOP|"
                    r"RECVPKTINFO|PKTINFO|TCLASS|RECVTCLASS|RECVERR|MTU_DISCOVER|"
                    r"ADD_MEMBERSHIP|DROP_MEMBERSHIP)", frozenset(), ()),
+    # the options of SOL_UDP and SOL_PACKET (strace 6.1 names them, and an unnamed one as
+    # 0x... /* UDP_??? */)
+    "UDP_NAMES": ("values", ("linux/udp.h",),
+                  r"UDP_(CORK|ENCAP|NO_CHECK6_TX|NO_CHECK6_RX|SEGMENT|GRO)", frozenset(), ()),
+    "PACKET_SOCKOPTS": ("values", ("linux/if_packet.h",),
+                        r"PACKET_(ADD_MEMBERSHIP|DROP_MEMBERSHIP|RECV_OUTPUT|RX_RING|"
+                        r"STATISTICS|COPY_THRESH|AUXDATA|ORIGDEV|VERSION|HDRLEN|RESERVE|"
+                        r"TX_RING|LOSS|VNET_HDR|TX_TIMESTAMP|TIMESTAMP|FANOUT|TX_HAS_OFF|"
+                        r"QDISC_BYPASS|ROLLOVER_STATS|FANOUT_DATA|IGNORE_OUTGOING)",
+                        frozenset(), ()),
     # AF_PACKET: socket's protocol and sll_protocol (host order values), sll_hatype,
     # sll_pkttype; AF_VSOCK: the named svm_cid and svm_port values
     "ETH_P_PROTOCOLS": ("values", ("linux/if_ether.h",), r"ETH_P_[A-Z0-9_]+",

@@ -163,6 +163,8 @@ def test_operation_calls_equal_strace(tmp_path: Path, exes: dict[str, Path]) -> 
                  "membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0x4 /* MEMBARRIER_CMD_FLAG_??? */)",
                  'mq_unlink("/tracekit-no-such-queue-whose-name-is-longer-than-32")',
                  "/* SOL_?? */, 4294967295, ", "epoll_create1(0x4 /* EPOLL_??? */)",
+                 "SOL_UDP, UDP_GRO, ", "SOL_UDP, ADDR /* UDP_??? */, ",
+                 "SOL_PACKET, PACKET_VERSION, ", "SOL_PACKET, 0x4 /* PACKET_??? */, ",
                  "ADDR /* STATX_??? */", "sq_thread_cpu=ADDR, sq_thread_idle=0, resv=[0, ADDR, 0]"):
         assert want in text, want
     # the directory's replies over 4096 bytes are counted whole (in the kernel)

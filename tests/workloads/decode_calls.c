@@ -11,7 +11,9 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <linux/if_packet.h>
 #include <linux/io_uring.h>
+#include <linux/udp.h>
 #include <linux/membarrier.h>
 #include <sched.h>
 #include <signal.h>
@@ -254,6 +256,10 @@ static void odd_arguments(void)
 		0600, NULL);
 	syscall(SYS_mq_unlink, "/tracekit-no-such-queue-whose-name-is-longer-than-32");
 	getsockopt(-1, 0x7fffffff, -1, buf, NULL);	/* a level without a name */
+	getsockopt(-1, 17 /* SOL_UDP */, UDP_GRO, buf, NULL);	/* SOL_UDP's and SOL_PACKET's names */
+	getsockopt(-1, 17 /* SOL_UDP */, -1, buf, NULL);
+	getsockopt(-1, SOL_PACKET, PACKET_VERSION, buf, NULL);
+	getsockopt(-1, SOL_PACKET, 4, buf, NULL);	/* a gap in the table */
 	syscall(SYS_epoll_create1, 0x4);
 	syscall(SYS_statx, -1, "", 0, 0x81000000, buf);
 	memset(&params, 0, sizeof(params));

@@ -117,14 +117,16 @@ def k_off_inout(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 
 def sockopt_name(fl: F.ArchFlags, level: int, name: int) -> str:
-    """An option name of the level's table (SO_*, TCP_*, IP_*, IPV6_*, NETLINK_*); an
+    """An option name of the level's table (SO_*, TCP_*, IP_*, IPV6_*, NETLINK_*, UDP_*,
+    PACKET_*); an
     unnamed option of those levels as ``0x63 /* NETLINK_??? */``; of a level without a
     name in unsigned decimal (strace 6.1: ``0x7fffffff /* SOL_?? */, 4294967295``), of
     other named levels in decimal."""
     T = fl.tables
     tables: Mapping[str, Mapping[int, str]] = {
         "SOL_SOCKET": T.SO_NAMES, "SOL_TCP": T.TCP_NAMES, "SOL_IP": T.IP_NAMES,
-        "SOL_IPV6": T.IPV6_NAMES, "SOL_NETLINK": T.NETLINK_SOCKOPTS}
+        "SOL_IPV6": T.IPV6_NAMES, "SOL_NETLINK": T.NETLINK_SOCKOPTS,
+        "SOL_UDP": T.UDP_NAMES, "SOL_PACKET": T.PACKET_SOCKOPTS}
     lname = T.SOL_LEVELS.get(level & 0xFFFFFFFF, "")
     table = tables.get(lname)
     got = None if table is None else table.get(name & 0xFFFFFFFF)
@@ -139,7 +141,8 @@ def sockopt_name(fl: F.ArchFlags, level: int, name: int) -> str:
 
 # strace's default text of an unnamed option of each level it names the options of
 _UNKNOWN_OPT = {"SOL_SOCKET": "SO_???", "SOL_TCP": "TCP_???", "SOL_IP": "IP_???",
-                "SOL_IPV6": "IPV6_???", "SOL_NETLINK": "NETLINK_???"}
+                "SOL_IPV6": "IPV6_???", "SOL_NETLINK": "NETLINK_???", "SOL_UDP": "UDP_???",
+                "SOL_PACKET": "PACKET_???"}
 
 
 # setsockopt options strace 6.1 prints as an int whatever their length (an address when
