@@ -90,6 +90,17 @@ def one_run_both(exe: Path, tmp: Path) -> tuple[dict[int, list[str]], dict[int, 
     return s_procs, t_procs
 
 
+def same_lines_one_run(exe: Path, tmp: Path) -> list[str]:
+    """:func:`one_run_both` of a program that makes no children: asserts that tracekit's
+    lines of its process are strace's (a diff when not) and returns them."""
+    s_procs, t_procs = one_run_both(exe, tmp)
+    ((pid, s_lines),) = s_procs.items()             # the program alone: no children
+    t_lines = t_procs.get(pid, [])
+    assert t_lines == s_lines, "\n".join(
+        difflib.unified_diff(s_lines, t_lines, "strace", "tracekit", lineterm="", n=1))
+    return s_lines
+
+
 def run_both(tmp: Path, argv: list[str], reset: Path | None = None) -> tuple[str, str]:
     """``strace -f -q`` and tracekit of ``argv``; ``reset`` is emptied before each run."""
     def fresh() -> None:
