@@ -565,7 +565,8 @@ def _syscall_set(value: str, where: str) -> str:
             return False
 
     kept: list[str] = []
-    chosen: set[int] = set()
+    chosen: set[int] = set()        # native numbers
+    compat = False                  # a name only i386 has: 32-bit calls chosen
     for p in items:
         if p.startswith("?"):
             try:
@@ -573,22 +574,22 @@ def _syscall_set(value: str, where: str) -> str:
             except ConfigError:
                 if not only_i386(p[1:]):
                     continue            # strace's "?": not an error when unknown here
-                got, p = {-1}, p[1:]
+                got, p, compat = set(), p[1:], True
         else:
             try:
                 got = resolve_item(p, table, where=where)
             except ConfigError as e:
                 if not only_i386(p):
                     raise UsageError(str(e)) from None
-                got = {-1}              # a 32-bit call: some call is chosen
+                got, compat = set(), True
         kept.append(p)
         chosen |= got
     if negate:
         every = len({nr for n in table.names() if (nr := table.nr(n)) is not None})
         if len(chosen) >= every:
             return "none"
-        return "!" + ",".join(kept) if chosen else "all"
-    return ",".join(kept) if chosen else "none"
+        return "!" + ",".join(kept) if chosen or compat else "all"
+    return ",".join(kept) if chosen or compat else "none"
 
 
 def _signal_set(value: str) -> str:
