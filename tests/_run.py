@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import msgspec
@@ -93,10 +94,58 @@ def read_events(path: Path) -> list[Event]:
 
 
 def run_tracekit(args: list[str], *, timeout: float = 60, **kw) -> subprocess.CompletedProcess:
-    env = tracekit_env()
+    """``tracekit ARGS`` to its end, output captured as text. On ``timeout`` (seconds) the
+    whole process tree is killed, not only tracekit (a command it started would otherwise
+    run on, orphaned, after the test), and :class:`subprocess.TimeoutExpired` is raised."""
     kw.setdefault("preexec_fn", die_with_parent)
-    return subprocess.run([*TRACEKIT, *args], capture_output=True, text=True, timeout=timeout,
-                          env=env, **kw)
+    with subprocess.Popen([*TRACEKIT, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, env=tracekit_env(), **kw) as proc:
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            kill_tree(proc.pid)
+            proc.communicate()
+            raise
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def kill_tree(pid: int) -> None:
+    """SIGKILL ``pid`` and every process descended from it (found by the ppid field of
+    /proc/PID/stat, proc(5)); descendants first, while they are still linked to it, and
+    again until a pass finds none (one may have forked meanwhile)."""
+    for _ in range(10):
+        children: dict[int, list[int]] = {}
+        zombies: set[int] = set()
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            state, ppid = stat[stat.rindex(")") + 2:].split()[:2]
+            children.setdefault(int(ppid), []).append(int(entry.name))
+            if state == "Z":
+                zombies.add(int(entry.name))
+        tree, todo = [], [pid]
+        while todo:
+            p = todo.pop()
+            tree.append(p)
+            todo.extend(children.get(p, ()))
+        live = [p for p in reversed(tree) if p not in zombies]
+        if not live:
+            return
+        for p in live:
+            _signal(p, signal.SIGKILL)
+        time.sleep(0.05)
+
+
+def _signal(pid: int, sig: int) -> bool:
+    try:
+        os.kill(pid, sig)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 def prog_ids_of(pid: int) -> set[int]:
