@@ -148,6 +148,26 @@ def _signal(pid: int, sig: int) -> bool:
     return True
 
 
+_BPF_LINK_NAMES = ("anon_inode:bpf-link", "anon_inode:bpf_link")
+
+
+def holds_bpf_link(pid: int) -> bool:
+    """Whether process ``pid`` holds a BPF link (tracekit does once its programs are
+    attached: a sign that it traces; /proc/PID/fd links of ``anon_inode:bpf-link``, or
+    ``anon_inode:bpf_link`` as newer kernels name it)."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}") in _BPF_LINK_NAMES:
+                return True
+        except OSError:
+            pass
+    return False
+
+
 def prog_ids_of(pid: int) -> set[int]:
     """BPF prog ids held by process ``pid``, from /proc/<pid>/fdinfo (``prog_id:`` lines)."""
     ids = set()

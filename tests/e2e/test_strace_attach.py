@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests._run import TRACEKIT, tracekit_env
+from tests._run import TRACEKIT, holds_bpf_link, tracekit_env
 
 pytestmark = [pytest.mark.kernel,
               pytest.mark.skipif(shutil.which("strace") is None,
@@ -154,16 +154,4 @@ def _attached(tracer: int, pid: int) -> bool:
     """Whether ``tracer`` is tracing ``pid``: strace's ptrace (TracerPid), or tracekit's
     BPF programs (it holds them once it has attached; a crude sign: its fds of bpf-prog)."""
     status = Path(f"/proc/{pid}/status").read_text()
-    if f"TracerPid:\t{tracer}\n" in status:
-        return True
-    try:
-        fds = os.listdir(f"/proc/{tracer}/fd")
-    except OSError:
-        return False
-    links = []
-    for fd in fds:
-        try:
-            links.append(os.readlink(f"/proc/{tracer}/fd/{fd}"))
-        except OSError:
-            pass
-    return "anon_inode:bpf-link" in links
+    return f"TracerPid:\t{tracer}\n" in status or holds_bpf_link(tracer)
