@@ -50,6 +50,7 @@ from typing import Any
 
 from tracekit._events import (
     SC_COMPAT,
+    SC_DETACHED,
     SC_NORETURN,
     SC_RESUMED,
     SC_UNFINISHED,
@@ -214,6 +215,8 @@ class PerfFormatter(TextSink):
     def _ret(self, ev: Syscall) -> str:
         if ev.flags & SC_NORETURN:
             return "?"
+        if ev.flags & SC_DETACHED:
+            return "? <detached>"
         if ev.flags & SC_UNFINISHED:
             return "? <unfinished>"
         if ev.decoded is not None and self.errno_text is None:

@@ -97,6 +97,7 @@ from tracekit._errors import OutputError
 from tracekit._events import (
     SC_ATTACHED,
     SC_COMPAT,
+    SC_DETACHED,
     SC_NORETURN,
     SC_RESUMED,
     SC_UNFINISHED,
@@ -127,9 +128,9 @@ from tracekit.formatters._output import (
 from tracekit.formatters._spec import FormatSpec, SinkContext
 from tracekit.kernel.facts import local_clock
 
-__all__ = ["SPEC", "SplitStraceFormatter", "StraceFormatter", "StraceOptions", "dump_lines",
-           "exit_text", "hex_strings", "make_sink", "stages_before", "unfinished_call",
-           "unfinished_text"]
+__all__ = ["SPEC", "SplitStraceFormatter", "StraceFormatter", "StraceOptions",
+           "detached_call", "dump_lines", "exit_text", "hex_strings", "make_sink",
+           "stages_before", "unfinished_call", "unfinished_text"]
 
 # Argument kinds (tracekit/decode/argspec.py) that strace decodes when the call returns:
 # what the call writes. A call that never returns shows only the arguments before the
@@ -192,16 +193,28 @@ def unfinished_text(name: str, args: Sequence[str]) -> str:
 
 def unfinished_call(name: str, args: Sequence[str]) -> str:
     """:func:`unfinished_text` up to the ``)`` (the return column is the caller's)."""
+    text, more = _entry_part(name, args)
+    return f"{text} <unfinished ...>)" if more else f"{text})"
+
+
+def detached_call(name: str, args: Sequence[str]) -> str:
+    """strace's line for a call its thread was inside when tracing ended, after the
+    prefix: what strace printed at the call's entry, then `` <detached ...>`` (strace.c,
+    droptcb): ``read(0,  <detached ...>``, ``kill(1234, SIGTERM <detached ...>``."""
+    return f"{_entry_part(name, args)[0]} <detached ...>"
+
+
+def _entry_part(name: str, args: Sequence[str]) -> tuple[str, bool]:
+    """What strace prints of a call at its entry, from ``name(`` on, and whether it
+    would print more at the exit (arguments the call writes, or a decoded return)."""
     spec = ARGSPEC.get(name)
     kinds, ret = spec if spec is not None else ((), "d")
     cut = _EXIT_ARG.get(name)
     if cut is None:
         cut = next((i for i, k in enumerate(kinds) if k in _EXIT_KINDS), None)
     if cut is not None and cut < len(args):
-        return f"{name}({''.join(a + ', ' for a in args[:cut])} <unfinished ...>)"
-    if ret in _EXIT_RETS:
-        return f"{name}({', '.join(args)} <unfinished ...>)"
-    return f"{name}({', '.join(args)})"
+        return f"{name}({''.join(a + ', ' for a in args[:cut])}", True
+    return f"{name}({', '.join(args)}", ret in _EXIT_RETS
 
 
 TimeFormat: TypeAlias = Literal["none", "t", "tt", "ttt", "r", "t+r", "tt+r", "ttt+r"]
@@ -671,6 +684,8 @@ class StraceFormatter(TextSink):
             args_list: Sequence[str] = d.args
             if self.shape.hex_strings != "none":
                 args_list = [hex_strings(a, self.shape.hex_strings) for a in d.args]
+            if flags & SC_DETACHED:
+                return head + detached_call(d.name, args_list)
             return self._tail(head + unfinished_call(d.name, args_list), "?", None)
         args = ", ".join(d.args)
         if self.shape.hex_strings != "none":

@@ -51,6 +51,7 @@ _EXPORTS: dict[str, str] = {
     "Reenumerated": "tracekit._events",
     "RingBufferSource": "tracekit.session.source",
     "SC_COMPAT": "tracekit._events",
+    "SC_DETACHED": "tracekit._events",
     "SC_NORETURN": "tracekit._events",
     "SC_RESUMED": "tracekit._events",
     "SC_UNFINISHED": "tracekit._events",
@@ -123,6 +124,7 @@ if TYPE_CHECKING:
     )
     from tracekit._events import (
         SC_COMPAT as SC_COMPAT,
+        SC_DETACHED as SC_DETACHED,
         SC_NORETURN as SC_NORETURN,
         SC_RESUMED as SC_RESUMED,
         SC_UNFINISHED as SC_UNFINISHED,

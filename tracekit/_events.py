@@ -18,6 +18,9 @@ REC_SYSCALL, REC_FORK, REC_EXEC, REC_EXIT, REC_SIGNAL = 1, 2, 3, 4, 5
 SC_NORETURN, SC_UNFINISHED, SC_RESUMED, SC_COMPAT = 1, 2, 4, 8
 SC_ATTACHED = 16        # with SC_RESUMED: the args were read at exit (a call the task was in
                         # when tracing began), its captures too
+SC_DETACHED = 64        # with SC_UNFINISHED: a call a thread was inside when tracing ended
+                        # (made in user space at the end, never by the programs: the
+                        # arguments from the thread's entry, ret 0; Session.calls_in_flight)
 SC_INDIRECT = 32        # with SC_COMPAT: an i386 socketcall or old select whose arguments
                         # were read from user memory: args are those words, and a
                         # socketcall's syscall_nr its sub-call's (tracekit.kernel.syscalls)
@@ -247,6 +250,10 @@ class Syscall(msgspec.Struct, frozen=True, gc=False, tag="syscall"):
     @property
     def resumed(self) -> bool:
         return bool(self.flags & SC_RESUMED)
+
+    @property
+    def detached(self) -> bool:
+        return bool(self.flags & SC_DETACHED)
 
     @property
     def errno(self) -> int:

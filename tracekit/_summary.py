@@ -75,6 +75,7 @@ import msgspec
 
 from tracekit._events import (
     SC_COMPAT,
+    SC_DETACHED,
     SC_NORETURN,
     SC_RESUMED,
     SC_UNFINISHED,
@@ -434,6 +435,8 @@ class Summarizer:
                     self.lost_lifecycle += ev.lifecycle
                 continue
             flags = ev.flags
+            if flags & SC_DETACHED:
+                continue        # never returned while traced: strace -c counts it nowhere
             key = (ev.tid, ev.syscall_nr, flags & SC_COMPAT)
             a = acc.get(key)
             if a is None:

@@ -37,9 +37,9 @@ __all__ = ["STATUSES", "add_selection_options", "check_cgroup", "check_format_ke
 
 #: strace's status= values, in strace's order
 STATUSES = ("successful", "failed", "unfinished", "unavailable", "detached")
-#: the ones a tracekit record can have (the return value is always read at sys_exit, and
-#: a call in flight when tracing stops makes no record)
-_RECORDED = ("successful", "failed", "unfinished")
+#: the ones tracekit can show (the return value is always read at sys_exit; a call a thread
+#: is inside when tracing ends is shown "detached", as strace shows it at its detach)
+_RECORDED = ("successful", "failed", "unfinished", "detached")
 
 _QUALIFIERS = {"trace": "trace", "t": "trace", "status": "status", "signal": "signal",
                "signals": "signal", "s": "signal", "errno": "errno"}
@@ -217,8 +217,7 @@ def recorded_statuses(status: Iterable[str], where: str) -> set[str]:
         said = ", ".join(status) or "none"
         raise ConfigError(f"{where}: status {said} selects no call tracekit can record "
                           "(it reads every return value at sys_exit, so none is "
-                          "unavailable, and a call in flight when tracing stops makes no "
-                          "record, so none is detached)")
+                          "unavailable)")
     return got
 
 

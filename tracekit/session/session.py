@@ -119,8 +119,9 @@ class SessionOptions:
     # set: the i386 calls of the selected names
     syscalls32: set[int] | None = None
     failed_only: bool = False
-    # which outcomes are recorded (strace -e status=): "successful", "failed", "unfinished"
-    status: frozenset[str] = frozenset({"successful", "failed", "unfinished"})
+    # which outcomes are recorded (strace -e status=): "successful", "failed", "unfinished",
+    # "detached" (a call a thread is inside when tracing ends: RingBufferSource's last batch)
+    status: frozenset[str] = frozenset({"successful", "failed", "unfinished", "detached"})
     errnos: set[int] | None = None  # failed calls only with these errnos (1..4095); None = any
     signals: set[int] | None = None  # signal deliveries recorded (1..64); None = every one
     min_duration_ns: int = 0
@@ -196,7 +197,9 @@ class SessionOptions:
                       named=self.named)
 
 
-_STATUS_BITS = {"successful": ST_SUCCESSFUL, "failed": ST_FAILED, "unfinished": ST_UNFINISHED}
+# "detached" has no bit: those calls are found when tracing ends (Session.calls_in_flight)
+_STATUS_BITS = {"successful": ST_SUCCESSFUL, "failed": ST_FAILED, "unfinished": ST_UNFINISHED,
+                "detached": 0}
 #: SessionOptions.stacks -> targ_stacks (TK_STACK_* in programs/syscalls.h)
 _STACK_BITS = {"user": STACK_USER, "kernel": STACK_KERNEL, "both": STACK_USER | STACK_KERNEL}
 

@@ -34,6 +34,7 @@ import trio
 
 from tracekit._events import Batch, Event, FdTargets, Losses, Lost, StackJoin, Stacks, decode_batch
 from tracekit.session.drainer import RingDrainer
+from tracekit.session.inflight import calls_in_flight
 from tracekit.session.session import Session
 
 #: records per batch sent (a drain's chunk; small chunks are joined up to it)
@@ -312,3 +313,11 @@ class RingBufferSource:
                 await self._send_queued(drainer, send)
             await self._drain(send)
             await self._report_lost(send)
+            if self._stop.is_set():
+                # stopped while targets live: the calls they are inside, as strace prints
+                # them at its detach (tracekit.session.inflight)
+                detached: Batch = list(calls_in_flight(self.session))
+                if detached:
+                    if self.tap is not None:
+                        self.tap.events(detached)
+                    await send.send(detached)

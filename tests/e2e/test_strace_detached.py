@@ -1,0 +1,99 @@
+"""A call a thread is inside when tracing ends, as strace prints it at its detach:
+``read(0,  <detached ...>`` (tracekit.session.inflight). Each test traces processes it
+starts, attached with ``-p``, and ends the tracer with SIGINT as a user's Ctrl-C does."""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests._run import die_with_parent, holds_bpf_link, tracekit_env
+
+pytestmark = [pytest.mark.kernel,
+              pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace")]
+
+TRACEKIT = [sys.executable, "-m", "tracekit"]
+
+
+def _wait_for(path: Path, text: str, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while text not in (path.read_text() if path.exists() else ""):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{text!r} not in {path} after {timeout} s")
+        time.sleep(0.02)
+
+
+def _cat_session(tool: list[str], out: Path, shown: bool = True) -> tuple[str, str]:
+    """``cat`` reading a pipe, traced by ``tool -p``: one line through it, then the
+    tracer is interrupted while cat waits in its next read (seen in the trace when
+    ``shown``, else after a second). (trace text, stderr)"""
+    cat = subprocess.Popen(["cat"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                           preexec_fn=die_with_parent)
+    assert cat.stdin is not None
+    try:
+        tracer = subprocess.Popen([*tool, "-p", str(cat.pid), "-o", str(out)],
+                                  stderr=subprocess.PIPE, text=True, env=tracekit_env(),
+                                  preexec_fn=die_with_parent)
+        assert tracer.stderr is not None
+        assert "attached" in tracer.stderr.readline()
+        time.sleep(0.3)     # strace: past its attach's interruption of the read
+        cat.stdin.write(b"hello\n")
+        cat.stdin.flush()
+        if shown:
+            _wait_for(out, "write(1, ")
+        else:
+            time.sleep(1.0)
+        time.sleep(0.2)     # cat is back in read
+        tracer.send_signal(signal.SIGINT)
+        _, err = tracer.communicate(timeout=30)
+    finally:
+        cat.kill()
+        cat.wait()
+        cat.stdin.close()
+    return out.read_text(), err
+
+
+def test_a_blocked_read_at_the_end_prints_as_strace_prints_it(tmp_path: Path) -> None:
+    ref, _ = _cat_session(["strace"], tmp_path / "strace.txt")
+    got, err = _cat_session([*TRACEKIT, "strace"], tmp_path / "tracekit.txt")
+    assert ref.splitlines()[-1] == "read(0,  <detached ...>"
+    assert got == ref, err
+
+
+def test_the_status_selection_keeps_or_drops_detached_calls(tmp_path: Path) -> None:
+    only, _ = _cat_session([*TRACEKIT, "strace", "-e", "status=detached"], tmp_path / "a",
+                           shown=False)
+    assert only == "read(0,  <detached ...>\n"
+    none, _ = _cat_session([*TRACEKIT, "strace", "-e", "status=successful"], tmp_path / "b")
+    assert "detached" not in none and 'read(0, "hello\\n", 131072)' in none
+
+
+def test_perf_format_and_a_call_entered_before_the_attach(tmp_path: Path) -> None:
+    # sleep is inside clock_nanosleep before tracekit starts: its entry is read from /proc
+    sleeper = subprocess.Popen(["sleep", "60"], preexec_fn=die_with_parent)
+    out = tmp_path / "perf.txt"
+    try:
+        time.sleep(0.2)
+        tracer = subprocess.Popen([*TRACEKIT, "run", "-p", str(sleeper.pid), "-o", str(out)],
+                                  stderr=subprocess.PIPE, text=True, env=tracekit_env(),
+                                  preexec_fn=die_with_parent)
+        deadline = time.monotonic() + 30
+        while not holds_bpf_link(tracer.pid):
+            assert time.monotonic() < deadline and tracer.poll() is None, "never attached"
+            time.sleep(0.02)
+        time.sleep(0.5)     # past the re-enumeration of the target's threads
+        tracer.send_signal(signal.SIGINT)
+        _, err = tracer.communicate(timeout=30)
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    lines = out.read_text().splitlines()
+    assert len(lines) == 1, (lines, err)
+    assert f"sleep/{sleeper.pid} clock_nanosleep(" in lines[0]
+    assert lines[0].endswith("= ? <detached>")

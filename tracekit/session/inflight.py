@@ -1,0 +1,144 @@
+"""The calls the traced threads are inside when tracing ends (strace's ``<detached ...>``).
+
+A call makes its record at sys_exit, so one a thread is still inside when the session ends
+(a read that blocks, a wait4, a futex wait) makes none. strace prints it at its detach as
+far as it had printed it at the entry: ``read(0,  <detached ...>``. The same call is found
+here, after the last drain and while the programs are still attached:
+
+* a call the programs saw enter: the thread's entry in the ``scratch`` task storage
+  (``ts_ns`` not 0: programs/syscalls.bpf.c), looked up from user space by a pidfd of the
+  thread (kernel/bpf/bpf_task_storage.c; a thread other than a leader needs
+  ``PIDFD_THREAD``, Linux 6.9), with its entry captures from ``capbuf`` when they are
+  this call's (``entry_ts`` equal to the entry's ``ts_ns``);
+* a call the thread was inside before tracing began (or on a kernel without
+  ``PIDFD_THREAD``): ``/proc/TID/syscall`` (proc(5): the number and six argument
+  registers of the call the thread is blocked in), as a native call, without captures.
+
+Each becomes a :class:`~tracekit._events.Syscall` flagged ``SC_UNFINISHED |
+SC_DETACHED`` (ret 0, no duration), at its entry time when known, else now.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import struct
+import time
+from typing import TYPE_CHECKING, Literal
+
+from tracekit._errors import BpfError, RecordError
+from tracekit._events import SC_DETACHED, SC_UNFINISHED, Capture, Syscall, _cstr, _decode_caps
+from tracekit.session.pids import same_task
+
+if TYPE_CHECKING:
+    from tracekit.session.session import Session
+
+__all__ = ["calls_in_flight"]
+
+PIDFD_THREAD = os.O_EXCL        # include/uapi/linux/pidfd.h: a pidfd of a thread (6.9+)
+
+# struct tk_scratch (programs/syscalls.bpf.c): ts_ns, nr, has_caps, fork_child, traced,
+# compat, fd_only; args[6] at offset 24
+_SCRATCH = struct.Struct("<QiBBBBB")
+_ARGS = struct.Struct("<6Q")
+_ARGS_OFF = 24
+# struct tk_capbuf: entry_ts, pending, retry, then the record (struct tk_syscall) as it
+# goes out, caps_len, ncaps and the captures
+_CAPBUF_REC = 16
+
+
+def calls_in_flight(session: Session) -> list[Syscall]:
+    """The selected calls the threads of the pids map are inside now, oldest first.
+
+    Empty for a system-wide or cgroup session (no per-thread map to walk), in summary
+    mode, and when ``"detached"`` is not in the status selection; never raises for a
+    thread that exits meanwhile.
+    """
+    opts = session.opts
+    if "detached" not in opts.status or opts.system_wide or opts.cgroup is not None or \
+            (opts.summary and not opts.summary_records) or opts.min_duration_ns or \
+            session.obj is None:
+        return []
+    scratch = session.obj.maps["scratch"]
+    capbuf = session.obj.maps["capbuf"]
+    out = []
+    for tid, info in sorted(session.pid_entries().items()):
+        if info.tgid == session.self_tgid or \
+                not same_task(session.procfs, tid, info.start_time_ns):
+            continue
+        seen = _seen(scratch, capbuf, tid, info.tgid)
+        ev = _from_proc(session, tid, info.tgid) if seen is None else seen or None
+        if ev is not None:
+            out.append(ev)
+    out.sort(key=lambda e: e.ts_ns)
+    return out
+
+
+def _seen(scratch: object, capbuf: object, tid: int,
+          tgid: int) -> Syscall | Literal[False] | None:
+    """The call ``tid`` is inside that the programs saw enter; False when it is inside
+    none they saw (or one not selected); None when its entry cannot be read."""
+    try:
+        pidfd = os.pidfd_open(tid, 0 if tid == tgid else PIDFD_THREAD)
+    except OSError:
+        return None             # gone, or no PIDFD_THREAD on this kernel
+    try:
+        value = scratch.lookup_elem(struct.pack("<i", pidfd))  # type: ignore[attr-defined]
+    except (BpfError, OSError):
+        return None
+    finally:
+        os.close(pidfd)
+    if value is None:
+        return None             # no call seen yet: /proc tells (entered before tracing)
+    ts_ns, nr, has_caps, _, _, compat, fd_only = _SCRATCH.unpack_from(value)
+    if not ts_ns or fd_only:
+        return False
+    args = _ARGS.unpack_from(value, _ARGS_OFF)
+    caps: tuple[Capture, ...] = ()
+    if has_caps:
+        caps = _entry_caps(capbuf, tid, ts_ns)
+    return Syscall(ts_ns, 0, tid, tgid, 0, nr, args, 0, _comm(tid, tgid),
+                   SC_UNFINISHED | SC_DETACHED | compat, caps)
+
+
+def _entry_caps(capbuf: object, tid: int, ts_ns: int) -> tuple[Capture, ...]:
+    try:
+        value = capbuf.lookup_elem(struct.pack("<I", tid))  # type: ignore[attr-defined]
+    except (BpfError, OSError):
+        return ()
+    if value is None or struct.unpack_from("<Q", value)[0] != ts_ns:
+        return ()
+    try:
+        rec = memoryview(value)[_CAPBUF_REC:]
+        return _decode_caps(rec, len(rec))
+    except RecordError:
+        return ()
+
+
+def _from_proc(session: Session, tid: int, tgid: int) -> Syscall | None:
+    """The call /proc/TID/syscall says ``tid`` is blocked in, when selected."""
+    try:
+        with open(f"/proc/{tgid}/task/{tid}/syscall") as f:
+            words = f.read().split()
+    except OSError as e:
+        if e.errno not in (errno.ENOENT, errno.ESRCH, errno.EACCES, errno.EPERM):
+            raise
+        return None
+    # "running", "-1 SP PC" (not in a call), or "NR A1 .. A6 SP PC" in hex
+    if len(words) < 7 or not words[0].isdigit():
+        return None
+    nr = int(words[0])
+    selected = session.opts.syscalls
+    if selected is not None and nr not in selected:
+        return None
+    args = tuple(int(w, 16) for w in words[1:7])
+    return Syscall(time.monotonic_ns(), 0, tid, tgid, 0, nr, args, 0,  # type: ignore[arg-type]
+                   _comm(tid, tgid), SC_UNFINISHED | SC_DETACHED)
+
+
+def _comm(tid: int, tgid: int) -> str:
+    try:
+        with open(f"/proc/{tgid}/task/{tid}/comm", "rb") as f:
+            return _cstr(f.read().rstrip(b"\n"))
+    except OSError:
+        return ""
