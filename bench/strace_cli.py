@@ -29,10 +29,11 @@
    pids, times) and counted strictly (identical lines only; the messages and ``-C``'s
    summary are not compared). ``-E`` and ``-u`` are strace's (it starts the program
    with them; tracekit traces that run), ``-ff`` is ``-f`` for tracekit (its lines are
-   split by process afterwards). ``-c`` (a summary would count strace's own calls too:
-   tracekit traces strace with the program) and ``-p`` (strace's attach interrupts the
-   call the program waits in, which a second tracer sees cut and restarted) have no one
-   run: ``-`` in the table.
+   split by process afterwards). ``-p``: strace and then tracekit attach to the running
+   program (strace first: its attach interrupts the call the program waits in, which a
+   tracer already there would see cut and restarted; tracekit attached after finds the
+   restarted call in progress). ``-c`` (a summary would count strace's own calls too:
+   tracekit traces strace with the program) has no one run: ``-`` in the table.
 2. Cost: a getppid loop and a file loop (open, read, fstat, close), untraced, under
    ``strace -f -o /dev/null`` and ``tracekit strace -f -o /dev/null``, and with ``-c``;
    wall time, best of 3, all in this one run.

@@ -675,9 +675,6 @@ def measure(combo: Combo, program: str, exe: Path, tmp: Path) -> tuple[Result, R
 ONE_RUN_LEFT_OUT = {
     "-c": "a summary of the one run would count strace's own calls too: tracekit traces "
           "strace and its program together, and its -c does not count per process",
-    "-p": "strace attaching interrupts the call the program is blocked in, and tracekit "
-          "attached next to it would see that call cut and restarted: the two attaches "
-          "would differ, not the decoding",
 }
 
 
@@ -690,13 +687,15 @@ def one_run_options(combo: Combo) -> tuple[list[str], list[str]] | str:
     Left to strace alone: ``-E`` and ``-u`` (strace starts the program with them; tracekit
     sees that run), ``-C``'s summary (the lines are compared, not the summary: tracekit's
     would count strace's calls too), ``-ff``'s files (tracekit's lines are split by
-    process afterwards) and ``-o``. ``-c`` and ``-p``: none (:data:`ONE_RUN_LEFT_OUT`)."""
+    process afterwards) and ``-o``. ``-p``: both attach to the running program, strace
+    first, tracekit with ``-p`` and without ``-f`` (:func:`_attached_both`). ``-c``: none
+    (:data:`ONE_RUN_LEFT_OUT`)."""
     opts = list(combo.opts)
     for opt, why in ONE_RUN_LEFT_OUT.items():
         if opt in opts:
             return f"{opt}: {why}"
     strace = opts if "-o" in opts else [*opts, "-o", "{out}"]
-    tracekit = ["-f"]
+    tracekit = [] if "-p" in opts else ["-f"]
     k = 0
     while k < len(opts):
         opt = opts[k]
@@ -794,6 +793,13 @@ def measure_one_run(combo: Combo, program: str, exe: Path, tmp: Path, status: in
     data = make_data(tmp)
     t_opts, s_opts = ([o.replace("{data}", str(data)) for o in opts] for opts in modes)
     argv = argv_of(program, exe, data, _free_ports())
+    column, sort = options_of(combo)
+    if "-p" in s_opts:
+        s, t = _attached_both(s_opts, t_opts, argv, tmp)
+        if (status is not None and s.status != status) or t.status != s.status:
+            raise RuntimeError(f"{combo.name} on {program}, one run: strace exited "
+                               f"{s.status}, tracekit strace {t.status}:\n{t.stderr[-2000:]}")
+        return compare(s, t, column=column, sort=sort, trace_only=True), s, t
     t_out, pidfile = tmp / "onerun.tracekit", tmp / "onerun.tracer"
     for old in (t_out, pidfile):
         old.unlink(missing_ok=True)
@@ -817,7 +823,6 @@ def measure_one_run(combo: Combo, program: str, exe: Path, tmp: Path, status: in
         shown = {int(m.group(1)) for text in s.texts.values()
                  for m in re.finditer(r"^(\d+) ", text, re.MULTILINE)}
     kept = _program_lines(lines, tracer, shown)
-    column, sort = options_of(combo)
     files: dict[str, list[str]] = {}
     for ln in kept:
         files.setdefault(f".{ln.pid}" if per_file else "", []).append(
@@ -826,6 +831,59 @@ def measure_one_run(combo: Combo, program: str, exe: Path, tmp: Path, status: in
             {ln.pid for ln in lines} | {tracer})
     s.pids = t.pids
     return compare(s, t, column=column, sort=sort, trace_only=True), s, t
+
+
+def _attached_both(s_opts: list[str], t_opts: list[str], argv: list[str], tmp: Path
+                   ) -> tuple[Run, Run]:
+    """-p, one run: the program waits on stdin; strace attaches (which interrupts the
+    read the program waits in: the kernel restarts it), then tracekit (which finds the
+    restarted read in progress); then the program goes on. Both write ``-o`` files."""
+    s_out, t_out = tmp / "onerun_p.strace", tmp / "onerun_p.tracekit"
+    for old in (s_out, t_out):
+        old.unlink(missing_ok=True)
+    prog = subprocess.Popen(argv, cwd=tmp, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            env=_env())
+    assert prog.stdin is not None
+    tracers: list[subprocess.Popen[bytes]] = []
+    errs = [b"", b""]                   # strace's, tracekit's
+
+    def attach(cmd: list[str]) -> None:
+        tracer = subprocess.Popen(cmd, cwd=tmp, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.PIPE, env=_env())
+        tracers.append(tracer)
+        assert tracer.stderr is not None
+        deadline = time.monotonic() + 60
+        while b"attached" not in errs[len(tracers) - 1] and time.monotonic() < deadline:
+            line = tracer.stderr.readline()
+            if not line:
+                break
+            errs[len(tracers) - 1] += line
+
+    def subst(opts: list[str], out: Path) -> list[str]:
+        return [o.replace("{pid}", str(prog.pid)).replace("{out}", str(out)) for o in opts]
+
+    try:
+        attach(["strace", *subst(s_opts, s_out)])
+        time.sleep(0.3)                 # strace's first stop and the read restarted
+        attach([*TRACEKIT, *subst(t_opts, t_out), "-o", str(t_out)])
+        time.sleep(0.3)
+        prog.stdin.write(b"go\n")
+        prog.stdin.close()
+        prog.wait(timeout=60)
+        for k, tracer in enumerate(tracers):
+            _, rest = tracer.communicate(timeout=60)
+            errs[k] += rest
+    finally:
+        for p in (prog, *tracers):
+            if p.poll() is None:
+                p.send_signal(signal.SIGKILL)
+                p.wait()
+    runs = []
+    for k, out in enumerate((s_out, t_out)):
+        status = tracers[k].returncode if k < len(tracers) else -1
+        texts = {"": out.read_text(errors="surrogateescape")} if out.exists() else {}
+        runs.append(Run(texts, status, {prog.pid}, errs[k].decode("utf-8", "surrogateescape")))
+    return runs[0], runs[1]
 
 
 _DECORATION = re.compile(r"<(?:->|[^<>]|<[^<>]*>)*>(?:\(deleted\))?")

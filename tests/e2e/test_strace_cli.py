@@ -303,6 +303,22 @@ def test_one_run_keeps_the_programs_lines_as_strace_shows_them(workload: Path,
 
 @pytest.mark.kernel
 @needs_strace
+def test_one_run_attached_after_strace(workload: Path, tmp_path: Path) -> None:
+    """-p, one run: strace attaches first (the kernel restarts the read it interrupts),
+    tracekit second; tracekit's first line is that read, whole, as strace prints it."""
+    combo = next(c for c in COMBOS if c.name == "-p")
+    got = measure_one_run(combo, "wait", workload, tmp_path)
+    assert got is not None
+    res, s, t = got
+    (lines,) = (text.splitlines() for text in t.texts.values())
+    assert lines[0] == 'read(0, "go\\n", 64)' + " " * 21 + "= 3"
+    assert lines[-1] == "+++ exited with 0 +++"
+    shown = "\n".join(f"  strace:   {a}\n  tracekit: {b}" for a, b in res.diffs[:8])
+    assert res.lines >= len(lines) and res.share >= 0.98, shown
+
+
+@pytest.mark.kernel
+@needs_strace
 def test_ff_files_and_exit_statuses(workload: Path, tmp_path: Path) -> None:
     out = tmp_path / "trace"
     r = subprocess.run([*TRACEKIT, "-ff", "-o", str(out), str(workload), "fork"],
