@@ -43,6 +43,11 @@ runs free exits earlier). Counted by two rules, per pair of tasks, nothing else:
 
 A line that differs in its text is never counted so: these rules move lines, they never
 equate two texts.
+
+The one run (:func:`measure_one_run`) takes run-to-run variation out instead of
+counting it: the program runs once under strace, and tracekit traces that strace, so
+both see the same calls; tracekit's lines of the program's processes are put in the
+shape strace prints and compared with the same normalising, identical lines only.
 """
 
 from __future__ import annotations
@@ -171,6 +176,7 @@ class Run:
     texts: dict[str, str]
     status: int
     pids: set[int] = field(default_factory=set)
+    stderr: str = ""
 
 
 def _env() -> dict[str, str]:
@@ -195,7 +201,8 @@ def run_tool(tool: list[str], opts: list[str], argv: list[str], tmp: Path, tag: 
     finally:
         if stdin is not None:
             stdin.close()
-    return Run(_texts(opts, out, r.stderr.decode("utf-8", "surrogateescape")), r.returncode)
+    err = r.stderr.decode("utf-8", "surrogateescape")
+    return Run(_texts(opts, out, err), r.returncode, stderr=err)
 
 
 def _texts(opts: list[str], out: Path, stderr: str) -> dict[str, str]:
@@ -597,15 +604,19 @@ def _diff_pairs(a: dict[str, list[str]], b: dict[str, list[str]]
 
 
 def compare(strace: Run, tracekit: Run, *, column: int = 40, sort: str = "time",
-            strace2: Run | None = None) -> Result:
+            strace2: Run | None = None, trace_only: bool = False) -> Result:
     """Line agreement of ``tracekit`` with ``strace`` (module docstring); with
     ``strace2`` (a second strace run), the strace lines that differ between the two
-    runs are told apart (:attr:`Result.run_to_run`)."""
+    runs are told apart (:attr:`Result.run_to_run`). ``trace_only``: the tasks' lines
+    alone, without the messages and the summary (the one run: :func:`measure_one_run`)."""
     by_time = sort in ("time", "min-time", "max-time", "avg-time")
     s_tr = read_trace(strace.texts, column=column)
     t_tr = read_trace(tracekit.texts, column=column)
     s = _sections(s_tr, _pid_pattern(s_tr.pids | strace.pids), by_time)
     t = _sections(t_tr, _pid_pattern(t_tr.pids | tracekit.pids), by_time)
+    if trace_only:
+        for sec in (s, t):
+            sec["messages"], sec["summary"] = [], []
     unstable: set[tuple[str, int]] = set()
     res = Result(split=s_tr.split,
                  strace_lines=sum(len(v) for v in s.values()))
@@ -656,6 +667,223 @@ def measure(combo: Combo, program: str, exe: Path, tmp: Path) -> tuple[Result, R
                            f"strace {s.status}:\n{tail}")
     column, sort = options_of(combo)
     return compare(s, t, column=column, sort=sort, strace2=s2), s, t
+
+
+# --- one run: the same execution seen by both tracers -----------------------------------
+
+#: combinations the one run leaves out, and why (the separate runs still measure them)
+ONE_RUN_LEFT_OUT = {
+    "-c": "a summary of the one run would count strace's own calls too: tracekit traces "
+          "strace and its program together, and its -c does not count per process",
+}
+
+
+def one_run_options(combo: Combo) -> tuple[list[str], list[str]] | str:
+    """(tracekit's options, strace's options) of ``combo``'s one run, or why it has none.
+
+    strace runs with the combination's own options and ``-o {out}`` (its own ``-o``, with
+    ``-ff`` one file a process); tracekit with ``-f`` (it traces strace, strace's
+    children and the program's processes) and every option that shapes or selects lines.
+    Left to strace alone: ``-E`` and ``-u`` (strace starts the program with them; tracekit
+    sees that run), ``-C``'s summary (the lines are compared, not the summary: tracekit's
+    would count strace's calls too), ``-ff``'s files (tracekit's lines are split by
+    process afterwards) and ``-o``. ``-p``: both attach to the running program, strace
+    first, tracekit with ``-p`` and without ``-f`` (:func:`_attached_both`). ``-c``: none
+    (:data:`ONE_RUN_LEFT_OUT`)."""
+    opts = list(combo.opts)
+    for opt, why in ONE_RUN_LEFT_OUT.items():
+        if opt in opts:
+            return f"{opt}: {why}"
+    strace = opts if "-o" in opts else [*opts, "-o", "{out}"]
+    tracekit = [] if "-p" in opts else ["-f"]
+    k = 0
+    while k < len(opts):
+        opt = opts[k]
+        if opt in ("-o", "-E", "-u"):
+            k += 2                      # the option and its value
+            continue
+        if opt not in ("-f", "-ff", "-C"):
+            tracekit.append(opt)
+        k += 1
+    return tracekit, strace
+
+
+_TK_PID = re.compile(r"^(\d+) ")
+
+
+@dataclass(frozen=True)
+class _Line:
+    """One line of tracekit's ``-f -o`` trace: its process, the text after the ``%-5d ``
+    prefix, and whether it had that prefix (a ``-e read=``/``write=`` dump line has
+    none: it goes with the line before it)."""
+
+    pid: int
+    body: str
+    prefixed: bool = True
+
+    def shaped(self, prefix: bool, column: int) -> str:
+        """The line as strace prints it with the ``-o`` file's ``PID `` prefix, or
+        without it (the ``-a`` column then recomputed as strace pads such a line)."""
+        if not self.prefixed:
+            return self.body
+        return f"{self.pid:<5} {self.body}" if prefix else _realign("", self.body, "", column)
+
+
+def _by_process(text: str) -> list[_Line]:
+    out: list[_Line] = []
+    for line in text.splitlines():
+        m = _TK_PID.match(line)
+        if m and line.startswith(f"{m.group(1):<5} "):
+            out.append(_Line(int(m.group(1)), line[max(len(m.group(1)), 5) + 1:]))
+        elif out:
+            out.append(_Line(out[-1].pid, line, prefixed=False))
+    return out
+
+
+def _program_lines(lines: list[_Line], tracer: int, shown: set[int] | None) -> list[_Line]:
+    """The lines of the processes strace shows: ``shown`` when strace's trace names them
+    (``-f``), else the program's first process alone. The first process is the first
+    one other than strace to ``execve``; when the selection hides execve (``-e trace=``,
+    ``-e status=``, ``-P``), the last process other than strace to appear (strace's
+    children that probe ptrace exit before it starts the program: this holds for
+    programs that make no children, as those combinations' do). Its lines start at its
+    execve, or after strace's SIGCONT (strace stops its child before the execve and
+    lets it go on once it is traced); before them the process runs strace's code."""
+    others = [p for p in dict.fromkeys(ln.pid for ln in lines) if p != tracer]
+    execs = [ln.pid for ln in lines
+             if ln.pid != tracer and _body(ln.body)[1].startswith("execve(")]
+    first = execs[0] if execs else others[-1] if others else 0
+    keep = (shown or set()) | {first}
+    mine = [ln.body for ln in lines if ln.pid == first]
+    start = next((k for k, body in enumerate(mine) if _body(body)[1].startswith("execve(")),
+                 None)
+    if start is None:
+        cont = re.compile(rf"^--- SIGCONT \{{.*\bsi_pid={tracer}\b")
+        start = next((k + 1 for k, body in enumerate(mine) if cont.match(_body(body)[1])),
+                     0)
+    kept: list[_Line] = []
+    seen = 0
+    for ln in lines:
+        if ln.pid == first:
+            seen += 1
+            if seen <= start:
+                continue
+        if ln.pid in keep:
+            kept.append(ln)
+    return kept
+
+
+def measure_one_run(combo: Combo, program: str, exe: Path, tmp: Path, status: int | None
+                    = None) -> tuple[Result, Run, Run] | None:
+    """``program`` run once under ``strace OPTS -o S``, itself traced by ``tracekit
+    strace -f -o T`` (:func:`one_run_options`): both tracers see the same calls, so no
+    line differs by run-to-run variation (random bytes, inode numbers, ports,
+    scheduling). tracekit's lines of the processes strace shows (from the program's
+    execve on) are brought to the shape strace prints with these options: the ``PID ``
+    prefix of ``-f -o`` kept, or taken off (one process; one file a process under
+    ``-ff``) with the ``-a`` column recomputed as strace pads a line without it. The two
+    are then compared as the separate runs are (:func:`compare`: addresses, pids and
+    times normalised, nothing else; the tasks' lines only, no messages or summary).
+    Returns (the agreement, strace's run, tracekit's shaped lines as a run), or None
+    when the combination has no one run; ``status``: the exit status expected (strace's
+    in a separate run)."""
+    modes = one_run_options(combo)
+    if isinstance(modes, str):
+        return None
+    data = make_data(tmp)
+    t_opts, s_opts = ([o.replace("{data}", str(data)) for o in opts] for opts in modes)
+    argv = argv_of(program, exe, data, _free_ports())
+    column, sort = options_of(combo)
+    if "-p" in s_opts:
+        s, t = _attached_both(s_opts, t_opts, argv, tmp)
+        if (status is not None and s.status != status) or t.status != s.status:
+            raise RuntimeError(f"{combo.name} on {program}, one run: strace exited "
+                               f"{s.status}, tracekit strace {t.status}:\n{t.stderr[-2000:]}")
+        return compare(s, t, column=column, sort=sort, trace_only=True), s, t
+    t_out, pidfile = tmp / "onerun.tracekit", tmp / "onerun.tracer"
+    for old in (t_out, pidfile):
+        old.unlink(missing_ok=True)
+    # strace's pid, written by the shell that becomes strace (its lines are not kept)
+    tool = [*TRACEKIT, *t_opts, "-o", str(t_out), "--",
+            "sh", "-c", 'echo $$ >"$0" && exec "$@"', str(pidfile), "strace"]
+    s = run_tool(tool, s_opts, argv, tmp, "onerun")
+    if (status is not None and s.status != status) or not t_out.exists() \
+            or not pidfile.exists():
+        raise RuntimeError(f"{combo.name} on {program}, one run: tracekit strace -- strace "
+                           f"exited {s.status} (strace alone: {status}):\n"
+                           f"{s.stderr[-2000:]}")
+    tracer = int(pidfile.read_text())
+    lines = _by_process(t_out.read_text(errors="surrogateescape"))
+    per_file = any(name.startswith(".") for name in s.texts)     # -ff: FILE.PID
+    follow = per_file or "-f" in s_opts
+    shown: set[int] | None = None
+    if per_file:
+        shown = {int(name[1:]) for name in s.texts}
+    elif follow:                                                 # -f -o: "PID   " prefixes
+        shown = {int(m.group(1)) for text in s.texts.values()
+                 for m in re.finditer(r"^(\d+) ", text, re.MULTILINE)}
+    kept = _program_lines(lines, tracer, shown)
+    files: dict[str, list[str]] = {}
+    for ln in kept:
+        files.setdefault(f".{ln.pid}" if per_file else "", []).append(
+            ln.shaped(follow and not per_file, column))
+    t = Run({k: "\n".join(v) + "\n" for k, v in files.items()}, s.status,
+            {ln.pid for ln in lines} | {tracer})
+    s.pids = t.pids
+    return compare(s, t, column=column, sort=sort, trace_only=True), s, t
+
+
+def _attached_both(s_opts: list[str], t_opts: list[str], argv: list[str], tmp: Path
+                   ) -> tuple[Run, Run]:
+    """-p, one run: the program waits on stdin; strace attaches (which interrupts the
+    read the program waits in: the kernel restarts it), then tracekit (which finds the
+    restarted read in progress); then the program goes on. Both write ``-o`` files."""
+    s_out, t_out = tmp / "onerun_p.strace", tmp / "onerun_p.tracekit"
+    for old in (s_out, t_out):
+        old.unlink(missing_ok=True)
+    prog = subprocess.Popen(argv, cwd=tmp, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            env=_env())
+    assert prog.stdin is not None
+    tracers: list[subprocess.Popen[bytes]] = []
+    errs = [b"", b""]                   # strace's, tracekit's
+
+    def attach(cmd: list[str]) -> None:
+        tracer = subprocess.Popen(cmd, cwd=tmp, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.PIPE, env=_env())
+        tracers.append(tracer)
+        assert tracer.stderr is not None
+        deadline = time.monotonic() + 60
+        while b"attached" not in errs[len(tracers) - 1] and time.monotonic() < deadline:
+            line = tracer.stderr.readline()
+            if not line:
+                break
+            errs[len(tracers) - 1] += line
+
+    def subst(opts: list[str], out: Path) -> list[str]:
+        return [o.replace("{pid}", str(prog.pid)).replace("{out}", str(out)) for o in opts]
+
+    try:
+        attach(["strace", *subst(s_opts, s_out)])
+        time.sleep(0.3)                 # strace's first stop and the read restarted
+        attach([*TRACEKIT, *subst(t_opts, t_out), "-o", str(t_out)])
+        time.sleep(0.3)
+        prog.stdin.write(b"go\n")
+        prog.stdin.close()
+        prog.wait(timeout=60)
+        for k, tracer in enumerate(tracers):
+            _, rest = tracer.communicate(timeout=60)
+            errs[k] += rest
+    finally:
+        for p in (prog, *tracers):
+            if p.poll() is None:
+                p.send_signal(signal.SIGKILL)
+                p.wait()
+    runs = []
+    for k, out in enumerate((s_out, t_out)):
+        status = tracers[k].returncode if k < len(tracers) else -1
+        texts = {"": out.read_text(errors="surrogateescape")} if out.exists() else {}
+        runs.append(Run(texts, status, {prog.pid}, errs[k].decode("utf-8", "surrogateescape")))
+    return runs[0], runs[1]
 
 
 _DECORATION = re.compile(r"<(?:->|[^<>]|<[^<>]*>)*>(?:\(deleted\))?")

@@ -17,7 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e._strace_cli import COMBOS, Combo, build_workload, measure, read_trace
+from tests.e2e._strace_cli import (
+    COMBOS,
+    Combo,
+    build_workload,
+    measure,
+    measure_one_run,
+    read_trace,
+)
 from tracekit._events import SC_ATTACHED, SC_RESUMED, Capture, Exit, Fork, Signal, Syscall
 from tracekit._summary import Group, Summary, SyscallStats
 from tracekit.app.strace_cli import UsageError, help_text, parse_args
@@ -269,6 +276,45 @@ def test_same_lines_as_strace(combo: Combo, workload: Path, tmp_path: Path) -> N
     assert res.stable_share >= floor, (
         f"{combo.name}: {res.identical + res.run_to_run}/{res.lines} lines agree "
         f"({res.stable_share:.1%} < {floor:.0%}):\n{shown}")
+
+
+@pytest.mark.kernel
+@needs_strace
+def test_one_run_keeps_the_programs_lines_as_strace_shows_them(workload: Path,
+                                                                tmp_path: Path) -> None:
+    """-y on cat, strace traced by tracekit: tracekit's kept lines are cat's, from its
+    execve to its exit (none of strace's own calls), without the ``PID `` prefix, with
+    the fd decorations strace printed."""
+    combo = next(c for c in COMBOS if c.name == "-y")
+    got = measure_one_run(combo, "cat", workload, tmp_path)
+    assert got is not None
+    res, s, t = got
+    (lines,) = (text.splitlines() for text in t.texts.values())
+    assert re.match(r'execve\("[^"]*/cat", \["cat", ', lines[0]), lines[0]
+    assert lines[-1] == "+++ exited with 0 +++"
+    assert not any(re.match(r"(?:\d+ +)?(?:ptrace|wait4|process_vm_readv)\(", ln)
+                   for ln in lines)
+    assert any(re.search(r"\(3</.*/a\.txt>", ln) for ln in lines)
+    (s_lines,) = (text.splitlines() for text in s.texts.values())
+    assert len(lines) == len(s_lines)
+    shown = "\n".join(f"  strace:   {a}\n  tracekit: {b}" for a, b in res.diffs[:8])
+    assert res.lines >= len(s_lines) and res.share >= 0.98, shown
+
+
+@pytest.mark.kernel
+@needs_strace
+def test_one_run_attached_after_strace(workload: Path, tmp_path: Path) -> None:
+    """-p, one run: strace attaches first (the kernel restarts the read it interrupts),
+    tracekit second; tracekit's first line is that read, whole, as strace prints it."""
+    combo = next(c for c in COMBOS if c.name == "-p")
+    got = measure_one_run(combo, "wait", workload, tmp_path)
+    assert got is not None
+    res, s, t = got
+    (lines,) = (text.splitlines() for text in t.texts.values())
+    assert lines[0] == 'read(0, "go\\n", 64)' + " " * 21 + "= 3"
+    assert lines[-1] == "+++ exited with 0 +++"
+    shown = "\n".join(f"  strace:   {a}\n  tracekit: {b}" for a, b in res.diffs[:8])
+    assert res.lines >= len(lines) and res.share >= 0.98, shown
 
 
 @pytest.mark.kernel
