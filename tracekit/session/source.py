@@ -301,6 +301,9 @@ class RingBufferSource:
                 # silently (the ring is ours once the thread has stopped)
                 if drainer is not None:
                     drainer.stop()
+                    # and what the drain thread read but never passed on
+                    self.unread += sum(len(c) for c in drainer.chunks)
+                    drainer.chunks.clear()
                 try:
                     self.unread += len(rb.consume())
                 except (OSError, ValueError):   # pragma: no cover - closed under us
