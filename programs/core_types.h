@@ -190,6 +190,7 @@ struct task_struct {
 	__u64 start_time; /* CLOCK_MONOTONIC ns */
 	__u64 start_boottime; /* CLOCK_BOOTTIME ns: /proc/<pid>/stat field 22 is this in clock ticks */
 	struct signal_struct *signal;
+	struct sighand_struct *sighand;
 	struct mm_struct *mm;
 	struct files_struct *files;
 	char comm[16];   /* TASK_COMM_LEN; read as two u64 loads (bpf_get_current_comm's bytes) */
@@ -209,6 +210,12 @@ struct sigaction {
 
 struct k_sigaction {
 	struct sigaction sa;
+} __attribute__((preserve_access_index));
+
+/* include/linux/sched/signal.h: the dispositions, action[sig - 1]; indexed by the
+ * running kernel's size of struct k_sigaction (bpf_core_type_size), not this one's */
+struct sighand_struct {
+	struct k_sigaction action[64];
 } __attribute__((preserve_access_index));
 
 /* include/linux/signal_types.h: read as 48 raw bytes (the uapi siginfo layout), never by

@@ -2888,9 +2888,20 @@ int BPF_PROG(tk_signal_deliver, int sig, struct kernel_siginfo *info, struct k_s
  * after complete_signal). info is SEND_SIG_NOINFO (0: a kernel-sent SI_USER signal from
  * current) or SEND_SIG_PRIV (1: SI_KERNEL) or a real siginfo. Not in cgroup mode (the
  * target's cgroup is not current's). */
+/*
+ * An ignored signal: one whose disposition is SIG_IGN, or SIG_DFL with an "ignore"
+ * default (SIGCHLD, SIGURG, SIGWINCH, SIGCONT), sent to a task that is not ptraced and
+ * does not block it, is dropped when it is sent (prepare_signal() -> sig_ignored(),
+ * kernel/signal.c: result TRACE_SIGNAL_IGNORED) and never dequeued. A ptraced task's
+ * signals are never dropped there, so strace shows each one ("--- SIGCHLD {...} ---"
+ * after a child exits, in a parent that left SIGCHLD alone): the same record is made
+ * here, with the disposition the task has. A group that is dying drops every signal but
+ * SIGKILL for ptraced tasks too: not shown.
+ */
 #define TK_SEND_SIG_PRIV 1UL
 #define TK_SI_KERNEL 0x80
 #define TK_TRACE_SIGNAL_DELIVERED 0 /* include/trace/events/signal.h */
+#define TK_TRACE_SIGNAL_IGNORED 1
 SEC("tp_btf/signal_generate")
 int BPF_PROG(tk_signal_generate, int sig, struct kernel_siginfo *info, struct task_struct *task,
 	     int group, int result)
@@ -2898,15 +2909,28 @@ int BPF_PROG(tk_signal_generate, int sig, struct kernel_siginfo *info, struct ta
 	struct signal_struct *ss;
 	struct tk_pid_info *pinfo;
 	struct tk_signal *r;
+	__u64 handler = 0;
 	__u32 tid, tgid;
 
-	if (result != TK_TRACE_SIGNAL_DELIVERED || sig == 9 /* SIGKILL */ || !records_on() ||
-	    !signal_selected(sig))
+	if (sig == 9 /* SIGKILL */ || !records_on() || !signal_selected(sig))
 		return 0;
 	ss = BPF_CORE_READ(task, signal);
-	if (!(BPF_CORE_READ(ss, flags) & TK_SIGNAL_GROUP_EXIT) ||
-	    BPF_CORE_READ(ss, group_exit_code) != sig)
+	if (result == TK_TRACE_SIGNAL_IGNORED) {
+		struct sighand_struct *sh = BPF_CORE_READ(task, sighand);
+		__u64 off = bpf_core_field_offset(struct sighand_struct, action) +
+			    (__u64)(sig - 1) * bpf_core_type_size(struct k_sigaction) +
+			    bpf_core_field_offset(struct k_sigaction, sa) +
+			    bpf_core_field_offset(struct sigaction, sa_handler);
+
+		if (BPF_CORE_READ(ss, flags) & TK_SIGNAL_GROUP_EXIT)
+			return 0;
+		if (!sh || bpf_probe_read_kernel(&handler, sizeof(handler), (void *)sh + off) < 0)
+			handler = 0;
+	} else if (result != TK_TRACE_SIGNAL_DELIVERED ||
+		   !(BPF_CORE_READ(ss, flags) & TK_SIGNAL_GROUP_EXIT) ||
+		   BPF_CORE_READ(ss, group_exit_code) != sig) {
 		return 0;
+	}
 	tid = BPF_CORE_READ(task, pid);
 	tgid = BPF_CORE_READ(task, tgid);
 	if (tgid == targ_self_tgid)
@@ -2931,7 +2955,7 @@ int BPF_PROG(tk_signal_generate, int sig, struct kernel_siginfo *info, struct ta
 	r->tgid = tgid;
 	r->sig = sig;
 	r->_pad = 0;
-	r->sa_handler = 0; /* SIG_DFL: only a default action takes this path */
+	r->sa_handler = handler; /* a fatal signal: SIG_DFL, the only action that kills */
 	__builtin_memset(r->info, 0, sizeof(r->info));
 	if ((unsigned long)info > TK_SEND_SIG_PRIV) {
 		if (bpf_probe_read_kernel(r->info, sizeof(r->info), info) < 0)

@@ -3,10 +3,10 @@
 
 Per program, every process's signal lines and rt_sigreturn calls are compared whole after
 normalising what differs between two runs: pids, addresses and the CPU times of a
-SIGCHLD (``si_utime``/``si_stime``: the scheduler's). Every signal in these programs has
-a handler or kills the task: a signal whose default action is to ignore it (SIGCHLD with
-SIG_DFL) is dropped when it is sent unless the task is ptraced, so only strace shows
-those (docs/strace-differences.md).
+SIGCHLD (``si_utime``/``si_stime``: the scheduler's). A signal the task ignores (SIG_IGN,
+or SIGCHLD left at SIG_DFL) is dropped when it is sent unless the task is ptraced:
+tracekit shows it where it is sent, as strace, whose ptrace gets it delivered (program
+``ignored``; docs/strace-differences.md).
 """
 
 from __future__ import annotations
@@ -117,15 +117,31 @@ FATAL_PY = textwrap.dedent("""
 """)
 
 
+# Signals the process ignores: SIGUSR1 set to SIG_IGN and sent to itself, the SIGCHLD of
+# a child's exit with SIGCHLD left at SIG_DFL (the usual case: no handler).
+IGNORED_PY = textwrap.dedent("""
+    import os, signal
+    signal.signal(signal.SIGUSR1, signal.SIG_IGN)
+    os.kill(os.getpid(), signal.SIGUSR1)
+    pid = os.fork()
+    if pid == 0:
+        os._exit(3)
+    os.waitpid(pid, 0)
+""")
+
+
 def programs(tmp: Path) -> dict[str, list[str]]:
     script, stop, fatal = tmp / "signals.py", tmp / "stop.py", tmp / "fatal.py"
+    ignored = tmp / "ignored.py"
     script.write_text(SIGNALS_PY)
     stop.write_text(STOP_PY)
     fatal.write_text(FATAL_PY)
+    ignored.write_text(IGNORED_PY)
     return {"python": [sys.executable, "-S", str(script)],
             "sh": ["sh", "-c", "sleep 0.01 & wait"],
             "stop": [sys.executable, "-S", str(stop)],
-            "fatal": [sys.executable, "-S", str(fatal)]}
+            "fatal": [sys.executable, "-S", str(fatal)],
+            "ignored": [sys.executable, "-S", str(ignored)]}
 
 
 _SIGRETURN_RET = re.compile(r"^(rt_sigreturn\(.*\)) = .*$")
@@ -155,7 +171,7 @@ def signal_lines(text: str, *, sigreturn_ret: bool = True) -> list[str]:
     return sorted(per_proc)
 
 
-@pytest.mark.parametrize("name", ["python", "sh", "stop", "fatal"])
+@pytest.mark.parametrize("name", ["python", "sh", "stop", "fatal", "ignored"])
 def test_signal_lines_equal_strace(tmp_path: Path, name: str) -> None:
     # stop: whether the parent is already in wait4 when SIGCHLD (CLD_CONTINUED) comes
     # depends on how fast the stopped child runs again: EINTR or the kill's 0
@@ -194,6 +210,10 @@ def test_signal_lines_equal_strace(tmp_path: Path, name: str) -> None:
                      "--- SIGPIPE {si_signo=SIGPIPE, si_code=SI_USER, si_pid=PID, si_uid=0}",
                      "si_code=CLD_KILLED, si_pid=PID, si_uid=0, si_status=SIGPIPE"):
             assert want in text, want
+    elif name == "ignored":
+        assert text == ("--- SIGUSR1 {si_signo=SIGUSR1, si_code=SI_USER, si_pid=PID, "
+                        "si_uid=0} ---\n--- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED, "
+                        "si_pid=PID, si_uid=0, si_status=3, si_utime=T, si_stime=T} ---")
     else:
         assert "--- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=PID" in text
         assert "rt_sigreturn({mask=" in text
