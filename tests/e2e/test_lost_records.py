@@ -27,7 +27,7 @@ from tests._run import (
     tracekit_env,
     write_pipeline,
 )
-from tracekit._events import Event, Exec, Exit, Fork, Losses, Lost, Syscall
+from tracekit._events import Event, Exec, Exit, Fork, Losses, Lost, Signal, Syscall
 from tracekit.kernel.syscalls import SyscallTable
 
 pytestmark = pytest.mark.kernel
@@ -42,7 +42,7 @@ def _split(events: list[Event]) -> tuple[list[Syscall], list[Event], int, int, L
     assert not any(isinstance(e, Losses) for e in events[:-1])
     calls = [e for e in events if isinstance(e, Syscall)]
     assert all(e.syscall_nr == GETPPID for e in calls)
-    lifecycle = [e for e in events if isinstance(e, Fork | Exec | Exit)]
+    lifecycle = [e for e in events if isinstance(e, Fork | Exec | Exit | Signal)]
     lost = [e for e in events if isinstance(e, Lost)]
     return (calls, lifecycle, sum(e.syscalls for e in lost), sum(e.lifecycle for e in lost),
             events[-1])
@@ -68,8 +68,8 @@ def test_tiny_ring_buffer_counts_every_lost_record(tmp_path: Path, loop: Path) -
 
 
 # k rounds of: b getppid calls, then a child that exits at once, waited for. The kernel
-# writes k * b getppid records and 2k + 2 lifecycle ones (the exec, k forks, k child
-# exits, the exit); SIGCHLD is ignored by default, so no signal record.
+# writes k * b getppid records and 3k + 2 lifecycle ones (the exec, k forks, k child
+# exits, the k SIGCHLDs the parent ignores, recorded when they are sent, the exit).
 FORK_ROUNDS_C = r"""
 #include <stdlib.h>
 #include <sys/syscall.h>
@@ -104,8 +104,9 @@ def test_lost_records_by_kind_add_up_exactly(tmp_path: Path, fork_rounds: Path) 
     assert res.returncode == 0, res.stderr
     calls, lifecycle, lost_calls, lost_lifecycle, losses = _split(read_events(out))
     assert len(calls) + lost_calls == k * b          # shown + lost syscalls == calls made
-    assert len(lifecycle) + lost_lifecycle == 2 * k + 2
+    assert len(lifecycle) + lost_lifecycle == 3 * k + 2
     assert sum(isinstance(e, Fork) for e in lifecycle) <= k
+    assert sum(isinstance(e, Signal) for e in lifecycle) <= k
     assert (losses.lost_syscalls, losses.lost_lifecycle) == (lost_calls, lost_lifecycle)
     assert lost_calls > 0 and lost_lifecycle > 0, (
         f"a 1-page ring buffer kept up: lost {lost_calls} calls, {lost_lifecycle} others")
