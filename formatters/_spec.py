@@ -337,7 +337,8 @@ def _settings(stage: Any) -> tuple[tuple[str, object], ...]:
         return ()
     return (("fd_paths", getattr(dec, "fd_paths", None)),
             ("string_limit", getattr(dec, "string_limit", None)),
-            ("verbose", getattr(dec, "verbose", None)))
+            ("verbose", getattr(dec, "verbose", None)),
+            ("abbrev", getattr(dec, "abbrev", None)), ("deref", getattr(dec, "deref", None)))
 
 
 def _same_stage(first: tuple[Any, str], second: tuple[Any, str]) -> None:
