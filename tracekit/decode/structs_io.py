@@ -471,18 +471,31 @@ def format_pollfds(data: bytes, n: int, fl: F.ArchFlags, limit: int,
     return "[" + ", ".join(out) + "]"
 
 
+# Some facts about strace 6.1's poll result (src/poll.c, decode_poll_exiting): it is
+# written into a 1024-byte buffer, and an element that would come within 27 bytes of its
+# end (room for the address of "left" and ", ], ...") is "..." instead, -v or not.
+_REVENTS_ROOM = 1024 - (2 + 2 * 8 + len(", ], ...") + 1)
+
+
 def format_revents(data: bytes, n: int, fl: F.ArchFlags, limit: int) -> str | None:
     """poll's array at exit, only the elements with revents: ``[{fd=3, revents=POLLIN}]``
-    (``...`` after ``limit`` of them); None when none has."""
+    (``...`` after ``limit`` of them, or where strace's buffer ends); None when none
+    has."""
     out: list[str] = []
+    used = 1                                    # "[", then each element and ", "
     for k in range(min(n, len(data) // POLLFD.size)):
         fd, _, revents = POLLFD.unpack_from(data, k * POLLFD.size)
         if not revents:
             continue
-        if len(out) >= limit:
+        if out:
+            used += 2
+        head = f"{{fd={fd}, revents="
+        flags = _bits(fl.tables.POLL_EVENTS, revents & 0xFFFF)
+        if len(out) >= limit or used + len(head) + len(flags) + 1 >= _REVENTS_ROOM:
             out.append("...")
             break
-        out.append(f"{{fd={fd}, revents={_bits(fl.tables.POLL_EVENTS, revents & 0xFFFF)}}}")
+        out.append(f"{head}{flags}}}")
+        used += len(head) + len(flags) + 1
     return "[" + ", ".join(out) + "]" if out else None
 
 
@@ -547,7 +560,7 @@ def _ret_poll(fl: F.ArchFlags, timeout_arg: int | None
         parts = []
         _, out = _entry_exit(ev, 0)
         revents = None if out is None or ev.args[0] == 0 else format_revents(
-            out.data, ev.args[1] & 0xFFFFFFFF, fl, d.string_limit)   # -s even with -v
+            out.data, ev.args[1] & 0xFFFFFFFF, fl, _elems(d))
         if revents is not None:
             parts.append(revents)
         if timeout_arg is not None:
