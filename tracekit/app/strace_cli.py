@@ -54,11 +54,13 @@ OPTIONS: list[tuple[str, str, str]] = [
     ("-e trace=, -e status=, -e signal=", "yes", "selection, in the kernel (a call not "
                                                  "selected makes no record)"),
     ("-z, -Z, -P PATH", "yes", "only successful / failed calls; only calls on PATH"),
-    ("-e abbrev=, -e verbose=, -v", "partly", "-v: stat structures with every field and "
-                                              "execve's environment as its strings (256 at "
-                                              "most, 3072 bytes with -s cuts); other "
-                                              "structures print abbreviated as without -v; "
-                                              "-e verbose= other than all is refused"),
+    ("-e abbrev=SET, -e verbose=SET, -v", "partly", "per call as strace (-v: abbrev=none): "
+                                                    "stat, statx, uname, rusage, termios "
+                                                    "and arrays whole, execve's environment "
+                                                    "as its strings (256 at most, 3072 "
+                                                    "bytes); getdents64's entries as their "
+                                                    "count; calls outside -e verbose=: their "
+                                                    "structures as addresses"),
     ("-e raw=SET", "yes", "arguments and return of these calls in hex"),
     ("-e read=FDS, -e write=FDS", "partly", "hex dumps of read/pread64/recvfrom and "
                                             "write/pwrite64/sendto data, up to the 256 "
