@@ -77,6 +77,22 @@ def test_poll_result_stops_where_strace_buffer_ends() -> None:
     assert cut is not None and cut.count("revents=") == 32
 
 
+def test_dirents_as_strace_v_prints_them() -> None:
+    def ent(ino: int, off: int, kind: int, name: bytes) -> bytes:
+        reclen = (19 + len(name) + 1 + 7) & ~7
+        return struct.pack("<QqHB", ino, off, reclen, kind) + name.ljust(reclen - 19, b"\0")
+    data = ent(774, 194624804987991016, 4, b"rc2.d") + ent(819, 2**63 - 1, 8, b"passwd")
+    assert S.format_dirents(data, len(data), FL) == (
+        '[{d_ino=774, d_off=194624804987991016, d_reclen=32, d_type=DT_DIR, d_name="rc2.d"}, '
+        '{d_ino=819, d_off=9223372036854775807, d_reclen=32, d_type=DT_REG, '
+        'd_name="passwd"}]')
+    # a reply longer than the capture: the entries it holds whole, then "..."
+    assert S.format_dirents(data[:40], len(data), FL) == (
+        '[{d_ino=774, d_off=194624804987991016, d_reclen=32, d_type=DT_DIR, '
+        'd_name="rc2.d"}, ...]')
+    assert S.format_dirents(data[:16] + bytes(2) + data[18:32], 32, FL) is None  # d_reclen 0
+
+
 def sc(table: SyscallTable, name: str, args: tuple[int, ...], ret: int = 0,
        caps: tuple[Capture, ...] = (), flags: int = 0) -> Syscall:
     nr = table.nr(name)

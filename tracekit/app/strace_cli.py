@@ -58,9 +58,10 @@ OPTIONS: list[tuple[str, str, str]] = [
                                                     "stat, statx, uname, rusage, termios "
                                                     "and arrays whole, execve's environment "
                                                     "as its strings (256 at most, 3072 "
-                                                    "bytes); getdents64's entries as their "
-                                                    "count; calls outside -e verbose=: their "
-                                                    "structures as addresses"),
+                                                    "bytes), getdents64's entries (4096 "
+                                                    "bytes of a reply); calls outside -e "
+                                                    "verbose=: their structures as "
+                                                    "addresses"),
     ("-e raw=SET", "yes", "arguments and return of these calls in hex"),
     ("-e read=FDS, -e write=FDS", "partly", "hex dumps of read/pread64/recvfrom and "
                                             "write/pwrite64/sendto data, up to the 256 "
@@ -802,6 +803,11 @@ def build(a: StraceArgs) -> Plan:
         # strace -v prints execve's environment: its strings, each cut at -s (read one
         # byte longer, so a cut one is seen)
         opts.envp_strings = min(a.strsize, 1 << 10) + 1
+    dents = table.nr("getdents64")
+    if abbrev is not None and dents is not None and dents not in abbrev[0] and (
+            deref is None or dents in deref[0]) and a.summary != "c":
+        # -v prints getdents64's entries: its reply read as bytes, not counted
+        opts.dirents = True
     if (full_exec or a.strsize > 32) and a.summary != "c":
         # argv: every element with -v, -s of them without (more than the 32 read else)
         opts.argv_strings = min(a.strsize, 1 << 10) + 1

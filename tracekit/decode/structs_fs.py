@@ -37,10 +37,12 @@ from typing import TYPE_CHECKING
 
 from tracekit._events import (
     CAP_ARGV,
+    CAP_BUF,
     CAP_COUNT,
     CAP_ENVP,
     CAPF_FAULT,
     CAPF_TRUNC,
+    SC_COMPAT,
     Syscall,
 )
 from tracekit.decode import flags as F
@@ -350,6 +352,33 @@ def count_dirents(data: bytes, ret: int) -> int | None:
     return n if off == ret else None
 
 
+def format_dirents(data: bytes, ret: int, fl: F.ArchFlags) -> str | None:
+    """getdents64's ``ret`` bytes of struct linux_dirent64 as strace -v prints them:
+    ``[{d_ino=774, d_off=1946..., d_reclen=32, d_type=DT_DIR, d_name="rc2.d"}, ...]``;
+    ``...`` after the entries the capture holds whole (a reply longer than it); None
+    for a malformed record (strace then prints the address)."""
+    out: list[str] = []
+    off = 0
+    types = fl.tables.DIRENT_TYPES
+    while off < ret:
+        if off + 19 > len(data):
+            out.append("...")
+            break
+        ino, d_off, reclen, d_type = struct.unpack_from("<QqHB", data, off)
+        if reclen < 19 or off + reclen > ret:
+            return None
+        if off + reclen > len(data):
+            out.append("...")
+            break
+        name = data[off + 19:off + reclen].split(b"\0", 1)[0]
+        t = types.get(d_type)
+        out.append(f"{{d_ino={ino}, d_off={d_off}, d_reclen={reclen}, "
+                   f"d_type={t if t is not None else f'{_hex(d_type)} /* DT_??? */'}, "
+                   f"d_name={quote(name)}}}")
+        off += reclen
+    return "[" + ", ".join(out) + "]"
+
+
 def count_envp(data: bytes) -> int | None:
     """The pointers before the NULL of a captured ``char *const envp[]`` (8 bytes each);
     None when no NULL is within ``data``."""
@@ -467,12 +496,19 @@ def k_dirents(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     """getdents64's buffer: ``0x55d0... /* 9 entries */``, from the count the BPF program
     walked (CAP_COUNT) or the bytes captured (CAP_BUF); the bare address when the call
     failed or the count is not known whole (a walk cut short, a reply larger than the
-    bytes captured). For a call not abbreviated (-v) strace prints the entries: ``[]``
-    at the end of the directory; tracekit has only their count (FIXME issue 16: the
-    entries are not captured)."""
+    bytes captured). For a call not abbreviated (-v) strace prints the entries
+    (:func:`format_dirents`, ``[]`` at the end of the directory), from the reply's
+    bytes when they were captured (SessionOptions.dirents), else the count."""
     addr = pointer(ev.args[i])
     if d.full and ev.ret == 0 and ev.args[i]:
         return "[]"
+    if d.full and not ev.flags & SC_COMPAT:
+        got = capture_out(ev, i)        # the first BUF_MAX bytes of a longer reply too
+        if got is not None and got.kind == CAP_BUF and \
+                d.call(ev.syscall_nr, False).name == "getdents64":
+            text = format_dirents(got.data, ev.ret, d.flags)
+            if text is not None:
+                return text
     cap = capture_out(ev, i, whole=True)
     if cap is None:
         return addr

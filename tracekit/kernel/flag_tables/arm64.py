@@ -2376,6 +2376,18 @@ TERM_CSIZES: dict[int, str] = {
     48: 'CS8',
 }
 
+DIRENT_TYPES: dict[int, str] = {
+    0: 'DT_UNKNOWN',
+    1: 'DT_FIFO',
+    2: 'DT_CHR',
+    4: 'DT_DIR',
+    6: 'DT_BLK',
+    8: 'DT_REG',
+    10: 'DT_LNK',
+    12: 'DT_SOCK',
+    14: 'DT_WHT',
+}
+
 TERM_LDISCS: dict[int, str] = {
     0: 'N_TTY',
     1: 'N_SLIP',
