@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests._run import run_tracekit
+from tests._run import run_tracekit, write_pipeline
 from tests.e2e.test_strace_ops import build, one_run_both
 from tracekit.kernel.arch import machine_arch
 
@@ -83,3 +83,24 @@ def test_unknown_name_in_a_set_is_refused(tmp_path: Path) -> None:
         r = run_tracekit(["strace", "-e", f"{qual}=unamee", "true"])
         assert r.returncode != 0
         assert "unknown syscall 'unamee'" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_run_verbose_output_prints_directory_entries(tmp_path: Path) -> None:
+    """``tracekit run`` with ``[output] verbose = true``: getdents64's entries, read in
+    the kernel as bytes since every output prints them; the default counts them."""
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "dir" / "entry").write_text("")
+    for verbose, want in (("true", 'd_type=DT_REG, d_name="entry"}'), ("false", " entries */")):
+        out = tmp_path / f"{verbose}.txt"
+        cfg = write_pipeline(tmp_path, f"""
+            [target]
+            command = ["ls", "-a", "{tmp_path / 'dir'}"]
+            [output]
+            format = "strace"
+            verbose = {verbose}
+            path = "{out}"
+            """, name=f"{verbose}.toml")
+        r = run_tracekit(["run", str(cfg)])
+        assert r.returncode == 0, r.stderr
+        dents = [line for line in out.read_text().splitlines() if "getdents64(" in line]
+        assert any(want in line for line in dents), dents
