@@ -335,9 +335,11 @@ def _settings(stage: Any) -> tuple[tuple[str, object], ...]:
     dec = getattr(stage, "decoder", None)
     if dec is None:
         return ()
+    # strace's -e abbrev= / -e verbose= sets, only when given (no [output] key sets them)
+    sets = tuple((k, v) for k in ("abbrev", "deref") if (v := getattr(dec, k, None)) is not None)
     return (("fd_paths", getattr(dec, "fd_paths", None)),
             ("string_limit", getattr(dec, "string_limit", None)),
-            ("verbose", getattr(dec, "verbose", None)))
+            ("verbose", getattr(dec, "verbose", None)), *sets)
 
 
 def _same_stage(first: tuple[Any, str], second: tuple[Any, str]) -> None:

@@ -424,6 +424,14 @@ TABLES: dict[str, Table] = {
     "TERM_FFDLY": ("values", _TERMBITS, r"FF[01]", frozenset(), ()),
     "TERM_BAUDS": ("values", _TERMBITS, r"B[0-9]+", frozenset(), ()),
     "TERM_CSIZES": ("values", _TERMBITS, r"CS[5-8]", frozenset(), ()),
+    # getdents64's d_type (strace -v prints the entries)
+    "DIRENT_TYPES": ("values", ("dirent.h",), r"DT_(UNKNOWN|FIFO|CHR|DIR|BLK|REG|LNK|SOCK|WHT)",
+                     frozenset(), ()),
+    # -v's part of a termios: c_line's line discipline (linux/tty.h) and c_cc's indices
+    "TERM_LDISCS": ("values", ("linux/tty.h",), r"N_[A-Z0-9_]+", frozenset(), ()),
+    "TERM_CC": ("values", _TERMBITS,
+                r"V(INTR|QUIT|ERASE|KILL|EOF|TIME|MIN|SWTC|START|STOP|SUSP|EOL|REPRINT|"
+                r"DISCARD|WERASE|LNEXT|EOL2)", frozenset(), ()),
     # poll/ppoll and epoll events (numeric order, as strace 6.1)
     "POLL_EVENTS": ("bits", ("asm/poll.h",),
                     r"POLL(IN|PRI|OUT|ERR|HUP|NVAL|RDNORM|RDBAND|WRNORM|WRBAND|MSG|REMOVE|"

@@ -19,6 +19,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -66,16 +67,18 @@ def without_gaps(s_lines: list[str], t_lines: list[str], gaps: tuple[Gap, ...]
     return s_out, t_out
 
 
-def one_run_both(exe: Path, tmp: Path) -> tuple[dict[int, list[str]], dict[int, list[str]]]:
+def one_run_both(exe: Path, tmp: Path, opts: Sequence[str] = ()
+                 ) -> tuple[dict[int, list[str]], dict[int, list[str]]]:
     """``exe SCRATCH`` (a new directory under ``tmp``) under ``strace -f -o``, itself
-    traced by ``tracekit strace -f -o``: both see the same calls of the same processes.
-    Returns (strace's, tracekit's) call lines per pid; tracekit's of the program's own
-    process start at its execve (before it, the process is strace's child)."""
+    traced by ``tracekit strace -f -o``: both see the same calls of the same processes;
+    ``opts`` are given to both (``-v``, ``-e abbrev=uname``). Returns (strace's,
+    tracekit's) call lines per pid; tracekit's of the program's own process start at its
+    execve (before it, the process is strace's child)."""
     scratch = tmp / "scratch"
     scratch.mkdir()
     s_out, t_out = tmp / "s.txt", tmp / "t.txt"
-    r = run_tracekit(["strace", "-f", "-o", str(t_out), "--", "strace", "-f", "-o",
-                      str(s_out), str(exe), str(scratch)], timeout=120)
+    r = run_tracekit(["strace", "-f", *opts, "-o", str(t_out), "--", "strace", "-f",
+                      *opts, "-o", str(s_out), str(exe), str(scratch)], timeout=120)
     assert r.returncode == 0, r.stderr
 
     def lines(text: str) -> dict[int, list[str]]:
@@ -90,10 +93,10 @@ def one_run_both(exe: Path, tmp: Path) -> tuple[dict[int, list[str]], dict[int, 
     return s_procs, t_procs
 
 
-def same_lines_one_run(exe: Path, tmp: Path) -> list[str]:
+def same_lines_one_run(exe: Path, tmp: Path, opts: Sequence[str] = ()) -> list[str]:
     """:func:`one_run_both` of a program that makes no children: asserts that tracekit's
     lines of its process are strace's (a diff when not) and returns them."""
-    s_procs, t_procs = one_run_both(exe, tmp)
+    s_procs, t_procs = one_run_both(exe, tmp, opts)
     ((pid, s_lines),) = s_procs.items()             # the program alone: no children
     t_lines = t_procs.get(pid, [])
     assert t_lines == s_lines, "\n".join(

@@ -326,6 +326,10 @@ async def _run(cfg: Any, path: Path, signals: _Signals, record: str | None) -> i
                if not o.in_kernel and getattr(o.options, "verbose", False)]
     if verbose:
         opts.envp_strings = min(max(verbose), 1 << 10) + 1
+    if verbose and len(verbose) == sum(1 for o in plan.outputs if not o.in_kernel):
+        # getdents64's entries: its reply read as bytes when every output prints them (a
+        # reply past the bytes read could no longer be counted for one that does not)
+        opts.dirents = True
     # argv: every element for a verbose output, string_limit of them else (32 are read
     # unless an output prints more)
     limits = [getattr(o.options, "string_limit", 0) for o in plan.outputs if not o.in_kernel]

@@ -54,11 +54,14 @@ OPTIONS: list[tuple[str, str, str]] = [
     ("-e trace=, -e status=, -e signal=", "yes", "selection, in the kernel (a call not "
                                                  "selected makes no record)"),
     ("-z, -Z, -P PATH", "yes", "only successful / failed calls; only calls on PATH"),
-    ("-e abbrev=, -e verbose=, -v", "partly", "-v: stat structures with every field and "
-                                              "execve's environment as its strings (256 at "
-                                              "most, 3072 bytes with -s cuts); other "
-                                              "structures print abbreviated as without -v; "
-                                              "-e verbose= other than all is refused"),
+    ("-e abbrev=SET, -e verbose=SET, -v", "partly", "per call as strace (-v: abbrev=none): "
+                                                    "stat, statx, uname, rusage, termios "
+                                                    "and arrays whole, execve's environment "
+                                                    "as its strings (256 at most, 3072 "
+                                                    "bytes), getdents64's entries (4096 "
+                                                    "bytes of a reply); calls outside -e "
+                                                    "verbose=: their structures as "
+                                                    "addresses"),
     ("-e raw=SET", "yes", "arguments and return of these calls in hex"),
     ("-e read=FDS, -e write=FDS", "partly", "hex dumps of read/pread64/recvfrom and "
                                             "write/pwrite64/sendto data, up to the 256 "
@@ -201,7 +204,8 @@ class StraceArgs:
     decode_fds: int = 0             # -y count
     fd_kinds: frozenset[str] | None = None  # -e decode-fds='s set (None: as -y/-yy say)
     hex: int = 0                    # -x count
-    verbose: bool = False           # -v
+    abbrev: str = "all"             # -e abbrev='s set, normalised (-v: none)
+    deref: str = "all"              # -e verbose='s set, normalised
     summary: str = ""               # "" | "c" (only the summary) | "C" (both)
     wall: bool = False              # -w
     sort: str = "time"              # -S
@@ -370,7 +374,7 @@ def _short(a: StraceArgs, c: str, value: str | None) -> None:
     elif c == "x":
         a.hex += 1
     elif c == "v":
-        a.verbose = True
+        a.abbrev = "none"               # strace: -v is -e abbrev=none
     elif c in "cC":
         if a.summary and a.summary != c:
             raise UsageError("-c and -C are mutually exclusive")
@@ -650,13 +654,10 @@ def _expr(a: StraceArgs, text: str) -> str:
     if kind == "status":
         _items(value, "status")
     elif kind == "abbrev":
-        _syscall_set(value, f"-e {text}")
-        if value in ("none", "!all"):
-            a.verbose = True
+        # the last -e abbrev= (or -v) replaces the set, as in strace
+        a.abbrev = _syscall_set(value, f"-e {text}")
     elif kind == "verbose":
-        if _syscall_set(value, f"-e {text}") != "all":
-            raise _refuse(f"-e {text}", "structures are always dereferenced (-e "
-                                        "verbose=all, strace's default)")
+        a.deref = _syscall_set(value, f"-e {text}")
     elif kind == "raw":
         _syscall_set(value, f"-e {text}")
         a.raw.append(value)
@@ -744,6 +745,10 @@ class Plan:
     shape: Any                       # StraceOptions of the trace lines
     pid_targets: list[int]
     summary_in_kernel: bool
+    # -e abbrev= / -e verbose=: (native, i386) numbers of the calls abbreviated / whose
+    # structures are read (SyscallDecoder.set_abbrev, set_deref); None: every call
+    abbrev: tuple[frozenset[int], frozenset[int]] | None = None
+    deref: tuple[frozenset[int], frozenset[int]] | None = None
 
 
 def build(a: StraceArgs) -> Plan:
@@ -789,11 +794,21 @@ def build(a: StraceArgs) -> Plan:
         env=_environment(a), creds=_creds(a.user) if a.user is not None else None,
         wait_for_children=follow,
         **session_selection(filt, None, where="-e"))
-    if a.verbose and a.summary != "c":
+    abbrev = _call_set(a.abbrev, table, "abbrev")
+    deref = _call_set(a.deref, table, "verbose")
+    # (the tables are read only for an -e abbrev= set: the default start-up reads none)
+    full_exec = abbrev is not None and any(
+        nr not in abbrev[compat] for compat, nr in _execs(table))
+    if full_exec and a.summary != "c":
         # strace -v prints execve's environment: its strings, each cut at -s (read one
         # byte longer, so a cut one is seen)
         opts.envp_strings = min(a.strsize, 1 << 10) + 1
-    if (a.verbose or a.strsize > 32) and a.summary != "c":
+    dents = table.nr("getdents64")
+    if abbrev is not None and dents is not None and dents not in abbrev[0] and (
+            deref is None or dents in deref[0]) and a.summary != "c":
+        # -v prints getdents64's entries: its reply read as bytes, not counted
+        opts.dirents = True
+    if (full_exec or a.strsize > 32) and a.summary != "c":
         # argv: every element with -v, -s of them without (more than the 32 read else)
         opts.argv_strings = min(a.strsize, 1 << 10) + 1
     if a.stacks:
@@ -818,7 +833,36 @@ def build(a: StraceArgs) -> Plan:
         dump_writes=cast(Any, list(a.writes)),
         exit_lines="exit" not in a.quiet and "exits" not in a.quiet, exit_time=True,
         syscall_numbers=a.numbers, stacks="user" if a.stacks else None)
-    return Plan(opts, stages, shape, pids, in_kernel)
+    return Plan(opts, stages, shape, pids, in_kernel, abbrev, deref)
+
+
+def _call_set(text: str, table: Any, what: str
+              ) -> tuple[frozenset[int], frozenset[int]] | None:
+    """A normalised syscall set of -e abbrev=/verbose= (:func:`_syscall_set`) as the
+    (native, i386) numbers it selects; None for ``all`` (strace's default)."""
+    from tracekit.kernel.selection import resolve_compat_syscalls, resolve_syscalls
+
+    if text == "all":
+        return None
+    if text == "none":
+        return frozenset(), frozenset()
+    neg = text.startswith("!")
+    exprs: list[str | int] = [f"!{p}" if neg else p for p in text.lstrip("!").split(",")]
+    native = resolve_syscalls(exprs, table, where=f"-e {what}={text}")
+    compat = resolve_compat_syscalls(exprs) if table.arch == "x86_64" else set()
+    return frozenset(native), frozenset(compat)
+
+
+def _execs(table: Any) -> list[tuple[int, int]]:
+    """(compat, number) of execve and execveat, native and i386 (whose argv and
+    environment -v prints whole)."""
+    from tracekit.kernel.syscalls import SyscallTable
+
+    out = [(0, nr) for n in ("execve", "execveat") if (nr := table.nr(n)) is not None]
+    if table.arch == "x86_64":
+        t32 = SyscallTable("i386")
+        out += [(1, nr) for n in ("execve", "execveat") if (nr := t32.nr(n)) is not None]
+    return out
 
 
 # --- running ---------------------------------------------------------------------------
@@ -928,7 +972,8 @@ async def _run(a: StraceArgs, signals: Any) -> int:
             # -e decode-fds=path,socket: sockets described, devices not (and the reverse)
             decoder.fdcache.sockets = "socket" in a.fd_kinds
             decoder.fdcache.devices = "dev" in a.fd_kinds
-        decoder.verbose = a.verbose
+        decoder.set_abbrev(plan.abbrev)
+        decoder.set_deref(plan.deref)
         if a.output is not None and a.follow >= 2:
             formatter = split = SplitStraceFormatter(a.output, decoder=decoder, shape=shape)
             split.on_failed = _file_failed

@@ -57,7 +57,7 @@ from tracekit.decode import (
 )
 from tracekit.decode.argspec import ARGSPEC, ARGSPEC32, SAME_LAYOUT32
 from tracekit.decode.argtypes import kind_of, narrowed
-from tracekit.decode.captures import capture, capture_out, decoded_in, decoded_out
+from tracekit.decode.captures import abbreviated, capture, capture_out, decoded_in, decoded_out
 from tracekit.decode.fdcache import AT_FDCWD, DESCRIBED_CALLS, OPENS, TRACKED_CALLS, FdCache
 from tracekit.decode.values import (
     DEFAULT_STRING_LIMIT,
@@ -277,9 +277,16 @@ def k_argv(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     cap = capture(ev, i) if ev.args[i] else None
     if cap is None or cap.kind not in (CAP_ARGV, CAP_ENVP):
         return pointer(ev.args[i])
-    every = cap.kind == CAP_ENVP and d.verbose
+    every = cap.kind == CAP_ENVP and d.full
     return format_argv(cap, limit=d.string_limit,
                        max_items=None if every else d.string_limit)
+
+
+def k_parr_ret(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """An array the call wrote, its length the return value, under -e verbose= without
+    the call: ``[]`` when the call wrote none, else its address."""
+    return "[]" if ev.ret == 0 and ev.args[i] and not ev.flags & (
+        SC_NORETURN | SC_UNFINISHED) else pointer(ev.args[i])
 
 
 def k_envp(d: SyscallDecoder, ev: Syscall, i: int) -> str:
@@ -314,9 +321,11 @@ def k_wstatus(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 
 def k_rusagew(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-    """wait4's rusage: strace decodes it only when a child was reaped (ret > 0)."""
+    """wait4's rusage: strace decodes it only when a child was reaped (ret > 0); every
+    field for a call not abbreviated."""
     cap = capture_out(ev, i) if ev.ret > 0 else None
-    text = None if cap is None else SP.format_rusage(cap.data)
+    text = None if cap is None else (
+        SP.format_rusage_verbose if d.full else SP.format_rusage)(cap.data)
     return pointer(ev.args[i]) if text is None else text
 
 
@@ -535,6 +544,7 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
     ipc_64 = next(v for v, n in T.IPC_CONSTS.items() if n == "IPC_64")
     return {
         "d": k_d, "ld": k_ld, "u": k_u, "u64": k_u, "x": k_x, "raw": k_x, "p": k_p,
+        "parr_ret": k_parr_ret,
         "fd": k_fd, "dirfd": k_dirfd, "off64": k_off64, "loff_out": k_loff_out,
         "path": k_path, "str": k_str, "strr": k_bufr, "bufw": k_bufw, "bufr": k_bufr,
         "bufrx": k_bufrx, "bufrn": k_bufrn, "argv": k_argv, "envp": k_envp, "sockaddr": k_sockaddr,
@@ -584,7 +594,9 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         # kinds of C types (tracekit.decode.argtypes)
         "u32": k_u32, "x32": k_x32, "uid": k_uid,
         # structs of processes, signals and time (tracekit.decode.structs_proc)
-        "wstatus": k_wstatus, "rusagew": k_rusagew, "rusage": decoded_out(SP.format_rusage),
+        "wstatus": k_wstatus, "rusagew": k_rusagew,
+        "rusage": abbreviated(decoded_out(SP.format_rusage),
+                              decoded_out(SP.format_rusage_verbose)),
         "siginfo_out": decoded_out(lambda b: SP.format_siginfo(b, f)),
         "sigaction_in": decoded_in(lambda b: SP.format_sigaction(b, f)),
         "sigaction_out": decoded_out(lambda b: SP.format_sigaction(b, f)),
@@ -691,7 +703,8 @@ def k_fsconfigaux(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 
 # Kinds that end the argument list when they return None (the rest is not printed).
-_STOPPERS = frozenset({k_omode, k_mknoddev, structs_io.k_ioctlarg, structs_io.k_stop,
+_STOPPERS = frozenset({k_omode, k_mknoddev, structs_io.k_ioctlarg,
+                       structs_io.k_ioctlarg_addr, structs_io.k_stop,
                        k_rebootarg, ops.k_archprctl_arg})
 ArgsFn = Callable[["SyscallDecoder", Syscall], tuple[str, ...]]
 _Deps = tuple[tuple[int, "str | None"], ...]   # (fd, target) pairs a text was made from
@@ -722,14 +735,45 @@ def _args_fn(fns: tuple[ArgFn, ...], special: SpecialFn | None, generic: int) ->
     return args
 
 
+# Some facts about strace 6.1's -e verbose= (src/ucopy.c umoven_or_printaddr*, print_array
+# in src/util.c): a call left out of the set prints the address of every structure or
+# array it would read (``fstat(3, 0x7ffd...)``, ``wait4(N, 0x7ffd..., 0, 0x7ffd...)``,
+# ``poll(0x7ffd..., 40, 0) = 40``), NULL still as NULL; strings and data buffers are
+# still read (umovestr, printstrn), and so are the scalar arguments. These are the
+# argument kinds that read such memory; a call outside the set gets ``p`` for them.
+DEREF_KINDS = frozenset("""
+    argv envp addrlen_inout capdata_in capdata_out capheader cpuset_in cpuset_out dirents epollevent
+    epollevents fdset futexwaiters gids_in gids_out id_out int_in int_out ioctlarg iovaddr
+    iovr iovw itimerspec_in itimerspec_out itimerval_in itimerval_out ldt_desc len_inout
+    loff_out mincore_vec mmsgvec mmsgvec_out mqattr_in mqattr_out msgbuf_in msgbuf_out
+    msghdr_in msghdr_out nodes_in nodes_out off_in off_inout openhow pipefds pollfds
+    ptr_out rem_out rlim_in rlim_out rusage rusagew sembufs sigaction_in sigaction_out
+    sigevent siginfo_in siginfo_out sigmask sigpending_out sigset_in sigset_out sockaddr
+    sockaddr_out stack_in stack_out stat stat64 statfs statfs64 statx sysinfo timespec
+    timespec_out timeout_ts timeout_ts32 timeout_tv timeout_tv32 timet_out timeval
+    timeval_out timex timezone tms uint_out user_desc utimbuf utimens utimes utsname
+    wstatus perfattr uringparams iocb iocbpp ioevents ioevent_out aioctx_out
+    landlockruleattr landlockrulesetattr
+""".split())
+# kinds with another address form: an array whose length is the return value prints
+# ``[]`` when it is 0 (print_array reads nothing then); ioctl's argument is a value for
+# some requests
+_ADDR_KINDS = {"epollevents": "parr_ret", "ioctlarg": "ioctlarg_addr"}
+# return kinds that print what the call wrote in a structure: their address form
+_DEREF_RETS = {"poll": "poll_addr", "ppoll": "poll_addr", "select": "select_addr",
+               "select32": "select32_addr", "pselect": "pselect_addr"}
+
+
 class _Call:
     __slots__ = ("name", "fns", "special", "ret", "generic", "fd_action", "path_arg", "args",
-                 "fds_in_args", "described", "fd_kind")
+                 "fds_in_args", "described", "fd_kind", "full")
 
     def __init__(self, name: str, fns: tuple[ArgFn, ...], special: SpecialFn | None, ret: str,
-                 generic: int) -> None:
+                 generic: int, full: bool = False) -> None:
         self.name, self.fns, self.special, self.ret, self.generic = (
             name, fns, special, ret, generic)
+        # strace's abbrev(tcp) false: every field of its structures (-v, -e abbrev=)
+        self.full = full
         # the call may change the fd table (tracekit.decode.fdcache.FdCache.apply_call)
         self.fd_action = name in TRACKED_CALLS or ret == "fd"
         self.fds_in_args = name in _FDS_IN_ARGS
@@ -812,7 +856,13 @@ class SyscallDecoder:
         self._deps: list[tuple[int, str | None]] | None = None
         self._fd_paths = fd_paths
         self._string_limit = string_limit
-        self._verbose = False
+        # -e abbrev= / -e verbose= (strace's qual_flg): the (native, i386) numbers of the
+        # calls printed abbreviated / whose structures are read; None: every call
+        self._abbrev: tuple[frozenset[int], frozenset[int]] | None = None
+        self._deref: tuple[frozenset[int], frozenset[int]] | None = None
+        #: the call being decoded is printed unabbreviated (set per record from its
+        #: ``_Call``; what the argument decoders read)
+        self.full = False
         # each thread's last call: what restart_syscall resumes (strace's s_prev_ent)
         self._prev: dict[int, str] = {}
 
@@ -827,12 +877,38 @@ class SyscallDecoder:
 
     @property
     def verbose(self) -> bool:
-        """strace -v: structs with every field (``stat``), not abbreviated."""
-        return self._verbose
+        """strace -v (``-e abbrev=none``): every call's structs with every field
+        (``stat``), not abbreviated. Setting it replaces :meth:`set_abbrev`'s sets."""
+        return self._abbrev == (frozenset(), frozenset())
 
     @verbose.setter
     def verbose(self, on: bool) -> None:
-        self._verbose = on
+        self.set_abbrev((frozenset(), frozenset()) if on else None)
+
+    @property
+    def abbrev(self) -> tuple[frozenset[int], frozenset[int]] | None:
+        """The (native, i386) numbers of the calls printed abbreviated; None: all."""
+        return self._abbrev
+
+    @property
+    def deref(self) -> tuple[frozenset[int], frozenset[int]] | None:
+        """The (native, i386) numbers of the calls whose structures are read; None: all."""
+        return self._deref
+
+    def set_abbrev(self, calls: tuple[frozenset[int], frozenset[int]] | None) -> None:
+        """strace's ``-e abbrev=SET``: only these calls (native numbers, i386 numbers)
+        print their structures abbreviated, the others every field; None: every call
+        abbreviated (strace's default), two empty sets: none (``-v``)."""
+        self._abbrev = calls
+        self._calls.clear()
+        self._done.clear()
+
+    def set_deref(self, calls: tuple[frozenset[int], frozenset[int]] | None) -> None:
+        """strace's ``-e verbose=SET``: only these calls (native numbers, i386 numbers)
+        read the structures and arrays their arguments point to, the others print
+        their addresses (:data:`DEREF_KINDS`); None: every call (strace's default)."""
+        self._deref = calls
+        self._calls.clear()
         self._done.clear()
 
     @property
@@ -896,8 +972,13 @@ class SyscallDecoder:
         special = SPECIAL.get(kinds[-1]) if kinds else None
         kind_fns = (self._kinds32 if compat and name not in SAME_LAYOUT32
                     else self._kinds)
+        if self._deref is not None and nr not in self._deref[compat]:
+            # -e verbose= without this call: its structures as their addresses
+            kinds = tuple(_ADDR_KINDS.get(k, "p") if k in DEREF_KINDS else k for k in kinds)
+            ret = _DEREF_RETS.get(ret, ret)
         fns = () if special else tuple(kind_fns[k] for k in kinds)
-        got = self._calls[key] = _Call(name, fns, special, ret, generic)
+        full = self._abbrev is not None and nr not in self._abbrev[compat]
+        got = self._calls[key] = _Call(name, fns, special, ret, generic, full)
         return got
 
     def arg_total(self, nr: int, compat: bool) -> int | None:
@@ -958,12 +1039,14 @@ class SyscallDecoder:
                     self.update_fds(ev, call)
                 if not ret_fds or cache.still(ev.tgid, ret_fds):
                     return dec
+                self.full = call.full
                 return Decoded(dec.name, dec.args, self._ret(ev, call))
         deps: list[tuple[int, str | None]] = []
         self._deps = deps
         try:
             if call.fds_in_args and self._fd_paths:
                 self.update_fds(ev, call)   # pipe's fds are printed among its arguments
+            self.full = call.full
             # a resumed call's arguments are unknown, unless read at its exit
             args = () if flags & SC_RESUMED and not flags & SC_ATTACHED else \
                 call.args(self, ev)
@@ -985,6 +1068,7 @@ class SyscallDecoder:
         <tracekit.decode.fdcache.FdCache.learn>`; the entry's descriptions are applied):
         its arguments, the fd table's changes, the exit's descriptions, its return. Not
         memoized: the descriptions are of this call."""
+        self.full = call.full
         if call.fds_in_args:
             self.update_fds(ev, call)       # pipe's fds are printed among its arguments
             self.fdcache.learn(ev, at_exit=True)

@@ -102,6 +102,14 @@ def decoded_in(fmt: Callable[[bytes], str | None], *, whole: bool = False) -> Ki
     return k
 
 
+def abbreviated(short: KindFn, full: KindFn) -> KindFn:
+    """strace's abbrev(tcp): ``short`` for a call printed abbreviated (its default),
+    ``full`` for one that is not (-v, ``-e abbrev=`` without it: ``d.full``)."""
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        return (full if d.full else short)(d, ev, i)
+    return k
+
+
 def decoded_out(fmt: Callable[[bytes], str | None], *, whole: bool = False) -> KindFn:
     """A decoder of a struct the call fills in: shown when the call succeeded, else (as
     for :func:`decoded_in`) its address."""

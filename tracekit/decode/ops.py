@@ -1183,7 +1183,9 @@ def _k_gids(out: bool) -> Callable[[SyscallDecoder, Syscall, int], str]:
         cap = _readable(capture(ev, i))
         if cap is None or n < 0 or len(cap.data) < 4 * min(n, len(cap.data) // 4):
             return pointer(v)
-        shown = min(n, len(cap.data) // 4, 32)
+        # -s of them (strace's print_array), every one captured for a call not
+        # abbreviated
+        shown = min(n, len(cap.data) // 4, 1 << 30 if d.full else d.string_limit)
         gids = struct.unpack_from(f"<{shown}I", cap.data)
         items = ["-1" if g == _M32 else str(g) for g in gids]
         if n > shown:

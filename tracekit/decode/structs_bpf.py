@@ -370,7 +370,7 @@ def _k_bpf_attr(fl: F.ArchFlags) -> KindFn:
             return "NULL"
         cmd = fl.tables.BPF_CMDS.get(ev.args[0] & 0xFFFFFFFF)
         caps = [c for c in ev.caps if c.arg == i and not c.flags & CAPF_DEREF]
-        if cmd is None or d.verbose or not caps or caps[0].flags & CAPF_FAULT:
+        if cmd is None or d.full or not caps or caps[0].flags & CAPF_FAULT:
             return pointer(addr)
         # capture.py's order: the attr, the first word with what it points to, the attr
         # at exit

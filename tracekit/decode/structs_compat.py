@@ -40,7 +40,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from tracekit.decode import flags as F
-from tracekit.decode.captures import KindFn, capture_out, decoded_in, decoded_out
+from tracekit.decode.captures import KindFn, abbreviated, capture_out, decoded_in, decoded_out
 from tracekit.decode.structs_fs import (
     format_stat,
     format_stat_verbose,
@@ -50,6 +50,7 @@ from tracekit.decode.structs_fs import (
 )
 from tracekit.decode.structs_proc import (
     format_rusage,
+    format_rusage_verbose,
     format_sigaction,
     format_siginfo,
     format_stack_t,
@@ -240,7 +241,8 @@ def _widened(conv: Callable[[bytes], bytes | None],
 def _k_rusagew(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     """wait4's compat rusage: decoded only when a child was reaped (ret > 0)."""
     cap = capture_out(ev, i) if ev.ret > 0 else None
-    text = None if cap is None else _widened(rusage_to_native, format_rusage)(cap.data)
+    fmt = format_rusage_verbose if d.full else format_rusage
+    text = None if cap is None else _widened(rusage_to_native, fmt)(cap.data)
     return pointer(ev.args[i]) if text is None else text
 
 
@@ -264,7 +266,7 @@ def compat_kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
     full = decoded_out(lambda b: format_stat64(b, fl, verbose=True), whole=True)
 
     def stat64(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-        return (full if d.verbose else short)(d, ev, i)
+        return (full if d.full else short)(d, ev, i)
 
     short32 = decoded_out(_widened(stat32_to_native, lambda b: format_stat(b, fl)),
                           whole=True)
@@ -272,7 +274,7 @@ def compat_kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
                          whole=True)
 
     def stat32(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-        return (full32 if d.verbose else short32)(d, ev, i)
+        return (full32 if d.full else short32)(d, ev, i)
 
     return {
         "stat64": stat64, "stat": stat32, "timespec": decoded_in(_timespec32),
@@ -286,7 +288,8 @@ def compat_kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
         "stack_in": decoded_in(_widened(stack_to_native, lambda b: format_stack_t(b, fl))),
         "stack_out": decoded_out(_widened(stack_to_native, lambda b: format_stack_t(b, fl))),
         "rusagew": _k_rusagew,
-        "rusage": decoded_out(_widened(rusage_to_native, format_rusage)),
+        "rusage": abbreviated(decoded_out(_widened(rusage_to_native, format_rusage)),
+                              decoded_out(_widened(rusage_to_native, format_rusage_verbose))),
         "siginfo_out": decoded_out(_widened(siginfo_to_native,
                                             lambda b: format_siginfo(b, fl))),
         "sysinfo": decoded_out(_widened(sysinfo_to_native, format_sysinfo), whole=True),

@@ -37,14 +37,23 @@ from typing import TYPE_CHECKING
 
 from tracekit._events import (
     CAP_ARGV,
+    CAP_BUF,
     CAP_COUNT,
     CAP_ENVP,
     CAPF_FAULT,
     CAPF_TRUNC,
+    SC_COMPAT,
     Syscall,
 )
 from tracekit.decode import flags as F
-from tracekit.decode.captures import KindFn, capture, capture_out, decoded_in, decoded_out
+from tracekit.decode.captures import (
+    KindFn,
+    abbreviated,
+    capture,
+    capture_out,
+    decoded_in,
+    decoded_out,
+)
 from tracekit.decode.structs_proc import (
     RUSAGE_SIZE as RUSAGE_SIZE,
     TIMEVAL_SIZE,
@@ -65,7 +74,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "format_pipefds", "format_rlimit", "format_stat", "format_stat_verbose", "format_statfs",
-    "format_statx",
+    "format_statx", "format_statx_verbose", "format_utsname_verbose",
     "format_sysinfo", "format_tms", "format_rusage", "format_utimbuf", "format_utimens",
     "format_utimes",
     "format_utsname",
@@ -236,7 +245,7 @@ def _k_stat(fl: F.ArchFlags) -> KindFn:
     full = decoded_out(lambda b: format_stat_verbose(b, fl), whole=True)
 
     def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-        return (full if d.verbose else short)(d, ev, i)
+        return (full if d.full else short)(d, ev, i)
     return k
 
 
@@ -257,6 +266,40 @@ def format_statx(data: bytes, fl: F.ArchFlags) -> str | None:
     return (f"{{stx_mask={fl.statx_mask(mask)}, "
             f"stx_attributes={F.FlagSet(fl.tables.STATX_ATTRS)(attrs)}, "
             f"stx_mode={fl.file_mode(mode)}, stx_size={size}, ...}}")
+
+
+_STATX_MORE = struct.Struct("<Q")            # stx_attributes_mask at 56
+_STATX_TIMES = (("stx_atime", 64, 0x20), ("stx_btime", 80, 0x800),   # STATX_ATIME, _BTIME
+                ("stx_ctime", 96, 0x80), ("stx_mtime", 112, 0x40))   # STATX_CTIME, _MTIME
+_STATX_MNT_ID = 0x1000
+
+
+def format_statx_verbose(data: bytes, fl: F.ArchFlags) -> str | None:
+    """A struct statx with every field, as strace 6.1 -v prints it: the fields in the
+    struct's order, a timestamp only when its bit is in stx_mask
+    (``stx_atime={tv_sec=1, tv_nsec=2} /* date */``), the device numbers, and stx_mnt_id
+    (hex) when STATX_MNT_ID is."""
+    if len(data) < 144:
+        return None
+    mask, blksize, attrs, nlink, uid, gid, mode, ino, size = _STATX_HEAD.unpack_from(data)
+    (blocks,) = struct.unpack_from("<Q", data, 48)
+    (attrs_mask,) = _STATX_MORE.unpack_from(data, 56)
+    attr_set = F.FlagSet(fl.tables.STATX_ATTRS)
+    out = [f"stx_mask={fl.statx_mask(mask)}", f"stx_blksize={blksize}",
+           f"stx_attributes={attr_set(attrs)}", f"stx_nlink={nlink}", f"stx_uid={uid}",
+           f"stx_gid={gid}", f"stx_mode={fl.file_mode(mode)}", f"stx_ino={ino}",
+           f"stx_size={size}", f"stx_blocks={blocks}",
+           f"stx_attributes_mask={attr_set(attrs_mask)}"]
+    for name, at, bit in _STATX_TIMES:
+        if mask & bit:
+            sec, nsec = struct.unpack_from("<qI", data, at)
+            out.append(f"{name}={{tv_sec={sec}, tv_nsec={nsec}}}{_time_comment(sec, nsec)}")
+    rdev_major, rdev_minor, dev_major, dev_minor = struct.unpack_from("<4I", data, 128)
+    out += [f"stx_rdev_major={rdev_major}", f"stx_rdev_minor={rdev_minor}",
+            f"stx_dev_major={dev_major}", f"stx_dev_minor={dev_minor}"]
+    if mask & _STATX_MNT_ID and len(data) >= 152:
+        out.append(f"stx_mnt_id={_hex(struct.unpack_from('<Q', data, 144)[0])}")
+    return "{" + ", ".join(out) + "}"
 
 
 # struct statfs, include/uapi/asm-generic/statfs.h with __statfs_word = long (x86_64 and
@@ -309,6 +352,33 @@ def count_dirents(data: bytes, ret: int) -> int | None:
     return n if off == ret else None
 
 
+def format_dirents(data: bytes, ret: int, fl: F.ArchFlags) -> str | None:
+    """getdents64's ``ret`` bytes of struct linux_dirent64 as strace -v prints them:
+    ``[{d_ino=774, d_off=1946..., d_reclen=32, d_type=DT_DIR, d_name="rc2.d"}, ...]``;
+    ``...`` after the entries the capture holds whole (a reply longer than it); None
+    for a malformed record (strace then prints the address)."""
+    out: list[str] = []
+    off = 0
+    types = fl.tables.DIRENT_TYPES
+    while off < ret:
+        if off + 19 > len(data):
+            out.append("...")
+            break
+        ino, d_off, reclen, d_type = struct.unpack_from("<QqHB", data, off)
+        if reclen < 19 or off + reclen > ret:
+            return None
+        if off + reclen > len(data):
+            out.append("...")
+            break
+        name = data[off + 19:off + reclen].split(b"\0", 1)[0]
+        t = types.get(d_type)
+        out.append(f"{{d_ino={ino}, d_off={d_off}, d_reclen={reclen}, "
+                   f"d_type={t if t is not None else f'{_hex(d_type)} /* DT_??? */'}, "
+                   f"d_name={quote(name)}}}")
+        off += reclen
+    return "[" + ", ".join(out) + "]"
+
+
 def count_envp(data: bytes) -> int | None:
     """The pointers before the NULL of a captured ``char *const envp[]`` (8 bytes each);
     None when no NULL is within ``data``."""
@@ -350,6 +420,19 @@ def format_utsname(data: bytes) -> str | None:
     sysname = data[:65].split(b"\0", 1)[0]
     nodename = data[65:130].split(b"\0", 1)[0]
     return f"{{sysname={quote(sysname)}, nodename={quote(nodename)}, ...}}"
+
+
+_UTS_FIELDS = ("sysname", "nodename", "release", "version", "machine", "domainname")
+
+
+def format_utsname_verbose(data: bytes) -> str | None:
+    """Every field of a struct new_utsname, as strace -v prints it: ``{sysname="Linux",
+    ..., domainname="(none)"}`` (each up to its NUL, at most 65 bytes)."""
+    if len(data) < UTSNAME_SIZE:
+        return None
+    fields = [data[65 * k:65 * (k + 1)].split(b"\0", 1)[0] for k in range(6)]
+    return "{" + ", ".join(f"{n}={quote(v)}" for n, v in zip(_UTS_FIELDS, fields,
+                                                            strict=True)) + "}"
 
 
 # struct sysinfo, include/uapi/linux/sysinfo.h on a 64-bit arch (112 bytes): uptime s64,
@@ -413,8 +496,19 @@ def k_dirents(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     """getdents64's buffer: ``0x55d0... /* 9 entries */``, from the count the BPF program
     walked (CAP_COUNT) or the bytes captured (CAP_BUF); the bare address when the call
     failed or the count is not known whole (a walk cut short, a reply larger than the
-    bytes captured)."""
+    bytes captured). For a call not abbreviated (-v) strace prints the entries
+    (:func:`format_dirents`, ``[]`` at the end of the directory), from the reply's
+    bytes when they were captured (SessionOptions.dirents), else the count."""
     addr = pointer(ev.args[i])
+    if d.full and ev.ret == 0 and ev.args[i]:
+        return "[]"
+    if d.full and not ev.flags & SC_COMPAT:
+        got = capture_out(ev, i)        # the first BUF_MAX bytes of a longer reply too
+        if got is not None and got.kind == CAP_BUF and \
+                d.call(ev.syscall_nr, False).name == "getdents64":
+            text = format_dirents(got.data, ev.ret, d.flags)
+            if text is not None:
+                return text
     cap = capture_out(ev, i, whole=True)
     if cap is None:
         return addr
@@ -444,7 +538,7 @@ def k_envp(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     mine = [c for c in ev.caps if c.arg == i]
     strings = next((c for c in mine if c.kind in (CAP_ARGV, CAP_ENVP)), None)
     arrays = [c for c in mine if c.kind not in (CAP_ARGV, CAP_ENVP)]
-    if strings is not None and strings.kind == CAP_ENVP and d.verbose and not arrays:
+    if strings is not None and strings.kind == CAP_ENVP and d.full and not arrays:
         # the strings (read so for strace -v, in place of the pointer array)
         return addr if strings.flags & CAPF_FAULT else format_argv(
             strings, limit=d.string_limit, max_items=None)
@@ -619,7 +713,8 @@ def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
     """The argument kinds of this module for ``fl``'s arch (merged by tracekit.decode.args)."""
     return {
         "stat": _k_stat(fl),
-        "statx": decoded_out(lambda b: format_statx(b, fl), whole=True),
+        "statx": abbreviated(decoded_out(lambda b: format_statx(b, fl), whole=True),
+                             decoded_out(lambda b: format_statx_verbose(b, fl), whole=True)),
         "statfs": decoded_out(lambda b: format_statfs(b, fl), whole=True),
         "utimens": decoded_in(format_utimens, whole=True),
         "utimbuf": decoded_in(format_utimbuf, whole=True),
@@ -630,7 +725,8 @@ def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
         "xattrlist": k_xattrlist, "openhow": _k_open_how(fl),
         "rlim_in": decoded_in(format_rlimit, whole=True),
         "rlim_out": decoded_out(format_rlimit, whole=True),
-        "utsname": decoded_out(format_utsname, whole=True),
+        "utsname": abbreviated(decoded_out(format_utsname, whole=True),
+                               decoded_out(format_utsname_verbose, whole=True)),
         "sysinfo": decoded_out(format_sysinfo, whole=True),
         "tms": decoded_out(format_tms, whole=True),
         "timet_out": decoded_out(format_time_t, whole=True),

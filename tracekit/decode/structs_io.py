@@ -216,21 +216,41 @@ def _field(v: int, mask: int, names: Mapping[int, str]) -> str:
     return got if got is not None else hex(v & mask)
 
 
-def format_termios(data: bytes, fl: F.ArchFlags) -> str | None:
+def format_termios(data: bytes, fl: F.ArchFlags, *, verbose: bool = False) -> str | None:
     """struct termios (asm-generic/termbits.h), abbreviated as strace without -v:
     ``{c_iflag=ICRNL|IXON, c_oflag=NL0|...|OPOST|ONLCR, c_cflag=B38400|CS8|CREAD,
-    c_lflag=ISIG|..., ...}``; None when ``data`` is shorter than the struct."""
+    c_lflag=ISIG|..., ...}``; ``verbose`` (-v): then ``c_line=N_TTY, c_cc=[[VINTR]=0x3,
+    ..., [18]=0]`` (NCCS 19) in place of ``...``. None when ``data`` is shorter than
+    the struct."""
     if len(data) < TERMIOS_SIZE:
         return None
-    return _term_flags(struct.unpack_from("<4I", data), fl)
+    flags = _term_flags(struct.unpack_from("<4I", data), fl)
+    if not verbose:
+        return flags + ", ...}"
+    return flags + _term_rest(data[16], data[17:TERMIOS_SIZE], fl) + "}"
 
 
-def format_termio(data: bytes, fl: F.ArchFlags) -> str | None:
-    """struct termio (TCGETA/TCSETA: 16-bit flag words), printed as strace prints a
-    termios (``format_termios``); None when ``data`` is shorter than the struct."""
+def format_termio(data: bytes, fl: F.ArchFlags, *, verbose: bool = False) -> str | None:
+    """struct termio (TCGETA/TCSETA: 16-bit flag words, c_line, c_cc[8]), printed as
+    strace prints a termios (``format_termios``); None when ``data`` is shorter than
+    the struct."""
     if len(data) < TERMIO_SIZE:
         return None
-    return _term_flags(struct.unpack_from("<4H", data), fl)
+    flags = _term_flags(struct.unpack_from("<4H", data), fl)
+    if not verbose:
+        return flags + ", ...}"
+    return flags + _term_rest(data[8], data[9:TERMIO_SIZE], fl) + "}"
+
+
+def _term_rest(line: int, cc: bytes, fl: F.ArchFlags) -> str:
+    """What -v adds to a termios: the line discipline and the control characters, each
+    by its index's name (``[17]`` past VEOL2), its value as ``%#x``."""
+    T = fl.tables
+    ldisc = T.TERM_LDISCS.get(line)
+    names = T.TERM_CC
+    chars = ", ".join(f"[{names.get(k, k)}]={_hex(c)}" for k, c in enumerate(cc))
+    return (f", c_line={ldisc if ldisc is not None else f'{_hex(line)} /* N_??? */'}, "
+            f"c_cc=[{chars}]")
 
 
 def _term_flags(words: tuple[int, ...], fl: F.ArchFlags) -> str:
@@ -250,7 +270,7 @@ def _term_flags(words: tuple[int, ...], fl: F.ArchFlags) -> str:
     crest = cflag & ~(masks["CBAUD"] | masks["CSIZE"])
     c = "|".join(cfields) + "|" + _zbits(T.TERM_CFLAGS, crest)
     return (f"{{c_iflag={_zbits(T.TERM_IFLAGS, iflag)}, c_oflag={o}, c_cflag={c}, "
-            f"c_lflag={_zbits(T.TERM_LFLAGS, lflag)}, ...}}")
+            f"c_lflag={_zbits(T.TERM_LFLAGS, lflag)}")
 
 
 @functools.cache
@@ -349,8 +369,10 @@ def _fiemap_flags(bits: tuple[tuple[int, str], ...]) -> F.FlagSet:
     return F.FlagSet(bits, unknown="FIEMAP_FLAG_???")
 
 
-def k_ioctlarg(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
-    """ioctl's argument by its request (argument ``i - 1``); None: the request has none."""
+def k_ioctlarg(d: SyscallDecoder, ev: Syscall, i: int, deref: bool = True) -> str | None:
+    """ioctl's argument by its request (argument ``i - 1``); None: the request has none.
+    Not ``deref`` (-e verbose= without ioctl): what it points to prints as its address,
+    a value argument as without."""
     v, fl = ev.args[i], d.flags
     a = _ioctl_by_value(fl.arch).get(ev.args[i - 1] & 0xFFFFFFFF)
     if a is None or a.fmt == "hex":
@@ -367,6 +389,8 @@ def k_ioctlarg(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
         return name if name is not None else f"{_hex(v)} /* TC??? */"
     if v == 0:
         return "NULL"
+    if not deref:
+        return pointer(v)
     if a.fmt in ("ifindex", "ifname"):
         return _ifreq(ev, i, a.fmt) or pointer(v)
     if a.fmt == "fiemap":
@@ -375,9 +399,9 @@ def k_ioctlarg(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
     text = None
     if cap is not None:
         if a.fmt == "termios":
-            text = format_termios(cap.data, fl)
+            text = format_termios(cap.data, fl, verbose=d.full)
         elif a.fmt == "termio":
-            text = format_termio(cap.data, fl)
+            text = format_termio(cap.data, fl, verbose=d.full)
         elif a.fmt in ("fsxattr", "fsxattr_set"):
             text = format_fsxattr(cap.data, fl, nextents=a.fmt == "fsxattr")
         elif a.fmt == "char":
@@ -447,18 +471,31 @@ def format_pollfds(data: bytes, n: int, fl: F.ArchFlags, limit: int,
     return "[" + ", ".join(out) + "]"
 
 
+# Some facts about strace 6.1's poll result (src/poll.c, decode_poll_exiting): it is
+# written into a 1024-byte buffer, and an element that would come within 27 bytes of its
+# end (room for the address of "left" and ", ], ...") is "..." instead, -v or not.
+_REVENTS_ROOM = 1024 - (2 + 2 * 8 + len(", ], ...") + 1)
+
+
 def format_revents(data: bytes, n: int, fl: F.ArchFlags, limit: int) -> str | None:
     """poll's array at exit, only the elements with revents: ``[{fd=3, revents=POLLIN}]``
-    (``...`` after ``limit`` of them); None when none has."""
+    (``...`` after ``limit`` of them, or where strace's buffer ends); None when none
+    has."""
     out: list[str] = []
+    used = 1                                    # "[", then each element and ", "
     for k in range(min(n, len(data) // POLLFD.size)):
         fd, _, revents = POLLFD.unpack_from(data, k * POLLFD.size)
         if not revents:
             continue
-        if len(out) >= limit:
+        if out:
+            used += 2
+        head = f"{{fd={fd}, revents="
+        flags = _bits(fl.tables.POLL_EVENTS, revents & 0xFFFF)
+        if len(out) >= limit or used + len(head) + len(flags) + 1 >= _REVENTS_ROOM:
             out.append("...")
             break
-        out.append(f"{{fd={fd}, revents={_bits(fl.tables.POLL_EVENTS, revents & 0xFFFF)}}}")
+        out.append(f"{head}{flags}}}")
+        used += len(head) + len(flags) + 1
     return "[" + ", ".join(out) + "]" if out else None
 
 
@@ -482,10 +519,16 @@ def _k_pollfds(fl: F.ArchFlags) -> KindFn:
         n = ev.args[i + 1] & 0xFFFFFFFF
         if entry is None or ev.args[i] == 0:
             return pointer(ev.args[i])
-        text = format_pollfds(entry.data, n, fl, d.string_limit,
+        text = format_pollfds(entry.data, n, fl, _elems(d),
                               lambda fd: d.fd_text(ev.tgid, fd))
         return pointer(ev.args[i]) if text is None else text
     return k
+
+
+def _elems(d: SyscallDecoder) -> int:
+    """The elements of an array strace prints before ``...``: -s of them, every one for
+    a call not abbreviated (print_array's abbrev(tcp) test); the capture may end first."""
+    return 1 << 30 if d.full else d.string_limit
 
 
 def _left(ev: Syscall, i: int, fmt: Callable[[bytes], str | None]) -> str | None:
@@ -517,7 +560,7 @@ def _ret_poll(fl: F.ArchFlags, timeout_arg: int | None
         parts = []
         _, out = _entry_exit(ev, 0)
         revents = None if out is None or ev.args[0] == 0 else format_revents(
-            out.data, ev.args[1] & 0xFFFFFFFF, fl, d.string_limit)
+            out.data, ev.args[1] & 0xFFFFFFFF, fl, _elems(d))
         if revents is not None:
             parts.append(revents)
         if timeout_arg is not None:
@@ -576,7 +619,18 @@ def format_ready(sets: list[bytes | None], nfds: int, ready: int) -> str:
     return out
 
 
-def _ret_select(timeout_fmt: Callable[[bytes], str | None]
+def k_ioctlarg_addr(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
+    """ioctl's argument under -e verbose= without ioctl (:func:`k_ioctlarg`)."""
+    return k_ioctlarg(d, ev, i, False)
+
+
+def _ret_poll_addr(d: SyscallDecoder, ev: Syscall, plain: str) -> str:
+    """poll/ppoll's result under -e verbose= without them: the timeout said, the fds
+    and the time left not read (strace 6.1: ``= 1``, ``= 0 (Timeout)``)."""
+    return "0 (Timeout)" if ev.ret == 0 and succeeded(ev) else plain
+
+
+def _ret_select(timeout_fmt: Callable[[bytes], str | None], deref: bool = True
                 ) -> Callable[[SyscallDecoder, Syscall, str], str]:
     def r(d: SyscallDecoder, ev: Syscall, plain: str) -> str:
         if not succeeded(ev):
@@ -588,7 +642,10 @@ def _ret_select(timeout_fmt: Callable[[bytes], str | None]
             _, got = _entry_exit(ev, i)
             sets.append(None if ev.args[i] == 0 or got is None else got.data)
         text = format_ready(sets, _nfds(ev), ev.ret)
-        left = _left(ev, 4, timeout_fmt)
+        # under -e verbose= without the call, strace still reads the sets (its own
+        # copy, for the result) but prints the timeout's address
+        left = _left(ev, 4, timeout_fmt) if deref else (
+            f"left {pointer(ev.args[4])}" if ev.args[4] else None)
         if left:
             text += (", " if text else "") + left
         return f"{ev.ret} ({text})" if text else plain
@@ -688,7 +745,7 @@ def _k_epoll_out(fl: F.ArchFlags) -> KindFn:
         cap = capture_out(ev, i)
         if cap is None:
             return pointer(ev.args[i])
-        text = format_epoll_events(cap.data, max(ev.ret, 0), fl, d.string_limit)
+        text = format_epoll_events(cap.data, max(ev.ret, 0), fl, _elems(d))
         return pointer(ev.args[i]) if text is None else text
     return k
 
@@ -1032,6 +1089,7 @@ def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int],
     return {
         "ioctlreq": lambda d, ev, i: ioctl_name(fl, ev.args[i]),
         "ioctlarg": k_ioctlarg,
+        "ioctlarg_addr": k_ioctlarg_addr,
         "pollfds": _k_pollfds(fl),
         "fdset": k_fdset,
         "timeout_ts": _k_timeout_in(format_timespec),
@@ -1075,4 +1133,9 @@ def ret_kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, s
         "select32": _ret_select(format_timeval32),
         "oldselect": _ret_old_select,
         "pselect": _ret_select(format_timespec),
+        # -e verbose= without the call (SyscallDecoder.set_deref)
+        "poll_addr": _ret_poll_addr,
+        "select_addr": _ret_select(format_timeval, deref=False),
+        "select32_addr": _ret_select(format_timeval32, deref=False),
+        "pselect_addr": _ret_select(format_timespec, deref=False),
     }

@@ -1186,11 +1186,11 @@ def netlink_protocol(ev: Syscall, fd: int) -> int | None:
 
 
 def _limit_text(d: SyscallDecoder, data: bytes, length: int, family: int) -> str:
-    key = ("netlink", data, length, family, d.string_limit, d.verbose)
+    key = ("netlink", data, length, family, d.string_limit, d.full)
     text = d.texts.get(key)
     if text is None:
         text = d.remember(key, decode_netlink(data, length, family, d.flags, d.string_limit,
-                                              verbose=d.verbose))
+                                              verbose=d.full))
     return text
 
 

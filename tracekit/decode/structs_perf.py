@@ -99,7 +99,7 @@ def format_perf_event_attr(data: bytes, fl: F.ArchFlags) -> str | None:
 
 def _k_perf_attr(fl: F.ArchFlags) -> KindFn:
     def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-        cap = capture(ev, i) if ev.args[i] and not d.verbose else None
+        cap = capture(ev, i) if ev.args[i] and not d.full else None
         text = None if cap is None else format_perf_event_attr(cap.data, fl)
         return pointer(ev.args[i]) if text is None else text
     return k

@@ -20,7 +20,7 @@ from tracekit.decode.flags import ArchFlags
 __all__ = [
     "RUSAGE_SIZE", "SIGACTION_SIZE", "SIGEVENT_SIZE", "SIGINFO_SIZE", "SIGSET_SIZE",
     "STACK_T_SIZE", "TIMEVAL_SIZE", "TIMEZONE_SIZE", "clock_t", "format_cpuset", "format_id",
-    "format_rusage",
+    "format_rusage", "format_rusage_verbose",
     "format_sigaction", "format_sigevent", "format_siginfo", "format_sigset",
     "format_stack_t", "format_timeval", "format_timezone", "format_wait_status", "sa_handler",
 ]
@@ -176,6 +176,22 @@ def format_rusage(data: bytes) -> str | None:
         return None
     return (f"{{ru_utime={format_timeval(data[:16])}, "
             f"ru_stime={format_timeval(data[16:32])}, ...}}")
+
+
+_RUSAGE_LONGS = ("ru_maxrss", "ru_ixrss", "ru_idrss", "ru_isrss", "ru_minflt", "ru_majflt",
+                 "ru_nswap", "ru_inblock", "ru_oublock", "ru_msgsnd", "ru_msgrcv",
+                 "ru_nsignals", "ru_nvcsw", "ru_nivcsw")
+
+
+def format_rusage_verbose(data: bytes) -> str | None:
+    """A ``struct rusage`` with every field, as strace -v prints it: the two times, then
+    the 14 longs (``ru_maxrss=1076, ..., ru_nivcsw=0``) in decimal."""
+    if len(data) < RUSAGE_SIZE:
+        return None
+    longs = struct.unpack_from("<14q", data, 32)
+    rest = ", ".join(f"{n}={v}" for n, v in zip(_RUSAGE_LONGS, longs, strict=True))
+    return (f"{{ru_utime={format_timeval(data[:16])}, "
+            f"ru_stime={format_timeval(data[16:32])}, {rest}}}")
 
 
 def format_stack_t(data: bytes, flags: ArchFlags) -> str | None:

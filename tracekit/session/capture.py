@@ -181,7 +181,7 @@ PRCTL_NAME_CAP = 16      # TASK_COMM_LEN: PR_SET_NAME / PR_GET_NAME
 PTRACE_DATA_CAP = 512    # x86_64's struct user_fpregs_struct (PTRACE_GETFPREGS), the largest
 PTRACE_REGS_CAP = 216    # x86_64's struct user_regs_struct (PTRACE_SETREGS)
 ITIMER_SIZE = 32         # struct itimerspec / struct itimerval (two pairs of longs)
-GIDS_CAP = 128           # 32 gid_t: as many as strace shows
+GIDS_CAP = 1024          # 256 gid_t: as many as strace shows with -s 256, or -v
 DIRENT_RECLEN_AT = 16    # offset of d_reclen in struct linux_dirent64
 STR_CAP = 4096           # PATH_MAX (include/uapi/linux/limits.h), with its NUL
 BUF_CAP = 256            # a generous strace -s
@@ -704,7 +704,7 @@ class SpecsResult(NamedTuple):
 
 
 def specs_for(name: str, args: Sequence[Field], *, envp_strings: int = 0,
-              argv_strings: int = 0) -> SpecsResult:
+              argv_strings: int = 0, dirents: bool = False) -> SpecsResult:
     """The capture specs of one syscall from its tracefs arguments.
 
     Args:
@@ -717,6 +717,8 @@ def specs_for(name: str, args: Sequence[Field], *, envp_strings: int = 0,
       argv_strings: 0: execve's argv is read up to 32 elements (strace's default -s);
         N > 0: up to 256, each cut at N bytes, as envp's strings (strace -v prints every
         element, and -s above 32 as many elements as it says).
+      dirents: getdents64's reply read as its bytes (the first BUF_MAX of them), whose
+        entries strace -v prints; else its entries are counted in the kernel.
 
     Returns:
       The specs (at most ``BEAUTY_SPECS``, each syscall's worst case within the record
@@ -735,6 +737,8 @@ def specs_for(name: str, args: Sequence[Field], *, envp_strings: int = 0,
         if envp_strings > 0 and name in ("execve", "execveat"):
             overrides = (*(o for o in overrides if o.arg != "envp"),
                          _envp_strings(envp_strings))
+        if dirents and name == "getdents64":
+            overrides = (_Override("dirent", CAP_BUF, "ret", BUF_MAX, 0, True),)
         for o in overrides:
             if o.arg not in index or (isinstance(o.length, str) and o.length != "ret"
                                       and o.length not in index):
@@ -759,10 +763,10 @@ def specs_for(name: str, args: Sequence[Field], *, envp_strings: int = 0,
 
 def build_specs(table: SyscallTable, tracefs_root: Path | None,
                 names: Sequence[str] | None = None, *,
-                envp_strings: int = 0, argv_strings: int = 0
+                envp_strings: int = 0, argv_strings: int = 0, dirents: bool = False
                 ) -> dict[int, tuple[CapSpec, ...]]:
     """Syscall nr -> specs for every syscall of ``table`` with a tracefs format
-    (``envp_strings`` and ``argv_strings`` as :func:`specs_for`'s).
+    (``envp_strings``, ``argv_strings`` and ``dirents`` as :func:`specs_for`'s).
 
     Args:
       table: the native syscall table (compat calls capture nothing).
@@ -795,7 +799,8 @@ def build_specs(table: SyscallTable, tracefs_root: Path | None,
         event = name if name in OVERRIDES else next(
             (ev for ev, alias in EVENT_ALIASES.items() if alias == name and ev in OVERRIDES),
             name)
-        res = specs_for(event, args, envp_strings=envp_strings, argv_strings=argv_strings)
+        res = specs_for(event, args, envp_strings=envp_strings, argv_strings=argv_strings,
+                        dirents=dirents)
         if res.missing:
             log.warning("beauty map: %s has no argument(s) %s in its tracefs format; "
                         "not captured", name, ", ".join(res.missing))

@@ -155,6 +155,9 @@ class SessionOptions:
     # execve's argv read up to 256 elements, each cut at this many bytes (strace -v prints
     # every element, -s N above 32 prints N of them); 0: its first 32 elements
     argv_strings: int = 0
+    # getdents64's reply read as its bytes (its first 4096), whose entries strace -v
+    # prints; False: its entries counted in the kernel (strace's default)
+    dirents: bool = False
     # a command target's session goes on after the command exits while processes it
     # started (traced, as follow_forks traces them) live on, as strace -f waits for
     # every tracee; False: it ends with the command, as perf trace does
@@ -397,7 +400,7 @@ class Session:
                    if fd_table else set()))
             fill_beauty_map(obj, table, None, build_specs(
                 table, None, names, envp_strings=o.envp_strings,
-                argv_strings=o.argv_strings))
+                argv_strings=o.argv_strings, dirents=o.dirents))
             fill_beauty32_map(obj)      # 32-bit calls: i386 numbers (x86_64)
             fill_ioctl_map(obj)
         if o.syscalls is not None:

@@ -1,0 +1,131 @@
+/* The structures strace abbreviates by default and prints whole with -v (-e abbrev=),
+ * and prints as their addresses for the calls -e verbose= leaves out: the stat family,
+ * statx, uname, getrusage, wait4's rusage, a pty's termios (TCGETS, TCSETS), statfs,
+ * sysinfo, more groups and pollfds than -s shows, an empty epoll_wait and getdents64 at
+ * the end of a directory, sockets' addresses, select's sets; then uname, getrusage and
+ * fstat64 as i386 calls (int $0x80, x86_64 only; built -no-pie so that the static
+ * buffers sit below 4 GiB). argv[1]: a scratch directory. Every outcome is the same from
+ * run to run (the values differ, but tracekit and strace see the same call). */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/sysinfo.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+
+#ifdef __x86_64__
+static char uts32[390];
+static char ru32[72];
+static char st64[96];
+
+static long int80(long nr, long a, long b)
+{
+	long ret;
+
+	__asm__ volatile("int $0x80" : "=a"(ret) : "a"(nr), "b"(a), "c"(b) : "memory");
+	return ret;
+}
+#endif
+
+int main(int argc, char **argv)
+{
+	struct stat st;
+	struct statx sx;
+	struct statfs sf;
+	struct sysinfo si;
+	struct utsname u;
+	struct rusage ru;
+	struct termios t;
+	struct pollfd pf[40];
+	struct epoll_event ev;
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(0x7f000001)};
+	socklen_t alen = sizeof(a);
+	gid_t gids[40];
+	char path[4096], buf[4096];
+	fd_set rd;
+	struct timeval tv = {0, 0};
+	int i, m, s, fd, ep, status, p[2];
+	pid_t child;
+
+	if (argc < 2 || strlen(argv[1]) > 4000)
+		return 2;
+	snprintf(path, sizeof(path), "%s/file", argv[1]);
+	fd = open(path, O_CREAT | O_WRONLY, 0644);
+	if (fd < 0 || write(fd, "hello\n", 6) != 6)
+		return 3;
+	close(fd);
+	stat(path, &st);
+	lstat(argv[1], &st);
+	fstat(0, &st);
+	statx(AT_FDCWD, path, 0, STATX_ALL, &sx);
+	statx(AT_FDCWD, argv[1], AT_SYMLINK_NOFOLLOW, 0, &sx);
+	statx(AT_FDCWD, "/dev/null", 0, STATX_BASIC_STATS, &sx);
+	statfs(argv[1], &sf);
+	sysinfo(&si);
+	uname(&u);
+	getrusage(RUSAGE_SELF, &ru);
+	child = fork();
+	if (child == 0)
+		_exit(3);
+	wait4(child, &status, 0, &ru);
+	m = posix_openpt(O_RDWR | O_NOCTTY);
+	if (m >= 0 && grantpt(m) == 0 && unlockpt(m) == 0) {
+		s = open(ptsname(m), O_RDWR | O_NOCTTY);
+		if (s >= 0) {
+			tcgetattr(s, &t);
+			tcsetattr(s, TCSANOW, &t);
+			close(s);
+		}
+		close(m);
+	}
+	for (i = 0; i < 40; i++) {
+		gids[i] = i;
+		pf[i].fd = 0;
+		pf[i].events = POLLOUT;
+	}
+	setgroups(40, gids);
+	getgroups(40, gids);
+	poll(pf, 40, 0);
+	if (pipe(p) == 0) {
+		pf[0].fd = p[0];
+		pf[0].events = POLLIN;
+		poll(pf, 1, 0);                 /* nothing to read: 0 (Timeout) */
+		FD_ZERO(&rd);
+		FD_SET(p[0], &rd);
+		write(p[1], "x", 1);
+		select(p[0] + 1, &rd, NULL, NULL, &tv);
+	}
+	ep = epoll_create1(0);
+	epoll_wait(ep, &ev, 1, 0);              /* no event: [] even for -e verbose=none */
+	fd = open(argv[1], O_RDONLY | O_DIRECTORY);
+	while (syscall(SYS_getdents64, fd, buf, sizeof(buf)) > 0)
+		;                               /* the last reply is 0: [] with -v */
+	s = socket(AF_INET, SOCK_DGRAM, 0);
+	a.sin_port = htons(9);
+	connect(s, (struct sockaddr *)&a, sizeof(a));
+	getsockname(s, (struct sockaddr *)&a, &alen);
+	getpeername(s, (struct sockaddr *)&a, &alen);
+#ifdef __x86_64__
+	int80(122, (long)uts32, 0);             /* i386 uname (newuname) */
+	int80(77, RUSAGE_SELF, (long)ru32);     /* i386 getrusage */
+	int80(197, 0, (long)st64);              /* i386 fstat64 */
+#endif
+	return 0;
+}
