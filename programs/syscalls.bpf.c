@@ -2916,16 +2916,8 @@ int BPF_PROG(tk_signal_generate, int sig, struct kernel_siginfo *info, struct ta
 		return 0;
 	ss = BPF_CORE_READ(task, signal);
 	if (result == TK_TRACE_SIGNAL_IGNORED) {
-		struct sighand_struct *sh = BPF_CORE_READ(task, sighand);
-		__u64 off = bpf_core_field_offset(struct sighand_struct, action) +
-			    (__u64)(sig - 1) * bpf_core_type_size(struct k_sigaction) +
-			    bpf_core_field_offset(struct k_sigaction, sa) +
-			    bpf_core_field_offset(struct sigaction, sa_handler);
-
 		if (BPF_CORE_READ(ss, flags) & TK_SIGNAL_GROUP_EXIT)
 			return 0;
-		if (!sh || bpf_probe_read_kernel(&handler, sizeof(handler), (void *)sh + off) < 0)
-			handler = 0;
 	} else if (result != TK_TRACE_SIGNAL_DELIVERED ||
 		   !(BPF_CORE_READ(ss, flags) & TK_SIGNAL_GROUP_EXIT) ||
 		   BPF_CORE_READ(ss, group_exit_code) != sig) {
@@ -2943,6 +2935,18 @@ int BPF_PROG(tk_signal_generate, int sig, struct kernel_siginfo *info, struct ta
 		if (!pinfo || (pinfo->flags & TK_PID_PENDING_EXEC))
 			return 0;
 	}
+	if (result == TK_TRACE_SIGNAL_IGNORED) {
+		/* the disposition, action[sig - 1].sa.sa_handler, by the running kernel's
+		 * layout (a fatal signal's is SIG_DFL: the only action that kills) */
+		struct sighand_struct *sh = BPF_CORE_READ(task, sighand);
+		__u64 off = bpf_core_field_offset(struct sighand_struct, action) +
+			    (__u64)(sig - 1) * bpf_core_type_size(struct k_sigaction) +
+			    bpf_core_field_offset(struct k_sigaction, sa) +
+			    bpf_core_field_offset(struct sigaction, sa_handler);
+
+		if (!sh || bpf_probe_read_kernel(&handler, sizeof(handler), (void *)sh + off) < 0)
+			handler = 0;
+	}
 	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
 	if (!r) {
 		count(TK_CNT_LOST_LIFECYCLE);
@@ -2955,7 +2959,7 @@ int BPF_PROG(tk_signal_generate, int sig, struct kernel_siginfo *info, struct ta
 	r->tgid = tgid;
 	r->sig = sig;
 	r->_pad = 0;
-	r->sa_handler = handler; /* a fatal signal: SIG_DFL, the only action that kills */
+	r->sa_handler = handler;
 	__builtin_memset(r->info, 0, sizeof(r->info));
 	if ((unsigned long)info > TK_SEND_SIG_PRIV) {
 		if (bpf_probe_read_kernel(r->info, sizeof(r->info), info) < 0)

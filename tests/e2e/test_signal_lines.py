@@ -13,14 +13,17 @@ from __future__ import annotations
 
 import re
 import shutil
+import signal
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
+from tests._run import read_events, run_tracekit
 from tests.e2e._strace_lines import parse
 from tests.e2e.test_strace_diff import run_both
+from tracekit._events import Signal
 
 pytestmark = [pytest.mark.kernel,
               pytest.mark.skipif(shutil.which("strace") is None,
@@ -217,3 +220,14 @@ def test_signal_lines_equal_strace(tmp_path: Path, name: str) -> None:
     else:
         assert "--- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=PID" in text
         assert "rt_sigreturn({mask=" in text
+
+
+def test_an_ignored_signal_carries_the_disposition_it_had(tmp_path: Path) -> None:
+    """The JSON Lines signal events of ``ignored``: SIGUSR1 with SIG_IGN (1), SIGCHLD with
+    SIG_DFL (0), read from the kernel's table of dispositions by its own layout."""
+    out = tmp_path / "out.jsonl"
+    res = run_tracekit(["run", "-F", "jsonl", "-o", str(out), "--",
+                        *programs(tmp_path)["ignored"]])
+    assert res.returncode == 0, res.stderr
+    got = [(e.sig, e.sa_handler) for e in read_events(out) if isinstance(e, Signal)]
+    assert got == [(signal.SIGUSR1, 1), (signal.SIGCHLD, 0)]
