@@ -16,12 +16,12 @@ What the stage does::
 
     Exit of a leader, group not dead ──────┐
     Exit of a thread killed by a signal ───┴─> held for its tgid
-    Exit with group_dead ──────────────────> the group is dying: once every thread the
-                                              stage knows in it has its exit too, the
-                                              held threads, the last exit, then the
-                                              leader (stamped with the last one's time);
-                                              the core bit on each killed by the same
-                                              signal, if one of them has it
+    Exit with group_dead ──────────────────> the group is dying: once every task the
+                                              stage knows in it (the leader too) has its
+                                              exit, the held threads, the last exit,
+                                              then the leader (stamped with the last
+                                              one's time); the core bit on each killed
+                                              by the same signal, if one of them has it
     lost exit records (Lost.lifecycle) ────> every dying group, as it stands
     end of input ──────────────────────────> whatever is held (dying groups in the order
                                               above, the others in arrival order)
@@ -29,13 +29,13 @@ What the stage does::
 ``group_dead`` says that every thread of the group has begun its exit (``signal->live``
 is 0), not that this exit record is the group's last: a thread that decremented
 ``live`` earlier may reach ``sched_process_exit`` later (preempted in between, or held
-by ``acct_collect``'s mmap lock), and the BPF program reads ``live`` at the
-tracepoint (whose own ``group_dead`` argument not every kernel has), so several records
-may say it. The threads the stage knows
-are those that made a record of their own (a syscall, a signal delivery): their exits
-are awaited before the leader's line. A thread that never made one is not known and
-cannot be waited for; nor is a thread of a fork record (with strace without -f the
-child is not traced, and its exit never comes).
+by ``acct_collect``'s mmap lock), and the BPF program reads ``live`` at the tracepoint
+(whose own ``group_dead`` argument not every kernel has), so several records may say
+it, the leader's among them or after them. The tasks the stage knows are those that
+made a record of their own (a syscall, a signal delivery): their exits are awaited
+before the group's lines go out. A task that never made one is not known and cannot be
+waited for; nor is a thread of a fork record (with strace without -f the child is not
+traced, and its exit never comes).
 
 Other events pass unchanged and in order; the stage goes after the reorder stage, so a
 held record is never put back in ``ts_ns`` order. A leader superseded by another
@@ -62,7 +62,7 @@ class GroupExits:
 
     def __init__(self) -> None:
         self._held: dict[int, list[Exit]] = {}      # tgid -> its held exit records
-        # tgid -> the threads (not the leader) known to run: each made a record
+        # tgid -> its tasks known to run (the leader too): each made a record
         self._threads: dict[int, set[int]] = {}
         self._known: set[int] = set()               # the union of _threads' sets
         self._dying: set[int] = set()               # tgids whose group_dead was seen
@@ -73,7 +73,7 @@ class GroupExits:
         known = self._known
         for ev in batch:
             if isinstance(ev, (Syscall, Signal)):
-                if ev.tid != ev.tgid and ev.tid not in known:
+                if ev.tid not in known:
                     self._learn(ev.tid, ev.tgid)
                 out.append(ev)
             elif isinstance(ev, Exit):
@@ -107,7 +107,7 @@ class GroupExits:
         if ev.superseded_by:
             return [ev]
         tgid = ev.tgid
-        if ev.tid != tgid and ev.tid in self._known:
+        if ev.tid in self._known:
             self._forget(ev.tid, tgid)
         if ev.group_dead:
             self._dying.add(tgid)

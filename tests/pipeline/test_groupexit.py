@@ -64,6 +64,15 @@ def test_core_bit_waits_for_the_threads_still_exiting() -> None:
         (101, SEGV | CORE), (102, SEGV | CORE), (100, SEGV | CORE)]
 
 
+def test_the_leaders_late_record_still_gives_its_core_bit_to_the_threads() -> None:
+    # segv: the dumping leader's record came after the thread's, which said group_dead
+    st = GroupExits()
+    st.push([_call(100), _call(101)])
+    assert st.push([_exit(101, SEGV, dead=True)]) == []
+    out = st.push([_exit(100, SEGV | CORE, dead=True, ts=700)])
+    assert [(e.tid, e.exit_code) for e in out] == [(101, SEGV | CORE), (100, SEGV | CORE)]
+
+
 def test_lost_exits_release_a_dying_group_and_unknown_threads_are_not_awaited() -> None:
     st = GroupExits()
     st.push([_call(101), _call(102)])
