@@ -64,7 +64,7 @@ class GroupExits:
         self._held: dict[int, list[Exit]] = {}      # tgid -> its held exit records
         # tgid -> its tasks known to run (the leader too): each made a record
         self._threads: dict[int, set[int]] = {}
-        self._known: set[int] = set()               # the union of _threads' sets
+        self._known: dict[int, int] = {}            # tid -> its tgid, of _threads' sets
         self._dying: set[int] = set()               # tgids whose group_dead was seen
 
     def push(self, batch: Batch) -> Batch:
@@ -73,7 +73,7 @@ class GroupExits:
         known = self._known
         for ev in batch:
             if isinstance(ev, (Syscall, Signal)):
-                if ev.tid not in known:
+                if known.get(ev.tid) != ev.tgid:
                     self._learn(ev.tid, ev.tgid)
                 out.append(ev)
             elif isinstance(ev, Exit):
@@ -92,11 +92,15 @@ class GroupExits:
     def _learn(self, tid: int, tgid: int) -> None:
         if tgid in self._dying:
             return      # no thread starts in a dying group: a late record of one gone
+        old = self._known.get(tid)
+        if old is not None:
+            # a tid known in another group whose exit never came (lost): reused now
+            self._forget(tid, old)
         self._threads.setdefault(tgid, set()).add(tid)
-        self._known.add(tid)
+        self._known[tid] = tgid
 
     def _forget(self, tid: int, tgid: int) -> None:
-        self._known.discard(tid)
+        self._known.pop(tid, None)
         threads = self._threads.get(tgid)
         if threads is not None:
             threads.discard(tid)
@@ -107,7 +111,7 @@ class GroupExits:
         if ev.superseded_by:
             return [ev]
         tgid = ev.tgid
-        if ev.tid in self._known:
+        if self._known.get(ev.tid) == tgid:
             self._forget(ev.tid, tgid)
         if ev.group_dead:
             self._dying.add(tgid)
@@ -122,7 +126,7 @@ class GroupExits:
         """The exits of a dying group, in strace's order (``last`` its last one)."""
         self._dying.discard(tgid)
         for tid in self._threads.pop(tgid, ()):
-            self._known.discard(tid)
+            self._known.pop(tid, None)
         return list(self._group(self._held.pop(tgid, []), last))
 
     def flush(self) -> Batch:

@@ -92,3 +92,11 @@ def test_a_threads_execve_makes_it_the_leader() -> None:
     assert [e.tid for e in st.push([_exit(102, 9)])] == []          # de_thread's SIGKILL
     st.push([Exec(ts_ns=500, tid=100, old_tid=101, comm="x", filename="/x")])
     assert [e.tid for e in st.push([_exit(100, 0, dead=True)])] == [102, 100]
+
+
+def test_a_tid_known_in_a_group_whose_exit_was_lost_is_known_anew_when_reused() -> None:
+    st = GroupExits()
+    st.push([_call(101)])                       # in 100; its exit never comes
+    st.push([_call(101, 200), _call(200, 200)])  # the tid reused in process 200
+    assert st.push([_exit(200, 9, dead=True, tgid=200)]) == []
+    assert [e.tid for e in st.push([_exit(101, 9, dead=True, tgid=200)])] == [101, 200]
