@@ -16,11 +16,26 @@ What the stage does::
 
     Exit of a leader, group not dead ──────┐
     Exit of a thread killed by a signal ───┴─> held for its tgid
-    Exit with group_dead (the group's last) ──> the held threads, this one, then the
-                                                leader (stamped with this one's time);
-                                                the core bit on each killed by the
-                                                same signal, if one of them has it
-    end of input ──────────────────────────────> whatever is held, in arrival order
+    Exit with group_dead ──────────────────> the group is dying: once every task the
+                                              stage knows in it (the leader too) has its
+                                              exit, the held threads, the last exit,
+                                              then the leader (stamped with the last
+                                              one's time); the core bit on each killed
+                                              by the same signal, if one of them has it
+    lost exit records (Lost.lifecycle) ────> every dying group, as it stands
+    end of input ──────────────────────────> whatever is held (dying groups in the order
+                                              above, the others in arrival order)
+
+``group_dead`` says that every thread of the group has begun its exit (``signal->live``
+is 0), not that this exit record is the group's last: a thread that decremented
+``live`` earlier may reach ``sched_process_exit`` later (preempted in between, or held
+by ``acct_collect``'s mmap lock), and the BPF program reads ``live`` at the tracepoint
+(whose own ``group_dead`` argument not every kernel has), so several records may say
+it, the leader's among them or after them. The tasks the stage knows are those that
+made a record of their own (a syscall, a signal delivery): their exits are awaited
+before the group's lines go out. A task that never made one is not known and cannot be
+waited for; nor is a thread of a fork record (with strace without -f the child is not
+traced, and its exit never comes).
 
 Other events pass unchanged and in order; the stage goes after the reorder stage, so a
 held record is never put back in ``ts_ns`` order. A leader superseded by another
@@ -31,7 +46,7 @@ from __future__ import annotations
 
 import msgspec
 
-from tracekit._events import Batch, Exit
+from tracekit._events import Batch, Exec, Exit, Lost, Signal, Syscall
 from tracekit.pipeline._stage import EventReceiver, EventSender, StageContext
 
 __all__ = ["GroupExits"]
@@ -47,26 +62,83 @@ class GroupExits:
 
     def __init__(self) -> None:
         self._held: dict[int, list[Exit]] = {}      # tgid -> its held exit records
+        # tgid -> its tasks known to run (the leader too): each made a record
+        self._threads: dict[int, set[int]] = {}
+        self._known: dict[int, int] = {}            # tid -> its tgid, of _threads' sets
+        self._dying: set[int] = set()               # tgids whose group_dead was seen
 
     def push(self, batch: Batch) -> Batch:
         """The events of ``batch`` to pass on now."""
         out: Batch = []
-        held = self._held
+        known = self._known
         for ev in batch:
-            if not isinstance(ev, Exit) or ev.superseded_by:
+            if isinstance(ev, (Syscall, Signal)):
+                if known.get(ev.tid) != ev.tgid:
+                    self._learn(ev.tid, ev.tgid)
                 out.append(ev)
-            elif ev.group_dead:
-                out += self._group(held.pop(ev.tgid, []), ev)
-            elif ev.tid == ev.tgid or ev.exit_code & 0x7F:
-                held.setdefault(ev.tgid, []).append(ev)
+            elif isinstance(ev, Exit):
+                out += self._exit(ev)
             else:
+                if isinstance(ev, Exec) and ev.old_tid != ev.tid:
+                    # a thread's execve: it goes on as the leader, under the tgid
+                    self._forget(ev.old_tid, ev.tid)
+                elif isinstance(ev, Lost) and ev.lifecycle:
+                    # an exit awaited may be among the lost: do not wait for ever
+                    for tgid in sorted(self._dying):
+                        out += self._release(tgid)
                 out.append(ev)
         return out
 
+    def _learn(self, tid: int, tgid: int) -> None:
+        if tgid in self._dying:
+            return      # no thread starts in a dying group: a late record of one gone
+        old = self._known.get(tid)
+        if old is not None:
+            # a tid known in another group whose exit never came (lost): reused now
+            self._forget(tid, old)
+        self._threads.setdefault(tgid, set()).add(tid)
+        self._known[tid] = tgid
+
+    def _forget(self, tid: int, tgid: int) -> None:
+        self._known.pop(tid, None)
+        threads = self._threads.get(tgid)
+        if threads is not None:
+            threads.discard(tid)
+            if not threads:
+                del self._threads[tgid]
+
+    def _exit(self, ev: Exit) -> Batch:
+        if ev.superseded_by:
+            return [ev]
+        tgid = ev.tgid
+        if self._known.get(ev.tid) == tgid:
+            self._forget(ev.tid, tgid)
+        if ev.group_dead:
+            self._dying.add(tgid)
+        if tgid in self._dying and tgid not in self._threads:
+            return self._release(tgid, ev)      # the group's last exit
+        if ev.tid == tgid or ev.exit_code & 0x7F:
+            self._held.setdefault(tgid, []).append(ev)
+            return []
+        return [ev]
+
+    def _release(self, tgid: int, last: Exit | None = None) -> Batch:
+        """The exits of a dying group, in strace's order (``last`` its last one)."""
+        self._dying.discard(tgid)
+        for tid in self._threads.pop(tgid, ()):
+            self._known.pop(tid, None)
+        return list(self._group(self._held.pop(tgid, []), last))
+
     def flush(self) -> Batch:
-        """Whatever is held (a group whose last exit was not seen), in arrival order."""
-        out: Batch = [ev for evs in self._held.values() for ev in evs]
+        """Whatever is held (a group whose last exit was not seen): a dying group in
+        strace's order, the others' records in arrival order."""
+        out: Batch = []
+        for tgid, evs in list(self._held.items()):
+            out += self._release(tgid) if tgid in self._dying else evs
         self._held.clear()
+        self._threads.clear()
+        self._known.clear()
+        self._dying.clear()
         return out
 
     @property
@@ -75,11 +147,14 @@ class GroupExits:
         return sum(map(len, self._held.values()))
 
     @staticmethod
-    def _group(held: list[Exit], last: Exit) -> list[Exit]:
+    def _group(held: list[Exit], last: Exit | None) -> list[Exit]:
         threads = [ev for ev in held if ev.tid != ev.tgid]
-        leader = [msgspec.structs.replace(ev, ts_ns=max(ev.ts_ns, last.ts_ns))
+        if last is not None:
+            threads.append(last)
+        end = max((ev.ts_ns for ev in (*held, *threads)), default=0)
+        leader = [msgspec.structs.replace(ev, ts_ns=max(ev.ts_ns, end))
                   for ev in held if ev.tid == ev.tgid]
-        group = [*threads, last, *leader]
+        group = [*threads, *leader]
         cored = {ev.exit_code & 0x7F for ev in group if ev.exit_code & _CORE}
         return [msgspec.structs.replace(ev, exit_code=ev.exit_code | _CORE)
                 if ev.exit_code & 0x7F in cored and not ev.exit_code & _CORE else ev

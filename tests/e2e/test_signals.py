@@ -302,12 +302,15 @@ def test_one_signal_sent_twice_is_one_signal(tmp_path: Path, how: str) -> None:
     trace, but this is one signal sent twice: the command's signal and death are traced,
     nothing is called unwritten, and tracekit dies of it as strace does (in 2 of 6 runs
     the end was lost and stderr spoke of a second signal). ``twice``: the same by hand,
-    20 ms apart."""
+    20 ms apart. timeout's delay must cover tracekit's start until ``sleep`` runs traced:
+    1 s did not under load (a whole ``tracekit strace true`` took 3.3-6.7 s beside six
+    busy loops on two cores; the signal then came before the trace began, and the file
+    was empty)."""
     out = tmp_path / "out.txt"
-    args = ["strace", "-o", str(out), "-e", "trace=clock_nanosleep", "sleep", "5"]
+    args = ["strace", "-o", str(out), "-e", "trace=clock_nanosleep", "sleep", "60"]
     if how == "timeout":
-        r = subprocess.run(["timeout", "--preserve-status", "-s", "TERM", "1",
-                            *TRACEKIT, *args], capture_output=True, text=True, timeout=30)
+        r = subprocess.run(["timeout", "--preserve-status", "-s", "TERM", "10",
+                            *TRACEKIT, *args], capture_output=True, text=True, timeout=60)
         rc, err = r.returncode, r.stderr
     else:
         tk = subprocess.Popen([*TRACEKIT, *args], stderr=subprocess.PIPE, text=True)

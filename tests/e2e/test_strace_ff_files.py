@@ -32,17 +32,25 @@ from tests._run import TRACEKIT, compile_c, die_with_parent, run_tracekit
 
 pytestmark = pytest.mark.kernel
 
-# The workload: child A runs and exits; then names for the 300 pids after A's are planted
-# (os.symlink / os.mkfifo: no process is made meanwhile), so child B's file name is
-# taken whatever pids other processes took; then it sleeps, and writes a marker at its
-# end: a trace that died at B's file would leave it running untraced.
+# The workload: child A runs and exits; then names for the 300 pids handed out after A's
+# are planted (os.symlink / os.mkfifo: no process is made meanwhile), so child B's file
+# name is taken whatever pids other processes took; then it sleeps, and writes a marker
+# at its end: a trace that died at B's file would leave it running untraced. The pids
+# after A's wrap at pid_max to RESERVED_PIDS (300, kernel/pid.c), which a busy machine
+# with pid_max 32768 reaches every few minutes (B's pid was then not among the planted).
 WORKLOAD = r"""
-import os, subprocess, sys, time
+import itertools, os, subprocess, sys, time
 prefix, target, kind, tail = sys.argv[1:5]
+with open("/proc/sys/kernel/pid_max") as f:
+    pid_max = int(f.read())
+def after(pid):
+    while True:
+        pid = pid + 1 if pid + 1 < pid_max else 300
+        yield pid
 a = subprocess.Popen(["/bin/echo", "child-a"], stdout=subprocess.DEVNULL)
 a.wait()
 planted = []
-for pid in range(a.pid + 1, a.pid + 301):
+for pid in itertools.islice(after(a.pid), 300):
     name = f"{prefix}.{pid}"
     if os.path.lexists(name):
         continue
