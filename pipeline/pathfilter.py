@@ -54,7 +54,7 @@ from tracekit.pipeline._stage import EventReceiver, EventSender, StageContext
 
 __all__ = ["PathFilter", "path_variants"]
 
-_FD_KINDS = frozenset({"fd", "dirfd"})
+_FD_KINDS = frozenset({"fd", "newfd", "dirfd"})
 _OPENS = frozenset({"open", "openat", "creat", "openat2"})
 # calls that return an fd that may be open on a named file without a path argument the
 # filter reads: their fds are read from /proc when used

@@ -45,8 +45,8 @@ ENUMS = {
 }
 # Kinds whose text depends on other arguments or on captured memory, and kinds that print
 # by a whole register or a struct: not checked by the integer rules.
-_INT_KINDS = {"d", "u32", "x32", "uid", "fd", "dirfd", "mode"}
-_SIGNED = {"d", "fd", "dirfd"}
+_INT_KINDS = {"d", "u32", "x32", "uid", "fd", "newfd", "dirfd", "mode"}
+_SIGNED = {"d", "fd", "newfd", "dirfd"}
 
 
 def _names() -> list[str]:

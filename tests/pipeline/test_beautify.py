@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from tests.pipeline.helpers import run_through
-from tracekit._events import CAP_STR, Capture, Exec, Exit, Fork, Lost, Syscall
+from tracekit._events import CAP_STR, Capture, Exec, Exit, FdSnapshot, Fork, Lost, Syscall
 from tracekit.app.config import BeautifyConfig
 from tracekit.decode.args import SyscallDecoder
 from tracekit.decode.fdcache import FdCache
@@ -71,6 +71,21 @@ async def test_fd_cache_follows_open_dup2_close_in_event_order(tmp_path: Path) -
     # /proc was read for fd 1 and for the closed fd 3 (nothing found); the open's path
     # came from its capture.
     assert result.stats["beautify"].counters == {"fd_cache_misses": 2}
+
+
+async def test_dup2_onto_a_closed_fd_of_a_whole_table_is_plain(tmp_path: Path) -> None:
+    """With the process's whole table known (its snapshot, and a child forked from it),
+    dup2's new fd is printed as it was before the call: closed, so plain ``50``, as
+    strace prints it, even when /proc, read after the call, shows the copy there (a
+    decode that lagged the program: the old code printed ``50</etc/hosts>``)."""
+    link(tmp_path, 50, 50, "/etc/hosts")        # /proc as it is after the dup2
+    link(tmp_path, 51, 50, "/etc/hosts")
+    snap = FdSnapshot(0, 50, ((3, "/etc/hosts"),), "/")
+    batch = [snap, sc("dup2", (3, 50), 50), Fork(1, 50, 50, 51, 51),
+             sc("close", (50,), tgid=51), sc("dup2", (3, 50), 50, tgid=51)]
+    _, out = await run_through([batch], [stage(tmp_path)])
+    got = [e.decoded.args for e in out[0] if isinstance(e, Syscall)]
+    assert got == [("3</etc/hosts>", "50"), ("50</etc/hosts>",), ("3</etc/hosts>", "50")]
 
 
 async def test_exec_and_group_exit_forget_the_process(tmp_path: Path) -> None:

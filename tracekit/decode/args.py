@@ -185,6 +185,12 @@ def k_fd(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return d.fd_text(ev.tgid, _fd(ev.args[i]))
 
 
+def k_newfd(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """dup2's and dup3's new fd: what it was before the call, from the fd table only (in
+    /proc it may already be the call's copy of the old fd, or a later fd)."""
+    return d.fd_text(ev.tgid, _fd(ev.args[i]), known_only=True)
+
+
 def k_dirfd(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     fd = _fd(ev.args[i])
     if fd == d.flags.AT_FDCWD:      # strace -y: AT_FDCWD</the/working/directory>
@@ -545,7 +551,7 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
     return {
         "d": k_d, "ld": k_ld, "u": k_u, "u64": k_u, "x": k_x, "raw": k_x, "p": k_p,
         "parr_ret": k_parr_ret,
-        "fd": k_fd, "dirfd": k_dirfd, "off64": k_off64, "loff_out": k_loff_out,
+        "fd": k_fd, "newfd": k_newfd, "dirfd": k_dirfd, "off64": k_off64, "loff_out": k_loff_out,
         "path": k_path, "str": k_str, "strr": k_bufr, "bufw": k_bufw, "bufr": k_bufr,
         "bufrx": k_bufrx, "bufrn": k_bufrn, "argv": k_argv, "envp": k_envp, "sockaddr": k_sockaddr,
         "timespec": k_timespec, "omode": k_omode, "proto": k_proto,
@@ -993,12 +999,15 @@ class SyscallDecoder:
             return len(proto)
         return self.arg_count(name) if self.arg_count is not None else None
 
-    def fd_text(self, tgid: int, fd: int, name: str | None = None) -> str:
+    def fd_text(self, tgid: int, fd: int, name: str | None = None, *,
+                known_only: bool = False) -> str:
         """``3`` or, with fd paths, ``3</etc/passwd>`` (strace -yy; :meth:`FdCache.text
         <tracekit.decode.fdcache.FdCache.text>`); ``name`` is printed instead of the
-        number (``AT_FDCWD</home/u>``)."""
+        number (``AT_FDCWD</home/u>``); ``known_only``: from the fd table only, never
+        /proc."""
         if self.fd_paths and (fd >= 0 or fd == AT_FDCWD):
-            deco = self.fdcache.text(tgid, fd)
+            deco = self.fdcache.known_text(tgid, fd) if known_only else \
+                self.fdcache.text(tgid, fd)
             if self._deps is not None:
                 self._deps.append((fd, deco))
             if deco is not None:

@@ -12,7 +12,8 @@ undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit.decode.a
 ``x`` ``p``           hex (``0`` for 0); pointer (``NULL`` for 0)
 ``raw``               the whole register in hex, whatever its C type (a call strace 6.1
                       does not decode: ``rseq(0, 0x20, 0, 0x53053053)``)
-``fd`` ``dirfd``      an fd (``3</etc/passwd>`` with fd paths); dirfd: ``AT_FDCWD``
+``fd`` ``dirfd``      an fd (``3</etc/passwd>`` with fd paths); dirfd: ``AT_FDCWD``;
+``newfd``             dup2's target: decorated only from the fd table (what it was)
 ``path`` ``str``      captured string (path: whole; str: cut at the string limit)
 ``bufw`` ``bufr``     buffer whose length is the next arg (write: at entry) or the
                       return value (read: shown when the call succeeded); ``bufrx``:
@@ -181,8 +182,8 @@ rt_sigreturn: sigframe_mask
 sigreturn:
 ioctl: fd ioctlreq ioctlarg
 dup: fd -> fd
-dup2: fd fd -> fd
-dup3: fd fd pipeflags -> fd
+dup2: fd newfd -> fd
+dup3: fd newfd pipeflags -> fd
 pipe: pipefds
 pipe2: pipefds pipeflags
 socket: af socktype proto -> fd

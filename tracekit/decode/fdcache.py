@@ -192,6 +192,9 @@ class FdCache:
         self._tables: dict[int, dict[int, str | None]] = {}
         self._cwd: dict[int, str | None] = {}
         self._stash: dict[int, dict[int, str | None]] = {}      # exec'd, FdExec pending
+        # processes whose table holds every fd they have (seeded from an FdSnapshot, or
+        # forked from one that did): an fd not in it is closed, /proc need not be asked
+        self._whole: set[int] = set()
         self._pending: dict[tuple[int, int], FdTargets] = {}    # (tid, ts_ns) -> targets
         self._socks: dict[int, str] = {}        # inode -> strace -yy text
         self._stale: set[int] = set()           # inodes whose text must be asked again
@@ -276,6 +279,15 @@ class FdCache:
         target is unknown. ``AT_FDCWD`` gives
         the working directory's (``</home/u>``)."""
         return self._text_of(self.cwd(tgid) if fd == AT_FDCWD else self.get(tgid, fd))
+
+    def known_text(self, tgid: int, fd: int) -> str | None:
+        """:meth:`text` of ``fd`` as the table has it before the call that names it:
+        when the table holds every fd of the process, an fd not in it was closed (None;
+        /proc, read later, may show what the call made of it); otherwise /proc is read as
+        :meth:`text` does."""
+        if tgid in self._whole:
+            return self._text_of(self.peek(tgid, fd))
+        return self.text(tgid, fd)
 
     def _text_of(self, target: str | None) -> str | None:
         if target is None:
@@ -372,6 +384,10 @@ class FdCache:
         table = self._tables.get(parent)
         if table is not None:
             self._tables[child] = dict(table)
+        if parent in self._whole and table is not None:
+            self._whole.add(child)
+        else:
+            self._whole.discard(child)
         cwd = self.cwd(parent)
         if cwd is not None:
             self._cwd[child] = cwd
@@ -383,6 +399,7 @@ class FdCache:
         self._tables.pop(tgid, None)
         self._cwd.pop(tgid, None)
         self._stash.pop(tgid, None)
+        self._whole.discard(tgid)
 
     def set_cwd(self, tgid: int, path: str | None) -> None:
         """The working directory is now ``path`` (None: read /proc on the next need)."""
@@ -410,6 +427,7 @@ class FdCache:
     def seed(self, snap: FdSnapshot) -> None:
         """A process's whole table and working directory, read at once (FdSnapshot)."""
         self._tables[snap.tgid] = dict(snap.fds)
+        self._whole.add(snap.tgid)
         if snap.cwd is not None:
             self._cwd[snap.tgid] = snap.cwd
         self._learn_sockets(snap.sockets)
@@ -707,6 +725,7 @@ class FdCache:
 
     def _drop_all(self) -> None:
         self._tables.clear()
+        self._whole.clear()
         self._cwd.clear()
         self._stash.clear()
 
