@@ -119,6 +119,8 @@ def test_records_repeated_but_for_their_times_and_flags_decode_as_each_alone(
 
 def test_memos_are_bounded(monkeypatch) -> None:
     monkeypatch.setattr(E, "_MEMO_MAX", 8)
+    monkeypatch.setattr(E, "_shapes", {})           # not what earlier tests left in it
+    monkeypatch.setattr(E, "_shape_rest", [0])
     recs = [syscall_rec(1, 0, b"c%d" % (i % 20), [(0, CAP_STR, 0, b"/p%d" % i)], ts=i)
             for i in range(100)]
     got, bad = decode_batch(recs)
