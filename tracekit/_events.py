@@ -620,12 +620,15 @@ _caps: dict[bytes, tuple[Capture, ...]] = {}
 # fields (the arguments' tuple shared). A loop that repeats its calls whole (the same
 # fd, buffer, path and result) then costs a slice, a lookup and the Struct. Records
 # longer than _SHAPE_MAX bytes are not kept (a long capture seldom repeats whole; it
-# bounds the memo's memory); and after a drain whose records mostly missed it, the memo
-# is left alone for the next _SHAPE_REST drains (calls that never repeat pay nothing).
+# bounds the memo's memory); and once a drain's records mostly miss it (32 misses at
+# least), the memo is left alone for the rest of the drain and the next _SHAPE_REST
+# drains (calls that never repeat pay little).
 _SHAPE_MAX = 1024
 _SHAPE_REST = 8
-_Shape: TypeAlias = tuple[int, int, int, int, tuple[int, int, int, int, int, int], int, str]
-_shapes: dict[bytes, tuple[_Shape, tuple[Capture, ...]]] = {}
+# (tid, tgid, cpu, syscall_nr, args, ret, comm, caps)
+_Shape: TypeAlias = tuple[int, int, int, int, tuple[int, int, int, int, int, int], int, str,
+                          tuple[Capture, ...]]
+_shapes: dict[bytes, _Shape] = {}
 _shape_rest = [0]           # drains left before the memo is tried again
 _TIMES = struct.Struct("<IIQQ")                 # kind, flags, ts_ns, duration_ns
 
@@ -657,7 +660,7 @@ def decode_batch(records: list[memoryview] | list[bytes],
     use_shapes = rest == 0
     if not use_shapes:
         _shape_rest[0] = rest - 1
-    missed = 0
+    tried = missed = 0
     for rec in records:
         if use_shapes:
             try:
@@ -665,20 +668,27 @@ def decode_batch(records: list[memoryview] | list[bytes],
             except struct.error:        # shorter than any syscall record
                 kind = -1
             if kind == REC_SYSCALL:
+                tried += 1
                 tail = rec[24:]
                 if type(tail) is not bytes:
                     tail = bytes(tail)
                 shape = shapes.get(tail)
                 if shape is not None:
-                    ev = Syscall(ts_ns, dur, *shape[0], flags, shape[1])
+                    # the fields as locals and a plain call (a *-call costs twice as much)
+                    tid, tgid, cpu, nr, args, ret, name, captures = shape
+                    ev = Syscall(ts_ns, dur, tid, tgid, cpu, nr, args, ret, name, flags,
+                                 captures)
                     if stacks is not None:
-                        if ev.tid in stacks.pending:
+                        if tid in stacks.pending:
                             ev = stacks.attach(ev)
-                        if ev.syscall_nr in stacks.join.map_nrs:
+                        if nr in stacks.join.map_nrs:
                             stacks.join.mapped(ev)
                     append(ev)
                     continue
                 missed += 1
+                if missed >= 32 and 2 * missed > tried:
+                    use_shapes = False          # mostly misses: not for the rest either
+                    _shape_rest[0] = _SHAPE_REST
         try:
             (kind, flags, ts_ns, dur, tid, tgid, cpu, nr, a0, a1, a2, a3, a4, a5, ret,
              comm) = unpack(rec)
@@ -726,12 +736,12 @@ def decode_batch(records: list[memoryview] | list[bytes],
                     capmemo.clear()
                 capmemo[tail] = got
             caps = got
-        fields: _Shape = (tid, tgid, cpu, nr, (a0, a1, a2, a3, a4, a5), ret, text)
+        ev = Syscall(ts_ns, dur, tid, tgid, cpu, nr, (a0, a1, a2, a3, a4, a5), ret, text,
+                     flags, caps)
         if use_shapes and len(rec) <= _SHAPE_MAX:
             if len(shapes) >= _MEMO_MAX:
                 shapes.clear()
-            shapes[bytes(rec[24:])] = (fields, caps)
-        ev = Syscall(ts_ns, dur, *fields, flags, caps)
+            shapes[bytes(rec[24:])] = (tid, tgid, cpu, nr, ev.args, ret, text, caps)
         if stacks is not None:
             if tid in stacks.pending:
                 ev = stacks.attach(ev)
