@@ -518,13 +518,16 @@ class StraceFormatter(TextSink):
         start, stamp = self._second
         durations, exact = _DURATIONS, _DURATION_EXACT
         heads: dict[int, str] = {}      # tid -> "tid HH:MM:SS." of this second
+        some_compat = bool(compat)      # a task was seen in 32-bit mode (none: no lookups)
         for ev in batch:
-            if type(ev) is not Syscall or ev.flags or ev.stack or compat.get(ev.tid, False):
+            if type(ev) is not Syscall or ev.flags or ev.stack or \
+                    some_compat and compat.get(ev.tid, False):
                 if isinstance(ev, Syscall):
                     self._syscall(ev, lines)
                 else:
                     self._other(ev, lines, track)
                 start, stamp = self._second       # its time may have moved the second
+                some_compat = bool(compat)
                 heads.clear()
                 continue
             d = ev.decoded

@@ -69,6 +69,8 @@ class GroupExits:
 
     def push(self, batch: Batch) -> Batch:
         """The events of ``batch`` to pass on now."""
+        if not any(issubclass(t, Exit) for t in set(map(type, batch))):
+            return list(batch)      # the bulk: no exit in it (its types: a C-level pass)
         out: Batch = []
         known = self._known
         for ev in batch:

@@ -116,7 +116,7 @@ class Reorder:
         Returns:
           A new list, possibly empty.
         """
-        if any(type(ev) is Reenumerated for ev in batch):
+        if Reenumerated in set(map(type, batch)):      # (the types: a C-level pass)
             # a stage's own record of its /proc pass, not one of the trace's records:
             # passed on at once and not counted, so that an idle release's position is
             # the same in a replay of a recording that lacks it (an older format)

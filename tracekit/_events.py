@@ -622,6 +622,22 @@ def _decode_caps(buf: bytes | memoryview, n: int) -> tuple[Capture, ...]:
 _MEMO_MAX = 4096
 _comms: dict[bytes, str] = {}
 _caps: dict[bytes, tuple[Capture, ...]] = {}
+# The third memo: a syscall record's bytes from its tid on (tid, tgid, cpu, number,
+# arguments, return, comm, captures: all but its kind, flags and two times) -> its
+# fields (the arguments' tuple shared). A loop that repeats its calls whole (the same
+# fd, buffer, path and result) then costs a slice, a lookup and the Struct. Records
+# longer than _SHAPE_MAX bytes are not kept (a long capture seldom repeats whole; it
+# bounds the memo's memory); and once a drain's records mostly miss it (32 misses at
+# least), the memo is left alone for the rest of the drain and the next _SHAPE_REST
+# drains (calls that never repeat pay little).
+_SHAPE_MAX = 1024
+_SHAPE_REST = 8
+# (tid, tgid, cpu, syscall_nr, args, ret, comm, caps)
+_Shape: TypeAlias = tuple[int, int, int, int, tuple[int, int, int, int, int, int], int, str,
+                          tuple[Capture, ...]]
+_shapes: dict[bytes, _Shape] = {}
+_shape_rest = [0]           # drains left before the memo is tried again
+_TIMES = struct.Struct("<IIQQ")                 # kind, flags, ts_ns, duration_ns
 
 
 def decode_batch(records: list[memoryview] | list[bytes],
@@ -629,9 +645,10 @@ def decode_batch(records: list[memoryview] | list[bytes],
     """Decode a drain of records; bad records are skipped and counted.
 
     The same events as :func:`decode_record` gives for each record, decoded faster:
-    syscall records (the bulk) are unpacked inline with one ``struct`` call, their comm
-    and captures looked up in memos of the last few thousand distinct values; other
-    kinds go through :func:`decode_record`.
+    a syscall record (the bulk) whose bytes after its times were seen in the last few
+    thousand distinct ones takes their fields from a memo; the others are unpacked
+    inline with one ``struct`` call, their comm and captures looked up in memos of the
+    last few thousand distinct values; other kinds go through :func:`decode_record`.
 
     Args:
       stacks: the state that gives syscalls the stack records before them (kept by the
@@ -644,8 +661,41 @@ def decode_batch(records: list[memoryview] | list[bytes],
     append = out.append
     bad = 0
     unpack, head = _SYSCALL.unpack_from, _SYSCALL.size
-    comms, capmemo = _comms, _caps
+    times = _TIMES.unpack_from
+    comms, capmemo, shapes = _comms, _caps, _shapes
+    rest = _shape_rest[0]
+    use_shapes = rest == 0
+    if not use_shapes:
+        _shape_rest[0] = rest - 1
+    tried = missed = 0
     for rec in records:
+        if use_shapes:
+            try:
+                kind, flags, ts_ns, dur = times(rec)
+            except struct.error:        # shorter than any syscall record
+                kind = -1
+            if kind == REC_SYSCALL:
+                tried += 1
+                tail = rec[24:]
+                if type(tail) is not bytes:
+                    tail = bytes(tail)
+                shape = shapes.get(tail)
+                if shape is not None:
+                    # the fields as locals and a plain call (a *-call costs twice as much)
+                    tid, tgid, cpu, nr, args, ret, name, captures = shape
+                    ev = Syscall(ts_ns, dur, tid, tgid, cpu, nr, args, ret, name, flags,
+                                 captures)
+                    if stacks is not None:
+                        if tid in stacks.pending:
+                            ev = stacks.attach(ev)
+                        if nr in stacks.join.map_nrs:
+                            stacks.join.mapped(ev)
+                    append(ev)
+                    continue
+                missed += 1
+                if missed >= 32 and 2 * missed > tried:
+                    use_shapes = False          # mostly misses: not for the rest either
+                    _shape_rest[0] = _SHAPE_REST
         try:
             (kind, flags, ts_ns, dur, tid, tgid, cpu, nr, a0, a1, a2, a3, a4, a5, ret,
              comm) = unpack(rec)
@@ -695,10 +745,16 @@ def decode_batch(records: list[memoryview] | list[bytes],
             caps = got
         ev = Syscall(ts_ns, dur, tid, tgid, cpu, nr, (a0, a1, a2, a3, a4, a5), ret, text,
                      flags, caps)
+        if use_shapes and len(rec) <= _SHAPE_MAX:
+            if len(shapes) >= _MEMO_MAX:
+                shapes.clear()
+            shapes[bytes(rec[24:])] = (tid, tgid, cpu, nr, ev.args, ret, text, caps)
         if stacks is not None:
             if tid in stacks.pending:
                 ev = stacks.attach(ev)
             if nr in stacks.join.map_nrs:
                 stacks.join.mapped(ev)
         append(ev)
+    if use_shapes and 2 * missed > len(records):
+        _shape_rest[0] = _SHAPE_REST
     return out, bad

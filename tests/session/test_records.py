@@ -92,10 +92,37 @@ def test_memoised_comms_and_caps_stay_per_record() -> None:
         assert by_tail[r[_SYSCALL.size:]] is ev.caps
 
 
+def test_records_repeated_but_for_their_times_and_flags_decode_as_each_alone(
+        monkeypatch) -> None:
+    """The shapes memo (a record's bytes after its times -> its fields): repeats get their
+    own times and flags and share the rest; a record one byte apart is its own; a drain
+    that mostly misses rests the memo for a few drains, with the same events."""
+    monkeypatch.setattr(E, "_shapes", {})
+    monkeypatch.setattr(E, "_shape_rest", [0])
+    one = [(1, CAP_STR, 0, b"/dev/null")]
+    recs = [syscall_rec(257, 3, b"loop", one, ts=i, flags=i % 3) for i in range(6)]
+    recs.insert(3, syscall_rec(257, 4, b"loop", one, ts=9))         # another return
+    recs.insert(4, syscall_rec(257, 3, b"loop", [(1, CAP_STR, 0, b"/dev/nulL")], ts=9))
+    recs.append(recs[0][:-1])                                        # cut short: bad
+    for records in (recs, [memoryview(bytearray(r)) for r in recs]):
+        got, bad = decode_batch(records)
+        assert (got, bad) == reference(recs) and bad == 1
+        assert [e.flags for e in got] == [0, 1, 2, 0, 0, 0, 1, 2]
+        assert got[0].args is got[5].args and got[0].caps is got[7].caps
+    unique = [syscall_rec(i, 0, b"x", ts=i) for i in range(40)]
+    assert decode_batch(unique) == reference(unique)
+    assert E._shape_rest == [E._SHAPE_REST]                         # mostly missed
+    for _ in range(E._SHAPE_REST + 1):
+        assert decode_batch(recs) == reference(recs)
+    assert E._shape_rest == [0]
+
+
 def test_memos_are_bounded(monkeypatch) -> None:
     monkeypatch.setattr(E, "_MEMO_MAX", 8)
+    monkeypatch.setattr(E, "_shapes", {})           # not what earlier tests left in it
+    monkeypatch.setattr(E, "_shape_rest", [0])
     recs = [syscall_rec(1, 0, b"c%d" % (i % 20), [(0, CAP_STR, 0, b"/p%d" % i)], ts=i)
             for i in range(100)]
     got, bad = decode_batch(recs)
     assert (got, bad) == reference(recs)
-    assert len(E._comms) <= 8 and len(E._caps) <= 8
+    assert len(E._comms) <= 8 and len(E._caps) <= 8 and len(E._shapes) <= 8

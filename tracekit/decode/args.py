@@ -1045,7 +1045,14 @@ class SyscallDecoder:
             cache = self.fdcache
             if not arg_fds or cache.still(ev.tgid, arg_fds):
                 if call.fd_action and self._fd_paths:
-                    self.update_fds(ev, call)
+                    # update_fds, its commonest calls without the hop (same checks)
+                    kind = call.fd_kind
+                    if not kind or flags & (SC_UNFINISHED | SC_NORETURN | SC_RESUMED):
+                        self.update_fds(ev, call)
+                    elif kind == 1:
+                        cache.apply_close(ev)
+                    else:
+                        cache.apply_open(ev, call.name, call.path_arg)
                 if not ret_fds or cache.still(ev.tgid, ret_fds):
                     return dec
                 self.full = call.full
