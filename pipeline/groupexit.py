@@ -44,6 +44,8 @@ thread's execve (``superseded_by``) is not held: its group lives on.
 
 from __future__ import annotations
 
+import operator
+
 import msgspec
 
 from tracekit._events import Batch, Exec, Exit, Lost, Signal, Syscall
@@ -52,6 +54,8 @@ from tracekit.pipeline._stage import EventReceiver, EventSender, StageContext
 __all__ = ["GroupExits"]
 
 _CORE = 0x80        # wait(2) status: WCOREDUMP
+_CALLS = frozenset({Syscall, Signal})           # event types that only make a task known
+_TASK = operator.attrgetter("tid", "tgid")
 
 
 class GroupExits:
@@ -69,10 +73,15 @@ class GroupExits:
 
     def push(self, batch: Batch) -> Batch:
         """The events of ``batch`` to pass on now."""
-        if not any(issubclass(t, Exit) for t in set(map(type, batch))):
-            return list(batch)      # the bulk: no exit in it (its types: a C-level pass)
-        out: Batch = []
         known = self._known
+        if set(map(type, batch)) <= _CALLS:
+            # the bulk, calls and signals only: the tasks learnt from the distinct
+            # (tid, tgid) pairs, found in C-level passes; the batch passes as it is
+            for tid, tgid in set(map(_TASK, batch)):
+                if known.get(tid) != tgid:
+                    self._learn(tid, tgid)
+            return list(batch)
+        out: Batch = []
         for ev in batch:
             if isinstance(ev, (Syscall, Signal)):
                 if known.get(ev.tid) != ev.tgid:
