@@ -127,14 +127,15 @@ int main(int argc, char **argv)
 """
 
 
-def _blocked_before_attach(tool: list[str], prog: list[str]) -> str:
+def _blocked_before_attach(tool: list[str], prog: list[str],
+                           nrs: tuple[str, ...] = ("3 ", "102 ")) -> str:
     """``prog`` blocked in its int $0x80 call before ``tool -p`` attaches; the tracer is
     interrupted once attached. The trace text (stderr included: the 32-bit mode line)."""
     target = subprocess.Popen(prog, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                               preexec_fn=die_with_parent)
     try:
         deadline = time.monotonic() + 10
-        while not Path(f"/proc/{target.pid}/syscall").read_text().startswith(("3 ", "102 ")):
+        while not Path(f"/proc/{target.pid}/syscall").read_text().startswith(nrs):
             assert time.monotonic() < deadline, "the workload never blocked"
             time.sleep(0.02)
         tracer = subprocess.Popen([*tool, "-p", str(target.pid)], stderr=subprocess.PIPE,
@@ -172,3 +173,38 @@ def test_a_32bit_call_entered_before_the_attach_is_read_as_one(tmp_path: Path) -
     # a socketcall: the sub-call its words name
     got = _blocked_before_attach([*TRACEKIT, "strace"], [str(prog), f"tk{tmp_path.name}"])
     assert "accept(" in got and "detached ...>" in got, got
+
+
+_ACCEPT_BLOCKED = r"""
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+int main(int argc, char **argv)
+{
+    struct sockaddr_un a = {AF_UNIX}, b;
+    socklen_t len = sizeof(b);
+    int s = socket(AF_UNIX, SOCK_STREAM, 0);
+    strcpy(a.sun_path + 1, argv[1]);
+    if (bind(s, (void *)&a, sizeof(a)) || listen(s, 1))
+        return 1;
+    if (argc > 2)
+        return accept(s, (void *)&b, &len) < 0;
+    return accept(s, NULL, NULL) < 0;
+}
+"""
+
+
+@pytest.mark.parametrize(("extra", "want"), [
+    ((), "accept(3, NULL, NULL <detached ...>"),
+    (("addr",), "accept(3,  <detached ...>"),
+])
+def test_accept_without_an_address_prints_both_nulls_at_its_entry(
+        tmp_path: Path, extra: tuple[str, ...], want: str) -> None:
+    # strace prints accept's address and length at entry when either is NULL
+    prog = compile_c(_ACCEPT_BLOCKED, tmp_path, "accept_blocked")
+    argv = [str(prog), f"tk{tmp_path.name}", *extra]
+    ref = _blocked_before_attach(["strace"], argv, ("43 ",))
+    assert want in re.sub(r"strace: Process \d+ detached\n", "", ref).splitlines(), ref
+    got = _blocked_before_attach([*TRACEKIT, "strace"], argv, ("43 ",))
+    assert [ln for ln in got.splitlines() if not ln.startswith("strace: Process ")] == \
+        [want], got
