@@ -145,6 +145,12 @@ _EXIT_KINDS = frozenset({
 })
 # ... and those whose argument list does not say so: the remaining time of a sleep
 _EXIT_ARG = {"nanosleep": 1, "clock_nanosleep": 3}
+# strace's decode_sockname (net.c): the address and its length are printed at exit only
+# when both are given (and the length read, the call verbose); else both print as
+# addresses at entry, and the call (accept4 with its flags) is done there:
+# accept(3, NULL, NULL) = ?. (Only NULL is told here: a length unread, or a call not
+# verbose, looks like one read from /proc without captures.)
+_SOCKNAME = frozenset({"accept", "accept4", "getsockname", "getpeername"})
 # return kinds strace decorates at exit (``1 ([{fd=3, revents=POLLIN}])``): every
 # argument is shown at entry, and the call is not done
 _EXIT_RETS = frozenset({"poll", "ppoll", "select", "pselect"})
@@ -207,6 +213,8 @@ def detached_call(name: str, args: Sequence[str]) -> str:
 def _entry_part(name: str, args: Sequence[str]) -> tuple[str, bool]:
     """What strace prints of a call at its entry, from ``name(`` on, and whether it
     would print more at the exit (arguments the call writes, or a decoded return)."""
+    if name in _SOCKNAME and "NULL" in args[1:3]:
+        return f"{name}({', '.join(args)}", False
     spec = ARGSPEC.get(name)
     kinds, ret = spec if spec is not None else ((), "d")
     cut = _EXIT_ARG.get(name)

@@ -12,7 +12,11 @@ here, after the last drain and while the programs are still attached:
   this call's (``entry_ts`` equal to the entry's ``ts_ns``);
 * a call the thread was inside before tracing began (or on a kernel without
   ``PIDFD_THREAD``): ``/proc/TID/syscall`` (proc(5): the number and six argument
-  registers of the call the thread is blocked in), as a native call, without captures.
+  registers of the call the thread is blocked in), without captures. On x86_64 the
+  number is the i386 table's for a 32-bit call (``int $0x80``, or sysenter/syscall from
+  32-bit code, which return to the vDSO's landing pad after its ``int $0x80``): the two
+  bytes before the user PC tell, ``cd 80`` rather than ``syscall``'s ``0f 05``; an i386
+  socketcall or old select is resolved from its words as tk_indirect32 does.
 
 Each becomes a :class:`~tracekit._events.Syscall` flagged ``SC_UNFINISHED |
 SC_DETACHED`` (ret 0, no duration), at its entry time when known, else now.
@@ -27,7 +31,18 @@ import time
 from typing import TYPE_CHECKING, Literal
 
 from tracekit._errors import BpfError, RecordError
-from tracekit._events import SC_DETACHED, SC_UNFINISHED, Capture, Syscall, _cstr, _decode_caps
+from tracekit._events import (
+    SC_COMPAT,
+    SC_DETACHED,
+    SC_INDIRECT,
+    SC_UNFINISHED,
+    Capture,
+    Syscall,
+    _cstr,
+    _decode_caps,
+)
+from tracekit.kernel.arch import machine_arch
+from tracekit.kernel.syscalls import SyscallTable
 from tracekit.session.pids import same_task
 
 if TYPE_CHECKING:
@@ -45,6 +60,19 @@ _ARGS_OFF = 24
 # struct tk_capbuf: entry_ts, pending, retry, then the record (struct tk_syscall) as it
 # goes out, caps_len, ncaps and the captures
 _CAPBUF_REC = 16
+
+_INT80 = b"\xcd\x80"          # int $0x80, the instruction before a 32-bit call's return PC
+# i386 (arch/x86/entry/syscalls/syscall_32.tbl): socketcall and the old select, whose
+# arguments are words in user memory (programs/syscalls.bpf.c tk_indirect32)
+_NR32_SOCKETCALL, _NR32_SELECT = 102, 82
+# socketcall's sub-calls by SYS_* number (include/uapi/linux/net.h) and the words each
+# takes (net/socket.c nargs[]); recorded under the i386 table's number of the name
+_SOCKETCALL_SUBS = (
+    ("", 0), ("socket", 3), ("bind", 3), ("connect", 3), ("listen", 2), ("accept", 3),
+    ("getsockname", 3), ("getpeername", 3), ("socketpair", 4), ("send", 4), ("recv", 4),
+    ("sendto", 6), ("recvfrom", 6), ("shutdown", 2), ("setsockopt", 5), ("getsockopt", 5),
+    ("sendmsg", 3), ("recvmsg", 3), ("accept4", 4), ("recvmmsg", 5), ("sendmmsg", 4),
+)
 
 
 def calls_in_flight(session: Session) -> list[Syscall]:
@@ -117,23 +145,68 @@ def _entry_caps(capbuf: object, tid: int, ts_ns: int) -> tuple[Capture, ...]:
 
 def _from_proc(session: Session, tid: int, tgid: int) -> Syscall | None:
     """The call /proc/TID/syscall says ``tid`` is blocked in, when selected."""
+    task = f"/proc/{tgid}/task/{tid}"
     try:
-        with open(f"/proc/{tgid}/task/{tid}/syscall") as f:
+        with open(f"{task}/syscall") as f:
             words = f.read().split()
     except OSError as e:
         if e.errno not in (errno.ENOENT, errno.ESRCH, errno.EACCES, errno.EPERM):
             raise
         return None
     # "running", "-1 SP PC" (not in a call), or "NR A1 .. A6 SP PC" in hex
-    if len(words) < 7 or not words[0].isdigit():
+    if len(words) < 9 or not words[0].isdigit():
         return None
     nr = int(words[0])
-    selected = session.opts.syscalls
-    if selected is not None and nr not in selected:
+    args = [int(w, 16) for w in words[1:7]]
+    flags = SC_UNFINISHED | SC_DETACHED
+    if machine_arch() == "x86_64" and _read_mem(task, int(words[8], 16) - 2, 2) == _INT80:
+        flags |= SC_COMPAT
+        args = [a & 0xFFFFFFFF for a in args]
+        nr, flags = _indirect32(task, nr, args, flags)
+    opts = session.opts
+    if opts.syscalls is not None:
+        # the i386 numbers selected (Session._compat_selection), or the native ones
+        selected = session._compat_selection() if flags & SC_COMPAT else opts.syscalls
+        if nr not in selected:
+            return None
+    return Syscall(time.monotonic_ns(), 0, tid, tgid, 0, nr, tuple(args),  # type: ignore[arg-type]
+                   0, _comm(tid, tgid), flags)
+
+
+def _indirect32(task: str, nr: int, args: list[int], flags: int) -> tuple[int, int]:
+    """An i386 socketcall or old select as its sub-call with the words it reads (args
+    replaced in place), flagged SC_INDIRECT; as it is when they cannot be read."""
+    if nr == _NR32_SOCKETCALL:
+        if not 0 < args[0] < len(_SOCKETCALL_SUBS):
+            return nr, flags
+        name, n = _SOCKETCALL_SUBS[args[0]]
+        src = args[1]
+    elif nr == _NR32_SELECT:
+        name, n, src = "", 5, args[0]
+    else:
+        return nr, flags
+    raw = _read_mem(task, src, 4 * n)
+    if raw is None or len(raw) != 4 * n:
+        return nr, flags
+    args[:] = list(struct.unpack(f"<{n}I", raw)) + [0] * (6 - n)
+    if name:
+        sub = SyscallTable("i386").nr(name)
+        if sub is None:                 # pragma: no cover - every name is in the table
+            return nr, flags
+        nr = sub
+    return nr, flags | SC_INDIRECT
+
+
+def _read_mem(task: str, addr: int, size: int) -> bytes | None:
+    """``size`` bytes of the task's memory at ``addr``; None when unreadable."""
+    if addr < 0:
         return None
-    args = tuple(int(w, 16) for w in words[1:7])
-    return Syscall(time.monotonic_ns(), 0, tid, tgid, 0, nr, args, 0,  # type: ignore[arg-type]
-                   _comm(tid, tgid), SC_UNFINISHED | SC_DETACHED)
+    try:
+        with open(f"{task}/mem", "rb", buffering=0) as f:
+            f.seek(addr)
+            return f.read(size)
+    except (OSError, OverflowError, ValueError):
+        return None
 
 
 def _comm(tid: int, tgid: int) -> str:
