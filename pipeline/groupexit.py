@@ -24,7 +24,9 @@ What the stage does::
                                               by the same signal, if one of them has it
     lost exit records (Lost.lifecycle) ────> every dying group, as it stands
     end of input ──────────────────────────> whatever is held (dying groups in the order
-                                              above, the others in arrival order)
+                                              above, the others in arrival order, but
+                                              not the plain exit of a leader whose
+                                              group lives on: strace prints none)
 
 ``group_dead`` says that every thread of the group has begun its exit (``signal->live``
 is 0), not that this exit record is the group's last: a thread that decremented
@@ -142,10 +144,15 @@ class GroupExits:
 
     def flush(self) -> Batch:
         """Whatever is held (a group whose last exit was not seen): a dying group in
-        strace's order, the others' records in arrival order."""
+        strace's order, the others' records in arrival order, except a leader's plain
+        exit (``pthread_exit``) in a group that lives on when tracing ends: strace prints
+        a leader's exit when its group ends (wait(2) reports it then), so not at all."""
         out: Batch = []
         for tgid, evs in list(self._held.items()):
-            out += self._release(tgid) if tgid in self._dying else evs
+            if tgid in self._dying:
+                out += self._release(tgid)
+            else:
+                out += [ev for ev in evs if ev.tid != tgid or ev.exit_code & 0x7F]
         self._held.clear()
         self._threads.clear()
         self._known.clear()

@@ -37,6 +37,14 @@ def test_superseded_leader_passes_and_the_end_flushes() -> None:
     assert [e.tid for e in st.flush()] == [101] and st.holding == 0
 
 
+def test_a_leader_that_left_its_threads_running_has_no_line_at_the_end() -> None:
+    """The leader called pthread_exit, its threads still ran when tracing ended: no
+    '+++ exited with 0 +++' for a process that has not exited (strace prints none)."""
+    st = GroupExits()
+    assert st.push([_call(101), _exit(100, 0)]) == [_call(101)]
+    assert st.flush() == [] and st.holding == 0
+
+
 def _call(tid: int, tgid: int = 100) -> Syscall:
     return Syscall(ts_ns=tid, duration_ns=1, tid=tid, tgid=tgid, cpu=0, syscall_nr=34,
                    args=(0,) * 6, ret=0, comm="x")
