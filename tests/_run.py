@@ -104,7 +104,10 @@ def run_tracekit(args: list[str], *, timeout: float = 60, **kw) -> subprocess.Co
             out, err = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
             kill_tree(proc.pid)
-            proc.communicate()
+            try:
+                proc.communicate(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass    # a daemon that left the tree (double fork) holds the pipes open
             raise
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
