@@ -59,7 +59,7 @@ def test_sweep_tty_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             "ioctl(5, TCXONC, TCION) = 0", "ioctl(5, TCXONC, 0x9 /* TC??? */) = -1 EINVAL",
             "ioctl(5, TCFLSH, 0xdeadbeef00000000 /* TC??? */) = -1 EINVAL",
             "ioctl(5, TCXONC, 0xdeadbeef00000001 /* TC??? */) = -1 EINVAL",
-            "ioctl(5, TCSBRK, 1) = 0", "ioctl(4, TIOCGPTN, [0]) = 0",
+            "ioctl(5, TCSBRK, 1) = 0", "ioctl(4, TIOCGPTN, [",
             "ioctl(4, TIOCSPTLCK, NULL) = -1 EFAULT", "ioctl(4, TIOCGPTPEER, 0x80102) = ",
             "ioctl(4, TIOCGPTPEER, 0xdeadbeef00000102) = ",
             "ioctl(5, TIOCGEXCL, [1]) = 0", "ioctl(5, TIOCGEXCL, [0]) = 0",
