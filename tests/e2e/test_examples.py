@@ -220,5 +220,8 @@ def test_readme_user_stage_runs_as_written(tmp_path: Path) -> None:
     names = [TABLE.name(e["syscall_nr"]) for e in events]
     assert "clock_nanosleep" in names and "getppid" not in names
     sleeps = [e for e in events if TABLE.name(e["syscall_nr"]) == "clock_nanosleep"]
-    assert any(e["duration_ns"] >= 60_000_000 for e in sleeps)
+    # time.sleep sleeps to an absolute deadline read before the call (TIMER_ABSTIME), so
+    # the call itself lasts 60 ms less the time it took to enter: under load, a little
+    # under 60 ms (seen in CI)
+    assert any(e["duration_ns"] >= 50_000_000 for e in sleeps), sleeps
     assert f"slow calls: {len(events)}" in r.stderr
