@@ -210,6 +210,14 @@ class RingBufferSource:
                 self.unsent += len(events)      # not sent (trio's guarantee): dropped
                 raise
 
+    async def _send_made(self, events: Batch, send: trio.abc.SendChannel[Batch]) -> None:
+        """Events made in user space, not read from the ring (none: nothing is sent): to
+        the tap, then on."""
+        if events:
+            if self.tap is not None:
+                self.tap.events(events)
+            await send.send(events)
+
     async def _report_lost(self, send: trio.abc.SendChannel[Batch]) -> None:
         c = self.session.counters()
         lifecycle = c.lost_lifecycle
@@ -264,12 +272,8 @@ class RingBufferSource:
         assert rb is not None
         async with send:
             task_status.started()
-            if self.session.fd_snapshots:
-                # the targets' fd tables, before any of their calls (fd_table)
-                snapshots: Batch = list(self.session.fd_snapshots)
-                if self.tap is not None:
-                    self.tap.events(snapshots)
-                await send.send(snapshots)
+            # the targets' fd tables, before any of their calls (fd_table)
+            await self._send_made(list(self.session.fd_snapshots), send)
             self.start_drainer()
             drainer = self.drainer
             try:
@@ -319,8 +323,4 @@ class RingBufferSource:
             if self._stop.is_set():
                 # stopped while targets live: the calls they are inside, as strace prints
                 # them at its detach (tracekit.session.inflight)
-                detached: Batch = list(calls_in_flight(self.session))
-                if detached:
-                    if self.tap is not None:
-                        self.tap.events(detached)
-                    await send.send(detached)
+                await self._send_made(list(calls_in_flight(self.session)), send)
