@@ -42,6 +42,7 @@ from tracekit._events import (
     _decode_caps,
 )
 from tracekit.kernel.arch import machine_arch
+from tracekit.kernel.flag_tables import for_arch
 from tracekit.kernel.syscalls import SyscallTable
 from tracekit.session.pids import same_task
 
@@ -65,14 +66,10 @@ _INT80 = b"\xcd\x80"          # int $0x80, the instruction before a 32-bit call'
 # i386 (arch/x86/entry/syscalls/syscall_32.tbl): socketcall and the old select, whose
 # arguments are words in user memory (programs/syscalls.bpf.c tk_indirect32)
 _NR32_SOCKETCALL, _NR32_SELECT = 102, 82
-# socketcall's sub-calls by SYS_* number (include/uapi/linux/net.h) and the words each
-# takes (net/socket.c nargs[]); recorded under the i386 table's number of the name
-_SOCKETCALL_SUBS = (
-    ("", 0), ("socket", 3), ("bind", 3), ("connect", 3), ("listen", 2), ("accept", 3),
-    ("getsockname", 3), ("getpeername", 3), ("socketpair", 4), ("send", 4), ("recv", 4),
-    ("sendto", 6), ("recvfrom", 6), ("shutdown", 2), ("setsockopt", 5), ("getsockopt", 5),
-    ("sendmsg", 3), ("recvmsg", 3), ("accept4", 4), ("recvmmsg", 5), ("sendmmsg", 4),
-)
+# the words each socketcall sub-call takes, by its SYS_* number (net/socket.c nargs[]);
+# its name is the generated table's (SOCKETCALL_CALLS: SYS_ACCEPT -> accept), recorded
+# under the i386 table's number of that name
+_SOCKETCALL_NARGS = (0, 3, 3, 3, 2, 3, 3, 3, 4, 4, 4, 6, 6, 2, 5, 5, 3, 3, 4, 5, 4)
 
 
 def calls_in_flight(session: Session) -> list[Syscall]:
@@ -177,10 +174,10 @@ def _indirect32(task: str, nr: int, args: list[int], flags: int) -> tuple[int, i
     """An i386 socketcall or old select as its sub-call with the words it reads (args
     replaced in place), flagged SC_INDIRECT; as it is when they cannot be read."""
     if nr == _NR32_SOCKETCALL:
-        if not 0 < args[0] < len(_SOCKETCALL_SUBS):
+        if not 0 < args[0] < len(_SOCKETCALL_NARGS):
             return nr, flags
-        name, n = _SOCKETCALL_SUBS[args[0]]
-        src = args[1]
+        n, src = _SOCKETCALL_NARGS[args[0]], args[1]
+        name = for_arch("x86_64").SOCKETCALL_CALLS[args[0]].removeprefix("SYS_").lower()
     elif nr == _NR32_SELECT:
         name, n, src = "", 5, args[0]
     else:
