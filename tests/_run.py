@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import msgspec
@@ -113,29 +114,16 @@ def run_tracekit(args: list[str], *, timeout: float = 60, **kw) -> subprocess.Co
 
 
 def kill_tree(pid: int) -> None:
-    """SIGKILL ``pid`` and every process descended from it (found by the ppid field of
-    /proc/PID/stat, proc(5)); descendants first, while they are still linked to it, and
-    again until a pass finds none (one may have forked meanwhile)."""
+    """SIGKILL ``pid`` and every process descended from it (ProcFS.walk: the children
+    files), descendants first, while they are still linked to it, and again until a pass
+    finds none alive (one may have forked meanwhile)."""
+    from tracekit.kernel.procfs import ProcFS
+
+    procfs = ProcFS()
     for _ in range(10):
-        children: dict[int, list[int]] = {}
-        zombies: set[int] = set()
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            state, ppid = stat[stat.rindex(")") + 2:].split()[:2]
-            children.setdefault(int(ppid), []).append(int(entry.name))
-            if state == "Z":
-                zombies.add(int(entry.name))
-        tree, todo = [], [pid]
-        while todo:
-            p = todo.pop()
-            tree.append(p)
-            todo.extend(children.get(p, ()))
-        live = [p for p in reversed(tree) if p not in zombies]
+        tree = [tgid for tid, tgid in procfs.walk([pid]) if tid == tgid]
+        live = [p for p in reversed(tree)
+                if (st := procfs.start_state(p)) is not None and st[1] not in "ZX"]
         if not live:
             return
         for p in live:
@@ -149,6 +137,18 @@ def _signal(pid: int, sig: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def wait_until(check: Callable[[], object], what: str, timeout: float = 30,
+               proc: subprocess.Popen | None = None) -> None:
+    """Poll ``check`` every 20 ms until it is true; AssertionError saying ``what`` did not
+    happen after ``timeout`` seconds, or at once when ``proc`` (the process that should
+    make it happen) has ended."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert proc is None or proc.poll() is None, f"{what}: the process ended first"
+        assert time.monotonic() < deadline, f"{what}: not after {timeout} s"
+        time.sleep(0.02)
 
 
 _BPF_LINK_NAMES = ("anon_inode:bpf-link", "anon_inode:bpf_link")

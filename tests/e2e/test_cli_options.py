@@ -26,7 +26,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from tests._run import TRACEKIT, WORKLOADS, read_events, run_tracekit, tracekit_env
+from tests._run import TRACEKIT, WORKLOADS, read_events, run_tracekit, tracekit_env, wait_until
 from tracekit._events import Event, Syscall
 from tracekit.app.config import decode_config, load_config
 from tracekit.kernel.syscalls import SyscallTable
@@ -142,12 +142,7 @@ def test_timeout_ends_the_trace_and_the_command(tmp_path: Path) -> None:
 # --- process, thread and system-wide targets ---------------------------------------------
 
 def _wait_until(check, timeout: float = 20) -> None:  # noqa: ANN001
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return
-        time.sleep(0.02)
-    raise AssertionError("tracing did not start")
+    wait_until(check, "tracing started", timeout)
 
 
 def _has_events_of(path: Path, tgid: int) -> bool:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests._run import compile_c, die_with_parent, holds_bpf_link, tracekit_env
+from tests._run import compile_c, die_with_parent, holds_bpf_link, tracekit_env, wait_until
 from tracekit.kernel.arch import machine_arch
 
 pytestmark = [pytest.mark.kernel,
@@ -24,11 +24,8 @@ TRACEKIT = [sys.executable, "-m", "tracekit"]
 
 
 def _wait_for(path: Path, text: str, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while text not in (path.read_text() if path.exists() else ""):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{text!r} not in {path} after {timeout} s")
-        time.sleep(0.02)
+    wait_until(lambda: text in (path.read_text() if path.exists() else ""),
+               f"{text!r} in {path}", timeout)
 
 
 def _cat_session(tool: list[str], out: Path, shown: bool = True) -> tuple[str, str]:
@@ -85,10 +82,7 @@ def test_perf_format_and_a_call_entered_before_the_attach(tmp_path: Path) -> Non
         tracer = subprocess.Popen([*TRACEKIT, "run", "-p", str(sleeper.pid), "-o", str(out)],
                                   stderr=subprocess.PIPE, text=True, env=tracekit_env(),
                                   preexec_fn=die_with_parent)
-        deadline = time.monotonic() + 30
-        while not holds_bpf_link(tracer.pid):
-            assert time.monotonic() < deadline and tracer.poll() is None, "never attached"
-            time.sleep(0.02)
+        wait_until(lambda: holds_bpf_link(tracer.pid), "attached", 30, tracer)
         time.sleep(0.5)     # past the re-enumeration of the target's threads
         tracer.send_signal(signal.SIGINT)
         _, err = tracer.communicate(timeout=30)
@@ -134,10 +128,8 @@ def _blocked_before_attach(tool: list[str], prog: list[str],
     target = subprocess.Popen(prog, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                               preexec_fn=die_with_parent)
     try:
-        deadline = time.monotonic() + 10
-        while not Path(f"/proc/{target.pid}/syscall").read_text().startswith(nrs):
-            assert time.monotonic() < deadline, "the workload never blocked"
-            time.sleep(0.02)
+        wait_until(lambda: Path(f"/proc/{target.pid}/syscall").read_text().startswith(nrs),
+                   "the workload blocked", 10)
         tracer = subprocess.Popen([*tool, "-p", str(target.pid)], stderr=subprocess.PIPE,
                                   text=True, env=tracekit_env(), preexec_fn=die_with_parent)
         assert tracer.stderr is not None
