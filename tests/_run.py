@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -111,6 +112,25 @@ def run_tracekit(args: list[str], *, timeout: float = 60, **kw) -> subprocess.Co
                 pass    # a daemon that left the tree (double fork) holds the pipes open
             raise
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def rest_of_stderr(proc: subprocess.Popen, timeout: float = 60):
+    """What ``proc`` still writes to its stderr pipe, up to its end, including what an
+    earlier ``proc.stderr.readline()`` read ahead into the stream's buffer.
+    ``proc.communicate(timeout=...)`` reads the pipe's fd directly and loses that buffer:
+    a trace line written together with ``attached`` went missing that way. On ``timeout``
+    (seconds) the process tree is killed and :class:`subprocess.TimeoutExpired` raised."""
+    assert proc.stderr is not None
+    box: list = []
+    reader = threading.Thread(target=lambda: box.append(proc.stderr.read()), daemon=True)
+    reader.start()
+    reader.join(timeout)
+    if reader.is_alive():
+        kill_tree(proc.pid)
+        raise subprocess.TimeoutExpired(proc.args, timeout)
+    proc.stderr.close()
+    proc.wait(timeout)
+    return box[0]
 
 
 def kill_tree(pid: int) -> None:

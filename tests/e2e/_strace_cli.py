@@ -64,6 +64,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests._run import rest_of_stderr
+
 WORKLOAD = Path(__file__).resolve().parents[1] / "workloads" / "strace_cli.c"
 TRACEKIT = [sys.executable, "-m", "tracekit", "strace"]
 
@@ -235,7 +237,7 @@ def _run_attached(tool: list[str], opts: list[str], argv: list[str], tmp: Path,
         prog.stdin.write(b"go\n")
         prog.stdin.close()
         prog.wait(timeout=60)
-        _, rest = tracer.communicate(timeout=60)
+        rest = rest_of_stderr(tracer, 60)
     finally:
         for p in (prog, tracer):
             if p.poll() is None:
@@ -871,8 +873,7 @@ def _attached_both(s_opts: list[str], t_opts: list[str], argv: list[str], tmp: P
         prog.stdin.close()
         prog.wait(timeout=60)
         for k, tracer in enumerate(tracers):
-            _, rest = tracer.communicate(timeout=60)
-            errs[k] += rest
+            errs[k] += rest_of_stderr(tracer, 60)
     finally:
         for p in (prog, *tracers):
             if p.poll() is None:

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests._run import rest_of_stderr
+
 TRACEKIT = [sys.executable, "-m", "tracekit", "strace"]
 
 pytestmark = [pytest.mark.kernel,
@@ -126,7 +128,7 @@ def test_a_missing_pid_beside_live_ones_in_a_list() -> None:
         lines = [tracer.stderr.readline() for _ in range(3)]
         for p in live:
             p.terminate()
-        _, rest = tracer.communicate(timeout=60)
+        rest = rest_of_stderr(tracer, 60)
     finally:
         for p in live:
             p.kill()
