@@ -4,6 +4,7 @@ starts, attached with ``-p``, and ends the tracer with SIGINT as a user's Ctrl-C
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import signal
@@ -170,7 +171,8 @@ def test_a_32bit_call_entered_before_the_attach_is_read_as_one(tmp_path: Path) -
     got = _blocked_before_attach([*TRACEKIT, "strace", "-e", "trace=close"], [str(prog)])
     assert "detached ...>" not in got, got
     # a socketcall: the sub-call its words name
-    got = _blocked_before_attach([*TRACEKIT, "strace"], [str(prog), f"tk{tmp_path.name}"])
+    name = f"tk{os.getpid()}-{tmp_path.name}"     # abstract: unique per worker
+    got = _blocked_before_attach([*TRACEKIT, "strace"], [str(prog), name])
     assert "accept(" in got and "detached ...>" in got, got
 
 
@@ -201,7 +203,8 @@ def test_accept_without_an_address_prints_both_nulls_at_its_entry(
         tmp_path: Path, extra: tuple[str, ...], want: str) -> None:
     # strace prints accept's address and length at entry when either is NULL
     prog = compile_c(_ACCEPT_BLOCKED, tmp_path, "accept_blocked")
-    argv = [str(prog), f"tk{tmp_path.name}", *extra]
+    # the abstract socket's name: tmp_path's name is the same in every xdist worker
+    argv = [str(prog), f"tk{os.getpid()}-{tmp_path.name}", *extra]
     ref = _blocked_before_attach(["strace"], argv, ("43 ",))
     assert want in re.sub(r"strace: Process \d+ detached\n", "", ref).splitlines(), ref
     got = _blocked_before_attach([*TRACEKIT, "strace"], argv, ("43 ",))
