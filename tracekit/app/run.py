@@ -335,6 +335,8 @@ async def _run(cfg: Any, path: Path, signals: _Signals, record: str | None) -> i
     limits = [getattr(o.options, "string_limit", 0) for o in plan.outputs if not o.in_kernel]
     if verbose or max(limits, default=0) > 32:
         opts.argv_strings = min(max(limits + verbose), 1 << 10) + 1
+    # data buffers: string_limit bytes of them, and one more to tell a longer one
+    opts.data_bytes = max(limits, default=0) + 1
     recording = open_recording(record, opts) if record else None
     completed = False
     try:

@@ -64,7 +64,7 @@ OPTIONS: list[tuple[str, str, str]] = [
                                                     "addresses"),
     ("-e raw=SET", "yes", "arguments and return of these calls in hex"),
     ("-e read=FDS, -e write=FDS", "partly", "hex dumps of read/pread64/recvfrom and "
-                                            "write/pwrite64/sendto data, up to the 256 "
+                                            "write/pwrite64/sendto data, up to the 4096 "
                                             "bytes captured; other calls are not dumped"),
     ("-e quiet=, -q, -qq", "yes", "attach/detach messages off; -qq also '+++ exited' lines"),
     ("-e decode-fds=, -y, -yy", "yes", "fds with their paths (-y: socket:[INODE] for a "
@@ -811,6 +811,10 @@ def build(a: StraceArgs) -> Plan:
     if (full_exec or a.strsize > 32) and a.summary != "c":
         # argv: every element with -v, -s of them without (more than the 32 read else)
         opts.argv_strings = min(a.strsize, 1 << 10) + 1
+    if a.summary != "c":
+        # -s N: N + 1 bytes of data (the default reads 256); -e read=/write= dump a
+        # buffer whole: as much of it as a record holds (4096 bytes)
+        opts.data_bytes = max(a.strsize + 1, 4096 if a.reads or a.writes else 0)
     if a.stacks:
         # strace -k: each recorded call's user stack, taken at its entry
         opts.stacks = "user"

@@ -136,6 +136,7 @@ __all__ = [
     "build_specs32",
     "fill_beauty32_map",
     "fill_beauty_map",
+    "with_data_bytes",
     "fill_ioctl_map",
     "pack_specs",
     "specs_for",
@@ -509,8 +510,11 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
                           _iov("rvec", length="riovcnt", elem_cap=0)),
     "process_madvise": (_iov("vec", elem_cap=0),),
     "sendmsg": (_Override("msg", CAP_MSGHDR, None, BUF_MAX, BUF_CAP), _fd("fd")),
-    # recvmsg: msg_name and msg_namelen as the caller set them, then the filled msghdr
-    "recvmsg": (_fixed("msg", 16), _Override("msg", CAP_MSGHDR, None, BUF_MAX, BUF_CAP, True),
+    # recvmsg: msg_name and msg_namelen as the caller set them, then the filled msghdr,
+    # each iovec's bytes up to IOV_ELEM_MAX: strace decodes a netlink reply whole (a
+    # getaddrinfo's RTM_NEWADDR dump is some 400 bytes), whatever -s says
+    "recvmsg": (_fixed("msg", 16),
+                _Override("msg", CAP_MSGHDR, None, BUF_MAX, IOV_ELEM_MAX, True),
                 _fd("fd")),
     # sendmmsg: its first MMSG_N messages, at exit (strace prints them with msg_len)
     "sendmmsg": (*(_Override("mmsg", CAP_MMSGHDR, k, 512, BUF_CAP, True)
@@ -951,9 +955,34 @@ def build_specs32(table: SyscallTable | None = None) -> dict[int, tuple[CapSpec,
     return out
 
 
-def fill_beauty32_map(obj: BpfObject) -> int:
+def with_data_bytes(specs: Sequence[CapSpec], data_bytes: int) -> tuple[CapSpec, ...]:
+    """``specs`` with the data they read (a read's or write's buffer, each iovec element
+    of readv/sendmsg, a socket option's value) up to ``data_bytes`` where that is more
+    than the default ``BUF_CAP``: strace ``-s N`` prints N bytes of data, and N + 1 read
+    tell a longer buffer. A buffer is read up to ``BUF_MAX`` bytes at most, an iovec
+    element up to ``IOV_ELEM_MAX`` (programs/syscalls.bpf.c); a widened capture that
+    would push a later one past the record's budget is left as it was."""
+    if data_bytes <= BUF_CAP:
+        return tuple(specs)
+    out = list(specs)
+    for i, sp in enumerate(specs):
+        if sp.kind == CAP_BUF and sp.cap == BUF_CAP:
+            wide = sp._replace(cap=min(data_bytes, BUF_MAX))
+        elif sp.kind in (CAP_IOV, CAP_MSGHDR, CAP_MMSGHDR) and BUF_CAP <= sp.size < \
+                min(data_bytes, IOV_ELEM_MAX):
+            wide = sp._replace(size=min(data_bytes, IOV_ELEM_MAX))
+        else:
+            continue
+        trial = [*out[:i], wide, *out[i + 1:]]
+        if sum(s.footprint() for s in trial[:-1]) <= _CAP_OFF_MAX:
+            out = trial
+    return tuple(out)
+
+
+def fill_beauty32_map(obj: BpfObject, data_bytes: int = 0) -> int:
     """Write the i386 specs (:func:`build_specs32`) into the ``beauty32`` map of a loaded
-    ``syscalls.bpf.o`` (x86_64 only: no other arch has 32-bit calls flagged).
+    ``syscalls.bpf.o`` (x86_64 only: no other arch has 32-bit calls flagged), their data
+    read up to ``data_bytes`` (:func:`with_data_bytes`).
 
     Returns:
       The number of syscalls with captures; 0 on another arch or for an object without
@@ -968,7 +997,7 @@ def fill_beauty32_map(obj: BpfObject) -> int:
     n = 0
     for nr, sp in sorted(build_specs32().items()):
         if 0 <= nr < m.max_entries:
-            m.update_elem(struct.pack("<I", nr), pack_specs(sp))
+            m.update_elem(struct.pack("<I", nr), pack_specs(with_data_bytes(sp, data_bytes)))
             n += 1
     return n
 

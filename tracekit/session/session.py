@@ -64,6 +64,7 @@ from tracekit.session.capture import (
     fill_beauty32_map,
     fill_beauty_map,
     fill_ioctl_map,
+    with_data_bytes,
 )
 from tracekit.session.fdstate import FdResolver, fd_tracked_names, fill_fd_track, snapshots
 from tracekit.session.kernel_summary import KernelSummary, enable_kernel_summary
@@ -155,6 +156,10 @@ class SessionOptions:
     # execve's argv read up to 256 elements, each cut at this many bytes (strace -v prints
     # every element, -s N above 32 prints N of them); 0: its first 32 elements
     argv_strings: int = 0
+    # data buffers (read/write, iovecs, socket options) read up to this many bytes when
+    # that is more than the default 256 (strace -s N prints N: N + 1 tell a longer one;
+    # at most 4096 bytes, 1024 per iovec element); 0: the default
+    data_bytes: int = 0
     # getdents64's reply read as its bytes (its first 4096), whose entries strace -v
     # prints; False: its entries counted in the kernel (strace's default)
     dirents: bool = False
@@ -398,10 +403,12 @@ class Session:
                 {table.name(nr) for nr in o.syscalls}
                 | ({n for n in fd_tracked_names() if table.nr(n) is not None}
                    if fd_table else set()))
-            fill_beauty_map(obj, table, None, build_specs(
-                table, None, names, envp_strings=o.envp_strings,
-                argv_strings=o.argv_strings, dirents=o.dirents))
-            fill_beauty32_map(obj)      # 32-bit calls: i386 numbers (x86_64)
+            specs = build_specs(table, None, names, envp_strings=o.envp_strings,
+                                argv_strings=o.argv_strings, dirents=o.dirents)
+            fill_beauty_map(obj, table, None, {
+                nr: with_data_bytes(sp, o.data_bytes) for nr, sp in specs.items()})
+            # 32-bit calls: i386 numbers (x86_64)
+            fill_beauty32_map(obj, o.data_bytes)
             fill_ioctl_map(obj)
         if o.syscalls is not None:
             filt = obj.maps["syscall_filter"]
