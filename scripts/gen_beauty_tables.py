@@ -333,6 +333,11 @@ TABLES: dict[str, Table] = {
     # glibc's names: strace prints SCHED_OTHER, the uapi header says SCHED_NORMAL
     "SCHED_POLICIES": ("values", ("sched.h",), r"SCHED_(OTHER|FIFO|RR|BATCH|IDLE|DEADLINE)",
                        frozenset(), ()),
+    # struct sched_attr's sched_flags (sched_setattr/sched_getattr): the single bits, not
+    # the KEEP_ALL/UTIL_CLAMP/ALL unions
+    "SCHED_FLAGS": ("bits", ("linux/sched.h",),
+                    r"SCHED_FLAG_(RESET_ON_FORK|RECLAIM|DL_OVERRUN|KEEP_POLICY|KEEP_PARAMS|"
+                    r"UTIL_CLAMP_MIN|UTIL_CLAMP_MAX)", frozenset(), ()),
     "KEY_SPECS": ("values", ("linux/keyctl.h",), r"KEY_SPEC_[A-Z_]+", frozenset(), ()),
     "KEYCTL_CMDS": ("values", ("linux/keyctl.h",), r"KEYCTL_[A-Z_]+",
                     frozenset({"KEYCTL_SUPPORTS_ENCRYPT", "KEYCTL_SUPPORTS_DECRYPT",

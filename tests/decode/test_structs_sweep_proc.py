@@ -142,6 +142,53 @@ def test_timex_and_clock_state(dec: SyscallDecoder) -> None:
     assert dec.decode(call("adjtimex", (0,), -14)).args == ("NULL",)
 
 
+def _attr(size: int, policy: int = 0, flags: int = 0) -> bytes:
+    return struct.pack("<IIQiIQQQII", size, policy, flags, -20, 7, 1, 2, 3, 5, 1024)
+
+
+def test_sched_attr(dec: SyscallDecoder) -> None:
+    params = "sched_nice=-20, sched_priority=7, sched_runtime=1, sched_deadline=2, " \
+        "sched_period=3"
+    full = _attr(56, 3)
+    assert line(dec, call("sched_getattr", (0, ADDR, 56, 0), 0, cap(1, full))) == (
+        f"sched_getattr(0, {{size=56, sched_policy=SCHED_BATCH, sched_flags=0, {params}, "
+        "sched_util_min=5, sched_util_max=1024}, 56, 0) = 0")
+    # a failed sched_getattr wrote nothing; a capture cut shorter than its size: address
+    assert line(dec, call("sched_getattr", (0, ADDR, 40, 0), EINVAL, cap(1, full[:40]))) \
+        == f"sched_getattr(0, {ADDR:#x}, 40, 0) = -1 EINVAL (Invalid argument)"
+    assert dec.decode(call("sched_getattr", (0, ADDR, 56, 0), 0, cap(1, full[:50]))).args[
+        1] == f"{ADDR:#x}"
+    assert dec.decode(call("sched_getattr", (0, ADDR, 72, 0), 0, cap(1, _attr(72)))).args[
+        1].endswith("sched_util_max=1024, ...}")
+
+    def set_(data: bytes, *more: Capture, ret: int = -3) -> str:
+        caps = (cap(1, data), cap(1, data[:48]), *more)
+        return dec.decode(call("sched_setattr", (9, ADDR, 0), ret, *caps)).args[1]
+    assert set_(_attr(0, 6, 0x10)) == "{size=0, sched_flags=SCHED_FLAG_KEEP_PARAMS}"
+    assert set_(_attr(56, 3, 0x8)) == (
+        f"{{size=56, sched_flags=SCHED_FLAG_KEEP_POLICY, {params}, sched_util_min=5, "
+        "sched_util_max=1024}")
+    assert set_(_attr(56, 0x80000001, 0x18)) == (
+        "{size=56, sched_policy=0x80000001 /* SCHED_??? */, "
+        "sched_flags=SCHED_FLAG_KEEP_POLICY|SCHED_FLAG_KEEP_PARAMS, sched_util_min=5, "
+        "sched_util_max=1024}")
+    assert set_(_attr(56, 1, 0xFFFFFFFF00000001)).startswith(
+        "{size=56, sched_policy=SCHED_FIFO, sched_flags=SCHED_FLAG_RESET_ON_FORK|"
+        "0xffffffff00000000, ")
+    assert set_(_attr(20), cap(1, struct.pack("<I", 56)), ret=-7) == (
+        "{size=20} => {size=56}")
+    # a 48-byte struct that ends its mapping: only the 48-byte read succeeded
+    got = dec.decode(call("sched_setattr", (9, ADDR, 0), -3, cap(1, b"", flags=CAPF_FAULT),
+                          cap(1, _attr(48)[:48]))).args[1]
+    assert got.startswith("{size=48, sched_policy=SCHED_OTHER, ") and got.endswith(
+        "sched_period=3}")
+    # hostile sizes: past 56 (", ..."), the largest u32, shorter than a size field
+    assert set_(_attr(0xFFFFFFFF)).endswith("sched_util_max=1024, ...}")
+    assert dec.decode(call("sched_setattr", (9, ADDR, 0), -3, cap(1, b"\x01"))).args[1] == \
+        f"{ADDR:#x}"
+    assert dec.decode(call("sched_setattr", (9, 0, 0), -22)).args[1] == "NULL"
+
+
 def test_futex_waitv(dec: SyscallDecoder) -> None:
     w = struct.pack("<QQI4x", 1, ADDR, 0x82) + struct.pack("<QQI4x", 0, 0, 0x10)
     assert dec.decode(call("futex_waitv", (ADDR, 2, 0, 0, 1), EINVAL,

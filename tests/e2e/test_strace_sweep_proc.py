@@ -2,7 +2,7 @@
 per-thread calls as strace 6.1 prints them, against strace on ONE run.
 
 tests/workloads/sweep_proc.c sweeps getpriority/setpriority, the sched_* parameter,
-priority-range, round-robin and affinity calls, mlock/munlock/munlockall, mincore,
+priority-range, round-robin, affinity and sched_attr calls, mlock/munlock/munlockall, mincore,
 madvise (each advice), process_madvise, process_mrelease, pidfd_getfd,
 process_vm_readv/writev, pkey_mprotect/pkey_free, migrate_pages,
 set_mempolicy_home_node, shmctl/semctl/msgctl, semop/semtimedop, shmdt, the mq_* calls,
@@ -45,6 +45,13 @@ def test_sweep_proc_equals_strace_on_the_same_run(tmp_path: Path) -> None:
     for want in (
             "getpriority(0x3 /* PRIO_??? */, 0) = -1 EINVAL",
             "sched_getparam(0, [0]) = 0",
+            "sched_getattr(0, {size=56, sched_policy=SCHED_OTHER, sched_flags=0, ",
+            "sched_setattr(2147483632, {size=56, sched_flags=SCHED_FLAG_KEEP_PARAMS, "
+            "sched_util_min=5, sched_util_max=1024}, 0) = -1 ESRCH",
+            "sched_setattr(2147483632, {size=20} => {size=56}, 0) = -1 E2BIG",
+            "sched_setattr(2147483632, {size=48, sched_policy=SCHED_OTHER, sched_flags=0, "
+            "sched_nice=0, sched_priority=0, sched_runtime=0, sched_deadline=0, "
+            "sched_period=0}, 0) = -1 ESRCH",
             "sched_get_priority_max(0x40000002 /* SCHED_??? */) = -1 EINVAL",
             "sched_get_priority_min(SCHED_DEADLINE) = 0",
             "sched_rr_get_interval(0, {tv_sec=",

@@ -6,8 +6,9 @@
  * Every call is harmless: it reads, or acts on this process, its own pages, its own
  * forked child, or objects it made and removes again, or it fails before it changes
  * anything:
- * - setpriority, sched_setparam and sched_setaffinity only set this process to the value
- *   it already has (PRIO_PGRP only in the child, once it leads a session of its own);
+ * - setpriority, sched_setparam, sched_setaffinity and sched_setattr only set this
+ *   process to the value it already has (PRIO_PGRP only in the child, once it leads a
+ *   session of its own); sched_setattr's other structs go to a pid above pid_max;
  * - mlock/munlock/munlockall, mincore, madvise, process_madvise, pkey_mprotect and
  *   process_vm_readv/writev only touch this process's own anonymous pages (no
  *   madvise MADV_HWPOISON or MADV_SOFT_OFFLINE: they would act on the machine's page;
@@ -119,6 +120,64 @@ static void scheduling(void) {
     syscall(SYS_sched_getaffinity, HI, 16L, mask);
     syscall(SYS_sched_setparam, HI, &sp);
     syscall(SYS_sched_yield);
+}
+
+/* struct sched_attr (include/uapi/linux/sched/types.h) */
+struct attr { uint32_t size, policy; uint64_t flags; int32_t nice; uint32_t prio;
+              uint64_t runtime, deadline, period; uint32_t umin, umax; char more[16]; };
+#define NOPID 0x7ffffff0L      /* above pid_max: ESRCH once the struct was read */
+
+static void set_attr(uint32_t size, uint32_t policy, uint64_t flags) {
+    struct attr a = {size, policy, flags, -20, 7, 1, 2, 3, 5, 1024, {0}};
+    syscall(SYS_sched_setattr, NOPID, &a, 0L);
+}
+
+static void sched_attr(void) {
+    long pg = sysconf(_SC_PAGESIZE);
+    char *m = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    struct attr a;
+    memset(&a, 0, sizeof a);
+    syscall(SYS_sched_getattr, 0L, &a, 56L, 0L);
+    syscall(SYS_sched_setattr, 0L, &a, 0L);                        /* what it has */
+    syscall(SYS_sched_getattr, 0L, &a, 72L, 0L);                   /* larger: 56 written */
+    syscall(SYS_sched_getattr, 0L, &a, 48L, 0L);
+    syscall(SYS_sched_getattr, 0L, &a, 40L, 0L);                   /* EINVAL */
+    syscall(SYS_sched_getattr, 0L, &a, 56L, 1L);                   /* EINVAL */
+    syscall(SYS_sched_getattr, 0L, BADP, 56L, 0L);
+    syscall(SYS_sched_getattr, HI, &a, HI | 56, HI);
+    set_attr(0, SCHED_OTHER, 0);                                   /* 0: the 48 of VER0 */
+    set_attr(48, SCHED_BATCH, 0);
+    set_attr(56, 99, 0x18);                                        /* KEEP_POLICY|PARAMS */
+    set_attr(56, SCHED_BATCH, 0x8);
+    set_attr(56, SCHED_BATCH, 0x10);
+    set_attr(48, SCHED_BATCH, 0x18);
+    set_attr(0, SCHED_DEADLINE, 0x10);
+    set_attr(56, 0x80000001, 0x18);                                /* negative: shown */
+    set_attr(56, 0x80000001, 0);
+    set_attr(56, 7, 0);
+    set_attr(56, SCHED_FIFO, 0x1 | 0x80);
+    set_attr(56, SCHED_FIFO, 0xffffffff00000000ULL);
+    set_attr(56, SCHED_RR, 0x8 | 0x60);
+    set_attr(72, SCHED_OTHER, 0);                                  /* larger, zeros */
+    set_attr(20, SCHED_OTHER, 0);                                  /* E2BIG: => {size=56} */
+    a.size = 72;
+    a.more[3] = 1;
+    syscall(SYS_sched_setattr, NOPID, &a, 0L);                     /* E2BIG */
+    syscall(SYS_sched_setattr, 0L, NULL, 0L);
+    syscall(SYS_sched_setattr, 0L, BADP, 0L);
+    syscall(SYS_sched_setattr, HI, &a, HI);
+    if (m == MAP_FAILED)
+        return;
+    munmap(m + pg, pg);                          /* structs that end their mapping */
+    struct attr *e = (struct attr *)(m + pg - 48);
+    memset(e, 0, 48);
+    e->size = 48;
+    syscall(SYS_sched_setattr, NOPID, e, 0L);
+    e = (struct attr *)(m + pg - 4);
+    e->size = 56;
+    syscall(SYS_sched_setattr, NOPID, e, 0L);
+    syscall(SYS_sched_getattr, 0L, m + pg - 48, 56L, 0L);          /* EFAULT */
+    munmap(m, pg);
 }
 
 static void memory(void) {
@@ -638,6 +697,7 @@ static void grandchild(void) {
 
 int main(void) {
     scheduling();
+    sched_attr();
     memory();
     sysv_ipc();
     message_queue();

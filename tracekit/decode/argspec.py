@@ -62,7 +62,8 @@ others                a table of ``tracekit.decode.flags`` (see ``tracekit.decod
                       ``msgbuf_in``/``msgbuf_out`` (text size: next arg),
                       ``mqattr_in``/``mqattr_out``
 ``timex`` ...          per-thread and clock structs (tracekit.decode.structs_task):
-                      ``timex``, ``futexwaiters`` (count: next arg), ``seccomparg``
+                      ``timex``, ``schedattr_in``/``schedattr_out`` (sched_setattr,
+                      sched_getattr), ``futexwaiters`` (count: next arg), ``seccomparg``
                       and ``seccompflags`` (by seccomp's operation), ``user_desc``,
                       ``ldt_desc`` (size: next arg), ``user_desc_entry``, ``nodes_in``/
                       ``nodes_out`` (maxnode: next arg), ``migrate_nodes``
@@ -362,6 +363,8 @@ get_robust_list: d ptr_out int_out
 sched_setscheduler: d schedpolicy int_in
 sched_setparam: d int_in
 sched_getparam: d int_out
+sched_setattr: d schedattr_in u
+sched_getattr: d schedattr_out u u
 setgroups: d gids_in
 capget: capheader capdata_out
 capset: capheader capdata_in
@@ -458,6 +461,8 @@ SAME_LAYOUT32: dict[str, str] = {
     # the fds (-yy) as the native calls' do
     "socket": "socket", "bind": "bind", "connect": "connect", "listen": "listen",
     "shutdown": "shutdown",
+    # struct sched_attr: u32, s32 and u64 fields only, the u64s 8-aligned in both
+    "sched_setattr": "sched_setattr", "sched_getattr": "sched_getattr",
 }
 
 

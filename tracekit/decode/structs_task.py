@@ -25,6 +25,16 @@ as strace does for memory it cannot read). :func:`kinds` gives the argument kind
   get_mempolicy at exit); ``migrate_nodes``: migrate_pages' masks (maxnode: argument
   1); no longs (maxnode 0 or 1): the address. At most 32 longs, then ``...``.
 - ``seccompflags``: SECCOMP_SET_MODE_FILTER's flags by name, other operations' in hex.
+- ``schedattr_in``: sched_setattr's struct sched_attr (include/uapi/linux/sched/types.h),
+  read at entry, as many fields as its ``size`` says (0: the first version's 48 bytes;
+  under 48: ``{size=20}`` alone; past the 56 bytes known here: ``, ...``), without
+  ``sched_policy`` when SCHED_FLAG_KEEP_POLICY or SCHED_FLAG_KEEP_PARAMS is set (and it
+  is not negative, which the kernel refuses), and without the five parameters when
+  SCHED_FLAG_KEEP_PARAMS keeps them (strace 6.1's output, checked here); then
+  `` => {size=56}`` when the call failed with E2BIG (the kernel writes the size it
+  knows back: sched_copy_attr, kernel/sched/core.c; syscalls.c since Linux 6.10).
+  ``schedattr_out``: sched_getattr's, as the call filled it (its ``size`` is the
+  bytes written), the address when it failed.
 - ``user_desc``: struct user_desc read at entry, ``{entry_number=0, base_addr=0x001000,
   limit=0x0fffff, seg_32bit=1, ..., lm=0}`` (set_thread_area); ``ldt_desc``: the same
   for modify_ldt when its byte count is the struct's size (else the address);
@@ -40,7 +50,7 @@ import struct
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from tracekit._events import Syscall
+from tracekit._events import CAPF_FAULT, Syscall
 from tracekit.decode import flags as F
 from tracekit.decode.captures import KindFn, capture, capture_out, decoded_out
 from tracekit.decode.values import pointer
@@ -48,12 +58,21 @@ from tracekit.decode.values import pointer
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
 
-__all__ = ["FUTEX_WAITV_SIZE", "NODEMASK_CAP", "TIMEX_SIZE", "USER_DESC_SIZE",
-           "format_futex_waitv", "format_nodemask", "format_notif_sizes", "format_timex",
-           "format_user_desc", "kinds", "ret_kinds"]
+__all__ = ["FUTEX_WAITV_SIZE", "NODEMASK_CAP", "SCHED_ATTR_SIZE", "SCHED_ATTR_SIZE_VER0",
+           "TIMEX_SIZE", "USER_DESC_SIZE", "format_futex_waitv", "format_nodemask",
+           "format_notif_sizes", "format_sched_attr", "format_timex", "format_user_desc",
+           "kinds", "ret_kinds"]
 
 _M32 = 0xFFFFFFFF
 TIMEX_SIZE = 208         # struct __kernel_timex
+SCHED_ATTR_SIZE = 56     # struct sched_attr: SCHED_ATTR_SIZE_VER1 (the utilization clamps)
+SCHED_ATTR_SIZE_VER0 = 48
+_E2BIG = 7
+_KEEP_POLICY, _KEEP_PARAMS = 0x08, 0x10     # SCHED_FLAG_KEEP_POLICY, SCHED_FLAG_KEEP_PARAMS
+# struct sched_attr: u32 size, u32 sched_policy, u64 sched_flags, s32 sched_nice,
+# u32 sched_priority, u64 sched_runtime, sched_deadline, sched_period, u32 sched_util_min,
+# sched_util_max
+_SCHED_ATTR = struct.Struct("<IIQiIQQQII")
 FUTEX_WAITV_SIZE = 24    # struct futex_waitv: u64 val, u64 uaddr, u32 flags, u32 reserved
 USER_DESC_SIZE = 16      # struct user_desc: entry_number, base_addr, limit, bit fields
 _ARRAY_SHOWN = 32        # strace's -s default: array elements shown before "..."
@@ -157,6 +176,57 @@ def format_notif_sizes(data: bytes) -> str | None:
     return f"{{seccomp_notif={notif}, seccomp_notif_resp={resp}, seccomp_data={sdata}}}"
 
 
+def format_sched_attr(data: bytes, policies: dict[int, str], flags: F.FlagSet, *,
+                      setting: bool) -> str | None:
+    """struct sched_attr from ``data`` (its first bytes as read), the fields its ``size``
+    covers; ``setting``: sched_setattr's (size 0 means 48, and the fields the KEEP flags
+    keep are left out). None when ``data`` holds fewer bytes than the size asks."""
+    if len(data) < 4:
+        return None
+    size = int.from_bytes(data[:4], "little")
+    want = size or SCHED_ATTR_SIZE_VER0 if setting else size
+    shown = min(want, SCHED_ATTR_SIZE)
+    parts = [f"size={size}"]
+    if shown >= SCHED_ATTR_SIZE_VER0:
+        if len(data) < shown:
+            return None
+        (_, policy, fl, nice, prio, runtime, deadline, period, umin,
+         umax) = _SCHED_ATTR.unpack(data[:shown].ljust(SCHED_ATTR_SIZE, b"\0"))
+        if not (setting and fl & (_KEEP_POLICY | _KEEP_PARAMS) and policy < 1 << 31):
+            name = policies.get(policy)
+            parts.append(f"sched_policy={name or f'{policy:#x} /* SCHED_??? */'}")
+        parts.append(f"sched_flags={flags(fl)}")
+        if not (setting and fl & _KEEP_PARAMS):
+            parts += [f"sched_nice={nice}", f"sched_priority={prio}",
+                      f"sched_runtime={runtime}", f"sched_deadline={deadline}",
+                      f"sched_period={period}"]
+        if shown >= SCHED_ATTR_SIZE:
+            parts += [f"sched_util_min={umin}", f"sched_util_max={umax}"]
+    if want > SCHED_ATTR_SIZE:
+        parts.append("...")
+    return "{" + ", ".join(parts) + "}"
+
+
+def _k_sched_attr_in(policies: dict[int, str], flags: F.FlagSet) -> KindFn:
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        # read at entry twice, 56 and 48 bytes (a 48-byte struct may end its mapping),
+        # and its size at exit (what E2BIG wrote back)
+        caps = [c for c in ev.caps if c.arg == i and not c.flags & CAPF_FAULT]
+        text = None
+        for want in (SCHED_ATTR_SIZE, SCHED_ATTR_SIZE_VER0):
+            cap = next((c for c in caps if len(c.data) == want), None)
+            if cap is not None and ev.args[i] and (text := format_sched_attr(
+                    cap.data, policies, flags, setting=True)) is not None:
+                break
+        if text is None:
+            return pointer(ev.args[i])
+        back = next((c for c in caps if len(c.data) == 4), None)
+        if ev.ret == -_E2BIG and back is not None:
+            text += f" => {{size={int.from_bytes(back.data, 'little')}}}"
+        return text
+    return k
+
+
 def _k_futex_waiters(flags: F.FlagSet) -> KindFn:
     def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
         count = ev.args[i + 1] & _M32
@@ -241,6 +311,7 @@ def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
     modes = F.FlagSet(T.ADJTIMEX_MODES, unknown="ADJ_???")
     status = F.FlagSet(T.TIMEX_STATUS, unknown="STA_???")
     waitv = F.FlagSet(T.FUTEX_WAITV_FLAGS, unknown="FUTEX_???")
+    sched_flags = F.FlagSet(T.SCHED_FLAGS, unknown="SCHED_FLAG_???")
     return {
         "timex": decoded_out(lambda b: format_timex(b, modes, status)),
         "futexwaiters": _k_futex_waiters(waitv),
@@ -249,6 +320,9 @@ def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
         "ldt_desc": _k_ldt_desc, "nodes_in": _k_nodes(at_exit=False),
         "nodes_out": _k_nodes(at_exit=True), "migrate_nodes": _k_nodes(at_exit=False,
                                                                        maxnode_arg=1),
+        "schedattr_in": _k_sched_attr_in(T.SCHED_POLICIES, sched_flags),
+        "schedattr_out": decoded_out(lambda b: format_sched_attr(
+            b, T.SCHED_POLICIES, sched_flags, setting=False)),
         "seccompflags": _k_seccomp_flags(
             T.SECCOMP_OPS, F.FlagSet(T.SECCOMP_FILTER_FLAGS, unknown="SECCOMP_FILTER_FLAG_???")),
     }

@@ -107,6 +107,8 @@ from tracekit.decode.structs_proc import (
 from tracekit.decode.structs_task import (
     FUTEX_WAITV_SIZE,
     NODEMASK_CAP,
+    SCHED_ATTR_SIZE,
+    SCHED_ATTR_SIZE_VER0,
     TIMEX_SIZE,
     USER_DESC_SIZE,
 )
@@ -650,6 +652,12 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "sched_setscheduler": (_fixed("param", 4),),
     "sched_setparam": (_fixed("param", 4),),
     "sched_getparam": (_fixed("param", 4, at_exit=True),),
+    # struct sched_attr: 56 bytes, and 48 (the first version's size: one that ends its
+    # mapping), at entry; its size at exit (E2BIG writes the kernel's); sched_getattr's
+    # as the call filled it, usize bytes of it at most
+    "sched_setattr": (_fixed("uattr", SCHED_ATTR_SIZE), _fixed("uattr", SCHED_ATTR_SIZE_VER0),
+                      _fixed("uattr", 4, at_exit=True)),
+    "sched_getattr": (_Override("uattr", CAP_STRUCT, "usize", SCHED_ATTR_SIZE, 0, True),),
     # System V IPC and message queues (decoders: tracekit/decode/structs_ipc.py)
     # (the *ctl structs: IPC_SET's read at entry, the others written)
     "shmctl": (_fixed("buf", SHMID_DS_SIZE), _fixed("buf", SHMID_DS_SIZE, at_exit=True)),

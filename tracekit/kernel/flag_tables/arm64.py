@@ -1821,6 +1821,16 @@ SCHED_POLICIES: dict[int, str] = {
     6: 'SCHED_DEADLINE',
 }
 
+SCHED_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'SCHED_FLAG_RESET_ON_FORK'),
+    (0x2, 'SCHED_FLAG_RECLAIM'),
+    (0x4, 'SCHED_FLAG_DL_OVERRUN'),
+    (0x8, 'SCHED_FLAG_KEEP_POLICY'),
+    (0x10, 'SCHED_FLAG_KEEP_PARAMS'),
+    (0x20, 'SCHED_FLAG_UTIL_CLAMP_MIN'),
+    (0x40, 'SCHED_FLAG_UTIL_CLAMP_MAX'),
+)
+
 KEY_SPECS: dict[int, str] = {
     -8: 'KEY_SPEC_REQUESTOR_KEYRING',
     -7: 'KEY_SPEC_REQKEY_AUTH_KEY',
