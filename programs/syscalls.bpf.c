@@ -1080,6 +1080,11 @@ __noinline int tk_cap_deref(struct tk_capbuf *c, __u64 src, __u32 size, __u32 ca
 #define IOV_STOP (1U << 30)
 #define IOV_ERR  (1U << 29)
 #define IOV_EFAULT (1U << 28)  /* an element after the first was unreadable */
+#define IOV_DFAULT (1U << 27)  /* an element's data was unreadable */
+/* in tk_cap_iov's hdr (above the u16 flags it commits): an entry read, which a data
+ * fault turns into a retry at exit (memory not yet faulted in: a string literal's page
+ * that writev's own copy will fault in) */
+#define IOV_HDR_RETRY (1U << 31)
 #define TK_IOV_ELEM_MAX 1024
 #define IOV_POS_MAX (TK_BUF_MAX - sizeof(struct tk_iov_elem) - TK_IOV_ELEM_MAX)
 
@@ -1125,10 +1130,11 @@ __noinline int tk_cap_iov_step(struct tk_capbuf *c, __u64 src, __u32 i, __u32 st
 				       got, (const void *)v[0])) {
 		got = 0;
 		e->flags = TK_CAPF_FAULT;
+		st |= IOV_DFAULT;
 	}
 	e->got = got;
 	pos += sizeof(*e) + ((got + 7) & ~7U);
-	return (pos & IOV_POS_MASK) | (rem - got) << IOV_REM_SHIFT;
+	return (pos & IOV_POS_MASK) | (rem - got) << IOV_REM_SHIFT | (st & IOV_DFAULT);
 }
 
 /* The iovec array at src of cnt elements, its records from data position pos (after
@@ -1140,7 +1146,7 @@ __noinline int tk_cap_iov_step(struct tk_capbuf *c, __u64 src, __u32 i, __u32 st
 
 __noinline int tk_cap_iov(struct tk_capbuf *c, __u64 src, __u64 cnt, __u32 lims, __u32 hdr)
 {
-	__u32 st, i, flags = hdr >> 16, budget = lims & IOV_POS_MASK;
+	__u32 st, i, flags = (hdr >> 16) & 0x7fff, budget = lims & IOV_POS_MASK;
 	__u32 ecap = (lims >> 13) & 0x7ff, pos = ((lims >> 24) & 0x7f) * 8;
 
 	if (!c)
@@ -1155,6 +1161,8 @@ __noinline int tk_cap_iov(struct tk_capbuf *c, __u64 src, __u64 cnt, __u32 lims,
 	}
 	if (st & IOV_ERR)
 		return -1;
+	if ((st & IOV_DFAULT) && (hdr & IOV_HDR_RETRY))
+		return -1;	/* not committed: read again at exit */
 	if (i < cnt)
 		flags |= TK_CAPF_TRUNC;
 	if (st & IOV_EFAULT)
@@ -1295,6 +1303,8 @@ __noinline int tk_cap_iovec(struct tk_capbuf *c, const struct tk_beauty_spec *sp
 		else if (ret < budget)
 			budget = ret;
 	}
+	if (!(sp->flags & TK_SPEC_AT_EXIT) && !(hdr >> 16 & TK_CAPF_AT_EXIT))
+		hdr |= IOV_HDR_RETRY;
 	if (sp->kind == TK_CAP_MSGHDR)
 		return tk_cap_msghdr(c, s->args[arg], IOV_LIMS(budget, ecap, 56) |
 				     (sp->flags & TK_SPEC_COMPAT ? IOV_LIMS32 : 0), hdr);

@@ -6,7 +6,8 @@ syslog, personality, keyctl, timerfd, itimer, getgroups, arch_prctl, rt_sigtimed
 rt_sigqueueinfo and nanosleep calls (each with the same outcome from run to run), lists
 a directory whose getdents64 replies are over 4096 bytes, and connects to AF_UNIX
 addresses longer than sun_path and with embedded NULs. tests/workloads/untouched.c
-passes execve and openat strings that sit in file pages the process never touched.
+passes execve and openat strings and writev/sendmsg data that sit in file pages the
+process never touched.
 Under ``strace -f -q`` and tracekit's ``strace`` format, every line of the workload's
 process must be identical after normalising only addresses, pids and times.
 """
@@ -188,9 +189,11 @@ def test_operation_calls_equal_strace(tmp_path: Path, exes: dict[str, Path]) -> 
 
 
 def test_untouched_memory_equals_strace(tmp_path: Path, exes: dict[str, Path]) -> None:
-    """execve's filename and argv, and an openat path, in pages the process never
-    touched: read at the call's exit (from the new image for a successful execve)."""
-    for argv in ([str(exes["untouched"])], [str(exes["untouched"]), "open"]):
+    """execve's filename and argv, an openat path, and writev's and sendmsg's iovec data,
+    in pages the process never touched: read at the call's exit (from the new image for
+    a successful execve), once the kernel's own read faulted them in."""
+    for argv in ([str(exes["untouched"])], [str(exes["untouched"]), "open"],
+                 [str(exes["untouched"]), "vec"]):
         s_text, t_text = run_both(tmp_path, argv)
         s_procs, t_procs = lines_of(s_text), lines_of(t_text)
         # mkstemp calls getrandom in some runs and not in others (glibc's tempname)
@@ -203,8 +206,12 @@ def test_untouched_memory_equals_strace(tmp_path: Path, exes: dict[str, Path]) -
         if len(argv) == 1:
             assert 'execve("/bin/true", ["true", "first"], NULL) = 0' in text
             assert 'execve("/nonexistent/x", ["true", "first"], NULL) = -1 ENOENT' in text
-        else:
+        elif argv[1] == "open":
             assert 'openat(AT_FDCWD, "/etc/hostname", O_RDONLY) = ' in text
+        else:
+            vec = '[{iov_base="hello", iov_len=5}, {iov_base="world", iov_len=5}]'
+            assert f"writev(4, {vec}, 2) = 10" in text
+            assert f"msg_iov={vec}, msg_iovlen=2, " in text
 
 
 _RAW_CALLS = r"""

@@ -320,6 +320,7 @@ flock: fd lockop
 sendfile: fd fd off_inout u
 copy_file_range: fd off_in fd off_in u u32
 splice: fd off_in fd off_in u spliceflags
+vmsplice: fd iovw u spliceflags
 epoll_create1: epollflags -> fd
 epoll_create: d -> fd
 chroot: path

@@ -504,6 +504,8 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     **{name: (_fixed("user_mask", SIGSET_SIZE),) for name in ("signalfd", "signalfd4")},
     **{name: (_iov("vec", at_exit=True),) for name in ("readv", "preadv", "preadv2")},
     **{name: (_iov("vec"),) for name in ("writev", "pwritev", "pwritev2")},
+    # vmsplice: its iovecs as strings at entry, whichever way the pipe goes (as strace)
+    "vmsplice": (_iov("uiov", length="nr_segs"),),
     # process_vm_readv/writev: the local iovecs' bytes (read into at exit), the remote
     # ones' bases; process_madvise's ranges
     "process_vm_readv": (_iov("lvec", at_exit=True, length="liovcnt"),
