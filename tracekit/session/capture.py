@@ -881,7 +881,7 @@ _RESIZED32: dict[str, tuple[str, dict[str, int]]] = {
 
 # i386 calls whose iovec arrays hold struct compat_iovec (u32 base, u32 len): the native
 # call's specs, flagged SPEC_COMPAT for the BPF program to read and widen them
-_IOV32 = frozenset({"readv", "writev", "preadv", "pwritev", "preadv2", "pwritev2",
+_IOV32 = frozenset({"readv", "writev", "preadv", "pwritev", "preadv2", "pwritev2", "vmsplice",
                     "sendmsg", "recvmsg", "sendmmsg", "recvmmsg", "recvmmsg_time64"})
 
 # socketcall sub-calls i386 has no number for (tracekit.kernel.syscalls): the native call
