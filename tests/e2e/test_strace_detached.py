@@ -210,3 +210,54 @@ def test_accept_without_an_address_prints_both_nulls_at_its_entry(
     got = _blocked_before_attach([*TRACEKIT, "strace"], argv, ("43 ",))
     assert [ln for ln in got.splitlines() if not ln.startswith("strace: Process ")] == \
         [want], got
+
+
+_THREADS = r"""
+#include <pthread.h>
+#include <unistd.h>
+static void *wait_here(void *arg) { (void)arg; pause(); return NULL; }
+int main(void)
+{
+    pthread_t t[2];
+    pthread_create(&t[0], NULL, wait_here, NULL);
+    pthread_create(&t[1], NULL, wait_here, NULL);
+    pause();
+    return 0;
+}
+"""
+
+
+def _ignore_sigint() -> None:
+    die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)    # as a script's background job starts
+
+
+def _ended_by(tool: list[str], pid: int, sig: int, ignored: bool) -> tuple[int, list[str]]:
+    """``tool -f -p pid`` ended by ``sig``: (its wait status, its attach/detach lines)."""
+    tracer = subprocess.Popen([*tool, "-f", "-p", str(pid), "-o", "/dev/null"],
+                              stderr=subprocess.PIPE, text=True, env=tracekit_env(),
+                              preexec_fn=_ignore_sigint if ignored else die_with_parent)
+    assert tracer.stderr is not None
+    assert "attached" in tracer.stderr.readline()
+    time.sleep(0.5)
+    tracer.send_signal(sig)
+    err = rest_of_stderr(tracer, 30)
+    return tracer.returncode, [ln for ln in err.splitlines() if ln.startswith("strace: ")]
+
+
+@pytest.mark.parametrize(("sig", "ignored"), [(signal.SIGINT, False), (signal.SIGTERM, False),
+                                              (signal.SIGHUP, False), (signal.SIGINT, True)])
+def test_a_signal_ends_p_as_it_ends_strace(tmp_path: Path, sig: int, ignored: bool) -> None:
+    # strace dies of the signal once detached (a shell sees 128+N), says each thread of
+    # a -f process detached, and takes the signal even when it started ignoring it
+    prog = compile_c(_THREADS, tmp_path, "threads")
+    target = subprocess.Popen([str(prog)], preexec_fn=die_with_parent)
+    try:
+        wait_until(lambda: len(os.listdir(f"/proc/{target.pid}/task")) == 3, "threads", 10)
+        want = _ended_by(["strace"], target.pid, sig, ignored)
+        got = _ended_by([*TRACEKIT, "strace"], target.pid, sig, ignored)
+    finally:
+        target.kill()
+        target.wait()
+    assert want[0] == -sig and len(want[1]) == 3, want
+    assert got == want

@@ -67,7 +67,10 @@ class _Signals:
       closing gave ``TrioInternalError``).
     - A signal ignored or blocked when tracekit started is left so (``nohup``): it is
       not watched, and the command starts with the same dispositions and mask
-      (:attr:`inherited`), as it would without tracekit.
+      (:attr:`inherited`), as it would without tracekit. With ``watch_inherited``
+      (``tracekit strace -p``, as strace 6.1 does, checked under ``nohup`` and as a
+      script's background job, which starts with SIGINT ignored) the ending signals are
+      watched all the same: there is no command to inherit them.
     - SIGTSTP: sent on to the command when the command could not have had it, then
       tracekit stops itself with it, as its default action would (the shell sees a
       stopped job); once continued, a command it stopped is continued too.
@@ -88,10 +91,11 @@ class _Signals:
       first: the first ending signal, once one came.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, watch_inherited: bool = False) -> None:
         self.inherited = InheritedSignals.current()
         skip = self.inherited.ignored | self.inherited.blocked
-        self.watched = frozenset(s for s in (*_ENDING, signal.SIGTSTP) if s not in skip)
+        self.watched = frozenset(s for s in (*_ENDING, signal.SIGTSTP) if s not in skip
+                                 or (watch_inherited and s in _ENDING))
         self.first: int | None = None
         self._first_at = 0.0                # time.monotonic() when the first came
         self._sender = 0                    # and the pid that sent it (si_pid)

@@ -894,10 +894,17 @@ def _attach_failed(pid: int) -> bool:
 
 
 def _threads(pid: int) -> int:
+    return len(_tids(pid))
+
+
+def _tids(pid: int) -> list[int]:
+    """The threads of process ``pid`` now, the leader first, then by tid (the order
+    strace -f -p says them detached in); [] when it is gone."""
     try:
-        return len(os.listdir(f"/proc/{pid}/task"))
+        tids = sorted(int(t) for t in os.listdir(f"/proc/{pid}/task") if t.isdigit())
     except OSError:
-        return 0
+        return []
+    return sorted(tids, key=lambda t: t != pid)
 
 
 async def run(a: StraceArgs) -> int:
@@ -908,7 +915,9 @@ async def run(a: StraceArgs) -> int:
     """
     from tracekit.app.run import _Signals
 
-    with _Signals() as signals:     # first: a signal from here on is handled
+    # first: a signal from here on is handled; with -p alone, even one tracekit was
+    # started ignoring (strace's handlers are its own whatever it inherited)
+    with _Signals(watch_inherited=bool(a.pids) and not a.command) as signals:
         return await _run(a, signals)
 
 
@@ -1028,8 +1037,10 @@ async def _run(a: StraceArgs, signals: Any) -> int:
             close_output(out, completed=completed)
     if not quiet_attach:
         for pid in plan.pid_targets:
-            if os.path.exists(f"/proc/{pid}"):
-                _say(f"Process {pid} detached")
+            # -f: every thread it had attached to (strace says each detached)
+            for tid in _tids(pid) if a.follow else [pid] if os.path.exists(
+                    f"/proc/{pid}") else []:
+                _say(f"Process {tid} detached")
     if trace.final_losses is not None:      # everything lost or skipped, a line each
         losses = trace.final_losses
         if getattr(sink, "closed_by_reader", False):
@@ -1051,6 +1062,11 @@ async def _run(a: StraceArgs, signals: Any) -> int:
         if trace.interrupted_by is not None and not plan.pid_targets:
             # a signal ended the trace and the command lives on (it ignores or handles
             # the signal), untraced: the signal's status, as tracekit run ends
+            return 128 + trace.interrupted_by
+        if trace.interrupted_by is not None:
+            # -p: strace, detached, dies of the signal that ended it (a shell sees
+            # 128+N, a parent's wait the signal)
+            a.killed_by = trace.interrupted_by
             return 128 + trace.interrupted_by
         return 0
     if rc < 0:
