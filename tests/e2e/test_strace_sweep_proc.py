@@ -10,10 +10,10 @@ alarm, tkill, rt_tgsigqueueinfo, pidfd_send_signal, signalfd/signalfd4,
 eventfd/eventfd2, set_robust_list, rseq, getcpu, futex_waitv, seccomp's queries,
 modify_ldt, get/set_thread_area, adjtimex/clock_adjtime (read only), sysfs, ustat,
 getitimer, prlimit64 and personality; then, in two children, the process-group and
-session calls and set_tid_address. Each call is made normally and with NULL, (void *)1,
-unknown constants, garbage in the high half of an int and -1 ids. tracekit traces
-``strace -f -o FILE sweep_proc``, so both see the same calls: every line of every
-process must be equal.
+session calls and set_tid_address, and last sethostname/setdomainname. Each call is
+made normally and with NULL, (void *)1, unknown constants, garbage in the high half
+of an int and -1 ids. tracekit traces ``strace -f -o FILE sweep_proc``, so both see
+the same calls: every line of every process must be equal.
 """
 
 from __future__ import annotations
@@ -45,6 +45,9 @@ def test_sweep_proc_equals_strace_on_the_same_run(tmp_path: Path) -> None:
     for want in (
             "getpriority(0x3 /* PRIO_??? */, 0) = -1 EINVAL",
             "sched_getparam(0, [0]) = 0",
+            'sethostname("tracekit-sweep-host-name-long-en"..., 52) = 0',
+            'sethostname("tr", 2) = 0', "sethostname(0x", ", 4294967295) = -1 EINVAL",
+            'setdomainname("32\\n\\1", 4) = 0', 'setdomainname("", 0) = 0',
             "sched_getattr(0, {size=56, sched_policy=SCHED_OTHER, sched_flags=0, ",
             "sched_setattr(2147483632, {size=56, sched_flags=SCHED_FLAG_KEEP_PARAMS, "
             "sched_util_min=5, sched_util_max=1024}, 0) = -1 ESRCH",

@@ -9,6 +9,7 @@
  * - setpriority, sched_setparam, sched_setaffinity and sched_setattr only set this
  *   process to the value it already has (PRIO_PGRP only in the child, once it leads a
  *   session of its own); sched_setattr's other structs go to a pid above pid_max;
+ * - sethostname/setdomainname run last, in a UTS namespace of the process's own;
  * - mlock/munlock/munlockall, mincore, madvise, process_madvise, pkey_mprotect and
  *   process_vm_readv/writev only touch this process's own anonymous pages (no
  *   madvise MADV_HWPOISON or MADV_SOFT_OFFLINE: they would act on the machine's page;
@@ -120,6 +121,21 @@ static void scheduling(void) {
     syscall(SYS_sched_getaffinity, HI, 16L, mask);
     syscall(SYS_sched_setparam, HI, &sp);
     syscall(SYS_sched_yield);
+}
+
+/* last: in a UTS namespace of its own, the machine's names are not this process's */
+static void names(void) {
+    static const char name[] = "tracekit-sweep-host-name-long-enough-to-be-cut-at-32\n\1";
+    if (unshare(CLONE_NEWUTS))
+        return;
+    syscall(SYS_sethostname, name, 52L);
+    syscall(SYS_sethostname, name, HI | 2);
+    syscall(SYS_sethostname, name, 65L);                          /* EINVAL, not read */
+    syscall(SYS_sethostname, name, -1L);
+    syscall(SYS_sethostname, NULL, 3L);
+    syscall(SYS_sethostname, BADP, 3L);
+    syscall(SYS_setdomainname, name + 50, 4L);
+    syscall(SYS_setdomainname, name, 0L);
 }
 
 /* struct sched_attr (include/uapi/linux/sched/types.h) */
@@ -713,5 +729,6 @@ int main(void) {
         grandchild();
     if (pid > 0)
         waitpid(pid, NULL, 0);
+    names();
     return 0;
 }

@@ -241,6 +241,20 @@ def k_bufw(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return text
 
 
+_NEW_UTS_LEN = 64     # include/uapi/linux/utsname.h: the longest host or domain name
+
+
+def k_utsname_in(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """sethostname/setdomainname's name: the ``len`` (an int: its low 32 bits) bytes
+    the next argument says, no NUL; the address when ``len`` is more than a name may be
+    (strace 6.1 reads no memory then)."""
+    n = ev.args[i + 1] & 0xFFFFFFFF
+    cap = capture(ev, i) if ev.args[i] and n <= _NEW_UTS_LEN else None
+    if cap is None or len(cap.data) < n:
+        return pointer(ev.args[i])
+    return quote(cap.data[:n], limit=d.string_limit)
+
+
 def _bufr(d: SyscallDecoder, ev: Syscall, i: int, force_hex: bool,
           bounded: bool = False) -> str:
     cap = capture(ev, i) if ev.args[i] else None     # NULL: strace prints NULL
@@ -553,6 +567,7 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         "parr_ret": k_parr_ret,
         "fd": k_fd, "newfd": k_newfd, "dirfd": k_dirfd, "off64": k_off64, "loff_out": k_loff_out,
         "path": k_path, "str": k_str, "strr": k_bufr, "bufw": k_bufw, "bufr": k_bufr,
+        "utsname_in": k_utsname_in,
         "bufrx": k_bufrx, "bufrn": k_bufrn, "argv": k_argv, "envp": k_envp, "sockaddr": k_sockaddr,
         "timespec": k_timespec, "omode": k_omode, "proto": k_proto,
         "mknoddev": k_mknoddev,

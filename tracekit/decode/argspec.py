@@ -20,6 +20,7 @@ undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit.decode.a
                       the same, every byte as ``\\xNN`` (getrandom); ``bufrn``:
                       no longer than the next arg either (recvfrom's MSG_TRUNC)
 ``strr``              a string written by the call, length the return value (readlink)
+``utsname_in``        sethostname's name: next-arg bytes, the address past 64 of them
 ``argv`` ``envp``     execve's vectors: ``["ls", "-l"]``, ``0x7ffc... /* 23 vars */``
 ``sockaddr``          struct sockaddr, length the next arg
 ``timespec``          struct timespec; ``timeval``, ``timezone``: settimeofday's
@@ -365,6 +366,8 @@ sched_setscheduler: d schedpolicy int_in
 sched_setparam: d int_in
 sched_getparam: d int_out
 sched_setattr: d schedattr_in u
+sethostname: utsname_in u32
+setdomainname: utsname_in u32
 sched_getattr: d schedattr_out u u
 setgroups: d gids_in
 capget: capheader capdata_out
@@ -464,6 +467,7 @@ SAME_LAYOUT32: dict[str, str] = {
     "shutdown": "shutdown",
     # struct sched_attr: u32, s32 and u64 fields only, the u64s 8-aligned in both
     "sched_setattr": "sched_setattr", "sched_getattr": "sched_getattr",
+    "sethostname": "sethostname", "setdomainname": "setdomainname",
 }
 
 

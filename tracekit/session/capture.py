@@ -660,6 +660,9 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "sched_setattr": (_fixed("uattr", SCHED_ATTR_SIZE), _fixed("uattr", SCHED_ATTR_SIZE_VER0),
                       _fixed("uattr", 4, at_exit=True)),
     "sched_getattr": (_Override("uattr", CAP_STRUCT, "usize", SCHED_ATTR_SIZE, 0, True),),
+    # the name: len bytes, no NUL (kernel/sys.c), at most __NEW_UTS_LEN (64) of them
+    "sethostname": (_Override("name", CAP_BUF, "len", 64),),
+    "setdomainname": (_Override("name", CAP_BUF, "len", 64),),
     # System V IPC and message queues (decoders: tracekit/decode/structs_ipc.py)
     # (the *ctl structs: IPC_SET's read at entry, the others written)
     "shmctl": (_fixed("buf", SHMID_DS_SIZE), _fixed("buf", SHMID_DS_SIZE, at_exit=True)),
