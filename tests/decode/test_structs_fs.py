@@ -498,3 +498,15 @@ def test_open_how_as_strace_prints_it(tmp_path: object) -> None:
     assert args(how(0, 0, 0) + b"\2" + bytes(39), 64, -7)[0] == (
         "{flags=O_RDONLY, resolve=0, /* bytes 24..63 */ \"" + "\\x02" + "\\x00" * 31
         + '"...}')
+
+
+def test_file_handle_hostile_bytes() -> None:
+    head = struct.pack("<Ii", 8, 1)
+    assert S.format_file_handle(head + bytes(range(8))) == (
+        '{handle_bytes=8, handle_type=1, f_handle="\\x00\\x01\\x02\\x03\\x04\\x05\\x06\\x07"}')
+    assert S.format_file_handle(head + b"\0" * 3) is None             # shorter than it says
+    assert S.format_file_handle(b"\1\0") is None
+    assert S.format_file_handle(struct.pack("<Ii", 0xFFFFFFFF, -1) + b"A" * 128).endswith(
+        '\\x41"...}')                                                 # at most 128 shown
+    assert S.format_file_handle(head, was=0, whole=False) == "{handle_bytes=0 => 8}"
+    assert S.format_file_handle(head, was=8, whole=False) == "{handle_bytes=8}"

@@ -5,7 +5,7 @@
  * symlinkat, unlinkat, readlinkat, chmod/fchmod/fchmodat, chown/fchown/lchown/fchownat,
  * umask, mknod/mknodat, utime, faccessat, openat2, dup/dup2/dup3, fsync/fdatasync/sync/
  * syncfs, readahead, fadvise64, the 12 xattr calls, chroot, quotactl, the uid/gid calls,
- * setgroups, capget/capset, getcwd and statfs.
+ * setgroups, capget/capset, getcwd, statfs and name_to_handle_at/open_by_handle_at.
  *
  * Every call is harmless: it works on files and directories it made in the scratch
  * directory (its argument), on fds it made, or fails before it changes anything (chroot
@@ -25,6 +25,7 @@
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/quota.h>
@@ -519,6 +520,34 @@ static void private_mount(void) {
     rmdir("m");
 }
 
+/* struct file_handle: made of "f", opened again, too small (EOVERFLOW: the size it needs
+ * written back), too large, bad flags, NULL */
+static void handles(long hi) {
+    struct file_handle *h = calloc(1, sizeof(*h) + 256);
+    int mnt, fd;
+    if (h == NULL)
+        return;
+    h->handle_bytes = 128;
+    name_to_handle_at(AT_FDCWD, "f", h, &mnt, 0);
+    fd = open_by_handle_at(AT_FDCWD, h, O_RDONLY);
+    if (fd >= 0)
+        close(fd);
+    h->handle_bytes = 0;
+    name_to_handle_at(AT_FDCWD, "f", h, &mnt, AT_SYMLINK_FOLLOW);
+    h->handle_bytes = 200;
+    h->handle_type = -5;
+    memset(h->f_handle, 0x41, 200);
+    name_to_handle_at(AT_FDCWD, "f", h, &mnt, AT_EMPTY_PATH | 0x10000);
+    open_by_handle_at(AT_FDCWD, h, O_RDONLY | O_DIRECTORY);
+    h->handle_bytes = 40;
+    open_by_handle_at(AT_FDCWD, h, 0);
+    syscall(SYS_open_by_handle_at, hi | AT_FDCWD, h, hi);
+    name_to_handle_at(AT_FDCWD, "f", NULL, &mnt, 0);
+    open_by_handle_at(AT_FDCWD, NULL, 0);
+    open_by_handle_at(AT_FDCWD, (void *)1, 0);
+    free(h);
+}
+
 int main(int argc, char **argv) {
     const long hi = (long)0xdeadbeef00000000UL;     /* garbage in the high 32 bits */
     const long bad = 0xdeadbeefL;                   /* unknown bits everywhere */
@@ -539,6 +568,7 @@ int main(int argc, char **argv) {
     system_calls(hi);
     high_halves(dfd, fd, hi);
     edges(fd);
+    handles(hi);
     close(fd);
     close(dfd);
     return 0;

@@ -44,7 +44,8 @@ undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit.decode.a
                       (timespec[2]), ``utimes`` (timeval[2]), ``utimbuf`` (utime's);
                       ``xattrval_in``/``_out`` (an xattr value, length the next arg /
                       ret), ``xattrlist`` (listxattr's names), ``openhow`` (openat2's
-                      struct open_how, size the next arg)
+                      struct open_how, size the next arg), ``fhandle_in``/
+                      ``fhandle_inout`` (struct file_handle)
 ``oflags`` ``omode``  open flags; the mode, printed only with O_CREAT or O_TMPFILE
 ``mode`` ``fmode``    mode_t octal (``0644``); with file type (``S_IFREG|0644``)
 ``dev``               a 32-bit dev_t: ``makedev(0xfff, 0xff)``
@@ -145,6 +146,8 @@ pwritev2: fd iovw u ld rwf_next stop
 open: path oflags omode -> fd
 openat: dirfd path oflags omode -> fd
 openat2: dirfd path openhow u -> fd
+name_to_handle_at: dirfd path fhandle_inout int_out atflags
+open_by_handle_at: fd fhandle_in oflags -> fd
 creat: path mode -> fd
 close: fd
 close_range: u u closerangeflags
@@ -468,6 +471,8 @@ SAME_LAYOUT32: dict[str, str] = {
     # struct sched_attr: u32, s32 and u64 fields only, the u64s 8-aligned in both
     "sched_setattr": "sched_setattr", "sched_getattr": "sched_getattr",
     "sethostname": "sethostname", "setdomainname": "setdomainname",
+    # struct file_handle: u32, int, bytes
+    "name_to_handle_at": "name_to_handle_at", "open_by_handle_at": "open_by_handle_at",
 }
 
 

@@ -15,6 +15,9 @@ What strace prints without ``-v`` (checked against strace 6.1 on Linux 6.18):
 - ``statx``: ``{stx_mask=STATX_ALL|STATX_MNT_ID, stx_attributes=0,
   stx_mode=S_IFREG|0644, stx_size=1221, ...}``.
 - ``statfs``: every field (strace does not abbreviate it).
+- a file handle (name_to_handle_at, open_by_handle_at): ``{handle_bytes=128 => 8,
+  handle_type=1, f_handle="\\x33\\x03..."}``, f_handle every byte in hex whatever ``-s``
+  says (at most MAX_HANDLE_SZ, 128, then ``...``).
 - landlock: a path-beneath rule ``{allowed_access=LANDLOCK_ACCESS_FS_EXECUTE,
   parent_fd=3}`` and a ruleset's ``{handled_access_fs=...}`` (``, ...}`` when its size
   says there is more).
@@ -43,6 +46,8 @@ from tracekit._events import (
     CAPF_FAULT,
     CAPF_TRUNC,
     SC_COMPAT,
+    SC_NORETURN,
+    SC_UNFINISHED,
     Syscall,
 )
 from tracekit.decode import flags as F
@@ -53,6 +58,7 @@ from tracekit.decode.captures import (
     capture_out,
     decoded_in,
     decoded_out,
+    succeeded,
 )
 from tracekit.decode.structs_proc import (
     RUSAGE_SIZE as RUSAGE_SIZE,
@@ -709,6 +715,47 @@ def ret_kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, s
     return {"time": _ret_time}
 
 
+FILE_HANDLE_SIZE = 8 + 128   # struct file_handle: u32 handle_bytes, int handle_type, then
+                             # up to MAX_HANDLE_SZ bytes (include/linux/exportfs.h)
+
+
+def format_file_handle(data: bytes, *, was: int | None = None, whole: bool = True
+                       ) -> str | None:
+    """struct file_handle from ``data``: ``{handle_bytes=8, handle_type=1,
+    f_handle="\\x.."}``; ``was``: the handle_bytes the caller set, shown ``=> N`` when
+    the call changed it; not ``whole``: the byte count alone (a call that failed wrote
+    no handle). None when ``data`` is too short."""
+    if len(data) < 4:
+        return None
+    n = int.from_bytes(data[:4], "little")
+    count = f"handle_bytes={was} => {n}" if was is not None and was != n else \
+        f"handle_bytes={n}"
+    if not whole:
+        return f"{{{count}}}"
+    shown = min(n, FILE_HANDLE_SIZE - 8)
+    if len(data) < 8 + shown:
+        return None
+    kind = int.from_bytes(data[4:8], "little", signed=True)
+    f_handle = quote(data[8:8 + shown], force_hex=True, more=n > shown)
+    return f"{{{count}, handle_type={kind}, f_handle={f_handle}}}"
+
+
+def _k_file_handle_inout(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """name_to_handle_at's handle: handle_bytes as the caller set it (read at entry),
+    then the handle as the call wrote it (read at exit, after a failure too: EOVERFLOW
+    writes the size it needs)."""
+    caps = [c for c in ev.caps if c.arg == i and not c.flags & CAPF_FAULT]
+    entry = next((c for c in caps if len(c.data) == 4), None)
+    out = next((c for c in caps if len(c.data) > 4), None)
+    if not ev.args[i] or entry is None:
+        return pointer(ev.args[i])
+    was = int.from_bytes(entry.data, "little")
+    if out is None or ev.flags & (SC_UNFINISHED | SC_NORETURN):
+        return f"{{handle_bytes={was}}}"
+    text = format_file_handle(out.data, was=was, whole=succeeded(ev))
+    return pointer(ev.args[i]) if text is None else text
+
+
 def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
     """The argument kinds of this module for ``fl``'s arch (merged by tracekit.decode.args)."""
     return {
@@ -732,6 +779,8 @@ def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
         "timet_out": decoded_out(format_time_t, whole=True),
         "pipefds": k_pipefds,
         "cwd": k_strcwd,
+        "fhandle_in": decoded_in(format_file_handle),
+        "fhandle_inout": _k_file_handle_inout,
         "landlockruleattr": _k_landlock_rule(fl),
         "landlockrulesetattr": _k_landlock_ruleset(fl),
     }

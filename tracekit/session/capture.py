@@ -80,6 +80,7 @@ from tracekit.decode.structs_bpf import (
 from tracekit.decode.structs_compat import KINDS32_SIZES
 from tracekit.decode.structs_cred import CAP_DATA_SIZE, CAP_HEADER_SIZE
 from tracekit.decode.structs_fs import (
+    FILE_HANDLE_SIZE,
     LANDLOCK_PATH_BENEATH_SIZE,
     LANDLOCK_RULESET_HEAD,
     UTIMBUF_SIZE,
@@ -475,6 +476,12 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "flistxattr": (_buf("list", "ret", at_exit=True),),
     # openat2's struct open_how, as many bytes as its size says (up to OPEN_HOW_CAP)
     "openat2": (_str("filename"), _Override("how", CAP_STRUCT, "usize", OPEN_HOW_CAP)),
+    # struct file_handle: its handle_bytes as set at entry, the handle written at exit
+    # (EOVERFLOW writes handle_bytes too); the mount id written
+    "name_to_handle_at": (_str("name"), _fixed("handle", 4),
+                          _fixed("handle", FILE_HANDLE_SIZE, at_exit=True),
+                          _fixed("mnt_id", 4, at_exit=True)),
+    "open_by_handle_at": (_fixed("handle", FILE_HANDLE_SIZE),),
     "getrandom": (_buf("ubuf", "ret", at_exit=True),),
     # I/O and sockets (decoders: tracekit/decode/structs_io.py, structs_net.py)
     "ioctl": (_ioctl(at_exit=False), _ioctl(at_exit=True)),
