@@ -323,3 +323,19 @@ def test_node_masks(dec: SyscallDecoder) -> None:
     assert dec.decode(ev).args == ("[MPOL_DEFAULT]", "[0000000000000000, 0000000000000000]",
                                    "128", "NULL", "0")
     assert dec.decode(call("get_mempolicy", (1, 0, 0, 0, 0), -14)).args[:2] == ("0x1", "NULL")
+
+
+def test_move_pages_arrays(dec: SyscallDecoder) -> None:
+    pages = struct.pack("<QQ", 0x7F0000001000, 0)
+    status = struct.pack("<ii", 0, -2)
+    ev = call("move_pages", (0, 2, ADDR, 0, ADDR + 64, 0), 0,
+              cap(2, pages), cap(4, status, at_exit=True))
+    assert line(dec, ev) == "move_pages(0, 2, [0x7f0000001000, NULL], NULL, [0, -ENOENT], 0) = 0"
+    # a failed call wrote no status; a capture shorter than an element: the address
+    ev = call("move_pages", (0, 2, ADDR, 0, ADDR + 64, 0), EINVAL, cap(2, b"\1\2\3"),
+              cap(4, status, at_exit=True))
+    assert dec.decode(ev).args[2:5] == (f"{ADDR:#x}", "NULL", f"{ADDR + 64:#x}")
+    # more elements than -s (32): "..."; a count past what was captured
+    many = struct.pack("<40i", *range(40))
+    ev = call("move_pages", (0, 1 << 40, 0, ADDR, 0, 0), EINVAL, cap(3, many))
+    assert dec.decode(ev).args[3].endswith("30, 31, ...]")

@@ -10,7 +10,7 @@ alarm, tkill, rt_tgsigqueueinfo, pidfd_send_signal, signalfd/signalfd4,
 eventfd/eventfd2, set_robust_list, rseq, getcpu, futex_waitv, seccomp's queries,
 modify_ldt, get/set_thread_area, adjtimex/clock_adjtime (read only), sysfs, ustat,
 getitimer, prlimit64 and personality; then, in two children, the process-group and
-session calls and set_tid_address, and last sethostname/setdomainname. Each call is
+session calls and set_tid_address, and last move_pages and sethostname/setdomainname. Each call is
 made normally and with NULL, (void *)1, unknown constants, garbage in the high half
 of an int and -1 ids. tracekit traces ``strace -f -o FILE sweep_proc``, so both see
 the same calls: every line of every process must be equal.
@@ -44,7 +44,8 @@ def test_sweep_proc_equals_strace_on_the_same_run(tmp_path: Path) -> None:
     text = "\n".join(line for lines in s_procs.values() for line in lines)
     for want in (
             "getpriority(0x3 /* PRIO_??? */, 0) = -1 EINVAL",
-            "sched_getparam(0, [0]) = 0",
+            "sched_getparam(0, [0]) = 0", "], NULL, [0, -ENOENT], 0) = 0",
+            "move_pages(0, 0, [], NULL, [], 0) = 0", ", -ENOENT, ...], 0) = 0",
             'sethostname("tracekit-sweep-host-name-long-en"..., 52) = 0',
             'sethostname("tr", 2) = 0', "sethostname(0x", ", 4294967295) = -1 EINVAL",
             'setdomainname("32\\n\\1", 4) = 0', 'setdomainname("", 0) = 0',

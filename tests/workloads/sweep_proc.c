@@ -123,6 +123,29 @@ static void scheduling(void) {
     syscall(SYS_sched_yield);
 }
 
+/* move_pages of its own pages, to the node they are on (node 0, or nodes NULL: where
+ * they are), one page never touched (-ENOENT), more than -s of them */
+static void pages(void) {
+    long pg = sysconf(_SC_PAGESIZE);
+    char *m = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *addrs[40];
+    int nodes[40] = {0}, status[40];
+    if (m == MAP_FAILED)
+        return;
+    m[0] = 1;
+    for (int i = 0; i < 40; i++)
+        addrs[i] = m + (i % 2) * pg;
+    syscall(SYS_move_pages, 0L, 2L, addrs, NULL, status, 0L);
+    syscall(SYS_move_pages, 0L, 1L, addrs, nodes, status, 2L);      /* MPOL_MF_MOVE */
+    syscall(SYS_move_pages, 0L, 40L, addrs, NULL, status, 0L);
+    syscall(SYS_move_pages, 0L, 0L, addrs, NULL, status, 0L);
+    syscall(SYS_move_pages, 0L, 1L, NULL, NULL, status, 0L);
+    syscall(SYS_move_pages, 0L, 2L, BADP, NULL, status, 0L);
+    syscall(SYS_move_pages, 0L, 2L, addrs, nodes, BADP, 0L);
+    syscall(SYS_move_pages, 0x7ffffff0L, 2L, addrs, nodes, status, 0x10L);
+    munmap(m, 2 * pg);
+}
+
 /* last: in a UTS namespace of its own, the machine's names are not this process's */
 static void names(void) {
     static const char name[] = "tracekit-sweep-host-name-long-enough-to-be-cut-at-32\n\1";
@@ -729,6 +752,7 @@ int main(void) {
         grandchild();
     if (pid > 0)
         waitpid(pid, NULL, 0);
+    pages();
     names();
     return 0;
 }

@@ -774,7 +774,8 @@ DEREF_KINDS = frozenset("""
     timespec_out timeout_ts timeout_ts32 timeout_tv timeout_tv32 timet_out timeval
     timeval_out timex timezone tms uint_out user_desc utimbuf utimens utimes utsname
     wstatus perfattr uringparams iocb iocbpp ioevents ioevent_out aioctx_out
-    landlockruleattr landlockrulesetattr schedattr_in schedattr_out
+    landlockruleattr landlockrulesetattr schedattr_in schedattr_out pages_in pagenodes_in
+    pagestatus_out
 """.split())
 # kinds with another address form: an array whose length is the return value prints
 # ``[]`` when it is 0 (print_array reads nothing then); ioctl's argument is a value for

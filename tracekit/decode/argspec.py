@@ -65,7 +65,9 @@ others                a table of ``tracekit.decode.flags`` (see ``tracekit.decod
                       ``mqattr_in``/``mqattr_out``
 ``timex`` ...          per-thread and clock structs (tracekit.decode.structs_task):
                       ``timex``, ``schedattr_in``/``schedattr_out`` (sched_setattr,
-                      sched_getattr), ``futexwaiters`` (count: next arg), ``seccomparg``
+                      sched_getattr), ``pages_in``/``pagenodes_in``/``pagestatus_out``
+                      (move_pages' arrays, nr_pages: argument 1), ``futexwaiters``
+                      (count: next arg), ``seccomparg``
                       and ``seccompflags`` (by seccomp's operation), ``user_desc``,
                       ``ldt_desc`` (size: next arg), ``user_desc_entry``, ``nodes_in``/
                       ``nodes_out`` (maxnode: next arg), ``migrate_nodes``
@@ -369,6 +371,7 @@ sched_setscheduler: d schedpolicy int_in
 sched_setparam: d int_in
 sched_getparam: d int_out
 sched_setattr: d schedattr_in u
+move_pages: d u pages_in pagenodes_in pagestatus_out movepagesflags
 sethostname: utsname_in u32
 setdomainname: utsname_in u32
 sched_getattr: d schedattr_out u u

@@ -52,8 +52,9 @@ from typing import TYPE_CHECKING
 
 from tracekit._events import CAPF_FAULT, Syscall
 from tracekit.decode import flags as F
-from tracekit.decode.captures import KindFn, capture, capture_out, decoded_out
+from tracekit.decode.captures import KindFn, capture, capture_out, decoded_out, succeeded
 from tracekit.decode.values import pointer
+from tracekit.kernel.syscalls import errno_name
 
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
@@ -227,6 +228,37 @@ def _k_sched_attr_in(policies: dict[int, str], flags: F.FlagSet) -> KindFn:
     return k
 
 
+def _k_page_array(elem: str) -> KindFn:
+    """move_pages' arrays of nr_pages (argument 1) elements: ``pages`` (pointers, read at
+    entry), ``nodes`` (ints, at entry) or ``status`` (ints the call wrote, an error as
+    ``-ENOENT``; the address when it failed): ``-s`` of them then ``...`` (every one
+    captured under ``-v``), ``[]`` for none, NULL, and the address when unread."""
+    size = 8 if elem == "pages" else 4
+
+    def item(v: int) -> str:
+        if elem == "pages":
+            return pointer(v)
+        v = v - (1 << 32) if v & 0x80000000 else v
+        return f"-{errno_name(-v)}" if elem == "status" and -4095 <= v < 0 else str(v)
+
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        v, n = ev.args[i], ev.args[1]
+        if not v:
+            return "NULL"
+        if elem == "status" and not succeeded(ev):
+            return pointer(v)
+        if n == 0:
+            return "[]"
+        cap = capture(ev, i)
+        if cap is None or len(cap.data) < size:
+            return pointer(v)
+        shown = min(n, len(cap.data) // size, 1 << 30 if d.full else d.string_limit)
+        words = struct.unpack_from(f"<{shown}{'Q' if size == 8 else 'I'}", cap.data)
+        more = ", ..." if shown < n else ""
+        return "[" + ", ".join(item(w) for w in words) + more + "]"
+    return k
+
+
 def _k_futex_waiters(flags: F.FlagSet) -> KindFn:
     def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
         count = ev.args[i + 1] & _M32
@@ -320,6 +352,8 @@ def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
         "ldt_desc": _k_ldt_desc, "nodes_in": _k_nodes(at_exit=False),
         "nodes_out": _k_nodes(at_exit=True), "migrate_nodes": _k_nodes(at_exit=False,
                                                                        maxnode_arg=1),
+        "pages_in": _k_page_array("pages"), "pagenodes_in": _k_page_array("nodes"),
+        "pagestatus_out": _k_page_array("status"),
         "schedattr_in": _k_sched_attr_in(T.SCHED_POLICIES, sched_flags),
         "schedattr_out": decoded_out(lambda b: format_sched_attr(
             b, T.SCHED_POLICIES, sched_flags, setting=False)),

@@ -667,6 +667,9 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "sched_setattr": (_fixed("uattr", SCHED_ATTR_SIZE), _fixed("uattr", SCHED_ATTR_SIZE_VER0),
                       _fixed("uattr", 4, at_exit=True)),
     "sched_getattr": (_Override("uattr", CAP_STRUCT, "usize", SCHED_ATTR_SIZE, 0, True),),
+    # move_pages: its pages and nodes at entry, the status it wrote at exit
+    "move_pages": (_array("pages", "nr_pages", 8), _array("nodes", "nr_pages", 4),
+                   _array("status", "nr_pages", 4, True)),
     # the name: len bytes, no NUL (kernel/sys.c), at most __NEW_UTS_LEN (64) of them
     "sethostname": (_Override("name", CAP_BUF, "len", 64),),
     "setdomainname": (_Override("name", CAP_BUF, "len", 64),),
