@@ -700,6 +700,11 @@ TABLES: dict[str, Table] = {
     "MOUNT_ATTR_FLAGS": ("bits", ("linux/mount.h",),
                          r"MOUNT_ATTR_(RDONLY|NOSUID|NODEV|NOEXEC|NOATIME|STRICTATIME|"
                          r"NODIRATIME)", frozenset(), ()),
+    # struct mount_attr's attr_set/attr_clr (mount_setattr): strace 6.1 names two more
+    # bits there than in fsmount's attr_flags
+    "MOUNT_SETATTR_FLAGS": ("bits", ("linux/mount.h",),
+                            r"MOUNT_ATTR_(RDONLY|NOSUID|NODEV|NOEXEC|NOATIME|STRICTATIME|"
+                            r"NODIRATIME|IDMAP|NOSYMFOLLOW)", frozenset(), ()),
     # userfaultfd's own bit (then O_NONBLOCK, O_CLOEXEC of OPEN_FLAGS)
     "UFFD_FLAGS": ("bits", ("linux/userfaultfd.h",), r"UFFD_USER_MODE_ONLY", frozenset(), ()),
     "LANDLOCK_CREATE_FLAGS": ("bits", ("linux/landlock.h",),

@@ -510,3 +510,17 @@ def test_file_handle_hostile_bytes() -> None:
         '\\x41"...}')                                                 # at most 128 shown
     assert S.format_file_handle(head, was=0, whole=False) == "{handle_bytes=0 => 8}"
     assert S.format_file_handle(head, was=8, whole=False) == "{handle_bytes=8}"
+
+
+def test_mount_attr_short_or_unread(tmp_path: object) -> None:
+    # a size under 32, or fewer bytes captured than 32: the address
+    dec = decoder(X64, tmp_path)
+    attr = struct.pack("<4Q", 1, 0, 0x40000, 3)
+    for size, data in ((24, attr), (32, attr[:20])):
+        ev = sc(X64, "mount_setattr", (AT_FDCWD, 0, 0, 0x7FFD0000, size), -22,
+                (Capture(3, CAP_STRUCT, 0, data),))
+        assert dec.decode(ev).args[3] == "0x7ffd0000"
+    ev = sc(X64, "mount_setattr", (AT_FDCWD, 0, 0, 0x7FFD0000, 32), -2,
+            (Capture(3, CAP_STRUCT, 0, attr),))
+    assert dec.decode(ev).args[3] == ("{attr_set=MOUNT_ATTR_RDONLY, attr_clr=0, "
+                                      "propagation=MS_PRIVATE, userns_fd=3}")

@@ -5,7 +5,8 @@
  * symlinkat, unlinkat, readlinkat, chmod/fchmod/fchmodat, chown/fchown/lchown/fchownat,
  * umask, mknod/mknodat, utime, faccessat, openat2, dup/dup2/dup3, fsync/fdatasync/sync/
  * syncfs, readahead, fadvise64, the 12 xattr calls, chroot, quotactl, the uid/gid calls,
- * setgroups, capget/capset, getcwd, statfs and name_to_handle_at/open_by_handle_at.
+ * setgroups, capget/capset, getcwd, statfs, name_to_handle_at/open_by_handle_at and
+ * mount_setattr.
  *
  * Every call is harmless: it works on files and directories it made in the scratch
  * directory (its argument), on fds it made, or fails before it changes anything (chroot
@@ -548,6 +549,29 @@ static void handles(long hi) {
     free(h);
 }
 
+/* struct mount_attr (mount_setattr) of a path that does not exist: the kernel reads and
+ * checks the struct first (EINVAL, E2BIG) or fails the lookup (ENOENT), never mounts */
+static void mount_attr(long size, uint64_t set, uint64_t clr, uint64_t prop, uint64_t userns,
+                       int tail) {
+    uint64_t a[8] = {set, clr, prop, userns, 0, 0, 0, 0};
+    if (tail)
+        ((char *)a)[45] = 7;
+    syscall(SYS_mount_setattr, -1L, "missing", 0L, a, size);
+}
+
+static void mount_attrs(long hi) {
+    mount_attr(32, 0x1 | 0x10, 0x70, 0, 0, 0);                     /* RDONLY|NOATIME */
+    mount_attr(32, 0x20, 0x70 | 0x80, 0x100000, ~0ULL, 0);         /* MS_SHARED */
+    mount_attr(32, 0x3000ff, 0, 0x180000, 0, 0);                   /* IDMAP|NOSYMFOLLOW */
+    mount_attr(24, 0, 0, 0x80000, 0, 0);                           /* too small */
+    mount_attr(48, 0, 0, 0x20000, 0, 1);                           /* E2BIG: the tail */
+    mount_attr(64, 0, 0, 0x40000, 0, 0);                           /* a zero tail */
+    mount_attr(40, 0x400, 0, 0, 0, 0);
+    syscall(SYS_mount_setattr, -1L, "missing", (long)AT_RECURSIVE, NULL, 32L);
+    syscall(SYS_mount_setattr, hi | AT_FDCWD, "missing", hi | AT_SYMLINK_NOFOLLOW, (void *)1,
+            hi | 32);
+}
+
 int main(int argc, char **argv) {
     const long hi = (long)0xdeadbeef00000000UL;     /* garbage in the high 32 bits */
     const long bad = 0xdeadbeefL;                   /* unknown bits everywhere */
@@ -569,6 +593,7 @@ int main(int argc, char **argv) {
     high_halves(dfd, fd, hi);
     edges(fd);
     handles(hi);
+    mount_attrs(hi);
     close(fd);
     close(dfd);
     return 0;

@@ -45,7 +45,8 @@ undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit.decode.a
                       ``xattrval_in``/``_out`` (an xattr value, length the next arg /
                       ret), ``xattrlist`` (listxattr's names), ``openhow`` (openat2's
                       struct open_how, size the next arg), ``fhandle_in``/
-                      ``fhandle_inout`` (struct file_handle)
+                      ``fhandle_inout`` (struct file_handle), ``mountattr``
+                      (mount_setattr's struct mount_attr, size the next arg)
 ``oflags`` ``omode``  open flags; the mode, printed only with O_CREAT or O_TMPFILE
 ``mode`` ``fmode``    mode_t octal (``0644``); with file type (``S_IFREG|0644``)
 ``dev``               a 32-bit dev_t: ``makedev(0xfff, 0xff)``
@@ -148,6 +149,7 @@ pwritev2: fd iovw u ld rwf_next stop
 open: path oflags omode -> fd
 openat: dirfd path oflags omode -> fd
 openat2: dirfd path openhow u -> fd
+mount_setattr: dirfd path atflags mountattr u
 name_to_handle_at: dirfd path fhandle_inout int_out atflags
 open_by_handle_at: fd fhandle_in oflags -> fd
 creat: path mode -> fd
@@ -476,6 +478,7 @@ SAME_LAYOUT32: dict[str, str] = {
     "sethostname": "sethostname", "setdomainname": "setdomainname",
     # struct file_handle: u32, int, bytes
     "name_to_handle_at": "name_to_handle_at", "open_by_handle_at": "open_by_handle_at",
+    "mount_setattr": "mount_setattr",       # struct mount_attr: four u64
 }
 
 

@@ -756,6 +756,42 @@ def _k_file_handle_inout(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return pointer(ev.args[i]) if text is None else text
 
 
+MOUNT_ATTR_SIZE = 32          # struct mount_attr: u64 attr_set, attr_clr, propagation,
+                              # userns_fd (MOUNT_ATTR_SIZE_VER0, include/uapi/linux/mount.h)
+MOUNT_ATTR_TAIL_END = 4096    # the bytes past it strace 6.1 shows end there
+_PROPAGATION = ("MS_UNBINDABLE", "MS_PRIVATE", "MS_SLAVE", "MS_SHARED")
+
+
+def _k_mount_attr(fl: F.ArchFlags) -> KindFn:
+    """mount_setattr's struct mount_attr (size: the next argument), read at entry:
+    ``{attr_set=MOUNT_ATTR_RDONLY, attr_clr=0, propagation=MS_PRIVATE, userns_fd=0}``,
+    then, past its 32 bytes, ``/* bytes 32..47 */ "\\x00..."`` when any of them is not
+    zero (up to byte 4095, ``-s`` of them shown); the address when the size is below
+    32 or the memory was not read."""
+    bits = F.FlagSet(fl.tables.MOUNT_SETATTR_FLAGS, unknown="MOUNT_ATTR_???")
+    names = {v: n for v, n in fl.tables.MOUNT_FLAGS if n in _PROPAGATION}
+
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        v = ev.args[i]
+        size = ev.args[i + 1] if i < 5 else 0
+        cap = capture(ev, i) if v and size >= MOUNT_ATTR_SIZE else None
+        if cap is None or len(cap.data) < MOUNT_ATTR_SIZE:
+            return pointer(v)
+        attr_set, attr_clr, prop, userns = struct.unpack_from("<4Q", cap.data)
+        name = names.get(prop)
+        text = (f"{{attr_set={bits(attr_set)}, attr_clr={bits(attr_clr)}, propagation="
+                f"{name or f'{prop:#x} /* MS_??? */' if prop else '0 /* MS_??? */'}, "
+                f"userns_fd={userns}")
+        end = min(size, MOUNT_ATTR_TAIL_END)
+        tail = cap.data[MOUNT_ATTR_SIZE:end]
+        if end > MOUNT_ATTR_SIZE and any(tail):
+            shown = quote(tail, force_hex=True, limit=d.string_limit,
+                          more=len(tail) < end - MOUNT_ATTR_SIZE)
+            text += f", /* bytes {MOUNT_ATTR_SIZE}..{end - 1} */ {shown}"
+        return text + "}"
+    return k
+
+
 def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
     """The argument kinds of this module for ``fl``'s arch (merged by tracekit.decode.args)."""
     return {
@@ -779,6 +815,7 @@ def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
         "timet_out": decoded_out(format_time_t, whole=True),
         "pipefds": k_pipefds,
         "cwd": k_strcwd,
+        "mountattr": _k_mount_attr(fl),
         "fhandle_in": decoded_in(format_file_handle),
         "fhandle_inout": _k_file_handle_inout,
         "landlockruleattr": _k_landlock_rule(fl),

@@ -482,6 +482,8 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
                           _fixed("handle", FILE_HANDLE_SIZE, at_exit=True),
                           _fixed("mnt_id", 4, at_exit=True)),
     "open_by_handle_at": (_fixed("handle", FILE_HANDLE_SIZE),),
+    # struct mount_attr: usize bytes (strace shows the bytes past its 32 up to 4096)
+    "mount_setattr": (_str("path"), _Override("uattr", CAP_STRUCT, "usize", BUF_MAX)),
     "getrandom": (_buf("ubuf", "ret", at_exit=True),),
     # I/O and sockets (decoders: tracekit/decode/structs_io.py, structs_net.py)
     "ioctl": (_ioctl(at_exit=False), _ioctl(at_exit=True)),

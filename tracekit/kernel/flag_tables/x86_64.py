@@ -3638,6 +3638,18 @@ MOUNT_ATTR_FLAGS: tuple[tuple[int, str], ...] = (
     (0x80, 'MOUNT_ATTR_NODIRATIME'),
 )
 
+MOUNT_SETATTR_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'MOUNT_ATTR_RDONLY'),
+    (0x2, 'MOUNT_ATTR_NOSUID'),
+    (0x4, 'MOUNT_ATTR_NODEV'),
+    (0x8, 'MOUNT_ATTR_NOEXEC'),
+    (0x10, 'MOUNT_ATTR_NOATIME'),
+    (0x20, 'MOUNT_ATTR_STRICTATIME'),
+    (0x80, 'MOUNT_ATTR_NODIRATIME'),
+    (0x100000, 'MOUNT_ATTR_IDMAP'),
+    (0x200000, 'MOUNT_ATTR_NOSYMFOLLOW'),
+)
+
 UFFD_FLAGS: tuple[tuple[int, str], ...] = (
     (0x1, 'UFFD_USER_MODE_ONLY'),
 )
