@@ -65,7 +65,7 @@ def test_pids_long_options_and_double_dash() -> None:
     (["-b", "execve", "true"], "detaching at execve needs ptrace"),
     (["-D", "true"], "always tracekit's child"),
     (["-X", "raw", "true"], "one way only"),
-    (["-I", "3", "true"], "immune to fatal signals"),
+    (["-I", "3", "true"], "does not block fatal signals"),
     (["-j", "true"], "invalid option -- 'j'"),
     (["-s", "x", "true"], "invalid -s argument 'x'"),
     (["-s", "1048577", "true"], "invalid -s argument '1048577': from 0 to 1048576"),

@@ -84,7 +84,8 @@ OPTIONS: list[tuple[str, str, str]] = [
     ("-u USER", "yes", "run the command as USER (its uid, gid and groups)"),
     ("-I 1, -I 2", "yes", "the first SIGINT/SIGTERM/SIGHUP ends the trace after a drain "
                           "(passed on to the command)"),
-    ("-I 3, -I 4", "no", "tracekit cannot make itself immune to fatal signals"),
+    ("-I 3, -I 4", "no", "tracekit does not block fatal signals: a signal ends the trace, "
+                         "with -o FILE PROG too (strace's default there is -I 3)"),
     ("-D, -DD, -DDD", "no", "the command is always tracekit's child; no ptrace parent to hide"),
     ("--seccomp-bpf", "yes", "accepted; without effect (nothing stops the tracee anyway)"),
     ("-e inject=, -e fault=", "no", "tampering with calls needs ptrace"),
@@ -423,9 +424,9 @@ def _short(a: StraceArgs, c: str, value: str | None) -> None:
         if level is None:
             raise UsageError(f"invalid -I argument: '{v}'", hint=True)
         if level > 2:
-            raise _refuse(f"-I {v}", "tracekit cannot make itself immune to fatal "
-                                     "signals; the first SIGINT/SIGTERM/SIGHUP ends the "
-                                     "trace after a drain (-I 1 and 2 behave so)")
+            raise _refuse(f"-I {v}", "tracekit does not block fatal signals: the first "
+                                     "SIGINT/SIGTERM/SIGHUP ends the trace after a drain "
+                                     "(-I 1 and 2 behave so)")
     elif c == "D":
         raise _refuse("-D", "the command is always tracekit's child: there is no ptrace "
                             "parent to detach from it")
