@@ -53,6 +53,8 @@ def test_fs_calls_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "{handle_bytes=0 => 8}", "AT_EMPTY_PATH|0x10000) = -1 EINVAL",
             'handle_type=-5, f_handle="\\x41\\x41', '"...}, O_RDONLY|O_DIRECTORY) = -1 EINVAL',
             "open_by_handle_at(-100, 0x1, O_RDONLY) = -1 EFAULT",
+            ", QCMD(Q_GETQUOTA, GRPQUOTA), 1000, 0x", "QCMD(0xde /* Q_??? */, 0xad /* ???QUOTA */)",
+            "quotactl_fd(-1, QCMD(Q_GETQUOTA, USRQUOTA), 7, 0x1) = -1 EBADF",
             "propagation=MS_SHARED, userns_fd=18446744073709551615}, 32) = -1 EBADF",
             '/* bytes 32..47 */ "\\x00', "MOUNT_ATTR_IDMAP|MOUNT_ATTR_NOSYMFOLLOW|0x40, ",
             'mount_setattr(-1, "missing", 0, 0x', "{attr_set=0x400 /* MOUNT_ATTR_??? */, ",

@@ -6,7 +6,7 @@
  * umask, mknod/mknodat, utime, faccessat, openat2, dup/dup2/dup3, fsync/fdatasync/sync/
  * syncfs, readahead, fadvise64, the 12 xattr calls, chroot, quotactl, the uid/gid calls,
  * setgroups, capget/capset, getcwd, statfs, name_to_handle_at/open_by_handle_at and
- * mount_setattr.
+ * mount_setattr, quotactl_fd.
  *
  * Every call is harmless: it works on files and directories it made in the scratch
  * directory (its argument), on fds it made, or fails before it changes anything (chroot
@@ -375,6 +375,15 @@ static void system_calls(long hi) {
     syscall(SYS_quotactl, QCMD(Q_GETQUOTA, USRQUOTA), NULL, 0L, buf);
     syscall(SYS_quotactl, 0xdeadL, "nonexistent", 0L, NULL);
     syscall(SYS_quotactl, QCMD(Q_GETFMT, USRQUOTA), BADP, -1L, NULL);
+    /* quotactl_fd of the scratch directory: only commands that read (no quota is on) */
+    int dfd = open(".", O_RDONLY | O_DIRECTORY);
+    syscall(SYS_quotactl_fd, (long)dfd, (long)QCMD(Q_GETFMT, USRQUOTA), 0L, buf);
+    syscall(SYS_quotactl_fd, (long)dfd, (long)QCMD(Q_GETQUOTA, GRPQUOTA), 1000L, buf);
+    syscall(SYS_quotactl_fd, (long)dfd, (long)QCMD(Q_GETINFO, PRJQUOTA), 0L, buf);
+    syscall(SYS_quotactl_fd, (long)dfd, (long)QCMD(Q_SYNC, USRQUOTA), 0L, NULL);
+    syscall(SYS_quotactl_fd, (long)dfd, 0xdeadL, 0L, NULL);
+    syscall(SYS_quotactl_fd, -1L, (long)QCMD(Q_GETQUOTA, USRQUOTA), hi | 7, BADP);
+    close(dfd);
     /* the data each command reads, printed whatever the result: every call here fails
      * (a device that does not exist) before it changes anything */
     struct if_dqblk dq;

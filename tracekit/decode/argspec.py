@@ -104,7 +104,7 @@ others                a table of ``tracekit.decode.flags`` (see ``tracekit.decod
 
 Calls whose arguments follow their operation end with a kind named after them (``futex``,
 ``prctl``, ``fcntl``, ``mremap``, ``membarrier``, ``ptrace``, ``syslog``, ``personality``,
-``keyctl``, ``clone3``, ``kcmp``, ``quotactl``: tracekit.decode.ops; ``clone``;
+``keyctl``, ``clone3``, ``kcmp``, ``quotactl``, ``quotactl_fd``: tracekit.decode.ops; ``clone``;
 ``llseek``: _llseek's offset from its two halves, its result, whence; ``oldmmap``:
 i386 mmap's six arguments read from the struct at its argument, ``mmaparg32``), which
 prints every argument; a kind before it only says what that argument is (``fcntl: fd
@@ -386,6 +386,7 @@ sched_getscheduler: d -> schedpolicy
 shmat: d p shmatflags -> x
 kcmp: d d kcmp
 quotactl: quotactl
+quotactl_fd: fd quotactl_fd
 sysfs: raw raw raw
 ustat: dev p
 getcpu: uint_out uint_out p

@@ -955,14 +955,29 @@ def _quotactl(d: SyscallDecoder, ev: Syscall) -> list[str]:
     whatever the result), one it writes (shown when it succeeded), Q_GETFMT's
     ``[QFMT_VFS_V0]``, the XFS commands' ``[FS_QUOTA_UDQ_ACCT|...]``; the address when
     unreadable, and for Q_XGETQSTAT(V)'s struct and unknown commands."""
+    return _quota_call(d, ev, ev.args[0], _string(ev, 1))
+
+
+def _quotactl_fd(d: SyscallDecoder, ev: Syscall) -> list[str]:
+    """``quotactl_fd(3, QCMD(Q_GETQUOTA, GRPQUOTA), 1000, {...})``: the fd, then the
+    command and what it uses as quotactl's (its arguments after the device's place)."""
+    fd = ev.args[0] & _M32
+    return [d.fd_text(ev.tgid, fd - (1 << 32) if fd & 0x80000000 else fd),
+            *_quota_call(d, ev, ev.args[1], None)]
+
+
+def _quota_call(d: SyscallDecoder, ev: Syscall, qcmd: int, special: str | None
+                ) -> list[str]:
+    """quotactl's texts from its command on (``special``: the device's text, None for
+    quotactl_fd, which has none); id and data are arguments 2 and 3 in both."""
     T = d.flags.tables
     args = ev.args
-    qcmd = args[0] & _M32
+    qcmd &= _M32
     cmd, qtype = qcmd >> 8, qcmd & 0xFF
     name = T.QUOTA_CMDS.get(cmd, "")
     head = (f"QCMD({_xval(T.QUOTA_CMDS, cmd, 'Q_???')}, "
             f"{_xval(T.QUOTA_TYPES, qtype, '???QUOTA')})")
-    out = [head, _string(ev, 1)]
+    out = [head] if special is None else [head, special]
     if name in ("Q_QUOTAOFF", "Q_SYNC", "Q_XQUOTASYNC"):
         return out
     if name == "Q_QUOTAON":
@@ -1392,7 +1407,7 @@ SPECIAL: dict[str, Callable[[SyscallDecoder, Syscall], list[str]]] = {
     "prctl": _prctl, "futex": _futex, "fcntl": _fcntl, "mremap": _mremap,
     "membarrier": _membarrier, "ptrace": _ptrace, "syslog": _syslog,
     "personality": _personality, "keyctl": _keyctl, "clone3": _clone3, "kcmp": _kcmp,
-    "quotactl": _quotactl,
+    "quotactl": _quotactl, "quotactl_fd": _quotactl_fd,
 }
 
 
@@ -1413,8 +1428,9 @@ def arg_positions(name: str, args: tuple[int, ...], arch: str | None = None
     if name == "futex" and len(args) >= 2:
         cmd = F.for_arch(arch).tables.FUTEX_CMDS.get(args[1] & 127)
         return _FUTEX_POSITIONS.get(cmd or "")
-    if name == "quotactl" and args:
-        cmd = F.for_arch(arch).tables.QUOTA_CMDS.get((args[0] & _M32) >> 8)
+    if name in ("quotactl", "quotactl_fd") and len(args) > 1:
+        at = 1 if name == "quotactl_fd" else 0
+        cmd = F.for_arch(arch).tables.QUOTA_CMDS.get((args[at] & _M32) >> 8)
         return (0, 1, 3) if cmd in _QUOTA_NO_ID or cmd == "Q_GETFMT" else None
     if name == "ptrace" and args:
         fl = F.for_arch(arch)

@@ -602,6 +602,8 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     # Q_GETINFO, Q_GETFMT's format): as many bytes as the largest, fs_disk_quota_t
     "quotactl": (_str("special"), _str("addr"), _fixed("addr", QUOTA_DATA_SIZE),
                  _fixed("addr", QUOTA_DATA_SIZE, at_exit=True)),
+    "quotactl_fd": (_str("addr"), _fixed("addr", QUOTA_DATA_SIZE),
+                    _fixed("addr", QUOTA_DATA_SIZE, at_exit=True), _fd("fd")),
     # prctl: PR_SET_NAME's and PR_GET_NAME's comm, what PR_GET_* wrote at arg2, and
     # PR_SET_VMA_ANON_NAME's name (arg5; 32 bytes shown, one more tells it is longer)
     "prctl": (_Override("arg2", CAP_STR, None, PRCTL_NAME_CAP), _fixed("arg2", 8, at_exit=True),
