@@ -120,6 +120,9 @@ def test_sweep_io_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             "fsconfig(-1, FSCONFIG_CMD_RECONFIGURE, 0x",
             "kexec_load(NULL, 65536, NULL, KEXEC_ARCH_DEFAULT) = -1 ",
             "kexec_load(NULL, 65536, NULL, KEXEC_ARCH_ARM) = -1 ",
+            "kexec_load(0x100000, 2, [{buf=0x1000, bufsz=4096, mem=0x100000, memsz=8192}, "
+            "{buf=NULL, bufsz=0, mem=0x200000, memsz=4096}], KEXEC_ARCH_ARM) = -1 ",
+            "kexec_load(0x100000, 17, 0x", "kexec_load(0x100000, 2, 0x1, KEXEC_ARCH_ARM) = -1 ",
             "kexec_file_load(-1, -1, 0, NULL, 0x80000000 /* KEXEC_FILE_??? */) = -1 ",
             "init_module(NULL, 0, \"\") = -1 ",
             "finit_module(-1, \"\", 0x100 /* MODULE_INIT_??? */)",

@@ -292,6 +292,13 @@ static void refused_calls(long hi) {
 static void boot_calls(void) {
     syscall(SYS_kexec_load, 0L, 0x10000L, NULL, 0L);                         /* EINVAL */
     syscall(SYS_kexec_load, 0L, 0x10000L, NULL, (long)KEXEC_ARCH_ARM);       /* EINVAL */
+    {   /* segments decoded; another arch's flags: refused before they are read */
+        struct kexec_segment seg[2] = {{(void *)0x1000, 4096, (void *)0x100000, 8192},
+                                       {NULL, 0, (void *)0x200000, 4096}};
+        syscall(SYS_kexec_load, 0x100000L, 2L, seg, (long)KEXEC_ARCH_ARM);    /* EINVAL */
+        syscall(SYS_kexec_load, 0x100000L, 17L, seg, (long)KEXEC_ARCH_ARM);   /* EINVAL */
+        syscall(SYS_kexec_load, 0x100000L, 2L, (void *)1, (long)KEXEC_ARCH_ARM);
+    }
     syscall(SYS_kexec_file_load, -1L, -1L, 0L, NULL, 0x80000000L);          /* EINVAL */
     syscall(SYS_init_module, NULL, 0L, "");                                  /* ENOEXEC */
     syscall(SYS_finit_module, -1L, "", 0L);                                  /* EBADF */

@@ -67,7 +67,8 @@ others                a table of ``tracekit.decode.flags`` (see ``tracekit.decod
 ``timex`` ...          per-thread and clock structs (tracekit.decode.structs_task):
                       ``timex``, ``schedattr_in``/``schedattr_out`` (sched_setattr,
                       sched_getattr), ``pages_in``/``pagenodes_in``/``pagestatus_out``
-                      (move_pages' arrays, nr_pages: argument 1), ``futexwaiters``
+                      (move_pages' arrays, nr_pages: argument 1), ``kexecsegs``
+                      (kexec_load's segments), ``futexwaiters``
                       (count: next arg), ``seccomparg``
                       and ``seccompflags`` (by seccomp's operation), ``user_desc``,
                       ``ldt_desc`` (size: next arg), ``user_desc_entry``, ``nodes_in``/
@@ -373,6 +374,7 @@ sched_setscheduler: d schedpolicy int_in
 sched_setparam: d int_in
 sched_getparam: d int_out
 sched_setattr: d schedattr_in u
+kexec_load: p u kexecsegs kexecflags
 move_pages: d u pages_in pagenodes_in pagestatus_out movepagesflags
 sethostname: utsname_in u32
 setdomainname: utsname_in u32

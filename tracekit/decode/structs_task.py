@@ -59,8 +59,9 @@ from tracekit.kernel.syscalls import errno_name
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
 
-__all__ = ["FUTEX_WAITV_SIZE", "NODEMASK_CAP", "SCHED_ATTR_SIZE", "SCHED_ATTR_SIZE_VER0",
-           "TIMEX_SIZE", "USER_DESC_SIZE", "format_futex_waitv", "format_nodemask",
+__all__ = ["FUTEX_WAITV_SIZE", "KEXEC_SEGMENT_MAX", "KEXEC_SEGMENT_SIZE", "NODEMASK_CAP",
+           "SCHED_ATTR_SIZE", "SCHED_ATTR_SIZE_VER0", "TIMEX_SIZE", "USER_DESC_SIZE",
+           "format_futex_waitv", "format_nodemask",
            "format_notif_sizes", "format_sched_attr", "format_timex", "format_user_desc",
            "kinds", "ret_kinds"]
 
@@ -259,6 +260,24 @@ def _k_page_array(elem: str) -> KindFn:
     return k
 
 
+KEXEC_SEGMENT_SIZE = 32      # struct kexec_segment: buf, bufsz, mem, memsz
+KEXEC_SEGMENT_MAX = 16       # include/linux/kexec.h: more is EINVAL, and strace reads none
+
+
+def _k_kexec_segments(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """kexec_load's segments (count: argument 1), read at entry: ``[{buf=0x1000,
+    bufsz=4096, mem=0x100000, memsz=8192}]``; the address past 16 of them or unread."""
+    v, n = ev.args[i], ev.args[1]
+    if not v:
+        return "NULL"
+    cap = capture(ev, i)
+    if n > KEXEC_SEGMENT_MAX or cap is None or len(cap.data) < n * KEXEC_SEGMENT_SIZE:
+        return pointer(v)
+    segs = struct.iter_unpack("<QQQQ", cap.data[:n * KEXEC_SEGMENT_SIZE])
+    return "[" + ", ".join(f"{{buf={pointer(b)}, bufsz={bs}, mem={pointer(m)}, memsz={ms}}}"
+                           for b, bs, m, ms in segs) + "]"
+
+
 def _k_futex_waiters(flags: F.FlagSet) -> KindFn:
     def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
         count = ev.args[i + 1] & _M32
@@ -352,6 +371,7 @@ def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
         "ldt_desc": _k_ldt_desc, "nodes_in": _k_nodes(at_exit=False),
         "nodes_out": _k_nodes(at_exit=True), "migrate_nodes": _k_nodes(at_exit=False,
                                                                        maxnode_arg=1),
+        "kexecsegs": _k_kexec_segments,
         "pages_in": _k_page_array("pages"), "pagenodes_in": _k_page_array("nodes"),
         "pagestatus_out": _k_page_array("status"),
         "schedattr_in": _k_sched_attr_in(T.SCHED_POLICIES, sched_flags),

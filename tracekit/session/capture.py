@@ -107,6 +107,8 @@ from tracekit.decode.structs_proc import (
 )
 from tracekit.decode.structs_task import (
     FUTEX_WAITV_SIZE,
+    KEXEC_SEGMENT_MAX,
+    KEXEC_SEGMENT_SIZE,
     NODEMASK_CAP,
     SCHED_ATTR_SIZE,
     SCHED_ATTR_SIZE_VER0,
@@ -671,6 +673,9 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "sched_setattr": (_fixed("uattr", SCHED_ATTR_SIZE), _fixed("uattr", SCHED_ATTR_SIZE_VER0),
                       _fixed("uattr", 4, at_exit=True)),
     "sched_getattr": (_Override("uattr", CAP_STRUCT, "usize", SCHED_ATTR_SIZE, 0, True),),
+    # kexec_load's segments: 16 at most (KEXEC_SEGMENT_MAX)
+    "kexec_load": (_Override("segments", CAP_BUF, "nr_segments",
+                             KEXEC_SEGMENT_MAX * KEXEC_SEGMENT_SIZE, KEXEC_SEGMENT_SIZE),),
     # move_pages: its pages and nodes at entry, the status it wrote at exit
     "move_pages": (_array("pages", "nr_pages", 8), _array("nodes", "nr_pages", 4),
                    _array("status", "nr_pages", 4, True)),
