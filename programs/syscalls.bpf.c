@@ -1074,7 +1074,9 @@ __noinline int tk_cap_deref(struct tk_capbuf *c, __u64 src, __u32 size, __u32 ca
 /* The iovec loop keeps its state in one scalar (as the argv loop): data position | bytes
  * of data still allowed << 13 | IOV_STOP | IOV_ERR. Positions and budgets are at most
  * TK_BUF_MAX (13 bits). An element starts at pos <= IOV_POS_MAX and brings at most
- * TK_IOV_ELEM_MAX bytes, so every write stays within TK_CAP_FOOT of the capture. */
+ * TK_IOV_ELEM_MAX bytes, or, starting at pos <= IOV_POS_BIG (the first element after a
+ * msghdr's header and blobs), up to TK_IOV_ELEM_BIG (a netlink dump's reply of a few KiB
+ * in recvmsg's one iovec), so every write stays within TK_CAP_FOOT of the capture. */
 #define IOV_POS_MASK 0x1fffU
 #define IOV_REM_SHIFT 13
 #define IOV_STOP (1U << 30)
@@ -1087,6 +1089,8 @@ __noinline int tk_cap_deref(struct tk_capbuf *c, __u64 src, __u32 size, __u32 ca
 #define IOV_HDR_RETRY (1U << 31)
 #define TK_IOV_ELEM_MAX 1024
 #define IOV_POS_MAX (TK_BUF_MAX - sizeof(struct tk_iov_elem) - TK_IOV_ELEM_MAX)
+#define IOV_POS_BIG 512     /* 2 * TK_MSG_POS_MAX: past a msghdr's header and blobs */
+#define TK_IOV_ELEM_BIG (TK_BUF_MAX - sizeof(struct tk_iov_elem) - IOV_POS_BIG)
 
 /* Element i of the iovec array at src: its record and up to min(iov_len, ecap, budget)
  * bytes of iov_base, at the state's position. ecap | IOV_ELEM32: the array holds i386
@@ -1122,8 +1126,15 @@ __noinline int tk_cap_iov_step(struct tk_capbuf *c, __u64 src, __u32 i, __u32 st
 	got = v[1] < rem ? v[1] : rem;
 	if (got > ecap)
 		got = ecap;
-	if (got > TK_IOV_ELEM_MAX)
+	/* two bounds, each checked on its own path by the verifier; the data's address is
+	 * made from pos after them (the barrier), within the bound of its path, not from e */
+	if (pos <= IOV_POS_BIG) {
+		if (got > TK_IOV_ELEM_BIG)
+			got = TK_IOV_ELEM_BIG;
+	} else if (got > TK_IOV_ELEM_MAX) {
 		got = TK_IOV_ELEM_MAX;
+	}
+	asm volatile("" : "+r"(pos));
 	/* the word the data ends in is zeroed first: its bytes after the data are padding */
 	*(__u64 *)(c->data + off + sizeof(struct tk_cap) + pos + sizeof(*e) + (got & ~7U)) = 0;
 	if (got && bpf_probe_read_user(c->data + off + sizeof(struct tk_cap) + pos + sizeof(*e),
@@ -1138,16 +1149,17 @@ __noinline int tk_cap_iov_step(struct tk_capbuf *c, __u64 src, __u32 i, __u32 st
 }
 
 /* The iovec array at src of cnt elements, its records from data position pos (after
- * what tk_cap_msghdr put first), then the capture's header. lims = budget | ecap << 13 |
+ * what tk_cap_msghdr put first), then the capture's header. lims = budget | ecap / 2
+ * (rounded up: 11 bits hold up to TK_IOV_ELEM_BIG) << 13 |
  * pos / 8 << 24 (IOV_LIMS), | IOV_LIMS32 for an array of i386 iovecs. -1: the array is
  * unreadable. */
-#define IOV_LIMS(budget, ecap, pos) ((budget) | (ecap) << 13 | ((pos) / 8) << 24)
+#define IOV_LIMS(budget, ecap, pos) ((budget) | (((ecap) + 1) / 2) << 13 | ((pos) / 8) << 24)
 #define IOV_LIMS32 (1U << 31)
 
 __noinline int tk_cap_iov(struct tk_capbuf *c, __u64 src, __u64 cnt, __u32 lims, __u32 hdr)
 {
 	__u32 st, i, flags = (hdr >> 16) & 0x7fff, budget = lims & IOV_POS_MASK;
-	__u32 ecap = (lims >> 13) & 0x7ff, pos = ((lims >> 24) & 0x7f) * 8;
+	__u32 ecap = ((lims >> 13) & 0x7ff) * 2, pos = ((lims >> 24) & 0x7f) * 8;
 
 	if (!c)
 		return 0;
@@ -1280,8 +1292,8 @@ __noinline int tk_cap_iovec(struct tk_capbuf *c, const struct tk_beauty_spec *sp
 	if (budget > TK_BUF_MAX)
 		budget = TK_BUF_MAX;
 	ecap = sp->size;
-	if (ecap > TK_IOV_ELEM_MAX)
-		ecap = TK_IOV_ELEM_MAX;
+	if (ecap > TK_IOV_ELEM_BIG)
+		ecap = TK_IOV_ELEM_BIG;
 	if (sp->kind == TK_CAP_MMSGHDR) {
 		/* element len_arg of the array; the count is the next argument (vlen); a
 		 * failed sendmmsg still shows its messages */

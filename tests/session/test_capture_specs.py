@@ -109,8 +109,13 @@ def test_string_args_by_name_and_type() -> None:
                   ("const char *", "newname"), ("unsigned int", "flags")])
     assert specs_for("renameat2", args).specs == (
         CapSpec(1, CAP_STR, LEN_NONE, 0, STR_CAP), CapSpec(3, CAP_STR, LEN_NONE, 0, STR_CAP))
-    # sethostname(char *name, int len) is a buffer, not a C string: not guessed
-    assert specs_for("sethostname", _args([("char *", "name"), ("int", "len")])).specs == ()
+    # sethostname(char *name, int len) is a buffer, not a C string: not guessed as one,
+    # read as its len bytes (at most 64, __NEW_UTS_LEN)
+    assert specs_for("sethostname", _args([("char *", "name"), ("int", "len")])).specs == (
+        CapSpec(0, CAP_BUF, 1, 0, 64),)
+    # a call without an override whose char * argument is not a known string: none
+    assert specs_for("lookup_dcookie", _args([("u64", "cookie64"), ("char *", "buf"),
+                                              ("size_t", "len")])).specs == ()
 
 
 def test_override_reads_at_exit_and_reports_missing_args() -> None:

@@ -174,6 +174,10 @@ IOCB_AFTER_MAX = max(IOCB_BUF_MAX, 4 * (24 + 40))
 FD_DESC_SIZE = 216       # struct tk_fd_desc
 IOCTL_IN, IOCTL_OUT = 1 << 16, 1 << 17     # ioctl_sizes values: size | direction
 IOV_ELEM_MAX = 1024      # TK_IOV_ELEM_MAX: bytes of one iovec element
+# TK_IOV_ELEM_BIG: an element that starts within IOV_POS_BIG (512) bytes of its capture's
+# data (the first, after a msghdr's header and blobs) may bring up to this many: 4096
+# less its 24-byte record and those 512
+IOV_ELEM_BIG = 4096 - 24 - 512
 # the most bytes of records an IOV/MSGHDR capture adds to its data: 32 iovec records,
 # an mmsghdr and the msg_name and msg_control records with their bytes, each padded
 _IOV_RECORDS = 32 * (24 + 8) + 64 + 2 * (24 + 128)
@@ -526,10 +530,11 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "process_madvise": (_iov("vec", elem_cap=0),),
     "sendmsg": (_Override("msg", CAP_MSGHDR, None, BUF_MAX, BUF_CAP), _fd("fd")),
     # recvmsg: msg_name and msg_namelen as the caller set them, then the filled msghdr,
-    # each iovec's bytes up to IOV_ELEM_MAX: strace decodes a netlink reply whole (a
-    # getaddrinfo's RTM_NEWADDR dump is some 400 bytes), whatever -s says
+    # its first iovec's bytes up to IOV_ELEM_BIG (the others' up to IOV_ELEM_MAX):
+    # strace decodes a netlink reply whole (an RTM_NEWLINK dump's reply is some 3 KiB),
+    # whatever -s says
     "recvmsg": (_fixed("msg", 16),
-                _Override("msg", CAP_MSGHDR, None, BUF_MAX, IOV_ELEM_MAX, True),
+                _Override("msg", CAP_MSGHDR, None, BUF_MAX, IOV_ELEM_BIG, True),
                 _fd("fd")),
     # sendmmsg: its first MMSG_N messages, at exit (strace prints them with msg_len)
     "sendmmsg": (*(_Override("mmsg", CAP_MMSGHDR, k, 512, BUF_CAP, True)
@@ -992,7 +997,8 @@ def with_data_bytes(specs: Sequence[CapSpec], data_bytes: int) -> tuple[CapSpec,
     of readv/sendmsg, a socket option's value) up to ``data_bytes`` where that is more
     than the default ``BUF_CAP``: strace ``-s N`` prints N bytes of data, and N + 1 read
     tell a longer buffer. A buffer is read up to ``BUF_MAX`` bytes at most, an iovec
-    element up to ``IOV_ELEM_MAX`` (programs/syscalls.bpf.c); a widened capture that
+    element up to ``IOV_ELEM_BIG`` (the first; the others up to ``IOV_ELEM_MAX``:
+    programs/syscalls.bpf.c); a widened capture that
     would push a later one past the record's budget is left as it was."""
     if data_bytes <= BUF_CAP:
         return tuple(specs)
@@ -1001,8 +1007,8 @@ def with_data_bytes(specs: Sequence[CapSpec], data_bytes: int) -> tuple[CapSpec,
         if sp.kind == CAP_BUF and sp.cap == BUF_CAP:
             wide = sp._replace(cap=min(data_bytes, BUF_MAX))
         elif sp.kind in (CAP_IOV, CAP_MSGHDR, CAP_MMSGHDR) and BUF_CAP <= sp.size < \
-                min(data_bytes, IOV_ELEM_MAX):
-            wide = sp._replace(size=min(data_bytes, IOV_ELEM_MAX))
+                min(data_bytes, IOV_ELEM_BIG):
+            wide = sp._replace(size=min(data_bytes, IOV_ELEM_BIG))
         else:
             continue
         trial = [*out[:i], wide, *out[i + 1:]]
