@@ -24,6 +24,7 @@ from tests._run import (
     wait_until,
 )
 from tracekit.kernel.arch import machine_arch
+from tracekit.kernel.syscalls import SyscallTable
 
 pytestmark = [pytest.mark.kernel,
               pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace")]
@@ -261,3 +262,36 @@ def test_a_signal_ends_p_as_it_ends_strace(tmp_path: Path, sig: int, ignored: bo
         target.wait()
     assert want[0] == -sig and len(want[1]) == 3, want
     assert got == want
+
+
+def test_a_write_blocked_before_the_attach_shows_its_data(tmp_path: Path) -> None:
+    # the string a call entered before the attach reads is read from /proc/PID/mem, as
+    # strace reads it at its attach: write(4, "hello world", 11 <detached ...>
+    code = ("import os, sys\nr, w = os.pipe()\nos.write(w, b'x' * 65536)\n"
+            "print('full', flush=True)\nos.write(w, b'hello world')\n")
+    write_nr = SyscallTable().nr("write")
+    target = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                              preexec_fn=die_with_parent)
+    texts = []
+    try:
+        assert target.stdout is not None and target.stdout.readline() == "full\n"
+        wait_until(lambda: Path(f"/proc/{target.pid}/syscall").read_text().startswith(
+            f"{write_nr} "), "the write blocked", 10)
+        for tool in (["strace"], [*TRACEKIT, "strace"]):
+            out = tmp_path / f"{tool[-1]}.txt"
+            tracer = subprocess.Popen([*tool, "-p", str(target.pid), "-o", str(out)],
+                                      stderr=subprocess.PIPE, text=True, env=tracekit_env(),
+                                      preexec_fn=die_with_parent)
+            assert tracer.stderr is not None
+            assert "attached" in tracer.stderr.readline()
+            time.sleep(0.5)
+            tracer.send_signal(signal.SIGINT)
+            rest_of_stderr(tracer, 30)
+            texts.append(out.read_text())
+    finally:
+        target.kill()
+        target.wait()
+        assert target.stdout is not None
+        target.stdout.close()
+    assert texts[0].splitlines()[-1] == 'write(4, "hello world", 11 <detached ...>', texts[0]
+    assert texts[1] == texts[0]

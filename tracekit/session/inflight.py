@@ -12,7 +12,9 @@ here, after the last drain and while the programs are still attached:
   this call's (``entry_ts`` equal to the entry's ``ts_ns``);
 * a call the thread was inside before tracing began (or on a kernel without
   ``PIDFD_THREAD``): ``/proc/TID/syscall`` (proc(5): the number and six argument
-  registers of the call the thread is blocked in), without captures. On x86_64 the
+  registers of the call the thread is blocked in), with what its entry reads (its
+  strings, the buffers and structs of a known length: the session's capture specs)
+  read now from ``/proc/TID/mem``, as strace reads them at its attach. On x86_64 the
   number is the i386 table's for a 32-bit call (``int $0x80``, or sysenter/syscall from
   32-bit code, which return to the vDSO's landing pad after its ``int $0x80``): the two
   bytes before the user PC tell, ``cd 80`` rather than ``syscall``'s ``0f 05``; an i386
@@ -32,6 +34,11 @@ from typing import TYPE_CHECKING, Literal
 
 from tracekit._errors import BpfError, RecordError
 from tracekit._events import (
+    CAP_BUF,
+    CAP_STR,
+    CAP_STRUCT,
+    CAPF_FAULT,
+    CAPF_TRUNC,
     SC_COMPAT,
     SC_DETACHED,
     SC_INDIRECT,
@@ -44,6 +51,7 @@ from tracekit._events import (
 from tracekit.kernel.arch import machine_arch
 from tracekit.kernel.flag_tables import for_arch
 from tracekit.kernel.syscalls import SyscallTable
+from tracekit.session.capture import LEN_NONE, CapSpec
 from tracekit.session.pids import same_task
 
 if TYPE_CHECKING:
@@ -166,8 +174,60 @@ def _from_proc(session: Session, tid: int, tgid: int) -> Syscall | None:
         selected = session._compat_selection() if flags & SC_COMPAT else opts.syscalls
         if nr not in selected:
             return None
+    caps = () if flags & SC_COMPAT else _mem_caps(task, session.capture_specs.get(nr, ()),
+                                                  args)
     return Syscall(time.monotonic_ns(), 0, tid, tgid, 0, nr, tuple(args),  # type: ignore[arg-type]
-                   0, _comm(tid, tgid), flags)
+                   0, _comm(tid, tgid), flags, caps)
+
+
+def _mem_caps(task: str, specs: tuple[CapSpec, ...], args: list[int]
+              ) -> tuple[Capture, ...]:
+    """What the entry of a call with ``args`` reads, as the BPF program would have read
+    it (``specs``: its strings; buffers and structs of a fixed length or one an argument
+    gives), read from the task's memory now; the other kinds (vectors, fds, exit reads)
+    are left out, and so printed as their addresses."""
+    out = []
+    for sp in specs:
+        if sp.flags or sp.arg > 5:     # read at exit, or in a way of its own: left out
+            continue
+        addr = args[sp.arg]
+        if sp.kind == CAP_STR:
+            data, more = _read_str(task, addr, sp.cap)
+        elif sp.kind in (CAP_BUF, CAP_STRUCT):
+            if sp.len_arg == LEN_NONE:
+                want = sp.size or sp.cap
+            elif sp.len_arg <= 5:
+                want = args[sp.len_arg] * (sp.size if sp.kind == CAP_BUF and sp.size else 1)
+            else:
+                continue
+            got = _read_mem(task, addr, min(want, sp.cap)) if addr else None
+            data, more = got, want > sp.cap
+            if got is not None and len(got) < min(want, sp.cap):
+                data = None
+        else:
+            continue
+        if data is None:
+            out.append(Capture(sp.arg, sp.kind, CAPF_FAULT, b""))
+        else:
+            out.append(Capture(sp.arg, sp.kind, CAPF_TRUNC if more else 0, data))
+    return tuple(out)
+
+
+def _read_str(task: str, addr: int, cap: int) -> tuple[bytes | None, bool]:
+    """The NUL-terminated string at ``addr``, at most ``cap`` bytes of it, read a page at
+    a time (the page after its NUL may not be mapped): (its bytes without the NUL, or
+    None when unreadable; whether it was longer than ``cap``)."""
+    data = b""
+    while len(data) < cap + 1:
+        at = addr + len(data)
+        chunk = _read_mem(task, at, min(4096 - at % 4096, cap + 1 - len(data)))
+        if not chunk:
+            return None, False      # bpf_probe_read_user_str would have failed too
+        nul = chunk.find(b"\0")
+        if nul >= 0:
+            return data + chunk[:nul], False
+        data += chunk
+    return data[:cap], True
 
 
 def _indirect32(task: str, nr: int, args: list[int], flags: int) -> tuple[int, int]:

@@ -60,6 +60,7 @@ from tracekit.kernel.cgroup import CgroupTarget, cgroup_tgids, resolve_cgroup
 from tracekit.kernel.procfs import ProcFS, foreign_pid_namespace
 from tracekit.kernel.syscalls import SyscallTable
 from tracekit.session.capture import (
+    CapSpec,
     build_specs,
     fill_beauty32_map,
     fill_beauty_map,
@@ -260,6 +261,9 @@ class Session:
         self.self_tgid = os.getpid()
         self._kernel_summary: KernelSummary | None = None
         self.cgroup: CgroupTarget | None = None   # the cgroup target, resolved at load
+        #: the native calls' capture specs as loaded (nr -> specs): what a call's entry
+        #: reads, for the calls found inside one when tracing ends (session.inflight)
+        self.capture_specs: dict[int, tuple[CapSpec, ...]] = {}
         #: fd tables of the targets read at start (fd_table): the source sends them first
         self.fd_snapshots: list[FdSnapshot] = []
         #: reads new fds as their records arrive (fd_table), used by the source
@@ -405,8 +409,9 @@ class Session:
                    if fd_table else set()))
             specs = build_specs(table, None, names, envp_strings=o.envp_strings,
                                 argv_strings=o.argv_strings, dirents=o.dirents)
-            fill_beauty_map(obj, table, None, {
-                nr: with_data_bytes(sp, o.data_bytes) for nr, sp in specs.items()})
+            self.capture_specs = {nr: with_data_bytes(sp, o.data_bytes)
+                                  for nr, sp in specs.items()}
+            fill_beauty_map(obj, table, None, self.capture_specs)
             # 32-bit calls: i386 numbers (x86_64)
             fill_beauty32_map(obj, o.data_bytes)
             fill_ioctl_map(obj)
