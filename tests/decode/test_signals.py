@@ -69,6 +69,14 @@ def rec(sig: int, info: bytes, *, ts: int = 5_000_000, tid: int = 42,
      "{si_signo=SIGUSR1, si_errno=EPERM, si_code=SI_USER, si_pid=1, si_uid=0}"),
     # unknown codes in hex (seen on strace 6.1 with rt_sigqueueinfo: the call and the
     # delivery print the same)
+    # a POSIX timer's (SI_TIMER, -2): the timer id as strace's %#x, 0 as "0" (timeout(1)'s
+    # SIGALRM, checked live)
+    (siginfo(14, -2, struct.pack("<iiQ", 0, 0, 0)),
+     "{si_signo=SIGALRM, si_code=SI_TIMER, si_timerid=0, si_overrun=0, si_int=0, "
+     "si_ptr=NULL}"),
+    (siginfo(14, -2, struct.pack("<iiQ", 5, 2, 7)),
+     "{si_signo=SIGALRM, si_code=SI_TIMER, si_timerid=0x5, si_overrun=2, si_int=7, "
+     "si_ptr=0x7}"),
     (siginfo(15, 77), "{si_signo=SIGTERM, si_code=0x4d}"),
     (siginfo(12, -77), "{si_signo=SIGUSR2, si_code=0xffffffb3, si_pid=0, si_uid=0}"),
 ])

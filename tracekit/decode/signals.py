@@ -118,7 +118,9 @@ def siginfo_text(data: bytes, flags: ArchFlags) -> str:
         if code == _SI_TIMER:
             overrun = struct.unpack_from("<i", data, 20)[0]
             ival = struct.unpack_from("<i", data, 24)[0]
-            parts += [f"si_timerid={pid:#x}", f"si_overrun={overrun}", f"si_int={ival}",
+            # %#x: a timer id of 0 (the process's first timer) prints "0"
+            timerid = f"{pid & 0xFFFFFFFF:#x}" if pid else "0"
+            parts += [f"si_timerid={timerid}", f"si_overrun={overrun}", f"si_int={ival}",
                       f"si_ptr={_ptr(ptr24)}"]
         elif code in (_SI_USER, _SI_TKILL):
             parts += source
