@@ -161,3 +161,17 @@ def test_root_is_a_path(tmp_path: Path) -> None:
     assert procfs.threads(42) == [42, 43]
     assert procfs.children(42) == [50, 51]
     assert procfs.descendants(42) == [42, 43]      # 50, 51 have no task dirs: gone
+
+
+def test_start_state_through_the_threads_own_file(tree: tuple[int, list[int], int, int]
+                                                  ) -> None:
+    # /proc/TGID/task/TID/stat gives a thread the start time /proc/TID/stat does, and
+    # names nobody under another process
+    tgid, tids, gc_tgid, gc_thread = tree
+    procfs = ProcFS()
+    for tid in tids:
+        assert procfs.start_state(tid, tgid) == procfs.start_state(tid)
+        assert procfs.live_start_ticks(tid, tgid) == procfs.live_start_ticks(tid)
+    assert procfs.start_state(gc_thread, gc_tgid) == procfs.start_state(gc_thread)
+    assert procfs.start_state(gc_thread, tgid) is None
+    assert procfs.live_start_ticks(tids[-1], gc_tgid) is None

@@ -224,8 +224,11 @@ class ProcFS:
                         state=fields[0], start_time_ticks=ticks,
                         start_time_ns=ticks_to_ns(ticks))
 
-    def start_state(self, tid: int) -> tuple[int, str] | None:
-        """Start time and state of ``tid`` from ``/proc/<tid>/stat`` alone (one file read).
+    def start_state(self, tid: int, tgid: int | None = None) -> tuple[int, str] | None:
+        """Start time and state of ``tid`` from ``/proc/<tid>/stat`` alone (one file read;
+        with ``tgid``, ``/proc/<tgid>/task/<tid>/stat``: the thread's own file, which the
+        kernel fills without a pass over the whole group's threads, some 10x cheaper in a
+        process of 1024 threads, and which names nobody once ``tid`` left ``tgid``).
 
         The cheap identity check of eviction and re-enumeration: ``(tid, start time)``
         names a task across pid reuse (kernel rule 5).
@@ -239,7 +242,8 @@ class ProcFS:
         Raises:
           TracefsError: another read error, or a malformed line (EINVAL).
         """
-        path = self.root / str(tid) / "stat"
+        path = (self.root / str(tid) if tgid is None else
+                self.root / str(tgid) / "task" / str(tid)) / "stat"
         text = self._read(path)
         if text is None:
             return None
@@ -249,17 +253,17 @@ class ProcFS:
             raise TracefsError(str(path), errno.EINVAL, f"malformed stat line {text[:80]!r}")
         return int(fields[22 - 3]), fields[0]
 
-    def live_start_ticks(self, tid: int) -> int | None:
+    def live_start_ticks(self, tid: int, tgid: int | None = None) -> int | None:
         """The start time of ``tid`` (clock ticks after boot) while it runs; None when it
         is gone or has exited (a zombie, ``Z``/``X``: its parent has not reaped it).
 
-        One read of ``/proc/<tid>/stat`` (:meth:`start_state`); ``(tid, start time)``
-        names a task across pid reuse (kernel rule 5).
+        One read of ``/proc/<tid>/stat`` (:meth:`start_state`, ``tgid`` as there);
+        ``(tid, start time)`` names a task across pid reuse (kernel rule 5).
 
         Raises:
           TracefsError: another read error, or a malformed line (EINVAL).
         """
-        st = self.start_state(tid)
+        st = self.start_state(tid, tgid)
         if st is None or st[1] in ("Z", "X"):
             return None
         return st[0]

@@ -97,7 +97,7 @@ def calls_in_flight(session: Session) -> list[Syscall]:
     out = []
     for tid, info in sorted(session.pid_entries().items()):
         if info.tgid == session.self_tgid or \
-                not same_task(session.procfs, tid, info.start_time_ns):
+                not same_task(session.procfs, tid, info.start_time_ns, info.tgid):
             continue
         seen = _seen(scratch, capbuf, tid, info.tgid)
         ev = _from_proc(session, tid, info.tgid) if seen is None else seen or None

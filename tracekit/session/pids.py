@@ -71,10 +71,11 @@ def identify(procfs: ProcFS, ids: Iterable[int]) -> tuple[TaskId, ...]:
     return tuple(TaskId(i, procfs.live_start_ticks(i) or 0) for i in ids)
 
 
-def same_task(procfs: ProcFS, tid: int, start_time_ns: int) -> bool:
+def same_task(procfs: ProcFS, tid: int, start_time_ns: int, tgid: int | None = None) -> bool:
     """Whether the pids map entry ``(tid, start_time_ns)`` names the task running as
-    ``tid`` now (an entry with no start time, 0, only needs a live ``tid``)."""
-    ticks = procfs.live_start_ticks(tid)
+    ``tid`` now (an entry with no start time, 0, only needs a live ``tid``); with
+    ``tgid``, as a thread of that process (:meth:`ProcFS.start_state`)."""
+    ticks = procfs.live_start_ticks(tid, tgid)
     return ticks is not None and (not start_time_ns or ns_to_ticks(start_time_ns) == ticks)
 
 
@@ -457,7 +458,7 @@ def reenumerate(upkeep: PidUpkeep, *, only_new: bool = True) -> Reenumeration:
             res.present += 1
             live.add(tid if tgid is None else tgid)
             continue
-        ticks = procfs.live_start_ticks(tid)
+        ticks = procfs.live_start_ticks(tid, tgid)
         if ticks is None:
             res.gone += 1
             continue
