@@ -108,9 +108,12 @@ class ProcFS:
 
     def __init__(self, root: Path = Path("/proc")) -> None:
         self.root = root
+        # paths are made as strings: a Path per read cost more than the read of a warm
+        # /proc file (a -p target of 1024 threads makes some 8,000 of them)
+        self._root = str(root)
         self.stats = ProcStats()
 
-    def _listdir(self, path: Path) -> list[str] | None:
+    def _listdir(self, path: str) -> list[str] | None:
         try:
             entries = os.listdir(path)
         except OSError as e:
@@ -121,7 +124,7 @@ class ProcFS:
         self.stats.entries_read += len(entries)
         return entries
 
-    def _read(self, path: Path) -> str | None:
+    def _read(self, path: str) -> str | None:
         try:
             with open(path, "rb") as f:
                 data = f.read()
@@ -138,7 +141,7 @@ class ProcFS:
         Raises:
           TracefsError: /proc/<tgid>/task unreadable for another reason (EACCES ...).
         """
-        entries = self._listdir(self.root / str(tgid) / "task")
+        entries = self._listdir(f"{self._root}/{tgid}/task")
         return sorted(int(e) for e in entries if e.isdigit()) if entries else []
 
     def children(self, tid: int) -> list[int]:
@@ -148,7 +151,7 @@ class ProcFS:
           TracefsError: the children file is unreadable (ENOENT on the file of a live task
             would mean CONFIG_PROC_CHILDREN is off; it is reported as gone instead).
         """
-        text = self._read(self.root / str(tid) / "task" / str(tid) / "children")
+        text = self._read(f"{self._root}/{tid}/task/{tid}/children")
         return [int(w) for w in text.split()] if text else []
 
     def walk(self, tgids: Iterable[int], *, follow_forks: bool = True,
@@ -201,7 +204,7 @@ class ProcFS:
           TracefsError: a read failed with an errno other than ENOENT/ESRCH, or the text is
             malformed (EINVAL).
         """
-        path = self.root / str(tid) / "stat"
+        path = f"{self._root}/{tid}/stat"
         text = self._read(path)
         if text is None:
             return None
@@ -211,13 +214,13 @@ class ProcFS:
         # fields[0] is stat field 3 (state), so field n is fields[n - 3].
         if not sep or not lparen or len(fields) < 20:
             raise TracefsError(str(path), errno.EINVAL, f"malformed stat line {text[:80]!r}")
-        status = self._read(self.root / str(tid) / "status")
+        status = self._read(f"{self._root}/{tid}/status")
         if status is None:
             return None
         tgid = next((int(line.split()[1]) for line in status.splitlines()
                      if line.startswith("Tgid:")), None)
         if tgid is None:
-            raise TracefsError(str(self.root / str(tid) / "status"), errno.EINVAL,
+            raise TracefsError(f"{self._root}/{tid}/status", errno.EINVAL,
                                "no Tgid: line")
         ticks = int(fields[22 - 3])
         return TaskStat(tid=int(pid_text), tgid=tgid, ppid=int(fields[4 - 3]), comm=comm,
@@ -242,16 +245,23 @@ class ProcFS:
         Raises:
           TracefsError: another read error, or a malformed line (EINVAL).
         """
-        path = (self.root / str(tid) if tgid is None else
-                self.root / str(tgid) / "task" / str(tid)) / "stat"
+        got = self.start_state_comm(tid, tgid)
+        return None if got is None else got[:2]
+
+    def start_state_comm(self, tid: int, tgid: int | None = None
+                         ) -> tuple[int, str, str] | None:
+        """:meth:`start_state` and the comm (the text between the first ``(`` and the
+        last ``)``: a comm may hold both) from the same one read."""
+        path = (f"{self._root}/{tid}/stat" if tgid is None else
+                f"{self._root}/{tgid}/task/{tid}/stat")
         text = self._read(path)
         if text is None:
             return None
-        _, sep, tail = text.rpartition(")")
+        head, sep, tail = text.rpartition(")")
         fields = tail.split()
         if not sep or len(fields) < 20:
             raise TracefsError(str(path), errno.EINVAL, f"malformed stat line {text[:80]!r}")
-        return int(fields[22 - 3]), fields[0]
+        return int(fields[22 - 3]), fields[0], head.partition("(")[2]
 
     def live_start_ticks(self, tid: int, tgid: int | None = None) -> int | None:
         """The start time of ``tid`` (clock ticks after boot) while it runs; None when it
@@ -270,13 +280,13 @@ class ProcFS:
 
     def tgid_of(self, tid: int) -> int | None:
         """The thread group of ``tid`` (status ``Tgid:``), or None if it is gone."""
-        status = self._read(self.root / str(tid) / "status")
+        status = self._read(f"{self._root}/{tid}/status")
         if status is None:
             return None
         for line in status.splitlines():
             if line.startswith("Tgid:"):
                 return int(line.split()[1])
-        raise TracefsError(str(self.root / str(tid) / "status"), errno.EINVAL, "no Tgid: line")
+        raise TracefsError(f"{self._root}/{tid}/status", errno.EINVAL, "no Tgid: line")
 
     def all_tids(self) -> set[int]:
         """Every task /proc lists now, threads included (``/proc/<tgid>/task/*`` of each
@@ -287,17 +297,17 @@ class ProcFS:
           TracefsError: a listing failed other than for a vanished process.
         """
         out: set[int] = set()
-        for entry in self._listdir(self.root) or ():
+        for entry in self._listdir(self._root) or ():
             if entry.isdigit():
-                tasks = self._listdir(self.root / entry / "task")
+                tasks = self._listdir(f"{self._root}/{entry}/task")
                 if tasks:
                     out.update(int(t) for t in tasks if t.isdigit())
         return out
 
     def process_count(self) -> int:
         """How many processes /proc lists (one directory read)."""
-        return sum(1 for e in self._listdir(self.root) or () if e.isdigit())
+        return sum(1 for e in self._listdir(self._root) or () if e.isdigit())
 
     def exists(self, tid: int) -> bool:
         """Whether ``/proc/<tid>`` exists (a zombie still exists)."""
-        return os.path.exists(self.root / str(tid))
+        return os.path.exists(f"{self._root}/{tid}")

@@ -45,14 +45,13 @@ from tracekit._events import (
     SC_UNFINISHED,
     Capture,
     Syscall,
-    _cstr,
     _decode_caps,
 )
 from tracekit.kernel.arch import machine_arch
 from tracekit.kernel.flag_tables import for_arch
+from tracekit.kernel.procfs import ns_to_ticks
 from tracekit.kernel.syscalls import SyscallTable
 from tracekit.session.capture import LEN_NONE, CapSpec
-from tracekit.session.pids import same_task
 
 if TYPE_CHECKING:
     from tracekit.session.session import Session
@@ -96,11 +95,15 @@ def calls_in_flight(session: Session) -> list[Syscall]:
     capbuf = session.obj.maps["capbuf"]
     out = []
     for tid, info in sorted(session.pid_entries().items()):
-        if info.tgid == session.self_tgid or \
-                not same_task(session.procfs, tid, info.start_time_ns, info.tgid):
+        if info.tgid == session.self_tgid:
             continue
-        seen = _seen(scratch, capbuf, tid, info.tgid)
-        ev = _from_proc(session, tid, info.tgid) if seen is None else seen or None
+        # the entry's task (its start time, alive) and its comm, from one read
+        st = session.procfs.start_state_comm(tid, info.tgid)
+        if st is None or st[1] in "ZX" or (
+                info.start_time_ns and ns_to_ticks(info.start_time_ns) != st[0]):
+            continue
+        seen = _seen(scratch, capbuf, tid, info.tgid, st[2])
+        ev = _from_proc(session, tid, info.tgid, st[2]) if seen is None else seen or None
         if ev is not None:
             out.append(ev)
     out.sort(key=lambda e: e.ts_ns)
@@ -108,7 +111,7 @@ def calls_in_flight(session: Session) -> list[Syscall]:
 
 
 def _seen(scratch: object, capbuf: object, tid: int,
-          tgid: int) -> Syscall | Literal[False] | None:
+          tgid: int, comm: str) -> Syscall | Literal[False] | None:
     """The call ``tid`` is inside that the programs saw enter; False when it is inside
     none they saw (or one not selected); None when its entry cannot be read."""
     try:
@@ -130,7 +133,7 @@ def _seen(scratch: object, capbuf: object, tid: int,
     caps: tuple[Capture, ...] = ()
     if has_caps:
         caps = _entry_caps(capbuf, tid, ts_ns)
-    return Syscall(ts_ns, 0, tid, tgid, 0, nr, args, 0, _comm(tid, tgid),
+    return Syscall(ts_ns, 0, tid, tgid, 0, nr, args, 0, comm,
                    SC_UNFINISHED | SC_DETACHED | compat, caps)
 
 
@@ -148,7 +151,7 @@ def _entry_caps(capbuf: object, tid: int, ts_ns: int) -> tuple[Capture, ...]:
         return ()
 
 
-def _from_proc(session: Session, tid: int, tgid: int) -> Syscall | None:
+def _from_proc(session: Session, tid: int, tgid: int, comm: str) -> Syscall | None:
     """The call /proc/TID/syscall says ``tid`` is blocked in, when selected."""
     task = f"/proc/{tgid}/task/{tid}"
     try:
@@ -164,23 +167,53 @@ def _from_proc(session: Session, tid: int, tgid: int) -> Syscall | None:
     nr = int(words[0])
     args = [int(w, 16) for w in words[1:7]]
     flags = SC_UNFINISHED | SC_DETACHED
-    if machine_arch() == "x86_64" and _read_mem(task, int(words[8], 16) - 2, 2) == _INT80:
-        flags |= SC_COMPAT
-        args = [a & 0xFFFFFFFF for a in args]
-        nr, flags = _indirect32(task, nr, args, flags)
-    opts = session.opts
-    if opts.syscalls is not None:
-        # the i386 numbers selected (Session._compat_selection), or the native ones
-        selected = session._compat_selection() if flags & SC_COMPAT else opts.syscalls
-        if nr not in selected:
-            return None
-    caps = () if flags & SC_COMPAT else _mem_caps(task, session.capture_specs.get(nr, ()),
-                                                  args)
+    with _Memory(task) as mem:
+        if machine_arch() == "x86_64" and mem.read(int(words[8], 16) - 2, 2) == _INT80:
+            flags |= SC_COMPAT
+            args = [a & 0xFFFFFFFF for a in args]
+            nr, flags = _indirect32(mem, nr, args, flags)
+        opts = session.opts
+        if opts.syscalls is not None:
+            # the i386 numbers selected (Session._compat_selection), or the native ones
+            selected = session._compat_selection() if flags & SC_COMPAT else opts.syscalls
+            if nr not in selected:
+                return None
+        caps = () if flags & SC_COMPAT else _mem_caps(
+            mem, session.capture_specs.get(nr, ()), args)
     return Syscall(time.monotonic_ns(), 0, tid, tgid, 0, nr, tuple(args),  # type: ignore[arg-type]
-                   0, _comm(tid, tgid), flags, caps)
+                   0, comm, flags, caps)
 
 
-def _mem_caps(task: str, specs: tuple[CapSpec, ...], args: list[int]
+class _Memory:
+    """``/proc/TID/mem`` of one task, opened at its first read and once only."""
+
+    def __init__(self, task: str) -> None:
+        self.task = task
+        self.fd: int | None = None
+        self.failed = False
+
+    def __enter__(self) -> _Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+
+    def read(self, addr: int, size: int) -> bytes | None:
+        """``size`` bytes at ``addr`` (fewer where the mapping ends); None when
+        unreadable."""
+        if addr < 0 or self.failed:
+            return None
+        try:
+            if self.fd is None:
+                self.fd = os.open(f"{self.task}/mem", os.O_RDONLY | os.O_CLOEXEC)
+            return os.pread(self.fd, size, addr)
+        except (OSError, OverflowError, ValueError) as e:
+            self.failed = isinstance(e, OSError) and self.fd is None
+            return None
+
+
+def _mem_caps(mem: _Memory, specs: tuple[CapSpec, ...], args: list[int]
               ) -> tuple[Capture, ...]:
     """What the entry of a call with ``args`` reads, as the BPF program would have read
     it (``specs``: its strings; buffers and structs of a fixed length or one an argument
@@ -192,7 +225,7 @@ def _mem_caps(task: str, specs: tuple[CapSpec, ...], args: list[int]
             continue
         addr = args[sp.arg]
         if sp.kind == CAP_STR:
-            data, more = _read_str(task, addr, sp.cap)
+            data, more = _read_str(mem, addr, sp.cap)
         elif sp.kind in (CAP_BUF, CAP_STRUCT):
             if sp.len_arg == LEN_NONE:
                 want = sp.size or sp.cap
@@ -200,7 +233,7 @@ def _mem_caps(task: str, specs: tuple[CapSpec, ...], args: list[int]
                 want = args[sp.len_arg] * (sp.size if sp.kind == CAP_BUF and sp.size else 1)
             else:
                 continue
-            got = _read_mem(task, addr, min(want, sp.cap)) if addr else None
+            got = mem.read(addr, min(want, sp.cap)) if addr else None
             data, more = got, want > sp.cap
             if got is not None and len(got) < min(want, sp.cap):
                 data = None
@@ -213,14 +246,14 @@ def _mem_caps(task: str, specs: tuple[CapSpec, ...], args: list[int]
     return tuple(out)
 
 
-def _read_str(task: str, addr: int, cap: int) -> tuple[bytes | None, bool]:
+def _read_str(mem: _Memory, addr: int, cap: int) -> tuple[bytes | None, bool]:
     """The NUL-terminated string at ``addr``, at most ``cap`` bytes of it, read a page at
     a time (the page after its NUL may not be mapped): (its bytes without the NUL, or
     None when unreadable; whether it was longer than ``cap``)."""
     data = b""
     while len(data) < cap + 1:
         at = addr + len(data)
-        chunk = _read_mem(task, at, min(4096 - at % 4096, cap + 1 - len(data)))
+        chunk = mem.read(at, min(4096 - at % 4096, cap + 1 - len(data)))
         if not chunk:
             return None, False      # bpf_probe_read_user_str would have failed too
         nul = chunk.find(b"\0")
@@ -230,7 +263,7 @@ def _read_str(task: str, addr: int, cap: int) -> tuple[bytes | None, bool]:
     return data[:cap], True
 
 
-def _indirect32(task: str, nr: int, args: list[int], flags: int) -> tuple[int, int]:
+def _indirect32(mem: _Memory, nr: int, args: list[int], flags: int) -> tuple[int, int]:
     """An i386 socketcall or old select as its sub-call with the words it reads (args
     replaced in place), flagged SC_INDIRECT; as it is when they cannot be read."""
     if nr == _NR32_SOCKETCALL:
@@ -242,7 +275,7 @@ def _indirect32(task: str, nr: int, args: list[int], flags: int) -> tuple[int, i
         name, n, src = "", 5, args[0]
     else:
         return nr, flags
-    raw = _read_mem(task, src, 4 * n)
+    raw = mem.read(src, 4 * n)
     if raw is None or len(raw) != 4 * n:
         return nr, flags
     args[:] = list(struct.unpack(f"<{n}I", raw)) + [0] * (6 - n)
@@ -252,23 +285,3 @@ def _indirect32(task: str, nr: int, args: list[int], flags: int) -> tuple[int, i
             return nr, flags
         nr = sub
     return nr, flags | SC_INDIRECT
-
-
-def _read_mem(task: str, addr: int, size: int) -> bytes | None:
-    """``size`` bytes of the task's memory at ``addr``; None when unreadable."""
-    if addr < 0:
-        return None
-    try:
-        with open(f"{task}/mem", "rb", buffering=0) as f:
-            f.seek(addr)
-            return f.read(size)
-    except (OSError, OverflowError, ValueError):
-        return None
-
-
-def _comm(tid: int, tgid: int) -> str:
-    try:
-        with open(f"/proc/{tgid}/task/{tid}/comm", "rb") as f:
-            return _cstr(f.read().rstrip(b"\n"))
-    except OSError:
-        return ""
