@@ -150,8 +150,8 @@ pwritev2: fd iovw u ld rwf_next stop
 open: path oflags omode -> fd
 openat: dirfd path oflags omode -> fd
 openat2: dirfd path openhow u -> fd
-mount_setattr: dirfd path atflags mountattr u
-name_to_handle_at: dirfd path fhandle_inout int_out atflags
+mount_setattr: dirfd path mountsetattrflags mountattr u
+name_to_handle_at: dirfd path fhandle_inout int_out nthflags
 open_by_handle_at: fd fhandle_in oflags -> fd
 creat: path mode -> fd
 close: fd
@@ -373,12 +373,12 @@ get_robust_list: d ptr_out int_out
 sched_setscheduler: d schedpolicy int_in
 sched_setparam: d int_in
 sched_getparam: d int_out
-sched_setattr: d schedattr_in u
+sched_setattr: d schedattr_in u32
 kexec_load: p u kexecsegs kexecflags
 move_pages: d u pages_in pagenodes_in pagestatus_out movepagesflags
 sethostname: utsname_in u32
 setdomainname: utsname_in u32
-sched_getattr: d schedattr_out u u
+sched_getattr: d schedattr_out u32 u32
 setgroups: d gids_in
 capget: capheader capdata_out
 capset: capheader capdata_in
