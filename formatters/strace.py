@@ -414,6 +414,8 @@ class StraceFormatter(TextSink):
         self._raw = frozenset(shape.raw_syscalls)
         self._dump_reads = _fd_set(shape.dump_reads) if shape.dump_reads else frozenset()
         self._dump_writes = _fd_set(shape.dump_writes) if shape.dump_writes else frozenset()
+        # whether any call is dumped: an "all" set is None, as falsy as an empty one
+        self._dumping = bool(shape.dump_reads or shape.dump_writes)
         self.count_forks = True
         self.attach_lines = False
         self.personality_lines = True
@@ -501,7 +503,7 @@ class StraceFormatter(TextSink):
     def render(self, batch: Batch) -> str:
         lines: list[str] = []
         track = self.decoder.track if self.decoder.fd_paths else None
-        if self._fast and not (self._dump_reads or self._dump_writes) and \
+        if self._fast and not self._dumping and \
                 _not_overridden(type(self), "format_syscall", "_syscall", "_decoded"):
             lines = self._render_fast(batch, lines, track)
             return "\n".join(lines) + "\n" if lines else ""
@@ -617,7 +619,7 @@ class StraceFormatter(TextSink):
         lines.append(self.format_syscall(ev))
         if ev.stack:
             lines += [" > " + frame_text(f) for f in ev.stack]
-        if self._dump_reads or self._dump_writes:
+        if self._dumping:
             self._dump(ev, lines)
 
     def _fork_nrs(self, compat: bool) -> frozenset[int]:

@@ -96,11 +96,14 @@ def test_past_a_record_the_data_is_cut(prog: Path, tmp_path: Path) -> None:
     assert len(first.group(1).encode().decode("unicode_escape")) == 1024, cut[0]
 
 
-def test_dumps_of_read_and_write_hold_the_whole_buffer(prog: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("fds", [("read=3", "write=4"), ("read=all", "write=all")])
+def test_dumps_of_read_and_write_hold_the_whole_buffer(prog: Path, tmp_path: Path,
+                                                       fds: tuple[str, str]) -> None:
     # strace -e read=/write= dumps all the data whatever -s says: 700 and 2300 bytes
     # read from the pipe (fd 3; the libc image first), 2000 written to it (fd 4);
-    # readv/writev are left out: tracekit does not dump iovecs
-    extra, calls = ("-e", "read=3", "-e", "write=4"), "trace=read,write"
+    # readv/writev are left out: tracekit does not dump iovecs. "all" dumps every fd
+    # (both sets "all" once dumped nothing)
+    extra, calls = ("-e", fds[0], "-e", fds[1]), "trace=read,write"
     want = _trace(["strace"], prog, 32, tmp_path / "strace.txt", extra, calls)
     got = _trace(TRACEKIT, prog, 32, tmp_path / "tracekit.txt", extra, calls)
     # the 2300 bytes read and the 2000 written both reach offset 0x7c0
