@@ -279,6 +279,12 @@ def _string_limit(text: str) -> int:
     return int(_number(text, "a number of bytes", 0, 1 << 20, integer=True))
 
 
+def _digits(text: str) -> bool:
+    """ASCII digits only: str.isdigit() also takes '²' and '١', which int() then refuses
+    or reads (strace's strtol takes neither)."""
+    return text.isascii() and text.isdigit()
+
+
 def _parse_ids(values: list[str], option: str, what: str) -> list[int]:
     from tracekit._errors import ConfigError
 
@@ -286,7 +292,7 @@ def _parse_ids(values: list[str], option: str, what: str) -> list[int]:
     for v in values:
         for part in v.split(","):
             part = part.strip()
-            if not part.isdigit() or not 0 < int(part) < 2**31:
+            if not _digits(part) or not 0 < int(part) < 2**31:
                 raise ConfigError(f"{option}: {part!r} is not a {what} (1 to 2147483647)")
             ids.append(int(part))
     return ids

@@ -225,13 +225,20 @@ class StraceArgs:
     killed_by: int = 0              # set by run(): the signal that killed the command
 
 
+def _digits(text: str) -> bool:
+    """ASCII digits only: str.isdigit() also takes '²' and '١', which int() then refuses
+    or reads (strace's strtol takes neither)."""
+    return text.isascii() and text.isdigit()
+
+
 def _int(text: str, what: str, lo: int, hi: int) -> int:
-    try:
-        value = int(text, 10)
-    except ValueError:
-        raise UsageError(f"invalid {what} '{text}'") from None
-    if not lo <= value <= hi:
-        raise UsageError(f"invalid {what} '{text}': from {lo} to {hi}")
+    # strace's strtol: leading white space and a sign, then ASCII digits to the end
+    # (int() would also take '1_000', a trailing space and other scripts' digits)
+    if not re.fullmatch(r"[ \t\n\v\f\r]*[+-]?[0-9]+", text) or int(text, 10) < lo:
+        raise UsageError(f"invalid {what}: '{text}'", hint=True)
+    value = int(text, 10)
+    if value > hi:
+        raise UsageError(f"invalid {what}: '{text}' (from {lo} to {hi})", hint=True)
     return value
 
 
@@ -351,7 +358,7 @@ def _short(a: StraceArgs, c: str, value: str | None) -> None:
         if parts[-1] == "":
             parts.pop()
         for part in parts:
-            if not part.isdigit() or not 1 <= int(part) <= 2**31 - 1:
+            if not _digits(part) or not 1 <= int(part) <= 2**31 - 1:
                 raise UsageError(f"Invalid process id: '{part}'")
             a.pids.append(int(part))
     elif c == "e":
@@ -511,7 +518,7 @@ def _fds(text: str) -> list[int | str]:
         return []
     items = text.split(",")
     for p in items:
-        if not p.isdigit() or int(p) > 2**31 - 1:
+        if not _digits(p) or int(p) > 2**31 - 1:
             raise UsageError(f"invalid descriptor '{p}'")
     if text.startswith("!"):
         raise UsageError(f"-e read/write={text}: a negated set of fds is not supported; "
@@ -564,7 +571,7 @@ def _syscall_set(value: str, where: str) -> str:
         """A name only the i386 table has (chown32, socketcall's send): it selects the
         32-bit calls of x86_64 tasks, as strace resolves each personality's table."""
         try:
-            return t32 is not None and not item.isdigit() and bool(resolve_item(item, t32))
+            return t32 is not None and not _digits(item) and bool(resolve_item(item, t32))
         except ConfigError:
             return False
 
@@ -604,7 +611,7 @@ def _signal_set(value: str) -> str:
     negate, items = _items(value, "signal")
     kept: list[str] = []
     for p in items:
-        if p.isdigit() and len(p) < 4 and int(p) <= 255:
+        if _digits(p) and len(p) < 4 and int(p) <= 255:
             if 1 <= int(p) <= 64:
                 kept.append(p)
             continue
