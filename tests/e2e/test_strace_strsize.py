@@ -109,3 +109,35 @@ def test_dumps_of_read_and_write_hold_the_whole_buffer(prog: Path, tmp_path: Pat
     # the 2300 bytes read and the 2000 written both reach offset 0x7c0
     assert sum(ln.startswith(" | 007c0 ") for ln in want) == 2, want
     assert got == want
+
+
+@pytest.mark.parametrize("strsize", [0, 5, 32])
+def test_long_argv_shows_as_many_elements_as_strace(tmp_path: Path, strsize: int) -> None:
+    # forty 200-byte arguments: strace shows -s of them (each cut at -s bytes); argv's
+    # default capture read whole elements into 3072 bytes, so 32 showed three of them
+    argv = [shutil.which("true") or "/bin/true",
+            *(chr(65 + i % 26) * 200 for i in range(40))]
+    out = {}
+    for name, tool in (("strace", ["strace"]), ("tracekit", TRACEKIT)):
+        path = tmp_path / f"{name}.txt"
+        subprocess.run([*tool, "-s", str(strsize), "-e", "trace=execve", "-o", str(path),
+                        *argv], check=True, env=tracekit_env(), timeout=60)
+        out[name] = re.sub(r"0x[0-9a-f]{5,}", "ADDR", path.read_text()).splitlines()
+    assert out["strace"][0].startswith("execve(")
+    assert out["tracekit"] == out["strace"]
+
+
+def test_long_argv_under_run_as_strace_shows_it(tmp_path: Path) -> None:
+    # tracekit run's strace format, string_limit 32: the same 32 elements
+    argv = [shutil.which("true") or "/bin/true",
+            *(chr(65 + i % 26) * 200 for i in range(40))]
+    want = subprocess.run(["strace", "-e", "trace=execve", "-o", str(tmp_path / "s.txt"),
+                           *argv], check=True, timeout=60)
+    want_line = (tmp_path / "s.txt").read_text().splitlines()[0]
+    got = subprocess.run([sys.executable, "-m", "tracekit", "run", "-F", "strace", "-e",
+                          "execve", "--", *argv], check=True, env=tracekit_env(),
+                         timeout=60, capture_output=True, text=True).stdout
+    first = next(ln for ln in got.splitlines() if "execve(" in ln)
+    assert want.returncode == 0 and want_line.startswith("execve(")
+    # the filename and argv (the environment is tracekit's own)
+    assert first[first.index("execve("):].split("], ")[0] == want_line.split("], ")[0]

@@ -815,8 +815,10 @@ def build(a: StraceArgs) -> Plan:
             deref is None or dents in deref[0]) and a.summary != "c":
         # -v prints getdents64's entries: its reply read as bytes, not counted
         opts.dirents = True
-    if (full_exec or a.strsize > 32) and a.summary != "c":
-        # argv: every element with -v, -s of them without (more than the 32 read else)
+    if a.summary != "c":
+        # argv: every element with -v, -s of them without, each cut at -s + 1 bytes
+        # (argv's default capture stops at its first element longer than 1024 bytes,
+        # and three of 1024 fill it: strace -s 32 shows 32 elements of a long argv)
         opts.argv_strings = min(a.strsize, 1 << 10) + 1
     if a.summary != "c":
         # -s N: N + 1 bytes of data (the default reads 256); -e read=/write= dump a
