@@ -141,3 +141,31 @@ def test_long_argv_under_run_as_strace_shows_it(tmp_path: Path) -> None:
     assert want.returncode == 0 and want_line.startswith("execve(")
     # the filename and argv (the environment is tracekit's own)
     assert first[first.index("execve("):].split("], ")[0] == want_line.split("], ")[0]
+
+
+_PRCTL_NAMES = r"""
+#include <sys/mman.h>
+#include <sys/prctl.h>
+int main(void)
+{
+    char out[16];
+    void *p = mmap(0, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    prctl(PR_SET_NAME, "abcdefghijklmnopqrst", 0, 0, 0);
+    prctl(PR_GET_NAME, out, 0, 0, 0);
+    prctl(0x53564d41, 0, (unsigned long)p, 4096,        /* PR_SET_VMA_ANON_NAME */
+          "name-of-the-vma-that-is-longer-than-thirty-two-bytes-and-fifty-too");
+    prctl(0x53564d41, 0, (unsigned long)p, 4096, "short");
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("strsize", [0, 5, 32, 100])
+def test_prctl_names_as_long_as_strace_shows_them(tmp_path: Path, strsize: int) -> None:
+    # PR_SET_NAME/PR_GET_NAME print at most -s bytes of the comm (printstr_ex), and a
+    # vma's name -s bytes too: tracekit printed 15 and 32 whatever -s said
+    prog = compile_c(_PRCTL_NAMES, tmp_path, "prctl_names")
+    want = _trace(["strace"], prog, strsize, tmp_path / "strace.txt", calls="trace=prctl")
+    got = _trace(TRACEKIT, prog, strsize, tmp_path / "tracekit.txt", calls="trace=prctl")
+    assert sum(ln.startswith("prctl(") for ln in want) == 4, want
+    assert got == want
