@@ -155,3 +155,39 @@ def _attached(tracer: int, pid: int) -> bool:
     BPF programs (it holds them once it has attached; a crude sign: its fds of bpf-prog)."""
     status = Path(f"/proc/{pid}/status").read_text()
     return f"TracerPid:\t{tracer}\n" in status or holds_bpf_link(tracer)
+
+
+def _default_signals() -> None:
+    """``preexec_fn``: SIGINT and SIGQUIT as a terminal's shell leaves them (a test
+    runner's worker may have them ignored, and an ignored one stays ignored)."""
+    for sig in (signal.SIGINT, signal.SIGQUIT):
+        signal.signal(sig, signal.SIG_DFL)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP],
+                         ids=["INT", "TERM", "HUP"])
+def test_p_ended_by_a_signal_exits_with_its_status(sig: int, tmp_path: Path) -> None:
+    """strace -p ended by a signal detaches, leaves the process running and dies of the
+    signal (a shell's 128+N); tracekit exits with 128+N (it returned 0)."""
+    got = {}
+    for name, tool in (("strace", STRACE), ("tracekit", [*TRACEKIT, "strace"])):
+        target = subprocess.Popen(["sleep", "100"], preexec_fn=_default_signals)
+        try:
+            p = subprocess.Popen([*tool, "-o", str(tmp_path / name), "-p", str(target.pid)],
+                                 stderr=subprocess.PIPE, text=True, preexec_fn=_default_signals,
+                                 env=tracekit_env() if name == "tracekit" else None)
+            try:
+                assert p.stderr is not None
+                assert "attached" in p.stderr.readline()
+                p.send_signal(sig)
+                p.communicate(timeout=60)
+            finally:
+                if p.poll() is None:
+                    p.kill()
+                    p.communicate()
+            got[name] = (p.returncode, target.poll() is None)
+        finally:
+            target.kill()
+            target.wait()
+    assert got["strace"] == (-sig, True)
+    assert got["tracekit"] == (128 + sig, True)

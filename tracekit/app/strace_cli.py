@@ -1057,9 +1057,11 @@ async def _run(a: StraceArgs, signals: Any) -> int:
     if plan.pid_targets and set(plan.pid_targets) <= set(gone):
         return 1                # nothing was attached to, as strace exits
     if rc is None:
-        if trace.interrupted_by is not None and not plan.pid_targets:
+        if trace.interrupted_by is not None:
             # a signal ended the trace and the command lives on (it ignores or handles
-            # the signal), untraced: the signal's status, as tracekit run ends
+            # the signal), untraced: the signal's status, as tracekit run ends; -p
+            # processes too, left running as strace leaves them at its detach (strace
+            # then dies of the signal: 130 for ^C, where tracekit run -p returns 0)
             return 128 + trace.interrupted_by
         return 0
     if rc < 0:
