@@ -141,10 +141,11 @@ _EXIT_KINDS = frozenset({
     "len_inout", "optval_out", "msghdr_out", "mmsgvec", "rusage", "rusagew", "wstatus",
     "utsname", "sysinfo", "tms", "rlim_out", "stack_out", "sigset_out", "sigaction_out",
     "siginfo_out", "uint_out", "mincore_vec", "msgbuf_out", "mqattr_out", "timex",
-    "mpolmode_out",
+    "mpolmode_out", "nlbufr", "siginfo_w", "mmsgvec_out",
 })
-# ... and those whose argument list does not say so: the remaining time of a sleep
-_EXIT_ARG = {"nanosleep": 1, "clock_nanosleep": 3}
+# ... and those whose argument list does not say so: the remaining time of a sleep,
+# io_getevents' events (decoded apart from the argument kinds)
+_EXIT_ARG = {"nanosleep": 1, "clock_nanosleep": 3, "io_getevents": 3}
 # strace's decode_sockname (net.c): the address and its length are printed at exit only
 # when both are given (and the length read, the call verbose); else both print as
 # addresses at entry, and the call (accept4 with its flags) is done there:
