@@ -886,15 +886,20 @@ def _say(text: str) -> None:
         print(f"strace: {text}", file=sys.stderr, flush=True)
 
 
+def _state(pid: int) -> bytes | None:
+    """The state letter of /proc/PID/stat (``R``, ``S``, ``Z`` ...); None: no such pid."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return None
+
+
 def _attach_failed(pid: int) -> bool:
     """Say strace's line for a -p process that has exited, if ``pid`` names none:
     ``No such process`` once it is reaped, ``Operation not permitted`` for a zombie (what
     strace's PTRACE_SEIZE gets in each case); returns whether it said it."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            state = f.read().rsplit(b")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError, IndexError):
-        state = None
+    state = _state(pid)
     if state not in (None, b"Z", b"X"):
         return False
     why = "No such process" if state is None else "Operation not permitted"
@@ -1037,7 +1042,11 @@ async def _run(a: StraceArgs, signals: Any) -> int:
             close_output(out, completed=completed)
     if not quiet_attach:
         for pid in plan.pid_targets:
-            if os.path.exists(f"/proc/{pid}"):
+            # not one that exited (a zombie its parent has not reaped yet; a leader
+            # that ended alone is one too, while its threads run): strace detaches
+            # only from the processes still there
+            state = _state(pid)
+            if state is not None and (state not in (b"Z", b"X") or _threads(pid) > 1):
                 _say(f"Process {pid} detached")
     if trace.final_losses is not None:      # everything lost or skipped, a line each
         losses = trace.final_losses
