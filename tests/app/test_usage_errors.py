@@ -184,3 +184,20 @@ def test_error_text_is_escaped(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert main(["run", str(p)]) == 2
     err = capsys.readouterr().err
     assert "\x1b" not in err and "bad\\x1b[31m.toml" in err
+
+
+@pytest.mark.parametrize("argv", [
+    ["run", "-e", "op\nen", "--", "true"],
+    ["run", "-o", "/nonexistent/a\nb", "--", "true"],
+    ["strace", "-e", "trace=op\nen", "true"],
+    ["strace", "-u", "no\nuser", "true"],
+    ["strace", "-S", "x\ny", "true"],
+])
+def test_a_newline_in_bad_input_keeps_the_message_one_line(
+        capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    # the value is quoted with its newline escaped: a second line could pass for one of
+    # tracekit's own (the option's text was printed raw in front of its escaped item)
+    assert main(argv) in (1, 2)
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if not ln.startswith("Try '")]
+    assert len(lines) == 1 and "\\n" in lines[0], err

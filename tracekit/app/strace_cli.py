@@ -1192,13 +1192,17 @@ def main(argv: list[str]) -> int:
             return 128 + signal.SIGINT
         if not all(isinstance(e, TracekitError) for e in errors):
             raise
-        from tracekit.app.cli import _output_error_of, _printable
+        from tracekit._errors import ConfigError
+        from tracekit.app.cli import _one_line, _output_error_of, _printable
 
         for err in errors:
             # a sink's own error says what happened (its file and errno name); the
             # pipeline's wrapping of it ("sink 'strace' failed: ...") says nothing more
             inner = _output_error_of(err)
-            print(f"tracekit strace: {_printable(str(err if inner is None else inner))}",
+            text = str(err if inner is None else inner)
+            # bad input in one line, whatever newline it held (a verifier log is lines)
+            print(f"tracekit strace: "
+                  f"{_one_line(text) if isinstance(err, ConfigError) else _printable(text)}",
                   file=sys.stderr)
         return EXIT_USAGE
     if args.killed_by and args.killed_by not in _CORE_SIGNALS:
@@ -1227,8 +1231,8 @@ def _die_of(sig: int) -> None:
 
 
 def _usage(message: str, hint: bool) -> None:
-    from tracekit.app.cli import _printable
+    from tracekit.app.cli import _one_line
 
-    print(f"tracekit strace: {_printable(message)}", file=sys.stderr)
+    print(f"tracekit strace: {_one_line(message)}", file=sys.stderr)
     if hint:
         print("Try 'tracekit strace -h' for more information.", file=sys.stderr)
