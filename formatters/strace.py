@@ -111,7 +111,7 @@ from tracekit._events import (
     Syscall,
 )
 from tracekit.decode.args import SyscallDecoder
-from tracekit.decode.argspec import ARGSPEC
+from tracekit.decode.argspec import ARGSPEC, ARGSPEC32
 from tracekit.decode.flags import signal_name
 from tracekit.decode.signals import SIGKILL, signal_line, stopped_line
 from tracekit.decode.values import DEFAULT_STRING_LIMIT
@@ -141,7 +141,7 @@ _EXIT_KINDS = frozenset({
     "len_inout", "optval_out", "msghdr_out", "mmsgvec", "rusage", "rusagew", "wstatus",
     "utsname", "sysinfo", "tms", "rlim_out", "stack_out", "sigset_out", "sigaction_out",
     "siginfo_out", "uint_out", "mincore_vec", "msgbuf_out", "mqattr_out", "timex",
-    "mpolmode_out", "nlbufr", "siginfo_w", "mmsgvec_out",
+    "mpolmode_out", "nlbufr", "siginfo_w", "mmsgvec_out", "bufrn",
 })
 # ... and those whose argument list does not say so: the remaining time of a sleep,
 # io_getevents' events (decoded apart from the argument kinds)
@@ -216,7 +216,8 @@ def _entry_part(name: str, args: Sequence[str]) -> tuple[str, bool]:
     would print more at the exit (arguments the call writes, or a decoded return)."""
     if name in _SOCKNAME and "NULL" in args[1:3]:
         return f"{name}({', '.join(args)}", False
-    spec = ARGSPEC.get(name)
+    # (a name only i386 has, socketcall's recv and send among them, by its i386 kinds)
+    spec = ARGSPEC.get(name) or ARGSPEC32.get(name)
     kinds, ret = spec if spec is not None else ((), "d")
     cut = _EXIT_ARG.get(name)
     if cut is None:

@@ -306,3 +306,39 @@ def test_a_call_that_writes_its_arguments_prints_those_before_them(
 
     assert detached(_blocked_after_attach(["strace"], prog, nr)) == [want]
     assert detached(_blocked_after_attach([*TRACEKIT, "strace"], prog, nr)) == [want]
+
+
+_INT80_RECV_AFTER_A_GATE = r"""
+#include <sys/socket.h>
+#include <unistd.h>
+static char buf[64];
+static unsigned int words[4];
+int main(void)
+{
+    int sv[2];
+    char gate;
+    long r;
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) || read(0, &gate, 1) != 1)
+        return 1;
+    words[0] = sv[0];           /* i386 socketcall(SYS_RECV, {fd, buf, 64, 0}) */
+    words[1] = (unsigned long)buf;
+    words[2] = sizeof(buf);
+    asm volatile("int $0x80" : "=a"(r) : "a"(102), "b"(10), "c"(words) : "memory");
+    return 0;
+}
+"""
+
+
+@pytest.mark.skipif(machine_arch() != "x86_64", reason="int $0x80 is x86_64's")
+def test_a_32bit_recv_prints_what_strace_printed_at_its_entry(tmp_path: Path) -> None:
+    # recv, an i386 socketcall sub-call only (no native call of that name), was printed
+    # with every argument: its kinds are the i386 table's
+    prog = [str(compile_c(_INT80_RECV_AFTER_A_GATE, tmp_path, "int80_recv", "-no-pie"))]
+
+    def detached(text: str) -> list[str]:
+        text = re.sub(r"strace: Process \d+ detached\n", "", text)
+        return [ln for ln in text.splitlines() if "<detached ...>" in ln]
+
+    ref = detached(_blocked_after_attach(["strace"], prog, 102))
+    assert ref == [f"recv({ref[0][5:].split(',')[0]},  <detached ...>"], ref
+    assert detached(_blocked_after_attach([*TRACEKIT, "strace"], prog, 102)) == ref
