@@ -229,7 +229,7 @@ class _Collector:
 
 def _address(listen: str) -> tuple[str, int]:
     host, sep, port = listen.rpartition(":")
-    if not sep or not port.isdigit() or not 0 <= int(port) <= 65535:
+    if not sep or not (port.isascii() and port.isdigit()) or not 0 <= int(port) <= 65535:
         raise ConfigError(f"openmetrics output: listen = {listen!r} is not HOST:PORT "
                           "(e.g. \"127.0.0.1:9464\")")
     return host.strip("[]") or "0.0.0.0", int(port)

@@ -111,7 +111,7 @@ from tracekit._events import (
     Syscall,
 )
 from tracekit.decode.args import SyscallDecoder
-from tracekit.decode.argspec import ARGSPEC
+from tracekit.decode.argspec import ARGSPEC, ARGSPEC32
 from tracekit.decode.flags import signal_name
 from tracekit.decode.signals import SIGKILL, signal_line, stopped_line
 from tracekit.decode.values import DEFAULT_STRING_LIMIT
@@ -141,10 +141,11 @@ _EXIT_KINDS = frozenset({
     "len_inout", "optval_out", "msghdr_out", "mmsgvec", "rusage", "rusagew", "wstatus",
     "utsname", "sysinfo", "tms", "rlim_out", "stack_out", "sigset_out", "sigaction_out",
     "siginfo_out", "uint_out", "mincore_vec", "msgbuf_out", "mqattr_out", "timex",
-    "mpolmode_out",
+    "mpolmode_out", "nlbufr", "siginfo_w", "mmsgvec_out", "bufrn",
 })
-# ... and those whose argument list does not say so: the remaining time of a sleep
-_EXIT_ARG = {"nanosleep": 1, "clock_nanosleep": 3}
+# ... and those whose argument list does not say so: the remaining time of a sleep,
+# io_getevents' events (decoded apart from the argument kinds)
+_EXIT_ARG = {"nanosleep": 1, "clock_nanosleep": 3, "io_getevents": 3}
 # strace's decode_sockname (net.c): the address and its length are printed at exit only
 # when both are given (and the length read, the call verbose); else both print as
 # addresses at entry, and the call (accept4 with its flags) is done there:
@@ -215,7 +216,8 @@ def _entry_part(name: str, args: Sequence[str]) -> tuple[str, bool]:
     would print more at the exit (arguments the call writes, or a decoded return)."""
     if name in _SOCKNAME and "NULL" in args[1:3]:
         return f"{name}({', '.join(args)}", False
-    spec = ARGSPEC.get(name)
+    # (a name only i386 has, socketcall's recv and send among them, by its i386 kinds)
+    spec = ARGSPEC.get(name) or ARGSPEC32.get(name)
     kinds, ret = spec if spec is not None else ((), "d")
     cut = _EXIT_ARG.get(name)
     if cut is None:
@@ -414,6 +416,8 @@ class StraceFormatter(TextSink):
         self._raw = frozenset(shape.raw_syscalls)
         self._dump_reads = _fd_set(shape.dump_reads) if shape.dump_reads else frozenset()
         self._dump_writes = _fd_set(shape.dump_writes) if shape.dump_writes else frozenset()
+        # whether any call is dumped: an "all" set is None, as falsy as an empty one
+        self._dumping = bool(shape.dump_reads or shape.dump_writes)
         self.count_forks = True
         self.attach_lines = False
         self.personality_lines = True
@@ -501,7 +505,7 @@ class StraceFormatter(TextSink):
     def render(self, batch: Batch) -> str:
         lines: list[str] = []
         track = self.decoder.track if self.decoder.fd_paths else None
-        if self._fast and not (self._dump_reads or self._dump_writes) and \
+        if self._fast and not self._dumping and \
                 _not_overridden(type(self), "format_syscall", "_syscall", "_decoded"):
             lines = self._render_fast(batch, lines, track)
             return "\n".join(lines) + "\n" if lines else ""
@@ -617,7 +621,7 @@ class StraceFormatter(TextSink):
         lines.append(self.format_syscall(ev))
         if ev.stack:
             lines += [" > " + frame_text(f) for f in ev.stack]
-        if self._dump_reads or self._dump_writes:
+        if self._dumping:
             self._dump(ev, lines)
 
     def _fork_nrs(self, compat: bool) -> frozenset[int]:

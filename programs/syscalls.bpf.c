@@ -1840,9 +1840,11 @@ __noinline int tk_capture(struct tk_capbuf *c, const struct tk_beauty_spec *sp,
 
 /* A call the thread was in when tracing began (no entry seen): its arguments from the
  * registers at sys_exit and every capture of its specs read now, emitted as a RESUMED |
- * ATTACHED record with the captures. Returns 1 when emitted, 0 when there is nothing to
- * capture (the caller emits the plain record). s is on the caller's stack (ts_ns 0). */
-__noinline int tk_emit_attached(const struct tk_scratch *s, __u64 pid_tgid, long ret)
+ * ATTACHED record with the captures, and the flags in extra (TK_SC_UNFINISHED: the task
+ * dies in it). Returns 1 when emitted, 0 when there is nothing to capture (the caller
+ * emits the plain record). s is on the caller's stack (ts_ns 0). */
+__noinline int tk_emit_attached(const struct tk_scratch *s, __u64 pid_tgid, long ret,
+				__u32 extra)
 {
 	const struct tk_beauty *b;
 	struct tk_capbuf *c;
@@ -1884,7 +1886,7 @@ __noinline int tk_emit_attached(const struct tk_scratch *s, __u64 pid_tgid, long
 	if (!c->ncaps)
 		return 0;
 	c->rec.hdr.kind = TK_REC_SYSCALL;
-	c->rec.hdr.flags = TK_SC_RESUMED | TK_SC_ATTACHED | s->compat;
+	c->rec.hdr.flags = TK_SC_RESUMED | TK_SC_ATTACHED | s->compat | extra;
 	c->rec.hdr.ts_ns = 0;
 	c->rec.duration_ns = 0;
 	c->rec.tid = tid;
@@ -2576,7 +2578,7 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 	__u32 compat, kind;
 	__u64 pid_tgid;
 	__u32 tid, tgid;
-	__u32 wake;
+	__u32 wake, dying;
 	__u64 now;
 	long nr;
 
@@ -2641,10 +2643,16 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 		nr = w.nr;
 		compat |= w.flags & TK_SC_INDIRECT;
 	}
-	if (!nr_selected(nr, compat) || !ret_selected(ret))
+	if (!nr_selected(nr, compat))
+		return 0;
+	/* a call that never returns to user space (dying_in_call) is strace's `= ?`, one
+	 * of status=unfinished, not its -ERESTART* return */
+	dying = dying_in_call(task) ? TK_SC_UNFINISHED : 0;
+	if (dying ? !unfinished_selected() : !ret_selected(ret))
 		return 0;
 	if (targ_summary)
-		sum_add(s, task, pid_tgid, nr, compat, SUM_RESUMED, ret, 0, bpf_ktime_get_ns());
+		sum_add(s, task, pid_tgid, nr, compat, dying ? SUM_UNFINISHED : SUM_RESUMED, ret,
+			0, bpf_ktime_get_ns());
 	if (records_on()) {
 		struct tk_scratch rs = {};
 		int i;
@@ -2656,9 +2664,9 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 				rs.args[i] = w.w[i];
 		else
 			regs_exit_args(regs, rs.args, compat);
-		if (!targ_capture || w.nocap || !tk_emit_attached(&rs, pid_tgid, ret))
-			emit_syscall(TK_SC_RESUMED | TK_SC_ATTACHED | compat, 0, 0, pid_tgid, nr,
-				     rs.args, ret);
+		if (!targ_capture || w.nocap || !tk_emit_attached(&rs, pid_tgid, ret, dying))
+			emit_syscall(TK_SC_RESUMED | TK_SC_ATTACHED | compat | dying, 0, 0,
+				     pid_tgid, nr, rs.args, ret);
 	}
 	return 0;
 }

@@ -40,6 +40,8 @@ BASE = '[target]\ncommand = ["true"]\n'
     (BASE + '[filter]\nmin_duration_ms = nan\n', "min_duration_ms must be a number >= 0.0"),
     ('[target]\npid = [0]\n', "target.pid[0] must be an integer >= 1"),
     ('', "[target] needs exactly one of command, pid, tid, system_wide, cgroup; none is set"),
+    # '²' is a digit to str.isdigit and no number to int()
+    (BASE + '[filter]\nsyscalls = ["²"]\n', "unknown syscall '²'"),
 ])
 @pytest.mark.parametrize("cmd", ["run", "check"])
 def test_bad_pipeline_file_is_one_message_and_status_2(
@@ -52,6 +54,17 @@ def test_bad_pipeline_file_is_one_message_and_status_2(
     assert err.startswith("tracekit: error: ") and err.count("\n") == 1, err
     assert says in err
     assert "Traceback" not in err
+
+
+def test_listen_port_of_other_digits(tmp_path: Path,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    # '²' is a digit to str.isdigit and no number to int(): one message, no traceback
+    p = tmp_path / "om.toml"
+    p.write_text(BASE + '[output]\nformat = "openmetrics"\nlisten = "127.0.0.1:²"\n')
+    assert main(["run", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert err == ("tracekit: error: openmetrics output: listen = '127.0.0.1:²' is not "
+                   'HOST:PORT (e.g. "127.0.0.1:9464")\n')
 
 
 def test_non_utf8_pipeline_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -72,7 +85,8 @@ def test_pipeline_path_not_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[
 
 @pytest.mark.parametrize(("pid", "shown"), [("0", "'0'"), ("-5", "'-5'"), ("abc", "'abc'"),
                                             ("1,,2", "''"), ("1.5", "'1.5'"),
-                                            ("99999999999999999999", "'99999999999999999999'")])
+                                            ("99999999999999999999", "'99999999999999999999'"),
+                                            ("²", "'²'"), ("١٢", "'١٢'")])
 def test_bad_pid_option(tmp_path: Path, capsys: pytest.CaptureFixture[str], pid: str,
                         shown: str) -> None:
     p = tmp_path / "ok.toml"
@@ -170,3 +184,20 @@ def test_error_text_is_escaped(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert main(["run", str(p)]) == 2
     err = capsys.readouterr().err
     assert "\x1b" not in err and "bad\\x1b[31m.toml" in err
+
+
+@pytest.mark.parametrize("argv", [
+    ["run", "-e", "op\nen", "--", "true"],
+    ["run", "-o", "/nonexistent/a\nb", "--", "true"],
+    ["strace", "-e", "trace=op\nen", "true"],
+    ["strace", "-u", "no\nuser", "true"],
+    ["strace", "-S", "x\ny", "true"],
+])
+def test_a_newline_in_bad_input_keeps_the_message_one_line(
+        capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    # the value is quoted with its newline escaped: a second line could pass for one of
+    # tracekit's own (the option's text was printed raw in front of its escaped item)
+    assert main(argv) in (1, 2)
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if not ln.startswith("Try '")]
+    assert len(lines) == 1 and "\\n" in lines[0], err

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests._run import TRACEKIT, holds_bpf_link, tracekit_env
+from tests._run import TRACEKIT, holds_bpf_link, tracekit_env, wait_until
+from tracekit.kernel.syscalls import SyscallTable
 
 pytestmark = [pytest.mark.kernel,
               pytest.mark.skipif(shutil.which("strace") is None,
@@ -155,3 +156,78 @@ def _attached(tracer: int, pid: int) -> bool:
     BPF programs (it holds them once it has attached; a crude sign: its fds of bpf-prog)."""
     status = Path(f"/proc/{pid}/status").read_text()
     return f"TracerPid:\t{tracer}\n" in status or holds_bpf_link(tracer)
+
+
+def _default_signals() -> None:
+    """``preexec_fn``: SIGINT and SIGQUIT as a terminal's shell leaves them (a test
+    runner's worker may have them ignored, and an ignored one stays ignored)."""
+    for sig in (signal.SIGINT, signal.SIGQUIT):
+        signal.signal(sig, signal.SIG_DFL)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP],
+                         ids=["INT", "TERM", "HUP"])
+def test_p_ended_by_a_signal_exits_with_its_status(sig: int, tmp_path: Path) -> None:
+    """strace -p ended by a signal detaches, leaves the process running and dies of the
+    signal (a shell's 128+N); tracekit does the same (it returned 0)."""
+    got = {}
+    for name, tool in (("strace", STRACE), ("tracekit", [*TRACEKIT, "strace"])):
+        target = subprocess.Popen(["sleep", "100"], preexec_fn=_default_signals)
+        try:
+            p = subprocess.Popen([*tool, "-o", str(tmp_path / name), "-p", str(target.pid)],
+                                 stderr=subprocess.PIPE, text=True, preexec_fn=_default_signals,
+                                 env=tracekit_env() if name == "tracekit" else None)
+            try:
+                assert p.stderr is not None
+                assert "attached" in p.stderr.readline()
+                p.send_signal(sig)
+                p.communicate(timeout=60)
+            finally:
+                if p.poll() is None:
+                    p.kill()
+                    p.communicate()
+            got[name] = (p.returncode, target.poll() is None)
+        finally:
+            target.kill()
+            target.wait()
+    assert got["strace"] == (-sig, True)
+    assert got["tracekit"] == got["strace"]
+
+
+def test_p_of_a_process_killed_inside_a_call_from_before_the_attach(tmp_path: Path) -> None:
+    """sleep, inside clock_nanosleep when the tracer attaches, then SIGKILLed (and left
+    unreaped until the tracer is done): the call never returned, so it prints ``= ?``
+    (tracekit printed its -ERESTART_RESTARTBLOCK return), then ``+++ killed by SIGKILL
+    +++``; the tracer ends by itself and says no ``Process N detached`` of a zombie."""
+    got = {}
+    nr = SyscallTable().nr("clock_nanosleep")
+    for name, tool in (("strace", STRACE), ("tracekit", [*TRACEKIT, "strace"])):
+        out = tmp_path / name
+        target = subprocess.Popen(["sleep", "100"])
+        try:
+            calls = Path(f"/proc/{target.pid}/syscall")
+            wait_until(lambda: calls.read_text().startswith(f"{nr} "),  # noqa: B023
+                       "sleep in clock_nanosleep", 10)
+            p = subprocess.Popen([*tool, "-o", str(out), "-p", str(target.pid)],
+                                 stderr=subprocess.PIPE, text=True,
+                                 env=tracekit_env() if name == "tracekit" else None)
+            try:
+                assert p.stderr is not None
+                assert "attached" in p.stderr.readline()
+                time.sleep(0.5)
+                os.kill(target.pid, signal.SIGKILL)
+                _, err = p.communicate(timeout=60)
+            finally:
+                if p.poll() is None:
+                    p.kill()
+                    p.communicate()
+        finally:
+            target.kill()
+            target.wait()
+        got[name] = (p.returncode, err, out.read_text().splitlines())
+    for name, (rc, err, lines) in got.items():
+        assert (rc, err, len(lines), lines[-1]) == (0, "", 2, "+++ killed by SIGKILL +++"), \
+            (name, got[name])
+        assert lines[0].endswith(") = ?"), (name, lines)
+    assert got["tracekit"][2][0].startswith(
+        "clock_nanosleep(CLOCK_REALTIME, 0, {tv_sec=100, tv_nsec=0}, ")

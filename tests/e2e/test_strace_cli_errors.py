@@ -84,6 +84,16 @@ CASES = [
     ["-p", " 12"],
     ["-p", "1,,2"],
     ["-p", "99999999999"],
+    # numbers: ASCII digits only ('²' and '٣' are digits to str.isdigit, and int()
+    # refused the one with a traceback and read the other)
+    ["-p", "²"],
+    ["-e", "read=²"],
+    ["-e", "signal=²"],
+    ["-s", "²"],
+    ["-s", "1_000"],
+    ["-s", "12 "],
+    ["-s", "-1"],
+    ["-a", "٣"],
 ]
 
 

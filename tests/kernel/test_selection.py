@@ -76,6 +76,8 @@ def test_per_arch() -> None:
     (100000, r"^f:1:2: syscall number 100000 is out of range for x86_64 \(0\.\.\d+\)$"),
     ("", r"empty syscall name"),
     ("%xyzzy", r"unknown syscall class '%xyzzy' \(classes: %%stat"),
+    # a digit to str.isdigit that int() refuses: an unknown name, not a ValueError
+    ("²", r"^f:1:2: unknown syscall '²' on x86_64$"),
 ])
 def test_errors(item: str | int, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
@@ -148,6 +150,8 @@ def test_signals() -> None:
         resolve_signals(["SIGUSR3"], where="w")
     with pytest.raises(ConfigError, match=r"^w: signal number 65 is out of range \(1\.\.64\)"):
         resolve_signals([65], where="w")
+    with pytest.raises(ConfigError, match=r"^w: unknown signal '²'"):
+        resolve_signals(["²"], where="w")
     with pytest.raises(ConfigError, match=r"^w: the signal selection SIGINT, !SIGINT selects "):
         resolve_signals(["SIGINT", "!SIGINT"], where="w")
 

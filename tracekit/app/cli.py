@@ -279,6 +279,12 @@ def _string_limit(text: str) -> int:
     return int(_number(text, "a number of bytes", 0, 1 << 20, integer=True))
 
 
+def _digits(text: str) -> bool:
+    """ASCII digits only: str.isdigit() also takes '²' and '١', which int() then refuses
+    or reads (strace's strtol takes neither)."""
+    return text.isascii() and text.isdigit()
+
+
 def _parse_ids(values: list[str], option: str, what: str) -> list[int]:
     from tracekit._errors import ConfigError
 
@@ -286,7 +292,7 @@ def _parse_ids(values: list[str], option: str, what: str) -> list[int]:
     for v in values:
         for part in v.split(","):
             part = part.strip()
-            if not part.isdigit() or not 0 < int(part) < 2**31:
+            if not _digits(part) or not 0 < int(part) < 2**31:
                 raise ConfigError(f"{option}: {part!r} is not a {what} (1 to 2147483647)")
             ids.append(int(part))
     return ids
@@ -591,7 +597,7 @@ def _main(argv: list[str]) -> int:
         if command and args.cmd not in ("run", "record"):
             raise UsageError("'-- COMMAND' goes with 'run' or 'record'")
     except UsageError as usage:
-        print(f"tracekit: error: {_printable(str(usage))}", file=sys.stderr)
+        print(f"tracekit: error: {_one_line(str(usage))}", file=sys.stderr)
         return EXIT_USAGE
     args.command = command
     from tracekit._errors import ConfigError, TracekitError
@@ -620,8 +626,12 @@ def _main(argv: list[str]) -> int:
                 e, notes = inner, ""
 
             # a message may quote what a user stage or a traced process chose: escaped,
-            # so it cannot send control sequences to the terminal
-            print(f"tracekit: error: {_printable(f'{e}{notes}')}", file=sys.stderr)
+            # so it cannot send control sequences to the terminal; bad input is said in
+            # one line, whatever newline the input held (a verifier log is lines)
+            text = f"{e}{notes}"
+            print(f"tracekit: error: "
+                  f"{_one_line(text) if isinstance(e, ConfigError) else _printable(text)}",
+                  file=sys.stderr)
         return EXIT_USAGE if any(isinstance(e, ConfigError) for e in errors) else EXIT_ERROR
 
 
@@ -722,6 +732,12 @@ def _printable(text: str) -> str:
     """``text`` with control characters but newline and tab as ``\\xNN`` escapes."""
     return "".join(c if c.isprintable() or c in "\n\t" else f"\\x{ord(c):02x}"
                    if ord(c) < 0x100 else f"\\u{ord(c):04x}" for c in text)
+
+
+def _one_line(text: str) -> str:
+    """:func:`_printable` with newlines escaped too: a message about bad input (an option
+    value, a user name, a path) stays one line whatever the input held."""
+    return _printable(text).replace("\n", "\\n")
 
 
 class _EscapingFormatter(logging.Formatter):

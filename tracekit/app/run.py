@@ -334,10 +334,15 @@ async def _run(cfg: Any, path: Path, signals: _Signals, record: str | None) -> i
         # getdents64's entries: its reply read as bytes when every output prints them (a
         # reply past the bytes read could no longer be counted for one that does not)
         opts.dirents = True
-    # argv: every element for a verbose output, string_limit of them else (32 are read
-    # unless an output prints more)
+    # argv: every element for a verbose output, string_limit of them else, each cut at
+    # string_limit + 1 bytes; with an output that prints argv whole (jsonl) or a
+    # recording (replayed with any string_limit), its default capture: 32 elements
+    # while they fit 3072 bytes (more than string_limit of them when the output prints
+    # more). Cut elements fit: 32 of 200 bytes do not
     limits = [getattr(o.options, "string_limit", 0) for o in plan.outputs if not o.in_kernel]
-    if verbose or max(limits, default=0) > 32:
+    cut = bool(limits) and record is None and all(
+        hasattr(o.options, "string_limit") for o in plan.outputs if not o.in_kernel)
+    if verbose or max(limits, default=0) > 32 or cut:
         opts.argv_strings = min(max(limits + verbose), 1 << 10) + 1
     # data buffers: string_limit bytes of them, and one more to tell a longer one
     opts.data_bytes = max(limits, default=0) + 1

@@ -226,13 +226,20 @@ class StraceArgs:
     killed_by: int = 0              # set by run(): the signal that killed the command
 
 
+def _digits(text: str) -> bool:
+    """ASCII digits only: str.isdigit() also takes '²' and '١', which int() then refuses
+    or reads (strace's strtol takes neither)."""
+    return text.isascii() and text.isdigit()
+
+
 def _int(text: str, what: str, lo: int, hi: int) -> int:
-    try:
-        value = int(text, 10)
-    except ValueError:
-        raise UsageError(f"invalid {what} '{text}'") from None
-    if not lo <= value <= hi:
-        raise UsageError(f"invalid {what} '{text}': from {lo} to {hi}")
+    # strace's strtol: leading white space and a sign, then ASCII digits to the end
+    # (int() would also take '1_000', a trailing space and other scripts' digits)
+    if not re.fullmatch(r"[ \t\n\v\f\r]*[+-]?[0-9]+", text) or int(text, 10) < lo:
+        raise UsageError(f"invalid {what}: '{text}'", hint=True)
+    value = int(text, 10)
+    if value > hi:
+        raise UsageError(f"invalid {what}: '{text}' (from {lo} to {hi})", hint=True)
     return value
 
 
@@ -352,7 +359,7 @@ def _short(a: StraceArgs, c: str, value: str | None) -> None:
         if parts[-1] == "":
             parts.pop()
         for part in parts:
-            if not part.isdigit() or not 1 <= int(part) <= 2**31 - 1:
+            if not _digits(part) or not 1 <= int(part) <= 2**31 - 1:
                 raise UsageError(f"Invalid process id: '{part}'")
             a.pids.append(int(part))
     elif c == "e":
@@ -512,7 +519,7 @@ def _fds(text: str) -> list[int | str]:
         return []
     items = text.split(",")
     for p in items:
-        if not p.isdigit() or int(p) > 2**31 - 1:
+        if not _digits(p) or int(p) > 2**31 - 1:
             raise UsageError(f"invalid descriptor '{p}'")
     if text.startswith("!"):
         raise UsageError(f"-e read/write={text}: a negated set of fds is not supported; "
@@ -565,7 +572,7 @@ def _syscall_set(value: str, where: str) -> str:
         """A name only the i386 table has (chown32, socketcall's send): it selects the
         32-bit calls of x86_64 tasks, as strace resolves each personality's table."""
         try:
-            return t32 is not None and not item.isdigit() and bool(resolve_item(item, t32))
+            return t32 is not None and not _digits(item) and bool(resolve_item(item, t32))
         except ConfigError:
             return False
 
@@ -605,7 +612,7 @@ def _signal_set(value: str) -> str:
     negate, items = _items(value, "signal")
     kept: list[str] = []
     for p in items:
-        if p.isdigit() and len(p) < 4 and int(p) <= 255:
+        if _digits(p) and len(p) < 4 and int(p) <= 255:
             if 1 <= int(p) <= 64:
                 kept.append(p)
             continue
@@ -809,8 +816,10 @@ def build(a: StraceArgs) -> Plan:
             deref is None or dents in deref[0]) and a.summary != "c":
         # -v prints getdents64's entries: its reply read as bytes, not counted
         opts.dirents = True
-    if (full_exec or a.strsize > 32) and a.summary != "c":
-        # argv: every element with -v, -s of them without (more than the 32 read else)
+    if a.summary != "c":
+        # argv: every element with -v, -s of them without, each cut at -s + 1 bytes
+        # (argv's default capture stops at its first element longer than 1024 bytes,
+        # and three of 1024 fill it: strace -s 32 shows 32 elements of a long argv)
         opts.argv_strings = min(a.strsize, 1 << 10) + 1
     if a.summary != "c":
         # -s N: N + 1 bytes of data (the default reads 256); -e read=/write= dump a
@@ -878,15 +887,20 @@ def _say(text: str) -> None:
         print(f"strace: {text}", file=sys.stderr, flush=True)
 
 
+def _state(pid: int) -> bytes | None:
+    """The state letter of /proc/PID/stat (``R``, ``S``, ``Z`` ...); None: no such pid."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return None
+
+
 def _attach_failed(pid: int) -> bool:
     """Say strace's line for a -p process that has exited, if ``pid`` names none:
     ``No such process`` once it is reaped, ``Operation not permitted`` for a zombie (what
     strace's PTRACE_SEIZE gets in each case); returns whether it said it."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            state = f.read().rsplit(b")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError, IndexError):
-        state = None
+    state = _state(pid)
     if state not in (None, b"Z", b"X"):
         return False
     why = "No such process" if state is None else "Operation not permitted"
@@ -1038,9 +1052,13 @@ async def _run(a: StraceArgs, signals: Any) -> int:
             close_output(out, completed=completed)
     if not quiet_attach:
         for pid in plan.pid_targets:
-            # -f: every thread it had attached to (strace says each detached)
-            for tid in _tids(pid) if a.follow else [pid] if os.path.exists(
-                    f"/proc/{pid}") else []:
+            # not one that exited (a zombie its parent has not reaped yet; a leader
+            # that ended alone is one too, while its threads run): strace detaches
+            # only from the processes still there; with -f from each of their threads
+            state = _state(pid)
+            if state is None or (state in (b"Z", b"X") and _threads(pid) <= 1):
+                continue
+            for tid in _tids(pid) if a.follow else [pid]:
                 _say(f"Process {tid} detached")
     if trace.final_losses is not None:      # everything lost or skipped, a line each
         losses = trace.final_losses
@@ -1060,14 +1078,14 @@ async def _run(a: StraceArgs, signals: Any) -> int:
     if plan.pid_targets and set(plan.pid_targets) <= set(gone):
         return 1                # nothing was attached to, as strace exits
     if rc is None:
-        if trace.interrupted_by is not None and not plan.pid_targets:
-            # a signal ended the trace and the command lives on (it ignores or handles
-            # the signal), untraced: the signal's status, as tracekit run ends
-            return 128 + trace.interrupted_by
         if trace.interrupted_by is not None:
-            # -p: strace, detached, dies of the signal that ended it (a shell sees
-            # 128+N, a parent's wait the signal)
-            a.killed_by = trace.interrupted_by
+            # a signal ended the trace and the command lives on (it ignores or handles
+            # the signal), untraced: the signal's status, as tracekit run ends; -p
+            # processes too, left running as strace leaves them at its detach, and with
+            # -p alone tracekit dies of the signal as strace does (a shell sees 128+N,
+            # a parent's wait the signal; tracekit run -p returns 0)
+            if not a.command:
+                a.killed_by = trace.interrupted_by
             return 128 + trace.interrupted_by
         return 0
     if rc < 0:
@@ -1189,13 +1207,17 @@ def main(argv: list[str]) -> int:
             return 128 + signal.SIGINT
         if not all(isinstance(e, TracekitError) for e in errors):
             raise
-        from tracekit.app.cli import _output_error_of, _printable
+        from tracekit._errors import ConfigError
+        from tracekit.app.cli import _one_line, _output_error_of, _printable
 
         for err in errors:
             # a sink's own error says what happened (its file and errno name); the
             # pipeline's wrapping of it ("sink 'strace' failed: ...") says nothing more
             inner = _output_error_of(err)
-            print(f"tracekit strace: {_printable(str(err if inner is None else inner))}",
+            text = str(err if inner is None else inner)
+            # bad input in one line, whatever newline it held (a verifier log is lines)
+            print(f"tracekit strace: "
+                  f"{_one_line(text) if isinstance(err, ConfigError) else _printable(text)}",
                   file=sys.stderr)
         return EXIT_USAGE
     if args.killed_by and args.killed_by not in _CORE_SIGNALS:
@@ -1224,8 +1246,8 @@ def _die_of(sig: int) -> None:
 
 
 def _usage(message: str, hint: bool) -> None:
-    from tracekit.app.cli import _printable
+    from tracekit.app.cli import _one_line
 
-    print(f"tracekit strace: {_printable(message)}", file=sys.stderr)
+    print(f"tracekit strace: {_one_line(message)}", file=sys.stderr)
     if hint:
         print("Try 'tracekit strace -h' for more information.", file=sys.stderr)

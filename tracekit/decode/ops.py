@@ -144,7 +144,7 @@ def _prctl(d: SyscallDecoder, ev: Syscall) -> list[str]:
     if opt_name == "PR_SET_VMA":
         out.append(_xval(T.PR_SET_VMA_OPS, args[1], "PR_SET_VMA_???"))
         if T.PR_SET_VMA_OPS.get(args[1]) == "PR_SET_VMA_ANON_NAME":
-            return [*out, pointer(args[2]), str(args[3]), _vma_name(ev)]
+            return [*out, pointer(args[2]), str(args[3]), _vma_name(d, ev)]
         return [*out, *(_x(v) for v in args[2:5])]
     if opt_name == "PR_GET_SPECULATION_CTRL":
         return [*out, _xval(T.PR_SPEC_MISFEATURES, args[1], "PR_SPEC_???")]
@@ -207,15 +207,15 @@ def sve_vl(fl: F.ArchFlags, v: int) -> str:
     return f"{F.FlagSet(fl.tables.PR_SVE_VL_FLAGS)(flags)}|{vl}" if flags else vl
 
 
-def _vma_name(ev: Syscall) -> str:
-    """PR_SET_VMA_ANON_NAME's name (arg5, read at entry): ``"name"``, the address when
-    it was not read, NULL (clears the name)."""
+def _vma_name(d: SyscallDecoder, ev: Syscall) -> str:
+    """PR_SET_VMA_ANON_NAME's name (arg5, read at entry): ``"name"`` (-s bytes of it),
+    the address when it was not read, NULL (clears the name)."""
     if not ev.args[4]:
         return "NULL"
     cap = _readable(next(iter(_caps(ev, 4, CAP_STR)), None))
     if cap is None:
         return pointer(ev.args[4])
-    return quote(cap.data, limit=STRING_LIMIT, more=bool(cap.flags & CAPF_TRUNC))
+    return quote(cap.data, limit=d.string_limit, more=bool(cap.flags & CAPF_TRUNC))
 
 
 def _prctl_arg(d: SyscallDecoder, ev: Syscall, kind: str, v: int) -> str:
@@ -246,13 +246,15 @@ def _prctl_arg(d: SyscallDecoder, ev: Syscall, kind: str, v: int) -> str:
         cap = _readable(next(iter(_caps(ev, 1, CAP_STR)), None))
         if cap is None:
             return pointer(v)
-        limit = TASK_COMM_LEN - 1
+        # strace's printstr_ex: at most TASK_COMM_LEN - 1 bytes, and at most -s
+        limit = min(TASK_COMM_LEN - 1, d.string_limit)
         return quote(cap.data[:limit], more=len(cap.data) > limit
                      or bool(cap.flags & CAPF_TRUNC and len(cap.data) >= limit))
     if kind == "name_out":
         strs = _caps(ev, 1, CAP_STR)
         cap = _readable(strs[-1]) if len(strs) >= 2 and succeeded(ev) else None
-        return pointer(v) if cap is None else quote(cap.data[:TASK_COMM_LEN])
+        return pointer(v) if cap is None else quote(
+            cap.data[:TASK_COMM_LEN], limit=min(TASK_COMM_LEN, d.string_limit))
     if kind == "int_out":
         return _out_int(ev, 1, str)
     if kind == "sig_out":

@@ -34,6 +34,12 @@ __all__ = ["CLASSES", "class_names", "resolve_compat_syscalls", "resolve_errnos"
 _GLOB_CHARS = frozenset("*?[")
 
 
+def _digits(text: str) -> bool:
+    """ASCII digits only: str.isdigit() also takes '²' and '١', which int() then refuses
+    or reads (strace's strtol takes neither)."""
+    return text.isascii() and text.isdigit()
+
+
 def class_names() -> list[str]:
     """Every class as written in an expression: ``["%%stat", ..., "%file", ...]``."""
     return sorted(f"%{c}" for c in CLASSES)
@@ -66,12 +72,12 @@ def resolve_item(item: str | int, table: SyscallTable, *, where: str = "") -> se
         try:
             return resolve_item(item.strip()[1:], table, where=where)
         except ConfigError:
-            if item.strip()[1:].strip().isdigit():
+            if _digits(item.strip()[1:].strip()):
                 raise
             return set()
     if isinstance(item, str) and item.strip() in ("all", "none"):
         return _all(table) if item.strip() == "all" else set()
-    if isinstance(item, str) and item.strip().isdigit():
+    if isinstance(item, str) and _digits(item.strip()):
         item = int(item)
     if isinstance(item, int):
         if not 0 <= item <= table.max_nr():
@@ -139,7 +145,7 @@ def resolve_syscalls(exprs: list[str | int], table: SyscallTable, *,
         try:
             return resolve_item(item, table, where=where)
         except ConfigError:
-            if t32 is None or not isinstance(item, str) or item.strip().isdigit():
+            if t32 is None or not isinstance(item, str) or _digits(item.strip()):
                 raise
             try:
                 if resolve_item(item, t32):
@@ -222,7 +228,7 @@ def _number_or_name(item: str | int, by_name: dict[str, int], top: int, what: st
                     number: str, name_of: Callable[[str], str], where: str) -> set[int]:
     """One signal or errno: a number in 1..top (``number`` names it in the error), or a
     name (``name_of`` spells it as ``by_name``'s keys), as a one-element set."""
-    if isinstance(item, str) and item.isdigit():
+    if isinstance(item, str) and _digits(item):
         item = int(item)
     if isinstance(item, int) and not isinstance(item, bool):
         if not 1 <= item <= top:

@@ -612,10 +612,11 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "quotactl_fd": (_str("addr"), _fixed("addr", QUOTA_DATA_SIZE),
                     _fixed("addr", QUOTA_DATA_SIZE, at_exit=True), _fd("fd")),
     # prctl: PR_SET_NAME's and PR_GET_NAME's comm, what PR_GET_* wrote at arg2, and
-    # PR_SET_VMA_ANON_NAME's name (arg5; 32 bytes shown, one more tells it is longer)
+    # PR_SET_VMA_ANON_NAME's name (arg5; -s bytes shown: a name the kernel takes is
+    # at most 80, ANON_VMA_NAME_MAX_LEN; a longer one, refused, shows 255 and "...")
     "prctl": (_Override("arg2", CAP_STR, None, PRCTL_NAME_CAP), _fixed("arg2", 8, at_exit=True),
               _Override("arg2", CAP_STR, None, PRCTL_NAME_CAP, 0, True),
-              _Override("arg5", CAP_STR, None, 33)),
+              _Override("arg5", CAP_STR, None, BUF_CAP)),
     "fcntl": (_fixed("arg", FLOCK_SIZE), _fixed("arg", FLOCK_SIZE, at_exit=True)),
     "arch_prctl": (_fixed("arg2", 8, at_exit=True),),
     # ptrace: what a request wrote at data: PEEK*'s word, GETEVENTMSG's message, and in
