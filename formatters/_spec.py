@@ -152,6 +152,10 @@ def _never_streams(options: Any) -> bool:
     return False
 
 
+def _no_problem(options: Any) -> tuple[str, str] | None:
+    return None
+
+
 @dataclass(frozen=True)
 class FormatSpec(Generic[OptionsT]):
     """One output format (``[output] format = name``).
@@ -175,6 +179,9 @@ class FormatSpec(Generic[OptionsT]):
       streams_with: ``(options) -> bool``: whether an output ``written_at_end`` is
         written while the trace runs after all with these options (a summary with
         interval reports); see :meth:`at_end`.
+      problem: ``(options) -> (key, message) | None``: what is wrong with a value that
+        its type lets through (an openmetrics ``listen`` that is not HOST:PORT), found
+        with the pipeline file (``tracekit check`` too), not when the sink starts.
     """
 
     name: str
@@ -185,6 +192,7 @@ class FormatSpec(Generic[OptionsT]):
     written_at_end: bool = False
     rewrites: bool = False
     streams_with: Callable[[OptionsT], bool] = _never_streams
+    problem: Callable[[OptionsT], tuple[str, str] | None] = _no_problem
 
     def at_end(self, options: OptionsT | None = None) -> bool:
         """Whether an output of this format with ``options`` is written once, at the end

@@ -227,12 +227,31 @@ class _Collector:
                                      histogram=self._histogram)))
 
 
-def _address(listen: str) -> tuple[str, int]:
+def _split_address(listen: str) -> tuple[str, int] | None:
+    """``HOST:PORT`` as (host, port): ``[::1]:9464`` as ``::1``, no host as 0.0.0.0;
+    None when it is not one (a port of ASCII digits, 0..65535)."""
     host, sep, port = listen.rpartition(":")
     if not sep or not (port.isascii() and port.isdigit()) or not 0 <= int(port) <= 65535:
-        raise ConfigError(f"openmetrics output: listen = {listen!r} is not HOST:PORT "
-                          "(e.g. \"127.0.0.1:9464\")")
+        return None
     return host.strip("[]") or "0.0.0.0", int(port)
+
+
+def _listen_problem(listen: str) -> str:
+    return f"listen = {listen!r} is not HOST:PORT (e.g. \"127.0.0.1:9464\")"
+
+
+def _address(listen: str) -> tuple[str, int]:
+    got = _split_address(listen)
+    if got is None:
+        raise ConfigError(f"openmetrics output: {_listen_problem(listen)}")
+    return got
+
+
+def _problem(options: MetricsOptions) -> tuple[str, str] | None:
+    """A ``listen`` that is not HOST:PORT, found with the pipeline file."""
+    if options.listen and _split_address(options.listen) is None:
+        return "listen", _listen_problem(options.listen)
+    return None
 
 
 class MetricsSink:
@@ -358,5 +377,6 @@ def _in_kernel(options: MetricsOptions, has_stages: bool) -> bool:
 
 
 SPEC: FormatSpec[MetricsOptions] = FormatSpec("openmetrics", MetricsOptions, make_sink,
-                                              in_kernel=_in_kernel, rewrites=True)
+                                              in_kernel=_in_kernel, rewrites=True,
+                                              problem=_problem)
 MetricsSink.spec = SPEC

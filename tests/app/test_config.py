@@ -155,6 +155,10 @@ def test_bad_values() -> None:
     assert err('target.pid = [1]\n[output]\nformat = "straec"\n') == (
         "p.toml:3:10: invalid value 'straec' for output.format (did you mean 'strace'?); "
         "expected one of 'perf', 'strace', 'jsonl', 'summary', 'openmetrics'")
+    # a value its type lets through, but not the format: said with the file, where it is
+    # (tracekit check too), not first when the sink starts
+    assert err('target.pid = [1]\n[output]\nformat = "openmetrics"\nlisten = "h:x"\n') == (
+        "p.toml:4:10: [output]: listen = 'h:x' is not HOST:PORT (e.g. \"127.0.0.1:9464\")")
 
 
 def test_stage_kind_errors() -> None:

@@ -63,7 +63,7 @@ def test_listen_port_of_other_digits(tmp_path: Path,
     p.write_text(BASE + '[output]\nformat = "openmetrics"\nlisten = "127.0.0.1:²"\n')
     assert main(["run", str(p)]) == 2
     err = capsys.readouterr().err
-    assert err == ("tracekit: error: openmetrics output: listen = '127.0.0.1:²' is not "
+    assert err == (f"tracekit: error: {p}:5:10: [output]: listen = '127.0.0.1:²' is not "
                    'HOST:PORT (e.g. "127.0.0.1:9464")\n')
 
 

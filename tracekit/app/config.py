@@ -941,6 +941,9 @@ def check_outputs(cfg: PipelineConfig, *,
     streaming: dict[int, int] = {}
     for i, o in enumerate(outs):
         spec = format_spec(o.format)
+        problem = spec.problem(spec.options_of(o))
+        if problem is not None:
+            raise ConfigError(f"{at(i, problem[0])}{name(i)}: {problem[1]}")
         std = std_stream_of(o.path)
         if std is None:
             key = os.path.normpath(os.path.abspath(o.path)) if o.path else ""
