@@ -240,6 +240,37 @@ def test_a_length_with_garbage_above_its_32_bits_reads_as_the_kernel_takes_it(
     assert want in got.splitlines(), got
 
 
+def test_a_kernel_thread_is_inside_no_call_at_the_end(tmp_path: Path) -> None:
+    # /proc/TID/syscall of a kernel thread reads "0 0x0 ... 0x0" (no user registers):
+    # tracekit run -p of one printed it blocked in read(fd: 0, buf: NULL, count: 0)
+    kthread = None
+    for name in sorted((n for n in os.listdir("/proc") if n.isdigit()), key=int):
+        try:
+            stat = Path(f"/proc/{name}/stat").read_bytes()
+        except OSError:
+            continue
+        if int(name) > 2 and int(stat.rsplit(b")", 1)[1].split()[6]) & 0x00200000:
+            kthread = int(name)     # (not kthreadd: run -p would follow its children)
+            break
+    if kthread is None:
+        pytest.skip("no kernel thread in this pid namespace")
+    tracer = subprocess.Popen([*TRACEKIT, "run", "-p", str(kthread)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=tracekit_env(), preexec_fn=die_with_parent)
+    try:
+        wait_until(lambda: holds_bpf_link(tracer.pid) or tracer.poll() is not None,
+                   "tracekit attached", 30)
+        time.sleep(0.5)
+        tracer.send_signal(signal.SIGINT)
+        out, err = tracer.communicate(timeout=30)
+    finally:
+        if tracer.poll() is None:
+            tracer.kill()
+            tracer.wait()
+    assert tracer.returncode is not None and "Traceback" not in err, err
+    assert "detached" not in out, out
+
+
 _ACCEPT_BLOCKED = r"""
 #include <string.h>
 #include <sys/socket.h>

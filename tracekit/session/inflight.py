@@ -164,6 +164,8 @@ def _from_proc(session: Session, tid: int, tgid: int, comm: str) -> Syscall | No
     # "running", "-1 SP PC" (not in a call), or "NR A1 .. A6 SP PC" in hex
     if len(words) < 9 or not words[0].isdigit():
         return None
+    if int(words[7], 16) == 0 == int(words[8], 16):
+        return None             # a kernel thread: no user registers ("0 0x0 ... 0x0")
     nr = int(words[0])
     args = [int(w, 16) for w in words[1:7]]
     flags = SC_UNFINISHED | SC_DETACHED
