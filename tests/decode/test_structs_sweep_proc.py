@@ -339,3 +339,12 @@ def test_move_pages_arrays(dec: SyscallDecoder) -> None:
     many = struct.pack("<40i", *range(40))
     ev = call("move_pages", (0, 1 << 40, 0, ADDR, 0, 0), EINVAL, cap(3, many))
     assert dec.decode(ev).args[3].endswith("30, 31, ...]")
+    # a count whose array would end past the address space (its size overflows, or the
+    # end wraps around): the addresses, as strace's print_array; it printed the pages
+    ev = call("move_pages", (0, 0xDEADBEEF00000003, ADDR, ADDR, 0, 0), -14,
+              cap(2, pages), cap(3, status))
+    assert dec.decode(ev).args[2:4] == (f"{ADDR:#x}", f"{ADDR:#x}")
+    # 8-byte pages ending at 2**64 wrap, 4-byte nodes of the same count do not
+    ev = call("move_pages", (0, (1 << 61) - ADDR // 8, ADDR, ADDR, 0, 0), -14,
+              cap(2, pages), cap(3, status))
+    assert dec.decode(ev).args[2:4] == (f"{ADDR:#x}", "[0, -2, ...]")

@@ -151,6 +151,54 @@ def test_p_goes_on_with_the_processes_it_could_attach_to(tmp_path: Path) -> None
                                  "strace: Process LIVE attached"], True)
 
 
+def _a_kernel_thread() -> int | None:
+    """The pid of a kernel thread (PF_KTHREAD in its stat flags), if this pid namespace
+    shows one."""
+    for name in sorted(os.listdir("/proc"), key=lambda n: (len(n), n)):
+        if name.isdigit():
+            try:
+                stat = Path(f"/proc/{name}/stat").read_bytes()
+            except OSError:
+                continue
+            if int(stat.rsplit(b")", 1)[1].split()[6]) & 0x00200000:
+                return int(name)
+    return None
+
+
+def test_p_of_a_kernel_thread_or_of_a_process_named_twice_is_refused_as_strace_does(
+        tmp_path: Path) -> None:
+    """strace's PTRACE_SEIZE fails, in its order among the attaches, for a kernel thread
+    (ptrace refuses one) and for a process named again (already traced); tracekit
+    attached to both, said a kernel thread attached and the process attached and
+    detached twice."""
+    kthread = _a_kernel_thread()
+    if kthread is None:
+        pytest.skip("no kernel thread in this pid namespace")
+    live = _start("sleep 60")
+    try:
+        got = {}
+        for name, tool in (("strace", STRACE), ("tracekit", TRACEKIT)):
+            pids = f"{live.pid},{kthread}"
+            r = _attach_for(tool, ["-p", pids, "-p", str(live.pid)], live.pid, 0.5,
+                            tmp_path / name)
+            got[name] = (r.returncode, [
+                x.replace(str(live.pid), "LIVE").replace(f" {kthread})", " KTHREAD)")
+                for x in r.stderr.splitlines()])
+        # alone: nothing to attach to, exit status 1
+        for name, tool in (("strace", STRACE), ("tracekit", TRACEKIT)):
+            r = _run(tool, ["-p", str(kthread)])
+            got[name + " alone"] = (r.returncode, r.stderr.replace(str(kthread), "KTHREAD"))
+    finally:
+        _stop(live)
+    seize = "strace: attach: ptrace(PTRACE_SEIZE, {}): Operation not permitted"
+    assert got["strace"] == (-signal.SIGINT, [
+        "strace: Process LIVE attached", seize.format("KTHREAD"), seize.format("LIVE"),
+        "strace: Process LIVE detached"])
+    assert got["tracekit"] == got["strace"]
+    assert got["strace alone"] == (1, seize.format("KTHREAD") + "\n")
+    assert got["tracekit alone"] == got["strace alone"]
+
+
 def _attached(tracer: int, pid: int) -> bool:
     """Whether ``tracer`` is tracing ``pid``: strace's ptrace (TracerPid), or tracekit's
     BPF programs (it holds them once it has attached; a crude sign: its fds of bpf-prog)."""

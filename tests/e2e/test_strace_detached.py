@@ -177,6 +177,100 @@ def test_a_32bit_call_entered_before_the_attach_is_read_as_one(tmp_path: Path) -
     assert "accept(" in got and "detached ...>" in got, got
 
 
+_HIGH_BITS_BLOCKED = r"""
+#define _GNU_SOURCE
+#include <poll.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+#define HIGH 0xdeadbeef00000000UL
+int main(int argc, char **argv)
+{
+    /* what the call reads ends where its mapping ends */
+    char *m = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    int p[2];
+    if (m == MAP_FAILED || munmap(m + 4096, 4096) || pipe(p))
+        return 1;
+    if (!strcmp(argv[1], "poll")) {
+        struct pollfd *f = (struct pollfd *)(m + 4096 - sizeof(*f));
+        f->fd = p[0];
+        f->events = POLLIN;
+        syscall(SYS_poll, f, HIGH | 1, -1);
+    } else {            /* a full backlog: the second connect blocks */
+        struct sockaddr_un a = {AF_UNIX};
+        socklen_t len = offsetof(struct sockaddr_un, sun_path) + strlen(argv[2]) + 1;
+        int l = socket(AF_UNIX, SOCK_STREAM, 0), c = socket(AF_UNIX, SOCK_STREAM, 0);
+        int s = socket(AF_UNIX, SOCK_STREAM, 0);
+        strcpy(a.sun_path, argv[2]);
+        unlink(argv[2]);
+        if (bind(l, (void *)&a, len) || listen(l, 0) || connect(c, (void *)&a, len))
+            return 1;
+        memcpy(m + 4096 - len, &a, len);
+        syscall(SYS_connect, s, m + 4096 - len, HIGH | len);
+    }
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("call", ["poll", "connect"])
+def test_a_length_with_garbage_above_its_32_bits_reads_as_the_kernel_takes_it(
+        tmp_path: Path, call: str) -> None:
+    # poll's nfds is an unsigned int, connect's addrlen an int: the kernel ignores the
+    # upper half of their registers, as the BPF programs do. Read from /proc/TID/mem
+    # (entered before the attach), the whole 64-bit value was the length: 1024 bytes
+    # of pollfds, 128 of sockaddr, which ran past the mapping's end, and the line
+    # printed the address where strace prints the array and the address
+    nr = SyscallTable().nr(call)
+    if nr is None:      # (arm64 has no poll)
+        pytest.skip(f"no {call} here")
+    sock = tmp_path / "s"
+    prog = [str(compile_c(_HIGH_BITS_BLOCKED, tmp_path, "high_bits")), call, str(sock)]
+    want = {"poll": "poll([{fd=3, events=POLLIN}], 1, -1 <detached ...>",
+            "connect": f'connect(7, {{sa_family=AF_UNIX, sun_path="{sock}"}}, '
+                       f"{len(str(sock)) + 3} <detached ...>"}[call]
+    if call == "connect":   # (strace's attach interrupts a poll: restart_syscall)
+        ref = _blocked_before_attach(["strace"], prog, (f"{nr} ",))
+        assert want in re.sub(r"strace: Process \d+ detached\n", "", ref).splitlines(), ref
+    got = _blocked_before_attach([*TRACEKIT, "strace"], prog, (f"{nr} ",))
+    assert want in got.splitlines(), got
+
+
+def test_a_kernel_thread_is_inside_no_call_at_the_end(tmp_path: Path) -> None:
+    # /proc/TID/syscall of a kernel thread reads "0 0x0 ... 0x0" (no user registers):
+    # tracekit run -p of one printed it blocked in read(fd: 0, buf: NULL, count: 0)
+    kthread = None
+    for name in sorted((n for n in os.listdir("/proc") if n.isdigit()), key=int):
+        try:
+            stat = Path(f"/proc/{name}/stat").read_bytes()
+        except OSError:
+            continue
+        if int(name) > 2 and int(stat.rsplit(b")", 1)[1].split()[6]) & 0x00200000:
+            kthread = int(name)     # (not kthreadd: run -p would follow its children)
+            break
+    if kthread is None:
+        pytest.skip("no kernel thread in this pid namespace")
+    tracer = subprocess.Popen([*TRACEKIT, "run", "-p", str(kthread)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=tracekit_env(), preexec_fn=die_with_parent)
+    try:
+        wait_until(lambda: holds_bpf_link(tracer.pid) or tracer.poll() is not None,
+                   "tracekit attached", 30)
+        time.sleep(0.5)
+        tracer.send_signal(signal.SIGINT)
+        out, err = tracer.communicate(timeout=30)
+    finally:
+        if tracer.poll() is None:
+            tracer.kill()
+            tracer.wait()
+    assert tracer.returncode is not None and "Traceback" not in err, err
+    assert "detached" not in out, out
+
+
 _ACCEPT_BLOCKED = r"""
 #include <string.h>
 #include <sys/socket.h>

@@ -897,15 +897,48 @@ def _state(pid: int) -> bytes | None:
 
 
 def _attach_failed(pid: int) -> bool:
-    """Say strace's line for a -p process that has exited, if ``pid`` names none:
-    ``No such process`` once it is reaped, ``Operation not permitted`` for a zombie (what
-    strace's PTRACE_SEIZE gets in each case); returns whether it said it."""
+    """Say strace's line for a -p process that has exited, if ``pid`` names none;
+    returns whether it said it."""
+    why = _exited(pid)
+    if why is not None:
+        _say(f"attach: ptrace(PTRACE_SEIZE, {pid}): {why}")
+    return why is not None
+
+
+def _exited(pid: int) -> str | None:
+    """Why strace's PTRACE_SEIZE of ``pid`` fails if it names no running process: ``No
+    such process`` once it is reaped, ``Operation not permitted`` for a zombie."""
     state = _state(pid)
     if state not in (None, b"Z", b"X"):
+        return None
+    return "No such process" if state is None else "Operation not permitted"
+
+
+PF_KTHREAD = 0x00200000     # include/linux/sched.h: a kernel thread (stat's flags field)
+
+
+def _attach_order(pids: list[int]) -> list[tuple[int, str | None]]:
+    """Each -p process in order with why strace's attach to it fails (None: it does not):
+    an exited one (:func:`_exited`); one named again (its second PTRACE_SEIZE fails, it
+    is already traced) and a kernel thread (ptrace refuses it: it makes no syscalls)
+    get ``Operation not permitted``."""
+    out: list[tuple[int, str | None]] = []
+    for pid in pids:
+        why = _exited(pid)
+        if why is None and (any(p == pid for p, w in out if w is None)
+                            or _kernel_thread(pid)):
+            why = "Operation not permitted"
+        out.append((pid, why))
+    return out
+
+
+def _kernel_thread(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            flags = int(f.read().rsplit(b")", 1)[1].split()[6])
+    except (OSError, IndexError, ValueError):
         return False
-    why = "No such process" if state is None else "Operation not permitted"
-    _say(f"attach: ptrace(PTRACE_SEIZE, {pid}): {why}")
-    return True
+    return bool(flags & PF_KTHREAD)
 
 
 def _threads(pid: int) -> int:
@@ -943,11 +976,15 @@ async def _run(a: StraceArgs, signals: Any) -> int:
     from tracekit.formatters.strace import SplitStraceFormatter, StraceFormatter
     from tracekit.formatters.summary import SummarySink, render_strace_c
 
+    order: list[tuple[int, str | None]] = []
     if a.pids:
         # strace says of each -p process it cannot attach to why, and goes on with the
         # others; with none left it exits 1
-        a.pids = [pid for pid in a.pids if not _attach_failed(pid)]
+        order = _attach_order(a.pids)
+        a.pids = [pid for pid, why in order if why is None]
         if not a.pids:
+            for pid, why in order:
+                _say(f"attach: ptrace(PTRACE_SEIZE, {pid}): {why}")
             return 1
     plan = build(a)
     plan.session.log_gone_targets = False       # said below, as strace says it
@@ -1026,8 +1063,11 @@ async def _run(a: StraceArgs, signals: Any) -> int:
         if formatter is not None:
             formatter.add_tasks(session.traced_tids() if a.follow else plan.pid_targets)
         gone = set(session.gone_targets)
-        for pid in plan.pid_targets:
-            if pid in gone:
+        # in strace's order: its attach to each -p process in turn, a line for each
+        for pid, why in order:
+            if why is not None:
+                _say(f"attach: ptrace(PTRACE_SEIZE, {pid}): {why}")
+            elif pid in gone:
                 # it exited while tracekit started (strace's attach would have failed)
                 if not _attach_failed(pid):     # and its pid went to another process
                     _say(f"attach: ptrace(PTRACE_SEIZE, {pid}): No such process")

@@ -251,7 +251,9 @@ def _k_page_array(elem: str) -> KindFn:
         if n == 0:
             return "[]"
         cap = capture(ev, i)
-        if cap is None or len(cap.data) < size:
+        # strace's print_array: an array whose size overflows or whose end wraps
+        # around the address space is its address (a count with garbage above 61 bits)
+        if cap is None or len(cap.data) < size or v + n * size >= 1 << 64:
             return pointer(v)
         shown = min(n, len(cap.data) // size, 1 << 30 if d.full else d.string_limit)
         words = struct.unpack_from(f"<{shown}{'Q' if size == 8 else 'I'}", cap.data)

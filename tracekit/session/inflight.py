@@ -164,6 +164,8 @@ def _from_proc(session: Session, tid: int, tgid: int, comm: str) -> Syscall | No
     # "running", "-1 SP PC" (not in a call), or "NR A1 .. A6 SP PC" in hex
     if len(words) < 9 or not words[0].isdigit():
         return None
+    if int(words[7], 16) == 0 == int(words[8], 16):
+        return None             # a kernel thread: no user registers ("0 0x0 ... 0x0")
     nr = int(words[0])
     args = [int(w, 16) for w in words[1:7]]
     flags = SC_UNFINISHED | SC_DETACHED
@@ -230,7 +232,12 @@ def _mem_caps(mem: _Memory, specs: tuple[CapSpec, ...], args: list[int]
             if sp.len_arg == LEN_NONE:
                 want = sp.size or sp.cap
             elif sp.len_arg <= 5:
-                want = args[sp.len_arg] * (sp.size if sp.kind == CAP_BUF and sp.size else 1)
+                # as the programs take it (tk_capture, tk_spec_len): a struct's length
+                # is a socklen_t or int, an array's count an unsigned int, so what a
+                # register holds above their 32 bits is not the kernel's
+                want = args[sp.len_arg]
+                if sp.kind == CAP_STRUCT or sp.size:
+                    want = (want & 0xFFFFFFFF) * (sp.size or 1)
             else:
                 continue
             got = mem.read(addr, min(want, sp.cap)) if addr else None
