@@ -524,3 +524,14 @@ def test_mount_attr_short_or_unread(tmp_path: object) -> None:
             (Capture(3, CAP_STRUCT, 0, attr),))
     assert dec.decode(ev).args[3] == ("{attr_set=MOUNT_ATTR_RDONLY, attr_clr=0, "
                                       "propagation=MS_PRIVATE, userns_fd=3}")
+
+
+def test_mount_attr_size_past_what_was_read(tmp_path: object) -> None:
+    # a size_t with garbage above its low half: the capture read its low 32 bits (48
+    # bytes), the kernel and strace take the whole value: strace's "???" for the rest
+    dec = decoder(X64, tmp_path)
+    attr = struct.pack("<4Q", 1, 0, 0x40000, 0) + b"\0" * 16
+    ev = sc(X64, "mount_setattr", (AT_FDCWD, 0, 0, 0x7FFD0000, 0xDEADBEEF00000030), -7,
+            (Capture(3, CAP_STRUCT, 0, attr),))
+    assert dec.decode(ev).args[3] == ("{attr_set=MOUNT_ATTR_RDONLY, attr_clr=0, "
+                                      "propagation=MS_PRIVATE, userns_fd=0, ???}")

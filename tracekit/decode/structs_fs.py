@@ -784,9 +784,12 @@ def _k_mount_attr(fl: F.ArchFlags) -> KindFn:
                 f"userns_fd={userns}")
         end = min(size, MOUNT_ATTR_TAIL_END)
         tail = cap.data[MOUNT_ATTR_SIZE:end]
-        if end > MOUNT_ATTR_SIZE and any(tail):
-            shown = quote(tail, force_hex=True, limit=d.string_limit,
-                          more=len(tail) < end - MOUNT_ATTR_SIZE)
+        if len(cap.data) < end:
+            # fewer bytes read than the size says (a size_t with garbage in its high
+            # half: the capture took its low 32 bits): strace could not read them either
+            text += ", ???"
+        elif end > MOUNT_ATTR_SIZE and any(tail):
+            shown = quote(tail, force_hex=True, limit=d.string_limit)
             text += f", /* bytes {MOUNT_ATTR_SIZE}..{end - 1} */ {shown}"
         return text + "}"
     return k
