@@ -133,6 +133,18 @@ def rest_of_stderr(proc: subprocess.Popen, timeout: float = 60):
     return box[0]
 
 
+def attached_tracer(argv: list[str], *, env: dict[str, str] | None = None,
+                    preexec_fn: Callable[[], None] | None = None) -> subprocess.Popen[str]:
+    """A ``-p`` tracer (strace or ``tracekit strace``) started with ``argv``, once its
+    first stderr line said it attached; read the rest with :func:`rest_of_stderr`.
+    ``preexec_fn`` defaults to :func:`die_with_parent`."""
+    tracer = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, env=env,
+                              preexec_fn=preexec_fn or die_with_parent)
+    assert tracer.stderr is not None
+    assert "attached" in tracer.stderr.readline()
+    return tracer
+
+
 def kill_tree(pid: int) -> None:
     """SIGKILL ``pid`` and every process descended from it (ProcFS.walk: the children
     files), descendants first, while they are still linked to it, and again until a pass

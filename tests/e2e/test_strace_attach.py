@@ -14,7 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from tests._run import TRACEKIT, holds_bpf_link, tracekit_env, wait_until
+from tests._run import (
+    TRACEKIT,
+    attached_tracer,
+    holds_bpf_link,
+    rest_of_stderr,
+    tracekit_env,
+    wait_until,
+)
 from tracekit.kernel.syscalls import SyscallTable
 
 pytestmark = [pytest.mark.kernel,
@@ -222,14 +229,12 @@ def test_p_ended_by_a_signal_exits_with_its_status(sig: int, tmp_path: Path) -> 
     for name, tool in (("strace", STRACE), ("tracekit", [*TRACEKIT, "strace"])):
         target = subprocess.Popen(["sleep", "100"], preexec_fn=_default_signals)
         try:
-            p = subprocess.Popen([*tool, "-o", str(tmp_path / name), "-p", str(target.pid)],
-                                 stderr=subprocess.PIPE, text=True, preexec_fn=_default_signals,
-                                 env=tracekit_env() if name == "tracekit" else None)
+            p = attached_tracer([*tool, "-o", str(tmp_path / name), "-p", str(target.pid)],
+                                preexec_fn=_default_signals,
+                                env=tracekit_env() if name == "tracekit" else None)
             try:
-                assert p.stderr is not None
-                assert "attached" in p.stderr.readline()
                 p.send_signal(sig)
-                p.communicate(timeout=60)
+                rest_of_stderr(p, 60)
             finally:
                 if p.poll() is None:
                     p.kill()
@@ -256,15 +261,14 @@ def test_p_of_a_process_killed_inside_a_call_from_before_the_attach(tmp_path: Pa
             calls = Path(f"/proc/{target.pid}/syscall")
             wait_until(lambda: calls.read_text().startswith(f"{nr} "),  # noqa: B023
                        "sleep in clock_nanosleep", 10)
-            p = subprocess.Popen([*tool, "-o", str(out), "-p", str(target.pid)],
-                                 stderr=subprocess.PIPE, text=True,
-                                 env=tracekit_env() if name == "tracekit" else None)
+            # (stderr after the attach line read with its buffer: communicate(timeout=)
+            # would drop what readline() had read ahead, and err must be empty)
+            p = attached_tracer([*tool, "-o", str(out), "-p", str(target.pid)],
+                                env=tracekit_env() if name == "tracekit" else None)
             try:
-                assert p.stderr is not None
-                assert "attached" in p.stderr.readline()
                 time.sleep(0.5)
                 os.kill(target.pid, signal.SIGKILL)
-                _, err = p.communicate(timeout=60)
+                err = rest_of_stderr(p, 60)
             finally:
                 if p.poll() is None:
                     p.kill()

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests._run import (
+    attached_tracer,
     compile_c,
     die_with_parent,
     holds_bpf_link,
@@ -45,11 +46,8 @@ def _cat_session(tool: list[str], out: Path, shown: bool = True) -> tuple[str, s
                            preexec_fn=die_with_parent)
     assert cat.stdin is not None
     try:
-        tracer = subprocess.Popen([*tool, "-p", str(cat.pid), "-o", str(out)],
-                                  stderr=subprocess.PIPE, text=True, env=tracekit_env(),
-                                  preexec_fn=die_with_parent)
-        assert tracer.stderr is not None
-        assert "attached" in tracer.stderr.readline()
+        tracer = attached_tracer([*tool, "-p", str(cat.pid), "-o", str(out)],
+                                 env=tracekit_env())
         time.sleep(0.3)     # strace: past its attach's interruption of the read
         cat.stdin.write(b"hello\n")
         cat.stdin.flush()
@@ -139,10 +137,7 @@ def _blocked_before_attach(tool: list[str], prog: list[str],
     try:
         wait_until(lambda: Path(f"/proc/{target.pid}/syscall").read_text().startswith(nrs),
                    "the workload blocked", 10)
-        tracer = subprocess.Popen([*tool, "-p", str(target.pid)], stderr=subprocess.PIPE,
-                                  text=True, env=tracekit_env(), preexec_fn=die_with_parent)
-        assert tracer.stderr is not None
-        assert "attached" in tracer.stderr.readline()
+        tracer = attached_tracer([*tool, "-p", str(target.pid)], env=tracekit_env())
         time.sleep(0.5)
         tracer.send_signal(signal.SIGINT)
         err = rest_of_stderr(tracer, 30)
@@ -329,11 +324,9 @@ def _ignore_sigint() -> None:
 
 def _ended_by(tool: list[str], pid: int, sig: int, ignored: bool) -> tuple[int, list[str]]:
     """``tool -f -p pid`` ended by ``sig``: (its wait status, its attach/detach lines)."""
-    tracer = subprocess.Popen([*tool, "-f", "-p", str(pid), "-o", "/dev/null"],
-                              stderr=subprocess.PIPE, text=True, env=tracekit_env(),
-                              preexec_fn=_ignore_sigint if ignored else die_with_parent)
-    assert tracer.stderr is not None
-    assert "attached" in tracer.stderr.readline()
+    tracer = attached_tracer([*tool, "-f", "-p", str(pid), "-o", "/dev/null"],
+                             env=tracekit_env(),
+                             preexec_fn=_ignore_sigint if ignored else die_with_parent)
     time.sleep(0.5)
     tracer.send_signal(sig)
     err = rest_of_stderr(tracer, 30)
@@ -373,11 +366,8 @@ def test_a_write_blocked_before_the_attach_shows_its_data(tmp_path: Path) -> Non
             f"{write_nr} "), "the write blocked", 10)
         for tool in (["strace"], [*TRACEKIT, "strace"]):
             out = tmp_path / f"{tool[-1]}.txt"
-            tracer = subprocess.Popen([*tool, "-p", str(target.pid), "-o", str(out)],
-                                      stderr=subprocess.PIPE, text=True, env=tracekit_env(),
-                                      preexec_fn=die_with_parent)
-            assert tracer.stderr is not None
-            assert "attached" in tracer.stderr.readline()
+            tracer = attached_tracer([*tool, "-p", str(target.pid), "-o", str(out)],
+                                     env=tracekit_env())
             time.sleep(0.5)
             tracer.send_signal(signal.SIGINT)
             rest_of_stderr(tracer, 30)
@@ -442,10 +432,7 @@ def _blocked_after_attach(tool: list[str], prog: list[str], nr: int) -> str:
                               preexec_fn=die_with_parent)
     assert target.stdin is not None
     try:
-        tracer = subprocess.Popen([*tool, "-p", str(target.pid)], stderr=subprocess.PIPE,
-                                  text=True, env=tracekit_env(), preexec_fn=die_with_parent)
-        assert tracer.stderr is not None
-        assert "attached" in tracer.stderr.readline()
+        tracer = attached_tracer([*tool, "-p", str(target.pid)], env=tracekit_env())
         time.sleep(0.5)     # strace: past its attach's interruption of the read
         target.stdin.write(b"g")
         target.stdin.flush()
