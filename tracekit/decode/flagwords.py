@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from tracekit._events import Syscall
 from tracekit.decode import flags as F
 from tracekit.decode.captures import capture_out
-from tracekit.decode.values import pointer, signed
+from tracekit.decode.values import pointer, signed, xval
 
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
@@ -225,9 +225,7 @@ def _newer_calls(fl: F.ArchFlags) -> dict[str, _KindFn]:
 def _value(table: dict[int, str], unknown: str, mask: int = _M32) -> _KindFn:
     """A named constant; one without a name as ``0x3e7 /* IORING_REGISTER_??? */``."""
     def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-        v = ev.args[i] & mask
-        name = table.get(v)
-        return name if name is not None else f"{hex(v) if v else '0'} /* {unknown} */"
+        return xval(table, ev.args[i] & mask, unknown)
     return k
 
 

@@ -38,7 +38,14 @@ from tracekit.decode import flags as F
 from tracekit.decode.captures import capture, capture_out, deref, succeeded
 from tracekit.decode.signals import siginfo_text
 from tracekit.decode.structs_proc import SIGSET_SIZE, format_sigset
-from tracekit.decode.values import format_ret_errno, format_timespec, pointer, quote, signed
+from tracekit.decode.values import (
+    format_ret_errno,
+    format_timespec,
+    pointer,
+    quote,
+    signed,
+    xval as _xval,
+)
 from tracekit.kernel.syscalls import SyscallTable, errno_name
 
 if TYPE_CHECKING:
@@ -55,12 +62,6 @@ TASK_COMM_LEN = 16          # include/linux/sched.h: a comm with its NUL
 def _x(v: int) -> str:
     """strace's PRINT_VAL_X: ``0`` or ``0x...``."""
     return hex(v) if v else "0"
-
-
-def _xval(table: dict[int, str], v: int, unknown: str) -> str:
-    """printxval: the name, or ``0x5 /* FUTEX_OP_??? */``."""
-    name = table.get(v)
-    return name if name is not None else f"{_x(v)} /* {unknown} */"
 
 
 def _caps(ev: Syscall, i: int, kind: int | None = None) -> list[Capture]:

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING
 from tracekit._events import CAPF_DEREF, CAPF_FAULT, Syscall
 from tracekit.decode import flags as F
 from tracekit.decode.captures import Deref, KindFn, deref, succeeded
-from tracekit.decode.values import pointer, quote
+from tracekit.decode.values import pointer, quote, xval as _xval
 
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
@@ -166,11 +166,6 @@ _NUMA_NODE = 0x4            # BPF_F_NUMA_NODE: numa_node prints only with it
 # the pointers in an attr whose memory strace prints: (offset, offset of the u32 length
 # or None for a C string), by command
 _POINTED = {"BPF_PROG_LOAD": ((16, None), (32, 28)), "BPF_BTF_LOAD": ((0, 16),)}
-
-
-def _xval(table: dict[int, str], v: int, unknown: str) -> str:
-    name = table.get(v)
-    return name if name is not None else f"{hex(v) if v else '0'} /* {unknown} */"
 
 
 def _u(data: bytes, off: int, size: int = 4) -> int:

@@ -73,6 +73,7 @@ from tracekit.decode.values import (
     format_timespec,
     pointer,
     quote,
+    xval,
 )
 
 if TYPE_CHECKING:
@@ -778,10 +779,8 @@ def _k_mount_attr(fl: F.ArchFlags) -> KindFn:
         if cap is None or len(cap.data) < MOUNT_ATTR_SIZE:
             return pointer(v)
         attr_set, attr_clr, prop, userns = struct.unpack_from("<4Q", cap.data)
-        name = names.get(prop)
         text = (f"{{attr_set={bits(attr_set)}, attr_clr={bits(attr_clr)}, propagation="
-                f"{name or f'{prop:#x} /* MS_??? */' if prop else '0 /* MS_??? */'}, "
-                f"userns_fd={userns}")
+                f"{xval(names, prop, 'MS_???')}, userns_fd={userns}")
         end = min(size, MOUNT_ATTR_TAIL_END)
         tail = cap.data[MOUNT_ATTR_SIZE:end]
         if len(cap.data) < end:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from tracekit._events import Syscall
 from tracekit.decode import flags as F
 from tracekit.decode.captures import KindFn, capture
-from tracekit.decode.values import pointer
+from tracekit.decode.values import pointer, xval as _xval
 
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
@@ -42,11 +42,6 @@ _BITS_AFTER = ("mmap_data", "sample_id_all", "exclude_host", "exclude_guest",
                "inherit_thread", "remove_on_exec", "sigtrap")
 _PRECISE_SHIFT, _AFTER_SHIFT, _RESERVED_SHIFT = 15, 17, 38
 _SKID = ("arbitrary skid", "constant skid", "requested to have 0 skid", "must have 0 skid")
-
-
-def _xval(table: dict[int, str], v: int, unknown: str) -> str:
-    name = table.get(v)
-    return name if name is not None else f"{hex(v) if v else '0'} /* {unknown} */"
 
 
 def _config(fl: F.ArchFlags, typ: int, config: int) -> str:

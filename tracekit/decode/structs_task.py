@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING
 from tracekit._events import CAPF_FAULT, Syscall
 from tracekit.decode import flags as F
 from tracekit.decode.captures import KindFn, capture, capture_out, decoded_out, succeeded
-from tracekit.decode.values import pointer
+from tracekit.decode.values import pointer, xval
 from tracekit.kernel.syscalls import errno_name
 
 if TYPE_CHECKING:
@@ -195,8 +195,7 @@ def format_sched_attr(data: bytes, policies: dict[int, str], flags: F.FlagSet, *
         (_, policy, fl, nice, prio, runtime, deadline, period, umin,
          umax) = _SCHED_ATTR.unpack(data[:shown].ljust(SCHED_ATTR_SIZE, b"\0"))
         if not (setting and fl & (_KEEP_POLICY | _KEEP_PARAMS) and policy < 1 << 31):
-            name = policies.get(policy)
-            parts.append(f"sched_policy={name or f'{policy:#x} /* SCHED_??? */'}")
+            parts.append(f"sched_policy={xval(policies, policy, 'SCHED_???')}")
         parts.append(f"sched_flags={flags(fl)}")
         if not (setting and fl & _KEEP_PARAMS):
             parts += [f"sched_nice={nice}", f"sched_priority={prio}",

@@ -30,7 +30,7 @@ from tracekit.kernel.syscalls import format_ret
 
 __all__ = [
     "ARGV_ELEM_MAX", "DEFAULT_STRING_LIMIT", "format_argv", "format_envp", "format_ret_errno",
-    "format_sockaddr", "format_timespec", "pointer", "quote", "signed",
+    "format_sockaddr", "format_timespec", "pointer", "quote", "signed", "xval",
 ]
 
 DEFAULT_STRING_LIMIT = 32   # strace -s default
@@ -97,6 +97,13 @@ def quote(data: bytes, *, limit: int | None = None, more: bool = False,
 def pointer(v: int) -> str:
     """An address: ``NULL`` for 0, else hex."""
     return "NULL" if v == 0 else hex(v)
+
+
+def xval(table: Mapping[int, str], v: int, unknown: str) -> str:
+    """A named constant as strace's printxval prints it: its name, or ``0x5 /*
+    FUTEX_OP_??? */`` (``0 /* MS_??? */`` for 0) for a value without one."""
+    name = table.get(v)
+    return name if name is not None else f"{hex(v) if v else '0'} /* {unknown} */"
 
 
 def signed(v: int, bits: int = 64) -> int:
