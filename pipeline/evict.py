@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import trio
 
 from tracekit._errors import TracekitError
-from tracekit.kernel.procfs import ProcFS, ns_to_ticks
+from tracekit.kernel.procfs import ProcFS
 from tracekit.pipeline._stage import (
     EventReceiver,
     EventSender,
@@ -30,7 +30,7 @@ from tracekit.pipeline._stage import (
     StageConfigBase,
     StageContext,
 )
-from tracekit.session.pids import PidInfo, PidsMap, PidUpkeep, WalkResult
+from tracekit.session.pids import PidInfo, PidsMap, PidUpkeep, WalkResult, started_at
 
 __all__ = ["Evict", "EvictConfig", "EvictResult", "evict_stale", "from_config", "iter_evict",
            "stale_reason"]
@@ -67,7 +67,7 @@ def stale_reason(procfs: ProcFS, tid: int, start_time_ns: int) -> str | None:
     ticks = procfs.live_start_ticks(tid)
     if ticks is None:
         return "dead"
-    if start_time_ns and ns_to_ticks(start_time_ns) != ticks:
+    if not started_at(start_time_ns, ticks):
         return "reused"
     return None
 

@@ -49,9 +49,9 @@ from tracekit._events import (
 )
 from tracekit.kernel.arch import machine_arch
 from tracekit.kernel.flag_tables import for_arch
-from tracekit.kernel.procfs import ns_to_ticks
 from tracekit.kernel.syscalls import SyscallTable
 from tracekit.session.capture import LEN_NONE, CapSpec
+from tracekit.session.pids import started_at
 
 if TYPE_CHECKING:
     from tracekit.session.session import Session
@@ -99,8 +99,7 @@ def calls_in_flight(session: Session) -> list[Syscall]:
             continue
         # the entry's task (its start time, alive) and its comm, from one read
         st = session.procfs.start_state_comm(tid, info.tgid)
-        if st is None or st[1] in "ZX" or (
-                info.start_time_ns and ns_to_ticks(info.start_time_ns) != st[0]):
+        if st is None or st[1] in "ZX" or not started_at(info.start_time_ns, st[0]):
             continue
         seen = _seen(scratch, capbuf, tid, info.tgid, st[2])
         ev = _from_proc(session, tid, info.tgid, st[2]) if seen is None else seen or None
@@ -203,15 +202,20 @@ class _Memory:
 
     def read(self, addr: int, size: int) -> bytes | None:
         """``size`` bytes at ``addr`` (fewer where the mapping ends); None when
-        unreadable."""
-        if addr < 0 or self.failed:
+        unreadable, or when the file could not be opened (not tried again)."""
+        if addr < 0:
             return None
-        try:
-            if self.fd is None:
+        if self.fd is None:
+            if self.failed:
+                return None
+            try:
                 self.fd = os.open(f"{self.task}/mem", os.O_RDONLY | os.O_CLOEXEC)
+            except OSError:
+                self.failed = True
+                return None
+        try:
             return os.pread(self.fd, size, addr)
-        except (OSError, OverflowError, ValueError) as e:
-            self.failed = isinstance(e, OSError) and self.fd is None
+        except (OSError, OverflowError, ValueError):
             return None
 
 

@@ -76,7 +76,13 @@ def same_task(procfs: ProcFS, tid: int, start_time_ns: int, tgid: int | None = N
     ``tid`` now (an entry with no start time, 0, only needs a live ``tid``); with
     ``tgid``, as a thread of that process (:meth:`ProcFS.start_state`)."""
     ticks = procfs.live_start_ticks(tid, tgid)
-    return ticks is not None and (not start_time_ns or ns_to_ticks(start_time_ns) == ticks)
+    return ticks is not None and started_at(start_time_ns, ticks)
+
+
+def started_at(start_time_ns: int, ticks: int) -> bool:
+    """Whether an entry's start time (ns after boot; 0: not known, any task) is that of
+    the task /proc says started at ``ticks`` (clock ticks after boot)."""
+    return not start_time_ns or ns_to_ticks(start_time_ns) == ticks
 
 
 class PidInfo(NamedTuple):
