@@ -887,13 +887,20 @@ def _say(text: str) -> None:
         print(f"strace: {text}", file=sys.stderr, flush=True)
 
 
-def _state(pid: int) -> bytes | None:
-    """The state letter of /proc/PID/stat (``R``, ``S``, ``Z`` ...); None: no such pid."""
+def _stat_fields(pid: int) -> list[bytes] | None:
+    """The fields of /proc/PID/stat after the comm (field 3, the state, first); None:
+    no such pid, or unreadable."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError, IndexError):
+            return f.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
         return None
+
+
+def _state(pid: int) -> bytes | None:
+    """The state letter of /proc/PID/stat (``R``, ``S``, ``Z`` ...); None: no such pid."""
+    fields = _stat_fields(pid)
+    return fields[0] if fields else None
 
 
 def _attach_failed(pid: int) -> bool:
@@ -933,12 +940,10 @@ def _attach_order(pids: list[int]) -> list[tuple[int, str | None]]:
 
 
 def _kernel_thread(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            flags = int(f.read().rsplit(b")", 1)[1].split()[6])
-    except (OSError, IndexError, ValueError):
-        return False
-    return bool(flags & PF_KTHREAD)
+    """Whether ``pid`` is a kernel thread (stat field 9, flags, has PF_KTHREAD)."""
+    fields = _stat_fields(pid)
+    return fields is not None and len(fields) > 6 and fields[6].isdigit() and \
+        bool(int(fields[6]) & PF_KTHREAD)
 
 
 def _threads(pid: int) -> int:
@@ -948,11 +953,9 @@ def _threads(pid: int) -> int:
 def _tids(pid: int) -> list[int]:
     """The threads of process ``pid`` now, the leader first, then by tid (the order
     strace -f -p says them detached in); [] when it is gone."""
-    try:
-        tids = sorted(int(t) for t in os.listdir(f"/proc/{pid}/task") if t.isdigit())
-    except OSError:
-        return []
-    return sorted(tids, key=lambda t: t != pid)
+    from tracekit.kernel.procfs import ProcFS
+
+    return sorted(ProcFS().threads(pid), key=lambda t: t != pid)
 
 
 async def run(a: StraceArgs) -> int:
@@ -1095,10 +1098,10 @@ async def _run(a: StraceArgs, signals: Any) -> int:
             # not one that exited (a zombie its parent has not reaped yet; a leader
             # that ended alone is one too, while its threads run): strace detaches
             # only from the processes still there; with -f from each of their threads
-            state = _state(pid)
-            if state is None or (state in (b"Z", b"X") and _threads(pid) <= 1):
+            state, tids = _state(pid), _tids(pid)
+            if state is None or (state in (b"Z", b"X") and len(tids) <= 1):
                 continue
-            for tid in _tids(pid) if a.follow else [pid]:
+            for tid in tids if a.follow else [pid]:
                 _say(f"Process {tid} detached")
     if trace.final_losses is not None:      # everything lost or skipped, a line each
         losses = trace.final_losses
