@@ -365,7 +365,7 @@ def render_strace_c(summary: Summary, sort: str = "time",
     compat = [r for r in rows if r.compat]
     # strace prints a table per personality that made calls, the 32-bit one (int $0x80
     # calls of x86_64 tasks) after a line of its own (strace.c call_summary)
-    parts = [_strace_c_table(native, cols)] if native or not compat else []
+    parts = [_strace_c_table(native, cols)] if native else []
     if compat:
         parts.append("System call usage summary for 32 bit mode:\n"
                      + _strace_c_table(compat, cols))

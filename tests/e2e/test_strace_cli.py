@@ -338,3 +338,14 @@ def test_ff_files_and_exit_statuses(workload: Path, tmp_path: Path) -> None:
                        capture_output=True, timeout=120)
     assert r.returncode == -15              # killed by the command's signal, as strace
     assert r.stderr.decode().splitlines()[-1] == "+++ killed by SIGTERM +++"
+
+
+@pytest.mark.kernel
+@pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace")
+@pytest.mark.parametrize("opts", [["-c"], ["-C"], ["-c", "-f", "-S", "calls"]])
+def test_a_summary_of_no_calls_prints_nothing_as_strace(opts: list[str]) -> None:
+    # strace prints a summary table per personality that made calls: none, no table
+    argv = [*opts, "-e", "trace=socket", "true"]
+    ref = subprocess.run(["strace", *argv], capture_output=True, timeout=120)
+    got = subprocess.run([*TRACEKIT, *argv], capture_output=True, timeout=120)
+    assert (got.returncode, got.stdout, got.stderr) == (ref.returncode, ref.stdout, ref.stderr)
