@@ -208,7 +208,7 @@ def detached_call(name: str, args: Sequence[str]) -> str:
     """strace's line for a call its thread was inside when tracing ended, after the
     prefix: what strace printed at the call's entry, then `` <detached ...>`` (strace.c,
     droptcb): ``read(0,  <detached ...>``, ``kill(1234, SIGTERM <detached ...>``."""
-    return f"{_entry_part(name, args)[0]} <detached ...>"
+    return f"{_entry_part(name, args)[0]}{_DETACHED}"
 
 
 def _entry_part(name: str, args: Sequence[str]) -> tuple[str, bool]:
@@ -336,6 +336,8 @@ def hex_strings(text: str, level: HexStrings) -> str:
 
 #: calls whose data -e read= dumps (the buffer argument, as many bytes as returned) ...
 _READS = frozenset({"read", "pread64", "recvfrom"})
+_DETACHED = " <detached ...>"       # the end of a line of a call in flight at the end
+_UNFINISHED = " <unfinished ...>"   # ... of such a line that another line followed
 #: ... and -e write= (the buffer argument, as many bytes as returned)
 _WRITES = frozenset({"write", "pwrite64", "sendto"})
 
@@ -392,6 +394,9 @@ class StraceFormatter(TextSink):
     """
 
     name = "strace"
+    #: a line of a call in flight at the end is held back until the next line (one
+    #: trace for all tasks: :meth:`_end_open_lines`); not with a file per task
+    holds_open_lines = True
 
     def __init__(self, out: Output, *,
                  decoder: SyscallDecoder | None = None, fd_paths: bool = False,
@@ -434,6 +439,10 @@ class StraceFormatter(TextSink):
                       and not self._raw and not shape.syscall_numbers)
         self._tails: dict[int, tuple[Decoded, str]] = {}
         self._forks: dict[bool, frozenset[int]] = {}
+        # the calls in flight when tracing ended: the index in the batch's lines of each
+        # one's line, and the last one's line held back until the next line or the end
+        self._detached: list[int] = []
+        self._held: str | None = None
 
     # -- the columns before the call -------------------------------------------------
 
@@ -508,13 +517,37 @@ class StraceFormatter(TextSink):
         if self._fast and not self._dumping and \
                 _not_overridden(type(self), "format_syscall", "_syscall", "_decoded"):
             lines = self._render_fast(batch, lines, track)
-            return "\n".join(lines) + "\n" if lines else ""
-        for ev in batch:
-            if isinstance(ev, Syscall):
-                self._syscall(ev, lines)
-                continue
-            self._other(ev, lines, track)
+        else:
+            for ev in batch:
+                if isinstance(ev, Syscall):
+                    self._syscall(ev, lines)
+                    continue
+                self._other(ev, lines, track)
+        if self._detached or self._held is not None:
+            self._end_open_lines(lines)
         return "\n".join(lines) + "\n" if lines else ""
+
+    def end(self) -> str:
+        held, self._held = self._held, None
+        return f"{held}{_DETACHED}\n" if held is not None else ""
+
+    def _end_open_lines(self, lines: list[str]) -> None:
+        """strace's ends of the lines of calls in flight when tracing ended: a line left
+        open is ended by the next line written, of any task, with `` <unfinished ...>``;
+        only the last one written gets `` <detached ...>`` (strace.c, printleader and
+        droptcb). Each such line was rendered ending in `` <detached ...>``; the last one
+        of ``lines`` is held back (:meth:`end` writes it if nothing follows)."""
+        if self._held is not None and lines:
+            lines.insert(0, self._held + _UNFINISHED)
+            self._held = None
+            self._detached = [i + 1 for i in self._detached]
+        cut, last = len(_DETACHED), len(lines) - 1
+        for i in self._detached:
+            if i == last:
+                self._held = lines.pop()[:-cut]
+            else:
+                lines[i] = lines[i][:-cut] + _UNFINISHED
+        self._detached = []
 
     def _render_fast(self, batch: Batch, lines: list[str],
                      track: Callable[[Event], None] | None) -> list[str]:
@@ -619,6 +652,8 @@ class StraceFormatter(TextSink):
         if flags & SC_RESUMED and ev.ret == 0 and ev.syscall_nr in self._fork_nrs(compat):
             return      # a new child's return from fork: strace shows only the parent's call
         lines.append(self.format_syscall(ev))
+        if flags & SC_DETACHED and self.holds_open_lines:
+            self._detached.append(len(lines) - 1)
         if ev.stack:
             lines += [" > " + frame_text(f) for f in ev.stack]
         if self._dumping:
@@ -757,6 +792,8 @@ class SplitStraceFormatter(StraceFormatter):
       unwritten_lines: the lines dropped for that reason.
       on_failed: called once per such file, as ``on_failed(tid, error)``.
     """
+
+    holds_open_lines = False     # each file's last line is its own task's
 
     def __init__(self, prefix: str, **kw: Any) -> None:
         shape = kw.pop("shape", None) or StraceOptions()

@@ -507,3 +507,52 @@ def test_a_32bit_recv_prints_what_strace_printed_at_its_entry(tmp_path: Path) ->
     ref = detached(_blocked_after_attach(["strace"], prog, 102))
     assert ref == [f"recv({ref[0][5:].split(',')[0]},  <detached ...>"], ref
     assert detached(_blocked_after_attach([*TRACEKIT, "strace"], prog, 102)) == ref
+
+
+_THREADS_BLOCKED = r"""
+#include <pthread.h>
+#include <unistd.h>
+static void *reader(void *arg) { char c; (void)arg; read(0, &c, 1); return 0; }
+int main(void)
+{
+    pthread_t t[3];
+    for (int i = 0; i < 3; i++)
+        pthread_create(&t[i], 0, reader, 0);
+    pause();
+    return 0;
+}
+"""
+
+
+def _threads_session(tool: list[str], exe: Path, out: Path) -> list[str]:
+    """A process whose four threads wait in calls (three reads of a pipe, pause),
+    traced by ``tool -f -p`` and interrupted: the trace's lines."""
+    rd, wr = os.pipe()
+    proc = subprocess.Popen([str(exe)], stdin=rd, preexec_fn=die_with_parent)
+    os.close(rd)
+    try:
+        wait_until(lambda: len(os.listdir(f"/proc/{proc.pid}/task")) == 4, "4 threads")
+        tracer = attached_tracer([*tool, "-f", "-p", str(proc.pid), "-o", str(out)],
+                                 env=tracekit_env())
+        time.sleep(0.5)
+        tracer.send_signal(signal.SIGINT)
+        err = rest_of_stderr(tracer, 30)
+    finally:
+        proc.kill()
+        proc.wait()
+        os.close(wr)
+    lines = out.read_text().splitlines()
+    assert len(lines) == 4, (lines, err)
+    return lines
+
+
+def test_threads_in_calls_at_the_end_leave_one_line_detached(tmp_path: Path) -> None:
+    # strace ends an open line with " <unfinished ...>" when another task's line comes;
+    # only the last one written says " <detached ...>" (which thread is last varies)
+    exe = compile_c(_THREADS_BLOCKED, tmp_path, "threads_blocked", "-pthread")
+    for tool in (["strace"], [*TRACEKIT, "strace"]):
+        lines = _threads_session(tool, exe, tmp_path / f"{tool[-1]}.txt")
+        ends = [line.rsplit(" <", 1)[1] for line in lines]
+        assert ends == ["unfinished ...>"] * 3 + ["detached ...>"], (tool, lines)
+        calls = sorted(line.split(None, 1)[1].rsplit(" <", 1)[0] for line in lines)
+        assert calls == ["pause(", *["read(0, "] * 3], (tool, lines)
