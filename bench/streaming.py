@@ -65,9 +65,11 @@ RUSAGE_RUN: Path | None = None
 STARTUP = "start-up (0 iterations)"   # tracekit run, JSON Lines, the workload doing nothing
 
 
-def run_one(argv: list[str]) -> tuple[float, str, int]:
-    """(wall s, stderr, peak RSS KiB) of argv, forked by bench/workloads/rusage_run.c (the
-    RSS is the command's own, not this Python's carried over fork)."""
+def run_one(argv: list[str]) -> tuple[float, str, int, float, float]:
+    """(wall s, stderr, peak RSS KiB, CPU s of the whole tree, CPU s of the command
+    alone) of argv, forked by bench/workloads/rusage_run.c (the RSS is the command's own,
+    not this Python's carried over fork; for ``tracekit run``, the tree is tracekit and
+    its workload, the command alone is tracekit)."""
     assert RUSAGE_RUN is not None
     ru = RUSAGE_RUN.parent / "rusage.txt"
     t0 = time.perf_counter()
@@ -78,7 +80,28 @@ def run_one(argv: list[str]) -> tuple[float, str, int]:
     if proc.returncode != 0:
         raise SystemExit(f"{argv[:5]} failed: {err[-2000:]}")
     fields = dict(kv.split("=") for kv in ru.read_text().split())
-    return wall, err, int(fields["maxrss_kib"])
+    return (wall, err, int(fields["maxrss_kib"]), int(fields["cpu_ns"]) / 1e9,
+            int(fields["self_cpu_ns"]) / 1e9)
+
+
+def cpu_budget(rows: dict[str, dict[str, list[float]]], n: int) -> None:
+    """Where the CPU of the traced runs went (medians), and the wall time the machine's
+    cores allow for that much CPU: the workload (its own calls, the BPF programs run in
+    them) and tracekit (start-up, drain, decoding, writing) share the cores, so on N
+    cores no run can take less than their sum / N."""
+    cores = os.cpu_count() or 1
+    med = statistics.median
+    work = med(rows["untraced"]["cpu"])
+    print(f"CPU, medians ({cores} cores): the workload alone {work:.2f} s")
+    for name in ("strace", "jsonl"):
+        row = rows[name]
+        own, tree = med(row["own"]), med(row["cpu"])
+        events = med(row["lines"])
+        floor = tree / cores
+        print(f"  {name}: tracekit {own:.2f} s ({own / events * 1e6:.2f} us per event), "
+              f"the workload traced {tree - own:.2f} s; {cores} cores: wall >= "
+              f"{floor:.2f} s ({events / floor:,.0f} events/s at most), measured "
+              f"{med(row['wall']):.2f} s")
 
 
 def count_lines(path: Path, fmt: str) -> int:
@@ -165,20 +188,23 @@ def main() -> None:
             names = list(variants)
             k = r % len(names)
             for name in names[k:] + names[:k]:
-                wall, err, rss = run_one(variants[name])
+                wall, err, rss, cpu, own = run_one(variants[name])
                 lost = sum(int(x) for x in _LOST.findall(err))
                 if name == "perf trace":        # perf trace writes its losses in the trace
                     lost = sum(int(x) for x in re.findall(
                         rb"LOST (\d+) events", (tmp / files[name]).read_bytes()))
                 lines = 4 * n if name == "untraced" else 0 if name == STARTUP else \
                     count_lines(tmp / files[name], outputs[name])
-                row = rows.setdefault(name, {"wall": [], "lines": [], "lost": [], "rss": []})
+                row = rows.setdefault(name, {"wall": [], "lines": [], "lost": [], "rss": [],
+                                             "cpu": [], "own": []})
+                row["cpu"].append(cpu)
+                row["own"].append(own)
                 row["wall"].append(wall)
                 row["lines"].append(lines)
                 row["lost"].append(lost)
                 row["rss"].append(rss / 1024)
         for fmt in ("strace", "jsonl"):
-            wall, err, rss = run_one(variant(fmt, args.big_pages))
+            wall, err, rss, _, _ = run_one(variant(fmt, args.big_pages))
             rows[f"{fmt} (ring {args.big_pages * 4 // 1024} MiB)"] = {
                 "wall": [wall], "lines": [count_lines(tmp / f"out-{fmt}", fmt)],
                 "lost": [sum(int(x) for x in _LOST.findall(err))], "rss": [rss / 1024]}
@@ -200,6 +226,7 @@ def main() -> None:
               f"{statistics.median(row['lines']):9.0f} {statistics.median(row['lost']):9.0f} "
               f"{med:10,.0f} ({min(rates) / 1000:.0f}k-{max(rates) / 1000:.0f}k) "
               f"{max(row['rss']):8.1f}")
+    cpu_budget(rows, n)
     caps = {fmt: capacity(fmt, 200_000) for fmt in ("strace", "jsonl")}
     print("pipeline capacity, replayed drains into a file (best of 3): "
           + ", ".join(f"{k} {v:,.0f} events/s" for k, v in caps.items()))
