@@ -84,7 +84,7 @@ def run_one(argv: list[str]) -> tuple[float, str, int, float, float]:
             int(fields["self_cpu_ns"]) / 1e9)
 
 
-def cpu_budget(rows: dict[str, dict[str, list[float]]], n: int) -> None:
+def cpu_budget(rows: dict[str, dict[str, list[float]]]) -> None:
     """Where the CPU of the traced runs went (medians), and the wall time the machine's
     cores allow for that much CPU: the workload (its own calls, the BPF programs run in
     them) and tracekit (start-up, drain, decoding, writing) share the cores, so on N
@@ -226,7 +226,7 @@ def main() -> None:
               f"{statistics.median(row['lines']):9.0f} {statistics.median(row['lost']):9.0f} "
               f"{med:10,.0f} ({min(rates) / 1000:.0f}k-{max(rates) / 1000:.0f}k) "
               f"{max(row['rss']):8.1f}")
-    cpu_budget(rows, n)
+    cpu_budget(rows)
     caps = {fmt: capacity(fmt, 200_000) for fmt in ("strace", "jsonl")}
     print("pipeline capacity, replayed drains into a file (best of 3): "
           + ", ".join(f"{k} {v:,.0f} events/s" for k, v in caps.items()))
