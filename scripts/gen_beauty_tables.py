@@ -45,6 +45,8 @@ _FCNTL = ("asm/fcntl.h",)
 _LFCNTL = ("linux/fcntl.h",)
 _MMAN = ("linux/mman.h",)
 _TERMBITS = ("asm/termbits.h",)
+_NETFILTER = ("linux/netfilter_ipv4/ip_tables.h", "linux/netfilter_ipv6/ip6_tables.h",
+              "linux/netfilter_arp/arp_tables.h", "linux/netfilter_bridge/ebtables.h")
 
 TABLES: dict[str, Table] = {
     "OPEN_ACCMODE": ("values", _FCNTL, r"O_(RDONLY|WRONLY|RDWR)", frozenset(), ()),
@@ -458,26 +460,150 @@ TABLES: dict[str, Table] = {
     # control message types of SOL_SOCKET (cmsg_type)
     "SCM_TYPES": ("values", ("sys/socket.h",), r"SCM_(RIGHTS|CREDENTIALS|SECURITY|PIDFD)",
                   frozenset(), ()),
-    # socket option levels and the names of the common levels' options
-    "SOL_LEVELS": ("values", ("sys/socket.h", "netinet/in.h", "netinet/tcp.h", "netinet/udp.h"),
-                   r"SOL_(SOCKET|IP|TCP|UDP|IPV6|ICMPV6|RAW|PACKET|NETLINK|ALG|TLS)",
-                   frozenset(), ()),
+    # socket option levels, and per level the names of its options: the levels and names
+    # strace 6.1 prints (setsockopt/getsockopt of every level and option 0-160 under
+    # strace 6.1, tests/e2e/test_strace_sweep_sockopt.py). AF_VSOCK is its name for level 40
+    "SOL_LEVELS": ("values", ("sys/socket.h", "netinet/in.h", "netinet/tcp.h", "netinet/udp.h",
+                              "linux/can.h", "linux/can/raw.h", "netipx/ipx.h", "netax25/ax25.h",
+                              "netatalk/at.h", "netrom/netrom.h", "netrose/rose.h"),
+                   r"AF_VSOCK|SOL_(IP|SOCKET|TCP|UDP|IPV6|ICMPV6|CAN_BASE|CAN_RAW|SCTP|UDPLITE|"
+                   r"RAW|IPX|AX25|ATALK|NETROM|ROSE|DECNET|X25|PACKET|ATM|AAL|IRDA|NETBEUI|LLC|"
+                   r"DCCP|NETLINK|TIPC|RXRPC|PPPOL2TP|BLUETOOTH|PNPIPE|RDS|IUCV|CAIF|ALG|NFC|KCM|"
+                   r"TLS|XDP)", frozenset(), ()),
     "SO_NAMES": ("values", ("asm/socket.h",), r"SO_[A-Z0-9_]+",
-                 frozenset({"SO_GET_FILTER", "SO_DETACH_BPF", "SO_ATTACH_BPF"}), ()),
+                 frozenset({"SO_GET_FILTER", "SO_DETACH_BPF"}), ()),
+    # getsockopt's name of 26 (setsockopt's is SO_ATTACH_FILTER)
+    "SO_GET_NAMES": ("values", ("asm/socket.h",), r"SO_GET_FILTER", frozenset(), ()),
     "TCP_NAMES": ("values", ("netinet/tcp.h",),
                   r"TCP_(NODELAY|MAXSEG|CORK|KEEPIDLE|KEEPINTVL|KEEPCNT|SYNCNT|LINGER2|"
-                  r"DEFER_ACCEPT|WINDOW_CLAMP|INFO|QUICKACK|CONGESTION|MD5SIG|USER_TIMEOUT|"
-                  r"FASTOPEN|TIMESTAMP|NOTSENT_LOWAT|FASTOPEN_CONNECT|ULP|INQ|TX_DELAY)",
+                  r"DEFER_ACCEPT|WINDOW_CLAMP|INFO|QUICKACK|CONGESTION|MD5SIG|"
+                  r"COOKIE_TRANSACTIONS|THIN_LINEAR_TIMEOUTS|THIN_DUPACK|USER_TIMEOUT|REPAIR|"
+                  r"REPAIR_QUEUE|QUEUE_SEQ|REPAIR_OPTIONS|FASTOPEN|TIMESTAMP|NOTSENT_LOWAT|"
+                  r"CC_INFO|SAVE_SYN|SAVED_SYN|REPAIR_WINDOW|FASTOPEN_CONNECT|ULP|MD5SIG_EXT|"
+                  r"FASTOPEN_KEY|FASTOPEN_NO_COOKIE|ZEROCOPY_RECEIVE|INQ|TX_DELAY)",
                   frozenset(), ()),
+    # the SOL_IP control message types (cmsg_type) tracekit names
     "IP_NAMES": ("values", ("netinet/in.h",),
                  r"IP_(TOS|TTL|HDRINCL|OPTIONS|RECVOPTS|RETOPTS|PKTINFO|MTU_DISCOVER|RECVERR|"
                  r"RECVTTL|RECVTOS|MTU|FREEBIND|MULTICAST_IF|MULTICAST_TTL|MULTICAST_LOOP|"
                  r"ADD_MEMBERSHIP|DROP_MEMBERSHIP|TRANSPARENT|BIND_ADDRESS_NO_PORT)",
                  frozenset(), ()),
-    "IPV6_NAMES": ("values", ("netinet/in.h",),
-                   r"IPV6_(V6ONLY|UNICAST_HOPS|MULTICAST_IF|MULTICAST_HOPS|MULTICAST_LOOP|"
-                   r"RECVPKTINFO|PKTINFO|TCLASS|RECVTCLASS|RECVERR|MTU_DISCOVER|"
-                   r"ADD_MEMBERSHIP|DROP_MEMBERSHIP)", frozenset(), ()),
+    # SOL_IP's options; then the netfilter ones, whose names differ between setsockopt
+    # and getsockopt
+    "IP_SOCKOPTS": ("values", ("netinet/in.h",),
+                    r"IP_(TOS|TTL|HDRINCL|OPTIONS|ROUTER_ALERT|RECVOPTS|RETOPTS|PKTINFO|"
+                    r"PKTOPTIONS|MTU_DISCOVER|RECVERR|RECVTTL|RECVTOS|MTU|FREEBIND|IPSEC_POLICY|"
+                    r"XFRM_POLICY|PASSSEC|TRANSPARENT|ORIGDSTADDR|MINTTL|NODEFRAG|CHECKSUM|"
+                    r"BIND_ADDRESS_NO_PORT|RECVFRAGSIZE|RECVERR_RFC4884|MULTICAST_IF|"
+                    r"MULTICAST_TTL|MULTICAST_LOOP|ADD_MEMBERSHIP|DROP_MEMBERSHIP|UNBLOCK_SOURCE|"
+                    r"BLOCK_SOURCE|ADD_SOURCE_MEMBERSHIP|DROP_SOURCE_MEMBERSHIP|MSFILTER|"
+                    r"MULTICAST_ALL|UNICAST_IF)|MCAST_(JOIN_GROUP|BLOCK_SOURCE|UNBLOCK_SOURCE|"
+                    r"LEAVE_GROUP|JOIN_SOURCE_GROUP|LEAVE_SOURCE_GROUP|MSFILTER)",
+                    frozenset(), ()),
+    "IP_SET_SOCKOPTS": ("values", _NETFILTER, r"(IPT|ARPT)_SO_SET_(REPLACE|ADD_COUNTERS)|"
+                        r"EBT_SO_SET_(ENTRIES|COUNTERS)", frozenset(), ()),
+    "IP_GET_SOCKOPTS": ("values", _NETFILTER,
+                        r"IPT_SO_GET_(INFO|ENTRIES|REVISION_MATCH|REVISION_TARGET)|"
+                        r"ARPT_SO_GET_(INFO|ENTRIES|REVISION_TARGET)|"
+                        r"EBT_SO_GET_(INFO|ENTRIES|INIT_INFO|INIT_ENTRIES)", frozenset(), ()),
+    "IPV6_NAMES": ("values", ("netinet/in.h", "linux/in6.h"),
+                   r"IPV6_(ADDRFORM|2292PKTINFO|2292HOPOPTS|2292DSTOPTS|2292RTHDR|"
+                   r"2292PKTOPTIONS|CHECKSUM|2292HOPLIMIT|NEXTHOP|AUTHHDR|FLOWINFO|UNICAST_HOPS|"
+                   r"MULTICAST_IF|MULTICAST_HOPS|MULTICAST_LOOP|ADD_MEMBERSHIP|DROP_MEMBERSHIP|"
+                   r"ROUTER_ALERT|MTU_DISCOVER|MTU|RECVERR|V6ONLY|JOIN_ANYCAST|LEAVE_ANYCAST|"
+                   r"MULTICAST_ALL|ROUTER_ALERT_ISOLATE|RECVERR_RFC4884|FLOWLABEL_MGR|"
+                   r"FLOWINFO_SEND|IPSEC_POLICY|XFRM_POLICY|HDRINCL|RECVPKTINFO|PKTINFO|"
+                   r"RECVHOPLIMIT|HOPLIMIT|RECVHOPOPTS|HOPOPTS|RTHDRDSTOPTS|RECVRTHDR|RTHDR|"
+                   r"RECVDSTOPTS|DSTOPTS|RECVPATHMTU|PATHMTU|DONTFRAG|USE_MIN_MTU|RECVTCLASS|"
+                   r"TCLASS|AUTOFLOWLABEL|ADDR_PREFERENCES|MINHOPCOUNT|ORIGDSTADDR|TRANSPARENT|"
+                   r"UNICAST_IF|RECVFRAGSIZE|FREEBIND)|MCAST_(JOIN_GROUP|BLOCK_SOURCE|"
+                   r"UNBLOCK_SOURCE|LEAVE_GROUP|JOIN_SOURCE_GROUP|LEAVE_SOURCE_GROUP|MSFILTER)",
+                   frozenset(), ()),
+    "IPV6_SET_SOCKOPTS": ("values", _NETFILTER, r"IP6T_SO_SET_(REPLACE|ADD_COUNTERS)",
+                          frozenset(), ()),
+    "IPV6_GET_SOCKOPTS": ("values", _NETFILTER,
+                          r"IP6T_SO_GET_(INFO|ENTRIES|REVISION_MATCH|REVISION_TARGET)",
+                          frozenset(), ()),
+    "VSOCK_SOCKOPTS": ("values", ("sys/socket.h", "linux/vm_sockets.h"),
+                       r"SO_VM_SOCKETS_(BUFFER_SIZE|BUFFER_MIN_SIZE|BUFFER_MAX_SIZE|"
+                       r"PEER_HOST_VM_ID|TRUSTED|CONNECT_TIMEOUT_OLD|NONBLOCK_TXRX|"
+                       r"CONNECT_TIMEOUT_NEW)", frozenset(), ()),
+    "CAN_RAW_SOCKOPTS": ("values", ("linux/can/raw.h",), r"CAN_RAW_(FILTER|ERR_FILTER|LOOPBACK|"
+                         r"RECV_OWN_MSGS|FD_FRAMES|JOIN_FILTERS)", frozenset(), ()),
+    "SCTP_SOCKOPTS": ("values", ("sys/socket.h", "linux/sctp.h"),
+                      r"SCTP_(RTOINFO|ASSOCINFO|INITMSG|NODELAY|AUTOCLOSE|SET_PEER_PRIMARY_ADDR|"
+                      r"PRIMARY_ADDR|ADAPTATION_LAYER|DISABLE_FRAGMENTS|PEER_ADDR_PARAMS|"
+                      r"DEFAULT_SEND_PARAM|EVENTS|I_WANT_MAPPED_V4_ADDR|MAXSEG|STATUS|"
+                      r"GET_PEER_ADDR_INFO|DELAYED_SACK|CONTEXT|FRAGMENT_INTERLEAVE|"
+                      r"PARTIAL_DELIVERY_POINT|MAX_BURST|AUTH_CHUNK|HMAC_IDENT|AUTH_KEY|"
+                      r"AUTH_ACTIVE_KEY|AUTH_DELETE_KEY|PEER_AUTH_CHUNKS|LOCAL_AUTH_CHUNKS|"
+                      r"GET_ASSOC_NUMBER|GET_ASSOC_ID_LIST|AUTO_ASCONF|PEER_ADDR_THLDS|"
+                      r"RECVRCVINFO|RECVNXTINFO|DEFAULT_SNDINFO|AUTH_DEACTIVATE_KEY|REUSE_PORT|"
+                      r"PEER_ADDR_THLDS_V2|SOCKOPT_BINDX_ADD|SOCKOPT_BINDX_REM|SOCKOPT_PEELOFF|"
+                      r"GET_PEER_ADDRS_NUM_OLD|GET_PEER_ADDRS_OLD|GET_LOCAL_ADDRS_NUM_OLD|"
+                      r"GET_LOCAL_ADDRS_OLD|SOCKOPT_CONNECTX_OLD|GET_PEER_ADDRS|GET_LOCAL_ADDRS|"
+                      r"SOCKOPT_CONNECTX|SOCKOPT_CONNECTX3|GET_ASSOC_STATS|PR_SUPPORTED|"
+                      r"DEFAULT_PRINFO|PR_ASSOC_STATUS|PR_STREAM_STATUS|RECONFIG_SUPPORTED|"
+                      r"ENABLE_STREAM_RESET|RESET_STREAMS|RESET_ASSOC|ADD_STREAMS|"
+                      r"SOCKOPT_PEELOFF_FLAGS|STREAM_SCHEDULER|STREAM_SCHEDULER_VALUE|"
+                      r"INTERLEAVING_SUPPORTED|SENDMSG_CONNECT|EVENT|ASCONF_SUPPORTED|"
+                      r"AUTH_SUPPORTED|ECN_SUPPORTED|EXPOSE_POTENTIALLY_FAILED_STATE|"
+                      r"REMOTE_UDP_ENCAPS_PORT|PLPMTUD_PROBE_INTERVAL)",
+                      frozenset(), ()),
+    "RAW_SOCKOPTS": ("values", ("linux/icmp.h",), r"ICMP_FILTER", frozenset(), ()),
+    # ICMP_FILTER's bits: the ICMP message types strace 6.1 names there
+    "ICMP_TYPES": ("values", ("linux/icmp.h",),
+                   r"ICMP_(ECHOREPLY|DEST_UNREACH|SOURCE_QUENCH|REDIRECT|ECHO|TIME_EXCEEDED|"
+                   r"PARAMETERPROB|TIMESTAMP|TIMESTAMPREPLY|INFO_REQUEST|INFO_REPLY|ADDRESS|"
+                   r"ADDRESSREPLY)", frozenset(), ()),
+    # SO_TXREHASH's values; PACKET_ADD_MEMBERSHIP's mr_type
+    "TXREHASH_VALUES": ("values", ("linux/socket.h",), r"SOCK_TXREHASH_[A-Z]+", frozenset(), ()),
+    "PACKET_MR_TYPES": ("values", ("linux/if_packet.h",), r"PACKET_MR_[A-Z]+", frozenset(), ()),
+    "IPX_SOCKOPTS": ("values", ("netipx/ipx.h",), r"IPX_TYPE", frozenset(), ()),
+    # AX.25's, and SO_BINDTODEVICE (25), which strace names at this level too
+    "AX25_SOCKOPTS": ("values", ("asm/socket.h", "netax25/ax25.h"),
+                      r"AX25_(WINDOW|T1|N2|T3|T2|BACKOFF|EXTSEQ|PIDINCL|IDLE|PACLEN|IAMDIGI)|"
+                      r"SO_BINDTODEVICE", frozenset(), ()),
+    "IRDA_SOCKOPTS": ("values", ("sys/socket.h",), r"IRLMP_[A-Z_]+", frozenset(), ()),
+    "LLC_SOCKOPTS": ("values", ("sys/socket.h", "linux/llc.h"),
+                     r"LLC_OPT_(UNKNOWN|RETRY|SIZE|ACK_TMR_EXP|P_TMR_EXP|REJ_TMR_EXP|"
+                     r"BUSY_TMR_EXP|TX_WIN|RX_WIN|PKTINFO)", frozenset(), ()),
+    "DCCP_SOCKOPTS": ("values", ("linux/dccp.h",),
+                      r"DCCP_SOCKOPT_(PACKET_SIZE|SERVICE|CHANGE_L|CHANGE_R|GET_CUR_MPS|"
+                      r"SERVER_TIMEWAIT|SEND_CSCOV|RECV_CSCOV|AVAILABLE_CCIDS|CCID|TX_CCID|"
+                      r"RX_CCID|QPOLICY_ID|QPOLICY_TXQLEN|CCID_RX_INFO)", frozenset(), ()),
+    "TIPC_SOCKOPTS": ("values", ("linux/tipc.h",),
+                      r"TIPC_(IMPORTANCE|SRC_DROPPABLE|DEST_DROPPABLE|CONN_TIMEOUT|"
+                      r"NODE_RECVQ_DEPTH|SOCK_RECVQ_DEPTH|MCAST_BROADCAST|MCAST_REPLICAST|"
+                      r"GROUP_JOIN|GROUP_LEAVE|SOCK_RECVQ_USED|NODELAY)", frozenset(), ()),
+    "RXRPC_SOCKOPTS": ("values", ("sys/socket.h", "linux/rxrpc.h"),
+                       r"RXRPC_(SECURITY_KEY|SECURITY_KEYRING|EXCLUSIVE_CONNECTION|"
+                       r"MIN_SECURITY_LEVEL|UPGRADEABLE_SERVICE|SUPPORTED_CMSG)", frozenset(), ()),
+    "PPPOL2TP_SOCKOPTS": ("values", ("sys/socket.h", "linux/if_pppol2tp.h"),
+                          r"PPPOL2TP_SO_(DEBUG|RECVSEQ|SENDSEQ|LNSMODE|REORDERTO)",
+                          frozenset(), ()),
+    "BT_SOCKOPTS": ("values", ("sys/socket.h",), r"BT_[A-Z_]+", frozenset(), ()),
+    "PNPIPE_SOCKOPTS": ("values", ("sys/socket.h", "linux/phonet.h"),
+                        r"PNPIPE_(ENCAP|IFINDEX|HANDLE|INITSTATE)", frozenset(), ()),
+    # RDS's, and SO_TIMESTAMP (29), which strace names at this level as SO_TIMESTAMP_OLD
+    "RDS_SOCKOPTS": ("values", ("asm/socket.h", "linux/rds.h"),
+                     r"RDS_(CANCEL_SENT_TO|GET_MR|FREE_MR|BARRIER|RECVERR|CONG_MONITOR|"
+                     r"GET_MR_FOR_DEST)|SO_RDS_(TRANSPORT|MSG_RXPATH_LATENCY)|SO_TIMESTAMP_OLD",
+                     frozenset(), ()),
+    "IUCV_SOCKOPTS": ("values", ("sys/socket.h",), r"SO_IPRMDATA_MSG", frozenset(), ()),
+    "CAIF_SOCKOPTS": ("values", ("sys/socket.h", "linux/caif/caif_socket.h"),
+                      r"CAIFSO_(LINK_SELECT|REQ_PARAM|RSP_PARAM)", frozenset(), ()),
+    "ALG_SOCKOPTS": ("values", ("linux/if_alg.h",),
+                     r"ALG_SET_(KEY|IV|OP|AEAD_ASSOCLEN|AEAD_AUTHSIZE|DRBG_ENTROPY)",
+                     frozenset(), ()),
+    "NFC_SOCKOPTS": ("values", ("sys/socket.h", "linux/nfc.h"),
+                     r"NFC_LLCP_(RW|MIUX|REMOTE_MIU|REMOTE_LTO|REMOTE_RW)", frozenset(), ()),
+    "KCM_SOCKOPTS": ("values", ("sys/socket.h", "linux/kcm.h"), r"KCM_RECV_DISABLE",
+                     frozenset(), ()),
+    "TLS_SOCKOPTS": ("values", ("linux/tls.h",), r"TLS_(TX|RX)", frozenset(), ()),
+    "XDP_SOCKOPTS": ("values", ("linux/if_xdp.h",),
+                     r"XDP_(MMAP_OFFSETS|RX_RING|TX_RING|UMEM_REG|UMEM_FILL_RING|"
+                     r"UMEM_COMPLETION_RING|STATISTICS|OPTIONS)", frozenset(), ()),
     # the options of SOL_UDP and SOL_PACKET (strace 6.1 names them, and an unnamed one as
     # 0x... /* UDP_??? */)
     "UDP_NAMES": ("values", ("linux/udp.h",),
@@ -826,6 +952,14 @@ TABLES: dict[str, Table] = {
 # Names of C enum constants (``-E -dM`` lists only macros), per table, from the headers
 # named in TABLES; a name a header lacks is dropped by the compiler.
 ENUM_CONSTANTS: dict[str, tuple[str, ...]] = {
+    "LLC_SOCKOPTS": ("LLC_OPT_UNKNOWN", "LLC_OPT_RETRY", "LLC_OPT_SIZE", "LLC_OPT_ACK_TMR_EXP",
+                     "LLC_OPT_P_TMR_EXP", "LLC_OPT_REJ_TMR_EXP", "LLC_OPT_BUSY_TMR_EXP",
+                     "LLC_OPT_TX_WIN", "LLC_OPT_RX_WIN", "LLC_OPT_PKTINFO"),
+    "PPPOL2TP_SOCKOPTS": ("PPPOL2TP_SO_DEBUG", "PPPOL2TP_SO_RECVSEQ", "PPPOL2TP_SO_SENDSEQ",
+                          "PPPOL2TP_SO_LNSMODE", "PPPOL2TP_SO_REORDERTO"),
+    "CAIF_SOCKOPTS": ("CAIFSO_LINK_SELECT", "CAIFSO_REQ_PARAM", "CAIFSO_RSP_PARAM"),
+    "CAN_RAW_SOCKOPTS": ("CAN_RAW_FILTER", "CAN_RAW_ERR_FILTER", "CAN_RAW_LOOPBACK",
+                         "CAN_RAW_RECV_OWN_MSGS", "CAN_RAW_FD_FRAMES", "CAN_RAW_JOIN_FILTERS"),
     # strace 6.1's bpf_map_flags, in its order
     "BPF_MAP_FLAGS": ("BPF_F_NO_PREALLOC", "BPF_F_NO_COMMON_LRU", "BPF_F_NUMA_NODE",
                       "BPF_F_RDONLY", "BPF_F_WRONLY", "BPF_F_STACK_BUILD_ID", "BPF_F_ZERO_SEED",
@@ -911,6 +1045,24 @@ INTERNAL_BITS: dict[str, dict[str, int]] = {
                  "NT_PSINFO": 13, "NT_PRCRED": 14, "NT_UTSNAME": 15, "NT_LWPSTATUS": 16,
                  "NT_LWPSINFO": 17, "NT_PRFPXREG": 20},
     "SWAP_FLAGS": {"SWAP_FLAG_DISCARD_ONCE": 0x20000, "SWAP_FLAG_DISCARD_PAGES": 0x40000},
+    # socket levels of include/linux/socket.h (kernel-internal); the options of IrDA
+    # (removed in Linux 4.17 with its uapi header), of Bluetooth
+    # (include/net/bluetooth/bluetooth.h) and of AF_IUCV (include/net/iucv/af_iucv.h),
+    # which no uapi header holds and strace 6.1 names
+    "SOL_LEVELS": {"SOL_SCTP": 132, "SOL_UDPLITE": 136},
+    "IRDA_SOCKOPTS": {"IRLMP_ENUMDEVICES": 1, "IRLMP_IAS_SET": 2, "IRLMP_IAS_QUERY": 3,
+                      "IRLMP_HINTS_SET": 4, "IRLMP_QOS_SET": 5, "IRLMP_QOS_GET": 6,
+                      "IRLMP_MAX_SDU_SIZE": 7, "IRLMP_IAS_GET": 8, "IRLMP_IAS_DEL": 9,
+                      "IRLMP_HINT_MASK_SET": 10, "IRLMP_WAITDEVICE": 11},
+    "BT_SOCKOPTS": {"BT_SECURITY": 4, "BT_DEFER_SETUP": 7, "BT_FLUSHABLE": 8, "BT_POWER": 9,
+                    "BT_CHANNEL_POLICY": 10, "BT_VOICE": 11, "BT_SNDMTU": 12, "BT_RCVMTU": 13},
+    "IUCV_SOCKOPTS": {"SO_IPRMDATA_MSG": 0x80},
+    # removed from linux/sctp.h (Linux 2.6.x's old address calls) and linux/rds.h
+    # (deprecated), named by strace 6.1
+    "SCTP_SOCKOPTS": {"SCTP_GET_PEER_ADDRS_NUM_OLD": 103, "SCTP_GET_PEER_ADDRS_OLD": 104,
+                      "SCTP_GET_LOCAL_ADDRS_NUM_OLD": 105, "SCTP_GET_LOCAL_ADDRS_OLD": 106},
+    "RDS_SOCKOPTS": {"RDS_BARRIER": 4},
+    "IPV6_NAMES": {"IPV6_USE_MIN_MTU": 63},     # linux/in6.h has it under "#if 0"
     "FAN_EVENTS": {"FAN_DIR_MODIFY": 0x00080000},
     # powerpc's asm/mman.h defines it; strace 6.1 names 0x4 so on every arch
     "PKEY_ACCESS": {"PKEY_DISABLE_EXECUTE": 0x4},

@@ -94,7 +94,7 @@ others                a table of ``tracekit.decode.flags`` (see ``tracekit.decod
 ``sockaddr_out`` ...  socket outputs (tracekit.decode.structs_net): ``sockaddr_out``
                       (length: the next arg), ``len_inout`` (``[128 => 16]``),
                       ``addrlen_inout`` (the same, an address beside a NULL address),
-                      ``sollevel``, ``sockopt``, ``optval_in``/``optval_out``
+                      ``sollevel``, ``sockopt``/``sockopt_get``, ``optval_in``/``optval_out``
 ``nlbufw`` ``nlbufr`` sendto's / recvfrom's buffer: netlink messages on a netlink
                       socket (tracekit.decode.structs_netlink), else as ``bufw``/``bufrn``
 ``off64``             a 64-bit offset of an i386 call in two registers, this one the
@@ -213,7 +213,7 @@ recvmsg: fd msghdr_out msgflags
 sendmmsg: fd mmsgvec u msgflags
 recvmmsg: fd mmsgvec_out u msgflags timeout_ts -> recvmmsg
 setsockopt: fd sollevel sockopt optval_in d
-getsockopt: fd sollevel sockopt optval_out len_inout
+getsockopt: fd sollevel sockopt_get optval_out len_inout
 clone: clone
 clone3: clone3
 fork:

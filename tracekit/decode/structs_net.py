@@ -22,9 +22,10 @@ from __future__ import annotations
 import ipaddress
 import socket
 from collections.abc import Callable, Mapping
+from types import ModuleType
 from typing import TYPE_CHECKING
 
-from tracekit._events import CAPF_FAULT, Syscall
+from tracekit._events import CAPF_FAULT, SC_COMPAT, Syscall
 from tracekit.decode import flags as F
 from tracekit.decode.captures import capture, capture_out, succeeded
 from tracekit.decode.values import format_ifindex, format_sockaddr, pointer, quote, signed
@@ -116,33 +117,75 @@ def k_off_inout(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return f"[{before}]" if after is None else f"[{before}] => [{after}]"
 
 
-def sockopt_name(fl: F.ArchFlags, level: int, name: int) -> str:
-    """An option name of the level's table (SO_*, TCP_*, IP_*, IPV6_*, NETLINK_*, UDP_*,
-    PACKET_*); an
-    unnamed option of those levels as ``0x63 /* NETLINK_??? */``; of a level without a
+def sockopt_name(fl: F.ArchFlags, level: int, name: int, get: bool = False) -> str:
+    """An option name of the level's table (``SO_REUSEADDR``, ``TCP_NODELAY``,
+    ``ALG_SET_KEY``...; ``get``: getsockopt's, whose netfilter options of SOL_IP and
+    SOL_IPV6 and SO_GET_FILTER are named apart); an unnamed option of those levels as
+    ``0x63 /* NETLINK_??? */`` (``0 /* IP_??? */``: C's ``%#x``); of a level without a
     name in unsigned decimal (strace 6.1: ``0x7fffffff /* SOL_?? */, 4294967295``), of
     other named levels in decimal."""
-    T = fl.tables
-    tables: Mapping[str, Mapping[int, str]] = {
-        "SOL_SOCKET": T.SO_NAMES, "SOL_TCP": T.TCP_NAMES, "SOL_IP": T.IP_NAMES,
-        "SOL_IPV6": T.IPV6_NAMES, "SOL_NETLINK": T.NETLINK_SOCKOPTS,
-        "SOL_UDP": T.UDP_NAMES, "SOL_PACKET": T.PACKET_SOCKOPTS}
-    lname = T.SOL_LEVELS.get(level & 0xFFFFFFFF, "")
+    lname = fl.tables.SOL_LEVELS.get(level & 0xFFFFFFFF, "")
+    tables = _sockopt_tables(fl)
     table = tables.get(lname)
-    got = None if table is None else table.get(name & 0xFFFFFFFF)
-    if got is not None:
-        return got
-    if table is not None:       # a level strace decodes: 0x270f /* SO_??? */
-        return f"{hex(name & 0xFFFFFFFF)} /* {_UNKNOWN_OPT[lname]} */"
+    opt = name & 0xFFFFFFFF
+    if table is not None:
+        got = (table[2] if get else table[1]).get(opt) or table[0].get(opt)
+        if got is not None:
+            return got
+        # a level strace decodes: 0x270f /* SO_??? */
+        return f"{opt:#x} /* {table[3]} */" if opt else f"0 /* {table[3]} */"
     if not lname:
-        return str(name & 0xFFFFFFFF)
+        return str(opt)
     return str(signed(name, 32))
 
 
-# strace's default text of an unnamed option of each level it names the options of
-_UNKNOWN_OPT = {"SOL_SOCKET": "SO_???", "SOL_TCP": "TCP_???", "SOL_IP": "IP_???",
-                "SOL_IPV6": "IPV6_???", "SOL_NETLINK": "NETLINK_???", "SOL_UDP": "UDP_???",
-                "SOL_PACKET": "PACKET_???"}
+# level -> (its options' table, setsockopt's own names, getsockopt's own names, the
+# comment of an unnamed option), per arch
+_SOCKOPT_LEVELS = (
+    ("SOL_SOCKET", "SO_NAMES", "", "SO_GET_NAMES", "SO_???"),
+    ("SOL_IP", "IP_SOCKOPTS", "IP_SET_SOCKOPTS", "IP_GET_SOCKOPTS", "IP_???"),
+    ("SOL_IPV6", "IPV6_NAMES", "IPV6_SET_SOCKOPTS", "IPV6_GET_SOCKOPTS", "IPV6_???"),
+    ("SOL_TCP", "TCP_NAMES", "", "", "TCP_???"),
+    ("SOL_UDP", "UDP_NAMES", "", "", "UDP_???"),
+    ("SOL_NETLINK", "NETLINK_SOCKOPTS", "", "", "NETLINK_???"),
+    ("SOL_PACKET", "PACKET_SOCKOPTS", "", "", "PACKET_???"),
+    ("AF_VSOCK", "VSOCK_SOCKOPTS", "", "", "SO_VM_???"),
+    ("SOL_CAN_RAW", "CAN_RAW_SOCKOPTS", "", "", "CAN_RAW_???"),
+    ("SOL_SCTP", "SCTP_SOCKOPTS", "", "", "SCTP_???"),
+    ("SOL_RAW", "RAW_SOCKOPTS", "", "", "RAW_???"),
+    ("SOL_IPX", "IPX_SOCKOPTS", "", "", "IPX_???"),
+    ("SOL_AX25", "AX25_SOCKOPTS", "", "", "AX25_???"),
+    ("SOL_IRDA", "IRDA_SOCKOPTS", "", "", "IRLMP_???"),
+    ("SOL_LLC", "LLC_SOCKOPTS", "", "", "LLC_OPT_???"),
+    ("SOL_DCCP", "DCCP_SOCKOPTS", "", "", "DCCP_SOCKOPT_???"),
+    ("SOL_TIPC", "TIPC_SOCKOPTS", "", "", "TIPC_???"),
+    ("SOL_RXRPC", "RXRPC_SOCKOPTS", "", "", "RXRPC_???"),
+    ("SOL_PPPOL2TP", "PPPOL2TP_SOCKOPTS", "", "", "PPPOL2TP_SO_???"),
+    ("SOL_BLUETOOTH", "BT_SOCKOPTS", "", "", "BT_???"),
+    ("SOL_PNPIPE", "PNPIPE_SOCKOPTS", "", "", "PNPIPE_???"),
+    ("SOL_RDS", "RDS_SOCKOPTS", "", "", "RDS_???"),
+    ("SOL_IUCV", "IUCV_SOCKOPTS", "", "", "SO_???"),
+    ("SOL_CAIF", "CAIF_SOCKOPTS", "", "", "CAIFSO_???"),
+    ("SOL_ALG", "ALG_SOCKOPTS", "", "", "ALG_???"),
+    ("SOL_NFC", "NFC_SOCKOPTS", "", "", "NFC_LLCP_???"),
+    ("SOL_KCM", "KCM_SOCKOPTS", "", "", "KCM_???"),
+    ("SOL_TLS", "TLS_SOCKOPTS", "", "", "TLS_???"),
+    ("SOL_XDP", "XDP_SOCKOPTS", "", "", "XDP_???"),
+)
+_SockoptTable = tuple[Mapping[int, str], Mapping[int, str], Mapping[int, str], str]
+_sockopt_memo: dict[int, dict[str, _SockoptTable]] = {}
+
+
+def _sockopt_tables(fl: F.ArchFlags) -> dict[str, _SockoptTable]:
+    got = _sockopt_memo.get(id(fl.tables))
+    if got is None:
+        T = fl.tables
+        none: Mapping[int, str] = {}
+        got = _sockopt_memo[id(fl.tables)] = {
+            level: (getattr(T, common), getattr(T, setn) if setn else none,
+                    getattr(T, getn) if getn else none, unknown)
+            for level, common, setn, getn, unknown in _SOCKOPT_LEVELS}
+    return got
 
 
 # setsockopt options strace 6.1 prints as an int whatever their length (an address when
@@ -175,20 +218,37 @@ def _optval(d: SyscallDecoder, ev: Syscall, i: int, n: int | None, out: bool) ->
     T = d.flags.tables
     level = T.SOL_LEVELS.get(ev.args[1] & 0xFFFFFFFF)
     so = T.SO_NAMES.get(ev.args[2] & 0xFFFFFFFF) if level == "SOL_SOCKET" else None
-    ip = T.IP_NAMES.get(ev.args[2] & 0xFFFFFFFF) if level == "SOL_IP" else None
+    ip = T.IP_SOCKOPTS.get(ev.args[2] & 0xFFFFFFFF) if level == "SOL_IP" else None
     if not out and (so in _SET_INT_OPTS or level == "SOL_NETLINK"):
         # an int option: its address when shorter than an int, else the int
         if n is None or n < 4 or cap is None or len(cap.data) < 4:
             return pointer(ev.args[i])
         return f"[{_int(cap.data)}]"
     ip6 = T.IPV6_NAMES.get(ev.args[2] & 0xFFFFFFFF) if level == "SOL_IPV6" else None
+    if level == "SOL_RAW" and ev.args[2] & 0xFFFFFFFF == 1:        # ICMP_FILTER
+        return _icmp_filter(T.ICMP_TYPES, cap, n, ev.args[i])
+    packet = T.PACKET_SOCKOPTS.get(ev.args[2] & 0xFFFFFFFF) if level == "SOL_PACKET" else None
+    if not out and (so in _EXACT_STRUCTS or packet in _EXACT_STRUCTS):
+        # a struct strace decodes only at exactly its size (else the address)
+        data = cap.data if cap is not None else b""
+        name = so or packet or ""
+        size = _EXACT_STRUCTS[name]
+        if n != size or len(data) < size:
+            return pointer(ev.args[i])
+        return _exact_struct(T, name, data, bool(ev.flags & SC_COMPAT))
+    if not out and so == "SO_TXREHASH":
+        if n is None or n < 4 or cap is None or len(cap.data) < 4:
+            return pointer(ev.args[i])
+        value = signed(int.from_bytes(cap.data[:4], "little"), 32)
+        known = T.TXREHASH_VALUES.get(value)
+        return f"[{known or f'{value} /* SOCK_TXREHASH_??? */'}]"
     if (not out and n == 0 and not {so, ip, ip6} & _SET_STRUCT_OPTS
             and level not in ("SOL_PACKET", "SOL_RAW")):
         return '""'                     # strace's default: the value's 0 bytes
     if cap is None or n is None or n <= 0 or len(cap.data) < min(n, 4):
         return pointer(ev.args[i])
     if not out:
-        text = _set_struct(so, ip, ip6, cap.data[:n])
+        text = _set_struct(so, ip, ip6, cap.data[:n], T.ADDRESS_FAMILIES)
         if text is not None:
             return pointer(ev.args[i]) if text == "" else text
     fields = _GET_STRUCTS.get(so or "") if out else None
@@ -210,7 +270,55 @@ _GET_STRUCTS: dict[str, tuple[tuple[str, bool], ...]] = {
 }
 
 
-def _set_struct(so: str | None, ip: str | None, ip6: str | None, data: bytes) -> str | None:
+# setsockopt structs strace 6.1 decodes only when optlen is their exact size (x86_64;
+# struct sock_fprog is 8 bytes for an i386 call)
+_EXACT_STRUCTS = {"SO_ATTACH_FILTER": 16, "SO_ATTACH_REUSEPORT_CBPF": 16,
+                  "PACKET_ADD_MEMBERSHIP": 16, "PACKET_DROP_MEMBERSHIP": 16,
+                  "PACKET_RX_RING": 16, "PACKET_TX_RING": 16}
+
+
+def _exact_struct(T: ModuleType, name: str, data: bytes, compat: bool) -> str:
+    """struct sock_fprog (``{len=4, filter=0x...}``, the program itself not shown),
+    struct packet_mreq, struct tpacket_req (linux/filter.h, linux/if_packet.h)."""
+    if name.startswith("SO_"):
+        count = int.from_bytes(data[:2], "little")
+        addr = int.from_bytes(data[4:8] if compat else data[8:16], "little")
+        return f"{{len={count}, filter={pointer(addr)}}}"
+    if name.endswith("_RING"):
+        fields = ("tp_block_size", "tp_block_nr", "tp_frame_size", "tp_frame_nr")
+        values = [int.from_bytes(data[4 * k:4 * k + 4], "little") for k in range(4)]
+        return "{" + ", ".join(f"{f}={v}" for f, v in zip(fields, values, strict=True)) + "}"
+    index = int.from_bytes(data[:4], "little")
+    kind = int.from_bytes(data[4:6], "little")
+    alen = int.from_bytes(data[6:8], "little")
+    address = ":".join(f"{b:02x}" for b in data[8:8 + min(alen, 8)])
+    return (f"{{mr_ifindex={format_ifindex(index)}, mr_type="
+            f"{T.PACKET_MR_TYPES.get(kind) or f'{kind:#x} /* PACKET_MR_??? */'}, "
+            f"mr_alen={alen}, mr_address={address}}}")
+
+
+def _icmp_filter(types: Mapping[int, str], cap: object, n: int | None, addr: int) -> str:
+    """ICMP_FILTER's struct icmp_filter, a 32-bit set of ICMP types, as strace prints a
+    set: ``[ICMP_ECHOREPLY 0x2 /* ICMP_??? */]``, or ``~[...]`` of the types not in it when
+    more than half are; at most 4 bytes are read, over a set of all types (an optlen of
+    2 leaves types 16-31 in)."""
+    data = getattr(cap, "data", None)
+    if n is None or n <= 0 or data is None or len(data) < min(n, 4):
+        return pointer(addr)
+    k = min(n, 4)
+    word = 0xFFFFFFFF & ~((1 << 8 * k) - 1) | int.from_bytes(data[:k], "little")
+    inverted = bin(word).count("1") * 2 > 32
+    if inverted:
+        word ^= 0xFFFFFFFF
+    names = [types.get(b) or f"{b:#x} /* ICMP_??? */" for b in range(32) if word >> b & 1]
+    return ("~[" if inverted else "[") + " ".join(names) + "]"
+
+
+_GROUP_REQ = frozenset({"MCAST_JOIN_GROUP", "MCAST_LEAVE_GROUP"})
+
+
+def _set_struct(so: str | None, ip: str | None, ip6: str | None, data: bytes,
+                families: Mapping[int, str]) -> str | None:
     """A setsockopt value strace decodes as a struct: SO_LINGER's struct linger, IP_ADD/
     DROP_MEMBERSHIP's struct ip_mreq (of an ip_mreqn too: its first 8 bytes), IPV6_ADD/
     DROP_MEMBERSHIP's struct ipv6_mreq; "" when ``data`` is shorter than the struct
@@ -224,7 +332,13 @@ def _set_struct(so: str | None, ip: str | None, ip6: str | None, data: bytes) ->
             return ""
         group, iface = ipaddress.IPv4Address(data[:4]), ipaddress.IPv4Address(data[4:8])
         return f'{{imr_multiaddr=inet_addr("{group}"), imr_interface=inet_addr("{iface}")}}'
-    if ip6 in ("IPV6_ADD_MEMBERSHIP", "IPV6_DROP_MEMBERSHIP"):
+    if ip in _GROUP_REQ or ip6 in _GROUP_REQ:
+        if len(data) < 136:         # struct group_req: the interface, a sockaddr_storage
+            return ""
+        return (f"{{gr_interface={format_ifindex(int.from_bytes(data[:4], 'little'))}, "
+                f"gr_group={format_sockaddr(data[8:136], families)}}}")
+    if ip6 in ("IPV6_ADD_MEMBERSHIP", "IPV6_DROP_MEMBERSHIP", "IPV6_JOIN_ANYCAST",
+               "IPV6_LEAVE_ANYCAST"):
         if len(data) < 20:
             return ""
         group6 = socket.inet_ntop(socket.AF_INET6, data[:16])
@@ -245,6 +359,7 @@ def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int],
         "sollevel": lambda d, ev, i: (T.SOL_LEVELS.get(ev.args[i] & 0xFFFFFFFF)
                                       or f"{hex(ev.args[i] & 0xFFFFFFFF)} /* SOL_?? */"),
         "sockopt": lambda d, ev, i: sockopt_name(fl, ev.args[i - 1], ev.args[i]),
+        "sockopt_get": lambda d, ev, i: sockopt_name(fl, ev.args[i - 1], ev.args[i], True),
         # setsockopt's value: as long as its optlen argument
         "optval_in": lambda d, ev, i: _optval(d, ev, i, signed(ev.args[i + 1], 32), False),
         # getsockopt's value: as long as the optlen the kernel wrote

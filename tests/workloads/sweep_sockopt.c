@@ -1,0 +1,117 @@
+/* tests/e2e/test_strace_sweep_sockopt.py: setsockopt and getsockopt at every socket level
+ * strace 6.1 names (and a few it does not) with every option number 0-160, then the option
+ * values strace decodes as more than an int: ICMP_FILTER's set of ICMP types (inverted when
+ * most are in it, a short optlen), struct sock_fprog, SO_TXREHASH, struct group_req,
+ * struct packet_mreq, struct tpacket_req and IPV6_JOIN_ANYCAST's ipv6_mreq, each at its
+ * size and at lengths strace shows as an address. */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <linux/filter.h>
+#include <linux/icmp.h>
+#include <linux/if_packet.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#ifndef SO_TXREHASH
+#define SO_TXREHASH 74
+#endif
+
+static const int levels[] = {
+	0, 1, 6, 17, 40, 41, 58, 100, 101, 132, 136, 255, 256, 257, 258, 259, 260, 261, 262, 263,
+	264, 265, 266, 267, 268, 269, 270, 271, 272, 273, 274, 275, 276, 277, 278, 279, 280, 281,
+	282, 283, 284, 999,
+};
+
+int main(void)
+{
+	int one = 1;
+	char buf[256];
+	socklen_t len;
+
+	for (unsigned i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
+		for (int opt = 0; opt <= 160; opt++) {
+			setsockopt(-1, levels[i], opt, &one, sizeof(one));
+			len = 4;
+			getsockopt(-1, levels[i], opt, buf, &len);
+		}
+
+	int udp = socket(AF_INET, SOCK_DGRAM, 0);
+	int raw = socket(AF_INET, SOCK_RAW, IPPROTO_ICMP);
+	int pkt = socket(AF_PACKET, SOCK_RAW, 0);
+	int udp6 = socket(AF_INET6, SOCK_DGRAM, 0);
+
+	struct icmp_filter f = {
+		.data = ~((1U << ICMP_ECHOREPLY) | (1U << ICMP_DEST_UNREACH) | (1U << ICMP_TIME_EXCEEDED)),
+	};
+	setsockopt(raw, SOL_RAW, ICMP_FILTER, &f, sizeof(f));
+	f.data = 0;
+	setsockopt(raw, SOL_RAW, ICMP_FILTER, &f, sizeof(f));
+	f.data = ~0U;
+	setsockopt(raw, SOL_RAW, ICMP_FILTER, &f, sizeof(f));
+	f.data = 5;
+	setsockopt(raw, SOL_RAW, ICMP_FILTER, &f, 2);
+	setsockopt(raw, SOL_RAW, ICMP_FILTER, &f, 8);
+	setsockopt(raw, SOL_RAW, ICMP_FILTER, &f, 0);
+	len = sizeof(f);
+	getsockopt(raw, SOL_RAW, ICMP_FILTER, &f, &len);
+	len = 2;
+	getsockopt(raw, SOL_RAW, ICMP_FILTER, &f, &len);
+
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 1, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, 0xffff),
+		BPF_STMT(BPF_RET | BPF_K, 0),
+	};
+	struct sock_fprog prog = {4, code};
+	setsockopt(udp, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog));
+	setsockopt(udp, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog, sizeof(prog));
+	setsockopt(udp, SOL_SOCKET, SO_ATTACH_FILTER, &prog, 8);
+	setsockopt(udp, SOL_SOCKET, SO_ATTACH_FILTER, 0, sizeof(prog));
+	memset(buf, 0, sizeof(buf));
+	buf[0] = 4;
+	setsockopt(udp, SOL_SOCKET, SO_ATTACH_FILTER, buf, 20);
+
+	int v[] = {0, 1, 255, -1, 7};
+	for (unsigned i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		setsockopt(udp, SOL_SOCKET, SO_TXREHASH, &v[i], 4);
+	setsockopt(udp, SOL_SOCKET, SO_TXREHASH, &v[1], 2);
+	setsockopt(udp, SOL_SOCKET, SO_TXREHASH, &v[1], 8);
+
+	struct group_req g;
+	memset(&g, 0, sizeof(g));
+	g.gr_interface = 1;
+	struct sockaddr_in *sin = (void *)&g.gr_group;
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = inet_addr("224.0.0.251");
+	setsockopt(udp, SOL_IP, MCAST_JOIN_GROUP, &g, sizeof(g));
+	setsockopt(udp, SOL_IP, MCAST_LEAVE_GROUP, &g, sizeof(g));
+	setsockopt(udp, SOL_IP, MCAST_JOIN_GROUP, &g, 8);
+	setsockopt(udp, SOL_IP, MCAST_JOIN_GROUP, buf, 140);
+
+	struct packet_mreq m = {.mr_ifindex = 1, .mr_type = PACKET_MR_PROMISC, .mr_alen = 6,
+				.mr_address = {1, 2, 3, 4, 5, 6}};
+	setsockopt(pkt, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &m, sizeof(m));
+	setsockopt(pkt, SOL_PACKET, PACKET_DROP_MEMBERSHIP, &m, sizeof(m));
+	m.mr_type = 9;
+	m.mr_alen = 12;
+	memset(m.mr_address, 0xab, sizeof(m.mr_address));
+	setsockopt(pkt, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &m, sizeof(m));
+	/* not mr_alen = 0: strace 6.1 then prints the bytes of the address it printed last,
+	 * of an earlier call */
+	setsockopt(pkt, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &m, 12);
+	struct tpacket_req tr = {4096, 4, 2048, 8};
+	setsockopt(pkt, SOL_PACKET, PACKET_RX_RING, &tr, sizeof(tr));
+	struct tpacket_req3 tr3 = {4096, 4, 2048, 8, 60, 0, 0};
+	setsockopt(pkt, SOL_PACKET, PACKET_TX_RING, &tr3, sizeof(tr3));
+	setsockopt(pkt, SOL_PACKET, PACKET_RX_RING, buf, 12);
+
+	struct ipv6_mreq m6;
+	memset(&m6, 0, sizeof(m6));
+	setsockopt(udp6, SOL_IPV6, IPV6_JOIN_ANYCAST, &m6, sizeof(m6));
+	setsockopt(udp6, SOL_IPV6, IPV6_LEAVE_ANYCAST, &m6, sizeof(m6));
+	setsockopt(udp6, SOL_IPV6, MCAST_JOIN_GROUP, &m6, 4);
+	return 0;
+}
