@@ -7,8 +7,11 @@ netfilter options of SOL_IP and SOL_IPV6 and SO_GET_FILTER named apart in getsoc
 ``0 /* IP_??? */`` and ``0x26 /* SCTP_??? */`` for one without a name. Then the values
 strace decodes beyond an int: ICMP_FILTER's set of ICMP types, struct sock_fprog,
 SO_TXREHASH, struct group_req, struct packet_mreq, struct tpacket_req and struct
-ipv6_mreq, at their size and at lengths strace shows as an address. tracekit traces
-``strace -f -o FILE sweep_sockopt``, so both see the same calls: every line must be equal.
+ipv6_mreq, at their size and at lengths strace shows as an address; and what getsockopt
+returns on real sockets at lengths below, at and above an int's (an int option cut short
+as its bytes in hex, struct ucred and linger cut inside a field, struct tpacket_stats).
+tracekit traces ``strace -f -o FILE sweep_sockopt``, so both see the same calls: every
+line must be equal.
 """
 
 from __future__ import annotations
@@ -45,5 +48,7 @@ def test_socket_options_equal_strace_on_the_same_run(tmp_path: Path) -> None:
                  "gr_group={sa_family=AF_INET, sin_port=htons(0), "
                  "sin_addr=inet_addr(\"224.0.0.251\")}}, 136)",
                  ", SOL_PACKET, PACKET_RX_RING, {tp_block_size=4096, tp_block_nr=4, "
-                 "tp_frame_size=2048, tp_frame_nr=8}, 16)"):
+                 "tp_frame_size=2048, tp_frame_nr=8}, 16)",
+                 ", SOL_SOCKET, SO_RCVBUF, \"\\x", ", SO_PEERCRED, {pid=",
+                 "tp_freeze_q_cnt=0}, [256 => 12])"):
         assert want in text, want

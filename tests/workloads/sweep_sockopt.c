@@ -113,5 +113,37 @@ int main(void)
 	setsockopt(udp6, SOL_IPV6, IPV6_JOIN_ANYCAST, &m6, sizeof(m6));
 	setsockopt(udp6, SOL_IPV6, IPV6_LEAVE_ANYCAST, &m6, sizeof(m6));
 	setsockopt(udp6, SOL_IPV6, MCAST_JOIN_GROUP, &m6, 4);
+
+	/* the values getsockopt returns on real sockets, at lengths below, at and above an
+	 * int's: int options, SO_PEERCRED and SO_LINGER cut inside a field, struct
+	 * tpacket_stats (and tpacket_stats_v3's third field) */
+	int sv[2];
+	socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+	int tcp = socket(AF_INET, SOCK_STREAM, 0);
+	int nl = socket(AF_NETLINK, SOCK_RAW, 0);
+	struct { int fd, level; } real[] = {
+		{sv[0], SOL_SOCKET}, {tcp, SOL_SOCKET}, {udp, SOL_IP}, {udp6, SOL_IPV6},
+		{tcp, 6 /* SOL_TCP */}, {pkt, SOL_PACKET}, {nl, 270 /* SOL_NETLINK */},
+		{udp, 17 /* SOL_UDP */},
+	};
+	int lens[] = {2, 4, 6, 10, 256};
+	for (unsigned i = 0; i < sizeof(real) / sizeof(real[0]); i++)
+		for (int opt = 0; opt <= 80; opt++)
+			for (unsigned k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+				if (real[i].level == 6 && (opt == 24 || opt == 11))
+					continue;       /* TCP_TIMESTAMP, TCP_INFO: clocks */
+				if (real[i].level == SOL_SOCKET && opt == 57)
+					continue;       /* SO_COOKIE */
+				memset(buf, 0, sizeof(buf));
+				len = lens[k];
+				getsockopt(real[i].fd, real[i].level, opt, buf, &len);
+			}
+	int pkt3 = socket(AF_PACKET, SOCK_RAW, 0);	/* no ring yet: its version can change */
+	v[0] = TPACKET_V3;
+	setsockopt(pkt3, SOL_PACKET, PACKET_VERSION, &v[0], 4);
+	for (unsigned k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+		len = lens[k];
+		getsockopt(pkt3, SOL_PACKET, PACKET_STATISTICS, buf, &len);
+	}
 	return 0;
 }

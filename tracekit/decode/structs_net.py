@@ -251,11 +251,30 @@ def _optval(d: SyscallDecoder, ev: Syscall, i: int, n: int | None, out: bool) ->
         text = _set_struct(so, ip, ip6, cap.data[:n], T.ADDRESS_FAMILIES)
         if text is not None:
             return pointer(ev.args[i]) if text == "" else text
-    fields = _GET_STRUCTS.get(so or "") if out else None
-    if fields is not None and n >= 4 and len(cap.data) >= min(n, 4 * len(fields)):
-        # getsockopt's struct linger / ucred: the fields the returned length holds
-        got = [f"{name}={int.from_bytes(cap.data[4 * k:4 * k + 4], 'little', signed=sig)}"
-               for k, (name, sig) in enumerate(fields) if 4 * k + 4 <= n]
+    if out and (so in _GET_INT_OPTS or so == "SO_TXREHASH"):
+        # an int option: its first int (SO_TIMESTAMPING's 8 bytes too); shorter, its
+        # bytes in hex
+        if n < 4:
+            return quote(cap.data[:n], force_hex=True)
+        value = signed(int.from_bytes(cap.data[:4], "little"), 32)
+        if so == "SO_TXREHASH":
+            known = T.TXREHASH_VALUES.get(value)
+            return f"[{known or f'{value} /* SOCK_TXREHASH_??? */'}]"
+        return f"[{value}]"
+    fields = (_GET_STRUCTS.get(so or "") or _GET_STRUCTS.get(packet or "")) if out else None
+    if fields is not None and len(cap.data) >= min(n, 4 * len(fields)):
+        # getsockopt's struct linger / ucred / tpacket_stats: the fields the returned
+        # length holds, a field it cuts as its bytes in hex
+        got = []
+        for k, (name, kind) in enumerate(fields):
+            field = cap.data[4 * k:min(4 * k + 4, n)]
+            if not field:
+                break
+            if len(field) < 4:
+                got.append(f"{name}={quote(field, force_hex=True)}")
+                break
+            value = int.from_bytes(field, "little", signed=kind == "d")
+            got.append(f"{name}={-1 if kind == 'id' and value == 0xFFFFFFFF else value}")
         return "{" + ", ".join(got) + "}"
     if n == 4:
         return f"[{_int(cap.data)}]"
@@ -263,11 +282,17 @@ def _optval(d: SyscallDecoder, ev: Syscall, i: int, n: int | None, out: bool) ->
     return quote(data, limit=d.string_limit, more=len(data) < n)
 
 
-# getsockopt's structs of 4-byte fields: (name, signed) in order
-_GET_STRUCTS: dict[str, tuple[tuple[str, bool], ...]] = {
-    "SO_LINGER": (("l_onoff", True), ("l_linger", True)),
-    "SO_PEERCRED": (("pid", True), ("uid", False), ("gid", False)),
+# getsockopt's structs of 4-byte fields: (name, kind) in order; kind "d" signed, "u"
+# unsigned, "id" a uid or gid (-1 for 0xffffffff, as strace prints them)
+_GET_STRUCTS: dict[str, tuple[tuple[str, str], ...]] = {
+    "SO_LINGER": (("l_onoff", "d"), ("l_linger", "d")),
+    "SO_PEERCRED": (("pid", "d"), ("uid", "id"), ("gid", "id")),
+    # struct tpacket_stats, and tpacket_stats_v3's third field (by the length only)
+    "PACKET_STATISTICS": (("tp_packets", "u"), ("tp_drops", "u"), ("tp_freeze_q_cnt", "u")),
 }
+# getsockopt options strace 6.1 prints as an int ([1]), and as their bytes in hex when
+# the length is below an int's
+_GET_INT_OPTS = _SET_INT_OPTS | {"SO_ERROR"}
 
 
 # setsockopt structs strace 6.1 decodes only when optlen is their exact size (x86_64;
