@@ -138,6 +138,25 @@ int main(void)
 				len = lens[k];
 				getsockopt(real[i].fd, real[i].level, opt, buf, &len);
 			}
+	/* setsockopt on real sockets: every option 0-80 of the same levels and SOL_RAW, with
+	 * lengths 0 to 16 (not SO_BINDTODEVICE and SO_BINDTOIFINDEX, which would bind) */
+	struct { int fd, level; } setters[] = {
+		{sv[1], SOL_SOCKET}, {udp, SOL_IP}, {udp6, SOL_IPV6}, {tcp, 6}, {pkt, SOL_PACKET},
+		{nl, 270}, {udp, 17}, {raw, 255 /* SOL_RAW */},
+	};
+	int set_lens[] = {0, 2, 4, 6, 8, 16};
+	for (unsigned i = 0; i < sizeof(setters) / sizeof(setters[0]); i++)
+		for (int opt = 0; opt <= 80; opt++)
+			for (unsigned k = 0; k < sizeof(set_lens) / sizeof(set_lens[0]); k++) {
+				if (opt == 25 || opt == 62)
+					continue;
+				if (setters[i].level == SOL_PACKET && opt <= 2 && set_lens[k] == 16)
+					continue;	/* a packet_mreq with mr_alen 0 (above) */
+				memset(buf, 0, sizeof(buf));
+				buf[0] = 1;
+				setsockopt(setters[i].fd, setters[i].level, opt, buf, set_lens[k]);
+			}
+
 	int pkt3 = socket(AF_PACKET, SOCK_RAW, 0);	/* no ring yet: its version can change */
 	v[0] = TPACKET_V3;
 	setsockopt(pkt3, SOL_PACKET, PACKET_VERSION, &v[0], 4);

@@ -242,8 +242,7 @@ def _optval(d: SyscallDecoder, ev: Syscall, i: int, n: int | None, out: bool) ->
         value = signed(int.from_bytes(cap.data[:4], "little"), 32)
         known = T.TXREHASH_VALUES.get(value)
         return f"[{known or f'{value} /* SOCK_TXREHASH_??? */'}]"
-    if (not out and n == 0 and not {so, ip, ip6} & _SET_STRUCT_OPTS
-            and level not in ("SOL_PACKET", "SOL_RAW")):
+    if not out and n == 0 and not {so, ip, ip6} & _SET_STRUCT_OPTS:
         return '""'                     # strace's default: the value's 0 bytes
     if cap is None or n is None or n <= 0 or len(cap.data) < min(n, 4):
         return pointer(ev.args[i])
