@@ -441,8 +441,11 @@ class StraceFormatter(TextSink):
         self._forks: dict[bool, frozenset[int]] = {}
         # the calls in flight when tracing ended: the index in the batch's lines of each
         # one's line, and the last one's line held back until the next line or the end
-        self._detached: list[int] = []
-        self._held: str | None = None
+        self._detached: list[tuple[int, int]] = []     # (index, tid)
+        self._held: tuple[str, int] | None = None       # (line without its end, tid)
+        #: True: :meth:`end` leaves the held line to the caller (:meth:`take_held`), who
+        #: writes it between strace's detach messages (a trace on standard error)
+        self.keep_held = False
 
     # -- the columns before the call -------------------------------------------------
 
@@ -528,8 +531,16 @@ class StraceFormatter(TextSink):
         return "\n".join(lines) + "\n" if lines else ""
 
     def end(self) -> str:
+        if self.keep_held:
+            return ""
+        held = self.take_held()
+        return f"{held[0]}{_DETACHED}\n" if held is not None else ""
+
+    def take_held(self) -> tuple[str, int] | None:
+        """The line held back of the last call in flight at the end, without its
+        `` <detached ...>``, and its tid (None: no such line); it is then the caller's."""
         held, self._held = self._held, None
-        return f"{held}{_DETACHED}\n" if held is not None else ""
+        return held
 
     def _end_open_lines(self, lines: list[str]) -> None:
         """strace's ends of the lines of calls in flight when tracing ended: a line left
@@ -538,13 +549,13 @@ class StraceFormatter(TextSink):
         droptcb). Each such line was rendered ending in `` <detached ...>``; the last one
         of ``lines`` is held back (:meth:`end` writes it if nothing follows)."""
         if self._held is not None and lines:
-            lines.insert(0, self._held + _UNFINISHED)
+            lines.insert(0, self._held[0] + _UNFINISHED)
             self._held = None
-            self._detached = [i + 1 for i in self._detached]
+            self._detached = [(i + 1, tid) for i, tid in self._detached]
         cut, last = len(_DETACHED), len(lines) - 1
-        for i in self._detached:
+        for i, tid in self._detached:
             if i == last:
-                self._held = lines.pop()[:-cut]
+                self._held = (lines.pop()[:-cut], tid)
             else:
                 lines[i] = lines[i][:-cut] + _UNFINISHED
         self._detached = []
@@ -653,7 +664,7 @@ class StraceFormatter(TextSink):
             return      # a new child's return from fork: strace shows only the parent's call
         lines.append(self.format_syscall(ev))
         if flags & SC_DETACHED and self.holds_open_lines:
-            self._detached.append(len(lines) - 1)
+            self._detached.append((len(lines) - 1, ev.tid))
         if ev.stack:
             lines += [" > " + frame_text(f) for f in ev.stack]
         if self._dumping:

@@ -33,6 +33,14 @@ pytestmark = [pytest.mark.kernel,
 TRACEKIT = [sys.executable, "-m", "tracekit"]
 
 
+def _without_messages(text: str) -> list[str]:
+    """The trace's lines without strace's attach and detach messages, which a trace on
+    standard error holds inside its last line, as strace writes them
+    (``read(0, strace: Process 5 detached\\n <detached ...>``)."""
+    return re.sub(r"strace: Process \d+ (attached|detached)( with \d+ threads)?\n", "",
+                  text).splitlines()
+
+
 def _wait_for(path: Path, text: str, timeout: float = 20.0) -> None:
     wait_until(lambda: text in (path.read_text() if path.exists() else ""),
                f"{text!r} in {path}", timeout)
@@ -157,13 +165,13 @@ def test_a_32bit_call_entered_before_the_attach_is_read_as_one(tmp_path: Path) -
     got = _blocked_before_attach([*TRACEKIT, "strace"], [str(prog)])
     want = "read(0,  <detached ...>"
     # strace's detach message lands inside its line: taken out
-    assert want in re.sub(r"strace: Process \d+ detached\n", "", ref).splitlines(), ref
-    lines = [ln for ln in got.splitlines() if not ln.startswith("strace: Process ")]
+    assert want in _without_messages(ref), ref
+    lines = _without_messages(got)
     assert len(lines) == 2 and lines[1] == want, got
     assert re.fullmatch(r"\[ Process PID=\d+ runs in 32 bit mode\. \]", lines[0]), got
     # selected by the i386 table's numbers: read, and not the native close (3)
     got = _blocked_before_attach([*TRACEKIT, "strace", "-e", "trace=read"], [str(prog)])
-    assert want in got.splitlines(), got
+    assert want in _without_messages(got), got
     got = _blocked_before_attach([*TRACEKIT, "strace", "-e", "trace=close"], [str(prog)])
     assert "detached ...>" not in got, got
     # a socketcall: the sub-call its words name
@@ -230,9 +238,9 @@ def test_a_length_with_garbage_above_its_32_bits_reads_as_the_kernel_takes_it(
                        f"{len(str(sock)) + 3} <detached ...>"}[call]
     if call == "connect":   # (strace's attach interrupts a poll: restart_syscall)
         ref = _blocked_before_attach(["strace"], prog, (f"{nr} ",))
-        assert want in re.sub(r"strace: Process \d+ detached\n", "", ref).splitlines(), ref
+        assert want in _without_messages(ref), ref
     got = _blocked_before_attach([*TRACEKIT, "strace"], prog, (f"{nr} ",))
-    assert want in got.splitlines(), got
+    assert want in _without_messages(got), got
 
 
 def test_a_kernel_thread_is_inside_no_call_at_the_end(tmp_path: Path) -> None:
@@ -296,10 +304,9 @@ def test_accept_without_an_address_prints_both_nulls_at_its_entry(
     # the abstract socket's name: tmp_path's name is the same in every xdist worker
     argv = [str(prog), f"tk{os.getpid()}-{tmp_path.name}", *extra]
     ref = _blocked_before_attach(["strace"], argv, ("43 ",))
-    assert want in re.sub(r"strace: Process \d+ detached\n", "", ref).splitlines(), ref
+    assert want in _without_messages(ref), ref
     got = _blocked_before_attach([*TRACEKIT, "strace"], argv, ("43 ",))
-    assert [ln for ln in got.splitlines() if not ln.startswith("strace: Process ")] == \
-        [want], got
+    assert _without_messages(got) == [want], got
 
 
 _THREADS = r"""
@@ -556,3 +563,31 @@ def test_threads_in_calls_at_the_end_leave_one_line_detached(tmp_path: Path) -> 
         assert ends == ["unfinished ...>"] * 3 + ["detached ...>"], (tool, lines)
         calls = sorted(line.split(None, 1)[1].rsplit(" <", 1)[0] for line in lines)
         assert calls == ["pause(", *["read(0, "] * 3], (tool, lines)
+
+
+def _stderr_session(tool: list[str]) -> str:
+    """``cat`` blocked in read, traced by ``tool -p`` with the trace on standard error,
+    interrupted: what the tracer wrote there, cat's pid as PID."""
+    cat = subprocess.Popen(["cat"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                           preexec_fn=die_with_parent)
+    try:
+        wait_until(lambda: Path(f"/proc/{cat.pid}/syscall").read_text().startswith("0 "),
+                   "cat blocked in read", 10)
+        tracer = attached_tracer([*tool, "-p", str(cat.pid)], env=tracekit_env())
+        time.sleep(0.5)
+        tracer.send_signal(signal.SIGINT)
+        err = rest_of_stderr(tracer, 30)
+    finally:
+        cat.kill()
+        cat.wait()
+        assert cat.stdin is not None
+        cat.stdin.close()
+    return err.replace(str(cat.pid), "PID")
+
+
+def test_the_detach_message_goes_inside_the_open_line_as_strace_writes_it() -> None:
+    # a trace on standard error: strace's line stays open, its detach message follows
+    # the call's text, and " <detached ...>" comes on a line of its own after it
+    ref = _stderr_session(["strace"])
+    assert "read(0, strace: Process PID detached\n <detached ...>\n" in ref, ref
+    assert _stderr_session([*TRACEKIT, "strace"]) == ref

@@ -24,6 +24,7 @@ import os
 import re
 import signal
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, cast
 
@@ -1082,10 +1083,15 @@ async def _run(a: StraceArgs, signals: Any) -> int:
                       while_tracing=[attached] if plan.pid_targets else [])
     trace_ref.append(trace)
     completed = False
+    if formatter is not None and a.output is None and plan.pid_targets and not quiet_attach:
+        formatter.keep_held = True      # its last open line goes between the messages
     try:
         result = await trace.run() if signals.attach(trace) else None
         if result is None:              # a signal came while starting
             return 128 + (signals.first or trace.interrupted_by or signal.SIGINT)
+        if not quiet_attach:
+            _say_detached(plan.pid_targets, a.follow,
+                          formatter.take_held() if formatter is not None else None)
         if summarizer is not None and not getattr(sink, "closed_by_reader", False):
             _write(stream if a.follow < 2 or a.output is None else sys.stderr,
                    render_strace_c(summarizer.summary("total"), a.sort, a.columns))
@@ -1093,16 +1099,6 @@ async def _run(a: StraceArgs, signals: Any) -> int:
     finally:
         if out is not None:
             close_output(out, completed=completed)
-    if not quiet_attach:
-        for pid in plan.pid_targets:
-            # not one that exited (a zombie its parent has not reaped yet; a leader
-            # that ended alone is one too, while its threads run): strace detaches
-            # only from the processes still there; with -f from each of their threads
-            state, tids = _state(pid), _tids(pid)
-            if state is None or (state in (b"Z", b"X") and len(tids) <= 1):
-                continue
-            for tid in tids if a.follow else [pid]:
-                _say(f"Process {tid} detached")
     if trace.final_losses is not None:      # everything lost or skipped, a line each
         losses = trace.final_losses
         if getattr(sink, "closed_by_reader", False):
@@ -1173,6 +1169,28 @@ class _AttachMessages:
                     if isinstance(ev, Fork):
                         _say(f"Process {ev.child_tid} attached")
                 await send.send(batch)
+
+
+def _say_detached(pids: Sequence[int], follow: int, held: tuple[str, int] | None) -> None:
+    """strace's ``Process N detached`` for each -p process still there (not one that
+    exited: a zombie its parent has not reaped yet; a leader that ended alone is one too,
+    while its threads run), with -f for each of its threads. ``held``: the trace's last
+    line, of a call in flight, when the trace is on standard error too: strace leaves it
+    open, so the first message follows its text on the same line, and its end ``
+    <detached ...>`` comes on a line of its own after its thread's message."""
+    if held is not None:
+        _write(sys.stderr, held[0])
+    for pid in pids:
+        state, tids = _state(pid), _tids(pid)
+        if state is None or (state in (b"Z", b"X") and len(tids) <= 1):
+            continue
+        for tid in tids if follow else [pid]:
+            _say(f"Process {tid} detached")
+            if held is not None and tid == held[1]:
+                _write(sys.stderr, " <detached ...>\n")
+                held = None
+    if held is not None:        # its thread is gone: the end after the messages
+        _write(sys.stderr, " <detached ...>\n")
 
 
 def _summing(formatter: Any, summarizer: Any) -> Any:

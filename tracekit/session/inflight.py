@@ -80,7 +80,10 @@ _SOCKETCALL_NARGS = (0, 3, 3, 3, 2, 3, 3, 3, 4, 4, 4, 6, 6, 2, 5, 5, 3, 3, 4, 5,
 
 
 def calls_in_flight(session: Session) -> list[Syscall]:
-    """The selected calls the threads of the pids map are inside now, oldest first.
+    """The selected calls the threads of the pids map are inside now, in the order strace
+    prints them: first those entered before tracing began (strace prints each at its
+    attach, in descending tid order: the last thread first, a process's leader last),
+    then the others, oldest first.
 
     Empty for a system-wide or cgroup session (no per-thread map to walk), in summary
     mode, and when ``"detached"`` is not in the status selection; never raises for a
@@ -93,8 +96,8 @@ def calls_in_flight(session: Session) -> list[Syscall]:
         return []
     scratch = session.obj.maps["scratch"]
     capbuf = session.obj.maps["capbuf"]
-    out = []
-    for tid, info in sorted(session.pid_entries().items()):
+    out, before = [], []
+    for tid, info in sorted(session.pid_entries().items(), reverse=True):
         if info.tgid == session.self_tgid:
             continue
         # the entry's task (its start time, alive) and its comm, from one read
@@ -102,11 +105,14 @@ def calls_in_flight(session: Session) -> list[Syscall]:
         if st is None or st[1] in "ZX" or not started_at(info.start_time_ns, st[0]):
             continue
         seen = _seen(scratch, capbuf, tid, info.tgid, st[2])
-        ev = _from_proc(session, tid, info.tgid, st[2]) if seen is None else seen or None
-        if ev is not None:
-            out.append(ev)
+        if seen is None:
+            ev = _from_proc(session, tid, info.tgid, st[2])
+            if ev is not None:
+                before.append(ev)
+        elif seen:
+            out.append(seen)
     out.sort(key=lambda e: e.ts_ns)
-    return out
+    return before + out
 
 
 def _seen(scratch: object, capbuf: object, tid: int,
