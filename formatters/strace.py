@@ -265,8 +265,6 @@ def exit_text(status: int) -> str:
 
 _UNESC = {"n": 10, "t": 9, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
 _OCTAL = frozenset("01234567")
-# strings strace prints with printers of their own, never in hex
-_NOT_HEXED = ("inet_addr(", "inet_pton(AF_INET6, ")
 
 
 def _unquote(body: str) -> bytes:
@@ -320,13 +318,10 @@ def hex_strings(text: str, level: HexStrings) -> str:
             j += 2 if text[j] == "\\" else 1
         out.append(text[i:q])
         body = text[q + 1:j]
-        if text.endswith(_NOT_HEXED, 0, q):
-            out.append(f'"{body}"')
-        else:
-            data = _unquote(body)
-            if level == "all" or _needs_hex(data):
-                body = "".join(f"\\x{b:02x}" for b in data)
-            out.append(f'"{body}"')
+        data = _unquote(body)
+        if level == "all" or _needs_hex(data):
+            body = "".join(f"\\x{b:02x}" for b in data)
+        out.append(f'"{body}"')
         i = j + 1
     out.append(text[i:])
     return "".join(out)

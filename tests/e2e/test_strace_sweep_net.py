@@ -111,3 +111,9 @@ def test_net_calls_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "getsockopt(5, SOL_TCP, 0x63 /* TCP_??? */, 0x",
             "getsockopt(5, SOL_IPV6, 0x63 /* IPV6_??? */, 0x", "accept(-1, NULL, NULL) = -1 EBADF"):
         assert want in text, want
+
+
+def test_net_calls_under_xx_equal_strace_on_the_same_run(tmp_path: Path) -> None:
+    # -xx prints every string in hex, the addresses of inet_addr() and inet_pton() too
+    s_lines = same_lines_one_run(build(tmp_path, "sweep_net"), tmp_path, ["-xx"])
+    assert any('inet_addr("\\x31\\x32\\x37\\x2e' in line for line in s_lines)
