@@ -565,29 +565,13 @@ def test_threads_in_calls_at_the_end_leave_one_line_detached(tmp_path: Path) -> 
         assert calls == ["pause(", *["read(0, "] * 3], (tool, lines)
 
 
-def _stderr_session(tool: list[str]) -> str:
-    """``cat`` blocked in read, traced by ``tool -p`` with the trace on standard error,
-    interrupted: what the tracer wrote there, cat's pid as PID."""
-    cat = subprocess.Popen(["cat"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                           preexec_fn=die_with_parent)
-    try:
-        wait_until(lambda: Path(f"/proc/{cat.pid}/syscall").read_text().startswith("0 "),
-                   "cat blocked in read", 10)
-        tracer = attached_tracer([*tool, "-p", str(cat.pid)], env=tracekit_env())
-        time.sleep(0.5)
-        tracer.send_signal(signal.SIGINT)
-        err = rest_of_stderr(tracer, 30)
-    finally:
-        cat.kill()
-        cat.wait()
-        assert cat.stdin is not None
-        cat.stdin.close()
-    return err.replace(str(cat.pid), "PID")
-
-
 def test_the_detach_message_goes_inside_the_open_line_as_strace_writes_it() -> None:
     # a trace on standard error: strace's line stays open, its detach message follows
     # the call's text, and " <detached ...>" comes on a line of its own after it
-    ref = _stderr_session(["strace"])
+    def stderr_of(tool: list[str]) -> str:
+        err = _blocked_before_attach(tool, ["cat"], ("0 ",))    # cat blocked in read
+        return re.sub(r"Process \d+ ", "Process PID ", err)
+
+    ref = stderr_of(["strace"])
     assert "read(0, strace: Process PID detached\n <detached ...>\n" in ref, ref
-    assert _stderr_session([*TRACEKIT, "strace"]) == ref
+    assert stderr_of([*TRACEKIT, "strace"]) == ref
