@@ -969,6 +969,11 @@ async def run(a: StraceArgs) -> int:
     # first: a signal from here on is handled; with -p alone, even one tracekit was
     # started ignoring (strace's handlers are its own whatever it inherited)
     with _Signals(watch_inherited=bool(a.pids) and not a.command) as signals:
+        from tracekit import _entry
+
+        for sig in _entry.pending:      # came while tracekit started (tracekit._entry)
+            signals.noted(sig)
+        _entry.pending.clear()
         return await _run(a, signals)
 
 
@@ -1223,6 +1228,12 @@ def main(argv: list[str]) -> int:
     except UsageError as e:
         _usage(str(e), e.hint)
         return EXIT_USAGE
+    if not args.pids or args.command:
+        # a command inherits the signals tracekit was started ignoring; -p alone takes
+        # them, as strace does (tracekit._entry)
+        from tracekit import _entry
+
+        _entry.restore_ignored()
     if args.help or args.version:
         from tracekit._stdio import StdoutWriteError
         from tracekit._version import __version__
