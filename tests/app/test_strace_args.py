@@ -20,6 +20,12 @@ from tracekit.app.strace_cli import UsageError, parse_args
     ("trace=", "invalid system call ''"),
     ("abbrev=zzz", "unknown syscall 'zzz'"),
     ("signal=256", "invalid signal '256'"),
+    # each leading '!' inverts what follows (strace's loop); only '!'s is no item
+    ("trace=!!", "invalid system call '!!'"),
+    ("!!!", "invalid system call '!!!'"),
+    ("status=!!", "invalid status '!!'"),
+    ("quiet=!!", "invalid quiet '!!'"),
+    ("read=!!", "invalid descriptor '!!'"),
 ])
 def test_bad_expressions_are_strace_errors(expr: str, says: str) -> None:
     with pytest.raises(UsageError, match=re.escape(says)):
@@ -37,12 +43,25 @@ def test_bad_expressions_are_strace_errors(expr: str, says: str) -> None:
     ("signal=!all", "signal=none"),
     ("signal=0", "signal=none"),
     ("signal=0,USR1", "signal=USR1"),
+    # each leading '!' inverts the rest, as strace reads it
+    ("!!brk", "trace=brk"),
+    ("trace=!!!brk", "trace=!brk"),
+    ("trace=!!!!all", "trace=all"),
+    ("trace=!!!all", "trace=none"),
+    ("signal=!!!INT", "signal=!INT"),
+    ("status=!!failed", "status=failed"),
+    ("status=!!!failed", "status=!failed"),
 ])
 def test_sets_strace_accepts(expr: str, selection: str) -> None:
     assert parse_args(["-e", expr, "true"]).exprs == [("-e", selection)]
 
 
 def test_decode_fds_sets() -> None:
+    assert parse_args(["-e", "decode-fds=!!!path", "true"]).decode_fds == 2
+    assert parse_args(["-e", "decode-fds=!!path", "true"]).decode_fds == 1
+    assert parse_args(["-e", "quiet=!!!attach", "true"]).quiet == {
+        "exit", "exits", "path-resolution", "personality", "thread-execve", "superseded"}
+    assert parse_args(["-e", "read=!!all", "true"]).reads == ["all"]
     assert parse_args(["-e", "decode-fds=path,,dev", "true"]).decode_fds == 2
     assert parse_args(["-e", "decode-fds=!socket,dev,pidfd", "true"]).decode_fds == 1
     assert parse_args(["-e", "decode-fds=none", "true"]).decode_fds == 0

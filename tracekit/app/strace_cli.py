@@ -513,15 +513,14 @@ def _long(a: StraceArgs, name: str, key: str, value: str | None) -> None:
 
 def _fds(text: str) -> list[int | str]:
     """``-e read=``/``-e write=``'s set of fds (strace: ``invalid descriptor 'X'``)."""
-    if text in ("all", "!none"):
-        return ["all"]
-    if text in ("none", "!all"):
-        return []
-    items = text.split(",")
+    negate, rest = _inverted(text)
+    if rest in ("all", "none"):
+        return ["all"] if (rest == "all") != negate else []
+    items = rest.split(",")
     for p in items:
         if not _digits(p) or int(p) > 2**31 - 1:
-            raise UsageError(f"invalid descriptor '{p}'")
-    if text.startswith("!"):
+            raise UsageError(f"invalid descriptor '{text if not rest else p}'")
+    if negate:
         raise UsageError(f"-e read/write={text}: a negated set of fds is not supported; "
                          "list the fds")
     return [int(p) for p in items]
@@ -541,11 +540,19 @@ _STRACE_QUALS = {"trace": "trace", "t": "trace", "abbrev": "abbrev", "a": "abbre
 _DECODE_FDS = {"path", "socket", "dev", "pidfd", "all", "none"}
 
 
+def _inverted(value: str) -> tuple[bool, str]:
+    """strace's leading ``!``s: each inverts what follows (``!!x`` is ``x``); (whether
+    the rest is inverted, the rest)."""
+    rest = value.lstrip("!")
+    return (len(value) - len(rest)) % 2 == 1, rest
+
+
 def _items(value: str, what: str) -> tuple[bool, list[str]]:
-    """strace's set syntax: an optional leading ``!``, then items separated by commas
-    (empty ones skipped, as strace does); no item at all is ``invalid WHAT 'VALUE'``."""
-    negate = value.startswith("!")
-    items = [p for p in (value[1:] if negate else value).split(",") if p]
+    """strace's set syntax: leading ``!``s (:func:`_inverted`), then items separated by
+    commas (empty ones skipped, as strace does); no item at all is ``invalid WHAT
+    'VALUE'``."""
+    negate, rest = _inverted(value)
+    items = [p for p in rest.split(",") if p]
     if not items:
         raise UsageError(f"invalid {what} '{value}'")
     return negate, items
@@ -660,7 +667,8 @@ def _expr(a: StraceArgs, text: str) -> str:
     if kind == "signal":
         return f"signal={_signal_set(value)}"
     if kind == "status":
-        _items(value, "status")
+        negate, items = _items(value, "status")
+        return "status=" + "!" * negate + ",".join(items)
     elif kind == "abbrev":
         # the last -e abbrev= (or -v) replaces the set, as in strace
         a.abbrev = _syscall_set(value, f"-e {text}")
