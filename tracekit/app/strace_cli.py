@@ -23,6 +23,7 @@ import errno
 import os
 import re
 import signal
+import subprocess
 import sys
 from dataclasses import dataclass, field
 from typing import IO, Any, cast
@@ -48,6 +49,8 @@ OPTIONS: list[tuple[str, str, str]] = [
     ("-ff", "yes", "with -o FILE: one FILE.TID per task (-ff without -o is -f)"),
     ("-o FILE", "yes", "the trace to FILE (a new 0600 file replaced whole, never written "
                        "into; strace writes into it); without it, standard error"),
+    ("-o |CMD, -o !CMD", "yes", "the trace piped to 'sh -c CMD', waited for at the end "
+                                "(not with -ff, as strace)"),
     ("-p PID", "yes", "trace running processes (repeatable; lists by commas or white "
                       "space; a pid that does not exist is said, the others traced); -f: "
                       "every thread; 'strace: Process N attached' on stderr unless -q"),
@@ -98,7 +101,7 @@ OPTIONS: list[tuple[str, str, str]] = [
     ("-n, --syscall-number", "yes", "each line's syscall number, '[  59] '; on signal and "
                                     "'+++' lines the thread's last call shown (strace: "
                                     "its last call, hidden ones too)"),
-    ("-i, -Y, -A, -O, -d, -e kvm=, -o |CMD", "no", "not supported"),
+    ("-i, -Y, -A, -O, -d, -e kvm=", "no", "not supported"),
     ("--LONG", "yes", "strace's long options, and unambiguous prefixes of them "
                       "(--follow), as getopt_long"),
 ]
@@ -307,12 +310,20 @@ def parse_args(argv: list[str]) -> StraceArgs:
     if a.command and a.pids:
         raise UsageError("give a command or -p PID, not both (tracekit traces one target)")
     _summary_options(a)
+    if _piped(a) and (a.follow >= 2 or a.separate):
+        raise UsageError("piping the output and -ff/--output-separately are mutually "
+                         "exclusive", hint=True)
     if a.follow >= 2 and a.output is None:
         a.follow = 1                    # strace: -ff without -o is -f
     return a
 
 
 _CS = "(-c/--summary-only or -C/--summary)"
+
+
+def _piped(a: StraceArgs) -> bool:
+    """Whether -o names a command the trace is piped to (``|CMD``, ``!CMD``)."""
+    return a.output is not None and a.output.startswith(("|", "!"))
 
 
 def _summary_options(a: StraceArgs) -> None:
@@ -348,9 +359,6 @@ def _short(a: StraceArgs, c: str, value: str | None) -> None:
     if c == "f":
         a.follow += 1
     elif c == "o":
-        if v.startswith(("|", "!")):
-            raise _refuse(f"-o {v}", "piping the trace to a command is not supported; "
-                                     "use the shell: 2>&1 | CMD")
         a.output = v
     elif c == "p":
         # strace: pids separated by commas or white space (strace -p "$(pidof x)"); an
@@ -976,16 +984,48 @@ async def run(a: StraceArgs) -> int:
 
     # first: a signal from here on is handled; with -p alone, even one tracekit was
     # started ignoring (strace's handlers are its own whatever it inherited)
-    with _Signals(watch_inherited=bool(a.pids) and not a.command) as signals:
-        from tracekit import _entry
+    piped: list[subprocess.Popen[bytes]] = []
+    try:
+        with _Signals(watch_inherited=bool(a.pids) and not a.command) as signals:
+            from tracekit import _entry
 
-        for sig in _entry.pending:      # came while tracekit started (tracekit._entry)
-            signals.noted(sig)
-        _entry.pending.clear()
-        return await _run(a, signals)
+            for sig in _entry.pending:      # came while tracekit started (tracekit._entry)
+                signals.noted(sig)
+            _entry.pending.clear()
+            return await _run(a, signals, piped)
+    finally:
+        for proc in piped:
+            _end_output_command(proc)
 
 
-async def _run(a: StraceArgs, signals: Any) -> int:
+def _output_command(command: str) -> subprocess.Popen[bytes]:
+    """-o |CMD: ``sh -c CMD`` reading the trace on its standard input (its output and
+    errors are tracekit's), as strace starts it; with the signal mask tracekit was
+    started with (tracekit's threads block the ending signals for its signal thread)."""
+    from tracekit.session.spawn import restore_signal_mask
+
+    try:
+        return subprocess.Popen(["/bin/sh", "-c", command], stdin=subprocess.PIPE,
+                                preexec_fn=restore_signal_mask)
+    except OSError as e:
+        name = errno.errorcode.get(e.errno or 0, "?")
+        raise ConfigError(f"-o |{command}: cannot run /bin/sh: {e.strerror} ({name})"
+                          ) from None
+
+
+def _end_output_command(proc: subprocess.Popen[bytes]) -> None:
+    """The end of the trace is the end of the command's input; strace waits for the
+    command before it exits, and so does tracekit."""
+    try:
+        if proc.stdin is not None:
+            proc.stdin.close()
+    except OSError:             # its reader already gone (EPIPE): said by the sink
+        pass
+    proc.wait()
+
+
+async def _run(a: StraceArgs, signals: Any, piped: list[subprocess.Popen[bytes]]
+               ) -> int:
     from tracekit.app.trace import LiveTrace
     from tracekit.formatters._output import check_output_dir, close_output, open_output
     from tracekit.formatters._spec import SinkContext, format_spec
@@ -1022,13 +1062,19 @@ async def _run(a: StraceArgs, signals: Any) -> int:
                                   else None)
     quiet_attach = "attach" in a.quiet
     out: IO[Any] | None = None
-    if a.output is not None and a.follow < 2:
+    piped_to: IO[bytes] | None = None
+    if _piped(a):
+        assert a.output is not None
+        piped.append(_output_command(a.output[1:]))
+        piped_to = piped[-1].stdin
+    elif a.output is not None and a.follow < 2:
         out = open_output(a.output)
     elif a.output is not None:
         # -ff: the files are made as tasks appear; a missing directory is said now,
         # before the command starts (strace refuses it too)
         check_output_dir(f"{a.output}.PID")
-    stream: Any = out if out is not None else sys.stderr
+    stream: Any = out if out is not None else piped_to if piped_to is not None else \
+        sys.stderr
     if stream is None:
         raise ConfigError("standard error is closed (EBADF): nowhere to print the trace; "
                           "give -o FILE")
