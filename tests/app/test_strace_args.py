@@ -114,7 +114,10 @@ def test_long_options_by_an_unambiguous_prefix() -> None:
 def test_pid_lists_as_strace_reads_them() -> None:
     assert parse_args(["-p", "12 13", "-p", "14,15\t16\n17\n"]).pids == [12, 13, 14, 15,
                                                                            16, 17]
-    for bad, part in ((" 12", ""), ("1,,2", ""), ("12 x", "x"), ("0", "0"),
+    # strace reads each with strtol: a '+' sign (and leading \\v \\f \\r) is taken
+    assert parse_args(["-p", "+5,\r6", "-p", "007"]).pids == [5, 6, 7]
+    for bad, part in ((" 12", ""), ("1,,2", ""), ("12 x", "x"), ("0", "0"), ("+", "+"),
+                      ("-5", "-5"), ("+-5", "+-5"), ("+0", "+0"),
                       ("99999999999", "99999999999")):
         with pytest.raises(UsageError, match=re.escape(f"Invalid process id: '{part}'")):
             parse_args(["-p", bad])

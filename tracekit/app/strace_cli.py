@@ -367,9 +367,11 @@ def _short(a: StraceArgs, c: str, value: str | None) -> None:
         if parts[-1] == "":
             parts.pop()
         for part in parts:
-            if not _digits(part) or not 1 <= int(part) <= 2**31 - 1:
+            # strtol's reading: white space (what is left of it), a '+', ASCII digits
+            if not re.fullmatch(r"[\v\f\r]*\+?[0-9]+", part) or \
+                    not 1 <= int(part.lstrip("\v\f\r+")) <= 2**31 - 1:
                 raise UsageError(f"Invalid process id: '{part}'")
-            a.pids.append(int(part))
+            a.pids.append(int(part.lstrip("\v\f\r+")))
     elif c == "e":
         a.exprs.append(("-e", _expr(a, v)))
     elif c == "P":
