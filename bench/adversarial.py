@@ -1991,6 +1991,200 @@ _check_case(
 )
 
 
+# ----------------------------------------------------------------------------- strace drop-in
+# `tracekit strace` beside strace 6.1 itself, the same argv: each tool's status, its own
+# messages ("strace: ..." lines) and the calls it showed must agree
+
+
+def _strace_both(ctx: Ctx, argv: Sequence[str], timeout: float = 60) -> tuple[Result, Result]:
+    ref = ctx.run(["strace", *argv], timeout)
+    got = ctx.tk("strace", *argv, timeout=timeout)
+    return ref, got
+
+
+def _calls(r: Result) -> list[str]:
+    return re.findall(r"^(?:\[pid +\d+\] |\d+ +)?(\w+)\(", r.err.decode(errors="replace"), re.M)
+
+
+def _said(r: Result) -> list[str]:
+    return [ln.replace("tracekit strace: ", "strace: ", 1).split(":")[0]
+            for ln in r.err.decode(errors="replace").splitlines()
+            if ln.startswith(("strace: ", "tracekit strace: "))]
+
+
+def _needs_strace() -> None:
+    if shutil.which("strace") is None:
+        raise Skip("strace is not installed")
+
+
+_ODD_EXPRS = ["trace=!open", "trace=/^exit", "trace=?nosuch", "!write", "%file", "trace=%",
+              "trace=?%zz", "!!brk", "trace=!!!brk", "trace=!!", "status=!!failed",
+              "signal=!!!INT", "status=!!", "quiet=!!!attach", "read=!!all", "trace=all,all",
+              "t=brk", "=", "trace=-1", "trace=0x3", "write=!!3"]
+
+
+@attack("strace drop-in", f"-e in {len(_ODD_EXPRS)} odd spellings ('!!brk', 'trace=!!!brk', "
+        "'%file', '/^exit', '?nosuch', 'status=!!' ...), each beside strace",
+        "strace's status, its calls shown (names) and whether it said an error")
+def _odd_exprs(ctx: Ctx) -> tuple[bool, str]:
+    _needs_strace()
+    bad = []
+    for e in _ODD_EXPRS:
+        ref, got = _strace_both(ctx, ["-e", e, "true"])
+        if (ref.rc, _calls(ref), bool(_said(ref))) != (got.rc, _calls(got), bool(_said(got))):
+            bad.append(f"{e}: strace rc={ref.rc} {len(_calls(ref))} calls, tracekit "
+                       f"rc={got.rc} {len(_calls(got))} calls {got.brief()}")
+    return not bad, "; ".join(bad) or f"{len(_ODD_EXPRS)} expressions as strace"
+
+
+@attack("strace drop-in", "-e 'trace= brk' and -e 'signal= INT' (a space inside a set)",
+        "strace: invalid system call ' brk' (status 1)",
+        known="tracekit strips white space around set items and traces brk")
+def _space_in_set(ctx: Ctx) -> tuple[bool, str]:
+    _needs_strace()
+    ref, got = _strace_both(ctx, ["-e", "trace= brk", "true"])
+    return ref.rc == got.rc, f"strace rc={ref.rc}, tracekit {got.brief()}"
+
+
+@attack("strace drop-in", "-p with '+5', '00005' and '5\\n' (pid 5: a kernel thread)",
+        "strace's strtol reading: each is pid 5, which ptrace refuses (EPERM, status 1)",
+        )
+def _odd_pids(ctx: Ctx) -> tuple[bool, str]:
+    _needs_strace()
+    bad = []
+    for pid in ("+5", "00005", "5\n"):
+        ref, got = _strace_both(ctx, ["-q", "-p", pid])
+        said = [ln.replace("tracekit strace: ", "strace: ") for ln in got.err.decode(
+            errors="replace").splitlines()]
+        if (ref.rc, ref.err.decode(errors="replace").splitlines()) != (got.rc, said):
+            bad.append(f"{pid!r}: strace rc={ref.rc}, tracekit {got.brief()}")
+    return not bad, "; ".join(bad) or "as strace"
+
+
+@attack("strace drop-in", "-o '|cat -n > FILE' and -o '!cat -n > FILE' (strace pipes to sh -c)",
+        "the trace in FILE through cat -n, the command's status, nothing on stderr")
+def _o_pipe(ctx: Ctx) -> tuple[bool, str]:
+    _needs_strace()
+    out = []
+    for mark in "|!":
+        for tool, r in zip(("strace", "tracekit"), _strace_both(ctx, [
+                "-e", "trace=exit_group", "-o", f"{mark}cat -n > {ctx.tmp}/{mark == '|'}.$PPID",
+                "sh", "-c", "exit 3"]), strict=True):
+            out.append((tool, r.rc, r.err))
+    texts = {f.read_text() for f in ctx.tmp.iterdir()}
+    ok = all(rc == 3 and not err for _, rc, err in out) and len(texts) == 1 and \
+        len(list(ctx.tmp.iterdir())) == 4
+    return ok, f"statuses {[rc for _, rc, _ in out]}; {len(texts)} distinct text(s)"
+
+
+@attack("strace drop-in", "-ff -o '|cat' and --output-separately -o '!cat'",
+        "strace's usage error: piping the output and -ff are mutually exclusive (status 1)")
+def _o_pipe_ff(ctx: Ctx) -> tuple[bool, str]:
+    _needs_strace()
+    ref, got = _strace_both(ctx, ["-ff", "-o", "|cat", "true"])
+    return (ref.rc, _said(ref)) == (got.rc, _said(got)), \
+        f"strace rc={ref.rc}, tracekit {got.brief()}"
+
+
+@attack("strace drop-in", "-o '|head -1' of 100 cats (the command stops reading)",
+        "the command's status (4) as strace, no traceback or hang",
+        known="strace goes on tracing, says 'Broken pipe' for each line and exits with the "
+              "command's status; tracekit ends the trace when its reader goes, everywhere")
+def _o_pipe_head(ctx: Ctx) -> tuple[bool, str]:
+    r = ctx.tk("strace", "-f", "-o", "|head -1", "sh", "-c",
+               "for i in $(seq 100); do cat /etc/hostname >/dev/null; done; exit 4")
+    return r.rc == 4 and no_tb(r), r.brief()
+
+
+@attack("strace drop-in", "-o /proc/self/fd/2 (a magic link to stderr) and -o /dev/full",
+        "as strace: the trace on stderr; for /dev/full 'No space left on device' said and "
+        "the command's status",
+        known="tracekit writes through no symlink (ELOOP, status 1), and a failed write "
+              "ends the trace with one line and status 1 (an earlier round's choice)")
+def _o_magic_links(ctx: Ctx) -> tuple[bool, str]:
+    _needs_strace()
+    out = []
+    for path in ("/proc/self/fd/2", "/dev/full"):
+        ref, got = _strace_both(ctx, ["-e", "trace=exit_group", "-o", path, "true"])
+        out.append((ref.rc, got.rc, got.brief()))
+    return all(a == b for a, b, _ in out), "; ".join(f"strace rc={a}, tracekit {c}"
+                                                     for a, _, c in out)
+
+
+@attack("strace drop-in", "`tracekit strace -f 2>&1 | head -1` of 300 cats",
+        "status 141, as strace (SIGPIPE), one line")
+def _strace_head(ctx: Ctx) -> tuple[bool, str]:
+    r = ctx.sh(f"{' '.join(TK)} strace -f sh -c 'for i in $(seq 300); do cat /etc/hostname "
+               ">/dev/null; done' 2>&1 | head -1; echo \"rc=${PIPESTATUS[0]}\" >&2")
+    return b"rc=141" in r.err and r.out.count(b"\n") == 1, r.brief()
+
+
+def _sigmask(pid: int, field: str) -> int:
+    try:
+        text = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0
+    m = re.search(rf"^{field}:\s*([0-9a-f]+)", text, re.M)
+    return int(m[1], 16) if m else 0
+
+
+@attack("strace drop-in", "strace -p started with SIGINT ignored (a script's & job), SIGINT "
+        "while it still imports (after the entry point, before the signal thread)",
+        "the trace ends at once with 130 (strace takes SIGINT whatever it inherited)")
+def _strace_p_ignored_early(ctx: Ctx) -> tuple[bool, str]:
+    target = ctx.popen(["sleep", "60"])
+    p = ctx.popen([*TK, "strace", "-f", "-p", str(target.pid), "-o", "/dev/null"],
+                  preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    t0 = time.monotonic()
+    while not _sigmask(p.pid, "SigCgt") & (1 << (signal.SIGTERM - 1)):
+        if time.monotonic() - t0 > 20:
+            break
+        time.sleep(0.002)
+    early = not _sigmask(p.pid, "SigBlk") & (1 << (signal.SIGINT - 1))
+    p.send_signal(signal.SIGINT)
+    r = ctx.wait(p, 15, t0)
+    target.kill()
+    target.wait()
+    return r.rc == 130 and not r.hung, ("before the signal thread; " if early else
+                                        "late (the race was lost); ") + r.brief()
+
+
+@attack("strace drop-in", "hostile argv/env under strace -f: invalid UTF-8, ESC ] title, "
+        "newline (execve line beside strace's)",
+        "the same execve line as strace (octal escapes)")
+def _strace_hostile_exec(ctx: Ctx) -> tuple[bool, str]:
+    _needs_strace()
+    code = ("import os; os.execve('/bin/true', [b'tr\\xffue', b'\\x1b]0;t\\x07', b'a\\nb'], "
+            "{b'X\\xff': b'\\xfe\\n'})")
+    ref, got = _strace_both(ctx, ["-qq", "-v", "-e", "trace=execve", PY, "-c", code])
+
+    def last(r: Result) -> str:
+        lines = r.err.decode(errors="replace").splitlines()
+        return re.sub(r"0x[0-9a-f]+", "ADDR", lines[-1]) if lines else ""
+
+    return last(ref) == last(got) and ref.rc == got.rc, last(got)[:160]
+
+
+@attack("strace drop-in", "^Z on a real pty with `tracekit strace -f -o FILE` (40 cats), fg",
+        "stopped and continued as strace; all 40 opens in FILE; status 0")
+def _strace_pty_tstp(ctx: Ctx) -> tuple[bool, str]:
+    out = ctx.path("t.txt")
+    with ctx.pty([*TK, "strace", "-f", "-e", "trace=openat", "-o", str(out), "sh", "-c",
+                  "for i in $(seq 40); do cat /etc/hostname >/dev/null; sleep 0.05; done"]
+                 ) as job:
+        time.sleep(2.5)
+        job.keys(b"\x1a")
+        job.wait_for("stopped")
+        time.sleep(0.5)
+        job.fg()
+        job.wait_for("continued")
+        st = job.wait(60)
+        term = bytes(job.output)
+    n = out.read_text().count("/etc/hostname") if out.exists() else -1
+    ctx.seen.append(term)
+    return st == 0 and n == 40, f"status {st}, {n} opens"
+
+
 # ----------------------------------------------------------------------------- main
 
 NOTES = Path(__file__).with_name("adversarial_notes.md")  # defects found: kept by hand

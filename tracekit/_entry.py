@@ -5,7 +5,13 @@ are imported, is to make SIGINT, SIGQUIT, SIGTERM and SIGHUP end the process qui
 with status 128+N: a signal in the first milliseconds of start-up, which would otherwise
 land in an import (a ``KeyboardInterrupt`` traceback, or a core file for SIGQUIT), ends
 tracekit as one during the trace's own start-up does. A signal ignored when tracekit
-started (``nohup``) is left ignored, so the command inherits that. The handlers stay
+started (``nohup``) is left ignored, so the command inherits that; but ``tracekit
+strace`` notes one (:data:`pending`) until its options say whether it attaches with
+``-p`` alone, which takes the ending signals whatever it inherited, as strace does
+(:func:`restore_ignored` otherwise): the kernel throws away a signal that is ignored
+and not blocked, and the trace's signal thread starts only after the imports (hundreds
+of milliseconds on a loaded machine), so a script's ``tracekit strace -p PID &`` then
+``kill -INT`` found nothing to end it. The handlers stay
 while the subcommand imports what it needs (a ``KeyboardInterrupt`` raised inside a C
 extension's module init can crash the interpreter: seen with msgspec); then a trace
 blocks all four and takes them on its signal thread (tracekit.app.run), and a replay
@@ -18,6 +24,7 @@ hook) and imports the package ``tracekit``, which imports nothing heavy
 
 import os
 import signal
+import sys
 
 #: what ends tracekit when the terminal or ``kill`` says so
 EARLY_SIGNALS = (signal.SIGINT, signal.SIGQUIT, signal.SIGTERM, signal.SIGHUP)
@@ -28,10 +35,33 @@ def _quiet_exit(signo: int, frame: object) -> None:
     os._exit(128 + signo)
 
 
+#: tracekit strace: the ending signals it was started ignoring, noted while it starts
+IGNORED: list[int] = []
+#: and those of them that came (in order)
+pending: list[int] = []
+
+
+def _note(signo: int, frame: object) -> None:
+    pending.append(signo)
+
+
+def restore_ignored() -> None:
+    """Ignore again the signals tracekit strace was started ignoring (it runs a command,
+    which inherits them); one noted meanwhile is dropped, as ignored."""
+    for sig in IGNORED:
+        signal.signal(sig, signal.SIG_IGN)
+    IGNORED.clear()
+    pending.clear()
+
+
 def _install() -> None:
+    strace = sys.argv[1:2] == ["strace"]
     for sig in EARLY_SIGNALS:
         if signal.getsignal(sig) is not signal.SIG_IGN:
             signal.signal(sig, _quiet_exit)
+        elif strace:
+            IGNORED.append(sig)
+            signal.signal(sig, _note)
 
 
 _install()

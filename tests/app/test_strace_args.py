@@ -20,6 +20,12 @@ from tracekit.app.strace_cli import UsageError, parse_args
     ("trace=", "invalid system call ''"),
     ("abbrev=zzz", "unknown syscall 'zzz'"),
     ("signal=256", "invalid signal '256'"),
+    # each leading '!' inverts what follows (strace's loop); only '!'s is no item
+    ("trace=!!", "invalid system call '!!'"),
+    ("!!!", "invalid system call '!!!'"),
+    ("status=!!", "invalid status '!!'"),
+    ("quiet=!!", "invalid quiet '!!'"),
+    ("read=!!", "invalid descriptor '!!'"),
 ])
 def test_bad_expressions_are_strace_errors(expr: str, says: str) -> None:
     with pytest.raises(UsageError, match=re.escape(says)):
@@ -37,12 +43,25 @@ def test_bad_expressions_are_strace_errors(expr: str, says: str) -> None:
     ("signal=!all", "signal=none"),
     ("signal=0", "signal=none"),
     ("signal=0,USR1", "signal=USR1"),
+    # each leading '!' inverts the rest, as strace reads it
+    ("!!brk", "trace=brk"),
+    ("trace=!!!brk", "trace=!brk"),
+    ("trace=!!!!all", "trace=all"),
+    ("trace=!!!all", "trace=none"),
+    ("signal=!!!INT", "signal=!INT"),
+    ("status=!!failed", "status=failed"),
+    ("status=!!!failed", "status=!failed"),
 ])
 def test_sets_strace_accepts(expr: str, selection: str) -> None:
     assert parse_args(["-e", expr, "true"]).exprs == [("-e", selection)]
 
 
 def test_decode_fds_sets() -> None:
+    assert parse_args(["-e", "decode-fds=!!!path", "true"]).decode_fds == 2
+    assert parse_args(["-e", "decode-fds=!!path", "true"]).decode_fds == 1
+    assert parse_args(["-e", "quiet=!!!attach", "true"]).quiet == {
+        "exit", "exits", "path-resolution", "personality", "thread-execve", "superseded"}
+    assert parse_args(["-e", "read=!!all", "true"]).reads == ["all"]
     assert parse_args(["-e", "decode-fds=path,,dev", "true"]).decode_fds == 2
     assert parse_args(["-e", "decode-fds=!socket,dev,pidfd", "true"]).decode_fds == 1
     assert parse_args(["-e", "decode-fds=none", "true"]).decode_fds == 0
@@ -95,7 +114,10 @@ def test_long_options_by_an_unambiguous_prefix() -> None:
 def test_pid_lists_as_strace_reads_them() -> None:
     assert parse_args(["-p", "12 13", "-p", "14,15\t16\n17\n"]).pids == [12, 13, 14, 15,
                                                                            16, 17]
-    for bad, part in ((" 12", ""), ("1,,2", ""), ("12 x", "x"), ("0", "0"),
+    # strace reads each with strtol: a '+' sign (and leading \\v \\f \\r) is taken
+    assert parse_args(["-p", "+5,\r6", "-p", "007"]).pids == [5, 6, 7]
+    for bad, part in ((" 12", ""), ("1,,2", ""), ("12 x", "x"), ("0", "0"), ("+", "+"),
+                      ("-5", "-5"), ("+-5", "+-5"), ("+0", "+0"),
                       ("99999999999", "99999999999")):
         with pytest.raises(UsageError, match=re.escape(f"Invalid process id: '{part}'")):
             parse_args(["-p", bad])

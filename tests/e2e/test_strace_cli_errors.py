@@ -5,6 +5,7 @@ same exit status. Each command traces ``true`` with no call selected (or fails b
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -52,6 +53,8 @@ CASES = [
     ["-e", "signal=zzz", "true"],
     ["-e", "signal=256", "true"],
     ["-e", "status=", "true"],
+    ["-e", "trace=!!", "true"],
+    ["-e", "status=!!", "true"],
     # -e sets strace accepts
     ["-e", "trace=!all", "true"],
     ["-e", "trace=none", "-e", "signal=!all", "true"],
@@ -101,6 +104,20 @@ CASES = [
 def test_same_messages_and_status_as_strace(argv: list[str]) -> None:
     ref, got = _both(argv)
     assert (_messages(got.stderr), got.returncode) == (_messages(ref.stderr), ref.returncode)
+
+
+@pytest.mark.parametrize("expr", ["!!brk", "trace=!!!brk", "status=!!failed",
+                                  "status=!!!failed", "signal=!!!all"])
+def test_each_leading_bang_inverts_as_in_strace(expr: str) -> None:
+    # strace -e '!!brk' is -e brk: each leading '!' inverts the rest (tracekit said
+    # "unknown syscall '!brk'")
+    def calls(r: subprocess.CompletedProcess[str]) -> list[str]:
+        return [m[1] for m in re.finditer(r"^(\w+)\(", r.stderr, re.M)]
+
+    ref, got = _both(["-e", expr, "-e", "signal=none", "true"] if "signal" not in expr
+                     else ["-e", expr, "-e", "trace=none", "sh", "-c", "kill -USR1 $$"])
+    assert (calls(got), got.returncode) == (calls(ref), ref.returncode), got.stderr
+    assert got.stderr.count("--- SIG") == ref.stderr.count("--- SIG")
 
 
 #: above the most pid_max can be (PID_MAX_LIMIT, 2**22 on 64-bit kernels): no task is

@@ -575,3 +575,37 @@ def test_the_detach_message_goes_inside_the_open_line_as_strace_writes_it() -> N
     ref = stderr_of(["strace"])
     assert "read(0, strace: Process PID detached\n <detached ...>\n" in ref, ref
     assert stderr_of([*TRACEKIT, "strace"]) == ref
+
+
+def _mask(pid: int, field: str) -> int:
+    """A signal mask of /proc/PID/status (``SigCgt``, ``SigBlk`` ...); 0 once it is gone."""
+    try:
+        text = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0
+    return int(re.search(rf"^{field}:\s*([0-9a-f]+)", text, re.M)[1], 16)  # type: ignore[index]
+
+
+def test_a_signal_while_p_starts_ignoring_it_ends_the_trace() -> None:
+    # tracekit strace -p started with SIGINT ignored (a script's background job) takes
+    # it as strace does; one that came while tracekit still imported its modules, before
+    # its signal thread, was thrown away by the kernel and the trace went on until the
+    # target ended (here: 60 s)
+    target = subprocess.Popen(["sleep", "60"], preexec_fn=die_with_parent)
+    tracer = subprocess.Popen([*TRACEKIT, "strace", "-f", "-p", str(target.pid), "-o",
+                               "/dev/null"], env=tracekit_env(), stderr=subprocess.PIPE,
+                              text=True, preexec_fn=_ignore_sigint)
+    try:
+        # the entry point has run (its handler of SIGTERM, not ignored, is there) and the
+        # trace has not started (SIGINT not yet blocked for the signal thread)
+        term, intr = 1 << (signal.SIGTERM - 1), 1 << (signal.SIGINT - 1)
+        wait_until(lambda: _mask(tracer.pid, "SigCgt") & term, "the entry point", 20)
+        assert not _mask(tracer.pid, "SigBlk") & intr
+        tracer.send_signal(signal.SIGINT)
+        err = rest_of_stderr(tracer, 20)
+    finally:
+        tracer.kill()
+        tracer.wait()
+        target.kill()
+        target.wait()
+    assert tracer.returncode in (128 + signal.SIGINT, -signal.SIGINT), err

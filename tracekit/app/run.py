@@ -145,6 +145,11 @@ class _Signals:
         signal.pthread_sigmask(signal.SIG_SETMASK, self._saved_mask)
         set_child_signal_mask(None)
 
+    def noted(self, sig: int) -> None:
+        """``sig`` came before this object watched for it (tracekit._entry noted it):
+        taken as if it came now."""
+        self._on_signal(sig, 0, 0)
+
     def _loop(self, waited: frozenset[int]) -> None:
         while True:
             info = signal.sigwaitinfo(waited)

@@ -23,6 +23,7 @@ import errno
 import os
 import re
 import signal
+import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -49,6 +50,8 @@ OPTIONS: list[tuple[str, str, str]] = [
     ("-ff", "yes", "with -o FILE: one FILE.TID per task (-ff without -o is -f)"),
     ("-o FILE", "yes", "the trace to FILE (a new 0600 file replaced whole, never written "
                        "into; strace writes into it); without it, standard error"),
+    ("-o |CMD, -o !CMD", "yes", "the trace piped to 'sh -c CMD', waited for at the end "
+                                "(not with -ff, as strace)"),
     ("-p PID", "yes", "trace running processes (repeatable; lists by commas or white "
                       "space; a pid that does not exist is said, the others traced); -f: "
                       "every thread; 'strace: Process N attached' on stderr unless -q"),
@@ -99,7 +102,7 @@ OPTIONS: list[tuple[str, str, str]] = [
     ("-n, --syscall-number", "yes", "each line's syscall number, '[  59] '; on signal and "
                                     "'+++' lines the thread's last call shown (strace: "
                                     "its last call, hidden ones too)"),
-    ("-i, -Y, -A, -O, -d, -e kvm=, -o |CMD", "no", "not supported"),
+    ("-i, -Y, -A, -O, -d, -e kvm=", "no", "not supported"),
     ("--LONG", "yes", "strace's long options, and unambiguous prefixes of them "
                       "(--follow), as getopt_long"),
 ]
@@ -308,12 +311,20 @@ def parse_args(argv: list[str]) -> StraceArgs:
     if a.command and a.pids:
         raise UsageError("give a command or -p PID, not both (tracekit traces one target)")
     _summary_options(a)
+    if _piped(a) and (a.follow >= 2 or a.separate):
+        raise UsageError("piping the output and -ff/--output-separately are mutually "
+                         "exclusive", hint=True)
     if a.follow >= 2 and a.output is None:
         a.follow = 1                    # strace: -ff without -o is -f
     return a
 
 
 _CS = "(-c/--summary-only or -C/--summary)"
+
+
+def _piped(a: StraceArgs) -> bool:
+    """Whether -o names a command the trace is piped to (``|CMD``, ``!CMD``)."""
+    return a.output is not None and a.output.startswith(("|", "!"))
 
 
 def _summary_options(a: StraceArgs) -> None:
@@ -349,9 +360,6 @@ def _short(a: StraceArgs, c: str, value: str | None) -> None:
     if c == "f":
         a.follow += 1
     elif c == "o":
-        if v.startswith(("|", "!")):
-            raise _refuse(f"-o {v}", "piping the trace to a command is not supported; "
-                                     "use the shell: 2>&1 | CMD")
         a.output = v
     elif c == "p":
         # strace: pids separated by commas or white space (strace -p "$(pidof x)"); an
@@ -360,9 +368,11 @@ def _short(a: StraceArgs, c: str, value: str | None) -> None:
         if parts[-1] == "":
             parts.pop()
         for part in parts:
-            if not _digits(part) or not 1 <= int(part) <= 2**31 - 1:
+            # strtol's reading: white space (what is left of it), a '+', ASCII digits
+            if not re.fullmatch(r"[\v\f\r]*\+?[0-9]+", part) or \
+                    not 1 <= int(part.lstrip("\v\f\r+")) <= 2**31 - 1:
                 raise UsageError(f"Invalid process id: '{part}'")
-            a.pids.append(int(part))
+            a.pids.append(int(part.lstrip("\v\f\r+")))
     elif c == "e":
         a.exprs.append(("-e", _expr(a, v)))
     elif c == "P":
@@ -514,15 +524,14 @@ def _long(a: StraceArgs, name: str, key: str, value: str | None) -> None:
 
 def _fds(text: str) -> list[int | str]:
     """``-e read=``/``-e write=``'s set of fds (strace: ``invalid descriptor 'X'``)."""
-    if text in ("all", "!none"):
-        return ["all"]
-    if text in ("none", "!all"):
-        return []
-    items = text.split(",")
+    negate, rest = _inverted(text)
+    if rest in ("all", "none"):
+        return ["all"] if (rest == "all") != negate else []
+    items = rest.split(",")
     for p in items:
         if not _digits(p) or int(p) > 2**31 - 1:
-            raise UsageError(f"invalid descriptor '{p}'")
-    if text.startswith("!"):
+            raise UsageError(f"invalid descriptor '{text if not rest else p}'")
+    if negate:
         raise UsageError(f"-e read/write={text}: a negated set of fds is not supported; "
                          "list the fds")
     return [int(p) for p in items]
@@ -542,11 +551,19 @@ _STRACE_QUALS = {"trace": "trace", "t": "trace", "abbrev": "abbrev", "a": "abbre
 _DECODE_FDS = {"path", "socket", "dev", "pidfd", "all", "none"}
 
 
+def _inverted(value: str) -> tuple[bool, str]:
+    """strace's leading ``!``s: each inverts what follows (``!!x`` is ``x``); (whether
+    the rest is inverted, the rest)."""
+    rest = value.lstrip("!")
+    return (len(value) - len(rest)) % 2 == 1, rest
+
+
 def _items(value: str, what: str) -> tuple[bool, list[str]]:
-    """strace's set syntax: an optional leading ``!``, then items separated by commas
-    (empty ones skipped, as strace does); no item at all is ``invalid WHAT 'VALUE'``."""
-    negate = value.startswith("!")
-    items = [p for p in (value[1:] if negate else value).split(",") if p]
+    """strace's set syntax: leading ``!``s (:func:`_inverted`), then items separated by
+    commas (empty ones skipped, as strace does); no item at all is ``invalid WHAT
+    'VALUE'``."""
+    negate, rest = _inverted(value)
+    items = [p for p in rest.split(",") if p]
     if not items:
         raise UsageError(f"invalid {what} '{value}'")
     return negate, items
@@ -661,7 +678,8 @@ def _expr(a: StraceArgs, text: str) -> str:
     if kind == "signal":
         return f"signal={_signal_set(value)}"
     if kind == "status":
-        _items(value, "status")
+        negate, items = _items(value, "status")
+        return "status=" + "!" * negate + ",".join(items)
     elif kind == "abbrev":
         # the last -e abbrev= (or -v) replaces the set, as in strace
         a.abbrev = _syscall_set(value, f"-e {text}")
@@ -969,11 +987,48 @@ async def run(a: StraceArgs) -> int:
 
     # first: a signal from here on is handled; with -p alone, even one tracekit was
     # started ignoring (strace's handlers are its own whatever it inherited)
-    with _Signals(watch_inherited=bool(a.pids) and not a.command) as signals:
-        return await _run(a, signals)
+    piped: list[subprocess.Popen[bytes]] = []
+    try:
+        with _Signals(watch_inherited=bool(a.pids) and not a.command) as signals:
+            from tracekit import _entry
+
+            for sig in _entry.pending:      # came while tracekit started (tracekit._entry)
+                signals.noted(sig)
+            _entry.pending.clear()
+            return await _run(a, signals, piped)
+    finally:
+        for proc in piped:
+            _end_output_command(proc)
 
 
-async def _run(a: StraceArgs, signals: Any) -> int:
+def _output_command(command: str) -> subprocess.Popen[bytes]:
+    """-o |CMD: ``sh -c CMD`` reading the trace on its standard input (its output and
+    errors are tracekit's), as strace starts it; with the signal mask tracekit was
+    started with (tracekit's threads block the ending signals for its signal thread)."""
+    from tracekit.session.spawn import restore_signal_mask
+
+    try:
+        return subprocess.Popen(["/bin/sh", "-c", command], stdin=subprocess.PIPE,
+                                preexec_fn=restore_signal_mask)
+    except OSError as e:
+        name = errno.errorcode.get(e.errno or 0, "?")
+        raise ConfigError(f"-o |{command}: cannot run /bin/sh: {e.strerror} ({name})"
+                          ) from None
+
+
+def _end_output_command(proc: subprocess.Popen[bytes]) -> None:
+    """The end of the trace is the end of the command's input; strace waits for the
+    command before it exits, and so does tracekit."""
+    try:
+        if proc.stdin is not None:
+            proc.stdin.close()
+    except OSError:             # its reader already gone (EPIPE): said by the sink
+        pass
+    proc.wait()
+
+
+async def _run(a: StraceArgs, signals: Any, piped: list[subprocess.Popen[bytes]]
+               ) -> int:
     from tracekit.app.trace import LiveTrace
     from tracekit.formatters._output import check_output_dir, close_output, open_output
     from tracekit.formatters._spec import SinkContext, format_spec
@@ -1010,13 +1065,19 @@ async def _run(a: StraceArgs, signals: Any) -> int:
                                   else None)
     quiet_attach = "attach" in a.quiet
     out: IO[Any] | None = None
-    if a.output is not None and a.follow < 2:
+    piped_to: IO[bytes] | None = None
+    if _piped(a):
+        assert a.output is not None
+        piped.append(_output_command(a.output[1:]))
+        piped_to = piped[-1].stdin
+    elif a.output is not None and a.follow < 2:
         out = open_output(a.output)
     elif a.output is not None:
         # -ff: the files are made as tasks appear; a missing directory is said now,
         # before the command starts (strace refuses it too)
         check_output_dir(f"{a.output}.PID")
-    stream: Any = out if out is not None else sys.stderr
+    stream: Any = out if out is not None else piped_to if piped_to is not None else \
+        sys.stderr
     if stream is None:
         raise ConfigError("standard error is closed (EBADF): nowhere to print the trace; "
                           "give -o FILE")
@@ -1241,6 +1302,12 @@ def main(argv: list[str]) -> int:
     except UsageError as e:
         _usage(str(e), e.hint)
         return EXIT_USAGE
+    if not args.pids or args.command:
+        # a command inherits the signals tracekit was started ignoring; -p alone takes
+        # them, as strace does (tracekit._entry)
+        from tracekit import _entry
+
+        _entry.restore_ignored()
     if args.help or args.version:
         from tracekit._stdio import StdoutWriteError
         from tracekit._version import __version__

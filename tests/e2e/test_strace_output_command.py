@@ -1,0 +1,60 @@
+"""``tracekit strace -o '|CMD'`` and ``-o '!CMD'``: the trace piped to a shell command,
+as strace 6.1 runs it (``sh -c CMD``, its standard input the trace, waited for before
+strace exits), compared with strace itself on commands the tests start."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.kernel,
+              pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace")]
+
+TRACEKIT = [sys.executable, "-m", "tracekit", "strace"]
+
+
+def _both(argv: list[str]) -> list[subprocess.CompletedProcess[str]]:
+    return [subprocess.run([*tool, *argv], capture_output=True, text=True, timeout=60,
+                           stdin=subprocess.DEVNULL) for tool in (["strace"], TRACEKIT)]
+
+
+@pytest.mark.parametrize("mark", ["|", "!"])
+def test_the_trace_goes_to_the_command(mark: str, tmp_path: Path) -> None:
+    for tool, got in zip(("strace", "tracekit"), _both([
+            "-e", "trace=exit_group", "-o", f"{mark}cat -n > {tmp_path}/" + "$PPID.txt",
+            "sh", "-c", "exit 3"]), strict=True):
+        assert got.returncode == 3, (tool, got.stderr)
+        assert got.stderr == "", (tool, got.stderr)
+    files = sorted(tmp_path.iterdir())
+    assert len(files) == 2, files               # one from each tracer ($PPID differs)
+    texts = [f.read_text() for f in files]
+    assert texts[0] == texts[1] == ("     1\texit_group(3)                           = ?\n"
+                                    "     2\t+++ exited with 3 +++\n"), texts
+
+
+def test_the_command_is_waited_for() -> None:
+    # strace exits once the command it piped to has ended (here 1.5 s after the trace)
+    for tool, argv in (("strace", ["strace"]), ("tracekit", TRACEKIT)):
+        t0 = time.monotonic()
+        r = subprocess.run([*argv, "-e", "trace=none", "-o", "|cat >/dev/null; sleep 1.5",
+                            "true"], capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, (tool, r.stderr)
+        assert time.monotonic() - t0 >= 1.5, tool
+
+
+def test_a_summary_goes_to_the_command_too() -> None:
+    r = subprocess.run([*TRACEKIT, "-c", "-o", "|grep -c total", "true"],
+                       capture_output=True, text=True, timeout=60)
+    assert (r.returncode, r.stdout, r.stderr) == (0, "1\n", "")
+
+
+def test_with_ff_is_strace_usage_error() -> None:
+    for argv in (["-ff", "-o", "|cat", "true"], ["--output-separately", "-o", "!cat", "true"]):
+        ref, got = _both(argv)
+        assert (got.returncode, got.stderr.replace("tracekit strace", "strace")) == (
+            ref.returncode, ref.stderr), got.stderr
