@@ -28,6 +28,7 @@ from tracekit._events import CAPF_FAULT, Syscall
 from tracekit.decode import flags as F
 from tracekit.decode.captures import capture, capture_out, succeeded
 from tracekit.decode.values import format_ifindex, format_sockaddr, pointer, quote, signed
+from tracekit.kernel.syscalls import errno_name
 
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
@@ -118,7 +119,7 @@ def k_off_inout(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 def sockopt_name(fl: F.ArchFlags, level: int, name: int) -> str:
     """An option name of the level's table (SO_*, TCP_*, IP_*, IPV6_*, NETLINK_*, UDP_*,
-    PACKET_*); an
+    PACKET_*, SOL_RAW's ICMP_FILTER); an
     unnamed option of those levels as ``0x63 /* NETLINK_??? */``; of a level without a
     name in unsigned decimal (strace 6.1: ``0x7fffffff /* SOL_?? */, 4294967295``), of
     other named levels in decimal."""
@@ -126,7 +127,8 @@ def sockopt_name(fl: F.ArchFlags, level: int, name: int) -> str:
     tables: Mapping[str, Mapping[int, str]] = {
         "SOL_SOCKET": T.SO_NAMES, "SOL_TCP": T.TCP_NAMES, "SOL_IP": T.IP_NAMES,
         "SOL_IPV6": T.IPV6_NAMES, "SOL_NETLINK": T.NETLINK_SOCKOPTS,
-        "SOL_UDP": T.UDP_NAMES, "SOL_PACKET": T.PACKET_SOCKOPTS}
+        "SOL_UDP": T.UDP_NAMES, "SOL_PACKET": T.PACKET_SOCKOPTS,
+        "SOL_RAW": {ICMP_FILTER: "ICMP_FILTER"}}
     lname = T.SOL_LEVELS.get(level & 0xFFFFFFFF, "")
     table = tables.get(lname)
     got = None if table is None else table.get(name & 0xFFFFFFFF)
@@ -142,7 +144,7 @@ def sockopt_name(fl: F.ArchFlags, level: int, name: int) -> str:
 # strace's default text of an unnamed option of each level it names the options of
 _UNKNOWN_OPT = {"SOL_SOCKET": "SO_???", "SOL_TCP": "TCP_???", "SOL_IP": "IP_???",
                 "SOL_IPV6": "IPV6_???", "SOL_NETLINK": "NETLINK_???", "SOL_UDP": "UDP_???",
-                "SOL_PACKET": "PACKET_???"}
+                "SOL_PACKET": "PACKET_???", "SOL_RAW": "RAW_???"}
 
 
 # setsockopt options strace 6.1 prints as an int whatever their length (an address when
@@ -181,6 +183,22 @@ def _optval(d: SyscallDecoder, ev: Syscall, i: int, n: int | None, out: bool) ->
         if n is None or n < 4 or cap is None or len(cap.data) < 4:
             return pointer(ev.args[i])
         return f"[{_int(cap.data)}]"
+    if level == "SOL_RAW" and ev.args[2] & 0xFFFFFFFF == ICMP_FILTER:
+        if n is None or n <= 0:
+            return pointer(ev.args[i])
+        n = min(n, 4)
+        if cap is None or len(cap.data) < n:
+            return pointer(ev.args[i])
+        # the bytes not given keep the all-ones strace starts from
+        return format_icmp_filter(int.from_bytes(cap.data[:n] + b"\xff" * (4 - n), "little"))
+    if out and so == "SO_ERROR" and n is not None and 0 < n <= 4 and cap is not None \
+            and len(cap.data) >= n:
+        # the error as its name; a shorter value as its bytes, in hex
+        if n < 4:
+            return quote(cap.data[:n], force_hex=True)
+        err = int.from_bytes(cap.data[:4], "little")
+        name = errno_name(err) if err else "0"
+        return f"[{name if name != f'E{err}' else err}]"
     ip6 = T.IPV6_NAMES.get(ev.args[2] & 0xFFFFFFFF) if level == "SOL_IPV6" else None
     if (not out and n == 0 and not {so, ip, ip6} & _SET_STRUCT_OPTS
             and level not in ("SOL_PACKET", "SOL_RAW")):
@@ -201,6 +219,28 @@ def _optval(d: SyscallDecoder, ev: Syscall, i: int, n: int | None, out: bool) ->
         return f"[{_int(cap.data)}]"
     data = cap.data[:n]
     return quote(data, limit=d.string_limit, more=len(data) < n)
+
+
+#: SOL_RAW's one option (linux/icmp.h)
+ICMP_FILTER = 1
+# the ICMP types of linux/icmp.h, the bits of struct icmp_filter
+_ICMP_TYPES = {0: "ICMP_ECHOREPLY", 3: "ICMP_DEST_UNREACH", 4: "ICMP_SOURCE_QUENCH",
+               5: "ICMP_REDIRECT", 8: "ICMP_ECHO", 11: "ICMP_TIME_EXCEEDED",
+               12: "ICMP_PARAMETERPROB", 13: "ICMP_TIMESTAMP", 14: "ICMP_TIMESTAMPREPLY",
+               15: "ICMP_INFO_REQUEST", 16: "ICMP_INFO_REPLY", 17: "ICMP_ADDRESS",
+               18: "ICMP_ADDRESSREPLY"}
+
+
+def format_icmp_filter(value: int) -> str:
+    """struct icmp_filter as strace 6.1 prints it, a set of 32 ICMP types like a signal
+    mask: ``[ICMP_ECHOREPLY 0x1f /* ICMP_??? */]``, the types not in it as
+    ``~[ICMP_ECHOREPLY]`` when more than half are."""
+    bits = [k for k in range(32) if value >> k & 1]
+    prefix = ""
+    if len(bits) > 16:
+        prefix, bits = "~", [k for k in range(32) if not value >> k & 1]
+    names = [_ICMP_TYPES.get(k) or f"{k:#x} /* ICMP_??? */" for k in bits]
+    return prefix + "[" + " ".join(names) + "]"
 
 
 # getsockopt's structs of 4-byte fields: (name, signed) in order
