@@ -15,7 +15,8 @@ than a header, nlmsg_len 0, longer than the buffer, an attribute shorter than it
 header, unknown types, a request split over two iovecs), a NETLINK_USERSOCK message to
 itself (printed generically), NETLINK_AUDIT's AUDIT_GET and NETLINK_XFRM's
 XFRM_MSG_GETSA (types by name) and a sockaddr_nl with a port id of the high half
-(``nl_pid=-16``). tracekit traces ``strace -f -o FILE sweep_netlink``, so both see the
+(``nl_pid=-16``), and ip -6 addr's AF_INET6 link dump (IFLA_PROTINFO's nested
+IFLA_INET6_* attributes). tracekit traces ``strace -f -o FILE sweep_netlink``, so both see the
 same calls: every line of the program must be equal.
 """
 
@@ -132,5 +133,24 @@ def test_netlink_messages_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "{nlmsg_len=16, nlmsg_type=AUDIT_GET, nlmsg_flags=NLM_F_REQUEST|NLM_F_ACK, "
             "nlmsg_seq=1700000040, nlmsg_pid=0}, 16, 0, ",
             "[{nlmsg_len=40, nlmsg_type=XFRM_MSG_GETSA, nlmsg_flags=NLM_F_REQUEST|NLM_F_DUMP, "
-            "nlmsg_seq=1700000041, nlmsg_pid=0}, \"\\x00\\x00"):
+            "nlmsg_seq=1700000041, nlmsg_pid=0}, \"\\x00\\x00",
+            # ip -6 addr's AF_INET6 link dump: IFLA_PROTINFO's IFLA_INET6_* attributes
+            "{ifi_family=AF_INET6, ifi_type=ARPHRD_LOOPBACK, ifi_index=if_nametoindex(\"lo\")",
+            "nla_type=IFLA_INET6_FLAGS}, ", "[{nla_len=20, nla_type=IFLA_INET6_CACHEINFO}, "
+            "{max_reasm_len=", "nla_type=IFLA_INET6_CONF}, [[DEVCONF_FORWARDING]=",
+            "[DEVCONF_MLDV2_UNSOLICITED_REPORT_INTERVAL]=1000, ...]]",
+            "nla_type=IFLA_INET6_STATS}, [[IPSTATS_MIB_NUM]=",
+            "nla_type=IFLA_INET6_ICMP6STATS}, [[ICMP6_MIB_NUM]=",
+            "[{nla_len=5, nla_type=IFLA_INET6_ADDR_GEN_MODE}, IN6_ADDR_GEN_MODE_",
+            "iov_len=200}], msg_iovlen=1, msg_controllen=0, msg_flags=MSG_TRUNC}"):
+        assert want in text, want
+
+
+def test_netlink_arrays_past_32_elements_equal_strace(tmp_path: Path) -> None:
+    """-s 80: IFLA_INET6_CONF's and IFLA_INET6_STATS's arrays whole, down to the indices
+    strace 6.1 has no name for."""
+    s_lines = same_lines_one_run(build(tmp_path, "sweep_netlink"), tmp_path, ["-s", "80"])
+    text = "\n".join(s_lines)
+    for want in ("[DEVCONF_ACCEPT_UNTRACKED_NA]=", "[IPSTATS_MIB_REASM_OVERLAPS]=",
+                 "[ICMP6_MIB_CSUMERRORS]="):
         assert want in text, want

@@ -9,7 +9,8 @@
  * NETLINK_AUDIT's AUDIT_GET and NETLINK_XFRM's XFRM_MSG_GETSA (types by name, payloads
  * in hex), another protocol's messages (NETLINK_USERSOCK: printed generically), and
  * hostile messages: shorter than a header, nlmsg_len 0, longer than the buffer, an
- * attribute shorter than its header, unknown types, replies cut short by a small buffer.
+ * attribute shorter than its header, unknown types, replies cut short by a small buffer,
+ * and ip -6 addr's AF_INET6 link dump (IFLA_PROTINFO's IFLA_INET6_* attributes).
  *
  * The replies are kept small (tracekit captures 256 bytes of an iovec) and the same every
  * run on one machine: the address, route and neighbour dumps ask the kernel
@@ -434,6 +435,28 @@ static void audit_xfrm(void) {
     close(x);
 }
 
+/* ip -6 addr's first request: the AF_INET6 link dump, each link's IFLA_PROTINFO holding
+ * its IFLA_INET6_* attributes (flags, cacheinfo, the DEVCONF_* array, the IPSTATS_MIB_*
+ * and ICMP6_MIB_* counters, token, address generation mode); then again into a buffer
+ * that cuts the first link's attributes short. Every link of the machine answers (the
+ * kernel filters this dump by nothing), which strace and tracekit see alike on one run. */
+static void inet6_links(void) {
+    int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+    struct {
+        struct nlmsghdr h;
+        struct ifinfomsg i;
+    } req = {{sizeof(req), RTM_GETLINK, NLM_F_REQUEST | NLM_F_DUMP, SEQ + 50, 0},
+             {.ifi_family = AF_INET6}};
+    send_nl(s, &req, sizeof(req));
+    drain(s, sizeof(buf));
+    close(s);
+    s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+    req.h.nlmsg_seq++;
+    send_nl(s, &req, sizeof(req));
+    drain(s, 200);
+    close(s);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2 || chdir(argv[1]))
         return 1;
@@ -441,5 +464,6 @@ int main(int argc, char **argv) {
     diag();
     other();
     audit_xfrm();
+    inet6_links();
     return 0;
 }

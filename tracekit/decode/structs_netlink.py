@@ -576,6 +576,102 @@ _IFLA: dict[str, Nla] = {
 }
 
 
+# IFLA_PROTINFO of an AF_INET6 link: nested IFLA_INET6_* attributes (linux/if_link.h),
+# the arrays of IFLA_INET6_CONF (s32, by DEVCONF_* index: linux/ipv6.h),
+# IFLA_INET6_STATS (u64, IPSTATS_MIB_*) and IFLA_INET6_ICMP6STATS (u64, ICMP6_MIB_*:
+# linux/snmp.h), named as far as strace 6.1 names them (later indices print as
+# ``[58 /* DEVCONF_??? */]=0``)
+_IFLA_INET6_ATTRS = dict(enumerate((
+    "IFLA_INET6_UNSPEC", "IFLA_INET6_FLAGS", "IFLA_INET6_CONF", "IFLA_INET6_STATS",
+    "IFLA_INET6_MCAST", "IFLA_INET6_CACHEINFO", "IFLA_INET6_ICMP6STATS", "IFLA_INET6_TOKEN",
+    "IFLA_INET6_ADDR_GEN_MODE", "IFLA_INET6_RA_MTU")))
+_DEVCONF = tuple("DEVCONF_" + n for n in (
+    "FORWARDING", "HOPLIMIT", "MTU6", "ACCEPT_RA", "ACCEPT_REDIRECTS", "AUTOCONF",
+    "DAD_TRANSMITS", "RTR_SOLICITS", "RTR_SOLICIT_INTERVAL", "RTR_SOLICIT_DELAY",
+    "USE_TEMPADDR", "TEMP_VALID_LFT", "TEMP_PREFERED_LFT", "REGEN_MAX_RETRY",
+    "MAX_DESYNC_FACTOR", "MAX_ADDRESSES", "FORCE_MLD_VERSION", "ACCEPT_RA_DEFRTR",
+    "ACCEPT_RA_PINFO", "ACCEPT_RA_RTR_PREF", "RTR_PROBE_INTERVAL",
+    "ACCEPT_RA_RT_INFO_MAX_PLEN", "PROXY_NDP", "OPTIMISTIC_DAD", "ACCEPT_SOURCE_ROUTE",
+    "MC_FORWARDING", "DISABLE_IPV6", "ACCEPT_DAD", "FORCE_TLLAO", "NDISC_NOTIFY",
+    "MLDV1_UNSOLICITED_REPORT_INTERVAL", "MLDV2_UNSOLICITED_REPORT_INTERVAL",
+    "SUPPRESS_FRAG_NDISC", "ACCEPT_RA_FROM_LOCAL", "USE_OPTIMISTIC", "ACCEPT_RA_MTU",
+    "STABLE_SECRET", "USE_OIF_ADDRS_ONLY", "ACCEPT_RA_MIN_HOP_LIMIT",
+    "IGNORE_ROUTES_WITH_LINKDOWN", "DROP_UNICAST_IN_L2_MULTICAST", "DROP_UNSOLICITED_NA",
+    "KEEP_ADDR_ON_DOWN", "RTR_SOLICIT_MAX_INTERVAL", "SEG6_ENABLED", "SEG6_REQUIRE_HMAC",
+    "ENHANCED_DAD", "ADDR_GEN_MODE", "DISABLE_POLICY", "ACCEPT_RA_RT_INFO_MIN_PLEN",
+    "NDISC_TCLASS", "RPL_SEG_ENABLED", "RA_DEFRTR_METRIC", "IOAM6_ENABLED", "IOAM6_ID",
+    "IOAM6_ID_WIDE", "NDISC_EVICT_NOCARRIER", "ACCEPT_UNTRACKED_NA"))
+_IPSTATS_MIB = tuple("IPSTATS_MIB_" + n for n in (
+    "NUM", "INPKTS", "INOCTETS", "INDELIVERS", "OUTFORWDATAGRAMS", "OUTPKTS", "OUTOCTETS",
+    "INHDRERRORS", "INTOOBIGERRORS", "INNOROUTES", "INADDRERRORS", "INUNKNOWNPROTOS",
+    "INTRUNCATEDPKTS", "INDISCARDS", "OUTDISCARDS", "OUTNOROUTES", "REASMTIMEOUT",
+    "REASMREQDS", "REASMOKS", "REASMFAILS", "FRAGOKS", "FRAGFAILS", "FRAGCREATES",
+    "INMCASTPKTS", "OUTMCASTPKTS", "INBCASTPKTS", "OUTBCASTPKTS", "INMCASTOCTETS",
+    "OUTMCASTOCTETS", "INBCASTOCTETS", "OUTBCASTOCTETS", "CSUMERRORS", "NOECTPKTS",
+    "ECT1PKTS", "ECT0PKTS", "CEPKTS", "REASM_OVERLAPS"))
+_ICMP6_MIB = tuple("ICMP6_MIB_" + n for n in (
+    "NUM", "INMSGS", "INERRORS", "OUTMSGS", "OUTERRORS", "CSUMERRORS"))
+# struct inet6_dev's if_flags (include/net/if_inet6.h), in strace 6.1's order
+_INET6_IF_FLAGS = ((0x10, "IF_RS_SENT"), (0x20, "IF_RA_RCVD"), (0x40, "IF_RA_MANAGED"),
+                   (0x80, "IF_RA_OTHERCONF"), (0x80000000, "IF_READY"))
+_IN6_ADDR_GEN_MODES = {0: "IN6_ADDR_GEN_MODE_EUI64", 1: "IN6_ADDR_GEN_MODE_NONE",
+                       2: "IN6_ADDR_GEN_MODE_STABLE_PRIVACY", 3: "IN6_ADDR_GEN_MODE_RANDOM"}
+
+
+def _indexed(fmt: str, names: tuple[str, ...], unknown: str) -> Nla:
+    """An array of integers by named index: ``[[DEVCONF_FORWARDING]=0, ...]``, at most
+    -s elements (then ``...``); an index past the names as ``[58 /* DEVCONF_??? */]``."""
+    size = struct.calcsize(fmt)
+
+    def dec(c: _Ctx, off: int, n: int) -> str | None:
+        count = n // size
+        if not count:
+            return None
+        out = []
+        for k in range(count):
+            if k == c.elems:
+                out.append("...")
+                break
+            v = struct.unpack(fmt, c.take(off + k * size, size))[0]
+            name = names[k] if k < len(names) else f"{k} /* {unknown} */"
+            out.append(f"[{name}]={v}")
+        return "[" + ", ".join(out) + "]"
+    return dec
+
+
+def _inet6_flags(c: _Ctx, off: int, n: int) -> str | None:
+    if n < 4:
+        return None
+    return _flags(_INET6_IF_FLAGS, struct.unpack("<I", c.take(off, 4))[0], "IF_???")
+
+
+def _addr_gen_mode(c: _Ctx, off: int, n: int) -> str | None:
+    if n < 1:
+        return None
+    return _xval(_IN6_ADDR_GEN_MODES, c.take(off, 1)[0], "IN6_ADDR_GEN_MODE_???")
+
+
+_IFLA_INET6: dict[str, Nla] = {
+    "IFLA_INET6_FLAGS": _inet6_flags,
+    "IFLA_INET6_CONF": _indexed("<i", _DEVCONF, "DEVCONF_???"),
+    "IFLA_INET6_STATS": _indexed("<Q", _IPSTATS_MIB, "IPSTATS_MIB_???"),
+    "IFLA_INET6_ICMP6STATS": _indexed("<Q", _ICMP6_MIB, "ICMP6_MIB_???"),
+    "IFLA_INET6_CACHEINFO": _struct_u(
+        "<IIII", ("max_reasm_len", "tstamp", "reachable_time", "retrans_time")),
+    "IFLA_INET6_TOKEN": _inet(socket.AF_INET6),
+    "IFLA_INET6_ADDR_GEN_MODE": _addr_gen_mode,
+    "IFLA_INET6_RA_MTU": _u32,
+}
+
+
+def _inet6_protinfo(c: _Ctx, off: int, n: int) -> str:
+    """IFLA_PROTINFO of an AF_INET6 link: nested IFLA_INET6_* attributes."""
+    return _attrs(c, off, n, _IFLA_INET6_ATTRS, "IFLA_INET6_???", _IFLA_INET6)
+
+
+_IFLA6: dict[str, Nla] = {**_IFLA, "IFLA_PROTINFO": _inet6_protinfo}
+
+
 def _ifinfomsg(c: _Ctx, family: int, off: int, n: int) -> str:
     text = f"{{ifi_family={_family(c, family)}, "
     if n < _IFINFOMSG.size:
@@ -587,7 +683,8 @@ def _ifinfomsg(c: _Ctx, family: int, off: int, n: int) -> str:
              f"ifi_change={hex(change) if change else 0}}}")
     if n > _IFINFOMSG.size:
         text += ", " + _attrs(c, off + _IFINFOMSG.size, n - _IFINFOMSG.size,
-                              c.T.IFLA_ATTRS, "IFLA_???", _IFLA)
+                              c.T.IFLA_ATTRS, "IFLA_???",
+                              _IFLA6 if family == socket.AF_INET6 else _IFLA)
     return text
 
 
