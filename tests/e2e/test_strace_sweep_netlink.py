@@ -16,7 +16,10 @@ header, unknown types, a request split over two iovecs), a NETLINK_USERSOCK mess
 itself (printed generically), NETLINK_AUDIT's AUDIT_GET and NETLINK_XFRM's
 XFRM_MSG_GETSA (types by name) and a sockaddr_nl with a port id of the high half
 (``nl_pid=-16``), and ip -6 addr's AF_INET6 link dump (IFLA_PROTINFO's nested
-IFLA_INET6_* attributes). tracekit traces ``strace -f -o FILE sweep_netlink``, so both see the
+IFLA_INET6_* attributes) and NETLINK_NETFILTER (nft's NFT_MSG_GETGEN and GETTABLE,
+their replies, and messages to the program's own socket: batch markers, nfgenmsg's
+res_id both ways round, subsystems and types strace names and those it does not).
+tracekit traces ``strace -f -o FILE sweep_netlink``, so both see the
 same calls: every line of the program must be equal.
 """
 
@@ -142,7 +145,29 @@ def test_netlink_messages_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "nla_type=IFLA_INET6_STATS}, [[IPSTATS_MIB_NUM]=",
             "nla_type=IFLA_INET6_ICMP6STATS}, [[ICMP6_MIB_NUM]=",
             "[{nla_len=5, nla_type=IFLA_INET6_ADDR_GEN_MODE}, IN6_ADDR_GEN_MODE_",
-            "iov_len=200}], msg_iovlen=1, msg_controllen=0, msg_flags=MSG_TRUNC}"):
+            "iov_len=200}], msg_iovlen=1, msg_controllen=0, msg_flags=MSG_TRUNC}",
+            # NETLINK_NETFILTER: nft's requests and replies, messages to the socket itself
+            "[{nlmsg_len=20, nlmsg_type=0xa10 /* NLMSG_??? */, nlmsg_flags=NLM_F_REQUEST, "
+            "nlmsg_seq=1700000055, nlmsg_pid=0}, \"\\x00\\x00\\x00\\x00\"]",
+            "nlmsg_type=NFNL_SUBSYS_NFTABLES<<8|NFT_MSG_NEWGEN, nlmsg_flags=0, "
+            "nlmsg_seq=1700000055",
+            "nlmsg_type=NFNL_SUBSYS_NFTABLES<<8|NFT_MSG_GETTABLE, "
+            "nlmsg_flags=NLM_F_REQUEST|NLM_F_DUMP, nlmsg_seq=1700000056, nlmsg_pid=0}, "
+            "{nfgen_family=AF_UNSPEC, version=NFNETLINK_V0, res_id=htons(0)}]",
+            "nlmsg_type=NFNL_MSG_BATCH_BEGIN, nlmsg_flags=NLM_F_REQUEST, ",
+            "{nfgen_family=AF_INET, version=NFNETLINK_V0, res_id=htons(10)}, "
+            "\"\\x06\\x00\\x01\\x00\\x74\\x00\\x00\\x00\"]",
+            "nlmsg_flags=NLM_F_REQUEST|NLM_F_ACK|NLM_F_CREATE, ",
+            "res_id=htons(NFNL_SUBSYS_NFTABLES)}, [[{nla_len=6, nla_type=0x1}, "
+            "\"\\x74\\x00\"], [{nla_len=12, nla_type=NLA_F_NESTED|0x5}, ",
+            "NFT_MSG_DELRULE, nlmsg_flags=NLM_F_REQUEST|NLM_F_NONREC, ",
+            "res_id=NFNL_SUBSYS_NFTABLES}]", "version=0x1 /* NFNETLINK_??? */, res_id=htons(7)",
+            "NFNL_SUBSYS_NFTABLES<<8|0x30 /* NFT_MSG_??? */, nlmsg_flags=NLM_F_REQUEST, "
+            "nlmsg_seq=1700000060, nlmsg_pid=",
+            "NFNL_SUBSYS_CTNETLINK<<8|0x9 /* IPCTNL_MSG_CT_??? */",
+            "NFNL_SUBSYS_IPSET<<8|IPSET_CMD_HELP",
+            "nlmsg_type=0x20 /* NFNL_SUBSYS_??? */<<8|0x1, nlmsg_flags=NLM_F_REQUEST|0x300",
+            "nlmsg_type=NFNL_SUBSYS_NONE<<8|0x12, "):
         assert want in text, want
 
 

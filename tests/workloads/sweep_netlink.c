@@ -10,7 +10,8 @@
  * in hex), another protocol's messages (NETLINK_USERSOCK: printed generically), and
  * hostile messages: shorter than a header, nlmsg_len 0, longer than the buffer, an
  * attribute shorter than its header, unknown types, replies cut short by a small buffer,
- * and ip -6 addr's AF_INET6 link dump (IFLA_PROTINFO's IFLA_INET6_* attributes).
+ * ip -6 addr's AF_INET6 link dump (IFLA_PROTINFO's IFLA_INET6_* attributes), and
+ * NETLINK_NETFILTER (nft's requests, replies and messages to the program's own socket).
  *
  * The replies are kept small (tracekit captures 256 bytes of an iovec) and the same every
  * run on one machine: the address, route and neighbour dumps ask the kernel
@@ -34,6 +35,8 @@
 #include <linux/audit.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nf_tables.h>
 #include <linux/rtnetlink.h>
 #include <linux/sock_diag.h>
 #include <linux/unix_diag.h>
@@ -457,6 +460,74 @@ static void inet6_links(void) {
     close(s);
 }
 
+/* NETLINK_NETFILTER as nft list ruleset talks it: NFT_MSG_GETGEN on a socket not bound
+ * yet (strace cannot learn its protocol: printed generically), the NFT_MSG_NEWGEN reply,
+ * an NFT_MSG_GETTABLE dump; then messages to the socket itself (the kernel reads none of
+ * them): a batch marker with bytes after its nfgenmsg, NFT_MSG_NEWTABLE with a nested
+ * attribute, res_id in network and in host order, a payload shorter than nfgenmsg, a
+ * version no one has, types of other subsystems and of none. */
+struct nfmsg {
+    struct nlmsghdr h;
+    struct nfgenmsg g;
+    char attrs[24];
+};
+
+static void nf_self(int s, __u32 me, __u16 type, __u16 flags, __u16 res_id, __u8 version,
+                    size_t len) {
+    struct nfmsg m = {{len, type, flags, SEQ + 60, me},
+                      {AF_INET, version, res_id}, {0}};
+    struct nlattr *a = (void *)m.attrs;                  /* NFTA_TABLE_NAME "t" */
+    a->nla_len = NLA_HDRLEN + 2;
+    a->nla_type = NFTA_TABLE_NAME;
+    memcpy(m.attrs + NLA_HDRLEN, "t", 2);
+    struct nlattr *n = (void *)(m.attrs + 8);            /* a nested one, one u32 in it */
+    n->nla_len = 2 * NLA_HDRLEN + 4;
+    n->nla_type = NLA_F_NESTED | 5;
+    struct nlattr *in = n + 1;
+    in->nla_len = NLA_HDRLEN + 4;
+    in->nla_type = 1;
+    memcpy(in + 1, "\0\0\0\7", 4);
+    struct sockaddr_nl to = {.nl_family = AF_NETLINK, .nl_pid = me};
+    sendto(s, &m, len, 0, (void *)&to, sizeof(to));
+    recv(s, buf, sizeof(buf), MSG_DONTWAIT);
+}
+
+static void netfilter(void) {
+    int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER);
+    struct {
+        struct nlmsghdr h;
+        struct nfgenmsg g;
+    } gen = {{sizeof(gen), NFNL_SUBSYS_NFTABLES << 8 | NFT_MSG_GETGEN, NLM_F_REQUEST,
+              SEQ + 55, 0}, {AF_UNSPEC, NFNETLINK_V0, 0}};
+    send_nl(s, &gen, sizeof(gen));
+    drain(s, sizeof(buf));
+    gen.h.nlmsg_type = NFNL_SUBSYS_NFTABLES << 8 | NFT_MSG_GETTABLE;
+    gen.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+    gen.h.nlmsg_seq++;
+    send_nl(s, &gen, sizeof(gen));
+    drain(s, sizeof(buf));
+    struct sockaddr_nl me = {.nl_family = AF_NETLINK};
+    socklen_t l = sizeof(me);
+    getsockname(s, (void *)&me, &l);
+    __u16 nft = NFNL_SUBSYS_NFTABLES << 8;
+    nf_self(s, me.nl_pid, NFNL_MSG_BATCH_BEGIN, NLM_F_REQUEST, htons(NFNL_SUBSYS_NFTABLES),
+            NFNETLINK_V0, sizeof(struct nfmsg) - 16);
+    nf_self(s, me.nl_pid, nft | NFT_MSG_NEWTABLE, NLM_F_REQUEST | NLM_F_CREATE | NLM_F_ACK,
+            htons(NFNL_SUBSYS_NFTABLES), NFNETLINK_V0, sizeof(struct nfmsg));
+    nf_self(s, me.nl_pid, nft | NFT_MSG_DELRULE, NLM_F_REQUEST | NLM_F_NONREC,
+            NFNL_SUBSYS_NFTABLES, NFNETLINK_V0, sizeof(struct nfmsg) - 24);
+    nf_self(s, me.nl_pid, nft | NFT_MSG_GETSET, NLM_F_REQUEST | NLM_F_DUMP, htons(7), 1,
+            sizeof(struct nfmsg) - 24);
+    nf_self(s, me.nl_pid, nft | 0x30, NLM_F_REQUEST, 0, 0, NLMSG_HDRLEN + 2);
+    nf_self(s, me.nl_pid, NFNL_SUBSYS_CTNETLINK << 8 | 9, NLM_F_REQUEST, 0, 0,
+            sizeof(struct nfmsg) - 24);
+    nf_self(s, me.nl_pid, NFNL_SUBSYS_IPSET << 8 | 17, NLM_F_REQUEST, 0, 0,
+            sizeof(struct nfmsg) - 24);
+    nf_self(s, me.nl_pid, 0x2001, NLM_F_REQUEST | NLM_F_DUMP, 0, 0, sizeof(struct nfmsg) - 24);
+    nf_self(s, me.nl_pid, 0x12, NLM_F_REQUEST, 0, 0, sizeof(struct nfmsg) - 24);
+    close(s);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2 || chdir(argv[1]))
         return 1;
@@ -465,5 +536,6 @@ int main(int argc, char **argv) {
     other();
     audit_xfrm();
     inet6_links();
+    netfilter();
     return 0;
 }

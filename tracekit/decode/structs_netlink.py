@@ -68,10 +68,11 @@ NETLINK_ROUTE, NETLINK_SOCK_DIAG = 0, 4
 _S_IFMT, _S_IFSOCK = 0o170000, 0o140000
 _AF_NETLINK, _AF_BRIDGE = 16, 7
 NETLINK_XFRM, NETLINK_AUDIT = 6, 9
+NETLINK_NETFILTER = 12
 # protocols whose messages strace prints through decoders this module does not have
-# (linux/netlink.h numbers): SELINUX 7, NETFILTER 12, KOBJECT_UEVENT 15 (uevents are
-# strings), GENERIC 16 (types named by the families the kernel registered), CRYPTO 21
-_NOT_DECODED = frozenset({7, 12, 15, 16, 21})
+# (linux/netlink.h numbers): SELINUX 7, KOBJECT_UEVENT 15 (uevents are strings), GENERIC
+# 16 (types named by the families the kernel registered), CRYPTO 21
+_NOT_DECODED = frozenset({7, 15, 16, 21})
 # NETLINK_XFRM's types by the flags their requests take (strace's netlink.c)
 _XFRM_NEW = frozenset({"XFRM_MSG_NEWSA", "XFRM_MSG_NEWPOLICY", "XFRM_MSG_NEWAE",
                        "XFRM_MSG_NEWSADINFO", "XFRM_MSG_NEWSPDINFO"})
@@ -205,6 +206,8 @@ def _type(c: _Ctx, t: int) -> str:
             return _xval(c.T.AUDIT_TYPES, t, "AUDIT_???")
         if c.family == NETLINK_XFRM:
             return _xval(c.T.XFRM_TYPES, t, "XFRM_MSG_???")
+        if c.family == NETLINK_NETFILTER:
+            return _nf_type(t)
     return _xval(c.T.NLMSG_TYPES, t, "NLMSG_???")
 
 
@@ -223,6 +226,10 @@ def _nlm_flags(c: _Ctx, t: int, v: int) -> str:
         name = T.XFRM_TYPES.get(t)
         extra = (T.NLM_NEW_FLAGS if name in _XFRM_NEW else T.NLM_DELETE_FLAGS
                  if name in _XFRM_DEL else T.NLM_GET_FLAGS if name in _XFRM_GET else ())
+    elif c.family == NETLINK_NETFILTER:
+        nf = _NF_FLAG_KINDS.get(_nf_msg_name(t) or "")
+        extra = (T.NLM_NEW_FLAGS if nf == "new" else T.NLM_DELETE_FLAGS if nf == "del"
+                 else T.NLM_GET_FLAGS if nf == "get" else ())
     return _flags(T.NLM_FLAGS + extra, v, "NLM_F_???")
 
 
@@ -233,6 +240,8 @@ def _payload(c: _Ctx, t: int, nflags: int, off: int, n: int) -> str:
         return _route(c, t, off, n)
     if t >= NLMSG_MIN_TYPE and c.family == NETLINK_SOCK_DIAG:
         return _sock_diag(c, t, nflags, off, n)
+    if t >= NLMSG_MIN_TYPE and c.family == NETLINK_NETFILTER:
+        return _nfgenmsg(c, t, off, n)
     if t == 3 and n == 4:                               # NLMSG_DONE's int
         return str(struct.unpack("<i", c.take(off, 4))[0])
     return c.hexstr(off, n)
@@ -281,7 +290,7 @@ def _by_value(names: Mapping[int, str], decoders: Mapping[str, Nla]) -> dict[int
     return got
 
 
-def _attrs(c: _Ctx, off: int, length: int, names: Mapping[int, str], dflt: str,
+def _attrs(c: _Ctx, off: int, length: int, names: Mapping[int, str], dflt: str | None,
            by_name: Mapping[str, Nla]) -> str:
     """A list of struct nlattr (strace's decode_nlattr); ``by_name``: the decoders of
     the attributes by name."""
@@ -321,7 +330,7 @@ def _attrs(c: _Ctx, off: int, length: int, names: Mapping[int, str], dflt: str,
 
 
 def _attr(c: _Ctx, nla_len: int, nla_type: int, off: int, length: int,
-          names: Mapping[int, str], dflt: str, decoders: Mapping[int, Nla]) -> str:
+          names: Mapping[int, str], dflt: str | None, decoders: Mapping[int, Nla]) -> str:
     parts = []
     if nla_type & NLA_F_NESTED:
         parts.append("NLA_F_NESTED")
@@ -1263,6 +1272,122 @@ def _packet_req(c: _Ctx, off: int, n: int) -> str:
     return (text + f"sdiag_protocol={proto}, pdiag_ino={ino}, "
             f"pdiag_show={_flags(c.T.PACKET_SHOW_FLAGS, show, 'PACKET_SHOW_???')}, "
             f"pdiag_cookie=[{ck0}, {ck1}]}}")
+
+
+# -- NETLINK_NETFILTER (linux/netfilter/nfnetlink.h) ----------------------------------
+# A type is a subsystem (high byte) and its message (low byte); 0x10 and 0x11 are the
+# batch markers. The subsystems and each one's messages as strace 6.1 names them.
+_NFNL_BATCH = {0x10: "NFNL_MSG_BATCH_BEGIN", 0x11: "NFNL_MSG_BATCH_END"}
+_NF_SUBSYS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("NFNL_SUBSYS_NONE", (), ""),
+    ("NFNL_SUBSYS_CTNETLINK", tuple("IPCTNL_MSG_CT_" + n for n in (
+        "NEW", "GET", "DELETE", "GET_CTRZERO", "GET_STATS_CPU", "GET_STATS", "GET_DYING",
+        "GET_UNCONFIRMED")), "IPCTNL_MSG_CT_???"),
+    ("NFNL_SUBSYS_CTNETLINK_EXP", tuple("IPCTNL_MSG_EXP_" + n for n in (
+        "NEW", "GET", "DELETE", "GET_STATS_CPU")), "IPCTNL_MSG_EXP_???"),
+    ("NFNL_SUBSYS_QUEUE", tuple("NFQNL_MSG_" + n for n in (
+        "PACKET", "VERDICT", "CONFIG", "VERDICT_BATCH")), "NFQNL_MSG_???"),
+    ("NFNL_SUBSYS_ULOG", ("NFULNL_MSG_PACKET", "NFULNL_MSG_CONFIG"), "NFULNL_MSG_???"),
+    ("NFNL_SUBSYS_OSF", ("OSF_MSG_ADD", "OSF_MSG_REMOVE"), "OSF_MSG_???"),
+    ("NFNL_SUBSYS_IPSET", tuple("IPSET_CMD_" + n for n in (
+        "NONE", "PROTOCOL", "CREATE", "DESTROY", "FLUSH", "RENAME", "SWAP", "LIST", "SAVE",
+        "ADD", "DEL", "TEST", "HEADER", "TYPE")), "IPSET_CMD_???"),
+    ("NFNL_SUBSYS_ACCT", tuple("NFNL_MSG_ACCT_" + n for n in (
+        "NEW", "GET", "GET_CTRZERO", "DEL", "OVERQUOTA")), "NFNL_MSG_ACCT_???"),
+    ("NFNL_SUBSYS_CTNETLINK_TIMEOUT", tuple("IPCTNL_MSG_TIMEOUT_" + n for n in (
+        "NEW", "GET", "DELETE", "DEFAULT_SET", "DEFAULT_GET")), "IPCTNL_MSG_TIMEOUT_???"),
+    ("NFNL_SUBSYS_CTHELPER", ("NFNL_MSG_CTHELPER_NEW", "NFNL_MSG_CTHELPER_GET",
+                              "NFNL_MSG_CTHELPER_DEL"), "NFNL_MSG_CTHELPER_???"),
+    ("NFNL_SUBSYS_NFTABLES", tuple("NFT_MSG_" + n for n in (
+        "NEWTABLE", "GETTABLE", "DELTABLE", "NEWCHAIN", "GETCHAIN", "DELCHAIN", "NEWRULE",
+        "GETRULE", "DELRULE", "NEWSET", "GETSET", "DELSET", "NEWSETELEM", "GETSETELEM",
+        "DELSETELEM", "NEWGEN", "GETGEN", "TRACE", "NEWOBJ", "GETOBJ", "DELOBJ",
+        "GETOBJ_RESET", "NEWFLOWTABLE", "GETFLOWTABLE", "DELFLOWTABLE")), "NFT_MSG_???"),
+    ("NFNL_SUBSYS_NFT_COMPAT", ("NFNL_MSG_COMPAT_GET",), "NFNL_MSG_COMPAT_???"),
+    ("NFNL_SUBSYS_HOOK", ("NFNL_MSG_HOOK_GET",), "NFT_MSG_HOOK_???"),
+)
+# IPSET_CMD_ has more names past a gap: ipset's userspace commands
+_IPSET_MORE = {k: "IPSET_CMD_" + n for k, n in (
+    (16, "RESTORE"), (17, "HELP"), (18, "VERSION"), (19, "QUIT"), (20, "COMMIT"))}
+_NFT_TABLES = 10
+# the messages whose requests take NLM_F_* flags of a new / get / delete (strace's
+# netlink.c)
+_NF_FLAG_KINDS = {
+    **dict.fromkeys(("IPCTNL_MSG_CT_NEW", "IPCTNL_MSG_EXP_NEW", "NFNL_MSG_ACCT_NEW",
+                     "IPCTNL_MSG_TIMEOUT_NEW", "NFNL_MSG_CTHELPER_NEW", "NFT_MSG_NEWTABLE",
+                     "NFT_MSG_NEWCHAIN", "NFT_MSG_NEWRULE", "NFT_MSG_NEWSET",
+                     "NFT_MSG_NEWSETELEM", "NFT_MSG_NEWGEN", "NFT_MSG_NEWOBJ",
+                     "NFT_MSG_NEWFLOWTABLE"), "new"),
+    **dict.fromkeys(("IPCTNL_MSG_CT_GET", "IPCTNL_MSG_CT_GET_CTRZERO",
+                     "IPCTNL_MSG_CT_GET_STATS_CPU", "IPCTNL_MSG_CT_GET_STATS",
+                     "IPCTNL_MSG_CT_GET_DYING", "IPCTNL_MSG_CT_GET_UNCONFIRMED",
+                     "IPCTNL_MSG_EXP_GET", "IPCTNL_MSG_EXP_GET_STATS_CPU",
+                     "NFNL_MSG_ACCT_GET", "NFNL_MSG_ACCT_GET_CTRZERO",
+                     "IPCTNL_MSG_TIMEOUT_GET", "NFNL_MSG_CTHELPER_GET", "NFT_MSG_GETTABLE",
+                     "NFT_MSG_GETCHAIN", "NFT_MSG_GETRULE", "NFT_MSG_GETSET",
+                     "NFT_MSG_GETSETELEM", "NFT_MSG_GETGEN", "NFT_MSG_GETOBJ",
+                     "NFT_MSG_GETOBJ_RESET", "NFT_MSG_GETFLOWTABLE", "NFNL_MSG_COMPAT_GET",
+                     "NFNL_MSG_HOOK_GET"), "get"),
+    **dict.fromkeys(("IPCTNL_MSG_CT_DELETE", "IPCTNL_MSG_EXP_DELETE", "NFNL_MSG_ACCT_DEL",
+                     "IPCTNL_MSG_TIMEOUT_DELETE", "NFNL_MSG_CTHELPER_DEL",
+                     "NFT_MSG_DELTABLE", "NFT_MSG_DELCHAIN", "NFT_MSG_DELRULE",
+                     "NFT_MSG_DELSET", "NFT_MSG_DELSETELEM", "NFT_MSG_DELOBJ",
+                     "NFT_MSG_DELFLOWTABLE"), "del"),
+}
+
+
+def _nf_msg_name(t: int) -> str | None:
+    """The name of a netfilter type's message within its subsystem, None when unnamed."""
+    sub, msg = t >> 8 & 0xFF, t & 0xFF
+    if t in _NFNL_BATCH or sub >= len(_NF_SUBSYS):
+        return None
+    names = _NF_SUBSYS[sub][1]
+    if msg < len(names):
+        return names[msg]
+    return _IPSET_MORE.get(msg) if sub == 6 else None
+
+
+def _nf_type(t: int) -> str:
+    """A netfilter type (at least NLMSG_MIN_TYPE): ``NFNL_MSG_BATCH_BEGIN``,
+    ``NFNL_SUBSYS_NFTABLES<<8|NFT_MSG_GETGEN``, ``NFNL_SUBSYS_NONE<<8|0x12``,
+    ``NFNL_SUBSYS_CTNETLINK<<8|0x8 /* IPCTNL_MSG_CT_??? */``,
+    ``0xd /* NFNL_SUBSYS_??? */<<8|0x1``."""
+    if t in _NFNL_BATCH:
+        return _NFNL_BATCH[t]
+    sub, msg = t >> 8 & 0xFF, t & 0xFF
+    if sub >= len(_NF_SUBSYS):
+        return f"{sub:#x} /* NFNL_SUBSYS_??? */<<8|{hex(msg) if msg else 0}"
+    sname, names, dflt = _NF_SUBSYS[sub]
+    name = _nf_msg_name(t)
+    if name is None:
+        name = f"{hex(msg) if msg else 0}" + (f" /* {dflt} */" if dflt else "")
+    return f"{sname}<<8|{name}"
+
+
+_NFGENMSG = struct.Struct("<BBH")       # struct nfgenmsg: family, version, res_id (be16)
+
+
+def _nfgenmsg(c: _Ctx, t: int, off: int, n: int) -> str:
+    """A netfilter message's struct nfgenmsg, then its attributes, printed generically
+    (``nla_type=0x1`` and the data in hex), or a batch marker's bytes in hex."""
+    if n < _NFGENMSG.size:
+        return c.hexstr(off, n)
+    family, version, raw = _NFGENMSG.unpack(c.take(off, _NFGENMSG.size))
+    res_id = (raw >> 8 | raw << 8) & 0xFFFF
+    sub = t >> 8 & 0xFF
+    if sub == _NFT_TABLES and res_id == _NFT_TABLES:
+        res = "htons(NFNL_SUBSYS_NFTABLES)"
+    elif sub == _NFT_TABLES and raw == _NFT_TABLES:
+        res = "NFNL_SUBSYS_NFTABLES"        # res_id in host order (linux before 4.3)
+    else:
+        res = f"htons({res_id})"
+    text = (f"{{nfgen_family={_family(c, family)}, "
+            f"version={_xval({0: 'NFNETLINK_V0'}, version, 'NFNETLINK_???')}, res_id={res}}}")
+    if n > _NFGENMSG.size:
+        rest = off + _NFGENMSG.size, n - _NFGENMSG.size
+        text += ", " + (c.hexstr(*rest) if t in _NFNL_BATCH else
+                        _attrs(c, *rest, {}, None, {}))
+    return text
 
 
 # -- which sockets --------------------------------------------------------------------
