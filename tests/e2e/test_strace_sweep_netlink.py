@@ -18,9 +18,10 @@ XFRM_MSG_GETSA (types by name) and a sockaddr_nl with a port id of the high half
 (``nl_pid=-16``), and ip -6 addr's AF_INET6 link dump (IFLA_PROTINFO's nested
 IFLA_INET6_* attributes) and NETLINK_NETFILTER (nft's NFT_MSG_GETGEN and GETTABLE,
 their replies, and messages to the program's own socket: batch markers, nfgenmsg's
-res_id both ways round, subsystems and types strace names and those it does not).
-tracekit traces ``strace -f -o FILE sweep_netlink``, so both see the
-same calls: every line of the program must be equal.
+res_id both ways round, subsystems and types strace names and those it does not), and
+a netlink socket in a network namespace of the program's own (unshare(CLONE_NEWNET), as
+ip under unshare -n or ip netns exec). tracekit traces ``strace -f -o FILE
+sweep_netlink``, so both see the same calls: every line of the program must be equal.
 """
 
 from __future__ import annotations
@@ -167,7 +168,22 @@ def test_netlink_messages_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "NFNL_SUBSYS_CTNETLINK<<8|0x9 /* IPCTNL_MSG_CT_??? */",
             "NFNL_SUBSYS_IPSET<<8|IPSET_CMD_HELP",
             "nlmsg_type=0x20 /* NFNL_SUBSYS_??? */<<8|0x1, nlmsg_flags=NLM_F_REQUEST|0x300",
-            "nlmsg_type=NFNL_SUBSYS_NONE<<8|0x12, "):
+            "nlmsg_type=NFNL_SUBSYS_NONE<<8|0x12, ",
+            # a socket of another network namespace: its protocol unknown to strace
+            "[{nlmsg_len=32, nlmsg_type=0x12 /* NLMSG_??? */, "
+            "nlmsg_flags=NLM_F_REQUEST|0x300, nlmsg_seq=1700000070, nlmsg_pid=0}, \"\\x00",
+            "nlmsg_type=0x10 /* NLMSG_??? */, nlmsg_flags=NLM_F_MULTI, nlmsg_seq=1700000070"):
+        assert want in text, want
+
+
+def test_netlink_sockets_decorated_as_strace_yy(tmp_path: Path) -> None:
+    """-yy: netlink sockets as NETLINK:[ROUTE:PORTID], or NETLINK:[INODE] before their
+    bind and in another network namespace (where a UDP socket is UDP:[INODE] too)."""
+    s_lines = same_lines_one_run(build(tmp_path, "sweep_netlink"), tmp_path, ["-yy"])
+    text = "\n".join(s_lines)
+    for want in ("<NETLINK:[ROUTE:", "unshare(CLONE_NEWNET) = 0",
+                 "bind(3<NETLINK:[", "sendto(3<NETLINK:[", "socket(AF_INET, SOCK_DGRAM, "
+                 "IPPROTO_IP) = 3<UDP:["):
         assert want in text, want
 
 

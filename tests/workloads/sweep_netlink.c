@@ -11,7 +11,8 @@
  * hostile messages: shorter than a header, nlmsg_len 0, longer than the buffer, an
  * attribute shorter than its header, unknown types, replies cut short by a small buffer,
  * ip -6 addr's AF_INET6 link dump (IFLA_PROTINFO's IFLA_INET6_* attributes), and
- * NETLINK_NETFILTER (nft's requests, replies and messages to the program's own socket).
+ * NETLINK_NETFILTER (nft's requests, replies and messages to the program's own socket),
+ * and a netlink socket of a network namespace of the program's own (ip under unshare -n).
  *
  * The replies are kept small (tracekit captures 256 bytes of an iovec) and the same every
  * run on one machine: the address, route and neighbour dumps ask the kernel
@@ -43,6 +44,7 @@
 #include <linux/xfrm.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sched.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -528,6 +530,32 @@ static void netfilter(void) {
     close(s);
 }
 
+/* What ip does under unshare -n or ip netns exec: its netlink socket is in a network
+ * namespace of its own, which strace's sock_diag query (made in strace's namespace) does
+ * not see: strace learns no protocol and prints the messages generically (and, with
+ * -yy, the socket as NETLINK:[INODE]). The namespace is new and empty but for a down lo:
+ * its link dump is the same on every machine. Last: the program stays in it. */
+static void other_netns(void) {
+    if (unshare(CLONE_NEWNET))
+        return;
+    int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+    struct sockaddr_nl me = {.nl_family = AF_NETLINK};
+    bind(s, (void *)&me, sizeof(me));
+    struct {
+        struct nlmsghdr h;
+        struct ifinfomsg i;
+    } req = {{sizeof(req), RTM_GETLINK, NLM_F_REQUEST | NLM_F_DUMP, SEQ + 70, 0},
+             {.ifi_family = AF_UNSPEC}};
+    send_nl(s, &req, sizeof(req));
+    drain(s, 64);
+    close(s);
+    int u = socket(AF_INET, SOCK_DGRAM, 0);
+    struct sockaddr_in any = {.sin_family = AF_INET};
+    bind(u, (void *)&any, sizeof(any));
+    getsockname(u, NULL, NULL);
+    close(u);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2 || chdir(argv[1]))
         return 1;
@@ -537,5 +565,6 @@ int main(int argc, char **argv) {
     audit_xfrm();
     inet6_links();
     netfilter();
+    other_netns();
     return 0;
 }

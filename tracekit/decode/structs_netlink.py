@@ -53,6 +53,7 @@ from tracekit._events import SC_NORETURN, SC_UNFINISHED, Syscall, fd_descs
 from tracekit.decode import flags as F
 from tracekit.decode.captures import capture
 from tracekit.decode.values import format_ifindex, quote, signed
+from tracekit.kernel.sockdiag import foreign_netns
 from tracekit.kernel.syscalls import errno_name
 
 if TYPE_CHECKING:
@@ -1397,13 +1398,14 @@ def netlink_protocol(ev: Syscall, fd: int) -> int | None:
     it: the record's CAP_FD description says the fd is an AF_NETLINK socket of a
     protocol this module decodes; -1 when the socket has no port id yet (sock_diag,
     from which strace learns the protocol, lists bound sockets only: strace decodes the
-    messages generically). None: print the buffer as a string."""
+    messages generically), or is of another network namespace (which strace's sock_diag
+    query, made in its own, does not see). None: print the buffer as a string."""
     for desc in fd_descs(ev.caps):
         if desc.fd != fd or desc.mode & _S_IFMT != _S_IFSOCK:
             continue
         if desc.family != _AF_NETLINK or desc.protocol in _NOT_DECODED:
             return None
-        return desc.protocol if desc.portid else -1
+        return desc.protocol if desc.portid and not foreign_netns(desc.netns) else -1
     return None
 
 
