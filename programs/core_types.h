@@ -124,6 +124,18 @@ struct in6_addr {
 	__u8 s6_addr[16];
 };
 
+struct ns_common {
+	unsigned int inum; /* the namespace's inode: /proc/PID/ns/net's net:[INUM] */
+} __attribute__((preserve_access_index));
+
+struct net {
+	struct ns_common ns;
+} __attribute__((preserve_access_index));
+
+struct tk_possible_net { /* possible_net_t */
+	struct net *net;
+} __attribute__((preserve_access_index));
+
 struct sock_common {
 	__u32 skc_daddr;     /* __be32 */
 	__u32 skc_rcv_saddr; /* __be32 */
@@ -134,6 +146,7 @@ struct sock_common {
 	struct proto *skc_prot;
 	struct in6_addr skc_v6_daddr;
 	struct in6_addr skc_v6_rcv_saddr;
+	struct tk_possible_net skc_net;
 } __attribute__((preserve_access_index));
 
 struct socket;

@@ -1446,6 +1446,9 @@ __noinline int tk_fd_desc(struct tk_capbuf *c, __u32 pos, __s32 fd, __u32 at_exi
 	d->protocol = BPF_CORE_READ(sk, sk_protocol);
 	bpf_probe_read_kernel_str(d->proto, sizeof(d->proto),
 				  BPF_CORE_READ(sk, __sk_common.skc_prot, name));
+	/* strace asks sock_diag of its own namespace: a socket of another is unknown there */
+	if (bpf_core_field_exists(sk->__sk_common.skc_net))
+		d->netns = BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum);
 	if (fam == TK_AF_INET || fam == TK_AF_INET6) {
 		d->sport = BPF_CORE_READ(sk, __sk_common.skc_num);
 		d->dport = __builtin_bswap16(BPF_CORE_READ(sk, __sk_common.skc_dport));

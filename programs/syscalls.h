@@ -284,7 +284,8 @@ struct tk_fd_desc {
 	__u8 src[16];    /* inet: local address (AF_INET: 4 bytes, network order) */
 	__u8 dst[16];    /* inet: peer address */
 	char proto[TK_FD_PROTO_LEN]; /* sockets: sk->sk_prot->name ("TCP", "UNIX-STREAM") */
-	__u8 name[TK_FD_UNIX_PATH + 4]; /* unix: sun_path bound (abstract: a leading NUL) */
+	__u8 name[TK_FD_UNIX_PATH]; /* unix: sun_path bound (abstract: a leading NUL) */
+	__u32 netns;     /* sockets: the inode of the network namespace the socket is in */
 };
 
 /* kind TK_REC_FORK: a traced thread created a task (32 bytes) */

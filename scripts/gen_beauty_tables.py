@@ -261,7 +261,8 @@ TABLES: dict[str, Table] = {
                           "stddef.h", "linux/sockios.h"),
                r"TC[A-Z0-9]+|TIOC[A-Z0-9]+|FIO[A-Z]+|FS_IOC_[A-Z_]+|FICLONE|FICLONERANGE|"
                r"FIDEDUPERANGE|FIFREEZE|FITHAW|FITRIM|FIGETBSZ|FIBMAP|BLK[A-Z0-9_]+|"
-               r"RND[A-Z]+|SIOCGIFNAME|SIOCGIFINDEX",
+               r"RND[A-Z]+|SIOCGIFNAME|SIOCGIFINDEX|"
+               r"SIOCGIF(FLAGS|METRIC|MTU|TXQLEN|HWADDR|ADDR|DSTADDR|BRDADDR|NETMASK)",
                frozenset({"TIOCSER_TEMT", "TCIFLUSH", "TCOFLUSH", "TCIOFLUSH", "TCOOFF",
                           "TCOON", "TCIOFF", "TCION", "TCSANOW", "TCSADRAIN", "TCSAFLUSH"}),
                ()),

@@ -88,7 +88,7 @@ class Capture(msgspec.Struct, frozen=True, gc=False):
     data: bytes         # STR: without NUL; ARGV, ENVP: NUL-terminated elements
 
 
-_FD_DESC = struct.Struct("<iHBBQHHHHIIQ16s16s32s112s")  # struct tk_fd_desc, 216 bytes
+_FD_DESC = struct.Struct("<iHBBQHHHHIIQ16s16s32s108sI")  # struct tk_fd_desc, 216 bytes
 assert _FD_DESC.size == 216
 
 
@@ -111,6 +111,7 @@ class FdDesc(NamedTuple):
     src: bytes          # inet: local address (16 bytes; AF_INET: the first 4)
     dst: bytes          # inet: peer address
     proto: str          # sockets: the protocol's name ("TCP", "UNIX-STREAM"); "" otherwise
+    netns: int = 0      # sockets: the inode of their network namespace (0: not read)
 
 
 def fd_descs(caps: tuple[Capture, ...]) -> list[FdDesc]:
@@ -122,10 +123,10 @@ def fd_descs(caps: tuple[Capture, ...]) -> list[FdDesc]:
         data = c.data
         for off in range(0, len(data) - _FD_DESC.size + 1, _FD_DESC.size):
             (fd, mode, at_exit, state, ino, family, protocol, sport, dport, portid,
-             name_len, peer, src, dst, proto, name) = _FD_DESC.unpack_from(data, off)
+             name_len, peer, src, dst, proto, name, netns) = _FD_DESC.unpack_from(data, off)
             out.append(FdDesc(fd, mode, bool(at_exit), state, ino, family, protocol, sport,
                               dport, portid, name[:min(name_len, 108)], peer, src, dst,
-                              _cstr(proto)))
+                              _cstr(proto), netns))
     return out
 
 

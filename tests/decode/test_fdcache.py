@@ -302,11 +302,11 @@ def test_y_prints_the_link_and_yy_the_details(tmp_path: Path, target: str, yy: s
 def fd_desc(fd: int, ino: int, *, at_exit: bool, mode: int = 0o140000, family: int = 0,
             proto: bytes = b"", sport: int = 0, dport: int = 0, src: bytes = b"",
             dst: bytes = b"", peer: int = 0, name: bytes = b"", portid: int = 0,
-            protocol: int = 0) -> bytes:
+            protocol: int = 0, netns: int = 0) -> bytes:
     """One ``struct tk_fd_desc`` as the BPF program writes it."""
     return _FD_DESC.pack(fd, mode, at_exit, 0, ino, family, protocol, sport, dport, portid,
                          len(name), peer, src.ljust(16, b"\0"), dst.ljust(16, b"\0"),
-                         proto, name)
+                         proto, name, netns)
 
 
 def fd_cap(arg: int, *descs: bytes) -> Capture:

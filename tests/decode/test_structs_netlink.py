@@ -6,6 +6,7 @@ capture shorter than the buffer, lengths that lie, nesting, garbage."""
 
 from __future__ import annotations
 
+import os
 import socket
 import struct
 
@@ -149,9 +150,9 @@ def test_plausible_messages_never_raise(types: list[int], tails: list[bytes], cu
     assert isinstance(text, str) and text
 
 
-def _nl_fd(fd: int, protocol: int, portid: int) -> Capture:
+def _nl_fd(fd: int, protocol: int, portid: int, netns: int = 0) -> Capture:
     desc = _FD_DESC.pack(fd, 0o140000, 0, 0, 1234, socket.AF_NETLINK, protocol, 0, 0, portid,
-                         0, 0, b"", b"", b"NETLINK", b"")
+                         0, 0, b"", b"", b"NETLINK", b"", netns)
     return Capture(arg=CAP_ARG_FD, kind=CAP_FD, flags=0, data=desc)
 
 
@@ -163,6 +164,13 @@ def test_sendto_decodes_on_a_netlink_socket_only(dec: SyscallDecoder) -> None:
         "3, [{nlmsg_len=24, nlmsg_type=RTM_GETADDR, nlmsg_flags=NLM_F_REQUEST|NLM_F_DUMP")
     unbound = call("sendto", (3, 0x1000, len(buf), 0), len(buf), (cap, _nl_fd(3, ROUTE, 0)))
     assert "nlmsg_type=0x16 /* NLMSG_??? */" in args(dec, unbound)
+    # a socket of tracekit's network namespace, and of another (unknown to sock_diag)
+    own = os.stat("/proc/self/ns/net").st_ino
+    here = call("sendto", (3, 0x1000, len(buf), 0), len(buf), (cap, _nl_fd(3, ROUTE, 77, own)))
+    assert "nlmsg_type=RTM_GETADDR" in args(dec, here)
+    away = call("sendto", (3, 0x1000, len(buf), 0), len(buf),
+                (cap, _nl_fd(3, ROUTE, 77, own + 1)))
+    assert "nlmsg_type=0x16 /* NLMSG_??? */" in args(dec, away)
     plain = call("sendto", (3, 0x1000, len(buf), 0), len(buf), (cap,))
     assert args(dec, plain).startswith('3, "\\30\\0\\0\\0')
     generic = call("sendto", (3, 0x1000, len(buf), 0), len(buf), (cap, _nl_fd(3, 16, 77)))

@@ -8,8 +8,10 @@ getsockname/getpeername, shutdown, sendto/recvfrom (MSG_* flags, MSG_TRUNC),
 sendmsg/recvmsg (SCM_RIGHTS, SCM_CREDENTIALS, IP_PKTINFO and IP_TTL cmsgs, MSG_CTRUNC and
 MSG_TRUNC out), setsockopt/getsockopt at SOL_SOCKET, SOL_IP, SOL_IPV6, SOL_TCP,
 SOL_NETLINK and unknown levels with optlen edges, and socket ioctls (SIOCGIFINDEX,
-SIOCGIFNAME, FIONREAD). tracekit traces ``strace -f -o FILE sweep_net``, so both see
-the same calls: every line of the program must be equal.
+SIOCGIFNAME, FIONREAD, the SIOCGIF* reads of ip), and what system tools do: ping's
+ICMP_FILTER and SO_TIMESTAMP cmsgs, curl's SO_ERROR. tracekit traces
+``strace -f -o FILE sweep_net``, so both see the same calls: every line of the program
+must be equal.
 """
 
 from __future__ import annotations
@@ -109,7 +111,28 @@ def test_net_calls_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "getsockopt(4, SOL_SOCKET, SO_LINGER, {l_onoff=0}, [4]) = 0",
             "setsockopt(5, SOL_IPV6, IPV6_V6ONLY, \"\", 0) = -1 ENOPROTOOPT",
             "getsockopt(5, SOL_TCP, 0x63 /* TCP_??? */, 0x",
-            "getsockopt(5, SOL_IPV6, 0x63 /* IPV6_??? */, 0x", "accept(-1, NULL, NULL) = -1 EBADF"):
+            "getsockopt(5, SOL_IPV6, 0x63 /* IPV6_??? */, 0x", "accept(-1, NULL, NULL) = -1 EBADF",
+            # what ping, curl and ip -6 addr do (netprog() in the workload)
+            "setsockopt(3, SOL_RAW, ICMP_FILTER, ~[ICMP_ECHOREPLY ICMP_DEST_UNREACH "
+            "ICMP_TIME_EXCEEDED], 4) = 0",
+            "setsockopt(3, SOL_RAW, ICMP_FILTER, [], 4) = 0",
+            "setsockopt(3, SOL_RAW, ICMP_FILTER, ~[ICMP_ECHO 0x14 /* ICMP_??? */ "
+            "0x1f /* ICMP_??? */], 8) = 0",
+            "setsockopt(3, SOL_RAW, ICMP_FILTER, ~[ICMP_ECHO], 2) = 0",
+            "setsockopt(3, SOL_RAW, 0x7 /* RAW_??? */, [",
+            "getsockopt(3, SOL_RAW, ICMP_FILTER, [ICMP_INFO_REPLY ICMP_ADDRESS", "[2]) = 0",
+            "getsockopt(3, SOL_SOCKET, SO_ERROR, [ECONNREFUSED], [4]) = 0",
+            "getsockopt(3, SOL_SOCKET, SO_ERROR, \"\\x00\\x00\", [2]) = 0",
+            "cmsg_type=SO_TIMESTAMP_OLD, cmsg_data={tv_sec=",
+            "cmsg_type=SO_TIMESTAMPNS_OLD, cmsg_data={tv_sec=",
+            "ioctl(3, SIOCGIFTXQLEN, {ifr_name=\"lo\", ifr_qlen=",
+            "ioctl(3, SIOCGIFMTU, {ifr_name=\"lo\", ifr_mtu=",
+            "ioctl(3, SIOCGIFFLAGS, {ifr_name=\"lo\", ifr_flags=IFF_UP|IFF_LOOPBACK",
+            "ioctl(3, SIOCGIFHWADDR, {ifr_name=\"lo\", ifr_hwaddr={sa_family=ARPHRD_LOOPBACK, "
+            "sa_data=00:00:00:00:00:00}}) = 0",
+            "ifr_netmask={sa_family=AF_INET, sin_port=htons(0), "
+            "sin_addr=inet_addr(\"255.0.0.0\")}}) = 0",
+            "ioctl(3, SIOCGIFTXQLEN, {ifr_name=\"nosuchif0\"}) = -1 ENODEV"):
         assert want in text, want
 
 

@@ -15,8 +15,13 @@ than a header, nlmsg_len 0, longer than the buffer, an attribute shorter than it
 header, unknown types, a request split over two iovecs), a NETLINK_USERSOCK message to
 itself (printed generically), NETLINK_AUDIT's AUDIT_GET and NETLINK_XFRM's
 XFRM_MSG_GETSA (types by name) and a sockaddr_nl with a port id of the high half
-(``nl_pid=-16``). tracekit traces ``strace -f -o FILE sweep_netlink``, so both see the
-same calls: every line of the program must be equal.
+(``nl_pid=-16``), and ip -6 addr's AF_INET6 link dump (IFLA_PROTINFO's nested
+IFLA_INET6_* attributes) and NETLINK_NETFILTER (nft's NFT_MSG_GETGEN and GETTABLE,
+their replies, and messages to the program's own socket: batch markers, nfgenmsg's
+res_id both ways round, subsystems and types strace names and those it does not), and
+a netlink socket in a network namespace of the program's own (unshare(CLONE_NEWNET), as
+ip under unshare -n or ip netns exec). tracekit traces ``strace -f -o FILE
+sweep_netlink``, so both see the same calls: every line of the program must be equal.
 """
 
 from __future__ import annotations
@@ -132,5 +137,61 @@ def test_netlink_messages_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "{nlmsg_len=16, nlmsg_type=AUDIT_GET, nlmsg_flags=NLM_F_REQUEST|NLM_F_ACK, "
             "nlmsg_seq=1700000040, nlmsg_pid=0}, 16, 0, ",
             "[{nlmsg_len=40, nlmsg_type=XFRM_MSG_GETSA, nlmsg_flags=NLM_F_REQUEST|NLM_F_DUMP, "
-            "nlmsg_seq=1700000041, nlmsg_pid=0}, \"\\x00\\x00"):
+            "nlmsg_seq=1700000041, nlmsg_pid=0}, \"\\x00\\x00",
+            # ip -6 addr's AF_INET6 link dump: IFLA_PROTINFO's IFLA_INET6_* attributes
+            "{ifi_family=AF_INET6, ifi_type=ARPHRD_LOOPBACK, ifi_index=if_nametoindex(\"lo\")",
+            "nla_type=IFLA_INET6_FLAGS}, ", "[{nla_len=20, nla_type=IFLA_INET6_CACHEINFO}, "
+            "{max_reasm_len=", "nla_type=IFLA_INET6_CONF}, [[DEVCONF_FORWARDING]=",
+            "[DEVCONF_MLDV2_UNSOLICITED_REPORT_INTERVAL]=1000, ...]]",
+            "nla_type=IFLA_INET6_STATS}, [[IPSTATS_MIB_NUM]=",
+            "nla_type=IFLA_INET6_ICMP6STATS}, [[ICMP6_MIB_NUM]=",
+            "[{nla_len=5, nla_type=IFLA_INET6_ADDR_GEN_MODE}, IN6_ADDR_GEN_MODE_",
+            "iov_len=200}], msg_iovlen=1, msg_controllen=0, msg_flags=MSG_TRUNC}",
+            # NETLINK_NETFILTER: nft's requests and replies, messages to the socket itself
+            "[{nlmsg_len=20, nlmsg_type=0xa10 /* NLMSG_??? */, nlmsg_flags=NLM_F_REQUEST, "
+            "nlmsg_seq=1700000055, nlmsg_pid=0}, \"\\x00\\x00\\x00\\x00\"]",
+            "nlmsg_type=NFNL_SUBSYS_NFTABLES<<8|NFT_MSG_NEWGEN, nlmsg_flags=0, "
+            "nlmsg_seq=1700000055",
+            "nlmsg_type=NFNL_SUBSYS_NFTABLES<<8|NFT_MSG_GETTABLE, "
+            "nlmsg_flags=NLM_F_REQUEST|NLM_F_DUMP, nlmsg_seq=1700000056, nlmsg_pid=0}, "
+            "{nfgen_family=AF_UNSPEC, version=NFNETLINK_V0, res_id=htons(0)}]",
+            "nlmsg_type=NFNL_MSG_BATCH_BEGIN, nlmsg_flags=NLM_F_REQUEST, ",
+            "{nfgen_family=AF_INET, version=NFNETLINK_V0, res_id=htons(10)}, "
+            "\"\\x06\\x00\\x01\\x00\\x74\\x00\\x00\\x00\"]",
+            "nlmsg_flags=NLM_F_REQUEST|NLM_F_ACK|NLM_F_CREATE, ",
+            "res_id=htons(NFNL_SUBSYS_NFTABLES)}, [[{nla_len=6, nla_type=0x1}, "
+            "\"\\x74\\x00\"], [{nla_len=12, nla_type=NLA_F_NESTED|0x5}, ",
+            "NFT_MSG_DELRULE, nlmsg_flags=NLM_F_REQUEST|NLM_F_NONREC, ",
+            "res_id=NFNL_SUBSYS_NFTABLES}]", "version=0x1 /* NFNETLINK_??? */, res_id=htons(7)",
+            "NFNL_SUBSYS_NFTABLES<<8|0x30 /* NFT_MSG_??? */, nlmsg_flags=NLM_F_REQUEST, "
+            "nlmsg_seq=1700000060, nlmsg_pid=",
+            "NFNL_SUBSYS_CTNETLINK<<8|0x9 /* IPCTNL_MSG_CT_??? */",
+            "NFNL_SUBSYS_IPSET<<8|IPSET_CMD_HELP",
+            "nlmsg_type=0x20 /* NFNL_SUBSYS_??? */<<8|0x1, nlmsg_flags=NLM_F_REQUEST|0x300",
+            "nlmsg_type=NFNL_SUBSYS_NONE<<8|0x12, ",
+            # a socket of another network namespace: its protocol unknown to strace
+            "[{nlmsg_len=32, nlmsg_type=0x12 /* NLMSG_??? */, "
+            "nlmsg_flags=NLM_F_REQUEST|0x300, nlmsg_seq=1700000070, nlmsg_pid=0}, \"\\x00",
+            "nlmsg_type=0x10 /* NLMSG_??? */, nlmsg_flags=NLM_F_MULTI, nlmsg_seq=1700000070"):
+        assert want in text, want
+
+
+def test_netlink_sockets_decorated_as_strace_yy(tmp_path: Path) -> None:
+    """-yy: netlink sockets as NETLINK:[ROUTE:PORTID], or NETLINK:[INODE] before their
+    bind and in another network namespace (where a UDP socket is UDP:[INODE] too)."""
+    s_lines = same_lines_one_run(build(tmp_path, "sweep_netlink"), tmp_path, ["-yy"])
+    text = "\n".join(s_lines)
+    for want in ("<NETLINK:[ROUTE:", "unshare(CLONE_NEWNET) = 0",
+                 "bind(3<NETLINK:[", "sendto(3<NETLINK:[", "socket(AF_INET, SOCK_DGRAM, "
+                 "IPPROTO_IP) = 3<UDP:["):
+        assert want in text, want
+
+
+def test_netlink_arrays_past_32_elements_equal_strace(tmp_path: Path) -> None:
+    """-s 80: IFLA_INET6_CONF's and IFLA_INET6_STATS's arrays whole, down to the indices
+    strace 6.1 has no name for."""
+    s_lines = same_lines_one_run(build(tmp_path, "sweep_netlink"), tmp_path, ["-s", "80"])
+    text = "\n".join(s_lines)
+    for want in ("[DEVCONF_ACCEPT_UNTRACKED_NA]=", "[IPSTATS_MIB_REASM_OVERLAPS]=",
+                 "[ICMP6_MIB_CSUMERRORS]="):
         assert want in text, want

@@ -6,7 +6,9 @@
  * SCM_CREDENTIALS, IP_PKTINFO and IP_TTL cmsgs and msg_flags out, setsockopt/getsockopt
  * at SOL_SOCKET, SOL_IP (ip_mreq, ip_mreqn), SOL_IPV6 (ipv6_mreq), SOL_TCP, SOL_NETLINK
  * and unknown levels with optlen edges (0, shorter than the value, longer), and socket
- * ioctls (SIOCGIFINDEX, SIOCGIFNAME on lo and on an index no interface has, FIONREAD).
+ * ioctls (SIOCGIFINDEX, SIOCGIFNAME on lo and on an index no interface has, FIONREAD), and
+ * what system tools do (netprog): ping's ICMP_FILTER and SO_TIMESTAMP cmsgs, curl's
+ * SO_ERROR of a refused connect, ip's SIOCGIF* reads of lo.
  *
  * Every call is harmless: sockets are on loopback (127.0.0.1, ::1) or unix sockets in the
  * scratch directory (its argument) or the abstract namespace. The netlink, packet, vsock
@@ -30,6 +32,8 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/ip.h>
+#include <netinet/ip_icmp.h>
+#include <poll.h>
 #include <netinet/tcp.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -42,6 +46,7 @@
 #include <unistd.h>
 
 #define BADP ((void *)1)
+#define ICMP_FILTER 1          /* linux/icmp.h, which clashes with net/if.h */
 
 static void opts_tcp(int s);
 
@@ -407,6 +412,84 @@ static void opts(void) {
     close(n);
 }
 
+/* What system and network tools (ping, curl, ip -6 addr) do: ping's ICMP_FILTER on a raw
+ * ICMP socket and the SO_TIMESTAMP cmsg of its echo reply, curl's SO_ERROR of a refused
+ * non-blocking connect (to a loopback port nothing listens on: the port a just-closed
+ * listener had), and ip's SIOCGIF* reads of lo. */
+static void netprog(void) {
+    int r = socket(AF_INET, SOCK_RAW, IPPROTO_ICMP);
+    struct { unsigned data; } f = {~((1U << ICMP_ECHOREPLY) | (1U << ICMP_DEST_UNREACH) |
+                              (1U << ICMP_TIME_EXCEEDED))};
+    setsockopt(r, SOL_RAW, ICMP_FILTER, &f, sizeof(f));
+    f.data = 0;
+    setsockopt(r, SOL_RAW, ICMP_FILTER, &f, sizeof(f));
+    f.data = ~0U;
+    setsockopt(r, SOL_RAW, ICMP_FILTER, &f, sizeof(f));
+    f.data = ~((1U << ICMP_ECHO) | (1U << 20) | (1U << 31));
+    setsockopt(r, SOL_RAW, ICMP_FILTER, &f, sizeof(f));
+    setsockopt(r, SOL_RAW, ICMP_FILTER, &f, 2);
+    setsockopt(r, SOL_RAW, ICMP_FILTER, &f, 8);
+    setsockopt(r, SOL_RAW, ICMP_FILTER, &f, 0);
+    setsockopt(r, SOL_RAW, ICMP_FILTER, BADP, 4);
+    setsockopt(r, SOL_RAW, 7, &f, 4);
+    socklen_t vl = sizeof(f);
+    getsockopt(r, SOL_RAW, ICMP_FILTER, &f, &vl);
+    vl = 2;
+    getsockopt(r, SOL_RAW, ICMP_FILTER, &f, &vl);
+    close(r);
+    /* SO_ERROR: ECONNREFUSED, then 0 once read */
+    int l = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sin = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t sl = sizeof(sin);
+    bind(l, (void *)&sin, sizeof(sin));
+    getsockname(l, (void *)&sin, &sl);
+    close(l);
+    int c = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    connect(c, (void *)&sin, sizeof(sin));
+    struct pollfd pf = {c, POLLOUT, 0};
+    poll(&pf, 1, 2000);
+    int err = -1;
+    vl = sizeof(err);
+    getsockopt(c, SOL_SOCKET, SO_ERROR, &err, &vl);
+    vl = sizeof(err);
+    getsockopt(c, SOL_SOCKET, SO_ERROR, &err, &vl);
+    vl = 2;
+    getsockopt(c, SOL_SOCKET, SO_ERROR, &err, &vl);
+    vl = 1;
+    getsockopt(c, SOL_SOCKET, SO_ERROR, &err, &vl);
+    close(c);
+    /* SO_TIMESTAMP / SO_TIMESTAMPNS cmsgs of a datagram to itself */
+    int u = socket(AF_INET, SOCK_DGRAM, 0), one = 1;
+    sin.sin_port = 0;
+    bind(u, (void *)&sin, sizeof(sin));
+    sl = sizeof(sin);
+    getsockname(u, (void *)&sin, &sl);
+    char buf[16], cbuf[256];
+    struct iovec iov = {buf, sizeof(buf)};
+    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+                        .msg_controllen = sizeof(cbuf)};
+    setsockopt(u, SOL_SOCKET, SO_TIMESTAMP, &one, sizeof(one));
+    sendto(u, "ts", 2, 0, (void *)&sin, sizeof(sin));
+    recvmsg(u, &mh, 0);
+    setsockopt(u, SOL_SOCKET, SO_TIMESTAMP, &err, sizeof(err));
+    setsockopt(u, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
+    sendto(u, "ns", 2, 0, (void *)&sin, sizeof(sin));
+    mh.msg_controllen = sizeof(cbuf);
+    recvmsg(u, &mh, 0);
+    /* SIOCGIF* of lo */
+    struct ifreq ifr;
+    unsigned long reqs[] = {SIOCGIFTXQLEN, SIOCGIFMTU, SIOCGIFFLAGS, SIOCGIFMETRIC,
+                            SIOCGIFHWADDR, SIOCGIFADDR, SIOCGIFNETMASK};
+    for (unsigned k = 0; k < sizeof(reqs) / sizeof(reqs[0]); k++) {
+        memset(&ifr, 0, sizeof(ifr));
+        strcpy(ifr.ifr_name, "lo");
+        ioctl(u, reqs[k], &ifr);
+    }
+    strcpy(ifr.ifr_name, "nosuchif0");
+    ioctl(u, SIOCGIFTXQLEN, &ifr);
+    close(u);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2 || chdir(argv[1]))
         return 1;
@@ -414,5 +497,6 @@ int main(int argc, char **argv) {
     addrs();
     unixes();
     opts();
+    netprog();
     return 0;
 }

@@ -9,7 +9,10 @@
  * NETLINK_AUDIT's AUDIT_GET and NETLINK_XFRM's XFRM_MSG_GETSA (types by name, payloads
  * in hex), another protocol's messages (NETLINK_USERSOCK: printed generically), and
  * hostile messages: shorter than a header, nlmsg_len 0, longer than the buffer, an
- * attribute shorter than its header, unknown types, replies cut short by a small buffer.
+ * attribute shorter than its header, unknown types, replies cut short by a small buffer,
+ * ip -6 addr's AF_INET6 link dump (IFLA_PROTINFO's IFLA_INET6_* attributes), and
+ * NETLINK_NETFILTER (nft's requests, replies and messages to the program's own socket),
+ * and a netlink socket of a network namespace of the program's own (ip under unshare -n).
  *
  * The replies are kept small (tracekit captures 256 bytes of an iovec) and the same every
  * run on one machine: the address, route and neighbour dumps ask the kernel
@@ -33,12 +36,15 @@
 #include <linux/audit.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nf_tables.h>
 #include <linux/rtnetlink.h>
 #include <linux/sock_diag.h>
 #include <linux/unix_diag.h>
 #include <linux/xfrm.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sched.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -434,6 +440,122 @@ static void audit_xfrm(void) {
     close(x);
 }
 
+/* ip -6 addr's first request: the AF_INET6 link dump, each link's IFLA_PROTINFO holding
+ * its IFLA_INET6_* attributes (flags, cacheinfo, the DEVCONF_* array, the IPSTATS_MIB_*
+ * and ICMP6_MIB_* counters, token, address generation mode); then again into a buffer
+ * that cuts the first link's attributes short. Every link of the machine answers (the
+ * kernel filters this dump by nothing), which strace and tracekit see alike on one run. */
+static void inet6_links(void) {
+    int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+    struct {
+        struct nlmsghdr h;
+        struct ifinfomsg i;
+    } req = {{sizeof(req), RTM_GETLINK, NLM_F_REQUEST | NLM_F_DUMP, SEQ + 50, 0},
+             {.ifi_family = AF_INET6}};
+    send_nl(s, &req, sizeof(req));
+    drain(s, sizeof(buf));
+    close(s);
+    s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+    req.h.nlmsg_seq++;
+    send_nl(s, &req, sizeof(req));
+    drain(s, 200);
+    close(s);
+}
+
+/* NETLINK_NETFILTER as nft list ruleset talks it: NFT_MSG_GETGEN on a socket not bound
+ * yet (strace cannot learn its protocol: printed generically), the NFT_MSG_NEWGEN reply,
+ * an NFT_MSG_GETTABLE dump; then messages to the socket itself (the kernel reads none of
+ * them): a batch marker with bytes after its nfgenmsg, NFT_MSG_NEWTABLE with a nested
+ * attribute, res_id in network and in host order, a payload shorter than nfgenmsg, a
+ * version no one has, types of other subsystems and of none. */
+struct nfmsg {
+    struct nlmsghdr h;
+    struct nfgenmsg g;
+    char attrs[24];
+};
+
+static void nf_self(int s, __u32 me, __u16 type, __u16 flags, __u16 res_id, __u8 version,
+                    size_t len) {
+    struct nfmsg m = {{len, type, flags, SEQ + 60, me},
+                      {AF_INET, version, res_id}, {0}};
+    struct nlattr *a = (void *)m.attrs;                  /* NFTA_TABLE_NAME "t" */
+    a->nla_len = NLA_HDRLEN + 2;
+    a->nla_type = NFTA_TABLE_NAME;
+    memcpy(m.attrs + NLA_HDRLEN, "t", 2);
+    struct nlattr *n = (void *)(m.attrs + 8);            /* a nested one, one u32 in it */
+    n->nla_len = 2 * NLA_HDRLEN + 4;
+    n->nla_type = NLA_F_NESTED | 5;
+    struct nlattr *in = n + 1;
+    in->nla_len = NLA_HDRLEN + 4;
+    in->nla_type = 1;
+    memcpy(in + 1, "\0\0\0\7", 4);
+    struct sockaddr_nl to = {.nl_family = AF_NETLINK, .nl_pid = me};
+    sendto(s, &m, len, 0, (void *)&to, sizeof(to));
+    recv(s, buf, sizeof(buf), MSG_DONTWAIT);
+}
+
+static void netfilter(void) {
+    int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER);
+    struct {
+        struct nlmsghdr h;
+        struct nfgenmsg g;
+    } gen = {{sizeof(gen), NFNL_SUBSYS_NFTABLES << 8 | NFT_MSG_GETGEN, NLM_F_REQUEST,
+              SEQ + 55, 0}, {AF_UNSPEC, NFNETLINK_V0, 0}};
+    send_nl(s, &gen, sizeof(gen));
+    drain(s, sizeof(buf));
+    gen.h.nlmsg_type = NFNL_SUBSYS_NFTABLES << 8 | NFT_MSG_GETTABLE;
+    gen.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+    gen.h.nlmsg_seq++;
+    send_nl(s, &gen, sizeof(gen));
+    drain(s, sizeof(buf));
+    struct sockaddr_nl me = {.nl_family = AF_NETLINK};
+    socklen_t l = sizeof(me);
+    getsockname(s, (void *)&me, &l);
+    __u16 nft = NFNL_SUBSYS_NFTABLES << 8;
+    nf_self(s, me.nl_pid, NFNL_MSG_BATCH_BEGIN, NLM_F_REQUEST, htons(NFNL_SUBSYS_NFTABLES),
+            NFNETLINK_V0, sizeof(struct nfmsg) - 16);
+    nf_self(s, me.nl_pid, nft | NFT_MSG_NEWTABLE, NLM_F_REQUEST | NLM_F_CREATE | NLM_F_ACK,
+            htons(NFNL_SUBSYS_NFTABLES), NFNETLINK_V0, sizeof(struct nfmsg));
+    nf_self(s, me.nl_pid, nft | NFT_MSG_DELRULE, NLM_F_REQUEST | NLM_F_NONREC,
+            NFNL_SUBSYS_NFTABLES, NFNETLINK_V0, sizeof(struct nfmsg) - 24);
+    nf_self(s, me.nl_pid, nft | NFT_MSG_GETSET, NLM_F_REQUEST | NLM_F_DUMP, htons(7), 1,
+            sizeof(struct nfmsg) - 24);
+    nf_self(s, me.nl_pid, nft | 0x30, NLM_F_REQUEST, 0, 0, NLMSG_HDRLEN + 2);
+    nf_self(s, me.nl_pid, NFNL_SUBSYS_CTNETLINK << 8 | 9, NLM_F_REQUEST, 0, 0,
+            sizeof(struct nfmsg) - 24);
+    nf_self(s, me.nl_pid, NFNL_SUBSYS_IPSET << 8 | 17, NLM_F_REQUEST, 0, 0,
+            sizeof(struct nfmsg) - 24);
+    nf_self(s, me.nl_pid, 0x2001, NLM_F_REQUEST | NLM_F_DUMP, 0, 0, sizeof(struct nfmsg) - 24);
+    nf_self(s, me.nl_pid, 0x12, NLM_F_REQUEST, 0, 0, sizeof(struct nfmsg) - 24);
+    close(s);
+}
+
+/* What ip does under unshare -n or ip netns exec: its netlink socket is in a network
+ * namespace of its own, which strace's sock_diag query (made in strace's namespace) does
+ * not see: strace learns no protocol and prints the messages generically (and, with
+ * -yy, the socket as NETLINK:[INODE]). The namespace is new and empty but for a down lo:
+ * its link dump is the same on every machine. Last: the program stays in it. */
+static void other_netns(void) {
+    if (unshare(CLONE_NEWNET))
+        return;
+    int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+    struct sockaddr_nl me = {.nl_family = AF_NETLINK};
+    bind(s, (void *)&me, sizeof(me));
+    struct {
+        struct nlmsghdr h;
+        struct ifinfomsg i;
+    } req = {{sizeof(req), RTM_GETLINK, NLM_F_REQUEST | NLM_F_DUMP, SEQ + 70, 0},
+             {.ifi_family = AF_UNSPEC}};
+    send_nl(s, &req, sizeof(req));
+    drain(s, 64);
+    close(s);
+    int u = socket(AF_INET, SOCK_DGRAM, 0);
+    struct sockaddr_in any = {.sin_family = AF_INET};
+    bind(u, (void *)&any, sizeof(any));
+    getsockname(u, NULL, NULL);
+    close(u);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2 || chdir(argv[1]))
         return 1;
@@ -441,5 +563,8 @@ int main(int argc, char **argv) {
     diag();
     other();
     audit_xfrm();
+    inet6_links();
+    netfilter();
+    other_netns();
     return 0;
 }

@@ -134,7 +134,8 @@ class _IoctlArg(NamedTuple):
     #                      "dedupe", "fiemap", "fsxattr_set" (without fsx_nextents),
     #                      "uint", "char" (TIOCSTI's byte as a string), "label" (a
     #                      NUL-terminated string)
-    #                      "ifindex"/"ifname" (struct ifreq of SIOCGIFINDEX/SIOCGIFNAME)
+    #                      "ifindex"/"ifname" (struct ifreq of SIOCGIFINDEX/SIOCGIFNAME),
+    #                      "ifreq" (the other SIOCGIF* reads: the name, the member out)
 
 
 # How each request's argument prints (strace 6.1, term_ioctl.c and file_ioctl.c)
@@ -184,6 +185,10 @@ _IOCTL_KINDS: dict[str, _IoctlArg] = {
     # struct ifreq (40 bytes): the name in, the index out, and the other way round
     "SIOCGIFINDEX": _IoctlArg(IFREQ_SIZE, True, True, "ifindex"),
     "SIOCGIFNAME": _IoctlArg(IFREQ_SIZE, True, True, "ifname"),
+    # the name in, one member of the union out (_IFREQ_OUT)
+    **{n: _IoctlArg(IFREQ_SIZE, True, True, "ifreq") for n in (
+        "SIOCGIFFLAGS", "SIOCGIFMETRIC", "SIOCGIFMTU", "SIOCGIFTXQLEN", "SIOCGIFHWADDR",
+        "SIOCGIFADDR", "SIOCGIFDSTADDR", "SIOCGIFBRDADDR", "SIOCGIFNETMASK")},
     "FICLONE": _IoctlArg(0, False, False, "fd"),
     "TCSBRK": _IoctlArg(0, False, False, "fd"),
     "TCSBRKP": _IoctlArg(0, False, False, "fd"),
@@ -393,6 +398,9 @@ def k_ioctlarg(d: SyscallDecoder, ev: Syscall, i: int, deref: bool = True) -> st
         return pointer(v)
     if a.fmt in ("ifindex", "ifname"):
         return _ifreq(ev, i, a.fmt) or pointer(v)
+    if a.fmt == "ifreq":
+        return _ifreq_get(ev, i, fl, fl.tables.IOCTLS.get(ev.args[i - 1] & 0xFFFFFFFF, "")) \
+            or pointer(v)
     if a.fmt == "fiemap":
         return _fiemap_arg(ev, i, fl)
     cap = capture(ev, i, whole=True) if a.into else capture_out(ev, i, whole=True)
@@ -448,6 +456,44 @@ def _ifreq(ev: Syscall, i: int, fmt: str) -> str | None:
     if done:
         parts.append(second(out.data))
     return "{" + ", ".join(parts) + "}"
+
+
+# the union member each SIOCGIF* read fills in, and how it prints
+_IFREQ_OUT = {"SIOCGIFFLAGS": ("ifr_flags", "flags"), "SIOCGIFMETRIC": ("ifr_metric", "int"),
+              "SIOCGIFMTU": ("ifr_mtu", "int"), "SIOCGIFTXQLEN": ("ifr_qlen", "int"),
+              "SIOCGIFHWADDR": ("ifr_hwaddr", "hwaddr"), "SIOCGIFADDR": ("ifr_addr", "addr"),
+              "SIOCGIFDSTADDR": ("ifr_dstaddr", "addr"),
+              "SIOCGIFBRDADDR": ("ifr_broadaddr", "addr"),
+              "SIOCGIFNETMASK": ("ifr_netmask", "addr")}
+
+
+def _ifreq_get(ev: Syscall, i: int, fl: F.ArchFlags, req: str) -> str | None:
+    """A SIOCGIF* read of struct ifreq as strace 6.1: ``{ifr_name="lo", ifr_qlen=1000}``,
+    ``ifr_flags=IFF_UP|IFF_LOOPBACK``, ``ifr_hwaddr={sa_family=ARPHRD_ETHER,
+    sa_data=02:42:ac:11:00:02}``, ``ifr_addr={sa_family=AF_INET, ...}``; the name alone
+    when the call failed; None when the struct was not captured at entry."""
+    caps = [c for c in ev.caps if c.arg == i and not c.flags & (CAPF_FAULT | CAPF_TRUNC)
+            and len(c.data) >= IFREQ_SIZE]
+    if not caps or req not in _IFREQ_OUT:
+        return None
+    text = "{ifr_name=" + quote(caps[0].data[:16].split(b"\0", 1)[0])
+    if len(caps) < 2 or not succeeded(ev):
+        return text + "}"
+    out = caps[-1].data[16:IFREQ_SIZE]
+    field, kind = _IFREQ_OUT[req]
+    T = fl.tables
+    if kind == "int":
+        value = str(signed(int.from_bytes(out[:4], "little"), 32))
+    elif kind == "flags":
+        value = _bits(T.IFF_FLAGS, int.from_bytes(out[:2], "little"), "IFF_???")
+    elif kind == "hwaddr":
+        family = int.from_bytes(out[:2], "little")
+        name = T.ARPHRD_TYPES.get(family) or f"{family:#x} /* ARPHRD_??? */"
+        mac = ":".join(f"{b:02x}" for b in out[2:8])
+        value = f"{{sa_family={name}, sa_data={mac}}}"
+    else:
+        value = format_sockaddr(out[:16])
+    return f"{text}, {field}={value}}}"
 
 
 # -- poll
@@ -893,6 +939,32 @@ def _cmsg_ip(name: str | None, ctype: int, data: bytes) -> str:
     return name
 
 
+# the SOL_SOCKET control messages named after the options that ask for them, and what
+# each holds: a timeval, a timespec, three timespecs (SO_TIMESTAMPING's software,
+# deprecated, hardware stamps); _OLD: the arch's longs (an i386 call's: 32-bit),
+# _NEW: 64-bit on every arch
+_SCM_TIMESTAMPS = {"SO_TIMESTAMP_OLD": ("tv", 1), "SO_TIMESTAMPNS_OLD": ("ts", 1),
+                   "SO_TIMESTAMPING_OLD": ("ts", 3), "SO_TIMESTAMP_NEW": ("tv64", 1),
+                   "SO_TIMESTAMPNS_NEW": ("ts64", 1), "SO_TIMESTAMPING_NEW": ("ts64", 3)}
+
+
+def _scm_timestamp(name: str, data: bytes, compat: bool) -> str:
+    """A timestamp control message's data as strace 6.1: ``{tv_sec=..., tv_usec=...}``,
+    ``{tv_sec=..., tv_nsec=...}``, SO_TIMESTAMPING's ``[{...}, {...}, {...}]``; ``???``
+    when shorter than that."""
+    kind, count = _SCM_TIMESTAMPS[name]
+    fmt: Callable[[bytes], str | None]
+    if kind in ("tv", "tv64"):
+        fmt = format_timeval32 if compat and kind == "tv" else format_timeval
+    else:
+        fmt = format_timespec32 if compat and kind == "ts" else format_timespec
+    size = 8 if compat and kind in ("tv", "ts") else 16
+    if len(data) < size * count:
+        return "???"
+    items = [fmt(data[k * size:(k + 1) * size]) or "???" for k in range(count)]
+    return items[0] if count == 1 else "[" + ", ".join(items) + "]"
+
+
 def format_cmsgs(ctl: IovElem, fl: F.ArchFlags, fd_text: Callable[[int], str] = str, *,
                  compat: bool = False) -> str:
     """msg_control as strace: ``[{cmsg_len=20, cmsg_level=SOL_SOCKET,
@@ -916,7 +988,11 @@ def format_cmsgs(ctl: IovElem, fl: F.ArchFlags, fd_text: Callable[[int], str] = 
                 f"{level_name or f'{level & 0xFFFFFFFF:#x} /* SOL_??? */'}, cmsg_type=")
         if level_name == "SOL_SOCKET":
             tname = T.SCM_TYPES.get(ctype & 0xFFFFFFFF)
+            if tname is None and T.SO_NAMES.get(ctype & 0xFFFFFFFF) in _SCM_TIMESTAMPS:
+                tname = T.SO_NAMES[ctype & 0xFFFFFFFF]
             text += tname or f"{ctype & 0xFFFFFFFF:#x} /* SCM_??? */"
+            if tname in _SCM_TIMESTAMPS and data:
+                text += ", cmsg_data=" + _scm_timestamp(tname, data, compat)
             if tname == "SCM_RIGHTS" and len(data) >= 4:
                 fds = struct.unpack_from(f"<{len(data) // 4}i", data)
                 text += ", cmsg_data=[" + ", ".join(fd_text(f) for f in fds) + "]"

@@ -29,6 +29,7 @@ from tracekit._events import CAPF_FAULT, SC_COMPAT, Syscall
 from tracekit.decode import flags as F
 from tracekit.decode.captures import capture, capture_out, succeeded
 from tracekit.decode.values import format_ifindex, format_sockaddr, pointer, quote, signed
+from tracekit.kernel.syscalls import errno_name
 
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
@@ -224,6 +225,14 @@ def _optval(d: SyscallDecoder, ev: Syscall, i: int, n: int | None, out: bool) ->
         if n is None or n < 4 or cap is None or len(cap.data) < 4:
             return pointer(ev.args[i])
         return f"[{_int(cap.data)}]"
+    if out and so == "SO_ERROR" and n is not None and 0 < n <= 4 and cap is not None \
+            and len(cap.data) >= n:
+        # the error as its name; a shorter value as its bytes, in hex
+        if n < 4:
+            return quote(cap.data[:n], force_hex=True)
+        err = int.from_bytes(cap.data[:4], "little")
+        name = errno_name(err) if err else "0"
+        return f"[{name if name != f'E{err}' else err}]"
     ip6 = T.IPV6_NAMES.get(ev.args[2] & 0xFFFFFFFF) if level == "SOL_IPV6" else None
     if level == "SOL_RAW" and ev.args[2] & 0xFFFFFFFF == 1:        # ICMP_FILTER
         return _icmp_filter(T.ICMP_TYPES, cap, n, ev.args[i])

@@ -53,6 +53,7 @@ from tracekit._events import SC_NORETURN, SC_UNFINISHED, Syscall, fd_descs
 from tracekit.decode import flags as F
 from tracekit.decode.captures import capture
 from tracekit.decode.values import format_ifindex, quote, signed
+from tracekit.kernel.sockdiag import foreign_netns
 from tracekit.kernel.syscalls import errno_name
 
 if TYPE_CHECKING:
@@ -68,10 +69,11 @@ NETLINK_ROUTE, NETLINK_SOCK_DIAG = 0, 4
 _S_IFMT, _S_IFSOCK = 0o170000, 0o140000
 _AF_NETLINK, _AF_BRIDGE = 16, 7
 NETLINK_XFRM, NETLINK_AUDIT = 6, 9
+NETLINK_NETFILTER = 12
 # protocols whose messages strace prints through decoders this module does not have
-# (linux/netlink.h numbers): SELINUX 7, NETFILTER 12, KOBJECT_UEVENT 15 (uevents are
-# strings), GENERIC 16 (types named by the families the kernel registered), CRYPTO 21
-_NOT_DECODED = frozenset({7, 12, 15, 16, 21})
+# (linux/netlink.h numbers): SELINUX 7, KOBJECT_UEVENT 15 (uevents are strings), GENERIC
+# 16 (types named by the families the kernel registered), CRYPTO 21
+_NOT_DECODED = frozenset({7, 15, 16, 21})
 # NETLINK_XFRM's types by the flags their requests take (strace's netlink.c)
 _XFRM_NEW = frozenset({"XFRM_MSG_NEWSA", "XFRM_MSG_NEWPOLICY", "XFRM_MSG_NEWAE",
                        "XFRM_MSG_NEWSADINFO", "XFRM_MSG_NEWSPDINFO"})
@@ -205,6 +207,8 @@ def _type(c: _Ctx, t: int) -> str:
             return _xval(c.T.AUDIT_TYPES, t, "AUDIT_???")
         if c.family == NETLINK_XFRM:
             return _xval(c.T.XFRM_TYPES, t, "XFRM_MSG_???")
+        if c.family == NETLINK_NETFILTER:
+            return _nf_type(t)
     return _xval(c.T.NLMSG_TYPES, t, "NLMSG_???")
 
 
@@ -223,6 +227,10 @@ def _nlm_flags(c: _Ctx, t: int, v: int) -> str:
         name = T.XFRM_TYPES.get(t)
         extra = (T.NLM_NEW_FLAGS if name in _XFRM_NEW else T.NLM_DELETE_FLAGS
                  if name in _XFRM_DEL else T.NLM_GET_FLAGS if name in _XFRM_GET else ())
+    elif c.family == NETLINK_NETFILTER:
+        nf = _NF_FLAG_KINDS.get(_nf_msg_name(t) or "")
+        extra = (T.NLM_NEW_FLAGS if nf == "new" else T.NLM_DELETE_FLAGS if nf == "del"
+                 else T.NLM_GET_FLAGS if nf == "get" else ())
     return _flags(T.NLM_FLAGS + extra, v, "NLM_F_???")
 
 
@@ -233,6 +241,8 @@ def _payload(c: _Ctx, t: int, nflags: int, off: int, n: int) -> str:
         return _route(c, t, off, n)
     if t >= NLMSG_MIN_TYPE and c.family == NETLINK_SOCK_DIAG:
         return _sock_diag(c, t, nflags, off, n)
+    if t >= NLMSG_MIN_TYPE and c.family == NETLINK_NETFILTER:
+        return _nfgenmsg(c, t, off, n)
     if t == 3 and n == 4:                               # NLMSG_DONE's int
         return str(struct.unpack("<i", c.take(off, 4))[0])
     return c.hexstr(off, n)
@@ -281,7 +291,7 @@ def _by_value(names: Mapping[int, str], decoders: Mapping[str, Nla]) -> dict[int
     return got
 
 
-def _attrs(c: _Ctx, off: int, length: int, names: Mapping[int, str], dflt: str,
+def _attrs(c: _Ctx, off: int, length: int, names: Mapping[int, str], dflt: str | None,
            by_name: Mapping[str, Nla]) -> str:
     """A list of struct nlattr (strace's decode_nlattr); ``by_name``: the decoders of
     the attributes by name."""
@@ -321,7 +331,7 @@ def _attrs(c: _Ctx, off: int, length: int, names: Mapping[int, str], dflt: str,
 
 
 def _attr(c: _Ctx, nla_len: int, nla_type: int, off: int, length: int,
-          names: Mapping[int, str], dflt: str, decoders: Mapping[int, Nla]) -> str:
+          names: Mapping[int, str], dflt: str | None, decoders: Mapping[int, Nla]) -> str:
     parts = []
     if nla_type & NLA_F_NESTED:
         parts.append("NLA_F_NESTED")
@@ -576,6 +586,102 @@ _IFLA: dict[str, Nla] = {
 }
 
 
+# IFLA_PROTINFO of an AF_INET6 link: nested IFLA_INET6_* attributes (linux/if_link.h),
+# the arrays of IFLA_INET6_CONF (s32, by DEVCONF_* index: linux/ipv6.h),
+# IFLA_INET6_STATS (u64, IPSTATS_MIB_*) and IFLA_INET6_ICMP6STATS (u64, ICMP6_MIB_*:
+# linux/snmp.h), named as far as strace 6.1 names them (later indices print as
+# ``[58 /* DEVCONF_??? */]=0``)
+_IFLA_INET6_ATTRS = dict(enumerate((
+    "IFLA_INET6_UNSPEC", "IFLA_INET6_FLAGS", "IFLA_INET6_CONF", "IFLA_INET6_STATS",
+    "IFLA_INET6_MCAST", "IFLA_INET6_CACHEINFO", "IFLA_INET6_ICMP6STATS", "IFLA_INET6_TOKEN",
+    "IFLA_INET6_ADDR_GEN_MODE", "IFLA_INET6_RA_MTU")))
+_DEVCONF = tuple("DEVCONF_" + n for n in (
+    "FORWARDING", "HOPLIMIT", "MTU6", "ACCEPT_RA", "ACCEPT_REDIRECTS", "AUTOCONF",
+    "DAD_TRANSMITS", "RTR_SOLICITS", "RTR_SOLICIT_INTERVAL", "RTR_SOLICIT_DELAY",
+    "USE_TEMPADDR", "TEMP_VALID_LFT", "TEMP_PREFERED_LFT", "REGEN_MAX_RETRY",
+    "MAX_DESYNC_FACTOR", "MAX_ADDRESSES", "FORCE_MLD_VERSION", "ACCEPT_RA_DEFRTR",
+    "ACCEPT_RA_PINFO", "ACCEPT_RA_RTR_PREF", "RTR_PROBE_INTERVAL",
+    "ACCEPT_RA_RT_INFO_MAX_PLEN", "PROXY_NDP", "OPTIMISTIC_DAD", "ACCEPT_SOURCE_ROUTE",
+    "MC_FORWARDING", "DISABLE_IPV6", "ACCEPT_DAD", "FORCE_TLLAO", "NDISC_NOTIFY",
+    "MLDV1_UNSOLICITED_REPORT_INTERVAL", "MLDV2_UNSOLICITED_REPORT_INTERVAL",
+    "SUPPRESS_FRAG_NDISC", "ACCEPT_RA_FROM_LOCAL", "USE_OPTIMISTIC", "ACCEPT_RA_MTU",
+    "STABLE_SECRET", "USE_OIF_ADDRS_ONLY", "ACCEPT_RA_MIN_HOP_LIMIT",
+    "IGNORE_ROUTES_WITH_LINKDOWN", "DROP_UNICAST_IN_L2_MULTICAST", "DROP_UNSOLICITED_NA",
+    "KEEP_ADDR_ON_DOWN", "RTR_SOLICIT_MAX_INTERVAL", "SEG6_ENABLED", "SEG6_REQUIRE_HMAC",
+    "ENHANCED_DAD", "ADDR_GEN_MODE", "DISABLE_POLICY", "ACCEPT_RA_RT_INFO_MIN_PLEN",
+    "NDISC_TCLASS", "RPL_SEG_ENABLED", "RA_DEFRTR_METRIC", "IOAM6_ENABLED", "IOAM6_ID",
+    "IOAM6_ID_WIDE", "NDISC_EVICT_NOCARRIER", "ACCEPT_UNTRACKED_NA"))
+_IPSTATS_MIB = tuple("IPSTATS_MIB_" + n for n in (
+    "NUM", "INPKTS", "INOCTETS", "INDELIVERS", "OUTFORWDATAGRAMS", "OUTPKTS", "OUTOCTETS",
+    "INHDRERRORS", "INTOOBIGERRORS", "INNOROUTES", "INADDRERRORS", "INUNKNOWNPROTOS",
+    "INTRUNCATEDPKTS", "INDISCARDS", "OUTDISCARDS", "OUTNOROUTES", "REASMTIMEOUT",
+    "REASMREQDS", "REASMOKS", "REASMFAILS", "FRAGOKS", "FRAGFAILS", "FRAGCREATES",
+    "INMCASTPKTS", "OUTMCASTPKTS", "INBCASTPKTS", "OUTBCASTPKTS", "INMCASTOCTETS",
+    "OUTMCASTOCTETS", "INBCASTOCTETS", "OUTBCASTOCTETS", "CSUMERRORS", "NOECTPKTS",
+    "ECT1PKTS", "ECT0PKTS", "CEPKTS", "REASM_OVERLAPS"))
+_ICMP6_MIB = tuple("ICMP6_MIB_" + n for n in (
+    "NUM", "INMSGS", "INERRORS", "OUTMSGS", "OUTERRORS", "CSUMERRORS"))
+# struct inet6_dev's if_flags (include/net/if_inet6.h), in strace 6.1's order
+_INET6_IF_FLAGS = ((0x10, "IF_RS_SENT"), (0x20, "IF_RA_RCVD"), (0x40, "IF_RA_MANAGED"),
+                   (0x80, "IF_RA_OTHERCONF"), (0x80000000, "IF_READY"))
+_IN6_ADDR_GEN_MODES = {0: "IN6_ADDR_GEN_MODE_EUI64", 1: "IN6_ADDR_GEN_MODE_NONE",
+                       2: "IN6_ADDR_GEN_MODE_STABLE_PRIVACY", 3: "IN6_ADDR_GEN_MODE_RANDOM"}
+
+
+def _indexed(fmt: str, names: tuple[str, ...], unknown: str) -> Nla:
+    """An array of integers by named index: ``[[DEVCONF_FORWARDING]=0, ...]``, at most
+    -s elements (then ``...``); an index past the names as ``[58 /* DEVCONF_??? */]``."""
+    size = struct.calcsize(fmt)
+
+    def dec(c: _Ctx, off: int, n: int) -> str | None:
+        count = n // size
+        if not count:
+            return None
+        out = []
+        for k in range(count):
+            if k == c.elems:
+                out.append("...")
+                break
+            v = struct.unpack(fmt, c.take(off + k * size, size))[0]
+            name = names[k] if k < len(names) else f"{k} /* {unknown} */"
+            out.append(f"[{name}]={v}")
+        return "[" + ", ".join(out) + "]"
+    return dec
+
+
+def _inet6_flags(c: _Ctx, off: int, n: int) -> str | None:
+    if n < 4:
+        return None
+    return _flags(_INET6_IF_FLAGS, struct.unpack("<I", c.take(off, 4))[0], "IF_???")
+
+
+def _addr_gen_mode(c: _Ctx, off: int, n: int) -> str | None:
+    if n < 1:
+        return None
+    return _xval(_IN6_ADDR_GEN_MODES, c.take(off, 1)[0], "IN6_ADDR_GEN_MODE_???")
+
+
+_IFLA_INET6: dict[str, Nla] = {
+    "IFLA_INET6_FLAGS": _inet6_flags,
+    "IFLA_INET6_CONF": _indexed("<i", _DEVCONF, "DEVCONF_???"),
+    "IFLA_INET6_STATS": _indexed("<Q", _IPSTATS_MIB, "IPSTATS_MIB_???"),
+    "IFLA_INET6_ICMP6STATS": _indexed("<Q", _ICMP6_MIB, "ICMP6_MIB_???"),
+    "IFLA_INET6_CACHEINFO": _struct_u(
+        "<IIII", ("max_reasm_len", "tstamp", "reachable_time", "retrans_time")),
+    "IFLA_INET6_TOKEN": _inet(socket.AF_INET6),
+    "IFLA_INET6_ADDR_GEN_MODE": _addr_gen_mode,
+    "IFLA_INET6_RA_MTU": _u32,
+}
+
+
+def _inet6_protinfo(c: _Ctx, off: int, n: int) -> str:
+    """IFLA_PROTINFO of an AF_INET6 link: nested IFLA_INET6_* attributes."""
+    return _attrs(c, off, n, _IFLA_INET6_ATTRS, "IFLA_INET6_???", _IFLA_INET6)
+
+
+_IFLA6: dict[str, Nla] = {**_IFLA, "IFLA_PROTINFO": _inet6_protinfo}
+
+
 def _ifinfomsg(c: _Ctx, family: int, off: int, n: int) -> str:
     text = f"{{ifi_family={_family(c, family)}, "
     if n < _IFINFOMSG.size:
@@ -587,7 +693,8 @@ def _ifinfomsg(c: _Ctx, family: int, off: int, n: int) -> str:
              f"ifi_change={hex(change) if change else 0}}}")
     if n > _IFINFOMSG.size:
         text += ", " + _attrs(c, off + _IFINFOMSG.size, n - _IFINFOMSG.size,
-                              c.T.IFLA_ATTRS, "IFLA_???", _IFLA)
+                              c.T.IFLA_ATTRS, "IFLA_???",
+                              _IFLA6 if family == socket.AF_INET6 else _IFLA)
     return text
 
 
@@ -1168,6 +1275,122 @@ def _packet_req(c: _Ctx, off: int, n: int) -> str:
             f"pdiag_cookie=[{ck0}, {ck1}]}}")
 
 
+# -- NETLINK_NETFILTER (linux/netfilter/nfnetlink.h) ----------------------------------
+# A type is a subsystem (high byte) and its message (low byte); 0x10 and 0x11 are the
+# batch markers. The subsystems and each one's messages as strace 6.1 names them.
+_NFNL_BATCH = {0x10: "NFNL_MSG_BATCH_BEGIN", 0x11: "NFNL_MSG_BATCH_END"}
+_NF_SUBSYS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("NFNL_SUBSYS_NONE", (), ""),
+    ("NFNL_SUBSYS_CTNETLINK", tuple("IPCTNL_MSG_CT_" + n for n in (
+        "NEW", "GET", "DELETE", "GET_CTRZERO", "GET_STATS_CPU", "GET_STATS", "GET_DYING",
+        "GET_UNCONFIRMED")), "IPCTNL_MSG_CT_???"),
+    ("NFNL_SUBSYS_CTNETLINK_EXP", tuple("IPCTNL_MSG_EXP_" + n for n in (
+        "NEW", "GET", "DELETE", "GET_STATS_CPU")), "IPCTNL_MSG_EXP_???"),
+    ("NFNL_SUBSYS_QUEUE", tuple("NFQNL_MSG_" + n for n in (
+        "PACKET", "VERDICT", "CONFIG", "VERDICT_BATCH")), "NFQNL_MSG_???"),
+    ("NFNL_SUBSYS_ULOG", ("NFULNL_MSG_PACKET", "NFULNL_MSG_CONFIG"), "NFULNL_MSG_???"),
+    ("NFNL_SUBSYS_OSF", ("OSF_MSG_ADD", "OSF_MSG_REMOVE"), "OSF_MSG_???"),
+    ("NFNL_SUBSYS_IPSET", tuple("IPSET_CMD_" + n for n in (
+        "NONE", "PROTOCOL", "CREATE", "DESTROY", "FLUSH", "RENAME", "SWAP", "LIST", "SAVE",
+        "ADD", "DEL", "TEST", "HEADER", "TYPE")), "IPSET_CMD_???"),
+    ("NFNL_SUBSYS_ACCT", tuple("NFNL_MSG_ACCT_" + n for n in (
+        "NEW", "GET", "GET_CTRZERO", "DEL", "OVERQUOTA")), "NFNL_MSG_ACCT_???"),
+    ("NFNL_SUBSYS_CTNETLINK_TIMEOUT", tuple("IPCTNL_MSG_TIMEOUT_" + n for n in (
+        "NEW", "GET", "DELETE", "DEFAULT_SET", "DEFAULT_GET")), "IPCTNL_MSG_TIMEOUT_???"),
+    ("NFNL_SUBSYS_CTHELPER", ("NFNL_MSG_CTHELPER_NEW", "NFNL_MSG_CTHELPER_GET",
+                              "NFNL_MSG_CTHELPER_DEL"), "NFNL_MSG_CTHELPER_???"),
+    ("NFNL_SUBSYS_NFTABLES", tuple("NFT_MSG_" + n for n in (
+        "NEWTABLE", "GETTABLE", "DELTABLE", "NEWCHAIN", "GETCHAIN", "DELCHAIN", "NEWRULE",
+        "GETRULE", "DELRULE", "NEWSET", "GETSET", "DELSET", "NEWSETELEM", "GETSETELEM",
+        "DELSETELEM", "NEWGEN", "GETGEN", "TRACE", "NEWOBJ", "GETOBJ", "DELOBJ",
+        "GETOBJ_RESET", "NEWFLOWTABLE", "GETFLOWTABLE", "DELFLOWTABLE")), "NFT_MSG_???"),
+    ("NFNL_SUBSYS_NFT_COMPAT", ("NFNL_MSG_COMPAT_GET",), "NFNL_MSG_COMPAT_???"),
+    ("NFNL_SUBSYS_HOOK", ("NFNL_MSG_HOOK_GET",), "NFT_MSG_HOOK_???"),
+)
+# IPSET_CMD_ has more names past a gap: ipset's userspace commands
+_IPSET_MORE = {k: "IPSET_CMD_" + n for k, n in (
+    (16, "RESTORE"), (17, "HELP"), (18, "VERSION"), (19, "QUIT"), (20, "COMMIT"))}
+_NFT_TABLES = 10
+# the messages whose requests take NLM_F_* flags of a new / get / delete (strace's
+# netlink.c)
+_NF_FLAG_KINDS = {
+    **dict.fromkeys(("IPCTNL_MSG_CT_NEW", "IPCTNL_MSG_EXP_NEW", "NFNL_MSG_ACCT_NEW",
+                     "IPCTNL_MSG_TIMEOUT_NEW", "NFNL_MSG_CTHELPER_NEW", "NFT_MSG_NEWTABLE",
+                     "NFT_MSG_NEWCHAIN", "NFT_MSG_NEWRULE", "NFT_MSG_NEWSET",
+                     "NFT_MSG_NEWSETELEM", "NFT_MSG_NEWGEN", "NFT_MSG_NEWOBJ",
+                     "NFT_MSG_NEWFLOWTABLE"), "new"),
+    **dict.fromkeys(("IPCTNL_MSG_CT_GET", "IPCTNL_MSG_CT_GET_CTRZERO",
+                     "IPCTNL_MSG_CT_GET_STATS_CPU", "IPCTNL_MSG_CT_GET_STATS",
+                     "IPCTNL_MSG_CT_GET_DYING", "IPCTNL_MSG_CT_GET_UNCONFIRMED",
+                     "IPCTNL_MSG_EXP_GET", "IPCTNL_MSG_EXP_GET_STATS_CPU",
+                     "NFNL_MSG_ACCT_GET", "NFNL_MSG_ACCT_GET_CTRZERO",
+                     "IPCTNL_MSG_TIMEOUT_GET", "NFNL_MSG_CTHELPER_GET", "NFT_MSG_GETTABLE",
+                     "NFT_MSG_GETCHAIN", "NFT_MSG_GETRULE", "NFT_MSG_GETSET",
+                     "NFT_MSG_GETSETELEM", "NFT_MSG_GETGEN", "NFT_MSG_GETOBJ",
+                     "NFT_MSG_GETOBJ_RESET", "NFT_MSG_GETFLOWTABLE", "NFNL_MSG_COMPAT_GET",
+                     "NFNL_MSG_HOOK_GET"), "get"),
+    **dict.fromkeys(("IPCTNL_MSG_CT_DELETE", "IPCTNL_MSG_EXP_DELETE", "NFNL_MSG_ACCT_DEL",
+                     "IPCTNL_MSG_TIMEOUT_DELETE", "NFNL_MSG_CTHELPER_DEL",
+                     "NFT_MSG_DELTABLE", "NFT_MSG_DELCHAIN", "NFT_MSG_DELRULE",
+                     "NFT_MSG_DELSET", "NFT_MSG_DELSETELEM", "NFT_MSG_DELOBJ",
+                     "NFT_MSG_DELFLOWTABLE"), "del"),
+}
+
+
+def _nf_msg_name(t: int) -> str | None:
+    """The name of a netfilter type's message within its subsystem, None when unnamed."""
+    sub, msg = t >> 8 & 0xFF, t & 0xFF
+    if t in _NFNL_BATCH or sub >= len(_NF_SUBSYS):
+        return None
+    names = _NF_SUBSYS[sub][1]
+    if msg < len(names):
+        return names[msg]
+    return _IPSET_MORE.get(msg) if sub == 6 else None
+
+
+def _nf_type(t: int) -> str:
+    """A netfilter type (at least NLMSG_MIN_TYPE): ``NFNL_MSG_BATCH_BEGIN``,
+    ``NFNL_SUBSYS_NFTABLES<<8|NFT_MSG_GETGEN``, ``NFNL_SUBSYS_NONE<<8|0x12``,
+    ``NFNL_SUBSYS_CTNETLINK<<8|0x8 /* IPCTNL_MSG_CT_??? */``,
+    ``0xd /* NFNL_SUBSYS_??? */<<8|0x1``."""
+    if t in _NFNL_BATCH:
+        return _NFNL_BATCH[t]
+    sub, msg = t >> 8 & 0xFF, t & 0xFF
+    if sub >= len(_NF_SUBSYS):
+        return f"{sub:#x} /* NFNL_SUBSYS_??? */<<8|{hex(msg) if msg else 0}"
+    sname, names, dflt = _NF_SUBSYS[sub]
+    name = _nf_msg_name(t)
+    if name is None:
+        name = f"{hex(msg) if msg else 0}" + (f" /* {dflt} */" if dflt else "")
+    return f"{sname}<<8|{name}"
+
+
+_NFGENMSG = struct.Struct("<BBH")       # struct nfgenmsg: family, version, res_id (be16)
+
+
+def _nfgenmsg(c: _Ctx, t: int, off: int, n: int) -> str:
+    """A netfilter message's struct nfgenmsg, then its attributes, printed generically
+    (``nla_type=0x1`` and the data in hex), or a batch marker's bytes in hex."""
+    if n < _NFGENMSG.size:
+        return c.hexstr(off, n)
+    family, version, raw = _NFGENMSG.unpack(c.take(off, _NFGENMSG.size))
+    res_id = (raw >> 8 | raw << 8) & 0xFFFF
+    sub = t >> 8 & 0xFF
+    if sub == _NFT_TABLES and res_id == _NFT_TABLES:
+        res = "htons(NFNL_SUBSYS_NFTABLES)"
+    elif sub == _NFT_TABLES and raw == _NFT_TABLES:
+        res = "NFNL_SUBSYS_NFTABLES"        # res_id in host order (linux before 4.3)
+    else:
+        res = f"htons({res_id})"
+    text = (f"{{nfgen_family={_family(c, family)}, "
+            f"version={_xval({0: 'NFNETLINK_V0'}, version, 'NFNETLINK_???')}, res_id={res}}}")
+    if n > _NFGENMSG.size:
+        rest = off + _NFGENMSG.size, n - _NFGENMSG.size
+        text += ", " + (c.hexstr(*rest) if t in _NFNL_BATCH else
+                        _attrs(c, *rest, {}, None, {}))
+    return text
+
+
 # -- which sockets --------------------------------------------------------------------
 
 def netlink_protocol(ev: Syscall, fd: int) -> int | None:
@@ -1175,13 +1398,14 @@ def netlink_protocol(ev: Syscall, fd: int) -> int | None:
     it: the record's CAP_FD description says the fd is an AF_NETLINK socket of a
     protocol this module decodes; -1 when the socket has no port id yet (sock_diag,
     from which strace learns the protocol, lists bound sockets only: strace decodes the
-    messages generically). None: print the buffer as a string."""
+    messages generically), or is of another network namespace (which strace's sock_diag
+    query, made in its own, does not see). None: print the buffer as a string."""
     for desc in fd_descs(ev.caps):
         if desc.fd != fd or desc.mode & _S_IFMT != _S_IFSOCK:
             continue
         if desc.family != _AF_NETLINK or desc.protocol in _NOT_DECODED:
             return None
-        return desc.protocol if desc.portid else -1
+        return desc.protocol if desc.portid and not foreign_netns(desc.netns) else -1
     return None
 
 

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import errno
 import ipaddress
+import os
 import socket
 import struct
 from collections.abc import Callable
@@ -104,6 +105,24 @@ def fallback(inode: int, proto: str | None) -> str:
     return f"{proto or 'socket'}:[{inode}]"
 
 
+_OWN_NETNS: list[int] = []
+
+
+def foreign_netns(netns: int) -> bool:
+    """Whether a socket of network namespace ``netns`` (its inode; 0: not known) is in
+    another namespace than tracekit's: sock_diag, asked in tracekit's (as strace asks in
+    its own), does not know it, and strace prints it as :func:`fallback` and its netlink
+    messages without their protocol."""
+    if not netns:
+        return False
+    if not _OWN_NETNS:
+        try:
+            _OWN_NETNS.append(os.stat("/proc/self/ns/net").st_ino)
+        except OSError:
+            _OWN_NETNS.append(0)
+    return bool(_OWN_NETNS[0]) and netns != _OWN_NETNS[0]
+
+
 def _plain_quote(data: bytes) -> str:
     return '"' + data.decode("utf-8", "backslashreplace").replace('"', '\\"') + '"'
 
@@ -130,9 +149,12 @@ def desc_text(d: FdDesc, quote: Callable[[bytes], str] = _plain_quote,
     (``TCP:[127.0.0.1:40265->127.0.0.1:8080]``, ``UNIX-STREAM:[6789]``), the same text a
     sock_diag answer at that moment would give (``fallback`` where sock_diag would not
     know the socket: an inet socket with no local port, a unix socket with neither peer
-    nor name, a netlink socket with no port id); None for a protocol whose text only
+    nor name, a netlink socket with no port id, a socket of another network namespace);
+    None for a protocol whose text only
     sock_diag gives (RAW, PING, PACKET ...)."""
     proto, ino = d.proto, d.ino
+    if foreign_netns(d.netns):
+        return fallback(ino, proto)
     if d.family in (socket.AF_INET, socket.AF_INET6) and proto in _DESC_INET:
         if not d.sport:
             return fallback(ino, proto)
