@@ -1,0 +1,64 @@
+/* fd decorations (-yy) that a tracer which reads /proc/PID/fd late gets wrong: fds that
+ * are closed when a call names them but open again (another file at the same number) by
+ * the time the call's record is decoded, and paths under /proc/self and /proc/thread-self.
+ *
+ * 1. fd 3 is opened and closed; fcntl(3, F_GETFD) fails with EBADF; a second file opens at
+ *    fd 3 and stays open a while: strace prints the failed fcntl's fd bare.
+ * 2. fd 255 is made close-on-exec (as bash keeps its script there) and the program execs
+ *    itself: in the new image fd 255 is closed (fcntl fails with EBADF, and dup2's target
+ *    is bare), then dup2 makes it another file, kept open a while.
+ * 3. /proc/self/status, /proc/thread-self/stat and "self/stat" under an fd of /proc are
+ *    opened: the kernel names them /proc/PID/... with the program's own pid.
+ *
+ * Usage: sweep_fdpaths DIR (a scratch directory; "child" as argv[2] runs part 2's new
+ * image). Harmless: it opens only /proc files of its own and files in DIR.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static void wait_a_while(void) { usleep(300 * 1000); }
+
+static int open_in(const char *dir, const char *name, int flags) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return open(path, flags | O_CREAT, 0600);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2)
+        return 2;
+    const char *dir = argv[1];
+    if (argc > 2 && strcmp(argv[2], "child") == 0) {
+        fcntl(255, F_GETFD);
+        int fd = open_in(dir, "after-exec", O_RDONLY);
+        dup2(fd, 255);
+        close(fd);
+        fcntl(255, F_GETFD);
+        wait_a_while();
+        return 0;
+    }
+    int fd = open_in(dir, "first", O_RDONLY);          /* 3 */
+    close(fd);
+    fcntl(fd, F_GETFD);                                 /* EBADF */
+    int again = open_in(dir, "second", O_RDONLY);       /* 3 again */
+    wait_a_while();
+    close(again);
+
+    int p = open("/proc/self/status", O_RDONLY);
+    close(p);
+    p = open("/proc/thread-self/stat", O_RDONLY);
+    close(p);
+    int proc = open("/proc", O_RDONLY | O_DIRECTORY);
+    p = openat(proc, "self/stat", O_RDONLY);
+    close(p);
+    close(proc);
+
+    fd = open_in(dir, "script", O_RDONLY);
+    dup3(fd, 255, O_CLOEXEC);
+    close(fd);
+    execl("/proc/self/exe", argv[0], dir, "child", (char *)NULL);
+    return 1;
+}
