@@ -180,6 +180,50 @@ def test_exec_keeps_only_the_fds_left_open(tmp_path: Path) -> None:
     assert cache.peek(10, 0) is None and cache.cwd(10) == "/"
 
 
+def test_fds_closed_since_an_exec_read_no_proc(tmp_path: Path) -> None:
+    """After an FdExec the table knows which fds are closed: fds the exec closed, or
+    that close/close_range closed since, are unknown without /proc (where a later fd of
+    that number is open by then); fds made since, a child's copy, and every fd after a
+    call that can make fds no call returns (recvmsg) are read from /proc."""
+    fake_proc(tmp_path, 10, {3: "/later", 4: "/later4", 5: "/five", 255: "/script",
+                             7: "/seven", 8: "/eight"})
+    dec = decoder(tmp_path)
+    cache = dec.fdcache
+    cache.observe(Exec(1, 10, 10, "sh", "/bin/sh"))
+    cache.observe(FdExec(2, 10, 10, 0b100111, 64))         # 0, 1, 2 and 5 open
+    assert cache.get(10, 255) is None and cache.get(10, 3) is None   # closed by the exec
+    assert cache.get(10, 5) == "/five"                     # open: /proc says what
+    dec.decode(call("openat", (AT_FDCWD & 0xFFFFFFFF, 0, 0), 4))  # path not captured
+    assert cache.get(10, 4) == "/later4"
+    dec.decode(call("close", (4,)))
+    dec.decode(call("close", (5,)))
+    assert cache.get(10, 4) is None and cache.get(10, 5) is None
+    dec.decode(call("dup2", (1, 7), 7))
+    dec.decode(call("close_range", (6, 0xFFFFFFFF, 0)))
+    assert cache.get(10, 7) is None
+    cache.observe(Fork(3, 10, 10, 11, 11))
+    fake_proc(tmp_path, 11, {8: "/eight"})
+    assert cache.get(11, 8) is None                        # the parent's knowledge
+    dec.decode(call("recvmsg", (0, 0x10, 0), 1))
+    assert cache.get(10, 8) == "/eight"                    # maybe an SCM_RIGHTS fd
+
+
+def test_opens_of_proc_self_name_the_traced_process(tmp_path: Path) -> None:
+    dec = decoder(tmp_path)
+    dec.track(FdSnapshot(0, 10, (), "/"))
+    dec.decode(call("openat", (AT_FDCWD & 0xFFFFFFFF, 0, 0), 3,
+                   caps=(path(1, b"/proc/self/status"),)))
+    dec.decode(call("openat", (AT_FDCWD & 0xFFFFFFFF, 0, 0), 4,
+                   caps=(path(1, b"/proc/thread-self/stat"),)))
+    dec.decode(call("openat", (AT_FDCWD & 0xFFFFFFFF, 0, 0), 5, caps=(path(1, b"/proc"),)))
+    dec.decode(call("openat", (5, 0, 0), 6, caps=(path(1, b"self/maps"),)))
+    dec.decode(call("openat", (AT_FDCWD & 0xFFFFFFFF, 0, 0), 3, tgid=12,
+                   caps=(path(1, b"/proc/self/status"),)))
+    got = [dec.fdcache.peek(10, fd) for fd in (3, 4, 6)]
+    assert got == ["/proc/10/status", "/proc/10/task/10/stat", "/proc/10/maps"]
+    assert dec.fdcache.peek(12, 3) == "/proc/12/status"    # not the first one's answer
+
+
 def test_fork_copies_exit_drops(tmp_path: Path) -> None:
     cache = FdCache(str(tmp_path))
     cache.seed(FdSnapshot(0, 10, ((1, "/b"),), "/w"))
