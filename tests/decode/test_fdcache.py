@@ -182,30 +182,37 @@ def test_exec_keeps_only_the_fds_left_open(tmp_path: Path) -> None:
 
 def test_fds_closed_since_an_exec_read_no_proc(tmp_path: Path) -> None:
     """After an FdExec the table knows which fds are closed: fds the exec closed, or
-    that close/close_range closed since, are unknown without /proc (where a later fd of
-    that number is open by then); fds made since, a child's copy, and every fd after a
-    call that can make fds no call returns (recvmsg) are read from /proc."""
+    that close/close_range closed since, are unknown to known_text without /proc (where
+    a later fd of that number is open by then); fds made since, a child's copy, and
+    every fd after a call that can make fds no call returns (recvmsg) are read from
+    /proc. get() reads /proc as before: an fd that a call made without returning it
+    (ioctl TIOCGPTPEER) is not in the bits."""
     fake_proc(tmp_path, 10, {3: "/later", 4: "/later4", 5: "/five", 255: "/script",
-                             7: "/seven", 8: "/eight"})
+                             6: "/six", 7: "/seven", 8: "/eight"})
     dec = decoder(tmp_path)
     cache = dec.fdcache
     cache.observe(Exec(1, 10, 10, "sh", "/bin/sh"))
     cache.observe(FdExec(2, 10, 10, 0b100111, 64))         # 0, 1, 2 and 5 open
-    assert cache.get(10, 255) is None and cache.get(10, 3) is None   # closed by the exec
-    assert cache.get(10, 5) == "/five"                     # open: /proc says what
+    assert cache.known_text(10, 255) is None and cache.known_text(10, 3) is None
+    assert cache.get(10, 6) == "/six"                      # what /proc shows: TIOCGPTPEER's
+    assert cache.known_text(10, 6) == "</six>"             # then the table's
+    assert cache.known_text(10, 5) == "</five>"            # open: /proc says what
     dec.decode(call("openat", (AT_FDCWD & 0xFFFFFFFF, 0, 0), 4))  # path not captured
-    assert cache.get(10, 4) == "/later4"
+    assert cache.known_text(10, 4) == "</later4>"
     dec.decode(call("close", (4,)))
     dec.decode(call("close", (5,)))
-    assert cache.get(10, 4) is None and cache.get(10, 5) is None
+    assert cache.known_text(10, 4) is None and cache.known_text(10, 5) is None
+    # a call that failed with EBADF prints its closed fd bare; dup2's new fd too
+    assert dec.decode(call("fcntl", (3, 1), -9)).args[0] == "3"
+    assert dec.decode(call("dup2", (1, 255), 255)).args[1] == "255"
     dec.decode(call("dup2", (1, 7), 7))
     dec.decode(call("close_range", (6, 0xFFFFFFFF, 0)))
-    assert cache.get(10, 7) is None
+    assert cache.known_text(10, 7) is None
     cache.observe(Fork(3, 10, 10, 11, 11))
     fake_proc(tmp_path, 11, {8: "/eight"})
-    assert cache.get(11, 8) is None                        # the parent's knowledge
+    assert cache.known_text(11, 8) is None                 # the parent's knowledge
     dec.decode(call("recvmsg", (0, 0x10, 0), 1))
-    assert cache.get(10, 8) == "/eight"                    # maybe an SCM_RIGHTS fd
+    assert cache.known_text(10, 8) == "</eight>"           # maybe an SCM_RIGHTS fd
 
 
 def test_opens_of_proc_self_name_the_traced_process(tmp_path: Path) -> None:

@@ -9,14 +9,20 @@
  *    is bare), then dup2 makes it another file, kept open a while.
  * 3. /proc/self/status, /proc/thread-self/stat and "self/stat" under an fd of /proc are
  *    opened: the kernel names them /proc/PID/... with the program's own pid.
+ * 4. after the exec, a pty's peer is opened with ioctl(TIOCGPTPEER) (as glibc's openpty
+ *    does), which returns an fd that no fd-returning call made, and used while open.
  *
  * Usage: sweep_fdpaths DIR (a scratch directory; "child" as argv[2] runs part 2's new
- * image). Harmless: it opens only /proc files of its own and files in DIR.
+ * image). Harmless: it opens only /proc files of its own, files in DIR and a pty pair
+ * of its own.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
 #include <unistd.h>
 
 static void wait_a_while(void) { usleep(300 * 1000); }
@@ -37,6 +43,18 @@ int main(int argc, char **argv) {
         dup2(fd, 255);
         close(fd);
         fcntl(255, F_GETFD);
+        int master = posix_openpt(O_RDWR | O_NOCTTY);
+        if (master >= 0 && unlockpt(master) == 0) {
+            int peer = ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY);
+            struct termios t;
+            if (peer >= 0) {
+                tcgetattr(peer, &t);
+                fcntl(peer, F_GETFL);
+                wait_a_while();     /* open while its calls are decoded */
+                close(peer);
+            }
+            close(master);
+        }
         wait_a_while();
         return 0;
     }

@@ -31,10 +31,12 @@ forgets them (read from /proc on the next use).
 A miss reads /proc once; one that finds nothing is cached as unknown too, so a hot loop
 on a bad fd costs one readlink. A process whose FdExec said which fds its exec left open
 knows its closed fds from then on (those fds, and the ones its calls made since, less
-those it closed): a miss on a closed fd is unknown without /proc, where a later fd of
-that number may be open by the time the call is decoded (bash's ``fcntl(255, F_GETFD)``
-after an exec, an ``fcntl`` on a closed fd that an open takes again at once). A call that
-can make fds no call returns (``recvmsg``'s SCM_RIGHTS, io_uring's opens) ends that.
+those it closed): :meth:`FdCache.known_text` (dup2's new fd, the fd of a call that failed
+with EBADF) prints a closed fd bare without /proc, where a later fd of that number may
+be open by the time the call is decoded (bash's ``fcntl(255, F_GETFD)`` and ``dup2(3,
+255)`` after an exec, an ``fcntl`` on a closed fd that an open takes again at once). A
+call that can make fds no call returns (``recvmsg``'s SCM_RIGHTS, io_uring's opens)
+ends that.
 An open of ``/proc/self/...`` or ``/proc/thread-self/...`` is named with the traced
 task's pid, as /proc/PID/fd shows it. The link is read when the event is decoded, not when the
 call ran: a short-lived process is gone by then, which is why a trace snapshots its
@@ -223,9 +225,11 @@ class FdCache:
         # forked from one that did): an fd not in it is closed, /proc need not be asked
         self._whole: set[int] = set()
         # processes whose fds are known since their exec: bit n set when fd n was open
-        # after it (FdExec) or was made since; a clear bit is a closed fd, which a miss
-        # then need not read from /proc (where a later fd of that number may be open by
-        # the time the call that named the closed one is decoded)
+        # after it (FdExec) or was made since; a clear bit is a closed fd, which
+        # known_text then need not read from /proc (where a later fd of that number may
+        # be open by the time the call that named the closed one is decoded). Calls
+        # that make fds without returning them (ioctl TIOCGPTPEER, bpf, clone's pidfd)
+        # leave bits clear, so only the lookups of known_text believe it
         self._since_exec: dict[int, int] = {}
         self._pending: dict[tuple[int, int], FdTargets] = {}    # (tid, ts_ns) -> targets
         self._socks: dict[int, str] = {}        # inode -> strace -yy text
@@ -289,11 +293,6 @@ class FdCache:
         elif fd in table:
             self.hits += 1
             return table[fd]
-        bits = self._since_exec.get(tgid)
-        if bits is not None and not (fd >= 0 and bits >> fd & 1):
-            self.hits += 1
-            table[fd] = None                # closed when the call named it
-            return None
         self.misses += 1
         target = self._read(tgid, fd)
         if target is not None:
@@ -324,7 +323,19 @@ class FdCache:
         :meth:`text` does."""
         if tgid in self._whole:
             return self._text_of(self.peek(tgid, fd))
+        if fd != AT_FDCWD and self.closed_since_exec(tgid, fd):
+            return None
         return self.text(tgid, fd)
+
+    def closed_since_exec(self, tgid: int, fd: int) -> bool:
+        """Whether ``fd`` is closed as far as the calls since the process's exec tell
+        (the FdExec's bitmap, the fds calls made since, those closed since): a call that
+        names it can be printed without /proc, where a later fd of that number may be
+        open by the time the call is decoded. False when not known."""
+        if fd in self._tables.get(tgid, ()):
+            return False
+        bits = self._since_exec.get(tgid)
+        return bits is not None and not (fd >= 0 and bits >> fd & 1)
 
     def _text_of(self, target: str | None) -> str | None:
         if target is None:
