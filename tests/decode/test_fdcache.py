@@ -215,6 +215,28 @@ def test_fds_closed_since_an_exec_read_no_proc(tmp_path: Path) -> None:
     assert cache.known_text(10, 8) == "</eight>"           # maybe an SCM_RIGHTS fd
 
 
+def test_unlink_marks_the_fds_open_on_the_name_deleted(tmp_path: Path) -> None:
+    """unlink, unlinkat and rmdir: the fds of every process open on the removed name
+    print ``(deleted)``; a symlink removed leaves the file it names (its last part is
+    not resolved, even when an open resolved the same name before)."""
+    links = {"/d/link": "/d/file"}
+    cache = FdCache(str(tmp_path), realpath=lambda p: links.get(p, os.path.normpath(p)))
+    dec = SyscallDecoder(X64, fd_paths=True, fdcache=cache)
+    for tgid in (10, 11):
+        dec.track(FdSnapshot(0, tgid, (), "/d"))
+    dec.decode(call("openat", (AT_FDCWD & 0xFFFFFFFF, 0, 0), 3, caps=(path(1, b"link"),)))
+    dec.decode(call("openat", (AT_FDCWD & 0xFFFFFFFF, 0, 0), 4, caps=(path(1, b"gone"),)))
+    dec.decode(call("openat", (AT_FDCWD & 0xFFFFFFFF, 0, 0), 5, tgid=11,
+                    caps=(path(1, b"/d/gone"),)))
+    dec.decode(call("unlink", (0,), 0, caps=(path(0, b"link"),)))
+    dec.decode(call("unlinkat", (AT_FDCWD & 0xFFFFFFFF, 0, 0), -2, caps=(path(1, b"file"),)))
+    dec.decode(call("openat", (AT_FDCWD & 0xFFFFFFFF, 0, 0), 6, caps=(path(1, b"sub"),)))
+    dec.decode(call("unlinkat", (6, 0, 0), 0, caps=(path(1, b"../gone"),)))
+    assert cache.peek(10, 3) == "/d/file"
+    assert cache.peek(10, 4) == cache.peek(11, 5) == "/d/gone (deleted)"
+    assert cache.text(11, 5) == "</d/gone>(deleted)"
+
+
 def test_opens_of_proc_self_name_the_traced_process(tmp_path: Path) -> None:
     dec = decoder(tmp_path)
     dec.track(FdSnapshot(0, 10, (), "/"))

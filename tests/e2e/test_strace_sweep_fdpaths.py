@@ -5,8 +5,9 @@ number, and where an open's path names /proc/self.
 tests/workloads/sweep_fdpaths.c: a closed fd named by a failing fcntl and then opened
 again at the same number; fd 255 close-on-exec across an execve, named by fcntl and dup2
 after it; opens of /proc/self/status, /proc/thread-self/stat and ``self/stat`` under an
-fd of /proc; a pty peer opened by ioctl(TIOCGPTPEER) after the exec (an fd no
-fd-returning call made). tracekit traces ``strace -f -yy -o FILE sweep_fdpaths``: every line equal.
+fd of /proc; files and a directory unlinked while open (``(deleted)``); a pty peer
+opened by ioctl(TIOCGPTPEER) after the exec (an fd no fd-returning call made).
+tracekit traces ``strace -f -yy -o FILE sweep_fdpaths``: every line equal.
 """
 
 from __future__ import annotations
@@ -36,5 +37,7 @@ def test_sweep_fdpaths_equals_strace_yy_on_the_same_run(tmp_path: Path) -> None:
                  f"= 3</proc/{pid}/status>", f"= 3</proc/{pid}/task/{pid}/stat>",
                  f'"self/stat", O_RDONLY) = 4</proc/{pid}/stat>',
                  ", 255) = 255<", "TIOCGPTPEER, 0x102) = 4",
-                 "fcntl(4</dev/pts/"):
+                 "fcntl(4</dev/pts/", "/gone>(deleted), F_GETFL)",
+                 "/gone2>(deleted), F_GETFL)", "/sub>(deleted), F_GETFL)",
+                 "/kept>, F_GETFL)"):
         assert want in text, want

@@ -9,6 +9,9 @@
  *    is bare), then dup2 makes it another file, kept open a while.
  * 3. /proc/self/status, /proc/thread-self/stat and "self/stat" under an fd of /proc are
  *    opened: the kernel names them /proc/PID/... with the program's own pid.
+ * 5. files unlinked (unlink, unlinkat, unlinkat with AT_REMOVEDIR) while open, then
+ *    named by calls: /proc shows them "(deleted)" (as multiprocessing's semaphores in
+ *    /dev/shm); a symlink unlinked leaves the file it names as it was.
  * 4. after the exec, a pty's peer is opened with ioctl(TIOCGPTPEER) (as glibc's openpty
  *    does), which returns an fd that no fd-returning call made, and used while open.
  *
@@ -22,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -73,6 +77,31 @@ int main(int argc, char **argv) {
     p = openat(proc, "self/stat", O_RDONLY);
     close(p);
     close(proc);
+
+    char path[4096];
+    int gone = open_in(dir, "gone", O_RDWR);
+    snprintf(path, sizeof path, "%s/gone", dir);
+    unlink(path);
+    fcntl(gone, F_GETFL);
+    int dirfd = open(dir, O_RDONLY | O_DIRECTORY);
+    int gone2 = open_in(dir, "gone2", O_RDWR);
+    unlinkat(dirfd, "gone2", 0);
+    fcntl(gone2, F_GETFL);
+    snprintf(path, sizeof path, "%s/sub", dir);
+    mkdir(path, 0700);
+    int sub = open(path, O_RDONLY | O_DIRECTORY);
+    unlinkat(dirfd, "sub", AT_REMOVEDIR);
+    fcntl(sub, F_GETFL);
+    int kept = open_in(dir, "kept", O_RDWR);
+    snprintf(path, sizeof path, "%s/link", dir);
+    symlink("kept", path);
+    unlink(path);
+    fcntl(kept, F_GETFL);
+    close(kept);
+    close(sub);
+    close(gone2);
+    close(gone);
+    close(dirfd);
 
     fd = open_in(dir, "script", O_RDONLY);
     dup3(fd, 255, O_CLOEXEC);

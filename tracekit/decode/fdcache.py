@@ -113,9 +113,12 @@ _SOCKET_STATE = frozenset({"bind", "connect", "listen"})
 #: calls that may make fds no call returns (SCM_RIGHTS; io_uring's opens, direct or not):
 #: after one, what the process's exec left open no longer says which fds are closed
 _FD_INSTALLERS = frozenset({"recvmsg", "recvmmsg", "io_uring_enter", "io_uring_enter2"})
+#: calls that remove a name: the fds open on it are ``PATH (deleted)`` in /proc from then
+#: on (the argument that holds the path)
+_UNLINKS = {"unlink": 0, "unlinkat": 1, "rmdir": 0}
 TRACKED_CALLS = frozenset({"close", "close_range", "dup", "dup2", "dup3", "fcntl", "fcntl64",
                            *_OPENS, "chdir", "fchdir", *_FD_PAIRS, *_SOCKET_STATE,
-                           "accept", "accept4", "socket", *_FD_INSTALLERS})
+                           "accept", "accept4", "socket", *_FD_INSTALLERS, *_UNLINKS})
 
 
 #: calls whose records carry what their fds are, read in the kernel as the call entered
@@ -562,6 +565,9 @@ class FdCache:
         if name in _FD_INSTALLERS:
             self._since_exec.pop(tgid, None)    # misses read /proc again
             return
+        if name in _UNLINKS:
+            self._unlinked(ev, _UNLINKS[name])
+            return
         if pending is not None:
             self._learn_sockets(pending.sockets)
         if name in _OPENS:
@@ -733,10 +739,12 @@ class FdCache:
         self.set(ev.tgid, ev.ret, target)
         return True
 
-    def _open_target(self, ev: Syscall, path_arg: int) -> str | None:
+    def _open_target(self, ev: Syscall, path_arg: int, *, last_as_is: bool = False
+                     ) -> str | None:
         """An open's path as /proc would show it: joined to the working directory or to
-        the dirfd's target, symlinks resolved; None when the path was not captured whole
-        or its base is not a known directory."""
+        the dirfd's target, symlinks resolved (``last_as_is``: but in its last part, the
+        name an unlink removed); None when the path was not captured whole or its base
+        is not a known directory."""
         data = None
         for c in ev.caps:
             if c.arg == path_arg:
@@ -752,7 +760,27 @@ class FdCache:
             if not base or base[0] != "/":
                 return None
             path = base.rstrip("/") + "/" + path
-        return self._resolve(_own_proc(path, ev.tgid, ev.tid))
+        path = _own_proc(path, ev.tgid, ev.tid)
+        if last_as_is:
+            head, _, last = path.rstrip("/").rpartition("/")
+            if last in ("", ".", ".."):
+                return None
+            return self._resolve(head or "/").rstrip("/") + "/" + last
+        return self._resolve(path)
+
+    def _unlinked(self, ev: Syscall, path_arg: int) -> None:
+        """A name was removed: every fd open on it, in every process, names it
+        ``PATH (deleted)`` from now on, as /proc/PID/fd does (the name resolved as an
+        open's, its last part as written: a symlink removed is not the file it named)."""
+        path = self._open_target(ev, path_arg, last_as_is=True)
+        if not path or path[0] != "/":
+            return
+        gone = path + " (deleted)"
+        for table in self._tables.values():
+            if path in table.values():
+                for fd, target in table.items():
+                    if target == path:
+                        table[fd] = gone
 
     def _resolve(self, path: str) -> str:
         got = self._real.get(path)
