@@ -19,8 +19,10 @@ through ``chdir``/``fchdir``, or to the dirfd; symlinks resolved); ``dup``, ``du
 ``dup3`` and ``fcntl(F_DUPFD*)`` copy; ``close`` and ``close_range`` forget; a fork copies
 the table to the child; an exec keeps the fds it left open (the FdExec record); an exit
 of the thread group forgets the process. Calls the syscall selection hides still change
-the table (FdState records), and the fds of calls that open no named file (``socket``,
-``pipe``, ``eventfd``...) are read from /proc as their records arrive (FdTargets). A
+the table (FdState records; the calls this filter drops are passed on as FdState
+records too, for the fd tables of the stages and outputs after it), and the fds of
+calls that open no named file (``socket``, ``pipe``, ``eventfd``...) are read from
+/proc as their records arrive (FdTargets). A
 rename of the file leaves its open fds matched (the target is the name it was opened
 by; strace re-reads /proc and stops matching).
 
@@ -43,6 +45,7 @@ from tracekit._events import (
     SC_RESUMED,
     SC_UNFINISHED,
     Batch,
+    FdState,
     Syscall,
 )
 from tracekit.decode.args import SyscallDecoder
@@ -132,11 +135,17 @@ class PathFilter:
         dec, cache = self._decoder, self.fdcache
         for ev in batch:
             if isinstance(ev, Syscall):
-                if self.matches(ev):
+                shown = self.matches(ev)
+                if shown:
                     out.append(ev)
                 if not ev.flags & (SC_UNFINISHED | SC_NORETURN | SC_RESUMED):
                     call = dec.call(ev.syscall_nr, bool(ev.flags & SC_COMPAT))
                     if call.fd_action:
+                        if not shown:
+                            # the stages after this one keep fd tables too: they get
+                            # the call as one the selection hid (a table that saw
+                            # every call since an exec knows which fds are closed)
+                            out.append(FdState(ev.ts_ns, ev))
                         dec.update_fds(ev, call)
                         if (ev.ret >= 0 and call.ret == "fd" and call.name not in _OPENS
                                 and call.name not in _NAMED_FD and call.name not in _DUPS
@@ -154,6 +163,7 @@ class PathFilter:
         async with recv, send:
             async for batch in recv:
                 out = self.filter(batch)
-                ctx.stats.count("not_on_paths", len(batch) - len(out))
+                ctx.stats.count("not_on_paths", sum(isinstance(ev, Syscall) for ev in batch)
+                                - sum(isinstance(ev, Syscall) for ev in out))
                 if out:
                     await send.send(out)

@@ -180,6 +180,79 @@ def test_exec_keeps_only_the_fds_left_open(tmp_path: Path) -> None:
     assert cache.peek(10, 0) is None and cache.cwd(10) == "/"
 
 
+def test_fds_closed_since_an_exec_read_no_proc(tmp_path: Path) -> None:
+    """After an FdExec the table knows which fds are closed: fds the exec closed, or
+    that close/close_range closed since, are unknown to known_text without /proc (where
+    a later fd of that number is open by then); fds made since, a child's copy, and
+    every fd after a call that can make fds no call returns (recvmsg) are read from
+    /proc. get() reads /proc as before: an fd that a call made without returning it
+    (ioctl TIOCGPTPEER) is not in the bits."""
+    fake_proc(tmp_path, 10, {3: "/later", 4: "/later4", 5: "/five", 255: "/script",
+                             6: "/six", 7: "/seven", 8: "/eight"})
+    dec = decoder(tmp_path)
+    cache = dec.fdcache
+    cache.observe(Exec(1, 10, 10, "sh", "/bin/sh"))
+    cache.observe(FdExec(2, 10, 10, 0b100111, 64))         # 0, 1, 2 and 5 open
+    assert cache.known_text(10, 255) is None and cache.known_text(10, 3) is None
+    assert cache.get(10, 6) == "/six"                      # what /proc shows: TIOCGPTPEER's
+    assert cache.known_text(10, 6) == "</six>"             # then the table's
+    assert cache.known_text(10, 5) == "</five>"            # open: /proc says what
+    dec.decode(call("openat", (AT_FDCWD & 0xFFFFFFFF, 0, 0), 4))  # path not captured
+    assert cache.known_text(10, 4) == "</later4>"
+    dec.decode(call("close", (4,)))
+    dec.decode(call("close", (5,)))
+    assert cache.known_text(10, 4) is None and cache.known_text(10, 5) is None
+    # a call that failed with EBADF prints its closed fd bare; dup2's new fd too
+    assert dec.decode(call("fcntl", (3, 1), -9)).args[0] == "3"
+    assert dec.decode(call("dup2", (1, 255), 255)).args[1] == "255"
+    dec.decode(call("dup2", (1, 7), 7))
+    dec.decode(call("close_range", (6, 0xFFFFFFFF, 0)))
+    assert cache.known_text(10, 7) is None
+    cache.observe(Fork(3, 10, 10, 11, 11))
+    fake_proc(tmp_path, 11, {8: "/eight"})
+    assert cache.known_text(11, 8) is None                 # the parent's knowledge
+    dec.decode(call("recvmsg", (0, 0x10, 0), 1))
+    assert cache.known_text(10, 8) == "</eight>"           # maybe an SCM_RIGHTS fd
+
+
+def test_unlink_marks_the_fds_open_on_the_name_deleted(tmp_path: Path) -> None:
+    """unlink, unlinkat and rmdir: the fds of every process open on the removed name
+    print ``(deleted)``; a symlink removed leaves the file it names (its last part is
+    not resolved, even when an open resolved the same name before)."""
+    links = {"/d/link": "/d/file"}
+    cache = FdCache(str(tmp_path), realpath=lambda p: links.get(p, os.path.normpath(p)))
+    dec = SyscallDecoder(X64, fd_paths=True, fdcache=cache)
+    for tgid in (10, 11):
+        dec.track(FdSnapshot(0, tgid, (), "/d"))
+    dec.decode(call("openat", (AT_FDCWD & 0xFFFFFFFF, 0, 0), 3, caps=(path(1, b"link"),)))
+    dec.decode(call("openat", (AT_FDCWD & 0xFFFFFFFF, 0, 0), 4, caps=(path(1, b"gone"),)))
+    dec.decode(call("openat", (AT_FDCWD & 0xFFFFFFFF, 0, 0), 5, tgid=11,
+                    caps=(path(1, b"/d/gone"),)))
+    dec.decode(call("unlink", (0,), 0, caps=(path(0, b"link"),)))
+    dec.decode(call("unlinkat", (AT_FDCWD & 0xFFFFFFFF, 0, 0), -2, caps=(path(1, b"file"),)))
+    dec.decode(call("openat", (AT_FDCWD & 0xFFFFFFFF, 0, 0), 6, caps=(path(1, b"sub"),)))
+    dec.decode(call("unlinkat", (6, 0, 0), 0, caps=(path(1, b"../gone"),)))
+    assert cache.peek(10, 3) == "/d/file"
+    assert cache.peek(10, 4) == cache.peek(11, 5) == "/d/gone (deleted)"
+    assert cache.text(11, 5) == "</d/gone>(deleted)"
+
+
+def test_opens_of_proc_self_name_the_traced_process(tmp_path: Path) -> None:
+    dec = decoder(tmp_path)
+    dec.track(FdSnapshot(0, 10, (), "/"))
+    dec.decode(call("openat", (AT_FDCWD & 0xFFFFFFFF, 0, 0), 3,
+                   caps=(path(1, b"/proc/self/status"),)))
+    dec.decode(call("openat", (AT_FDCWD & 0xFFFFFFFF, 0, 0), 4,
+                   caps=(path(1, b"/proc/thread-self/stat"),)))
+    dec.decode(call("openat", (AT_FDCWD & 0xFFFFFFFF, 0, 0), 5, caps=(path(1, b"/proc"),)))
+    dec.decode(call("openat", (5, 0, 0), 6, caps=(path(1, b"self/maps"),)))
+    dec.decode(call("openat", (AT_FDCWD & 0xFFFFFFFF, 0, 0), 3, tgid=12,
+                   caps=(path(1, b"/proc/self/status"),)))
+    got = [dec.fdcache.peek(10, fd) for fd in (3, 4, 6)]
+    assert got == ["/proc/10/status", "/proc/10/task/10/stat", "/proc/10/maps"]
+    assert dec.fdcache.peek(12, 3) == "/proc/12/status"    # not the first one's answer
+
+
 def test_fork_copies_exit_drops(tmp_path: Path) -> None:
     cache = FdCache(str(tmp_path))
     cache.seed(FdSnapshot(0, 10, ((1, "/b"),), "/w"))

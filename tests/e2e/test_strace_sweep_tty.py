@@ -127,6 +127,8 @@ def test_sweep_tty_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             "ptrace(PTRACE_LISTEN, 1073741823) = -1 ESRCH",
             "ptrace(0xdeadbeef00000007 /* PTRACE_??? */, 1073741823, NULL, NULL) = -1 ESRCH",
             'prctl(PR_GET_NAME, "sweep_tty") = 0', 'prctl(PR_SET_NAME, "sweep-tty") = 0',
+            'prctl(PR_SET_NAME, "Reference Handl"...) = 0',
+            'prctl(PR_SET_NAME, "Reference Hand") = 0',
             "prctl(PR_SET_NAME, NULL) = -1 EFAULT", "prctl(PR_GET_PDEATHSIG, [SIGTERM]) = 0",
             "prctl(PR_SET_PDEATHSIG, 99) = -1 EINVAL", "prctl(PR_GET_PDEATHSIG, 0x1) = -1 EFAULT",
             "prctl(PR_GET_TIMERSLACK) = ", "prctl(PR_GET_SECUREBITS) = 0",

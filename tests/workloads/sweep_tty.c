@@ -447,6 +447,11 @@ static void prctl_calls(long hi) {
 
     syscall(SYS_prctl, PR_GET_DUMPABLE, 0L, 0L, 0L, 0L);
     syscall(SYS_prctl, PR_GET_NAME, name, 0L, 0L, 0L);
+    /* a name of TASK_COMM_LEN - 1 bytes and its NUL (a thread name a JVM cuts to
+     * fit), one byte shorter, and the 16 bytes with no NUL */
+    syscall(SYS_prctl, PR_SET_NAME, "Reference Handl", 0L, 0L, 0L);
+    syscall(SYS_prctl, PR_SET_NAME, "Reference Hand", 0L, 0L, 0L);
+    syscall(SYS_prctl, PR_SET_NAME, "Reference Handler", 0L, 0L, 0L);
     syscall(SYS_prctl, PR_SET_NAME, "sweep-tty", 0L, 0L, 0L);
     syscall(SYS_prctl, PR_SET_NAME, NULL, 0L, 0L, 0L);
     syscall(SYS_prctl, PR_GET_NAME, NULL, 0L, 0L, 0L);

@@ -78,6 +78,7 @@ __all__ = ["SyscallDecoder", "kinds_for"]
 ArgFn = Callable[["SyscallDecoder", Syscall, int], "str | None"]
 _M32 = 0xFFFFFFFF
 _MEMO_MAX = 4096        # entries per text memo; a full memo is emptied
+_EBADF = 9             # include/uapi/asm-generic/errno-base.h
 
 
 class _ArchConsts:
@@ -876,6 +877,7 @@ class SyscallDecoder:
         self._errors: dict[int, str] = {}
         self._done: dict[tuple[object, ...], tuple[Decoded, _Deps, _Deps]] = {}
         self._deps: list[tuple[int, str | None]] | None = None
+        self._ebadf = False     # the call being decoded failed with EBADF
         self._fd_paths = fd_paths
         self._string_limit = string_limit
         # -e abbrev= / -e verbose= (strace's qual_flg): the (native, i386) numbers of the
@@ -1022,7 +1024,9 @@ class SyscallDecoder:
         number (``AT_FDCWD</home/u>``); ``known_only``: from the fd table only, never
         /proc."""
         if self.fd_paths and (fd >= 0 or fd == AT_FDCWD):
-            deco = self.fdcache.known_text(tgid, fd) if known_only else \
+            # a call that failed with EBADF names its fds as the table had them: a
+            # closed one may be open again in /proc by the time the call is decoded
+            deco = self.fdcache.known_text(tgid, fd) if known_only or self._ebadf else \
                 self.fdcache.text(tgid, fd)
             if self._deps is not None:
                 self._deps.append((fd, deco))
@@ -1080,8 +1084,10 @@ class SyscallDecoder:
                 self.update_fds(ev, call)   # pipe's fds are printed among its arguments
             self.full = call.full
             # a resumed call's arguments are unknown, unless read at its exit
+            self._ebadf = ev.ret == -_EBADF
             args = () if flags & SC_RESUMED and not flags & SC_ATTACHED else \
                 call.args(self, ev)
+            self._ebadf = False
             arg_fds = tuple(deps)
             deps.clear()
             if call.fd_action and self._fd_paths and not call.fds_in_args:

@@ -29,7 +29,16 @@ forgets them (read from /proc on the next use).
 # Some facts about /proc/<tgid>/fd
 
 A miss reads /proc once; one that finds nothing is cached as unknown too, so a hot loop
-on a bad fd costs one readlink. The link is read when the event is decoded, not when the
+on a bad fd costs one readlink. A process whose FdExec said which fds its exec left open
+knows its closed fds from then on (those fds, and the ones its calls made since, less
+those it closed): :meth:`FdCache.known_text` (dup2's new fd, the fd of a call that failed
+with EBADF) prints a closed fd bare without /proc, where a later fd of that number may
+be open by the time the call is decoded (bash's ``fcntl(255, F_GETFD)`` and ``dup2(3,
+255)`` after an exec, an ``fcntl`` on a closed fd that an open takes again at once). A
+call that can make fds no call returns (``recvmsg``'s SCM_RIGHTS, io_uring's opens)
+ends that.
+An open of ``/proc/self/...`` or ``/proc/thread-self/...`` is named with the traced
+task's pid, as /proc/PID/fd shows it. The link is read when the event is decoded, not when the
 call ran: a short-lived process is gone by then, which is why a trace snapshots its
 targets at attach (FdSnapshot) and reads what new fds are as their records arrive
 (FdTargets). ENOENT/ESRCH mean the fd or the process is gone: "unknown", not an error.
@@ -101,9 +110,15 @@ _ANON_TARGETS = {
 }
 _SOCKET_STATE = frozenset({"bind", "connect", "listen"})
 #: calls besides those returning an fd whose effect on the table apply_call follows
+#: calls that may make fds no call returns (SCM_RIGHTS; io_uring's opens, direct or not):
+#: after one, what the process's exec left open no longer says which fds are closed
+_FD_INSTALLERS = frozenset({"recvmsg", "recvmmsg", "io_uring_enter", "io_uring_enter2"})
+#: calls that remove a name: the fds open on it are ``PATH (deleted)`` in /proc from then
+#: on (the argument that holds the path)
+_UNLINKS = {"unlink": 0, "unlinkat": 1, "rmdir": 0}
 TRACKED_CALLS = frozenset({"close", "close_range", "dup", "dup2", "dup3", "fcntl", "fcntl64",
                            *_OPENS, "chdir", "fchdir", *_FD_PAIRS, *_SOCKET_STATE,
-                           "accept", "accept4", "socket"})
+                           "accept", "accept4", "socket", *_FD_INSTALLERS, *_UNLINKS})
 
 
 #: calls whose records carry what their fds are, read in the kernel as the call entered
@@ -115,6 +130,23 @@ DESCRIBED_CALLS = frozenset({"socket", "socketpair", "pipe", "pipe2", "bind", "c
                              # i386 socketcall's (tracekit.kernel.syscalls)
                              "send", "recv"})
 _S_IFMT, _S_IFIFO, _S_IFSOCK = 0o170000, 0o010000, 0o140000
+
+
+def _own_proc(path: str, tgid: int, tid: int) -> str:
+    """``path`` with a leading /proc/self or /proc/thread-self named as the traced task
+    sees them (``/proc/TGID``, ``/proc/TGID/task/TID``), what /proc/PID/fd shows for a
+    file opened through them; tracekit's own realpath would name tracekit. ``path``
+    itself (the same object) when it names neither."""
+    if not path.startswith("/proc/"):
+        return path
+    head, sep, rest = path[6:].partition("/")
+    if head == "self":
+        own = str(tgid)
+    elif head == "thread-self":
+        own = f"{tgid}/task/{tid}"
+    else:
+        return path
+    return f"/proc/{own}{sep}{rest}"
 
 
 def socket_calls() -> frozenset[str]:
@@ -195,6 +227,13 @@ class FdCache:
         # processes whose table holds every fd they have (seeded from an FdSnapshot, or
         # forked from one that did): an fd not in it is closed, /proc need not be asked
         self._whole: set[int] = set()
+        # processes whose fds are known since their exec: bit n set when fd n was open
+        # after it (FdExec) or was made since; a clear bit is a closed fd, which
+        # known_text then need not read from /proc (where a later fd of that number may
+        # be open by the time the call that named the closed one is decoded). Calls
+        # that make fds without returning them (ioctl TIOCGPTPEER, bpf, clone's pidfd)
+        # leave bits clear, so only the lookups of known_text believe it
+        self._since_exec: dict[int, int] = {}
         self._pending: dict[tuple[int, int], FdTargets] = {}    # (tid, ts_ns) -> targets
         self._socks: dict[int, str] = {}        # inode -> strace -yy text
         self._stale: set[int] = set()           # inodes whose text must be asked again
@@ -287,7 +326,19 @@ class FdCache:
         :meth:`text` does."""
         if tgid in self._whole:
             return self._text_of(self.peek(tgid, fd))
+        if fd != AT_FDCWD and self.closed_since_exec(tgid, fd):
+            return None
         return self.text(tgid, fd)
+
+    def closed_since_exec(self, tgid: int, fd: int) -> bool:
+        """Whether ``fd`` is closed as far as the calls since the process's exec tell
+        (the FdExec's bitmap, the fds calls made since, those closed since): a call that
+        names it can be printed without /proc, where a later fd of that number may be
+        open by the time the call is decoded. False when not known."""
+        if fd in self._tables.get(tgid, ()):
+            return False
+        bits = self._since_exec.get(tgid)
+        return bits is not None and not (fd >= 0 and bits >> fd & 1)
 
     def _text_of(self, target: str | None) -> str | None:
         if target is None:
@@ -348,12 +399,29 @@ class FdCache:
         if table is None:
             table = self._tables[tgid] = {}
         table[fd] = target
+        self._made(tgid, fd)
 
     def forget(self, tgid: int, fd: int) -> None:
-        """Drop one entry (close; an fd returned by a call whose target is not known)."""
+        """Drop one entry (an fd returned by a call whose target is not known)."""
         table = self._tables.get(tgid)
         if table is not None:
             table.pop(fd, None)
+        self._made(tgid, fd)
+
+    def closed(self, tgid: int, fd: int) -> None:
+        """``fd`` was closed (close(2)): its entry goes, and a process whose fds are
+        known since its exec knows it closed."""
+        table = self._tables.get(tgid)
+        if table is not None:
+            table.pop(fd, None)
+        bits = self._since_exec.get(tgid)
+        if bits is not None and fd >= 0:
+            self._since_exec[tgid] = bits & ~(1 << fd)
+
+    def _made(self, tgid: int, fd: int) -> None:
+        bits = self._since_exec.get(tgid)
+        if bits is not None and fd >= 0:
+            self._since_exec[tgid] = bits | 1 << fd
 
     def dup(self, tgid: int, old: int, new: int) -> None:
         """``new`` refers to what ``old`` does (dup2/dup3/F_DUPFD), if that is cached."""
@@ -365,6 +433,7 @@ class FdCache:
             table.pop(new, None)
         else:
             table[new] = target
+        self._made(tgid, new)
 
     def forget_range(self, tgid: int, first: int, last: int) -> None:
         """Drop the entries of fds ``first`` to ``last`` (close_range(2)); the others stay."""
@@ -372,6 +441,10 @@ class FdCache:
         if table is not None:
             for fd in [fd for fd in table if first <= fd <= last]:
                 del table[fd]
+        bits = self._since_exec.get(tgid)
+        if bits is not None and first <= last:
+            top = min(last, bits.bit_length())
+            self._since_exec[tgid] = bits & ~(((1 << (top + 1)) - 1) ^ ((1 << first) - 1))
 
     def copy_process(self, parent: int, child: int) -> None:
         """``child`` starts with what ``parent``'s table holds (fork without CLONE_FILES
@@ -384,6 +457,11 @@ class FdCache:
         table = self._tables.get(parent)
         if table is not None:
             self._tables[child] = dict(table)
+        bits = self._since_exec.get(parent)
+        if bits is not None and table is not None:
+            self._since_exec[child] = bits
+        else:
+            self._since_exec.pop(child, None)
         if parent in self._whole and table is not None:
             self._whole.add(child)
         else:
@@ -400,6 +478,7 @@ class FdCache:
         self._cwd.pop(tgid, None)
         self._stash.pop(tgid, None)
         self._whole.discard(tgid)
+        self._since_exec.pop(tgid, None)
 
     def set_cwd(self, tgid: int, path: str | None) -> None:
         """The working directory is now ``path`` (None: read /proc on the next need)."""
@@ -412,6 +491,7 @@ class FdCache:
         """``tgid`` exec'd: its close-on-exec fds are gone, which the FdExec that
         follows says; until then (and for ever without one) the table is empty."""
         self._stash[tgid] = self._tables.pop(tgid, {})
+        self._since_exec.pop(tgid, None)
 
     def exec_fds(self, tgid: int, open_fds: int, nbits: int) -> None:
         """Keep of the table the exec left only the fds open after it (bit n of
@@ -421,13 +501,22 @@ class FdCache:
             base = self._tables.get(tgid, {})
         kept: dict[int, str | None] = {fd: t for fd, t in base.items()
                                        if 0 <= fd < nbits and open_fds >> fd & 1}
-        kept.update(self._tables.get(tgid, {}))
+        made = self._tables.get(tgid, {})
+        kept.update(made)
         self._tables[tgid] = kept
+        # fds below nbits are open as the bits say; none at or above it is (nbits is the
+        # size of the fd table); the calls decoded since the exec add theirs
+        bits = open_fds & ((1 << nbits) - 1)
+        for fd in made:
+            if fd >= 0:
+                bits |= 1 << fd
+        self._since_exec[tgid] = bits
 
     def seed(self, snap: FdSnapshot) -> None:
         """A process's whole table and working directory, read at once (FdSnapshot)."""
         self._tables[snap.tgid] = dict(snap.fds)
         self._whole.add(snap.tgid)
+        self._since_exec.pop(snap.tgid, None)
         if snap.cwd is not None:
             self._cwd[snap.tgid] = snap.cwd
         self._learn_sockets(snap.sockets)
@@ -469,9 +558,15 @@ class FdCache:
         tgid, ret = ev.tgid, ev.ret
         pending = self._pending.pop((ev.tid, ev.ts_ns), None) if self._pending else None
         if name == "close":
-            self.forget(tgid, signed(ev.args[0], 32))
+            self.closed(tgid, signed(ev.args[0], 32))
             return
         if ret < 0:
+            return
+        if name in _FD_INSTALLERS:
+            self._since_exec.pop(tgid, None)    # misses read /proc again
+            return
+        if name in _UNLINKS:
+            self._unlinked(ev, _UNLINKS[name])
             return
         if pending is not None:
             self._learn_sockets(pending.sockets)
@@ -513,10 +608,8 @@ class FdCache:
         if self._pending:
             self.apply_call(ev, "close", ret_fd=False)
             return
-        table = self._tables.get(ev.tgid)
-        if table is not None:
-            fd = ev.args[0] & 0xFFFF_FFFF
-            table.pop(fd - (1 << 32) if fd & 0x8000_0000 else fd, None)
+        fd = ev.args[0] & 0xFFFF_FFFF
+        self.closed(ev.tgid, fd - (1 << 32) if fd & 0x8000_0000 else fd)
 
     def apply_open(self, ev: Syscall, name: str, path_arg: int) -> None:
         """:meth:`apply_call` for a call ``name`` of :data:`_OPENS` (``path_arg``: the
@@ -536,12 +629,17 @@ class FdCache:
             if not data or data[0] != 0x2F:         # not "/...": apply_call's way
                 self.apply_call(ev, name, ret_fd=True, path_arg=path_arg)
                 return
-            target = self._resolve(data.decode("utf-8", "surrogateescape"))
-            self._abs[data] = target
+            path = data.decode("utf-8", "surrogateescape")
+            own = _own_proc(path, ev.tgid, ev.tid)
+            target = self._resolve(own)
+            if own is path:
+                self._abs[data] = target        # not /proc/self: the same for all
         table = self._tables.get(ev.tgid)
         if table is None:
             table = self._tables[ev.tgid] = {}
         table[ret] = target
+        if self._since_exec:
+            self._made(ev.tgid, ret)
 
     def learn(self, ev: Syscall, *, at_exit: bool) -> bool:
         """Apply what the call's fds were when it entered (``at_exit`` False: before its
@@ -641,10 +739,12 @@ class FdCache:
         self.set(ev.tgid, ev.ret, target)
         return True
 
-    def _open_target(self, ev: Syscall, path_arg: int) -> str | None:
+    def _open_target(self, ev: Syscall, path_arg: int, *, last_as_is: bool = False
+                     ) -> str | None:
         """An open's path as /proc would show it: joined to the working directory or to
-        the dirfd's target, symlinks resolved; None when the path was not captured whole
-        or its base is not a known directory."""
+        the dirfd's target, symlinks resolved (``last_as_is``: but in its last part, the
+        name an unlink removed); None when the path was not captured whole or its base
+        is not a known directory."""
         data = None
         for c in ev.caps:
             if c.arg == path_arg:
@@ -660,7 +760,27 @@ class FdCache:
             if not base or base[0] != "/":
                 return None
             path = base.rstrip("/") + "/" + path
+        path = _own_proc(path, ev.tgid, ev.tid)
+        if last_as_is:
+            head, _, last = path.rstrip("/").rpartition("/")
+            if last in ("", ".", ".."):
+                return None
+            return self._resolve(head or "/").rstrip("/") + "/" + last
         return self._resolve(path)
+
+    def _unlinked(self, ev: Syscall, path_arg: int) -> None:
+        """A name was removed: every fd open on it, in every process, names it
+        ``PATH (deleted)`` from now on, as /proc/PID/fd does (the name resolved as an
+        open's, its last part as written: a symlink removed is not the file it named)."""
+        path = self._open_target(ev, path_arg, last_as_is=True)
+        if not path or path[0] != "/":
+            return
+        gone = path + " (deleted)"
+        for table in self._tables.values():
+            if path in table.values():
+                for fd, target in table.items():
+                    if target == path:
+                        table[fd] = gone
 
     def _resolve(self, path: str) -> str:
         got = self._real.get(path)
@@ -690,7 +810,7 @@ class FdCache:
                 self.set_cwd(ev.tgid, None)
                 return
             path = base.rstrip("/") + "/" + path
-        self.set_cwd(ev.tgid, self._resolve(path))
+        self.set_cwd(ev.tgid, self._resolve(_own_proc(path, ev.tgid, ev.tid)))
 
     def _learn_sockets(self, sockets: tuple[tuple[int, str], ...]) -> None:
         if len(self._socks) >= _MEMO_MAX:
@@ -728,6 +848,7 @@ class FdCache:
         self._whole.clear()
         self._cwd.clear()
         self._stash.clear()
+        self._since_exec.clear()
 
     def close(self) -> None:
         """Close the facts reader's sock_diag socket (a later use opens it again)."""

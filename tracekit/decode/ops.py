@@ -247,10 +247,13 @@ def _prctl_arg(d: SyscallDecoder, ev: Syscall, kind: str, v: int) -> str:
         cap = _readable(next(iter(_caps(ev, 1, CAP_STR)), None))
         if cap is None:
             return pointer(v)
-        # strace's printstr_ex: at most TASK_COMM_LEN - 1 bytes, and at most -s
+        # strace's printstr_ex: at most TASK_COMM_LEN - 1 bytes, and at most -s. Cut at
+        # -s, "..." when the string goes on past it; cut at 15, strace reads no 16th
+        # byte: "..." when no NUL is among the 15 (a 15-byte name and its NUL too)
         limit = min(TASK_COMM_LEN - 1, d.string_limit)
-        return quote(cap.data[:limit], more=len(cap.data) > limit
-                     or bool(cap.flags & CAPF_TRUNC and len(cap.data) >= limit))
+        more = (len(cap.data) >= limit if limit == TASK_COMM_LEN - 1
+                else len(cap.data) > limit)
+        return quote(cap.data[:limit], more=more)
     if kind == "name_out":
         strs = _caps(ev, 1, CAP_STR)
         cap = _readable(strs[-1]) if len(strs) >= 2 and succeeded(ev) else None
