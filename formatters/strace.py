@@ -401,6 +401,8 @@ class StraceFormatter(TextSink):
         super().__init__(out)
         self.decoder = decoder if decoder is not None else SyscallDecoder(
             fd_paths=fd_paths, string_limit=string_limit)
+        # calls newer than strace 6.1 as it prints them: syscall_0x1c3(0x3, ...)
+        self.decoder.strace61_names = True
         self.wall_offset_ns = (time.time_ns() - time.monotonic_ns()
                                if wall_offset_ns is None else wall_offset_ns)
         self.utc_offset_s = utc_offset_s

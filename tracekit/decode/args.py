@@ -55,7 +55,13 @@ from tracekit.decode import (
     structs_proc as SP,
     structs_task,
 )
-from tracekit.decode.argspec import ARGSPEC, ARGSPEC32, SAME_LAYOUT32
+from tracekit.decode.argspec import (
+    ARGSPEC,
+    ARGSPEC32,
+    NEWER_FD_CALLS,
+    NEWER_THAN_STRACE61,
+    SAME_LAYOUT32,
+)
 from tracekit.decode.argtypes import kind_of, narrowed
 from tracekit.decode.captures import abbreviated, capture, capture_out, decoded_in, decoded_out
 from tracekit.decode.fdcache import AT_FDCWD, DESCRIBED_CALLS, OPENS, TRACKED_CALLS, FdCache
@@ -788,22 +794,26 @@ _DEREF_RETS = {"poll": "poll_addr", "ppoll": "poll_addr", "select": "select_addr
 
 class _Call:
     __slots__ = ("name", "fns", "special", "ret", "generic", "fd_action", "path_arg", "args",
-                 "fds_in_args", "described", "fd_kind", "full")
+                 "fds_in_args", "described", "fd_kind", "full", "ret_fd")
 
     def __init__(self, name: str, fns: tuple[ArgFn, ...], special: SpecialFn | None, ret: str,
-                 generic: int, full: bool = False) -> None:
+                 generic: int, full: bool = False, ret_fd: bool = False) -> None:
         self.name, self.fns, self.special, self.ret, self.generic = (
             name, fns, special, ret, generic)
         # strace's abbrev(tcp) false: every field of its structures (-v, -e abbrev=)
         self.full = full
+        # it returns a new fd (also when printed as strace 6.1 prints a call it does not
+        # know: in hex, ``ret_fd`` given)
+        self.ret_fd = ret_fd or ret == "fd"
         # the call may change the fd table (tracekit.decode.fdcache.FdCache.apply_call)
-        self.fd_action = name in TRACKED_CALLS or ret == "fd"
+        self.fd_action = name in TRACKED_CALLS or self.ret_fd
         self.fds_in_args = name in _FDS_IN_ARGS
         # its record may say what its fds are, read in the kernel (FdCache.learn)
         self.described = name in DESCRIBED_CALLS
         self.path_arg = 0 if name in ("open", "creat") else 1
         # the fd cache's own path for the commonest changes (update_fds)
-        self.fd_kind = 1 if name == "close" else 2 if name in OPENS else 0
+        # (open_tree_attr printed as strace 6.1's syscall_0x1d3: its path is argument 1)
+        self.fd_kind = 1 if name == "close" else 2 if name in OPENS or ret_fd else 0
         self.args = _args_fn(fns, special, generic)
 
 
@@ -887,6 +897,20 @@ class SyscallDecoder:
         self.full = False
         # each thread's last call: what restart_syscall resumes (strace's s_prev_ent)
         self._prev: dict[int, str] = {}
+        self._strace61_names = False
+
+    @property
+    def strace61_names(self) -> bool:
+        """Calls newer than strace 6.1 (:data:`NEWER_THAN_STRACE61`) are named and printed
+        as strace 6.1 prints a number it does not know (``syscall_0x1c3``, every register
+        in hex), not by their own names and C types (the strace format's choice)."""
+        return self._strace61_names
+
+    @strace61_names.setter
+    def strace61_names(self, on: bool) -> None:
+        self._strace61_names = on
+        self._calls.clear()
+        self._done.clear()
 
     @property
     def fd_paths(self) -> bool:
@@ -958,7 +982,9 @@ class SyscallDecoder:
             return got
         table = self.compat_table if compat else self.table
         name = table.name(nr) if table is not None else None
-        if name is None or table is None or table.nr(name) is None:
+        ret_fd = name in NEWER_FD_CALLS
+        if name is None or table is None or table.nr(name) is None or (
+                self._strace61_names and name in NEWER_THAN_STRACE61):
             name = f"syscall_{nr:#x}"       # a number no call has: strace 6.1's spelling
         spec = (ARGSPEC32.get(name) if compat else None) or ARGSPEC.get(name)
         generic = 0
@@ -989,6 +1015,7 @@ class SyscallDecoder:
                               for i, k in enumerate(kinds))
         if name.startswith("syscall_"):
             generic = -6 if generic in (0, 6) else -generic     # unknown: counted
+            kinds, ret = (), "x"        # strace: every register, the return in hex
         # a spec whose last kind is a SPECIAL one decodes every argument with it; the
         # kinds before it only say what the first arguments are (fcntl's fd, for -P)
         special = SPECIAL.get(kinds[-1]) if kinds else None
@@ -1000,7 +1027,8 @@ class SyscallDecoder:
             ret = _DEREF_RETS.get(ret, ret)
         fns = () if special else tuple(kind_fns[k] for k in kinds)
         full = self._abbrev is not None and nr not in self._abbrev[compat]
-        got = self._calls[key] = _Call(name, fns, special, ret, generic, full)
+        got = self._calls[key] = _Call(name, fns, special, ret, generic, full,
+                                       ret_fd and name.startswith("syscall_"))
         return got
 
     def arg_total(self, nr: int, compat: bool) -> int | None:
@@ -1155,7 +1183,7 @@ class SyscallDecoder:
             self.fdcache.apply_open(ev, call.name, call.path_arg)
             return
         self.fdcache.apply_call(
-            ev, call.name, ret_fd=call.ret == "fd", path_arg=call.path_arg,
+            ev, call.name, ret_fd=call.ret_fd, path_arg=call.path_arg,
             dupfd=call.name in ("fcntl", "fcntl64")
             and ev.args[1] & _M32 in self.consts.fcntl_dup)
 

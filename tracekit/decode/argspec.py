@@ -132,7 +132,8 @@ result in a zero-extended register: ``4294967258 ENOSYS (Function not implemente
 
 from __future__ import annotations
 
-__all__ = ["ARGSPEC", "ARGSPEC32", "SAME_LAYOUT32", "ArgSpec"]
+__all__ = ["ARGSPEC", "ARGSPEC32", "NEWER_FD_CALLS", "NEWER_THAN_STRACE61", "SAME_LAYOUT32",
+           "ArgSpec"]
 
 ArgSpec = tuple[tuple[str, ...], str]
 
@@ -506,3 +507,18 @@ offset split in two registers, low half first): name -> (argument kinds, return 
 the others take :data:`ARGSPEC`'s."""
 ARGSPEC.update({alias: ARGSPEC[native] for alias, native in _I386_ALIASES.items()
                 if native in ARGSPEC})
+
+
+#: calls of later kernels than strace 6.1's table knows (Linux 6.5's cachestat on: the
+#: numbers from 451, and x86_64's uretprobe and uprobe): strace 6.1 prints them as a
+#: number it has no entry for, ``syscall_0x1c3(0x3, 0x7ffd..., 0, 0, 0x73, 0x1)`` with
+#: all six registers in hex and the return value in hex (``= 0xa``)
+NEWER_THAN_STRACE61 = frozenset("""
+    cachestat fchmodat2 map_shadow_stack futex_wake futex_wait futex_requeue statmount
+    listmount lsm_get_self_attr lsm_set_self_attr lsm_list_modules mseal setxattrat
+    getxattrat listxattrat removexattrat open_tree_attr file_getattr file_setattr listns
+    rseq_slice_yield uretprobe uprobe
+""".split())
+#: those that return a new fd: the fd cache learns it all the same (strace -yy shows it
+#: later, in ``close(4</path>)``)
+NEWER_FD_CALLS = frozenset({"open_tree_attr"})
