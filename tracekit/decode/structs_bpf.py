@@ -297,7 +297,8 @@ def _link_tail(attr: bytes, fl: F.ArchFlags) -> tuple[str | None, int]:
 def format_bpf_attr(cmd: str, data: bytes, size: int, fl: F.ArchFlags,
                     out: bytes | None = None, out_ok: bool = False,
                     text: bytes | None = None,
-                    derefs: Mapping[int, Deref] | None = None) -> str | None:
+                    derefs: Mapping[int, Deref] | None = None, full: bool = False
+                    ) -> str | None:
     """The attr of command ``cmd`` (a BPF_CMDS name) as strace prints it.
 
     Args:
@@ -310,6 +311,10 @@ def format_bpf_attr(cmd: str, data: bytes, size: int, fl: F.ArchFlags,
         BPF_ATTR_STR_CAP bytes it points to when readable; None when not read.
       derefs: what pointers inside the attr point to, by their byte offset (the
         license at 16, log_buf at 32, the BTF at 0: TK_SPEC_PTR_AT captures).
+      full: strace -v (not abbreviated): an empty program's ``insns=[]`` (strace's
+        print_array of no element, not NULL: it reads nothing), and nonzero bytes past the
+        member as ``extra_data="\\x05..." /* bytes 16..23 */`` (every byte of them, in
+        hex) where the abbreviated attr prints ``...``.
 
     Returns:
       ``{map_type=..., ...}``; None when strace prints the address (module docstring).
@@ -339,6 +344,8 @@ def format_bpf_attr(cmd: str, data: bytes, size: int, fl: F.ArchFlags,
         if size <= start:
             break
         field = _field(kind, attr, off, fl, wrote, map_flags, size, text, derefs)
+        if full and name == "insns" and not _u(attr, 4) and _u(attr, 8, 8):
+            field = "[]"                # insn_cnt 0: an empty array (NULL stays NULL)
         if field is not None:
             parts.append(f"{name}={field}")
     if cmd == "BPF_LINK_CREATE" and size > msize:
@@ -350,7 +357,8 @@ def format_bpf_attr(cmd: str, data: bytes, size: int, fl: F.ArchFlags,
     wrapper = _WRAPPED.get(cmd)
     shown = "{" + (f"{wrapper}={{{body}}}" if wrapper else body)
     if any(data[msize:size]):
-        shown += ", ..."
+        shown += (f', extra_data={quote(data[msize:size], force_hex=True)} '
+                  f"/* bytes {msize}..{size - 1} */" if full else ", ...")
     shown += "}"
     if (cmd in _BATCHES and out_ok and out is not None and len(out) >= 36
             and _u(out, 32) != _u(attr, 32)):
@@ -365,7 +373,7 @@ def _k_bpf_attr(fl: F.ArchFlags) -> KindFn:
             return "NULL"
         cmd = fl.tables.BPF_CMDS.get(ev.args[0] & 0xFFFFFFFF)
         caps = [c for c in ev.caps if c.arg == i and not c.flags & CAPF_DEREF]
-        if cmd is None or d.full or not caps or caps[0].flags & CAPF_FAULT:
+        if cmd is None or not caps or caps[0].flags & CAPF_FAULT:
             return pointer(addr)
         # capture.py's order: the attr, the first word with what it points to, the attr
         # at exit
@@ -375,7 +383,7 @@ def _k_bpf_attr(fl: F.ArchFlags) -> KindFn:
         ok = succeeded(ev) or (cmd in _BATCHES and ev.ret == -_ENOENT)
         derefs = {off: dr for off in (0, 16, 32) if (dr := deref(ev, i, off)) is not None}
         text = format_bpf_attr(cmd, caps[0].data, ev.args[2] & 0xFFFFFFFF, fl, out, ok,
-                               string, derefs)
+                               string, derefs, d.full)
         return pointer(addr) if text is None else text
     return k
 
