@@ -115,7 +115,7 @@ class _ArchConsts:
         self.kinds = _kinds(f)
         self.ret_kinds = {**structs_io.ret_kinds(f), **ops.ret_kinds(f),
                           **flagwords.ret_kinds(f), **structs_task.ret_kinds(f),
-                          **structs_fs.ret_kinds(f)}
+                          **structs_fs.ret_kinds(f), **structs_bpf.ret_kinds(f)}
 
 
 @functools.cache
@@ -804,7 +804,7 @@ class _Call:
         self.full = full
         # it returns a new fd (also when printed as strace 6.1 prints a call it does not
         # know: in hex, ``ret_fd`` given)
-        self.ret_fd = ret_fd or ret == "fd"
+        self.ret_fd = ret_fd or ret in ("fd", "bpffd")
         # the call may change the fd table (tracekit.decode.fdcache.FdCache.apply_call)
         self.fd_action = name in TRACKED_CALLS or self.ret_fd
         self.fds_in_args = name in _FDS_IN_ARGS

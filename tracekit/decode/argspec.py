@@ -388,6 +388,7 @@ ioprio_get: ioprio_who d -> ioprio
 sched_getscheduler: d -> schedpolicy
 shmat: d p shmatflags -> x
 kcmp: d d kcmp
+bpf: bpfcmd bpfattr u32 -> bpffd
 quotactl: quotactl
 quotactl_fd: fd quotactl_fd
 sysfs: raw raw raw

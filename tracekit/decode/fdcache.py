@@ -99,6 +99,18 @@ _ANON_TARGETS = {
     "fanotify_init": "anon_inode:[fanotify]", "userfaultfd": "anon_inode:[userfaultfd]",
     "io_uring_setup": "anon_inode:[io_uring]", "perf_event_open": "anon_inode:[perf_event]",
 }
+#: bpf(2)'s commands that make an fd (enum bpf_cmd, include/uapi/linux/bpf.h) and what
+#: /proc shows for it (the name kernel/bpf/ gives anon_inode_getfd); None: BPF_OBJ_GET's,
+#: the pinned object's
+BPF_FD_TARGETS: dict[int, str | None] = {
+    0: "anon_inode:bpf-map", 14: "anon_inode:bpf-map",          # MAP_CREATE, MAP_GET_FD_BY_ID
+    5: "anon_inode:bpf-prog", 13: "anon_inode:bpf-prog",        # PROG_LOAD, PROG_GET_FD_BY_ID
+    18: "anon_inode:btf", 19: "anon_inode:btf",                 # BTF_LOAD, BTF_GET_FD_BY_ID
+    17: "anon_inode:bpf_link", 28: "anon_inode:bpf_link",       # RAW_TRACEPOINT_OPEN, LINK_CREATE
+    30: "anon_inode:bpf_link",                                  # LINK_GET_FD_BY_ID
+    32: "anon_inode:bpf-stats", 33: "anon_inode:bpf_iter",      # ENABLE_STATS, ITER_CREATE
+    7: None,                                                    # OBJ_GET
+}
 _SOCKET_STATE = frozenset({"bind", "connect", "listen"})
 #: calls besides those returning an fd whose effect on the table apply_call follows
 TRACKED_CALLS = frozenset({"close", "close_range", "dup", "dup2", "dup3", "fcntl", "fcntl64",
@@ -634,6 +646,16 @@ class FdCache:
         while the fd is open, known without /proc (the process may have closed it, or
         ended, before its record arrived). signalfd with an fd of its own changes that
         fd and makes none."""
+        if name == "bpf":
+            # by command: a map, a program, BTF, a link; a pinned object's is not known
+            cmd = ev.args[0] & 0xFFFFFFFF
+            if cmd not in BPF_FD_TARGETS:
+                return True             # no fd made: the table is as it was
+            target = BPF_FD_TARGETS[cmd]
+            if target is None:
+                return False
+            self.set(ev.tgid, ev.ret, target)
+            return True
         target = _ANON_TARGETS.get(name)
         if target is None or name in ("signalfd", "signalfd4") and \
                 signed(ev.args[0], 32) != -1:
