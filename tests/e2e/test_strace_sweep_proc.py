@@ -13,12 +13,15 @@ getitimer, prlimit64 and personality; then, in two children, the process-group a
 session calls and set_tid_address, and last move_pages and sethostname/setdomainname. Each call is
 made normally and with NULL, (void *)1, unknown constants, garbage in the high half
 of an int and -1 ids. tracekit traces ``strace -f -o FILE sweep_proc``, so both see
-the same calls: every line of every process must be equal.
+the same calls: every line of every process must be equal, also under ``-yy`` (pidfds as
+``3<pid:1234>``, pidfd_getfd's fd as the pidfd's process's, message queues as
+``3</name>``, signalfd4's own fd).
 """
 
 from __future__ import annotations
 
 import difflib
+import re
 import shutil
 from pathlib import Path
 
@@ -107,3 +110,19 @@ def test_sweep_proc_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             "prlimit64(1, RLIMIT_NOFILE, NULL, {rlim_cur=", "personality(0xffffffff) = ",
             "setsid() = -1 EPERM", "setpriority(PRIO_PGRP, 0, "):
         assert want in text, want
+
+
+def test_sweep_proc_under_yy(tmp_path: Path) -> None:
+    s_procs, t_procs = one_run_both(build(tmp_path, "sweep_proc"), tmp_path, ["-yy"])
+    diffs = []
+    for pid, s_lines in s_procs.items():
+        t_lines = t_procs.get(pid, [])
+        if t_lines != s_lines:
+            diffs.extend(difflib.unified_diff(s_lines, t_lines, f"strace {pid}",
+                                              f"tracekit {pid}", lineterm="", n=0))
+    assert not diffs, "\n".join(diffs)
+    text = "\n".join(line for lines in s_procs.values() for line in lines)
+    assert re.search(r"pidfd_open\(\d+, 0\) = 3<pid:\d+>", text)
+    assert re.search(r"pidfd_getfd\(3<pid:\d+>, 0</dev/null<char 1:3>>, 0\) = 4</dev/null", text)
+    assert re.search(r"mq_open\(\"tracekit-sweep-\d+\", .*\) = 3</tracekit-sweep-\d+>", text)
+    assert "signalfd4(3<anon_inode:[signalfd]>, [USR2], 8, 0) = 3<anon_inode:[signalfd]>" in text

@@ -197,6 +197,15 @@ def k_newfd(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return d.fd_text(ev.tgid, _fd(ev.args[i]), known_only=True)
 
 
+def k_pidfdfd(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """pidfd_getfd's fd: an fd of the process the pidfd (argument 0) refers to, decorated
+    as that process's (strace's printfd_pid); a plain number when the pidfd is not one
+    the fd table knows."""
+    fd = _fd(ev.args[i])
+    pid = d.fdcache.pidfd_owner(ev.tgid, _fd(ev.args[0])) if d.fd_paths else None
+    return str(fd) if pid is None else d.fd_text(pid, fd)
+
+
 def k_dirfd(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     fd = _fd(ev.args[i])
     if fd == d.flags.AT_FDCWD:      # strace -y: AT_FDCWD</the/working/directory>
@@ -571,7 +580,8 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
     return {
         "d": k_d, "ld": k_ld, "u": k_u, "u64": k_u, "x": k_x, "raw": k_x, "p": k_p,
         "parr_ret": k_parr_ret,
-        "fd": k_fd, "newfd": k_newfd, "dirfd": k_dirfd, "off64": k_off64, "loff_out": k_loff_out,
+        "fd": k_fd, "newfd": k_newfd, "pidfdfd": k_pidfdfd, "dirfd": k_dirfd,
+        "off64": k_off64, "loff_out": k_loff_out,
         "path": k_path, "str": k_str, "strr": k_bufr, "bufw": k_bufw, "bufr": k_bufr,
         "utsname_in": k_utsname_in,
         "bufrx": k_bufrx, "bufrn": k_bufrn, "argv": k_argv, "envp": k_envp, "sockaddr": k_sockaddr,

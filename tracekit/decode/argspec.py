@@ -14,6 +14,7 @@ undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit.decode.a
                       does not decode: ``rseq(0, 0x20, 0, 0x53053053)``)
 ``fd`` ``dirfd``      an fd (``3</etc/passwd>`` with fd paths); dirfd: ``AT_FDCWD``;
 ``newfd``             dup2's target: decorated only from the fd table (what it was)
+``pidfdfd``           pidfd_getfd's fd: decorated as the pidfd's process's fd
 ``path`` ``str``      captured string (path: whole; str: cut at the string limit)
 ``bufw`` ``bufr``     buffer whose length is the next arg (write: at entry) or the
                       return value (read: shown when the call succeeded); ``bufrx``:
@@ -411,6 +412,8 @@ mq_notify: fd sigevent
 mq_timedsend: fd bufw u u32 timespec
 mq_timedreceive: fd bufr u uint_out timespec
 pidfd_send_signal: fd sig siginfo_in x32
+pidfd_open: d pidfdflags -> fd
+pidfd_getfd: fd pidfdfd x32 -> fd
 process_vm_readv: d iovr u iovaddr u u
 process_vm_writev: d iovw u iovaddr u u
 process_madvise: fd iovaddr u madv x32
