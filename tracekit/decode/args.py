@@ -1057,9 +1057,10 @@ class SyscallDecoder:
                 known_only: bool = False) -> str:
         """``3`` or, with fd paths, ``3</etc/passwd>`` (strace -yy; :meth:`FdCache.text
         <tracekit.decode.fdcache.FdCache.text>`); ``name`` is printed instead of the
-        number (``AT_FDCWD</home/u>``); ``known_only``: from the fd table only, never
-        /proc."""
-        if self.fd_paths and (fd >= 0 or fd == AT_FDCWD):
+        number (``AT_FDCWD</home/u>``: the working directory only then; strace's printfd
+        decorates no negative fd, ``open_by_handle_at(-100, ...)``); ``known_only``: from
+        the fd table only, never /proc."""
+        if self.fd_paths and (fd >= 0 or fd == AT_FDCWD and name is not None):
             deco = self.fdcache.known_text(tgid, fd) if known_only else \
                 self.fdcache.text(tgid, fd)
             if self._deps is not None:

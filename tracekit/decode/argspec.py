@@ -389,6 +389,7 @@ ioprio_get: ioprio_who d -> ioprio
 sched_getscheduler: d -> schedpolicy
 shmat: d p shmatflags -> x
 kcmp: d d kcmp
+io_uring_setup: u32 uringparams -> fd
 bpf: bpfcmd bpfattr u32 -> bpffd
 quotactl: quotactl
 quotactl_fd: fd quotactl_fd

@@ -535,6 +535,15 @@ class FdCache:
                 self._new_fd(tgid, ret, pending)
             else:
                 self.set(tgid, ret, src)
+        elif name == "memfd_create":
+            # /proc shows a memfd as its name under /memfd:, always unlinked
+            mname = next((c.data for c in ev.caps if c.arg == 0
+                          and not c.flags & (CAPF_TRUNC | CAPF_FAULT)), None)
+            if mname is None:
+                self._new_fd(tgid, ret, pending)
+            else:
+                self.set(tgid, ret, "/memfd:" + mname.decode("utf-8", "surrogateescape")
+                         + " (deleted)")
         elif name == "mq_open":
             # a queue's fd is its name in the mqueue file system, ``/name``
             qname = next((c.data for c in ev.caps if c.arg == 0
