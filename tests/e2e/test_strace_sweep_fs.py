@@ -164,9 +164,14 @@ _HANDLE_FD: tuple[Gap, ...] = ((re.compile(r"^(close\(9)</[^>]*/scratch/f>(\) = 
                                re.compile(r"^(close\(9)(\) = 0)$")),)
 
 
-def test_fs_calls_under_yy(tmp_path: Path) -> None:
-    text = "\n".join(same_lines_but_gaps(build(tmp_path, "sweep_fs"), tmp_path, ["-yy"],
+@pytest.mark.parametrize("opts", [["-yy"], ["-e", "verbose=none"]], ids=["yy", "verbose=none"])
+def test_fs_calls_under_options(tmp_path: Path, opts: list[str]) -> None:
+    text = "\n".join(same_lines_but_gaps(build(tmp_path, "sweep_fs"), tmp_path, opts,
                                          _HANDLE_FD))
+    if opts != ["-yy"]:             # quotactl's data, file handles as addresses
+        assert re.search(r"Q_SETINFO, USRQUOTA\), \"nonexistent\", 0x[0-9a-f]+\) = -1", text)
+        assert re.search(r"open_by_handle_at\(-100, 0x[0-9a-f]+, O_RDONLY\) = 9", text)
+        return
     assert "open_by_handle_at(-100, {handle_bytes=8, " in text    # printfd: -100 bare
     assert "MOUNT_ATTR_IDMAP|MOUNT_ATTR_NOSYMFOLLOW|0x40, attr_clr=0, " in text
     assert "userns_fd=0</dev/null<char 1:3>>}" in text and "userns_fd=0}, 64)" in text

@@ -163,8 +163,13 @@ _UDP_GONE: tuple[Gap, ...] = ((re.compile(r"^(close\(\d+)<UDP:\[[^\]]*\]>(\) = 0
                               re.compile(r"^(close\(\d+)<UDP:\[\d+\]>(\) = 0)$")),)
 
 
-def test_io_calls_under_yy(tmp_path: Path) -> None:
-    text = "\n".join(same_lines_but_gaps(build(tmp_path, "sweep_io"), tmp_path, ["-yy"],
+@pytest.mark.parametrize("opts", [["-yy"], ["-e", "verbose=none"]], ids=["yy", "verbose=none"])
+def test_io_calls_under_options(tmp_path: Path, opts: list[str]) -> None:
+    text = "\n".join(same_lines_but_gaps(build(tmp_path, "sweep_io"), tmp_path, opts,
                                          _UDP_GONE))
+    if opts != ["-yy"]:             # structures as addresses, arrays of none as []
+        assert re.search(r"^fcntl\(3, F_GETLK, 0x[0-9a-f]+\) = 0$", text, re.M)
+        assert re.search(r"io_submit\(0x[0-9a-f]+, 0, \[\]\) = 0", text)
+        return
     assert 'memfd_create("s", MFD_CLOEXEC|MFD_ALLOW_SEALING) = 4</memfd:s>(deleted)' in text
     assert re.search(r"io_uring_setup\(1, \{.*\) = 4<anon_inode:\[io_uring\]>", text)

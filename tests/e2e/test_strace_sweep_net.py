@@ -124,8 +124,12 @@ _RECEIVED: tuple[Gap, ...] = (
     (re.compile(r"^(close\([67])<[^>]*>+(\) = 0)$"), re.compile(r"^(close\([67])(\) = 0)$")))
 
 
-def test_net_calls_under_yy(tmp_path: Path) -> None:
-    text = "\n".join(same_lines_but_gaps(build(tmp_path, "sweep_net"), tmp_path, ["-yy"],
+@pytest.mark.parametrize("opts", [["-yy"], ["-e", "verbose=none"]], ids=["yy", "verbose=none"])
+def test_net_calls_under_options(tmp_path: Path, opts: list[str]) -> None:
+    text = "\n".join(same_lines_but_gaps(build(tmp_path, "sweep_net"), tmp_path, opts,
                                          _RECEIVED))
+    if opts != ["-yy"]:             # a socket option's value as its address
+        assert re.search(r"getsockopt\(\d+, SOL_TCP, TCP_NODELAY, 0x[0-9a-f]+, 0x", text)
+        return
     assert re.search(r"socket\(AF_PACKET, SOCK_RAW, .*\) = \d+<socket:\[\d+\]>", text)
     assert re.search(r"socket\(AF_VSOCK, SOCK_STREAM, 0\) = \d+<socket:\[\d+\]>", text)

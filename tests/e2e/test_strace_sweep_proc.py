@@ -112,8 +112,9 @@ def test_sweep_proc_equals_strace_on_the_same_run(tmp_path: Path) -> None:
         assert want in text, want
 
 
-def test_sweep_proc_under_yy(tmp_path: Path) -> None:
-    s_procs, t_procs = one_run_both(build(tmp_path, "sweep_proc"), tmp_path, ["-yy"])
+@pytest.mark.parametrize("opts", [["-yy"], ["-e", "verbose=none"]], ids=["yy", "verbose=none"])
+def test_sweep_proc_under_options(tmp_path: Path, opts: list[str]) -> None:
+    s_procs, t_procs = one_run_both(build(tmp_path, "sweep_proc"), tmp_path, opts)
     diffs = []
     for pid, s_lines in s_procs.items():
         t_lines = t_procs.get(pid, [])
@@ -122,6 +123,11 @@ def test_sweep_proc_under_yy(tmp_path: Path) -> None:
                                               f"tracekit {pid}", lineterm="", n=0))
     assert not diffs, "\n".join(diffs)
     text = "\n".join(line for lines in s_procs.values() for line in lines)
+    if opts != ["-yy"]:             # the IPC structs as addresses, no clock state
+        assert re.search(r"shmctl\(\d+, IPC_STAT, 0x[0-9a-f]+\) = 0", text)
+        assert re.search(r"^adjtimex\(0x[0-9a-f]+\) = \d+$", text, re.M)
+        assert "move_pages(0, 0, [], NULL, [], 0) = 0" in text
+        return
     assert re.search(r"pidfd_open\(\d+, 0\) = 3<pid:\d+>", text)
     assert re.search(r"pidfd_getfd\(3<pid:\d+>, 0</dev/null<char 1:3>>, 0\) = 4</dev/null", text)
     assert re.search(r"mq_open\(\"tracekit-sweep-\d+\", .*\) = 3</tracekit-sweep-\d+>", text)

@@ -324,6 +324,15 @@ def k_parr_ret(d: SyscallDecoder, ev: Syscall, i: int) -> str:
         SC_NORETURN | SC_UNFINISHED) else pointer(ev.args[i])
 
 
+def _k_parr_arg(n: int) -> Callable[[SyscallDecoder, Syscall, int], str]:
+    """An array whose length is argument ``n``, under -e verbose= without the call:
+    ``[]`` when that length is 0 (strace's print_array reads nothing then; NULL stays
+    NULL), else its address."""
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        return "[]" if ev.args[i] and not ev.args[n] & 0xFFFFFFFF else pointer(ev.args[i])
+    return k
+
+
 def k_envp(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return format_envp(ev.args[i], capture(ev, i))
 
@@ -541,7 +550,8 @@ def _llseek(d: SyscallDecoder, ev: Syscall) -> list[str]:
     (signed), the loff_t result (:func:`k_loff_out`), whence."""
     hi, lo = ev.args[1] & 0xFFFFFFFF, ev.args[2] & 0xFFFFFFFF
     whence = d._kinds["whence"](d, ev, 4)
-    return [k_fd(d, ev, 0), str(signed(hi << 32 | lo)), k_loff_out(d, ev, 3),
+    result = pointer(ev.args[3]) if d.addr_only else k_loff_out(d, ev, 3)
+    return [k_fd(d, ev, 0), str(signed(hi << 32 | lo)), result,
             whence if whence is not None else str(ev.args[4])]
 
 
@@ -579,7 +589,8 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
     ipc_64 = next(v for v, n in T.IPC_CONSTS.items() if n == "IPC_64")
     return {
         "d": k_d, "ld": k_ld, "u": k_u, "u64": k_u, "x": k_x, "raw": k_x, "p": k_p,
-        "parr_ret": k_parr_ret,
+        "parr_ret": k_parr_ret, "parr0": _k_parr_arg(0), "parr1": _k_parr_arg(1),
+        "parr2": _k_parr_arg(2),
         "fd": k_fd, "newfd": k_newfd, "pidfdfd": k_pidfdfd, "dirfd": k_dirfd,
         "off64": k_off64, "loff_out": k_loff_out,
         "path": k_path, "str": k_str, "strr": k_bufr, "bufw": k_bufw, "bufr": k_bufr,
@@ -791,27 +802,43 @@ DEREF_KINDS = frozenset("""
     timeval_out timex timezone tms uint_out user_desc utimbuf utimens utimes utsname
     wstatus perfattr uringparams iocb iocbpp ioevents ioevent_out aioctx_out
     landlockruleattr landlockrulesetattr schedattr_in schedattr_out pages_in pagenodes_in
-    pagestatus_out mountattr kexecsegs bpfattr
+    pagestatus_out mountattr kexecsegs bpfattr fhandle_in fhandle_inout
 """.split())
 # kinds with another address form: an array whose length is the return value prints
 # ``[]`` when it is 0 (print_array reads nothing then); ioctl's argument is a value for
-# some requests
-_ADDR_KINDS = {"epollevents": "parr_ret", "ioctlarg": "ioctlarg_addr"}
+# some requests; a socket option's value is its address; a netlink message is the bytes
+# of a plain buffer (strace decodes netlink only for a call it reads structures of)
+_ADDR_KINDS = {"epollevents": "parr_ret", "ioctlarg": "ioctlarg_addr", "optval_in": "p",
+               "optval_out": "p", "nlbufw": "bufw", "nlbufr": "bufrn",
+               # arrays of a length another argument or the return value gives
+               "gids_out": "parr_ret", "gids_in": "parr0", "ioevents": "parr_ret",
+               "iocbpp": "parr1", "sembufs": "parr2", "futexwaiters": "parr1",
+               "mincore_vec": "parr1", "pages_in": "parr1", "pagenodes_in": "parr1",
+               "pagestatus_out": "parr1", "iovr": "parr2", "iovw": "parr2",
+               # structures whose kinds are not in DEREF_KINDS (they may be values)
+               "shmctlarg": "p", "semctlarg": "p", "msgctlarg": "p", "migrate_nodes": "p",
+               "mpolmode_out": "p", "pselect_sig": "p", "seccomparg": "p",
+               "user_desc_entry": "p", "siginfo_w": "p"}
 # return kinds that print what the call wrote in a structure: their address form
 _DEREF_RETS = {"poll": "poll_addr", "ppoll": "poll_addr", "select": "select_addr",
-               "select32": "select32_addr", "pselect": "pselect_addr"}
+               "select32": "select32_addr", "pselect": "pselect_addr",
+               # the time left and the clock state are read from the struct: not shown
+               "recvmmsg": "d", "recvmmsg32": "d", "clockstate": "d"}
 
 
 class _Call:
     __slots__ = ("name", "fns", "special", "ret", "generic", "fd_action", "path_arg", "args",
-                 "fds_in_args", "described", "fd_kind", "full", "ret_fd")
+                 "fds_in_args", "described", "fd_kind", "full", "ret_fd", "addr_only")
 
     def __init__(self, name: str, fns: tuple[ArgFn, ...], special: SpecialFn | None, ret: str,
-                 generic: int, full: bool = False, ret_fd: bool = False) -> None:
+                 generic: int, full: bool = False, ret_fd: bool = False,
+                 addr_only: bool = False) -> None:
         self.name, self.fns, self.special, self.ret, self.generic = (
             name, fns, special, ret, generic)
         # strace's abbrev(tcp) false: every field of its structures (-v, -e abbrev=)
         self.full = full
+        # outside -e verbose=: structures as their addresses
+        self.addr_only = addr_only
         # it returns a new fd (also when printed as strace 6.1 prints a call it does not
         # know: in hex, ``ret_fd`` given)
         self.ret_fd = ret_fd or ret in ("fd", "bpffd")
@@ -905,6 +932,10 @@ class SyscallDecoder:
         #: the call being decoded is printed unabbreviated (set per record from its
         #: ``_Call``; what the argument decoders read)
         self.full = False
+        #: the call being decoded is outside ``-e verbose=`` (set per record from its
+        #: ``_Call``): the decoders of whole calls (fcntl, the IPC ctl calls...) print
+        #: the structures they would read as their addresses
+        self.addr_only = False
         # each thread's last call: what restart_syscall resumes (strace's s_prev_ent)
         self._prev: dict[int, str] = {}
         self._strace61_names = False
@@ -1031,14 +1062,16 @@ class SyscallDecoder:
         special = SPECIAL.get(kinds[-1]) if kinds else None
         kind_fns = (self._kinds32 if compat and name not in SAME_LAYOUT32
                     else self._kinds)
-        if self._deref is not None and nr not in self._deref[compat]:
+        addr_only = self._deref is not None and nr not in self._deref[compat]
+        if addr_only:
             # -e verbose= without this call: its structures as their addresses
-            kinds = tuple(_ADDR_KINDS.get(k, "p") if k in DEREF_KINDS else k for k in kinds)
+            kinds = tuple(_ADDR_KINDS.get(k, "p") if k in DEREF_KINDS else
+                          _ADDR_KINDS.get(k, k) for k in kinds)
             ret = _DEREF_RETS.get(ret, ret)
         fns = () if special else tuple(kind_fns[k] for k in kinds)
         full = self._abbrev is not None and nr not in self._abbrev[compat]
         got = self._calls[key] = _Call(name, fns, special, ret, generic, full,
-                                       ret_fd and name.startswith("syscall_"))
+                                       ret_fd and name.startswith("syscall_"), addr_only)
         return got
 
     def arg_total(self, nr: int, compat: bool) -> int | None:
@@ -1111,6 +1144,7 @@ class SyscallDecoder:
                 if not ret_fds or cache.still(ev.tgid, ret_fds):
                     return dec
                 self.full = call.full
+                self.addr_only = call.addr_only
                 return Decoded(dec.name, dec.args, self._ret(ev, call))
         deps: list[tuple[int, str | None]] = []
         self._deps = deps
@@ -1118,6 +1152,7 @@ class SyscallDecoder:
             if call.fds_in_args and self._fd_paths:
                 self.update_fds(ev, call)   # pipe's fds are printed among its arguments
             self.full = call.full
+            self.addr_only = call.addr_only
             # a resumed call's arguments are unknown, unless read at its exit
             args = () if flags & SC_RESUMED and not flags & SC_ATTACHED else \
                 call.args(self, ev)
@@ -1140,6 +1175,7 @@ class SyscallDecoder:
         its arguments, the fd table's changes, the exit's descriptions, its return. Not
         memoized: the descriptions are of this call."""
         self.full = call.full
+        self.addr_only = call.addr_only
         if call.fds_in_args:
             self.update_fds(ev, call)       # pipe's fds are printed among its arguments
             self.fdcache.learn(ev, at_exit=True)

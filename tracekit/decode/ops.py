@@ -435,6 +435,9 @@ def _fcntl(d: SyscallDecoder, ev: Syscall) -> list[str]:
         return [*out, F.FlagSet(T.DN_FLAGS, unknown="DN_???")(arg & _M32)]
     if name == "F_ADD_SEALS":
         return [*out, F.FlagSet(T.SEAL_FLAGS, unknown="F_SEAL_???")(arg)]
+    if d.addr_only and (name in _SETLK or name in _GETLK
+                        or name in ("F_SETOWN_EX", "F_GETOWN_EX")):
+        return [*out, pointer(arg)]     # -e verbose= without fcntl: the struct's address
     if name in _SETLK:
         cap = _first_struct(ev, 2)
         text = None if cap is None else format_flock(
@@ -987,7 +990,7 @@ def _quota_call(d: SyscallDecoder, ev: Syscall, qcmd: int, special: str | None
         return [*out, _xval(T.QUOTA_FORMATS, args[2] & _M32, "QFMT_VFS_???"), _string(ev, 3)]
     data = pointer(args[3])
     written = name in _QUOTA_OUT
-    cap = _struct_at(ev, 3, at_exit=written) if args[3] else None
+    cap = _struct_at(ev, 3, at_exit=written) if args[3] and not d.addr_only else None
     if cap is not None and (succeeded(ev) or not written):
         data = _quota_data(T, name, cap.data) or data
     return [*out, data] if name in _QUOTA_NO_ID else [*out, _uid(args[2]), data]
@@ -1133,7 +1136,7 @@ def _keyctl(d: SyscallDecoder, ev: Syscall) -> list[str]:
         elif k == "payload":
             out.append(_keyctl_payload(d, ev, i))
         elif k == "caps":
-            out.append(_keyctl_caps(d, ev, i))
+            out.append(pointer(v) if d.addr_only else _keyctl_caps(d, ev, i))
         elif k == "errno":
             err = v & _M32
             out.append(errno_name(err) if err in errno.errorcode else str(err))
