@@ -127,6 +127,7 @@ from tracekit.formatters._output import (
 )
 from tracekit.formatters._spec import FormatSpec, SinkContext
 from tracekit.kernel.facts import local_clock
+from tracekit.kernel.syscalls import errno_name
 
 __all__ = ["SPEC", "SplitStraceFormatter", "StraceFormatter", "StraceOptions",
            "detached_call", "dump_lines", "exit_text", "hex_strings", "make_sink",
@@ -357,6 +358,11 @@ def _fd_set(fds: Sequence[int | str]) -> frozenset[int] | None:
     if "all" in fds:
         return None
     return frozenset(int(f) for f in fds)
+
+
+#: the kernel's restart codes (ERESTARTSYS, ERESTARTNOINTR, ERESTARTNOHAND,
+#: ERESTART_RESTARTBLOCK): ``?`` and their meaning normally, a plain error under -e raw=
+_RESTARTS = frozenset({512, 513, 514, 516})
 
 
 class StraceFormatter(TextSink):
@@ -667,8 +673,12 @@ class StraceFormatter(TextSink):
                 n = len(call.fns) or abs(call.generic) or len(d.args)
             args = tuple(f"{v:#x}" if v else "0" for v in ev.args[:n])
             ret = d.ret
-            if not ret.startswith(("-", "?")) and ev.ret:
-                ret = f"{ev.ret & 0xFFFF_FFFF_FFFF_FFFF:#x}"
+            if not ret.startswith(("-", "?")):
+                # in hex, without a decoration (``= 0``, not ``= 0 (Timeout)``)
+                ret = f"{ev.ret & 0xFFFF_FFFF_FFFF_FFFF:#x}" if ev.ret else "0"
+            elif ret.startswith("? ") and -ev.ret in _RESTARTS:
+                # a restart code is an error like the others, with libc's text for it
+                ret = f"-1 {errno_name(-ev.ret)} (Unknown error {-ev.ret})"
             d = Decoded(d.name, args, ret)
         return d
 

@@ -58,6 +58,8 @@ from tracekit.decode import (
 from tracekit.decode.argspec import (
     ARGSPEC,
     ARGSPEC32,
+    I386_NARGS,
+    I386_TWINS,
     NEWER_FD_CALLS,
     NEWER_THAN_STRACE61,
     SAME_LAYOUT32,
@@ -1077,10 +1079,15 @@ class SyscallDecoder:
     def arg_total(self, nr: int, compat: bool) -> int | None:
         """How many arguments a native syscall's prototype has (the kernel's
         SYSCALL_DEFINEn: futex 6, clone 5, rt_sigreturn 0), what strace -e raw= prints
-        whatever the operation; None for an i386 call or a call without a prototype."""
-        if compat:
-            return None
+        whatever the operation; an i386 call's from strace's i386 table
+        (:data:`I386_NARGS`) or its native twin's prototype; None for a call without
+        a prototype."""
         name = self.call(nr, compat).name
+        if compat:
+            if name in I386_NARGS:
+                return I386_NARGS[name]
+            twin = self._prototypes.get(I386_TWINS.get(name, name))
+            return None if twin is None else len(twin)
         proto = self._prototypes.get(name)
         if proto is not None:
             return len(proto)

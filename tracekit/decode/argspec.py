@@ -133,8 +133,8 @@ result in a zero-extended register: ``4294967258 ENOSYS (Function not implemente
 
 from __future__ import annotations
 
-__all__ = ["ARGSPEC", "ARGSPEC32", "NEWER_FD_CALLS", "NEWER_THAN_STRACE61", "SAME_LAYOUT32",
-           "ArgSpec"]
+__all__ = ["ARGSPEC", "ARGSPEC32", "I386_NARGS", "I386_TWINS", "NEWER_FD_CALLS",
+           "NEWER_THAN_STRACE61", "SAME_LAYOUT32", "ArgSpec"]
 
 ArgSpec = tuple[tuple[str, ...], str]
 
@@ -512,6 +512,19 @@ offset split in two registers, low half first): name -> (argument kinds, return 
 the others take :data:`ARGSPEC`'s."""
 ARGSPEC.update({alias: ARGSPEC[native] for alias, native in _I386_ALIASES.items()
                 if native in ARGSPEC})
+
+#: how many arguments strace 6.1 prints for an i386 call under ``-e raw=`` (its i386
+#: table's nargs) where that is not the native twin's count: a 64-bit offset in two
+#: registers, calls i386 alone has, the old calls of one struct pointer
+I386_NARGS = {
+    "_llseek": 5, "pread64": 5, "pwrite64": 5, "preadv": 5, "pwritev": 5, "preadv2": 6,
+    "pwritev2": 6, "truncate64": 3, "ftruncate64": 3, "fadvise64": 5, "fadvise64_64": 6,
+    "fallocate": 6, "sync_file_range": 6, "readahead": 4, "statfs64": 3, "fstatfs64": 3,
+    "fcntl64": 3, "stat64": 2, "lstat64": 2, "fstat64": 2, "fstatat64": 4, "mmap": 1,
+    "mmap2": 6, "select": 1, "_newselect": 5, "socketcall": 2, "ipc": 6,
+}
+#: an i386 call's native twin, for its argument count (``chown32`` -> ``chown``)
+I386_TWINS = dict(_I386_ALIASES)
 
 
 #: calls of later kernels than strace 6.1's table knows (Linux 6.5's cachestat on: the
