@@ -266,8 +266,6 @@ def exit_text(status: int) -> str:
 
 _UNESC = {"n": 10, "t": 9, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
 _OCTAL = frozenset("01234567")
-# strings strace prints with printers of their own, never in hex
-_NOT_HEXED = ("inet_addr(", "inet_pton(AF_INET6, ")
 
 
 def _unquote(body: str) -> bytes:
@@ -307,7 +305,8 @@ def _needs_hex(data: bytes) -> bool:
 def hex_strings(text: str, level: HexStrings) -> str:
     r"""``text`` (arguments as strace prints them) with its string literals in hex:
     ``"a\1"`` -> ``"\x61\x01"``; level ``"non-ascii"`` (strace -x) only the strings with
-    a byte outside printable ASCII and whitespace, ``"all"`` (strace -xx) every string."""
+    a byte outside printable ASCII and whitespace, ``"all"`` (strace -xx) every string,
+    the addresses in ``inet_addr("...")`` and ``inet_pton(AF_INET6, "...")`` too."""
     if level == "none" or '"' not in text:
         return text
     out: list[str] = []
@@ -321,13 +320,10 @@ def hex_strings(text: str, level: HexStrings) -> str:
             j += 2 if text[j] == "\\" else 1
         out.append(text[i:q])
         body = text[q + 1:j]
-        if text.endswith(_NOT_HEXED, 0, q):
-            out.append(f'"{body}"')
-        else:
-            data = _unquote(body)
-            if level == "all" or _needs_hex(data):
-                body = "".join(f"\\x{b:02x}" for b in data)
-            out.append(f'"{body}"')
+        data = _unquote(body)
+        if level == "all" or _needs_hex(data):
+            body = "".join(f"\\x{b:02x}" for b in data)
+        out.append(f'"{body}"')
         i = j + 1
     out.append(text[i:])
     return "".join(out)

@@ -11,9 +11,10 @@ SOL_NETLINK and unknown levels with optlen edges, and socket ioctls (SIOCGIFINDE
 SIOCGIFNAME, FIONREAD). tracekit traces ``strace -f -o FILE sweep_net``, so both see
 the same calls: every line of the program must be equal.
 
-Under ``-yy`` too (a PACKET or AF_VSOCK socket as ``socket:[INODE]``, as strace 6.1
-names neither), but for the fds SCM_RIGHTS brings (received, not made by a call tracekit
-follows: undecorated in the recvmsg and at their close).
+Under ``-xx`` (every string in hex, inet_addr's too) and ``-yy`` (a PACKET or AF_VSOCK
+socket as ``socket:[INODE]``, as strace 6.1 names neither), but for the fds SCM_RIGHTS
+brings (received, not made by a call tracekit follows: undecorated in the recvmsg and at
+their close).
 """
 
 from __future__ import annotations
@@ -124,10 +125,15 @@ _RECEIVED: tuple[Gap, ...] = (
     (re.compile(r"^(close\([67])<[^>]*>+(\) = 0)$"), re.compile(r"^(close\([67])(\) = 0)$")))
 
 
-@pytest.mark.parametrize("opts", [["-yy"], ["-e", "verbose=none"]], ids=["yy", "verbose=none"])
+@pytest.mark.parametrize("opts", [["-yy"], ["-e", "verbose=none"], ["-xx"]],
+                         ids=["yy", "verbose=none", "xx"])
 def test_net_calls_under_options(tmp_path: Path, opts: list[str]) -> None:
     text = "\n".join(same_lines_but_gaps(build(tmp_path, "sweep_net"), tmp_path, opts,
                                          _RECEIVED))
+    if opts == ["-xx"]:             # every string in hex, the addresses' too
+        assert 'sin_addr=inet_addr("\\x31\\x32\\x37\\x2e\\x30\\x2e\\x30\\x2e\\x31")' in text
+        assert 'inet_pton(AF_INET6, "\\x3a\\x3a\\x31", &sin6_addr)' in text
+        return
     if opts != ["-yy"]:             # a socket option's value as its address
         assert re.search(r"getsockopt\(\d+, SOL_TCP, TCP_NODELAY, 0x[0-9a-f]+, 0x", text)
         return
