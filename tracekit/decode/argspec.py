@@ -390,6 +390,9 @@ sched_getscheduler: d -> schedpolicy
 shmat: d p shmatflags -> x
 kcmp: d d kcmp
 io_uring_setup: u32 uringparams -> fd
+fanotify_init: faninitflags oflags -> fd
+userfaultfd: uffdflags -> fd
+memfd_secret: memfdsecretflags -> fd
 bpf: bpfcmd bpfattr u32 -> bpffd
 quotactl: quotactl
 quotactl_fd: fd quotactl_fd

@@ -98,6 +98,8 @@ _ANON_TARGETS = {
     "inotify_init": "anon_inode:inotify", "inotify_init1": "anon_inode:inotify",
     "fanotify_init": "anon_inode:[fanotify]", "userfaultfd": "anon_inode:[userfaultfd]",
     "io_uring_setup": "anon_inode:[io_uring]", "perf_event_open": "anon_inode:[perf_event]",
+    # mm/secretmem.c: a file of the secretmem mount, unlinked
+    "memfd_secret": "/secretmem (deleted)",
 }
 #: bpf(2)'s commands that make an fd (enum bpf_cmd, include/uapi/linux/bpf.h) and what
 #: /proc shows for it (the name kernel/bpf/ gives anon_inode_getfd); None: BPF_OBJ_GET's,
