@@ -171,16 +171,27 @@ _PEER: tuple[Gap, ...] = ((re.compile(r"^(close\(6)</dev/pts/\d+<char \d+:\d+>>(
                           re.compile(r"^(close\(6)(\) = 0)$")),)
 
 
-def test_sweep_tty_under_yy(tmp_path: Path) -> None:
-    s_procs, t_procs = one_run_both(build(tmp_path, "sweep_tty"), tmp_path, ["-yy"])
+# TIOCSTI's char strace reads under -e verbose= without ioctl (tracekit: its address)
+_STI: tuple[Gap, ...] = ((re.compile(r'^(ioctl\(5, TIOCSTI, )"x"(\) = 0)$'),
+                         re.compile(r"^(ioctl\(5, TIOCSTI, )0x[0-9a-f]+(\) = 0)$")),)
+
+
+@pytest.mark.parametrize("opts", [["-yy"], ["-e", "verbose=none"]], ids=["yy", "verbose=none"])
+def test_sweep_tty_under_options(tmp_path: Path, opts: list[str]) -> None:
+    s_procs, t_procs = one_run_both(build(tmp_path, "sweep_tty"), tmp_path, opts)
     diffs = []
     for pid, s_lines in s_procs.items():
-        s_lines, t_lines = without_gaps(s_lines, t_procs.get(pid, []), _PEER)
+        s_lines, t_lines = without_gaps(s_lines, t_procs.get(pid, []), _PEER + _STI)
         if t_lines != s_lines:
             diffs.append("\n".join(difflib.unified_diff(
                 s_lines, t_lines, f"strace {pid}", f"tracekit {pid}", lineterm="", n=0)))
     assert not diffs, "\n".join(diffs)
     text = "\n".join(line for lines in s_procs.values() for line in lines)
+    if opts != ["-yy"]:             # ptrace's, prctl's, arch_prctl's memory as addresses
+        assert re.search(r"ptrace\(PTRACE_GETREGS, \d+, 0x[0-9a-f]+\) = 0", text)
+        assert re.search(r"prctl\(PR_GET_PDEATHSIG, 0x[0-9a-f]+\) = 0", text)
+        assert re.search(r"arch_prctl\(ARCH_GET_FS, 0x[0-9a-f]+\) = 0", text)
+        return
     assert re.search(r"ioctl\(5</dev/pts/\d+<char 13\d:\d+>>, TCGETS, ", text)
     assert re.search(r"FICLONERANGE, \{src_fd=3</.*/f>, ", text)
     assert re.search(r"info=\[\{dest_fd=4</.*/g>, dest_offset=0\}\]", text)

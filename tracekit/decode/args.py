@@ -755,13 +755,27 @@ def k_fsconfigaux(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 # Kinds that end the argument list when they return None (the rest is not printed).
 _STOPPERS = frozenset({k_omode, k_mknoddev, structs_io.k_ioctlarg,
                        structs_io.k_ioctlarg_addr, structs_io.k_stop,
-                       k_rebootarg, ops.k_archprctl_arg})
+                       k_rebootarg, ops.k_archprctl_arg, ops.k_archprctl_arg_addr})
 ArgsFn = Callable[["SyscallDecoder", Syscall], tuple[str, ...]]
 _Deps = tuple[tuple[int, "str | None"], ...]   # (fd, target) pairs a text was made from
 
 
-def _args_fn(fns: tuple[ArgFn, ...], special: SpecialFn | None, generic: int) -> ArgsFn:
-    """One function that gives a call's argument texts, chosen once per syscall."""
+def _args_fn(fns: tuple[ArgFn, ...], special: SpecialFn | None, generic: int,
+             addr_only: bool = False) -> ArgsFn:
+    """One function that gives a call's argument texts, chosen once per syscall;
+    ``addr_only`` (-e verbose= without the call): what a special decoder read from
+    memory, a structure or an array (``{...}``, ``[...]``), as its argument's address."""
+    if special is not None and addr_only:
+        whole = special
+
+        def addresses(d: SyscallDecoder, ev: Syscall) -> tuple[str, ...]:
+            texts = whole(d, ev)
+            # ptrace without its addr (PTRACE_GETREGS...): the data is argument 3
+            at = (0, 1, 3) if whole is SPECIAL.get("ptrace") and len(texts) == 3 else \
+                range(len(texts))
+            return tuple(pointer(ev.args[i]) if i < len(ev.args) and t[:1] in ("{", "[")
+                         else t for i, t in zip(at, texts, strict=True))
+        return addresses
     if special is not None:
         return lambda d, ev: tuple(special(d, ev))
     if generic:
@@ -820,7 +834,7 @@ _ADDR_KINDS = {"epollevents": "parr_ret", "ioctlarg": "ioctlarg_addr", "optval_i
                # structures whose kinds are not in DEREF_KINDS (they may be values)
                "shmctlarg": "p", "semctlarg": "p", "msgctlarg": "p", "migrate_nodes": "p",
                "mpolmode_out": "p", "pselect_sig": "p", "seccomparg": "p",
-               "user_desc_entry": "p", "siginfo_w": "p"}
+               "user_desc_entry": "p", "siginfo_w": "p", "archprctlarg": "archprctlarg_addr"}
 # return kinds that print what the call wrote in a structure: their address form
 _DEREF_RETS = {"poll": "poll_addr", "ppoll": "poll_addr", "select": "select_addr",
                "select32": "select32_addr", "pselect": "pselect_addr",
@@ -853,7 +867,7 @@ class _Call:
         # the fd cache's own path for the commonest changes (update_fds)
         # (open_tree_attr printed as strace 6.1's syscall_0x1d3: its path is argument 1)
         self.fd_kind = 1 if name == "close" else 2 if name in OPENS or ret_fd else 0
-        self.args = _args_fn(fns, special, generic)
+        self.args = _args_fn(fns, special, generic, addr_only)
 
 
 class SyscallDecoder:

@@ -1239,6 +1239,13 @@ def k_archprctl_arg(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
     return _x(ev.args[i])
 
 
+def k_archprctl_arg_addr(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
+    """:func:`k_archprctl_arg` under -e verbose= without arch_prctl: what a GET
+    command wrote (``[0x7f...]``) as its address; the values of the others as they are."""
+    text = k_archprctl_arg(d, ev, i)
+    return pointer(ev.args[i]) if text is not None and text[:1] == "[" else text
+
+
 def _siginfo(fl: F.ArchFlags) -> Callable[[bytes], str | None]:
     """A siginfo_t (its first 48 bytes) as strace prints it: ``{}`` when zeroed."""
     def fmt(data: bytes) -> str | None:
@@ -1348,7 +1355,7 @@ def kinds(fl: F.ArchFlags
         "itimerval_in": _k_struct_in(format_itimerval),
         "itimerval_out": _k_struct_out(format_itimerval),
         "gids_out": _k_gids(True), "gids_in": _k_gids(False),
-        "archprctlarg": k_archprctl_arg,
+        "archprctlarg": k_archprctl_arg, "archprctlarg_addr": k_archprctl_arg_addr,
         "unshareflags": lambda d, ev, i: unshare(ev.args[i]),
         "setnstype": lambda d, ev, i: setns(ev.args[i] & _M32),
         "siginfo_in": _k_struct_in(_siginfo(fl)), "siginfo_w": _k_struct_out(_siginfo(fl)),
