@@ -818,7 +818,7 @@ DEREF_KINDS = frozenset("""
     timeval_out timex timezone tms uint_out user_desc utimbuf utimens utimes utsname
     wstatus perfattr uringparams iocb iocbpp ioevents ioevent_out aioctx_out
     landlockruleattr landlockrulesetattr schedattr_in schedattr_out pages_in pagenodes_in
-    pagestatus_out mountattr kexecsegs bpfattr fhandle_in fhandle_inout
+    pagestatus_out mountattr kexecsegs bpfattr fhandle_in fhandle_inout mqattr_open
 """.split())
 # kinds with another address form: an array whose length is the return value prints
 # ``[]`` when it is 0 (print_array reads nothing then); ioctl's argument is a value for

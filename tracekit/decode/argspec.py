@@ -64,7 +64,7 @@ others                a table of ``tracekit.decode.flags`` (see ``tracekit.decod
                       (tracekit.decode.structs_ipc): ``shmctlarg``/``semctlarg``/
                       ``msgctlarg`` (by the command), ``sembufs`` (count: next arg),
                       ``msgbuf_in``/``msgbuf_out`` (text size: next arg),
-                      ``mqattr_in``/``mqattr_out``
+                      ``mqattr_in``/``mqattr_out``/``mqattr_open`` (mq_flags in hex)
 ``timex`` ...          per-thread and clock structs (tracekit.decode.structs_task):
                       ``timex``, ``schedattr_in``/``schedattr_out`` (sched_setattr,
                       sched_getattr), ``pages_in``/``pagenodes_in``/``pagestatus_out``
@@ -409,7 +409,7 @@ semop: d sembufs u32
 msgsnd: d msgbuf_in u ipcmsgflags
 msgrcv: d msgbuf_out u ld ipcmsgflags
 semtimedop: d sembufs u32 timespec
-mq_open: path oflags omode mqattr_in -> fd
+mq_open: path oflags omode mqattr_open -> fd
 mq_unlink: path
 mq_getsetattr: fd mqattr_in mqattr_out
 mq_notify: fd sigevent
