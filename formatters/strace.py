@@ -127,6 +127,7 @@ from tracekit.formatters._output import (
 )
 from tracekit.formatters._spec import FormatSpec, SinkContext
 from tracekit.kernel.facts import local_clock
+from tracekit.kernel.syscalls import errno_name
 
 __all__ = ["SPEC", "SplitStraceFormatter", "StraceFormatter", "StraceOptions",
            "detached_call", "dump_lines", "exit_text", "hex_strings", "make_sink",
@@ -304,7 +305,8 @@ def _needs_hex(data: bytes) -> bool:
 def hex_strings(text: str, level: HexStrings) -> str:
     r"""``text`` (arguments as strace prints them) with its string literals in hex:
     ``"a\1"`` -> ``"\x61\x01"``; level ``"non-ascii"`` (strace -x) only the strings with
-    a byte outside printable ASCII and whitespace, ``"all"`` (strace -xx) every string."""
+    a byte outside printable ASCII and whitespace, ``"all"`` (strace -xx) every string,
+    the addresses in ``inet_addr("...")`` and ``inet_pton(AF_INET6, "...")`` too."""
     if level == "none" or '"' not in text:
         return text
     out: list[str] = []
@@ -356,6 +358,11 @@ def _fd_set(fds: Sequence[int | str]) -> frozenset[int] | None:
     return frozenset(int(f) for f in fds)
 
 
+#: the kernel's restart codes (ERESTARTSYS, ERESTARTNOINTR, ERESTARTNOHAND,
+#: ERESTART_RESTARTBLOCK): ``?`` and their meaning normally, a plain error under -e raw=
+_RESTARTS = frozenset({512, 513, 514, 516})
+
+
 class StraceFormatter(TextSink):
     """Renders events as ``strace -f -tt -T`` lines (see the module docstring).
 
@@ -401,6 +408,8 @@ class StraceFormatter(TextSink):
         super().__init__(out)
         self.decoder = decoder if decoder is not None else SyscallDecoder(
             fd_paths=fd_paths, string_limit=string_limit)
+        # calls newer than strace 6.1 as it prints them: syscall_0x1c3(0x3, ...)
+        self.decoder.strace61_names = True
         self.wall_offset_ns = (time.time_ns() - time.monotonic_ns()
                                if wall_offset_ns is None else wall_offset_ns)
         self.utc_offset_s = utc_offset_s
@@ -706,8 +715,12 @@ class StraceFormatter(TextSink):
                 n = len(call.fns) or abs(call.generic) or len(d.args)
             args = tuple(f"{v:#x}" if v else "0" for v in ev.args[:n])
             ret = d.ret
-            if not ret.startswith(("-", "?")) and ev.ret:
-                ret = f"{ev.ret & 0xFFFF_FFFF_FFFF_FFFF:#x}"
+            if not ret.startswith(("-", "?")):
+                # in hex, without a decoration (``= 0``, not ``= 0 (Timeout)``)
+                ret = f"{ev.ret & 0xFFFF_FFFF_FFFF_FFFF:#x}" if ev.ret else "0"
+            elif ret.startswith("? ") and -ev.ret in _RESTARTS:
+                # a restart code is an error like the others, with libc's text for it
+                ret = f"-1 {errno_name(-ev.ret)} (Unknown error {-ev.ret})"
             d = Decoded(d.name, args, ret)
         return d
 

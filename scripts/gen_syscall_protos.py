@@ -201,6 +201,7 @@ ENUMS: dict[tuple[str, str], str] = {
     ("io_cancel", "ctx_id"): "p",
     ("lookup_dcookie", "cookie64"): "u",
     ("uselib", "library"): "path",
+    ("acct", "name"): "path",           # strace prints the file whole (printpath)
     ("io_setup", "ctxp"): "aioctx_out",
     ("io_submit", "iocbpp"): "iocbpp",
     ("io_getevents", "events"): "ioevents",

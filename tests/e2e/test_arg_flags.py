@@ -126,3 +126,14 @@ def test_flag_words_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "delete_module(\"tracekit_no_such_module\", O_NONBLOCK|O_TRUNC)",
             "delete_module(\"tracekit_no_such_module\", 0x100 /* O_??? */)"):
         assert want in text, want
+
+
+def test_flag_calls_under_yy(tmp_path: Path) -> None:
+    """``-yy``: the fds fanotify_init, userfaultfd and memfd_secret make, decorated where
+    they are returned and used."""
+    text = "\n".join(same_lines_one_run(build(tmp_path, "flag_calls"), tmp_path, ["-yy"]))
+    assert ") = 4<anon_inode:[fanotify]>" in text
+    assert "userfaultfd(UFFD_USER_MODE_ONLY|O_CLOEXEC) = 4<anon_inode:[userfaultfd]>" in text \
+        or "userfaultfd(UFFD_USER_MODE_ONLY|O_CLOEXEC) = -1" in text
+    assert "memfd_secret(O_CLOEXEC) = 4</secretmem>(deleted)" in text \
+        or "memfd_secret(O_CLOEXEC) = -1" in text

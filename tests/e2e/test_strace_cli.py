@@ -170,9 +170,9 @@ def test_hex_strings_as_strace_x_and_xx() -> None:
     assert hex_strings(r'"abc\n", "a\1b"', "non-ascii") == r'"abc\n", "\x61\x01\x62"'
     assert hex_strings(r'"ab"', "all") == r'"\x61\x62"'
     assert hex_strings(r'"\177ELF\2\0"...', "non-ascii") == r'"\x7f\x45\x4c\x46\x02\x00"...'
-    # -xx: an address's text too (strace -xx: inet_addr("\x31\x32..."))
-    assert hex_strings(r'{sin_addr=inet_addr("1.2")}', "all") == \
-        r'{sin_addr=inet_addr("\x31\x2e\x32")}'
+    # as strace 6.1 -xx prints connect(3, {..., sin_addr=inet_addr("127.0.0.1")}, 16)
+    assert hex_strings(r'{sin_addr=inet_addr("127.0.0.1")}', "all") == \
+        r'{sin_addr=inet_addr("\x31\x32\x37\x2e\x30\x2e\x30\x2e\x31")}'
     assert hex_strings(r'{sin_addr=inet_addr("1.2")}', "non-ascii") == \
         r'{sin_addr=inet_addr("1.2")}'
     assert hex_strings(r'"q\"\\"', "all") == r'"\x71\x22\x5c"'

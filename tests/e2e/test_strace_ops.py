@@ -105,6 +105,18 @@ def same_lines_one_run(exe: Path, tmp: Path, opts: Sequence[str] = ()) -> list[s
     return s_lines
 
 
+def same_lines_but_gaps(exe: Path, tmp: Path, opts: Sequence[str], gaps: tuple[Gap, ...]
+                        ) -> list[str]:
+    """:func:`same_lines_one_run` with the known ``gaps`` masked (:func:`without_gaps`);
+    returns strace's lines, masked."""
+    s_procs, t_procs = one_run_both(exe, tmp, opts)
+    ((pid, s_lines),) = s_procs.items()             # the program alone: no children
+    s_lines, t_lines = without_gaps(s_lines, t_procs.get(pid, []), gaps)
+    assert t_lines == s_lines, "\n".join(
+        difflib.unified_diff(s_lines, t_lines, "strace", "tracekit", lineterm="", n=1))
+    return s_lines
+
+
 def run_both(tmp: Path, argv: list[str], reset: Path | None = None) -> tuple[str, str]:
     """``strace -f -q`` and tracekit of ``argv``; ``reset`` is emptied before each run."""
     def fresh() -> None:

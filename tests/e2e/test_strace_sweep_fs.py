@@ -11,18 +11,22 @@ setgroups, capget/capset, getcwd, statfs), and lengths at the edges of what stra
 shows (an xattr value past XATTR_SIZE_MAX or with a NUL as its 32nd byte, the bytes past
 a larger struct open_how). tracekit traces ``strace -f -o FILE
 sweep_fs``, so both see the same calls: every line of the program must be equal.
+
+Under ``-yy`` too, but for the fd open_by_handle_at makes (which file it is, tracekit
+reads from /proc when the record arrives: closed by then, its close is undecorated).
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_strace_ops import build, same_lines_one_run
+from tests.e2e.test_strace_ops import Gap, build, same_lines_but_gaps, same_lines_one_run
 
 pytestmark = [pytest.mark.kernel,
               pytest.mark.skipif(shutil.which("strace") is None,
@@ -154,3 +158,20 @@ def test_fs_calls_equal_strace_on_the_same_run(tmp_path: Path) -> None:
         # (the xattr calls' texts need a file system that takes user.* attributes)
         if xattrs or "xattr(" not in want and "user." not in want:
             assert want in text, want
+
+
+_HANDLE_FD: tuple[Gap, ...] = ((re.compile(r"^(close\(9)</[^>]*/scratch/f>(\) = 0)$"),
+                               re.compile(r"^(close\(9)(\) = 0)$")),)
+
+
+@pytest.mark.parametrize("opts", [["-yy"], ["-e", "verbose=none"]], ids=["yy", "verbose=none"])
+def test_fs_calls_under_options(tmp_path: Path, opts: list[str]) -> None:
+    text = "\n".join(same_lines_but_gaps(build(tmp_path, "sweep_fs"), tmp_path, opts,
+                                         _HANDLE_FD))
+    if opts != ["-yy"]:             # quotactl's data, file handles as addresses
+        assert re.search(r"Q_SETINFO, USRQUOTA\), \"nonexistent\", 0x[0-9a-f]+\) = -1", text)
+        assert re.search(r"open_by_handle_at\(-100, 0x[0-9a-f]+, O_RDONLY\) = 9", text)
+        return
+    assert "open_by_handle_at(-100, {handle_bytes=8, " in text    # printfd: -100 bare
+    assert "MOUNT_ATTR_IDMAP|MOUNT_ATTR_NOSYMFOLLOW|0x40, attr_clr=0, " in text
+    assert "userns_fd=0</dev/null<char 1:3>>}" in text and "userns_fd=0}, 64)" in text

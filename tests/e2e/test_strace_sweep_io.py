@@ -10,16 +10,20 @@ sendfile/copy_file_range edge cases, ioctl requests and fcntl commands: each wit
 and bad pointers, unknown constants and garbage in the high half of an int. tracekit
 traces ``strace -f -o FILE sweep_io``, so both see the same calls: every line of the
 program must be equal.
+
+Under ``-yy`` too (memfds as ``</memfd:s>(deleted)``, io_uring's fd), but for a UDP
+socket closed before sock_diag described it (its close shows ``UDP:[INODE]``).
 """
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_strace_ops import build, same_lines_one_run
+from tests.e2e.test_strace_ops import Gap, build, same_lines_but_gaps, same_lines_one_run
 
 pytestmark = [pytest.mark.kernel,
               pytest.mark.skipif(shutil.which("strace") is None,
@@ -153,3 +157,19 @@ def test_sweep_io_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             "ioctl(3, _IOC(_IOC_NONE, 0x12, 0x34, 0), 0) = -1 ENOTTY",
             "ioctl(-1, FIONBIO, [", "ioctl(3, FIONBIO, 0x1) = -1 EFAULT"):
         assert want in text, want
+
+
+_UDP_GONE: tuple[Gap, ...] = ((re.compile(r"^(close\(\d+)<UDP:\[[^\]]*\]>(\) = 0)$"),
+                              re.compile(r"^(close\(\d+)<UDP:\[\d+\]>(\) = 0)$")),)
+
+
+@pytest.mark.parametrize("opts", [["-yy"], ["-e", "verbose=none"]], ids=["yy", "verbose=none"])
+def test_io_calls_under_options(tmp_path: Path, opts: list[str]) -> None:
+    text = "\n".join(same_lines_but_gaps(build(tmp_path, "sweep_io"), tmp_path, opts,
+                                         _UDP_GONE))
+    if opts != ["-yy"]:             # structures as addresses, arrays of none as []
+        assert re.search(r"^fcntl\(3, F_GETLK, 0x[0-9a-f]+\) = 0$", text, re.M)
+        assert re.search(r"io_submit\(0x[0-9a-f]+, 0, \[\]\) = 0", text)
+        return
+    assert 'memfd_create("s", MFD_CLOEXEC|MFD_ALLOW_SEALING) = 4</memfd:s>(deleted)' in text
+    assert re.search(r"io_uring_setup\(1, \{.*\) = 4<anon_inode:\[io_uring\]>", text)

@@ -13,12 +13,15 @@ getitimer, prlimit64 and personality; then, in two children, the process-group a
 session calls and set_tid_address, and last move_pages and sethostname/setdomainname. Each call is
 made normally and with NULL, (void *)1, unknown constants, garbage in the high half
 of an int and -1 ids. tracekit traces ``strace -f -o FILE sweep_proc``, so both see
-the same calls: every line of every process must be equal.
+the same calls: every line of every process must be equal, also under ``-yy`` (pidfds as
+``3<pid:1234>``, pidfd_getfd's fd as the pidfd's process's, message queues as
+``3</name>``, signalfd4's own fd).
 """
 
 from __future__ import annotations
 
 import difflib
+import re
 import shutil
 from pathlib import Path
 
@@ -77,6 +80,7 @@ def test_sweep_proc_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             '{mtype=1, mtext="hi\\0\\0\\0\\0\\0\\0"}, 8, 0, IPC_NOWAIT) = 2',
             "O_RDWR|O_CREAT|O_EXCL, 0600, {mq_flags=0, mq_maxmsg=2, mq_msgsize=16, "
             "mq_curmsgs=0}) = 3", 'mq_open("tracekit-no-such-queue", O_RDONLY) = -1 ENOENT',
+            "0600, {mq_flags=0x800, mq_maxmsg=0, mq_msgsize=0, mq_curmsgs=1}) = -1 EINVAL",
             'mq_timedreceive(3, "hello", 64, [3], NULL) = 5',
             "{mq_flags=O_NONBLOCK, mq_maxmsg=2, mq_msgsize=16, mq_curmsgs=0}, {mq_flags=0,",
             "{sigev_value={sival_int=42, sival_ptr=0x2a}, sigev_signo=SIGUSR2, "
@@ -107,3 +111,25 @@ def test_sweep_proc_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             "prlimit64(1, RLIMIT_NOFILE, NULL, {rlim_cur=", "personality(0xffffffff) = ",
             "setsid() = -1 EPERM", "setpriority(PRIO_PGRP, 0, "):
         assert want in text, want
+
+
+@pytest.mark.parametrize("opts", [["-yy"], ["-e", "verbose=none"]], ids=["yy", "verbose=none"])
+def test_sweep_proc_under_options(tmp_path: Path, opts: list[str]) -> None:
+    s_procs, t_procs = one_run_both(build(tmp_path, "sweep_proc"), tmp_path, opts)
+    diffs = []
+    for pid, s_lines in s_procs.items():
+        t_lines = t_procs.get(pid, [])
+        if t_lines != s_lines:
+            diffs.extend(difflib.unified_diff(s_lines, t_lines, f"strace {pid}",
+                                              f"tracekit {pid}", lineterm="", n=0))
+    assert not diffs, "\n".join(diffs)
+    text = "\n".join(line for lines in s_procs.values() for line in lines)
+    if opts != ["-yy"]:             # the IPC structs as addresses, no clock state
+        assert re.search(r"shmctl\(\d+, IPC_STAT, 0x[0-9a-f]+\) = 0", text)
+        assert re.search(r"^adjtimex\(0x[0-9a-f]+\) = \d+$", text, re.M)
+        assert "move_pages(0, 0, [], NULL, [], 0) = 0" in text
+        return
+    assert re.search(r"pidfd_open\(\d+, 0\) = 3<pid:\d+>", text)
+    assert re.search(r"pidfd_getfd\(3<pid:\d+>, 0</dev/null<char 1:3>>, 0\) = 4</dev/null", text)
+    assert re.search(r"mq_open\(\"tracekit-sweep-\d+\", .*\) = 3</tracekit-sweep-\d+>", text)
+    assert "signalfd4(3<anon_inode:[signalfd]>, [USR2], 8, 0) = 3<anon_inode:[signalfd]>" in text

@@ -222,7 +222,14 @@ static void unixes(void) {
     /* abstract and unnamed */
     int d = socket(AF_UNIX, SOCK_DGRAM, 0);
     struct sockaddr_un ab = {.sun_family = AF_UNIX};
-    memcpy(ab.sun_path, "\0tracekit-sweep-net\0x", 21);
+    /* the pid in the name: runs at once (pytest -n 2, one per strace option) in the same
+     * network namespace would bind one name, and the second one's recvfrom wait forever */
+    char abname[24];
+    snprintf(abname + 1, sizeof abname - 1, "tracekit-sw-%06u", (unsigned)getpid() % 1000000);
+    abname[0] = '\0';
+    abname[19] = '\0';
+    abname[20] = 'x';
+    memcpy(ab.sun_path, abname, 21);
     bind(d, (void *)&ab, offsetof(struct sockaddr_un, sun_path) + 21);
     int d2 = socket(AF_UNIX, SOCK_DGRAM, 0);
     struct sockaddr_un un = {.sun_family = AF_UNIX};

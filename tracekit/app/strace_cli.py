@@ -808,7 +808,14 @@ def build(a: StraceArgs) -> Plan:
             parts = [p.strip() for p in items.lstrip("!").split(",") if p.strip()]
             nrs = resolve_syscalls([f"!{p}" if neg else p for p in parts], table,
                                    where=f"-e raw={text}")
-        raw = sorted({table.name(nr) for nr in nrs})
+        names = {table.name(nr) for nr in nrs}
+        if table.arch == "x86_64" and items != "none":
+            # and the 32-bit calls the same items name in the i386 table (_llseek, chown32)
+            items32: list[str | int] = (["all"] if items == "all" else
+                                        [f"!{p}" if neg else p for p in parts])
+            t32 = SyscallTable("i386")
+            names |= {t32.name(nr) for nr in resolve_compat_syscalls(items32)}
+        raw = sorted(names)
     follow = a.follow > 0
     pids = a.pids
     opts = SessionOptions(

@@ -55,7 +55,15 @@ from tracekit.decode import (
     structs_proc as SP,
     structs_task,
 )
-from tracekit.decode.argspec import ARGSPEC, ARGSPEC32, SAME_LAYOUT32
+from tracekit.decode.argspec import (
+    ARGSPEC,
+    ARGSPEC32,
+    I386_NARGS,
+    I386_TWINS,
+    NEWER_FD_CALLS,
+    NEWER_THAN_STRACE61,
+    SAME_LAYOUT32,
+)
 from tracekit.decode.argtypes import kind_of, narrowed
 from tracekit.decode.captures import abbreviated, capture, capture_out, decoded_in, decoded_out
 from tracekit.decode.fdcache import AT_FDCWD, DESCRIBED_CALLS, OPENS, TRACKED_CALLS, FdCache
@@ -110,7 +118,7 @@ class _ArchConsts:
         self.kinds = _kinds(f)
         self.ret_kinds = {**structs_io.ret_kinds(f), **ops.ret_kinds(f),
                           **flagwords.ret_kinds(f), **structs_task.ret_kinds(f),
-                          **structs_fs.ret_kinds(f)}
+                          **structs_fs.ret_kinds(f), **structs_bpf.ret_kinds(f)}
 
 
 @functools.cache
@@ -190,6 +198,15 @@ def k_newfd(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     """dup2's and dup3's new fd: what it was before the call, from the fd table only (in
     /proc it may already be the call's copy of the old fd, or a later fd)."""
     return d.fd_text(ev.tgid, _fd(ev.args[i]), known_only=True)
+
+
+def k_pidfdfd(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """pidfd_getfd's fd: an fd of the process the pidfd (argument 0) refers to, decorated
+    as that process's (strace's printfd_pid); a plain number when the pidfd is not one
+    the fd table knows."""
+    fd = _fd(ev.args[i])
+    pid = d.fdcache.pidfd_owner(ev.tgid, _fd(ev.args[0])) if d.fd_paths else None
+    return str(fd) if pid is None else d.fd_text(pid, fd)
 
 
 def k_dirfd(d: SyscallDecoder, ev: Syscall, i: int) -> str:
@@ -308,6 +325,15 @@ def k_parr_ret(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     the call: ``[]`` when the call wrote none, else its address."""
     return "[]" if ev.ret == 0 and ev.args[i] and not ev.flags & (
         SC_NORETURN | SC_UNFINISHED) else pointer(ev.args[i])
+
+
+def _k_parr_arg(n: int) -> Callable[[SyscallDecoder, Syscall, int], str]:
+    """An array whose length is argument ``n``, under -e verbose= without the call:
+    ``[]`` when that length is 0 (strace's print_array reads nothing then; NULL stays
+    NULL), else its address."""
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        return "[]" if ev.args[i] and not ev.args[n] & 0xFFFFFFFF else pointer(ev.args[i])
+    return k
 
 
 def k_envp(d: SyscallDecoder, ev: Syscall, i: int) -> str:
@@ -527,7 +553,8 @@ def _llseek(d: SyscallDecoder, ev: Syscall) -> list[str]:
     (signed), the loff_t result (:func:`k_loff_out`), whence."""
     hi, lo = ev.args[1] & 0xFFFFFFFF, ev.args[2] & 0xFFFFFFFF
     whence = d._kinds["whence"](d, ev, 4)
-    return [k_fd(d, ev, 0), str(signed(hi << 32 | lo)), k_loff_out(d, ev, 3),
+    result = pointer(ev.args[3]) if d.addr_only else k_loff_out(d, ev, 3)
+    return [k_fd(d, ev, 0), str(signed(hi << 32 | lo)), result,
             whence if whence is not None else str(ev.args[4])]
 
 
@@ -565,8 +592,10 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
     ipc_64 = next(v for v, n in T.IPC_CONSTS.items() if n == "IPC_64")
     return {
         "d": k_d, "ld": k_ld, "u": k_u, "u64": k_u, "x": k_x, "raw": k_x, "p": k_p,
-        "parr_ret": k_parr_ret,
-        "fd": k_fd, "newfd": k_newfd, "dirfd": k_dirfd, "off64": k_off64, "loff_out": k_loff_out,
+        "parr_ret": k_parr_ret, "parr0": _k_parr_arg(0), "parr1": _k_parr_arg(1),
+        "parr2": _k_parr_arg(2),
+        "fd": k_fd, "newfd": k_newfd, "pidfdfd": k_pidfdfd, "dirfd": k_dirfd,
+        "off64": k_off64, "loff_out": k_loff_out,
         "path": k_path, "str": k_str, "strr": k_bufr, "bufw": k_bufw, "bufr": k_bufr,
         "utsname_in": k_utsname_in,
         "bufrx": k_bufrx, "bufrn": k_bufrn, "argv": k_argv, "envp": k_envp, "sockaddr": k_sockaddr,
@@ -727,13 +756,27 @@ def k_fsconfigaux(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 # Kinds that end the argument list when they return None (the rest is not printed).
 _STOPPERS = frozenset({k_omode, k_mknoddev, structs_io.k_ioctlarg,
                        structs_io.k_ioctlarg_addr, structs_io.k_stop,
-                       k_rebootarg, ops.k_archprctl_arg})
+                       k_rebootarg, ops.k_archprctl_arg, ops.k_archprctl_arg_addr})
 ArgsFn = Callable[["SyscallDecoder", Syscall], tuple[str, ...]]
 _Deps = tuple[tuple[int, "str | None"], ...]   # (fd, target) pairs a text was made from
 
 
-def _args_fn(fns: tuple[ArgFn, ...], special: SpecialFn | None, generic: int) -> ArgsFn:
-    """One function that gives a call's argument texts, chosen once per syscall."""
+def _args_fn(fns: tuple[ArgFn, ...], special: SpecialFn | None, generic: int,
+             addr_only: bool = False) -> ArgsFn:
+    """One function that gives a call's argument texts, chosen once per syscall;
+    ``addr_only`` (-e verbose= without the call): what a special decoder read from
+    memory, a structure or an array (``{...}``, ``[...]``), as its argument's address."""
+    if special is not None and addr_only:
+        whole = special
+
+        def addresses(d: SyscallDecoder, ev: Syscall) -> tuple[str, ...]:
+            texts = whole(d, ev)
+            # ptrace without its addr (PTRACE_GETREGS...): the data is argument 3
+            at = (0, 1, 3) if whole is SPECIAL.get("ptrace") and len(texts) == 3 else \
+                range(len(texts))
+            return tuple(pointer(ev.args[i]) if i < len(ev.args) and t[:1] in ("{", "[")
+                         else t for i, t in zip(at, texts, strict=True))
+        return addresses
     if special is not None:
         return lambda d, ev: tuple(special(d, ev))
     if generic:
@@ -776,36 +819,56 @@ DEREF_KINDS = frozenset("""
     timeval_out timex timezone tms uint_out user_desc utimbuf utimens utimes utsname
     wstatus perfattr uringparams iocb iocbpp ioevents ioevent_out aioctx_out
     landlockruleattr landlockrulesetattr schedattr_in schedattr_out pages_in pagenodes_in
-    pagestatus_out mountattr kexecsegs
+    pagestatus_out mountattr kexecsegs bpfattr fhandle_in fhandle_inout mqattr_open
 """.split())
 # kinds with another address form: an array whose length is the return value prints
 # ``[]`` when it is 0 (print_array reads nothing then); ioctl's argument is a value for
-# some requests
-_ADDR_KINDS = {"epollevents": "parr_ret", "ioctlarg": "ioctlarg_addr"}
+# some requests; a socket option's value is its address; a netlink message is the bytes
+# of a plain buffer (strace decodes netlink only for a call it reads structures of)
+_ADDR_KINDS = {"epollevents": "parr_ret", "ioctlarg": "ioctlarg_addr", "optval_in": "p",
+               "optval_out": "p", "nlbufw": "bufw", "nlbufr": "bufrn",
+               # arrays of a length another argument or the return value gives
+               "gids_out": "parr_ret", "gids_in": "parr0", "ioevents": "parr_ret",
+               "iocbpp": "parr1", "sembufs": "parr2", "futexwaiters": "parr1",
+               "mincore_vec": "parr1", "pages_in": "parr1", "pagenodes_in": "parr1",
+               "pagestatus_out": "parr1", "iovr": "parr2", "iovw": "parr2",
+               # structures whose kinds are not in DEREF_KINDS (they may be values)
+               "shmctlarg": "p", "semctlarg": "p", "msgctlarg": "p", "migrate_nodes": "p",
+               "mpolmode_out": "p", "pselect_sig": "p", "seccomparg": "p",
+               "user_desc_entry": "p", "siginfo_w": "p", "archprctlarg": "archprctlarg_addr"}
 # return kinds that print what the call wrote in a structure: their address form
 _DEREF_RETS = {"poll": "poll_addr", "ppoll": "poll_addr", "select": "select_addr",
-               "select32": "select32_addr", "pselect": "pselect_addr"}
+               "select32": "select32_addr", "pselect": "pselect_addr",
+               # the time left and the clock state are read from the struct: not shown
+               "recvmmsg": "d", "recvmmsg32": "d", "clockstate": "d"}
 
 
 class _Call:
     __slots__ = ("name", "fns", "special", "ret", "generic", "fd_action", "path_arg", "args",
-                 "fds_in_args", "described", "fd_kind", "full")
+                 "fds_in_args", "described", "fd_kind", "full", "ret_fd", "addr_only")
 
     def __init__(self, name: str, fns: tuple[ArgFn, ...], special: SpecialFn | None, ret: str,
-                 generic: int, full: bool = False) -> None:
+                 generic: int, full: bool = False, ret_fd: bool = False,
+                 addr_only: bool = False) -> None:
         self.name, self.fns, self.special, self.ret, self.generic = (
             name, fns, special, ret, generic)
         # strace's abbrev(tcp) false: every field of its structures (-v, -e abbrev=)
         self.full = full
+        # outside -e verbose=: structures as their addresses
+        self.addr_only = addr_only
+        # it returns a new fd (also when printed as strace 6.1 prints a call it does not
+        # know: in hex, ``ret_fd`` given)
+        self.ret_fd = ret_fd or ret in ("fd", "bpffd")
         # the call may change the fd table (tracekit.decode.fdcache.FdCache.apply_call)
-        self.fd_action = name in TRACKED_CALLS or ret == "fd"
+        self.fd_action = name in TRACKED_CALLS or self.ret_fd
         self.fds_in_args = name in _FDS_IN_ARGS
         # its record may say what its fds are, read in the kernel (FdCache.learn)
         self.described = name in DESCRIBED_CALLS
         self.path_arg = 0 if name in ("open", "creat") else 1
         # the fd cache's own path for the commonest changes (update_fds)
-        self.fd_kind = 1 if name == "close" else 2 if name in OPENS else 0
-        self.args = _args_fn(fns, special, generic)
+        # (open_tree_attr printed as strace 6.1's syscall_0x1d3: its path is argument 1)
+        self.fd_kind = 1 if name == "close" else 2 if name in OPENS or ret_fd else 0
+        self.args = _args_fn(fns, special, generic, addr_only)
 
 
 class SyscallDecoder:
@@ -887,8 +950,26 @@ class SyscallDecoder:
         #: the call being decoded is printed unabbreviated (set per record from its
         #: ``_Call``; what the argument decoders read)
         self.full = False
+        #: the call being decoded is outside ``-e verbose=`` (set per record from its
+        #: ``_Call``): the decoders of whole calls (fcntl, the IPC ctl calls...) print
+        #: the structures they would read as their addresses
+        self.addr_only = False
         # each thread's last call: what restart_syscall resumes (strace's s_prev_ent)
         self._prev: dict[int, str] = {}
+        self._strace61_names = False
+
+    @property
+    def strace61_names(self) -> bool:
+        """Calls newer than strace 6.1 (:data:`NEWER_THAN_STRACE61`) are named and printed
+        as strace 6.1 prints a number it does not know (``syscall_0x1c3``, every register
+        in hex), not by their own names and C types (the strace format's choice)."""
+        return self._strace61_names
+
+    @strace61_names.setter
+    def strace61_names(self, on: bool) -> None:
+        self._strace61_names = on
+        self._calls.clear()
+        self._done.clear()
 
     @property
     def fd_paths(self) -> bool:
@@ -960,7 +1041,9 @@ class SyscallDecoder:
             return got
         table = self.compat_table if compat else self.table
         name = table.name(nr) if table is not None else None
-        if name is None or table is None or table.nr(name) is None:
+        ret_fd = name in NEWER_FD_CALLS
+        if name is None or table is None or table.nr(name) is None or (
+                self._strace61_names and name in NEWER_THAN_STRACE61):
             name = f"syscall_{nr:#x}"       # a number no call has: strace 6.1's spelling
         spec = (ARGSPEC32.get(name) if compat else None) or ARGSPEC.get(name)
         generic = 0
@@ -991,27 +1074,36 @@ class SyscallDecoder:
                               for i, k in enumerate(kinds))
         if name.startswith("syscall_"):
             generic = -6 if generic in (0, 6) else -generic     # unknown: counted
+            kinds, ret = (), "x"        # strace: every register, the return in hex
         # a spec whose last kind is a SPECIAL one decodes every argument with it; the
         # kinds before it only say what the first arguments are (fcntl's fd, for -P)
         special = SPECIAL.get(kinds[-1]) if kinds else None
         kind_fns = (self._kinds32 if compat and name not in SAME_LAYOUT32
                     else self._kinds)
-        if self._deref is not None and nr not in self._deref[compat]:
+        addr_only = self._deref is not None and nr not in self._deref[compat]
+        if addr_only:
             # -e verbose= without this call: its structures as their addresses
-            kinds = tuple(_ADDR_KINDS.get(k, "p") if k in DEREF_KINDS else k for k in kinds)
+            kinds = tuple(_ADDR_KINDS.get(k, "p") if k in DEREF_KINDS else
+                          _ADDR_KINDS.get(k, k) for k in kinds)
             ret = _DEREF_RETS.get(ret, ret)
         fns = () if special else tuple(kind_fns[k] for k in kinds)
         full = self._abbrev is not None and nr not in self._abbrev[compat]
-        got = self._calls[key] = _Call(name, fns, special, ret, generic, full)
+        got = self._calls[key] = _Call(name, fns, special, ret, generic, full,
+                                       ret_fd and name.startswith("syscall_"), addr_only)
         return got
 
     def arg_total(self, nr: int, compat: bool) -> int | None:
         """How many arguments a native syscall's prototype has (the kernel's
         SYSCALL_DEFINEn: futex 6, clone 5, rt_sigreturn 0), what strace -e raw= prints
-        whatever the operation; None for an i386 call or a call without a prototype."""
-        if compat:
-            return None
+        whatever the operation; an i386 call's from strace's i386 table
+        (:data:`I386_NARGS`) or its native twin's prototype; None for a call without
+        a prototype."""
         name = self.call(nr, compat).name
+        if compat:
+            if name in I386_NARGS:
+                return I386_NARGS[name]
+            twin = self._prototypes.get(I386_TWINS.get(name, name))
+            return None if twin is None else len(twin)
         proto = self._prototypes.get(name)
         if proto is not None:
             return len(proto)
@@ -1021,12 +1113,15 @@ class SyscallDecoder:
                 known_only: bool = False) -> str:
         """``3`` or, with fd paths, ``3</etc/passwd>`` (strace -yy; :meth:`FdCache.text
         <tracekit.decode.fdcache.FdCache.text>`); ``name`` is printed instead of the
-        number (``AT_FDCWD</home/u>``); ``known_only``: from the fd table only, never
-        /proc."""
-        if self.fd_paths and (fd >= 0 or fd == AT_FDCWD):
+        number (``AT_FDCWD</home/u>``: the working directory only then; strace's printfd
+        decorates no negative fd, ``open_by_handle_at(-100, ...)``); ``known_only``: from
+        the fd table only, never /proc."""
+        if self.fd_paths and (fd >= 0 or fd == AT_FDCWD and name is not None):
             # a call that failed with EBADF names its fds as the table had them: a
-            # closed one may be open again in /proc by the time the call is decoded
-            deco = self.fdcache.known_text(tgid, fd) if known_only or self._ebadf else \
+            # closed one may be open again in /proc by the time the call is decoded (the
+            # working directory of AT_FDCWD is no fd the call could have lacked)
+            deco = self.fdcache.known_text(tgid, fd) \
+                if known_only or self._ebadf and fd >= 0 else \
                 self.fdcache.text(tgid, fd)
             if self._deps is not None:
                 self._deps.append((fd, deco))
@@ -1076,6 +1171,7 @@ class SyscallDecoder:
                 if not ret_fds or cache.still(ev.tgid, ret_fds):
                     return dec
                 self.full = call.full
+                self.addr_only = call.addr_only
                 return Decoded(dec.name, dec.args, self._ret(ev, call))
         deps: list[tuple[int, str | None]] = []
         self._deps = deps
@@ -1083,6 +1179,7 @@ class SyscallDecoder:
             if call.fds_in_args and self._fd_paths:
                 self.update_fds(ev, call)   # pipe's fds are printed among its arguments
             self.full = call.full
+            self.addr_only = call.addr_only
             # a resumed call's arguments are unknown, unless read at its exit
             self._ebadf = ev.ret == -_EBADF
             args = () if flags & SC_RESUMED and not flags & SC_ATTACHED else \
@@ -1107,6 +1204,7 @@ class SyscallDecoder:
         its arguments, the fd table's changes, the exit's descriptions, its return. Not
         memoized: the descriptions are of this call."""
         self.full = call.full
+        self.addr_only = call.addr_only
         if call.fds_in_args:
             self.update_fds(ev, call)       # pipe's fds are printed among its arguments
             self.fdcache.learn(ev, at_exit=True)
@@ -1161,7 +1259,7 @@ class SyscallDecoder:
             self.fdcache.apply_open(ev, call.name, call.path_arg)
             return
         self.fdcache.apply_call(
-            ev, call.name, ret_fd=call.ret == "fd", path_arg=call.path_arg,
+            ev, call.name, ret_fd=call.ret_fd, path_arg=call.path_arg,
             dupfd=call.name in ("fcntl", "fcntl64")
             and ev.args[1] & _M32 in self.consts.fcntl_dup)
 

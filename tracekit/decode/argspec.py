@@ -14,6 +14,7 @@ undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit.decode.a
                       does not decode: ``rseq(0, 0x20, 0, 0x53053053)``)
 ``fd`` ``dirfd``      an fd (``3</etc/passwd>`` with fd paths); dirfd: ``AT_FDCWD``;
 ``newfd``             dup2's target: decorated only from the fd table (what it was)
+``pidfdfd``           pidfd_getfd's fd: decorated as the pidfd's process's fd
 ``path`` ``str``      captured string (path: whole; str: cut at the string limit)
 ``bufw`` ``bufr``     buffer whose length is the next arg (write: at entry) or the
                       return value (read: shown when the call succeeded); ``bufrx``:
@@ -63,7 +64,7 @@ others                a table of ``tracekit.decode.flags`` (see ``tracekit.decod
                       (tracekit.decode.structs_ipc): ``shmctlarg``/``semctlarg``/
                       ``msgctlarg`` (by the command), ``sembufs`` (count: next arg),
                       ``msgbuf_in``/``msgbuf_out`` (text size: next arg),
-                      ``mqattr_in``/``mqattr_out``
+                      ``mqattr_in``/``mqattr_out``/``mqattr_open`` (mq_flags in hex)
 ``timex`` ...          per-thread and clock structs (tracekit.decode.structs_task):
                       ``timex``, ``schedattr_in``/``schedattr_out`` (sched_setattr,
                       sched_getattr), ``pages_in``/``pagenodes_in``/``pagestatus_out``
@@ -132,7 +133,8 @@ result in a zero-extended register: ``4294967258 ENOSYS (Function not implemente
 
 from __future__ import annotations
 
-__all__ = ["ARGSPEC", "ARGSPEC32", "SAME_LAYOUT32", "ArgSpec"]
+__all__ = ["ARGSPEC", "ARGSPEC32", "I386_NARGS", "I386_TWINS", "NEWER_FD_CALLS",
+           "NEWER_THAN_STRACE61", "SAME_LAYOUT32", "ArgSpec"]
 
 ArgSpec = tuple[tuple[str, ...], str]
 
@@ -387,6 +389,11 @@ ioprio_get: ioprio_who d -> ioprio
 sched_getscheduler: d -> schedpolicy
 shmat: d p shmatflags -> x
 kcmp: d d kcmp
+io_uring_setup: u32 uringparams -> fd
+fanotify_init: faninitflags oflags -> fd
+userfaultfd: uffdflags -> fd
+memfd_secret: memfdsecretflags -> fd
+bpf: bpfcmd bpfattr u32 -> bpffd
 quotactl: quotactl
 quotactl_fd: fd quotactl_fd
 sysfs: raw raw raw
@@ -402,13 +409,15 @@ semop: d sembufs u32
 msgsnd: d msgbuf_in u ipcmsgflags
 msgrcv: d msgbuf_out u ld ipcmsgflags
 semtimedop: d sembufs u32 timespec
-mq_open: path oflags omode mqattr_in -> fd
+mq_open: path oflags omode mqattr_open -> fd
 mq_unlink: path
 mq_getsetattr: fd mqattr_in mqattr_out
 mq_notify: fd sigevent
 mq_timedsend: fd bufw u u32 timespec
 mq_timedreceive: fd bufr u uint_out timespec
 pidfd_send_signal: fd sig siginfo_in x32
+pidfd_open: d pidfdflags -> fd
+pidfd_getfd: fd pidfdfd x32 -> fd
 process_vm_readv: d iovr u iovaddr u u
 process_vm_writev: d iovw u iovaddr u u
 process_madvise: fd iovaddr u madv x32
@@ -506,3 +515,31 @@ offset split in two registers, low half first): name -> (argument kinds, return 
 the others take :data:`ARGSPEC`'s."""
 ARGSPEC.update({alias: ARGSPEC[native] for alias, native in _I386_ALIASES.items()
                 if native in ARGSPEC})
+
+#: how many arguments strace 6.1 prints for an i386 call under ``-e raw=`` (its i386
+#: table's nargs) where that is not the native twin's count: a 64-bit offset in two
+#: registers, calls i386 alone has, the old calls of one struct pointer
+I386_NARGS = {
+    "_llseek": 5, "pread64": 5, "pwrite64": 5, "preadv": 5, "pwritev": 5, "preadv2": 6,
+    "pwritev2": 6, "truncate64": 3, "ftruncate64": 3, "fadvise64": 5, "fadvise64_64": 6,
+    "fallocate": 6, "sync_file_range": 6, "readahead": 4, "statfs64": 3, "fstatfs64": 3,
+    "fcntl64": 3, "stat64": 2, "lstat64": 2, "fstat64": 2, "fstatat64": 4, "mmap": 1,
+    "mmap2": 6, "select": 1, "_newselect": 5, "socketcall": 2, "ipc": 6,
+}
+#: an i386 call's native twin, for its argument count (``chown32`` -> ``chown``)
+I386_TWINS = dict(_I386_ALIASES)
+
+
+#: calls of later kernels than strace 6.1's table knows (Linux 6.5's cachestat on: the
+#: numbers from 451, and x86_64's uretprobe and uprobe): strace 6.1 prints them as a
+#: number it has no entry for, ``syscall_0x1c3(0x3, 0x7ffd..., 0, 0, 0x73, 0x1)`` with
+#: all six registers in hex and the return value in hex (``= 0xa``)
+NEWER_THAN_STRACE61 = frozenset("""
+    cachestat fchmodat2 map_shadow_stack futex_wake futex_wait futex_requeue statmount
+    listmount lsm_get_self_attr lsm_set_self_attr lsm_list_modules mseal setxattrat
+    getxattrat listxattrat removexattrat open_tree_attr file_getattr file_setattr listns
+    rseq_slice_yield uretprobe uprobe
+""".split())
+#: those that return a new fd: the fd cache learns it all the same (strace -yy shows it
+#: later, in ``close(4</path>)``)
+NEWER_FD_CALLS = frozenset({"open_tree_attr"})

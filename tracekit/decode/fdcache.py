@@ -107,6 +107,20 @@ _ANON_TARGETS = {
     "inotify_init": "anon_inode:inotify", "inotify_init1": "anon_inode:inotify",
     "fanotify_init": "anon_inode:[fanotify]", "userfaultfd": "anon_inode:[userfaultfd]",
     "io_uring_setup": "anon_inode:[io_uring]", "perf_event_open": "anon_inode:[perf_event]",
+    # mm/secretmem.c: a file of the secretmem mount, unlinked
+    "memfd_secret": "/secretmem (deleted)",
+}
+#: bpf(2)'s commands that make an fd (enum bpf_cmd, include/uapi/linux/bpf.h) and what
+#: /proc shows for it (the name kernel/bpf/ gives anon_inode_getfd); None: BPF_OBJ_GET's,
+#: the pinned object's
+BPF_FD_TARGETS: dict[int, str | None] = {
+    0: "anon_inode:bpf-map", 14: "anon_inode:bpf-map",          # MAP_CREATE, MAP_GET_FD_BY_ID
+    5: "anon_inode:bpf-prog", 13: "anon_inode:bpf-prog",        # PROG_LOAD, PROG_GET_FD_BY_ID
+    18: "anon_inode:btf", 19: "anon_inode:btf",                 # BTF_LOAD, BTF_GET_FD_BY_ID
+    17: "anon_inode:bpf_link", 28: "anon_inode:bpf_link",       # RAW_TRACEPOINT_OPEN, LINK_CREATE
+    30: "anon_inode:bpf_link",                                  # LINK_GET_FD_BY_ID
+    32: "anon_inode:bpf-stats", 33: "anon_inode:bpf_iter",      # ENABLE_STATS, ITER_CREATE
+    7: None,                                                    # OBJ_GET
 }
 _SOCKET_STATE = frozenset({"bind", "connect", "listen"})
 #: calls besides those returning an fd whose effect on the table apply_call follows
@@ -311,6 +325,20 @@ class FdCache:
         """The cached target of ``fd``, None when unknown or not cached (reads no /proc)."""
         table = self._tables.get(tgid)
         return None if table is None else table.get(fd)
+
+    def pidfd_owner(self, tgid: int, pidfd: int) -> int | None:
+        """The process pidfd ``pidfd`` of ``tgid`` refers to, when it is a pidfd the
+        table knows (``pid:1234``, from pidfd_open)."""
+        owner = self.peek(tgid, pidfd) if pidfd >= 0 else None
+        if owner is None or not owner.startswith("pid:") or not owner[4:].isdigit():
+            return None
+        return int(owner[4:])
+
+    def pidfd_target(self, tgid: int, pidfd: int, fd: int) -> str | None:
+        """The target of fd ``fd`` of the process pidfd ``pidfd`` (of ``tgid``) refers
+        to, or None when unknown."""
+        pid = self.pidfd_owner(tgid, pidfd)
+        return None if pid is None or fd < 0 else self.get(pid, fd)
 
     def text(self, tgid: int, fd: int) -> str | None:
         """What strace -yy prints after ``fd`` (``</etc/passwd>``, ``<TCP:[...]>``,
@@ -594,6 +622,33 @@ class FdCache:
                              "socket:[" if name == "socketpair" else "pipe:[")
             if name != "socketpair" and len(pair) == 2:
                 self._pipe_ends(tgid, pair)
+        elif name == "pidfd_open":
+            # strace -yy shows a pidfd's process (fdinfo's Pid:), ``3<pid:1234>``
+            self.set(tgid, ret, f"pid:{signed(ev.args[0], 32)}")
+        elif name == "pidfd_getfd":
+            # a copy of the fd of the process the pidfd refers to
+            src = self.pidfd_target(tgid, signed(ev.args[0], 32), signed(ev.args[1], 32))
+            if src is None:
+                self._new_fd(tgid, ret, pending)
+            else:
+                self.set(tgid, ret, src)
+        elif name == "memfd_create":
+            # /proc shows a memfd as its name under /memfd:, always unlinked
+            mname = next((c.data for c in ev.caps if c.arg == 0
+                          and not c.flags & (CAPF_TRUNC | CAPF_FAULT)), None)
+            if mname is None:
+                self._new_fd(tgid, ret, pending)
+            else:
+                self.set(tgid, ret, "/memfd:" + mname.decode("utf-8", "surrogateescape")
+                         + " (deleted)")
+        elif name == "mq_open":
+            # a queue's fd is its name in the mqueue file system, ``/name``
+            qname = next((c.data for c in ev.caps if c.arg == 0
+                          and not c.flags & (CAPF_TRUNC | CAPF_FAULT)), None)
+            if qname is None:
+                self._new_fd(tgid, ret, pending)
+            else:
+                self.set(tgid, ret, "/" + qname.decode("utf-8", "surrogateescape"))
         elif ret_fd:
             if not self._anon_fd(ev, name):
                 self._new_fd(tgid, ret, pending, _NEW_KIND.get(name))
@@ -730,12 +785,24 @@ class FdCache:
         """Whether ``name`` always makes an anonymous inode of one name
         (:data:`_ANON_TARGETS`), then recorded as the new fd's target: what /proc shows
         while the fd is open, known without /proc (the process may have closed it, or
-        ended, before its record arrived). signalfd with an fd of its own changes that
-        fd and makes none."""
+        ended, before its record arrived); bpf's by its command. True too when the call
+        made no fd (signalfd with an fd of its own changes that fd, keeping its target;
+        a bpf command that returns none): the table stays as it is."""
+        if name == "bpf":
+            # by command: a map, a program, BTF, a link; a pinned object's is not known
+            cmd = ev.args[0] & 0xFFFFFFFF
+            if cmd not in BPF_FD_TARGETS:
+                return True             # no fd made: the table is as it was
+            target = BPF_FD_TARGETS[cmd]
+            if target is None:
+                return False
+            self.set(ev.tgid, ev.ret, target)
+            return True
         target = _ANON_TARGETS.get(name)
-        if target is None or name in ("signalfd", "signalfd4") and \
-                signed(ev.args[0], 32) != -1:
+        if target is None:
             return False
+        if name in ("signalfd", "signalfd4") and signed(ev.args[0], 32) != -1:
+            return True                 # the fd it was given, changed: the same target
         self.set(ev.tgid, ev.ret, target)
         return True
 

@@ -438,6 +438,9 @@ def _fcntl(d: SyscallDecoder, ev: Syscall) -> list[str]:
         return [*out, F.FlagSet(T.DN_FLAGS, unknown="DN_???")(arg & _M32)]
     if name == "F_ADD_SEALS":
         return [*out, F.FlagSet(T.SEAL_FLAGS, unknown="F_SEAL_???")(arg)]
+    if d.addr_only and (name in _SETLK or name in _GETLK
+                        or name in ("F_SETOWN_EX", "F_GETOWN_EX")):
+        return [*out, pointer(arg)]     # -e verbose= without fcntl: the struct's address
     if name in _SETLK:
         cap = _first_struct(ev, 2)
         text = None if cap is None else format_flock(
@@ -990,7 +993,7 @@ def _quota_call(d: SyscallDecoder, ev: Syscall, qcmd: int, special: str | None
         return [*out, _xval(T.QUOTA_FORMATS, args[2] & _M32, "QFMT_VFS_???"), _string(ev, 3)]
     data = pointer(args[3])
     written = name in _QUOTA_OUT
-    cap = _struct_at(ev, 3, at_exit=written) if args[3] else None
+    cap = _struct_at(ev, 3, at_exit=written) if args[3] and not d.addr_only else None
     if cap is not None and (succeeded(ev) or not written):
         data = _quota_data(T, name, cap.data) or data
     return [*out, data] if name in _QUOTA_NO_ID else [*out, _uid(args[2]), data]
@@ -1136,7 +1139,7 @@ def _keyctl(d: SyscallDecoder, ev: Syscall) -> list[str]:
         elif k == "payload":
             out.append(_keyctl_payload(d, ev, i))
         elif k == "caps":
-            out.append(_keyctl_caps(d, ev, i))
+            out.append(pointer(v) if d.addr_only else _keyctl_caps(d, ev, i))
         elif k == "errno":
             err = v & _M32
             out.append(errno_name(err) if err in errno.errorcode else str(err))
@@ -1237,6 +1240,13 @@ def k_archprctl_arg(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
     if name in ("ARCH_GET_FS", "ARCH_GET_GS"):
         return _out_int(ev, i, pointer, size=8)
     return _x(ev.args[i])
+
+
+def k_archprctl_arg_addr(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
+    """:func:`k_archprctl_arg` under -e verbose= without arch_prctl: what a GET
+    command wrote (``[0x7f...]``) as its address; the values of the others as they are."""
+    text = k_archprctl_arg(d, ev, i)
+    return pointer(ev.args[i]) if text is not None and text[:1] == "[" else text
 
 
 def _siginfo(fl: F.ArchFlags) -> Callable[[bytes], str | None]:
@@ -1348,7 +1358,7 @@ def kinds(fl: F.ArchFlags
         "itimerval_in": _k_struct_in(format_itimerval),
         "itimerval_out": _k_struct_out(format_itimerval),
         "gids_out": _k_gids(True), "gids_in": _k_gids(False),
-        "archprctlarg": k_archprctl_arg,
+        "archprctlarg": k_archprctl_arg, "archprctlarg_addr": k_archprctl_arg_addr,
         "unshareflags": lambda d, ev, i: unshare(ev.args[i]),
         "setnstype": lambda d, ev, i: setns(ev.args[i] & _M32),
         "siginfo_in": _k_struct_in(_siginfo(fl)), "siginfo_w": _k_struct_out(_siginfo(fl)),

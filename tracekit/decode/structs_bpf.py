@@ -40,12 +40,13 @@ Layout: include/uapi/linux/bpf.h (the same on x86_64 and arm64, little-endian).
 from __future__ import annotations
 
 import struct
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from tracekit._events import CAPF_DEREF, CAPF_FAULT, Syscall
 from tracekit.decode import flags as F
 from tracekit.decode.captures import Deref, KindFn, deref, succeeded
+from tracekit.decode.fdcache import BPF_FD_TARGETS
 from tracekit.decode.values import pointer, quote, xval as _xval
 
 if TYPE_CHECKING:
@@ -172,13 +173,14 @@ def _u(data: bytes, off: int, size: int = 4) -> int:
     return int.from_bytes(data[off:off + size], "little")
 
 
-def _pointed(kind: str, data: bytes, off: int, derefs: Mapping[int, Deref]) -> str:
+def _pointed(kind: str, data: bytes, off: int, derefs: Mapping[int, Deref],
+             limit: int = _STR_LIMIT) -> str:
     """What a pointer at ``off`` of the attr points to, as strace 6.1 prints it (read by
     the BPF program: TK_SPEC_PTR_AT); its address when NULL, not read, read at another
     address than the attr's (a size that cuts it, memory changed between the reads) or
     unreadable.
 
-    - ``license``: a C string (``printstr``): 32 bytes, then ``...``.
+    - ``license``: a C string (``printstr``): ``limit`` (-s, 32) bytes, then ``...``.
     - ``logbuf``: log_buf, min(log_size (at 28), 33) bytes read at entry as a
       NUL-terminated string (``printstr_ex`` with QUOTE_0_TERMINATED, which reads with
       umovestr: a fault after the NUL does not matter): up to its NUL, else 32 bytes and
@@ -193,27 +195,31 @@ def _pointed(kind: str, data: bytes, off: int, derefs: Mapping[int, Deref]) -> s
     if not ptr or d is None or d.ptr != ptr or not d.readable:
         return pointer(ptr)
     if kind == "license":
-        return quote(d.data, limit=_STR_LIMIT, more=d.trunc)
-    need = min(size, _STR_LIMIT + 1)          # strace reads -s + 1 bytes at most
+        return quote(d.data, limit=limit, more=d.trunc)
+    need = min(size, limit + 1)               # strace reads -s + 1 bytes at most
     got = d.data[:need]
     if kind == "logbuf":
         # all need bytes, or (a fault after it) the string up to its NUL
         nul = got.find(b"\0")
         if nul >= 0:
             return quote(got[:nul])
-        return quote(got[:_STR_LIMIT], more=True) if len(got) == need else pointer(ptr)
+        return quote(got[:limit], more=True) if len(got) == need else pointer(ptr)
     if len(got) < need:
         return pointer(ptr)
-    return quote(got[:_STR_LIMIT], more=size > _STR_LIMIT)
+    return quote(got[:limit], more=size > limit)
 
 
 def _field(kind: str, data: bytes, off: int, fl: F.ArchFlags, out: bytes | None,
            map_flags: int, size: int, text: bytes | None,
-           derefs: Mapping[int, Deref] | None = None) -> str | None:
-    """One field's text; None when it does not print (numa_node without its flag)."""
+           derefs: Mapping[int, Deref] | None = None, limit: int = _STR_LIMIT,
+           fdtext: Callable[[int], str] | None = None) -> str | None:
+    """One field's text; None when it does not print (numa_node without its flag).
+    ``limit``: strace's -s; ``fdtext``: an fd's text with its -yy decoration."""
     t = fl.tables
     if kind in ("license", "logbuf", "btf"):
-        return _pointed(kind, data, off, derefs or {})
+        return _pointed(kind, data, off, derefs or {}, limit)
+    if kind == "s32" and fdtext is not None:
+        return fdtext(struct.unpack_from("<i", data, off)[0])   # every s32 is an fd
     if kind == "u32":
         return str(_u(data, off))
     if kind == "s32":
@@ -237,13 +243,16 @@ def _field(kind: str, data: bytes, off: int, fl: F.ArchFlags, out: bytes | None,
             return pointer(ptr)
         string = text[8:]
         return quote(string[:string.find(b"\0")],
-                     limit=_STR_LIMIT if kind == "name" else None)
+                     limit=limit if kind == "name" else None)
     if kind == "kver":
         v = _u(data, off)
         return f"KERNEL_VERSION({v >> 16}, {v >> 8 & 0xFF}, {v & 0xFF})"
     if kind == "oldfd":         # with BPF_F_REPLACE in the flags before it only
         replace = next((v for v, n in t.BPF_ATTACH_FLAGS if n == "BPF_F_REPLACE"), 0)
-        return str(struct.unpack_from("<i", data, off)[0]) if _u(data, 8) & replace else None
+        if not _u(data, 8) & replace:
+            return None
+        fd = struct.unpack_from("<i", data, off)[0]
+        return fdtext(fd) if fdtext is not None else str(fd)
     if kind == "numa":
         return str(_u(data, off)) if map_flags & _NUMA_NODE else None
     if kind == "name16":
@@ -297,7 +306,9 @@ def _link_tail(attr: bytes, fl: F.ArchFlags) -> tuple[str | None, int]:
 def format_bpf_attr(cmd: str, data: bytes, size: int, fl: F.ArchFlags,
                     out: bytes | None = None, out_ok: bool = False,
                     text: bytes | None = None,
-                    derefs: Mapping[int, Deref] | None = None) -> str | None:
+                    derefs: Mapping[int, Deref] | None = None, full: bool = False,
+                    limit: int = _STR_LIMIT, fdtext: Callable[[int], str] | None = None
+                    ) -> str | None:
     """The attr of command ``cmd`` (a BPF_CMDS name) as strace prints it.
 
     Args:
@@ -310,6 +321,13 @@ def format_bpf_attr(cmd: str, data: bytes, size: int, fl: F.ArchFlags,
         BPF_ATTR_STR_CAP bytes it points to when readable; None when not read.
       derefs: what pointers inside the attr point to, by their byte offset (the
         license at 16, log_buf at 32, the BTF at 0: TK_SPEC_PTR_AT captures).
+      full: strace -v (not abbreviated): an empty program's ``insns=[]`` (strace's
+        print_array of no element, not NULL: it reads nothing), and nonzero bytes past the
+        member as ``extra_data="\\x05..." /* bytes 16..23 */`` (every byte of them, in
+        hex) where the abbreviated attr prints ``...``.
+      limit: strace's -s: the bytes of a string or buffer shown.
+      fdtext: an fd field's text (strace -yy's ``3<anon_inode:bpf-map>``); None: the
+        number.
 
     Returns:
       ``{map_type=..., ...}``; None when strace prints the address (module docstring).
@@ -325,7 +343,7 @@ def format_bpf_attr(cmd: str, data: bytes, size: int, fl: F.ArchFlags,
         # was read (no NUL) is not there to show (strace prints it whole); a name is,
         # when more than the 32 bytes strace shows were read
         if text is None or len(text) > 8 and b"\0" not in text[8:] and (
-                cmd != "BPF_RAW_TRACEPOINT_OPEN" or len(text) <= 8 + _STR_LIMIT):
+                cmd != "BPF_RAW_TRACEPOINT_OPEN" or len(text) <= 8 + limit):
             return None
     for off, length_at in _POINTED.get(cmd, ()):
         # a pointer strace follows whose memory was not read at all (not an unreadable
@@ -338,7 +356,10 @@ def format_bpf_attr(cmd: str, data: bytes, size: int, fl: F.ArchFlags,
     for name, off, kind, start in fields:
         if size <= start:
             break
-        field = _field(kind, attr, off, fl, wrote, map_flags, size, text, derefs)
+        field = _field(kind, attr, off, fl, wrote, map_flags, size, text, derefs, limit,
+                       fdtext)
+        if full and name == "insns" and not _u(attr, 4) and _u(attr, 8, 8):
+            field = "[]"                # insn_cnt 0: an empty array (NULL stays NULL)
         if field is not None:
             parts.append(f"{name}={field}")
     if cmd == "BPF_LINK_CREATE" and size > msize:
@@ -350,7 +371,8 @@ def format_bpf_attr(cmd: str, data: bytes, size: int, fl: F.ArchFlags,
     wrapper = _WRAPPED.get(cmd)
     shown = "{" + (f"{wrapper}={{{body}}}" if wrapper else body)
     if any(data[msize:size]):
-        shown += ", ..."
+        shown += (f', extra_data={quote(data[msize:size], force_hex=True)} '
+                  f"/* bytes {msize}..{size - 1} */" if full else ", ...")
     shown += "}"
     if (cmd in _BATCHES and out_ok and out is not None and len(out) >= 36
             and _u(out, 32) != _u(attr, 32)):
@@ -365,7 +387,7 @@ def _k_bpf_attr(fl: F.ArchFlags) -> KindFn:
             return "NULL"
         cmd = fl.tables.BPF_CMDS.get(ev.args[0] & 0xFFFFFFFF)
         caps = [c for c in ev.caps if c.arg == i and not c.flags & CAPF_DEREF]
-        if cmd is None or d.full or not caps or caps[0].flags & CAPF_FAULT:
+        if cmd is None or not caps or caps[0].flags & CAPF_FAULT:
             return pointer(addr)
         # capture.py's order: the attr, the first word with what it points to, the attr
         # at exit
@@ -375,9 +397,24 @@ def _k_bpf_attr(fl: F.ArchFlags) -> KindFn:
         ok = succeeded(ev) or (cmd in _BATCHES and ev.ret == -_ENOENT)
         derefs = {off: dr for off in (0, 16, 32) if (dr := deref(ev, i, off)) is not None}
         text = format_bpf_attr(cmd, caps[0].data, ev.args[2] & 0xFFFFFFFF, fl, out, ok,
-                               string, derefs)
+                               string, derefs, d.full, d.string_limit,
+                               (lambda fd: d.fd_text(ev.tgid, fd)) if d.fd_paths else None)
         return pointer(addr) if text is None else text
     return k
+
+
+def _ret_bpf(fl: F.ArchFlags) -> Callable[[SyscallDecoder, Syscall, str], str]:
+    def ret(d: SyscallDecoder, ev: Syscall, text: str) -> str:
+        """The fd a command makes, with its -yy decoration (strace: RVAL_FD)."""
+        if ev.args[0] & 0xFFFFFFFF in BPF_FD_TARGETS:
+            return d.fd_text(ev.tgid, ev.ret)
+        return text
+    return ret
+
+
+def ret_kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, str], str]]:
+    """Return kinds of this module: (decoder, record, plain text) -> the text after ``=``."""
+    return {"bpffd": _ret_bpf(fl)}
 
 
 def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:

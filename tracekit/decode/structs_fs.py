@@ -761,6 +761,7 @@ MOUNT_ATTR_SIZE = 32          # struct mount_attr: u64 attr_set, attr_clr, propa
                               # userns_fd (MOUNT_ATTR_SIZE_VER0, include/uapi/linux/mount.h)
 MOUNT_ATTR_TAIL_END = 4096    # the bytes past it strace 6.1 shows end there
 _PROPAGATION = ("MS_UNBINDABLE", "MS_PRIVATE", "MS_SLAVE", "MS_SHARED")
+_MOUNT_ATTR_IDMAP = 0x100000  # include/uapi/linux/mount.h: userns_fd is used (an fd) then
 
 
 def _k_mount_attr(fl: F.ArchFlags) -> KindFn:
@@ -779,8 +780,11 @@ def _k_mount_attr(fl: F.ArchFlags) -> KindFn:
         if cap is None or len(cap.data) < MOUNT_ATTR_SIZE:
             return pointer(v)
         attr_set, attr_clr, prop, userns = struct.unpack_from("<4Q", cap.data)
+        # userns_fd: an fd (-yy decorates it) with MOUNT_ATTR_IDMAP set, else the u64
+        idmap = attr_set & _MOUNT_ATTR_IDMAP and userns <= 0x7FFFFFFF
         text = (f"{{attr_set={bits(attr_set)}, attr_clr={bits(attr_clr)}, propagation="
-                f"{xval(names, prop, 'MS_???')}, userns_fd={userns}")
+                f"{xval(names, prop, 'MS_???')}, "
+                f"userns_fd={d.fd_text(ev.tgid, userns) if idmap else userns}")
         end = min(size, MOUNT_ATTR_TAIL_END)
         tail = cap.data[MOUNT_ATTR_SIZE:end]
         if len(cap.data) < end:

@@ -320,19 +320,22 @@ def format_fsxattr(data: bytes, fl: F.ArchFlags, *, nextents: bool = True) -> st
             f"{count}fsx_projid={projid}, fsx_cowextsize={cowextsize}}}")
 
 
-def format_clone_range(data: bytes) -> str | None:
+def format_clone_range(data: bytes, fdtext: Callable[[int], str] = str) -> str | None:
     """struct file_clone_range (FICLONERANGE): ``{src_fd=3, src_offset=0,
-    src_length=4096, dest_offset=0}``; None when short."""
+    src_length=4096, dest_offset=0}``; None when short. ``fdtext``: an fd's text (-yy's
+    ``3</tmp/f>``)."""
     if len(data) < CLONE_RANGE.size:
         return None
     fd, off, length, dest = CLONE_RANGE.unpack_from(data)
-    return f"{{src_fd={signed(fd, 32)}, src_offset={off}, src_length={length}, dest_offset={dest}}}"
+    return (f"{{src_fd={fdtext(signed(fd, 32))}, src_offset={off}, src_length={length}, "
+            f"dest_offset={dest}}}")
 
 
-def format_dedupe_range(data: bytes) -> str | None:
+def format_dedupe_range(data: bytes, fdtext: Callable[[int], str] = str) -> str | None:
     """struct file_dedupe_range as FIDEDUPERANGE reads it: ``{src_offset=0, src_length=4,
     dest_count=1, info=[{dest_fd=4, dest_offset=0}]}``, the destinations captured
-    (``...`` after them when dest_count says there are more); None when short."""
+    (``...`` after them when dest_count says there are more); None when short.
+    ``fdtext``: an fd's text (-yy's ``4</tmp/g>``)."""
     if len(data) < DEDUPE_RANGE.size:
         return None
     off, length, count, _ = DEDUPE_RANGE.unpack_from(data)
@@ -340,7 +343,7 @@ def format_dedupe_range(data: bytes) -> str | None:
     pos = DEDUPE_RANGE.size
     while len(infos) < count and pos + DEDUPE_INFO.size <= len(data):
         fd, dest, _, _, _ = DEDUPE_INFO.unpack_from(data, pos)
-        infos.append(f"{{dest_fd={signed(fd, 32)}, dest_offset={dest}}}")
+        infos.append(f"{{dest_fd={fdtext(signed(fd, 32))}, dest_offset={dest}}}")
         pos += DEDUPE_INFO.size
     if len(infos) < count:
         infos.append("...")
@@ -419,9 +422,9 @@ def k_ioctlarg(d: SyscallDecoder, ev: Syscall, i: int, deref: bool = True) -> st
         elif a.fmt == "uint" and len(cap.data) >= 4:
             text = f"[{int.from_bytes(cap.data[:4], 'little')}]"
         elif a.fmt == "clonerange":
-            text = format_clone_range(cap.data)
+            text = format_clone_range(cap.data, lambda fd: d.fd_text(ev.tgid, fd))
         elif a.fmt == "dedupe":
-            text = format_dedupe_range(cap.data)
+            text = format_dedupe_range(cap.data, lambda fd: d.fd_text(ev.tgid, fd))
         elif a.fmt == "modem" and len(cap.data) >= 4:
             modem = int.from_bytes(cap.data[:4], "little")
             text = f"[{_bits(fl.tables.TIOCM_BITS, modem, 'TIOCM_???')}]"

@@ -171,12 +171,15 @@ def format_sembufs(data: bytes, count: int, flags: F.FlagSet) -> str:
     return "[" + ", ".join(shown) + "]"
 
 
-def format_mq_attr(data: bytes, flags: F.FlagSet) -> str | None:
-    """struct mq_attr: ``{mq_flags=O_NONBLOCK, mq_maxmsg=2, mq_msgsize=16, mq_curmsgs=0}``."""
+def format_mq_attr(data: bytes, flags: F.FlagSet | None) -> str | None:
+    """struct mq_attr: ``{mq_flags=O_NONBLOCK, mq_maxmsg=2, mq_msgsize=16, mq_curmsgs=0}``;
+    ``flags`` None: mq_flags in hex (mq_open's, which strace does not decode: the kernel
+    ignores them there)."""
     if len(data) < _MQ_ATTR.size:
         return None
     fl, maxmsg, msgsize, curmsgs = _MQ_ATTR.unpack_from(data)
-    return (f"{{mq_flags={flags(fl)}, mq_maxmsg={maxmsg}, mq_msgsize={msgsize}, "
+    shown = (hex(fl) if fl else "0") if flags is None else flags(fl)
+    return (f"{{mq_flags={shown}, mq_maxmsg={maxmsg}, mq_msgsize={msgsize}, "
             f"mq_curmsgs={curmsgs}}}")
 
 
@@ -255,5 +258,6 @@ def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
         "sembufs": _k_sembufs(sem_flags),
         "msgbuf_in": _k_msgbuf(at_exit=False), "msgbuf_out": _k_msgbuf(at_exit=True),
         "mqattr_in": decoded_in(lambda b: format_mq_attr(b, mq_flags)),
+        "mqattr_open": decoded_in(lambda b: format_mq_attr(b, None)),
         "mqattr_out": decoded_out(lambda b: format_mq_attr(b, mq_flags)),
     }

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 import time
 from collections.abc import Callable
@@ -79,13 +80,24 @@ def read_sock_proto(proc: str, tgid: int, fd: int) -> str | None:
     return raw.split(b"\0", 1)[0].decode("ascii", "replace") or None
 
 
+#: a pseudo-terminal's path and the device numbers devpts gives it: majors 136..143
+#: (UNIX98_PTY_SLAVE_MAJOR and UNIX98_PTY_MAJOR_COUNT, drivers/tty/pty.c), 256 minors each
+_PTS = re.compile(r"/dev/pts/(\d{1,7})")
+
+
 def read_device(path: str) -> str | None:
     """``char 1:3`` or ``block 8:0`` when ``path`` (``stat``, symlinks followed) is a
-    character or block device now, else None (not a device, or it cannot be stat'ed)."""
+    character or block device now, else None (not a device, or it cannot be stat'ed).
+    A ``/dev/pts/N`` that is gone (its pty closed before the call that named it was
+    decoded) has the numbers devpts gave it: ``char 136:N``."""
     try:
         st = os.stat(path)
     except (OSError, ValueError):
-        return None
+        pts = _PTS.fullmatch(path)
+        if pts is None or int(pts[1]) >= 8 * 256:
+            return None
+        n = int(pts[1])
+        return f"char {136 + n // 256}:{n % 256}"
     if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode):
         kind = "char" if stat.S_ISCHR(st.st_mode) else "block"
         return f"{kind} {os.major(st.st_rdev)}:{os.minor(st.st_rdev)}"

@@ -99,10 +99,18 @@ def socket_inode(target: str) -> int | None:
     return None
 
 
+#: the protocols strace 6.1 names (socketutils.c's table, by the names the kernel's
+#: system.sockprotoname gives); a socket of another (PACKET, AF_VSOCK) is ``socket:[N]``
+STRACE_PROTOCOLS = frozenset({
+    "UNIX", "UNIX-STREAM", "TCP", "UDP", "UDPLITE", "DCCP", "SCTP", "L2TP/IP", "PING", "RAW",
+    "TCPv6", "UDPv6", "UDPLITEv6", "DCCPv6", "L2TP/IPv6", "SCTPv6", "PINGv6", "RAWv6",
+    "NETLINK"})
+
+
 def fallback(inode: int, proto: str | None) -> str:
     """What strace prints for a socket sock_diag does not describe: ``TCP:[6789]``, or
-    ``socket:[6789]`` when the protocol is not known either."""
-    return f"{proto or 'socket'}:[{inode}]"
+    ``socket:[6789]`` when the protocol is not known either, or not one strace names."""
+    return f"{proto if proto in STRACE_PROTOCOLS else 'socket'}:[{inode}]"
 
 
 _OWN_NETNS: list[int] = []

@@ -47,7 +47,7 @@ from tracekit._events import (
     Syscall,
 )
 from tracekit.bpf.object import BpfObject
-from tracekit.decode.argspec import ARGSPEC
+from tracekit.decode.argspec import ARGSPEC, NEWER_FD_CALLS
 from tracekit.decode.fdcache import TRACKED_CALLS, socket_calls
 from tracekit.decode.values import quote
 from tracekit.kernel.facts import read_sock_proto
@@ -171,7 +171,9 @@ class FdResolver:
         self.resolved = 0
         self.gone = 0
         self.reused = 0
-        fd_returning = {n for n, (_, ret) in ARGSPEC.items() if ret == "fd"}
+        # (calls newer than strace 6.1 too, which it prints in hex: their fds are
+        # shown later, in close(4</path>))
+        fd_returning = {n for n, (_, ret) in ARGSPEC.items() if ret == "fd"} | NEWER_FD_CALLS
         self._fd_returning = frozenset(fd_returning)
         new = fd_returning - _NOT_NEW
         sock = socket_calls()

@@ -14,7 +14,7 @@ tracekit/decode/argspec.py; read by tracekit/kernel/syscall_protos/__init__.py.
 PROTOTYPES: dict[str, tuple[tuple[str, str, str], ...]] = {
     'accept': (('fd', 'int', 'fd'), ('upeer_sockaddr', 'struct sockaddr *', 'p'), ('upeer_addrlen', 'int *', 'p')),
     'accept4': (('fd', 'int', 'fd'), ('upeer_sockaddr', 'struct sockaddr *', 'p'), ('upeer_addrlen', 'int *', 'p'), ('flags', 'int', 'd')),
-    'acct': (('name', 'const char *', 'str'),),
+    'acct': (('name', 'const char *', 'path'),),
     'add_key': (('_type', 'const char *', 'str'), ('_description', 'const char *', 'str'), ('_payload', 'const void *', 'bufw'), ('plen', 'size_t', 'u'), ('ringid', 'key_serial_t', 'keyspec')),
     'adjtimex': (('txc_p', 'struct __kernel_timex *', 'p'),),
     'bind': (('fd', 'int', 'fd'), ('umyaddr', 'struct sockaddr *', 'p'), ('addrlen', 'int', 'd')),

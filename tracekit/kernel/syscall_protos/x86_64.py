@@ -16,7 +16,7 @@ PROTOTYPES: dict[str, tuple[tuple[str, str, str], ...]] = {
     'accept': (('fd', 'int', 'fd'), ('upeer_sockaddr', 'struct sockaddr *', 'p'), ('upeer_addrlen', 'int *', 'p')),
     'accept4': (('fd', 'int', 'fd'), ('upeer_sockaddr', 'struct sockaddr *', 'p'), ('upeer_addrlen', 'int *', 'p'), ('flags', 'int', 'd')),
     'access': (('filename', 'const char *', 'path'), ('mode', 'int', 'd')),
-    'acct': (('name', 'const char *', 'str'),),
+    'acct': (('name', 'const char *', 'path'),),
     'add_key': (('_type', 'const char *', 'str'), ('_description', 'const char *', 'str'), ('_payload', 'const void *', 'bufw'), ('plen', 'size_t', 'u'), ('ringid', 'key_serial_t', 'keyspec')),
     'adjtimex': (('txc_p', 'struct __kernel_timex *', 'p'),),
     'afs_syscall': (('arg0', 'unsigned long', 'x'), ('arg1', 'unsigned long', 'x'), ('arg2', 'unsigned long', 'x'), ('arg3', 'unsigned long', 'x'), ('arg4', 'unsigned long', 'x')),
