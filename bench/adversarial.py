@@ -323,14 +323,16 @@ def one_line_error(r: Result, rc: int | Sequence[int], *words: str) -> tuple[boo
     rcs = {rc} if isinstance(rc, int) else set(rc)
     err = r.err.decode(errors="replace").strip()
     lines = [ln for ln in err.splitlines() if ln.strip()]
+    # a usage error of tracekit strace ends as strace's does, with a "Try ... -h" line
+    said = lines[:-1] if len(lines) > 1 and lines[-1].startswith("Try '") else lines
     ok = (
         r.rc in rcs
-        and len(lines) >= 1
-        and ("error" in lines[-1] or lines[-1].startswith("tracekit strace: "))
+        and len(said) >= 1
+        and ("error" in said[-1] or said[-1].startswith("tracekit strace: "))
         and all(w.lower() in err.lower() for w in words)
         and len(lines) <= 3
     )
-    return ok, f"rc={r.rc}; {lines[-1][:160] if lines else '(no message)'}"
+    return ok, f"rc={r.rc}; {said[-1][:160] if said else '(no message)'}"
 
 
 COUNTER = r"""
