@@ -74,7 +74,7 @@ OPTIONS: list[tuple[str, str, str]] = [
     ("-e decode-fds=, -y, -yy", "yes", "fds with their paths (-y: socket:[INODE] for a "
                                       "socket); -yy: sockets' protocol and addresses, "
                                       "devices' numbers"),
-    ("-s N", "partly", "string size; buffers are captured up to 256 bytes"),
+    ("-s N", "partly", "string size; a buffer shows at most the 4096 bytes the kernel reads"),
     ("-a N", "yes", "column of ' = ' (default 40)"),
     ("-t, -tt, -ttt, -r", "yes", "time column (wall clock, relative)"),
     ("-T", "yes", "time spent in each call (entry to exit, wall clock)"),
