@@ -6,12 +6,9 @@ with status 128+N: a signal in the first milliseconds of start-up, which would o
 land in an import (a ``KeyboardInterrupt`` traceback, or a core file for SIGQUIT), ends
 tracekit as one during the trace's own start-up does. A signal ignored when tracekit
 started (``nohup``) is left ignored, so the command inherits that; but ``tracekit
-strace`` notes one (:data:`pending`) until its options say whether it attaches with
-``-p`` alone, which takes the ending signals whatever it inherited, as strace does
-(:func:`restore_ignored` otherwise): the kernel throws away a signal that is ignored
-and not blocked, and the trace's signal thread starts only after the imports (hundreds
-of milliseconds on a loaded machine), so a script's ``tracekit strace -p PID &`` then
-``kill -INT`` found nothing to end it. The handlers stay
+strace`` notes one until its options say whether it attaches with ``-p`` alone, which
+takes the ending signals whatever it inherited, as strace does (tracekit._early_signals).
+The handlers stay
 while the subcommand imports what it needs (a ``KeyboardInterrupt`` raised inside a C
 extension's module init can crash the interpreter: seen with msgspec); then a trace
 blocks all four and takes them on its signal thread (tracekit.app.run), and a replay
@@ -26,6 +23,8 @@ import os
 import signal
 import sys
 
+from tracekit._early_signals import IGNORED, note
+
 #: what ends tracekit when the terminal or ``kill`` says so
 EARLY_SIGNALS = (signal.SIGINT, signal.SIGQUIT, signal.SIGTERM, signal.SIGHUP)
 
@@ -35,25 +34,6 @@ def _quiet_exit(signo: int, frame: object) -> None:
     os._exit(128 + signo)
 
 
-#: tracekit strace: the ending signals it was started ignoring, noted while it starts
-IGNORED: list[int] = []
-#: and those of them that came (in order)
-pending: list[int] = []
-
-
-def _note(signo: int, frame: object) -> None:
-    pending.append(signo)
-
-
-def restore_ignored() -> None:
-    """Ignore again the signals tracekit strace was started ignoring (it runs a command,
-    which inherits them); one noted meanwhile is dropped, as ignored."""
-    for sig in IGNORED:
-        signal.signal(sig, signal.SIG_IGN)
-    IGNORED.clear()
-    pending.clear()
-
-
 def _install() -> None:
     strace = sys.argv[1:2] == ["strace"]
     for sig in EARLY_SIGNALS:
@@ -61,7 +41,7 @@ def _install() -> None:
             signal.signal(sig, _quiet_exit)
         elif strace:
             IGNORED.append(sig)
-            signal.signal(sig, _note)
+            signal.signal(sig, note)
 
 
 _install()

@@ -146,7 +146,7 @@ class _Signals:
         set_child_signal_mask(None)
 
     def noted(self, sig: int) -> None:
-        """``sig`` came before this object watched for it (tracekit._entry noted it):
+        """``sig`` came before this object watched for it (tracekit._early_signals noted it):
         taken as if it came now."""
         self._on_signal(sig, 0, 0)
 

@@ -997,11 +997,11 @@ async def run(a: StraceArgs) -> int:
     piped: list[subprocess.Popen[bytes]] = []
     try:
         with _Signals(watch_inherited=bool(a.pids) and not a.command) as signals:
-            from tracekit import _entry
+            from tracekit._early_signals import pending
 
-            for sig in _entry.pending:      # came while tracekit started (tracekit._entry)
+            for sig in pending:             # came while tracekit started
                 signals.noted(sig)
-            _entry.pending.clear()
+            pending.clear()
             return await _run(a, signals, piped)
     finally:
         for proc in piped:
@@ -1311,10 +1311,10 @@ def main(argv: list[str]) -> int:
         return EXIT_USAGE
     if not args.pids or args.command:
         # a command inherits the signals tracekit was started ignoring; -p alone takes
-        # them, as strace does (tracekit._entry)
-        from tracekit import _entry
+        # them, as strace does (tracekit._early_signals)
+        from tracekit._early_signals import restore_ignored
 
-        _entry.restore_ignored()
+        restore_ignored()
     if args.help or args.version:
         from tracekit._stdio import StdoutWriteError
         from tracekit._version import __version__
