@@ -60,7 +60,6 @@ from collections.abc import Callable
 from tracekit._events import (
     CAP_FD,
     CAPF_FAULT,
-    CAPF_TRUNC,
     Event,
     Exec,
     Exit,
@@ -71,6 +70,7 @@ from tracekit._events import (
     Syscall,
     fd_descs,
 )
+from tracekit.decode.captures import capture
 from tracekit.decode.values import quote, signed
 from tracekit.kernel.facts import FactReader, LiveFacts
 from tracekit.kernel.sockdiag import desc_text, fallback, socket_inode
@@ -634,21 +634,19 @@ class FdCache:
                 self.set(tgid, ret, src)
         elif name == "memfd_create":
             # /proc shows a memfd as its name under /memfd:, always unlinked
-            mname = next((c.data for c in ev.caps if c.arg == 0
-                          and not c.flags & (CAPF_TRUNC | CAPF_FAULT)), None)
+            mname = capture(ev, 0, whole=True)
             if mname is None:
                 self._new_fd(tgid, ret, pending)
             else:
-                self.set(tgid, ret, "/memfd:" + mname.decode("utf-8", "surrogateescape")
+                self.set(tgid, ret, "/memfd:" + mname.data.decode("utf-8", "surrogateescape")
                          + " (deleted)")
         elif name == "mq_open":
             # a queue's fd is its name in the mqueue file system, ``/name``
-            qname = next((c.data for c in ev.caps if c.arg == 0
-                          and not c.flags & (CAPF_TRUNC | CAPF_FAULT)), None)
+            qname = capture(ev, 0, whole=True)
             if qname is None:
                 self._new_fd(tgid, ret, pending)
             else:
-                self.set(tgid, ret, "/" + qname.decode("utf-8", "surrogateescape"))
+                self.set(tgid, ret, "/" + qname.data.decode("utf-8", "surrogateescape"))
         elif ret_fd:
             if not self._anon_fd(ev, name):
                 self._new_fd(tgid, ret, pending, _NEW_KIND.get(name))
@@ -675,10 +673,8 @@ class FdCache:
             if self._pending:
                 self.apply_call(ev, name, ret_fd=True, path_arg=path_arg)
             return
-        data = None
-        for c in ev.caps:
-            if c.arg == path_arg:
-                data = None if c.flags & (CAPF_TRUNC | CAPF_FAULT) else c.data
+        cap = capture(ev, path_arg, whole=True)
+        data = cap.data if cap is not None else None
         target = self._abs.get(data) if data else None
         if target is None:
             if not data or data[0] != 0x2F:         # not "/...": apply_call's way
@@ -812,13 +808,10 @@ class FdCache:
         the dirfd's target, symlinks resolved (``last_as_is``: but in its last part, the
         name an unlink removed); None when the path was not captured whole or its base
         is not a known directory."""
-        data = None
-        for c in ev.caps:
-            if c.arg == path_arg:
-                data = None if c.flags & (CAPF_TRUNC | CAPF_FAULT) else c.data
-        if not data:
+        cap = capture(ev, path_arg, whole=True)
+        if cap is None or not cap.data:
             return None
-        path = data.decode("utf-8", "surrogateescape")
+        path = cap.data.decode("utf-8", "surrogateescape")
         if path[0] != "/":
             if path_arg == 0 or signed(ev.args[0], 32) == AT_FDCWD:
                 base = self.cwd(ev.tgid)
@@ -863,10 +856,8 @@ class FdCache:
             target = self.get(ev.tgid, signed(ev.args[0], 32))
             self.set_cwd(ev.tgid, target if target and target[0] == "/" else None)
             return
-        data = None
-        for c in ev.caps:
-            if c.arg == 0 and not c.flags & (CAPF_TRUNC | CAPF_FAULT):
-                data = c.data
+        cap = capture(ev, 0, whole=True)
+        data = cap.data if cap is not None else None
         if not data:
             self.set_cwd(ev.tgid, None)          # read /proc on the next need
             return
