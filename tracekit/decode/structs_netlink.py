@@ -628,25 +628,32 @@ _IN6_ADDR_GEN_MODES = {0: "IN6_ADDR_GEN_MODE_EUI64", 1: "IN6_ADDR_GEN_MODE_NONE"
                        2: "IN6_ADDR_GEN_MODE_STABLE_PRIVACY", 3: "IN6_ADDR_GEN_MODE_RANDOM"}
 
 
-def _indexed(fmt: str, names: tuple[str, ...], unknown: str) -> Nla:
+def _indexed(fmt: str, names: Callable[[_Ctx], Mapping[int, str]], unknown: str) -> Nla:
     """An array of integers by named index: ``[[DEVCONF_FORWARDING]=0, ...]``, at most
-    -s elements (then ``...``); an index past the names as ``[58 /* DEVCONF_??? */]``."""
+    -s elements (then ``...``); an index without a name as ``[58 /* DEVCONF_??? */]``.
+    ``names``: the names by index, of the context's arch tables or fixed."""
     size = struct.calcsize(fmt)
 
     def dec(c: _Ctx, off: int, n: int) -> str | None:
         count = n // size
         if not count:
             return None
+        table = names(c)
         out = []
         for k in range(count):
             if k == c.elems:
                 out.append("...")
                 break
             v = struct.unpack(fmt, c.take(off + k * size, size))[0]
-            name = names[k] if k < len(names) else f"{k} /* {unknown} */"
-            out.append(f"[{name}]={v}")
+            out.append(f"[{table.get(k) or f'{k} /* {unknown} */'}]={v}")
         return "[" + ", ".join(out) + "]"
     return dec
+
+
+def _fixed(names: tuple[str, ...]) -> Callable[[_Ctx], Mapping[int, str]]:
+    """:func:`_indexed`'s names of a table that is the same on every arch."""
+    table = dict(enumerate(names))
+    return lambda c: table
 
 
 def _inet6_flags(c: _Ctx, off: int, n: int) -> str | None:
@@ -663,9 +670,9 @@ def _addr_gen_mode(c: _Ctx, off: int, n: int) -> str | None:
 
 _IFLA_INET6: dict[str, Nla] = {
     "IFLA_INET6_FLAGS": _inet6_flags,
-    "IFLA_INET6_CONF": _indexed("<i", _DEVCONF, "DEVCONF_???"),
-    "IFLA_INET6_STATS": _indexed("<Q", _IPSTATS_MIB, "IPSTATS_MIB_???"),
-    "IFLA_INET6_ICMP6STATS": _indexed("<Q", _ICMP6_MIB, "ICMP6_MIB_???"),
+    "IFLA_INET6_CONF": _indexed("<i", _fixed(_DEVCONF), "DEVCONF_???"),
+    "IFLA_INET6_STATS": _indexed("<Q", _fixed(_IPSTATS_MIB), "IPSTATS_MIB_???"),
+    "IFLA_INET6_ICMP6STATS": _indexed("<Q", _fixed(_ICMP6_MIB), "ICMP6_MIB_???"),
     "IFLA_INET6_CACHEINFO": _struct_u(
         "<IIII", ("max_reasm_len", "tstamp", "reachable_time", "retrans_time")),
     "IFLA_INET6_TOKEN": _inet(socket.AF_INET6),
@@ -1100,20 +1107,8 @@ def _shutdown(c: _Ctx, off: int, n: int) -> str | None:
     return f"{v:#x} /* {names} */"
 
 
-def _meminfo(c: _Ctx, off: int, n: int) -> str | None:
-    """SK_MEMINFO_* u32 array: ``[[SK_MEMINFO_RMEM_ALLOC]=0, ...]``."""
-    count = n // 4
-    if not count:
-        return None
-    out = []
-    for k in range(count):
-        if k == c.elems:
-            out.append("...")
-            break
-        v = struct.unpack("<I", c.take(off + 4 * k, 4))[0]
-        name = c.T.SK_MEMINFO.get(k)
-        out.append(f"[{name if name else f'{k} /* SK_MEMINFO_??? */'}]={v}")
-    return "[" + ", ".join(out) + "]"
+# SK_MEMINFO_* u32 array: ``[[SK_MEMINFO_RMEM_ALLOC]=0, ...]``
+_meminfo = _indexed("<I", lambda c: c.T.SK_MEMINFO, "SK_MEMINFO_???")
 
 
 # struct inet_diag_sockopt's bits (linux/inet_diag.h), low bit first, two bytes
