@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from tracekit._events import CAPF_FAULT, SC_COMPAT, Syscall
+from tracekit._events import CAPF_FAULT, SC_COMPAT, Capture, Syscall
 from tracekit.decode import flags as F
 from tracekit.decode.captures import capture, capture_out, succeeded
 from tracekit.decode.values import format_ifindex, format_sockaddr, pointer, quote, signed
@@ -200,7 +200,8 @@ _SET_INT_OPTS = frozenset({
     "SO_PEEK_OFF", "SO_NOFCS", "SO_LOCK_FILTER", "SO_SELECT_ERR_QUEUE", "SO_BUSY_POLL",
     "SO_INCOMING_CPU", "SO_CNX_ADVICE", "SO_INCOMING_NAPI_ID", "SO_ZEROCOPY",
     "SO_TIMESTAMP_NEW", "SO_TIMESTAMPNS_NEW", "SO_TIMESTAMPING_NEW", "SO_DETACH_REUSEPORT_BPF",
-    "SO_PREFER_BUSY_POLL", "SO_BUSY_POLL_BUDGET", "SO_RESERVE_MEM", "SO_RCVMARK"})
+    "SO_PREFER_BUSY_POLL", "SO_BUSY_POLL_BUDGET", "SO_RESERVE_MEM", "SO_RCVMARK",
+    "SO_TXREHASH"})
 _SET_STRUCT_OPTS = frozenset({
     "SO_LINGER", "SO_ATTACH_FILTER", "SO_ATTACH_REUSEPORT_CBPF", "SO_TXREHASH",
     "IP_ADD_MEMBERSHIP", "IP_DROP_MEMBERSHIP", "MCAST_JOIN_GROUP", "MCAST_LEAVE_GROUP",
@@ -224,15 +225,7 @@ def _optval(d: SyscallDecoder, ev: Syscall, i: int, n: int | None, out: bool) ->
         # an int option: its address when shorter than an int, else the int
         if n is None or n < 4 or cap is None or len(cap.data) < 4:
             return pointer(ev.args[i])
-        return f"[{_int(cap.data)}]"
-    if out and so == "SO_ERROR" and n is not None and 0 < n <= 4 and cap is not None \
-            and len(cap.data) >= n:
-        # the error as its name; a shorter value as its bytes, in hex
-        if n < 4:
-            return quote(cap.data[:n], force_hex=True)
-        err = int.from_bytes(cap.data[:4], "little")
-        name = errno_name(err) if err else "0"
-        return f"[{name if name != f'E{err}' else err}]"
+        return f"[{_int_text(T, so, signed(int.from_bytes(cap.data[:4], 'little'), 32))}]"
     ip6 = T.IPV6_NAMES.get(ev.args[2] & 0xFFFFFFFF) if level == "SOL_IPV6" else None
     if level == "SOL_RAW" and ev.args[2] & 0xFFFFFFFF == 1:        # ICMP_FILTER
         return _icmp_filter(T.ICMP_TYPES, cap, n, ev.args[i])
@@ -245,12 +238,6 @@ def _optval(d: SyscallDecoder, ev: Syscall, i: int, n: int | None, out: bool) ->
         if n != size or len(data) < size:
             return pointer(ev.args[i])
         return _exact_struct(T, name, data, bool(ev.flags & SC_COMPAT))
-    if not out and so == "SO_TXREHASH":
-        if n is None or n < 4 or cap is None or len(cap.data) < 4:
-            return pointer(ev.args[i])
-        value = signed(int.from_bytes(cap.data[:4], "little"), 32)
-        known = T.TXREHASH_VALUES.get(value)
-        return f"[{known or f'{value} /* SOCK_TXREHASH_??? */'}]"
     if not out and n == 0 and not {so, ip, ip6} & _SET_STRUCT_OPTS:
         return '""'                     # strace's default: the value's 0 bytes
     if cap is None or n is None or n <= 0 or len(cap.data) < min(n, 4):
@@ -259,16 +246,16 @@ def _optval(d: SyscallDecoder, ev: Syscall, i: int, n: int | None, out: bool) ->
         text = _set_struct(so, ip, ip6, cap.data[:n], T.ADDRESS_FAMILIES)
         if text is not None:
             return pointer(ev.args[i]) if text == "" else text
-    if out and (so in _GET_INT_OPTS or so == "SO_TXREHASH"):
+    if out and so in _GET_INT_OPTS:
         # an int option: its first int (SO_TIMESTAMPING's 8 bytes too); shorter, its
-        # bytes in hex
+        # bytes in hex; SO_ERROR's int as the errno's name
         if n < 4:
             return quote(cap.data[:n], force_hex=True)
-        value = signed(int.from_bytes(cap.data[:4], "little"), 32)
-        if so == "SO_TXREHASH":
-            known = T.TXREHASH_VALUES.get(value)
-            return f"[{known or f'{value} /* SOCK_TXREHASH_??? */'}]"
-        return f"[{value}]"
+        if so == "SO_ERROR" and n == 4:
+            err = int.from_bytes(cap.data[:4], "little")
+            name = errno_name(err) if err else "0"
+            return f"[{name if name != f'E{err}' else err}]"
+        return f"[{_int_text(T, so, signed(int.from_bytes(cap.data[:4], 'little'), 32))}]"
     fields = (_GET_STRUCTS.get(so or "") or _GET_STRUCTS.get(packet or "")) if out else None
     if fields is not None and len(cap.data) >= min(n, 4 * len(fields)):
         # getsockopt's struct linger / ucred / tpacket_stats: the fields the returned
@@ -330,12 +317,21 @@ def _exact_struct(T: ModuleType, name: str, data: bytes, compat: bool) -> str:
             f"mr_alen={alen}, mr_address={address}}}")
 
 
-def _icmp_filter(types: Mapping[int, str], cap: object, n: int | None, addr: int) -> str:
+def _int_text(T: ModuleType, so: str | None, value: int) -> str:
+    """An int option's value: SO_TXREHASH's by name (``SOCK_TXREHASH_ENABLED``,
+    ``7 /* SOCK_TXREHASH_??? */``), any other in decimal."""
+    if so == "SO_TXREHASH":
+        return T.TXREHASH_VALUES.get(value) or f"{value} /* SOCK_TXREHASH_??? */"
+    return str(value)
+
+
+def _icmp_filter(types: Mapping[int, str], cap: Capture | None, n: int | None,
+                 addr: int) -> str:
     """ICMP_FILTER's struct icmp_filter, a 32-bit set of ICMP types, as strace prints a
     set: ``[ICMP_ECHOREPLY 0x2 /* ICMP_??? */]``, or ``~[...]`` of the types not in it when
     more than half are; at most 4 bytes are read, over a set of all types (an optlen of
     2 leaves types 16-31 in)."""
-    data = getattr(cap, "data", None)
+    data = cap.data if cap is not None else None
     if n is None or n <= 0 or data is None or len(data) < min(n, 4):
         return pointer(addr)
     k = min(n, 4)
