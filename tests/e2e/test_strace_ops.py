@@ -117,6 +117,22 @@ def same_lines_but_gaps(exe: Path, tmp: Path, opts: Sequence[str], gaps: tuple[G
     return s_lines
 
 
+def same_procs_one_run(exe: Path, tmp: Path, opts: Sequence[str] = (),
+                       gaps: tuple[Gap, ...] = ()) -> dict[int, list[str]]:
+    """:func:`one_run_both` of a program that makes children: asserts that tracekit's
+    lines of every process are strace's (a diff per process when not; known ``gaps``
+    masked: :func:`without_gaps`) and returns strace's lines by pid, unmasked."""
+    s_procs, t_procs = one_run_both(exe, tmp, opts)
+    diffs: list[str] = []
+    for pid, s_lines in s_procs.items():
+        s_cmp, t_cmp = without_gaps(s_lines, t_procs.get(pid, []), gaps)
+        if t_cmp != s_cmp:
+            diffs.extend(difflib.unified_diff(s_cmp, t_cmp, f"strace {pid}",
+                                              f"tracekit {pid}", lineterm="", n=0))
+    assert not diffs, "\n".join(diffs)
+    return s_procs
+
+
 def run_both(tmp: Path, argv: list[str], reset: Path | None = None) -> tuple[str, str]:
     """``strace -f -q`` and tracekit of ``argv``; ``reset`` is emptied before each run."""
     def fresh() -> None:

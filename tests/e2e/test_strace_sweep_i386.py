@@ -31,7 +31,7 @@ import pytest
 
 from tests._run import TRACEKIT, die_with_parent, run_tracekit, tracekit_env
 from tests.e2e._strace_lines import parse
-from tests.e2e.test_strace_ops import Gap, build, one_run_both, without_gaps
+from tests.e2e.test_strace_ops import Gap, build, one_run_both, same_procs_one_run
 from tracekit.kernel.arch import machine_arch
 
 pytestmark = [pytest.mark.kernel,
@@ -176,15 +176,8 @@ def test_i386_calls_raw(tmp_path: Path) -> None:
     """``-e raw=all``: every 32-bit call too (its i386 name), with as many arguments as
     strace's i386 table gives (a 64-bit offset is two registers), the return in hex
     without decoration."""
-    s_procs, t_procs = one_run_both(build(tmp_path, "sweep_i386", "-no-pie"), tmp_path,
-                                    ["-e", "raw=all"])
-    diffs = []
-    for pid, s_lines in s_procs.items():
-        s_lines, t_lines = without_gaps(s_lines, t_procs.get(pid, []), _OLD_SELECT)
-        if t_lines != s_lines:
-            diffs.extend(difflib.unified_diff(s_lines, t_lines, f"strace {pid}",
-                                              f"tracekit {pid}", lineterm="", n=0))
-    assert not diffs, "\n".join(diffs)
+    s_procs = same_procs_one_run(build(tmp_path, "sweep_i386", "-no-pie"), tmp_path,
+                                 ["-e", "raw=all"], _OLD_SELECT)
     text = "\n".join(line for lines in s_procs.values() for line in lines)
     for want in ("_llseek(0x3, 0x1, 0, 0x", "pwrite64(0x3, 0x", "fcntl64(0x3, 0x1, 0) = 0",
                  "chown32(0, 0xffffffff, 0xffffffff) = -1 EFAULT"):
