@@ -23,3 +23,20 @@ def test_cwd_module_is_not_importable_as_a_user_stage(tmp_path: Path) -> None:
                        capture_output=True, text=True, timeout=60,
                        env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"})
     assert "planted code ran" in r.stderr
+
+
+def test_version_answers_without_importing_the_output_formats() -> None:
+    """``tracekit --version`` is asked by scripts and package checks: it prints what the
+    parser's --version prints and imports no output format (their imports, trio's among
+    them, took most of its 0.4 s)."""
+    r = subprocess.run([sys.executable, "-X", "importtime", "-m", "tracekit", "--version"],
+                       capture_output=True, text=True, timeout=60)
+    from tracekit._version import __version__
+
+    assert r.returncode == 0 and r.stdout == f"tracekit {__version__}\n", r
+    imported = {line.split("|")[-1].strip() for line in r.stderr.splitlines()}
+    assert "tracekit.formatters" not in imported and "trio" not in imported, sorted(imported)
+    # with another argument the parser answers, with the same text
+    r = subprocess.run([sys.executable, "-m", "tracekit", "--version", "run"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout == f"tracekit {__version__}\n", r

@@ -588,6 +588,13 @@ def _main(argv: list[str]) -> int:
         from tracekit.app.strace_cli import main as strace_main
 
         return strace_main(argv[1:])
+    if argv == ["--version"]:
+        # argparse's text without building the parser (its output options import every
+        # output format, trio among them: most of the 0.4 s this took)
+        from tracekit._version import __version__
+
+        print(f"tracekit {__version__}")
+        return 0
     command: list[str] = []
     if "--" in argv:  # everything after "--" is the workload, untouched by argparse
         cut = argv.index("--")
