@@ -1,8 +1,8 @@
 """``tracekit strace -v``, ``-e abbrev=SET`` and ``-e verbose=SET`` against strace 6.1.
 
 tests/workloads/verbose_structs.c makes the calls whose structures strace abbreviates by
-default (the stat family, statx, uname, rusage, termios, more groups and pollfds than
--s shows, getdents64) and the calls whose structures ``-e verbose=`` turns into
+default (the stat family, statx, uname, rusage, termios, more groups, pollfds, iovecs and
+mmsghdrs than -s shows, getdents64) and the calls whose structures ``-e verbose=`` turns into
 addresses (those and sockets' addresses, select's sets, an empty epoll_wait), some of
 them as i386 calls. It runs under ``strace -f OPTS``, itself under ``tracekit strace -f
 OPTS``: both print the same calls, and every line of every process must be equal.
@@ -35,7 +35,15 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
         "stx_btime={tv_sec=", "st_blksize=", ", 38, 39])", ", [], 4096) = 0",
         'd_type=DT_REG, d_name="file"}',
         "{fd=0, events=POLLOUT}, {fd=0, events=POLLOUT}], 40, 0)"]),
-    "abbrev=none,-s 8": (["-e", "abbrev=none", "-s", "8"], [", 38, 39])"]),
+    "abbrev=none,-s 8": (["-e", "abbrev=none", "-s", "8"], [
+        ", 38, 39])", '{iov_base="x", iov_len=1}], 10) = 10',
+        '{iov_base="x", iov_len=1}], msg_iovlen=10,']),
+    "-s 2": (["-s", "2"], [
+        '{iov_base="x", iov_len=1}, ...], 10) = 10',
+        '{iov_base="x", iov_len=1}, ...], msg_iovlen=10,', "msg_len=1}, ...], 4, 0) = 4"]),
+    "-v -s 2": (["-v", "-s", "2"], [
+        '{iov_base="x", iov_len=1}], 10) = 10',
+        '{iov_base="x", iov_len=1}], msg_iovlen=10,', "msg_len=1}], 4, 0) = 4"]),
     "abbrev=SET": (["-e", "abbrev=uname,statx,?fstat64,wait4"], [
         'nodename="', ", ...})", "ru_maxrss=", "c_cc=[", "st_blksize="]),
     "abbrev=!SET": (["-e", "abbrev=!uname,getrusage"], [

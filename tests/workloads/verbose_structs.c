@@ -1,7 +1,8 @@
 /* The structures strace abbreviates by default and prints whole with -v (-e abbrev=),
  * and prints as their addresses for the calls -e verbose= leaves out: the stat family,
  * statx, uname, getrusage, wait4's rusage, a pty's termios (TCGETS, TCSETS), statfs,
- * sysinfo, more groups and pollfds than -s shows, an empty epoll_wait and getdents64 at
+ * sysinfo, more groups, pollfds, iovecs (writev, sendmsg, recvmsg: 10) and mmsghdrs (4)
+ * than -s shows, an empty epoll_wait and getdents64 at
  * the end of a directory, sockets' addresses, select's sets; then uname, getrusage and
  * fstat64 as i386 calls (int $0x80, x86_64 only; built -no-pie so that the static
  * buffers sit below 4 GiB). argv[1]: a scratch directory. Every outcome is the same from
@@ -28,6 +29,7 @@
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 
 #ifdef __x86_64__
@@ -111,6 +113,37 @@ int main(int argc, char **argv)
 		FD_SET(p[0], &rd);
 		write(p[1], "x", 1);
 		select(p[0] + 1, &rd, NULL, NULL, &tv);
+	}
+	{
+		/* 10 iovecs and 4 mmsghdrs: -s 2 cuts them, -v and abbrev=none do not */
+		static char one[2] = "x", got[10][2];
+		static struct iovec out[10], in[10];
+		static struct msghdr mh;
+		static struct mmsghdr mm[4];
+		int sv[2];
+
+		for (i = 0; i < 10; i++) {
+			out[i].iov_base = one;
+			out[i].iov_len = 1;
+			in[i].iov_base = got[i];
+			in[i].iov_len = 1;
+		}
+		for (i = 0; i < 4; i++) {
+			mm[i].msg_hdr.msg_iov = &out[i];
+			mm[i].msg_hdr.msg_iovlen = 1;
+		}
+		writev(p[1], out, 10);
+		if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) == 0) {
+			mh.msg_iov = out;
+			mh.msg_iovlen = 10;
+			sendmsg(sv[0], &mh, 0);
+			mh.msg_iov = in;
+			recvmsg(sv[1], &mh, 0);
+			sendmmsg(sv[0], mm, 4, 0);
+			recvmmsg(sv[1], mm, 4, MSG_DONTWAIT, NULL);
+			close(sv[0]);
+			close(sv[1]);
+		}
 	}
 	ep = epoll_create1(0);
 	epoll_wait(ep, &ev, 1, 0);              /* no event: [] even for -e verbose=none */

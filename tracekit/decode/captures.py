@@ -102,6 +102,13 @@ def decoded_in(fmt: Callable[[bytes], str | None], *, whole: bool = False) -> Ki
     return k
 
 
+def elements_shown(d: SyscallDecoder) -> int:
+    """How many elements of an array strace prints before ``...``: -s of them, every one
+    for a call not abbreviated (print_array's ``abbrev(tcp)`` test, util.c: -v, ``-e
+    abbrev=`` without the call); what was captured may end first."""
+    return 1 << 30 if d.full else d.string_limit
+
+
 def abbreviated(short: KindFn, full: KindFn) -> KindFn:
     """strace's abbrev(tcp): ``short`` for a call printed abbreviated (its default),
     ``full`` for one that is not (-v, ``-e abbrev=`` without it: ``d.full``)."""

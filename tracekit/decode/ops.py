@@ -35,7 +35,7 @@ from tracekit._events import (
     Syscall,
 )
 from tracekit.decode import flags as F
-from tracekit.decode.captures import capture, capture_out, deref, succeeded
+from tracekit.decode.captures import capture, capture_out, deref, elements_shown, succeeded
 from tracekit.decode.signals import siginfo_text
 from tracekit.decode.structs_proc import SIGSET_SIZE, format_sigset
 from tracekit.decode.values import (
@@ -1209,7 +1209,7 @@ def _k_gids(out: bool) -> Callable[[SyscallDecoder, Syscall, int], str]:
             return pointer(v)
         # -s of them (strace's print_array), every one captured for a call not
         # abbreviated
-        shown = min(n, len(cap.data) // 4, 1 << 30 if d.full else d.string_limit)
+        shown = min(n, len(cap.data) // 4, elements_shown(d))
         gids = struct.unpack_from(f"<{shown}I", cap.data)
         items = ["-1" if g == _M32 else str(g) for g in gids]
         if n > shown:

@@ -45,8 +45,8 @@ from tracekit.decode.structs_fs import (
     format_stat,
     format_stat_verbose,
     format_statfs,
-    format_sysinfo,
     format_tms,
+    k_sysinfo,
 )
 from tracekit.decode.structs_proc import (
     format_rusage,
@@ -292,7 +292,7 @@ def compat_kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
                               decoded_out(_widened(rusage_to_native, format_rusage_verbose))),
         "siginfo_out": decoded_out(_widened(siginfo_to_native,
                                             lambda b: format_siginfo(b, fl))),
-        "sysinfo": decoded_out(_widened(sysinfo_to_native, format_sysinfo), whole=True),
+        "sysinfo": k_sysinfo(sysinfo_to_native),
         "statfs": decoded_out(_widened(statfs_to_native, lambda b: format_statfs(b, fl)),
                               whole=True),
         "statfs64": decoded_out(_widened(statfs64_to_native,

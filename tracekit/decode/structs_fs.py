@@ -58,6 +58,7 @@ from tracekit.decode.captures import (
     capture_out,
     decoded_in,
     decoded_out,
+    elements_shown,
     succeeded,
 )
 from tracekit.decode.structs_proc import (
@@ -85,7 +86,7 @@ __all__ = [
     "format_sysinfo", "format_tms", "format_rusage", "format_utimbuf", "format_utimens",
     "format_utimes",
     "format_utsname",
-    "count_dirents", "count_envp", "kinds", "makedev",
+    "count_dirents", "count_envp", "k_sysinfo", "kinds", "makedev",
 ]
 
 _S_IFMT, _S_IFCHR, _S_IFBLK = 0o170000, 0o020000, 0o060000
@@ -450,15 +451,28 @@ SYSINFO_SIZE = 112
 _SYSINFO = struct.Struct("<q3Q6QH6xQQI")
 
 
-def format_sysinfo(data: bytes) -> str | None:
-    """A struct sysinfo, every field as strace prints it."""
+def format_sysinfo(data: bytes, loads_shown: int = 3) -> str | None:
+    """A struct sysinfo, every field as strace prints it; ``loads_shown``: how many of
+    the 3 loads before ``...`` (strace prints the array as any other: -s of them)."""
     if len(data) < _SYSINFO.size:
         return None
     (up, l1, l2, l3, tram, fram, sram, bram, tswap, fswap, procs, thigh, fhigh,
      unit) = _SYSINFO.unpack_from(data)
-    return (f"{{uptime={up}, loads=[{l1}, {l2}, {l3}], totalram={tram}, freeram={fram}, "
+    loads = [str(v) for v in (l1, l2, l3)[:loads_shown]] + ["..."] * (loads_shown < 3)
+    return (f"{{uptime={up}, loads=[{', '.join(loads)}], totalram={tram}, freeram={fram}, "
             f"sharedram={sram}, bufferram={bram}, totalswap={tswap}, freeswap={fswap}, "
             f"procs={procs}, totalhigh={thigh}, freehigh={fhigh}, mem_unit={unit}}}")
+
+
+def k_sysinfo(native: Callable[[bytes], bytes | None] | None = None) -> KindFn:
+    """sysinfo's struct, which the call fills in (its address when it failed);
+    ``native``: the i386 struct widened to the 64-bit one first."""
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        cap = capture_out(ev, i, whole=True)
+        data = None if cap is None else cap.data if native is None else native(cap.data)
+        text = None if data is None else format_sysinfo(data, elements_shown(d))
+        return pointer(ev.args[i]) if text is None else text
+    return k
 
 
 def _ticks(v: int, hz: int = 100) -> str:
@@ -816,7 +830,7 @@ def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
         "rlim_out": decoded_out(format_rlimit, whole=True),
         "utsname": abbreviated(decoded_out(format_utsname, whole=True),
                                decoded_out(format_utsname_verbose, whole=True)),
-        "sysinfo": decoded_out(format_sysinfo, whole=True),
+        "sysinfo": k_sysinfo(),
         "tms": decoded_out(format_tms, whole=True),
         "timet_out": decoded_out(format_time_t, whole=True),
         "pipefds": k_pipefds,

@@ -53,7 +53,7 @@ from tracekit._events import (
     Syscall,
 )
 from tracekit.decode import flags as F
-from tracekit.decode.captures import KindFn, capture, capture_out, succeeded
+from tracekit.decode.captures import KindFn, capture, capture_out, elements_shown, succeeded
 from tracekit.decode.structs_compat import format_timespec32, format_timeval32
 from tracekit.decode.structs_netlink import iov_decoder
 from tracekit.decode.structs_proc import SIGSET_SIZE, format_sigset, format_timeval
@@ -568,16 +568,10 @@ def _k_pollfds(fl: F.ArchFlags) -> KindFn:
         n = ev.args[i + 1] & 0xFFFFFFFF
         if entry is None or ev.args[i] == 0:
             return pointer(ev.args[i])
-        text = format_pollfds(entry.data, n, fl, _elems(d),
+        text = format_pollfds(entry.data, n, fl, elements_shown(d),
                               lambda fd: d.fd_text(ev.tgid, fd))
         return pointer(ev.args[i]) if text is None else text
     return k
-
-
-def _elems(d: SyscallDecoder) -> int:
-    """The elements of an array strace prints before ``...``: -s of them, every one for
-    a call not abbreviated (print_array's abbrev(tcp) test); the capture may end first."""
-    return 1 << 30 if d.full else d.string_limit
 
 
 def _left(ev: Syscall, i: int, fmt: Callable[[bytes], str | None]) -> str | None:
@@ -609,7 +603,7 @@ def _ret_poll(fl: F.ArchFlags, timeout_arg: int | None
         parts = []
         _, out = _entry_exit(ev, 0)
         revents = None if out is None or ev.args[0] == 0 else format_revents(
-            out.data, ev.args[1] & 0xFFFFFFFF, fl, _elems(d))
+            out.data, ev.args[1] & 0xFFFFFFFF, fl, elements_shown(d))
         if revents is not None:
             parts.append(revents)
         if timeout_arg is not None:
@@ -794,7 +788,7 @@ def _k_epoll_out(fl: F.ArchFlags) -> KindFn:
         cap = capture_out(ev, i)
         if cap is None:
             return pointer(ev.args[i])
-        text = format_epoll_events(cap.data, max(ev.ret, 0), fl, _elems(d))
+        text = format_epoll_events(cap.data, max(ev.ret, 0), fl, elements_shown(d))
         return pointer(ev.args[i]) if text is None else text
     return k
 
@@ -825,18 +819,22 @@ def parse_iov(data: bytes, pos: int = 0) -> list[IovElem] | None:
 
 def format_iov(elems: list[IovElem], count: int, total: int | None, limit: int,
                *, more: bool = False, fault_at: int | None = None,
-               decode: Callable[[bytes, int], str] | None = None) -> str:
+               decode: Callable[[bytes, int], str] | None = None,
+               elems_shown: int | None = None) -> str:
     """``[{iov_base="...", iov_len=N}, ...]``: ``count`` elements (the call's iovcnt), of
     which ``elems`` were captured; ``total`` bounds the bytes shown over all elements (a
     read's return value; None: each element's whole length); ``limit`` is strace -s,
-    for the bytes of each element and for the number of elements; ``fault_at``: the
-    address of the first element that could not be read (``... /* 0x... */``);
+    for the bytes of each element and, unless ``elems_shown`` says otherwise
+    (:func:`~tracekit.decode.captures.elements_shown`: every one under -v), for the
+    number of elements; ``fault_at``: the address of the first element that could not
+    be read (``... /* 0x... */``);
     ``decode``: ``(captured bytes, bytes shown) -> text`` of an element's bytes in
     place of a string (netlink messages: tracekit.decode.structs_netlink)."""
     out = []
     left = total
+    shown_max = limit if elems_shown is None else elems_shown
     for k in range(count):
-        if k >= limit:
+        if k >= shown_max:
             out.append("...")
             break
         if k >= len(elems):
@@ -889,7 +887,7 @@ def _k_iov(*, at_exit: bool, bases: bool = False) -> KindFn:
         fault_at = (ev.args[i] + len(elems) * 16) if cap.flags & CAPF_ELEM_FAULT else None
         return format_iov(elems, count, ev.ret if at_exit else None, d.string_limit,
                           more=bool(cap.flags & CAPF_TRUNC) and len(elems) < count,
-                          fault_at=fault_at)
+                          fault_at=fault_at, elems_shown=elements_shown(d))
     return k
 
 
@@ -1062,7 +1060,8 @@ def format_msghdr(d: SyscallDecoder, ev: Syscall, got: tuple[tuple[int, ...], Io
                 format_iov(elems, min(iovlen, 1 << 20), data_size, d.string_limit,
                            more=more and len(elems) < iovlen,
                            fault_at=iov + len(elems) * (8 if compat else 16)
-                           if elem_fault else None, decode=iov_decoder(d, ev)))
+                           if elem_fault else None, decode=iov_decoder(d, ev),
+                           elems_shown=elements_shown(d)))
     parts = [f"msg_name={name_text}", f"msg_namelen={namelen_text}", f"msg_iov={iov_text}",
              f"msg_iovlen={iovlen}"]
     if controllen:
@@ -1130,7 +1129,7 @@ def _mmsgs(d: SyscallDecoder, ev: Syscall, i: int, caps: list[Capture], n: int, 
     stride = 32 if compat else MMSGHDR_SIZE
     out = []
     for k in range(n):
-        if k >= d.string_limit or k >= len(caps):
+        if k >= elements_shown(d) or k >= len(caps):
             out.append("...")
             break
         cap = caps[k]

@@ -52,7 +52,14 @@ from typing import TYPE_CHECKING
 
 from tracekit._events import CAPF_FAULT, Syscall
 from tracekit.decode import flags as F
-from tracekit.decode.captures import KindFn, capture, capture_out, decoded_out, succeeded
+from tracekit.decode.captures import (
+    KindFn,
+    capture,
+    capture_out,
+    decoded_out,
+    elements_shown,
+    succeeded,
+)
 from tracekit.decode.values import pointer, xval
 from tracekit.kernel.syscalls import errno_name
 
@@ -254,7 +261,7 @@ def _k_page_array(elem: str) -> KindFn:
         # around the address space is its address (a count with garbage above 61 bits)
         if cap is None or len(cap.data) < size or v + n * size >= 1 << 64:
             return pointer(v)
-        shown = min(n, len(cap.data) // size, 1 << 30 if d.full else d.string_limit)
+        shown = min(n, len(cap.data) // size, elements_shown(d))
         words = struct.unpack_from(f"<{shown}{'Q' if size == 8 else 'I'}", cap.data)
         more = ", ..." if shown < n else ""
         return "[" + ", ".join(item(w) for w in words) + more + "]"
