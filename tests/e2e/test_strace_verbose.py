@@ -38,12 +38,15 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
     "abbrev=none,-s 8": (["-e", "abbrev=none", "-s", "8"], [
         ", 38, 39])", '{iov_base="x", iov_len=1}], 10) = 10',
         '{iov_base="x", iov_len=1}], msg_iovlen=10,']),
-    "-s 2": (["-s", "2"], [
+    "-s 1": (["-s", "1"], [
         '{iov_base="x", iov_len=1}, ...], 10) = 10',
-        '{iov_base="x", iov_len=1}, ...], msg_iovlen=10,', "msg_len=1}, ...], 4, 0) = 4"]),
-    "-v -s 2": (["-v", "-s", "2"], [
+        '{iov_base="x", iov_len=1}, ...], msg_iovlen=10,', "msg_len=1}, ...], 4, 0) = 4",
+        "sem_flg=0}, ...], 3", "re:mincore\\(0x[0-9a-f]+, 16384, \\[\\d, \\.\\.\\.\\]\\)",
+        "re:pipe2?\\(\\[\\d+, \\.\\.\\.\\]", "loads=[", ", ...], totalram="]),
+    "-v -s 1": (["-v", "-s", "1"], [
         '{iov_base="x", iov_len=1}], 10) = 10',
-        '{iov_base="x", iov_len=1}], msg_iovlen=10,', "msg_len=1}], 4, 0) = 4"]),
+        '{iov_base="x", iov_len=1}], msg_iovlen=10,', "msg_len=1}], 4, 0) = 4",
+        "sem_flg=0}], 3", "re:mincore\\(0x[0-9a-f]+, 16384, \\[\\d, \\d, \\d, \\d\\]\\)"]),
     "abbrev=SET": (["-e", "abbrev=uname,statx,?fstat64,wait4"], [
         'nodename="', ", ...})", "ru_maxrss=", "c_cc=[", "st_blksize="]),
     "abbrev=!SET": (["-e", "abbrev=!uname,getrusage"], [

@@ -2,7 +2,8 @@
  * and prints as their addresses for the calls -e verbose= leaves out: the stat family,
  * statx, uname, getrusage, wait4's rusage, a pty's termios (TCGETS, TCSETS), statfs,
  * sysinfo, more groups, pollfds, iovecs (writev, sendmsg, recvmsg: 10) and mmsghdrs (4)
- * than -s shows, an empty epoll_wait and getdents64 at
+ * semop's operations (3), mincore's pages (4) and pipe's fds than -s shows, an empty
+ * epoll_wait and getdents64 at
  * the end of a directory, sockets' addresses, select's sets; then uname, getrusage and
  * fstat64 as i386 calls (int $0x80, x86_64 only; built -no-pie so that the static
  * buffers sit below 4 GiB). argv[1]: a scratch directory. Every outcome is the same from
@@ -21,8 +22,10 @@
 #include <netinet/in.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/select.h>
+#include <sys/sem.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -144,6 +147,20 @@ int main(int argc, char **argv)
 			close(sv[0]);
 			close(sv[1]);
 		}
+	}
+	{
+		struct sembuf ops[3] = {{0, 1, 0}, {1, 1, 0}, {2, 1, 0}};
+		unsigned char vec[4];
+		void *pages = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		int sem = semget(IPC_PRIVATE, 3, 0600);
+
+		if (sem >= 0) {
+			semop(sem, ops, 3);
+			semctl(sem, 0, IPC_RMID);
+		}
+		if (pages != MAP_FAILED)
+			mincore(pages, 4 * 4096, vec);
 	}
 	ep = epoll_create1(0);
 	epoll_wait(ep, &ev, 1, 0);              /* no event: [] even for -e verbose=none */

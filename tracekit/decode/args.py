@@ -65,7 +65,14 @@ from tracekit.decode.argspec import (
     SAME_LAYOUT32,
 )
 from tracekit.decode.argtypes import kind_of, narrowed
-from tracekit.decode.captures import abbreviated, capture, capture_out, decoded_in, decoded_out
+from tracekit.decode.captures import (
+    abbreviated,
+    capture,
+    capture_out,
+    decoded_in,
+    decoded_out,
+    elements_shown,
+)
 from tracekit.decode.fdcache import AT_FDCWD, DESCRIBED_CALLS, OPENS, TRACKED_CALLS, FdCache
 from tracekit.decode.values import (
     DEFAULT_STRING_LIMIT,
@@ -435,7 +442,7 @@ def k_mincore_vec(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     cap = capture_out(ev, i)
     if cap is None:
         return pointer(ev.args[i])
-    return SP.format_mincore(cap.data, -(-ev.args[1] // mmap.PAGESIZE))
+    return SP.format_mincore(cap.data, -(-ev.args[1] // mmap.PAGESIZE), elements_shown(d))
 
 
 def k_omode(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:

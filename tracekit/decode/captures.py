@@ -117,11 +117,15 @@ def abbreviated(short: KindFn, full: KindFn) -> KindFn:
     return k
 
 
-def decoded_out(fmt: Callable[[bytes], str | None], *, whole: bool = False) -> KindFn:
+def decoded_out(fmt: Callable[..., str | None], *, whole: bool = False,
+                elements: bool = False) -> KindFn:
     """A decoder of a struct the call fills in: shown when the call succeeded, else (as
-    for :func:`decoded_in`) its address."""
+    for :func:`decoded_in`) its address. ``elements``: the struct holds an array, and
+    ``fmt`` takes as its second argument how many of its elements to show
+    (:func:`elements_shown`)."""
     def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
         cap = capture_out(ev, i, whole=whole)
-        text = None if cap is None else fmt(cap.data)
+        text = None if cap is None else \
+            fmt(cap.data, elements_shown(d)) if elements else fmt(cap.data)
         return pointer(ev.args[i]) if text is None else text
     return k

@@ -45,8 +45,8 @@ from tracekit.decode.structs_fs import (
     format_stat,
     format_stat_verbose,
     format_statfs,
+    format_sysinfo,
     format_tms,
-    k_sysinfo,
 )
 from tracekit.decode.structs_proc import (
     format_rusage,
@@ -231,10 +231,12 @@ def statfs64_to_native(data: bytes) -> bytes | None:
 
 
 def _widened(conv: Callable[[bytes], bytes | None],
-             fmt: Callable[[bytes], str | None]) -> Callable[[bytes], str | None]:
-    def f(data: bytes) -> str | None:
+             fmt: Callable[..., str | None]) -> Callable[..., str | None]:
+    """``fmt`` of the native struct ``conv`` makes of the i386 one (its other arguments
+    passed on)."""
+    def f(data: bytes, *more: int) -> str | None:
         native = conv(data)
-        return None if native is None else fmt(native)
+        return None if native is None else fmt(native, *more)
     return f
 
 
@@ -292,9 +294,12 @@ def compat_kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
                               decoded_out(_widened(rusage_to_native, format_rusage_verbose))),
         "siginfo_out": decoded_out(_widened(siginfo_to_native,
                                             lambda b: format_siginfo(b, fl))),
-        "sysinfo": k_sysinfo(sysinfo_to_native),
-        "statfs": decoded_out(_widened(statfs_to_native, lambda b: format_statfs(b, fl)),
-                              whole=True),
+        "sysinfo": decoded_out(_widened(sysinfo_to_native, format_sysinfo), whole=True,
+                               elements=True),
+        "statfs": decoded_out(_widened(statfs_to_native,
+                                       lambda b, n: format_statfs(b, fl, n)),
+                              whole=True, elements=True),
         "statfs64": decoded_out(_widened(statfs64_to_native,
-                                         lambda b: format_statfs(b, fl)), whole=True),
+                                         lambda b, n: format_statfs(b, fl, n)),
+                                whole=True, elements=True),
     }

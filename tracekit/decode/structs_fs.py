@@ -86,7 +86,7 @@ __all__ = [
     "format_sysinfo", "format_tms", "format_rusage", "format_utimbuf", "format_utimens",
     "format_utimes",
     "format_utsname",
-    "count_dirents", "count_envp", "k_sysinfo", "kinds", "makedev",
+    "count_dirents", "count_envp", "kinds", "makedev",
 ]
 
 _S_IFMT, _S_IFCHR, _S_IFBLK = 0o170000, 0o020000, 0o060000
@@ -328,17 +328,20 @@ ST_FLAGS: tuple[tuple[int, str], ...] = (
 _st_flags = F.FlagSet(ST_FLAGS)
 
 
-def format_statfs(data: bytes, fl: F.ArchFlags) -> str | None:
-    """A struct statfs, every field: ``{f_type=EXT2_SUPER_MAGIC, f_bsize=4096, ...}``."""
+def format_statfs(data: bytes, fl: F.ArchFlags, fsid_shown: int = 2) -> str | None:
+    """A struct statfs, every field: ``{f_type=EXT2_SUPER_MAGIC, f_bsize=4096, ...}``;
+    ``fsid_shown``: the words of f_fsid's array before ``...`` (strace -s)."""
     if len(data) < _STATFS.size:
         return None
     (ftype, bsize, blocks, bfree, bavail, files, ffree, fsid0, fsid1, namelen, frsize,
      flags) = _STATFS.unpack_from(data)
     ftype &= 0xFFFFFFFFFFFFFFFF
     magic = fl.tables.FS_MAGIC.get(ftype) or _hex(ftype)
+    fsid = ", ".join([_hex(v & 0xFFFFFFFF) for v in (fsid0, fsid1)[:fsid_shown]]
+                     + ["..."] * (fsid_shown < 2))
     return (f"{{f_type={magic}, f_bsize={bsize}, f_blocks={blocks}, f_bfree={bfree}, "
             f"f_bavail={bavail}, f_files={files}, f_ffree={ffree}, "
-            f"f_fsid={{val=[{_hex(fsid0 & 0xFFFFFFFF)}, {_hex(fsid1 & 0xFFFFFFFF)}]}}, "
+            f"f_fsid={{val=[{fsid}]}}, "
             f"f_namelen={namelen}, f_frsize={frsize}, f_flags={_st_flags(flags)}}}")
 
 
@@ -464,17 +467,6 @@ def format_sysinfo(data: bytes, loads_shown: int = 3) -> str | None:
             f"procs={procs}, totalhigh={thigh}, freehigh={fhigh}, mem_unit={unit}}}")
 
 
-def k_sysinfo(native: Callable[[bytes], bytes | None] | None = None) -> KindFn:
-    """sysinfo's struct, which the call fills in (its address when it failed);
-    ``native``: the i386 struct widened to the 64-bit one first."""
-    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-        cap = capture_out(ev, i, whole=True)
-        data = None if cap is None else cap.data if native is None else native(cap.data)
-        text = None if data is None else format_sysinfo(data, elements_shown(d))
-        return pointer(ev.args[i]) if text is None else text
-    return k
-
-
 def _ticks(v: int, hz: int = 100) -> str:
     """A clock_t in ticks with strace's ``/* 0.01 s */`` comment (USER_HZ = 100)."""
     if not v:
@@ -495,19 +487,23 @@ def format_tms(data: bytes) -> str | None:
             f"tms_cstime={_ticks(cs)}}}")
 
 
-def format_pipefds(data: bytes, fd_text: Callable[[int], str] = str) -> str | None:
+def format_pipefds(data: bytes, fd_text: Callable[[int], str] = str, limit: int = 2
+                   ) -> str | None:
     """pipe's ``int fildes[2]``: ``[3, 4]``; ``fd_text`` prints an fd (decorated with
-    what it refers to when fd paths are on: ``[3<pipe:[123]>, 4<pipe:[123]>]``)."""
+    what it refers to when fd paths are on: ``[3<pipe:[123]>, 4<pipe:[123]>]``);
+    ``limit``: the fds shown before ``...`` (strace prints them as an array, -s of
+    them: ``[3, ...]`` with -s 1)."""
     if len(data) < 8:
         return None
-    a, b = struct.unpack_from("<ii", data)
-    return f"[{fd_text(a)}, {fd_text(b)}]"
+    fds = [fd_text(fd) for fd in struct.unpack_from("<ii", data)[:limit]]
+    return "[" + ", ".join(fds + ["..."] * (limit < 2)) + "]"
 
 
 def k_pipefds(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     """pipe/pipe2/socketpair's fds, each printed as an fd."""
     cap = capture_out(ev, i, whole=True)
-    text = None if cap is None else format_pipefds(cap.data, lambda fd: d.fd_text(ev.tgid, fd))
+    text = None if cap is None else format_pipefds(
+        cap.data, lambda fd: d.fd_text(ev.tgid, fd), elements_shown(d))
     return pointer(ev.args[i]) if text is None else text
 
 
@@ -818,7 +814,8 @@ def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
         "stat": _k_stat(fl),
         "statx": abbreviated(decoded_out(lambda b: format_statx(b, fl), whole=True),
                              decoded_out(lambda b: format_statx_verbose(b, fl), whole=True)),
-        "statfs": decoded_out(lambda b: format_statfs(b, fl), whole=True),
+        "statfs": decoded_out(lambda b, n: format_statfs(b, fl, n), whole=True,
+                              elements=True),
         "utimens": decoded_in(format_utimens, whole=True),
         "utimbuf": decoded_in(format_utimbuf, whole=True),
         "utimes": decoded_in(format_utimes, whole=True),
@@ -830,7 +827,7 @@ def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
         "rlim_out": decoded_out(format_rlimit, whole=True),
         "utsname": abbreviated(decoded_out(format_utsname, whole=True),
                                decoded_out(format_utsname_verbose, whole=True)),
-        "sysinfo": k_sysinfo(),
+        "sysinfo": decoded_out(format_sysinfo, whole=True, elements=True),
         "tms": decoded_out(format_tms, whole=True),
         "timet_out": decoded_out(format_time_t, whole=True),
         "pipefds": k_pipefds,

@@ -29,7 +29,14 @@ from typing import TYPE_CHECKING
 
 from tracekit._events import CAPF_FAULT, Syscall
 from tracekit.decode import flags as F
-from tracekit.decode.captures import KindFn, capture, capture_out, decoded_in, decoded_out
+from tracekit.decode.captures import (
+    KindFn,
+    capture,
+    capture_out,
+    decoded_in,
+    decoded_out,
+    elements_shown,
+)
 from tracekit.decode.values import pointer, quote
 
 if TYPE_CHECKING:
@@ -48,7 +55,6 @@ SEMID_DS_SIZE = {"x86_64": 104, "arm64": 88}    # struct semid64_ds (seminfo: 40
 MQ_ATTR_SIZE = 64        # struct mq_attr: 4 longs and 4 reserved
 SEMBUF_SIZE = 6          # struct sembuf: u16 sem_num, s16 sem_op, s16 sem_flg
 MSGBUF_SIZE = 8 + 256    # struct msgbuf: long mtype, then as much mtext as is shown
-_SEMBUFS_SHOWN = 32      # strace's -s default: array elements shown before "..."
 
 # struct ipc64_perm (48 bytes): s32 key | u32 uid | u32 gid | u32 cuid | u32 cgid |
 # u16 mode (x86_64, arm64: __kernel_mode_t is 16 or 32 bits, the value fits 16) | ...
@@ -158,15 +164,15 @@ format_msginfo = _named(("msgpool", "msgmap", "msgmax", "msgmnb", "msgmni", "msg
 """struct msginfo (msgctl IPC_INFO, MSG_INFO)."""
 
 
-def format_sembufs(data: bytes, count: int, flags: F.FlagSet) -> str:
+def format_sembufs(data: bytes, count: int, flags: F.FlagSet, limit: int = 32) -> str:
     """semop's ``count`` operations (``data``: as many as were read, ``SEMBUF_SIZE``
-    bytes each): ``[{sem_num=0, sem_op=-1, sem_flg=IPC_NOWAIT}]``, at most 32 then
-    ``...``; ``[]`` for none."""
+    bytes each): ``[{sem_num=0, sem_op=-1, sem_flg=IPC_NOWAIT}]``, at most ``limit``
+    (strace -s) then ``...``; ``[]`` for none."""
     shown = []
-    for k in range(min(count, _SEMBUFS_SHOWN, len(data) // SEMBUF_SIZE)):
+    for k in range(min(count, limit, len(data) // SEMBUF_SIZE)):
         num, op, flg = _SEMBUF.unpack_from(data, k * SEMBUF_SIZE)
         shown.append(f"{{sem_num={num}, sem_op={op}, sem_flg={flags(flg & 0xFFFF)}}}")
-    if count > _SEMBUFS_SHOWN:
+    if count > limit:
         shown.append("...")
     return "[" + ", ".join(shown) + "]"
 
@@ -226,7 +232,7 @@ def _k_sembufs(flags: F.FlagSet) -> KindFn:
         cap = capture(ev, i)
         if cap is None or (count and len(cap.data) < SEMBUF_SIZE):
             return pointer(ev.args[i])
-        return format_sembufs(cap.data, count, flags)
+        return format_sembufs(cap.data, count, flags, elements_shown(d))
     return k
 
 

@@ -263,8 +263,8 @@ def _k_page_array(elem: str) -> KindFn:
             return pointer(v)
         shown = min(n, len(cap.data) // size, elements_shown(d))
         words = struct.unpack_from(f"<{shown}{'Q' if size == 8 else 'I'}", cap.data)
-        more = ", ..." if shown < n else ""
-        return "[" + ", ".join(item(w) for w in words) + more + "]"
+        items = [item(w) for w in words] + ["..."] * (shown < n)
+        return "[" + ", ".join(items) + "]"
     return k
 
 
