@@ -42,11 +42,15 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
         '{iov_base="x", iov_len=1}, ...], 10) = 10',
         '{iov_base="x", iov_len=1}, ...], msg_iovlen=10,', "msg_len=1}, ...], 4, 0) = 4",
         "sem_flg=0}, ...], 3", "re:mincore\\(0x[0-9a-f]+, 16384, \\[\\d, \\.\\.\\.\\]\\)",
-        "re:pipe2?\\(\\[\\d+, \\.\\.\\.\\]", "loads=[", ", ...], totalram="]),
+        "re:pipe2?\\(\\[\\d+, \\.\\.\\.\\]", "loads=[", ", ...], totalram=",
+        "re:get_mempolicy\\(\\[MPOL_\\w+\\], \\[\\w+, \\.\\.\\.\\], 1025,",
+        "FUTEX_PRIVATE_FLAG}, ...], 3, 0, NULL, CLOCK_MONOTONIC)"]),
     "-v -s 1": (["-v", "-s", "1"], [
         '{iov_base="x", iov_len=1}], 10) = 10',
         '{iov_base="x", iov_len=1}], msg_iovlen=10,', "msg_len=1}], 4, 0) = 4",
-        "sem_flg=0}], 3", "re:mincore\\(0x[0-9a-f]+, 16384, \\[\\d, \\d, \\d, \\d\\]\\)"]),
+        "sem_flg=0}], 3", "re:mincore\\(0x[0-9a-f]+, 16384, \\[\\d, \\d, \\d, \\d\\]\\)",
+        "re:get_mempolicy\\(\\[MPOL_\\w+\\], \\[(\\w+, ){15}\\w+\\], 1025,",
+        "FUTEX_PRIVATE_FLAG}], 3, 0, NULL, CLOCK_MONOTONIC)"]),
     "abbrev=SET": (["-e", "abbrev=uname,statx,?fstat64,wait4"], [
         'nodename="', ", ...})", "ru_maxrss=", "c_cc=[", "st_blksize="]),
     "abbrev=!SET": (["-e", "abbrev=!uname,getrusage"], [

@@ -2,7 +2,8 @@
  * and prints as their addresses for the calls -e verbose= leaves out: the stat family,
  * statx, uname, getrusage, wait4's rusage, a pty's termios (TCGETS, TCSETS), statfs,
  * sysinfo, more groups, pollfds, iovecs (writev, sendmsg, recvmsg: 10) and mmsghdrs (4)
- * semop's operations (3), mincore's pages (4) and pipe's fds than -s shows, an empty
+ * semop's operations (3), mincore's pages (4), get_mempolicy's node mask (16 longs),
+ * futex_waitv's waiters (3) and pipe's fds than -s shows, an empty
  * epoll_wait and getdents64 at
  * the end of a directory, sockets' addresses, select's sets; then uname, getrusage and
  * fstat64 as i386 calls (int $0x80, x86_64 only; built -no-pie so that the static
@@ -17,8 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <linux/futex.h>
 #include <netinet/in.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
@@ -161,6 +164,20 @@ int main(int argc, char **argv)
 		}
 		if (pages != MAP_FAILED)
 			mincore(pages, 4 * 4096, vec);
+	}
+	{
+		static unsigned long nodes[17];
+		static unsigned int words[3];
+		static struct futex_waitv waiters[3];
+		int mode;
+
+		syscall(SYS_get_mempolicy, &mode, nodes, 1025L, NULL, 0L);
+		for (i = 0; i < 3; i++) {
+			waiters[i].val = 1;     /* not the word's 0: EAGAIN at once */
+			waiters[i].uaddr = (unsigned long)&words[i];
+			waiters[i].flags = FUTEX_32 | FUTEX_PRIVATE_FLAG;
+		}
+		syscall(SYS_futex_waitv, waiters, 3, 0, NULL, CLOCK_MONOTONIC);
 	}
 	ep = epoll_create1(0);
 	epoll_wait(ep, &ev, 1, 0);              /* no event: [] even for -e verbose=none */

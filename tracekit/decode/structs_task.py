@@ -149,11 +149,12 @@ def nodemask_longs(maxnode: int) -> int:
     return (maxnode + 62) // 64 if maxnode else 0
 
 
-def format_nodemask(data: bytes, maxnode: int) -> str | None:
+def format_nodemask(data: bytes, maxnode: int, limit: int = _ARRAY_SHOWN) -> str | None:
     """A node mask: its longs as ``%#0*lx`` of width 16 (``0x00000000000001``, 16 zeros
-    for 0), at most 32 then ``...``; None without longs or when ``data`` is too short."""
+    for 0), at most ``limit`` (strace -s) and as many as the capture holds (32), then
+    ``...``; None without longs or when ``data`` is too short."""
     n = nodemask_longs(maxnode)
-    shown = min(n, _ARRAY_SHOWN)
+    shown = min(n, limit, NODEMASK_CAP // 8)
     if not n or len(data) < 8 * shown:
         return None
     words = struct.unpack_from(f"<{shown}Q", data)
@@ -163,15 +164,17 @@ def format_nodemask(data: bytes, maxnode: int) -> str | None:
     return "[" + ", ".join(parts) + "]"
 
 
-def format_futex_waitv(data: bytes, count: int, flags: F.FlagSet) -> str:
+def format_futex_waitv(data: bytes, count: int, flags: F.FlagSet,
+                       limit: int = _ARRAY_SHOWN) -> str:
     """futex_waitv's ``count`` waiters (``data``: as many as were read): ``val`` in hex,
-    ``uaddr`` an address, ``flags`` a flag word; at most 32, then ``...``."""
+    ``uaddr`` an address, ``flags`` a flag word; at most ``limit`` (strace -s), then
+    ``...``."""
     shown = []
-    for k in range(min(count, _ARRAY_SHOWN, len(data) // FUTEX_WAITV_SIZE)):
+    for k in range(min(count, limit, len(data) // FUTEX_WAITV_SIZE)):
         val, uaddr, fl = _WAITV.unpack_from(data, k * FUTEX_WAITV_SIZE)
         shown.append(f"{{val={hex(val) if val else 0}, uaddr={pointer(uaddr)}, "
                      f"flags={flags(fl)}}}")
-    if count > _ARRAY_SHOWN:
+    if count > limit:
         shown.append("...")
     return "[" + ", ".join(shown) + "]"
 
@@ -292,7 +295,7 @@ def _k_futex_waiters(flags: F.FlagSet) -> KindFn:
         cap = capture(ev, i)
         if cap is None or not ev.args[i] or (count and len(cap.data) < FUTEX_WAITV_SIZE):
             return pointer(ev.args[i])
-        return format_futex_waitv(cap.data, count, flags)
+        return format_futex_waitv(cap.data, count, flags, elements_shown(d))
     return k
 
 
@@ -336,7 +339,8 @@ def _k_nodes(*, at_exit: bool, maxnode_arg: int | None = None) -> KindFn:
     def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
         cap = capture_out(ev, i) if at_exit else capture(ev, i)
         maxnode = ev.args[i + 1 if maxnode_arg is None else maxnode_arg]
-        text = None if cap is None or not ev.args[i] else format_nodemask(cap.data, maxnode)
+        text = None if cap is None or not ev.args[i] else \
+            format_nodemask(cap.data, maxnode, elements_shown(d))
         return pointer(ev.args[i]) if text is None else text
     return k
 
