@@ -15,10 +15,11 @@ than a header, nlmsg_len 0, longer than the buffer, an attribute shorter than it
 header, unknown types, a request split over two iovecs), a NETLINK_USERSOCK message to
 itself (printed generically), NETLINK_AUDIT's AUDIT_GET and NETLINK_XFRM's
 XFRM_MSG_GETSA (types by name) and a sockaddr_nl with a port id of the high half
-(``nl_pid=-16``), and ip -6 addr's AF_INET6 link dump (IFLA_PROTINFO's nested
-IFLA_INET6_* attributes) and NETLINK_NETFILTER (nft's NFT_MSG_GETGEN and GETTABLE,
-their replies, and messages to the program's own socket: batch markers, nfgenmsg's
-res_id both ways round, subsystems and types strace names and those it does not), and
+(``nl_pid=-16``), lo's RTM_NEWLINK whole (ip link show lo), and ip -6 addr's AF_INET6
+link dump (IFLA_PROTINFO's nested IFLA_INET6_* attributes) and NETLINK_NETFILTER (nft's
+NFT_MSG_GETGEN and GETTABLE, their replies, and messages to the program's own socket:
+batch markers, nfgenmsg's res_id both ways round, subsystems and types strace names and
+those it does not), and
 a netlink socket in a network namespace of the program's own (unshare(CLONE_NEWNET), as
 ip under unshare -n or ip netns exec). tracekit traces ``strace -f -o FILE
 sweep_netlink``, so both see the same calls: every line of the program must be equal.
@@ -194,4 +195,17 @@ def test_netlink_arrays_past_32_elements_equal_strace(tmp_path: Path) -> None:
     text = "\n".join(s_lines)
     for want in ("[DEVCONF_ACCEPT_UNTRACKED_NA]=", "[IPSTATS_MIB_REASM_OVERLAPS]=",
                  "[ICMP6_MIB_CSUMERRORS]="):
+        assert want in text, want
+
+
+def test_netlink_link_attributes_past_32_equal_strace_with_v(tmp_path: Path) -> None:
+    """-v: every attribute of an RTM_NEWLINK reply, past the 32 that -s shows, among them
+    IFLA_XDP's nested attributes, IFLA_MAP's struct and IFLA_AF_SPEC's attributes of
+    each address family (AF_INET's IFLA_INET_CONF array)."""
+    s_lines = same_lines_one_run(build(tmp_path, "sweep_netlink"), tmp_path, ["-v"])
+    text = "\n".join(s_lines)
+    for want in ("nla_type=IFLA_XDP}, [{nla_len=5, nla_type=IFLA_XDP_ATTACHED}, "
+                 "XDP_ATTACHED_NONE]]", "nla_type=IFLA_MAP}, {mem_start=0, ",
+                 "nla_type=AF_INET}, [{nla_len=", "[IPV4_DEVCONF_FORWARDING-1]=",
+                 "nla_type=AF_INET6}, [[{nla_len=8, nla_type=IFLA_INET6_FLAGS}, "):
         assert want in text, want

@@ -462,6 +462,21 @@ static void inet6_links(void) {
     close(s);
 }
 
+/* ip link show lo: lo's RTM_NEWLINK whole, its 40-odd attributes, of which -s shows 32:
+ * past them IFLA_XDP (nested IFLA_XDP_ATTACHED), IFLA_MAP's struct and IFLA_AF_SPEC
+ * (AF_INET's IFLA_INET_CONF array, AF_INET6's IFLA_INET6_* attributes). */
+static void whole_link(void) {
+    int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+    struct {
+        struct nlmsghdr h;
+        struct ifinfomsg i;
+    } req = {{sizeof(req), RTM_GETLINK, NLM_F_REQUEST, SEQ + 80, 0},
+             {.ifi_family = AF_UNSPEC, .ifi_index = 1}};
+    send_nl(s, &req, sizeof(req));
+    drain(s, sizeof(buf));
+    close(s);
+}
+
 /* NETLINK_NETFILTER as nft list ruleset talks it: NFT_MSG_GETGEN on a socket not bound
  * yet (strace cannot learn its protocol: printed generically), the NFT_MSG_NEWGEN reply,
  * an NFT_MSG_GETTABLE dump; then messages to the socket itself (the kernel reads none of
@@ -564,6 +579,7 @@ int main(int argc, char **argv) {
     other();
     audit_xfrm();
     inet6_links();
+    whole_link();
     netfilter();
     other_netns();
     return 0;

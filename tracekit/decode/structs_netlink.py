@@ -87,18 +87,20 @@ class _Cut(Exception):
 
 
 class _Ctx:
-    """One buffer: the captured bytes, the socket's protocol, the tables."""
+    """One buffer: the captured bytes, the socket's protocol, the tables; ``limit``:
+    strace -s; ``verbose``: strace -v (lists whole, every field of a struct)."""
 
-    __slots__ = ("cut", "data", "elems", "family", "limit", "T", "fl")
+    __slots__ = ("cut", "data", "elems", "family", "limit", "T", "fl", "verbose")
 
     def __init__(self, data: bytes, family: int, fl: F.ArchFlags, limit: int,
-                 elems: int) -> None:
+                 verbose: bool) -> None:
         self.data = data
         self.family = family
         self.fl = fl
         self.T = fl.tables
         self.limit = limit
-        self.elems = elems
+        self.elems = 1 << 62 if verbose else limit
+        self.verbose = verbose
         self.cut = False
 
     def take(self, off: int, n: int) -> bytes:
@@ -140,7 +142,7 @@ def decode_netlink(data: bytes, length: int, family: int, fl: F.ArchFlags,
     protocol ``family`` (NETLINK_ROUTE: 0; -1: not known), as strace prints them (module
     docstring). ``limit``: strace -s, the bytes of a string and the elements of a list;
     ``verbose`` (strace -v): lists are not cut."""
-    c = _Ctx(data, family, fl, limit, 1 << 62 if verbose else limit)
+    c = _Ctx(data, family, fl, limit, verbose)
     try:
         return _messages(c, 0, length)
     except _Cut:                # not even the first header was captured
@@ -686,6 +688,78 @@ def _inet6_protinfo(c: _Ctx, off: int, n: int) -> str:
     return _attrs(c, off, n, _IFLA_INET6_ATTRS, "IFLA_INET6_???", _IFLA_INET6)
 
 
+# IFLA_XDP: nested IFLA_XDP_* attributes (linux/if_link.h): the attach mode (a u8 of
+# XDP_ATTACHED_*), the XDP_FLAGS_* of the attach (linux/if_link.h), fds and prog ids
+_IFLA_XDP_ATTRS = dict(enumerate((
+    "IFLA_XDP_UNSPEC", "IFLA_XDP_FD", "IFLA_XDP_ATTACHED", "IFLA_XDP_FLAGS",
+    "IFLA_XDP_PROG_ID", "IFLA_XDP_DRV_PROG_ID", "IFLA_XDP_SKB_PROG_ID",
+    "IFLA_XDP_HW_PROG_ID", "IFLA_XDP_EXPECTED_FD")))
+_XDP_ATTACHED = dict(enumerate((
+    "XDP_ATTACHED_NONE", "XDP_ATTACHED_DRV", "XDP_ATTACHED_SKB", "XDP_ATTACHED_HW",
+    "XDP_ATTACHED_MULTI")))
+_XDP_FLAGS = ((0x1, "XDP_FLAGS_UPDATE_IF_NOEXIST"), (0x2, "XDP_FLAGS_SKB_MODE"),
+              (0x4, "XDP_FLAGS_DRV_MODE"), (0x8, "XDP_FLAGS_HW_MODE"),
+              (0x10, "XDP_FLAGS_REPLACE"))
+
+
+def _xdp_attached(c: _Ctx, off: int, n: int) -> str | None:
+    if n != 1:
+        return None
+    return _xval(_XDP_ATTACHED, c.take(off, 1)[0], "XDP_ATTACHED_???")
+
+
+def _xdp_flags(c: _Ctx, off: int, n: int) -> str | None:
+    if n != 4:
+        return None
+    return _flags(_XDP_FLAGS, struct.unpack("<I", c.take(off, 4))[0], "XDP_FLAGS_???")
+
+
+_IFLA_XDP: dict[str, Nla] = {
+    "IFLA_XDP_FD": _s32, "IFLA_XDP_ATTACHED": _xdp_attached, "IFLA_XDP_FLAGS": _xdp_flags,
+    "IFLA_XDP_PROG_ID": _u32, "IFLA_XDP_DRV_PROG_ID": _u32, "IFLA_XDP_SKB_PROG_ID": _u32,
+    "IFLA_XDP_HW_PROG_ID": _u32, "IFLA_XDP_EXPECTED_FD": _s32,
+}
+
+
+def _ifla_xdp(c: _Ctx, off: int, n: int) -> str:
+    return _attrs(c, off, n, _IFLA_XDP_ATTRS, "IFLA_XDP_???", _IFLA_XDP)
+
+
+# IFLA_AF_SPEC: attributes nested by address family (rtnl_link.c's
+# decode_ifla_af_spec): AF_INET's IFLA_INET_CONF, the ipv4_devconf array indexed by
+# IPV4_DEVCONF_* - 1 (linux/ip.h; strace names index k "[IPV4_DEVCONF_X-1]"), and
+# AF_INET6's IFLA_INET6_* (as in IFLA_PROTINFO)
+_IPV4_DEVCONF = tuple(f"IPV4_DEVCONF_{n}-1" for n in (
+    "FORWARDING", "MC_FORWARDING", "PROXY_ARP", "ACCEPT_REDIRECTS", "SECURE_REDIRECTS",
+    "SEND_REDIRECTS", "SHARED_MEDIA", "RP_FILTER", "ACCEPT_SOURCE_ROUTE", "BOOTP_RELAY",
+    "LOG_MARTIANS", "TAG", "ARPFILTER", "MEDIUM_ID", "NOXFRM", "NOPOLICY",
+    "FORCE_IGMP_VERSION", "ARP_ANNOUNCE", "ARP_IGNORE", "PROMOTE_SECONDARIES",
+    "ARP_ACCEPT", "ARP_NOTIFY", "ACCEPT_LOCAL", "SRC_VMARK", "PROXY_ARP_PVLAN",
+    "ROUTE_LOCALNET", "IGMPV2_UNSOLICITED_REPORT_INTERVAL",
+    "IGMPV3_UNSOLICITED_REPORT_INTERVAL", "IGNORE_ROUTES_WITH_LINKDOWN",
+    "DROP_UNICAST_IN_L2_MULTICAST", "DROP_GRATUITOUS_ARP", "BC_FORWARDING",
+    "ARP_EVICT_NOCARRIER"))
+_IFLA_INET_ATTRS = {0: "IFLA_INET_UNSPEC", 1: "IFLA_INET_CONF"}
+_IFLA_INET: dict[str, Nla] = {
+    "IFLA_INET_CONF": _indexed("<i", _fixed(_IPV4_DEVCONF), "IPV4_DEVCONF_???")}
+
+
+def _af_inet(c: _Ctx, off: int, n: int) -> str:
+    return _attrs(c, off, n, _IFLA_INET_ATTRS, "IFLA_INET_???", _IFLA_INET)
+
+
+_AF_SPEC: dict[str, Nla] = {"AF_INET": _af_inet, "AF_INET6": _inet6_protinfo}
+
+
+def _af_spec(c: _Ctx, off: int, n: int) -> str:
+    return _attrs(c, off, n, c.T.ADDRESS_FAMILIES, "AF_???", _AF_SPEC)
+
+
+_IFLA.update({
+    "IFLA_XDP": _ifla_xdp, "IFLA_AF_SPEC": _af_spec,
+    "IFLA_MAP": _struct_u("<QQQHBB", ("mem_start", "mem_end", "base_addr", "irq", "dma",
+                                      "port")),
+})
 _IFLA6: dict[str, Nla] = {**_IFLA, "IFLA_PROTINFO": _inet6_protinfo}
 
 
@@ -1118,9 +1192,17 @@ _SOCKOPT_BITS = ("recverr", "is_icsk", "freebind", "hdrincl", "mc_loop", "transp
 
 
 def _sockopt(c: _Ctx, off: int, n: int) -> str | None:
+    """The bits that are set; under -v every bit, and the 5 unused ones with strace's
+    comment (``unused=0 /* bits 3..8 */``)."""
     if n < 2:
         return None
     word = int.from_bytes(c.take(off, 2), "little")
+    if c.verbose:
+        got = [f"{name}={word >> k & 1}" for k, name in enumerate(_SOCKOPT_BITS)]
+        unused = word >> 11
+        got.append(f"unused={unused:#x} /* bits 3..8 */" if unused else
+                   "unused=0 /* bits 3..8 */")
+        return "{" + ", ".join(got) + "}"
     got = [f"{name}=1" for k, name in enumerate(_SOCKOPT_BITS) if word >> k & 1]
     if word >> 11:
         got.append(f"unused={word >> 11:#x}")
