@@ -417,6 +417,7 @@ class StraceFormatter(TextSink):
         if not timestamps:
             shape = msgspec.structs.replace(shape, time_format="none", durations=False)
         self.shape = shape
+        self.decoder.hex_strings = shape.hex_strings != "none"
         self.timestamps = shape.time_format != "none"
         self._time = shape.time_format
         self._durations = shape.durations

@@ -964,6 +964,10 @@ class SyscallDecoder:
         # each thread's last call: what restart_syscall resumes (strace's s_prev_ent)
         self._prev: dict[int, str] = {}
         self._strace61_names = False
+        #: the output prints strings in hex (strace -x, -xx: the strace format's
+        #: ``hex_strings``): strace then keeps the trailing NUL of a netlink string
+        #: attribute, ``"\x6c\x6f\x00"...`` where it prints ``"lo"``
+        self.hex_strings = False
 
     @property
     def strace61_names(self) -> bool:

@@ -88,12 +88,14 @@ class _Cut(Exception):
 
 class _Ctx:
     """One buffer: the captured bytes, the socket's protocol, the tables; ``limit``:
-    strace -s; ``verbose``: strace -v (lists whole, every field of a struct)."""
+    strace -s; ``verbose``: strace -v (lists whole, every field of a struct);
+    ``hex_strings``: strings are printed in hex (strace -x, -xx)."""
 
-    __slots__ = ("cut", "data", "elems", "family", "limit", "T", "fl", "verbose")
+    __slots__ = ("cut", "data", "elems", "family", "limit", "T", "fl", "verbose",
+                 "hex_strings")
 
     def __init__(self, data: bytes, family: int, fl: F.ArchFlags, limit: int,
-                 verbose: bool) -> None:
+                 verbose: bool, hex_strings: bool = False) -> None:
         self.data = data
         self.family = family
         self.fl = fl
@@ -101,6 +103,7 @@ class _Ctx:
         self.limit = limit
         self.elems = 1 << 62 if verbose else limit
         self.verbose = verbose
+        self.hex_strings = hex_strings
         self.cut = False
 
     def take(self, off: int, n: int) -> bytes:
@@ -137,12 +140,13 @@ def _flags(bits: tuple[tuple[int, str], ...], v: int, dflt: str) -> str:
 # -- the walk -------------------------------------------------------------------------
 
 def decode_netlink(data: bytes, length: int, family: int, fl: F.ArchFlags,
-                   limit: int, *, verbose: bool = False) -> str:
+                   limit: int, *, verbose: bool = False, hex_strings: bool = False) -> str:
     """``length`` bytes of netlink messages (``data``: those captured) on a socket of
     protocol ``family`` (NETLINK_ROUTE: 0; -1: not known), as strace prints them (module
     docstring). ``limit``: strace -s, the bytes of a string and the elements of a list;
-    ``verbose`` (strace -v): lists are not cut."""
-    c = _Ctx(data, family, fl, limit, verbose)
+    ``verbose`` (strace -v): lists are not cut; ``hex_strings``: the output prints
+    strings in hex (strace -x, -xx; :func:`_nla_str`)."""
+    c = _Ctx(data, family, fl, limit, verbose, hex_strings)
     try:
         return _messages(c, 0, length)
     except _Cut:                # not even the first header was captured
@@ -371,10 +375,13 @@ _s32 = _int("<i", 4)
 
 def _nla_str(c: _Ctx, off: int, n: int) -> str:
     """A NUL-terminated string attribute: its trailing NUL omitted, ``...`` after it
-    when it has none (strace's QUOTE_OMIT_TRAILING_0 | QUOTE_EXPECT_TRAILING_0)."""
+    when it has none (strace's QUOTE_OMIT_TRAILING_0 | QUOTE_EXPECT_TRAILING_0). Where
+    strings print in hex (-x: the NUL is a byte that asks for hex; -xx), strace 6.1
+    keeps the NUL as any other byte, and adds ``...``: ``"\x6c\x6f\x00"...``, or
+    ``"\x6c\x6f"...`` with -s 2."""
     shown = min(n, c.limit + 1)
     data = c.take(off, shown)
-    if shown == n and data.endswith(b"\0"):
+    if shown == n and data.endswith(b"\0") and not c.hex_strings:
         return quote(data[:-1], limit=c.limit)
     return quote(data[:c.limit], more=True)
 
@@ -1487,11 +1494,11 @@ def netlink_protocol(ev: Syscall, fd: int) -> int | None:
 
 
 def _limit_text(d: SyscallDecoder, data: bytes, length: int, family: int) -> str:
-    key = ("netlink", data, length, family, d.string_limit, d.full)
+    key = ("netlink", data, length, family, d.string_limit, d.full, d.hex_strings)
     text = d.texts.get(key)
     if text is None:
         text = d.remember(key, decode_netlink(data, length, family, d.flags, d.string_limit,
-                                              verbose=d.full))
+                                              verbose=d.full, hex_strings=d.hex_strings))
     return text
 
 
