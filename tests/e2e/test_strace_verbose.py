@@ -59,6 +59,7 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
     "verbose=none": (["-e", "verbose=none"], [
         "uname(0x", "getrusage(RUSAGE_SELF, 0x", ", TCGETS, 0x", ", 0, 0x", "poll(0x",
         "epoll_wait(5, [], 1, 0) = 0", "left 0x", "= 0 (Timeout)",
+        "re:rt_sigreturn\\(\\{mask=0x[0-9a-f]+\\}\\)",
         "re:getsockname\\(\\d+, 0x[0-9a-f]+, 0x"]),
     "verbose=!SET": (["-e", "verbose=!newfstatat,uname,ioctl,fstat64"], [
         "uname(0x", "statx(", "stx_size=6", "TCGETS, 0x"]),

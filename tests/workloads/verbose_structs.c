@@ -3,7 +3,8 @@
  * statx, uname, getrusage, wait4's rusage, a pty's termios (TCGETS, TCSETS), statfs,
  * sysinfo, more groups, pollfds, iovecs (writev, sendmsg, recvmsg: 10) and mmsghdrs (4)
  * semop's operations (3), mincore's pages (4), get_mempolicy's node mask (16 longs),
- * futex_waitv's waiters (3) and pipe's fds than -s shows, an empty
+ * futex_waitv's waiters (3) and pipe's fds than -s shows, the mask rt_sigreturn
+ * restores, an empty
  * epoll_wait and getdents64 at
  * the end of a directory, sockets' addresses, select's sets; then uname, getrusage and
  * fstat64 as i386 calls (int $0x80, x86_64 only; built -no-pie so that the static
@@ -42,6 +43,11 @@
 static char uts32[390];
 static char ru32[72];
 static char st64[96];
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
 
 static long int80(long nr, long a, long b)
 {
@@ -165,6 +171,8 @@ int main(int argc, char **argv)
 		if (pages != MAP_FAILED)
 			mincore(pages, 4 * 4096, vec);
 	}
+	signal(SIGUSR1, on_usr1);
+	raise(SIGUSR1);                 /* rt_sigreturn's mask: its address for verbose=none */
 	{
 		static unsigned long nodes[17];
 		static unsigned int words[3];

@@ -412,7 +412,10 @@ def k_sigpending_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 def k_sigframe_mask(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     """rt_sigreturn's ``{mask=[INT]}``: the mask its signal frame restores (args[0] is its
-    address, put there by the BPF program: the call has no arguments)."""
+    address, put there by the BPF program: the call has no arguments); outside -e
+    verbose= that address, as strace prints it (``{mask=0x7ffc9c8851a8}``)."""
+    if d.addr_only:
+        return f"{{mask={pointer(ev.args[i])}}}"
     cap = capture(ev, i)
     if cap is None or len(cap.data) < SP.SIGSET_SIZE:
         return pointer(ev.args[i])
