@@ -378,12 +378,13 @@ def _nla_str(c: _Ctx, off: int, n: int) -> str:
     when it has none (strace's QUOTE_OMIT_TRAILING_0 | QUOTE_EXPECT_TRAILING_0). Where
     strings print in hex (-x: the NUL is a byte that asks for hex; -xx), strace 6.1
     keeps the NUL as any other byte, and adds ``...``: ``"\x6c\x6f\x00"...``, or
-    ``"\x6c\x6f"...`` with -s 2."""
-    shown = min(n, c.limit + 1)
+    ``"\x6c\x6f"...`` with -s 2. The NUL too must be within -s bytes: ``"lo"...``
+    with -s 2."""
+    shown = min(n, c.limit)
     data = c.take(off, shown)
     if shown == n and data.endswith(b"\0") and not c.hex_strings:
-        return quote(data[:-1], limit=c.limit)
-    return quote(data[:c.limit], more=True)
+        return quote(data[:-1])
+    return quote(data, more=True)
 
 
 def _ifindex(c: _Ctx, off: int, n: int) -> str | None:
