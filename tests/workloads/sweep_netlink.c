@@ -12,7 +12,9 @@
  * attribute shorter than its header, unknown types, replies cut short by a small buffer,
  * ip -6 addr's AF_INET6 link dump (IFLA_PROTINFO's IFLA_INET6_* attributes), and
  * NETLINK_NETFILTER (nft's requests, replies and messages to the program's own socket),
- * and a netlink socket of a network namespace of the program's own (ip under unshare -n).
+ * IFLA_AF_SPEC (per address family; IFLA_BRIDGE_* of an AF_BRIDGE link) in RTM_NEWLINK
+ * messages to the program's own socket, and a netlink socket of a network namespace of
+ * the program's own (ip under unshare -n).
  *
  * The replies are kept small (tracekit captures 256 bytes of an iovec) and the same every
  * run on one machine: the address, route and neighbour dumps ask the kernel
@@ -27,6 +29,7 @@
 #include <arpa/inet.h>
 #include <linux/if_addr.h>
 #include <linux/fib_rules.h>
+#include <linux/if_bridge.h>
 #include <linux/if_link.h>
 #include <linux/neighbour.h>
 #include <linux/if_addrlabel.h>
@@ -556,6 +559,67 @@ static void other_netns(void) {
     close(u);
 }
 
+/* RTM_NEWLINK messages carrying IFLA_AF_SPEC, sent to the program's own NETLINK_ROUTE
+ * socket (the kernel reads none of them): one attribute per address family, AF_INET's
+ * IFLA_INET_CONF array (indices named after the IPV4_DEVCONF_* constant one above),
+ * AF_INET6's IFLA_INET6_ADDR_GEN_MODE, AF_MCTP's IFLA_MCTP_NET, a family with no
+ * decoder (its bytes in hex) and an IFLA_INET_* type no one has; then an AF_BRIDGE
+ * link's IFLA_AF_SPEC, whose attributes are IFLA_BRIDGE_* (flags, mode, one too short
+ * for its u16, one past the names). */
+struct afmsg {
+    struct nlmsghdr h;
+    struct ifinfomsg i;
+    char attrs[96];
+};
+
+static size_t put_attr(char *at, __u16 type, const void *data, size_t len) {
+    struct nlattr *a = (void *)at;
+    a->nla_len = NLA_HDRLEN + len;
+    a->nla_type = type;
+    memcpy(at + NLA_HDRLEN, data, len);
+    return NLA_ALIGN(NLA_HDRLEN + len);
+}
+
+static void af_spec_self(int s, __u32 me, __u8 family, const char *spec, size_t len) {
+    struct afmsg m = {{0, RTM_NEWLINK, NLM_F_REQUEST, SEQ + 80, me},
+                      {.ifi_family = family, .ifi_index = 1}, {0}};
+    size_t n = put_attr(m.attrs, IFLA_AF_SPEC, spec, len);
+    m.h.nlmsg_len = NLMSG_LENGTH(sizeof(m.i)) + n;
+    struct sockaddr_nl to = {.nl_family = AF_NETLINK, .nl_pid = me};
+    sendto(s, &m, m.h.nlmsg_len, 0, (void *)&to, sizeof(to));
+    recv(s, buf, sizeof(buf), MSG_DONTWAIT);
+}
+
+static void af_spec(void) {
+    int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+    struct sockaddr_nl me = {.nl_family = AF_NETLINK};
+    socklen_t mlen = sizeof(me);
+    if (bind(s, (void *)&me, sizeof(me)) || getsockname(s, (void *)&me, &mlen))
+        return;
+    char spec[80], in[40];
+    int conf[3] = {1, -2, 3};
+    size_t k = put_attr(in, IFLA_INET_CONF, conf, sizeof(conf));
+    size_t n = put_attr(spec, AF_INET, in, k);
+    unsigned char mode = IN6_ADDR_GEN_MODE_NONE;
+    k = put_attr(in, IFLA_INET6_ADDR_GEN_MODE, &mode, 1);
+    n += put_attr(spec + n, AF_INET6 | NLA_F_NESTED, in, k);
+    __u32 net = 7;
+    k = put_attr(in, IFLA_MCTP_NET, &net, 4);
+    n += put_attr(spec + n, AF_MCTP, in, k);
+    n += put_attr(spec + n, AF_UNIX, "abc", 3);
+    af_spec_self(s, me.nl_pid, AF_UNSPEC, spec, n);
+    k = put_attr(in, 9, "xy", 2);                          /* no IFLA_INET_* is 9 */
+    n = put_attr(spec, AF_INET, in, k);
+    af_spec_self(s, me.nl_pid, AF_INET, spec, n);
+    __u16 flags = BRIDGE_FLAGS_SELF, veb = BRIDGE_MODE_VEPA;
+    n = put_attr(spec, IFLA_BRIDGE_FLAGS, &flags, 2);
+    n += put_attr(spec + n, IFLA_BRIDGE_MODE, &veb, 2);
+    n += put_attr(spec + n, IFLA_BRIDGE_FLAGS, "a", 1);
+    n += put_attr(spec + n, 40, "zz", 2);
+    af_spec_self(s, me.nl_pid, AF_BRIDGE, spec, n);
+    close(s);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2 || chdir(argv[1]))
         return 1;
@@ -565,6 +629,7 @@ int main(int argc, char **argv) {
     audit_xfrm();
     inet6_links();
     netfilter();
-    other_netns();
+    af_spec();
+    other_netns();          /* last: it leaves the network namespace */
     return 0;
 }

@@ -686,7 +686,77 @@ def _inet6_protinfo(c: _Ctx, off: int, n: int) -> str:
     return _attrs(c, off, n, _IFLA_INET6_ATTRS, "IFLA_INET6_???", _IFLA_INET6)
 
 
+# IFLA_AF_SPEC (linux/if_link.h): of a link of any family but AF_BRIDGE, one nested
+# attribute per address family (its type the AF_* number), holding that family's
+# attributes: AF_INET's IFLA_INET_* (IFLA_INET_CONF: s32 by IPV4_DEVCONF_* index, which
+# starts at 1: strace names index k after the constant k + 1, ``IPV4_DEVCONF_FORWARDING-1``),
+# AF_INET6's IFLA_INET6_* (as in IFLA_PROTINFO), AF_MCTP's IFLA_MCTP_*; another family's
+# data as hex. Of an AF_BRIDGE link, IFLA_BRIDGE_* attributes (linux/if_bridge.h).
+_IFLA_INET_ATTRS = {0: "IFLA_INET_UNSPEC", 1: "IFLA_INET_CONF"}
+_IPV4_DEVCONF = tuple(f"IPV4_DEVCONF_{n}-1" for n in (
+    "FORWARDING", "MC_FORWARDING", "PROXY_ARP", "ACCEPT_REDIRECTS", "SECURE_REDIRECTS",
+    "SEND_REDIRECTS", "SHARED_MEDIA", "RP_FILTER", "ACCEPT_SOURCE_ROUTE", "BOOTP_RELAY",
+    "LOG_MARTIANS", "TAG", "ARPFILTER", "MEDIUM_ID", "NOXFRM", "NOPOLICY",
+    "FORCE_IGMP_VERSION", "ARP_ANNOUNCE", "ARP_IGNORE", "PROMOTE_SECONDARIES", "ARP_ACCEPT",
+    "ARP_NOTIFY", "ACCEPT_LOCAL", "SRC_VMARK", "PROXY_ARP_PVLAN", "ROUTE_LOCALNET",
+    "IGMPV2_UNSOLICITED_REPORT_INTERVAL", "IGMPV3_UNSOLICITED_REPORT_INTERVAL",
+    "IGNORE_ROUTES_WITH_LINKDOWN", "DROP_UNICAST_IN_L2_MULTICAST", "DROP_GRATUITOUS_ARP",
+    "BC_FORWARDING", "ARP_EVICT_NOCARRIER"))
+_IFLA_INET: dict[str, Nla] = {
+    "IFLA_INET_CONF": _indexed("<i", _fixed(_IPV4_DEVCONF), "IPV4_DEVCONF_???")}
+_IFLA_MCTP_ATTRS = {0: "IFLA_MCTP_UNSPEC", 1: "IFLA_MCTP_NET"}
+_IFLA_MCTP: dict[str, Nla] = {"IFLA_MCTP_NET": _u32}
+
+
+def _af_nested(names: Mapping[int, str], dflt: str, by_name: Mapping[str, Nla]) -> Nla:
+    def dec(c: _Ctx, off: int, n: int) -> str:
+        return _attrs(c, off, n, names, dflt, by_name)
+    return dec
+
+
+_AF_SPEC: dict[str, Nla] = {
+    "AF_INET": _af_nested(_IFLA_INET_ATTRS, "IFLA_INET_???", _IFLA_INET),
+    "AF_INET6": _af_nested(_IFLA_INET6_ATTRS, "IFLA_INET6_???", _IFLA_INET6),
+    "AF_MCTP": _af_nested(_IFLA_MCTP_ATTRS, "IFLA_MCTP_???", _IFLA_MCTP),
+}
+
+
+def _af_spec(c: _Ctx, off: int, n: int) -> str:
+    """IFLA_AF_SPEC of a link of a family other than AF_BRIDGE."""
+    return _attrs(c, off, n, c.T.ADDRESS_FAMILIES, "AF_???", _AF_SPEC)
+
+
+_IFLA_BRIDGE_ATTRS = dict(enumerate((
+    "IFLA_BRIDGE_FLAGS", "IFLA_BRIDGE_MODE", "IFLA_BRIDGE_VLAN_INFO",
+    "IFLA_BRIDGE_VLAN_TUNNEL_INFO", "IFLA_BRIDGE_MRP", "IFLA_BRIDGE_CFM", "IFLA_BRIDGE_MST")))
+_BRIDGE_FLAGS = ((1, "BRIDGE_FLAGS_MASTER"), (2, "BRIDGE_FLAGS_SELF"))
+_BRIDGE_MODES = {0: "BRIDGE_MODE_VEB", 1: "BRIDGE_MODE_VEPA", 0xFFFF: "BRIDGE_MODE_UNDEF"}
+
+
+def _u16_named(flags: bool) -> Nla:
+    """A u16 attribute of flags or of a value (strace's decode_nla_flags/xval with
+    ``size = 2``: shorter, or longer than 8 bytes, as hex)."""
+    def dec(c: _Ctx, off: int, n: int) -> str | None:
+        if n < 2 or n > 8:
+            return None
+        v = int.from_bytes(c.take(off, 2), "little")
+        return (_flags(_BRIDGE_FLAGS, v, "BRIDGE_FLAGS_???") if flags
+                else _xval(_BRIDGE_MODES, v, "BRIDGE_MODE_???"))
+    return dec
+
+
+_IFLA_BRIDGE: dict[str, Nla] = {"IFLA_BRIDGE_FLAGS": _u16_named(True),
+                                "IFLA_BRIDGE_MODE": _u16_named(False)}
+
+
+def _bridge_af_spec(c: _Ctx, off: int, n: int) -> str:
+    """IFLA_AF_SPEC of an AF_BRIDGE link: IFLA_BRIDGE_* attributes."""
+    return _attrs(c, off, n, _IFLA_BRIDGE_ATTRS, "IFLA_BRIDGE_???", _IFLA_BRIDGE)
+
+
+_IFLA["IFLA_AF_SPEC"] = _af_spec
 _IFLA6: dict[str, Nla] = {**_IFLA, "IFLA_PROTINFO": _inet6_protinfo}
+_IFLA_BR: dict[str, Nla] = {**_IFLA, "IFLA_AF_SPEC": _bridge_af_spec}
 
 
 def _ifinfomsg(c: _Ctx, family: int, off: int, n: int) -> str:
@@ -701,7 +771,8 @@ def _ifinfomsg(c: _Ctx, family: int, off: int, n: int) -> str:
     if n > _IFINFOMSG.size:
         text += ", " + _attrs(c, off + _IFINFOMSG.size, n - _IFINFOMSG.size,
                               c.T.IFLA_ATTRS, "IFLA_???",
-                              _IFLA6 if family == socket.AF_INET6 else _IFLA)
+                              _IFLA6 if family == socket.AF_INET6 else
+                              _IFLA_BR if family == _AF_BRIDGE else _IFLA)
     return text
 
 
