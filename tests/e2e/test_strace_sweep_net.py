@@ -5,8 +5,8 @@ strace names and unknown ones (socket, socketpair), each sockaddr family strace 
 (in, in6 with flowinfo and scope id, un path/abstract/unnamed, nl, ll, vm, AF_UNSPEC, an
 unknown family, short and long address lengths) to bind/connect, listen, accept/accept4,
 getsockname/getpeername, shutdown, sendto/recvfrom (MSG_* flags, MSG_TRUNC),
-sendmsg/recvmsg (SCM_RIGHTS, SCM_CREDENTIALS, IP_PKTINFO and IP_TTL cmsgs, MSG_CTRUNC and
-MSG_TRUNC out), setsockopt/getsockopt at SOL_SOCKET, SOL_IP, SOL_IPV6, SOL_TCP,
+sendmsg/recvmsg (SCM_RIGHTS, SCM_CREDENTIALS, SCM_SECURITY, IP_PKTINFO and IP_TTL cmsgs,
+MSG_CTRUNC and MSG_TRUNC out), setsockopt/getsockopt at SOL_SOCKET, SOL_IP, SOL_IPV6, SOL_TCP,
 SOL_NETLINK and unknown levels with optlen edges, and socket ioctls (SIOCGIFINDEX,
 SIOCGIFNAME, FIONREAD, the SIOCGIF* reads of ip), and what system tools do: ping's
 ICMP_FILTER and SO_TIMESTAMP cmsgs, curl's SO_ERROR. tracekit traces
@@ -44,6 +44,8 @@ def test_net_calls_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "socket(AF_PACKET, SOCK_RAW, htons(0 /* ETH_P_??? */)) = ",
             "socket(AF_PACKET, SOCK_DGRAM, htons(ETH_P_IP)) = ",
             "socket(0xc8 /* AF_??? */, SOCK_STREAM, 0) = -1 EAFNOSUPPORT",
+            "socket(AF_DECnet, SOCK_STREAM, 0) = -1 EAFNOSUPPORT",
+            "cmsg_level=SOL_SOCKET, cmsg_type=SCM_SECURITY, cmsg_data=",
             "socket(AF_INET, 0xf /* SOCK_??? */, IPPROTO_IP) = -1 EINVAL",
             "socket(AF_INET, SOCK_STREAM|0x40000 /* SOCK_??? */, IPPROTO_IP) = -1 EINVAL",
             "socketpair(AF_UNIX, SOCK_DGRAM|SOCK_CLOEXEC, 0, [",

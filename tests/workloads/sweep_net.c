@@ -3,7 +3,7 @@
  * with flowinfo and scope id, un path/abstract/unnamed, nl, ll, vm, AF_UNSPEC, short and
  * long addrlen, an unknown family), listen, accept/accept4, getsockname/getpeername,
  * shutdown, sendto/recvfrom (MSG_* flags, MSG_TRUNC), sendmsg/recvmsg with SCM_RIGHTS,
- * SCM_CREDENTIALS, IP_PKTINFO and IP_TTL cmsgs and msg_flags out, setsockopt/getsockopt
+ * SCM_CREDENTIALS, SCM_SECURITY (on fd -1), IP_PKTINFO and IP_TTL cmsgs and msg_flags out, setsockopt/getsockopt
  * at SOL_SOCKET, SOL_IP (ip_mreq, ip_mreqn), SOL_IPV6 (ipv6_mreq), SOL_TCP, SOL_NETLINK
  * and unknown levels with optlen edges (0, shorter than the value, longer), and socket
  * ioctls (SIOCGIFINDEX, SIOCGIFNAME on lo and on an index no interface has, FIONREAD), and
@@ -69,6 +69,7 @@ static void sockets(void) {
         socket(AF_INET, SOCK_DGRAM, 0),
     };
     socket(200, SOCK_STREAM, 0);
+    socket(AF_DECnet, SOCK_STREAM, 0);                /* a family Linux no longer has */
     socket(AF_INET, 15, 0);
     socket(AF_INET, SOCK_STREAM | 0x40000, 0);
     socket(AF_INET6, SOCK_RAW, IPPROTO_IPV6);
@@ -81,6 +82,10 @@ static void sockets(void) {
     close(sv[1]);
     socketpair(AF_INET, SOCK_STREAM, 0, sv);
     syscall(SYS_socketpair, AF_UNIX, SOCK_STREAM, 0, BADP);
+    /* SELinux's SCM_SECURITY control message (include/linux/socket.h), on fd -1 */
+    struct { struct cmsghdr h; int v; } sec = {{sizeof(sec), SOL_SOCKET, 3}, 0};
+    struct msghdr mh = {.msg_control = &sec, .msg_controllen = sizeof(sec)};
+    sendmsg(-1, &mh, 0);
 }
 
 static void addrs(void) {
