@@ -10,7 +10,8 @@ RTM_NEWROUTE with RTA_CACHEINFO, RTM_NEWRULE, RTM_NEWNEIGH, RTM_NEWNETCONF,
 RTM_NEWADDRLABEL, NLMSG_DONE, NLMSG_ERROR with the request it answers, extended ACKs
 with NLMSGERR_ATTR_MSG), RTM_NEWLINK messages to its own socket with IFLA_AF_SPEC
 (AF_INET's IFLA_INET_CONF, AF_INET6's and AF_MCTP's attributes, a family without a
-decoder, an AF_BRIDGE link's IFLA_BRIDGE_* attributes), NETLINK_SOCK_DIAG requests and
+decoder, an AF_BRIDGE link's IFLA_BRIDGE_* attributes; RTM_*MDB, RTM_*STATS, RTM_*ACTION,
+RTM_GETDCB and RTM_NEWCACHEREPORT too), NETLINK_SOCK_DIAG requests and
 replies (inet_diag_req_v2 on a socket not bound yet, then bound; inet_diag_msg; the old
 inet_diag_req; unix_diag_req and unix_diag_msg; netlink_diag_req and netlink_diag_msg),
 hostile messages (shorter than a header, nlmsg_len 0, longer than the buffer, an
@@ -100,6 +101,18 @@ def test_netlink_messages_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "[{nla_len=6, nla_type=0x9 /* IFLA_INET_??? */}, \"\\x78\\x79\"]",
             "[{nla_len=6, nla_type=IFLA_BRIDGE_FLAGS}, BRIDGE_FLAGS_SELF], [{nla_len=6, "
             "nla_type=IFLA_BRIDGE_MODE}, BRIDGE_MODE_VEPA]",
+            # RTM_*MDB, RTM_*STATS, RTM_*ACTION, RTM_GETDCB, RTM_NEWCACHEREPORT
+            "{family=AF_BRIDGE, ifindex=if_nametoindex(\"lo\")}, [{nla_len=12, "
+            "nla_type=MDBA_ROUTER}, [{nla_len=8, nla_type=MDBA_ROUTER_PORT}, "
+            "if_nametoindex(\"lo\")]]]",
+            "{family=AF_BRIDGE, ...}], 21, 0, ",
+            "{family=AF_UNSPEC, pad1=0x1, ifindex=if_nametoindex(\"lo\"), "
+            "filter_mask=1<<IFLA_STATS_UNSPEC|1<<IFLA_STATS_LINK_OFFLOAD_XSTATS|0x200}",
+            "{tca_family=AF_UNSPEC}, [[{nla_len=9, nla_type=TCA_ACT_KIND}, \"gact\"], "
+            "[{nla_len=8, nla_type=TCA_ACT_INDEX}, 7]]",
+            "{dcb_family=AF_UNSPEC, cmd=DCB_CMD_GSTATE}, [{nla_len=7, nla_type=DCB_ATTR_IFNAME}, ",
+            "{rtgen_family=RTNL_FAMILY_IPMR}, [[{nla_len=8, nla_type=IPMRA_CREPORT_VIF_ID}, 7], ",
+            "{rtgen_family=AF_INET}, \"\\x01\\x02\"], 22, 0, ",
             # extended ACK (NETLINK_EXT_ACK, NETLINK_CAP_ACK)
             "nlmsg_type=NLMSG_ERROR, nlmsg_flags=NLM_F_CAPPED|NLM_F_ACK_TLVS, "
             "nlmsg_seq=1700000017, ",

@@ -13,7 +13,8 @@
  * ip -6 addr's AF_INET6 link dump (IFLA_PROTINFO's IFLA_INET6_* attributes), and
  * NETLINK_NETFILTER (nft's requests, replies and messages to the program's own socket),
  * IFLA_AF_SPEC (per address family; IFLA_BRIDGE_* of an AF_BRIDGE link) in RTM_NEWLINK
- * messages to the program's own socket, and a netlink socket of a network namespace of
+ * messages to the program's own socket, and there too RTM_*MDB, RTM_*STATS, RTM_*ACTION,
+ * RTM_GETDCB and RTM_NEWCACHEREPORT messages, and a netlink socket of a network namespace of
  * the program's own (ip under unshare -n).
  *
  * The replies are kept small (tracekit captures 256 bytes of an iovec) and the same every
@@ -29,7 +30,10 @@
 #include <arpa/inet.h>
 #include <linux/if_addr.h>
 #include <linux/fib_rules.h>
+#include <linux/dcbnl.h>
 #include <linux/if_bridge.h>
+#include <linux/mroute.h>
+#include <linux/pkt_cls.h>
 #include <linux/if_link.h>
 #include <linux/neighbour.h>
 #include <linux/if_addrlabel.h>
@@ -620,6 +624,72 @@ static void af_spec(void) {
     close(s);
 }
 
+/* RTM_*MDB, RTM_*STATS, RTM_*ACTION, RTM_GETDCB and RTM_NEWCACHEREPORT messages sent to
+ * the program's own NETLINK_ROUTE socket (the kernel reads none of them): their structs
+ * (br_port_msg, if_stats_msg with a filter mask, tcamsg, dcbmsg, rtgenmsg of an
+ * RTNL_FAMILY_* or an AF_* family) and attributes. */
+static void rtnl_self(int s, __u32 me, __u16 type, const void *payload, size_t len) {
+    struct {
+        struct nlmsghdr h;
+        char p[64];
+    } m = {{NLMSG_LENGTH(len), type, NLM_F_REQUEST, SEQ + 90, me}, {0}};
+    memcpy(m.p, payload, len);
+    struct sockaddr_nl to = {.nl_family = AF_NETLINK, .nl_pid = me};
+    sendto(s, &m, m.h.nlmsg_len, 0, (void *)&to, sizeof(to));
+    recv(s, buf, sizeof(buf), MSG_DONTWAIT);
+}
+
+static void rtnl_more(void) {
+    int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+    struct sockaddr_nl me = {.nl_family = AF_NETLINK};
+    socklen_t mlen = sizeof(me);
+    if (bind(s, (void *)&me, sizeof(me)) || getsockname(s, (void *)&me, &mlen))
+        return;
+    char p[64], in[16];
+    __u32 one = 1, seven = 7;
+    /* br_port_msg, MDBA_ROUTER's MDBA_ROUTER_PORT */
+    struct br_port_msg bpm = {.family = AF_BRIDGE, .ifindex = 1};
+    memcpy(p, &bpm, sizeof(bpm));
+    size_t k = put_attr(in, MDBA_ROUTER_PORT, &one, 4);
+    size_t n = sizeof(bpm) + put_attr(p + sizeof(bpm), MDBA_ROUTER, in, k);
+    rtnl_self(s, me.nl_pid, RTM_GETMDB, p, n);
+    rtnl_self(s, me.nl_pid, RTM_GETMDB, &bpm, 5);          /* shorter than br_port_msg */
+    /* if_stats_msg: a filter mask with a bit past the names, an attribute with no name */
+    struct if_stats_msg st = {.family = AF_UNSPEC, .ifindex = 1,
+                              .filter_mask = IFLA_STATS_FILTER_BIT(IFLA_STATS_LINK_64) |
+                                             IFLA_STATS_FILTER_BIT(IFLA_STATS_AF_SPEC) |
+                                             1U << 9};
+    memcpy(p, &st, sizeof(st));
+    n = sizeof(st) + put_attr(p + sizeof(st), 9, "ab", 2);
+    rtnl_self(s, me.nl_pid, RTM_GETSTATS, p, n);
+    st.pad1 = 1;
+    rtnl_self(s, me.nl_pid, RTM_GETSTATS, &st, sizeof(st));
+    /* tcamsg: an action's kind and index */
+    struct tcamsg tca = {.tca_family = AF_UNSPEC};
+    memcpy(p, &tca, sizeof(tca));
+    n = sizeof(tca) + put_attr(p + sizeof(tca), TCA_ACT_KIND, "gact", 5);
+    n += put_attr(p + n, TCA_ACT_INDEX, &seven, 4);
+    rtnl_self(s, me.nl_pid, RTM_NEWACTION, p, n);
+    /* dcbmsg: a command and an attribute (in hex) */
+    struct dcbmsg dcb = {.dcb_family = AF_UNSPEC, .cmd = DCB_CMD_GSTATE};
+    memcpy(p, &dcb, sizeof(dcb));
+    n = sizeof(dcb) + put_attr(p + sizeof(dcb), DCB_ATTR_IFNAME, "lo", 3);
+    rtnl_self(s, me.nl_pid, RTM_GETDCB, p, n);
+    /* cache reports: IPMR's attributes, an AF_INET family's bytes in hex */
+    struct rtgenmsg g = {.rtgen_family = RTNL_FAMILY_IPMR};
+    memset(p, 0, sizeof(p));
+    memcpy(p, &g, sizeof(g));
+    struct in_addr lo = {htonl(INADDR_LOOPBACK)};
+    n = 4 + put_attr(p + 4, IPMRA_CREPORT_VIF_ID, &seven, 4);
+    n += put_attr(p + n, IPMRA_CREPORT_SRC_ADDR, &lo, 4);
+    rtnl_self(s, me.nl_pid, RTM_NEWCACHEREPORT, p, n);
+    g.rtgen_family = AF_INET;
+    memcpy(p, &g, sizeof(g));
+    memcpy(p + 4, "\x01\x02", 2);
+    rtnl_self(s, me.nl_pid, RTM_NEWCACHEREPORT, p, 6);
+    close(s);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2 || chdir(argv[1]))
         return 1;
@@ -630,6 +700,7 @@ int main(int argc, char **argv) {
     inet6_links();
     netfilter();
     af_spec();
+    rtnl_more();
     other_netns();          /* last: it leaves the network namespace */
     return 0;
 }

@@ -22,7 +22,8 @@ Shape of one message, ``len`` bytes (the buffer's length, or what a read returne
 - Payloads: ``NLMSG_ERROR``'s ``{error=-ENODEV, msg=<the request>}`` (with an extended
   ACK, ``[{error=..., msg=...}, [attributes]]``), ``NLMSG_DONE``'s int; NETLINK_ROUTE's
   struct ifaddrmsg, ifinfomsg, rtmsg, fib_rule_hdr, ndmsg, tcmsg, netconfmsg,
-  ifaddrlblmsg, rtgenmsg (RTM_*NSID), ndtmsg and nhmsg with their attributes (others as
+  ifaddrlblmsg, rtgenmsg (RTM_*NSID, RTM_NEWCACHEREPORT), ndtmsg, nhmsg, br_port_msg,
+  if_stats_msg, tcamsg and dcbmsg with their attributes (others as
   ``{family=AF_INET, data="\\x..."}``); NETLINK_SOCK_DIAG's inet_diag_req_v2 (and the
   old inet_diag_req), inet_diag_msg, unix_diag_req, unix_diag_msg, netlink_diag_req,
   netlink_diag_msg and packet_diag_req; anything else as a hex string. An attribute a
@@ -467,6 +468,20 @@ def _route(c: _Ctx, t: int, off: int, n: int) -> str:
         return _ifinfomsg(c, family, off, n)        # bridge fdb show's request
     if name.endswith("NEIGH"):
         return _ndmsg(c, family, off, n)
+    if name.endswith("MDB"):
+        return _br_port_msg(c, family, off, n)
+    if name in ("RTM_NEWSTATS", "RTM_GETSTATS"):
+        return _if_stats_msg(c, family, off, n)
+    if name.endswith("ACTION"):
+        text = f"{{tca_family={_family(c, family)}}}"
+        if n > 4:
+            text += ", " + _attrs(c, off + 4, n - 4, _TCA_ACT_ATTRS, "TCA_ACT_???",
+                                  {"TCA_ACT_KIND": _str0, "TCA_ACT_INDEX": _u32})
+        return text
+    if name in ("RTM_GETDCB", "RTM_SETDCB"):
+        return _dcbmsg(c, family, off, n)
+    if name == "RTM_NEWCACHEREPORT":
+        return _cachereport(c, family, off, n)
     text = f"{{family={_family(c, family)}"
     if n > 1:
         text += f", data={c.hexstr(off + 1, n - 1)}"
@@ -475,6 +490,129 @@ def _route(c: _Ctx, t: int, off: int, n: int) -> str:
 
 def _family(c: _Ctx, v: int) -> str:
     return _xval(c.T.ADDRESS_FAMILIES, v, "AF_???")
+
+
+# RTM_*MDB: struct br_port_msg (linux/if_bridge.h: the family, 3 bytes of padding, the
+# bridge's ifindex), then MDBA_* attributes (MDBA_MDB's entries, MDBA_ROUTER's ports)
+_MDBA_ATTRS = dict(enumerate(("MDBA_UNSPEC", "MDBA_MDB", "MDBA_ROUTER")))
+_MDBA_MDB_ATTRS = dict(enumerate(("MDBA_MDB_UNSPEC", "MDBA_MDB_ENTRY")))
+_MDBA_MDB_ENTRY_ATTRS = dict(enumerate(("MDBA_MDB_ENTRY_UNSPEC", "MDBA_MDB_ENTRY_INFO")))
+_MDBA_ROUTER_ATTRS = dict(enumerate(("MDBA_ROUTER_UNSPEC", "MDBA_ROUTER_PORT")))
+
+
+def _router_port(c: _Ctx, off: int, n: int) -> str | None:
+    """MDBA_ROUTER_PORT: the port's ifindex (with attributes after it: as hex)."""
+    return _ifindex(c, off, n) if n == 4 else None
+
+
+def _nested(names: Mapping[int, str], dflt: str, by_name: Mapping[str, Nla]) -> Nla:
+    def dec(c: _Ctx, off: int, n: int) -> str:
+        return _attrs(c, off, n, names, dflt, by_name)
+    return dec
+
+
+_MDBA: dict[str, Nla] = {
+    "MDBA_MDB": _nested(_MDBA_MDB_ATTRS, "MDBA_MDB_???", {
+        "MDBA_MDB_ENTRY": _nested(_MDBA_MDB_ENTRY_ATTRS, "MDBA_MDB_ENTRY_???", {})}),
+    "MDBA_ROUTER": _nested(_MDBA_ROUTER_ATTRS, "MDBA_ROUTER_???",
+                           {"MDBA_ROUTER_PORT": _router_port}),
+}
+
+
+def _br_port_msg(c: _Ctx, family: int, off: int, n: int) -> str:
+    text = f"{{family={_family(c, family)}, "
+    if n < 8:
+        return text + "...}"
+    text += f"ifindex={format_ifindex(struct.unpack('<I', c.take(off + 4, 4))[0])}}}"
+    if n > 8:
+        text += ", " + _attrs(c, off + 8, n - 8, _MDBA_ATTRS, "MDBA_???", _MDBA)
+    return text
+
+
+# RTM_*STATS: struct if_stats_msg (linux/if_link.h: family, pad1, pad2, ifindex,
+# filter_mask, a bit per IFLA_STATS_* attribute), then IFLA_STATS_* attributes
+_IFLA_STATS = ("IFLA_STATS_UNSPEC", "IFLA_STATS_LINK_64", "IFLA_STATS_LINK_XSTATS",
+               "IFLA_STATS_LINK_XSTATS_SLAVE", "IFLA_STATS_LINK_OFFLOAD_XSTATS",
+               "IFLA_STATS_AF_SPEC")
+_IFLA_STATS_ATTRS = dict(enumerate(_IFLA_STATS))
+_IFLA_STATS_MASK = tuple((1 << k, f"1<<{n}") for k, n in enumerate(_IFLA_STATS))
+_IF_STATS_MSG = struct.Struct("<BBHII")
+
+
+def _if_stats_msg(c: _Ctx, family: int, off: int, n: int) -> str:
+    text = f"{{family={_family(c, family)}, "
+    if n < _IF_STATS_MSG.size:
+        return text + "...}"
+    _, pad1, pad2, index, mask = _IF_STATS_MSG.unpack(c.take(off, _IF_STATS_MSG.size))
+    text += (f"{f'pad1={pad1:#x}, ' if pad1 else ''}{f'pad2={pad2:#x}, ' if pad2 else ''}"
+             f"ifindex={format_ifindex(index)}, "
+             f"filter_mask={_flags(_IFLA_STATS_MASK, mask, '1<<IFLA_STATS_???')}}}")
+    if n > _IF_STATS_MSG.size:
+        text += ", " + _attrs(c, off + _IF_STATS_MSG.size, n - _IF_STATS_MSG.size,
+                              _IFLA_STATS_ATTRS, "IFLA_STATS_???",
+                              {"IFLA_STATS_LINK_64": _link_stats("Q")})
+    return text
+
+
+# RTM_*ACTION: struct tcamsg (the family, 3 bytes of padding), then attributes strace
+# names TCA_ACT_*
+_TCA_ACT_ATTRS = dict(enumerate((
+    "TCA_ACT_UNSPEC", "TCA_ACT_KIND", "TCA_ACT_OPTIONS", "TCA_ACT_INDEX", "TCA_ACT_STATS",
+    "TCA_ACT_PAD", "TCA_ACT_COOKIE", "TCA_ACT_FLAGS", "TCA_ACT_HW_STATS",
+    "TCA_ACT_USED_HW_STATS", "TCA_ACT_IN_HW_COUNT")))
+# RTM_GETDCB/SETDCB: struct dcbmsg (linux/dcbnl.h: family, command, padding), then DCB_ATTR_*
+_DCB_CMDS = dict(enumerate((
+    "DCB_CMD_UNDEFINED", "DCB_CMD_GSTATE", "DCB_CMD_SSTATE", "DCB_CMD_PGTX_GCFG",
+    "DCB_CMD_PGTX_SCFG", "DCB_CMD_PGRX_GCFG", "DCB_CMD_PGRX_SCFG", "DCB_CMD_PFC_GCFG",
+    "DCB_CMD_PFC_SCFG", "DCB_CMD_SET_ALL", "DCB_CMD_GPERM_HWADDR", "DCB_CMD_GCAP",
+    "DCB_CMD_GNUMTCS", "DCB_CMD_SNUMTCS", "DCB_CMD_PFC_GSTATE", "DCB_CMD_PFC_SSTATE",
+    "DCB_CMD_BCN_GCFG", "DCB_CMD_BCN_SCFG", "DCB_CMD_GAPP", "DCB_CMD_SAPP",
+    "DCB_CMD_IEEE_SET", "DCB_CMD_IEEE_GET", "DCB_CMD_GDCBX", "DCB_CMD_SDCBX",
+    "DCB_CMD_GFEATCFG", "DCB_CMD_SFEATCFG", "DCB_CMD_CEE_GET", "DCB_CMD_IEEE_DEL")))
+_DCB_ATTRS = dict(enumerate((
+    "DCB_ATTR_UNDEFINED", "DCB_ATTR_IFNAME", "DCB_ATTR_STATE", "DCB_ATTR_PFC_STATE",
+    "DCB_ATTR_PFC_CFG", "DCB_ATTR_NUM_TC", "DCB_ATTR_PG_CFG", "DCB_ATTR_SET_ALL",
+    "DCB_ATTR_PERM_HWADDR", "DCB_ATTR_CAP", "DCB_ATTR_NUMTCS", "DCB_ATTR_BCN", "DCB_ATTR_APP",
+    "DCB_ATTR_IEEE", "DCB_ATTR_DCBX", "DCB_ATTR_FEATCFG", "DCB_ATTR_CEE")))
+
+
+def _dcbmsg(c: _Ctx, family: int, off: int, n: int) -> str:
+    text = f"{{dcb_family={_family(c, family)}, "
+    if n < 4:
+        return text + "...}"
+    text += f"cmd={_xval(_DCB_CMDS, c.take(off + 1, 1)[0], 'DCB_CMD_???')}}}"
+    if n > 4:
+        text += ", " + _attrs(c, off + 4, n - 4, _DCB_ATTRS, "DCB_ATTR_???", {})
+    return text
+
+
+# RTM_NEWCACHEREPORT: struct rtgenmsg, its family RTNL_FAMILY_IPMR/IP6MR (or an AF_*),
+# then those families' IPMRA_CREPORT_*/IP6MRA_CREPORT_* attributes, others' bytes in hex
+_RTNL_FAMILIES = {128: "RTNL_FAMILY_IPMR", 129: "RTNL_FAMILY_IP6MR"}
+_CREPORT_ATTRS: dict[int, tuple[dict[int, str], str, dict[str, Nla]]] = {
+    128: (dict(enumerate(("IPMRA_CREPORT_UNSPEC", "IPMRA_CREPORT_MSGTYPE",
+                          "IPMRA_CREPORT_VIF_ID", "IPMRA_CREPORT_SRC_ADDR",
+                          "IPMRA_CREPORT_DST_ADDR", "IPMRA_CREPORT_PKT",
+                          "IPMRA_CREPORT_TABLE"))), "IPMRA_CREPORT_???",
+          {"IPMRA_CREPORT_VIF_ID": _u32, "IPMRA_CREPORT_SRC_ADDR": _inet(socket.AF_INET),
+           "IPMRA_CREPORT_DST_ADDR": _inet(socket.AF_INET), "IPMRA_CREPORT_TABLE": _u32}),
+    129: (dict(enumerate(("IP6MRA_CREPORT_UNSPEC", "IP6MRA_CREPORT_MSGTYPE",
+                          "IP6MRA_CREPORT_MIF_ID", "IP6MRA_CREPORT_SRC_ADDR",
+                          "IP6MRA_CREPORT_DST_ADDR", "IP6MRA_CREPORT_PKT"))),
+          "IP6MRA_CREPORT_???",
+          {"IP6MRA_CREPORT_MIF_ID": _u32, "IP6MRA_CREPORT_SRC_ADDR": _inet(socket.AF_INET6),
+           "IP6MRA_CREPORT_DST_ADDR": _inet(socket.AF_INET6)}),
+}
+
+
+def _cachereport(c: _Ctx, family: int, off: int, n: int) -> str:
+    name = _RTNL_FAMILIES.get(family) or c.T.ADDRESS_FAMILIES.get(family)
+    text = f"{{rtgen_family={name or f'{family:#x} /* RTNL_FAMILY_??? */'}}}"
+    if n > 4:
+        attrs = _CREPORT_ATTRS.get(family)
+        text += ", " + (_attrs(c, off + 4, n - 4, *attrs) if attrs
+                        else c.hexstr(off + 4, n - 4))
+    return text
 
 
 _IFADDRMSG = struct.Struct("<BBBBI")
