@@ -12,7 +12,8 @@
  * attribute shorter than its header, unknown types, replies cut short by a small buffer,
  * ip -6 addr's AF_INET6 link dump (IFLA_PROTINFO's IFLA_INET6_* attributes), and
  * NETLINK_NETFILTER (nft's requests, replies and messages to the program's own socket),
- * IFLA_AF_SPEC (per address family; IFLA_BRIDGE_* of an AF_BRIDGE link) in RTM_NEWLINK
+ * IFLA_AF_SPEC (per address family; IFLA_BRIDGE_* of an AF_BRIDGE link) and an AF_BRIDGE
+ * link's IFLA_PROTINFO (IFLA_BRPORT_*) in RTM_NEWLINK
  * messages to the program's own socket, and there too RTM_*MDB, RTM_*STATS, RTM_*ACTION,
  * RTM_GETDCB and RTM_NEWCACHEREPORT messages, and a netlink socket of a network namespace of
  * the program's own (ip under unshare -n).
@@ -584,10 +585,11 @@ static size_t put_attr(char *at, __u16 type, const void *data, size_t len) {
     return NLA_ALIGN(NLA_HDRLEN + len);
 }
 
-static void af_spec_self(int s, __u32 me, __u8 family, const char *spec, size_t len) {
+static void link_self(int s, __u32 me, __u8 family, __u16 type, const char *spec,
+                      size_t len) {
     struct afmsg m = {{0, RTM_NEWLINK, NLM_F_REQUEST, SEQ + 80, me},
                       {.ifi_family = family, .ifi_index = 1}, {0}};
-    size_t n = put_attr(m.attrs, IFLA_AF_SPEC, spec, len);
+    size_t n = put_attr(m.attrs, type, spec, len);
     m.h.nlmsg_len = NLMSG_LENGTH(sizeof(m.i)) + n;
     struct sockaddr_nl to = {.nl_family = AF_NETLINK, .nl_pid = me};
     sendto(s, &m, m.h.nlmsg_len, 0, (void *)&to, sizeof(to));
@@ -611,16 +613,32 @@ static void af_spec(void) {
     k = put_attr(in, IFLA_MCTP_NET, &net, 4);
     n += put_attr(spec + n, AF_MCTP, in, k);
     n += put_attr(spec + n, AF_UNIX, "abc", 3);
-    af_spec_self(s, me.nl_pid, AF_UNSPEC, spec, n);
+    link_self(s, me.nl_pid, AF_UNSPEC, IFLA_AF_SPEC, spec, n);
     k = put_attr(in, 9, "xy", 2);                          /* no IFLA_INET_* is 9 */
     n = put_attr(spec, AF_INET, in, k);
-    af_spec_self(s, me.nl_pid, AF_INET, spec, n);
+    link_self(s, me.nl_pid, AF_INET, IFLA_AF_SPEC, spec, n);
     __u16 flags = BRIDGE_FLAGS_SELF, veb = BRIDGE_MODE_VEPA;
     n = put_attr(spec, IFLA_BRIDGE_FLAGS, &flags, 2);
     n += put_attr(spec + n, IFLA_BRIDGE_MODE, &veb, 2);
     n += put_attr(spec + n, IFLA_BRIDGE_FLAGS, "a", 1);
     n += put_attr(spec + n, 40, "zz", 2);
-    af_spec_self(s, me.nl_pid, AF_BRIDGE, spec, n);
+    link_self(s, me.nl_pid, AF_BRIDGE, IFLA_AF_SPEC, spec, n);
+    /* an AF_BRIDGE link's IFLA_PROTINFO: IFLA_BRPORT_* (u8, u32, a bridge id, a timer in
+     * clock ticks, a hex mask, an ifindex, a flag with no payload, one past the names) */
+    unsigned char state = 3;
+    __u32 cost = 100, port = 1;
+    __u64 ticks = 5700512;
+    __u16 mask = 0x4000;
+    struct ifla_bridge_id id = {{0x80, 0}, {2, 0, 0, 0, 0, 1}};
+    n = put_attr(spec, IFLA_BRPORT_STATE, &state, 1);
+    n += put_attr(spec + n, IFLA_BRPORT_COST, &cost, 4);
+    n += put_attr(spec + n, IFLA_BRPORT_ROOT_ID, &id, sizeof(id));
+    n += put_attr(spec + n, IFLA_BRPORT_MESSAGE_AGE_TIMER, &ticks, 8);
+    n += put_attr(spec + n, IFLA_BRPORT_GROUP_FWD_MASK, &mask, 2);
+    n += put_attr(spec + n, IFLA_BRPORT_BACKUP_PORT, &port, 4);
+    n += put_attr(spec + n, IFLA_BRPORT_FLUSH, "", 0);
+    n += put_attr(spec + n, 99, "q", 1);
+    link_self(s, me.nl_pid, AF_BRIDGE, IFLA_PROTINFO, spec, n);
     close(s);
 }
 

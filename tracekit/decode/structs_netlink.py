@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import functools
 import ipaddress
+import os
 import socket
 import struct
 from collections.abc import Callable, Mapping
@@ -892,9 +893,74 @@ def _bridge_af_spec(c: _Ctx, off: int, n: int) -> str:
     return _attrs(c, off, n, _IFLA_BRIDGE_ATTRS, "IFLA_BRIDGE_???", _IFLA_BRIDGE)
 
 
+# IFLA_PROTINFO of an AF_BRIDGE link: IFLA_BRPORT_* attributes (linux/if_link.h)
+_IFLA_BRPORT_ATTRS = dict(enumerate("IFLA_BRPORT_" + n for n in (
+    "UNSPEC", "STATE", "PRIORITY", "COST", "MODE", "GUARD", "PROTECT", "FAST_LEAVE",
+    "LEARNING", "UNICAST_FLOOD", "PROXYARP", "LEARNING_SYNC", "PROXYARP_WIFI", "ROOT_ID",
+    "BRIDGE_ID", "DESIGNATED_PORT", "DESIGNATED_COST", "ID", "NO", "TOPOLOGY_CHANGE_ACK",
+    "CONFIG_PENDING", "MESSAGE_AGE_TIMER", "FORWARD_DELAY_TIMER", "HOLD_TIMER", "FLUSH",
+    "MULTICAST_ROUTER", "PAD", "MCAST_FLOOD", "MCAST_TO_UCAST", "VLAN_TUNNEL", "BCAST_FLOOD",
+    "GROUP_FWD_MASK", "NEIGH_SUPPRESS", "ISOLATED", "BACKUP_PORT", "MRP_RING_OPEN",
+    "MRP_IN_OPEN", "MCAST_EHT_HOSTS_LIMIT", "MCAST_EHT_HOSTS_CNT", "LOCKED")))
+
+
+def _clock_t(c: _Ctx, off: int, n: int) -> str | None:
+    """A count of clock ticks (up to 8 bytes): ``5700500 /* 57005.00 s */`` (strace's
+    print_clock_t, by this machine's _SC_CLK_TCK)."""
+    if n > 8:
+        return None
+    val = int.from_bytes(c.take(off, n), "little")
+    tck = os.sysconf("SC_CLK_TCK")
+    if val <= 0 or tck <= 0:
+        return str(val)
+    width = min(len(str(tck)) - 1, 9)
+    frac = f"{(val % tck) / tck:.{width}f}"[1:] if width else ""
+    return f"{val} /* {val // tck}{frac or '.'} s */"
+
+
+def _bridge_id(c: _Ctx, off: int, n: int) -> str | None:
+    """struct ifla_bridge_id: two priority bytes, a MAC address."""
+    if n < 8:
+        return None
+    b = c.take(off, 8)
+    return f"{{prio=[{b[0]}, {b[1]}], addr={':'.join(f'{x:02x}' for x in b[2:8])}}}"
+
+
+def _x16(c: _Ctx, off: int, n: int) -> str | None:
+    return None if n < 2 else _hex_or_0(struct.unpack("<H", c.take(off, 2))[0])
+
+
+def _hex_or_0(v: int) -> str:
+    return hex(v) if v else "0"
+
+
+_IFLA_BRPORT: dict[str, Nla] = {
+    **{f"IFLA_BRPORT_{n}": _u8 for n in (
+        "STATE", "MODE", "GUARD", "PROTECT", "FAST_LEAVE", "LEARNING", "UNICAST_FLOOD",
+        "PROXYARP", "LEARNING_SYNC", "PROXYARP_WIFI", "TOPOLOGY_CHANGE_ACK",
+        "CONFIG_PENDING", "MULTICAST_ROUTER", "MCAST_FLOOD", "MCAST_TO_UCAST", "VLAN_TUNNEL",
+        "BCAST_FLOOD", "NEIGH_SUPPRESS", "ISOLATED", "MRP_RING_OPEN", "MRP_IN_OPEN",
+        "LOCKED")},
+    **{f"IFLA_BRPORT_{n}": _u16 for n in (
+        "PRIORITY", "DESIGNATED_PORT", "DESIGNATED_COST", "ID", "NO")},
+    **{f"IFLA_BRPORT_{n}": _u32 for n in (
+        "COST", "MCAST_EHT_HOSTS_LIMIT", "MCAST_EHT_HOSTS_CNT")},
+    **{f"IFLA_BRPORT_{n}": _clock_t for n in (
+        "MESSAGE_AGE_TIMER", "FORWARD_DELAY_TIMER", "HOLD_TIMER")},
+    "IFLA_BRPORT_ROOT_ID": _bridge_id, "IFLA_BRPORT_BRIDGE_ID": _bridge_id,
+    "IFLA_BRPORT_GROUP_FWD_MASK": _x16, "IFLA_BRPORT_BACKUP_PORT": _ifindex,
+}
+
+
+def _brport_protinfo(c: _Ctx, off: int, n: int) -> str:
+    """IFLA_PROTINFO of an AF_BRIDGE link: IFLA_BRPORT_* attributes."""
+    return _attrs(c, off, n, _IFLA_BRPORT_ATTRS, "IFLA_BRPORT_???", _IFLA_BRPORT)
+
+
 _IFLA["IFLA_AF_SPEC"] = _af_spec
 _IFLA6: dict[str, Nla] = {**_IFLA, "IFLA_PROTINFO": _inet6_protinfo}
-_IFLA_BR: dict[str, Nla] = {**_IFLA, "IFLA_AF_SPEC": _bridge_af_spec}
+_IFLA_BR: dict[str, Nla] = {**_IFLA, "IFLA_AF_SPEC": _bridge_af_spec,
+                            "IFLA_PROTINFO": _brport_protinfo}
 
 
 def _ifinfomsg(c: _Ctx, family: int, off: int, n: int) -> str:
