@@ -119,6 +119,7 @@ def test_netlink_messages_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "{dcb_family=AF_UNSPEC, cmd=DCB_CMD_GSTATE}, [{nla_len=7, nla_type=DCB_ATTR_IFNAME}, ",
             "{rtgen_family=RTNL_FAMILY_IPMR}, [[{nla_len=8, nla_type=IPMRA_CREPORT_VIF_ID}, 7], ",
             "{rtgen_family=AF_INET}, \"\\x01\\x02\"], 22, 0, ",
+            "rtm_tos=IPTOS_LOWDELAY|0x1, ", "tos=IPTOS_THROUGHPUT|IPTOS_MINCOST, ",
             # extended ACK (NETLINK_EXT_ACK, NETLINK_CAP_ACK)
             "nlmsg_type=NLMSG_ERROR, nlmsg_flags=NLM_F_CAPPED|NLM_F_ACK_TLVS, "
             "nlmsg_seq=1700000017, ",

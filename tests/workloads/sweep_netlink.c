@@ -15,7 +15,7 @@
  * IFLA_AF_SPEC (per address family; IFLA_BRIDGE_* of an AF_BRIDGE link) and an AF_BRIDGE
  * link's IFLA_PROTINFO (IFLA_BRPORT_*) in RTM_NEWLINK
  * messages to the program's own socket, and there too RTM_*MDB, RTM_*STATS, RTM_*ACTION,
- * RTM_GETDCB and RTM_NEWCACHEREPORT messages, and a netlink socket of a network namespace of
+ * RTM_GETDCB and RTM_NEWCACHEREPORT messages and a route's and a rule's IPTOS_* bits, and a netlink socket of a network namespace of
  * the program's own (ip under unshare -n).
  *
  * The replies are kept small (tracekit captures 256 bytes of an iovec) and the same every
@@ -51,6 +51,7 @@
 #include <linux/unix_diag.h>
 #include <linux/xfrm.h>
 #include <netinet/in.h>
+#include <netinet/ip.h>
 #include <netinet/tcp.h>
 #include <sched.h>
 #include <stddef.h>
@@ -705,6 +706,11 @@ static void rtnl_more(void) {
     memcpy(p, &g, sizeof(g));
     memcpy(p + 4, "\x01\x02", 2);
     rtnl_self(s, me.nl_pid, RTM_NEWCACHEREPORT, p, 6);
+    /* a route's and a rule's type of service: IPTOS_* bits, and one without a name */
+    struct rtmsg rt = {.rtm_family = AF_INET, .rtm_tos = IPTOS_LOWDELAY | 1};
+    rtnl_self(s, me.nl_pid, RTM_NEWROUTE, &rt, sizeof(rt));
+    struct fib_rule_hdr fr = {.family = AF_INET, .tos = IPTOS_THROUGHPUT | IPTOS_MINCOST};
+    rtnl_self(s, me.nl_pid, RTM_NEWRULE, &fr, sizeof(fr));
     close(s);
 }
 

@@ -489,6 +489,15 @@ def _route(c: _Ctx, t: int, off: int, n: int) -> str:
     return text + "}"
 
 
+# rtmsg's and fib_rule_hdr's tos: the IPTOS_* bits strace 6.1 names (netinet/ip.h)
+_IPTOS = ((0x10, "IPTOS_LOWDELAY"), (0x08, "IPTOS_THROUGHPUT"), (0x04, "IPTOS_RELIABILITY"),
+          (0x02, "IPTOS_MINCOST"))
+
+
+def _tos(v: int) -> str:
+    return _flags(_IPTOS, v, "IPTOS_TOS_???")
+
+
 def _family(c: _Ctx, v: int) -> str:
     return _xval(c.T.ADDRESS_FAMILIES, v, "AF_???")
 
@@ -990,7 +999,7 @@ def _rtmsg(c: _Ctx, family: int, off: int, n: int) -> str:
         return text + "...}"
     _, dlen, slen, tos, table, proto, scope, rtype, rflags = _RTMSG.unpack(
         c.take(off, _RTMSG.size))
-    text += (f"rtm_dst_len={dlen}, rtm_src_len={slen}, rtm_tos={tos}, "
+    text += (f"rtm_dst_len={dlen}, rtm_src_len={slen}, rtm_tos={_tos(tos)}, "
              f"rtm_table={_xval(T.RT_TABLES, table, None)}, "
              f"rtm_protocol={_xval(T.RTPROT_TYPES, proto, 'RTPROT_???')}, "
              f"rtm_scope={_xval(T.RT_SCOPES, scope, None)}, "
@@ -1073,7 +1082,7 @@ def _fib_rule_hdr(c: _Ctx, family: int, off: int, n: int) -> str:
         return text + "...}"
     _, dlen, slen, tos, table, action, rflags = _FIB_RULE_HDR.unpack(
         c.take(off, _FIB_RULE_HDR.size))
-    text += (f"dst_len={dlen}, src_len={slen}, tos={tos}, "
+    text += (f"dst_len={dlen}, src_len={slen}, tos={_tos(tos)}, "
              f"table={_xval(T.RT_TABLES, table, None)}, "
              f"action={_xval(T.FR_ACTIONS, action, 'FR_ACT_???')}, "
              f"flags={_flags(T.FIB_RULE_FLAGS, rflags, 'FIB_RULE_???')}}}")
