@@ -129,7 +129,7 @@ TABLES: dict[str, Table] = {
                             "SA_EXPOSE_TAGBITS"}),
                  ("SA_RESTORER", "SA_ONSTACK", "SA_RESTART", "SA_INTERRUPT", "SA_NODEFER",
                   "SA_RESETHAND", "SA_SIGINFO", "SA_NOCLDSTOP", "SA_NOCLDWAIT")),
-    "ADDRESS_FAMILIES": ("values", ("sys/socket.h",), r"AF_[A-Z0-9_]+",
+    "ADDRESS_FAMILIES": ("values", ("sys/socket.h",), r"AF_[A-Z0-9_]+|AF_DECnet",
                          frozenset({"AF_MAX", "AF_LOCAL", "AF_FILE", "AF_ROUTE"}), ()),
     "SOCK_TYPES": ("values", ("sys/socket.h",),
                    r"SOCK_(STREAM|DGRAM|RAW|RDM|SEQPACKET|DCCP|PACKET)", frozenset(), ()),
@@ -948,7 +948,35 @@ TABLES: dict[str, Table] = {
     # ptrace PTRACE_GETREGSET/SETREGSET's note types (linux/elf.h)
     "NT_TYPES": ("values", ("linux/elf.h",), r"NT_[A-Z0-9_]+",
                  frozenset({"NT_GNU_PROPERTY_TYPE_0"}), ()),
+    # the requests of drivers and subsystems beyond IOCTLS' (consoles, video4linux, IDE,
+    # PTP clocks, GPIO, RTC, loop, perf, seccomp, watchdog, SCSI generic, UBI, KVM,
+    # device mapper, NBD, counter, TEE, userfaultfd, btrfs, sockets), which strace 6.1
+    # names: the macros made with _IO/_IOR/_IOW/_IOWR, and the old numeric ones of their
+    # driver's range (DRIVER_IOCTL_RANGES). Two drivers' requests of one value are both
+    # named, ``A or B`` (strace's order: by name).
+    "DRIVER_IOCTLS": ("values", ("linux/kd.h", "linux/videodev2.h", "linux/hdreg.h",
+                                 "linux/ptp_clock.h", "linux/gpio.h", "linux/rtc.h",
+                                 "linux/loop.h", "linux/perf_event.h", "linux/seccomp.h",
+                                 "linux/watchdog.h", "scsi/sg.h", "mtd/ubi-user.h",
+                                 "linux/kvm.h", "linux/dm-ioctl.h", "linux/nbd.h",
+                                 "linux/counter.h", "linux/tee.h", "linux/userfaultfd.h",
+                                 "linux/btrfs.h", "linux/sockios.h", "linux/if_bridge.h"),
+                      # (not the requests of KVM on s390, powerpc and arm)
+                      r"(?!KVM_(?:S390|PPC|ARM)_)[A-Z][A-Z0-9_]*",
+                      # (an arm64 request of KVM_GET_ONE_REG's value: not x86's)
+                      frozenset({"SIOCDEVPRIVATE", "SIOCPROTOPRIVATE",
+                                 "KVM_ARM_SET_DEVICE_ADDR"}), ()),
 }
+
+# DRIVER_IOCTLS: numeric (pre-_IOC) requests, by name prefix: the range they are in
+DRIVER_IOCTL_RANGES: tuple[tuple[str, int, int], ...] = (
+    ("KD", 0x4B00, 0x4BFF), ("GIO_", 0x4B00, 0x4BFF), ("PIO_", 0x4B00, 0x4BFF),
+    ("KIOC", 0x4B00, 0x4BFF), ("LOOP_", 0x4C00, 0x4CFF), ("HDIO_", 0x0300, 0x03FF),
+    ("SIOC", 0x8900, 0x89DF), ("SG_", 0x2200, 0x22FF), ("NBD_", 0xAB00, 0xABFF))
+# a request's body: _IOWR(...), or a driver's wrapper of it (SECCOMP_IOWR(...)); a body
+# that is another macro's name is an alias, which strace does not name
+_IOC_BODY = re.compile(r"[A-Z0-9_]*_IO(?:R|W|WR)?\s*\(")
+_ALIAS_BODY = re.compile(r"[A-Za-z_]\w*")
 
 # Names of C enum constants (``-E -dM`` lists only macros), per table, from the headers
 # named in TABLES; a name a header lacks is dropped by the compiler.
@@ -1046,6 +1074,8 @@ INTERNAL_BITS: dict[str, dict[str, int]] = {
                  "NT_PSINFO": 13, "NT_PRCRED": 14, "NT_UTSNAME": 15, "NT_LWPSTATUS": 16,
                  "NT_LWPSINFO": 17, "NT_PRFPXREG": 20},
     "SWAP_FLAGS": {"SWAP_FLAG_DISCARD_ONCE": 0x20000, "SWAP_FLAG_DISCARD_PAGES": 0x40000},
+    # include/linux/socket.h (kernel-internal): SELinux's control message
+    "SCM_TYPES": {"SCM_SECURITY": 3},
     # socket levels of include/linux/socket.h (kernel-internal); the options of IrDA
     # (removed in Linux 4.17 with its uapi header), of Bluetooth
     # (include/net/bluetooth/bluetooth.h) and of AF_IUCV (include/net/iucv/af_iucv.h),
@@ -1196,12 +1226,32 @@ def compiler(arch: str) -> str:
     return native if _MACHINE_ARCH.get(machine, machine) == arch else cross
 
 
-def macro_names(cc: str, includes: tuple[str, ...]) -> list[str]:
-    """Object-like macro names defined after including ``includes`` (``<cc> -E -dM``)."""
+def macro_bodies(cc: str, includes: tuple[str, ...]) -> dict[str, str]:
+    """Object-like macros defined after including ``includes`` (``<cc> -E -dM``): name ->
+    its body."""
     src = "#define _GNU_SOURCE 1\n" + "".join(f"#include <{h}>\n" for h in includes)
     out = subprocess.run([cc, "-E", "-dM", "-x", "c", "-"], input=src, text=True,
                          capture_output=True, check=True).stdout
-    return [m.group(1) for line in out.splitlines() if (m := _DEFINE.match(line))]
+    return {m.group(1): m.group(2) for line in out.splitlines() if (m := _DEFINE.match(line))}
+
+
+def macro_names(cc: str, includes: tuple[str, ...]) -> list[str]:
+    """Object-like macro names defined after including ``includes``."""
+    return list(macro_bodies(cc, includes))
+
+
+def driver_ioctls(cc: str, includes: tuple[str, ...], values: dict[str, int]
+                  ) -> dict[str, int]:
+    """Of ``values``, the ioctl requests (DRIVER_IOCTLS): made with _IO*(), or numeric in
+    their driver's range."""
+    bodies = macro_bodies(cc, includes)
+    out = {}
+    for n, v in values.items():
+        if _IOC_BODY.match(bodies.get(n, "")) and v > 0:
+            out[n] = v & 0xFFFFFFFF
+        elif any(n.startswith(p) and lo <= v <= hi for p, lo, hi in DRIVER_IOCTL_RANGES):
+            out[n] = v
+    return out
 
 
 # In gcc -S output: ``v_<i>:`` then one data directive holding the 8-byte value.
@@ -1273,10 +1323,22 @@ def build(arch: str, cc: str, tmp: Path) -> dict[str, object]:
         if tname == "PRCTL_OPTIONS":         # sub-arguments (PR_SET_MM_BRK) are not options
             names = [n for n in names if n == "PR_MCE_KILL_GET"
                      or not any(n.startswith(o + "_") for o in names)]
+        if tname == "DRIVER_IOCTLS":         # requests only: no strings, no other constants
+            bodies = macro_bodies(cc, includes)
+            names = [n for n in names if not _ALIAS_BODY.fullmatch(bodies[n].strip()) and (
+                _IOC_BODY.match(bodies[n])
+                or any(n.startswith(p) for p, _, _ in DRIVER_IOCTL_RANGES))]
         values = evaluate(cc, includes, names, tmp)
         if tname in RANGES:
             low, high = RANGES[tname]
             values = {n: v for n, v in values.items() if low <= v <= high}
+        if tname == "DRIVER_IOCTLS":
+            values = driver_ioctls(cc, includes, values)
+            both: dict[int, list[str]] = {}
+            for n, v in values.items():
+                both.setdefault(v, []).append(n)
+            tables[tname] = {v: " or ".join(sorted(ns)) for v, ns in sorted(both.items())}
+            continue
         for n, v in INTERNAL_BITS.get(tname, {}).items():
             values.setdefault(n, v)
         if kind == "values":

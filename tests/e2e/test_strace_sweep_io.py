@@ -155,7 +155,12 @@ def test_sweep_io_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             "ioctl(3, _IOC(_IOC_READ|_IOC_WRITE, 0x78, 0x99, 0x8), 0x",
             "ioctl(3, _IOC(_IOC_WRITE, 0xee, 0x13, 0x12c), 0) = -1 ENOTTY",
             "ioctl(3, _IOC(_IOC_NONE, 0x12, 0x34, 0), 0) = -1 ENOTTY",
-            "ioctl(-1, FIONBIO, [", "ioctl(3, FIONBIO, 0x1) = -1 EFAULT"):
+            "ioctl(-1, FIONBIO, [", "ioctl(3, FIONBIO, 0x1) = -1 EFAULT",
+            # other drivers' requests by name
+            "ioctl(-1, KDGKBTYPE, 0x1) = -1 EBADF", "ioctl(-1, VIDIOC_LOG_STATUS, 0x1) = -1 EBADF",
+            "ioctl(-1, VIDIOC_G_FMT, 0x1) = -1 EBADF", "ioctl(-1, HDIO_GETGEO, 0x1) = -1 EBADF",
+            "ioctl(-1, KVM_RUN, 0x1) = -1 EBADF", "ioctl(-1, SIOCSIFMTU, 0x1) = -1 EBADF",
+            "ioctl(-1, SG_IO, 0x1) = -1 EBADF", "ioctl(-1, UFFDIO_API, 0x1) = -1 EBADF"):
         assert want in text, want
 
 

@@ -2,11 +2,11 @@
 
 tests/workloads/sweep_net.c makes each socket call with the domains, types and protocols
 strace names and unknown ones (socket, socketpair), each sockaddr family strace decodes
-(in, in6 with flowinfo and scope id, un path/abstract/unnamed, nl, ll, vm, AF_UNSPEC, an
+(in, in6 with flowinfo and scope id, un path/abstract/unnamed, nl, ll, vm, rxrpc, AF_UNSPEC, an
 unknown family, short and long address lengths) to bind/connect, listen, accept/accept4,
 getsockname/getpeername, shutdown, sendto/recvfrom (MSG_* flags, MSG_TRUNC),
-sendmsg/recvmsg (SCM_RIGHTS, SCM_CREDENTIALS, IP_PKTINFO and IP_TTL cmsgs, MSG_CTRUNC and
-MSG_TRUNC out), setsockopt/getsockopt at SOL_SOCKET, SOL_IP, SOL_IPV6, SOL_TCP,
+sendmsg/recvmsg (SCM_RIGHTS, SCM_CREDENTIALS, SCM_SECURITY, IP_PKTINFO and IP_TTL cmsgs,
+MSG_CTRUNC and MSG_TRUNC out), setsockopt/getsockopt at SOL_SOCKET, SOL_IP, SOL_IPV6, SOL_TCP,
 SOL_NETLINK and unknown levels with optlen edges, and socket ioctls (SIOCGIFINDEX,
 SIOCGIFNAME, FIONREAD, the SIOCGIF* reads of ip), and what system tools do: ping's
 ICMP_FILTER and SO_TIMESTAMP cmsgs, curl's SO_ERROR. tracekit traces
@@ -44,6 +44,17 @@ def test_net_calls_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "socket(AF_PACKET, SOCK_RAW, htons(0 /* ETH_P_??? */)) = ",
             "socket(AF_PACKET, SOCK_DGRAM, htons(ETH_P_IP)) = ",
             "socket(0xc8 /* AF_??? */, SOCK_STREAM, 0) = -1 EAFNOSUPPORT",
+            "socket(AF_DECnet, SOCK_STREAM, 0) = -1 EAFNOSUPPORT",
+            "sll_halen=0}, 20) = -1 ", "sll_ifindex=4294967294, ",
+            "sll_addr=[0x1, 0x2, 0x3, 0x4, 0x5, 0x6, 00, 00, ...]}",
+            "{sa_family=AF_RXRPC, srx_service=0x1 /* CM_SERVICE */, transport_type=SOCK_DGRAM, "
+            "transport_len=16, transport={sin={sin_family=AF_INET, sin_port=htons(0), ",
+            "transport={sin={sin_family=AF_INET, \"\\0\\0\"}}}",
+            "srx_service=0x8382 /* ???_SERVICE */, transport_type=0 /* SOCK_??? */, "
+            "transport_len=28, transport={sin6={sin6_family=AF_INET6, sin6_port=htons(1234), ",
+            "transport_len=300, transport={family=0xfa /* AF_??? */, \"",
+            "{sa_family=AF_RXRPC, sa_data=\"",
+            "cmsg_level=SOL_SOCKET, cmsg_type=SCM_SECURITY, cmsg_data=",
             "socket(AF_INET, 0xf /* SOCK_??? */, IPPROTO_IP) = -1 EINVAL",
             "socket(AF_INET, SOCK_STREAM|0x40000 /* SOCK_??? */, IPPROTO_IP) = -1 EINVAL",
             "socketpair(AF_UNIX, SOCK_DGRAM|SOCK_CLOEXEC, 0, [",

@@ -7,22 +7,26 @@ RTM_GETNETCONF, RTM_GETADDRLABEL, RTM_GETNSID, RTM_GETNEXTHOP, refused RTM_NEWAD
 RTM_DELROUTE and RTM_NEWLINK with nested IFLA_LINKINFO and IFLA_PROP_LIST) and receives
 their replies (RTM_NEWADDR, RTM_NEWLINK and RTM_NEWQDISC cut by a small buffer,
 RTM_NEWROUTE with RTA_CACHEINFO, RTM_NEWRULE, RTM_NEWNEIGH, RTM_NEWNETCONF,
-RTM_NEWADDRLABEL, NLMSG_DONE, NLMSG_ERROR with the request it answers, extended ACKs with
-NLMSGERR_ATTR_MSG), NETLINK_SOCK_DIAG requests and replies (inet_diag_req_v2 on a
-socket not bound yet, then bound; inet_diag_msg; the old inet_diag_req; unix_diag_req
-and unix_diag_msg; netlink_diag_req and netlink_diag_msg), hostile messages (shorter
-than a header, nlmsg_len 0, longer than the buffer, an attribute shorter than its
-header, unknown types, a request split over two iovecs), a NETLINK_USERSOCK message to
-itself (printed generically), NETLINK_AUDIT's AUDIT_GET and NETLINK_XFRM's
-XFRM_MSG_GETSA (types by name) and a sockaddr_nl with a port id of the high half
-(``nl_pid=-16``), lo's RTM_NEWLINK whole (ip link show lo), and ip -6 addr's AF_INET6
-link dump (IFLA_PROTINFO's nested IFLA_INET6_* attributes) and NETLINK_NETFILTER (nft's
+RTM_NEWADDRLABEL, NLMSG_DONE, NLMSG_ERROR with the request it answers, extended ACKs
+with NLMSGERR_ATTR_MSG), RTM_NEWLINK messages to its own socket with IFLA_AF_SPEC
+(AF_INET's IFLA_INET_CONF, AF_INET6's and AF_MCTP's attributes, a family without a
+decoder, an AF_BRIDGE link's IFLA_BRIDGE_* attributes and IFLA_PROTINFO's IFLA_BRPORT_*;
+RTM_*MDB, RTM_*STATS, RTM_*ACTION, RTM_GETDCB and RTM_NEWCACHEREPORT too),
+NETLINK_SOCK_DIAG requests and replies (inet_diag_req_v2 on a socket not bound yet, then
+bound; inet_diag_msg; the old inet_diag_req; unix_diag_req and unix_diag_msg;
+netlink_diag_req and netlink_diag_msg), hostile messages (shorter than a header,
+nlmsg_len 0, longer than the buffer, an attribute shorter than its header, unknown
+types, a request split over two iovecs), a NETLINK_USERSOCK message to itself (printed
+generically), NETLINK_AUDIT's AUDIT_GET and NETLINK_XFRM's XFRM_MSG_GETSA (types by
+name) and a sockaddr_nl with a port id of the high half (``nl_pid=-16``), lo's
+RTM_NEWLINK whole (ip link show lo), and ip -6 addr's AF_INET6 link dump
+(IFLA_PROTINFO's nested IFLA_INET6_* attributes) and NETLINK_NETFILTER (nft's
 NFT_MSG_GETGEN and GETTABLE, their replies, and messages to the program's own socket:
 batch markers, nfgenmsg's res_id both ways round, subsystems and types strace names and
-those it does not), and
-a netlink socket in a network namespace of the program's own (unshare(CLONE_NEWNET), as
-ip under unshare -n or ip netns exec). tracekit traces ``strace -f -o FILE
-sweep_netlink``, so both see the same calls: every line of the program must be equal.
+those it does not), and a netlink socket in a network namespace of the program's own
+(unshare(CLONE_NEWNET), as ip under unshare -n or ip netns exec). tracekit traces
+``strace -f -o FILE sweep_netlink``, so both see the same calls: every line of the
+program must be equal.
 """
 
 from __future__ import annotations
@@ -90,6 +94,33 @@ def test_netlink_messages_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "nla_type=IFLA_INFO_KIND}, \"dummy\"]], [{nla_len=16, "
             "nla_type=NLA_F_NESTED|IFLA_PROP_LIST}, [{nla_len=11, nla_type=IFLA_ALT_IFNAME}, "
             "\"altnm1\"]]]",
+            # IFLA_AF_SPEC: per address family, then IFLA_BRIDGE_* of an AF_BRIDGE link
+            "[{nla_len=56, nla_type=IFLA_AF_SPEC}, [[{nla_len=20, nla_type=AF_INET}, "
+            "[{nla_len=16, nla_type=IFLA_INET_CONF}, [[IPV4_DEVCONF_FORWARDING-1]=1, ",
+            "[{nla_len=12, nla_type=NLA_F_NESTED|AF_INET6}, [{nla_len=5, "
+            "nla_type=IFLA_INET6_ADDR_GEN_MODE}, IN6_ADDR_GEN_MODE_NONE]]",
+            "[{nla_len=7, nla_type=AF_UNIX}, \"\\x61\\x62\\x63\"]",
+            "[{nla_len=6, nla_type=0x9 /* IFLA_INET_??? */}, \"\\x78\\x79\"]",
+            "[{nla_len=6, nla_type=IFLA_BRIDGE_FLAGS}, BRIDGE_FLAGS_SELF], [{nla_len=6, "
+            "nla_type=IFLA_BRIDGE_MODE}, BRIDGE_MODE_VEPA]",
+            # an AF_BRIDGE link's IFLA_PROTINFO
+            "[{nla_len=12, nla_type=IFLA_BRPORT_ROOT_ID}, {prio=[128, 0], "
+            "addr=02:00:00:00:00:01}], [{nla_len=12, nla_type=IFLA_BRPORT_MESSAGE_AGE_TIMER}, "
+            "5700512 /* 57005.12 s */], [{nla_len=6, nla_type=IFLA_BRPORT_GROUP_FWD_MASK}, "
+            "0x4000], ",
+            # RTM_*MDB, RTM_*STATS, RTM_*ACTION, RTM_GETDCB, RTM_NEWCACHEREPORT
+            "{family=AF_BRIDGE, ifindex=if_nametoindex(\"lo\")}, [{nla_len=12, "
+            "nla_type=MDBA_ROUTER}, [{nla_len=8, nla_type=MDBA_ROUTER_PORT}, "
+            "if_nametoindex(\"lo\")]]]",
+            "{family=AF_BRIDGE, ...}], 21, 0, ",
+            "{family=AF_UNSPEC, pad1=0x1, ifindex=if_nametoindex(\"lo\"), "
+            "filter_mask=1<<IFLA_STATS_UNSPEC|1<<IFLA_STATS_LINK_OFFLOAD_XSTATS|0x200}",
+            "{tca_family=AF_UNSPEC}, [[{nla_len=9, nla_type=TCA_ACT_KIND}, \"gact\"], "
+            "[{nla_len=8, nla_type=TCA_ACT_INDEX}, 7]]",
+            "{dcb_family=AF_UNSPEC, cmd=DCB_CMD_GSTATE}, [{nla_len=7, nla_type=DCB_ATTR_IFNAME}, ",
+            "{rtgen_family=RTNL_FAMILY_IPMR}, [[{nla_len=8, nla_type=IPMRA_CREPORT_VIF_ID}, 7], ",
+            "{rtgen_family=AF_INET}, \"\\x01\\x02\"], 22, 0, ",
+            "rtm_tos=IPTOS_LOWDELAY|0x1, ", "tos=IPTOS_THROUGHPUT|IPTOS_MINCOST, ",
             # extended ACK (NETLINK_EXT_ACK, NETLINK_CAP_ACK)
             "nlmsg_type=NLMSG_ERROR, nlmsg_flags=NLM_F_CAPPED|NLM_F_ACK_TLVS, "
             "nlmsg_seq=1700000017, ",

@@ -150,6 +150,8 @@ def test_sweep_tty_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             "prctl(PR_SET_TAGGED_ADDR_CTRL, PR_TAGGED_ADDR_ENABLE|PR_MTE_TCF_NONE, 0, 0, 0) = -1",
             "prctl(PR_SVE_SET_VL, 0) = -1 EINVAL",
             "prctl(PR_SCHED_CORE, PR_SCHED_CORE_GET, 0, 0 /* PIDTYPE_PID */, 0x",
+            "prctl(PR_SCHED_CORE, PR_SCHED_CORE_GET, 0, 0x1 /* PIDTYPE_TGID */, NULL) = -1",
+            "prctl(PR_SCHED_CORE, 0x9 /* PR_SCHED_CORE_??? */, 0, 0x9 /* PIDTYPE_??? */, NULL)",
             "prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_OFF, 0, 0, NULL) = 0",
             "arch_prctl(ARCH_GET_FS, [0x", "arch_prctl(ARCH_GET_GS, NULL) = -1 EFAULT",
             "arch_prctl(ARCH_GET_XCOMP_SUPP, [0x", " /* XFEATURE_MASK_FPSSE|",

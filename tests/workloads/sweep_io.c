@@ -1,7 +1,8 @@
 /* A strace-parity sweep over calls no other workload makes: Linux AIO, io_uring, epoll_create,
  * recvmmsg/sendmmsg, the key calls, bpf, perf_event_open, inotify_init, fsconfig, landlock,
  * the kexec/module/reboot calls, calls the kernel no longer implements, getrandom and
- * memfd_create flags, sendfile/copy_file_range edge cases, ioctl requests, fcntl commands.
+ * memfd_create flags, sendfile/copy_file_range edge cases, ioctl requests (other drivers'
+ * named ones on fd -1), fcntl commands.
  * Each with normal arguments, NULL and (void *)1 pointers, unknown constants, garbage in
  * the high half of an int's register and fd -1.
  *
@@ -23,6 +24,17 @@
 #include <linux/aio_abi.h>
 #include <linux/bpf.h>
 #include <linux/fs.h>
+#include <linux/hdreg.h>
+#include <linux/kd.h>
+#include <linux/kvm.h>
+#include <linux/loop.h>
+#include <linux/ptp_clock.h>
+#include <linux/rtc.h>
+#include <linux/sockios.h>
+#include <linux/userfaultfd.h>
+#include <linux/videodev2.h>
+#include <linux/watchdog.h>
+#include <scsi/sg.h>
 #include <linux/io_uring.h>
 #include <linux/kexec.h>
 #include <linux/keyctl.h>
@@ -410,6 +422,14 @@ static void ioctl_calls(int fd, long hi) {
     syscall(SYS_ioctl, fd, FIONBIO, NULL);
     syscall(SYS_ioctl, fd, FIONBIO, BAD);
     syscall(SYS_ioctl, fd, hi | FIOCLEX);
+    /* other drivers' requests strace names (consoles, video4linux, IDE, PTP, RTC, loop,
+     * KVM, sockets, SCSI generic, userfaultfd, watchdog), on fd -1 */
+    unsigned long reqs[] = {KDGKBTYPE, GIO_SCRNMAP, VIDIOC_LOG_STATUS, VIDIOC_G_FMT,
+                            HDIO_GETGEO, PTP_SYS_OFFSET, RTC_RD_TIME, LOOP_GET_STATUS64,
+                            KVM_RUN, KVM_GET_API_VERSION, SIOCATMARK, SIOCSIFMTU,
+                            SG_GET_VERSION_NUM, SG_IO, UFFDIO_API, WDIOC_GETSUPPORT};
+    for (unsigned k = 0; k < sizeof(reqs) / sizeof(reqs[0]); k++)
+        syscall(SYS_ioctl, -1L, reqs[k], BAD);
 }
 
 /* fcntl results of 0, which strace prints as C's %#x does: "0", not "0x0". */

@@ -1,9 +1,9 @@
 /* Socket calls as strace 6.1 prints them: socket with each domain/type/protocol strace
  * names (and unknown ones), socketpair, bind/connect with each sockaddr family (in, in6
- * with flowinfo and scope id, un path/abstract/unnamed, nl, ll, vm, AF_UNSPEC, short and
+ * with flowinfo and scope id, un path/abstract/unnamed, nl, ll, vm, rxrpc, AF_UNSPEC, short and
  * long addrlen, an unknown family), listen, accept/accept4, getsockname/getpeername,
  * shutdown, sendto/recvfrom (MSG_* flags, MSG_TRUNC), sendmsg/recvmsg with SCM_RIGHTS,
- * SCM_CREDENTIALS, IP_PKTINFO and IP_TTL cmsgs and msg_flags out, setsockopt/getsockopt
+ * SCM_CREDENTIALS, SCM_SECURITY (on fd -1), IP_PKTINFO and IP_TTL cmsgs and msg_flags out, setsockopt/getsockopt
  * at SOL_SOCKET, SOL_IP (ip_mreq, ip_mreqn), SOL_IPV6 (ipv6_mreq), SOL_TCP, SOL_NETLINK
  * and unknown levels with optlen edges (0, shorter than the value, longer), and socket
  * ioctls (SIOCGIFINDEX, SIOCGIFNAME on lo and on an index no interface has, FIONREAD), and
@@ -69,6 +69,7 @@ static void sockets(void) {
         socket(AF_INET, SOCK_DGRAM, 0),
     };
     socket(200, SOCK_STREAM, 0);
+    socket(AF_DECnet, SOCK_STREAM, 0);                /* a family Linux no longer has */
     socket(AF_INET, 15, 0);
     socket(AF_INET, SOCK_STREAM | 0x40000, 0);
     socket(AF_INET6, SOCK_RAW, IPPROTO_IPV6);
@@ -81,6 +82,10 @@ static void sockets(void) {
     close(sv[1]);
     socketpair(AF_INET, SOCK_STREAM, 0, sv);
     syscall(SYS_socketpair, AF_UNIX, SOCK_STREAM, 0, BADP);
+    /* SELinux's SCM_SECURITY control message (include/linux/socket.h), on fd -1 */
+    struct { struct cmsghdr h; int v; } sec = {{sizeof(sec), SOL_SOCKET, 3}, 0};
+    struct msghdr mh = {.msg_control = &sec, .msg_controllen = sizeof(sec)};
+    sendmsg(-1, &mh, 0);
 }
 
 static void addrs(void) {
@@ -119,6 +124,28 @@ static void addrs(void) {
                              .sll_ifindex = 1, .sll_hatype = 1, .sll_pkttype = PACKET_HOST,
                              .sll_halen = 6, .sll_addr = {1, 2, 3, 4, 5, 6}};
     connect(u, (void *)&ll, sizeof(ll));
+    ll.sll_halen = 0;                                     /* no address */
+    connect(u, (void *)&ll, sizeof(ll));
+    ll.sll_halen = 9;                                     /* more than sll_addr holds */
+    ll.sll_ifindex = -2;                                  /* an unsigned index */
+    connect(u, (void *)&ll, sizeof(ll));
+    /* struct sockaddr_rxrpc (linux/rxrpc.h, which needs the kernel's socket.h): family,
+     * service, transport type and length, then an AF_INET or AF_INET6 transport */
+    struct { unsigned short fam, service, type, len; struct sockaddr_in6 t; } rx =
+        {AF_RXRPC, 1, SOCK_DGRAM, sizeof(struct sockaddr_in), {0}};
+    memcpy(&rx.t, &sin, sizeof(sin));
+    connect(u, (void *)&rx, sizeof(rx));
+    rx.len = 4;                                           /* shorter than a sockaddr_in */
+    connect(u, (void *)&rx, sizeof(rx));
+    rx.service = 0x8382;
+    rx.type = 0;
+    rx.len = sizeof(s6);
+    memcpy(&rx.t, &s6, sizeof(s6));
+    connect(u, (void *)&rx, sizeof(rx));
+    rx.len = 300;
+    rx.t.sin6_family = 250;                               /* no transport of rxrpc's */
+    connect(u, (void *)&rx, sizeof(rx));
+    connect(u, (void *)&rx, sizeof(rx) - 1);              /* shorter than the struct */
     struct sockaddr_vm vm = {.svm_family = AF_VSOCK, .svm_port = 5,
                              .svm_cid = VMADDR_CID_LOCAL};
     connect(u, (void *)&vm, sizeof(vm));

@@ -12,7 +12,11 @@
  * attribute shorter than its header, unknown types, replies cut short by a small buffer,
  * ip -6 addr's AF_INET6 link dump (IFLA_PROTINFO's IFLA_INET6_* attributes), and
  * NETLINK_NETFILTER (nft's requests, replies and messages to the program's own socket),
- * and a netlink socket of a network namespace of the program's own (ip under unshare -n).
+ * IFLA_AF_SPEC (per address family; IFLA_BRIDGE_* of an AF_BRIDGE link) and an AF_BRIDGE
+ * link's IFLA_PROTINFO (IFLA_BRPORT_*) in RTM_NEWLINK
+ * messages to the program's own socket, and there too RTM_*MDB, RTM_*STATS, RTM_*ACTION,
+ * RTM_GETDCB and RTM_NEWCACHEREPORT messages and a route's and a rule's IPTOS_* bits, and a netlink socket of a network namespace of
+ * the program's own (ip under unshare -n).
  *
  * The replies are kept small (tracekit captures 256 bytes of an iovec) and the same every
  * run on one machine: the address, route and neighbour dumps ask the kernel
@@ -27,6 +31,10 @@
 #include <arpa/inet.h>
 #include <linux/if_addr.h>
 #include <linux/fib_rules.h>
+#include <linux/dcbnl.h>
+#include <linux/if_bridge.h>
+#include <linux/mroute.h>
+#include <linux/pkt_cls.h>
 #include <linux/if_link.h>
 #include <linux/neighbour.h>
 #include <linux/if_addrlabel.h>
@@ -43,6 +51,7 @@
 #include <linux/unix_diag.h>
 #include <linux/xfrm.h>
 #include <netinet/in.h>
+#include <netinet/ip.h>
 #include <netinet/tcp.h>
 #include <sched.h>
 #include <stddef.h>
@@ -470,7 +479,7 @@ static void whole_link(void) {
     struct {
         struct nlmsghdr h;
         struct ifinfomsg i;
-    } req = {{sizeof(req), RTM_GETLINK, NLM_F_REQUEST, SEQ + 80, 0},
+    } req = {{sizeof(req), RTM_GETLINK, NLM_F_REQUEST, SEQ + 95, 0},
              {.ifi_family = AF_UNSPEC, .ifi_index = 1}};
     send_nl(s, &req, sizeof(req));
     drain(s, sizeof(buf));
@@ -571,6 +580,155 @@ static void other_netns(void) {
     close(u);
 }
 
+/* RTM_NEWLINK messages carrying IFLA_AF_SPEC, sent to the program's own NETLINK_ROUTE
+ * socket (the kernel reads none of them): one attribute per address family, AF_INET's
+ * IFLA_INET_CONF array (indices named after the IPV4_DEVCONF_* constant one above),
+ * AF_INET6's IFLA_INET6_ADDR_GEN_MODE, AF_MCTP's IFLA_MCTP_NET, a family with no
+ * decoder (its bytes in hex) and an IFLA_INET_* type no one has; then an AF_BRIDGE
+ * link's IFLA_AF_SPEC, whose attributes are IFLA_BRIDGE_* (flags, mode, one too short
+ * for its u16, one past the names). */
+struct afmsg {
+    struct nlmsghdr h;
+    struct ifinfomsg i;
+    char attrs[96];
+};
+
+static size_t put_attr(char *at, __u16 type, const void *data, size_t len) {
+    struct nlattr *a = (void *)at;
+    a->nla_len = NLA_HDRLEN + len;
+    a->nla_type = type;
+    memcpy(at + NLA_HDRLEN, data, len);
+    return NLA_ALIGN(NLA_HDRLEN + len);
+}
+
+static void link_self(int s, __u32 me, __u8 family, __u16 type, const char *spec,
+                      size_t len) {
+    struct afmsg m = {{0, RTM_NEWLINK, NLM_F_REQUEST, SEQ + 80, me},
+                      {.ifi_family = family, .ifi_index = 1}, {0}};
+    size_t n = put_attr(m.attrs, type, spec, len);
+    m.h.nlmsg_len = NLMSG_LENGTH(sizeof(m.i)) + n;
+    struct sockaddr_nl to = {.nl_family = AF_NETLINK, .nl_pid = me};
+    sendto(s, &m, m.h.nlmsg_len, 0, (void *)&to, sizeof(to));
+    recv(s, buf, sizeof(buf), MSG_DONTWAIT);
+}
+
+static void af_spec(void) {
+    int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+    struct sockaddr_nl me = {.nl_family = AF_NETLINK};
+    socklen_t mlen = sizeof(me);
+    if (bind(s, (void *)&me, sizeof(me)) || getsockname(s, (void *)&me, &mlen))
+        return;
+    char spec[80], in[40];
+    int conf[3] = {1, -2, 3};
+    size_t k = put_attr(in, IFLA_INET_CONF, conf, sizeof(conf));
+    size_t n = put_attr(spec, AF_INET, in, k);
+    unsigned char mode = IN6_ADDR_GEN_MODE_NONE;
+    k = put_attr(in, IFLA_INET6_ADDR_GEN_MODE, &mode, 1);
+    n += put_attr(spec + n, AF_INET6 | NLA_F_NESTED, in, k);
+    __u32 net = 7;
+    k = put_attr(in, IFLA_MCTP_NET, &net, 4);
+    n += put_attr(spec + n, AF_MCTP, in, k);
+    n += put_attr(spec + n, AF_UNIX, "abc", 3);
+    link_self(s, me.nl_pid, AF_UNSPEC, IFLA_AF_SPEC, spec, n);
+    k = put_attr(in, 9, "xy", 2);                          /* no IFLA_INET_* is 9 */
+    n = put_attr(spec, AF_INET, in, k);
+    link_self(s, me.nl_pid, AF_INET, IFLA_AF_SPEC, spec, n);
+    __u16 flags = BRIDGE_FLAGS_SELF, veb = BRIDGE_MODE_VEPA;
+    n = put_attr(spec, IFLA_BRIDGE_FLAGS, &flags, 2);
+    n += put_attr(spec + n, IFLA_BRIDGE_MODE, &veb, 2);
+    n += put_attr(spec + n, IFLA_BRIDGE_FLAGS, "a", 1);
+    n += put_attr(spec + n, 40, "zz", 2);
+    link_self(s, me.nl_pid, AF_BRIDGE, IFLA_AF_SPEC, spec, n);
+    /* an AF_BRIDGE link's IFLA_PROTINFO: IFLA_BRPORT_* (u8, u32, a bridge id, a timer in
+     * clock ticks, a hex mask, an ifindex, a flag with no payload, one past the names) */
+    unsigned char state = 3;
+    __u32 cost = 100, port = 1;
+    __u64 ticks = 5700512;
+    __u16 mask = 0x4000;
+    struct ifla_bridge_id id = {{0x80, 0}, {2, 0, 0, 0, 0, 1}};
+    n = put_attr(spec, IFLA_BRPORT_STATE, &state, 1);
+    n += put_attr(spec + n, IFLA_BRPORT_COST, &cost, 4);
+    n += put_attr(spec + n, IFLA_BRPORT_ROOT_ID, &id, sizeof(id));
+    n += put_attr(spec + n, IFLA_BRPORT_MESSAGE_AGE_TIMER, &ticks, 8);
+    n += put_attr(spec + n, IFLA_BRPORT_GROUP_FWD_MASK, &mask, 2);
+    n += put_attr(spec + n, IFLA_BRPORT_BACKUP_PORT, &port, 4);
+    n += put_attr(spec + n, IFLA_BRPORT_FLUSH, "", 0);
+    n += put_attr(spec + n, 99, "q", 1);
+    link_self(s, me.nl_pid, AF_BRIDGE, IFLA_PROTINFO, spec, n);
+    close(s);
+}
+
+/* RTM_*MDB, RTM_*STATS, RTM_*ACTION, RTM_GETDCB and RTM_NEWCACHEREPORT messages sent to
+ * the program's own NETLINK_ROUTE socket (the kernel reads none of them): their structs
+ * (br_port_msg, if_stats_msg with a filter mask, tcamsg, dcbmsg, rtgenmsg of an
+ * RTNL_FAMILY_* or an AF_* family) and attributes. */
+static void rtnl_self(int s, __u32 me, __u16 type, const void *payload, size_t len) {
+    struct {
+        struct nlmsghdr h;
+        char p[64];
+    } m = {{NLMSG_LENGTH(len), type, NLM_F_REQUEST, SEQ + 90, me}, {0}};
+    memcpy(m.p, payload, len);
+    struct sockaddr_nl to = {.nl_family = AF_NETLINK, .nl_pid = me};
+    sendto(s, &m, m.h.nlmsg_len, 0, (void *)&to, sizeof(to));
+    recv(s, buf, sizeof(buf), MSG_DONTWAIT);
+}
+
+static void rtnl_more(void) {
+    int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+    struct sockaddr_nl me = {.nl_family = AF_NETLINK};
+    socklen_t mlen = sizeof(me);
+    if (bind(s, (void *)&me, sizeof(me)) || getsockname(s, (void *)&me, &mlen))
+        return;
+    char p[64], in[16];
+    __u32 one = 1, seven = 7;
+    /* br_port_msg, MDBA_ROUTER's MDBA_ROUTER_PORT */
+    struct br_port_msg bpm = {.family = AF_BRIDGE, .ifindex = 1};
+    memcpy(p, &bpm, sizeof(bpm));
+    size_t k = put_attr(in, MDBA_ROUTER_PORT, &one, 4);
+    size_t n = sizeof(bpm) + put_attr(p + sizeof(bpm), MDBA_ROUTER, in, k);
+    rtnl_self(s, me.nl_pid, RTM_GETMDB, p, n);
+    rtnl_self(s, me.nl_pid, RTM_GETMDB, &bpm, 5);          /* shorter than br_port_msg */
+    /* if_stats_msg: a filter mask with a bit past the names, an attribute with no name */
+    struct if_stats_msg st = {.family = AF_UNSPEC, .ifindex = 1,
+                              .filter_mask = IFLA_STATS_FILTER_BIT(IFLA_STATS_LINK_64) |
+                                             IFLA_STATS_FILTER_BIT(IFLA_STATS_AF_SPEC) |
+                                             1U << 9};
+    memcpy(p, &st, sizeof(st));
+    n = sizeof(st) + put_attr(p + sizeof(st), 9, "ab", 2);
+    rtnl_self(s, me.nl_pid, RTM_GETSTATS, p, n);
+    st.pad1 = 1;
+    rtnl_self(s, me.nl_pid, RTM_GETSTATS, &st, sizeof(st));
+    /* tcamsg: an action's kind and index */
+    struct tcamsg tca = {.tca_family = AF_UNSPEC};
+    memcpy(p, &tca, sizeof(tca));
+    n = sizeof(tca) + put_attr(p + sizeof(tca), TCA_ACT_KIND, "gact", 5);
+    n += put_attr(p + n, TCA_ACT_INDEX, &seven, 4);
+    rtnl_self(s, me.nl_pid, RTM_NEWACTION, p, n);
+    /* dcbmsg: a command and an attribute (in hex) */
+    struct dcbmsg dcb = {.dcb_family = AF_UNSPEC, .cmd = DCB_CMD_GSTATE};
+    memcpy(p, &dcb, sizeof(dcb));
+    n = sizeof(dcb) + put_attr(p + sizeof(dcb), DCB_ATTR_IFNAME, "lo", 3);
+    rtnl_self(s, me.nl_pid, RTM_GETDCB, p, n);
+    /* cache reports: IPMR's attributes, an AF_INET family's bytes in hex */
+    struct rtgenmsg g = {.rtgen_family = RTNL_FAMILY_IPMR};
+    memset(p, 0, sizeof(p));
+    memcpy(p, &g, sizeof(g));
+    struct in_addr lo = {htonl(INADDR_LOOPBACK)};
+    n = 4 + put_attr(p + 4, IPMRA_CREPORT_VIF_ID, &seven, 4);
+    n += put_attr(p + n, IPMRA_CREPORT_SRC_ADDR, &lo, 4);
+    rtnl_self(s, me.nl_pid, RTM_NEWCACHEREPORT, p, n);
+    g.rtgen_family = AF_INET;
+    memcpy(p, &g, sizeof(g));
+    memcpy(p + 4, "\x01\x02", 2);
+    rtnl_self(s, me.nl_pid, RTM_NEWCACHEREPORT, p, 6);
+    /* a route's and a rule's type of service: IPTOS_* bits, and one without a name */
+    struct rtmsg rt = {.rtm_family = AF_INET, .rtm_tos = IPTOS_LOWDELAY | 1};
+    rtnl_self(s, me.nl_pid, RTM_NEWROUTE, &rt, sizeof(rt));
+    struct fib_rule_hdr fr = {.family = AF_INET, .tos = IPTOS_THROUGHPUT | IPTOS_MINCOST};
+    rtnl_self(s, me.nl_pid, RTM_NEWRULE, &fr, sizeof(fr));
+    close(s);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2 || chdir(argv[1]))
         return 1;
@@ -581,6 +739,8 @@ int main(int argc, char **argv) {
     inet6_links();
     whole_link();
     netfilter();
-    other_netns();
+    af_spec();
+    rtnl_more();
+    other_netns();          /* last: it leaves the network namespace */
     return 0;
 }

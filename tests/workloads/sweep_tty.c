@@ -520,6 +520,9 @@ static void prctl_calls(long hi) {
     syscall(SYS_prctl, 54L /* PR_PAC_RESET_KEYS */, 0L, 0L, 0L, 0L);
     syscall(SYS_prctl, PR_GET_FP_MODE, 0L, 0L, 0L, 0L);
     syscall(SYS_prctl, 62L /* PR_SCHED_CORE */, 0L /* PR_SCHED_CORE_GET */, 0L, 0L, &ul);
+    /* its command and pid type are ints: garbage in their high halves is not shown */
+    syscall(SYS_prctl, 62L, hi, 0L, hi | 1L, 0L);
+    syscall(SYS_prctl, 62L, hi | 9L, 0L, hi | 9L, 0L);
     syscall(SYS_prctl, 59L /* PR_SET_SYSCALL_USER_DISPATCH */, 0L /* OFF */, 0L, 0L, 0L);
     syscall(SYS_prctl, PR_SET_SECCOMP, 99L, 0L, 0L, 0L);
     syscall(SYS_prctl, PR_SET_MM, (long)PR_SET_MM_START_CODE, 0L, 0L, 0L);

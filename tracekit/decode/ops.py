@@ -161,11 +161,14 @@ def _prctl(d: SyscallDecoder, ev: Syscall) -> list[str]:
     if opt_name == "PR_SVE_SET_VL":
         return [*out, sve_vl(d.flags, args[1])]
     if opt_name == "PR_SCHED_CORE":
-        op = T.PR_SCHED_CORE_OPS.get(args[1])
-        ptype = T.PID_TYPES.get(args[3], "PIDTYPE_???")
+        # the command and the pid type are read as unsigned ints (strace's printxval and
+        # its cast): bits above them are not shown
+        cmd, ptype_v = args[1] & 0xFFFFFFFF, args[3] & 0xFFFFFFFF
+        op = T.PR_SCHED_CORE_OPS.get(cmd)
+        ptype = T.PID_TYPES.get(ptype_v, "PIDTYPE_???")
         last = _out_int(ev, 4, _x, size=8) if op == "PR_SCHED_CORE_GET" else pointer(args[4])
-        return [*out, _xval(T.PR_SCHED_CORE_OPS, args[1], "PR_SCHED_CORE_???"),
-                str(signed(args[2], 32)), f"{_x(args[3])} /* {ptype} */", last]
+        return [*out, _xval(T.PR_SCHED_CORE_OPS, cmd, "PR_SCHED_CORE_???"),
+                str(signed(args[2], 32)), f"{_x(ptype_v)} /* {ptype} */", last]
     if opt_name == "PR_SET_SYSCALL_USER_DISPATCH":
         return [*out, _xval(T.PR_SYS_DISPATCH_OPS, args[1], "PR_SYS_DISPATCH_???"),
                 _x(args[2]), _x(args[3]), pointer(args[4])]

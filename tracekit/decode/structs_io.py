@@ -110,12 +110,12 @@ def ioctl_name(fl: F.ArchFlags, req: int) -> str:
     request has the same value (strace lists them by name), else the ``_IOC()`` form."""
     req &= 0xFFFFFFFF
     T = fl.tables
-    name: str | None = T.IOCTLS.get(req)
-    alias: str | None = T.IOCTL_ALIASES.get(req)
-    if name is not None and alias is not None:
-        return " or ".join(sorted((name, alias)))
-    if name is not None or alias is not None:
-        return name or alias or ""
+    names = {n for n in (T.IOCTLS.get(req), T.IOCTL_ALIASES.get(req)) if n is not None}
+    driver: str | None = T.DRIVER_IOCTLS.get(req)
+    if driver is not None:
+        names.update(driver.split(" or "))
+    if names:
+        return " or ".join(sorted(names))
     return (f"_IOC({_IOC_DIRS[req >> 30]}, {_hex(req >> 8 & 0xFF)}, {_hex(req & 0xFF)}, "
             f"{_hex(req >> 16 & 0x3FFF)})")
 
@@ -1000,6 +1000,8 @@ def format_cmsgs(ctl: IovElem, fl: F.ArchFlags, fd_text: Callable[[int], str] = 
             elif tname == "SCM_CREDENTIALS" and len(data) >= 12:
                 pid, uid, gid = struct.unpack_from("<iII", data)
                 text += f", cmsg_data={{pid={pid}, uid={uid}, gid={gid}}}"
+            elif tname == "SCM_SECURITY" and data:
+                text += ", cmsg_data=" + quote(data)      # the label, whole
         elif level_name == "SOL_IP":
             text += _cmsg_ip(T.IP_NAMES.get(ctype & 0xFFFFFFFF), ctype, data)
         else:

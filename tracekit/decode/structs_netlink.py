@@ -22,7 +22,8 @@ Shape of one message, ``len`` bytes (the buffer's length, or what a read returne
 - Payloads: ``NLMSG_ERROR``'s ``{error=-ENODEV, msg=<the request>}`` (with an extended
   ACK, ``[{error=..., msg=...}, [attributes]]``), ``NLMSG_DONE``'s int; NETLINK_ROUTE's
   struct ifaddrmsg, ifinfomsg, rtmsg, fib_rule_hdr, ndmsg, tcmsg, netconfmsg,
-  ifaddrlblmsg, rtgenmsg (RTM_*NSID), ndtmsg and nhmsg with their attributes (others as
+  ifaddrlblmsg, rtgenmsg (RTM_*NSID, RTM_NEWCACHEREPORT), ndtmsg, nhmsg, br_port_msg,
+  if_stats_msg, tcamsg and dcbmsg with their attributes (others as
   ``{family=AF_INET, data="\\x..."}``); NETLINK_SOCK_DIAG's inet_diag_req_v2 (and the
   old inet_diag_req), inet_diag_msg, unix_diag_req, unix_diag_msg, netlink_diag_req,
   netlink_diag_msg and packet_diag_req; anything else as a hex string. An attribute a
@@ -44,6 +45,7 @@ from __future__ import annotations
 
 import functools
 import ipaddress
+import os
 import socket
 import struct
 from collections.abc import Callable, Mapping
@@ -477,14 +479,160 @@ def _route(c: _Ctx, t: int, off: int, n: int) -> str:
         return _ifinfomsg(c, family, off, n)        # bridge fdb show's request
     if name.endswith("NEIGH"):
         return _ndmsg(c, family, off, n)
+    if name.endswith("MDB"):
+        return _br_port_msg(c, family, off, n)
+    if name in ("RTM_NEWSTATS", "RTM_GETSTATS"):
+        return _if_stats_msg(c, family, off, n)
+    if name.endswith("ACTION"):
+        text = f"{{tca_family={_family(c, family)}}}"
+        if n > 4:
+            text += ", " + _attrs(c, off + 4, n - 4, _TCA_ACT_ATTRS, "TCA_ACT_???",
+                                  {"TCA_ACT_KIND": _nla_str, "TCA_ACT_INDEX": _u32})
+        return text
+    if name in ("RTM_GETDCB", "RTM_SETDCB"):
+        return _dcbmsg(c, family, off, n)
+    if name == "RTM_NEWCACHEREPORT":
+        return _cachereport(c, family, off, n)
     text = f"{{family={_family(c, family)}"
     if n > 1:
         text += f", data={c.hexstr(off + 1, n - 1)}"
     return text + "}"
 
 
+# rtmsg's and fib_rule_hdr's tos: the IPTOS_* bits strace 6.1 names (netinet/ip.h)
+_IPTOS = ((0x10, "IPTOS_LOWDELAY"), (0x08, "IPTOS_THROUGHPUT"), (0x04, "IPTOS_RELIABILITY"),
+          (0x02, "IPTOS_MINCOST"))
+
+
+def _tos(v: int) -> str:
+    return _flags(_IPTOS, v, "IPTOS_TOS_???")
+
+
 def _family(c: _Ctx, v: int) -> str:
     return _xval(c.T.ADDRESS_FAMILIES, v, "AF_???")
+
+
+# RTM_*MDB: struct br_port_msg (linux/if_bridge.h: the family, 3 bytes of padding, the
+# bridge's ifindex), then MDBA_* attributes (MDBA_MDB's entries, MDBA_ROUTER's ports)
+_MDBA_ATTRS = dict(enumerate(("MDBA_UNSPEC", "MDBA_MDB", "MDBA_ROUTER")))
+_MDBA_MDB_ATTRS = dict(enumerate(("MDBA_MDB_UNSPEC", "MDBA_MDB_ENTRY")))
+_MDBA_MDB_ENTRY_ATTRS = dict(enumerate(("MDBA_MDB_ENTRY_UNSPEC", "MDBA_MDB_ENTRY_INFO")))
+_MDBA_ROUTER_ATTRS = dict(enumerate(("MDBA_ROUTER_UNSPEC", "MDBA_ROUTER_PORT")))
+
+
+def _router_port(c: _Ctx, off: int, n: int) -> str | None:
+    """MDBA_ROUTER_PORT: the port's ifindex (with attributes after it: as hex)."""
+    return _ifindex(c, off, n) if n == 4 else None
+
+
+def _nested(names: Mapping[int, str], dflt: str, by_name: Mapping[str, Nla]) -> Nla:
+    def dec(c: _Ctx, off: int, n: int) -> str:
+        return _attrs(c, off, n, names, dflt, by_name)
+    return dec
+
+
+_MDBA: dict[str, Nla] = {
+    "MDBA_MDB": _nested(_MDBA_MDB_ATTRS, "MDBA_MDB_???", {
+        "MDBA_MDB_ENTRY": _nested(_MDBA_MDB_ENTRY_ATTRS, "MDBA_MDB_ENTRY_???", {})}),
+    "MDBA_ROUTER": _nested(_MDBA_ROUTER_ATTRS, "MDBA_ROUTER_???",
+                           {"MDBA_ROUTER_PORT": _router_port}),
+}
+
+
+def _br_port_msg(c: _Ctx, family: int, off: int, n: int) -> str:
+    text = f"{{family={_family(c, family)}, "
+    if n < 8:
+        return text + "...}"
+    text += f"ifindex={format_ifindex(struct.unpack('<I', c.take(off + 4, 4))[0])}}}"
+    if n > 8:
+        text += ", " + _attrs(c, off + 8, n - 8, _MDBA_ATTRS, "MDBA_???", _MDBA)
+    return text
+
+
+# RTM_*STATS: struct if_stats_msg (linux/if_link.h: family, pad1, pad2, ifindex,
+# filter_mask, a bit per IFLA_STATS_* attribute), then IFLA_STATS_* attributes
+_IFLA_STATS = ("IFLA_STATS_UNSPEC", "IFLA_STATS_LINK_64", "IFLA_STATS_LINK_XSTATS",
+               "IFLA_STATS_LINK_XSTATS_SLAVE", "IFLA_STATS_LINK_OFFLOAD_XSTATS",
+               "IFLA_STATS_AF_SPEC")
+_IFLA_STATS_ATTRS = dict(enumerate(_IFLA_STATS))
+_IFLA_STATS_MASK = tuple((1 << k, f"1<<{n}") for k, n in enumerate(_IFLA_STATS))
+_IF_STATS_MSG = struct.Struct("<BBHII")
+
+
+def _if_stats_msg(c: _Ctx, family: int, off: int, n: int) -> str:
+    text = f"{{family={_family(c, family)}, "
+    if n < _IF_STATS_MSG.size:
+        return text + "...}"
+    _, pad1, pad2, index, mask = _IF_STATS_MSG.unpack(c.take(off, _IF_STATS_MSG.size))
+    text += (f"{f'pad1={pad1:#x}, ' if pad1 else ''}{f'pad2={pad2:#x}, ' if pad2 else ''}"
+             f"ifindex={format_ifindex(index)}, "
+             f"filter_mask={_flags(_IFLA_STATS_MASK, mask, '1<<IFLA_STATS_???')}}}")
+    if n > _IF_STATS_MSG.size:
+        text += ", " + _attrs(c, off + _IF_STATS_MSG.size, n - _IF_STATS_MSG.size,
+                              _IFLA_STATS_ATTRS, "IFLA_STATS_???",
+                              {"IFLA_STATS_LINK_64": _link_stats("Q")})
+    return text
+
+
+# RTM_*ACTION: struct tcamsg (the family, 3 bytes of padding), then attributes strace
+# names TCA_ACT_*
+_TCA_ACT_ATTRS = dict(enumerate((
+    "TCA_ACT_UNSPEC", "TCA_ACT_KIND", "TCA_ACT_OPTIONS", "TCA_ACT_INDEX", "TCA_ACT_STATS",
+    "TCA_ACT_PAD", "TCA_ACT_COOKIE", "TCA_ACT_FLAGS", "TCA_ACT_HW_STATS",
+    "TCA_ACT_USED_HW_STATS", "TCA_ACT_IN_HW_COUNT")))
+# RTM_GETDCB/SETDCB: struct dcbmsg (linux/dcbnl.h: family, command, padding), then DCB_ATTR_*
+_DCB_CMDS = dict(enumerate((
+    "DCB_CMD_UNDEFINED", "DCB_CMD_GSTATE", "DCB_CMD_SSTATE", "DCB_CMD_PGTX_GCFG",
+    "DCB_CMD_PGTX_SCFG", "DCB_CMD_PGRX_GCFG", "DCB_CMD_PGRX_SCFG", "DCB_CMD_PFC_GCFG",
+    "DCB_CMD_PFC_SCFG", "DCB_CMD_SET_ALL", "DCB_CMD_GPERM_HWADDR", "DCB_CMD_GCAP",
+    "DCB_CMD_GNUMTCS", "DCB_CMD_SNUMTCS", "DCB_CMD_PFC_GSTATE", "DCB_CMD_PFC_SSTATE",
+    "DCB_CMD_BCN_GCFG", "DCB_CMD_BCN_SCFG", "DCB_CMD_GAPP", "DCB_CMD_SAPP",
+    "DCB_CMD_IEEE_SET", "DCB_CMD_IEEE_GET", "DCB_CMD_GDCBX", "DCB_CMD_SDCBX",
+    "DCB_CMD_GFEATCFG", "DCB_CMD_SFEATCFG", "DCB_CMD_CEE_GET", "DCB_CMD_IEEE_DEL")))
+_DCB_ATTRS = dict(enumerate((
+    "DCB_ATTR_UNDEFINED", "DCB_ATTR_IFNAME", "DCB_ATTR_STATE", "DCB_ATTR_PFC_STATE",
+    "DCB_ATTR_PFC_CFG", "DCB_ATTR_NUM_TC", "DCB_ATTR_PG_CFG", "DCB_ATTR_SET_ALL",
+    "DCB_ATTR_PERM_HWADDR", "DCB_ATTR_CAP", "DCB_ATTR_NUMTCS", "DCB_ATTR_BCN", "DCB_ATTR_APP",
+    "DCB_ATTR_IEEE", "DCB_ATTR_DCBX", "DCB_ATTR_FEATCFG", "DCB_ATTR_CEE")))
+
+
+def _dcbmsg(c: _Ctx, family: int, off: int, n: int) -> str:
+    text = f"{{dcb_family={_family(c, family)}, "
+    if n < 4:
+        return text + "...}"
+    text += f"cmd={_xval(_DCB_CMDS, c.take(off + 1, 1)[0], 'DCB_CMD_???')}}}"
+    if n > 4:
+        text += ", " + _attrs(c, off + 4, n - 4, _DCB_ATTRS, "DCB_ATTR_???", {})
+    return text
+
+
+# RTM_NEWCACHEREPORT: struct rtgenmsg, its family RTNL_FAMILY_IPMR/IP6MR (or an AF_*),
+# then those families' IPMRA_CREPORT_*/IP6MRA_CREPORT_* attributes, others' bytes in hex
+_RTNL_FAMILIES = {128: "RTNL_FAMILY_IPMR", 129: "RTNL_FAMILY_IP6MR"}
+_CREPORT_ATTRS: dict[int, tuple[dict[int, str], str, dict[str, Nla]]] = {
+    128: (dict(enumerate(("IPMRA_CREPORT_UNSPEC", "IPMRA_CREPORT_MSGTYPE",
+                          "IPMRA_CREPORT_VIF_ID", "IPMRA_CREPORT_SRC_ADDR",
+                          "IPMRA_CREPORT_DST_ADDR", "IPMRA_CREPORT_PKT",
+                          "IPMRA_CREPORT_TABLE"))), "IPMRA_CREPORT_???",
+          {"IPMRA_CREPORT_VIF_ID": _u32, "IPMRA_CREPORT_SRC_ADDR": _inet(socket.AF_INET),
+           "IPMRA_CREPORT_DST_ADDR": _inet(socket.AF_INET), "IPMRA_CREPORT_TABLE": _u32}),
+    129: (dict(enumerate(("IP6MRA_CREPORT_UNSPEC", "IP6MRA_CREPORT_MSGTYPE",
+                          "IP6MRA_CREPORT_MIF_ID", "IP6MRA_CREPORT_SRC_ADDR",
+                          "IP6MRA_CREPORT_DST_ADDR", "IP6MRA_CREPORT_PKT"))),
+          "IP6MRA_CREPORT_???",
+          {"IP6MRA_CREPORT_MIF_ID": _u32, "IP6MRA_CREPORT_SRC_ADDR": _inet(socket.AF_INET6),
+           "IP6MRA_CREPORT_DST_ADDR": _inet(socket.AF_INET6)}),
+}
+
+
+def _cachereport(c: _Ctx, family: int, off: int, n: int) -> str:
+    name = _RTNL_FAMILIES.get(family) or c.T.ADDRESS_FAMILIES.get(family)
+    text = f"{{rtgen_family={name or f'{family:#x} /* RTNL_FAMILY_??? */'}}}"
+    if n > 4:
+        attrs = _CREPORT_ATTRS.get(family)
+        text += ", " + (_attrs(c, off + 4, n - 4, *attrs) if attrs
+                        else c.hexstr(off + 4, n - 4))
+    return text
 
 
 _IFADDRMSG = struct.Struct("<BBBBI")
@@ -733,34 +881,136 @@ def _ifla_xdp(c: _Ctx, off: int, n: int) -> str:
     return _attrs(c, off, n, _IFLA_XDP_ATTRS, "IFLA_XDP_???", _IFLA_XDP)
 
 
-# IFLA_AF_SPEC: attributes nested by address family (rtnl_link.c's
-# decode_ifla_af_spec): AF_INET's IFLA_INET_CONF, the ipv4_devconf array indexed by
-# IPV4_DEVCONF_* - 1 (linux/ip.h; strace names index k "[IPV4_DEVCONF_X-1]"), and
-# AF_INET6's IFLA_INET6_* (as in IFLA_PROTINFO)
+# IFLA_AF_SPEC (linux/if_link.h): of a link of any family but AF_BRIDGE, one nested
+# attribute per address family (its type the AF_* number), holding that family's
+# attributes: AF_INET's IFLA_INET_* (IFLA_INET_CONF: s32 by IPV4_DEVCONF_* index, which
+# starts at 1: strace names index k after the constant k + 1, ``IPV4_DEVCONF_FORWARDING-1``),
+# AF_INET6's IFLA_INET6_* (as in IFLA_PROTINFO), AF_MCTP's IFLA_MCTP_*; another family's
+# data as hex. Of an AF_BRIDGE link, IFLA_BRIDGE_* attributes (linux/if_bridge.h).
+_IFLA_INET_ATTRS = {0: "IFLA_INET_UNSPEC", 1: "IFLA_INET_CONF"}
 _IPV4_DEVCONF = tuple(f"IPV4_DEVCONF_{n}-1" for n in (
     "FORWARDING", "MC_FORWARDING", "PROXY_ARP", "ACCEPT_REDIRECTS", "SECURE_REDIRECTS",
     "SEND_REDIRECTS", "SHARED_MEDIA", "RP_FILTER", "ACCEPT_SOURCE_ROUTE", "BOOTP_RELAY",
     "LOG_MARTIANS", "TAG", "ARPFILTER", "MEDIUM_ID", "NOXFRM", "NOPOLICY",
-    "FORCE_IGMP_VERSION", "ARP_ANNOUNCE", "ARP_IGNORE", "PROMOTE_SECONDARIES",
-    "ARP_ACCEPT", "ARP_NOTIFY", "ACCEPT_LOCAL", "SRC_VMARK", "PROXY_ARP_PVLAN",
-    "ROUTE_LOCALNET", "IGMPV2_UNSOLICITED_REPORT_INTERVAL",
-    "IGMPV3_UNSOLICITED_REPORT_INTERVAL", "IGNORE_ROUTES_WITH_LINKDOWN",
-    "DROP_UNICAST_IN_L2_MULTICAST", "DROP_GRATUITOUS_ARP", "BC_FORWARDING",
-    "ARP_EVICT_NOCARRIER"))
-_IFLA_INET_ATTRS = {0: "IFLA_INET_UNSPEC", 1: "IFLA_INET_CONF"}
+    "FORCE_IGMP_VERSION", "ARP_ANNOUNCE", "ARP_IGNORE", "PROMOTE_SECONDARIES", "ARP_ACCEPT",
+    "ARP_NOTIFY", "ACCEPT_LOCAL", "SRC_VMARK", "PROXY_ARP_PVLAN", "ROUTE_LOCALNET",
+    "IGMPV2_UNSOLICITED_REPORT_INTERVAL", "IGMPV3_UNSOLICITED_REPORT_INTERVAL",
+    "IGNORE_ROUTES_WITH_LINKDOWN", "DROP_UNICAST_IN_L2_MULTICAST", "DROP_GRATUITOUS_ARP",
+    "BC_FORWARDING", "ARP_EVICT_NOCARRIER"))
 _IFLA_INET: dict[str, Nla] = {
     "IFLA_INET_CONF": _indexed("<i", _fixed(_IPV4_DEVCONF), "IPV4_DEVCONF_???")}
+_IFLA_MCTP_ATTRS = {0: "IFLA_MCTP_UNSPEC", 1: "IFLA_MCTP_NET"}
+_IFLA_MCTP: dict[str, Nla] = {"IFLA_MCTP_NET": _u32}
 
 
-def _af_inet(c: _Ctx, off: int, n: int) -> str:
-    return _attrs(c, off, n, _IFLA_INET_ATTRS, "IFLA_INET_???", _IFLA_INET)
+def _af_nested(names: Mapping[int, str], dflt: str, by_name: Mapping[str, Nla]) -> Nla:
+    def dec(c: _Ctx, off: int, n: int) -> str:
+        return _attrs(c, off, n, names, dflt, by_name)
+    return dec
 
 
-_AF_SPEC: dict[str, Nla] = {"AF_INET": _af_inet, "AF_INET6": _inet6_protinfo}
+_AF_SPEC: dict[str, Nla] = {
+    "AF_INET": _af_nested(_IFLA_INET_ATTRS, "IFLA_INET_???", _IFLA_INET),
+    "AF_INET6": _af_nested(_IFLA_INET6_ATTRS, "IFLA_INET6_???", _IFLA_INET6),
+    "AF_MCTP": _af_nested(_IFLA_MCTP_ATTRS, "IFLA_MCTP_???", _IFLA_MCTP),
+}
 
 
 def _af_spec(c: _Ctx, off: int, n: int) -> str:
+    """IFLA_AF_SPEC of a link of a family other than AF_BRIDGE."""
     return _attrs(c, off, n, c.T.ADDRESS_FAMILIES, "AF_???", _AF_SPEC)
+
+
+_IFLA_BRIDGE_ATTRS = dict(enumerate((
+    "IFLA_BRIDGE_FLAGS", "IFLA_BRIDGE_MODE", "IFLA_BRIDGE_VLAN_INFO",
+    "IFLA_BRIDGE_VLAN_TUNNEL_INFO", "IFLA_BRIDGE_MRP", "IFLA_BRIDGE_CFM", "IFLA_BRIDGE_MST")))
+_BRIDGE_FLAGS = ((1, "BRIDGE_FLAGS_MASTER"), (2, "BRIDGE_FLAGS_SELF"))
+_BRIDGE_MODES = {0: "BRIDGE_MODE_VEB", 1: "BRIDGE_MODE_VEPA", 0xFFFF: "BRIDGE_MODE_UNDEF"}
+
+
+def _u16_named(flags: bool) -> Nla:
+    """A u16 attribute of flags or of a value (strace's decode_nla_flags/xval with
+    ``size = 2``: shorter, or longer than 8 bytes, as hex)."""
+    def dec(c: _Ctx, off: int, n: int) -> str | None:
+        if n < 2 or n > 8:
+            return None
+        v = int.from_bytes(c.take(off, 2), "little")
+        return (_flags(_BRIDGE_FLAGS, v, "BRIDGE_FLAGS_???") if flags
+                else _xval(_BRIDGE_MODES, v, "BRIDGE_MODE_???"))
+    return dec
+
+
+_IFLA_BRIDGE: dict[str, Nla] = {"IFLA_BRIDGE_FLAGS": _u16_named(True),
+                                "IFLA_BRIDGE_MODE": _u16_named(False)}
+
+
+def _bridge_af_spec(c: _Ctx, off: int, n: int) -> str:
+    """IFLA_AF_SPEC of an AF_BRIDGE link: IFLA_BRIDGE_* attributes."""
+    return _attrs(c, off, n, _IFLA_BRIDGE_ATTRS, "IFLA_BRIDGE_???", _IFLA_BRIDGE)
+
+
+# IFLA_PROTINFO of an AF_BRIDGE link: IFLA_BRPORT_* attributes (linux/if_link.h)
+_IFLA_BRPORT_ATTRS = dict(enumerate("IFLA_BRPORT_" + n for n in (
+    "UNSPEC", "STATE", "PRIORITY", "COST", "MODE", "GUARD", "PROTECT", "FAST_LEAVE",
+    "LEARNING", "UNICAST_FLOOD", "PROXYARP", "LEARNING_SYNC", "PROXYARP_WIFI", "ROOT_ID",
+    "BRIDGE_ID", "DESIGNATED_PORT", "DESIGNATED_COST", "ID", "NO", "TOPOLOGY_CHANGE_ACK",
+    "CONFIG_PENDING", "MESSAGE_AGE_TIMER", "FORWARD_DELAY_TIMER", "HOLD_TIMER", "FLUSH",
+    "MULTICAST_ROUTER", "PAD", "MCAST_FLOOD", "MCAST_TO_UCAST", "VLAN_TUNNEL", "BCAST_FLOOD",
+    "GROUP_FWD_MASK", "NEIGH_SUPPRESS", "ISOLATED", "BACKUP_PORT", "MRP_RING_OPEN",
+    "MRP_IN_OPEN", "MCAST_EHT_HOSTS_LIMIT", "MCAST_EHT_HOSTS_CNT", "LOCKED")))
+
+
+def _clock_t(c: _Ctx, off: int, n: int) -> str | None:
+    """A count of clock ticks (up to 8 bytes): ``5700500 /* 57005.00 s */`` (strace's
+    print_clock_t, by this machine's _SC_CLK_TCK)."""
+    if n > 8:
+        return None
+    val = int.from_bytes(c.take(off, n), "little")
+    tck = os.sysconf("SC_CLK_TCK")
+    if val <= 0 or tck <= 0:
+        return str(val)
+    width = min(len(str(tck)) - 1, 9)
+    frac = f"{(val % tck) / tck:.{width}f}"[1:] if width else ""
+    return f"{val} /* {val // tck}{frac or '.'} s */"
+
+
+def _bridge_id(c: _Ctx, off: int, n: int) -> str | None:
+    """struct ifla_bridge_id: two priority bytes, a MAC address."""
+    if n < 8:
+        return None
+    b = c.take(off, 8)
+    return f"{{prio=[{b[0]}, {b[1]}], addr={':'.join(f'{x:02x}' for x in b[2:8])}}}"
+
+
+def _x16(c: _Ctx, off: int, n: int) -> str | None:
+    return None if n < 2 else _hex_or_0(struct.unpack("<H", c.take(off, 2))[0])
+
+
+def _hex_or_0(v: int) -> str:
+    return hex(v) if v else "0"
+
+
+_IFLA_BRPORT: dict[str, Nla] = {
+    **{f"IFLA_BRPORT_{n}": _u8 for n in (
+        "STATE", "MODE", "GUARD", "PROTECT", "FAST_LEAVE", "LEARNING", "UNICAST_FLOOD",
+        "PROXYARP", "LEARNING_SYNC", "PROXYARP_WIFI", "TOPOLOGY_CHANGE_ACK",
+        "CONFIG_PENDING", "MULTICAST_ROUTER", "MCAST_FLOOD", "MCAST_TO_UCAST", "VLAN_TUNNEL",
+        "BCAST_FLOOD", "NEIGH_SUPPRESS", "ISOLATED", "MRP_RING_OPEN", "MRP_IN_OPEN",
+        "LOCKED")},
+    **{f"IFLA_BRPORT_{n}": _u16 for n in (
+        "PRIORITY", "DESIGNATED_PORT", "DESIGNATED_COST", "ID", "NO")},
+    **{f"IFLA_BRPORT_{n}": _u32 for n in (
+        "COST", "MCAST_EHT_HOSTS_LIMIT", "MCAST_EHT_HOSTS_CNT")},
+    **{f"IFLA_BRPORT_{n}": _clock_t for n in (
+        "MESSAGE_AGE_TIMER", "FORWARD_DELAY_TIMER", "HOLD_TIMER")},
+    "IFLA_BRPORT_ROOT_ID": _bridge_id, "IFLA_BRPORT_BRIDGE_ID": _bridge_id,
+    "IFLA_BRPORT_GROUP_FWD_MASK": _x16, "IFLA_BRPORT_BACKUP_PORT": _ifindex,
+}
+
+
+def _brport_protinfo(c: _Ctx, off: int, n: int) -> str:
+    """IFLA_PROTINFO of an AF_BRIDGE link: IFLA_BRPORT_* attributes."""
+    return _attrs(c, off, n, _IFLA_BRPORT_ATTRS, "IFLA_BRPORT_???", _IFLA_BRPORT)
 
 
 _IFLA.update({
@@ -769,6 +1019,8 @@ _IFLA.update({
                                       "port")),
 })
 _IFLA6: dict[str, Nla] = {**_IFLA, "IFLA_PROTINFO": _inet6_protinfo}
+_IFLA_BR: dict[str, Nla] = {**_IFLA, "IFLA_AF_SPEC": _bridge_af_spec,
+                            "IFLA_PROTINFO": _brport_protinfo}
 
 
 def _ifinfomsg(c: _Ctx, family: int, off: int, n: int) -> str:
@@ -783,7 +1035,8 @@ def _ifinfomsg(c: _Ctx, family: int, off: int, n: int) -> str:
     if n > _IFINFOMSG.size:
         text += ", " + _attrs(c, off + _IFINFOMSG.size, n - _IFINFOMSG.size,
                               c.T.IFLA_ATTRS, "IFLA_???",
-                              _IFLA6 if family == socket.AF_INET6 else _IFLA)
+                              _IFLA6 if family == socket.AF_INET6 else
+                              _IFLA_BR if family == _AF_BRIDGE else _IFLA)
     return text
 
 
@@ -797,7 +1050,7 @@ def _rtmsg(c: _Ctx, family: int, off: int, n: int) -> str:
         return text + "...}"
     _, dlen, slen, tos, table, proto, scope, rtype, rflags = _RTMSG.unpack(
         c.take(off, _RTMSG.size))
-    text += (f"rtm_dst_len={dlen}, rtm_src_len={slen}, rtm_tos={tos}, "
+    text += (f"rtm_dst_len={dlen}, rtm_src_len={slen}, rtm_tos={_tos(tos)}, "
              f"rtm_table={_xval(T.RT_TABLES, table, None)}, "
              f"rtm_protocol={_xval(T.RTPROT_TYPES, proto, 'RTPROT_???')}, "
              f"rtm_scope={_xval(T.RT_SCOPES, scope, None)}, "
@@ -880,7 +1133,7 @@ def _fib_rule_hdr(c: _Ctx, family: int, off: int, n: int) -> str:
         return text + "...}"
     _, dlen, slen, tos, table, action, rflags = _FIB_RULE_HDR.unpack(
         c.take(off, _FIB_RULE_HDR.size))
-    text += (f"dst_len={dlen}, src_len={slen}, tos={tos}, "
+    text += (f"dst_len={dlen}, src_len={slen}, tos={_tos(tos)}, "
              f"table={_xval(T.RT_TABLES, table, None)}, "
              f"action={_xval(T.FR_ACTIONS, action, 'FR_ACT_???')}, "
              f"flags={_flags(T.FIB_RULE_FLAGS, rflags, 'FIB_RULE_???')}}}")

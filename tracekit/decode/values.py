@@ -227,7 +227,42 @@ def format_sockaddr(data: bytes, families: Mapping[int, str] | None = None) -> s
         port_text = _CONSTS.VMADDR_PORTS.get(port) or hex(port)
         return (f"{head}, svm_cid={cid_text}, svm_port={port_text}, "
                 f"svm_flags={hex(vflags) if vflags else 0}}}")
+    if name == "AF_RXRPC" and len(data) >= 36:      # sizeof(struct sockaddr_rxrpc)
+        return head + ", " + _sockaddr_rxrpc(data, families) + "}"
     return f"{head}, sa_data={quote(data[2:])}}}"
+
+
+# struct sockaddr_rxrpc's services (srx_service) strace 6.1 names (fs/afs/*.h)
+_RXRPC_SERVICES = {1: "CM_SERVICE", 2500: "YFS_FS_SERVICE", 2501: "YFS_CM_SERVICE",
+                   2503: "YFS_VL_SERVICE"}
+
+
+def _sockaddr_rxrpc(data: bytes, families: Mapping[int, str] | None) -> str:
+    """The fields of a struct sockaddr_rxrpc after its family: the service (its value,
+    then its name in a comment), the transport's socket type and length, and the
+    transport: an AF_INET or AF_INET6 address when its length holds one, else its family
+    and bytes (at most transport_len of them)."""
+    service, stype, tlen, tfam = struct.unpack_from("<HHHH", data, 2)
+    fams = _FAMILIES if families is None else families
+    text = (f"srx_service={service:#x} /* {_RXRPC_SERVICES.get(service, '???_SERVICE')} */, "
+            if service else f"srx_service=0 /* {_RXRPC_SERVICES.get(0, '???_SERVICE')} */, ")
+    sname = _CONSTS.SOCK_TYPES.get(stype) or f"{hex(stype) if stype else 0} /* SOCK_??? */"
+    text += (f"transport_type={sname}, "
+             f"transport_len={tlen}, transport={{")
+    shown = min(tlen, len(data) - 8)            # the transport's bytes, from its family
+    rest = data[10:10 + max(0, shown - 2)]
+    fname = fams.get(tfam)
+    if fname in ("AF_INET", "AF_INET6"):
+        v6 = fname == "AF_INET6"
+        field = "sin6" if v6 else "sin"
+        if tlen >= (24 if v6 else 16):
+            inner = format_sockaddr(data[8:8 + shown], families)
+            text += f"{field}={{{field}_family={inner[len('{sa_family='):]}"
+        else:
+            text += f"{field}={{{field}_family={fname}{', ' + quote(rest) if rest else ''}}}"
+        return text + "}"
+    text += f"family={fname or f'{tfam:#x} /* AF_??? */'}"
+    return text + (f", {quote(rest)}" if rest else "") + "}"
 
 
 def eth_protocol(value: int) -> str:
@@ -242,14 +277,18 @@ def eth_protocol(value: int) -> str:
 
 def _sockaddr_ll(data: bytes) -> str:
     """The fields of a struct sockaddr_ll after its family."""
-    proto, index, hatype, pkttype, halen = struct.unpack_from("<HiHBB", data, 2)
+    proto, index, hatype, pkttype, halen = struct.unpack_from("<HIHBB", data, 2)
     hname = _CONSTS.ARPHRD_TYPES.get(hatype)
     pname = _CONSTS.PACKET_TYPES.get(pkttype)
-    addr = ", ".join(hex(b) for b in data[12:12 + min(halen, 8)])
+    # the address's bytes: sll_halen of them, at most the 8 of sll_addr (then ...); none
+    # when sll_halen is 0
+    # (each as C's %#02x: a zero byte as 00)
+    addr = ", ".join([*(hex(b) if b else "00" for b in data[12:12 + min(halen, 8)]),
+                      *(["..."] if halen > 8 else [])])
     return (f"sll_protocol={eth_protocol(proto)}, sll_ifindex={format_ifindex(index)}, "
             f"sll_hatype={hname if hname is not None else f'{hatype:#x} /* ARPHRD_??? */'}, "
             f"sll_pkttype={pname if pname is not None else f'{pkttype:#x} /* PACKET_??? */'}, "
-            f"sll_halen={halen}, sll_addr=[{addr}]")
+            f"sll_halen={halen}{f', sll_addr=[{addr}]' if halen else ''}")
 
 
 def _scope_id(addr: bytes, scope: int) -> str:
