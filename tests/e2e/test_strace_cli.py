@@ -344,6 +344,19 @@ def test_ff_files_and_exit_statuses(workload: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.kernel
+@needs_strace
+def test_a_command_killed_by_sigkill_kills_tracekit_strace_by_it() -> None:
+    # SIGKILL's action cannot be set: tracekit still dies of it, as strace does (a shell
+    # says "Killed"), not exit(137)
+    argv = ["-qq", "-e", "trace=none", sys.executable, "-c",
+            "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"]
+    ref = subprocess.run(["strace", *argv], capture_output=True, timeout=120)
+    got = subprocess.run([*TRACEKIT, *argv], capture_output=True, timeout=120)
+    assert ref.returncode == -9
+    assert got.returncode == -9, got.stderr
+
+
+@pytest.mark.kernel
 @pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace")
 @pytest.mark.parametrize("opts", [["-c"], ["-C"], ["-c", "-f", "-S", "calls"]])
 def test_a_summary_of_no_calls_prints_nothing_as_strace(opts: list[str]) -> None:

@@ -1373,8 +1373,9 @@ def _die_of(sig: int) -> None:
     sys.stdout.flush() if sys.stdout is not None else None
     sys.stderr.flush() if sys.stderr is not None else None
     try:
-        signal.signal(sig, signal.SIG_DFL)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {sig})
+        if sig != signal.SIGKILL:       # SIGKILL's action cannot be set (EINVAL): kill
+            signal.signal(sig, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {sig})
         os.kill(os.getpid(), sig)
     except (OSError, ValueError):
         return                          # not a signal we may take: 128+N it is
