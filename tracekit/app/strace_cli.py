@@ -302,6 +302,7 @@ def parse_args(argv: list[str]) -> StraceArgs:
             j += 1
         i += 1
     a.command = argv[i:]
+    follows = a.follow                  # -f's as given
     if a.separate and a.follow:
         a.follow = max(a.follow, 2)
     if a.help or a.version:
@@ -310,7 +311,12 @@ def parse_args(argv: list[str]) -> StraceArgs:
         raise UsageError("must have PROG [ARGS] or -p PID", hint=True)
     if a.command and a.pids:
         raise UsageError("give a command or -p PID, not both (tracekit traces one target)")
+    if a.separate and follows >= 2:     # strace: an error, without its -h line
+        raise UsageError("-ff and --output-separately cannot be provided simultaneously")
     _summary_options(a)
+    if a.separate and not follows and a.output is None:
+        # said as strace says it (with -f it is -ff, which without -o is -f: nothing said)
+        a.notes.append("--output-separately has no effect without -o/--output")
     if _piped(a) and (a.follow >= 2 or a.separate):
         raise UsageError("piping the output and -ff/--output-separately are mutually "
                          "exclusive", hint=True)
