@@ -164,7 +164,8 @@ def _add_output_options(run: argparse.ArgumentParser) -> None:
                      help="write here: a new 0600 file, or - (/dev/stdout), /dev/stderr "
                           "([output] path)")
     out.add_argument("-F", "--format", choices=available_formats(),
-                     help="perf, strace, jsonl or summary ([output] format; default perf)")
+                     help="perf, strace, jsonl, summary or openmetrics ([output] format; "
+                          "default perf)")
     out.add_argument("-s", "--string-limit", type=_string_limit, metavar="BYTES",
                      help="bytes of strings and buffers shown, as strace -s "
                           "([output] string_limit; perf and strace; default 32)")
