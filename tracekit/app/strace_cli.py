@@ -169,22 +169,22 @@ def _long_option(arg: str, name: str) -> str:
         raise UsageError(f"option '{arg}' is ambiguous; possibilities: "
                          + " ".join(f"'--{o}'" for o in found), hint=True)
     return found[0]
-_SORTS = {"time": "time", "time-total": "time", "total-time": "time", "time_total": "time",
+# strace 6.1's names (count.c): every column also as time_X / time-X; the same names sort
+# (-S) and pick columns (-U), where `time` is the "% time" column (its order: total time)
+_SORTS = {"time": "time", "time-percent": "time", "time_percent": "time",
+          "time-total": "time", "total-time": "time", "time_total": "time",
           "total_time": "time", "min-time": "min-time", "shortest": "min-time",
-          "time-min": "min-time", "min_time": "min-time", "max-time": "max-time",
-          "longest": "max-time", "time-max": "max-time", "max_time": "max-time",
-          "avg-time": "avg-time", "time-avg": "avg-time", "avg_time": "avg-time",
+          "time-min": "min-time", "time_min": "min-time", "min_time": "min-time",
+          "max-time": "max-time", "longest": "max-time", "time-max": "max-time",
+          "time_max": "max-time", "max_time": "max-time", "avg-time": "avg-time",
+          "time-avg": "avg-time", "time_avg": "avg-time", "avg_time": "avg-time",
           "calls": "calls", "count": "calls", "errors": "errors", "error": "errors",
-          "name": "name", "syscall": "name", "syscall-name": "name", "nothing": "nothing",
-          "none": "nothing"}
-_COLUMNS = {"time-percent": "time-percent", "time_percent": "time-percent",
-            "percent": "time-percent", "total-time": "total-time",
-            "total_time": "total-time", "time": "total-time", "seconds": "total-time",
-            "min-time": "min-time", "min_time": "min-time", "shortest": "min-time",
-            "max-time": "max-time", "max_time": "max-time", "longest": "max-time",
-            "avg-time": "avg-time", "avg_time": "avg-time", "usecs/call": "avg-time",
-            "calls": "calls", "count": "calls", "errors": "errors", "error": "errors",
-            "name": "name", "syscall": "name"}
+          "name": "name", "syscall": "name", "syscall-name": "name", "syscall_name": "name",
+          "nothing": "nothing", "none": "nothing"}
+_COLUMNS = {**{k: v for k, v in _SORTS.items() if v not in ("time", "nothing")},
+            "time": "time-percent", "time-percent": "time-percent",
+            "time_percent": "time-percent", "time-total": "total-time",
+            "total-time": "total-time", "time_total": "total-time", "total_time": "total-time"}
 _QUIET = {"attach", "exit", "exits", "path-resolution", "personality", "thread-execve",
           "superseded"}
 
