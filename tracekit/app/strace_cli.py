@@ -1112,9 +1112,11 @@ async def _run(a: StraceArgs, signals: Any, piped: list[subprocess.Popen[bytes]]
         # devices described too
         decoder.fdcache.details = a.decode_fds > 1
         if a.fd_kinds is not None and a.decode_fds > 1:
-            # -e decode-fds=path,socket: sockets described, devices not (and the reverse)
+            # -e decode-fds=path,socket: sockets described, devices not (and the reverse);
+            # without path, files, pipes and AT_FDCWD print bare, as strace prints them
             decoder.fdcache.sockets = "socket" in a.fd_kinds
             decoder.fdcache.devices = "dev" in a.fd_kinds
+            decoder.fdcache.paths = "path" in a.fd_kinds
         decoder.set_abbrev(plan.abbrev)
         decoder.set_deref(plan.deref)
         if a.output is not None and a.follow >= 2:
