@@ -157,3 +157,26 @@ def test_pid_lists_as_strace_reads_them() -> None:
                       ("99999999999", "99999999999")):
         with pytest.raises(UsageError, match=re.escape(f"Invalid process id: '{part}'")):
             parse_args(["-p", bad])
+
+
+# strace 6.1 reads --absolute-timestamps (--timestamps) as format and precision items in
+# any order, each with or without its `format:` / `precision:` name; `unix` alone is whole
+# seconds, which tracekit does not print (refused, never printed as -ttt)
+@pytest.mark.parametrize(("value", "abs_time"), [
+    ("", 1), ("time", 1), ("s", 1), ("precision:s", 1), ("format:time,precision:s", 1),
+    ("us", 2), ("precision:us", 2), ("time,us", 2), ("us,time", 2), ("unix,us", 3),
+    ("us,unix", 3), ("format:unix,precision:us", 3), ("none", 0),
+])
+def test_absolute_timestamps_items_in_any_order(value: str, abs_time: int) -> None:
+    assert parse_args([f"--timestamps={value}", "true"]).abs_time == abs_time
+
+
+@pytest.mark.parametrize(("value", "says"), [
+    ("bogus", "invalid --timestamps argument: 'bogus'"),
+    ("time,bogus", "invalid --timestamps argument: 'time,bogus'"),
+    ("unix", "--timestamps=unix: tracekit prints"), ("unix,s", "tracekit prints"),
+    ("ms", "tracekit prints"), ("ns", "tracekit prints"),
+])
+def test_absolute_timestamps_it_cannot_print_are_refused(value: str, says: str) -> None:
+    with pytest.raises(UsageError, match=re.escape(says)):
+        parse_args([f"--timestamps={value}", "true"])

@@ -79,6 +79,11 @@ CASES = [
     ["-f", "--output-separately", "-e", "trace=none", "true"],
     ["--output-separately", "-ff", "-e", "trace=none", "true"],
     ["-ff", "--output-separately", "-o", "/dev/null", "-e", "trace=none", "true"],
+    # --timestamps items (in any order), and the ones strace refuses
+    ["--timestamps=bogus", "true"],
+    ["--timestamps=format:", "true"],
+    ["--absolute-timestamps=time,bogus", "true"],
+    ["--timestamps=precision:us,format:time", "-e", "trace=none", "true"],
     # long options by a prefix, as getopt_long takes them
     ["--follow", "-e", "trace=none", "true"],
     ["--string-lim=5", "-e", "trace=none", "true"],

@@ -491,20 +491,26 @@ def _long(a: StraceArgs, name: str, key: str, value: str | None) -> None:
     elif key == "separately":
         a.separate = True
     elif key == "absolute":
-        fmt, _, prec = (value or "time").partition(",")
-        fmt = fmt.removeprefix("format:")
-        prec = prec.removeprefix("precision:")
+        # strace: format and precision items in any order, named or not
+        fmt, prec = "time", "s"
+        for item in (value or "").split(","):
+            what = item.removeprefix("format:").removeprefix("precision:")
+            if not item:
+                continue
+            if what in ("none", "time", "unix") and not item.startswith("precision:"):
+                fmt = what
+            elif what in ("s", "ms", "us", "ns") and not item.startswith("format:"):
+                prec = what
+            else:
+                raise UsageError(f"invalid --{name} argument: '{value}'", hint=True)
+        shapes = {("time", "s"): 1, ("time", "us"): 2, ("unix", "us"): 3}
         if fmt == "none":
             a.abs_time = 0
-        elif fmt == "time" and prec in ("", "s"):
-            a.abs_time = 1
-        elif fmt == "time" and prec == "us":
-            a.abs_time = 2
-        elif fmt == "unix" and prec in ("", "us"):
-            a.abs_time = 3
+        elif (fmt, prec) in shapes:
+            a.abs_time = shapes[fmt, prec]
         else:
-            raise UsageError(f"--absolute-timestamps={value}: tracekit prints time, "
-                             "time,us and unix,us (as -t, -tt, -ttt)")
+            raise UsageError(f"--{name}={value}: tracekit prints time, time,us and unix,us "
+                             "(as -t, -tt, -ttt)")
     elif key == "hex":
         a.hex = 1 if value in ("non-ascii",) else 2 if value in (None, "all") else -1
         if a.hex < 0:
