@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import io
 import os
 import re
 import signal
@@ -1104,8 +1105,13 @@ async def _run(a: StraceArgs, signals: Any, piped: list[subprocess.Popen[bytes]]
     formatter: StraceFormatter | None = None
     split: SplitStraceFormatter | None = None
     summarizer = None
+    held_table: io.StringIO | None = None
     if a.summary == "c":
-        sink = SummarySink(stream, table="strace-c", group_by="total", sort=a.sort,
+        if plan.pid_targets and not quiet_attach:
+            # strace says "Process N detached" before the table: the table waits for it
+            held_table = io.StringIO()
+        sink = SummarySink(held_table if held_table is not None else stream,
+                           table="strace-c", group_by="total", sort=a.sort,
                            columns=a.columns, syscall_name=ctx.syscall_name,
                            compat_syscall_name=ctx.compat_syscall_name,
                            summary_from=ctx.summary_from, rich=False)
@@ -1174,6 +1180,8 @@ async def _run(a: StraceArgs, signals: Any, piped: list[subprocess.Popen[bytes]]
         if not quiet_attach:
             _say_detached(plan.pid_targets, a.follow,
                           formatter.take_held() if formatter is not None else None)
+        if held_table is not None and held_table.getvalue():
+            _write(stream, held_table.getvalue())
         if summarizer is not None and not getattr(sink, "closed_by_reader", False):
             _write(stream if a.follow < 2 or a.output is None else sys.stderr,
                    render_strace_c(summarizer.summary("total"), a.sort, a.columns))
