@@ -79,6 +79,10 @@ CASES = [
     ["-f", "--output-separately", "-e", "trace=none", "true"],
     ["--output-separately", "-ff", "-e", "trace=none", "true"],
     ["-ff", "--output-separately", "-o", "/dev/null", "-e", "trace=none", "true"],
+    # --seccomp-bpf is a ptrace speed-up, but strace says when it would not apply
+    ["--seccomp-bpf", "-e", "trace=none", "true"],
+    ["--seccomp-bpf", "-S", "calls", "--output-separately", "-e", "trace=none", "true"],
+    ["-f", "--seccomp-bpf", "-e", "trace=none", "true"],
     # --timestamps items (in any order), and the ones strace refuses
     ["--timestamps=bogus", "true"],
     ["--timestamps=format:", "true"],

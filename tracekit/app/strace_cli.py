@@ -198,6 +198,7 @@ class StraceArgs:
     pids: list[int] = field(default_factory=list)
     follow: int = 0                 # -f count; 2 = -ff
     separate: bool = False          # --output-separately (-ff = -f + this)
+    seccomp: bool = False           # --seccomp-bpf (no effect; strace's notes about it)
     qflag: int = 0                  # -q count
     output: str | None = None       # -o
     exprs: list[tuple[str, str]] = field(default_factory=list)  # (option, text) in order
@@ -314,6 +315,10 @@ def parse_args(argv: list[str]) -> StraceArgs:
         raise UsageError("give a command or -p PID, not both (tracekit traces one target)")
     if a.separate and follows >= 2:     # strace: an error, without its -h line
         raise UsageError("-ff and --output-separately cannot be provided simultaneously")
+    if a.seccomp and a.pids:
+        a.notes.append("--seccomp-bpf is not enabled for processes attached with -p")
+    if a.seccomp and not a.follow:
+        a.notes.append("--seccomp-bpf cannot be used without -f/--follow-forks, disabling")
     _summary_options(a)
     if a.separate and not follows and a.output is None:
         # said as strace says it (with -f it is -ff, which without -o is -f: nothing said)
@@ -518,7 +523,7 @@ def _long(a: StraceArgs, name: str, key: str, value: str | None) -> None:
             raise UsageError(f"--strings-in-hex={value}: tracekit prints non-ascii and "
                              "all (as -x, -xx)")
     elif key == "seccomp":
-        pass                        # a ptrace speed-up: nothing to do here
+        a.seccomp = True            # a ptrace speed-up: nothing to do, but said as strace
     elif key == "tips":
         raise _refuse(f"--{name}", "tips are not printed")
     elif key == "pidns":
