@@ -27,6 +27,7 @@ from __future__ import annotations
 import errno
 import io
 import os
+import re
 import select
 import stat
 import sys
@@ -331,11 +332,20 @@ def _no_directory(name: str, where: str) -> OutputError:
                        path=name, errno=errno.ENOENT)
 
 
+#: the links to an open fd a shell names for ``>(CMD)`` and ``/dev/fd/N``
+_FD_LINK = re.compile(r"/(dev|proc/(self|thread-self|\d+))/fd/\d+\Z")
+
+
 def _output_error(path: str | os.PathLike[str], e: OSError) -> OutputError:
     name = errno.errorcode.get(e.errno or 0, "?")
     hint = {errno.ELOOP: " (a symlink: tracekit does not write through links)",
             errno.EPERM: " (another user's file in a sticky directory: replacing it needs "
                          "CAP_FOWNER)"}.get(e.errno or 0, "")
+    if e.errno == errno.ELOOP and _FD_LINK.match(os.fspath(path)):
+        # a shell's process substitution, `strace -o >(grep open) ...`: /dev/fd/63
+        hint = (" (an fd's link, such as a shell's >(CMD): tracekit does not write "
+                "through links; pipe the trace instead: tracekit strace -o '|CMD', or "
+                "-o - with a shell pipe)")
     return OutputError(f"output path {os.fspath(path)!r}: {e.strerror} ({name}){hint}",
                        path=os.fspath(path), errno=e.errno or 0)
 

@@ -159,6 +159,14 @@ def test_dump_config_reads_back_the_same(command: list[str], string_limit: int,
     (["run"], "[target] needs exactly one of command, pid, tid, system_wide, cgroup; none is set"),
     (["run", "ls"], "ls: no such pipeline file (ENOENT); to trace a command, put it after --: "
                     "tracekit run -- ls"),
+    (["record", "-o", "x.tkrec", "ls"], "ls: no such pipeline file (ENOENT); to trace a "
+                                        "command, put it after --: tracekit record -- ls"),
+    # perf trace takes `perf trace ls -l`: the same hint when the command has arguments
+    (["run", "sleep", "3"], "unrecognized arguments: 3; to trace a command, put it after --: "
+                            "tracekit run -- sleep 3"),
+    (["run", "-e", "openat", "ls", "-l", "/"],
+     "unrecognized arguments: -l /; to trace a command, put it after --: "
+     "tracekit run -e openat -- ls -l /"),
     (["run", "-p", "1", "-a"], "give one target: got -p and -a; keep one"),
     (["run", "-t", "x"], "--tid: 'x' is not a thread id (1 to 2147483647)"),
     (["run", "-c", "-C", "--", "true"], "-c prints only a summary and -C a trace and a summary"),

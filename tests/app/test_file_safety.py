@@ -128,6 +128,22 @@ def test_atomic_output_of_a_failed_run_leaves_the_old_file(tmp_path: Path) -> No
     assert sorted(p.name for p in tmp_path.iterdir()) == ["summary.txt"]
 
 
+@pytest.mark.parametrize("atomic", [False, True])
+def test_an_fd_link_such_as_a_process_substitution_is_refused_saying_what_to_do(
+        atomic: bool) -> None:
+    # `strace -o >(grep open) ...` names /dev/fd/63: a link, refused like any other, but
+    # the error says how to pipe the trace instead
+    r, w = os.pipe()
+    try:
+        with pytest.raises(ConfigError) as err:
+            open_output(f"/dev/fd/{w}", atomic=atomic)
+    finally:
+        os.close(r)
+        os.close(w)
+    assert "ELOOP" in str(err.value) and "-o '|CMD'" in str(err.value)
+    assert "\n" not in str(err.value)
+
+
 def test_atomic_output_refuses_a_planted_symlink_and_a_directory(tmp_path: Path) -> None:
     victim = tmp_path / "victim"
     victim.write_text("keep\n")

@@ -67,6 +67,42 @@ def test_decode_fds_sets() -> None:
     assert parse_args(["-e", "decode-fds=none", "true"]).decode_fds == 0
 
 
+# strace 6.1's names for -S and -U (its count.c), checked against strace -c here: `time`
+# is the "% time" column for -U (the total time's order for -S), every column also as
+# time_X / time-X, and no other spelling (`percent`, `seconds`, `usecs/call`, `min`)
+@pytest.mark.parametrize(("name", "column"), [
+    ("time", "time-percent"), ("time_percent", "time-percent"),
+    ("time-percent", "time-percent"), ("time_total", "total-time"),
+    ("time-total", "total-time"), ("total_time", "total-time"), ("total-time", "total-time"),
+    ("shortest", "min-time"), ("time_min", "min-time"), ("time-min", "min-time"),
+    ("min_time", "min-time"), ("min-time", "min-time"), ("longest", "max-time"),
+    ("time_max", "max-time"), ("time-max", "max-time"), ("max_time", "max-time"),
+    ("max-time", "max-time"), ("time_avg", "avg-time"), ("time-avg", "avg-time"),
+    ("avg_time", "avg-time"), ("avg-time", "avg-time"), ("calls", "calls"),
+    ("count", "calls"), ("errors", "errors"), ("error", "errors"),
+])
+def test_summary_column_names_are_strace_s(name: str, column: str) -> None:
+    assert parse_args(["-c", "-U", name, "true"]).columns == [column, "name"]
+    for spelling in ("syscall", "syscall_name", "syscall-name"):
+        assert parse_args(["-c", "-U", f"{spelling},{name}", "true"]).columns == [
+            "name", column]
+
+
+@pytest.mark.parametrize("name", ["percent", "seconds", "usecs/call", "min", "max", "avg",
+                                  "nothing", "none"])
+def test_summary_column_names_strace_does_not_take(name: str) -> None:
+    with pytest.raises(UsageError, match=f"unknown column name: '{re.escape(name)}'"):
+        parse_args(["-c", "-U", name, "true"])
+
+
+@pytest.mark.parametrize(("name", "sort"), [
+    ("time_percent", "time"), ("time-percent", "time"), ("time_min", "min-time"),
+    ("time_max", "max-time"), ("time_avg", "avg-time"), ("syscall_name", "name"),
+])
+def test_sort_names_strace_takes(name: str, sort: str) -> None:
+    assert parse_args(["-c", "-S", name, "true"]).sort == sort
+
+
 def test_summary_columns_get_the_name_last_and_refuse_repeats() -> None:
     assert parse_args(["-c", "-U", "errors", "true"]).columns == ["errors", "name"]
     assert parse_args(["-c", "-U", "name,errors", "true"]).columns == ["name", "errors"]
@@ -121,3 +157,26 @@ def test_pid_lists_as_strace_reads_them() -> None:
                       ("99999999999", "99999999999")):
         with pytest.raises(UsageError, match=re.escape(f"Invalid process id: '{part}'")):
             parse_args(["-p", bad])
+
+
+# strace 6.1 reads --absolute-timestamps (--timestamps) as format and precision items in
+# any order, each with or without its `format:` / `precision:` name; `unix` alone is whole
+# seconds, which tracekit does not print (refused, never printed as -ttt)
+@pytest.mark.parametrize(("value", "abs_time"), [
+    ("", 1), ("time", 1), ("s", 1), ("precision:s", 1), ("format:time,precision:s", 1),
+    ("us", 2), ("precision:us", 2), ("time,us", 2), ("us,time", 2), ("unix,us", 3),
+    ("us,unix", 3), ("format:unix,precision:us", 3), ("none", 0),
+])
+def test_absolute_timestamps_items_in_any_order(value: str, abs_time: int) -> None:
+    assert parse_args([f"--timestamps={value}", "true"]).abs_time == abs_time
+
+
+@pytest.mark.parametrize(("value", "says"), [
+    ("bogus", "invalid --timestamps argument: 'bogus'"),
+    ("time,bogus", "invalid --timestamps argument: 'time,bogus'"),
+    ("unix", "--timestamps=unix: tracekit prints"), ("unix,s", "tracekit prints"),
+    ("ms", "tracekit prints"), ("ns", "tracekit prints"),
+])
+def test_absolute_timestamps_it_cannot_print_are_refused(value: str, says: str) -> None:
+    with pytest.raises(UsageError, match=re.escape(says)):
+        parse_args([f"--timestamps={value}", "true"])

@@ -371,20 +371,26 @@ def test_a_connected_unix_socket_names_its_peer_once_accepted(tmp_path: Path) ->
 
 
 @pytest.mark.parametrize("opts", [["-e", "decode-fds=path,socket"], ["-e", "decode-fds=path,dev"],
-                                  ["-yy"], ["-y"]])
+                                  ["-yy"], ["-y"], ["-e", "decode-fds=socket"],
+                                  ["-e", "decode-fds=dev"], ["--decode-fds=socket,dev"]])
 def test_decode_fds_sets_as_strace_reads_them(tmp_path: Path, opts: list[str]) -> None:
     """``-e decode-fds=path,socket`` describes sockets and not devices, ``path,dev`` the
-    reverse, as strace 6.1 prints them (``-yy`` both, ``-y`` neither)."""
-    code = "import socket, os; s = socket.socket(); s.close(); os.write(1, b'x')"
+    reverse, as strace 6.1 prints them (``-yy`` both, ``-y`` neither); without ``path``
+    a file, a pipe and the working directory print bare (``socket``: only sockets)."""
+    code = ("import socket, os; s = socket.socket(); s.close(); os.write(1, b'x'); "
+            "f = os.open('/etc/hostname', 0); os.close(f); r, w = os.pipe(); "
+            "os.write(w, b'y')")
     out = []
     for tool in (["strace"], [sys.executable, "-m", "tracekit", "strace"]):
         trace = tmp_path / "trace.txt"
-        r = subprocess.run([*tool, *opts, "-e", "trace=socket,write", "-o", str(trace),
-                            PY, "-S", "-c", code], stdout=subprocess.DEVNULL,
+        r = subprocess.run([*tool, *opts, "-e", "trace=socket,write,openat,close", "-o",
+                            str(trace), PY, "-S", "-c", code], stdout=subprocess.DEVNULL,
                            stderr=subprocess.PIPE, timeout=120)
         assert r.returncode == 0, r.stderr
-        out.append([_norm(ln) for ln in trace.read_text().splitlines()
-                    if ln.startswith(("socket(", "write(1"))])
+        lines = trace.read_text().splitlines()
+        start = next(i for i, ln in enumerate(lines) if ln.startswith("socket("))
+        out.append([_norm(ln) for ln in lines[start:]
+                    if ln.startswith(("socket(", "write(", "openat(", "close("))])
     strace, tracekit = out
-    assert len(strace) == 2, strace
+    assert len(strace) == 6, strace
     assert tracekit == strace

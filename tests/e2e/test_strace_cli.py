@@ -344,6 +344,19 @@ def test_ff_files_and_exit_statuses(workload: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.kernel
+@needs_strace
+def test_a_command_killed_by_sigkill_kills_tracekit_strace_by_it() -> None:
+    # SIGKILL's action cannot be set: tracekit still dies of it, as strace does (a shell
+    # says "Killed"), not exit(137)
+    argv = ["-qq", "-e", "trace=none", sys.executable, "-c",
+            "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"]
+    ref = subprocess.run(["strace", *argv], capture_output=True, timeout=120)
+    got = subprocess.run([*TRACEKIT, *argv], capture_output=True, timeout=120)
+    assert ref.returncode == -9
+    assert got.returncode == -9, got.stderr
+
+
+@pytest.mark.kernel
 @pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace")
 @pytest.mark.parametrize("opts", [["-c"], ["-C"], ["-c", "-f", "-S", "calls"]])
 def test_a_summary_of_no_calls_prints_nothing_as_strace(opts: list[str]) -> None:
@@ -352,3 +365,31 @@ def test_a_summary_of_no_calls_prints_nothing_as_strace(opts: list[str]) -> None
     ref = subprocess.run(["strace", *argv], capture_output=True, timeout=120)
     got = subprocess.run([*TRACEKIT, *argv], capture_output=True, timeout=120)
     assert (got.returncode, got.stdout, got.stderr) == (ref.returncode, ref.stdout, ref.stderr)
+
+
+@pytest.mark.kernel
+@needs_strace
+def test_c_of_a_pid_says_detached_before_its_table_as_strace() -> None:
+    # strace -c -p: ^C detaches ("Process N detached"), then prints the table
+    import signal
+    import time
+
+    target = subprocess.Popen([sys.executable, "-c",
+                               "import os, time\nwhile True: os.getppid(); time.sleep(0.01)"])
+    try:
+        errs = []
+        for tool in (["strace"], TRACEKIT):
+            p = subprocess.Popen([*tool, "-c", "-e", "trace=getppid", "-p", str(target.pid)],
+                                 stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+            assert p.stderr is not None
+            first = p.stderr.readline()          # "strace: Process N attached"
+            assert b"attached" in first, first
+            time.sleep(0.5)
+            p.send_signal(signal.SIGINT)
+            rest = p.communicate(timeout=60)[1]
+            errs.append([ln.split(b" ")[0] for ln in (first + rest).splitlines()][:4])
+        # the lines' first words: "strace:" (attached), "strace:" (detached), "%", "------"
+        assert errs[1] == errs[0] == [b"strace:", b"strace:", b"%", b"------"], errs
+    finally:
+        target.kill()
+        target.wait()

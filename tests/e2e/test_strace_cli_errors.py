@@ -73,6 +73,21 @@ CASES = [
     ["-ff", "-c", "-o", "/dev/null", "true"],
     ["-f", "-f", "-c", "true"],
     ["--output-separately", "-C", "true"],
+    # --output-separately: said without -o (unless -f makes it -ff), an error with -ff
+    ["--output-separately", "-e", "trace=none", "true"],
+    ["--output-separately", "-S", "calls", "-e", "trace=none", "true"],
+    ["-f", "--output-separately", "-e", "trace=none", "true"],
+    ["--output-separately", "-ff", "-e", "trace=none", "true"],
+    ["-ff", "--output-separately", "-o", "/dev/null", "-e", "trace=none", "true"],
+    # --seccomp-bpf is a ptrace speed-up, but strace says when it would not apply
+    ["--seccomp-bpf", "-e", "trace=none", "true"],
+    ["--seccomp-bpf", "-S", "calls", "--output-separately", "-e", "trace=none", "true"],
+    ["-f", "--seccomp-bpf", "-e", "trace=none", "true"],
+    # --timestamps items (in any order), and the ones strace refuses
+    ["--timestamps=bogus", "true"],
+    ["--timestamps=format:", "true"],
+    ["--absolute-timestamps=time,bogus", "true"],
+    ["--timestamps=precision:us,format:time", "-e", "trace=none", "true"],
     # long options by a prefix, as getopt_long takes them
     ["--follow", "-e", "trace=none", "true"],
     ["--string-lim=5", "-e", "trace=none", "true"],

@@ -50,6 +50,22 @@ def test_class_and_negation() -> None:
                                                     "statx")
 
 
+def test_strace_legacy_class_names_without_the_percent() -> None:
+    # strace 6.1 still takes the old names (`strace -e trace=file`, `trace=network`);
+    # only these seven: `net`, `creds` ... without % are unknown names there too
+    for legacy, cls in (("desc", "%desc"), ("file", "%file"), ("memory", "%memory"),
+                        ("process", "%process"), ("signal", "%signal"), ("ipc", "%ipc"),
+                        ("network", "%net")):
+        assert resolve_syscalls([legacy], X86) == resolve_syscalls([cls], X86), legacy
+    assert resolve_syscalls(["file", "!openat"], X86) == (
+        resolve_syscalls(["%file"], X86) - nrs("openat"))
+    assert resolve_compat_syscalls(["signal"]) == resolve_compat_syscalls(["%signal"])
+    assert resolve_syscalls(["stat"], X86) == nrs("stat")      # the call, not %stat
+    for not_legacy in ("net", "creds", "clock", "pure"):
+        with pytest.raises(ConfigError, match=f"unknown syscall '{not_legacy}' on x86_64"):
+            resolve_syscalls([not_legacy], X86)
+
+
 def test_only_negations_start_from_everything() -> None:
     everything = {X86.nr(n) for n in X86.names()}
     assert resolve_syscalls(["!read", "!%net"], X86) == (

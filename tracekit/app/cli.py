@@ -164,7 +164,8 @@ def _add_output_options(run: argparse.ArgumentParser) -> None:
                      help="write here: a new 0600 file, or - (/dev/stdout), /dev/stderr "
                           "([output] path)")
     out.add_argument("-F", "--format", choices=available_formats(),
-                     help="perf, strace, jsonl or summary ([output] format; default perf)")
+                     help="perf, strace, jsonl, summary or openmetrics ([output] format; "
+                          "default perf)")
     out.add_argument("-s", "--string-limit", type=_string_limit, metavar="BYTES",
                      help="bytes of strings and buffers shown, as strace -s "
                           "([output] string_limit; perf and strace; default 32)")
@@ -600,7 +601,10 @@ def _main(argv: list[str]) -> int:
         cut = argv.index("--")
         argv, command = argv[:cut], argv[cut + 1:]
     try:
-        args = _parser().parse_args(argv)
+        try:
+            args = _parser().parse_args(argv)
+        except UsageError as usage:
+            raise _command_without_dashes(argv, command) or usage from None
         if command and args.cmd not in ("run", "record"):
             raise UsageError("'-- COMMAND' goes with 'run' or 'record'")
     except UsageError as usage:
@@ -696,14 +700,41 @@ _DUMP_HEADER = """\
 # their defaults are left out. Run it with: tracekit run THIS_FILE"""
 
 
+def _command_without_dashes(argv: list[str], command: list[str]) -> UsageError | None:
+    """``tracekit run sleep 3``, as ``perf trace sleep 3`` is typed: argparse takes
+    ``sleep`` for the pipeline file and says only ``unrecognized arguments: 3``. When the
+    pipeline named is no file and looks like a command, the error says how to trace it."""
+    try:
+        args, extra = _parser().parse_known_args(argv)
+    except UsageError:
+        return None
+    path = getattr(args, "pipeline", None)
+    if (args.cmd not in ("run", "record") or path is None or not extra or command
+            or path.suffix or os.path.lexists(path)):
+        return None
+    import shlex
+
+    rest = list(argv)
+    try:
+        rest.remove(str(path))
+        for token in extra:
+            rest.remove(token)
+    except ValueError:      # spelt otherwise on the command line (./sleep): no hint
+        return None
+    fixed = " ".join(shlex.quote(a) for a in [*rest, "--", str(path), *extra])
+    return UsageError(f"unrecognized arguments: {' '.join(extra)}; to trace a command, "
+                      f"put it after --: tracekit {fixed}")
+
+
 def _refuse_command_as_pipeline(path: Path, args: argparse.Namespace) -> None:
-    """``tracekit run ls``: a pipeline file that is not there, named like a command."""
+    """``tracekit run ls`` (or ``record ls``): a pipeline file that is not there, named
+    like a command."""
     from tracekit._errors import ConfigError
 
     if path.suffix or os.path.lexists(path) or args.command:
         return
     raise ConfigError(f"{path}: no such pipeline file (ENOENT); to trace a command, put it "
-                      f"after --: tracekit run -- {path}")
+                      f"after --: tracekit {args.cmd} -- {path}")
 
 
 # Subcommand -> handler(args) -> exit status. A new subcommand: a parser in _parser()

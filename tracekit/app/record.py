@@ -75,11 +75,13 @@ def cmd_record(args: argparse.Namespace) -> int:
     import msgspec
     import trio
 
-    from tracekit.app.cli import _apply_overrides, _targets_given
+    from tracekit.app.cli import _apply_overrides, _refuse_command_as_pipeline, _targets_given
     from tracekit.app.config import check_target
     from tracekit.app.inputs import check_output_not_input, run_inputs
     from tracekit.app.selection import session_selection
 
+    if args.pipeline is not None:
+        _refuse_command_as_pipeline(args.pipeline, args)
     cfg = _config(args.pipeline, need_target=not _targets_given(args))
     cfg = _apply_overrides(cfg, args, outputs=False)
     check_target(cfg.target)

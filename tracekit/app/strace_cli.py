@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import io
 import os
 import re
 import signal
@@ -169,22 +170,22 @@ def _long_option(arg: str, name: str) -> str:
         raise UsageError(f"option '{arg}' is ambiguous; possibilities: "
                          + " ".join(f"'--{o}'" for o in found), hint=True)
     return found[0]
-_SORTS = {"time": "time", "time-total": "time", "total-time": "time", "time_total": "time",
+# strace 6.1's names (count.c): every column also as time_X / time-X; the same names sort
+# (-S) and pick columns (-U), where `time` is the "% time" column (its order: total time)
+_SORTS = {"time": "time", "time-percent": "time", "time_percent": "time",
+          "time-total": "time", "total-time": "time", "time_total": "time",
           "total_time": "time", "min-time": "min-time", "shortest": "min-time",
-          "time-min": "min-time", "min_time": "min-time", "max-time": "max-time",
-          "longest": "max-time", "time-max": "max-time", "max_time": "max-time",
-          "avg-time": "avg-time", "time-avg": "avg-time", "avg_time": "avg-time",
+          "time-min": "min-time", "time_min": "min-time", "min_time": "min-time",
+          "max-time": "max-time", "longest": "max-time", "time-max": "max-time",
+          "time_max": "max-time", "max_time": "max-time", "avg-time": "avg-time",
+          "time-avg": "avg-time", "time_avg": "avg-time", "avg_time": "avg-time",
           "calls": "calls", "count": "calls", "errors": "errors", "error": "errors",
-          "name": "name", "syscall": "name", "syscall-name": "name", "nothing": "nothing",
-          "none": "nothing"}
-_COLUMNS = {"time-percent": "time-percent", "time_percent": "time-percent",
-            "percent": "time-percent", "total-time": "total-time",
-            "total_time": "total-time", "time": "total-time", "seconds": "total-time",
-            "min-time": "min-time", "min_time": "min-time", "shortest": "min-time",
-            "max-time": "max-time", "max_time": "max-time", "longest": "max-time",
-            "avg-time": "avg-time", "avg_time": "avg-time", "usecs/call": "avg-time",
-            "calls": "calls", "count": "calls", "errors": "errors", "error": "errors",
-            "name": "name", "syscall": "name"}
+          "name": "name", "syscall": "name", "syscall-name": "name", "syscall_name": "name",
+          "nothing": "nothing", "none": "nothing"}
+_COLUMNS = {**{k: v for k, v in _SORTS.items() if v not in ("time", "nothing")},
+            "time": "time-percent", "time-percent": "time-percent",
+            "time_percent": "time-percent", "time-total": "total-time",
+            "total-time": "total-time", "time_total": "total-time", "total_time": "total-time"}
 _QUIET = {"attach", "exit", "exits", "path-resolution", "personality", "thread-execve",
           "superseded"}
 
@@ -197,6 +198,7 @@ class StraceArgs:
     pids: list[int] = field(default_factory=list)
     follow: int = 0                 # -f count; 2 = -ff
     separate: bool = False          # --output-separately (-ff = -f + this)
+    seccomp: bool = False           # --seccomp-bpf (no effect; strace's notes about it)
     qflag: int = 0                  # -q count
     output: str | None = None       # -o
     exprs: list[tuple[str, str]] = field(default_factory=list)  # (option, text) in order
@@ -302,6 +304,7 @@ def parse_args(argv: list[str]) -> StraceArgs:
             j += 1
         i += 1
     a.command = argv[i:]
+    follows = a.follow                  # -f's as given
     if a.separate and a.follow:
         a.follow = max(a.follow, 2)
     if a.help or a.version:
@@ -310,7 +313,16 @@ def parse_args(argv: list[str]) -> StraceArgs:
         raise UsageError("must have PROG [ARGS] or -p PID", hint=True)
     if a.command and a.pids:
         raise UsageError("give a command or -p PID, not both (tracekit traces one target)")
+    if a.separate and follows >= 2:     # strace: an error, without its -h line
+        raise UsageError("-ff and --output-separately cannot be provided simultaneously")
+    if a.seccomp and a.pids:
+        a.notes.append("--seccomp-bpf is not enabled for processes attached with -p")
+    if a.seccomp and not a.follow:
+        a.notes.append("--seccomp-bpf cannot be used without -f/--follow-forks, disabling")
     _summary_options(a)
+    if a.separate and not follows and a.output is None:
+        # said as strace says it (with -f it is -ff, which without -o is -f: nothing said)
+        a.notes.append("--output-separately has no effect without -o/--output")
     if _piped(a) and (a.follow >= 2 or a.separate):
         raise UsageError("piping the output and -ff/--output-separately are mutually "
                          "exclusive", hint=True)
@@ -485,27 +497,33 @@ def _long(a: StraceArgs, name: str, key: str, value: str | None) -> None:
     elif key == "separately":
         a.separate = True
     elif key == "absolute":
-        fmt, _, prec = (value or "time").partition(",")
-        fmt = fmt.removeprefix("format:")
-        prec = prec.removeprefix("precision:")
+        # strace: format and precision items in any order, named or not
+        fmt, prec = "time", "s"
+        for item in (value or "").split(","):
+            what = item.removeprefix("format:").removeprefix("precision:")
+            if not item:
+                continue
+            if what in ("none", "time", "unix") and not item.startswith("precision:"):
+                fmt = what
+            elif what in ("s", "ms", "us", "ns") and not item.startswith("format:"):
+                prec = what
+            else:
+                raise UsageError(f"invalid --{name} argument: '{value}'", hint=True)
+        shapes = {("time", "s"): 1, ("time", "us"): 2, ("unix", "us"): 3}
         if fmt == "none":
             a.abs_time = 0
-        elif fmt == "time" and prec in ("", "s"):
-            a.abs_time = 1
-        elif fmt == "time" and prec == "us":
-            a.abs_time = 2
-        elif fmt == "unix" and prec in ("", "us"):
-            a.abs_time = 3
+        elif (fmt, prec) in shapes:
+            a.abs_time = shapes[fmt, prec]
         else:
-            raise UsageError(f"--absolute-timestamps={value}: tracekit prints time, "
-                             "time,us and unix,us (as -t, -tt, -ttt)")
+            raise UsageError(f"--{name}={value}: tracekit prints time, time,us and unix,us "
+                             "(as -t, -tt, -ttt)")
     elif key == "hex":
         a.hex = 1 if value in ("non-ascii",) else 2 if value in (None, "all") else -1
         if a.hex < 0:
             raise UsageError(f"--strings-in-hex={value}: tracekit prints non-ascii and "
                              "all (as -x, -xx)")
     elif key == "seccomp":
-        pass                        # a ptrace speed-up: nothing to do here
+        a.seccomp = True            # a ptrace speed-up: nothing to do, but said as strace
     elif key == "tips":
         raise _refuse(f"--{name}", "tips are not printed")
     elif key == "pidns":
@@ -1092,8 +1110,13 @@ async def _run(a: StraceArgs, signals: Any, piped: list[subprocess.Popen[bytes]]
     formatter: StraceFormatter | None = None
     split: SplitStraceFormatter | None = None
     summarizer = None
+    held_table: io.StringIO | None = None
     if a.summary == "c":
-        sink = SummarySink(stream, table="strace-c", group_by="total", sort=a.sort,
+        if plan.pid_targets and not quiet_attach:
+            # strace says "Process N detached" before the table: the table waits for it
+            held_table = io.StringIO()
+        sink = SummarySink(held_table if held_table is not None else stream,
+                           table="strace-c", group_by="total", sort=a.sort,
                            columns=a.columns, syscall_name=ctx.syscall_name,
                            compat_syscall_name=ctx.compat_syscall_name,
                            summary_from=ctx.summary_from, rich=False)
@@ -1106,9 +1129,11 @@ async def _run(a: StraceArgs, signals: Any, piped: list[subprocess.Popen[bytes]]
         # devices described too
         decoder.fdcache.details = a.decode_fds > 1
         if a.fd_kinds is not None and a.decode_fds > 1:
-            # -e decode-fds=path,socket: sockets described, devices not (and the reverse)
+            # -e decode-fds=path,socket: sockets described, devices not (and the reverse);
+            # without path, files, pipes and AT_FDCWD print bare, as strace prints them
             decoder.fdcache.sockets = "socket" in a.fd_kinds
             decoder.fdcache.devices = "dev" in a.fd_kinds
+            decoder.fdcache.paths = "path" in a.fd_kinds
         decoder.set_abbrev(plan.abbrev)
         decoder.set_deref(plan.deref)
         if a.output is not None and a.follow >= 2:
@@ -1160,6 +1185,8 @@ async def _run(a: StraceArgs, signals: Any, piped: list[subprocess.Popen[bytes]]
         if not quiet_attach:
             _say_detached(plan.pid_targets, a.follow,
                           formatter.take_held() if formatter is not None else None)
+        if held_table is not None and held_table.getvalue():
+            _write(stream, held_table.getvalue())
         if summarizer is not None and not getattr(sink, "closed_by_reader", False):
             _write(stream if a.follow < 2 or a.output is None else sys.stderr,
                    render_strace_c(summarizer.summary("total"), a.sort, a.columns))
@@ -1373,8 +1400,9 @@ def _die_of(sig: int) -> None:
     sys.stdout.flush() if sys.stdout is not None else None
     sys.stderr.flush() if sys.stderr is not None else None
     try:
-        signal.signal(sig, signal.SIG_DFL)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {sig})
+        if sig != signal.SIGKILL:       # SIGKILL's action cannot be set (EINVAL): kill
+            signal.signal(sig, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {sig})
         os.kill(os.getpid(), sig)
     except (OSError, ValueError):
         return                          # not a signal we may take: 128+N it is

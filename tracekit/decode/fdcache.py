@@ -224,6 +224,10 @@ class FdCache:
         (``<socket:[6789]>``, ``</dev/null>``). Setting it sets both of:
       sockets: sockets described (strace ``-e decode-fds=socket``).
       devices: devices described (strace ``-e decode-fds=dev``).
+      paths: other fds (files, pipes, ``socket:[N]`` when sockets are not described,
+        a device when devices are not) and ``AT_FDCWD`` shown by their path (strace
+        ``-e decode-fds=path``, part of ``-y``); False: only what :attr:`sockets` and
+        :attr:`devices` describe is shown, the rest is None (printed bare).
     """
 
     def __init__(self, proc: str = "/proc", *, max_processes: int = 65536,
@@ -259,7 +263,7 @@ class FdCache:
         self._real: dict[str, str] = {}
         # an absolute path's captured bytes -> _real's answer for it (emptied with _real)
         self._abs: dict[bytes, str] = {}
-        self._sockets = self._devices = True
+        self._sockets = self._devices = self._paths = True
         if facts is None:
             facts = LiveFacts(proc, quote=quote).reader("fdcache")
         self._facts = facts
@@ -283,6 +287,15 @@ class FdCache:
     @sockets.setter
     def sockets(self, on: bool) -> None:
         self._sockets = on
+
+    @property
+    def paths(self) -> bool:
+        return self._paths
+
+    @paths.setter
+    def paths(self, on: bool) -> None:
+        self._paths = on
+        self._texts.clear()
 
     @property
     def devices(self) -> bool:
@@ -379,9 +392,12 @@ class FdCache:
         if got is None:
             if len(self._texts) >= _MEMO_MAX:
                 self._texts.clear()
-            got = self._texts[target] = _decoration(
-                target, self._facts.device if self._devices else _no_device)
-        return got
+            got = _decoration(target, self._facts.device if self._devices else _no_device)
+            if not self._paths and not (self._devices
+                                        and got != _decoration(target, _no_device)):
+                got = ""                # strace -e decode-fds=socket: a file prints bare
+            self._texts[target] = got
+        return got or None
 
     def still(self, tgid: int, fds: tuple[tuple[int, str | None], ...]) -> bool:
         """Whether each ``(fd, text)`` is what :meth:`text` gives now, unknown (None)
@@ -405,8 +421,7 @@ class FdCache:
                 return False
             # the memo first: it holds every target seen but sockets (whose text changes)
             got = texts.get(target) if target is not None else None
-            if got is None:
-                got = self._text_of(target)
+            got = self._text_of(target) if got is None else got or None
             if got != text:
                 return False
         self.hits += len(fds)

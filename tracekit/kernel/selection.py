@@ -7,6 +7,9 @@ Grammar of one item::
     glob  := "open*" "*stat*"    (fnmatch: * ? [...])
     class := "file" "desc" "net" ... "%stat" (written "%%stat"), see tracekit.kernel.syscall_classes
 
+strace's legacy class names are taken without the ``%`` too (``file``, ``desc``,
+``memory``, ``process``, ``signal``, ``ipc``, ``network``), before syscall names.
+
 Positive items are united; negations are then removed. With only negations, the start is
 every syscall of the table. ``?`` before an item (strace) makes a name, class or glob
 that this architecture lacks select nothing instead of being an error. A list that ends
@@ -32,6 +35,12 @@ __all__ = ["CLASSES", "class_names", "resolve_compat_syscalls", "resolve_errnos"
            "resolve_item", "resolve_signals", "resolve_syscalls"]
 
 _GLOB_CHARS = frozenset("*?[")
+
+# strace 6.1's "legacy class names" (basic_filters.c), taken before syscall names as there;
+# no other class is taken without its % (`net`, `creds` are unknown names, `stat` the call)
+_LEGACY_CLASSES = {"desc": "%desc", "file": "%file", "memory": "%memory",
+                   "process": "%process", "signal": "%signal", "ipc": "%ipc",
+                   "network": "%net"}
 
 
 def _digits(text: str) -> bool:
@@ -106,6 +115,9 @@ def resolve_item(item: str | int, table: SyscallTable, *, where: str = "") -> se
             raise ConfigError(f"{pre}regular expression {text[1:]!r} matches no syscall on "
                               f"{table.arch}")
         return {nr for nr in nrs if nr is not None}
+    if text in _LEGACY_CLASSES:
+        # strace's class names from before the %: `strace -e trace=file` still works there
+        return resolve_item(_LEGACY_CLASSES[text], table, where=where)
     if _GLOB_CHARS & set(text):
         nrs = {table.nr(n) for n in fnmatch.filter(table.names(), text)}
         if not nrs:
