@@ -2189,6 +2189,21 @@ def _strace_pty_tstp(ctx: Ctx) -> tuple[bool, str]:
     return st == 0 and n == 100, f"status {st}, {n} opens"
 
 
+# ----------------------------------------------------------------------------- round 32
+
+
+@attack("bad input (cli)", "--dump-config of a command argument and an -o path that are not "
+        "UTF-8 (byte 0xff)",
+        "status 2, one line naming the key and the byte (a TOML file holds text only); no "
+        "file on stdout that `tracekit run` would refuse")
+def _dump_not_utf8(ctx: Ctx) -> tuple[bool, str]:
+    out = os.fsencode(str(ctx.path("o"))) + b"\xff"
+    r = ctx.run([*TK, "run", "-o", os.fsdecode(out), "--dump-config", "--", "/bin/echo",
+                 os.fsdecode(b"a\xffb")])
+    ok, said = one_line_error(r, 2, "target.command[1]", "0xff")
+    return ok and r.out == b"", said
+
+
 # ----------------------------------------------------------------------------- main
 
 NOTES = Path(__file__).with_name("adversarial_notes.md")  # defects found: kept by hand

@@ -371,3 +371,21 @@ def test_dump_config_fed_back_gives_the_same_trace(tmp_path: Path) -> None:
     # the file's own dump is itself (nothing is lost or added on the way)
     again = run_tracekit(["run", str(pipeline), "--dump-config"])
     assert decode_config(again.stdout) == cfg
+
+
+def test_dump_config_refuses_what_a_toml_file_cannot_hold(tmp_path: Path) -> None:
+    """An argument that is not UTF-8 (a file name of raw bytes) has no TOML spelling: a
+    dump that wrote the byte itself made a file `tracekit run FILE` refuses ("config is
+    not UTF-8"). --dump-config says which value, in one line, and prints no file."""
+    out = tmp_path / "o\udcff.txt"
+    r = run_tracekit(["run", "-o", str(out), "--dump-config", "--", "/bin/echo", "a\udcffb"],
+                     errors="surrogateescape")
+    assert r.returncode == 2, r.stdout
+    assert r.stdout == ""
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
+    assert "target.command[1]" in lines[0] and "UTF-8" in lines[0] and "0xff" in lines[0]
+    # the output path alone: named by its key
+    r = run_tracekit(["run", "-o", str(out), "--dump-config", "--", "/bin/true"],
+                     errors="surrogateescape")
+    assert r.returncode == 2 and r.stdout == "" and "output.path" in r.stderr, r.stderr
