@@ -2204,6 +2204,40 @@ def _dump_not_utf8(ctx: Ctx) -> tuple[bool, str]:
     return ok and r.out == b"", said
 
 
+@attack("record/replay", "`record -o - | head -c 4096` of a command that loops for ever",
+        "as `run | head`: status 141, the command ended by SIGPIPE, no traceback")
+def _record_stdout_reader_left(ctx: Ctx) -> tuple[bool, str]:
+    p = ctx.popen([*TK, "record", "-o", "-", "--", "sh", "-c",
+                   "while :; do cat /etc/hostname >/dev/null; done"])
+    assert p.stdout is not None
+    head = p.stdout.read(4096)
+    p.stdout.close()
+    r = ctx.wait(p, 30)
+    return r.rc == 141 and head.startswith(b"\x89tkrec"), r.brief()
+
+
+@attack("record/replay", "`record -o FIFO` and `run -o FILE --record FIFO`: the fifo's reader "
+        "reads 2000 bytes and closes it (2000 cats)",
+        "record: status 141, no traceback; run: the trace goes on to FILE (2000 opens), one "
+        "line says the recording stopped, the command's status")
+def _record_fifo_reader_left(ctx: Ctx) -> tuple[bool, str]:
+    fifo, out = ctx.path("rec.fifo"), ctx.path("t.txt")
+    os.mkfifo(fifo)
+    loop = ["sh", "-c", "for i in $(seq 2000); do cat /etc/hostname; done >/dev/null"]
+    said = []
+    for argv in ([*TK, "record", "-o", str(fifo), "--", *loop],
+                 [*TK, "run", "-e", "openat", "-o", str(out), "--record", str(fifo), "--",
+                  *loop]):
+        p = ctx.popen(argv)
+        reader = ctx.popen(["head", "-c", "2000", str(fifo)], stdout=subprocess.DEVNULL)
+        ctx.wait(reader, 30)
+        said.append(ctx.wait(p, 60))
+    opens = out.read_text().count('filename: "/etc/hostname"') if out.exists() else -1
+    ok = (said[0].rc == 141 and said[1].rc == 0 and opens == 2000
+          and said[1].err.count(b"\n") == 1 and b"recording" in said[1].err)
+    return ok, f"record {said[0].brief()} | run {said[1].brief()}; {opens} opens in FILE"
+
+
 # ----------------------------------------------------------------------------- main
 
 NOTES = Path(__file__).with_name("adversarial_notes.md")  # defects found: kept by hand

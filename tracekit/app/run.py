@@ -387,6 +387,10 @@ async def _run(cfg: Any, path: Path, signals: _Signals, record: str | None) -> i
                           recorder=recording.recorder if recording is not None else None)
         status = await _run_live(trace, plan, ctx, signals)
         completed = True
+        if recording is not None and recording.recorder.writer.reader_left:
+            # a fifo's reader that left: the trace went on to the other outputs
+            log.warning("the reader of the recording %s went away: the recording stops "
+                        "where it left, the trace went on", record)
         return status
     finally:
         if recording is not None:
