@@ -2238,6 +2238,15 @@ def _record_fifo_reader_left(ctx: Ctx) -> tuple[bool, str]:
     return ok, f"record {said[0].brief()} | run {said[1].brief()}; {opens} opens in FILE"
 
 
+@attack("output", "`run --dump-config -o FILE -- true >&-` (stdout closed; the pipeline is "
+        "printed there whatever -o says)",
+        "status 2, one line: standard output is closed (EBADF), as `list` and `check` say")
+def _dump_closed_stdout(ctx: Ctx) -> tuple[bool, str]:
+    cmd = " ".join(f"'{a}'" for a in [*TK, "run", "--dump-config", "-o",
+                                      str(ctx.path("t.txt")), "--", "true"])
+    return one_line_error(ctx.sh(f"exec {cmd} >&-"), 2, "EBADF", "--dump-config")
+
+
 # ----------------------------------------------------------------------------- main
 
 NOTES = Path(__file__).with_name("adversarial_notes.md")  # defects found: kept by hand

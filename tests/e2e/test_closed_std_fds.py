@@ -84,6 +84,17 @@ def test_subcommands_that_answer_on_stdout_say_it_is_closed(tmp_path: Path,
                                  f"nowhere to print what 'tracekit {args[0]}' says\n")
 
 
+def test_dump_config_to_a_closed_stdout_says_it_is_closed(tmp_path: Path) -> None:
+    """--dump-config prints the pipeline on stdout whatever -o says (it was an
+    AttributeError traceback on sys.stdout None)."""
+    r = _run_closed(["run", "--dump-config", "-o", str(tmp_path / "t.txt"), "--", "true"],
+                    ">&-")
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.decode() == ("tracekit: error: standard output is closed (EBADF): "
+                                 "nowhere to print what 'tracekit run --dump-config' "
+                                 "says\n")
+
+
 def test_output_to_a_closed_stdout_is_refused(tmp_path: Path) -> None:
     cfg = write_pipeline(tmp_path, '[target]\ncommand = ["true"]\n')
     r = _run_closed(["run", str(cfg)], ">&-")

@@ -649,6 +649,7 @@ def _output_error_of(e: BaseException) -> BaseException | None:
 def _cmd_run(args: argparse.Namespace) -> int:
     import trio
 
+    from tracekit._errors import ConfigError
     from tracekit.app.config import (
         PipelineConfig,
         check_outputs,
@@ -671,6 +672,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     check_format_keys(cfg)
     session_selection(cfg.filter, cfg.target)
     if args.dump_config:
+        if sys.stdout is None:      # started with fd 1 closed: whatever -o says
+            raise ConfigError("standard output is closed (EBADF): nowhere to print what "
+                              "'tracekit run --dump-config' says")
         sys.stdout.write(dump_config(cfg, header=_DUMP_HEADER))
         sys.stdout.flush()
         return 0
