@@ -2247,6 +2247,27 @@ def _dump_closed_stdout(ctx: Ctx) -> tuple[bool, str]:
     return one_line_error(ctx.sh(f"exec {cmd} >&-"), 2, "EBADF", "--dump-config")
 
 
+@attack("output", "stderr closed (2>&-): an error (`run -p` of a missing pid, `strace -p 0`), "
+        "and loss lines after a JSON Lines trace on stdout (buffer_pages = 1)",
+        "nothing of tracekit's messages on stdout (print(file=None) is stdout): the errors "
+        "dropped, stdout holds JSON Lines only")
+def _stderr_closed_messages(ctx: Ctx) -> tuple[bool, str]:
+    cfg = ctx.path("p.toml")
+    cfg.write_text('buffer_pages = 1\n[output]\nformat = "jsonl"\n')
+
+    def closed(*args: str) -> Result:
+        return ctx.sh("exec " + " ".join(f"'{a}'" for a in [*TK, *args]) + " 2>&-")
+
+    errs = [closed("run", "-p", "4194000"), closed("strace", "-p", "0")]
+    trace = closed("run", str(cfg), "--", "sh", "-c",
+                   "for i in $(seq 200); do cat /etc/hostname; done >/dev/null")
+    not_json = [ln for ln in trace.out.splitlines() if not ln.startswith(b"{")]
+    lost = b'"lost_syscalls":0,' not in trace.out
+    ok = all(r.out == b"" and r.rc in (1, 2) for r in errs) and not not_json and lost
+    return ok, (f"error runs: stdout {[len(r.out) for r in errs]} bytes; trace: "
+                f"{len(not_json)} lines not JSON ({not_json[:1]!r})")
+
+
 # ----------------------------------------------------------------------------- main
 
 NOTES = Path(__file__).with_name("adversarial_notes.md")  # defects found: kept by hand

@@ -1,6 +1,7 @@
 """Standard output's write errors as one TracekitError (:class:`StdoutWriteError`),
 for the command line (tracekit.app.cli.main) and the output layer
-(tracekit.formatters._output re-exports both names).
+(tracekit.formatters._output re-exports both names); :func:`stderr`, where tracekit's
+own messages go.
 
 A module of its own, importing nothing but the standard library and tracekit._errors,
 so the entry point can install :func:`guard_stdout` before anything heavy (trio) is
@@ -18,7 +19,7 @@ from typing import Any
 
 from tracekit._errors import TracekitError
 
-__all__ = ["StdoutWriteError", "guard_stdout"]
+__all__ = ["StdoutWriteError", "guard_stdout", "stderr"]
 
 
 class StdoutWriteError(TracekitError, OSError):
@@ -79,3 +80,24 @@ def guard_stdout() -> None:
     sys.stdout = io.TextIOWrapper(
         io.BufferedWriter(_StdoutFile(1, "wb", closefd=False)), encoding=old.encoding,
         errors=old.errors, line_buffering=old.line_buffering, write_through=unbuffered)
+
+
+class _Dropped:
+    """A text stream that drops what is written to it."""
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+_DROPPED = _Dropped()
+
+
+def stderr() -> Any:
+    """Where tracekit's messages go: ``sys.stderr``, or a stream that drops them when
+    tracekit was started with fd 2 closed (``2>&-``; Python sets ``sys.stderr`` to None).
+    ``print(..., file=None)`` prints on stdout: an error or a loss line in the trace's
+    own stream (a JSON Lines trace no longer parses), or in a pipe's reader."""
+    return sys.stderr if sys.stderr is not None else _DROPPED

@@ -102,3 +102,32 @@ def test_output_to_a_closed_stdout_is_refused(tmp_path: Path) -> None:
     assert r.stderr.decode().startswith("tracekit: error: output '-': standard output is "
                                         "closed (EBADF)")
     assert os.path.exists(cfg)
+
+
+@pytest.mark.parametrize("args", [["run", "-p", "4194000"], ["run", "--bogus"],
+                                  ["strace", "-p", "0"], ["strace", "-e", "trace=nosuch",
+                                                          "true"]])
+def test_errors_with_stderr_closed_stay_off_stdout(args: list[str]) -> None:
+    """With fd 2 closed, print(file=sys.stderr) is print(file=None): stdout. An error
+    said there lands in the trace's stream (or a pipe's reader); it is dropped."""
+    r = _run_closed(args, "2>&-")
+    assert r.returncode in (1, 2)
+    assert r.stdout == b"", r.stdout
+
+
+def test_losses_with_stderr_closed_stay_off_stdout(tmp_path: Path) -> None:
+    """A trace on stdout in JSON Lines, and the loss lines that go to stderr, which is
+    closed: stdout holds JSON Lines only."""
+    cfg = write_pipeline(tmp_path, """
+        buffer_pages = 1
+        [output]
+        format = "jsonl"
+    """)
+    r = _run_closed(["run", str(cfg), "--", "sh", "-c",
+                     "for i in $(seq 200); do cat /etc/hostname; done >/dev/null"], "2>&-")
+    assert r.returncode == 0
+    lines = r.stdout.decode().splitlines()
+    losses = [json.loads(ln) for ln in lines if ln.startswith('{"type":"losses"')]
+    assert losses and losses[-1]["lost_syscalls"] > 0      # so there was a loss to say
+    bad = [ln for ln in lines if not ln.startswith("{")]
+    assert not bad, bad[:3]

@@ -20,10 +20,11 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import logging
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from tracekit._stdio import stderr
 
 log = logging.getLogger("tracekit.record")
 
@@ -137,7 +138,7 @@ async def _record(cfg: Any, path: Path, out_path: str, compress: bool, signals: 
                           interrupted_by=trace.interrupted_by)
     print(f"tracekit: recorded {recorder.records_written} records in "
           f"{recorder.writer.bytes_out} bytes ({recorder.frames} frames) to {out_path}",
-          file=sys.stderr)
+          file=stderr())
     return end_status(result, closed_by_reader=False, returncode=trace.returncode,
                       losses=losses, command=session.command is not None,
                       interrupted_by=trace.interrupted_by)
