@@ -2268,6 +2268,20 @@ def _stderr_closed_messages(ctx: Ctx) -> tuple[bool, str]:
                 f"{len(not_json)} lines not JSON ({not_json[:1]!r})")
 
 
+@attack("output", "stderr on /dev/full, a trace to a file with losses to say (buffer_pages = 1), "
+        "the command exits 3",
+        "as strace 2>/dev/full: the messages dropped, the trace file whole, status 3")
+def _stderr_full(ctx: Ctx) -> tuple[bool, str]:
+    out, cfg = ctx.path("t.jsonl"), ctx.path("p.toml")
+    cfg.write_text(f'buffer_pages = 1\n[output]\nformat = "jsonl"\npath = "{out}"\n')
+    r = ctx.sh("exec " + " ".join(f"'{a}'" for a in [
+        *TK, "run", str(cfg), "--", "sh", "-c",
+        "for i in $(seq 200); do cat /etc/hostname; done >/dev/null; exit 3"]) + " 2>/dev/full")
+    tail = out.read_bytes().splitlines()[-1:] if out.exists() else []
+    whole = bool(tail) and tail[0].startswith(b'{"type":"losses"')
+    return r.rc == 3 and whole, f"rc={r.rc}; file ends with its losses line: {whole}"
+
+
 # ----------------------------------------------------------------------------- main
 
 NOTES = Path(__file__).with_name("adversarial_notes.md")  # defects found: kept by hand

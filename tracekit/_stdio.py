@@ -95,9 +95,32 @@ class _Dropped:
 _DROPPED = _Dropped()
 
 
+class _Messages:
+    """``sys.stderr`` for tracekit's messages: a write that fails (ENOSPC on /dev/full,
+    EIO on a hung-up terminal, EPIPE) drops the message, as strace's messages are, rather
+    than fail a trace whose output was written whole."""
+
+    def write(self, text: str) -> int:
+        try:
+            return sys.stderr.write(text) if sys.stderr is not None else len(text)
+        except (OSError, ValueError):
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            if sys.stderr is not None:
+                sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+
+
+_MESSAGES = _Messages()
+
+
 def stderr() -> Any:
-    """Where tracekit's messages go: ``sys.stderr``, or a stream that drops them when
-    tracekit was started with fd 2 closed (``2>&-``; Python sets ``sys.stderr`` to None).
-    ``print(..., file=None)`` prints on stdout: an error or a loss line in the trace's
+    """Where tracekit's messages go: ``sys.stderr``, through a layer that drops a
+    message it cannot write (:class:`_Messages`), or that drops them all when tracekit
+    was started with fd 2 closed (``2>&-``; Python sets ``sys.stderr`` to None):
+    ``print(..., file=None)`` prints on stdout, an error or a loss line in the trace's
     own stream (a JSON Lines trace no longer parses), or in a pipe's reader."""
-    return sys.stderr if sys.stderr is not None else _DROPPED
+    return _MESSAGES if sys.stderr is not None else _DROPPED

@@ -131,3 +131,24 @@ def test_losses_with_stderr_closed_stay_off_stdout(tmp_path: Path) -> None:
     assert losses and losses[-1]["lost_syscalls"] > 0      # so there was a loss to say
     bad = [ln for ln in lines if not ln.startswith("{")]
     assert not bad, bad[:3]
+
+
+def test_a_full_stderr_does_not_fail_the_trace(tmp_path: Path) -> None:
+    """stderr on /dev/full: the loss lines cannot be written (ENOSPC), which was an
+    exception at the end of a trace that had written its file whole (status 1, Python's
+    'Exception ignored' dumps). As strace with 2>/dev/full: the messages are dropped, the
+    status is the command's."""
+    out = tmp_path / "t.jsonl"
+    cfg = write_pipeline(tmp_path, f"""
+        buffer_pages = 1
+        [output]
+        format = "jsonl"
+        path = "{out}"
+    """)
+    r = _run_closed(["run", str(cfg), "--", "sh", "-c",
+                     "for i in $(seq 200); do cat /etc/hostname; done >/dev/null; exit 3"],
+                    "2>/dev/full")
+    assert r.returncode == 3
+    losses = [json.loads(ln) for ln in out.read_text().splitlines()
+              if ln.startswith('{"type":"losses"')]
+    assert losses and losses[-1]["lost_syscalls"] > 0      # so there was a loss to say
