@@ -2282,6 +2282,26 @@ def _stderr_full(ctx: Ctx) -> tuple[bool, str]:
     return r.rc == 3 and whole, f"rc={r.rc}; file ends with its losses line: {whole}"
 
 
+@attack("bad input (toml)", "[output] openmetrics listen on a host that does not resolve "
+        "(nosuchhost.invalid, 256.1.1.1), and on [::1]:0",
+        "one line with getaddrinfo's reason (not 'Unknown error -2'); the IPv6 address "
+        "served as http://[::1]:PORT/metrics")
+def _listen_hosts(ctx: Ctx) -> tuple[bool, str]:
+    said, ok = [], True
+    for listen in ("nosuchhost.invalid:9464", "256.1.1.1:80", "[::1]:0"):
+        cfg = ctx.path("p.toml")
+        cfg.write_text(f'[target]\ncommand = ["true"]\n[output]\nformat = "openmetrics"\n'
+                       f'listen = "{listen}"\n')
+        r = ctx.tk("run", str(cfg))
+        if listen.startswith("["):
+            good = r.rc == 0 and b"http://[::1]:" in r.err
+        else:
+            good, _ = one_line_error(r, 1, "not known")
+        ok = ok and good
+        said.append(r.brief())
+    return ok, " | ".join(said)
+
+
 # ----------------------------------------------------------------------------- main
 
 NOTES = Path(__file__).with_name("adversarial_notes.md")  # defects found: kept by hand
