@@ -2302,6 +2302,17 @@ def _listen_hosts(ctx: Ctx) -> tuple[bool, str]:
     return ok, " | ".join(said)
 
 
+@attack("output", "`run -o F --record ./F` with F not there yet; then `-o /dev/null --record "
+        "/dev/null`",
+        "the first refused in one line (both would write F: trace text and recording frames "
+        "in one file); the second runs (a device is written in place)")
+def _record_is_output(ctx: Ctx) -> tuple[bool, str]:
+    a = ctx.run([*TK, "run", "-o", "same", "--record", "./same", "--", "true"], cwd=ctx.tmp)
+    ok_a, said = one_line_error(a, 2, "is the output")
+    b = ctx.tk("run", "-o", "/dev/null", "--record", "/dev/null", "--", "true")
+    return ok_a and not ctx.path("same").exists() and b.rc == 0, f"{said} | {b.brief()}"
+
+
 # ----------------------------------------------------------------------------- main
 
 NOTES = Path(__file__).with_name("adversarial_notes.md")  # defects found: kept by hand

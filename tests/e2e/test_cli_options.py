@@ -389,3 +389,22 @@ def test_dump_config_refuses_what_a_toml_file_cannot_hold(tmp_path: Path) -> Non
     r = run_tracekit(["run", "-o", str(out), "--dump-config", "--", "/bin/true"],
                      errors="surrogateescape")
     assert r.returncode == 2 and r.stdout == "" and "output.path" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("spelling", ["same", "./same"])
+def test_record_and_output_to_one_new_file_are_refused(tmp_path: Path, spelling: str) -> None:
+    """`-o F --record F` with F not there yet: both were opened, each a new file renamed
+    over F, and the trace text and the recording's frames went into one file (a replay
+    of it: not a recording). Compared as the outputs are among themselves (their
+    absolute paths), the second is refused before anything starts."""
+    r = run_tracekit(["run", "-o", "same", "--record", spelling, "--", "true"],
+                     cwd=tmp_path)
+    assert r.returncode == 2, r.stderr
+    assert "is the output" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "same").exists()
+
+
+def test_dev_null_as_output_and_recording_is_fine(tmp_path: Path) -> None:
+    """A device is written in place, never replaced: /dev/null twice is no conflict."""
+    r = run_tracekit(["run", "-o", "/dev/null", "--record", "/dev/null", "--", "true"])
+    assert r.returncode == 0, r.stderr
