@@ -2336,6 +2336,20 @@ def _strace_c_many_tasks(ctx: Ctx) -> tuple[bool, str]:
     return ref > 0 and abs(got - ref) <= ref * 0.02, f"strace {ref} calls, tracekit {got}"
 
 
+@attack("output", "-o a path of 20 components of 250 bytes (over PATH_MAX) with run, record "
+        "and strace",
+        "status 1 or 2, one line each naming ENAMETOOLONG (strace: File name too long)")
+def _o_path_max(ctx: Ctx) -> tuple[bool, str]:
+    long = str(ctx.tmp) + "/" + "/".join(["b" * 250] * 20)
+    said, ok = [], True
+    for args in (["run", "-o", long, "--", "true"], ["record", "-o", long, "--", "true"],
+                 ["strace", "-o", long, "true"]):
+        good, line = one_line_error(ctx.tk(*args), (1, 2), "ENAMETOOLONG")
+        ok = ok and good
+        said.append(line[:60] + "..." + line[-30:])
+    return ok, " | ".join(said)
+
+
 # ----------------------------------------------------------------------------- main
 
 NOTES = Path(__file__).with_name("adversarial_notes.md")  # defects found: kept by hand
