@@ -2350,6 +2350,47 @@ def _o_path_max(ctx: Ctx) -> tuple[bool, str]:
     return ok, " | ".join(said)
 
 
+@attack("second tracer", "`tracekit strace -f -p` with strace -f -p, perf trace -p, bpftrace and "
+        "tracekit run -p all on the same process at once (40 opens)",
+        "each of the five sees all 40 opens; every tracer exits 0")
+def _all_beside_strace(ctx: Ctx) -> tuple[bool, str]:
+    _needs_strace()
+    n = 40
+    work, trig = counter(ctx, n, 1.0)
+    pid = str(work.pid)
+    tk_out = ctx.path("tk.txt")
+    others = {
+        "strace": ctx.popen(["strace", "-f", "-e", "trace=openat", "-p", pid]),
+        "perf": ctx.popen(["perf", "trace", "-e", "openat", "-p", pid]),
+        "run": ctx.popen([*TK, "run", "-p", pid, "-e", "openat", "-F", "jsonl"]),
+    }
+    bt = shutil.which("bpftrace") is not None
+    if bt:
+        others["bpftrace"] = ctx.popen(["bpftrace", "-e", f"tracepoint:syscalls:"
+                                        f"sys_enter_openat /pid == {pid}/ {{ @n = count(); }}"])
+    mine = ctx.popen([*TK, "strace", "-f", "-e", "trace=openat", "-o", str(tk_out), "-p", pid])
+    time.sleep(7.0)
+    trig.touch()
+    ctx.wait(work, 20)
+    time.sleep(0.3)
+    if bt:
+        os.kill(others["bpftrace"].pid, signal.SIGINT)
+    res = {k: ctx.wait(p, 20) for k, p in others.items()}
+    rm = ctx.wait(mine, 20)
+    seen = {
+        "tracekit strace": tk_out.read_bytes().count(b"/etc/hostname") if tk_out.exists() else -1,
+        "strace": res["strace"].err.count(b"/etc/hostname"),
+        "perf": (res["perf"].out + res["perf"].err).count(b" openat("),
+        "run": jsonl_calls(res["run"].out, "openat"),
+    }
+    if bt:
+        m = re.search(rb"@n: (\d+)", res["bpftrace"].out)
+        seen["bpftrace"] = int(m[1]) if m else -1
+    rcs = [rm.rc] + [r.rc for r in res.values()]
+    ok = all(v == n for v in seen.values()) and all(rc == 0 for rc in rcs)
+    return ok, ", ".join(f"{k} {v}/{n}" for k, v in seen.items()) + f"; statuses {rcs}"
+
+
 # ----------------------------------------------------------------------------- main
 
 NOTES = Path(__file__).with_name("adversarial_notes.md")  # defects found: kept by hand
