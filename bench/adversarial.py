@@ -81,21 +81,50 @@ class Skip(Exception):
 
 
 _NOBODY_REASON: list[str | None] = []
+#: capabilities nobody needs besides those an attack gives: CAP_DAC_READ_SEARCH when the
+#: interpreter is under a directory nobody cannot read (/root/.pyenv); it lets nobody read
+#: and search every file (tracefs too), never write one
+_NOBODY_EXTRA: list[str] = []
 
 
 def nobody_can_run_tracekit() -> None:
     """Raise :class:`Skip` when tracekit cannot start as the user nobody here: the
     interpreter and its packages must be readable by nobody (a Python under a home
-    directory of mode 0700, such as /root/.pyenv, is not)."""
+    directory of mode 0700, such as /root/.pyenv, is not), or readable with
+    CAP_DAC_READ_SEARCH, which :func:`nobody_args` then adds."""
     if not _NOBODY_REASON:
-        r = subprocess.run(["setpriv", *NOBODY_ARGS, PY, "-c",
-                            "import trio, msgspec, tracekit.formatters"],
+        probe = [PY, "-c", "import trio, msgspec, tracekit.formatters"]
+        r = subprocess.run(["setpriv", *NOBODY_ARGS, *probe],
                            capture_output=True, text=True, timeout=60, cwd="/")
+        if r.returncode != 0:
+            rd = subprocess.run(["setpriv", *NOBODY_ARGS, "--inh-caps=+dac_read_search",
+                                 "--ambient-caps=+dac_read_search", *probe],
+                                capture_output=True, text=True, timeout=60, cwd="/")
+            if rd.returncode == 0:
+                _NOBODY_EXTRA.append("dac_read_search")
+                r = rd
         last = (r.stderr.strip().splitlines() or [""])[-1]
         _NOBODY_REASON.append(None if r.returncode == 0 else
                               f"nobody cannot start tracekit with {PY} here ({last})")
     if _NOBODY_REASON[0] is not None:
         raise Skip(_NOBODY_REASON[0])
+
+
+def nobody_args(*caps: str) -> list[str]:
+    """setpriv's arguments to run tracekit as nobody with these capabilities (inheritable
+    and ambient, so the interpreter has them), and CAP_DAC_READ_SEARCH when nobody needs
+    it to read the interpreter (:func:`nobody_can_run_tracekit` first)."""
+    every = [*caps, *_NOBODY_EXTRA]
+    if not every:
+        return list(NOBODY_ARGS)
+    plus = ",".join(f"+{c}" for c in every)
+    return [*NOBODY_ARGS, f"--inh-caps={plus}", f"--ambient-caps={plus}"]
+
+
+def nobody_note() -> str:
+    """What a nobody attack's result says of the capability it added."""
+    return " (nobody with CAP_DAC_READ_SEARCH to read the interpreter)" if _NOBODY_EXTRA \
+        else ""
 
 
 @dataclass
@@ -1100,9 +1129,7 @@ def _o_ro(ctx: Ctx) -> tuple[bool, str]:
     r = ctx.run(
         [
             "setpriv",
-            *NOBODY_ARGS,
-            "--inh-caps=+bpf,+perfmon",
-            "--ambient-caps=+bpf,+perfmon",
+            *nobody_args("bpf", "perfmon"),
             *TK,
             "run",
             "-o",
@@ -1111,7 +1138,8 @@ def _o_ro(ctx: Ctx) -> tuple[bool, str]:
             "true",
         ]
     )
-    return one_line_error(r, (1, 2), "EACCES")
+    ok, said = one_line_error(r, (1, 2), "EACCES")
+    return ok, said + nobody_note()
 
 
 @attack(
@@ -1519,16 +1547,17 @@ def _noperfmon(ctx: Ctx) -> tuple[bool, str]:
 )
 def _nobody(ctx: Ctx) -> tuple[bool, str]:
     nobody_can_run_tracekit()
-    a = _priv(ctx, NOBODY_ARGS, "CAP_BPF")
+    a = _priv(ctx, nobody_args(), "CAP_BPF")
     b = _priv(
-        ctx, NOBODY_ARGS, "CAP_BPF", sub=("record", "-o", str(ctx.path("r.tkrec")), "--", "true")
+        ctx, nobody_args(), "CAP_BPF", sub=("record", "-o", str(ctx.path("r.tkrec")), "--", "true")
     )
     f = ctx.path("p.toml")
     f.write_text('[target]\ncommand = ["true"]\n')
     os.chown(f, NOBODY, NOBODY)
-    r = ctx.run(["setpriv", *NOBODY_ARGS, *TK, "check", str(f)])
+    r = ctx.run(["setpriv", *nobody_args(), *TK, "check", str(f)])
     c = r.rc == 1 and b"CAP_BPF" in r.out + r.err
-    return a[0] and b[0] and c, f"run: {a[1]} | record: {b[1]} | check rc={r.rc}"
+    return a[0] and b[0] and c, (f"run: {a[1]} | record: {b[1]} | check rc={r.rc}"
+                                  + nobody_note())
 
 
 @attack(
@@ -1541,9 +1570,7 @@ def _nobody_caps(ctx: Ctx) -> tuple[bool, str]:
     r = ctx.run(
         [
             "setpriv",
-            *NOBODY_ARGS,
-            "--inh-caps=+bpf,+perfmon",
-            "--ambient-caps=+bpf,+perfmon",
+            *nobody_args("bpf", "perfmon"),
             *TK,
             "run",
             "-e",
@@ -1553,7 +1580,7 @@ def _nobody_caps(ctx: Ctx) -> tuple[bool, str]:
             "/etc/hostname",
         ]
     )
-    return r.rc == 0 and b'"/etc/hostname"' in r.out, r.brief()
+    return r.rc == 0 and b'"/etc/hostname"' in r.out, r.brief() + nobody_note()
 
 
 @attack(
@@ -1563,7 +1590,8 @@ def _nobody_caps(ctx: Ctx) -> tuple[bool, str]:
 )
 def _nobody_bpf_only(ctx: Ctx) -> tuple[bool, str]:
     nobody_can_run_tracekit()
-    return _priv(ctx, [*NOBODY_ARGS, "--inh-caps=+bpf", "--ambient-caps=+bpf"], "CAP_PERFMON")
+    ok, said = _priv(ctx, nobody_args("bpf"), "CAP_PERFMON")
+    return ok, said + nobody_note()
 
 
 @attack(
@@ -1690,9 +1718,7 @@ def _cache_ro(ctx: Ctx) -> tuple[bool, str]:
     r = ctx.run(
         [
             "setpriv",
-            *NOBODY_ARGS,
-            "--inh-caps=+bpf,+perfmon",
-            "--ambient-caps=+bpf,+perfmon",
+            *nobody_args("bpf", "perfmon"),
             *TK,
             "run",
             "-e",
@@ -1703,7 +1729,7 @@ def _cache_ro(ctx: Ctx) -> tuple[bool, str]:
         ],
         env=env,
     )
-    return r.rc == 0 and b'"/etc/hostname"' in r.out, r.brief()
+    return r.rc == 0 and b'"/etc/hostname"' in r.out, r.brief() + nobody_note()
 
 
 @attack(
