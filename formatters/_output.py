@@ -163,7 +163,11 @@ def open_output(path: str | os.PathLike[str], *, atomic: bool = False,
     if not os.fspath(path):
         raise ConfigError('output path is empty: give a file, or "-" for standard output')
     p = Path(path)
-    if not p.parent.is_dir():
+    try:
+        parent_is_dir = p.parent.is_dir()
+    except OSError as e:            # ENAMETOOLONG: longer than PATH_MAX
+        raise _output_error(path, e) from None
+    if not parent_is_dir:
         raise _no_directory(os.fspath(path), str(p.parent))
     mode = _lstat_mode(p)
     if not in_place and mode is not None and not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)

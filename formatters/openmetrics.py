@@ -32,6 +32,7 @@ import functools
 import io
 import logging
 import os
+import socket
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import Annotated, Any, Literal
@@ -329,13 +330,18 @@ class MetricsSink:
             host, port = self._listen
             try:
                 server, thread = start_http_server(port, addr=host, registry=self.registry)
+            except socket.gaierror as e:    # the host does not resolve: no errno of its own
+                raise ConfigError(f"openmetrics output: cannot listen on "
+                                  f"{self.options.listen}: {e.strerror} (getaddrinfo of "
+                                  f"{host!r})") from e
             except OSError as e:
                 raise ConfigError(f"openmetrics output: cannot listen on "
                                   f"{self.options.listen}: {os.strerror(e.errno or 0)} "
                                   f"({errno_name(e.errno or 0)})") from e
             bound_host, bound_port = server.server_address[:2]
             self.address = (str(bound_host), int(bound_port))
-            log.warning("serving metrics on http://%s:%d/metrics", *self.address)
+            shown = f"[{self.address[0]}]" if ":" in self.address[0] else self.address[0]
+            log.warning("serving metrics on http://%s:%d/metrics", shown, bound_port)
         try:
             async with trio.open_nursery() as nursery:
                 if self._textfile():

@@ -1,6 +1,7 @@
 """Standard output's write errors as one TracekitError (:class:`StdoutWriteError`),
 for the command line (tracekit.app.cli.main) and the output layer
-(tracekit.formatters._output re-exports both names).
+(tracekit.formatters._output re-exports both names); :func:`stderr`, where tracekit's
+own messages go.
 
 A module of its own, importing nothing but the standard library and tracekit._errors,
 so the entry point can install :func:`guard_stdout` before anything heavy (trio) is
@@ -18,7 +19,7 @@ from typing import Any
 
 from tracekit._errors import TracekitError
 
-__all__ = ["StdoutWriteError", "guard_stdout"]
+__all__ = ["StdoutWriteError", "guard_stdout", "stderr"]
 
 
 class StdoutWriteError(TracekitError, OSError):
@@ -79,3 +80,47 @@ def guard_stdout() -> None:
     sys.stdout = io.TextIOWrapper(
         io.BufferedWriter(_StdoutFile(1, "wb", closefd=False)), encoding=old.encoding,
         errors=old.errors, line_buffering=old.line_buffering, write_through=unbuffered)
+
+
+class _Dropped:
+    """A text stream that drops what is written to it."""
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+_DROPPED = _Dropped()
+
+
+class _Messages:
+    """``sys.stderr`` for tracekit's messages: a write that fails (ENOSPC on /dev/full,
+    EIO on a hung-up terminal, EPIPE) drops the message, as strace's messages are, rather
+    than fail a trace whose output was written whole."""
+
+    def write(self, text: str) -> int:
+        try:
+            return sys.stderr.write(text) if sys.stderr is not None else len(text)
+        except (OSError, ValueError):
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            if sys.stderr is not None:
+                sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+
+
+_MESSAGES = _Messages()
+
+
+def stderr() -> Any:
+    """Where tracekit's messages go: ``sys.stderr``, through a layer that drops a
+    message it cannot write (:class:`_Messages`), or that drops them all when tracekit
+    was started with fd 2 closed (``2>&-``; Python sets ``sys.stderr`` to None):
+    ``print(..., file=None)`` prints on stdout, an error or a loss line in the trace's
+    own stream (a JSON Lines trace no longer parses), or in a pipe's reader."""
+    return _MESSAGES if sys.stderr is not None else _DROPPED

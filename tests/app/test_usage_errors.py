@@ -201,3 +201,18 @@ def test_a_newline_in_bad_input_keeps_the_message_one_line(
     err = capsys.readouterr().err
     lines = [ln for ln in err.splitlines() if not ln.startswith("Try '")]
     assert len(lines) == 1 and "\\n" in lines[0], err
+
+
+@pytest.mark.kernel  # reaches the tracefs cross-check before opening the output
+@pytest.mark.parametrize("cmd", ["run", "record"])
+def test_output_path_longer_than_path_max(tmp_path: Path, cmd: str,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """A path of 20 components of 250 bytes (over PATH_MAX, 4096): pathlib's is_dir()
+    raised ENAMETOOLONG, a traceback; now the output's one line with the errno name."""
+    p = tmp_path / "ok.toml"
+    p.write_text(BASE)
+    out = str(tmp_path) + "/" + "/".join(["b" * 250] * 20)
+    args = ["run", str(p), "-o", out] if cmd == "run" else ["record", str(p), "-o", out]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "ENAMETOOLONG" in err and len(err.strip().splitlines()) == 1, err

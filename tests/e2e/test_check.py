@@ -147,3 +147,27 @@ def test_it_says_before_it_imports_a_user_stage(tmp_path: Path) -> None:
     assert _items(r.stdout)["stages"] == ("ok", "s")
     assert r.returncode == 0, r.stdout + r.stderr
     assert sys.executable                                   # the stage ran in this Python
+
+
+@pytest.mark.parametrize(("listen", "want"), [
+    ("nosuchhost.invalid:9464", "Name or service not known"),
+    ("127.0.0.1:{busy}", "EADDRINUSE"),
+])
+def test_an_openmetrics_listen_run_cannot_bind_fails(tmp_path: Path, listen: str,
+                                                      want: str) -> None:
+    """check said every item ok, and the run then failed at its listen: a host that does
+    not resolve, a port another socket holds."""
+    import socket
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        at = listen.format(busy=busy.getsockname()[1])
+        rc, items, r = _check(tmp_path, f"""
+            [target]
+            command = ["true"]
+            [output]
+            format = "openmetrics"
+            listen = "{at}"
+            """)
+    assert rc == 1, r.stdout
+    assert items["listen"][0] == "FAILED" and want in items["listen"][1], r.stdout

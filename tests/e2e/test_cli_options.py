@@ -371,3 +371,40 @@ def test_dump_config_fed_back_gives_the_same_trace(tmp_path: Path) -> None:
     # the file's own dump is itself (nothing is lost or added on the way)
     again = run_tracekit(["run", str(pipeline), "--dump-config"])
     assert decode_config(again.stdout) == cfg
+
+
+def test_dump_config_refuses_what_a_toml_file_cannot_hold(tmp_path: Path) -> None:
+    """An argument that is not UTF-8 (a file name of raw bytes) has no TOML spelling: a
+    dump that wrote the byte itself made a file `tracekit run FILE` refuses ("config is
+    not UTF-8"). --dump-config says which value, in one line, and prints no file."""
+    out = tmp_path / "o\udcff.txt"
+    r = run_tracekit(["run", "-o", str(out), "--dump-config", "--", "/bin/echo", "a\udcffb"],
+                     errors="surrogateescape")
+    assert r.returncode == 2, r.stdout
+    assert r.stdout == ""
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
+    assert "target.command[1]" in lines[0] and "UTF-8" in lines[0] and "0xff" in lines[0]
+    # the output path alone: named by its key
+    r = run_tracekit(["run", "-o", str(out), "--dump-config", "--", "/bin/true"],
+                     errors="surrogateescape")
+    assert r.returncode == 2 and r.stdout == "" and "output.path" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("spelling", ["same", "./same"])
+def test_record_and_output_to_one_new_file_are_refused(tmp_path: Path, spelling: str) -> None:
+    """`-o F --record F` with F not there yet: both were opened, each a new file renamed
+    over F, and the trace text and the recording's frames went into one file (a replay
+    of it: not a recording). Compared as the outputs are among themselves (their
+    absolute paths), the second is refused before anything starts."""
+    r = run_tracekit(["run", "-o", "same", "--record", spelling, "--", "true"],
+                     cwd=tmp_path)
+    assert r.returncode == 2, r.stderr
+    assert "is the output" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "same").exists()
+
+
+def test_dev_null_as_output_and_recording_is_fine(tmp_path: Path) -> None:
+    """A device is written in place, never replaced: /dev/null twice is no conflict."""
+    r = run_tracekit(["run", "-o", "/dev/null", "--record", "/dev/null", "--", "true"])
+    assert r.returncode == 0, r.stderr

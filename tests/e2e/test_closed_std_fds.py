@@ -84,6 +84,17 @@ def test_subcommands_that_answer_on_stdout_say_it_is_closed(tmp_path: Path,
                                  f"nowhere to print what 'tracekit {args[0]}' says\n")
 
 
+def test_dump_config_to_a_closed_stdout_says_it_is_closed(tmp_path: Path) -> None:
+    """--dump-config prints the pipeline on stdout whatever -o says (it was an
+    AttributeError traceback on sys.stdout None)."""
+    r = _run_closed(["run", "--dump-config", "-o", str(tmp_path / "t.txt"), "--", "true"],
+                    ">&-")
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.decode() == ("tracekit: error: standard output is closed (EBADF): "
+                                 "nowhere to print what 'tracekit run --dump-config' "
+                                 "says\n")
+
+
 def test_output_to_a_closed_stdout_is_refused(tmp_path: Path) -> None:
     cfg = write_pipeline(tmp_path, '[target]\ncommand = ["true"]\n')
     r = _run_closed(["run", str(cfg)], ">&-")
@@ -91,3 +102,53 @@ def test_output_to_a_closed_stdout_is_refused(tmp_path: Path) -> None:
     assert r.stderr.decode().startswith("tracekit: error: output '-': standard output is "
                                         "closed (EBADF)")
     assert os.path.exists(cfg)
+
+
+@pytest.mark.parametrize("args", [["run", "-p", "4194000"], ["run", "--bogus"],
+                                  ["strace", "-p", "0"], ["strace", "-e", "trace=nosuch",
+                                                          "true"]])
+def test_errors_with_stderr_closed_stay_off_stdout(args: list[str]) -> None:
+    """With fd 2 closed, print(file=sys.stderr) is print(file=None): stdout. An error
+    said there lands in the trace's stream (or a pipe's reader); it is dropped."""
+    r = _run_closed(args, "2>&-")
+    assert r.returncode in (1, 2)
+    assert r.stdout == b"", r.stdout
+
+
+def test_losses_with_stderr_closed_stay_off_stdout(tmp_path: Path) -> None:
+    """A trace on stdout in JSON Lines, and the loss lines that go to stderr, which is
+    closed: stdout holds JSON Lines only."""
+    cfg = write_pipeline(tmp_path, """
+        buffer_pages = 1
+        [output]
+        format = "jsonl"
+    """)
+    r = _run_closed(["run", str(cfg), "--", "sh", "-c",
+                     "for i in $(seq 200); do cat /etc/hostname; done >/dev/null"], "2>&-")
+    assert r.returncode == 0
+    lines = r.stdout.decode().splitlines()
+    losses = [json.loads(ln) for ln in lines if ln.startswith('{"type":"losses"')]
+    assert losses and losses[-1]["lost_syscalls"] > 0      # so there was a loss to say
+    bad = [ln for ln in lines if not ln.startswith("{")]
+    assert not bad, bad[:3]
+
+
+def test_a_full_stderr_does_not_fail_the_trace(tmp_path: Path) -> None:
+    """stderr on /dev/full: the loss lines cannot be written (ENOSPC), which was an
+    exception at the end of a trace that had written its file whole (status 1, Python's
+    'Exception ignored' dumps). As strace with 2>/dev/full: the messages are dropped, the
+    status is the command's."""
+    out = tmp_path / "t.jsonl"
+    cfg = write_pipeline(tmp_path, f"""
+        buffer_pages = 1
+        [output]
+        format = "jsonl"
+        path = "{out}"
+    """)
+    r = _run_closed(["run", str(cfg), "--", "sh", "-c",
+                     "for i in $(seq 200); do cat /etc/hostname; done >/dev/null; exit 3"],
+                    "2>/dev/full")
+    assert r.returncode == 3
+    losses = [json.loads(ln) for ln in out.read_text().splitlines()
+              if ln.startswith('{"type":"losses"')]
+    assert losses and losses[-1]["lost_syscalls"] > 0      # so there was a loss to say

@@ -277,3 +277,38 @@ def test_a_replay_reads_no_cgroup_of_this_machine(tmp_path: Path) -> None:
     assert tgid == str(workload.pid) and cgroup.startswith("/") and calls > 0
     assert replay_rows == {(tgid, ""): calls}
     assert "the cgroup label is empty in a replay" in r2.stderr
+
+
+def _listen_run(tmp_path: Path, listen: str) -> subprocess.CompletedProcess[str]:
+    cfg = write_pipeline(tmp_path, f"""\
+        [target]
+        command = ["true"]
+        [output]
+        format = "openmetrics"
+        listen = "{listen}"
+        """)
+    return subprocess.run([*TRACEKIT, "run", str(cfg)], env=tracekit_env(), text=True,
+                          capture_output=True, timeout=60)
+
+
+@pytest.mark.parametrize("host", ["nosuchhost.invalid", "256.1.1.1"])
+def test_a_listen_host_that_does_not_resolve_is_said(tmp_path: Path, host: str) -> None:
+    """getaddrinfo's error (socket.gaierror, errno -2 EAI_NONAME) was printed as
+    'Unknown error -2 (E-2)'."""
+    r = _listen_run(tmp_path, f"{host}:9464")
+    assert r.returncode in (1, 2)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and host in lines[0], r.stderr
+    assert "Unknown error" not in lines[0] and "E-2" not in lines[0], lines[0]
+    assert "Name or service not known" in lines[0], lines[0]
+
+
+def test_an_ipv6_listen_address_is_a_url_with_brackets(tmp_path: Path) -> None:
+    """http://::1:PORT/metrics is no URL; http://[::1]:PORT/metrics is (RFC 3986)."""
+    if not socket.has_ipv6:
+        pytest.skip("no IPv6 here")
+    r = _listen_run(tmp_path, "[::1]:0")
+    if "EADDRNOTAVAIL" in r.stderr or "EAFNOSUPPORT" in r.stderr:
+        pytest.skip(f"::1 not available here: {r.stderr.strip()}")
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"serving metrics on http://\[::1\]:\d+/metrics", r.stderr), r.stderr

@@ -149,6 +149,32 @@ def check_target(cfg: Any) -> CheckItem:
     return CheckItem("target", True, f"{kind} {', '.join(map(str, ids))} alive")
 
 
+def check_listen(listen: str) -> CheckItem:
+    """Whether the openmetrics server could listen on ``listen`` (HOST:PORT, checked with
+    the file): the host resolves and a socket binds it now (then closed), as
+    prometheus_client's server binds (SO_REUSEADDR)."""
+    import socket
+
+    from tracekit.formatters.openmetrics import _split_address
+
+    got = _split_address(listen)
+    if got is None:
+        return CheckItem("listen", False, f"{listen!r} is not HOST:PORT")
+    host, port = got
+    try:
+        family, kind, proto, _, addr = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except socket.gaierror as e:
+        return CheckItem("listen", False, f"{listen}: {e.strerror} (getaddrinfo of {host!r})")
+    try:
+        with socket.socket(family, kind, proto) as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            s.bind(addr)
+    except OSError as e:
+        return CheckItem("listen", False, f"{listen}: {e.strerror} "
+                                          f"({errno.errorcode.get(e.errno or 0, '?')})")
+    return CheckItem("listen", True, f"{listen}: free to listen on")
+
+
 def check_output(path: str, inputs: list[tuple[str, str]]) -> CheckItem:
     """Whether ``run`` could create its output at ``path`` (without creating it)."""
     from tracekit.app.inputs import check_output_not_input
@@ -236,3 +262,6 @@ def run_checks(cfg: Any, pipeline: Path, *, readiness: Callable[[], list[CheckIt
     yield check_target(cfg)
     for o in cfg.outputs:
         yield check_output(o.path, run_inputs(pipeline, cfg.target.command))
+        listen = getattr(o, "listen", "") if o.format == "openmetrics" else ""
+        if listen:
+            yield check_listen(listen)

@@ -40,7 +40,7 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
-from tracekit._stdio import StdoutWriteError, guard_stdout
+from tracekit._stdio import StdoutWriteError, guard_stdout, stderr
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -487,7 +487,7 @@ def main(argv: list[str] | None = None) -> int:
         if e.code is None or isinstance(e.code, int):
             status = e.code or 0
         else:                   # sys.exit("text") (a module a pipeline imports): as Python
-            print(e.code, file=sys.stderr)
+            print(e.code, file=stderr())
             status = 1
     except BrokenPipeError:  # `tracekit list syscalls | head`: the reader has enough
         # (`run` ends with 141 through its sink; this is list's and check's own output);
@@ -522,7 +522,7 @@ def _stdout_failed(e: OSError, argv: list[str]) -> int:
     prefix = "tracekit strace:" if argv[:1] == ["strace"] else "tracekit: error:"
     if sys.stderr is not None:
         try:
-            print(f"{prefix} {e}", file=sys.stderr, flush=True)
+            print(f"{prefix} {e}", file=stderr(), flush=True)
         except OSError:
             pass        # stderr is full too: the status is all that is left to say it
     return EXIT_ERROR
@@ -608,7 +608,7 @@ def _main(argv: list[str]) -> int:
         if command and args.cmd not in ("run", "record"):
             raise UsageError("'-- COMMAND' goes with 'run' or 'record'")
     except UsageError as usage:
-        print(f"tracekit: error: {_one_line(str(usage))}", file=sys.stderr)
+        print(f"tracekit: error: {_one_line(str(usage))}", file=stderr())
         return EXIT_USAGE
     args.command = command
     from tracekit._errors import ConfigError, TracekitError
@@ -642,7 +642,7 @@ def _main(argv: list[str]) -> int:
             text = f"{e}{notes}"
             print(f"tracekit: error: "
                   f"{_one_line(text) if isinstance(e, ConfigError) else _printable(text)}",
-                  file=sys.stderr)
+                  file=stderr())
         return EXIT_USAGE if any(isinstance(e, ConfigError) for e in errors) else EXIT_ERROR
 
 
@@ -660,6 +660,7 @@ def _output_error_of(e: BaseException) -> BaseException | None:
 def _cmd_run(args: argparse.Namespace) -> int:
     import trio
 
+    from tracekit._errors import ConfigError
     from tracekit.app.config import (
         PipelineConfig,
         check_outputs,
@@ -682,6 +683,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     check_format_keys(cfg)
     session_selection(cfg.filter, cfg.target)
     if args.dump_config:
+        if sys.stdout is None:      # started with fd 1 closed: whatever -o says
+            raise ConfigError("standard output is closed (EBADF): nowhere to print what "
+                              "'tracekit run --dump-config' says")
         sys.stdout.write(dump_config(cfg, header=_DUMP_HEADER))
         sys.stdout.flush()
         return 0

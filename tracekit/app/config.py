@@ -1040,8 +1040,31 @@ def dump_config(cfg: PipelineConfig, *, header: str = "") -> str:
         outs.append({"format": o.format, "path": o.path,
                      **_set_keys(o, taken.__contains__)})
     doc["output"] = outs[0] if len(outs) == 1 else outs
+    _refuse_bytes(doc)
     text = _toml(doc)
     return (header.rstrip("\n") + "\n\n" if header else "") + text
+
+
+def _refuse_bytes(value: Any, where: str = "") -> None:
+    """Raise for a string that holds bytes that are not UTF-8 (an argument or path from
+    the command line, kept as surrogate escapes): TOML holds text only, and the byte
+    written as it is would make a file that :func:`load_config` refuses.
+
+    Raises:
+      ConfigError: naming the key (``target.command[1]``) and the first such byte.
+    """
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _refuse_bytes(v, f"{where}.{k}" if where else k)
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            _refuse_bytes(v, f"{where}[{i}]")
+    elif isinstance(value, str):
+        bad = next((ord(c) - 0xDC00 for c in value if 0xDC80 <= ord(c) <= 0xDCFF), None)
+        if bad is not None:
+            raise ConfigError(f"--dump-config: {where} is not UTF-8 (byte {bad:#04x}), "
+                              "which a TOML file cannot hold; give it as UTF-8 text, or "
+                              "run the options without --dump-config")
 
 
 def _toml(doc: dict[str, Any]) -> str:

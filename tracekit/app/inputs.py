@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -47,7 +48,18 @@ def check_output_not_input(output: str, inputs: Sequence[tuple[str, str]]) -> No
     try:
         out = os.stat(output)
     except (OSError, ValueError):
-        return          # not there yet (or not a path): open_output reports what is wrong
+        # not there yet: another output of the run (the recording) may make it too;
+        # compared as check_outputs compares the outputs, by absolute path (a path that
+        # is none: open_output reports what is wrong)
+        key = os.path.normpath(os.path.abspath(output))
+        for what, path in inputs:
+            if path and std_stream_of(path) is None and \
+                    os.path.normpath(os.path.abspath(path)) == key:
+                raise ConfigError(f"output path {output!r} is the {what} {path!r}: both "
+                                  "would write it; give another output path") from None
+        return
+    if stat.S_ISCHR(out.st_mode):
+        return          # a device (/dev/null) is written in place, never replaced
     for what, path in inputs:
         try:
             st = os.stat(path)

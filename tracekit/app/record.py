@@ -20,10 +20,11 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import logging
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from tracekit._stdio import stderr
 
 log = logging.getLogger("tracekit.record")
 
@@ -120,7 +121,8 @@ async def _record(cfg: Any, path: Path, out_path: str, compress: bool, signals: 
     recorder = None
     try:
         recorder = Recorder(out, make_header(opts), compress=compress)
-        trace = LiveTrace(opts, [], [_Discard()], collect=False, timeout_s=cfg.timeout_s,
+        sink = _Discard(recorder.writer, out)
+        trace = LiveTrace(opts, [], [sink], collect=False, timeout_s=cfg.timeout_s,
                           while_tracing=[_draw_status] if status_wanted(out_path) else [],
                           recorder=recorder)
         result = await trace.run() if signals.attach(trace) else None
@@ -132,23 +134,52 @@ async def _record(cfg: Any, path: Path, out_path: str, compress: bool, signals: 
         close_output(out, completed=True)
     session, losses = trace.session, trace.final_losses
     assert session is not None and losses is not None
+    if sink.closed_by_reader:           # `| head -c`: it has what it wanted, as run's
+        return end_status(result, closed_by_reader=True, returncode=trace.returncode,
+                          losses=losses, command=session.command is not None,
+                          interrupted_by=trace.interrupted_by)
     print(f"tracekit: recorded {recorder.records_written} records in "
           f"{recorder.writer.bytes_out} bytes ({recorder.frames} frames) to {out_path}",
-          file=sys.stderr)
+          file=stderr())
     return end_status(result, closed_by_reader=False, returncode=trace.returncode,
                       losses=losses, command=session.command is not None,
                       interrupted_by=trace.interrupted_by)
 
 
 class _Discard:
-    """The sink of ``tracekit record``: the records are in the file already."""
+    """The sink of ``tracekit record``: the records are in the file already.
+
+    With the recording's ``writer`` and ``stream``: once a write found the reader of the
+    pipe or fifo gone, or poll(2) says it is (a quiet command writes nothing to find
+    out), the sink stops reading, which ends the trace as a text sink whose reader left
+    does (:attr:`closed_by_reader`: status 141, the command gets SIGPIPE).
+    """
 
     name = "discard"
 
+    def __init__(self, writer: Any = None, stream: Any = None) -> None:
+        self.writer, self.stream = writer, stream
+        self.closed_by_reader = False
+
     async def run(self, ctx: Any, recv: Any) -> None:
-        async with recv:
-            async for _ in recv:
-                pass
+        import trio
+
+        from tracekit.formatters._base import _watch_reader
+        from tracekit.formatters._output import pipe_fd
+
+        with trio.CancelScope() as reading:     # cancelled when the reader is gone
+            async with trio.open_nursery() as watch:
+                if self.stream is not None and pipe_fd(self.stream) is not None:
+                    watch.start_soon(_watch_reader, self.stream, reading)
+                async with recv:
+                    async for _ in recv:
+                        if self.writer is not None and self.writer.reader_left:
+                            break
+                watch.cancel_scope.cancel()
+        if reading.cancelled_caught or (self.writer is not None and self.writer.reader_left):
+            self.closed_by_reader = True
+            if self.writer is not None:
+                self.writer.reader_left = True
 
 
 def cmd_replay(args: argparse.Namespace) -> int:

@@ -21,7 +21,6 @@ import dataclasses
 import logging
 import os
 import signal
-import sys
 import threading
 import time
 from pathlib import Path
@@ -30,6 +29,7 @@ from typing import Any
 import trio
 
 from tracekit._events import Losses
+from tracekit._stdio import stderr
 from tracekit.app.outputs import OutputPlan, kernel_summary_sources
 from tracekit.app.status import StatusLine, session_sampler, status_wanted
 from tracekit.formatters._output import (
@@ -387,6 +387,10 @@ async def _run(cfg: Any, path: Path, signals: _Signals, record: str | None) -> i
                           recorder=recording.recorder if recording is not None else None)
         status = await _run_live(trace, plan, ctx, signals)
         completed = True
+        if recording is not None and recording.recorder.writer.reader_left:
+            # a fifo's reader that left: the trace went on to the other outputs
+            log.warning("the reader of the recording %s went away: the recording stops "
+                        "where it left, the trace went on", record)
         return status
     finally:
         if recording is not None:
@@ -471,13 +475,13 @@ def end_status(result: Any, *, closed_by_reader: bool, returncode: int | None,
     # Everything lost or skipped, one line each (the kernel counts on while a pid target
     # runs after the final drain: those calls came after the stop, untraced, not lost).
     for line in losses.lines():
-        print(f"tracekit: {line}", file=sys.stderr)
+        print(f"tracekit: {line}", file=stderr())
     if losses.lost_syscalls or losses.lost_lifecycle:
         print("tracekit: raise buffer_pages in the pipeline file to lose fewer records",
-              file=sys.stderr)
+              file=stderr())
     if losses.untraced_tasks:
         print("tracekit: raise pids_max_entries in the pipeline file to trace more tasks",
-              file=sys.stderr)
+              file=stderr())
     return status
 
 

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any, cast
 
 from tracekit._errors import ConfigError, TracekitError
+from tracekit._stdio import stderr
 
 __all__ = ["OPTIONS", "StraceArgs", "UsageError", "main", "parse_args"]
 
@@ -928,7 +929,7 @@ def _execs(table: Any) -> list[tuple[int, int]]:
 def _say(text: str) -> None:
     """One of strace's own messages on standard error."""
     if sys.stderr is not None:
-        print(f"strace: {text}", file=sys.stderr, flush=True)
+        print(f"strace: {text}", file=stderr(), flush=True)
 
 
 def _stat_fields(pid: int) -> list[bytes] | None:
@@ -1199,12 +1200,12 @@ async def _run(a: StraceArgs, signals: Any, piped: list[subprocess.Popen[bytes]]
         if getattr(sink, "closed_by_reader", False):
             losses = losses.reader_left()
         for line in losses.lines():
-            print(f"tracekit: {line}", file=sys.stderr)
+            print(f"tracekit: {line}", file=stderr())
     if split is not None and split.failed:
         n, k = split.unwritten_lines, len(split.failed)
         print(f"tracekit: {n} line{'s' * (n != 1)} not written: the file"
               f"{'s' * (k != 1)} of {k} task{'s' * (k != 1)} could not be created or "
-              "written (above)", file=sys.stderr)
+              "written (above)", file=stderr())
     if getattr(sink, "closed_by_reader", False):
         return 128 + signal.SIGPIPE
     rc = trace.returncode
@@ -1235,7 +1236,7 @@ def _file_failed(tid: int, err: Any) -> None:
 
     if sys.stderr is not None:
         print(f"tracekit: {_printable(repr(err.path))}: {_printable(_reason(err))}; "
-              f"the lines of task {tid} are not written", file=sys.stderr, flush=True)
+              f"the lines of task {tid} are not written", file=stderr(), flush=True)
 
 
 def _reason(err: Any) -> str:
@@ -1380,7 +1381,7 @@ def main(argv: list[str]) -> int:
             # bad input in one line, whatever newline it held (a verifier log is lines)
             print(f"tracekit strace: "
                   f"{_one_line(text) if isinstance(err, ConfigError) else _printable(text)}",
-                  file=sys.stderr)
+                  file=stderr())
         return EXIT_USAGE
     if args.killed_by and args.killed_by not in _CORE_SIGNALS:
         _die_of(args.killed_by)
@@ -1411,6 +1412,6 @@ def _die_of(sig: int) -> None:
 def _usage(message: str, hint: bool) -> None:
     from tracekit.app.cli import _one_line
 
-    print(f"tracekit strace: {_one_line(message)}", file=sys.stderr)
+    print(f"tracekit strace: {_one_line(message)}", file=stderr())
     if hint:
-        print("Try 'tracekit strace -h' for more information.", file=sys.stderr)
+        print("Try 'tracekit strace -h' for more information.", file=stderr())

@@ -186,10 +186,16 @@ class FrameWriter:
     Args:
       stream: an open binary file (the front end opens it: tracekit.formatters._output).
       compress: zstd level 1 for payloads of 512 bytes or more when that is smaller.
+
+    Attributes:
+      reader_left: a write found the reader of a pipe or fifo gone (EPIPE: ``record -o -
+        | head -c``): nothing is written from then on, and the caller ends the trace as
+        for any output whose reader left (status 141), or goes on without the recording.
     """
 
     def __init__(self, stream: _Sink, *, compress: bool = True) -> None:
         self.stream = stream
+        self.reader_left = False
         self._zc = _zstd().ZstdCompressor(level=1) if compress else None
         self.bytes_in = 0           # payload bytes before compression
         self.bytes_out = 0          # bytes written
@@ -207,8 +213,14 @@ class FrameWriter:
                 payload, codec = packed, CODEC_ZSTD
         data = _FRAME.pack(len(payload), kind, codec) + payload
         with self._lock:
-            self.stream.write(data)
-            self.stream.flush()
+            if self.reader_left:
+                return
+            try:
+                self.stream.write(data)
+                self.stream.flush()
+            except BrokenPipeError:
+                self.reader_left = True     # the rest has nowhere to go
+                return
             self.bytes_out += len(data)
 
 
