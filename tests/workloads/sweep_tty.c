@@ -515,6 +515,11 @@ static void prctl_calls(long hi) {
     syscall(SYS_prctl, PR_SET_IO_FLUSHER, 0L, 0L, 0L, 0L);
     syscall(SYS_prctl, PR_MCE_KILL, (long)PR_MCE_KILL_CLEAR, 0L, 0L, 0L);
     syscall(SYS_prctl, PR_MCE_KILL, 99L, 0L, 0L, 0L);
+    syscall(SYS_prctl, PR_MCE_KILL, (long)PR_MCE_KILL_SET, (long)PR_MCE_KILL_EARLY, 0L, 0L);
+    syscall(SYS_prctl, PR_MCE_KILL, (long)PR_MCE_KILL_SET, 7L, 0L, 0L);
+    syscall(SYS_prctl, PR_MCE_KILL, (long)PR_MCE_KILL_CLEAR, 0L, 0L, 0L);
+    syscall(SYS_prctl, 63L /* PR_SME_SET_VL: arm64's, EINVAL here */, 0xea57L | 1L << 17,
+            1L, 2L, 3L);
     syscall(SYS_prctl, PR_SET_TAGGED_ADDR_CTRL, 1L, 0L, 0L, 0L);
     syscall(SYS_prctl, 50L /* PR_SVE_SET_VL */, 0L, 0L, 0L, 0L);
     syscall(SYS_prctl, 54L /* PR_PAC_RESET_KEYS */, 0L, 0L, 0L, 0L);

@@ -160,6 +160,8 @@ def _prctl(d: SyscallDecoder, ev: Syscall) -> list[str]:
         return [*out, tagged_addr_ctrl(d.flags, args[1]), *(_x(v) for v in args[2:5])]
     if opt_name == "PR_SVE_SET_VL":
         return [*out, sve_vl(d.flags, args[1])]
+    if opt_name == "PR_SME_SET_VL":                 # arm64's SME: SVE's layout and flags
+        return [*out, sve_vl(d.flags, args[1], "PR_SME_")]
     if opt_name == "PR_SCHED_CORE":
         # the command and the pid type are read as unsigned ints (strace's printxval and
         # its cast): bits above them are not shown
@@ -174,6 +176,9 @@ def _prctl(d: SyscallDecoder, ev: Syscall) -> list[str]:
                 _x(args[2]), _x(args[3]), pointer(args[4])]
     if opt_name == "PR_MCE_KILL":
         out.append(_xval(T.PR_MCE_KILL_OPS, args[1], "PR_MCE_KILL_???"))
+        if T.PR_MCE_KILL_OPS.get(args[1]) == "PR_MCE_KILL_SET":      # the policy set
+            return [*out, _xval(_MCE_KILL_POLICIES, args[2], "PR_MCE_KILL_???"),
+                    *(_x(v) for v in args[3:5])]
         return [*out, *(_x(v) for v in args[2:5])]
     spec = _PRCTL.get(opt_name or "")
     if spec is None:
@@ -203,12 +208,18 @@ def tagged_addr_ctrl(fl: F.ArchFlags, v: int) -> str:
     return "|".join(parts)
 
 
-def sve_vl(fl: F.ArchFlags, v: int) -> str:
+# PR_MCE_KILL_SET's policies (linux/prctl.h)
+_MCE_KILL_POLICIES = {0: "PR_MCE_KILL_LATE", 1: "PR_MCE_KILL_EARLY", 2: "PR_MCE_KILL_DEFAULT"}
+
+
+def sve_vl(fl: F.ArchFlags, v: int, prefix: str = "PR_SVE_") -> str:
     """PR_SVE_SET_VL's arg2: the flags, then the vector length in hex
-    (``PR_SVE_SET_VL_ONEXEC|0xff``, ``0``)."""
+    (``PR_SVE_SET_VL_ONEXEC|0xff``, ``0``); PR_SME_SET_VL's (``prefix`` "PR_SME_"), whose
+    flags have SVE's values."""
     flags = v & ~_PR_SVE_VL_LEN_MASK
     vl = _x(v & _PR_SVE_VL_LEN_MASK)
-    return f"{F.FlagSet(fl.tables.PR_SVE_VL_FLAGS)(flags)}|{vl}" if flags else vl
+    table = tuple((b, n.replace("PR_SVE_", prefix)) for b, n in fl.tables.PR_SVE_VL_FLAGS)
+    return f"{F.FlagSet(table)(flags)}|{vl}" if flags else vl
 
 
 def _vma_name(d: SyscallDecoder, ev: Syscall) -> str:
