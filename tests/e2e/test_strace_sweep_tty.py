@@ -153,6 +153,11 @@ def test_sweep_tty_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             "prctl(PR_MCE_KILL, PR_MCE_KILL_SET, PR_MCE_KILL_EARLY, 0, 0) = 0",
             "prctl(PR_MCE_KILL, PR_MCE_KILL_SET, 0x7 /* PR_MCE_KILL_??? */, 0, 0) = -1",
             "prctl(PR_SME_SET_VL, PR_SME_VL_INHERIT|0xea57) = -1 EINVAL",
+            "prctl(PR_PAC_RESET_KEYS, PR_PAC_APIAKEY|PR_PAC_APGAKEY, 0x1, 0x2, 0x3) = -1",
+            "prctl(PR_PAC_RESET_KEYS, 0x20 /* PR_PAC_??? */, 0, 0, 0) = -1",
+            "prctl(PR_PAC_SET_ENABLED_KEYS, PR_PAC_APIAKEY|PR_PAC_APIBKEY, "
+            "PR_PAC_APIAKEY|0x20, 0, 0x1) = -1",
+            "prctl(PR_PAC_GET_ENABLED_KEYS, 0, 0, 0, 0) = -1",
             "prctl(PR_SCHED_CORE, PR_SCHED_CORE_GET, 0, 0x1 /* PIDTYPE_TGID */, NULL) = -1",
             "prctl(PR_SCHED_CORE, 0x9 /* PR_SCHED_CORE_??? */, 0, 0x9 /* PIDTYPE_??? */, NULL)",
             "prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_OFF, 0, 0, NULL) = 0",

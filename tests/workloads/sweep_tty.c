@@ -523,6 +523,11 @@ static void prctl_calls(long hi) {
     syscall(SYS_prctl, PR_SET_TAGGED_ADDR_CTRL, 1L, 0L, 0L, 0L);
     syscall(SYS_prctl, 50L /* PR_SVE_SET_VL */, 0L, 0L, 0L, 0L);
     syscall(SYS_prctl, 54L /* PR_PAC_RESET_KEYS */, 0L, 0L, 0L, 0L);
+    /* arm64's pointer authentication keys (EINVAL here) */
+    syscall(SYS_prctl, 54L, 0x11L, 1L, 2L, 3L);
+    syscall(SYS_prctl, 54L, 0x20L, 0L, 0L, 0L);
+    syscall(SYS_prctl, 60L /* PR_PAC_SET_ENABLED_KEYS */, 3L, 0x21L, 0L, 1L);
+    syscall(SYS_prctl, 61L /* PR_PAC_GET_ENABLED_KEYS */, 0L, 0L, 0L, 0L);
     syscall(SYS_prctl, PR_GET_FP_MODE, 0L, 0L, 0L, 0L);
     syscall(SYS_prctl, 62L /* PR_SCHED_CORE */, 0L /* PR_SCHED_CORE_GET */, 0L, 0L, &ul);
     /* its command and pid type are ints: garbage in their high halves is not shown */

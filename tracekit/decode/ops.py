@@ -160,6 +160,12 @@ def _prctl(d: SyscallDecoder, ev: Syscall) -> list[str]:
         return [*out, tagged_addr_ctrl(d.flags, args[1]), *(_x(v) for v in args[2:5])]
     if opt_name == "PR_SVE_SET_VL":
         return [*out, sve_vl(d.flags, args[1])]
+    if opt_name == "PR_PAC_RESET_KEYS":             # arm64's pointer authentication keys
+        return [*out, _PAC_KEYS_ALL(args[1]), *(_x(v) for v in args[2:5])]
+    if opt_name == "PR_PAC_SET_ENABLED_KEYS":
+        return [*out, _PAC_KEYS(args[1]), _PAC_KEYS(args[2]), *(_x(v) for v in args[3:5])]
+    if opt_name == "PR_PAC_GET_ENABLED_KEYS":
+        return [*out, *(_x(v) for v in args[1:5])]
     if opt_name == "PR_SME_SET_VL":                 # arm64's SME: SVE's layout and flags
         return [*out, sve_vl(d.flags, args[1], "PR_SME_")]
     if opt_name == "PR_SCHED_CORE":
@@ -208,6 +214,12 @@ def tagged_addr_ctrl(fl: F.ArchFlags, v: int) -> str:
     return "|".join(parts)
 
 
+# PR_PAC_SET_ENABLED_KEYS' keys, and PR_PAC_RESET_KEYS' (the generic key too)
+# (linux/prctl.h)
+_PAC_BITS = ((1, "PR_PAC_APIAKEY"), (2, "PR_PAC_APIBKEY"), (4, "PR_PAC_APDAKEY"),
+             (8, "PR_PAC_APDBKEY"))
+_PAC_KEYS = F.FlagSet(_PAC_BITS, unknown="PR_PAC_???")
+_PAC_KEYS_ALL = F.FlagSet((*_PAC_BITS, (0x10, "PR_PAC_APGAKEY")), unknown="PR_PAC_???")
 # PR_MCE_KILL_SET's policies (linux/prctl.h)
 _MCE_KILL_POLICIES = {0: "PR_MCE_KILL_LATE", 1: "PR_MCE_KILL_EARLY", 2: "PR_MCE_KILL_DEFAULT"}
 
