@@ -158,6 +158,8 @@ def test_sweep_tty_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             "prctl(PR_PAC_SET_ENABLED_KEYS, PR_PAC_APIAKEY|PR_PAC_APIBKEY, "
             "PR_PAC_APIAKEY|0x20, 0, 0x1) = -1",
             "prctl(PR_PAC_GET_ENABLED_KEYS, 0, 0, 0, 0) = -1",
+            "prctl(PR_SET_SECUREBITS, 0x80000000 /* SECBIT_??? */) = -1",
+            "prctl(PR_SET_UNALIGN, 0xff00 /* PR_UNALIGN_??? */) = -1",
             "prctl(PR_SCHED_CORE, PR_SCHED_CORE_GET, 0, 0x1 /* PIDTYPE_TGID */, NULL) = -1",
             "prctl(PR_SCHED_CORE, 0x9 /* PR_SCHED_CORE_??? */, 0, 0x9 /* PIDTYPE_??? */, NULL)",
             "prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_OFF, 0, 0, NULL) = 0",

@@ -509,6 +509,8 @@ static void prctl_calls(long hi) {
     syscall(SYS_prctl, PR_SET_TSC, (long)PR_TSC_ENABLE, 0L, 0L, 0L);
     syscall(SYS_prctl, PR_GET_TSC, &v, 0L, 0L, 0L);
     syscall(SYS_prctl, PR_SET_SECUREBITS, 0L, 0L, 0L, 0L);
+    syscall(SYS_prctl, PR_SET_SECUREBITS, 0x80000000L, 0L, 0L, 0L);    /* no such bit */
+    syscall(SYS_prctl, PR_SET_UNALIGN, 0xff00L, 0L, 0L, 0L);
     syscall(SYS_prctl, PR_SET_PTRACER, 0L, 0L, 0L, 0L);
     syscall(SYS_prctl, PR_SET_PTRACER, -1L, 0L, 0L, 0L);
     syscall(SYS_prctl, PR_SET_PTRACER, 0L, 0L, 0L, 0L);

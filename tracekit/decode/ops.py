@@ -262,9 +262,9 @@ def _prctl_arg(d: SyscallDecoder, ev: Syscall, kind: str, v: int) -> str:
     if kind == "tsc":
         return _xval(T.PR_TSC_MODES, v & _M32, "PR_TSC_???")
     if kind == "unalign":
-        return F.FlagSet(T.PR_UNALIGN_FLAGS)(v & _M32)
+        return F.FlagSet(T.PR_UNALIGN_FLAGS, unknown="PR_UNALIGN_???")(v & _M32)
     if kind == "secbits":
-        return F.FlagSet(T.SECUREBITS)(v)
+        return F.FlagSet(T.SECUREBITS, unknown="SECBIT_???")(v)
     if kind == "setmm":
         return _xval(T.PR_SET_MM_OPS, v & _M32, "PR_SET_MM_???")
     if kind == "ptracer":
