@@ -266,10 +266,10 @@ linkat: dirfd path dirfd path atflags
 chmod: path mode
 fchmod: fd mode
 fchmodat: dirfd path mode
-chown: path d d
-lchown: path d d
-fchown: fd d d
-fchownat: dirfd path d d atflags
+chown: path uid uid
+lchown: path uid uid
+fchown: fd uid uid
+fchownat: dirfd path uid uid atflags
 umask: mode -> mode
 mknod: path fmode mknoddev
 mknodat: dirfd path fmode mknoddev
