@@ -915,9 +915,11 @@ def _syslog(d: SyscallDecoder, ev: Syscall) -> list[str]:
         return [head]
     length = signed(ev.args[2], 32)
     if name == "SYSLOG_ACTION_CONSOLE_LEVEL":
-        level = T.LOG_LEVELS.get(length)
-        return [head, pointer(ev.args[1]),
-                f"{length} /* {level} */" if level else str(length)]
+        # the level as a number with its name, which strace has for 8 too (the console
+        # then shows every message)
+        level = T.LOG_LEVELS.get(length) or (
+            "LOGLEVEL_DEBUG+1" if length == 8 else "LOGLEVEL_???")
+        return [head, pointer(ev.args[1]), f"{length} /* {level} */"]
     buf = pointer(ev.args[1])
     if name in ("SYSLOG_ACTION_READ", "SYSLOG_ACTION_READ_ALL", "SYSLOG_ACTION_READ_CLEAR"):
         cap = capture_out(ev, 1)
