@@ -276,7 +276,8 @@ TABLES: dict[str, Table] = {
                       r"PR_(GET|SET)_[A-Z0-9_]+|PR_CAPBSET_(READ|DROP)|PR_CAP_AMBIENT|"
                       r"PR_TASK_PERF_EVENTS_(DISABLE|ENABLE)|PR_MCE_KILL|PR_MCE_KILL_GET|"
                       r"PR_MPX_(ENABLE|DISABLE)_MANAGEMENT|PR_SVE_(SET|GET)_VL|"
-                      r"PR_SME_(SET|GET)_VL|PR_PAC_RESET_KEYS|PR_SCHED_CORE",
+                      r"PR_SME_(SET|GET)_VL|PR_PAC_RESET_KEYS|PR_PAC_(SET|GET)_ENABLED_KEYS|"
+                      r"PR_SCHED_CORE",
                       frozenset(), ()),
     "ARCH_PRCTL_OPTIONS": ("values", ("asm/prctl.h",), r"ARCH_[A-Z0-9_]+", frozenset(), ()),
     # strace 6.1's names and order (xlat/wait4_options.in): WSTOPPED, not its alias

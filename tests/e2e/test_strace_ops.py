@@ -187,6 +187,8 @@ def test_operation_calls_equal_strace(tmp_path: Path, exes: dict[str, Path]) -> 
                  "l_type=F_WRLCK, l_whence=SEEK_SET", "0x63 /* F_??? */",
                  "mremap(ADDR, 4096, 4096, 0) = ", "membarrier(MEMBARRIER_CMD_QUERY, 0) = 0x",
                  "ptrace(PTRACE_ATTACH, ", "syslog(10 /* SYSLOG_ACTION_SIZE_BUFFER */) = ",
+                 "syslog(8 /* SYSLOG_ACTION_CONSOLE_LEVEL */, NULL, 9 /* LOGLEVEL_??? */)",
+                 "syslog(8 /* SYSLOG_ACTION_CONSOLE_LEVEL */, NULL, -1 /* LOGLEVEL_??? */)",
                  "personality(ADDR) = 0", "TFD_CLOEXEC|TFD_NONBLOCK", "it_interval={",
                  "= 1 (SIGHUP)", "si_int=7, si_ptr=0x7", "O_RDONLY|__O_SYNC",
                  "__O_TMPFILE, 0600", "CLONE_NEWNET",

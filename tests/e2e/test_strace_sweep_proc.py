@@ -39,6 +39,7 @@ def test_sweep_proc_equals_strace_on_the_same_run(tmp_path: Path) -> None:
     text = "\n".join(line for lines in s_procs.values() for line in lines)
     for want in (
             "getpriority(0x3 /* PRIO_??? */, 0) = -1 EINVAL",
+            "set_mempolicy_home_node(NULL, 0, 18446744073709551614, 0xfffffffffffffffc) = -1",
             "sched_getparam(0, [0]) = 0", "], NULL, [0, -ENOENT], 0) = 0",
             "move_pages(0, 0, [], NULL, [], 0) = 0", ", -ENOENT, ...], 0) = 0",
             'sethostname("tracekit-sweep-host-name-long-en"..., 52) = 0',

@@ -50,6 +50,8 @@ static void flag_words(void)
 	syscall(SYS_personality, 0xffffffffU);
 	syscall(SYS_syslog, 10, 0, 0);
 	syscall(SYS_syslog, 99, 0, 0);
+	syscall(SYS_syslog, 8 /* SYSLOG_ACTION_CONSOLE_LEVEL */, 0, 9);	/* EINVAL */
+	syscall(SYS_syslog, 8, 0, -1);
 	/* memfd_create: named bits, bits strace 6.1 has no name for (MFD_NOEXEC_SEAL),
 	 * and the huge page size field */
 	close(syscall(SYS_memfd_create, "m", 0x3));             /* CLOEXEC|ALLOW_SEALING */

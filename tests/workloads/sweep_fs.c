@@ -116,8 +116,10 @@ static void paths(int dfd, long hi, long bad) {
     syscall(SYS_chown, "c", -1L, -1L);
     syscall(SYS_chown, "c", 0xffffffffL, 0xffffffffL);
     syscall(SYS_chown, NULL, -1L, -1L);
+    syscall(SYS_chown, NULL, 0xffff0000L, 0xfffffffeL);     /* ids past 2^31: unsigned */
     syscall(SYS_fchown, c, (long)u, -1L);
     syscall(SYS_fchown, -1L, -1L, (long)g);
+    syscall(SYS_fchown, -1L, 0xffff0000L, 0L);
     syscall(SYS_fchown, hi | c, hi | 0xffffffffL, hi | 0xffffffffL);
     syscall(SYS_lchown, "s", -1L, -1L);
     syscall(SYS_lchown, BADP, -1L, -1L);

@@ -318,6 +318,7 @@ static void memory(void) {
     syscall(SYS_munlock, NULL, HI);
     syscall(SYS_set_mempolicy_home_node, m, pg, 0L, 1L);           /* flags: EINVAL */
     syscall(SYS_set_mempolicy_home_node, m + 1, pg, 0L, 0L);
+    syscall(SYS_set_mempolicy_home_node, NULL, 0L, -2L, -4L);       /* EINVAL */
     if (pfd >= 0)
         close(pfd);
     munmap(m, 4 * pg);

@@ -509,15 +509,27 @@ static void prctl_calls(long hi) {
     syscall(SYS_prctl, PR_SET_TSC, (long)PR_TSC_ENABLE, 0L, 0L, 0L);
     syscall(SYS_prctl, PR_GET_TSC, &v, 0L, 0L, 0L);
     syscall(SYS_prctl, PR_SET_SECUREBITS, 0L, 0L, 0L, 0L);
+    syscall(SYS_prctl, PR_SET_SECUREBITS, 0x80000000L, 0L, 0L, 0L);    /* no such bit */
+    syscall(SYS_prctl, PR_SET_UNALIGN, 0xff00L, 0L, 0L, 0L);
     syscall(SYS_prctl, PR_SET_PTRACER, 0L, 0L, 0L, 0L);
     syscall(SYS_prctl, PR_SET_PTRACER, -1L, 0L, 0L, 0L);
     syscall(SYS_prctl, PR_SET_PTRACER, 0L, 0L, 0L, 0L);
     syscall(SYS_prctl, PR_SET_IO_FLUSHER, 0L, 0L, 0L, 0L);
     syscall(SYS_prctl, PR_MCE_KILL, (long)PR_MCE_KILL_CLEAR, 0L, 0L, 0L);
     syscall(SYS_prctl, PR_MCE_KILL, 99L, 0L, 0L, 0L);
+    syscall(SYS_prctl, PR_MCE_KILL, (long)PR_MCE_KILL_SET, (long)PR_MCE_KILL_EARLY, 0L, 0L);
+    syscall(SYS_prctl, PR_MCE_KILL, (long)PR_MCE_KILL_SET, 7L, 0L, 0L);
+    syscall(SYS_prctl, PR_MCE_KILL, (long)PR_MCE_KILL_CLEAR, 0L, 0L, 0L);
+    syscall(SYS_prctl, 63L /* PR_SME_SET_VL: arm64's, EINVAL here */, 0xea57L | 1L << 17,
+            1L, 2L, 3L);
     syscall(SYS_prctl, PR_SET_TAGGED_ADDR_CTRL, 1L, 0L, 0L, 0L);
     syscall(SYS_prctl, 50L /* PR_SVE_SET_VL */, 0L, 0L, 0L, 0L);
     syscall(SYS_prctl, 54L /* PR_PAC_RESET_KEYS */, 0L, 0L, 0L, 0L);
+    /* arm64's pointer authentication keys (EINVAL here) */
+    syscall(SYS_prctl, 54L, 0x11L, 1L, 2L, 3L);
+    syscall(SYS_prctl, 54L, 0x20L, 0L, 0L, 0L);
+    syscall(SYS_prctl, 60L /* PR_PAC_SET_ENABLED_KEYS */, 3L, 0x21L, 0L, 1L);
+    syscall(SYS_prctl, 61L /* PR_PAC_GET_ENABLED_KEYS */, 0L, 0L, 0L, 0L);
     syscall(SYS_prctl, PR_GET_FP_MODE, 0L, 0L, 0L, 0L);
     syscall(SYS_prctl, 62L /* PR_SCHED_CORE */, 0L /* PR_SCHED_CORE_GET */, 0L, 0L, &ul);
     /* its command and pid type are ints: garbage in their high halves is not shown */

@@ -266,10 +266,10 @@ linkat: dirfd path dirfd path atflags
 chmod: path mode
 fchmod: fd mode
 fchmodat: dirfd path mode
-chown: path d d
-lchown: path d d
-fchown: fd d d
-fchownat: dirfd path d d atflags
+chown: path uid uid
+lchown: path uid uid
+fchown: fd uid uid
+fchownat: dirfd path uid uid atflags
 umask: mode -> mode
 mknod: path fmode mknoddev
 mknodat: dirfd path fmode mknoddev
@@ -428,6 +428,7 @@ seccomp: seccompop seccompflags seccomparg
 get_thread_area: user_desc_entry
 set_thread_area: user_desc
 mbind: p u mpolmode nodes_in u mbindflags
+set_mempolicy_home_node: p u u x
 set_mempolicy: mpolmode32 nodes_in u
 get_mempolicy: mpolmode_out nodes_out u p getmempolflags
 migrate_pages: d u migrate_nodes migrate_nodes

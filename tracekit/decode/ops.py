@@ -160,6 +160,14 @@ def _prctl(d: SyscallDecoder, ev: Syscall) -> list[str]:
         return [*out, tagged_addr_ctrl(d.flags, args[1]), *(_x(v) for v in args[2:5])]
     if opt_name == "PR_SVE_SET_VL":
         return [*out, sve_vl(d.flags, args[1])]
+    if opt_name == "PR_PAC_RESET_KEYS":             # arm64's pointer authentication keys
+        return [*out, _PAC_KEYS_ALL(args[1]), *(_x(v) for v in args[2:5])]
+    if opt_name == "PR_PAC_SET_ENABLED_KEYS":
+        return [*out, _PAC_KEYS(args[1]), _PAC_KEYS(args[2]), *(_x(v) for v in args[3:5])]
+    if opt_name == "PR_PAC_GET_ENABLED_KEYS":
+        return [*out, *(_x(v) for v in args[1:5])]
+    if opt_name == "PR_SME_SET_VL":                 # arm64's SME: SVE's layout and flags
+        return [*out, sve_vl(d.flags, args[1], "PR_SME_")]
     if opt_name == "PR_SCHED_CORE":
         # the command and the pid type are read as unsigned ints (strace's printxval and
         # its cast): bits above them are not shown
@@ -174,6 +182,9 @@ def _prctl(d: SyscallDecoder, ev: Syscall) -> list[str]:
                 _x(args[2]), _x(args[3]), pointer(args[4])]
     if opt_name == "PR_MCE_KILL":
         out.append(_xval(T.PR_MCE_KILL_OPS, args[1], "PR_MCE_KILL_???"))
+        if T.PR_MCE_KILL_OPS.get(args[1]) == "PR_MCE_KILL_SET":      # the policy set
+            return [*out, _xval(_MCE_KILL_POLICIES, args[2], "PR_MCE_KILL_???"),
+                    *(_x(v) for v in args[3:5])]
         return [*out, *(_x(v) for v in args[2:5])]
     spec = _PRCTL.get(opt_name or "")
     if spec is None:
@@ -203,12 +214,24 @@ def tagged_addr_ctrl(fl: F.ArchFlags, v: int) -> str:
     return "|".join(parts)
 
 
-def sve_vl(fl: F.ArchFlags, v: int) -> str:
+# PR_PAC_SET_ENABLED_KEYS' keys, and PR_PAC_RESET_KEYS' (the generic key too)
+# (linux/prctl.h)
+_PAC_BITS = ((1, "PR_PAC_APIAKEY"), (2, "PR_PAC_APIBKEY"), (4, "PR_PAC_APDAKEY"),
+             (8, "PR_PAC_APDBKEY"))
+_PAC_KEYS = F.FlagSet(_PAC_BITS, unknown="PR_PAC_???")
+_PAC_KEYS_ALL = F.FlagSet((*_PAC_BITS, (0x10, "PR_PAC_APGAKEY")), unknown="PR_PAC_???")
+# PR_MCE_KILL_SET's policies (linux/prctl.h)
+_MCE_KILL_POLICIES = {0: "PR_MCE_KILL_LATE", 1: "PR_MCE_KILL_EARLY", 2: "PR_MCE_KILL_DEFAULT"}
+
+
+def sve_vl(fl: F.ArchFlags, v: int, prefix: str = "PR_SVE_") -> str:
     """PR_SVE_SET_VL's arg2: the flags, then the vector length in hex
-    (``PR_SVE_SET_VL_ONEXEC|0xff``, ``0``)."""
+    (``PR_SVE_SET_VL_ONEXEC|0xff``, ``0``); PR_SME_SET_VL's (``prefix`` "PR_SME_"), whose
+    flags have SVE's values."""
     flags = v & ~_PR_SVE_VL_LEN_MASK
     vl = _x(v & _PR_SVE_VL_LEN_MASK)
-    return f"{F.FlagSet(fl.tables.PR_SVE_VL_FLAGS)(flags)}|{vl}" if flags else vl
+    table = tuple((b, n.replace("PR_SVE_", prefix)) for b, n in fl.tables.PR_SVE_VL_FLAGS)
+    return f"{F.FlagSet(table)(flags)}|{vl}" if flags else vl
 
 
 def _vma_name(d: SyscallDecoder, ev: Syscall) -> str:
@@ -239,9 +262,9 @@ def _prctl_arg(d: SyscallDecoder, ev: Syscall, kind: str, v: int) -> str:
     if kind == "tsc":
         return _xval(T.PR_TSC_MODES, v & _M32, "PR_TSC_???")
     if kind == "unalign":
-        return F.FlagSet(T.PR_UNALIGN_FLAGS)(v & _M32)
+        return F.FlagSet(T.PR_UNALIGN_FLAGS, unknown="PR_UNALIGN_???")(v & _M32)
     if kind == "secbits":
-        return F.FlagSet(T.SECUREBITS)(v)
+        return F.FlagSet(T.SECUREBITS, unknown="SECBIT_???")(v)
     if kind == "setmm":
         return _xval(T.PR_SET_MM_OPS, v & _M32, "PR_SET_MM_???")
     if kind == "ptracer":
@@ -892,9 +915,11 @@ def _syslog(d: SyscallDecoder, ev: Syscall) -> list[str]:
         return [head]
     length = signed(ev.args[2], 32)
     if name == "SYSLOG_ACTION_CONSOLE_LEVEL":
-        level = T.LOG_LEVELS.get(length)
-        return [head, pointer(ev.args[1]),
-                f"{length} /* {level} */" if level else str(length)]
+        # the level as a number with its name, which strace has for 8 too (the console
+        # then shows every message)
+        level = T.LOG_LEVELS.get(length) or (
+            "LOGLEVEL_DEBUG+1" if length == 8 else "LOGLEVEL_???")
+        return [head, pointer(ev.args[1]), f"{length} /* {level} */"]
     buf = pointer(ev.args[1])
     if name in ("SYSLOG_ACTION_READ", "SYSLOG_ACTION_READ_ALL", "SYSLOG_ACTION_READ_CLEAR"):
         cap = capture_out(ev, 1)
