@@ -74,6 +74,7 @@ def test_sweep_proc_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             "O_RDWR|O_CREAT|O_EXCL, 0600, {mq_flags=0, mq_maxmsg=2, mq_msgsize=16, "
             "mq_curmsgs=0}) = 3", 'mq_open("tracekit-no-such-queue", O_RDONLY) = -1 ENOENT',
             "0600, {mq_flags=0x800, mq_maxmsg=0, mq_msgsize=0, mq_curmsgs=1}) = -1 EINVAL",
+            "0600, {mq_flags=0xc2c1c0bfbebdbcbb, mq_maxmsg=0, mq_msgsize=0, mq_curmsgs=1})",
             'mq_timedreceive(3, "hello", 64, [3], NULL) = 5',
             "{mq_flags=O_NONBLOCK, mq_maxmsg=2, mq_msgsize=16, mq_curmsgs=0}, {mq_flags=0,",
             "{sigev_value={sival_int=42, sival_ptr=0x2a}, sigev_signo=SIGUSR2, "

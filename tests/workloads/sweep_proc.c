@@ -443,6 +443,8 @@ static void message_queue(void) {
     /* mq_open's mq_flags are not decoded (strace: hex), mq_getsetattr's are */
     struct mq_attr nb = {O_NONBLOCK, 0, 0, 1};
     syscall(SYS_mq_open, "tracekit-no-such-queue", O_RDWR | O_CREAT | O_EXCL, 0600L, &nb);
+    struct mq_attr neg = {-0x3d3e3f4041424345L, 0, 0, 1};  /* a long: hex of its bits */
+    syscall(SYS_mq_open, "tracekit-no-such-queue", O_RDWR | O_CREAT | O_EXCL, 0600L, &neg);
     char name2[80];                                  /* default attributes, then gone */
     snprintf(name2, sizeof name2, "tracekit-sweep-%d-2", getpid());
     int q3 = syscall(SYS_mq_open, name2, O_RDWR | O_CREAT | O_EXCL, HI | 0640, NULL);

@@ -49,6 +49,7 @@ __all__ = ["MQ_ATTR_SIZE", "MSGBUF_SIZE", "MSQID_DS_SIZE", "SEMBUF_SIZE", "SEMID
            "format_seminfo", "format_shm_info", "format_shmid_ds", "format_shminfo", "kinds"]
 
 _M32 = 0xFFFFFFFF
+_M64 = (1 << 64) - 1
 SHMID_DS_SIZE = 112      # struct shmid64_ds (shminfo64 and shm_info are smaller)
 MSQID_DS_SIZE = 120      # struct msqid64_ds (msginfo is smaller)
 SEMID_DS_SIZE = {"x86_64": 104, "arm64": 88}    # struct semid64_ds (seminfo: 40)
@@ -184,7 +185,8 @@ def format_mq_attr(data: bytes, flags: F.FlagSet | None) -> str | None:
     if len(data) < _MQ_ATTR.size:
         return None
     fl, maxmsg, msgsize, curmsgs = _MQ_ATTR.unpack_from(data)
-    shown = (hex(fl) if fl else "0") if flags is None else flags(fl)
+    # mq_open's are a long printed as %#lx (its bits: never with a minus sign)
+    shown = (hex(fl & _M64) if fl else "0") if flags is None else flags(fl)
     return (f"{{mq_flags={shown}, mq_maxmsg={maxmsg}, mq_msgsize={msgsize}, "
             f"mq_curmsgs={curmsgs}}}")
 
