@@ -46,6 +46,13 @@ def _end(proc: subprocess.Popen[bytes], pidfile: Path) -> None:
             pass
 
 
+def _started(pidfile: Path) -> None:
+    """Waits for the command to write its pid: a reader that leaves before then could
+    end it before there is a pid to check."""
+    wait_until(lambda: pidfile.exists() and pidfile.read_text().strip().isdigit(),
+               "the traced command to write its pid", timeout=30)
+
+
 def _check_ended_by_sigpipe(proc: subprocess.Popen[bytes], pidfile: Path) -> None:
     try:
         _, err = proc.communicate(timeout=30)
@@ -68,6 +75,7 @@ def test_record_to_stdout_whose_reader_leaves(tmp_path: Path) -> None:
         assert proc.stdout is not None
         got = proc.stdout.read(4096)
         assert got.startswith(b"\x89tkrec")
+        _started(pidfile)
         proc.stdout.close()             # | head -c 4096
         _check_ended_by_sigpipe(proc, pidfile)
     finally:
@@ -84,6 +92,7 @@ def test_record_to_a_fifo_whose_reader_leaves(tmp_path: Path) -> None:
     try:
         with open(fifo, "rb") as reader:
             assert reader.read(4096).startswith(b"\x89tkrec")
+            _started(pidfile)
         _check_ended_by_sigpipe(proc, pidfile)
     finally:
         _end(proc, pidfile)
