@@ -118,6 +118,7 @@ def render(tables: dict[str, dict[str, dict[int, str]]], version: str) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--strace", default="strace", help="strace 6.1 to measure")
+    ap.add_argument("-o", "--output", default=str(OUT), help="the file to write")
     opt = ap.parse_args()
     arch = ARCHES.get(platform.machine())
     strace = shutil.which(opt.strace)
@@ -136,8 +137,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for name, opts in _TABLES.items():
             tables[name][arch] = measure(reqs, strace, Path(tmp), opts)
-    OUT.write_text(render(tables, version.split(" -- ")[-1]))
-    print(f"wrote {OUT}: {arch}: " + ", ".join(f"{name} {len(tables[name][arch])}"
+    Path(opt.output).write_text(render(tables, version.split(" -- ")[-1]))
+    print(f"wrote {opt.output}: {arch}: " + ", ".join(f"{name} {len(tables[name][arch])}"
                                               for name in _TABLES), file=sys.stderr)
 
 
