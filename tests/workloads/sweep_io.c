@@ -23,14 +23,18 @@
 #include <fcntl.h>
 #include <linux/aio_abi.h>
 #include <linux/bpf.h>
+#include <linux/btrfs.h>
 #include <linux/fs.h>
+#include <linux/gpio.h>
 #include <linux/hdreg.h>
 #include <linux/kd.h>
 #include <linux/kvm.h>
 #include <linux/loop.h>
 #include <linux/ptp_clock.h>
 #include <linux/rtc.h>
+#include <linux/seccomp.h>
 #include <linux/sockios.h>
+#include <linux/tee.h>
 #include <linux/userfaultfd.h>
 #include <linux/videodev2.h>
 #include <linux/watchdog.h>
@@ -430,6 +434,20 @@ static void ioctl_calls(int fd, long hi) {
                             SG_GET_VERSION_NUM, SG_IO, UFFDIO_API, WDIOC_GETSUPPORT};
     for (unsigned k = 0; k < sizeof(reqs) / sizeof(reqs[0]); k++)
         syscall(SYS_ioctl, -1L, reqs[k], BAD);
+    /* requests whose argument strace's decoder takes as a pointer (NULL, 0x1), as a
+     * number (0, 1), or not at all, and requests it has no decoder for (0, 0x1) */
+    unsigned long nulls[] = {VIDIOC_G_FMT, VIDIOC_QUERYCAP,
+                             GPIO_GET_CHIPINFO_IOCTL, BTRFS_IOC_FS_INFO, BTRFS_IOC_SYNC,
+                             PTP_CLOCK_GETCAPS, RTC_RD_TIME, RTC_AIE_ON, RTC_IRQP_SET,
+                             SG_GET_VERSION_NUM, SG_GET_TIMEOUT, HDIO_GETGEO, HDIO_SET_DMA,
+                             LOOP_GET_STATUS64, LOOP_SET_FD, LOOP_CLR_FD, LOOP_SET_BLOCK_SIZE,
+                             FS_IOC_GETVERSION, SECCOMP_IOCTL_NOTIF_RECV, TEE_IOC_VERSION,
+                             BLKRASET, BLKSECTSET, BLKRRPART, KVM_CREATE_VCPU,
+                             PERF_EVENT_IOC_SET_OUTPUT, KVM_GET_API_VERSION, KDGKBTYPE};
+    for (unsigned k = 0; k < sizeof(nulls) / sizeof(nulls[0]); k++) {
+        syscall(SYS_ioctl, -1L, nulls[k], NULL);
+        syscall(SYS_ioctl, -1L, nulls[k], 1L);
+    }
 }
 
 /* fcntl results of 0, which strace prints as C's %#x does: "0", not "0x0". */

@@ -65,6 +65,7 @@ from tracekit.decode.values import (
     quote,
     signed,
 )
+from tracekit.kernel.flag_tables.ioctl_arg_kinds import IOCTL_ARG_KINDS, IOCTL_ARG_KINDS_TERSE
 
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
@@ -174,13 +175,13 @@ _IOCTL_KINDS: dict[str, _IoctlArg] = {
     "FS_IOC_GETFLAGS": _IoctlArg(4, False, True, "inodeflags"),
     "FS_IOC_SETFLAGS": _IoctlArg(4, True, False, "inodeflags"),
     # block device requests: strace prints the argument's address on a file that is not
-    # one (ENOTTY); what they write on a block device is not decoded here
+    # one (ENOTTY); what they write on a block device is not decoded here. BLKRASET,
+    # BLKFRASET (a number) and BLKSECTSET (no decoder) print as measured (_measured_arg)
     **{n: _IoctlArg(0, False, False, "ptr")
        for n in ("BLKGETSIZE64", "BLKGETSIZE", "BLKSSZGET", "BLKBSZGET", "BLKBSZSET",
                  "BLKPBSZGET", "BLKIOMIN", "BLKIOOPT", "BLKALIGNOFF", "BLKROGET", "BLKROSET",
-                 "BLKRAGET", "BLKRASET", "BLKFRAGET", "BLKFRASET", "BLKSECTGET",
-                 "BLKSECTSET", "BLKDISCARDZEROES", "BLKROTATIONAL", "BLKDISCARD",
-                 "BLKSECDISCARD", "BLKZEROOUT", "BLKGETDISKSEQ", "BLKTRACESETUP",
+                 "BLKRAGET", "BLKFRAGET", "BLKSECTGET", "BLKDISCARDZEROES", "BLKROTATIONAL",
+                 "BLKDISCARD", "BLKSECDISCARD", "BLKZEROOUT", "BLKGETDISKSEQ", "BLKTRACESETUP",
                  "FITRIM")},
     # struct ifreq (40 bytes): the name in, the index out, and the other way round
     "SIOCGIFINDEX": _IoctlArg(IFREQ_SIZE, True, True, "ifindex"),
@@ -382,8 +383,12 @@ def k_ioctlarg(d: SyscallDecoder, ev: Syscall, i: int, deref: bool = True) -> st
     Not ``deref`` (-e verbose= without ioctl): what it points to prints as its address,
     a value argument as without."""
     v, fl = ev.args[i], d.flags
-    a = _ioctl_by_value(fl.arch).get(ev.args[i - 1] & 0xFFFFFFFF)
-    if a is None or a.fmt == "hex":
+    req = ev.args[i - 1] & 0xFFFFFFFF
+    a = _ioctl_by_value(fl.arch).get(req)
+    if a is None:
+        kinds = IOCTL_ARG_KINDS if deref else IOCTL_ARG_KINDS_TERSE
+        return _measured_arg(d, ev, kinds.get(fl.arch, {}).get(req), v)
+    if a.fmt == "hex":
         return _hex(v)
     if a.fmt == "none":
         return None
@@ -435,6 +440,26 @@ def k_ioctlarg(d: SyscallDecoder, ev: Syscall, i: int, deref: bool = True) -> st
         elif len(cap.data) >= 4:
             text = f"[{signed(int.from_bytes(cap.data[:4], 'little'), 32)}]"
     return pointer(v) if text is None else text
+
+
+def _measured_arg(d: SyscallDecoder, ev: Syscall, kind: str | None, v: int) -> str | None:
+    """The argument of a request tracekit does not decode as strace 6.1 prints it by its
+    decoder's kind (measured: scripts/gen_ioctl_arg_kinds.py); hex without one."""
+    if kind == "ptr":
+        return pointer(v)
+    if kind == "none":
+        return None
+    if kind == "fd":
+        return d.fd_text(ev.tgid, signed(v, 32))
+    if kind == "int":
+        return str(signed(v, 32))
+    if kind == "uint":
+        return str(v & 0xFFFFFFFF)
+    if kind == "long":
+        return str(signed(v, 64))
+    if kind == "ulong":
+        return str(v & 0xFFFFFFFFFFFFFFFF)
+    return _hex(v)
 
 
 def _ifreq(ev: Syscall, i: int, fmt: str) -> str | None:

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Generate tracekit/kernel/flag_tables/ioctl_arg_kinds.py: how strace 6.1 prints the third
+argument of the ioctl requests it has a decoder for and tracekit decodes no further.
+
+strace prints the argument of a request without a decoder as a hex number
+(``ioctl(-1, 0x5678, 0)``); a decoder that takes a pointer prints it with printaddr
+(``ioctl(-1, VIDIOC_G_FMT, NULL)``), others print no argument (``BLKRRPART``) or a decimal
+number (``HDIO_SET_DMA, 1``). Which request takes which path is measured, not written
+down: this script builds a C program that calls ``ioctl(-1, REQ, V)`` with a few values V
+for every request of the named ioctl tables of the running arch (IOCTLS, IOCTL_ALIASES,
+DRIVER_IOCTLS of tracekit/kernel/flag_tables/<arch>.py), runs it under the ``strace``
+found on PATH (it must be 6.1) and keeps each request's kind (``KINDS``) when it is not
+the hex number.
+
+Only the running arch can be measured (strace traces native programs); the table of
+another arch stays as it was, and without one tracekit prints every such argument as a
+hex number, as before. Usage:
+
+    python3 scripts/gen_ioctl_arg_kinds.py      # on an x86_64 machine with strace 6.1
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+OUT = Path("tracekit/kernel/flag_tables/ioctl_arg_kinds.py")
+ARCHES = {"x86_64": "x86_64", "aarch64": "arm64"}
+_LINE = re.compile(r"^ioctl\(-1, (.*?)(?:, (.*))?\) += -1 ")
+
+
+def requests(arch: str) -> list[int]:
+    """Every named request of ``arch``'s generated tables, in numeric order."""
+    T = importlib.import_module(f"tracekit.kernel.flag_tables.{arch}")
+    return sorted({*T.IOCTLS, *T.IOCTL_ALIASES, *T.DRIVER_IOCTLS})
+
+
+# the values each request is called with, and how strace -y prints them by the kind of
+# the argument (a kind not listed, a named value, prints as the default hex number). The
+# probe's fd 0 is /dev/null: an fd argument prints as 0</dev/null>.
+PROBES = (0, 1, 0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF)
+KINDS = {
+    ("NULL", "0x1", "0xffffffff", "0xffffffffffffffff"): "ptr",
+    (None, None, None, None): "none",
+    ("0", "1", "4294967295", "18446744073709551615"): "ulong",
+    ("0", "1", "4294967295", "-1"): "long",
+    ("0", "1", "-1", "-1"): "int",
+    ("0", "1", "4294967295", "4294967295"): "uint",
+}
+_FD = re.compile(r"0</dev/null(?:<char 1:3>)?>")
+
+
+def kind_of(texts: tuple[str | None, ...]) -> str | None:
+    """The kind of argument (``KINDS``, or ``"fd"``) strace printed as ``texts``."""
+    if texts[0] is not None and _FD.fullmatch(texts[0]) and texts[2:] == ("-1", "-1"):
+        return "fd"
+    return KINDS.get(texts)
+
+
+def measure(reqs: list[int], strace: str, tmp: Path, opts: tuple[str, ...] = ()
+            ) -> dict[int, str]:
+    """The requests of ``reqs`` whose argument ``strace -y OPTS`` does not print as a hex
+    number: request -> kind (:func:`kind_of`)."""
+    src = tmp / "probe.c"
+    if not src.exists():
+        body = "\n".join(f"    syscall(SYS_ioctl, -1, {r:#x}UL, {v:#x}UL);"
+                         for r in reqs for v in PROBES)
+        src.write_text("#include <unistd.h>\n#include <sys/syscall.h>\n"
+                       f"int main(void)\n{{\n{body}\n    return 0;\n}}\n")
+        subprocess.run(["gcc", "-O0", "-o", str(tmp / "probe"), str(src)], check=True)
+    log = tmp / "log"
+    subprocess.run([strace, "-qq", "-y", *opts, "-e", "trace=ioctl", "-e", "signal=none",
+                    "-o", str(log), str(tmp / "probe")], check=True,
+                   stdin=subprocess.DEVNULL)
+    lines = [m for m in map(_LINE.match, log.read_text().splitlines()) if m]
+    if len(lines) != len(reqs) * len(PROBES):
+        sys.exit(f"strace printed {len(lines)} ioctl calls of {len(reqs) * len(PROBES)}: "
+                 "not strace 6.1?")
+    got: dict[int, str] = {}
+    for k, r in enumerate(reqs):
+        kind = kind_of(tuple(m.group(2) for m in lines[k * len(PROBES):(k + 1) * len(PROBES)]))
+        if kind is not None:
+            got[r] = kind
+    return got
+
+
+_TABLES = {"IOCTL_ARG_KINDS": (), "IOCTL_ARG_KINDS_TERSE": ("-e", "verbose=none")}
+
+
+def render(tables: dict[str, dict[str, dict[int, str]]], version: str) -> str:
+    out = ['"""How strace 6.1 prints the third argument of ioctl requests, by arch: request ->',
+           '``"ptr"`` (an address: ``NULL``, ``0x1``), ``"none"`` (not printed), ``"fd"``',
+           '(a file descriptor), ``"int"``, ``"uint"``, ``"long"``, ``"ulong"`` (decimal, of',
+           "that C type); a request missing here prints as a hex number. IOCTL_ARG_KINDS:",
+           "by default; IOCTL_ARG_KINDS_TERSE: under -e verbose= without ioctl (strace does",
+           "not run some decoders then, v4l2's and PTP's: their argument prints as a hex",
+           "number). An arch missing here was not measured.",
+           "",
+           f"GENERATED by scripts/gen_ioctl_arg_kinds.py (measured with strace {version}); "
+           "do not edit.",
+           '"""', "", "# ruff: noqa: E501", ""]
+    for name in _TABLES:
+        out.append(f"{name}: dict[str, dict[int, str]] = {{")
+        for arch, kinds in sorted(tables[name].items()):
+            out.append(f"    {arch!r}: {{")
+            out += [f"        {r:#x}: {k!r}," for r, k in sorted(kinds.items())]
+            out.append("    },")
+        out += ["}", ""]
+    return "\n".join(out)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--strace", default="strace", help="strace 6.1 to measure")
+    ap.add_argument("-o", "--output", default=str(OUT), help="the file to write")
+    opt = ap.parse_args()
+    arch = ARCHES.get(platform.machine())
+    strace = shutil.which(opt.strace)
+    if arch is None or strace is None:
+        sys.exit(f"need a supported arch ({', '.join(ARCHES)}) and {opt.strace} on PATH")
+    version = subprocess.run([strace, "-V"], capture_output=True, text=True,
+                             check=True).stdout.splitlines()[0]
+    if "version 6.1" not in version:
+        sys.exit(f"{strace} is not strace 6.1: {version}")
+    tables: dict[str, dict[str, dict[int, str]]] = {name: {} for name in _TABLES}
+    if OUT.exists():                    # the other arches' measurements stay
+        old = importlib.import_module("tracekit.kernel.flag_tables.ioctl_arg_kinds")
+        for name in _TABLES:
+            tables[name].update(getattr(old, name, {}))
+    reqs = requests(arch)
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, opts in _TABLES.items():
+            tables[name][arch] = measure(reqs, strace, Path(tmp), opts)
+    Path(opt.output).write_text(render(tables, version.split(" -- ")[-1]))
+    print(f"wrote {opt.output}: {arch}: " + ", ".join(f"{name} {len(tables[name][arch])}"
+                                              for name in _TABLES), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
