@@ -11,7 +11,8 @@ RTM_NEWADDRLABEL, NLMSG_DONE, NLMSG_ERROR with the request it answers, extended 
 with NLMSGERR_ATTR_MSG), RTM_NEWLINK messages to its own socket with IFLA_AF_SPEC
 (AF_INET's IFLA_INET_CONF, AF_INET6's and AF_MCTP's attributes, a family without a
 decoder, an AF_BRIDGE link's IFLA_BRIDGE_* attributes and IFLA_PROTINFO's IFLA_BRPORT_*;
-RTM_*MDB, RTM_*STATS, RTM_*ACTION, RTM_GETDCB and RTM_NEWCACHEREPORT too),
+RTM_*MDB, RTM_*STATS (IFLA_STATS_LINK_XSTATS's
+bridge and bond stats), RTM_*ACTION, RTM_GETDCB and RTM_NEWCACHEREPORT too),
 NETLINK_SOCK_DIAG requests and replies (inet_diag_req_v2 on a socket not bound yet, then
 bound; inet_diag_msg; the old inet_diag_req; unix_diag_req and unix_diag_msg;
 netlink_diag_req and netlink_diag_msg), hostile messages (shorter than a header,
@@ -193,6 +194,13 @@ def test_netlink_messages_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "nlmsg_flags=NLM_F_REQUEST|NLM_F_ACK|NLM_F_CREATE, ",
             "res_id=htons(NFNL_SUBSYS_NFTABLES)}, [[{nla_len=6, nla_type=0x1}, "
             "\"\\x74\\x00\"], [{nla_len=12, nla_type=NLA_F_NESTED|0x5}, ",
+            # IFLA_STATS_LINK_XSTATS: a bridge's and a bond's nested stats
+            "[{nla_len=44, nla_type=BRIDGE_XSTATS_VLAN}, {rx_bytes=1, rx_packets=0, "
+            "tx_bytes=0, tx_packets=2, vid=3, flags=BRIDGE_VLAN_INFO_PVID|0x100, "
+            "pad2=0xab}]",
+            "nla_type=BRIDGE_XSTATS_STP}, {transition_blk=4, ",
+            "tx_tcn=5}, \"\\x01\\x02\"]",
+            "nla_type=BOND_XSTATS_3AD}, [{nla_len=12, nla_type=BOND_3AD_STAT_LACPDU_RX}, 11]]",
             "NFT_MSG_DELRULE, nlmsg_flags=NLM_F_REQUEST|NLM_F_NONREC, ",
             "res_id=NFNL_SUBSYS_NFTABLES}]", "version=0x1 /* NFNETLINK_??? */, res_id=htons(7)",
             "NFNL_SUBSYS_NFTABLES<<8|0x30 /* NFT_MSG_??? */, nlmsg_flags=NLM_F_REQUEST, "

@@ -32,6 +32,7 @@
 #include <linux/if_addr.h>
 #include <linux/fib_rules.h>
 #include <linux/dcbnl.h>
+#include <linux/if_bonding.h>
 #include <linux/if_bridge.h>
 #include <linux/mroute.h>
 #include <linux/pkt_cls.h>
@@ -729,6 +730,45 @@ static void rtnl_more(void) {
     close(s);
 }
 
+/* RTM_GETSTATS to the program's own socket with IFLA_STATS_LINK_XSTATS: a
+ * bridge's VLAN (with flags and pad2) and STP (with 2 bytes past it) stats, a bond's 802.3ad counters, and a type without a name */
+static void rtnl_xstats(void) {
+    int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+    struct sockaddr_nl me = {.nl_family = AF_NETLINK};
+    socklen_t mlen = sizeof(me);
+    if (bind(s, (void *)&me, sizeof(me)) || getsockname(s, (void *)&me, &mlen))
+        return;
+    static char inner[512], mid[600];
+    static struct {
+        struct nlmsghdr h;
+        struct if_stats_msg st;
+        char attrs[700];
+    } m;
+    struct bridge_vlan_xstats vl = {.rx_bytes = 1, .tx_packets = 2, .vid = 3,
+                                    .flags = BRIDGE_VLAN_INFO_PVID | 0x100, .pad2 = 0xab};
+    struct bridge_stp_xstats stp = {.transition_blk = 4, .tx_tcn = 5};
+    char stp_more[sizeof(stp) + 2];
+    memcpy(stp_more, &stp, sizeof(stp));
+    memcpy(stp_more + sizeof(stp), "\x01\x02", 2);
+    size_t n = put_attr(inner, BRIDGE_XSTATS_VLAN, &vl, sizeof(vl));
+    n += put_attr(inner + n, BRIDGE_XSTATS_STP, stp_more, sizeof(stp_more));
+    n += put_attr(inner + n, 9, "z", 1);
+    size_t k = put_attr(mid, LINK_XSTATS_TYPE_BRIDGE, inner, n);
+    __u64 lacp = 11;
+    n = put_attr(inner, BOND_3AD_STAT_LACPDU_RX, &lacp, 8);
+    n = put_attr(inner + 64, BOND_XSTATS_3AD, inner, n);
+    k += put_attr(mid + k, LINK_XSTATS_TYPE_BOND, inner + 64, n);
+    k += put_attr(mid + k, 7, "q", 1);
+    struct sockaddr_nl to = {.nl_family = AF_NETLINK, .nl_pid = me.nl_pid};
+    m.h = (struct nlmsghdr){0, RTM_GETSTATS, NLM_F_REQUEST, SEQ + 95, me.nl_pid};
+    m.st = (struct if_stats_msg){.ifindex = 1};
+    m.h.nlmsg_len = NLMSG_LENGTH(sizeof(m.st)) +
+                    put_attr(m.attrs, IFLA_STATS_LINK_XSTATS, mid, k);
+    sendto(s, &m, m.h.nlmsg_len, 0, (void *)&to, sizeof(to));
+    recv(s, buf, sizeof(buf), MSG_DONTWAIT);
+    close(s);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2 || chdir(argv[1]))
         return 1;
@@ -741,6 +781,7 @@ int main(int argc, char **argv) {
     netfilter();
     af_spec();
     rtnl_more();
+    rtnl_xstats();
     other_netns();          /* last: it leaves the network namespace */
     return 0;
 }

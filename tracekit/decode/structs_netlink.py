@@ -559,6 +559,79 @@ _IFLA_STATS_MASK = tuple((1 << k, f"1<<{n}") for k, n in enumerate(_IFLA_STATS))
 _IF_STATS_MSG = struct.Struct("<BBHII")
 
 
+_BRIDGE_VLAN_FLAGS = tuple((1 << k, "BRIDGE_VLAN_INFO_" + n) for k, n in enumerate((
+    "MASTER", "PVID", "UNTAGGED", "RANGE_BEGIN", "RANGE_END", "BRENTRY", "ONLY_OPTS")))
+_BRIDGE_VLAN_XSTATS = struct.Struct("<QQQQHHI")     # struct bridge_vlan_xstats
+_BR_MCAST_FIELDS = (                                # struct br_mcast_stats: "+" an array
+    "+igmp_v1queries", "+igmp_v2queries", "+igmp_v3queries", "+igmp_leaves",
+    "+igmp_v1reports", "+igmp_v2reports", "+igmp_v3reports", "igmp_parse_errors",
+    "+mld_v1queries", "+mld_v2queries", "+mld_leaves", "+mld_v1reports",
+    "+mld_v2reports", "mld_parse_errors", "+mcast_bytes", "+mcast_packets")
+_BR_MCAST_SIZE = sum(16 if f[0] == "+" else 8 for f in _BR_MCAST_FIELDS)
+_BRIDGE_STP_FIELDS = ("transition_blk", "transition_fwd", "rx_bpdu", "tx_bpdu",
+                      "rx_tcn", "tx_tcn")
+
+
+def _with_rest(c: _Ctx, text: str, off: int, size: int, n: int) -> str:
+    """A struct of ``size`` bytes, then the attribute's bytes past it in hex."""
+    return text if n <= size else f"{text}, {c.hexstr(off + size, n - size)}"
+
+
+def _bridge_vlan_xstats(c: _Ctx, off: int, n: int) -> str | None:
+    size = _BRIDGE_VLAN_XSTATS.size
+    if n < size:
+        return None
+    rxb, rxp, txb, txp, vid, flags, pad2 = _BRIDGE_VLAN_XSTATS.unpack(c.take(off, size))
+    text = (f"{{rx_bytes={rxb}, rx_packets={rxp}, tx_bytes={txb}, tx_packets={txp}, "
+            f"vid={vid}, flags={_flags(_BRIDGE_VLAN_FLAGS, flags, 'BRIDGE_VLAN_INFO_???')}"
+            f"{f', pad2={pad2:#x}' if pad2 else ''}}}")
+    return _with_rest(c, text, off, size, n)
+
+
+def _br_mcast_stats(c: _Ctx, off: int, n: int) -> str | None:
+    if n < _BR_MCAST_SIZE:
+        return None
+    out, at = [], off
+    for f in _BR_MCAST_FIELDS:
+        if f[0] == "+":
+            rx, tx = struct.unpack("<QQ", c.take(at, 16))
+            out.append(f"{f[1:]}=[[BR_MCAST_DIR_RX]={rx}, [BR_MCAST_DIR_TX]={tx}]")
+            at += 16
+        else:
+            out.append(f"{f}={struct.unpack('<Q', c.take(at, 8))[0]}")
+            at += 8
+    return _with_rest(c, "{" + ", ".join(out) + "}", off, _BR_MCAST_SIZE, n)
+
+
+def _bridge_stp_xstats(c: _Ctx, off: int, n: int) -> str | None:
+    size = 8 * len(_BRIDGE_STP_FIELDS)
+    if n < size:
+        return None
+    vals = struct.unpack(f"<{len(_BRIDGE_STP_FIELDS)}Q", c.take(off, size))
+    text = ", ".join(f"{f}={v}" for f, v in zip(_BRIDGE_STP_FIELDS, vals, strict=True))
+    return _with_rest(c, "{" + text + "}", off, size, n)
+
+
+_BOND_3AD_ATTRS = dict(enumerate("BOND_3AD_STAT_" + n for n in (
+    "LACPDU_RX", "LACPDU_TX", "LACPDU_UNKNOWN_RX", "LACPDU_ILLEGAL_RX", "MARKER_RX",
+    "MARKER_TX", "MARKER_RESP_RX", "MARKER_RESP_TX", "MARKER_UNKNOWN_RX", "PAD")))
+_XSTATS_TYPES = dict(enumerate(("LINK_XSTATS_TYPE_UNSPEC", "LINK_XSTATS_TYPE_BRIDGE",
+                                "LINK_XSTATS_TYPE_BOND")))
+# IFLA_STATS_LINK_XSTATS(_SLAVE): nested by LINK_XSTATS_TYPE_*, each nested again
+_LINK_XSTATS = _nested(_XSTATS_TYPES, "LINK_XSTATS_TYPE_???", {
+    "LINK_XSTATS_TYPE_BRIDGE": _nested(
+        dict(enumerate(("BRIDGE_XSTATS_UNSPEC", "BRIDGE_XSTATS_VLAN",
+                        "BRIDGE_XSTATS_MCAST", "BRIDGE_XSTATS_PAD", "BRIDGE_XSTATS_STP"))),
+        "BRIDGE_XSTATS_???", {"BRIDGE_XSTATS_VLAN": _bridge_vlan_xstats,
+                              "BRIDGE_XSTATS_MCAST": _br_mcast_stats,
+                              "BRIDGE_XSTATS_STP": _bridge_stp_xstats}),
+    "LINK_XSTATS_TYPE_BOND": _nested(
+        {0: "BOND_XSTATS_UNSPEC", 1: "BOND_XSTATS_3AD"}, "BOND_XSTATS_???", {
+            "BOND_XSTATS_3AD": _nested(_BOND_3AD_ATTRS, "BOND_XSTATS_???", {
+                n: _u64 for n in _BOND_3AD_ATTRS.values() if not n.endswith("PAD")})}),
+})
+
+
 def _if_stats_msg(c: _Ctx, family: int, off: int, n: int) -> str:
     text = f"{{family={_family(c, family)}, "
     if n < _IF_STATS_MSG.size:
@@ -569,8 +642,7 @@ def _if_stats_msg(c: _Ctx, family: int, off: int, n: int) -> str:
              f"filter_mask={_flags(_IFLA_STATS_MASK, mask, '1<<IFLA_STATS_???')}}}")
     if n > _IF_STATS_MSG.size:
         text += ", " + _attrs(c, off + _IF_STATS_MSG.size, n - _IF_STATS_MSG.size,
-                              _IFLA_STATS_ATTRS, "IFLA_STATS_???",
-                              {"IFLA_STATS_LINK_64": _link_stats("Q")})
+                              _IFLA_STATS_ATTRS, "IFLA_STATS_???", _IFLA_STATS_DECODERS)
     return text
 
 
@@ -688,6 +760,17 @@ def _link_stats(word: str) -> Nla:
         pairs = zip(_STATS_FIELDS[:count], vals, strict=True)
         return "{" + ", ".join(f"{f}={v}" for f, v in pairs) + "}"
     return dec
+
+
+# RTM_*STATS attributes (after _link_stats, which they use)
+_IFLA_STATS_DECODERS: dict[str, Nla] = {
+    "IFLA_STATS_LINK_64": _link_stats("Q"),
+    "IFLA_STATS_LINK_XSTATS": _LINK_XSTATS,
+    "IFLA_STATS_LINK_XSTATS_SLAVE": _LINK_XSTATS,
+    "IFLA_STATS_LINK_OFFLOAD_XSTATS": _nested(
+        {0: "IFLA_OFFLOAD_XSTATS_UNSPEC", 1: "IFLA_OFFLOAD_XSTATS_CPU_HIT"},
+        "IFLA_OFFLOAD_XSTATS_???", {"IFLA_OFFLOAD_XSTATS_CPU_HIT": _link_stats("Q")}),
+}
 
 
 def _hwaddr(c: _Ctx, off: int, n: int) -> str | None:
