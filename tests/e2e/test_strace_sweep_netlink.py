@@ -201,6 +201,8 @@ def test_netlink_messages_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "nla_type=BRIDGE_XSTATS_STP}, {transition_blk=4, ",
             "tx_tcn=5}, \"\\x01\\x02\"]",
             "nla_type=BOND_XSTATS_3AD}, [{nla_len=12, nla_type=BOND_3AD_STAT_LACPDU_RX}, 11]]",
+            "[{nla_len=76, nla_type=MPLS_STATS_LINK}, {rx_packets=1, tx_packets=2, ",
+            "rx_noroute=9}]], [{nla_len=6, nla_type=AF_INET}, \"\\x61\\x62\"]]",
             "NFT_MSG_DELRULE, nlmsg_flags=NLM_F_REQUEST|NLM_F_NONREC, ",
             "res_id=NFNL_SUBSYS_NFTABLES}]", "version=0x1 /* NFNETLINK_??? */, res_id=htons(7)",
             "NFNL_SUBSYS_NFTABLES<<8|0x30 /* NFT_MSG_??? */, nlmsg_flags=NLM_F_REQUEST, "

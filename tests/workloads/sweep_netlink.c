@@ -766,6 +766,15 @@ static void rtnl_xstats(void) {
                     put_attr(m.attrs, IFLA_STATS_LINK_XSTATS, mid, k);
     sendto(s, &m, m.h.nlmsg_len, 0, (void *)&to, sizeof(to));
     recv(s, buf, sizeof(buf), MSG_DONTWAIT);
+    /* IFLA_STATS_AF_SPEC: AF_MPLS's link stats, a family without a decoder */
+    __u64 mpls[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+    n = put_attr(inner, 1 /* MPLS_STATS_LINK */, mpls, sizeof(mpls));
+    k = put_attr(mid, AF_MPLS, inner, n);
+    k += put_attr(mid + k, AF_INET, "ab", 2);
+    m.h.nlmsg_len = NLMSG_LENGTH(sizeof(m.st)) +
+                    put_attr(m.attrs, IFLA_STATS_AF_SPEC, mid, k);
+    sendto(s, &m, m.h.nlmsg_len, 0, (void *)&to, sizeof(to));
+    recv(s, buf, sizeof(buf), MSG_DONTWAIT);
     close(s);
 }
 

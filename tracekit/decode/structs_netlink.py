@@ -763,7 +763,32 @@ def _link_stats(word: str) -> Nla:
 
 
 # RTM_*STATS attributes (after _link_stats, which they use)
+_MPLS_LINK_FIELDS = ("rx_packets", "tx_packets", "rx_bytes", "tx_bytes", "rx_errors",
+                     "tx_errors", "rx_dropped", "tx_dropped", "rx_noroute")
+
+
+def _mpls_link_stats(c: _Ctx, off: int, n: int) -> str | None:
+    """MPLS_STATS_LINK: struct mpls_link_stats (u64s), the bytes past it in hex."""
+    size = 8 * len(_MPLS_LINK_FIELDS)
+    if n < size:
+        return None
+    vals = struct.unpack(f"<{len(_MPLS_LINK_FIELDS)}Q", c.take(off, size))
+    text = ", ".join(f"{f}={v}" for f, v in zip(_MPLS_LINK_FIELDS, vals, strict=True))
+    return _with_rest(c, "{" + text + "}", off, size, n)
+
+
+_STATS_AF: dict[str, Nla] = {"AF_MPLS": _nested(
+    {0: "MPLS_STATS_UNSPEC", 1: "MPLS_STATS_LINK"}, "MPLS_STATS_???",
+    {"MPLS_STATS_LINK": _mpls_link_stats})}
+
+
+def _stats_af_spec(c: _Ctx, off: int, n: int) -> str:
+    """IFLA_STATS_AF_SPEC: attributes by address family (AF_MPLS's decoded)."""
+    return _attrs(c, off, n, c.T.ADDRESS_FAMILIES, "AF_???", _STATS_AF)
+
+
 _IFLA_STATS_DECODERS: dict[str, Nla] = {
+    "IFLA_STATS_AF_SPEC": _stats_af_spec,
     "IFLA_STATS_LINK_64": _link_stats("Q"),
     "IFLA_STATS_LINK_XSTATS": _LINK_XSTATS,
     "IFLA_STATS_LINK_XSTATS_SLAVE": _LINK_XSTATS,
