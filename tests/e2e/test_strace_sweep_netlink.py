@@ -12,7 +12,7 @@ with NLMSGERR_ATTR_MSG), RTM_NEWLINK messages to its own socket with IFLA_AF_SPE
 (AF_INET's IFLA_INET_CONF, AF_INET6's and AF_MCTP's attributes, a family without a
 decoder, an AF_BRIDGE link's IFLA_BRIDGE_* attributes and IFLA_PROTINFO's IFLA_BRPORT_*;
 RTM_*MDB, RTM_*STATS (IFLA_STATS_LINK_XSTATS's
-bridge and bond stats), RTM_*ACTION, RTM_GETDCB and RTM_NEWCACHEREPORT too),
+bridge and bond stats), IFLA_VFINFO_LIST, RTM_*ACTION, RTM_GETDCB and RTM_NEWCACHEREPORT too),
 NETLINK_SOCK_DIAG requests and replies (inet_diag_req_v2 on a socket not bound yet, then
 bound; inet_diag_msg; the old inet_diag_req; unix_diag_req and unix_diag_msg;
 netlink_diag_req and netlink_diag_msg), hostile messages (shorter than a header,
@@ -203,6 +203,13 @@ def test_netlink_messages_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "nla_type=BOND_XSTATS_3AD}, [{nla_len=12, nla_type=BOND_3AD_STAT_LACPDU_RX}, 11]]",
             "[{nla_len=76, nla_type=MPLS_STATS_LINK}, {rx_packets=1, tx_packets=2, ",
             "rx_noroute=9}]], [{nla_len=6, nla_type=AF_INET}, \"\\x61\\x62\"]]",
+            # IFLA_VFINFO_LIST's IFLA_VF_INFO structs and nested attributes
+            "nla_type=IFLA_VF_MAC}, {vf=1, mac=02:00:00:00:00:0a:00:00:",
+            "nla_type=IFLA_VF_LINK_STATE}, {vf=1, link_state=IFLA_VF_LINK_STATE_DISABLE}]",
+            "nla_type=IFLA_VF_VLAN_INFO}, {vf=2, vlan=10, qos=3, "
+            "vlan_proto=htons(ETH_P_8021Q)}]]",
+            "nla_type=IFLA_VF_IB_NODE_GUID}, {vf=2, guid=0x1122334455667788}]",
+            "[{nla_len=12, nla_type=IFLA_VF_STATS_RX_PACKETS}, 42]",
             "NFT_MSG_DELRULE, nlmsg_flags=NLM_F_REQUEST|NLM_F_NONREC, ",
             "res_id=NFNL_SUBSYS_NFTABLES}]", "version=0x1 /* NFNETLINK_??? */, res_id=htons(7)",
             "NFNL_SUBSYS_NFTABLES<<8|0x30 /* NFT_MSG_??? */, nlmsg_flags=NLM_F_REQUEST, "

@@ -36,6 +36,7 @@
 #include <linux/if_bridge.h>
 #include <linux/mroute.h>
 #include <linux/pkt_cls.h>
+#include <linux/if_ether.h>
 #include <linux/if_link.h>
 #include <linux/neighbour.h>
 #include <linux/if_addrlabel.h>
@@ -778,6 +779,39 @@ static void rtnl_xstats(void) {
     close(s);
 }
 
+/* RTM_NEWLINK to the program's own socket with IFLA_VFINFO_LIST: a VF's mac and link
+ * state, then its VLAN list (802.1Q), an InfiniBand GUID (packed) and stats */
+static void vfinfo(void) {
+    int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+    struct sockaddr_nl me = {.nl_family = AF_NETLINK};
+    socklen_t mlen = sizeof(me);
+    if (bind(s, (void *)&me, sizeof(me)) || getsockname(s, (void *)&me, &mlen))
+        return;
+    char vf[96], list[96];
+    struct ifla_vf_mac mac = {.vf = 1, .mac = {0x02, 0, 0, 0, 0, 0x0a}};
+    struct ifla_vf_link_state ls = {.vf = 1, .link_state = IFLA_VF_LINK_STATE_DISABLE};
+    size_t n = put_attr(vf, IFLA_VF_MAC, &mac, sizeof(mac));
+    n += put_attr(vf + n, IFLA_VF_LINK_STATE, &ls, sizeof(ls));
+    size_t k = put_attr(list, IFLA_VF_INFO, vf, n);
+    link_self(s, me.nl_pid, AF_UNSPEC, IFLA_VFINFO_LIST, list, k);
+    struct ifla_vf_vlan_info vi = {.vf = 2, .vlan = 10, .qos = 3,
+                                   .vlan_proto = htons(ETH_P_8021Q)};
+    char in[32];
+    k = put_attr(in, IFLA_VF_VLAN_INFO, &vi, sizeof(vi));
+    n = put_attr(vf, IFLA_VF_VLAN_LIST, in, k);
+    struct {
+        __u32 vf;
+        __u64 guid;
+    } __attribute__((packed)) guid = {2, 0x1122334455667788ULL};
+    n += put_attr(vf + n, IFLA_VF_IB_NODE_GUID, &guid, sizeof(guid));
+    __u64 pkts = 42;
+    k = put_attr(in, IFLA_VF_STATS_RX_PACKETS, &pkts, 8);
+    n += put_attr(vf + n, IFLA_VF_STATS, in, k);
+    k = put_attr(list, IFLA_VF_INFO, vf, n);
+    link_self(s, me.nl_pid, AF_UNSPEC, IFLA_VFINFO_LIST, list, k);
+    close(s);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2 || chdir(argv[1]))
         return 1;
@@ -791,6 +825,7 @@ int main(int argc, char **argv) {
     af_spec();
     rtnl_more();
     rtnl_xstats();
+    vfinfo();
     other_netns();          /* last: it leaves the network namespace */
     return 0;
 }

@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING
 from tracekit._events import SC_NORETURN, SC_UNFINISHED, Syscall, fd_descs
 from tracekit.decode import flags as F
 from tracekit.decode.captures import capture
-from tracekit.decode.values import format_ifindex, quote, signed
+from tracekit.decode.values import eth_protocol, format_ifindex, quote, signed
 from tracekit.kernel.sockdiag import foreign_netns
 from tracekit.kernel.syscalls import errno_name
 
@@ -830,7 +830,84 @@ def _prop_list(c: _Ctx, off: int, n: int) -> str:
     return _attrs(c, off, n, c.T.IFLA_ATTRS, "IFLA_???", _PROP_LIST)
 
 
+# IFLA_VFINFO_LIST: IFLA_VF_INFO attributes, each of IFLA_VF_* structs (linux/if_link.h;
+# one shorter than its struct prints as hex, bytes past it are not shown)
+_VF_LINK_STATES = {0: "IFLA_VF_LINK_STATE_AUTO", 1: "IFLA_VF_LINK_STATE_ENABLE",
+                   2: "IFLA_VF_LINK_STATE_DISABLE"}
+
+
+def _vf_u32s(*fields: str) -> Nla:
+    """A struct of u32 fields (vf, then settings); ``link_state`` by name."""
+    size = 4 * len(fields)
+
+    def dec(c: _Ctx, off: int, n: int) -> str | None:
+        if n < size:
+            return None
+        vals = struct.unpack(f"<{len(fields)}I", c.take(off, size))
+        return "{" + ", ".join(
+            f"{f}={_xval(_VF_LINK_STATES, v, 'IFLA_VF_LINK_STATE_???')}"
+            if f == "link_state" else f"{f}={v}"
+            for f, v in zip(fields, vals, strict=True)) + "}"
+    return dec
+
+
+def _vf_mac(c: _Ctx, off: int, n: int) -> str | None:
+    """struct ifla_vf_mac: vf, a 32-byte mac."""
+    if n < 36:
+        return None
+    vf, = struct.unpack("<I", c.take(off, 4))
+    return f"{{vf={vf}, mac={':'.join(f'{b:02x}' for b in c.take(off + 4, 32))}}}"
+
+
+def _vf_broadcast(c: _Ctx, off: int, n: int) -> str | None:
+    if n < 32:
+        return None
+    return f"{{broadcast={':'.join(f'{b:02x}' for b in c.take(off, 32))}}}"
+
+
+def _vf_guid(c: _Ctx, off: int, n: int) -> str | None:
+    """struct ifla_vf_guid: vf, a u64 guid packed after it (12 bytes) or aligned (16)."""
+    if n not in (12, 16):
+        return None
+    vf, = struct.unpack("<I", c.take(off, 4))
+    guid, = struct.unpack("<Q", c.take(off + n - 8, 8))
+    return f"{{vf={vf}, guid={hex(guid) if guid else 0}}}"
+
+
+def _vf_vlan_info(c: _Ctx, off: int, n: int) -> str | None:
+    """struct ifla_vf_vlan_info: vf, vlan, qos, vlan_proto (network order)."""
+    if n < 16:
+        return None
+    vf, vlan, qos, proto = struct.unpack("<IIIH", c.take(off, 14))
+    return f"{{vf={vf}, vlan={vlan}, qos={qos}, vlan_proto={eth_protocol(proto)}}}"
+
+
+_VF_STATS_ATTRS = dict(enumerate("IFLA_VF_STATS_" + n for n in (
+    "RX_PACKETS", "TX_PACKETS", "RX_BYTES", "TX_BYTES", "BROADCAST", "MULTICAST", "PAD",
+    "RX_DROPPED", "TX_DROPPED")))
+_VF_ATTRS = dict(enumerate("IFLA_VF_" + n for n in (
+    "UNSPEC", "MAC", "VLAN", "TX_RATE", "SPOOFCHK", "LINK_STATE", "RATE", "RSS_QUERY_EN",
+    "STATS", "TRUST", "IB_NODE_GUID", "IB_PORT_GUID", "VLAN_LIST", "BROADCAST")))
+_VFINFO_LIST = _nested({0: "IFLA_VF_INFO_UNSPEC", 1: "IFLA_VF_INFO"}, "IFLA_VF_INFO_???", {
+    "IFLA_VF_INFO": _nested(_VF_ATTRS, "IFLA_VF_???", {
+        "IFLA_VF_MAC": _vf_mac, "IFLA_VF_VLAN": _vf_u32s("vf", "vlan", "qos"),
+        "IFLA_VF_TX_RATE": _vf_u32s("vf", "rate"),
+        "IFLA_VF_SPOOFCHK": _vf_u32s("vf", "setting"),
+        "IFLA_VF_LINK_STATE": _vf_u32s("vf", "link_state"),
+        "IFLA_VF_RATE": _vf_u32s("vf", "min_tx_rate", "max_tx_rate"),
+        "IFLA_VF_RSS_QUERY_EN": _vf_u32s("vf", "setting"),
+        "IFLA_VF_STATS": _nested(_VF_STATS_ATTRS, "IFLA_VF_STATS_???", {
+            n: _u64 for n in _VF_STATS_ATTRS.values() if not n.endswith("PAD")}),
+        "IFLA_VF_TRUST": _vf_u32s("vf", "setting"),
+        "IFLA_VF_IB_NODE_GUID": _vf_guid, "IFLA_VF_IB_PORT_GUID": _vf_guid,
+        "IFLA_VF_VLAN_LIST": _nested(
+            {0: "IFLA_VF_VLAN_INFO_UNSPEC", 1: "IFLA_VF_VLAN_INFO"}, "IFLA_VF_VLAN_INFO_???",
+            {"IFLA_VF_VLAN_INFO": _vf_vlan_info}),
+        "IFLA_VF_BROADCAST": _vf_broadcast})})
+
+
 _IFLA: dict[str, Nla] = {
+    "IFLA_VFINFO_LIST": _VFINFO_LIST,
     "IFLA_LINKINFO": _linkinfo, "IFLA_PROP_LIST": _prop_list,
     "IFLA_ADDRESS": _hwaddr, "IFLA_BROADCAST": _hwaddr, "IFLA_IFNAME": _nla_str,
     "IFLA_MTU": _u32, "IFLA_LINK": _u32, "IFLA_QDISC": _nla_str,
