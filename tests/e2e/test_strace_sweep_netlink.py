@@ -14,7 +14,8 @@ decoder, an AF_BRIDGE link's IFLA_BRIDGE_* attributes and IFLA_PROTINFO's IFLA_B
 RTM_*MDB, RTM_*STATS (IFLA_STATS_LINK_XSTATS's
 bridge and bond stats), IFLA_VFINFO_LIST, RTM_*ACTION, RTM_GETDCB and RTM_NEWCACHEREPORT too),
 NETLINK_SOCK_DIAG requests and replies (inet_diag_req_v2 on a socket not bound yet, then
-bound; inet_diag_msg; the old inet_diag_req; unix_diag_req and unix_diag_msg;
+bound; inet_diag_msg, with INET_DIAG_ULP_INFO and
+INET_DIAG_SK_BPF_STORAGES; the old inet_diag_req; unix_diag_req and unix_diag_msg;
 netlink_diag_req and netlink_diag_msg), hostile messages (shorter than a header,
 nlmsg_len 0, longer than the buffer, an attribute shorter than its header, unknown
 types, a request split over two iovecs), a NETLINK_USERSOCK message to itself (printed
@@ -210,6 +211,16 @@ def test_netlink_messages_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "vlan_proto=htons(ETH_P_8021Q)}]]",
             "nla_type=IFLA_VF_IB_NODE_GUID}, {vf=2, guid=0x1122334455667788}]",
             "[{nla_len=12, nla_type=IFLA_VF_STATS_RX_PACKETS}, 42]",
+            # inet_diag_msg's INET_DIAG_ULP_INFO (TLS, MPTCP), INET_DIAG_SK_BPF_STORAGES
+            "[{nla_len=8, nla_type=INET_ULP_INFO_NAME}, \"tls\"], ",
+            "[{nla_len=6, nla_type=TLS_INFO_VERSION}, TLS_1_2_VERSION], [{nla_len=6, "
+            "nla_type=TLS_INFO_CIPHER}, TLS_CIPHER_AES_GCM_256], [{nla_len=6, "
+            "nla_type=TLS_INFO_TXCONF}, TLS_CONF_SW], {nla_len=4, nla_type=TLS_INFO_ZC_RO_TX}]",
+            "nla_type=MPTCP_SUBFLOW_ATTR_TOKEN_REM}, 0xabc], ",
+            "nla_type=MPTCP_SUBFLOW_ATTR_FLAGS}, "
+            "MPTCP_SUBFLOW_FLAG_MCAP_REM|MPTCP_SUBFLOW_FLAG_CONNECTED], ",
+            "nla_type=SK_DIAG_BPF_STORAGE_MAP_ID}, 5], [{nla_len=8, "
+            "nla_type=SK_DIAG_BPF_STORAGE_MAP_VALUE}, 0xbe]]]",
             "NFT_MSG_DELRULE, nlmsg_flags=NLM_F_REQUEST|NLM_F_NONREC, ",
             "res_id=NFNL_SUBSYS_NFTABLES}]", "version=0x1 /* NFNETLINK_??? */, res_id=htons(7)",
             "NFNL_SUBSYS_NFTABLES<<8|0x30 /* NFT_MSG_??? */, nlmsg_flags=NLM_F_REQUEST, "

@@ -45,11 +45,13 @@
 #include <linux/nexthop.h>
 #include <linux/audit.h>
 #include <linux/inet_diag.h>
+#include <linux/mptcp.h>
 #include <linux/netlink.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nf_tables.h>
 #include <linux/rtnetlink.h>
 #include <linux/sock_diag.h>
+#include <linux/tls.h>
 #include <linux/unix_diag.h>
 #include <linux/xfrm.h>
 #include <netinet/in.h>
@@ -812,6 +814,55 @@ static void vfinfo(void) {
     close(s);
 }
 
+/* inet_diag_msg messages (no NLM_F_REQUEST: replies' form) to the program's own
+ * NETLINK_SOCK_DIAG socket: INET_DIAG_ULP_INFO of TLS and of MPTCP, and
+ * INET_DIAG_SK_BPF_STORAGES */
+static void diag_self(__u16 type, const void *attrs, size_t len) {
+    int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+    struct sockaddr_nl me = {.nl_family = AF_NETLINK};
+    socklen_t mlen = sizeof(me);
+    if (bind(s, (void *)&me, sizeof(me)) || getsockname(s, (void *)&me, &mlen))
+        return;
+    static struct {
+        struct nlmsghdr h;
+        struct inet_diag_msg m;
+        char attrs[128];
+    } m;
+    m.h = (struct nlmsghdr){0, SOCK_DIAG_BY_FAMILY, 0, SEQ + 97, me.nl_pid};
+    m.m = (struct inet_diag_msg){.idiag_family = AF_INET, .idiag_state = TCP_LISTEN};
+    m.h.nlmsg_len = NLMSG_LENGTH(sizeof(m.m)) + put_attr(m.attrs, type, attrs, len);
+    struct sockaddr_nl to = {.nl_family = AF_NETLINK, .nl_pid = me.nl_pid};
+    sendto(s, &m, m.h.nlmsg_len, 0, (void *)&to, sizeof(to));
+    recv(s, buf, sizeof(buf), MSG_DONTWAIT);
+    close(s);
+}
+
+static void diag_attrs(void) {
+    char in[64], mid[96];
+    __u16 v = TLS_1_2_VERSION, cipher = TLS_CIPHER_AES_GCM_256, conf = TLS_CONF_SW;
+    size_t n = put_attr(in, TLS_INFO_VERSION, &v, 2);
+    n += put_attr(in + n, TLS_INFO_CIPHER, &cipher, 2);
+    n += put_attr(in + n, TLS_INFO_TXCONF, &conf, 2);
+    n += put_attr(in + n, TLS_INFO_ZC_RO_TX, "", 0);
+    size_t k = put_attr(mid, INET_ULP_INFO_NAME, "tls", 4);
+    k += put_attr(mid + k, INET_ULP_INFO_TLS, in, n);
+    diag_self(INET_DIAG_ULP_INFO, mid, k);
+    __u32 token = 0xabc, flags = MPTCP_SUBFLOW_FLAG_MCAP_REM | MPTCP_SUBFLOW_FLAG_CONNECTED;
+    __u64 seq = 7;
+    unsigned char id = 3;
+    n = put_attr(in, MPTCP_SUBFLOW_ATTR_TOKEN_REM, &token, 4);
+    n += put_attr(in + n, MPTCP_SUBFLOW_ATTR_MAP_SEQ, &seq, 8);
+    n += put_attr(in + n, MPTCP_SUBFLOW_ATTR_FLAGS, &flags, 4);
+    n += put_attr(in + n, MPTCP_SUBFLOW_ATTR_ID_REM, &id, 1);
+    k = put_attr(mid, INET_ULP_INFO_MPTCP, in, n);
+    diag_self(INET_DIAG_ULP_INFO, mid, k);
+    __u32 map = 5, val = 0xbe;
+    n = put_attr(in, SK_DIAG_BPF_STORAGE_MAP_ID, &map, 4);
+    n += put_attr(in + n, SK_DIAG_BPF_STORAGE_MAP_VALUE, &val, 4);
+    k = put_attr(mid, SK_DIAG_BPF_STORAGE, in, n);
+    diag_self(INET_DIAG_SK_BPF_STORAGES, mid, k);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2 || chdir(argv[1]))
         return 1;
@@ -826,6 +877,7 @@ int main(int argc, char **argv) {
     rtnl_more();
     rtnl_xstats();
     vfinfo();
+    diag_attrs();
     other_netns();          /* last: it leaves the network namespace */
     return 0;
 }

@@ -1655,7 +1655,74 @@ def _sockopt(c: _Ctx, off: int, n: int) -> str | None:
     return "{" + ", ".join(got) + "}"
 
 
+def _named(table: Mapping[int, str], dflt: str, size: int, flags: bool = False) -> Nla:
+    """A value (strace's decode_nla_xval) or flags (decode_nla_flags) of ``size`` bytes
+    by a fixed table; shorter, or longer than 8 bytes: hex bytes."""
+    bits = tuple(sorted(table.items()))
+
+    def dec(c: _Ctx, off: int, n: int) -> str | None:
+        if n < size or n > 8:
+            return None
+        v = int.from_bytes(c.take(off, size), "little")
+        return _flags(bits, v, dflt) if flags else _xval(table, v, dflt)
+    return dec
+
+
+def _xint(size: int | None = None) -> Nla:
+    """strace's decode_nla_x32 (``size`` 4) or decode_nla_xint (any of 1, 2, 4, 8
+    bytes): in hex, ``0`` for zero."""
+    def dec(c: _Ctx, off: int, n: int) -> str | None:
+        k = size or n
+        if n < k or k not in (1, 2, 4, 8) or (size is None and n != k):
+            return None
+        v = int.from_bytes(c.take(off, k), "little")
+        return hex(v) if v else "0"
+    return dec
+
+
+_TLS_VERSIONS = {0x303: "TLS_1_2_VERSION", 0x304: "TLS_1_3_VERSION"}
+_TLS_CIPHERS = {k: "TLS_CIPHER_" + n for k, n in enumerate((
+    "AES_GCM_128", "AES_GCM_256", "AES_CCM_128", "CHACHA20_POLY1305", "SM4_GCM", "SM4_CCM",
+    "ARIA_GCM_128", "ARIA_GCM_256"), 51)}
+_TLS_CONFS = {k: "TLS_CONF_" + n for k, n in enumerate(("BASE", "SW", "HW", "HW_RECORD"), 1)}
+_TLS_INFO_ATTRS = dict(enumerate("TLS_INFO_" + n for n in (
+    "UNSPEC", "VERSION", "CIPHER", "TXCONF", "RXCONF", "ZC_RO_TX", "RX_NO_PAD")))
+_MPTCP_ATTRS = dict(enumerate("MPTCP_SUBFLOW_ATTR_" + n for n in (
+    "UNSPEC", "TOKEN_REM", "TOKEN_LOC", "RELWRITE_SEQ", "MAP_SEQ", "MAP_SFSEQ",
+    "SSN_OFFSET", "MAP_DATALEN", "FLAGS", "ID_REM", "ID_LOC", "PAD")))
+_MPTCP_FLAGS = {1 << k: "MPTCP_SUBFLOW_FLAG_" + n for k, n in enumerate((
+    "MCAP_REM", "MCAP_LOC", "JOIN_REM", "JOIN_LOC", "BKUP_REM", "BKUP_LOC",
+    "FULLY_ESTABLISHED", "CONNECTED", "MAPVALID"))}
+_TLS_CONF = _named(_TLS_CONFS, "TLS_CONF_???", 2)
+# INET_DIAG_ULP_INFO: the ULP's name, TLS's or MPTCP's nested attributes
+_ULP_INFO = _nested(
+    dict(enumerate(("INET_ULP_INFO_UNSPEC", "INET_ULP_INFO_NAME", "INET_ULP_INFO_TLS",
+                    "INET_ULP_INFO_MPTCP"))), "INET_ULP_INFO_???", {
+        "INET_ULP_INFO_NAME": _nla_str,
+        "INET_ULP_INFO_TLS": _nested(_TLS_INFO_ATTRS, "TLS_INFO_???", {
+            "TLS_INFO_VERSION": _named(_TLS_VERSIONS, "TLS_???_VERSION", 2),
+            "TLS_INFO_CIPHER": _named(_TLS_CIPHERS, "TLS_CIPHER_???", 2),
+            "TLS_INFO_TXCONF": _TLS_CONF, "TLS_INFO_RXCONF": _TLS_CONF}),
+        "INET_ULP_INFO_MPTCP": _nested(_MPTCP_ATTRS, "MPTCP_SUBFLOW_ATTR_???", {
+            "MPTCP_SUBFLOW_ATTR_TOKEN_REM": _xint(4), "MPTCP_SUBFLOW_ATTR_TOKEN_LOC": _xint(4),
+            "MPTCP_SUBFLOW_ATTR_RELWRITE_SEQ": _u32, "MPTCP_SUBFLOW_ATTR_MAP_SEQ": _u64,
+            "MPTCP_SUBFLOW_ATTR_MAP_SFSEQ": _u32, "MPTCP_SUBFLOW_ATTR_SSN_OFFSET": _u32,
+            "MPTCP_SUBFLOW_ATTR_MAP_DATALEN": _u16,
+            "MPTCP_SUBFLOW_ATTR_FLAGS": _named(_MPTCP_FLAGS, "MPTCP_SUBFLOW_FLAG_???", 4,
+                                               flags=True),
+            "MPTCP_SUBFLOW_ATTR_ID_REM": _u8, "MPTCP_SUBFLOW_ATTR_ID_LOC": _u8})})
+# INET_DIAG_SK_BPF_STORAGES: SK_DIAG_BPF_STORAGE, each a map's id and value
+_BPF_STORAGES = _nested({0: "SK_DIAG_BPF_STORAGE_REP_NONE", 1: "SK_DIAG_BPF_STORAGE"},
+                        "SK_DIAG_BPF_STORAGE_???", {"SK_DIAG_BPF_STORAGE": _nested(
+                            dict(enumerate("SK_DIAG_BPF_STORAGE_" + n for n in (
+                                "NONE", "PAD", "MAP_ID", "MAP_VALUE"))),
+                            "SK_DIAG_BPF_STORAGE_???",
+                            {"SK_DIAG_BPF_STORAGE_MAP_ID": _u32,
+                             "SK_DIAG_BPF_STORAGE_MAP_VALUE": _xint()})})
+
+
 _INET_DIAG: dict[str, Nla] = {
+    "INET_DIAG_ULP_INFO": _ULP_INFO, "INET_DIAG_SK_BPF_STORAGES": _BPF_STORAGES,
     "INET_DIAG_MEMINFO": _struct_u("<4I", ("idiag_rmem", "idiag_wmem", "idiag_fmem",
                                            "idiag_tmem")),
     "INET_DIAG_CONG": _nla_str, "INET_DIAG_TOS": _u8, "INET_DIAG_TCLASS": _u8,
