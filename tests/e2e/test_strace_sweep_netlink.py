@@ -12,7 +12,8 @@ with NLMSGERR_ATTR_MSG), RTM_NEWLINK messages to its own socket with IFLA_AF_SPE
 (AF_INET's IFLA_INET_CONF, AF_INET6's and AF_MCTP's attributes, a family without a
 decoder, an AF_BRIDGE link's IFLA_BRIDGE_* attributes and IFLA_PROTINFO's IFLA_BRPORT_*;
 RTM_*MDB, RTM_*STATS (IFLA_STATS_LINK_XSTATS's
-bridge and bond stats), IFLA_VFINFO_LIST, RTM_*ACTION, RTM_GETDCB and RTM_NEWCACHEREPORT too),
+bridge and bond stats), IFLA_VFINFO_LIST, IFLA_LINKINFO's
+data by kind, RTM_*ACTION, RTM_GETDCB and RTM_NEWCACHEREPORT too),
 NETLINK_SOCK_DIAG requests and replies (inet_diag_req_v2 on a socket not bound yet, then
 bound; inet_diag_msg, with INET_DIAG_ULP_INFO and
 INET_DIAG_SK_BPF_STORAGES; the old inet_diag_req; unix_diag_req and unix_diag_msg;
@@ -221,6 +222,14 @@ def test_netlink_messages_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "MPTCP_SUBFLOW_FLAG_MCAP_REM|MPTCP_SUBFLOW_FLAG_CONNECTED], ",
             "nla_type=SK_DIAG_BPF_STORAGE_MAP_ID}, 5], [{nla_len=8, "
             "nla_type=SK_DIAG_BPF_STORAGE_MAP_VALUE}, 0xbe]]]",
+            # IFLA_LINKINFO's IFLA_INFO_DATA by kind (bridge, tun), a bridge port's data
+            "nla_type=IFLA_BR_VLAN_PROTOCOL}, htons(ETH_P_8021AD)], ",
+            "nla_type=IFLA_BR_MULTI_BOOLOPT}, {optval=1<<BR_BOOLOPT_NO_LL_LEARN, optmask=",
+            "[{nla_len=8, nla_type=BRIDGE_QUERIER_IP_ADDRESS}, inet_addr(\"127.0.0.1\")]",
+            "[{nla_len=8, nla_type=IFLA_TUN_OWNER}, -1], [{nla_len=5, "
+            "nla_type=IFLA_TUN_TYPE}, IFF_TAP], ",
+            "[{nla_len=6, nla_type=IFLA_INFO_DATA}, \"\\x61\\x62\"], ",
+            "nla_type=IFLA_INFO_SLAVE_DATA}, [{nla_len=8, nla_type=IFLA_BRPORT_COST}, 100]]",
             "NFT_MSG_DELRULE, nlmsg_flags=NLM_F_REQUEST|NLM_F_NONREC, ",
             "res_id=NFNL_SUBSYS_NFTABLES}]", "version=0x1 /* NFNETLINK_??? */, res_id=htons(7)",
             "NFNL_SUBSYS_NFTABLES<<8|0x30 /* NFT_MSG_??? */, nlmsg_flags=NLM_F_REQUEST, "

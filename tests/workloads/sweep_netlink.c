@@ -38,6 +38,7 @@
 #include <linux/pkt_cls.h>
 #include <linux/if_ether.h>
 #include <linux/if_link.h>
+#include <linux/if_tun.h>
 #include <linux/neighbour.h>
 #include <linux/if_addrlabel.h>
 #include <linux/netconf.h>
@@ -863,6 +864,46 @@ static void diag_attrs(void) {
     diag_self(INET_DIAG_SK_BPF_STORAGES, mid, k);
 }
 
+/* RTM_NEWLINK to the program's own socket with IFLA_LINKINFO's data by the link's kind:
+ * a bridge's IFLA_BR_* (a timer, the VLAN protocol, the boolopts, the querier state), a
+ * tun's IFLA_TUN_* (owner -1, type), a bridge port's IFLA_BRPORT_*, and data before the
+ * kind (hex) */
+static void linkinfo_data(void) {
+    int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+    struct sockaddr_nl me = {.nl_family = AF_NETLINK};
+    socklen_t mlen = sizeof(me);
+    if (bind(s, (void *)&me, sizeof(me)) || getsockname(s, (void *)&me, &mlen))
+        return;
+    char info[96], data[64], q[16];
+    __u64 delay = 1500;
+    __u16 proto = htons(ETH_P_8021AD);
+    struct br_boolopt_multi bo = {.optval = 1 << BR_BOOLOPT_NO_LL_LEARN, .optmask = 1 << 5};
+    struct in_addr lo = {htonl(INADDR_LOOPBACK)};
+    size_t n = put_attr(data, IFLA_BR_FORWARD_DELAY, &delay, 8);
+    n += put_attr(data + n, IFLA_BR_VLAN_PROTOCOL, &proto, 2);
+    n += put_attr(data + n, IFLA_BR_MULTI_BOOLOPT, &bo, sizeof(bo));
+    size_t k = put_attr(q, BRIDGE_QUERIER_IP_ADDRESS, &lo, 4);
+    n += put_attr(data + n, IFLA_BR_MCAST_QUERIER_STATE, q, k);
+    k = put_attr(info, IFLA_INFO_KIND, "bridge", 7);
+    k += put_attr(info + k, IFLA_INFO_DATA, data, n);
+    link_self(s, me.nl_pid, AF_UNSPEC, IFLA_LINKINFO, info, k);
+    __u32 owner = -1;
+    unsigned char type = IFF_TAP & 0xff, pi = 1;
+    n = put_attr(data, IFLA_TUN_OWNER, &owner, 4);
+    n += put_attr(data + n, IFLA_TUN_TYPE, &type, 1);
+    n += put_attr(data + n, IFLA_TUN_PI, &pi, 1);
+    k = put_attr(info, IFLA_INFO_KIND, "tun", 4);
+    k += put_attr(info + k, IFLA_INFO_DATA, data, n);
+    link_self(s, me.nl_pid, AF_UNSPEC, IFLA_LINKINFO, info, k);
+    __u32 cost = 100;
+    n = put_attr(data, IFLA_BRPORT_COST, &cost, 4);
+    k = put_attr(info, IFLA_INFO_DATA, "ab", 2);             /* before any kind */
+    k += put_attr(info + k, IFLA_INFO_SLAVE_KIND, "bridge", 7);
+    k += put_attr(info + k, IFLA_INFO_SLAVE_DATA, data, n);
+    link_self(s, me.nl_pid, AF_UNSPEC, IFLA_LINKINFO, info, k);
+    close(s);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2 || chdir(argv[1]))
         return 1;
@@ -878,6 +919,7 @@ int main(int argc, char **argv) {
     rtnl_xstats();
     vfinfo();
     diag_attrs();
+    linkinfo_data();
     other_netns();          /* last: it leaves the network namespace */
     return 0;
 }

@@ -94,7 +94,7 @@ class _Ctx:
     ``hex_strings``: strings are printed in hex (strace -x, -xx)."""
 
     __slots__ = ("cut", "data", "elems", "family", "limit", "T", "fl", "verbose",
-                 "hex_strings")
+                 "hex_strings", "kind", "slave_kind")
 
     def __init__(self, data: bytes, family: int, fl: F.ArchFlags, limit: int,
                  verbose: bool, hex_strings: bool = False) -> None:
@@ -107,6 +107,7 @@ class _Ctx:
         self.verbose = verbose
         self.hex_strings = hex_strings
         self.cut = False
+        self.kind = self.slave_kind = b""     # IFLA_LINKINFO's link kinds, as read
 
     def take(self, off: int, n: int) -> bytes:
         if off + n > len(self.data):
@@ -427,6 +428,31 @@ def _xval_attr(table: str, dflt: str | None, size: int = 4) -> Nla:
         if n < size or n > 8:
             return None
         return _xval(getattr(c.T, table), int.from_bytes(c.take(off, size), "little"), dflt)
+    return dec
+
+
+def _named(table: Mapping[int, str], dflt: str, size: int, flags: bool = False) -> Nla:
+    """A value (strace's decode_nla_xval) or flags (decode_nla_flags) of ``size`` bytes
+    by a fixed table; shorter, or longer than 8 bytes: hex bytes."""
+    bits = tuple(sorted(table.items()))
+
+    def dec(c: _Ctx, off: int, n: int) -> str | None:
+        if n < size or n > 8:
+            return None
+        v = int.from_bytes(c.take(off, size), "little")
+        return _flags(bits, v, dflt) if flags else _xval(table, v, dflt)
+    return dec
+
+
+def _xint(size: int | None = None) -> Nla:
+    """strace's decode_nla_x32 (``size`` 4) or decode_nla_xint (any of 1, 2, 4, 8
+    bytes): in hex, ``0`` for zero."""
+    def dec(c: _Ctx, off: int, n: int) -> str | None:
+        k = size or n
+        if n < k or k not in (1, 2, 4, 8) or (size is None and n != k):
+            return None
+        v = int.from_bytes(c.take(off, k), "little")
+        return hex(v) if v else "0"
     return dec
 
 
@@ -814,11 +840,49 @@ def _str0(c: _Ctx, off: int, n: int) -> str:
     return quote(data[:c.limit], more=True)
 
 
-_LINKINFO: dict[str, Nla] = {"IFLA_INFO_KIND": _str0, "IFLA_INFO_SLAVE_KIND": _nla_str}
+def _kind_of(c: _Ctx, off: int, n: int) -> bytes:
+    """A link kind as strace keeps it for IFLA_INFO_(SLAVE_)DATA: up to its NUL; none
+    when the attribute is 16 bytes or longer, or not captured."""
+    if n >= 16:
+        return b""
+    try:
+        return c.take(off, n).split(b"\0", 1)[0]
+    except _Cut:
+        return b""
+
+
+def _info_kind(c: _Ctx, off: int, n: int) -> str:
+    c.kind = _kind_of(c, off, n)
+    return _str0(c, off, n)
+
+
+def _info_slave_kind(c: _Ctx, off: int, n: int) -> str:
+    c.slave_kind = _kind_of(c, off, n)
+    return _nla_str(c, off, n)
+
+
+def _info_data(c: _Ctx, off: int, n: int) -> str | None:
+    """IFLA_INFO_DATA by the link's kind: a bridge's IFLA_BR_*, a tun's IFLA_TUN_*."""
+    if c.kind == b"bridge":
+        return _attrs(c, off, n, _IFLA_BR_ATTRS, "IFLA_BR_???", _IFLA_BR_DATA)
+    if c.kind == b"tun":
+        return _attrs(c, off, n, _IFLA_TUN_ATTRS, "IFLA_TUN_???", _IFLA_TUN_DATA)
+    return None
+
+
+def _info_slave_data(c: _Ctx, off: int, n: int) -> str | None:
+    """IFLA_INFO_SLAVE_DATA of a bridge's port: IFLA_BRPORT_*."""
+    return _brport_protinfo(c, off, n) if c.slave_kind == b"bridge" else None
+
+
+_LINKINFO: dict[str, Nla] = {"IFLA_INFO_KIND": _info_kind, "IFLA_INFO_DATA": _info_data,
+                             "IFLA_INFO_SLAVE_KIND": _info_slave_kind,
+                             "IFLA_INFO_SLAVE_DATA": _info_slave_data}
 
 
 def _linkinfo(c: _Ctx, off: int, n: int) -> str:
-    """IFLA_LINKINFO: nested IFLA_INFO_* attributes (the kind's data as hex)."""
+    """IFLA_LINKINFO: nested IFLA_INFO_* attributes, the data by the kind before it."""
+    c.kind = c.slave_kind = b""
     return _attrs(c, off, n, c.T.IFLA_INFO_ATTRS, "IFLA_INFO_???", _LINKINFO)
 
 
@@ -1190,6 +1254,87 @@ _IFLA_BRPORT: dict[str, Nla] = {
         "MESSAGE_AGE_TIMER", "FORWARD_DELAY_TIMER", "HOLD_TIMER")},
     "IFLA_BRPORT_ROOT_ID": _bridge_id, "IFLA_BRPORT_BRIDGE_ID": _bridge_id,
     "IFLA_BRPORT_GROUP_FWD_MASK": _x16, "IFLA_BRPORT_BACKUP_PORT": _ifindex,
+}
+
+
+_IFLA_BR_ATTRS = dict(enumerate("IFLA_BR_" + n for n in (
+    "UNSPEC", "FORWARD_DELAY", "HELLO_TIME", "MAX_AGE", "AGEING_TIME", "STP_STATE",
+    "PRIORITY", "VLAN_FILTERING", "VLAN_PROTOCOL", "GROUP_FWD_MASK", "ROOT_ID", "BRIDGE_ID",
+    "ROOT_PORT", "ROOT_PATH_COST", "TOPOLOGY_CHANGE", "TOPOLOGY_CHANGE_DETECTED",
+    "HELLO_TIMER", "TCN_TIMER", "TOPOLOGY_CHANGE_TIMER", "GC_TIMER", "GROUP_ADDR",
+    "FDB_FLUSH", "MCAST_ROUTER", "MCAST_SNOOPING", "MCAST_QUERY_USE_IFADDR", "MCAST_QUERIER",
+    "MCAST_HASH_ELASTICITY", "MCAST_HASH_MAX", "MCAST_LAST_MEMBER_CNT",
+    "MCAST_STARTUP_QUERY_CNT", "MCAST_LAST_MEMBER_INTVL", "MCAST_MEMBERSHIP_INTVL",
+    "MCAST_QUERIER_INTVL", "MCAST_QUERY_INTVL", "MCAST_QUERY_RESPONSE_INTVL",
+    "MCAST_STARTUP_QUERY_INTVL", "NF_CALL_IPTABLES", "NF_CALL_IP6TABLES",
+    "NF_CALL_ARPTABLES", "VLAN_DEFAULT_PVID", "PAD", "VLAN_STATS_ENABLED",
+    "MCAST_STATS_ENABLED", "MCAST_IGMP_VERSION", "MCAST_MLD_VERSION", "VLAN_STATS_PER_PORT",
+    "MULTI_BOOLOPT", "MCAST_QUERIER_STATE")))
+_BR_BOOLOPTS = tuple((1 << k, "1<<BR_BOOLOPT_" + n) for k, n in enumerate((
+    "NO_LL_LEARN", "MCAST_VLAN_SNOOPING", "MST_ENABLE")))
+
+
+def _br_boolopt(c: _Ctx, off: int, n: int) -> str | None:
+    """struct br_boolopt_multi: optval, optmask."""
+    if n < 8:
+        return None
+    val, mask = struct.unpack("<II", c.take(off, 8))
+    return (f"{{optval={_flags(_BR_BOOLOPTS, val, '1<<BR_BOOLOPT_???')}, "
+            f"optmask={_flags(_BR_BOOLOPTS, mask, '1<<BR_BOOLOPT_???')}}}")
+
+
+def _ether_proto(c: _Ctx, off: int, n: int) -> str | None:
+    """A u16 ethernet protocol in network order: ``htons(ETH_P_8021Q)``."""
+    if n < 2 or n > 8:
+        return None
+    v = int.from_bytes(c.take(off, 2), "big")
+    return f"htons({_xval(c.T.ETH_P_PROTOCOLS, v, 'ETHER_P_???')})"
+
+
+def _uid(c: _Ctx, off: int, n: int) -> str | None:
+    if n < 4:
+        return None
+    v = struct.unpack("<I", c.take(off, 4))[0]
+    return "-1" if v == 0xFFFFFFFF else str(v)
+
+
+_IFLA_BR_DATA: dict[str, Nla] = {
+    **{f"IFLA_BR_{n}": _clock_t for n in (
+        "FORWARD_DELAY", "HELLO_TIME", "MAX_AGE", "AGEING_TIME", "HELLO_TIMER", "TCN_TIMER",
+        "TOPOLOGY_CHANGE_TIMER", "GC_TIMER", "MCAST_LAST_MEMBER_INTVL",
+        "MCAST_MEMBERSHIP_INTVL", "MCAST_QUERIER_INTVL", "MCAST_QUERY_INTVL",
+        "MCAST_QUERY_RESPONSE_INTVL", "MCAST_STARTUP_QUERY_INTVL")},
+    **{f"IFLA_BR_{n}": _u32 for n in (
+        "STP_STATE", "ROOT_PATH_COST", "MCAST_HASH_ELASTICITY", "MCAST_HASH_MAX",
+        "MCAST_LAST_MEMBER_CNT", "MCAST_STARTUP_QUERY_CNT")},
+    **{f"IFLA_BR_{n}": _u16 for n in ("PRIORITY", "ROOT_PORT", "VLAN_DEFAULT_PVID")},
+    **{f"IFLA_BR_{n}": _u8 for n in (
+        "VLAN_FILTERING", "TOPOLOGY_CHANGE", "TOPOLOGY_CHANGE_DETECTED", "MCAST_ROUTER",
+        "MCAST_SNOOPING", "MCAST_QUERY_USE_IFADDR", "MCAST_QUERIER", "NF_CALL_IPTABLES",
+        "NF_CALL_IP6TABLES", "NF_CALL_ARPTABLES", "VLAN_STATS_ENABLED",
+        "MCAST_STATS_ENABLED", "MCAST_IGMP_VERSION", "MCAST_MLD_VERSION",
+        "VLAN_STATS_PER_PORT")},
+    "IFLA_BR_VLAN_PROTOCOL": _ether_proto, "IFLA_BR_GROUP_FWD_MASK": _x16,
+    "IFLA_BR_ROOT_ID": _bridge_id, "IFLA_BR_BRIDGE_ID": _bridge_id,
+    "IFLA_BR_GROUP_ADDR": _hwaddr, "IFLA_BR_MULTI_BOOLOPT": _br_boolopt,
+    "IFLA_BR_MCAST_QUERIER_STATE": _nested(
+        dict(enumerate("BRIDGE_QUERIER_" + n for n in (
+            "UNSPEC", "IP_ADDRESS", "IP_PORT", "IP_OTHER_TIMER", "PAD", "IPV6_ADDRESS",
+            "IPV6_PORT", "IPV6_OTHER_TIMER"))), "BRIDGE_QUERIER_???", {
+            "BRIDGE_QUERIER_IP_ADDRESS": _inet(socket.AF_INET),
+            "BRIDGE_QUERIER_IP_PORT": _ifindex, "BRIDGE_QUERIER_IP_OTHER_TIMER": _clock_t,
+            "BRIDGE_QUERIER_IPV6_ADDRESS": _inet(socket.AF_INET6),
+            "BRIDGE_QUERIER_IPV6_PORT": _ifindex,
+            "BRIDGE_QUERIER_IPV6_OTHER_TIMER": _clock_t}),
+}
+_IFLA_TUN_ATTRS = dict(enumerate("IFLA_TUN_" + n for n in (
+    "UNSPEC", "OWNER", "GROUP", "TYPE", "PI", "VNET_HDR", "PERSIST", "MULTI_QUEUE",
+    "NUM_QUEUES", "NUM_DISABLED_QUEUES")))
+_IFLA_TUN_DATA: dict[str, Nla] = {
+    "IFLA_TUN_OWNER": _uid, "IFLA_TUN_GROUP": _uid,
+    "IFLA_TUN_TYPE": _named({1: "IFF_TUN", 2: "IFF_TAP"}, "IFF_???", 1),
+    **{f"IFLA_TUN_{n}": _u8 for n in ("PI", "VNET_HDR", "PERSIST", "MULTI_QUEUE")},
+    "IFLA_TUN_NUM_QUEUES": _u32, "IFLA_TUN_NUM_DISABLED_QUEUES": _u32,
 }
 
 
@@ -1653,31 +1798,6 @@ def _sockopt(c: _Ctx, off: int, n: int) -> str | None:
     if word >> 11:
         got.append(f"unused={word >> 11:#x}")
     return "{" + ", ".join(got) + "}"
-
-
-def _named(table: Mapping[int, str], dflt: str, size: int, flags: bool = False) -> Nla:
-    """A value (strace's decode_nla_xval) or flags (decode_nla_flags) of ``size`` bytes
-    by a fixed table; shorter, or longer than 8 bytes: hex bytes."""
-    bits = tuple(sorted(table.items()))
-
-    def dec(c: _Ctx, off: int, n: int) -> str | None:
-        if n < size or n > 8:
-            return None
-        v = int.from_bytes(c.take(off, size), "little")
-        return _flags(bits, v, dflt) if flags else _xval(table, v, dflt)
-    return dec
-
-
-def _xint(size: int | None = None) -> Nla:
-    """strace's decode_nla_x32 (``size`` 4) or decode_nla_xint (any of 1, 2, 4, 8
-    bytes): in hex, ``0`` for zero."""
-    def dec(c: _Ctx, off: int, n: int) -> str | None:
-        k = size or n
-        if n < k or k not in (1, 2, 4, 8) or (size is None and n != k):
-            return None
-        v = int.from_bytes(c.take(off, k), "little")
-        return hex(v) if v else "0"
-    return dec
 
 
 _TLS_VERSIONS = {0x303: "TLS_1_2_VERSION", 0x304: "TLS_1_3_VERSION"}
