@@ -11,9 +11,9 @@ RTM_NEWADDRLABEL, NLMSG_DONE, NLMSG_ERROR with the request it answers, extended 
 with NLMSGERR_ATTR_MSG), RTM_NEWLINK messages to its own socket with IFLA_AF_SPEC
 (AF_INET's IFLA_INET_CONF, AF_INET6's and AF_MCTP's attributes, a family without a
 decoder, an AF_BRIDGE link's IFLA_BRIDGE_* attributes and IFLA_PROTINFO's IFLA_BRPORT_*;
-RTM_*MDB, RTM_*STATS (IFLA_STATS_LINK_XSTATS's
-bridge and bond stats), IFLA_VFINFO_LIST, IFLA_LINKINFO's
-data by kind, RTM_*ACTION, RTM_GETDCB and RTM_NEWCACHEREPORT too),
+RTM_*MDB, RTM_*STATS (IFLA_STATS_LINK_XSTATS's bridge and bond stats),
+IFLA_VFINFO_LIST, IFLA_LINKINFO's data by kind, NETLINK_GENERIC's types by family,
+RTM_*ACTION, RTM_GETDCB and RTM_NEWCACHEREPORT too),
 NETLINK_SOCK_DIAG requests and replies (inet_diag_req_v2 on a socket not bound yet, then
 bound; inet_diag_msg, with INET_DIAG_ULP_INFO and
 INET_DIAG_SK_BPF_STORAGES; the old inet_diag_req; unix_diag_req and unix_diag_msg;
@@ -230,6 +230,10 @@ def test_netlink_messages_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "nla_type=IFLA_TUN_TYPE}, IFF_TAP], ",
             "[{nla_len=6, nla_type=IFLA_INFO_DATA}, \"\\x61\\x62\"], ",
             "nla_type=IFLA_INFO_SLAVE_DATA}, [{nla_len=8, nla_type=IFLA_BRPORT_COST}, 100]]",
+            # NETLINK_GENERIC: types by the kernel's families
+            "[{nlmsg_len=20, nlmsg_type=nlctrl, nlmsg_flags=NLM_F_REQUEST|0x300, "
+            "nlmsg_seq=1700000099, nlmsg_pid=",
+            "nlmsg_type=0xfff0 /* GENERIC_FAMILY_??? */, ",
             "NFT_MSG_DELRULE, nlmsg_flags=NLM_F_REQUEST|NLM_F_NONREC, ",
             "res_id=NFNL_SUBSYS_NFTABLES}]", "version=0x1 /* NFNETLINK_??? */, res_id=htons(7)",
             "NFNL_SUBSYS_NFTABLES<<8|0x30 /* NFT_MSG_??? */, nlmsg_flags=NLM_F_REQUEST, "
@@ -277,6 +281,15 @@ def test_netlink_link_attributes_past_32_equal_strace_with_v(tmp_path: Path) -> 
                  "nla_type=AF_INET}, [{nla_len=", "[IPV4_DEVCONF_FORWARDING-1]=",
                  "nla_type=AF_INET6}, [[{nla_len=8, nla_type=IFLA_INET6_FLAGS}, "):
         assert want in text, want
+
+
+def test_netlink_generic_equal_strace_with_sendto_only(tmp_path: Path) -> None:
+    """-e trace=execve,sendto: a NETLINK_GENERIC message's header decoded (its type by the
+    family the kernel registered), though the socket's creation is not traced."""
+    s_lines = same_lines_one_run(build(tmp_path, "sweep_netlink"), tmp_path,
+                                 ["-e", "trace=execve,sendto"])
+    text = "\n".join(s_lines)
+    assert "nlmsg_type=nlctrl, nlmsg_flags=NLM_F_REQUEST|0x300, " in text
 
 
 @pytest.mark.parametrize(("opts", "want"), [

@@ -31,6 +31,7 @@
 #include <arpa/inet.h>
 #include <linux/if_addr.h>
 #include <linux/fib_rules.h>
+#include <linux/genetlink.h>
 #include <linux/dcbnl.h>
 #include <linux/if_bonding.h>
 #include <linux/if_bridge.h>
@@ -904,6 +905,29 @@ static void linkinfo_data(void) {
     close(s);
 }
 
+/* NETLINK_GENERIC messages to the program's own socket: types named by the families the
+ * kernel registered (nlctrl), and an id no family has */
+static void generic(void) {
+    int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+    struct sockaddr_nl me = {.nl_family = AF_NETLINK};
+    socklen_t mlen = sizeof(me);
+    if (bind(s, (void *)&me, sizeof(me)) || getsockname(s, (void *)&me, &mlen))
+        return;
+    struct {
+        struct nlmsghdr h;
+        unsigned char cmd, version;
+        __u16 reserved;
+    } m = {{sizeof(m), GENL_ID_CTRL, NLM_F_REQUEST | NLM_F_DUMP, SEQ + 99, me.nl_pid},
+           CTRL_CMD_GETFAMILY, 1, 0};
+    struct sockaddr_nl to = {.nl_family = AF_NETLINK, .nl_pid = me.nl_pid};
+    sendto(s, &m, sizeof(m), 0, (void *)&to, sizeof(to));
+    recv(s, buf, sizeof(buf), MSG_DONTWAIT);
+    m.h.nlmsg_type = 0xfff0;
+    sendto(s, &m, sizeof(m), 0, (void *)&to, sizeof(to));
+    recv(s, buf, sizeof(buf), MSG_DONTWAIT);
+    close(s);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2 || chdir(argv[1]))
         return 1;
@@ -920,6 +944,7 @@ int main(int argc, char **argv) {
     vfinfo();
     diag_attrs();
     linkinfo_data();
+    generic();
     other_netns();          /* last: it leaves the network namespace */
     return 0;
 }

@@ -55,7 +55,7 @@ from tracekit._events import SC_NORETURN, SC_UNFINISHED, Syscall, fd_descs
 from tracekit.decode import flags as F
 from tracekit.decode.captures import capture
 from tracekit.decode.values import eth_protocol, format_ifindex, quote, signed
-from tracekit.kernel.sockdiag import foreign_netns
+from tracekit.kernel.sockdiag import foreign_netns, genl_families
 from tracekit.kernel.syscalls import errno_name
 
 if TYPE_CHECKING:
@@ -73,9 +73,9 @@ _AF_NETLINK, _AF_BRIDGE = 16, 7
 NETLINK_XFRM, NETLINK_AUDIT = 6, 9
 NETLINK_NETFILTER = 12
 # protocols whose messages strace prints through decoders this module does not have
-# (linux/netlink.h numbers): SELINUX 7, KOBJECT_UEVENT 15 (uevents are strings), GENERIC
-# 16 (types named by the families the kernel registered), CRYPTO 21
-_NOT_DECODED = frozenset({7, 15, 16, 21})
+# (linux/netlink.h numbers): SELINUX 7, KOBJECT_UEVENT 15 (uevents are strings), CRYPTO 21
+_NOT_DECODED = frozenset({7, 15, 21})
+NETLINK_GENERIC = 16
 # NETLINK_XFRM's types by the flags their requests take (strace's netlink.c)
 _XFRM_NEW = frozenset({"XFRM_MSG_NEWSA", "XFRM_MSG_NEWPOLICY", "XFRM_MSG_NEWAE",
                        "XFRM_MSG_NEWSADINFO", "XFRM_MSG_NEWSPDINFO"})
@@ -218,6 +218,8 @@ def _type(c: _Ctx, t: int) -> str:
             return _xval(c.T.XFRM_TYPES, t, "XFRM_MSG_???")
         if c.family == NETLINK_NETFILTER:
             return _nf_type(t)
+        if c.family == NETLINK_GENERIC:     # by the families the kernel registered
+            return _xval(genl_families(), t, "GENERIC_FAMILY_???")
     return _xval(c.T.NLMSG_TYPES, t, "NLMSG_???")
 
 
