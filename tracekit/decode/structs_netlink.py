@@ -860,7 +860,7 @@ def _info_kind(c: _Ctx, off: int, n: int) -> str:
 
 def _info_slave_kind(c: _Ctx, off: int, n: int) -> str:
     c.slave_kind = _kind_of(c, off, n)
-    return _nla_str(c, off, n)
+    return _str0(c, off, n)         # as the kind (strace: QUOTE_0_TERMINATED), -x too
 
 
 def _info_data(c: _Ctx, off: int, n: int) -> str | None:
