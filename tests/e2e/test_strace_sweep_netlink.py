@@ -17,7 +17,7 @@ RTM_*ACTION, RTM_GETDCB and RTM_NEWCACHEREPORT too),
 NETLINK_SOCK_DIAG requests and replies (inet_diag_req_v2 on a socket not bound yet, then
 bound; inet_diag_msg, with INET_DIAG_ULP_INFO and
 INET_DIAG_SK_BPF_STORAGES; the old inet_diag_req; unix_diag_req and unix_diag_msg;
-netlink_diag_req and netlink_diag_msg), hostile messages (shorter than a header,
+netlink_diag_req and netlink_diag_msg; packet_diag_msg), hostile messages (shorter than a header,
 nlmsg_len 0, longer than the buffer, an attribute shorter than its header, unknown
 types, a request split over two iovecs), a NETLINK_USERSOCK message to itself (printed
 generically), NETLINK_AUDIT's AUDIT_GET and NETLINK_XFRM's XFRM_MSG_GETSA (types by
@@ -234,6 +234,15 @@ def test_netlink_messages_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "[{nlmsg_len=20, nlmsg_type=nlctrl, nlmsg_flags=NLM_F_REQUEST|0x300, "
             "nlmsg_seq=1700000099, nlmsg_pid=",
             "nlmsg_type=0xfff0 /* GENERIC_FAMILY_??? */, ",
+            # packet_diag_msg and its PACKET_DIAG_* attributes
+            "{pdiag_family=AF_PACKET, pdiag_type=SOCK_RAW, pdiag_num=ETH_P_ALL, "
+            "pdiag_ino=7, pdiag_cookie=[0, 0]}, [[{nla_len=28, nla_type=PACKET_DIAG_INFO}, "
+            "{pdi_index=if_nametoindex(\"lo\"), pdi_version=TPACKET_V3, pdi_reserve=2, ",
+            "pdi_flags=PDI_RUNNING|0x40}], [{nla_len=48, nla_type=PACKET_DIAG_MCLIST}, "
+            "[{pdmc_index=if_nametoindex(\"lo\"), pdmc_count=1, pdmc_type=2, pdmc_alen=6, "
+            "pdmc_addr=\"\\x01\\x80\\xc2\\x00\\x00\\x00\"}]], ",
+            "{pdr_block_size=4096, pdr_block_nr=0, pdr_frame_size=0, pdr_frame_nr=8, ",
+            "[{nla_len=8, nla_type=PACKET_DIAG_UID}, -1]]",
             "NFT_MSG_DELRULE, nlmsg_flags=NLM_F_REQUEST|NLM_F_NONREC, ",
             "res_id=NFNL_SUBSYS_NFTABLES}]", "version=0x1 /* NFNETLINK_??? */, res_id=htons(7)",
             "NFNL_SUBSYS_NFTABLES<<8|0x30 /* NFT_MSG_??? */, nlmsg_flags=NLM_F_REQUEST, "

@@ -1690,8 +1690,8 @@ def _sock_diag(c: _Ctx, t: int, nflags: int, off: int, n: int) -> str:
         return _unix_req(c, off, n) if request else _unix_msg(c, off, n)
     if family == _AF_NETLINK:
         return _netlink_req(c, off, n) if request else _netlink_msg(c, off, n)
-    if family == socket.AF_PACKET and request:
-        return _packet_req(c, off, n)
+    if family == socket.AF_PACKET:
+        return _packet_req(c, off, n) if request else _packet_msg(c, off, n)
     text = f"{{family={_family(c, family)}"
     if n > 1:
         text += f", data={c.hexstr(off + 1, n - 1)}"
@@ -1985,6 +1985,72 @@ def _packet_req(c: _Ctx, off: int, n: int) -> str:
     return (text + f"sdiag_protocol={proto}, pdiag_ino={ino}, "
             f"pdiag_show={_flags(c.T.PACKET_SHOW_FLAGS, show, 'PACKET_SHOW_???')}, "
             f"pdiag_cookie=[{ck0}, {ck1}]}}")
+
+
+_PACKET_MSG = struct.Struct("<BBHIII")         # struct packet_diag_msg
+_PACKET_INFO = struct.Struct("<6I")            # struct packet_diag_info
+_PDI_FLAGS = tuple((1 << k, "PDI_" + n) for k, n in enumerate((
+    "RUNNING", "AUXDATA", "ORIGDEV", "VNETHDR", "LOSS")))
+_TPACKET_VERSIONS = {0: "TPACKET_V1", 1: "TPACKET_V2", 2: "TPACKET_V3"}
+_MCLIST = struct.Struct("<IIHH32s")            # struct packet_diag_mclist
+_RING_FIELDS = ("pdr_block_size", "pdr_block_nr", "pdr_frame_size", "pdr_frame_nr",
+                "pdr_retire_tmo", "pdr_sizeof_priv", "pdr_features")
+
+
+def _packet_info(c: _Ctx, off: int, n: int) -> str | None:
+    if n < _PACKET_INFO.size:
+        return None
+    index, version, reserve, thresh, tstamp, flags = _PACKET_INFO.unpack(
+        c.take(off, _PACKET_INFO.size))
+    return (f"{{pdi_index={format_ifindex(index)}, "
+            f"pdi_version={_xval(_TPACKET_VERSIONS, version, 'TPACKET_???')}, "
+            f"pdi_reserve={reserve}, pdi_copy_thresh={thresh}, pdi_tstamp={tstamp}, "
+            f"pdi_flags={_flags(_PDI_FLAGS, flags, 'PDI_???')}}}")
+
+
+def _packet_mclist(c: _Ctx, off: int, n: int) -> str | None:
+    """PACKET_DIAG_MCLIST: an array of struct packet_diag_mclist (the address's alen
+    bytes in hex)."""
+    count = n // _MCLIST.size
+    if not count:
+        return None
+    out = []
+    for k in range(count):
+        if k == c.elems:
+            out.append("...")
+            break
+        index, cnt, typ, alen, addr = _MCLIST.unpack(
+            c.take(off + k * _MCLIST.size, _MCLIST.size))
+        shown = quote(addr[:min(alen, 32)], force_hex=True)
+        out.append(f"{{pdmc_index={format_ifindex(index)}, pdmc_count={cnt}, "
+                   f"pdmc_type={typ}, pdmc_alen={alen}, pdmc_addr={shown}}}")
+    return "[" + ", ".join(out) + "]"
+
+
+_PACKET_DIAG_ATTRS = dict(enumerate("PACKET_DIAG_" + n for n in (
+    "INFO", "MCLIST", "RX_RING", "TX_RING", "FANOUT", "UID", "MEMINFO", "FILTER")))
+_PACKET_DIAG: dict[str, Nla] = {
+    "PACKET_DIAG_INFO": _packet_info, "PACKET_DIAG_MCLIST": _packet_mclist,
+    "PACKET_DIAG_RX_RING": _struct_u("<7I", _RING_FIELDS),
+    "PACKET_DIAG_TX_RING": _struct_u("<7I", _RING_FIELDS),
+    "PACKET_DIAG_FANOUT": _u32, "PACKET_DIAG_UID": _uid,
+}
+
+
+def _packet_msg(c: _Ctx, off: int, n: int) -> str:
+    """struct packet_diag_msg, then PACKET_DIAG_* attributes (the filter in hex)."""
+    text = "{pdiag_family=AF_PACKET, "
+    if n < _PACKET_MSG.size:
+        return text + "...}"
+    _, typ, num, ino, ck0, ck1 = _PACKET_MSG.unpack(c.take(off, _PACKET_MSG.size))
+    text += (f"pdiag_type={_xval(c.T.SOCK_TYPES, typ, 'SOCK_???')}, "
+             f"pdiag_num={_xval(c.T.ETH_P_PROTOCOLS, num, 'ETH_P_???')}, "
+             f"pdiag_ino={ino}, pdiag_cookie=[{ck0}, {ck1}]}}")
+    if n > _PACKET_MSG.size:
+        text += ", " + _attrs(c, off + _PACKET_MSG.size, n - _PACKET_MSG.size,
+                              _PACKET_DIAG_ATTRS, "PACKET_DIAG_???",
+                              {**_PACKET_DIAG, "PACKET_DIAG_MEMINFO": _meminfo})
+    return text
 
 
 # -- NETLINK_NETFILTER (linux/netfilter/nfnetlink.h) ----------------------------------
