@@ -15,9 +15,9 @@ RTM_*MDB, RTM_*STATS (IFLA_STATS_LINK_XSTATS's bridge and bond stats),
 IFLA_VFINFO_LIST, IFLA_LINKINFO's data by kind, NETLINK_GENERIC's types by family,
 RTM_*ACTION, RTM_GETDCB and RTM_NEWCACHEREPORT too),
 NETLINK_SOCK_DIAG requests and replies (inet_diag_req_v2 on a socket not bound yet, then
-bound; inet_diag_msg, with INET_DIAG_ULP_INFO and
-INET_DIAG_SK_BPF_STORAGES; the old inet_diag_req; unix_diag_req and unix_diag_msg;
-netlink_diag_req and netlink_diag_msg; packet_diag_msg), hostile messages (shorter than a header,
+bound; inet_diag_msg, with INET_DIAG_ULP_INFO and INET_DIAG_SK_BPF_STORAGES; the old
+inet_diag_req; unix_diag_req and unix_diag_msg; netlink_diag_req and netlink_diag_msg;
+packet_diag_msg; smc_diag_msg), hostile messages (shorter than a header,
 nlmsg_len 0, longer than the buffer, an attribute shorter than its header, unknown
 types, a request split over two iovecs), a NETLINK_USERSOCK message to itself (printed
 generically), NETLINK_AUDIT's AUDIT_GET and NETLINK_XFRM's XFRM_MSG_GETSA (types by
@@ -243,6 +243,18 @@ def test_netlink_messages_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "pdmc_addr=\"\\x01\\x80\\xc2\\x00\\x00\\x00\"}]], ",
             "{pdr_block_size=4096, pdr_block_nr=0, pdr_frame_size=0, pdr_frame_nr=8, ",
             "[{nla_len=8, nla_type=PACKET_DIAG_UID}, -1]]",
+            # smc_diag_msg and its SMC_DIAG_* attributes
+            "{diag_family=AF_SMC, diag_state=SMC_ACTIVE, diag_fallback=SMC_DIAG_MODE_SMCD, "
+            "diag_shutdown=0, id={idiag_sport=htons(0), idiag_dport=htons(0), "
+            "idiag_src=inet_addr(\"127.0.0.1\"), ",
+            "diag_uid=5, diag_inode=6}, [[{nla_len=5, nla_type=SMC_DIAG_SHUTDOWN}, "
+            "RCV_SHUTDOWN|SEND_SHUTDOWN|0x20], ",
+            "{lnk=[{link_id=1, ibname=\"mlx5_0\", ibport=1, gid=\"fe80::1\", "
+            "peer_gid=\"\"}], role=SMC_SERV}]]",
+            "[[{nla_len=44, nla_type=SMC_DIAG_DMBINFO}, {linkid=2, peer_gid=0xabc, my_gid=0, "
+            "token=0x1, peer_token=0}], ",
+            "{reason=0x3020000 /* SMC_CLC_DECL_IPSEC */, "
+            "peer_diagnosis=0x7 /* SMC_CLC_DECL_??? */}]]",
             "NFT_MSG_DELRULE, nlmsg_flags=NLM_F_REQUEST|NLM_F_NONREC, ",
             "res_id=NFNL_SUBSYS_NFTABLES}]", "version=0x1 /* NFNETLINK_??? */, res_id=htons(7)",
             "NFNL_SUBSYS_NFTABLES<<8|0x30 /* NFT_MSG_??? */, nlmsg_flags=NLM_F_REQUEST, "

@@ -54,6 +54,7 @@
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nf_tables.h>
 #include <linux/rtnetlink.h>
+#include <linux/smc_diag.h>
 #include <linux/sock_diag.h>
 #include <linux/tls.h>
 #include <linux/unix_diag.h>
@@ -874,8 +875,45 @@ static void packet_diag_self(void) {
     close(s);
 }
 
+/* an smc_diag_msg (no NLM_F_REQUEST) to the program's own NETLINK_SOCK_DIAG socket:
+ * shutdown bits, a link group, DMB info, a fallback's decline codes */
+static void smc_diag_self(void) {
+    int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+    struct sockaddr_nl me = {.nl_family = AF_NETLINK};
+    socklen_t mlen = sizeof(me);
+    if (bind(s, (void *)&me, sizeof(me)) || getsockname(s, (void *)&me, &mlen))
+        return;
+    static struct {
+        struct nlmsghdr h;
+        struct smc_diag_msg m;
+        char attrs[300];
+    } m;
+    m.h = (struct nlmsghdr){0, SOCK_DIAG_BY_FAMILY, 0, SEQ + 96, me.nl_pid};
+    m.m = (struct smc_diag_msg){.diag_family = 43 /* AF_SMC */, .diag_state = 1,
+                                .diag_fallback = 2, .diag_uid = 5, .diag_inode = 6,
+                                .id = {.idiag_src = {htonl(INADDR_LOOPBACK)}}};
+    unsigned char shut = 3 | 0x20;
+    struct smc_diag_lgrinfo lg = {.lnk = {{.link_id = 1, .ibname = "mlx5_0", .ibport = 1,
+                                           .gid = "fe80::1"}}, .role = 1};
+    struct smcd_diag_dmbinfo dmb = {.linkid = 2, .peer_gid = 0xabc, .token = 1};
+    __u32 fb[2] = {0x03020000, 0x7};
+    size_t n = put_attr(m.attrs, SMC_DIAG_SHUTDOWN, &shut, 1);
+    n += put_attr(m.attrs + n, SMC_DIAG_LGRINFO, &lg, sizeof(lg));
+    m.h.nlmsg_len = NLMSG_LENGTH(sizeof(m.m)) + n;
+    struct sockaddr_nl to = {.nl_family = AF_NETLINK, .nl_pid = me.nl_pid};
+    sendto(s, &m, m.h.nlmsg_len, 0, (void *)&to, sizeof(to));
+    recv(s, buf, sizeof(buf), MSG_DONTWAIT);
+    n = put_attr(m.attrs, SMC_DIAG_DMBINFO, &dmb, sizeof(dmb));
+    n += put_attr(m.attrs + n, SMC_DIAG_FALLBACK, fb, sizeof(fb));
+    m.h.nlmsg_len = NLMSG_LENGTH(sizeof(m.m)) + n;
+    sendto(s, &m, m.h.nlmsg_len, 0, (void *)&to, sizeof(to));
+    recv(s, buf, sizeof(buf), MSG_DONTWAIT);
+    close(s);
+}
+
 static void diag_attrs(void) {
     packet_diag_self();
+    smc_diag_self();
     char in[64], mid[96];
     __u16 v = TLS_1_2_VERSION, cipher = TLS_CIPHER_AES_GCM_256, conf = TLS_CONF_SW;
     size_t n = put_attr(in, TLS_INFO_VERSION, &v, 2);

@@ -1692,6 +1692,8 @@ def _sock_diag(c: _Ctx, t: int, nflags: int, off: int, n: int) -> str:
         return _netlink_req(c, off, n) if request else _netlink_msg(c, off, n)
     if family == socket.AF_PACKET:
         return _packet_req(c, off, n) if request else _packet_msg(c, off, n)
+    if family == _AF_SMC and not request:
+        return _smc_msg(c, off, n)
     text = f"{{family={_family(c, family)}"
     if n > 1:
         text += f", data={c.hexstr(off + 1, n - 1)}"
@@ -2050,6 +2052,122 @@ def _packet_msg(c: _Ctx, off: int, n: int) -> str:
         text += ", " + _attrs(c, off + _PACKET_MSG.size, n - _PACKET_MSG.size,
                               _PACKET_DIAG_ATTRS, "PACKET_DIAG_???",
                               {**_PACKET_DIAG, "PACKET_DIAG_MEMINFO": _meminfo})
+    return text
+
+
+# AF_SMC's replies: struct smc_diag_msg (linux/smc_diag.h), SMC_DIAG_* attributes
+_AF_SMC = 43
+_SMC_MSG_HEAD = struct.Struct("<BBBB")
+_SMC_MSG_TAIL = struct.Struct("<IQ")            # diag_uid, diag_inode (at 56, aligned)
+_SMC_STATES = {1: "SMC_ACTIVE", 2: "SMC_INIT", 7: "SMC_CLOSED", 10: "SMC_LISTEN",
+               20: "SMC_PEERCLOSEWAIT1", 21: "SMC_PEERCLOSEWAIT2", 22: "SMC_APPCLOSEWAIT1",
+               23: "SMC_APPCLOSEWAIT2", 24: "SMC_APPFINCLOSEWAIT", 25: "SMC_PEERFINCLOSEWAIT",
+               26: "SMC_PEERABORTWAIT", 27: "SMC_PROCESSABORT"}
+_SMC_MODES = {0: "SMC_DIAG_MODE_SMCR", 1: "SMC_DIAG_MODE_FALLBACK_TCP",
+              2: "SMC_DIAG_MODE_SMCD"}
+_SMC_DECL = {0x01010000: "MEM", 0x02010000: "TIMEOUT_CL", 0x02020000: "TIMEOUT_AL",
+             0x03000000: "CNFERR", 0x03010000: "PEERNOSMC", 0x03020000: "IPSEC",
+             0x03030000: "NOSMCDEV", 0x03040000: "MODEUNSUPP", 0x03050000: "RMBE_EC",
+             0x03060000: "OPTUNSUPP", 0x04000000: "SYNCERR", 0x05000000: "PEERDECL",
+             0x99990000: "INTERR", 0x99990001: "ERR_RTOK", 0x99990002: "ERR_RDYLNK",
+             0x99990003: "ERR_REGRMB"}
+_SMC_CURSOR = struct.Struct("<HHI")
+_SMC_CONNINFO_SIZE = 76
+
+
+def _smc_cursor(c: _Ctx, off: int) -> str:
+    reserved, wrap, count = _SMC_CURSOR.unpack(c.take(off, 8))
+    return f"{{reserved={reserved}, wrap={wrap}, count={count}}}"
+
+
+def _smc_conninfo(c: _Ctx, off: int, n: int) -> str | None:
+    """struct smc_diag_conninfo: sizes, cursors, the producer/consumer flag bytes."""
+    if n < _SMC_CONNINFO_SIZE:
+        return None
+    token, snd, rmbe, peer = struct.unpack("<4I", c.take(off, 16))
+    out = [f"token={token}", f"sndbuf_size={snd}", f"rmbe_size={rmbe}",
+           f"peer_rmbe_size={peer}"]
+    out += [f"{f}={_smc_cursor(c, off + 16 + 8 * k)}"
+            for k, f in enumerate(("rx_prod", "rx_cons", "tx_prod", "tx_cons"))]
+    flags = c.take(off + 48, 4)
+    out += [f"{f}={f'{v:#04x}' if v else '00'}" for f, v in zip(
+        ("rx_prod_flags", "rx_conn_state_flags", "tx_prod_flags", "tx_conn_state_flags"),
+        flags, strict=True)]
+    out += [f"{f}={_smc_cursor(c, off + 52 + 8 * k)}"
+            for k, f in enumerate(("tx_prep", "tx_sent", "tx_fin"))]
+    return "{" + ", ".join(out) + "}"
+
+
+def _cstr_field(data: bytes) -> str:
+    """A char array printed to its NUL, ``...`` when the NUL is not within it but the
+    last byte (strace's print_quoted_cstring)."""
+    body = data[:-1]
+    end = body.find(b"\0")
+    return quote(body[:end]) if end >= 0 else quote(body, more=True)
+
+
+def _smc_lgrinfo(c: _Ctx, off: int, n: int) -> str | None:
+    """struct smc_diag_lgrinfo: one struct smc_diag_linkinfo, the role."""
+    if n < 147:
+        return None
+    d = c.take(off, 147)
+    lnk = (f"{{link_id={d[0]}, ibname={_cstr_field(d[1:65])}, ibport={d[65]}, "
+           f"gid={_cstr_field(d[66:106])}, peer_gid={_cstr_field(d[106:146])}}}")
+    return f"{{lnk=[{lnk}], role={_xval({0: 'SMC_CLNT', 1: 'SMC_SERV'}, d[146], 'SMC_???')}}}"
+
+
+def _smc_dmbinfo(c: _Ctx, off: int, n: int) -> str | None:
+    if n < 40:
+        return None
+    link, = struct.unpack("<I", c.take(off, 4))
+    vals = struct.unpack("<4Q", c.take(off + 8, 32))
+    names = ("peer_gid", "my_gid", "token", "peer_token")
+    return (f"{{linkid={link}, " + ", ".join(
+        f"{f}={_hex_or_0(v)}" for f, v in zip(names, vals, strict=True)) + "}")
+
+
+def _smc_fallback(c: _Ctx, off: int, n: int) -> str | None:
+    """struct smc_diag_fallback: CLC decline codes, verbose (their header is not UAPI)."""
+    if n < 8:
+        return None
+    reason, peer = struct.unpack("<II", c.take(off, 8))
+
+    def code(v: int) -> str:
+        name = _SMC_DECL.get(v)
+        return f"{_hex_or_0(v)} /* {'SMC_CLC_DECL_' + name if name else 'SMC_CLC_DECL_???'} */"
+    return f"{{reason={code(reason)}, peer_diagnosis={code(peer)}}}"
+
+
+def _smc_shutdown(c: _Ctx, off: int, n: int) -> str | None:
+    if n < 1 or n > 8:
+        return None
+    return _flags(tuple(sorted(c.T.SHUTDOWN_BITS.items())), c.take(off, 1)[0],
+                  "???_SHUTDOWN")
+
+
+_SMC_DIAG_ATTRS = dict(enumerate("SMC_DIAG_" + n for n in (
+    "NONE", "CONNINFO", "LGRINFO", "SHUTDOWN", "DMBINFO", "FALLBACK")))
+_SMC_DIAG: dict[str, Nla] = {
+    "SMC_DIAG_CONNINFO": _smc_conninfo, "SMC_DIAG_LGRINFO": _smc_lgrinfo,
+    "SMC_DIAG_SHUTDOWN": _smc_shutdown, "SMC_DIAG_DMBINFO": _smc_dmbinfo,
+    "SMC_DIAG_FALLBACK": _smc_fallback}
+
+
+def _smc_msg(c: _Ctx, off: int, n: int) -> str:
+    """struct smc_diag_msg (its sockid an AF_INET one, as strace), then SMC_DIAG_*."""
+    text = "{diag_family=AF_SMC, "
+    size = _SMC_MSG_HEAD.size + _SOCKID_SIZE + _SMC_MSG_TAIL.size
+    if n < size:
+        return text + "...}"
+    _, state, mode, shut = _SMC_MSG_HEAD.unpack(c.take(off, 4))
+    uid, ino = _SMC_MSG_TAIL.unpack(c.take(off + 4 + _SOCKID_SIZE, _SMC_MSG_TAIL.size))
+    text += (f"diag_state={_xval(_SMC_STATES, state, 'SMC_???')}, "
+             f"diag_fallback={_xval(_SMC_MODES, mode, 'SMC_DIAG_MODE_???')}, "
+             f"diag_shutdown={shut}, id={_sockid(c, socket.AF_INET, off + 4)}, "
+             f"diag_uid={uid}, diag_inode={ino}}}")
+    if n > size:
+        text += ", " + _attrs(c, off + size, n - size, _SMC_DIAG_ATTRS, "SMC_DIAG_???",
+                              _SMC_DIAG)
     return text
 
 
