@@ -2,7 +2,8 @@
 
 tests/workloads/sweep_net.c makes each socket call with the domains, types and protocols
 strace names and unknown ones (socket, socketpair), each sockaddr family strace decodes
-(in, in6 with flowinfo and scope id, un path/abstract/unnamed, nl, ll, vm, rxrpc, AF_UNSPEC, an
+(in, in6 with flowinfo and scope id, un path/abstract/unnamed, nl, ll, vm, rxrpc, ipx,
+x25, ieee802154, nfc, alg, AF_UNSPEC, an
 unknown family, short and long address lengths) to bind/connect, listen, accept/accept4,
 getsockname/getpeername, shutdown, sendto/recvfrom (MSG_* flags, MSG_TRUNC),
 sendmsg/recvmsg (SCM_RIGHTS, SCM_CREDENTIALS, SCM_SECURITY, IP_PKTINFO and IP_TTL cmsgs,
@@ -72,7 +73,26 @@ def test_net_calls_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "sll_ifindex=if_nametoindex(\"lo\"), sll_hatype=ARPHRD_ETHER, "
             "sll_pkttype=PACKET_HOST, sll_halen=6, sll_addr=[0x1, 0x2, 0x3, 0x4, 0x5, 0x6]}, 20)",
             "{sa_family=AF_VSOCK, svm_cid=VMADDR_CID_LOCAL, svm_port=0x5, svm_flags=0}, 16)",
-            "svm_port=VMADDR_PORT_ANY", "connect(3, {sa_family=AF_INET}, 2) = -1 EINVAL",
+            "svm_port=VMADDR_PORT_ANY",
+            # AF_IPX, AF_X25, AF_IEEE802154, AF_NFC, AF_ALG past sa_family
+            "{sa_family=AF_IPX, sipx_port=htons(12345), sipx_network=htonl(0xfacefeed), "
+            "sipx_node=[0x41, 0x42, 0x43, 0x44, 0x45, 0x46], sipx_type=0xff}, 16)",
+            "sipx_type=0xff, sipx_zero=0x42}, 16)",
+            "{sa_family=AF_X25, sx25_addr={x25_addr=\"0123456789abcde\"...}}, 18)",
+            "{sa_family=AF_X25, sx25_addr={x25_addr=\"0123456789\"}}, 18)",
+            "{sa_family=AF_IEEE802154, addr={addr_type=0x2 /* IEEE802154_ADDR_SHORT */, "
+            "pan_id=0xffff /* IEEE802154_PANID_BROADCAST */, "
+            "short_addr=0xfffe /* IEEE802154_ADDR_UNDEF */}}, 20)",
+            "pan_id=0xface, hwaddr=01:02:03:04:05:06:07:08}}, 20)",
+            "{sa_family=AF_NFC, dev_idx=if_nametoindex(\"lo\"), target_idx=0xab, "
+            "nfc_protocol=NFC_PROTO_ISO14443}, 16)", "nfc_protocol=NFC_PROTO_ISO14443, ...}, 20)",
+            "dsap=0x1 /* LLCP_SAP_SDP */, ssap=0x20, service_name=\"urn:nfc:sn:snep\", "
+            "service_name_len=15}, 96)",
+            "{sa_family=AF_ALG, salg_type=\"hash\", salg_feat=0x1001 /* "
+            "CRYPTO_ALG_KERN_DRIVER_ONLY|0x1 */, salg_mask=0x2 /* CRYPTO_ALG_??? */, "
+            "salg_name=\"sha256\"}, 88)",
+            "salg_type=\"0123456789abc\"..., ", "salg_name=\"xy\"...}, 27)",
+            "connect(3, {sa_family=AF_INET}, 2) = -1 EINVAL",
             "bind(3, {sa_family=AF_UNIX, sun_path=\"srv.sock\"}, 11) = 0",
             "listen(3, -1) = 0", "accept(3, {sa_family=AF_UNIX}, [110 => 2]) = ",
             "getpeername(4, {sa_family=AF_UNIX, sun_path=\"sr\"}, [4 => 11]) = 0",

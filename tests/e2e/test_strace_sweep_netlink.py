@@ -11,10 +11,13 @@ RTM_NEWADDRLABEL, NLMSG_DONE, NLMSG_ERROR with the request it answers, extended 
 with NLMSGERR_ATTR_MSG), RTM_NEWLINK messages to its own socket with IFLA_AF_SPEC
 (AF_INET's IFLA_INET_CONF, AF_INET6's and AF_MCTP's attributes, a family without a
 decoder, an AF_BRIDGE link's IFLA_BRIDGE_* attributes and IFLA_PROTINFO's IFLA_BRPORT_*;
-RTM_*MDB, RTM_*STATS, RTM_*ACTION, RTM_GETDCB and RTM_NEWCACHEREPORT too),
+RTM_*MDB, RTM_*STATS (IFLA_STATS_LINK_XSTATS's bridge and bond stats),
+IFLA_VFINFO_LIST, IFLA_LINKINFO's data by kind, NETLINK_GENERIC's types by family,
+RTM_*ACTION, RTM_GETDCB and RTM_NEWCACHEREPORT too),
 NETLINK_SOCK_DIAG requests and replies (inet_diag_req_v2 on a socket not bound yet, then
-bound; inet_diag_msg; the old inet_diag_req; unix_diag_req and unix_diag_msg;
-netlink_diag_req and netlink_diag_msg), hostile messages (shorter than a header,
+bound; inet_diag_msg, with INET_DIAG_ULP_INFO and INET_DIAG_SK_BPF_STORAGES; the old
+inet_diag_req; unix_diag_req and unix_diag_msg; netlink_diag_req and netlink_diag_msg;
+packet_diag_msg; smc_diag_msg), hostile messages (shorter than a header,
 nlmsg_len 0, longer than the buffer, an attribute shorter than its header, unknown
 types, a request split over two iovecs), a NETLINK_USERSOCK message to itself (printed
 generically), NETLINK_AUDIT's AUDIT_GET and NETLINK_XFRM's XFRM_MSG_GETSA (types by
@@ -193,6 +196,65 @@ def test_netlink_messages_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "nlmsg_flags=NLM_F_REQUEST|NLM_F_ACK|NLM_F_CREATE, ",
             "res_id=htons(NFNL_SUBSYS_NFTABLES)}, [[{nla_len=6, nla_type=0x1}, "
             "\"\\x74\\x00\"], [{nla_len=12, nla_type=NLA_F_NESTED|0x5}, ",
+            # IFLA_STATS_LINK_XSTATS: a bridge's and a bond's nested stats
+            "[{nla_len=44, nla_type=BRIDGE_XSTATS_VLAN}, {rx_bytes=1, rx_packets=0, "
+            "tx_bytes=0, tx_packets=2, vid=3, flags=BRIDGE_VLAN_INFO_PVID|0x100, "
+            "pad2=0xab}]",
+            "nla_type=BRIDGE_XSTATS_STP}, {transition_blk=4, ",
+            "tx_tcn=5}, \"\\x01\\x02\"]",
+            "nla_type=BOND_XSTATS_3AD}, [{nla_len=12, nla_type=BOND_3AD_STAT_LACPDU_RX}, 11]]",
+            "[{nla_len=76, nla_type=MPLS_STATS_LINK}, {rx_packets=1, tx_packets=2, ",
+            "rx_noroute=9}]], [{nla_len=6, nla_type=AF_INET}, \"\\x61\\x62\"]]",
+            # IFLA_VFINFO_LIST's IFLA_VF_INFO structs and nested attributes
+            "nla_type=IFLA_VF_MAC}, {vf=1, mac=02:00:00:00:00:0a:00:00:",
+            "nla_type=IFLA_VF_LINK_STATE}, {vf=1, link_state=IFLA_VF_LINK_STATE_DISABLE}]",
+            "nla_type=IFLA_VF_VLAN_INFO}, {vf=2, vlan=10, qos=3, "
+            "vlan_proto=htons(ETH_P_8021Q)}]]",
+            "nla_type=IFLA_VF_IB_NODE_GUID}, {vf=2, guid=0x1122334455667788}]",
+            "[{nla_len=12, nla_type=IFLA_VF_STATS_RX_PACKETS}, 42]",
+            # inet_diag_msg's INET_DIAG_ULP_INFO (TLS, MPTCP), INET_DIAG_SK_BPF_STORAGES
+            "[{nla_len=8, nla_type=INET_ULP_INFO_NAME}, \"tls\"], ",
+            "[{nla_len=6, nla_type=TLS_INFO_VERSION}, TLS_1_2_VERSION], [{nla_len=6, "
+            "nla_type=TLS_INFO_CIPHER}, TLS_CIPHER_AES_GCM_256], [{nla_len=6, "
+            "nla_type=TLS_INFO_TXCONF}, TLS_CONF_SW], {nla_len=4, nla_type=TLS_INFO_ZC_RO_TX}]",
+            "nla_type=MPTCP_SUBFLOW_ATTR_TOKEN_REM}, 0xabc], ",
+            "nla_type=MPTCP_SUBFLOW_ATTR_FLAGS}, "
+            "MPTCP_SUBFLOW_FLAG_MCAP_REM|MPTCP_SUBFLOW_FLAG_CONNECTED], ",
+            "nla_type=SK_DIAG_BPF_STORAGE_MAP_ID}, 5], [{nla_len=8, "
+            "nla_type=SK_DIAG_BPF_STORAGE_MAP_VALUE}, 0xbe]]]",
+            # IFLA_LINKINFO's IFLA_INFO_DATA by kind (bridge, tun), a bridge port's data
+            "nla_type=IFLA_BR_VLAN_PROTOCOL}, htons(ETH_P_8021AD)], ",
+            "nla_type=IFLA_BR_MULTI_BOOLOPT}, {optval=1<<BR_BOOLOPT_NO_LL_LEARN, optmask=",
+            "[{nla_len=8, nla_type=BRIDGE_QUERIER_IP_ADDRESS}, inet_addr(\"127.0.0.1\")]",
+            "[{nla_len=8, nla_type=IFLA_TUN_OWNER}, -1], [{nla_len=5, "
+            "nla_type=IFLA_TUN_TYPE}, IFF_TAP], ",
+            "[{nla_len=6, nla_type=IFLA_INFO_DATA}, \"\\x61\\x62\"], ",
+            "nla_type=IFLA_INFO_SLAVE_DATA}, [{nla_len=8, nla_type=IFLA_BRPORT_COST}, 100]]",
+            # NETLINK_GENERIC: types by the kernel's families
+            "[{nlmsg_len=20, nlmsg_type=nlctrl, nlmsg_flags=NLM_F_REQUEST|0x300, "
+            "nlmsg_seq=1700000099, nlmsg_pid=",
+            "nlmsg_type=0xfff0 /* GENERIC_FAMILY_??? */, ",
+            # packet_diag_msg and its PACKET_DIAG_* attributes
+            "{pdiag_family=AF_PACKET, pdiag_type=SOCK_RAW, pdiag_num=ETH_P_ALL, "
+            "pdiag_ino=7, pdiag_cookie=[0, 0]}, [[{nla_len=28, nla_type=PACKET_DIAG_INFO}, "
+            "{pdi_index=if_nametoindex(\"lo\"), pdi_version=TPACKET_V3, pdi_reserve=2, ",
+            "pdi_flags=PDI_RUNNING|0x40}], [{nla_len=48, nla_type=PACKET_DIAG_MCLIST}, "
+            "[{pdmc_index=if_nametoindex(\"lo\"), pdmc_count=1, pdmc_type=2, pdmc_alen=6, "
+            "pdmc_addr=\"\\x01\\x80\\xc2\\x00\\x00\\x00\"}]], ",
+            "{pdr_block_size=4096, pdr_block_nr=0, pdr_frame_size=0, pdr_frame_nr=8, ",
+            "[{nla_len=8, nla_type=PACKET_DIAG_UID}, -1]]",
+            # smc_diag_msg and its SMC_DIAG_* attributes
+            "{diag_family=AF_SMC, diag_state=SMC_ACTIVE, diag_fallback=SMC_DIAG_MODE_SMCD, "
+            "diag_shutdown=0, id={idiag_sport=htons(0), idiag_dport=htons(0), "
+            "idiag_src=inet_addr(\"127.0.0.1\"), ",
+            "diag_uid=5, diag_inode=6}, [[{nla_len=5, nla_type=SMC_DIAG_SHUTDOWN}, "
+            "RCV_SHUTDOWN|SEND_SHUTDOWN|0x20], ",
+            "{lnk=[{link_id=1, ibname=\"mlx5_0\", ibport=1, gid=\"fe80::1\", "
+            "peer_gid=\"\"}], role=SMC_SERV}]]",
+            "[[{nla_len=44, nla_type=SMC_DIAG_DMBINFO}, {linkid=2, peer_gid=0xabc, my_gid=0, "
+            "token=0x1, peer_token=0}], ",
+            "{reason=0x3020000 /* SMC_CLC_DECL_IPSEC */, "
+            "peer_diagnosis=0x7 /* SMC_CLC_DECL_??? */}]]",
             "NFT_MSG_DELRULE, nlmsg_flags=NLM_F_REQUEST|NLM_F_NONREC, ",
             "res_id=NFNL_SUBSYS_NFTABLES}]", "version=0x1 /* NFNETLINK_??? */, res_id=htons(7)",
             "NFNL_SUBSYS_NFTABLES<<8|0x30 /* NFT_MSG_??? */, nlmsg_flags=NLM_F_REQUEST, "
@@ -240,6 +302,15 @@ def test_netlink_link_attributes_past_32_equal_strace_with_v(tmp_path: Path) -> 
                  "nla_type=AF_INET}, [{nla_len=", "[IPV4_DEVCONF_FORWARDING-1]=",
                  "nla_type=AF_INET6}, [[{nla_len=8, nla_type=IFLA_INET6_FLAGS}, "):
         assert want in text, want
+
+
+def test_netlink_generic_equal_strace_with_sendto_only(tmp_path: Path) -> None:
+    """-e trace=execve,sendto: a NETLINK_GENERIC message's header decoded (its type by the
+    family the kernel registered), though the socket's creation is not traced."""
+    s_lines = same_lines_one_run(build(tmp_path, "sweep_netlink"), tmp_path,
+                                 ["-e", "trace=execve,sendto"])
+    text = "\n".join(s_lines)
+    assert "nlmsg_type=nlctrl, nlmsg_flags=NLM_F_REQUEST|0x300, " in text
 
 
 @pytest.mark.parametrize(("opts", "want"), [

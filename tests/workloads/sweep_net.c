@@ -152,6 +152,61 @@ static void addrs(void) {
     vm.svm_cid = 1234;
     vm.svm_port = VMADDR_PORT_ANY;
     connect(u, (void *)&vm, sizeof(vm));
+    /* families strace decodes past sa_family, built byte by byte (their headers are
+     * the kernel's): AF_IPX (port, network, node, type, then a sipx_zero that is not
+     * 0), AF_X25 (a 16-byte address without its NUL, and one with), AF_IEEE802154 (a
+     * short address of a name, a long one), AF_NFC (short, and sockaddr_nfc_llcp with
+     * SAPs and a service name), AF_ALG (type and name, feat with a named bit and more) */
+    static unsigned char sa[100];
+    unsigned short fam = AF_IPX;
+    memset(sa, 0, sizeof(sa));
+    memcpy(sa, &fam, 2);
+    memcpy(sa + 2, "\x30\x39\xfa\xce\xfe\xed" "ABCDEF" "\xff", 13);
+    connect(u, (void *)sa, 16);
+    sa[15] = 'B';
+    connect(u, (void *)sa, 16);
+    fam = AF_X25;
+    memcpy(sa, &fam, 2);
+    memcpy(sa + 2, "0123456789abcdef", 16);
+    connect(u, (void *)sa, 18);
+    memcpy(sa + 2, "0123456789\0", 11);
+    connect(u, (void *)sa, 18);
+    connect(u, (void *)sa, 17);                               /* short: sa_data */
+    memset(sa, 0, sizeof(sa));
+    fam = AF_IEEE802154;
+    memcpy(sa, &fam, 2);
+    int atype = 2;                                            /* IEEE802154_ADDR_SHORT */
+    memcpy(sa + 4, &atype, 4);
+    memcpy(sa + 8, "\xff\xff\xfe\xff", 4);                   /* broadcast PAN, undef */
+    connect(u, (void *)sa, 20);
+    atype = 3;                                                /* IEEE802154_ADDR_LONG */
+    memcpy(sa + 4, &atype, 4);
+    memcpy(sa + 8, "\xce\xfa\x01\x02\x03\x04\x05\x06\x07\x08", 10);
+    connect(u, (void *)sa, 20);
+    memset(sa, 0, sizeof(sa));
+    fam = AF_NFC;
+    memcpy(sa, &fam, 2);
+    unsigned int nfc[3] = {1, 0xab, 4};                       /* lo, target, ISO14443 */
+    memcpy(sa + 4, nfc, sizeof(nfc));
+    connect(u, (void *)sa, 16);
+    connect(u, (void *)sa, 20);
+    sa[16] = 1;                                               /* LLCP_SAP_SDP */
+    sa[17] = 0x20;
+    memcpy(sa + 18, "urn:nfc:sn:snep", 15);
+    unsigned long long snlen = 15;
+    memcpy(sa + 88, &snlen, 8);
+    connect(u, (void *)sa, 96);
+    memset(sa, 0, sizeof(sa));
+    fam = AF_ALG;
+    memcpy(sa, &fam, 2);
+    memcpy(sa + 2, "hash", 4);
+    unsigned int feat[2] = {0x1001, 0x2};
+    memcpy(sa + 16, feat, sizeof(feat));
+    memcpy(sa + 24, "sha256", 6);
+    connect(u, (void *)sa, 88);
+    memcpy(sa + 2, "0123456789abcd", 14);
+    memcpy(sa + 24, "xyz", 3);
+    connect(u, (void *)sa, 27);
     sin.sin_port = htons(9);
     connect(u, (void *)&sin, 2);
     connect(u, (void *)&sin, 0);

@@ -31,23 +31,32 @@
 #include <arpa/inet.h>
 #include <linux/if_addr.h>
 #include <linux/fib_rules.h>
+#include <linux/genetlink.h>
 #include <linux/dcbnl.h>
+#include <linux/if_bonding.h>
 #include <linux/if_bridge.h>
 #include <linux/mroute.h>
 #include <linux/pkt_cls.h>
+#include <linux/if_ether.h>
 #include <linux/if_link.h>
+#include <linux/if_tun.h>
 #include <linux/neighbour.h>
 #include <linux/if_addrlabel.h>
 #include <linux/netconf.h>
 #include <linux/netlink_diag.h>
+#include <linux/if_packet.h>
+#include <linux/packet_diag.h>
 #include <linux/nexthop.h>
 #include <linux/audit.h>
 #include <linux/inet_diag.h>
+#include <linux/mptcp.h>
 #include <linux/netlink.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nf_tables.h>
 #include <linux/rtnetlink.h>
+#include <linux/smc_diag.h>
 #include <linux/sock_diag.h>
+#include <linux/tls.h>
 #include <linux/unix_diag.h>
 #include <linux/xfrm.h>
 #include <netinet/in.h>
@@ -729,6 +738,270 @@ static void rtnl_more(void) {
     close(s);
 }
 
+/* RTM_GETSTATS to the program's own socket with IFLA_STATS_LINK_XSTATS: a
+ * bridge's VLAN (with flags and pad2) and STP (with 2 bytes past it) stats, a bond's 802.3ad counters, and a type without a name */
+static void rtnl_xstats(void) {
+    int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+    struct sockaddr_nl me = {.nl_family = AF_NETLINK};
+    socklen_t mlen = sizeof(me);
+    if (bind(s, (void *)&me, sizeof(me)) || getsockname(s, (void *)&me, &mlen))
+        return;
+    static char inner[512], mid[600];
+    static struct {
+        struct nlmsghdr h;
+        struct if_stats_msg st;
+        char attrs[700];
+    } m;
+    struct bridge_vlan_xstats vl = {.rx_bytes = 1, .tx_packets = 2, .vid = 3,
+                                    .flags = BRIDGE_VLAN_INFO_PVID | 0x100, .pad2 = 0xab};
+    struct bridge_stp_xstats stp = {.transition_blk = 4, .tx_tcn = 5};
+    char stp_more[sizeof(stp) + 2];
+    memcpy(stp_more, &stp, sizeof(stp));
+    memcpy(stp_more + sizeof(stp), "\x01\x02", 2);
+    size_t n = put_attr(inner, BRIDGE_XSTATS_VLAN, &vl, sizeof(vl));
+    n += put_attr(inner + n, BRIDGE_XSTATS_STP, stp_more, sizeof(stp_more));
+    n += put_attr(inner + n, 9, "z", 1);
+    size_t k = put_attr(mid, LINK_XSTATS_TYPE_BRIDGE, inner, n);
+    __u64 lacp = 11;
+    n = put_attr(inner, BOND_3AD_STAT_LACPDU_RX, &lacp, 8);
+    n = put_attr(inner + 64, BOND_XSTATS_3AD, inner, n);
+    k += put_attr(mid + k, LINK_XSTATS_TYPE_BOND, inner + 64, n);
+    k += put_attr(mid + k, 7, "q", 1);
+    struct sockaddr_nl to = {.nl_family = AF_NETLINK, .nl_pid = me.nl_pid};
+    m.h = (struct nlmsghdr){0, RTM_GETSTATS, NLM_F_REQUEST, SEQ + 95, me.nl_pid};
+    m.st = (struct if_stats_msg){.ifindex = 1};
+    m.h.nlmsg_len = NLMSG_LENGTH(sizeof(m.st)) +
+                    put_attr(m.attrs, IFLA_STATS_LINK_XSTATS, mid, k);
+    sendto(s, &m, m.h.nlmsg_len, 0, (void *)&to, sizeof(to));
+    recv(s, buf, sizeof(buf), MSG_DONTWAIT);
+    /* IFLA_STATS_AF_SPEC: AF_MPLS's link stats, a family without a decoder */
+    __u64 mpls[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+    n = put_attr(inner, 1 /* MPLS_STATS_LINK */, mpls, sizeof(mpls));
+    k = put_attr(mid, AF_MPLS, inner, n);
+    k += put_attr(mid + k, AF_INET, "ab", 2);
+    m.h.nlmsg_len = NLMSG_LENGTH(sizeof(m.st)) +
+                    put_attr(m.attrs, IFLA_STATS_AF_SPEC, mid, k);
+    sendto(s, &m, m.h.nlmsg_len, 0, (void *)&to, sizeof(to));
+    recv(s, buf, sizeof(buf), MSG_DONTWAIT);
+    close(s);
+}
+
+/* RTM_NEWLINK to the program's own socket with IFLA_VFINFO_LIST: a VF's mac and link
+ * state, then its VLAN list (802.1Q), an InfiniBand GUID (packed) and stats */
+static void vfinfo(void) {
+    int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+    struct sockaddr_nl me = {.nl_family = AF_NETLINK};
+    socklen_t mlen = sizeof(me);
+    if (bind(s, (void *)&me, sizeof(me)) || getsockname(s, (void *)&me, &mlen))
+        return;
+    char vf[96], list[96];
+    struct ifla_vf_mac mac = {.vf = 1, .mac = {0x02, 0, 0, 0, 0, 0x0a}};
+    struct ifla_vf_link_state ls = {.vf = 1, .link_state = IFLA_VF_LINK_STATE_DISABLE};
+    size_t n = put_attr(vf, IFLA_VF_MAC, &mac, sizeof(mac));
+    n += put_attr(vf + n, IFLA_VF_LINK_STATE, &ls, sizeof(ls));
+    size_t k = put_attr(list, IFLA_VF_INFO, vf, n);
+    link_self(s, me.nl_pid, AF_UNSPEC, IFLA_VFINFO_LIST, list, k);
+    struct ifla_vf_vlan_info vi = {.vf = 2, .vlan = 10, .qos = 3,
+                                   .vlan_proto = htons(ETH_P_8021Q)};
+    char in[32];
+    k = put_attr(in, IFLA_VF_VLAN_INFO, &vi, sizeof(vi));
+    n = put_attr(vf, IFLA_VF_VLAN_LIST, in, k);
+    struct {
+        __u32 vf;
+        __u64 guid;
+    } __attribute__((packed)) guid = {2, 0x1122334455667788ULL};
+    n += put_attr(vf + n, IFLA_VF_IB_NODE_GUID, &guid, sizeof(guid));
+    __u64 pkts = 42;
+    k = put_attr(in, IFLA_VF_STATS_RX_PACKETS, &pkts, 8);
+    n += put_attr(vf + n, IFLA_VF_STATS, in, k);
+    k = put_attr(list, IFLA_VF_INFO, vf, n);
+    link_self(s, me.nl_pid, AF_UNSPEC, IFLA_VFINFO_LIST, list, k);
+    close(s);
+}
+
+/* inet_diag_msg messages (no NLM_F_REQUEST: replies' form) to the program's own
+ * NETLINK_SOCK_DIAG socket: INET_DIAG_ULP_INFO of TLS and of MPTCP, and
+ * INET_DIAG_SK_BPF_STORAGES */
+static void diag_self(__u16 type, const void *attrs, size_t len) {
+    int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+    struct sockaddr_nl me = {.nl_family = AF_NETLINK};
+    socklen_t mlen = sizeof(me);
+    if (bind(s, (void *)&me, sizeof(me)) || getsockname(s, (void *)&me, &mlen))
+        return;
+    static struct {
+        struct nlmsghdr h;
+        struct inet_diag_msg m;
+        char attrs[128];
+    } m;
+    m.h = (struct nlmsghdr){0, SOCK_DIAG_BY_FAMILY, 0, SEQ + 97, me.nl_pid};
+    m.m = (struct inet_diag_msg){.idiag_family = AF_INET, .idiag_state = TCP_LISTEN};
+    m.h.nlmsg_len = NLMSG_LENGTH(sizeof(m.m)) + put_attr(m.attrs, type, attrs, len);
+    struct sockaddr_nl to = {.nl_family = AF_NETLINK, .nl_pid = me.nl_pid};
+    sendto(s, &m, m.h.nlmsg_len, 0, (void *)&to, sizeof(to));
+    recv(s, buf, sizeof(buf), MSG_DONTWAIT);
+    close(s);
+}
+
+/* a packet_diag_msg (no NLM_F_REQUEST) to the program's own NETLINK_SOCK_DIAG socket:
+ * PACKET_DIAG_INFO, a multicast list, a ring, the uid (-1) */
+static void packet_diag_self(void) {
+    int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+    struct sockaddr_nl me = {.nl_family = AF_NETLINK};
+    socklen_t mlen = sizeof(me);
+    if (bind(s, (void *)&me, sizeof(me)) || getsockname(s, (void *)&me, &mlen))
+        return;
+    static struct {
+        struct nlmsghdr h;
+        struct packet_diag_msg m;
+        char attrs[200];
+    } m;
+    m.h = (struct nlmsghdr){0, SOCK_DIAG_BY_FAMILY, 0, SEQ + 98, me.nl_pid};
+    m.m = (struct packet_diag_msg){.pdiag_family = AF_PACKET, .pdiag_type = SOCK_RAW,
+                                   .pdiag_num = ETH_P_ALL, .pdiag_ino = 7};
+    struct packet_diag_info pi = {.pdi_index = 1, .pdi_version = TPACKET_V3,
+                                  .pdi_reserve = 2, .pdi_flags = PDI_RUNNING | 0x40};
+    struct packet_diag_mclist ml = {.pdmc_index = 1, .pdmc_count = 1, .pdmc_type = 2,
+                                    .pdmc_alen = 6, .pdmc_addr = {1, 0x80, 0xc2, 0, 0, 0}};
+    struct packet_diag_ring ring = {.pdr_block_size = 4096, .pdr_frame_nr = 8};
+    __u32 uid = -1;
+    size_t n = put_attr(m.attrs, PACKET_DIAG_INFO, &pi, sizeof(pi));
+    n += put_attr(m.attrs + n, PACKET_DIAG_MCLIST, &ml, sizeof(ml));
+    n += put_attr(m.attrs + n, PACKET_DIAG_RX_RING, &ring, sizeof(ring));
+    n += put_attr(m.attrs + n, PACKET_DIAG_UID, &uid, 4);
+    m.h.nlmsg_len = NLMSG_LENGTH(sizeof(m.m)) + n;
+    struct sockaddr_nl to = {.nl_family = AF_NETLINK, .nl_pid = me.nl_pid};
+    sendto(s, &m, m.h.nlmsg_len, 0, (void *)&to, sizeof(to));
+    recv(s, buf, sizeof(buf), MSG_DONTWAIT);
+    close(s);
+}
+
+/* an smc_diag_msg (no NLM_F_REQUEST) to the program's own NETLINK_SOCK_DIAG socket:
+ * shutdown bits, a link group, DMB info, a fallback's decline codes */
+static void smc_diag_self(void) {
+    int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+    struct sockaddr_nl me = {.nl_family = AF_NETLINK};
+    socklen_t mlen = sizeof(me);
+    if (bind(s, (void *)&me, sizeof(me)) || getsockname(s, (void *)&me, &mlen))
+        return;
+    static struct {
+        struct nlmsghdr h;
+        struct smc_diag_msg m;
+        char attrs[300];
+    } m;
+    m.h = (struct nlmsghdr){0, SOCK_DIAG_BY_FAMILY, 0, SEQ + 96, me.nl_pid};
+    m.m = (struct smc_diag_msg){.diag_family = 43 /* AF_SMC */, .diag_state = 1,
+                                .diag_fallback = 2, .diag_uid = 5, .diag_inode = 6,
+                                .id = {.idiag_src = {htonl(INADDR_LOOPBACK)}}};
+    unsigned char shut = 3 | 0x20;
+    struct smc_diag_lgrinfo lg = {.lnk = {{.link_id = 1, .ibname = "mlx5_0", .ibport = 1,
+                                           .gid = "fe80::1"}}, .role = 1};
+    struct smcd_diag_dmbinfo dmb = {.linkid = 2, .peer_gid = 0xabc, .token = 1};
+    __u32 fb[2] = {0x03020000, 0x7};
+    size_t n = put_attr(m.attrs, SMC_DIAG_SHUTDOWN, &shut, 1);
+    n += put_attr(m.attrs + n, SMC_DIAG_LGRINFO, &lg, sizeof(lg));
+    m.h.nlmsg_len = NLMSG_LENGTH(sizeof(m.m)) + n;
+    struct sockaddr_nl to = {.nl_family = AF_NETLINK, .nl_pid = me.nl_pid};
+    sendto(s, &m, m.h.nlmsg_len, 0, (void *)&to, sizeof(to));
+    recv(s, buf, sizeof(buf), MSG_DONTWAIT);
+    n = put_attr(m.attrs, SMC_DIAG_DMBINFO, &dmb, sizeof(dmb));
+    n += put_attr(m.attrs + n, SMC_DIAG_FALLBACK, fb, sizeof(fb));
+    m.h.nlmsg_len = NLMSG_LENGTH(sizeof(m.m)) + n;
+    sendto(s, &m, m.h.nlmsg_len, 0, (void *)&to, sizeof(to));
+    recv(s, buf, sizeof(buf), MSG_DONTWAIT);
+    close(s);
+}
+
+static void diag_attrs(void) {
+    packet_diag_self();
+    smc_diag_self();
+    char in[64], mid[96];
+    __u16 v = TLS_1_2_VERSION, cipher = TLS_CIPHER_AES_GCM_256, conf = TLS_CONF_SW;
+    size_t n = put_attr(in, TLS_INFO_VERSION, &v, 2);
+    n += put_attr(in + n, TLS_INFO_CIPHER, &cipher, 2);
+    n += put_attr(in + n, TLS_INFO_TXCONF, &conf, 2);
+    n += put_attr(in + n, TLS_INFO_ZC_RO_TX, "", 0);
+    size_t k = put_attr(mid, INET_ULP_INFO_NAME, "tls", 4);
+    k += put_attr(mid + k, INET_ULP_INFO_TLS, in, n);
+    diag_self(INET_DIAG_ULP_INFO, mid, k);
+    __u32 token = 0xabc, flags = MPTCP_SUBFLOW_FLAG_MCAP_REM | MPTCP_SUBFLOW_FLAG_CONNECTED;
+    __u64 seq = 7;
+    unsigned char id = 3;
+    n = put_attr(in, MPTCP_SUBFLOW_ATTR_TOKEN_REM, &token, 4);
+    n += put_attr(in + n, MPTCP_SUBFLOW_ATTR_MAP_SEQ, &seq, 8);
+    n += put_attr(in + n, MPTCP_SUBFLOW_ATTR_FLAGS, &flags, 4);
+    n += put_attr(in + n, MPTCP_SUBFLOW_ATTR_ID_REM, &id, 1);
+    k = put_attr(mid, INET_ULP_INFO_MPTCP, in, n);
+    diag_self(INET_DIAG_ULP_INFO, mid, k);
+    __u32 map = 5, val = 0xbe;
+    n = put_attr(in, SK_DIAG_BPF_STORAGE_MAP_ID, &map, 4);
+    n += put_attr(in + n, SK_DIAG_BPF_STORAGE_MAP_VALUE, &val, 4);
+    k = put_attr(mid, SK_DIAG_BPF_STORAGE, in, n);
+    diag_self(INET_DIAG_SK_BPF_STORAGES, mid, k);
+}
+
+/* RTM_NEWLINK to the program's own socket with IFLA_LINKINFO's data by the link's kind:
+ * a bridge's IFLA_BR_* (a timer, the VLAN protocol, the boolopts, the querier state), a
+ * tun's IFLA_TUN_* (owner -1, type), a bridge port's IFLA_BRPORT_*, and data before the
+ * kind (hex) */
+static void linkinfo_data(void) {
+    int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+    struct sockaddr_nl me = {.nl_family = AF_NETLINK};
+    socklen_t mlen = sizeof(me);
+    if (bind(s, (void *)&me, sizeof(me)) || getsockname(s, (void *)&me, &mlen))
+        return;
+    char info[96], data[64], q[16];
+    __u64 delay = 1500;
+    __u16 proto = htons(ETH_P_8021AD);
+    struct br_boolopt_multi bo = {.optval = 1 << BR_BOOLOPT_NO_LL_LEARN, .optmask = 1 << 5};
+    struct in_addr lo = {htonl(INADDR_LOOPBACK)};
+    size_t n = put_attr(data, IFLA_BR_FORWARD_DELAY, &delay, 8);
+    n += put_attr(data + n, IFLA_BR_VLAN_PROTOCOL, &proto, 2);
+    n += put_attr(data + n, IFLA_BR_MULTI_BOOLOPT, &bo, sizeof(bo));
+    size_t k = put_attr(q, BRIDGE_QUERIER_IP_ADDRESS, &lo, 4);
+    n += put_attr(data + n, IFLA_BR_MCAST_QUERIER_STATE, q, k);
+    k = put_attr(info, IFLA_INFO_KIND, "bridge", 7);
+    k += put_attr(info + k, IFLA_INFO_DATA, data, n);
+    link_self(s, me.nl_pid, AF_UNSPEC, IFLA_LINKINFO, info, k);
+    __u32 owner = -1;
+    unsigned char type = IFF_TAP & 0xff, pi = 1;
+    n = put_attr(data, IFLA_TUN_OWNER, &owner, 4);
+    n += put_attr(data + n, IFLA_TUN_TYPE, &type, 1);
+    n += put_attr(data + n, IFLA_TUN_PI, &pi, 1);
+    k = put_attr(info, IFLA_INFO_KIND, "tun", 4);
+    k += put_attr(info + k, IFLA_INFO_DATA, data, n);
+    link_self(s, me.nl_pid, AF_UNSPEC, IFLA_LINKINFO, info, k);
+    __u32 cost = 100;
+    n = put_attr(data, IFLA_BRPORT_COST, &cost, 4);
+    k = put_attr(info, IFLA_INFO_DATA, "ab", 2);             /* before any kind */
+    k += put_attr(info + k, IFLA_INFO_SLAVE_KIND, "bridge", 7);
+    k += put_attr(info + k, IFLA_INFO_SLAVE_DATA, data, n);
+    link_self(s, me.nl_pid, AF_UNSPEC, IFLA_LINKINFO, info, k);
+    close(s);
+}
+
+/* NETLINK_GENERIC messages to the program's own socket: types named by the families the
+ * kernel registered (nlctrl), and an id no family has */
+static void generic(void) {
+    int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+    struct sockaddr_nl me = {.nl_family = AF_NETLINK};
+    socklen_t mlen = sizeof(me);
+    if (bind(s, (void *)&me, sizeof(me)) || getsockname(s, (void *)&me, &mlen))
+        return;
+    struct {
+        struct nlmsghdr h;
+        unsigned char cmd, version;
+        __u16 reserved;
+    } m = {{sizeof(m), GENL_ID_CTRL, NLM_F_REQUEST | NLM_F_DUMP, SEQ + 99, me.nl_pid},
+           CTRL_CMD_GETFAMILY, 1, 0};
+    struct sockaddr_nl to = {.nl_family = AF_NETLINK, .nl_pid = me.nl_pid};
+    sendto(s, &m, sizeof(m), 0, (void *)&to, sizeof(to));
+    recv(s, buf, sizeof(buf), MSG_DONTWAIT);
+    m.h.nlmsg_type = 0xfff0;
+    sendto(s, &m, sizeof(m), 0, (void *)&to, sizeof(to));
+    recv(s, buf, sizeof(buf), MSG_DONTWAIT);
+    close(s);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2 || chdir(argv[1]))
         return 1;
@@ -741,6 +1014,11 @@ int main(int argc, char **argv) {
     netfilter();
     af_spec();
     rtnl_more();
+    rtnl_xstats();
+    vfinfo();
+    diag_attrs();
+    linkinfo_data();
+    generic();
     other_netns();          /* last: it leaves the network namespace */
     return 0;
 }

@@ -54,8 +54,8 @@ from typing import TYPE_CHECKING
 from tracekit._events import SC_NORETURN, SC_UNFINISHED, Syscall, fd_descs
 from tracekit.decode import flags as F
 from tracekit.decode.captures import capture
-from tracekit.decode.values import format_ifindex, quote, signed
-from tracekit.kernel.sockdiag import foreign_netns
+from tracekit.decode.values import eth_protocol, format_ifindex, quote, signed
+from tracekit.kernel.sockdiag import foreign_netns, genl_families
 from tracekit.kernel.syscalls import errno_name
 
 if TYPE_CHECKING:
@@ -73,9 +73,9 @@ _AF_NETLINK, _AF_BRIDGE = 16, 7
 NETLINK_XFRM, NETLINK_AUDIT = 6, 9
 NETLINK_NETFILTER = 12
 # protocols whose messages strace prints through decoders this module does not have
-# (linux/netlink.h numbers): SELINUX 7, KOBJECT_UEVENT 15 (uevents are strings), GENERIC
-# 16 (types named by the families the kernel registered), CRYPTO 21
-_NOT_DECODED = frozenset({7, 15, 16, 21})
+# (linux/netlink.h numbers): SELINUX 7, KOBJECT_UEVENT 15 (uevents are strings), CRYPTO 21
+_NOT_DECODED = frozenset({7, 15, 21})
+NETLINK_GENERIC = 16
 # NETLINK_XFRM's types by the flags their requests take (strace's netlink.c)
 _XFRM_NEW = frozenset({"XFRM_MSG_NEWSA", "XFRM_MSG_NEWPOLICY", "XFRM_MSG_NEWAE",
                        "XFRM_MSG_NEWSADINFO", "XFRM_MSG_NEWSPDINFO"})
@@ -94,7 +94,7 @@ class _Ctx:
     ``hex_strings``: strings are printed in hex (strace -x, -xx)."""
 
     __slots__ = ("cut", "data", "elems", "family", "limit", "T", "fl", "verbose",
-                 "hex_strings")
+                 "hex_strings", "kind", "slave_kind")
 
     def __init__(self, data: bytes, family: int, fl: F.ArchFlags, limit: int,
                  verbose: bool, hex_strings: bool = False) -> None:
@@ -107,6 +107,7 @@ class _Ctx:
         self.verbose = verbose
         self.hex_strings = hex_strings
         self.cut = False
+        self.kind = self.slave_kind = b""     # IFLA_LINKINFO's link kinds, as read
 
     def take(self, off: int, n: int) -> bytes:
         if off + n > len(self.data):
@@ -217,6 +218,8 @@ def _type(c: _Ctx, t: int) -> str:
             return _xval(c.T.XFRM_TYPES, t, "XFRM_MSG_???")
         if c.family == NETLINK_NETFILTER:
             return _nf_type(t)
+        if c.family == NETLINK_GENERIC:     # by the families the kernel registered
+            return _xval(genl_families(), t, "GENERIC_FAMILY_???")
     return _xval(c.T.NLMSG_TYPES, t, "NLMSG_???")
 
 
@@ -430,6 +433,31 @@ def _xval_attr(table: str, dflt: str | None, size: int = 4) -> Nla:
     return dec
 
 
+def _named(table: Mapping[int, str], dflt: str, size: int, flags: bool = False) -> Nla:
+    """A value (strace's decode_nla_xval) or flags (decode_nla_flags) of ``size`` bytes
+    by a fixed table; shorter, or longer than 8 bytes: hex bytes."""
+    bits = tuple(sorted(table.items()))
+
+    def dec(c: _Ctx, off: int, n: int) -> str | None:
+        if n < size or n > 8:
+            return None
+        v = int.from_bytes(c.take(off, size), "little")
+        return _flags(bits, v, dflt) if flags else _xval(table, v, dflt)
+    return dec
+
+
+def _xint(size: int | None = None) -> Nla:
+    """strace's decode_nla_x32 (``size`` 4) or decode_nla_xint (any of 1, 2, 4, 8
+    bytes): in hex, ``0`` for zero."""
+    def dec(c: _Ctx, off: int, n: int) -> str | None:
+        k = size or n
+        if n < k or k not in (1, 2, 4, 8) or (size is None and n != k):
+            return None
+        v = int.from_bytes(c.take(off, k), "little")
+        return hex(v) if v else "0"
+    return dec
+
+
 def _struct_u(fmt: str, fields: tuple[str, ...]) -> Nla:
     """A struct of unsigned fields, printed whole; shorter data as hex bytes."""
     s = struct.Struct(fmt)
@@ -559,6 +587,79 @@ _IFLA_STATS_MASK = tuple((1 << k, f"1<<{n}") for k, n in enumerate(_IFLA_STATS))
 _IF_STATS_MSG = struct.Struct("<BBHII")
 
 
+_BRIDGE_VLAN_FLAGS = tuple((1 << k, "BRIDGE_VLAN_INFO_" + n) for k, n in enumerate((
+    "MASTER", "PVID", "UNTAGGED", "RANGE_BEGIN", "RANGE_END", "BRENTRY", "ONLY_OPTS")))
+_BRIDGE_VLAN_XSTATS = struct.Struct("<QQQQHHI")     # struct bridge_vlan_xstats
+_BR_MCAST_FIELDS = (                                # struct br_mcast_stats: "+" an array
+    "+igmp_v1queries", "+igmp_v2queries", "+igmp_v3queries", "+igmp_leaves",
+    "+igmp_v1reports", "+igmp_v2reports", "+igmp_v3reports", "igmp_parse_errors",
+    "+mld_v1queries", "+mld_v2queries", "+mld_leaves", "+mld_v1reports",
+    "+mld_v2reports", "mld_parse_errors", "+mcast_bytes", "+mcast_packets")
+_BR_MCAST_SIZE = sum(16 if f[0] == "+" else 8 for f in _BR_MCAST_FIELDS)
+_BRIDGE_STP_FIELDS = ("transition_blk", "transition_fwd", "rx_bpdu", "tx_bpdu",
+                      "rx_tcn", "tx_tcn")
+
+
+def _with_rest(c: _Ctx, text: str, off: int, size: int, n: int) -> str:
+    """A struct of ``size`` bytes, then the attribute's bytes past it in hex."""
+    return text if n <= size else f"{text}, {c.hexstr(off + size, n - size)}"
+
+
+def _bridge_vlan_xstats(c: _Ctx, off: int, n: int) -> str | None:
+    size = _BRIDGE_VLAN_XSTATS.size
+    if n < size:
+        return None
+    rxb, rxp, txb, txp, vid, flags, pad2 = _BRIDGE_VLAN_XSTATS.unpack(c.take(off, size))
+    text = (f"{{rx_bytes={rxb}, rx_packets={rxp}, tx_bytes={txb}, tx_packets={txp}, "
+            f"vid={vid}, flags={_flags(_BRIDGE_VLAN_FLAGS, flags, 'BRIDGE_VLAN_INFO_???')}"
+            f"{f', pad2={pad2:#x}' if pad2 else ''}}}")
+    return _with_rest(c, text, off, size, n)
+
+
+def _br_mcast_stats(c: _Ctx, off: int, n: int) -> str | None:
+    if n < _BR_MCAST_SIZE:
+        return None
+    out, at = [], off
+    for f in _BR_MCAST_FIELDS:
+        if f[0] == "+":
+            rx, tx = struct.unpack("<QQ", c.take(at, 16))
+            out.append(f"{f[1:]}=[[BR_MCAST_DIR_RX]={rx}, [BR_MCAST_DIR_TX]={tx}]")
+            at += 16
+        else:
+            out.append(f"{f}={struct.unpack('<Q', c.take(at, 8))[0]}")
+            at += 8
+    return _with_rest(c, "{" + ", ".join(out) + "}", off, _BR_MCAST_SIZE, n)
+
+
+def _bridge_stp_xstats(c: _Ctx, off: int, n: int) -> str | None:
+    size = 8 * len(_BRIDGE_STP_FIELDS)
+    if n < size:
+        return None
+    vals = struct.unpack(f"<{len(_BRIDGE_STP_FIELDS)}Q", c.take(off, size))
+    text = ", ".join(f"{f}={v}" for f, v in zip(_BRIDGE_STP_FIELDS, vals, strict=True))
+    return _with_rest(c, "{" + text + "}", off, size, n)
+
+
+_BOND_3AD_ATTRS = dict(enumerate("BOND_3AD_STAT_" + n for n in (
+    "LACPDU_RX", "LACPDU_TX", "LACPDU_UNKNOWN_RX", "LACPDU_ILLEGAL_RX", "MARKER_RX",
+    "MARKER_TX", "MARKER_RESP_RX", "MARKER_RESP_TX", "MARKER_UNKNOWN_RX", "PAD")))
+_XSTATS_TYPES = dict(enumerate(("LINK_XSTATS_TYPE_UNSPEC", "LINK_XSTATS_TYPE_BRIDGE",
+                                "LINK_XSTATS_TYPE_BOND")))
+# IFLA_STATS_LINK_XSTATS(_SLAVE): nested by LINK_XSTATS_TYPE_*, each nested again
+_LINK_XSTATS = _nested(_XSTATS_TYPES, "LINK_XSTATS_TYPE_???", {
+    "LINK_XSTATS_TYPE_BRIDGE": _nested(
+        dict(enumerate(("BRIDGE_XSTATS_UNSPEC", "BRIDGE_XSTATS_VLAN",
+                        "BRIDGE_XSTATS_MCAST", "BRIDGE_XSTATS_PAD", "BRIDGE_XSTATS_STP"))),
+        "BRIDGE_XSTATS_???", {"BRIDGE_XSTATS_VLAN": _bridge_vlan_xstats,
+                              "BRIDGE_XSTATS_MCAST": _br_mcast_stats,
+                              "BRIDGE_XSTATS_STP": _bridge_stp_xstats}),
+    "LINK_XSTATS_TYPE_BOND": _nested(
+        {0: "BOND_XSTATS_UNSPEC", 1: "BOND_XSTATS_3AD"}, "BOND_XSTATS_???", {
+            "BOND_XSTATS_3AD": _nested(_BOND_3AD_ATTRS, "BOND_XSTATS_???", {
+                n: _u64 for n in _BOND_3AD_ATTRS.values() if not n.endswith("PAD")})}),
+})
+
+
 def _if_stats_msg(c: _Ctx, family: int, off: int, n: int) -> str:
     text = f"{{family={_family(c, family)}, "
     if n < _IF_STATS_MSG.size:
@@ -569,8 +670,7 @@ def _if_stats_msg(c: _Ctx, family: int, off: int, n: int) -> str:
              f"filter_mask={_flags(_IFLA_STATS_MASK, mask, '1<<IFLA_STATS_???')}}}")
     if n > _IF_STATS_MSG.size:
         text += ", " + _attrs(c, off + _IF_STATS_MSG.size, n - _IF_STATS_MSG.size,
-                              _IFLA_STATS_ATTRS, "IFLA_STATS_???",
-                              {"IFLA_STATS_LINK_64": _link_stats("Q")})
+                              _IFLA_STATS_ATTRS, "IFLA_STATS_???", _IFLA_STATS_DECODERS)
     return text
 
 
@@ -690,6 +790,42 @@ def _link_stats(word: str) -> Nla:
     return dec
 
 
+# RTM_*STATS attributes (after _link_stats, which they use)
+_MPLS_LINK_FIELDS = ("rx_packets", "tx_packets", "rx_bytes", "tx_bytes", "rx_errors",
+                     "tx_errors", "rx_dropped", "tx_dropped", "rx_noroute")
+
+
+def _mpls_link_stats(c: _Ctx, off: int, n: int) -> str | None:
+    """MPLS_STATS_LINK: struct mpls_link_stats (u64s), the bytes past it in hex."""
+    size = 8 * len(_MPLS_LINK_FIELDS)
+    if n < size:
+        return None
+    vals = struct.unpack(f"<{len(_MPLS_LINK_FIELDS)}Q", c.take(off, size))
+    text = ", ".join(f"{f}={v}" for f, v in zip(_MPLS_LINK_FIELDS, vals, strict=True))
+    return _with_rest(c, "{" + text + "}", off, size, n)
+
+
+_STATS_AF: dict[str, Nla] = {"AF_MPLS": _nested(
+    {0: "MPLS_STATS_UNSPEC", 1: "MPLS_STATS_LINK"}, "MPLS_STATS_???",
+    {"MPLS_STATS_LINK": _mpls_link_stats})}
+
+
+def _stats_af_spec(c: _Ctx, off: int, n: int) -> str:
+    """IFLA_STATS_AF_SPEC: attributes by address family (AF_MPLS's decoded)."""
+    return _attrs(c, off, n, c.T.ADDRESS_FAMILIES, "AF_???", _STATS_AF)
+
+
+_IFLA_STATS_DECODERS: dict[str, Nla] = {
+    "IFLA_STATS_AF_SPEC": _stats_af_spec,
+    "IFLA_STATS_LINK_64": _link_stats("Q"),
+    "IFLA_STATS_LINK_XSTATS": _LINK_XSTATS,
+    "IFLA_STATS_LINK_XSTATS_SLAVE": _LINK_XSTATS,
+    "IFLA_STATS_LINK_OFFLOAD_XSTATS": _nested(
+        {0: "IFLA_OFFLOAD_XSTATS_UNSPEC", 1: "IFLA_OFFLOAD_XSTATS_CPU_HIT"},
+        "IFLA_OFFLOAD_XSTATS_???", {"IFLA_OFFLOAD_XSTATS_CPU_HIT": _link_stats("Q")}),
+}
+
+
 def _hwaddr(c: _Ctx, off: int, n: int) -> str | None:
     if n > 32:
         return None
@@ -706,11 +842,49 @@ def _str0(c: _Ctx, off: int, n: int) -> str:
     return quote(data[:c.limit], more=True)
 
 
-_LINKINFO: dict[str, Nla] = {"IFLA_INFO_KIND": _str0, "IFLA_INFO_SLAVE_KIND": _nla_str}
+def _kind_of(c: _Ctx, off: int, n: int) -> bytes:
+    """A link kind as strace keeps it for IFLA_INFO_(SLAVE_)DATA: up to its NUL; none
+    when the attribute is 16 bytes or longer, or not captured."""
+    if n >= 16:
+        return b""
+    try:
+        return c.take(off, n).split(b"\0", 1)[0]
+    except _Cut:
+        return b""
+
+
+def _info_kind(c: _Ctx, off: int, n: int) -> str:
+    c.kind = _kind_of(c, off, n)
+    return _str0(c, off, n)
+
+
+def _info_slave_kind(c: _Ctx, off: int, n: int) -> str:
+    c.slave_kind = _kind_of(c, off, n)
+    return _str0(c, off, n)         # as the kind (strace: QUOTE_0_TERMINATED), -x too
+
+
+def _info_data(c: _Ctx, off: int, n: int) -> str | None:
+    """IFLA_INFO_DATA by the link's kind: a bridge's IFLA_BR_*, a tun's IFLA_TUN_*."""
+    if c.kind == b"bridge":
+        return _attrs(c, off, n, _IFLA_BR_ATTRS, "IFLA_BR_???", _IFLA_BR_DATA)
+    if c.kind == b"tun":
+        return _attrs(c, off, n, _IFLA_TUN_ATTRS, "IFLA_TUN_???", _IFLA_TUN_DATA)
+    return None
+
+
+def _info_slave_data(c: _Ctx, off: int, n: int) -> str | None:
+    """IFLA_INFO_SLAVE_DATA of a bridge's port: IFLA_BRPORT_*."""
+    return _brport_protinfo(c, off, n) if c.slave_kind == b"bridge" else None
+
+
+_LINKINFO: dict[str, Nla] = {"IFLA_INFO_KIND": _info_kind, "IFLA_INFO_DATA": _info_data,
+                             "IFLA_INFO_SLAVE_KIND": _info_slave_kind,
+                             "IFLA_INFO_SLAVE_DATA": _info_slave_data}
 
 
 def _linkinfo(c: _Ctx, off: int, n: int) -> str:
-    """IFLA_LINKINFO: nested IFLA_INFO_* attributes (the kind's data as hex)."""
+    """IFLA_LINKINFO: nested IFLA_INFO_* attributes, the data by the kind before it."""
+    c.kind = c.slave_kind = b""
     return _attrs(c, off, n, c.T.IFLA_INFO_ATTRS, "IFLA_INFO_???", _LINKINFO)
 
 
@@ -722,7 +896,84 @@ def _prop_list(c: _Ctx, off: int, n: int) -> str:
     return _attrs(c, off, n, c.T.IFLA_ATTRS, "IFLA_???", _PROP_LIST)
 
 
+# IFLA_VFINFO_LIST: IFLA_VF_INFO attributes, each of IFLA_VF_* structs (linux/if_link.h;
+# one shorter than its struct prints as hex, bytes past it are not shown)
+_VF_LINK_STATES = {0: "IFLA_VF_LINK_STATE_AUTO", 1: "IFLA_VF_LINK_STATE_ENABLE",
+                   2: "IFLA_VF_LINK_STATE_DISABLE"}
+
+
+def _vf_u32s(*fields: str) -> Nla:
+    """A struct of u32 fields (vf, then settings); ``link_state`` by name."""
+    size = 4 * len(fields)
+
+    def dec(c: _Ctx, off: int, n: int) -> str | None:
+        if n < size:
+            return None
+        vals = struct.unpack(f"<{len(fields)}I", c.take(off, size))
+        return "{" + ", ".join(
+            f"{f}={_xval(_VF_LINK_STATES, v, 'IFLA_VF_LINK_STATE_???')}"
+            if f == "link_state" else f"{f}={v}"
+            for f, v in zip(fields, vals, strict=True)) + "}"
+    return dec
+
+
+def _vf_mac(c: _Ctx, off: int, n: int) -> str | None:
+    """struct ifla_vf_mac: vf, a 32-byte mac."""
+    if n < 36:
+        return None
+    vf, = struct.unpack("<I", c.take(off, 4))
+    return f"{{vf={vf}, mac={':'.join(f'{b:02x}' for b in c.take(off + 4, 32))}}}"
+
+
+def _vf_broadcast(c: _Ctx, off: int, n: int) -> str | None:
+    if n < 32:
+        return None
+    return f"{{broadcast={':'.join(f'{b:02x}' for b in c.take(off, 32))}}}"
+
+
+def _vf_guid(c: _Ctx, off: int, n: int) -> str | None:
+    """struct ifla_vf_guid: vf, a u64 guid packed after it (12 bytes) or aligned (16)."""
+    if n not in (12, 16):
+        return None
+    vf, = struct.unpack("<I", c.take(off, 4))
+    guid, = struct.unpack("<Q", c.take(off + n - 8, 8))
+    return f"{{vf={vf}, guid={hex(guid) if guid else 0}}}"
+
+
+def _vf_vlan_info(c: _Ctx, off: int, n: int) -> str | None:
+    """struct ifla_vf_vlan_info: vf, vlan, qos, vlan_proto (network order)."""
+    if n < 16:
+        return None
+    vf, vlan, qos, proto = struct.unpack("<IIIH", c.take(off, 14))
+    return f"{{vf={vf}, vlan={vlan}, qos={qos}, vlan_proto={eth_protocol(proto)}}}"
+
+
+_VF_STATS_ATTRS = dict(enumerate("IFLA_VF_STATS_" + n for n in (
+    "RX_PACKETS", "TX_PACKETS", "RX_BYTES", "TX_BYTES", "BROADCAST", "MULTICAST", "PAD",
+    "RX_DROPPED", "TX_DROPPED")))
+_VF_ATTRS = dict(enumerate("IFLA_VF_" + n for n in (
+    "UNSPEC", "MAC", "VLAN", "TX_RATE", "SPOOFCHK", "LINK_STATE", "RATE", "RSS_QUERY_EN",
+    "STATS", "TRUST", "IB_NODE_GUID", "IB_PORT_GUID", "VLAN_LIST", "BROADCAST")))
+_VFINFO_LIST = _nested({0: "IFLA_VF_INFO_UNSPEC", 1: "IFLA_VF_INFO"}, "IFLA_VF_INFO_???", {
+    "IFLA_VF_INFO": _nested(_VF_ATTRS, "IFLA_VF_???", {
+        "IFLA_VF_MAC": _vf_mac, "IFLA_VF_VLAN": _vf_u32s("vf", "vlan", "qos"),
+        "IFLA_VF_TX_RATE": _vf_u32s("vf", "rate"),
+        "IFLA_VF_SPOOFCHK": _vf_u32s("vf", "setting"),
+        "IFLA_VF_LINK_STATE": _vf_u32s("vf", "link_state"),
+        "IFLA_VF_RATE": _vf_u32s("vf", "min_tx_rate", "max_tx_rate"),
+        "IFLA_VF_RSS_QUERY_EN": _vf_u32s("vf", "setting"),
+        "IFLA_VF_STATS": _nested(_VF_STATS_ATTRS, "IFLA_VF_STATS_???", {
+            n: _u64 for n in _VF_STATS_ATTRS.values() if not n.endswith("PAD")}),
+        "IFLA_VF_TRUST": _vf_u32s("vf", "setting"),
+        "IFLA_VF_IB_NODE_GUID": _vf_guid, "IFLA_VF_IB_PORT_GUID": _vf_guid,
+        "IFLA_VF_VLAN_LIST": _nested(
+            {0: "IFLA_VF_VLAN_INFO_UNSPEC", 1: "IFLA_VF_VLAN_INFO"}, "IFLA_VF_VLAN_INFO_???",
+            {"IFLA_VF_VLAN_INFO": _vf_vlan_info}),
+        "IFLA_VF_BROADCAST": _vf_broadcast})})
+
+
 _IFLA: dict[str, Nla] = {
+    "IFLA_VFINFO_LIST": _VFINFO_LIST,
     "IFLA_LINKINFO": _linkinfo, "IFLA_PROP_LIST": _prop_list,
     "IFLA_ADDRESS": _hwaddr, "IFLA_BROADCAST": _hwaddr, "IFLA_IFNAME": _nla_str,
     "IFLA_MTU": _u32, "IFLA_LINK": _u32, "IFLA_QDISC": _nla_str,
@@ -1005,6 +1256,87 @@ _IFLA_BRPORT: dict[str, Nla] = {
         "MESSAGE_AGE_TIMER", "FORWARD_DELAY_TIMER", "HOLD_TIMER")},
     "IFLA_BRPORT_ROOT_ID": _bridge_id, "IFLA_BRPORT_BRIDGE_ID": _bridge_id,
     "IFLA_BRPORT_GROUP_FWD_MASK": _x16, "IFLA_BRPORT_BACKUP_PORT": _ifindex,
+}
+
+
+_IFLA_BR_ATTRS = dict(enumerate("IFLA_BR_" + n for n in (
+    "UNSPEC", "FORWARD_DELAY", "HELLO_TIME", "MAX_AGE", "AGEING_TIME", "STP_STATE",
+    "PRIORITY", "VLAN_FILTERING", "VLAN_PROTOCOL", "GROUP_FWD_MASK", "ROOT_ID", "BRIDGE_ID",
+    "ROOT_PORT", "ROOT_PATH_COST", "TOPOLOGY_CHANGE", "TOPOLOGY_CHANGE_DETECTED",
+    "HELLO_TIMER", "TCN_TIMER", "TOPOLOGY_CHANGE_TIMER", "GC_TIMER", "GROUP_ADDR",
+    "FDB_FLUSH", "MCAST_ROUTER", "MCAST_SNOOPING", "MCAST_QUERY_USE_IFADDR", "MCAST_QUERIER",
+    "MCAST_HASH_ELASTICITY", "MCAST_HASH_MAX", "MCAST_LAST_MEMBER_CNT",
+    "MCAST_STARTUP_QUERY_CNT", "MCAST_LAST_MEMBER_INTVL", "MCAST_MEMBERSHIP_INTVL",
+    "MCAST_QUERIER_INTVL", "MCAST_QUERY_INTVL", "MCAST_QUERY_RESPONSE_INTVL",
+    "MCAST_STARTUP_QUERY_INTVL", "NF_CALL_IPTABLES", "NF_CALL_IP6TABLES",
+    "NF_CALL_ARPTABLES", "VLAN_DEFAULT_PVID", "PAD", "VLAN_STATS_ENABLED",
+    "MCAST_STATS_ENABLED", "MCAST_IGMP_VERSION", "MCAST_MLD_VERSION", "VLAN_STATS_PER_PORT",
+    "MULTI_BOOLOPT", "MCAST_QUERIER_STATE")))
+_BR_BOOLOPTS = tuple((1 << k, "1<<BR_BOOLOPT_" + n) for k, n in enumerate((
+    "NO_LL_LEARN", "MCAST_VLAN_SNOOPING", "MST_ENABLE")))
+
+
+def _br_boolopt(c: _Ctx, off: int, n: int) -> str | None:
+    """struct br_boolopt_multi: optval, optmask."""
+    if n < 8:
+        return None
+    val, mask = struct.unpack("<II", c.take(off, 8))
+    return (f"{{optval={_flags(_BR_BOOLOPTS, val, '1<<BR_BOOLOPT_???')}, "
+            f"optmask={_flags(_BR_BOOLOPTS, mask, '1<<BR_BOOLOPT_???')}}}")
+
+
+def _ether_proto(c: _Ctx, off: int, n: int) -> str | None:
+    """A u16 ethernet protocol in network order: ``htons(ETH_P_8021Q)``."""
+    if n < 2 or n > 8:
+        return None
+    v = int.from_bytes(c.take(off, 2), "big")
+    return f"htons({_xval(c.T.ETH_P_PROTOCOLS, v, 'ETHER_P_???')})"
+
+
+def _uid(c: _Ctx, off: int, n: int) -> str | None:
+    if n < 4:
+        return None
+    v = struct.unpack("<I", c.take(off, 4))[0]
+    return "-1" if v == 0xFFFFFFFF else str(v)
+
+
+_IFLA_BR_DATA: dict[str, Nla] = {
+    **{f"IFLA_BR_{n}": _clock_t for n in (
+        "FORWARD_DELAY", "HELLO_TIME", "MAX_AGE", "AGEING_TIME", "HELLO_TIMER", "TCN_TIMER",
+        "TOPOLOGY_CHANGE_TIMER", "GC_TIMER", "MCAST_LAST_MEMBER_INTVL",
+        "MCAST_MEMBERSHIP_INTVL", "MCAST_QUERIER_INTVL", "MCAST_QUERY_INTVL",
+        "MCAST_QUERY_RESPONSE_INTVL", "MCAST_STARTUP_QUERY_INTVL")},
+    **{f"IFLA_BR_{n}": _u32 for n in (
+        "STP_STATE", "ROOT_PATH_COST", "MCAST_HASH_ELASTICITY", "MCAST_HASH_MAX",
+        "MCAST_LAST_MEMBER_CNT", "MCAST_STARTUP_QUERY_CNT")},
+    **{f"IFLA_BR_{n}": _u16 for n in ("PRIORITY", "ROOT_PORT", "VLAN_DEFAULT_PVID")},
+    **{f"IFLA_BR_{n}": _u8 for n in (
+        "VLAN_FILTERING", "TOPOLOGY_CHANGE", "TOPOLOGY_CHANGE_DETECTED", "MCAST_ROUTER",
+        "MCAST_SNOOPING", "MCAST_QUERY_USE_IFADDR", "MCAST_QUERIER", "NF_CALL_IPTABLES",
+        "NF_CALL_IP6TABLES", "NF_CALL_ARPTABLES", "VLAN_STATS_ENABLED",
+        "MCAST_STATS_ENABLED", "MCAST_IGMP_VERSION", "MCAST_MLD_VERSION",
+        "VLAN_STATS_PER_PORT")},
+    "IFLA_BR_VLAN_PROTOCOL": _ether_proto, "IFLA_BR_GROUP_FWD_MASK": _x16,
+    "IFLA_BR_ROOT_ID": _bridge_id, "IFLA_BR_BRIDGE_ID": _bridge_id,
+    "IFLA_BR_GROUP_ADDR": _hwaddr, "IFLA_BR_MULTI_BOOLOPT": _br_boolopt,
+    "IFLA_BR_MCAST_QUERIER_STATE": _nested(
+        dict(enumerate("BRIDGE_QUERIER_" + n for n in (
+            "UNSPEC", "IP_ADDRESS", "IP_PORT", "IP_OTHER_TIMER", "PAD", "IPV6_ADDRESS",
+            "IPV6_PORT", "IPV6_OTHER_TIMER"))), "BRIDGE_QUERIER_???", {
+            "BRIDGE_QUERIER_IP_ADDRESS": _inet(socket.AF_INET),
+            "BRIDGE_QUERIER_IP_PORT": _ifindex, "BRIDGE_QUERIER_IP_OTHER_TIMER": _clock_t,
+            "BRIDGE_QUERIER_IPV6_ADDRESS": _inet(socket.AF_INET6),
+            "BRIDGE_QUERIER_IPV6_PORT": _ifindex,
+            "BRIDGE_QUERIER_IPV6_OTHER_TIMER": _clock_t}),
+}
+_IFLA_TUN_ATTRS = dict(enumerate("IFLA_TUN_" + n for n in (
+    "UNSPEC", "OWNER", "GROUP", "TYPE", "PI", "VNET_HDR", "PERSIST", "MULTI_QUEUE",
+    "NUM_QUEUES", "NUM_DISABLED_QUEUES")))
+_IFLA_TUN_DATA: dict[str, Nla] = {
+    "IFLA_TUN_OWNER": _uid, "IFLA_TUN_GROUP": _uid,
+    "IFLA_TUN_TYPE": _named({1: "IFF_TUN", 2: "IFF_TAP"}, "IFF_???", 1),
+    **{f"IFLA_TUN_{n}": _u8 for n in ("PI", "VNET_HDR", "PERSIST", "MULTI_QUEUE")},
+    "IFLA_TUN_NUM_QUEUES": _u32, "IFLA_TUN_NUM_DISABLED_QUEUES": _u32,
 }
 
 
@@ -1358,8 +1690,10 @@ def _sock_diag(c: _Ctx, t: int, nflags: int, off: int, n: int) -> str:
         return _unix_req(c, off, n) if request else _unix_msg(c, off, n)
     if family == _AF_NETLINK:
         return _netlink_req(c, off, n) if request else _netlink_msg(c, off, n)
-    if family == socket.AF_PACKET and request:
-        return _packet_req(c, off, n)
+    if family == socket.AF_PACKET:
+        return _packet_req(c, off, n) if request else _packet_msg(c, off, n)
+    if family == _AF_SMC and not request:
+        return _smc_msg(c, off, n)
     text = f"{{family={_family(c, family)}"
     if n > 1:
         text += f", data={c.hexstr(off + 1, n - 1)}"
@@ -1470,7 +1804,49 @@ def _sockopt(c: _Ctx, off: int, n: int) -> str | None:
     return "{" + ", ".join(got) + "}"
 
 
+_TLS_VERSIONS = {0x303: "TLS_1_2_VERSION", 0x304: "TLS_1_3_VERSION"}
+_TLS_CIPHERS = {k: "TLS_CIPHER_" + n for k, n in enumerate((
+    "AES_GCM_128", "AES_GCM_256", "AES_CCM_128", "CHACHA20_POLY1305", "SM4_GCM", "SM4_CCM",
+    "ARIA_GCM_128", "ARIA_GCM_256"), 51)}
+_TLS_CONFS = {k: "TLS_CONF_" + n for k, n in enumerate(("BASE", "SW", "HW", "HW_RECORD"), 1)}
+_TLS_INFO_ATTRS = dict(enumerate("TLS_INFO_" + n for n in (
+    "UNSPEC", "VERSION", "CIPHER", "TXCONF", "RXCONF", "ZC_RO_TX", "RX_NO_PAD")))
+_MPTCP_ATTRS = dict(enumerate("MPTCP_SUBFLOW_ATTR_" + n for n in (
+    "UNSPEC", "TOKEN_REM", "TOKEN_LOC", "RELWRITE_SEQ", "MAP_SEQ", "MAP_SFSEQ",
+    "SSN_OFFSET", "MAP_DATALEN", "FLAGS", "ID_REM", "ID_LOC", "PAD")))
+_MPTCP_FLAGS = {1 << k: "MPTCP_SUBFLOW_FLAG_" + n for k, n in enumerate((
+    "MCAP_REM", "MCAP_LOC", "JOIN_REM", "JOIN_LOC", "BKUP_REM", "BKUP_LOC",
+    "FULLY_ESTABLISHED", "CONNECTED", "MAPVALID"))}
+_TLS_CONF = _named(_TLS_CONFS, "TLS_CONF_???", 2)
+# INET_DIAG_ULP_INFO: the ULP's name, TLS's or MPTCP's nested attributes
+_ULP_INFO = _nested(
+    dict(enumerate(("INET_ULP_INFO_UNSPEC", "INET_ULP_INFO_NAME", "INET_ULP_INFO_TLS",
+                    "INET_ULP_INFO_MPTCP"))), "INET_ULP_INFO_???", {
+        "INET_ULP_INFO_NAME": _nla_str,
+        "INET_ULP_INFO_TLS": _nested(_TLS_INFO_ATTRS, "TLS_INFO_???", {
+            "TLS_INFO_VERSION": _named(_TLS_VERSIONS, "TLS_???_VERSION", 2),
+            "TLS_INFO_CIPHER": _named(_TLS_CIPHERS, "TLS_CIPHER_???", 2),
+            "TLS_INFO_TXCONF": _TLS_CONF, "TLS_INFO_RXCONF": _TLS_CONF}),
+        "INET_ULP_INFO_MPTCP": _nested(_MPTCP_ATTRS, "MPTCP_SUBFLOW_ATTR_???", {
+            "MPTCP_SUBFLOW_ATTR_TOKEN_REM": _xint(4), "MPTCP_SUBFLOW_ATTR_TOKEN_LOC": _xint(4),
+            "MPTCP_SUBFLOW_ATTR_RELWRITE_SEQ": _u32, "MPTCP_SUBFLOW_ATTR_MAP_SEQ": _u64,
+            "MPTCP_SUBFLOW_ATTR_MAP_SFSEQ": _u32, "MPTCP_SUBFLOW_ATTR_SSN_OFFSET": _u32,
+            "MPTCP_SUBFLOW_ATTR_MAP_DATALEN": _u16,
+            "MPTCP_SUBFLOW_ATTR_FLAGS": _named(_MPTCP_FLAGS, "MPTCP_SUBFLOW_FLAG_???", 4,
+                                               flags=True),
+            "MPTCP_SUBFLOW_ATTR_ID_REM": _u8, "MPTCP_SUBFLOW_ATTR_ID_LOC": _u8})})
+# INET_DIAG_SK_BPF_STORAGES: SK_DIAG_BPF_STORAGE, each a map's id and value
+_BPF_STORAGES = _nested({0: "SK_DIAG_BPF_STORAGE_REP_NONE", 1: "SK_DIAG_BPF_STORAGE"},
+                        "SK_DIAG_BPF_STORAGE_???", {"SK_DIAG_BPF_STORAGE": _nested(
+                            dict(enumerate("SK_DIAG_BPF_STORAGE_" + n for n in (
+                                "NONE", "PAD", "MAP_ID", "MAP_VALUE"))),
+                            "SK_DIAG_BPF_STORAGE_???",
+                            {"SK_DIAG_BPF_STORAGE_MAP_ID": _u32,
+                             "SK_DIAG_BPF_STORAGE_MAP_VALUE": _xint()})})
+
+
 _INET_DIAG: dict[str, Nla] = {
+    "INET_DIAG_ULP_INFO": _ULP_INFO, "INET_DIAG_SK_BPF_STORAGES": _BPF_STORAGES,
     "INET_DIAG_MEMINFO": _struct_u("<4I", ("idiag_rmem", "idiag_wmem", "idiag_fmem",
                                            "idiag_tmem")),
     "INET_DIAG_CONG": _nla_str, "INET_DIAG_TOS": _u8, "INET_DIAG_TCLASS": _u8,
@@ -1611,6 +1987,188 @@ def _packet_req(c: _Ctx, off: int, n: int) -> str:
     return (text + f"sdiag_protocol={proto}, pdiag_ino={ino}, "
             f"pdiag_show={_flags(c.T.PACKET_SHOW_FLAGS, show, 'PACKET_SHOW_???')}, "
             f"pdiag_cookie=[{ck0}, {ck1}]}}")
+
+
+_PACKET_MSG = struct.Struct("<BBHIII")         # struct packet_diag_msg
+_PACKET_INFO = struct.Struct("<6I")            # struct packet_diag_info
+_PDI_FLAGS = tuple((1 << k, "PDI_" + n) for k, n in enumerate((
+    "RUNNING", "AUXDATA", "ORIGDEV", "VNETHDR", "LOSS")))
+_TPACKET_VERSIONS = {0: "TPACKET_V1", 1: "TPACKET_V2", 2: "TPACKET_V3"}
+_MCLIST = struct.Struct("<IIHH32s")            # struct packet_diag_mclist
+_RING_FIELDS = ("pdr_block_size", "pdr_block_nr", "pdr_frame_size", "pdr_frame_nr",
+                "pdr_retire_tmo", "pdr_sizeof_priv", "pdr_features")
+
+
+def _packet_info(c: _Ctx, off: int, n: int) -> str | None:
+    if n < _PACKET_INFO.size:
+        return None
+    index, version, reserve, thresh, tstamp, flags = _PACKET_INFO.unpack(
+        c.take(off, _PACKET_INFO.size))
+    return (f"{{pdi_index={format_ifindex(index)}, "
+            f"pdi_version={_xval(_TPACKET_VERSIONS, version, 'TPACKET_???')}, "
+            f"pdi_reserve={reserve}, pdi_copy_thresh={thresh}, pdi_tstamp={tstamp}, "
+            f"pdi_flags={_flags(_PDI_FLAGS, flags, 'PDI_???')}}}")
+
+
+def _packet_mclist(c: _Ctx, off: int, n: int) -> str | None:
+    """PACKET_DIAG_MCLIST: an array of struct packet_diag_mclist (the address's alen
+    bytes in hex)."""
+    count = n // _MCLIST.size
+    if not count:
+        return None
+    out = []
+    for k in range(count):
+        if k == c.elems:
+            out.append("...")
+            break
+        index, cnt, typ, alen, addr = _MCLIST.unpack(
+            c.take(off + k * _MCLIST.size, _MCLIST.size))
+        shown = quote(addr[:min(alen, 32)], force_hex=True)
+        out.append(f"{{pdmc_index={format_ifindex(index)}, pdmc_count={cnt}, "
+                   f"pdmc_type={typ}, pdmc_alen={alen}, pdmc_addr={shown}}}")
+    return "[" + ", ".join(out) + "]"
+
+
+_PACKET_DIAG_ATTRS = dict(enumerate("PACKET_DIAG_" + n for n in (
+    "INFO", "MCLIST", "RX_RING", "TX_RING", "FANOUT", "UID", "MEMINFO", "FILTER")))
+_PACKET_DIAG: dict[str, Nla] = {
+    "PACKET_DIAG_INFO": _packet_info, "PACKET_DIAG_MCLIST": _packet_mclist,
+    "PACKET_DIAG_RX_RING": _struct_u("<7I", _RING_FIELDS),
+    "PACKET_DIAG_TX_RING": _struct_u("<7I", _RING_FIELDS),
+    "PACKET_DIAG_FANOUT": _u32, "PACKET_DIAG_UID": _uid,
+}
+
+
+def _packet_msg(c: _Ctx, off: int, n: int) -> str:
+    """struct packet_diag_msg, then PACKET_DIAG_* attributes (the filter in hex)."""
+    text = "{pdiag_family=AF_PACKET, "
+    if n < _PACKET_MSG.size:
+        return text + "...}"
+    _, typ, num, ino, ck0, ck1 = _PACKET_MSG.unpack(c.take(off, _PACKET_MSG.size))
+    text += (f"pdiag_type={_xval(c.T.SOCK_TYPES, typ, 'SOCK_???')}, "
+             f"pdiag_num={_xval(c.T.ETH_P_PROTOCOLS, num, 'ETH_P_???')}, "
+             f"pdiag_ino={ino}, pdiag_cookie=[{ck0}, {ck1}]}}")
+    if n > _PACKET_MSG.size:
+        text += ", " + _attrs(c, off + _PACKET_MSG.size, n - _PACKET_MSG.size,
+                              _PACKET_DIAG_ATTRS, "PACKET_DIAG_???",
+                              {**_PACKET_DIAG, "PACKET_DIAG_MEMINFO": _meminfo})
+    return text
+
+
+# AF_SMC's replies: struct smc_diag_msg (linux/smc_diag.h), SMC_DIAG_* attributes
+_AF_SMC = 43
+_SMC_MSG_HEAD = struct.Struct("<BBBB")
+_SMC_MSG_TAIL = struct.Struct("<IQ")            # diag_uid, diag_inode (at 56, aligned)
+_SMC_STATES = {1: "SMC_ACTIVE", 2: "SMC_INIT", 7: "SMC_CLOSED", 10: "SMC_LISTEN",
+               20: "SMC_PEERCLOSEWAIT1", 21: "SMC_PEERCLOSEWAIT2", 22: "SMC_APPCLOSEWAIT1",
+               23: "SMC_APPCLOSEWAIT2", 24: "SMC_APPFINCLOSEWAIT", 25: "SMC_PEERFINCLOSEWAIT",
+               26: "SMC_PEERABORTWAIT", 27: "SMC_PROCESSABORT"}
+_SMC_MODES = {0: "SMC_DIAG_MODE_SMCR", 1: "SMC_DIAG_MODE_FALLBACK_TCP",
+              2: "SMC_DIAG_MODE_SMCD"}
+_SMC_DECL = {0x01010000: "MEM", 0x02010000: "TIMEOUT_CL", 0x02020000: "TIMEOUT_AL",
+             0x03000000: "CNFERR", 0x03010000: "PEERNOSMC", 0x03020000: "IPSEC",
+             0x03030000: "NOSMCDEV", 0x03040000: "MODEUNSUPP", 0x03050000: "RMBE_EC",
+             0x03060000: "OPTUNSUPP", 0x04000000: "SYNCERR", 0x05000000: "PEERDECL",
+             0x99990000: "INTERR", 0x99990001: "ERR_RTOK", 0x99990002: "ERR_RDYLNK",
+             0x99990003: "ERR_REGRMB"}
+_SMC_CURSOR = struct.Struct("<HHI")
+_SMC_CONNINFO_SIZE = 76
+
+
+def _smc_cursor(c: _Ctx, off: int) -> str:
+    reserved, wrap, count = _SMC_CURSOR.unpack(c.take(off, 8))
+    return f"{{reserved={reserved}, wrap={wrap}, count={count}}}"
+
+
+def _smc_conninfo(c: _Ctx, off: int, n: int) -> str | None:
+    """struct smc_diag_conninfo: sizes, cursors, the producer/consumer flag bytes."""
+    if n < _SMC_CONNINFO_SIZE:
+        return None
+    token, snd, rmbe, peer = struct.unpack("<4I", c.take(off, 16))
+    out = [f"token={token}", f"sndbuf_size={snd}", f"rmbe_size={rmbe}",
+           f"peer_rmbe_size={peer}"]
+    out += [f"{f}={_smc_cursor(c, off + 16 + 8 * k)}"
+            for k, f in enumerate(("rx_prod", "rx_cons", "tx_prod", "tx_cons"))]
+    flags = c.take(off + 48, 4)
+    out += [f"{f}={f'{v:#04x}' if v else '00'}" for f, v in zip(
+        ("rx_prod_flags", "rx_conn_state_flags", "tx_prod_flags", "tx_conn_state_flags"),
+        flags, strict=True)]
+    out += [f"{f}={_smc_cursor(c, off + 52 + 8 * k)}"
+            for k, f in enumerate(("tx_prep", "tx_sent", "tx_fin"))]
+    return "{" + ", ".join(out) + "}"
+
+
+def _cstr_field(data: bytes) -> str:
+    """A char array printed to its NUL, ``...`` when the NUL is not within it but the
+    last byte (strace's print_quoted_cstring)."""
+    body = data[:-1]
+    end = body.find(b"\0")
+    return quote(body[:end]) if end >= 0 else quote(body, more=True)
+
+
+def _smc_lgrinfo(c: _Ctx, off: int, n: int) -> str | None:
+    """struct smc_diag_lgrinfo: one struct smc_diag_linkinfo, the role."""
+    if n < 147:
+        return None
+    d = c.take(off, 147)
+    lnk = (f"{{link_id={d[0]}, ibname={_cstr_field(d[1:65])}, ibport={d[65]}, "
+           f"gid={_cstr_field(d[66:106])}, peer_gid={_cstr_field(d[106:146])}}}")
+    return f"{{lnk=[{lnk}], role={_xval({0: 'SMC_CLNT', 1: 'SMC_SERV'}, d[146], 'SMC_???')}}}"
+
+
+def _smc_dmbinfo(c: _Ctx, off: int, n: int) -> str | None:
+    if n < 40:
+        return None
+    link, = struct.unpack("<I", c.take(off, 4))
+    vals = struct.unpack("<4Q", c.take(off + 8, 32))
+    names = ("peer_gid", "my_gid", "token", "peer_token")
+    return (f"{{linkid={link}, " + ", ".join(
+        f"{f}={_hex_or_0(v)}" for f, v in zip(names, vals, strict=True)) + "}")
+
+
+def _smc_fallback(c: _Ctx, off: int, n: int) -> str | None:
+    """struct smc_diag_fallback: CLC decline codes, verbose (their header is not UAPI)."""
+    if n < 8:
+        return None
+    reason, peer = struct.unpack("<II", c.take(off, 8))
+
+    def code(v: int) -> str:
+        name = _SMC_DECL.get(v)
+        return f"{_hex_or_0(v)} /* {'SMC_CLC_DECL_' + name if name else 'SMC_CLC_DECL_???'} */"
+    return f"{{reason={code(reason)}, peer_diagnosis={code(peer)}}}"
+
+
+def _smc_shutdown(c: _Ctx, off: int, n: int) -> str | None:
+    if n < 1 or n > 8:
+        return None
+    return _flags(tuple(sorted(c.T.SHUTDOWN_BITS.items())), c.take(off, 1)[0],
+                  "???_SHUTDOWN")
+
+
+_SMC_DIAG_ATTRS = dict(enumerate("SMC_DIAG_" + n for n in (
+    "NONE", "CONNINFO", "LGRINFO", "SHUTDOWN", "DMBINFO", "FALLBACK")))
+_SMC_DIAG: dict[str, Nla] = {
+    "SMC_DIAG_CONNINFO": _smc_conninfo, "SMC_DIAG_LGRINFO": _smc_lgrinfo,
+    "SMC_DIAG_SHUTDOWN": _smc_shutdown, "SMC_DIAG_DMBINFO": _smc_dmbinfo,
+    "SMC_DIAG_FALLBACK": _smc_fallback}
+
+
+def _smc_msg(c: _Ctx, off: int, n: int) -> str:
+    """struct smc_diag_msg (its sockid an AF_INET one, as strace), then SMC_DIAG_*."""
+    text = "{diag_family=AF_SMC, "
+    size = _SMC_MSG_HEAD.size + _SOCKID_SIZE + _SMC_MSG_TAIL.size
+    if n < size:
+        return text + "...}"
+    _, state, mode, shut = _SMC_MSG_HEAD.unpack(c.take(off, 4))
+    uid, ino = _SMC_MSG_TAIL.unpack(c.take(off + 4 + _SOCKID_SIZE, _SMC_MSG_TAIL.size))
+    text += (f"diag_state={_xval(_SMC_STATES, state, 'SMC_???')}, "
+             f"diag_fallback={_xval(_SMC_MODES, mode, 'SMC_DIAG_MODE_???')}, "
+             f"diag_shutdown={shut}, id={_sockid(c, socket.AF_INET, off + 4)}, "
+             f"diag_uid={uid}, diag_inode={ino}}}")
+    if n > size:
+        text += ", " + _attrs(c, off + size, n - size, _SMC_DIAG_ATTRS, "SMC_DIAG_???",
+                              _SMC_DIAG)
+    return text
 
 
 # -- NETLINK_NETFILTER (linux/netfilter/nfnetlink.h) ----------------------------------

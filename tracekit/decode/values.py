@@ -22,7 +22,7 @@ import ipaddress
 import re
 import socket
 import struct
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from tracekit._events import CAPF_ARGV_TRUNC, CAPF_FAULT, CAPF_TRUNC, Capture
 from tracekit.kernel import flag_tables
@@ -229,7 +229,120 @@ def format_sockaddr(data: bytes, families: Mapping[int, str] | None = None) -> s
                 f"svm_flags={hex(vflags) if vflags else 0}}}")
     if name == "AF_RXRPC" and len(data) >= 36:      # sizeof(struct sockaddr_rxrpc)
         return head + ", " + _sockaddr_rxrpc(data, families) + "}"
+    more = _SOCKADDR_MORE.get(name or "")
+    if more is not None and len(data) >= more[0]:
+        return head + ", " + more[1](data) + "}"
     return f"{head}, sa_data={quote(data[2:])}}}"
+
+
+def _hex0(v: int) -> str:
+    """C's %#x: 0 without 0x."""
+    return hex(v) if v else "0"
+
+
+def _verbose(v: int, names: Mapping[int, str], dflt: str | None) -> str:
+    """strace's verbose value style: ``0x2 /* NAME */``; an unknown one as
+    ``0x7 /* DFLT */`` or, without a default, the number alone."""
+    name = names.get(v)
+    if name is None:
+        return f"{_hex0(v)} /* {dflt} */" if dflt else _hex0(v)
+    return f"{_hex0(v)} /* {name} */"
+
+
+def _cstring(data: bytes) -> str:
+    """A char array that should end with a NUL (strace's QUOTE_0_TERMINATED |
+    QUOTE_EXPECT_TRAILING_0): up to the NUL among all its bytes but the last; none
+    there: those bytes and ``...``."""
+    body = data[:-1] if data else data
+    end = body.find(_NUL)
+    if end >= 0:
+        return quote(body[:end])
+    return quote(body, more=True)
+
+
+def _sockaddr_ipx(data: bytes) -> str:
+    """struct sockaddr_ipx (linux/ipx.h): port and network in network order, the node,
+    the type; sipx_zero when it is not 0."""
+    port, net = struct.unpack_from(">HI", data, 2)
+    node = ", ".join(f"{b:#04x}" if b else "00" for b in data[8:14])
+    ptype, zero = data[14], data[15]
+    text = (f"sipx_port=htons({port}), sipx_network=htonl({_hex0(net)}), "
+            f"sipx_node=[{node}], sipx_type={f'{ptype:#04x}' if ptype else '00'}")
+    return text + (f", sipx_zero={zero:#x}" if zero else "")
+
+
+def _sockaddr_x25(data: bytes) -> str:
+    """struct sockaddr_x25: its x25_address, a 16-byte string."""
+    return f"sx25_addr={{x25_addr={_cstring(data[2:18])}}}"
+
+
+_IEEE802154_ADDR_TYPES = {0: "IEEE802154_ADDR_NONE", 2: "IEEE802154_ADDR_SHORT",
+                          3: "IEEE802154_ADDR_LONG"}
+
+
+def _sockaddr_ieee802154(data: bytes) -> str:
+    """struct sockaddr_ieee802154 (linux/ieee802154.h in the kernel): the address's type,
+    its PAN id, then a short address or an 8-byte hardware address (any type but NONE
+    and SHORT)."""
+    atype, pan = struct.unpack_from("<iH", data, 4)
+    atype &= 0xFFFFFFFF
+    text = (f"addr={{addr_type={_verbose(atype, _IEEE802154_ADDR_TYPES, 'IEEE802154_ADDR_???')}"
+            f", pan_id={_verbose(pan, {0xFFFF: 'IEEE802154_PANID_BROADCAST'}, None)}")
+    if atype == 2:
+        short = struct.unpack_from("<H", data, 10)[0]
+        names = {0xFFFE: "IEEE802154_ADDR_UNDEF", 0xFFFF: "IEEE802154_ADDR_BROADCAST"}
+        text += f", short_addr={_verbose(short, names, None)}"
+    elif atype != 0:
+        text += ", hwaddr=" + ":".join(f"{b:02x}" for b in data[10:18])
+    return text + "}"
+
+
+_NFC_PROTOS = {k: "NFC_PROTO_" + n for k, n in enumerate((
+    "JEWEL", "MIFARE", "FELICA", "ISO14443", "NFC_DEP", "ISO14443_B", "ISO15693"), 1)}
+_NFC_SAPS = {1: "LLCP_SAP_SDP", 2: "LLCP_SAP_IP", 3: "LLCP_SAP_OBEX", 4: "LLCP_SAP_SNEP",
+             0xFF: "LLCP_SAP_MAX"}
+_NFC_LLCP_SIZE = 96     # struct sockaddr_nfc_llcp on a 64-bit arch
+
+
+def _sockaddr_nfc(data: bytes) -> str:
+    """struct sockaddr_nfc; when addrlen holds a struct sockaddr_nfc_llcp, its SAPs and
+    service name too (``...`` when addrlen is between the two)."""
+    dev, target, proto = struct.unpack_from("<III", data, 4)
+    pname = _NFC_PROTOS.get(proto) or f"{_hex0(proto)} /* NFC_PROTO_??? */"
+    text = f"dev_idx={format_ifindex(dev)}, target_idx={_hex0(target)}, nfc_protocol={pname}"
+    if len(data) < _NFC_LLCP_SIZE:
+        return text + (", ..." if len(data) > 16 else "")
+    snsz = struct.unpack_from("<Q", data, 88)[0]
+    name = data[18:18 + min(63, snsz)]
+    return (f"{text}, dsap={_verbose(data[16], _NFC_SAPS, None)}, "
+            f"ssap={_verbose(data[17], _NFC_SAPS, None)}, service_name={quote(name)}, "
+            f"service_name_len={snsz}")
+
+
+def _alg_flags(v: int) -> str:
+    """struct sockaddr_alg's salg_feat/salg_mask: CRYPTO_ALG_KERN_DRIVER_ONLY, verbose."""
+    if not v:
+        return "0"
+    if v & 0x1000:
+        rest = v & ~0x1000
+        return f"{v:#x} /* CRYPTO_ALG_KERN_DRIVER_ONLY{f'|{rest:#x}' if rest else ''} */"
+    return f"{v:#x} /* CRYPTO_ALG_??? */"
+
+
+def _sockaddr_alg(data: bytes) -> str:
+    """struct sockaddr_alg_new: the type (14 bytes), feat, mask, and the name over the
+    rest of addrlen."""
+    feat, mask = struct.unpack_from("<II", data, 16)
+    return (f"salg_type={_cstring(data[2:16])}, salg_feat={_alg_flags(feat)}, "
+            f"salg_mask={_alg_flags(mask)}, salg_name={_cstring(data[24:])}")
+
+
+# families strace decodes past sa_family: (the least addrlen it does so at, the decoder)
+_SOCKADDR_MORE: dict[str, tuple[int, Callable[[bytes], str]]] = {
+    "AF_IPX": (16, _sockaddr_ipx), "AF_X25": (18, _sockaddr_x25),
+    "AF_IEEE802154": (20, _sockaddr_ieee802154), "AF_NFC": (16, _sockaddr_nfc),
+    "AF_ALG": (25, _sockaddr_alg),
+}
 
 
 # struct sockaddr_rxrpc's services (srx_service) strace 6.1 names (fs/afs/*.h)

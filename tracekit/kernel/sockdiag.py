@@ -363,3 +363,65 @@ class SockDiag:
             out[ino] = (f"NETLINK:[{name.removeprefix('NETLINK_')}:{portid}]" if name
                         else f"NETLINK:[{protocol}]")
         return out
+
+
+_GENL_ID_CTRL, _CTRL_CMD_NEWFAMILY, _CTRL_CMD_GETFAMILY = 0x10, 1, 3
+_CTRL_ATTR_FAMILY_ID, _CTRL_ATTR_FAMILY_NAME = 1, 2
+
+
+def genl_families() -> dict[int, str]:
+    """The generic netlink families the kernel has registered, by id (``{16: "nlctrl",
+    ...}``): strace names NETLINK_GENERIC message types by them, asked once of the
+    kernel (in its own network namespace) with a CTRL_CMD_GETFAMILY dump
+    (linux/genetlink.h). Kept for the process once asked; empty when the kernel does not
+    answer."""
+    global _GENL
+    if _GENL is None:
+        _GENL = {}
+        try:
+            _ask_genl(_GENL)
+        except OSError:
+            pass
+    return _GENL
+
+
+_GENL: dict[int, str] | None = None
+
+
+def _ask_genl(out: dict[int, str]) -> None:
+    with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW | socket.SOCK_CLOEXEC,
+                       16) as s:                                # NETLINK_GENERIC
+        s.settimeout(1.0)
+        # nlmsghdr (NLM_F_REQUEST | NLM_F_DUMP), genlmsghdr (cmd, version 1)
+        s.send(struct.pack("<IHHIIBBH", 20, _GENL_ID_CTRL, 0x301, 1, 0,
+                           _CTRL_CMD_GETFAMILY, 1, 0))
+        while True:
+            data = s.recv(65536)
+            off = 0
+            while off + 16 <= len(data):
+                ln, typ = struct.unpack_from("<IH", data, off)
+                if ln < 16 or typ in (2, 3):                    # NLMSG_ERROR, NLMSG_DONE
+                    return
+                _genl_family(data[off + 16:off + ln], out)
+                off += (ln + 3) & ~3
+
+
+def _genl_family(msg: bytes, out: dict[int, str]) -> None:
+    """One CTRL_CMD_NEWFAMILY answer (version 2, as strace takes them): its first
+    family id (a u16) and name."""
+    if len(msg) < 4 or msg[0] != _CTRL_CMD_NEWFAMILY or msg[1] != 2:
+        return
+    off, ident, name = 4, None, None
+    while off + 4 <= len(msg):
+        alen, atype = struct.unpack_from("<HH", msg, off)
+        if alen < 4:
+            break
+        payload = msg[off + 4:off + alen]
+        if atype == _CTRL_ATTR_FAMILY_NAME and name is None:
+            name = payload.split(b"\0", 1)[0].decode("latin-1")
+        elif atype == _CTRL_ATTR_FAMILY_ID and ident is None and len(payload) == 2:
+            ident = struct.unpack("<H", payload)[0]
+        if name is not None and ident is not None:
+            out.setdefault(ident, name)
+            name = ident = None
+        off += (alen + 3) & ~3
