@@ -2079,12 +2079,15 @@ def _odd_exprs(ctx: Ctx) -> tuple[bool, str]:
 
 
 @attack("strace drop-in", "-e 'trace= brk' and -e 'signal= INT' (a space inside a set)",
-        "strace: invalid system call ' brk' (status 1)",
-        known="tracekit strips white space around set items and traces brk")
+        "strace: invalid system call ' brk' / invalid signal ' INT' (status 1)")
 def _space_in_set(ctx: Ctx) -> tuple[bool, str]:
     _needs_strace()
-    ref, got = _strace_both(ctx, ["-e", "trace= brk", "true"])
-    return ref.rc == got.rc, f"strace rc={ref.rc}, tracekit {got.brief()}"
+    bad = []
+    for e in ("trace= brk", "signal= INT"):
+        ref, got = _strace_both(ctx, ["-e", e, "true"])
+        if ref.rc != got.rc or bool(_said(ref)) != bool(_said(got)):
+            bad.append(f"{e}: strace rc={ref.rc}, tracekit {got.brief()}")
+    return not bad, "; ".join(bad) or "both refused as strace refuses them"
 
 
 @attack("strace drop-in", "-p with '+5', '00005' and '5\\n' (pid 5: a kernel thread)",

@@ -26,6 +26,11 @@ from tracekit.app.strace_cli import UsageError, parse_args
     ("status=!!", "invalid status '!!'"),
     ("quiet=!!", "invalid quiet '!!'"),
     ("read=!!", "invalid descriptor '!!'"),
+    # strace takes an item as written: a space is part of the name
+    ("trace= brk", "invalid system call ' brk'"),
+    ("trace=brk, close", "invalid system call ' close'"),
+    ("trace=%file ", "invalid system call '%file '"),
+    ("signal= INT", "invalid signal ' INT'"),
 ])
 def test_bad_expressions_are_strace_errors(expr: str, says: str) -> None:
     with pytest.raises(UsageError, match=re.escape(says)):
@@ -38,6 +43,8 @@ def test_bad_expressions_are_strace_errors(expr: str, says: str) -> None:
     ("trace=openat,,close", "trace=openat,close"),
     ("trace=?500", "trace=none"),
     ("trace=!?500", "trace=all"),
+    ("trace=?brk ", "trace=none"),
+    ("trace=? brk,close", "trace=close"),
     ("trace=/", "trace=/"),
     ("openat", "trace=openat"),
     ("signal=!all", "signal=none"),

@@ -55,6 +55,10 @@ CASES = [
     ["-e", "status=", "true"],
     ["-e", "trace=!!", "true"],
     ["-e", "status=!!", "true"],
+    # a space inside a set is part of the name
+    ["-e", "trace= brk", "true"],
+    ["-e", "trace=brk, close", "true"],
+    ["-e", "signal= INT", "true"],
     # -e sets strace accepts
     ["-e", "trace=!all", "true"],
     ["-e", "trace=none", "-e", "signal=!all", "true"],

@@ -618,12 +618,17 @@ def _syscall_set(value: str, where: str) -> str:
     compat = False                  # a name only i386 has: 32-bit calls chosen
     for p in items:
         if p.startswith("?"):
+            if p[1:] != p[1:].strip():
+                continue                # no syscall has that name: strace drops it too
             try:
                 got = resolve_item(p[1:], table)
             except ConfigError:
                 if not only_i386(p[1:]):
                     continue            # strace's "?": not an error when unknown here
                 got, p, compat = set(), p[1:], True
+        elif p != p.strip():
+            # strace takes the item as written: "trace=brk, close" names ' close'
+            raise UsageError(f"invalid system call '{p}'")
         else:
             try:
                 got = resolve_item(p, table, where=where)
@@ -649,6 +654,8 @@ def _signal_set(value: str) -> str:
     negate, items = _items(value, "signal")
     kept: list[str] = []
     for p in items:
+        if p != p.strip():
+            raise UsageError(f"invalid signal '{p}'")
         if _digits(p) and len(p) < 4 and int(p) <= 255:
             if 1 <= int(p) <= 64:
                 kept.append(p)
