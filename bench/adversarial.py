@@ -2140,19 +2140,21 @@ def _o_pipe_head(ctx: Ctx) -> tuple[bool, str]:
     return r.rc == 4 and no_tb(r), r.brief()
 
 
-@attack("strace drop-in", "-o /proc/self/fd/2 (a magic link to stderr) and -o /dev/full",
-        "as strace: the trace on stderr; for /dev/full 'No space left on device' said and "
-        "the command's status",
-        known="tracekit writes through no symlink (ELOOP, status 1), and a failed write "
-              "ends the trace with one line and status 1 (an earlier round's choice)")
+@attack("strace drop-in", "-o /proc/self/fd/2, -o /dev/fd/3 with 3>FILE (links to its own fds)",
+        "as strace: the trace on stderr, in FILE")
 def _o_magic_links(ctx: Ctx) -> tuple[bool, str]:
     _needs_strace()
-    out = []
-    for path in ("/proc/self/fd/2", "/dev/full"):
-        ref, got = _strace_both(ctx, ["-e", "trace=exit_group", "-o", path, "true"])
-        out.append((ref.rc, got.rc, got.brief()))
-    return all(a == b for a, b, _ in out), "; ".join(f"strace rc={a}, tracekit {c}"
-                                                     for a, _, c in out)
+    ref, got = _strace_both(ctx, ["-e", "trace=exit_group", "-o", "/proc/self/fd/2", "true"])
+    ok = ref.rc == got.rc == 0 and b"exit_group(0)" in got.err
+    files = []
+    for tool in (["strace"], [*TK, "strace"]):
+        f = ctx.tmp / f"fd3-{len(files)}.txt"
+        r = ctx.sh(f"{' '.join(tool)} -e trace=exit_group -o /dev/fd/3 true 3>{f}")
+        files.append((r.rc, f.read_bytes() if f.exists() else b""))
+    ok = ok and files[0] == files[1] and files[1][1].startswith(b"exit_group(0)")
+    return ok, (f"/proc/self/fd/2: strace rc={ref.rc}, tracekit {got.brief()}; /dev/fd/3: "
+                f"strace rc={files[0][0]}, tracekit rc={files[1][0]}, "
+                f"{'same' if files[0] == files[1] else 'different'} files")
 
 
 @attack("strace drop-in", "`tracekit strace -f 2>&1 | head -1` of 300 cats",
@@ -2434,6 +2436,16 @@ def _all_beside_strace(ctx: Ctx) -> tuple[bool, str]:
 
 
 # ----------------------------------------------------------------------------- main
+
+@attack("strace drop-in", "-o /dev/full (every write fails with ENOSPC)",
+        "as strace: 'No space left on device' said and the command's status",
+        known="a failed write ends the trace with one line and status 1 (an earlier round's "
+              "choice): tracing on with nowhere to write helps no one")
+def _o_full(ctx: Ctx) -> tuple[bool, str]:
+    _needs_strace()
+    ref, got = _strace_both(ctx, ["-e", "trace=exit_group", "-o", "/dev/full", "true"])
+    return ref.rc == got.rc, f"strace rc={ref.rc}, tracekit {got.brief()}"
+
 
 NOTES = Path(__file__).with_name("adversarial_notes.md")  # defects found: kept by hand
 

@@ -4,6 +4,9 @@ Rules, for every path a trace is written to:
 
 - ``"-"`` and ``/dev/stdout`` are stdout, ``/dev/stderr`` is stderr (flushed, never
   closed; not the symbolic links they are in /dev, which are refused like any other);
+- ``/dev/fd/N`` and ``/proc/self/fd/N`` (a shell's ``>(CMD)``, ``3>FILE``) are this
+  process's own fd N, opened again through the link as strace opens it: a link into our
+  own fd table cannot be planted by anyone else;
 - a regular file is always a new file of ours, mode 0600 (a trace may hold other users'
   data): created beside the path (``mkstemp``: ``O_EXCL``, so never through a symbolic
   link) and renamed over it. A file that was already there is replaced, never opened:
@@ -25,6 +28,7 @@ Rules, for every path a trace is written to:
 from __future__ import annotations
 
 import errno
+import fcntl
 import io
 import os
 import re
@@ -36,6 +40,7 @@ import threading
 from pathlib import Path
 from typing import IO, Any, NamedTuple, TypeAlias, cast
 
+from tracekit import _inherited_fds
 from tracekit._errors import ConfigError, OutputError, TracekitError
 from tracekit._stdio import StdoutWriteError, guard_stdout
 
@@ -162,6 +167,9 @@ def open_output(path: str | os.PathLike[str], *, atomic: bool = False,
         return _stderr()
     if not os.fspath(path):
         raise ConfigError('output path is empty: give a file, or "-" for standard output')
+    own = own_fd_of(path)
+    if own is not None:
+        return _open_own_fd(path, own)
     p = Path(path)
     try:
         parent_is_dir = p.parent.is_dir()
@@ -338,6 +346,54 @@ def _no_directory(name: str, where: str) -> OutputError:
 
 #: the links to an open fd a shell names for ``>(CMD)`` and ``/dev/fd/N``
 _FD_LINK = re.compile(r"/(dev|proc/(self|thread-self|\d+))/fd/\d+\Z")
+_OWN_FD_LINK = re.compile(r"/(?:dev|proc/(?:self|thread-self|(\d+)))/fd/(\d{1,9})\Z")
+
+
+def own_fd_of(path: str | os.PathLike[str]) -> int | None:
+    """N when ``path`` names one of this process's own fds (``/dev/fd/N``,
+    ``/proc/self/fd/N``, ``/proc/thread-self/fd/N``, ``/proc/<our pid>/fd/N``: a shell's
+    ``>(CMD)`` or ``3>FILE``), else None. Such a link can only lead where this process's
+    fd table does, so it is written through, unlike other links."""
+    m = _OWN_FD_LINK.match(os.fspath(path))
+    if m is None or (m.group(1) is not None and int(m.group(1)) != os.getpid()):
+        return None
+    return int(m.group(2))
+
+
+def _inherited(fd: int) -> bool:
+    """Whether fd was open when the tracekit command started (any fd, as a library)."""
+    return _inherited_fds.INHERITED is None or fd in _inherited_fds.INHERITED
+
+
+def _open_own_fd(path: str | os.PathLike[str], fd: int) -> IO[bytes]:
+    """A stream on what our fd ``fd`` refers to, opened again for writing as strace
+    opens ``-o /dev/fd/N``; stdout and stderr for 1 and 2.
+
+    Raises:
+      OutputError: fd is not open (EBADF; an fd tracekit opened itself counts as not
+        open), is open for reading only (EBADF), or cannot be opened again (ENXIO for a
+        socket).
+    """
+    if fd in (1, 2):
+        return open_output(STDOUT if fd == 1 else "/dev/stderr")
+    try:
+        if not _inherited(fd):
+            raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+        flags = fcntl.fcntl(fd, fcntl.F_GETFL)
+    except OSError as e:
+        raise OutputError(f"output path {os.fspath(path)!r}: fd {fd} is not open "
+                          f"({errno.errorcode.get(e.errno or 0, '?')})",
+                          path=os.fspath(path), errno=e.errno or 0) from None
+    if flags & os.O_ACCMODE == os.O_RDONLY:
+        raise OutputError(f"output path {os.fspath(path)!r}: fd {fd} is open for reading "
+                          "only (EBADF)", path=os.fspath(path), errno=errno.EBADF)
+    try:
+        # opened again through the fd's link, as strace's fopen(path, "w") opens it: a
+        # file is truncated (even one the shell opened with >>), a pipe is the pipe
+        new = os.open(f"/proc/self/fd/{fd}", os.O_WRONLY | os.O_TRUNC | os.O_CLOEXEC)
+    except OSError as e:
+        raise _output_error(path, e) from None
+    return _named_stream(new, path)
 
 
 def _output_error(path: str | os.PathLike[str], e: OSError) -> OutputError:

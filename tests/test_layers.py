@@ -25,6 +25,7 @@ LAYERS = {
     "tracekit._version": 0,
     "tracekit._meta": 0,  # sets __module__ of re-exported names; imports nothing of ours
     "tracekit._stdio": 0,  # standard output's write errors: stdlib and _errors only
+    "tracekit._inherited_fds": 0,  # the fds the command started with: stdlib only
     "tracekit._early_signals": 0,  # signals noted while tracekit strace starts: stdlib
     "tracekit.bpf": 1,
     "tracekit.kernel": 2,

@@ -23,6 +23,7 @@ import os
 import signal
 import sys
 
+from tracekit import _inherited_fds
 from tracekit._early_signals import IGNORED, note
 
 #: what ends tracekit when the terminal or ``kill`` says so
@@ -45,6 +46,7 @@ def _install() -> None:
 
 
 _install()
+_inherited_fds.note()
 
 from tracekit.app.cli import main as _cli_main  # noqa: E402 - after the handlers above
 

@@ -129,19 +129,45 @@ def test_atomic_output_of_a_failed_run_leaves_the_old_file(tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize("atomic", [False, True])
-def test_an_fd_link_such_as_a_process_substitution_is_refused_saying_what_to_do(
-        atomic: bool) -> None:
-    # `strace -o >(grep open) ...` names /dev/fd/63: a link, refused like any other, but
-    # the error says how to pipe the trace instead
+@pytest.mark.parametrize("link", ["/dev/fd/{}", "/proc/self/fd/{}", "/proc/{pid}/fd/{}"])
+def test_an_own_fd_link_such_as_a_process_substitution_is_written_through(
+        atomic: bool, link: str) -> None:
+    # `strace -o >(grep open) ...` names /dev/fd/63: our own fd, written through a dup
     r, w = os.pipe()
     try:
-        with pytest.raises(ConfigError) as err:
-            open_output(f"/dev/fd/{w}", atomic=atomic)
+        out = open_output(link.format(w, pid=os.getpid()), atomic=atomic)
+        out.write(b"a trace\n")
+        close_output(out, completed=True)
+        os.close(w)
+        w = -1
+        assert os.read(r, 100) == b"a trace\n"
     finally:
         os.close(r)
-        os.close(w)
-    assert "ELOOP" in str(err.value) and "-o '|CMD'" in str(err.value)
-    assert "\n" not in str(err.value)
+        if w >= 0:
+            os.close(w)
+
+
+def test_an_fd_link_of_another_process_or_a_closed_or_read_only_fd_is_refused(
+        tmp_path: Path) -> None:
+    child = subprocess.Popen(["sleep", "30"], stdout=subprocess.PIPE)
+    try:
+        with pytest.raises(ConfigError) as err:
+            open_output(f"/proc/{child.pid}/fd/1")
+        assert "ELOOP" in str(err.value) and "-o '|CMD'" in str(err.value)
+    finally:
+        child.kill()
+        child.wait()
+        assert child.stdout is not None
+        child.stdout.close()
+    r, w = os.pipe()
+    os.close(w)
+    try:
+        with pytest.raises(ConfigError, match=f"fd {w} is not open \\(EBADF\\)"):
+            open_output(f"/dev/fd/{w}")
+        with pytest.raises(ConfigError, match=f"fd {r} is open for reading only"):
+            open_output(f"/dev/fd/{r}")
+    finally:
+        os.close(r)
 
 
 def test_atomic_output_refuses_a_planted_symlink_and_a_directory(tmp_path: Path) -> None:

@@ -58,3 +58,32 @@ def test_with_ff_is_strace_usage_error() -> None:
         ref, got = _both(argv)
         assert (got.returncode, got.stderr.replace("tracekit strace", "strace")) == (
             ref.returncode, ref.stderr), got.stderr
+
+
+def test_a_shells_fd_names_are_written_as_strace_writes_them(tmp_path: Path) -> None:
+    """``-o >(CMD)`` (bash's /dev/fd/63) and ``-o /dev/fd/3`` with ``3>>FILE``: the
+    trace goes where the shell's fd leads, opened again as strace opens it; an fd the
+    shell did not open is refused, even one tracekit opened for itself."""
+    if shutil.which("bash") is None:
+        pytest.skip("needs bash for >(CMD)")
+    tk = " ".join(TRACEKIT)
+    out = {tool: tmp_path / f"{tool}.txt" for tool in ("strace", "tracekit")}
+    for tool, cmd in (("strace", "strace"), ("tracekit", tk)):
+        out[tool].write_text("before\n")
+        script = (f"{cmd} -e trace=exit_group -o >(cat > {out[tool]}.subst) sh -c 'exit 4'"
+                  f"; echo $? > {out[tool]}.rc; wait $!; {cmd} -e trace=exit_group "
+                  f"-o /dev/fd/3 sh -c 'exit 5' 3>>{out[tool]}")
+        r = subprocess.run(["bash", "-c", script], capture_output=True, text=True,
+                           timeout=60, stdin=subprocess.DEVNULL)
+        assert r.returncode == 5 and r.stderr == "", (tool, r.stderr)
+        assert Path(f"{out[tool]}.rc").read_text() == "4\n"
+    for name in ("", ".subst"):
+        texts = [Path(f"{out[t]}{name}").read_text() for t in ("strace", "tracekit")]
+        assert texts[0] == texts[1], (name, texts)
+    # opened again as strace opens it: >> does not keep what was there
+    assert out["tracekit"].read_text() == (
+        "exit_group(5)                           = ?\n+++ exited with 5 +++\n")
+    r = subprocess.run([*TRACEKIT, "-o", "/dev/fd/9", "true"], capture_output=True,
+                       text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert r.returncode == 1 and r.stderr == (
+        "tracekit strace: output path '/dev/fd/9': fd 9 is not open (EBADF)\n"), r.stderr
