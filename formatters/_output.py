@@ -40,7 +40,7 @@ import threading
 from pathlib import Path
 from typing import IO, Any, NamedTuple, TypeAlias, cast
 
-from tracekit import _inherited_fds
+import tracekit._inherited_fds as _inherited_fds
 from tracekit._errors import ConfigError, OutputError, TracekitError
 from tracekit._stdio import StdoutWriteError, guard_stdout
 

@@ -23,7 +23,7 @@ import os
 import signal
 import sys
 
-from tracekit import _inherited_fds
+import tracekit._inherited_fds as _inherited_fds
 from tracekit._early_signals import IGNORED, note
 
 #: what ends tracekit when the terminal or ``kill`` says so
