@@ -716,7 +716,10 @@ def _ret_select(timeout_fmt: Callable[[bytes], str | None], deref: bool = True
             f"left {pointer(ev.args[4])}" if ev.args[4] else None)
         if left:
             text += (", " if text else "") + left
-        return f"{ev.ret} ({text})" if text else plain
+        # strace prints the parentheses whatever they hold: "= 1 ()" when the sets
+        # written back hold no fd (one buffer passed as all three: except's empty set
+        # is written last)
+        return f"{ev.ret} ({text})"
     return r
 
 
