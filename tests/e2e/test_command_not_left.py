@@ -30,9 +30,10 @@ pytestmark = pytest.mark.kernel
 
 def _loop(pidfile: Path, trap: Path | None = None) -> list[str]:
     """A shell that writes its pid, then runs /bin/true forever (many calls, no output)."""
-    body = f"echo $$ > {shlex.quote(str(pidfile))}; "
-    if trap is not None:
+    body = ""
+    if trap is not None:          # before the pid: a reader that waits for it sees a trap
         body += f'trap "echo PIPE >> {shlex.quote(str(trap))}; exit 7" PIPE; '
+    body += f"echo $$ > {shlex.quote(str(pidfile))}; "
     return ["sh", "-c", body + "while :; do /bin/true; done"]
 
 
@@ -53,6 +54,19 @@ def _gone(pid: int, within_s: float = 5.0) -> bool:
 
 def _pid_of(pidfile: Path) -> int:
     return int(pidfile.read_text())
+
+
+def _pid_if_written(pidfile: Path, within_s: float = 5.0) -> int | None:
+    """The command's pid, or None when it did not write it in time: tracekit ended it
+    before its ``echo`` (a first write that failed at once). A command left running
+    would write it within the wait."""
+    end = time.monotonic() + within_s
+    while time.monotonic() < end:
+        try:
+            return int(pidfile.read_text())
+        except (OSError, ValueError):
+            time.sleep(0.02)
+    return None
 
 
 def _kill(pid: int) -> None:
@@ -82,7 +96,11 @@ def test_a_reader_gone_sends_sigpipe_to_the_command(tmp_path: Path, front: list[
     pidfile, mark = reaper, tmp_path / "mark"
     cmd = " ".join(shlex.quote(a) for a in [*TRACEKIT, *front, *_loop(pidfile, mark)])
     redirect = "2>&1 >/dev/null" if front[0] == "strace" else ""
-    r = subprocess.run(f"{cmd} {redirect} | head -1 >/dev/null; echo ${{PIPESTATUS[0]}}",
+    # the reader leaves after one line and once the command has written its pid (and
+    # set its trap): leaving sooner could end the command before there is a pid to check
+    wait = f"while [ ! -s {shlex.quote(str(pidfile))} ]; do sleep 0.01; done"
+    r = subprocess.run(f"{cmd} {redirect} | {{ head -1 >/dev/null; {wait}; }}; "
+                       "echo ${PIPESTATUS[0]}",
                        shell=True, executable="/bin/bash", capture_output=True, text=True,
                        env=tracekit_env(), timeout=60, preexec_fn=die_with_parent)
     pid = _pid_of(pidfile)
@@ -107,15 +125,16 @@ def test_dev_full_as_output_kills_the_command(front: list[str], reaper: Path) ->
     pidfile = reaper
     sep = ["--"] if front[0] == "run" else []
     r = _enospc_run([*front, "/dev/full", *sep, *_loop(pidfile)])
-    pid = _pid_of(pidfile)
+    pid = _pid_if_written(pidfile)
     try:
         assert r.returncode == 1
         prefix = "tracekit strace:" if front[0] == "strace" else "tracekit: error:"
         assert r.stderr.splitlines() == [
             f"{prefix} writing '/dev/full': No space left on device (ENOSPC)"]
-        assert _gone(pid)
+        assert pid is None or _gone(pid)
     finally:
-        _kill(pid)
+        if pid is not None:
+            _kill(pid)
 
 
 def test_a_full_file_system_kills_the_command(tmp_path: Path, reaper: Path) -> None:
