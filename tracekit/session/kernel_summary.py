@@ -173,6 +173,12 @@ class KernelSummary:
         """Slots freed by :meth:`reclaim` so far (all readers of the session)."""
         return self._kept.reclaimed
 
+    @property
+    def orphaned(self) -> int:
+        """Slots :meth:`reclaim` found a new thread may still write (kept, read with the
+        index's) and has not freed yet."""
+        return len(self._kept.orphans)
+
     # -- raw reads ------------------------------------------------------------------------
 
     def _slots(self) -> dict[int, _Key]:
