@@ -2359,12 +2359,7 @@ def _record_is_output(ctx: Ctx) -> tuple[bool, str]:
 
 @attack("strace drop-in",
         "`strace -f -c` of `sh -c` running 2000 cats in turn, beside strace -f -c",
-        "the same total of calls as strace (within 2%)",
-        left="the in-kernel summary keys its slots by (tid, syscall): 32768 of them, about "
-        "1900 short-lived processes' worth; the calls of later ones are not counted (one "
-        "line says how many), so the table is short by a quarter. Not fixed here: a slot "
-        "per (tgid or none, syscall) for strace -c, or reusing an exited task's slots, "
-        "changes the BPF program")
+        "the same total of calls as strace (within 2%)")
 def _strace_c_many_tasks(ctx: Ctx) -> tuple[bool, str]:
     _needs_strace()
     loop = ["sh", "-c", "for i in $(seq 2000); do cat /etc/hostname; done >/dev/null"]

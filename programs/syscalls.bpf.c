@@ -207,10 +207,13 @@ struct {
 
 /* In-kernel summary (targ_summary): per-(tid, nr, compat) statistics in the slots of the
  * "summary" array, found by "summary_index" (key -> slot), and per-(tid, nr, compat,
- * errno) counts; entries are never deleted (a thread's calls count after it exits) and a
- * slot never changes key, so a thread keeps its last slot in its scratch entry and a
- * repeated call costs an array lookup (inlined by the verifier) instead of a hash of the
- * key. Slots are handed out in order from summary_next; an array value starts zeroed.
+ * errno) counts. The BPF side never deletes an entry and a slot keeps its key while its
+ * thread lives, so a thread keeps its last slot in its scratch entry and a repeated call
+ * costs an array lookup (inlined by the verifier) instead of a hash of the key. User
+ * space reclaims the slots of exited threads (KernelSummary.reclaim: index key and errno
+ * keys deleted, the counts folded into its own totals, the slot pushed on
+ * "summary_free"); a new key takes a slot from summary_free first (zeroed here before
+ * use), else the next never-used one from summary_next (an array value starts zeroed).
  * The array is preallocated (648 bytes a slot): it has one slot unless user space sizes
  * it for a summary (tracekit/session/kernel_summary.py, 32768 slots: 21 MB). */
 struct {
@@ -234,6 +237,14 @@ struct {
 	__type(key, __u32);
 	__type(value, __u32); /* the next free slot of "summary" */
 } summary_next SEC(".maps");
+
+/* Slots of "summary" user space reclaimed (their thread exited, their counts read): a
+ * FIFO of slot numbers, sized as the array by user space (1 in the object). */
+struct {
+	__uint(type, BPF_MAP_TYPE_QUEUE);
+	__uint(max_entries, 1);
+	__type(value, __u32);
+} summary_free SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -594,12 +605,14 @@ static __always_inline void sum_errno(const struct tk_sum_key *k, __u32 err)
 }
 
 /* The summary slot of key: sp's cached one when its key is key, else summary_index's, else
- * a new one (then cached in sp when there is one). NULL: the array or the index is full
- * (the slot counter is read before it is taken, so a full array stops it moving). */
+ * a reclaimed one from summary_free (zeroed here), else a never-used one (then cached in
+ * sp when there is one). NULL: the array or the index is full (the slot counter is read
+ * before it is taken, so a full array stops it moving). */
 static __always_inline struct tk_sum_stats *sum_slot(struct tk_scratch *sp,
 						    const struct tk_sum_key *key)
 {
 	__u32 zero = 0, slot, *idx, *next;
+	struct tk_sum_stats *v;
 
 	if (sp && sp->sum_slot1 && sp->sum_key.tid == key->tid && sp->sum_key.nr == key->nr &&
 	    sp->sum_key.compat == key->compat) {
@@ -609,6 +622,17 @@ static __always_inline struct tk_sum_stats *sum_slot(struct tk_scratch *sp,
 	idx = bpf_map_lookup_elem(&summary_index, key);
 	if (idx) {
 		slot = *idx;
+	} else if (!bpf_map_pop_elem(&summary_free, &slot)) {
+		/* a reclaimed slot: no thread writes it (its thread exited, its index key is
+		 * gone) and user space has read it; it starts again from zero */
+		v = bpf_map_lookup_elem(&summary, &slot);
+		if (!v)
+			return NULL;
+		__builtin_memset(v, 0, sizeof(*v));
+		if (bpf_map_update_elem(&summary_index, key, &slot, BPF_NOEXIST)) {
+			bpf_map_push_elem(&summary_free, &slot, 0); /* kept for the next key */
+			return NULL;
+		}
 	} else {
 		next = bpf_map_lookup_elem(&summary_next, &zero);
 		if (!next)

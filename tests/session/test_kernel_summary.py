@@ -23,7 +23,7 @@ from tests._run import compile_c
 from tracekit._events import Syscall, decode_record
 from tracekit._summary import Group, Summarizer, Summary, SyscallStats
 from tracekit.bpf.object import BpfObject
-from tracekit.session import objects as _objects
+from tracekit.session import kernel_summary, objects as _objects
 from tracekit.session.kernel_summary import KernelSummary, enable_kernel_summary
 from tracekit.session.session import Session, SessionOptions
 
@@ -101,11 +101,16 @@ class Run:
         self.lost = 0
         self.wall_ns = 0
         self.tgid = 0
+        self.orphans = 0            # most orphan slots seen at once (reclaim=True)
+        self.reclaimed = 0          # slots pushed back on summary_free (reclaim=True)
 
 
 def trace(monkeypatch: pytest.MonkeyPatch, argv: list[str], *, records: bool = False,
-          interval_s: float | None = None, summary_max_entries: int | None = None) -> Run:
-    """Run ``argv`` under a Session in summary mode (with records too when asked)."""
+          interval_s: float | None = None, summary_max_entries: int | None = None,
+          reclaim: bool = False) -> Run:
+    """Run ``argv`` under a Session in summary mode (with records too when asked); with
+    ``reclaim``, :meth:`KernelSummary.reclaim` before each interval read and once after
+    the command ended, before the final read."""
 
     class SummaryObject(BpfObject):
         def load(self, **kw):  # type: ignore[no-untyped-def]
@@ -142,9 +147,15 @@ def trace(monkeypatch: pytest.MonkeyPatch, argv: list[str], *, records: bool = F
                         while not done.is_set():
                             with trio.move_on_after(interval_s):
                                 await done.wait()
+                            if reclaim:
+                                ks.reclaim()
+                                out.orphans = max(out.orphans, ks.orphaned)
                             out.intervals.append(ks.interval())
             out.wall_ns = int((trio.current_time() - t0) * 1e9)
             assert rc == 0, f"workload exited {rc}"
+            if reclaim:
+                ks.reclaim()
+                out.reclaimed = ks.reclaimed
             out.final = ks.read()
             if interval_s is not None:
                 out.intervals.append(ks.interval())
@@ -286,6 +297,39 @@ def test_a_thread_that_execs_counts_under_its_new_tid(monkeypatch: pytest.Monkey
     assert leader.comm == "true" and _row(leader, "execve").calls == 2
     failed = _row(thread, "execve")
     assert (failed.calls, failed.errnos) == (1, {errno.ENOENT: 1})
+
+
+def test_reclaimed_and_orphaned_slots_keep_every_count(monkeypatch: pytest.MonkeyPatch,
+                                                       workload: Path) -> None:
+    # While the workload runs, /proc is made to say its tids are gone at reclaim's first
+    # look and back at its second (a tid reused between the two): its slots become
+    # orphans, which its threads keep writing through their cached slots. After it exits
+    # (the real /proc), everything is reclaimed: the final read, from the counts user
+    # space kept, equals the streaming summary of the same run's records, and the
+    # intervals (read between reclaims) merge to it.
+    looks: dict[int, int] = {}
+    real_alive = kernel_summary._alive
+
+    def flaky_alive(tid: int) -> bool:
+        if not real_alive(tid):
+            return False
+        looks[tid] = looks.get(tid, 0) + 1
+        return looks[tid] % 2 == 0          # a live tid: gone, then back
+
+    monkeypatch.setattr(kernel_summary, "_alive", flaky_alive)
+    # getppid loops long enough for reclaims to land inside them (the cached-slot path)
+    n, m, k, t, phases = 40000, 20, 10, 200, 4
+    run = trace(monkeypatch, [str(workload), str(n), str(m), str(k), str(t), str(phases),
+                              "5"], records=True, interval_s=0.01, reclaim=True)
+    assert run.final is not None and run.lost == 0 and run.summary_full == 0
+    assert run.orphans > 0 and run.reclaimed >= run.orphans
+    streaming = Summarizer()
+    streaming.add(run.records)
+    assert run.final == streaming.summary("thread")
+    main = next(g for g in run.final.groups if g.tid == run.tgid)
+    assert _row(main, "getppid").calls == n * phases
+    assert _row(main, "openat").errnos == {errno.ENOENT: m * phases}
+    assert functools.reduce(Summary.merge, run.intervals) == run.final
 
 
 EXEC_TWICE_C = r"""

@@ -263,11 +263,11 @@ def kernel_summary_sources(session_of: Callable[[], Any]
         return result
 
     def interval_from() -> Callable[[], Summary]:
-        from tracekit.session.kernel_summary import KernelSummary
-
         session = session_of()
         assert session is not None and session.obj is not None
-        reader = KernelSummary(session.obj)
-        return reader.interval
+        # its own interval start; the reclaimed counts the session's reader keeps
+        reader = session.kernel_summary().reader()
+        interval: Callable[[], Summary] = reader.interval
+        return interval
 
     return summary_from, interval_from

@@ -376,6 +376,25 @@ class LiveTrace:
             await trio.sleep(0.05)
         self._end()
 
+    async def _reclaim_summary(self, session: Session) -> None:
+        """While the trace runs, free the in-kernel summary's slots of exited threads every
+        RECLAIM_INTERVAL_S (tracekit/session/kernel_summary.py): without it short-lived
+        processes fill the array and later calls are only counted as summary_full. A
+        kernel that cannot (a map command fails) keeps the fixed array: warned once,
+        never fatal (the summary_full counter says what was not counted)."""
+        from tracekit.session.kernel_summary import RECLAIM_INTERVAL_S
+
+        reader = session.kernel_summary()
+        while True:
+            await trio.sleep(RECLAIM_INTERVAL_S)
+            try:
+                reader.reclaim()
+            except MapError as e:
+                log.warning("in-kernel summary: cannot free the slots of exited threads "
+                            "(%s); a summary of many threads may be counted as "
+                            "summary_full", e)
+                return
+
     async def _stop_after(self, seconds: float) -> None:
         """The time limit: end the trace after ``seconds``; a workload still running gets
         SIGTERM (as timeout(1) does), so ``tracekit run``'s exit status is then 128+15."""
@@ -507,6 +526,8 @@ class LiveTrace:
                         nursery.start_soon(self._end_with_command, session, source)
                     if self.timeout_s is not None and math.isfinite(self.timeout_s):
                         nursery.start_soon(self._stop_after, self.timeout_s)
+                    if self.opts.summary:
+                        nursery.start_soon(self._reclaim_summary, session)
                     result = self.result = await self._run_pipeline(pipeline, task_status)
                     self.counters = session.counters()
                     self.final_losses = self.losses()

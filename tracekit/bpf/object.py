@@ -138,6 +138,16 @@ class Map:
         """Insert or replace; raises MapError (E2BIG when a preallocated map is full)."""
         _bpf.map_update_elem(self._require_fd(), key, value, flags, map_name=self.name)
 
+    def push(self, value: bytes) -> None:
+        """Push ``value`` on a queue or stack map; raises MapError (E2BIG when full)."""
+        _bpf.map_update_elem(self._require_fd(), None, value, map_name=self.name)
+
+    def lookup_and_delete(self, keys: list[bytes]) -> list[bytes | None]:
+        """Delete each key of a hash map, one command each: the value each held when it
+        went, or None when it was absent (Linux 5.14+)."""
+        return _bpf.map_lookup_and_delete_elems(self._require_fd(), keys, self.value_bytes,
+                                                map_name=self.name)
+
     def __setitem__(self, key: bytes, value: bytes) -> None:
         self.update_elem(key, value)
 

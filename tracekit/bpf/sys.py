@@ -246,18 +246,20 @@ def map_lookup_elem(fd: int, key: bytes, value_size: int, *, map_name: str = "")
     return vbuf.raw if _elem_cmd(Cmd.MAP_LOOKUP_ELEM, attr, map_name) else None
 
 
-def map_update_elem(fd: int, key: bytes, value: bytes, flags: int = 0, *,
+def map_update_elem(fd: int, key: bytes | None, value: bytes, flags: int = 0, *,
                     map_name: str = "") -> None:
     """BPF_MAP_UPDATE_ELEM: set ``key`` to ``value``.
 
     Args:
+      key: None pushes ``value`` on a queue or stack map (their key size is 0, and the
+        kernel takes only a NULL key then).
       flags: ANY, NOEXIST or EXIST (tracekit.bpf.uapi), optionally | F_LOCK.
 
     Raises:
       MapError: E2BIG (a preallocated hash is full), EEXIST (NOEXIST and present),
         ENOENT (EXIST and absent), EPERM (frozen or read-only map), ENOMEM.
     """
-    kbuf, vbuf = _buf(key), _buf(value)
+    kbuf, vbuf = (_buf(key) if key is not None else None), _buf(value)
     attr = _MapElemAttr(map_fd=fd, key=_addr(kbuf), value=_addr(vbuf), flags=flags)
     ret, err = _sys_bpf(Cmd.MAP_UPDATE_ELEM, attr)
     if ret < 0:

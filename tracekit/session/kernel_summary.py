@@ -29,10 +29,22 @@ Sums, counts, histograms and errnos of an interval are exact; ``min_ns``/``max_n
 cannot be split from cumulative values and are the cumulative ones (so they merge to the
 final ones). A read while the workload runs may see an entry between two of its fields'
 updates (the kernel updates without locks); the next read includes the rest.
+
+Reclaim: a slot holds one (tid, nr, compat) key, so short-lived processes would fill the
+array (32768 slots: about 1900 ``cat`` runs) and every later call of a new key would be
+counted only as ``summary_full``. :meth:`KernelSummary.reclaim` (called every
+:data:`RECLAIM_INTERVAL_S` by a trace that counts in the kernel) frees the slots of
+threads that exited: their counts move into totals this process keeps (shared by every
+reader of the session, :meth:`KernelSummary.reader`), their index and errno keys are
+deleted and the slot goes on the ``summary_free`` queue, from which the kernel takes a
+new key's slot first. Reads add the kept totals to the maps', so every read stays the
+exact cumulative count and intervals still merge to the final read.
 """
 
 from __future__ import annotations
 
+import errno as _errno
+import os
 import struct
 import time
 from collections.abc import Callable
@@ -63,6 +75,9 @@ _Stats = tuple[Any, ...]      # SUM_STATS.unpack: the u64 fields (ints) and comm
 # (thread, syscall) pairs the summary can count: the "summary" array's slots, 648 bytes
 # each, allocated at load (21 MB); calls of further pairs are counted as summary_full
 SUMMARY_SLOTS = 32768
+# how often a trace that counts in the kernel frees the slots of exited threads: 32768
+# slots last at least this long at ~60k new (thread, syscall) pairs a second
+RECLAIM_INTERVAL_S = 0.25
 
 
 def enable_kernel_summary(obj: Any, *, records: bool = False) -> None:
@@ -80,6 +95,7 @@ def enable_kernel_summary(obj: Any, *, records: bool = False) -> None:
     """
     obj.globals["targ_summary"] = 1
     obj.maps["summary"].max_entries = SUMMARY_SLOTS
+    obj.maps["summary_free"].max_entries = SUMMARY_SLOTS
     obj.globals["targ_summary_records"] = int(records)
     if not records:
         obj.globals["targ_capture"] = 0
@@ -106,6 +122,20 @@ class KernelSummaryCounters:
                 f"errno_full={self.errno_full})")
 
 
+class _Kept:
+    """What :meth:`KernelSummary.reclaim` took out of the maps, shared by the readers of
+    one session: the counts of reclaimed slots and errno keys, folded per key, and the
+    orphans (slots no index key names that a live thread may still write)."""
+
+    __slots__ = ("entries", "errnos", "orphans", "reclaimed")
+
+    def __init__(self) -> None:
+        self.entries: dict[_Key, _Stats] = {}
+        self.errnos: dict[_Key, dict[int, int]] = {}
+        self.orphans: dict[int, _Key] = {}   # slot -> key
+        self.reclaimed = 0                   # slots pushed back on summary_free
+
+
 class KernelSummary:
     """Reads the in-kernel summary maps of a loaded syscalls.bpf.o.
 
@@ -121,36 +151,134 @@ class KernelSummary:
     """
 
     def __init__(self, obj: Any, syscall_name: Callable[[int], str] | None = None,
-                 compat_syscall_name: Callable[[int], str] | None = None) -> None:
+                 compat_syscall_name: Callable[[int], str] | None = None,
+                 *, _kept: _Kept | None = None) -> None:
         from tracekit.kernel.syscalls import syscall_namers
         self._name, self._compat_name = syscall_namers(syscall_name, compat_syscall_name)
+        self._namers = (syscall_name, compat_syscall_name)
         self._obj = obj
+        self._kept = _kept if _kept is not None else _Kept()
         self._prev: dict[_Key, _Stats] = {}
         self._prev_errnos: dict[_Key, dict[int, int]] = {}
         self._prev_full = 0
         self._prev_read_ns = time.monotonic_ns()   # CLOCK_MONOTONIC, bpf_ktime_get_ns's
 
+    def reader(self) -> KernelSummary:
+        """Another reader of the same maps (its own :meth:`interval` start) that sees
+        what :meth:`reclaim` of this one (or of any reader made so) keeps."""
+        return KernelSummary(self._obj, *self._namers, _kept=self._kept)
+
+    @property
+    def reclaimed(self) -> int:
+        """Slots freed by :meth:`reclaim` so far (all readers of the session)."""
+        return self._kept.reclaimed
+
+    @property
+    def orphaned(self) -> int:
+        """Slots :meth:`reclaim` found a new thread may still write (kept, read with the
+        index's) and has not freed yet."""
+        return len(self._kept.orphans)
+
     # -- raw reads ------------------------------------------------------------------------
 
-    def _entries(self) -> dict[_Key, _Stats]:
+    def _slots(self) -> dict[int, _Key]:
+        """slot -> key: the index's, and the orphans'."""
         keys = {SLOT.unpack(v)[0]: SUM_KEY.unpack(k)
                 for k, v in self._obj.maps["summary_index"].items()}
+        keys.update(self._kept.orphans)
+        return keys
+
+    def _live(self, keys: dict[int, _Key]) -> list[tuple[int, _Key, _Stats]]:
         if not keys:
-            return {}
+            return []
         values = self._obj.maps["summary"].items(limit=max(keys) + 1)
-        out = {}
-        for slot, key in keys.items():
-            v = SUM_STATS.unpack(values[slot][1])
+        return [(slot, key, SUM_STATS.unpack(values[slot][1])) for slot, key in keys.items()]
+
+    def _entries(self) -> dict[_Key, _Stats]:
+        out = dict(self._kept.entries)
+        for _, key, v in self._live(self._slots()):
             if v[_CALLS]:       # 0: indexed by a call that has not yet written it
-                out[key] = v
+                p = out.get(key)
+                out[key] = v if p is None else _fold(p, v)
         return out
 
     def _errnos(self) -> dict[_Key, dict[int, int]]:
-        out: dict[_Key, dict[int, int]] = {}
+        out = {k: dict(v) for k, v in self._kept.errnos.items()}
         for k, v in self._obj.maps["summary_errno"].items():
             tid, nr, compat, err = ERRNO_KEY.unpack(k)
-            out.setdefault((tid, nr, compat), {})[err] = struct.unpack("<Q", v)[0]
+            e = out.setdefault((tid, nr, compat), {})
+            e[err] = e.get(err, 0) + struct.unpack("<Q", v)[0]
         return out
+
+    # -- reclaim --------------------------------------------------------------------------
+
+    def reclaim(self) -> int:
+        """Free the slots of threads that exited; returns how many went back on the
+        ``summary_free`` queue. Reads before and after give the same counts.
+
+        A thread is gone when ``/proc/<tid>`` is (a zombie leader keeps it until reaped,
+        and is reclaimed then). Its keys are deleted from ``summary_index``, then /proc is
+        looked at again: a tid that came back meanwhile belongs to a new thread that may
+        have found a key in the index before the delete and cached its slot (its scratch
+        entry is task storage: a new thread never inherits the dead one's cached slot, so
+        only that window matters). Such slots become orphans: read with the index's at
+        every read and freed once the tid is gone again. A tid still gone has no thread
+        that can write its slots or errno keys (a thread leaves /proc after its last
+        traced event, sched_process_exit), so their counts are read and kept here, the
+        errno keys deleted with BPF_MAP_LOOKUP_AND_DELETE_ELEM and the slots pushed.
+        Nothing is lost: the counts are kept before the slot is pushed (the queue holds
+        every slot, so a push cannot find it full; a slot whose push failed stays unused),
+        and an index key that vanished meanwhile was not ours to free.
+
+        Cost: one batched read of the index, the errno map and the array up to its last
+        slot in use, an ``access(/proc/<tid>)`` per distinct tid (twice for dead ones), and
+        one command per deleted key and pushed slot.
+
+        Raises:
+          MapError: a map command failed other than with ENOENT (e.g. a kernel before 5.14
+            has no lookup-and-delete for hashes).
+        """
+        m_index, m_errno = self._obj.maps["summary_index"], self._obj.maps["summary_errno"]
+        kept = self._kept
+        index = {SUM_KEY.unpack(k): SLOT.unpack(v)[0] for k, v in m_index.items()}
+        tids = {key[0] for key in index} | {key[0] for key in kept.orphans.values()}
+        dead = {tid for tid in tids if not _alive(tid)}
+        if not dead:
+            return 0
+        doomed = [key for key in index if key[0] in dead]
+        got = m_index.lookup_and_delete([SUM_KEY.pack(*key) for key in doomed])
+        came_back = {tid for tid in dead if _alive(tid)}
+        gone = dead - came_back
+        free: dict[int, _Key] = {}
+        for key, raw in zip(doomed, got, strict=True):
+            if raw is None:
+                continue                        # not in the index any more: not ours
+            slot = SLOT.unpack(raw)[0]
+            if key[0] in came_back:
+                kept.orphans[slot] = key        # a new thread may hold it: keep reading
+            else:
+                free[slot] = key
+        for slot, key in list(kept.orphans.items()):
+            if key[0] in gone:
+                del kept.orphans[slot]
+                free[slot] = key
+        for _, key, v in self._live(free):
+            if v[_CALLS]:
+                p = kept.entries.get(key)
+                kept.entries[key] = v if p is None else _fold(p, v)
+        ekeys = [k for k, _ in m_errno.items() if ERRNO_KEY.unpack(k)[0] in gone]
+        for k, raw in zip(ekeys, m_errno.lookup_and_delete(ekeys), strict=True):
+            if raw is not None:
+                tid, nr, compat, err = ERRNO_KEY.unpack(k)
+                e = kept.errnos.setdefault((tid, nr, compat), {})
+                e[err] = e.get(err, 0) + struct.unpack("<Q", raw)[0]
+        m_free = self._obj.maps["summary_free"]
+        pushed = 0
+        for slot in free:
+            m_free.push(SLOT.pack(slot))
+            pushed += 1
+        kept.reclaimed += pushed
+        return pushed
 
     def counters(self) -> KernelSummaryCounters:
         """The kernel's full-map counters now (summed over CPUs)."""
@@ -181,7 +309,10 @@ class KernelSummary:
         start_ns, self._prev_read_ns = self._prev_read_ns, time.monotonic_ns()
         s = self._summary(entries, errnos, self._prev, self._prev_errnos,
                           full - self._prev_full, start_ns).checked()
-        self._prev, self._prev_errnos, self._prev_full = entries, errnos, full
+        # the errno counts of a key without an entry yet (its errno was counted between
+        # the two map reads) are reported with the entry, by the next interval
+        self._prev, self._prev_full = entries, full
+        self._prev_errnos = {k: v for k, v in errnos.items() if k in entries}
         return s
 
     def _summary(self, entries: dict[_Key, _Stats], errnos: dict[_Key, dict[int, int]],
@@ -194,7 +325,10 @@ class KernelSummary:
             tid, nr, compat = key
             p = prev.get(key)
             calls = v[_CALLS] - (p[_CALLS] if p else 0)
-            if calls == 0:
+            # a row with no new call still carries errno counts that the previous read
+            # missed (it came between the kernel's errors += 1 and its errno count)
+            errs = _sub_counts(errnos.get(key, {}), prev_errnos.get(key, {}))
+            if calls == 0 and not errs:
                 continue
             t = threads.get(tid)
             if t is None or v[_UPDATE] > t[0]:
@@ -208,7 +342,6 @@ class KernelSummary:
             sq = (v[_SQ_HI] << 64 | v[_SQ_LO]) - ((p[_SQ_HI] << 64 | p[_SQ_LO]) if p else 0)
             hist = {k: n - (p[_HIST + k] if p else 0)
                     for k, n in enumerate(v[_HIST:_HIST + HIST_BUCKETS])}
-            errs = _sub_counts(errnos.get(key, {}), prev_errnos.get(key, {}))
             # the entry's first timed call ever: the interval's when all its timed calls
             # are new, else earlier (the self-check's span is then looser, still true)
             row_first = v[_FIRST] if timed else 0
@@ -234,6 +367,36 @@ class KernelSummary:
                                                                           s.compat))))
         return Summary(group_by="thread", groups=groups, lost=lost, first_ts_ns=first,
                        last_ts_ns=last)
+
+
+def _alive(tid: int) -> bool:
+    """Whether /proc shows a task with this tid (a zombie too)."""
+    try:
+        os.stat(f"/proc/{tid}")
+    except FileNotFoundError:
+        return False
+    except OSError as e:
+        return e.errno != _errno.ESRCH
+    return True
+
+
+def _fold(a: _Stats, b: _Stats) -> _Stats:
+    """The statistics of one key over two slots (a reclaimed one and a later one)."""
+    out = list(a)
+    for i in (_CALLS, _ERRORS, _TIMED, _TOTAL, _NORET, _UNFIN, _RESUMED):
+        out[i] = a[i] + b[i]
+    sq = (a[_SQ_HI] << 64 | a[_SQ_LO]) + (b[_SQ_HI] << 64 | b[_SQ_LO])
+    out[_SQ_LO], out[_SQ_HI] = sq & ((1 << 64) - 1), sq >> 64
+    if a[_TIMED] and b[_TIMED]:
+        out[_MIN], out[_MAX] = min(a[_MIN], b[_MIN]), max(a[_MAX], b[_MAX])
+        out[_FIRST], out[_LAST] = min(a[_FIRST], b[_FIRST]), max(a[_LAST], b[_LAST])
+    elif b[_TIMED]:
+        out[_MIN], out[_MAX], out[_FIRST], out[_LAST] = b[_MIN], b[_MAX], b[_FIRST], b[_LAST]
+    if b[_UPDATE] >= a[_UPDATE]:        # the later one's thread facts
+        out[_TGID], out[_UPDATE], out[_COMM] = b[_TGID], b[_UPDATE], b[_COMM]
+    for k in range(HIST_BUCKETS):
+        out[_HIST + k] = a[_HIST + k] + b[_HIST + k]
+    return tuple(out)
 
 
 def _sub_counts(a: dict[int, int], b: dict[int, int]) -> dict[int, int]:
