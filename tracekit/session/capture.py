@@ -69,6 +69,9 @@ from tracekit.decode.structs_aio import (
     IO_URING_PARAMS_SIZE,
     IOCB_BUF_CAP,
     IOCB_SIZE,
+    URING_REG_ARRAYS,
+    URING_REG_BYTES_CAP,
+    URING_REG_HEADS,
 )
 from tracekit.decode.structs_bpf import (
     BPF_ATTR_CAP,
@@ -556,6 +559,13 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "io_cancel": (_fixed("iocb", IOCB_SIZE), _fixed("result", IO_EVENT_SIZE, at_exit=True)),
     "io_uring_setup": (_fixed("params", IO_URING_PARAMS_SIZE),
                        _fixed("params", IO_URING_PARAMS_SIZE, at_exit=True)),
+    # io_uring_register's arg, whatever the opcode (the decoder picks): the fixed structs
+    # (32 and 40 bytes: one that ends its mapping is read by the smaller), nr_args bytes
+    # (a *2 struct's size) and arrays of nr_args 4- and 16-byte elements
+    "io_uring_register": (*(_fixed("arg", n) for n in URING_REG_HEADS),
+                          _Override("arg", CAP_BUF, "nr_args", URING_REG_BYTES_CAP, 1),
+                          *(_Override("arg", CAP_BUF, "nr_args", cap, size)
+                            for size, cap in URING_REG_ARRAYS)),
     # landlock: a path-beneath rule (packed u64, s32) and a ruleset's handled_access_fs
     "landlock_add_rule": (_fixed("rule_attr", LANDLOCK_PATH_BENEATH_SIZE),),
     "landlock_create_ruleset": (_fixed("attr", LANDLOCK_RULESET_HEAD),),
