@@ -5,15 +5,17 @@ It calls io_uring_register on /dev/null's fd (no io_uring: nothing is registered
 each opcode's argument: fd and iovec arrays (NULL, empty, unreadable), restrictions of
 each opcode, ring fds registered and unregistered, the buffer ring registration, the
 rsrc register/update structs below, at and past their 32 bytes (the bytes past them
-zero, set, unreadable), and opcodes strace prints as an address.
+zero, set, unreadable) with the arrays they point to, and opcodes strace prints as an
+address.
 tracekit traces ``strace -f -y -o FILE sweep_uring_reg``, so both see the same calls:
 every line of the program must be equal.
 
-Not covered, because tracekit does not show them yet: what the rsrc structs' data and
-tags pointers point to when nr is not 0 (strace prints the arrays; tracekit their
-addresses), IORING_REGISTER_PROBE, IOWQ_AFF and IOWQ_MAX_WORKERS (addresses), and an
-array cut by the end of a mapping (strace prints what it could read, then
-``... /* 0x... */``; tracekit the address).
+The rsrc structs' data and tags arrays and IORING_REGISTER_FILES_UPDATE's fds (read by
+the BPF program through the pointer in the struct) are there whole and cut by the end of
+a mapping (strace prints what it could read, then ``... /* 0x... */``).
+Not covered, because tracekit does not show them yet: IORING_REGISTER_PROBE, IOWQ_AFF
+and IOWQ_MAX_WORKERS with elements (addresses), and an array argument itself cut by the
+end of a mapping (strace prints what it could read; tracekit the address).
 """
 
 from __future__ import annotations
@@ -61,5 +63,15 @@ def test_sweep_uring_reg_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             "tags=[], /* bytes 32..39 */ \"\\xa5\\xa5\\xa5\\xa5\\xa5\\xa5\\xa5\\xa5\"}, 40)",
             "{nr=0, flags=0, data=[], tags=NULL, ???}, 40)",
             "{offset=9, resv=0xbad, data=[], tags=NULL, nr=0, resv2=0x77}, 32)",
-            "IORING_REGISTER_BUFFERS_UPDATE, NULL, 32)"):
+            "IORING_REGISTER_BUFFERS_UPDATE, NULL, 32)",
+            # what the rsrc structs point to, whole and cut by the end of a mapping
+            "{nr=3, flags=0, data=[3</dev/null>, -1, -2], tags=[0x1337, 0, "
+            "0xbadc0deddadfaced]}, 32)",
+            "{nr=2, flags=0, data=[{iov_base=0x",
+            "{nr=3, flags=0, data=[3</dev/null>, -2, ... /* 0x",
+            "{nr=3, flags=0, data=0x",
+            "], tags=[0xfeed, ... /* 0x",
+            "{offset=0, data=[3</dev/null>, -1, IORING_REGISTER_FILES_SKIP], tags=[0x1337, ",
+            "{offset=5, fds=[3</dev/null>, -1, IORING_REGISTER_FILES_SKIP]}, 3)",
+            "{offset=5, fds=[3</dev/null>, IORING_REGISTER_FILES_SKIP, ... /* 0x"):
         assert want in text, want

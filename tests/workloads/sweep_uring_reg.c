@@ -112,6 +112,35 @@ int main(void) {
     up.resv = 0, up.resv2 = 0, up.tags = PTR(fds);
     reg(fd, IORING_REGISTER_BUFFERS_UPDATE, &up, sizeof up);
     reg(fd, IORING_REGISTER_BUFFERS_UPDATE, NULL, sizeof up);
+
+    /* what the rsrc structs point to: fds, iovecs and tags, whole and cut by the end of
+     * the mapping (strace prints what it read, then the address it could not) */
+    {
+        static uint64_t tags[3] = {0x1337, 0, 0xbadc0deddadfacedULL};
+        int *cut_fds = (int *)end - 2;
+        uint64_t *cut_tags = (uint64_t *)end - 1;
+
+        memset(&rr, 0, sizeof rr);
+        rr.nr = 3, rr.data = PTR(fds), rr.tags = PTR(tags);
+        reg(fd, IORING_REGISTER_FILES2, &rr, sizeof rr);
+        rr.nr = 2, rr.data = PTR(iov);
+        reg(fd, IORING_REGISTER_BUFFERS2, &rr, sizeof rr);
+        cut_fds[0] = fd, cut_fds[1] = -2;       /* the last 8 bytes: 2 of 3 fds */
+        rr.nr = 3, rr.data = PTR(cut_fds), rr.tags = 0;
+        reg(fd, IORING_REGISTER_FILES2, &rr, sizeof rr);
+        fu.fds = PTR(cut_fds);
+        reg(fd, IORING_REGISTER_FILES_UPDATE, &fu, 3);
+        rr.data = PTR(end);
+        reg(fd, IORING_REGISTER_FILES2, &rr, sizeof rr);
+        *cut_tags = 0xfeed;                     /* the last 8 bytes: 1 of 2 tags */
+        memset(&up, 0, sizeof up);
+        up.nr = 3, up.data = PTR(fds), up.tags = PTR(tags);
+        reg(fd, IORING_REGISTER_FILES_UPDATE2, &up, sizeof up);
+        up.nr = 2, up.data = PTR(iov), up.tags = PTR(cut_tags);
+        reg(fd, IORING_REGISTER_BUFFERS_UPDATE, &up, sizeof up);
+        fu.fds = PTR(fds);
+        reg(fd, IORING_REGISTER_FILES_UPDATE, &fu, 3);
+    }
     close(fd);
     return 0;
 }

@@ -45,7 +45,14 @@ from tracekit._events import (
     Syscall,
 )
 from tracekit.decode import flags as F
-from tracekit.decode.captures import KindFn, capture, decoded_out, elements_shown, succeeded
+from tracekit.decode.captures import (
+    KindFn,
+    capture,
+    decoded_out,
+    deref,
+    elements_shown,
+    succeeded,
+)
 from tracekit.decode.flagwords import ioprio_text
 from tracekit.decode.values import pointer, quote, signed, xval
 
@@ -55,7 +62,7 @@ if TYPE_CHECKING:
 __all__ = ["IOCB_BUF_CAP", "IOCB_N", "IOCB_SIZE", "IO_EVENT_SIZE", "IO_URING_PARAMS_SIZE",
            "format_io_event", "format_io_uring_params", "format_iocb", "format_iocb_array",
            "format_iocb_header", "kinds", "URING_REG_ARRAYS", "URING_REG_BYTES_CAP",
-           "URING_REG_HEADS"]
+           "URING_REG_HEADS", "URING_RSRC_PTRS"]
 
 IO_EVENT_SIZE = 32          # struct io_event: data, obj, res, res2 (u64, u64, s64, s64)
 IOCB_SIZE = 64              # struct iocb
@@ -380,6 +387,10 @@ def _k_iocb(fl: F.ArchFlags) -> KindFn:
 URING_REG_HEADS = (32, 40)
 URING_REG_BYTES_CAP = 4096
 URING_REG_ARRAYS = ((4, 32 * 4), (16, 32 * 16))
+# what the rsrc structs' data and tags point to, by the pointer's offset (register: data
+# at 16, tags at 24; update2: data at 8, tags at 16) and the bytes read there: 32 iovecs,
+# 32 tags (TK_SPEC_PTR_AT: those up to the end of the array's page when fewer)
+URING_RSRC_PTRS = ((8, 32 * 16), (16, 32 * 16), (24, 32 * 8))
 _RSRC_SIZE, _BUF_REG_SIZE, _FILES_UPDATE_SIZE = 32, 40, 16
 # include/uapi/linux/io_uring.h, the names strace 6.1 knows (its xlat/uring_*.in)
 _URING_OPS = {i: "IORING_OP_" + n for i, n in enumerate((
@@ -433,9 +444,11 @@ def _uring_read(ev: Syscall, i: int, n: int, size: int, cap: int) -> bytes | Non
 
 
 def _uring_array(d: SyscallDecoder, addr: int, n: int, data: bytes | None, size: int,
-                 elem: Callable[[bytes], str]) -> str:
+                 elem: Callable[[bytes], str], *, cut: bool = False) -> str:
     """strace's print_array: NULL, ``[]`` for no elements, the address when unread, else
-    the elements (``...`` past -s of them unless the call is printed in full)."""
+    the elements (``...`` past -s of them unless the call is printed in full). ``cut``:
+    the memory after ``data`` was unreadable (strace: ``... /* 0x... */`` at the first
+    element it could not read; the address when that is the first)."""
     if not addr:
         return "NULL"
     if not n:
@@ -446,8 +459,8 @@ def _uring_array(d: SyscallDecoder, addr: int, n: int, data: bytes | None, size:
         return pointer(addr)
     have = len(data) // size
     items = [elem(data[k * size:(k + 1) * size]) for k in range(min(shown, have))]
-    if shown > have:                # past what was read (a -v array longer than the read)
-        items.append("...")
+    if shown > have:                # past what was read
+        items.append(f"... /* {pointer(addr + have * size)} */" if cut else "...")
     elif n > limit:
         items.append("...")
     return "[" + ", ".join(items) + "]"
@@ -494,6 +507,10 @@ def _k_uring_register_arg(fl: F.ArchFlags) -> KindFn:
         def fd(b: bytes) -> str:
             return d.fd_text(ev.tgid, signed(struct.unpack_from("<I", b)[0], 32))
 
+        def update_fd(b: bytes) -> str:
+            v = signed(struct.unpack_from("<I", b)[0], 32)
+            return _FILES_SKIP.get(v, str(v)) if v < -1 else d.fd_text(ev.tgid, v)
+
         def arr(size: int, elem: Callable[[bytes], str]) -> str:
             cap = dict(URING_REG_ARRAYS)[size]
             data = _uring_read(ev, i, n, size, cap) if addr and n else None
@@ -521,7 +538,9 @@ def _k_uring_register_arg(fl: F.ArchFlags) -> KindFn:
                 return pointer(addr)
             offset, resv, fds = struct.unpack_from("<IIQ", head)
             text = f"{{offset={offset}" + (f", resv={resv:#x}" if resv else "")
-            return text + f", fds={_uring_array(d, fds, n, None, 4, fd)}}}"
+            return text + f", fds={_uring_ptr_array(d, ev, i, 8, fds, n, 4, update_fd)}}}"
+        if name in ("IORING_REGISTER_IOWQ_AFF", "IORING_REGISTER_IOWQ_MAX_WORKERS") and not n:
+            return "[]"                 # (their elements are not read)
         if name in ("IORING_REGISTER_FILES2", "IORING_REGISTER_BUFFERS2",
                     "IORING_REGISTER_FILES_UPDATE2", "IORING_REGISTER_BUFFERS_UPDATE"):
             head = _uring_head(ev, i, _RSRC_SIZE) if n >= _RSRC_SIZE else None
@@ -557,10 +576,32 @@ def _buf_reg(b: bytes) -> str:
     return text + "}"
 
 
+def _uring_ptr_array(d: SyscallDecoder, ev: Syscall, i: int, at: int, ptr: int, n: int,
+                     size: int, elem: Callable[[bytes], str]) -> str:
+    """The array of ``n`` elements the pointer ``ptr`` at byte ``at`` of argument ``i``'s
+    struct points to (its TK_SPEC_PTR_AT read: up to the end of its page when the whole
+    read faulted)."""
+    got = deref(ev, i, at) if ptr and n else None
+    if got is None or got.ptr != ptr:
+        return _uring_array(d, ptr, n, None, size, elem)
+    return _uring_array(d, ptr, n, got.data, size, elem, cut=not got.readable)
+
+
+def _xint64(b: bytes) -> str:
+    return _xint(struct.unpack_from("<Q", b)[0])
+
+
 def _rsrc(d: SyscallDecoder, ev: Syscall, i: int, name: str, head: bytes, size: int) -> str:
     """struct io_uring_rsrc_register (FILES2, BUFFERS2) or io_uring_rsrc_update2
     (FILES_UPDATE2, BUFFERS_UPDATE), then the bytes past its 32 (nr_args is its size):
     ``???`` when unreadable, ``/* bytes 32..N */ "\\x.."`` when any is not zero."""
+    def fd(b: bytes) -> str:
+        return d.fd_text(ev.tgid, signed(struct.unpack_from("<I", b)[0], 32))
+
+    def update_fd(b: bytes) -> str:
+        v = signed(struct.unpack_from("<I", b)[0], 32)
+        return _FILES_SKIP.get(v, str(v)) if v < -1 else d.fd_text(ev.tgid, v)
+
     if name.endswith("2") and "UPDATE" not in name:
         nr, flags, resv2, data, tags = struct.unpack_from("<IIQQQ", head)
         out = [f"nr={nr}", f"flags={_RSRC_FLAGS(flags)}"]
@@ -571,9 +612,16 @@ def _rsrc(d: SyscallDecoder, ev: Syscall, i: int, name: str, head: bytes, size: 
         offset, resv, data, tags, nr, resv2 = struct.unpack_from("<IIQQII", head)
         out = [f"offset={offset}"] + ([f"resv={resv:#x}"] if resv else [])
         tail = [f"nr={nr}"] + ([f"resv2={resv2:#x}"] if resv2 else [])
-    # the arrays' elements are not read: [] when empty, else the address
-    out += [f"data={_uring_array(d, data, nr, None, 1, str)}",
-            f"tags={_uring_array(d, tags, nr, None, 1, str)}", *tail]
+    at_data, at_tags = (8, 16) if tail else (16, 24)
+
+    def array(ptr: int, at: int, size: int, elem: Callable[[bytes], str]) -> str:
+        return _uring_ptr_array(d, ev, i, at, ptr, nr, size, elem)
+
+    if "BUFFERS" in name:
+        shown_data = array(data, at_data, 16, _iovec_addr)
+    else:
+        shown_data = array(data, at_data, 4, fd if "UPDATE" not in name else update_fd)
+    out += [f"data={shown_data}", f"tags={array(tags, at_tags, 8, _xint64)}", *tail]
     if size > _RSRC_SIZE:
         end = min(size, URING_REG_BYTES_CAP)
         raw = _uring_read(ev, i, size, 1, URING_REG_BYTES_CAP)

@@ -72,6 +72,7 @@ from tracekit.decode.structs_aio import (
     URING_REG_ARRAYS,
     URING_REG_BYTES_CAP,
     URING_REG_HEADS,
+    URING_RSRC_PTRS,
 )
 from tracekit.decode.structs_bpf import (
     BPF_ATTR_CAP,
@@ -565,7 +566,12 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "io_uring_register": (*(_fixed("arg", n) for n in URING_REG_HEADS),
                           _Override("arg", CAP_BUF, "nr_args", URING_REG_BYTES_CAP, 1),
                           *(_Override("arg", CAP_BUF, "nr_args", cap, size)
-                            for size, cap in URING_REG_ARRAYS)),
+                            for size, cap in URING_REG_ARRAYS),
+                          # ... and what the rsrc structs' data and tags point to (at 8,
+                          # 16 and 24: register's data 16, tags 24; update2's 8, 16):
+                          # cap bytes, or those up to the end of the array's page
+                          *(_Override("arg", CAP_BUF, None, cap, _ptr_at(at), False,
+                                      SPEC_PTR_AT) for at, cap in URING_RSRC_PTRS)),
     # landlock: a path-beneath rule (packed u64, s32) and a ruleset's handled_access_fs
     "landlock_add_rule": (_fixed("rule_attr", LANDLOCK_PATH_BENEATH_SIZE),),
     "landlock_create_ruleset": (_fixed("attr", LANDLOCK_RULESET_HEAD),),
