@@ -98,6 +98,7 @@ from tracekit.decode.structs_ipc import (
     SEMID_DS_SIZE as _SEMID_DS_SIZES,
     SHMID_DS_SIZE,
 )
+from tracekit.decode.structs_net import SETSOCKOPT_FIXED
 from tracekit.decode.structs_perf import PERF_ATTR_HEAD_SIZE
 from tracekit.decode.structs_proc import (
     RUSAGE_SIZE,
@@ -607,7 +608,11 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
                 _fd("fd", ret=True)),
     "getsockname": (*_addr_out("usockaddr", "usockaddr_len"), _fd("fd")),
     "getpeername": (*_addr_out("usockaddr", "usockaddr_len"), _fd("fd")),
-    "setsockopt": (_buf("optval", "optlen"), _fd("fd")),
+    # setsockopt: optlen bytes of the value, and the sizes strace reads whatever optlen
+    # says (tracekit/decode/structs_net.py SETSOCKOPT_FIXED: when optlen runs past the
+    # end of the value's mapping)
+    "setsockopt": (_buf("optval", "optlen"), _fd("fd"),
+                   *(_fixed("optval", n) for n in SETSOCKOPT_FIXED)),
     "shutdown": (_fd("fd"),),
     "socketpair": (_fixed("usockvec", 8, at_exit=True), _fd("usockvec", pair=True)),
     "sendfile64": (_fixed("offset", 8), _fixed("offset", 8, at_exit=True)),
