@@ -716,7 +716,9 @@ def _ret_select(timeout_fmt: Callable[[bytes], str | None], deref: bool = True
             f"left {pointer(ev.args[4])}" if ev.args[4] else None)
         if left:
             text += (", " if text else "") + left
-        return f"{ev.ret} ({text})" if text else plain
+        # strace 6.1 prints its text whatever it holds: "()" when no set could be read
+        # back (or none has a ready fd) and there is no timeout
+        return f"{ev.ret} ({text})"
     return r
 
 
