@@ -361,6 +361,15 @@ def _iov(arg: str, *, at_exit: bool = False, length: str = "vlen",
     return _Override(arg, CAP_IOV, length, BUF_MAX, elem_cap, at_exit)
 
 
+def _nodemask(arg: str, *, at_exit: bool = False, longs: tuple[int, ...] = (1, 2, 3, 4)
+              ) -> tuple[_Override, ...]:
+    """A NUMA node mask of maxnode bits: maxnode bytes (at least the mask's: NODEMASK_CAP
+    at most), and its first ``longs`` longs (structs_task: the longest read that did not
+    fault wins; one that faulted tells where the mask's memory ends)."""
+    return (_Override(arg, CAP_BUF, "maxnode", NODEMASK_CAP, 0, at_exit),
+            *(_fixed(arg, 8 * n, at_exit=at_exit) for n in longs))
+
+
 def _addr_out(addr: str, addrlen: str) -> tuple[_Override, ...]:
     """A sockaddr the call fills in and its in/out length (accept, getsockname)."""
     return (_fixed(addrlen, 4), _fixed(addrlen, 4, at_exit=True),
@@ -684,8 +693,9 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "timer_gettime": (_fixed("setting", ITIMER_SIZE, at_exit=True),),
     # the mask rt_sigsuspend waits with, read at entry (the call restores the old one)
     "rt_sigsuspend": (_fixed("unewset", SIGSET_SIZE),),
-    # the pending set the call writes (sigsetsize bytes of it, decoded at most 8)
-    "rt_sigpending": (_fixed("uset", SIGSET_SIZE, at_exit=True),),
+    # the pending set the call writes: sigsetsize bytes of it (at most 8), as the kernel
+    # writes them (a set of fewer bytes at the end of its mapping is still read)
+    "rt_sigpending": (_Override("uset", CAP_STRUCT, "sigsetsize", SIGSET_SIZE, 0, True),),
     "rt_sigtimedwait": (_fixed("uthese", SIGSET_SIZE), _fixed("uts", TIMESPEC_SIZE),
                         _fixed("uinfo", SIGINFO_SIZE, at_exit=True)),
     "rt_sigqueueinfo": (_fixed("uinfo", SIGINFO_SIZE),),
@@ -742,13 +752,13 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
                         _fixed("u_info", USER_DESC_SIZE, at_exit=True)),
     "set_thread_area": (_fixed("u_info", USER_DESC_SIZE),),
     # NUMA node masks: up to as many longs as strace shows (maxnode is in bits, so the
-    # read is at least the mask's bytes); get_mempolicy's mode and mask as written
-    "mbind": (_Override("nmask", CAP_BUF, "maxnode", NODEMASK_CAP),),
-    "set_mempolicy": (_Override("nmask", CAP_BUF, "maxnode", NODEMASK_CAP),),
-    "get_mempolicy": (_fixed("policy", 4, at_exit=True),
-                      _Override("nmask", CAP_BUF, "maxnode", NODEMASK_CAP, 0, True)),
-    "migrate_pages": (_Override("old_nodes", CAP_BUF, "maxnode", NODEMASK_CAP),
-                      _Override("new_nodes", CAP_BUF, "maxnode", NODEMASK_CAP)),
+    # read is at least the mask's bytes), and one and two longs (a mask at the end of its
+    # mapping, where maxnode bytes run past it); get_mempolicy's mode and mask as written
+    "mbind": _nodemask("nmask"),
+    "set_mempolicy": _nodemask("nmask"),
+    "get_mempolicy": (_fixed("policy", 4, at_exit=True), *_nodemask("nmask", at_exit=True)),
+    "migrate_pages": (*_nodemask("old_nodes", longs=(1, 2)),
+                      *_nodemask("new_nodes", longs=(1, 2))),
     "modify_ldt": (_fixed("ptr", USER_DESC_SIZE),),
     "getgroups": (_Override("grouplist", CAP_BUF, "ret", GIDS_CAP, 4, True),),
     "setgroups": (_Override("grouplist", CAP_BUF, "gidsetsize", GIDS_CAP, 4),),
