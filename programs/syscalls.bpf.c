@@ -1561,6 +1561,8 @@ __noinline int tk_cap_fd(struct tk_capbuf *c, const struct tk_beauty_spec *sp,
  * TK_CAP_IOCB (io_submit's iocbs). Both only read user memory, as every capture; both
  * are global functions (one verification each, see tk_cap_commit). */
 
+#define TK_PAGE_4K 4096U /* the smallest page: a read within one is read whole or not at all */
+
 /* TK_SPEC_PTR_AT of spec sp at src (a user struct): the u64 at src + sp->size, then what
  * it points to (syscalls.h). Never -1: an unreadable struct is a DEREF|FAULT capture
  * (the argument's own capture, if any, says what strace shows of the struct). */
@@ -1636,8 +1638,20 @@ __noinline int tk_cap_ptr_at(struct tk_capbuf *c, const struct tk_beauty_spec *s
 			len = TK_DEREF_MAX;
 		if (len && bpf_probe_read_user(c->data + off + sizeof(struct tk_cap) + sizeof(*h),
 					       len, (const void *)p)) {
-			len = 0;
+			/* what is readable of it: the bytes up to the end of p's page, when
+			 * fewer (an array cut by the end of its mapping, of which strace
+			 * prints the first elements and the address it could not read);
+			 * ELEM_FAULT stays */
+			__u32 part = TK_PAGE_4K - (__u32)(p & (TK_PAGE_4K - 1));
+
 			flags |= TK_CAPF_ELEM_FAULT;
+			if (part < len) {
+				part &= TK_DEREF_MAX - 1;
+				len = bpf_probe_read_user(c->data + off + sizeof(struct tk_cap) +
+							  sizeof(*h), part, (const void *)p) ? 0 : part;
+			} else {
+				len = 0;
+			}
 		}
 	}
 	return tk_cap_commit(c, off, (hdr & 0xffff) | flags << 16, sizeof(*h) + len);

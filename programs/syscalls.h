@@ -133,7 +133,9 @@ enum tk_cap_kind {
 #define TK_CAPF_ARGV_TRUNC (1U << 3) /* ARGV: more elements than captured */
 #define TK_CAPF_ELEM_FAULT (1U << 4) /* IOV/MSGHDR: the iovec array was unreadable after
 				      * the elements captured; DEREF: the memory the pointer
-				      * points to was unreadable; IOCB: the pointer array was
+				      * points to was unreadable (BUF: the bytes kept, if any, are
+				      * those up to the end of its page, the first elements of an
+				      * array cut by the end of a mapping); IOCB: the pointer array was
 				      * unreadable after the elements captured */
 #define TK_CAPF_DEREF      (1U << 5) /* a TK_SPEC_PTR_AT capture: struct tk_deref_head, then
 				      * what the pointer points to (not the argument's memory) */

@@ -88,7 +88,7 @@ def test_io_calls_equal_strace(tmp_path: Path, exe: Path) -> None:
                  ", [0], ", "EPOLL_CLOEXEC",
                  "{l_onoff=1, l_linger=5}", "SO_RCVTIMEO_OLD, \"\\1\\0", "TCP_CONGESTION, \"",
                  "[128 => 0]", "TCFLSH, TCIFLUSH", "TCXONC, TCOON", "TCSBRK, 1)",
-                 "select(", "(out [", "], NULL) = 1 ()", "epoll_pwait2(",
+                 "select(", "(out [", "], NULL) = 2 ()", "epoll_pwait2(",
                  "cmsg_type=SCM_RIGHTS, cmsg_data=[",
                  "{msg_namelen=0}", "msg_namelen=128 => 16", "preadv2(", "RWF_DSYNC) = 5",
                  "SO_PEERCRED, {pid=PID, uid=0, gid=0}, [12]", "SHUT_WR",

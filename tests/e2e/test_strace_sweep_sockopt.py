@@ -50,5 +50,15 @@ def test_socket_options_equal_strace_on_the_same_run(tmp_path: Path) -> None:
                  ", SOL_PACKET, PACKET_RX_RING, {tp_block_size=4096, tp_block_nr=4, "
                  "tp_frame_size=2048, tp_frame_nr=8}, 16)",
                  ", SOL_SOCKET, SO_RCVBUF, \"\\x", ", SO_PEERCRED, {pid=",
-                 "tp_freeze_q_cnt=0}, [256 => 12])"):
+                 "tp_freeze_q_cnt=0}, [256 => 12])",
+                 # values that end their mapping, optlen past it: strace reads their size
+                 "setsockopt(-1, SOL_SOCKET, SO_RCVBUF, [12345], 5) = -1 EBADF",
+                 "setsockopt(-1, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, [12345], 8) = -1 EBADF",
+                 "setsockopt(-1, SOL_RAW, ICMP_FILTER, [ICMP_ECHOREPLY ICMP_DEST_UNREACH "
+                 "ICMP_SOURCE_QUENCH ICMP_REDIRECT ICMP_PARAMETERPROB ICMP_TIMESTAMP], 8)",
+                 "setsockopt(-1, SOL_IP, MCAST_JOIN_GROUP, {gr_interface=if_nametoindex("
+                 "\"lo\"), gr_group={sa_family=AF_INET, sin_port=htons(0), "
+                 "sin_addr=inet_addr(\"224.0.0.251\")}}, 2147483647) = -1 EBADF",
+                 "setsockopt(-1, SOL_IP, IP_ADD_MEMBERSHIP, {imr_multiaddr=inet_addr("
+                 "\"224.0.0.251\"), imr_interface=inet_addr(\"127.0.0.1\")}, 12) = -1 EBADF"):
         assert want in text, want

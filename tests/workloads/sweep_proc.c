@@ -319,6 +319,20 @@ static void memory(void) {
     syscall(SYS_set_mempolicy_home_node, m, pg, 0L, 1L);           /* flags: EINVAL */
     syscall(SYS_set_mempolicy_home_node, m + 1, pg, 0L, 0L);
     syscall(SYS_set_mempolicy_home_node, NULL, 0L, -2L, -4L);       /* EINVAL */
+    /* node masks and a pending set that end their mapping: strace reads the mask's longs
+     * (not maxnode bytes), sigsetsize bytes of the set */
+    char *e = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (e != MAP_FAILED && munmap(e + pg, pg) == 0) {
+        unsigned long *tail = (unsigned long *)(e + pg) - 1;
+
+        *tail = 0;
+        syscall(SYS_set_mempolicy, 0L, tail, 63L);                      /* MPOL_DEFAULT */
+        syscall(SYS_set_mempolicy, 0L, tail, 0L);                       /* EINVAL: [] */
+        syscall(SYS_set_mempolicy, 0L, tail, 130L);                     /* EFAULT: cut */
+        syscall(SYS_get_mempolicy, NULL, tail, 64L, NULL, 0L);
+        syscall(SYS_rt_sigpending, e + pg - 4, 4L);
+        munmap(e, pg);
+    }
     if (pfd >= 0)
         close(pfd);
     munmap(m, 4 * pg);

@@ -3,7 +3,8 @@
  * values strace decodes as more than an int: ICMP_FILTER's set of ICMP types (inverted when
  * most are in it, a short optlen), struct sock_fprog, SO_TXREHASH, struct group_req,
  * struct packet_mreq, struct tpacket_req and IPV6_JOIN_ANYCAST's ipv6_mreq, each at its
- * size and at lengths strace shows as an address. */
+ * size and at lengths strace shows as an address; then values that end their mapping with an
+ * optlen past it (strace reads the option's own size: the value shows). */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <linux/filter.h>
@@ -11,6 +12,7 @@
 #include <linux/if_packet.h>
 #include <netinet/in.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -164,5 +166,27 @@ int main(void)
 		len = lens[k];
 		getsockopt(pkt3, SOL_PACKET, PACKET_STATISTICS, buf, &len);
 	}
+
+	/* values at the end of a mapping, optlen past it (fd -1: EBADF, nothing is set) */
+	unsigned char *page = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (page == MAP_FAILED || munmap(page + 4096, 4096))
+		return 1;
+	unsigned char *end = page + 4096;
+	struct group_req *gr = (struct group_req *)(end - sizeof(struct group_req));
+	struct ip_mreq *mr = (struct ip_mreq *)(end - sizeof(struct ip_mreq));
+
+	*(int *)(end - 4) = 12345;
+	setsockopt(-1, SOL_SOCKET, SO_RCVBUF, end - 4, 5);
+	setsockopt(-1, 270 /* SOL_NETLINK */, 1 /* NETLINK_ADD_MEMBERSHIP */, end - 4, 8);
+	setsockopt(-1, SOL_RAW, ICMP_FILTER, end - 4, 8);
+	memset(gr, 0, sizeof(*gr));
+	gr->gr_interface = 1;
+	((struct sockaddr_in *)&gr->gr_group)->sin_family = AF_INET;
+	((struct sockaddr_in *)&gr->gr_group)->sin_addr.s_addr = htonl(0xe00000fb);
+	setsockopt(-1, SOL_IP, MCAST_JOIN_GROUP, gr, 0x7fffffff);
+	mr->imr_multiaddr.s_addr = htonl(0xe00000fb);
+	mr->imr_interface.s_addr = htonl(0x7f000001);
+	setsockopt(-1, SOL_IP, IP_ADD_MEMBERSHIP, mr, 12);
 	return 0;
 }

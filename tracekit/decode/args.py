@@ -343,6 +343,12 @@ def _k_parr_arg(n: int) -> Callable[[SyscallDecoder, Syscall, int], str]:
     return k
 
 
+def k_nodes_addr(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """A node mask under -e verbose= without the call: ``[]`` for a maxnode (the next
+    argument) of 0 (strace's print_array of no longs reads nothing), else its address."""
+    return "[]" if ev.args[i] and i < 5 and not ev.args[i + 1] else pointer(ev.args[i])
+
+
 def k_envp(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return format_envp(ev.args[i], capture(ev, i))
 
@@ -603,6 +609,7 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
     return {
         "d": k_d, "ld": k_ld, "u": k_u, "u64": k_u, "x": k_x, "raw": k_x, "p": k_p,
         "parr_ret": k_parr_ret, "parr0": _k_parr_arg(0), "parr1": _k_parr_arg(1),
+        "nodes_addr": k_nodes_addr,
         "parr2": _k_parr_arg(2),
         "fd": k_fd, "newfd": k_newfd, "pidfdfd": k_pidfdfd, "dirfd": k_dirfd,
         "off64": k_off64, "loff_out": k_loff_out,
@@ -842,6 +849,7 @@ _ADDR_KINDS = {"epollevents": "parr_ret", "ioctlarg": "ioctlarg_addr", "optval_i
                "iocbpp": "parr1", "sembufs": "parr2", "futexwaiters": "parr1",
                "mincore_vec": "parr1", "pages_in": "parr1", "pagenodes_in": "parr1",
                "pagestatus_out": "parr1", "iovr": "parr2", "iovw": "parr2",
+               "nodes_in": "nodes_addr",
                # structures whose kinds are not in DEREF_KINDS (they may be values)
                "shmctlarg": "p", "semctlarg": "p", "msgctlarg": "p", "migrate_nodes": "p",
                "mpolmode_out": "p", "pselect_sig": "p", "seccomparg": "p",

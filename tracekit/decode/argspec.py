@@ -390,6 +390,7 @@ sched_getscheduler: d -> schedpolicy
 shmat: d p shmatflags -> x
 kcmp: d d kcmp
 io_uring_setup: u32 uringparams -> fd
+io_uring_register: fd iouringregop uringregarg u32
 fanotify_init: faninitflags oflags -> fd
 userfaultfd: uffdflags -> fd
 memfd_secret: memfdsecretflags -> fd

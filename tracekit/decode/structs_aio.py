@@ -35,24 +35,34 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
 from tracekit._events import (
+    CAP_BUF,
     CAP_IOCB,
     CAP_STRUCT,
+    CAPF_DEREF,
     CAPF_ELEM_FAULT,
     CAPF_FAULT,
     CAPF_TRUNC,
     Syscall,
 )
 from tracekit.decode import flags as F
-from tracekit.decode.captures import KindFn, capture, decoded_out, succeeded
+from tracekit.decode.captures import (
+    KindFn,
+    capture,
+    decoded_out,
+    deref,
+    elements_shown,
+    succeeded,
+)
 from tracekit.decode.flagwords import ioprio_text
-from tracekit.decode.values import pointer, quote, signed
+from tracekit.decode.values import pointer, quote, signed, xval
 
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
 
 __all__ = ["IOCB_BUF_CAP", "IOCB_N", "IOCB_SIZE", "IO_EVENT_SIZE", "IO_URING_PARAMS_SIZE",
            "format_io_event", "format_io_uring_params", "format_iocb", "format_iocb_array",
-           "format_iocb_header", "kinds"]
+           "format_iocb_header", "kinds", "URING_REG_ARRAYS", "URING_REG_BYTES_CAP",
+           "URING_REG_HEADS", "URING_RSRC_PTRS"]
 
 IO_EVENT_SIZE = 32          # struct io_event: data, obj, res, res2 (u64, u64, s64, s64)
 IOCB_SIZE = 64              # struct iocb
@@ -367,6 +377,262 @@ def _k_iocb(fl: F.ArchFlags) -> KindFn:
     return k
 
 
+# io_uring_register's argument (strace 6.1's SYS_FUNC(io_uring_register), io_uring.c):
+# what the BPF program reads at entry (tracekit/session/capture.py), the decoder picks by
+# the opcode. Fixed reads of the operations' structs: struct io_uring_rsrc_register and
+# io_uring_rsrc_update2 (32 bytes), io_uring_files_update (16, within the 32), struct
+# io_uring_buf_reg (40); nr_args bytes (the *2 structs' size: strace shows the bytes
+# past 32 up to a page); arrays of nr_args elements of 4 bytes (fds) and 16 (iovecs,
+# restrictions, rsrc updates), as many as strace shows by default (-s 32 of them).
+URING_REG_HEADS = (32, 40)
+URING_REG_BYTES_CAP = 4096
+URING_REG_ARRAYS = ((4, 32 * 4), (16, 32 * 16))
+# what the rsrc structs' data and tags point to, by the pointer's offset (register: data
+# at 16, tags at 24; update2: data at 8, tags at 16) and the bytes read there: 32 iovecs,
+# 32 tags (TK_SPEC_PTR_AT: those up to the end of the array's page when fewer)
+URING_RSRC_PTRS = ((8, 32 * 16), (16, 32 * 16), (24, 32 * 8))
+_RSRC_SIZE, _BUF_REG_SIZE, _FILES_UPDATE_SIZE = 32, 40, 16
+# include/uapi/linux/io_uring.h, the names strace 6.1 knows (its xlat/uring_*.in)
+_URING_OPS = {i: "IORING_OP_" + n for i, n in enumerate((
+    "NOP", "READV", "WRITEV", "FSYNC", "READ_FIXED", "WRITE_FIXED", "POLL_ADD",
+    "POLL_REMOVE", "SYNC_FILE_RANGE", "SENDMSG", "RECVMSG", "TIMEOUT", "TIMEOUT_REMOVE",
+    "ACCEPT", "ASYNC_CANCEL", "LINK_TIMEOUT", "CONNECT", "FALLOCATE", "OPENAT", "CLOSE",
+    "FILES_UPDATE", "STATX", "READ", "WRITE", "FADVISE", "MADVISE", "SEND", "RECV",
+    "OPENAT2", "EPOLL_CTL", "SPLICE", "PROVIDE_BUFFERS", "REMOVE_BUFFERS", "TEE",
+    "SHUTDOWN", "RENAMEAT", "UNLINKAT", "MKDIRAT", "SYMLINKAT", "LINKAT", "MSG_RING",
+    "FSETXATTR", "SETXATTR", "FGETXATTR", "GETXATTR", "SOCKET", "URING_CMD"))}
+_IOSQE = F.FlagSet(tuple((1 << b, "IOSQE_" + n) for b, n in enumerate((
+    "FIXED_FILE", "IO_DRAIN", "IO_LINK", "IO_HARDLINK", "ASYNC", "BUFFER_SELECT",
+    "CQE_SKIP_SUCCESS"))), unknown="IOSQE_???")
+_RESTRICTIONS = {0: "IORING_RESTRICTION_REGISTER_OP", 1: "IORING_RESTRICTION_SQE_OP",
+                 2: "IORING_RESTRICTION_SQE_FLAGS_ALLOWED",
+                 3: "IORING_RESTRICTION_SQE_FLAGS_REQUIRED"}
+_RSRC_FLAGS = F.FlagSet(((1, "IORING_RSRC_REGISTER_SPARSE"),),
+                        unknown="IORING_RSRC_REGISTER_???")
+_FILES_SKIP = {-2: "IORING_REGISTER_FILES_SKIP"}
+_M32 = 0xFFFFFFFF
+
+
+def _xint(v: int) -> str:
+    """strace's %#x: ``0`` for 0."""
+    return hex(v) if v else "0"
+
+
+def _uring_head(ev: Syscall, i: int, size: int) -> bytes | None:
+    """The fixed read of ``size`` bytes (one of URING_REG_HEADS: the smallest that holds
+    it) of argument ``i``, None when it was not readable."""
+    for head in URING_REG_HEADS:
+        if head < size:
+            continue
+        for c in ev.caps:
+            if (c.arg == i and c.kind == CAP_STRUCT and len(c.data) == head
+                    and not c.flags & (CAPF_FAULT | CAPF_DEREF)):
+                return c.data[:size]
+    return None
+
+
+def _uring_read(ev: Syscall, i: int, n: int, size: int, cap: int) -> bytes | None:
+    """The read of ``n`` elements of ``size`` bytes (a CAP_BUF spec of ``cap`` bytes: its
+    first ones when more), None when it was unreadable. Reads of other element sizes that
+    came out as long are reads of the same bytes."""
+    got = min(n * size, cap)
+    for c in ev.caps:
+        if (c.arg == i and c.kind == CAP_BUF and len(c.data) == got
+                and not c.flags & (CAPF_FAULT | CAPF_DEREF)):
+            return c.data
+    return None
+
+
+def _uring_array(d: SyscallDecoder, addr: int, n: int, data: bytes | None, size: int,
+                 elem: Callable[[bytes], str], *, cut: bool = False) -> str:
+    """strace's print_array: NULL, ``[]`` for no elements, the address when unread, else
+    the elements (``...`` past -s of them unless the call is printed in full). ``cut``:
+    the memory after ``data`` was unreadable (strace: ``... /* 0x... */`` at the first
+    element it could not read; the address when that is the first)."""
+    if not addr:
+        return "NULL"
+    if not n:
+        return "[]"
+    limit = elements_shown(d)
+    shown = min(n, limit)
+    if data is None or len(data) < size:
+        return pointer(addr)
+    have = len(data) // size
+    items = [elem(data[k * size:(k + 1) * size]) for k in range(min(shown, have))]
+    if shown > have:                # past what was read
+        items.append(f"... /* {pointer(addr + have * size)} */" if cut else "...")
+    elif n > limit:
+        items.append("...")
+    return "[" + ", ".join(items) + "]"
+
+
+def _restriction(b: bytes, fl: F.ArchFlags) -> str:
+    """struct io_uring_restriction: the opcode, then its operand by the opcode."""
+    op, val, resv = struct.unpack_from("<HBB", b)
+    resv2 = struct.unpack_from("<3I", b, 4)
+    text = f"opcode={xval(_RESTRICTIONS, op, 'IORING_RESTRICTION_???')}"
+    name = _RESTRICTIONS.get(op, "")
+    if name.endswith("REGISTER_OP"):
+        text += f", register_op={xval(fl.tables.IORING_REGISTER_OPS, val, 'IORING_REGISTER_???')}"
+    elif name.endswith("SQE_OP"):
+        text += f", sqe_op={xval(_URING_OPS, val, 'IORING_OP_???')}"
+    elif name:
+        text += f", sqe_flags={_IOSQE(val)}"
+    else:
+        text += f" /* op: {_xint(val)} */"
+    if resv:
+        text += f", resv={resv:#x}"
+    if any(resv2):
+        text += ", resv2=[" + ", ".join(_xint(v) for v in resv2) + "]"
+    return "{" + text + "}"
+
+
+def _iovec_addr(b: bytes) -> str:
+    base, length = struct.unpack_from("<QQ", b)
+    return f"{{iov_base={pointer(base)}, iov_len={length}}}"
+
+
+def _k_uring_register_arg(fl: F.ArchFlags) -> KindFn:
+    ops = fl.tables.IORING_REGISTER_OPS
+
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        """io_uring_register's ``arg`` by the opcode (the argument before it): arrays of
+        fds, iovecs, restrictions and ring fds, the rsrc structs (their data and tags
+        arrays as ``[]`` when empty, else their addresses: not read), the buffer ring
+        registration; its address for the other opcodes and what was not read."""
+        addr = ev.args[i]
+        name = ops.get(ev.args[i - 1] & _M32, "") if i else ""
+        n = ev.args[i + 1] & _M32 if i < 5 else 0
+
+        def fd(b: bytes) -> str:
+            return d.fd_text(ev.tgid, signed(struct.unpack_from("<I", b)[0], 32))
+
+        def update_fd(b: bytes) -> str:
+            v = signed(struct.unpack_from("<I", b)[0], 32)
+            return _FILES_SKIP.get(v, str(v)) if v < -1 else d.fd_text(ev.tgid, v)
+
+        def arr(size: int, elem: Callable[[bytes], str]) -> str:
+            cap = dict(URING_REG_ARRAYS)[size]
+            data = _uring_read(ev, i, n, size, cap) if addr and n else None
+            return _uring_array(d, addr, n, data, size, elem)
+
+        if name == "IORING_REGISTER_BUFFERS":
+            return arr(16, _iovec_addr)
+        if name in ("IORING_REGISTER_FILES", "IORING_REGISTER_EVENTFD",
+                    "IORING_REGISTER_EVENTFD_ASYNC"):
+            return arr(4, fd)
+        if name == "IORING_REGISTER_RESTRICTIONS":
+            return arr(16, lambda b: _restriction(b, fl))
+        if name == "IORING_REGISTER_RING_FDS":
+            return arr(16, lambda b: _ring_fd(b, fd, True))
+        if name == "IORING_UNREGISTER_RING_FDS":
+            return arr(16, lambda b: _ring_fd(b, fd, False))
+        if not addr:
+            return pointer(addr)
+        if name in ("IORING_REGISTER_PBUF_RING", "IORING_UNREGISTER_PBUF_RING"):
+            head = _uring_head(ev, i, _BUF_REG_SIZE)
+            return pointer(addr) if head is None else _buf_reg(head)
+        if name == "IORING_REGISTER_FILES_UPDATE":
+            head = _uring_head(ev, i, _FILES_UPDATE_SIZE)
+            if head is None:
+                return pointer(addr)
+            offset, resv, fds = struct.unpack_from("<IIQ", head)
+            text = f"{{offset={offset}" + (f", resv={resv:#x}" if resv else "")
+            return text + f", fds={_uring_ptr_array(d, ev, i, 8, fds, n, 4, update_fd)}}}"
+        if name in ("IORING_REGISTER_IOWQ_AFF", "IORING_REGISTER_IOWQ_MAX_WORKERS") and not n:
+            return "[]"                 # (their elements are not read)
+        if name in ("IORING_REGISTER_FILES2", "IORING_REGISTER_BUFFERS2",
+                    "IORING_REGISTER_FILES_UPDATE2", "IORING_REGISTER_BUFFERS_UPDATE"):
+            head = _uring_head(ev, i, _RSRC_SIZE) if n >= _RSRC_SIZE else None
+            if head is None:
+                return pointer(addr)
+            return _rsrc(d, ev, i, name, head, n)
+        return pointer(addr)
+    return k
+
+
+def _ring_fd(b: bytes, fd: Callable[[bytes], str], register: bool) -> str:
+    """struct io_uring_rsrc_update of IORING_(UN)REGISTER_RING_FDS."""
+    offset, resv, data = struct.unpack_from("<IIQ", b)
+    text = f"{{offset={signed(offset, 32) if register and offset == _M32 else offset}"
+    if resv:
+        text += f", resv={resv:#x}"
+    if register:
+        text += f", data={fd(b[8:12])}"
+    elif data:
+        text += f", data={data:#x}"
+    return text + "}"
+
+
+def _buf_reg(b: bytes) -> str:
+    """struct io_uring_buf_reg."""
+    ring, entries, bgid, pad = struct.unpack_from("<QIHH", b)
+    resv = struct.unpack_from("<3Q", b, 16)
+    text = f"{{ring_addr={pointer(ring)}, ring_entries={entries}, bgid={bgid}"
+    if pad:
+        text += f", pad={pad:#x}"
+    if any(resv):
+        text += ", resv=[" + ", ".join(_xint(v) for v in resv) + "]"
+    return text + "}"
+
+
+def _uring_ptr_array(d: SyscallDecoder, ev: Syscall, i: int, at: int, ptr: int, n: int,
+                     size: int, elem: Callable[[bytes], str]) -> str:
+    """The array of ``n`` elements the pointer ``ptr`` at byte ``at`` of argument ``i``'s
+    struct points to (its TK_SPEC_PTR_AT read: up to the end of its page when the whole
+    read faulted)."""
+    got = deref(ev, i, at) if ptr and n else None
+    if got is None or got.ptr != ptr:
+        return _uring_array(d, ptr, n, None, size, elem)
+    return _uring_array(d, ptr, n, got.data, size, elem, cut=not got.readable)
+
+
+def _xint64(b: bytes) -> str:
+    return _xint(struct.unpack_from("<Q", b)[0])
+
+
+def _rsrc(d: SyscallDecoder, ev: Syscall, i: int, name: str, head: bytes, size: int) -> str:
+    """struct io_uring_rsrc_register (FILES2, BUFFERS2) or io_uring_rsrc_update2
+    (FILES_UPDATE2, BUFFERS_UPDATE), then the bytes past its 32 (nr_args is its size):
+    ``???`` when unreadable, ``/* bytes 32..N */ "\\x.."`` when any is not zero."""
+    def fd(b: bytes) -> str:
+        return d.fd_text(ev.tgid, signed(struct.unpack_from("<I", b)[0], 32))
+
+    def update_fd(b: bytes) -> str:
+        v = signed(struct.unpack_from("<I", b)[0], 32)
+        return _FILES_SKIP.get(v, str(v)) if v < -1 else d.fd_text(ev.tgid, v)
+
+    if name.endswith("2") and "UPDATE" not in name:
+        nr, flags, resv2, data, tags = struct.unpack_from("<IIQQQ", head)
+        out = [f"nr={nr}", f"flags={_RSRC_FLAGS(flags)}"]
+        if resv2:
+            out.append(f"resv2={resv2:#x}")
+        tail: list[str] = []
+    else:
+        offset, resv, data, tags, nr, resv2 = struct.unpack_from("<IIQQII", head)
+        out = [f"offset={offset}"] + ([f"resv={resv:#x}"] if resv else [])
+        tail = [f"nr={nr}"] + ([f"resv2={resv2:#x}"] if resv2 else [])
+    at_data, at_tags = (8, 16) if tail else (16, 24)
+
+    def array(ptr: int, at: int, size: int, elem: Callable[[bytes], str]) -> str:
+        return _uring_ptr_array(d, ev, i, at, ptr, nr, size, elem)
+
+    if "BUFFERS" in name:
+        shown_data = array(data, at_data, 16, _iovec_addr)
+    else:
+        shown_data = array(data, at_data, 4, fd if "UPDATE" not in name else update_fd)
+    out += [f"data={shown_data}", f"tags={array(tags, at_tags, 8, _xint64)}", *tail]
+    if size > _RSRC_SIZE:
+        end = min(size, URING_REG_BYTES_CAP)
+        raw = _uring_read(ev, i, size, 1, URING_REG_BYTES_CAP)
+        if raw is None or len(raw) < end:
+            out.append("???")
+        elif any(raw[_RSRC_SIZE:end]):
+            shown = quote(raw[_RSRC_SIZE:end], force_hex=True, limit=d.string_limit)
+            out.append(f"/* bytes {_RSRC_SIZE}..{end - 1} */ {shown}")
+    return "{" + ", ".join(out) + "}"
+
+
 def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
     """The argument kinds of this module for ``fl``'s arch (merged by tracekit.decode.args)."""
     return {
@@ -376,4 +642,5 @@ def kinds(fl: F.ArchFlags) -> dict[str, KindFn]:
         "iocb": _k_iocb(fl),
         "iocbpp": _k_iocbpp(fl),
         "uringparams": _k_uring_params(fl),
+        "uringregarg": _k_uring_register_arg(fl),
     }

@@ -716,9 +716,8 @@ def _ret_select(timeout_fmt: Callable[[bytes], str | None], deref: bool = True
             f"left {pointer(ev.args[4])}" if ev.args[4] else None)
         if left:
             text += (", " if text else "") + left
-        # strace prints the parentheses whatever they hold: "= 1 ()" when the sets
-        # written back hold no fd (one buffer passed as all three: except's empty set
-        # is written last)
+        # strace 6.1 prints its text whatever it holds: "()" when no set could be read
+        # back (or none has a ready fd) and there is no timeout
         return f"{ev.ret} ({text})"
     return r
 

@@ -25,16 +25,30 @@ from collections.abc import Callable, Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from tracekit._events import CAPF_FAULT, SC_COMPAT, Capture, Syscall
+from tracekit._events import (
+    CAP_BUF,
+    CAP_STRUCT,
+    CAPF_DEREF,
+    CAPF_FAULT,
+    SC_COMPAT,
+    Capture,
+    Syscall,
+)
 from tracekit.decode import flags as F
-from tracekit.decode.captures import capture, capture_out, succeeded
+from tracekit.decode.captures import capture_out, succeeded
 from tracekit.decode.values import format_ifindex, format_sockaddr, pointer, quote, signed
 from tracekit.kernel.syscalls import errno_name
 
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
 
-__all__ = ["format_len_inout", "k_off_in", "k_off_inout", "kinds", "sockopt_name"]
+__all__ = ["SETSOCKOPT_FIXED", "format_len_inout", "k_off_in", "k_off_inout", "kinds",
+           "sockopt_name"]
+
+# setsockopt's value read at its sizes strace reads whatever optlen says (an int, struct
+# ip_mreq and linger, ipv6_mreq, group_req): what shows when optlen runs past the end of
+# the value's mapping and the read of optlen bytes faults
+SETSOCKOPT_FIXED = (4, 8, 20, 136)
 
 
 def _int(data: bytes) -> int | None:
@@ -209,6 +223,21 @@ _SET_STRUCT_OPTS = frozenset({
     "IPV6_LEAVE_ANYCAST"})
 
 
+def _set_capture(ev: Syscall, i: int, fixed: bool) -> Capture | None:
+    """setsockopt's value: its optlen bytes (the CAP_BUF read) or, with ``fixed`` (an
+    option strace reads at its own size) when that read faulted, the longest of the
+    SETSOCKOPT_FIXED reads that did not (the same bytes, fewer of them)."""
+    buf = best = None
+    for c in ev.caps:
+        if c.arg != i or c.flags & (CAPF_FAULT | CAPF_DEREF):
+            continue
+        if c.kind == CAP_BUF:
+            buf = c
+        elif c.kind == CAP_STRUCT and (best is None or len(c.data) > len(best.data)):
+            best = c
+    return buf if buf is not None or not fixed else best
+
+
 def _optval(d: SyscallDecoder, ev: Syscall, i: int, n: int | None, out: bool) -> str:
     """An option value of ``n`` bytes: an int as ``[1]``, SO_LINGER's struct, SO_PEERCRED's
     struct ucred, the membership structs of setsockopt (:func:`_set_struct`), other
@@ -216,17 +245,20 @@ def _optval(d: SyscallDecoder, ev: Syscall, i: int, n: int | None, out: bool) ->
     decoder for."""
     if ev.args[i] == 0:
         return "NULL"
-    cap = capture_out(ev, i) if out else capture(ev, i)
     T = d.flags.tables
     level = T.SOL_LEVELS.get(ev.args[1] & 0xFFFFFFFF)
     so = T.SO_NAMES.get(ev.args[2] & 0xFFFFFFFF) if level == "SOL_SOCKET" else None
     ip = T.IP_SOCKOPTS.get(ev.args[2] & 0xFFFFFFFF) if level == "SOL_IP" else None
+    ip6 = T.IPV6_NAMES.get(ev.args[2] & 0xFFFFFFFF) if level == "SOL_IPV6" else None
+    cap = capture_out(ev, i) if out else _set_capture(
+        ev, i, so in _SET_INT_OPTS or level == "SOL_NETLINK"
+        or (level == "SOL_RAW" and ev.args[2] & 0xFFFFFFFF == 1)       # ICMP_FILTER
+        or bool({so, ip, ip6} & _SET_STRUCT_OPTS))
     if not out and (so in _SET_INT_OPTS or level == "SOL_NETLINK"):
         # an int option: its address when shorter than an int, else the int
         if n is None or n < 4 or cap is None or len(cap.data) < 4:
             return pointer(ev.args[i])
         return f"[{_int_text(T, so, signed(int.from_bytes(cap.data[:4], 'little'), 32))}]"
-    ip6 = T.IPV6_NAMES.get(ev.args[2] & 0xFFFFFFFF) if level == "SOL_IPV6" else None
     if level == "SOL_RAW" and ev.args[2] & 0xFFFFFFFF == 1:        # ICMP_FILTER
         return _icmp_filter(T.ICMP_TYPES, cap, n, ev.args[i])
     packet = T.PACKET_SOCKOPTS.get(ev.args[2] & 0xFFFFFFFF) if level == "SOL_PACKET" else None

@@ -50,7 +50,7 @@ import struct
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from tracekit._events import CAPF_FAULT, Syscall
+from tracekit._events import CAPF_DEREF, CAPF_FAULT, Syscall
 from tracekit.decode import flags as F
 from tracekit.decode.captures import (
     KindFn,
@@ -149,17 +149,21 @@ def nodemask_longs(maxnode: int) -> int:
     return (maxnode + 62) // 64 if maxnode else 0
 
 
-def format_nodemask(data: bytes, maxnode: int, limit: int = _ARRAY_SHOWN) -> str | None:
+def format_nodemask(data: bytes, maxnode: int, limit: int = _ARRAY_SHOWN,
+                    cut: int | None = None) -> str | None:
     """A node mask: its longs as ``%#0*lx`` of width 16 (``0x00000000000001``, 16 zeros
     for 0), at most ``limit`` (strace -s) and as many as the capture holds (32), then
-    ``...``; None without longs or when ``data`` is too short."""
+    ``...``; None without longs or when ``data`` is too short. ``cut``: the memory is
+    unreadable from that address, after ``limit`` longs (``... /* 0x... */``)."""
     n = nodemask_longs(maxnode)
     shown = min(n, limit, NODEMASK_CAP // 8)
-    if not n or len(data) < 8 * shown:
+    if not n or not shown or len(data) < 8 * shown:
         return None
     words = struct.unpack_from(f"<{shown}Q", data)
     parts = [f"{w:#016x}" if w else "0" * 16 for w in words]
-    if n > shown:
+    if cut is not None and n > shown:
+        parts.append(f"... /* {hex(cut)} */")
+    elif n > shown:
         parts.append("...")
     return "[" + ", ".join(parts) + "]"
 
@@ -337,10 +341,25 @@ def _k_user_desc_entry(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 def _k_nodes(*, at_exit: bool, maxnode_arg: int | None = None) -> KindFn:
     def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-        cap = capture_out(ev, i) if at_exit else capture(ev, i)
+        """The mask from the longest of its reads (capture.py _nodemask: maxnode bytes,
+        one and two longs; the same bytes, so the longest that did not fault); ``[]``
+        for maxnode 0 (strace's print_array of no elements)."""
         maxnode = ev.args[i + 1 if maxnode_arg is None else maxnode_arg]
-        text = None if cap is None or not ev.args[i] else \
-            format_nodemask(cap.data, maxnode, elements_shown(d))
+        if at_exit and not succeeded(ev):
+            return pointer(ev.args[i])
+        if ev.args[i] and maxnode == 0:
+            return "[]"
+        caps = [c for c in ev.caps if c.arg == i and not c.flags & CAPF_DEREF]
+        cap = max((c for c in caps if not c.flags & CAPF_FAULT), key=lambda c: len(c.data),
+                  default=None)
+        if cap is None or not ev.args[i]:
+            return pointer(ev.args[i])
+        text = format_nodemask(cap.data, maxnode, elements_shown(d))
+        if text is None and any(c.flags & CAPF_FAULT for c in caps):
+            # a longer read faulted: the mask's memory ends after the longs read
+            # (strace: those, then the address of the first it could not read)
+            text = format_nodemask(cap.data, maxnode, len(cap.data) // 8,
+                                   cut=ev.args[i] + len(cap.data) // 8 * 8)
         return pointer(ev.args[i]) if text is None else text
     return k
 

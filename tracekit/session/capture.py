@@ -69,6 +69,10 @@ from tracekit.decode.structs_aio import (
     IO_URING_PARAMS_SIZE,
     IOCB_BUF_CAP,
     IOCB_SIZE,
+    URING_REG_ARRAYS,
+    URING_REG_BYTES_CAP,
+    URING_REG_HEADS,
+    URING_RSRC_PTRS,
 )
 from tracekit.decode.structs_bpf import (
     BPF_ATTR_CAP,
@@ -94,6 +98,7 @@ from tracekit.decode.structs_ipc import (
     SEMID_DS_SIZE as _SEMID_DS_SIZES,
     SHMID_DS_SIZE,
 )
+from tracekit.decode.structs_net import SETSOCKOPT_FIXED
 from tracekit.decode.structs_perf import PERF_ATTR_HEAD_SIZE
 from tracekit.decode.structs_proc import (
     RUSAGE_SIZE,
@@ -356,6 +361,15 @@ def _iov(arg: str, *, at_exit: bool = False, length: str = "vlen",
     return _Override(arg, CAP_IOV, length, BUF_MAX, elem_cap, at_exit)
 
 
+def _nodemask(arg: str, *, at_exit: bool = False, longs: tuple[int, ...] = (1, 2, 3, 4)
+              ) -> tuple[_Override, ...]:
+    """A NUMA node mask of maxnode bits: maxnode bytes (at least the mask's: NODEMASK_CAP
+    at most), and its first ``longs`` longs (structs_task: the longest read that did not
+    fault wins; one that faulted tells where the mask's memory ends)."""
+    return (_Override(arg, CAP_BUF, "maxnode", NODEMASK_CAP, 0, at_exit),
+            *(_fixed(arg, 8 * n, at_exit=at_exit) for n in longs))
+
+
 def _addr_out(addr: str, addrlen: str) -> tuple[_Override, ...]:
     """A sockaddr the call fills in and its in/out length (accept, getsockname)."""
     return (_fixed(addrlen, 4), _fixed(addrlen, 4, at_exit=True),
@@ -556,6 +570,18 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "io_cancel": (_fixed("iocb", IOCB_SIZE), _fixed("result", IO_EVENT_SIZE, at_exit=True)),
     "io_uring_setup": (_fixed("params", IO_URING_PARAMS_SIZE),
                        _fixed("params", IO_URING_PARAMS_SIZE, at_exit=True)),
+    # io_uring_register's arg, whatever the opcode (the decoder picks): the fixed structs
+    # (32 and 40 bytes: one that ends its mapping is read by the smaller), nr_args bytes
+    # (a *2 struct's size) and arrays of nr_args 4- and 16-byte elements
+    "io_uring_register": (*(_fixed("arg", n) for n in URING_REG_HEADS),
+                          _Override("arg", CAP_BUF, "nr_args", URING_REG_BYTES_CAP, 1),
+                          *(_Override("arg", CAP_BUF, "nr_args", cap, size)
+                            for size, cap in URING_REG_ARRAYS),
+                          # ... and what the rsrc structs' data and tags point to (at 8,
+                          # 16 and 24: register's data 16, tags 24; update2's 8, 16):
+                          # cap bytes, or those up to the end of the array's page
+                          *(_Override("arg", CAP_BUF, None, cap, _ptr_at(at), False,
+                                      SPEC_PTR_AT) for at, cap in URING_RSRC_PTRS)),
     # landlock: a path-beneath rule (packed u64, s32) and a ruleset's handled_access_fs
     "landlock_add_rule": (_fixed("rule_attr", LANDLOCK_PATH_BENEATH_SIZE),),
     "landlock_create_ruleset": (_fixed("attr", LANDLOCK_RULESET_HEAD),),
@@ -591,7 +617,11 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
                 _fd("fd", ret=True)),
     "getsockname": (*_addr_out("usockaddr", "usockaddr_len"), _fd("fd")),
     "getpeername": (*_addr_out("usockaddr", "usockaddr_len"), _fd("fd")),
-    "setsockopt": (_buf("optval", "optlen"), _fd("fd")),
+    # setsockopt: optlen bytes of the value, and the sizes strace reads whatever optlen
+    # says (tracekit/decode/structs_net.py SETSOCKOPT_FIXED: when optlen runs past the
+    # end of the value's mapping)
+    "setsockopt": (_buf("optval", "optlen"), _fd("fd"),
+                   *(_fixed("optval", n) for n in SETSOCKOPT_FIXED)),
     "shutdown": (_fd("fd"),),
     "socketpair": (_fixed("usockvec", 8, at_exit=True), _fd("usockvec", pair=True)),
     "sendfile64": (_fixed("offset", 8), _fixed("offset", 8, at_exit=True)),
@@ -663,8 +693,9 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "timer_gettime": (_fixed("setting", ITIMER_SIZE, at_exit=True),),
     # the mask rt_sigsuspend waits with, read at entry (the call restores the old one)
     "rt_sigsuspend": (_fixed("unewset", SIGSET_SIZE),),
-    # the pending set the call writes (sigsetsize bytes of it, decoded at most 8)
-    "rt_sigpending": (_fixed("uset", SIGSET_SIZE, at_exit=True),),
+    # the pending set the call writes: sigsetsize bytes of it (at most 8), as the kernel
+    # writes them (a set of fewer bytes at the end of its mapping is still read)
+    "rt_sigpending": (_Override("uset", CAP_STRUCT, "sigsetsize", SIGSET_SIZE, 0, True),),
     "rt_sigtimedwait": (_fixed("uthese", SIGSET_SIZE), _fixed("uts", TIMESPEC_SIZE),
                         _fixed("uinfo", SIGINFO_SIZE, at_exit=True)),
     "rt_sigqueueinfo": (_fixed("uinfo", SIGINFO_SIZE),),
@@ -721,13 +752,13 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
                         _fixed("u_info", USER_DESC_SIZE, at_exit=True)),
     "set_thread_area": (_fixed("u_info", USER_DESC_SIZE),),
     # NUMA node masks: up to as many longs as strace shows (maxnode is in bits, so the
-    # read is at least the mask's bytes); get_mempolicy's mode and mask as written
-    "mbind": (_Override("nmask", CAP_BUF, "maxnode", NODEMASK_CAP),),
-    "set_mempolicy": (_Override("nmask", CAP_BUF, "maxnode", NODEMASK_CAP),),
-    "get_mempolicy": (_fixed("policy", 4, at_exit=True),
-                      _Override("nmask", CAP_BUF, "maxnode", NODEMASK_CAP, 0, True)),
-    "migrate_pages": (_Override("old_nodes", CAP_BUF, "maxnode", NODEMASK_CAP),
-                      _Override("new_nodes", CAP_BUF, "maxnode", NODEMASK_CAP)),
+    # read is at least the mask's bytes), and one and two longs (a mask at the end of its
+    # mapping, where maxnode bytes run past it); get_mempolicy's mode and mask as written
+    "mbind": _nodemask("nmask"),
+    "set_mempolicy": _nodemask("nmask"),
+    "get_mempolicy": (_fixed("policy", 4, at_exit=True), *_nodemask("nmask", at_exit=True)),
+    "migrate_pages": (*_nodemask("old_nodes", longs=(1, 2)),
+                      *_nodemask("new_nodes", longs=(1, 2))),
     "modify_ldt": (_fixed("ptr", USER_DESC_SIZE),),
     "getgroups": (_Override("grouplist", CAP_BUF, "ret", GIDS_CAP, 4, True),),
     "setgroups": (_Override("grouplist", CAP_BUF, "gidsetsize", GIDS_CAP, 4),),
