@@ -267,6 +267,17 @@ def test_cmsgs() -> None:
         "[{cmsg_len=16, cmsg_level=0x63 /* SOL_??? */, cmsg_type=0x7}]"
 
 
+def test_scm_rights_fds_are_cut_at_the_string_limit() -> None:
+    """SCM_RIGHTS' fds are strace's print_array: -s of them, then ``...`` (strace 6.1
+    -s 4: ``cmsg_data=[0, 0, 0, 0, ...]`` for 40 fds); all of them under -v. A traced
+    process chooses how many fds it sends."""
+    many = cmsg(1, 1, struct.pack("<6i", *range(6)))
+    ctl = IO.IovElem(ADDR, len(many), many)
+    assert IO.format_cmsgs(ctl, FL, elems_shown=4).endswith("cmsg_data=[0, 1, 2, 3, ...]}]")
+    assert IO.format_cmsgs(ctl, FL, elems_shown=6).endswith("cmsg_data=[0, 1, 2, 3, 4, 5]}]")
+    assert IO.format_cmsgs(ctl, FL).endswith("cmsg_data=[0, 1, 2, 3, 4, 5]}]")
+
+
 def test_socket_outputs(dec: SyscallDecoder) -> None:
     sin = struct.pack("<HH4s8x", 2, 0x5000, bytes([127, 0, 0, 1]))
     caps = (Capture(2, CAP_STRUCT, 0, struct.pack("<i", 128)),

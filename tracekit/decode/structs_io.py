@@ -994,11 +994,13 @@ def _scm_timestamp(name: str, data: bytes, compat: bool) -> str:
 
 
 def format_cmsgs(ctl: IovElem, fl: F.ArchFlags, fd_text: Callable[[int], str] = str, *,
-                 compat: bool = False) -> str:
+                 compat: bool = False, elems_shown: int = 1 << 30) -> str:
     """msg_control as strace: ``[{cmsg_len=20, cmsg_level=SOL_SOCKET,
     cmsg_type=SCM_RIGHTS, cmsg_data=[5]}]``; the address when unreadable; ``...`` when
     more was there than captured. ``compat``: an i386 call's (struct compat_cmsghdr: u32
-    length, 12-byte header, messages 4-aligned; include/net/compat.h)."""
+    length, 12-byte header, messages 4-aligned; include/net/compat.h).
+    ``elems_shown``: SCM_RIGHTS' fds printed before ``...`` (strace's print_array: -s
+    of them, all under -v; :func:`~tracekit.decode.captures.elements_shown`)."""
     T = fl.tables
     hdr, align = (_CMSG32, 3) if compat else (_CMSG, 7)
     if ctl.data is None or ctl.length < hdr.size or len(ctl.data) < hdr.size:
@@ -1023,7 +1025,9 @@ def format_cmsgs(ctl: IovElem, fl: F.ArchFlags, fd_text: Callable[[int], str] = 
                 text += ", cmsg_data=" + _scm_timestamp(tname, data, compat)
             if tname == "SCM_RIGHTS" and len(data) >= 4:
                 fds = struct.unpack_from(f"<{len(data) // 4}i", data)
-                text += ", cmsg_data=[" + ", ".join(fd_text(f) for f in fds) + "]"
+                shown = [fd_text(f) for f in fds[:elems_shown]]
+                text += ", cmsg_data=[" + ", ".join(
+                    shown + ["..."] * (len(fds) > elems_shown)) + "]"
             elif tname == "SCM_CREDENTIALS" and len(data) >= 12:
                 pid, uid, gid = struct.unpack_from("<iII", data)
                 text += f", cmsg_data={{pid={pid}, uid={uid}, gid={gid}}}"
@@ -1095,7 +1099,8 @@ def format_msghdr(d: SyscallDecoder, ev: Syscall, got: tuple[tuple[int, ...], Io
              f"msg_iovlen={iovlen}"]
     if controllen:
         parts.append("msg_control=" + format_cmsgs(ctl, fl, lambda fd: d.fd_text(ev.tgid, fd),
-                                                   compat=compat))
+                                                   compat=compat,
+                                                   elems_shown=elements_shown(d)))
     parts += [f"msg_controllen={controllen}",
               f"msg_flags={_bits(fl.tables.MSG_FLAGS, mflags & 0xFFFFFFFF)}"]
     return "{" + ", ".join(parts) + "}"
