@@ -179,3 +179,33 @@ def test_sendto_decodes_on_a_netlink_socket_only(dec: SyscallDecoder) -> None:
     text = args(dec, generic)
     assert text.startswith("3, [{nlmsg_len=24, nlmsg_type="), text
     assert 'nlmsg_seq=7, nlmsg_pid=0}, "\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00"]' in text, text
+
+
+def test_fields_as_strace_prints_them_found_by_fuzzing() -> None:
+    """Messages of tests/decode/test_netlink_fuzz.py's strategies sent with sendto by a
+    real process and traced by strace 6.1 and tracekit (in a network namespace of their
+    own): where the two differed. strace's decode_nla_ip_proto reads every byte of the
+    attribute (up to 8): INET_DIAG_PROTOCOL 0 is IPPROTO_IP, 3 bytes "tun" are
+    0x6e7574 /* IPPROTO_??? */ (FRA_IP_PROTO as well); netlink_diag_msg's state is
+    NETLINK_UNCONNECTED / NETLINK_CONNECTED, not a TCP state; unix_diag_vfs prints its
+    dev first, as a makedev(); ifaddrlblmsg's flags are decimal."""
+    sockid = bytes(48)
+    tail = struct.pack("<IIIII", 0, 0, 0, 0, 0)
+    inet = msg(20, struct.pack("<BBBB", 2, 1, 0, 0) + sockid + tail
+               + nla(10, b"\0\0") + nla(10, b"tun"), flags=2)
+    text = decode_netlink(inet, len(inet), SOCK_DIAG, FL, 32)
+    assert "[{nla_len=6, nla_type=INET_DIAG_PROTOCOL}, IPPROTO_IP]" in text, text
+    assert "[{nla_len=7, nla_type=INET_DIAG_PROTOCOL}, 0x6e7574 /* IPPROTO_??? */]" in text
+    nl = msg(20, struct.pack("<BBBBIIIIII", 16, 3, 0, 0, 0, 0, 0, 0, 0, 0), flags=2)
+    assert "ndiag_state=NETLINK_UNCONNECTED," in decode_netlink(nl, len(nl), SOCK_DIAG, FL, 32)
+    nl = msg(20, struct.pack("<BBBBIIIIII", 16, 3, 0, 1, 0, 0, 0, 0, 0, 0), flags=2)
+    assert "ndiag_state=NETLINK_CONNECTED," in decode_netlink(nl, len(nl), SOCK_DIAG, FL, 32)
+    unix = msg(20, struct.pack("<BBBxIII", 1, 1, 1, 9, 0, 0)
+               + nla(1, struct.pack("<II", 4105438401, 592720247)), flags=2)
+    assert ("[{nla_len=12, nla_type=UNIX_DIAG_VFS}, {udiag_vfs_dev=makedev(0x431, 0x23577), "
+            "udiag_vfs_ino=4105438401}]") in decode_netlink(unix, len(unix), SOCK_DIAG, FL, 32)
+    lbl = msg(72, struct.pack("<BxBBII", 10, 90, 165, 0, 3))
+    assert "ifal_prefixlen=90, ifal_flags=165, " in decode_netlink(lbl, len(lbl), ROUTE, FL, 32)
+    rule = msg(32, struct.pack("<BBBBBxxBI", 2, 0, 0, 0, 0, 0, 0) + nla(22, b"\x06\0"))
+    assert "[{nla_len=6, nla_type=FRA_IP_PROTO}, IPPROTO_TCP]" in decode_netlink(
+        rule, len(rule), ROUTE, FL, 32)

@@ -54,6 +54,7 @@ from typing import TYPE_CHECKING
 from tracekit._events import SC_NORETURN, SC_UNFINISHED, Syscall, fd_descs
 from tracekit.decode import flags as F
 from tracekit.decode.captures import capture
+from tracekit.decode.structs_fs import makedev
 from tracekit.decode.values import eth_protocol, format_ifindex, quote, signed
 from tracekit.kernel.sockdiag import foreign_netns, genl_families
 from tracekit.kernel.syscalls import errno_name
@@ -426,10 +427,13 @@ def _flag_attr(table: str, dflt: str, size: int = 4) -> Nla:
 
 
 def _xval_attr(table: str, dflt: str | None, size: int = 4) -> Nla:
+    """strace's decode_nla_xval: a value of ``size`` bytes, or (``size`` 0, as
+    decode_nla_ip_proto) of all the attribute's bytes, up to 8."""
     def dec(c: _Ctx, off: int, n: int) -> str | None:
         if n < size or n > 8:
             return None
-        return _xval(getattr(c.T, table), int.from_bytes(c.take(off, size), "little"), dflt)
+        v = int.from_bytes(c.take(off, size or n), "little")
+        return _xval(getattr(c.T, table), v, dflt)
     return dec
 
 
@@ -1449,7 +1453,7 @@ def _fra(family: int) -> dict[str, Nla]:
             "FRA_TABLE": _xval_attr("RT_TABLES", None), "FRA_FWMASK": _u32,
             "FRA_L3MDEV": _u8, "FRA_UID_RANGE": _range("<II"),
             "FRA_PROTOCOL": _xval_attr("RTPROT_TYPES", "RTPROT_???", 1),
-            "FRA_IP_PROTO": _xval_attr("IP_PROTOCOLS", "IPPROTO_???", 1),
+            "FRA_IP_PROTO": _xval_attr("IP_PROTOCOLS", "IPPROTO_???", 0),
             "FRA_SPORT_RANGE": _range("<HH"), "FRA_DPORT_RANGE": _range("<HH")}
 
 
@@ -1577,7 +1581,7 @@ def _ifaddrlblmsg(c: _Ctx, family: int, off: int, n: int) -> str:
     if n < _IFADDRLBLMSG.size:
         return text + "...}"
     _, plen, fl, index, seq = _IFADDRLBLMSG.unpack(c.take(off, _IFADDRLBLMSG.size))
-    text += (f"ifal_prefixlen={plen}, ifal_flags={hex(fl) if fl else 0}, "
+    text += (f"ifal_prefixlen={plen}, ifal_flags={fl}, "
              f"ifal_index={format_ifindex(index)}, ifal_seq={seq}}}")
     if n > _IFADDRLBLMSG.size:
         text += ", " + _attrs(c, off + _IFADDRLBLMSG.size, n - _IFADDRLBLMSG.size,
@@ -1851,7 +1855,8 @@ _INET_DIAG: dict[str, Nla] = {
                                            "idiag_tmem")),
     "INET_DIAG_CONG": _nla_str, "INET_DIAG_TOS": _u8, "INET_DIAG_TCLASS": _u8,
     "INET_DIAG_SKMEMINFO": _meminfo, "INET_DIAG_SHUTDOWN": _shutdown,
-    "INET_DIAG_PROTOCOL": _u8, "INET_DIAG_SKV6ONLY": _u8, "INET_DIAG_MARK": _u32,
+    "INET_DIAG_PROTOCOL": _xval_attr("IP_PROTOCOLS", "IPPROTO_???", 0),
+    "INET_DIAG_SKV6ONLY": _u8, "INET_DIAG_MARK": _u32,
     "INET_DIAG_CLASS_ID": _u32, "INET_DIAG_CGROUP_ID": _u64, "INET_DIAG_SOCKOPT": _sockopt,
 }
 
@@ -1886,9 +1891,18 @@ def _unix_req(c: _Ctx, off: int, n: int) -> str:
             f"udiag_cookie=[{ck0}, {ck1}]}}")
 
 
+def _unix_vfs(c: _Ctx, off: int, n: int) -> str | None:
+    """struct unix_diag_vfs (ino, then dev) as strace prints it: the dev first, as a
+    makedev()."""
+    if n < 8:
+        return None
+    ino, dev = struct.unpack("<II", c.take(off, 8))
+    return f"{{udiag_vfs_dev={makedev(dev)}, udiag_vfs_ino={ino}}}"
+
+
 _UNIX_DIAG: dict[str, Nla] = {
     "UNIX_DIAG_NAME": _nla_str,
-    "UNIX_DIAG_VFS": _struct_u("<II", ("udiag_vfs_ino", "udiag_vfs_dev")),
+    "UNIX_DIAG_VFS": _unix_vfs,
     "UNIX_DIAG_PEER": _u32,
     "UNIX_DIAG_RQLEN": _struct_u("<II", ("udiag_rqueue", "udiag_wqueue")),
     "UNIX_DIAG_MEMINFO": _meminfo, "UNIX_DIAG_SHUTDOWN": _shutdown, "UNIX_DIAG_UID": _u32,
@@ -1914,6 +1928,8 @@ _NETLINK_REQ = struct.Struct("<BBxxIIII")     # struct netlink_diag_req
 _NETLINK_MSG = struct.Struct("<BBBBIIIIII")   # struct netlink_diag_msg
 _PACKET_REQ = struct.Struct("<BBxxIIII")      # struct packet_diag_req
 _NDIAG_PROTO_ALL = 255
+# netlink_diag_msg's ndiag_state (net/netlink/af_netlink.h), not a TCP state
+_NETLINK_STATES = {0: "NETLINK_UNCONNECTED", 1: "NETLINK_CONNECTED"}
 
 
 def _netlink_req(c: _Ctx, off: int, n: int) -> str:
@@ -1970,7 +1986,7 @@ def _netlink_msg(c: _Ctx, off: int, n: int) -> str:
         c.take(off, _NETLINK_MSG.size))
     text += (f"ndiag_type={_xval(T.SOCK_TYPES, stype, 'SOCK_???')}, "
              f"ndiag_protocol={_xval(T.NETLINK_PROTOCOLS, proto, 'NETLINK_???')}, "
-             f"ndiag_state={_xval(T.TCP_STATES, state, 'NETLINK_???')}, "
+             f"ndiag_state={_xval(_NETLINK_STATES, state, 'NETLINK_???')}, "
              f"ndiag_portid={portid}, ndiag_dst_portid={dport}, ndiag_dst_group={dgroup}, "
              f"ndiag_ino={ino}, ndiag_cookie=[{ck0}, {ck1}]}}")
     if n > _NETLINK_MSG.size:
