@@ -187,7 +187,8 @@ def test_fields_as_strace_prints_them_found_by_fuzzing() -> None:
     own): where the two differed. strace's decode_nla_ip_proto reads every byte of the
     attribute (up to 8): INET_DIAG_PROTOCOL 0 is IPPROTO_IP, 3 bytes "tun" are
     0x6e7574 /* IPPROTO_??? */ (FRA_IP_PROTO as well); netlink_diag_msg's state is
-    NETLINK_UNCONNECTED / NETLINK_CONNECTED, not a TCP state; unix_diag_vfs prints its
+    NETLINK_UNCONNECTED, NETLINK_CONNECTED or TCP_CLOSE, no other TCP state (strace 6.1
+    measured: 2 is 0x2 /* NETLINK_??? */); unix_diag_vfs prints its
     dev first, as a makedev(); ifaddrlblmsg's flags are decimal."""
     sockid = bytes(48)
     tail = struct.pack("<IIIII", 0, 0, 0, 0, 0)
@@ -198,8 +199,10 @@ def test_fields_as_strace_prints_them_found_by_fuzzing() -> None:
     assert "[{nla_len=7, nla_type=INET_DIAG_PROTOCOL}, 0x6e7574 /* IPPROTO_??? */]" in text
     nl = msg(20, struct.pack("<BBBBIIIIII", 16, 3, 0, 0, 0, 0, 0, 0, 0, 0), flags=2)
     assert "ndiag_state=NETLINK_UNCONNECTED," in decode_netlink(nl, len(nl), SOCK_DIAG, FL, 32)
-    nl = msg(20, struct.pack("<BBBBIIIIII", 16, 3, 0, 1, 0, 0, 0, 0, 0, 0), flags=2)
-    assert "ndiag_state=NETLINK_CONNECTED," in decode_netlink(nl, len(nl), SOCK_DIAG, FL, 32)
+    for state, want in ((1, "NETLINK_CONNECTED"), (7, "TCP_CLOSE"),
+                        (2, "0x2 /* NETLINK_??? */"), (10, "0xa /* NETLINK_??? */")):
+        nl = msg(20, struct.pack("<BBBBIIIIII", 16, 3, 0, state, 0, 0, 0, 0, 0, 0), flags=2)
+        assert f"ndiag_state={want}," in decode_netlink(nl, len(nl), SOCK_DIAG, FL, 32)
     unix = msg(20, struct.pack("<BBBxIII", 1, 1, 1, 9, 0, 0)
                + nla(1, struct.pack("<II", 4105438401, 592720247)), flags=2)
     assert ("[{nla_len=12, nla_type=UNIX_DIAG_VFS}, {udiag_vfs_dev=makedev(0x431, 0x23577), "
@@ -209,3 +212,15 @@ def test_fields_as_strace_prints_them_found_by_fuzzing() -> None:
     rule = msg(32, struct.pack("<BBBBBxxBI", 2, 0, 0, 0, 0, 0, 0) + nla(22, b"\x06\0"))
     assert "[{nla_len=6, nla_type=FRA_IP_PROTO}, IPPROTO_TCP]" in decode_netlink(
         rule, len(rule), ROUTE, FL, 32)
+
+
+def test_a_string_attribute_cut_at_a_nul_ends_without_dots() -> None:
+    """strace 6.1 -s 4 on a UNIX_DIAG_NAME of 8 NULs prints ``"\\0\\0\\0"``: the last of
+    the -s bytes shown is a NUL, omitted, and no ``...`` (found by the fuzz strategies
+    under strace); a NUL-less cut still ends with ``...``."""
+    head = struct.pack("<BBBxIII", 1, 1, 1, 9, 0, 0)
+    for data, want in ((bytes(8), '"\\0\\0\\0"]'), (b"ab\0cdefg", '"ab\\0c"...]'),
+                       (b"abc\0efgh", '"abc"]')):
+        m = msg(20, head + nla(0, data), flags=2)
+        text = decode_netlink(m, len(m), SOCK_DIAG, FL, 4)
+        assert text.endswith(f"UNIX_DIAG_NAME}}, {want}]"), text

@@ -385,10 +385,12 @@ def _nla_str(c: _Ctx, off: int, n: int) -> str:
     strings print in hex (-x: the NUL is a byte that asks for hex; -xx), strace 6.1
     keeps the NUL as any other byte, and adds ``...``: ``"\x6c\x6f\x00"...``, or
     ``"\x6c\x6f"...`` with -s 2. The NUL too must be within -s bytes: ``"lo"...``
-    with -s 2."""
+    with -s 2. strace omits the last byte shown when it is a NUL, the string cut at -s
+    or not, and then prints no ``...`` (string_quote's QUOTE_OMIT_TRAILING_0: 8 NULs
+    with -s 4 print as three NULs, no dots)."""
     shown = min(n, c.limit)
     data = c.take(off, shown)
-    if shown == n and data.endswith(b"\0") and not c.hex_strings:
+    if data.endswith(b"\0") and not c.hex_strings:
         return quote(data[:-1])
     return quote(data, more=True)
 
@@ -1928,8 +1930,10 @@ _NETLINK_REQ = struct.Struct("<BBxxIIII")     # struct netlink_diag_req
 _NETLINK_MSG = struct.Struct("<BBBBIIIIII")   # struct netlink_diag_msg
 _PACKET_REQ = struct.Struct("<BBxxIIII")      # struct packet_diag_req
 _NDIAG_PROTO_ALL = 255
-# netlink_diag_msg's ndiag_state (net/netlink/af_netlink.h), not a TCP state
-_NETLINK_STATES = {0: "NETLINK_UNCONNECTED", 1: "NETLINK_CONNECTED"}
+# netlink_diag_msg's ndiag_state as strace 6.1 names it (its netlink_states: the two of
+# linux/netlink.h and TCP_CLOSE, which af_netlink gives a socket released; measured:
+# 2 is 0x2 /* NETLINK_??? */, 10 0xa /* NETLINK_??? */)
+_NETLINK_STATES = {0: "NETLINK_UNCONNECTED", 1: "NETLINK_CONNECTED", 7: "TCP_CLOSE"}
 
 
 def _netlink_req(c: _Ctx, off: int, n: int) -> str:
