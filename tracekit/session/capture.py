@@ -568,7 +568,7 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     # SPEC_DEREF), in this order (the decoder takes them so)
     # (SPEC_DEREF), then what pointers further in point to (SPEC_PTR_AT): BPF_PROG_LOAD's
     # license (at 16) and log_buf (at 32, log_size at 28), BPF_BTF_LOAD's bytes (at 0,
-    # btf_size at 16)
+    # btf_size at 16), BPF_TASK_FD_QUERY's buf (at exit)
     "bpf": (_Override("uattr", CAP_STRUCT, "size", BPF_ATTR_CAP),
             _Override("uattr", CAP_STRUCT, None, 8 + BPF_ATTR_STR_CAP, 8, False, SPEC_DEREF),
             _Override("uattr", CAP_STR, None, BPF_PTR_STR_CAP, _ptr_at(16, 5), False,
@@ -576,6 +576,9 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
             _Override("uattr", CAP_STR, 28, BPF_PTR_BUF_CAP, _ptr_at(32, 5), False,
                       SPEC_PTR_AT),
             _Override("uattr", CAP_BUF, 16, BPF_PTR_BUF_CAP, _ptr_at(0, 18), False,
+                      SPEC_PTR_AT),
+            # BPF_TASK_FD_QUERY's buf (at 16, buf_len at 12) as the call left it
+            _Override("uattr", CAP_STR, 12, BPF_PTR_BUF_CAP, _ptr_at(16, 20), True,
                       SPEC_PTR_AT),
             _Override("uattr", CAP_STRUCT, "size", BPF_ATTR_OUT_CAP, at_exit=True)),
     # recvmmsg: the first MMSG_N messages as the call filled them, the timeout it reads
