@@ -165,7 +165,11 @@ def test_sweep_bpf_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             'flags=0, buf_len=8, buf="probe", prog_id=4, fd_type=BPF_FD_TYPE_RAW_TRACEPOINT, ',
             'buf_len=40, buf="' + "x" * 32 + '"..., prog_id=4, ', 'buf_len=3, buf="xxx"..., ',
             "buf=0xfffffffffffff000, prog_id=4, fd_type=0x9 /* BPF_FD_TYPE_??? */, "
-            "probe_offset=0, probe_addr=0x1234}}, 144) = -1 EBADF"):
+            "probe_offset=0, probe_addr=0x1234}}, 144) = -1 EBADF",
+            'numa_node=4294967295 /* NUMA_NO_NODE */, map_name="", '
+            'map_ifindex=if_nametoindex("lo")}, 48) = -1 ',
+            'prog_flags=BPF_F_STRICT_ALIGNMENT|0x20, prog_name="", '
+            'prog_ifindex=if_nametoindex("lo")}, 68) = -1 '):
         assert want in text, want
 
 

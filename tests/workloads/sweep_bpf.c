@@ -408,6 +408,15 @@ static void edges(void) {
     bpf(BPF_MAP_CREATE, &a, 6);
     a.map_type = 0x3e7;
     bpf(BPF_MAP_CREATE, &a, sizeof a);
+    /* NUMA_NO_NODE, an ifindex of lo (offload to lo: EINVAL), prog_flags 0x20 (a flag
+     * strace 6.1 does not name) of a program of no instructions (E2BIG) */
+    memset(&a, 0, sizeof a);
+    a.map_type = BPF_MAP_TYPE_ARRAY, a.key_size = 4, a.value_size = 4, a.max_entries = 1;
+    a.map_flags = BPF_F_NUMA_NODE, a.numa_node = 0xffffffff, a.map_ifindex = 1;
+    bpf(BPF_MAP_CREATE, &a, 48);
+    memset(&a, 0, sizeof a);
+    a.prog_type = 0x3e7, a.prog_flags = 0x21, a.prog_ifindex = 1;
+    bpf(BPF_PROG_LOAD, &a, 68);
 }
 
 int main(void) {
