@@ -1404,6 +1404,7 @@ def ret_kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, s
 # struct clone_args (include/uapi/linux/sched.h): 11 u64 fields, 88 bytes (64 in its
 # first version, CLONE_ARGS_SIZE_VER0)
 CLONE_ARGS_SIZE = 88
+CLONE_ARGS_CAP = 4096       # a larger size: strace reads the bytes past 88 up to a page
 _CLONE_ARGS = ("flags", "pidfd", "child_tid", "parent_tid", "exit_signal", "stack",
                "stack_size", "tls", "set_tid", "set_tid_size", "cgroup")
 
@@ -1415,15 +1416,16 @@ def _clone3(d: SyscallDecoder, ev: Syscall) -> list[str]:
     new task's tid, which the call also returns)."""
     fl = d.flags
     size = ev.args[1]
-    cap = _readable(capture(ev, 0))
-    if cap is None or len(cap.data) < 64:
+    caps = [c for c in ev.caps if c.arg == 0 and not c.flags & CAPF_DEREF]
+    cap = _readable(caps[0] if caps else None)
+    if cap is None or len(cap.data) < 64 or size < 64:
         return [pointer(ev.args[0]), str(size)]
-    data = cap.data.ljust(CLONE_ARGS_SIZE, b"\0")[:CLONE_ARGS_SIZE]
+    data = cap.data[:min(size, CLONE_ARGS_SIZE)].ljust(CLONE_ARGS_SIZE, b"\0")
     a = dict(zip(_CLONE_ARGS, struct.unpack_from("<11Q", data), strict=True))
     names = {n: v for v, n in fl.tables.CLONE_FLAGS}
     flags = a["flags"]
     text = fl.clone3_flags(flags)
-    if flags and not any(flags & v == v for v in names.values()):
+    if flags and text.startswith("0x"):         # no bit of it named
         text = f"{flags:#x} /* CLONE_??? */"
     out = [f"flags={text}"]
     if flags & names["CLONE_PIDFD"]:
@@ -1439,11 +1441,24 @@ def _clone3(d: SyscallDecoder, ev: Syscall) -> list[str]:
         out.append(f"tls={pointer(a['tls'])}")
     if a["set_tid"] or a["set_tid_size"]:
         out += [f"set_tid={pointer(a['set_tid'])}", f"set_tid_size={a['set_tid_size']}"]
-    if flags & names.get("CLONE_INTO_CGROUP", 0) and size >= CLONE_ARGS_SIZE:
+    if size > CLONE_ARGS_SIZE - 8 and (a["cgroup"] or flags & names["CLONE_INTO_CGROUP"]):
         out.append(f"cgroup={a['cgroup']}")
+    if size > CLONE_ARGS_SIZE:
+        # what a larger size passes, up to a page: its nonzero bytes, ``???`` when
+        # unreadable (strace reads it apart from the struct)
+        whole = _readable(caps[-1])
+        end = min(size, CLONE_ARGS_CAP)
+        if len(caps) < 2:
+            pass                    # a record without the read (an older recording)
+        elif whole is None or len(whole.data) < end:
+            out.append("???")
+        elif any(tail := whole.data[CLONE_ARGS_SIZE:end]):
+            out.append(f"/* bytes {CLONE_ARGS_SIZE}..{end - 1} */ "
+                       + quote(tail, limit=d.string_limit, force_hex=True))
     text = "{" + ", ".join(out) + "}"
     if succeeded(ev) and ev.ret > 0 and flags & names["CLONE_PARENT_SETTID"]:
-        text += f" => {{parent_tid=[{ev.ret}]}}"
+        tid = a["parent_tid"]
+        text += f" => {{parent_tid={f'[{ev.ret}]' if tid else 'NULL'}}}"
     return [text, str(size)]
 
 

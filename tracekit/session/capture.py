@@ -58,6 +58,7 @@ from tracekit._events import (
 )
 from tracekit.decode.argspec import SAME_LAYOUT32
 from tracekit.decode.ops import (
+    CLONE_ARGS_CAP,
     CLONE_ARGS_SIZE,
     FLOCK32_SIZE,
     FLOCK_SIZE,
@@ -83,6 +84,7 @@ from tracekit.decode.structs_fs import (
     FILE_HANDLE_SIZE,
     LANDLOCK_PATH_BENEATH_SIZE,
     LANDLOCK_RULESET_HEAD,
+    OPEN_HOW_SIZE,
     UTIMBUF_SIZE,
 )
 from tracekit.decode.structs_io import EPOLL_EVENT_SIZES, IOCTL_ARGS, IOCTL_STRUCT_CAP
@@ -480,8 +482,11 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     **{name: (_str("pathname"), _buf("list", "ret", at_exit=True))
        for name in ("listxattr", "llistxattr")},
     "flistxattr": (_buf("list", "ret", at_exit=True),),
-    # openat2's struct open_how, as many bytes as its size says (up to OPEN_HOW_CAP)
-    "openat2": (_str("filename"), _Override("how", CAP_STRUCT, "usize", OPEN_HOW_CAP)),
+    # openat2's struct open_how (24 bytes), then as many bytes as its size says (up to
+    # OPEN_HOW_CAP): strace reads the two apart, and prints the struct with ``???``
+    # when what follows it is unreadable
+    "openat2": (_str("filename"), _Override("how", CAP_STRUCT, "usize", OPEN_HOW_SIZE),
+                _Override("how", CAP_STRUCT, "usize", OPEN_HOW_CAP)),
     # struct file_handle: its handle_bytes as set at entry, the handle written at exit
     # (EOVERFLOW writes handle_bytes too); the mount id written
     "name_to_handle_at": (_str("name"), _fixed("handle", 4),
@@ -603,7 +608,10 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     # calls whose arguments follow their operation (tracekit/decode/ops.py): what each
     # operation may read or write, the decoder picks by the operation
     "futex": (_fixed("utime", TIMESPEC_SIZE),),
-    "clone3": (_Override("uargs", CAP_STRUCT, "size", CLONE_ARGS_SIZE),),
+    # clone3's struct clone_args (up to its 88 bytes), then up to a page of it (what a
+    # larger size passes: its nonzero bytes, or ``???`` when unreadable)
+    "clone3": (_Override("uargs", CAP_STRUCT, "size", CLONE_ARGS_SIZE),
+               _Override("uargs", CAP_STRUCT, "size", CLONE_ARGS_CAP)),
     # kcmp's idx2 is KCMP_EPOLL_TFD's struct kcmp_epoll_slot (another type's number reads
     # as unreadable memory and prints as the number it is)
     "kcmp": (_fixed("idx2", KCMP_EPOLL_SLOT_SIZE),),
