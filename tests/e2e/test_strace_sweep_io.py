@@ -104,6 +104,10 @@ def test_sweep_io_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             "disabled=1, freq=1, precise_ip=2 /* requested to have 0 skid */, mmap2=1, "
             "sigtrap=1, ...}",
             "size=0xc8 /* PERF_ATTR_SIZE_??? */, config=0x63 /* PERF_COUNT_SW_??? */,",
+            # E2BIG: the size the kernel wrote back, read again at exit
+            "perf_event_open({type=PERF_TYPE_SOFTWARE, size=0xa0 /* PERF_ATTR_SIZE_??? */ => ",
+            "size=0x88 /* PERF_ATTR_SIZE_??? */, config=0x1<<24|PERF_COUNT_HW_CACHE_RESULT_MISS"
+            "<<16|PERF_COUNT_HW_CACHE_OP_PREFETCH<<8|PERF_COUNT_HW_CACHE_DTLB, ",
             "landlock_add_rule(-1, 0x63 /* LANDLOCK_RULE_??? */, 0x1, 0x1) = -1 EINVAL",
             "landlock_restrict_self(-1, 0x100) = -1 EINVAL",
             "landlock_add_rule(-1, LANDLOCK_RULE_PATH_BENEATH, {allowed_access="

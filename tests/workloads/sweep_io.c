@@ -273,6 +273,19 @@ static void refused_calls(long hi) {
     syscall(SYS_perf_event_open, &pa, 0L, -1L, -1L, 0x100L);
     pa.size = 200, pa.config = 99;
     syscall(SYS_perf_event_open, &pa, 0L, -1L, -1L, 0x100L);
+    {
+        /* a size past the struct the kernel knows, a byte there not 0: E2BIG, and the
+         * kernel writes its own size back (size=0xa0 => ...); a cache config with bits
+         * 24..31 (no field of it) */
+        struct { struct perf_event_attr a; unsigned char more[64]; } big;
+
+        memset(&big, 0, sizeof big);
+        big.a.type = PERF_TYPE_SOFTWARE, big.a.size = 0xa0;
+        ((unsigned char *)&big)[0x98] = 1;
+        syscall(SYS_perf_event_open, &big, 0L, -1L, -1L, 0L);
+        big.a.type = PERF_TYPE_HW_CACHE, big.a.config = 0x1010203;
+        syscall(SYS_perf_event_open, &big, 0L, -1L, -1L, 0x100L);     /* EINVAL */
+    }
 
     syscall(SYS_landlock_add_rule, -1L, LANDLOCK_RULE_PATH_BENEATH, NULL, 0L);
     syscall(SYS_landlock_add_rule, -1L, 99L, BAD, 1L);

@@ -566,7 +566,9 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "landlock_create_ruleset": (_fixed("attr", LANDLOCK_RULESET_HEAD),),
     # perf_event_open: the head of its struct perf_event_attr (what strace prints
     # without -v: tracekit/decode/structs_perf.py)
-    "perf_event_open": (_fixed("attr_uptr", PERF_ATTR_HEAD_SIZE),),
+    "perf_event_open": (_fixed("attr_uptr", PERF_ATTR_HEAD_SIZE),
+                        # type and size at exit: E2BIG writes the size the kernel knows
+                        _fixed("attr_uptr", 8, at_exit=True)),
     # bpf: its union bpf_attr up to the size argument, as the call reads it and as it
     # wrote fields back (info_len, next_id, a batch's count): tracekit/decode/structs_bpf.py
     # and the first word's string (OBJ_PIN/OBJ_GET's pathname, RAW_TRACEPOINT_OPEN's name:
