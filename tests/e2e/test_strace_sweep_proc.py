@@ -48,6 +48,10 @@ def test_sweep_proc_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             "96) = -1 E2BIG",
             "clone3({flags=0, exit_signal=0, stack=NULL, stack_size=0, ???}, 96) = -1 EFAULT",
             "exit_signal=SIGCHLD, stack=NULL, stack_size=0} => {parent_tid=NULL}, 88) = ",
+            # kexec_file_load's command line, its length the argument before it
+            'kexec_file_load(-1, -1, 42, "console=ttyS0 tracekit-sweep-com"..., 0) = -1 ',
+            'kexec_file_load(-1, -1, 7, "console", 0) = -1 ',
+            "kexec_file_load(-1, -1, 0, NULL, 0) = -1 ",
             "set_mempolicy_home_node(NULL, 0, 18446744073709551614, 0xfffffffffffffffc) = -1",
             "sched_getparam(0, [0]) = 0", "], NULL, [0, -ENOENT], 0) = 0",
             "move_pages(0, 0, [], NULL, [], 0) = 0", ", -ENOENT, ...], 0) = 0",

@@ -408,6 +408,26 @@ static void system_calls(long hi) {
     syscall(SYS_quotactl, QCMD(Q_XQUOTARM, USRQUOTA), "nonexistent", 5L, &xrm);
     syscall(SYS_quotactl, QCMD(Q_XSETQLIM, PRJQUOTA), "nonexistent", 5L, &xd);
     syscall(SYS_quotactl, QCMD(Q_XGETQUOTA, USRQUOTA), "nonexistent", 5L, &xd);
+    {
+        /* each struct at a page's end: readable at its own size only */
+        long pg = sysconf(_SC_PAGESIZE);
+        char *m = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                       -1, 0);
+
+        if (m != MAP_FAILED) {
+            munmap(m + pg, pg);
+            memcpy(m + pg - sizeof dq, &dq, sizeof dq);
+            syscall(SYS_quotactl, QCMD(Q_SETQUOTA, GRPQUOTA), "nonexistent", 6L,
+                    m + pg - sizeof dq);
+            memcpy(m + pg - sizeof di, &di, sizeof di);
+            syscall(SYS_quotactl, QCMD(Q_SETINFO, GRPQUOTA), "nonexistent", 6L,
+                    m + pg - sizeof di);
+            memcpy(m + pg - sizeof xon, &xon, sizeof xon);
+            syscall(SYS_quotactl, QCMD(Q_XQUOTAON, GRPQUOTA), "nonexistent", 6L,
+                    m + pg - sizeof xon);
+            munmap(m, pg);
+        }
+    }
     syscall(SYS_quotactl, QCMD(0x10, USRQUOTA), "nonexistent", 5L, &xd);
     syscall(SYS_quotactl, QCMD(0, 3), "nonexistent", 5L, &xd);
     syscall(SYS_statfs, ".", buf);

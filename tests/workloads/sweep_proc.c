@@ -775,7 +775,18 @@ static void clone3_calls(void) {
     munmap(m, pg);
 }
 
+/* kexec_file_load of fd -1 (EBADF, or EPERM where kexec is locked down): nothing is
+ * loaded (no KEXEC_FILE_UNLOAD either); its command line, as long as its length says */
+static void kexec_calls(void) {
+    static const char cmdline[] = "console=ttyS0 tracekit-sweep-command-line";
+
+    syscall(SYS_kexec_file_load, -1L, -1L, (long)sizeof cmdline, cmdline, 0L);
+    syscall(SYS_kexec_file_load, -1L, -1L, 7L, cmdline, 0L);
+    syscall(SYS_kexec_file_load, -1L, -1L, 0L, NULL, 0L);
+}
+
 int main(void) {
+    kexec_calls();
     clone3_calls();
     scheduling();
     sched_attr();

@@ -266,6 +266,16 @@ def k_bufw(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return text
 
 
+def k_bufprev(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """A buffer whose length is the previous argument (kexec_file_load's cmdline, as
+    strace's printstrn prints it: -s bytes, then ``...``); its address when unread."""
+    cap = capture(ev, i) if ev.args[i] and i > 0 else None
+    n = ev.args[i - 1] if i > 0 else 0
+    if cap is None or len(cap.data) < min(n, d.string_limit):
+        return pointer(ev.args[i])
+    return quote(cap.data[:n], limit=d.string_limit, more=len(cap.data) < n)
+
+
 _NEW_UTS_LEN = 64     # include/uapi/linux/utsname.h: the longest host or domain name
 
 
@@ -606,7 +616,8 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         "parr2": _k_parr_arg(2),
         "fd": k_fd, "newfd": k_newfd, "pidfdfd": k_pidfdfd, "dirfd": k_dirfd,
         "off64": k_off64, "loff_out": k_loff_out,
-        "path": k_path, "str": k_str, "strr": k_bufr, "bufw": k_bufw, "bufr": k_bufr,
+        "path": k_path, "str": k_str, "strr": k_bufr, "bufw": k_bufw, "bufprev": k_bufprev,
+        "bufr": k_bufr,
         "utsname_in": k_utsname_in,
         "bufrx": k_bufrx, "bufrn": k_bufrn, "argv": k_argv, "envp": k_envp, "sockaddr": k_sockaddr,
         "timespec": k_timespec, "omode": k_omode, "proto": k_proto,

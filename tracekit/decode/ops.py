@@ -931,8 +931,13 @@ def _syslog(d: SyscallDecoder, ev: Syscall) -> list[str]:
 
 # quotactl's data (include/uapi/linux/quota.h, dqblk_xfs.h): struct if_dqblk and
 # if_nextdqblk (eight u64, dqb_valid, if_nextdqblk's dqb_id: 72 bytes either way),
-# struct if_dqinfo (24), fs_disk_quota_t (112, the largest: what is read)
+# struct if_dqinfo (24), fs_disk_quota_t (112, the largest), a u32 (the XFS flags,
+# Q_GETFMT's format): each read at its own size at entry (strace reads just the
+# command's struct: one at the end of a mapping is readable to it); at exit (8 specs at
+# most) if_dqblk and fs_disk_quota_t, the smaller structs read within them
 QUOTA_DATA_SIZE = 112
+QUOTA_IN_SIZES = (4, 24, 72, QUOTA_DATA_SIZE)
+QUOTA_OUT_SIZES = (72, QUOTA_DATA_SIZE)
 _DQBLK = ("dqb_bhardlimit", "dqb_bsoftlimit", "dqb_curspace", "dqb_ihardlimit",
           "dqb_isoftlimit", "dqb_curinodes")
 _XFS_DQBLK = ("d_blk_hardlimit", "d_blk_softlimit", "d_ino_hardlimit", "d_ino_softlimit",
@@ -1021,7 +1026,8 @@ def _quota_call(d: SyscallDecoder, ev: Syscall, qcmd: int, special: str | None
         return [*out, _xval(T.QUOTA_FORMATS, args[2] & _M32, "QFMT_VFS_???"), _string(ev, 3)]
     data = pointer(args[3])
     written = name in _QUOTA_OUT
-    cap = _struct_at(ev, 3, at_exit=written) if args[3] and not d.addr_only else None
+    cap = (_struct_at(ev, 3, at_exit=written, need=_quota_size(name))
+           if args[3] and not d.addr_only else None)
     if cap is not None and (succeeded(ev) or not written):
         data = _quota_data(T, name, cap.data) or data
     return [*out, data] if name in _QUOTA_NO_ID else [*out, _uid(args[2]), data]
@@ -1035,14 +1041,28 @@ def _string(ev: Syscall, i: int) -> str:
     return quote(cap.data, more=bool(cap.flags & CAPF_TRUNC))
 
 
-def _struct_at(ev: Syscall, i: int, *, at_exit: bool) -> Capture | None:
-    """The readable struct capture of argument ``i`` read at entry (the first one of the
-    record) or at exit (the last one)."""
+def _quota_size(name: str) -> int:
+    """The bytes of quotactl's data for command ``name`` (what strace reads)."""
+    if name in ("Q_GETINFO", "Q_SETINFO"):
+        return 24
+    if name in ("Q_GETQUOTA", "Q_SETQUOTA", "Q_GETNEXTQUOTA"):
+        return 72
+    if name in ("Q_GETFMT", "Q_XQUOTAON", "Q_XQUOTAOFF", "Q_XQUOTARM"):
+        return 4
+    return QUOTA_DATA_SIZE
+
+
+def _struct_at(ev: Syscall, i: int, *, at_exit: bool, need: int) -> Capture | None:
+    """The smallest readable struct capture of argument ``i`` of ``need`` bytes or more,
+    read at entry (the record's first captures: QUOTA_IN_SIZES) or at exit (its last
+    ones: QUOTA_OUT_SIZES); a record of one capture each way (an older recording): that
+    one when large enough."""
     caps = [c for c in _caps(ev, i) if c.kind != CAP_STR]
-    if not caps:
-        return None
-    cap = _readable(caps[-1] if at_exit else caps[0])
-    return cap if cap is not None and len(cap.data) >= QUOTA_DATA_SIZE else None
+    n = len(QUOTA_IN_SIZES)
+    group = (caps[n:] if at_exit else caps[:n]) if len(caps) > 2 else \
+        caps[-1:] if at_exit else caps[:1]
+    fits = [c for c in map(_readable, group) if c is not None and len(c.data) >= need]
+    return min(fits, key=lambda c: len(c.data)) if fits else None
 
 
 def personality_text(fl: F.ArchFlags, v: int) -> str:

@@ -63,7 +63,8 @@ from tracekit.decode.ops import (
     FLOCK32_SIZE,
     FLOCK_SIZE,
     KCMP_EPOLL_SLOT_SIZE,
-    QUOTA_DATA_SIZE,
+    QUOTA_IN_SIZES,
+    QUOTA_OUT_SIZES,
 )
 from tracekit.decode.structs_aio import (
     IO_EVENT_SIZE,
@@ -619,11 +620,14 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "kcmp": (_fixed("idx2", KCMP_EPOLL_SLOT_SIZE),),
     # quotactl: the device; the command's data as a path (Q_QUOTAON's quota file) and as
     # a struct at entry (Q_SETQUOTA, Q_SETINFO, the XFS flags) and at exit (Q_GETQUOTA,
-    # Q_GETINFO, Q_GETFMT's format): as many bytes as the largest, fs_disk_quota_t
-    "quotactl": (_str("special"), _str("addr"), _fixed("addr", QUOTA_DATA_SIZE),
-                 _fixed("addr", QUOTA_DATA_SIZE, at_exit=True)),
-    "quotactl_fd": (_str("addr"), _fixed("addr", QUOTA_DATA_SIZE),
-                    _fixed("addr", QUOTA_DATA_SIZE, at_exit=True), _fd("fd")),
+    # Q_GETINFO, Q_GETFMT's format), at each of the structs' sizes (QUOTA_IN_SIZES: one
+    # at the end of a mapping is readable at its own size only; QUOTA_OUT_SIZES at exit)
+    "quotactl": (_str("special"), _str("addr"),
+                 *(_fixed("addr", n) for n in QUOTA_IN_SIZES),
+                 *(_fixed("addr", n, at_exit=True) for n in QUOTA_OUT_SIZES)),
+    "quotactl_fd": (_str("addr"), *(_fixed("addr", n) for n in QUOTA_IN_SIZES),
+                    *(_fixed("addr", n, at_exit=True) for n in QUOTA_OUT_SIZES),
+                    _fd("fd")),
     # prctl: PR_SET_NAME's and PR_GET_NAME's comm, what PR_GET_* wrote at arg2, and
     # PR_SET_VMA_ANON_NAME's name (arg5; -s bytes shown: a name the kernel takes is
     # at most 80, ANON_VMA_NAME_MAX_LEN; a longer one, refused, shows 255 and "...")
@@ -692,6 +696,8 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "sched_setattr": (_fixed("uattr", SCHED_ATTR_SIZE), _fixed("uattr", SCHED_ATTR_SIZE_VER0),
                       _fixed("uattr", 4, at_exit=True)),
     "sched_getattr": (_Override("uattr", CAP_STRUCT, "usize", SCHED_ATTR_SIZE, 0, True),),
+    # kexec_file_load's command line (its length the argument before it)
+    "kexec_file_load": (_buf("cmdline_ptr", "cmdline_len"),),
     # kexec_load's segments: 16 at most (KEXEC_SEGMENT_MAX)
     "kexec_load": (_Override("segments", CAP_BUF, "nr_segments",
                              KEXEC_SEGMENT_MAX * KEXEC_SEGMENT_SIZE, KEXEC_SEGMENT_SIZE),),
