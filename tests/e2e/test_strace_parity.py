@@ -59,6 +59,8 @@ def test_every_line_equals_strace_on_the_same_run(tmp_path: Path, exe: Path) -> 
             "{it_interval={tv_sec=0, tv_usec=18446744073709551613}, "
             "it_value={tv_sec=0, tv_usec=18446744073709551612}}",
             "select(0, NULL, NULL, NULL, {tv_sec=0, tv_usec=18446744073709551607}) = -1 EINVAL",
+            # the sets read back empty: strace prints the parentheses still
+            "], NULL) = 1 ()",
             "clock_settime(CLOCK_MONOTONIC, {tv_sec=1, tv_nsec=2}) = -1 EINVAL",
             "clock_settime(CLOCK_REALTIME, {tv_sec=0, tv_nsec=18446744073709551611}) = -1 EINVAL",
             "clock_settime(CLOCK_REALTIME, NULL) = -1 EFAULT",

@@ -716,7 +716,9 @@ def _ret_select(timeout_fmt: Callable[[bytes], str | None], deref: bool = True
             f"left {pointer(ev.args[4])}" if ev.args[4] else None)
         if left:
             text += (", " if text else "") + left
-        return f"{ev.ret} ({text})" if text else plain
+        # strace prints the parentheses even empty: ``= 1 ()`` (one set passed as all
+        # three, the except set written last and empty; or sets it could not read)
+        return f"{ev.ret} ({text})"
     return r
 
 
