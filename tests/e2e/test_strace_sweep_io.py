@@ -178,6 +178,17 @@ _UDP_GONE: tuple[Gap, ...] = ((re.compile(r"^(close\(\d+)<UDP:\[[^\]]*\]>(\) = 0
                               re.compile(r"^(close\(\d+)<UDP:\[\d+\]>(\) = 0)$")),)
 
 
+def test_fsconfig_strings_under_a_large_s(tmp_path: Path) -> None:
+    """fsconfig's key and string value: strace reads 256 bytes of them at most, so under
+    -s 300 a longer one (or one of exactly 256 bytes) prints 256 bytes and ``...``."""
+    text = "\n".join(same_lines_but_gaps(build(tmp_path, "sweep_io"), tmp_path,
+                                         ["-s", "300"], _UDP_GONE))
+    assert f'fsconfig(-1, FSCONFIG_SET_FLAG, "{"k" * 256}"..., NULL, 0) = -1 EINVAL' in text
+    assert f'fsconfig(-1, FSCONFIG_SET_FLAG, "{"k" * 255}", NULL, 0) = -1 EINVAL' in text
+    assert f'FSCONFIG_SET_STRING, "{"k" * 256}"..., "{"k" * 256}"..., 0) = -1' in text
+    assert 'fsconfig(-1, FSCONFIG_SET_BINARY, "k", "", 0) = -1 EINVAL' in text
+
+
 @pytest.mark.parametrize("opts", [["-yy"], ["-e", "verbose=none"]], ids=["yy", "verbose=none"])
 def test_io_calls_under_options(tmp_path: Path, opts: list[str]) -> None:
     text = "\n".join(same_lines_but_gaps(build(tmp_path, "sweep_io"), tmp_path, opts,

@@ -310,6 +310,18 @@ static void refused_calls(long hi) {
     syscall(SYS_fsconfig, -1L, FSCONFIG_SET_FD, "k", "v", 0L);
     syscall(SYS_fsconfig, -1L, FSCONFIG_SET_PATH, "k", "/tmp", (long)AT_FDCWD);
     syscall(SYS_fsconfig, -1L, FSCONFIG_SET_PATH_EMPTY, "k", "", 5L);
+    syscall(SYS_fsconfig, -1L, FSCONFIG_SET_BINARY, "k", "abc", 0L);     /* "" */
+    {
+        /* a key and a value longer than the 256 bytes strace reads of them */
+        static char longer[300];
+
+        memset(longer, 'k', sizeof longer - 1);
+        syscall(SYS_fsconfig, -1L, FSCONFIG_SET_STRING, longer, longer + 40, 0L);
+        longer[256] = 0;                              /* exactly 256: "..." still */
+        syscall(SYS_fsconfig, -1L, FSCONFIG_SET_FLAG, longer, NULL, 0L);
+        longer[255] = 0;
+        syscall(SYS_fsconfig, -1L, FSCONFIG_SET_FLAG, longer, NULL, 0L);
+    }
     syscall(SYS_fsconfig, -1L, FSCONFIG_SET_BINARY, "k", "a\0c", 3L);
     syscall(SYS_fsconfig, -1L, FSCONFIG_CMD_RECONFIGURE, "k", "v", 7L);
     int ifd = syscall(SYS_inotify_init);

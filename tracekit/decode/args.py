@@ -737,10 +737,27 @@ def _fsconfig_cmd(d: SyscallDecoder, ev: Syscall) -> str | None:
     return cmds.get(ev.args[1] & 0xFFFFFFFF)
 
 
+_FSCONFIG_STR = 256     # strace reads fsconfig's key and string value as at most 256 bytes
+
+
+def _fsconfig_str(d: SyscallDecoder, data: bytes, trunc: bool) -> str:
+    """A string strace prints with ``printstr_ex(addr, 256, QUOTE_0_TERMINATED)``: -s
+    bytes of it (256 at most), ``...`` when longer; with -s 256 or more a string of 256
+    bytes or more is cut at 256 with ``...`` (its NUL is past what strace reads)."""
+    if d.string_limit >= _FSCONFIG_STR:
+        return quote(data[:_FSCONFIG_STR], more=trunc or len(data) >= _FSCONFIG_STR)
+    return quote(data, limit=d.string_limit, more=trunc)
+
+
 def k_fsconfigkey(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     """fsconfig's key: a string for the FSCONFIG_SET_* commands, else an address."""
     cmd = _fsconfig_cmd(d, ev)
-    return k_str(d, ev, i) if cmd and cmd.startswith("FSCONFIG_SET_") else k_p(d, ev, i)
+    if not cmd or not cmd.startswith("FSCONFIG_SET_"):
+        return k_p(d, ev, i)
+    cap = capture(ev, i) if ev.args[i] else None
+    if cap is None:
+        return pointer(ev.args[i])
+    return _fsconfig_str(d, cap.data, bool(cap.flags & CAPF_TRUNC))
 
 
 def k_fsconfigvalue(d: SyscallDecoder, ev: Syscall, i: int) -> str:
@@ -751,6 +768,8 @@ def k_fsconfigvalue(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     kind = (CAP_STR if cmd in ("FSCONFIG_SET_STRING", "FSCONFIG_SET_PATH",
                                "FSCONFIG_SET_PATH_EMPTY")
             else CAP_BUF if cmd == "FSCONFIG_SET_BINARY" else None)
+    if kind == CAP_BUF and ev.args[i] and signed(ev.args[i + 1], 32) == 0:
+        return '""'                 # strace reads no byte of it (aux is an int)
     cap = next((c for c in ev.caps if c.arg == i and c.kind == kind
                 and not c.flags & CAPF_FAULT), None) if ev.args[i] else None
     if cap is None:
@@ -759,8 +778,9 @@ def k_fsconfigvalue(d: SyscallDecoder, ev: Syscall, i: int) -> str:
         n = max(signed(ev.args[i + 1], 32), 0)
         return quote(cap.data[:n], limit=d.string_limit, force_hex=True,
                      more=bool(cap.flags & CAPF_TRUNC) and len(cap.data) < n)
-    return quote(cap.data, limit=None if cmd != "FSCONFIG_SET_STRING" else d.string_limit,
-                 more=bool(cap.flags & CAPF_TRUNC))
+    if cmd == "FSCONFIG_SET_STRING":
+        return _fsconfig_str(d, cap.data, bool(cap.flags & CAPF_TRUNC))
+    return quote(cap.data, more=bool(cap.flags & CAPF_TRUNC))
 
 
 def k_fsconfigaux(d: SyscallDecoder, ev: Syscall, i: int) -> str:
