@@ -397,6 +397,22 @@ static void flag_calls(int fd, long hi) {
     syscall(SYS_fcntl, fd, F_GETOWN_EX, NULL);
     own.type = F_OWNER_PID, own.pid = 0;
     syscall(SYS_fcntl, fd, F_SETOWN_EX, &own);
+    {
+        /* a struct f_owner_ex at the end of a mapping (no flock fits there) */
+        long pg = sysconf(_SC_PAGESIZE);
+        char *m = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                       -1, 0);
+
+        if (m != MAP_FAILED) {
+            struct f_owner_ex *end = (struct f_owner_ex *)(m + pg - sizeof *end);
+
+            munmap(m + pg, pg);
+            end->type = F_OWNER_PGRP, end->pid = 0;
+            syscall(SYS_fcntl, fd, F_SETOWN_EX, end);
+            syscall(SYS_fcntl, fd, F_GETOWN_EX, end);
+            munmap(m, pg);
+        }
+    }
     syscall(SYS_fcntl, mfd, F_GET_SEALS);
     syscall(SYS_fcntl, mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW);
     syscall(SYS_fcntl, mfd, F_ADD_SEALS, 0x100L);

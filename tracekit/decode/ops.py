@@ -468,18 +468,27 @@ def _fcntl(d: SyscallDecoder, ev: Syscall) -> list[str]:
                         or name in ("F_SETOWN_EX", "F_GETOWN_EX")):
         return [*out, pointer(arg)]     # -e verbose= without fcntl: the struct's address
     if name in _SETLK:
-        cap = _first_struct(ev, 2)
+        cap = _first_struct(ev, 2, F_OWNER_EX_SIZE)
         text = None if cap is None else format_flock(
             _flock_native(cap.data, name) if compat else cap.data, fl, False)
         return [*out, pointer(arg) if text is None else text]
     if name in _GETLK:
-        cap = _last_struct(ev, 2) if succeeded(ev) else None
+        cap = _last_struct(ev, 2, F_OWNER_EX_SIZE) if succeeded(ev) else None
         text = None if cap is None else format_flock(
             _flock_native(cap.data, name) if compat else cap.data, fl, True)
         return [*out, pointer(arg) if text is None else text]
     if name in ("F_SETOWN_EX", "F_GETOWN_EX"):
-        cap = (_first_struct(ev, 2) if name == "F_SETOWN_EX"
-               else _last_struct(ev, 2) if succeeded(ev) else None)
+        # its own 8-byte reads (a struct f_owner_ex at the end of a mapping is not
+        # readable as a flock): at entry, then at exit; else (an older recording, an
+        # i386 call) the flock's
+        owners = [c for c in map(_readable, _caps(ev, 2)) if c is not None
+                  and c.kind != CAP_STR and len(c.data) == F_OWNER_EX_SIZE]
+        if not owners:
+            cap = (_first_struct(ev, 2) if name == "F_SETOWN_EX"
+                   else _last_struct(ev, 2) if succeeded(ev) else None)
+        else:
+            cap = owners[0] if name == "F_SETOWN_EX" else (
+                owners[-1] if succeeded(ev) and len(owners) >= 2 else None)
         if cap is None or len(cap.data) < F_OWNER_EX_SIZE:
             return [*out, pointer(arg)]
         typ, pid = struct.unpack_from("<ii", cap.data)
@@ -488,13 +497,20 @@ def _fcntl(d: SyscallDecoder, ev: Syscall) -> list[str]:
     return [*out, _x(arg)]
 
 
-def _first_struct(ev: Syscall, i: int) -> Capture | None:
-    caps = [c for c in _caps(ev, i) if c.kind != CAP_STR]
+def _structs(ev: Syscall, i: int, skip: int) -> list[Capture]:
+    """The struct captures of argument ``i`` but the readable ones of ``skip`` bytes
+    (fcntl's f_owner_ex reads: 8)."""
+    return [c for c in _caps(ev, i) if c.kind != CAP_STR
+            and not (skip and len(c.data) == skip and not c.flags & CAPF_FAULT)]
+
+
+def _first_struct(ev: Syscall, i: int, skip: int = 0) -> Capture | None:
+    caps = _structs(ev, i, skip)
     return _readable(caps[0]) if caps else None
 
 
-def _last_struct(ev: Syscall, i: int) -> Capture | None:
-    caps = [c for c in _caps(ev, i) if c.kind != CAP_STR]
+def _last_struct(ev: Syscall, i: int, skip: int = 0) -> Capture | None:
+    caps = _structs(ev, i, skip)
     return _readable(caps[-1]) if len(caps) >= 2 else None
 
 

@@ -60,6 +60,7 @@ from tracekit.decode.argspec import SAME_LAYOUT32
 from tracekit.decode.ops import (
     CLONE_ARGS_CAP,
     CLONE_ARGS_SIZE,
+    F_OWNER_EX_SIZE,
     FLOCK32_SIZE,
     FLOCK_SIZE,
     KCMP_EPOLL_SLOT_SIZE,
@@ -634,7 +635,10 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "prctl": (_Override("arg2", CAP_STR, None, PRCTL_NAME_CAP), _fixed("arg2", 8, at_exit=True),
               _Override("arg2", CAP_STR, None, PRCTL_NAME_CAP, 0, True),
               _Override("arg5", CAP_STR, None, BUF_CAP)),
-    "fcntl": (_fixed("arg", FLOCK_SIZE), _fixed("arg", FLOCK_SIZE, at_exit=True)),
+    # fcntl: a struct flock at entry and at exit, then a struct f_owner_ex (8 bytes, read
+    # at its own size: one at the end of a mapping is not readable as a flock)
+    "fcntl": (_fixed("arg", FLOCK_SIZE), _fixed("arg", FLOCK_SIZE, at_exit=True),
+              _fixed("arg", F_OWNER_EX_SIZE), _fixed("arg", F_OWNER_EX_SIZE, at_exit=True)),
     "arch_prctl": (_fixed("arg2", 8, at_exit=True),),
     # ptrace: what a request wrote at data: PEEK*'s word, GETEVENTMSG's message, and in
     # the larger read GETSIGINFO's siginfo, x86_64 GETREGS's and GETFPREGS's registers,
