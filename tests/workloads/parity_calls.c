@@ -220,6 +220,18 @@ static void signals(void)
 	syscall(SYS_rt_sigpending, &pend, 2);
 	syscall(SYS_rt_sigpending, &pend, 0);
 	syscall(SYS_rt_sigpending, &pend, 16);
+	{
+		/* 4 bytes at the end of a mapping: written and shown at that size */
+		long pg = sysconf(_SC_PAGESIZE);
+		char *m = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (m != MAP_FAILED) {
+			munmap(m + pg, pg);
+			syscall(SYS_rt_sigpending, m + pg - 4, 4);
+			munmap(m, pg);
+		}
+	}
 	/* wait with SIGUSR1 let through (pending: it ends the wait at once), the others
 	 * kept blocked; a size other than the kernel's fails */
 	sigset_t susp = set;

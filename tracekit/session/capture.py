@@ -685,7 +685,9 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     # the mask rt_sigsuspend waits with, read at entry (the call restores the old one)
     "rt_sigsuspend": (_fixed("unewset", SIGSET_SIZE),),
     # the pending set the call writes (sigsetsize bytes of it, decoded at most 8)
-    "rt_sigpending": (_fixed("uset", SIGSET_SIZE, at_exit=True),),
+    # rt_sigpending: the sigsetsize bytes it wrote (up to 8: a set of 4 at the end of a
+    # mapping is not readable as 8)
+    "rt_sigpending": (_Override("uset", CAP_STRUCT, "sigsetsize", SIGSET_SIZE, 0, True),),
     "rt_sigtimedwait": (_fixed("uthese", SIGSET_SIZE), _fixed("uts", TIMESPEC_SIZE),
                         _fixed("uinfo", SIGINFO_SIZE, at_exit=True)),
     "rt_sigqueueinfo": (_fixed("uinfo", SIGINFO_SIZE),),
