@@ -632,7 +632,9 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     # prctl: PR_SET_NAME's and PR_GET_NAME's comm, what PR_GET_* wrote at arg2, and
     # PR_SET_VMA_ANON_NAME's name (arg5; -s bytes shown: a name the kernel takes is
     # at most 80, ANON_VMA_NAME_MAX_LEN; a longer one, refused, shows 255 and "...")
+    # (and an int at arg2 read at its own 4 bytes: one at the end of a mapping)
     "prctl": (_Override("arg2", CAP_STR, None, PRCTL_NAME_CAP), _fixed("arg2", 8, at_exit=True),
+              _fixed("arg2", 4, at_exit=True),
               _Override("arg2", CAP_STR, None, PRCTL_NAME_CAP, 0, True),
               _Override("arg5", CAP_STR, None, BUF_CAP)),
     # fcntl: a struct flock at entry and at exit, then a struct f_owner_ex (8 bytes, read
