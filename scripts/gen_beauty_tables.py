@@ -389,7 +389,12 @@ TABLES: dict[str, Table] = {
                       r"PRESERVE_ELEMS|INNER_MAP)", frozenset(), ()),
     "BPF_PROG_FLAGS": ("bits", ("linux/bpf.h",),
                        r"BPF_F_(STRICT_ALIGNMENT|ANY_ALIGNMENT|TEST_RND_HI32|TEST_STATE_FREQ|"
-                       r"SLEEPABLE|XDP_HAS_FRAGS)", frozenset(), ()),
+                       r"SLEEPABLE)", frozenset(), ()),
+    # (strace 6.1 names no later flag: BPF_F_XDP_HAS_FRAGS prints as 0x20)
+    "BPF_TEST_RUN_FLAGS": ("bits", ("linux/bpf.h",),
+                           r"BPF_F_TEST_(RUN_ON_CPU|XDP_LIVE_FRAMES)", frozenset(), ()),
+    "BPF_QUERY_FLAGS": ("bits", ("linux/bpf.h",), r"BPF_F_QUERY_EFFECTIVE", frozenset(), ()),
+    "BPF_FD_TYPES": ("values", ("linux/bpf.h",), r"BPF_FD_TYPE_[A-Z_]+", frozenset(), ()),
     "BPF_UPDATE_FLAGS": ("values", ("linux/bpf.h",), r"BPF_(ANY|NOEXIST|EXIST|F_LOCK)",
                          frozenset(), ()),
     "BPF_FILE_FLAGS": ("bits", ("linux/bpf.h",), r"BPF_F_(RDONLY|WRONLY)", frozenset(), ()),
@@ -998,6 +1003,9 @@ ENUM_CONSTANTS: dict[str, tuple[str, ...]] = {
     "BPF_UPDATE_FLAGS": ("BPF_ANY", "BPF_NOEXIST", "BPF_EXIST", "BPF_F_LOCK"),
     "BPF_FILE_FLAGS": ("BPF_F_RDONLY", "BPF_F_WRONLY"),
     "BPF_KPROBE_MULTI_FLAGS": ("BPF_F_KPROBE_MULTI_RETURN",),
+    # strace 6.1's bpf_task_fd_type
+    "BPF_FD_TYPES": ("BPF_FD_TYPE_RAW_TRACEPOINT", "BPF_FD_TYPE_TRACEPOINT", "BPF_FD_TYPE_KPROBE",
+                     "BPF_FD_TYPE_KRETPROBE", "BPF_FD_TYPE_UPROBE", "BPF_FD_TYPE_URETPROBE"),
     "IOPRIO_CLASSES": ("IOPRIO_CLASS_NONE", "IOPRIO_CLASS_RT", "IOPRIO_CLASS_BE",
                        "IOPRIO_CLASS_IDLE"),
     "MPOL_MODES": ("MPOL_DEFAULT", "MPOL_PREFERRED", "MPOL_BIND", "MPOL_INTERLEAVE",

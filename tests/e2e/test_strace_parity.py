@@ -50,6 +50,7 @@ def test_every_line_equals_strace_on_the_same_run(tmp_path: Path, exe: Path) -> 
     text = "\n".join(line for lines in s_procs.values() for line in lines)
     for want in (
             "rt_sigpending([HUP USR1 RT_3], 8) = 0", "rt_sigpending([HUP USR1], 2) = 0",
+            "rt_sigpending([HUP USR1], 4) = 0",         # at the end of a mapping
             "rt_sigsuspend([HUP TERM RT_3], 8) = ? ERESTARTNOHAND",
             "rt_sigsuspend(0x", ", 4) = -1 EINVAL",
             "nanosleep({tv_sec=0, tv_nsec=18446744073709551611}, NULL) = -1 EINVAL",
@@ -59,6 +60,8 @@ def test_every_line_equals_strace_on_the_same_run(tmp_path: Path, exe: Path) -> 
             "{it_interval={tv_sec=0, tv_usec=18446744073709551613}, "
             "it_value={tv_sec=0, tv_usec=18446744073709551612}}",
             "select(0, NULL, NULL, NULL, {tv_sec=0, tv_usec=18446744073709551607}) = -1 EINVAL",
+            # the sets read back empty: strace prints the parentheses still
+            "], NULL) = 1 ()",
             "clock_settime(CLOCK_MONOTONIC, {tv_sec=1, tv_nsec=2}) = -1 EINVAL",
             "clock_settime(CLOCK_REALTIME, {tv_sec=0, tv_nsec=18446744073709551611}) = -1 EINVAL",
             "clock_settime(CLOCK_REALTIME, NULL) = -1 EFAULT",

@@ -104,6 +104,10 @@ def test_sweep_io_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             "disabled=1, freq=1, precise_ip=2 /* requested to have 0 skid */, mmap2=1, "
             "sigtrap=1, ...}",
             "size=0xc8 /* PERF_ATTR_SIZE_??? */, config=0x63 /* PERF_COUNT_SW_??? */,",
+            # E2BIG: the size the kernel wrote back, read again at exit
+            "perf_event_open({type=PERF_TYPE_SOFTWARE, size=0xa0 /* PERF_ATTR_SIZE_??? */ => ",
+            "size=0x88 /* PERF_ATTR_SIZE_??? */, config=0x1<<24|PERF_COUNT_HW_CACHE_RESULT_MISS"
+            "<<16|PERF_COUNT_HW_CACHE_OP_PREFETCH<<8|PERF_COUNT_HW_CACHE_DTLB, ",
             "landlock_add_rule(-1, 0x63 /* LANDLOCK_RULE_??? */, 0x1, 0x1) = -1 EINVAL",
             "landlock_restrict_self(-1, 0x100) = -1 EINVAL",
             "landlock_add_rule(-1, LANDLOCK_RULE_PATH_BENEATH, {allowed_access="
@@ -144,6 +148,9 @@ def test_sweep_io_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             "fcntl(3, F_GETLK, {l_type=F_UNLCK, l_whence=SEEK_SET, l_start=0, l_len=4, "
             "l_pid=0}) = 0", "fcntl(3, F_OFD_GETLK, 0x1) = -1 EFAULT",
             "fcntl(3, F_GETOWN_EX, {type=F_OWNER_TID, pid=0}) = 0",
+            # at the end of a mapping: read at its own 8 bytes
+            "fcntl(3, F_SETOWN_EX, {type=F_OWNER_PGRP, pid=0}) = 0",
+            "fcntl(3, F_GETOWN_EX, {type=F_OWNER_PGRP, pid=0}) = 0",
             "fcntl(4, F_ADD_SEALS, 0x100 /* F_SEAL_??? */) = -1 EINVAL",
             "= 0x6 (seals F_SEAL_SHRINK|F_SEAL_GROW)", "fcntl(3, F_SETLEASE, 0x63 /* F_??? */)",
             "fcntl(3, F_NOTIFY, DN_ACCESS|DN_MODIFY|DN_MULTISHOT) = -1 ENOTDIR",
@@ -172,6 +179,17 @@ def test_sweep_io_equals_strace_on_the_same_run(tmp_path: Path) -> None:
 
 _UDP_GONE: tuple[Gap, ...] = ((re.compile(r"^(close\(\d+)<UDP:\[[^\]]*\]>(\) = 0)$"),
                               re.compile(r"^(close\(\d+)<UDP:\[\d+\]>(\) = 0)$")),)
+
+
+def test_fsconfig_strings_under_a_large_s(tmp_path: Path) -> None:
+    """fsconfig's key and string value: strace reads 256 bytes of them at most, so under
+    -s 300 a longer one (or one of exactly 256 bytes) prints 256 bytes and ``...``."""
+    text = "\n".join(same_lines_but_gaps(build(tmp_path, "sweep_io"), tmp_path,
+                                         ["-s", "300"], _UDP_GONE))
+    assert f'fsconfig(-1, FSCONFIG_SET_FLAG, "{"k" * 256}"..., NULL, 0) = -1 EINVAL' in text
+    assert f'fsconfig(-1, FSCONFIG_SET_FLAG, "{"k" * 255}", NULL, 0) = -1 EINVAL' in text
+    assert f'FSCONFIG_SET_STRING, "{"k" * 256}"..., "{"k" * 256}"..., 0) = -1' in text
+    assert 'fsconfig(-1, FSCONFIG_SET_BINARY, "k", "", 0) = -1 EINVAL' in text
 
 
 @pytest.mark.parametrize("opts", [["-yy"], ["-e", "verbose=none"]], ids=["yy", "verbose=none"])

@@ -69,6 +69,7 @@ def test_net_calls_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "{sa_family=AF_UNSPEC, sa_data=\"\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\"}, 16)",
             "{sa_family=0xfa /* AF_??? */, sa_data=\"abc\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\"}, 16)",
             "{sa_family=AF_NETLINK, nl_pid=1234, nl_groups=0x000005}, 12)",
+            "{sa_family=AF_NETLINK, nl_pad=0xffff, nl_pid=1234, nl_groups=0x000005}, 12)",
             "{sa_family=AF_PACKET, sll_protocol=htons(ETH_P_IP), "
             "sll_ifindex=if_nametoindex(\"lo\"), sll_hatype=ARPHRD_ETHER, "
             "sll_pkttype=PACKET_HOST, sll_halen=6, sll_addr=[0x1, 0x2, 0x3, 0x4, 0x5, 0x6]}, 20)",

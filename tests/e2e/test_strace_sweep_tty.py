@@ -127,6 +127,7 @@ def test_sweep_tty_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             'prctl(PR_SET_NAME, "Reference Hand") = 0',
             "prctl(PR_SET_NAME, NULL) = -1 EFAULT", "prctl(PR_GET_PDEATHSIG, [SIGTERM]) = 0",
             "prctl(PR_SET_PDEATHSIG, 99) = -1 EINVAL", "prctl(PR_GET_PDEATHSIG, 0x1) = -1 EFAULT",
+            "prctl(PR_GET_CHILD_SUBREAPER, [0]) = 0",     # at the end of a mapping
             "prctl(PR_GET_TIMERSLACK) = ", "prctl(PR_GET_SECUREBITS) = 0",
             "prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) = 0", "prctl(PR_GET_TID_ADDRESS, [0x",
             "prctl(PR_GET_SPECULATION_CTRL, PR_SPEC_STORE_BYPASS) = 0x",

@@ -220,6 +220,18 @@ static void signals(void)
 	syscall(SYS_rt_sigpending, &pend, 2);
 	syscall(SYS_rt_sigpending, &pend, 0);
 	syscall(SYS_rt_sigpending, &pend, 16);
+	{
+		/* 4 bytes at the end of a mapping: written and shown at that size */
+		long pg = sysconf(_SC_PAGESIZE);
+		char *m = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (m != MAP_FAILED) {
+			munmap(m + pg, pg);
+			syscall(SYS_rt_sigpending, m + pg - 4, 4);
+			munmap(m, pg);
+		}
+	}
 	/* wait with SIGUSR1 let through (pending: it ends the wait at once), the others
 	 * kept blocked; a size other than the kernel's fails */
 	sigset_t susp = set;
@@ -393,6 +405,10 @@ static void io(void)
 	FD_ZERO(&rd);
 	FD_SET(p[0], &rd);
 	syscall(SYS_pselect6, p[0] + 1, &rd, NULL, NULL, &zero, NULL);
+	/* one set as all three: the except set, written last, is empty: "= 1 ()" */
+	FD_ZERO(&rd);
+	FD_SET(p[0], &rd);
+	syscall(SYS_select, p[0] + 1, &rd, &rd, &rd, NULL);
 	struct iovec rv[2] = {{buf, 3}, {buf + 3, 10}};
 	syscall(SYS_readv, p[0], rv, 2);
 	ep = epoll_create1(EPOLL_CLOEXEC);

@@ -10,8 +10,12 @@
  * - BPF_LINK_CREATE, BPF_RAW_TRACEPOINT_OPEN, BPF_LINK_UPDATE, BPF_PROG_ATTACH and
  *   BPF_PROG_DETACH with fds -1 (EBADF, EINVAL: nothing is attached or detached);
  * - BPF_BTF_LOAD with a NULL btf or one shorter than its header (EINVAL);
- * - BPF_PROG_GET_NEXT_ID / BPF_MAP_GET_NEXT_ID only read which ids exist (never a
- *   *_GET_FD_BY_ID: no other program's map or prog is opened);
+ * - BPF_PROG_GET_NEXT_ID / BPF_MAP_GET_NEXT_ID only read which ids exist; the
+ *   *_GET_FD_BY_ID commands ask for id 0xfffffff0 (ENOENT: the kernel hands out ids up
+ *   to INT_MAX only) or unknown open_flags (EINVAL): no other program's map or prog is
+ *   opened;
+ * - BPF_PROG_TEST_RUN, BPF_TASK_FD_QUERY with fds -1 (EBADF), BPF_PROG_QUERY on fd -1
+ *   (EBADF) or on its network namespace (it only counts the programs attached there);
  * - a NULL attr, an unknown command, a size over a page (E2BIG), a size that cuts the
  *   attr.
  * No sysctl is changed. Deterministic: the same calls in the same order on every run.
@@ -20,6 +24,7 @@
  * line must be equal. Build: gcc -O1 -Wall -Werror -o sweep_bpf sweep_bpf.c; argument: a
  * scratch directory (unused). */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <linux/bpf.h>
 #include <stdint.h>
 #include <string.h>
@@ -275,6 +280,74 @@ static void objects(int fd) {
     bpf(BPF_MAP_GET_NEXT_ID, &a, sizeof a);                  /* ENOENT */
 }
 
+/* BPF_PROG_TEST_RUN, the *_GET_FD_BY_ID commands, BPF_PROG_QUERY and BPF_TASK_FD_QUERY:
+ * strace prints the last two's last fields at exit (prog_cnt=5 => 0). */
+static void queries(void) {
+    static uint32_t ids[4];
+    static const long cmds[] = {BPF_PROG_GET_FD_BY_ID, BPF_MAP_GET_FD_BY_ID,
+                                BPF_BTF_GET_FD_BY_ID, BPF_LINK_GET_FD_BY_ID};
+    union bpf_attr a;
+    unsigned i;
+    int ns;
+
+    memset(&a, 0, sizeof a);
+    a.test.prog_fd = -1, a.test.retval = 7, a.test.data_size_in = 3;
+    a.test.data_in = PTR(ids), a.test.repeat = 2;
+    bpf(BPF_PROG_TEST_RUN, &a, 40);                          /* EBADF */
+    bpf(BPF_PROG_TEST_RUN, &a, 4);
+    a.test.ctx_size_out = 9, a.test.ctx_out = PTR(BAD);
+    bpf(BPF_PROG_TEST_RUN, &a, 56);
+    a.test.flags = BPF_F_TEST_RUN_ON_CPU | 0x40, a.test.cpu = 1;
+    bpf(BPF_PROG_TEST_RUN, &a, 72);
+    a.test.batch_size = 5;
+    bpf(BPF_PROG_TEST_RUN, &a, sizeof a);
+    for (i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        memset(&a, 0, sizeof a);
+        a.prog_id = 0xfffffff0, a.next_id = 3;               /* ENOENT */
+        bpf(cmds[i], &a, 4);
+        bpf(cmds[i], &a, 8);
+        bpf(cmds[i], &a, sizeof a);
+        a.open_flags = BPF_F_RDONLY | 0x100;                 /* EINVAL */
+        bpf(cmds[i], &a, 12);
+        bpf(cmds[i], &a, sizeof a);
+    }
+    memset(&a, 0, sizeof a);
+    a.query.target_fd = -1, a.query.attach_type = BPF_CGROUP_INET_EGRESS;
+    bpf(BPF_PROG_QUERY, &a, 4);                              /* EBADF */
+    a.query.query_flags = BPF_F_QUERY_EFFECTIVE | 0x10, a.query.attach_flags = 0x2;
+    a.query.prog_ids = PTR(ids);
+    bpf(BPF_PROG_QUERY, &a, sizeof a);                       /* prog_ids=[] */
+    a.query.prog_ids = 0xfffffffffffff000ull, a.query.prog_cnt = 3;
+    bpf(BPF_PROG_QUERY, &a, sizeof a);                       /* unreadable */
+    ns = open("/proc/self/ns/net", O_RDONLY);
+    memset(&a, 0, sizeof a);
+    a.query.target_fd = ns, a.query.attach_type = BPF_SK_LOOKUP;
+    a.query.prog_cnt = 1000;                                 /* prog_cnt=1000 => 0 */
+    bpf(BPF_PROG_QUERY, &a, sizeof a);
+    if (ns >= 0)
+        close(ns);
+    memset(&a, 0, sizeof a);
+    a.task_fd_query.pid = getpid(), a.task_fd_query.fd = -1;
+    bpf(BPF_TASK_FD_QUERY, &a, sizeof a);                    /* EBADF */
+    bpf(BPF_TASK_FD_QUERY, &a, 8);
+    a.task_fd_query.buf = PTR(ids), a.task_fd_query.prog_id = 4;
+    bpf(BPF_TASK_FD_QUERY, &a, sizeof a);                    /* buf="" */
+    {
+        static char named[8] = "probe", unnamed[40];
+
+        memset(unnamed, 'x', sizeof unnamed);
+        a.task_fd_query.buf = PTR(named), a.task_fd_query.buf_len = sizeof named;
+        bpf(BPF_TASK_FD_QUERY, &a, sizeof a);                /* buf="probe" */
+        a.task_fd_query.buf = PTR(unnamed), a.task_fd_query.buf_len = sizeof unnamed;
+        bpf(BPF_TASK_FD_QUERY, &a, sizeof a);                /* no NUL: "xx..."... */
+        a.task_fd_query.buf_len = 3;
+        bpf(BPF_TASK_FD_QUERY, &a, sizeof a);
+    }
+    a.task_fd_query.buf = 0xfffffffffffff000ull, a.task_fd_query.buf_len = 8;
+    a.task_fd_query.fd_type = 9, a.task_fd_query.probe_addr = 0x1234;
+    bpf(BPF_TASK_FD_QUERY, &a, sizeof a);
+}
+
 /* Every command with every size from 1 to past its member, on an attr of 0x05 bytes:
  * fds 0x05050505 (EBADF), map, prog and attach types unknown (EINVAL; a prog of
  * 0x05050505 insns: E2BIG before that), a path whose directory does not exist (ENOENT),
@@ -290,7 +363,8 @@ static void cuts(void) {
         {BPF_MAP_LOOKUP_AND_DELETE_ELEM, 40}, {BPF_MAP_LOOKUP_AND_DELETE_BATCH, 64},
         {BPF_MAP_UPDATE_BATCH, 64}, {BPF_MAP_DELETE_BATCH, 64}, {BPF_BTF_GET_NEXT_ID, 20},
         {BPF_LINK_GET_NEXT_ID, 20}, {BPF_PROG_ATTACH, 28}, {BPF_PROG_DETACH, 20},
-        {BPF_LINK_UPDATE, 24},
+        {BPF_LINK_UPDATE, 24}, {BPF_PROG_TEST_RUN, 80}, {BPF_PROG_QUERY, 32},
+        {BPF_TASK_FD_QUERY, 52},
     };
     union bpf_attr a;
     unsigned i;
@@ -334,6 +408,15 @@ static void edges(void) {
     bpf(BPF_MAP_CREATE, &a, 6);
     a.map_type = 0x3e7;
     bpf(BPF_MAP_CREATE, &a, sizeof a);
+    /* NUMA_NO_NODE, an ifindex of lo (offload to lo: EINVAL), prog_flags 0x20 (a flag
+     * strace 6.1 does not name) of a program of no instructions (E2BIG) */
+    memset(&a, 0, sizeof a);
+    a.map_type = BPF_MAP_TYPE_ARRAY, a.key_size = 4, a.value_size = 4, a.max_entries = 1;
+    a.map_flags = BPF_F_NUMA_NODE, a.numa_node = 0xffffffff, a.map_ifindex = 1;
+    bpf(BPF_MAP_CREATE, &a, 48);
+    memset(&a, 0, sizeof a);
+    a.prog_type = 0x3e7, a.prog_flags = 0x21, a.prog_ifindex = 1;
+    bpf(BPF_PROG_LOAD, &a, 68);
 }
 
 int main(void) {
@@ -356,6 +439,7 @@ int main(void) {
     }
     objects(arr);
     edges();
+    queries();
     cuts();
     close(hash);
     close(arr);

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/quota.h>
 #include <sys/stat.h>
@@ -407,6 +408,26 @@ static void system_calls(long hi) {
     syscall(SYS_quotactl, QCMD(Q_XQUOTARM, USRQUOTA), "nonexistent", 5L, &xrm);
     syscall(SYS_quotactl, QCMD(Q_XSETQLIM, PRJQUOTA), "nonexistent", 5L, &xd);
     syscall(SYS_quotactl, QCMD(Q_XGETQUOTA, USRQUOTA), "nonexistent", 5L, &xd);
+    {
+        /* each struct at a page's end: readable at its own size only */
+        long pg = sysconf(_SC_PAGESIZE);
+        char *m = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                       -1, 0);
+
+        if (m != MAP_FAILED) {
+            munmap(m + pg, pg);
+            memcpy(m + pg - sizeof dq, &dq, sizeof dq);
+            syscall(SYS_quotactl, QCMD(Q_SETQUOTA, GRPQUOTA), "nonexistent", 6L,
+                    m + pg - sizeof dq);
+            memcpy(m + pg - sizeof di, &di, sizeof di);
+            syscall(SYS_quotactl, QCMD(Q_SETINFO, GRPQUOTA), "nonexistent", 6L,
+                    m + pg - sizeof di);
+            memcpy(m + pg - sizeof xon, &xon, sizeof xon);
+            syscall(SYS_quotactl, QCMD(Q_XQUOTAON, GRPQUOTA), "nonexistent", 6L,
+                    m + pg - sizeof xon);
+            munmap(m, pg);
+        }
+    }
     syscall(SYS_quotactl, QCMD(0x10, USRQUOTA), "nonexistent", 5L, &xd);
     syscall(SYS_quotactl, QCMD(0, 3), "nonexistent", 5L, &xd);
     syscall(SYS_statfs, ".", buf);
@@ -501,6 +522,23 @@ static void edges(int fd) {
     how.more[76] = 0;
     how.more[0] = 2;
     syscall(SYS_openat2, AT_FDCWD, "c", &how, 64L);                        /* E2BIG */
+    {
+        /* a struct at a page's end, its size past it: EFAULT */
+        long pg = sysconf(_SC_PAGESIZE);
+        char *m = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                       -1, 0);
+
+        if (m != MAP_FAILED) {
+            struct open_how *end = (struct open_how *)(m + pg - sizeof *end);
+
+            munmap(m + pg, pg);
+            memset(end, 0, sizeof *end);
+            end->flags = O_CREAT, end->mode = 0600;
+            syscall(SYS_openat2, AT_FDCWD, "c", end, sizeof *end + 8);
+            close((int)syscall(SYS_openat2, AT_FDCWD, "c", end, sizeof *end));
+            munmap(m, pg);
+        }
+    }
 
     struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 1};
     struct __user_cap_data_struct data[2];

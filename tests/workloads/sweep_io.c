@@ -273,6 +273,19 @@ static void refused_calls(long hi) {
     syscall(SYS_perf_event_open, &pa, 0L, -1L, -1L, 0x100L);
     pa.size = 200, pa.config = 99;
     syscall(SYS_perf_event_open, &pa, 0L, -1L, -1L, 0x100L);
+    {
+        /* a size past the struct the kernel knows, a byte there not 0: E2BIG, and the
+         * kernel writes its own size back (size=0xa0 => ...); a cache config with bits
+         * 24..31 (no field of it) */
+        struct { struct perf_event_attr a; unsigned char more[64]; } big;
+
+        memset(&big, 0, sizeof big);
+        big.a.type = PERF_TYPE_SOFTWARE, big.a.size = 0xa0;
+        ((unsigned char *)&big)[0x98] = 1;
+        syscall(SYS_perf_event_open, &big, 0L, -1L, -1L, 0L);
+        big.a.type = PERF_TYPE_HW_CACHE, big.a.config = 0x1010203;
+        syscall(SYS_perf_event_open, &big, 0L, -1L, -1L, 0x100L);     /* EINVAL */
+    }
 
     syscall(SYS_landlock_add_rule, -1L, LANDLOCK_RULE_PATH_BENEATH, NULL, 0L);
     syscall(SYS_landlock_add_rule, -1L, 99L, BAD, 1L);
@@ -297,6 +310,18 @@ static void refused_calls(long hi) {
     syscall(SYS_fsconfig, -1L, FSCONFIG_SET_FD, "k", "v", 0L);
     syscall(SYS_fsconfig, -1L, FSCONFIG_SET_PATH, "k", "/tmp", (long)AT_FDCWD);
     syscall(SYS_fsconfig, -1L, FSCONFIG_SET_PATH_EMPTY, "k", "", 5L);
+    syscall(SYS_fsconfig, -1L, FSCONFIG_SET_BINARY, "k", "abc", 0L);     /* "" */
+    {
+        /* a key and a value longer than the 256 bytes strace reads of them */
+        static char longer[300];
+
+        memset(longer, 'k', sizeof longer - 1);
+        syscall(SYS_fsconfig, -1L, FSCONFIG_SET_STRING, longer, longer + 40, 0L);
+        longer[256] = 0;                              /* exactly 256: "..." still */
+        syscall(SYS_fsconfig, -1L, FSCONFIG_SET_FLAG, longer, NULL, 0L);
+        longer[255] = 0;
+        syscall(SYS_fsconfig, -1L, FSCONFIG_SET_FLAG, longer, NULL, 0L);
+    }
     syscall(SYS_fsconfig, -1L, FSCONFIG_SET_BINARY, "k", "a\0c", 3L);
     syscall(SYS_fsconfig, -1L, FSCONFIG_CMD_RECONFIGURE, "k", "v", 7L);
     int ifd = syscall(SYS_inotify_init);
@@ -372,6 +397,22 @@ static void flag_calls(int fd, long hi) {
     syscall(SYS_fcntl, fd, F_GETOWN_EX, NULL);
     own.type = F_OWNER_PID, own.pid = 0;
     syscall(SYS_fcntl, fd, F_SETOWN_EX, &own);
+    {
+        /* a struct f_owner_ex at the end of a mapping (no flock fits there) */
+        long pg = sysconf(_SC_PAGESIZE);
+        char *m = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                       -1, 0);
+
+        if (m != MAP_FAILED) {
+            struct f_owner_ex *end = (struct f_owner_ex *)(m + pg - sizeof *end);
+
+            munmap(m + pg, pg);
+            end->type = F_OWNER_PGRP, end->pid = 0;
+            syscall(SYS_fcntl, fd, F_SETOWN_EX, end);
+            syscall(SYS_fcntl, fd, F_GETOWN_EX, end);
+            munmap(m, pg);
+        }
+    }
     syscall(SYS_fcntl, mfd, F_GET_SEALS);
     syscall(SYS_fcntl, mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW);
     syscall(SYS_fcntl, mfd, F_ADD_SEALS, 0x100L);

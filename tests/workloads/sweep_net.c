@@ -120,6 +120,8 @@ static void addrs(void) {
     nl.nl_pid = 1234;
     nl.nl_groups = 0x5;
     connect(u, (void *)&nl, sizeof(nl));
+    nl.nl_pad = 0xffff;                                   /* shown when not 0 */
+    connect(u, (void *)&nl, sizeof(nl));
     struct sockaddr_ll ll = {.sll_family = AF_PACKET, .sll_protocol = htons(0x0800),
                              .sll_ifindex = 1, .sll_hatype = 1, .sll_pkttype = PACKET_HOST,
                              .sll_halen = 6, .sll_addr = {1, 2, 3, 4, 5, 6}};

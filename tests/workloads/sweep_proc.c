@@ -754,7 +754,54 @@ static void grandchild(void) {
     _exit(0);
 }
 
+/* clone3 refused before it forks (exit_signal 256: EINVAL), its struct at a page's end
+ * (EFAULT), a size past the struct (E2BIG), and once forking with a NULL parent_tid:
+ * the child exits at once. */
+static void clone3_calls(void) {
+    long pg = sysconf(_SC_PAGESIZE);
+    char *m = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    struct { struct clone_args a; uint64_t more[2]; } big;
+    struct clone_args *end;
+
+    if (m == MAP_FAILED)
+        return;
+    munmap(m + pg, pg);
+    memset(&big, 0, sizeof big);
+    big.a.exit_signal = 256, big.a.cgroup = 5;              /* cgroup without its flag */
+    syscall(SYS_clone3, &big.a, sizeof big.a);
+    big.a.flags = 0x400000;                                  /* CLONE_DETACHED: unnamed */
+    syscall(SYS_clone3, &big.a, sizeof big.a);
+    big.a.flags = CLONE_NEWTIME | CLONE_IO | CLONE_VM | 0x400000;
+    syscall(SYS_clone3, &big.a, 64L);
+    big.a.flags = 0, big.more[0] = 0xfacefeeddeadbeefULL;
+    syscall(SYS_clone3, &big, 96L);                          /* E2BIG */
+    big.more[0] = 0;
+    syscall(SYS_clone3, &big, sizeof big);                   /* EINVAL */
+    end = (struct clone_args *)(m + pg - sizeof *end);
+    memset(end, 0, sizeof *end);
+    syscall(SYS_clone3, end, sizeof *end + 8);               /* ??? past it: EFAULT */
+    end->exit_signal = SIGCHLD, end->flags = CLONE_PARENT_SETTID;
+    long pid = syscall(SYS_clone3, end, sizeof *end);        /* parent_tid=NULL */
+    if (pid == 0)
+        syscall(SYS_exit, 0);
+    if (pid > 0)
+        waitpid(pid, NULL, 0);
+    munmap(m, pg);
+}
+
+/* kexec_file_load of fd -1 (EBADF, or EPERM where kexec is locked down): nothing is
+ * loaded (no KEXEC_FILE_UNLOAD either); its command line, as long as its length says */
+static void kexec_calls(void) {
+    static const char cmdline[] = "console=ttyS0 tracekit-sweep-command-line";
+
+    syscall(SYS_kexec_file_load, -1L, -1L, (long)sizeof cmdline, cmdline, 0L);
+    syscall(SYS_kexec_file_load, -1L, -1L, 7L, cmdline, 0L);
+    syscall(SYS_kexec_file_load, -1L, -1L, 0L, NULL, 0L);
+}
+
 int main(void) {
+    kexec_calls();
+    clone3_calls();
     scheduling();
     sched_attr();
     memory();

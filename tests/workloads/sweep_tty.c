@@ -461,6 +461,18 @@ static void prctl_calls(long hi) {
     syscall(SYS_prctl, PR_GET_PDEATHSIG, &v, 0L, 0L, 0L);
     syscall(SYS_prctl, PR_SET_PDEATHSIG, 99L, 0L, 0L, 0L);
     syscall(SYS_prctl, PR_GET_PDEATHSIG, BAD, 0L, 0L, 0L);
+    {
+        /* the int at the end of a mapping: read at its own 4 bytes */
+        long pg = sysconf(_SC_PAGESIZE);
+        char *m = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                       -1, 0);
+
+        if (m != MAP_FAILED) {
+            munmap(m + pg, pg);
+            syscall(SYS_prctl, PR_GET_CHILD_SUBREAPER, m + pg - 4, 0L, 0L, 0L);
+            munmap(m, pg);
+        }
+    }
     long slack = syscall(SYS_prctl, PR_GET_TIMERSLACK, 0L, 0L, 0L, 0L);
     syscall(SYS_prctl, PR_SET_TIMERSLACK, slack, 0L, 0L, 0L);
     syscall(SYS_prctl, PR_GET_NO_NEW_PRIVS, 0L, 0L, 0L, 0L);

@@ -266,6 +266,16 @@ def k_bufw(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return text
 
 
+def k_bufprev(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """A buffer whose length is the previous argument (kexec_file_load's cmdline, as
+    strace's printstrn prints it: -s bytes, then ``...``); its address when unread."""
+    cap = capture(ev, i) if ev.args[i] and i > 0 else None
+    n = ev.args[i - 1] if i > 0 else 0
+    if cap is None or len(cap.data) < min(n, d.string_limit):
+        return pointer(ev.args[i])
+    return quote(cap.data[:n], limit=d.string_limit, more=len(cap.data) < n)
+
+
 _NEW_UTS_LEN = 64     # include/uapi/linux/utsname.h: the longest host or domain name
 
 
@@ -613,7 +623,8 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
         "parr2": _k_parr_arg(2),
         "fd": k_fd, "newfd": k_newfd, "pidfdfd": k_pidfdfd, "dirfd": k_dirfd,
         "off64": k_off64, "loff_out": k_loff_out,
-        "path": k_path, "str": k_str, "strr": k_bufr, "bufw": k_bufw, "bufr": k_bufr,
+        "path": k_path, "str": k_str, "strr": k_bufr, "bufw": k_bufw, "bufprev": k_bufprev,
+        "bufr": k_bufr,
         "utsname_in": k_utsname_in,
         "bufrx": k_bufrx, "bufrn": k_bufrn, "argv": k_argv, "envp": k_envp, "sockaddr": k_sockaddr,
         "timespec": k_timespec, "omode": k_omode, "proto": k_proto,
@@ -733,10 +744,27 @@ def _fsconfig_cmd(d: SyscallDecoder, ev: Syscall) -> str | None:
     return cmds.get(ev.args[1] & 0xFFFFFFFF)
 
 
+_FSCONFIG_STR = 256     # strace reads fsconfig's key and string value as at most 256 bytes
+
+
+def _fsconfig_str(d: SyscallDecoder, data: bytes, trunc: bool) -> str:
+    """A string strace prints with ``printstr_ex(addr, 256, QUOTE_0_TERMINATED)``: -s
+    bytes of it (256 at most), ``...`` when longer; with -s 256 or more a string of 256
+    bytes or more is cut at 256 with ``...`` (its NUL is past what strace reads)."""
+    if d.string_limit >= _FSCONFIG_STR:
+        return quote(data[:_FSCONFIG_STR], more=trunc or len(data) >= _FSCONFIG_STR)
+    return quote(data, limit=d.string_limit, more=trunc)
+
+
 def k_fsconfigkey(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     """fsconfig's key: a string for the FSCONFIG_SET_* commands, else an address."""
     cmd = _fsconfig_cmd(d, ev)
-    return k_str(d, ev, i) if cmd and cmd.startswith("FSCONFIG_SET_") else k_p(d, ev, i)
+    if not cmd or not cmd.startswith("FSCONFIG_SET_"):
+        return k_p(d, ev, i)
+    cap = capture(ev, i) if ev.args[i] else None
+    if cap is None:
+        return pointer(ev.args[i])
+    return _fsconfig_str(d, cap.data, bool(cap.flags & CAPF_TRUNC))
 
 
 def k_fsconfigvalue(d: SyscallDecoder, ev: Syscall, i: int) -> str:
@@ -747,6 +775,8 @@ def k_fsconfigvalue(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     kind = (CAP_STR if cmd in ("FSCONFIG_SET_STRING", "FSCONFIG_SET_PATH",
                                "FSCONFIG_SET_PATH_EMPTY")
             else CAP_BUF if cmd == "FSCONFIG_SET_BINARY" else None)
+    if kind == CAP_BUF and ev.args[i] and signed(ev.args[i + 1], 32) == 0:
+        return '""'                 # strace reads no byte of it (aux is an int)
     cap = next((c for c in ev.caps if c.arg == i and c.kind == kind
                 and not c.flags & CAPF_FAULT), None) if ev.args[i] else None
     if cap is None:
@@ -755,8 +785,9 @@ def k_fsconfigvalue(d: SyscallDecoder, ev: Syscall, i: int) -> str:
         n = max(signed(ev.args[i + 1], 32), 0)
         return quote(cap.data[:n], limit=d.string_limit, force_hex=True,
                      more=bool(cap.flags & CAPF_TRUNC) and len(cap.data) < n)
-    return quote(cap.data, limit=None if cmd != "FSCONFIG_SET_STRING" else d.string_limit,
-                 more=bool(cap.flags & CAPF_TRUNC))
+    if cmd == "FSCONFIG_SET_STRING":
+        return _fsconfig_str(d, cap.data, bool(cap.flags & CAPF_TRUNC))
+    return quote(cap.data, more=bool(cap.flags & CAPF_TRUNC))
 
 
 def k_fsconfigaux(d: SyscallDecoder, ev: Syscall, i: int) -> str:

@@ -20,6 +20,7 @@ undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit.decode.a
                       return value (read: shown when the call succeeded); ``bufrx``:
                       the same, every byte as ``\\xNN`` (getrandom); ``bufrn``:
                       no longer than the next arg either (recvfrom's MSG_TRUNC)
+``bufprev``           buffer whose length is the previous arg (kexec_file_load's cmdline)
 ``strr``              a string written by the call, length the return value (readlink)
 ``utsname_in``        sethostname's name: next-arg bytes, the address past 64 of them
 ``argv`` ``envp``     execve's vectors: ``["ls", "-l"]``, ``0x7ffc... /* 23 vars */``
@@ -377,6 +378,7 @@ sched_setparam: d int_in
 sched_getparam: d int_out
 sched_setattr: d schedattr_in u32
 kexec_load: p u kexecsegs kexecflags
+kexec_file_load: fd fd u bufprev kexecfileflags
 move_pages: d u pages_in pagenodes_in pagestatus_out movepagesflags
 sethostname: utsname_in u32
 setdomainname: utsname_in u32

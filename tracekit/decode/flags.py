@@ -124,6 +124,7 @@ _MAP_HUGE_BITS = _MAP_HUGE_MASK << _MAP_HUGE_SHIFT
 # clone(2)'s low byte is the exit signal (CSIGNAL), so CLONE_NEWTIME (0x80, clone3 only)
 # cannot be a clone() flag; clone3 has exit_signal as a field of its own.
 _CSIGNAL = 0xFF
+_CLONE3_ONLY = ("CLONE_NEWTIME", "CLONE_CLEAR_SIGHAND", "CLONE_INTO_CGROUP")
 
 
 class ArchFlags:
@@ -188,8 +189,14 @@ class ArchFlags:
         # clock_nanosleep, timer_settime: unknown bits alone ``0x10 /* TIMER_??? */``
         self.timer_flags = FlagSet(T.TIMER_FLAGS, unknown="TIMER_???")
         self.sock_flags = FlagSet(T.SOCK_FLAGS, unknown="SOCK_???")
-        self._clone_bits = FlagSet(tuple(p for p in T.CLONE_FLAGS if not p[0] & _CSIGNAL))
-        self.clone3_flags = FlagSet(T.CLONE_FLAGS)
+        # strace 6.1's clone_flags, then (clone3) its clone3_flags: CLONE_DETACHED (which
+        # the kernel ignores) is not named, CLONE_NEWTIME prints after CLONE_IO
+        clone = tuple(p for p in T.CLONE_FLAGS if p[1] != "CLONE_DETACHED")
+        self._clone_bits = FlagSet(tuple(p for p in clone if not p[0] & _CSIGNAL
+                                         and p[1] not in _CLONE3_ONLY))
+        self.clone3_flags = FlagSet(
+            tuple(p for p in clone if p[1] not in _CLONE3_ONLY)
+            + tuple(p for n in _CLONE3_ONLY for p in clone if p[1] == n))
         self._futex_private = const_value(T.FUTEX_CONSTS, "FUTEX_PRIVATE_FLAG")
         self._futex_clock_rt = const_value(T.FUTEX_CONSTS, "FUTEX_CLOCK_REALTIME")
 

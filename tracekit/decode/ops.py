@@ -468,18 +468,27 @@ def _fcntl(d: SyscallDecoder, ev: Syscall) -> list[str]:
                         or name in ("F_SETOWN_EX", "F_GETOWN_EX")):
         return [*out, pointer(arg)]     # -e verbose= without fcntl: the struct's address
     if name in _SETLK:
-        cap = _first_struct(ev, 2)
+        cap = _first_struct(ev, 2, F_OWNER_EX_SIZE)
         text = None if cap is None else format_flock(
             _flock_native(cap.data, name) if compat else cap.data, fl, False)
         return [*out, pointer(arg) if text is None else text]
     if name in _GETLK:
-        cap = _last_struct(ev, 2) if succeeded(ev) else None
+        cap = _last_struct(ev, 2, F_OWNER_EX_SIZE) if succeeded(ev) else None
         text = None if cap is None else format_flock(
             _flock_native(cap.data, name) if compat else cap.data, fl, True)
         return [*out, pointer(arg) if text is None else text]
     if name in ("F_SETOWN_EX", "F_GETOWN_EX"):
-        cap = (_first_struct(ev, 2) if name == "F_SETOWN_EX"
-               else _last_struct(ev, 2) if succeeded(ev) else None)
+        # its own 8-byte reads (a struct f_owner_ex at the end of a mapping is not
+        # readable as a flock): at entry, then at exit; else (an older recording, an
+        # i386 call) the flock's
+        owners = [c for c in map(_readable, _caps(ev, 2)) if c is not None
+                  and c.kind != CAP_STR and len(c.data) == F_OWNER_EX_SIZE]
+        if not owners:
+            cap = (_first_struct(ev, 2) if name == "F_SETOWN_EX"
+                   else _last_struct(ev, 2) if succeeded(ev) else None)
+        else:
+            cap = owners[0] if name == "F_SETOWN_EX" else (
+                owners[-1] if succeeded(ev) and len(owners) >= 2 else None)
         if cap is None or len(cap.data) < F_OWNER_EX_SIZE:
             return [*out, pointer(arg)]
         typ, pid = struct.unpack_from("<ii", cap.data)
@@ -488,13 +497,20 @@ def _fcntl(d: SyscallDecoder, ev: Syscall) -> list[str]:
     return [*out, _x(arg)]
 
 
-def _first_struct(ev: Syscall, i: int) -> Capture | None:
-    caps = [c for c in _caps(ev, i) if c.kind != CAP_STR]
+def _structs(ev: Syscall, i: int, skip: int) -> list[Capture]:
+    """The struct captures of argument ``i`` but the readable ones of ``skip`` bytes
+    (fcntl's f_owner_ex reads: 8)."""
+    return [c for c in _caps(ev, i) if c.kind != CAP_STR
+            and not (skip and len(c.data) == skip and not c.flags & CAPF_FAULT)]
+
+
+def _first_struct(ev: Syscall, i: int, skip: int = 0) -> Capture | None:
+    caps = _structs(ev, i, skip)
     return _readable(caps[0]) if caps else None
 
 
-def _last_struct(ev: Syscall, i: int) -> Capture | None:
-    caps = [c for c in _caps(ev, i) if c.kind != CAP_STR]
+def _last_struct(ev: Syscall, i: int, skip: int = 0) -> Capture | None:
+    caps = _structs(ev, i, skip)
     return _readable(caps[-1]) if len(caps) >= 2 else None
 
 
@@ -931,8 +947,13 @@ def _syslog(d: SyscallDecoder, ev: Syscall) -> list[str]:
 
 # quotactl's data (include/uapi/linux/quota.h, dqblk_xfs.h): struct if_dqblk and
 # if_nextdqblk (eight u64, dqb_valid, if_nextdqblk's dqb_id: 72 bytes either way),
-# struct if_dqinfo (24), fs_disk_quota_t (112, the largest: what is read)
+# struct if_dqinfo (24), fs_disk_quota_t (112, the largest), a u32 (the XFS flags,
+# Q_GETFMT's format): each read at its own size at entry (strace reads just the
+# command's struct: one at the end of a mapping is readable to it); at exit (8 specs at
+# most) if_dqblk and fs_disk_quota_t, the smaller structs read within them
 QUOTA_DATA_SIZE = 112
+QUOTA_IN_SIZES = (4, 24, 72, QUOTA_DATA_SIZE)
+QUOTA_OUT_SIZES = (72, QUOTA_DATA_SIZE)
 _DQBLK = ("dqb_bhardlimit", "dqb_bsoftlimit", "dqb_curspace", "dqb_ihardlimit",
           "dqb_isoftlimit", "dqb_curinodes")
 _XFS_DQBLK = ("d_blk_hardlimit", "d_blk_softlimit", "d_ino_hardlimit", "d_ino_softlimit",
@@ -1021,7 +1042,8 @@ def _quota_call(d: SyscallDecoder, ev: Syscall, qcmd: int, special: str | None
         return [*out, _xval(T.QUOTA_FORMATS, args[2] & _M32, "QFMT_VFS_???"), _string(ev, 3)]
     data = pointer(args[3])
     written = name in _QUOTA_OUT
-    cap = _struct_at(ev, 3, at_exit=written) if args[3] and not d.addr_only else None
+    cap = (_struct_at(ev, 3, at_exit=written, need=_quota_size(name))
+           if args[3] and not d.addr_only else None)
     if cap is not None and (succeeded(ev) or not written):
         data = _quota_data(T, name, cap.data) or data
     return [*out, data] if name in _QUOTA_NO_ID else [*out, _uid(args[2]), data]
@@ -1035,14 +1057,28 @@ def _string(ev: Syscall, i: int) -> str:
     return quote(cap.data, more=bool(cap.flags & CAPF_TRUNC))
 
 
-def _struct_at(ev: Syscall, i: int, *, at_exit: bool) -> Capture | None:
-    """The readable struct capture of argument ``i`` read at entry (the first one of the
-    record) or at exit (the last one)."""
+def _quota_size(name: str) -> int:
+    """The bytes of quotactl's data for command ``name`` (what strace reads)."""
+    if name in ("Q_GETINFO", "Q_SETINFO"):
+        return 24
+    if name in ("Q_GETQUOTA", "Q_SETQUOTA", "Q_GETNEXTQUOTA"):
+        return 72
+    if name in ("Q_GETFMT", "Q_XQUOTAON", "Q_XQUOTAOFF", "Q_XQUOTARM"):
+        return 4
+    return QUOTA_DATA_SIZE
+
+
+def _struct_at(ev: Syscall, i: int, *, at_exit: bool, need: int) -> Capture | None:
+    """The smallest readable struct capture of argument ``i`` of ``need`` bytes or more,
+    read at entry (the record's first captures: QUOTA_IN_SIZES) or at exit (its last
+    ones: QUOTA_OUT_SIZES); a record of one capture each way (an older recording): that
+    one when large enough."""
     caps = [c for c in _caps(ev, i) if c.kind != CAP_STR]
-    if not caps:
-        return None
-    cap = _readable(caps[-1] if at_exit else caps[0])
-    return cap if cap is not None and len(cap.data) >= QUOTA_DATA_SIZE else None
+    n = len(QUOTA_IN_SIZES)
+    group = (caps[n:] if at_exit else caps[:n]) if len(caps) > 2 else \
+        caps[-1:] if at_exit else caps[:1]
+    fits = [c for c in map(_readable, group) if c is not None and len(c.data) >= need]
+    return min(fits, key=lambda c: len(c.data)) if fits else None
 
 
 def personality_text(fl: F.ArchFlags, v: int) -> str:
@@ -1404,6 +1440,7 @@ def ret_kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, s
 # struct clone_args (include/uapi/linux/sched.h): 11 u64 fields, 88 bytes (64 in its
 # first version, CLONE_ARGS_SIZE_VER0)
 CLONE_ARGS_SIZE = 88
+CLONE_ARGS_CAP = 4096       # a larger size: strace reads the bytes past 88 up to a page
 _CLONE_ARGS = ("flags", "pidfd", "child_tid", "parent_tid", "exit_signal", "stack",
                "stack_size", "tls", "set_tid", "set_tid_size", "cgroup")
 
@@ -1415,15 +1452,16 @@ def _clone3(d: SyscallDecoder, ev: Syscall) -> list[str]:
     new task's tid, which the call also returns)."""
     fl = d.flags
     size = ev.args[1]
-    cap = _readable(capture(ev, 0))
-    if cap is None or len(cap.data) < 64:
+    caps = [c for c in ev.caps if c.arg == 0 and not c.flags & CAPF_DEREF]
+    cap = _readable(caps[0] if caps else None)
+    if cap is None or len(cap.data) < 64 or size < 64:
         return [pointer(ev.args[0]), str(size)]
-    data = cap.data.ljust(CLONE_ARGS_SIZE, b"\0")[:CLONE_ARGS_SIZE]
+    data = cap.data[:min(size, CLONE_ARGS_SIZE)].ljust(CLONE_ARGS_SIZE, b"\0")
     a = dict(zip(_CLONE_ARGS, struct.unpack_from("<11Q", data), strict=True))
     names = {n: v for v, n in fl.tables.CLONE_FLAGS}
     flags = a["flags"]
     text = fl.clone3_flags(flags)
-    if flags and not any(flags & v == v for v in names.values()):
+    if flags and text.startswith("0x"):         # no bit of it named
         text = f"{flags:#x} /* CLONE_??? */"
     out = [f"flags={text}"]
     if flags & names["CLONE_PIDFD"]:
@@ -1439,11 +1477,24 @@ def _clone3(d: SyscallDecoder, ev: Syscall) -> list[str]:
         out.append(f"tls={pointer(a['tls'])}")
     if a["set_tid"] or a["set_tid_size"]:
         out += [f"set_tid={pointer(a['set_tid'])}", f"set_tid_size={a['set_tid_size']}"]
-    if flags & names.get("CLONE_INTO_CGROUP", 0) and size >= CLONE_ARGS_SIZE:
+    if size > CLONE_ARGS_SIZE - 8 and (a["cgroup"] or flags & names["CLONE_INTO_CGROUP"]):
         out.append(f"cgroup={a['cgroup']}")
+    if size > CLONE_ARGS_SIZE:
+        # what a larger size passes, up to a page: its nonzero bytes, ``???`` when
+        # unreadable (strace reads it apart from the struct)
+        whole = _readable(caps[-1])
+        end = min(size, CLONE_ARGS_CAP)
+        if len(caps) < 2:
+            pass                    # a record without the read (an older recording)
+        elif whole is None or len(whole.data) < end:
+            out.append("???")
+        elif any(tail := whole.data[CLONE_ARGS_SIZE:end]):
+            out.append(f"/* bytes {CLONE_ARGS_SIZE}..{end - 1} */ "
+                       + quote(tail, limit=d.string_limit, force_hex=True))
     text = "{" + ", ".join(out) + "}"
     if succeeded(ev) and ev.ret > 0 and flags & names["CLONE_PARENT_SETTID"]:
-        text += f" => {{parent_tid=[{ev.ret}]}}"
+        tid = a["parent_tid"]
+        text += f" => {{parent_tid={f'[{ev.ret}]' if tid else 'NULL'}}}"
     return [text, str(size)]
 
 

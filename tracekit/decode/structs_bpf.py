@@ -13,7 +13,9 @@ exit (after a success; a batch's count after ENOENT too): ``info_len=256 => 104`
 Decoded: the map commands (create, the element and batch commands, freeze, the next-id
 commands), BPF_PROG_LOAD, BPF_OBJ_PIN/GET, BPF_OBJ_GET_INFO_BY_FD, BPF_BTF_LOAD,
 BPF_PROG_ATTACH/DETACH, BPF_LINK_CREATE (its tail by attach type), BPF_LINK_UPDATE,
-BPF_RAW_TRACEPOINT_OPEN.
+BPF_RAW_TRACEPOINT_OPEN, BPF_PROG_TEST_RUN, the BPF_*_GET_FD_BY_ID commands,
+BPF_PROG_QUERY and BPF_TASK_FD_QUERY (their last fields as the call left them:
+``prog_cnt=2 => 0``; strace reads the attr again at exit).
 
 The string at the attr's first word (BPF_OBJ_PIN/BPF_OBJ_GET's pathname,
 BPF_RAW_TRACEPOINT_OPEN's name: ``name="a_tracepoint_name_longer_than_32"...``, however
@@ -47,7 +49,7 @@ from tracekit._events import CAPF_DEREF, CAPF_FAULT, Syscall
 from tracekit.decode import flags as F
 from tracekit.decode.captures import Deref, KindFn, deref, succeeded
 from tracekit.decode.fdcache import BPF_FD_TARGETS
-from tracekit.decode.values import pointer, quote, xval as _xval
+from tracekit.decode.values import format_ifindex, pointer, quote, xval as _xval
 
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
@@ -84,7 +86,7 @@ _MAP_CREATE = (
             ("value_size", 8, "u32"), ("max_entries", 12, "u32")),
     *_group(16, ("map_flags", 16, "f:BPF_MAP_FLAGS")), *_group(20, ("inner_map_fd", 20, "s32")),
     *_group(24, ("numa_node", 24, "numa")), *_group(28, ("map_name", 28, "name16")),
-    *_group(44, ("map_ifindex", 44, "u32")),
+    *_group(44, ("map_ifindex", 44, "ifindex")),
     *_group(48, ("btf_fd", 48, "s32"), ("btf_key_type_id", 52, "u32"),
             ("btf_value_type_id", 56, "u32")),
     *_group(60, ("btf_vmlinux_value_type_id", 60, "u32")),
@@ -100,7 +102,7 @@ _PROG_LOAD = (
     *_group(24, ("log_level", 24, "u32"), ("log_size", 28, "u32"), ("log_buf", 32, "logbuf")),
     *_group(40, ("kern_version", 40, "kver")),
     *_group(44, ("prog_flags", 44, "f:BPF_PROG_FLAGS")),
-    *_group(48, ("prog_name", 48, "name16")), *_group(64, ("prog_ifindex", 64, "u32")),
+    *_group(48, ("prog_name", 48, "name16")), *_group(64, ("prog_ifindex", 64, "ifindex")),
     *_group(68, ("expected_attach_type", 68, "x:BPF_ATTACH_TYPES")),
     *_group(72, ("prog_btf_fd", 72, "s32"), ("func_info_rec_size", 76, "u32"),
             ("func_info", 80, "ptr"), ("func_info_cnt", 88, "u32"),
@@ -114,6 +116,16 @@ _LOOKUP_BATCH = (56, _group(0, ("in_batch", 0, "ptr"), ("out_batch", 8, "ptr"),
                             ("keys", 16, "ptr"), ("values", 24, "ptr"), *_BATCH_TAIL))
 _LOOKUP = (32, (*_ELEM, *_group(0, ("value", 16, "ptr")),
                 *_group(24, ("flags", 24, "lookupflags"))))
+_GET_FD_BY_ID = (*_group(0, ("prog_id", 0, "u32"), ("next_id", 4, "u32")),
+                 *_group(8, ("open_flags", 8, "f:BPF_FILE_FLAGS")))
+_PROG_TEST_RUN = (
+    *_group(0, ("prog_fd", 0, "s32"), ("retval", 4, "u32"), ("data_size_in", 8, "u32"),
+            ("data_size_out", 12, "u32"), ("data_in", 16, "ptr"), ("data_out", 24, "ptr"),
+            ("repeat", 32, "u32"), ("duration", 36, "u32")),
+    *_group(40, ("ctx_size_in", 40, "u32"), ("ctx_size_out", 44, "u32"),
+            ("ctx_in", 48, "ptr"), ("ctx_out", 56, "ptr")),
+    *_group(64, ("flags", 64, "f:BPF_TEST_RUN_FLAGS"), ("cpu", 68, "u32")),
+    *_group(72, ("batch_size", 72, "u32")))
 _MEMBERS: dict[str, tuple[int, tuple[_Field, ...]]] = {
     # command: (the member's size, its fields)
     "BPF_MAP_CREATE": (72, _MAP_CREATE),
@@ -155,15 +167,35 @@ _MEMBERS: dict[str, tuple[int, tuple[_Field, ...]]] = {
     "BPF_MAP_UPDATE_BATCH": (56, _group(0, ("keys", 16, "ptr"), ("values", 24, "ptr"),
                                         *_BATCH_TAIL)),
     "BPF_MAP_DELETE_BATCH": (56, _group(0, ("keys", 16, "ptr"), *_BATCH_TAIL)),
+    "BPF_PROG_TEST_RUN": (76, _PROG_TEST_RUN),
+    "BPF_PROG_GET_FD_BY_ID": (12, _GET_FD_BY_ID),
+    "BPF_MAP_GET_FD_BY_ID": (12, tuple(("map_id", *f[1:]) if f[0] == "prog_id" else f
+                                       for f in _GET_FD_BY_ID)),
+    "BPF_BTF_GET_FD_BY_ID": (4, _group(0, ("btf_id", 0, "u32"))),
+    "BPF_LINK_GET_FD_BY_ID": (4, _group(0, ("link_id", 0, "u32"))),
+    # the fields printed at entry; the rest (strace prints them at exit, from the attr
+    # as the call left it) are _exit_tail's
+    "BPF_PROG_QUERY": (28, _group(0, ("target_fd", 0, "s32"),
+                                  ("attach_type", 4, "x:BPF_ATTACH_TYPES"),
+                                  ("query_flags", 8, "f:BPF_QUERY_FLAGS"),
+                                  ("attach_flags", 12, "f:BPF_ATTACH_FLAGS"))),
+    "BPF_TASK_FD_QUERY": (48, _group(0, ("pid", 0, "s32pid"), ("fd", 4, "s32"),
+                                     ("flags", 8, "u32"))),
 }
 # the commands whose fields strace prints inside a named member: ``{info={...}}``
 _WRAPPED = {"BPF_OBJ_GET_INFO_BY_FD": "info", "BPF_LINK_CREATE": "link_create",
             "BPF_RAW_TRACEPOINT_OPEN": "raw_tracepoint", "BPF_MAP_LOOKUP_BATCH": "batch",
             "BPF_MAP_LOOKUP_AND_DELETE_BATCH": "batch", "BPF_MAP_UPDATE_BATCH": "batch",
-            "BPF_MAP_DELETE_BATCH": "batch", "BPF_LINK_UPDATE": "link_update"}
+            "BPF_MAP_DELETE_BATCH": "batch", "BPF_LINK_UPDATE": "link_update",
+            "BPF_PROG_TEST_RUN": "test", "BPF_PROG_QUERY": "query",
+            "BPF_TASK_FD_QUERY": "task_fd_query"}
 _BATCHES = ("BPF_MAP_LOOKUP_BATCH", "BPF_MAP_LOOKUP_AND_DELETE_BATCH", "BPF_MAP_UPDATE_BATCH",
             "BPF_MAP_DELETE_BATCH")
 _NUMA_NODE = 0x4            # BPF_F_NUMA_NODE: numa_node prints only with it
+_NUMA_NO_NODE = 0xFFFFFFFF
+# no task maps memory at or above this: a pointer there is unreadable (strace prints
+# the address) without reading it (arm64's and x86_64's user space end far below)
+_KERNEL_HALF = 1 << 56
 # the pointers in an attr whose memory strace prints: (offset, offset of the u32 length
 # or None for a C string), by command
 _POINTED = {"BPF_PROG_LOAD": ((16, None), (32, 28)), "BPF_BTF_LOAD": ((0, 16),)}
@@ -222,7 +254,9 @@ def _field(kind: str, data: bytes, off: int, fl: F.ArchFlags, out: bytes | None,
         return fdtext(struct.unpack_from("<i", data, off)[0])   # every s32 is an fd
     if kind == "u32":
         return str(_u(data, off))
-    if kind == "s32":
+    if kind == "ifindex":
+        return format_ifindex(_u(data, off))
+    if kind in ("s32", "s32pid"):
         return str(struct.unpack_from("<i", data, off)[0])
     if kind == "u64":
         return str(_u(data, off, 8))
@@ -254,7 +288,10 @@ def _field(kind: str, data: bytes, off: int, fl: F.ArchFlags, out: bytes | None,
         fd = struct.unpack_from("<i", data, off)[0]
         return fdtext(fd) if fdtext is not None else str(fd)
     if kind == "numa":
-        return str(_u(data, off)) if map_flags & _NUMA_NODE else None
+        if not map_flags & _NUMA_NODE:
+            return None
+        node = _u(data, off)
+        return f"{node} /* NUMA_NO_NODE */" if node == _NUMA_NO_NODE else str(node)
     if kind == "name16":
         # the bytes within the size, up to 16: up to the NUL, or all but the last and
         # "..." when there is none (an array of n chars holds n - 1 and its NUL)
@@ -268,10 +305,12 @@ def _field(kind: str, data: bytes, off: int, fl: F.ArchFlags, out: bytes | None,
     table_kind, _, table = kind.partition(":")
     if table_kind == "x":
         unknown = ("BPF_???" if table in ("BPF_UPDATE_FLAGS", "BPF_ATTACH_TYPES")
+                   else "BPF_FD_TYPE_???" if table == "BPF_FD_TYPES"
                    else table[:-1] + "_???")
         return _xval(getattr(t, table), _u(data, off, 8 if table == "BPF_UPDATE_FLAGS"
                                          else 4), unknown)
-    flags = F.FlagSet(getattr(t, table), unknown="BPF_F_???")
+    flags = F.FlagSet(getattr(t, table), unknown="BPF_F_QUERY_???"
+                      if table == "BPF_QUERY_FLAGS" else "BPF_F_???")
     return flags(_u(data, off))
 
 
@@ -301,6 +340,50 @@ def _link_tail(attr: bytes, fl: F.ArchFlags) -> tuple[str | None, int]:
         return (f"kprobe_multi={{flags={flags(_u(attr, 16))}, cnt={_u(attr, 20)}, "
                 "syms=NULL, addrs=NULL, cookies=NULL}"), 48
     return "", 16
+
+
+def _nul_string(got: bytes, need: int, limit: int) -> str | None:
+    """A buffer as strace's printstr_ex with QUOTE_0_TERMINATED prints it, from ``got``
+    (``need`` bytes asked: the length, at most -s + 1): up to its NUL, else ``limit``
+    bytes and ``...``; None when fewer bytes were read and no NUL (strace: the address)."""
+    nul = got.find(b"\0")
+    if nul >= 0:
+        return quote(got[:nul])
+    return quote(got[:limit], more=True) if len(got) >= need else None
+
+
+def _exit_tail(cmd: str, attr: bytes, after: bytes, fl: F.ArchFlags,
+               derefs: Mapping[int, Deref], limit: int) -> str | None:
+    """What strace prints at exit of BPF_PROG_QUERY and BPF_TASK_FD_QUERY, from ``after``
+    (the attr as the call left it, cut by the size): ``prog_ids=[], prog_cnt=0`` (the
+    count as ``2 => 0`` when the call changed it), ``buf_len=8 => 0, buf=NULL,
+    prog_id=0, fd_type=..., probe_offset=0, probe_addr=0``. None when memory strace
+    reads there was not read (the ids of a count other than 0; a task's buffer without
+    its capture at exit)."""
+    if cmd == "BPF_PROG_QUERY":
+        ids, cnt, cnt_in = _u(after, 16, 8), _u(after, 24), _u(attr, 24)
+        if ids and cnt and ids < _KERNEL_HALF:
+            return None
+        return (f"prog_ids={'[]' if ids and not cnt else pointer(ids)}, prog_cnt="
+                + (f"{cnt_in} => {cnt}" if cnt != cnt_in else str(cnt)))
+    buf_len_in, buf_len = _u(attr, 12), _u(after, 12)
+    buf, n = _u(after, 16, 8), min(buf_len_in, _u(after, 12))
+    shown: str | None = pointer(buf) if not buf else '""' if not n else None
+    d = derefs.get(16)
+    if shown is None and d is not None and d.ptr == buf and d.readable:
+        need = min(n, limit + 1)
+        shown = _nul_string(d.data[:need], need, limit)
+    if shown is None:
+        if d is None and buf < _KERNEL_HALF:
+            return None             # not read (a record without the capture)
+        shown = pointer(buf)
+    fd_type = _xval(fl.tables.BPF_FD_TYPES, _u(after, 28), "BPF_FD_TYPE_???")
+    offset, addr = _u(after, 32, 8), _u(after, 40, 8)
+    return (f"buf_len={buf_len_in}" + (f" => {buf_len}" if buf_len != buf_len_in else "")
+            + f", buf={shown}, "
+            f"prog_id={_u(after, 24)}, fd_type={fd_type}, "
+            f"probe_offset={hex(offset) if offset else '0'}, "
+            f"probe_addr={hex(addr) if addr else '0'}")
 
 
 def format_bpf_attr(cmd: str, data: bytes, size: int, fl: F.ArchFlags,
@@ -362,6 +445,14 @@ def format_bpf_attr(cmd: str, data: bytes, size: int, fl: F.ArchFlags,
             field = "[]"                # insn_cnt 0: an empty array (NULL stays NULL)
         if field is not None:
             parts.append(f"{name}={field}")
+    if cmd in ("BPF_PROG_QUERY", "BPF_TASK_FD_QUERY"):
+        # strace reads the attr again at exit (whatever the result)
+        after = (out if out is not None and len(out) >= min(size, msize) else data)
+        tail = _exit_tail(cmd, attr, after[:size].ljust(msize, b"\0"), fl, derefs or {},
+                          limit)
+        if tail is None:
+            return None
+        parts.append(tail)
     if cmd == "BPF_LINK_CREATE" and size > msize:
         tail, msize = _link_tail(attr.ljust(48, b"\0"), fl)
         if tail is None:

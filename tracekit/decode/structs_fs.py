@@ -43,6 +43,7 @@ from tracekit._events import (
     CAP_BUF,
     CAP_COUNT,
     CAP_ENVP,
+    CAPF_DEREF,
     CAPF_FAULT,
     CAPF_TRUNC,
     SC_COMPAT,
@@ -627,8 +628,9 @@ def _k_open_how(fl: F.ArchFlags) -> KindFn:
     """openat2's ``struct open_how`` (its size the next argument) as strace 6.1 prints it:
     ``{flags=O_RDONLY|O_CLOEXEC, resolve=RESOLVE_NO_SYMLINKS}``, the mode with O_CREAT,
     __O_TMPFILE or a mode that is not 0, bytes past the struct that are not 0 as
-    ``/* bytes 24..31 */ "\\x01..."`` (up to a page, cut at the string limit); the
-    address for a size under 24 or unreadable memory."""
+    ``/* bytes 24..31 */ "\\x01..."`` (up to a page, cut at the string limit), or
+    ``???`` when they are unreadable (the struct read apart: its first capture); the
+    address for a size under 24 or an unreadable struct."""
     T = fl.tables
     opens = {n: v for v, n in T.OPEN_FLAGS}
     with_mode = opens["O_CREAT"] | opens["__O_TMPFILE"]
@@ -636,16 +638,21 @@ def _k_open_how(fl: F.ArchFlags) -> KindFn:
 
     def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
         size = ev.args[i + 1]
-        cap = capture(ev, i)
-        if size < OPEN_HOW_SIZE or cap is None or len(cap.data) < OPEN_HOW_SIZE:
+        caps = [c for c in ev.caps if c.arg == i and not c.flags & CAPF_DEREF]
+        head = caps[0] if caps and not caps[0].flags & CAPF_FAULT else None
+        if size < OPEN_HOW_SIZE or head is None or len(head.data) < OPEN_HOW_SIZE:
             return pointer(ev.args[i])
-        flags, mode, res = struct.unpack_from("<QQQ", cap.data)
+        flags, mode, res = struct.unpack_from("<QQQ", head.data)
         out = [f"flags={fl.open_flags(flags)}"]
         if flags & with_mode or mode:
             out.append(f"mode={_octal(mode)}")
         out.append(f"resolve={resolve(res)}")
         end = min(size, _PAGE)
-        tail = cap.data[OPEN_HOW_SIZE:end]
+        cap = capture(ev, i)
+        if size > OPEN_HOW_SIZE and (cap is None or len(cap.data) < end):
+            out.append("???")
+            return "{" + ", ".join(out) + "}"
+        tail = cap.data[OPEN_HOW_SIZE:end] if cap is not None else b""
         if tail.strip(b"\0"):
             shown = quote(tail, limit=d.string_limit, force_hex=True)
             out.append(f"/* bytes {OPEN_HOW_SIZE}..{end - 1} */ {shown}")

@@ -7,7 +7,8 @@ name), the config as its type reads it, the sample period (or ``sample_freq`` wi
 ``freq`` bit), the sample and read formats, the bit fields that are set (``precise_ip``
 always, with its comment; the reserved bits as ``__reserved_1=0x4 /* Bits 63..38 */``),
 then ``...``. A size other than 0 and below PERF_ATTR_SIZE_VER0 (64) prints as the
-address, as strace does. Only the first 48 bytes are read (the fields above).
+address, as strace does. Only the first 48 bytes are read (the fields above); after
+E2BIG the size again (the kernel wrote the size it knows: ``size=0xa0 => 0x88``).
 
 Layout: include/uapi/linux/perf_event.h (the same on x86_64 and arm64).
 """
@@ -17,9 +18,9 @@ from __future__ import annotations
 import struct
 from typing import TYPE_CHECKING
 
-from tracekit._events import Syscall
+from tracekit._events import CAPF_DEREF, CAPF_FAULT, Syscall
 from tracekit.decode import flags as F
-from tracekit.decode.captures import KindFn, capture
+from tracekit.decode.captures import KindFn
 from tracekit.decode.values import pointer, xval as _xval
 
 if TYPE_CHECKING:
@@ -30,6 +31,7 @@ __all__ = ["PERF_ATTR_HEAD_SIZE", "format_perf_event_attr", "kinds"]
 PERF_ATTR_HEAD_SIZE = 48    # type .. the bit fields: what strace prints without -v
 _HEAD = struct.Struct("<IIQQQQQ")
 _SIZE_VER0 = 64
+_E2BIG = 7
 _M32 = 0xFFFFFFFF
 # the bit fields after read_format, in order; precise_ip is two bits (15, 16)
 _BITS = ("disabled", "inherit", "pinned", "exclusive", "exclude_user", "exclude_kernel",
@@ -57,7 +59,8 @@ def _config(fl: F.ArchFlags, typ: int, config: int) -> str:
                        "PERF_COUNT_HW_CACHE_RESULT_???")
         op = _xval(t.PERF_HW_CACHE_OPS, low >> 8 & 0xFF, "PERF_COUNT_HW_CACHE_OP_???")
         cache = _xval(t.PERF_HW_CACHE_IDS, low & 0xFF, "PERF_COUNT_HW_CACHE_???")
-        return f"{high}{result}<<16|{op}<<8|{cache}"
+        top = f"{low >> 24:#x}<<24|" if low >> 24 else ""     # bits 24..31: no field
+        return f"{high}{top}{result}<<16|{op}<<8|{cache}"
     if name == "PERF_TYPE_SOFTWARE":
         return _xval(t.PERF_SW_IDS, config, "PERF_COUNT_SW_???")
     if name == "PERF_TYPE_TRACEPOINT":
@@ -65,9 +68,12 @@ def _config(fl: F.ArchFlags, typ: int, config: int) -> str:
     return hex(config) if config else "0"
 
 
-def format_perf_event_attr(data: bytes, fl: F.ArchFlags) -> str | None:
+def format_perf_event_attr(data: bytes, fl: F.ArchFlags, new_size: bytes | None = None
+                           ) -> str | None:
     """The abbreviated struct (module docstring); None when ``data`` is short or the
-    size is one strace prints as the address."""
+    size is one strace prints as the address. ``new_size``: the struct's first 8 bytes
+    as read at exit of a call that failed with E2BIG (the kernel wrote the size it
+    knows there: ``size=0xa0 => PERF_ATTR_SIZE_VER7``; ``b""``: unreadable, ``=> ???``)."""
     if len(data) < PERF_ATTR_HEAD_SIZE:
         return None
     typ, size, config, period, sample_type, read_format, bits = _HEAD.unpack_from(data)
@@ -78,7 +84,10 @@ def format_perf_event_attr(data: bytes, fl: F.ArchFlags) -> str | None:
     reads = F.FlagSet(t.PERF_READ_FORMAT, unknown="PERF_FORMAT_???")
     freq = bits >> _BITS.index("freq") & 1
     parts = [f"type={_xval(t.PERF_TYPES, typ, 'PERF_TYPE_???')}",
-             f"size={_xval(t.PERF_ATTR_SIZES, size, 'PERF_ATTR_SIZE_???')}",
+             f"size={_xval(t.PERF_ATTR_SIZES, size, 'PERF_ATTR_SIZE_???')}"
+             + ("" if new_size is None else " => " + (
+                 _xval(t.PERF_ATTR_SIZES, _u32(new_size, 4), "PERF_ATTR_SIZE_???")
+                 if len(new_size) >= 8 else "???")),
              f"config={_config(fl, typ, config)}",
              f"sample_freq={period}" if freq else f"sample_period={period}",
              f"sample_type={samples(sample_type)}", f"read_format={reads(read_format)}"]
@@ -92,10 +101,23 @@ def format_perf_event_attr(data: bytes, fl: F.ArchFlags) -> str | None:
     return "{" + ", ".join(parts) + ", ...}"
 
 
+def _u32(data: bytes, off: int) -> int:
+    return int.from_bytes(data[off:off + 4], "little")
+
+
 def _k_perf_attr(fl: F.ArchFlags) -> KindFn:
     def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-        cap = capture(ev, i) if ev.args[i] and not d.full else None
-        text = None if cap is None else format_perf_event_attr(cap.data, fl)
+        caps = [c for c in ev.caps if c.arg == i and not c.flags & CAPF_DEREF]
+        # capture.py's order: the head at entry, then the type and size at exit
+        head = caps[0] if caps else None
+        if not ev.args[i] or d.full or head is None or head.flags & CAPF_FAULT:
+            return pointer(ev.args[i])
+        new_size = None
+        after = caps[1] if len(caps) >= 2 else None
+        if ev.ret == -_E2BIG and after is not None:
+            # the one error that changes the size field (strace reads it again)
+            new_size = b"" if after.flags & CAPF_FAULT else after.data
+        text = format_perf_event_attr(head.data, fl, new_size)
         return pointer(ev.args[i]) if text is None else text
     return k
 

@@ -216,9 +216,11 @@ def format_sockaddr(data: bytes, families: Mapping[int, str] | None = None) -> s
         return f"{head}, sun_path={quote(path.split(_NUL, 1)[0])}}}"
     if name == "AF_NETLINK" and len(data) >= 12:
         pid, groups = struct.unpack_from("<iI", data, 4)     # strace: nl_pid=%d
+        pad = struct.unpack_from("<H", data, 2)[0]          # shown when not 0
         # C's %#08x: 0 has no 0x prefix
         text = f"{groups:#08x}" if groups else "00000000"
-        return f"{head}, nl_pid={pid}, nl_groups={text}}}"
+        return (f"{head}{f', nl_pad={pad:#x}' if pad else ''}, nl_pid={pid}, "
+                f"nl_groups={text}}}")
     if name == "AF_PACKET" and len(data) >= 20:     # sizeof(struct sockaddr_ll)
         return head + ", " + _sockaddr_ll(data) + "}"
     if name == "AF_VSOCK" and len(data) >= 16:      # sizeof(struct sockaddr_vm)

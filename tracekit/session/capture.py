@@ -58,11 +58,14 @@ from tracekit._events import (
 )
 from tracekit.decode.argspec import SAME_LAYOUT32
 from tracekit.decode.ops import (
+    CLONE_ARGS_CAP,
     CLONE_ARGS_SIZE,
+    F_OWNER_EX_SIZE,
     FLOCK32_SIZE,
     FLOCK_SIZE,
     KCMP_EPOLL_SLOT_SIZE,
-    QUOTA_DATA_SIZE,
+    QUOTA_IN_SIZES,
+    QUOTA_OUT_SIZES,
 )
 from tracekit.decode.structs_aio import (
     IO_EVENT_SIZE,
@@ -87,6 +90,7 @@ from tracekit.decode.structs_fs import (
     FILE_HANDLE_SIZE,
     LANDLOCK_PATH_BENEATH_SIZE,
     LANDLOCK_RULESET_HEAD,
+    OPEN_HOW_SIZE,
     UTIMBUF_SIZE,
 )
 from tracekit.decode.structs_io import EPOLL_EVENT_SIZES, IOCTL_ARGS, IOCTL_STRUCT_CAP
@@ -494,8 +498,11 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     **{name: (_str("pathname"), _buf("list", "ret", at_exit=True))
        for name in ("listxattr", "llistxattr")},
     "flistxattr": (_buf("list", "ret", at_exit=True),),
-    # openat2's struct open_how, as many bytes as its size says (up to OPEN_HOW_CAP)
-    "openat2": (_str("filename"), _Override("how", CAP_STRUCT, "usize", OPEN_HOW_CAP)),
+    # openat2's struct open_how (24 bytes), then as many bytes as its size says (up to
+    # OPEN_HOW_CAP): strace reads the two apart, and prints the struct with ``???``
+    # when what follows it is unreadable
+    "openat2": (_str("filename"), _Override("how", CAP_STRUCT, "usize", OPEN_HOW_SIZE),
+                _Override("how", CAP_STRUCT, "usize", OPEN_HOW_CAP)),
     # struct file_handle: its handle_bytes as set at entry, the handle written at exit
     # (EOVERFLOW writes handle_bytes too); the mount id written
     "name_to_handle_at": (_str("name"), _fixed("handle", 4),
@@ -587,14 +594,16 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "landlock_create_ruleset": (_fixed("attr", LANDLOCK_RULESET_HEAD),),
     # perf_event_open: the head of its struct perf_event_attr (what strace prints
     # without -v: tracekit/decode/structs_perf.py)
-    "perf_event_open": (_fixed("attr_uptr", PERF_ATTR_HEAD_SIZE),),
+    "perf_event_open": (_fixed("attr_uptr", PERF_ATTR_HEAD_SIZE),
+                        # type and size at exit: E2BIG writes the size the kernel knows
+                        _fixed("attr_uptr", 8, at_exit=True)),
     # bpf: its union bpf_attr up to the size argument, as the call reads it and as it
     # wrote fields back (info_len, next_id, a batch's count): tracekit/decode/structs_bpf.py
     # and the first word's string (OBJ_PIN/OBJ_GET's pathname, RAW_TRACEPOINT_OPEN's name:
     # SPEC_DEREF), in this order (the decoder takes them so)
     # (SPEC_DEREF), then what pointers further in point to (SPEC_PTR_AT): BPF_PROG_LOAD's
     # license (at 16) and log_buf (at 32, log_size at 28), BPF_BTF_LOAD's bytes (at 0,
-    # btf_size at 16)
+    # btf_size at 16), BPF_TASK_FD_QUERY's buf (at exit)
     "bpf": (_Override("uattr", CAP_STRUCT, "size", BPF_ATTR_CAP),
             _Override("uattr", CAP_STRUCT, None, 8 + BPF_ATTR_STR_CAP, 8, False, SPEC_DEREF),
             _Override("uattr", CAP_STR, None, BPF_PTR_STR_CAP, _ptr_at(16, 5), False,
@@ -602,6 +611,9 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
             _Override("uattr", CAP_STR, 28, BPF_PTR_BUF_CAP, _ptr_at(32, 5), False,
                       SPEC_PTR_AT),
             _Override("uattr", CAP_BUF, 16, BPF_PTR_BUF_CAP, _ptr_at(0, 18), False,
+                      SPEC_PTR_AT),
+            # BPF_TASK_FD_QUERY's buf (at 16, buf_len at 12) as the call left it
+            _Override("uattr", CAP_STR, 12, BPF_PTR_BUF_CAP, _ptr_at(16, 20), True,
                       SPEC_PTR_AT),
             _Override("uattr", CAP_STRUCT, "size", BPF_ATTR_OUT_CAP, at_exit=True)),
     # recvmmsg: the first MMSG_N messages as the call filled them, the timeout it reads
@@ -630,24 +642,35 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     # calls whose arguments follow their operation (tracekit/decode/ops.py): what each
     # operation may read or write, the decoder picks by the operation
     "futex": (_fixed("utime", TIMESPEC_SIZE),),
-    "clone3": (_Override("uargs", CAP_STRUCT, "size", CLONE_ARGS_SIZE),),
+    # clone3's struct clone_args (up to its 88 bytes), then up to a page of it (what a
+    # larger size passes: its nonzero bytes, or ``???`` when unreadable)
+    "clone3": (_Override("uargs", CAP_STRUCT, "size", CLONE_ARGS_SIZE),
+               _Override("uargs", CAP_STRUCT, "size", CLONE_ARGS_CAP)),
     # kcmp's idx2 is KCMP_EPOLL_TFD's struct kcmp_epoll_slot (another type's number reads
     # as unreadable memory and prints as the number it is)
     "kcmp": (_fixed("idx2", KCMP_EPOLL_SLOT_SIZE),),
     # quotactl: the device; the command's data as a path (Q_QUOTAON's quota file) and as
     # a struct at entry (Q_SETQUOTA, Q_SETINFO, the XFS flags) and at exit (Q_GETQUOTA,
-    # Q_GETINFO, Q_GETFMT's format): as many bytes as the largest, fs_disk_quota_t
-    "quotactl": (_str("special"), _str("addr"), _fixed("addr", QUOTA_DATA_SIZE),
-                 _fixed("addr", QUOTA_DATA_SIZE, at_exit=True)),
-    "quotactl_fd": (_str("addr"), _fixed("addr", QUOTA_DATA_SIZE),
-                    _fixed("addr", QUOTA_DATA_SIZE, at_exit=True), _fd("fd")),
+    # Q_GETINFO, Q_GETFMT's format), at each of the structs' sizes (QUOTA_IN_SIZES: one
+    # at the end of a mapping is readable at its own size only; QUOTA_OUT_SIZES at exit)
+    "quotactl": (_str("special"), _str("addr"),
+                 *(_fixed("addr", n) for n in QUOTA_IN_SIZES),
+                 *(_fixed("addr", n, at_exit=True) for n in QUOTA_OUT_SIZES)),
+    "quotactl_fd": (_str("addr"), *(_fixed("addr", n) for n in QUOTA_IN_SIZES),
+                    *(_fixed("addr", n, at_exit=True) for n in QUOTA_OUT_SIZES),
+                    _fd("fd")),
     # prctl: PR_SET_NAME's and PR_GET_NAME's comm, what PR_GET_* wrote at arg2, and
     # PR_SET_VMA_ANON_NAME's name (arg5; -s bytes shown: a name the kernel takes is
     # at most 80, ANON_VMA_NAME_MAX_LEN; a longer one, refused, shows 255 and "...")
+    # (and an int at arg2 read at its own 4 bytes: one at the end of a mapping)
     "prctl": (_Override("arg2", CAP_STR, None, PRCTL_NAME_CAP), _fixed("arg2", 8, at_exit=True),
+              _fixed("arg2", 4, at_exit=True),
               _Override("arg2", CAP_STR, None, PRCTL_NAME_CAP, 0, True),
               _Override("arg5", CAP_STR, None, BUF_CAP)),
-    "fcntl": (_fixed("arg", FLOCK_SIZE), _fixed("arg", FLOCK_SIZE, at_exit=True)),
+    # fcntl: a struct flock at entry and at exit, then a struct f_owner_ex (8 bytes, read
+    # at its own size: one at the end of a mapping is not readable as a flock)
+    "fcntl": (_fixed("arg", FLOCK_SIZE), _fixed("arg", FLOCK_SIZE, at_exit=True),
+              _fixed("arg", F_OWNER_EX_SIZE), _fixed("arg", F_OWNER_EX_SIZE, at_exit=True)),
     "arch_prctl": (_fixed("arg2", 8, at_exit=True),),
     # ptrace: what a request wrote at data: PEEK*'s word, GETEVENTMSG's message, and in
     # the larger read GETSIGINFO's siginfo, x86_64 GETREGS's and GETFPREGS's registers,
@@ -710,6 +733,8 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "sched_setattr": (_fixed("uattr", SCHED_ATTR_SIZE), _fixed("uattr", SCHED_ATTR_SIZE_VER0),
                       _fixed("uattr", 4, at_exit=True)),
     "sched_getattr": (_Override("uattr", CAP_STRUCT, "usize", SCHED_ATTR_SIZE, 0, True),),
+    # kexec_file_load's command line (its length the argument before it)
+    "kexec_file_load": (_buf("cmdline_ptr", "cmdline_len"),),
     # kexec_load's segments: 16 at most (KEXEC_SEGMENT_MAX)
     "kexec_load": (_Override("segments", CAP_BUF, "nr_segments",
                              KEXEC_SEGMENT_MAX * KEXEC_SEGMENT_SIZE, KEXEC_SEGMENT_SIZE),),

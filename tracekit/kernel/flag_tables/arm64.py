@@ -2190,8 +2190,25 @@ BPF_PROG_FLAGS: tuple[tuple[int, str], ...] = (
     (0x4, 'BPF_F_TEST_RND_HI32'),
     (0x8, 'BPF_F_TEST_STATE_FREQ'),
     (0x10, 'BPF_F_SLEEPABLE'),
-    (0x20, 'BPF_F_XDP_HAS_FRAGS'),
 )
+
+BPF_TEST_RUN_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'BPF_F_TEST_RUN_ON_CPU'),
+    (0x2, 'BPF_F_TEST_XDP_LIVE_FRAMES'),
+)
+
+BPF_QUERY_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'BPF_F_QUERY_EFFECTIVE'),
+)
+
+BPF_FD_TYPES: dict[int, str] = {
+    0: 'BPF_FD_TYPE_RAW_TRACEPOINT',
+    1: 'BPF_FD_TYPE_TRACEPOINT',
+    2: 'BPF_FD_TYPE_KPROBE',
+    3: 'BPF_FD_TYPE_KRETPROBE',
+    4: 'BPF_FD_TYPE_UPROBE',
+    5: 'BPF_FD_TYPE_URETPROBE',
+}
 
 BPF_UPDATE_FLAGS: dict[int, str] = {
     0: 'BPF_ANY',
