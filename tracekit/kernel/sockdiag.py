@@ -190,6 +190,42 @@ def desc_text(d: FdDesc, quote: Callable[[bytes], str] = _plain_quote,
     return None
 
 
+def _exchange(sock: socket.socket, msg_type: int, flags: int, seq: int,
+              payload: bytes) -> tuple[list[bytes], int]:
+    """One netlink request on ``sock`` (non-blocking: the kernel makes a dump's parts as
+    they are read, so an empty queue means the answer is complete) and the answers to
+    it: each message whole, header included, up to NLMSG_DONE or an NLMSG_ERROR, with
+    that error's errno (0 for none or an acknowledgement). A malformed answer ends it
+    with what was whole; answers to other sequence numbers are skipped.
+
+    Raises:
+      OSError: the send or a read failed (not EAGAIN).
+    """
+    sock.send(_HDR.pack(_HDR.size + len(payload), msg_type, flags, seq, 0) + payload)
+    out: list[bytes] = []
+    while True:
+        try:
+            buf = sock.recv(65536)
+        except BlockingIOError:
+            return out, 0            # nothing more queued: the answer is complete
+        off = 0
+        while off + _HDR.size <= len(buf):
+            length, kind, _, got_seq, _ = _HDR.unpack_from(buf, off)
+            if length < _HDR.size or off + length > len(buf):
+                return out, 0        # malformed: keep what was whole
+            part = buf[off:off + length]
+            off += (length + 3) & ~3         # advance first, then decide
+            if got_seq != seq:
+                continue             # an answer to an earlier request
+            if kind == _NLMSG_DONE:
+                return out, 0
+            if kind == _NLMSG_ERROR:
+                return out, -struct.unpack_from("<i", part, _HDR.size)[0]
+            out.append(part)
+        if not flags & _NLM_F_DUMP:
+            return out, 0
+
+
 class SockDiag:
     """Describes sockets by inode (module docstring). Not thread-safe; owns one netlink
     socket, opened on first use; :meth:`close` closes it.
@@ -261,34 +297,10 @@ class SockDiag:
                                            | socket.SOCK_CLOEXEC | socket.SOCK_NONBLOCK,
                                            NETLINK_SOCK_DIAG)
             self._seq += 1
-            head = _HDR.pack(_HDR.size + len(payload), _SOCK_DIAG_BY_FAMILY, flags,
-                             self._seq, 0)
-            self._sock.send(head + payload)
-            out: list[bytes] = []
-            while True:
-                try:
-                    buf = self._sock.recv(65536)
-                except BlockingIOError:
-                    return out       # nothing more queued: the answer is complete
-                off = 0
-                while off + _HDR.size <= len(buf):
-                    length, kind, _, seq, _ = _HDR.unpack_from(buf, off)
-                    if length < _HDR.size or off + length > len(buf):
-                        return out   # malformed: keep what was whole
-                    part = buf[off:off + length]
-                    off += (length + 3) & ~3     # advance first, then decide
-                    if seq != self._seq:
-                        continue     # an answer to an earlier request
-                    if kind == _NLMSG_DONE:
-                        return out
-                    if kind == _NLMSG_ERROR:
-                        err = -struct.unpack_from("<i", part, _HDR.size)[0]
-                        if err:
-                            self.errors += 1
-                        return out
-                    out.append(part)
-                if not flags & _NLM_F_DUMP:
-                    return out
+            out, err = _exchange(self._sock, _SOCK_DIAG_BY_FAMILY, flags, self._seq, payload)
+            if err:
+                self.errors += 1
+            return out
         except OSError as e:
             # no sock_diag (EPROTONOSUPPORT), a family it does not serve (ENOENT),
             # not allowed (EPERM): the socket is not described
@@ -389,21 +401,13 @@ _GENL: dict[int, str] | None = None
 
 
 def _ask_genl(out: dict[int, str]) -> None:
-    with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW | socket.SOCK_CLOEXEC,
-                       16) as s:                                # NETLINK_GENERIC
-        s.settimeout(1.0)
-        # nlmsghdr (NLM_F_REQUEST | NLM_F_DUMP), genlmsghdr (cmd, version 1)
-        s.send(struct.pack("<IHHIIBBH", 20, _GENL_ID_CTRL, 0x301, 1, 0,
-                           _CTRL_CMD_GETFAMILY, 1, 0))
-        while True:
-            data = s.recv(65536)
-            off = 0
-            while off + 16 <= len(data):
-                ln, typ = struct.unpack_from("<IH", data, off)
-                if ln < 16 or typ in (2, 3):                    # NLMSG_ERROR, NLMSG_DONE
-                    return
-                _genl_family(data[off + 16:off + ln], out)
-                off += (ln + 3) & ~3
+    with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW | socket.SOCK_CLOEXEC
+                       | socket.SOCK_NONBLOCK, 16) as s:        # NETLINK_GENERIC
+        # genlmsghdr: cmd, version 1
+        answers, _ = _exchange(s, _GENL_ID_CTRL, _NLM_F_REQUEST | _NLM_F_DUMP, 1,
+                               struct.pack("<BBH", _CTRL_CMD_GETFAMILY, 1, 0))
+    for part in answers:
+        _genl_family(part[_HDR.size:], out)
 
 
 def _genl_family(msg: bytes, out: dict[int, str]) -> None:
