@@ -197,17 +197,13 @@ class KernelSummary:
     def _entries(self) -> dict[_Key, _Stats]:
         out = dict(self._kept.entries)
         for _, key, v in self._live(self._slots()):
-            if v[_CALLS]:       # 0: indexed by a call that has not yet written it
-                p = out.get(key)
-                out[key] = v if p is None else _fold(p, v)
+            _add_entry(out, key, v)
         return out
 
     def _errnos(self) -> dict[_Key, dict[int, int]]:
         out = {k: dict(v) for k, v in self._kept.errnos.items()}
         for k, v in self._obj.maps["summary_errno"].items():
-            tid, nr, compat, err = ERRNO_KEY.unpack(k)
-            e = out.setdefault((tid, nr, compat), {})
-            e[err] = e.get(err, 0) + struct.unpack("<Q", v)[0]
+            _add_errno(out, k, v)
         return out
 
     # -- reclaim --------------------------------------------------------------------------
@@ -263,15 +259,11 @@ class KernelSummary:
                 del kept.orphans[slot]
                 free[slot] = key
         for _, key, v in self._live(free):
-            if v[_CALLS]:
-                p = kept.entries.get(key)
-                kept.entries[key] = v if p is None else _fold(p, v)
+            _add_entry(kept.entries, key, v)
         ekeys = [k for k, _ in m_errno.items() if ERRNO_KEY.unpack(k)[0] in gone]
         for k, raw in zip(ekeys, m_errno.lookup_and_delete(ekeys), strict=True):
             if raw is not None:
-                tid, nr, compat, err = ERRNO_KEY.unpack(k)
-                e = kept.errnos.setdefault((tid, nr, compat), {})
-                e[err] = e.get(err, 0) + struct.unpack("<Q", raw)[0]
+                _add_errno(kept.errnos, k, raw)
         m_free = self._obj.maps["summary_free"]
         pushed = 0
         for slot in free:
@@ -369,8 +361,25 @@ class KernelSummary:
                        last_ts_ns=last)
 
 
+def _add_entry(out: dict[_Key, _Stats], key: _Key, v: _Stats) -> None:
+    """Count slot stats ``v`` of ``key`` into ``out`` (folded with what it has); a slot
+    with no call yet (indexed by a call that has not written it) adds nothing."""
+    if v[_CALLS]:
+        p = out.get(key)
+        out[key] = v if p is None else _fold(p, v)
+
+
+def _add_errno(out: dict[_Key, dict[int, int]], raw_key: bytes, raw_count: bytes) -> None:
+    """Count one ``summary_errno`` entry into ``out`` (key -> errno -> count)."""
+    tid, nr, compat, err = ERRNO_KEY.unpack(raw_key)
+    e = out.setdefault((tid, nr, compat), {})
+    e[err] = e.get(err, 0) + struct.unpack("<Q", raw_count)[0]
+
+
 def _alive(tid: int) -> bool:
-    """Whether /proc shows a task with this tid (a zombie too)."""
+    """Whether /proc shows a task with this tid (a zombie too). Not ProcFS.exists: a
+    /proc that refuses to say (EACCES under hidepid) must count as alive here, or a live
+    thread's slot would be freed while it still writes it."""
     try:
         os.stat(f"/proc/{tid}")
     except FileNotFoundError:
