@@ -81,6 +81,7 @@ from tracekit.decode.values import (
     format_envp,
     format_sockaddr,
     format_timespec,
+    hex0,
     pointer,
     quote,
     signed,
@@ -133,10 +134,6 @@ def _consts(arch: str) -> _ArchConsts:
     return _ArchConsts(arch)
 
 
-def _hex0(v: int) -> str:
-    return hex(v) if v else "0"
-
-
 def _fd(v: int) -> int:
     """An fd register as C's int: the low 32 bits, signed (small fds are the fast case)."""
     return v if v < 0x80000000 else signed(v, 32)
@@ -175,7 +172,7 @@ def k_loff_out(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 
 def k_x(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-    return _hex0(ev.args[i])
+    return hex0(ev.args[i])
 
 
 # --- 32-bit C types print the low half of their register
@@ -184,7 +181,7 @@ def k_u32(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
 
 def k_x32(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-    return _hex0(ev.args[i] & 0xFFFFFFFF)
+    return hex0(ev.args[i] & 0xFFFFFFFF)
 
 
 def k_uid(d: SyscallDecoder, ev: Syscall, i: int) -> str:
@@ -515,7 +512,7 @@ def _xval(table: dict[int, str], unknown: str, bits: int = 32) -> ArgFn:
         name = table.get(v)
         if name is None:
             name = table.get(signed(v, bits))       # negative constants (KEY_SPEC_*)
-        return name if name is not None else f"{_hex0(v)} /* {unknown} */"
+        return name if name is not None else f"{hex0(v)} /* {unknown} */"
     return k
 
 
@@ -530,7 +527,7 @@ def _ipccmd(table: dict[int, str], unknown: str, ipc_64: int) -> ArgFn:
             return named(d, ev, i) or ""
         rest = v & ~ipc_64
         name = table.get(rest)
-        return "IPC_64|" + (name if name is not None else f"{_hex0(rest)} /* {unknown} */")
+        return "IPC_64|" + (name if name is not None else f"{hex0(rest)} /* {unknown} */")
     return k
 
 
@@ -829,7 +826,7 @@ def _args_fn(fns: tuple[ArgFn, ...], special: SpecialFn | None, generic: int,
         return lambda d, ev: tuple(special(d, ev))
     if generic:
         n = abs(generic)
-        return lambda d, ev: tuple([_hex0(v) for v in ev.args[:n]])
+        return lambda d, ev: tuple([hex0(v) for v in ev.args[:n]])
     pairs = tuple(enumerate(fns))
     if _STOPPERS.isdisjoint(fns):
         # only the stoppers return None: every text here is a str
@@ -1288,7 +1285,7 @@ class SyscallDecoder:
         if -4095 <= ret < 0:
             return format_ret(ret)
         if kind == "x":
-            return _hex0(ret & ((1 << 64) - 1))
+            return hex0(ret & ((1 << 64) - 1))
         if kind == "fd":
             return self.fd_text(ev.tgid, ret)
         if kind == "mode":

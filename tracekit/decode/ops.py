@@ -41,6 +41,7 @@ from tracekit.decode.structs_proc import SIGSET_SIZE, format_sigset
 from tracekit.decode.values import (
     format_ret_errno,
     format_timespec,
+    hex0,
     pointer,
     quote,
     signed,
@@ -57,11 +58,6 @@ __all__ = ["SPECIAL", "arg_positions", "kinds", "ret_kinds", "format_itimerspec"
 _M32 = 0xFFFFFFFF
 _KindFn = Callable[["SyscallDecoder", Syscall, int], str]
 TASK_COMM_LEN = 16          # include/linux/sched.h: a comm with its NUL
-
-
-def _x(v: int) -> str:
-    """strace's PRINT_VAL_X: ``0`` or ``0x...``."""
-    return hex(v) if v else "0"
 
 
 def _caps(ev: Syscall, i: int, kind: int | None = None) -> list[Capture]:
@@ -122,7 +118,7 @@ def _prctl(d: SyscallDecoder, ev: Syscall) -> list[str]:
     T = d.flags.tables
     option = ev.args[0] & _M32
     opt_name = T.PRCTL_OPTIONS.get(option)
-    out = [opt_name if opt_name is not None else f"{_x(option)} /* PR_??? */"]
+    out = [opt_name if opt_name is not None else f"{hex0(option)} /* PR_??? */"]
     args = ev.args
     if opt_name == "PR_CAP_AMBIENT":
         sub = args[1]
@@ -130,9 +126,9 @@ def _prctl(d: SyscallDecoder, ev: Syscall) -> list[str]:
         if T.PR_CAP_AMBIENT_OPS.get(sub) in ("PR_CAP_AMBIENT_RAISE", "PR_CAP_AMBIENT_LOWER",
                                               "PR_CAP_AMBIENT_IS_SET"):
             out.append(_xval(T.CAPABILITIES, args[2], "CAP_???"))
-            out += [_x(v) for v in args[3:5]]
+            out += [hex0(v) for v in args[3:5]]
         else:
-            out += [_x(v) for v in args[2:5]]
+            out += [hex0(v) for v in args[2:5]]
         return out
     if opt_name == "PR_SET_SECCOMP":
         mode = T.SECCOMP_MODES.get(args[1])
@@ -141,12 +137,12 @@ def _prctl(d: SyscallDecoder, ev: Syscall) -> list[str]:
             return out
         if mode == "SECCOMP_MODE_FILTER":
             return [*out, pointer(args[2])]
-        return [*out, *(_x(v) for v in args[2:5])]
+        return [*out, *(hex0(v) for v in args[2:5])]
     if opt_name == "PR_SET_VMA":
         out.append(_xval(T.PR_SET_VMA_OPS, args[1], "PR_SET_VMA_???"))
         if T.PR_SET_VMA_OPS.get(args[1]) == "PR_SET_VMA_ANON_NAME":
             return [*out, pointer(args[2]), str(args[3]), _vma_name(d, ev)]
-        return [*out, *(_x(v) for v in args[2:5])]
+        return [*out, *(hex0(v) for v in args[2:5])]
     if opt_name == "PR_GET_SPECULATION_CTRL":
         return [*out, _xval(T.PR_SPEC_MISFEATURES, args[1], "PR_SPEC_???")]
     if opt_name == "PR_SET_SPECULATION_CTRL":
@@ -155,17 +151,17 @@ def _prctl(d: SyscallDecoder, ev: Syscall) -> list[str]:
         known = T.PR_SPEC_MISFEATURES.get(args[1]) is not None
         sets = {v: n for v, n in T.PR_SPEC_STATES if n != "PR_SPEC_PRCTL"}
         return [*out, _xval(T.PR_SPEC_MISFEATURES, args[1], "PR_SPEC_???"),
-                _xval(sets, args[2], "PR_SPEC_???") if known else _x(args[2])]
+                _xval(sets, args[2], "PR_SPEC_???") if known else hex0(args[2])]
     if opt_name == "PR_SET_TAGGED_ADDR_CTRL":
-        return [*out, tagged_addr_ctrl(d.flags, args[1]), *(_x(v) for v in args[2:5])]
+        return [*out, tagged_addr_ctrl(d.flags, args[1]), *(hex0(v) for v in args[2:5])]
     if opt_name == "PR_SVE_SET_VL":
         return [*out, sve_vl(d.flags, args[1])]
     if opt_name == "PR_PAC_RESET_KEYS":             # arm64's pointer authentication keys
-        return [*out, _PAC_KEYS_ALL(args[1]), *(_x(v) for v in args[2:5])]
+        return [*out, _PAC_KEYS_ALL(args[1]), *(hex0(v) for v in args[2:5])]
     if opt_name == "PR_PAC_SET_ENABLED_KEYS":
-        return [*out, _PAC_KEYS(args[1]), _PAC_KEYS(args[2]), *(_x(v) for v in args[3:5])]
+        return [*out, _PAC_KEYS(args[1]), _PAC_KEYS(args[2]), *(hex0(v) for v in args[3:5])]
     if opt_name == "PR_PAC_GET_ENABLED_KEYS":
-        return [*out, *(_x(v) for v in args[1:5])]
+        return [*out, *(hex0(v) for v in args[1:5])]
     if opt_name == "PR_SME_SET_VL":                 # arm64's SME: SVE's layout and flags
         return [*out, sve_vl(d.flags, args[1], "PR_SME_")]
     if opt_name == "PR_SCHED_CORE":
@@ -174,21 +170,21 @@ def _prctl(d: SyscallDecoder, ev: Syscall) -> list[str]:
         cmd, ptype_v = args[1] & 0xFFFFFFFF, args[3] & 0xFFFFFFFF
         op = T.PR_SCHED_CORE_OPS.get(cmd)
         ptype = T.PID_TYPES.get(ptype_v, "PIDTYPE_???")
-        last = _out_int(ev, 4, _x, size=8) if op == "PR_SCHED_CORE_GET" else pointer(args[4])
+        last = _out_int(ev, 4, hex0, size=8) if op == "PR_SCHED_CORE_GET" else pointer(args[4])
         return [*out, _xval(T.PR_SCHED_CORE_OPS, cmd, "PR_SCHED_CORE_???"),
-                str(signed(args[2], 32)), f"{_x(ptype_v)} /* {ptype} */", last]
+                str(signed(args[2], 32)), f"{hex0(ptype_v)} /* {ptype} */", last]
     if opt_name == "PR_SET_SYSCALL_USER_DISPATCH":
         return [*out, _xval(T.PR_SYS_DISPATCH_OPS, args[1], "PR_SYS_DISPATCH_???"),
-                _x(args[2]), _x(args[3]), pointer(args[4])]
+                hex0(args[2]), hex0(args[3]), pointer(args[4])]
     if opt_name == "PR_MCE_KILL":
         out.append(_xval(T.PR_MCE_KILL_OPS, args[1], "PR_MCE_KILL_???"))
         if T.PR_MCE_KILL_OPS.get(args[1]) == "PR_MCE_KILL_SET":      # the policy set
             return [*out, _xval(_MCE_KILL_POLICIES, args[2], "PR_MCE_KILL_???"),
-                    *(_x(v) for v in args[3:5])]
-        return [*out, *(_x(v) for v in args[2:5])]
+                    *(hex0(v) for v in args[3:5])]
+        return [*out, *(hex0(v) for v in args[2:5])]
     spec = _PRCTL.get(opt_name or "")
     if spec is None:
-        return [*out, *(_x(v) for v in args[1:5])]
+        return [*out, *(hex0(v) for v in args[1:5])]
     for k, v in zip(spec, args[1:5], strict=False):
         out.append(_prctl_arg(d, ev, k, v))
     return out
@@ -205,7 +201,7 @@ def tagged_addr_ctrl(fl: F.ArchFlags, v: int) -> str:
     6.1: ``PR_TAGGED_ADDR_ENABLE|PR_MTE_TCF_NONE``, ``!PR_TAGGED_ADDR_ENABLE|
     PR_MTE_TCF_ASYNC|0xcafe<<PR_MTE_TAG_SHIFT|0x57a80000`` (the rest in hex)."""
     parts = ["PR_TAGGED_ADDR_ENABLE" if v & _PR_TAGGED_ADDR_ENABLE else "!PR_TAGGED_ADDR_ENABLE",
-             fl.tables.PR_MTE_TCF.get(v & _PR_MTE_TCF_MASK, _x(v & _PR_MTE_TCF_MASK))]
+             fl.tables.PR_MTE_TCF.get(v & _PR_MTE_TCF_MASK, hex0(v & _PR_MTE_TCF_MASK))]
     if v & _PR_MTE_TAG_MASK:
         parts.append(f"{(v & _PR_MTE_TAG_MASK) >> _PR_MTE_TAG_SHIFT:#x}<<PR_MTE_TAG_SHIFT")
     rest = v & ~(_PR_TAGGED_ADDR_ENABLE | _PR_MTE_TCF_MASK | _PR_MTE_TAG_MASK)
@@ -229,7 +225,7 @@ def sve_vl(fl: F.ArchFlags, v: int, prefix: str = "PR_SVE_") -> str:
     (``PR_SVE_SET_VL_ONEXEC|0xff``, ``0``); PR_SME_SET_VL's (``prefix`` "PR_SME_"), whose
     flags have SVE's values."""
     flags = v & ~_PR_SVE_VL_LEN_MASK
-    vl = _x(v & _PR_SVE_VL_LEN_MASK)
+    vl = hex0(v & _PR_SVE_VL_LEN_MASK)
     table = tuple((b, n.replace("PR_SVE_", prefix)) for b, n in fl.tables.PR_SVE_VL_FLAGS)
     return f"{F.FlagSet(table)(flags)}|{vl}" if flags else vl
 
@@ -252,7 +248,7 @@ def _prctl_arg(d: SyscallDecoder, ev: Syscall, kind: str, v: int) -> str:
     if kind == "d":
         return str(signed(v))
     if kind == "x":
-        return _x(v)
+        return hex0(v)
     if kind == "sig":
         return str(v) if v > 128 else fl.signal_name(v) if v else "0"
     if kind == "cap":
@@ -295,7 +291,7 @@ def _prctl_arg(d: SyscallDecoder, ev: Syscall, kind: str, v: int) -> str:
         return _out_int(ev, 1, lambda s: _xval(T.PR_TSC_MODES, s, "PR_TSC_???"))
     if kind == "unalign_out":
         return _out_int(ev, 1, F.FlagSet(T.PR_UNALIGN_FLAGS))
-    return _x(v)
+    return hex0(v)
 
 
 def _ret_prctl(d: SyscallDecoder, ev: Syscall, text: str) -> str:
@@ -313,10 +309,10 @@ def _ret_prctl(d: SyscallDecoder, ev: Syscall, text: str) -> str:
         # the misfeature's state: ``0x2 (PR_SPEC_ENABLE)``, ``0 (PR_SPEC_NOT_AFFECTED)``;
         # no comment when no bit has a name
         if ret and not any(ret & v for v, _ in T.PR_SPEC_STATES):
-            return _x(ret)
-        return f"{_x(ret)} ({F.FlagSet(T.PR_SPEC_STATES, zero='PR_SPEC_NOT_AFFECTED')(ret)})"
+            return hex0(ret)
+        return f"{hex0(ret)} ({F.FlagSet(T.PR_SPEC_STATES, zero='PR_SPEC_NOT_AFFECTED')(ret)})"
     if name == "PR_GET_TAGGED_ADDR_CTRL" and ret >= 0:
-        return f"{_x(ret)} ({tagged_addr_ctrl(d.flags, ret)})"
+        return f"{hex0(ret)} ({tagged_addr_ctrl(d.flags, ret)})"
     if name == "PR_GET_SECUREBITS" and ret:
         return f"{ret:#x} ({F.FlagSet(T.SECUREBITS)(ret)})"
     return text
@@ -336,15 +332,15 @@ def _futex(d: SyscallDecoder, ev: Syscall) -> list[str]:
     cmd = T.FUTEX_CMDS.get(op & 127)
     name = fl.futex_op(op)
     if cmd is None or name.startswith("0x"):
-        return [pointer(uaddr), f"{_x(op)} /* FUTEX_??? */", str(val), pointer(timeout),
-                pointer(uaddr2), _x(val3)]
+        return [pointer(uaddr), f"{hex0(op)} /* FUTEX_??? */", str(val), pointer(timeout),
+                pointer(uaddr2), hex0(val3)]
     out = [pointer(uaddr), name]
 
     def ts() -> str:
         return _timespec_in(ev, 3)
 
     def bitset() -> str:
-        return "FUTEX_BITSET_MATCH_ANY" if val3 == _M32 else _x(val3)
+        return "FUTEX_BITSET_MATCH_ANY" if val3 == _M32 else hex0(val3)
     if cmd == "FUTEX_WAIT":
         return [*out, str(val), ts()]
     if cmd in ("FUTEX_LOCK_PI", "FUTEX_LOCK_PI2"):
@@ -365,7 +361,7 @@ def _futex(d: SyscallDecoder, ev: Syscall) -> list[str]:
         return [*out, str(val)]
     if cmd in ("FUTEX_UNLOCK_PI", "FUTEX_TRYLOCK_PI"):
         return out
-    return [*out, str(val), pointer(timeout), pointer(uaddr2), _x(val3)]
+    return [*out, str(val), pointer(timeout), pointer(uaddr2), hex0(val3)]
 
 
 _FUTEX_OP_OPARG_SHIFT = 8
@@ -378,12 +374,12 @@ def _wake_op(T: ModuleType, v: int) -> str:
     if (v >> 28) & _FUTEX_OP_OPARG_SHIFT:
         parts.append("FUTEX_OP_OPARG_SHIFT<<28")
     op = (v >> 28) & 7
-    parts.append(f"{ops[op]}<<28" if op in ops else f"{_x(op)}<<28 /* FUTEX_OP_??? */")
-    parts.append(f"{_x((v >> 12) & 0xFFF)}<<12")
+    parts.append(f"{ops[op]}<<28" if op in ops else f"{hex0(op)}<<28 /* FUTEX_OP_??? */")
+    parts.append(f"{hex0((v >> 12) & 0xFFF)}<<12")
     cmp = (v >> 24) & 0xF
     parts.append(f"{cmps[cmp]}<<24" if cmp in cmps
-                 else f"{_x(cmp)}<<24 /* FUTEX_OP_CMP_??? */")
-    parts.append(_x(v & 0xFFF))
+                 else f"{hex0(cmp)}<<24 /* FUTEX_OP_CMP_??? */")
+    parts.append(hex0(v & 0xFFF))
     return "|".join(parts)
 
 
@@ -444,7 +440,7 @@ def _fcntl(d: SyscallDecoder, ev: Syscall) -> list[str]:
     compat = bool(ev.flags & SC_COMPAT)
     name = T.FCNTL_CMDS.get(cmd) or (_FCNTL64_32.get(cmd) if compat else None)
     if name is None:
-        return [*out, f"{_x(cmd)} /* F_??? */", _x(arg)]
+        return [*out, f"{hex0(cmd)} /* F_??? */", hex0(arg)]
     out.append(name)
     if name in _NOARG:
         return out
@@ -494,7 +490,7 @@ def _fcntl(d: SyscallDecoder, ev: Syscall) -> list[str]:
         typ, pid = struct.unpack_from("<ii", cap.data)
         return [*out, f"{{type={_xval(T.F_OWNER_TYPES, typ & _M32, 'F_OWNER_???')}, "
                       f"pid={pid}}}"]
-    return [*out, _x(arg)]
+    return [*out, hex0(arg)]
 
 
 def _structs(ev: Syscall, i: int, skip: int) -> list[Capture]:
@@ -525,14 +521,14 @@ def _ret_fcntl(d: SyscallDecoder, ev: Syscall, text: str) -> str:
     if name == "F_GETFD":
         return f"{ret:#x} (flags {fl.fd_flags(ret)})" if ret else "0"
     if name == "F_GETFL":
-        return f"{_x(ret)} (flags {fl.open_flags(ret)})"  # O_RDONLY: "0 (flags ..."
+        return f"{hex0(ret)} (flags {fl.open_flags(ret)})"  # O_RDONLY: "0 (flags ..."
     if name == "F_GET_SEALS":
         return f"{ret:#x} (seals {F.FlagSet(T.SEAL_FLAGS)(ret)})" if ret else "0"
     if name == "F_GETSIG":
         return f"{ret} ({fl.signal_name(ret)})" if ret else "0"
     if name == "F_GETLEASE":
         lock = T.LOCK_TYPES.get(ret)
-        return f"{_x(ret)} ({lock})" if lock else text    # F_RDLCK: "0 (F_RDLCK)"
+        return f"{hex0(ret)} ({lock})" if lock else text    # F_RDLCK: "0 (F_RDLCK)"
     return text
 
 
@@ -589,7 +585,7 @@ def _kcmp(d: SyscallDecoder, ev: Syscall) -> list[str]:
         return d.fd_text(ev.tgid, v) if pid in (ev.tgid, ev.tid) else str(v)
 
     if name is None:
-        return [*out, _x(a[3]), _x(a[4])]
+        return [*out, hex0(a[3]), hex0(a[4])]
     if name == "KCMP_FILE":
         return [*out, fd(pid1, a[3]), fd(pid2, a[4])]
     if name != "KCMP_EPOLL_TFD":
@@ -644,7 +640,7 @@ def format_user_regs(data: bytes) -> str | None:
     if len(data) < USER_REGS_SIZE:
         return None
     values = struct.unpack_from(f"<{len(USER_REGS_X86_64)}Q", data)
-    return "{" + ", ".join(f"{n}={_x(v)}" for n, v in zip(USER_REGS_X86_64, values,
+    return "{" + ", ".join(f"{n}={hex0(v)}" for n, v in zip(USER_REGS_X86_64, values,
                                                            strict=True)) + "}"
 
 
@@ -660,7 +656,7 @@ def user_offset(arch: str, addr: int) -> str:
                 break
             below = (off, name)
     if below is None or (addr > below[0] and below[0] == _USER_OFFSETS_X86_64[-1][0]):
-        return _x(addr)
+        return hex0(addr)
     return below[1] if addr == below[0] else f"{below[1]}+{addr - below[0]}"
 
 
@@ -680,12 +676,12 @@ def format_user_fpregs(data: bytes) -> str | None:
     if len(data) < FPREGS_SIZE:
         return None
     names = ("cwd", "swd", "ftw", "fop", "rip", "rdp", "mxcsr", "mxcr_mask")
-    parts = [f"{n}={_x(v)}" for n, v in zip(names, _FPREGS_HEAD.unpack_from(data), strict=True)]
+    parts = [f"{n}={hex0(v)}" for n, v in zip(names, _FPREGS_HEAD.unpack_from(data), strict=True)]
     pos = _FPREGS_HEAD.size
     for name, n in _FPREGS_ARRAYS:
         words = struct.unpack_from(f"<{n}I", data, pos)
         pos += 4 * n
-        shown = [_x(w) for w in words[:ARRAY_LIMIT]] + (["..."] if n > ARRAY_LIMIT else [])
+        shown = [hex0(w) for w in words[:ARRAY_LIMIT]] + (["..."] if n > ARRAY_LIMIT else [])
         parts.append(f"{name}=[{', '.join(shown)}]")
     return "{" + ", ".join(parts) + "}"
 
@@ -722,17 +718,17 @@ def format_regset(note: str | None, size: int, data: bytes) -> str | None:
     if note == "NT_PRSTATUS":
         for k, name in enumerate(USER_REGS_X86_64):
             if fetch > 8 * k:
-                parts.append(f"{name}={_x(int.from_bytes(data[8 * k:8 * k + 8], 'little'))}")
+                parts.append(f"{name}={hex0(int.from_bytes(data[8 * k:8 * k + 8], 'little'))}")
     else:
         for name, off, width in _FPREGS_FIELDS:
             if fetch > off:
-                parts.append(f"{name}={_x(int.from_bytes(data[off:off + width], 'little'))}")
+                parts.append(f"{name}={hex0(int.from_bytes(data[off:off + width], 'little'))}")
         for name, n in _FPREGS_ARRAYS:
             off = _FPREGS_ARRAY_AT[name]
             if fetch <= off:
                 break
             count = min(n, (fetch - off) // 4)
-            words = [_x(int.from_bytes(data[off + 4 * j:off + 4 * j + 4], "little"))
+            words = [hex0(int.from_bytes(data[off + 4 * j:off + 4 * j + 4], "little"))
                      for j in range(min(count, ARRAY_LIMIT))]
             parts.append(f"{name}=[{', '.join(words + (['...'] if count > ARRAY_LIMIT else []))}]")
     if size > whole:
@@ -791,11 +787,11 @@ def _syscall_info(fl: F.ArchFlags, data: bytes, size: int, ret: int) -> str | No
         return None
     audit = T.AUDIT_ARCHES.get(arch)
     text = (f"{{op={name}, arch={_xval(T.AUDIT_ARCHES, arch, 'AUDIT_ARCH_???')}, "
-            f"instruction_pointer={_x(ip)}, stack_pointer={_x(sp)}")
+            f"instruction_pointer={hex0(ip)}, stack_pointer={hex0(sp)}")
     if name == "PTRACE_SYSCALL_INFO_ENTRY":
         nr, *args = struct.unpack_from("<7Q", data, PTRACE_SYSCALL_INFO_SIZE)
         text += (f", entry={{nr={_syscall_nr(audit, nr)}, "
-                 f"args=[{', '.join(_x(a) for a in args)}]}}")
+                 f"args=[{', '.join(hex0(a) for a in args)}]}}")
     elif name == "PTRACE_SYSCALL_INFO_EXIT":
         rval, is_error = struct.unpack_from("<qB", data, PTRACE_SYSCALL_INFO_SIZE)
         shown = f"-{errno_name(-rval)}" if is_error and rval < 0 else str(rval)
@@ -895,7 +891,7 @@ def _ptrace(d: SyscallDecoder, ev: Syscall) -> list[str]:
     T, fl = d.flags.tables, d.flags
     req, pid, addr, data = ev.args[:4]
     name = T.PTRACE_REQUESTS.get(req)
-    out = [name if name is not None else f"{_x(req)} /* PTRACE_??? */"]
+    out = [name if name is not None else f"{hex0(req)} /* PTRACE_??? */"]
     if name == "PTRACE_TRACEME":
         return out
     out.append(str(signed(pid, 32)))
@@ -993,7 +989,7 @@ def _quota_data(T: ModuleType, name: str, data: bytes) -> str | None:
         fields = [f"{n}={v}" for n, v in zip(_XFS_DQBLK, struct.unpack_from("<6Q", data, 8),
                                               strict=True)]
         return "{" + ", ".join([f"d_version={version}", f"d_flags={kinds(flags)}",
-                                f"d_fieldmask={_x(mask)}", f"d_id={qid}", *fields,
+                                f"d_fieldmask={hex0(mask)}", f"d_id={qid}", *fields,
                                 "..."]) + "}"
     if name in ("Q_GETFMT", "Q_XQUOTAON", "Q_XQUOTAOFF", "Q_XQUOTARM"):
         (v,) = struct.unpack_from("<I", data)
@@ -1089,7 +1085,7 @@ def personality_text(fl: F.ArchFlags, v: int) -> str:
     for n, name in sorted(T.PERSONALITY_TYPES.items(), key=lambda p: (p[0] > 0xFF, p[0])):
         domains.setdefault(n & 0xFF, name)      # PER_LINUX, not PER_LINUX_32BIT, for 0
     low = v & 0xFF
-    parts = [domains.get(low) or _x(low)]
+    parts = [domains.get(low) or hex0(low)]
     rest = F.FlagSet(T.PERSONALITY_FLAGS)(v & ~0xFF & _M32)
     if rest != "0":
         parts.append(rest)
@@ -1102,7 +1098,7 @@ def _personality(d: SyscallDecoder, ev: Syscall) -> list[str]:
 
 
 def _ret_personality(d: SyscallDecoder, ev: Syscall, text: str) -> str:
-    return f"{_x(ev.ret)} ({personality_text(d.flags, ev.ret)})"
+    return f"{hex0(ev.ret)} ({personality_text(d.flags, ev.ret)})"
 
 
 # keyctl: arguments after the command (strace 6.1's layouts of the common commands)
@@ -1175,10 +1171,10 @@ def _keyctl(d: SyscallDecoder, ev: Syscall) -> list[str]:
     T = d.flags.tables
     cmd = ev.args[0] & _M32
     name = T.KEYCTL_CMDS.get(cmd)
-    out = [name if name is not None else f"{_x(cmd)} /* KEYCTL_??? */"]
+    out = [name if name is not None else f"{hex0(cmd)} /* KEYCTL_??? */"]
     spec = _KEYCTL.get(name or "")
     if spec is None:
-        return [*out, *(_x(v) for v in ev.args[1:5])]
+        return [*out, *(hex0(v) for v in ev.args[1:5])]
     for i, k in enumerate(spec, start=1):
         v = ev.args[i]
         if k == "key":
@@ -1303,7 +1299,7 @@ def k_archprctl_arg(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
         return _out_int(ev, i, xfeatures_text(d.flags), size=8)
     if name in ("ARCH_GET_FS", "ARCH_GET_GS"):
         return _out_int(ev, i, pointer, size=8)
-    return _x(ev.args[i])
+    return hex0(ev.args[i])
 
 
 def k_archprctl_arg_addr(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
@@ -1377,7 +1373,7 @@ def _mfd_flags(fl: F.ArchFlags) -> Callable[[int], str]:
         huge, rest = v & (fmask << shift), v & ~(fmask << shift)
         parts = []
         if rest or not huge:
-            parts.append(bits(rest) if rest & known or not rest else f"{_x(rest)} /* MFD_??? */")
+            parts.append(bits(rest) if rest & known or not rest else f"{hex0(rest)} /* MFD_??? */")
         if huge:
             parts.append(f"{huge >> shift}<<MFD_HUGE_SHIFT")
         return "|".join(parts)
@@ -1472,7 +1468,7 @@ def _clone3(d: SyscallDecoder, ev: Syscall) -> list[str]:
         out.append(f"parent_tid={pointer(a['parent_tid'])}")
     sig = a["exit_signal"]
     out.append(f"exit_signal={fl.signal_name(sig) if 0 < sig < 65 else sig}")
-    out += [f"stack={pointer(a['stack'])}", f"stack_size={_x(a['stack_size'])}"]
+    out += [f"stack={pointer(a['stack'])}", f"stack_size={hex0(a['stack_size'])}"]
     if flags & names["CLONE_SETTLS"]:
         out.append(f"tls={pointer(a['tls'])}")
     if a["set_tid"] or a["set_tid_size"]:

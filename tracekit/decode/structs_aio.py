@@ -54,7 +54,7 @@ from tracekit.decode.captures import (
     succeeded,
 )
 from tracekit.decode.flagwords import ioprio_text
-from tracekit.decode.values import pointer, quote, signed, xval
+from tracekit.decode.values import hex0, pointer, quote, signed, xval
 
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
@@ -413,11 +413,6 @@ _FILES_SKIP = {-2: "IORING_REGISTER_FILES_SKIP"}
 _M32 = 0xFFFFFFFF
 
 
-def _xint(v: int) -> str:
-    """strace's %#x: ``0`` for 0."""
-    return hex(v) if v else "0"
-
-
 def _uring_head(ev: Syscall, i: int, size: int) -> bytes | None:
     """The fixed read of ``size`` bytes (one of URING_REG_HEADS: the smallest that holds
     it) of argument ``i``, None when it was not readable."""
@@ -479,11 +474,11 @@ def _restriction(b: bytes, fl: F.ArchFlags) -> str:
     elif name:
         text += f", sqe_flags={_IOSQE(val)}"
     else:
-        text += f" /* op: {_xint(val)} */"
+        text += f" /* op: {hex0(val)} */"
     if resv:
         text += f", resv={resv:#x}"
     if any(resv2):
-        text += ", resv2=[" + ", ".join(_xint(v) for v in resv2) + "]"
+        text += ", resv2=[" + ", ".join(hex0(v) for v in resv2) + "]"
     return "{" + text + "}"
 
 
@@ -572,7 +567,7 @@ def _buf_reg(b: bytes) -> str:
     if pad:
         text += f", pad={pad:#x}"
     if any(resv):
-        text += ", resv=[" + ", ".join(_xint(v) for v in resv) + "]"
+        text += ", resv=[" + ", ".join(hex0(v) for v in resv) + "]"
     return text + "}"
 
 
@@ -588,7 +583,7 @@ def _uring_ptr_array(d: SyscallDecoder, ev: Syscall, i: int, at: int, ptr: int, 
 
 
 def _xint64(b: bytes) -> str:
-    return _xint(struct.unpack_from("<Q", b)[0])
+    return hex0(struct.unpack_from("<Q", b)[0])
 
 
 def _rsrc(d: SyscallDecoder, ev: Syscall, i: int, name: str, head: bytes, size: int) -> str:

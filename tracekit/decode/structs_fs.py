@@ -73,6 +73,7 @@ from tracekit.decode.values import (
     format_argv,
     format_envp,
     format_timespec,
+    hex0,
     pointer,
     quote,
     xval,
@@ -111,12 +112,7 @@ def makedev(dev: int) -> str:
     """A dev_t as strace's ``makedev(%#x, %#x)`` (glibc's major()/minor() split)."""
     major = (dev >> 8) & 0xFFF | (dev >> 32) & ~0xFFF
     minor = dev & 0xFF | (dev >> 12) & ~0xFF
-    return f"makedev({_hex(major)}, {_hex(minor)})"
-
-
-def _hex(v: int) -> str:
-    """C's ``%#x``: ``0`` for zero, else ``0x..``."""
-    return hex(v) if v else "0"
+    return f"makedev({hex0(major)}, {hex0(minor)})"
 
 
 def format_stat(data: bytes, fl: F.ArchFlags) -> str | None:
@@ -307,7 +303,7 @@ def format_statx_verbose(data: bytes, fl: F.ArchFlags) -> str | None:
     out += [f"stx_rdev_major={rdev_major}", f"stx_rdev_minor={rdev_minor}",
             f"stx_dev_major={dev_major}", f"stx_dev_minor={dev_minor}"]
     if mask & _STATX_MNT_ID and len(data) >= 152:
-        out.append(f"stx_mnt_id={_hex(struct.unpack_from('<Q', data, 144)[0])}")
+        out.append(f"stx_mnt_id={hex0(struct.unpack_from('<Q', data, 144)[0])}")
     return "{" + ", ".join(out) + "}"
 
 
@@ -337,8 +333,8 @@ def format_statfs(data: bytes, fl: F.ArchFlags, fsid_shown: int = 2) -> str | No
     (ftype, bsize, blocks, bfree, bavail, files, ffree, fsid0, fsid1, namelen, frsize,
      flags) = _STATFS.unpack_from(data)
     ftype &= 0xFFFFFFFFFFFFFFFF
-    magic = fl.tables.FS_MAGIC.get(ftype) or _hex(ftype)
-    fsid = ", ".join([_hex(v & 0xFFFFFFFF) for v in (fsid0, fsid1)[:fsid_shown]]
+    magic = fl.tables.FS_MAGIC.get(ftype) or hex0(ftype)
+    fsid = ", ".join([hex0(v & 0xFFFFFFFF) for v in (fsid0, fsid1)[:fsid_shown]]
                      + ["..."] * (fsid_shown < 2))
     return (f"{{f_type={magic}, f_bsize={bsize}, f_blocks={blocks}, f_bfree={bfree}, "
             f"f_bavail={bavail}, f_files={files}, f_ffree={ffree}, "
@@ -385,7 +381,7 @@ def format_dirents(data: bytes, ret: int, fl: F.ArchFlags) -> str | None:
         name = data[off + 19:off + reclen].split(b"\0", 1)[0]
         t = types.get(d_type)
         out.append(f"{{d_ino={ino}, d_off={d_off}, d_reclen={reclen}, "
-                   f"d_type={t if t is not None else f'{_hex(d_type)} /* DT_??? */'}, "
+                   f"d_type={t if t is not None else f'{hex0(d_type)} /* DT_??? */'}, "
                    f"d_name={quote(name)}}}")
         off += reclen
     return "[" + ", ".join(out) + "]"

@@ -61,6 +61,7 @@ from tracekit.decode.values import (
     format_ifindex,
     format_sockaddr,
     format_timespec,
+    hex0,
     pointer,
     quote,
     signed,
@@ -102,10 +103,6 @@ MMSGHDR_SIZE = 64                                 # struct mmsghdr: msghdr, msg_
 _IOC_DIRS = {0: "_IOC_NONE", 1: "_IOC_WRITE", 2: "_IOC_READ", 3: "_IOC_READ|_IOC_WRITE"}
 
 
-def _hex(v: int) -> str:
-    return hex(v) if v else "0"
-
-
 def ioctl_name(fl: F.ArchFlags, req: int) -> str:
     """An ioctl request as strace prints it: its name, ``A or B`` when another driver's
     request has the same value (strace lists them by name), else the ``_IOC()`` form."""
@@ -117,8 +114,8 @@ def ioctl_name(fl: F.ArchFlags, req: int) -> str:
         names.update(driver.split(" or "))
     if names:
         return " or ".join(sorted(names))
-    return (f"_IOC({_IOC_DIRS[req >> 30]}, {_hex(req >> 8 & 0xFF)}, {_hex(req & 0xFF)}, "
-            f"{_hex(req >> 16 & 0x3FFF)})")
+    return (f"_IOC({_IOC_DIRS[req >> 30]}, {hex0(req >> 8 & 0xFF)}, {hex0(req & 0xFF)}, "
+            f"{hex0(req >> 16 & 0x3FFF)})")
 
 
 IFREQ_SIZE = 40                     # struct ifreq: ifr_name[16], then a 24-byte union
@@ -254,8 +251,8 @@ def _term_rest(line: int, cc: bytes, fl: F.ArchFlags) -> str:
     T = fl.tables
     ldisc = T.TERM_LDISCS.get(line)
     names = T.TERM_CC
-    chars = ", ".join(f"[{names.get(k, k)}]={_hex(c)}" for k, c in enumerate(cc))
-    return (f", c_line={ldisc if ldisc is not None else f'{_hex(line)} /* N_??? */'}, "
+    chars = ", ".join(f"[{names.get(k, k)}]={hex0(c)}" for k, c in enumerate(cc))
+    return (f", c_line={ldisc if ldisc is not None else f'{hex0(line)} /* N_??? */'}, "
             f"c_cc=[{chars}]")
 
 
@@ -389,7 +386,7 @@ def k_ioctlarg(d: SyscallDecoder, ev: Syscall, i: int, deref: bool = True) -> st
         kinds = IOCTL_ARG_KINDS if deref else IOCTL_ARG_KINDS_TERSE
         return _measured_arg(d, ev, kinds.get(fl.arch, {}).get(req), v)
     if a.fmt == "hex":
-        return _hex(v)
+        return hex0(v)
     if a.fmt == "none":
         return None
     if a.fmt == "fd":
@@ -399,7 +396,7 @@ def k_ioctlarg(d: SyscallDecoder, ev: Syscall, i: int, deref: bool = True) -> st
     if a.fmt in ("flush", "flow"):
         # the whole register: the kernel fails a value with high bits set (EINVAL)
         name = (fl.tables.TC_FLUSH if a.fmt == "flush" else fl.tables.TC_FLOW).get(v)
-        return name if name is not None else f"{_hex(v)} /* TC??? */"
+        return name if name is not None else f"{hex0(v)} /* TC??? */"
     if v == 0:
         return "NULL"
     if not deref:
@@ -459,7 +456,7 @@ def _measured_arg(d: SyscallDecoder, ev: Syscall, kind: str | None, v: int) -> s
         return str(signed(v, 64))
     if kind == "ulong":
         return str(v & 0xFFFFFFFFFFFFFFFF)
-    return _hex(v)
+    return hex0(v)
 
 
 def _ifreq(ev: Syscall, i: int, fmt: str) -> str | None:
@@ -1036,7 +1033,7 @@ def format_cmsgs(ctl: IovElem, fl: F.ArchFlags, fd_text: Callable[[int], str] = 
         elif level_name == "SOL_IP":
             text += _cmsg_ip(T.IP_NAMES.get(ctype & 0xFFFFFFFF), ctype, data)
         else:
-            text += _hex(ctype & 0xFFFFFFFF)
+            text += hex0(ctype & 0xFFFFFFFF)
         items.append(text + "}")
         if n < hdr.size:
             left -= hdr.size

@@ -55,7 +55,7 @@ from tracekit._events import SC_NORETURN, SC_UNFINISHED, Syscall, fd_descs
 from tracekit.decode import flags as F
 from tracekit.decode.captures import capture
 from tracekit.decode.structs_fs import makedev
-from tracekit.decode.values import eth_protocol, format_ifindex, quote, signed
+from tracekit.decode.values import eth_protocol, format_ifindex, hex0, quote, signed
 from tracekit.kernel.sockdiag import foreign_netns, genl_families
 from tracekit.kernel.syscalls import errno_name
 
@@ -1240,11 +1240,7 @@ def _bridge_id(c: _Ctx, off: int, n: int) -> str | None:
 
 
 def _x16(c: _Ctx, off: int, n: int) -> str | None:
-    return None if n < 2 else _hex_or_0(struct.unpack("<H", c.take(off, 2))[0])
-
-
-def _hex_or_0(v: int) -> str:
-    return hex(v) if v else "0"
+    return None if n < 2 else hex0(struct.unpack("<H", c.take(off, 2))[0])
 
 
 _IFLA_BRPORT: dict[str, Nla] = {
@@ -2143,7 +2139,7 @@ def _smc_dmbinfo(c: _Ctx, off: int, n: int) -> str | None:
     vals = struct.unpack("<4Q", c.take(off + 8, 32))
     names = ("peer_gid", "my_gid", "token", "peer_token")
     return (f"{{linkid={link}, " + ", ".join(
-        f"{f}={_hex_or_0(v)}" for f, v in zip(names, vals, strict=True)) + "}")
+        f"{f}={hex0(v)}" for f, v in zip(names, vals, strict=True)) + "}")
 
 
 def _smc_fallback(c: _Ctx, off: int, n: int) -> str | None:
@@ -2154,7 +2150,7 @@ def _smc_fallback(c: _Ctx, off: int, n: int) -> str | None:
 
     def code(v: int) -> str:
         name = _SMC_DECL.get(v)
-        return f"{_hex_or_0(v)} /* {'SMC_CLC_DECL_' + name if name else 'SMC_CLC_DECL_???'} */"
+        return f"{hex0(v)} /* {'SMC_CLC_DECL_' + name if name else 'SMC_CLC_DECL_???'} */"
     return f"{{reason={code(reason)}, peer_diagnosis={code(peer)}}}"
 
 

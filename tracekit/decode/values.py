@@ -30,7 +30,7 @@ from tracekit.kernel.syscalls import format_ret
 
 __all__ = [
     "ARGV_ELEM_MAX", "DEFAULT_STRING_LIMIT", "format_argv", "format_envp", "format_ret_errno",
-    "format_sockaddr", "format_timespec", "pointer", "quote", "signed", "xval",
+    "format_sockaddr", "format_timespec", "hex0", "pointer", "quote", "signed", "xval",
 ]
 
 DEFAULT_STRING_LIMIT = 32   # strace -s default
@@ -237,8 +237,8 @@ def format_sockaddr(data: bytes, families: Mapping[int, str] | None = None) -> s
     return f"{head}, sa_data={quote(data[2:])}}}"
 
 
-def _hex0(v: int) -> str:
-    """C's %#x: 0 without 0x."""
+def hex0(v: int) -> str:
+    """C's ``%#x`` (strace's PRINT_VAL_X): ``0`` for zero, else ``0x...``."""
     return hex(v) if v else "0"
 
 
@@ -247,8 +247,8 @@ def _verbose(v: int, names: Mapping[int, str], dflt: str | None) -> str:
     ``0x7 /* DFLT */`` or, without a default, the number alone."""
     name = names.get(v)
     if name is None:
-        return f"{_hex0(v)} /* {dflt} */" if dflt else _hex0(v)
-    return f"{_hex0(v)} /* {name} */"
+        return f"{hex0(v)} /* {dflt} */" if dflt else hex0(v)
+    return f"{hex0(v)} /* {name} */"
 
 
 def _cstring(data: bytes) -> str:
@@ -268,7 +268,7 @@ def _sockaddr_ipx(data: bytes) -> str:
     port, net = struct.unpack_from(">HI", data, 2)
     node = ", ".join(f"{b:#04x}" if b else "00" for b in data[8:14])
     ptype, zero = data[14], data[15]
-    text = (f"sipx_port=htons({port}), sipx_network=htonl({_hex0(net)}), "
+    text = (f"sipx_port=htons({port}), sipx_network=htonl({hex0(net)}), "
             f"sipx_node=[{node}], sipx_type={f'{ptype:#04x}' if ptype else '00'}")
     return text + (f", sipx_zero={zero:#x}" if zero else "")
 
@@ -310,8 +310,8 @@ def _sockaddr_nfc(data: bytes) -> str:
     """struct sockaddr_nfc; when addrlen holds a struct sockaddr_nfc_llcp, its SAPs and
     service name too (``...`` when addrlen is between the two)."""
     dev, target, proto = struct.unpack_from("<III", data, 4)
-    pname = _NFC_PROTOS.get(proto) or f"{_hex0(proto)} /* NFC_PROTO_??? */"
-    text = f"dev_idx={format_ifindex(dev)}, target_idx={_hex0(target)}, nfc_protocol={pname}"
+    pname = _NFC_PROTOS.get(proto) or f"{hex0(proto)} /* NFC_PROTO_??? */"
+    text = f"dev_idx={format_ifindex(dev)}, target_idx={hex0(target)}, nfc_protocol={pname}"
     if len(data) < _NFC_LLCP_SIZE:
         return text + (", ..." if len(data) > 16 else "")
     snsz = struct.unpack_from("<Q", data, 88)[0]
