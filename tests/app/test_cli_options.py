@@ -68,6 +68,27 @@ def test_each_option_sets_its_key(capsys: pytest.CaptureFixture[str]) -> None:
         "summary", "calls", "process", 0.5, "total")
 
 
+@pytest.mark.parametrize(("value", "pages"), [
+    ("1", 1), ("3", 4), ("1024", 1024), ("64M", 16384), ("64m", 16384), ("5K", 2),
+    ("4097B", 2), ("2G", 1 << 19)])
+def test_mmap_pages_sets_the_ring_size(capsys: pytest.CaptureFixture[str], value: str,
+                                       pages: int) -> None:
+    """-m as perf trace reads it: pages, or a size with a unit; rounded up to a power of 2
+    of 4 KiB pages."""
+    assert dump(capsys, "-m", value, "--", "true").buffer_pages == pages
+    assert dump(capsys, f"--mmap-pages={value}", "--", "true").buffer_pages == pages
+
+
+@pytest.mark.parametrize(("value", "says"), [
+    ("0", "'0': give 1 to 524288 pages"), ("3G", "'3G': give 1 to 524288 pages"),
+    ("x", "'x' is not a number of pages or a size"), ("M", "'M' is not a number"),
+    ("-4", "is not a number of pages"), ("1.5M", "'1.5M' is not a number")])
+def test_mmap_pages_refuses_what_is_not_a_size(capsys: pytest.CaptureFixture[str],
+                                               value: str, says: str) -> None:
+    err = usage_error(capsys, "run", f"--mmap-pages={value}", "--", "true")
+    assert err.startswith("argument -m/--mmap-pages: ") and says in err, err
+
+
 @pytest.mark.parametrize(("output", "summary_path"), [
     ([], "-"), (["-o", "-"], "-"), (["-o", "/dev/stdout"], "-"),
     (["-o", "/dev/stderr"], "/dev/stderr"), (["-o", "t.txt"], "/dev/stderr")])

@@ -187,3 +187,16 @@ def test_absolute_timestamps_items_in_any_order(value: str, abs_time: int) -> No
 def test_absolute_timestamps_it_cannot_print_are_refused(value: str, says: str) -> None:
     with pytest.raises(UsageError, match=re.escape(says)):
         parse_args([f"--timestamps={value}", "true"])
+
+
+@pytest.mark.parametrize(("argv", "pages"), [
+    (["--mmap-pages", "3"], 4), (["--mmap-pages=64M"], 16384), (["--mmap=2"], 2),
+    ([], None)])
+def test_mmap_pages_is_tracekit_s_own_long_option(argv: list[str], pages: int | None) -> None:
+    assert parse_args([*argv, "true"]).ring_pages == pages
+
+
+@pytest.mark.parametrize("value", ["0", "nope", "3G", ""])
+def test_mmap_pages_refuses_what_is_not_a_size(value: str) -> None:
+    with pytest.raises(UsageError, match=r"^--mmap-pages: "):
+        parse_args([f"--mmap-pages={value}", "true"])

@@ -67,6 +67,36 @@ def test_tiny_ring_buffer_counts_every_lost_record(tmp_path: Path, loop: Path) -
             f"{lost_calls} calls") in res.stderr
 
 
+def test_one_liner_ring_size_and_the_hint(tmp_path: Path, loop: Path) -> None:
+    """``-m 2`` makes the 2-page ring of a one-liner (no pipeline file): it loses records
+    to a getppid loop, counts them exactly, and the hint names the option."""
+    n = 300_000
+    out = tmp_path / "out.jsonl"
+    res = run_tracekit(["run", "-m", "2", "-e", "getppid", "-F", "jsonl", "-o", str(out),
+                        "--", str(loop), str(n)], timeout=120)
+    assert res.returncode == 0, res.stderr
+    calls, _, lost_calls, _, losses = _split(read_events(out))
+    assert lost_calls > 0, "a 2-page ring buffer kept up with a getppid loop: make n larger"
+    assert len(calls) + lost_calls == n and losses.lost_syscalls == lost_calls
+    assert "tracekit: a bigger ring buffer loses fewer records: -m PAGES" in res.stderr
+
+
+def test_strace_ring_size_and_the_hint(tmp_path: Path, loop: Path) -> None:
+    """``tracekit strace --mmap-pages 2``: the lines written plus the lost calls are the
+    calls made, and the hint names the option with twice the size."""
+    n = 300_000
+    out = tmp_path / "out.txt"
+    res = run_tracekit(["strace", "--mmap-pages", "2", "-e", "trace=getppid", "-o", str(out),
+                        str(loop), str(n)], timeout=120)
+    assert res.returncode == 0, res.stderr
+    shown = sum(line.startswith("getppid()") for line in out.read_text().splitlines())
+    m = re.search(r"LOST \d+ records \((\d+) syscall,", res.stderr)
+    assert m, res.stderr
+    assert shown + int(m[1]) == n and int(m[1]) > 0
+    assert ("tracekit: a bigger ring buffer loses fewer records: --mmap-pages 4 or more "
+            "(now 8 KiB)") in res.stderr
+
+
 # k rounds of: b getppid calls, then a child that exits at once, waited for. The kernel
 # writes k * b getppid records and 3k + 2 lifecycle ones (the exec, k forks, k child
 # exits, the k SIGCHLDs the parent ignores, recorded when they are sent, the exit).

@@ -148,6 +148,11 @@ def _add_target_options(run: argparse.ArgumentParser) -> None:
     lim.add_argument("--timeout", type=_positive_seconds, metavar="SECONDS",
                      help="stop after SECONDS; a command still running gets SIGTERM "
                           "(timeout_s)")
+    lim.add_argument("-m", "--mmap-pages", type=mmap_pages, metavar="PAGES",
+                     help="ring buffer size: 4 KiB pages, or a size such as 64M (B, K, M, "
+                          "G), rounded up to a power of 2 of pages, as perf trace -m; "
+                          "more loses fewer records to a busy machine (buffer_pages; "
+                          "default 1024, 4 MiB)")
     lim.add_argument("--duration", action=_Renamed, nargs="?", help=argparse.SUPPRESS,
                      const="--timeout SECONDS (the time limit); --min-duration MS keeps "
                            "only calls that took that long")
@@ -276,6 +281,31 @@ def _min_duration_ms(text: str) -> float:
     return _number(text, "a number of milliseconds", 0, 86_400_000)
 
 
+#: the largest ring buffer: the config's bound on buffer_pages (2 GiB)
+_MAX_RING_PAGES = 1 << 19
+_SIZE_UNITS = {"B": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+
+
+def mmap_pages(text: str) -> int:
+    """``-m``/``--mmap-pages`` as perf trace reads it: a number of 4 KiB pages, or a size
+    with a unit (B, K, M or G: ``64M``), rounded up to a power of 2 of pages.
+
+    Raises:
+      argparse.ArgumentTypeError: not a number or size, 0, or above 2 GiB.
+    """
+    t = text.strip()
+    unit = _SIZE_UNITS.get(t[-1:].upper()) if t else None
+    digits = t[:-1] if unit is not None else t
+    if not _digits(digits):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a number of pages or a size (such as 1024 or 64M)")
+    pages = int(digits) if unit is None else -(-int(digits) * unit // 4096)
+    if not 0 < pages <= _MAX_RING_PAGES:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give 1 to {_MAX_RING_PAGES} pages (4 KiB to 2 GiB)")
+    return 1 << (pages - 1).bit_length()
+
+
 def _string_limit(text: str) -> int:
     return int(_number(text, "a number of bytes", 0, 1 << 20, integer=True))
 
@@ -349,6 +379,8 @@ def _apply_overrides(cfg: Any, args: argparse.Namespace, *, outputs: bool = True
         filt = replace(filt, min_duration_ms=args.min_duration)
     timeout = args.timeout if args.timeout is not None else cfg.timeout_s
     cfg = replace(cfg, target=target, filter=filt, timeout_s=timeout)
+    if args.mmap_pages is not None:
+        cfg = replace(cfg, buffer_pages=args.mmap_pages)
     return _apply_output_options(cfg, args) if outputs else cfg
 
 

@@ -477,8 +477,8 @@ def end_status(result: Any, *, closed_by_reader: bool, returncode: int | None,
     for line in losses.lines():
         print(f"tracekit: {line}", file=stderr())
     if losses.lost_syscalls or losses.lost_lifecycle:
-        print("tracekit: raise buffer_pages in the pipeline file to lose fewer records",
-              file=stderr())
+        print("tracekit: a bigger ring buffer loses fewer records: -m PAGES (buffer_pages "
+              "in a pipeline file)", file=stderr())
     if losses.untraced_tasks:
         print("tracekit: raise pids_max_entries in the pipeline file to trace more tasks",
               file=stderr())

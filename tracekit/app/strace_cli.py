@@ -105,6 +105,9 @@ OPTIONS: list[tuple[str, str, str]] = [
                                     "'+++' lines the thread's last call shown (strace: "
                                     "its last call, hidden ones too)"),
     ("-i, -Y, -A, -O, -d, -e kvm=", "no", "not supported"),
+    ("--mmap-pages PAGES", "yes", "tracekit's own: the ring buffer's size, 4 KiB pages or "
+                                  "a size such as 64M, as perf trace -m (default 4 MiB); "
+                                  "a bigger one loses fewer records on a busy machine"),
     ("--LONG", "yes", "strace's long options, and unambiguous prefixes of them "
                       "(--follow), as getopt_long"),
 ]
@@ -138,6 +141,7 @@ _LONG: dict[str, tuple[str, str]] = {
     "timestamps": ("absolute", "opt"), "failing-only": ("Z", "no"),
     "daemonised": ("D", "opt"), "daemonized": ("D", "opt"), "tips": ("tips", "opt"),
     "pidns-translation": ("pidns", "no"), "secontext": ("secontext", "opt"),
+    "mmap-pages": ("ring", "req"),         # tracekit's own, not strace's
 }
 # strace 6.1's long options in the order of its table (getopt_long lists the candidates
 # of an ambiguous prefix in this order; only the order among names of one first letter
@@ -150,7 +154,8 @@ _LONG_ORDER = (
     "relative-timestamps raw read summary-only summary stack-traces syscall-number "
     "summary-syscall-overhead string-limit summary-sort-by syscall-times summary-columns "
     "summary-wall-clock strings-in-hex successful-only seccomp-bpf signals status silent "
-    "silence secontext trace-path timestamps tips trace user version verbose write"
+    "silence secontext trace-path timestamps tips trace user version verbose write "
+    "mmap-pages"
 ).split()
 
 
@@ -225,6 +230,7 @@ class StraceArgs:
     reads: list[int | str] = field(default_factory=list)        # -e read=
     writes: list[int | str] = field(default_factory=list)       # -e write=
     stacks: bool = False            # -k
+    ring_pages: int | None = None   # --mmap-pages (tracekit's own): ring buffer, 4 KiB pages
     numbers: bool = False           # -n
     notes: list[str] = field(default_factory=list)  # strace's warnings, said before tracing
     help: bool = False
@@ -523,6 +529,12 @@ def _long(a: StraceArgs, name: str, key: str, value: str | None) -> None:
         if a.hex < 0:
             raise UsageError(f"--strings-in-hex={value}: tracekit prints non-ascii and "
                              "all (as -x, -xx)")
+    elif key == "ring":
+        from tracekit.app.cli import mmap_pages
+        try:
+            a.ring_pages = mmap_pages(value or "")
+        except argparse.ArgumentTypeError as e:
+            raise UsageError(f"--{name}: {e}") from None
     elif key == "seccomp":
         a.seccomp = True            # a ptrace speed-up: nothing to do, but said as strace
     elif key == "tips":
@@ -854,6 +866,8 @@ def build(a: StraceArgs) -> Plan:
         env=_environment(a), creds=_creds(a.user) if a.user is not None else None,
         wait_for_children=follow,
         **session_selection(filt, None, where="-e"))
+    if a.ring_pages is not None:
+        opts.buffer_bytes = a.ring_pages * 4096
     abbrev = _call_set(a.abbrev, table, "abbrev")
     deref = _call_set(a.deref, table, "verbose")
     # (the tables are read only for an -e abbrev= set: the default start-up reads none)
@@ -1208,6 +1222,11 @@ async def _run(a: StraceArgs, signals: Any, piped: list[subprocess.Popen[bytes]]
             losses = losses.reader_left()
         for line in losses.lines():
             print(f"tracekit: {line}", file=stderr())
+        if losses.lost_syscalls or losses.lost_lifecycle:
+            size = plan.session.buffer_bytes
+            now = f"{size >> 20} MiB" if size >= 1 << 20 else f"{size >> 10} KiB"
+            print(f"tracekit: a bigger ring buffer loses fewer records: --mmap-pages "
+                  f"{2 * (size >> 12)} or more (now {now})", file=stderr())
     if split is not None and split.failed:
         n, k = split.unwritten_lines, len(split.failed)
         print(f"tracekit: {n} line{'s' * (n != 1)} not written: the file"
