@@ -68,19 +68,29 @@ def without_gaps(s_lines: list[str], t_lines: list[str], gaps: tuple[Gap, ...]
     return s_out, t_out
 
 
-def one_run_both(exe: Path, tmp: Path, opts: Sequence[str] = ()
-                 ) -> tuple[dict[int, list[str]], dict[int, list[str]]]:
-    """``exe SCRATCH`` (a new directory under ``tmp``) under ``strace -f -o``, itself
-    traced by ``tracekit strace -f -o``: both see the same calls of the same processes;
-    ``opts`` are given to both (``-v``, ``-e abbrev=uname``). Returns (strace's,
-    tracekit's) call lines per pid; tracekit's of the program's own process start at its
-    execve (before it, the process is strace's child)."""
+def nested_run(exe: Path, tmp: Path, opts: Sequence[str] = ()) -> tuple[Path, Path]:
+    """``exe SCRATCH`` (a new directory under ``tmp``) under ``strace -f OPTS -o
+    s.txt``, itself traced by ``tracekit strace -f OPTS -o t.txt``: one run of the
+    program seen by both. Returns the two files (strace's, tracekit's)."""
     scratch = tmp / "scratch"
     scratch.mkdir()
     s_out, t_out = tmp / "s.txt", tmp / "t.txt"
-    r = run_tracekit(["strace", "-f", *opts, "-o", str(t_out), "--", "strace", "-f",
-                      *opts, "-o", str(s_out), str(exe), str(scratch)], timeout=120)
+    # strace's ptrace calls are traced too, dozens per call of the program: a 64 MiB ring
+    # holds them when the machine is too busy for tracekit to drain the default 4 MiB
+    r = run_tracekit(["strace", "--mmap-pages", "64M", "-f", *opts, "-o", str(t_out), "--",
+                      "strace", "-f", *opts, "-o", str(s_out), str(exe), str(scratch)],
+                     timeout=120)
     assert r.returncode == 0, r.stderr
+    assert "LOST" not in r.stderr, f"records lost, the lines cannot be compared: {r.stderr}"
+    return s_out, t_out
+
+
+def one_run_both(exe: Path, tmp: Path, opts: Sequence[str] = ()
+                 ) -> tuple[dict[int, list[str]], dict[int, list[str]]]:
+    """:func:`nested_run`, with ``opts`` given to both (``-v``, ``-e abbrev=uname``).
+    Returns (strace's, tracekit's) call lines per pid; tracekit's of the program's own
+    process start at its execve (before it, the process is strace's child)."""
+    s_out, t_out = nested_run(exe, tmp, opts)
 
     def lines(text: str) -> dict[int, list[str]]:
         return {pid: [c.line for c in calls] for pid, calls in parse(text, events=True).items()}

@@ -29,9 +29,15 @@ from pathlib import Path
 
 import pytest
 
-from tests._run import TRACEKIT, die_with_parent, run_tracekit, tracekit_env
+from tests._run import TRACEKIT, die_with_parent, tracekit_env
 from tests.e2e._strace_lines import parse
-from tests.e2e.test_strace_ops import Gap, build, one_run_both, same_procs_one_run
+from tests.e2e.test_strace_ops import (
+    Gap,
+    build,
+    nested_run,
+    one_run_both,
+    same_procs_one_run,
+)
 from tracekit.kernel.arch import machine_arch
 
 pytestmark = [pytest.mark.kernel,
@@ -154,16 +160,6 @@ WANT = (
 )
 
 
-def _nested(tmp: Path, exe: Path, opts: list[str]) -> tuple[Path, Path]:
-    """``exe SCRATCH`` under ``strace -f OPTS -o s.txt``, itself traced by ``tracekit
-    strace -f OPTS -o t.txt``: one run of the program seen by both."""
-    scratch = tmp / "scratch"
-    scratch.mkdir()
-    s_out, t_out = tmp / "s.txt", tmp / "t.txt"
-    r = run_tracekit(["strace", "-f", *opts, "-o", str(t_out), "--", "strace", "-f", *opts,
-                      "-o", str(s_out), str(exe), str(scratch)], timeout=120)
-    assert r.returncode == 0, r.stderr
-    return s_out, t_out
 
 
 # the old select's record holds the five words its struct gave, not the register that
@@ -193,7 +189,7 @@ def test_i386_selection_takes_socketcall_sub_calls_by_their_names(tmp_path: Path
     words are unreadable (strace's socketcall is in %desc); the old select by its name;
     names only i386 has (send, socketcall, chown32) are no error on x86_64."""
     exe = build(tmp_path, "sweep_i386", "-no-pie")
-    s_out, t_out = _nested(tmp_path, exe, ["-e", f"trace={expr}"])
+    s_out, t_out = nested_run(exe, tmp_path, ["-e", f"trace={expr}"])
     s_procs = {p: [c.line for c in calls] for p, calls in parse(s_out.read_text()).items()}
     t_procs = {p: [c.line for c in calls] for p, calls in parse(t_out.read_text()).items()}
     pid = next(iter(s_procs))
@@ -221,7 +217,7 @@ def test_i386_fd_decorations_equal_strace(tmp_path: Path) -> None:
     and this one is closed at once: its decoration is left out of the comparison, in the
     recvmsg that received it and its close."""
     exe = build(tmp_path, "sweep_i386", "-no-pie")
-    s_out, t_out = _nested(tmp_path, exe, ["-yy"])
+    s_out, t_out = nested_run(exe, tmp_path, ["-yy"])
     s_procs = {p: [c.line for c in calls] for p, calls in parse(s_out.read_text()).items()}
     t_procs = {p: [c.line for c in calls] for p, calls in parse(t_out.read_text()).items()}
     pid = next(iter(s_procs))
@@ -254,7 +250,7 @@ def test_i386_summary_counts_socketcall_sub_calls_by_name(tmp_path: Path) -> Non
     same name (bind through socketcall and bind of Linux 4.3) as two rows, tracekit as
     one (docs/strace-differences.md): the calls and errors per name are compared."""
     exe = build(tmp_path, "sweep_i386", "-no-pie")
-    s_out, t_out = _nested(tmp_path, exe, ["-c"])
+    s_out, t_out = nested_run(exe, tmp_path, ["-c"])
     s_rows: collections.Counter[tuple[str, str]] = collections.Counter()
     for line in s_out.read_text().partition("32 bit mode")[2].splitlines():
         if (m := _ROW.match(line)) and m.group(3) != "total":
