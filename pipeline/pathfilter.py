@@ -6,9 +6,11 @@ A syscall is kept when one of its arguments
   string is one of the paths exactly as written (no resolution of the call's relative
   paths, ``..`` or symlinks: ``cd /etc; cat passwd`` opens ``"passwd"``, which does not
   match ``/etc/passwd``; the fds that open returns do, below), or
-- is an fd (``read``'s, ``close``'s, a dirfd, both of ``dup2``'s) that refers to one of
-  them before the call: what the fd cache (:mod:`tracekit.decode.fdcache`) knows from the
-  traced calls, else ``readlink(/proc/<tgid>/fd/<fd>)`` when the event is filtered.
+- is an fd (``read``'s, ``close``'s, a dirfd, both of ``dup2``'s), or one of the fds
+  in ``select``'s sets or ``poll``'s array (as strace's pathtrace.c matches them), that
+  refers to one of them before the call: what the fd cache
+  (:mod:`tracekit.decode.fdcache`) knows from the traced calls, else
+  ``readlink(/proc/<tgid>/fd/<fd>)`` when the event is filtered.
 
 Each path is matched as given and, when it differs, as ``realpath`` gives it at start
 (strace does the same), so ``-P /tmp/link`` also matches calls on the file the link names.
@@ -37,6 +39,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from typing import Any
 
 from tracekit._events import (
     SC_ATTACHED,
@@ -51,6 +54,7 @@ from tracekit._events import (
 from tracekit.decode.args import SyscallDecoder
 from tracekit.decode.argspec import ARGSPEC
 from tracekit.decode.fdcache import FdCache
+from tracekit.decode.structs_io import poll_fds, select_fds
 from tracekit.decode.values import quote, signed
 from tracekit.kernel.facts import FactReader, LiveFacts
 from tracekit.pipeline._stage import EventReceiver, EventSender, StageContext
@@ -63,6 +67,11 @@ _OPENS = frozenset({"open", "openat", "creat", "openat2"})
 # filter reads: their fds are read from /proc when used
 _NAMED_FD = frozenset({"open_by_handle_at", "open_tree", "fsmount", "fspick"})
 _DUPS = frozenset({"dup", "dup2", "dup3", "fcntl", "fcntl64"})
+# calls whose fds are in memory they read: select's sets, poll's array (by call name;
+# the i386 old select's five words are its arguments in the record)
+_FDS_IN_MEMORY = {"select": select_fds, "_newselect": select_fds, "pselect6": select_fds,
+                  "pselect6_time64": select_fds, "poll": poll_fds, "ppoll": poll_fds,
+                  "ppoll_time64": poll_fds}
 
 
 def path_variants(paths: Iterable[str], facts: FactReader | None = None) -> frozenset[bytes]:
@@ -98,11 +107,12 @@ class PathFilter:
         self.paths = path_variants(paths, self._facts)
         self.fdcache = FdCache(proc, facts=self._facts)
         self._decoder = SyscallDecoder(fd_paths=True, fdcache=self.fdcache)
-        self._spec: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
+        self._spec: dict[int, tuple[tuple[int, ...], tuple[int, ...], Any]] = {}
         self._targets = frozenset(os.fsdecode(p) for p in self.paths)
 
-    def _args(self, ev: Syscall) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """(indices of path arguments, indices of fd arguments) of the event's syscall."""
+    def _args(self, ev: Syscall) -> tuple[tuple[int, ...], tuple[int, ...], Any]:
+        """(indices of path arguments, indices of fd arguments, the reader of the fds in
+        the memory it reads or None) of the event's syscall."""
         key = ev.syscall_nr << 1 | (ev.flags >> 3 & 1)
         got = self._spec.get(key)
         if got is None:
@@ -110,14 +120,15 @@ class PathFilter:
             kinds = ARGSPEC.get(name, ((), ""))[0]
             got = self._spec[key] = (
                 tuple(i for i, k in enumerate(kinds) if k == "path"),
-                tuple(i for i, k in enumerate(kinds) if k in _FD_KINDS))
+                tuple(i for i, k in enumerate(kinds) if k in _FD_KINDS),
+                _FDS_IN_MEMORY.get(name))
         return got
 
     def matches(self, ev: Syscall) -> bool:
         """Whether ``ev`` names one of the paths, before its own fd changes."""
         if ev.flags & SC_RESUMED and not ev.flags & SC_ATTACHED:
             return False                 # arguments unknown
-        path_args, fd_args = self._args(ev)
+        path_args, fd_args, in_memory = self._args(ev)
         if path_args:
             for cap in ev.caps:
                 if cap.arg in path_args and cap.data in self.paths:
@@ -127,7 +138,8 @@ class PathFilter:
             fd = signed(ev.args[i], 32)
             if fd >= 0 and get(tgid, fd) in targets:
                 return True
-        return False
+        return in_memory is not None and any(get(tgid, fd) in targets
+                                             for fd in in_memory(ev))
 
     def filter(self, batch: Batch) -> Batch:
         """The events of ``batch`` to pass on, the fd cache updated by each call."""

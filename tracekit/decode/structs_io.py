@@ -75,7 +75,8 @@ __all__ = [
     "EPOLL_EVENT_SIZES", "IOCTL_ARGS", "IovElem", "format_clone_range", "format_dedupe_range",
     "format_epoll_events", "format_fdset", "format_fsxattr", "format_iov", "format_pollfds",
     "format_revents", "format_termio", "format_termios", "format_winsize",
-    "ioctl_name", "k_ioctlarg", "k_stop", "kinds", "parse_iov", "ret_kinds",
+    "ioctl_name", "k_ioctlarg", "k_stop", "kinds", "parse_iov", "poll_fds", "ret_kinds",
+    "select_fds",
 ]
 
 # struct epoll_event: u32 events, u64 data; packed on x86_64 (include/uapi/linux/eventpoll.h)
@@ -542,6 +543,17 @@ def format_pollfds(data: bytes, n: int, fl: F.ArchFlags, limit: int,
     return "[" + ", ".join(out) + "]"
 
 
+def poll_fds(ev: Syscall) -> list[int]:
+    """The fds of poll's array as the call read it (the entry capture of argument 0,
+    ``nfds`` elements at most, as many as were captured); negative ones left out."""
+    entry, _ = _entry_exit(ev, 0)
+    if entry is None or ev.args[0] == 0:
+        return []
+    n = min(ev.args[1] & 0xFFFFFFFF, len(entry.data) // POLLFD.size)
+    return [fd for k in range(n) if (fd := POLLFD.unpack_from(entry.data, k * POLLFD.size)[0])
+            >= 0]
+
+
 # Some facts about strace 6.1's poll result (src/poll.c, decode_poll_exiting): it is
 # written into a 1024-byte buffer, and an element that would come within 27 bytes of its
 # end (room for the address of "left" and ", ], ...") is "..." instead, -v or not.
@@ -658,6 +670,19 @@ def k_fdset(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     if entry is None or ev.args[i] == 0 or _nfds(ev) == 0:
         return pointer(ev.args[i])
     return format_fdset(entry.data, _nfds(ev), lambda fd: d.fd_text(ev.tgid, fd))
+
+
+def select_fds(ev: Syscall) -> list[int]:
+    """The fds in select's three sets as the call read them (its entry captures of
+    arguments 1 to 3, ``nfds`` bits each), in order, repeats kept; none of a set that
+    was NULL or unreadable."""
+    nfds = _nfds(ev)
+    fds: list[int] = []
+    for i in (1, 2, 3):
+        entry, _ = _entry_exit(ev, i)
+        if entry is not None and ev.args[i]:
+            fds += _set_bits(entry.data, nfds)
+    return fds
 
 
 def format_ready(sets: list[bytes | None], nfds: int, ready: int) -> str:
