@@ -125,6 +125,11 @@ def test_futex_ops_with_private_and_clock_bits() -> None:
     assert F.futex_op(0x81) == "FUTEX_WAKE_PRIVATE"
     assert F.futex_op(0x80 | 0x100 | 9) == "FUTEX_WAIT_BITSET_PRIVATE|FUTEX_CLOCK_REALTIME"
     assert F.futex_op(0) == "FUTEX_WAIT"
+    # strace 6.1's table: the clock bit only on the waits, FUTEX_FD's flag spelled out
+    assert F.futex_op(0x101) == "0x101" and F.futex_op(0x183) == "0x183"
+    assert F.futex_op(0x100) == "FUTEX_WAIT|FUTEX_CLOCK_REALTIME"
+    assert F.futex_op(0x82) == "FUTEX_FD|FUTEX_PRIVATE_FLAG"
+    assert F.futex_op(0x7e) == "0x7e"
     assert F.futex_op(0x7F) == "0x7f"
 
 

@@ -639,6 +639,17 @@ static void thread_and_misc(void) {
     syscall(SYS_futex_waitv, w, 1L, 0L, NULL, (long)CLOCK_MONOTONIC);
     syscall(SYS_futex_waitv, w, 2L, 0L, NULL, (long)CLOCK_MONOTONIC);  /* EINVAL */
     syscall(SYS_futex_waitv, NULL, 0L, 0L, NULL, 0L);
+    /* futex op words: the clock bit only on the waits that take it (others: ENOSYS,
+     * named in hex); FUTEX_FD's private flag; a command past the known ones */
+    static uint32_t word = 1;
+    syscall(SYS_futex, &word, (long)(FUTEX_WAKE | FUTEX_CLOCK_REALTIME), 1L, NULL, NULL, 0L);
+    syscall(SYS_futex, &word, (long)(FUTEX_WAKE_PRIVATE | FUTEX_CLOCK_REALTIME), 1L, NULL,
+            NULL, 0L);
+    syscall(SYS_futex, &word, (long)(FUTEX_WAIT_BITSET_PRIVATE | FUTEX_CLOCK_REALTIME), 2L,
+            NULL, NULL, -1L);
+    syscall(SYS_futex, &word, (long)(FUTEX_FD | FUTEX_PRIVATE_FLAG), 1L, NULL, NULL, 0L);
+    syscall(SYS_futex, &word, (long)(FUTEX_REQUEUE | FUTEX_CLOCK_REALTIME), 1L, 2L, &word, 0L);
+    syscall(SYS_futex, &word, 0x7eL, 1L, NULL, NULL, 0L);
     syscall(SYS_futex_waitv, BADP, 1L, 1L, BADP, (long)CLOCK_REALTIME);
     struct timespec tmo = {0, 0};
     syscall(SYS_futex_waitv, w, 1L, 0L, &tmo, (long)CLOCK_REALTIME);       /* EAGAIN */

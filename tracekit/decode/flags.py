@@ -31,6 +31,11 @@ __all__ = [
 _U64 = (1 << 64) - 1
 
 
+# the futex commands strace 6.1 names with FUTEX_CLOCK_REALTIME (each also _PRIVATE): its
+# futexops table has no other command with the clock bit
+_FUTEX_CLOCK_CMDS = frozenset({"FUTEX_WAIT", "FUTEX_WAIT_BITSET", "FUTEX_WAIT_REQUEUE_PI"})
+
+
 class FlagSet:
     """A flag word: optional value fields, then bits in print order.
 
@@ -273,19 +278,20 @@ class ArchFlags:
         parts.append(mode_octal(v & 0o777))
         return "|".join(parts)
 
-    def futex_cmd(self, v: int) -> int:
-        """The command of a futex op word, without the PRIVATE and CLOCK_REALTIME bits."""
-        return v & ~(self._futex_private | self._futex_clock_rt) & 0xFFFFFFFF
-
     def futex_op(self, v: int) -> str:
-        """``FUTEX_WAKE_PRIVATE``, ``FUTEX_WAIT_BITSET_PRIVATE|FUTEX_CLOCK_REALTIME``."""
+        """A futex op word by strace 6.1's names (src/xlat/futexops.in): the command,
+        ``_PRIVATE`` with FUTEX_PRIVATE_FLAG (FUTEX_FD's spelled ``FUTEX_FD|
+        FUTEX_PRIVATE_FLAG``), ``|FUTEX_CLOCK_REALTIME`` only on the waits that take it
+        (FUTEX_WAIT, FUTEX_WAIT_BITSET, FUTEX_WAIT_REQUEUE_PI); any other word in hex
+        (``0x101``: FUTEX_WAKE with the clock bit, which the kernel refuses)."""
         v &= 0xFFFFFFFF
-        cmd = self.futex_cmd(v)
-        name: str | None = self.tables.FUTEX_CMDS.get(cmd)
-        if name is None:
+        cmd: str | None = self.tables.FUTEX_CMDS.get(v & ~(self._futex_private
+                                                            | self._futex_clock_rt))
+        if cmd is None or v & self._futex_clock_rt and cmd not in _FUTEX_CLOCK_CMDS:
             return hex(v)
+        name = cmd
         if v & self._futex_private:
-            name += "_PRIVATE"
+            name += "|FUTEX_PRIVATE_FLAG" if cmd == "FUTEX_FD" else "_PRIVATE"
         if v & self._futex_clock_rt:
             name += "|FUTEX_CLOCK_REALTIME"
         return name
@@ -339,7 +345,6 @@ mmap_flags = _native.mmap_flags
 clone_flags = _native.clone_flags
 sock_type = _native.sock_type
 file_mode = _native.file_mode
-futex_cmd = _native.futex_cmd
 futex_op = _native.futex_op
 ioctl_request = _native.ioctl_request
 fcntl_cmd = _native.fcntl_cmd

@@ -329,11 +329,13 @@ def _futex(d: SyscallDecoder, ev: Syscall) -> list[str]:
     val &= _M32
     val2 = timeout & _M32
     val3 &= _M32
+    # the arguments follow the command (op & 127) even where the word has no name
     cmd = T.FUTEX_CMDS.get(op & 127)
     name = fl.futex_op(op)
-    if cmd is None or name.startswith("0x"):
-        return [pointer(uaddr), f"{hex0(op)} /* FUTEX_??? */", str(val), pointer(timeout),
-                pointer(uaddr2), hex0(val3)]
+    if name.startswith("0x"):
+        name = f"{hex0(op)} /* FUTEX_??? */"
+    if cmd is None:
+        return [pointer(uaddr), name, str(val), pointer(timeout), pointer(uaddr2), hex0(val3)]
     out = [pointer(uaddr), name]
 
     def ts() -> str:
