@@ -922,6 +922,24 @@ TABLES: dict[str, Table] = {
     # Linux AIO: struct iocb's aio_lio_opcode (an enum: ENUM_CONSTANTS)
     "IOCB_CMDS": ("values", ("linux/aio_abi.h",), r"IOCB_CMD_[A-Z]+", frozenset(), ()),
     "IOCB_FLAGS": ("bits", ("linux/aio_abi.h",), r"IOCB_FLAG_[A-Z]+", frozenset(), ()),
+    # the console (linux/kd.h) ioctls' arguments: KDSETLED's lights, KDSETMODE's modes,
+    # KDSKBMODE's keyboard modes, KDSKBMETA's meta key modes, KDGKBTYPE's keyboard types,
+    # KDSKBENT's key maps
+    "KD_LED_FLAGS": ("bits", ("linux/kd.h",), r"LED_(SCR|NUM|CAP)", frozenset(), ()),
+    "KD_MODES": ("values", ("linux/kd.h",), r"KD_(TEXT|GRAPHICS|TEXT0|TEXT1)", frozenset(), ()),
+    "KD_KBD_MODES": ("values", ("linux/kd.h",), r"K_(RAW|XLATE|MEDIUMRAW|UNICODE|OFF)",
+                     frozenset(), ()),
+    "KD_META_VALS": ("values", ("linux/kd.h",), r"K_(METABIT|ESCPREFIX)", frozenset(), ()),
+    "KD_KBD_TYPES": ("values", ("linux/kd.h",), r"KB_(84|101|OTHER)", frozenset(), ()),
+    "KD_KEY_TABLES": ("values", ("linux/kd.h",), r"K_(NORMTAB|SHIFTTAB|ALTTAB|ALTSHIFTTAB)",
+                      frozenset(), ()),
+    # KDGKBENT/KDSKBENT's struct kbentry: kb_table's modifier bits (numbers: 1<<KG_CTRL),
+    # kb_value's key types (its high byte) and the keys named by K(type, value) in the
+    # key types strace names (RANGES: from KT_FN to KT_BRL)
+    "KD_KG_BITS": ("values", ("linux/keyboard.h",),
+                   r"KG_(SHIFT|ALTGR|CTRL|ALT|SHIFTL|SHIFTR|CTRLL|CTRLR)", frozenset(), ()),
+    "KD_KEY_TYPES": ("values", ("linux/keyboard.h",), r"KT_[A-Z0-9]+", frozenset(), ()),
+    "KD_KEYS": ("values", ("linux/keyboard.h",), r"K_[A-Za-z0-9_]+", frozenset(), ()),
     # requests of other drivers that share a value with one of IOCTLS: strace prints
     # both names (``SNDCTL_TMR_START or TCSETS``, ``BTRFS_IOC_CLONE or FICLONE``)
     "IOCTL_ALIASES": ("values", ("linux/soundcard.h", "linux/btrfs.h"),
@@ -1167,7 +1185,7 @@ ENUM_TAGS: dict[str, str] = {
 }
 # Values tables keep the names whose values are in this range only (a header's other
 # constants share the prefix)
-RANGES: dict[str, tuple[int, int]] = {"AUDIT_TYPES": (1000, 2999)}
+RANGES: dict[str, tuple[int, int]] = {"AUDIT_TYPES": (1000, 2999), "KD_KEYS": (0x100, 0xEFF)}
 # Tables of an enum without a tag: the enum whose first enumerator is this name (the
 # netlink attribute enums of linux/if_addr.h, if_link.h, inet_diag.h...)
 ANON_ENUMS: dict[str, str] = {
