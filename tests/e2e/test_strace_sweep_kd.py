@@ -51,6 +51,10 @@ def test_sweep_kd_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             "kb_value=0xb27 /* K(KT_LETTER, '\\'') */}", "kb_value=0xf00d /* K(0xf0, 0xd) */}",
             "{kb_table=1<<KG_ALT|1<<KG_SHIFTR, kb_index=0, kb_value=0 /* K(KT_LATIN, "
             "'\\x00') */}", "ioctl(-1, KDSETKEYCODE, {scancode=0xdecaffed, keycode=0})",
+            'ioctl(-1, KDSKBSENT, {kb_func=KVAL(K_F1), kb_string="\\33"}) = -1 EBADF',
+            "ioctl(-1, KDGKBSENT, {kb_func=KVAL(K_F91)}) = -1 EBADF",
+            "ioctl(-1, KDGKBSENT, {kb_func=KVAL(K_F3)}) = -1 EBADF",
+            f'kb_string="\\33{"b" * 30}"}}', f'kb_string="\\33{"c" * 31}"...}}',
             "ioctl(-1, KDKBDREP, {delay=-1234567890, period=33}) = -1 EBADF",
             "ioctl(-1, PIO_UNIMAPCLR, {advised_hashsize=57005, advised_hashstep=1, "
             "advised_hashlevel=2}) = -1 EBADF",

@@ -95,6 +95,19 @@ int main(void)
 			kd(fds[f], KDGKBENT, (unsigned long) ke + shift);
 		}
 
+	/* struct kbsentry: strings of 0, 31, 32 and 40 bytes, and one cut by the mapping */
+	struct kbsentry *se = (struct kbsentry *) map;
+	static const unsigned int lens[] = { 0, 31, 32, 40 };
+	for (unsigned int n = 0; n < sizeof(lens) / sizeof(*lens); n++) {
+		se->kb_func = (unsigned char) (n * 100);
+		memset(se->kb_string, 'a' + n, lens[n]);
+		se->kb_string[lens[n]] = 0;
+		se->kb_string[0] = '\033';
+		kd(-1, KDSKBSENT, (unsigned long) se);
+		kd(-1, KDGKBSENT, (unsigned long) se);
+	}
+	kd(-1, KDGKBSENT, (unsigned long) end - 1);
+
 	/* the tables: a few bytes of each, 32, 33 and the whole of them readable */
 	for (unsigned int k = 0; k < 256; k++)
 		end[-1 - (int) k] = (char) k;

@@ -14,6 +14,9 @@ What strace prints (its kd_ioctl.c, checked against strace 6.1's ioctl_kd test):
   after the keycode a successful KDGETKEYCODE wrote), KDKBDREP's ``{delay=250,
   period=33}`` (then `` => {...}`` as the call wrote it), PIO_UNIMAPCLR's
   ``{advised_hashsize=0, advised_hashstep=0, advised_hashlevel=0}``.
+- struct kbentry: ``{kb_table=K_NORMTAB, kb_index=28, kb_value=0x201 /* K_ENTER */}``
+  (modifier bits as ``1<<KG_SHIFT|1<<KG_CTRL``, a key without a name as ``K(KT_LATIN,
+  'a')``); struct kbsentry: ``{kb_func=KVAL(K_F1), kb_string="\\33[[A"}``.
 - tables as hex strings (QUOTE_FORCE_HEX): PIO_SCRNMAP's 256 bytes, PIO_FONT's 8192,
   PIO_CMAP's 48, of which the first 32 print, then ``...``; strace reads 33 bytes and
   prints the address when it cannot (the GIO_* forms: what a successful call wrote).
@@ -54,6 +57,10 @@ KD_CAPTURES: dict[str, tuple[int, bool, bool]] = {
     **{n: (4, False, True) for n in ("KDGETMODE", "KDGKBMODE", "KDGKBMETA")},
     "KDGKBENT": (KBENTRY.size, True, True),
     "KDSKBENT": (KBENTRY.size, True, False),
+    # struct kbsentry: kb_func, then kb_string[512] of which strace prints 32 bytes
+    # and "..." from the 33rd on; KDGKBSENT's kb_func only (its string is not captured)
+    "KDSKBSENT": (1 + _TABLE_READ, True, False),
+    "KDGKBSENT": (1, True, False),
     "KDGETKEYCODE": (KBKEYCODE.size, True, True),
     "KDSETKEYCODE": (KBKEYCODE.size, True, False),
     "KDKBDREP": (KBD_REPEAT.size, True, True),
@@ -208,6 +215,32 @@ def _kbentry(get: bool) -> Callable[[SyscallDecoder, Syscall, int], str]:
     return k
 
 
+def _kb_func(fl: F.ArchFlags, v: int) -> str:
+    """A function key's number: ``KVAL(K_F1)``."""
+    name = fl.tables.KD_KEYS.get(0x100 | v) if v <= 0xFF else None
+    return f"KVAL({name})" if name is not None else f"{hex0(v)} /* KVAL(K_???) */"
+
+
+def _kbsentry(get: bool) -> Callable[[SyscallDecoder, Syscall, int], str]:
+    """struct kbsentry: ``{kb_func=KVAL(K_F1), kb_string="\\33[[A"}`` (32 bytes of the
+    string, then ``...``); KDGKBSENT's kb_func alone when the call failed, the address
+    when it succeeded (what it wrote is not captured)."""
+    def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+        cap = capture(ev, i, whole=True)
+        if cap is None or not cap.data or (get and succeeded(ev)):
+            return pointer(ev.args[i])
+        func = _kb_func(d.flags, cap.data[0])
+        if get:
+            return f"{{kb_func={func}}}"
+        if len(cap.data) < 1 + _TABLE_READ:
+            return pointer(ev.args[i])
+        text = cap.data[1:].split(b"\0", 1)[0]
+        # a string of 32 bytes gets "..." too: strace stops at 32 before seeing its NUL
+        string = quote(text[:STRING_LIMIT], more=len(text) >= STRING_LIMIT)
+        return f"{{kb_func={func}, kb_string={string}}}"
+    return k
+
+
 def _keycode(get: bool) -> Callable[[SyscallDecoder, Syscall, int], str]:
     def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
         before, after = _structs(ev, i, KBKEYCODE)
@@ -261,6 +294,8 @@ KD_DECODERS: dict[str, Callable[[SyscallDecoder, Syscall, int], str]] = {
     **{n: _get(n) for n in _GETS},
     "KDGKBENT": _kbentry(True),
     "KDSKBENT": _kbentry(False),
+    "KDGKBSENT": _kbsentry(True),
+    "KDSKBSENT": _kbsentry(False),
     "KDGETKEYCODE": _keycode(True),
     "KDSETKEYCODE": _keycode(False),
     "KDKBDREP": _kbdrep,
