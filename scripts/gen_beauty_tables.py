@@ -861,6 +861,9 @@ TABLES: dict[str, Table] = {
     "IORING_REGISTER_OPS": ("values", ("linux/io_uring.h",), r"IORING_(UN)?REGISTER_[A-Z_0-9]+",
                             frozenset({"IORING_REGISTER_FILES_SKIP", "IORING_REGISTER_LAST",
                                        "IORING_REGISTER_USE_REGISTERED_RING"}), ()),
+    # io_uring_register IORING_REGISTER_IOWQ_MAX_WORKERS' array indices (an enum:
+    # ENUM_CONSTANTS)
+    "IO_WQ_ACCT": ("values", ("linux/io_uring.h",), r"IO_WQ_(BOUND|UNBOUND)", frozenset(), ()),
     # fsconfig's commands (an enum: ENUM_CONSTANTS, those strace 6.1 names)
     "FSCONFIG_CMDS": ("values", ("linux/mount.h",), r"FSCONFIG_[A-Z_]+", frozenset(), ()),
     # kexec_load's flags: the arch field (KEXEC_ARCH_MASK) and two bits; kexec_file_load's
@@ -1031,6 +1034,7 @@ ENUM_CONSTANTS: dict[str, tuple[str, ...]] = {
     "IOPRIO_WHO": ("IOPRIO_WHO_PROCESS", "IOPRIO_WHO_PGRP", "IOPRIO_WHO_USER"),
     "IOCB_CMDS": ("IOCB_CMD_PREAD", "IOCB_CMD_PWRITE", "IOCB_CMD_FSYNC", "IOCB_CMD_FDSYNC",
                   "IOCB_CMD_POLL", "IOCB_CMD_NOOP", "IOCB_CMD_PREADV", "IOCB_CMD_PWRITEV"),
+    "IO_WQ_ACCT": ("IO_WQ_BOUND", "IO_WQ_UNBOUND"),
     # strace 6.1 names the opcodes of Linux 6.0 (up to IORING_UNREGISTER_PBUF_RING)
     "IORING_REGISTER_OPS": (
         "IORING_REGISTER_BUFFERS", "IORING_UNREGISTER_BUFFERS", "IORING_REGISTER_FILES",

@@ -4245,6 +4245,11 @@ IORING_REGISTER_OPS: dict[int, str] = {
     23: 'IORING_UNREGISTER_PBUF_RING',
 }
 
+IO_WQ_ACCT: dict[int, str] = {
+    0: 'IO_WQ_BOUND',
+    1: 'IO_WQ_UNBOUND',
+}
+
 FSCONFIG_CMDS: dict[int, str] = {
     0: 'FSCONFIG_SET_FLAG',
     1: 'FSCONFIG_SET_STRING',
