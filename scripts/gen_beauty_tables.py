@@ -861,6 +861,9 @@ TABLES: dict[str, Table] = {
     "IORING_REGISTER_OPS": ("values", ("linux/io_uring.h",), r"IORING_(UN)?REGISTER_[A-Z_0-9]+",
                             frozenset({"IORING_REGISTER_FILES_SKIP", "IORING_REGISTER_LAST",
                                        "IORING_REGISTER_USE_REGISTERED_RING"}), ()),
+    # io_uring_register IORING_REGISTER_IOWQ_MAX_WORKERS' array indices (an enum:
+    # ENUM_CONSTANTS)
+    "IO_WQ_ACCT": ("values", ("linux/io_uring.h",), r"IO_WQ_(BOUND|UNBOUND)", frozenset(), ()),
     # fsconfig's commands (an enum: ENUM_CONSTANTS, those strace 6.1 names)
     "FSCONFIG_CMDS": ("values", ("linux/mount.h",), r"FSCONFIG_[A-Z_]+", frozenset(), ()),
     # kexec_load's flags: the arch field (KEXEC_ARCH_MASK) and two bits; kexec_file_load's
@@ -922,6 +925,24 @@ TABLES: dict[str, Table] = {
     # Linux AIO: struct iocb's aio_lio_opcode (an enum: ENUM_CONSTANTS)
     "IOCB_CMDS": ("values", ("linux/aio_abi.h",), r"IOCB_CMD_[A-Z]+", frozenset(), ()),
     "IOCB_FLAGS": ("bits", ("linux/aio_abi.h",), r"IOCB_FLAG_[A-Z]+", frozenset(), ()),
+    # the console (linux/kd.h) ioctls' arguments: KDSETLED's lights, KDSETMODE's modes,
+    # KDSKBMODE's keyboard modes, KDSKBMETA's meta key modes, KDGKBTYPE's keyboard types,
+    # KDSKBENT's key maps
+    "KD_LED_FLAGS": ("bits", ("linux/kd.h",), r"LED_(SCR|NUM|CAP)", frozenset(), ()),
+    "KD_MODES": ("values", ("linux/kd.h",), r"KD_(TEXT|GRAPHICS|TEXT0|TEXT1)", frozenset(), ()),
+    "KD_KBD_MODES": ("values", ("linux/kd.h",), r"K_(RAW|XLATE|MEDIUMRAW|UNICODE|OFF)",
+                     frozenset(), ()),
+    "KD_META_VALS": ("values", ("linux/kd.h",), r"K_(METABIT|ESCPREFIX)", frozenset(), ()),
+    "KD_KBD_TYPES": ("values", ("linux/kd.h",), r"KB_(84|101|OTHER)", frozenset(), ()),
+    "KD_KEY_TABLES": ("values", ("linux/kd.h",), r"K_(NORMTAB|SHIFTTAB|ALTTAB|ALTSHIFTTAB)",
+                      frozenset(), ()),
+    # KDGKBENT/KDSKBENT's struct kbentry: kb_table's modifier bits (numbers: 1<<KG_CTRL),
+    # kb_value's key types (its high byte) and the keys named by K(type, value) in the
+    # key types strace names (RANGES: from KT_FN to KT_BRL)
+    "KD_KG_BITS": ("values", ("linux/keyboard.h",),
+                   r"KG_(SHIFT|ALTGR|CTRL|ALT|SHIFTL|SHIFTR|CTRLL|CTRLR)", frozenset(), ()),
+    "KD_KEY_TYPES": ("values", ("linux/keyboard.h",), r"KT_[A-Z0-9]+", frozenset(), ()),
+    "KD_KEYS": ("values", ("linux/keyboard.h",), r"K_[A-Za-z0-9_]+", frozenset(), ()),
     # requests of other drivers that share a value with one of IOCTLS: strace prints
     # both names (``SNDCTL_TMR_START or TCSETS``, ``BTRFS_IOC_CLONE or FICLONE``)
     "IOCTL_ALIASES": ("values", ("linux/soundcard.h", "linux/btrfs.h"),
@@ -1013,6 +1034,7 @@ ENUM_CONSTANTS: dict[str, tuple[str, ...]] = {
     "IOPRIO_WHO": ("IOPRIO_WHO_PROCESS", "IOPRIO_WHO_PGRP", "IOPRIO_WHO_USER"),
     "IOCB_CMDS": ("IOCB_CMD_PREAD", "IOCB_CMD_PWRITE", "IOCB_CMD_FSYNC", "IOCB_CMD_FDSYNC",
                   "IOCB_CMD_POLL", "IOCB_CMD_NOOP", "IOCB_CMD_PREADV", "IOCB_CMD_PWRITEV"),
+    "IO_WQ_ACCT": ("IO_WQ_BOUND", "IO_WQ_UNBOUND"),
     # strace 6.1 names the opcodes of Linux 6.0 (up to IORING_UNREGISTER_PBUF_RING)
     "IORING_REGISTER_OPS": (
         "IORING_REGISTER_BUFFERS", "IORING_UNREGISTER_BUFFERS", "IORING_REGISTER_FILES",
@@ -1167,7 +1189,7 @@ ENUM_TAGS: dict[str, str] = {
 }
 # Values tables keep the names whose values are in this range only (a header's other
 # constants share the prefix)
-RANGES: dict[str, tuple[int, int]] = {"AUDIT_TYPES": (1000, 2999)}
+RANGES: dict[str, tuple[int, int]] = {"AUDIT_TYPES": (1000, 2999), "KD_KEYS": (0x100, 0xEFF)}
 # Tables of an enum without a tag: the enum whose first enumerator is this name (the
 # netlink attribute enums of linux/if_addr.h, if_link.h, inet_diag.h...)
 ANON_ENUMS: dict[str, str] = {

@@ -160,6 +160,7 @@ def test_sweep_bpf_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             "bpf(BPF_LINK_GET_FD_BY_ID, {link_id=4294967280}, 4) = -1 ENOENT",
             "attach_flags=BPF_F_ALLOW_MULTI, prog_ids=[], prog_cnt=0}}, 144) = -1 EINVAL",
             "prog_ids=0xfffffffffffff000, prog_cnt=3}}, 144) = -1 EINVAL",
+            ", prog_ids=0x", ", prog_cnt=3}}, 144) = -1 EINVAL",
             "attach_type=BPF_SK_LOOKUP, query_flags=0, attach_flags=0, prog_ids=NULL, "
             "prog_cnt=1000 => 0}}, 144) = 0",
             'flags=0, buf_len=8, buf="probe", prog_id=4, fd_type=BPF_FD_TYPE_RAW_TRACEPOINT, ',

@@ -75,6 +75,13 @@ def test_net_calls_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "sll_pkttype=PACKET_HOST, sll_halen=6, sll_addr=[0x1, 0x2, 0x3, 0x4, 0x5, 0x6]}, 20)",
             "{sa_family=AF_VSOCK, svm_cid=VMADDR_CID_LOCAL, svm_port=0x5, svm_flags=0}, 16)",
             "svm_port=VMADDR_PORT_ANY",
+            "{sa_family=AF_AX25, sax25_call=VALID-13, sax25_ndigis=0}, 16)",
+            "{sa_family=AF_AX25, fsa_ax25={sax25_call=VALID-13, sax25_ndigis=4}, "
+            "fsa_digipeater=[OK-15, {ax25_call=\"\\x8c\\x92\\x9c\\x8a\\x40\\x41\\x04\"} "
+            "/* FINE-2 */, *, {ax25_call=\"\\x14\\x12\\x82\\x84\\x86\\x88\\x0e\"}]}, 44)",
+            "fsa_digipeater=[OK-15, {ax25_call=", "/* FINE-2 */, *, ...], ...}, 38)",
+            "\\x0e\"}], ...}, 50)", "sax25_ndigis=9}, fsa_digipeater=[OK-15, ",
+            "{sa_family=AF_AX25, fsa_ax25={sax25_call=VALID-13, sax25_ndigis=-1}}, 16)",
             # AF_IPX, AF_X25, AF_IEEE802154, AF_NFC, AF_ALG past sa_family
             "{sa_family=AF_IPX, sipx_port=htons(12345), sipx_network=htonl(0xfacefeed), "
             "sipx_node=[0x41, 0x42, 0x43, 0x44, 0x45, 0x46], sipx_type=0xff}, 16)",

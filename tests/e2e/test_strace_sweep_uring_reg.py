@@ -73,5 +73,11 @@ def test_sweep_uring_reg_equals_strace_on_the_same_run(tmp_path: Path) -> None:
             "], tags=[0xfeed, ... /* 0x",
             "{offset=0, data=[3</dev/null>, -1, IORING_REGISTER_FILES_SKIP], tags=[0x1337, ",
             "{offset=5, fds=[3</dev/null>, -1, IORING_REGISTER_FILES_SKIP]}, 3)",
-            "{offset=5, fds=[3</dev/null>, IORING_REGISTER_FILES_SKIP, ... /* 0x"):
+            "{offset=5, fds=[3</dev/null>, IORING_REGISTER_FILES_SKIP, ... /* 0x",
+            "IORING_REGISTER_IOWQ_AFF, [0 1 2 3 5 15], 2)",
+            "IORING_REGISTER_IOWQ_AFF, [0 1 2 3 5 15 1016], 128)",
+            "IORING_REGISTER_IOWQ_AFF, [0 1 2 3 5 15 1016 ...], 160)",
+            "IORING_REGISTER_IOWQ_MAX_WORKERS, [[IO_WQ_BOUND]=4, [IO_WQ_UNBOUND]=3203386110]"
+            " => 0x", "[IO_WQ_UNBOUND]=3203386110, [2 /* IO_WQ_??? */]=7] => 0x",
+            "[31 /* IO_WQ_??? */]=0, ...] => 0x"):
         assert want in text, want

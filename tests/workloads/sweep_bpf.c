@@ -319,6 +319,8 @@ static void queries(void) {
     bpf(BPF_PROG_QUERY, &a, sizeof a);                       /* prog_ids=[] */
     a.query.prog_ids = 0xfffffffffffff000ull, a.query.prog_cnt = 3;
     bpf(BPF_PROG_QUERY, &a, sizeof a);                       /* unreadable */
+    a.query.prog_ids = PTR(ids);
+    bpf(BPF_PROG_QUERY, &a, sizeof a);                       /* failed: ids' address */
     ns = open("/proc/self/ns/net", O_RDONLY);
     memset(&a, 0, sizeof a);
     a.query.target_fd = ns, a.query.attach_type = BPF_SK_LOOKUP;

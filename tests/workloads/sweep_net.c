@@ -209,6 +209,29 @@ static void addrs(void) {
     memcpy(sa + 2, "0123456789abcd", 14);
     memcpy(sa + 24, "xyz", 3);
     connect(u, (void *)sa, 27);
+    /* AF_AX25: a sane callsign alone, then with digipeaters (sane, odd bytes, empty,
+     * unprintable) cut by the length or wanting more than there are */
+    memset(sa, 0, sizeof(sa));
+    fam = AF_AX25;
+    memcpy(sa, &fam, 2);
+    memcpy(sa + 2, "\xac\x82\x98\x92\x88\x40\x1a", 7);          /* VALID-13 */
+    connect(u, (void *)sa, 16);
+    int ndigis = 4;
+    memcpy(sa + 12, &ndigis, 4);
+    memcpy(sa + 16, "\x9e\x96\x40\x40\x40\x40\x1e"             /* OK-15 */
+                    "\x8c\x92\x9c\x8a\x40\x41\x04"             /* FINE-2, odd */
+                    "\x40\x40\x40\x40\x40\x40\x00"             /* * */
+                    "\x14\x12\x82\x84\x86\x88\x0e", 28);       /* unprintable */
+    connect(u, (void *)sa, 44);
+    connect(u, (void *)sa, 38);
+    connect(u, (void *)sa, 50);
+    ndigis = 9;
+    memcpy(sa + 12, &ndigis, 4);
+    connect(u, (void *)sa, 80);
+    ndigis = -1;
+    memcpy(sa + 12, &ndigis, 4);
+    connect(u, (void *)sa, 16);
+    connect(u, (void *)sa, 15);                               /* short: sa_data */
     sin.sin_port = htons(9);
     connect(u, (void *)&sin, 2);
     connect(u, (void *)&sin, 0);

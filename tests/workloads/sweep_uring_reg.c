@@ -141,6 +141,22 @@ int main(void) {
         fu.fds = PTR(fds);
         reg(fd, IORING_REGISTER_FILES_UPDATE, &fu, 3);
     }
+    {
+        /* the io-wq CPU mask (bytes, read as CPU numbers) and worker counts (by index) */
+        static unsigned char mask[160];
+        static unsigned int workers[40];
+        mask[0] = 0x2f, mask[1] = 0x80, mask[127] = 0x01, mask[150] = 0xff;
+        reg(fd, IORING_REGISTER_IOWQ_AFF, mask, 2);
+        reg(fd, IORING_REGISTER_IOWQ_AFF, mask, 128);
+        reg(fd, IORING_REGISTER_IOWQ_AFF, mask, 160);
+        reg(fd, IORING_REGISTER_IOWQ_AFF, NULL, 4);
+        reg(fd, IORING_REGISTER_IOWQ_AFF, mask, 0);
+        workers[0] = 4, workers[1] = 0xbeefcafe, workers[2] = 7;
+        reg(fd, IORING_REGISTER_IOWQ_MAX_WORKERS, workers, 2);
+        reg(fd, IORING_REGISTER_IOWQ_MAX_WORKERS, workers, 3);
+        reg(fd, IORING_REGISTER_IOWQ_MAX_WORKERS, workers, 40);
+        reg(fd, IORING_REGISTER_IOWQ_MAX_WORKERS, end, 2);
+    }
     close(fd);
     return 0;
 }

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
 
 __all__ = ["Deref", "KindFn", "capture", "capture_out", "decoded_in", "decoded_out", "deref",
-           "succeeded"]
+           "entry_exit", "succeeded"]
 
 #: an argument decoder: (decoder, record, argument index) -> the argument's text
 KindFn = Callable[["SyscallDecoder", Syscall, int], str]
@@ -46,6 +46,15 @@ def capture(ev: Syscall, i: int, *, whole: bool = False) -> Capture | None:
             cap = c
     bad = CAPF_FAULT | (CAPF_TRUNC if whole else 0)
     return None if cap is None or cap.flags & bad else cap
+
+
+def entry_exit(ev: Syscall, i: int) -> tuple[Capture | None, Capture | None]:
+    """The entry and exit captures of argument ``i`` (captured twice: read, then
+    written by the call); each None when absent or unreadable."""
+    good = [c if not c.flags & CAPF_FAULT else None for c in ev.caps if c.arg == i]
+    if len(good) >= 2:
+        return good[0], good[-1]
+    return (good[0] if good else None), None
 
 
 class Deref(NamedTuple):

@@ -31,7 +31,7 @@ io_uring.h, the same on x86_64 and arm64 (little-endian).
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
 from tracekit._events import (
@@ -54,6 +54,7 @@ from tracekit.decode.captures import (
     succeeded,
 )
 from tracekit.decode.flagwords import ioprio_text
+from tracekit.decode.structs_proc import format_cpuset
 from tracekit.decode.values import hex0, pointer, quote, signed, xval
 
 if TYPE_CHECKING:
@@ -536,6 +537,13 @@ def _k_uring_register_arg(fl: F.ArchFlags) -> KindFn:
             return text + f", fds={_uring_ptr_array(d, ev, i, 8, fds, n, 4, update_fd)}}}"
         if name in ("IORING_REGISTER_IOWQ_AFF", "IORING_REGISTER_IOWQ_MAX_WORKERS") and not n:
             return "[]"                 # (their elements are not read)
+        if name == "IORING_REGISTER_IOWQ_AFF":
+            return _iowq_aff(addr, n, _uring_read(ev, i, n, 1, URING_REG_BYTES_CAP))
+        if name == "IORING_REGISTER_IOWQ_MAX_WORKERS":
+            data = _uring_read(ev, i, n, 4, dict(URING_REG_ARRAYS)[4])
+            if data is None:
+                return pointer(addr)
+            return _iowq_max_workers(addr, n, data, elements_shown(d), fl.tables.IO_WQ_ACCT)
         if name in ("IORING_REGISTER_FILES2", "IORING_REGISTER_BUFFERS2",
                     "IORING_REGISTER_FILES_UPDATE2", "IORING_REGISTER_BUFFERS_UPDATE"):
             head = _uring_head(ev, i, _RSRC_SIZE) if n >= _RSRC_SIZE else None
@@ -544,6 +552,33 @@ def _k_uring_register_arg(fl: F.ArchFlags) -> KindFn:
             return _rsrc(d, ev, i, name, head, n)
         return pointer(addr)
     return k
+
+
+_CPUSET_MIN = 128       # strace's smallest cpuset size (bytes): it reads no more than this
+
+
+def _iowq_aff(addr: int, n: int, data: bytes | None) -> str:
+    """IORING_REGISTER_IOWQ_AFF's CPU mask of ``n`` bytes as strace's affinity list:
+    ``[0 1 5]``, `` ...`` after its first 128 bytes' CPUs when it is longer."""
+    if data is None:
+        return pointer(addr)
+    text = format_cpuset(data[:min(n, _CPUSET_MIN)])
+    if n > _CPUSET_MIN:
+        text = text[:-1] + (" ..." if text != "[]" else "...") + "]"
+    return text
+
+
+def _iowq_max_workers(addr: int, n: int, data: bytes, limit: int,
+                      names: Mapping[int, str]) -> str:
+    """IORING_REGISTER_IOWQ_MAX_WORKERS' counts by index, ``[[IO_WQ_BOUND]=4,
+    [IO_WQ_UNBOUND]=0]``, then `` => `` and what strace reads again at exit: the
+    address (a failed call's, as strace; a successful one's counts are not captured)."""
+    counts = [f"[{names.get(k, f'{k} /* IO_WQ_??? */')}]="
+              f"{struct.unpack_from('<I', data, 4 * k)[0]}"
+              for k in range(min(n, limit, len(data) // 4))]
+    if n > min(limit, len(data) // 4):
+        counts.append("...")
+    return f"[{', '.join(counts)}] => {pointer(addr)}"
 
 
 def _ring_fd(b: bytes, fd: Callable[[bytes], str], register: bool) -> str:

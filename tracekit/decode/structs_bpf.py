@@ -353,16 +353,17 @@ def _nul_string(got: bytes, need: int, limit: int) -> str | None:
 
 
 def _exit_tail(cmd: str, attr: bytes, after: bytes, fl: F.ArchFlags,
-               derefs: Mapping[int, Deref], limit: int) -> str | None:
+               derefs: Mapping[int, Deref], limit: int, ok: bool = True) -> str | None:
     """What strace prints at exit of BPF_PROG_QUERY and BPF_TASK_FD_QUERY, from ``after``
     (the attr as the call left it, cut by the size): ``prog_ids=[], prog_cnt=0`` (the
     count as ``2 => 0`` when the call changed it), ``buf_len=8 => 0, buf=NULL,
     prog_id=0, fd_type=..., probe_offset=0, probe_addr=0``. None when memory strace
-    reads there was not read (the ids of a count other than 0; a task's buffer without
-    its capture at exit)."""
+    reads there was not read (the ids of a count other than 0 that a successful call
+    wrote; a task's buffer without its capture at exit). ``ok``: the call succeeded; a
+    failed one's ids print as their address (strace reads no array at a failed exit)."""
     if cmd == "BPF_PROG_QUERY":
         ids, cnt, cnt_in = _u(after, 16, 8), _u(after, 24), _u(attr, 24)
-        if ids and cnt and ids < _KERNEL_HALF:
+        if ids and cnt and ids < _KERNEL_HALF and ok:
             return None
         return (f"prog_ids={'[]' if ids and not cnt else pointer(ids)}, prog_cnt="
                 + (f"{cnt_in} => {cnt}" if cnt != cnt_in else str(cnt)))
@@ -449,7 +450,7 @@ def format_bpf_attr(cmd: str, data: bytes, size: int, fl: F.ArchFlags,
         # strace reads the attr again at exit (whatever the result)
         after = (out if out is not None and len(out) >= min(size, msize) else data)
         tail = _exit_tail(cmd, attr, after[:size].ljust(msize, b"\0"), fl, derefs or {},
-                          limit)
+                          limit, out_ok)
         if tail is None:
             return None
         parts.append(tail)

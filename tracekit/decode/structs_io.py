@@ -53,8 +53,16 @@ from tracekit._events import (
     Syscall,
 )
 from tracekit.decode import flags as F
-from tracekit.decode.captures import KindFn, capture, capture_out, elements_shown, succeeded
+from tracekit.decode.captures import (
+    KindFn,
+    capture,
+    capture_out,
+    elements_shown,
+    entry_exit as _entry_exit,
+    succeeded,
+)
 from tracekit.decode.structs_compat import format_timespec32, format_timeval32
+from tracekit.decode.structs_kd import KD_CAPTURES, KD_DECODERS
 from tracekit.decode.structs_netlink import iov_decoder
 from tracekit.decode.structs_proc import SIGSET_SIZE, format_sigset, format_timeval
 from tracekit.decode.values import (
@@ -209,10 +217,19 @@ def _ioctl_by_value(arch: str) -> dict[int, _IoctlArg]:
     return {names[n]: a for n, a in _IOCTL_KINDS.items() if n in names}
 
 
+@functools.cache
+def _kd_by_value(arch: str) -> dict[int, str]:
+    """The console requests tracekit decodes (tracekit.decode.structs_kd): value -> name."""
+    T = F.for_arch(arch).tables
+    return {v: n for v, n in T.DRIVER_IOCTLS.items() if n in KD_DECODERS}
+
+
 def IOCTL_ARGS(arch: str) -> dict[int, tuple[int, bool, bool]]:
     """request -> (size, read at entry, read at exit) of the requests whose argument is
     captured (the ``ioctl_sizes`` map of programs/syscalls.bpf.c)."""
-    return {v: (a.size, a.into, a.out) for v, a in _ioctl_by_value(arch).items() if a.size}
+    args = {v: (a.size, a.into, a.out) for v, a in _ioctl_by_value(arch).items() if a.size}
+    args.update((v, KD_CAPTURES[n]) for v, n in _kd_by_value(arch).items() if n in KD_CAPTURES)
+    return args
 
 
 def _field(v: int, mask: int, names: Mapping[int, str]) -> str:
@@ -383,6 +400,9 @@ def k_ioctlarg(d: SyscallDecoder, ev: Syscall, i: int, deref: bool = True) -> st
     v, fl = ev.args[i], d.flags
     req = ev.args[i - 1] & 0xFFFFFFFF
     a = _ioctl_by_value(fl.arch).get(req)
+    kd = _kd_by_value(fl.arch).get(req)
+    if kd is not None and (deref or kd not in KD_CAPTURES):
+        return KD_DECODERS[kd](d, ev, i)
     if a is None:
         kinds = IOCTL_ARG_KINDS if deref else IOCTL_ARG_KINDS_TERSE
         return _measured_arg(d, ev, kinds.get(fl.arch, {}).get(req), v)
@@ -580,20 +600,6 @@ def format_revents(data: bytes, n: int, fl: F.ArchFlags, limit: int) -> str | No
         out.append(f"{head}{flags}}}")
         used += len(head) + len(flags) + 1
     return "[" + ", ".join(out) + "]" if out else None
-
-
-def _caps_of(ev: Syscall, i: int) -> list[Capture]:
-    return [c for c in ev.caps if c.arg == i]
-
-
-def _entry_exit(ev: Syscall, i: int) -> tuple[Capture | None, Capture | None]:
-    """The entry and exit captures of argument ``i`` (captured twice: read, then
-    written by the call); each None when absent or unreadable."""
-    caps = _caps_of(ev, i)
-    good = [c if not c.flags & CAPF_FAULT else None for c in caps]
-    if len(good) >= 2:
-        return good[0], good[-1]
-    return (good[0] if good else None), None
 
 
 def _k_pollfds(fl: F.ArchFlags) -> KindFn:

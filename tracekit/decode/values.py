@@ -340,7 +340,77 @@ def _sockaddr_alg(data: bytes) -> str:
 
 
 # families strace decodes past sa_family: (the least addrlen it does so at, the decoder)
+AX25_CALL = 7            # ax25_address.ax25_call: 6 shifted characters, then the SSID byte
+AX25_MAX_DIGIS = 8       # full_sockaddr_ax25.fsa_digipeater (include/uapi/linux/ax25.h)
+_AX25_HEAD = 16          # struct sockaddr_ax25: family, call, pad, int sax25_ndigis
+
+
+def _ax25_style(call: bytes) -> str:
+    """How strace shows an AX.25 address: "name" (a sane callsign: digits, capitals,
+    trailing spaces, each character shifted left by one), "both" (the bytes, then the
+    name in a comment), "raw" (the bytes: a character not printable, or * or /)."""
+    style = "name"
+    space = char = False
+    for b in call[:6]:
+        if b & 1:
+            style = "both"
+        c = b >> 1
+        if c == 0x20:
+            space = True
+        else:
+            char = True
+        if not (0x30 <= c <= 0x39 or 0x41 <= c <= 0x5A or c == 0x20) or (c != 0x20 and space):
+            style = "both"
+        if c < 0x20 or c > 0x7E or c in (0x2A, 0x2F):
+            return "raw"
+    if call[6] & ~0x1E or (not char and call[6]):
+        style = "both"
+    return style
+
+
+def _ax25_name(call: bytes) -> str:
+    """``VALID-13``: the characters up to the trailing spaces, then the SSID; ``*`` for
+    an empty one of SSID 0."""
+    end = 6
+    while end and call[end - 1] >> 1 == 0x20:
+        end -= 1
+    text = "".join(chr(b >> 1) for b in call[:end]) + f"-{(call[6] >> 1) & 0xF}"
+    return "*" if text == "-0" else text
+
+
+def _ax25_addr(call: bytes) -> str:
+    style = _ax25_style(call)
+    if style == "name":
+        return _ax25_name(call)
+    raw = '{ax25_call="' + "".join(f"\\x{b:02x}" for b in call) + '"}'
+    return raw if style == "raw" else f"{raw} /* {_ax25_name(call)} */"
+
+
+def _sockaddr_ax25(data: bytes) -> str:
+    """struct sockaddr_ax25, or full_sockaddr_ax25 when it has digipeaters or is longer:
+    ``fsa_ax25={sax25_call=VALID-13, sax25_ndigis=2}, fsa_digipeater=[OK-15, *]`` (as
+    many as both sax25_ndigis and the length allow, ``...`` when the count wants more;
+    ``, ...`` after them when the length holds more bytes)."""
+    ndigis = struct.unpack_from("<i", data, 12)[0]
+    head = f"sax25_call={_ax25_addr(data[2:2 + AX25_CALL])}, sax25_ndigis={ndigis}"
+    if not ndigis and len(data) <= _AX25_HEAD:
+        return head
+    has = min((len(data) - _AX25_HEAD) // AX25_CALL, AX25_MAX_DIGIS)
+    want = min(max(ndigis, 0), AX25_MAX_DIGIS)
+    text = f"fsa_ax25={{{head}}}"
+    if want:
+        digis = [_ax25_addr(data[_AX25_HEAD + k * AX25_CALL:_AX25_HEAD + (k + 1) * AX25_CALL])
+                 for k in range(min(has, want))]
+        if want > has:
+            digis.append("...")
+        text += f", fsa_digipeater=[{', '.join(digis)}]"
+    if len(data) > has * AX25_CALL + _AX25_HEAD:
+        text += ", ..."
+    return text
+
+
 _SOCKADDR_MORE: dict[str, tuple[int, Callable[[bytes], str]]] = {
+    "AF_AX25": (_AX25_HEAD, _sockaddr_ax25),
     "AF_IPX": (16, _sockaddr_ipx), "AF_X25": (18, _sockaddr_x25),
     "AF_IEEE802154": (20, _sockaddr_ieee802154), "AF_NFC": (16, _sockaddr_nfc),
     "AF_ALG": (25, _sockaddr_alg),

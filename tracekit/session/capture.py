@@ -152,6 +152,7 @@ __all__ = [
     "fill_beauty_map",
     "with_data_bytes",
     "fill_ioctl_map",
+    "size_ioctl_map",
     "pack_specs",
     "specs_for",
 ]
@@ -1134,6 +1135,14 @@ def fill_beauty_map(obj: BpfObject, table: SyscallTable, tracefs_root: Path | No
             m.update_elem(struct.pack("<I", nr), pack_specs(sp))
             n += 1
     return n
+
+
+def size_ioctl_map(obj: BpfObject, arch: str | None = None) -> None:
+    """Before load: make ``ioctl_sizes`` hold every request :func:`fill_ioctl_map` writes
+    (the object's max_entries is a floor)."""
+    if "ioctl_sizes" in obj.maps:
+        m = obj.maps["ioctl_sizes"]
+        m.max_entries = max(m.max_entries, len(IOCTL_ARGS(arch or machine_arch())))
 
 
 def fill_ioctl_map(obj: BpfObject, arch: str | None = None) -> int:

@@ -65,6 +65,7 @@ from tracekit.session.capture import (
     fill_beauty32_map,
     fill_beauty_map,
     fill_ioctl_map,
+    size_ioctl_map,
     with_data_bytes,
 )
 from tracekit.session.fdstate import FdResolver, fd_tracked_names, fill_fd_track, snapshots
@@ -396,6 +397,7 @@ class Session:
             enable_kernel_summary(obj, records=o.summary_records)
         obj.maps["events"].max_entries = o.buffer_bytes
         obj.maps["pids"].max_entries = o.pids_max_entries
+        size_ioctl_map(obj)
         obj.load()
         self._pids = PidsMap(obj.maps["pids"])
         if o.capture and (not o.summary or o.summary_records):
