@@ -267,6 +267,8 @@ _FIELD_TIMES = re.compile(r"\b(tv_sec|tv_nsec|tv_usec|si_utime|si_stime|st_[amc]
                           r"=(\d+)")
 _DATE_COMMENT = re.compile(r"/\* \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{9})?[+-]\d{4} \*/")
 _FORKING = re.compile(r"^(?:clone3?|v?fork)\(")
+#: a task's own end: an unprefixed line after it is another task's (``= ?``: no return)
+_EXITED_CALL = re.compile(r"^exit(?:_group)?\(.*\) += \?$")
 _NAME = re.compile(r"(<\.\.\. \w+ resumed>|\w+\(|\+\+\+|---|\[ Process)")
 
 
@@ -386,8 +388,9 @@ def read_trace(texts: dict[str, str], *, column: int = 40) -> Trace:
                     if rx is _CHILD_RET:
                         children.add(c.group(1))
             pids.update(int(p) for p in _SI_PID.findall(body))
-            if body.startswith("+++ exited") or body.startswith("+++ killed"):
-                live.discard(key)
+            if body.startswith("+++ exited") or body.startswith("+++ killed") or \
+                    _EXITED_CALL.match(body):
+                live.discard(key)       # -qq prints no "+++ exited": its exit call ends it
             tasks.setdefault(key, []).append(line)
         for key, (h, call) in pending.items():       # never resumed: as printed
             tasks.setdefault(key, []).append(h + call + " <unfinished ...>")

@@ -18,11 +18,20 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
-from tests._run import compile_c, run_tracekit, write_pipeline
+from tests._run import (
+    TRACEKIT,
+    compile_c,
+    die_with_parent,
+    kill_tree,
+    run_tracekit,
+    tracekit_env,
+    write_pipeline,
+)
 
 pytestmark = pytest.mark.kernel
 
@@ -37,7 +46,14 @@ __attribute__((noinline)) int a(const char *p) { return b(p) + 1; }
 int main(int argc, char **argv)
 {
 	int r = a(argc > 1 ? argv[1] : "/nonexistent/tracekit-stacks");
-	usleep(300000); /* alive while its first stack is named (its maps are read) */
+	char ch;
+	/* "hold": alive until stdin ends, which the test makes happen once the stack is */
+	/* printed (its maps must be read while it lives) */
+	if (argc > 2)
+		while (read(0, &ch, 1) > 0)
+			;
+	else
+		usleep(300000);
 	return r == 1 ? 0 : 1;
 }
 """
@@ -84,16 +100,49 @@ def _expected(binary: Path) -> list[tuple[str, int, int]]:
     return [(fn, rets[fn] - starts[fn], file_offset(rets[fn])) for fn in ("c", "b", "a", "main")]
 
 
-def _pipeline(tmp_path: Path, binary: Path, fmt: str) -> Path:
+def _pipeline(tmp_path: Path, binary: Path, fmt: str, *args: str) -> Path:
+    command = json.dumps([str(binary), *args])
     return write_pipeline(tmp_path, f"""\
         [target]
-        command = ["{binary}"]
+        command = {command}
         [filter]
         syscalls = ["openat"]
         status = ["failed"]
         [output]
         format = "{fmt}"
         """)
+
+
+def _run_holding(tmp_path: Path, chain: Path, fmt: str, *opts: str,
+                 timeout: float = 60) -> subprocess.CompletedProcess:
+    """``tracekit run`` of the chain program held alive (its ``hold`` argument) until the
+    openat line (or jsonl's syscall record) is out: its stack is named by then, so its
+    maps were read while it lived, however late a loaded machine runs tracekit. Then its
+    stdin (a pipe) ends and it exits.
+    On ``timeout`` (seconds) the process tree is killed."""
+    pipeline = _pipeline(tmp_path, chain, fmt, "/nonexistent/tracekit-stacks", "hold")
+    with subprocess.Popen([*TRACEKIT, "run", str(pipeline), *opts], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          env=tracekit_env(), preexec_fn=die_with_parent) as proc:
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        timer = threading.Timer(timeout, kill_tree, (proc.pid,))
+        timer.start()
+        err: list[str] = []
+        reader = threading.Thread(target=lambda: err.append(proc.stderr.read()), daemon=True)
+        reader.start()
+        out = []
+        try:
+            for line in proc.stdout:
+                out.append(line)
+                if ("openat(" in line or '"type":"syscall"' in line) and not proc.stdin.closed:
+                    proc.stdin.close()
+            if not proc.stdin.closed:
+                proc.stdin.close()
+            proc.wait()
+            reader.join()
+        finally:
+            timer.cancel()
+    return subprocess.CompletedProcess(proc.args, proc.returncode, "".join(out), "".join(err))
 
 
 def _strace_k(binary: Path) -> list[str] | None:
@@ -110,7 +159,7 @@ def _strace_k(binary: Path) -> list[str] | None:
 
 
 def test_strace_format_prints_the_chain_exactly(tmp_path: Path, chain: Path) -> None:
-    r = run_tracekit(["run", str(_pipeline(tmp_path, chain, "strace")), "-k"])
+    r = _run_holding(tmp_path, chain, "strace", "-k")
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     call = next(i for i, ln in enumerate(lines) if "openat(" in ln)
@@ -134,7 +183,7 @@ def test_strace_format_prints_the_chain_exactly(tmp_path: Path, chain: Path) -> 
 
 
 def test_perf_format_prints_the_chain_exactly(tmp_path: Path, chain: Path) -> None:
-    r = run_tracekit(["run", str(_pipeline(tmp_path, chain, "perf")), "--stacks", "user"])
+    r = _run_holding(tmp_path, chain, "perf", "--stacks", "user")
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     call = next(i for i, ln in enumerate(lines) if "openat(" in ln and "ENOENT" in ln)
@@ -145,7 +194,7 @@ def test_perf_format_prints_the_chain_exactly(tmp_path: Path, chain: Path) -> No
 
 
 def test_jsonl_stack_list(tmp_path: Path, chain: Path) -> None:
-    r = run_tracekit(["run", str(_pipeline(tmp_path, chain, "jsonl")), "-k"])
+    r = _run_holding(tmp_path, chain, "jsonl", "-k")
     assert r.returncode == 0, r.stderr
     calls = [json.loads(ln) for ln in r.stdout.splitlines()
              if '"type":"syscall"' in ln]
@@ -186,7 +235,7 @@ def test_summary_groups_failing_calls_by_code_path(tmp_path: Path, chain: Path) 
 
 
 def test_kernel_stack_without_the_tracers_frames(tmp_path: Path, chain: Path) -> None:
-    r = run_tracekit(["run", str(_pipeline(tmp_path, chain, "jsonl")), "--stacks", "both"])
+    r = _run_holding(tmp_path, chain, "jsonl", "--stacks", "both")
     assert r.returncode == 0, r.stderr
     call = next(json.loads(ln) for ln in r.stdout.splitlines() if '"type":"syscall"' in ln)
     kernel = [f for f in call["stack"] if f["kernel"]]

@@ -244,6 +244,25 @@ def test_reading_strace_terminal_output_joins_halves_and_finds_the_first_task() 
     assert tr.tasks["10"][-1] == "+++ exited with 0 +++"
 
 
+
+def test_reading_qq_output_gives_lines_after_a_childs_exit_call_to_the_parent() -> None:
+    """-qq prints no ``+++ exited`` line: the child's exit_group ends it, so the
+    parent's unprefixed wait4 that follows (tracekit: the parent ran no call while the
+    child lived) is the parent's, not the exited child's."""
+    text = ("clone(child_stack=NULL, flags=SIGCHLD) = 11\n"
+            "[pid    11] write(1, \"child\\n\", 6)      = 6\n"
+            "[pid    11] exit_group(3)               = ?\n"
+            "wait4(11, [{WIFEXITED(s) && WEXITSTATUS(s) == 3}], 0, NULL) = 11\n"
+            "clone(child_stack=NULL, flags=SIGCHLD) = 12\n"
+            "[pid    10] wait4(12, NULL, 0, NULL) = 12\n"
+            "[pid    12] exit_group(0)               = ?\n"
+            "exit_group(0)                           = ?\n")
+    tr = read_trace({"-": text})
+    assert [ln.split("(")[0] for ln in tr.tasks["11"]] == ["[pid    11] write",
+                                                          "[pid    11] exit_group"]
+    assert [ln.split("(")[0] for ln in tr.tasks["10"]] == [
+        "clone", "wait4", "clone", "[pid    10] wait4", "exit_group"]
+
 # --- the differential suite (real strace, real kernel) ------------------------------------------
 
 needs_strace = pytest.mark.skipif(shutil.which("strace") is None or shutil.which("gcc") is None,

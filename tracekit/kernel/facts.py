@@ -118,7 +118,8 @@ class FactReader(Protocol):
         ...
 
     def realpath(self, path: str) -> str:
-        """``os.path.realpath(path)`` now (the path filter's paths, at start)."""
+        """``os.path.realpath(path)`` now (the path filter's paths, at start); never
+        raises (a link that went away while it was followed: ``path`` made absolute)."""
         ...
 
     def sock_proto(self, tgid: int, fd: int) -> str | None:
@@ -208,7 +209,15 @@ class _LiveReader:
         return read_cwd(self.proc, tgid)
 
     def realpath(self, path: str) -> str:
-        return os.path.realpath(path)
+        # Some facts about os.path.realpath (CPython 3.11, posixpath._joinrealpath): it
+        # lstat()s each component, guarded (a missing one ends the resolving), and then
+        # readlink()s a symlink unguarded. A link that vanishes in between raises:
+        # /proc/<pid>/ns/net of a traced process that exits there (FileNotFoundError).
+        # realpath after that would have found nothing to follow: the path as given.
+        try:
+            return os.path.realpath(path)
+        except OSError:
+            return os.path.abspath(path)
 
     def sock_proto(self, tgid: int, fd: int) -> str | None:
         return read_sock_proto(self.proc, tgid, fd)
