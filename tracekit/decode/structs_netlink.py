@@ -314,6 +314,7 @@ def _error(c: _Ctx, off: int, n: int, capped: bool) -> str:
     (strace 6.1)."""
     if n < 4 + NLMSG_HDR.size:     # strace 6.1: shorter than struct nlmsgerr, hex
         return c.hexstr(off, n)
+    c.take(off, 4 + NLMSG_HDR.size)    # strace reads the struct whole
     err = struct.unpack("<i", c.take(off, 4))[0]
     text = "{error=" + (f"-{errno_name(-err)}" if -4096 < err < 0 else str(err))
     off, n = off + 4, n - 4
@@ -331,16 +332,21 @@ def _error(c: _Ctx, off: int, n: int, capped: bool) -> str:
     return text + "}"
 
 
-def _rest(c: _Ctx, text: str, off: int, s: struct.Struct) -> tuple[int, ...]:
-    """The fields of struct ``s`` at ``off``, whose first byte, the family, is printed
-    in ``text`` (``{ifa_family=AF_INET, ``). strace reads the rest on its own
+def _need(c: _Ctx, text: str, off: int, size: int) -> bytes:
+    """The ``size`` bytes of a struct at ``off`` whose first byte, the family, is
+    printed in ``text`` (``{ifa_family=AF_INET, ``). strace reads the rest on its own
     (netlink_route.c, netlink_sock_diag.c: umoven_or_printaddr at the byte after the
     family); when it is not readable the struct prints as ``text``, its address, ``}``,
     and no attributes follow."""
     try:
-        return s.unpack(c.take(off, s.size))
+        return c.take(off, size)
     except _Fault:
         raise _Printed(f"{text}{c.at(off + 1)}}}", off + 1) from None
+
+
+def _rest(c: _Ctx, text: str, off: int, s: struct.Struct) -> tuple[int, ...]:
+    """The fields of struct ``s`` at ``off`` (:func:`_need`)."""
+    return s.unpack(_need(c, text, off, s.size))
 
 
 def _elem(c: _Ctx, out: list[str], at: int, size: int) -> bytes | None:
@@ -656,7 +662,7 @@ def _br_port_msg(c: _Ctx, family: int, off: int, n: int) -> str:
     text = f"{{family={_family(c, family)}, "
     if n < 8:
         return text + "...}"
-    text += f"ifindex={format_ifindex(struct.unpack('<I', c.take(off + 4, 4))[0])}}}"
+    text += f"ifindex={format_ifindex(struct.unpack('<I', _need(c, text, off, 8)[4:])[0])}}}"
     if n > 8:
         text += ", " + _attrs(c, off + 8, n - 8, _MDBA_ATTRS, "MDBA_???", _MDBA)
     return text
@@ -785,7 +791,7 @@ def _dcbmsg(c: _Ctx, family: int, off: int, n: int) -> str:
     text = f"{{dcb_family={_family(c, family)}, "
     if n < 4:
         return text + "...}"
-    text += f"cmd={_xval(_DCB_CMDS, c.take(off + 1, 1)[0], 'DCB_CMD_???')}}}"
+    text += f"cmd={_xval(_DCB_CMDS, _need(c, text, off, 4)[1], 'DCB_CMD_???')}}}"
     if n > 4:
         text += ", " + _attrs(c, off + 4, n - 4, _DCB_ATTRS, "DCB_ATTR_???", {})
     return text
@@ -1029,7 +1035,7 @@ def _vf_vlan_info(c: _Ctx, off: int, n: int) -> str | None:
     """struct ifla_vf_vlan_info: vf, vlan, qos, vlan_proto (network order)."""
     if n < 16:
         return None
-    vf, vlan, qos, proto = struct.unpack("<IIIH", c.take(off, 14))
+    vf, vlan, qos, proto = struct.unpack("<IIIH", c.take(off, 16)[:14])  # strace reads 16
     return f"{{vf={vf}, vlan={vlan}, qos={qos}, vlan_proto={eth_protocol(proto)}}}"
 
 
@@ -1810,6 +1816,7 @@ def _inet_req(c: _Ctx, family: int, off: int, n: int) -> str:
     size = _INET_REQ_V2.size + _SOCKID_SIZE
     if n < size:
         return text + "...}"
+    _need(c, text, off, size)
     _, proto, ext, states = _INET_REQ_V2.unpack(c.take(off, _INET_REQ_V2.size))
     text += (f"sdiag_protocol={_xval(T.IP_PROTOCOLS, proto, 'IPPROTO_???')}, "
              f"idiag_ext={_flags(_ext_bits(c), ext, '1<<INET_DIAG_???-1')}, "
@@ -1830,6 +1837,7 @@ def _inet_req_compat(c: _Ctx, family: int, off: int, n: int) -> str:
     size = _INET_REQ_COMPAT.size + _SOCKID_SIZE + 8
     if n < size:
         return text + "...}"
+    _need(c, text, off, size)
     _, slen, dlen, ext = _INET_REQ_COMPAT.unpack(c.take(off, _INET_REQ_COMPAT.size))
     states, dbs = struct.unpack("<II", c.take(off + _INET_REQ_COMPAT.size + _SOCKID_SIZE, 8))
     text += (f"idiag_src_len={slen}, idiag_dst_len={dlen}, "
@@ -1945,6 +1953,7 @@ def _inet_msg(c: _Ctx, family: int, off: int, n: int) -> str:
     size = _INET_MSG.size + _SOCKID_SIZE + _INET_MSG_TAIL.size
     if n < size:
         return text + "...}"
+    _need(c, text, off, size)
     _, state, timer, retrans = _INET_MSG.unpack(c.take(off, _INET_MSG.size))
     expires, rq, wq, uid, ino = _INET_MSG_TAIL.unpack(
         c.take(off + _INET_MSG.size + _SOCKID_SIZE, _INET_MSG_TAIL.size))
@@ -2259,6 +2268,7 @@ def _smc_msg(c: _Ctx, off: int, n: int) -> str:
     size = _SMC_MSG_HEAD.size + _SOCKID_SIZE + _SMC_MSG_TAIL.size
     if n < size:
         return text + "...}"
+    _need(c, text, off, size)
     _, state, mode, shut = _SMC_MSG_HEAD.unpack(c.take(off, 4))
     uid, ino = _SMC_MSG_TAIL.unpack(c.take(off + 4 + _SOCKID_SIZE, _SMC_MSG_TAIL.size))
     text += (f"diag_state={_xval(_SMC_STATES, state, 'SMC_???')}, "
