@@ -41,6 +41,8 @@ def test_partial_reads_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "[IPV4_DEVCONF_MC_FORWARDING-1]=0, ... /* 0x",
             # a string readable for -s + 1 bytes
             "write(5, \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"..., 100) = -1 EFAULT",
+            # poll's array: the entries readable, then the address of the next
+            "poll([{fd=0, events=POLLIN}, {fd=1, events=POLLOUT}, ... /* 0x",
             # structs read whole: their address
             "clock_nanosleep(CLOCK_REALTIME, 0, 0x",
             "setsockopt(3, SOL_SOCKET, SO_RCVBUF, 0x"):

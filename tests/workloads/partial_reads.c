@@ -9,7 +9,8 @@
  * only, header and ifaddrmsg's family byte only, header and ifaddrmsg only, a first
  * attribute's header only are readable; a second message's and a second attribute's
  * header past the page. IFLA_AF_SPEC's IFLA_INET_CONF array cut after two elements. On
- * a pipe: write's buffer readable for -s + 1 bytes and for fewer. Structs: nanosleep's
+ * a pipe: write's buffer readable for -s + 1 bytes and for fewer. poll's array cut
+ * after two entries, at its start, and inside its second entry. Structs: nanosleep's
  * timespec, sendto's sockaddr and setsockopt's int, each cut by the page end.
  *
  * tests/e2e/test_strace_partial_reads.py runs it under strace -f and tracekit at once:
@@ -20,6 +21,7 @@
 #include <linux/if_link.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -119,6 +121,14 @@ int main(void)
     memset(text, 'a', sizeof(text));
     write(p[1], at_end(text, 40), 100);
     write(p[1], at_end(text, 20), 100);
+
+    /* poll's array, read element by element: the entries before the page end */
+    struct pollfd fds[2] = {{0, POLLIN, 0}, {1, POLLOUT, 0}};
+    struct pollfd *pf = at_end(fds, sizeof(fds));
+
+    poll(pf, 3, 0);
+    poll(pf + 2, 1, 0);
+    poll((void *)((char *)pf + 12), 2, 0);
 
     /* structs read whole: their address */
     struct timespec ts = {0, 1};
