@@ -4,6 +4,8 @@ Workloads (a Python loop in a child process, started held and traced as a comman
 
 * getppid: 1,000,000 calls: no captures (112-byte records, the hot path)
 * openat:  250,000 openat of a missing path: one STR capture per record (the beauty map)
+* write:   400,000 writes of 64 bytes to /dev/null: one BUF capture per record (a
+  byte buffer read whole at entry, the path a partial read only adds to on a fault)
 * recvmsg: 200,000 recvmsg of 4096-byte datagrams (and the send of each) on a unix
   socketpair: a MSGHDR capture with an iovec's bytes per record, as many as the element
   cap (``--iov-cap``: the bytes of each recvmsg iovec read at exit, BUF_CAP by default)
@@ -41,6 +43,8 @@ WORKLOADS = {
     "openat": ("import os\nfor _ in range(250_000):\n"
                "    try: os.open('/nonexistent/tk-bench-path', 0)\n"
                "    except OSError: pass\n", "openat", 250_000),
+    "write": ("import os\nfd = os.open('/dev/null', os.O_WRONLY)\nb = b'x' * 64\n"
+              "for _ in range(400_000): os.write(fd, b)\n", "write", 400_000),
     "recvmsg": ("import socket\na, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)\n"
                 "m = bytes(range(256)) * 16\n"
                 "for _ in range(200_000):\n    a.send(m)\n    b.recvmsg(4096)\n",

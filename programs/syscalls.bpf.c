@@ -825,12 +825,19 @@ __noinline int tk_cap_str(struct tk_capbuf *c, __u64 src, __u32 cap, __u32 hdr)
 	return 0;
 }
 
+#define TK_PAGE_4K 4096U /* the smallest page: a read within one is read whole or not at all */
+
 /* TK_CAP_BUF / TK_CAP_STRUCT: min(want, cap) bytes, TRUNC when want > cap;
- * cap <= TK_BUF_MAX (clamped). */
+ * cap <= TK_BUF_MAX (clamped). With TK_CAPF_PARTIAL in hdr's flags (a read at exit: an
+ * entry read that faulted is read again at exit, where the call has faulted its pages
+ * in), a read that faults keeps the bytes up to the end of the page src is in, when
+ * fewer, as a FAULT|PARTIAL capture (syscalls.h): len <= TK_BUF_MAX spans two pages at
+ * most, so they are all that is readable when the first page is. The read that
+ * succeeds costs nothing more. */
 __noinline int tk_cap_mem(struct tk_capbuf *c, __u64 src, __u64 want, __u32 cap, __u32 hdr)
 {
-	__u16 flags = hdr >> 16;
-	__u32 off, len;
+	__u16 flags = (hdr >> 16) & ~TK_CAPF_PARTIAL;
+	__u32 off, len, part;
 
 	if (!c)
 		return 0;
@@ -848,8 +855,17 @@ __noinline int tk_cap_mem(struct tk_capbuf *c, __u64 src, __u64 want, __u32 cap,
 	if (len > TK_BUF_MAX)
 		len = TK_BUF_MAX;
 	if (len && bpf_probe_read_user(c->data + off + sizeof(struct tk_cap), len,
-				       (const void *)src))
-		return -1;
+				       (const void *)src)) {
+		part = TK_PAGE_4K - (__u32)(src & (TK_PAGE_4K - 1));
+		if (!(hdr >> 16 & TK_CAPF_PARTIAL) || part >= len)
+			return -1;
+		part &= TK_BUF_MAX - 1; /* part < len <= TK_BUF_MAX: a no-op for the verifier */
+		if (!part || bpf_probe_read_user(c->data + off + sizeof(struct tk_cap), part,
+						 (const void *)src))
+			return -1;
+		len = part;
+		flags |= TK_CAPF_FAULT | TK_CAPF_PARTIAL;
+	}
 	tk_cap_commit(c, off, (hdr & 0xffff) | (__u32)flags << 16, len);
 	return 0;
 }
@@ -1561,8 +1577,6 @@ __noinline int tk_cap_fd(struct tk_capbuf *c, const struct tk_beauty_spec *sp,
  * TK_CAP_IOCB (io_submit's iocbs). Both only read user memory, as every capture; both
  * are global functions (one verification each, see tk_cap_commit). */
 
-#define TK_PAGE_4K 4096U /* the smallest page: a read within one is read whole or not at all */
-
 /* TK_SPEC_PTR_AT of spec sp at src (a user struct): the u64 at src + sp->size, then what
  * it points to (syscalls.h). Never -1: an unreadable struct is a DEREF|FAULT capture
  * (the argument's own capture, if any, says what strace shows of the struct). */
@@ -1864,6 +1878,10 @@ __noinline int tk_capture(struct tk_capbuf *c, const struct tk_beauty_spec *sp,
 				return 0;
 			want = n;
 		}
+		/* an entry read that faults is read again at exit: only there is what is
+		 * readable of it kept */
+		if (!(opts & CAPTURE_ARGV) || (opts & TK_CAPF_AT_EXIT))
+			hdr |= TK_CAPF_PARTIAL << 16;
 		return tk_cap_mem(c, s->args[arg], want, sp->cap, hdr);
 	}
 	if (kind == TK_CAP_IOV || kind == TK_CAP_MSGHDR || kind == TK_CAP_MMSGHDR)

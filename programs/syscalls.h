@@ -139,6 +139,12 @@ enum tk_cap_kind {
 				      * unreadable after the elements captured */
 #define TK_CAPF_DEREF      (1U << 5) /* a TK_SPEC_PTR_AT capture: struct tk_deref_head, then
 				      * what the pointer points to (not the argument's memory) */
+#define TK_CAPF_PARTIAL    (1U << 6) /* with FAULT (BUF, STRUCT read at exit, or an entry
+				      * read retried there): the whole read faulted and the data
+				      * is what was readable of it, the bytes up to the end of the
+				      * page it starts in (TK_PAGE_4K; the rest, past an unmapped
+				      * page, could not be read). A decoder that ignores this flag
+				      * sees FAULT and prints the address, as for no data */
 /* FAULT|AT_EXIT: the entry read faulted and so did the read at exit (or there was none:
  * a successful execve replaced the memory). A successful execve whose filename or argv
  * faulted at entry reads them at exit from the new image (AT_EXIT): the filename the

@@ -68,6 +68,8 @@ CAPF_ELEM_FAULT = 16                  # IOV/MSGHDR: the iovec array unreadable p
 CAP_IOCB = 12                         # io_submit's iocbs (struct tk_iocb_elem records)
 CAPF_DEREF = 32                       # a SPEC_PTR_AT capture: tk_deref_head, then the bytes
                                       # its pointer points to (not the argument's own memory)
+CAPF_PARTIAL = 64                     # with FAULT: the read faulted; Capture.readable holds
+                                      # the bytes up to the end of its first page
 
 assert (_SYSCALL.size, _FORK.size, _EXEC.size, _EXIT.size, _SIGNAL.size) == (112, 32, 296, 48,
                                                                        104)
@@ -86,6 +88,10 @@ class Capture(msgspec.Struct, frozen=True, gc=False):
                         # CAP_COUNT, CAP_FD, CAP_ENVP
     flags: int          # CAPF_* bits (TRUNC: data is a prefix; FAULT: unreadable)
     data: bytes         # STR: without NUL; ARGV, ENVP: NUL-terminated elements
+    # FAULT|PARTIAL (BUF, STRUCT): what was readable of the memory, its first bytes up to
+    # the end of a page (data is empty, as for any FAULT, so that no decoder takes them
+    # for the whole; decoders that print partial memory as strace does read them here)
+    readable: bytes = b""
 
 
 _FD_DESC = struct.Struct("<iHBBQHHHHIIQ16s16s32s108sI")  # struct tk_fd_desc, 216 bytes
@@ -611,7 +617,10 @@ def _decode_caps(buf: bytes | memoryview, n: int) -> tuple[Capture, ...]:
         pos += _CAP.size  # advance first, then decide
         if pos + ln > end:
             raise RecordError(f"capture of {ln} bytes at offset {pos} runs past the record")
-        out.append(Capture(arg, kind, flags, bytes(buf[pos:pos + ln])))
+        if flags & CAPF_PARTIAL:
+            out.append(Capture(arg, kind, flags | CAPF_FAULT, b"", bytes(buf[pos:pos + ln])))
+        else:
+            out.append(Capture(arg, kind, flags, bytes(buf[pos:pos + ln])))
         pos += (ln + 7) & ~7
     return tuple(out)
 

@@ -20,8 +20,10 @@ from tracekit._events import (
     CAP_MMSGHDR,
     CAP_MSGHDR,
     CAP_STRUCT,
+    CAPF_AT_EXIT,
     CAPF_ELEM_FAULT,
     CAPF_FAULT,
+    CAPF_PARTIAL,
     CAPF_TRUNC,
     Capture,
 )
@@ -116,6 +118,16 @@ def test_poll_entry_and_exit(dec: SyscallDecoder) -> None:
     assert text.count("revents=") == 32 and text.endswith("revents=POLLIN}, ...])")
     faulted = Capture(0, CAP_BUF, CAPF_FAULT, b"")
     assert line(dec, call("poll", (ADDR, 1, 0), 1, (faulted,))) == f"poll({ADDR:#x}, 1, 0) = 1"
+    # an array cut by the end of its mapping (FAULT|PARTIAL: the bytes up to it): the
+    # entries readable, then the address of the first that is not (strace's print_array)
+    part = Capture(0, CAP_BUF, CAPF_FAULT | CAPF_PARTIAL | CAPF_AT_EXIT, b"",
+                   pollfds((5, 1, 0)) + b"\x06\0")
+    assert line(dec, call("poll", (ADDR, 3, 0), -14, (part, part))) == (
+        f"poll([{{fd=5, events=POLLIN}}, ... /* {ADDR + 8:#x} */], 3, 0) = -1 EFAULT "
+        "(Bad address)")
+    first = Capture(0, CAP_BUF, CAPF_FAULT | CAPF_PARTIAL, b"", b"\x06\0")
+    assert line(dec, call("poll", (ADDR, 3, 0), -14, (first,))) == \
+        f"poll({ADDR:#x}, 3, 0) = -1 EFAULT (Bad address)"
 
 
 def test_select_ready_as_strace() -> None:

@@ -128,6 +128,39 @@ def test_garbage_never_raises(data: bytes, extra: int, family: int, limit: int) 
     assert isinstance(text, str)
 
 
+def test_memory_cut_by_an_unmapped_page_prints_the_address_strace_could_not_read() -> None:
+    """``addr``: the capture is all that was readable (a FAULT|PARTIAL read). strace
+    reads each header, struct and attribute on its own and prints the address of the
+    first it cannot read; in a list, ``... /* 0x... */``."""
+    at = 0x7F0000000000
+    n = len(LO_ADDR)                    # 16 header, 8 ifaddrmsg, 8 + 8 attributes
+
+    def cut(k: int) -> str:
+        return decode_netlink(LO_ADDR[:k], n, ROUTE, FL, 32, addr=at)
+    assert cut(12) == hex(at)                                       # not even the header
+    assert cut(16).endswith(f"nlmsg_pid=0}}, {hex(at + 16)}]")      # the family byte
+    assert cut(17).endswith(f"{{ifa_family=AF_INET, {hex(at + 17)}}}]")
+    assert cut(24).endswith(f'ifa_index=if_nametoindex("lo")}}, {hex(at + 24)}]')
+    assert cut(30).endswith(f"[[{{nla_len=8, nla_type=IFA_ADDRESS}}, {hex(at + 28)}], "
+                            f"... /* {hex(at + 32)} */]]")
+    assert cut(32).endswith('[[{nla_len=8, nla_type=IFA_ADDRESS}, inet_addr("127.0.0.1")], '
+                            f"... /* {hex(at + 32)} */]]")
+    # a second message whose header is unreadable
+    two = LO_ADDR + LO_ADDR
+    text = decode_netlink(LO_ADDR, len(two), ROUTE, FL, 32, addr=at)
+    assert text.startswith("[[{nlmsg_len=40, ") and text.endswith(f", ... /* {hex(at + 40)} */]")
+    # without addr the same bytes are a capture cut short: dots, no address
+    assert "0x" not in decode_netlink(LO_ADDR[:30], n, ROUTE, FL, 32)
+
+
+@settings(deadline=None, max_examples=300)
+@given(data=st.binary(max_size=300), extra=st.integers(0, 300),
+       family=st.sampled_from([-1, ROUTE, SOCK_DIAG, 12, 99]), limit=st.integers(0, 40))
+def test_partial_memory_never_raises(data: bytes, extra: int, family: int, limit: int) -> None:
+    text = decode_netlink(data, len(data) + extra, family, FL, limit, addr=0x1000)
+    assert isinstance(text, str) and text
+
+
 _PIECES = st.one_of(
     st.builds(lambda t, p, n: msg(t, p, nlen=n), st.integers(0, 0xFFFF),
               st.binary(max_size=80), st.one_of(st.none(), st.integers(0, 200))),

@@ -72,6 +72,7 @@ from tracekit.decode.captures import (
     decoded_in,
     decoded_out,
     elements_shown,
+    readable,
 )
 from tracekit.decode.fdcache import AT_FDCWD, DESCRIBED_CALLS, OPENS, TRACKED_CALLS, FdCache
 from tracekit.decode.values import (
@@ -253,7 +254,12 @@ def k_str(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 def k_bufw(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     cap = capture(ev, i) if ev.args[i] else None
     if cap is None:
-        return pointer(ev.args[i])
+        # strace's printstr_ex reads -s + 1 bytes of it at most: memory that ends
+        # unreadable after them still prints (a partial read), sooner as the address
+        got = readable(ev, i) if ev.args[i] else None
+        if got is None or got[1] or len(got[0]) <= d.string_limit:
+            return pointer(ev.args[i])
+        return quote(got[0], limit=d.string_limit, more=True)
     n = ev.args[i + 1] if i + 1 < 6 else None
     more = bool(cap.flags & CAPF_TRUNC)
     key = ("bufw", cap.data, n, more, d.string_limit)

@@ -15,6 +15,7 @@ from tracekit._events import (
     CAPF_DEREF,
     CAPF_ELEM_FAULT,
     CAPF_FAULT,
+    CAPF_PARTIAL,
     CAPF_TRUNC,
     SC_NORETURN,
     SC_UNFINISHED,
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
 
 __all__ = ["Deref", "KindFn", "capture", "capture_out", "decoded_in", "decoded_out", "deref",
-           "entry_exit", "succeeded"]
+           "entry_exit", "readable", "succeeded"]
 
 #: an argument decoder: (decoder, record, argument index) -> the argument's text
 KindFn = Callable[["SyscallDecoder", Syscall, int], str]
@@ -55,6 +56,24 @@ def entry_exit(ev: Syscall, i: int) -> tuple[Capture | None, Capture | None]:
     if len(good) >= 2:
         return good[0], good[-1]
     return (good[0] if good else None), None
+
+
+def readable(ev: Syscall, i: int) -> tuple[bytes, bool] | None:
+    """What could be read of argument ``i``'s memory: its bytes, and whether they are
+    all that was asked (False: the read faulted, and they are the bytes up to the end
+    of the page it started in, a CAPF_PARTIAL capture; the memory after them is not
+    readable). None when nothing was read. For decoders that read the memory piece by
+    piece as strace does (netlink messages); any other decoder takes :func:`capture`,
+    for which a partial read is unreadable."""
+    cap = None
+    for c in ev.caps:
+        if c.arg == i and not c.flags & CAPF_DEREF:
+            cap = c
+    if cap is None:
+        return None
+    if cap.flags & CAPF_PARTIAL:
+        return cap.readable, False
+    return None if cap.flags & CAPF_FAULT else (cap.data, True)
 
 
 class Deref(NamedTuple):

@@ -45,6 +45,7 @@ from tracekit._events import (
     CAP_STRUCT,
     CAPF_ELEM_FAULT,
     CAPF_FAULT,
+    CAPF_PARTIAL,
     CAPF_TRUNC,
     SC_INDIRECT,
     SC_NORETURN,
@@ -545,12 +546,22 @@ def _ifreq_get(ev: Syscall, i: int, fl: F.ArchFlags, req: str) -> str | None:
 # -- poll
 
 def format_pollfds(data: bytes, n: int, fl: F.ArchFlags, limit: int,
-                   fd_text: Callable[[int], str] = str) -> str | None:
+                   fd_text: Callable[[int], str] = str, *,
+                   addr: int | None = None) -> str | None:
     """poll's array at entry: ``[{fd=3, events=POLLIN}, {fd=-1}, ...]``, ``n`` elements
     (nfds; a negative fd has no events); past ``limit`` elements or the captured bytes,
-    ``...``. ``fd_text`` prints an fd (decorated with its path when fd paths are on)."""
+    ``...``. ``fd_text`` prints an fd (decorated with its path when fd paths are on).
+    ``addr``: the array's address when ``data`` is all that was readable of it (the
+    memory after it is not mapped): strace's print_array reads element by element and
+    prints ``... /* 0x... */`` for the first it cannot read (None when that is the
+    first: the address)."""
     out = []
     for k in range(n):
+        if addr is not None and (k + 1) * POLLFD.size > len(data):
+            if not k:
+                return None
+            out.append(f"... /* {hex(addr + k * POLLFD.size)} */")
+            break
         if k >= limit or (k + 1) * POLLFD.size > len(data):
             out.append("...")
             break
@@ -606,6 +617,12 @@ def _k_pollfds(fl: F.ArchFlags) -> KindFn:
     def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
         entry, _ = _entry_exit(ev, i)
         n = ev.args[i + 1] & 0xFFFFFFFF
+        caps = [c for c in ev.caps if c.arg == i]
+        if entry is None and caps and caps[0].flags & CAPF_PARTIAL and ev.args[i]:
+            # an array cut by the end of its mapping: the entries before it
+            text = format_pollfds(caps[0].readable, n, fl, elements_shown(d),
+                                  lambda fd: d.fd_text(ev.tgid, fd), addr=ev.args[i])
+            return pointer(ev.args[i]) if text is None else text
         if entry is None or ev.args[i] == 0:
             return pointer(ev.args[i])
         text = format_pollfds(entry.data, n, fl, elements_shown(d),

@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING
 
 from tracekit._events import SC_NORETURN, SC_UNFINISHED, Syscall, fd_descs
 from tracekit.decode import flags as F
-from tracekit.decode.captures import capture
+from tracekit.decode.captures import capture, readable
 from tracekit.decode.structs_fs import makedev
 from tracekit.decode.values import eth_protocol, format_ifindex, hex0, quote, signed
 from tracekit.kernel.sockdiag import foreign_netns, genl_families
@@ -89,17 +89,36 @@ class _Cut(Exception):
     """The bytes needed were not captured."""
 
 
+class _Fault(_Cut):
+    """The bytes needed at offset ``off`` were not readable (the buffer's memory ended
+    there: a FAULT|PARTIAL capture); strace prints the address it could not read."""
+
+    def __init__(self, off: int) -> None:
+        super().__init__(off)
+        self.off = off
+
+
+class _Printed(_Fault):
+    """As :class:`_Fault`, and ``text`` is what strace prints of the object that could
+    not be read whole (its fields read before the fault, then the address)."""
+
+    def __init__(self, text: str, off: int) -> None:
+        super().__init__(off)
+        self.text = text
+
+
 class _Ctx:
     """One buffer: the captured bytes, the socket's protocol, the tables; ``limit``:
     strace -s; ``verbose``: strace -v (lists whole, every field of a struct);
     ``hex_strings``: strings are printed in hex (strace -x, -xx)."""
 
-    __slots__ = ("cut", "data", "elems", "family", "limit", "T", "fl", "verbose",
+    __slots__ = ("addr", "cut", "data", "elems", "family", "limit", "T", "fl", "verbose",
                  "hex_strings", "kind", "slave_kind")
 
     def __init__(self, data: bytes, family: int, fl: F.ArchFlags, limit: int,
-                 verbose: bool, hex_strings: bool = False) -> None:
+                 verbose: bool, hex_strings: bool = False, addr: int | None = None) -> None:
         self.data = data
+        self.addr = addr            # the buffer's address when data ends unreadable memory
         self.family = family
         self.fl = fl
         self.T = fl.tables
@@ -112,13 +131,29 @@ class _Ctx:
 
     def take(self, off: int, n: int) -> bytes:
         if off + n > len(self.data):
-            raise _Cut
+            raise _Cut if self.addr is None else _Fault(off)
         return self.data[off:off + n]
 
+    def at(self, off: int) -> str:
+        """The address of byte ``off`` of the buffer, as strace prints memory it could
+        not read (only with ``addr``)."""
+        return hex((self.addr or 0) + off)
+
+    def printstr(self, off: int, n: int) -> bytes:
+        """The bytes strace's printstr_ex shows of ``n`` at ``off``: at most -s; it reads
+        one more (``max_strlen + 1``, util.c), so that one must be readable too."""
+        if self.addr is not None:
+            self.take(off, min(n, self.limit + 1))
+        return self.take(off, min(n, self.limit))
+
     def hexstr(self, off: int, n: int) -> str:
-        """strace's printstr_ex(QUOTE_FORCE_HEX): at most -s bytes, ``...`` past them."""
-        shown = min(n, self.limit)
-        return quote(self.take(off, shown), force_hex=True, more=n > shown)
+        """strace's printstr_ex(QUOTE_FORCE_HEX): at most -s bytes, ``...`` past them;
+        the address when they are unreadable."""
+        try:
+            data = self.printstr(off, n)
+        except _Fault:
+            return self.at(off)
+        return quote(data, force_hex=True, more=n > len(data))
 
 
 def _xval(table: Mapping[int, str], v: int, dflt: str | None) -> str:
@@ -144,15 +179,21 @@ def _flags(bits: tuple[tuple[int, str], ...], v: int, dflt: str) -> str:
 # -- the walk -------------------------------------------------------------------------
 
 def decode_netlink(data: bytes, length: int, family: int, fl: F.ArchFlags,
-                   limit: int, *, verbose: bool = False, hex_strings: bool = False) -> str:
+                   limit: int, *, verbose: bool = False, hex_strings: bool = False,
+                   addr: int | None = None) -> str:
     """``length`` bytes of netlink messages (``data``: those captured) on a socket of
     protocol ``family`` (NETLINK_ROUTE: 0; -1: not known), as strace prints them (module
     docstring). ``limit``: strace -s, the bytes of a string and the elements of a list;
     ``verbose`` (strace -v): lists are not cut; ``hex_strings``: the output prints
-    strings in hex (strace -x, -xx; :func:`_nla_str`)."""
-    c = _Ctx(data, family, fl, limit, verbose, hex_strings)
+    strings in hex (strace -x, -xx; :func:`_nla_str`). ``addr``: the buffer's address
+    when ``data`` is all that was readable of it (the memory after it is not mapped):
+    strace reads each header, struct and attribute on its own and prints the address
+    of the first it cannot read (``... /* 0x... */`` in a list)."""
+    c = _Ctx(data, family, fl, limit, verbose, hex_strings, addr)
     try:
         return _messages(c, 0, length)
+    except _Fault as e:
+        return c.at(e.off)
     except _Cut:                # not even the first header was captured
         return "..."
 
@@ -170,6 +211,9 @@ def _messages(c: _Ctx, off: int, length: int) -> str:
             break
         try:
             hdr = NLMSG_HDR.unpack(c.take(off, NLMSG_HDR.size))
+        except _Fault:              # strace's fetch_nlmsghdr
+            out.append(f"... /* {c.at(off)} */" if is_array else c.at(off))
+            break
         except _Cut:
             out.append("...")
             c.cut = True
@@ -202,6 +246,10 @@ def _message(c: _Ctx, hdr: tuple[int, int, int, int, int], off: int, length: int
         return head
     try:
         payload = _payload(c, ntype, nflags, off + NLMSG_HDR.size, n - NLMSG_HDR.size)
+    except _Printed as e:
+        payload = e.text
+    except _Fault as e:             # a payload decoder's umove_or_printaddr
+        payload = c.at(e.off)
     except _Cut:
         payload, c.cut = "...", True
     return f"[{head}, {payload}]"
@@ -266,6 +314,7 @@ def _error(c: _Ctx, off: int, n: int, capped: bool) -> str:
     (strace 6.1)."""
     if n < 4 + NLMSG_HDR.size:     # strace 6.1: shorter than struct nlmsgerr, hex
         return c.hexstr(off, n)
+    c.take(off, 4 + NLMSG_HDR.size)    # strace reads the struct whole
     err = struct.unpack("<i", c.take(off, 4))[0]
     text = "{error=" + (f"-{errno_name(-err)}" if -4096 < err < 0 else str(err))
     off, n = off + 4, n - 4
@@ -281,6 +330,36 @@ def _error(c: _Ctx, off: int, n: int, capped: bool) -> str:
                                               _NLMSGERR) + "]"
         return text
     return text + "}"
+
+
+def _need(c: _Ctx, text: str, off: int, size: int) -> bytes:
+    """The ``size`` bytes of a struct at ``off`` whose first byte, the family, is
+    printed in ``text`` (``{ifa_family=AF_INET, ``). strace reads the rest on its own
+    (netlink_route.c, netlink_sock_diag.c: umoven_or_printaddr at the byte after the
+    family); when it is not readable the struct prints as ``text``, its address, ``}``,
+    and no attributes follow."""
+    try:
+        return c.take(off, size)
+    except _Fault:
+        raise _Printed(f"{text}{c.at(off + 1)}}}", off + 1) from None
+
+
+def _rest(c: _Ctx, text: str, off: int, s: struct.Struct) -> tuple[int, ...]:
+    """The fields of struct ``s`` at ``off`` (:func:`_need`)."""
+    return s.unpack(_need(c, text, off, s.size))
+
+
+def _elem(c: _Ctx, out: list[str], at: int, size: int) -> bytes | None:
+    """One element of an array at ``at`` (strace's print_array reads each on its own):
+    None when it is unreadable, and ``... /* 0x... */`` appended to ``out``, the elements
+    printed before it; the first unreadable raises (the array prints as its address)."""
+    try:
+        return c.take(at, size)
+    except _Fault:
+        if not out:
+            raise
+        out.append(f"... /* {c.at(at)} */")
+        return None
 
 
 # -- attributes -----------------------------------------------------------------------
@@ -320,6 +399,9 @@ def _attrs(c: _Ctx, off: int, length: int, names: Mapping[int, str], dflt: str |
             break
         try:
             nla_len, nla_type = NLA_HDR.unpack(c.take(off, NLA_HDR.size))
+        except _Fault:              # strace's fetch_nlattr
+            out.append(f"... /* {c.at(off)} */" if is_array else c.at(off))
+            break
         except _Cut:
             out.append("...")
             c.cut = True
@@ -361,6 +443,10 @@ def _attr(c: _Ctx, nla_len: int, nla_type: int, off: int, length: int,
         text = dec(c, off, n) if dec is not None else None
         if text is None:
             text = c.hexstr(off, n)
+    except _Printed as e:
+        text = e.text
+    except _Fault:                  # the attribute's decoder could not read its data
+        text = c.at(off)
     except _Cut:
         text, c.cut = "...", True
     return f"[{head}, {text}]"
@@ -388,8 +474,7 @@ def _nla_str(c: _Ctx, off: int, n: int) -> str:
     with -s 2. strace omits the last byte shown when it is a NUL, the string cut at -s
     or not, and then prints no ``...`` (string_quote's QUOTE_OMIT_TRAILING_0: 8 NULs
     with -s 4 print as three NULs, no dots)."""
-    shown = min(n, c.limit)
-    data = c.take(off, shown)
+    data = c.printstr(off, n)
     if data.endswith(b"\0") and not c.hex_strings:
         return quote(data[:-1])
     return quote(data, more=True)
@@ -577,7 +662,7 @@ def _br_port_msg(c: _Ctx, family: int, off: int, n: int) -> str:
     text = f"{{family={_family(c, family)}, "
     if n < 8:
         return text + "...}"
-    text += f"ifindex={format_ifindex(struct.unpack('<I', c.take(off + 4, 4))[0])}}}"
+    text += f"ifindex={format_ifindex(struct.unpack('<I', _need(c, text, off, 8)[4:])[0])}}}"
     if n > 8:
         text += ", " + _attrs(c, off + 8, n - 8, _MDBA_ATTRS, "MDBA_???", _MDBA)
     return text
@@ -670,7 +755,7 @@ def _if_stats_msg(c: _Ctx, family: int, off: int, n: int) -> str:
     text = f"{{family={_family(c, family)}, "
     if n < _IF_STATS_MSG.size:
         return text + "...}"
-    _, pad1, pad2, index, mask = _IF_STATS_MSG.unpack(c.take(off, _IF_STATS_MSG.size))
+    _, pad1, pad2, index, mask = _rest(c, text, off, _IF_STATS_MSG)
     text += (f"{f'pad1={pad1:#x}, ' if pad1 else ''}{f'pad2={pad2:#x}, ' if pad2 else ''}"
              f"ifindex={format_ifindex(index)}, "
              f"filter_mask={_flags(_IFLA_STATS_MASK, mask, '1<<IFLA_STATS_???')}}}")
@@ -706,7 +791,7 @@ def _dcbmsg(c: _Ctx, family: int, off: int, n: int) -> str:
     text = f"{{dcb_family={_family(c, family)}, "
     if n < 4:
         return text + "...}"
-    text += f"cmd={_xval(_DCB_CMDS, c.take(off + 1, 1)[0], 'DCB_CMD_???')}}}"
+    text += f"cmd={_xval(_DCB_CMDS, _need(c, text, off, 4)[1], 'DCB_CMD_???')}}}"
     if n > 4:
         text += ", " + _attrs(c, off + 4, n - 4, _DCB_ATTRS, "DCB_ATTR_???", {})
     return text
@@ -748,7 +833,7 @@ def _ifaddrmsg(c: _Ctx, family: int, off: int, n: int) -> str:
     text = f"{{ifa_family={_family(c, family)}, "
     if n < _IFADDRMSG.size:
         return text + "...}"
-    _, plen, fl, scope, index = _IFADDRMSG.unpack(c.take(off, _IFADDRMSG.size))
+    _, plen, fl, scope, index = _rest(c, text, off, _IFADDRMSG)
     text += (f"ifa_prefixlen={plen}, ifa_flags={_flags(c.T.IFA_FLAGS, fl, 'IFA_F_???')}, "
              f"ifa_scope={_xval(c.T.RT_SCOPES, scope, None)}, "
              f"ifa_index={format_ifindex(index)}}}")
@@ -950,7 +1035,7 @@ def _vf_vlan_info(c: _Ctx, off: int, n: int) -> str | None:
     """struct ifla_vf_vlan_info: vf, vlan, qos, vlan_proto (network order)."""
     if n < 16:
         return None
-    vf, vlan, qos, proto = struct.unpack("<IIIH", c.take(off, 14))
+    vf, vlan, qos, proto = struct.unpack("<IIIH", c.take(off, 16)[:14])  # strace reads 16
     return f"{{vf={vf}, vlan={vlan}, qos={qos}, vlan_proto={eth_protocol(proto)}}}"
 
 
@@ -1059,7 +1144,10 @@ def _indexed(fmt: str, names: Callable[[_Ctx], Mapping[int, str]], unknown: str)
             if k == c.elems:
                 out.append("...")
                 break
-            v = struct.unpack(fmt, c.take(off + k * size, size))[0]
+            raw = _elem(c, out, off + k * size, size)
+            if raw is None:
+                break
+            v = struct.unpack(fmt, raw)[0]
             out.append(f"[{table.get(k) or f'{k} /* {unknown} */'}]={v}")
         return "[" + ", ".join(out) + "]"
     return dec
@@ -1361,7 +1449,7 @@ def _ifinfomsg(c: _Ctx, family: int, off: int, n: int) -> str:
     text = f"{{ifi_family={_family(c, family)}, "
     if n < _IFINFOMSG.size:
         return text + "...}"
-    _, itype, index, iflags, change = _IFINFOMSG.unpack(c.take(off, _IFINFOMSG.size))
+    _, itype, index, iflags, change = _rest(c, text, off, _IFINFOMSG)
     text += (f"ifi_type={_xval(c.T.ARPHRD_TYPES, itype, 'ARPHRD_???')}, "
              f"ifi_index={format_ifindex(index & 0xFFFFFFFF)}, "
              f"ifi_flags={_flags(c.T.IFF_FLAGS, iflags, 'IFF_???')}, "
@@ -1382,8 +1470,7 @@ def _rtmsg(c: _Ctx, family: int, off: int, n: int) -> str:
     text = f"{{rtm_family={_family(c, family)}, "
     if n < _RTMSG.size:
         return text + "...}"
-    _, dlen, slen, tos, table, proto, scope, rtype, rflags = _RTMSG.unpack(
-        c.take(off, _RTMSG.size))
+    _, dlen, slen, tos, table, proto, scope, rtype, rflags = _rest(c, text, off, _RTMSG)
     text += (f"rtm_dst_len={dlen}, rtm_src_len={slen}, rtm_tos={_tos(tos)}, "
              f"rtm_table={_xval(T.RT_TABLES, table, None)}, "
              f"rtm_protocol={_xval(T.RTPROT_TYPES, proto, 'RTPROT_???')}, "
@@ -1465,8 +1552,7 @@ def _fib_rule_hdr(c: _Ctx, family: int, off: int, n: int) -> str:
     text = f"{{family={_family(c, family)}, "
     if n < _FIB_RULE_HDR.size:
         return text + "...}"
-    _, dlen, slen, tos, table, action, rflags = _FIB_RULE_HDR.unpack(
-        c.take(off, _FIB_RULE_HDR.size))
+    _, dlen, slen, tos, table, action, rflags = _rest(c, text, off, _FIB_RULE_HDR)
     text += (f"dst_len={dlen}, src_len={slen}, tos={_tos(tos)}, "
              f"table={_xval(T.RT_TABLES, table, None)}, "
              f"action={_xval(T.FR_ACTIONS, action, 'FR_ACT_???')}, "
@@ -1499,7 +1585,7 @@ def _ndmsg(c: _Ctx, family: int, off: int, n: int) -> str:
     text = f"{{ndm_family={_family(c, family)}, "
     if n < _NDMSG.size:
         return text + "...}"
-    _, index, state, nflags, ntype = _NDMSG.unpack(c.take(off, _NDMSG.size))
+    _, index, state, nflags, ntype = _rest(c, text, off, _NDMSG)
     states = F.FlagSet(T.NUD_STATES, zero="NUD_NONE", unknown="NUD_???")(state)
     text += (f"ndm_ifindex={format_ifindex(index & 0xFFFFFFFF)}, ndm_state={states}, "
              f"ndm_flags={_flags(T.NTF_FLAGS, nflags, 'NTF_???')}, "
@@ -1578,7 +1664,7 @@ def _ifaddrlblmsg(c: _Ctx, family: int, off: int, n: int) -> str:
     text = f"{{ifal_family={_family(c, family)}, "
     if n < _IFADDRLBLMSG.size:
         return text + "...}"
-    _, plen, fl, index, seq = _IFADDRLBLMSG.unpack(c.take(off, _IFADDRLBLMSG.size))
+    _, plen, fl, index, seq = _rest(c, text, off, _IFADDRLBLMSG)
     text += (f"ifal_prefixlen={plen}, ifal_flags={fl}, "
              f"ifal_index={format_ifindex(index)}, ifal_seq={seq}}}")
     if n > _IFADDRLBLMSG.size:
@@ -1597,7 +1683,7 @@ def _nhmsg(c: _Ctx, family: int, off: int, n: int) -> str:
     text = f"{{nh_family={_family(c, family)}, "
     if n < _NHMSG.size:
         return text + "...}"
-    _, scope, proto, nflags = _NHMSG.unpack(c.take(off, _NHMSG.size))
+    _, scope, proto, nflags = _rest(c, text, off, _NHMSG)
     text += (f"nh_scope={_xval(T.RT_SCOPES, scope, None)}, "
              f"nh_protocol={_xval(T.RTPROT_TYPES, proto, 'RTPROT_???')}, "
              f"nh_flags={_flags(T.RTM_F_FLAGS, nflags, 'RTNH_F_???')}}}")
@@ -1658,7 +1744,7 @@ def _tcmsg(c: _Ctx, family: int, off: int, n: int) -> str:
     text = f"{{tcm_family={_family(c, family)}, "
     if n < _TCMSG.size:
         return text + "...}"
-    _, index, handle, parent, info = _TCMSG.unpack(c.take(off, _TCMSG.size))
+    _, index, handle, parent, info = _rest(c, text, off, _TCMSG)
     text += (f"tcm_ifindex={format_ifindex(index & 0xFFFFFFFF)}, tcm_handle={handle}, "
              f"tcm_parent={parent}, tcm_info={info}}}")
     if n > _TCMSG.size:
@@ -1730,6 +1816,7 @@ def _inet_req(c: _Ctx, family: int, off: int, n: int) -> str:
     size = _INET_REQ_V2.size + _SOCKID_SIZE
     if n < size:
         return text + "...}"
+    _need(c, text, off, size)
     _, proto, ext, states = _INET_REQ_V2.unpack(c.take(off, _INET_REQ_V2.size))
     text += (f"sdiag_protocol={_xval(T.IP_PROTOCOLS, proto, 'IPPROTO_???')}, "
              f"idiag_ext={_flags(_ext_bits(c), ext, '1<<INET_DIAG_???-1')}, "
@@ -1750,6 +1837,7 @@ def _inet_req_compat(c: _Ctx, family: int, off: int, n: int) -> str:
     size = _INET_REQ_COMPAT.size + _SOCKID_SIZE + 8
     if n < size:
         return text + "...}"
+    _need(c, text, off, size)
     _, slen, dlen, ext = _INET_REQ_COMPAT.unpack(c.take(off, _INET_REQ_COMPAT.size))
     states, dbs = struct.unpack("<II", c.take(off + _INET_REQ_COMPAT.size + _SOCKID_SIZE, 8))
     text += (f"idiag_src_len={slen}, idiag_dst_len={dlen}, "
@@ -1865,6 +1953,7 @@ def _inet_msg(c: _Ctx, family: int, off: int, n: int) -> str:
     size = _INET_MSG.size + _SOCKID_SIZE + _INET_MSG_TAIL.size
     if n < size:
         return text + "...}"
+    _need(c, text, off, size)
     _, state, timer, retrans = _INET_MSG.unpack(c.take(off, _INET_MSG.size))
     expires, rq, wq, uid, ino = _INET_MSG_TAIL.unpack(
         c.take(off + _INET_MSG.size + _SOCKID_SIZE, _INET_MSG_TAIL.size))
@@ -1883,7 +1972,7 @@ def _unix_req(c: _Ctx, off: int, n: int) -> str:
     text = "{sdiag_family=AF_UNIX, "
     if n < _UNIX_REQ.size:
         return text + "...}"
-    _, proto, states, ino, show, ck0, ck1 = _UNIX_REQ.unpack(c.take(off, _UNIX_REQ.size))
+    _, proto, states, ino, show, ck0, ck1 = _rest(c, text, off, _UNIX_REQ)
     return (text + f"sdiag_protocol={proto}, udiag_states={_states(c, states)}, "
             f"udiag_ino={ino}, udiag_show={_flags(T.UDIAG_SHOW_FLAGS, show, 'UDIAG_SHOW_???')}, "
             f"udiag_cookie=[{ck0}, {ck1}]}}")
@@ -1912,7 +2001,7 @@ def _unix_msg(c: _Ctx, off: int, n: int) -> str:
     text = "{udiag_family=AF_UNIX, "
     if n < _UNIX_MSG.size:
         return text + "...}"
-    _, stype, state, ino, ck0, ck1 = _UNIX_MSG.unpack(c.take(off, _UNIX_MSG.size))
+    _, stype, state, ino, ck0, ck1 = _rest(c, text, off, _UNIX_MSG)
     text += (f"udiag_type={_xval(T.SOCK_TYPES, stype, 'SOCK_???')}, "
              f"udiag_state={_xval(T.TCP_STATES, state, 'TCP_???')}, udiag_ino={ino}, "
              f"udiag_cookie=[{ck0}, {ck1}]}}")
@@ -1937,7 +2026,7 @@ def _netlink_req(c: _Ctx, off: int, n: int) -> str:
     text = "{sdiag_family=AF_NETLINK, "
     if n < _NETLINK_REQ.size:
         return text + "...}"
-    _, proto, ino, show, ck0, ck1 = _NETLINK_REQ.unpack(c.take(off, _NETLINK_REQ.size))
+    _, proto, ino, show, ck0, ck1 = _rest(c, text, off, _NETLINK_REQ)
     ptext = ("NDIAG_PROTO_ALL" if proto == _NDIAG_PROTO_ALL
              else _xval(T.NETLINK_PROTOCOLS, proto, "NETLINK_???"))
     return (text + f"sdiag_protocol={ptext}, ndiag_ino={ino}, "
@@ -1956,7 +2045,10 @@ def _groups(c: _Ctx, off: int, n: int) -> str | None:
         if k == c.elems:
             out.append("...")
             break
-        v = struct.unpack("<Q", c.take(off + 8 * k, 8))[0]
+        raw = _elem(c, out, off + 8 * k, 8)
+        if raw is None:
+            break
+        v = struct.unpack("<Q", raw)[0]
         out.append(f"{v:#016x}" if v else "0" * 16)
     return "[" + ", ".join(out) + "]"
 
@@ -1982,8 +2074,7 @@ def _netlink_msg(c: _Ctx, off: int, n: int) -> str:
     text = "{ndiag_family=AF_NETLINK, "
     if n < _NETLINK_MSG.size:
         return text + "...}"
-    _, stype, proto, state, portid, dport, dgroup, ino, ck0, ck1 = _NETLINK_MSG.unpack(
-        c.take(off, _NETLINK_MSG.size))
+    _, stype, proto, state, portid, dport, dgroup, ino, ck0, ck1 = _rest(c, text, off, _NETLINK_MSG)
     text += (f"ndiag_type={_xval(T.SOCK_TYPES, stype, 'SOCK_???')}, "
              f"ndiag_protocol={_xval(T.NETLINK_PROTOCOLS, proto, 'NETLINK_???')}, "
              f"ndiag_state={_xval(_NETLINK_STATES, state, 'NETLINK_???')}, "
@@ -1999,7 +2090,7 @@ def _packet_req(c: _Ctx, off: int, n: int) -> str:
     text = "{sdiag_family=AF_PACKET, "
     if n < _PACKET_REQ.size:
         return text + "...}"
-    _, proto, ino, show, ck0, ck1 = _PACKET_REQ.unpack(c.take(off, _PACKET_REQ.size))
+    _, proto, ino, show, ck0, ck1 = _rest(c, text, off, _PACKET_REQ)
     return (text + f"sdiag_protocol={proto}, pdiag_ino={ino}, "
             f"pdiag_show={_flags(c.T.PACKET_SHOW_FLAGS, show, 'PACKET_SHOW_???')}, "
             f"pdiag_cookie=[{ck0}, {ck1}]}}")
@@ -2037,8 +2128,10 @@ def _packet_mclist(c: _Ctx, off: int, n: int) -> str | None:
         if k == c.elems:
             out.append("...")
             break
-        index, cnt, typ, alen, addr = _MCLIST.unpack(
-            c.take(off + k * _MCLIST.size, _MCLIST.size))
+        raw = _elem(c, out, off + k * _MCLIST.size, _MCLIST.size)
+        if raw is None:
+            break
+        index, cnt, typ, alen, addr = _MCLIST.unpack(raw)
         shown = quote(addr[:min(alen, 32)], force_hex=True)
         out.append(f"{{pdmc_index={format_ifindex(index)}, pdmc_count={cnt}, "
                    f"pdmc_type={typ}, pdmc_alen={alen}, pdmc_addr={shown}}}")
@@ -2060,7 +2153,7 @@ def _packet_msg(c: _Ctx, off: int, n: int) -> str:
     text = "{pdiag_family=AF_PACKET, "
     if n < _PACKET_MSG.size:
         return text + "...}"
-    _, typ, num, ino, ck0, ck1 = _PACKET_MSG.unpack(c.take(off, _PACKET_MSG.size))
+    _, typ, num, ino, ck0, ck1 = _rest(c, text, off, _PACKET_MSG)
     text += (f"pdiag_type={_xval(c.T.SOCK_TYPES, typ, 'SOCK_???')}, "
              f"pdiag_num={_xval(c.T.ETH_P_PROTOCOLS, num, 'ETH_P_???')}, "
              f"pdiag_ino={ino}, pdiag_cookie=[{ck0}, {ck1}]}}")
@@ -2175,6 +2268,7 @@ def _smc_msg(c: _Ctx, off: int, n: int) -> str:
     size = _SMC_MSG_HEAD.size + _SOCKID_SIZE + _SMC_MSG_TAIL.size
     if n < size:
         return text + "...}"
+    _need(c, text, off, size)
     _, state, mode, shut = _SMC_MSG_HEAD.unpack(c.take(off, 4))
     uid, ino = _SMC_MSG_TAIL.unpack(c.take(off + 4 + _SOCKID_SIZE, _SMC_MSG_TAIL.size))
     text += (f"diag_state={_xval(_SMC_STATES, state, 'SMC_???')}, "
@@ -2321,12 +2415,14 @@ def netlink_protocol(ev: Syscall, fd: int) -> int | None:
     return None
 
 
-def _limit_text(d: SyscallDecoder, data: bytes, length: int, family: int) -> str:
-    key = ("netlink", data, length, family, d.string_limit, d.full, d.hex_strings)
+def _limit_text(d: SyscallDecoder, data: bytes, length: int, family: int,
+                addr: int | None = None) -> str:
+    key = ("netlink", data, length, family, d.string_limit, d.full, d.hex_strings, addr)
     text = d.texts.get(key)
     if text is None:
         text = d.remember(key, decode_netlink(data, length, family, d.flags, d.string_limit,
-                                              verbose=d.full, hex_strings=d.hex_strings))
+                                              verbose=d.full, hex_strings=d.hex_strings,
+                                              addr=addr))
     return text
 
 
@@ -2334,11 +2430,12 @@ def _k_sendbuf(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     """sendto's buffer: netlink messages on a netlink socket (its length the next
     argument), else a string."""
     family = netlink_protocol(ev, signed(ev.args[0], 32))
-    cap = capture(ev, i) if ev.args[i] else None
-    if family is None or cap is None:
+    got = readable(ev, i) if ev.args[i] else None
+    if family is None or got is None:
         from tracekit.decode.args import k_bufw  # args imports this module
         return k_bufw(d, ev, i)
-    return _limit_text(d, cap.data, ev.args[i + 1], family)
+    data, whole = got
+    return _limit_text(d, data, ev.args[i + 1], family, None if whole else ev.args[i])
 
 
 def _k_recvbuf(d: SyscallDecoder, ev: Syscall, i: int) -> str:
