@@ -59,16 +59,14 @@ def entry_exit(ev: Syscall, i: int) -> tuple[Capture | None, Capture | None]:
 
 
 def readable(ev: Syscall, i: int) -> tuple[bytes, bool] | None:
-    """What could be read of argument ``i``'s memory: its bytes, and whether they are
-    all that was asked (False: the read faulted, and they are the bytes up to the end
-    of the page it started in, a CAPF_PARTIAL capture; the memory after them is not
-    readable). None when nothing was read. For decoders that read the memory piece by
-    piece as strace does (netlink messages); any other decoder takes :func:`capture`,
-    for which a partial read is unreadable."""
-    cap = None
-    for c in ev.caps:
-        if c.arg == i and not c.flags & CAPF_DEREF:
-            cap = c
+    """What could be read of argument ``i``'s memory (its first capture: the one read at
+    entry, or retried at exit): its bytes, and whether they are all that was asked
+    (False: the read faulted, and they are the bytes up to the end of the page it
+    started in, a CAPF_PARTIAL capture; the memory after them is not readable). None
+    when nothing was read. For decoders that read the memory piece by piece as strace
+    does (netlink messages, poll's array); any other decoder takes :func:`capture`, for
+    which a partial read is unreadable."""
+    cap = next((c for c in ev.caps if c.arg == i and not c.flags & CAPF_DEREF), None)
     if cap is None:
         return None
     if cap.flags & CAPF_PARTIAL:

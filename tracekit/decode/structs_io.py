@@ -45,7 +45,6 @@ from tracekit._events import (
     CAP_STRUCT,
     CAPF_ELEM_FAULT,
     CAPF_FAULT,
-    CAPF_PARTIAL,
     CAPF_TRUNC,
     SC_INDIRECT,
     SC_NORETURN,
@@ -60,6 +59,7 @@ from tracekit.decode.captures import (
     capture_out,
     elements_shown,
     entry_exit as _entry_exit,
+    readable,
     succeeded,
 )
 from tracekit.decode.structs_compat import format_timespec32, format_timeval32
@@ -615,18 +615,14 @@ def format_revents(data: bytes, n: int, fl: F.ArchFlags, limit: int) -> str | No
 
 def _k_pollfds(fl: F.ArchFlags) -> KindFn:
     def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-        entry, _ = _entry_exit(ev, i)
-        n = ev.args[i + 1] & 0xFFFFFFFF
-        caps = [c for c in ev.caps if c.arg == i]
-        if entry is None and caps and caps[0].flags & CAPF_PARTIAL and ev.args[i]:
-            # an array cut by the end of its mapping: the entries before it
-            text = format_pollfds(caps[0].readable, n, fl, elements_shown(d),
-                                  lambda fd: d.fd_text(ev.tgid, fd), addr=ev.args[i])
-            return pointer(ev.args[i]) if text is None else text
-        if entry is None or ev.args[i] == 0:
+        got = readable(ev, i) if ev.args[i] else None
+        if got is None:
             return pointer(ev.args[i])
-        text = format_pollfds(entry.data, n, fl, elements_shown(d),
-                              lambda fd: d.fd_text(ev.tgid, fd))
+        # a whole array, or one cut by the end of its mapping: the entries before the cut
+        data, whole = got
+        text = format_pollfds(data, ev.args[i + 1] & 0xFFFFFFFF, fl, elements_shown(d),
+                              lambda fd: d.fd_text(ev.tgid, fd),
+                              addr=None if whole else ev.args[i])
         return pointer(ev.args[i]) if text is None else text
     return k
 
