@@ -38,8 +38,7 @@ pass unchanged.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
 
 from tracekit._events import (
     SC_ATTACHED,
@@ -69,9 +68,11 @@ _NAMED_FD = frozenset({"open_by_handle_at", "open_tree", "fsmount", "fspick"})
 _DUPS = frozenset({"dup", "dup2", "dup3", "fcntl", "fcntl64"})
 # calls whose fds are in memory they read: select's sets, poll's array (by call name;
 # the i386 old select's five words are its arguments in the record)
-_FDS_IN_MEMORY = {"select": select_fds, "_newselect": select_fds, "pselect6": select_fds,
-                  "pselect6_time64": select_fds, "poll": poll_fds, "ppoll": poll_fds,
-                  "ppoll_time64": poll_fds}
+_FdReader = Callable[[Syscall], list[int]]
+_FDS_IN_MEMORY: dict[str, _FdReader] = {
+    "select": select_fds, "_newselect": select_fds, "pselect6": select_fds,
+    "pselect6_time64": select_fds, "poll": poll_fds, "ppoll": poll_fds,
+    "ppoll_time64": poll_fds}
 
 
 def path_variants(paths: Iterable[str], facts: FactReader | None = None) -> frozenset[bytes]:
@@ -107,10 +108,10 @@ class PathFilter:
         self.paths = path_variants(paths, self._facts)
         self.fdcache = FdCache(proc, facts=self._facts)
         self._decoder = SyscallDecoder(fd_paths=True, fdcache=self.fdcache)
-        self._spec: dict[int, tuple[tuple[int, ...], tuple[int, ...], Any]] = {}
+        self._spec: dict[int, tuple[tuple[int, ...], tuple[int, ...], _FdReader | None]] = {}
         self._targets = frozenset(os.fsdecode(p) for p in self.paths)
 
-    def _args(self, ev: Syscall) -> tuple[tuple[int, ...], tuple[int, ...], Any]:
+    def _args(self, ev: Syscall) -> tuple[tuple[int, ...], tuple[int, ...], _FdReader | None]:
         """(indices of path arguments, indices of fd arguments, the reader of the fds in
         the memory it reads or None) of the event's syscall."""
         key = ev.syscall_nr << 1 | (ev.flags >> 3 & 1)
