@@ -103,7 +103,7 @@ def xval(table: Mapping[int, str], v: int, unknown: str) -> str:
     """A named constant as strace's printxval prints it: its name, or ``0x5 /*
     FUTEX_OP_??? */`` (``0 /* MS_??? */`` for 0) for a value without one."""
     name = table.get(v)
-    return name if name is not None else f"{hex(v) if v else '0'} /* {unknown} */"
+    return name if name is not None else f"{hex0(v)} /* {unknown} */"
 
 
 def signed(v: int, bits: int = 64) -> int:
