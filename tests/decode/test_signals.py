@@ -63,10 +63,10 @@ def rec(sig: int, info: bytes, *, ts: int = 5_000_000, tid: int = 42,
     (siginfo(29, 1, struct.pack("<qi", 1, 3)),
      "{si_signo=SIGIO, si_code=POLL_IN, si_band=1, si_fd=3}"),
     (siginfo(31, 1, struct.pack("<QiI", 0x401000, 39, 0xC000003E)),
-     "{si_signo=SIGSYS, si_code=SYS_SECCOMP, si_call_addr=0x401000, si_syscall=39, "
-     "si_arch=0xc000003e}"),
+     "{si_signo=SIGSYS, si_code=SYS_SECCOMP, si_call_addr=0x401000, si_syscall=__NR_getpid, "
+     "si_arch=AUDIT_ARCH_X86_64}"),
     (siginfo(10, 0, struct.pack("<iI", 1, 0), errno=1),
-     "{si_signo=SIGUSR1, si_errno=EPERM, si_code=SI_USER, si_pid=1, si_uid=0}"),
+     "{si_signo=SIGUSR1, si_code=SI_USER, si_errno=EPERM, si_pid=1, si_uid=0}"),
     # unknown codes in hex (seen on strace 6.1 with rt_sigqueueinfo: the call and the
     # delivery print the same)
     # a POSIX timer's (SI_TIMER, -2): the timer id as strace's %#x, 0 as "0" (timeout(1)'s

@@ -16,8 +16,9 @@ siginfo layout, include/uapi/asm-generic/siginfo.h, the same on x86_64 and arm64
        sigsys (SYS_*):               16 si_call_addr ptr  24 si_syscall int  28 si_arch u32
 
 What strace prints of each (its printsiginfo.c, checked against ``strace -f -q`` on this
-machine): the signal, the errno when set, the code by name (per signal for codes > 0, the
-SI_* names for codes <= 0 and SI_KERNEL), then the member the code selects.
+machine): the signal, the code by name (per signal for codes > 0, the SI_* names for codes
+<= 0 and SI_KERNEL), the errno when set (its name, or the number as unsigned), then the
+member the code selects; ``{}`` for a signal number 0.
 
 The si_code tables are include/uapi/asm-generic/siginfo.h, which both arches use
 unchanged; the signal numbers below (SIGILL 4 ... SIGSYS 31) are asm-generic's too.
@@ -29,7 +30,8 @@ import struct
 
 from tracekit.decode.flags import ArchFlags
 from tracekit.decode.structs_proc import clock_t
-from tracekit.kernel.syscalls import errno_name
+from tracekit.decode.values import xval
+from tracekit.kernel.syscalls import audit_syscall_name, errno_name
 
 __all__ = ["SIGINFO_LEN", "SIGKILL", "si_code_name", "signal_line", "siginfo_text",
            "stopped_line"]
@@ -55,7 +57,7 @@ _CODES: dict[int, dict[int, str]] = {
               14: "FPE_FLTUNK", 15: "FPE_CONDTRAP"},
     _SIGSEGV: {1: "SEGV_MAPERR", 2: "SEGV_ACCERR", 3: "SEGV_BNDERR", 4: "SEGV_PKUERR",
                5: "SEGV_ACCADI", 6: "SEGV_ADIDERR", 7: "SEGV_ADIPERR", 8: "SEGV_MTEAERR",
-               9: "SEGV_MTESERR", 10: "SEGV_CPERR"},
+               9: "SEGV_MTESERR"},
     _SIGBUS: {1: "BUS_ADRALN", 2: "BUS_ADRERR", 3: "BUS_OBJERR", 4: "BUS_MCEERR_AR",
               5: "BUS_MCEERR_AO"},
     _SIGTRAP: {1: "TRAP_BRKPT", 2: "TRAP_TRACE", 3: "TRAP_BRANCH", 4: "TRAP_HWBKPT",
@@ -109,10 +111,12 @@ def siginfo_text(data: bytes, flags: ArchFlags) -> str:
     signo, err, code = struct.unpack_from("<iii", data)
     pid, uid = struct.unpack_from("<iI", data, 16)
     ptr24 = struct.unpack_from("<Q", data, 24)[0]
-    parts = [f"si_signo={flags.signal_name(signo)}"]
-    if err:
-        parts.append(f"si_errno={errno_name(err)}")
-    parts.append(f"si_code={si_code_name(signo, code)}")
+    if not signo:                               # strace prints nothing else of it
+        return "{}"
+    parts = [f"si_signo={flags.signal_name(signo)}", f"si_code={si_code_name(signo, code)}"]
+    if err:                                     # after the code; unknown: as unsigned
+        name = errno_name(err & 0xFFFFFFFF)
+        parts.append(f"si_errno={err & 0xFFFFFFFF if name[1:].isdigit() else name}")
     source = [f"si_pid={pid}", f"si_uid={uid}"]
     if code <= 0:                               # sent by a process (SI_FROMUSER)
         if code == _SI_TIMER:
@@ -139,13 +143,25 @@ def siginfo_text(data: bytes, flags: ArchFlags) -> str:
                            f"si_stime={clock_t(stime)}"]
     elif signo in _FAULTS:
         parts.append(f"si_addr={_ptr(struct.unpack_from('<Q', data, 16)[0])}")
+        if signo == _SIGBUS and code in (4, 5):         # BUS_MCEERR_AR, BUS_MCEERR_AO
+            lsb = struct.unpack_from("<H", data, 24)[0]
+            parts.append(f"si_addr_lsb={lsb:#x}")
+        elif signo == _SIGSEGV and code == 3:           # SEGV_BNDERR: the bounds
+            lower, upper = struct.unpack_from("<QQ", data, 32)
+            parts += [f"si_lower={_ptr(lower)}", f"si_upper={_ptr(upper)}"]
+        elif signo == _SIGSEGV and code == 4:           # SEGV_PKUERR: the protection key
+            parts.append(f"si_pkey={struct.unpack_from('<I', data, 32)[0]}")
     elif signo == _SIGPOLL:
-        if code in (1, 2, 3):                   # POLL_IN, POLL_OUT, POLL_MSG
+        if 1 <= code <= 6:                      # POLL_IN .. POLL_HUP
             band, fd = struct.unpack_from("<qi", data, 16)
             parts += [f"si_band={band}", f"si_fd={fd}"]
     elif signo == _SIGSYS:
-        call, nr, arch = struct.unpack_from("<QiI", data, 16)
-        parts += [f"si_call_addr={_ptr(call)}", f"si_syscall={nr}", f"si_arch={arch:#x}"]
+        call, nr, arch = struct.unpack_from("<QII", data, 16)
+        audit = flags.tables.AUDIT_ARCHES.get(arch)
+        nr_name = audit_syscall_name(audit, nr)
+        parts += [f"si_call_addr={_ptr(call)}",
+                  f"si_syscall={nr if nr_name is None else '__NR_' + nr_name}",
+                  f"si_arch={xval(flags.tables.AUDIT_ARCHES, arch, 'AUDIT_ARCH_???')}"]
     else:
         if pid or uid:
             parts += source

@@ -8,6 +8,7 @@ releases), never from /usr/include, whose uapi headers here stop at Linux 6.1.
 from __future__ import annotations
 
 import errno as _errno
+import functools
 import os
 from collections.abc import Callable
 
@@ -16,7 +17,8 @@ import system_calls
 from tracekit.kernel.arch import machine_arch
 from tracekit.kernel.tracefs import EVENT_ALIASES
 
-__all__ = ["ARCHES", "SyscallTable", "errno_message", "errno_name", "format_ret"]
+__all__ = ["ARCHES", "SyscallTable", "audit_syscall_name", "errno_message", "errno_name",
+           "format_ret"]
 
 # tracekit's arch names (the kernel's) -> system_calls table names.
 ARCHES: dict[str, str] = {"x86_64": "x86_64", "arm64": "arm64", "i386": "i386"}
@@ -161,6 +163,27 @@ _RESTART = frozenset({512, 513, 514, 516})
 # Python's errno.errorcode picks an alias for a few values; use the name strace and the
 # kernel's include/uapi/asm-generic/errno*.h print first.
 _PREFERRED = {_errno.EAGAIN: "EAGAIN", _errno.EDEADLK: "EDEADLK", _errno.EOPNOTSUPP: "EOPNOTSUPP"}
+
+# the syscall table of each AUDIT_ARCH_* (include/uapi/linux/audit.h) tracekit has one for
+_AUDIT_TABLES = {"AUDIT_ARCH_X86_64": "x86_64", "AUDIT_ARCH_I386": "i386",
+                 "AUDIT_ARCH_AARCH64": "arm64"}
+
+
+@functools.cache
+def _table(arch: str) -> SyscallTable:
+    return SyscallTable(arch)
+
+
+def audit_syscall_name(audit_arch: str | None, nr: int) -> str | None:
+    """The name of syscall ``nr`` in the table of an ``AUDIT_ARCH_*`` name (a seccomp
+    stop's or a SIGSYS's arch): ``("AUDIT_ARCH_X86_64", 0)`` -> ``"read"``; None for an
+    arch without a table or a number without a name."""
+    arch = _AUDIT_TABLES.get(audit_arch or "")
+    if arch is None:
+        return None
+    name = _table(arch).name(nr)
+    return None if name.startswith("syscall_") else name
+
 
 
 def errno_name(err: int) -> str:
