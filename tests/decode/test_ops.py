@@ -235,17 +235,35 @@ def test_ptrace_set_requests_and_more_structs() -> None:
         "ptrace(PTRACE_GET_SYSCALL_INFO, 9, 88, {op=PTRACE_SYSCALL_INFO_ENTRY, "
         "arch=AUDIT_ARCH_X86_64, instruction_pointer=0x401000, stack_pointer=0x7ff0, "
         "entry={nr=__NR_pause, args=[0, 0, 0x401000, 0, 0, 0]}}) = 80")
-    # a reply cut by the size the caller gave: the address
-    assert text(rec("ptrace", (0x420E, 9, 24, U), 80, (entry,))) == \
-        "ptrace(PTRACE_GET_SYSCALL_INFO, 9, 24, 0x560000001000) = 80"
+    # a reply cut by the size the caller gave: the fields that fit (strace 6.1's
+    # ptrace_syscall_info test, every size from 1 to the whole reply)
+    assert text(rec("ptrace", (0x420E, 9, 24, U), 80, (entry,))) == (
+        "ptrace(PTRACE_GET_SYSCALL_INFO, 9, 24, {op=PTRACE_SYSCALL_INFO_ENTRY, "
+        "arch=AUDIT_ARCH_X86_64, instruction_pointer=0x401000, stack_pointer=0x7ff0}) = 80")
+    assert text(rec("ptrace", (0x420E, 9, 7, U), 80, (entry,))) == \
+        "ptrace(PTRACE_GET_SYSCALL_INFO, 9, 7, {op=PTRACE_SYSCALL_INFO_ENTRY}) = 80"
+    assert text(rec("ptrace", (0x420E, 9, 47, U), 80, (entry,))).endswith(
+        "entry={nr=__NR_pause, args=[0]}}) = 80")
+    assert text(rec("ptrace", (0x420E, 9, 0, U), 80, (entry,))) == \
+        "ptrace(PTRACE_GET_SYSCALL_INFO, 9, 0, 0x560000001000) = 80"
+    # the kernel's size cuts too: 24 bytes written of an 88-byte buffer
+    assert text(rec("ptrace", (0x420E, 9, 88, U), 24, (entry,))).endswith(
+        "stack_pointer=0x7ff0}) = 24")
     head = struct.pack("<B3xIQQ", 2, 0xC000003E, 0x401000, 0x7FF0)
     for rval, err, shown in ((-514, 1, "-ERESTARTNOHAND"), (3, 0, "3")):
         out = cap(3, (head + struct.pack("<qB", rval, err)).ljust(88, b"\0"))
         assert text(rec("ptrace", (0x420E, 9, 88, U), 33, (out,))).endswith(
             f"stack_pointer=0x7ff0, exit={{rval={shown}, is_error={err}}}}}) = 33")
-    seccomp = cap(3, struct.pack("<B3xIQQ", 3, 0xC000003E, 0, 0).ljust(88, b"\0"))
-    assert text(rec("ptrace", (0x420E, 9, 88, U), 84, (seccomp,))) == \
-        "ptrace(PTRACE_GET_SYSCALL_INFO, 9, 88, 0x560000001000) = 84"
+    seccomp = cap(3, (struct.pack("<B3xIQQ", 3, 0xC000003E, 0, 0)
+                      + struct.pack("<7QI", 0, 1, 2, 3, 4, 5, 6, 7)).ljust(88, b"\0"))
+    assert text(rec("ptrace", (0x420E, 9, 88, U), 84, (seccomp,))) == (
+        "ptrace(PTRACE_GET_SYSCALL_INFO, 9, 88, {op=PTRACE_SYSCALL_INFO_SECCOMP, "
+        "arch=AUDIT_ARCH_X86_64, instruction_pointer=0, stack_pointer=0, seccomp={nr=__NR_read, "
+        "args=[0x1, 0x2, 0x3, 0x4, 0x5, 0x6], ret_data=7}}) = 84")
+    # an exit reply cut before is_error: rval alone
+    out = cap(3, (head + struct.pack("<qB", -2, 1)).ljust(88, b"\0"))
+    assert text(rec("ptrace", (0x420E, 9, 32, U), 33, (out,))).endswith(
+        "exit={rval=-2}}) = 33")
 
 
 def test_fcntl_commands_and_results() -> None:

@@ -17,7 +17,6 @@ call wrote at exit, whichever the operation turns out to use.
 from __future__ import annotations
 
 import errno
-import functools
 import struct
 from collections.abc import Callable
 from types import ModuleType
@@ -29,6 +28,7 @@ from tracekit._events import (
     CAPF_AT_EXIT,
     CAPF_DEREF,
     CAPF_FAULT,
+    CAPF_PARTIAL,
     CAPF_TRUNC,
     SC_COMPAT,
     Capture,
@@ -47,7 +47,7 @@ from tracekit.decode.values import (
     signed,
     xval as _xval,
 )
-from tracekit.kernel.syscalls import SyscallTable, errno_name
+from tracekit.kernel.syscalls import audit_syscall_name, errno_name
 
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
@@ -668,7 +668,6 @@ _FPREGS_HEAD = struct.Struct("<4H2Q2I")
 _FPREGS_ARRAYS = (("st_space", 32), ("xmm_space", 64), ("padding", 24))
 FPREGS_SIZE = 512
 ARRAY_LIMIT = 32           # strace's default -s: the elements of an array it prints
-PTRACE_SYSCALL_INFO_SIZE = 24     # struct ptrace_syscall_info's header (op .. stack_pointer)
 
 
 def format_user_fpregs(data: bytes) -> str | None:
@@ -738,76 +737,96 @@ def format_regset(note: str | None, size: int, data: bytes) -> str | None:
     return "{" + ", ".join(parts) + "}"
 
 
-def _ptrace_cap(ev: Syscall, i: int, size: int, *, at_exit: bool) -> Capture | None:
-    """Argument ``i``'s capture of at least ``size`` bytes: what the call read (the first
-    ones, at entry) or, after a success, what it wrote (the last, at exit)."""
+def _ptrace_cap(ev: Syscall, i: int, size: int, *, at_exit: bool,
+                read: int = 0) -> bytes | None:
+    """Argument ``i``'s memory, at least ``size`` bytes of it: what the call read (the
+    first capture, at entry) or, after a success, what it wrote (the last, at exit).
+    A read cut by an unmapped page (CAPF_PARTIAL: the capture asks for the largest
+    request's struct) still shows when the ``read`` bytes strace reads for this request
+    (``size`` when 0) were readable: strace reads just that struct."""
     if not ev.args[i] or (at_exit and not succeeded(ev)):
         return None
     caps = _caps(ev, i)
-    return next((c for c in (reversed(caps) if at_exit else caps)
-                 if not c.flags & CAPF_FAULT and len(c.data) >= size), None)
+    for c in (reversed(caps) if at_exit else caps):
+        if not c.flags & CAPF_FAULT:
+            if len(c.data) >= size:
+                return c.data
+        elif c.flags & CAPF_PARTIAL and len(c.readable) >= max(size, read):
+            return c.readable
+    return None
 
 
-def _ptrace_out(ev: Syscall, size: int) -> Capture | None:
+def _ptrace_out(ev: Syscall, size: int) -> bytes | None:
     """What a successful request wrote at data (read at exit), at least ``size`` bytes."""
     return _ptrace_cap(ev, 3, size, at_exit=True)
 
 
-# the reply's size by op (include/uapi/linux/ptrace.h struct ptrace_syscall_info): the
-# header, then entry {nr, args[6]} or exit {rval, is_error}
-_SYSCALL_INFO_SIZES = {"PTRACE_SYSCALL_INFO_NONE": 24, "PTRACE_SYSCALL_INFO_ENTRY": 80,
-                       "PTRACE_SYSCALL_INFO_EXIT": 33}
-# the syscall table of a ptrace_syscall_info's AUDIT_ARCH_*
-_AUDIT_TABLES = {"AUDIT_ARCH_X86_64": "x86_64", "AUDIT_ARCH_I386": "i386",
-                 "AUDIT_ARCH_AARCH64": "arm64"}
-
-
-@functools.cache
-def _syscall_table(arch: str) -> SyscallTable:
-    return SyscallTable(arch)
+# struct ptrace_syscall_info (include/uapi/linux/ptrace.h): op u8, arch u32 at 4,
+# instruction_pointer at 8, stack_pointer at 16, then by op entry {nr, args[6]}, exit
+# {s64 rval, u8 is_error} or seccomp {nr, args[6], u32 ret_data} at 24; the seccomp
+# reply is the largest (84 bytes), strace reads no more
+_PSI_EXIT_SIZE = 33
+_PSI_SECCOMP_SIZE = 84
 
 
 def _syscall_nr(audit_arch: str | None, nr: int) -> str:
     """``__NR_pause``: a syscall number in the table of the stop's arch, else decimal."""
-    arch = _AUDIT_TABLES.get(audit_arch or "")
-    name = _syscall_table(arch).name(nr) if arch is not None else None
-    return str(nr) if name is None or name.startswith("syscall_") else f"__NR_{name}"
+    name = audit_syscall_name(audit_arch, nr)
+    return str(nr) if name is None else f"__NR_{name}"
 
 
-def _syscall_info(fl: F.ArchFlags, data: bytes, size: int, ret: int) -> str | None:
-    """struct ptrace_syscall_info as PTRACE_GET_SYSCALL_INFO wrote it: ``{op=..._NONE,
-    arch=AUDIT_ARCH_X86_64, instruction_pointer=0x..., stack_pointer=0x...}``, then
-    ``entry={nr=__NR_pause, args=[0, 0, 0x7f..., 0, 0, 0]}`` or ``exit={rval=-ERESTARTNOHAND,
-    is_error=1}``; None for a seccomp stop (not decoded) or a reply cut by ``size``."""
+def _syscall_info(fl: F.ArchFlags, ev: Syscall) -> str | None:
+    """struct ptrace_syscall_info as PTRACE_GET_SYSCALL_INFO wrote it, the fields that
+    fit in what both the caller's size (addr) and the kernel's (the result) hold:
+    ``{op=PTRACE_SYSCALL_INFO_NONE, arch=AUDIT_ARCH_X86_64, instruction_pointer=0x...,
+    stack_pointer=0x...}``, then ``entry={nr=__NR_pause, args=[0, 0, 0x7f..., 0, 0, 0]}``,
+    ``exit={rval=-ERESTARTNOHAND, is_error=1}`` or ``seccomp={nr=__NR_read, args=[...],
+    ret_data=0}``; None (the address) when nothing was written or it was not read."""
     T = fl.tables
-    if len(data) < PTRACE_SYSCALL_INFO_SIZE:
+    fetch = min(ev.args[2], ev.ret, _PSI_SECCOMP_SIZE) if ev.ret > 0 else 0
+    data = _ptrace_out(ev, fetch) if fetch else None
+    if data is None:
         return None
-    op, arch, ip, sp = struct.unpack_from("<B3xIQQ", data)
-    name = T.PTRACE_SYSCALL_INFO_OPS.get(op, "")
-    want = _SYSCALL_INFO_SIZES.get(name)
-    if want is None or ret != want or size < want or len(data) < want:
-        return None
-    audit = T.AUDIT_ARCHES.get(arch)
-    text = (f"{{op={name}, arch={_xval(T.AUDIT_ARCHES, arch, 'AUDIT_ARCH_???')}, "
-            f"instruction_pointer={hex0(ip)}, stack_pointer={hex0(sp)}")
-    if name == "PTRACE_SYSCALL_INFO_ENTRY":
-        nr, *args = struct.unpack_from("<7Q", data, PTRACE_SYSCALL_INFO_SIZE)
-        text += (f", entry={{nr={_syscall_nr(audit, nr)}, "
-                 f"args=[{', '.join(hex0(a) for a in args)}]}}")
-    elif name == "PTRACE_SYSCALL_INFO_EXIT":
-        rval, is_error = struct.unpack_from("<qB", data, PTRACE_SYSCALL_INFO_SIZE)
-        shown = f"-{errno_name(-rval)}" if is_error and rval < 0 else str(rval)
-        text += f", exit={{rval={shown}, is_error={is_error}}}"
+    op = data[0]
+    text = "{op=" + _xval(T.PTRACE_SYSCALL_INFO_OPS, op, "PTRACE_SYSCALL_INFO_???")
+    if fetch >= 8:
+        arch = struct.unpack_from("<I", data, 4)[0]
+        text += f", arch={_xval(T.AUDIT_ARCHES, arch, 'AUDIT_ARCH_???')}"
+        for at, field in ((8, "instruction_pointer"), (16, "stack_pointer")):
+            if fetch >= at + 8:
+                text += f", {field}={hex0(struct.unpack_from('<Q', data, at)[0])}"
+        name = T.PTRACE_SYSCALL_INFO_OPS.get(op)
+        audit = T.AUDIT_ARCHES.get(arch)
+        if fetch >= 32 and name in ("PTRACE_SYSCALL_INFO_ENTRY", "PTRACE_SYSCALL_INFO_SECCOMP"):
+            nr = struct.unpack_from("<Q", data, 24)[0]
+            nargs = min(6, (fetch - 32) // 8)
+            args = struct.unpack_from(f"<{nargs}Q", data, 32)
+            inner = f"nr={_syscall_nr(audit, nr)}"
+            if nargs:
+                inner += f", args=[{', '.join(hex0(a) for a in args)}]"
+            if fetch >= _PSI_SECCOMP_SIZE and name == "PTRACE_SYSCALL_INFO_SECCOMP":
+                inner += f", ret_data={struct.unpack_from('<I', data, 80)[0]}"
+            text += (", entry={" if name == "PTRACE_SYSCALL_INFO_ENTRY" else ", seccomp={") \
+                + inner + "}"
+        elif fetch >= 32 and name == "PTRACE_SYSCALL_INFO_EXIT":
+            rval = struct.unpack_from("<q", data, 24)[0]
+            if fetch >= _PSI_EXIT_SIZE:
+                is_error = data[32]
+                err = errno_name(-rval) if is_error and rval < 0 else ""
+                shown = f"-{err}" if err and not err[1:].isdigit() else str(rval)
+                text += f", exit={{rval={shown}, is_error={is_error}}}"
+            else:
+                text += f", exit={{rval={rval}}}"
     return text + "}"
 
 
 def _peeksiginfo_args(fl: F.ArchFlags, ev: Syscall) -> str:
     """PTRACE_PEEKSIGINFO's addr, struct ptrace_peeksiginfo_args read at entry:
     ``{off=0, flags=PTRACE_PEEKSIGINFO_SHARED, nr=2}``."""
-    cap = _ptrace_cap(ev, 2, 16, at_exit=False)
-    if cap is None:
+    data = _ptrace_cap(ev, 2, 16, at_exit=False)
+    if data is None:
         return pointer(ev.args[2])
-    off, flags, nr = struct.unpack_from("<QIi", cap.data)
+    off, flags, nr = struct.unpack_from("<QIi", data)
     return f"{{off={off}, flags={F.FlagSet(fl.tables.PTRACE_PEEKSIGINFO_FLAGS)(flags)}, nr={nr}}}"
 
 
@@ -818,10 +837,10 @@ def _peeked_siginfos(fl: F.ArchFlags, ev: Syscall) -> str | None:
         return None
     if ev.ret == 0:
         return "[]"
-    cap = _ptrace_out(ev, 128 * ev.ret)
-    if cap is None:
+    data = _ptrace_out(ev, 128 * ev.ret)
+    if data is None:
         return None
-    return "[" + ", ".join(siginfo_text(cap.data[128 * k:128 * k + 128], fl)
+    return "[" + ", ".join(siginfo_text(data[128 * k:128 * k + 128], fl)
                            for k in range(ev.ret)) + "]"
 
 
@@ -838,25 +857,50 @@ def _ptrace_data(fl: F.ArchFlags, name: str | None, ev: Syscall) -> str:
         return _out_int(ev, 3, str, size=8)
     text = None
     if name in ("PTRACE_GETSIGINFO", "PTRACE_SETSIGINFO"):
-        cap = _ptrace_cap(ev, 3, 48, at_exit=name == "PTRACE_GETSIGINFO")
-        text = None if cap is None else _siginfo(fl)(cap.data)
+        mem = _ptrace_cap(ev, 3, 48, at_exit=name == "PTRACE_GETSIGINFO", read=128)
+        text = None if mem is None else _siginfo(fl)(mem)
     elif name in ("PTRACE_GETREGS", "PTRACE_SETREGS") and fl.arch == "x86_64":
-        cap = _ptrace_cap(ev, 3, USER_REGS_SIZE, at_exit=name == "PTRACE_GETREGS")
-        text = None if cap is None else format_user_regs(cap.data)
+        mem = _ptrace_cap(ev, 3, USER_REGS_SIZE, at_exit=name == "PTRACE_GETREGS")
+        text = None if mem is None else format_user_regs(mem)
     elif name in ("PTRACE_GETFPREGS", "PTRACE_SETFPREGS") and fl.arch == "x86_64":
-        cap = _ptrace_cap(ev, 3, FPREGS_SIZE, at_exit=name == "PTRACE_GETFPREGS")
-        text = None if cap is None else format_user_fpregs(cap.data)
+        mem = _ptrace_cap(ev, 3, FPREGS_SIZE, at_exit=name == "PTRACE_GETFPREGS")
+        text = None if mem is None else format_user_fpregs(mem)
     elif name in ("PTRACE_GETSIGMASK", "PTRACE_SETSIGMASK") and ev.args[2] == SIGSET_SIZE:
-        cap = _ptrace_cap(ev, 3, SIGSET_SIZE, at_exit=name == "PTRACE_GETSIGMASK")
-        text = None if cap is None else format_sigset(cap.data[:SIGSET_SIZE], fl)
+        mem = _ptrace_cap(ev, 3, SIGSET_SIZE, at_exit=name == "PTRACE_GETSIGMASK")
+        text = None if mem is None else format_sigset(mem[:SIGSET_SIZE], fl)
     elif name == "PTRACE_PEEKSIGINFO":
         text = _peeked_siginfos(fl, ev)
     elif name == "PTRACE_GET_SYSCALL_INFO":
-        cap = _ptrace_out(ev, PTRACE_SYSCALL_INFO_SIZE)
-        text = None if cap is None else _syscall_info(fl, cap.data, ev.args[2], ev.ret)
+        text = _syscall_info(fl, ev)
     elif name in _PTRACE_REGSET and data:
         text = _regset_iov(fl, name, ev)
+    elif name == "PTRACE_SECCOMP_GET_METADATA":
+        text = _seccomp_metadata(fl, ev)
     return pointer(data) if text is None else text
+
+
+def _seccomp_metadata(fl: F.ArchFlags, ev: Syscall) -> str | None:
+    """PTRACE_SECCOMP_GET_METADATA's struct seccomp_metadata (include/uapi/linux/ptrace.h:
+    u64 filter_off read, u64 flags written) in ``addr`` bytes: ``{filter_off=0}`` when
+    addr holds no more, ``{filter_off=0, flags=SECCOMP_FILTER_FLAG_LOG}`` after a
+    success, ``, ...`` when addr is larger, ``???`` for flags addr cuts; None (the
+    address) when addr is under 8 bytes or filter_off was not read."""
+    size = ev.args[2]
+    mem = _ptrace_cap(ev, 3, 8, at_exit=False) if size >= 8 else None
+    if mem is None:
+        return None
+    text = f"{{filter_off={struct.unpack_from('<Q', mem)[0]}"
+    if succeeded(ev) and size > 8:
+        out = _ptrace_cap(ev, 3, 16, at_exit=True) if size >= 16 else None
+        if out is None:
+            text += ", ???"
+        else:
+            text += ", flags=" + F.FlagSet(fl.tables.SECCOMP_FILTER_FLAGS,
+                                           unknown="SECCOMP_FILTER_FLAG_???")(
+                struct.unpack_from("<Q", out, 8)[0])
+            if size > 16:
+                text += ", ..."
+    return text + "}"
 
 
 def _regset_iov(fl: F.ArchFlags, name: str, ev: Syscall) -> str | None:
@@ -866,13 +910,18 @@ def _regset_iov(fl: F.ArchFlags, name: str, ev: Syscall) -> str | None:
     address; iov_len as ``4096 => 2432`` when the call changed it. None when the iovec
     was not read."""
     get = name == "PTRACE_GETREGSET"
-    caps = [c for c in _caps(ev, 3) if not c.flags & CAPF_FAULT and len(c.data) >= 16]
-    entry = next((c for c in caps if not c.flags & CAPF_AT_EXIT), None)
-    last = caps[-1] if caps else None
-    cap = last if get else entry
-    if cap is None:
+    # each capture's bytes (one cut by an unmapped page: the iovec strace reads when its
+    # 16 bytes were readable), and whether it was read at exit
+    mems = [(c.readable if c.flags & CAPF_FAULT else c.data, bool(c.flags & CAPF_AT_EXIT))
+            for c in _caps(ev, 3) if not c.flags & CAPF_FAULT or c.flags & CAPF_PARTIAL]
+    mems = [m for m in mems if len(m[0]) >= 16]
+    # the iovec as the call read it: the entry read, or its retry at exit when it faulted
+    entry = next((m for m, at_exit in mems if not at_exit), mems[0][0] if mems else None)
+    last = mems[-1][0] if mems else None
+    mem = last if get else entry
+    if mem is None:
         return None
-    base, length = struct.unpack_from("<QQ", cap.data)
+    base, length = struct.unpack_from("<QQ", mem)
     regs = None
     if fl.arch == "x86_64" and (succeeded(ev) or not get):
         note = fl.tables.NT_TYPES.get(ev.args[2])
@@ -883,7 +932,7 @@ def _regset_iov(fl: F.ArchFlags, name: str, ev: Syscall) -> str | None:
     # requests: the kernel shortens a longer iov_len to the set's size)
     shown_len = str(length)
     if entry is not None and last is not None and entry is not last:
-        before, after = (struct.unpack_from("<Q", c.data, 8)[0] for c in (entry, last))
+        before, after = (struct.unpack_from("<Q", m, 8)[0] for m in (entry, last))
         if before != after:
             shown_len = f"{before} => {after}"
     return f"{{iov_base={regs or pointer(base)}, iov_len={shown_len}}}"
