@@ -29,6 +29,7 @@ from tracekit._events import (
 )
 from tracekit.decode import flags as F, structs_io as IO, structs_net as NET
 from tracekit.decode.args import SyscallDecoder
+from tracekit.decode.captures import cut_array
 from tracekit.decode.fdcache import FdCache
 
 FL = F.for_arch("x86_64")
@@ -542,3 +543,29 @@ def test_tty_and_file_ioctl_structs(dec: SyscallDecoder) -> None:
         "ioctl(5, TIOCSSERIAL) = -1 ENOTTY")
     assert IO.ioctl_name(FL, 0x80045200) == "RNDGETENTCNT"
     assert IO.ioctl_name(FL, 0x4020940D) == "BTRFS_IOC_CLONE_RANGE or FICLONERANGE"
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.binary(max_size=64), count=st.integers(-3, 40),
+       size=st.sampled_from([4, 6, 8]), limit=st.integers(0, 12))
+def test_cut_array_reads_element_by_element(data: bytes, count: int, size: int,
+                                            limit: int) -> None:
+    """An array cut by the end of its mapping: the elements wholly readable (at most the
+    limit), then the address of the first that is not, or ``...`` at the limit; None
+    (the array's address) when not even the first is readable."""
+    addr = 0x7F0000001000
+    got = cut_array(data, count, size, limit, addr)
+    whole = len(data) // size
+    if count > 0 and whole == 0:
+        assert got is None
+        return
+    assert got is not None
+    items, tail = got
+    assert all(len(b) == size for b in items)
+    assert b"".join(items) == data[:size * len(items)]
+    if count <= min(whole, limit):
+        assert (len(items), tail) == (max(count, 0), "")
+    elif whole < min(count, limit + 1):
+        assert (len(items), tail) == (whole, f"... /* {hex(addr + whole * size)} */")
+    else:
+        assert (len(items), tail) == (limit, "...")

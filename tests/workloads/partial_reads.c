@@ -10,7 +10,8 @@
  * attribute's header only are readable; a second message's and a second attribute's
  * header past the page. IFLA_AF_SPEC's IFLA_INET_CONF array cut after two elements. On
  * a pipe: write's buffer readable for -s + 1 bytes and for fewer. poll's array cut
- * after two entries, at its start, and inside its second entry. Structs: nanosleep's
+ * after two entries, at its start, and inside its second entry; setgroups' gids and
+ * semop's operations cut after one element and inside the first. Structs: nanosleep's
  * timespec, sendto's sockaddr and setsockopt's int, each cut by the page end.
  *
  * tests/e2e/test_strace_partial_reads.py runs it under strace -f and tracekit at once:
@@ -24,7 +25,9 @@
 #include <poll.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/sem.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -129,6 +132,18 @@ int main(void)
     poll(pf, 3, 0);
     poll(pf + 2, 1, 0);
     poll((void *)((char *)pf + 12), 2, 0);
+
+    /* setgroups' gids and semop's operations, read element by element too (the
+     * semaphore set does not exist, the gid list is refused: nothing changes) */
+    unsigned int gids[2] = {-1u, 5};
+    unsigned int *g = at_end(gids, sizeof(gids));
+    struct sembuf op = {.sem_num = 1, .sem_op = -1, .sem_flg = SEM_UNDO};
+
+    syscall(SYS_setgroups, 3, g);
+    syscall(SYS_setgroups, 1, (char *)g + 6);
+    syscall(SYS_semop, -1, at_end(&op, sizeof(op)), 2);
+    syscall(SYS_semtimedop, -1, at_end(&op, sizeof(op)), 3, NULL);
+    syscall(SYS_semop, -1, (char *)at_end(&op, sizeof(op)) + 3, 2);
 
     /* structs read whole: their address */
     struct timespec ts = {0, 1};

@@ -27,8 +27,8 @@ from tracekit.decode.values import pointer
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
 
-__all__ = ["Deref", "KindFn", "capture", "capture_out", "decoded_in", "decoded_out", "deref",
-           "entry_exit", "readable", "succeeded"]
+__all__ = ["Deref", "KindFn", "capture", "capture_out", "cut_array", "decoded_in",
+           "decoded_out", "deref", "entry_exit", "readable", "succeeded"]
 
 #: an argument decoder: (decoder, record, argument index) -> the argument's text
 KindFn = Callable[["SyscallDecoder", Syscall, int], str]
@@ -72,6 +72,24 @@ def readable(ev: Syscall, i: int) -> tuple[bytes, bool] | None:
     if cap.flags & CAPF_PARTIAL:
         return cap.readable, False
     return None if cap.flags & CAPF_FAULT else (cap.data, True)
+
+
+def cut_array(data: bytes, count: int, size: int, limit: int, addr: int
+              ) -> tuple[list[bytes], str] | None:
+    """An array of ``count`` elements of ``size`` bytes at ``addr`` of which only
+    ``data`` was readable (a CAPF_PARTIAL read, :func:`readable`), as strace's
+    print_array reads it element by element: the elements before the first unreadable
+    one (at most ``limit``, strace -s) and what follows them, ``... /* 0x... */`` (the
+    address of that element) or ``...`` (more than ``limit``), or ``""`` (all shown).
+    None when the first element is unreadable: strace prints the array's address."""
+    items: list[bytes] = []
+    for k in range(max(count, 0)):
+        if (k + 1) * size > len(data):
+            return (items, f"... /* {hex(addr + k * size)} */") if k else None
+        if k >= limit:
+            return items, "..."
+        items.append(data[k * size:(k + 1) * size])
+    return items, ""
 
 
 class Deref(NamedTuple):

@@ -35,7 +35,15 @@ from tracekit._events import (
     Syscall,
 )
 from tracekit.decode import flags as F
-from tracekit.decode.captures import capture, capture_out, deref, elements_shown, succeeded
+from tracekit.decode.captures import (
+    capture,
+    capture_out,
+    cut_array,
+    deref,
+    elements_shown,
+    readable,
+    succeeded,
+)
 from tracekit.decode.signals import siginfo_text
 from tracekit.decode.structs_proc import SIGSET_SIZE, format_sigset
 from tracekit.decode.values import (
@@ -1316,6 +1324,16 @@ def _k_gids(out: bool) -> Callable[[SyscallDecoder, Syscall, int], str]:
         # getgroups(0, list) returns the count and writes nothing: strace (and the
         # capture) read that many gids from list all the same
         cap = _readable(capture(ev, i))
+        got = readable(ev, i) if cap is None and not out else None
+        if got is not None and not got[1]:
+            # setgroups' list cut by the end of its mapping: the gids before the cut
+            cut = cut_array(got[0], n, 4, elements_shown(d), v)
+            if cut is None:
+                return pointer(v)
+            elems, tail = cut
+            shown_gids = ["-1" if g == _M32 else str(g)
+                          for g in (int.from_bytes(b, "little") for b in elems)]
+            return "[" + ", ".join(shown_gids + ([tail] if tail else [])) + "]"
         if cap is None or n < 0 or len(cap.data) < 4 * min(n, len(cap.data) // 4):
             return pointer(v)
         # -s of them (strace's print_array), every one captured for a call not

@@ -33,9 +33,11 @@ from tracekit.decode.captures import (
     KindFn,
     capture,
     capture_out,
+    cut_array,
     decoded_in,
     decoded_out,
     elements_shown,
+    readable,
 )
 from tracekit.decode.values import pointer, quote
 
@@ -232,6 +234,15 @@ def _k_sembufs(flags: F.FlagSet) -> KindFn:
     def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
         count = ev.args[i + 1] & _M32
         cap = capture(ev, i)
+        got = readable(ev, i) if cap is None and ev.args[i] else None
+        if got is not None and not got[1]:
+            # cut by the end of its mapping: the operations before the cut
+            cut = cut_array(got[0], count, SEMBUF_SIZE, elements_shown(d), ev.args[i])
+            if cut is None:
+                return pointer(ev.args[i])
+            items, tail = cut
+            text = format_sembufs(b"".join(items), len(items), flags, len(items))
+            return text[:-1] + (", " if items else "") + tail + "]"
         if cap is None or (count and len(cap.data) < SEMBUF_SIZE):
             return pointer(ev.args[i])
         return format_sembufs(cap.data, count, flags, elements_shown(d))
