@@ -171,7 +171,11 @@ def siginfo_text(data: bytes, flags: ArchFlags) -> str:
 
 
 def signal_line(sig: int, data: bytes, flags: ArchFlags) -> str:
-    """``--- SIGUSR1 {si_signo=SIGUSR1, si_code=SI_USER, si_pid=1, si_uid=0} ---``."""
+    """``--- SIGUSR1 {si_signo=SIGUSR1, si_code=SI_USER, si_pid=1, si_uid=0} ---``. A
+    delivered signal's siginfo always holds its number: one the record could not read
+    (all zeros) is shown with it."""
+    if not data[:4].strip(b"\0"):
+        data = (sig & 0xFFFFFFFF).to_bytes(4, "little") + bytes(data[4:])
     return f"--- {flags.signal_name(sig)} {siginfo_text(data, flags)} ---"
 
 
