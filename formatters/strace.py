@@ -114,6 +114,7 @@ from tracekit.decode.args import SyscallDecoder
 from tracekit.decode.argspec import ARGSPEC, ARGSPEC32
 from tracekit.decode.flags import signal_name
 from tracekit.decode.signals import SIGKILL, signal_line, stopped_line
+from tracekit.decode.structs_io import IOV_DUMPS, iov_dump_vectors
 from tracekit.decode.values import DEFAULT_STRING_LIMIT
 from tracekit.formatters._base import TextOptions, TextSink, frame_text, reorder_stage
 from tracekit.formatters._output import (
@@ -348,6 +349,29 @@ def dump_lines(data: bytes) -> list[str]:
         hexes = "".join(f"{b:02x} " + (" " if k == 7 else "") for k, b in enumerate(chunk))
         text = "".join(chr(b) if 0x20 <= b < 0x7F else "." for b in chunk)
         lines.append(f" | {off:05x}  {hexes:<49} {text:<16} |")
+    return lines
+
+
+def iov_dump_lines(ev: Syscall, name: str) -> list[str]:
+    """strace's dump of the buffers of a vectored call (readv, writev, sendmsg,
+    recvmmsg...): `` * 3 bytes in buffer 0`` then its hex dump, for each buffer until
+    the bytes transferred run out; per message of sendmmsg/recvmmsg first
+    `` = 2 buffers in vector 0``. A buffer's bytes are those captured (``-s``, 4096
+    with -e read=/write=)."""
+    lines: list[str] = []
+    vectors = iov_dump_vectors(ev, name)
+    per_message = name in ("sendmmsg", "recvmmsg")
+    for k, (count, elems, size) in enumerate(vectors):
+        if per_message:
+            lines.append(f" = {count} buffers in vector {k}")
+        for j, e in enumerate(elems[:count]):
+            n = min(e.length, size)
+            if not n:
+                break
+            size -= n
+            lines.append(f" * {n} bytes in buffer {j}")
+            if e.data is not None:
+                lines += dump_lines(e.data[:n])
     return lines
 
 
@@ -688,10 +712,15 @@ class StraceFormatter(TextSink):
                 not ev.flags & SC_ATTACHED:
             return
         name = self.decoder.call(ev.syscall_nr, bool(ev.flags & SC_COMPAT)).name
-        fds = (self._dump_reads if name in _READS else
-               self._dump_writes if name in _WRITES else frozenset())
+        iov = IOV_DUMPS.get(name)
+        read = name in _READS or (iov is not None and iov[0])
+        fds = (self._dump_reads if read else
+               self._dump_writes if name in _WRITES or iov is not None else frozenset())
         fd = ev.args[0] & 0xFFFF_FFFF
         if fds is not None and fd not in fds:
+            return
+        if iov is not None:
+            lines += iov_dump_lines(ev, name)
             return
         for cap in ev.caps:
             if cap.arg == 1:

@@ -81,11 +81,11 @@ if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
 
 __all__ = [
-    "EPOLL_EVENT_SIZES", "IOCTL_ARGS", "IovElem", "format_clone_range", "format_dedupe_range",
-    "format_epoll_events", "format_fdset", "format_fsxattr", "format_iov", "format_pollfds",
-    "format_revents", "format_termio", "format_termios", "format_winsize",
-    "ioctl_name", "k_ioctlarg", "k_stop", "kinds", "parse_iov", "poll_fds", "ret_kinds",
-    "select_fds",
+    "EPOLL_EVENT_SIZES", "IOCTL_ARGS", "IOV_DUMPS", "IovElem", "format_clone_range",
+    "format_dedupe_range", "format_epoll_events", "format_fdset", "format_fsxattr",
+    "format_iov", "format_pollfds", "format_revents", "format_termio", "format_termios",
+    "format_winsize", "ioctl_name", "iov_dump_vectors", "k_ioctlarg", "k_stop", "kinds",
+    "parse_iov", "poll_fds", "ret_kinds", "select_fds",
 ]
 
 # struct epoll_event: u32 events, u64 data; packed on x86_64 (include/uapi/linux/eventpoll.h)
@@ -930,6 +930,43 @@ def _array_wraps(addr: int, count: int, size: int) -> bool:
     the address space (its size or end overflows 64 bits): strace's print_array then
     prints the address."""
     return count > 0 and addr + count * size >= 1 << 64
+
+
+#: calls whose buffers strace's -e read= (True) or -e write= (False) dumps from iovecs:
+#: the argument that holds them and its capture kind (strace's syscall.c dumpio)
+IOV_DUMPS: dict[str, tuple[bool, int]] = {
+    "readv": (True, CAP_IOV), "preadv": (True, CAP_IOV), "preadv2": (True, CAP_IOV),
+    "recvmsg": (True, CAP_MSGHDR), "recvmmsg": (True, CAP_MMSGHDR),
+    "writev": (False, CAP_IOV), "pwritev": (False, CAP_IOV), "pwritev2": (False, CAP_IOV),
+    "vmsplice": (False, CAP_IOV), "sendmsg": (False, CAP_MSGHDR),
+    "sendmmsg": (False, CAP_MMSGHDR)}
+
+
+def iov_dump_vectors(ev: Syscall, name: str) -> list[tuple[int, list[IovElem], int]]:
+    """The iovec arrays -e read=/write= dumps for call ``name`` (a key of
+    :data:`IOV_DUMPS`), as ``(msg_iovlen, elements, bytes)``: the array's count, its
+    elements as captured, and how many bytes of them were transferred (a read's result,
+    a message's msg_len; a write's: all). One array for readv/writev/sendmsg/recvmsg,
+    one per message (``ret`` of them) for sendmmsg/recvmmsg; none when not captured."""
+    read, kind = IOV_DUMPS[name]
+    caps = [c for c in ev.caps if c.arg == 1 and c.kind == kind and not c.flags & CAPF_FAULT]
+    if not caps:
+        return []
+    unlimited = 1 << 64
+    if kind == CAP_IOV:
+        elems = parse_iov(caps[-1].data)
+        count = ev.args[2] & 0xFFFFFFFF
+        return [] if elems is None else [(count, elems, ev.ret if read else unlimited)]
+    if kind == CAP_MSGHDR:
+        got = parse_msghdr(caps[-1].data)
+        return [] if got is None else [(got[0][3], got[3], ev.ret if read else unlimited)]
+    out = []
+    for cap in caps[:max(ev.ret, 0)]:
+        got = parse_msghdr(cap.data, MMSGHDR_SIZE)
+        if got is None:
+            break
+        out.append((got[0][3], got[3], got[0][7]))
+    return out
 
 
 def _k_iov(*, at_exit: bool, bases: bool = False) -> KindFn:
