@@ -358,6 +358,8 @@ syslog: syslog
 personality: personality -> personality
 keyctl: keyctl
 setns: fd setnstype
+landlock_add_rule: fd landlockrule landlockruleattr x32
+landlock_restrict_self: fd x32
 timerfd_create: clockid tfdflags -> fd
 timerfd_settime: fd tfdtimerflags itimerspec_in itimerspec_out
 timerfd_gettime: fd itimerspec_out
