@@ -333,11 +333,12 @@ def hex_strings(text: str, level: HexStrings) -> str:
 # --- hex dumps (strace -e read=, -e write=) ---------------------------------------------
 
 #: calls whose data -e read= dumps (the buffer argument, as many bytes as returned) ...
-_READS = frozenset({"read", "pread64", "recvfrom"})
+_READS = frozenset({"read", "pread64", "recvfrom", "mq_timedreceive"})
 _DETACHED = " <detached ...>"       # the end of a line of a call in flight at the end
 _UNFINISHED = " <unfinished ...>"   # ... of such a line that another line followed
-#: ... and -e write= (the buffer argument, as many bytes as returned)
-_WRITES = frozenset({"write", "pwrite64", "sendto"})
+#: ... and -e write= (the buffer argument, as many bytes as the call was given, whether it
+#: succeeded or not: strace's dumpio dumps writes before it looks at the result)
+_WRITES = frozenset({"write", "pwrite64", "sendto", "mq_timedsend"})
 
 
 def dump_lines(data: bytes) -> list[str]:
@@ -708,23 +709,28 @@ class StraceFormatter(TextSink):
         return got
 
     def _dump(self, ev: Syscall, lines: list[str]) -> None:
-        if ev.ret <= 0 or ev.flags & (SC_RESUMED | SC_UNFINISHED | SC_NORETURN) and \
+        if ev.flags & (SC_RESUMED | SC_UNFINISHED | SC_NORETURN) and \
                 not ev.flags & SC_ATTACHED:
             return
         name = self.decoder.call(ev.syscall_nr, bool(ev.flags & SC_COMPAT)).name
         iov = IOV_DUMPS.get(name)
-        read = name in _READS or (iov is not None and iov[0])
-        fds = (self._dump_reads if read else
-               self._dump_writes if name in _WRITES or iov is not None else frozenset())
+        if name in _WRITES or (iov is not None and not iov[0]):
+            fds, size = self._dump_writes, ev.args[2]
+        elif name in _READS or iov is not None:
+            fds, size = self._dump_reads, ev.ret
+            if ev.ret <= 0:                     # a failed read, or nothing read
+                return
+        else:
+            return
         fd = ev.args[0] & 0xFFFF_FFFF
-        if fds is not None and fd not in fds:
+        if fd >= 1 << 31 or (fds is not None and fd not in fds):
             return
         if iov is not None:
             lines += iov_dump_lines(ev, name)
             return
         for cap in ev.caps:
             if cap.arg == 1:
-                lines += dump_lines(cap.data[:ev.ret])
+                lines += dump_lines(cap.data[:size])
                 return
 
     def format_signal(self, ev: Signal) -> str:

@@ -175,10 +175,14 @@ def test_prctl_names_as_long_as_strace_shows_them(tmp_path: Path, strsize: int) 
 # vectored calls whose buffers -e read=/write= dump (strace's dumpiov): writev, pwritev2
 # and vmsplice into a pipe, readv and preadv back out of it (the second element only
 # partly filled: the dump stops at the bytes read); sendmsg, sendmmsg and recvmmsg,
-# recvmsg over a socket pair (the messages' msg_len bound each vector's dump)
+# recvmsg over a socket pair (the messages' msg_len bound each vector's dump); a message
+# queue's mq_timedsend and mq_timedreceive; a write and a writev that fail (EBADF): strace
+# dumps what a write was given whatever its result
 _IOV = r"""
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <mqueue.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -204,17 +208,31 @@ int main(void)
     recvmsg(15, &rh, 0);
     sendmmsg(16, mm, 2, 0);
     recvmmsg(15, rm, 2, MSG_DONTWAIT, NULL);
+    char name[64];
+    struct mq_attr attr = {.mq_maxmsg = 2, .mq_msgsize = 64};
+    snprintf(name, sizeof(name), "/tracekit-iov-dumps-%d", getpid());
+    mqd_t q = mq_open(name, O_RDWR | O_CREAT | O_EXCL, 0600, &attr);
+    if (q < 0 || dup2(q, 18) < 0)
+        return 1;
+    mq_unlink(name);
+    struct timespec t0 = {0, 0};
+    mq_timedsend(18, a, 8, 0, &t0);
+    mq_timedreceive(18, in, sizeof(in), NULL, &t0);
+    close(14);
+    write(14, a, 5);
+    writev(14, v, 2);
     return 0;
 }
 """
 
 
-@pytest.mark.parametrize("fds", [("read=13,15", "write=14,16"), ("read=all", "write=all"),
+@pytest.mark.parametrize("fds", [("read=13,15,18", "write=14,16,18"), ("read=all", "write=all"),
                                  ("read=15", "write=14")])
 def test_dumps_of_iovecs_equal_strace(tmp_path: Path, fds: tuple[str, str]) -> None:
     prog = compile_c(_IOV, tmp_path, "iov_dumps")
     extra = ("-e", fds[0], "-e", fds[1])
-    calls = "trace=writev,readv,pwritev2,preadv,vmsplice,sendmsg,recvmsg,sendmmsg,recvmmsg"
+    calls = ("trace=write,writev,readv,pwritev2,preadv,vmsplice,sendmsg,recvmsg,sendmmsg,"
+             "recvmmsg,mq_timedsend,mq_timedreceive")
     want = _trace(["strace"], prog, 32, tmp_path / "strace.txt", extra, calls)
     got = _trace(TRACEKIT, prog, 32, tmp_path / "tracekit.txt", extra, calls)
     assert any(ln.startswith(" * ") for ln in want), want
