@@ -204,6 +204,9 @@ def test_seccomp_queries(dec: SyscallDecoder) -> None:
     assert dec.decode(call("seccomp", (2, 0, ADDR), 0, cap(2, log), cap(2, log + b"\0\0",
                                                                         at_exit=True))
                       ).args == ("SECCOMP_GET_ACTION_AVAIL", "0", "[SECCOMP_RET_LOG]")
+    # an action at the end of a mapping: the exit read (sized for NOTIF_SIZES) faults
+    assert dec.decode(call("seccomp", (2, 0, ADDR), 0, cap(2, log), cap(
+        2, b"", at_exit=True, flags=CAPF_FAULT))).args[2] == "[SECCOMP_RET_LOG]"
     odd = struct.pack("<I", 0x12345678)
     assert dec.decode(call("seccomp", (2, 0, ADDR), -95, cap(2, odd))).args[2] == (
         "[0x12345678 /* SECCOMP_RET_??? */]")

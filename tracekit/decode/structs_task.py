@@ -310,9 +310,10 @@ def _k_seccomp_arg(ops: dict[int, str], actions: dict[int, str]) -> KindFn:
     def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
         op = ev.args[0] & _M32
         if op == avail and ev.args[i]:
+            # the action as the call read it: the entry read (the exit one, sized for
+            # SECCOMP_GET_NOTIF_SIZES, faults for an action at the end of a mapping)
             caps = [c for c in ev.caps if c.arg == i]
-            cap = capture(ev, i)
-            if caps and cap is not None and len(caps[0].data) >= 4:
+            if caps and not caps[0].flags & CAPF_FAULT and len(caps[0].data) >= 4:
                 act = int.from_bytes(caps[0].data[:4], "little")
                 name = actions.get(act)
                 return f"[{name if name is not None else f'{act:#x} /* SECCOMP_RET_??? */'}]"
