@@ -16,6 +16,7 @@ from tracekit._events import (
     CAP_STRUCT,
     CAPF_AT_EXIT,
     CAPF_FAULT,
+    CAPF_PARTIAL,
     Capture,
     Syscall,
 )
@@ -197,6 +198,20 @@ def test_futex_waitv(dec: SyscallDecoder) -> None:
         "{val=0, uaddr=NULL, flags=0x10 /* FUTEX_??? */}]", "2", "0", "NULL",
         "CLOCK_MONOTONIC")
     assert dec.decode(call("futex_waitv", (0, 129, 0, 0, 99), EINVAL)).args[0] == "NULL"
+    # __reserved when set; a list cut by the end of its mapping after its first waiter
+    odd = struct.pack("<QQII", 0, ADDR, 0x82, 0xFFFFFFFF)
+    assert dec.decode(call("futex_waitv", (ADDR, 1, 0, 0, 1), EINVAL,
+                           cap(0, odd, kind=CAP_BUF))).args[0] == (
+        "[{val=0, uaddr=0x7ffd1000, flags=FUTEX_32|FUTEX_PRIVATE_FLAG, __reserved=0xffffffff}]")
+    cut = Capture(0, CAP_BUF, CAPF_FAULT | CAPF_PARTIAL, b"", w[:24] + b"\0" * 7)
+    assert dec.decode(call("futex_waitv", (ADDR, 2, 0, 0, 1), -14, cut)).args[0] == (
+        "[{val=0x1, uaddr=0x7ffd1000, flags=FUTEX_32|FUTEX_PRIVATE_FLAG}, "
+        f"... /* {ADDR + 24:#x} */]")
+    # at most 128 waiters (FUTEX_WAITV_MAX), whatever -s
+    many = struct.pack("<QQI4x", 0, 0, 0x82) * 128
+    got = SyscallDecoder(X64, string_limit=4096).decode(
+        call("futex_waitv", (ADDR, 129, 0, 0, 1), EINVAL, cap(0, many, kind=CAP_BUF))).args[0]
+    assert got.count("{val=") == 128 and got.endswith("}, ...]")
 
 
 def test_seccomp_queries(dec: SyscallDecoder) -> None:

@@ -141,6 +141,7 @@ int main(void)
 
     syscall(SYS_setgroups, 3, g);
     syscall(SYS_setgroups, 1, (char *)g + 6);
+    syscall(SYS_setgroups, 65537, g);   /* more than NGROUPS_MAX: strace reads none */
     syscall(SYS_semop, -1, at_end(&op, sizeof(op)), 2);
     syscall(SYS_semtimedop, -1, at_end(&op, sizeof(op)), 3, NULL);
     syscall(SYS_semop, -1, (char *)at_end(&op, sizeof(op)) + 3, 2);

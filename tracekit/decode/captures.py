@@ -27,7 +27,7 @@ from tracekit.decode.values import pointer
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
 
-__all__ = ["Deref", "KindFn", "capture", "capture_out", "cut_array", "decoded_in",
+__all__ = ["Deref", "KindFn", "capture", "capture_out", "cut_array", "cut_array_text", "decoded_in",
            "decoded_out", "deref", "entry_exit", "readable", "succeeded"]
 
 #: an argument decoder: (decoder, record, argument index) -> the argument's text
@@ -90,6 +90,21 @@ def cut_array(data: bytes, count: int, size: int, limit: int, addr: int
             return items, "..."
         items.append(data[k * size:(k + 1) * size])
     return items, ""
+
+
+def cut_array_text(data: bytes, count: int, size: int, limit: int, addr: int,
+                   fmt: Callable[[bytes, int], str]) -> str | None:
+    """:func:`cut_array` printed: ``fmt(bytes, n)`` prints ``n`` whole elements as a
+    list (``[{...}, {...}]``), to which the tail is added (``[{...}, ... /* 0x... */]``);
+    None when the first element is unreadable (the caller prints the address)."""
+    cut = cut_array(data, count, size, limit, addr)
+    if cut is None:
+        return None
+    items, tail = cut
+    text = fmt(b"".join(items), len(items))
+    if not tail:
+        return text
+    return text[:-1] + (", " if items else "") + tail + "]"
 
 
 class Deref(NamedTuple):

@@ -38,7 +38,7 @@ from tracekit.decode import flags as F
 from tracekit.decode.captures import (
     capture,
     capture_out,
-    cut_array,
+    cut_array_text,
     deref,
     elements_shown,
     readable,
@@ -1309,6 +1309,9 @@ def _k_struct_out(fmt: Callable[[bytes], str | None]) -> _KindFn:
     return k
 
 
+NGROUPS_MAX = 65536      # include/uapi/linux/limits.h (sysconf(_SC_NGROUPS_MAX))
+
+
 def _k_gids(out: bool) -> Callable[[SyscallDecoder, Syscall, int], str]:
     """getgroups' list (``ret`` gids, written by the call) or setgroups' (``size`` gids,
     read by it): ``[0, 4, 24]``; ``NULL``; the address when unread or failed."""
@@ -1321,30 +1324,32 @@ def _k_gids(out: bool) -> Callable[[SyscallDecoder, Syscall, int], str]:
             return pointer(v)
         if n == 0:
             return "[]"     # strace prints no element of an empty list, reads nothing
+        if n < 0 or n > NGROUPS_MAX:
+            return pointer(v)   # more than a process may have: strace reads none
         # getgroups(0, list) returns the count and writes nothing: strace (and the
         # capture) read that many gids from list all the same
         cap = _readable(capture(ev, i))
         got = readable(ev, i) if cap is None and not out else None
         if got is not None and not got[1]:
             # setgroups' list cut by the end of its mapping: the gids before the cut
-            cut = cut_array(got[0], n, 4, elements_shown(d), v)
-            if cut is None:
-                return pointer(v)
-            elems, tail = cut
-            shown_gids = ["-1" if g == _M32 else str(g)
-                          for g in (int.from_bytes(b, "little") for b in elems)]
-            return "[" + ", ".join(shown_gids + ([tail] if tail else [])) + "]"
+            text = cut_array_text(got[0], n, 4, elements_shown(d), v, _gid_list)
+            return pointer(v) if text is None else text
         if cap is None or n < 0 or len(cap.data) < 4 * min(n, len(cap.data) // 4):
             return pointer(v)
         # -s of them (strace's print_array), every one captured for a call not
         # abbreviated
         shown = min(n, len(cap.data) // 4, elements_shown(d))
-        gids = struct.unpack_from(f"<{shown}I", cap.data)
-        items = ["-1" if g == _M32 else str(g) for g in gids]
+        text = _gid_list(cap.data, shown)
         if n > shown:
-            items.append("...")
-        return "[" + ", ".join(items) + "]"
+            return text[:-1] + (", ...]" if shown else "...]")
+        return text
     return k
+
+
+def _gid_list(data: bytes, n: int) -> str:
+    """``n`` gids (u32) as a list: ``[0, 4, -1]`` (strace prints (gid_t) -1 so)."""
+    gids = struct.unpack_from(f"<{n}I", data)
+    return "[" + ", ".join("-1" if g == _M32 else str(g) for g in gids) + "]"
 
 
 def xfeatures_text(fl: F.ArchFlags) -> Callable[[int], str]:

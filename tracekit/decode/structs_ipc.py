@@ -33,7 +33,7 @@ from tracekit.decode.captures import (
     KindFn,
     capture,
     capture_out,
-    cut_array,
+    cut_array_text,
     decoded_in,
     decoded_out,
     elements_shown,
@@ -237,12 +237,9 @@ def _k_sembufs(flags: F.FlagSet) -> KindFn:
         got = readable(ev, i) if cap is None and ev.args[i] else None
         if got is not None and not got[1]:
             # cut by the end of its mapping: the operations before the cut
-            cut = cut_array(got[0], count, SEMBUF_SIZE, elements_shown(d), ev.args[i])
-            if cut is None:
-                return pointer(ev.args[i])
-            items, tail = cut
-            text = format_sembufs(b"".join(items), len(items), flags, len(items))
-            return text[:-1] + (", " if items else "") + tail + "]"
+            text = cut_array_text(got[0], count, SEMBUF_SIZE, elements_shown(d), ev.args[i],
+                                  lambda b, n: format_sembufs(b, n, flags, n))
+            return pointer(ev.args[i]) if text is None else text
         if cap is None or (count and len(cap.data) < SEMBUF_SIZE):
             return pointer(ev.args[i])
         return format_sembufs(cap.data, count, flags, elements_shown(d))

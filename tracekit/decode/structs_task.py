@@ -56,8 +56,10 @@ from tracekit.decode.captures import (
     KindFn,
     capture,
     capture_out,
+    cut_array_text,
     decoded_out,
     elements_shown,
+    readable,
     succeeded,
 )
 from tracekit.decode.values import pointer, xval
@@ -83,6 +85,7 @@ _KEEP_POLICY, _KEEP_PARAMS = 0x08, 0x10     # SCHED_FLAG_KEEP_POLICY, SCHED_FLAG
 # sched_util_max
 _SCHED_ATTR = struct.Struct("<IIQiIQQQII")
 FUTEX_WAITV_SIZE = 24    # struct futex_waitv: u64 val, u64 uaddr, u32 flags, u32 reserved
+FUTEX_WAITV_MAX = 128    # include/uapi/linux/futex.h: the most waiters a call takes
 USER_DESC_SIZE = 16      # struct user_desc: entry_number, base_addr, limit, bit fields
 _ARRAY_SHOWN = 32        # strace's -s default: array elements shown before "..."
 NODEMASK_CAP = 8 * _ARRAY_SHOWN   # the node mask bytes strace shows
@@ -96,7 +99,7 @@ _TIMEX_FIELDS = ("offset", "freq", "maxerror", "esterror")
 _TIMEX_LATER = ("constant", "precision", "tolerance")
 _TIMEX_TICKS = ("tick", "ppsfreq", "jitter")
 _TIMEX_COUNTS = ("stabil", "jitcnt", "calcnt", "errcnt", "stbcnt")
-_WAITV = struct.Struct("<QQI4x")
+_WAITV = struct.Struct("<QQII")
 _USER_DESC = struct.Struct("<4I")
 # the bit fields of struct user_desc's fourth word, in order (one bit each but contents)
 _DESC_BITS = (("seg_32bit", 0, 1), ("contents", 1, 3), ("read_exec_only", 3, 1),
@@ -174,10 +177,13 @@ def format_futex_waitv(data: bytes, count: int, flags: F.FlagSet,
     ``uaddr`` an address, ``flags`` a flag word; at most ``limit`` (strace -s), then
     ``...``."""
     shown = []
+    limit = min(limit, FUTEX_WAITV_MAX)
     for k in range(min(count, limit, len(data) // FUTEX_WAITV_SIZE)):
-        val, uaddr, fl = _WAITV.unpack_from(data, k * FUTEX_WAITV_SIZE)
+        val, uaddr, fl, reserved = _WAITV.unpack_from(data, k * FUTEX_WAITV_SIZE)
+        # __reserved only when set (the kernel refuses such a waiter)
+        extra = f", __reserved={reserved:#x}" if reserved else ""
         shown.append(f"{{val={hex(val) if val else 0}, uaddr={pointer(uaddr)}, "
-                     f"flags={flags(fl)}}}")
+                     f"flags={flags(fl)}{extra}}}")
     if count > limit:
         shown.append("...")
     return "[" + ", ".join(shown) + "]"
@@ -297,6 +303,12 @@ def _k_futex_waiters(flags: F.FlagSet) -> KindFn:
     def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
         count = ev.args[i + 1] & _M32
         cap = capture(ev, i)
+        got = readable(ev, i) if cap is None and ev.args[i] else None
+        if got is not None and not got[1]:
+            # cut by the end of its mapping: the waiters before the cut
+            text = cut_array_text(got[0], count, FUTEX_WAITV_SIZE, elements_shown(d),
+                                  ev.args[i], lambda b, n: format_futex_waitv(b, n, flags, n))
+            return pointer(ev.args[i]) if text is None else text
         if cap is None or not ev.args[i] or (count and len(cap.data) < FUTEX_WAITV_SIZE):
             return pointer(ev.args[i])
         return format_futex_waitv(cap.data, count, flags, elements_shown(d))

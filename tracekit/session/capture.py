@@ -115,6 +115,7 @@ from tracekit.decode.structs_proc import (
     TIMEZONE_SIZE,
 )
 from tracekit.decode.structs_task import (
+    FUTEX_WAITV_MAX,
     FUTEX_WAITV_SIZE,
     KEXEC_SEGMENT_MAX,
     KEXEC_SEGMENT_SIZE,
@@ -771,7 +772,9 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     # notification sizes (written), struct user_desc
     "adjtimex": (_fixed("txc_p", TIMEX_SIZE, at_exit=True),),
     "clock_adjtime": (_fixed("utx", TIMEX_SIZE, at_exit=True),),
-    "futex_waitv": (_array("waiters", "nr_futexes", FUTEX_WAITV_SIZE),
+    # (all 128 waiters a call may take: strace prints them all with -s 128 or more)
+    "futex_waitv": (_Override("waiters", CAP_BUF, "nr_futexes",
+                              FUTEX_WAITV_MAX * FUTEX_WAITV_SIZE, FUTEX_WAITV_SIZE),
                     _fixed("timeout", TIMESPEC_SIZE)),
     "seccomp": (_fixed("uargs", 4), _fixed("uargs", 6, at_exit=True)),
     "get_thread_area": (_fixed("u_info", USER_DESC_SIZE),
