@@ -1137,14 +1137,14 @@ def _struct_at(ev: Syscall, i: int, *, at_exit: bool, need: int) -> Capture | No
 
 
 def personality_text(fl: F.ArchFlags, v: int) -> str:
-    """``PER_LINUX32|ADDR_NO_RANDOMIZE``: the execution domain (the low byte), then the
-    flags, then a hex remainder."""
+    """``PER_LINUX32|ADDR_NO_RANDOMIZE``: the execution domain (the low byte; one without
+    a name ``0x1f /* PER_??? */``), then the flags, then a hex remainder."""
     T = fl.tables
     domains: dict[int, str] = {}
     for n, name in sorted(T.PERSONALITY_TYPES.items(), key=lambda p: (p[0] > 0xFF, p[0])):
         domains.setdefault(n & 0xFF, name)      # PER_LINUX, not PER_LINUX_32BIT, for 0
     low = v & 0xFF
-    parts = [domains.get(low) or hex0(low)]
+    parts = [domains.get(low) or f"{hex0(low)} /* PER_??? */"]
     rest = F.FlagSet(T.PERSONALITY_FLAGS)(v & ~0xFF & _M32)
     if rest != "0":
         parts.append(rest)
