@@ -45,6 +45,11 @@ def test_uname_and_rusage_with_every_field() -> None:
         "ru_maxrss=1076, ru_ixrss=0, ru_idrss=0, ru_isrss=0, ru_minflt=62, ru_majflt=0, "
         "ru_nswap=0, ru_inblock=0, ru_oublock=0, ru_msgsnd=0, ru_msgrcv=0, "
         "ru_nsignals=0, ru_nvcsw=82, ru_nivcsw=0}")
+    # all ones (strace's waitid test): the times signed, the longs unsigned
+    ones = SP.format_rusage_verbose(b"\xff" * len(RUSAGE))
+    assert ones is not None and ones.startswith(
+        "{ru_utime={tv_sec=-1, tv_usec=18446744073709551615}, ")
+    assert "ru_maxrss=18446744073709551615, " in ones
 
 
 def test_statx_times_follow_the_mask() -> None:

@@ -185,10 +185,11 @@ _RUSAGE_LONGS = ("ru_maxrss", "ru_ixrss", "ru_idrss", "ru_isrss", "ru_minflt", "
 
 def format_rusage_verbose(data: bytes) -> str | None:
     """A ``struct rusage`` with every field, as strace -v prints it: the two times, then
-    the 14 longs (``ru_maxrss=1076, ..., ru_nivcsw=0``) in decimal."""
+    the 14 longs (``ru_maxrss=1076, ..., ru_nivcsw=0``) in decimal, unsigned as strace
+    prints them (printrusage.c: PRINT_FIELD_U)."""
     if len(data) < RUSAGE_SIZE:
         return None
-    longs = struct.unpack_from("<14q", data, 32)
+    longs = struct.unpack_from("<14Q", data, 32)
     rest = ", ".join(f"{n}={v}" for n, v in zip(_RUSAGE_LONGS, longs, strict=True))
     return (f"{{ru_utime={format_timeval(data[:16])}, "
             f"ru_stime={format_timeval(data[16:32])}, {rest}}}")
