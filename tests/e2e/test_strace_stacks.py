@@ -12,12 +12,20 @@ import os
 import re
 import shutil
 import subprocess
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from tests._run import TRACEKIT, compile_c, die_with_parent, run_tracekit
+from tests._run import (
+    TRACEKIT,
+    compile_c,
+    die_with_parent,
+    rest_of_stderr,
+    run_tracekit,
+    tracekit_env,
+)
 
 pytestmark = pytest.mark.kernel
 
@@ -43,7 +51,12 @@ int main(int argc, char **argv)
 			_exit(child() == -1 ? 0 : 1);  /* gone at once */
 		waitpid(p, 0, 0);
 	}
-	usleep(200000); /* alive while its first stack is named */
+	if (argc > 1 && strcmp(argv[1], "hold") == 0) {
+		char go;
+		read(0, &go, 1);  /* alive until the test has seen its stacks named */
+	} else {
+		usleep(200000); /* alive while its first stack is named */
+	}
 	return 0;
 }
 """
@@ -109,11 +122,38 @@ def _compare(ours: str, theirs: str, binary: Path) -> None:
 
 
 def test_k_prints_strace_k_lines(prog: Path) -> None:
-    args = ["-k", "-e", "trace=openat,write", str(prog)]
-    r = run_tracekit(["strace", *args], cwd=prog.parent)
-    assert r.returncode == 0, r.stderr
-    _compare(r.stderr, _strace(args, prog.parent), prog)
-    calls = dict(_calls(r.stderr))
+    # the program waits on its stdin (read is not traced) until its write's stack is
+    # out: a busy machine can take longer than a sleep to read its maps
+    args = ["-k", "-e", "trace=openat,write", str(prog), "hold"]
+    with subprocess.Popen([*TRACEKIT, "strace", *args], cwd=prog.parent, text=True,
+                          stdin=subprocess.PIPE, stderr=subprocess.PIPE,
+                          stdout=subprocess.DEVNULL, env=tracekit_env(),
+                          preexec_fn=die_with_parent) as tk:
+        assert tk.stdin is not None and tk.stderr is not None
+        stdin = tk.stdin
+        # the program is let go after 30 s whatever: a stack never printed fails the
+        # comparison below instead of hanging the test
+        guard = threading.Timer(30, stdin.close)
+        guard.start()
+        head = []
+        try:
+            for line in tk.stderr:
+                head.append(line)
+                if line.startswith(" > ") and any(ln.startswith("write(") for ln in head):
+                    break
+            stdin.write("g")
+            stdin.close()
+        except (BrokenPipeError, ValueError):
+            pass                    # let go already (the guard), or the program is gone
+        finally:
+            guard.cancel()
+        err = "".join(head) + rest_of_stderr(tk)
+    assert tk.returncode == 0, err
+    theirs = subprocess.run(["strace", *args], input="g", capture_output=True, text=True,
+                            timeout=60, cwd=prog.parent, preexec_fn=die_with_parent)
+    assert theirs.returncode == 0, theirs.stderr
+    _compare(err, theirs.stderr, prog)
+    calls = dict(_calls(err))
     failing = next(c for c in calls if "tk-k-parent" in c)
     assert [s.split("+")[0] for s, _ in _own(calls[failing], prog)][:5] == [
         "c", "b", "a", "main", "_start"]
