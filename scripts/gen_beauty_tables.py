@@ -913,6 +913,11 @@ TABLES: dict[str, Table] = {
                            frozenset(), ()),
     "PERF_READ_FORMAT": ("bits", ("linux/perf_event.h",), r"PERF_FORMAT_(?!MAX)[A-Z_]+",
                          frozenset(), ()),
+    # strace -v: branch_sample_type (PERF_SAMPLE_BRANCH_STACK) and a breakpoint's bp_type
+    "PERF_BRANCH_SAMPLE": ("bits", ("linux/perf_event.h",),
+                           r"PERF_SAMPLE_BRANCH_(?!MAX)[A-Z_]+(?<!_SHIFT)", frozenset(), ()),
+    "HW_BREAKPOINT_TYPES": ("values", ("linux/hw_breakpoint.h",),
+                            r"HW_BREAKPOINT_(EMPTY|R|W|RW|X)", frozenset(), ()),
     # landlock's filesystem access rights (those of Linux 6.1, which strace 6.1 names)
     "LANDLOCK_ACCESS_FS": ("bits", ("linux/landlock.h",),
                            r"LANDLOCK_ACCESS_FS_(EXECUTE|WRITE_FILE|READ_FILE|READ_DIR|"
@@ -1186,6 +1191,7 @@ ENUM_TAGS: dict[str, str] = {
     "PERF_HW_CACHE_IDS": "perf_hw_cache_id", "PERF_HW_CACHE_OPS": "perf_hw_cache_op_id",
     "PERF_HW_CACHE_RESULTS": "perf_hw_cache_op_result_id",
     "PERF_SAMPLE_FORMAT": "perf_event_sample_format", "PERF_READ_FORMAT": "perf_event_read_format",
+    "PERF_BRANCH_SAMPLE": "perf_branch_sample_type",
 }
 # Values tables keep the names whose values are in this range only (a header's other
 # constants share the prefix)
@@ -1201,7 +1207,7 @@ ANON_ENUMS: dict[str, str] = {
     "TCA_ATTRS": "TCA_UNSPEC", "TCA_STATS_ATTRS": "TCA_STATS_UNSPEC",
     "NETCONFA_ATTRS": "NETCONFA_UNSPEC", "IFAL_ATTRS": "IFAL_ADDRESS",
     "NETNSA_ATTRS": "NETNSA_NONE", "NDTA_ATTRS": "NDTA_UNSPEC", "NDTPA_ATTRS": "NDTPA_UNSPEC",
-    "NHA_ATTRS": "NHA_UNSPEC",
+    "NHA_ATTRS": "NHA_UNSPEC", "HW_BREAKPOINT_TYPES": "HW_BREAKPOINT_EMPTY",
 }
 ENUM_TAGS.update({"RT_SCOPES": "rt_scope_t", "RT_TABLES": "rt_class_t",
                   "RTA_ATTRS": "rtattr_type_t", "NLMSGERR_ATTRS": "nlmsgerr_attrs"})
