@@ -103,7 +103,7 @@ from tracekit.decode.structs_ipc import (
     SHMID_DS_SIZE,
 )
 from tracekit.decode.structs_net import SETSOCKOPT_FIXED
-from tracekit.decode.structs_perf import PERF_ATTR_HEAD_SIZE
+from tracekit.decode.structs_perf import PERF_ATTR_HEAD_SIZE, PERF_ATTR_SIZE
 from tracekit.decode.structs_proc import (
     RUSAGE_SIZE,
     SIGACTION_SIZE as _SIGACTION_SIZES,
@@ -594,8 +594,11 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "landlock_add_rule": (_fixed("rule_attr", LANDLOCK_PATH_BENEATH_SIZE),),
     "landlock_create_ruleset": (_fixed("attr", LANDLOCK_RULESET_HEAD),),
     # perf_event_open: the head of its struct perf_event_attr (what strace prints
-    # without -v: tracekit/decode/structs_perf.py)
+    # without -v: tracekit/decode/structs_perf.py), and all of it that strace -v reads
+    # (a struct of a smaller size that ends its mapping: faults, retried at exit, where
+    # the bytes up to the end of its page are kept)
     "perf_event_open": (_fixed("attr_uptr", PERF_ATTR_HEAD_SIZE),
+                        _fixed("attr_uptr", PERF_ATTR_SIZE),
                         # type and size at exit: E2BIG writes the size the kernel knows
                         _fixed("attr_uptr", 8, at_exit=True)),
     # bpf: its union bpf_attr up to the size argument, as the call reads it and as it
