@@ -977,6 +977,9 @@ TABLES: dict[str, Table] = {
                        "XFEATURE_MASK_PKRU", "XFEATURE_MASK_PASID", "XFEATURE_MASK_LBR",
                        "XFEATURE_MASK_XTILE", "XFEATURE_MASK_XTILE_CFG",
                        "XFEATURE_MASK_XTILE_DATA")),
+    # arch_prctl ARCH_REQ_XCOMP_PERM/GUEST_PERM's feature number (INTERNAL_BITS too)
+    "X86_XFEATURE_BITS": ("values", ("asm/prctl.h",), r"XFEATURE_(?!MASK_)[A-Za-z0-9_]+",
+                          frozenset(), ()),
     # ptrace PTRACE_GETREGSET/SETREGSET's note types (linux/elf.h)
     "NT_TYPES": ("values", ("linux/elf.h",), r"NT_[A-Z0-9_]+",
                  frozenset({"NT_GNU_PROPERTY_TYPE_0"}), ()),
@@ -1144,6 +1147,14 @@ INTERNAL_BITS: dict[str, dict[str, int]] = {
         "KEY_OTH_VIEW": 0x00000001, "KEY_OTH_READ": 0x00000002, "KEY_OTH_WRITE": 0x00000004,
         "KEY_OTH_SEARCH": 0x00000008, "KEY_OTH_LINK": 0x00000010, "KEY_OTH_SETATTR": 0x00000020,
     },
+    # arch/x86/include/asm/fpu/types.h: enum xfeature, the numbers strace 6.1 names
+    "X86_XFEATURE_BITS": {
+        "XFEATURE_FP": 0, "XFEATURE_SSE": 1, "XFEATURE_YMM": 2, "XFEATURE_BNDREGS": 3,
+        "XFEATURE_BNDCSR": 4, "XFEATURE_OPMASK": 5, "XFEATURE_ZMM_Hi256": 6,
+        "XFEATURE_Hi16_ZMM": 7, "XFEATURE_PT_UNIMPLEMENTED_SO_FAR": 8, "XFEATURE_PKRU": 9,
+        "XFEATURE_PASID": 10, "XFEATURE_LBR": 15, "XFEATURE_XTILE_CFG": 17,
+        "XFEATURE_XTILE_DATA": 18,
+    },
     # arch/x86/include/asm/fpu/types.h: XSAVE feature masks (1 << XFEATURE_*)
     "X86_XFEATURES": {
         "XFEATURE_MASK_FPSSE": 0x3, "XFEATURE_MASK_FP": 0x1, "XFEATURE_MASK_SSE": 0x2,
@@ -1234,7 +1245,8 @@ def enum_names(cc: str, includes: tuple[str, ...], tag: str, *, first: str = "")
 
 # Tables whose header exists on some arches only (arch_prctl(2) is x86's): empty elsewhere.
 ONLY_ON: dict[str, frozenset[str]] = {"ARCH_PRCTL_OPTIONS": frozenset({"x86_64"}),
-                                     "X86_XFEATURES": frozenset({"x86_64"})}
+                                     "X86_XFEATURES": frozenset({"x86_64"}),
+                                     "X86_XFEATURE_BITS": frozenset({"x86_64"})}
 
 # tracekit arch -> (compiler when the machine is that arch, cross compiler otherwise).
 COMPILERS: dict[str, tuple[str, str]] = {

@@ -27,6 +27,7 @@ import pytest
 
 from tests._run import WORKLOADS, compile_c, run_tracekit, write_pipeline
 from tests.e2e._strace_lines import norm_line, parse, pid_normaliser
+from tracekit.kernel.arch import machine_arch
 
 pytestmark = [pytest.mark.kernel,
               pytest.mark.skipif(shutil.which("strace") is None,
@@ -222,6 +223,9 @@ def test_operation_calls_equal_strace(tmp_path: Path, exes: dict[str, Path]) -> 
                  "SOL_PACKET, PACKET_VERSION, ", "SOL_PACKET, 0x4 /* PACKET_??? */, ",
                  "ADDR /* STATX_??? */", "sq_thread_cpu=ADDR, sq_thread_idle=0, resv=[0, ADDR, 0]"):
         assert want in text, want
+    if machine_arch() == "x86_64":
+        assert "arch_prctl(ARCH_REQ_XCOMP_PERM, 0 /* XFEATURE_FP */) = " in text
+        assert "arch_prctl(ARCH_REQ_XCOMP_GUEST_PERM, 0x13 /* XFEATURE_??? */) = " in text
     # the directory's replies over 4096 bytes are counted whole (in the kernel)
     sizes = [int(m.group(1)) for m in re.finditer(
         r"getdents64\(\d+, ADDR /\* \d+ entries \*/, \d+\) = (\d+)", text)]

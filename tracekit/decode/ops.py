@@ -46,6 +46,7 @@ from tracekit.decode.values import (
     quote,
     signed,
     xval as _xval,
+    xval_verbose,
 )
 from tracekit.kernel.syscalls import SyscallTable, errno_name
 
@@ -1293,7 +1294,8 @@ def xfeatures_text(fl: F.ArchFlags) -> Callable[[int], str]:
 def k_archprctl_arg(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
     """arch_prctl's addr: ``[0x7f...]`` that ARCH_GET_FS/ARCH_GET_GS wrote, the feature
     mask ARCH_GET_XCOMP_* wrote (``[0xe7 /* XFEATURE_MASK_FPSSE|... */]``), none for
-    ARCH_GET_CPUID (it takes no argument: ``arch_prctl(ARCH_GET_CPUID) = 1``), else hex."""
+    ARCH_GET_CPUID (it takes no argument: ``arch_prctl(ARCH_GET_CPUID) = 1``), the feature
+    ARCH_REQ_XCOMP_PERM asks for (``0x12 /* XFEATURE_XTILE_DATA */``), else hex."""
     name = d.flags.tables.ARCH_PRCTL_OPTIONS.get(ev.args[0] & _M32)
     if name == "ARCH_GET_CPUID":
         return None
@@ -1301,6 +1303,9 @@ def k_archprctl_arg(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
         return _out_int(ev, i, xfeatures_text(d.flags), size=8)
     if name in ("ARCH_GET_FS", "ARCH_GET_GS"):
         return _out_int(ev, i, pointer, size=8)
+    if name in ("ARCH_REQ_XCOMP_PERM", "ARCH_REQ_XCOMP_GUEST_PERM"):
+        # a feature number, in strace's verbose style whatever -X says (its prctl.c)
+        return xval_verbose(ev.args[i], d.flags.tables.X86_XFEATURE_BITS, "XFEATURE_???")
     return hex0(ev.args[i])
 
 

@@ -5139,6 +5139,9 @@ AUDIT_ARCHES: dict[int, str] = {
 X86_XFEATURES: tuple[tuple[int, str], ...] = (
 )
 
+X86_XFEATURE_BITS: dict[int, str] = {
+}
+
 NT_TYPES: dict[int, str] = {
     1: 'NT_PRSTATUS',
     2: 'NT_FPREGSET',

@@ -5181,6 +5181,23 @@ X86_XFEATURES: tuple[tuple[int, str], ...] = (
     (0x40000, 'XFEATURE_MASK_XTILE_DATA'),
 )
 
+X86_XFEATURE_BITS: dict[int, str] = {
+    0: 'XFEATURE_FP',
+    1: 'XFEATURE_SSE',
+    2: 'XFEATURE_YMM',
+    3: 'XFEATURE_BNDREGS',
+    4: 'XFEATURE_BNDCSR',
+    5: 'XFEATURE_OPMASK',
+    6: 'XFEATURE_ZMM_Hi256',
+    7: 'XFEATURE_Hi16_ZMM',
+    8: 'XFEATURE_PT_UNIMPLEMENTED_SO_FAR',
+    9: 'XFEATURE_PKRU',
+    10: 'XFEATURE_PASID',
+    15: 'XFEATURE_LBR',
+    17: 'XFEATURE_XTILE_CFG',
+    18: 'XFEATURE_XTILE_DATA',
+}
+
 NT_TYPES: dict[int, str] = {
     1: 'NT_PRSTATUS',
     2: 'NT_FPREGSET',
