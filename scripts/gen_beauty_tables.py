@@ -343,6 +343,9 @@ TABLES: dict[str, Table] = {
                     r"SCHED_FLAG_(RESET_ON_FORK|RECLAIM|DL_OVERRUN|KEEP_POLICY|KEEP_PARAMS|"
                     r"UTIL_CLAMP_MIN|UTIL_CLAMP_MAX)", frozenset(), ()),
     "KEY_SPECS": ("values", ("linux/keyctl.h",), r"KEY_SPEC_[A-Z_]+", frozenset(), ()),
+    # keyctl(KEYCTL_SET_REQKEY_KEYRING)'s keyring
+    "KEY_REQKEY_DEFL": ("values", ("linux/keyctl.h",), r"KEY_REQKEY_DEFL_[A-Z_]+", frozenset(),
+                        ()),
     "KEYCTL_CMDS": ("values", ("linux/keyctl.h",), r"KEYCTL_[A-Z_]+",
                     frozenset({"KEYCTL_SUPPORTS_ENCRYPT", "KEYCTL_SUPPORTS_DECRYPT",
                                "KEYCTL_SUPPORTS_SIGN", "KEYCTL_SUPPORTS_VERIFY",

@@ -155,6 +155,12 @@ static void memory_and_more(void)
 	ptrace(PTRACE_ATTACH, NO_PID, NULL, NULL);
 	ptrace(PTRACE_SEIZE, NO_PID, NULL, PTRACE_O_TRACEEXEC);
 	syscall(SYS_keyctl, 99, 0, 0, 0, 0);
+	/* KEYCTL_SET_REQKEY_KEYRING: asked (NO_CHANGE), then an unnamed one; KEYCTL_CHOWN
+	 * and KEYCTL_GET_PERSISTENT's uids and gids (-1, or unsigned) on no such key */
+	syscall(SYS_keyctl, 14, -1L, 0, 0, 0);
+	syscall(SYS_keyctl, 14, 0x1234L, 0, 0, 0);
+	syscall(SYS_keyctl, 4, -559026163L, 2718281828UL, -1L, 0);
+	syscall(SYS_keyctl, 22, 2718281828UL, -559026163L, 0, 0);
 	syscall(SYS_getgroups, 0, NULL);
 	syscall(SYS_getgroups, 64, groups);
 	syscall(SYS_getgroups, 0, groups);	/* the count; the list is not written */

@@ -1106,7 +1106,8 @@ def _ret_personality(d: SyscallDecoder, ev: Syscall, text: str) -> str:
 
 # keyctl: arguments after the command (strace 6.1's layouts of the common commands)
 #   key: a key serial (KEY_SPEC_* or decimal)  d: int  u: unsigned  p: address
-#   str: a string read at entry
+#   str: a string read at entry  uid: a uid or gid (-1, else unsigned: strace's printuid)
+#   reqkey: KEY_REQKEY_DEFL_* (an int, ``-5 /* KEY_REQKEY_DEFL_??? */`` unnamed)
 _KEYCTL: dict[str, tuple[str, ...]] = {
     "KEYCTL_GET_KEYRING_ID": ("key", "d"), "KEYCTL_JOIN_SESSION_KEYRING": ("str",),
     "KEYCTL_UPDATE": ("key", "payload", "lu"), "KEYCTL_REVOKE": ("key",), "KEYCTL_CLEAR": ("key",),
@@ -1119,8 +1120,9 @@ _KEYCTL: dict[str, tuple[str, ...]] = {
     "KEYCTL_REJECT": ("key", "u", "errno", "key"), "KEYCTL_CAPABILITIES": ("caps", "lu"),
     "KEYCTL_RESTRICT_KEYRING": ("key", "str", "str"),
     "KEYCTL_MOVE": ("key", "key", "key", "moveflags"),
-    "KEYCTL_SET_REQKEY_KEYRING": ("d",), "KEYCTL_ASSUME_AUTHORITY": ("key",),
-    "KEYCTL_SESSION_TO_PARENT": (), "KEYCTL_CHOWN": ("key", "d", "d"),
+    "KEYCTL_SET_REQKEY_KEYRING": ("reqkey",), "KEYCTL_ASSUME_AUTHORITY": ("key",),
+    "KEYCTL_SESSION_TO_PARENT": (), "KEYCTL_CHOWN": ("key", "uid", "uid"),
+    "KEYCTL_GET_PERSISTENT": ("uid", "key"),
 }
 
 
@@ -1185,6 +1187,11 @@ def _keyctl(d: SyscallDecoder, ev: Syscall) -> list[str]:
             out.append(T.KEY_SPECS.get(s) or str(s))
         elif k == "d":
             out.append(str(signed(v, 32)))
+        elif k == "uid":
+            out.append("-1" if v & _M32 == _M32 else str(v & _M32))
+        elif k == "reqkey":
+            s = signed(v, 32)
+            out.append(T.KEY_REQKEY_DEFL.get(s) or f"{s} /* KEY_REQKEY_DEFL_??? */")
         elif k == "u":
             out.append(str(v & _M32))
         elif k == "lu":
