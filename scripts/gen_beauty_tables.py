@@ -431,11 +431,14 @@ TABLES: dict[str, Table] = {
                     ("ISIG", "ICANON", "XCASE", "ECHO", "ECHOE", "ECHOK", "ECHONL", "NOFLSH",
                      "IEXTEN", "ECHOCTL", "ECHOPRT", "ECHOKE", "FLUSHO", "PENDIN", "TOSTOP",
                      "EXTPROC")),
-    "TERM_MASKS": ("values", _TERMBITS, r"NLDLY|CRDLY|TABDLY|BSDLY|VTDLY|FFDLY|CBAUD|CSIZE",
+    # the masks of the termios fields, and IBSHIFT: CIBAUD holds an input baud at it
+    "TERM_MASKS": ("values", _TERMBITS,
+                   r"NLDLY|CRDLY|TABDLY|BSDLY|VTDLY|FFDLY|CBAUD|CIBAUD|CSIZE|IBSHIFT",
                    frozenset(), ()),
     "TERM_NLDLY": ("values", _TERMBITS, r"NL[01]", frozenset(), ()),
     "TERM_CRDLY": ("values", _TERMBITS, r"CR[0-3]", frozenset(), ()),
-    "TERM_TABDLY": ("values", _TERMBITS, r"TAB[0-3]", frozenset(), ()),
+    # TAB3's value is XTABS's, which strace 6.1 names (PREFERRED)
+    "TERM_TABDLY": ("values", _TERMBITS, r"TAB[0-3]|XTABS", frozenset(), ()),
     "TERM_BSDLY": ("values", _TERMBITS, r"BS[01]", frozenset(), ()),
     "TERM_VTDLY": ("values", _TERMBITS, r"VT[01]", frozenset(), ()),
     "TERM_FFDLY": ("values", _TERMBITS, r"FF[01]", frozenset(), ()),
@@ -1262,7 +1265,7 @@ _MACHINE_ARCH = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "arm64", "arm
 PREFERRED = {"AF_UNIX", "AF_NETLINK", "SIGABRT", "SIGIO", "IPPROTO_IP", "SEEK_DATA",
              "FIONBIO", "FIONREAD", "TCGETS", "TIOCINQ", "FS_IOC_GETFLAGS", "FS_IOC_SETFLAGS",
              "FS_IOC_GETVERSION", "FS_IOC_SETVERSION", "MADV_NORMAL", "CLOCK_REALTIME",
-             "EXT2_SUPER_MAGIC", "BPF_PROG_TEST_RUN", "SO_RCVTIMEO_OLD",
+             "EXT2_SUPER_MAGIC", "BPF_PROG_TEST_RUN", "SO_RCVTIMEO_OLD", "XTABS",
              "SO_SNDTIMEO_OLD", "SO_TIMESTAMP_OLD",
              "SO_TIMESTAMPNS_OLD", "SO_TIMESTAMPING_OLD"}
 NOT_PREFERRED = {"TIOCINQ", "FS_IOC32_GETFLAGS", "FS_IOC32_SETFLAGS", "FS_IOC32_GETVERSION",

@@ -42,7 +42,10 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
         "re:sample_max_stack=\\d+ /\\* bytes 110\\.\\.111: 0x[0-9a-f]+ \\*/, "
         "aux_sample_size=\\d+ /\\* bytes 116\\.\\.119: 0x[0-9a-f]+ \\*/, "
         "sig_data=0x[0-9a-f]+, \\.\\.\\.\\}, 0, -1, -1, 0\\) = -1 E2BIG",
-        "re:perf_event_open\\(0x[0-9a-f]+, 0, -1, -1, 0x100"]),
+        "re:perf_event_open\\(0x[0-9a-f]+, 0, -1, -1, 0x100",
+        "re:TCSETS2, \\{c_iflag=[\\w|]*, c_oflag=NL0\\|CR0\\|XTABS\\|.*, c_cflag=B\\d+\\|"
+        "B1800<<IBSHIFT\\|CS\\d.*, c_ispeed=\\d+, c_ospeed=\\d+\\}\\) = 0",
+        "re:TCGETA, \\{.*, c_cc=\\[(\\[\\w+\\]=\\w+, ){7}\\[VSWTC\\]=\\w+\\]\\}\\) = 0"]),
     "abbrev=none,-s 8": (["-e", "abbrev=none", "-s", "8"], [
         ", 38, 39])", '{iov_base="x", iov_len=1}], 10) = 10',
         '{iov_base="x", iov_len=1}], msg_iovlen=10,']),

@@ -1,6 +1,7 @@
 /* The structures strace abbreviates by default and prints whole with -v (-e abbrev=),
  * and prints as their addresses for the calls -e verbose= leaves out: the stat family,
- * statx, uname, getrusage, wait4's rusage, a pty's termios (TCGETS, TCSETS), statfs,
+ * statx, uname, getrusage, wait4's rusage, a pty's termios (TCGETS, TCSETS, and TCGETS2,
+ * TCSETS2 with an input baud rate and TCGETA), statfs,
  * sysinfo, more groups, pollfds, iovecs (writev, sendmsg, recvmsg: 10) and mmsghdrs (4)
  * semop's operations (3), mincore's pages (4), get_mempolicy's node mask (16 longs),
  * futex_waitv's waiters (3) and pipe's fds than -s shows, the mask rt_sigreturn
@@ -107,6 +108,36 @@ static void perf_attrs(void)
 	perf_attr(end, 0x200, 0x200, PERF_TYPE_HW_CACHE, 0, 0);
 }
 
+/* struct termios2 and struct termio (asm-generic/termbits.h, termios.h: glibc's
+ * <termios.h> is in use here), TCGETS2/TCSETS2/TCGETA by number (asm-generic/ioctls.h). */
+struct termios2_ {
+	unsigned int c_iflag, c_oflag, c_cflag, c_lflag;
+	unsigned char c_line, c_cc[19];
+	unsigned int c_ispeed, c_ospeed;
+};
+struct termio_ {
+	unsigned short c_iflag, c_oflag, c_cflag, c_lflag;
+	unsigned char c_line, c_cc[8];
+};
+
+/* A pty's termios2 (-v: its speeds), set with an input baud rate (CIBAUD, at IBSHIFT 16)
+ * and TAB3, then set back; its termio (-v: 8 control characters). */
+static void termios2_calls(int s)
+{
+	struct termios2_ t2, was;
+	struct termio_ to;
+
+	if (ioctl(s, 0x802c542aUL /* TCGETS2 */, &was) != 0)
+		return;
+	t2 = was;
+	t2.c_cflag = (t2.c_cflag & ~0x100f0000U) | (unsigned int)B1800 << 16;
+	t2.c_oflag |= TAB3;
+	ioctl(s, 0x402c542bUL /* TCSETS2 */, &t2);
+	ioctl(s, 0x802c542aUL /* TCGETS2 */, &t2);
+	ioctl(s, 0x402c542bUL /* TCSETS2 */, &was);
+	ioctl(s, 0x5405 /* TCGETA */, &to);
+}
+
 int main(int argc, char **argv)
 {
 	struct stat st;
@@ -154,6 +185,7 @@ int main(int argc, char **argv)
 		if (s >= 0) {
 			tcgetattr(s, &t);
 			tcsetattr(s, TCSANOW, &t);
+			termios2_calls(s);
 			close(s);
 		}
 		close(m);

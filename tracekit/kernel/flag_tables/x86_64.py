@@ -2364,6 +2364,7 @@ TERM_LFLAGS: tuple[tuple[int, str], ...] = (
 )
 
 TERM_MASKS: dict[int, str] = {
+    16: 'IBSHIFT',
     48: 'CSIZE',
     256: 'NLDLY',
     1536: 'CRDLY',
@@ -2372,6 +2373,7 @@ TERM_MASKS: dict[int, str] = {
     8192: 'BSDLY',
     16384: 'VTDLY',
     32768: 'FFDLY',
+    269418496: 'CIBAUD',
 }
 
 TERM_NLDLY: dict[int, str] = {
@@ -2390,7 +2392,7 @@ TERM_TABDLY: dict[int, str] = {
     0: 'TAB0',
     2048: 'TAB1',
     4096: 'TAB2',
-    6144: 'TAB3',
+    6144: 'XTABS',
 }
 
 TERM_BSDLY: dict[int, str] = {
