@@ -34,7 +34,7 @@ from tracekit._events import (
     Capture,
     Syscall,
 )
-from tracekit.decode import flags as F
+from tracekit.decode import flags as F, structs_key as K
 from tracekit.decode.captures import capture, capture_out, deref, elements_shown, succeeded
 from tracekit.decode.signals import siginfo_text
 from tracekit.decode.structs_proc import SIGSET_SIZE, format_sigset
@@ -1123,6 +1123,15 @@ _KEYCTL: dict[str, tuple[str, ...]] = {
     "KEYCTL_SET_REQKEY_KEYRING": ("reqkey",), "KEYCTL_ASSUME_AUTHORITY": ("key",),
     "KEYCTL_SESSION_TO_PARENT": (), "KEYCTL_CHOWN": ("key", "uid", "uid"),
     "KEYCTL_GET_PERSISTENT": ("uid", "key"),
+    # tracekit/decode/structs_key.py: dh: struct keyctl_dh_params; pkeyout, pkeyin:
+    # struct keyctl_pkey_params with out_len / in2_len; in1, in2: printstrn of its in_len /
+    # in2_len bytes; x: hex; iov: an iovec array (its count the next argument)
+    "KEYCTL_INSTANTIATE_IOV": ("key", "iov", "lu", "key"),
+    "KEYCTL_DH_COMPUTE": ("dh", "out", "lu", "p"),
+    "KEYCTL_PKEY_QUERY": ("key", "x", "str", "p"),
+    **dict.fromkeys(("KEYCTL_PKEY_ENCRYPT", "KEYCTL_PKEY_DECRYPT", "KEYCTL_PKEY_SIGN"),
+                    ("pkeyout", "str", "in1", "p")),
+    "KEYCTL_PKEY_VERIFY": ("pkeyin", "str", "in1", "in2"),
 }
 
 
@@ -1183,8 +1192,7 @@ def _keyctl(d: SyscallDecoder, ev: Syscall) -> list[str]:
     for i, k in enumerate(spec, start=1):
         v = ev.args[i]
         if k == "key":
-            s = signed(v, 32)
-            out.append(T.KEY_SPECS.get(s) or str(s))
+            out.append(K.key_serial(T.KEY_SPECS, v))
         elif k == "d":
             out.append(str(signed(v, 32)))
         elif k == "uid":
@@ -1215,9 +1223,34 @@ def _keyctl(d: SyscallDecoder, ev: Syscall) -> list[str]:
             out.append(errno_name(err) if err in errno.errorcode else str(err))
         elif k == "moveflags":
             out.append(F.FlagSet(T.KEYCTL_MOVE_FLAGS, unknown="KEYCTL_MOVE_???")(v & _M32))
+        elif k in _KEYCTL_STRUCT_KINDS:
+            out.append(_keyctl_struct(d, ev, i, k))
         else:
             out.append(pointer(v))
     return out
+
+
+_KEYCTL_STRUCT_KINDS = frozenset({"x", "iov", "dh", "pkeyout", "pkeyin", "in1", "in2"})
+
+
+def _keyctl_struct(d: SyscallDecoder, ev: Syscall, i: int, k: str) -> str:
+    """keyctl's arguments of :data:`_KEYCTL_STRUCT_KINDS` (tracekit.decode.structs_key)."""
+    v, specs = ev.args[i], d.flags.tables.KEY_SPECS
+    if k == "x":
+        return hex0(v)
+    if k == "iov":
+        return d.consts.kinds["iovw"](d, ev, i) or pointer(v)
+    data = K.struct_bytes(ev, 1) if v or k in ("in1", "in2") else None
+    if k == "dh":
+        text = None if data is None else K.format_dh_params(data, specs)
+    elif k in ("pkeyout", "pkeyin"):
+        text = None if data is None else K.format_pkey_params(data, specs, out=k == "pkeyout")
+    else:
+        # the input bytes, in_len (in2_len) of them: the address when the struct is not
+        params = None if data is None else K.pkey_params(data)
+        return pointer(v) if params is None else K.strn_of_string(
+            ev, i, params[1] if k == "in1" else params[2], d.string_limit)
+    return pointer(v) if text is None else text
 
 
 # -- timers and groups -------------------------------------------------------------------

@@ -954,9 +954,10 @@ def _k_iov(*, at_exit: bool, bases: bool = False) -> KindFn:
     another process, or ranges of pages: process_vm_readv's remote iovecs,
     process_madvise's)."""
     def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-        cap = capture(ev, i)
+        # the last iovec capture of the argument (keyctl's arg3 has others after it)
+        cap = next((c for c in reversed(ev.caps) if c.arg == i and c.kind == CAP_IOV), None)
         # NULL is NULL whatever the count (a count of 0 reads nothing: ``[]`` else)
-        if cap is None or cap.kind != CAP_IOV or not ev.args[i]:
+        if cap is None or cap.flags & CAPF_FAULT or not ev.args[i]:
             return pointer(ev.args[i])
         elems = parse_iov(cap.data)
         if elems is None:

@@ -102,6 +102,7 @@ from tracekit.decode.structs_ipc import (
     SEMID_DS_SIZE as _SEMID_DS_SIZES,
     SHMID_DS_SIZE,
 )
+from tracekit.decode.structs_key import PKEY_PARAMS_SIZE
 from tracekit.decode.structs_net import SETSOCKOPT_FIXED
 from tracekit.decode.structs_perf import PERF_ATTR_HEAD_SIZE, PERF_ATTR_SIZE
 from tracekit.decode.structs_proc import (
@@ -696,9 +697,12 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "syslog": (_buf("buf", "ret", at_exit=True),),
     # keyctl: the strings of its operations (KEYCTL_SEARCH's type and description), the
     # payload KEYCTL_UPDATE/INSTANTIATE read, the buffer KEYCTL_READ/DESCRIBE/
-    # GET_SECURITY fill and KEYCTL_CAPABILITIES' bytes (the result's bytes)
+    # GET_SECURITY fill and KEYCTL_CAPABILITIES' bytes (the result's bytes); the structs
+    # KEYCTL_DH_COMPUTE and the PKEY operations read (one that ends its mapping: the bytes
+    # up to its end, read at exit) and KEYCTL_INSTANTIATE_IOV's iovecs
     "keyctl": (_Override("arg2", CAP_STR, None, 256), _Override("arg3", CAP_STR, None, 256),
                _Override("arg4", CAP_STR, None, 256), _buf("arg3", "arg4"),
+               _fixed("arg2", PKEY_PARAMS_SIZE), _iov("arg3", length="arg4"),
                _buf("arg3", "ret", at_exit=True), _buf("arg2", "ret", at_exit=True)),
     # add_key's payload (plen bytes) with its type and description strings
     "add_key": (_str("_type"), _str("_description"), _buf("_payload", "plen")),
