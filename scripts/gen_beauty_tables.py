@@ -343,6 +343,9 @@ TABLES: dict[str, Table] = {
                     r"SCHED_FLAG_(RESET_ON_FORK|RECLAIM|DL_OVERRUN|KEEP_POLICY|KEEP_PARAMS|"
                     r"UTIL_CLAMP_MIN|UTIL_CLAMP_MAX)", frozenset(), ()),
     "KEY_SPECS": ("values", ("linux/keyctl.h",), r"KEY_SPEC_[A-Z_]+", frozenset(), ()),
+    # keyctl(KEYCTL_SET_REQKEY_KEYRING)'s keyring
+    "KEY_REQKEY_DEFL": ("values", ("linux/keyctl.h",), r"KEY_REQKEY_DEFL_[A-Z_]+", frozenset(),
+                        ()),
     "KEYCTL_CMDS": ("values", ("linux/keyctl.h",), r"KEYCTL_[A-Z_]+",
                     frozenset({"KEYCTL_SUPPORTS_ENCRYPT", "KEYCTL_SUPPORTS_DECRYPT",
                                "KEYCTL_SUPPORTS_SIGN", "KEYCTL_SUPPORTS_VERIFY",
@@ -428,11 +431,14 @@ TABLES: dict[str, Table] = {
                     ("ISIG", "ICANON", "XCASE", "ECHO", "ECHOE", "ECHOK", "ECHONL", "NOFLSH",
                      "IEXTEN", "ECHOCTL", "ECHOPRT", "ECHOKE", "FLUSHO", "PENDIN", "TOSTOP",
                      "EXTPROC")),
-    "TERM_MASKS": ("values", _TERMBITS, r"NLDLY|CRDLY|TABDLY|BSDLY|VTDLY|FFDLY|CBAUD|CSIZE",
+    # the masks of the termios fields, and IBSHIFT: CIBAUD holds an input baud at it
+    "TERM_MASKS": ("values", _TERMBITS,
+                   r"NLDLY|CRDLY|TABDLY|BSDLY|VTDLY|FFDLY|CBAUD|CIBAUD|CSIZE|IBSHIFT",
                    frozenset(), ()),
     "TERM_NLDLY": ("values", _TERMBITS, r"NL[01]", frozenset(), ()),
     "TERM_CRDLY": ("values", _TERMBITS, r"CR[0-3]", frozenset(), ()),
-    "TERM_TABDLY": ("values", _TERMBITS, r"TAB[0-3]", frozenset(), ()),
+    # TAB3's value is XTABS's, which strace 6.1 names (PREFERRED)
+    "TERM_TABDLY": ("values", _TERMBITS, r"TAB[0-3]|XTABS", frozenset(), ()),
     "TERM_BSDLY": ("values", _TERMBITS, r"BS[01]", frozenset(), ()),
     "TERM_VTDLY": ("values", _TERMBITS, r"VT[01]", frozenset(), ()),
     "TERM_FFDLY": ("values", _TERMBITS, r"FF[01]", frozenset(), ()),
@@ -913,6 +919,11 @@ TABLES: dict[str, Table] = {
                            frozenset(), ()),
     "PERF_READ_FORMAT": ("bits", ("linux/perf_event.h",), r"PERF_FORMAT_(?!MAX)[A-Z_]+",
                          frozenset(), ()),
+    # strace -v: branch_sample_type (PERF_SAMPLE_BRANCH_STACK) and a breakpoint's bp_type
+    "PERF_BRANCH_SAMPLE": ("bits", ("linux/perf_event.h",),
+                           r"PERF_SAMPLE_BRANCH_(?!MAX)[A-Z_]+(?<!_SHIFT)", frozenset(), ()),
+    "HW_BREAKPOINT_TYPES": ("values", ("linux/hw_breakpoint.h",),
+                            r"HW_BREAKPOINT_(EMPTY|R|W|RW|X)", frozenset(), ()),
     # landlock's filesystem access rights (those of Linux 6.1, which strace 6.1 names)
     "LANDLOCK_ACCESS_FS": ("bits", ("linux/landlock.h",),
                            r"LANDLOCK_ACCESS_FS_(EXECUTE|WRITE_FILE|READ_FILE|READ_DIR|"
@@ -972,6 +983,9 @@ TABLES: dict[str, Table] = {
                        "XFEATURE_MASK_PKRU", "XFEATURE_MASK_PASID", "XFEATURE_MASK_LBR",
                        "XFEATURE_MASK_XTILE", "XFEATURE_MASK_XTILE_CFG",
                        "XFEATURE_MASK_XTILE_DATA")),
+    # arch_prctl ARCH_REQ_XCOMP_PERM/GUEST_PERM's feature number (INTERNAL_BITS too)
+    "X86_XFEATURE_BITS": ("values", ("asm/prctl.h",), r"XFEATURE_(?!MASK_)[A-Za-z0-9_]+",
+                          frozenset(), ()),
     # ptrace PTRACE_GETREGSET/SETREGSET's note types (linux/elf.h)
     "NT_TYPES": ("values", ("linux/elf.h",), r"NT_[A-Z0-9_]+",
                  frozenset({"NT_GNU_PROPERTY_TYPE_0"}), ()),
@@ -1139,6 +1153,14 @@ INTERNAL_BITS: dict[str, dict[str, int]] = {
         "KEY_OTH_VIEW": 0x00000001, "KEY_OTH_READ": 0x00000002, "KEY_OTH_WRITE": 0x00000004,
         "KEY_OTH_SEARCH": 0x00000008, "KEY_OTH_LINK": 0x00000010, "KEY_OTH_SETATTR": 0x00000020,
     },
+    # arch/x86/include/asm/fpu/types.h: enum xfeature, the numbers strace 6.1 names
+    "X86_XFEATURE_BITS": {
+        "XFEATURE_FP": 0, "XFEATURE_SSE": 1, "XFEATURE_YMM": 2, "XFEATURE_BNDREGS": 3,
+        "XFEATURE_BNDCSR": 4, "XFEATURE_OPMASK": 5, "XFEATURE_ZMM_Hi256": 6,
+        "XFEATURE_Hi16_ZMM": 7, "XFEATURE_PT_UNIMPLEMENTED_SO_FAR": 8, "XFEATURE_PKRU": 9,
+        "XFEATURE_PASID": 10, "XFEATURE_LBR": 15, "XFEATURE_XTILE_CFG": 17,
+        "XFEATURE_XTILE_DATA": 18,
+    },
     # arch/x86/include/asm/fpu/types.h: XSAVE feature masks (1 << XFEATURE_*)
     "X86_XFEATURES": {
         "XFEATURE_MASK_FPSSE": 0x3, "XFEATURE_MASK_FP": 0x1, "XFEATURE_MASK_SSE": 0x2,
@@ -1186,6 +1208,7 @@ ENUM_TAGS: dict[str, str] = {
     "PERF_HW_CACHE_IDS": "perf_hw_cache_id", "PERF_HW_CACHE_OPS": "perf_hw_cache_op_id",
     "PERF_HW_CACHE_RESULTS": "perf_hw_cache_op_result_id",
     "PERF_SAMPLE_FORMAT": "perf_event_sample_format", "PERF_READ_FORMAT": "perf_event_read_format",
+    "PERF_BRANCH_SAMPLE": "perf_branch_sample_type",
 }
 # Values tables keep the names whose values are in this range only (a header's other
 # constants share the prefix)
@@ -1201,7 +1224,7 @@ ANON_ENUMS: dict[str, str] = {
     "TCA_ATTRS": "TCA_UNSPEC", "TCA_STATS_ATTRS": "TCA_STATS_UNSPEC",
     "NETCONFA_ATTRS": "NETCONFA_UNSPEC", "IFAL_ATTRS": "IFAL_ADDRESS",
     "NETNSA_ATTRS": "NETNSA_NONE", "NDTA_ATTRS": "NDTA_UNSPEC", "NDTPA_ATTRS": "NDTPA_UNSPEC",
-    "NHA_ATTRS": "NHA_UNSPEC",
+    "NHA_ATTRS": "NHA_UNSPEC", "HW_BREAKPOINT_TYPES": "HW_BREAKPOINT_EMPTY",
 }
 ENUM_TAGS.update({"RT_SCOPES": "rt_scope_t", "RT_TABLES": "rt_class_t",
                   "RTA_ATTRS": "rtattr_type_t", "NLMSGERR_ATTRS": "nlmsgerr_attrs"})
@@ -1228,7 +1251,8 @@ def enum_names(cc: str, includes: tuple[str, ...], tag: str, *, first: str = "")
 
 # Tables whose header exists on some arches only (arch_prctl(2) is x86's): empty elsewhere.
 ONLY_ON: dict[str, frozenset[str]] = {"ARCH_PRCTL_OPTIONS": frozenset({"x86_64"}),
-                                     "X86_XFEATURES": frozenset({"x86_64"})}
+                                     "X86_XFEATURES": frozenset({"x86_64"}),
+                                     "X86_XFEATURE_BITS": frozenset({"x86_64"})}
 
 # tracekit arch -> (compiler when the machine is that arch, cross compiler otherwise).
 COMPILERS: dict[str, tuple[str, str]] = {
@@ -1241,7 +1265,7 @@ _MACHINE_ARCH = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "arm64", "arm
 PREFERRED = {"AF_UNIX", "AF_NETLINK", "SIGABRT", "SIGIO", "IPPROTO_IP", "SEEK_DATA",
              "FIONBIO", "FIONREAD", "TCGETS", "TIOCINQ", "FS_IOC_GETFLAGS", "FS_IOC_SETFLAGS",
              "FS_IOC_GETVERSION", "FS_IOC_SETVERSION", "MADV_NORMAL", "CLOCK_REALTIME",
-             "EXT2_SUPER_MAGIC", "BPF_PROG_TEST_RUN", "SO_RCVTIMEO_OLD",
+             "EXT2_SUPER_MAGIC", "BPF_PROG_TEST_RUN", "SO_RCVTIMEO_OLD", "XTABS",
              "SO_SNDTIMEO_OLD", "SO_TIMESTAMP_OLD",
              "SO_TIMESTAMPNS_OLD", "SO_TIMESTAMPING_OLD"}
 NOT_PREFERRED = {"TIOCINQ", "FS_IOC32_GETFLAGS", "FS_IOC32_SETFLAGS", "FS_IOC32_GETVERSION",

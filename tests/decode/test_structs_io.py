@@ -569,3 +569,21 @@ def test_cut_array_reads_element_by_element(data: bytes, count: int, size: int,
         assert (len(items), tail) == (whole, f"... /* {hex(addr + whole * size)} */")
     else:
         assert (len(items), tail) == (limit, "...")
+
+
+def test_termios2_speeds_input_baud_and_termio_cc() -> None:
+    """-v: a termios2's c_ispeed and c_ospeed after c_cc (None when short of its 44
+    bytes); CIBAUD as ``B1800<<IBSHIFT`` after CBAUD, TAB3 as XTABS (strace 6.1's
+    names); a termio's 8 control characters, not its padding byte."""
+    words = struct.pack("<4I", 0, 0x1800, 0xF | 0xA << 16 | 0x30, 0)
+    t2 = words + bytes([0]) + bytes(range(1, 20)) + struct.pack("<II", 9600, 38400)
+    text = IO.format_termios(t2, FL, verbose=True, termios2=True)
+    assert text is not None
+    assert text.startswith("{c_iflag=, c_oflag=NL0|CR0|XTABS|BS0|VT0|FF0|, "
+                           "c_cflag=B38400|B1800<<IBSHIFT|CS8|, c_lflag=, c_line=N_TTY, ")
+    assert text.endswith(", [18]=0x13], c_ispeed=9600, c_ospeed=38400}")
+    assert IO.format_termios(t2[:43], FL, verbose=True, termios2=True) is None
+    assert IO.format_termios(t2[:36], FL, verbose=True) == text.split(", c_ispeed")[0] + "}"
+    termio = struct.pack("<4H", 0, 0, 0xF, 0) + bytes(range(10))
+    cc = IO.format_termio(termio, FL, verbose=True)
+    assert cc is not None and cc.endswith("[VSWTC]=0x8]}")

@@ -27,6 +27,7 @@ import pytest
 
 from tests._run import WORKLOADS, compile_c, run_tracekit, write_pipeline
 from tests.e2e._strace_lines import norm_line, parse, pid_normaliser
+from tracekit.kernel.arch import machine_arch
 
 pytestmark = [pytest.mark.kernel,
               pytest.mark.skipif(shutil.which("strace") is None,
@@ -222,6 +223,24 @@ def test_operation_calls_equal_strace(tmp_path: Path, exes: dict[str, Path]) -> 
                  "SOL_PACKET, PACKET_VERSION, ", "SOL_PACKET, 0x4 /* PACKET_??? */, ",
                  "ADDR /* STATX_??? */", "sq_thread_cpu=ADDR, sq_thread_idle=0, resv=[0, ADDR, 0]"):
         assert want in text, want
+    for want in ("keyctl(KEYCTL_SET_REQKEY_KEYRING, KEY_REQKEY_DEFL_NO_CHANGE) = ",
+                 "keyctl(KEYCTL_SET_REQKEY_KEYRING, 4660 /* KEY_REQKEY_DEFL_??? */) = -1",
+                 "keyctl(KEYCTL_CHOWN, -559026163, 2718281828, -1) = -1",
+                 "keyctl(KEYCTL_GET_PERSISTENT, 2718281828, -559026163) = -1",
+                 "keyctl(KEYCTL_DH_COMPUTE, {private=KEY_SPEC_GROUP_KEYRING, "
+                 "prime=1234567890, base=-1153374643}, ADDR, 9, NULL) = -1",
+                 'keyctl(KEYCTL_PKEY_QUERY, KEY_SPEC_THREAD_KEYRING, 0, "x\\377", NULL)',
+                 "keyctl(KEYCTL_PKEY_ENCRYPT, {key_id=0, in_len=10, out_len=10, __spare=[0, "
+                 'ADDR, 0, 0, 0, 0, 0]}, "enc", "AbCdEfGhIj", ADDR) = -1',
+                 "keyctl(KEYCTL_PKEY_VERIFY, {key_id=KEY_SPEC_PROCESS_KEYRING, in_len=0, "
+                 'in2_len=0}, "", "", "") = -1',
+                 "keyctl(KEYCTL_PKEY_ENCRYPT, NULL, NULL, NULL, NULL) = -1 EFAULT",
+                 'keyctl(KEYCTL_INSTANTIATE_IOV, KEY_SPEC_GROUP_KEYRING, [{iov_base="AbCdEfGhIj", '
+                 'iov_len=10}, {iov_base="UvWxYz012345", iov_len=12}], 2, 0) = -1'):
+        assert want in text, want
+    if machine_arch() == "x86_64":
+        assert "arch_prctl(ARCH_REQ_XCOMP_PERM, 0 /* XFEATURE_FP */) = " in text
+        assert "arch_prctl(ARCH_REQ_XCOMP_GUEST_PERM, 0x13 /* XFEATURE_??? */) = " in text
     # the directory's replies over 4096 bytes are counted whole (in the kernel)
     sizes = [int(m.group(1)) for m in re.finditer(
         r"getdents64\(\d+, ADDR /\* \d+ entries \*/, \d+\) = (\d+)", text)]

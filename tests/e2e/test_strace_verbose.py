@@ -2,10 +2,11 @@
 
 tests/workloads/verbose_structs.c makes the calls whose structures strace abbreviates by
 default (the stat family, statx, uname, rusage, termios, more groups, pollfds, iovecs and
-mmsghdrs than -s shows, getdents64) and the calls whose structures ``-e verbose=`` turns into
-addresses (those and sockets' addresses, select's sets, an empty epoll_wait), some of
-them as i386 calls. It runs under ``strace -f OPTS``, itself under ``tracekit strace -f
-OPTS``: both print the same calls, and every line of every process must be equal.
+mmsghdrs than -s shows, getdents64, perf_event_open's struct perf_event_attr) and the calls
+whose structures ``-e verbose=`` turns into addresses (those and sockets' addresses,
+select's sets, an empty epoll_wait), some of them as i386 calls. It runs under ``strace -f
+OPTS``, itself under ``tracekit strace -f OPTS``: both print the same calls, and every
+line of every process must be equal.
 """
 
 from __future__ import annotations
@@ -34,7 +35,17 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
         "c_line=N_TTY, c_cc=[[VINTR]=0x3", ", domainname=", "ru_maxrss=", "stx_mnt_id=",
         "stx_btime={tv_sec=", "st_blksize=", ", 38, 39])", ", [], 4096) = 0",
         'd_type=DT_REG, d_name="file"}',
-        "{fd=0, events=POLLOUT}, {fd=0, events=POLLOUT}], 40, 0)"]),
+        "{fd=0, events=POLLOUT}, {fd=0, events=POLLOUT}], 40, 0)",
+        "re:wakeup_watermark=\\d+, config1=0x[0-9a-f]+, config2=0x[0-9a-f]+, "
+        "sample_regs_user=0x[0-9a-f]+, sample_stack_user=0x[0-9a-f]+, clockid=0x",
+        "re:, bp_type=0x[0-9a-f]+ /\\* HW_BREAKPOINT_\\?\\?\\? \\*/, bp_addr=",
+        "re:sample_max_stack=\\d+ /\\* bytes 110\\.\\.111: 0x[0-9a-f]+ \\*/, "
+        "aux_sample_size=\\d+ /\\* bytes 116\\.\\.119: 0x[0-9a-f]+ \\*/, "
+        "sig_data=0x[0-9a-f]+, \\.\\.\\.\\}, 0, -1, -1, 0\\) = -1 E2BIG",
+        "re:perf_event_open\\(0x[0-9a-f]+, 0, -1, -1, 0x100",
+        "re:TCSETS2, \\{c_iflag=[\\w|]*, c_oflag=NL0\\|CR0\\|XTABS\\|.*, c_cflag=B\\d+\\|"
+        "B1800<<IBSHIFT\\|CS\\d.*, c_ispeed=\\d+, c_ospeed=\\d+\\}\\) = 0",
+        "re:TCGETA, \\{.*, c_cc=\\[(\\[\\w+\\]=\\w+, ){7}\\[VSWTC\\]=\\w+\\]\\}\\) = 0"]),
     "abbrev=none,-s 8": (["-e", "abbrev=none", "-s", "8"], [
         ", 38, 39])", '{iov_base="x", iov_len=1}], 10) = 10',
         '{iov_base="x", iov_len=1}], msg_iovlen=10,']),

@@ -9,6 +9,7 @@
  * (tests/e2e/test_strace_ops.py does it); argument: a scratch directory. */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <sys/uio.h>
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <linux/if_packet.h>
@@ -155,6 +156,30 @@ static void memory_and_more(void)
 	ptrace(PTRACE_ATTACH, NO_PID, NULL, NULL);
 	ptrace(PTRACE_SEIZE, NO_PID, NULL, PTRACE_O_TRACEEXEC);
 	syscall(SYS_keyctl, 99, 0, 0, 0, 0);
+	/* KEYCTL_SET_REQKEY_KEYRING: asked (NO_CHANGE), then an unnamed one; KEYCTL_CHOWN
+	 * and KEYCTL_GET_PERSISTENT's uids and gids (-1, or unsigned) on no such key */
+	syscall(SYS_keyctl, 14, -1L, 0, 0, 0);
+	syscall(SYS_keyctl, 14, 0x1234L, 0, 0, 0);
+	syscall(SYS_keyctl, 4, -559026163L, 2718281828UL, -1L, 0);
+	syscall(SYS_keyctl, 22, 2718281828UL, -559026163L, 0, 0);
+	{
+		/* KEYCTL_DH_COMPUTE's params, KEYCTL_PKEY_*'s params and strings,
+		 * KEYCTL_INSTANTIATE_IOV's iovecs: each refused (no such key, no authority) */
+		static int dh[3] = {-6 /* KEY_SPEC_GROUP_KEYRING */, 1234567890, -1153374643};
+		static unsigned int pk[10] = {-2 /* KEY_SPEC_PROCESS_KEYRING */, 0, 0};
+		static unsigned int pk2[10] = {0, 10, 10, 0, 0xfacefeed};
+		static char in[] = "AbCdEfGhIjKlMnOpQrStUvWxYz012345";
+		struct iovec iv[2] = {{in, 10}, {in + 20, 12}};
+
+		syscall(SYS_keyctl, 23 /* KEYCTL_DH_COMPUTE */, dh, in, 9UL, NULL);
+		syscall(SYS_keyctl, 23, NULL, NULL, 9UL, NULL);
+		syscall(SYS_keyctl, 24 /* KEYCTL_PKEY_QUERY */, -1L, 0L, "x\377", NULL);
+		syscall(SYS_keyctl, 25 /* KEYCTL_PKEY_ENCRYPT */, pk, "", in, in);
+		syscall(SYS_keyctl, 25, pk2, "enc", in, in);
+		syscall(SYS_keyctl, 28 /* KEYCTL_PKEY_VERIFY */, pk, "", in, in);
+		syscall(SYS_keyctl, 25, NULL, NULL, NULL, NULL);
+		syscall(SYS_keyctl, 20 /* KEYCTL_INSTANTIATE_IOV */, -6L, iv, 2UL, 0L);
+	}
 	syscall(SYS_getgroups, 0, NULL);
 	syscall(SYS_getgroups, 64, groups);
 	syscall(SYS_getgroups, 0, groups);	/* the count; the list is not written */
@@ -170,6 +195,9 @@ static void memory_and_more(void)
 	syscall(SYS_sched_setscheduler, NO_PID, SCHED_OTHER, &prio);
 #ifdef __x86_64__
 	syscall(SYS_arch_prctl, 0x1003 /* ARCH_GET_FS */, &head);
+	/* XSAVE feature numbers: XFEATURE_FP is never asked for, 0x13 is unnamed */
+	syscall(SYS_arch_prctl, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 0L);
+	syscall(SYS_arch_prctl, 0x1025 /* ARCH_REQ_XCOMP_GUEST_PERM */, 0x13L);
 #endif
 	/* a signal waited for: rt_sigtimedwait returns it */
 	sigemptyset(&set);

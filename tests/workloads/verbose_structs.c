@@ -1,10 +1,13 @@
 /* The structures strace abbreviates by default and prints whole with -v (-e abbrev=),
  * and prints as their addresses for the calls -e verbose= leaves out: the stat family,
- * statx, uname, getrusage, wait4's rusage, a pty's termios (TCGETS, TCSETS), statfs,
+ * statx, uname, getrusage, wait4's rusage, a pty's termios (TCGETS, TCSETS, and TCGETS2,
+ * TCSETS2 with an input baud rate and TCGETA), statfs,
  * sysinfo, more groups, pollfds, iovecs (writev, sendmsg, recvmsg: 10) and mmsghdrs (4)
  * semop's operations (3), mincore's pages (4), get_mempolicy's node mask (16 longs),
  * futex_waitv's waiters (3) and pipe's fds than -s shows, the mask rt_sigreturn
- * restores, an empty
+ * restores, perf_event_open's struct perf_event_attr (sizes from 0 to past
+ * PERF_ATTR_SIZE_VER7, ending at an unreadable page, a breakpoint; every call refused:
+ * EINVAL or E2BIG), an empty
  * epoll_wait and getdents64 at
  * the end of a directory, sockets' addresses, select's sets; then uname, getrusage and
  * fstat64 as i386 calls (int $0x80, x86_64 only; built -no-pie so that the static
@@ -23,6 +26,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <linux/futex.h>
+#include <linux/perf_event.h>
 #include <netinet/in.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
@@ -57,6 +61,82 @@ static long int80(long nr, long a, long b)
 	return ret;
 }
 #endif
+
+/* struct perf_event_attr of `size` bytes (its size field: `field`) ending where the
+ * readable page `end` ends, every byte set, then the type and bit fields given. */
+static void perf_attr(char *end, unsigned int size, unsigned int field, unsigned int type,
+		      unsigned long long bits, unsigned long flags)
+{
+	struct perf_event_attr *pa = (struct perf_event_attr *)(end - size);
+	unsigned char *b = (unsigned char *)pa;
+	unsigned int i;
+
+	for (i = 0; i < size; i++)
+		b[i] = (unsigned char)(0x81 + 7 * i);
+	if (size >= 8) {
+		pa->type = type;
+		pa->size = field;
+	}
+	if (size >= 48)
+		memcpy(b + 40, &bits, 8);
+	syscall(SYS_perf_event_open, pa, 0L, -1L, -1L, flags);
+}
+
+static void perf_attrs(void)
+{
+	char *pages = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *end;
+	/* watermark, freq, use_clockid (bits 14, 10, 25), precise_ip 2, reserved bit 40 */
+	unsigned long long bits = 1ULL << 14 | 1ULL << 10 | 1ULL << 25 | 2ULL << 15 | 1ULL << 40;
+
+	if (pages == MAP_FAILED)
+		return;
+	if (mprotect(pages + 4096, 4096, PROT_NONE))
+		return;
+	end = pages + 4096;
+	/* EINVAL (flag 0x100) whatever the struct; the sizes strace reads as it says */
+	perf_attr(end, 0x6d, 0x6d, PERF_TYPE_HARDWARE, bits, 0x100);
+	perf_attr(end, 128, 128, PERF_TYPE_BREAKPOINT, 1ULL << 5, 0x100);
+	perf_attr(end, 64, 0, PERF_TYPE_SOFTWARE, 0, 0x100);
+	perf_attr(end, 72, 72, PERF_TYPE_TRACEPOINT, 1ULL << 4, 0x100);
+	perf_attr(end, 112, 112, 0x77, bits & ~(1ULL << 40), 0x100);
+	/* the size asks for more than is readable: strace -v prints the address */
+	perf_attr(end, 0x6f, 0x70, PERF_TYPE_RAW, 0, 0x100);
+	/* past PERF_ATTR_SIZE_VER7: `...`; E2BIG (bytes past the kernel's struct are not 0),
+	 * which writes the kernel's size back */
+	perf_attr(end, 0x200, 0x200, PERF_TYPE_HW_CACHE, 0, 0);
+}
+
+/* struct termios2 and struct termio (asm-generic/termbits.h, termios.h: glibc's
+ * <termios.h> is in use here), TCGETS2/TCSETS2/TCGETA by number (asm-generic/ioctls.h). */
+struct termios2_ {
+	unsigned int c_iflag, c_oflag, c_cflag, c_lflag;
+	unsigned char c_line, c_cc[19];
+	unsigned int c_ispeed, c_ospeed;
+};
+struct termio_ {
+	unsigned short c_iflag, c_oflag, c_cflag, c_lflag;
+	unsigned char c_line, c_cc[8];
+};
+
+/* A pty's termios2 (-v: its speeds), set with an input baud rate (CIBAUD, at IBSHIFT 16)
+ * and TAB3, then set back; its termio (-v: 8 control characters). */
+static void termios2_calls(int s)
+{
+	struct termios2_ t2, was;
+	struct termio_ to;
+
+	if (ioctl(s, 0x802c542aUL /* TCGETS2 */, &was) != 0)
+		return;
+	t2 = was;
+	t2.c_cflag = (t2.c_cflag & ~0x100f0000U) | (unsigned int)B1800 << 16;
+	t2.c_oflag |= TAB3;
+	ioctl(s, 0x402c542bUL /* TCSETS2 */, &t2);
+	ioctl(s, 0x802c542aUL /* TCGETS2 */, &t2);
+	ioctl(s, 0x402c542bUL /* TCSETS2 */, &was);
+	ioctl(s, 0x5405 /* TCGETA */, &to);
+}
 
 int main(int argc, char **argv)
 {
@@ -105,6 +185,7 @@ int main(int argc, char **argv)
 		if (s >= 0) {
 			tcgetattr(s, &t);
 			tcsetattr(s, TCSANOW, &t);
+			termios2_calls(s);
 			close(s);
 		}
 		close(m);
@@ -187,6 +268,7 @@ int main(int argc, char **argv)
 		}
 		syscall(SYS_futex_waitv, waiters, 3, 0, NULL, CLOCK_MONOTONIC);
 	}
+	perf_attrs();
 	ep = epoll_create1(0);
 	epoll_wait(ep, &ev, 1, 0);              /* no event: [] even for -e verbose=none */
 	fd = open(argv[1], O_RDONLY | O_DIRECTORY);

@@ -34,7 +34,7 @@ from tracekit._events import (
     Capture,
     Syscall,
 )
-from tracekit.decode import flags as F
+from tracekit.decode import flags as F, structs_key as K
 from tracekit.decode.captures import (
     capture,
     capture_out,
@@ -54,6 +54,7 @@ from tracekit.decode.values import (
     quote,
     signed,
     xval as _xval,
+    xval_verbose,
 )
 from tracekit.kernel.syscalls import audit_syscall_name, errno_name
 
@@ -1162,7 +1163,8 @@ def _ret_personality(d: SyscallDecoder, ev: Syscall, text: str) -> str:
 
 # keyctl: arguments after the command (strace 6.1's layouts of the common commands)
 #   key: a key serial (KEY_SPEC_* or decimal)  d: int  u: unsigned  p: address
-#   str: a string read at entry
+#   str: a string read at entry  uid: a uid or gid (-1, else unsigned: strace's printuid)
+#   reqkey: KEY_REQKEY_DEFL_* (an int, ``-5 /* KEY_REQKEY_DEFL_??? */`` unnamed)
 _KEYCTL: dict[str, tuple[str, ...]] = {
     "KEYCTL_GET_KEYRING_ID": ("key", "d"), "KEYCTL_JOIN_SESSION_KEYRING": ("str",),
     "KEYCTL_UPDATE": ("key", "payload", "lu"), "KEYCTL_REVOKE": ("key",), "KEYCTL_CLEAR": ("key",),
@@ -1175,8 +1177,18 @@ _KEYCTL: dict[str, tuple[str, ...]] = {
     "KEYCTL_REJECT": ("key", "u", "errno", "key"), "KEYCTL_CAPABILITIES": ("caps", "lu"),
     "KEYCTL_RESTRICT_KEYRING": ("key", "str", "str"),
     "KEYCTL_MOVE": ("key", "key", "key", "moveflags"),
-    "KEYCTL_SET_REQKEY_KEYRING": ("d",), "KEYCTL_ASSUME_AUTHORITY": ("key",),
-    "KEYCTL_SESSION_TO_PARENT": (), "KEYCTL_CHOWN": ("key", "d", "d"),
+    "KEYCTL_SET_REQKEY_KEYRING": ("reqkey",), "KEYCTL_ASSUME_AUTHORITY": ("key",),
+    "KEYCTL_SESSION_TO_PARENT": (), "KEYCTL_CHOWN": ("key", "uid", "uid"),
+    "KEYCTL_GET_PERSISTENT": ("uid", "key"),
+    # tracekit/decode/structs_key.py: dh: struct keyctl_dh_params; pkeyout, pkeyin:
+    # struct keyctl_pkey_params with out_len / in2_len; in1, in2: printstrn of its in_len /
+    # in2_len bytes; x: hex; iov: an iovec array (its count the next argument)
+    "KEYCTL_INSTANTIATE_IOV": ("key", "iov", "lu", "key"),
+    "KEYCTL_DH_COMPUTE": ("dh", "out", "lu", "p"),
+    "KEYCTL_PKEY_QUERY": ("key", "x", "str", "p"),
+    **dict.fromkeys(("KEYCTL_PKEY_ENCRYPT", "KEYCTL_PKEY_DECRYPT", "KEYCTL_PKEY_SIGN"),
+                    ("pkeyout", "str", "in1", "p")),
+    "KEYCTL_PKEY_VERIFY": ("pkeyin", "str", "in1", "in2"),
 }
 
 
@@ -1237,10 +1249,14 @@ def _keyctl(d: SyscallDecoder, ev: Syscall) -> list[str]:
     for i, k in enumerate(spec, start=1):
         v = ev.args[i]
         if k == "key":
-            s = signed(v, 32)
-            out.append(T.KEY_SPECS.get(s) or str(s))
+            out.append(K.key_serial(T.KEY_SPECS, v))
         elif k == "d":
             out.append(str(signed(v, 32)))
+        elif k == "uid":
+            out.append("-1" if v & _M32 == _M32 else str(v & _M32))
+        elif k == "reqkey":
+            s = signed(v, 32)
+            out.append(T.KEY_REQKEY_DEFL.get(s) or f"{s} /* KEY_REQKEY_DEFL_??? */")
         elif k == "u":
             out.append(str(v & _M32))
         elif k == "lu":
@@ -1264,9 +1280,34 @@ def _keyctl(d: SyscallDecoder, ev: Syscall) -> list[str]:
             out.append(errno_name(err) if err in errno.errorcode else str(err))
         elif k == "moveflags":
             out.append(F.FlagSet(T.KEYCTL_MOVE_FLAGS, unknown="KEYCTL_MOVE_???")(v & _M32))
+        elif k in _KEYCTL_STRUCT_KINDS:
+            out.append(_keyctl_struct(d, ev, i, k))
         else:
             out.append(pointer(v))
     return out
+
+
+_KEYCTL_STRUCT_KINDS = frozenset({"x", "iov", "dh", "pkeyout", "pkeyin", "in1", "in2"})
+
+
+def _keyctl_struct(d: SyscallDecoder, ev: Syscall, i: int, k: str) -> str:
+    """keyctl's arguments of :data:`_KEYCTL_STRUCT_KINDS` (tracekit.decode.structs_key)."""
+    v, specs = ev.args[i], d.flags.tables.KEY_SPECS
+    if k == "x":
+        return hex0(v)
+    if k == "iov":
+        return d.consts.kinds["iovw"](d, ev, i) or pointer(v)
+    data = K.struct_bytes(ev, 1) if v or k in ("in1", "in2") else None
+    if k == "dh":
+        text = None if data is None else K.format_dh_params(data, specs)
+    elif k in ("pkeyout", "pkeyin"):
+        text = None if data is None else K.format_pkey_params(data, specs, out=k == "pkeyout")
+    else:
+        # the input bytes, in_len (in2_len) of them: the address when the struct is not
+        params = None if data is None else K.pkey_params(data)
+        return pointer(v) if params is None else K.strn_of_string(
+            ev, i, params[1] if k == "in1" else params[2], d.string_limit)
+    return pointer(v) if text is None else text
 
 
 # -- timers and groups -------------------------------------------------------------------
@@ -1365,7 +1406,8 @@ def xfeatures_text(fl: F.ArchFlags) -> Callable[[int], str]:
 def k_archprctl_arg(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
     """arch_prctl's addr: ``[0x7f...]`` that ARCH_GET_FS/ARCH_GET_GS wrote, the feature
     mask ARCH_GET_XCOMP_* wrote (``[0xe7 /* XFEATURE_MASK_FPSSE|... */]``), none for
-    ARCH_GET_CPUID (it takes no argument: ``arch_prctl(ARCH_GET_CPUID) = 1``), else hex."""
+    ARCH_GET_CPUID (it takes no argument: ``arch_prctl(ARCH_GET_CPUID) = 1``), the feature
+    ARCH_REQ_XCOMP_PERM asks for (``0x12 /* XFEATURE_XTILE_DATA */``), else hex."""
     name = d.flags.tables.ARCH_PRCTL_OPTIONS.get(ev.args[0] & _M32)
     if name == "ARCH_GET_CPUID":
         return None
@@ -1373,6 +1415,9 @@ def k_archprctl_arg(d: SyscallDecoder, ev: Syscall, i: int) -> str | None:
         return _out_int(ev, i, xfeatures_text(d.flags), size=8)
     if name in ("ARCH_GET_FS", "ARCH_GET_GS"):
         return _out_int(ev, i, pointer, size=8)
+    if name in ("ARCH_REQ_XCOMP_PERM", "ARCH_REQ_XCOMP_GUEST_PERM"):
+        # a feature number, in strace's verbose style whatever -X says (its prctl.c)
+        return xval_verbose(ev.args[i], d.flags.tables.X86_XFEATURE_BITS, "XFEATURE_???")
     return hex0(ev.args[i])
 
 

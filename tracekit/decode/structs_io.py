@@ -13,7 +13,9 @@ be the struct. What strace prints (checked against strace 6.1 on Linux 6.18):
   ``{ws_row=24, ws_col=80, ws_xpixel=0, ws_ypixel=0}``, an int as ``[1]``, FICLONE's fd in
   decimal, TCFLSH's ``TCIFLUSH`` (``0x7 /* TC??? */``), none for requests without one
   (``ioctl(4, FIOCLEX)``), hex otherwise. TCGETA's struct termio and TCGETS2's termios2
-  print as a termios, whose flag words of 0 print as nothing (``c_iflag=, c_cflag=B0|CS5|``);
+  (with -v: its ``c_ispeed`` and ``c_ospeed`` last) print as a termios, whose flag words
+  of 0 print as nothing (``c_iflag=, c_cflag=B0|CS5|``), and an input baud rate in
+  c_cflag as ``B1800<<IBSHIFT``;
   the modem lines as ``[TIOCM_DTR|TIOCM_RTS]``; FS_IOC_FSGETXATTR's ``{fsx_xflags=0, ...}``
   (FSSETXATTR's without fsx_nextents), FICLONERANGE's, FIDEDUPERANGE's and FS_IOC_FIEMAP's
   structs (``{fm_start=0, ...} => {fm_flags=..., fm_mapped_extents=1, ...}``).
@@ -93,6 +95,7 @@ EPOLL_EVENT_SIZES: dict[str, int] = {"x86_64": 12, "arm64": 16}
 TERMIOS_SIZE = 36        # struct termios (asm-generic/termbits.h): 4 x u32, c_line, c_cc[19]
 TERMIOS2_SIZE = 44       # struct termios2: termios, then c_ispeed, c_ospeed
 TERMIO_SIZE = 18         # struct termio (asm-generic/termios.h): 4 x u16, c_line, c_cc[8]
+_NCC = 8                 # ... its c_cc (NCC), then a byte of padding strace does not print
 FSXATTR = struct.Struct("<5I")                    # struct fsxattr, then 8 bytes of padding
 FSXATTR_SIZE = 28
 CLONE_RANGE = struct.Struct("<qQQQ")              # struct file_clone_range
@@ -151,8 +154,8 @@ _IOCTL_KINDS: dict[str, _IoctlArg] = {
     "TCGETS": _IoctlArg(TERMIOS_SIZE, False, True, "termios"),
     **{n: _IoctlArg(TERMIOS_SIZE, True, False, "termios")
        for n in ("TCSETS", "TCSETSW", "TCSETSF")},
-    "TCGETS2": _IoctlArg(TERMIOS2_SIZE, False, True, "termios"),
-    **{n: _IoctlArg(TERMIOS2_SIZE, True, False, "termios")
+    "TCGETS2": _IoctlArg(TERMIOS2_SIZE, False, True, "termios2"),
+    **{n: _IoctlArg(TERMIOS2_SIZE, True, False, "termios2")
        for n in ("TCSETS2", "TCSETSW2", "TCSETSF2")},
     "TIOCGLCKTRMIOS": _IoctlArg(TERMIOS_SIZE, False, True, "termios"),
     "TIOCSLCKTRMIOS": _IoctlArg(TERMIOS_SIZE, True, False, "termios"),
@@ -238,18 +241,24 @@ def _field(v: int, mask: int, names: Mapping[int, str]) -> str:
     return got if got is not None else hex(v & mask)
 
 
-def format_termios(data: bytes, fl: F.ArchFlags, *, verbose: bool = False) -> str | None:
+def format_termios(data: bytes, fl: F.ArchFlags, *, verbose: bool = False,
+                   termios2: bool = False) -> str | None:
     """struct termios (asm-generic/termbits.h), abbreviated as strace without -v:
     ``{c_iflag=ICRNL|IXON, c_oflag=NL0|...|OPOST|ONLCR, c_cflag=B38400|CS8|CREAD,
     c_lflag=ISIG|..., ...}``; ``verbose`` (-v): then ``c_line=N_TTY, c_cc=[[VINTR]=0x3,
-    ..., [18]=0]`` (NCCS 19) in place of ``...``. None when ``data`` is shorter than
-    the struct."""
-    if len(data) < TERMIOS_SIZE:
+    ..., [18]=0]`` (NCCS 19) in place of ``...``, and for a struct termios2
+    (``termios2``: TCGETS2, TCSETS2...) ``c_ispeed=9600, c_ospeed=9600`` after them. None
+    when ``data`` is shorter than the struct."""
+    if len(data) < (TERMIOS2_SIZE if termios2 else TERMIOS_SIZE):
         return None
     flags = _term_flags(struct.unpack_from("<4I", data), fl)
     if not verbose:
         return flags + ", ...}"
-    return flags + _term_rest(data[16], data[17:TERMIOS_SIZE], fl) + "}"
+    speeds = ""
+    if termios2:
+        ispeed, ospeed = struct.unpack_from("<II", data, TERMIOS2_SIZE - 8)
+        speeds = f", c_ispeed={ispeed}, c_ospeed={ospeed}"
+    return flags + _term_rest(data[16], data[17:TERMIOS_SIZE], fl) + speeds + "}"
 
 
 def format_termio(data: bytes, fl: F.ArchFlags, *, verbose: bool = False) -> str | None:
@@ -261,7 +270,7 @@ def format_termio(data: bytes, fl: F.ArchFlags, *, verbose: bool = False) -> str
     flags = _term_flags(struct.unpack_from("<4H", data), fl)
     if not verbose:
         return flags + ", ...}"
-    return flags + _term_rest(data[8], data[9:TERMIO_SIZE], fl) + "}"
+    return flags + _term_rest(data[8], data[9:9 + _NCC], fl) + "}"
 
 
 def _term_rest(line: int, cc: bytes, fl: F.ArchFlags) -> str:
@@ -289,7 +298,12 @@ def _term_flags(words: tuple[int, ...], fl: F.ArchFlags) -> str:
     o = "|".join(odelays) + "|" + _zbits(T.TERM_OFLAGS, orest)
     cfields = [_field(cflag, masks["CBAUD"], T.TERM_BAUDS),
                _field(cflag, masks["CSIZE"], T.TERM_CSIZES)]
-    crest = cflag & ~(masks["CBAUD"] | masks["CSIZE"])
+    if cflag & masks["CIBAUD"]:
+        # the input baud rate, when set: ``B1800<<IBSHIFT``, after the output one
+        shift = masks["IBSHIFT"]
+        cfields.insert(1, _field((cflag & masks["CIBAUD"]) >> shift, masks["CBAUD"],
+                                 T.TERM_BAUDS) + "<<IBSHIFT")
+    crest = cflag & ~(masks["CBAUD"] | masks["CIBAUD"] | masks["CSIZE"])
     c = "|".join(cfields) + "|" + _zbits(T.TERM_CFLAGS, crest)
     return (f"{{c_iflag={_zbits(T.TERM_IFLAGS, iflag)}, c_oflag={o}, c_cflag={c}, "
             f"c_lflag={_zbits(T.TERM_LFLAGS, lflag)}")
@@ -433,8 +447,8 @@ def k_ioctlarg(d: SyscallDecoder, ev: Syscall, i: int, deref: bool = True) -> st
     cap = capture(ev, i, whole=True) if a.into else capture_out(ev, i, whole=True)
     text = None
     if cap is not None:
-        if a.fmt == "termios":
-            text = format_termios(cap.data, fl, verbose=d.full)
+        if a.fmt in ("termios", "termios2"):
+            text = format_termios(cap.data, fl, verbose=d.full, termios2=a.fmt == "termios2")
         elif a.fmt == "termio":
             text = format_termio(cap.data, fl, verbose=d.full)
         elif a.fmt in ("fsxattr", "fsxattr_set"):
@@ -977,9 +991,10 @@ def _k_iov(*, at_exit: bool, bases: bool = False) -> KindFn:
     another process, or ranges of pages: process_vm_readv's remote iovecs,
     process_madvise's)."""
     def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
-        cap = capture(ev, i)
+        # the last iovec capture of the argument (keyctl's arg3 has others after it)
+        cap = next((c for c in reversed(ev.caps) if c.arg == i and c.kind == CAP_IOV), None)
         # NULL is NULL whatever the count (a count of 0 reads nothing: ``[]`` else)
-        if cap is None or cap.kind != CAP_IOV or not ev.args[i]:
+        if cap is None or cap.flags & CAPF_FAULT or not ev.args[i]:
             return pointer(ev.args[i])
         elems = parse_iov(cap.data)
         if elems is None:

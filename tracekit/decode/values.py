@@ -31,6 +31,7 @@ from tracekit.kernel.syscalls import format_ret
 __all__ = [
     "ARGV_ELEM_MAX", "DEFAULT_STRING_LIMIT", "format_argv", "format_envp", "format_ret_errno",
     "format_sockaddr", "format_timespec", "hex0", "pointer", "quote", "signed", "xval",
+    "xval_verbose",
 ]
 
 DEFAULT_STRING_LIMIT = 32   # strace -s default
@@ -242,7 +243,7 @@ def hex0(v: int) -> str:
     return hex(v) if v else "0"
 
 
-def _verbose(v: int, names: Mapping[int, str], dflt: str | None) -> str:
+def xval_verbose(v: int, names: Mapping[int, str], dflt: str | None) -> str:
     """strace's verbose value style: ``0x2 /* NAME */``; an unknown one as
     ``0x7 /* DFLT */`` or, without a default, the number alone."""
     name = names.get(v)
@@ -288,12 +289,13 @@ def _sockaddr_ieee802154(data: bytes) -> str:
     and SHORT)."""
     atype, pan = struct.unpack_from("<iH", data, 4)
     atype &= 0xFFFFFFFF
-    text = (f"addr={{addr_type={_verbose(atype, _IEEE802154_ADDR_TYPES, 'IEEE802154_ADDR_???')}"
-            f", pan_id={_verbose(pan, {0xFFFF: 'IEEE802154_PANID_BROADCAST'}, None)}")
+    text = ("addr={addr_type="
+            f"{xval_verbose(atype, _IEEE802154_ADDR_TYPES, 'IEEE802154_ADDR_???')}"
+            f", pan_id={xval_verbose(pan, {0xFFFF: 'IEEE802154_PANID_BROADCAST'}, None)}")
     if atype == 2:
         short = struct.unpack_from("<H", data, 10)[0]
         names = {0xFFFE: "IEEE802154_ADDR_UNDEF", 0xFFFF: "IEEE802154_ADDR_BROADCAST"}
-        text += f", short_addr={_verbose(short, names, None)}"
+        text += f", short_addr={xval_verbose(short, names, None)}"
     elif atype != 0:
         text += ", hwaddr=" + ":".join(f"{b:02x}" for b in data[10:18])
     return text + "}"
@@ -316,8 +318,8 @@ def _sockaddr_nfc(data: bytes) -> str:
         return text + (", ..." if len(data) > 16 else "")
     snsz = struct.unpack_from("<Q", data, 88)[0]
     name = data[18:18 + min(63, snsz)]
-    return (f"{text}, dsap={_verbose(data[16], _NFC_SAPS, None)}, "
-            f"ssap={_verbose(data[17], _NFC_SAPS, None)}, service_name={quote(name)}, "
+    return (f"{text}, dsap={xval_verbose(data[16], _NFC_SAPS, None)}, "
+            f"ssap={xval_verbose(data[17], _NFC_SAPS, None)}, service_name={quote(name)}, "
             f"service_name_len={snsz}")
 
 

@@ -102,8 +102,9 @@ from tracekit.decode.structs_ipc import (
     SEMID_DS_SIZE as _SEMID_DS_SIZES,
     SHMID_DS_SIZE,
 )
+from tracekit.decode.structs_key import PKEY_PARAMS_SIZE
 from tracekit.decode.structs_net import SETSOCKOPT_FIXED
-from tracekit.decode.structs_perf import PERF_ATTR_HEAD_SIZE
+from tracekit.decode.structs_perf import PERF_ATTR_HEAD_SIZE, PERF_ATTR_SIZE
 from tracekit.decode.structs_proc import (
     RUSAGE_SIZE,
     SIGACTION_SIZE as _SIGACTION_SIZES,
@@ -595,8 +596,11 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "landlock_add_rule": (_fixed("rule_attr", LANDLOCK_PATH_BENEATH_SIZE),),
     "landlock_create_ruleset": (_fixed("attr", LANDLOCK_RULESET_HEAD),),
     # perf_event_open: the head of its struct perf_event_attr (what strace prints
-    # without -v: tracekit/decode/structs_perf.py)
+    # without -v: tracekit/decode/structs_perf.py), and all of it that strace -v reads
+    # (a struct of a smaller size that ends its mapping: faults, retried at exit, where
+    # the bytes up to the end of its page are kept)
     "perf_event_open": (_fixed("attr_uptr", PERF_ATTR_HEAD_SIZE),
+                        _fixed("attr_uptr", PERF_ATTR_SIZE),
                         # type and size at exit: E2BIG writes the size the kernel knows
                         _fixed("attr_uptr", 8, at_exit=True)),
     # bpf: its union bpf_attr up to the size argument, as the call reads it and as it
@@ -694,9 +698,12 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "syslog": (_buf("buf", "ret", at_exit=True),),
     # keyctl: the strings of its operations (KEYCTL_SEARCH's type and description), the
     # payload KEYCTL_UPDATE/INSTANTIATE read, the buffer KEYCTL_READ/DESCRIBE/
-    # GET_SECURITY fill and KEYCTL_CAPABILITIES' bytes (the result's bytes)
+    # GET_SECURITY fill and KEYCTL_CAPABILITIES' bytes (the result's bytes); the structs
+    # KEYCTL_DH_COMPUTE and the PKEY operations read (one that ends its mapping: the bytes
+    # up to its end, read at exit) and KEYCTL_INSTANTIATE_IOV's iovecs
     "keyctl": (_Override("arg2", CAP_STR, None, 256), _Override("arg3", CAP_STR, None, 256),
                _Override("arg4", CAP_STR, None, 256), _buf("arg3", "arg4"),
+               _fixed("arg2", PKEY_PARAMS_SIZE), _iov("arg3", length="arg4"),
                _buf("arg3", "ret", at_exit=True), _buf("arg2", "ret", at_exit=True)),
     # add_key's payload (plen bytes) with its type and description strings
     "add_key": (_str("_type"), _str("_description"), _buf("_payload", "plen")),

@@ -1854,6 +1854,18 @@ KEY_SPECS: dict[int, str] = {
     -1: 'KEY_SPEC_THREAD_KEYRING',
 }
 
+KEY_REQKEY_DEFL: dict[int, str] = {
+    -1: 'KEY_REQKEY_DEFL_NO_CHANGE',
+    0: 'KEY_REQKEY_DEFL_DEFAULT',
+    1: 'KEY_REQKEY_DEFL_THREAD_KEYRING',
+    2: 'KEY_REQKEY_DEFL_PROCESS_KEYRING',
+    3: 'KEY_REQKEY_DEFL_SESSION_KEYRING',
+    4: 'KEY_REQKEY_DEFL_USER_KEYRING',
+    5: 'KEY_REQKEY_DEFL_USER_SESSION_KEYRING',
+    6: 'KEY_REQKEY_DEFL_GROUP_KEYRING',
+    7: 'KEY_REQKEY_DEFL_REQUESTOR_KEYRING',
+}
+
 KEYCTL_CMDS: dict[int, str] = {
     0: 'KEYCTL_GET_KEYRING_ID',
     1: 'KEYCTL_JOIN_SESSION_KEYRING',
@@ -2330,6 +2342,7 @@ TERM_LFLAGS: tuple[tuple[int, str], ...] = (
 )
 
 TERM_MASKS: dict[int, str] = {
+    16: 'IBSHIFT',
     48: 'CSIZE',
     256: 'NLDLY',
     1536: 'CRDLY',
@@ -2338,6 +2351,7 @@ TERM_MASKS: dict[int, str] = {
     8192: 'BSDLY',
     16384: 'VTDLY',
     32768: 'FFDLY',
+    269418496: 'CIBAUD',
 }
 
 TERM_NLDLY: dict[int, str] = {
@@ -2356,7 +2370,7 @@ TERM_TABDLY: dict[int, str] = {
     0: 'TAB0',
     2048: 'TAB1',
     4096: 'TAB2',
-    6144: 'TAB3',
+    6144: 'XTABS',
 }
 
 TERM_BSDLY: dict[int, str] = {
@@ -4466,6 +4480,36 @@ PERF_READ_FORMAT: tuple[tuple[int, str], ...] = (
     (0x10, 'PERF_FORMAT_LOST'),
 )
 
+PERF_BRANCH_SAMPLE: tuple[tuple[int, str], ...] = (
+    (0x1, 'PERF_SAMPLE_BRANCH_USER'),
+    (0x2, 'PERF_SAMPLE_BRANCH_KERNEL'),
+    (0x4, 'PERF_SAMPLE_BRANCH_HV'),
+    (0x8, 'PERF_SAMPLE_BRANCH_ANY'),
+    (0x10, 'PERF_SAMPLE_BRANCH_ANY_CALL'),
+    (0x20, 'PERF_SAMPLE_BRANCH_ANY_RETURN'),
+    (0x40, 'PERF_SAMPLE_BRANCH_IND_CALL'),
+    (0x80, 'PERF_SAMPLE_BRANCH_ABORT_TX'),
+    (0x100, 'PERF_SAMPLE_BRANCH_IN_TX'),
+    (0x200, 'PERF_SAMPLE_BRANCH_NO_TX'),
+    (0x400, 'PERF_SAMPLE_BRANCH_COND'),
+    (0x800, 'PERF_SAMPLE_BRANCH_CALL_STACK'),
+    (0x1000, 'PERF_SAMPLE_BRANCH_IND_JUMP'),
+    (0x2000, 'PERF_SAMPLE_BRANCH_CALL'),
+    (0x4000, 'PERF_SAMPLE_BRANCH_NO_FLAGS'),
+    (0x8000, 'PERF_SAMPLE_BRANCH_NO_CYCLES'),
+    (0x10000, 'PERF_SAMPLE_BRANCH_TYPE_SAVE'),
+    (0x20000, 'PERF_SAMPLE_BRANCH_HW_INDEX'),
+    (0x40000, 'PERF_SAMPLE_BRANCH_PRIV_SAVE'),
+)
+
+HW_BREAKPOINT_TYPES: dict[int, str] = {
+    0: 'HW_BREAKPOINT_EMPTY',
+    1: 'HW_BREAKPOINT_R',
+    2: 'HW_BREAKPOINT_W',
+    3: 'HW_BREAKPOINT_RW',
+    4: 'HW_BREAKPOINT_X',
+}
+
 LANDLOCK_ACCESS_FS: tuple[tuple[int, str], ...] = (
     (0x1, 'LANDLOCK_ACCESS_FS_EXECUTE'),
     (0x2, 'LANDLOCK_ACCESS_FS_WRITE_FILE'),
@@ -5108,6 +5152,9 @@ AUDIT_ARCHES: dict[int, str] = {
 
 X86_XFEATURES: tuple[tuple[int, str], ...] = (
 )
+
+X86_XFEATURE_BITS: dict[int, str] = {
+}
 
 NT_TYPES: dict[int, str] = {
     1: 'NT_PRSTATUS',
