@@ -943,6 +943,19 @@ TABLES: dict[str, Table] = {
                    r"KG_(SHIFT|ALTGR|CTRL|ALT|SHIFTL|SHIFTR|CTRLL|CTRLR)", frozenset(), ()),
     "KD_KEY_TYPES": ("values", ("linux/keyboard.h",), r"KT_[A-Z0-9]+", frozenset(), ()),
     "KD_KEYS": ("values", ("linux/keyboard.h",), r"K_[A-Za-z0-9_]+", frozenset(), ()),
+    # the input event device (linux/input.h) ioctls' arguments and request numbers:
+    # EVIOCGBIT's event types, EVIOCGABS/EVIOCSABS's axes, EVIOCSKEYCODE's keys,
+    # EVIOCSFF's effect types (not the waveforms, status values or limits)
+    "EVDEV_EV": ("values", ("linux/input.h",), r"EV_[A-Z_]+",
+                 frozenset({"EV_MAX", "EV_CNT", "EV_VERSION"}), ()),
+    "EVDEV_ABS": ("values", ("linux/input.h",), r"ABS_[A-Z0-9_]+",
+                  frozenset({"ABS_MAX", "ABS_CNT"}), ()),
+    "EVDEV_KEYS": ("values", ("linux/input.h",), r"(KEY|BTN)_[A-Z0-9_]+",
+                   frozenset({"KEY_MAX", "KEY_CNT", "KEY_MIN_INTERESTING"}), ()),
+    "EVDEV_FF_TYPES": ("values", ("linux/input.h",),
+                       r"FF_(RUMBLE|PERIODIC|CONSTANT|SPRING|FRICTION|DAMPER|INERTIA|RAMP|"
+                       r"SQUARE|TRIANGLE|SINE|SAW_UP|SAW_DOWN|CUSTOM|GAIN|AUTOCENTER)",
+                       frozenset(), ()),
     # requests of other drivers that share a value with one of IOCTLS: strace prints
     # both names (``SNDCTL_TMR_START or TCSETS``, ``BTRFS_IOC_CLONE or FICLONE``)
     "IOCTL_ALIASES": ("values", ("linux/soundcard.h", "linux/btrfs.h"),
@@ -977,7 +990,9 @@ TABLES: dict[str, Table] = {
                  frozenset({"NT_GNU_PROPERTY_TYPE_0"}), ()),
     # the requests of drivers and subsystems beyond IOCTLS' (consoles, video4linux, IDE,
     # PTP clocks, GPIO, RTC, loop, perf, seccomp, watchdog, SCSI generic, UBI, KVM,
-    # device mapper, NBD, counter, TEE, userfaultfd, btrfs, sockets), which strace 6.1
+    # device mapper, NBD, counter, TEE, userfaultfd, btrfs, sockets, input events;
+    # EVIOCGBIT(ev, len) and the other requests with a number or a length in them are
+    # named by tracekit.decode.structs_evdev), which strace 6.1
     # names: the macros made with _IO/_IOR/_IOW/_IOWR, and the old numeric ones of their
     # driver's range (DRIVER_IOCTL_RANGES). Two drivers' requests of one value are both
     # named, ``A or B`` (strace's order: by name).
@@ -987,7 +1002,8 @@ TABLES: dict[str, Table] = {
                                  "linux/watchdog.h", "scsi/sg.h", "mtd/ubi-user.h",
                                  "linux/kvm.h", "linux/dm-ioctl.h", "linux/nbd.h",
                                  "linux/counter.h", "linux/tee.h", "linux/userfaultfd.h",
-                                 "linux/btrfs.h", "linux/sockios.h", "linux/if_bridge.h"),
+                                 "linux/btrfs.h", "linux/sockios.h", "linux/if_bridge.h",
+                                 "linux/input.h"),
                       # (not the requests of KVM on s390, powerpc and arm)
                       r"(?!KVM_(?:S390|PPC|ARM)_)[A-Z][A-Z0-9_]*",
                       # (an arm64 request of KVM_GET_ONE_REG's value: not x86's)
@@ -1364,7 +1380,10 @@ def build(arch: str, cc: str, tmp: Path) -> dict[str, object]:
             low, high = RANGES[tname]
             values = {n: v for n, v in values.items() if low <= v <= high}
         if tname == "DRIVER_IOCTLS":
-            values = driver_ioctls(cc, includes, values)
+            # (linux/input.h brings asm/ioctls.h's terminal requests: IOCTLS has them)
+            generic = set(tables["IOCTLS"].values())  # type: ignore[attr-defined]
+            values = {n: v for n, v in driver_ioctls(cc, includes, values).items()
+                      if n not in generic}
             both: dict[int, list[str]] = {}
             for n, v in values.items():
                 both.setdefault(v, []).append(n)

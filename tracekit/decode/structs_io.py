@@ -7,7 +7,8 @@ when the memory is not there (unread, unreadable, a failed call's output) or too
 be the struct. What strace prints (checked against strace 6.1 on Linux 6.18):
 
 - ``ioctl``: the request by name (two names where two drivers share a value:
-  ``SNDCTL_TMR_START or TCSETS``), an unknown one as ``_IOC(_IOC_READ, 0x78, 0x77, 0x4)``;
+  ``SNDCTL_TMR_START or TCSETS``; ``EVIOCGBIT(EV_KEY, 96)``: structs_evdev), an unknown
+  one as ``_IOC(_IOC_READ, 0x78, 0x77, 0x4)``;
   the argument by request: ``TCGETS``/``TCSETS*``'s termios as
   ``{c_iflag=ICRNL|IXON, c_oflag=..., c_cflag=..., c_lflag=..., ...}``, ``TIOCGWINSZ``'s
   ``{ws_row=24, ws_col=80, ws_xpixel=0, ws_ypixel=0}``, an int as ``[1]``, FICLONE's fd in
@@ -63,6 +64,7 @@ from tracekit.decode.captures import (
     succeeded,
 )
 from tracekit.decode.structs_compat import format_timespec32, format_timeval32
+from tracekit.decode.structs_evdev import evdev_arg, evdev_captures, evdev_request
 from tracekit.decode.structs_kd import KD_CAPTURES, KD_DECODERS
 from tracekit.decode.structs_netlink import iov_decoder
 from tracekit.decode.structs_proc import SIGSET_SIZE, format_sigset, format_timeval
@@ -117,6 +119,9 @@ def ioctl_name(fl: F.ArchFlags, req: int) -> str:
     """An ioctl request as strace prints it: its name, ``A or B`` when another driver's
     request has the same value (strace lists them by name), else the ``_IOC()`` form."""
     req &= 0xFFFFFFFF
+    numbered = evdev_request(fl, req)
+    if numbered is not None:
+        return numbered
     T = fl.tables
     names = {n for n in (T.IOCTLS.get(req), T.IOCTL_ALIASES.get(req)) if n is not None}
     driver: str | None = T.DRIVER_IOCTLS.get(req)
@@ -230,6 +235,7 @@ def IOCTL_ARGS(arch: str) -> dict[int, tuple[int, bool, bool]]:
     captured (the ``ioctl_sizes`` map of programs/syscalls.bpf.c)."""
     args = {v: (a.size, a.into, a.out) for v, a in _ioctl_by_value(arch).items() if a.size}
     args.update((v, KD_CAPTURES[n]) for v, n in _kd_by_value(arch).items() if n in KD_CAPTURES)
+    args.update(evdev_captures(F.for_arch(arch)))
     return args
 
 
@@ -404,6 +410,8 @@ def k_ioctlarg(d: SyscallDecoder, ev: Syscall, i: int, deref: bool = True) -> st
     kd = _kd_by_value(fl.arch).get(req)
     if kd is not None and (deref or kd not in KD_CAPTURES):
         return KD_DECODERS[kd](d, ev, i)
+    if deref and (evdev := evdev_arg(d, ev, i)) is not None:
+        return evdev
     if a is None:
         kinds = IOCTL_ARG_KINDS if deref else IOCTL_ARG_KINDS_TERSE
         return _measured_arg(d, ev, kinds.get(fl.arch, {}).get(req), v)
