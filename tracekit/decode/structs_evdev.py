@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 
 from tracekit._events import Syscall
 from tracekit.decode import flags as F
-from tracekit.decode.captures import KindFn, abbreviated, decoded_in, decoded_out
+from tracekit.decode.captures import KindFn, decoded_abbrev, decoded_in, decoded_out
 from tracekit.decode.values import hex0, pointer, signed, xval
 
 if TYPE_CHECKING:
@@ -185,13 +185,9 @@ def _input_id(data: bytes) -> str | None:
     return f"{{bustype={bus}, vendor={vendor}, product={product}, version={version}}}"
 
 
-def _full(fmt: Callable[..., str | None], out: bool, *extra: object) -> KindFn:
-    """A struct printed abbreviated without -v (``full`` False) and whole with it."""
-    wrap = decoded_out if out else decoded_in
-
-    def kind(full: bool) -> KindFn:
-        return wrap(lambda data: fmt(data, *extra, full=full), whole=True)
-    return abbreviated(kind(False), kind(True))
+def _full(fmt: Callable[..., str | None], out: bool, fl: F.ArchFlags) -> KindFn:
+    """A struct of ``fl``'s names printed abbreviated without -v and whole with it."""
+    return decoded_abbrev(lambda data, full: fmt(data, fl, full=full), out=out)
 
 
 @functools.cache
