@@ -956,6 +956,24 @@ TABLES: dict[str, Table] = {
                        r"FF_(RUMBLE|PERIODIC|CONSTANT|SPRING|FRICTION|DAMPER|INERTIA|RAMP|"
                        r"SQUARE|TRIANGLE|SINE|SAW_UP|SAW_DOWN|CUSTOM|GAIN|AUTOCENTER)",
                        frozenset(), ()),
+    # PTP clocks (linux/ptp_clock.h): struct ptp_extts_request's and ptp_perout_request's
+    # flags (not the masks of the valid ones), struct ptp_pin_desc's func
+    "PTP_EXTTS_FLAGS": ("bits", ("linux/ptp_clock.h",),
+                        r"PTP_(ENABLE_FEATURE|RISING_EDGE|FALLING_EDGE|STRICT_FLAGS)",
+                        frozenset(), ()),
+    "PTP_PEROUT_FLAGS": ("bits", ("linux/ptp_clock.h",), r"PTP_PEROUT_(ONE_SHOT|DUTY_CYCLE|PHASE)",
+                         frozenset(), ()),
+    "PTP_PIN_FUNCS": ("values", ("linux/ptp_clock.h",), r"PTP_PF_[A-Z]+", frozenset(), ()),
+    # real time clocks (linux/rtc.h): struct rtc_param's param, its features (bit
+    # numbers) and backup switch modes; RTC_VL_READ's voltage flags
+    "RTC_PARAMS": ("values", ("linux/rtc.h",), r"RTC_PARAM_[A-Z_]+",
+                   frozenset({"RTC_PARAM_GET", "RTC_PARAM_SET"}), ()),
+    "RTC_FEATURES": ("values", ("linux/rtc.h",), r"RTC_FEATURE_[A-Z0-9_]+",
+                     frozenset({"RTC_FEATURE_CNT"}), ()),
+    "RTC_BSM_MODES": ("values", ("linux/rtc.h",), r"RTC_BSM_[A-Z]+", frozenset(), ()),
+    "RTC_VL_FLAGS": ("bits", ("linux/rtc.h",),
+                     r"RTC_VL_(DATA_INVALID|BACKUP_LOW|BACKUP_EMPTY|ACCURACY_LOW|BACKUP_SWITCH)",
+                     frozenset(), ()),
     # requests of other drivers that share a value with one of IOCTLS: strace prints
     # both names (``SNDCTL_TMR_START or TCSETS``, ``BTRFS_IOC_CLONE or FICLONE``)
     "IOCTL_ALIASES": ("values", ("linux/soundcard.h", "linux/btrfs.h"),
@@ -1003,7 +1021,7 @@ TABLES: dict[str, Table] = {
                                  "linux/kvm.h", "linux/dm-ioctl.h", "linux/nbd.h",
                                  "linux/counter.h", "linux/tee.h", "linux/userfaultfd.h",
                                  "linux/btrfs.h", "linux/sockios.h", "linux/if_bridge.h",
-                                 "linux/input.h"),
+                                 "linux/input.h", "linux/phantom.h", "linux/nvram.h"),
                       # (not the requests of KVM on s390, powerpc and arm)
                       r"(?!KVM_(?:S390|PPC|ARM)_)[A-Z][A-Z0-9_]*",
                       # (an arm64 request of KVM_GET_ONE_REG's value: not x86's)
@@ -1202,6 +1220,7 @@ ENUM_TAGS: dict[str, str] = {
     "PERF_HW_CACHE_IDS": "perf_hw_cache_id", "PERF_HW_CACHE_OPS": "perf_hw_cache_op_id",
     "PERF_HW_CACHE_RESULTS": "perf_hw_cache_op_result_id",
     "PERF_SAMPLE_FORMAT": "perf_event_sample_format", "PERF_READ_FORMAT": "perf_event_read_format",
+    "PTP_PIN_FUNCS": "ptp_pin_function",
 }
 # Values tables keep the names whose values are in this range only (a header's other
 # constants share the prefix)

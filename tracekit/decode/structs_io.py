@@ -68,6 +68,8 @@ from tracekit.decode.structs_evdev import evdev_arg, evdev_captures, evdev_reque
 from tracekit.decode.structs_kd import KD_CAPTURES, KD_DECODERS
 from tracekit.decode.structs_netlink import iov_decoder
 from tracekit.decode.structs_proc import SIGSET_SIZE, format_sigset, format_timeval
+from tracekit.decode.structs_ptp import PTP_DECODERS
+from tracekit.decode.structs_rtc import RTC_DECODERS
 from tracekit.decode.values import (
     format_ifindex,
     format_sockaddr,
@@ -230,12 +232,27 @@ def _kd_by_value(arch: str) -> dict[int, str]:
     return {v: n for v, n in T.DRIVER_IOCTLS.items() if n in KD_DECODERS}
 
 
+# request name -> (its capture or None, its argument's decoder): the drivers' requests
+# tracekit decodes by name (tracekit.decode.structs_ptp, structs_rtc)
+_DRIVER_DECODERS = {**PTP_DECODERS, **RTC_DECODERS}
+
+
+@functools.cache
+def _drivers_by_value(arch: str) -> dict[int, tuple[tuple[int, bool, bool] | None, KindFn]]:
+    """The requests of _DRIVER_DECODERS by value (a value two drivers share: the one
+    decoded, as strace, which decodes by the request's type)."""
+    T = F.for_arch(arch).tables
+    return {v: _DRIVER_DECODERS[n] for v, names in T.DRIVER_IOCTLS.items()
+            for n in names.split(" or ") if n in _DRIVER_DECODERS}
+
+
 def IOCTL_ARGS(arch: str) -> dict[int, tuple[int, bool, bool]]:
     """request -> (size, read at entry, read at exit) of the requests whose argument is
     captured (the ``ioctl_sizes`` map of programs/syscalls.bpf.c)."""
     args = {v: (a.size, a.into, a.out) for v, a in _ioctl_by_value(arch).items() if a.size}
     args.update((v, KD_CAPTURES[n]) for v, n in _kd_by_value(arch).items() if n in KD_CAPTURES)
     args.update(evdev_captures(F.for_arch(arch)))
+    args.update((v, cap) for v, (cap, _) in _drivers_by_value(arch).items() if cap is not None)
     return args
 
 
@@ -412,6 +429,9 @@ def k_ioctlarg(d: SyscallDecoder, ev: Syscall, i: int, deref: bool = True) -> st
         return KD_DECODERS[kd](d, ev, i)
     if deref and (evdev := evdev_arg(d, ev, i)) is not None:
         return evdev
+    driver = _drivers_by_value(fl.arch).get(req) if deref else None
+    if driver is not None:
+        return driver[1](d, ev, i)
     if a is None:
         kinds = IOCTL_ARG_KINDS if deref else IOCTL_ARG_KINDS_TERSE
         return _measured_arg(d, ev, kinds.get(fl.arch, {}).get(req), v)
