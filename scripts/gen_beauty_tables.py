@@ -974,6 +974,17 @@ TABLES: dict[str, Table] = {
     "RTC_VL_FLAGS": ("bits", ("linux/rtc.h",),
                      r"RTC_VL_(DATA_INVALID|BACKUP_LOW|BACKUP_EMPTY|ACCURACY_LOW|BACKUP_SWITCH)",
                      frozenset(), ()),
+    # GPIO character devices (linux/gpio.h): the v1 line, handle request and event
+    # request flags, the v2 line flags and attribute ids (enums)
+    "GPIO_LINE_FLAGS": ("bits", ("linux/gpio.h",), r"GPIOLINE_FLAG_[A-Z_]+", frozenset(), ()),
+    "GPIO_HANDLE_FLAGS": ("bits", ("linux/gpio.h",), r"GPIOHANDLE_REQUEST_[A-Z_]+",
+                          frozenset(), ()),
+    "GPIO_EVENT_FLAGS": ("bits", ("linux/gpio.h",), r"GPIOEVENT_REQUEST_[A-Z_]+", frozenset(),
+                         ("GPIOEVENT_REQUEST_BOTH_EDGES",)),
+    "GPIO_V2_LINE_FLAGS": ("bits", ("linux/gpio.h",), r"GPIO_V2_LINE_FLAG_[A-Z_]+",
+                           frozenset(), ()),
+    "GPIO_V2_ATTR_IDS": ("values", ("linux/gpio.h",), r"GPIO_V2_LINE_ATTR_ID_[A-Z_]+",
+                         frozenset(), ()),
     # requests of other drivers that share a value with one of IOCTLS: strace prints
     # both names (``SNDCTL_TMR_START or TCSETS``, ``BTRFS_IOC_CLONE or FICLONE``)
     "IOCTL_ALIASES": ("values", ("linux/soundcard.h", "linux/btrfs.h"),
@@ -1220,7 +1231,8 @@ ENUM_TAGS: dict[str, str] = {
     "PERF_HW_CACHE_IDS": "perf_hw_cache_id", "PERF_HW_CACHE_OPS": "perf_hw_cache_op_id",
     "PERF_HW_CACHE_RESULTS": "perf_hw_cache_op_result_id",
     "PERF_SAMPLE_FORMAT": "perf_event_sample_format", "PERF_READ_FORMAT": "perf_event_read_format",
-    "PTP_PIN_FUNCS": "ptp_pin_function",
+    "PTP_PIN_FUNCS": "ptp_pin_function", "GPIO_V2_LINE_FLAGS": "gpio_v2_line_flag",
+    "GPIO_V2_ATTR_IDS": "gpio_v2_line_attr_id",
 }
 # Values tables keep the names whose values are in this range only (a header's other
 # constants share the prefix)

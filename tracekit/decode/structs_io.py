@@ -65,6 +65,7 @@ from tracekit.decode.captures import (
 )
 from tracekit.decode.structs_compat import format_timespec32, format_timeval32
 from tracekit.decode.structs_evdev import evdev_arg, evdev_captures, evdev_request
+from tracekit.decode.structs_gpio import GPIO_DECODERS
 from tracekit.decode.structs_kd import KD_CAPTURES, KD_DECODERS
 from tracekit.decode.structs_netlink import iov_decoder
 from tracekit.decode.structs_proc import SIGSET_SIZE, format_sigset, format_timeval
@@ -233,8 +234,8 @@ def _kd_by_value(arch: str) -> dict[int, str]:
 
 
 # request name -> (its capture or None, its argument's decoder): the drivers' requests
-# tracekit decodes by name (tracekit.decode.structs_ptp, structs_rtc)
-_DRIVER_DECODERS = {**PTP_DECODERS, **RTC_DECODERS}
+# tracekit decodes by name (tracekit.decode.structs_ptp, structs_rtc, structs_gpio)
+_DRIVER_DECODERS = {**PTP_DECODERS, **RTC_DECODERS, **GPIO_DECODERS}
 
 
 @functools.cache
