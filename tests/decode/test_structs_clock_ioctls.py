@@ -12,11 +12,9 @@ from pathlib import Path
 
 from hypothesis import given, settings, strategies as st
 
-from tests.decode._calls import X64, call, decoder, line
+from tests.decode._calls import call, decoder, ioctl_of_hostile_memory, line
 from tracekit._events import CAP_STRUCT, CAPF_AT_EXIT, CAPF_FAULT, CAPF_TRUNC, Capture
 from tracekit.decode import flags as F, structs_io as IO, structs_ptp as PTP, structs_rtc as RTC
-from tracekit.decode.args import SyscallDecoder
-from tracekit.decode.fdcache import FdCache
 from tracekit.decode.structs_fs import time_comment
 
 FL = F.for_arch("x86_64")
@@ -103,9 +101,4 @@ _REQS = [v for v, n in FL.tables.DRIVER_IOCTLS.items() if n.startswith(("PTP_", 
        arg=st.integers(0, 2**64 - 1), full=st.booleans())
 def test_hostile_captures_never_raise(req: int, data: list[bytes], flags: int, ret: int,
                                       arg: int, full: bool) -> None:
-    d = SyscallDecoder(X64, fdcache=FdCache("/nonexistent"))
-    d.verbose = full
-    caps = tuple(Capture(2, CAP_STRUCT, flags | (CAPF_AT_EXIT if k else 0), b)
-                 for k, b in enumerate(data))
-    out = d.decode(call("ioctl", (3, req, arg), ret, caps))
-    assert out.name == "ioctl" and all(isinstance(a, str) for a in out.args)
+    ioctl_of_hostile_memory(req, data, flags, ret, arg, full)

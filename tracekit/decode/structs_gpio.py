@@ -27,7 +27,6 @@ holds), and GPIO_V2_LINE_SET_CONFIG_IOCTL's config when it says it has all 10 at
 
 from __future__ import annotations
 
-import functools
 import struct
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -57,11 +56,6 @@ V2_ATTRS_MAX = 10                       # GPIO_V2_LINE_NUM_ATTRS_MAX
 V2_ATTR = struct.Struct("<IIQ")         # struct gpio_v2_line_attribute: id, padding, union
 
 
-@functools.cache
-def _flags(bits: tuple[tuple[int, str], ...], unknown: str) -> F.FlagSet:
-    return F.FlagSet(bits, unknown=unknown)
-
-
 def _cstring(data: bytes, off: int, size: int = NAME) -> str:
     """A char[size] as strace's PRINT_FIELD_CSTRING: up to its NUL, ``...`` after
     ``size - 1`` characters without one."""
@@ -76,7 +70,7 @@ def _u8s(data: bytes, off: int, n: int, shown: int) -> str:
 
 
 def _v2_flags(fl: F.ArchFlags, v: int) -> str:
-    return _flags(fl.tables.GPIO_V2_LINE_FLAGS, "GPIO_V2_LINE_FLAG_???")(v)
+    return F.flagset(fl.tables.GPIO_V2_LINE_FLAGS, "GPIO_V2_LINE_FLAG_???")(v)
 
 
 def _attribute(data: bytes, off: int, fl: F.ArchFlags, *, field: bool) -> str:
@@ -120,7 +114,7 @@ def format_line_config(data: bytes, fl: F.ArchFlags) -> str | None:
 
 def _line_info(fl: F.ArchFlags, data: bytes) -> str:
     (flags,) = struct.unpack_from("<I", data, 4)
-    return (f"{{flags={_flags(fl.tables.GPIO_LINE_FLAGS, 'GPIOLINE_FLAG_???')(flags)}, "
+    return (f"{{flags={F.flagset(fl.tables.GPIO_LINE_FLAGS, 'GPIOLINE_FLAG_???')(flags)}, "
             f"name={_cstring(data, 8)}, consumer={_cstring(data, 40)}}}")
 
 
@@ -138,8 +132,8 @@ def _v2_line_info(fl: F.ArchFlags, data: bytes) -> str:
 def _event_request(fl: F.ArchFlags, data: bytes) -> str:
     line, handle, event = struct.unpack_from("<III", data)
     return (f"{{lineoffset={line}, handleflags="
-            f"{_flags(fl.tables.GPIO_HANDLE_FLAGS, 'GPIOHANDLE_REQUEST_???')(handle)}, "
-            f"eventflags={_flags(fl.tables.GPIO_EVENT_FLAGS, 'GPIOEVENT_REQUEST_???')(event)}"
+            f"{F.flagset(fl.tables.GPIO_HANDLE_FLAGS, 'GPIOHANDLE_REQUEST_???')(handle)}, "
+            f"eventflags={F.flagset(fl.tables.GPIO_EVENT_FLAGS, 'GPIOEVENT_REQUEST_???')(event)}"
             f", consumer_label={_cstring(data, 12)}}}")
 
 
@@ -188,7 +182,7 @@ def _handle_config(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 
     def fmt(fl: F.ArchFlags, data: bytes) -> str:
         (flags,) = struct.unpack_from("<I", data)
-        return (f"{{flags={_flags(fl.tables.GPIO_HANDLE_FLAGS, 'GPIOHANDLE_REQUEST_???')(flags)}"
+        return (f"{{flags={F.flagset(fl.tables.GPIO_HANDLE_FLAGS, 'GPIOHANDLE_REQUEST_???')(flags)}"
                 f", default_values={_u8s(data, 4, HANDLE_DATA_SIZE, shown)}}}")
     return _with_flags(fmt, HANDLE_CONFIG_SIZE)(d, ev, i)
 

@@ -319,15 +319,10 @@ def _term_flags(words: tuple[int, ...], fl: F.ArchFlags) -> str:
             f"c_lflag={_zbits(T.TERM_LFLAGS, lflag)}")
 
 
-@functools.cache
-def _flagset(bits: tuple[tuple[int, str], ...], unknown: str | None) -> F.FlagSet:
-    return F.FlagSet(bits, unknown=unknown)
-
-
 def _bits(bits: tuple[tuple[int, str], ...], v: int, unknown: str | None = None) -> str:
     """A flag word; ``unknown``: how a word without a named bit prints
     (``0x10000 /* TIOCM_??? */``), else plain hex."""
-    return _flagset(bits, unknown)(v)
+    return F.flagset(bits, unknown)(v)
 
 
 @functools.cache

@@ -29,7 +29,6 @@ prints as strace prints a readable one.
 
 from __future__ import annotations
 
-import functools
 import struct
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -72,18 +71,13 @@ def _rsv(data: bytes, off: int, n: int) -> str:
     return f", rsv=[{', '.join(map(hex0, vals))}]" if any(vals) else ""
 
 
-@functools.cache
-def _flags(bits: tuple[tuple[int, str], ...], unknown: str) -> F.FlagSet:
-    return F.FlagSet(bits, unknown=unknown)
-
-
 def format_extts(data: bytes, fl: F.ArchFlags, *, rsv: bool) -> str | None:
     """struct ptp_extts_request: ``{index=0, flags=PTP_ENABLE_FEATURE}``, then ``rsv``
     (PTP_EXTTS_REQUEST2) the reserved words; None when short."""
     if len(data) < EXTTS_SIZE:
         return None
     index, flags = EXTTS.unpack_from(data)
-    text = f"{{index={index}, flags={_flags(fl.tables.PTP_EXTTS_FLAGS, 'PTP_???')(flags)}"
+    text = f"{{index={index}, flags={F.flagset(fl.tables.PTP_EXTTS_FLAGS, 'PTP_???')(flags)}"
     return text + (_rsv(data, 8, 2) if rsv else "") + "}"
 
 
@@ -97,7 +91,7 @@ def format_perout(data: bytes, fl: F.ArchFlags, *, rsv: bool) -> str | None:
     first = (f"phase={format_clock_time(data)}" if flags & PEROUT_PHASE
              else f"start={format_clock_time(data, date=True)}")
     text = (f"{{{first}, period={format_clock_time(data, 16)}, index={index}, "
-            f"flags={_flags(fl.tables.PTP_PEROUT_FLAGS, 'PTP_PEROUT_???')(flags)}")
+            f"flags={F.flagset(fl.tables.PTP_PEROUT_FLAGS, 'PTP_PEROUT_???')(flags)}")
     if flags & PEROUT_DUTY_CYCLE:
         text += f", on={format_clock_time(data, 40)}"
     elif rsv:

@@ -140,14 +140,10 @@ def _vl(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     def fmt(data: bytes) -> str | None:
         if len(data) < 4:
             return None
-        flags = _vl_flags(d.flags)(int.from_bytes(data[:4], "little"))
+        vl = F.flagset(d.flags.tables.RTC_VL_FLAGS, "RTC_VL_???")
+        flags = vl(int.from_bytes(data[:4], "little"))
         return f"[{flags}]"
     return decoded_out(fmt, whole=True)(d, ev, i)
-
-
-@functools.cache
-def _vl_flags(fl: F.ArchFlags) -> F.FlagSet:
-    return F.FlagSet(fl.tables.RTC_VL_FLAGS, unknown="RTC_VL_???")
 
 
 def _udec(d: SyscallDecoder, ev: Syscall, i: int) -> str:
