@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 from tracekit._events import CAPF_TRUNC, Syscall
 from tracekit.decode import flags as F
 from tracekit.decode.captures import KindFn, decoded_in, decoded_out, entry_exit, succeeded
-from tracekit.decode.values import hex0, pointer, quote
+from tracekit.decode.values import cstring_field, hex0, pointer
 
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
@@ -57,11 +57,7 @@ V2_ATTR = struct.Struct("<IIQ")         # struct gpio_v2_line_attribute: id, pad
 
 
 def _cstring(data: bytes, off: int, size: int = NAME) -> str:
-    """A char[size] as strace's PRINT_FIELD_CSTRING: up to its NUL, ``...`` after
-    ``size - 1`` characters without one."""
-    text = data[off:off + size]
-    end = text.find(b"\0")
-    return quote(text[:end]) if end >= 0 else quote(text[:size - 1], more=True)
+    return cstring_field(data[off:off + size])
 
 
 def _u8s(data: bytes, off: int, n: int, shown: int) -> str:

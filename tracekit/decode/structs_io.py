@@ -72,6 +72,7 @@ from tracekit.decode.structs_proc import SIGSET_SIZE, format_sigset, format_time
 from tracekit.decode.structs_ptp import PTP_DECODERS
 from tracekit.decode.structs_rtc import RTC_DECODERS
 from tracekit.decode.values import (
+    cstring_field,
     format_ifindex,
     format_sockaddr,
     format_timespec,
@@ -151,7 +152,9 @@ class _IoctlArg(NamedTuple):
     #                      "uint", "char" (TIOCSTI's byte as a string), "label" (a
     #                      NUL-terminated string)
     #                      "ifindex"/"ifname" (struct ifreq of SIOCGIFINDEX/SIOCGIFNAME),
-    #                      "ifreq" (the other SIOCGIF* reads: the name, the member out)
+    #                      "ifreq" (the other SIOCGIF* reads: the name, the member out),
+    #                      "ifreq_set" (SIOCSIF*: the name and the member in), "brname"
+    #                      (SIOCBRADDBR's bridge name), "brif" (SIOCBRADDIF's ifindex)
 
 
 # How each request's argument prints (strace 6.1, term_ioctl.c and file_ioctl.c)
@@ -205,6 +208,20 @@ _IOCTL_KINDS: dict[str, _IoctlArg] = {
     **{n: _IoctlArg(IFREQ_SIZE, True, True, "ifreq") for n in (
         "SIOCGIFFLAGS", "SIOCGIFMETRIC", "SIOCGIFMTU", "SIOCGIFTXQLEN", "SIOCGIFHWADDR",
         "SIOCGIFADDR", "SIOCGIFDSTADDR", "SIOCGIFBRDADDR", "SIOCGIFNETMASK")},
+    # the sets: the name and one member of the union in (_IFREQ_SET)
+    **{n: _IoctlArg(IFREQ_SIZE, True, False, "ifreq_set") for n in (
+        "SIOCSIFFLAGS", "SIOCSIFMETRIC", "SIOCSIFMTU", "SIOCSIFTXQLEN", "SIOCSIFHWADDR",
+        "SIOCSIFHWBROADCAST", "SIOCSIFADDR", "SIOCSIFDSTADDR", "SIOCSIFBRDADDR",
+        "SIOCSIFNETMASK", "SIOCSIFMAP", "SIOCSIFNAME", "SIOCSIFSLAVE", "SIOCADDMULTI",
+        "SIOCDELMULTI")},
+    # an int the call writes or reads (strace's printnum_int)
+    **{n: _IoctlArg(4, False, True, "int")
+       for n in ("FIOGETOWN", "SIOCATMARK", "SIOCGPGRP", "SIOCGIFENCAP")},
+    **{n: _IoctlArg(4, True, False, "int") for n in ("FIOSETOWN", "SIOCSPGRP", "SIOCSIFENCAP")},
+    # a bridge's name (IFNAMSIZ bytes, up to its NUL)
+    **{n: _IoctlArg(16, True, False, "brname") for n in ("SIOCBRADDBR", "SIOCBRDELBR")},
+    # the interface a bridge gets or loses: struct ifreq's ifr_ifindex
+    **{n: _IoctlArg(IFREQ_SIZE, True, False, "brif") for n in ("SIOCBRADDIF", "SIOCBRDELIF")},
     "FICLONE": _IoctlArg(0, False, False, "fd"),
     "TCSBRK": _IoctlArg(0, False, False, "fd"),
     "TCSBRKP": _IoctlArg(0, False, False, "fd"),
@@ -454,6 +471,10 @@ def k_ioctlarg(d: SyscallDecoder, ev: Syscall, i: int, deref: bool = True) -> st
             or pointer(v)
     if a.fmt == "fiemap":
         return _fiemap_arg(ev, i, fl)
+    if a.fmt == "ifreq_set":
+        cap = capture(ev, i, whole=True)
+        req = fl.tables.IOCTLS.get(ev.args[i - 1] & 0xFFFFFFFF, "")
+        return (None if cap is None else format_ifreq_set(cap.data, fl, req)) or pointer(v)
     cap = capture(ev, i, whole=True) if a.into else capture_out(ev, i, whole=True)
     text = None
     if cap is not None:
@@ -465,6 +486,12 @@ def k_ioctlarg(d: SyscallDecoder, ev: Syscall, i: int, deref: bool = True) -> st
             text = format_fsxattr(cap.data, fl, nextents=a.fmt == "fsxattr")
         elif a.fmt == "char":
             text = quote(cap.data[:1])
+        elif a.fmt == "brname" and len(cap.data) >= 16:
+            name = cap.data[:16].split(b"\0", 1)
+            text = quote(name[0], more=len(name) == 1)
+        elif a.fmt == "brif" and len(cap.data) >= IFREQ_SIZE:
+            index = int.from_bytes(cap.data[16:20], "little")      # unsigned, as strace
+            text = f"{{ifr_ifindex={format_ifindex(index)}}}"
         elif a.fmt == "label":
             text = quote(cap.data.split(b"\0", 1)[0], limit=STRING_LIMIT)
         elif a.fmt == "uint" and len(cap.data) >= 4:
@@ -529,13 +556,56 @@ def _ifreq(ev: Syscall, i: int, fmt: str) -> str | None:
     return "{" + ", ".join(parts) + "}"
 
 
-# the union member each SIOCGIF* read fills in, and how it prints
+# the union member each SIOCGIF* read fills in or SIOCSIF* set reads, and how it prints
 _IFREQ_OUT = {"SIOCGIFFLAGS": ("ifr_flags", "flags"), "SIOCGIFMETRIC": ("ifr_metric", "int"),
               "SIOCGIFMTU": ("ifr_mtu", "int"), "SIOCGIFTXQLEN": ("ifr_qlen", "int"),
               "SIOCGIFHWADDR": ("ifr_hwaddr", "hwaddr"), "SIOCGIFADDR": ("ifr_addr", "addr"),
               "SIOCGIFDSTADDR": ("ifr_dstaddr", "addr"),
               "SIOCGIFBRDADDR": ("ifr_broadaddr", "addr"),
               "SIOCGIFNETMASK": ("ifr_netmask", "addr")}
+_IFREQ_SET = {**{"SIOCS" + n[5:]: v for n, v in _IFREQ_OUT.items()},
+              "SIOCSIFHWBROADCAST": ("ifr_hwaddr", "hwaddr"),
+              "SIOCADDMULTI": ("ifr_hwaddr", "hwaddr"), "SIOCDELMULTI": ("ifr_hwaddr", "hwaddr"),
+              "SIOCSIFMAP": ("ifr_map", "map"), "SIOCSIFNAME": ("ifr_newname", "name"),
+              "SIOCSIFSLAVE": ("ifr_slave", "name")}
+# the bytes of a hardware address strace shows by device type (its print_mac.c, after
+# the kernel's *_ALEN): all 14 of sa_data for the types not named here
+_HWADDR_LEN = {
+    "ARPHRD_NETROM": 7, "ARPHRD_ETHER": 6, "ARPHRD_AX25": 7, "ARPHRD_IEEE802": 6,
+    "ARPHRD_ARCNET": 1, "ARPHRD_DLCI": 2, "ARPHRD_IEEE1394": 16, "ARPHRD_EUI64": 8,
+    "ARPHRD_INFINIBAND": 20, "ARPHRD_SLIP": 0, "ARPHRD_ROSE": 5, "ARPHRD_X25": 0,
+    "ARPHRD_CAN": 0, "ARPHRD_MCTP": 1, "ARPHRD_PPP": 0, "ARPHRD_RAWHDLC": 0,
+    "ARPHRD_RAWIP": 0, "ARPHRD_TUNNEL": 4, "ARPHRD_TUNNEL6": 16, "ARPHRD_LOOPBACK": 6,
+    "ARPHRD_LOCALTLK": 1, "ARPHRD_FDDI": 6, "ARPHRD_SIT": 4, "ARPHRD_IPDDP": 0,
+    "ARPHRD_IPGRE": 4, "ARPHRD_PIMREG": 0, "ARPHRD_HIPPI": 6, "ARPHRD_IRDA": 4,
+    "ARPHRD_IEEE80211": 6, "ARPHRD_IEEE80211_PRISM": 6, "ARPHRD_IEEE80211_RADIOTAP": 6,
+    "ARPHRD_IEEE802154": 8, "ARPHRD_IEEE802154_MONITOR": 8, "ARPHRD_PHONET": 1,
+    "ARPHRD_PHONET_PIPE": 1, "ARPHRD_CAIF": 0, "ARPHRD_IP6GRE": 16, "ARPHRD_NETLINK": 0,
+    "ARPHRD_6LOWPAN": 8, "ARPHRD_VSOCKMON": 0}
+IFMAP = struct.Struct("<QQHBBB")        # struct ifmap: mem_start, mem_end, base_addr, irq,
+#                                         dma, port
+
+
+def _ifreq_member(kind: str, out: bytes, fl: F.ArchFlags) -> str:
+    """The 24 bytes of struct ifreq's union as member ``kind`` (_IFREQ_OUT)."""
+    T = fl.tables
+    if kind == "int":
+        return str(signed(int.from_bytes(out[:4], "little"), 32))
+    if kind == "flags":
+        return _bits(T.IFF_FLAGS, int.from_bytes(out[:2], "little"), "IFF_???")
+    if kind == "hwaddr":
+        family = int.from_bytes(out[:2], "little")
+        name = T.ARPHRD_TYPES.get(family)
+        size = _HWADDR_LEN.get(name or "", 14)
+        mac = ":".join(f"{b:02x}" for b in out[2:2 + size])
+        return f"{{sa_family={name or f'{family:#x} /* ARPHRD_??? */'}, sa_data={mac}}}"
+    if kind == "map":
+        start, end, base, irq, dma, port = IFMAP.unpack_from(out)
+        return (f"{{mem_start={hex0(start)}, mem_end={hex0(end)}, base_addr={hex0(base)}, "
+                f"irq={hex0(irq)}, dma={hex0(dma)}, port={hex0(port)}}}")
+    if kind == "name":
+        return cstring_field(out[:16])
+    return format_sockaddr(out[:16])
 
 
 def _ifreq_get(ev: Syscall, i: int, fl: F.ArchFlags, req: str) -> str | None:
@@ -550,21 +620,20 @@ def _ifreq_get(ev: Syscall, i: int, fl: F.ArchFlags, req: str) -> str | None:
     text = "{ifr_name=" + quote(caps[0].data[:16].split(b"\0", 1)[0])
     if len(caps) < 2 or not succeeded(ev):
         return text + "}"
-    out = caps[-1].data[16:IFREQ_SIZE]
     field, kind = _IFREQ_OUT[req]
-    T = fl.tables
-    if kind == "int":
-        value = str(signed(int.from_bytes(out[:4], "little"), 32))
-    elif kind == "flags":
-        value = _bits(T.IFF_FLAGS, int.from_bytes(out[:2], "little"), "IFF_???")
-    elif kind == "hwaddr":
-        family = int.from_bytes(out[:2], "little")
-        name = T.ARPHRD_TYPES.get(family) or f"{family:#x} /* ARPHRD_??? */"
-        mac = ":".join(f"{b:02x}" for b in out[2:8])
-        value = f"{{sa_family={name}, sa_data={mac}}}"
-    else:
-        value = format_sockaddr(out[:16])
-    return f"{text}, {field}={value}}}"
+    return f"{text}, {field}={_ifreq_member(kind, caps[-1].data[16:IFREQ_SIZE], fl)}}}"
+
+
+def format_ifreq_set(data: bytes, fl: F.ArchFlags, req: str) -> str | None:
+    """A SIOCSIF* (SIOCADDMULTI, SIOCDELMULTI) set's struct ifreq as strace 6.1 prints
+    it: ``{ifr_name="eth0", ifr_mtu=1500}``, ``ifr_map={mem_start=0, ...}``,
+    ``ifr_newname="eth1"`` (a name of 16 bytes without a NUL: 15 and ``...``); None when
+    short or not such a request."""
+    if len(data) < IFREQ_SIZE or req not in _IFREQ_SET:
+        return None
+    field, kind = _IFREQ_SET[req]
+    return (f"{{ifr_name={cstring_field(data[:16])}, "
+            f"{field}={_ifreq_member(kind, data[16:IFREQ_SIZE], fl)}}}")
 
 
 # -- poll
