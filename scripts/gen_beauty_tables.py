@@ -262,7 +262,10 @@ TABLES: dict[str, Table] = {
                r"TC[A-Z0-9]+|TIOC[A-Z0-9]+|FIO[A-Z]+|FS_IOC_[A-Z_]+|FICLONE|FICLONERANGE|"
                r"FIDEDUPERANGE|FIFREEZE|FITHAW|FITRIM|FIGETBSZ|FIBMAP|BLK[A-Z0-9_]+|"
                r"RND[A-Z]+|SIOCGIFNAME|SIOCGIFINDEX|"
-               r"SIOCGIF(FLAGS|METRIC|MTU|TXQLEN|HWADDR|ADDR|DSTADDR|BRDADDR|NETMASK)",
+               r"SIOCGIF(FLAGS|METRIC|MTU|TXQLEN|HWADDR|ADDR|DSTADDR|BRDADDR|NETMASK)|"
+               r"SIOCSIF(FLAGS|METRIC|MTU|TXQLEN|HWADDR|HWBROADCAST|ADDR|DSTADDR|BRDADDR|"
+               r"NETMASK|MAP|NAME|SLAVE|ENCAP)|SIOC(ADD|DEL)MULTI|SIOCGIFENCAP|SIOCATMARK|"
+               r"SIOC[GS]PGRP|SIOCBR(ADD|DEL)(BR|IF)",
                frozenset({"TIOCSER_TEMT", "TCIFLUSH", "TCOFLUSH", "TCIOFLUSH", "TCOOFF",
                           "TCOON", "TCIOFF", "TCION", "TCSANOW", "TCSADRAIN", "TCSAFLUSH"}),
                ()),
@@ -954,6 +957,48 @@ TABLES: dict[str, Table] = {
                    r"KG_(SHIFT|ALTGR|CTRL|ALT|SHIFTL|SHIFTR|CTRLL|CTRLR)", frozenset(), ()),
     "KD_KEY_TYPES": ("values", ("linux/keyboard.h",), r"KT_[A-Z0-9]+", frozenset(), ()),
     "KD_KEYS": ("values", ("linux/keyboard.h",), r"K_[A-Za-z0-9_]+", frozenset(), ()),
+    # the input event device (linux/input.h) ioctls' arguments and request numbers:
+    # EVIOCGBIT's event types, EVIOCGABS/EVIOCSABS's axes, EVIOCSKEYCODE's keys,
+    # EVIOCSFF's effect types (not the waveforms, status values or limits)
+    "EVDEV_EV": ("values", ("linux/input.h",), r"EV_[A-Z_]+",
+                 frozenset({"EV_MAX", "EV_CNT", "EV_VERSION"}), ()),
+    "EVDEV_ABS": ("values", ("linux/input.h",), r"ABS_[A-Z0-9_]+",
+                  frozenset({"ABS_MAX", "ABS_CNT"}), ()),
+    "EVDEV_KEYS": ("values", ("linux/input.h",), r"(KEY|BTN)_[A-Z0-9_]+",
+                   frozenset({"KEY_MAX", "KEY_CNT", "KEY_MIN_INTERESTING"}), ()),
+    "EVDEV_FF_TYPES": ("values", ("linux/input.h",),
+                       r"FF_(RUMBLE|PERIODIC|CONSTANT|SPRING|FRICTION|DAMPER|INERTIA|RAMP|"
+                       r"SQUARE|TRIANGLE|SINE|SAW_UP|SAW_DOWN|CUSTOM|GAIN|AUTOCENTER)",
+                       frozenset(), ()),
+    # PTP clocks (linux/ptp_clock.h): struct ptp_extts_request's and ptp_perout_request's
+    # flags (not the masks of the valid ones), struct ptp_pin_desc's func
+    "PTP_EXTTS_FLAGS": ("bits", ("linux/ptp_clock.h",),
+                        r"PTP_(ENABLE_FEATURE|RISING_EDGE|FALLING_EDGE|STRICT_FLAGS)",
+                        frozenset(), ()),
+    "PTP_PEROUT_FLAGS": ("bits", ("linux/ptp_clock.h",), r"PTP_PEROUT_(ONE_SHOT|DUTY_CYCLE|PHASE)",
+                         frozenset(), ()),
+    "PTP_PIN_FUNCS": ("values", ("linux/ptp_clock.h",), r"PTP_PF_[A-Z]+", frozenset(), ()),
+    # real time clocks (linux/rtc.h): struct rtc_param's param, its features (bit
+    # numbers) and backup switch modes; RTC_VL_READ's voltage flags
+    "RTC_PARAMS": ("values", ("linux/rtc.h",), r"RTC_PARAM_[A-Z_]+",
+                   frozenset({"RTC_PARAM_GET", "RTC_PARAM_SET"}), ()),
+    "RTC_FEATURES": ("values", ("linux/rtc.h",), r"RTC_FEATURE_[A-Z0-9_]+",
+                     frozenset({"RTC_FEATURE_CNT"}), ()),
+    "RTC_BSM_MODES": ("values", ("linux/rtc.h",), r"RTC_BSM_[A-Z]+", frozenset(), ()),
+    "RTC_VL_FLAGS": ("bits", ("linux/rtc.h",),
+                     r"RTC_VL_(DATA_INVALID|BACKUP_LOW|BACKUP_EMPTY|ACCURACY_LOW|BACKUP_SWITCH)",
+                     frozenset(), ()),
+    # GPIO character devices (linux/gpio.h): the v1 line, handle request and event
+    # request flags, the v2 line flags and attribute ids (enums)
+    "GPIO_LINE_FLAGS": ("bits", ("linux/gpio.h",), r"GPIOLINE_FLAG_[A-Z_]+", frozenset(), ()),
+    "GPIO_HANDLE_FLAGS": ("bits", ("linux/gpio.h",), r"GPIOHANDLE_REQUEST_[A-Z_]+",
+                          frozenset(), ()),
+    "GPIO_EVENT_FLAGS": ("bits", ("linux/gpio.h",), r"GPIOEVENT_REQUEST_[A-Z_]+", frozenset(),
+                         ("GPIOEVENT_REQUEST_BOTH_EDGES",)),
+    "GPIO_V2_LINE_FLAGS": ("bits", ("linux/gpio.h",), r"GPIO_V2_LINE_FLAG_[A-Z_]+",
+                           frozenset(), ()),
+    "GPIO_V2_ATTR_IDS": ("values", ("linux/gpio.h",), r"GPIO_V2_LINE_ATTR_ID_[A-Z_]+",
+                         frozenset(), ()),
     # requests of other drivers that share a value with one of IOCTLS: strace prints
     # both names (``SNDCTL_TMR_START or TCSETS``, ``BTRFS_IOC_CLONE or FICLONE``)
     "IOCTL_ALIASES": ("values", ("linux/soundcard.h", "linux/btrfs.h"),
@@ -991,7 +1036,9 @@ TABLES: dict[str, Table] = {
                  frozenset({"NT_GNU_PROPERTY_TYPE_0"}), ()),
     # the requests of drivers and subsystems beyond IOCTLS' (consoles, video4linux, IDE,
     # PTP clocks, GPIO, RTC, loop, perf, seccomp, watchdog, SCSI generic, UBI, KVM,
-    # device mapper, NBD, counter, TEE, userfaultfd, btrfs, sockets), which strace 6.1
+    # device mapper, NBD, counter, TEE, userfaultfd, btrfs, sockets, input events;
+    # EVIOCGBIT(ev, len) and the other requests with a number or a length in them are
+    # named by tracekit.decode.structs_evdev), which strace 6.1
     # names: the macros made with _IO/_IOR/_IOW/_IOWR, and the old numeric ones of their
     # driver's range (DRIVER_IOCTL_RANGES). Two drivers' requests of one value are both
     # named, ``A or B`` (strace's order: by name).
@@ -1001,7 +1048,8 @@ TABLES: dict[str, Table] = {
                                  "linux/watchdog.h", "scsi/sg.h", "mtd/ubi-user.h",
                                  "linux/kvm.h", "linux/dm-ioctl.h", "linux/nbd.h",
                                  "linux/counter.h", "linux/tee.h", "linux/userfaultfd.h",
-                                 "linux/btrfs.h", "linux/sockios.h", "linux/if_bridge.h"),
+                                 "linux/btrfs.h", "linux/sockios.h", "linux/if_bridge.h",
+                                 "linux/input.h", "linux/phantom.h", "linux/nvram.h"),
                       # (not the requests of KVM on s390, powerpc and arm)
                       r"(?!KVM_(?:S390|PPC|ARM)_)[A-Z][A-Z0-9_]*",
                       # (an arm64 request of KVM_GET_ONE_REG's value: not x86's)
@@ -1209,6 +1257,8 @@ ENUM_TAGS: dict[str, str] = {
     "PERF_HW_CACHE_RESULTS": "perf_hw_cache_op_result_id",
     "PERF_SAMPLE_FORMAT": "perf_event_sample_format", "PERF_READ_FORMAT": "perf_event_read_format",
     "PERF_BRANCH_SAMPLE": "perf_branch_sample_type",
+    "PTP_PIN_FUNCS": "ptp_pin_function", "GPIO_V2_LINE_FLAGS": "gpio_v2_line_flag",
+    "GPIO_V2_ATTR_IDS": "gpio_v2_line_attr_id",
 }
 # Values tables keep the names whose values are in this range only (a header's other
 # constants share the prefix)
@@ -1388,7 +1438,10 @@ def build(arch: str, cc: str, tmp: Path) -> dict[str, object]:
             low, high = RANGES[tname]
             values = {n: v for n, v in values.items() if low <= v <= high}
         if tname == "DRIVER_IOCTLS":
-            values = driver_ioctls(cc, includes, values)
+            # (linux/input.h brings asm/ioctls.h's terminal requests: IOCTLS has them)
+            generic = set(tables["IOCTLS"].values())  # type: ignore[attr-defined]
+            values = {n: v for n, v in driver_ioctls(cc, includes, values).items()
+                      if n not in generic}
             both: dict[int, list[str]] = {}
             for n, v in values.items():
                 both.setdefault(v, []).append(n)

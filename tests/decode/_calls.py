@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tracekit._events import Capture, Syscall
+from tracekit._events import CAP_STRUCT, CAPF_AT_EXIT, Capture, Syscall
 from tracekit.decode.args import SyscallDecoder
 from tracekit.decode.fdcache import FdCache
 from tracekit.kernel.syscalls import SyscallTable
@@ -36,3 +36,18 @@ def line(d: SyscallDecoder, ev: Syscall) -> str:
 def args(d: SyscallDecoder, ev: Syscall) -> str:
     """The decoded arguments alone, joined."""
     return ", ".join(d.decode(ev).args)
+
+
+def ioctl_of_hostile_memory(req: int, data: list[bytes], flags: int, ret: int, arg: int,
+                            full: bool) -> list[str]:
+    """ioctl ``req`` on fd 3 with argument ``arg``, its memory captured as ``data`` (the
+    first at entry, the others at exit, each with ``flags``), decoded by a fresh x86_64
+    decoder (with -v when ``full``): asserts that it decoded and returns the arguments."""
+    d = SyscallDecoder(X64, fdcache=FdCache("/nonexistent"))
+    d.verbose = full
+    caps = tuple(Capture(2, CAP_STRUCT, flags | (CAPF_AT_EXIT if k else 0), b)
+                 for k, b in enumerate(data))
+    out = d.decode(call("ioctl", (3, req, arg), ret, caps))
+    assert out.name == "ioctl" and all(isinstance(a, str) for a in out.args)
+    return list(out.args)
+

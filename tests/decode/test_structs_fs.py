@@ -392,7 +392,7 @@ def test_time_comment_as_strace_prints_it(tz: str, sec: int, part: int, width: i
     monkeypatch.setenv("TZ", tz)
     time.tzset()
     try:
-        assert S._time_comment(sec, part, width) == want
+        assert S.time_comment(sec, part, width) == want
     finally:
         monkeypatch.undo()
         time.tzset()

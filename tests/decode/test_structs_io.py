@@ -13,7 +13,7 @@ import struct
 
 from hypothesis import given, settings, strategies as st
 
-from tests.decode._calls import X64, call, line
+from tests.decode._calls import X64, call, ioctl_of_hostile_memory, line
 from tracekit._events import (
     CAP_BUF,
     CAP_IOV,
@@ -587,3 +587,34 @@ def test_termios2_speeds_input_baud_and_termio_cc() -> None:
     termio = struct.pack("<4H", 0, 0, 0xF, 0) + bytes(range(10))
     cc = IO.format_termio(termio, FL, verbose=True)
     assert cc is not None and cc.endswith("[VSWTC]=0x8]}")
+
+
+def test_ifreq_sets() -> None:
+    """SIOCSIF*'s struct ifreq: the name (15 characters and "..." without a NUL) and the
+    member the request sets; a hardware address of the bytes its type has."""
+    mtu = b"0123456789abcdef" + struct.pack("<i", -1).ljust(24, b"\0")
+    assert IO.format_ifreq_set(mtu, FL, "SIOCSIFMTU") == \
+        '{ifr_name="0123456789abcde"..., ifr_mtu=-1}'
+    assert IO.format_ifreq_set(mtu[:39], FL, "SIOCSIFMTU") is None
+    assert IO.format_ifreq_set(mtu, FL, "SIOCGIFMTU") is None
+    hw = b"eth0".ljust(16, b"\0") + struct.pack("<H", 1) + bytes(range(1, 23))
+    assert IO.format_ifreq_set(hw, FL, "SIOCADDMULTI") == \
+        '{ifr_name="eth0", ifr_hwaddr={sa_family=ARPHRD_ETHER, sa_data=01:02:03:04:05:06}}'
+    odd = hw[:16] + struct.pack("<H", 0x8484) + hw[18:]
+    assert IO.format_ifreq_set(odd, FL, "SIOCSIFHWADDR").endswith(
+        "sa_family=0x8484 /* ARPHRD_??? */, sa_data=01:02:03:04:05:06:07:08:09:0a:0b:0c:0d:0e}}")
+    ifmap = b"eth0".ljust(16, b"\0") + struct.pack("<QQHBBB", 1, 0, 0xA1A0, 2, 0, 4) + bytes(3)
+    assert IO.format_ifreq_set(ifmap[:40], FL, "SIOCSIFMAP").endswith(
+        "ifr_map={mem_start=0x1, mem_end=0, base_addr=0xa1a0, irq=0x2, dma=0, port=0x4}}")
+
+
+@settings(max_examples=300, deadline=None)
+@given(req=st.sampled_from([v for v, n in FL.tables.IOCTLS.items()
+                            if n.startswith(("SIOCS", "SIOCBR", "SIOCADD", "SIOCDEL"))]),
+       data=st.lists(st.binary(max_size=48), max_size=2),
+       flags=st.sampled_from([0, CAPF_TRUNC, CAPF_FAULT]), ret=st.integers(-4095, 10),
+       arg=st.integers(0, 2**64 - 1))
+def test_socket_ioctls_of_hostile_memory(req: int, data: list[bytes], flags: int, ret: int,
+                                         arg: int) -> None:
+    ioctl_of_hostile_memory(req, data, flags, ret, arg, False)
+

@@ -27,8 +27,9 @@ from tracekit.decode.values import pointer
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
 
-__all__ = ["Deref", "KindFn", "capture", "capture_out", "cut_array", "cut_array_text", "decoded_in",
-           "decoded_out", "deref", "entry_exit", "readable", "succeeded"]
+__all__ = ["Deref", "KindFn", "capture", "capture_out", "cut_array", "cut_array_text",
+           "decoded_abbrev", "decoded_in", "decoded_out", "deref", "entry_exit", "readable",
+           "succeeded"]
 
 #: an argument decoder: (decoder, record, argument index) -> the argument's text
 KindFn = Callable[["SyscallDecoder", Syscall, int], str]
@@ -188,3 +189,15 @@ def decoded_out(fmt: Callable[..., str | None], *, whole: bool = False,
             fmt(cap.data, elements_shown(d)) if elements else fmt(cap.data)
         return pointer(ev.args[i]) if text is None else text
     return k
+
+
+def decoded_abbrev(fmt: Callable[..., str | None], *, out: bool = False) -> KindFn:
+    """A struct strace prints abbreviated (``...`` for some fields) unless abbrev(tcp) is
+    false (-v): ``fmt(data, full=d.full)``; read by the call (:func:`decoded_in`) or,
+    ``out``, written by it (:func:`decoded_out`), whole."""
+    wrap = decoded_out if out else decoded_in
+
+    def kind(full: bool) -> KindFn:
+        return wrap(lambda data: fmt(data, full=full), whole=True)
+    return abbreviated(kind(False), kind(True))
+

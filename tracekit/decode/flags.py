@@ -305,6 +305,13 @@ class ArchFlags:
 
 
 @functools.cache
+def flagset(bits: tuple[tuple[int, str], ...], unknown: str | None = None) -> FlagSet:
+    """The FlagSet of a generated bits table with strace's default text (``unknown``),
+    built once per table: for decoders that pick a table by the record's arch."""
+    return FlagSet(bits, unknown=unknown)
+
+
+@functools.cache
 def _for_arch(arch: str) -> ArchFlags:
     return ArchFlags(arch)
 

@@ -88,7 +88,7 @@ __all__ = [
     "format_sysinfo", "format_tms", "format_rusage", "format_utimbuf", "format_utimens",
     "format_utimes",
     "format_utsname",
-    "count_dirents", "count_envp", "kinds", "makedev",
+    "count_dirents", "count_envp", "kinds", "makedev", "time_comment",
 ]
 
 _S_IFMT, _S_IFCHR, _S_IFBLK = 0o170000, 0o020000, 0o060000
@@ -139,7 +139,7 @@ _STAT_MORE: dict[str, tuple[int, str, int, int, str]] = {
 }
 
 
-def _time_comment(sec: int, part: int, width: int = 9) -> str:
+def time_comment(sec: int, part: int, width: int = 9) -> str:
     """strace 6.1's comment after a time (sprinttime_ex, src/util.c):
     ``/* 2026-04-27T20:14:33.000000006+0000 */`` in local time, ``part`` (the unsigned
     nanoseconds, or microseconds with ``width`` 6) as ``.%0{width}d`` when not 0.
@@ -184,7 +184,7 @@ def format_utimens(data: bytes) -> str | None:
         elif nsec == UTIME_OMIT:
             out.append("UTIME_OMIT")
         else:
-            out.append(f"{format_timespec(data[k:])}{_time_comment(sec, nsec)}")
+            out.append(f"{format_timespec(data[k:])}{time_comment(sec, nsec)}")
     return f"[{out[0]}, {out[1]}]"
 
 
@@ -198,7 +198,7 @@ def format_utimes(data: bytes) -> str | None:
     out = []
     for k in (0, TIMEVAL_SIZE):
         sec, usec = struct.unpack_from("<qQ", data, k)
-        out.append(f"{format_timeval(data[k:])}{_time_comment(sec, usec, 6)}")
+        out.append(f"{format_timeval(data[k:])}{time_comment(sec, usec, 6)}")
     return f"[{out[0]}, {out[1]}]"
 
 
@@ -212,8 +212,8 @@ def format_utimbuf(data: bytes) -> str | None:
     if len(data) < UTIMBUF_SIZE:
         return None
     actime, modtime = struct.unpack_from("<qq", data)
-    return (f"{{actime={actime}{_time_comment(actime, 0)}, "
-            f"modtime={modtime}{_time_comment(modtime, 0)}}}")
+    return (f"{{actime={actime}{time_comment(actime, 0)}, "
+            f"modtime={modtime}{time_comment(modtime, 0)}}}")
 
 
 def format_stat_verbose(data: bytes, fl: F.ArchFlags) -> str | None:
@@ -238,7 +238,7 @@ def format_stat_verbose(data: bytes, fl: F.ArchFlags) -> str | None:
     times = []
     for k, name in enumerate(("st_atime", "st_mtime", "st_ctime")):
         sec, nsec = struct.unpack_from("<qQ", data, 72 + 16 * k)
-        times.append(f"{name}={sec}{_time_comment(sec, nsec)}, {name}_nsec={nsec}")
+        times.append(f"{name}={sec}{time_comment(sec, nsec)}, {name}_nsec={nsec}")
     return (f"{{st_dev={makedev(dev)}, st_ino={ino}, st_mode={fl.file_mode(mode)}, "
             f"st_nlink={nlink}, st_uid={uid}, st_gid={gid}, st_blksize={blksize}, "
             f"st_blocks={blocks}, {size}, {', '.join(times)}}}")
@@ -298,7 +298,7 @@ def format_statx_verbose(data: bytes, fl: F.ArchFlags) -> str | None:
     for name, at, bit in _STATX_TIMES:
         if mask & bit:
             sec, nsec = struct.unpack_from("<qI", data, at)
-            out.append(f"{name}={{tv_sec={sec}, tv_nsec={nsec}}}{_time_comment(sec, nsec)}")
+            out.append(f"{name}={{tv_sec={sec}, tv_nsec={nsec}}}{time_comment(sec, nsec)}")
     rdev_major, rdev_minor, dev_major, dev_minor = struct.unpack_from("<4I", data, 128)
     out += [f"stx_rdev_major={rdev_major}", f"stx_rdev_minor={rdev_minor}",
             f"stx_dev_major={dev_major}", f"stx_dev_minor={dev_minor}"]
@@ -714,13 +714,13 @@ def format_time_t(data: bytes) -> str | None:
     if len(data) not in (4, 8):
         return None
     sec = int.from_bytes(data, "little", signed=True)
-    return f"[{sec}{_time_comment(sec, 0)}]"
+    return f"[{sec}{time_comment(sec, 0)}]"
 
 
 def _ret_time(d: SyscallDecoder, ev: Syscall, text: str) -> str:
     """time(2)'s return, the seconds and their date: ``1796536993
     (2026-12-06T06:03:13+0000)`` (strace's sprinttime without the comment marks)."""
-    comment = _time_comment(ev.ret, 0)
+    comment = time_comment(ev.ret, 0)
     return f"{text} ({comment[4:-3]})" if comment else text
 
 

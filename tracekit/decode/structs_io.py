@@ -7,7 +7,8 @@ when the memory is not there (unread, unreadable, a failed call's output) or too
 be the struct. What strace prints (checked against strace 6.1 on Linux 6.18):
 
 - ``ioctl``: the request by name (two names where two drivers share a value:
-  ``SNDCTL_TMR_START or TCSETS``), an unknown one as ``_IOC(_IOC_READ, 0x78, 0x77, 0x4)``;
+  ``SNDCTL_TMR_START or TCSETS``; ``EVIOCGBIT(EV_KEY, 96)``: structs_evdev), an unknown
+  one as ``_IOC(_IOC_READ, 0x78, 0x77, 0x4)``;
   the argument by request: ``TCGETS``/``TCSETS*``'s termios as
   ``{c_iflag=ICRNL|IXON, c_oflag=..., c_cflag=..., c_lflag=..., ...}``, ``TIOCGWINSZ``'s
   ``{ws_row=24, ws_col=80, ws_xpixel=0, ws_ypixel=0}``, an int as ``[1]``, FICLONE's fd in
@@ -65,10 +66,15 @@ from tracekit.decode.captures import (
     succeeded,
 )
 from tracekit.decode.structs_compat import format_timespec32, format_timeval32
+from tracekit.decode.structs_evdev import evdev_arg, evdev_captures, evdev_request
+from tracekit.decode.structs_gpio import GPIO_DECODERS
 from tracekit.decode.structs_kd import KD_CAPTURES, KD_DECODERS
 from tracekit.decode.structs_netlink import iov_decoder
 from tracekit.decode.structs_proc import SIGSET_SIZE, format_sigset, format_timeval
+from tracekit.decode.structs_ptp import PTP_DECODERS
+from tracekit.decode.structs_rtc import RTC_DECODERS
 from tracekit.decode.values import (
+    cstring_field,
     format_ifindex,
     format_sockaddr,
     format_timespec,
@@ -120,6 +126,9 @@ def ioctl_name(fl: F.ArchFlags, req: int) -> str:
     """An ioctl request as strace prints it: its name, ``A or B`` when another driver's
     request has the same value (strace lists them by name), else the ``_IOC()`` form."""
     req &= 0xFFFFFFFF
+    numbered = evdev_request(fl, req)
+    if numbered is not None:
+        return numbered
     T = fl.tables
     names = {n for n in (T.IOCTLS.get(req), T.IOCTL_ALIASES.get(req)) if n is not None}
     driver: str | None = T.DRIVER_IOCTLS.get(req)
@@ -146,7 +155,9 @@ class _IoctlArg(NamedTuple):
     #                      "uint", "char" (TIOCSTI's byte as a string), "label" (a
     #                      NUL-terminated string)
     #                      "ifindex"/"ifname" (struct ifreq of SIOCGIFINDEX/SIOCGIFNAME),
-    #                      "ifreq" (the other SIOCGIF* reads: the name, the member out)
+    #                      "ifreq" (the other SIOCGIF* reads: the name, the member out),
+    #                      "ifreq_set" (SIOCSIF*: the name and the member in), "brname"
+    #                      (SIOCBRADDBR's bridge name), "brif" (SIOCBRADDIF's ifindex)
 
 
 # How each request's argument prints (strace 6.1, term_ioctl.c and file_ioctl.c)
@@ -200,6 +211,20 @@ _IOCTL_KINDS: dict[str, _IoctlArg] = {
     **{n: _IoctlArg(IFREQ_SIZE, True, True, "ifreq") for n in (
         "SIOCGIFFLAGS", "SIOCGIFMETRIC", "SIOCGIFMTU", "SIOCGIFTXQLEN", "SIOCGIFHWADDR",
         "SIOCGIFADDR", "SIOCGIFDSTADDR", "SIOCGIFBRDADDR", "SIOCGIFNETMASK")},
+    # the sets: the name and one member of the union in (_IFREQ_SET)
+    **{n: _IoctlArg(IFREQ_SIZE, True, False, "ifreq_set") for n in (
+        "SIOCSIFFLAGS", "SIOCSIFMETRIC", "SIOCSIFMTU", "SIOCSIFTXQLEN", "SIOCSIFHWADDR",
+        "SIOCSIFHWBROADCAST", "SIOCSIFADDR", "SIOCSIFDSTADDR", "SIOCSIFBRDADDR",
+        "SIOCSIFNETMASK", "SIOCSIFMAP", "SIOCSIFNAME", "SIOCSIFSLAVE", "SIOCADDMULTI",
+        "SIOCDELMULTI")},
+    # an int the call writes or reads (strace's printnum_int)
+    **{n: _IoctlArg(4, False, True, "int")
+       for n in ("FIOGETOWN", "SIOCATMARK", "SIOCGPGRP", "SIOCGIFENCAP")},
+    **{n: _IoctlArg(4, True, False, "int") for n in ("FIOSETOWN", "SIOCSPGRP", "SIOCSIFENCAP")},
+    # a bridge's name (IFNAMSIZ bytes, up to its NUL)
+    **{n: _IoctlArg(16, True, False, "brname") for n in ("SIOCBRADDBR", "SIOCBRDELBR")},
+    # the interface a bridge gets or loses: struct ifreq's ifr_ifindex
+    **{n: _IoctlArg(IFREQ_SIZE, True, False, "brif") for n in ("SIOCBRADDIF", "SIOCBRDELIF")},
     "FICLONE": _IoctlArg(0, False, False, "fd"),
     "TCSBRK": _IoctlArg(0, False, False, "fd"),
     "TCSBRKP": _IoctlArg(0, False, False, "fd"),
@@ -228,11 +253,27 @@ def _kd_by_value(arch: str) -> dict[int, str]:
     return {v: n for v, n in T.DRIVER_IOCTLS.items() if n in KD_DECODERS}
 
 
+# request name -> (its capture or None, its argument's decoder): the drivers' requests
+# tracekit decodes by name (tracekit.decode.structs_ptp, structs_rtc, structs_gpio)
+_DRIVER_DECODERS = {**PTP_DECODERS, **RTC_DECODERS, **GPIO_DECODERS}
+
+
+@functools.cache
+def _drivers_by_value(arch: str) -> dict[int, tuple[tuple[int, bool, bool] | None, KindFn]]:
+    """The requests of _DRIVER_DECODERS by value (a value two drivers share: the one
+    decoded, as strace, which decodes by the request's type)."""
+    T = F.for_arch(arch).tables
+    return {v: _DRIVER_DECODERS[n] for v, names in T.DRIVER_IOCTLS.items()
+            for n in names.split(" or ") if n in _DRIVER_DECODERS}
+
+
 def IOCTL_ARGS(arch: str) -> dict[int, tuple[int, bool, bool]]:
     """request -> (size, read at entry, read at exit) of the requests whose argument is
     captured (the ``ioctl_sizes`` map of programs/syscalls.bpf.c)."""
     args = {v: (a.size, a.into, a.out) for v, a in _ioctl_by_value(arch).items() if a.size}
     args.update((v, KD_CAPTURES[n]) for v, n in _kd_by_value(arch).items() if n in KD_CAPTURES)
+    args.update(evdev_captures(F.for_arch(arch)))
+    args.update((v, cap) for v, (cap, _) in _drivers_by_value(arch).items() if cap is not None)
     return args
 
 
@@ -309,15 +350,10 @@ def _term_flags(words: tuple[int, ...], fl: F.ArchFlags) -> str:
             f"c_lflag={_zbits(T.TERM_LFLAGS, lflag)}")
 
 
-@functools.cache
-def _flagset(bits: tuple[tuple[int, str], ...], unknown: str | None) -> F.FlagSet:
-    return F.FlagSet(bits, unknown=unknown)
-
-
 def _bits(bits: tuple[tuple[int, str], ...], v: int, unknown: str | None = None) -> str:
     """A flag word; ``unknown``: how a word without a named bit prints
     (``0x10000 /* TIOCM_??? */``), else plain hex."""
-    return _flagset(bits, unknown)(v)
+    return F.flagset(bits, unknown)(v)
 
 
 @functools.cache
@@ -418,6 +454,11 @@ def k_ioctlarg(d: SyscallDecoder, ev: Syscall, i: int, deref: bool = True) -> st
     kd = _kd_by_value(fl.arch).get(req)
     if kd is not None and (deref or kd not in KD_CAPTURES):
         return KD_DECODERS[kd](d, ev, i)
+    if deref and (evdev := evdev_arg(d, ev, i)) is not None:
+        return evdev
+    driver = _drivers_by_value(fl.arch).get(req) if deref else None
+    if driver is not None:
+        return driver[1](d, ev, i)
     if a is None:
         kinds = IOCTL_ARG_KINDS if deref else IOCTL_ARG_KINDS_TERSE
         return _measured_arg(d, ev, kinds.get(fl.arch, {}).get(req), v)
@@ -444,6 +485,10 @@ def k_ioctlarg(d: SyscallDecoder, ev: Syscall, i: int, deref: bool = True) -> st
             or pointer(v)
     if a.fmt == "fiemap":
         return _fiemap_arg(ev, i, fl)
+    if a.fmt == "ifreq_set":
+        cap = capture(ev, i, whole=True)
+        req = fl.tables.IOCTLS.get(ev.args[i - 1] & 0xFFFFFFFF, "")
+        return (None if cap is None else format_ifreq_set(cap.data, fl, req)) or pointer(v)
     cap = capture(ev, i, whole=True) if a.into else capture_out(ev, i, whole=True)
     text = None
     if cap is not None:
@@ -455,6 +500,12 @@ def k_ioctlarg(d: SyscallDecoder, ev: Syscall, i: int, deref: bool = True) -> st
             text = format_fsxattr(cap.data, fl, nextents=a.fmt == "fsxattr")
         elif a.fmt == "char":
             text = quote(cap.data[:1])
+        elif a.fmt == "brname" and len(cap.data) >= 16:
+            name = cap.data[:16].split(b"\0", 1)
+            text = quote(name[0], more=len(name) == 1)
+        elif a.fmt == "brif" and len(cap.data) >= IFREQ_SIZE:
+            index = int.from_bytes(cap.data[16:20], "little")      # unsigned, as strace
+            text = f"{{ifr_ifindex={format_ifindex(index)}}}"
         elif a.fmt == "label":
             text = quote(cap.data.split(b"\0", 1)[0], limit=STRING_LIMIT)
         elif a.fmt == "uint" and len(cap.data) >= 4:
@@ -519,13 +570,56 @@ def _ifreq(ev: Syscall, i: int, fmt: str) -> str | None:
     return "{" + ", ".join(parts) + "}"
 
 
-# the union member each SIOCGIF* read fills in, and how it prints
+# the union member each SIOCGIF* read fills in or SIOCSIF* set reads, and how it prints
 _IFREQ_OUT = {"SIOCGIFFLAGS": ("ifr_flags", "flags"), "SIOCGIFMETRIC": ("ifr_metric", "int"),
               "SIOCGIFMTU": ("ifr_mtu", "int"), "SIOCGIFTXQLEN": ("ifr_qlen", "int"),
               "SIOCGIFHWADDR": ("ifr_hwaddr", "hwaddr"), "SIOCGIFADDR": ("ifr_addr", "addr"),
               "SIOCGIFDSTADDR": ("ifr_dstaddr", "addr"),
               "SIOCGIFBRDADDR": ("ifr_broadaddr", "addr"),
               "SIOCGIFNETMASK": ("ifr_netmask", "addr")}
+_IFREQ_SET = {**{"SIOCS" + n[5:]: v for n, v in _IFREQ_OUT.items()},
+              "SIOCSIFHWBROADCAST": ("ifr_hwaddr", "hwaddr"),
+              "SIOCADDMULTI": ("ifr_hwaddr", "hwaddr"), "SIOCDELMULTI": ("ifr_hwaddr", "hwaddr"),
+              "SIOCSIFMAP": ("ifr_map", "map"), "SIOCSIFNAME": ("ifr_newname", "name"),
+              "SIOCSIFSLAVE": ("ifr_slave", "name")}
+# the bytes of a hardware address strace shows by device type (its print_mac.c, after
+# the kernel's *_ALEN): all 14 of sa_data for the types not named here
+_HWADDR_LEN = {
+    "ARPHRD_NETROM": 7, "ARPHRD_ETHER": 6, "ARPHRD_AX25": 7, "ARPHRD_IEEE802": 6,
+    "ARPHRD_ARCNET": 1, "ARPHRD_DLCI": 2, "ARPHRD_IEEE1394": 16, "ARPHRD_EUI64": 8,
+    "ARPHRD_INFINIBAND": 20, "ARPHRD_SLIP": 0, "ARPHRD_ROSE": 5, "ARPHRD_X25": 0,
+    "ARPHRD_CAN": 0, "ARPHRD_MCTP": 1, "ARPHRD_PPP": 0, "ARPHRD_RAWHDLC": 0,
+    "ARPHRD_RAWIP": 0, "ARPHRD_TUNNEL": 4, "ARPHRD_TUNNEL6": 16, "ARPHRD_LOOPBACK": 6,
+    "ARPHRD_LOCALTLK": 1, "ARPHRD_FDDI": 6, "ARPHRD_SIT": 4, "ARPHRD_IPDDP": 0,
+    "ARPHRD_IPGRE": 4, "ARPHRD_PIMREG": 0, "ARPHRD_HIPPI": 6, "ARPHRD_IRDA": 4,
+    "ARPHRD_IEEE80211": 6, "ARPHRD_IEEE80211_PRISM": 6, "ARPHRD_IEEE80211_RADIOTAP": 6,
+    "ARPHRD_IEEE802154": 8, "ARPHRD_IEEE802154_MONITOR": 8, "ARPHRD_PHONET": 1,
+    "ARPHRD_PHONET_PIPE": 1, "ARPHRD_CAIF": 0, "ARPHRD_IP6GRE": 16, "ARPHRD_NETLINK": 0,
+    "ARPHRD_6LOWPAN": 8, "ARPHRD_VSOCKMON": 0}
+IFMAP = struct.Struct("<QQHBBB")        # struct ifmap: mem_start, mem_end, base_addr, irq,
+#                                         dma, port
+
+
+def _ifreq_member(kind: str, out: bytes, fl: F.ArchFlags) -> str:
+    """The 24 bytes of struct ifreq's union as member ``kind`` (_IFREQ_OUT)."""
+    T = fl.tables
+    if kind == "int":
+        return str(signed(int.from_bytes(out[:4], "little"), 32))
+    if kind == "flags":
+        return _bits(T.IFF_FLAGS, int.from_bytes(out[:2], "little"), "IFF_???")
+    if kind == "hwaddr":
+        family = int.from_bytes(out[:2], "little")
+        name = T.ARPHRD_TYPES.get(family)
+        size = _HWADDR_LEN.get(name or "", 14)
+        mac = ":".join(f"{b:02x}" for b in out[2:2 + size])
+        return f"{{sa_family={name or f'{family:#x} /* ARPHRD_??? */'}, sa_data={mac}}}"
+    if kind == "map":
+        start, end, base, irq, dma, port = IFMAP.unpack_from(out)
+        return (f"{{mem_start={hex0(start)}, mem_end={hex0(end)}, base_addr={hex0(base)}, "
+                f"irq={hex0(irq)}, dma={hex0(dma)}, port={hex0(port)}}}")
+    if kind == "name":
+        return cstring_field(out[:16])
+    return format_sockaddr(out[:16])
 
 
 def _ifreq_get(ev: Syscall, i: int, fl: F.ArchFlags, req: str) -> str | None:
@@ -540,21 +634,20 @@ def _ifreq_get(ev: Syscall, i: int, fl: F.ArchFlags, req: str) -> str | None:
     text = "{ifr_name=" + quote(caps[0].data[:16].split(b"\0", 1)[0])
     if len(caps) < 2 or not succeeded(ev):
         return text + "}"
-    out = caps[-1].data[16:IFREQ_SIZE]
     field, kind = _IFREQ_OUT[req]
-    T = fl.tables
-    if kind == "int":
-        value = str(signed(int.from_bytes(out[:4], "little"), 32))
-    elif kind == "flags":
-        value = _bits(T.IFF_FLAGS, int.from_bytes(out[:2], "little"), "IFF_???")
-    elif kind == "hwaddr":
-        family = int.from_bytes(out[:2], "little")
-        name = T.ARPHRD_TYPES.get(family) or f"{family:#x} /* ARPHRD_??? */"
-        mac = ":".join(f"{b:02x}" for b in out[2:8])
-        value = f"{{sa_family={name}, sa_data={mac}}}"
-    else:
-        value = format_sockaddr(out[:16])
-    return f"{text}, {field}={value}}}"
+    return f"{text}, {field}={_ifreq_member(kind, caps[-1].data[16:IFREQ_SIZE], fl)}}}"
+
+
+def format_ifreq_set(data: bytes, fl: F.ArchFlags, req: str) -> str | None:
+    """A SIOCSIF* (SIOCADDMULTI, SIOCDELMULTI) set's struct ifreq as strace 6.1 prints
+    it: ``{ifr_name="eth0", ifr_mtu=1500}``, ``ifr_map={mem_start=0, ...}``,
+    ``ifr_newname="eth1"`` (a name of 16 bytes without a NUL: 15 and ``...``); None when
+    short or not such a request."""
+    if len(data) < IFREQ_SIZE or req not in _IFREQ_SET:
+        return None
+    field, kind = _IFREQ_SET[req]
+    return (f"{{ifr_name={cstring_field(data[:16])}, "
+            f"{field}={_ifreq_member(kind, data[16:IFREQ_SIZE], fl)}}}")
 
 
 # -- poll

@@ -29,7 +29,8 @@ from tracekit.kernel import flag_tables
 from tracekit.kernel.syscalls import format_ret
 
 __all__ = [
-    "ARGV_ELEM_MAX", "DEFAULT_STRING_LIMIT", "format_argv", "format_envp", "format_ret_errno",
+    "ARGV_ELEM_MAX", "DEFAULT_STRING_LIMIT", "cstring_field", "format_argv", "format_envp",
+    "format_ret_errno",
     "format_sockaddr", "format_timespec", "hex0", "pointer", "quote", "signed", "xval",
     "xval_verbose",
 ]
@@ -236,6 +237,13 @@ def format_sockaddr(data: bytes, families: Mapping[int, str] | None = None) -> s
     if more is not None and len(data) >= more[0]:
         return head + ", " + more[1](data) + "}"
     return f"{head}, sa_data={quote(data[2:])}}}"
+
+
+def cstring_field(data: bytes) -> str:
+    """A ``char[len(data)]`` member as strace's PRINT_FIELD_CSTRING prints it: up to its
+    NUL, quoted; ``len(data) - 1`` characters and ``...`` when it has none."""
+    end = data.find(b"\0")
+    return quote(data[:end]) if end >= 0 else quote(data[:max(len(data) - 1, 0)], more=True)
 
 
 def hex0(v: int) -> str:
