@@ -200,3 +200,22 @@ def test_mmap_pages_is_tracekit_s_own_long_option(argv: list[str], pages: int | 
 def test_mmap_pages_refuses_what_is_not_a_size(value: str) -> None:
     with pytest.raises(UsageError, match=r"^--mmap-pages: "):
         parse_args([f"--mmap-pages={value}", "true"])
+
+
+@pytest.mark.parametrize(("argv", "ring_mib"), [
+    ([], 4),                                  # the default -s 32: the default ring
+    (["-s", "256"], 4),                       # 257 bytes read: the default's largest
+    (["-s", "300"], 8),
+    (["-s", "1024"], 16),
+    (["-s", "4096"], 64),
+    (["-s", "100000"], 64),                   # a buffer is read up to 4096 bytes
+    (["-e", "write=1"], 64),                  # a dumped buffer: up to 4096 bytes
+    (["-s", "4096", "--mmap-pages", "1024"], 4),  # the ring asked for, whatever -s
+    (["-s", "4096", "-c"], 4),                # counts only: no data read
+])
+def test_ring_grows_with_the_records_that_s_allows(argv: list[str], ring_mib: int) -> None:
+    """-s N above 256: the ring holds as many of the largest records as the default
+    4 MiB ring holds of the default's largest (tracekit.session.capture)."""
+    from tracekit.app.strace_cli import build
+
+    assert build(parse_args([*argv, "true"])).session.buffer_bytes == ring_mib << 20

@@ -318,6 +318,22 @@ def test_quote_fast_paths_agree_with_the_byte_rule() -> None:
         assert quote(data) == _reference_quote(data), data
 
 
+def test_quote_of_text_with_few_escapes_agrees_with_the_byte_rule() -> None:
+    """Long printable runs broken by escaped bytes, one in 16 or fewer (the run-by-run
+    path), an escape often just before an octal digit or at either end."""
+    import random
+    rnd = random.Random(5)
+    escaped = bytes([0, 1, 7, 9, 10, 13, 27, 0x22, 0x5C, 0x7F, 0x80, 0xFF])
+    printable = b"abz019 78~!#$"
+    for _ in range(500):
+        n = rnd.randrange(16, 600)
+        data = bytearray(rnd.choice(printable) for _ in range(n))
+        for _ in range(rnd.randrange(1, n // 16 + 1)):
+            data[rnd.randrange(n)] = rnd.choice(escaped)
+        assert quote(bytes(data)) == _reference_quote(bytes(data)), bytes(data)
+    assert quote(b"\x01" + b"0" * 40 + b"\x01") == '"\\001' + "0" * 40 + '\\1"'
+
+
 def test_memoised_texts_follow_every_input(dec: SyscallDecoder) -> None:
     """The same captured bytes under another length, ret, cut flag or fd table give their
     own text: the memo is keyed by all of them (and stays bounded)."""

@@ -106,7 +106,8 @@ OPTIONS: list[tuple[str, str, str]] = [
                                     "its last call, hidden ones too)"),
     ("-i, -Y, -A, -O, -d, -e kvm=", "no", "not supported"),
     ("--mmap-pages PAGES", "yes", "tracekit's own: the ring buffer's size, 4 KiB pages or "
-                                  "a size such as 64M, as perf trace -m (default 4 MiB); "
+                                  "a size such as 64M, as perf trace -m (default 4 MiB, "
+                                  "more with -s above 256: -s 4096, 64 MiB); "
                                   "a bigger one loses fewer records on a busy machine"),
     ("--LONG", "yes", "strace's long options, and unambiguous prefixes of them "
                       "(--follow), as getopt_long"),
@@ -828,6 +829,7 @@ def build(a: StraceArgs) -> Plan:
     from tracekit.formatters.strace import StraceOptions
     from tracekit.kernel.selection import resolve_compat_syscalls, resolve_syscalls
     from tracekit.kernel.syscalls import SyscallTable
+    from tracekit.session.capture import ring_bytes_for_data
     from tracekit.session.session import SessionOptions
 
     table = SyscallTable()
@@ -891,6 +893,10 @@ def build(a: StraceArgs) -> Plan:
         # -s N: N + 1 bytes of data (the default reads 256); -e read=/write= dump a
         # buffer whole: as much of it as a record holds (4096 bytes)
         opts.data_bytes = max(a.strsize + 1, 4096 if a.reads or a.writes else 0)
+        if a.ring_pages is None:
+            # records as big as -s allows: a ring that holds as many of them as the
+            # default holds of the default's largest (strace stops the tracee instead)
+            opts.buffer_bytes = ring_bytes_for_data(opts.buffer_bytes, opts.data_bytes)
     if a.stacks:
         # strace -k: each recorded call's user stack, taken at its entry
         opts.stacks = "user"

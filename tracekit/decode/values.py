@@ -58,7 +58,10 @@ _OCTAL_THEN_DIGIT = re.compile(rb"[\x00-\x08\x0e-\x1f\x7f-\xff][0-7]")
 _NUL = b"\0"
 _SUN_PATH_MAX = 108         # sizeof(struct sockaddr_un.sun_path), include/uapi/linux/un.h
 _OCTAL_DIGITS = frozenset(b"01234567")
+_OCTAL_DIGIT_BYTES = frozenset(bytes([d]) for d in b"01234567")
 _PLAIN = bytes(b for b in range(0x20, 0x7F) if b not in (0x22, 0x5C))
+# each byte's kind for quote(): "." printed as itself (_PLAIN), "e" escaped
+_KINDS = bytes(0x2E if b in _PLAIN else 0x65 for b in range(256))
 
 
 def quote(data: bytes, *, limit: int | None = None, more: bool = False,
@@ -81,6 +84,9 @@ def quote(data: bytes, *, limit: int | None = None, more: bool = False,
         return '"' + "".join(f"\\x{b:02x}" for b in data) + tail
     if not data.translate(None, _PLAIN):             # all printable: the common case
         return '"' + data.decode("ascii") + tail
+    kinds = data.translate(_KINDS)
+    if kinds.count(b"e") * 16 <= len(data):          # text with a few escapes: by runs
+        return '"' + _quote_runs(data, kinds) + tail
     if not _OCTAL_THEN_DIGIT.search(data):
         return '"' + "".join(map(_SHORT.__getitem__, data)) + tail
     out = []
@@ -94,6 +100,25 @@ def quote(data: bytes, *, limit: int | None = None, more: bool = False,
                 s = f"\\{b:o}"
         out.append(s)
     return '"' + "".join(out) + tail
+
+
+def _quote_runs(data: bytes, kinds: bytes) -> str:
+    """:func:`quote`'s text (without quotes) of bytes that are mostly printable, each
+    printable run copied at once: ``kinds`` is ``data.translate(_KINDS)``, whose split at
+    ``e`` gives the length of the run before each escaped byte. An octal escape is
+    written with three digits when the next byte is an octal digit."""
+    text = data.decode("latin-1")
+    out = []
+    at = 0
+    for run in kinds.split(b"e")[:-1]:
+        j = at + len(run)
+        b = data[j]
+        out.append(text[at:j])
+        out.append(_TABLE[b] or (f"\\{b:03o}" if data[j + 1:j + 2] in _OCTAL_DIGIT_BYTES
+                                 else _SHORT[b]))
+        at = j + 1
+    out.append(text[at:])
+    return "".join(out)
 
 
 def pointer(v: int) -> str:

@@ -153,6 +153,7 @@ __all__ = [
     "fill_beauty32_map",
     "fill_beauty_map",
     "with_data_bytes",
+    "ring_bytes_for_data",
     "fill_ioctl_map",
     "size_ioctl_map",
     "pack_specs",
@@ -1083,6 +1084,31 @@ def with_data_bytes(specs: Sequence[CapSpec], data_bytes: int) -> tuple[CapSpec,
         if sum(s.footprint() for s in trial[:-1]) <= _CAP_OFF_MAX:
             out = trial
     return tuple(out)
+
+
+#: bytes of a syscall record around its one data capture: the ring buffer's record
+#: header (8, struct bpf_ringbuf_hdr), struct tk_syscall (112), the captures' header (8)
+#: and the capture's struct tk_cap (8) (programs/syscalls.h)
+_RECORD_AROUND_DATA = 8 + 112 + 8 + 8
+
+
+def ring_bytes_for_data(default_bytes: int, data_bytes: int) -> int:
+    """The ring buffer for data read up to ``data_bytes`` (``with_data_bytes``): one
+    that holds as many of the largest records (a buffer of ``data_bytes``, at most
+    ``BUF_MAX``) as ``default_bytes`` holds of the largest with the default ``BUF_CAP``,
+    rounded up to a power of 2. ``default_bytes`` itself up to ``BUF_CAP + 1`` bytes
+    (strace -s 256 reads 257 to tell a longer buffer).
+
+    A syscall takes about as long with a 4 KiB buffer as with a short one, so the
+    records' bytes per second grow with their size, and a ring of the default size fills
+    that much sooner while the reader is late (measured: a loop of 4 KiB writes made
+    some 500 MB/s of records, a loop of short ones 50 MB/s). -s 4096: 64 MiB for 4 MiB.
+    """
+    data = min(data_bytes, BUF_MAX)
+    if data <= BUF_CAP + 1:
+        return default_bytes
+    need = default_bytes * (_RECORD_AROUND_DATA + data) // (_RECORD_AROUND_DATA + BUF_CAP)
+    return 1 << (need - 1).bit_length()
 
 
 def fill_beauty32_map(obj: BpfObject, data_bytes: int = 0) -> int:
