@@ -162,8 +162,11 @@ TABLES: dict[str, Table] = {
                       ("NLM_F_CAPPED", "NLM_F_ACK_TLVS")),
     "NLMSGERR_ATTRS": ("values", ("linux/netlink.h",), r"NLMSGERR_ATTR_[A-Z_]+",
                        frozenset({"NLMSGERR_ATTR_MAX", "__NLMSGERR_ATTR_MAX"}), ()),
+    # RTM_SETSTATS and RTM_*TUNNEL are newer than strace 6.1's nl_route_types: it prints
+    # them as 0x5f /* RTM_??? */
     "RTM_TYPES": ("values", ("linux/rtnetlink.h",), r"RTM_(NEW|DEL|GET|SET)[A-Z]+",
-                  frozenset({"RTM_NEWNVLAN"}), ()),
+                  frozenset({"RTM_NEWNVLAN", "RTM_SETSTATS", "RTM_NEWTUNNEL", "RTM_DELTUNNEL",
+                             "RTM_GETTUNNEL"}), ()),
     "SOCK_DIAG_TYPES": ("values", ("linux/inet_diag.h", "linux/sock_diag.h"),
                         r"SOCK_DIAG_BY_FAMILY|SOCK_DESTROY|TCPDIAG_GETSOCK|DCCPDIAG_GETSOCK",
                         frozenset(), ()),

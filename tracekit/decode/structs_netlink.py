@@ -55,7 +55,14 @@ from tracekit._events import SC_NORETURN, SC_UNFINISHED, Syscall, fd_descs
 from tracekit.decode import flags as F
 from tracekit.decode.captures import capture, readable
 from tracekit.decode.structs_fs import makedev
-from tracekit.decode.values import eth_protocol, format_ifindex, hex0, quote, signed
+from tracekit.decode.values import (
+    eth_protocol,
+    format_ifindex,
+    format_sockaddr,
+    hex0,
+    quote,
+    signed,
+)
 from tracekit.kernel.sockdiag import foreign_netns, genl_families
 from tracekit.kernel.syscalls import errno_name
 
@@ -166,14 +173,14 @@ def _xval(table: Mapping[int, str], v: int, dflt: str | None) -> str:
 
 
 @functools.cache
-def _flagset(bits: tuple[tuple[int, str], ...], dflt: str) -> F.FlagSet:
-    return F.FlagSet(bits, unknown=dflt)
+def _flagset(bits: tuple[tuple[int, str], ...], dflt: str, zero: str) -> F.FlagSet:
+    return F.FlagSet(bits, zero=zero, unknown=dflt)
 
 
-def _flags(bits: tuple[tuple[int, str], ...], v: int, dflt: str) -> str:
+def _flags(bits: tuple[tuple[int, str], ...], v: int, dflt: str, zero: str = "0") -> str:
     """A flag word: ``NLM_F_REQUEST|0x4000``, ``0x4000 /* NLM_F_??? */`` when no bit has a
-    name, ``0`` for none."""
-    return _flagset(bits, dflt)(v)
+    name, ``zero`` for none."""
+    return _flagset(bits, dflt, zero)(v)
 
 
 # -- the walk -------------------------------------------------------------------------
@@ -279,7 +286,7 @@ def _nlm_flags(c: _Ctx, t: int, v: int) -> str:
         if t == 2:                                      # NLMSG_ERROR
             extra = T.NLM_ACK_FLAGS
     elif c.family == NETLINK_ROUTE:
-        kind = 2 if t == 50 else t & 3                  # RTM_DELACTION: GET's flags
+        kind = 2 if t == 49 else t & 3                  # RTM_DELACTION: GET's flags
         extra = {0: T.NLM_NEW_FLAGS, 1: T.NLM_DELETE_FLAGS, 2: T.NLM_GET_FLAGS}.get(kind, ())
     elif c.family == NETLINK_SOCK_DIAG:
         extra = T.NLM_GET_FLAGS
@@ -504,12 +511,14 @@ def _inet_text(c: _Ctx, family: int, off: int, n: int, field: str) -> str | None
     return None
 
 
-def _flag_attr(table: str, dflt: str, size: int = 4) -> Nla:
+def _flag_attr(table: str, dflt: str, size: int = 4, zero: str = "0") -> Nla:
+    """strace's decode_nla_flags by an arch table: ``size`` bytes (shorter, or longer
+    than 8 bytes: hex bytes); ``zero``: what no bit set prints as (``NUD_NONE``)."""
     def dec(c: _Ctx, off: int, n: int) -> str | None:
         if n < size or n > 8:
             return None
         v = int.from_bytes(c.take(off, size), "little")
-        return _flags(getattr(c.T, table), v, dflt)
+        return _flags(getattr(c.T, table), v, dflt, zero)
     return dec
 
 
@@ -549,15 +558,37 @@ def _xint(size: int | None = None) -> Nla:
     return dec
 
 
-def _struct_u(fmt: str, fields: tuple[str, ...]) -> Nla:
-    """A struct of unsigned fields, printed whole; shorter data as hex bytes."""
+def _struct_u(fmt: str, fields: tuple[str, ...], hex_fields: tuple[str, ...] = ()) -> Nla:
+    """A struct of unsigned fields, printed whole (``hex_fields`` in hex, strace's
+    PRINT_FIELD_X); shorter data as hex bytes."""
     s = struct.Struct(fmt)
 
     def dec(c: _Ctx, off: int, n: int) -> str | None:
         if n < s.size:
             return None
         vals = s.unpack(c.take(off, s.size))
-        return "{" + ", ".join(f"{f}={v}" for f, v in zip(fields, vals, strict=True)) + "}"
+        return "{" + ", ".join(f"{f}={hex0(v) if f in hex_fields else v}"
+                               for f, v in zip(fields, vals, strict=True)) + "}"
+    return dec
+
+
+def _struct_array(size: int, elem: Callable[[_Ctx, bytes], str]) -> Nla:
+    """strace's print_array of the attribute's whole structs of ``size`` bytes, each
+    printed by ``elem``: at most -s of them (then ``...``); none whole: hex bytes."""
+    def dec(c: _Ctx, off: int, n: int) -> str | None:
+        count = n // size
+        if not count:
+            return None
+        out: list[str] = []
+        for k in range(count):
+            if k == c.elems:
+                out.append("...")
+                break
+            raw = _elem(c, out, off + k * size, size)
+            if raw is None:
+                break
+            out.append(elem(c, raw))
+        return "[" + ", ".join(out) + "]"
     return dec
 
 
@@ -1083,6 +1114,10 @@ _IFLA: dict[str, Nla] = {
     "IFLA_PARENT_DEV_NAME": _nla_str, "IFLA_PARENT_DEV_BUS_NAME": _nla_str,
     "IFLA_GRO_MAX_SIZE": _u32, "IFLA_TSO_MAX_SIZE": _u32, "IFLA_TSO_MAX_SEGS": _u32,
     "IFLA_ALLMULTI": _u32,
+    "IFLA_PROTO_DOWN_REASON": _nested(
+        dict(enumerate("IFLA_PROTO_DOWN_REASON_" + n for n in ("UNSPEC", "MASK", "VALUE"))),
+        "IFLA_PROTO_DOWN_REASON_???",
+        {"IFLA_PROTO_DOWN_REASON_MASK": _xint(4), "IFLA_PROTO_DOWN_REASON_VALUE": _xint(4)}),
 }
 
 
@@ -1285,8 +1320,25 @@ def _u16_named(flags: bool) -> Nla:
     return dec
 
 
-_IFLA_BRIDGE: dict[str, Nla] = {"IFLA_BRIDGE_FLAGS": _u16_named(True),
-                                "IFLA_BRIDGE_MODE": _u16_named(False)}
+def _bridge_vlan_info(c: _Ctx, off: int, n: int) -> str | None:
+    """struct bridge_vlan_info (linux/if_bridge.h), then the bytes past it in hex."""
+    if n < 4:
+        return None
+    flags, vid = struct.unpack("<HH", c.take(off, 4))
+    text = f"{{flags={_flags(_BRIDGE_VLAN_FLAGS, flags, 'BRIDGE_VLAN_INFO_???')}, vid={vid}}}"
+    return _with_rest(c, text, off, 4, n)
+
+
+_IFLA_BRIDGE: dict[str, Nla] = {
+    "IFLA_BRIDGE_FLAGS": _u16_named(True), "IFLA_BRIDGE_MODE": _u16_named(False),
+    "IFLA_BRIDGE_VLAN_INFO": _bridge_vlan_info,
+    "IFLA_BRIDGE_VLAN_TUNNEL_INFO": _nested(
+        dict(enumerate("IFLA_BRIDGE_VLAN_TUNNEL_" + n for n in (
+            "UNSPEC", "ID", "VID", "FLAGS"))), "IFLA_BRIDGE_VLAN_TUNNEL_???", {
+            "IFLA_BRIDGE_VLAN_TUNNEL_ID": _u32, "IFLA_BRIDGE_VLAN_TUNNEL_VID": _u16,
+            "IFLA_BRIDGE_VLAN_TUNNEL_FLAGS": _named(dict(_BRIDGE_VLAN_FLAGS),
+                                                    "BRIDGE_VLAN_INFO_???", 2, flags=True)}),
+}
 
 
 def _bridge_af_spec(c: _Ctx, off: int, n: int) -> str:
@@ -1565,6 +1617,11 @@ def _fib_rule_hdr(c: _Ctx, family: int, off: int, n: int) -> str:
 
 
 _NDMSG = struct.Struct("<BxxxiHBB")
+# NDA_FDB_EXT_ATTRS: nested NFEA_* attributes (linux/neighbour.h)
+_NDA_FDB_EXT = _nested(
+    dict(enumerate(("NFEA_UNSPEC", "NFEA_ACTIVITY_NOTIFY", "NFEA_DONT_REFRESH"))), "NFEA_???",
+    {"NFEA_ACTIVITY_NOTIFY": _named({1: "FDB_NOTIFY_BIT", 2: "FDB_NOTIFY_INACTIVE_BIT"},
+                                    "FDB_NOTIFY_???", 1, flags=True)})
 
 
 def _nda(family: int) -> dict[str, Nla]:
@@ -1572,7 +1629,12 @@ def _nda(family: int) -> dict[str, Nla]:
             "NDA_CACHEINFO": _struct_u("<4I", ("ndm_confirmed", "ndm_used", "ndm_updated",
                                                "ndm_refcnt")),
             "NDA_PROBES": _u32, "NDA_VLAN": _u16, "NDA_PORT": _be16, "NDA_VNI": _u32,
-            "NDA_IFINDEX": _ifindex, "NDA_MASTER": _ifindex, "NDA_LINK_NETNSID": _s32}
+            "NDA_IFINDEX": _ifindex, "NDA_MASTER": _ifindex, "NDA_LINK_NETNSID": _u32,
+            "NDA_SRC_VNI": _u32, "NDA_PROTOCOL": _xval_attr("IP_PROTOCOLS", "IPPROTO_???", 0),
+            "NDA_NH_ID": _u32, "NDA_FDB_EXT_ATTRS": _NDA_FDB_EXT,
+            "NDA_FLAGS_EXT": _named({1: "NTF_EXT_MANAGED"}, "NTF_EXT_???", 4, flags=True),
+            "NDA_NDM_STATE_MASK": _flag_attr("NUD_STATES", "NUD_???", 2, "NUD_NONE"),
+            "NDA_NDM_FLAGS_MASK": _flag_attr("NTF_FLAGS", "NTF_???", 1)}
 
 
 # ndmsg attributes by the message's family (0: any other family)
@@ -1674,7 +1736,7 @@ def _ifaddrlblmsg(c: _Ctx, family: int, off: int, n: int) -> str:
     return text
 
 
-_NHMSG = struct.Struct("<BBBxI")
+_NHMSG = struct.Struct("<BBBBI")         # struct nhmsg: family, scope, protocol, resvd, flags
 
 
 def _nhmsg(c: _Ctx, family: int, off: int, n: int) -> str:
@@ -1683,10 +1745,12 @@ def _nhmsg(c: _Ctx, family: int, off: int, n: int) -> str:
     text = f"{{nh_family={_family(c, family)}, "
     if n < _NHMSG.size:
         return text + "...}"
-    _, scope, proto, nflags = _rest(c, text, off, _NHMSG)
+    _, scope, proto, resvd, nflags = _rest(c, text, off, _NHMSG)
+    rtnh = tuple(b for b in T.RTM_F_FLAGS if b[1].startswith("RTNH_F_"))
     text += (f"nh_scope={_xval(T.RT_SCOPES, scope, None)}, "
              f"nh_protocol={_xval(T.RTPROT_TYPES, proto, 'RTPROT_???')}, "
-             f"nh_flags={_flags(T.RTM_F_FLAGS, nflags, 'RTNH_F_???')}}}")
+             f"{f'resvd={resvd:#x}, ' if resvd else ''}"
+             f"nh_flags={_flags(rtnh, nflags, 'RTNH_F_???')}}}")
     if n > _NHMSG.size:
         text += ", " + _attrs(c, off + _NHMSG.size, n - _NHMSG.size, T.NHA_ATTRS, "NHA_???",
                               {"NHA_ID": _u32, "NHA_OIF": _ifindex, "NHA_MASTER": _ifindex,
@@ -1770,6 +1834,8 @@ def _sock_diag(c: _Ctx, t: int, nflags: int, off: int, n: int) -> str:
     struct inet_diag_req."""
     family = c.take(off, 1)[0]
     request = bool(nflags & 1)
+    if n <= 1:                      # the family alone: no decoder (strace's decode_family)
+        return f"{{family={_family(c, family)}}}"
     if family in (socket.AF_INET, socket.AF_INET6):
         if request and c.T.SOCK_DIAG_TYPES.get(t) in ("TCPDIAG_GETSOCK", "DCCPDIAG_GETSOCK"):
             return _inet_req_compat(c, family, off, n)
@@ -1780,8 +1846,8 @@ def _sock_diag(c: _Ctx, t: int, nflags: int, off: int, n: int) -> str:
         return _netlink_req(c, off, n) if request else _netlink_msg(c, off, n)
     if family == socket.AF_PACKET:
         return _packet_req(c, off, n) if request else _packet_msg(c, off, n)
-    if family == _AF_SMC and not request:
-        return _smc_msg(c, off, n)
+    if family == _AF_SMC:
+        return _smc_req(c, off, n) if request else _smc_msg(c, off, n)
     text = f"{{family={_family(c, family)}"
     if n > 1:
         text += f", data={c.hexstr(off + 1, n - 1)}"
@@ -1824,8 +1890,75 @@ def _inet_req(c: _Ctx, family: int, off: int, n: int) -> str:
              f"id={_sockid(c, family, off + _INET_REQ_V2.size)}}}")
     if n > size:
         text += ", " + _attrs(c, off + size, n - size, T.INET_DIAG_REQ_ATTRS,
-                              "INET_DIAG_REQ_???", {})
+                              "INET_DIAG_REQ_???", _INET_DIAG_REQ)
     return text
+
+
+# INET_DIAG_REQ_BYTECODE: struct inet_diag_bc_op, then the op's data by its code
+# (linux/inet_diag.h; strace's netlink_inet_diag.c)
+_BC_CODES = dict(enumerate("INET_DIAG_BC_" + n for n in (
+    "NOP", "JMP", "S_GE", "S_LE", "D_GE", "D_LE", "AUTO", "S_COND", "D_COND", "DEV_COND",
+    "MARK_COND", "S_EQ", "D_EQ", "CGROUP_COND")))
+_BC_OP = struct.Struct("<BBH")              # struct inet_diag_bc_op: code, yes, no
+_BC_HOSTCOND = struct.Struct("<BBxxI")      # struct inet_diag_hostcond: family, prefix_len, port
+_BC_MARKCOND = struct.Struct("<II")         # struct inet_diag_markcond
+
+
+def _bc_op(data: bytes) -> str:
+    code, yes, no = _BC_OP.unpack(data)
+    return f"{{code={_xval(_BC_CODES, code, 'INET_DIAG_BC_???')}, yes={yes}, no={no}}}"
+
+
+def _inet_addr_field(c: _Ctx, family: int, off: int, n: int, field: str) -> str:
+    """strace's decode_inet_addr with a field name: an AF_INET or AF_INET6 address when
+    ``n`` holds one, else the bytes in hex; the address of unreadable bytes."""
+    size = {int(socket.AF_INET): 4, int(socket.AF_INET6): 16}.get(family, 0)
+    if not size or n < size:
+        return f"{field}={c.hexstr(off, n)}"
+    try:
+        return _inet_text(c, family, off, n, field) or ""
+    except _Fault:
+        return f"{field}={c.at(off)}"
+
+
+def _bc_data(c: _Ctx, code: int, off: int, n: int) -> str:
+    """What follows an op, by its code; shorter than its struct, or of another code: hex."""
+    name = _BC_CODES.get(code, "")
+    try:
+        if name in ("INET_DIAG_BC_S_COND", "INET_DIAG_BC_D_COND") and n >= _BC_HOSTCOND.size:
+            family, plen, port = _BC_HOSTCOND.unpack(c.take(off, _BC_HOSTCOND.size))
+            text = f"{{family={_family(c, family)}, prefix_len={plen}, port={port}"
+            if n > _BC_HOSTCOND.size:
+                text += ", " + _inet_addr_field(c, family, off + _BC_HOSTCOND.size,
+                                                n - _BC_HOSTCOND.size, "addr")
+            return text + "}"
+        if name == "INET_DIAG_BC_DEV_COND" and n >= 4:
+            return format_ifindex(struct.unpack("<I", c.take(off, 4))[0])
+        if name in ("INET_DIAG_BC_S_GE", "INET_DIAG_BC_S_LE", "INET_DIAG_BC_D_GE",
+                    "INET_DIAG_BC_D_LE") and n >= _BC_OP.size:
+            return _bc_op(c.take(off, _BC_OP.size))
+        if name == "INET_DIAG_BC_MARK_COND" and n >= _BC_MARKCOND.size:
+            mark, mask = _BC_MARKCOND.unpack(c.take(off, _BC_MARKCOND.size))
+            return f"{{mark={mark}, mask={mask}}}"
+    except _Fault:
+        return c.at(off)
+    return c.hexstr(off, n)
+
+
+def _bytecode(c: _Ctx, off: int, n: int) -> str | None:
+    if n < _BC_OP.size:
+        return None
+    data = c.take(off, _BC_OP.size)
+    text = _bc_op(data)
+    if n > _BC_OP.size:
+        text += ", " + _bc_data(c, data[0], off + _BC_OP.size, n - _BC_OP.size)
+    return text
+
+
+_INET_DIAG_REQ: dict[str, Nla] = {
+    "INET_DIAG_REQ_BYTECODE": _bytecode,
+    "INET_DIAG_REQ_PROTOCOL": _xval_attr("IP_PROTOCOLS", "IPPROTO_???", 0),
+}
 
 
 _INET_REQ_COMPAT = struct.Struct("<BBBB")       # struct inet_diag_req, then id, states, dbs
@@ -1846,7 +1979,7 @@ def _inet_req_compat(c: _Ctx, family: int, off: int, n: int) -> str:
              f"idiag_states={_states(c, states)}, idiag_dbs={dbs}}}")
     if n > size:
         text += ", " + _attrs(c, off + size, n - size, T.INET_DIAG_REQ_ATTRS,
-                              "INET_DIAG_REQ_???", {})
+                              "INET_DIAG_REQ_???", _INET_DIAG_REQ)
     return text
 
 
@@ -1863,7 +1996,9 @@ def _shutdown(c: _Ctx, off: int, n: int) -> str | None:
     if not v:
         return "0"
     names = _flags(tuple(sorted(c.T.SHUTDOWN_BITS.items())), v, "???_SHUTDOWN")
-    return f"{v:#x} /* {names} */"
+    # strace's verbose style: the number, its names in a comment; no bit named: the
+    # default's comment alone (``0x4 /* ???_SHUTDOWN */``)
+    return names if names.startswith("0x") else f"{v:#x} /* {names} */"
 
 
 # SK_MEMINFO_* u32 array: ``[[SK_MEMINFO_RMEM_ALLOC]=0, ...]``
@@ -1890,8 +2025,25 @@ def _sockopt(c: _Ctx, off: int, n: int) -> str | None:
         return "{" + ", ".join(got) + "}"
     got = [f"{name}=1" for k, name in enumerate(_SOCKOPT_BITS) if word >> k & 1]
     if word >> 11:
-        got.append(f"unused={word >> 11:#x}")
-    return "{" + ", ".join(got) + "}"
+        got.append(f"unused={word >> 11:#x} /* bits 3..8 */")
+    return "{" + ", ".join(got) + "}" + _nonzero_rest(c, off, 2, n)
+
+
+def _nonzero_rest(c: _Ctx, off: int, start: int, n: int) -> str:
+    """strace's print_nonzero_bytes: the bytes ``start`` to ``n`` of a struct at ``off``
+    that has grown, when one is not zero: ``, /* bytes 2..3 */ "\x00\xff"`` (at most
+    -s of them shown); ``, ???`` when unreadable."""
+    if start >= n:
+        return ""
+    try:
+        data = c.take(off + start, n - start)
+    except _Fault:
+        return ", ???"
+    if not any(data):
+        return ""
+    shown = data[:c.limit]
+    return (f", /* bytes {start}..{n - 1} */ "
+            f"{quote(shown, force_hex=True, more=len(shown) < len(data))}")
 
 
 _TLS_VERSIONS = {0x303: "TLS_1_2_VERSION", 0x304: "TLS_1_3_VERSION"}
@@ -1935,7 +2087,35 @@ _BPF_STORAGES = _nested({0: "SK_DIAG_BPF_STORAGE_REP_NONE", 1: "SK_DIAG_BPF_STOR
                              "SK_DIAG_BPF_STORAGE_MAP_VALUE": _xint()})})
 
 
+_MD5SIG = struct.Struct("<BBH16s80s")       # struct tcp_diag_md5sig (linux/tcp.h)
+
+
+def _md5sig(c: _Ctx, raw: bytes) -> str:
+    family, plen, keylen, addr, key = _MD5SIG.unpack(raw)
+    return (f"{{tcpm_family={_family(c, family)}, tcpm_prefixlen={plen}, "
+            f"tcpm_keylen={keylen}, {_sockaddr_field(c, family, addr, 'tcpm_addr')}, "
+            f"tcpm_key={quote(key[:keylen], force_hex=True)}}}")
+
+
+def _sockaddr_storage(c: _Ctx, raw: bytes) -> str:
+    return format_sockaddr(raw, c.T.ADDRESS_FAMILIES)
+
+
+_SOCKADDR_STORAGE_SIZE = 128
+
+
 _INET_DIAG: dict[str, Nla] = {
+    "INET_DIAG_VEGASINFO": _struct_u("<4I", ("tcpv_enabled", "tcpv_rttcnt", "tcpv_rtt",
+                                             "tcpv_minrtt")),
+    "INET_DIAG_DCTCPINFO": _struct_u("<HH3I", ("dctcp_enabled", "dctcp_ce_state",
+                                               "dctcp_alpha", "dctcp_ab_ecn",
+                                               "dctcp_ab_tot")),
+    "INET_DIAG_BBRINFO": _struct_u("<5I", ("bbr_bw_lo", "bbr_bw_hi", "bbr_min_rtt",
+                                           "bbr_pacing_gain", "bbr_cwnd_gain"),
+                                   ("bbr_bw_lo", "bbr_bw_hi")),
+    "INET_DIAG_MD5SIG": _struct_array(_MD5SIG.size, _md5sig),
+    "INET_DIAG_LOCALS": _struct_array(_SOCKADDR_STORAGE_SIZE, _sockaddr_storage),
+    "INET_DIAG_PEERS": _struct_array(_SOCKADDR_STORAGE_SIZE, _sockaddr_storage),
     "INET_DIAG_ULP_INFO": _ULP_INFO, "INET_DIAG_SK_BPF_STORAGES": _BPF_STORAGES,
     "INET_DIAG_MEMINFO": _struct_u("<4I", ("idiag_rmem", "idiag_wmem", "idiag_fmem",
                                            "idiag_tmem")),
@@ -2091,7 +2271,7 @@ def _packet_req(c: _Ctx, off: int, n: int) -> str:
     if n < _PACKET_REQ.size:
         return text + "...}"
     _, proto, ino, show, ck0, ck1 = _rest(c, text, off, _PACKET_REQ)
-    return (text + f"sdiag_protocol={proto}, pdiag_ino={ino}, "
+    return (text + f"sdiag_protocol={hex0(proto)}, pdiag_ino={ino}, "
             f"pdiag_show={_flags(c.T.PACKET_SHOW_FLAGS, show, 'PACKET_SHOW_???')}, "
             f"pdiag_cookie=[{ck0}, {ck1}]}}")
 
@@ -2260,6 +2440,20 @@ _SMC_DIAG: dict[str, Nla] = {
     "SMC_DIAG_CONNINFO": _smc_conninfo, "SMC_DIAG_LGRINFO": _smc_lgrinfo,
     "SMC_DIAG_SHUTDOWN": _smc_shutdown, "SMC_DIAG_DMBINFO": _smc_dmbinfo,
     "SMC_DIAG_FALLBACK": _smc_fallback}
+
+
+_SMC_REQ_SIZE = 4 + _SOCKID_SIZE                # struct smc_diag_req: family, pad, ext, id
+_SMC_EXT = ((1, "1<<(SMC_DIAG_CONNINFO-1)"), (2, "1<<(SMC_DIAG_LGRINFO-1)"))
+
+
+def _smc_req(c: _Ctx, off: int, n: int) -> str:
+    """struct smc_diag_req (its sockid an AF_INET one, as strace)."""
+    text = "{diag_family=AF_SMC, "
+    if n < _SMC_REQ_SIZE:
+        return text + "...}"
+    ext = _need(c, text, off, _SMC_REQ_SIZE)[3]
+    return (text + f"diag_ext={_flags(_SMC_EXT, ext, '1<<SMC_DIAG_???-1')}, "
+            f"id={_sockid(c, socket.AF_INET, off + 4)}}}")
 
 
 def _smc_msg(c: _Ctx, off: int, n: int) -> str:
