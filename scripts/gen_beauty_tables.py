@@ -194,8 +194,9 @@ TABLES: dict[str, Table] = {
     "IFF_FLAGS": ("bits", ("linux/if.h",), r"IFF_(UP|BROADCAST|DEBUG|LOOPBACK|POINTOPOINT|"
                   r"NOTRAILERS|RUNNING|NOARP|PROMISC|ALLMULTI|MASTER|SLAVE|MULTICAST|PORTSEL|"
                   r"AUTOMEDIA|DYNAMIC|LOWER_UP|DORMANT|ECHO)", frozenset(), ()),
-    "RTEXT_FILTERS": ("bits", ("linux/rtnetlink.h",), r"RTEXT_FILTER_[A-Z_]+", frozenset(),
-                      ()),
+    # RTEXT_FILTER_MST (1 << 7) is newer than strace 6.1's rtnl_ifla_ext_filter_flags
+    "RTEXT_FILTERS": ("bits", ("linux/rtnetlink.h",), r"RTEXT_FILTER_[A-Z_]+",
+                      frozenset({"RTEXT_FILTER_MST"}), ()),
     "RTA_ATTRS": ("values", ("linux/rtnetlink.h",), r"RTA_[A-Z_]+", frozenset({"RTA_MAX"}),
                   ()),
     "RT_TABLES": ("values", ("linux/rtnetlink.h",), r"RT_TABLE_[A-Z]+",

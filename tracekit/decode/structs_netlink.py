@@ -836,13 +836,19 @@ _CREPORT_ATTRS: dict[int, tuple[dict[int, str], str, dict[str, Nla]]] = {
                           "IPMRA_CREPORT_VIF_ID", "IPMRA_CREPORT_SRC_ADDR",
                           "IPMRA_CREPORT_DST_ADDR", "IPMRA_CREPORT_PKT",
                           "IPMRA_CREPORT_TABLE"))), "IPMRA_CREPORT_???",
-          {"IPMRA_CREPORT_VIF_ID": _u32, "IPMRA_CREPORT_SRC_ADDR": _inet(socket.AF_INET),
+          {"IPMRA_CREPORT_MSGTYPE": _named(
+              {1: "IGMPMSG_NOCACHE", 2: "IGMPMSG_WRONGVIF", 3: "IGMPMSG_WHOLEPKT",
+               4: "IGMPMSG_WRVIFWHOLE"}, "IGMPMSG_???", 1),
+           "IPMRA_CREPORT_VIF_ID": _u32, "IPMRA_CREPORT_SRC_ADDR": _inet(socket.AF_INET),
            "IPMRA_CREPORT_DST_ADDR": _inet(socket.AF_INET), "IPMRA_CREPORT_TABLE": _u32}),
     129: (dict(enumerate(("IP6MRA_CREPORT_UNSPEC", "IP6MRA_CREPORT_MSGTYPE",
                           "IP6MRA_CREPORT_MIF_ID", "IP6MRA_CREPORT_SRC_ADDR",
                           "IP6MRA_CREPORT_DST_ADDR", "IP6MRA_CREPORT_PKT"))),
           "IP6MRA_CREPORT_???",
-          {"IP6MRA_CREPORT_MIF_ID": _u32, "IP6MRA_CREPORT_SRC_ADDR": _inet(socket.AF_INET6),
+          {"IP6MRA_CREPORT_MSGTYPE": _named(
+              {1: "MRT6MSG_NOCACHE", 2: "MRT6MSG_WRONGMIF", 3: "MRT6MSG_WHOLEPKT"},
+              "MRT6MSG_???", 1),
+           "IP6MRA_CREPORT_MIF_ID": _u32, "IP6MRA_CREPORT_SRC_ADDR": _inet(socket.AF_INET6),
            "IP6MRA_CREPORT_DST_ADDR": _inet(socket.AF_INET6)}),
 }
 
@@ -1094,8 +1100,44 @@ _VFINFO_LIST = _nested({0: "IFLA_VF_INFO_UNSPEC", 1: "IFLA_VF_INFO"}, "IFLA_VF_I
         "IFLA_VF_BROADCAST": _vf_broadcast})})
 
 
+def _port_vsi(c: _Ctx, off: int, n: int) -> str | None:
+    """struct ifla_port_vsi (linux/if_link.h); its pad when not zero."""
+    if n < 8:
+        return None
+    data = c.take(off, 8)
+    pad = data[5:8]
+    return (f"{{vsi_mgr_id={data[0]}, vsi_type_id={quote(data[1:4], force_hex=True)}, "
+            f"vsi_type_version={data[4]}"
+            f"{f', pad={quote(pad, force_hex=True)}' if any(pad) else ''}}}")
+
+
+_IFLA_EVENTS = dict(enumerate("IFLA_EVENT_" + n for n in (
+    "NONE", "REBOOT", "FEATURES", "BONDING_FAILOVER", "NOTIFY_PEERS", "IGMP_RESEND",
+    "BONDING_OPTIONS")))
+
+
+def _ifla_event(c: _Ctx, off: int, n: int) -> str | None:
+    """A u32 of IFLA_EVENT_* (strace prints the first 4 bytes of a longer one)."""
+    if n < 4:
+        return None
+    return _xval(_IFLA_EVENTS, struct.unpack("<I", c.take(off, 4))[0], "IFLA_EVENT_???")
+
+
+# IFLA_PORT_SELF and IFLA_VF_PORTS' IFLA_VF_PORT: nested IFLA_PORT_* attributes
+_IFLA_PORT = _nested(
+    dict(enumerate("IFLA_PORT_" + n for n in (
+        "UNSPEC", "VF", "PROFILE", "VSI_TYPE", "INSTANCE_UUID", "HOST_UUID", "REQUEST",
+        "RESPONSE"))), "IFLA_VF_PORT_???", {
+        "IFLA_PORT_VF": _u32, "IFLA_PORT_PROFILE": _nla_str, "IFLA_PORT_VSI_TYPE": _port_vsi,
+        "IFLA_PORT_REQUEST": _u8, "IFLA_PORT_RESPONSE": _u16})
+
+
 _IFLA: dict[str, Nla] = {
     "IFLA_VFINFO_LIST": _VFINFO_LIST,
+    "IFLA_PORT_SELF": _IFLA_PORT,
+    "IFLA_VF_PORTS": _nested({0: "IFLA_VF_PORT_UNSPEC", 1: "IFLA_VF_PORT"}, "IFLA_VF_PORT_???",
+                             {"IFLA_VF_PORT": _IFLA_PORT}),
+    "IFLA_EVENT": _ifla_event,
     "IFLA_LINKINFO": _linkinfo, "IFLA_PROP_LIST": _prop_list,
     "IFLA_ADDRESS": _hwaddr, "IFLA_BROADCAST": _hwaddr, "IFLA_IFNAME": _nla_str,
     "IFLA_MTU": _u32, "IFLA_LINK": _u32, "IFLA_QDISC": _nla_str,
@@ -1490,7 +1532,7 @@ def _brport_protinfo(c: _Ctx, off: int, n: int) -> str:
 _IFLA.update({
     "IFLA_XDP": _ifla_xdp, "IFLA_AF_SPEC": _af_spec,
     "IFLA_MAP": _struct_u("<QQQHBB", ("mem_start", "mem_end", "base_addr", "irq", "dma",
-                                      "port")),
+                                      "port"), ("mem_start", "mem_end", "base_addr")),
 })
 _IFLA6: dict[str, Nla] = {**_IFLA, "IFLA_PROTINFO": _inet6_protinfo}
 _IFLA_BR: dict[str, Nla] = {**_IFLA, "IFLA_AF_SPEC": _bridge_af_spec,
@@ -1541,10 +1583,43 @@ def _rta(family: int) -> dict[str, Nla]:
             "RTA_GATEWAY": addr, "RTA_PRIORITY": _u32, "RTA_PREFSRC": addr, "RTA_FLOW": _u32,
             "RTA_TABLE": _xval_attr("RT_TABLES", None), "RTA_MARK": _u32, "RTA_PREF": _u8,
             "RTA_UID": _u32, "RTA_TTL_PROPAGATE": _u8, "RTA_NH_ID": _u32,
-            "RTA_CACHEINFO": _rta_cacheinfo}
+            "RTA_CACHEINFO": _rta_cacheinfo, "RTA_NEWDST": addr, "RTA_METRICS": _RTA_METRICS,
+            "RTA_PROTOINFO": _u32, "RTA_MP_ALGO": _u32, "RTA_EXPIRES": _u64,
+            "RTA_IP_PROTO": _u8, "RTA_SPORT": _u16, "RTA_DPORT": _u16,
+            "RTA_MFC_STATS": _struct_u("<3Q", ("mfcs_packets", "mfcs_bytes",
+                                               "mfcs_wrong_if")),
+            "RTA_VIA": _rtvia, "RTA_ENCAP_TYPE": _encap_type}
 
 
-_RTA_CACHEINFO = struct.Struct("<IIiIIIII")
+# RTA_METRICS: nested RTAX_* attributes (linux/rtnetlink.h), u32 but RTAX_CC_ALGO
+_RTAX = ("UNSPEC", "LOCK", "MTU", "WINDOW", "RTT", "RTTVAR", "SSTHRESH", "CWND", "ADVMSS",
+         "REORDERING", "HOPLIMIT", "INITCWND", "FEATURES", "RTO_MIN", "INITRWND", "QUICKACK",
+         "CC_ALGO", "FASTOPEN_NO_COOKIE")
+_RTA_METRICS = _nested(dict(enumerate("RTAX_" + n for n in _RTAX)), "RTAX_???", {
+    **{"RTAX_" + n: _u32 for n in _RTAX[1:16]}, "RTAX_CC_ALGO": _nla_str})
+_LWTUNNEL_ENCAP = dict(enumerate("LWTUNNEL_ENCAP_" + n for n in (
+    "NONE", "MPLS", "IP", "ILA", "IP6", "SEG6", "BPF", "SEG6_LOCAL", "RPL")))
+
+
+def _encap_type(c: _Ctx, off: int, n: int) -> str | None:
+    if n < 2:
+        return None
+    v = struct.unpack("<H", c.take(off, 2))[0]
+    return _xval(_LWTUNNEL_ENCAP, v, "LWTUNNEL_ENCAP_???")
+
+
+def _rtvia(c: _Ctx, off: int, n: int) -> str | None:
+    """struct rtvia (linux/rtnetlink.h): the family, then an address of it."""
+    if n < 2:
+        return None
+    family = struct.unpack("<H", c.take(off, 2))[0]
+    text = f"{{rtvia_family={_family(c, family)}"
+    if n > 2:
+        text += ", " + _inet_addr_field(c, family, off + 2, n - 2, "rtvia_addr")
+    return text + "}"
+
+
+_RTA_CACHEINFO = struct.Struct("<8I")       # struct rta_cacheinfo: all printed unsigned
 
 
 def _rta_cacheinfo(c: _Ctx, off: int, n: int) -> str | None:
@@ -1554,7 +1629,8 @@ def _rta_cacheinfo(c: _Ctx, off: int, n: int) -> str | None:
     names = ("rta_clntref", "rta_lastuse", "rta_expires", "rta_error", "rta_used", "rta_id",
              "rta_ts", "rta_tsage")
     vals = _RTA_CACHEINFO.unpack(c.take(off, _RTA_CACHEINFO.size))
-    return "{" + ", ".join(f"{k}={v}" for k, v in zip(names, vals, strict=True)) + "}"
+    return "{" + ", ".join(f"{k}={hex0(v) if k == 'rta_id' else v}"
+                           for k, v in zip(names, vals, strict=True)) + "}"
 
 
 # rtmsg attributes by the message's family (0: any other family)

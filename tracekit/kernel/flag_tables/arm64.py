@@ -853,7 +853,6 @@ RTEXT_FILTERS: tuple[tuple[int, str], ...] = (
     (0x10, 'RTEXT_FILTER_MRP'),
     (0x20, 'RTEXT_FILTER_CFM_CONFIG'),
     (0x40, 'RTEXT_FILTER_CFM_STATUS'),
-    (0x80, 'RTEXT_FILTER_MST'),
 )
 
 RTA_ATTRS: dict[int, str] = {
