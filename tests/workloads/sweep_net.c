@@ -154,6 +154,23 @@ static void addrs(void) {
     vm.svm_cid = 1234;
     vm.svm_port = VMADDR_PORT_ANY;
     connect(u, (void *)&vm, sizeof(vm));
+    /* svm_reserved1 and svm_zero when not 0, flags with a name and without */
+    memcpy((char *)&vm + 2, "\xad\xde", 2);
+    vm.svm_flags = 0xef;
+    vm.svm_zero[0] = 0x42;
+    connect(u, (void *)&vm, sizeof(vm));
+    /* AF_QIPCRTR (node and port named or in hex), AF_XDP (flags, an ifindex, the umem
+     * fd as a number with XDP_SHARED_UMEM, in hex without), AF_MCTP (pads when not 0),
+     * built byte by byte: 42, 44 and 45 are their family numbers */
+    static unsigned char fam3[3][16] = {
+        {42, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xfe, 0xff, 0xff, 0xff},
+        {44, 0, 0x05, 0xa0, 1, 0, 0, 0, 7, 0, 0, 0, 0xfe, 0xca, 0, 0},
+        {45, 0, 0xad, 0xde, 0, 0, 0, 0, 0xff, 0x89, 0x8a, 0x8b}};
+    connect(u, (void *)fam3[0], 12);
+    connect(u, (void *)fam3[1], 16);
+    fam3[1][2] = 0x04;
+    connect(u, (void *)fam3[1], 16);
+    connect(u, (void *)fam3[2], 12);
     /* families strace decodes past sa_family, built byte by byte (their headers are
      * the kernel's): AF_IPX (port, network, node, type, then a sipx_zero that is not
      * 0), AF_X25 (a 16-byte address without its NUL, and one with), AF_IEEE802154 (a
