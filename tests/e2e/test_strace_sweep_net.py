@@ -148,6 +148,15 @@ def test_net_calls_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "cmsg_type=IP_PKTINFO, cmsg_data={ipi_ifindex=if_nametoindex(\"lo\"), "
             "ipi_spec_dst=inet_addr(\"127.0.0.1\"), ipi_addr=inet_addr(\"127.0.0.1\")}}, "
             "{cmsg_len=20, cmsg_level=SOL_IP, cmsg_type=IP_TTL, cmsg_data=[7]}]",
+            "cmsg_type=IP_TTL, cmsg_data=[4210032365, 64]}]",
+            "cmsg_type=IP_RETOPTS, cmsg_data=[0x41, 0x42, 0x43, 0x44, 0x45]}]",
+            "cmsg_type=IP_RECVERR, cmsg_data={ee_errno=111, ee_origin=2, ee_type=0, "
+            "ee_code=0, ee_info=197121, ee_data=3, offender={sa_family=AF_INET, "
+            "sin_port=htons(12345), sin_addr=inet_addr(\"127.0.0.1\")}}}]",
+            "cmsg_type=IP_ORIGDSTADDR, cmsg_data={sa_family=AF_INET, sin_port=htons(12345), ",
+            "cmsg_type=IP_CHECKSUM, cmsg_data=[67305985]}]",
+            "cmsg_level=SOL_IP, cmsg_type=SCM_SECURITY, cmsg_data=\"lbl\"}]",
+            "{cmsg_len=16, cmsg_level=SOL_IP, cmsg_type=IP_TOS}]",
             "setsockopt(3, SOL_IPV6, IPV6_V6ONLY, [1], 4) = 0",
             "setsockopt(3, SOL_NETLINK, NETLINK_GET_STRICT_CHK, [1], 4) = 0",
             "getsockopt(3, SOL_NETLINK, 0x63 /* NETLINK_??? */, 0x",

@@ -36,6 +36,7 @@
 #include <poll.h>
 #include <netinet/tcp.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -86,6 +87,26 @@ static void sockets(void) {
     struct { struct cmsghdr h; int v; } sec = {{sizeof(sec), SOL_SOCKET, 3}, 0};
     struct msghdr mh = {.msg_control = &sec, .msg_controllen = sizeof(sec)};
     sendmsg(-1, &mh, 0);
+    /* SOL_IP control messages strace decodes, on fd -1: IP_TTL (u32s, one past 2^31),
+     * IP_TOS and IP_RETOPTS (bytes), IP_RECVERR (struct sock_extended_err and its
+     * offender), IP_ORIGDSTADDR (a sockaddr_in), IP_CHECKSUM, SCM_SECURITY at SOL_IP,
+     * and IP_TOS with no data */
+    struct { struct cmsghdr h; unsigned char d[40]; } ip = {{0, SOL_IP, IP_TTL}, {0}};
+    struct { uint32_t ee[4]; struct sockaddr_in off; } ee = {
+        {111, 2, 0x030201, 3}, {AF_INET, htons(12345), {htonl(INADDR_LOOPBACK)}, {0}}};
+    static const struct { int type; size_t len; const void *data; } ipc[] = {
+        {IP_TTL, 8, "\xed\xfe\xef\xfa\x40\0\0\0"}, {IP_TOS, 1, "\x10"},
+        {IP_RETOPTS, 5, "ABCDE"}, {IP_RECVERR, 32, NULL}, {IP_ORIGDSTADDR, 16, NULL},
+        {IP_CHECKSUM, 4, "\1\2\3\4"}, {3, 3, "lbl"}, {IP_TOS, 0, ""}};
+    mh.msg_control = &ip;
+    for (size_t k = 0; k < sizeof(ipc) / sizeof(ipc[0]); k++) {
+        ip.h.cmsg_type = ipc[k].type;
+        ip.h.cmsg_len = CMSG_LEN(ipc[k].len);
+        memcpy(ip.d, ipc[k].data ? ipc[k].data : ipc[k].type == IP_RECVERR
+               ? (const void *)&ee : (const void *)&ee.off, ipc[k].len);
+        mh.msg_controllen = CMSG_SPACE(ipc[k].len);
+        sendmsg(-1, &mh, 0);
+    }
 }
 
 static void addrs(void) {
