@@ -271,13 +271,18 @@ BR_LINK = struct.pack("<BxHiII", 7, 0, 1, 0, 0) + nla(
     26, nla(2, struct.pack("<HH", 3, 7) + b"\x7e\x7f") + nla(3, nla(1, b"\xef\xbe\xad\xde")))
 NEIGH = struct.pack("<BxxxiHBB", 2, 1, 0x80, 0, 0) + nla(14, nla(1, b"\x03")) + nla(
     16, b"\0\0") + nla(10, b"\xef\xbe\xad\xde")
-NEW_6_1 = [(SOCK_DIAG, msg(20, BYTECODE, flags=1)), (SOCK_DIAG, msg(20, MD5)),
+TC_STAB = struct.pack("<BxxxiIII", 0, 1, 0, 0, 0) + nla(8, nla(
+    1, struct.pack("<BBhiIIII", 1, 2, -3, -4, 5, 6, 7, 8)) + nla(2, b"\x0a\0\x14\0\x1e"))
+ROUTER = struct.pack("<BxxxI", 7, 1) + nla(2, nla(1, b"\1\0\0\0" + nla(2, b"\2")
+                                                  + nla(1, b"\x94\xfb\x56\0")))
+NEW_6_1 = [(ROUTE, msg(36, TC_STAB, flags=1)), (ROUTE, msg(86, ROUTER, flags=1)),
+           (SOCK_DIAG, msg(20, BYTECODE, flags=1)), (SOCK_DIAG, msg(20, MD5)),
            (SOCK_DIAG, msg(20, LOCALS)), (ROUTE, msg(16, BR_LINK, flags=1)),
            (ROUTE, msg(28, NEIGH, flags=1))]
 
 
 def test_decoders_of_strace_6_1_as_it_prints_them() -> None:
-    texts = [decode_netlink(m, len(m), fam, FL, 32) for fam, m in NEW_6_1]
+    texts = [decode_netlink(m, len(m), fam, FL, 32) for fam, m in NEW_6_1][2:]
     assert ("{code=INET_DIAG_BC_S_COND, yes=4, no=8}, {family=AF_INET, prefix_len=8, "
             'port=80, addr=inet_addr("10.11.12.13")}') in texts[0]
     assert ('[{tcpm_family=AF_INET, tcpm_prefixlen=24, tcpm_keylen=2, '
@@ -290,6 +295,10 @@ def test_decoders_of_strace_6_1_as_it_prints_them() -> None:
     assert "[{nla_len=5, nla_type=NFEA_ACTIVITY_NOTIFY}, " \
         "FDB_NOTIFY_BIT|FDB_NOTIFY_INACTIVE_BIT]" in texts[4]
     assert "NUD_NONE]" in texts[4] and "NDA_LINK_NETNSID}, 3735928559]" in texts[4]
+    stab, router = (decode_netlink(m, len(m), fam, FL, 32) for fam, m in NEW_6_1[:2])
+    assert "cell_align=-3, overhead=-4," in stab and "TCA_STAB_DATA}, [10, 20]]" in stab
+    assert ('MDBA_ROUTER_PORT}, if_nametoindex("lo"), [[{nla_len=5, '
+            "nla_type=MDBA_ROUTER_PATTR_TYPE}, MDB_RTR_TYPE_PERM], ") in router
 
 
 def test_decoders_of_strace_6_1_on_memory_cut_anywhere() -> None:

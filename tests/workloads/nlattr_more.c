@@ -8,12 +8,14 @@
  * NDA_FDB_EXT_ATTRS, the ext flags, the state and flag masks); a route's RTA_NEWDST,
  * RTA_METRICS, RTA_VIA, RTA_ENCAP_TYPE, RTA_MFC_STATS, RTA_CACHEINFO, RTA_EXPIRES; a
  * nexthop's nhmsg with resvd and an RTM_F_ bit; RTM_NEWCACHEREPORT's message types; an
- * RTM_DELACTION with NLM_F_ROOT; a type strace 6.1 has no name for (RTM_SETSTATS).
+ * RTM_DELACTION with NLM_F_ROOT; a type strace 6.1 has no name for (RTM_SETSTATS);
+ * an action's TCA_ACT_FLAGS/HW_STATS, a qdisc's TCA_STAB and a TCA_STATS of 36 bytes,
+ * MDBA_ROUTER_PORT's MDBA_ROUTER_PATTR_* attributes.
  * NETLINK_SOCK_DIAG's inet_diag_req_v2 with INET_DIAG_REQ_BYTECODE (host, device, mark
  * and port conditions) and INET_DIAG_REQ_PROTOCOL; inet_diag_msg with the vegas, dctcp
  * and bbr info, INET_DIAG_SHUTDOWN, INET_DIAG_SOCKOPT grown past its struct,
- * INET_DIAG_MD5SIG, INET_DIAG_LOCALS; a payload of the family alone, smc_diag_req and
- * packet_diag_req.
+ * INET_DIAG_MD5SIG, INET_DIAG_LOCALS; a payload of the family alone, smc_diag_req,
+ * packet_diag_req and unix_diag_msg's UNIX_DIAG_ICONS.
  *
  * tests/e2e/test_strace_nlattr_more.py runs it under strace and tracekit at once: every
  * line must be equal. Each message stays under the 256 bytes tracekit captures of a
@@ -31,6 +33,9 @@
 #include <linux/smc_diag.h>
 #include <linux/sock_diag.h>
 #include <linux/tcp.h>
+#include <linux/unix_diag.h>
+#include <linux/pkt_cls.h>
+#include <linux/pkt_sched.h>
 #include <netinet/in.h>
 #include <stdint.h>
 #include <string.h>
@@ -172,6 +177,32 @@ static void route(void) {
     n = put_attr(a, 1, &t2, 1);
     self_msg(s, me, RTM_NEWCACHEREPORT, NLM_F_REQUEST, &mr, sizeof(mr), a, n);
 
+    struct tcamsg tca = {AF_INET};
+    uint32_t actf = TCA_ACT_FLAGS_SKIP_HW | 0x100, hws = 3, hwcount = 5;
+    n = put_attr(a, TCA_ACT_FLAGS, &actf, 4);
+    n += put_attr(a + n, TCA_ACT_HW_STATS, &hws, 4);
+    n += put_attr(a + n, TCA_ACT_IN_HW_COUNT, &hwcount, 4);
+    self_msg(s, me, RTM_NEWACTION, NLM_F_REQUEST, &tca, sizeof(tca), a, n);
+    struct tcmsg tc = {.tcm_family = AF_UNSPEC, .tcm_ifindex = 1};
+    struct tc_sizespec spec = {1, 2, -3, -4, 5, 6, 7, 8};
+    uint16_t stab[3] = {10, 20, 30};
+    struct tc_stats st = {1, 2, 3, 4, 5, 6, 7, 8};
+    k = put_attr(in, TCA_STAB_BASE, &spec, sizeof(spec));
+    k += put_attr(in + k, TCA_STAB_DATA, stab, sizeof(stab));
+    n = put_attr(a, TCA_STAB, in, k);
+    n += put_attr(a + n, TCA_STATS, &st, 36);     /* up to backlog: no padding */
+    self_msg(s, me, RTM_NEWQDISC, NLM_F_REQUEST, &tc, sizeof(tc), a, n);
+    struct br_port_msg bpm = {.family = AF_BRIDGE, .ifindex = 1};
+    uint32_t port = 1, ticks = 5700500;
+    unsigned char rtype = MDB_RTR_TYPE_PERM;
+    k = sizeof(port);
+    memcpy(in, &port, 4);
+    k += put_attr(in + k, MDBA_ROUTER_PATTR_TYPE, &rtype, 1);
+    k += put_attr(in + k, MDBA_ROUTER_PATTR_TIMER, &ticks, 4);
+    n = put_attr(a, MDBA_ROUTER_PORT, in, k);
+    n = put_attr(in, MDBA_ROUTER, a, n);
+    self_msg(s, me, RTM_GETMDB, NLM_F_REQUEST, &bpm, sizeof(bpm), in, n);
+
     self_msg(s, me, RTM_DELACTION, NLM_F_REQUEST | NLM_F_ROOT, "", 0, "", 0);
     struct rtgenmsg inet = {AF_INET};
     self_msg(s, me, 0x5f, NLM_F_REQUEST, &inet, 1, "", 0);    /* RTM_SETSTATS */
@@ -245,6 +276,11 @@ static void diag(void) {
     n = put_attr(a, INET_DIAG_LOCALS, &ss, sizeof(ss));
     self_msg(s, me, SOCK_DIAG_BY_FAMILY, 0, &msg, sizeof(msg), a, n);
 
+    struct unix_diag_msg um = {.udiag_family = AF_UNIX, .udiag_type = SOCK_STREAM,
+                               .udiag_state = 10, .udiag_ino = 42};
+    uint32_t icons[2] = {7, 8};
+    n = put_attr(a, UNIX_DIAG_ICONS, icons, sizeof(icons));
+    self_msg(s, me, SOCK_DIAG_BY_FAMILY, 0, &um, sizeof(um), a, n);
     unsigned char unix_family = AF_UNIX;
     self_msg(s, me, SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST, &unix_family, 1, "", 0);
     struct smc_diag_req smc = {.diag_family = AF_SMC, .diag_ext = 1 | 4};

@@ -636,8 +636,7 @@ def _route(c: _Ctx, t: int, off: int, n: int) -> str:
     if name.endswith("ACTION"):
         text = f"{{tca_family={_family(c, family)}}}"
         if n > 4:
-            text += ", " + _attrs(c, off + 4, n - 4, _TCA_ACT_ATTRS, "TCA_ACT_???",
-                                  {"TCA_ACT_KIND": _nla_str, "TCA_ACT_INDEX": _u32})
+            text += ", " + _attrs(c, off + 4, n - 4, _TCA_ACT_ATTRS, "TCA_ACT_???", _TCA_ACT)
         return text
     if name in ("RTM_GETDCB", "RTM_SETDCB"):
         return _dcbmsg(c, family, off, n)
@@ -671,8 +670,24 @@ _MDBA_ROUTER_ATTRS = dict(enumerate(("MDBA_ROUTER_UNSPEC", "MDBA_ROUTER_PORT")))
 
 
 def _router_port(c: _Ctx, off: int, n: int) -> str | None:
-    """MDBA_ROUTER_PORT: the port's ifindex (with attributes after it: as hex)."""
-    return _ifindex(c, off, n) if n == 4 else None
+    """MDBA_ROUTER_PORT: the port's ifindex, then MDBA_ROUTER_PATTR_* attributes."""
+    text = _ifindex(c, off, n)
+    if text is not None and n > 4:
+        text += ", " + _attrs(c, off + 4, n - 4, _MDBA_ROUTER_PATTR_ATTRS,
+                              "MDBA_ROUTER_PATTR_???", _MDBA_ROUTER_PATTR)
+    return text
+
+
+def _router_type(c: _Ctx, off: int, n: int) -> str:
+    """MDBA_ROUTER_PATTR_TYPE: a u8 of MDB_RTR_TYPE_* (strace reads its first byte
+    whatever the length)."""
+    return _xval(_MDB_RTR_TYPES, c.take(off, 1)[0], "MDB_RTR_TYPE_???")
+
+
+_MDBA_ROUTER_PATTR_ATTRS = dict(enumerate("MDBA_ROUTER_PATTR_" + n for n in (
+    "UNSPEC", "TIMER", "TYPE", "INET_TIMER", "INET6_TIMER")))
+_MDB_RTR_TYPES = dict(enumerate("MDB_RTR_TYPE_" + n for n in (
+    "DISABLED", "TEMP_QUERY", "PERM", "TEMP")))
 
 
 def _nested(names: Mapping[int, str], dflt: str, by_name: Mapping[str, Nla]) -> Nla:
@@ -802,6 +817,14 @@ _TCA_ACT_ATTRS = dict(enumerate((
     "TCA_ACT_UNSPEC", "TCA_ACT_KIND", "TCA_ACT_OPTIONS", "TCA_ACT_INDEX", "TCA_ACT_STATS",
     "TCA_ACT_PAD", "TCA_ACT_COOKIE", "TCA_ACT_FLAGS", "TCA_ACT_HW_STATS",
     "TCA_ACT_USED_HW_STATS", "TCA_ACT_IN_HW_COUNT")))
+_TCA_ACT_HW_STATS = _named({1: "TCA_ACT_HW_STATS_IMMEDIATE", 2: "TCA_ACT_HW_STATS_DELAYED"},
+                           "TCA_ACT_HW_STATS_???", 4, flags=True)
+_TCA_ACT: dict[str, Nla] = {
+    "TCA_ACT_KIND": _nla_str, "TCA_ACT_INDEX": _u32, "TCA_ACT_IN_HW_COUNT": _u32,
+    "TCA_ACT_FLAGS": _named({1: "TCA_ACT_FLAGS_NO_PERCPU_STATS", 2: "TCA_ACT_FLAGS_SKIP_HW",
+                             4: "TCA_ACT_FLAGS_SKIP_SW"}, "TCA_ACT_FLAGS_???", 4, flags=True),
+    "TCA_ACT_HW_STATS": _TCA_ACT_HW_STATS, "TCA_ACT_USED_HW_STATS": _TCA_ACT_HW_STATS,
+}
 # RTM_GETDCB/SETDCB: struct dcbmsg (linux/dcbnl.h: family, command, padding), then DCB_ATTR_*
 _DCB_CMDS = dict(enumerate((
     "DCB_CMD_UNDEFINED", "DCB_CMD_GSTATE", "DCB_CMD_SSTATE", "DCB_CMD_PGTX_GCFG",
@@ -1325,16 +1348,10 @@ _IFLA_MCTP_ATTRS = {0: "IFLA_MCTP_UNSPEC", 1: "IFLA_MCTP_NET"}
 _IFLA_MCTP: dict[str, Nla] = {"IFLA_MCTP_NET": _u32}
 
 
-def _af_nested(names: Mapping[int, str], dflt: str, by_name: Mapping[str, Nla]) -> Nla:
-    def dec(c: _Ctx, off: int, n: int) -> str:
-        return _attrs(c, off, n, names, dflt, by_name)
-    return dec
-
-
 _AF_SPEC: dict[str, Nla] = {
-    "AF_INET": _af_nested(_IFLA_INET_ATTRS, "IFLA_INET_???", _IFLA_INET),
-    "AF_INET6": _af_nested(_IFLA_INET6_ATTRS, "IFLA_INET6_???", _IFLA_INET6),
-    "AF_MCTP": _af_nested(_IFLA_MCTP_ATTRS, "IFLA_MCTP_???", _IFLA_MCTP),
+    "AF_INET": _nested(_IFLA_INET_ATTRS, "IFLA_INET_???", _IFLA_INET),
+    "AF_INET6": _nested(_IFLA_INET6_ATTRS, "IFLA_INET6_???", _IFLA_INET6),
+    "AF_MCTP": _nested(_IFLA_MCTP_ATTRS, "IFLA_MCTP_???", _IFLA_MCTP),
 }
 
 
@@ -1411,6 +1428,12 @@ def _clock_t(c: _Ctx, off: int, n: int) -> str | None:
     width = min(len(str(tck)) - 1, 9)
     frac = f"{(val % tck) / tck:.{width}f}"[1:] if width else ""
     return f"{val} /* {val // tck}{frac or '.'} s */"
+
+
+# MDBA_ROUTER_PORT's attributes (the timers in clock ticks, as IFLA_BRPORT_*)
+_MDBA_ROUTER_PATTR: dict[str, Nla] = {
+    "MDBA_ROUTER_PATTR_TIMER": _clock_t, "MDBA_ROUTER_PATTR_TYPE": _router_type,
+    "MDBA_ROUTER_PATTR_INET_TIMER": _clock_t, "MDBA_ROUTER_PATTR_INET6_TIMER": _clock_t}
 
 
 def _bridge_id(c: _Ctx, off: int, n: int) -> str | None:
@@ -1838,25 +1861,12 @@ def _nhmsg(c: _Ctx, family: int, off: int, n: int) -> str:
 _TCMSG = struct.Struct("<BxxxiIII")
 
 
-def _struct_fields(fmt: str, fields: tuple[str, ...]) -> Nla:
-    """A struct whose size is ``fmt``'s (alignment padding included); shorter data as
-    hex bytes."""
-    s = struct.Struct(fmt)
-
-    def dec(c: _Ctx, off: int, n: int) -> str | None:
-        if n < s.size:
-            return None
-        vals = s.unpack(c.take(off, s.size))
-        return "{" + ", ".join(f"{f}={v}" for f, v in zip(fields, vals, strict=True)) + "}"
-    return dec
-
-
 _TCA_STATS2: dict[str, Nla] = {
-    "TCA_STATS_BASIC": _struct_fields("<QI4x", ("bytes", "packets")),
-    "TCA_STATS_BASIC_HW": _struct_fields("<QI4x", ("bytes", "packets")),
-    "TCA_STATS_RATE_EST": _struct_fields("<II", ("bps", "pps")),
-    "TCA_STATS_RATE_EST64": _struct_fields("<QQ", ("bps", "pps")),
-    "TCA_STATS_QUEUE": _struct_fields("<5I", ("qlen", "backlog", "drops", "requeues",
+    "TCA_STATS_BASIC": _struct_u("<QI", ("bytes", "packets")),
+    "TCA_STATS_BASIC_HW": _struct_u("<QI", ("bytes", "packets")),
+    "TCA_STATS_RATE_EST": _struct_u("<II", ("bps", "pps")),
+    "TCA_STATS_RATE_EST64": _struct_u("<QQ", ("bps", "pps")),
+    "TCA_STATS_QUEUE": _struct_u("<5I", ("qlen", "backlog", "drops", "requeues",
                                               "overlimits")),
     "TCA_STATS_PKT64": _u64,
 }
@@ -1869,13 +1879,22 @@ def _tca_stats2(c: _Ctx, off: int, n: int) -> str:
 
 _TCA: dict[str, Nla] = {
     "TCA_KIND": _nla_str,
-    # struct tc_stats (linux/pkt_sched.h): bytes, then seven u32
-    "TCA_STATS": _struct_fields("<Q7I4x", ("bytes", "packets", "drops", "overlimits", "bps",
+    # struct tc_stats (linux/pkt_sched.h): bytes, then seven u32 (strace reads up to
+    # backlog's end, not the padding after it; as gnet_stats_basic up to packets)
+    "TCA_STATS": _struct_u("<Q7I", ("bytes", "packets", "drops", "overlimits", "bps",
                                            "pps", "qlen", "backlog")),
-    "TCA_RATE": _struct_fields("<bB", ("interval", "ewma_log")),
+    "TCA_RATE": _struct_u("<bB", ("interval", "ewma_log")),
     "TCA_STATS2": _tca_stats2, "TCA_CHAIN": _u32, "TCA_HW_OFFLOAD": _u8,
-    "TCA_INGRESS_BLOCK": _u32, "TCA_EGRESS_BLOCK": _u32,
+    "TCA_INGRESS_BLOCK": _u32, "TCA_EGRESS_BLOCK": _u32, "TCA_DUMP_FLAGS": _u32,
+    # TCA_STAB: nested TCA_STAB_BASE (struct tc_sizespec) and TCA_STAB_DATA (u16s)
+    "TCA_STAB": _nested(dict(enumerate(("TCA_STAB_UNSPEC", "TCA_STAB_BASE", "TCA_STAB_DATA"))),
+                        "TCA_STAB_???", {
+        "TCA_STAB_BASE": _struct_u("<BBhiIIII", ("cell_log", "size_log", "cell_align",
+                                                 "overhead", "linklayer", "mpu", "mtu",
+                                                 "tsize")),
+        "TCA_STAB_DATA": _struct_array(2, lambda c, raw: str(int.from_bytes(raw, "little")))}),
 }
+_TCA_ACT["TCA_ACT_STATS"] = _tca_stats2
 
 
 def _tcmsg(c: _Ctx, family: int, off: int, n: int) -> str:
@@ -2247,6 +2266,7 @@ _UNIX_DIAG: dict[str, Nla] = {
     "UNIX_DIAG_NAME": _nla_str,
     "UNIX_DIAG_VFS": _unix_vfs,
     "UNIX_DIAG_PEER": _u32,
+    "UNIX_DIAG_ICONS": _struct_array(4, lambda c, raw: str(int.from_bytes(raw, "little"))),
     "UNIX_DIAG_RQLEN": _struct_u("<II", ("udiag_rqueue", "udiag_wqueue")),
     "UNIX_DIAG_MEMINFO": _meminfo, "UNIX_DIAG_SHUTDOWN": _shutdown, "UNIX_DIAG_UID": _u32,
 }
