@@ -114,7 +114,6 @@ from tracekit.decode.args import SyscallDecoder
 from tracekit.decode.argspec import ARGSPEC, ARGSPEC32
 from tracekit.decode.flags import signal_name
 from tracekit.decode.signals import SIGKILL, signal_line, stopped_line
-from tracekit.decode.structs_io import mmsg_dumps
 from tracekit.decode.values import DEFAULT_STRING_LIMIT
 from tracekit.formatters._base import TextOptions, TextSink, frame_text, reorder_stage
 from tracekit.formatters._output import (
@@ -338,8 +337,6 @@ _DETACHED = " <detached ...>"       # the end of a line of a call in flight at t
 _UNFINISHED = " <unfinished ...>"   # ... of such a line that another line followed
 #: ... and -e write= (the buffer argument, as many bytes as returned)
 _WRITES = frozenset({"write", "pwrite64", "sendto"})
-#: calls whose messages' iovecs are dumped, vector by vector (strace's dumpiov_in_mmsghdr)
-_MMSG_DUMPS = frozenset({"sendmmsg", "recvmmsg"})
 
 
 def dump_lines(data: bytes) -> list[str]:
@@ -691,17 +688,10 @@ class StraceFormatter(TextSink):
                 not ev.flags & SC_ATTACHED:
             return
         name = self.decoder.call(ev.syscall_nr, bool(ev.flags & SC_COMPAT)).name
-        fds = (self._dump_reads if name in _READS or name == "recvmmsg" else
-               self._dump_writes if name in _WRITES or name == "sendmmsg" else frozenset())
+        fds = (self._dump_reads if name in _READS else
+               self._dump_writes if name in _WRITES else frozenset())
         fd = ev.args[0] & 0xFFFF_FFFF
         if fds is not None and fd not in fds:
-            return
-        if name in _MMSG_DUMPS:
-            for k, (iovlen, bufs) in enumerate(mmsg_dumps(ev)):
-                lines.append(f" = {iovlen} buffers in vector {k}")
-                for b, data in enumerate(bufs):
-                    lines.append(f" * {len(data)} bytes in buffer {b}")
-                    lines += dump_lines(data)
             return
         for cap in ev.caps:
             if cap.arg == 1:

@@ -568,16 +568,3 @@ def test_tty_and_file_ioctl_structs(dec: SyscallDecoder) -> None:
         "ioctl(5, TIOCSSERIAL) = -1 ENOTTY")
     assert IO.ioctl_name(FL, 0x80045200) == "RNDGETENTCNT"
     assert IO.ioctl_name(FL, 0x4020940D) == "BTRFS_IOC_CLONE_RANGE or FICLONERANGE"
-
-
-@settings(deadline=None, max_examples=300, derandomize=True, database=None)
-@given(datas=st.lists(st.binary(max_size=200), max_size=4), ret=st.integers(-5, 6),
-       fault=st.booleans())
-def test_mmsg_dumps_of_any_capture(datas: list[bytes], ret: int, fault: bool) -> None:
-    """-e read=/write='s buffers of sendmmsg/recvmmsg from captures of any bytes (cut,
-    lying lengths, faults): a list, never an exception, at most ``ret`` messages."""
-    caps = tuple(Capture(1, CAP_MMSGHDR, CAPF_FAULT if fault and k else 0, d)
-                 for k, d in enumerate(datas))
-    got = IO.mmsg_dumps(call("recvmmsg", (3, ADDR, 4), ret, caps))
-    assert len(got) <= max(ret, 0)
-    assert all(isinstance(b, bytes) for _, bufs in got for b in bufs)

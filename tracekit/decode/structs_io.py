@@ -1256,30 +1256,6 @@ def _mmsgs(d: SyscallDecoder, ev: Syscall, i: int, caps: list[Capture], n: int, 
     return "[" + ", ".join(out) + "]"
 
 
-def mmsg_dumps(ev: Syscall, i: int = 1) -> list[tuple[int, list[bytes]]]:
-    """What strace -e read=/-e write= dumps of sendmmsg/recvmmsg's messages (its
-    dumpiov_in_mmsghdr): for each of the ``ret`` messages, its msg_iovlen and the bytes of
-    its buffers, each up to what is left of msg_len (none past the first empty one); the
-    walk ends at a message not captured or unreadable."""
-    caps = [c for c in ev.caps if c.arg == i and c.kind == CAP_MMSGHDR]
-    out: list[tuple[int, list[bytes]]] = []
-    for cap in caps[:max(ev.ret, 0)]:
-        got = None if cap.flags & CAPF_FAULT else parse_msghdr(cap.data, MMSGHDR_SIZE)
-        if got is None:
-            break
-        fields, _, _, elems = got
-        left = fields[7]
-        bufs = []
-        for e in elems:
-            n = min(e.length, left)
-            if not n:
-                break
-            left -= n
-            bufs.append((e.data or b"")[:n])
-        out.append((fields[3], bufs))
-    return out
-
-
 def k_rwf_next(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     """preadv2/pwritev2's flags, printed where pos_h is (strace prints the offset, then the
     flags: pos_h is not an argument of its own on 64-bit)."""
