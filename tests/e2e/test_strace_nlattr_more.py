@@ -7,7 +7,8 @@ IFLA_BRIDGE_VLAN_TUNNEL_INFO, IFLA_PROTO_DOWN_REASON, IFLA_PORT_SELF, IFLA_VF_PO
 IFLA_EVENT, IFLA_MAP, NDA_* of Linux 6.1, RTA_NEWDST/METRICS/VIA/ENCAP_TYPE/MFC_STATS/
 CACHEINFO, nhmsg with resvd, RTM_NEWCACHEREPORT's message types, RTM_DELACTION's flags,
 an RTM type strace 6.1 does not name, TCA_ACT_FLAGS/HW_STATS, TCA_STAB, a TCA_STATS
-of 36 bytes, MDBA_ROUTER_PORT's attributes, INET_DIAG_REQ_BYTECODE and INET_DIAG_REQ_PROTOCOL,
+of 36 bytes, MDBA_ROUTER_PORT's attributes, an extended ACK's cookie,
+INET_DIAG_REQ_BYTECODE and INET_DIAG_REQ_PROTOCOL,
 the TCP congestion infos, INET_DIAG_SHUTDOWN, a grown INET_DIAG_SOCKOPT,
 INET_DIAG_MD5SIG, INET_DIAG_LOCALS, a sock_diag payload of the family alone,
 smc_diag_req, packet_diag_req and UNIX_DIAG_ICONS. Every line of the program must be equal.
@@ -53,6 +54,7 @@ def test_nlattr_more_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "[{nla_len=10, nla_type=TCA_STAB_DATA}, [10, 20, 30]]",
             "backlog=8}",
             "MDB_RTR_TYPE_PERM], [{nla_len=8, nla_type=MDBA_ROUTER_PATTR_TIMER}, 5700500 ",
-            "[{nla_len=12, nla_type=UNIX_DIAG_ICONS}, [7, 8]]"):
+            "[{nla_len=12, nla_type=UNIX_DIAG_ICONS}, [7, 8]]",
+            "[{nla_len=6, nla_type=NLMSGERR_ATTR_COOKIE}, [171, 254]]"):
         assert want in text, want
-    assert len([ln for ln in s_lines if ln.startswith("sendto(")]) == 23
+    assert len([ln for ln in s_lines if ln.startswith("sendto(")]) == 24

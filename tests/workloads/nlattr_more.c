@@ -10,7 +10,8 @@
  * nexthop's nhmsg with resvd and an RTM_F_ bit; RTM_NEWCACHEREPORT's message types; an
  * RTM_DELACTION with NLM_F_ROOT; a type strace 6.1 has no name for (RTM_SETSTATS);
  * an action's TCA_ACT_FLAGS/HW_STATS, a qdisc's TCA_STAB and a TCA_STATS of 36 bytes,
- * MDBA_ROUTER_PORT's MDBA_ROUTER_PATTR_* attributes.
+ * MDBA_ROUTER_PORT's MDBA_ROUTER_PATTR_* attributes, an NLMSG_ERROR's
+ * NLMSGERR_ATTR_COOKIE.
  * NETLINK_SOCK_DIAG's inet_diag_req_v2 with INET_DIAG_REQ_BYTECODE (host, device, mark
  * and port conditions) and INET_DIAG_REQ_PROTOCOL; inet_diag_msg with the vegas, dctcp
  * and bbr info, INET_DIAG_SHUTDOWN, INET_DIAG_SOCKOPT grown past its struct,
@@ -204,6 +205,10 @@ static void route(void) {
     self_msg(s, me, RTM_GETMDB, NLM_F_REQUEST, &bpm, sizeof(bpm), in, n);
 
     self_msg(s, me, RTM_DELACTION, NLM_F_REQUEST | NLM_F_ROOT, "", 0, "", 0);
+    /* an extended ACK with a cookie (NLMSGERR_ATTR_COOKIE: its bytes in decimal) */
+    struct nlmsgerr err = {-13, {16, RTM_NEWROUTE, NLM_F_REQUEST, 0, 0}};
+    n = put_attr(a, NLMSGERR_ATTR_COOKIE, "\xab\xfe", 2);
+    self_msg(s, me, NLMSG_ERROR, NLM_F_ACK_TLVS, &err, sizeof(err), a, n);
     struct rtgenmsg inet = {AF_INET};
     self_msg(s, me, 0x5f, NLM_F_REQUEST, &inet, 1, "", 0);    /* RTM_SETSTATS */
     close(s);

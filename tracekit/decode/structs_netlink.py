@@ -572,9 +572,10 @@ def _struct_u(fmt: str, fields: tuple[str, ...], hex_fields: tuple[str, ...] = (
     return dec
 
 
-def _struct_array(size: int, elem: Callable[[_Ctx, bytes], str]) -> Nla:
+def _struct_array(size: int, elem: Callable[[_Ctx, int, bytes], str]) -> Nla:
     """strace's print_array of the attribute's whole structs of ``size`` bytes, each
-    printed by ``elem``: at most -s of them (then ``...``); none whole: hex bytes."""
+    printed by ``elem`` (context, index, bytes): at most -s of them (then ``...``); none
+    whole: hex bytes."""
     def dec(c: _Ctx, off: int, n: int) -> str | None:
         count = n // size
         if not count:
@@ -587,12 +588,16 @@ def _struct_array(size: int, elem: Callable[[_Ctx, bytes], str]) -> Nla:
             raw = _elem(c, out, off + k * size, size)
             if raw is None:
                 break
-            out.append(elem(c, raw))
+            out.append(elem(c, k, raw))
         return "[" + ", ".join(out) + "]"
     return dec
 
 
-_NLMSGERR: dict[str, Nla] = {"NLMSGERR_ATTR_MSG": _nla_str, "NLMSGERR_ATTR_OFFS": _u32}
+_NLMSGERR: dict[str, Nla] = {
+    "NLMSGERR_ATTR_MSG": _nla_str, "NLMSGERR_ATTR_OFFS": _u32,
+    "NLMSGERR_ATTR_COOKIE": _struct_array(1, lambda c, k, raw: str(raw[0]))}
+
+
 
 
 # -- NETLINK_ROUTE --------------------------------------------------------------------
@@ -1232,25 +1237,10 @@ def _indexed(fmt: str, names: Callable[[_Ctx], Mapping[int, str]], unknown: str)
     """An array of integers by named index: ``[[DEVCONF_FORWARDING]=0, ...]``, at most
     -s elements (then ``...``); an index without a name as ``[58 /* DEVCONF_??? */]``.
     ``names``: the names by index, of the context's arch tables or fixed."""
-    size = struct.calcsize(fmt)
-
-    def dec(c: _Ctx, off: int, n: int) -> str | None:
-        count = n // size
-        if not count:
-            return None
-        table = names(c)
-        out = []
-        for k in range(count):
-            if k == c.elems:
-                out.append("...")
-                break
-            raw = _elem(c, out, off + k * size, size)
-            if raw is None:
-                break
-            v = struct.unpack(fmt, raw)[0]
-            out.append(f"[{table.get(k) or f'{k} /* {unknown} */'}]={v}")
-        return "[" + ", ".join(out) + "]"
-    return dec
+    def elem(c: _Ctx, k: int, raw: bytes) -> str:
+        name = names(c).get(k) or f"{k} /* {unknown} */"
+        return f"[{name}]={struct.unpack(fmt, raw)[0]}"
+    return _struct_array(struct.calcsize(fmt), elem)
 
 
 def _fixed(names: tuple[str, ...]) -> Callable[[_Ctx], Mapping[int, str]]:
@@ -1892,7 +1882,7 @@ _TCA: dict[str, Nla] = {
         "TCA_STAB_BASE": _struct_u("<BBhiIIII", ("cell_log", "size_log", "cell_align",
                                                  "overhead", "linklayer", "mpu", "mtu",
                                                  "tsize")),
-        "TCA_STAB_DATA": _struct_array(2, lambda c, raw: str(int.from_bytes(raw, "little")))}),
+        "TCA_STAB_DATA": _struct_array(2, lambda c, k, raw: str(int.from_bytes(raw, "little")))}),
 }
 _TCA_ACT["TCA_ACT_STATS"] = _tca_stats2
 
@@ -2185,14 +2175,14 @@ _BPF_STORAGES = _nested({0: "SK_DIAG_BPF_STORAGE_REP_NONE", 1: "SK_DIAG_BPF_STOR
 _MD5SIG = struct.Struct("<BBH16s80s")       # struct tcp_diag_md5sig (linux/tcp.h)
 
 
-def _md5sig(c: _Ctx, raw: bytes) -> str:
+def _md5sig(c: _Ctx, k: int, raw: bytes) -> str:
     family, plen, keylen, addr, key = _MD5SIG.unpack(raw)
     return (f"{{tcpm_family={_family(c, family)}, tcpm_prefixlen={plen}, "
             f"tcpm_keylen={keylen}, {_sockaddr_field(c, family, addr, 'tcpm_addr')}, "
             f"tcpm_key={quote(key[:keylen], force_hex=True)}}}")
 
 
-def _sockaddr_storage(c: _Ctx, raw: bytes) -> str:
+def _sockaddr_storage(c: _Ctx, k: int, raw: bytes) -> str:
     return format_sockaddr(raw, c.T.ADDRESS_FAMILIES)
 
 
@@ -2266,7 +2256,7 @@ _UNIX_DIAG: dict[str, Nla] = {
     "UNIX_DIAG_NAME": _nla_str,
     "UNIX_DIAG_VFS": _unix_vfs,
     "UNIX_DIAG_PEER": _u32,
-    "UNIX_DIAG_ICONS": _struct_array(4, lambda c, raw: str(int.from_bytes(raw, "little"))),
+    "UNIX_DIAG_ICONS": _struct_array(4, lambda c, k, raw: str(int.from_bytes(raw, "little"))),
     "UNIX_DIAG_RQLEN": _struct_u("<II", ("udiag_rqueue", "udiag_wqueue")),
     "UNIX_DIAG_MEMINFO": _meminfo, "UNIX_DIAG_SHUTDOWN": _shutdown, "UNIX_DIAG_UID": _u32,
 }
