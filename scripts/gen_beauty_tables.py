@@ -162,8 +162,11 @@ TABLES: dict[str, Table] = {
                       ("NLM_F_CAPPED", "NLM_F_ACK_TLVS")),
     "NLMSGERR_ATTRS": ("values", ("linux/netlink.h",), r"NLMSGERR_ATTR_[A-Z_]+",
                        frozenset({"NLMSGERR_ATTR_MAX", "__NLMSGERR_ATTR_MAX"}), ()),
+    # RTM_SETSTATS and RTM_*TUNNEL are newer than strace 6.1's nl_route_types: it prints
+    # them as 0x5f /* RTM_??? */
     "RTM_TYPES": ("values", ("linux/rtnetlink.h",), r"RTM_(NEW|DEL|GET|SET)[A-Z]+",
-                  frozenset({"RTM_NEWNVLAN"}), ()),
+                  frozenset({"RTM_NEWNVLAN", "RTM_SETSTATS", "RTM_NEWTUNNEL", "RTM_DELTUNNEL",
+                             "RTM_GETTUNNEL"}), ()),
     "SOCK_DIAG_TYPES": ("values", ("linux/inet_diag.h", "linux/sock_diag.h"),
                         r"SOCK_DIAG_BY_FAMILY|SOCK_DESTROY|TCPDIAG_GETSOCK|DCCPDIAG_GETSOCK",
                         frozenset(), ()),
@@ -191,8 +194,9 @@ TABLES: dict[str, Table] = {
     "IFF_FLAGS": ("bits", ("linux/if.h",), r"IFF_(UP|BROADCAST|DEBUG|LOOPBACK|POINTOPOINT|"
                   r"NOTRAILERS|RUNNING|NOARP|PROMISC|ALLMULTI|MASTER|SLAVE|MULTICAST|PORTSEL|"
                   r"AUTOMEDIA|DYNAMIC|LOWER_UP|DORMANT|ECHO)", frozenset(), ()),
-    "RTEXT_FILTERS": ("bits", ("linux/rtnetlink.h",), r"RTEXT_FILTER_[A-Z_]+", frozenset(),
-                      ()),
+    # RTEXT_FILTER_MST (1 << 7) is newer than strace 6.1's rtnl_ifla_ext_filter_flags
+    "RTEXT_FILTERS": ("bits", ("linux/rtnetlink.h",), r"RTEXT_FILTER_[A-Z_]+",
+                      frozenset({"RTEXT_FILTER_MST"}), ()),
     "RTA_ATTRS": ("values", ("linux/rtnetlink.h",), r"RTA_[A-Z_]+", frozenset({"RTA_MAX"}),
                   ()),
     "RT_TABLES": ("values", ("linux/rtnetlink.h",), r"RT_TABLE_[A-Z]+",

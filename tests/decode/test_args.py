@@ -8,6 +8,7 @@ import socket
 import struct
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from tracekit._events import (
     CAP_ARGV,
@@ -396,3 +397,27 @@ def test_sockaddr_packet_vsock_and_eth_protocol() -> None:
         "{sa_family=AF_VSOCK, svm_cid=0x4d2, svm_port=VMADDR_PORT_ANY, svm_flags=0}"
     assert eth_protocol(0) == "htons(0 /* ETH_P_??? */)"
     assert eth_protocol(socket.htons(0x0800)) == "htons(ETH_P_IP)"
+
+
+@settings(deadline=None, max_examples=200, derandomize=True, database=None)
+@given(family=st.sampled_from([socket.AF_VSOCK, 42, 44, 45]),
+       rest=st.binary(max_size=20))
+def test_sockaddr_vsock_qrtr_xdp_mctp_of_any_bytes(family: int, rest: bytes) -> None:
+    """struct sockaddr_vm, sockaddr_qrtr, sockaddr_xdp, sockaddr_mctp of any bytes and
+    any addrlen: text, braces closed; shorter than the struct: sa_data."""
+    data = struct.pack("<H", family) + rest
+    text = format_sockaddr(data)
+    assert text.startswith("{sa_family=") and text.endswith("}")
+    size = {socket.AF_VSOCK: 16, 42: 12, 44: 16, 45: 12}[family]
+    assert ("sa_data=" in text) == (2 < len(data) < size)
+
+
+def test_sockaddr_qrtr_xdp_mctp_as_strace_prints_them() -> None:
+    assert format_sockaddr(struct.pack("<HxxII", 42, 0, 0xFFFFFFFE)) == \
+        "{sa_family=AF_QIPCRTR, sq_node=0, sq_port=QRTR_PORT_CTRL}"
+    assert format_sockaddr(struct.pack("<HHIII", 44, 0xBAD0, 0, 0, 0xFEEDBEAD)) == (
+        "{sa_family=AF_XDP, sxdp_flags=0xbad0 /* XDP_??? */, sxdp_ifindex=0, "
+        "sxdp_queue_id=0, sxdp_shared_umem_fd=0xfeedbead}")
+    assert format_sockaddr(struct.pack("<HHIBBBB", 45, 0, 0, 0, 0, 0, 0)) == (
+        "{sa_family=AF_MCTP, smctp_network=MCTP_NET_ANY, smctp_addr={s_addr=MCTP_ADDR_NULL}, "
+        "smctp_type=0, smctp_tag=0}")

@@ -260,6 +260,32 @@ def cmsg(level: int, ctype: int, data: bytes, clen: int | None = None) -> bytes:
     return struct.pack("<Qii", n, level, ctype) + data + bytes(-len(data) % 8)
 
 
+def test_sol_ip_cmsgs_as_strace_6_1() -> None:
+    """SOL_IP control messages by strace 6.1's ip_cmsg_types: arrays at most -s long
+    (``elems_shown``), data only when as long as its struct, SCM_SECURITY at SOL_IP."""
+    def one(ctype: int, data: bytes, shown: int = 32) -> str:
+        c = cmsg(0, ctype, data)
+        return IO.format_cmsgs(IO.IovElem(ADDR, len(c), c), FL, elems_shown=shown)
+    assert one(2, struct.pack("<I", 0xFACEFEED)).endswith("IP_TTL, cmsg_data=[4207869677]}]")
+    assert one(7, b"ABC", shown=2).endswith("IP_RETOPTS, cmsg_data=[0x41, 0x42, ...]}]")
+    assert one(1, b"\0").endswith("IP_TOS, cmsg_data=[0]}]")
+    assert one(11, bytes(31)).endswith("cmsg_type=IP_RECVERR}]")        # short of its struct
+    assert one(20, bytes(15)).endswith("cmsg_type=IP_ORIGDSTADDR}]")
+    assert one(3, b"x").endswith('cmsg_type=SCM_SECURITY, cmsg_data="x"}]')
+    assert one(99, b"x").endswith("cmsg_type=0x63 /* IP_??? */}]")
+
+
+@settings(deadline=None, max_examples=300, derandomize=True, database=None)
+@given(ctype=st.sampled_from([1, 2, 3, 6, 7, 8, 11, 20, 23, 99, -1]),
+       data=st.binary(max_size=160), clen=st.one_of(st.none(), st.integers(0, 1 << 64 - 1)),
+       shown=st.integers(0, 40))
+def test_sol_ip_cmsgs_of_any_bytes(ctype: int, data: bytes, clen: int | None,
+                                   shown: int) -> None:
+    c = cmsg(0, ctype, data, clen)
+    text = IO.format_cmsgs(IO.IovElem(ADDR, len(c) + 8, c), FL, elems_shown=shown)
+    assert text.startswith("[{cmsg_len=") and text.endswith("]")
+
+
 def test_cmsgs() -> None:
     ctl = IO.IovElem(ADDR, 24, cmsg(1, 1, struct.pack("<i", 5)))
     assert IO.format_cmsgs(ctl, FL) == \

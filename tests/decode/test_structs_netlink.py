@@ -257,3 +257,81 @@ def test_a_string_attribute_cut_at_a_nul_ends_without_dots() -> None:
         m = msg(20, head + nla(0, data), flags=2)
         text = decode_netlink(m, len(m), SOCK_DIAG, FL, 4)
         assert text.endswith(f"UNIX_DIAG_NAME}}, {want}]"), text
+
+
+# strace 6.1's decoders of the nlattr_* test programs: a request's bytecode, a reply's
+# MD5 keys and addresses, a bridge's VLAN info, a neighbour's 6.1 attributes
+INET_REQ = struct.pack("<BBBBI", socket.AF_INET, 6, 0, 0, 0x80) + bytes(48)
+BYTECODE = INET_REQ + nla(1, struct.pack("<BBH", 7, 4, 8) + struct.pack("<BBxxI", 2, 8, 80)
+                          + bytes([10, 11, 12, 13]))
+INET_MSG = struct.pack("<BBBB", socket.AF_INET, 1, 0, 0) + bytes(48) + bytes(20)
+MD5 = INET_MSG + nla(18, struct.pack("<BBH16s80s", 2, 24, 2, bytes([1, 2, 3, 4]), b"\x12\x34"))
+LOCALS = INET_MSG + nla(12, struct.pack("<HH4s", 2, 0x9210, bytes([127, 0, 0, 1])) + bytes(120))
+BR_LINK = struct.pack("<BxHiII", 7, 0, 1, 0, 0) + nla(
+    26, nla(2, struct.pack("<HH", 3, 7) + b"\x7e\x7f") + nla(3, nla(1, b"\xef\xbe\xad\xde")))
+NEIGH = struct.pack("<BxxxiHBB", 2, 1, 0x80, 0, 0) + nla(14, nla(1, b"\x03")) + nla(
+    16, b"\0\0") + nla(10, b"\xef\xbe\xad\xde")
+TC_STAB = struct.pack("<BxxxiIII", 0, 1, 0, 0, 0) + nla(8, nla(
+    1, struct.pack("<BBhiIIII", 1, 2, -3, -4, 5, 6, 7, 8)) + nla(2, b"\x0a\0\x14\0\x1e"))
+ROUTER = struct.pack("<BxxxI", 7, 1) + nla(2, nla(1, b"\1\0\0\0" + nla(2, b"\2")
+                                                  + nla(1, b"\x94\xfb\x56\0")))
+NEW_6_1 = [(ROUTE, msg(36, TC_STAB, flags=1)), (ROUTE, msg(86, ROUTER, flags=1)),
+           (SOCK_DIAG, msg(20, BYTECODE, flags=1)), (SOCK_DIAG, msg(20, MD5)),
+           (SOCK_DIAG, msg(20, LOCALS)), (ROUTE, msg(16, BR_LINK, flags=1)),
+           (ROUTE, msg(28, NEIGH, flags=1))]
+
+
+def test_decoders_of_strace_6_1_as_it_prints_them() -> None:
+    texts = [decode_netlink(m, len(m), fam, FL, 32) for fam, m in NEW_6_1][2:]
+    assert ("{code=INET_DIAG_BC_S_COND, yes=4, no=8}, {family=AF_INET, prefix_len=8, "
+            'port=80, addr=inet_addr("10.11.12.13")}') in texts[0]
+    assert ('[{tcpm_family=AF_INET, tcpm_prefixlen=24, tcpm_keylen=2, '
+            'tcpm_addr=inet_addr("1.2.3.4"), tcpm_key="\\x12\\x34"}]') in texts[1]
+    assert '[{sa_family=AF_INET, sin_port=htons(4242), sin_addr=inet_addr("127.0.0.1")}]' \
+        in texts[2]
+    assert ('{flags=BRIDGE_VLAN_INFO_MASTER|BRIDGE_VLAN_INFO_PVID, vid=7}, "\\x7e\\x7f"'
+            in texts[3])
+    assert "[{nla_len=8, nla_type=IFLA_BRIDGE_VLAN_TUNNEL_ID}, 3735928559]" in texts[3]
+    assert "[{nla_len=5, nla_type=NFEA_ACTIVITY_NOTIFY}, " \
+        "FDB_NOTIFY_BIT|FDB_NOTIFY_INACTIVE_BIT]" in texts[4]
+    assert "NUD_NONE]" in texts[4] and "NDA_LINK_NETNSID}, 3735928559]" in texts[4]
+    stab, router = (decode_netlink(m, len(m), fam, FL, 32) for fam, m in NEW_6_1[:2])
+    assert "cell_align=-3, overhead=-4," in stab and "TCA_STAB_DATA}, [10, 20]]" in stab
+    assert ('MDBA_ROUTER_PORT}, if_nametoindex("lo"), [[{nla_len=5, '
+            "nla_type=MDBA_ROUTER_PATTR_TYPE}, MDB_RTR_TYPE_PERM], ") in router
+
+
+def test_decoders_of_strace_6_1_on_memory_cut_anywhere() -> None:
+    """Every cut of each message, as a capture cut short (dots) and as memory ending
+    at an unmapped page (strace's addresses): text, never an exception; where memory
+    ends inside the host condition that follows a bytecode op, the op is printed and
+    the address of the condition after it, as strace's umove_or_printaddr."""
+    at = 0x7F0000000000
+    for fam, m in NEW_6_1:
+        for k in range(len(m)):
+            assert isinstance(decode_netlink(m[:k], len(m), fam, FL, 32), str)
+            text = decode_netlink(m[:k], len(m), fam, FL, 32, addr=at)
+            assert isinstance(text, str)
+    m = msg(20, BYTECODE, flags=1)
+    op_end = 16 + len(INET_REQ) + 4 + 4            # header, request, nlattr, op
+    text = decode_netlink(m[:op_end + 3], len(m), SOCK_DIAG, FL, 32, addr=at)
+    assert text.endswith(f"{{code=INET_DIAG_BC_S_COND, yes=4, no=8}}, {hex(at + op_end)}]]")
+    text = decode_netlink(m[:op_end + 9], len(m), SOCK_DIAG, FL, 32, addr=at)
+    assert text.endswith(f"port=80, addr={hex(at + op_end + 8)}}}]]")
+
+
+@settings(deadline=None, max_examples=200)
+@given(which=st.integers(0, len(NEW_6_1) - 1), junk=st.binary(min_size=1, max_size=40),
+       at=st.integers(0, 300), extra=st.integers(0, 64), limit=st.integers(0, 40),
+       fault=st.booleans())
+def test_decoders_of_strace_6_1_on_hostile_bytes(which: int, junk: bytes, at: int,
+                                                  extra: int, limit: int,
+                                                  fault: bool) -> None:
+    """Bytes overwritten anywhere in a message that reaches the new decoders (lengths,
+    codes, families lie), the buffer longer than the bytes read."""
+    fam, m = NEW_6_1[which]
+    at = min(at, len(m))
+    data = (m[:at] + junk + m[at + len(junk):])[:len(m)]
+    text = decode_netlink(data, len(data) + extra, fam, FL, limit,
+                          addr=0x1000 if fault else None)
+    assert isinstance(text, str)

@@ -75,6 +75,15 @@ def test_net_calls_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "sll_pkttype=PACKET_HOST, sll_halen=6, sll_addr=[0x1, 0x2, 0x3, 0x4, 0x5, 0x6]}, 20)",
             "{sa_family=AF_VSOCK, svm_cid=VMADDR_CID_LOCAL, svm_port=0x5, svm_flags=0}, 16)",
             "svm_port=VMADDR_PORT_ANY",
+            "svm_reserved1=0xdead, svm_cid=0x4d2, svm_port=VMADDR_PORT_ANY, "
+            "svm_flags=VMADDR_FLAG_TO_HOST|0xee, svm_zero=\"\\x42\\x00\\x00\"}",
+            "{sa_family=AF_QIPCRTR, sq_node=QRTR_NODE_BCAST, sq_port=QRTR_PORT_CTRL}, 12)",
+            "sxdp_flags=XDP_SHARED_UMEM|XDP_ZEROCOPY|0xa000, sxdp_ifindex=if_nametoindex(\"lo\"), "
+            "sxdp_queue_id=7, sxdp_shared_umem_fd=51966}",
+            "sxdp_shared_umem_fd=0xcafe}",
+            "{sa_family=AF_MCTP, __smctp_pad0=0xdead, smctp_network=MCTP_NET_ANY, "
+            "smctp_addr={s_addr=MCTP_ADDR_ANY}, smctp_type=0x89, smctp_tag=0x8a, "
+            "__smctp_pad1=0x8b}, 12)",
             "{sa_family=AF_AX25, sax25_call=VALID-13, sax25_ndigis=0}, 16)",
             "{sa_family=AF_AX25, fsa_ax25={sax25_call=VALID-13, sax25_ndigis=4}, "
             "fsa_digipeater=[OK-15, {ax25_call=\"\\x8c\\x92\\x9c\\x8a\\x40\\x41\\x04\"} "
@@ -139,6 +148,15 @@ def test_net_calls_equal_strace_on_the_same_run(tmp_path: Path) -> None:
             "cmsg_type=IP_PKTINFO, cmsg_data={ipi_ifindex=if_nametoindex(\"lo\"), "
             "ipi_spec_dst=inet_addr(\"127.0.0.1\"), ipi_addr=inet_addr(\"127.0.0.1\")}}, "
             "{cmsg_len=20, cmsg_level=SOL_IP, cmsg_type=IP_TTL, cmsg_data=[7]}]",
+            "cmsg_type=IP_TTL, cmsg_data=[4210032365, 64]}]",
+            "cmsg_type=IP_RETOPTS, cmsg_data=[0x41, 0x42, 0x43, 0x44, 0x45]}]",
+            "cmsg_type=IP_RECVERR, cmsg_data={ee_errno=111, ee_origin=2, ee_type=0, "
+            "ee_code=0, ee_info=197121, ee_data=3, offender={sa_family=AF_INET, "
+            "sin_port=htons(12345), sin_addr=inet_addr(\"127.0.0.1\")}}}]",
+            "cmsg_type=IP_ORIGDSTADDR, cmsg_data={sa_family=AF_INET, sin_port=htons(12345), ",
+            "cmsg_type=IP_CHECKSUM, cmsg_data=[67305985]}]",
+            "cmsg_level=SOL_IP, cmsg_type=SCM_SECURITY, cmsg_data=\"lbl\"}]",
+            "{cmsg_len=16, cmsg_level=SOL_IP, cmsg_type=IP_TOS}]",
             "setsockopt(3, SOL_IPV6, IPV6_V6ONLY, [1], 4) = 0",
             "setsockopt(3, SOL_NETLINK, NETLINK_GET_STRICT_CHK, [1], 4) = 0",
             "getsockopt(3, SOL_NETLINK, 0x63 /* NETLINK_??? */, 0x",

@@ -36,6 +36,7 @@
 #include <poll.h>
 #include <netinet/tcp.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -86,6 +87,26 @@ static void sockets(void) {
     struct { struct cmsghdr h; int v; } sec = {{sizeof(sec), SOL_SOCKET, 3}, 0};
     struct msghdr mh = {.msg_control = &sec, .msg_controllen = sizeof(sec)};
     sendmsg(-1, &mh, 0);
+    /* SOL_IP control messages strace decodes, on fd -1: IP_TTL (u32s, one past 2^31),
+     * IP_TOS and IP_RETOPTS (bytes), IP_RECVERR (struct sock_extended_err and its
+     * offender), IP_ORIGDSTADDR (a sockaddr_in), IP_CHECKSUM, SCM_SECURITY at SOL_IP,
+     * and IP_TOS with no data */
+    struct { struct cmsghdr h; unsigned char d[40]; } ip = {{0, SOL_IP, IP_TTL}, {0}};
+    struct { uint32_t ee[4]; struct sockaddr_in off; } ee = {
+        {111, 2, 0x030201, 3}, {AF_INET, htons(12345), {htonl(INADDR_LOOPBACK)}, {0}}};
+    static const struct { int type; size_t len; const void *data; } ipc[] = {
+        {IP_TTL, 8, "\xed\xfe\xef\xfa\x40\0\0\0"}, {IP_TOS, 1, "\x10"},
+        {IP_RETOPTS, 5, "ABCDE"}, {IP_RECVERR, 32, NULL}, {IP_ORIGDSTADDR, 16, NULL},
+        {IP_CHECKSUM, 4, "\1\2\3\4"}, {3, 3, "lbl"}, {IP_TOS, 0, ""}};
+    mh.msg_control = &ip;
+    for (size_t k = 0; k < sizeof(ipc) / sizeof(ipc[0]); k++) {
+        ip.h.cmsg_type = ipc[k].type;
+        ip.h.cmsg_len = CMSG_LEN(ipc[k].len);
+        memcpy(ip.d, ipc[k].data ? ipc[k].data : ipc[k].type == IP_RECVERR
+               ? (const void *)&ee : (const void *)&ee.off, ipc[k].len);
+        mh.msg_controllen = CMSG_SPACE(ipc[k].len);
+        sendmsg(-1, &mh, 0);
+    }
 }
 
 static void addrs(void) {
@@ -154,6 +175,23 @@ static void addrs(void) {
     vm.svm_cid = 1234;
     vm.svm_port = VMADDR_PORT_ANY;
     connect(u, (void *)&vm, sizeof(vm));
+    /* svm_reserved1 and svm_zero when not 0, flags with a name and without */
+    memcpy((char *)&vm + 2, "\xad\xde", 2);
+    vm.svm_flags = 0xef;
+    vm.svm_zero[0] = 0x42;
+    connect(u, (void *)&vm, sizeof(vm));
+    /* AF_QIPCRTR (node and port named or in hex), AF_XDP (flags, an ifindex, the umem
+     * fd as a number with XDP_SHARED_UMEM, in hex without), AF_MCTP (pads when not 0),
+     * built byte by byte: 42, 44 and 45 are their family numbers */
+    static unsigned char fam3[3][16] = {
+        {42, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xfe, 0xff, 0xff, 0xff},
+        {44, 0, 0x05, 0xa0, 1, 0, 0, 0, 7, 0, 0, 0, 0xfe, 0xca, 0, 0},
+        {45, 0, 0xad, 0xde, 0, 0, 0, 0, 0xff, 0x89, 0x8a, 0x8b}};
+    connect(u, (void *)fam3[0], 12);
+    connect(u, (void *)fam3[1], 16);
+    fam3[1][2] = 0x04;
+    connect(u, (void *)fam3[1], 16);
+    connect(u, (void *)fam3[2], 12);
     /* families strace decodes past sa_family, built byte by byte (their headers are
      * the kernel's): AF_IPX (port, network, node, type, then a sipx_zero that is not
      * 0), AF_X25 (a 16-byte address without its NUL, and one with), AF_IEEE802154 (a

@@ -1136,20 +1136,51 @@ _CMSG = struct.Struct("<Qii")                     # struct cmsghdr (64-bit)
 _CMSG32 = struct.Struct("<Iii")                   # struct compat_cmsghdr (i386: 4-aligned)
 
 
-def _cmsg_ip(name: str | None, ctype: int, data: bytes) -> str:
-    """The type and data of a SOL_IP control message: ``IP_TTL, cmsg_data=[7]``,
-    ``IP_PKTINFO, cmsg_data={ipi_ifindex=..., ipi_spec_dst=..., ipi_addr=...}`` (struct
-    in_pktinfo); other named types without their data; unnamed ones
+# SOL_IP control message types as strace 6.1 names them (its ip_cmsg_types: the
+# IP_* options that ask for them, and 3, SCM_SECURITY, linux/socket.h)
+_IP_CMSG_TYPES = {1: "IP_TOS", 2: "IP_TTL", 3: "SCM_SECURITY", 6: "IP_RECVOPTS",
+                  7: "IP_RETOPTS", 8: "IP_PKTINFO", 11: "IP_RECVERR", 20: "IP_ORIGDSTADDR",
+                  23: "IP_CHECKSUM"}
+_SOCK_EE = struct.Struct("<IBBBxII")              # struct sock_extended_err, then offender
+
+
+def _cmsg_array(items: list[str], elems_shown: int) -> str:
+    """strace's print_local_array: at most ``elems_shown`` of ``items``, then ``...``."""
+    shown = items[:elems_shown]
+    return "[" + ", ".join(shown + ["..."] * (len(items) > elems_shown)) + "]"
+
+
+def _cmsg_ip(ctype: int, data: bytes, elems_shown: int) -> str:
+    """The type and data of a SOL_IP control message as strace 6.1 (msghdr.c):
+    ``IP_TTL, cmsg_data=[64]`` (u32s), ``IP_TOS, cmsg_data=[0x10]`` (bytes, as
+    IP_RECVOPTS, IP_RETOPTS), IP_PKTINFO's struct in_pktinfo, IP_RECVERR's struct
+    sock_extended_err and its offender, IP_ORIGDSTADDR's sockaddr, IP_CHECKSUM's u32s,
+    SCM_SECURITY's label; the data only when it is as long as its struct; unnamed types
     ``0x63 /* IP_??? */``."""
+    ctype &= 0xFFFFFFFF
+    name = _IP_CMSG_TYPES.get(ctype)
     if name is None:
-        return f"{ctype & 0xFFFFFFFF:#x} /* IP_??? */"
-    if name == "IP_TTL" and len(data) >= 4:
-        return f"{name}, cmsg_data=[{signed(int.from_bytes(data[:4], 'little'), 32)}]"
+        return f"{hex0(ctype)} /* IP_??? */"
+    text = f"{name}, cmsg_data="
+    if name in ("IP_TTL", "IP_CHECKSUM") and len(data) >= 4:
+        words = struct.unpack_from(f"<{len(data) // 4}I", data)
+        return text + _cmsg_array([str(w) for w in words], elems_shown)
+    if name in ("IP_TOS", "IP_RECVOPTS", "IP_RETOPTS") and data:
+        return text + _cmsg_array([hex0(b) for b in data], elems_shown)
     if name == "IP_PKTINFO" and len(data) >= 12:
         index = int.from_bytes(data[:4], "little")
         dst, addr = ipaddress.IPv4Address(data[4:8]), ipaddress.IPv4Address(data[8:12])
-        return (f"{name}, cmsg_data={{ipi_ifindex={format_ifindex(index)}, "
+        return (f"{text}{{ipi_ifindex={format_ifindex(index)}, "
                 f'ipi_spec_dst=inet_addr("{dst}"), ipi_addr=inet_addr("{addr}")}}')
+    if name == "IP_RECVERR" and len(data) >= _SOCK_EE.size + 16:
+        errno_, origin, etype, code, info, edata = _SOCK_EE.unpack_from(data)
+        return (f"{text}{{ee_errno={errno_}, ee_origin={origin}, ee_type={etype}, "
+                f"ee_code={code}, ee_info={info}, ee_data={edata}, "
+                f"offender={format_sockaddr(data[_SOCK_EE.size:_SOCK_EE.size + 16])}}}")
+    if name == "IP_ORIGDSTADDR" and len(data) >= 16:
+        return text + format_sockaddr(data[:128])
+    if name == "SCM_SECURITY" and data:
+        return text + quote(data)
     return name
 
 
@@ -1220,7 +1251,7 @@ def format_cmsgs(ctl: IovElem, fl: F.ArchFlags, fd_text: Callable[[int], str] = 
             elif tname == "SCM_SECURITY" and data:
                 text += ", cmsg_data=" + quote(data)      # the label, whole
         elif level_name == "SOL_IP":
-            text += _cmsg_ip(T.IP_NAMES.get(ctype & 0xFFFFFFFF), ctype, data)
+            text += _cmsg_ip(ctype, data, elems_shown)
         else:
             text += hex0(ctype & 0xFFFFFFFF)
         items.append(text + "}")

@@ -55,7 +55,14 @@ from tracekit._events import SC_NORETURN, SC_UNFINISHED, Syscall, fd_descs
 from tracekit.decode import flags as F
 from tracekit.decode.captures import capture, readable
 from tracekit.decode.structs_fs import makedev
-from tracekit.decode.values import eth_protocol, format_ifindex, hex0, quote, signed
+from tracekit.decode.values import (
+    eth_protocol,
+    format_ifindex,
+    format_sockaddr,
+    hex0,
+    quote,
+    signed,
+)
 from tracekit.kernel.sockdiag import foreign_netns, genl_families
 from tracekit.kernel.syscalls import errno_name
 
@@ -166,14 +173,14 @@ def _xval(table: Mapping[int, str], v: int, dflt: str | None) -> str:
 
 
 @functools.cache
-def _flagset(bits: tuple[tuple[int, str], ...], dflt: str) -> F.FlagSet:
-    return F.FlagSet(bits, unknown=dflt)
+def _flagset(bits: tuple[tuple[int, str], ...], dflt: str, zero: str) -> F.FlagSet:
+    return F.FlagSet(bits, zero=zero, unknown=dflt)
 
 
-def _flags(bits: tuple[tuple[int, str], ...], v: int, dflt: str) -> str:
+def _flags(bits: tuple[tuple[int, str], ...], v: int, dflt: str, zero: str = "0") -> str:
     """A flag word: ``NLM_F_REQUEST|0x4000``, ``0x4000 /* NLM_F_??? */`` when no bit has a
-    name, ``0`` for none."""
-    return _flagset(bits, dflt)(v)
+    name, ``zero`` for none."""
+    return _flagset(bits, dflt, zero)(v)
 
 
 # -- the walk -------------------------------------------------------------------------
@@ -279,7 +286,7 @@ def _nlm_flags(c: _Ctx, t: int, v: int) -> str:
         if t == 2:                                      # NLMSG_ERROR
             extra = T.NLM_ACK_FLAGS
     elif c.family == NETLINK_ROUTE:
-        kind = 2 if t == 50 else t & 3                  # RTM_DELACTION: GET's flags
+        kind = 2 if t == 49 else t & 3                  # RTM_DELACTION: GET's flags
         extra = {0: T.NLM_NEW_FLAGS, 1: T.NLM_DELETE_FLAGS, 2: T.NLM_GET_FLAGS}.get(kind, ())
     elif c.family == NETLINK_SOCK_DIAG:
         extra = T.NLM_GET_FLAGS
@@ -504,12 +511,14 @@ def _inet_text(c: _Ctx, family: int, off: int, n: int, field: str) -> str | None
     return None
 
 
-def _flag_attr(table: str, dflt: str, size: int = 4) -> Nla:
+def _flag_attr(table: str, dflt: str, size: int = 4, zero: str = "0") -> Nla:
+    """strace's decode_nla_flags by an arch table: ``size`` bytes (shorter, or longer
+    than 8 bytes: hex bytes); ``zero``: what no bit set prints as (``NUD_NONE``)."""
     def dec(c: _Ctx, off: int, n: int) -> str | None:
         if n < size or n > 8:
             return None
         v = int.from_bytes(c.take(off, size), "little")
-        return _flags(getattr(c.T, table), v, dflt)
+        return _flags(getattr(c.T, table), v, dflt, zero)
     return dec
 
 
@@ -549,19 +558,46 @@ def _xint(size: int | None = None) -> Nla:
     return dec
 
 
-def _struct_u(fmt: str, fields: tuple[str, ...]) -> Nla:
-    """A struct of unsigned fields, printed whole; shorter data as hex bytes."""
+def _struct_u(fmt: str, fields: tuple[str, ...], hex_fields: tuple[str, ...] = ()) -> Nla:
+    """A struct of unsigned fields, printed whole (``hex_fields`` in hex, strace's
+    PRINT_FIELD_X); shorter data as hex bytes."""
     s = struct.Struct(fmt)
 
     def dec(c: _Ctx, off: int, n: int) -> str | None:
         if n < s.size:
             return None
         vals = s.unpack(c.take(off, s.size))
-        return "{" + ", ".join(f"{f}={v}" for f, v in zip(fields, vals, strict=True)) + "}"
+        return "{" + ", ".join(f"{f}={hex0(v) if f in hex_fields else v}"
+                               for f, v in zip(fields, vals, strict=True)) + "}"
     return dec
 
 
-_NLMSGERR: dict[str, Nla] = {"NLMSGERR_ATTR_MSG": _nla_str, "NLMSGERR_ATTR_OFFS": _u32}
+def _struct_array(size: int, elem: Callable[[_Ctx, int, bytes], str]) -> Nla:
+    """strace's print_array of the attribute's whole structs of ``size`` bytes, each
+    printed by ``elem`` (context, index, bytes): at most -s of them (then ``...``); none
+    whole: hex bytes."""
+    def dec(c: _Ctx, off: int, n: int) -> str | None:
+        count = n // size
+        if not count:
+            return None
+        out: list[str] = []
+        for k in range(count):
+            if k == c.elems:
+                out.append("...")
+                break
+            raw = _elem(c, out, off + k * size, size)
+            if raw is None:
+                break
+            out.append(elem(c, k, raw))
+        return "[" + ", ".join(out) + "]"
+    return dec
+
+
+_NLMSGERR: dict[str, Nla] = {
+    "NLMSGERR_ATTR_MSG": _nla_str, "NLMSGERR_ATTR_OFFS": _u32,
+    "NLMSGERR_ATTR_COOKIE": _struct_array(1, lambda c, k, raw: str(raw[0]))}
+
+
 
 
 # -- NETLINK_ROUTE --------------------------------------------------------------------
@@ -605,8 +641,7 @@ def _route(c: _Ctx, t: int, off: int, n: int) -> str:
     if name.endswith("ACTION"):
         text = f"{{tca_family={_family(c, family)}}}"
         if n > 4:
-            text += ", " + _attrs(c, off + 4, n - 4, _TCA_ACT_ATTRS, "TCA_ACT_???",
-                                  {"TCA_ACT_KIND": _nla_str, "TCA_ACT_INDEX": _u32})
+            text += ", " + _attrs(c, off + 4, n - 4, _TCA_ACT_ATTRS, "TCA_ACT_???", _TCA_ACT)
         return text
     if name in ("RTM_GETDCB", "RTM_SETDCB"):
         return _dcbmsg(c, family, off, n)
@@ -640,8 +675,24 @@ _MDBA_ROUTER_ATTRS = dict(enumerate(("MDBA_ROUTER_UNSPEC", "MDBA_ROUTER_PORT")))
 
 
 def _router_port(c: _Ctx, off: int, n: int) -> str | None:
-    """MDBA_ROUTER_PORT: the port's ifindex (with attributes after it: as hex)."""
-    return _ifindex(c, off, n) if n == 4 else None
+    """MDBA_ROUTER_PORT: the port's ifindex, then MDBA_ROUTER_PATTR_* attributes."""
+    text = _ifindex(c, off, n)
+    if text is not None and n > 4:
+        text += ", " + _attrs(c, off + 4, n - 4, _MDBA_ROUTER_PATTR_ATTRS,
+                              "MDBA_ROUTER_PATTR_???", _MDBA_ROUTER_PATTR)
+    return text
+
+
+def _router_type(c: _Ctx, off: int, n: int) -> str:
+    """MDBA_ROUTER_PATTR_TYPE: a u8 of MDB_RTR_TYPE_* (strace reads its first byte
+    whatever the length)."""
+    return _xval(_MDB_RTR_TYPES, c.take(off, 1)[0], "MDB_RTR_TYPE_???")
+
+
+_MDBA_ROUTER_PATTR_ATTRS = dict(enumerate("MDBA_ROUTER_PATTR_" + n for n in (
+    "UNSPEC", "TIMER", "TYPE", "INET_TIMER", "INET6_TIMER")))
+_MDB_RTR_TYPES = dict(enumerate("MDB_RTR_TYPE_" + n for n in (
+    "DISABLED", "TEMP_QUERY", "PERM", "TEMP")))
 
 
 def _nested(names: Mapping[int, str], dflt: str, by_name: Mapping[str, Nla]) -> Nla:
@@ -771,6 +822,14 @@ _TCA_ACT_ATTRS = dict(enumerate((
     "TCA_ACT_UNSPEC", "TCA_ACT_KIND", "TCA_ACT_OPTIONS", "TCA_ACT_INDEX", "TCA_ACT_STATS",
     "TCA_ACT_PAD", "TCA_ACT_COOKIE", "TCA_ACT_FLAGS", "TCA_ACT_HW_STATS",
     "TCA_ACT_USED_HW_STATS", "TCA_ACT_IN_HW_COUNT")))
+_TCA_ACT_HW_STATS = _named({1: "TCA_ACT_HW_STATS_IMMEDIATE", 2: "TCA_ACT_HW_STATS_DELAYED"},
+                           "TCA_ACT_HW_STATS_???", 4, flags=True)
+_TCA_ACT: dict[str, Nla] = {
+    "TCA_ACT_KIND": _nla_str, "TCA_ACT_INDEX": _u32, "TCA_ACT_IN_HW_COUNT": _u32,
+    "TCA_ACT_FLAGS": _named({1: "TCA_ACT_FLAGS_NO_PERCPU_STATS", 2: "TCA_ACT_FLAGS_SKIP_HW",
+                             4: "TCA_ACT_FLAGS_SKIP_SW"}, "TCA_ACT_FLAGS_???", 4, flags=True),
+    "TCA_ACT_HW_STATS": _TCA_ACT_HW_STATS, "TCA_ACT_USED_HW_STATS": _TCA_ACT_HW_STATS,
+}
 # RTM_GETDCB/SETDCB: struct dcbmsg (linux/dcbnl.h: family, command, padding), then DCB_ATTR_*
 _DCB_CMDS = dict(enumerate((
     "DCB_CMD_UNDEFINED", "DCB_CMD_GSTATE", "DCB_CMD_SSTATE", "DCB_CMD_PGTX_GCFG",
@@ -805,13 +864,19 @@ _CREPORT_ATTRS: dict[int, tuple[dict[int, str], str, dict[str, Nla]]] = {
                           "IPMRA_CREPORT_VIF_ID", "IPMRA_CREPORT_SRC_ADDR",
                           "IPMRA_CREPORT_DST_ADDR", "IPMRA_CREPORT_PKT",
                           "IPMRA_CREPORT_TABLE"))), "IPMRA_CREPORT_???",
-          {"IPMRA_CREPORT_VIF_ID": _u32, "IPMRA_CREPORT_SRC_ADDR": _inet(socket.AF_INET),
+          {"IPMRA_CREPORT_MSGTYPE": _named(
+              {1: "IGMPMSG_NOCACHE", 2: "IGMPMSG_WRONGVIF", 3: "IGMPMSG_WHOLEPKT",
+               4: "IGMPMSG_WRVIFWHOLE"}, "IGMPMSG_???", 1),
+           "IPMRA_CREPORT_VIF_ID": _u32, "IPMRA_CREPORT_SRC_ADDR": _inet(socket.AF_INET),
            "IPMRA_CREPORT_DST_ADDR": _inet(socket.AF_INET), "IPMRA_CREPORT_TABLE": _u32}),
     129: (dict(enumerate(("IP6MRA_CREPORT_UNSPEC", "IP6MRA_CREPORT_MSGTYPE",
                           "IP6MRA_CREPORT_MIF_ID", "IP6MRA_CREPORT_SRC_ADDR",
                           "IP6MRA_CREPORT_DST_ADDR", "IP6MRA_CREPORT_PKT"))),
           "IP6MRA_CREPORT_???",
-          {"IP6MRA_CREPORT_MIF_ID": _u32, "IP6MRA_CREPORT_SRC_ADDR": _inet(socket.AF_INET6),
+          {"IP6MRA_CREPORT_MSGTYPE": _named(
+              {1: "MRT6MSG_NOCACHE", 2: "MRT6MSG_WRONGMIF", 3: "MRT6MSG_WHOLEPKT"},
+              "MRT6MSG_???", 1),
+           "IP6MRA_CREPORT_MIF_ID": _u32, "IP6MRA_CREPORT_SRC_ADDR": _inet(socket.AF_INET6),
            "IP6MRA_CREPORT_DST_ADDR": _inet(socket.AF_INET6)}),
 }
 
@@ -1063,8 +1128,44 @@ _VFINFO_LIST = _nested({0: "IFLA_VF_INFO_UNSPEC", 1: "IFLA_VF_INFO"}, "IFLA_VF_I
         "IFLA_VF_BROADCAST": _vf_broadcast})})
 
 
+def _port_vsi(c: _Ctx, off: int, n: int) -> str | None:
+    """struct ifla_port_vsi (linux/if_link.h); its pad when not zero."""
+    if n < 8:
+        return None
+    data = c.take(off, 8)
+    pad = data[5:8]
+    return (f"{{vsi_mgr_id={data[0]}, vsi_type_id={quote(data[1:4], force_hex=True)}, "
+            f"vsi_type_version={data[4]}"
+            f"{f', pad={quote(pad, force_hex=True)}' if any(pad) else ''}}}")
+
+
+_IFLA_EVENTS = dict(enumerate("IFLA_EVENT_" + n for n in (
+    "NONE", "REBOOT", "FEATURES", "BONDING_FAILOVER", "NOTIFY_PEERS", "IGMP_RESEND",
+    "BONDING_OPTIONS")))
+
+
+def _ifla_event(c: _Ctx, off: int, n: int) -> str | None:
+    """A u32 of IFLA_EVENT_* (strace prints the first 4 bytes of a longer one)."""
+    if n < 4:
+        return None
+    return _xval(_IFLA_EVENTS, struct.unpack("<I", c.take(off, 4))[0], "IFLA_EVENT_???")
+
+
+# IFLA_PORT_SELF and IFLA_VF_PORTS' IFLA_VF_PORT: nested IFLA_PORT_* attributes
+_IFLA_PORT = _nested(
+    dict(enumerate("IFLA_PORT_" + n for n in (
+        "UNSPEC", "VF", "PROFILE", "VSI_TYPE", "INSTANCE_UUID", "HOST_UUID", "REQUEST",
+        "RESPONSE"))), "IFLA_VF_PORT_???", {
+        "IFLA_PORT_VF": _u32, "IFLA_PORT_PROFILE": _nla_str, "IFLA_PORT_VSI_TYPE": _port_vsi,
+        "IFLA_PORT_REQUEST": _u8, "IFLA_PORT_RESPONSE": _u16})
+
+
 _IFLA: dict[str, Nla] = {
     "IFLA_VFINFO_LIST": _VFINFO_LIST,
+    "IFLA_PORT_SELF": _IFLA_PORT,
+    "IFLA_VF_PORTS": _nested({0: "IFLA_VF_PORT_UNSPEC", 1: "IFLA_VF_PORT"}, "IFLA_VF_PORT_???",
+                             {"IFLA_VF_PORT": _IFLA_PORT}),
+    "IFLA_EVENT": _ifla_event,
     "IFLA_LINKINFO": _linkinfo, "IFLA_PROP_LIST": _prop_list,
     "IFLA_ADDRESS": _hwaddr, "IFLA_BROADCAST": _hwaddr, "IFLA_IFNAME": _nla_str,
     "IFLA_MTU": _u32, "IFLA_LINK": _u32, "IFLA_QDISC": _nla_str,
@@ -1083,6 +1184,10 @@ _IFLA: dict[str, Nla] = {
     "IFLA_PARENT_DEV_NAME": _nla_str, "IFLA_PARENT_DEV_BUS_NAME": _nla_str,
     "IFLA_GRO_MAX_SIZE": _u32, "IFLA_TSO_MAX_SIZE": _u32, "IFLA_TSO_MAX_SEGS": _u32,
     "IFLA_ALLMULTI": _u32,
+    "IFLA_PROTO_DOWN_REASON": _nested(
+        dict(enumerate("IFLA_PROTO_DOWN_REASON_" + n for n in ("UNSPEC", "MASK", "VALUE"))),
+        "IFLA_PROTO_DOWN_REASON_???",
+        {"IFLA_PROTO_DOWN_REASON_MASK": _xint(4), "IFLA_PROTO_DOWN_REASON_VALUE": _xint(4)}),
 }
 
 
@@ -1132,25 +1237,10 @@ def _indexed(fmt: str, names: Callable[[_Ctx], Mapping[int, str]], unknown: str)
     """An array of integers by named index: ``[[DEVCONF_FORWARDING]=0, ...]``, at most
     -s elements (then ``...``); an index without a name as ``[58 /* DEVCONF_??? */]``.
     ``names``: the names by index, of the context's arch tables or fixed."""
-    size = struct.calcsize(fmt)
-
-    def dec(c: _Ctx, off: int, n: int) -> str | None:
-        count = n // size
-        if not count:
-            return None
-        table = names(c)
-        out = []
-        for k in range(count):
-            if k == c.elems:
-                out.append("...")
-                break
-            raw = _elem(c, out, off + k * size, size)
-            if raw is None:
-                break
-            v = struct.unpack(fmt, raw)[0]
-            out.append(f"[{table.get(k) or f'{k} /* {unknown} */'}]={v}")
-        return "[" + ", ".join(out) + "]"
-    return dec
+    def elem(c: _Ctx, k: int, raw: bytes) -> str:
+        name = names(c).get(k) or f"{k} /* {unknown} */"
+        return f"[{name}]={struct.unpack(fmt, raw)[0]}"
+    return _struct_array(struct.calcsize(fmt), elem)
 
 
 def _fixed(names: tuple[str, ...]) -> Callable[[_Ctx], Mapping[int, str]]:
@@ -1248,16 +1338,10 @@ _IFLA_MCTP_ATTRS = {0: "IFLA_MCTP_UNSPEC", 1: "IFLA_MCTP_NET"}
 _IFLA_MCTP: dict[str, Nla] = {"IFLA_MCTP_NET": _u32}
 
 
-def _af_nested(names: Mapping[int, str], dflt: str, by_name: Mapping[str, Nla]) -> Nla:
-    def dec(c: _Ctx, off: int, n: int) -> str:
-        return _attrs(c, off, n, names, dflt, by_name)
-    return dec
-
-
 _AF_SPEC: dict[str, Nla] = {
-    "AF_INET": _af_nested(_IFLA_INET_ATTRS, "IFLA_INET_???", _IFLA_INET),
-    "AF_INET6": _af_nested(_IFLA_INET6_ATTRS, "IFLA_INET6_???", _IFLA_INET6),
-    "AF_MCTP": _af_nested(_IFLA_MCTP_ATTRS, "IFLA_MCTP_???", _IFLA_MCTP),
+    "AF_INET": _nested(_IFLA_INET_ATTRS, "IFLA_INET_???", _IFLA_INET),
+    "AF_INET6": _nested(_IFLA_INET6_ATTRS, "IFLA_INET6_???", _IFLA_INET6),
+    "AF_MCTP": _nested(_IFLA_MCTP_ATTRS, "IFLA_MCTP_???", _IFLA_MCTP),
 }
 
 
@@ -1285,8 +1369,25 @@ def _u16_named(flags: bool) -> Nla:
     return dec
 
 
-_IFLA_BRIDGE: dict[str, Nla] = {"IFLA_BRIDGE_FLAGS": _u16_named(True),
-                                "IFLA_BRIDGE_MODE": _u16_named(False)}
+def _bridge_vlan_info(c: _Ctx, off: int, n: int) -> str | None:
+    """struct bridge_vlan_info (linux/if_bridge.h), then the bytes past it in hex."""
+    if n < 4:
+        return None
+    flags, vid = struct.unpack("<HH", c.take(off, 4))
+    text = f"{{flags={_flags(_BRIDGE_VLAN_FLAGS, flags, 'BRIDGE_VLAN_INFO_???')}, vid={vid}}}"
+    return _with_rest(c, text, off, 4, n)
+
+
+_IFLA_BRIDGE: dict[str, Nla] = {
+    "IFLA_BRIDGE_FLAGS": _u16_named(True), "IFLA_BRIDGE_MODE": _u16_named(False),
+    "IFLA_BRIDGE_VLAN_INFO": _bridge_vlan_info,
+    "IFLA_BRIDGE_VLAN_TUNNEL_INFO": _nested(
+        dict(enumerate("IFLA_BRIDGE_VLAN_TUNNEL_" + n for n in (
+            "UNSPEC", "ID", "VID", "FLAGS"))), "IFLA_BRIDGE_VLAN_TUNNEL_???", {
+            "IFLA_BRIDGE_VLAN_TUNNEL_ID": _u32, "IFLA_BRIDGE_VLAN_TUNNEL_VID": _u16,
+            "IFLA_BRIDGE_VLAN_TUNNEL_FLAGS": _named(dict(_BRIDGE_VLAN_FLAGS),
+                                                    "BRIDGE_VLAN_INFO_???", 2, flags=True)}),
+}
 
 
 def _bridge_af_spec(c: _Ctx, off: int, n: int) -> str:
@@ -1317,6 +1418,12 @@ def _clock_t(c: _Ctx, off: int, n: int) -> str | None:
     width = min(len(str(tck)) - 1, 9)
     frac = f"{(val % tck) / tck:.{width}f}"[1:] if width else ""
     return f"{val} /* {val // tck}{frac or '.'} s */"
+
+
+# MDBA_ROUTER_PORT's attributes (the timers in clock ticks, as IFLA_BRPORT_*)
+_MDBA_ROUTER_PATTR: dict[str, Nla] = {
+    "MDBA_ROUTER_PATTR_TIMER": _clock_t, "MDBA_ROUTER_PATTR_TYPE": _router_type,
+    "MDBA_ROUTER_PATTR_INET_TIMER": _clock_t, "MDBA_ROUTER_PATTR_INET6_TIMER": _clock_t}
 
 
 def _bridge_id(c: _Ctx, off: int, n: int) -> str | None:
@@ -1438,7 +1545,7 @@ def _brport_protinfo(c: _Ctx, off: int, n: int) -> str:
 _IFLA.update({
     "IFLA_XDP": _ifla_xdp, "IFLA_AF_SPEC": _af_spec,
     "IFLA_MAP": _struct_u("<QQQHBB", ("mem_start", "mem_end", "base_addr", "irq", "dma",
-                                      "port")),
+                                      "port"), ("mem_start", "mem_end", "base_addr")),
 })
 _IFLA6: dict[str, Nla] = {**_IFLA, "IFLA_PROTINFO": _inet6_protinfo}
 _IFLA_BR: dict[str, Nla] = {**_IFLA, "IFLA_AF_SPEC": _bridge_af_spec,
@@ -1489,10 +1596,43 @@ def _rta(family: int) -> dict[str, Nla]:
             "RTA_GATEWAY": addr, "RTA_PRIORITY": _u32, "RTA_PREFSRC": addr, "RTA_FLOW": _u32,
             "RTA_TABLE": _xval_attr("RT_TABLES", None), "RTA_MARK": _u32, "RTA_PREF": _u8,
             "RTA_UID": _u32, "RTA_TTL_PROPAGATE": _u8, "RTA_NH_ID": _u32,
-            "RTA_CACHEINFO": _rta_cacheinfo}
+            "RTA_CACHEINFO": _rta_cacheinfo, "RTA_NEWDST": addr, "RTA_METRICS": _RTA_METRICS,
+            "RTA_PROTOINFO": _u32, "RTA_MP_ALGO": _u32, "RTA_EXPIRES": _u64,
+            "RTA_IP_PROTO": _u8, "RTA_SPORT": _u16, "RTA_DPORT": _u16,
+            "RTA_MFC_STATS": _struct_u("<3Q", ("mfcs_packets", "mfcs_bytes",
+                                               "mfcs_wrong_if")),
+            "RTA_VIA": _rtvia, "RTA_ENCAP_TYPE": _encap_type}
 
 
-_RTA_CACHEINFO = struct.Struct("<IIiIIIII")
+# RTA_METRICS: nested RTAX_* attributes (linux/rtnetlink.h), u32 but RTAX_CC_ALGO
+_RTAX = ("UNSPEC", "LOCK", "MTU", "WINDOW", "RTT", "RTTVAR", "SSTHRESH", "CWND", "ADVMSS",
+         "REORDERING", "HOPLIMIT", "INITCWND", "FEATURES", "RTO_MIN", "INITRWND", "QUICKACK",
+         "CC_ALGO", "FASTOPEN_NO_COOKIE")
+_RTA_METRICS = _nested(dict(enumerate("RTAX_" + n for n in _RTAX)), "RTAX_???", {
+    **{"RTAX_" + n: _u32 for n in _RTAX[1:16]}, "RTAX_CC_ALGO": _nla_str})
+_LWTUNNEL_ENCAP = dict(enumerate("LWTUNNEL_ENCAP_" + n for n in (
+    "NONE", "MPLS", "IP", "ILA", "IP6", "SEG6", "BPF", "SEG6_LOCAL", "RPL")))
+
+
+def _encap_type(c: _Ctx, off: int, n: int) -> str | None:
+    if n < 2:
+        return None
+    v = struct.unpack("<H", c.take(off, 2))[0]
+    return _xval(_LWTUNNEL_ENCAP, v, "LWTUNNEL_ENCAP_???")
+
+
+def _rtvia(c: _Ctx, off: int, n: int) -> str | None:
+    """struct rtvia (linux/rtnetlink.h): the family, then an address of it."""
+    if n < 2:
+        return None
+    family = struct.unpack("<H", c.take(off, 2))[0]
+    text = f"{{rtvia_family={_family(c, family)}"
+    if n > 2:
+        text += ", " + _inet_addr_field(c, family, off + 2, n - 2, "rtvia_addr")
+    return text + "}"
+
+
+_RTA_CACHEINFO = struct.Struct("<8I")       # struct rta_cacheinfo: all printed unsigned
 
 
 def _rta_cacheinfo(c: _Ctx, off: int, n: int) -> str | None:
@@ -1502,7 +1642,8 @@ def _rta_cacheinfo(c: _Ctx, off: int, n: int) -> str | None:
     names = ("rta_clntref", "rta_lastuse", "rta_expires", "rta_error", "rta_used", "rta_id",
              "rta_ts", "rta_tsage")
     vals = _RTA_CACHEINFO.unpack(c.take(off, _RTA_CACHEINFO.size))
-    return "{" + ", ".join(f"{k}={v}" for k, v in zip(names, vals, strict=True)) + "}"
+    return "{" + ", ".join(f"{k}={hex0(v) if k == 'rta_id' else v}"
+                           for k, v in zip(names, vals, strict=True)) + "}"
 
 
 # rtmsg attributes by the message's family (0: any other family)
@@ -1565,6 +1706,11 @@ def _fib_rule_hdr(c: _Ctx, family: int, off: int, n: int) -> str:
 
 
 _NDMSG = struct.Struct("<BxxxiHBB")
+# NDA_FDB_EXT_ATTRS: nested NFEA_* attributes (linux/neighbour.h)
+_NDA_FDB_EXT = _nested(
+    dict(enumerate(("NFEA_UNSPEC", "NFEA_ACTIVITY_NOTIFY", "NFEA_DONT_REFRESH"))), "NFEA_???",
+    {"NFEA_ACTIVITY_NOTIFY": _named({1: "FDB_NOTIFY_BIT", 2: "FDB_NOTIFY_INACTIVE_BIT"},
+                                    "FDB_NOTIFY_???", 1, flags=True)})
 
 
 def _nda(family: int) -> dict[str, Nla]:
@@ -1572,7 +1718,12 @@ def _nda(family: int) -> dict[str, Nla]:
             "NDA_CACHEINFO": _struct_u("<4I", ("ndm_confirmed", "ndm_used", "ndm_updated",
                                                "ndm_refcnt")),
             "NDA_PROBES": _u32, "NDA_VLAN": _u16, "NDA_PORT": _be16, "NDA_VNI": _u32,
-            "NDA_IFINDEX": _ifindex, "NDA_MASTER": _ifindex, "NDA_LINK_NETNSID": _s32}
+            "NDA_IFINDEX": _ifindex, "NDA_MASTER": _ifindex, "NDA_LINK_NETNSID": _u32,
+            "NDA_SRC_VNI": _u32, "NDA_PROTOCOL": _xval_attr("IP_PROTOCOLS", "IPPROTO_???", 0),
+            "NDA_NH_ID": _u32, "NDA_FDB_EXT_ATTRS": _NDA_FDB_EXT,
+            "NDA_FLAGS_EXT": _named({1: "NTF_EXT_MANAGED"}, "NTF_EXT_???", 4, flags=True),
+            "NDA_NDM_STATE_MASK": _flag_attr("NUD_STATES", "NUD_???", 2, "NUD_NONE"),
+            "NDA_NDM_FLAGS_MASK": _flag_attr("NTF_FLAGS", "NTF_???", 1)}
 
 
 # ndmsg attributes by the message's family (0: any other family)
@@ -1674,7 +1825,7 @@ def _ifaddrlblmsg(c: _Ctx, family: int, off: int, n: int) -> str:
     return text
 
 
-_NHMSG = struct.Struct("<BBBxI")
+_NHMSG = struct.Struct("<BBBBI")         # struct nhmsg: family, scope, protocol, resvd, flags
 
 
 def _nhmsg(c: _Ctx, family: int, off: int, n: int) -> str:
@@ -1683,10 +1834,12 @@ def _nhmsg(c: _Ctx, family: int, off: int, n: int) -> str:
     text = f"{{nh_family={_family(c, family)}, "
     if n < _NHMSG.size:
         return text + "...}"
-    _, scope, proto, nflags = _rest(c, text, off, _NHMSG)
+    _, scope, proto, resvd, nflags = _rest(c, text, off, _NHMSG)
+    rtnh = tuple(b for b in T.RTM_F_FLAGS if b[1].startswith("RTNH_F_"))
     text += (f"nh_scope={_xval(T.RT_SCOPES, scope, None)}, "
              f"nh_protocol={_xval(T.RTPROT_TYPES, proto, 'RTPROT_???')}, "
-             f"nh_flags={_flags(T.RTM_F_FLAGS, nflags, 'RTNH_F_???')}}}")
+             f"{f'resvd={resvd:#x}, ' if resvd else ''}"
+             f"nh_flags={_flags(rtnh, nflags, 'RTNH_F_???')}}}")
     if n > _NHMSG.size:
         text += ", " + _attrs(c, off + _NHMSG.size, n - _NHMSG.size, T.NHA_ATTRS, "NHA_???",
                               {"NHA_ID": _u32, "NHA_OIF": _ifindex, "NHA_MASTER": _ifindex,
@@ -1698,25 +1851,12 @@ def _nhmsg(c: _Ctx, family: int, off: int, n: int) -> str:
 _TCMSG = struct.Struct("<BxxxiIII")
 
 
-def _struct_fields(fmt: str, fields: tuple[str, ...]) -> Nla:
-    """A struct whose size is ``fmt``'s (alignment padding included); shorter data as
-    hex bytes."""
-    s = struct.Struct(fmt)
-
-    def dec(c: _Ctx, off: int, n: int) -> str | None:
-        if n < s.size:
-            return None
-        vals = s.unpack(c.take(off, s.size))
-        return "{" + ", ".join(f"{f}={v}" for f, v in zip(fields, vals, strict=True)) + "}"
-    return dec
-
-
 _TCA_STATS2: dict[str, Nla] = {
-    "TCA_STATS_BASIC": _struct_fields("<QI4x", ("bytes", "packets")),
-    "TCA_STATS_BASIC_HW": _struct_fields("<QI4x", ("bytes", "packets")),
-    "TCA_STATS_RATE_EST": _struct_fields("<II", ("bps", "pps")),
-    "TCA_STATS_RATE_EST64": _struct_fields("<QQ", ("bps", "pps")),
-    "TCA_STATS_QUEUE": _struct_fields("<5I", ("qlen", "backlog", "drops", "requeues",
+    "TCA_STATS_BASIC": _struct_u("<QI", ("bytes", "packets")),
+    "TCA_STATS_BASIC_HW": _struct_u("<QI", ("bytes", "packets")),
+    "TCA_STATS_RATE_EST": _struct_u("<II", ("bps", "pps")),
+    "TCA_STATS_RATE_EST64": _struct_u("<QQ", ("bps", "pps")),
+    "TCA_STATS_QUEUE": _struct_u("<5I", ("qlen", "backlog", "drops", "requeues",
                                               "overlimits")),
     "TCA_STATS_PKT64": _u64,
 }
@@ -1729,13 +1869,22 @@ def _tca_stats2(c: _Ctx, off: int, n: int) -> str:
 
 _TCA: dict[str, Nla] = {
     "TCA_KIND": _nla_str,
-    # struct tc_stats (linux/pkt_sched.h): bytes, then seven u32
-    "TCA_STATS": _struct_fields("<Q7I4x", ("bytes", "packets", "drops", "overlimits", "bps",
+    # struct tc_stats (linux/pkt_sched.h): bytes, then seven u32 (strace reads up to
+    # backlog's end, not the padding after it; as gnet_stats_basic up to packets)
+    "TCA_STATS": _struct_u("<Q7I", ("bytes", "packets", "drops", "overlimits", "bps",
                                            "pps", "qlen", "backlog")),
-    "TCA_RATE": _struct_fields("<bB", ("interval", "ewma_log")),
+    "TCA_RATE": _struct_u("<bB", ("interval", "ewma_log")),
     "TCA_STATS2": _tca_stats2, "TCA_CHAIN": _u32, "TCA_HW_OFFLOAD": _u8,
-    "TCA_INGRESS_BLOCK": _u32, "TCA_EGRESS_BLOCK": _u32,
+    "TCA_INGRESS_BLOCK": _u32, "TCA_EGRESS_BLOCK": _u32, "TCA_DUMP_FLAGS": _u32,
+    # TCA_STAB: nested TCA_STAB_BASE (struct tc_sizespec) and TCA_STAB_DATA (u16s)
+    "TCA_STAB": _nested(dict(enumerate(("TCA_STAB_UNSPEC", "TCA_STAB_BASE", "TCA_STAB_DATA"))),
+                        "TCA_STAB_???", {
+        "TCA_STAB_BASE": _struct_u("<BBhiIIII", ("cell_log", "size_log", "cell_align",
+                                                 "overhead", "linklayer", "mpu", "mtu",
+                                                 "tsize")),
+        "TCA_STAB_DATA": _struct_array(2, lambda c, k, raw: str(int.from_bytes(raw, "little")))}),
 }
+_TCA_ACT["TCA_ACT_STATS"] = _tca_stats2
 
 
 def _tcmsg(c: _Ctx, family: int, off: int, n: int) -> str:
@@ -1770,6 +1919,8 @@ def _sock_diag(c: _Ctx, t: int, nflags: int, off: int, n: int) -> str:
     struct inet_diag_req."""
     family = c.take(off, 1)[0]
     request = bool(nflags & 1)
+    if n <= 1:                      # the family alone: no decoder (strace's decode_family)
+        return f"{{family={_family(c, family)}}}"
     if family in (socket.AF_INET, socket.AF_INET6):
         if request and c.T.SOCK_DIAG_TYPES.get(t) in ("TCPDIAG_GETSOCK", "DCCPDIAG_GETSOCK"):
             return _inet_req_compat(c, family, off, n)
@@ -1780,8 +1931,8 @@ def _sock_diag(c: _Ctx, t: int, nflags: int, off: int, n: int) -> str:
         return _netlink_req(c, off, n) if request else _netlink_msg(c, off, n)
     if family == socket.AF_PACKET:
         return _packet_req(c, off, n) if request else _packet_msg(c, off, n)
-    if family == _AF_SMC and not request:
-        return _smc_msg(c, off, n)
+    if family == _AF_SMC:
+        return _smc_req(c, off, n) if request else _smc_msg(c, off, n)
     text = f"{{family={_family(c, family)}"
     if n > 1:
         text += f", data={c.hexstr(off + 1, n - 1)}"
@@ -1824,8 +1975,75 @@ def _inet_req(c: _Ctx, family: int, off: int, n: int) -> str:
              f"id={_sockid(c, family, off + _INET_REQ_V2.size)}}}")
     if n > size:
         text += ", " + _attrs(c, off + size, n - size, T.INET_DIAG_REQ_ATTRS,
-                              "INET_DIAG_REQ_???", {})
+                              "INET_DIAG_REQ_???", _INET_DIAG_REQ)
     return text
+
+
+# INET_DIAG_REQ_BYTECODE: struct inet_diag_bc_op, then the op's data by its code
+# (linux/inet_diag.h; strace's netlink_inet_diag.c)
+_BC_CODES = dict(enumerate("INET_DIAG_BC_" + n for n in (
+    "NOP", "JMP", "S_GE", "S_LE", "D_GE", "D_LE", "AUTO", "S_COND", "D_COND", "DEV_COND",
+    "MARK_COND", "S_EQ", "D_EQ", "CGROUP_COND")))
+_BC_OP = struct.Struct("<BBH")              # struct inet_diag_bc_op: code, yes, no
+_BC_HOSTCOND = struct.Struct("<BBxxI")      # struct inet_diag_hostcond: family, prefix_len, port
+_BC_MARKCOND = struct.Struct("<II")         # struct inet_diag_markcond
+
+
+def _bc_op(data: bytes) -> str:
+    code, yes, no = _BC_OP.unpack(data)
+    return f"{{code={_xval(_BC_CODES, code, 'INET_DIAG_BC_???')}, yes={yes}, no={no}}}"
+
+
+def _inet_addr_field(c: _Ctx, family: int, off: int, n: int, field: str) -> str:
+    """strace's decode_inet_addr with a field name: an AF_INET or AF_INET6 address when
+    ``n`` holds one, else the bytes in hex; the address of unreadable bytes."""
+    size = {int(socket.AF_INET): 4, int(socket.AF_INET6): 16}.get(family, 0)
+    if not size or n < size:
+        return f"{field}={c.hexstr(off, n)}"
+    try:
+        return _inet_text(c, family, off, n, field) or ""
+    except _Fault:
+        return f"{field}={c.at(off)}"
+
+
+def _bc_data(c: _Ctx, code: int, off: int, n: int) -> str:
+    """What follows an op, by its code; shorter than its struct, or of another code: hex."""
+    name = _BC_CODES.get(code, "")
+    try:
+        if name in ("INET_DIAG_BC_S_COND", "INET_DIAG_BC_D_COND") and n >= _BC_HOSTCOND.size:
+            family, plen, port = _BC_HOSTCOND.unpack(c.take(off, _BC_HOSTCOND.size))
+            text = f"{{family={_family(c, family)}, prefix_len={plen}, port={port}"
+            if n > _BC_HOSTCOND.size:
+                text += ", " + _inet_addr_field(c, family, off + _BC_HOSTCOND.size,
+                                                n - _BC_HOSTCOND.size, "addr")
+            return text + "}"
+        if name == "INET_DIAG_BC_DEV_COND" and n >= 4:
+            return format_ifindex(struct.unpack("<I", c.take(off, 4))[0])
+        if name in ("INET_DIAG_BC_S_GE", "INET_DIAG_BC_S_LE", "INET_DIAG_BC_D_GE",
+                    "INET_DIAG_BC_D_LE") and n >= _BC_OP.size:
+            return _bc_op(c.take(off, _BC_OP.size))
+        if name == "INET_DIAG_BC_MARK_COND" and n >= _BC_MARKCOND.size:
+            mark, mask = _BC_MARKCOND.unpack(c.take(off, _BC_MARKCOND.size))
+            return f"{{mark={mark}, mask={mask}}}"
+    except _Fault:
+        return c.at(off)
+    return c.hexstr(off, n)
+
+
+def _bytecode(c: _Ctx, off: int, n: int) -> str | None:
+    if n < _BC_OP.size:
+        return None
+    data = c.take(off, _BC_OP.size)
+    text = _bc_op(data)
+    if n > _BC_OP.size:
+        text += ", " + _bc_data(c, data[0], off + _BC_OP.size, n - _BC_OP.size)
+    return text
+
+
+_INET_DIAG_REQ: dict[str, Nla] = {
+    "INET_DIAG_REQ_BYTECODE": _bytecode,
+    "INET_DIAG_REQ_PROTOCOL": _xval_attr("IP_PROTOCOLS", "IPPROTO_???", 0),
+}
 
 
 _INET_REQ_COMPAT = struct.Struct("<BBBB")       # struct inet_diag_req, then id, states, dbs
@@ -1846,7 +2064,7 @@ def _inet_req_compat(c: _Ctx, family: int, off: int, n: int) -> str:
              f"idiag_states={_states(c, states)}, idiag_dbs={dbs}}}")
     if n > size:
         text += ", " + _attrs(c, off + size, n - size, T.INET_DIAG_REQ_ATTRS,
-                              "INET_DIAG_REQ_???", {})
+                              "INET_DIAG_REQ_???", _INET_DIAG_REQ)
     return text
 
 
@@ -1863,7 +2081,9 @@ def _shutdown(c: _Ctx, off: int, n: int) -> str | None:
     if not v:
         return "0"
     names = _flags(tuple(sorted(c.T.SHUTDOWN_BITS.items())), v, "???_SHUTDOWN")
-    return f"{v:#x} /* {names} */"
+    # strace's verbose style: the number, its names in a comment; no bit named: the
+    # default's comment alone (``0x4 /* ???_SHUTDOWN */``)
+    return names if names.startswith("0x") else f"{v:#x} /* {names} */"
 
 
 # SK_MEMINFO_* u32 array: ``[[SK_MEMINFO_RMEM_ALLOC]=0, ...]``
@@ -1890,8 +2110,25 @@ def _sockopt(c: _Ctx, off: int, n: int) -> str | None:
         return "{" + ", ".join(got) + "}"
     got = [f"{name}=1" for k, name in enumerate(_SOCKOPT_BITS) if word >> k & 1]
     if word >> 11:
-        got.append(f"unused={word >> 11:#x}")
-    return "{" + ", ".join(got) + "}"
+        got.append(f"unused={word >> 11:#x} /* bits 3..8 */")
+    return "{" + ", ".join(got) + "}" + _nonzero_rest(c, off, 2, n)
+
+
+def _nonzero_rest(c: _Ctx, off: int, start: int, n: int) -> str:
+    """strace's print_nonzero_bytes: the bytes ``start`` to ``n`` of a struct at ``off``
+    that has grown, when one is not zero: ``, /* bytes 2..3 */ "\x00\xff"`` (at most
+    -s of them shown); ``, ???`` when unreadable."""
+    if start >= n:
+        return ""
+    try:
+        data = c.take(off + start, n - start)
+    except _Fault:
+        return ", ???"
+    if not any(data):
+        return ""
+    shown = data[:c.limit]
+    return (f", /* bytes {start}..{n - 1} */ "
+            f"{quote(shown, force_hex=True, more=len(shown) < len(data))}")
 
 
 _TLS_VERSIONS = {0x303: "TLS_1_2_VERSION", 0x304: "TLS_1_3_VERSION"}
@@ -1935,7 +2172,35 @@ _BPF_STORAGES = _nested({0: "SK_DIAG_BPF_STORAGE_REP_NONE", 1: "SK_DIAG_BPF_STOR
                              "SK_DIAG_BPF_STORAGE_MAP_VALUE": _xint()})})
 
 
+_MD5SIG = struct.Struct("<BBH16s80s")       # struct tcp_diag_md5sig (linux/tcp.h)
+
+
+def _md5sig(c: _Ctx, k: int, raw: bytes) -> str:
+    family, plen, keylen, addr, key = _MD5SIG.unpack(raw)
+    return (f"{{tcpm_family={_family(c, family)}, tcpm_prefixlen={plen}, "
+            f"tcpm_keylen={keylen}, {_sockaddr_field(c, family, addr, 'tcpm_addr')}, "
+            f"tcpm_key={quote(key[:keylen], force_hex=True)}}}")
+
+
+def _sockaddr_storage(c: _Ctx, k: int, raw: bytes) -> str:
+    return format_sockaddr(raw, c.T.ADDRESS_FAMILIES)
+
+
+_SOCKADDR_STORAGE_SIZE = 128
+
+
 _INET_DIAG: dict[str, Nla] = {
+    "INET_DIAG_VEGASINFO": _struct_u("<4I", ("tcpv_enabled", "tcpv_rttcnt", "tcpv_rtt",
+                                             "tcpv_minrtt")),
+    "INET_DIAG_DCTCPINFO": _struct_u("<HH3I", ("dctcp_enabled", "dctcp_ce_state",
+                                               "dctcp_alpha", "dctcp_ab_ecn",
+                                               "dctcp_ab_tot")),
+    "INET_DIAG_BBRINFO": _struct_u("<5I", ("bbr_bw_lo", "bbr_bw_hi", "bbr_min_rtt",
+                                           "bbr_pacing_gain", "bbr_cwnd_gain"),
+                                   ("bbr_bw_lo", "bbr_bw_hi")),
+    "INET_DIAG_MD5SIG": _struct_array(_MD5SIG.size, _md5sig),
+    "INET_DIAG_LOCALS": _struct_array(_SOCKADDR_STORAGE_SIZE, _sockaddr_storage),
+    "INET_DIAG_PEERS": _struct_array(_SOCKADDR_STORAGE_SIZE, _sockaddr_storage),
     "INET_DIAG_ULP_INFO": _ULP_INFO, "INET_DIAG_SK_BPF_STORAGES": _BPF_STORAGES,
     "INET_DIAG_MEMINFO": _struct_u("<4I", ("idiag_rmem", "idiag_wmem", "idiag_fmem",
                                            "idiag_tmem")),
@@ -1991,6 +2256,7 @@ _UNIX_DIAG: dict[str, Nla] = {
     "UNIX_DIAG_NAME": _nla_str,
     "UNIX_DIAG_VFS": _unix_vfs,
     "UNIX_DIAG_PEER": _u32,
+    "UNIX_DIAG_ICONS": _struct_array(4, lambda c, k, raw: str(int.from_bytes(raw, "little"))),
     "UNIX_DIAG_RQLEN": _struct_u("<II", ("udiag_rqueue", "udiag_wqueue")),
     "UNIX_DIAG_MEMINFO": _meminfo, "UNIX_DIAG_SHUTDOWN": _shutdown, "UNIX_DIAG_UID": _u32,
 }
@@ -2091,7 +2357,7 @@ def _packet_req(c: _Ctx, off: int, n: int) -> str:
     if n < _PACKET_REQ.size:
         return text + "...}"
     _, proto, ino, show, ck0, ck1 = _rest(c, text, off, _PACKET_REQ)
-    return (text + f"sdiag_protocol={proto}, pdiag_ino={ino}, "
+    return (text + f"sdiag_protocol={hex0(proto)}, pdiag_ino={ino}, "
             f"pdiag_show={_flags(c.T.PACKET_SHOW_FLAGS, show, 'PACKET_SHOW_???')}, "
             f"pdiag_cookie=[{ck0}, {ck1}]}}")
 
@@ -2260,6 +2526,20 @@ _SMC_DIAG: dict[str, Nla] = {
     "SMC_DIAG_CONNINFO": _smc_conninfo, "SMC_DIAG_LGRINFO": _smc_lgrinfo,
     "SMC_DIAG_SHUTDOWN": _smc_shutdown, "SMC_DIAG_DMBINFO": _smc_dmbinfo,
     "SMC_DIAG_FALLBACK": _smc_fallback}
+
+
+_SMC_REQ_SIZE = 4 + _SOCKID_SIZE                # struct smc_diag_req: family, pad, ext, id
+_SMC_EXT = ((1, "1<<(SMC_DIAG_CONNINFO-1)"), (2, "1<<(SMC_DIAG_LGRINFO-1)"))
+
+
+def _smc_req(c: _Ctx, off: int, n: int) -> str:
+    """struct smc_diag_req (its sockid an AF_INET one, as strace)."""
+    text = "{diag_family=AF_SMC, "
+    if n < _SMC_REQ_SIZE:
+        return text + "...}"
+    ext = _need(c, text, off, _SMC_REQ_SIZE)[3]
+    return (text + f"diag_ext={_flags(_SMC_EXT, ext, '1<<SMC_DIAG_???-1')}, "
+            f"id={_sockid(c, socket.AF_INET, off + 4)}}}")
 
 
 def _smc_msg(c: _Ctx, off: int, n: int) -> str:

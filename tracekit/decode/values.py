@@ -25,6 +25,7 @@ import struct
 from collections.abc import Callable, Mapping
 
 from tracekit._events import CAPF_ARGV_TRUNC, CAPF_FAULT, CAPF_TRUNC, Capture
+from tracekit.decode.flags import FlagSet
 from tracekit.kernel import flag_tables
 from tracekit.kernel.syscalls import format_ret
 
@@ -251,11 +252,7 @@ def format_sockaddr(data: bytes, families: Mapping[int, str] | None = None) -> s
     if name == "AF_PACKET" and len(data) >= 20:     # sizeof(struct sockaddr_ll)
         return head + ", " + _sockaddr_ll(data) + "}"
     if name == "AF_VSOCK" and len(data) >= 16:      # sizeof(struct sockaddr_vm)
-        port, cid, vflags = struct.unpack_from("<IIB", data, 4)
-        cid_text = _CONSTS.VMADDR_CIDS.get(cid) or hex(cid)
-        port_text = _CONSTS.VMADDR_PORTS.get(port) or hex(port)
-        return (f"{head}, svm_cid={cid_text}, svm_port={port_text}, "
-                f"svm_flags={hex(vflags) if vflags else 0}}}")
+        return head + ", " + _sockaddr_vm(data) + "}"
     if name == "AF_RXRPC" and len(data) >= 36:      # sizeof(struct sockaddr_rxrpc)
         return head + ", " + _sockaddr_rxrpc(data, families) + "}"
     more = _SOCKADDR_MORE.get(name or "")
@@ -444,7 +441,56 @@ def _sockaddr_ax25(data: bytes) -> str:
     return text
 
 
+def _sockaddr_vm(data: bytes) -> str:
+    """struct sockaddr_vm (linux/vm_sockets.h): svm_reserved1 and svm_zero when not
+    zero, the cid and port by name, the flags."""
+    reserved, port, cid, vflags = struct.unpack_from("<HIIB", data, 2)
+    zero = data[13:16]
+    return (f"{f'svm_reserved1={reserved:#x}, ' if reserved else ''}"
+            f"svm_cid={_CONSTS.VMADDR_CIDS.get(cid) or hex0(cid)}, "
+            f"svm_port={_CONSTS.VMADDR_PORTS.get(port) or hex0(port)}, "
+            f"svm_flags={_VSOCK_FLAGS(vflags)}"
+            f"{f', svm_zero={quote(zero, force_hex=True)}' if any(zero) else ''}")
+
+
+_VSOCK_FLAGS = FlagSet(((1, "VMADDR_FLAG_TO_HOST"),), unknown="VMADDR_FLAG_???")
+# linux/qrtr.h, linux/if_xdp.h, linux/mctp.h: the names strace 6.1 gives
+_QRTR_NODES, _QRTR_PORTS = {0xFFFFFFFF: "QRTR_NODE_BCAST"}, {0xFFFFFFFE: "QRTR_PORT_CTRL"}
+_XDP_FLAGS = FlagSet(((1, "XDP_SHARED_UMEM"), (2, "XDP_COPY"), (4, "XDP_ZEROCOPY"),
+                      (8, "XDP_USE_NEED_WAKEUP")), unknown="XDP_???")
+_MCTP_NETS, _MCTP_ADDRS = {0: "MCTP_NET_ANY"}, {0: "MCTP_ADDR_NULL", 0xFF: "MCTP_ADDR_ANY"}
+
+
+def _sockaddr_qrtr(data: bytes) -> str:
+    """struct sockaddr_qrtr: node and port, named or in hex."""
+    node, port = struct.unpack_from("<II", data, 4)
+    return (f"sq_node={_QRTR_NODES.get(node) or hex0(node)}, "
+            f"sq_port={_QRTR_PORTS.get(port) or hex0(port)}")
+
+
+def _sockaddr_xdp(data: bytes) -> str:
+    """struct sockaddr_xdp: the umem fd with XDP_SHARED_UMEM, else in hex when not 0."""
+    xflags, ifindex, queue, umem = struct.unpack_from("<HIII", data, 2)
+    text = (f"sxdp_flags={_XDP_FLAGS(xflags)}, sxdp_ifindex={format_ifindex(ifindex)}, "
+            f"sxdp_queue_id={queue}")
+    if xflags & 1:
+        return f"{text}, sxdp_shared_umem_fd={signed(umem, 32)}"
+    return f"{text}, sxdp_shared_umem_fd={umem:#x}" if umem else text
+
+
+def _sockaddr_mctp(data: bytes) -> str:
+    """struct sockaddr_mctp: its pads when not 0."""
+    pad0, net, addr, mtype, tag, pad1 = struct.unpack_from("<HIBBBB", data, 2)
+    return (f"{f'__smctp_pad0={pad0:#x}, ' if pad0 else ''}"
+            f"smctp_network={_MCTP_NETS.get(net) or hex0(net)}, "
+            f"smctp_addr={{s_addr={_MCTP_ADDRS.get(addr) or hex0(addr)}}}, "
+            f"smctp_type={hex0(mtype)}, smctp_tag={hex0(tag)}"
+            f"{f', __smctp_pad1={pad1:#x}' if pad1 else ''}")
+
+
 _SOCKADDR_MORE: dict[str, tuple[int, Callable[[bytes], str]]] = {
+    "AF_QIPCRTR": (12, _sockaddr_qrtr), "AF_XDP": (16, _sockaddr_xdp),
+    "AF_MCTP": (12, _sockaddr_mctp),
     "AF_AX25": (_AX25_HEAD, _sockaddr_ax25),
     "AF_IPX": (16, _sockaddr_ipx), "AF_X25": (18, _sockaddr_x25),
     "AF_IEEE802154": (20, _sockaddr_ieee802154), "AF_NFC": (16, _sockaddr_nfc),

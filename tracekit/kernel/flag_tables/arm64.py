@@ -553,7 +553,6 @@ RTM_TYPES: dict[int, str] = {
     90: 'RTM_GETNSID',
     92: 'RTM_NEWSTATS',
     94: 'RTM_GETSTATS',
-    95: 'RTM_SETSTATS',
     96: 'RTM_NEWCACHEREPORT',
     100: 'RTM_NEWCHAIN',
     101: 'RTM_DELCHAIN',
@@ -570,9 +569,6 @@ RTM_TYPES: dict[int, str] = {
     116: 'RTM_NEWNEXTHOPBUCKET',
     117: 'RTM_DELNEXTHOPBUCKET',
     118: 'RTM_GETNEXTHOPBUCKET',
-    120: 'RTM_NEWTUNNEL',
-    121: 'RTM_DELTUNNEL',
-    122: 'RTM_GETTUNNEL',
 }
 
 SOCK_DIAG_TYPES: dict[int, str] = {
@@ -857,7 +853,6 @@ RTEXT_FILTERS: tuple[tuple[int, str], ...] = (
     (0x10, 'RTEXT_FILTER_MRP'),
     (0x20, 'RTEXT_FILTER_CFM_CONFIG'),
     (0x40, 'RTEXT_FILTER_CFM_STATUS'),
-    (0x80, 'RTEXT_FILTER_MST'),
 )
 
 RTA_ATTRS: dict[int, str] = {
