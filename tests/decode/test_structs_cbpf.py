@@ -21,6 +21,7 @@ from tracekit._events import (
     CAPF_DEREF,
     CAPF_ELEM_FAULT,
     CAPF_FAULT,
+    CAPF_PARTIAL,
     Capture,
 )
 from tracekit.decode.args import SyscallDecoder
@@ -154,6 +155,34 @@ def test_unreadable_at_entry_read_at_exit(verbose: SyscallDecoder) -> None:
     assert args(verbose, ev).endswith(f"{{len=4, filter={DENY_TEXT}}}")
 
 
+def got_filter(count: int, got: Capture, ret: int = 0) -> tuple[Capture, ...]:
+    """getsockopt's captures: optlen before (16) and after (``count``), the buffer read
+    at exit (``got``), the buffer as long as optlen (the last)."""
+    return (Capture(4, CAP_STRUCT, 0, struct.pack("<i", 16)),
+            Capture(4, CAP_STRUCT, 0, struct.pack("<i", count)), got,
+            Capture(3, CAP_BUF, 0, got.data[:count]))
+
+
+def test_getsockopt_filter(tmp_path: Path, verbose: SyscallDecoder) -> None:
+    buf = 0x7FFC1000
+    whole = Capture(3, CAP_STRUCT, 0, DENY + bytes(1024 - len(DENY)))
+    ev = call("getsockopt", (3, 1, 26, buf, 0x7FFC2000), caps=got_filter(4, whole))
+    # a socket filter's return values in hex
+    sock = DENY_TEXT.replace("SECCOMP_RET_ERRNO|0x2", "0x50002").replace(
+        "SECCOMP_RET_ALLOW", "0x7fff0000")
+    assert args(verbose, ev) == f"3, SOL_SOCKET, SO_GET_FILTER, {sock}, [16 => 4]"
+    assert args(decoder(tmp_path), ev) == f"3, SOL_SOCKET, SO_GET_FILTER, {hex(buf)}, [16 => 4]"
+    # the buffer cut by the end of its mapping: the instructions before, then its address
+    cut = Capture(3, CAP_STRUCT, CAPF_FAULT | CAPF_PARTIAL, b"", DENY[:16])
+    ev = call("getsockopt", (3, 1, 26, buf, 0x7FFC2000), caps=got_filter(4, cut))
+    assert args(verbose, ev).split(", ", 3)[3].startswith(
+        f"[BPF_STMT(BPF_LD|BPF_W|BPF_ABS, 0), BPF_JUMP(BPF_JMP|BPF_K|BPF_JEQ, 0x6e, 0, 0x1), "
+        f"... /* {hex(buf + 16)} */], [16 => 4]")
+    # a failed call: the address
+    ev = call("getsockopt", (3, 1, 26, buf, 0x7FFC2000), ret=-22, caps=got_filter(4, whole))
+    assert args(verbose, ev) == f"3, SOL_SOCKET, SO_GET_FILTER, {hex(buf)}, [16]"
+
+
 @settings(deadline=None, max_examples=300)
 @given(data=st.binary(max_size=1100), count=st.integers(0, 0xFFFF),
        ptr=st.integers(0, 2**64 - 1), flags=st.integers(0, 0xFFFF),
@@ -172,3 +201,8 @@ def test_hostile_programs_never_raise(tmp_path_factory: pytest.TempPathFactory, 
             "setsockopt": (3, 1, 26, FPROG, 16)}[op]
     text = args(d, call(op, argv, caps=cap_set))
     assert "len=" in text or hex(FPROG) in text
+    # getsockopt(SO_GET_FILTER): any count and bytes
+    got = Capture(3, CAP_STRUCT, flags & (CAPF_FAULT | CAPF_PARTIAL), data, head)
+    text = args(d, call("getsockopt", (3, 1, 26, ptr, 0x7FFC2000),
+                        caps=got_filter(count - 0x8000, got)))
+    assert "SO_GET_FILTER, " in text

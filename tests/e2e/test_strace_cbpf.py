@@ -4,7 +4,8 @@ tests/workloads/cbpf_filters.c attaches socket filters (SO_ATTACH_FILTER,
 SO_ATTACH_REUSEPORT_CBPF: SKF_* offsets, codes without names, empty, NULL, cut by the
 end of their mapping, unreadable) and, in a forked child, installs seccomp filters with
 seccomp and prctl and passes programs with every
-seccomp action that the kernel refuses. tracekit traces ``strace -f -o FILE
+seccomp action that the kernel refuses; getsockopt(SO_GET_FILTER) reads a socket's
+program back. tracekit traces ``strace -f -o FILE
 cbpf_filters``, so both see the same calls: every line of every process must be equal,
 with -v (the instructions) and without (the struct's length and pointer).
 """
@@ -26,7 +27,7 @@ pytestmark = [pytest.mark.kernel,
 # dozen calls of its own per call it traces, which would fill the ring. Not getppid: a
 # call the filter refuses has no sys_enter (the kernel skips the tracepoint), and
 # tracekit prints such an exit as a call it attached to, at the start of the log.
-TRACE = ["-e", "trace=execve,seccomp,prctl,setsockopt"]
+TRACE = ["-e", "trace=execve,seccomp,prctl,setsockopt,getsockopt"]
 
 
 def test_programs_equal_strace_verbose(tmp_path: Path) -> None:
@@ -45,7 +46,11 @@ def test_programs_equal_strace_verbose(tmp_path: Path) -> None:
                  "prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, {len=4, filter=["
                  "BPF_STMT(BPF_LD|BPF_W|BPF_ABS, 0), ",
                  "BPF_STMT(BPF_RET|BPF_K, SECCOMP_RET_ERRNO|0x2), "
-                 "BPF_STMT(BPF_RET|BPF_K, SECCOMP_RET_ALLOW)]}) = 0"):
+                 "BPF_STMT(BPF_RET|BPF_K, SECCOMP_RET_ALLOW)]}) = 0",
+                 "SO_GET_FILTER, [BPF_STMT(BPF_LD|BPF_W|BPF_ABS, 0), BPF_JUMP(BPF_JMP|BPF_K|"
+                 "BPF_JEQ, 0x6e, 0, 0x1), BPF_STMT(BPF_RET|BPF_K, 0x50002), "
+                 "BPF_STMT(BPF_RET|BPF_K, 0x7fff0000)], [16 => 4]) = 0",
+                 "SO_GET_FILTER, 0x"):
         assert want in text, want
 
 

@@ -5,7 +5,8 @@
  * SKF_AD_OFF with a known and an unknown ancillary field), jumps, returns; a program
  * of odd codes (unknown modes, operations and bits, which the kernel refuses); an empty
  * program, a NULL one, one of 3 instructions of which 2 end the mapping, one whose
- * first instruction is past it, and a struct sock_fprog that is itself unreadable.
+ * first instruction is past it, and a struct sock_fprog that is itself unreadable;
+ * then a program the kernel takes, read back with getsockopt(SO_GET_FILTER).
  * A forked child (so the parent stays unfiltered) sets PR_SET_NO_NEW_PRIVS and installs
  * a seccomp filter that makes getppid fail with ENOENT (seccomp, then prctl with another
  * filter; the test leaves getppid out), passes programs with every seccomp action (and unknown ones, and return data)
@@ -156,6 +157,16 @@ int main(void)
     setsockopt(udp, SOL_SOCKET, SO_ATTACH_FILTER, &null, sizeof(null));
     setsockopt(udp, SOL_SOCKET, SO_ATTACH_FILTER, &cut, sizeof(cut));
     setsockopt(udp, SOL_SOCKET, SO_ATTACH_FILTER, &past, sizeof(past));
+    /* one the kernel takes, and what SO_GET_FILTER gives back of it (its count in
+     * optlen: with optlen 0, the count alone) */
+    struct sock_fprog valid = {N(deny_getppid), (struct sock_filter *)deny_getppid};
+    struct sock_filter got[16];
+    socklen_t len = N(got);
+
+    setsockopt(udp, SOL_SOCKET, SO_ATTACH_FILTER, &valid, sizeof(valid));
+    getsockopt(udp, SOL_SOCKET, SO_GET_FILTER, got, &len);
+    len = 0;
+    getsockopt(udp, SOL_SOCKET, SO_GET_FILTER, got, &len);
     close(udp);
 
     pid_t pid = fork();

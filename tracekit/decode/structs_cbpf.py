@@ -1,6 +1,7 @@
 """Classic BPF programs (struct sock_fprog), as strace 6.1 prints them: seccomp's
 SECCOMP_SET_MODE_FILTER and prctl's PR_SET_SECCOMP filters, setsockopt's SO_ATTACH_FILTER
-and SO_ATTACH_REUSEPORT_CBPF socket filters.
+and SO_ATTACH_REUSEPORT_CBPF socket filters, and the one getsockopt's SO_GET_FILTER
+returns (an array of instructions alone: :func:`got_filter_text`).
 
 struct sock_fprog (include/uapi/linux/filter.h) is ``{u16 len; struct sock_filter
 *filter}`` (the pointer at byte 8 on 64-bit); each struct sock_filter is 8 bytes, ``{u16
@@ -29,15 +30,17 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from tracekit._events import Syscall
-from tracekit.decode.captures import deref, readable
+from tracekit.decode.captures import deref, readable, succeeded
 from tracekit.decode.values import hex0, pointer, xval
 
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
 
-__all__ = ["FPROG_FILTER_AT", "FPROG_SIZE", "INSN_SIZE", "format_code", "format_fprog",
-           "format_insns", "fprog_arg", "fprog_text", "seccomp_k", "sock_k"]
+__all__ = ["FPROG_FILTER_AT", "FPROG_SIZE", "GET_FILTER_CAP", "INSN_SIZE", "format_code",
+           "format_fprog", "format_insns", "fprog_arg", "fprog_text", "got_filter_text",
+           "seccomp_k", "sock_k"]
 
+GET_FILTER_CAP = 1024   # getsockopt SO_GET_FILTER's buffer read at exit: 128 instructions
 FPROG_FILTER_AT = 8     # struct sock_fprog: the filter pointer's byte offset (64-bit)
 FPROG_SIZE = 16         # struct sock_fprog (64-bit)
 INSN_SIZE = 8           # struct sock_filter
@@ -176,3 +179,22 @@ def fprog_arg(d: SyscallDecoder, ev: Syscall, i: int, *, sock: bool = False) -> 
     """:func:`fprog_text`, or the address (``NULL``) when the struct was not read."""
     text = fprog_text(d, ev, i, sock=sock) if ev.args[i] else None
     return pointer(ev.args[i]) if text is None else text
+
+
+def got_filter_text(d: SyscallDecoder, ev: Syscall, i: int, ulen: int | None,
+                    rlen: int | None) -> str:
+    """getsockopt(SO_GET_FILTER)'s buffer at argument ``i``: with -v the ``rlen``
+    instructions the call wrote (its optlen after the call counts instructions, not
+    bytes: net/core/filter.c sk_get_filter), read at exit (the first capture of the
+    argument, session/capture.py: GET_FILTER_CAP bytes, or those up to the end of their
+    page); the address when abbreviated, when the call failed, when either length is not
+    above 0 or ``rlen`` is not a u16 (strace's print_getsockopt), or the first
+    instruction is unreadable."""
+    addr = ev.args[i]
+    text = None
+    if (d.full and addr and succeeded(ev) and ulen is not None and rlen is not None
+            and ulen > 0 and 0 < rlen <= 0xFFFF and addr + rlen * INSN_SIZE < 1 << 64):
+        got = readable(ev, i)
+        if got is not None:
+            text = format_insns(d.flags.tables, got[0], rlen, addr, sock_k, cut=not got[1])
+    return pointer(addr) if text is None else text

@@ -36,7 +36,7 @@ from tracekit._events import (
 )
 from tracekit.decode import flags as F
 from tracekit.decode.captures import capture_out, succeeded
-from tracekit.decode.structs_cbpf import fprog_text
+from tracekit.decode.structs_cbpf import fprog_text, got_filter_text
 from tracekit.decode.values import format_ifindex, format_sockaddr, pointer, quote, signed
 from tracekit.kernel.syscalls import errno_name
 
@@ -251,6 +251,8 @@ def _optval(d: SyscallDecoder, ev: Syscall, i: int, n: int | None, out: bool) ->
     so = T.SO_NAMES.get(ev.args[2] & 0xFFFFFFFF) if level == "SOL_SOCKET" else None
     ip = T.IP_SOCKOPTS.get(ev.args[2] & 0xFFFFFFFF) if level == "SOL_IP" else None
     ip6 = T.IPV6_NAMES.get(ev.args[2] & 0xFFFFFFFF) if level == "SOL_IPV6" else None
+    if out and so == "SO_ATTACH_FILTER":            # SO_GET_FILTER: the instructions
+        return got_filter_text(d, ev, i, _lens(ev, i + 1)[0], n)
     cap = capture_out(ev, i) if out else _set_capture(
         ev, i, so in _SET_INT_OPTS or level == "SOL_NETLINK"
         or (level == "SOL_RAW" and ev.args[2] & 0xFFFFFFFF == 1)       # ICMP_FILTER

@@ -84,7 +84,7 @@ from tracekit.decode.structs_bpf import (
     BPF_PTR_BUF_CAP,
     BPF_PTR_STR_CAP,
 )
-from tracekit.decode.structs_cbpf import FPROG_FILTER_AT, FPROG_SIZE
+from tracekit.decode.structs_cbpf import FPROG_FILTER_AT, FPROG_SIZE, GET_FILTER_CAP
 from tracekit.decode.structs_compat import KINDS32_SIZES
 from tracekit.decode.structs_cred import CAP_DATA_SIZE, CAP_HEADER_SIZE
 from tracekit.decode.structs_fs import (
@@ -812,7 +812,10 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     # capget/capset: the header at entry; the data capset reads, the data capget writes
     "capget": (_fixed("header", CAP_HEADER_SIZE), _fixed("dataptr", CAP_DATA_SIZE, at_exit=True)),
     "capset": (_fixed("header", CAP_HEADER_SIZE), _fixed("data", CAP_DATA_SIZE)),
+    # (and, first of optval's, SO_GET_FILTER's instructions: their count is the optlen
+    # written, so read GET_FILTER_CAP bytes; the other options take the last capture)
     "getsockopt": (_fixed("optlen", 4), _fixed("optlen", 4, at_exit=True),
+                   _fixed("optval", GET_FILTER_CAP, at_exit=True),
                    _Override("optval", CAP_BUF, "optlen", BUF_CAP, 0, True, SPEC_LEN_PTR),
                    _fd("fd")),
 }
