@@ -44,6 +44,7 @@ Table = tuple[str, tuple[str, ...], str, frozenset[str], tuple[str, ...]]
 _FCNTL = ("asm/fcntl.h",)
 _LFCNTL = ("linux/fcntl.h",)
 _MMAN = ("linux/mman.h",)
+_CBPF = ("linux/filter.h", "linux/bpf.h")
 _TERMBITS = ("asm/termbits.h",)
 _NETFILTER = ("linux/netfilter_ipv4/ip_tables.h", "linux/netfilter_ipv6/ip6_tables.h",
               "linux/netfilter_arp/arp_tables.h", "linux/netfilter_bridge/ebtables.h")
@@ -719,6 +720,30 @@ TABLES: dict[str, Table] = {
     "SECCOMP_RET_ACTIONS": ("values", ("linux/seccomp.h",),
                             r"SECCOMP_RET_(KILL_PROCESS|KILL_THREAD|TRAP|ERRNO|USER_NOTIF|"
                             r"TRACE|LOG|ALLOW)", frozenset(), ()),
+    # a seccomp filter's return value: its action (SECCOMP_RET_ACTIONS) and data parts
+    "SECCOMP_RET_MASKS": ("values", ("linux/seccomp.h",), r"SECCOMP_RET_(ACTION_FULL|DATA)",
+                          frozenset(), ()),
+    # classic BPF instructions (struct sock_filter: seccomp's and socket filters'), the
+    # parts of their code as strace 6.1 names them (its bpf_filter.c), eBPF's names of
+    # the same fields included (BPF_DW, BPF_XADD, BPF_MOV, BPF_JNE...: linux/bpf.h)
+    "BPF_CLASSES": ("values", _CBPF, r"BPF_(LD|LDX|ST|STX|ALU|JMP|RET|MISC)", frozenset(), ()),
+    "BPF_SIZES": ("values", _CBPF, r"BPF_(W|H|B|DW)", frozenset(), ()),
+    "BPF_MODES": ("values", _CBPF, r"BPF_(IMM|ABS|IND|MEM|LEN|MSH|XADD)", frozenset(), ()),
+    "BPF_ALU_OPS": ("values", _CBPF,
+                    r"BPF_(ADD|SUB|MUL|DIV|OR|AND|LSH|RSH|NEG|MOD|XOR|MOV|ARSH|END)",
+                    frozenset(), ()),
+    "BPF_JMP_OPS": ("values", _CBPF,
+                    r"BPF_(JA|JEQ|JGT|JGE|JSET|JNE|JSGT|JSGE|CALL|EXIT|JLT|JLE|JSLT|JSLE)",
+                    frozenset(), ()),
+    "BPF_SRCS": ("values", _CBPF, r"BPF_(K|X)", frozenset(), ()),
+    "BPF_RVALS": ("values", _CBPF, r"BPF_(K|X|A)", frozenset(), ()),
+    "BPF_MISCOPS": ("values", _CBPF, r"BPF_(TAX|TXA)", frozenset(), ()),
+    "BPF_FILTER_CONSTS": ("values", _CBPF, r"BPF_MAXINSNS", frozenset(), ()),
+    # a socket filter's load offsets: the ancillary data (SKF_AD_OFF + SKF_AD_*), the
+    # network and link layer headers
+    "SKF_AD": ("values", _CBPF, r"SKF_AD_[A-Z_]+", frozenset({"SKF_AD_OFF", "SKF_AD_MAX"}),
+               ()),
+    "SKF_OFFS": ("values", _CBPF, r"SKF_(AD|NET|LL)_OFF", frozenset(), ()),
     # SECCOMP_SET_MODE_FILTER's flags
     "SECCOMP_FILTER_FLAGS": ("bits", ("linux/seccomp.h",), r"SECCOMP_FILTER_FLAG_[A-Z_]+",
                              frozenset(), ()),

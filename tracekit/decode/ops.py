@@ -45,6 +45,7 @@ from tracekit.decode.captures import (
     succeeded,
 )
 from tracekit.decode.signals import siginfo_text
+from tracekit.decode.structs_cbpf import fprog_arg
 from tracekit.decode.structs_proc import SIGSET_SIZE, format_sigset
 from tracekit.decode.values import (
     format_ret_errno,
@@ -145,7 +146,7 @@ def _prctl(d: SyscallDecoder, ev: Syscall) -> list[str]:
         if mode == "SECCOMP_MODE_STRICT":
             return out
         if mode == "SECCOMP_MODE_FILTER":
-            return [*out, pointer(args[2])]
+            return [*out, fprog_arg(d, ev, 2)]
         return [*out, *(hex0(v) for v in args[2:5])]
     if opt_name == "PR_SET_VMA":
         out.append(_xval(T.PR_SET_VMA_OPS, args[1], "PR_SET_VMA_???"))

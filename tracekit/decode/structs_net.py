@@ -36,6 +36,7 @@ from tracekit._events import (
 )
 from tracekit.decode import flags as F
 from tracekit.decode.captures import capture_out, succeeded
+from tracekit.decode.structs_cbpf import fprog_text, got_filter_text
 from tracekit.decode.values import format_ifindex, format_sockaddr, pointer, quote, signed
 from tracekit.kernel.syscalls import errno_name
 
@@ -250,6 +251,8 @@ def _optval(d: SyscallDecoder, ev: Syscall, i: int, n: int | None, out: bool) ->
     so = T.SO_NAMES.get(ev.args[2] & 0xFFFFFFFF) if level == "SOL_SOCKET" else None
     ip = T.IP_SOCKOPTS.get(ev.args[2] & 0xFFFFFFFF) if level == "SOL_IP" else None
     ip6 = T.IPV6_NAMES.get(ev.args[2] & 0xFFFFFFFF) if level == "SOL_IPV6" else None
+    if out and so == "SO_ATTACH_FILTER":            # SO_GET_FILTER: the instructions
+        return got_filter_text(d, ev, i, _lens(ev, i + 1)[0], n)
     cap = capture_out(ev, i) if out else _set_capture(
         ev, i, so in _SET_INT_OPTS or level == "SOL_NETLINK"
         or (level == "SOL_RAW" and ev.args[2] & 0xFFFFFFFF == 1)       # ICMP_FILTER
@@ -269,7 +272,9 @@ def _optval(d: SyscallDecoder, ev: Syscall, i: int, n: int | None, out: bool) ->
         size = _EXACT_STRUCTS[name]
         if n != size or len(data) < size:
             return pointer(ev.args[i])
-        return _exact_struct(T, name, data, bool(ev.flags & SC_COMPAT))
+        compat = bool(ev.flags & SC_COMPAT)
+        text = fprog_text(d, ev, i, sock=True) if so and not compat else None
+        return text if text is not None else _exact_struct(T, name, data, compat)
     if not out and n == 0 and not {so, ip, ip6} & _SET_STRUCT_OPTS:
         return '""'                     # strace's default: the value's 0 bytes
     if cap is None or n is None or n <= 0 or len(cap.data) < min(n, 4):

@@ -18,7 +18,8 @@ as strace does for memory it cannot read). :func:`kinds` gives the argument kind
 - ``seccomparg``: seccomp's third argument by the operation in the first:
   SECCOMP_GET_ACTION_AVAIL's action (read at entry, ``[SECCOMP_RET_LOG]``),
   SECCOMP_GET_NOTIF_SIZES' sizes (written, ``{seccomp_notif=80, seccomp_notif_resp=24,
-  seccomp_data=64}``), else the address.
+  seccomp_data=64}``), SECCOMP_SET_MODE_FILTER's program (tracekit.decode.structs_cbpf),
+  else the address.
 - ``nodes_in``/``nodes_out``: a node mask of ``maxnode`` (the next argument) bits, as
   the longs that hold ``maxnode - 1`` bits in C's ``%#0*lx`` of width 16:
   ``[0x00000000000001, 0000000000000000]`` (mbind, set_mempolicy at entry;
@@ -62,6 +63,7 @@ from tracekit.decode.captures import (
     readable,
     succeeded,
 )
+from tracekit.decode.structs_cbpf import fprog_arg
 from tracekit.decode.values import pointer, xval
 from tracekit.kernel.syscalls import errno_name
 
@@ -318,9 +320,12 @@ def _k_futex_waiters(flags: F.FlagSet) -> KindFn:
 def _k_seccomp_arg(ops: dict[int, str], actions: dict[int, str]) -> KindFn:
     by_name = {n: v for v, n in ops.items()}
     avail, sizes = by_name.get("SECCOMP_GET_ACTION_AVAIL"), by_name.get("SECCOMP_GET_NOTIF_SIZES")
+    mode_filter = by_name.get("SECCOMP_SET_MODE_FILTER")
 
     def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
         op = ev.args[0] & _M32
+        if op == mode_filter:
+            return fprog_arg(d, ev, i)
         if op == avail and ev.args[i]:
             # the action as the call read it: the entry read (the exit one, sized for
             # SECCOMP_GET_NOTIF_SIZES, faults for an action at the end of a mapping)

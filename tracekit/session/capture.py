@@ -84,6 +84,7 @@ from tracekit.decode.structs_bpf import (
     BPF_PTR_BUF_CAP,
     BPF_PTR_STR_CAP,
 )
+from tracekit.decode.structs_cbpf import FPROG_FILTER_AT, FPROG_SIZE, GET_FILTER_CAP
 from tracekit.decode.structs_compat import KINDS32_SIZES
 from tracekit.decode.structs_cred import CAP_DATA_SIZE, CAP_HEADER_SIZE
 from tracekit.decode.structs_fs import (
@@ -200,6 +201,7 @@ _SPEC = struct.Struct("<BBBBHH")                  # struct tk_beauty_spec, 8 byt
 # programs/syscalls.bpf.c: a capture starts at caps_len <= TK_CAP_OFF_MAX
 _CAP_OFF_MAX = 16184 - (8 + STR_MAX + 8)
 
+PR_SET_SECCOMP = 22      # include/uapi/linux/prctl.h
 PRCTL_NAME_CAP = 16      # TASK_COMM_LEN: PR_SET_NAME / PR_GET_NAME
 PTRACE_DATA_CAP = 512    # x86_64's struct user_fpregs_struct (PTRACE_GETFPREGS), the largest
 PTRACE_REGS_CAP = 216    # x86_64's struct user_regs_struct (PTRACE_SETREGS)
@@ -307,6 +309,20 @@ def _ptr_at(offset: int, when: int | None = None) -> int:
     """A SPEC_PTR_AT spec's size: the pointer's byte offset in the struct, and the value
     of args[0] (its low byte) the capture is read for (None: every call)."""
     return offset | (0 if when is None else ((when & 0xFF) + 1) << 8)
+
+
+def _fprog(arg: str, when: int | None = None) -> tuple[_Override, _Override]:
+    """A classic BPF program (struct sock_fprog at ``arg``): what its filter pointer
+    points to, DEREF_MAX bytes (128 instructions; those up to the end of their page when
+    the read faults: a program cut by the end of its mapping), whatever its ``len`` (the
+    capture's length is in bytes, not instructions): tracekit/decode/structs_cbpf.py,
+    which takes ``len`` from the struct's own capture. Read at entry and again at exit:
+    a program in pages the process has not touched yet (a static one, after fork) is
+    readable only once the call has copied it. ``when``: only for calls whose first
+    argument's low byte is this (the seccomp operation, the prctl option)."""
+    entry, exit_ = (_Override(arg, CAP_BUF, None, DEREF_MAX, _ptr_at(FPROG_FILTER_AT, when),
+                              at_exit, SPEC_PTR_AT) for at_exit in (False, True))
+    return entry, exit_
 
 
 def _buf(arg: str, length: str, *, at_exit: bool = False) -> _Override:
@@ -639,8 +655,10 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     # setsockopt: optlen bytes of the value, and the sizes strace reads whatever optlen
     # says (tracekit/decode/structs_net.py SETSOCKOPT_FIXED: when optlen runs past the
     # end of the value's mapping)
+    # (and the program of a socket filter, SO_ATTACH_FILTER's: read for every call,
+    # whose first argument is the fd)
     "setsockopt": (_buf("optval", "optlen"), _fd("fd"),
-                   *(_fixed("optval", n) for n in SETSOCKOPT_FIXED)),
+                   *(_fixed("optval", n) for n in SETSOCKOPT_FIXED), *_fprog("optval")),
     "shutdown": (_fd("fd"),),
     "socketpair": (_fixed("usockvec", 8, at_exit=True), _fd("usockvec", pair=True)),
     "sendfile64": (_fixed("offset", 8), _fixed("offset", 8, at_exit=True)),
@@ -673,7 +691,9 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "prctl": (_Override("arg2", CAP_STR, None, PRCTL_NAME_CAP), _fixed("arg2", 8, at_exit=True),
               _fixed("arg2", 4, at_exit=True),
               _Override("arg2", CAP_STR, None, PRCTL_NAME_CAP, 0, True),
-              _Override("arg5", CAP_STR, None, BUF_CAP)),
+              _Override("arg5", CAP_STR, None, BUF_CAP),
+              # PR_SET_SECCOMP's filter: the struct sock_fprog, its instructions
+              _fixed("arg3", FPROG_SIZE), *_fprog("arg3", PR_SET_SECCOMP)),
     # fcntl: a struct flock at entry and at exit, then a struct f_owner_ex (8 bytes, read
     # at its own size: one at the end of a mapping is not readable as a flock)
     "fcntl": (_fixed("arg", FLOCK_SIZE), _fixed("arg", FLOCK_SIZE, at_exit=True),
@@ -784,7 +804,8 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     "futex_waitv": (_Override("waiters", CAP_BUF, "nr_futexes",
                               FUTEX_WAITV_MAX * FUTEX_WAITV_SIZE, FUTEX_WAITV_SIZE),
                     _fixed("timeout", TIMESPEC_SIZE)),
-    "seccomp": (_fixed("uargs", 4), _fixed("uargs", 6, at_exit=True)),
+    # (and SECCOMP_SET_MODE_FILTER's program, operation 1)
+    "seccomp": (_fixed("uargs", 4), _fixed("uargs", 6, at_exit=True), *_fprog("uargs", 1)),
     "get_thread_area": (_fixed("u_info", USER_DESC_SIZE),
                         _fixed("u_info", USER_DESC_SIZE, at_exit=True)),
     "set_thread_area": (_fixed("u_info", USER_DESC_SIZE),),
@@ -802,7 +823,10 @@ OVERRIDES: dict[str, tuple[_Override, ...]] = {
     # capget/capset: the header at entry; the data capset reads, the data capget writes
     "capget": (_fixed("header", CAP_HEADER_SIZE), _fixed("dataptr", CAP_DATA_SIZE, at_exit=True)),
     "capset": (_fixed("header", CAP_HEADER_SIZE), _fixed("data", CAP_DATA_SIZE)),
+    # (and, first of optval's, SO_GET_FILTER's instructions: their count is the optlen
+    # written, so read GET_FILTER_CAP bytes; the other options take the last capture)
     "getsockopt": (_fixed("optlen", 4), _fixed("optlen", 4, at_exit=True),
+                   _fixed("optval", GET_FILTER_CAP, at_exit=True),
                    _Override("optval", CAP_BUF, "optlen", BUF_CAP, 0, True, SPEC_LEN_PTR),
                    _fd("fd")),
 }

@@ -3742,6 +3742,118 @@ SECCOMP_RET_ACTIONS: dict[int, str] = {
     2147483648: 'SECCOMP_RET_KILL_PROCESS',
 }
 
+SECCOMP_RET_MASKS: dict[int, str] = {
+    65535: 'SECCOMP_RET_DATA',
+    4294901760: 'SECCOMP_RET_ACTION_FULL',
+}
+
+BPF_CLASSES: dict[int, str] = {
+    0: 'BPF_LD',
+    1: 'BPF_LDX',
+    2: 'BPF_ST',
+    3: 'BPF_STX',
+    4: 'BPF_ALU',
+    5: 'BPF_JMP',
+    6: 'BPF_RET',
+    7: 'BPF_MISC',
+}
+
+BPF_SIZES: dict[int, str] = {
+    0: 'BPF_W',
+    8: 'BPF_H',
+    16: 'BPF_B',
+    24: 'BPF_DW',
+}
+
+BPF_MODES: dict[int, str] = {
+    0: 'BPF_IMM',
+    32: 'BPF_ABS',
+    64: 'BPF_IND',
+    96: 'BPF_MEM',
+    128: 'BPF_LEN',
+    160: 'BPF_MSH',
+    192: 'BPF_XADD',
+}
+
+BPF_ALU_OPS: dict[int, str] = {
+    0: 'BPF_ADD',
+    16: 'BPF_SUB',
+    32: 'BPF_MUL',
+    48: 'BPF_DIV',
+    64: 'BPF_OR',
+    80: 'BPF_AND',
+    96: 'BPF_LSH',
+    112: 'BPF_RSH',
+    128: 'BPF_NEG',
+    144: 'BPF_MOD',
+    160: 'BPF_XOR',
+    176: 'BPF_MOV',
+    192: 'BPF_ARSH',
+    208: 'BPF_END',
+}
+
+BPF_JMP_OPS: dict[int, str] = {
+    0: 'BPF_JA',
+    16: 'BPF_JEQ',
+    32: 'BPF_JGT',
+    48: 'BPF_JGE',
+    64: 'BPF_JSET',
+    80: 'BPF_JNE',
+    96: 'BPF_JSGT',
+    112: 'BPF_JSGE',
+    128: 'BPF_CALL',
+    144: 'BPF_EXIT',
+    160: 'BPF_JLT',
+    176: 'BPF_JLE',
+    192: 'BPF_JSLT',
+    208: 'BPF_JSLE',
+}
+
+BPF_SRCS: dict[int, str] = {
+    0: 'BPF_K',
+    8: 'BPF_X',
+}
+
+BPF_RVALS: dict[int, str] = {
+    0: 'BPF_K',
+    8: 'BPF_X',
+    16: 'BPF_A',
+}
+
+BPF_MISCOPS: dict[int, str] = {
+    0: 'BPF_TAX',
+    128: 'BPF_TXA',
+}
+
+BPF_FILTER_CONSTS: dict[int, str] = {
+    4096: 'BPF_MAXINSNS',
+}
+
+SKF_AD: dict[int, str] = {
+    0: 'SKF_AD_PROTOCOL',
+    4: 'SKF_AD_PKTTYPE',
+    8: 'SKF_AD_IFINDEX',
+    12: 'SKF_AD_NLATTR',
+    16: 'SKF_AD_NLATTR_NEST',
+    20: 'SKF_AD_MARK',
+    24: 'SKF_AD_QUEUE',
+    28: 'SKF_AD_HATYPE',
+    32: 'SKF_AD_RXHASH',
+    36: 'SKF_AD_CPU',
+    40: 'SKF_AD_ALU_XOR_X',
+    44: 'SKF_AD_VLAN_TAG',
+    48: 'SKF_AD_VLAN_TAG_PRESENT',
+    52: 'SKF_AD_PAY_OFFSET',
+    56: 'SKF_AD_RANDOM',
+    60: 'SKF_AD_VLAN_TPID',
+}
+
+SKF_OFFS: dict[int, str] = {
+    -2097152: 'SKF_LL_OFF',
+    -1048576: 'SKF_NET_OFF',
+    -4096: 'SKF_AD_OFF',
+}
+
 SECCOMP_FILTER_FLAGS: tuple[tuple[int, str], ...] = (
     (0x1, 'SECCOMP_FILTER_FLAG_TSYNC'),
     (0x2, 'SECCOMP_FILTER_FLAG_LOG'),
