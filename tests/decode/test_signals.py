@@ -67,6 +67,9 @@ def rec(sig: int, info: bytes, *, ts: int = 5_000_000, tid: int = 42,
      "si_arch=AUDIT_ARCH_X86_64}"),
     (siginfo(10, 0, struct.pack("<iI", 1, 0), errno=1),
      "{si_signo=SIGUSR1, si_code=SI_USER, si_errno=EPERM, si_pid=1, si_uid=0}"),
+    # (uid_t) -1 as strace's printuid prints it
+    (siginfo(10, -1, struct.pack("<iI", -1, 0xFFFFFFFF)),
+     "{si_signo=SIGUSR1, si_code=SI_QUEUE, si_pid=-1, si_uid=-1}"),
     # unknown codes in hex (seen on strace 6.1 with rt_sigqueueinfo: the call and the
     # delivery print the same)
     # a POSIX timer's (SI_TIMER, -2): the timer id as strace's %#x, 0 as "0" (timeout(1)'s

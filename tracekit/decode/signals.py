@@ -117,7 +117,8 @@ def siginfo_text(data: bytes, flags: ArchFlags) -> str:
     if err:                                     # after the code; unknown: as unsigned
         name = errno_name(err & 0xFFFFFFFF)
         parts.append(f"si_errno={err & 0xFFFFFFFF if name[1:].isdigit() else name}")
-    source = [f"si_pid={pid}", f"si_uid={uid}"]
+    # a uid as strace's printuid prints it: (uid_t) -1 as -1
+    source = [f"si_pid={pid}", f"si_uid={-1 if uid == 0xFFFFFFFF else uid}"]
     if code <= 0:                               # sent by a process (SI_FROMUSER)
         if code == _SI_TIMER:
             overrun = struct.unpack_from("<i", data, 20)[0]
