@@ -644,3 +644,14 @@ def test_socket_ioctls_of_hostile_memory(req: int, data: list[bytes], flags: int
                                          arg: int) -> None:
     ioctl_of_hostile_memory(req, data, flags, ret, arg, False)
 
+
+
+def test_iov_dumps_of_an_array_not_readable_whole() -> None:
+    """-e write='s dump of writev: each buffer up to the bytes given; an array cut by an
+    unreadable page (CAPF_ELEM_FAULT) dumps nothing, as strace's one read of the array
+    fails."""
+    whole = Capture(1, CAP_IOV, 0, iov((ADDR, 5, b"hello"), (ADDR + 8, 3, b"abc")))
+    got = IO.iov_dump_vectors(call("writev", (6, ADDR, 2), -9, (whole,)), "writev")
+    assert [(n, [e.data for e in elems]) for n, elems, _ in got] == [(2, [b"hello", b"abc"])]
+    cut = Capture(1, CAP_IOV, CAPF_TRUNC | CAPF_ELEM_FAULT, iov((ADDR, 5, b"hello")))
+    assert IO.iov_dump_vectors(call("writev", (6, ADDR, 2), -14, (cut,)), "writev") == []

@@ -1059,22 +1059,24 @@ def iov_dump_vectors(ev: Syscall, name: str) -> list[tuple[int, list[IovElem], i
     caps = [c for c in ev.caps if c.arg == 1 and c.kind == kind and not c.flags & CAPF_FAULT]
     if not caps:
         return []
+    # an iovec array not readable whole (CAPF_ELEM_FAULT): strace reads the array in one
+    # piece before it dumps, and dumps none of its buffers
     unlimited = 1 << 64
     if kind == CAP_IOV:
-        elems = parse_iov(caps[-1].data)
+        elems = None if caps[-1].flags & CAPF_ELEM_FAULT else parse_iov(caps[-1].data)
         count = ev.args[2] & 0xFFFFFFFF
         return [] if elems is None else [(count, elems, ev.ret if read else unlimited)]
     if kind == CAP_MSGHDR:
-        got = parse_msghdr(caps[-1].data)
+        got = None if caps[-1].flags & CAPF_ELEM_FAULT else parse_msghdr(caps[-1].data)
         return [] if got is None else [(got[0][3], got[3], ev.ret if read else unlimited)]
     out = []
     for cap in caps[:max(ev.ret, 0)]:
         got = parse_msghdr(cap.data, MMSGHDR_SIZE)
         if got is None:
             break
-        out.append((got[0][3], got[3], got[0][7]))
+        iov = [] if cap.flags & CAPF_ELEM_FAULT else got[3]
+        out.append((got[0][3], iov, got[0][7]))
     return out
-
 
 def _k_iov(*, at_exit: bool, bases: bool = False) -> KindFn:
     """An iovec array; one the call fills in is captured at exit, and a failed call's
