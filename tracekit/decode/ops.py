@@ -758,12 +758,19 @@ def _ptrace_cap(ev: Syscall, i: int, size: int, *, at_exit: bool,
         return None
     caps = _caps(ev, i)
     for c in (reversed(caps) if at_exit else caps):
-        if not c.flags & CAPF_FAULT:
-            if len(c.data) >= size:
-                return c.data
-        elif c.flags & CAPF_PARTIAL and len(c.readable) >= max(size, read):
-            return c.readable
+        mem = _mem(c)
+        need = max(size, read) if c.flags & CAPF_FAULT else size
+        if mem is not None and len(mem) >= need:
+            return mem
     return None
+
+
+def _mem(c: Capture) -> bytes | None:
+    """A capture's bytes: all it read, or what a read cut by an unmapped page kept
+    (CAPF_PARTIAL); None when nothing was readable."""
+    if not c.flags & CAPF_FAULT:
+        return c.data
+    return c.readable if c.flags & CAPF_PARTIAL else None
 
 
 def _ptrace_out(ev: Syscall, size: int) -> bytes | None:
@@ -922,9 +929,8 @@ def _regset_iov(fl: F.ArchFlags, name: str, ev: Syscall) -> str | None:
     get = name == "PTRACE_GETREGSET"
     # each capture's bytes (one cut by an unmapped page: the iovec strace reads when its
     # 16 bytes were readable), and whether it was read at exit
-    mems = [(c.readable if c.flags & CAPF_FAULT else c.data, bool(c.flags & CAPF_AT_EXIT))
-            for c in _caps(ev, 3) if not c.flags & CAPF_FAULT or c.flags & CAPF_PARTIAL]
-    mems = [m for m in mems if len(m[0]) >= 16]
+    mems = [(m, bool(c.flags & CAPF_AT_EXIT)) for c in _caps(ev, 3)
+            if (m := _mem(c)) is not None and len(m) >= 16]
     # the iovec as the call read it: the entry read, or its retry at exit when it faulted
     entry = next((m for m, at_exit in mems if not at_exit), mems[0][0] if mems else None)
     last = mems[-1][0] if mems else None
