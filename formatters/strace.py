@@ -458,6 +458,9 @@ class StraceFormatter(TextSink):
         self.personality_lines = True
         self.shown_signals: frozenset[int] | None = None
         self._live: set[int] = set()
+        # multi: tid -> exit time of the tasks that exited last (a call that entered before
+        # it, printed after it, was entered while that task was still traced)
+        self._gone: dict[int, int] = {}
         self._last_ts = 0           # -r: the previous line's time
         self._second: tuple[int, str] = (-(1 << 62), "")  # (its first us, "HH:MM:SS.")
         self._compat: dict[int, bool] = {}
@@ -521,8 +524,10 @@ class StraceFormatter(TextSink):
         us = max(0, ts_ns - last) // 1000 if last else 0
         return f"{us // 1_000_000:6d}.{us % 1_000_000:06d}"
 
-    def _pid(self, tid: int) -> str:
-        """The pid column with its space, by ``pid_prefix``."""
+    def _pid(self, tid: int, ts_ns: int | None = None) -> str:
+        """The pid column with its space, by ``pid_prefix``; ``ts_ns``: the line's entry
+        time (``multi``: strace writes the prefix when the call enters, so a task that
+        exited after that time still counts)."""
         mode = self._prefix
         if mode == "tid":
             return f"{tid} "
@@ -532,10 +537,13 @@ class StraceFormatter(TextSink):
             return ""
         live = self._live
         live.add(tid)
-        return f"[pid {tid:5d}] " if len(live) > 1 else ""
+        if len(live) > 1 or (ts_ns and any(t > ts_ns and gone != tid
+                                           for gone, t in self._gone.items())):
+            return f"[pid {tid:5d}] "
+        return ""
 
     def _head(self, tid: int, ts_ns: int | None) -> str:
-        return self._pid(tid) + self._stamp(ts_ns) + self._number(tid)
+        return self._pid(tid, ts_ns) + self._stamp(ts_ns) + self._number(tid)
 
     def _number(self, tid: int) -> str:
         """strace -n's column: ``[  59] ``, the number of the thread's last call."""
@@ -677,6 +685,12 @@ class StraceFormatter(TextSink):
                     if ev.superseded_by else exit_text(ev.exit_code))
             lines.append(f"{self._pid(ev.tid)}{stamp}{self._number(ev.tid)}{text}")
         self._live.discard(ev.tid)
+        if self._prefix == "multi":
+            gone = self._gone
+            gone.pop(ev.tid, None)
+            gone[ev.tid] = ev.ts_ns
+            if len(gone) > 64:
+                del gone[next(iter(gone))]
         if self._nrs is not None:
             self._nrs.pop(ev.tid, None)
 

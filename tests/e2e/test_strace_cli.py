@@ -129,6 +129,20 @@ def test_multi_prefix_appears_with_a_second_task_and_goes_with_its_exit() -> Non
                                  "[pid   101] +++ exited with 0 +++", "close(5) = 0"]
 
 
+def test_multi_prefix_of_a_call_entered_before_the_other_task_exited() -> None:
+    """strace writes the ``[pid N]`` prefix when a call enters: a read that was waiting
+    while the other task exited, printed after that exit, keeps it; a call entered after
+    the exit has none."""
+    f = _fmt(time_format="none", durations=False, pid_prefix="multi")
+    exit_ns = 1_000_000_000 + 5_000_000
+    text = f.render([Fork(1, 100, 100, 101, 101), _sc("close", (4,), 0, tid=101, ts_ms=2),
+                     Exit(exit_ns, 101, 101, 0, True, "t"),
+                     _sc("read", (3, 0, 16), 0, ts_ms=4), _sc("close", (3,), 0, ts_ms=6)])
+    assert text.splitlines() == ["[pid   101] close(4) = 0",
+                                 "[pid   101] +++ exited with 0 +++",
+                                 "[pid   100] read(3, NULL, 16) = 0", "close(3) = 0"]
+
+
 def test_time_columns_and_durations() -> None:
     ev = _sc("close", (3,), 0, ts_ms=1.5)
     assert _fmt(time_format="ttt").format_syscall(ev) == "1.001500 close(3) = 0 <0.000012>"
