@@ -100,6 +100,7 @@ from tracekit._events import (
     SC_DETACHED,
     SC_NORETURN,
     SC_RESUMED,
+    SC_SKIPPED,
     SC_UNFINISHED,
     Batch,
     Decoded,
@@ -780,7 +781,10 @@ class StraceFormatter(TextSink):
         flags = ev.flags
         if self._nrs is not None:
             self._nrs[ev.tid] = ev.syscall_nr
-        if flags & SC_ATTACHED:
+        if flags & SC_SKIPPED:
+            # refused before its entry (seccomp): a whole call, at its exit's time
+            flags &= ~(SC_RESUMED | SC_ATTACHED | SC_SKIPPED)
+        elif flags & SC_ATTACHED:
             # the call the task was in when tracing began, its arguments read at its
             # exit: whole, as strace -p prints the call it restarts on attaching
             return self._tail(f"{self._head(ev.tid, None)}{d.name}({', '.join(d.args)})",

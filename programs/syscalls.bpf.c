@@ -1900,10 +1900,11 @@ __noinline int tk_capture(struct tk_capbuf *c, const struct tk_beauty_spec *sp,
 /* A call the thread was in when tracing began (no entry seen): its arguments from the
  * registers at sys_exit and every capture of its specs read now, emitted as a RESUMED |
  * ATTACHED record with the captures, and the flags in extra (TK_SC_UNFINISHED: the task
- * dies in it). Returns 1 when emitted, 0 when there is nothing to capture (the caller
- * emits the plain record). s is on the caller's stack (ts_ns 0). */
+ * dies in it; TK_SC_SKIPPED with ts_ns its exit time: its entry never ran). Returns 1
+ * when emitted, 0 when there is nothing to capture (the caller emits the plain record).
+ * s is on the caller's stack (ts_ns 0). */
 __noinline int tk_emit_attached(const struct tk_scratch *s, __u64 pid_tgid, long ret,
-				__u32 extra)
+				__u32 extra, __u64 ts_ns)
 {
 	const struct tk_beauty *b;
 	struct tk_capbuf *c;
@@ -1946,7 +1947,7 @@ __noinline int tk_emit_attached(const struct tk_scratch *s, __u64 pid_tgid, long
 		return 0;
 	c->rec.hdr.kind = TK_REC_SYSCALL;
 	c->rec.hdr.flags = TK_SC_RESUMED | TK_SC_ATTACHED | s->compat | extra;
-	c->rec.hdr.ts_ns = 0;
+	c->rec.hdr.ts_ns = ts_ns;
 	c->rec.duration_ns = 0;
 	c->rec.tid = tid;
 	c->rec.tgid = pid_tgid >> 32;
@@ -2714,7 +2715,17 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 			0, bpf_ktime_get_ns());
 	if (records_on()) {
 		struct tk_scratch rs = {};
+		__u32 extra = dying;
+		__u64 ts = 0;
 		int i;
+
+		/* This thread's scratch is there (its earlier calls were traced) and holds no
+		 * entry: the call entered while traced, and its sys_enter never ran (a
+		 * seccomp filter refused it), not a call it was in when tracing began. */
+		if (s && !dying) {
+			extra = TK_SC_SKIPPED;
+			ts = bpf_ktime_get_ns();
+		}
 
 		rs.nr = nr;
 		rs.compat = compat;
@@ -2723,8 +2734,9 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 				rs.args[i] = w.w[i];
 		else
 			regs_exit_args(regs, rs.args, compat);
-		if (!targ_capture || w.nocap || !tk_emit_attached(&rs, pid_tgid, ret, dying))
-			emit_syscall(TK_SC_RESUMED | TK_SC_ATTACHED | compat | dying, 0, 0,
+		if (!targ_capture || w.nocap ||
+		    !tk_emit_attached(&rs, pid_tgid, ret, extra, ts))
+			emit_syscall(TK_SC_RESUMED | TK_SC_ATTACHED | compat | extra, ts, 0,
 				     pid_tgid, nr, rs.args, ret);
 	}
 	return 0;

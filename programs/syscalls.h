@@ -35,6 +35,11 @@ enum tk_rec_kind {
 				    * (i386 socketcall, the old select) whose memory was read:
 				    * args are the 32-bit words read there (zero-extended) and,
 				    * for socketcall, nr is the sub-call's (TK_NR32_SUBCALL_BASE) */
+#define TK_SC_SKIPPED    (1U << 7) /* with RESUMED | ATTACHED: the thread was traced when the
+				    * call entered, but sys_enter never ran: a seccomp filter
+				    * refused the call (kernel/entry/common.c:
+				    * syscall_trace_enter returns before the tracepoint);
+				    * ts_ns is the exit time, duration_ns 0 */
 
 /* 32-bit calls whose arguments are words in user memory: socketcall(call, args)
  * (i386 nr 102; net/socket.c: args points to nargs[call] 32-bit words) and the old select

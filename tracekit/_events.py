@@ -21,6 +21,10 @@ SC_ATTACHED = 16        # with SC_RESUMED: the args were read at exit (a call th
 SC_DETACHED = 64        # with SC_UNFINISHED: a call a thread was inside when tracing ended
                         # (made in user space at the end, never by the programs: the
                         # arguments from the thread's entry, ret 0; Session.calls_in_flight)
+SC_SKIPPED = 128        # with SC_RESUMED | SC_ATTACHED: the thread was traced when the call
+                        # entered but its sys_enter never ran (a seccomp filter refused
+                        # the call: kernel/entry/common.c syscall_trace_enter returns
+                        # before the tracepoint); ts_ns is the exit time, duration_ns 0
 SC_INDIRECT = 32        # with SC_COMPAT: an i386 socketcall or old select whose arguments
                         # were read from user memory: args are those words, and a
                         # socketcall's syscall_nr its sub-call's (tracekit.kernel.syscalls)
@@ -233,6 +237,7 @@ class Syscall(msgspec.Struct, frozen=True, gc=False, tag="syscall"):
     """One completed syscall (``struct tk_syscall``)."""
 
     ts_ns: int          # entry time, bpf_ktime_get_ns() (CLOCK_MONOTONIC); 0 if RESUMED
+                        # (SKIPPED: the exit time)
     duration_ns: int    # exit - entry in ns; 0 when unknown (see flags)
     tid: int            # thread id (kernel "pid"), init pid namespace
     tgid: int           # process id (user "pid"), init pid namespace

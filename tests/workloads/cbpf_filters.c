@@ -9,7 +9,7 @@
  * then a program the kernel takes, read back with getsockopt(SO_GET_FILTER).
  * A forked child (so the parent stays unfiltered) sets PR_SET_NO_NEW_PRIVS and installs
  * a seccomp filter that makes getppid fail with ENOENT (seccomp, then prctl with another
- * filter; the test leaves getppid out), passes programs with every seccomp action (and unknown ones, and return data)
+ * filter), passes programs with every seccomp action (and unknown ones, and return data)
  * with a flag the kernel refuses, so they are not installed, and the cut, NULL and empty
  * programs to both calls; then calls getppid and exits.
  *
