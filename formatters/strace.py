@@ -659,7 +659,9 @@ class StraceFormatter(TextSink):
         if isinstance(ev, Exit):
             self._exit(ev, lines)
         elif isinstance(ev, Signal):
-            if ev.sig != SIGKILL:       # strace: no stop, only "+++ killed by" (below)
+            # strace: no stop for SIGKILL nor a signal forced to end the task (a seccomp
+            # kill), only "+++ killed by" (below)
+            if ev.sig != SIGKILL and not ev.exit_only:
                 lines.append(self.format_signal(ev))
                 stopped = stopped_line(ev.sig, ev.sa_handler, self.decoder.flags)
                 if stopped is not None:

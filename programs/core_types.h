@@ -219,6 +219,7 @@ struct linux_binprm {
  * signal_deliver tracepoint passes (only the handler is read). */
 struct sigaction {
 	void *sa_handler; /* __sighandler_t; SIG_DFL 0, SIG_IGN 1 */
+	unsigned long sa_flags; /* SA_*, and the kernel's own SA_IMMUTABLE */
 } __attribute__((preserve_access_index));
 
 struct k_sigaction {

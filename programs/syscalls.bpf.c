@@ -2947,6 +2947,10 @@ static __always_inline bool signal_selected(int sig)
 /* A traced thread dequeued a signal (get_signal(), include/trace/events/signal.h): the
  * strace "--- SIGxxx {siginfo} ---" line. Same filter as the syscall progs (pids, not
  * PENDING_EXEC; tracekit's own tgid never); in summary mode only with the records. */
+/* include/linux/signal_types.h: a kernel-internal sa_flags bit, set on a disposition
+ * the kernel forced (force_sig_info_to_task with HANDLER_EXIT) */
+#define TK_SA_IMMUTABLE 0x00800000
+
 SEC("tp_btf/signal_deliver")
 int BPF_PROG(tk_signal_deliver, int sig, struct kernel_siginfo *info, struct k_sigaction *ka)
 {
@@ -2965,7 +2969,7 @@ int BPF_PROG(tk_signal_deliver, int sig, struct kernel_siginfo *info, struct k_s
 		return 0;
 	}
 	r->hdr.kind = TK_REC_SIGNAL;
-	r->hdr.flags = 0;
+	r->hdr.flags = (BPF_CORE_READ(ka, sa.sa_flags) & TK_SA_IMMUTABLE) ? TK_SIG_EXIT_ONLY : 0;
 	r->hdr.ts_ns = bpf_ktime_get_ns();
 	r->tid = tid;
 	r->tgid = tgid;

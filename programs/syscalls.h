@@ -339,6 +339,11 @@ struct tk_exit {
  * called from get_signal() before the disposition is applied; 104 bytes). Sent-but-dropped
  * signals (ignored at send time, e.g. SIGCHLD with SIG_DFL) never get here. */
 #define TK_SIGINFO_LEN 48
+/* tk_signal hdr.flags */
+#define TK_SIG_EXIT_ONLY (1U << 0) /* the disposition is SA_IMMUTABLE: a signal the kernel
+				    * forced to end the task (a seccomp SECCOMP_RET_KILL_*:
+				    * kernel/signal.c force_sig_seccomp, HANDLER_EXIT); get_signal
+				    * never stops a ptracer for it, so strace shows no line */
 struct tk_signal {
 	struct tk_hdr hdr;
 	__u32 tid;

@@ -21,6 +21,7 @@ SC_ATTACHED = 16        # with SC_RESUMED: the args were read at exit (a call th
 SC_DETACHED = 64        # with SC_UNFINISHED: a call a thread was inside when tracing ended
                         # (made in user space at the end, never by the programs: the
                         # arguments from the thread's entry, ret 0; Session.calls_in_flight)
+SIG_EXIT_ONLY = 1       # signal record flags: Signal.exit_only
 SC_SKIPPED = 128        # with SC_RESUMED | SC_ATTACHED: the thread was traced when the call
                         # entered but its sys_enter never ran (a seccomp filter refused
                         # the call: kernel/entry/common.c syscall_trace_enter returns
@@ -329,6 +330,10 @@ class Signal(msgspec.Struct, frozen=True, gc=False, tag="signal"):
     sa_handler: int     # disposition: 0 SIG_DFL, 1 SIG_IGN, else the handler address
     info: bytes         # 48 bytes of siginfo
     comm: str
+    # the kernel forced it to end the task (a seccomp SECCOMP_RET_KILL_*: SA_IMMUTABLE,
+    # kernel/signal.c force_sig_seccomp): no ptracer ever stops for it, strace shows
+    # only the task's "+++ killed by" line
+    exit_only: bool = False
 
 
 class FdState(msgspec.Struct, frozen=True, gc=False, tag="fd_state"):
@@ -584,8 +589,9 @@ def decode_record(buf: bytes | memoryview) -> Event:
     if kind == REC_SIGNAL:
         if n < _SIGNAL.size:
             raise RecordError(f"signal record of {n} bytes, need {_SIGNAL.size}")
-        _, _, ts_ns, tid, tgid, sig, _, handler, info, comm = _SIGNAL.unpack_from(buf)
-        return Signal(ts_ns, tid, tgid, sig, handler, info, _cstr(comm))
+        _, flags, ts_ns, tid, tgid, sig, _, handler, info, comm = _SIGNAL.unpack_from(buf)
+        return Signal(ts_ns, tid, tgid, sig, handler, info, _cstr(comm),
+                      bool(flags & SIG_EXIT_ONLY))
     if kind == REC_FD_STATE:
         if n < _SYSCALL.size:
             raise RecordError(f"fd-state record of {n} bytes, need {_SYSCALL.size}")

@@ -1,0 +1,41 @@
+"""Calls and signals as seccomp filters leave them, against strace on ONE run.
+
+tests/workloads/seccomp_actions.c makes a child per action on getppid: ERRNO (the call
+never reaches sys_enter; tracekit prints its exit in its place, as a whole call),
+TRAP with and without a SIGSYS handler (the signal line), KILL_PROCESS (no signal line:
+the kernel forces the signal and no ptracer stops for it; only ``+++ killed by SIGSYS
++++``). tracekit traces ``strace -f -o FILE seccomp_actions``: every line of every
+process must be equal.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.test_strace_ops import build, same_procs_one_run
+
+pytestmark = [pytest.mark.kernel,
+              pytest.mark.skipif(shutil.which("strace") is None,
+                                 reason="strace is not installed")]
+
+# the program's calls that the filters touch; strace's own calls would fill the ring
+TRACE = ["-e", "trace=execve,prctl,getppid,getpid,rt_sigreturn"]
+
+
+def test_seccomp_actions_equal_strace(tmp_path: Path) -> None:
+    procs = same_procs_one_run(build(tmp_path, "seccomp_actions"), tmp_path, TRACE)
+    by_child = [lines for lines in procs.values() if any("getppid" in x for x in lines)]
+    assert len(by_child) == 4, procs
+    errno, trap, trapdfl, kill = by_child
+    # the workload reached what it is for (strace's own lines)
+    assert "getppid() = -1 ENOENT (No such file or directory)" in errno
+    assert any(x.startswith("--- SIGSYS {si_signo=SIGSYS, si_code=SYS_SECCOMP, "
+                            "si_errno=E2BIG, ") for x in trap)
+    assert any(x.startswith("rt_sigreturn(") for x in trap)
+    assert trapdfl[-1] == "+++ killed by SIGSYS +++"
+    assert any(x.startswith("--- SIGSYS") for x in trapdfl)
+    assert kill[-1] == "+++ killed by SIGSYS +++"
+    assert not any(x.startswith("--- SIGSYS") for x in kill)
