@@ -373,3 +373,51 @@ def test_strace_ended_by_a_signal_its_command_ignores_gives_the_signal_status(
     err = errfile.read_text()
     assert tk.returncode in (128 + signal.SIGTERM, -signal.SIGTERM), err
     assert "Traceback" not in err
+
+
+def test_hangup_of_the_terminal_tracekit_leads_ends_the_command(tmp_path: Path) -> None:
+    """tracekit as a session leader (``setsid``, ``ssh host tracekit ...``, ``script
+    -c``): a hangup's SIGHUP goes to the leader alone; the command's group has it from
+    tracekit then, as it would at the leader's exit, and the trace ends with both
+    processes' ``+++ killed by SIGHUP +++``."""
+    import fcntl
+    import termios
+
+    master, slave = os.openpty()
+    out = tmp_path / "t.txt"
+
+    def controlling_tty() -> None:
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+    p = subprocess.Popen([*TRACEKIT, "strace", "-f", "-o", str(out), "sh", "-c",
+                          "sleep 30; true"],
+                         stdin=slave, stdout=slave, stderr=slave, start_new_session=True,
+                         preexec_fn=controlling_tty, env=tracekit_env())
+    os.close(slave)
+    pids: list[int] = []
+    try:
+        deadline = time.monotonic() + 30
+        while not (out.exists() and 'execve("/usr/bin/sleep"' in out.read_text()
+                   or out.exists() and 'execve("/bin/sleep"' in out.read_text()):
+            assert p.poll() is None and time.monotonic() < deadline, "sleep never ran"
+            time.sleep(0.05)
+        pids = sorted({int(m) for m in re.findall(r"^(\d+) ", out.read_text(), re.M)})
+        os.close(master)                        # the terminal hangs up
+        master = -1
+        # strace's status: killed by the signal that killed the command
+        assert p.wait(timeout=30) == -signal.SIGHUP
+    finally:
+        if master >= 0:
+            os.close(master)
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    text = out.read_text()
+    assert len(pids) == 2, text
+    for pid in pids:
+        assert f"{pid} +++ killed by SIGHUP +++" in text, text

@@ -163,6 +163,8 @@ class _Signals:
     def _on_signal(self, sig: int, code: int, sender: int) -> None:
         if sig == signal.SIGCONT:
             return
+        if code != _SI_KERNEL and sender == os.getpid():
+            return      # tracekit's own, sent on to the command's group, which is ours
         now = time.monotonic()
         with self._lock:
             trace = self._trace
@@ -173,7 +175,7 @@ class _Signals:
                 self.seen += 1
                 if self.first is None:
                     self.first, self._first_at, self._sender = sig, now, sender
-        forward, group = _should_forward(trace, code)
+        forward, group = _should_forward(trace, sig, code)
         if sig == signal.SIGTSTP:
             self._suspend(trace, forward, group)
             return
@@ -229,7 +231,7 @@ def _deliver(trace: Any, sig: int, code: int | None) -> None:
     """
     try:
         if code is not None:
-            forward, group = _should_forward(trace, code)
+            forward, group = _should_forward(trace, sig, code)
             if forward:
                 trace.forward(sig, group=group)
         trace.interrupt(sig, forward=False)
@@ -237,13 +239,19 @@ def _deliver(trace: Any, sig: int, code: int | None) -> None:
         log.exception("handling signal %d", sig)
 
 
-def _should_forward(trace: Any, code: int) -> tuple[bool, bool]:
+def _should_forward(trace: Any, sig: int, code: int) -> tuple[bool, bool]:
     """(send the signal on to the command, to its process group rather than to it).
 
     A terminal's signal (SI_KERNEL) went to our process group: the command had it too
     when it is in that group, and is sent it (to its group, as the terminal would) when
-    it is in another. Any other (kill: SI_USER, sigqueue: SI_QUEUE) was sent to tracekit
-    alone and is sent on to the command alone, as it would have been without tracekit.
+    it is in another. A hangup is the exception: the kernel sends its SIGHUP to the
+    session leader alone (drivers/tty/tty_jobctrl.c, tty_signal_session_leader), and the
+    foreground group has it only when the leader exits; so when tracekit leads the
+    session (``setsid``, ``ssh host tracekit ...``, ``script -c``), the command is sent
+    it now, to its group as the kernel would (when that group is ours, the copy that
+    comes back to tracekit is not taken as a second signal: :meth:`_Signals._on_signal`). Any
+    other (kill: SI_USER, sigqueue: SI_QUEUE) was sent to tracekit alone and is sent on
+    to the command alone, as it would have been without tracekit.
     """
     session = getattr(trace, "session", None)
     cmd = getattr(session, "command", None)
@@ -255,6 +263,8 @@ def _should_forward(trace: Any, code: int) -> tuple[bool, bool]:
         same_group = os.getpgid(cmd.pid) == os.getpgrp()
     except ProcessLookupError:
         return False, False
+    if sig == signal.SIGHUP and os.getsid(0) == os.getpid():
+        return True, True
     return not same_group, True
 
 
