@@ -25,7 +25,7 @@ from tracekit._events import (
     decode_batch,
 )
 from tracekit.app.config import decode_config
-from tracekit.decode.symbols import Symbolizer
+from tracekit.decode.symbols import Symbolizer, unmapped_advice
 from tracekit.formatters._base import frame_text
 from tracekit.formatters.perf import chain_line
 
@@ -98,6 +98,20 @@ def test_frames_named_after_the_process_is_gone(tmp_path: Path) -> None:
     # a frame-pointer chain's end (a 0 return address) is not a frame, as strace -k shows
     assert sym.frames(RawStack(3, 4242, 4242, (0x10, 0), (), 0, 0, 0, b"")) == (Frame(0x10),)
     assert chain_line(unknown).strip() == "[0x10] ([unknown])"
+
+
+def test_a_process_gone_before_any_maps_were_read_is_said_once(tmp_path: Path) -> None:
+    """A process whose maps were never read (it exited before its exec record was taken)
+    has unnamed frames, and one line says why, once per process."""
+    said: list[str] = []
+    sym = Symbolizer(lambda name: None, proc=tmp_path / "proc",
+                     perf_map_root=str(tmp_path), warn=said.append)
+    sym.exec(Exec(ts_ns=1, tid=4243, old_tid=4243, comm="prog", filename="/bin/prog"))
+    for ts in (1, 2):
+        assert sym.frames(RawStack(ts, 4243, 4243, (0x401000,), (), 0, 0, 0, b"")) == \
+            (Frame(0x401000),)
+    assert said == [unmapped_advice(4243)]
+    assert "4243" in said[0] and "[unknown]" in said[0]
 
 
 def test_frame_texts() -> None:

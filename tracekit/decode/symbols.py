@@ -49,7 +49,7 @@ from tracekit._events import Exec, Exit, Fork, Frame, RawStack, Syscall
 from tracekit.kernel.arch import machine_arch
 from tracekit.kernel.procmaps import Mapping, ProcMaps, read_maps
 
-__all__ = ["ElfModule", "Kallsyms", "PerfMap", "Symbolizer", "shallow_advice"]
+__all__ = ["ElfModule", "Kallsyms", "PerfMap", "Symbolizer", "shallow_advice", "unmapped_advice"]
 
 log = logging.getLogger("tracekit.stacks")
 
@@ -385,6 +385,16 @@ def shallow_advice(module: str, function: str) -> str:
             "build it with -fno-omit-frame-pointer for whole stacks")
 
 
+def unmapped_advice(tgid: int, *, partial: bool = False) -> str:
+    """The once-per-process message for stacks with frames no mapping names: the process
+    was gone before its maps were read (``partial``: read again, after it mapped more)."""
+    what = ("frames in what it mapped after its exec print" if partial else
+            "its frames print")
+    return (f"stacks of process {tgid}: it exited before tracekit could read its memory "
+            f"map (/proc/{tgid}/maps){' again' if partial else ''}, so {what} as "
+            "[unknown]() [0x...]")
+
+
 class Symbolizer:
     """Names the frames of stack records (a :class:`~tracekit._events.StackJoin`).
 
@@ -414,6 +424,7 @@ class Symbolizer:
         self._stamps: dict[str, tuple[int, int, int]] = {}
         self._perf: dict[int, PerfMap] = {}
         self._names: dict[tuple[str, int, int], tuple[str, int, str]] = {}
+        self._unmapped: set[int] = set()    # processes said to have no maps at all
         self._kallsyms: Kallsyms | None = None
         self._sp, self._fp, self._ra = _REGS.get(machine_arch(), _REGS["x86_64"])
 
@@ -462,11 +473,19 @@ class Symbolizer:
         if maps is None or raw.tgid in self._stale:
             maps = self._snapshot(raw.tgid)
         ips = self._unwind(raw, maps)
+        gone = maps is None
         if maps is not None and any(maps.find(ip) is None for ip in ips):
             fresh = self._snapshot(raw.tgid)          # a mapping the trace did not show
             if fresh is not None and fresh is not maps:
                 maps = fresh
                 ips = self._unwind(raw, maps)
+            else:
+                gone = True                           # the snapshot is all there is
+        if gone and raw.tgid not in self._unmapped and any(ips):
+            if len(self._unmapped) > 4096:
+                self._unmapped.clear()
+            self._unmapped.add(raw.tgid)
+            self.warn(unmapped_advice(raw.tgid, partial=maps is not None))
         while len(ips) > 1 and ips[-1] == 0:
             ips.pop()       # the end of a frame-pointer chain, not a frame (strace -k)
         return kernel + tuple(self._name(raw.tgid, maps, ip, i == 0)
