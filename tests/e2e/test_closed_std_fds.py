@@ -152,3 +152,15 @@ def test_a_full_stderr_does_not_fail_the_trace(tmp_path: Path) -> None:
     losses = [json.loads(ln) for ln in out.read_text().splitlines()
               if ln.startswith('{"type":"losses"')]
     assert losses and losses[-1]["lost_syscalls"] > 0      # so there was a loss to say
+
+
+def test_strace_with_stderr_closed_runs_the_command(tmp_path: Path) -> None:
+    """``tracekit strace CMD 2>&-`` (no -o): as strace, the command runs (its trace goes
+    where standard error went: nowhere) and the status is the command's."""
+    (tmp_path / "probe.py").write_text(PROBE + "raise SystemExit(3)\n")
+    seen = tmp_path / "seen"
+    r = _run_closed(["strace", sys.executable, str(tmp_path / "probe.py"), str(seen)],
+                    "2>&-")
+    assert r.returncode == 3, r
+    # the command started with fd 2 closed, as without tracekit
+    assert eval(seen.read_text())[2] == 9        # EBADF

@@ -1132,8 +1132,9 @@ async def _run(a: StraceArgs, signals: Any, piped: list[subprocess.Popen[bytes]]
     stream: Any = out if out is not None else piped_to if piped_to is not None else \
         sys.stderr
     if stream is None:
-        raise ConfigError("standard error is closed (EBADF): nowhere to print the trace; "
-                          "give -o FILE")
+        # started with 2>&- and no -o: as strace, the command runs and the trace goes
+        # where its standard error went (nowhere); the status is the command's
+        stream = out = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
     sink: Any
     formatter: StraceFormatter | None = None
     split: SplitStraceFormatter | None = None
