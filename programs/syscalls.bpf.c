@@ -2556,7 +2556,7 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct tk_pid_info *info;
 	struct tk_scratch *sp;
-	struct tk_words32 w = {};
+	struct tk_words32 w; /* zeroed where it is used: not by the summary of a native call */
 	__u8 fd_only = 0;
 	__u64 pid_tgid;
 	bool owned;
@@ -2594,6 +2594,8 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 		pid_tgid = task_pid_tgid(task);
 	}
 	compat = task_compat_flag(task);
+	if (compat || records_on())
+		__builtin_memset(&w, 0, sizeof(w));
 	/* an i386 socketcall is selected, counted and recorded as its sub-call */
 	if (compat) {
 		args32(regs, id, &w);
@@ -2634,7 +2636,7 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 	struct tk_pid_info *info;
 	struct tk_scratch *s;
 	struct tk_capbuf *c;
-	struct tk_words32 w = {};
+	struct tk_words32 w; /* zeroed where it is used: not on the paired path */
 	__u32 compat, kind;
 	__u64 pid_tgid;
 	__u32 tid, tgid;
@@ -2648,6 +2650,16 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 	/* a call that never returns to user space stays in flight for tk_proc_exit */
 	if (s && s->ts_ns && dying_in_call(task))
 		return 0;
+	if (s && s->ts_ns && !records_on()) {
+		/* the summary alone: the paired call counted, nothing read or emitted (what
+		 * the general path below does in this mode, on its own registers) */
+		now = bpf_ktime_get_ns();
+		if (!s->fd_only && ret_selected(ret) && now - s->ts_ns >= targ_min_duration_ns)
+			sum_add(s, task, task_pid_tgid(task), s->nr, s->compat, SUM_TIMED, ret,
+				s->ts_ns, now);
+		s->ts_ns = 0;
+		return 0;
+	}
 	if (s && s->ts_ns) {
 		now = bpf_ktime_get_ns();
 		pid_tgid = task_pid_tgid(task);
@@ -2696,6 +2708,7 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 		return 0;
 	if (info && (info->flags & TK_PID_PENDING_EXEC))
 		return 0;
+	__builtin_memset(&w, 0, sizeof(w));
 	nr = regs_syscall_nr(regs);
 	compat = task_compat_flag(task);
 	if (compat) {
