@@ -76,6 +76,7 @@ from strace's own flags) change the shape of the lines, never what is decoded::
     raw_syscalls names whose arguments and return print undecoded, in hex (-e raw=)
     dump_reads, dump_writes  fds (or "all") whose data read or written is hex-dumped
                  after the line, `` | 00000  68 65 ...  he... |`` (-e read=, -e write=)
+    dump_reads_except, dump_writes_except  fds an "all" set leaves out (-e write=!1)
     exit_lines   false: no "+++ exited with N +++" lines (strace -qq; "+++ killed by"
                  lines stay, as in strace)
     exit_time    true: the time column on "+++" lines too, as strace prints it
@@ -232,7 +233,9 @@ def _entry_part(name: str, args: Sequence[str]) -> tuple[str, bool]:
 TimeFormat: TypeAlias = Literal["none", "t", "tt", "ttt", "r", "t+r", "tt+r", "ttt+r"]
 PidPrefix: TypeAlias = Literal["tid", "padded", "multi", "none"]
 HexStrings: TypeAlias = Literal["none", "non-ascii", "all"]
-_Fds: TypeAlias = list[Annotated[int, msgspec.Meta(ge=0, le=2**31 - 1)] | Literal["all"]]
+_Fd: TypeAlias = Annotated[int, msgspec.Meta(ge=0, le=2**31 - 1)]
+_Fds: TypeAlias = list[_Fd | Literal["all"]]
+_FdSet: TypeAlias = tuple[bool, frozenset[int]]     # (every fd but these, these fds)
 
 
 class StraceOptions(TextOptions, kw_only=True, forbid_unknown_fields=True):
@@ -248,6 +251,8 @@ class StraceOptions(TextOptions, kw_only=True, forbid_unknown_fields=True):
     raw_syscalls: list[str] = []         # -e raw=: names printed undecoded (hex)
     dump_reads: _Fds = []                # -e read=: fds (or "all") whose reads are dumped
     dump_writes: _Fds = []               # -e write=: fds (or "all") whose writes are dumped
+    dump_reads_except: list[_Fd] = []    # -e read=!FDS: fds "all" leaves out
+    dump_writes_except: list[_Fd] = []   # -e write=!FDS: fds "all" leaves out
     exit_lines: bool = True              # "+++ exited with N +++" (-qq: false; not "killed")
     exit_time: bool = False              # the time column on "+++" lines too (strace)
     syscall_numbers: bool = False        # -n: "[  59] " after the time column
@@ -376,11 +381,11 @@ def iov_dump_lines(ev: Syscall, name: str) -> list[str]:
     return lines
 
 
-def _fd_set(fds: Sequence[int | str]) -> frozenset[int] | None:
-    """None = every fd; else the fds."""
+def _fd_set(fds: Sequence[int | str], but: Sequence[int]) -> _FdSet:
+    """(whether the set is every fd but ``but``, the fds listed or left out)."""
     if "all" in fds:
-        return None
-    return frozenset(int(f) for f in fds)
+        return True, frozenset(but)
+    return False, frozenset(int(f) for f in fds)
 
 
 #: the kernel's restart codes (ERESTARTSYS, ERESTARTNOINTR, ERESTARTNOHAND,
@@ -449,8 +454,8 @@ class StraceFormatter(TextSink):
         self._column = shape.align_column
         self._prefix = shape.pid_prefix
         self._raw = frozenset(shape.raw_syscalls)
-        self._dump_reads = _fd_set(shape.dump_reads) if shape.dump_reads else frozenset()
-        self._dump_writes = _fd_set(shape.dump_writes) if shape.dump_writes else frozenset()
+        self._dump_reads = _fd_set(shape.dump_reads, shape.dump_reads_except)
+        self._dump_writes = _fd_set(shape.dump_writes, shape.dump_writes_except)
         # whether any call is dumped: an "all" set is None, as falsy as an empty one
         self._dumping = bool(shape.dump_reads or shape.dump_writes)
         self.count_forks = True
@@ -723,7 +728,8 @@ class StraceFormatter(TextSink):
         else:
             return
         fd = ev.args[0] & 0xFFFF_FFFF
-        if fd >= 1 << 31 or (fds is not None and fd not in fds):
+        every, listed = fds
+        if fd >= 1 << 31 or (fd in listed) == every:
             return
         if iov is not None:
             lines += iov_dump_lines(ev, name)
