@@ -346,6 +346,10 @@ _UNFINISHED = " <unfinished ...>"   # ... of such a line that another line follo
 _WRITES = frozenset({"write", "pwrite64", "sendto", "mq_timedsend"})
 
 
+#: the end of the largest user address space of x86-64 and arm64 (48-bit: 2**47 bytes)
+_USER_END = 1 << 47
+
+
 def dump_lines(data: bytes) -> list[str]:
     """strace's hex dump of ``data``, 16 bytes a line:
     `` | 00000  68 65 6c 6c 6f 0a                                 hello.           |``."""
@@ -376,7 +380,10 @@ def iov_dump_lines(ev: Syscall, name: str) -> list[str]:
                 break
             size -= n
             lines.append(f" * {n} bytes in buffer {j}")
-            if e.data is not None:
+            # strace reads the n bytes in one piece: none of them when a part cannot
+            # be read (an element cut by its mapping's end, one past the user address
+            # space: an iov_len of 2**63)
+            if e.data is not None and e.base + n <= _USER_END:
                 lines += dump_lines(e.data[:n])
     return lines
 
