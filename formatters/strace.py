@@ -76,6 +76,7 @@ from strace's own flags) change the shape of the lines, never what is decoded::
     raw_syscalls names whose arguments and return print undecoded, in hex (-e raw=)
     dump_reads, dump_writes  fds (or "all") whose data read or written is hex-dumped
                  after the line, `` | 00000  68 65 ...  he... |`` (-e read=, -e write=)
+    dump_reads_except, dump_writes_except  fds an "all" set leaves out (-e write=!1)
     exit_lines   false: no "+++ exited with N +++" lines (strace -qq; "+++ killed by"
                  lines stay, as in strace)
     exit_time    true: the time column on "+++" lines too, as strace prints it
@@ -233,7 +234,9 @@ def _entry_part(name: str, args: Sequence[str]) -> tuple[str, bool]:
 TimeFormat: TypeAlias = Literal["none", "t", "tt", "ttt", "r", "t+r", "tt+r", "ttt+r"]
 PidPrefix: TypeAlias = Literal["tid", "padded", "multi", "none"]
 HexStrings: TypeAlias = Literal["none", "non-ascii", "all"]
-_Fds: TypeAlias = list[Annotated[int, msgspec.Meta(ge=0, le=2**31 - 1)] | Literal["all"]]
+_Fd: TypeAlias = Annotated[int, msgspec.Meta(ge=0, le=2**31 - 1)]
+_Fds: TypeAlias = list[_Fd | Literal["all"]]
+_FdSet: TypeAlias = tuple[bool, frozenset[int]]     # (every fd but these, these fds)
 
 
 class StraceOptions(TextOptions, kw_only=True, forbid_unknown_fields=True):
@@ -249,6 +252,8 @@ class StraceOptions(TextOptions, kw_only=True, forbid_unknown_fields=True):
     raw_syscalls: list[str] = []         # -e raw=: names printed undecoded (hex)
     dump_reads: _Fds = []                # -e read=: fds (or "all") whose reads are dumped
     dump_writes: _Fds = []               # -e write=: fds (or "all") whose writes are dumped
+    dump_reads_except: list[_Fd] = []    # -e read=!FDS: fds "all" leaves out
+    dump_writes_except: list[_Fd] = []   # -e write=!FDS: fds "all" leaves out
     exit_lines: bool = True              # "+++ exited with N +++" (-qq: false; not "killed")
     exit_time: bool = False              # the time column on "+++" lines too (strace)
     syscall_numbers: bool = False        # -n: "[  59] " after the time column
@@ -342,6 +347,10 @@ _UNFINISHED = " <unfinished ...>"   # ... of such a line that another line follo
 _WRITES = frozenset({"write", "pwrite64", "sendto", "mq_timedsend"})
 
 
+#: the end of the largest user address space of x86-64 and arm64 (48-bit: 2**47 bytes)
+_USER_END = 1 << 47
+
+
 def dump_lines(data: bytes) -> list[str]:
     """strace's hex dump of ``data``, 16 bytes a line:
     `` | 00000  68 65 6c 6c 6f 0a                                 hello.           |``."""
@@ -372,16 +381,19 @@ def iov_dump_lines(ev: Syscall, name: str) -> list[str]:
                 break
             size -= n
             lines.append(f" * {n} bytes in buffer {j}")
-            if e.data is not None:
+            # strace reads the n bytes in one piece: none of them when a part cannot
+            # be read (an element cut by its mapping's end, one past the user address
+            # space: an iov_len of 2**63)
+            if e.data is not None and e.base + n <= _USER_END:
                 lines += dump_lines(e.data[:n])
     return lines
 
 
-def _fd_set(fds: Sequence[int | str]) -> frozenset[int] | None:
-    """None = every fd; else the fds."""
+def _fd_set(fds: Sequence[int | str], but: Sequence[int]) -> _FdSet:
+    """(whether the set is every fd but ``but``, the fds listed or left out)."""
     if "all" in fds:
-        return None
-    return frozenset(int(f) for f in fds)
+        return True, frozenset(but)
+    return False, frozenset(int(f) for f in fds)
 
 
 #: the kernel's restart codes (ERESTARTSYS, ERESTARTNOINTR, ERESTARTNOHAND,
@@ -450,8 +462,8 @@ class StraceFormatter(TextSink):
         self._column = shape.align_column
         self._prefix = shape.pid_prefix
         self._raw = frozenset(shape.raw_syscalls)
-        self._dump_reads = _fd_set(shape.dump_reads) if shape.dump_reads else frozenset()
-        self._dump_writes = _fd_set(shape.dump_writes) if shape.dump_writes else frozenset()
+        self._dump_reads = _fd_set(shape.dump_reads, shape.dump_reads_except)
+        self._dump_writes = _fd_set(shape.dump_writes, shape.dump_writes_except)
         # whether any call is dumped: an "all" set is None, as falsy as an empty one
         self._dumping = bool(shape.dump_reads or shape.dump_writes)
         self.count_forks = True
@@ -740,7 +752,8 @@ class StraceFormatter(TextSink):
         else:
             return
         fd = ev.args[0] & 0xFFFF_FFFF
-        if fd >= 1 << 31 or (fds is not None and fd not in fds):
+        every, listed = fds
+        if fd >= 1 << 31 or (fd in listed) == every:
             return
         if iov is not None:
             lines += iov_dump_lines(ev, name)

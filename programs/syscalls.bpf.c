@@ -1127,6 +1127,9 @@ __noinline int tk_cap_deref(struct tk_capbuf *c, __u64 src, __u32 size, __u32 ca
  * fault turns into a retry at exit (memory not yet faulted in: a string literal's page
  * that writev's own copy will fault in) */
 #define IOV_HDR_RETRY (1U << 31)
+/* in tk_cap_iov's hdr: the array is a msghdr's msg_iov, whose header is committed when
+ * the array cannot be read (TK_CAPF_ELEM_FAULT, no element) */
+#define IOV_HDR_MSG (1U << 30)
 #define TK_IOV_ELEM_MAX 1024
 #define IOV_POS_MAX (TK_BUF_MAX - sizeof(struct tk_iov_elem) - TK_IOV_ELEM_MAX)
 #define IOV_POS_BIG 512     /* 2 * TK_MSG_POS_MAX: past a msghdr's header and blobs */
@@ -1142,7 +1145,7 @@ __noinline int tk_cap_iov_step(struct tk_capbuf *c, __u64 src, __u32 i, __u32 st
 	struct tk_iov_elem *e;
 	__u64 v[2];
 	__u32 v32[2];
-	__u32 off, pos = st & IOV_POS_MASK, rem = (st >> IOV_REM_SHIFT) & IOV_POS_MASK, got;
+	__u32 off, pos = st & IOV_POS_MASK, rem = (st >> IOV_REM_SHIFT) & IOV_POS_MASK, got, part;
 
 	if (!c)
 		return st | IOV_STOP | IOV_ERR;
@@ -1179,8 +1182,22 @@ __noinline int tk_cap_iov_step(struct tk_capbuf *c, __u64 src, __u32 i, __u32 st
 	*(__u64 *)(c->data + off + sizeof(struct tk_cap) + pos + sizeof(*e) + (got & ~7U)) = 0;
 	if (got && bpf_probe_read_user(c->data + off + sizeof(struct tk_cap) + pos + sizeof(*e),
 				       got, (const void *)v[0])) {
-		got = 0;
-		e->flags = TK_CAPF_FAULT;
+		/* what is readable of it: the bytes up to the end of the page iov_base is in,
+		 * when fewer (an element cut by the end of its mapping, of which strace reads
+		 * only -s + 1 bytes); the failed read zeroed the bytes after them */
+		part = TK_PAGE_4K - (__u32)(v[0] & (TK_PAGE_4K - 1));
+		if (part > TK_IOV_ELEM_BIG)
+			part = TK_IOV_ELEM_BIG;
+		asm volatile("" : "+r"(part));
+		if (part < got && part <= TK_IOV_ELEM_BIG &&
+		    !bpf_probe_read_user(c->data + off + sizeof(struct tk_cap) + pos + sizeof(*e),
+					 part, (const void *)v[0])) {
+			got = part;
+			e->flags = TK_CAPF_FAULT | TK_CAPF_PARTIAL;
+		} else {
+			got = 0;
+			e->flags = TK_CAPF_FAULT;
+		}
 		st |= IOV_DFAULT;
 	}
 	e->got = got;
@@ -1198,7 +1215,7 @@ __noinline int tk_cap_iov_step(struct tk_capbuf *c, __u64 src, __u32 i, __u32 st
 
 __noinline int tk_cap_iov(struct tk_capbuf *c, __u64 src, __u64 cnt, __u32 lims, __u32 hdr)
 {
-	__u32 st, i, flags = (hdr >> 16) & 0x7fff, budget = lims & IOV_POS_MASK;
+	__u32 st, i, flags = (hdr >> 16) & 0x3fff, budget = lims & IOV_POS_MASK;
 	__u32 ecap = ((lims >> 13) & 0x7ff) * 2, pos = ((lims >> 24) & 0x7f) * 8;
 
 	if (!c)
@@ -1211,12 +1228,17 @@ __noinline int tk_cap_iov(struct tk_capbuf *c, __u64 src, __u64 cnt, __u32 lims,
 		if (st & IOV_STOP)
 			break;
 	}
-	if (st & IOV_ERR)
-		return -1;
-	if ((st & IOV_DFAULT) && (hdr & IOV_HDR_RETRY))
+	if ((st & (IOV_ERR | IOV_DFAULT)) && (hdr & IOV_HDR_RETRY))
 		return -1;	/* not committed: read again at exit */
-	if (i < cnt)
+	if ((st & IOV_ERR) && !(hdr & IOV_HDR_MSG))
+		return -1;
+	if ((st & IOV_ERR) && i < cnt) {
+		/* a msghdr whose msg_iov could not be read: the header, no element
+		 * (strace prints msg_iov's address) */
+		flags |= TK_CAPF_ELEM_FAULT;
+	} else if (i < cnt) {
 		flags |= TK_CAPF_TRUNC;
+	}
 	if (st & IOV_EFAULT)
 		flags |= TK_CAPF_ELEM_FAULT;
 	return tk_cap_commit(c, c->caps_len, (hdr & 0xffff) | flags << 16, st & IOV_POS_MASK);
@@ -1311,7 +1333,8 @@ __noinline int tk_cap_msghdr(struct tk_capbuf *c, __u64 src, __u32 lims, __u32 h
 	pos = tk_cap_blob(c, pos, m[4], m[5]);
 	if (pos > 2 * TK_MSG_POS_MAX)
 		return 0;
-	return tk_cap_iov(c, m[2], m[3], (lims & (0xffffff | IOV_LIMS32)) | (pos / 8) << 24, hdr);
+	return tk_cap_iov(c, m[2], m[3], (lims & (0xffffff | IOV_LIMS32)) | (pos / 8) << 24,
+			  hdr | IOV_HDR_MSG);
 }
 
 /* TK_CAP_IOV / TK_CAP_MSGHDR of spec sp: the data budget is spec.cap, and at exit also

@@ -271,7 +271,9 @@ struct tk_iov_elem {
 	__u64 base;  /* iov_base */
 	__u64 len;   /* iov_len */
 	__u32 got;   /* bytes of iov_base that follow */
-	__u32 flags; /* TK_CAPF_FAULT: iov_base unreadable (got = 0) */
+	__u32 flags; /* TK_CAPF_FAULT: iov_base unreadable (got = 0); with TK_CAPF_PARTIAL:
+		      * the read faulted and the got bytes are those up to the end of
+		      * the page iov_base is in */
 };
 
 /* TK_CAP_FD data (216 bytes each): what the fd was when the call entered (at_exit 0) or

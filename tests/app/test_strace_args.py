@@ -26,6 +26,14 @@ from tracekit.app.strace_cli import UsageError, parse_args
     ("status=!!", "invalid status '!!'"),
     ("quiet=!!", "invalid quiet '!!'"),
     ("read=!!", "invalid descriptor '!!'"),
+    # an fd set without an item names the whole text, a bad item only itself (strace)
+    ("write=,", "invalid descriptor ','"),
+    ("write=!", "invalid descriptor '!'"),
+    ("write=1,all", "invalid descriptor 'all'"),
+    ("write=-1", "invalid descriptor '-1'"),
+    ("write=1 ", "invalid descriptor '1 '"),
+    ("write=2147483648", "invalid descriptor '2147483648'"),
+    ("write=0x1", "invalid descriptor '0x1'"),
     # strace takes an item as written: a space is part of the name
     ("trace= brk", "invalid system call ' brk'"),
     ("trace=brk, close", "invalid system call ' close'"),
@@ -61,6 +69,26 @@ def test_bad_expressions_are_strace_errors(expr: str, says: str) -> None:
 ])
 def test_sets_strace_accepts(expr: str, selection: str) -> None:
     assert parse_args(["-e", expr, "true"]).exprs == [("-e", selection)]
+
+
+@pytest.mark.parametrize(("expr", "fds", "but"), [
+    ("write=!1", ["all"], [1]),
+    ("write=!1,2", ["all"], [1, 2]),
+    ("write=!,1", ["all"], [1]),
+    ("write=,1", [1], []),
+    ("write=1,", [1], []),
+    ("write=1,,2", [1, 2], []),
+    ("write=!!1", [1], []),
+    ("write= +1,-0,01", [1, 0, 1], []),       # strtol: white space and a sign
+    ("write=all", ["all"], []),
+    ("write=!none", ["all"], []),
+    ("write=none", [], []),
+    ("write=!all", [], []),
+])
+def test_fd_sets_strace_accepts(expr: str, fds: list[int | str], but: list[int]) -> None:
+    a = parse_args(["-e", expr, "-e", expr.replace("write=", "read="), "true"])
+    assert (a.writes, a.writes_except) == (fds, but)
+    assert (a.reads, a.reads_except) == (fds, but)
 
 
 def test_decode_fds_sets() -> None:

@@ -216,6 +216,37 @@ def test_iov(dec: SyscallDecoder) -> None:
         f"writev(6, {ADDR:#x}, 1) = 5"
 
 
+def test_iov_element_cut_by_its_mapping(dec: SyscallDecoder) -> None:
+    """An element whose read faulted, with the bytes up to its page's end (FAULT|PARTIAL):
+    strace reads min(iov_len, -s + 1) bytes of it in one piece, so 33 readable bytes
+    (-s 32) print as a string, 32 as the address; a 2**63 iov_len is no different."""
+    def cut(length: int, got: bytes) -> Capture:
+        rec = IO.IOV_ELEM.pack(ADDR, length, len(got), CAPF_FAULT | CAPF_PARTIAL)
+        return Capture(1, CAP_IOV, 0, rec + got + bytes(-len(got) % 8))
+    for length in (100, 1 << 63):
+        assert line(dec, call("writev", (6, ADDR, 1), -14, (cut(length, b"z" * 33),))) == (
+            f'writev(6, [{{iov_base="{"z" * 32}"..., iov_len={length}}}], 1) = -1 EFAULT '
+            "(Bad address)")
+        assert line(dec, call("writev", (6, ADDR, 1), -14, (cut(length, b"z" * 32),))) == (
+            f"writev(6, [{{iov_base={ADDR:#x}, iov_len={length}}}], 1) = -1 EFAULT "
+            "(Bad address)")
+    # all of a short element that was readable prints whole
+    assert line(dec, call("writev", (6, ADDR, 1), -14, (cut(20, b"z" * 19),))).startswith(
+        f"writev(6, [{{iov_base={ADDR:#x}, iov_len=20}}]")
+
+
+def test_msghdr_of_an_unreadable_iovec_array(dec: SyscallDecoder) -> None:
+    """msg_iov NULL or unreadable (the header committed with ELEM_FAULT, no element): the
+    header with msg_iov=NULL or its address, as strace."""
+    empty = IO.IOV_ELEM.pack(0, 0, 0, 0)
+    for iov_addr, text in ((0, "NULL"), (ADDR, f"{ADDR:#x}")):
+        hdr = IO.MSGHDR.pack(0, 0, iov_addr, 2, 0, 0, 0)
+        cap = Capture(1, CAP_MSGHDR, CAPF_ELEM_FAULT, hdr + empty + empty)
+        assert line(dec, call("sendmsg", (8, ADDR, 0x40), -14, (cap,))) == (
+            f"sendmsg(8, {{msg_name=NULL, msg_namelen=0, msg_iov={text}, msg_iovlen=2, "
+            "msg_controllen=0, msg_flags=0}, MSG_DONTWAIT) = -1 EFAULT (Bad address)")
+
+
 def test_msghdr(dec: SyscallDecoder) -> None:
     hdr = IO.MSGHDR.pack(0, 0, ADDR, 1, 0, 0, 0)
     empty = IO.IOV_ELEM.pack(0, 0, 0, 0)

@@ -230,6 +230,8 @@ class StraceArgs:
     raw: list[str] = field(default_factory=list)                # -e raw=
     reads: list[int | str] = field(default_factory=list)        # -e read=
     writes: list[int | str] = field(default_factory=list)       # -e write=
+    reads_except: list[int] = field(default_factory=list)       # -e read=!FDS
+    writes_except: list[int] = field(default_factory=list)      # -e write=!FDS
     stacks: bool = False            # -k
     ring_pages: int | None = None   # --mmap-pages (tracekit's own): ring buffer, 4 KiB pages
     numbers: bool = False           # -n
@@ -554,19 +556,30 @@ def _long(a: StraceArgs, name: str, key: str, value: str | None) -> None:
         _short(a, key, value)
 
 
-def _fds(text: str) -> list[int | str]:
-    """``-e read=``/``-e write=``'s set of fds (strace: ``invalid descriptor 'X'``)."""
+def _fds(text: str) -> tuple[list[int | str], list[int]]:
+    """``-e read=``/``-e write=``'s set of fds, as strace 6.1 reads it: leading ``!``s
+    (:func:`_inverted`), then ``all``, ``none`` or fds separated by commas (empty items
+    skipped), each as strtol reads it (white space and a sign first; from 0 to
+    INT_MAX); returns (fds dumped or ``["all"]``, fds not dumped under ``"all"``).
+
+    Raises:
+      UsageError: no item (``invalid descriptor '!'``: the whole text) or one that is
+        not an fd (``invalid descriptor 'x'``), in strace's words.
+    """
     negate, rest = _inverted(text)
     if rest in ("all", "none"):
-        return ["all"] if (rest == "all") != negate else []
-    items = rest.split(",")
-    for p in items:
-        if not _digits(p) or int(p) > 2**31 - 1:
-            raise UsageError(f"invalid descriptor '{text if not rest else p}'")
-    if negate:
-        raise UsageError(f"-e read/write={text}: a negated set of fds is not supported; "
-                         "list the fds")
-    return [int(p) for p in items]
+        return (["all"] if (rest == "all") != negate else []), []
+    fds: list[int] = []
+    for p in rest.split(","):
+        if not p:
+            continue
+        if not re.fullmatch(r"[ \t\n\v\f\r]*[+-]?[0-9]+", p) or \
+                not 0 <= int(p, 10) <= 2**31 - 1:
+            raise UsageError(f"invalid descriptor '{p}'")
+        fds.append(int(p, 10))
+    if not fds:
+        raise UsageError(f"invalid descriptor '{text}'")
+    return (["all"], fds) if negate else (list(fds), [])
 
 
 # strace 6.1's -e qualifiers (its qual_options[]); any other "X=Y" is a syscall name that
@@ -728,9 +741,9 @@ def _expr(a: StraceArgs, text: str) -> str:
         _syscall_set(value, f"-e {text}")
         a.raw.append(value)
     elif kind == "read":
-        a.reads = _fds(value)
+        a.reads, a.reads_except = _fds(value)
     elif kind == "write":
-        a.writes = _fds(value)
+        a.writes, a.writes_except = _fds(value)
     elif kind == "quiet":
         negate, items = _items(value, "quiet")
         for p in items:
@@ -916,7 +929,8 @@ def build(a: StraceArgs) -> Plan:
         align_column=a.column, pid_prefix=cast(Any, prefix),
         hex_strings=cast(Any, {0: "none", 1: "non-ascii"}.get(a.hex, "all")),
         raw_syscalls=raw, dump_reads=cast(Any, list(a.reads)),
-        dump_writes=cast(Any, list(a.writes)),
+        dump_writes=cast(Any, list(a.writes)), dump_reads_except=list(a.reads_except),
+        dump_writes_except=list(a.writes_except),
         exit_lines="exit" not in a.quiet and "exits" not in a.quiet, exit_time=True,
         syscall_numbers=a.numbers, stacks="user" if a.stacks else None)
     return Plan(opts, stages, shape, pids, in_kernel, abbrev, deref)

@@ -48,6 +48,7 @@ from tracekit._events import (
     CAP_STRUCT,
     CAPF_ELEM_FAULT,
     CAPF_FAULT,
+    CAPF_PARTIAL,
     CAPF_TRUNC,
     SC_INDIRECT,
     SC_NORETURN,
@@ -974,6 +975,9 @@ class IovElem(NamedTuple):
     base: int
     length: int
     data: bytes | None      # None: iov_base unreadable
+    # iov_base's read faulted (data None) and these bytes, up to the end of its page,
+    # were readable (the memory after them is not)
+    cut: bytes | None = None
 
 
 def parse_iov(data: bytes, pos: int = 0) -> list[IovElem] | None:
@@ -987,7 +991,11 @@ def parse_iov(data: bytes, pos: int = 0) -> list[IovElem] | None:
         pos += IOV_ELEM.size
         if pos + got > len(data):
             return None
-        out.append(IovElem(base, length, None if flags & CAPF_FAULT else data[pos:pos + got]))
+        got_bytes = data[pos:pos + got]
+        if flags & CAPF_FAULT:
+            out.append(IovElem(base, length, None, got_bytes if flags & CAPF_PARTIAL else None))
+        else:
+            out.append(IovElem(base, length, got_bytes))
         pos += (got + 7) & ~7
     return out
 
@@ -1019,12 +1027,16 @@ def format_iov(elems: list[IovElem], count: int, total: int | None, limit: int,
         shown = e.length if left is None else min(e.length, left)
         if left is not None:
             left -= shown
-        if e.data is None or e.base == 0:
+        # strace reads min(shown, -s + 1) bytes of iov_base in one piece: an element
+        # cut by the end of its mapping before them prints as its address
+        data = e.data if e.data is not None or e.cut is None or \
+            len(e.cut) < min(shown, limit + 1) else e.cut
+        if data is None or e.base == 0:
             base = pointer(e.base)
         elif decode is not None:
-            base = decode(e.data[:shown], shown)
+            base = decode(data[:shown], shown)
         else:
-            data = e.data[:shown]
+            data = data[:shown]
             base = quote(data, limit=limit, more=len(data) < shown)
         out.append(f"{{iov_base={base}, iov_len={e.length}}}")
     if more and (not out or not out[-1].startswith("...")):
