@@ -9,7 +9,9 @@
  *   3  fork follows the thread that called clone() (current tid, not its tgid);
  *      exit deletes the tid; a non-leader exec deletes the old key, then inserts.
  *   8  a failed ring-buffer reservation counts TK_CNT_LOST (syscall records) or
- *      TK_CNT_LOST_LIFECYCLE (fork, exec, exit, signal records).
+ *      TK_CNT_LOST_LIFECYCLE (fork, exec, exit, signal records). Per-call records
+ *      (syscall, fd-state, stack) are not reserved past targ_rb_call_room bytes of
+ *      data in the ring (counted the same: call_room()); lifecycle records may fill it.
  *   9  tasks of targ_self_tgid are never traced.
  *
  * Captures (issue 4): the "beauty" map names, per native syscall nr, the user memory to
@@ -51,6 +53,11 @@ const volatile bool targ_summary_records = false; /* with targ_summary: emit the
 						   * records too (tests compare both) */
 const volatile bool targ_fd_state = false;     /* fd-table records (syscalls.h: the fd table) */
 const volatile __u32 targ_stacks = 0;          /* TK_STACK_USER | TK_STACK_KERNEL (issue 18) */
+/* the most bytes (records and their 8-byte ring headers) the ring buffer may hold for a
+ * per-call record to be reserved; the rest of the ring is kept for the lifecycle records
+ * (fork, exec, fd-exec, exit, signal), which a flood of calls must not crowd out.
+ * 0: the whole ring (call_room()). */
+const volatile __u64 targ_rb_call_room = 0;
 
 #define TK_FILTER_MAX 1024
 /* emit_syscall/emit_captured flags: not a record flag; wake the reader whatever it has
@@ -531,6 +538,19 @@ static __always_inline bool records_on(void)
 	return !targ_summary || targ_summary_records;
 }
 
+/* Whether a per-call record of size bytes may be reserved: the ring buffer's unread
+ * bytes (BPF_RB_AVAIL_DATA: producer minus consumer position, kernel/bpf/ringbuf.c)
+ * plus it and its header stay within targ_rb_call_room. The caller counts a refusal as
+ * a failed reservation (rule 8). Only on the record-emitting path: one helper call.
+ * Writers on other CPUs can pass the test together: the headroom absorbs them. */
+static __always_inline bool call_room(__u64 size)
+{
+	if (!targ_rb_call_room)
+		return true;
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) + size + BPF_RINGBUF_HDR_SZ <=
+	       targ_rb_call_room;
+}
+
 /* -- in-kernel summary --------------------------------------------------------------- */
 
 enum sum_what {
@@ -718,9 +738,10 @@ static __always_inline void sum_add(struct tk_scratch *sp, struct task_struct *t
 static __always_inline void emit_syscall(__u32 flags, __u64 ts_ns, __u64 duration_ns,
 					 __u64 pid_tgid, long nr, const __u64 *args, long ret)
 {
-	struct tk_syscall *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+	struct tk_syscall *r;
 	int i;
 
+	r = call_room(sizeof(*r)) ? bpf_ringbuf_reserve(&events, sizeof(*r), 0) : NULL;
 	if (!r) {
 		count(TK_CNT_LOST);
 		return;
@@ -1985,7 +2006,7 @@ __noinline int tk_emit_attached(const struct tk_scratch *s, __u64 pid_tgid, long
 		size = TK_CAPBUF_DATA;
 	c->caps_len = size;
 	size += sizeof(c->rec) + 2 * sizeof(__u32);
-	if (bpf_ringbuf_output(&events, &c->rec, size, 0))
+	if (!call_room(size) || bpf_ringbuf_output(&events, &c->rec, size, 0))
 		count(TK_CNT_LOST);
 	return 1;
 }
@@ -2186,7 +2207,8 @@ static __always_inline bool emit_captured(struct tk_capbuf *c, const struct tk_s
 		size = TK_CAPBUF_DATA;
 	c->caps_len = size;
 	size += sizeof(c->rec) + 2 * sizeof(__u32);
-	if (bpf_ringbuf_output(&events, &c->rec, size,
+	if (!call_room(size) ||
+	    bpf_ringbuf_output(&events, &c->rec, size,
 			       (flags & TK_SC_WAKE) ? BPF_RB_FORCE_WAKEUP : 0))
 		count(kind == TK_REC_SYSCALL ? TK_CNT_LOST : TK_CNT_FD_LOST);
 	else if (kind != TK_REC_SYSCALL)
@@ -2224,8 +2246,8 @@ static __always_inline bool emit_unfinished_captured(struct tk_capbuf *c,
 		size = TK_CAPBUF_DATA;
 	c->caps_len = size;
 	size += sizeof(c->rec) + 2 * sizeof(__u32);
-	if (bpf_ringbuf_output(&events, &c->rec, size,
-			       wake ? BPF_RB_FORCE_WAKEUP : 0))
+	if (!call_room(size) ||
+	    bpf_ringbuf_output(&events, &c->rec, size, wake ? BPF_RB_FORCE_WAKEUP : 0))
 		count(TK_CNT_LOST);
 	return true;
 }
@@ -2251,9 +2273,10 @@ static __always_inline bool fd_state_nr(long nr, __u32 compat)
 static __always_inline void emit_fd_state(const struct tk_scratch *s, __u64 pid_tgid,
 					  __u64 now, long ret)
 {
-	struct tk_syscall *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+	struct tk_syscall *r;
 	int i;
 
+	r = call_room(sizeof(*r)) ? bpf_ringbuf_reserve(&events, sizeof(*r), 0) : NULL;
 	if (!r) {
 		count(TK_CNT_FD_LOST);
 		return;
@@ -2426,7 +2449,8 @@ __noinline __u32 tk_stack_emit(__u64 pid_tgid, __u64 ts_ns)
 	 * otherwise. */
 	wake = bpf_ringbuf_query(&events, BPF_RB_CONS_POS) ==
 	       bpf_ringbuf_query(&events, BPF_RB_PROD_POS) ? TK_SC_WAKE : 0;
-	if (bpf_ringbuf_output(&events, &st->rec, sizeof(st->rec) + n * sizeof(__u64),
+	if (!call_room(sizeof(st->rec) + n * sizeof(__u64)) ||
+	    bpf_ringbuf_output(&events, &st->rec, sizeof(st->rec) + n * sizeof(__u64),
 			       BPF_RB_NO_WAKEUP)) {
 		count(TK_CNT_LOST);
 		return 0;

@@ -126,22 +126,144 @@ def fork_rounds(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return compile_c(FORK_ROUNDS_C, tmp_path_factory.mktemp("forks"), "fork_rounds")
 
 
-def test_lost_records_by_kind_add_up_exactly(tmp_path: Path, fork_rounds: Path) -> None:
-    k, b = 200, 2000
+# k rounds of: b getppid calls, then a SIGUSR1 to itself, caught by an empty handler. The
+# kernel writes k * b getppid records and k + 2 lifecycle ones (the exec, k signal
+# deliveries, the exit): signal records come as fast as calls, so they overflow even the
+# ring's lifecycle headroom (half of a 1-page ring) and are lost too.
+SIGNAL_ROUNDS_C = r"""
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+static void on_usr1(int sig) { (void)sig; }
+int main(int argc, char **argv) {
+    long k = atol(argv[1]), b = atol(argv[2]);
+    signal(SIGUSR1, on_usr1);
+    for (long r = 0; r < k; r++) {
+        for (long i = 0; i < b; i++)
+            syscall(SYS_getppid);
+        raise(SIGUSR1);
+    }
+    return 0;
+}
+"""
+
+
+def test_lost_records_by_kind_add_up_exactly(tmp_path: Path) -> None:
+    k, b = 20_000, 5
+    rounds = compile_c(SIGNAL_ROUNDS_C, tmp_path, "signal_rounds")
     out = tmp_path / "out.jsonl"
     res = run_tracekit(["run", str(getppid_pipeline(tmp_path, buffer_pages=1)),
-                        "-o", str(out), "--", str(fork_rounds), str(k), str(b)], timeout=120)
+                        "-o", str(out), "--", str(rounds), str(k), str(b)], timeout=120)
     assert res.returncode == 0, res.stderr
     calls, lifecycle, lost_calls, lost_lifecycle, losses = _split(read_events(out))
     assert len(calls) + lost_calls == k * b          # shown + lost syscalls == calls made
-    assert len(lifecycle) + lost_lifecycle == 3 * k + 2
-    assert sum(isinstance(e, Fork) for e in lifecycle) <= k
+    assert len(lifecycle) + lost_lifecycle == k + 2
     assert sum(isinstance(e, Signal) for e in lifecycle) <= k
     assert (losses.lost_syscalls, losses.lost_lifecycle) == (lost_calls, lost_lifecycle)
     assert lost_calls > 0 and lost_lifecycle > 0, (
         f"a 1-page ring buffer kept up: lost {lost_calls} calls, {lost_lifecycle} others")
     assert (f"({lost_calls} syscall, {lost_lifecycle} fork/exec/exit/signal)" in res.stderr
             and f"short by {lost_calls} calls" in res.stderr)
+
+
+# Two children write buffers of 1 to 4096 bytes to /dev/null until the parent kills them
+# (SIGKILL, after 300 ms: their records fill the ring all along, big and small, so it is
+# full to the byte); then a third writes argv[1] buffers and kills itself; the parent
+# exits with status 5. Their syscall records overflow a small ring; the forks, the
+# signals and the exits must all get through (the ring's lifecycle headroom).
+FLOOD_KILLED_C = r"""
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+static char buf[4096];
+static void flood(long n) {
+    int fd = open("/dev/null", O_WRONLY);
+    for (long i = 0; n < 0 || i < n; i++)
+        write(fd, buf, 1 + (i * 97) % sizeof(buf));
+}
+int main(int argc, char **argv) {
+    struct timespec t = {0, 300 * 1000 * 1000};
+    pid_t c[2];
+    for (int i = 0; i < 2; i++)
+        if ((c[i] = fork()) == 0) {
+            flood(-1);
+            _exit(1);
+        }
+    nanosleep(&t, NULL);
+    for (int i = 0; i < 2; i++)
+        kill(c[i], SIGKILL);
+    while (wait(NULL) > 0)
+        ;
+    if (fork() == 0) {
+        flood(atol(argv[1]));
+        raise(SIGKILL);
+        _exit(1);
+    }
+    while (wait(NULL) > 0)
+        ;
+    return 5;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def flood_killed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return compile_c(FLOOD_KILLED_C, tmp_path_factory.mktemp("flood"), "flood_killed")
+
+
+def _lost_by_kind(stderr: str) -> tuple[int, int]:
+    m = re.search(r"LOST \d+ records \((\d+) syscall, (\d+) fork/exec/exit/signal\)", stderr)
+    assert m is not None, stderr
+    return int(m[1]), int(m[2])
+
+
+def test_strace_exit_lines_survive_a_full_ring(tmp_path: Path, flood_killed: Path) -> None:
+    """strace -f -s 4096 on a 64 KiB ring that 4 KiB write records overflow: the calls
+    are lost and counted, the three ``+++ killed by SIGKILL +++`` lines and the parent's
+    ``+++ exited with 5 +++`` are all there (strace never loses them)."""
+    out = tmp_path / "out.txt"
+    res = run_tracekit(["strace", "-f", "-s", "4096", "--mmap-pages", "16", "-o", str(out),
+                        str(flood_killed), "3000"], timeout=120)
+    assert res.returncode == 5, res.stderr
+    lost_calls, lost_lifecycle = _lost_by_kind(res.stderr)
+    assert lost_calls > 0, "a 64 KiB ring kept up with 4 KiB writes: the test shows nothing"
+    assert lost_lifecycle == 0, res.stderr
+    lines = out.read_text().splitlines()
+    pid = lines[0].split()[0]                    # the command's (its execve line)
+    killed = {ln.split()[0] for ln in lines if ln.endswith(" +++ killed by SIGKILL +++")}
+    assert len(killed) == 3 and pid not in killed, [ln for ln in lines if "+++" in ln]
+    # the LOST lines say where the reader found the kernel's count grown: the last one
+    # may come after the exit (its count read at the end)
+    lost_lines = [int(m[1]) for ln in lines
+                  if (m := re.fullmatch(r"\+\+\+ LOST (\d+) events \+\+\+", ln))]
+    assert sum(lost_lines) == lost_calls
+    rest = [ln for ln in lines if not ln.startswith("+++ LOST ")]
+    assert rest[-1].split(None, 1) == [pid, "+++ exited with 5 +++"]   # pid column padded
+
+
+def test_lifecycle_events_survive_a_full_ring(tmp_path: Path, flood_killed: Path) -> None:
+    """The same flood as JSON Lines: every fork, exec, signal and exit event is there,
+    the lost write records are counted, and nothing else is lost."""
+    out = tmp_path / "out.jsonl"
+    res = run_tracekit(["run", "-m", "16", "-e", "write", "-F", "jsonl", "-o", str(out),
+                        "--", str(flood_killed), "3000"], timeout=120)
+    assert res.returncode == 5, res.stderr
+    events = read_events(out)
+    losses = events[-1]
+    assert isinstance(losses, Losses), losses
+    assert losses.lost_syscalls > 0 and losses.lost_lifecycle == 0, losses
+    assert sum(e.syscalls for e in events if isinstance(e, Lost)) == losses.lost_syscalls
+    forks = [e for e in events if isinstance(e, Fork)]
+    exits = [e for e in events if isinstance(e, Exit)]
+    assert len(forks) == 3 and sum(isinstance(e, Exec) for e in events) == 1
+    assert len(exits) == 4
+    assert {e.child_tid for e in forks} | {forks[0].parent_tid} == {e.tid for e in exits}
+    kills = [e for e in events if isinstance(e, Signal) and e.sig == 9]
+    assert {e.tid for e in kills} == {e.child_tid for e in forks}
 
 
 def test_summary_says_what_was_lost(tmp_path: Path, fork_rounds: Path) -> None:

@@ -213,6 +213,32 @@ _STATUS_BITS = {"successful": ST_SUCCESSFUL, "failed": ST_FAILED, "unfinished": 
 #: SessionOptions.stacks -> targ_stacks (TK_STACK_* in programs/syscalls.h)
 _STACK_BITS = {"user": STACK_USER, "kernel": STACK_KERNEL, "both": STACK_USER | STACK_KERNEL}
 
+#: bytes in the ring buffer of one task's lifecycle records, each with its 8-byte ring
+#: header (programs/syscalls.h): fork 32, exec 296, fd-exec 160, signal 104, exit 56
+_LIFECYCLE_TASK_BYTES = (32 + 8) + (296 + 8) + (160 + 8) + (104 + 8) + (56 + 8)
+#: bytes in the ring buffer of the largest per-call record: its 8-byte ring header, struct
+#: tk_syscall (112), the captures' header (8) and TK_CAPBUF_DATA (16,184) capture bytes
+#: (programs/syscalls.bpf.c)
+_CALL_RECORD_MAX = 8 + 112 + 8 + 16184
+
+
+def call_room(buffer_bytes: int) -> int:
+    """The bytes of a ``buffer_bytes`` ring buffer that per-call records (syscall,
+    fd-state, stack) may fill before they count as lost (``targ_rb_call_room``,
+    programs/syscalls.bpf.c: call_room); the rest is kept for the lifecycle records
+    (fork, exec, fd-exec, exit, signal), so that a flood of calls the reader cannot keep
+    up with does not lose a task's exit or a kill.
+
+    The headroom is a sixteenth of the ring: the default 4 MiB keeps 256 KiB, some 4,000
+    exit records or 380 whole task lives (fork to exit, 688 bytes) arriving while the
+    reader is behind, for a sixteenth fewer calls before records are lost. At least the
+    largest per-call record (a writer on another CPU may pass the room test together
+    with one on this CPU and overshoot by one record) and six task lives: 20,440 bytes;
+    at most half the ring (tiny rings: ``--mmap-pages 4`` keeps 8 KiB).
+    """
+    headroom = max(buffer_bytes >> 4, _CALL_RECORD_MAX + 6 * _LIFECYCLE_TASK_BYTES)
+    return buffer_bytes - min(headroom, buffer_bytes >> 1)
+
 
 @dataclass
 class Counters:
@@ -396,6 +422,7 @@ class Session:
         if o.summary:
             enable_kernel_summary(obj, records=o.summary_records)
         obj.maps["events"].max_entries = o.buffer_bytes
+        g["targ_rb_call_room"] = call_room(o.buffer_bytes)
         obj.maps["pids"].max_entries = o.pids_max_entries
         size_ioctl_map(obj)
         obj.load()
