@@ -216,3 +216,18 @@ def test_output_path_longer_than_path_max(tmp_path: Path, cmd: str,
     assert main(args) == 2
     err = capsys.readouterr().err
     assert "ENAMETOOLONG" in err and len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.parametrize(("option", "value", "bounds"), [
+    ("--timeout", "-1", "> 0 and at most 1000000000"),
+    ("-s", "99999999999", "0 or more and at most 1048576"),
+    ("--interval", "0", "0.001 or more and at most 86400"),
+])
+def test_option_bounds_are_written_as_numbers_are(
+        capsys: pytest.CaptureFixture[str], option: str, value: str, bounds: str) -> None:
+    """The bounds of a number option: an integer as an integer and a fraction in plain
+    decimal (``:g`` wrote 1e+09 and 1.04858e+06, the latter not even the bound)."""
+    assert main(["run", option, value, "--", "true"]) == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err.endswith(f"'{value}': give a number of "
+                        f"{'bytes' if option == '-s' else 'seconds'}, {bounds}"), err

@@ -31,6 +31,7 @@ KeyboardInterrupt caught in ``main`` (exit 130).
 from __future__ import annotations
 
 import argparse
+import decimal
 import functools
 import logging
 import os
@@ -264,9 +265,18 @@ def _number(text: str, what: str, lo: float, hi: float, *, integer: bool = False
         raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
     low_ok = value > lo if strict_lo else value >= lo
     if not (low_ok and value <= hi):     # also rejects nan and inf
-        bound = f"> {lo:g}" if strict_lo else f"{lo:g} or more"
-        raise argparse.ArgumentTypeError(f"{text!r}: give {what}, {bound} and at most {hi:g}")
+        bound = f"> {_plain(lo)}" if strict_lo else f"{_plain(lo)} or more"
+        raise argparse.ArgumentTypeError(f"{text!r}: give {what}, {bound} and at most "
+                                         f"{_plain(hi)}")
     return value
+
+
+def _plain(bound: float) -> str:
+    """A bound as a person writes it: ``1000000000``, ``1048576``, ``0.001`` (``:g`` gave
+    ``1e+09`` and ``1.04858e+06``, which is not even the bound)."""
+    if bound == int(bound):
+        return str(int(bound))
+    return format(decimal.Decimal(repr(float(bound))), "f")
 
 
 def _positive_seconds(text: str) -> float:
