@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import functools
 import io
 import os
 import re
@@ -1082,6 +1083,7 @@ def _end_output_command(proc: subprocess.Popen[bytes]) -> None:
 
 async def _run(a: StraceArgs, signals: Any, piped: list[subprocess.Popen[bytes]]
                ) -> int:
+    from tracekit.app.inputs import check_output_not_input, run_inputs
     from tracekit.app.trace import LiveTrace
     from tracekit.formatters._output import check_output_dir, close_output, open_output
     from tracekit.formatters._spec import SinkContext, format_spec
@@ -1119,11 +1121,14 @@ async def _run(a: StraceArgs, signals: Any, piped: list[subprocess.Popen[bytes]]
     quiet_attach = "attach" in a.quiet
     out: IO[Any] | None = None
     piped_to: IO[bytes] | None = None
+    inputs = run_inputs(None, a.command)
     if _piped(a):
         assert a.output is not None
         piped.append(_output_command(a.output[1:]))
         piped_to = piped[-1].stdin
     elif a.output is not None and a.follow < 2:
+        # -o ./prog ./prog replaced the program by the (empty) trace before it ran
+        check_output_not_input(a.output, inputs)
         out = open_output(a.output)
     elif a.output is not None:
         # -ff: the files are made as tasks appear; a missing directory is said now,
@@ -1167,6 +1172,7 @@ async def _run(a: StraceArgs, signals: Any, piped: list[subprocess.Popen[bytes]]
         if a.output is not None and a.follow >= 2:
             formatter = split = SplitStraceFormatter(a.output, decoder=decoder, shape=shape)
             split.on_failed = _file_failed
+            split.refuse = functools.partial(check_output_not_input, inputs=inputs)
         else:
             formatter = StraceFormatter(stream, decoder=decoder, shape=shape)
         formatter.count_forks = a.follow > 0
