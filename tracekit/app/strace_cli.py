@@ -1241,7 +1241,7 @@ async def _run(a: StraceArgs, signals: Any, piped: list[subprocess.Popen[bytes]]
                   f"{2 * (size >> 12)} or more (now {now})", file=stderr())
     if split is not None and split.failed:
         n, k = split.unwritten_lines, len(split.failed)
-        print(f"tracekit: {n} line{'s' * (n != 1)} not written: the file"
+        print(f"tracekit strace: {n} line{'s' * (n != 1)} not written: the file"
               f"{'s' * (k != 1)} of {k} task{'s' * (k != 1)} could not be created or "
               "written (above)", file=stderr())
     if getattr(sink, "closed_by_reader", False):
@@ -1273,7 +1273,7 @@ def _file_failed(tid: int, err: Any) -> None:
     from tracekit.app.cli import _printable
 
     if sys.stderr is not None:
-        print(f"tracekit: {_printable(repr(err.path))}: {_printable(_reason(err))}; "
+        print(f"tracekit strace: {_printable(repr(err.path))}: {_printable(_reason(err))}; "
               f"the lines of task {tid} are not written", file=stderr(), flush=True)
 
 
