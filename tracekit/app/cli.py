@@ -813,9 +813,12 @@ _PRINTS_TO_STDOUT = frozenset({"check", "list"})
 
 
 def _printable(text: str) -> str:
-    """``text`` with control characters but newline and tab as ``\\xNN`` escapes."""
+    """``text`` with control characters but newline and tab as ``\\xNN`` escapes, and
+    the bytes of a name that are not UTF-8 (surrogateescape's U+DC80..U+DCFF) as the byte
+    (``\\xff``), as :func:`tracekit._errors.quoted` writes them."""
     return "".join(c if c.isprintable() or c in "\n\t" else f"\\x{ord(c):02x}"
-                   if ord(c) < 0x100 else f"\\u{ord(c):04x}" for c in text)
+                   if ord(c) < 0x100 else f"\\x{ord(c) - 0xDC00:02x}"
+                   if 0xDC80 <= ord(c) <= 0xDCFF else f"\\u{ord(c):04x}" for c in text)
 
 
 def _one_line(text: str) -> str:

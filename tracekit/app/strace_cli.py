@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, cast
 
-from tracekit._errors import ConfigError, TracekitError
+from tracekit._errors import ConfigError, TracekitError, quoted
 from tracekit._stdio import stderr
 
 __all__ = ["OPTIONS", "StraceArgs", "UsageError", "main", "parse_args"]
@@ -1273,7 +1273,7 @@ def _file_failed(tid: int, err: Any) -> None:
     from tracekit.app.cli import _printable
 
     if sys.stderr is not None:
-        print(f"tracekit strace: {_printable(repr(err.path))}: {_printable(_reason(err))}; "
+        print(f"tracekit strace: {_printable(quoted(err.path))}: {_printable(_reason(err))}; "
               f"the lines of task {tid} are not written", file=stderr(), flush=True)
 
 
@@ -1281,10 +1281,12 @@ def _reason(err: Any) -> str:
     """What an OutputError says after its path: ``"Too many levels of symbolic links
     (ELOOP) (a symlink ...)"``, or the directory that does not exist."""
     text = str(err)
-    head = f"output path {err.path!r}: "
-    if text.startswith(head):
-        return text[len(head):]
-    head = f"writing {err.path!r}: "
+    head = f"output path {quoted(err.path)}"
+    if text.startswith(head + ": "):
+        return text[len(head) + 2:]
+    if text.startswith(head + " "):             # "... is the command's program ..."
+        return text[len(head) + 1:]
+    head = f"writing {quoted(err.path)}: "
     return "writing failed: " + text[len(head):] if text.startswith(head) else text
 
 
