@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import IO, Any, NamedTuple, TypeAlias, cast
 
 import tracekit._inherited_fds as _inherited_fds
-from tracekit._errors import ConfigError, OutputError, TracekitError
+from tracekit._errors import ConfigError, OutputError, TracekitError, quoted
 from tracekit._stdio import StdoutWriteError, guard_stdout
 
 __all__ = [
@@ -155,13 +155,13 @@ def open_output(path: str | os.PathLike[str], *, atomic: bool = False,
     std = std_stream_of(path)
     if std == 1:
         if sys.stdout is None:              # started with fd 1 closed (`tracekit run ... >&-`)
-            raise ConfigError(f"output {os.fspath(path)!r}: standard output is closed "
+            raise ConfigError(f"output {quoted(os.fspath(path))}: standard output is closed "
                               "(EBADF); give a file with -o")
         sys.stdout.flush()                  # keep order with earlier print()s
         return _stdout()
     if std == 2:
         if sys.stderr is None:
-            raise ConfigError(f"output {os.fspath(path)!r}: standard error is closed "
+            raise ConfigError(f"output {quoted(os.fspath(path))}: standard error is closed "
                               "(EBADF); give a file with -o")
         sys.stderr.flush()
         return _stderr()
@@ -180,7 +180,7 @@ def open_output(path: str | os.PathLike[str], *, atomic: bool = False,
     mode = _lstat_mode(p)
     if not in_place and mode is not None and not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)
                                                   or stat.S_ISDIR(mode)):
-        raise OutputError(f"output path {os.fspath(path)!r}: a fifo or device is there, "
+        raise OutputError(f"output path {quoted(os.fspath(path))}: a fifo or device is there, "
                           "not written in place (EEXIST)", path=os.fspath(path),
                           errno=errno.EEXIST)
     if mode is not None and stat.S_ISFIFO(mode):
@@ -298,7 +298,7 @@ def _open_fifo(p: Path) -> IO[bytes]:
             if e.errno != errno.ENXIO:
                 raise _output_error(p, e) from None
         if _stop_waiting.wait(_FIFO_POLL_S):
-            raise OutputInterrupted(f"output {os.fspath(p)!r}: a fifo that no process "
+            raise OutputInterrupted(f"output {quoted(os.fspath(p))}: a fifo that no process "
                                     "opened for reading before the signal came")
     os.set_blocking(fd, True)       # from here on, written as any fifo
     return _named_stream(fd, p)
@@ -335,12 +335,13 @@ def check_output_dir(path: str | os.PathLike[str]) -> None:
     elif not os.access(where, os.W_OK | os.X_OK, effective_ids=True):
         err = errno.EROFS if os.statvfs(where).f_flag & os.ST_RDONLY else errno.EACCES
     if err:
-        raise OutputError(f"output path {name!r}: directory {where!r}: {os.strerror(err)} "
-                          f"({errno.errorcode[err]})", path=name, errno=err)
+        raise OutputError(f"output path {quoted(name)}: directory {quoted(where)}: "
+                          f"{os.strerror(err)} ({errno.errorcode[err]})", path=name, errno=err)
 
 
 def _no_directory(name: str, where: str) -> OutputError:
-    return OutputError(f"output path {name!r}: directory {where!r} does not exist (ENOENT)",
+    return OutputError(f"output path {quoted(name)}: directory {quoted(where)} does not "
+                       "exist (ENOENT)",
                        path=name, errno=errno.ENOENT)
 
 
@@ -381,11 +382,11 @@ def _open_own_fd(path: str | os.PathLike[str], fd: int) -> IO[bytes]:
             raise OSError(errno.EBADF, os.strerror(errno.EBADF))
         flags = fcntl.fcntl(fd, fcntl.F_GETFL)
     except OSError as e:
-        raise OutputError(f"output path {os.fspath(path)!r}: fd {fd} is not open "
+        raise OutputError(f"output path {quoted(os.fspath(path))}: fd {fd} is not open "
                           f"({errno.errorcode.get(e.errno or 0, '?')})",
                           path=os.fspath(path), errno=e.errno or 0) from None
     if flags & os.O_ACCMODE == os.O_RDONLY:
-        raise OutputError(f"output path {os.fspath(path)!r}: fd {fd} is open for reading "
+        raise OutputError(f"output path {quoted(os.fspath(path))}: fd {fd} is open for reading "
                           "only (EBADF)", path=os.fspath(path), errno=errno.EBADF)
     try:
         # opened again through the fd's link, as strace's fopen(path, "w") opens it: a
@@ -406,7 +407,7 @@ def _output_error(path: str | os.PathLike[str], e: OSError) -> OutputError:
         hint = (" (an fd's link, such as a shell's >(CMD): tracekit does not write "
                 "through links; pipe the trace instead: tracekit strace -o '|CMD', or "
                 "-o - with a shell pipe)")
-    return OutputError(f"output path {os.fspath(path)!r}: {e.strerror} ({name}){hint}",
+    return OutputError(f"output path {quoted(os.fspath(path))}: {e.strerror} ({name}){hint}",
                        path=os.fspath(path), errno=e.errno or 0)
 
 
@@ -452,9 +453,9 @@ class AtomicFile(io.FileIO):
             # beside it, in a directory that takes none (procfs says ENOENT)
             name = errno.errorcode.get(e.errno or 0, "?")
             raise OutputError(
-                f"output path {os.fspath(final)!r}: cannot create a new file in "
-                f"{os.fspath(final.parent)!r}: {e.strerror} ({name}); tracekit writes the "
-                "trace to a new file, put in place of any file there, which this "
+                f"output path {quoted(os.fspath(final))}: cannot create a new file in "
+                f"{quoted(os.fspath(final.parent))}: {e.strerror} ({name}); tracekit writes "
+                "the trace to a new file, put in place of any file there, which this "
                 "directory does not allow (a file system such as /proc or /sys)",
                 path=os.fspath(final), errno=e.errno or 0) from None
         f = cls(fd, "wb", closefd=True)
@@ -558,7 +559,7 @@ def write_error(stream: IO[Any], e: OSError) -> TracekitError:
     (ENOSPC on a full disk or /dev/full, EFBIG past RLIMIT_FSIZE, EIO on a hung-up
     terminal)."""
     name = errno.errorcode.get(e.errno or 0, "?")
-    return TracekitError(f"writing {output_name(stream)!r}: {e.strerror} ({name})")
+    return TracekitError(f"writing {quoted(output_name(stream))}: {e.strerror} ({name})")
 
 
 def reader_closed(stream: IO[Any], *, owned: bool = False) -> None:

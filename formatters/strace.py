@@ -88,13 +88,14 @@ from strace's own flags) change the shape of the lines, never what is decoded::
 
 from __future__ import annotations
 
+import errno
 import time
 from collections.abc import Callable, Sequence
 from typing import IO, Annotated, Any, Literal, TypeAlias
 
 import msgspec
 
-from tracekit._errors import OutputError
+from tracekit._errors import ConfigError, OutputError
 from tracekit._events import (
     SC_ATTACHED,
     SC_COMPAT,
@@ -894,6 +895,9 @@ class SplitStraceFormatter(StraceFormatter):
         self.failed: dict[int, OutputError] = {}
         self.unwritten_lines = 0
         self.on_failed: Callable[[int, OutputError], None] | None = None
+        #: called with a task's path before its file is made; a ConfigError it raises
+        #: (the path is an input of the run, as the command's program) fails that file
+        self.refuse: Callable[[str], None] | None = None
 
     def _stream(self, tid: int) -> IO[bytes] | None:
         """The file of ``tid``, created at its first line (opened again to append after
@@ -903,12 +907,17 @@ class SplitStraceFormatter(StraceFormatter):
             path = f"{self.prefix}.{tid}"
             made = self._made.get(tid)
             try:
+                if made is None and self.refuse is not None:
+                    self.refuse(path)
                 # in_place=False: a fifo the traced process made at the name would
                 # make the open wait for a reader, and the whole trace with it
                 f = (open_output(path, in_place=False) if made is None
                      else append_output(path, made))
             except OutputError as e:
                 self._fail(tid, e)
+                return None
+            except ConfigError as e:
+                self._fail(tid, OutputError(str(e), path=path, errno=errno.EEXIST))
                 return None
             self.files[tid] = f
         return f

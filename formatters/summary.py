@@ -148,6 +148,7 @@ from tracekit.formatters._output import (
     is_std_stream,
     open_output,
     reader_closed,
+    write_error,
 )
 from tracekit.formatters._spec import FormatSpec, SinkContext
 from tracekit.kernel.syscalls import errno_name
@@ -888,6 +889,8 @@ class SummarySink:
             ctx.log.info("%s: the reader closed the output", ctx.name)
             reader_closed(stream)
             return False
+        except OSError as e:    # ENOSPC, EFBIG, EIO: one line naming the output and why
+            raise write_error(stream, e) from None
         return True
 
     def _write(self, ctx: StageContext, summary: Summary) -> None:

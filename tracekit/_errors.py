@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import errno as _errno
 import os
+import re
 from typing import Any
 
 
@@ -233,3 +234,17 @@ def leaves(exc: BaseException) -> list[BaseException]:
     if isinstance(exc, BaseExceptionGroup):
         return [leaf for sub in exc.exceptions for leaf in leaves(sub)]
     return [exc]
+
+
+def quoted(text: str) -> str:
+    r"""A name (a path, a command) as an error message quotes it: ``repr``'s form (control
+    characters as ``\n``, ``\t``, ``\x1b``), with the bytes that are not UTF-8 (decoded
+    with surrogateescape) as the byte, ``\xff``, not Python's ``\udcff``.
+
+    ``quoted("/a\udcff/\n") == r"'/a\xff/\n'"``.
+    """
+    text = repr(text)
+    if "\\udc" not in text:
+        return text
+    # an escape only where the backslash before "udc" is not itself escaped
+    return re.sub(r"(?<!\\)((?:\\\\)*)\\udc([89a-f][0-9a-f])", r"\1\\x\2", text)

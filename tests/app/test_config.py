@@ -134,6 +134,23 @@ def test_unknown_key_in_inline_table_and_stage() -> None:
                     "(did you mean 'group_by'?)")
 
 
+def test_unknown_array_of_tables_is_at_its_first_header() -> None:
+    """An unknown ``[[name]]`` is located at its first header, as an unknown ``[name]``
+    is (it was 1:1: the array's own path was never recorded, only its tables')."""
+    assert err("""\
+        target.pid = [1]
+
+          [[ stages ]]
+        kind = "evict"
+        [[stages]]
+    """).startswith("p.toml:3:3: unknown key 'stages' in the top level "
+                    "(did you mean 'stage'?)")
+    assert err("target.pid = [1]\n[outputs]\n").startswith(
+        "p.toml:2:1: unknown key 'outputs' in the top level")
+    assert err("[target]\npid = [1]\n[[target.x]]\n").startswith(
+        "p.toml:3:1: unknown key 'x' in [target]")
+
+
 def test_wrong_types() -> None:
     assert err('[target]\npid = "12"\n') == (
         "p.toml:2:7: expected an array of integers at target.pid, got a string")

@@ -216,3 +216,55 @@ def test_output_path_longer_than_path_max(tmp_path: Path, cmd: str,
     assert main(args) == 2
     err = capsys.readouterr().err
     assert "ENAMETOOLONG" in err and len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.parametrize(("option", "value", "bounds"), [
+    ("--timeout", "-1", "> 0 and at most 1000000000"),
+    ("-s", "99999999999", "0 or more and at most 1048576"),
+    ("--interval", "0", "0.001 or more and at most 86400"),
+])
+def test_option_bounds_are_written_as_numbers_are(
+        capsys: pytest.CaptureFixture[str], option: str, value: str, bounds: str) -> None:
+    """The bounds of a number option: an integer as an integer and a fraction in plain
+    decimal (``:g`` wrote 1e+09 and 1.04858e+06, the latter not even the bound)."""
+    assert main(["run", option, value, "--", "true"]) == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err.endswith(f"'{value}': give a number of "
+                        f"{'bytes' if option == '-s' else 'seconds'}, {bounds}"), err
+
+
+NOT_UTF8 = os.fsdecode(b"/nonexistent\xff/\n")      # as argv gives it: surrogateescape
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["run", "-o", NOT_UTF8, "--", "true"],
+     "tracekit: error: output path '/nonexistent\\xff/\\n': directory '/nonexistent\\xff' "
+     "does not exist (ENOENT)"),
+    (["strace", "-o", NOT_UTF8, "true"],
+     "tracekit strace: output path '/nonexistent\\xff/\\n': directory '/nonexistent\\xff' "
+     "does not exist (ENOENT)"),
+    (["strace", NOT_UTF8],
+     "tracekit strace: command not found: '/nonexistent\\xff/\\n' (ENOENT)"),
+    (["run", NOT_UTF8 + ".toml"],
+     "tracekit: error: /nonexistent\\xff/\\n.toml: cannot read config: No such file or "
+     "directory (ENOENT)"),
+])
+def test_a_name_that_is_not_utf8_is_printed_as_its_bytes(
+        capsys: pytest.CaptureFixture[str], argv: list[str], says: str) -> None:
+    """A path with a byte that is not UTF-8 is written with that byte as ``\\xff`` (and a
+    newline as ``\\n``), not as Python's ``\\udcff``."""
+    assert main(argv) in (1, 2)
+    assert capsys.readouterr().err.splitlines() == [says]
+
+
+@pytest.mark.parametrize(("raw", "shown"), [
+    (b"/a\xff/\n", r"'/a\xff/\n'"),
+    (b"plain", "'plain'"),
+    # a backslash and the text "udcff" typed in the name stay what they are
+    (b"\\udcff\xfe", r"'\\udcff\xfe'"),
+    (b"\\\xfe", r"'\\\xfe'"),
+])
+def test_quoted_writes_the_bytes_that_are_not_utf8_as_bytes(raw: bytes, shown: str) -> None:
+    from tracekit._errors import quoted
+
+    assert quoted(os.fsdecode(raw)) == shown

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -76,3 +77,31 @@ def test_stage_error_is_located_in_the_pipeline_file(tmp_path: Path) -> None:
     # without the file (a one-liner), the stage's index alone
     with pytest.raises(ConfigError, match=r"^stage\[1\]: cannot import"):
         build_stages(entries)
+
+
+@pytest.mark.parametrize(("body", "error"), [
+    ('raise RuntimeError("boom")\n', "RuntimeError: boom"),
+    ("1 +\n", "SyntaxError: invalid syntax ({name}.py, line 1)"),
+    ("import sys\nsys.exit('bye')\n", "SystemExit: bye"),
+])
+def test_module_that_raises_on_import_is_one_located_error(
+        tmp_path: Path, body: str, error: str) -> None:
+    """Whatever the user's module raises while it is imported is the pipeline file's
+    error at the stage's ``use``, status 2, for ``run`` and ``check`` alike: no
+    traceback, and no ``stages ok``."""
+    import subprocess
+
+    name = f"tk_evil_{tmp_path.name}"
+    (tmp_path / f"{name}.py").write_text(body)
+    cfg = tmp_path / "p.toml"
+    cfg.write_text(f'[target]\ncommand = ["true"]\n[[stage]]\nkind = "user"\n'
+                   f'use = "{name}:Foo"\n')
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    for cmd in ("run", "check"):
+        r = subprocess.run([sys.executable, "-m", "tracekit", cmd, str(cfg)], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=60, env=env)
+        assert r.returncode == 2, r
+        assert r.stderr == (f"tracekit: error: {cfg}:5:7: stage[0]: cannot import "
+                            f"'{name}': {error.format(name=name)}\n"), r.stderr
+        assert "stages" not in r.stdout, r.stdout

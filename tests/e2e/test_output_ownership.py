@@ -132,6 +132,27 @@ def test_an_output_that_is_an_input_is_refused(tmp_path: Path, which: str) -> No
     assert cfg.read_bytes() == before and program.read_bytes() == Path("/bin/true").read_bytes()
 
 
+@pytest.mark.parametrize("how", ["same path", "symlink", "-c"])
+def test_strace_output_that_is_the_program_is_refused(tmp_path: Path, how: str) -> None:
+    """``tracekit strace -o ./prog ./prog`` replaced the program by an empty 0600 file,
+    then could not run it (EACCES); refused as ``run`` refuses it, with strace's usage
+    status, the program untouched."""
+    program = tmp_path / "prog"
+    shutil.copy("/bin/true", program)
+    out = "./prog"
+    if how == "symlink":
+        out = "link"
+        (tmp_path / out).symlink_to(program)
+    opts = ["-c"] if how == "-c" else []
+    r = subprocess.run([sys.executable, "-m", "tracekit", "strace", *opts, "-o", out,
+                        "./prog"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1, r
+    assert r.stderr == (f"tracekit strace: output path '{out}' is the command's program "
+                        "'./prog': the trace would replace it; give another output path\n")
+    assert program.read_bytes() == Path("/bin/true").read_bytes()
+    assert stat.S_IMODE(program.stat().st_mode) == 0o755
+
+
 def test_without_cap_fowner_another_users_file_in_their_sticky_dir_is_eperm(
         shared_dir: Path, tmp_path: Path) -> None:
     os.chown(shared_dir, NOBODY, NOBODY)     # their sticky directory, their file

@@ -55,3 +55,18 @@ def test_a_recording_to_a_full_device_names_it() -> None:
     assert r.returncode == 1, r.stderr
     assert r.stderr.splitlines() == [
         "tracekit: error: writing '/dev/full': No space left on device (ENOSPC)"]
+
+
+@pytest.mark.parametrize("argv", [["strace", "-c", "-o", "/dev/full", "true"],
+                                  ["strace", "-C", "-o", "/dev/full", "true"],
+                                  ["run", "-F", "summary", "-o", "/dev/full", "--", "true"]])
+def test_a_summary_to_a_full_device_names_it_as_the_other_outputs_do(argv: list[str]
+                                                                    ) -> None:
+    """The summary table's write to /dev/full said ``sink 'summary' failed: OSError:
+    [Errno 28] ...``; now the same line as every other output's failed write."""
+    r = subprocess.run([*TRACEKIT, *argv], capture_output=True, text=True,
+                       env=tracekit_env(), timeout=60)
+    assert r.returncode == 1, r.stderr
+    prefix = "tracekit strace:" if argv[0] == "strace" else "tracekit: error:"
+    assert r.stderr.splitlines()[-1:] == [
+        f"{prefix} writing '/dev/full': No space left on device (ENOSPC)"], r.stderr

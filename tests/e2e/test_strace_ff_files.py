@@ -126,9 +126,9 @@ def test_a_file_planted_by_the_traced_process_costs_only_its_task(tmp_path: Path
                       "does not write through links)",
            "fifo": "a fifo or device is there, not written in place (EEXIST)"}[kind]
     assert len(lines) == 2, lines
-    assert lines[0] == (f"tracekit: '{prefix}.{b_pid}': {why}; the lines of task {b_pid} "
+    assert lines[0] == (f"tracekit strace: '{prefix}.{b_pid}': {why}; the lines of task {b_pid} "
                         "are not written")
-    assert re.fullmatch(r"tracekit: [1-9]\d* lines? not written: the file of 1 task "
+    assert re.fullmatch(r"tracekit strace: [1-9]\d* lines? not written: the file of 1 task "
                         r"could not be created or written \(above\)", lines[1]), lines[1]
     # nothing written through the link or into the fifo: the planted names are as they were
     b_name = Path(f"{prefix}.{b_pid}")
@@ -354,3 +354,27 @@ def test_a_file_the_traced_process_made_again_is_never_added_to(tmp_path: Path) 
         assert (st.st_uid, st.st_mode & 0o777) == (os.geteuid(), 0o600)
     finally:
         shutil.rmtree(shared, ignore_errors=True)
+
+
+def test_a_file_that_cannot_be_written_is_said_as_strace_says_its_errors(
+        tmp_path: Path) -> None:
+    """Past RLIMIT_FSIZE (1 KiB) each task's file fails with EFBIG: one line per task and
+    a count, each with the ``tracekit strace:`` prefix of tracekit strace's other
+    messages (they said ``tracekit:``)."""
+    prefix = tmp_path / "x"
+
+    def limit() -> None:
+        die_with_parent()
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1024, 1024))
+
+    r = run_tracekit(["strace", "-ff", "-o", str(prefix), "sh", "-c", "true; /bin/true"],
+                     preexec_fn=limit)
+    assert r.returncode == 0, r.stderr
+    lines = r.stderr.splitlines()
+    tids = sorted(int(p.name.split(".")[1]) for p in tmp_path.glob("x.*"))
+    assert len(tids) == 2 and len(lines) == 3, r.stderr
+    assert sorted(lines[:2]) == [
+        f"tracekit strace: '{prefix}.{tid}': writing failed: File too large (EFBIG); the "
+        f"lines of task {tid} are not written" for tid in tids]
+    assert re.fullmatch(r"tracekit strace: [1-9]\d* lines not written: the files of 2 "
+                        r"tasks could not be created or written \(above\)", lines[2]), lines

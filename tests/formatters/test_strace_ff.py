@@ -237,3 +237,27 @@ def test_append_output_refuses_its_file_changed_since(tmp_path: Path) -> None:
     again.write(b"ours\n")
     again.close()
     assert path.read_bytes() == b"ours\n"
+
+
+async def test_a_task_file_that_is_the_commands_program_is_not_made(tmp_path: Path) -> None:
+    """-ff: a task's ``PREFIX.TID`` that is the traced program (here the program's own
+    name) is refused as ``-o`` refuses it: that task's lines are not written, the program
+    is untouched, the other tasks' files are made."""
+    import functools
+
+    from tracekit.app.inputs import check_output_not_input
+
+    prefix = tmp_path / "p"
+    program = tmp_path / "p.100"
+    program.write_bytes(b"\x7fELF program")
+    f = split(prefix)
+    f.refuse = functools.partial(check_output_not_input,
+                                 inputs=[("command's program", str(program))])
+    await feed(f, [[sc("getpid", (), 100, ts_ms=1, tid=100),
+                    sc("getpid", (), 200, ts_ms=2, tid=200)]])
+    assert program.read_bytes() == b"\x7fELF program"
+    assert list(f.failed) == [100] and f.unwritten_lines == 1
+    assert str(f.failed[100]) == (f"output path '{program}' is the command's program "
+                                  f"'{program}': the trace would replace it; give another "
+                                  "output path")
+    assert (tmp_path / "p.200").read_text() == "10:00:00.002000 getpid() = 200 <0.000012>\n"

@@ -31,6 +31,7 @@ KeyboardInterrupt caught in ``main`` (exit 130).
 from __future__ import annotations
 
 import argparse
+import decimal
 import functools
 import logging
 import os
@@ -264,9 +265,18 @@ def _number(text: str, what: str, lo: float, hi: float, *, integer: bool = False
         raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
     low_ok = value > lo if strict_lo else value >= lo
     if not (low_ok and value <= hi):     # also rejects nan and inf
-        bound = f"> {lo:g}" if strict_lo else f"{lo:g} or more"
-        raise argparse.ArgumentTypeError(f"{text!r}: give {what}, {bound} and at most {hi:g}")
+        bound = f"> {_plain(lo)}" if strict_lo else f"{_plain(lo)} or more"
+        raise argparse.ArgumentTypeError(f"{text!r}: give {what}, {bound} and at most "
+                                         f"{_plain(hi)}")
     return value
+
+
+def _plain(bound: float) -> str:
+    """A bound as a person writes it: ``1000000000``, ``1048576``, ``0.001`` (``:g`` gave
+    ``1e+09`` and ``1.04858e+06``, which is not even the bound)."""
+    if bound == int(bound):
+        return str(int(bound))
+    return format(decimal.Decimal(repr(float(bound))), "f")
 
 
 def _positive_seconds(text: str) -> float:
@@ -803,9 +813,12 @@ _PRINTS_TO_STDOUT = frozenset({"check", "list"})
 
 
 def _printable(text: str) -> str:
-    """``text`` with control characters but newline and tab as ``\\xNN`` escapes."""
+    """``text`` with control characters but newline and tab as ``\\xNN`` escapes, and
+    the bytes of a name that are not UTF-8 (surrogateescape's U+DC80..U+DCFF) as the byte
+    (``\\xff``), as :func:`tracekit._errors.quoted` writes them."""
     return "".join(c if c.isprintable() or c in "\n\t" else f"\\x{ord(c):02x}"
-                   if ord(c) < 0x100 else f"\\u{ord(c):04x}" for c in text)
+                   if ord(c) < 0x100 else f"\\x{ord(c) - 0xDC00:02x}"
+                   if 0xDC80 <= ord(c) <= 0xDCFF else f"\\u{ord(c):04x}" for c in text)
 
 
 def _one_line(text: str) -> str:

@@ -440,8 +440,11 @@ class _Locator:
                     base = tuple(parts)
                     idx = self._array_tables.get(base, -1) + 1
                     self._array_tables[base] = idx
-                    self.keys.setdefault(self._resolve(base), start)
-                    table = (*self._resolve(base[:-1]), base[-1], idx)
+                    # the array itself (``("stage",)``) is at its first header; its
+                    # path has no index (_resolve(base) would add this one's)
+                    array_path = (*self._resolve(base[:-1]), base[-1])
+                    self.keys.setdefault(array_path, start)
+                    table = (*array_path, idx)
                 else:
                     table = self._resolve(tuple(parts))
                 self.keys.setdefault(table, start)

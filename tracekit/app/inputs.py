@@ -13,7 +13,7 @@ import stat
 from collections.abc import Sequence
 from pathlib import Path
 
-from tracekit._errors import ConfigError
+from tracekit._errors import ConfigError, quoted
 
 __all__ = ["check_output_not_input", "run_inputs"]
 
@@ -55,8 +55,9 @@ def check_output_not_input(output: str, inputs: Sequence[tuple[str, str]]) -> No
         for what, path in inputs:
             if path and std_stream_of(path) is None and \
                     os.path.normpath(os.path.abspath(path)) == key:
-                raise ConfigError(f"output path {output!r} is the {what} {path!r}: both "
-                                  "would write it; give another output path") from None
+                raise ConfigError(f"output path {quoted(output)} is the {what} "
+                                  f"{quoted(path)}: both would write it; give another "
+                                  "output path") from None
         return
     if stat.S_ISCHR(out.st_mode):
         return          # a device (/dev/null) is written in place, never replaced
@@ -66,5 +67,6 @@ def check_output_not_input(output: str, inputs: Sequence[tuple[str, str]]) -> No
         except (OSError, ValueError):
             continue
         if (st.st_dev, st.st_ino) == (out.st_dev, out.st_ino):
-            raise ConfigError(f"output path {output!r} is the {what} {path!r}: the trace "
-                              "would replace it; give another output path")
+            raise ConfigError(f"output path {quoted(output)} is the {what} "
+                              f"{quoted(path)}: the trace would replace it; give "
+                              "another output path")

@@ -41,10 +41,15 @@ def _import_user_stage(use: str, options: dict[str, Any], index: int) -> Any:
         mod = importlib.import_module(mod_name)
     except ImportError as e:
         raise ConfigError(f"stage[{index}]: cannot import {mod_name!r}: {e}") from e
+    except (Exception, SystemExit) as e:  # the module's own code raised (or exited)
+        raise ConfigError(f"stage[{index}]: cannot import {mod_name!r}: "
+                          f"{type(e).__name__}: {e}") from e
     try:
         factory = getattr(mod, attr)
     except AttributeError:
         raise ConfigError(f"stage[{index}]: {mod_name!r} has no {attr!r}") from None
+    except Exception as e:  # a module __getattr__ of the user's raised
+        raise ConfigError(f"stage[{index}]: {use}: {type(e).__name__}: {e}") from e
     if not callable(factory):
         raise ConfigError(f"stage[{index}]: {use!r} is a {type(factory).__name__}, not a "
                           "class or function that makes a stage")
@@ -55,8 +60,13 @@ def _import_user_stage(use: str, options: dict[str, Any], index: int) -> Any:
     except Exception as e:  # the user's code: report it as theirs, with its type
         raise ConfigError(f"stage[{index}] {use}: building the stage failed: "
                           f"{type(e).__name__}: {e}") from e
-    if not isinstance(getattr(made, "name", None), str) or not callable(
-            getattr(made, "run", None)):
+    try:
+        is_stage = isinstance(getattr(made, "name", None), str) and callable(
+            getattr(made, "run", None))
+    except Exception as e:  # a property of the user's raised
+        raise ConfigError(f"stage[{index}] {use}: building the stage failed: "
+                          f"{type(e).__name__}: {e}") from e
+    if not is_stage:
         raise ConfigError(f"stage[{index}] {use}: {made!r} is not a stage: it needs a "
                           "`name` (str) and `async def run(ctx, recv, send)`")
     return made

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import functools
 import io
 import os
 import re
@@ -30,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, cast
 
-from tracekit._errors import ConfigError, TracekitError
+from tracekit._errors import ConfigError, TracekitError, quoted
 from tracekit._stdio import stderr
 
 __all__ = ["OPTIONS", "StraceArgs", "UsageError", "main", "parse_args"]
@@ -1096,6 +1097,7 @@ def _end_output_command(proc: subprocess.Popen[bytes]) -> None:
 
 async def _run(a: StraceArgs, signals: Any, piped: list[subprocess.Popen[bytes]]
                ) -> int:
+    from tracekit.app.inputs import check_output_not_input, run_inputs
     from tracekit.app.trace import LiveTrace
     from tracekit.formatters._output import check_output_dir, close_output, open_output
     from tracekit.formatters._spec import SinkContext, format_spec
@@ -1133,11 +1135,14 @@ async def _run(a: StraceArgs, signals: Any, piped: list[subprocess.Popen[bytes]]
     quiet_attach = "attach" in a.quiet
     out: IO[Any] | None = None
     piped_to: IO[bytes] | None = None
+    inputs = run_inputs(None, a.command)
     if _piped(a):
         assert a.output is not None
         piped.append(_output_command(a.output[1:]))
         piped_to = piped[-1].stdin
     elif a.output is not None and a.follow < 2:
+        # -o ./prog ./prog replaced the program by the (empty) trace before it ran
+        check_output_not_input(a.output, inputs)
         out = open_output(a.output)
     elif a.output is not None:
         # -ff: the files are made as tasks appear; a missing directory is said now,
@@ -1182,6 +1187,7 @@ async def _run(a: StraceArgs, signals: Any, piped: list[subprocess.Popen[bytes]]
         if a.output is not None and a.follow >= 2:
             formatter = split = SplitStraceFormatter(a.output, decoder=decoder, shape=shape)
             split.on_failed = _file_failed
+            split.refuse = functools.partial(check_output_not_input, inputs=inputs)
         else:
             formatter = StraceFormatter(stream, decoder=decoder, shape=shape)
         formatter.count_forks = a.follow > 0
@@ -1250,7 +1256,7 @@ async def _run(a: StraceArgs, signals: Any, piped: list[subprocess.Popen[bytes]]
                   f"{2 * (size >> 12)} or more (now {now})", file=stderr())
     if split is not None and split.failed:
         n, k = split.unwritten_lines, len(split.failed)
-        print(f"tracekit: {n} line{'s' * (n != 1)} not written: the file"
+        print(f"tracekit strace: {n} line{'s' * (n != 1)} not written: the file"
               f"{'s' * (k != 1)} of {k} task{'s' * (k != 1)} could not be created or "
               "written (above)", file=stderr())
     if getattr(sink, "closed_by_reader", False):
@@ -1282,7 +1288,7 @@ def _file_failed(tid: int, err: Any) -> None:
     from tracekit.app.cli import _printable
 
     if sys.stderr is not None:
-        print(f"tracekit: {_printable(repr(err.path))}: {_printable(_reason(err))}; "
+        print(f"tracekit strace: {_printable(quoted(err.path))}: {_printable(_reason(err))}; "
               f"the lines of task {tid} are not written", file=stderr(), flush=True)
 
 
@@ -1290,10 +1296,12 @@ def _reason(err: Any) -> str:
     """What an OutputError says after its path: ``"Too many levels of symbolic links
     (ELOOP) (a symlink ...)"``, or the directory that does not exist."""
     text = str(err)
-    head = f"output path {err.path!r}: "
-    if text.startswith(head):
-        return text[len(head):]
-    head = f"writing {err.path!r}: "
+    head = f"output path {quoted(err.path)}"
+    if text.startswith(head + ": "):
+        return text[len(head) + 2:]
+    if text.startswith(head + " "):             # "... is the command's program ..."
+        return text[len(head) + 1:]
+    head = f"writing {quoted(err.path)}: "
     return "writing failed: " + text[len(head):] if text.startswith(head) else text
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import trio
 
-from tracekit._errors import TargetError
+from tracekit._errors import TargetError, quoted
 
 
 def own_environment() -> dict[str, str]:
@@ -57,13 +57,13 @@ def resolve_command(argv: list[str]) -> str:
     name = argv[0]
     if "/" in name:
         if not os.path.exists(name):
-            raise TargetError(f"command not found: {name!r} (ENOENT)")
+            raise TargetError(f"command not found: {quoted(name)} (ENOENT)")
         if not os.access(name, os.X_OK) or os.path.isdir(name):
-            raise TargetError(f"command is not executable: {name!r} (EACCES)")
+            raise TargetError(f"command is not executable: {quoted(name)} (EACCES)")
         return name
     path = shutil.which(name)
     if path is None:
-        raise TargetError(f"command not found: {name!r} is not in PATH")
+        raise TargetError(f"command not found: {quoted(name)} is not in PATH")
     return path
 
 
@@ -155,11 +155,11 @@ def _failure(path: str, data: bytes) -> str:
     else:
         why = data[_FAILED.size:].decode("utf-8", "replace") or "unknown failure"
     if step == 0:
-        return f"cannot execute {path!r}: {why}"
+        return f"cannot execute {quoted(path)}: {why}"
     what = _STEPS.get(step, f"step {step}")
     hint = (" (running the command as another user needs CAP_SETUID and CAP_SETGID)"
             if err == _errno.EPERM and step > 0 else "")
-    return f"cannot start {path!r}: {what} failed: {why}{hint}"
+    return f"cannot start {quoted(path)}: {what} failed: {why}{hint}"
 
 
 def _libc_execve(path: str, argv: list[str], env: dict[str, str]) -> Callable[[], None]:
