@@ -419,5 +419,5 @@ def test_hangup_of_the_terminal_tracekit_leads_ends_the_command(tmp_path: Path) 
                 pass
     text = out.read_text()
     assert len(pids) == 2, text
-    for pid in pids:
-        assert f"{pid} +++ killed by SIGHUP +++" in text, text
+    for pid in pids:        # strace -f -o's pid column: "%-5d "
+        assert f"{pid:<5} +++ killed by SIGHUP +++" in text, text
