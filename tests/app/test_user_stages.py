@@ -83,6 +83,7 @@ def test_stage_error_is_located_in_the_pipeline_file(tmp_path: Path) -> None:
     ('raise RuntimeError("boom")\n', "RuntimeError: boom"),
     ("1 +\n", "SyntaxError: invalid syntax ({name}.py, line 1)"),
     ("import sys\nsys.exit('bye')\n", "SystemExit: bye"),
+    ('raise BaseException("base")\n', "BaseException: base"),
 ])
 def test_module_that_raises_on_import_is_one_located_error(
         tmp_path: Path, body: str, error: str) -> None:
@@ -105,3 +106,26 @@ def test_module_that_raises_on_import_is_one_located_error(
         assert r.stderr == (f"tracekit: error: {cfg}:5:7: stage[0]: cannot import "
                             f"'{name}': {error.format(name=name)}\n"), r.stderr
         assert "stages" not in r.stdout, r.stdout
+
+
+@pytest.mark.parametrize(("body", "error"), [
+    ("import sys\nclass Foo:\n    def __init__(self):\n        sys.exit(4)\n",
+     "building the stage failed: SystemExit: 4"),
+    ("class Foo:\n    def __init__(self):\n        raise BaseException('b')\n",
+     "building the stage failed: BaseException: b"),
+    ("import sys\ndef __getattr__(name):\n    sys.exit(5)\n", "SystemExit: 5"),
+])
+def test_stage_that_exits_while_built_is_one_error(tmp_path: Path, body: str,
+                                                   error: str) -> None:
+    """A stage whose building exits (sys.exit) or raises a bare BaseException is an
+    error naming it, never a silent exit with the user's status or a traceback."""
+    name = f"tk_exits_{tmp_path.name}"
+    (tmp_path / f"{name}.py").write_text(body)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        with pytest.raises(ConfigError) as e:
+            build_stages([UserStageConfig(use=f"{name}:Foo")])
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop(name, None)
+    assert str(e.value).endswith(error), e.value

@@ -33,6 +33,12 @@ def available_stage_kinds() -> list[str]:
     return list(stage_configs())
 
 
+# what the user's module or stage may raise that is not an error of theirs to report:
+# Ctrl-C (the run's own handling); anything else, SystemExit and bare BaseExceptions
+# included, is one line naming the stage
+_NOT_THEIRS = (KeyboardInterrupt, GeneratorExit)
+
+
 def _import_user_stage(use: str, options: dict[str, Any], index: int) -> Any:
     mod_name, _, attr = use.partition(":")
     if not mod_name or not attr:
@@ -41,14 +47,18 @@ def _import_user_stage(use: str, options: dict[str, Any], index: int) -> Any:
         mod = importlib.import_module(mod_name)
     except ImportError as e:
         raise ConfigError(f"stage[{index}]: cannot import {mod_name!r}: {e}") from e
-    except (Exception, SystemExit) as e:  # the module's own code raised (or exited)
+    except _NOT_THEIRS:
+        raise
+    except BaseException as e:  # the module's own code raised (or exited)
         raise ConfigError(f"stage[{index}]: cannot import {mod_name!r}: "
                           f"{type(e).__name__}: {e}") from e
     try:
         factory = getattr(mod, attr)
     except AttributeError:
         raise ConfigError(f"stage[{index}]: {mod_name!r} has no {attr!r}") from None
-    except Exception as e:  # a module __getattr__ of the user's raised
+    except _NOT_THEIRS:
+        raise
+    except BaseException as e:  # a module __getattr__ of the user's raised (or exited)
         raise ConfigError(f"stage[{index}]: {use}: {type(e).__name__}: {e}") from e
     if not callable(factory):
         raise ConfigError(f"stage[{index}]: {use!r} is a {type(factory).__name__}, not a "
@@ -57,13 +67,17 @@ def _import_user_stage(use: str, options: dict[str, Any], index: int) -> Any:
         made = factory(**options)
     except TypeError as e:
         raise ConfigError(f"stage[{index}] {use}: bad options: {e}") from e
-    except Exception as e:  # the user's code: report it as theirs, with its type
+    except _NOT_THEIRS:
+        raise
+    except BaseException as e:  # the user's code: report it as theirs, with its type
         raise ConfigError(f"stage[{index}] {use}: building the stage failed: "
                           f"{type(e).__name__}: {e}") from e
     try:
         is_stage = isinstance(getattr(made, "name", None), str) and callable(
             getattr(made, "run", None))
-    except Exception as e:  # a property of the user's raised
+    except _NOT_THEIRS:
+        raise
+    except BaseException as e:  # a property of the user's raised
         raise ConfigError(f"stage[{index}] {use}: building the stage failed: "
                           f"{type(e).__name__}: {e}") from e
     if not is_stage:
