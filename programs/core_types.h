@@ -89,6 +89,9 @@ struct signal_struct {
 	/* de_thread(): the thread whose execve kills the others (5.16+; a kernel without the
 	 * field reads no such thread) */
 	struct task_struct *group_exec_task;
+	/* set while a thread dumps core (fs/coredump.c coredump_wait, which kills the other
+	 * threads with SIGNAL_GROUP_EXIT and the dumping signal as group_exit_code) */
+	void *core_state;
 } __attribute__((preserve_access_index));
 #define TK_SIGNAL_GROUP_EXIT 0x00000004 /* include/linux/sched/signal.h */
 

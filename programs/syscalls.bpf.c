@@ -404,7 +404,8 @@ static __always_inline const struct tk_beauty *beauty_of(__u32 nr, __u32 compat)
  * way strace sees as a call that never returns (`<... pause resumed>) = ?`): its thread
  * group is dying of SIGKILL or of another thread's exit_group (SIGNAL_GROUP_EXIT with
  * group_exit_code SIGKILL, or a status << 8), or another thread's execve is killing it
- * (de_thread: signal->group_exec_task). The call then stays in flight and tk_proc_exit
+ * (de_thread: signal->group_exec_task), or another thread is dumping core (its signal's
+ * coredump_wait kills the others). The call then stays in flight and tk_proc_exit
  * emits it TK_SC_UNFINISHED, instead of a return of -ERESTART*. Another fatal signal
  * (SIGTERM) keeps its return: under ptrace the kernel delivers it through a stop, so
  * strace sees the call return -ERESTART* first. t: the current task. */
@@ -419,6 +420,10 @@ static __always_inline bool dying_in_call(struct task_struct *t)
 	if (sig->flags & TK_SIGNAL_GROUP_EXIT) {
 		code = sig->group_exit_code & 0x7f;
 		if (code == 0 || code == 9 /* SIGKILL */)
+			return true;
+		/* another thread dumps core (SIGABRT, SIGSEGV...): it took the signal after its
+		 * own call returned; this one is killed in its call, as by SIGKILL */
+		if (sig->core_state)
 			return true;
 	}
 	if (!bpf_core_field_exists(sig->group_exec_task))
