@@ -465,7 +465,7 @@ class StraceFormatter(TextSink):
         self._raw = frozenset(shape.raw_syscalls)
         self._dump_reads = _fd_set(shape.dump_reads, shape.dump_reads_except)
         self._dump_writes = _fd_set(shape.dump_writes, shape.dump_writes_except)
-        # whether any call is dumped: an "all" set is None, as falsy as an empty one
+        # whether any call is dumped (a set given to -e read= or -e write=)
         self._dumping = bool(shape.dump_reads or shape.dump_writes)
         self.count_forks = True
         self.attach_lines = False
