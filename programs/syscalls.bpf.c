@@ -2681,6 +2681,14 @@ int BPF_PROG(tk_sys_enter, struct pt_regs *regs, long id)
 	return enter_record(ctx, regs, id, sp, task, pid_tgid, compat, fd_only, &w);
 }
 
+/* Whether the paired call in s, returning ret at now, is one the selection shows: not a
+ * call kept only for its fd-table change, its result selected (-e status=), and at least
+ * targ_min_duration_ns long. */
+static __always_inline bool call_shown(const struct tk_scratch *s, long ret, __u64 now)
+{
+	return !s->fd_only && ret_selected(ret) && now - s->ts_ns >= targ_min_duration_ns;
+}
+
 SEC("tp_btf/sys_exit")
 int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 {
@@ -2706,7 +2714,7 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 		/* the summary alone: the paired call counted, nothing read or emitted (what
 		 * the general path below does in this mode, on its own registers) */
 		now = bpf_ktime_get_ns();
-		if (!s->fd_only && ret_selected(ret) && now - s->ts_ns >= targ_min_duration_ns)
+		if (call_shown(s, ret, now))
 			sum_add(s, task, task_pid_tgid(task), s->nr, s->compat, SUM_TIMED, ret,
 				s->ts_ns, now);
 		s->ts_ns = 0;
@@ -2717,7 +2725,7 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 		pid_tgid = task_pid_tgid(task);
 		tid = (__u32)pid_tgid;
 		compat = s->compat; /* TS_COMPAT is the entry's until the exit */
-		if (!s->fd_only && ret_selected(ret) && now - s->ts_ns >= targ_min_duration_ns)
+		if (call_shown(s, ret, now))
 			kind = TK_REC_SYSCALL;
 		else if (fd_state_nr(s->nr, compat))
 			kind = TK_REC_FD_STATE; /* hidden: only its fd-table change */
@@ -2725,7 +2733,7 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 			kind = 0;
 		if (kind == TK_REC_SYSCALL && targ_summary)
 			sum_add(s, task, pid_tgid, s->nr, compat, SUM_TIMED, ret, s->ts_ns, now);
-		if (kind && records_on()) {
+		if (kind) { /* records are on: the summary alone returned above */
 			wake = targ_stacks && kind == TK_REC_SYSCALL ?
 				tk_stack_emit(pid_tgid, s->ts_ns) : 0;
 			c = targ_capture && s->has_caps ?
