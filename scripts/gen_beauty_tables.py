@@ -747,6 +747,12 @@ TABLES: dict[str, Table] = {
     # SECCOMP_SET_MODE_FILTER's flags
     "SECCOMP_FILTER_FLAGS": ("bits", ("linux/seccomp.h",), r"SECCOMP_FILTER_FLAG_[A-Z_]+",
                              frozenset(), ()),
+    # the user-notification ioctls' flags: struct seccomp_notif_resp's (NOTIF_SEND) and
+    # struct seccomp_notif_addfd's (NOTIF_ADDFD)
+    "SECCOMP_USER_NOTIF_FLAGS": ("bits", ("linux/seccomp.h",), r"SECCOMP_USER_NOTIF_FLAG_[A-Z_]+",
+                                 frozenset(), ()),
+    "SECCOMP_ADDFD_FLAGS": ("bits", ("linux/seccomp.h",), r"SECCOMP_ADDFD_FLAG_[A-Z_]+",
+                            frozenset(), ()),
     # struct futex_waitv's flags as strace 6.1 names them (FUTEX_32: see INTERNAL_BITS)
     "FUTEX_WAITV_FLAGS": ("bits", ("linux/futex.h",), r"FUTEX_PRIVATE_FLAG", frozenset(),
                           ("FUTEX_32", "FUTEX_PRIVATE_FLAG")),

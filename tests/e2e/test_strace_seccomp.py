@@ -39,3 +39,17 @@ def test_seccomp_actions_equal_strace(tmp_path: Path) -> None:
     assert any(x.startswith("--- SIGSYS") for x in trapdfl)
     assert kill[-1] == "+++ killed by SIGSYS +++"
     assert not any(x.startswith("--- SIGSYS") for x in kill)
+
+
+def test_seccomp_notify_ioctls_equal_strace(tmp_path: Path) -> None:
+    """The user-notification ioctls, on a listener and on fd 0: the structs they read and
+    the one NOTIF_RECV writes, equal to strace's on one run."""
+    procs = same_procs_one_run(build(tmp_path, "seccomp_notify"), tmp_path,
+                               ["-e", "trace=execve,ioctl,getppid", "-y"])
+    lines = [x for p in procs.values() for x in p]
+    # the workload reached what it is for (strace's own lines)
+    recv = [x for x in lines if "SECCOMP_IOCTL_NOTIF_RECV, {id=" in x]
+    assert len(recv) == 2 and all("nr=__NR_getppid" in x for x in recv)
+    assert any("flags=SECCOMP_USER_NOTIF_FLAG_CONTINUE}" in x for x in lines)
+    assert any("error=-EACCES" in x for x in lines)
+    assert any(x.startswith("getppid() = 42") for x in lines)

@@ -122,6 +122,8 @@ BPF_FD_TARGETS: dict[int, str | None] = {
     32: "anon_inode:bpf-stats", 33: "anon_inode:bpf_iter",      # ENABLE_STATS, ITER_CREATE
     7: None,                                                    # OBJ_GET
 }
+# seccomp(2)'s operation and flag that make a listener fd (include/uapi/linux/seccomp.h)
+_SECCOMP_SET_MODE_FILTER, _SECCOMP_FILTER_FLAG_NEW_LISTENER = 1, 1 << 3
 _SOCKET_STATE = frozenset({"bind", "connect", "listen"})
 #: calls besides those returning an fd whose effect on the table apply_call follows
 #: calls that may make fds no call returns (SCM_RIGHTS; io_uring's opens, direct or not):
@@ -132,7 +134,8 @@ _FD_INSTALLERS = frozenset({"recvmsg", "recvmmsg", "io_uring_enter", "io_uring_e
 _UNLINKS = {"unlink": 0, "unlinkat": 1, "rmdir": 0}
 TRACKED_CALLS = frozenset({"close", "close_range", "dup", "dup2", "dup3", "fcntl", "fcntl64",
                            *_OPENS, "chdir", "fchdir", *_FD_PAIRS, *_SOCKET_STATE,
-                           "accept", "accept4", "socket", *_FD_INSTALLERS, *_UNLINKS})
+                           "accept", "accept4", "socket", "seccomp", *_FD_INSTALLERS,
+                           *_UNLINKS})
 
 
 #: calls whose records carry what their fds are, read in the kernel as the call entered
@@ -662,6 +665,14 @@ class FdCache:
                 self._new_fd(tgid, ret, pending)
             else:
                 self.set(tgid, ret, "/" + qname.data.decode("utf-8", "surrogateescape"))
+        elif name == "seccomp":
+            # SECCOMP_SET_MODE_FILTER with SECCOMP_FILTER_FLAG_NEW_LISTENER returns the
+            # listener's fd (kernel/seccomp.c: init_listener's anon inode); otherwise 0,
+            # or a thread's id when SECCOMP_FILTER_FLAG_TSYNC fails, which never comes
+            # with NEW_LISTENER (seccomp_set_mode_filter refuses the two together)
+            if ev.args[0] & 0xFFFFFFFF == _SECCOMP_SET_MODE_FILTER and \
+                    ev.args[1] & _SECCOMP_FILTER_FLAG_NEW_LISTENER and ret > 0:
+                self.set(tgid, ret, "anon_inode:seccomp notify")
         elif ret_fd:
             if not self._anon_fd(ev, name):
                 self._new_fd(tgid, ret, pending, _NEW_KIND.get(name))

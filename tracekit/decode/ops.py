@@ -47,6 +47,7 @@ from tracekit.decode.captures import (
 from tracekit.decode.signals import siginfo_text
 from tracekit.decode.structs_cbpf import fprog_arg
 from tracekit.decode.structs_proc import SIGSET_SIZE, format_sigset
+from tracekit.decode.structs_seccomp import syscall_nr_text
 from tracekit.decode.values import (
     format_ret_errno,
     format_timespec,
@@ -57,7 +58,7 @@ from tracekit.decode.values import (
     xval as _xval,
     xval_verbose,
 )
-from tracekit.kernel.syscalls import audit_syscall_name, errno_name
+from tracekit.kernel.syscalls import errno_name
 
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
@@ -786,12 +787,6 @@ _PSI_EXIT_SIZE = 33
 _PSI_SECCOMP_SIZE = 84
 
 
-def _syscall_nr(audit_arch: str | None, nr: int) -> str:
-    """``__NR_pause``: a syscall number in the table of the stop's arch, else decimal."""
-    name = audit_syscall_name(audit_arch, nr)
-    return str(nr) if name is None else f"__NR_{name}"
-
-
 def _syscall_info(fl: F.ArchFlags, ev: Syscall) -> str | None:
     """struct ptrace_syscall_info as PTRACE_GET_SYSCALL_INFO wrote it, the fields that
     fit in what both the caller's size (addr) and the kernel's (the result) hold:
@@ -818,7 +813,7 @@ def _syscall_info(fl: F.ArchFlags, ev: Syscall) -> str | None:
             nr = struct.unpack_from("<Q", data, 24)[0]
             nargs = min(6, (fetch - 32) // 8)
             args = struct.unpack_from(f"<{nargs}Q", data, 32)
-            inner = f"nr={_syscall_nr(audit, nr)}"
+            inner = f"nr={syscall_nr_text(audit, nr)}"
             if nargs:
                 inner += f", args=[{', '.join(hex0(a) for a in args)}]"
             if fetch >= _PSI_SECCOMP_SIZE and name == "PTRACE_SYSCALL_INFO_SECCOMP":

@@ -74,6 +74,7 @@ from tracekit.decode.structs_netlink import iov_decoder
 from tracekit.decode.structs_proc import SIGSET_SIZE, format_sigset, format_timeval
 from tracekit.decode.structs_ptp import PTP_DECODERS
 from tracekit.decode.structs_rtc import RTC_DECODERS
+from tracekit.decode.structs_seccomp import SECCOMP_DECODERS
 from tracekit.decode.values import (
     cstring_field,
     format_ifindex,
@@ -255,8 +256,9 @@ def _kd_by_value(arch: str) -> dict[int, str]:
 
 
 # request name -> (its capture or None, its argument's decoder): the drivers' requests
-# tracekit decodes by name (tracekit.decode.structs_ptp, structs_rtc, structs_gpio)
-_DRIVER_DECODERS = {**PTP_DECODERS, **RTC_DECODERS, **GPIO_DECODERS}
+# tracekit decodes by name (tracekit.decode.structs_ptp, structs_rtc, structs_gpio,
+# structs_seccomp)
+_DRIVER_DECODERS = {**PTP_DECODERS, **RTC_DECODERS, **GPIO_DECODERS, **SECCOMP_DECODERS}
 
 
 @functools.cache

@@ -3888,6 +3888,15 @@ SECCOMP_FILTER_FLAGS: tuple[tuple[int, str], ...] = (
     (0x20, 'SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV'),
 )
 
+SECCOMP_USER_NOTIF_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'SECCOMP_USER_NOTIF_FLAG_CONTINUE'),
+)
+
+SECCOMP_ADDFD_FLAGS: tuple[tuple[int, str], ...] = (
+    (0x1, 'SECCOMP_ADDFD_FLAG_SETFD'),
+    (0x2, 'SECCOMP_ADDFD_FLAG_SEND'),
+)
+
 FUTEX_WAITV_FLAGS: tuple[tuple[int, str], ...] = (
     (0x2, 'FUTEX_32'),
     (0x80, 'FUTEX_PRIVATE_FLAG'),
