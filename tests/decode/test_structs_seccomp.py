@@ -50,7 +50,7 @@ def test_notif_resp_errors_and_flags() -> None:
 
 def test_captures_in_the_ioctl_map() -> None:
     args = IO.IOCTL_ARGS("x86_64")
-    assert args[RECV] == (80, False, True)
+    assert args[RECV] == (80, True, True)
     assert args[SEND] == (24, True, False)
     assert args[ID_VALID] == (8, True, False)
     assert args[ADDFD] == (24, True, False)
@@ -58,10 +58,17 @@ def test_captures_in_the_ioctl_map() -> None:
 
 def test_recv_shows_what_it_wrote_only_after_success() -> None:
     notif = struct.pack("<QIIiIQ6Q", 1, 2, 0, 39, AUDIT_ARCH_X86_64, 0, 0, 0, 0, 0, 0, 0)
-    ok = ioctl_of_hostile_memory(RECV, [b"", notif], 0, 0, 0x7FFD1000, False)
+    zero = bytes(80)
+    ok = ioctl_of_hostile_memory(RECV, [zero, notif], 0, 0, 0x7FFD1000, False)
     assert ok[2].startswith("{id=0x1, pid=2, flags=0, data={nr=__NR_getpid, ")
-    failed = ioctl_of_hostile_memory(RECV, [b"", notif], 0, -4, 0x7FFD1000, False)
+    failed = ioctl_of_hostile_memory(RECV, [zero, notif], 0, -4, 0x7FFD1000, False)
     assert failed[2] == "0x7ffd1000"
+    # not zeroed at entry (the kernel refuses it): as it was, then what was written
+    refused = ioctl_of_hostile_memory(RECV, [notif, notif], 0, -22, 0x7FFD1000, False)
+    assert refused[2].startswith("{id=0x1, pid=2, ") and refused[2].endswith(
+        "]}} => 0x7ffd1000")
+    unread = ioctl_of_hostile_memory(RECV, [notif], CAPF_FAULT, 0, 0x7FFD1000, False)
+    assert unread[2] == "0x7ffd1000"
     cut = ioctl_of_hostile_memory(ADDFD, [b"\1" * 23], CAPF_TRUNC, 0, 0x7FFD1000, False)
     assert cut[2] == "0x7ffd1000"
 

@@ -21,6 +21,7 @@ static void odd_values(void)
 {
     struct seccomp_notif_resp r;
     struct seccomp_notif_addfd a;
+    struct seccomp_notif n;
     uint64_t id = 0;
 
     memset(&r, 0, sizeof(r));
@@ -37,6 +38,11 @@ static void odd_values(void)
     ioctl(0, SECCOMP_IOCTL_NOTIF_SEND, NULL);
     ioctl(0, SECCOMP_IOCTL_NOTIF_ID_VALID, &id);
     ioctl(0, SECCOMP_IOCTL_NOTIF_RECV, NULL);
+    memset(&n, 0, sizeof(n));
+    n.id = 7;                   /* not zeroed: shown as it was at entry */
+    n.data.nr = __NR_getppid;
+    n.data.arch = 0x1234;
+    ioctl(0, SECCOMP_IOCTL_NOTIF_RECV, &n);
     memset(&a, 0, sizeof(a));
     a.id = 1;
     a.flags = SECCOMP_ADDFD_FLAG_SETFD | SECCOMP_ADDFD_FLAG_SEND;

@@ -3,7 +3,8 @@ prints them, on the listener fd a filter returned (SECCOMP_FILTER_FLAG_NEW_LISTE
 
 What strace prints (checked against strace 6.1 on the same calls):
 
-- SECCOMP_IOCTL_NOTIF_RECV: nothing at entry; the struct seccomp_notif the call wrote,
+- SECCOMP_IOCTL_NOTIF_RECV: the struct seccomp_notif the call wrote (a struct not all
+  zero at entry, which the kernel refuses, first as it was, then `` => ``),
   ``{id=0x5d7e..., pid=1234, flags=0, data={nr=__NR_getppid, arch=AUDIT_ARCH_X86_64,
   instruction_pointer=0x7f..., args=[0, 0x1, ...]}}`` (the syscall number named in the
   table of ``arch``; every argument in hex), the address when the call failed.
@@ -23,9 +24,9 @@ import functools
 import struct
 from typing import TYPE_CHECKING
 
-from tracekit._events import Syscall
+from tracekit._events import CAPF_TRUNC, Syscall
 from tracekit.decode import flags as F
-from tracekit.decode.captures import KindFn, capture, capture_out
+from tracekit.decode.captures import KindFn, capture, capture_out, entry_exit
 from tracekit.decode.values import hex0, pointer, xval
 from tracekit.kernel.syscalls import audit_syscall_name, errno_name
 
@@ -64,7 +65,7 @@ def format_notif(data: bytes, fl: F.ArchFlags) -> str | None:
     return (f"{{id={hex0(cookie)}, pid={pid}, flags={hex0(flags)}, "
             f"data={{nr={syscall_nr_text(audit, nr)}, "
             f"arch={xval(fl.tables.AUDIT_ARCHES, arch, 'AUDIT_ARCH_???')}, "
-            f"instruction_pointer={hex0(ip)}, args=[{', '.join(map(hex0, args))}]}}}}")
+            f"instruction_pointer={pointer(ip)}, args=[{', '.join(map(hex0, args))}]}}}}")
 
 
 def _neg_errno(v: int) -> str:
@@ -86,9 +87,18 @@ def format_notif_resp(data: bytes, fl: F.ArchFlags) -> str | None:
 
 
 def _recv(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """NOTIF_RECV's struct: what the call wrote; a struct not zeroed at entry (the
+    kernel refuses it: EINVAL) first as it was, then `` => ``; the address for what
+    could not be read or was not written."""
+    entry, _ = entry_exit(ev, i)
+    if entry is None or entry.flags & CAPF_TRUNC or len(entry.data) < NOTIF.size:
+        return pointer(ev.args[i])
     cap = capture_out(ev, i, whole=True)
-    text = None if cap is None else format_notif(cap.data, d.flags)
-    return pointer(ev.args[i]) if text is None else text
+    wrote = None if cap is None or cap is entry else format_notif(cap.data, d.flags)
+    out = pointer(ev.args[i]) if wrote is None else wrote
+    if entry.data.count(0) == len(entry.data):
+        return out
+    return f"{format_notif(entry.data, d.flags)} => {out}"
 
 
 def _send(d: SyscallDecoder, ev: Syscall, i: int) -> str:
@@ -117,7 +127,7 @@ def _addfd(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 #: request name -> ((bytes captured, read at entry, read at exit), decoder of ioctl's
 #: argument)
 SECCOMP_DECODERS: dict[str, tuple[tuple[int, bool, bool] | None, KindFn]] = {
-    "SECCOMP_IOCTL_NOTIF_RECV": ((NOTIF.size, False, True), _recv),
+    "SECCOMP_IOCTL_NOTIF_RECV": ((NOTIF.size, True, True), _recv),
     "SECCOMP_IOCTL_NOTIF_SEND": ((RESP.size, True, False), _send),
     "SECCOMP_IOCTL_NOTIF_ID_VALID": ((8, True, False), _id_valid),
     "SECCOMP_IOCTL_NOTIF_ADDFD": ((ADDFD.size, True, False), _addfd),
