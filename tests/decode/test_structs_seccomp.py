@@ -32,7 +32,7 @@ def test_notif_names_the_syscall_in_its_arch_table() -> None:
     i386 = notif[:16] + struct.pack("<iI", 64, AUDIT_ARCH_I386) + notif[24:]
     assert "nr=__NR_getppid, arch=AUDIT_ARCH_I386" in SC.format_notif(i386, FL)
     odd = notif[:16] + struct.pack("<iI", -1, 7) + notif[24:]
-    assert "nr=-1, arch=0x7 /* AUDIT_ARCH_??? */" in SC.format_notif(odd, FL)
+    assert "nr=4294967295, arch=0x7 /* AUDIT_ARCH_??? */" in SC.format_notif(odd, FL)
     assert SC.format_notif(notif[:79], FL) is None
 
 
@@ -46,6 +46,14 @@ def test_notif_resp_errors_and_flags() -> None:
         "{id=0, val=0, error=5, flags=0x6 /* SECCOMP_USER_NOTIF_FLAG_??? */}"
     assert resp(0, -4095, 0) == "{id=0, val=0, error=-4095, flags=0}"
     assert SC.format_notif_resp(b"\0" * 23, FL) is None
+
+
+def test_the_old_id_valid_request_named_and_decoded() -> None:
+    # _IOR('!', 2, __u64): strace 6.1 names it though the headers no longer define it
+    assert IO.ioctl_name(FL, 0x80082102) == "SECCOMP_IOCTL_NOTIF_ID_VALID_WRONG_DIR"
+    assert IO.IOCTL_ARGS("x86_64")[0x80082102] == (8, True, False)
+    got = ioctl_of_hostile_memory(0x80082102, [struct.pack("<Q", 0xABC)], 0, -9, 1, False)
+    assert got[1:] == ["SECCOMP_IOCTL_NOTIF_ID_VALID_WRONG_DIR", "[0xabc]"]
 
 
 def test_captures_in_the_ioctl_map() -> None:
@@ -73,7 +81,7 @@ def test_recv_shows_what_it_wrote_only_after_success() -> None:
     assert cut[2] == "0x7ffd1000"
 
 
-_REQS = [RECV, SEND, ID_VALID, ADDFD]
+_REQS = [RECV, SEND, ID_VALID, ADDFD, 0x80082102]
 
 
 @settings(max_examples=300, deadline=None)

@@ -74,7 +74,7 @@ from tracekit.decode.structs_netlink import iov_decoder
 from tracekit.decode.structs_proc import SIGSET_SIZE, format_sigset, format_timeval
 from tracekit.decode.structs_ptp import PTP_DECODERS
 from tracekit.decode.structs_rtc import RTC_DECODERS
-from tracekit.decode.structs_seccomp import SECCOMP_DECODERS
+from tracekit.decode.structs_seccomp import SECCOMP_DECODERS, UNLISTED_REQUESTS
 from tracekit.decode.values import (
     cstring_field,
     format_ifindex,
@@ -133,7 +133,7 @@ def ioctl_name(fl: F.ArchFlags, req: int) -> str:
         return numbered
     T = fl.tables
     names = {n for n in (T.IOCTLS.get(req), T.IOCTL_ALIASES.get(req)) if n is not None}
-    driver: str | None = T.DRIVER_IOCTLS.get(req)
+    driver: str | None = T.DRIVER_IOCTLS.get(req) or UNLISTED_REQUESTS.get(req)
     if driver is not None:
         names.update(driver.split(" or "))
     if names:
@@ -266,7 +266,7 @@ def _drivers_by_value(arch: str) -> dict[int, tuple[tuple[int, bool, bool] | Non
     """The requests of _DRIVER_DECODERS by value (a value two drivers share: the one
     decoded, as strace, which decodes by the request's type)."""
     T = F.for_arch(arch).tables
-    return {v: _DRIVER_DECODERS[n] for v, names in T.DRIVER_IOCTLS.items()
+    return {v: _DRIVER_DECODERS[n] for v, names in {**UNLISTED_REQUESTS, **T.DRIVER_IOCTLS}.items()
             for n in names.split(" or ") if n in _DRIVER_DECODERS}
 
 

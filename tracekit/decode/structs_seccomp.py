@@ -33,7 +33,8 @@ from tracekit.kernel.syscalls import audit_syscall_name, errno_name
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
 
-__all__ = ["SECCOMP_DECODERS", "format_notif", "format_notif_resp", "syscall_nr_text"]
+__all__ = ["SECCOMP_DECODERS", "UNLISTED_REQUESTS", "format_notif", "format_notif_resp",
+           "syscall_nr_text"]
 
 NOTIF = struct.Struct("<QIIiIQ6Q")      # struct seccomp_notif: id, pid, flags, then data
 RESP = struct.Struct("<QqiI")           # struct seccomp_notif_resp: id, val, error, flags
@@ -51,9 +52,10 @@ def _flag_words(fl: F.ArchFlags) -> tuple[F.FlagSet, F.FlagSet]:
 
 def syscall_nr_text(audit_arch: str | None, nr: int) -> str:
     """``__NR_getppid``: a syscall number in the table of an AUDIT_ARCH_* (struct
-    seccomp_data's arch), else decimal."""
+    seccomp_data's arch), else unsigned decimal (``nr`` as the caller's type gives it:
+    seccomp_data's int reads as its u32)."""
     name = audit_syscall_name(audit_arch, nr)
-    return str(nr) if name is None else f"__NR_{name}"
+    return str(nr & 0xFFFFFFFFFFFFFFFF) if name is None else f"__NR_{name}"
 
 
 def format_notif(data: bytes, fl: F.ArchFlags) -> str | None:
@@ -61,6 +63,7 @@ def format_notif(data: bytes, fl: F.ArchFlags) -> str | None:
     if len(data) < NOTIF.size:
         return None
     cookie, pid, flags, nr, arch, ip, *args = NOTIF.unpack_from(data)
+    nr &= 0xFFFFFFFF
     audit = fl.tables.AUDIT_ARCHES.get(arch)
     return (f"{{id={hex0(cookie)}, pid={pid}, flags={hex0(flags)}, "
             f"data={{nr={syscall_nr_text(audit, nr)}, "
@@ -124,11 +127,18 @@ def _addfd(d: SyscallDecoder, ev: Syscall, i: int) -> str:
             f"newfd_flags={d.flags.pipe_flags(newfd_flags)}}}")
 
 
+#: requests strace 6.1 names that the installed kernel headers do not define: value ->
+#: name. SECCOMP_IOCTL_NOTIF_ID_VALID_WRONG_DIR is _IOR('!', 2, __u64), the direction
+#: the first kernels gave NOTIF_ID_VALID by mistake; kernel/seccomp.c still accepts it
+#: (the same encoding on x86_64 and arm64).
+UNLISTED_REQUESTS: dict[int, str] = {0x80082102: "SECCOMP_IOCTL_NOTIF_ID_VALID_WRONG_DIR"}
+
 #: request name -> ((bytes captured, read at entry, read at exit), decoder of ioctl's
 #: argument)
 SECCOMP_DECODERS: dict[str, tuple[tuple[int, bool, bool] | None, KindFn]] = {
     "SECCOMP_IOCTL_NOTIF_RECV": ((NOTIF.size, True, True), _recv),
     "SECCOMP_IOCTL_NOTIF_SEND": ((RESP.size, True, False), _send),
     "SECCOMP_IOCTL_NOTIF_ID_VALID": ((8, True, False), _id_valid),
+    "SECCOMP_IOCTL_NOTIF_ID_VALID_WRONG_DIR": ((8, True, False), _id_valid),
     "SECCOMP_IOCTL_NOTIF_ADDFD": ((ADDFD.size, True, False), _addfd),
 }
