@@ -71,8 +71,10 @@ from strace's own flags) change the shape of the lines, never what is decoded::
     pid_prefix   "tid" (default) "1234 " | "padded" "1234  " (strace -f -o FILE: "%-5d ")
                  | "multi" "[pid  1234] " while more than one task is traced, nothing
                  before (strace -f on its standard error) | "none" (one task; -ff files)
-    hex_strings  "none" | "non-ascii": a string with a byte outside printable ASCII and
-                 \t\n\v\f\r is printed all in \xNN (strace -x) | "all" (strace -xx)
+    hex_strings  "none" | "non-ascii-chars": each byte outside printable ASCII that has
+                 no C escape as \xNN, not octal | "non-ascii": a string with a byte
+                 outside printable ASCII and \t\n\v\f\r is printed all in \xNN
+                 (strace -x) | "all" (strace -xx)
     raw_syscalls names whose arguments and return print undecoded, in hex (-e raw=)
     dump_reads, dump_writes  fds (or "all") whose data read or written is hex-dumped
                  after the line, `` | 00000  68 65 ...  he... |`` (-e read=, -e write=)
@@ -234,7 +236,7 @@ def _entry_part(name: str, args: Sequence[str]) -> tuple[str, bool]:
 
 TimeFormat: TypeAlias = Literal["none", "t", "tt", "ttt", "r", "t+r", "tt+r", "ttt+r"]
 PidPrefix: TypeAlias = Literal["tid", "padded", "multi", "none"]
-HexStrings: TypeAlias = Literal["none", "non-ascii", "all"]
+HexStrings: TypeAlias = Literal["none", "non-ascii-chars", "non-ascii", "all"]
 _Fd: TypeAlias = Annotated[int, msgspec.Meta(ge=0, le=2**31 - 1)]
 _Fds: TypeAlias = list[_Fd | Literal["all"]]
 _FdSet: TypeAlias = tuple[bool, frozenset[int]]     # (every fd but these, these fds)
@@ -305,6 +307,13 @@ def _unquote(body: str) -> bytes:
     return bytes(out)
 
 
+#: each byte as --strings-in-hex=non-ascii-chars prints it: printable ASCII as itself, `"`
+#: and `\\` escaped, C's escapes for \t\n\v\f\r, every other byte as \xNN
+_HEX_CHARS = [{0x22: '\\"', 0x5C: "\\\\", 9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f",
+               13: "\\r"}.get(b) or (chr(b) if 0x20 <= b < 0x7F else f"\\x{b:02x}")
+              for b in range(256)]
+
+
 def _needs_hex(data: bytes) -> bool:
     """strace -x: a byte above 0x7e, or a control byte other than \\t\\n\\v\\f\\r."""
     return any(b > 0x7E or (b < 0x20 and not 9 <= b <= 13) for b in data)
@@ -314,7 +323,10 @@ def hex_strings(text: str, level: HexStrings) -> str:
     r"""``text`` (arguments as strace prints them) with its string literals in hex:
     ``"a\1"`` -> ``"\x61\x01"``; level ``"non-ascii"`` (strace -x) only the strings with
     a byte outside printable ASCII and whitespace, ``"all"`` (strace -xx) every string,
-    the addresses in ``inet_addr("...")`` and ``inet_pton(AF_INET6, "...")`` too."""
+    the addresses in ``inet_addr("...")`` and ``inet_pton(AF_INET6, "...")`` too;
+    ``"non-ascii-chars"`` (strace --strings-in-hex=non-ascii-chars) each byte that is
+    neither printable nor one of C's escapes as ``\xNN`` in place of octal, ``"a\x01\n"``
+    (util.c string_quote)."""
     if level == "none" or '"' not in text:
         return text
     out: list[str] = []
@@ -329,7 +341,9 @@ def hex_strings(text: str, level: HexStrings) -> str:
         out.append(text[i:q])
         body = text[q + 1:j]
         data = _unquote(body)
-        if level == "all" or _needs_hex(data):
+        if level == "non-ascii-chars":
+            body = "".join(map(_HEX_CHARS.__getitem__, data))
+        elif level == "all" or _needs_hex(data):
             body = "".join(f"\\x{b:02x}" for b in data)
         out.append(f'"{body}"')
         i = j + 1
@@ -456,7 +470,8 @@ class StraceFormatter(TextSink):
         if not timestamps:
             shape = msgspec.structs.replace(shape, time_format="none", durations=False)
         self.shape = shape
-        self.decoder.hex_strings = shape.hex_strings != "none"
+        # strace keeps a netlink string's trailing NUL when it prints the string in hex
+        self.decoder.hex_strings = shape.hex_strings in ("non-ascii", "all")
         self.timestamps = shape.time_format != "none"
         self._time = shape.time_format
         self._durations = shape.durations

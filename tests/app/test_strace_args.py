@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tracekit.app.strace_cli import UsageError, parse_args
+from tracekit.app.strace_cli import UsageError, build, parse_args
 
 
 @pytest.mark.parametrize(("expr", "says"), [
@@ -244,6 +244,29 @@ def test_mmap_pages_refuses_what_is_not_a_size(value: str) -> None:
 def test_ring_grows_with_the_records_that_s_allows(argv: list[str], ring_mib: int) -> None:
     """-s N above 256: the ring holds as many of the largest records as the default
     4 MiB ring holds of the default's largest (tracekit.session.capture)."""
-    from tracekit.app.strace_cli import build
 
     assert build(parse_args([*argv, "true"])).session.buffer_bytes == ring_mib << 20
+
+
+@pytest.mark.parametrize(("argv", "hex_strings"), [
+    (["--strings-in-hex=non-ascii-chars"], "non-ascii-chars"),
+    (["--strings-in-hex=none"], "none"),
+    (["--strings-in-hex"], "all"),
+    (["--strings-in-hex=non-ascii"], "non-ascii"),
+    (["-x"], "non-ascii"),
+    (["-xx"], "all"),
+    (["-xxx"], "all"),
+])
+def test_strings_in_hex(argv: list[str], hex_strings: str) -> None:
+    assert build(parse_args([*argv, "true"])).shape.hex_strings == hex_strings
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["--strings-in-hex=foo"], "invalid --strings-in-hex argument: 'foo'"),
+    (["-x", "--strings-in-hex=none"], "-x and --strings-in-hex cannot be provided "
+                                      "simultaneously"),
+])
+def test_strings_in_hex_errors(argv: list[str], says: str) -> None:
+    with pytest.raises(UsageError, match=re.escape(says)):
+        parse_args([*argv, "true"])
+

@@ -190,6 +190,13 @@ def test_hex_strings_as_strace_x_and_xx() -> None:
     assert hex_strings(r'{sin_addr=inet_addr("1.2")}', "non-ascii") == \
         r'{sin_addr=inet_addr("1.2")}'
     assert hex_strings(r'"q\"\\"', "all") == r'"\x71\x22\x5c"'
+    # --strings-in-hex=non-ascii-chars: octal escapes as \xNN, C's escapes and printable
+    # bytes kept (strace 6.1 on the bytes a \1 \177 \303 \n \t ")
+    assert hex_strings(r'"a\1\177\303\n\t\""', "non-ascii-chars") == \
+        r'"a\x01\x7f\xc3\n\t\""'
+    assert hex_strings(r'"\0011"...', "non-ascii-chars") == r'"\x011"...'
+    assert hex_strings(r'{sin_addr=inet_addr("1.2")}', "non-ascii-chars") == \
+        r'{sin_addr=inet_addr("1.2")}'
 
 
 def test_dumps_as_strace_read_and_write() -> None:

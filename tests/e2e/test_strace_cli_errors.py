@@ -41,6 +41,10 @@ def _both(argv: list[str]) -> tuple[subprocess.CompletedProcess[str], ...]:
 
 
 CASES = [
+    # --strings-in-hex: its values; -x beside it
+    ["--strings-in-hex=foo", "true"],
+    ["-x", "--strings-in-hex=none", "true"],
+    ["--strings-in-hex=all", "-xx", "true"],
     # -e: an unknown qualifier is a syscall name; bad values of known ones
     ["-e", "foo=bar", "true"],
     ["-e", "TRACE=read", "true"],

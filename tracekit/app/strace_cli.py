@@ -81,7 +81,7 @@ OPTIONS: list[tuple[str, str, str]] = [
     ("-a N", "yes", "column of ' = ' (default 40)"),
     ("-t, -tt, -ttt, -r", "yes", "time column (wall clock, relative)"),
     ("-T", "yes", "time spent in each call (entry to exit, wall clock)"),
-    ("-x, -xx", "yes", "strings in hex"),
+    ("-x, -xx, --strings-in-hex=WHICH", "yes", "strings in hex"),
     ("-X abbrev", "yes", "named constants (strace's default)"),
     ("-X raw, -X verbose", "no", "named constants are printed one way only, as -X abbrev"),
     ("-c, -C, -S, -U, -w", "yes", "summary (-c counts in the kernel), strace's layout; times "
@@ -219,6 +219,7 @@ class StraceArgs:
     decode_fds: int = 0             # -y count
     fd_kinds: frozenset[str] | None = None  # -e decode-fds='s set (None: as -y/-yy say)
     hex: int = 0                    # -x count
+    hex_long: str | None = None     # --strings-in-hex=WHICH
     abbrev: str = "all"             # -e abbrev='s set, normalised (-v: none)
     deref: str = "all"              # -e verbose='s set, normalised
     summary: str = ""               # "" | "c" (only the summary) | "C" (both)
@@ -324,6 +325,8 @@ def parse_args(argv: list[str]) -> StraceArgs:
         raise UsageError("must have PROG [ARGS] or -p PID", hint=True)
     if a.command and a.pids:
         raise UsageError("give a command or -p PID, not both (tracekit traces one target)")
+    if a.hex and a.hex_long is not None:
+        raise UsageError("-x and --strings-in-hex cannot be provided simultaneously")
     if a.separate and follows >= 2:     # strace: an error, without its -h line
         raise UsageError("-ff and --output-separately cannot be provided simultaneously")
     if a.seccomp and a.pids:
@@ -529,10 +532,11 @@ def _long(a: StraceArgs, name: str, key: str, value: str | None) -> None:
             raise UsageError(f"--{name}={value}: tracekit prints time, time,us and unix,us "
                              "(as -t, -tt, -ttt)")
     elif key == "hex":
-        a.hex = 1 if value in ("non-ascii",) else 2 if value in (None, "all") else -1
-        if a.hex < 0:
-            raise UsageError(f"--strings-in-hex={value}: tracekit prints non-ascii and "
-                             "all (as -x, -xx)")
+        if value is None:
+            value = "all"
+        if value not in ("none", "non-ascii-chars", "non-ascii", "all"):
+            raise UsageError(f"invalid --strings-in-hex argument: '{value}'", hint=True)
+        a.hex_long = value
     elif key == "ring":
         from tracekit.app.cli import mmap_pages
         try:
@@ -928,7 +932,7 @@ def build(a: StraceArgs) -> Plan:
         fd_paths=a.decode_fds > 0, string_limit=a.strsize,
         time_format=cast(Any, _time_format(a)), durations=a.durations,
         align_column=a.column, pid_prefix=cast(Any, prefix),
-        hex_strings=cast(Any, {0: "none", 1: "non-ascii"}.get(a.hex, "all")),
+        hex_strings=cast(Any, a.hex_long or {0: "none", 1: "non-ascii"}.get(a.hex, "all")),
         raw_syscalls=raw, dump_reads=cast(Any, list(a.reads)),
         dump_writes=cast(Any, list(a.writes)), dump_reads_except=list(a.reads_except),
         dump_writes_except=list(a.writes_except),
