@@ -7,6 +7,8 @@ of a top-level package (``trio``, ``msgspec``, ``tracekit.decode``) made while a
 runs is a child of that phase. What no wrapped function covers is ``(rest of X)``.
 Before ``main``: the interpreter's own start (``site``, the editable-install finder);
 after it: the interpreter's exit. Both are measured from this process (CLOCK_MONOTONIC).
+A wrapped function called on another thread (the prog that ``BpfObject.load`` loads
+beside the others) is listed apart, its time on that thread: it overlaps the phases.
 
 The per-boot cache is warm (a first run fills it), as on any start after the first
 of a boot; ``--cold`` turns it off (``TRACEKIT_CACHE_DIR=off``) to show what it saves.
@@ -36,6 +38,9 @@ T0 = time.monotonic()
 clock = time.perf_counter
 TARGETS = json.loads(os.environ["TK_PROFILE_TARGETS"])
 own, stack = {}, []             # name -> own seconds; frames [name, start, children]
+import threading
+MAIN = threading.get_ident()
+off_main = {}                   # name -> seconds of its calls on other threads (prog loads)
 
 def enter(name):
     stack.append([name, clock(), 0.0])
@@ -62,6 +67,12 @@ def timed(name, fn):
         return awrap
     @functools.wraps(fn)
     def wrap(*a, **k):
+        if threading.get_ident() != MAIN:   # runs beside the main thread's phases
+            start = clock()
+            try:
+                return fn(*a, **k)
+            finally:
+                off_main[name] = off_main.get(name, 0.0) + clock() - start
         enter(name)
         try:
             return fn(*a, **k)
@@ -100,6 +111,8 @@ def find_and_load(name, import_):
     # a frame per tracekit package, per third-party package (with everything it imports:
     # trio's time includes attrs, ssl, idna ...), and one for the standard library
     # modules tracekit itself imports
+    if threading.get_ident() != MAIN:
+        return orig(name, import_)
     inside = stack[-1][0] if stack else ""
     third_party = (inside.startswith("import ") and not inside.startswith("import tracekit.")
                    and inside != STDLIB)
@@ -124,7 +137,7 @@ def done():
     while stack:
         leave()
     with open(os.environ["TK_PROFILE_OUT"], "w") as f:
-        json.dump({"own": own, "t0": T0, "t1": time.monotonic()}, f)
+        json.dump({"own": own, "off_main": off_main, "t0": T0, "t1": time.monotonic()}, f)
 
 import atexit
 atexit.register(done)       # runs first of the atexit handlers: main ends in os._exit
@@ -143,15 +156,15 @@ TARGETS: dict[str, list[str]] = {
     "tracekit.formatters._spec": ["SinkContext.for_machine", "FormatSpec.stages_before",
                                   "FormatSpec.make_sink"],
     "tracekit.formatters._output": ["open_output", "close_output"],
-    "tracekit.session.session": ["Session.start", "Session._load", "Session.close",
-                                 "Session.counters"],
+    "tracekit.session.session": ["Session.start", "Session._load", "Session._fill_maps",
+                                 "Session.close", "Session.counters"],
     "tracekit.session.objects": ["open_object"],
     "tracekit.session.capture": ["build_specs", "fill_beauty_map", "fill_ioctl_map"],
     "tracekit.session.spawn": ["HeldCommand.__init__", "HeldCommand.release",
                                "HeldCommand.wait"],
     "tracekit.bpf.object": ["BpfObject.load", "BpfObject.open", "BpfObject.build_image",
-                            "BpfObject.attach_all", "BpfObject._load_prog", "Map._create",
-                            "BpfObject.close"],
+                            "BpfObject.attach_all", "BpfObject._load_progs",
+                            "BpfObject._load_prog", "Map._create", "BpfObject.close"],
     "tracekit.bpf.btf": ["Btf.vmlinux"],
     "tracekit.pipeline._run": ["Pipeline.run"],
     "trio": ["run"],
@@ -173,6 +186,7 @@ def one_run(cfg: Path, out: Path, env: dict[str, str]) -> dict[str, float]:
     t_end = time.monotonic()
     data = json.loads(out.read_text())
     phases = {k: v * 1000 for k, v in data["own"].items()}
+    phases.update({f"[thread] {k}": v * 1000 for k, v in data["off_main"].items()})
     phases["python start (interpreter, site)"] = (data["t0"] - t_spawn) * 1000
     phases["python exit (atexit, os._exit)"] = (t_end - data["t1"]) * 1000
     phases["(wall)"] = (t_end - t_spawn) * 1000
@@ -200,6 +214,7 @@ def main() -> None:
     wall = med.pop("(wall)")
     print(f"tracekit run /bin/true ({args.format}), {'cold' if args.cold else 'warm'} "
           f"boot cache: median of {args.runs} runs, own wall ms per phase")
+    beside = {k: med.pop(k) for k in list(med) if k.startswith("[thread] ")}
     for name, ms in sorted(med.items(), key=lambda kv: -kv[1]):
         if ms >= 0.5:
             print(f"  {ms:7.1f}  {'(main, outside every phase)' if name == 'main' else name}")
@@ -207,6 +222,9 @@ def main() -> None:
     print(f"  {small:7.1f}  ({sum(1 for ms in med.values() if ms < 0.5)} phases under 0.5 ms)")
     print(f"  {sum(med.values()):7.1f}  sum of medians; wall median {wall:.1f} ms "
           "(the profiler's own wrappers add about 1 ms)")
+    for name, ms in sorted(beside.items(), key=lambda kv: -kv[1]):
+        print(f"  {ms:7.1f}  {name} (on another thread, beside the phases above: "
+              "not in the sum)")
 
 
 if __name__ == "__main__":

@@ -31,8 +31,9 @@ def cache(tmp_path: Path) -> Path:
 def test_an_entry_round_trips_in_a_private_directory_and_file(cache: Path) -> None:
     assert bootcache.load("e", KEY, Entry, directory=cache) == VALUE
     assert (os.stat(cache).st_mode & 0o777) == 0o700
-    assert (os.stat(cache / "e.cache").st_mode & 0o777) == 0o600
-    assert [p.name for p in cache.iterdir()] == ["e.cache"]      # no temporary file left
+    assert (os.stat(bootcache.entry_path("e", KEY, cache)).st_mode & 0o777) == 0o600
+    # no temporary file left
+    assert [p.name for p in cache.iterdir()] == [bootcache.entry_path("e", KEY, cache).name]
 
 
 def test_a_stale_key_is_not_used(cache: Path) -> None:
@@ -52,8 +53,26 @@ def _corruptions(raw: bytes) -> list[bytes]:
             b"\x00" * len(raw), os.urandom(len(raw)), raw + b"tail"]
 
 
+def test_entries_of_other_builds_coexist_and_the_oldest_go(cache: Path) -> None:
+    """Another build's key (another checkout's code stamp) is an entry of its own: a
+    start of one build does not make the other rebuild its entry at its next start."""
+    other = {**KEY, "code": "another checkout"}
+    assert bootcache.store("e", other, VALUE, directory=cache)
+    assert bootcache.load("e", KEY, Entry, directory=cache) == VALUE
+    assert bootcache.load("e", other, Entry, directory=cache) == VALUE
+    for i in range(bootcache.KEEP + 3):
+        assert bootcache.store("e", {**KEY, "code": str(i)}, VALUE, directory=cache)
+    assert bootcache.store("f", KEY, VALUE, directory=cache)    # another name: not pruned
+    names = sorted(p.name for p in cache.iterdir())
+    assert len([n for n in names if n.startswith("e.")]) == bootcache.KEEP
+    assert bootcache.entry_path("f", KEY, cache).name in names
+    last = {**KEY, "code": str(bootcache.KEEP + 2)}
+    assert bootcache.load("e", last, Entry, directory=cache) == VALUE     # newest kept
+    assert bootcache.load("e", KEY, Entry, directory=cache) is None       # oldest gone
+
+
 def test_a_corrupt_entry_is_detected_never_trusted(cache: Path) -> None:
-    path = cache / "e.cache"
+    path = bootcache.entry_path("e", KEY, cache)
     raw = path.read_bytes()
     for bad in _corruptions(raw):
         path.write_bytes(bad)
@@ -72,7 +91,7 @@ def test_another_format_is_stale(cache: Path, monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_cached_rebuilds_a_corrupt_entry_and_stores_it_again(cache: Path) -> None:
-    path = cache / "e.cache"
+    path = bootcache.entry_path("e", KEY, cache)
     path.write_bytes(_corruptions(path.read_bytes())[0])
     built: list[int] = []
 
@@ -88,7 +107,7 @@ def test_cached_rebuilds_a_corrupt_entry_and_stores_it_again(cache: Path) -> Non
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="chown to another user needs root")
 def test_an_entry_others_could_write_is_not_read(cache: Path) -> None:
-    path = cache / "e.cache"
+    path = bootcache.entry_path("e", KEY, cache)
     os.chmod(path, 0o644)
     assert bootcache.load("e", KEY, Entry, directory=cache) is None
     os.chmod(path, 0o600)
@@ -106,8 +125,8 @@ def test_symlinks_are_not_followed(cache: Path, tmp_path: Path) -> None:
     link_dir = tmp_path / "link"
     link_dir.symlink_to(cache)
     assert bootcache.load("e", KEY, Entry, directory=link_dir) is None
-    (cache / "e.cache").rename(tmp_path / "elsewhere")
-    (cache / "e.cache").symlink_to(tmp_path / "elsewhere")
+    (bootcache.entry_path("e", KEY, cache)).rename(tmp_path / "elsewhere")
+    (bootcache.entry_path("e", KEY, cache)).symlink_to(tmp_path / "elsewhere")
     assert bootcache.load("e", KEY, Entry, directory=cache) is None
 
 

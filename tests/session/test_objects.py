@@ -42,14 +42,14 @@ def test_the_image_loads_the_same_programs_as_the_elf(tmp_path: Path) -> None:
 
 def test_a_corrupt_entry_is_rebuilt_from_the_elf(tmp_path: Path) -> None:
     good = open_object(object_path(), "t", directory=tmp_path).image
-    path = tmp_path / "t.cache"
+    key = image_key(object_path().read_bytes())
+    path = bootcache.entry_path("t", key, tmp_path)
     raw = bytearray(path.read_bytes())
     prog = good.progs[0] if good is not None else None
     assert prog is not None
     at = raw.index(prog.insns[:64])
     raw[at + 60] ^= 0xFF                               # an instruction of the first prog
     path.write_bytes(bytes(raw))
-    key = image_key(object_path().read_bytes())
     assert bootcache.load("t", key, ObjectImage, directory=tmp_path) is None
     obj = open_object(object_path(), "t", directory=tmp_path)
     assert obj.spec is not None                        # read from the ELF again
@@ -76,4 +76,5 @@ async def test_a_session_traces_from_the_cached_image(
             assert s.command is not None and await s.command.wait() == 0
         finally:
             s.close()
-    assert f"syscalls-{machine_arch()}.cache" in {p.name for p in tmp_path.iterdir()}
+    key = image_key(object_path().read_bytes())
+    assert bootcache.entry_path(f"syscalls-{machine_arch()}", key, tmp_path).exists()

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import errno
 import struct
+import threading
 from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass
 from importlib.abc import Traversable
@@ -493,18 +494,28 @@ class BpfObject:
         return ObjectImage(spec.license or "GPL", btf, btf_error, maps,
                            tuple(self._vars.values()), progs)
 
-    def load(self, *, vmlinux: Btf | None = None, log_level: int = 0) -> None:
+    def load(self, *, vmlinux: Btf | None = None, log_level: int = 0,
+             meanwhile: Callable[[], None] | None = None) -> None:
         """Create the maps, relocate and load every prog.
+
+        The largest prog (by instructions) is loaded on a thread of its own while this
+        thread loads the others and then calls ``meanwhile``: BPF_PROG_LOAD runs the
+        verifier in the kernel without holding the GIL, so on a second CPU it takes no
+        time from this thread. ``load`` returns (or raises) only when that thread is done.
 
         Args:
           vmlinux: the kernel's BTF (default: /sys/kernel/btf/vmlinux), the target of CO-RE
             relocations and of tp_btf attach ids; not read for an object made
             :meth:`from_image`.
           log_level: verifier log level for successful loads (failures always get a log).
+          meanwhile: work that needs the maps (created, their initial data written) but
+            not the progs, such as filling config maps; not called once a load failed.
 
         Raises:
           MapError, ProgLoadError (with ``.verifier_log``), BtfError (a CO-RE relocation that
-          cannot be resolved names the type and field). On error every fd made so far is closed.
+          cannot be resolved names the type and field): the error of the first prog (in
+          the object's order) whose load failed, as a load one by one raises it; else what
+          ``meanwhile`` raised. On error every fd made so far is closed.
         """
         if self.loaded:
             raise TracekitError(f"{self.path} is already loaded")
@@ -521,12 +532,14 @@ class BpfObject:
                     if name == ".rodata":
                         m.freeze()
             images = {pi.name: pi for pi in image.progs}
+            todo: list[tuple[Prog, ProgImage]] = []
             for prog in self.progs.values():
                 if prog.autoload:
                     if prog.name not in images:
                         raise TracekitError(f"{self.path}: prog {prog.name!r} is not in the "
                                             "image (it was built without it)")
-                    self._load_prog(prog, images[prog.name], image.license, log_level)
+                    todo.append((prog, images[prog.name]))
+            self._load_progs(todo, image.license, log_level, meanwhile)
         except BaseException:
             self.close()
             raise
@@ -658,6 +671,42 @@ class BpfObject:
         return ProgImage(spec.name, spec.sec, bytes(insns), tuple(map_fds), attach_btf_id,
                          func_info, fi_size, line_info, li_size)
 
+    def _load_progs(self, todo: list[tuple[Prog, ProgImage]], license: str, log_level: int,
+                    meanwhile: Callable[[], None] | None) -> None:
+        """Load ``todo``'s progs, the largest on a thread (:meth:`load`); every fd made is
+        in its ``prog.fd`` when this returns or raises, for :meth:`close`."""
+        big, thread = -1, None
+        failed: list[BaseException] = []    # the thread's error
+
+        def load_big() -> None:
+            try:
+                self._load_prog(*todo[big], license, log_level)
+            except BaseException as e:      # raised on the caller's thread below
+                failed.append(e)
+
+        if todo:
+            big = max(range(len(todo)), key=lambda i: len(todo[i][1].insns))
+            thread = threading.Thread(target=load_big, daemon=True,
+                                      name=f"tracekit-load-{todo[big][0].name}")
+            thread.start()
+        here, here_at = None, len(todo)     # this thread's error, and the prog it loaded
+        try:
+            for i, (prog, pi) in enumerate(todo):
+                if i != big and not failed:     # after a failure, load no more
+                    here_at = i
+                    self._load_prog(prog, pi, license, log_level)
+            here_at = len(todo)
+            if meanwhile is not None and not failed:
+                meanwhile()
+        except BaseException as e:
+            here = e
+        if thread is not None:
+            _join(thread)
+        if failed and (here is None or (isinstance(here, Exception) and big < here_at)):
+            raise failed[0]
+        if here is not None:
+            raise here
+
     def _load_prog(self, prog: Prog, pi: ProgImage, license: str, log_level: int) -> None:
         insns = bytearray(pi.insns)
         for at, map_name in pi.map_fds:
@@ -758,6 +807,19 @@ def _ext_info(ext: Any, pieces: list[_Piece]) -> tuple[bytes, int, bytes, int]:
     if not fi_raw:
         return b"", 0, b"", 0
     return bytes(fi_raw), 8, bytes(li_raw), 16 if li_raw else 0
+
+
+def _join(thread: threading.Thread) -> None:
+    """Wait for ``thread`` to end, through KeyboardInterrupts (raised after it ended): the
+    fds it makes must be recorded before anything closes the object."""
+    interrupted: BaseException | None = None
+    while thread.is_alive():
+        try:
+            thread.join()
+        except KeyboardInterrupt as e:
+            interrupted = e
+    if interrupted is not None:
+        raise interrupted
 
 
 def _close(fd: int) -> None:

@@ -10,7 +10,10 @@ Where: ``/run/tracekit/`` for root, else ``$XDG_RUNTIME_DIR/tracekit/`` (none wi
 it); ``$TRACEKIT_CACHE_DIR`` names another directory, or turns the cache off when set
 to ``off``. Both are tmpfs on systemd machines: gone at the next boot.
 
-Each entry is one file, ``<name>.cache``::
+Each entry is one file, ``<name>.<hash of its key>.cache``: tracekits of other builds
+(two checkouts, a venv and a system install) keep entries of their own rather than
+rebuild each other's at every start; a write removes the oldest beyond
+:data:`KEEP` of one name. The file holds::
 
     msgpack [format, key, digest, payload]
       key:     boot id (/proc/sys/kernel/random/boot_id), kernel release and build
@@ -43,11 +46,13 @@ from typing import Any, TypeVar
 
 import msgspec
 
-__all__ = ["FORMAT", "boot_key", "cache_dir", "cached", "code_stamp", "load", "store"]
+__all__ = ["FORMAT", "KEEP", "boot_key", "cache_dir", "cached", "code_stamp", "entry_path",
+           "load", "store"]
 
 log = logging.getLogger("tracekit.bootcache")
 
 FORMAT = 1                      # of the file; another one is stale
+KEEP = 8                        # entries of one name kept (other keys: other builds)
 T = TypeVar("T")
 
 _ENV = "TRACEKIT_CACHE_DIR"
@@ -140,6 +145,25 @@ def _secure_dir(path: Path, *, create: bool) -> bool:
     return ok
 
 
+def entry_path(name: str, key: Mapping[str, str], directory: Path) -> Path:
+    """The file of the entry ``name`` stored under ``key`` in ``directory``."""
+    h = hashlib.blake2b(msgspec.msgpack.encode(sorted(key.items())), digest_size=8)
+    return directory / f"{name}.{h.hexdigest()}.cache"
+
+
+def _prune(d: Path, name: str, kept: Path) -> None:
+    """Remove the oldest entries of ``name`` beyond :data:`KEEP` (never ``kept``)."""
+    try:
+        others = []
+        for p in d.glob(f"{name}.*.cache"):
+            if p != kept and p.name.count(".") == name.count(".") + 2:
+                others.append((p.lstat().st_mtime_ns, p))
+        for _, p in sorted(others)[:max(0, len(others) - (KEEP - 1))]:
+            p.unlink()
+    except OSError as e:    # another tracekit pruned it first, or no access: harmless
+        log.debug("boot cache: pruning %s: %s", name, e.strerror)
+
+
 def load(name: str, key: Mapping[str, str], type: type[T], *,
          directory: Path | None = None) -> T | None:
     """The entry ``name`` when it was stored under exactly ``key`` and is intact, else None.
@@ -153,7 +177,7 @@ def load(name: str, key: Mapping[str, str], type: type[T], *,
     d = directory if directory is not None else cache_dir()
     if d is None or not _secure_dir(d, create=False):
         return None
-    path = d / f"{name}.cache"
+    path = entry_path(name, key, d)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError as e:
@@ -194,14 +218,16 @@ def load(name: str, key: Mapping[str, str], type: type[T], *,
 
 def store(name: str, key: Mapping[str, str], value: Any, *,
           directory: Path | None = None) -> bool:
-    """Write the entry ``name`` (atomically, mode 0600); False when there is no usable
-    cache directory or the write failed (logged at debug level: the cache is optional)."""
+    """Write the entry ``name`` under ``key`` (atomically, mode 0600); False when there is
+    no usable cache directory or the write failed (logged at debug level: the cache is
+    optional)."""
     d = directory if directory is not None else cache_dir()
     if d is None or not _secure_dir(d, create=True):
         return False
     payload = msgspec.msgpack.encode(value)
     raw = msgspec.msgpack.encode(_Entry(
         FORMAT, dict(key), hashlib.blake2b(payload, digest_size=32).digest(), payload))
+    path = entry_path(name, key, d)
     tmp = d / f".{name}.{os.getpid()}.{os.urandom(4).hex()}"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
@@ -212,14 +238,15 @@ def store(name: str, key: Mapping[str, str], value: Any, *,
                 view = view[os.write(fd, view):]
         finally:
             os.close(fd)
-        os.replace(tmp, d / f"{name}.cache")
+        os.replace(tmp, path)
     except OSError as e:
-        log.debug("boot cache: cannot write %s: %s", d / f"{name}.cache", e.strerror)
+        log.debug("boot cache: cannot write %s: %s", path, e.strerror)
         try:
             os.unlink(tmp)
         except OSError:
             pass
         return False
+    _prune(d, name, path)
     return True
 
 

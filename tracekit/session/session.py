@@ -16,6 +16,7 @@ pids map is not fatal (rule 6): what fits is inserted and the rest counted in
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import os
 import platform
@@ -425,7 +426,13 @@ class Session:
         g["targ_rb_call_room"] = call_room(o.buffer_bytes)
         obj.maps["pids"].max_entries = o.pids_max_entries
         size_ioctl_map(obj)
-        obj.load()
+        # the config maps are filled while the kernel verifies the progs (BpfObject.load)
+        obj.load(meanwhile=functools.partial(self._fill_maps, obj, fd_table))
+
+    def _fill_maps(self, obj: BpfObject, fd_table: bool) -> None:
+        """The config maps of ``obj`` (its maps created, its progs loading), the pids
+        map's view and the ring buffer's reader."""
+        o = self.opts
         self._pids = PidsMap(obj.maps["pids"])
         if o.capture and (not o.summary or o.summary_records):
             # which args to read from user memory, per syscall nr (issue 4); with a
