@@ -77,6 +77,8 @@ struct tk_scratch {
 			  * system-wide): later entries skip the pids lookup */
 	__u8 compat;     /* TK_SC_COMPAT or 0: the call in flight's task_compat_flag() */
 	__u8 fd_only;    /* 1: not selected, entered only for its fd-table record */
+	__u8 took_signal; /* 1: a fatal signal sent to this thread became its group's exit
+			   * (tk_signal_generate): strace shows it taken here (dying_in_call) */
 	__u64 args[6];
 	/* summary mode: the summary slot this thread counted its last call in, and that
 	 * slot's key (slots never move: a hit needs no summary_index lookup) */
@@ -401,35 +403,26 @@ static __always_inline const struct tk_beauty *beauty_of(__u32 nr, __u32 compat)
 }
 
 /* Whether the current thread, at sys_exit, will never get back to user space, killed the
- * way strace sees as a call that never returns (`<... pause resumed>) = ?`): its thread
- * group is dying of SIGKILL or of another thread's exit_group (SIGNAL_GROUP_EXIT with
- * group_exit_code SIGKILL, or a status << 8), or another thread's execve is killing it
- * (de_thread: signal->group_exec_task), or another thread is dumping core (its signal's
- * coredump_wait kills the others). The call then stays in flight and tk_proc_exit
- * emits it TK_SC_UNFINISHED, instead of a return of -ERESTART*. Another fatal signal
- * (SIGTERM) keeps its return: under ptrace the kernel delivers it through a stop, so
- * strace sees the call return -ERESTART* first. t: the current task. */
-static __always_inline bool dying_in_call(struct task_struct *t)
+ * way strace sees as a call that never returns (`<... pause resumed>) = ?`): SIGKILL is
+ * in its own pending set (__fatal_signal_pending(), include/linux/sched/signal.h). Every
+ * path that kills a group's threads in their calls queues it there: complete_signal's
+ * group exit for a fatal signal (kernel/signal.c: SIGKILL, or any fatal signal sent to a
+ * process that is not ptraced), zap_other_threads for another thread's exit_group or
+ * execve (kernel/exit.c do_group_exit, fs/exec.c de_thread), zap_process for another
+ * thread's core dump (fs/coredump.c). ptrace_stop (kernel/signal.c) never stops such a
+ * thread at syscall exit, so strace prints no return for it. The call then stays in
+ * flight and tk_proc_exit emits it TK_SC_UNFINISHED, instead of a return of -ERESTART*.
+ * One exception, s->took_signal: the thread a fatal signal such as SIGTERM was sent to,
+ * in a process that is not ptraced (tk_signal_generate marks it). The kernel turned the
+ * signal into a group exit at once, this thread's SIGKILL included; strace's ptraced
+ * tracee takes the signal itself in that thread, after its call returned (-ERESTART*,
+ * or kill's 0), and only the other threads are killed in their calls. t: the current
+ * task; s: its scratch entry, or NULL. One load on the common path (no SIGKILL). */
+static __always_inline bool dying_in_call(struct task_struct *t, struct tk_scratch *s)
 {
-	struct signal_struct *sig = t->signal;
-	struct task_struct *exec_task;
-	int code;
-
-	if (!sig)
+	if (!(t->pending.signal.sig[0] & (1UL << (9 /* SIGKILL */ - 1))))
 		return false;
-	if (sig->flags & TK_SIGNAL_GROUP_EXIT) {
-		code = sig->group_exit_code & 0x7f;
-		if (code == 0 || code == 9 /* SIGKILL */)
-			return true;
-		/* another thread dumps core (SIGABRT, SIGSEGV...): it took the signal after its
-		 * own call returned; this one is killed in its call, as by SIGKILL */
-		if (sig->core_state)
-			return true;
-	}
-	if (!bpf_core_field_exists(sig->group_exec_task))
-		return false;
-	exec_task = sig->group_exec_task;
-	return exec_task && exec_task != t;
+	return !s || !s->took_signal;
 }
 
 /* Whether the current thread, at sched_process_exit, is a thread group leader reaped by
@@ -2708,7 +2701,7 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 	 * tracekit's own): the exit pairs with it without a pids lookup. */
 	s = bpf_task_storage_get(&scratch, task, NULL, 0);
 	/* a call that never returns to user space stays in flight for tk_proc_exit */
-	if (s && s->ts_ns && dying_in_call(task))
+	if (s && s->ts_ns && dying_in_call(task, s))
 		return 0;
 	if (s && s->ts_ns && !records_on()) {
 		/* the summary alone: the paired call counted, nothing read or emitted (what
@@ -2780,7 +2773,7 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 		return 0;
 	/* a call that never returns to user space (dying_in_call) is strace's `= ?`, one
 	 * of status=unfinished, not its -ERESTART* return */
-	dying = dying_in_call(task) ? TK_SC_UNFINISHED : 0;
+	dying = dying_in_call(task, s) ? TK_SC_UNFINISHED : 0;
 	if (dying ? !unfinished_selected() : !ret_selected(ret))
 		return 0;
 	if (targ_summary)
@@ -3086,21 +3079,29 @@ int BPF_PROG(tk_signal_generate, int sig, struct kernel_siginfo *info, struct ta
 {
 	struct signal_struct *ss;
 	struct tk_pid_info *pinfo;
+	struct tk_scratch *s;
 	struct tk_signal *r;
 	__u64 handler = 0;
 	__u32 tid, tgid;
 
-	if (sig == 9 /* SIGKILL */ || !records_on() || !signal_selected(sig))
+	if (sig == 9 /* SIGKILL */)
 		return 0;
 	ss = BPF_CORE_READ(task, signal);
-	if (result == TK_TRACE_SIGNAL_IGNORED) {
-		if (BPF_CORE_READ(ss, flags) & TK_SIGNAL_GROUP_EXIT)
+	if (result == TK_TRACE_SIGNAL_DELIVERED) {
+		if (!(BPF_CORE_READ(ss, flags) & TK_SIGNAL_GROUP_EXIT) ||
+		    BPF_CORE_READ(ss, group_exit_code) != sig)
 			return 0;
-	} else if (result != TK_TRACE_SIGNAL_DELIVERED ||
-		   !(BPF_CORE_READ(ss, flags) & TK_SIGNAL_GROUP_EXIT) ||
-		   BPF_CORE_READ(ss, group_exit_code) != sig) {
+		/* the group exit made of this signal: strace's tracee takes it in task
+		 * (dying_in_call), whatever is recorded (a traced task has scratch) */
+		s = bpf_task_storage_get(&scratch, task, NULL, 0);
+		if (s)
+			s->took_signal = 1;
+	} else if (result != TK_TRACE_SIGNAL_IGNORED ||
+		   BPF_CORE_READ(ss, flags) & TK_SIGNAL_GROUP_EXIT) {
 		return 0;
 	}
+	if (!records_on() || !signal_selected(sig))
+		return 0;
 	tid = BPF_CORE_READ(task, pid);
 	tgid = BPF_CORE_READ(task, tgid);
 	if (tgid == targ_self_tgid)
