@@ -198,6 +198,13 @@ struct sigpending {
 	} signal;
 } __attribute__((preserve_access_index));
 
+/* include/linux/seccomp_types.h: the thread's seccomp state; mode SECCOMP_MODE_DEAD is
+ * set (kernel/seccomp.c __seccomp_filter) just before a SECCOMP_RET_KILL_* action kills it */
+struct seccomp {
+	int mode;
+} __attribute__((preserve_access_index));
+#define TK_SECCOMP_MODE_DEAD 3 /* SECCOMP_MODE_FILTER + 1, kernel/seccomp.c */
+
 struct files_struct {
 	struct fdtable *fdt;
 } __attribute__((preserve_access_index));
@@ -216,6 +223,7 @@ struct task_struct {
 	struct mm_struct *mm;
 	struct files_struct *files;
 	struct sigpending pending; /* the thread's own (not the group's shared_pending) */
+	struct seccomp seccomp;    /* CONFIG_SECCOMP */
 	char comm[16];   /* TASK_COMM_LEN; read as two u64 loads (bpf_get_current_comm's bytes) */
 } __attribute__((preserve_access_index));
 

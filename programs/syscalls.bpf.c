@@ -2941,6 +2941,46 @@ int BPF_PROG(tk_proc_exec, struct task_struct *p, pid_t old_pid, struct linux_bi
 	return 0;
 }
 
+/* Whether p, at sched_process_exit, is a thread seccomp killed alone at a call's entry:
+ * SECCOMP_RET_KILL_THREAD while other threads of its process live (kernel/seccomp.c
+ * __seccomp_filter: do_exit(SIGSYS)) or strict mode's refusal (do_exit(SIGKILL)); both
+ * set its mode to SECCOMP_MODE_DEAD first, before sys_enter, and the call never reaches
+ * sys_exit. (The last thread, and SECCOMP_RET_KILL_PROCESS, are given a forced SIGSYS
+ * instead: the call returns through sys_exit, refused, and the group exits.) */
+static __always_inline bool seccomp_killed_thread(struct task_struct *p)
+{
+	if (!bpf_core_field_exists(p->seccomp))
+		return false;
+	return p->seccomp.mode == TK_SECCOMP_MODE_DEAD && (p->exit_code & 0x7f) &&
+	       !(p->signal->flags & TK_SIGNAL_GROUP_EXIT);
+}
+
+/* The call seccomp killed the current thread p at (seccomp_killed_thread), which strace
+ * saw enter and prints `getppid() = ?`, made p's call in flight in its scratch entry s,
+ * as sys_enter would have made it, so that tk_proc_exit emits it TK_SC_UNFINISHED like
+ * any call a thread dies in. p's registers still hold the number and the arguments
+ * (task_pt_regs); the time is now, microseconds after the entry. Its memory is not read
+ * (a path prints as its address). A call the selection leaves out stays out. */
+static __always_inline void seccomp_killed_call(struct tk_scratch *s, struct task_struct *p)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(p);
+	__u32 compat;
+	long nr;
+
+	if (!regs)
+		return;
+	nr = regs_syscall_nr(regs);
+	compat = task_compat_flag(p);
+	if (!nr_selected(nr, compat))
+		return;
+	s->nr = nr;
+	s->compat = compat;
+	s->has_caps = 0;
+	s->fd_only = 0;
+	regs_exit_args(regs, s->args, compat);
+	s->ts_ns = bpf_ktime_get_ns();
+}
+
 /* Only p is read: the bool group_dead argument exists on newer kernels only. */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(tk_proc_exit, struct task_struct *p)
@@ -2951,7 +2991,7 @@ int BPF_PROG(tk_proc_exit, struct task_struct *p)
 	struct tk_scratch *s;
 	struct tk_capbuf *c;
 	struct tk_exit *r;
-	bool traced;
+	bool traced, alone;
 	__u32 wake;
 
 	traced = is_traced(tid, tgid, &info);
@@ -2962,7 +3002,11 @@ int BPF_PROG(tk_proc_exit, struct task_struct *p)
 	/* A call in flight never returns; the entry goes now (the task would free it
 	 * later, when it is reaped) */
 	s = bpf_task_storage_get(&scratch, p, NULL, 0);
+	alone = traced && seccomp_killed_thread(p);
 	if (s) {
+		/* the call seccomp killed the thread at never entered: made in flight here */
+		if (alone && !s->ts_ns)
+			seccomp_killed_call(s, p);
 		if (s->ts_ns && !s->fd_only && traced && unfinished_selected() && targ_summary)
 			sum_add(s, p, pid_tgid, s->nr, s->compat, SUM_UNFINISHED, 0, 0,
 				bpf_ktime_get_ns());
@@ -2990,6 +3034,8 @@ int BPF_PROG(tk_proc_exit, struct task_struct *p)
 		r->exec_tid = 0;
 		r->_pad = 0;
 		r->hdr.flags = superseded_by_exec(p, &r->exec_tid) ? TK_EXIT_SUPERSEDED : 0;
+		if (alone)
+			r->hdr.flags |= TK_EXIT_ALONE;
 		r->hdr.ts_ns = bpf_ktime_get_ns();
 		r->tid = p->pid;
 		r->tgid = p->tgid;
