@@ -15,7 +15,9 @@ threads ran ``do_exit`` and carry each thread's own ``exit_code``, so:
 What the stage does::
 
     Exit of a leader, group not dead ──────┐
-    Exit of a thread killed by a signal ───┴─> held for its tgid
+    Exit of a thread killed by a signal ───┴─> held for its tgid (not one seccomp
+                                              killed alone, Exit.alone: its group
+                                              lives on, and wait(2) reports it at once)
     Exit with group_dead ──────────────────> the group is dying: once every task the
                                               stage knows in it (the leader too) has its
                                               exit, the held threads, the last exit,
@@ -130,7 +132,7 @@ class GroupExits:
             self._dying.add(tgid)
         if tgid in self._dying and tgid not in self._threads:
             return self._release(tgid, ev)      # the group's last exit
-        if ev.tid == tgid or ev.exit_code & 0x7F:
+        if ev.tid == tgid or ev.exit_code & 0x7F and not ev.alone:
             self._held.setdefault(tgid, []).append(ev)
             return []
         return [ev]

@@ -89,9 +89,6 @@ struct signal_struct {
 	/* de_thread(): the thread whose execve kills the others (5.16+; a kernel without the
 	 * field reads no such thread) */
 	struct task_struct *group_exec_task;
-	/* set while a thread dumps core (fs/coredump.c coredump_wait, which kills the other
-	 * threads with SIGNAL_GROUP_EXIT and the dumping signal as group_exit_code) */
-	void *core_state;
 } __attribute__((preserve_access_index));
 #define TK_SIGNAL_GROUP_EXIT 0x00000004 /* include/linux/sched/signal.h */
 
@@ -192,6 +189,22 @@ struct netlink_sock {
 	__u32 portid;
 } __attribute__((preserve_access_index));
 
+/* include/linux/signal_types.h: a thread's own pending signals (task_struct.pending);
+ * bit sig - 1 of the first word is sig (_NSIG_WORDS of unsigned long; SIGKILL is in the
+ * first on every architecture) */
+struct sigpending {
+	struct {
+		unsigned long sig[1];
+	} signal;
+} __attribute__((preserve_access_index));
+
+/* include/linux/seccomp_types.h: the thread's seccomp state; mode SECCOMP_MODE_DEAD is
+ * set (kernel/seccomp.c __seccomp_filter) just before a SECCOMP_RET_KILL_* action kills it */
+struct seccomp {
+	int mode;
+} __attribute__((preserve_access_index));
+#define TK_SECCOMP_MODE_DEAD 3 /* SECCOMP_MODE_FILTER + 1, kernel/seccomp.c */
+
 struct files_struct {
 	struct fdtable *fdt;
 } __attribute__((preserve_access_index));
@@ -209,6 +222,8 @@ struct task_struct {
 	struct sighand_struct *sighand;
 	struct mm_struct *mm;
 	struct files_struct *files;
+	struct sigpending pending; /* the thread's own (not the group's shared_pending) */
+	struct seccomp seccomp;    /* CONFIG_SECCOMP */
 	char comm[16];   /* TASK_COMM_LEN; read as two u64 loads (bpf_get_current_comm's bytes) */
 } __attribute__((preserve_access_index));
 

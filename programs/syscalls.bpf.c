@@ -77,6 +77,8 @@ struct tk_scratch {
 			  * system-wide): later entries skip the pids lookup */
 	__u8 compat;     /* TK_SC_COMPAT or 0: the call in flight's task_compat_flag() */
 	__u8 fd_only;    /* 1: not selected, entered only for its fd-table record */
+	__u8 took_signal; /* 1: a fatal signal sent to this thread became its group's exit
+			   * (tk_signal_generate): strace shows it taken here (dying_in_call) */
 	__u64 args[6];
 	/* summary mode: the summary slot this thread counted its last call in, and that
 	 * slot's key (slots never move: a hit needs no summary_index lookup) */
@@ -401,35 +403,26 @@ static __always_inline const struct tk_beauty *beauty_of(__u32 nr, __u32 compat)
 }
 
 /* Whether the current thread, at sys_exit, will never get back to user space, killed the
- * way strace sees as a call that never returns (`<... pause resumed>) = ?`): its thread
- * group is dying of SIGKILL or of another thread's exit_group (SIGNAL_GROUP_EXIT with
- * group_exit_code SIGKILL, or a status << 8), or another thread's execve is killing it
- * (de_thread: signal->group_exec_task), or another thread is dumping core (its signal's
- * coredump_wait kills the others). The call then stays in flight and tk_proc_exit
- * emits it TK_SC_UNFINISHED, instead of a return of -ERESTART*. Another fatal signal
- * (SIGTERM) keeps its return: under ptrace the kernel delivers it through a stop, so
- * strace sees the call return -ERESTART* first. t: the current task. */
-static __always_inline bool dying_in_call(struct task_struct *t)
+ * way strace sees as a call that never returns (`<... pause resumed>) = ?`): SIGKILL is
+ * in its own pending set (__fatal_signal_pending(), include/linux/sched/signal.h). Every
+ * path that kills a group's threads in their calls queues it there: complete_signal's
+ * group exit for a fatal signal (kernel/signal.c: SIGKILL, or any fatal signal sent to a
+ * process that is not ptraced), zap_other_threads for another thread's exit_group or
+ * execve (kernel/exit.c do_group_exit, fs/exec.c de_thread), zap_process for another
+ * thread's core dump (fs/coredump.c). ptrace_stop (kernel/signal.c) never stops such a
+ * thread at syscall exit, so strace prints no return for it. The call then stays in
+ * flight and tk_proc_exit emits it TK_SC_UNFINISHED, instead of a return of -ERESTART*.
+ * One exception, s->took_signal: the thread a fatal signal such as SIGTERM was sent to,
+ * in a process that is not ptraced (tk_signal_generate marks it). The kernel turned the
+ * signal into a group exit at once, this thread's SIGKILL included; strace's ptraced
+ * tracee takes the signal itself in that thread, after its call returned (-ERESTART*,
+ * or kill's 0), and only the other threads are killed in their calls. t: the current
+ * task; s: its scratch entry, or NULL. One load on the common path (no SIGKILL). */
+static __always_inline bool dying_in_call(struct task_struct *t, struct tk_scratch *s)
 {
-	struct signal_struct *sig = t->signal;
-	struct task_struct *exec_task;
-	int code;
-
-	if (!sig)
+	if (!(t->pending.signal.sig[0] & (1UL << (9 /* SIGKILL */ - 1))))
 		return false;
-	if (sig->flags & TK_SIGNAL_GROUP_EXIT) {
-		code = sig->group_exit_code & 0x7f;
-		if (code == 0 || code == 9 /* SIGKILL */)
-			return true;
-		/* another thread dumps core (SIGABRT, SIGSEGV...): it took the signal after its
-		 * own call returned; this one is killed in its call, as by SIGKILL */
-		if (sig->core_state)
-			return true;
-	}
-	if (!bpf_core_field_exists(sig->group_exec_task))
-		return false;
-	exec_task = sig->group_exec_task;
-	return exec_task && exec_task != t;
+	return !s || !s->took_signal;
 }
 
 /* Whether the current thread, at sched_process_exit, is a thread group leader reaped by
@@ -2708,7 +2701,7 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 	 * tracekit's own): the exit pairs with it without a pids lookup. */
 	s = bpf_task_storage_get(&scratch, task, NULL, 0);
 	/* a call that never returns to user space stays in flight for tk_proc_exit */
-	if (s && s->ts_ns && dying_in_call(task))
+	if (s && s->ts_ns && dying_in_call(task, s))
 		return 0;
 	if (s && s->ts_ns && !records_on()) {
 		/* the summary alone: the paired call counted, nothing read or emitted (what
@@ -2780,7 +2773,7 @@ int BPF_PROG(tk_sys_exit, struct pt_regs *regs, long ret)
 		return 0;
 	/* a call that never returns to user space (dying_in_call) is strace's `= ?`, one
 	 * of status=unfinished, not its -ERESTART* return */
-	dying = dying_in_call(task) ? TK_SC_UNFINISHED : 0;
+	dying = dying_in_call(task, s) ? TK_SC_UNFINISHED : 0;
 	if (dying ? !unfinished_selected() : !ret_selected(ret))
 		return 0;
 	if (targ_summary)
@@ -2948,6 +2941,46 @@ int BPF_PROG(tk_proc_exec, struct task_struct *p, pid_t old_pid, struct linux_bi
 	return 0;
 }
 
+/* Whether p, at sched_process_exit, is a thread seccomp killed alone at a call's entry:
+ * SECCOMP_RET_KILL_THREAD while other threads of its process live (kernel/seccomp.c
+ * __seccomp_filter: do_exit(SIGSYS)) or strict mode's refusal (do_exit(SIGKILL)); both
+ * set its mode to SECCOMP_MODE_DEAD first, before sys_enter, and the call never reaches
+ * sys_exit. (The last thread, and SECCOMP_RET_KILL_PROCESS, are given a forced SIGSYS
+ * instead: the call returns through sys_exit, refused, and the group exits.) */
+static __always_inline bool seccomp_killed_thread(struct task_struct *p)
+{
+	if (!bpf_core_field_exists(p->seccomp))
+		return false;
+	return p->seccomp.mode == TK_SECCOMP_MODE_DEAD && (p->exit_code & 0x7f) &&
+	       !(p->signal->flags & TK_SIGNAL_GROUP_EXIT);
+}
+
+/* The call seccomp killed the current thread p at (seccomp_killed_thread), which strace
+ * saw enter and prints `getppid() = ?`, made p's call in flight in its scratch entry s,
+ * as sys_enter would have made it, so that tk_proc_exit emits it TK_SC_UNFINISHED like
+ * any call a thread dies in. p's registers still hold the number and the arguments
+ * (task_pt_regs); the time is now, microseconds after the entry. Its memory is not read
+ * (a path prints as its address). A call the selection leaves out stays out. */
+static __always_inline void seccomp_killed_call(struct tk_scratch *s, struct task_struct *p)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(p);
+	__u32 compat;
+	long nr;
+
+	if (!regs)
+		return;
+	nr = regs_syscall_nr(regs);
+	compat = task_compat_flag(p);
+	if (!nr_selected(nr, compat))
+		return;
+	s->nr = nr;
+	s->compat = compat;
+	s->has_caps = 0;
+	s->fd_only = 0;
+	regs_exit_args(regs, s->args, compat);
+	s->ts_ns = bpf_ktime_get_ns();
+}
+
 /* Only p is read: the bool group_dead argument exists on newer kernels only. */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(tk_proc_exit, struct task_struct *p)
@@ -2958,7 +2991,7 @@ int BPF_PROG(tk_proc_exit, struct task_struct *p)
 	struct tk_scratch *s;
 	struct tk_capbuf *c;
 	struct tk_exit *r;
-	bool traced;
+	bool traced, alone;
 	__u32 wake;
 
 	traced = is_traced(tid, tgid, &info);
@@ -2969,7 +3002,11 @@ int BPF_PROG(tk_proc_exit, struct task_struct *p)
 	/* A call in flight never returns; the entry goes now (the task would free it
 	 * later, when it is reaped) */
 	s = bpf_task_storage_get(&scratch, p, NULL, 0);
+	alone = traced && seccomp_killed_thread(p);
 	if (s) {
+		/* the call seccomp killed the thread at never entered: made in flight here */
+		if (alone && !s->ts_ns)
+			seccomp_killed_call(s, p);
 		if (s->ts_ns && !s->fd_only && traced && unfinished_selected() && targ_summary)
 			sum_add(s, p, pid_tgid, s->nr, s->compat, SUM_UNFINISHED, 0, 0,
 				bpf_ktime_get_ns());
@@ -2997,6 +3034,8 @@ int BPF_PROG(tk_proc_exit, struct task_struct *p)
 		r->exec_tid = 0;
 		r->_pad = 0;
 		r->hdr.flags = superseded_by_exec(p, &r->exec_tid) ? TK_EXIT_SUPERSEDED : 0;
+		if (alone)
+			r->hdr.flags |= TK_EXIT_ALONE;
 		r->hdr.ts_ns = bpf_ktime_get_ns();
 		r->tid = p->pid;
 		r->tgid = p->tgid;
@@ -3086,21 +3125,29 @@ int BPF_PROG(tk_signal_generate, int sig, struct kernel_siginfo *info, struct ta
 {
 	struct signal_struct *ss;
 	struct tk_pid_info *pinfo;
+	struct tk_scratch *s;
 	struct tk_signal *r;
 	__u64 handler = 0;
 	__u32 tid, tgid;
 
-	if (sig == 9 /* SIGKILL */ || !records_on() || !signal_selected(sig))
+	if (sig == 9 /* SIGKILL */)
 		return 0;
 	ss = BPF_CORE_READ(task, signal);
-	if (result == TK_TRACE_SIGNAL_IGNORED) {
-		if (BPF_CORE_READ(ss, flags) & TK_SIGNAL_GROUP_EXIT)
+	if (result == TK_TRACE_SIGNAL_DELIVERED) {
+		if (!(BPF_CORE_READ(ss, flags) & TK_SIGNAL_GROUP_EXIT) ||
+		    BPF_CORE_READ(ss, group_exit_code) != sig)
 			return 0;
-	} else if (result != TK_TRACE_SIGNAL_DELIVERED ||
-		   !(BPF_CORE_READ(ss, flags) & TK_SIGNAL_GROUP_EXIT) ||
-		   BPF_CORE_READ(ss, group_exit_code) != sig) {
+		/* the group exit made of this signal: strace's tracee takes it in task
+		 * (dying_in_call), whatever is recorded (a traced task has scratch) */
+		s = bpf_task_storage_get(&scratch, task, NULL, 0);
+		if (s)
+			s->took_signal = 1;
+	} else if (result != TK_TRACE_SIGNAL_IGNORED ||
+		   BPF_CORE_READ(ss, flags) & TK_SIGNAL_GROUP_EXIT) {
 		return 0;
 	}
+	if (!records_on() || !signal_selected(sig))
+		return 0;
 	tid = BPF_CORE_READ(task, pid);
 	tgid = BPF_CORE_READ(task, tgid);
 	if (tgid == targ_self_tgid)

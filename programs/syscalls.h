@@ -326,6 +326,9 @@ struct tk_exec {
 #define TK_EXIT_SUPERSEDED (1U << 0) /* hdr.flags: a thread group leader reaped by the
 				      * execve of another of its threads (exec_tid), whose
 				      * tid becomes this one: strace's "superseded by execve" */
+#define TK_EXIT_ALONE (1U << 1) /* hdr.flags: a thread seccomp killed while its group lives
+				 * on (SECCOMP_RET_KILL_THREAD, strict mode): wait(2) reports
+				 * it at once, not with its group's end */
 struct tk_exit {
 	struct tk_hdr hdr;
 	__u32 tid;

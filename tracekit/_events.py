@@ -37,6 +37,7 @@ CNT_ERRNO_FULL = 5                                # summary mode: errors not cou
 CNT_LOST_LIFECYCLE = 6                            # fork/exec/exit/signal records lost
 # (CNT_LOST counts syscall records only)
 EXIT_SUPERSEDED = 1             # tk_exit hdr.flags: a leader reaped by another thread's execve
+EXIT_ALONE = 2                  # tk_exit hdr.flags: a thread seccomp killed, its group lives on
 # the fd table (programs/syscalls.h "the fd table"): record kinds and counters
 REC_FD_STATE, REC_FD_EXEC = 6, 7
 CNT_FD_STATE, CNT_FD_LOST = 7, 8                  # fd-table records emitted / not reserved
@@ -303,6 +304,10 @@ class Exit(msgspec.Struct, frozen=True, gc=False, tag="exit"):
     of another of its threads reaped (fs/exec.c de_thread): it is that thread's tid
     before the exec, after which the thread goes on under this tid (strace: ``+++
     superseded by execve in pid N +++``).
+
+    ``alone`` is True for a thread seccomp killed at a call's entry while its group lives
+    on (kernel/seccomp.c: ``SECCOMP_RET_KILL_THREAD``, strict mode): not a group's death,
+    so wait(2) reports it at once.
     """
 
     ts_ns: int
@@ -312,6 +317,7 @@ class Exit(msgspec.Struct, frozen=True, gc=False, tag="exit"):
     group_dead: bool
     comm: str
     superseded_by: int = 0   # the exec'ing thread's old tid (init pid namespace), or 0
+    alone: bool = False      # killed alone by seccomp (the docstring), its group lives on
 
 
 class Signal(msgspec.Struct, frozen=True, gc=False, tag="signal"):
@@ -585,7 +591,8 @@ def decode_record(buf: bytes | memoryview) -> Event:
         by = 0
         if flags & EXIT_SUPERSEDED and n >= _EXIT.size + _EXIT_TAIL.size:
             by = _EXIT_TAIL.unpack_from(buf, _EXIT.size)[0]
-        return Exit(ts_ns, tid, tgid, code, bool(dead), _cstr(comm), by)
+        return Exit(ts_ns, tid, tgid, code, bool(dead), _cstr(comm), by,
+                    bool(flags & EXIT_ALONE))
     if kind == REC_SIGNAL:
         if n < _SIGNAL.size:
             raise RecordError(f"signal record of {n} bytes, need {_SIGNAL.size}")

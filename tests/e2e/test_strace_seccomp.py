@@ -4,8 +4,9 @@ tests/workloads/seccomp_actions.c makes a child per action on getppid: ERRNO (th
 never reaches sys_enter; tracekit prints its exit in its place, as a whole call),
 TRAP with and without a SIGSYS handler (the signal line), KILL_PROCESS (no signal line:
 the kernel forces the signal and no ptracer stops for it; only ``+++ killed by SIGSYS
-+++``). tracekit traces ``strace -f -o FILE seccomp_actions``: every line of every
-process must be equal.
++++``), KILL_THREAD in one thread of two (``getppid() = ?``, then that thread's ``+++
+killed by SIGSYS +++`` at once: its process goes on). tracekit traces ``strace -f -o
+FILE seccomp_actions``: every line of every process must be equal.
 """
 
 from __future__ import annotations
@@ -26,10 +27,11 @@ TRACE = ["-e", "trace=execve,prctl,getppid,getpid,rt_sigreturn"]
 
 
 def test_seccomp_actions_equal_strace(tmp_path: Path) -> None:
-    procs = same_procs_one_run(build(tmp_path, "seccomp_actions"), tmp_path, TRACE)
+    procs = same_procs_one_run(build(tmp_path, "seccomp_actions", "-pthread"), tmp_path,
+                               TRACE)
     by_child = [lines for lines in procs.values() if any("getppid" in x for x in lines)]
-    assert len(by_child) == 4, procs
-    errno, trap, trapdfl, kill = by_child
+    assert len(by_child) == 5, procs
+    errno, trap, trapdfl, kill, thread = by_child
     # the workload reached what it is for (strace's own lines)
     assert "getppid() = -1 ENOENT (No such file or directory)" in errno
     assert any(x.startswith("--- SIGSYS {si_signo=SIGSYS, si_code=SYS_SECCOMP, "
@@ -39,6 +41,11 @@ def test_seccomp_actions_equal_strace(tmp_path: Path) -> None:
     assert any(x.startswith("--- SIGSYS") for x in trapdfl)
     assert kill[-1] == "+++ killed by SIGSYS +++"
     assert not any(x.startswith("--- SIGSYS") for x in kill)
+    # the refused call, then the thread's end (its process goes on: the errno child,
+    # the trap child with a handler and this one end with getpid and exit 0)
+    assert thread[-2:] == ["getppid() = ?", "+++ killed by SIGSYS +++"], thread
+    assert sum(lines[-1] == "+++ exited with 0 +++" and lines[-2].startswith("getpid() = ")
+               for lines in procs.values() if len(lines) > 1) == 3, procs
 
 
 def test_seccomp_notify_ioctls_equal_strace(tmp_path: Path) -> None:

@@ -34,7 +34,8 @@ DECODER = msgspec.json.Decoder(Event)
 # comm "evil\x1b[31m" + the invalid byte 0xff is written in escaped form, ESC and 0xff each
 # as the four characters \xNN (so "\\x1b" and "\\xff" in the JSON text, its backslash
 # doubled by JSON); an exit superseded by another thread's execve carries that thread's
-# old tid in superseded_by (0 otherwise); lost records count their lifecycle ones apart.
+# old tid in superseded_by (0 otherwise), and alone is false but for a thread seccomp killed
+# while its group lived; lost records count their lifecycle ones apart.
 EVENTS: list[Batch] = [
     [
         Syscall(5_000_000_000, 4_000, 1234, 1234, 1, 257,

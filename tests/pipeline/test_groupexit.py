@@ -5,13 +5,13 @@ from __future__ import annotations
 from tracekit._events import Exec, Exit, Lost, Syscall
 from tracekit.pipeline.groupexit import GroupExits
 
-SEGV, CORE = 11, 0x80
+SEGV, SIGSYS, CORE = 11, 31, 0x80
 
 
 def _exit(tid: int, code: int, *, dead: bool = False, ts: int = 0, by: int = 0,
-          tgid: int = 100) -> Exit:
+          tgid: int = 100, alone: bool = False) -> Exit:
     return Exit(ts_ns=ts or tid, tid=tid, tgid=tgid, exit_code=code, group_dead=dead,
-                comm="x", superseded_by=by)
+                comm="x", superseded_by=by, alone=alone)
 
 
 def test_leader_last_and_core_on_every_thread() -> None:
@@ -28,6 +28,15 @@ def test_threads_that_exit_normally_pass_and_the_leader_waits() -> None:
     assert st.push([_exit(100, 5 << 8)]) == []
     assert [e.tid for e in st.push([_exit(101, 5 << 8)])] == [101]
     assert [e.tid for e in st.push([_exit(102, 5 << 8, dead=True)])] == [102, 100]
+
+
+def test_a_thread_seccomp_killed_alone_passes_while_its_group_lives() -> None:
+    """SECCOMP_RET_KILL_THREAD: the thread's "+++ killed by SIGSYS +++" at once, not at
+    its group's end; the same signal status of a group's death is held."""
+    st = GroupExits()
+    assert st.push([_call(100), _exit(101, SIGSYS, alone=True)]) == [
+        _call(100), _exit(101, SIGSYS, alone=True)]
+    assert st.push([_exit(102, SIGSYS)]) == [] and st.holding == 1
 
 
 def test_superseded_leader_passes_and_the_end_flushes() -> None:

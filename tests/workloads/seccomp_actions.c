@@ -7,12 +7,18 @@
  *            rt_sigreturn, and the child goes on;
  *   trapdfl  SECCOMP_RET_TRAP without a handler: the signal line, killed by SIGSYS;
  *   kill     SECCOMP_RET_KILL_PROCESS: killed by SIGSYS with no signal line (the kernel
- *            forces the signal: a ptracer never stops for it).
+ *            forces the signal: a ptracer never stops for it);
+ *   thread   SECCOMP_RET_KILL_THREAD in one thread of two (the filter its own: no
+ *            SECCOMP_FILTER_FLAG_TSYNC): kernel/seccomp.c calls do_exit(SIGSYS) at the
+ *            call's entry, so the call never returns (`getppid() = ?`) and that thread
+ *            alone is killed by SIGSYS; the main thread joins it (the kernel's
+ *            CLONE_CHILD_CLEARTID wake), calls getpid and exits 0.
  * Core dumps are off (RLIMIT_CORE 0) so "killed by SIGSYS" never says "core dumped".
  * Used by tests/e2e/test_strace_seccomp.py (strace and tracekit on one run). */
 #include <errno.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <string.h>
@@ -62,6 +68,29 @@ static void child(unsigned int action, int handler)
         waitpid(pid, NULL, 0);
 }
 
+static void *refused(void *arg)
+{
+    (void)arg;
+    filter_getppid(SECCOMP_RET_KILL_THREAD);
+    syscall(__NR_getppid);
+    return 0;
+}
+
+static void thread_child(void)
+{
+    pthread_t t;
+    pid_t pid = fork();
+
+    if (pid == 0) {
+        if (pthread_create(&t, 0, refused, 0) || pthread_join(t, 0))
+            _exit(1);
+        syscall(__NR_getpid);
+        _exit(0);
+    }
+    if (pid > 0)
+        waitpid(pid, NULL, 0);
+}
+
 int main(void)
 {
     struct rlimit no_core = {0, 0};
@@ -71,5 +100,6 @@ int main(void)
     child(SECCOMP_RET_TRAP | 7, 1);
     child(SECCOMP_RET_TRAP | 7, 0);
     child(SECCOMP_RET_KILL_PROCESS, 0);
+    thread_child();
     return 0;
 }
