@@ -186,6 +186,24 @@ def test_a_missing_pid_beside_live_ones_in_a_list() -> None:
 
 
 
+@pytest.mark.parametrize(("expr", "why"), [
+    ("trace=/[", "'[': unterminated character set at position 0"),
+    ("trace=?/[", "'[': unterminated character set at position 0"),
+    ("trace=!?/a(b", "'a(b': missing ), unterminated subpattern at position 1"),
+    ("trace=?/a{99999999999}", "'a{99999999999}': the repetition number is too large"),
+])
+def test_a_bad_regex_is_one_line_and_exit_1_as_in_strace(expr: str, why: str) -> None:
+    # strace's "?" hides a name this arch lacks, not a regex regcomp refuses: strace 6.1
+    # says "regcomp: [: Invalid regular expression" and exits 1 for "?/[" too, where
+    # tracekit traced nothing and exited 0; tracekit says what is wrong and where
+    ref, got = _both(["-e", expr, "true"])
+    assert ref.returncode == got.returncode == 1
+    assert ref.stderr.startswith("strace: regcomp: ")
+    value = expr.split("=", 1)[1]
+    assert got.stderr == (f"tracekit strace: -e trace={value}: bad regular expression "
+                          f"{why}\n")
+
+
 @pytest.mark.parametrize("env", [["=x"], ["="], ["=x", "-E", "="], [""]])
 def test_env_with_an_empty_name_as_strace_gives_it(env: list[str]) -> None:
     # -E = used to run nothing and say '+++ exited with 127 +++'

@@ -625,7 +625,7 @@ def _syscall_set(value: str, where: str) -> str:
       UsageError: no item (``invalid system call ''``), or an unknown name (tracekit's
         message, with the nearest names).
     """
-    from tracekit.kernel.selection import resolve_item
+    from tracekit.kernel.selection import compile_regex, resolve_item
     from tracekit.kernel.syscalls import SyscallTable
 
     negate, items = _items(value, "system call")
@@ -647,6 +647,11 @@ def _syscall_set(value: str, where: str) -> str:
         if p.startswith("?"):
             if p[1:] != p[1:].strip():
                 continue                # no syscall has that name: strace drops it too
+            if p[1:].startswith("/"):
+                try:                    # strace's "?" hides unknown names, not a bad regex
+                    compile_regex(p[2:], where=where)
+                except ConfigError as e:
+                    raise UsageError(str(e)) from None
             try:
                 got = resolve_item(p[1:], table)
             except ConfigError:
