@@ -979,6 +979,38 @@ def _say(text: str) -> None:
         print(f"strace: {text}", file=stderr(), flush=True)
 
 
+def _resolved_paths(paths: list[str]) -> list[tuple[str, str]]:
+    """(path, what it resolves into) for each -P path, in order, that realpath(3)
+    resolves into another text: a relative path, a symlink, ``..``, ``//``. strace
+    says each (one line per -P, repeats too) unless ``-e quiet=path-resolution``; -q
+    and -qq do not quiet it. A path realpath(3) refuses (missing, ``file/``) is not
+    said, as strace says nothing of it.
+
+    glibc's realpath, not ``os.path.realpath``: Python's resolves ``file/`` into
+    ``file`` even with ``strict=True``, where glibc fails with ENOTDIR."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.realpath.restype = ctypes.c_void_p
+    libc.realpath.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+    libc.free.argtypes = [ctypes.c_void_p]
+    out = []
+    for path in paths:
+        raw = os.fsencode(path)
+        if b"\0" in raw:
+            continue                    # not from an argv; no call could name it
+        got = libc.realpath(raw, None)
+        if not got:
+            continue
+        try:
+            resolved = os.fsdecode(ctypes.string_at(got))
+        finally:
+            libc.free(got)
+        if resolved != path:
+            out.append((path, resolved))
+    return out
+
+
 def _stat_fields(pid: int) -> list[bytes] | None:
     """The fields of /proc/PID/stat after the comm (field 3, the state, first); None:
     no such pid, or unreadable."""
@@ -1415,6 +1447,9 @@ def main(argv: list[str]) -> int:
         return 0
     for note in args.notes:
         _say(note)
+    if "path-resolution" not in args.quiet:
+        for path, resolved in _resolved_paths(args.paths):
+            _say(f'Requested path "{path}" resolved into "{resolved}"')
     import trio
 
     from tracekit._errors import leaves
