@@ -1179,8 +1179,11 @@ async def _run(a: StraceArgs, signals: Any, piped: list[subprocess.Popen[bytes]]
         piped_to = piped[-1].stdin
     elif a.output is not None and a.follow < 2:
         # -o ./prog ./prog replaced the program by the (empty) trace before it ran
-        check_output_not_input(a.output, inputs)
-        out = open_output(a.output)
+        # strace 6.1's -o - is a file named "-" in the working directory (its fopen
+        # takes the name as written), never standard output: tracekit's "-" is stdout
+        name = "./-" if a.output == "-" else a.output
+        check_output_not_input(name, inputs)
+        out = open_output(name)
     elif a.output is not None:
         # -ff: the files are made as tasks appear; a missing directory is said now,
         # before the command starts (strace refuses it too)
