@@ -11,6 +11,8 @@ process must be equal.
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -39,3 +41,19 @@ def test_seccomp_actions_equal_strace(tmp_path: Path) -> None:
     assert any(x.startswith("--- SIGSYS") for x in trapdfl)
     assert kill[-1] == "+++ killed by SIGSYS +++"
     assert not any(x.startswith("--- SIGSYS") for x in kill)
+
+
+def test_a_refused_call_has_a_zero_duration_as_documented(tmp_path: Path) -> None:
+    # docs/strace-differences.md: the kernel gives no entry time for a call a filter
+    # refused (only its sys_exit runs): -T says <0.000000>, whole and = -1 ENOENT
+    exe = build(tmp_path, "seccomp_actions")
+    got = subprocess.run([sys.executable, "-m", "tracekit", "strace", "-f", "-T", "-e",
+                          "trace=getppid", str(exe)], capture_output=True, text=True,
+                         timeout=60, stdin=subprocess.DEVNULL)
+    assert got.returncode == 0, got.stderr
+    refused = [x for x in got.stderr.splitlines() if "= -1 ENOENT" in x]
+    assert len(refused) == 1, got.stderr
+    assert refused[0].endswith(" getppid()                   = -1 ENOENT (No such file "
+                               "or directory) <0.000000>"), refused
+    timed = [x for x in got.stderr.splitlines() if "getppid()" in x and "ENOENT" not in x]
+    assert len(timed) == 3 and all(x.endswith(">") for x in timed), got.stderr
