@@ -1289,7 +1289,7 @@ async def _run(a: StraceArgs, signals: Any, piped: list[subprocess.Popen[bytes]]
             losses = losses.reader_left()
         for line in losses.lines():
             print(f"tracekit: {line}", file=stderr())
-        if losses.lost_syscalls or losses.lost_lifecycle:
+        if losses.ringbuf_full:
             size = plan.session.buffer_bytes
             now = f"{size >> 20} MiB" if size >= 1 << 20 else f"{size >> 10} KiB"
             print(f"tracekit: a bigger ring buffer loses fewer records: --mmap-pages "
