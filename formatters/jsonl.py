@@ -13,8 +13,8 @@ Schema (the event Structs of ``tracekit._events``, field order as declared there
     {"type":"signal","ts_ns":..,"tid":..,"tgid":..,"sig":..,"sa_handler":..,"info":"<base64>",
      "comm":".."}
     {"type":"lost","ts_ns":..,"count":..,"lifecycle":..}
-    {"type":"losses","ts_ns":..,"lost_syscalls":..,"lost_lifecycle":..,"untraced_tasks":..,
-     "capbuf_full":..,"scratch_full":..,"summary_full":..,"errno_full":..,"bad_records":..,
+    {"type":"losses","ts_ns":..,"lost_syscalls":..,"lost_lifecycle":..,"lost_fd_table":..,
+     "untraced_tasks":..,"capbuf_full":..,"scratch_full":..,"summary_full":..,"errno_full":..,"bad_records":..,
      "dropped":{"<stage>":..},"unwritten":..}
 
 - ``ts_ns`` of a syscall is its ENTRY time (0 when RESUMED: the entry was not seen);
@@ -39,7 +39,9 @@ Schema (the event Structs of ``tracekit._events``, field order as declared there
   records: calls missing from the trace).
 - ``losses`` is the last line of a trace (``tracekit run``, or a sink in a
   :class:`~tracekit.LiveTrace`): everything lost or skipped, every count to the end
-  (:class:`~tracekit._events.Losses`): ring-buffer records by kind, tasks the pids map
+  (:class:`~tracekit._events.Losses`): ring-buffer records by kind (``lost_fd_table``:
+  fd-table change records, after the first of which the fd paths printed may be wrong),
+  tasks the pids map
   could not hold, calls recorded without their captures (capture map full) or not at
   all (no per-task entry), in-kernel summary and errno map entries, records that could
   not be decoded, and per stage the events it did not pass on. Every field is there,

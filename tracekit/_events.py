@@ -418,6 +418,10 @@ class Losses(msgspec.Struct, frozen=True, gc=False, tag="losses", kw_only=True):
     #                             missing from the trace (kernel, TK_CNT_LOST)
     lost_lifecycle: int = 0     # fork/exec/exit/signal records it had no room for
     #                             (kernel, TK_CNT_LOST_LIFECYCLE)
+    lost_fd_table: int = 0      # fd-table change records it had no room for (an fd
+    #                             opened, duplicated, closed or moved by a call the
+    #                             output does not show; kernel, TK_CNT_FD_LOST): the fd
+    #                             paths printed after the first are not sure
     untraced_tasks: int = 0     # tasks never traced: the pids map was full (the kernel's
     #                             TK_CNT_PIDS_FULL at fork and user space's inserts from
     #                             /proc, less those added later)
@@ -433,9 +437,16 @@ class Losses(msgspec.Struct, frozen=True, gc=False, tag="losses", kw_only=True):
     #                             ended the trace at once (not written)
 
     @property
+    def ringbuf_full(self) -> int:
+        """Records of every kind the ring buffer had no room for (0: a bigger ring
+        buffer would have changed nothing)."""
+        return self.lost_syscalls + self.lost_lifecycle + self.lost_fd_table
+
+    @property
     def total(self) -> int:
         """The sum of every count (0: nothing was lost or skipped)."""
-        return (self.lost_syscalls + self.lost_lifecycle + self.untraced_tasks
+        return (self.lost_syscalls + self.lost_lifecycle + self.lost_fd_table
+                + self.untraced_tasks
                 + self.capbuf_full + self.scratch_full + self.summary_full + self.errno_full
                 + self.bad_records + sum(self.dropped.values()) + self.unwritten)
 
@@ -457,6 +468,10 @@ class Losses(msgspec.Struct, frozen=True, gc=False, tag="losses", kw_only=True):
                        f"({self.lost_syscalls} syscall, {self.lost_lifecycle} "
                        "fork/exec/exit/signal): the ring buffer was full; the trace is "
                        f"short by {self.lost_syscalls} calls")
+        if self.lost_fd_table:
+            out.append(f"LOST {self.lost_fd_table} fd-table records (fds opened, "
+                       "duplicated or closed): the ring buffer was full; fd paths "
+                       "printed after the first of them (-y, -yy, -P) may be wrong")
         if self.untraced_tasks:
             out.append(f"{self.untraced_tasks} tasks were not traced: the pids map was full")
         if self.scratch_full:

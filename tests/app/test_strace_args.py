@@ -39,6 +39,15 @@ from tracekit.app.strace_cli import UsageError, build, parse_args
     ("trace=brk, close", "invalid system call ' close'"),
     ("trace=%file ", "invalid system call '%file '"),
     ("signal= INT", "invalid signal ' INT'"),
+    # a pattern re cannot compile, "?" or not: what is wrong and where, one line
+    ("trace=?/[", "-e trace=?/[: bad regular expression '[': unterminated character set "
+     "at position 0"),
+    ("trace=?/a{99999999999}", "bad regular expression 'a{99999999999}': the repetition "
+     "number is too large"),
+    # strace's regcomp takes this one (it selects every call); Python's parser recurses
+    # once per group and gives up
+    pytest.param("trace=/" + "(" * 3000 + ")" * 3000, "))))': groups nested too deeply",
+                 id="trace=/ 3000 nested groups"),
 ])
 def test_bad_expressions_are_strace_errors(expr: str, says: str) -> None:
     with pytest.raises(UsageError, match=re.escape(says)):

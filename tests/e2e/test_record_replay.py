@@ -241,37 +241,56 @@ def test_unreadable_recording_is_one_line(tmp_path: Path) -> None:
             f"{os.strerror(getattr(errno, name))} ({name})"]
 
 
-def test_corrupt_frame_is_where_the_replay_stops(tmp_path: Path) -> None:
-    """A recording whose last compressed RECORDS frame is damaged: the replay prints the
-    calls of the frames before it and one warning naming the frame and its byte, as for
-    a recording cut short (status 0); never zstd's traceback. (A zstd frame has no
-    checksum unless asked for: a byte flipped in its data may decode to other bytes; a
-    broken frame header always fails.)"""
+def test_a_damaged_frame_is_one_error_line_and_no_output(tmp_path: Path) -> None:
+    """A real recording, its first RECORDS frame damaged: a byte flipped in its body or
+    its length one too long is one error line naming the file, the frame and its byte,
+    status 1, no output file made, never a traceback. (Before format 4 a flipped byte in
+    zstd data could decode to other records and replay silently; a damaged frame stopped
+    the replay there with a warning and status 0.) A file cut inside a frame is a
+    recorder killed: the replay of what precedes it, with a warning
+    (test_replay_of_a_killed_recorder_says_where_it_stops); so is a length past the end
+    of the file."""
     rec = tmp_path / "r.tkrec"
     r = run_tracekit(["record", "-o", str(rec), "--", sys.executable, "-c",
                       "import os, time\nfor i in range(3):\n    for _ in range(3000): "
                       "os.getppid()\n    time.sleep(0.3)"])
     assert r.returncode == 0, r.stderr
-    data = bytearray(rec.read_bytes())
+    data = rec.read_bytes()
     frames = []                 # (offset, kind, codec, size) of each frame
     at = len(MAGIC)
     while at < len(data):
         size, kind, codec = int.from_bytes(data[at:at + 4], "little"), data[at + 4], data[at + 5]
         frames.append((at, kind, codec, size))
         at += 6 + size
-    records = [f for f in frames if f[1] == 3 and f[2] == 1]    # RECORDS, zstd
+    records = [(i + 1, f) for i, f in enumerate(frames) if f[1] == 3]     # RECORDS
     assert len(records) >= 2, frames
-    at = records[-1][0]
-    data[at + 6] ^= 0xFF        # its zstd magic number: the payload cannot be decoded
-    rec.write_bytes(bytes(data))
-    out = tmp_path / "out.txt"
-    r = run_tracekit(["replay", str(rec), "--format", "strace", "-o", str(out)])
+    number, (at, _, _, size) = records[0]
+    flipped = bytearray(data)
+    flipped[at + 6 + size // 2] ^= 0x10
+    longer = bytearray(data)
+    longer[at:at + 4] = (size + 1).to_bytes(4, "little")
+    past = bytearray(data)
+    past[at:at + 4] = (len(data)).to_bytes(4, "little")
+    for damaged, why in ((flipped, "its CRC-32 is 0x"), (longer, "its CRC-32 is 0x")):
+        bad = tmp_path / "bad.tkrec"
+        bad.write_bytes(bytes(damaged))
+        out = tmp_path / "out.txt"
+        r = run_tracekit(["replay", str(bad), "--format", "strace", "-o", str(out)])
+        assert r.returncode == 1, r.stderr
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1, lines
+        assert lines[0].startswith(f"tracekit: error: {bad}: frame {number} (records) at "
+                                   f"byte {at} is corrupt: {why}"), lines
+        assert not out.exists()
+    # a length past the end of the file cannot be told from a recorder killed while it
+    # wrote the frame: a warning naming the frame, and what precedes it replayed
+    bad.write_bytes(bytes(past))
+    r = run_tracekit(["replay", str(bad), "--format", "strace", "-o", str(out)])
     assert r.returncode == 0, r.stderr
-    lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1, lines
-    assert lines[0].startswith(f"tracekit: {rec}: the recording stops early: frame ")
-    assert f"(records) at byte {at} is corrupt: its zstd payload is corrupt" in lines[0]
-    assert out.read_text().count("getppid()") >= 3000
+    assert r.stderr.strip().splitlines() == [
+        f"tracekit: {bad}: the recording stops early: frame {number} (records) at byte {at} "
+        f"is cut short: {len(data) - at - 6} of {len(data)} bytes; replaying what precedes "
+        "it"]
 
 
 # sockets (TCP on loopback, a unix socketpair), devices and a file, used only through
@@ -455,26 +474,16 @@ def test_replay_prints_the_stacks_the_live_run_named(tmp_path: Path, fmt: str) -
 
 
 def _without_format_3(src: Path, dst: Path) -> None:
-    """``src`` as a format 2 recorder wrote it: no STACKS frames, no reenumerated facts."""
+    """``src`` as a format 2 recorder wrote it: no STACKS frames, no reenumerated facts,
+    no checksums (frames of codec 0)."""
     import msgspec
 
-    from tracekit.session.recording import (
-        KIND_FACTS,
-        KIND_HEADER,
-        KIND_STACKS,
-        FrameWriter,
-        _decode_payload,
-    )
+    from tracekit.session.recording import KIND_FACTS, KIND_HEADER, KIND_STACKS, Recording
 
-    data = src.read_bytes()
-    pos = len(MAGIC)
     with open(dst, "wb") as f:
-        out = FrameWriter(f)
-        while pos < len(data):
-            size, kind, codec = int.from_bytes(data[pos:pos + 4], "little"), data[pos + 4], \
-                data[pos + 5]
-            obj = msgspec.msgpack.decode(_decode_payload(codec, data[pos + 6:pos + 6 + size]))
-            pos += 6 + size
+        f.write(MAGIC)
+        for kind, payload in Recording(src).payloads():
+            obj = msgspec.msgpack.decode(payload)
             if kind == KIND_STACKS:
                 continue
             if kind == KIND_HEADER:
@@ -483,7 +492,8 @@ def _without_format_3(src: Path, dst: Path) -> None:
                 obj = [fact for fact in obj if fact[1] != "reenumerated"]
                 if not obj:
                     continue
-            out.write(kind, obj)
+            body = msgspec.msgpack.encode(obj)
+            f.write(len(body).to_bytes(4, "little") + bytes([kind, 0]) + body)
 
 
 THREADS = """\

@@ -44,8 +44,8 @@ def _to_full(args: list[str], *, buffered: bool) -> subprocess.CompletedProcess[
 
 
 CASES = [
-    (["strace", "-o", "-", "true"], ENOSPC_STRACE),
-    (["strace", "-c", "-o", "-", "true"], ENOSPC_STRACE),
+    (["strace", "-o", "/dev/stdout", "true"], ENOSPC_STRACE),   # "-" is a file, as strace
+    (["strace", "-c", "-o", "/dev/stdout", "true"], ENOSPC_STRACE),
     (["strace", "--help"], ENOSPC_STRACE),
     (["strace", "-V"], ENOSPC_STRACE),
     (["run", "-F", "strace", "--", "true"], ENOSPC_RUN),

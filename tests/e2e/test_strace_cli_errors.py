@@ -190,6 +190,47 @@ def test_a_missing_pid_beside_live_ones_in_a_list() -> None:
 
 
 
+@pytest.mark.parametrize(("expr", "why"), [
+    ("trace=/[", "'[': unterminated character set at position 0"),
+    ("trace=?/[", "'[': unterminated character set at position 0"),
+    ("trace=!?/a(b", "'a(b': missing ), unterminated subpattern at position 1"),
+    ("trace=?/a{99999999999}", "'a{99999999999}': the repetition number is too large"),
+])
+def test_a_bad_regex_is_one_line_and_exit_1_as_in_strace(expr: str, why: str) -> None:
+    # strace's "?" hides a name this arch lacks, not a regex regcomp refuses: strace 6.1
+    # says "regcomp: [: Invalid regular expression" and exits 1 for "?/[" too, where
+    # tracekit traced nothing and exited 0; tracekit says what is wrong and where
+    ref, got = _both(["-e", expr, "true"])
+    assert ref.returncode == got.returncode == 1
+    assert ref.stderr.startswith("strace: regcomp: ")
+    value = expr.split("=", 1)[1]
+    assert got.stderr == (f"tracekit strace: -e trace={value}: bad regular expression "
+                          f"{why}\n")
+
+
+@pytest.mark.parametrize("opts", [[], ["-q"], ["-qq"], ["-e", "quiet=path-resolution"],
+                                  ["-e", "quiet=none"]])
+def test_paths_resolved_into_others_are_said_as_strace_says_them(
+        opts: list[str], tmp_path: Path) -> None:
+    # strace says which -P path realpath(3) turned into another (tracekit said nothing)
+    (tmp_path / "f").write_text("x")
+    (tmp_path / "d").mkdir()
+    (tmp_path / "lnk").symlink_to("f")
+    paths = ["f", "lnk", "lnk", "d/../f", f"{tmp_path}//f", str(tmp_path / "f"), "f/",
+             "missing"]
+    argv = [*opts, *(a for p in paths for a in ("-P", p)), "-e", "trace=none", "true"]
+    run = [subprocess.run([*tool, *argv], capture_output=True, text=True, timeout=60,
+                          stdin=subprocess.DEVNULL, cwd=tmp_path)
+           for tool in (["strace"], TRACEKIT)]
+    said = [_messages(r.stderr) for r in run]
+    assert said[1] == said[0]
+    assert run[1].returncode == run[0].returncode == 0
+    resolved = tmp_path.resolve() / "f"
+    assert said[1] == ([] if "quiet=path-resolution" in opts else
+                       [f'strace: Requested path "{p}" resolved into "{resolved}"'
+                        for p in paths[:5]])
+
+
 @pytest.mark.parametrize("env", [["=x"], ["="], ["=x", "-E", "="], [""]])
 def test_env_with_an_empty_name_as_strace_gives_it(env: list[str]) -> None:
     # -E = used to run nothing and say '+++ exited with 127 +++'

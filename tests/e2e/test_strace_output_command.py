@@ -87,3 +87,25 @@ def test_a_shells_fd_names_are_written_as_strace_writes_them(tmp_path: Path) -> 
                        text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert r.returncode == 1 and r.stderr == (
         "tracekit strace: output path '/dev/fd/9': fd 9 is not open (EBADF)\n"), r.stderr
+
+
+@pytest.mark.parametrize("opts", [[], ["-c"]])
+def test_dash_is_a_file_named_dash_as_in_strace(opts: list[str], tmp_path: Path) -> None:
+    # strace 6.1 fopen()s "-" as written: a file in the working directory, nothing on
+    # standard output (tracekit wrote the trace to standard output)
+    texts = []
+    for name, tool in (("strace", ["strace"]), ("tracekit", TRACEKIT)):
+        where = tmp_path / name
+        where.mkdir()
+        got = subprocess.run([*tool, *opts, "-o", "-", "-e",
+                              "trace=execve" if opts else "trace=exit_group", "sh", "-c",
+                              "exit 3"], capture_output=True, text=True, timeout=60,
+                             stdin=subprocess.DEVNULL, cwd=where)
+        assert (got.returncode, got.stdout, got.stderr) == (3, "", ""), tool
+        assert [p.name for p in where.iterdir()] == ["-"], tool
+        texts.append((where / "-").read_text())
+    if opts:
+        assert "execve" in texts[0] and "execve" in texts[1]
+    else:
+        assert texts[0] == texts[1] == "exit_group(3)                           = ?\n" \
+            "+++ exited with 3 +++\n"

@@ -12,6 +12,8 @@ FILE seccomp_actions``: every line of every process must be equal.
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -61,3 +63,22 @@ def test_seccomp_notify_ioctls_equal_strace(tmp_path: Path) -> None:
     assert any("flags=SECCOMP_USER_NOTIF_FLAG_CONTINUE}" in x for x in lines)
     assert any("error=-EACCES" in x for x in lines)
     assert any(x.startswith("getppid() = 42") for x in lines)
+
+
+def test_a_refused_call_has_a_zero_duration_as_documented(tmp_path: Path) -> None:
+    # docs/strace-differences.md: the kernel gives no entry time for a call a filter
+    # refused (only its sys_exit runs): -T says <0.000000>, whole and = -1 ENOENT
+    exe = build(tmp_path, "seccomp_actions", "-pthread")
+    got = subprocess.run([sys.executable, "-m", "tracekit", "strace", "-f", "-T", "-e",
+                          "trace=getppid", str(exe)], capture_output=True, text=True,
+                         timeout=60, stdin=subprocess.DEVNULL)
+    assert got.returncode == 0, got.stderr
+    refused = [x for x in got.stderr.splitlines() if "= -1 ENOENT" in x]
+    assert len(refused) == 1, got.stderr
+    assert refused[0].endswith(" getppid()                   = -1 ENOENT (No such file "
+                               "or directory) <0.000000>"), refused
+    # the others have a duration; the call of the thread seccomp killed alone has none
+    # (= ?, as strace)
+    timed = [x for x in got.stderr.splitlines() if "getppid()" in x and "ENOENT" not in x
+             and not x.endswith(" = ?")]
+    assert len(timed) == 3 and all(x.endswith(">") for x in timed), got.stderr

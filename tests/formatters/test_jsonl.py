@@ -94,7 +94,8 @@ def test_printable_strings_are_unchanged_and_a_backslash_is_doubled() -> None:
 
 
 async def test_losses_line_comes_last_with_every_count(tmp_path: Path) -> None:
-    losses = Losses(ts_ns=9, lost_syscalls=5, lost_lifecycle=2, untraced_tasks=1,
+    losses = Losses(ts_ns=9, lost_syscalls=5, lost_lifecycle=2, lost_fd_table=8,
+                    untraced_tasks=1,
                     capbuf_full=3, scratch_full=4, dropped={"pathfilter": 7})
     calls = []
 
@@ -108,7 +109,7 @@ async def test_losses_line_comes_last_with_every_count(tmp_path: Path) -> None:
     assert lines[:-1] == (GOLDEN / "events.jsonl").read_bytes().splitlines()
     last = json.loads(lines[-1])
     assert last == {"type": "losses", "ts_ns": 9, "lost_syscalls": 5, "lost_lifecycle": 2,
-                    "untraced_tasks": 1, "capbuf_full": 3, "scratch_full": 4,
+                    "lost_fd_table": 8, "untraced_tasks": 1, "capbuf_full": 3, "scratch_full": 4,
                     "summary_full": 0, "errno_full": 0, "bad_records": 0,
                     "dropped": {"pathfilter": 7}, "unwritten": 0}
     assert DECODER.decode(lines[-1]) == losses

@@ -147,8 +147,9 @@ async def test_losses_and_failed_check_after_the_tables() -> None:
     """At the end of a trace the sink adds its losses, one line per kind, and a failed
     self-check says so, in every table."""
     overlapping = [sc(1_000_000, "getppid", 100_000), sc(1_050_000, "getppid", 100_000)]
-    losses = Losses(ts_ns=1, lost_syscalls=12, lost_lifecycle=3, untraced_tasks=2,
-                    capbuf_full=4, scratch_full=5, dropped={"pathfilter": 6})
+    losses = Losses(ts_ns=1, lost_syscalls=12, lost_lifecycle=3, lost_fd_table=7,
+                    untraced_tasks=2, capbuf_full=4, scratch_full=5,
+                    dropped={"pathfilter": 6})
     out = io.StringIO()
     sink = SummarySink(out, table="strace", syscall_name=TABLE.name,
                        compat_syscall_name=I386.name, losses_from=lambda: losses)
@@ -158,6 +159,8 @@ async def test_losses_and_failed_check_after_the_tables() -> None:
     assert tail == [
         " LOST 15 records (12 syscall, 3 fork/exec/exit/signal): the ring buffer was full; "
         "the trace is short by 12 calls",
+        " LOST 7 fd-table records (fds opened, duplicated or closed): the ring buffer was "
+        "full; fd paths printed after the first of them (-y, -yy, -P) may be wrong",
         " 2 tasks were not traced: the pids map was full",
         " 5 calls were not recorded: no memory for the per-task entry that pairs a call's "
         "entry and exit",

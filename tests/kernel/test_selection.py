@@ -150,6 +150,15 @@ def test_all_none_and_regex() -> None:
         resolve_syscalls(["/^nosuch"], X86, where="f")
 
 
+def test_question_mark_does_not_hide_a_bad_regex() -> None:
+    # "?" drops a name this arch lacks; a pattern that does not compile stays an error
+    assert resolve_syscalls(["?/^nosuch", "brk"], X86) == nrs("brk")
+    for item in ("/[", "?/[", " ?/["):
+        with pytest.raises(ConfigError, match=r"^f: bad regular expression '\[': "
+                           r"unterminated character set at position 0$"):
+            resolve_syscalls([item], X86, where="f")
+
+
 @pytest.mark.parametrize("exprs", [["read", "!read"], ["%net", "!%net"], ["!all"]])
 def test_a_selection_of_nothing_is_an_error(exprs: list[str | int]) -> None:
     with pytest.raises(ConfigError, match=r"^f:1:2: the syscall selection .* selects no "

@@ -153,6 +153,83 @@ def test_cut_at_every_byte(tmp_path: Path) -> None:
     assert seen_counts == sorted(seen_counts) and seen_counts[-1] == 200
 
 
+def _frame_offsets(data: bytes) -> list[tuple[int, int, int, int]]:
+    """(offset, kind, codec, size) of each frame of a whole recording."""
+    out, pos = [], len(MAGIC)
+    while pos < len(data):
+        size, kind, codec = struct.unpack_from("<IBB", data, pos)
+        out.append((pos, kind, codec, size))
+        pos += 6 + size
+    return out
+
+
+def _damaged(data: bytes) -> list[tuple[str, int, int, bytes]]:
+    """(what, frame number, its offset, the damaged file) for each way of damaging a
+    RECORDS frame in the middle of ``data`` and its header frame."""
+    frames = _frame_offsets(data)
+    number, (at, _, codec, size) = [(i + 1, f) for i, f in enumerate(frames) if f[1] == 3][1]
+    out = []
+    for k in (6, 6 + 4, 6 + size // 2, 6 + size - 1):      # its CRC, first, middle, last
+        bad = bytearray(data)
+        bad[at + k] ^= 0x01
+        out.append((f"bit flipped at +{k}", number, at, bytes(bad)))
+    for delta in (1, -1, 64, -64):
+        bad = bytearray(data)
+        struct.pack_into("<I", bad, at, size + delta)
+        out.append((f"length {delta:+}", number, at, bytes(bad)))
+    bad = bytearray(data)
+    struct.pack_into("<I", bad, at, 0xFFFF_FFF0)
+    out.append(("length 2**32-16", number, at, bytes(bad)))
+    bad = bytearray(data)
+    bad[at + 5] = codec & 0x7F                          # its checksum flag lost
+    out.append(("no checksum", number, at, bytes(bad)))
+    bad = bytearray(data)
+    bad[len(MAGIC) + 6 + 20] ^= 0x40                    # in the header's payload
+    out.append(("header bit", 1, len(MAGIC), bytes(bad)))
+    return out
+
+
+@pytest.mark.parametrize("compress", [True, False])
+def test_a_damaged_frame_is_one_error_naming_file_frame_and_byte(tmp_path: Path,
+                                                                 compress: bool) -> None:
+    """Format 4: every frame carries a CRC-32 of its payload. A byte flipped inside a
+    frame, a wrong length or a lost checksum flag is a RecordingError when the recording
+    is opened (before any replay: no output cut short), naming the file, the frame and
+    its offset. Before format 4 a flipped byte of an uncompressed frame replayed as other
+    calls, silently, and a bad length as a recording cut short (status 0)."""
+    path = tmp_path / "r.tkrec"
+    write_recording(path, compress=compress)
+    data = path.read_bytes()
+    bad = tmp_path / "bad.tkrec"
+    for what, number, at, damaged in _damaged(data):
+        bad.write_bytes(damaged)
+        with pytest.raises(RecordingError) as ei:
+            Recording.open(bad)
+        text = str(ei.value)
+        assert text.startswith(f"{bad}: frame {number} ("), (what, text)
+        assert f") at byte {at} is corrupt: " in text, (what, text)
+        assert "\n" not in text, what
+
+
+def test_older_formats_without_checksums_still_read(tmp_path: Path) -> None:
+    """A format 3 recording (frames without checksums) reads as before; one whose
+    header says format 4 but whose frames have none is damaged."""
+    path = tmp_path / "r.tkrec"
+    drains = write_recording(path)
+    old = tmp_path / "v3.tkrec"
+    _rewrite(path, old, version=3)
+    rec = Recording.open(old)
+    assert rec.stopped is None and rec.header is not None
+    assert rec.header.format_version == 3
+    items = [b for b in rec.batches() if isinstance(b, list)]
+    assert items == [decode_batch(d)[0] for d in drains]
+    _rewrite(path, old, version=4)
+    with pytest.raises(RecordingError, match=r"frame 1 \(header\) at byte 8 is corrupt: it "
+                                             r"has no checksum \(codec 0x0; every frame of "
+                                             r"format 4 has one\)$"):
+        Recording.open(old)
+
+
 def test_end_frame_is_last(tmp_path: Path) -> None:
     path = tmp_path / "r.tkrec"
     write_recording(path)
@@ -496,24 +573,21 @@ def test_named_stacks_replay_with_their_names(tmp_path: Path) -> None:
     assert recording.unnamed_stacks == 2
 
 
-def _rewrite(src: Path, dst: Path, *, version: int, drop_kind: int) -> None:
+def _rewrite(src: Path, dst: Path, *, version: int, drop_kind: int | None = None) -> None:
     """Copy a recording frame by frame, without frames of ``drop_kind``, its header's
-    format version set to ``version`` (what an older recorder wrote)."""
+    format version set to ``version``, its frames as an older recorder wrote them (before
+    format 4: no checksum, codec 0)."""
     import msgspec
 
-    from tracekit.session.recording import KIND_HEADER, FrameWriter, _decode_payload
+    from tracekit.session.recording import KIND_HEADER
 
-    data = src.read_bytes()
-    pos = len(MAGIC)
     with open(dst, "wb") as f:
-        out = FrameWriter(f)
-        while pos < len(data):
-            size, kind, codec = struct.unpack_from("<IBB", data, pos)
-            payload = _decode_payload(codec, data[pos + 6:pos + 6 + size])
-            pos += 6 + size
+        f.write(MAGIC)
+        for kind, payload in Recording(src).payloads():
             if kind == drop_kind:
                 continue
             obj = msgspec.msgpack.decode(payload)
             if kind == KIND_HEADER:
                 obj["format_version"] = version
-            out.write(kind, obj)
+            body = msgspec.msgpack.encode(obj)
+            f.write(struct.pack("<IBB", len(body), kind, 0) + body)

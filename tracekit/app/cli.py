@@ -690,11 +690,13 @@ def _main(argv: list[str]) -> int:
 
 def _output_error_of(e: BaseException) -> BaseException | None:
     """The error of the one sink that failed with a TracekitError of its own (a write to
-    its output: ENOSPC, EFBIG ...), else None."""
-    from tracekit._errors import PipelineError, TracekitError
+    its output: ENOSPC, EFBIG ...), or of a replay's source that found a damaged frame
+    (a RecordingError naming the file and the frame's offset), else None."""
+    from tracekit._errors import PipelineError, RecordingError, TracekitError
 
-    if isinstance(e, PipelineError) and e.role == "sink" and len(e.errors) == 1 and \
-            isinstance(e.errors[0][1], TracekitError):
+    if isinstance(e, PipelineError) and len(e.errors) == 1 and (
+            (e.role == "sink" and isinstance(e.errors[0][1], TracekitError))
+            or (e.role == "source" and isinstance(e.errors[0][1], RecordingError))):
         return e.errors[0][1]
     return None
 

@@ -214,6 +214,7 @@ def _recorded_losses(end: Any, final: dict[str, int]) -> Any:
         return end.losses
     counters = end.counters if end is not None else {}
     return Losses(ts_ns=end.ts_ns if end is not None else 0, lost_syscalls=final["lost"],
+                  lost_fd_table=counters.get("fd_lost", 0),
                   untraced_tasks=max(0, final["untraced"]),
                   capbuf_full=counters.get("capbuf_full", 0),
                   scratch_full=counters.get("scratch_full", 0),

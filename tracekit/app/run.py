@@ -486,7 +486,7 @@ def end_status(result: Any, *, closed_by_reader: bool, returncode: int | None,
     # runs after the final drain: those calls came after the stop, untraced, not lost).
     for line in losses.lines():
         print(f"tracekit: {line}", file=stderr())
-    if losses.lost_syscalls or losses.lost_lifecycle:
+    if losses.ringbuf_full:
         print("tracekit: a bigger ring buffer loses fewer records: -m PAGES (buffer_pages "
               "in a pipeline file)", file=stderr())
     if losses.untraced_tasks:

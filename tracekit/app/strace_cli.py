@@ -629,7 +629,7 @@ def _syscall_set(value: str, where: str) -> str:
       UsageError: no item (``invalid system call ''``), or an unknown name (tracekit's
         message, with the nearest names).
     """
-    from tracekit.kernel.selection import resolve_item
+    from tracekit.kernel.selection import compile_regex, resolve_item
     from tracekit.kernel.syscalls import SyscallTable
 
     negate, items = _items(value, "system call")
@@ -651,6 +651,11 @@ def _syscall_set(value: str, where: str) -> str:
         if p.startswith("?"):
             if p[1:] != p[1:].strip():
                 continue                # no syscall has that name: strace drops it too
+            if p[1:].startswith("/"):
+                try:                    # strace's "?" hides unknown names, not a bad regex
+                    compile_regex(p[2:], where=where)
+                except ConfigError as e:
+                    raise UsageError(str(e)) from None
             try:
                 got = resolve_item(p[1:], table)
             except ConfigError:
@@ -978,6 +983,38 @@ def _say(text: str) -> None:
         print(f"strace: {text}", file=stderr(), flush=True)
 
 
+def _resolved_paths(paths: list[str]) -> list[tuple[str, str]]:
+    """(path, what it resolves into) for each -P path, in order, that realpath(3)
+    resolves into another text: a relative path, a symlink, ``..``, ``//``. strace
+    says each (one line per -P, repeats too) unless ``-e quiet=path-resolution``; -q
+    and -qq do not quiet it. A path realpath(3) refuses (missing, ``file/``) is not
+    said, as strace says nothing of it.
+
+    glibc's realpath, not ``os.path.realpath``: Python's resolves ``file/`` into
+    ``file`` even with ``strict=True``, where glibc fails with ENOTDIR."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.realpath.restype = ctypes.c_void_p
+    libc.realpath.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+    libc.free.argtypes = [ctypes.c_void_p]
+    out = []
+    for path in paths:
+        raw = os.fsencode(path)
+        if b"\0" in raw:
+            continue                    # not from an argv; no call could name it
+        got = libc.realpath(raw, None)
+        if not got:
+            continue
+        try:
+            resolved = os.fsdecode(ctypes.string_at(got))
+        finally:
+            libc.free(got)
+        if resolved != path:
+            out.append((path, resolved))
+    return out
+
+
 def _stat_fields(pid: int) -> list[bytes] | None:
     """The fields of /proc/PID/stat after the comm (field 3, the state, first); None:
     no such pid, or unreadable."""
@@ -1146,8 +1183,11 @@ async def _run(a: StraceArgs, signals: Any, piped: list[subprocess.Popen[bytes]]
         piped_to = piped[-1].stdin
     elif a.output is not None and a.follow < 2:
         # -o ./prog ./prog replaced the program by the (empty) trace before it ran
-        check_output_not_input(a.output, inputs)
-        out = open_output(a.output)
+        # strace 6.1's -o - is a file named "-" in the working directory (its fopen
+        # takes the name as written), never standard output: tracekit's "-" is stdout
+        name = "./-" if a.output == "-" else a.output
+        check_output_not_input(name, inputs)
+        out = open_output(name)
     elif a.output is not None:
         # -ff: the files are made as tasks appear; a missing directory is said now,
         # before the command starts (strace refuses it too)
@@ -1253,7 +1293,7 @@ async def _run(a: StraceArgs, signals: Any, piped: list[subprocess.Popen[bytes]]
             losses = losses.reader_left()
         for line in losses.lines():
             print(f"tracekit: {line}", file=stderr())
-        if losses.lost_syscalls or losses.lost_lifecycle:
+        if losses.ringbuf_full:
             size = plan.session.buffer_bytes
             now = f"{size >> 20} MiB" if size >= 1 << 20 else f"{size >> 10} KiB"
             print(f"tracekit: a bigger ring buffer loses fewer records: --mmap-pages "
@@ -1414,6 +1454,9 @@ def main(argv: list[str]) -> int:
         return 0
     for note in args.notes:
         _say(note)
+    if "path-resolution" not in args.quiet:
+        for path, resolved in _resolved_paths(args.paths):
+            _say(f'Requested path "{path}" resolved into "{resolved}"')
     import trio
 
     from tracekit._errors import leaves

@@ -65,6 +65,25 @@ def _suggest(word: str, choices: list[str]) -> str:
     return " (did you mean " + " or ".join(repr(c) for c in close) + "?)"
 
 
+def compile_regex(pattern: str, *, where: str = "") -> re.Pattern[str]:
+    """The pattern of a ``/regex`` item, compiled.
+
+    Raises:
+      ConfigError: the pattern does not compile; the message starts with ``where``,
+        quotes the pattern and says what is wrong, at which character where ``re``
+        says (positions counted from 0 in the pattern).
+    """
+    try:
+        return re.compile(pattern)
+    except re.error as e:
+        why = str(e)
+    except OverflowError as e:      # a repeat count past the C long: "a{99999999999}"
+        why = str(e)
+    except RecursionError:          # Python's parser recurses once per nested group
+        why = "groups nested too deeply"
+    raise ConfigError(f"{_prefix(where)}bad regular expression {pattern!r}: {why}")
+
+
 def resolve_item(item: str | int, table: SyscallTable, *, where: str = "") -> set[int]:
     """The syscall numbers one item (without ``!``) selects.
 
@@ -77,7 +96,10 @@ def resolve_item(item: str | int, table: SyscallTable, *, where: str = "") -> se
     if isinstance(item, bool) or not isinstance(item, (int, str)):
         raise ConfigError(f"{pre}a syscall must be a name or a number, got {item!r}")
     if isinstance(item, str) and item.strip().startswith("?"):
-        # strace's "?": a name this arch lacks selects nothing
+        # strace's "?": a name this arch lacks selects nothing; a bad /regex is still an
+        # error there (strace's regcomp fails before any name is looked up)
+        if item.strip()[1:].startswith("/"):
+            compile_regex(item.strip()[2:], where=where)
         try:
             return resolve_item(item.strip()[1:], table, where=where)
         except ConfigError:
@@ -106,10 +128,7 @@ def resolve_item(item: str | int, table: SyscallTable, *, where: str = "") -> se
         return {nr for name in CLASSES[cls] if (nr := table.nr(name)) is not None}
     if text.startswith("/"):
         # strace's /regex: every name it matches (re.search; "/" alone matches all)
-        try:
-            pattern = re.compile(text[1:])
-        except re.error as e:
-            raise ConfigError(f"{pre}bad regular expression {text[1:]!r}: {e}") from None
+        pattern = compile_regex(text[1:], where=where)
         nrs = {table.nr(n) for n in table.names() if pattern.search(n)}
         if not nrs:
             raise ConfigError(f"{pre}regular expression {text[1:]!r} matches no syscall on "

@@ -6,6 +6,8 @@ payload (compressed with zstd when that makes it smaller)::
 
     MAGIC (8 bytes)
     frame: u32 payload length | u8 kind | u8 codec | payload
+           (format 4: codec has CODEC_CRC and the payload starts with the CRC-32 of the
+           rest, so a damaged frame is found, not replayed)
     HEADER      format version, kernel release and architecture, clocks, the syscall
                 table and tracefs arguments used, the capture layout, the selection
     SNAPSHOT    at attach: each target task's tid, tgid and comm; each process's fd
@@ -26,7 +28,9 @@ payload (compressed with zstd when that makes it smaller)::
 
 Frames are written whole, one ``write`` each, as they come: a recorder killed with
 SIGKILL leaves every frame it finished, and a reader stops at the first frame cut short
-(:attr:`Recording.stopped` says where). Nothing is kept in memory but one frame.
+(:attr:`Recording.stopped` says where). A frame that is there but damaged (its checksum,
+an impossible length, a payload that does not decompress or decode) is an error that
+names the file and the frame's offset. Nothing is kept in memory but one frame.
 
 :class:`RecordingSource` is a pipeline source over a recording (the live source's
 batches: the same events in the same batches, in the order they came);
@@ -43,6 +47,7 @@ import platform
 import struct
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from typing import IO, Any, Protocol
 
@@ -82,8 +87,10 @@ MAGIC = b"\x89tkrec\r\n"
 #: has none of them: its replay knows fds only from the calls and the snapshot)
 #: 3: the STACKS frame (each stack's frames as the live run named them) and the
 #: ``reenumerated`` fact (the reenumerate stage's record; the session's pass after attach)
-FORMAT_VERSION = 3
+#: 4: every frame's codec has CODEC_CRC: its payload starts with a CRC-32 of the rest
+FORMAT_VERSION = 4
 _FRAME = struct.Struct("<IBB")                  # payload length, kind, codec
+_CRC = struct.Struct("<I")                      # zlib.crc32 of the payload after it
 KIND_HEADER, KIND_SNAPSHOT, KIND_RECORDS, KIND_LOST = 1, 2, 3, 4
 KIND_FACTS, KIND_SUMMARY, KIND_END, KIND_EVENTS, KIND_ANNOTATIONS = 5, 6, 7, 8, 9
 KIND_STACKS = 10
@@ -92,6 +99,7 @@ _KIND_NAMES = {KIND_HEADER: "header", KIND_SNAPSHOT: "snapshot", KIND_RECORDS: "
                KIND_END: "end", KIND_EVENTS: "events", KIND_ANNOTATIONS: "annotations",
                KIND_STACKS: "stacks"}
 CODEC_NONE, CODEC_ZSTD = 0, 1
+CODEC_CRC = 0x80               # flag: the payload's first 4 bytes are the CRC-32 of the rest
 _COMPRESS_MIN = 512            # smaller payloads are written as they are
 _FRAME_MAX = 1 << 30           # a longer frame is corruption, not a recording
 
@@ -211,7 +219,8 @@ class FrameWriter:
             packed = self._zc.compress(payload)
             if len(packed) < len(payload):
                 payload, codec = packed, CODEC_ZSTD
-        data = _FRAME.pack(len(payload), kind, codec) + payload
+        data = (_FRAME.pack(_CRC.size + len(payload), kind, codec | CODEC_CRC)
+                + _CRC.pack(zlib.crc32(payload)) + payload)
         with self._lock:
             if self.reader_left:
                 return
@@ -231,6 +240,7 @@ def _decode_payload(codec: int, payload: bytes, max_size: int = _FRAME_MAX) -> b
       RecordingError: an unknown codec, or a zstd payload that does not decompress (a
         damaged file).
     """
+    codec &= ~CODEC_CRC                 # checked by the reader of the frame
     if codec == CODEC_NONE:
         return payload
     if codec == CODEC_ZSTD:
@@ -611,7 +621,9 @@ class Recording:
       summary: the in-kernel summary an output printed, or None.
       end: the :class:`End` frame, or None when the recording stops early.
       stopped: None when the file ends with its END frame; else why it stops early
-        (``"frame 12 (records) at byte 53120 is cut short: 8 of 4096 bytes"``).
+        (``"frame 12 (records) at byte 53120 is cut short: 8 of 4096 bytes"``): the
+        file ends inside a frame, or after its last whole frame with no END frame (a
+        recorder killed); a damaged frame is a RecordingError instead.
       frames: frames read whole.
     """
 
@@ -625,6 +637,7 @@ class Recording:
         self.stopped: str | None = None
         self.frames = 0
         self._data_frames = 0
+        self._checksums = False     # the header says format 4 or later: every frame has one
         self.unnamed_stacks = 0     # of the last batches(): stacks with no names recorded
 
     @classmethod
@@ -633,7 +646,9 @@ class Recording:
 
         Raises:
           RecordingError: not a recording (the magic number), a newer format, no header
-            frame, a frame that cannot be decoded, or a file that cannot be read (its
+            frame, a damaged frame (:meth:`_frames`; the data frames too: their
+            checksums are checked here, so a replay never starts on a damaged file of
+            format 4) or one that cannot be decoded, or a file that cannot be read (its
             errno name: ENOENT, EISDIR, EACCES).
         """
         rec = cls(path)
@@ -647,9 +662,16 @@ class Recording:
 
     def _frames(self, f: IO[bytes], *, read_kinds: frozenset[int] | None = None
                 ) -> Iterator[tuple[_Frame, bytes | None]]:
-        """Each whole frame, with its payload when its kind is in ``read_kinds`` (all:
-        None); sets :attr:`stopped` at a frame cut short or whose payload does not
-        decompress (a damaged file), and stops there."""
+        """Each whole frame, with its payload (checked and decompressed) when its kind is
+        in ``read_kinds`` (all: None); sets :attr:`stopped` at a frame cut short (the
+        file ends inside it) and stops there. A frame of another kind is skipped, its
+        checksum checked (format 4: each frame has one).
+
+        Raises:
+          RecordingError: a damaged frame, named by file, number, kind and byte offset:
+            a length past any frame's, a checksum that does not match, a format 4 frame
+            without one, an unknown codec, a zstd payload that does not decompress.
+        """
         head = f.read(len(MAGIC))
         if head != MAGIC:
             raise RecordingError(f"{self.path}: not a tracekit recording (its first bytes "
@@ -666,22 +688,26 @@ class Recording:
                                 f"{len(raw)} of {_FRAME.size} bytes")
                 return
             size, kind, codec = _FRAME.unpack(raw)
+            where = (f"{self.path}: frame {index} ({_KIND_NAMES.get(kind, kind)}) at byte "
+                     f"{offset}")
             if size > _FRAME_MAX:
-                self.stopped = f"frame {index} at byte {offset} is corrupt: {size} bytes long"
-                return
+                raise RecordingError(f"{where} is corrupt: {size} bytes long (at most "
+                                     f"{_FRAME_MAX})")
             frame = _Frame(offset, kind, codec, size)
-            if read_kinds is None or kind in read_kinds:
+            if read_kinds is None or kind in read_kinds or codec & CODEC_CRC or \
+                    self._checksums:
                 payload = f.read(size)
                 if len(payload) < size:
                     self.stopped = (f"frame {index} ({_KIND_NAMES.get(kind, kind)}) at byte "
                                     f"{offset} is cut short: {len(payload)} of {size} bytes")
                     return
-                try:
-                    data = _decode_payload(codec, payload)
-                except RecordingError as e:     # damaged: stop here, as at a cut
-                    self.stopped = (f"frame {index} ({_KIND_NAMES.get(kind, kind)}) at byte "
-                                    f"{offset} is corrupt: {e}")
-                    return
+                payload = self._checked(where, codec, payload)
+                data: bytes | None = None
+                if read_kinds is None or kind in read_kinds:
+                    try:
+                        data = _decode_payload(codec, payload)
+                    except RecordingError as e:
+                        raise RecordingError(f"{where} is corrupt: {e}") from None
                 yield frame, data
             else:
                 here = f.tell()
@@ -693,6 +719,30 @@ class Recording:
                 f.seek(here + size)
                 yield frame, None
             offset += _FRAME.size + size
+
+    def _checked(self, where: str, codec: int, payload: bytes) -> bytes:
+        """The payload after its checksum, which must match (CODEC_CRC); a frame without
+        one in a recording of format 4 or later is damaged (its flag lost).
+
+        Raises:
+          RecordingError: the checksum is missing, cut or does not match.
+        """
+        if not codec & CODEC_CRC:
+            if self._checksums:
+                raise RecordingError(f"{where} is corrupt: it has no checksum (codec "
+                                     f"{codec:#x}; every frame of format "
+                                     f"{FORMAT_VERSION} has one)")
+            return payload
+        if len(payload) < _CRC.size:
+            raise RecordingError(f"{where} is corrupt: {len(payload)} bytes long, shorter "
+                                 f"than its checksum")
+        (want,) = _CRC.unpack_from(payload)
+        body = payload[_CRC.size:]
+        got = zlib.crc32(body)
+        if got != want:
+            raise RecordingError(f"{where} is corrupt: its CRC-32 is {got:#010x}, the frame "
+                                 f"says {want:#010x}")
+        return body
 
     def _scan(self) -> None:
         want = frozenset({KIND_HEADER, KIND_SNAPSHOT, KIND_FACTS, KIND_SUMMARY, KIND_END})
@@ -707,7 +757,7 @@ class Recording:
                 except msgspec.DecodeError as e:
                     raise RecordingError(f"{self.path}: frame {self.frames} "
                                          f"({_KIND_NAMES.get(frame.kind, frame.kind)}) at "
-                                         f"byte {frame.offset}: {e}") from e
+                                         f"byte {frame.offset} is corrupt: {e}") from None
         if self.header is None:
             raise RecordingError(f"{self.path}: no header frame"
                                  + (f" ({self.stopped})" if self.stopped else ""))
@@ -723,6 +773,11 @@ class Recording:
                 raise RecordingError(f"{self.path}: recording format {version!r}; this "
                                      f"tracekit reads format {FORMAT_VERSION} and older "
                                      "(upgrade tracekit)")
+            if version >= 4 and not frame.codec & CODEC_CRC:
+                raise RecordingError(f"{self.path}: frame 1 (header) at byte {frame.offset} "
+                                     f"is corrupt: it has no checksum (codec {frame.codec:#x};"
+                                     f" every frame of format {version} has one)")
+            self._checksums = version >= 4
             self.header = msgspec.msgpack.decode(payload, type=Header)
         elif kind == KIND_SNAPSHOT:
             self.snapshot = msgspec.msgpack.decode(payload, type=Snapshot)
@@ -733,6 +788,18 @@ class Recording:
         elif kind == KIND_END:
             self.end = msgspec.msgpack.decode(payload, type=End)
         # frames of kinds this version does not know are skipped (a newer minor version)
+
+    def payloads(self) -> Iterator[tuple[int, bytes]]:
+        """Each whole frame's kind and MessagePack payload (checksum checked,
+        decompressed), in file order: for tools that copy or convert a recording.
+
+        Raises:
+          RecordingError: a damaged frame (as :meth:`open`).
+        """
+        with open(self.path, "rb") as f:
+            for frame, payload in self._frames(f):
+                assert payload is not None
+                yield frame.kind, payload
 
     def batches(self) -> Iterator[Batch | Lost]:
         """The live source's batches, in order: each RECORDS frame decoded
@@ -798,7 +865,7 @@ class Recording:
                 except msgspec.DecodeError as e:
                     raise RecordingError(
                         f"{self.path}: the {_KIND_NAMES[frame.kind]} frame at byte "
-                        f"{frame.offset}: {e}") from e
+                        f"{frame.offset} is corrupt: {e}") from None
         if pending is not None:
             yield flush()
 

@@ -261,7 +261,8 @@ class RingBufferSource:
             dropped[self.name] = dropped.get(self.name, 0) + self.unsent + self.unread
         return Losses(
             ts_ns=time.monotonic_ns(), lost_syscalls=self.lost - self.lost_lifecycle,
-            lost_lifecycle=self.lost_lifecycle, untraced_tasks=untraced,
+            lost_lifecycle=self.lost_lifecycle, lost_fd_table=c.fd_lost,
+            untraced_tasks=untraced,
             capbuf_full=c.capbuf_full, scratch_full=c.scratch_full,
             summary_full=c.summary_full, errno_full=c.errno_full, bad_records=self.bad,
             dropped={k: n for k, n in sorted(dropped.items()) if n})
