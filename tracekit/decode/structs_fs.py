@@ -51,7 +51,7 @@ from tracekit._events import (
     SC_UNFINISHED,
     Syscall,
 )
-from tracekit.decode import flags as F
+from tracekit.decode import flags as F, xstyle
 from tracekit.decode.captures import (
     KindFn,
     abbreviated,
@@ -333,7 +333,8 @@ def format_statfs(data: bytes, fl: F.ArchFlags, fsid_shown: int = 2) -> str | No
     (ftype, bsize, blocks, bfree, bavail, files, ffree, fsid0, fsid1, namelen, frsize,
      flags) = _STATFS.unpack_from(data)
     ftype &= 0xFFFFFFFFFFFFFFFF
-    magic = fl.tables.FS_MAGIC.get(ftype) or hex0(ftype)
+    name = fl.tables.FS_MAGIC.get(ftype)
+    magic = hex0(ftype) if name is None else F.styled_word(ftype, name)
     fsid = ", ".join([hex0(v & 0xFFFFFFFF) for v in (fsid0, fsid1)[:fsid_shown]]
                      + ["..."] * (fsid_shown < 2))
     return (f"{{f_type={magic}, f_bsize={bsize}, f_blocks={blocks}, f_bfree={bfree}, "
@@ -402,9 +403,9 @@ _RLIM_INF = (1 << 64) - 1
 def _rlim(v: int) -> str:
     """One limit as strace's print_rlim64_t: ``RLIM64_INFINITY``, ``8192*1024``, ``20000``."""
     if v == _RLIM_INF:
-        return "RLIM64_INFINITY"
-    if v > 1024 and v % 1024 == 0:
-        return f"{v // 1024}*1024"
+        return xstyle.named(str(v), "RLIM64_INFINITY")
+    if v > 1024 and v % 1024 == 0:      # -X raw: 8388608; verbose: 8388608 /* 8192*1024 */
+        return xstyle.named(str(v), f"{v // 1024}*1024")
     return str(v)
 
 
