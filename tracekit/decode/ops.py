@@ -531,8 +531,9 @@ def _ret_fcntl(d: SyscallDecoder, ev: Syscall, text: str) -> str:
     if name in ("F_DUPFD", "F_DUPFD_CLOEXEC"):
         return d.fd_text(ev.tgid, ret)
     if name == "F_GETFD":
-        # the flags after the number are names in every -X style (strace 6.1)
-        return f"{ret:#x} (flags {fl.fd_flags.abbrev(ret)})" if ret else "0"
+        # -X raw/verbose: 0x1 (flags 0x1 /* FD_CLOEXEC */), as strace 6.1; F_GETFL's
+        # open flags stay names: 0x8002 (flags O_RDWR|O_LARGEFILE)
+        return f"{ret:#x} (flags {fl.fd_flags(ret)})" if ret else "0"
     if name == "F_GETFL":
         return f"{hex0(ret)} (flags {fl.open_flags.abbrev(ret)})"  # O_RDONLY: "0 (flags ..."
     if name == "F_GET_SEALS":

@@ -112,7 +112,8 @@ def makedev(dev: int) -> str:
     """A dev_t as strace's ``makedev(%#x, %#x)`` (glibc's major()/minor() split)."""
     major = (dev >> 8) & 0xFFF | (dev >> 32) & ~0xFFF
     minor = dev & 0xFF | (dev >> 12) & ~0xFF
-    return f"makedev({hex0(major)}, {hex0(minor)})"
+    # -X raw: 0x103; verbose: 0x103 /* makedev(0x1, 0x3) */
+    return F.styled_word(dev, f"makedev({hex0(major)}, {hex0(minor)})")
 
 
 def format_stat(data: bytes, fl: F.ArchFlags) -> str | None:
@@ -179,10 +180,11 @@ def format_utimens(data: bytes) -> str | None:
     out = []
     for k in (0, 16):
         sec, nsec = struct.unpack_from("<qQ", data, k)     # tv_nsec unsigned, as strace
-        if nsec == UTIME_NOW:
-            out.append("UTIME_NOW")
-        elif nsec == UTIME_OMIT:
-            out.append("UTIME_OMIT")
+        if nsec in (UTIME_NOW, UTIME_OMIT):
+            # -X raw: {tv_sec=0, tv_nsec=1073741823}; verbose: that /* UTIME_NOW */
+            name = "UTIME_NOW" if nsec == UTIME_NOW else "UTIME_OMIT"
+            out.append(xstyle.named(format_timespec(data[k:]) or name, name) if xstyle.STYLE
+                       else name)
         else:
             out.append(f"{format_timespec(data[k:])}{time_comment(sec, nsec)}")
     return f"[{out[0]}, {out[1]}]"
