@@ -219,7 +219,8 @@ def k_pidfdfd(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 def k_dirfd(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     fd = _fd(ev.args[i])
     if fd == d.flags.AT_FDCWD:      # strace -y: AT_FDCWD</the/working/directory>
-        return d.fd_text(ev.tgid, AT_FDCWD, xstyle.named(str(AT_FDCWD), "AT_FDCWD"))
+        return d.fd_text(ev.tgid, AT_FDCWD, xstyle.named(str(AT_FDCWD), "AT_FDCWD")
+                         if xstyle.STYLE else "AT_FDCWD")
     return d.fd_text(ev.tgid, fd)
 
 

@@ -278,7 +278,9 @@ class ArchFlags:
     def signal_name(self, sig: int) -> str:
         """A signal number as an argument or field prints it: ``9`` -> ``SIGKILL``
         (``9``, ``9 /* SIGKILL */`` with -X raw/verbose: tracekit.decode.xstyle)."""
-        name = self.signal_abbrev(sig)
+        name: str | None = self.tables.SIGNALS.get(sig)
+        if name is None:
+            name = self.signal_abbrev(sig)
         if xstyle.STYLE and name[0] == "S":
             return xstyle.named(str(sig), name)
         return name
@@ -308,12 +310,13 @@ class ArchFlags:
         parts = [name if name is not None else f"{hex(mtype)} /* MAP_??? */"]
         huge = v & _MAP_HUGE_BITS
         rest = v & ~0xF & ~_MAP_HUGE_BITS
+        style = xstyle.STYLE
         if rest:
-            parts.append(self._map_rest.abbrev(rest) if xstyle.STYLE else self._map_rest(rest))
+            parts.append(self._map_rest.abbrev(rest) if style else self._map_rest(rest))
         if huge:        # strace 6.1 never names the size (MAP_HUGE_2MB): 21<<MAP_HUGE_SHIFT
             parts.append(f"{huge >> _MAP_HUGE_SHIFT}<<MAP_HUGE_SHIFT")
         # -X raw/verbose: one number, 0x22 /* MAP_PRIVATE|MAP_ANONYMOUS */
-        return styled_word(v, "|".join(parts)) if xstyle.STYLE else "|".join(parts)
+        return styled_word(v, "|".join(parts)) if style else "|".join(parts)
 
     def clone_flags(self, v: int) -> str:
         """clone(2) flags: the bits, then the exit signal of the low byte
