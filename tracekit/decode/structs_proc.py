@@ -300,8 +300,8 @@ def clock_t(v: int, clk_tck: int = 100) -> str:
     waitid(2) leaves si_utime/si_stime as they were in user memory, so these are often
     whatever the caller's stack held: strace and tracekit read the same bytes.
     """
-    if not v:
-        return "0"
+    if not v or xstyle.STYLE == xstyle.RAW:     # -X raw: the number alone (strace 6.1)
+        return str(v)
     width = len(str(clk_tck)) - 1
     frac = v % clk_tck * 10 ** width // clk_tck
     return f"{v} /* {v // clk_tck}.{frac:0{width}d} s */"
