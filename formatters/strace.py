@@ -117,7 +117,7 @@ from tracekit._events import (
 )
 from tracekit.decode.args import SyscallDecoder
 from tracekit.decode.argspec import ARGSPEC, ARGSPEC32
-from tracekit.decode.flags import signal_name
+from tracekit.decode.flags import for_arch
 from tracekit.decode.signals import SIGKILL, signal_line, stopped_line
 from tracekit.decode.structs_io import IOV_DUMPS, iov_dump_vectors
 from tracekit.decode.values import DEFAULT_STRING_LIMIT
@@ -269,7 +269,7 @@ def exit_text(status: int) -> str:
     if sig == 0:
         return f"+++ exited with {(status >> 8) & 0xFF} +++"
     core = " (core dumped)" if status & 0x80 else ""
-    return f"+++ killed by {signal_name(sig)}{core} +++"
+    return f"+++ killed by {for_arch().signal_abbrev(sig)}{core} +++"
 
 
 # --- strings in hex (strace -x, -xx) ---------------------------------------------------

@@ -124,6 +124,8 @@ COMBOS: list[Combo] = [
     Combo("-p", ("-p", "{pid}"), "wait"),
     Combo("-f tcp", ("-f",), "tcp"),
     Combo("-v", ("-v",), "cat"),
+    Combo("-X raw", ("-X", "raw"), "cat", ("ls", "pipe", "tcp", "signals")),
+    Combo("-X verbose", ("-X", "verbose"), "cat", ("ls", "pipe", "tcp", "signals")),
 ]
 
 

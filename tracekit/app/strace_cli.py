@@ -222,6 +222,7 @@ class StraceArgs:
     hex_long: str | None = None     # --strings-in-hex=WHICH
     abbrev: str = "all"             # -e abbrev='s set, normalised (-v: none)
     deref: str = "all"              # -e verbose='s set, normalised
+    xstyle: str = "abbrev"          # -X: named constants as names, numbers or both
     summary: str = ""               # "" | "c" (only the summary) | "C" (both)
     wall: bool = False              # -w
     sort: str = "time"              # -S
@@ -457,11 +458,9 @@ def _short(a: StraceArgs, c: str, value: str | None) -> None:
     elif c == "u":
         a.user = v
     elif c == "X":
-        if v != "abbrev":
-            if v not in ("raw", "verbose"):
-                raise UsageError(f"invalid -X argument: '{v}'", hint=True)
-            raise _refuse(f"-X {v}", "named constants are printed one way only, as -X "
-                                     "abbrev (strace's default)")
+        if v not in ("abbrev", "raw", "verbose"):
+            raise UsageError(f"invalid -X argument: '{v}'", hint=True)
+        a.xstyle = v
     elif c == "I":
         level = {"1": 1, "anywhere": 1, "2": 2, "waiting": 2, "3": 3, "never": 3,
                  "4": 4, "never_tstp": 4}.get(v)
@@ -1216,6 +1215,10 @@ async def _run(a: StraceArgs, signals: Any, piped: list[subprocess.Popen[bytes]]
         if a.output is None and not quiet_attach and a.follow > 0:
             stages = [*stages, _AttachMessages()]
     else:
+        from tracekit.decode import xstyle
+
+        # -X: set before the decoder decodes (it caches whole calls' texts)
+        xstyle.set_style(a.xstyle)
         decoder = shape.decoder(ctx)
         # -y: the path only; -yy (and -e decode-fds= with socket or dev): sockets and
         # devices described too

@@ -54,6 +54,7 @@ from tracekit.decode import (
     structs_perf,
     structs_proc as SP,
     structs_task,
+    xstyle,
 )
 from tracekit.decode.argspec import (
     ARGSPEC,
@@ -86,6 +87,7 @@ from tracekit.decode.values import (
     pointer,
     quote,
     signed,
+    xval,
 )
 from tracekit.kernel.syscall_protos import prototypes
 from tracekit.kernel.syscalls import SyscallTable, format_ret
@@ -217,7 +219,8 @@ def k_pidfdfd(d: SyscallDecoder, ev: Syscall, i: int) -> str:
 def k_dirfd(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     fd = _fd(ev.args[i])
     if fd == d.flags.AT_FDCWD:      # strace -y: AT_FDCWD</the/working/directory>
-        return d.fd_text(ev.tgid, AT_FDCWD, "AT_FDCWD")
+        return d.fd_text(ev.tgid, AT_FDCWD, xstyle.named(str(AT_FDCWD), "AT_FDCWD")
+                         if xstyle.STYLE else "AT_FDCWD")
     return d.fd_text(ev.tgid, fd)
 
 
@@ -515,10 +518,9 @@ def _xval(table: dict[int, str], unknown: str, bits: int = 32) -> ArgFn:
 
     def k(d: SyscallDecoder, ev: Syscall, i: int) -> str:
         v = ev.args[i] & mask
-        name = table.get(v)
-        if name is None:
-            name = table.get(signed(v, bits))       # negative constants (KEY_SPEC_*)
-        return name if name is not None else f"{hex0(v)} /* {unknown} */"
+        if v not in table and signed(v, bits) in table:     # negative constants (KEY_SPEC_*)
+            return xstyle.named(str(signed(v, bits)), table[signed(v, bits)])
+        return xval(table, v, unknown)
     return k
 
 

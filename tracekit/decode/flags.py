@@ -18,6 +18,7 @@ import functools
 from collections.abc import Mapping
 from types import ModuleType
 
+from tracekit.decode import xstyle
 from tracekit.kernel import flag_tables
 from tracekit.kernel.arch import machine_arch
 
@@ -25,7 +26,7 @@ __all__ = [
     "ArchFlags", "FlagSet", "access_mode", "at_flags", "clone_flags", "const_value", "enum",
     "fcntl_cmd",
     "file_mode", "for_arch", "futex_op", "ioctl_request", "mmap_flags", "mode_octal",
-    "open_flags", "prot", "signal_name", "sock_type", "statx_flags",
+    "open_flags", "prot", "signal_name", "sock_type", "statx_flags", "styled_word",
 ]
 
 _U64 = (1 << 64) - 1
@@ -48,18 +49,29 @@ class FlagSet:
       unknown: strace's default text of the word (``"LOCK_???"``): a word in which no bit
         has a name prints as ``0x100 /* LOCK_??? */`` (printflags with a default); None:
         as ``0x100``.
+      split: with ``-X raw``/``-X verbose``, the fields and the bits are printed apart,
+        each in its style (strace prints statx's sync type with printxval, then the
+        AT_* bits with printflags: ``0 /* AT_STATX_SYNC_AS_STAT */|0x900 /* ... */``;
+        in raw a sync type of 0 prints nothing: ``|0x900``); else the word is one
+        number (``0x80000 /* O_RDONLY|O_CLOEXEC */``).
+
+    With ``-X raw`` (tracekit.decode.xstyle) a word prints as its number in hex
+    (``0x80000``, ``0``); with ``-X verbose`` as the number and its abbrev text as a
+    comment (``0 /* O_RDONLY */``); a word no name covers prints as in abbrev.
     """
 
-    __slots__ = ("bits", "fields", "zero", "unknown", "_cache")
+    __slots__ = ("bits", "fields", "zero", "unknown", "split", "_cache")
 
     def __init__(self, bits: tuple[tuple[int, str], ...],
                  fields: tuple[tuple[int, Mapping[int, str]], ...] = (),
-                 zero: str = "0", unknown: str | None = None) -> None:
+                 zero: str = "0", unknown: str | None = None, split: bool = False) -> None:
         self.bits = bits
         self.fields = fields
         self.zero = zero
         self.unknown = unknown
+        self.split = split
         self._cache: dict[int, str] = {}
+        xstyle.on_change(self._cache.clear)
 
     def __call__(self, value: int) -> str:
         got = self._cache.get(value)
@@ -70,12 +82,50 @@ class FlagSet:
         return got
 
     def _format(self, v: int) -> str:
+        text = self.abbrev(v)
+        if xstyle.STYLE == xstyle.ABBREV:
+            return text
+        if self.split and self.fields:
+            return self._split(v)
+        return self._styled(v, text)
+
+    def _styled(self, v: int, text: str) -> str:
+        """The word ``v`` whose abbrev text is ``text`` in the raw or verbose style."""
+        if xstyle.STYLE == xstyle.RAW:
+            return hex(v) if v else "0"
+        if text == "0" or text == hex(v) or (
+                self.unknown is not None and text.endswith(f" /* {self.unknown} */")):
+            return text                 # nothing named: as in abbrev
+        return styled_word(v, text)
+
+    def _split(self, v: int) -> str:
+        parts = []
+        for mask, names in self.fields:
+            fv = v & mask
+            name = names.get(fv)
+            if xstyle.STYLE == xstyle.RAW:
+                parts.append(hex(fv) if fv else "")
+            else:
+                parts.append(xstyle.named(hex(fv) if fv else "0", name) if name is not None
+                             else hex(fv))
+            v &= ~mask
+        if v:
+            parts.append(self._styled(v, self._bits_text(v, [])))
+        return "|".join(parts)
+
+    def abbrev(self, v: int) -> str:
+        """The word's text in the abbrev style (strace's default), not cached."""
+        v &= _U64
         parts = []
         for mask, names in self.fields:
             fv = v & mask
             name = names.get(fv)
             parts.append(name if name is not None else hex(fv))
             v &= ~mask
+        return self._bits_text(v, parts)
+
+    def _bits_text(self, v: int, parts: list[str]) -> str:
+        """``parts`` (the fields' texts), then the bits of ``v`` named, then the rest."""
         for bit, name in self.bits:
             if v & bit == bit:
                 parts.append(name)
@@ -87,9 +137,22 @@ class FlagSet:
         return "|".join(parts) or self.zero
 
 
+def styled_word(v: int, text: str) -> str:
+    """A flag word or constant ``v`` built by hand, whose abbrev text is ``text``, in the
+    current style (tracekit.decode.xstyle): ``text``, ``0x22`` (raw) or ``0x22 /*
+    MAP_PRIVATE|MAP_ANONYMOUS */`` (verbose; strace's printflags, printxval)."""
+    style = xstyle.STYLE
+    if style == xstyle.ABBREV:
+        return text
+    number = hex(v) if v else "0"
+    return number if style == xstyle.RAW else f"{number} /* {text} */"
+
+
 def enum(table: Mapping[int, str], value: int, *, bits: int = 32, hex_unknown: bool = False
          ) -> str:
-    """A value from a ``{value: name}`` table; unknown values as a number.
+    """A value from a ``{value: name}`` table; unknown values as a number. With ``-X
+    raw``/``-X verbose`` (tracekit.decode.xstyle) a named value prints as that number
+    too (``0x5401``, ``0x5401 /* TCGETS */``).
 
     Args:
       bits: the C type's width; the value is read as a signed number of that width.
@@ -98,13 +161,17 @@ def enum(table: Mapping[int, str], value: int, *, bits: int = 32, hex_unknown: b
     v = value & ((1 << bits) - 1)
     name = table.get(v)
     if name is not None:
+        if xstyle.STYLE:        # strace's printxval: hex (0x3 /* RLIMIT_STACK */)
+            return xstyle.named(hex(v) if v else "0", name)
         return name
     if hex_unknown:
         return hex(v)
     if v >= 1 << (bits - 1):
         v -= 1 << bits
     name = table.get(v)
-    return name if name is not None else str(v)
+    if name is None:
+        return str(v)
+    return xstyle.named(str(v), name) if xstyle.STYLE else name
 
 
 def const_value(table: Mapping[int, str], name: str) -> int:
@@ -164,7 +231,7 @@ class ArchFlags:
         sync_type = const_value(T.AT_CONSTS, "AT_STATX_SYNC_TYPE")
         sync_names = {**T.AT_STATX_SYNC, sync_type: "|".join(
             T.AT_STATX_SYNC[v] for v in sorted(T.AT_STATX_SYNC) if v)}
-        self.statx_flags = FlagSet(T.AT_FLAGS, ((sync_type, sync_names),))
+        self.statx_flags = FlagSet(T.AT_FLAGS, ((sync_type, sync_names),), split=True)
         """statx flags: AT_STATX_SYNC_TYPE is a field (AT_STATX_SYNC_AS_STAT is 0; both of
         its bits ``AT_STATX_FORCE_SYNC|AT_STATX_DONT_SYNC``), then AT_* (any other bits in
         hex, without strace's default text: it prints them after the field)."""
@@ -209,7 +276,18 @@ class ArchFlags:
         return f"ArchFlags({self.arch!r})"
 
     def signal_name(self, sig: int) -> str:
-        """``9`` -> ``SIGKILL``; real-time signals as strace: ``SIGRTMIN``, ``SIGRT_1``..."""
+        """A signal number as an argument or field prints it: ``9`` -> ``SIGKILL``
+        (``9``, ``9 /* SIGKILL */`` with -X raw/verbose: tracekit.decode.xstyle)."""
+        name: str | None = self.tables.SIGNALS.get(sig)
+        if name is None:
+            name = self.signal_abbrev(sig)
+        if xstyle.STYLE and name[0] == "S":
+            return xstyle.named(str(sig), name)
+        return name
+
+    def signal_abbrev(self, sig: int) -> str:
+        """``9`` -> ``SIGKILL`` in every style (the ``--- SIGKILL`` and ``+++ killed by``
+        lines); real-time signals as strace: ``SIGRTMIN``, ``SIGRT_1``..."""
         name: str | None = self.tables.SIGNALS.get(sig)
         if name is not None:
             return name
@@ -220,7 +298,7 @@ class ArchFlags:
     def access_mode(self, v: int) -> str:
         """access/faccessat mode: ``F_OK`` for 0, else ``R_OK|W_OK``."""
         v &= 0xFFFFFFFF
-        return "F_OK" if v == 0 else self.access_bits(v)
+        return styled_word(0, "F_OK") if v == 0 else self.access_bits(v)
 
     def mmap_flags(self, v: int) -> str:
         """mmap flags: map type (``MAP_SHARED_VALIDATE`` is a value of MAP_TYPE, ``MAP_FILE``
@@ -232,11 +310,13 @@ class ArchFlags:
         parts = [name if name is not None else f"{hex(mtype)} /* MAP_??? */"]
         huge = v & _MAP_HUGE_BITS
         rest = v & ~0xF & ~_MAP_HUGE_BITS
+        style = xstyle.STYLE
         if rest:
-            parts.append(self._map_rest(rest))
+            parts.append(self._map_rest.abbrev(rest) if style else self._map_rest(rest))
         if huge:        # strace 6.1 never names the size (MAP_HUGE_2MB): 21<<MAP_HUGE_SHIFT
             parts.append(f"{huge >> _MAP_HUGE_SHIFT}<<MAP_HUGE_SHIFT")
-        return "|".join(parts)
+        # -X raw/verbose: one number, 0x22 /* MAP_PRIVATE|MAP_ANONYMOUS */
+        return styled_word(v, "|".join(parts)) if style else "|".join(parts)
 
     def clone_flags(self, v: int) -> str:
         """clone(2) flags: the bits, then the exit signal of the low byte
@@ -257,6 +337,8 @@ class ArchFlags:
         name = self.tables.SOCK_TYPES.get(v & 0xF)
         if name is None:
             return self.sock_flags(v)
+        if xstyle.STYLE:                # the type and the flags apart: 0x1|0x80800
+            name = xstyle.named(hex(v & 0xF), name)
         rest = v & ~0xF
         return f"{name}|{self.sock_flags(rest)}" if rest else name
 
@@ -276,6 +358,8 @@ class ArchFlags:
             if v & bit:
                 parts.append(name)
         parts.append(mode_octal(v & 0o777))
+        if xstyle.STYLE and len(parts) > 1:     # 0100644 /* S_IFREG|0644 */
+            return xstyle.named(mode_octal(v), "|".join(parts))
         return "|".join(parts)
 
     def futex_op(self, v: int) -> str:
@@ -294,7 +378,7 @@ class ArchFlags:
             name += "|FUTEX_PRIVATE_FLAG" if cmd == "FUTEX_FD" else "_PRIVATE"
         if v & self._futex_clock_rt:
             name += "|FUTEX_CLOCK_REALTIME"
-        return name
+        return styled_word(v, name) if xstyle.STYLE else name
 
     def ioctl_request(self, v: int) -> str:
         """An ioctl request name (``TCGETS``, ``FIONREAD``); unknown ones in hex."""

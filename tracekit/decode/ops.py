@@ -34,7 +34,7 @@ from tracekit._events import (
     Capture,
     Syscall,
 )
-from tracekit.decode import flags as F, structs_key as K
+from tracekit.decode import flags as F, structs_key as K, xstyle
 from tracekit.decode.captures import (
     capture,
     capture_out,
@@ -129,7 +129,7 @@ def _prctl(d: SyscallDecoder, ev: Syscall) -> list[str]:
     T = d.flags.tables
     option = ev.args[0] & _M32
     opt_name = T.PRCTL_OPTIONS.get(option)
-    out = [opt_name if opt_name is not None else f"{hex0(option)} /* PR_??? */"]
+    out = [_xval(T.PRCTL_OPTIONS, option, "PR_???")]
     args = ev.args
     if opt_name == "PR_CAP_AMBIENT":
         sub = args[1]
@@ -343,7 +343,7 @@ def _futex(d: SyscallDecoder, ev: Syscall) -> list[str]:
     # the arguments follow the command (op & 127) even where the word has no name
     cmd = T.FUTEX_CMDS.get(op & 127)
     name = fl.futex_op(op)
-    if name.startswith("0x"):
+    if name == hex(op) and xstyle.STYLE != xstyle.RAW:     # no name (raw: every op)
         name = f"{hex0(op)} /* FUTEX_??? */"
     if cmd is None:
         return [pointer(uaddr), name, str(val), pointer(timeout), pointer(uaddr2), hex0(val3)]
@@ -454,7 +454,7 @@ def _fcntl(d: SyscallDecoder, ev: Syscall) -> list[str]:
     name = T.FCNTL_CMDS.get(cmd) or (_FCNTL64_32.get(cmd) if compat else None)
     if name is None:
         return [*out, f"{hex0(cmd)} /* F_??? */", hex0(arg)]
-    out.append(name)
+    out.append(F.styled_word(cmd, name))        # -X raw: 0x3; verbose: 0x3 /* F_GETFL */
     if name in _NOARG:
         return out
     if name in _INTARG:
@@ -532,9 +532,11 @@ def _ret_fcntl(d: SyscallDecoder, ev: Syscall, text: str) -> str:
     if name in ("F_DUPFD", "F_DUPFD_CLOEXEC"):
         return d.fd_text(ev.tgid, ret)
     if name == "F_GETFD":
+        # -X raw/verbose: 0x1 (flags 0x1 /* FD_CLOEXEC */), as strace 6.1; F_GETFL's
+        # open flags stay names: 0x8002 (flags O_RDWR|O_LARGEFILE)
         return f"{ret:#x} (flags {fl.fd_flags(ret)})" if ret else "0"
     if name == "F_GETFL":
-        return f"{hex0(ret)} (flags {fl.open_flags(ret)})"  # O_RDONLY: "0 (flags ..."
+        return f"{hex0(ret)} (flags {fl.open_flags.abbrev(ret)})"  # O_RDONLY: "0 (flags ..."
     if name == "F_GET_SEALS":
         return f"{ret:#x} (seals {F.FlagSet(T.SEAL_FLAGS)(ret)})" if ret else "0"
     if name == "F_GETSIG":

@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import struct
 
+from tracekit.decode import xstyle
 from tracekit.decode.flags import ArchFlags
 from tracekit.decode.structs_proc import clock_t
-from tracekit.decode.values import xval
+from tracekit.decode.values import hex0, xval
 from tracekit.kernel.syscalls import audit_syscall_name, errno_name
 
 __all__ = ["SIGINFO_LEN", "SIGKILL", "si_code_name", "signal_line", "siginfo_text",
@@ -83,7 +84,9 @@ def si_code_name(signo: int, code: int) -> str:
     ``0x8005``)."""
     name = (_SI_CODES.get(code) if code <= 0 or code == _SI_KERNEL
             else _CODES.get(signo, {}).get(code))
-    return name if name is not None else hex(code & 0xFFFFFFFF)
+    if name is None:
+        return hex(code & 0xFFFFFFFF)
+    return xstyle.named(hex0(code & 0xFFFFFFFF), name) if xstyle.STYLE else name
 
 
 def _ptr(v: int) -> str:
@@ -177,7 +180,7 @@ def signal_line(sig: int, data: bytes, flags: ArchFlags) -> str:
     (all zeros) is shown with it."""
     if not data[:4].strip(b"\0"):
         data = (sig & 0xFFFFFFFF).to_bytes(4, "little") + bytes(data[4:])
-    return f"--- {flags.signal_name(sig)} {siginfo_text(data, flags)} ---"
+    return f"--- {flags.signal_abbrev(sig)} {siginfo_text(data, flags)} ---"
 
 
 def stopped_line(sig: int, sa_handler: int, flags: ArchFlags) -> str | None:
@@ -190,5 +193,5 @@ def stopped_line(sig: int, sa_handler: int, flags: ArchFlags) -> str | None:
     orphaned group).
     """
     if sig in _STOPS and (sig == _SIGSTOP or sa_handler == _SIG_DFL):
-        return f"--- stopped by {flags.signal_name(sig)} ---"
+        return f"--- stopped by {flags.signal_abbrev(sig)} ---"
     return None

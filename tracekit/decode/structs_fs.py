@@ -51,7 +51,7 @@ from tracekit._events import (
     SC_UNFINISHED,
     Syscall,
 )
-from tracekit.decode import flags as F
+from tracekit.decode import flags as F, xstyle
 from tracekit.decode.captures import (
     KindFn,
     abbreviated,
@@ -112,7 +112,8 @@ def makedev(dev: int) -> str:
     """A dev_t as strace's ``makedev(%#x, %#x)`` (glibc's major()/minor() split)."""
     major = (dev >> 8) & 0xFFF | (dev >> 32) & ~0xFFF
     minor = dev & 0xFF | (dev >> 12) & ~0xFF
-    return f"makedev({hex0(major)}, {hex0(minor)})"
+    # -X raw: 0x103; verbose: 0x103 /* makedev(0x1, 0x3) */
+    return F.styled_word(dev, f"makedev({hex0(major)}, {hex0(minor)})")
 
 
 def format_stat(data: bytes, fl: F.ArchFlags) -> str | None:
@@ -179,10 +180,11 @@ def format_utimens(data: bytes) -> str | None:
     out = []
     for k in (0, 16):
         sec, nsec = struct.unpack_from("<qQ", data, k)     # tv_nsec unsigned, as strace
-        if nsec == UTIME_NOW:
-            out.append("UTIME_NOW")
-        elif nsec == UTIME_OMIT:
-            out.append("UTIME_OMIT")
+        if nsec in (UTIME_NOW, UTIME_OMIT):
+            # -X raw: {tv_sec=0, tv_nsec=1073741823}; verbose: that /* UTIME_NOW */
+            name = "UTIME_NOW" if nsec == UTIME_NOW else "UTIME_OMIT"
+            out.append(xstyle.named(format_timespec(data[k:]) or name, name) if xstyle.STYLE
+                       else name)
         else:
             out.append(f"{format_timespec(data[k:])}{time_comment(sec, nsec)}")
     return f"[{out[0]}, {out[1]}]"
@@ -333,7 +335,8 @@ def format_statfs(data: bytes, fl: F.ArchFlags, fsid_shown: int = 2) -> str | No
     (ftype, bsize, blocks, bfree, bavail, files, ffree, fsid0, fsid1, namelen, frsize,
      flags) = _STATFS.unpack_from(data)
     ftype &= 0xFFFFFFFFFFFFFFFF
-    magic = fl.tables.FS_MAGIC.get(ftype) or hex0(ftype)
+    name = fl.tables.FS_MAGIC.get(ftype)
+    magic = hex0(ftype) if name is None else F.styled_word(ftype, name)
     fsid = ", ".join([hex0(v & 0xFFFFFFFF) for v in (fsid0, fsid1)[:fsid_shown]]
                      + ["..."] * (fsid_shown < 2))
     return (f"{{f_type={magic}, f_bsize={bsize}, f_blocks={blocks}, f_bfree={bfree}, "
@@ -402,9 +405,9 @@ _RLIM_INF = (1 << 64) - 1
 def _rlim(v: int) -> str:
     """One limit as strace's print_rlim64_t: ``RLIM64_INFINITY``, ``8192*1024``, ``20000``."""
     if v == _RLIM_INF:
-        return "RLIM64_INFINITY"
-    if v > 1024 and v % 1024 == 0:
-        return f"{v // 1024}*1024"
+        return xstyle.named(str(v), "RLIM64_INFINITY")
+    if v > 1024 and v % 1024 == 0:      # -X raw: 8388608; verbose: 8388608 /* 8192*1024 */
+        return xstyle.named(str(v), f"{v // 1024}*1024")
     return str(v)
 
 

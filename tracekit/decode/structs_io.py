@@ -136,8 +136,8 @@ def ioctl_name(fl: F.ArchFlags, req: int) -> str:
     driver: str | None = T.DRIVER_IOCTLS.get(req) or UNLISTED_REQUESTS.get(req)
     if driver is not None:
         names.update(driver.split(" or "))
-    if names:
-        return " or ".join(sorted(names))
+    if names:        # -X raw: 0x5401; verbose: 0x5401 /* TCGETS */
+        return F.styled_word(req, " or ".join(sorted(names)))
     return (f"_IOC({_IOC_DIRS[req >> 30]}, {hex0(req >> 8 & 0xFF)}, {hex0(req & 0xFF)}, "
             f"{hex0(req >> 16 & 0x3FFF)})")
 

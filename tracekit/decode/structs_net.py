@@ -37,7 +37,14 @@ from tracekit._events import (
 from tracekit.decode import flags as F
 from tracekit.decode.captures import capture_out, succeeded
 from tracekit.decode.structs_cbpf import fprog_text, got_filter_text
-from tracekit.decode.values import format_ifindex, format_sockaddr, pointer, quote, signed
+from tracekit.decode.values import (
+    format_ifindex,
+    format_sockaddr,
+    pointer,
+    quote,
+    signed,
+    xval,
+)
 from tracekit.kernel.syscalls import errno_name
 
 if TYPE_CHECKING:
@@ -147,7 +154,7 @@ def sockopt_name(fl: F.ArchFlags, level: int, name: int, get: bool = False) -> s
     if table is not None:
         got = (table[2] if get else table[1]).get(opt) or table[0].get(opt)
         if got is not None:
-            return got
+            return F.styled_word(opt, got)          # -X raw: 0x2
         # a level strace decodes: 0x270f /* SO_??? */
         return f"{opt:#x} /* {table[3]} */" if opt else f"0 /* {table[3]} */"
     if not lname:
@@ -422,8 +429,7 @@ def kinds(fl: F.ArchFlags) -> dict[str, Callable[[SyscallDecoder, Syscall, int],
         "len_inout": k_len_inout,
         "addrlen_inout": k_addrlen_inout,
         # strace 6.1: an unnamed level is 0x3039 /* SOL_?? */ (two question marks)
-        "sollevel": lambda d, ev, i: (T.SOL_LEVELS.get(ev.args[i] & 0xFFFFFFFF)
-                                      or f"{hex(ev.args[i] & 0xFFFFFFFF)} /* SOL_?? */"),
+        "sollevel": lambda d, ev, i: xval(T.SOL_LEVELS, ev.args[i] & 0xFFFFFFFF, "SOL_??"),
         "sockopt": lambda d, ev, i: sockopt_name(fl, ev.args[i - 1], ev.args[i]),
         "sockopt_get": lambda d, ev, i: sockopt_name(fl, ev.args[i - 1], ev.args[i], True),
         # setsockopt's value: as long as its optlen argument

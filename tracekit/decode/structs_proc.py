@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import struct
 
-from tracekit.decode.flags import ArchFlags
+from tracekit.decode import xstyle
+from tracekit.decode.flags import ArchFlags, styled_word
 
 __all__ = [
     "RUSAGE_SIZE", "SIGACTION_SIZE", "SIGEVENT_SIZE", "SIGINFO_SIZE", "SIGSET_SIZE",
@@ -66,8 +67,10 @@ def format_sigset(data: bytes, flags: ArchFlags) -> str:
     sig = 1
     while mask:
         if mask & 1:
-            name = flags.signal_name(sig)
-            names.append(name[3:] if name.startswith("SIG") else name)
+            name = flags.signal_abbrev(sig)
+            name = name[3:] if name.startswith("SIG") else name
+            # -X raw: 32; -X verbose: 32 /* RTMIN */ (tracekit.decode.xstyle)
+            names.append(xstyle.named(str(sig), name) if xstyle.STYLE else name)
         mask >>= 1
         sig += 1
     return f"{prefix}[{' '.join(names)}]"
@@ -76,7 +79,9 @@ def format_sigset(data: bytes, flags: ArchFlags) -> str:
 def sa_handler(v: int, flags: ArchFlags) -> str:
     """A handler address: ``SIG_DFL``, ``SIG_IGN``, ``SIG_ERR`` or hex."""
     name = flags.tables.SIG_HANDLERS.get(v - (1 << 64) if v >> 63 else v)
-    return name if name is not None else hex(v)
+    if name is None:
+        return hex(v)
+    return xstyle.named(hex(v) if v else "0", name) if xstyle.STYLE else name
 
 
 def format_sigaction(data: bytes, flags: ArchFlags) -> str | None:
@@ -236,7 +241,9 @@ def format_siginfo(data: bytes, flags: ArchFlags) -> str | None:
     pid, uid, status = struct.unpack_from("<iIi", data, 16)
     utime, stime = struct.unpack_from("<QQ", data, 32)     # strace: as unsigned
     st = str(status) if code == 1 else flags.signal_name(status)
-    return (f"{out}, si_code={_CLD_CODES.get(code, str(code))}, si_pid={pid}, "
+    name = _CLD_CODES.get(code)
+    cld = str(code) if name is None else xstyle.named(hex(code) if code else "0", name)
+    return (f"{out}, si_code={cld}, si_pid={pid}, "
             f"si_uid={uid}, si_status={st}, si_utime={clock_t(utime)}, "
             f"si_stime={clock_t(stime)}}}")
 
@@ -273,7 +280,10 @@ def format_sigevent(data: bytes, flags: ArchFlags) -> str | None:
     else:
         parts.append(f"sigev_signo={signo & 0xFFFFFFFF}")
     name = flags.tables.SIGEV_NOTIFY.get(notify)
-    parts.append(f"sigev_notify={name if name is not None else f'{notify:#x} /* SIGEV_??? */'}")
+    if name is None or xstyle.STYLE:
+        name = styled_word(notify, name) if name is not None else (
+            f"{notify:#x}" if xstyle.STYLE == xstyle.RAW else f"{notify:#x} /* SIGEV_??? */")
+    parts.append(f"sigev_notify={name}")
     if notify == _SIGEV_THREAD_ID:
         parts.append(f"sigev_notify_thread_id={struct.unpack_from('<i', data, 16)[0]}")
     elif notify == _SIGEV_THREAD:
@@ -290,8 +300,8 @@ def clock_t(v: int, clk_tck: int = 100) -> str:
     waitid(2) leaves si_utime/si_stime as they were in user memory, so these are often
     whatever the caller's stack held: strace and tracekit read the same bytes.
     """
-    if not v:
-        return "0"
+    if not v or xstyle.STYLE == xstyle.RAW:     # -X raw: the number alone (strace 6.1)
+        return str(v)
     width = len(str(clk_tck)) - 1
     frac = v % clk_tck * 10 ** width // clk_tck
     return f"{v} /* {v // clk_tck}.{frac:0{width}d} s */"

@@ -25,6 +25,7 @@ import struct
 from collections.abc import Callable, Mapping
 
 from tracekit._events import CAPF_ARGV_TRUNC, CAPF_FAULT, CAPF_TRUNC, Capture
+from tracekit.decode import xstyle
 from tracekit.decode.flags import FlagSet
 from tracekit.kernel import flag_tables
 from tracekit.kernel.syscalls import format_ret
@@ -129,8 +130,15 @@ def pointer(v: int) -> str:
 
 def xval(table: Mapping[int, str], v: int, unknown: str) -> str:
     """A named constant as strace's printxval prints it: its name, or ``0x5 /*
-    FUTEX_OP_??? */`` (``0 /* MS_??? */`` for 0) for a value without one."""
+    FUTEX_OP_??? */`` (``0 /* MS_??? */`` for 0) for a value without one. With ``-X
+    raw`` the number alone (``0x5``), with ``-X verbose`` ``0x2 /* NAME */``
+    (tracekit.decode.xstyle)."""
     name = table.get(v)
+    if xstyle.STYLE:
+        if name is not None:
+            return xstyle.named(hex0(v), name)
+        if xstyle.STYLE == xstyle.RAW:
+            return hex0(v)
     return name if name is not None else f"{hex0(v)} /* {unknown} */"
 
 
@@ -218,12 +226,18 @@ def format_sockaddr(data: bytes, families: Mapping[int, str] | None = None) -> s
         return quote(data)
     fam = int.from_bytes(data[:2], "little")
     name = (_FAMILIES if families is None else families).get(fam)
-    head = f"{{sa_family={name if name is not None else hex(fam) + ' /* AF_??? */'}"
+    fam_text = (hex(fam) + " /* AF_??? */" if name is None
+                else xstyle.named(hex(fam), name) if xstyle.STYLE else name)
+    head = f"{{sa_family={fam_text}"
     if len(data) == 2:                              # the family alone
         return head + "}"
     if name == "AF_INET" and len(data) >= 16:       # sizeof(struct sockaddr_in)
         port = int.from_bytes(data[2:4], "big")
         addr = ipaddress.IPv4Address(data[4:8])
+        if xstyle.STYLE:        # -X raw/verbose: the bytes, "\x7f\x00\x00\x01"
+            inet = f'inet_addr("{addr}")'
+            return (f"{head}, sin_port={xstyle.named(_hex_bytes(data[2:4]), f'htons({port})')}"
+                    f", sin_addr={xstyle.named(_hex_bytes(data[4:8]), inet)}}}")
         return f'{head}, sin_port=htons({port}), sin_addr=inet_addr("{addr}")}}'
     if name == "AF_INET6" and len(data) >= 24:      # without sin6_scope_id: 24
         port = int.from_bytes(data[2:4], "big")
@@ -266,6 +280,12 @@ def cstring_field(data: bytes) -> str:
     NUL, quoted; ``len(data) - 1`` characters and ``...`` when it has none."""
     end = data.find(b"\0")
     return quote(data[:end]) if end >= 0 else quote(data[:max(len(data) - 1, 0)], more=True)
+
+
+def _hex_bytes(data: bytes) -> str:
+    """Bytes as a string of ``\\x`` escapes: ``"\\x7f\\x00"`` (strace's sockaddr members
+    with -X raw/verbose)."""
+    return '"' + "".join(f"\\x{b:02x}" for b in data) + '"'
 
 
 def hex0(v: int) -> str:
