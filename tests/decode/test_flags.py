@@ -193,3 +193,24 @@ def test_ioctl_arg_kinds_are_current(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     committed = REPO / "tracekit/kernel/flag_tables/ioctl_arg_kinds.py"
     assert out.read_text() == committed.read_text()
+
+
+def test_a_flag_word_made_for_one_call_is_not_kept_for_the_style() -> None:
+    # decoders make FlagSets for one call: the style's reset list must not keep them
+    import gc
+
+    from tracekit.decode import xstyle
+    fl = F.for_arch("x86_64")
+    before = len(xstyle._owners)
+    for _ in range(100):
+        assert F.FlagSet(fl.tables.SECCOMP_FILTER_FLAGS)(1) == "SECCOMP_FILTER_FLAG_TSYNC"
+    gc.collect()
+    assert len(xstyle._owners) == before
+    kept = fl.open_flags
+    assert kept(0o2000000) == "O_RDONLY|O_CLOEXEC"
+    try:
+        xstyle.set_style("verbose")         # a cached text is made again in the new style
+        assert kept(0o2000000) == "0x80000 /* O_RDONLY|O_CLOEXEC */"
+    finally:
+        xstyle.set_style("abbrev")
+    assert kept(0o2000000) == "O_RDONLY|O_CLOEXEC"

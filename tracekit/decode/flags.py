@@ -60,7 +60,7 @@ class FlagSet:
     comment (``0 /* O_RDONLY */``); a word no name covers prints as in abbrev.
     """
 
-    __slots__ = ("bits", "fields", "zero", "unknown", "split", "_cache")
+    __slots__ = ("bits", "fields", "zero", "unknown", "split", "_cache", "__weakref__")
 
     def __init__(self, bits: tuple[tuple[int, str], ...],
                  fields: tuple[tuple[int, Mapping[int, str]], ...] = (),
@@ -71,7 +71,11 @@ class FlagSet:
         self.unknown = unknown
         self.split = split
         self._cache: dict[int, str] = {}
-        xstyle.on_change(self._cache.clear)
+        xstyle.on_change(self)
+
+    def reset_style(self) -> None:
+        """Forget the texts made in the style before (tracekit.decode.xstyle)."""
+        self._cache.clear()
 
     def __call__(self, value: int) -> str:
         got = self._cache.get(value)

@@ -128,18 +128,20 @@ def ioctl_name(fl: F.ArchFlags, req: int) -> str:
     """An ioctl request as strace prints it: its name, ``A or B`` when another driver's
     request has the same value (strace lists them by name), else the ``_IOC()`` form."""
     req &= 0xFFFFFFFF
+    # -X raw: 0x5401; verbose: 0x5401 /* TCGETS */, the _IOC() form too (strace's
+    # SYS_FUNC(ioctl) prints the number, then whatever names it as a comment)
     numbered = evdev_request(fl, req)
     if numbered is not None:
-        return numbered
+        return F.styled_word(req, numbered)
     T = fl.tables
     names = {n for n in (T.IOCTLS.get(req), T.IOCTL_ALIASES.get(req)) if n is not None}
     driver: str | None = T.DRIVER_IOCTLS.get(req) or UNLISTED_REQUESTS.get(req)
     if driver is not None:
         names.update(driver.split(" or "))
-    if names:        # -X raw: 0x5401; verbose: 0x5401 /* TCGETS */
+    if names:
         return F.styled_word(req, " or ".join(sorted(names)))
-    return (f"_IOC({_IOC_DIRS[req >> 30]}, {hex0(req >> 8 & 0xFF)}, {hex0(req & 0xFF)}, "
-            f"{hex0(req >> 16 & 0x3FFF)})")
+    return F.styled_word(req, f"_IOC({_IOC_DIRS[req >> 30]}, {hex0(req >> 8 & 0xFF)}, "
+                              f"{hex0(req & 0xFF)}, {hex0(req >> 16 & 0x3FFF)})")
 
 
 IFREQ_SIZE = 40                     # struct ifreq: ifr_name[16], then a 24-byte union

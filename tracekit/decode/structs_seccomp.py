@@ -25,7 +25,7 @@ import struct
 from typing import TYPE_CHECKING
 
 from tracekit._events import CAPF_TRUNC, Syscall
-from tracekit.decode import flags as F
+from tracekit.decode import flags as F, xstyle
 from tracekit.decode.captures import KindFn, capture, capture_out, entry_exit
 from tracekit.decode.values import hex0, pointer, xval
 from tracekit.kernel.syscalls import audit_syscall_name, errno_name
@@ -53,9 +53,11 @@ def _flag_words(fl: F.ArchFlags) -> tuple[F.FlagSet, F.FlagSet]:
 def syscall_nr_text(audit_arch: str | None, nr: int) -> str:
     """``__NR_getppid``: a syscall number in the table of an AUDIT_ARCH_* (struct
     seccomp_data's arch), else unsigned decimal (``nr`` as the caller's type gives it:
-    seccomp_data's int reads as its u32)."""
+    seccomp_data's int reads as its u32); ``-X raw`` the number, ``-X verbose`` the number
+    and the name as a comment (print_fields.h PRINT_FIELD_SYSCALL_NAME)."""
     name = audit_syscall_name(audit_arch, nr)
-    return str(nr & 0xFFFFFFFFFFFFFFFF) if name is None else f"__NR_{name}"
+    number = str(nr & 0xFFFFFFFFFFFFFFFF)
+    return number if name is None else xstyle.named(number, f"__NR_{name}")
 
 
 def format_notif(data: bytes, fl: F.ArchFlags) -> str | None:
@@ -72,11 +74,12 @@ def format_notif(data: bytes, fl: F.ArchFlags) -> str | None:
 
 
 def _neg_errno(v: int) -> str:
-    """``-EACCES`` for a negated errno that has a name, else the number."""
+    """``-EACCES`` for a negated errno that has a name (``-13``, ``-13 /* -EACCES */``
+    with -X raw, -X verbose), else the number."""
     if v < 0:
         name = errno_name(-v)
         if not name[1:].isdigit():
-            return f"-{name}"
+            return xstyle.named(str(v), f"-{name}")
     return str(v)
 
 

@@ -20,10 +20,11 @@ Set it before a decoder decodes its first call (a decoder caches whole calls).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import weakref
+from typing import Protocol
 
-__all__ = ["ABBREV", "RAW", "STYLES", "VERBOSE", "named", "on_change", "set_style",
-           "style_name"]
+__all__ = ["ABBREV", "RAW", "STYLES", "VERBOSE", "StyleCache", "named", "on_change",
+           "set_style", "style_name"]
 
 ABBREV, RAW, VERBOSE = 0, 1, 2
 STYLES = {"abbrev": ABBREV, "raw": RAW, "verbose": VERBOSE}
@@ -32,12 +33,20 @@ STYLE = ABBREV
 """The current style (:data:`ABBREV`, :data:`RAW` or :data:`VERBOSE`); read it as
 ``xstyle.STYLE``, change it with :func:`set_style`."""
 
-_resets: list[Callable[[], None]] = []
+class StyleCache(Protocol):
+    """What keeps texts made in one style: emptied when the style changes."""
+
+    def reset_style(self) -> None: ...
 
 
-def on_change(reset: Callable[[], None]) -> None:
-    """Call ``reset`` (a cache's ``clear``) whenever the style changes."""
-    _resets.append(reset)
+# weakly held: a decoder may make a FlagSet for one call, which must not live on here
+_owners: weakref.WeakSet[StyleCache] = weakref.WeakSet()
+
+
+def on_change(owner: StyleCache) -> None:
+    """Call ``owner.reset_style()`` whenever the style changes, for as long as ``owner``
+    lives (it is held weakly)."""
+    _owners.add(owner)
 
 
 def set_style(name: str) -> None:
@@ -54,8 +63,8 @@ def set_style(name: str) -> None:
         raise ValueError(f"unknown constant style {name!r} (abbrev, raw, verbose)") from None
     if style != STYLE:
         STYLE = style
-        for reset in _resets:
-            reset()
+        for owner in list(_owners):
+            owner.reset_style()
 
 
 def style_name() -> str:
