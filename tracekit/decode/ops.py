@@ -827,7 +827,8 @@ def _syscall_info(fl: F.ArchFlags, ev: Syscall) -> str | None:
             if fetch >= _PSI_EXIT_SIZE:
                 is_error = data[32]
                 err = errno_name(-rval) if is_error and rval < 0 else ""
-                shown = f"-{err}" if err and not err[1:].isdigit() else str(rval)
+                shown = xstyle.named(str(rval), f"-{err}") if err and not err[1:].isdigit() \
+                    else str(rval)
                 text += f", exit={{rval={shown}, is_error={is_error}}}"
             else:
                 text += f", exit={{rval={rval}}}"
@@ -955,7 +956,7 @@ def _ptrace(d: SyscallDecoder, ev: Syscall) -> list[str]:
     T, fl = d.flags.tables, d.flags
     req, pid, addr, data = ev.args[:4]
     name = T.PTRACE_REQUESTS.get(req)
-    out = [name if name is not None else f"{hex0(req)} /* PTRACE_??? */"]
+    out = [_xval(T.PTRACE_REQUESTS, req, "PTRACE_???")]
     if name == "PTRACE_TRACEME":
         return out
     out.append(str(signed(pid, 32)))
@@ -1246,7 +1247,7 @@ def _keyctl(d: SyscallDecoder, ev: Syscall) -> list[str]:
     T = d.flags.tables
     cmd = ev.args[0] & _M32
     name = T.KEYCTL_CMDS.get(cmd)
-    out = [name if name is not None else f"{hex0(cmd)} /* KEYCTL_??? */"]
+    out = [_xval(T.KEYCTL_CMDS, cmd, "KEYCTL_???")]
     spec = _KEYCTL.get(name or "")
     if spec is None:
         return [*out, *(hex0(v) for v in ev.args[1:5])]

@@ -31,8 +31,9 @@ import struct
 from tracekit.decode import xstyle
 from tracekit.decode.flags import ArchFlags
 from tracekit.decode.structs_proc import clock_t
+from tracekit.decode.structs_seccomp import syscall_nr_text
 from tracekit.decode.values import hex0, xval
-from tracekit.kernel.syscalls import audit_syscall_name, errno_name
+from tracekit.kernel.syscalls import errno_name
 
 __all__ = ["SIGINFO_LEN", "SIGKILL", "si_code_name", "signal_line", "siginfo_text",
            "stopped_line"]
@@ -119,7 +120,8 @@ def siginfo_text(data: bytes, flags: ArchFlags) -> str:
     parts = [f"si_signo={flags.signal_name(signo)}", f"si_code={si_code_name(signo, code)}"]
     if err:                                     # after the code; unknown: as unsigned
         name = errno_name(err & 0xFFFFFFFF)
-        parts.append(f"si_errno={err & 0xFFFFFFFF if name[1:].isdigit() else name}")
+        number = str(err & 0xFFFFFFFF)
+        parts.append(f"si_errno={number if name[1:].isdigit() else xstyle.named(number, name)}")
     # a uid as strace's printuid prints it: (uid_t) -1 as -1
     source = [f"si_pid={pid}", f"si_uid={-1 if uid == 0xFFFFFFFF else uid}"]
     if code <= 0:                               # sent by a process (SI_FROMUSER)
@@ -162,9 +164,8 @@ def siginfo_text(data: bytes, flags: ArchFlags) -> str:
     elif signo == _SIGSYS:
         call, nr, arch = struct.unpack_from("<QII", data, 16)
         audit = flags.tables.AUDIT_ARCHES.get(arch)
-        nr_name = audit_syscall_name(audit, nr)
         parts += [f"si_call_addr={_ptr(call)}",
-                  f"si_syscall={nr if nr_name is None else '__NR_' + nr_name}",
+                  f"si_syscall={syscall_nr_text(audit, nr & 0xFFFFFFFF)}",
                   f"si_arch={xval(flags.tables.AUDIT_ARCHES, arch, 'AUDIT_ARCH_???')}"]
     else:
         if pid or uid:

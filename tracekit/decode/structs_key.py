@@ -19,6 +19,7 @@ import struct
 from collections.abc import Mapping
 
 from tracekit._events import CAP_STR, CAP_STRUCT, CAPF_DEREF, CAPF_FAULT, CAPF_PARTIAL, Syscall
+from tracekit.decode import xstyle
 from tracekit.decode.values import hex0, pointer, quote, signed
 
 __all__ = ["DH_PARAMS_SIZE", "PKEY_PARAMS_SIZE", "format_dh_params", "format_pkey_params",
@@ -30,9 +31,11 @@ _PKEY = struct.Struct("<iII7I")
 
 
 def key_serial(specs: Mapping[int, str], v: int) -> str:
-    """A key serial (``key_serial_t``, an int): its KEY_SPEC_* name, else decimal."""
+    """A key serial (``key_serial_t``, an int): its KEY_SPEC_* name, else decimal (-X
+    raw: the number; -X verbose: ``-1 /* KEY_SPEC_THREAD_KEYRING */``)."""
     s = signed(v, 32)
-    return specs.get(s) or str(s)
+    name = specs.get(s)
+    return str(s) if name is None else xstyle.named(str(s), name)
 
 
 def format_dh_params(data: bytes, specs: Mapping[int, str]) -> str | None:
