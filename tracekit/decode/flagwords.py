@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from tracekit._events import Syscall
-from tracekit.decode import flags as F
+from tracekit.decode import flags as F, xstyle
 from tracekit.decode.captures import capture_out
 from tracekit.decode.values import pointer, signed, xval
 
@@ -97,7 +97,7 @@ def _fanotify(fl: F.ArchFlags, k_dirfd: _KindFn) -> dict[str, _KindFn]:
 
     def k_fan_dirfd(d: SyscallDecoder, ev: Syscall, i: int) -> str:
         if signed(ev.args[i], 32) == nofd:
-            return "FAN_NOFD"
+            return xstyle.named(str(nofd), "FAN_NOFD")
         return k_dirfd(d, ev, i)
 
     return {"faninitflags": k_init,

@@ -44,7 +44,7 @@ from tracekit._events import (
     CAPF_TRUNC,
     Syscall,
 )
-from tracekit.decode import flags as F
+from tracekit.decode import flags as F, xstyle
 from tracekit.decode.captures import (
     KindFn,
     capture,
@@ -411,6 +411,13 @@ _RESTRICTIONS = {0: "IORING_RESTRICTION_REGISTER_OP", 1: "IORING_RESTRICTION_SQE
 _RSRC_FLAGS = F.FlagSet(((1, "IORING_RSRC_REGISTER_SPARSE"),),
                         unknown="IORING_RSRC_REGISTER_???")
 _FILES_SKIP = {-2: "IORING_REGISTER_FILES_SKIP"}
+
+
+def _skip_text(v: int) -> str:
+    """An fd of a files update below -1: IORING_REGISTER_FILES_SKIP (-2) by name in the
+    style (tracekit.decode.xstyle), else the number."""
+    name = _FILES_SKIP.get(v)
+    return str(v) if name is None else xstyle.named(str(v), name)
 _M32 = 0xFFFFFFFF
 
 
@@ -505,7 +512,7 @@ def _k_uring_register_arg(fl: F.ArchFlags) -> KindFn:
 
         def update_fd(b: bytes) -> str:
             v = signed(struct.unpack_from("<I", b)[0], 32)
-            return _FILES_SKIP.get(v, str(v)) if v < -1 else d.fd_text(ev.tgid, v)
+            return _skip_text(v) if v < -1 else d.fd_text(ev.tgid, v)
 
         def arr(size: int, elem: Callable[[bytes], str]) -> str:
             cap = dict(URING_REG_ARRAYS)[size]
@@ -630,7 +637,7 @@ def _rsrc(d: SyscallDecoder, ev: Syscall, i: int, name: str, head: bytes, size: 
 
     def update_fd(b: bytes) -> str:
         v = signed(struct.unpack_from("<I", b)[0], 32)
-        return _FILES_SKIP.get(v, str(v)) if v < -1 else d.fd_text(ev.tgid, v)
+        return _skip_text(v) if v < -1 else d.fd_text(ev.tgid, v)
 
     if name.endswith("2") and "UPDATE" not in name:
         nr, flags, resv2, data, tags = struct.unpack_from("<IIQQQ", head)
