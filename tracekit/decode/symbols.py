@@ -45,6 +45,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from tracekit._events import Exec, Exit, Fork, Frame, RawStack, Syscall
 from tracekit.kernel.arch import machine_arch
 from tracekit.kernel.procmaps import Mapping, ProcMaps, read_maps
@@ -488,8 +490,11 @@ class Symbolizer:
             self.warn(unmapped_advice(raw.tgid, partial=maps is not None))
         while len(ips) > 1 and ips[-1] == 0:
             ips.pop()       # the end of a frame-pointer chain, not a frame (strace -k)
-        return kernel + tuple(self._name(raw.tgid, maps, ip, i == 0)
-                              for i, ip in enumerate(ips))
+        cut = _cut_loops(ips, raw)
+        named = [self._name(raw.tgid, maps, ip, i == 0) for i, ip in enumerate(ips)]
+        for i, n in cut.items():
+            named[i] = msgspec.structs.replace(named[i], repeats=n)
+        return kernel + tuple(named)
 
     # -- maps ---------------------------------------------------------------------------
 
@@ -641,6 +646,65 @@ class Symbolizer:
         if pm is None:
             pm = self._perf[tgid] = PerfMap(tgid, self.perf_map_root)
         return pm.lookup(ip)
+
+
+_MAX_SAME = 8      # consecutive frames of one address kept when nothing says it loops
+
+
+def _fp_loops(raw: RawStack) -> bool | None:
+    """Whether the frame-pointer chain from the entry's fp comes back to a frame it has
+    been at (a saved fp that points to itself or back), read over the stack copy: True
+    when it does there, False when it ends there (a 0 or a lower saved fp), None when it
+    leaves the copy first (not known)."""
+    top, base, fp = raw.top, raw.sp, raw.fp
+    seen: set[int] = set()
+    while True:
+        off = fp - base
+        if not 0 <= off <= len(top) - 8:
+            return None
+        if fp in seen:
+            return True
+        seen.add(fp)
+        nxt = int(struct.unpack_from("<Q", top, off)[0])
+        if nxt in seen:
+            return True
+        if nxt == 0 or nxt < fp:
+            return False
+        fp = nxt
+
+
+def _cut_loops(ips: list[int], raw: RawStack) -> dict[int, int]:
+    """Cut the repetition of a frame-pointer walk that loops (a frame whose saved fp is
+    itself, or code without frame pointers whose rbp points to such a word): the kernel
+    walk then gives the same return address to its depth limit. A recursion gives the
+    same return address in consecutive frames too, each at its own frame, so a run is cut
+    after its first frame (and the stack ends there) only when the chain is seen to loop
+    in the stack copy; when the copy does not say, runs longer than ``_MAX_SAME`` keep
+    that many frames. ``ips`` is shortened in place; returns ``{index: frames cut after
+    it}``."""
+    cut: dict[int, int] = {}
+    loops: bool | None = None
+    asked = False
+    i = 1
+    while i < len(ips):
+        j = i
+        while j + 1 < len(ips) and ips[j + 1] == ips[i]:
+            j += 1
+        run = j - i + 1
+        if run > 1:
+            if not asked:
+                loops, asked = _fp_loops(raw), True
+            if loops:
+                del ips[i + 1:]
+                return cut
+            if loops is None and run > _MAX_SAME:
+                keep = i + _MAX_SAME - 1
+                cut[keep] = run - _MAX_SAME
+                del ips[keep + 1:j + 1]
+                i = keep + 1
+                continue
+        i = j + 1
+    return cut
 
 
 def _shown_path(m: Mapping) -> str:

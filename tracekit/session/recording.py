@@ -171,7 +171,8 @@ _Answers = dict[tuple[str, tuple[int | str, ...]], collections.deque[Answer]]
 
 #: one named stack: (tid, ts_ns of its call, frames as (ip, kernel, module, offset,
 #: symbol, symoff): the fields of tracekit._events.Frame)
-NamedStack = tuple[int, int, list[tuple[int, bool, str, int, str, int]]]
+# a frame: ip, kernel, module, offset, symbol, symoff[, repeats] (repeats: since 12-2026)
+NamedStack = tuple[int, int, list[tuple[int, bool, str, int, str, int, int]]]
 
 _ENC = msgspec.msgpack.Encoder()
 
@@ -336,7 +337,8 @@ class _RecordingJoin:
     def frames(self, raw: RawStack) -> tuple[Frame, ...]:
         got = self.inner.frames(raw)
         self._log.append((raw.tid, raw.ts_ns, [
-            (f.ip, f.kernel, f.module, f.offset, f.symbol, f.symoff) for f in got]))
+            (f.ip, f.kernel, f.module, f.offset, f.symbol, f.symoff, f.repeats)
+            for f in got]))
         return got
 
     def exec(self, ev: Exec) -> None:
