@@ -888,8 +888,10 @@ class _ReplayReader:
     """One consumer's answers, in the order the live run read them."""
 
     def __init__(self, answers: _Answers, idle: list[tuple[int, int]],
-                 snap: Snapshot | None, fallback: _Answers) -> None:
+                 snap: Snapshot | None, fallback: _Answers,
+                 real: dict[str, str] | None = None) -> None:
         self._answers = answers
+        self._real = real if real is not None else {}
         self._idle = idle
         self._snap = snap
         self._fallback = fallback       # what the session itself read (consumer "session")
@@ -918,7 +920,10 @@ class _ReplayReader:
 
     def realpath(self, path: str) -> str:
         found, got = self._next("realpath", (path,))
-        return got if found and isinstance(got, str) else path
+        if found and isinstance(got, str):
+            return got
+        # another consumer's answer (tracekit record's, which decodes nothing itself)
+        return self._real.get(path, path)
 
     def _text(self, kind: str, key: tuple[int | str, ...]) -> str | None:
         found, got = self._next(kind, key)
@@ -969,7 +974,11 @@ class ReplayFacts(_Named):
         self._snap = recording.snapshot
         self._by_consumer: dict[str, _Answers] = {}
         self._idle: dict[str, list[tuple[int, int]]] = {}
+        self._real: dict[str, str] = {}     # every consumer's realpath answers
         for consumer, kind, key, answer in recording.facts:
+            if kind == "realpath" and key and isinstance(key[0], str) \
+                    and isinstance(answer, str):
+                self._real[key[0]] = answer
             if kind == "idle":
                 if isinstance(answer, int) and key and isinstance(key[0], int):
                     self._idle.setdefault(consumer, []).append((key[0], answer))
@@ -980,7 +989,8 @@ class ReplayFacts(_Named):
     def reader(self, consumer: str) -> FactReader:
         name = self._unique(consumer)
         return _ReplayReader(self._by_consumer.get(name, {}), self._idle.get(name, []),
-                             self._snap, self._by_consumer.get("session", {}))
+                             self._snap, self._by_consumer.get("session", {}),
+                             self._real)
 
 
 class RecordingSource:
