@@ -88,6 +88,12 @@ _ESCAPES[ord("\\")] = "\\\\"
 _ESCAPES.update({0xDC00 + b: f"\\x{b:02x}" for b in range(0x80, 0x100)})
 
 
+def repeats_text(f: Frame) -> list[str]:
+    """The line said after a frame whose repeats were cut (a looping frame-pointer
+    chain): ``... N more frames of the same address``; none for other frames."""
+    return [f"... {f.repeats} more frames of the same address"] if f.repeats else []
+
+
 def frame_text(f: Frame) -> str:
     """A frame as strace -k prints it, escaped, without the leading `` > ``:
     ``/usr/lib/x86_64-linux-gnu/libc.so.6(__open64+0x51) [0xf8011]``; no symbol holds the

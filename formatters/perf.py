@@ -63,7 +63,7 @@ from tracekit._events import (
 from tracekit.decode.flags import for_arch
 from tracekit.decode.ops import arg_positions
 from tracekit.decode.signals import SIGKILL, signal_line, stopped_line
-from tracekit.formatters._base import TextOptions, TextSink, escape, reorder_stage
+from tracekit.formatters._base import TextOptions, TextSink, escape, reorder_stage, repeats_text
 from tracekit.formatters._output import Output
 from tracekit.formatters._spec import FormatSpec, SinkContext
 from tracekit.kernel.syscalls import format_ret
@@ -133,7 +133,9 @@ class PerfFormatter(TextSink):
             if isinstance(ev, Syscall):
                 lines.append(self.format_syscall(ev))
                 if ev.stack:
-                    lines += [chain_line(f) for f in ev.stack]
+                    for f in ev.stack:
+                        lines.append(chain_line(f))
+                        lines += [_CHAIN_INDENT + r for r in repeats_text(f)]
             elif isinstance(ev, Signal):
                 if ev.sig != SIGKILL:       # as the strace format (no stop, no line)
                     lines.append(self.format_signal(ev))

@@ -121,7 +121,7 @@ from tracekit.decode.flags import for_arch
 from tracekit.decode.signals import SIGKILL, signal_line, stopped_line
 from tracekit.decode.structs_io import IOV_DUMPS, iov_dump_vectors
 from tracekit.decode.values import DEFAULT_STRING_LIMIT
-from tracekit.formatters._base import TextOptions, TextSink, frame_text, reorder_stage
+from tracekit.formatters._base import TextOptions, TextSink, frame_text, reorder_stage, repeats_text
 from tracekit.formatters._output import (
     FileId,
     Output,
@@ -741,7 +741,9 @@ class StraceFormatter(TextSink):
         if flags & SC_DETACHED and self.holds_open_lines:
             self._detached.append((len(lines) - 1, ev.tid))
         if ev.stack:
-            lines += [" > " + frame_text(f) for f in ev.stack]
+            for f in ev.stack:
+                lines.append(" > " + frame_text(f))
+                lines += [" > " + r for r in repeats_text(f)]
         if self._dumping:
             self._dump(ev, lines)
 

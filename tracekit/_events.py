@@ -152,7 +152,9 @@ class Frame(msgspec.Struct, frozen=True, gc=False):
     address), ``offset`` (the address's offset in that file: strace -k's ``[0x...]``;
     for kernel frames the address itself), ``symbol`` and ``symoff`` (the function holding
     the address and the address's offset in it; "" when no symbol holds it: never the
-    nearest one before it).
+    nearest one before it). ``repeats``: how many more frames of the same address the
+    frame-pointer walk gave after this one and were cut (a walk that seemed to loop;
+    tracekit.decode.symbols), else 0.
     """
 
     ip: int
@@ -161,6 +163,7 @@ class Frame(msgspec.Struct, frozen=True, gc=False):
     offset: int = 0
     symbol: str = ""
     symoff: int = 0
+    repeats: int = 0
 
 
 class RawStack(NamedTuple):

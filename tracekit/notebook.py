@@ -174,6 +174,19 @@ async def _hub_for(loop: asyncio.AbstractEventLoop) -> _Hub | None:
 
 # --- public: start, trace, Trace ---------------------------------------------------------
 
+def _asyncio_loop(what: str) -> asyncio.AbstractEventLoop:
+    """The running asyncio loop, or one error that says what this module runs on (a
+    call awaited under trio, say, has none)."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        raise TracekitError(
+            f"tracekit.notebook.{what}(): tracekit.notebook runs on an asyncio event loop "
+            "(Jupyter's, or asyncio.run) and none is running here; under trio, use the "
+            "library API: tracekit.open_session, tracekit.RingBufferSource and "
+            "tracekit.pipeline.Pipeline (README, \"As a library\")") from None
+
+
 async def start(command: Sequence[str] | None = None, *, pids: Iterable[int] = (),
                 tids: Iterable[int] = (), system_wide: bool = False,
                 syscalls: Sequence[str | int] | None = None, failed_only: bool = False,
@@ -215,7 +228,7 @@ async def start(command: Sequence[str] | None = None, *, pids: Iterable[int] = (
             raise TypeError("start(): duration_s was renamed timeout_s (the time limit, in "
                             "seconds; min_duration_ms keeps only calls that took that long)")
         raise TypeError(f"start() got an unexpected keyword argument {name!r}")
-    loop = asyncio.get_running_loop()
+    loop = _asyncio_loop("start")
     table_syscalls = None
     if syscalls:
         from tracekit.kernel.selection import resolve_syscalls
@@ -272,7 +285,7 @@ async def replay(recording: Any, *, stages: Sequence[Any] = (), sinks: Sequence[
       OSError: the file cannot be read.
       TracekitError: a stage or sink failed (PipelineError naming it).
     """
-    loop = asyncio.get_running_loop()
+    loop = _asyncio_loop("replay")
     from tracekit.formatters import stages_for
 
     t = Trace(RecordedTrace(recording, stages_for(sinks, stages), sinks,

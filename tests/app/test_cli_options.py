@@ -7,6 +7,7 @@ Bad usage is status 2 and one line on stderr that names the option and what is w
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import msgspec
@@ -263,3 +264,18 @@ def test_the_notebook_names_the_renamed_time_limit() -> None:
         asyncio.run(start(["true"], duration_s=1.0))
     with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
         asyncio.run(start(["true"], bogus=1))
+
+
+@pytest.mark.parametrize("cmd", ["run", "record"])
+def test_cgroup_is_listed_among_the_targets(capsys: pytest.CaptureFixture[str],
+                                            cmd: str) -> None:
+    """``--help`` lists -G/--cgroup in the target group, as the README's ``[target]
+    cgroup`` says, not under selection."""
+    with pytest.raises(SystemExit):
+        main([cmd, "--help"])
+    text = capsys.readouterr().out
+    groups = dict(re.findall(r"\n(\S[^\n]*):\n((?:  [^\n]*\n|\n(?=  ))*)", text))
+    target = next(body for head, body in groups.items() if head.startswith("target"))
+    selection = next(body for head, body in groups.items() if head.startswith("selection"))
+    assert "-G PATH, --cgroup PATH" in target and "--cgroup" not in selection
+    assert "-p PID" in target and "-P PATH" in selection

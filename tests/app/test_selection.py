@@ -16,6 +16,7 @@ from tracekit._errors import ConfigError
 from tracekit.app.cli import main
 from tracekit.app.config import decode_config
 from tracekit.app.selection import (
+    add_cgroup_option,
     add_selection_options,
     check_format_keys,
     parse_expr,
@@ -28,6 +29,7 @@ from tracekit.kernel.cgroup import cgroup2_mounts
 def keys(*argv: str) -> dict:
     p = argparse.ArgumentParser()
     add_selection_options(p)
+    add_cgroup_option(p)
     return selection_keys(p.parse_args(list(argv)))
 
 

@@ -26,7 +26,7 @@ from tracekit._events import (
 )
 from tracekit.app.config import decode_config
 from tracekit.decode.symbols import Symbolizer, unmapped_advice
-from tracekit.formatters._base import frame_text
+from tracekit.formatters._base import frame_text, repeats_text
 from tracekit.formatters.perf import chain_line
 
 _SYSCALL = struct.Struct("<IIQQIIIi6Qq16s")
@@ -154,3 +154,58 @@ def test_a_process_end_frees_what_was_kept_for_its_stacks(tmp_path: Path) -> Non
     events, bad = decode_batch([group_end], stacks)
     assert bad == 0 and isinstance(events[0], Exit) and events[0].group_dead
     assert 4242 not in sym._maps and 4343 in sym._maps
+
+
+def _gone(tmp_path: Path) -> Symbolizer:
+    """A Symbolizer for a process whose maps were never read: only addresses."""
+    return Symbolizer(lambda name: None, proc=tmp_path / "proc",
+                      perf_map_root=str(tmp_path), warn=lambda s: None)
+
+
+def _copy(sp: int, words: dict[int, int], size: int = 1024) -> bytes:
+    buf = bytearray(size)
+    for addr, value in words.items():
+        struct.pack_into("<Q", buf, addr - sp, value)
+    return bytes(buf)
+
+
+def test_a_looping_frame_pointer_chain_is_cut_after_its_first_frame(tmp_path: Path) -> None:
+    """A saved fp that points to itself makes the kernel's walk give one return address
+    to its depth limit (127 frames): the stack keeps it once and ends there."""
+    sp, ra = 0x7FFF0000, 0x7F0578E770E0
+    fp = sp + 0x40
+    raw = RawStack(1, 4244, 4244, (0x7F0578E77000,) + (ra,) * 126, (), sp, fp, 0,
+                   _copy(sp, {fp: fp, fp + 8: ra}))
+    got = _gone(tmp_path).frames(raw)
+    assert [f.ip for f in got] == [0x7F0578E77000, ra]
+    assert all(f.repeats == 0 for f in got)
+
+
+def test_a_run_of_one_address_not_known_to_loop_keeps_8_and_says_the_rest(
+        tmp_path: Path) -> None:
+    """Where the stack copy does not hold the chain, a run of more than 8 frames of one
+    address keeps 8, the last saying how many were cut; the frames after it stay."""
+    ra = 0x7F0578E770E0
+    raw = RawStack(1, 4245, 4245, (0x10,) + (ra,) * 20 + (0x20,), (), 0x1000, 0x9000, 0,
+                   bytes(64))
+    got = _gone(tmp_path).frames(raw)
+    assert [f.ip for f in got] == [0x10] + [ra] * 8 + [0x20]
+    assert [f.repeats for f in got] == [0] * 8 + [12, 0]
+    assert repeats_text(got[8]) == ["... 12 more frames of the same address"]
+    assert chain_line(got[8]).strip() == f"[{ra:#x}] ([unknown])"
+
+
+def test_a_recursion_keeps_each_of_its_frames(tmp_path: Path) -> None:
+    """A recursion gives one return address in consecutive frames, each at its own frame
+    (the saved fps go up the stack): all of them are printed."""
+    sp, ra = 0x7FFF0000, 0x401136
+    fps = [sp + 0x20 + 0x20 * i for i in range(20)]
+    words = {}
+    for i, fp in enumerate(fps):
+        words[fp] = fps[i + 1] if i + 1 < len(fps) else 0
+        words[fp + 8] = ra
+    raw = RawStack(1, 4246, 4246, (0x10,) + (ra,) * 19 + (0x401200,), (), sp, fps[0], 0,
+                   _copy(sp, words))
+    got = _gone(tmp_path).frames(raw)
+    assert [f.ip for f in got] == [0x10] + [ra] * 19 + [0x401200]
+    assert all(f.repeats == 0 for f in got)

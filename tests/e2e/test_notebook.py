@@ -168,3 +168,28 @@ def test_example_notebook_runs_on_a_real_kernel(tmp_path: Path) -> None:
     live = "".join(o.get("text", "") for o in _cell_outputs(nb, "live"))
     m = re.search(r"events while running: (\d+)", live)
     assert m and int(m.group(1)) > 0, live
+
+
+def test_under_trio_each_call_is_one_error_naming_what_to_use(tmp_path: Path) -> None:
+    """Awaited under trio (no asyncio loop), start, trace and replay raise one
+    TracekitError that says tracekit.notebook needs an asyncio loop and names the library
+    API to use from trio; nothing is started."""
+    import trio
+
+    from tracekit._errors import TracekitError
+
+    got: list[str] = []
+
+    async def main() -> None:
+        for call in (lambda: tkn.start(["true"]), lambda: tkn.trace(["true"]),
+                     lambda: tkn.replay(str(tmp_path / "q.tkrec"))):
+            with pytest.raises(TracekitError) as e:
+                await call()
+            got.append(str(e.value))
+
+    trio.run(main)
+    assert len(got) == 3
+    for text in got:
+        assert "asyncio event loop" in text and "trio" in text, text
+        assert "tracekit.open_session" in text and "Pipeline" in text, text
+    assert "replay()" in got[2]

@@ -82,3 +82,19 @@ def test_check_example_is_what_check_prints(tmp_path: Path) -> None:
             assert line.split()[:2] == want.split()[:2], (line, want)
         else:
             assert line == want
+
+
+def test_jsonl_table_lists_every_field_of_the_caps(tmp_path: Path) -> None:
+    """Each field of the ``caps`` objects a JSON Lines trace writes is in the README's
+    JSON Lines table (the syscall row's ``caps (...)``)."""
+    text = (ROOT / "README.md").read_text()
+    row = next(ln for ln in text.splitlines() if ln.startswith("| `syscall` |"))
+    listed = set(re.findall(r"`(\w+)`", row[row.index("`caps`"):row.index("`decoded`")]))
+    r = subprocess.run([sys.executable, "-m", "tracekit", "run", "-F", "jsonl", "--",
+                        "cat", "/etc/hostname"],
+                       capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    fields = {k for ln in r.stdout.splitlines() if ln.startswith("{")
+              for cap in json.loads(ln).get("caps") or () for k in cap}
+    assert {"arg", "kind", "flags", "data"} <= fields
+    assert fields <= listed, fields - listed

@@ -415,6 +415,31 @@ def test_record_only_keeps_what_fd_decorations_need(tmp_path: Path) -> None:
     assert re.search(r"write\(\d+</dev/null>, ", text) and f"<{data}>" in text
 
 
+def test_record_only_replays_an_open_through_a_symlink_as_the_kernel_names_it(
+        tmp_path: Path) -> None:
+    """``tracekit record`` decodes nothing, yet its replay names the fd of an open
+    through a symlink (a file and a directory) by the file it opened, as the live run
+    does (the kernel's name: symlinks resolved), not by the path the call gave."""
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "data.txt").write_text("hello")
+    (tmp_path / "dir").symlink_to(tmp_path / "real")
+    (tmp_path / "link.txt").symlink_to(tmp_path / "real" / "data.txt")
+    argv = ["--", "cat", str(tmp_path / "link.txt"), str(tmp_path / "dir" / "data.txt")]
+    rec, out = tmp_path / "r.tkrec", tmp_path / "out.txt"
+    r = run_tracekit(["record", "-o", str(rec), "-e", "trace=openat", *argv])
+    assert r.returncode == 0, r.stderr
+    r = run_tracekit(["replay", str(rec), "--format", "strace", "-o", str(out)], cwd="/")
+    assert r.returncode == 0, r.stderr
+    live = run_tracekit(["run", "--format", "strace", "-e", "openat", "-o",
+                         str(tmp_path / "live.txt"), *argv])
+    assert live.returncode == 0, live.stderr
+    real = f"<{tmp_path}/real/data.txt>"
+    for text in (out.read_text(), (tmp_path / "live.txt").read_text()):
+        opens = [ln for ln in text.splitlines() if str(tmp_path) in ln]
+        assert len(opens) == 2 and all(ln.split(" = ")[-1].startswith(
+            re.search(r"= (\d+)<", ln)[1] + real) for ln in opens), text
+
+
 # -- stacks and the re-enumeration after attach (recording format 3) ------------------------
 
 CHAIN_C = r"""

@@ -273,3 +273,43 @@ def _running(prog: Path) -> bool:
         except OSError:
             continue
     return False
+
+
+RECURSION_C = r"""
+#include <fcntl.h>
+#include <unistd.h>
+
+__attribute__((noinline)) int r(int n)
+{
+	if (n == 0)
+		return open("/nonexistent/tk-k-recursion", O_RDONLY);
+	return r(n - 1) + 1;
+}
+
+int main(void)
+{
+	int x = r(20);
+	usleep(300000); /* alive while its stack is named */
+	return x > 100;
+}
+"""
+
+
+def test_a_recursion_prints_each_of_its_frames_as_strace_k(tmp_path: Path) -> None:
+    """A recursion gives one return address in consecutive frames, each at its own frame:
+    none is cut as a looping frame-pointer walk would be; strace -k prints as many."""
+    if shutil.which("strace") is None:
+        pytest.skip("strace is not installed")
+    prog = compile_c(RECURSION_C, tmp_path, "recursion", "-O0", "-fno-omit-frame-pointer")
+    args = ["-k", "-e", "trace=openat", str(prog)]
+    ours = run_tracekit(["strace", *args], cwd=tmp_path)
+    assert ours.returncode == 0, ours.stderr
+    theirs = subprocess.run(["strace", *args], cwd=tmp_path, capture_output=True,
+                            text=True, timeout=60)
+    counts = []
+    for text in (ours.stderr, theirs.stderr):
+        block = text[text.index("tk-k-recursion"):].splitlines()[1:]
+        frames = [ln for ln in block if ln.startswith(" > ")]
+        counts.append(sum(1 for ln in frames if "(r+" in ln))
+        assert not any("more frames" in ln for ln in block[:len(frames) + 1]), text
+    assert counts[0] == counts[1] == 21, (counts, ours.stderr)

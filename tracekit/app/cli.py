@@ -127,9 +127,9 @@ def _add_run_options(run: argparse.ArgumentParser) -> None:
 
 
 def _add_target_options(run: argparse.ArgumentParser) -> None:
-    """What is traced: the target, the selection (-e -z -Z -P -G) and the limits (``run``
-    and ``record``); :func:`_apply_overrides` applies them."""
-    from tracekit.app.selection import add_selection_options
+    """What is traced: the target (-p -t -a -G), the selection (-e -z -Z -P) and the
+    limits (``run`` and ``record``); :func:`_apply_overrides` applies them."""
+    from tracekit.app.selection import add_cgroup_option, add_selection_options
 
     tg = run.add_argument_group("target (one of them, or -- COMMAND; replaces [target])")
     tg.add_argument("-p", "--pid", action="append", default=[], metavar="PID[,PID...]",
@@ -138,10 +138,11 @@ def _add_target_options(run: argparse.ArgumentParser) -> None:
                     help="trace these threads only ([target] tid; repeatable)")
     tg.add_argument("-a", "--system-wide", action="store_true",
                     help="trace every task but tracekit ([target] system_wide = true)")
+    add_cgroup_option(tg)               # -G: tracekit.app.selection
     tg.add_argument("--no-follow", action="store_true",
                     help="do not trace the children traced tasks create "
                          "([target] follow_forks = false)")
-    add_selection_options(run)          # -e -z -Z -P -G: tracekit.app.selection
+    add_selection_options(run)          # -e -z -Z -P: tracekit.app.selection
     lim = run.add_argument_group("limits")
     lim.add_argument("--min-duration", type=_min_duration_ms, metavar="MS",
                      help="only calls that took at least MS milliseconds, as perf trace "

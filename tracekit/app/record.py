@@ -121,7 +121,7 @@ async def _record(cfg: Any, path: Path, out_path: str, compress: bool, signals: 
     recorder = None
     try:
         recorder = Recorder(out, make_header(opts), compress=compress)
-        sink = _Discard(recorder.writer, out)
+        sink = _Discard(recorder.writer, out, recorder.facts)
         trace = LiveTrace(opts, [], [sink], collect=False, timeout_s=cfg.timeout_s,
                           while_tracing=[_draw_status] if status_wanted(out_path) else [],
                           recorder=recorder)
@@ -157,8 +157,8 @@ class _Discard:
 
     name = "discard"
 
-    def __init__(self, writer: Any = None, stream: Any = None) -> None:
-        self.writer, self.stream = writer, stream
+    def __init__(self, writer: Any = None, stream: Any = None, facts: Any = None) -> None:
+        self.writer, self.stream, self.facts = writer, stream, facts
         self.closed_by_reader = False
 
     async def run(self, ctx: Any, recv: Any) -> None:
@@ -171,8 +171,10 @@ class _Discard:
             async with trio.open_nursery() as watch:
                 if self.stream is not None and pipe_fd(self.stream) is not None:
                     watch.start_soon(_watch_reader, self.stream, reading)
+                resolve = _OpenNames(self.facts, getattr(ctx, "syscall_table", None))
                 async with recv:
-                    async for _ in recv:
+                    async for batch in recv:
+                        resolve.add(batch)
                         if self.writer is not None and self.writer.reader_left:
                             break
                 watch.cancel_scope.cancel()
@@ -180,6 +182,35 @@ class _Discard:
             self.closed_by_reader = True
             if self.writer is not None:
                 self.writer.reader_left = True
+
+
+class _OpenNames:
+    """Follows the fd tables as a replay's decoder will, so that the kernel's name of
+    each opened file (its path with symlinks resolved, read now, while the files are
+    there) is written down in the recording's facts: a replay prints ``3</etc/x>`` as
+    the live trace would (tracekit.session.recording.ReplayFacts)."""
+
+    def __init__(self, facts: Any, syscall_table: Any = None) -> None:
+        from tracekit.decode.args import SyscallDecoder
+        from tracekit.decode.fdcache import FdCache
+
+        self.fdcache = FdCache(facts=facts.reader("record")) if facts is not None else None
+        self.decoder = SyscallDecoder(syscall_table, fd_paths=True, fdcache=self.fdcache) \
+            if self.fdcache is not None else None
+
+    def add(self, batch: Any) -> None:
+        from tracekit._events import SC_COMPAT, Syscall
+
+        decoder = self.decoder
+        if decoder is None or self.fdcache is None:
+            return
+        for ev in batch:
+            if isinstance(ev, Syscall):
+                call = decoder.call(ev.syscall_nr, bool(ev.flags & SC_COMPAT))
+                if call.fd_action or call.described:   # only what changes fd tables
+                    decoder.decode(ev)
+            else:
+                self.fdcache.observe(ev)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:

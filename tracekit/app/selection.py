@@ -1,5 +1,6 @@
 """The selection options of ``tracekit run`` (strace's ``-e`` language, ``-z``, ``-Z``,
-``-P``, ``-G``) and what the ``[filter]``/``[target]`` selection keys mean for a trace.
+``-P``; ``-G``, a target option, is read here too) and what the ``[filter]``/``[target]``
+selection keys mean for a trace.
 
 Three steps, each one function::
 
@@ -32,7 +33,8 @@ from typing import Any
 
 from tracekit._errors import ConfigError
 
-__all__ = ["STATUSES", "add_selection_options", "check_cgroup", "check_format_keys", "parse_expr",
+__all__ = ["STATUSES", "add_cgroup_option", "add_selection_options", "check_cgroup",
+           "check_format_keys", "parse_expr",
            "recorded_statuses", "selection_keys", "selection_stages", "session_selection"]
 
 #: strace's status= values, in strace's order
@@ -51,10 +53,11 @@ _KEY = {"trace": "syscalls", "status": "status", "signal": "signal", "errno": "e
 
 
 def add_selection_options(parser: argparse.ArgumentParser) -> None:
-    """Add ``-e/--expr``, ``-z``, ``-Z``, ``-P/--path`` and ``-G/--cgroup`` to ``parser``.
+    """Add ``-e/--expr``, ``-z``, ``-Z`` and ``-P/--path`` to ``parser``.
 
     ``-e``, ``-z`` and ``-Z`` land in ``args.selection`` in command-line order, as
-    ``(option, text)`` pairs; ``-P`` in ``args.path``; ``-G`` in ``args.cgroup``.
+    ``(option, text)`` pairs; ``-P`` in ``args.path``. (``-G/--cgroup`` is a target:
+    tracekit.app.cli.)
     """
     g = parser.add_argument_group("selection (strace -e, -z, -Z, -P)")
     g.add_argument("-e", "--expr", dest="selection", action=_Ordered, metavar="EXPR",
@@ -68,9 +71,14 @@ def add_selection_options(parser: argparse.ArgumentParser) -> None:
     g.add_argument("-P", "--path", action="append", default=[], metavar="PATH",
                    help="only calls that name PATH or use an fd open on it (repeatable; "
                         "[filter] path)")
-    g.add_argument("-G", "--cgroup", metavar="PATH",
-                   help="trace every task in this cgroup v2 directory and its descendants "
-                        "([target] cgroup)")
+
+
+def add_cgroup_option(group: Any) -> None:
+    """Add ``-G/--cgroup`` (``args.cgroup``, read by :func:`selection_keys`) to ``group``:
+    the target group of ``--help``, as ``[target] cgroup`` is a target."""
+    group.add_argument("-G", "--cgroup", metavar="PATH",
+                       help="trace every task in this cgroup v2 directory and its "
+                            "descendants ([target] cgroup)")
 
 
 class _Ordered(argparse.Action):

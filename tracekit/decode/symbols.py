@@ -45,6 +45,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from tracekit._events import Exec, Exit, Fork, Frame, RawStack, Syscall
 from tracekit.kernel.arch import machine_arch
 from tracekit.kernel.procmaps import Mapping, ProcMaps, read_maps
@@ -472,13 +474,14 @@ class Symbolizer:
         maps = self._maps.get(raw.tgid)
         if maps is None or raw.tgid in self._stale:
             maps = self._snapshot(raw.tgid)
-        ips = self._unwind(raw, maps)
+        cfas: list[int] = []
+        ips = self._unwind(raw, maps, cfas)
         gone = maps is None
         if maps is not None and any(maps.find(ip) is None for ip in ips):
             fresh = self._snapshot(raw.tgid)          # a mapping the trace did not show
             if fresh is not None and fresh is not maps:
                 maps = fresh
-                ips = self._unwind(raw, maps)
+                ips = self._unwind(raw, maps, cfas)
             else:
                 gone = True                           # the snapshot is all there is
         if gone and raw.tgid not in self._unmapped and any(ips):
@@ -488,8 +491,11 @@ class Symbolizer:
             self.warn(unmapped_advice(raw.tgid, partial=maps is not None))
         while len(ips) > 1 and ips[-1] == 0:
             ips.pop()       # the end of a frame-pointer chain, not a frame (strace -k)
-        return kernel + tuple(self._name(raw.tgid, maps, ip, i == 0)
-                              for i, ip in enumerate(ips))
+        cut = _cut_loops(ips, raw, cfas)
+        named = [self._name(raw.tgid, maps, ip, i == 0) for i, ip in enumerate(ips)]
+        for i, n in cut.items():
+            named[i] = msgspec.structs.replace(named[i], repeats=n)
+        return kernel + tuple(named)
 
     # -- maps ---------------------------------------------------------------------------
 
@@ -543,9 +549,12 @@ class Symbolizer:
         va = mod.vaddr(m.file_offset(pc))
         return (mod.rule(va) if va is not None else None), m
 
-    def _unwind(self, raw: RawStack, maps: ProcMaps | None) -> list[int]:
+    def _unwind(self, raw: RawStack, maps: ProcMaps | None, cfas: list[int]) -> list[int]:
         """The user frames: CFI over the stack copy, then the kernel's frame-pointer walk
-        where it continues the same chain (module docstring)."""
+        where it continues the same chain (module docstring). ``cfas`` is set to the
+        frame address (CFA) of each frame CFI found the caller of: the frames ``ips[1:]``
+        up to its length."""
+        cfas.clear()
         top, base = raw.top, raw.sp
 
         def read(addr: int) -> int | None:
@@ -579,6 +588,7 @@ class Symbolizer:
             if ra == 0:
                 return ips
             ips.append(ra)
+            cfas.append(cfa)
             pc, sp, fp = ra, cfa, new_fp
             if rule.lr_off is not None:
                 lr = read(cfa + rule.lr_off) or 0
@@ -641,6 +651,78 @@ class Symbolizer:
         if pm is None:
             pm = self._perf[tgid] = PerfMap(tgid, self.perf_map_root)
         return pm.lookup(ip)
+
+
+_MAX_SAME = 8      # consecutive frames of one address kept when nothing says it loops
+
+
+def _fp_chain(raw: RawStack) -> tuple[bool | None, set[int]]:
+    """The frame-pointer chain from the entry's fp, read over the stack copy: whether it
+    comes back to a frame it has been at (a saved fp that points to itself or back: True),
+    ends there (a 0 or a lower saved fp: False) or leaves the copy first (None: not
+    known); and the return addresses that two or more of its frames hold (a recursion,
+    each call at its own frame)."""
+    top, base, fp = raw.top, raw.sp, raw.fp
+    seen: set[int] = set()
+    ras: set[int] = set()
+    twice: set[int] = set()
+    while True:
+        off = fp - base
+        if not 0 <= off <= len(top) - 16:
+            return None, twice
+        if fp in seen:
+            return True, twice
+        seen.add(fp)
+        nxt, ra = struct.unpack_from("<QQ", top, off)
+        if ra in ras:
+            twice.add(ra)
+        ras.add(ra)
+        if nxt in seen:
+            return True, twice
+        if nxt == 0 or nxt < fp:
+            return False, twice
+        fp = nxt
+
+
+def _cut_loops(ips: list[int], raw: RawStack, cfas: list[int]) -> dict[int, int]:
+    """Cut the repetition of a frame-pointer walk that loops (a frame whose saved fp is
+    itself, or code without frame pointers whose rbp points to such a word): the kernel
+    walk then gives the same return address to its depth limit. A recursion gives the
+    same return address in consecutive frames too, each at its own frame, so: a run is
+    cut after its first frame (and the stack ends there) when the chain is seen to loop
+    in the stack copy; kept whole when the copy shows two frames holding that address
+    (a recursion: CFI gave them distinct frame addresses, ``cfas``, or the frame-pointer
+    chain holds it twice) or the chain ending; else a run longer than ``_MAX_SAME`` keeps
+    that many frames. ``ips`` is shortened in place; returns ``{index: frames cut after
+    it}``."""
+    cut: dict[int, int] = {}
+    loops: bool | None = None
+    recursions: set[int] = set()
+    asked = False
+    i = 1
+    while i < len(ips):
+        j = i
+        while j + 1 < len(ips) and ips[j + 1] == ips[i]:
+            j += 1
+        run = j - i + 1
+        if run > 1:
+            if not asked:
+                (loops, recursions), asked = _fp_chain(raw), True
+                by_cfa: dict[int, set[int]] = {}
+                for ip, cfa in zip(ips[1:], cfas, strict=False):
+                    by_cfa.setdefault(ip, set()).add(cfa)
+                recursions |= {ip for ip, at in by_cfa.items() if len(at) > 1}
+            if loops:
+                del ips[i + 1:]
+                return cut
+            if loops is None and run > _MAX_SAME and ips[i] not in recursions:
+                keep = i + _MAX_SAME - 1
+                cut[keep] = run - _MAX_SAME
+                del ips[keep + 1:j + 1]
+                i = keep + 1
+                continue
+        i = j + 1
+    return cut
 
 
 def _shown_path(m: Mapping) -> str:

@@ -171,7 +171,8 @@ _Answers = dict[tuple[str, tuple[int | str, ...]], collections.deque[Answer]]
 
 #: one named stack: (tid, ts_ns of its call, frames as (ip, kernel, module, offset,
 #: symbol, symoff): the fields of tracekit._events.Frame)
-NamedStack = tuple[int, int, list[tuple[int, bool, str, int, str, int]]]
+# a frame: ip, kernel, module, offset, symbol, symoff[, repeats] (repeats: since 12-2026)
+NamedStack = tuple[int, int, list[tuple[int, bool, str, int, str, int, int]]]
 
 _ENC = msgspec.msgpack.Encoder()
 
@@ -336,7 +337,8 @@ class _RecordingJoin:
     def frames(self, raw: RawStack) -> tuple[Frame, ...]:
         got = self.inner.frames(raw)
         self._log.append((raw.tid, raw.ts_ns, [
-            (f.ip, f.kernel, f.module, f.offset, f.symbol, f.symoff) for f in got]))
+            (f.ip, f.kernel, f.module, f.offset, f.symbol, f.symoff, f.repeats)
+            for f in got]))
         return got
 
     def exec(self, ev: Exec) -> None:
@@ -886,8 +888,10 @@ class _ReplayReader:
     """One consumer's answers, in the order the live run read them."""
 
     def __init__(self, answers: _Answers, idle: list[tuple[int, int]],
-                 snap: Snapshot | None, fallback: _Answers) -> None:
+                 snap: Snapshot | None, fallback: _Answers,
+                 real: dict[str, str] | None = None) -> None:
         self._answers = answers
+        self._real = real if real is not None else {}
         self._idle = idle
         self._snap = snap
         self._fallback = fallback       # what the session itself read (consumer "session")
@@ -916,7 +920,10 @@ class _ReplayReader:
 
     def realpath(self, path: str) -> str:
         found, got = self._next("realpath", (path,))
-        return got if found and isinstance(got, str) else path
+        if found and isinstance(got, str):
+            return got
+        # another consumer's answer (tracekit record's, which decodes nothing itself)
+        return self._real.get(path, path)
 
     def _text(self, kind: str, key: tuple[int | str, ...]) -> str | None:
         found, got = self._next(kind, key)
@@ -967,7 +974,11 @@ class ReplayFacts(_Named):
         self._snap = recording.snapshot
         self._by_consumer: dict[str, _Answers] = {}
         self._idle: dict[str, list[tuple[int, int]]] = {}
+        self._real: dict[str, str] = {}     # every consumer's realpath answers
         for consumer, kind, key, answer in recording.facts:
+            if kind == "realpath" and key and isinstance(key[0], str) \
+                    and isinstance(answer, str):
+                self._real[key[0]] = answer
             if kind == "idle":
                 if isinstance(answer, int) and key and isinstance(key[0], int):
                     self._idle.setdefault(consumer, []).append((key[0], answer))
@@ -978,7 +989,8 @@ class ReplayFacts(_Named):
     def reader(self, consumer: str) -> FactReader:
         name = self._unique(consumer)
         return _ReplayReader(self._by_consumer.get(name, {}), self._idle.get(name, []),
-                             self._snap, self._by_consumer.get("session", {}))
+                             self._snap, self._by_consumer.get("session", {}),
+                             self._real)
 
 
 class RecordingSource:
