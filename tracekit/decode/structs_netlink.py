@@ -52,7 +52,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from tracekit._events import SC_NORETURN, SC_UNFINISHED, Syscall, fd_descs
-from tracekit.decode import flags as F
+from tracekit.decode import flags as F, xstyle
 from tracekit.decode.captures import capture, readable
 from tracekit.decode.structs_fs import makedev
 from tracekit.decode.values import (
@@ -164,12 +164,15 @@ class _Ctx:
 
 
 def _xval(table: Mapping[int, str], v: int, dflt: str | None) -> str:
+    """A named constant in the current style (tracekit.decode.xstyle): ``NAME``,
+    ``0x12`` (raw), ``0x12 /* NAME */`` (verbose); a value without a name as
+    ``0x6 /* DFLT */`` (the number alone with -X raw or without ``dflt``)."""
     name = table.get(v)
     if name is not None:
-        return name
-    if dflt is None:
-        return hex(v) if v else "0"
-    return f"{hex(v) if v else 0} /* {dflt} */"
+        return xstyle.named(hex0(v), name) if xstyle.STYLE else name
+    if dflt is None or xstyle.STYLE == xstyle.RAW:
+        return hex0(v)
+    return f"{hex0(v)} /* {dflt} */"
 
 
 @functools.cache

@@ -588,11 +588,13 @@ def _scope_id(addr: bytes, scope: int) -> str:
 
 def format_ifindex(index: int) -> str:
     """An interface index as strace prints it: ``if_nametoindex("lo")`` when this
-    machine has an interface of that index, else the number."""
+    machine has an interface of that index, else the number; with -X raw the number,
+    with -X verbose ``1 /* if_nametoindex("lo") */``."""
     try:
-        return f'if_nametoindex("{socket.if_indextoname(index)}")'
+        text = f'if_nametoindex("{socket.if_indextoname(index)}")'
     except (OSError, OverflowError):
         return str(index)
+    return xstyle.named(str(index), text) if xstyle.STYLE else text
 
 
 def format_ret_errno(ret: int) -> str | None:
