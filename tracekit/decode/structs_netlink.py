@@ -886,7 +886,9 @@ _CREPORT_ATTRS: dict[int, tuple[dict[int, str], str, dict[str, Nla]]] = {
 
 def _cachereport(c: _Ctx, family: int, off: int, n: int) -> str:
     name = _RTNL_FAMILIES.get(family) or c.T.ADDRESS_FAMILIES.get(family)
-    text = f"{{rtgen_family={name or f'{family:#x} /* RTNL_FAMILY_??? */'}}}"
+    fam = (_xval({family: name}, family, None) if name
+           else _xval({}, family, "RTNL_FAMILY_???"))
+    text = f"{{rtgen_family={fam}}}"
     if n > 4:
         attrs = _CREPORT_ATTRS.get(family)
         text += ", " + (_attrs(c, off + 4, n - 4, *attrs) if attrs

@@ -128,18 +128,21 @@ def pointer(v: int) -> str:
     return "NULL" if v == 0 else hex(v)
 
 
-def xval(table: Mapping[int, str], v: int, unknown: str) -> str:
+def xval(table: Mapping[int, str], v: int, unknown: str | None) -> str:
     """A named constant as strace's printxval prints it: its name, or ``0x5 /*
     FUTEX_OP_??? */`` (``0 /* MS_??? */`` for 0) for a value without one. With ``-X
     raw`` the number alone (``0x5``), with ``-X verbose`` ``0x2 /* NAME */``
-    (tracekit.decode.xstyle)."""
+    (tracekit.decode.xstyle). Without ``unknown`` a value without a name prints as
+    the number alone (``0x5``), in every style."""
     name = table.get(v)
     if xstyle.STYLE:
         if name is not None:
             return xstyle.named(hex0(v), name)
-        if xstyle.STYLE == xstyle.RAW:
+        if xstyle.STYLE == xstyle.RAW or unknown is None:
             return hex0(v)
-    return name if name is not None else f"{hex0(v)} /* {unknown} */"
+    if name is not None:
+        return name
+    return hex0(v) if unknown is None else f"{hex0(v)} /* {unknown} */"
 
 
 def signed(v: int, bits: int = 64) -> int:
@@ -226,25 +229,20 @@ def format_sockaddr(data: bytes, families: Mapping[int, str] | None = None) -> s
         return quote(data)
     fam = int.from_bytes(data[:2], "little")
     name = (_FAMILIES if families is None else families).get(fam)
-    fam_text = (hex(fam) + " /* AF_??? */" if name is None
-                else xstyle.named(hex(fam), name) if xstyle.STYLE else name)
+    fam_text = xval(_FAMILIES if families is None else families, fam, "AF_???")
     head = f"{{sa_family={fam_text}"
     if len(data) == 2:                              # the family alone
         return head + "}"
     if name == "AF_INET" and len(data) >= 16:       # sizeof(struct sockaddr_in)
         port = int.from_bytes(data[2:4], "big")
-        addr = ipaddress.IPv4Address(data[4:8])
-        if xstyle.STYLE:        # -X raw/verbose: the bytes, "\x7f\x00\x00\x01"
-            inet = f'inet_addr("{addr}")'
-            return (f"{head}, sin_port={xstyle.named(_hex_bytes(data[2:4]), f'htons({port})')}"
-                    f", sin_addr={xstyle.named(_hex_bytes(data[4:8]), inet)}}}")
-        return f'{head}, sin_port=htons({port}), sin_addr=inet_addr("{addr}")}}'
+        return (f"{head}, sin_port={net_field(data[2:4], f'htons({port})')}, "
+                f"{format_inet(data[4:8], 'sin_addr')}}}")
     if name == "AF_INET6" and len(data) >= 24:      # without sin6_scope_id: 24
         port = int.from_bytes(data[2:4], "big")
         flow = int.from_bytes(data[4:8], "big")
-        addr6 = socket.inet_ntop(socket.AF_INET6, data[8:24])   # glibc's text, as strace
-        text = (f"{head}, sin6_port=htons({port}), sin6_flowinfo=htonl({flow}), "
-                f'inet_pton(AF_INET6, "{addr6}", &sin6_addr)')
+        text = (f"{head}, sin6_port={net_field(data[2:4], f'htons({port})')}, "
+                f"sin6_flowinfo={net_field(data[4:8], f'htonl({flow})')}, "
+                f"{format_inet(data[8:24], 'sin6_addr')}")
         if len(data) < 28:
             return text + "}"
         scope = int.from_bytes(data[24:28], "little")
@@ -286,6 +284,35 @@ def _hex_bytes(data: bytes) -> str:
     """Bytes as a string of ``\\x`` escapes: ``"\\x7f\\x00"`` (strace's sockaddr members
     with -X raw/verbose)."""
     return '"' + "".join(f"\\x{b:02x}" for b in data) + '"'
+
+
+def net_field(data: bytes, text: str) -> str:
+    """A field in network byte order (a port, an address) that prints as ``text``
+    (``htons(80)``, ``inet_addr("127.0.0.1")``): with -X raw its bytes
+    (``"\\x00\\x50"``), with -X verbose the bytes, then ``text`` as a comment."""
+    if xstyle.STYLE:
+        return xstyle.named(_hex_bytes(data), text)
+    return text
+
+
+def format_inet(data: bytes, field: str = "") -> str:
+    """An IPv4 (4 bytes) or IPv6 (16 bytes) address as strace prints it, as the member
+    ``field`` when one is given: ``inet_addr("127.0.0.1")``, ``sin_addr=inet_addr(...)``,
+    ``inet_pton(AF_INET6, "::1", &sin6_addr)``; with -X raw the bytes
+    (``sin6_addr="\\x00..."``), with -X verbose the bytes, then the address in a comment
+    (``sin6_addr="\\x00..." /* inet_pton(AF_INET6, "::1") */``)."""
+    if len(data) == 4:
+        text = f'inet_addr("{ipaddress.IPv4Address(data)}")'
+        if not xstyle.STYLE:
+            return f"{field}={text}" if field else text
+    else:
+        addr6 = socket.inet_ntop(socket.AF_INET6, data)   # glibc's text, as strace
+        text = f'inet_pton(AF_INET6, "{addr6}"'
+        if not xstyle.STYLE:
+            return f"{text}, &{field})" if field else text + ")"
+        text += ")"
+    value = xstyle.named(_hex_bytes(data), text)
+    return f"{field}={value}" if field else value
 
 
 def hex0(v: int) -> str:
@@ -467,8 +494,8 @@ def _sockaddr_vm(data: bytes) -> str:
     reserved, port, cid, vflags = struct.unpack_from("<HIIB", data, 2)
     zero = data[13:16]
     return (f"{f'svm_reserved1={reserved:#x}, ' if reserved else ''}"
-            f"svm_cid={_CONSTS.VMADDR_CIDS.get(cid) or hex0(cid)}, "
-            f"svm_port={_CONSTS.VMADDR_PORTS.get(port) or hex0(port)}, "
+            f"svm_cid={xval(_CONSTS.VMADDR_CIDS, cid, None)}, "
+            f"svm_port={xval(_CONSTS.VMADDR_PORTS, port, None)}, "
             f"svm_flags={_VSOCK_FLAGS(vflags)}"
             f"{f', svm_zero={quote(zero, force_hex=True)}' if any(zero) else ''}")
 
@@ -484,8 +511,8 @@ _MCTP_NETS, _MCTP_ADDRS = {0: "MCTP_NET_ANY"}, {0: "MCTP_ADDR_NULL", 0xFF: "MCTP
 def _sockaddr_qrtr(data: bytes) -> str:
     """struct sockaddr_qrtr: node and port, named or in hex."""
     node, port = struct.unpack_from("<II", data, 4)
-    return (f"sq_node={_QRTR_NODES.get(node) or hex0(node)}, "
-            f"sq_port={_QRTR_PORTS.get(port) or hex0(port)}")
+    return (f"sq_node={xval(_QRTR_NODES, node, None)}, "
+            f"sq_port={xval(_QRTR_PORTS, port, None)}")
 
 
 def _sockaddr_xdp(data: bytes) -> str:
@@ -502,8 +529,8 @@ def _sockaddr_mctp(data: bytes) -> str:
     """struct sockaddr_mctp: its pads when not 0."""
     pad0, net, addr, mtype, tag, pad1 = struct.unpack_from("<HIBBBB", data, 2)
     return (f"{f'__smctp_pad0={pad0:#x}, ' if pad0 else ''}"
-            f"smctp_network={_MCTP_NETS.get(net) or hex0(net)}, "
-            f"smctp_addr={{s_addr={_MCTP_ADDRS.get(addr) or hex0(addr)}}}, "
+            f"smctp_network={xval(_MCTP_NETS, net, None)}, "
+            f"smctp_addr={{s_addr={xval(_MCTP_ADDRS, addr, None)}}}, "
             f"smctp_type={hex0(mtype)}, smctp_tag={hex0(tag)}"
             f"{f', __smctp_pad1={pad1:#x}' if pad1 else ''}")
 
@@ -530,10 +557,8 @@ def _sockaddr_rxrpc(data: bytes, families: Mapping[int, str] | None) -> str:
     and bytes (at most transport_len of them)."""
     service, stype, tlen, tfam = struct.unpack_from("<HHHH", data, 2)
     fams = _FAMILIES if families is None else families
-    text = (f"srx_service={service:#x} /* {_RXRPC_SERVICES.get(service, '???_SERVICE')} */, "
-            if service else f"srx_service=0 /* {_RXRPC_SERVICES.get(0, '???_SERVICE')} */, ")
-    sname = _CONSTS.SOCK_TYPES.get(stype) or f"{hex(stype) if stype else 0} /* SOCK_??? */"
-    text += (f"transport_type={sname}, "
+    text = (f"srx_service={xval(_RXRPC_SERVICES, service, '???_SERVICE')}, "
+            f"transport_type={xval(_CONSTS.SOCK_TYPES, stype, 'SOCK_???')}, "
              f"transport_len={tlen}, transport={{")
     shown = min(tlen, len(data) - 8)            # the transport's bytes, from its family
     rest = data[10:10 + max(0, shown - 2)]
@@ -545,9 +570,10 @@ def _sockaddr_rxrpc(data: bytes, families: Mapping[int, str] | None) -> str:
             inner = format_sockaddr(data[8:8 + shown], families)
             text += f"{field}={{{field}_family={inner[len('{sa_family='):]}"
         else:
-            text += f"{field}={{{field}_family={fname}{', ' + quote(rest) if rest else ''}}}"
+            text += (f"{field}={{{field}_family={xval(fams, tfam, None)}"
+                     f"{', ' + quote(rest) if rest else ''}}}")
         return text + "}"
-    text += f"family={fname or f'{tfam:#x} /* AF_??? */'}"
+    text += f"family={xval(fams, tfam, 'AF_???')}"
     return text + (f", {quote(rest)}" if rest else "") + "}"
 
 
@@ -564,16 +590,15 @@ def eth_protocol(value: int) -> str:
 def _sockaddr_ll(data: bytes) -> str:
     """The fields of a struct sockaddr_ll after its family."""
     proto, index, hatype, pkttype, halen = struct.unpack_from("<HIHBB", data, 2)
-    hname = _CONSTS.ARPHRD_TYPES.get(hatype)
-    pname = _CONSTS.PACKET_TYPES.get(pkttype)
     # the address's bytes: sll_halen of them, at most the 8 of sll_addr (then ...); none
     # when sll_halen is 0
     # (each as C's %#02x: a zero byte as 00)
     addr = ", ".join([*(hex(b) if b else "00" for b in data[12:12 + min(halen, 8)]),
                       *(["..."] if halen > 8 else [])])
-    return (f"sll_protocol={eth_protocol(proto)}, sll_ifindex={format_ifindex(index)}, "
-            f"sll_hatype={hname if hname is not None else f'{hatype:#x} /* ARPHRD_??? */'}, "
-            f"sll_pkttype={pname if pname is not None else f'{pkttype:#x} /* PACKET_??? */'}, "
+    return (f"sll_protocol={net_field(data[2:4], eth_protocol(proto))}, "
+            f"sll_ifindex={format_ifindex(index)}, "
+            f"sll_hatype={xval(_CONSTS.ARPHRD_TYPES, hatype, 'ARPHRD_???')}, "
+            f"sll_pkttype={xval(_CONSTS.PACKET_TYPES, pkttype, 'PACKET_???')}, "
             f"sll_halen={halen}{f', sll_addr=[{addr}]' if halen else ''}")
 
 
