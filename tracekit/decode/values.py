@@ -295,6 +295,13 @@ def net_field(data: bytes, text: str) -> str:
     return text
 
 
+def format_hwaddr(data: bytes) -> str:
+    """A hardware address as strace prints it: ``8a:8b:8c:8d``; with -X raw its bytes
+    (``"\\x8a\\x8b\\x8c\\x8d"``), with -X verbose the bytes, then ``8a:8b:8c:8d`` in a
+    comment."""
+    return net_field(data, ":".join(f"{b:02x}" for b in data))
+
+
 def format_inet(data: bytes, field: str = "") -> str:
     """An IPv4 (4 bytes) or IPv6 (16 bytes) address as strace prints it, as the member
     ``field`` when one is given: ``inet_addr("127.0.0.1")``, ``sin_addr=inet_addr(...)``,
@@ -322,8 +329,11 @@ def hex0(v: int) -> str:
 
 def xval_verbose(v: int, names: Mapping[int, str], dflt: str | None) -> str:
     """strace's verbose value style: ``0x2 /* NAME */``; an unknown one as
-    ``0x7 /* DFLT */`` or, without a default, the number alone."""
+    ``0x7 /* DFLT */`` or, without a default, the number alone; with -X raw the number
+    alone."""
     name = names.get(v)
+    if xstyle.STYLE == xstyle.RAW:
+        return hex0(v)
     if name is None:
         return f"{hex0(v)} /* {dflt} */" if dflt else hex0(v)
     return f"{hex0(v)} /* {name} */"
@@ -374,7 +384,7 @@ def _sockaddr_ieee802154(data: bytes) -> str:
         names = {0xFFFE: "IEEE802154_ADDR_UNDEF", 0xFFFF: "IEEE802154_ADDR_BROADCAST"}
         text += f", short_addr={xval_verbose(short, names, None)}"
     elif atype != 0:
-        text += ", hwaddr=" + ":".join(f"{b:02x}" for b in data[10:18])
+        text += ", hwaddr=" + format_hwaddr(data[10:18])
     return text + "}"
 
 
@@ -389,8 +399,8 @@ def _sockaddr_nfc(data: bytes) -> str:
     """struct sockaddr_nfc; when addrlen holds a struct sockaddr_nfc_llcp, its SAPs and
     service name too (``...`` when addrlen is between the two)."""
     dev, target, proto = struct.unpack_from("<III", data, 4)
-    pname = _NFC_PROTOS.get(proto) or f"{hex0(proto)} /* NFC_PROTO_??? */"
-    text = f"dev_idx={format_ifindex(dev)}, target_idx={hex0(target)}, nfc_protocol={pname}"
+    text = (f"dev_idx={format_ifindex(dev)}, target_idx={hex0(target)}, "
+            f"nfc_protocol={xval(_NFC_PROTOS, proto, 'NFC_PROTO_???')}")
     if len(data) < _NFC_LLCP_SIZE:
         return text + (", ..." if len(data) > 16 else "")
     snsz = struct.unpack_from("<Q", data, 88)[0]
@@ -402,8 +412,8 @@ def _sockaddr_nfc(data: bytes) -> str:
 
 def _alg_flags(v: int) -> str:
     """struct sockaddr_alg's salg_feat/salg_mask: CRYPTO_ALG_KERN_DRIVER_ONLY, verbose."""
-    if not v:
-        return "0"
+    if not v or xstyle.STYLE == xstyle.RAW:
+        return hex0(v)
     if v & 0x1000:
         rest = v & ~0x1000
         return f"{v:#x} /* CRYPTO_ALG_KERN_DRIVER_ONLY{f'|{rest:#x}' if rest else ''} */"
@@ -577,14 +587,15 @@ def _sockaddr_rxrpc(data: bytes, families: Mapping[int, str] | None) -> str:
     return text + (f", {quote(rest)}" if rest else "") + "}"
 
 
-def eth_protocol(value: int) -> str:
+def eth_protocol(value: int, *, abbrev: bool = False) -> str:
     """An ethernet protocol in network byte order (AF_PACKET's socket protocol,
-    sll_protocol) as strace: ``htons(ETH_P_IP)``, ``htons(0 /* ETH_P_??? */)``."""
+    sll_protocol) as strace: ``htons(ETH_P_IP)``, ``htons(0 /* ETH_P_??? */)``; the name
+    in the current style (``htons(0x800)`` with -X raw) unless ``abbrev``."""
     host = int.from_bytes((value & 0xFFFF).to_bytes(2, "little"), "big")
-    name = _CONSTS.ETH_P_PROTOCOLS.get(host)
-    if name is None:            # C's %#x: 0 without 0x
-        name = f"{hex(host) if host else 0} /* ETH_P_??? */"
-    return f"htons({name})"
+    if abbrev and xstyle.STYLE:
+        name = _CONSTS.ETH_P_PROTOCOLS.get(host) or f"{hex0(host)} /* ETH_P_??? */"
+        return f"htons({name})"
+    return f"htons({xval(_CONSTS.ETH_P_PROTOCOLS, host, 'ETH_P_???')})"
 
 
 def _sockaddr_ll(data: bytes) -> str:
@@ -595,7 +606,8 @@ def _sockaddr_ll(data: bytes) -> str:
     # (each as C's %#02x: a zero byte as 00)
     addr = ", ".join([*(hex(b) if b else "00" for b in data[12:12 + min(halen, 8)]),
                       *(["..."] if halen > 8 else [])])
-    return (f"sll_protocol={net_field(data[2:4], eth_protocol(proto))}, "
+    # -X raw/verbose: the bytes, then the name as -X abbrev prints it
+    return (f"sll_protocol={net_field(data[2:4], eth_protocol(proto, abbrev=True))}, "
             f"sll_ifindex={format_ifindex(index)}, "
             f"sll_hatype={xval(_CONSTS.ARPHRD_TYPES, hatype, 'ARPHRD_???')}, "
             f"sll_pkttype={xval(_CONSTS.PACKET_TYPES, pkttype, 'PACKET_???')}, "
