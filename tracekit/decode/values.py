@@ -229,20 +229,30 @@ def format_sockaddr(data: bytes, families: Mapping[int, str] | None = None) -> s
         return quote(data)
     fam = int.from_bytes(data[:2], "little")
     name = (_FAMILIES if families is None else families).get(fam)
-    fam_text = xval(_FAMILIES if families is None else families, fam, "AF_???")
+    style = xstyle.STYLE        # read once: the default style takes the short ways
+    fam_text = (name if name is not None and not style
+                else xval(_FAMILIES if families is None else families, fam, "AF_???"))
     head = f"{{sa_family={fam_text}"
     if len(data) == 2:                              # the family alone
         return head + "}"
     if name == "AF_INET" and len(data) >= 16:       # sizeof(struct sockaddr_in)
         port = int.from_bytes(data[2:4], "big")
+        if not style:
+            addr = ipaddress.IPv4Address(data[4:8])
+            return f'{head}, sin_port=htons({port}), sin_addr=inet_addr("{addr}")}}'
         return (f"{head}, sin_port={net_field(data[2:4], f'htons({port})')}, "
                 f"{format_inet(data[4:8], 'sin_addr')}}}")
     if name == "AF_INET6" and len(data) >= 24:      # without sin6_scope_id: 24
         port = int.from_bytes(data[2:4], "big")
         flow = int.from_bytes(data[4:8], "big")
-        text = (f"{head}, sin6_port={net_field(data[2:4], f'htons({port})')}, "
-                f"sin6_flowinfo={net_field(data[4:8], f'htonl({flow})')}, "
-                f"{format_inet(data[8:24], 'sin6_addr')}")
+        if not style:
+            text = (f"{head}, sin6_port=htons({port}), sin6_flowinfo=htonl({flow}), "
+                    f'inet_pton(AF_INET6, "{socket.inet_ntop(socket.AF_INET6, data[8:24])}", '
+                    "&sin6_addr)")
+        else:
+            text = (f"{head}, sin6_port={net_field(data[2:4], f'htons({port})')}, "
+                    f"sin6_flowinfo={net_field(data[4:8], f'htonl({flow})')}, "
+                    f"{format_inet(data[8:24], 'sin6_addr')}")
         if len(data) < 28:
             return text + "}"
         scope = int.from_bytes(data[24:28], "little")
@@ -567,7 +577,7 @@ def _sockaddr_rxrpc(data: bytes, families: Mapping[int, str] | None) -> str:
     and bytes (at most transport_len of them)."""
     service, stype, tlen, tfam = struct.unpack_from("<HHHH", data, 2)
     fams = _FAMILIES if families is None else families
-    text = (f"srx_service={xval(_RXRPC_SERVICES, service, '???_SERVICE')}, "
+    text = (f"srx_service={xval_verbose(service, _RXRPC_SERVICES, '???_SERVICE')}, "
             f"transport_type={xval(_CONSTS.SOCK_TYPES, stype, 'SOCK_???')}, "
              f"transport_len={tlen}, transport={{")
     shown = min(tlen, len(data) - 8)            # the transport's bytes, from its family
