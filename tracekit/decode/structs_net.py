@@ -38,6 +38,7 @@ from tracekit.decode import flags as F
 from tracekit.decode.captures import capture_out, succeeded
 from tracekit.decode.structs_cbpf import fprog_text, got_filter_text
 from tracekit.decode.values import (
+    format_hwaddr,
     format_ifindex,
     format_sockaddr,
     pointer,
@@ -155,8 +156,8 @@ def sockopt_name(fl: F.ArchFlags, level: int, name: int, get: bool = False) -> s
         got = (table[2] if get else table[1]).get(opt) or table[0].get(opt)
         if got is not None:
             return F.styled_word(opt, got)          # -X raw: 0x2
-        # a level strace decodes: 0x270f /* SO_??? */
-        return f"{opt:#x} /* {table[3]} */" if opt else f"0 /* {table[3]} */"
+        # a level strace decodes: 0x270f /* SO_??? */ (-X raw: 0x270f)
+        return xval({}, opt, table[3])
     if not lname:
         return str(opt)
     return str(signed(name, 32))
@@ -355,10 +356,9 @@ def _exact_struct(T: ModuleType, name: str, data: bytes, compat: bool) -> str:
     index = int.from_bytes(data[:4], "little")
     kind = int.from_bytes(data[4:6], "little")
     alen = int.from_bytes(data[6:8], "little")
-    address = ":".join(f"{b:02x}" for b in data[8:8 + min(alen, 8)])
-    return (f"{{mr_ifindex={format_ifindex(index)}, mr_type="
-            f"{T.PACKET_MR_TYPES.get(kind) or f'{kind:#x} /* PACKET_MR_??? */'}, "
-            f"mr_alen={alen}, mr_address={address}}}")
+    return (f"{{mr_ifindex={format_ifindex(index)}, "
+            f"mr_type={xval(T.PACKET_MR_TYPES, kind, 'PACKET_MR_???')}, "
+            f"mr_alen={alen}, mr_address={format_hwaddr(data[8:8 + min(alen, 8)])}}}")
 
 
 def _int_text(T: ModuleType, so: str | None, value: int) -> str:

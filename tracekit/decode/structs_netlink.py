@@ -52,12 +52,14 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from tracekit._events import SC_NORETURN, SC_UNFINISHED, Syscall, fd_descs
-from tracekit.decode import flags as F
+from tracekit.decode import flags as F, xstyle
 from tracekit.decode.captures import capture, readable
 from tracekit.decode.structs_fs import makedev
 from tracekit.decode.values import (
     eth_protocol,
+    format_hwaddr,
     format_ifindex,
+    format_inet,
     format_sockaddr,
     hex0,
     quote,
@@ -164,12 +166,15 @@ class _Ctx:
 
 
 def _xval(table: Mapping[int, str], v: int, dflt: str | None) -> str:
+    """A named constant in the current style (tracekit.decode.xstyle): ``NAME``,
+    ``0x12`` (raw), ``0x12 /* NAME */`` (verbose); a value without a name as
+    ``0x6 /* DFLT */`` (the number alone with -X raw or without ``dflt``)."""
     name = table.get(v)
     if name is not None:
-        return name
-    if dflt is None:
-        return hex(v) if v else "0"
-    return f"{hex(v) if v else 0} /* {dflt} */"
+        return xstyle.named(hex0(v), name) if xstyle.STYLE else name
+    if dflt is None or xstyle.STYLE == xstyle.RAW:
+        return hex0(v)
+    return f"{hex0(v)} /* {dflt} */"
 
 
 @functools.cache
@@ -503,11 +508,9 @@ def _inet(family: int) -> Nla:
 
 def _inet_text(c: _Ctx, family: int, off: int, n: int, field: str) -> str | None:
     if family == socket.AF_INET and n >= 4:
-        addr = ipaddress.IPv4Address(c.take(off, 4))
-        return f'{field and field + "="}inet_addr("{addr}")'
+        return format_inet(c.take(off, 4), field)
     if family == socket.AF_INET6 and n >= 16:
-        addr6 = socket.inet_ntop(socket.AF_INET6, c.take(off, 16))
-        return f'inet_pton(AF_INET6, "{addr6}"{field and ", &" + field})'
+        return format_inet(c.take(off, 16), field)
     return None
 
 
@@ -883,7 +886,9 @@ _CREPORT_ATTRS: dict[int, tuple[dict[int, str], str, dict[str, Nla]]] = {
 
 def _cachereport(c: _Ctx, family: int, off: int, n: int) -> str:
     name = _RTNL_FAMILIES.get(family) or c.T.ADDRESS_FAMILIES.get(family)
-    text = f"{{rtgen_family={name or f'{family:#x} /* RTNL_FAMILY_??? */'}}}"
+    fam = (_xval({family: name}, family, None) if name
+           else _xval({}, family, "RTNL_FAMILY_???"))
+    text = f"{{rtgen_family={fam}}}"
     if n > 4:
         attrs = _CREPORT_ATTRS.get(family)
         text += ", " + (_attrs(c, off + 4, n - 4, *attrs) if attrs
@@ -985,7 +990,7 @@ _IFLA_STATS_DECODERS: dict[str, Nla] = {
 def _hwaddr(c: _Ctx, off: int, n: int) -> str | None:
     if n > 32:
         return None
-    return ":".join(f"{b:02x}" for b in c.take(off, n))
+    return format_hwaddr(c.take(off, n))
 
 
 def _str0(c: _Ctx, off: int, n: int) -> str:
@@ -1078,13 +1083,13 @@ def _vf_mac(c: _Ctx, off: int, n: int) -> str | None:
     if n < 36:
         return None
     vf, = struct.unpack("<I", c.take(off, 4))
-    return f"{{vf={vf}, mac={':'.join(f'{b:02x}' for b in c.take(off + 4, 32))}}}"
+    return f"{{vf={vf}, mac={format_hwaddr(c.take(off + 4, 32))}}}"
 
 
 def _vf_broadcast(c: _Ctx, off: int, n: int) -> str | None:
     if n < 32:
         return None
-    return f"{{broadcast={':'.join(f'{b:02x}' for b in c.take(off, 32))}}}"
+    return f"{{broadcast={format_hwaddr(c.take(off, 32))}}}"
 
 
 def _vf_guid(c: _Ctx, off: int, n: int) -> str | None:
@@ -1235,11 +1240,16 @@ _IN6_ADDR_GEN_MODES = {0: "IN6_ADDR_GEN_MODE_EUI64", 1: "IN6_ADDR_GEN_MODE_NONE"
 
 def _indexed(fmt: str, names: Callable[[_Ctx], Mapping[int, str]], unknown: str) -> Nla:
     """An array of integers by named index: ``[[DEVCONF_FORWARDING]=0, ...]``, at most
-    -s elements (then ``...``); an index without a name as ``[58 /* DEVCONF_??? */]``.
+    -s elements (then ``...``); an index without a name as ``[58 /* DEVCONF_??? */]``;
+    the names in the current style (``[0]``, ``[0 /* DEVCONF_FORWARDING */]``).
     ``names``: the names by index, of the context's arch tables or fixed."""
     def elem(c: _Ctx, k: int, raw: bytes) -> str:
-        name = names(c).get(k) or f"{k} /* {unknown} */"
-        return f"[{name}]={struct.unpack(fmt, raw)[0]}"
+        name = names(c).get(k)
+        if name is not None:
+            index = xstyle.named(str(k), name) if xstyle.STYLE else name
+        else:       # the number alone with -X raw
+            index = str(k) if xstyle.STYLE == xstyle.RAW else f"{k} /* {unknown} */"
+        return f"[{index}]={struct.unpack(fmt, raw)[0]}"
     return _struct_array(struct.calcsize(fmt), elem)
 
 
@@ -1413,7 +1423,7 @@ def _clock_t(c: _Ctx, off: int, n: int) -> str | None:
         return None
     val = int.from_bytes(c.take(off, n), "little")
     tck = os.sysconf("SC_CLK_TCK")
-    if val <= 0 or tck <= 0:
+    if val <= 0 or tck <= 0 or xstyle.STYLE == xstyle.RAW:   # -X raw: no comment
         return str(val)
     width = min(len(str(tck)) - 1, 9)
     frac = f"{(val % tck) / tck:.{width}f}"[1:] if width else ""
@@ -1431,7 +1441,7 @@ def _bridge_id(c: _Ctx, off: int, n: int) -> str | None:
     if n < 8:
         return None
     b = c.take(off, 8)
-    return f"{{prio=[{b[0]}, {b[1]}], addr={':'.join(f'{x:02x}' for x in b[2:8])}}}"
+    return f"{{prio=[{b[0]}, {b[1]}], addr={format_hwaddr(b[2:8])}}}"
 
 
 def _x16(c: _Ctx, off: int, n: int) -> str | None:

@@ -128,18 +128,21 @@ def pointer(v: int) -> str:
     return "NULL" if v == 0 else hex(v)
 
 
-def xval(table: Mapping[int, str], v: int, unknown: str) -> str:
+def xval(table: Mapping[int, str], v: int, unknown: str | None) -> str:
     """A named constant as strace's printxval prints it: its name, or ``0x5 /*
     FUTEX_OP_??? */`` (``0 /* MS_??? */`` for 0) for a value without one. With ``-X
     raw`` the number alone (``0x5``), with ``-X verbose`` ``0x2 /* NAME */``
-    (tracekit.decode.xstyle)."""
+    (tracekit.decode.xstyle). Without ``unknown`` a value without a name prints as
+    the number alone (``0x5``), in every style."""
     name = table.get(v)
     if xstyle.STYLE:
         if name is not None:
             return xstyle.named(hex0(v), name)
-        if xstyle.STYLE == xstyle.RAW:
+        if xstyle.STYLE == xstyle.RAW or unknown is None:
             return hex0(v)
-    return name if name is not None else f"{hex0(v)} /* {unknown} */"
+    if name is not None:
+        return name
+    return hex0(v) if unknown is None else f"{hex0(v)} /* {unknown} */"
 
 
 def signed(v: int, bits: int = 64) -> int:
@@ -226,25 +229,30 @@ def format_sockaddr(data: bytes, families: Mapping[int, str] | None = None) -> s
         return quote(data)
     fam = int.from_bytes(data[:2], "little")
     name = (_FAMILIES if families is None else families).get(fam)
-    fam_text = (hex(fam) + " /* AF_??? */" if name is None
-                else xstyle.named(hex(fam), name) if xstyle.STYLE else name)
+    style = xstyle.STYLE        # read once: the default style takes the short ways
+    fam_text = (name if name is not None and not style
+                else xval(_FAMILIES if families is None else families, fam, "AF_???"))
     head = f"{{sa_family={fam_text}"
     if len(data) == 2:                              # the family alone
         return head + "}"
     if name == "AF_INET" and len(data) >= 16:       # sizeof(struct sockaddr_in)
         port = int.from_bytes(data[2:4], "big")
-        addr = ipaddress.IPv4Address(data[4:8])
-        if xstyle.STYLE:        # -X raw/verbose: the bytes, "\x7f\x00\x00\x01"
-            inet = f'inet_addr("{addr}")'
-            return (f"{head}, sin_port={xstyle.named(_hex_bytes(data[2:4]), f'htons({port})')}"
-                    f", sin_addr={xstyle.named(_hex_bytes(data[4:8]), inet)}}}")
-        return f'{head}, sin_port=htons({port}), sin_addr=inet_addr("{addr}")}}'
+        if not style:
+            addr = ipaddress.IPv4Address(data[4:8])
+            return f'{head}, sin_port=htons({port}), sin_addr=inet_addr("{addr}")}}'
+        return (f"{head}, sin_port={net_field(data[2:4], f'htons({port})')}, "
+                f"{format_inet(data[4:8], 'sin_addr')}}}")
     if name == "AF_INET6" and len(data) >= 24:      # without sin6_scope_id: 24
         port = int.from_bytes(data[2:4], "big")
         flow = int.from_bytes(data[4:8], "big")
-        addr6 = socket.inet_ntop(socket.AF_INET6, data[8:24])   # glibc's text, as strace
-        text = (f"{head}, sin6_port=htons({port}), sin6_flowinfo=htonl({flow}), "
-                f'inet_pton(AF_INET6, "{addr6}", &sin6_addr)')
+        if not style:
+            text = (f"{head}, sin6_port=htons({port}), sin6_flowinfo=htonl({flow}), "
+                    f'inet_pton(AF_INET6, "{socket.inet_ntop(socket.AF_INET6, data[8:24])}", '
+                    "&sin6_addr)")
+        else:
+            text = (f"{head}, sin6_port={net_field(data[2:4], f'htons({port})')}, "
+                    f"sin6_flowinfo={net_field(data[4:8], f'htonl({flow})')}, "
+                    f"{format_inet(data[8:24], 'sin6_addr')}")
         if len(data) < 28:
             return text + "}"
         scope = int.from_bytes(data[24:28], "little")
@@ -288,6 +296,42 @@ def _hex_bytes(data: bytes) -> str:
     return '"' + "".join(f"\\x{b:02x}" for b in data) + '"'
 
 
+def net_field(data: bytes, text: str) -> str:
+    """A field in network byte order (a port, an address) that prints as ``text``
+    (``htons(80)``, ``inet_addr("127.0.0.1")``): with -X raw its bytes
+    (``"\\x00\\x50"``), with -X verbose the bytes, then ``text`` as a comment."""
+    if xstyle.STYLE:
+        return xstyle.named(_hex_bytes(data), text)
+    return text
+
+
+def format_hwaddr(data: bytes) -> str:
+    """A hardware address as strace prints it: ``8a:8b:8c:8d``; with -X raw its bytes
+    (``"\\x8a\\x8b\\x8c\\x8d"``), with -X verbose the bytes, then ``8a:8b:8c:8d`` in a
+    comment."""
+    return net_field(data, ":".join(f"{b:02x}" for b in data))
+
+
+def format_inet(data: bytes, field: str = "") -> str:
+    """An IPv4 (4 bytes) or IPv6 (16 bytes) address as strace prints it, as the member
+    ``field`` when one is given: ``inet_addr("127.0.0.1")``, ``sin_addr=inet_addr(...)``,
+    ``inet_pton(AF_INET6, "::1", &sin6_addr)``; with -X raw the bytes
+    (``sin6_addr="\\x00..."``), with -X verbose the bytes, then the address in a comment
+    (``sin6_addr="\\x00..." /* inet_pton(AF_INET6, "::1") */``)."""
+    if len(data) == 4:
+        text = f'inet_addr("{ipaddress.IPv4Address(data)}")'
+        if not xstyle.STYLE:
+            return f"{field}={text}" if field else text
+    else:
+        addr6 = socket.inet_ntop(socket.AF_INET6, data)   # glibc's text, as strace
+        text = f'inet_pton(AF_INET6, "{addr6}"'
+        if not xstyle.STYLE:
+            return f"{text}, &{field})" if field else text + ")"
+        text += ")"
+    value = xstyle.named(_hex_bytes(data), text)
+    return f"{field}={value}" if field else value
+
+
 def hex0(v: int) -> str:
     """C's ``%#x`` (strace's PRINT_VAL_X): ``0`` for zero, else ``0x...``."""
     return hex(v) if v else "0"
@@ -295,8 +339,11 @@ def hex0(v: int) -> str:
 
 def xval_verbose(v: int, names: Mapping[int, str], dflt: str | None) -> str:
     """strace's verbose value style: ``0x2 /* NAME */``; an unknown one as
-    ``0x7 /* DFLT */`` or, without a default, the number alone."""
+    ``0x7 /* DFLT */`` or, without a default, the number alone; with -X raw the number
+    alone."""
     name = names.get(v)
+    if xstyle.STYLE == xstyle.RAW:
+        return hex0(v)
     if name is None:
         return f"{hex0(v)} /* {dflt} */" if dflt else hex0(v)
     return f"{hex0(v)} /* {name} */"
@@ -347,7 +394,7 @@ def _sockaddr_ieee802154(data: bytes) -> str:
         names = {0xFFFE: "IEEE802154_ADDR_UNDEF", 0xFFFF: "IEEE802154_ADDR_BROADCAST"}
         text += f", short_addr={xval_verbose(short, names, None)}"
     elif atype != 0:
-        text += ", hwaddr=" + ":".join(f"{b:02x}" for b in data[10:18])
+        text += ", hwaddr=" + format_hwaddr(data[10:18])
     return text + "}"
 
 
@@ -362,8 +409,8 @@ def _sockaddr_nfc(data: bytes) -> str:
     """struct sockaddr_nfc; when addrlen holds a struct sockaddr_nfc_llcp, its SAPs and
     service name too (``...`` when addrlen is between the two)."""
     dev, target, proto = struct.unpack_from("<III", data, 4)
-    pname = _NFC_PROTOS.get(proto) or f"{hex0(proto)} /* NFC_PROTO_??? */"
-    text = f"dev_idx={format_ifindex(dev)}, target_idx={hex0(target)}, nfc_protocol={pname}"
+    text = (f"dev_idx={format_ifindex(dev)}, target_idx={hex0(target)}, "
+            f"nfc_protocol={xval(_NFC_PROTOS, proto, 'NFC_PROTO_???')}")
     if len(data) < _NFC_LLCP_SIZE:
         return text + (", ..." if len(data) > 16 else "")
     snsz = struct.unpack_from("<Q", data, 88)[0]
@@ -375,8 +422,8 @@ def _sockaddr_nfc(data: bytes) -> str:
 
 def _alg_flags(v: int) -> str:
     """struct sockaddr_alg's salg_feat/salg_mask: CRYPTO_ALG_KERN_DRIVER_ONLY, verbose."""
-    if not v:
-        return "0"
+    if not v or xstyle.STYLE == xstyle.RAW:
+        return hex0(v)
     if v & 0x1000:
         rest = v & ~0x1000
         return f"{v:#x} /* CRYPTO_ALG_KERN_DRIVER_ONLY{f'|{rest:#x}' if rest else ''} */"
@@ -467,8 +514,8 @@ def _sockaddr_vm(data: bytes) -> str:
     reserved, port, cid, vflags = struct.unpack_from("<HIIB", data, 2)
     zero = data[13:16]
     return (f"{f'svm_reserved1={reserved:#x}, ' if reserved else ''}"
-            f"svm_cid={_CONSTS.VMADDR_CIDS.get(cid) or hex0(cid)}, "
-            f"svm_port={_CONSTS.VMADDR_PORTS.get(port) or hex0(port)}, "
+            f"svm_cid={xval(_CONSTS.VMADDR_CIDS, cid, None)}, "
+            f"svm_port={xval(_CONSTS.VMADDR_PORTS, port, None)}, "
             f"svm_flags={_VSOCK_FLAGS(vflags)}"
             f"{f', svm_zero={quote(zero, force_hex=True)}' if any(zero) else ''}")
 
@@ -484,8 +531,8 @@ _MCTP_NETS, _MCTP_ADDRS = {0: "MCTP_NET_ANY"}, {0: "MCTP_ADDR_NULL", 0xFF: "MCTP
 def _sockaddr_qrtr(data: bytes) -> str:
     """struct sockaddr_qrtr: node and port, named or in hex."""
     node, port = struct.unpack_from("<II", data, 4)
-    return (f"sq_node={_QRTR_NODES.get(node) or hex0(node)}, "
-            f"sq_port={_QRTR_PORTS.get(port) or hex0(port)}")
+    return (f"sq_node={xval(_QRTR_NODES, node, None)}, "
+            f"sq_port={xval(_QRTR_PORTS, port, None)}")
 
 
 def _sockaddr_xdp(data: bytes) -> str:
@@ -502,8 +549,8 @@ def _sockaddr_mctp(data: bytes) -> str:
     """struct sockaddr_mctp: its pads when not 0."""
     pad0, net, addr, mtype, tag, pad1 = struct.unpack_from("<HIBBBB", data, 2)
     return (f"{f'__smctp_pad0={pad0:#x}, ' if pad0 else ''}"
-            f"smctp_network={_MCTP_NETS.get(net) or hex0(net)}, "
-            f"smctp_addr={{s_addr={_MCTP_ADDRS.get(addr) or hex0(addr)}}}, "
+            f"smctp_network={xval(_MCTP_NETS, net, None)}, "
+            f"smctp_addr={{s_addr={xval(_MCTP_ADDRS, addr, None)}}}, "
             f"smctp_type={hex0(mtype)}, smctp_tag={hex0(tag)}"
             f"{f', __smctp_pad1={pad1:#x}' if pad1 else ''}")
 
@@ -530,10 +577,8 @@ def _sockaddr_rxrpc(data: bytes, families: Mapping[int, str] | None) -> str:
     and bytes (at most transport_len of them)."""
     service, stype, tlen, tfam = struct.unpack_from("<HHHH", data, 2)
     fams = _FAMILIES if families is None else families
-    text = (f"srx_service={service:#x} /* {_RXRPC_SERVICES.get(service, '???_SERVICE')} */, "
-            if service else f"srx_service=0 /* {_RXRPC_SERVICES.get(0, '???_SERVICE')} */, ")
-    sname = _CONSTS.SOCK_TYPES.get(stype) or f"{hex(stype) if stype else 0} /* SOCK_??? */"
-    text += (f"transport_type={sname}, "
+    text = (f"srx_service={xval_verbose(service, _RXRPC_SERVICES, '???_SERVICE')}, "
+            f"transport_type={xval(_CONSTS.SOCK_TYPES, stype, 'SOCK_???')}, "
              f"transport_len={tlen}, transport={{")
     shown = min(tlen, len(data) - 8)            # the transport's bytes, from its family
     rest = data[10:10 + max(0, shown - 2)]
@@ -545,35 +590,37 @@ def _sockaddr_rxrpc(data: bytes, families: Mapping[int, str] | None) -> str:
             inner = format_sockaddr(data[8:8 + shown], families)
             text += f"{field}={{{field}_family={inner[len('{sa_family='):]}"
         else:
-            text += f"{field}={{{field}_family={fname}{', ' + quote(rest) if rest else ''}}}"
+            text += (f"{field}={{{field}_family={xval(fams, tfam, None)}"
+                     f"{', ' + quote(rest) if rest else ''}}}")
         return text + "}"
-    text += f"family={fname or f'{tfam:#x} /* AF_??? */'}"
+    text += f"family={xval(fams, tfam, 'AF_???')}"
     return text + (f", {quote(rest)}" if rest else "") + "}"
 
 
-def eth_protocol(value: int) -> str:
+def eth_protocol(value: int, *, abbrev: bool = False) -> str:
     """An ethernet protocol in network byte order (AF_PACKET's socket protocol,
-    sll_protocol) as strace: ``htons(ETH_P_IP)``, ``htons(0 /* ETH_P_??? */)``."""
+    sll_protocol) as strace: ``htons(ETH_P_IP)``, ``htons(0 /* ETH_P_??? */)``; the name
+    in the current style (``htons(0x800)`` with -X raw) unless ``abbrev``."""
     host = int.from_bytes((value & 0xFFFF).to_bytes(2, "little"), "big")
-    name = _CONSTS.ETH_P_PROTOCOLS.get(host)
-    if name is None:            # C's %#x: 0 without 0x
-        name = f"{hex(host) if host else 0} /* ETH_P_??? */"
-    return f"htons({name})"
+    if abbrev and xstyle.STYLE:
+        name = _CONSTS.ETH_P_PROTOCOLS.get(host) or f"{hex0(host)} /* ETH_P_??? */"
+        return f"htons({name})"
+    return f"htons({xval(_CONSTS.ETH_P_PROTOCOLS, host, 'ETH_P_???')})"
 
 
 def _sockaddr_ll(data: bytes) -> str:
     """The fields of a struct sockaddr_ll after its family."""
     proto, index, hatype, pkttype, halen = struct.unpack_from("<HIHBB", data, 2)
-    hname = _CONSTS.ARPHRD_TYPES.get(hatype)
-    pname = _CONSTS.PACKET_TYPES.get(pkttype)
     # the address's bytes: sll_halen of them, at most the 8 of sll_addr (then ...); none
     # when sll_halen is 0
     # (each as C's %#02x: a zero byte as 00)
     addr = ", ".join([*(hex(b) if b else "00" for b in data[12:12 + min(halen, 8)]),
                       *(["..."] if halen > 8 else [])])
-    return (f"sll_protocol={eth_protocol(proto)}, sll_ifindex={format_ifindex(index)}, "
-            f"sll_hatype={hname if hname is not None else f'{hatype:#x} /* ARPHRD_??? */'}, "
-            f"sll_pkttype={pname if pname is not None else f'{pkttype:#x} /* PACKET_??? */'}, "
+    # -X raw/verbose: the bytes, then the name as -X abbrev prints it
+    return (f"sll_protocol={net_field(data[2:4], eth_protocol(proto, abbrev=True))}, "
+            f"sll_ifindex={format_ifindex(index)}, "
+            f"sll_hatype={xval(_CONSTS.ARPHRD_TYPES, hatype, 'ARPHRD_???')}, "
+            f"sll_pkttype={xval(_CONSTS.PACKET_TYPES, pkttype, 'PACKET_???')}, "
             f"sll_halen={halen}{f', sll_addr=[{addr}]' if halen else ''}")
 
 
@@ -588,11 +635,13 @@ def _scope_id(addr: bytes, scope: int) -> str:
 
 def format_ifindex(index: int) -> str:
     """An interface index as strace prints it: ``if_nametoindex("lo")`` when this
-    machine has an interface of that index, else the number."""
+    machine has an interface of that index, else the number; with -X raw the number,
+    with -X verbose ``1 /* if_nametoindex("lo") */``."""
     try:
-        return f'if_nametoindex("{socket.if_indextoname(index)}")'
+        text = f'if_nametoindex("{socket.if_indextoname(index)}")'
     except (OSError, OverflowError):
         return str(index)
+    return xstyle.named(str(index), text) if xstyle.STYLE else text
 
 
 def format_ret_errno(ret: int) -> str | None:
