@@ -214,3 +214,21 @@ def test_a_flag_word_made_for_one_call_is_not_kept_for_the_style() -> None:
     finally:
         xstyle.set_style("abbrev")
     assert kept(0o2000000) == "O_RDONLY|O_CLOEXEC"
+
+
+def test_clone3_flags_in_each_style() -> None:
+    # as strace 6.1 prints a thread's clone3 (glibc pthread_create) under -X
+    from tracekit.decode import xstyle
+    fl = F.for_arch("x86_64")
+    names = ("CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM|"
+             "CLONE_SETTLS|CLONE_PARENT_SETTID|CLONE_CHILD_CLEARTID")
+    assert fl.clone3_flags(0x3D0F00) == names
+    assert fl.clone3_flags(0x400000) == "0x400000 /* CLONE_??? */"
+    try:
+        xstyle.set_style("raw")
+        assert fl.clone3_flags(0x3D0F00) == "0x3d0f00"
+        assert fl.clone3_flags(0x400000) == "0x400000"
+        xstyle.set_style("verbose")
+        assert fl.clone3_flags(0x3D0F00) == f"0x3d0f00 /* {names} */"
+    finally:
+        xstyle.set_style("abbrev")

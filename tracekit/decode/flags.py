@@ -272,7 +272,8 @@ class ArchFlags:
                                          and p[1] not in _CLONE3_ONLY))
         self.clone3_flags = FlagSet(
             tuple(p for p in clone if p[1] not in _CLONE3_ONLY)
-            + tuple(p for n in _CLONE3_ONLY for p in clone if p[1] == n))
+            + tuple(p for n in _CLONE3_ONLY for p in clone if p[1] == n),
+            unknown="CLONE_???")
         self._futex_private = const_value(T.FUTEX_CONSTS, "FUTEX_PRIVATE_FLAG")
         self._futex_clock_rt = const_value(T.FUTEX_CONSTS, "FUTEX_CLOCK_REALTIME")
 

@@ -1580,10 +1580,7 @@ def _clone3(d: SyscallDecoder, ev: Syscall) -> list[str]:
     a = dict(zip(_CLONE_ARGS, struct.unpack_from("<11Q", data), strict=True))
     names = {n: v for v, n in fl.tables.CLONE_FLAGS}
     flags = a["flags"]
-    text = fl.clone3_flags(flags)
-    if flags and text.startswith("0x"):         # no bit of it named
-        text = f"{flags:#x} /* CLONE_??? */"
-    out = [f"flags={text}"]
+    out = [f"flags={fl.clone3_flags(flags)}"]
     if flags & names["CLONE_PIDFD"]:
         out.append(f"pidfd={pointer(a['pidfd'])}")
     if flags & (names["CLONE_CHILD_SETTID"] | names["CLONE_CHILD_CLEARTID"]):
