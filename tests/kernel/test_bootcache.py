@@ -121,6 +121,25 @@ def test_an_entry_others_could_write_is_not_read(cache: Path) -> None:
     assert bootcache.load("e", KEY, Entry, directory=cache) == VALUE
 
 
+def test_an_entry_that_is_a_fifo_is_refused_without_blocking(cache: Path) -> None:
+    # open(2) of a FIFO for reading waits for a writer: start-up must not
+    path = bootcache.entry_path("e", KEY, cache)
+    path.unlink()
+    os.mkfifo(path, 0o600)
+    assert bootcache.load("e", KEY, Entry, directory=cache) is None
+
+
+def test_an_unsafe_directory_is_said_once(tmp_path: Path,
+                                          caplog: pytest.LogCaptureFixture) -> None:
+    d = tmp_path / "open"
+    d.mkdir(mode=0o755)
+    os.chmod(d, 0o755)
+    assert bootcache.load("e", KEY, Entry, directory=d) is None
+    assert not bootcache.store("e", KEY, VALUE, directory=d)
+    assert sum("is not a private directory" in r.getMessage()
+               for r in caplog.records) == 1
+
+
 def test_symlinks_are_not_followed(cache: Path, tmp_path: Path) -> None:
     link_dir = tmp_path / "link"
     link_dir.symlink_to(cache)

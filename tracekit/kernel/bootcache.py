@@ -139,10 +139,15 @@ def _secure_dir(path: Path, *, create: bool) -> bool:
         return False
     ok = (stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid()
           and not st.st_mode & 0o077)
-    if not ok:
+    if not ok and path not in _warned:
+        _warned.add(path)               # said once, not at each load and store
         log.warning("boot cache: %s is not a private directory of this user (owner uid %d, "
                     "mode %o): not used", path, st.st_uid, stat.S_IMODE(st.st_mode))
     return ok
+
+
+# the directories already said to be unsafe
+_warned: set[Path] = set()
 
 
 def entry_path(name: str, key: Mapping[str, str], directory: Path) -> Path:
@@ -179,7 +184,9 @@ def load(name: str, key: Mapping[str, str], type: type[T], *,
         return None
     path = entry_path(name, key, d)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        # O_NONBLOCK: an entry that is a FIFO must not block start-up in open(2) (it is
+        # refused below, not a regular file)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
     except OSError as e:
         if e.errno != errno.ENOENT:
             log.debug("boot cache: %s: %s", path, e.strerror)
