@@ -5,6 +5,7 @@ same exit status. Each command traces ``true`` with no call selected (or fails b
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -239,3 +240,19 @@ def test_env_with_an_empty_name_as_strace_gives_it(env: list[str]) -> None:
     assert ([v for v in got.stdout.splitlines() if v.startswith("=")]
             == [v for v in ref.stdout.splitlines() if v.startswith("=")])
     assert got.stderr == ref.stderr == "+++ exited with 0 +++\n"
+
+
+@pytest.mark.parametrize("opts", [[], ["-x"]])
+def test_a_hostile_requested_path_is_quoted_as_strace_quotes_it(
+        opts: list[str], tmp_path: Path) -> None:
+    # a quote, a newline, a tab and a byte that is not UTF-8 in the name (tracekit wrote
+    # them raw, breaking the line, and the byte as \udcff)
+    name = b'q"x\nn\tl\xff'
+    (tmp_path / os.fsdecode(name)).write_text("x")
+    argv = [*opts, "-P", os.fsdecode(name), "-e", "trace=none", "true"]
+    run = [subprocess.run([*tool, *argv], capture_output=True, timeout=60,
+                          stdin=subprocess.DEVNULL, cwd=tmp_path)
+           for tool in (["strace"], TRACEKIT)]
+    said = [[x.replace(b"tracekit strace: ", b"strace: ") for x in r.stderr.splitlines()
+             if b"Requested path" in x] for r in run]
+    assert len(said[0]) == 1 and said[1] == said[0]

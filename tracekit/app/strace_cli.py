@@ -936,7 +936,7 @@ def build(a: StraceArgs) -> Plan:
         fd_paths=a.decode_fds > 0, string_limit=a.strsize,
         time_format=cast(Any, _time_format(a)), durations=a.durations,
         align_column=a.column, pid_prefix=cast(Any, prefix),
-        hex_strings=cast(Any, a.hex_long or {0: "none", 1: "non-ascii"}.get(a.hex, "all")),
+        hex_strings=cast(Any, _hex_level(a)),
         raw_syscalls=raw, dump_reads=cast(Any, list(a.reads)),
         dump_writes=cast(Any, list(a.writes)), dump_reads_except=list(a.reads_except),
         dump_writes_except=list(a.writes_except),
@@ -980,6 +980,12 @@ def _say(text: str) -> None:
     """One of strace's own messages on standard error."""
     if sys.stderr is not None:
         print(f"strace: {text}", file=stderr(), flush=True)
+
+
+def _hex_level(a: StraceArgs) -> str:
+    """The strings' hex level -x, -xx or --strings-in-hex asks for (the strace
+    format's ``hex_strings``)."""
+    return a.hex_long or {0: "none", 1: "non-ascii"}.get(a.hex, "all")
 
 
 def _resolved_paths(paths: list[str]) -> list[tuple[str, str]]:
@@ -1458,8 +1464,16 @@ def main(argv: list[str]) -> int:
     for note in args.notes:
         _say(note)
     if "path-resolution" not in args.quiet:
+        from tracekit.decode.values import quote
+        from tracekit.formatters.strace import hex_strings
+
+        # quoted as strace quotes strings (a path is the user's: a newline, a quote, a
+        # byte not UTF-8 must not break the line), in hex under -x, -xx
+        level = _hex_level(args)
         for path, resolved in _resolved_paths(args.paths):
-            _say(f'Requested path "{path}" resolved into "{resolved}"')
+            said = [hex_strings(quote(os.fsencode(p)), cast(Any, level))
+                    for p in (path, resolved)]
+            _say(f"Requested path {said[0]} resolved into {said[1]}")
     import trio
 
     from tracekit._errors import leaves
