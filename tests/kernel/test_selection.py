@@ -224,3 +224,30 @@ def test_names_only_i386_has_select_32_bit_calls_and_no_native_one() -> None:
     assert {t32.nr(n) for n in ("send", "recv", "accept", "bind")} <= net
     assert t32.nr("socketcall") not in net
     assert t32.nr("socketcall") in resolve_compat_syscalls(["%desc"])
+
+
+@pytest.mark.parametrize(("pattern", "matches", "not_matches"), [
+    # POSIX extended expressions, as strace's regcomp(REG_EXTENDED) reads them
+    ("^[[:alpha:]]+at$", ["openat", "newfstatat"], ["open", "openat2", "stat64"]),
+    ("[[:digit:]]$", ["openat2", "dup3"], ["openat"]),
+    (r"\<open", ["open", "openat"], ["mq_open"]),
+    (r"[\d]", ["dup", "read"], ["write"]),        # a backslash in brackets is itself
+    ("^[^[:alpha:]_]", [], ["read", "_llseek"]),
+])
+def test_a_regex_reads_as_posix_extended(pattern: str, matches: list[str],
+                                         not_matches: list[str]) -> None:
+    import warnings
+
+    from tracekit.kernel.selection import compile_regex
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")              # re's "possible nested set" never
+        rx = compile_regex(pattern)
+    assert all(rx.search(m) for m in matches), pattern
+    assert not any(rx.search(m) for m in not_matches), pattern
+
+
+def test_an_unknown_bracket_class_is_refused() -> None:
+    from tracekit.kernel.selection import compile_regex
+    with pytest.raises(ConfigError, match=r"bad regular expression '\[\[:nope:\]\]': "
+                                          r"unknown character class \[:nope:\]"):
+        compile_regex("[[:nope:]]")

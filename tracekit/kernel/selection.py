@@ -65,8 +65,70 @@ def _suggest(word: str, choices: list[str]) -> str:
     return " (did you mean " + " or ".join(repr(c) for c in close) + "?)"
 
 
+# POSIX bracket classes (regex(7)) as the ranges Python's re takes inside brackets
+_CLASSES = {
+    "alpha": "a-zA-Z", "digit": "0-9", "alnum": "a-zA-Z0-9", "upper": "A-Z",
+    "lower": "a-z", "space": " \\t\\n\\r\\f\\v", "blank": " \\t",
+    "punct": re.escape("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"), "xdigit": "0-9A-Fa-f",
+    "cntrl": "\\x00-\\x1f\\x7f", "print": "\\x20-\\x7e", "graph": "\\x21-\\x7e",
+}
+
+
+def _from_posix(pattern: str) -> str:
+    """A POSIX extended regular expression (strace compiles ``/regex`` with regcomp
+    REG_EXTENDED) as Python's re reads it: bracket classes (``[[:alpha:]]``), a
+    backslash inside brackets taken literally, and the word edges ``\\<`` and ``\\>``.
+
+    Raises:
+      ValueError: a bracket class regex(7) does not name.
+    """
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\" and i + 1 < n:
+            nxt = pattern[i + 1]
+            out.append("\\b(?=\\w)" if nxt == "<" else "\\b(?<=\\w)" if nxt == ">"
+                       else pattern[i:i + 2])
+            i += 2
+            continue
+        if c != "[":
+            out.append(c)
+            i += 1
+            continue
+        j = i + 1
+        body = ["["]
+        if j < n and pattern[j] == "^":
+            body.append("^")
+            j += 1
+        if j < n and pattern[j] == "]":         # a leading ] is a member
+            body.append("\\]")
+            j += 1
+        while j < n and pattern[j] != "]":
+            if pattern.startswith("[:", j):
+                end = pattern.find(":]", j + 2)
+                if end < 0:
+                    break
+                name = pattern[j + 2:end]
+                if name not in _CLASSES:
+                    raise ValueError(f"unknown character class [:{name}:]")
+                body.append(_CLASSES[name])
+                j = end + 2
+                continue
+            ch = pattern[j]
+            body.append("\\\\" if ch == "\\" else "\\[" if ch == "[" else ch)
+            j += 1
+        if j >= n:                              # no closing ]: as written, for re to refuse
+            out.append(pattern[i:])
+            break
+        out.append("".join(body) + "]")
+        i = j + 1
+    return "".join(out)
+
+
 def compile_regex(pattern: str, *, where: str = "") -> re.Pattern[str]:
-    """The pattern of a ``/regex`` item, compiled.
+    """The pattern of a ``/regex`` item, compiled: a POSIX extended regular expression
+    as strace takes it (:func:`_from_posix`).
 
     Raises:
       ConfigError: the pattern does not compile; the message starts with ``where``,
@@ -74,8 +136,8 @@ def compile_regex(pattern: str, *, where: str = "") -> re.Pattern[str]:
         says (positions counted from 0 in the pattern).
     """
     try:
-        return re.compile(pattern)
-    except re.error as e:
+        return re.compile(_from_posix(pattern))
+    except (re.error, ValueError) as e:
         why = str(e)
     except OverflowError as e:      # a repeat count past the C long: "a{99999999999}"
         why = str(e)
