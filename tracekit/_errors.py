@@ -248,3 +248,27 @@ def quoted(text: str) -> str:
         return text
     # an escape only where the backslash before "udc" is not itself escaped
     return re.sub(r"(?<!\\)((?:\\\\)*)\\udc([89a-f][0-9a-f])", r"\1\\x\2", text)
+
+
+def out_of_fds(errors: list[BaseException]) -> str | None:
+    """One line for a run that failed because the process ran out of file descriptors
+    (EMFILE: its RLIMIT_NOFILE, as ``ulimit -n`` sets it; ENFILE: the system's), where
+    it ran out (a map, a program, a pipe, a stage's eventfd: none of them the cause);
+    None when no error (nor what it wraps) is one."""
+    todo = list(errors)
+    seen = 0
+    while todo and seen < 64:
+        e = todo.pop()
+        seen += 1
+        if isinstance(e, OSError) and e.errno in (_errno.EMFILE, _errno.ENFILE):
+            name = _errno.errorcode[e.errno]
+            limit = ("the open file limit of this process (ulimit -n)"
+                     if e.errno == _errno.EMFILE else "the system's open file limit")
+            return (f"too many open files ({name}): tracekit needs about 64 file "
+                    f"descriptors for its BPF maps, programs and pipes; raise {limit}")
+        if isinstance(e, PipelineError):
+            todo.extend(x for _, x in e.errors)
+        for inner in (e.__cause__, e.__context__):
+            if inner is not None:
+                todo.append(inner)
+    return None

@@ -256,3 +256,20 @@ def test_a_hostile_requested_path_is_quoted_as_strace_quotes_it(
     said = [[x.replace(b"tracekit strace: ", b"strace: ") for x in r.stderr.splitlines()
              if b"Requested path" in x] for r in run]
     assert len(said[0]) == 1 and said[1] == said[0]
+
+
+@pytest.mark.parametrize("limit", [16, 24, 32, 36])
+def test_a_small_open_file_limit_is_one_line(limit: int) -> None:
+    # wherever tracekit runs out of fds (a map, a program, the ring buffer's mmap, the
+    # command's pipes, a stage's eventfd) the line says the limit is the cause; it was a
+    # traceback or an error naming EBADF at some limits
+    import resource
+
+    def small() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+    got = subprocess.run([*TRACEKIT, "-e", "trace=getppid", "true"], capture_output=True,
+                         text=True, timeout=60, stdin=subprocess.DEVNULL, preexec_fn=small)
+    assert got.returncode == 1, got.stderr
+    assert got.stderr == ("tracekit strace: too many open files (EMFILE): tracekit needs "
+                          "about 64 file descriptors for its BPF maps, programs and pipes; "
+                          "raise the open file limit of this process (ulimit -n)\n")

@@ -669,6 +669,12 @@ def _main(argv: list[str]) -> int:
         errors = _leaves(exc)
         if any(isinstance(e, KeyboardInterrupt) for e in errors):
             return 128 + signal.SIGINT  # a signal trio re-delivered while it was closing down
+        from tracekit._errors import out_of_fds
+
+        fds = out_of_fds(errors)
+        if fds is not None:             # wherever it ran out: one line, the cause
+            print(f"tracekit: error: {fds}", file=stderr())
+            return EXIT_ERROR
         if not all(isinstance(e, TracekitError) for e in errors):
             raise
         for e in errors:

@@ -1487,6 +1487,12 @@ def main(argv: list[str]) -> int:
         errors = leaves(exc)
         if any(isinstance(e, KeyboardInterrupt) for e in errors):
             return 128 + signal.SIGINT
+        from tracekit._errors import out_of_fds
+
+        fds = out_of_fds(errors)
+        if fds is not None:             # wherever it ran out: one line, the cause
+            print(f"tracekit strace: {fds}", file=stderr())
+            return EXIT_USAGE
         if not all(isinstance(e, TracekitError) for e in errors):
             raise
         from tracekit._errors import ConfigError

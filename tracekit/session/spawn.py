@@ -16,6 +16,7 @@ tracekit: a signal ignored under ``nohup`` stays ignored, a blocked one stays bl
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import signal
@@ -213,8 +214,18 @@ class HeldCommand:
                  creds: tuple[int, int, tuple[int, ...]] | None = None) -> None:
         path = resolve_command(argv)
         inherited = InheritedSignals.current() if signals is None else signals
-        go_r, go_w = os.pipe()
-        err_r, err_w = os.pipe()  # both O_CLOEXEC (PEP 446): err_w closes at exec
+        try:
+            go_r, go_w = os.pipe()
+        except OSError as e:        # EMFILE under a small ulimit -n: said in one line
+            raise TargetError(f"cannot start {quoted(argv[0])}: pipe: {e.strerror} "
+                              f"({errno.errorcode.get(e.errno or 0, e.errno)})") from e
+        try:
+            err_r, err_w = os.pipe()  # both O_CLOEXEC (PEP 446): err_w closes at exec
+        except OSError as e:
+            os.close(go_r)
+            os.close(go_w)
+            raise TargetError(f"cannot start {quoted(argv[0])}: pipe: {e.strerror} "
+                              f"({errno.errorcode.get(e.errno or 0, e.errno)})") from e
         env_b = own_environment() if env is None else env
         # a variable with an empty name (strace -E =x puts "=x" in the environment) is
         # refused by os.execve (ValueError): such an environment goes through libc's
