@@ -28,6 +28,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "getppid_filter.h"
+
 static void on_sigsys(int sig)
 {
     (void)sig;
@@ -35,13 +37,8 @@ static void on_sigsys(int sig)
 
 static void filter_getppid(unsigned int action)
 {
-    struct sock_filter f[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_getppid, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, action),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    };
-    struct sock_fprog prog = {sizeof(f) / sizeof(f[0]), f};
+    struct sock_filter f[4];
+    struct sock_fprog prog = getppid_filter(f, action);
 
     prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
     prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);

@@ -17,6 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "getppid_filter.h"
+
 static void odd_values(void)
 {
     struct seccomp_notif_resp r;
@@ -59,13 +61,8 @@ static void odd_values(void)
 
 int main(void)
 {
-    struct sock_filter f[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_getppid, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    };
-    struct sock_fprog prog = {sizeof(f) / sizeof(f[0]), f};
+    struct sock_filter f[4];
+    struct sock_fprog prog = getppid_filter(f, SECCOMP_RET_USER_NOTIF);
     int fd, k;
     pid_t child;
 
