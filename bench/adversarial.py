@@ -1877,17 +1877,25 @@ _replay_case(
 
 def _version_99(data: bytes) -> bytes:
     """The recording with its HEADER frame rewritten (uncompressed) to say format 99."""
+    import zlib
+
     import msgspec
     import zstandard
 
     n, codec = int.from_bytes(data[8:12], "little"), data[13]
     payload = data[14 : 14 + n]
-    if codec == 1:
+    checked = codec & 0x80          # format 4: the payload starts with its CRC-32
+    if checked:
+        payload = payload[4:]
+    if codec & 0x7F == 1:
         payload = zstandard.ZstdDecompressor().decompress(payload)
     header = msgspec.msgpack.decode(payload)
     header["format_version"] = 99
     new = msgspec.msgpack.encode(header)
-    return data[:8] + len(new).to_bytes(4, "little") + bytes([data[12], 0]) + new + data[14 + n :]
+    if checked:                     # a frame the reader takes as whole: its CRC made again
+        new = zlib.crc32(new).to_bytes(4, "little") + new
+    return (data[:8] + len(new).to_bytes(4, "little") + bytes([data[12], checked]) + new
+            + data[14 + n :])
 
 
 _replay_case("with a header of format version 99", _version_99, False)
