@@ -214,16 +214,14 @@ class HeldCommand:
                  creds: tuple[int, int, tuple[int, ...]] | None = None) -> None:
         path = resolve_command(argv)
         inherited = InheritedSignals.current() if signals is None else signals
+        made: list[int] = []
         try:
             go_r, go_w = os.pipe()
-        except OSError as e:        # EMFILE under a small ulimit -n: said in one line
-            raise TargetError(f"cannot start {quoted(argv[0])}: pipe: {e.strerror} "
-                              f"({errno.errorcode.get(e.errno or 0, e.errno)})") from e
-        try:
+            made += (go_r, go_w)
             err_r, err_w = os.pipe()  # both O_CLOEXEC (PEP 446): err_w closes at exec
-        except OSError as e:
-            os.close(go_r)
-            os.close(go_w)
+        except OSError as e:        # EMFILE under a small ulimit -n: said in one line
+            for fd in made:
+                os.close(fd)
             raise TargetError(f"cannot start {quoted(argv[0])}: pipe: {e.strerror} "
                               f"({errno.errorcode.get(e.errno or 0, e.errno)})") from e
         env_b = own_environment() if env is None else env
