@@ -52,6 +52,7 @@ from tracekit.decode.values import (
     format_ret_errno,
     format_timespec,
     hex0,
+    neg_errno,
     pointer,
     quote,
     signed,
@@ -826,9 +827,7 @@ def _syscall_info(fl: F.ArchFlags, ev: Syscall) -> str | None:
             rval = struct.unpack_from("<q", data, 24)[0]
             if fetch >= _PSI_EXIT_SIZE:
                 is_error = data[32]
-                err = errno_name(-rval) if is_error and rval < 0 else ""
-                shown = xstyle.named(str(rval), f"-{err}") if err and not err[1:].isdigit() \
-                    else str(rval)
+                shown = neg_errno(rval) if is_error else str(rval)
                 text += f", exit={{rval={shown}, is_error={is_error}}}"
             else:
                 text += f", exit={{rval={rval}}}"

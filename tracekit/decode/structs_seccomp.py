@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING
 from tracekit._events import CAPF_TRUNC, Syscall
 from tracekit.decode import flags as F, xstyle
 from tracekit.decode.captures import KindFn, capture, capture_out, entry_exit
-from tracekit.decode.values import hex0, pointer, xval
-from tracekit.kernel.syscalls import audit_syscall_name, errno_name
+from tracekit.decode.values import hex0, neg_errno, pointer, xval
+from tracekit.kernel.syscalls import audit_syscall_name
 
 if TYPE_CHECKING:
     from tracekit.decode.args import SyscallDecoder
@@ -73,22 +73,12 @@ def format_notif(data: bytes, fl: F.ArchFlags) -> str | None:
             f"instruction_pointer={pointer(ip)}, args=[{', '.join(map(hex0, args))}]}}}}")
 
 
-def _neg_errno(v: int) -> str:
-    """``-EACCES`` for a negated errno that has a name (``-13``, ``-13 /* -EACCES */``
-    with -X raw, -X verbose), else the number."""
-    if v < 0:
-        name = errno_name(-v)
-        if not name[1:].isdigit():
-            return xstyle.named(str(v), f"-{name}")
-    return str(v)
-
-
 def format_notif_resp(data: bytes, fl: F.ArchFlags) -> str | None:
     """struct seccomp_notif_resp (24 bytes) as NOTIF_SEND reads it; None when shorter."""
     if len(data) < RESP.size:
         return None
     cookie, val, error, flags = RESP.unpack_from(data)
-    return (f"{{id={hex0(cookie)}, val={val}, error={_neg_errno(error)}, "
+    return (f"{{id={hex0(cookie)}, val={val}, error={neg_errno(error)}, "
             f"flags={_flag_words(fl)[0](flags)}}}")
 
 

@@ -28,13 +28,13 @@ from tracekit._events import CAPF_ARGV_TRUNC, CAPF_FAULT, CAPF_TRUNC, Capture
 from tracekit.decode import xstyle
 from tracekit.decode.flags import FlagSet
 from tracekit.kernel import flag_tables
-from tracekit.kernel.syscalls import format_ret
+from tracekit.kernel.syscalls import errno_name, format_ret
 
 __all__ = [
     "ARGV_ELEM_MAX", "DEFAULT_STRING_LIMIT", "cstring_field", "format_argv", "format_envp",
     "format_ret_errno",
-    "format_sockaddr", "format_timespec", "hex0", "pointer", "quote", "signed", "xval",
-    "xval_verbose",
+    "format_sockaddr", "format_timespec", "hex0", "neg_errno", "pointer", "quote", "signed",
+    "xval", "xval_verbose",
 ]
 
 DEFAULT_STRING_LIMIT = 32   # strace -s default
@@ -143,6 +143,17 @@ def xval(table: Mapping[int, str], v: int, unknown: str | None) -> str:
     if name is not None:
         return name
     return hex0(v) if unknown is None else f"{hex0(v)} /* {unknown} */"
+
+
+def neg_errno(v: int) -> str:
+    """A negated errno as strace's print_err prints a field of one: ``-EACCES`` for one
+    that has a name (``-13`` with -X raw, ``-13 /* -EACCES */`` with -X verbose), any
+    other value as the number."""
+    if v < 0:
+        name = errno_name(-v)
+        if not name[1:].isdigit():
+            return xstyle.named(str(v), f"-{name}")
+    return str(v)
 
 
 def signed(v: int, bits: int = 64) -> int:
