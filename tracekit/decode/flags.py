@@ -145,11 +145,9 @@ def styled_word(v: int, text: str) -> str:
     """A flag word or constant ``v`` built by hand, whose abbrev text is ``text``, in the
     current style (tracekit.decode.xstyle): ``text``, ``0x22`` (raw) or ``0x22 /*
     MAP_PRIVATE|MAP_ANONYMOUS */`` (verbose; strace's printflags, printxval)."""
-    style = xstyle.STYLE
-    if style == xstyle.ABBREV:
-        return text
-    number = hex(v) if v else "0"
-    return number if style == xstyle.RAW else f"{number} /* {text} */"
+    if xstyle.STYLE == xstyle.ABBREV:
+        return text                     # the default style makes no number
+    return xstyle.named(hex(v) if v else "0", text)
 
 
 def enum(table: Mapping[int, str], value: int, *, bits: int = 32, hex_unknown: bool = False
@@ -166,7 +164,7 @@ def enum(table: Mapping[int, str], value: int, *, bits: int = 32, hex_unknown: b
     name = table.get(v)
     if name is not None:
         if xstyle.STYLE:        # strace's printxval: hex (0x3 /* RLIMIT_STACK */)
-            return xstyle.named(hex(v) if v else "0", name)
+            return styled_word(v, name)
         return name
     if hex_unknown:
         return hex(v)
