@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tracekit.app.strace_cli import UsageError, build, parse_args
+from tracekit.app.strace_cli import OPTIONS, UsageError, build, parse_args
 
 
 @pytest.mark.parametrize(("expr", "says"), [
@@ -279,3 +279,32 @@ def test_strings_in_hex_errors(argv: list[str], says: str) -> None:
     with pytest.raises(UsageError, match=re.escape(says)):
         parse_args([*argv, "true"])
 
+
+
+def _row_argvs(row: str) -> list[list[str]]:
+    """The command lines a help row names: ``-I 3, -I 4`` -> [[-I, 3], [-I, 4]];
+    ``-e kvm=`` gets a value, an option that takes an argument gets ``1``."""
+    argvs = []
+    for form in row.split(", "):
+        argv = form.split()
+        if argv[-1].endswith("="):
+            argv[-1] += "x"
+        elif len(argv) == 1 and len(argv[0]) == 2 and argv[0][1] in "abeEIoOpPsSuUX":
+            argv.append("1")
+        argvs.append(argv)
+    return argvs
+
+
+@pytest.mark.parametrize("row", [r for r, status, _ in OPTIONS if status == "no"])
+def test_what_help_calls_refused_is_refused(row: str) -> None:
+    for argv in _row_argvs(row):
+        with pytest.raises(UsageError):
+            parse_args([*argv, "true"])
+
+
+@pytest.mark.parametrize("argv", [["-X", "raw"], ["-X", "verbose"], ["-X", "abbrev"],
+                                  ["--const-print-style=raw"]])
+def test_help_calls_the_styles_supported(argv: list[str]) -> None:
+    """-X's three styles are accepted and the help has no refused row naming -X."""
+    assert parse_args([*argv, "true"]).xstyle == argv[-1].rpartition("=")[2]
+    assert not any("-X" in r for r, status, _ in OPTIONS if status == "no")

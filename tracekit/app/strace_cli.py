@@ -82,8 +82,9 @@ OPTIONS: list[tuple[str, str, str]] = [
     ("-t, -tt, -ttt, -r", "yes", "time column (wall clock, relative)"),
     ("-T", "yes", "time spent in each call (entry to exit, wall clock)"),
     ("-x, -xx, --strings-in-hex=WHICH", "yes", "strings in hex"),
-    ("-X abbrev", "yes", "named constants (strace's default)"),
-    ("-X raw, -X verbose", "no", "named constants are printed one way only, as -X abbrev"),
+    ("-X abbrev|raw|verbose", "yes", "named constants: by name (abbrev, strace's default), as "
+                                     "numbers (raw), or both, the name as a comment "
+                                     "(verbose); --const-print-style= the same"),
     ("-c, -C, -S, -U, -w", "yes", "summary (-c counts in the kernel), strace's layout; times "
                                   "are wall clock, as with -w (strace without -w: system "
                                   "time)"),
