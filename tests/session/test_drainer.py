@@ -5,11 +5,12 @@ A stage that blocks the trio thread (a synchronous sleep, as a heavy decode does
 a C loop makes 200,000 getppid calls: 22 MB of records through a 4 MiB ring buffer. The
 loop starts its calls 0.3 s after its exec, once the pipeline runs (on a loaded machine
 the start of the pipeline could take as long as the ring takes to fill: not what is
-tested here), and makes at most about 500 a millisecond: unpaced, the ring filled in
+tested here), and makes at most about 250 a millisecond: unpaced, the ring filled in
 about 15 ms, and under ``pytest -n 2`` on two cores the drain thread was sometimes not
 scheduled that soon (1 run in 4: about 4,000 records lost), which is the machine, not
-the queue. Paced, the ring takes about 70 ms to fill and the 1.5 s the stage blocks
-still hold more than the ring could.
+the queue; at 500 a millisecond (70 ms to fill) it still lost records once on a machine
+loaded beyond the suite. Paced, the ring takes about 140 ms to fill and the 1.5 s the
+stage blocks still hold more than the ring could.
 """
 
 from __future__ import annotations
@@ -42,8 +43,8 @@ int main(int argc, char **argv) {
     nanosleep(&t, NULL);
     for (long i = 0, n = atol(argv[1]); i < n; i++) {
         syscall(SYS_getppid);
-        if (i % 500 == 499)
-            nanosleep(&pace, NULL);     /* at most about 500 calls a ms */
+        if (i % 250 == 249)
+            nanosleep(&pace, NULL);     /* at most about 250 calls a ms */
     }
     return 0;
 }
