@@ -155,7 +155,7 @@ def test_question_mark_does_not_hide_a_bad_regex() -> None:
     assert resolve_syscalls(["?/^nosuch", "brk"], X86) == nrs("brk")
     for item in ("/[", "?/[", " ?/["):
         with pytest.raises(ConfigError, match=r"^f: bad regular expression '\[': "
-                           r"unterminated character set at position 0$"):
+                           r"Invalid regular expression$"):
             resolve_syscalls([item], X86, where="f")
 
 
@@ -249,5 +249,5 @@ def test_a_regex_reads_as_posix_extended(pattern: str, matches: list[str],
 def test_an_unknown_bracket_class_is_refused() -> None:
     from tracekit.kernel.selection import compile_regex
     with pytest.raises(ConfigError, match=r"bad regular expression '\[\[:nope:\]\]': "
-                                          r"unknown character class \[:nope:\]"):
+                                          r"Invalid character class name"):
         compile_regex("[[:nope:]]")
