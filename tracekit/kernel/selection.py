@@ -97,7 +97,7 @@ class PosixRegex:
     def search(self, text: str) -> bool:
         """True when the expression matches somewhere in ``text`` (regexec(3))."""
         assert self._libc is not None
-        return self._libc.regexec(self._buf, os.fsencode(text), 0, None, 0) == 0
+        return int(self._libc.regexec(self._buf, os.fsencode(text), 0, None, 0)) == 0
 
     def __del__(self) -> None:
         libc, self._libc = getattr(self, "_libc", None), None
