@@ -763,7 +763,8 @@ class StraceFormatter(TextSink):
             renames = ev.ret == 0 and not flags & (SC_UNFINISHED | SC_NORETURN) and (
                 name in ("execve", "execveat")
                 or name == "prctl" and ev.args[0] & 0xFFFF_FFFF == _PR_SET_NAME)
-            comms.before(ev.tid, ev.comm, exec_call=name in ("execve", "execveat"))
+            comms.before(ev.tid, ev.comm, exec_call=name in ("execve", "execveat"),
+                         renames=renames)
         lines.append(self.format_syscall(ev))
         if renames:
             assert comms is not None

@@ -9,7 +9,8 @@ from the kernel's records, as strace's per-task copy (``tcb->comm``) has it:
 - an exec changes it once the execve's line is printed (strace reloads it at the exit of
   a successful execve, execveat or ``prctl(PR_SET_NAME)``; the execve line itself has
   the old name): :meth:`PidComms.before` / :meth:`PidComms.after` around each call's
-  line;
+  line; a record that carries another name than the kept one (a rename by a call the
+  selection hid) renames the task before its line;
 - a thread that exits is gone at once (the kernel releases it); a process that exited is
   a zombie, its comm still readable, until a traced ``wait4``/``waitid`` reaps it: then
   it has no comm, as strace finds no ``/proc/PID`` (:meth:`PidComms.reaped`);
@@ -126,10 +127,14 @@ class PidComms:
                 self._comms.pop(ev.tid, None)
                 self._gone(ev.tid, ev.ts_ns)
 
-    def before(self, tid: int, comm: str, *, exec_call: bool) -> None:
-        """Before a line of task ``tid`` (``comm``: what its record carries): a task
-        first seen takes it; a pending exec's name is taken now unless this is the
-        execve's own line (``exec_call``)."""
+    def before(self, tid: int, comm: str, *, exec_call: bool, renames: bool = False
+               ) -> None:
+        """Before a line of task ``tid`` (``comm``: what its record carries, at the
+        call's exit): a task first seen takes it; a pending exec's name is taken now
+        unless this is the execve's own line (``exec_call``); a name that differs from
+        the kept one was set by a call not shown, and is taken now, unless this call
+        set it (``renames``: a successful prctl(PR_SET_NAME), whose line has the old
+        name)."""
         pending = self._pending.get(tid)
         if pending is not None and not exec_call:
             del self._pending[tid]
@@ -138,6 +143,10 @@ class PidComms:
             # an execve's record has the new name; before it the command was a fork
             # of tracekit's
             self._set(tid, self._own if exec_call else comm)
+        elif not exec_call and not renames and self._comms[tid] != comm:
+            # renamed by a call the selection hid (prctl(PR_SET_NAME): strace reloads
+            # the name at its exit even when it does not show it)
+            self._set(tid, comm)
 
     def after(self, tid: int, comm: str) -> None:
         """After the line of a call that changed ``tid``'s name (a successful execve,
