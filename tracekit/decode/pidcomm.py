@@ -111,6 +111,8 @@ class PidComms:
             parent = self._comms.get(ev.parent_tid)
             if parent is not None:
                 self._set(ev.child_tid, parent)
+            else:                               # a new task with the pid: not gone
+                self._reaped.pop(ev.child_tid, None)
         elif isinstance(ev, Exec):
             if ev.old_tid != ev.tid:
                 old = self._comms.pop(ev.old_tid, None)
