@@ -52,7 +52,8 @@ OPTIONS: list[tuple[str, str, str]] = [
     ("-f", "yes", "follow forks and threads (children enter the trace in the kernel, at clone)"),
     ("-ff", "yes", "with -o FILE: one FILE.TID per task (-ff without -o is -f)"),
     ("-o FILE", "yes", "the trace to FILE (a new 0600 file replaced whole, never written "
-                       "into; strace writes into it); without it, standard error"),
+                       "into; strace writes into it; -A: appended to); without it, "
+                       "standard error"),
     ("-o |CMD, -o !CMD", "yes", "the trace piped to 'sh -c CMD', waited for at the end "
                                 "(not with -ff, as strace)"),
     ("-p PID", "yes", "trace running processes (repeatable; lists by commas or white "
@@ -111,9 +112,11 @@ OPTIONS: list[tuple[str, str, str]] = [
                                       "(kill, wait4, getpid, clone ...), siginfo's si_pid; "
                                       "a task's name as it was at the call, kept from the "
                                       "kernel's records (a pid never traced: /proc)"),
-    ("--decode-pids=pidns", "no", "pids are printed as the init pid namespace sees them"),
-    ("-A", "yes", "with -o FILE: append to FILE (and each FILE.PID with -ff), created 0600 "
-                  "if missing, never through a symlink"),
+    ("--decode-pids=pidns, --pidns-translation", "no", "pids are not translated between "
+                                                       "pid namespaces"),
+    ("-A, --output-append-mode", "yes", "with -o FILE: append to FILE (and each FILE.PID "
+                                        "with -ff), created 0600 if missing, never "
+                                        "through a symlink"),
     ("-i, -O, -d, -e kvm=", "no", "not supported"),
     ("--mmap-pages PAGES", "yes", "tracekit's own: the ring buffer's size, 4 KiB pages or "
                                   "a size such as 64M, as perf trace -m (default 4 MiB, "
