@@ -14,7 +14,7 @@ Schema (the event Structs of ``tracekit._events``, field order as declared there
      "comm":".."}
     {"type":"lost","ts_ns":..,"count":..,"lifecycle":..}
     {"type":"losses","ts_ns":..,"lost_syscalls":..,"lost_lifecycle":..,"lost_fd_table":..,
-     "untraced_tasks":..,"capbuf_full":..,"scratch_full":..,"summary_full":..,"errno_full":..,"bad_records":..,
+     "untraced_tasks":..,"capbuf_full":..,"stacks_missing":..,"scratch_full":..,"summary_full":..,"errno_full":..,"bad_records":..,
      "dropped":{"<stage>":..},"unwritten":..}
 
 - ``ts_ns`` of a syscall is its ENTRY time (0 when RESUMED: the entry was not seen);

@@ -430,6 +430,9 @@ class Losses(msgspec.Struct, frozen=True, gc=False, tag="losses", kw_only=True):
     #                             /proc, less those added later)
     capbuf_full: int = 0        # calls recorded without their arguments' memory: no
     #                             capture slot (kernel, TK_CNT_CAPBUF_FULL)
+    stacks_missing: int = 0     # calls recorded without the stacks asked for: no stack
+    #                             slot for the task (task storage out of memory or busy;
+    #                             kernel, TK_CNT_STACK_FULL)
     scratch_full: int = 0       # calls not recorded: no per-task entry to pair them
     #                             (kernel, TK_CNT_SCRATCH_FULL)
     summary_full: int = 0       # in-kernel summary: calls not counted (TK_CNT_SUMMARY_FULL)
@@ -450,7 +453,8 @@ class Losses(msgspec.Struct, frozen=True, gc=False, tag="losses", kw_only=True):
         """The sum of every count (0: nothing was lost or skipped)."""
         return (self.lost_syscalls + self.lost_lifecycle + self.lost_fd_table
                 + self.untraced_tasks
-                + self.capbuf_full + self.scratch_full + self.summary_full + self.errno_full
+                + self.capbuf_full + self.stacks_missing + self.scratch_full
+                + self.summary_full + self.errno_full
                 + self.bad_records + sum(self.dropped.values()) + self.unwritten)
 
     def reader_left(self) -> Losses:
@@ -483,6 +487,9 @@ class Losses(msgspec.Struct, frozen=True, gc=False, tag="losses", kw_only=True):
         if self.capbuf_full:
             out.append(f"{self.capbuf_full} calls were recorded without their strings and "
                        "buffers: the capture map was full")
+        if self.stacks_missing:
+            out.append(f"{self.stacks_missing} calls were recorded without their stacks: "
+                       "the kernel had no memory for the task's stack slot")
         if self.summary_full or self.errno_full:
             out.append(f"the in-kernel summary missed {self.summary_full} calls and "
                        f"{self.errno_full} errno counts: its maps were full")

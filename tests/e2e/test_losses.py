@@ -230,3 +230,37 @@ def test_jsonl_on_stdout_ends_with_the_losses(tmp_path: Path, replay: bool) -> N
     calls = sum(1 for line in lines if json.loads(line).get("syscall_nr") == TABLE.nr("getppid"))
     assert last.lost_syscalls > 0 and calls + last.lost_syscalls == 20000
     _stderr_says(r.stderr, last)
+
+
+def test_calls_recorded_without_their_stacks(tmp_path: Path) -> None:
+    """The kernel counts a call whose stacks it could not take (no memory for the task's
+    stack slot: an allocation under GFP_ATOMIC, or the task storage busy, which this
+    machine cannot be made to show on demand): the count reaches the losses event and
+    its line. The counter is raised here in the live session's own per-CPU map, as the
+    program raises it, while the traced command waits."""
+    from tracekit.bpf import sys as bpf_sys
+
+    code = "import time, os\ntime.sleep(1.0)\nos.getppid()\n"
+    out = tmp_path / "out.jsonl"
+    trace = LiveTrace(SessionOptions(command=[sys.executable, "-c", code], stacks="user"),
+                      sinks=[JsonlSink(out)], collect=False)
+    per_cpu = 3
+    ncpu = bpf_sys.possible_cpus()
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(trace.run)
+            with trio.fail_after(30):
+                while trace.session is None or trace.session.obj is None or \
+                        trace.session.ringbuf is None:
+                    await trio.sleep(0.01)
+            counters = trace.session.obj.maps["counters"]
+            counters.update_elem((9).to_bytes(4, "little"),     # TK_CNT_STACK_FULL
+                                 per_cpu.to_bytes(8, "little") * ncpu)
+
+    trio.run(main)
+    assert trace.returncode == 0
+    losses = read_events(out)[-1]
+    assert isinstance(losses, Losses) and losses.stacks_missing >= per_cpu * ncpu
+    assert f"{losses.stacks_missing} calls were recorded without their stacks" in \
+        "\n".join(losses.lines())

@@ -192,10 +192,10 @@ def test_a_missing_pid_beside_live_ones_in_a_list() -> None:
 
 
 @pytest.mark.parametrize(("expr", "why"), [
-    ("trace=/[", "'[': unterminated character set at position 0"),
-    ("trace=?/[", "'[': unterminated character set at position 0"),
-    ("trace=!?/a(b", "'a(b': missing ), unterminated subpattern at position 1"),
-    ("trace=?/a{99999999999}", "'a{99999999999}': the repetition number is too large"),
+    ("trace=/[", "'[': Invalid regular expression"),
+    ("trace=?/[", "'[': Invalid regular expression"),
+    ("trace=!?/a(b", "'a(b': Unmatched ( or \\("),
+    ("trace=?/a{99999999999}", "'a{99999999999}': Regular expression too big"),
 ])
 def test_a_bad_regex_is_one_line_and_exit_1_as_in_strace(expr: str, why: str) -> None:
     # strace's "?" hides a name this arch lacks, not a regex regcomp refuses: strace 6.1
@@ -204,6 +204,7 @@ def test_a_bad_regex_is_one_line_and_exit_1_as_in_strace(expr: str, why: str) ->
     ref, got = _both(["-e", expr, "true"])
     assert ref.returncode == got.returncode == 1
     assert ref.stderr.startswith("strace: regcomp: ")
+    assert ref.stderr.rstrip("\n").endswith(why.split(": ", 1)[1])   # regerror's words
     value = expr.split("=", 1)[1]
     assert got.stderr == (f"tracekit strace: -e trace={value}: bad regular expression "
                           f"{why}\n")

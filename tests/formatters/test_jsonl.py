@@ -109,7 +109,8 @@ async def test_losses_line_comes_last_with_every_count(tmp_path: Path) -> None:
     assert lines[:-1] == (GOLDEN / "events.jsonl").read_bytes().splitlines()
     last = json.loads(lines[-1])
     assert last == {"type": "losses", "ts_ns": 9, "lost_syscalls": 5, "lost_lifecycle": 2,
-                    "lost_fd_table": 8, "untraced_tasks": 1, "capbuf_full": 3, "scratch_full": 4,
+                    "lost_fd_table": 8, "untraced_tasks": 1, "capbuf_full": 3, "stacks_missing": 0,
+                    "scratch_full": 4,
                     "summary_full": 0, "errno_full": 0, "bad_records": 0,
                     "dropped": {"pathfilter": 7}, "unwritten": 0}
     assert DECODER.decode(lines[-1]) == losses

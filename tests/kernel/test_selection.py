@@ -155,7 +155,7 @@ def test_question_mark_does_not_hide_a_bad_regex() -> None:
     assert resolve_syscalls(["?/^nosuch", "brk"], X86) == nrs("brk")
     for item in ("/[", "?/[", " ?/["):
         with pytest.raises(ConfigError, match=r"^f: bad regular expression '\[': "
-                           r"unterminated character set at position 0$"):
+                           r"Invalid regular expression$"):
             resolve_syscalls([item], X86, where="f")
 
 
@@ -236,12 +236,8 @@ def test_names_only_i386_has_select_32_bit_calls_and_no_native_one() -> None:
 ])
 def test_a_regex_reads_as_posix_extended(pattern: str, matches: list[str],
                                          not_matches: list[str]) -> None:
-    import warnings
-
     from tracekit.kernel.selection import compile_regex
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")              # re's "possible nested set" never
-        rx = compile_regex(pattern)
+    rx = compile_regex(pattern)
     assert all(rx.search(m) for m in matches), pattern
     assert not any(rx.search(m) for m in not_matches), pattern
 
@@ -249,5 +245,5 @@ def test_a_regex_reads_as_posix_extended(pattern: str, matches: list[str],
 def test_an_unknown_bracket_class_is_refused() -> None:
     from tracekit.kernel.selection import compile_regex
     with pytest.raises(ConfigError, match=r"bad regular expression '\[\[:nope:\]\]': "
-                                          r"unknown character class \[:nope:\]"):
+                                          r"Invalid character class name"):
         compile_regex("[[:nope:]]")

@@ -5,11 +5,12 @@ A stage that blocks the trio thread (a synchronous sleep, as a heavy decode does
 a C loop makes 200,000 getppid calls: 22 MB of records through a 4 MiB ring buffer. The
 loop starts its calls 0.3 s after its exec, once the pipeline runs (on a loaded machine
 the start of the pipeline could take as long as the ring takes to fill: not what is
-tested here), and makes at most about 500 a millisecond: unpaced, the ring filled in
+tested here), and makes at most about 250 a millisecond: unpaced, the ring filled in
 about 15 ms, and under ``pytest -n 2`` on two cores the drain thread was sometimes not
 scheduled that soon (1 run in 4: about 4,000 records lost), which is the machine, not
-the queue. Paced, the ring takes about 70 ms to fill and the 1.5 s the stage blocks
-still hold more than the ring could.
+the queue; at 500 a millisecond (70 ms to fill) it still lost records once on a machine
+loaded beyond the suite. Paced, the ring takes about 140 ms to fill and the 1.5 s the
+stage blocks still hold more than the ring could.
 """
 
 from __future__ import annotations
@@ -42,8 +43,8 @@ int main(int argc, char **argv) {
     nanosleep(&t, NULL);
     for (long i = 0, n = atol(argv[1]); i < n; i++) {
         syscall(SYS_getppid);
-        if (i % 500 == 499)
-            nanosleep(&pace, NULL);     /* at most about 500 calls a ms */
+        if (i % 250 == 249)
+            nanosleep(&pace, NULL);     /* at most about 250 calls a ms */
     }
     return 0;
 }
@@ -75,11 +76,12 @@ class _Busy:
                 await send.send(batch)
 
 
-async def _trace(loop: Path, *, max_backlog_bytes: int,
-                 abort: bool = False) -> tuple[int, int, RingBufferSource, int]:
+async def _trace(loop: Path, *, max_backlog_bytes: int, abort: bool = False,
+                 block_s: float = 0.5) -> tuple[int, int, RingBufferSource, int]:
     """(getppid calls seen, syscall records lost, the source, events the pipeline left
     undelivered) of one traced loop; ``abort``: the pipeline is aborted (a second signal)
-    when the loop exits, while the busy stage holds the queue, instead of drained."""
+    when the loop exits, while the busy stage holds the queue, instead of drained;
+    ``block_s``: how long the busy stage holds each of its first three batches."""
     session = Session(SessionOptions(command=[str(loop), str(CALLS)], syscalls={GETPPID}))
     sink = Collect()
     made: list[RingBufferSource] = []
@@ -91,7 +93,7 @@ async def _trace(loop: Path, *, max_backlog_bytes: int,
     try:
         await session.start(before_release)
         source = made[0]
-        pipeline = Pipeline(source, [_Busy(0.5, 3)], [sink], session=session)
+        pipeline = Pipeline(source, [_Busy(block_s, 3)], [sink], session=session)
 
         async def stop_at_exit() -> None:
             assert session.command is not None
@@ -138,8 +140,9 @@ def test_an_abort_counts_what_the_queue_held(late_loop: Path) -> None:
     seen, lost in the kernel, left in the pipeline or counted unread by the source
     (what the drain thread had queued was dropped without a count: found under load,
     36,000 of 50,000 calls accounted for). The rest of the sum are the loop's exec and
-    exit records."""
+    exit records. The stage holds its batches 3 s in all, so the loop (about 1.2 s after
+    its exec, longer on a loaded machine) ends while the queue holds its calls."""
     seen, lost, source, undelivered = trio.run(
-        lambda: _trace(late_loop, max_backlog_bytes=128 << 20, abort=True))
+        lambda: _trace(late_loop, max_backlog_bytes=128 << 20, abort=True, block_s=1.0))
     assert source.unread > 0, "nothing was queued when the abort came"
     assert CALLS <= seen + lost + undelivered + source.unread + source.unsent <= CALLS + 10

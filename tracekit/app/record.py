@@ -248,6 +248,7 @@ def _recorded_losses(end: Any, final: dict[str, int]) -> Any:
                   lost_fd_table=counters.get("fd_lost", 0),
                   untraced_tasks=max(0, final["untraced"]),
                   capbuf_full=counters.get("capbuf_full", 0),
+                  stacks_missing=counters.get("stack_full", 0),
                   scratch_full=counters.get("scratch_full", 0),
                   summary_full=final["summary_full"],
                   errno_full=counters.get("errno_full", 0))

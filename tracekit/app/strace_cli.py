@@ -71,9 +71,12 @@ OPTIONS: list[tuple[str, str, str]] = [
                                                     "verbose=: their structures as "
                                                     "addresses"),
     ("-e raw=SET", "yes", "arguments and return of these calls in hex"),
-    ("-e read=FDS, -e write=FDS", "partly", "hex dumps of read/pread64/recvfrom and "
-                                            "write/pwrite64/sendto data, up to the 4096 "
-                                            "bytes captured; other calls are not dumped"),
+    ("-e read=FDS, -e write=FDS", "partly", "hex dumps of the data of read, pread64, "
+                                            "recvfrom, mq_timedreceive, write, pwrite64, "
+                                            "sendto, mq_timedsend, and of each buffer of "
+                                            "readv, preadv(2), recvmsg, recvmmsg, writev, "
+                                            "pwritev(2), vmsplice, sendmsg, sendmmsg; up "
+                                            "to the 4096 bytes captured"),
     ("-e quiet=, -q, -qq", "yes", "attach/detach messages off; -qq also '+++ exited' lines"),
     ("-e decode-fds=, -y, -yy", "yes", "fds with their paths (-y: socket:[INODE] for a "
                                       "socket); -yy: sockets' protocol and addresses, "

@@ -21,10 +21,12 @@ names (``SIGUSR1``/``USR1``, ``ENOENT``), numbers, ``all``, ``none`` and ``!`` n
 
 from __future__ import annotations
 
+import ctypes
 import difflib
 import errno as _errno
 import fnmatch
-import re
+import functools
+import os
 from collections.abc import Callable
 
 from tracekit._errors import ConfigError
@@ -65,85 +67,75 @@ def _suggest(word: str, choices: list[str]) -> str:
     return " (did you mean " + " or ".join(repr(c) for c in close) + "?)"
 
 
-# POSIX bracket classes (regex(7)) as the ranges Python's re takes inside brackets
-_CLASSES = {
-    "alpha": "a-zA-Z", "digit": "0-9", "alnum": "a-zA-Z0-9", "upper": "A-Z",
-    "lower": "a-z", "space": " \\t\\n\\r\\f\\v", "blank": " \\t",
-    "punct": re.escape("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"), "xdigit": "0-9A-Fa-f",
-    "cntrl": "\\x00-\\x1f\\x7f", "print": "\\x20-\\x7e", "graph": "\\x21-\\x7e",
-}
-
-
-def _from_posix(pattern: str) -> str:
-    """A POSIX extended regular expression (strace compiles ``/regex`` with regcomp
-    REG_EXTENDED) as Python's re reads it: bracket classes (``[[:alpha:]]``), a
-    backslash inside brackets taken literally, and the word edges ``\\<`` and ``\\>``.
+class PosixRegex:
+    """A POSIX extended regular expression compiled by the C library's regcomp(3) with
+    ``REG_EXTENDED | REG_NOSUB``, as strace compiles a ``/regex`` item (strace 6.1
+    filter_qualify.c): the same dialect (bracket classes, ``\\<``, ``a**``, a ``)``
+    without its ``(`` taken literally, ``\\d`` a plain ``d``) and the same errors, in
+    the C library's words (regerror(3)).
 
     Raises:
-      ValueError: a bracket class regex(7) does not name.
+      ValueError: the pattern does not compile (regerror's text), or holds a NUL.
     """
-    out: list[str] = []
-    i, n = 0, len(pattern)
-    while i < n:
-        c = pattern[i]
-        if c == "\\" and i + 1 < n:
-            nxt = pattern[i + 1]
-            out.append("\\b(?=\\w)" if nxt == "<" else "\\b(?<=\\w)" if nxt == ">"
-                       else pattern[i:i + 2])
-            i += 2
-            continue
-        if c != "[":
-            out.append(c)
-            i += 1
-            continue
-        j = i + 1
-        body = ["["]
-        if j < n and pattern[j] == "^":
-            body.append("^")
-            j += 1
-        if j < n and pattern[j] == "]":         # a leading ] is a member
-            body.append("\\]")
-            j += 1
-        while j < n and pattern[j] != "]":
-            if pattern.startswith("[:", j):
-                end = pattern.find(":]", j + 2)
-                if end < 0:
-                    break
-                name = pattern[j + 2:end]
-                if name not in _CLASSES:
-                    raise ValueError(f"unknown character class [:{name}:]")
-                body.append(_CLASSES[name])
-                j = end + 2
-                continue
-            ch = pattern[j]
-            body.append("\\\\" if ch == "\\" else "\\[" if ch == "[" else ch)
-            j += 1
-        if j >= n:                              # no closing ]: as written, for re to refuse
-            out.append(pattern[i:])
-            break
-        out.append("".join(body) + "]")
-        i = j + 1
-    return "".join(out)
+
+    # regex_t: 64 bytes in glibc on 64-bit machines, less in musl; room to spare
+    _SIZE = 256
+
+    def __init__(self, pattern: str) -> None:
+        if "\0" in pattern:
+            raise ValueError("a NUL byte in the pattern")
+        libc = _libc()
+        self._buf = ctypes.create_string_buffer(self._SIZE)
+        rc = libc.regcomp(self._buf, os.fsencode(pattern), _REG_EXTENDED | _REG_NOSUB)
+        if rc:
+            err = ctypes.create_string_buffer(256)
+            libc.regerror(rc, self._buf, err, len(err))
+            raise ValueError(err.value.decode(errors="replace"))
+        self._libc: ctypes.CDLL | None = libc
+        self.pattern = pattern
+
+    def search(self, text: str) -> bool:
+        """True when the expression matches somewhere in ``text`` (regexec(3))."""
+        assert self._libc is not None
+        return self._libc.regexec(self._buf, os.fsencode(text), 0, None, 0) == 0
+
+    def __del__(self) -> None:
+        libc, self._libc = getattr(self, "_libc", None), None
+        if libc is not None:
+            libc.regfree(self._buf)
 
 
-def compile_regex(pattern: str, *, where: str = "") -> re.Pattern[str]:
-    """The pattern of a ``/regex`` item, compiled: a POSIX extended regular expression
-    as strace takes it (:func:`_from_posix`).
+_REG_EXTENDED, _REG_NOSUB = 1, 8    # <regex.h>, glibc and musl alike
+
+
+@functools.cache
+def _libc() -> ctypes.CDLL:
+    libc = ctypes.CDLL(None)            # the process's C library, which has regcomp
+    libc.regcomp.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
+    libc.regexec.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t,
+                             ctypes.c_void_p, ctypes.c_int]
+    libc.regerror.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p,
+                              ctypes.c_size_t]
+    libc.regerror.restype = ctypes.c_size_t
+    libc.regfree.argtypes = [ctypes.c_void_p]
+    libc.regfree.restype = None
+    return libc
+
+
+def compile_regex(pattern: str, *, where: str = "") -> PosixRegex:
+    """The pattern of a ``/regex`` item, compiled as strace compiles it
+    (:class:`PosixRegex`).
 
     Raises:
       ConfigError: the pattern does not compile; the message starts with ``where``,
-        quotes the pattern and says what is wrong, at which character where ``re``
-        says (positions counted from 0 in the pattern).
+        quotes the pattern and gives the C library's reason (``Unmatched \\{``,
+        ``Invalid preceding regular expression``).
     """
     try:
-        return re.compile(_from_posix(pattern))
-    except (re.error, ValueError) as e:
-        why = str(e)
-    except OverflowError as e:      # a repeat count past the C long: "a{99999999999}"
-        why = str(e)
-    except RecursionError:          # Python's parser recurses once per nested group
-        why = "groups nested too deeply"
-    raise ConfigError(f"{_prefix(where)}bad regular expression {pattern!r}: {why}")
+        return PosixRegex(pattern)
+    except ValueError as e:
+        raise ConfigError(f"{_prefix(where)}bad regular expression {pattern!r}: {e}") \
+            from None
 
 
 def resolve_item(item: str | int, table: SyscallTable, *, where: str = "") -> set[int]:
@@ -189,7 +181,7 @@ def resolve_item(item: str | int, table: SyscallTable, *, where: str = "") -> se
         # A class may be empty on an arch (arm64 has no stat/lstat): that selects nothing.
         return {nr for name in CLASSES[cls] if (nr := table.nr(name)) is not None}
     if text.startswith("/"):
-        # strace's /regex: every name it matches (re.search; "/" alone matches all)
+        # strace's /regex: every name it matches (regexec; "/" alone matches all)
         pattern = compile_regex(text[1:], where=where)
         nrs = {table.nr(n) for n in table.names() if pattern.search(n)}
         if not nrs:

@@ -263,7 +263,8 @@ class RingBufferSource:
             ts_ns=time.monotonic_ns(), lost_syscalls=self.lost - self.lost_lifecycle,
             lost_lifecycle=self.lost_lifecycle, lost_fd_table=c.fd_lost,
             untraced_tasks=untraced,
-            capbuf_full=c.capbuf_full, scratch_full=c.scratch_full,
+            capbuf_full=c.capbuf_full, stacks_missing=c.stack_full,
+            scratch_full=c.scratch_full,
             summary_full=c.summary_full, errno_full=c.errno_full, bad_records=self.bad,
             dropped={k: n for k, n in sorted(dropped.items()) if n})
 
