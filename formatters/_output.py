@@ -46,6 +46,7 @@ from tracekit._stdio import StdoutWriteError, guard_stdout
 
 __all__ = [
     "AtomicFile", "FileId", "Output", "OutputInterrupted", "StdoutWriteError", "append_output",
+    "append_to",
     "check_output_dir", "close_output", "file_id", "guard_stdout", "is_std_stream",
     "is_stdout", "open_output", "pipe_fd", "reader_closed", "reader_gone", "std_stream_of",
     "stop_waiting_for_readers",
@@ -272,6 +273,45 @@ def append_output(path: str | os.PathLike[str], made: FileId) -> IO[bytes]:
                 return _named_stream(fd, path)
             os.close(fd)
     return open_output(path, in_place=False)
+
+
+def append_to(path: str | os.PathLike[str], *, in_place: bool = True) -> IO[bytes]:
+    """strace -A: ``path`` opened to write after what it holds (``O_APPEND``), made (a
+    0600 file, as every new output) when missing. Unlike :func:`append_output`, the
+    file may be anyone's that this process may write: the user asked for it.
+
+    A standard stream, an own fd's link, a fifo or a device go as :func:`open_output`
+    takes them (``in_place=False``: a fifo or device is refused, for strace -ff's
+    ``PREFIX.PID``); a symlink is refused (``ELOOP``), never written through; the open
+    is ``O_NONBLOCK`` and the file looked at after it, so a fifo put at the name
+    meanwhile is neither waited for nor written.
+
+    Raises:
+      OutputError: as :func:`open_output` (``.errno``: ELOOP, EISDIR, EACCES, EEXIST ...).
+    """
+    if std_stream_of(path) is not None or own_fd_of(path) is not None or \
+            not os.fspath(path):
+        return open_output(path, in_place=in_place)
+    p = Path(path)
+    mode = _lstat_mode(p)
+    if mode is not None and not stat.S_ISREG(mode):
+        return open_output(path, in_place=in_place)     # a link, fifo, device, directory
+    try:
+        parent_is_dir = p.parent.is_dir()
+    except OSError as e:
+        raise _output_error(path, e) from None
+    if not parent_is_dir:
+        raise _no_directory(os.fspath(path), str(p.parent))
+    try:
+        fd = os.open(p, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
+                     | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC, 0o600)
+    except OSError as e:
+        raise _output_error(path, e) from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):      # replaced meanwhile: as open_output
+        os.close(fd)
+        return open_output(path, in_place=in_place)
+    os.set_blocking(fd, True)
+    return _named_stream(fd, path)
 
 
 def _lstat_mode(p: Path) -> int | None:

@@ -91,6 +91,7 @@ from strace's own flags) change the shape of the lines, never what is decoded::
 from __future__ import annotations
 
 import errno
+import functools
 import time
 from collections.abc import Callable, Sequence
 from typing import IO, Annotated, Any, Literal, TypeAlias
@@ -126,6 +127,7 @@ from tracekit.formatters._output import (
     FileId,
     Output,
     append_output,
+    append_to,
     close_output,
     file_id,
     open_output,
@@ -414,6 +416,7 @@ def _fd_set(fds: Sequence[int | str], but: Sequence[int]) -> _FdSet:
 #: the kernel's restart codes (ERESTARTSYS, ERESTARTNOINTR, ERESTARTNOHAND,
 #: ERESTART_RESTARTBLOCK): ``?`` and their meaning normally, a plain error under -e raw=
 _RESTARTS = frozenset({512, 513, 514, 516})
+_PR_SET_NAME = 15       # include/uapi/linux/prctl.h
 
 
 class StraceFormatter(TextSink):
@@ -498,6 +501,7 @@ class StraceFormatter(TextSink):
         # the bulk, completed calls in the default shape, takes a shorter path
         self._fast = (shape.time_format == "tt" and shape.durations and not shape.align_column
                       and shape.pid_prefix == "tid" and shape.hex_strings == "none"
+                      and self.decoder.pid_comms is None
                       and not self._raw and not shape.syscall_numbers)
         self._tails: dict[int, tuple[Decoded, str]] = {}
         self._forks: dict[bool, frozenset[int]] = {}
@@ -558,17 +562,21 @@ class StraceFormatter(TextSink):
         time (``multi``: strace writes the prefix when the call enters, so a task that
         exited after that time still counts)."""
         mode = self._prefix
+        comms = self.decoder.pid_comms
         if mode == "tid":
             return f"{tid} "
         if mode == "padded":
-            return f"{tid:<5} "
+            # strace -Y: the name right after the pid, not padded then
+            name = comms.prefix_comm(tid) if comms is not None else ""
+            return f"{tid}{name} " if name else f"{tid:<5} "
         if mode == "none":
             return ""
         live = self._live
         live.add(tid)
         if len(live) > 1 or (ts_ns and any(t > ts_ns and gone != tid
                                            for gone, t in self._gone.items())):
-            return f"[pid {tid:5d}] "
+            name = comms.prefix_comm(tid) if comms is not None else ""
+            return f"[pid {tid:5d}{name}] "
         return ""
 
     def _head(self, tid: int, ts_ns: int | None) -> str:
@@ -684,8 +692,17 @@ class StraceFormatter(TextSink):
         """The lines of an event that is not a Syscall (the fd tables kept first)."""
         if track is not None:
             track(ev)     # fd tables: forks, execs, hidden calls, snapshots
+        comms = self.decoder.pid_comms
+        if comms is not None:
+            # -Y: the names of tasks as strace keeps them (an exit's after its line)
+            if isinstance(ev, (Signal, Exit)):
+                comms.before(ev.tid, ev.comm, exec_call=False)
+            elif not isinstance(ev, Syscall):
+                comms.observe(ev)
         if isinstance(ev, Exit):
             self._exit(ev, lines)
+            if comms is not None:
+                comms.observe(ev)
         elif isinstance(ev, Signal):
             # strace: no stop for SIGKILL nor a signal forced to end the task (a seccomp
             # kill), only "+++ killed by" (below)
@@ -737,7 +754,21 @@ class StraceFormatter(TextSink):
             self._compat[ev.tid] = compat
         if flags & SC_RESUMED and ev.ret == 0 and ev.syscall_nr in self._fork_nrs(compat):
             return      # a new child's return from fork: strace shows only the parent's call
+        comms = self.decoder.pid_comms
+        renames = False
+        if comms is not None:
+            # -Y: strace reloads a task's name at the exit of a successful execve,
+            # execveat or prctl(PR_SET_NAME): that call's line has the old one
+            name = self.decoder.call(ev.syscall_nr, compat).name
+            renames = ev.ret == 0 and not flags & (SC_UNFINISHED | SC_NORETURN) and (
+                name in ("execve", "execveat")
+                or name == "prctl" and ev.args[0] & 0xFFFF_FFFF == _PR_SET_NAME)
+            comms.before(ev.tid, ev.comm, exec_call=name in ("execve", "execveat"),
+                         renames=renames)
         lines.append(self.format_syscall(ev))
+        if renames:
+            assert comms is not None
+            comms.after(ev.tid, ev.comm)
         if flags & SC_DETACHED and self.holds_open_lines:
             self._detached.append((len(lines) - 1, ev.tid))
         if ev.stack:
@@ -783,7 +814,10 @@ class StraceFormatter(TextSink):
 
     def format_signal(self, ev: Signal) -> str:
         """``1234 10:00:00.123456 --- SIGUSR1 {...} ---``, without the newline."""
-        return self._signal_head(ev) + signal_line(ev.sig, ev.info, self.decoder.flags)
+        comms = self.decoder.pid_comms
+        return self._signal_head(ev) + signal_line(
+            ev.sig, ev.info, self.decoder.flags,
+            functools.partial(comms.text, ts_ns=ev.ts_ns) if comms is not None else None)
 
     def _signal_head(self, ev: Signal) -> str:
         return self._head(ev.tid, ev.ts_ns)
@@ -901,11 +935,14 @@ class SplitStraceFormatter(StraceFormatter):
 
     holds_open_lines = False     # each file's last line is its own task's
 
-    def __init__(self, prefix: str, **kw: Any) -> None:
+    def __init__(self, prefix: str, *, append: bool = False, **kw: Any) -> None:
         shape = kw.pop("shape", None) or StraceOptions()
         super().__init__(prefix, shape=msgspec.structs.replace(shape, pid_prefix="none"),
                          **kw)
         self.prefix = prefix
+        #: strace -A: each file appended to, not replaced (a file already there is
+        #: written after what it holds)
+        self.append = append
         self.files: dict[int, IO[bytes]] = {}
         self._made: dict[int, FileId] = {}      # tid -> its file as it was closed
         self._given_up: set[int] = set()        # tids of live tasks whose file failed
@@ -928,7 +965,8 @@ class SplitStraceFormatter(StraceFormatter):
                     self.refuse(path)
                 # in_place=False: a fifo the traced process made at the name would
                 # make the open wait for a reader, and the whole trace with it
-                f = (open_output(path, in_place=False) if made is None
+                f = (append_to(path, in_place=False) if self.append
+                     else open_output(path, in_place=False) if made is None
                      else append_output(path, made))
             except OutputError as e:
                 self._fail(tid, e)

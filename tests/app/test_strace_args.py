@@ -314,3 +314,39 @@ def test_a_regex_of_3000_nested_groups_selects_every_call_as_in_strace() -> None
     table = SyscallTable()
     assert resolve_syscalls(["/" + "(" * 3000 + ")" * 3000], table) == \
         resolve_syscalls(["all"], table)
+
+
+# --- -Y, --decode-pids=, -A ----------------------------------------------------------------
+
+@pytest.mark.parametrize("argv", [["-Y"], ["--decode-pids=comm"], ["--decode-pids", "comm"],
+                                  ["-e", "decode-pids=comm"], ["-e", "decode-pid=comm,none"],
+                                  ["--decode-pids=!pidns"]])
+def test_decode_pids_comm_forms(argv: list[str]) -> None:
+    assert parse_args([*argv, "true"]).comm
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["--decode-pids=pidns", "true"], "not translated between pid namespaces"),
+    (["--decode-pids=all", "true"], "not translated between pid namespaces"),
+    (["--pidns-translation", "true"], "not translated between pid namespaces"),
+    (["-f", "--decode-pids"], "option '--decode-pids' requires an argument"),
+    (["--decode-pids", "true"], "invalid decode-pids 'true'"),      # its argument
+    (["--decode-pids=bogus", "true"], "invalid decode-pids 'bogus'"),
+    (["-e", "decode-pids=", "true"], "invalid decode-pids ''"),
+])
+def test_decode_pids_refused_and_bad(argv: list[str], says: str) -> None:
+    with pytest.raises(UsageError, match=re.escape(says)):
+        parse_args(argv)
+
+
+def test_decode_pids_none_and_default() -> None:
+    assert not parse_args(["true"]).comm
+    assert not parse_args(["-Y", "--decode-pids=none", "true"]).comm
+
+
+def test_append_mode_and_its_note_without_o() -> None:
+    a = parse_args(["-A", "-o", "f", "true"])
+    assert a.append and not a.notes
+    assert parse_args(["--output-append-mode", "-o", "f", "true"]).append
+    b = parse_args(["-A", "true"])
+    assert b.notes == ["-A/--output-append-mode has no effect without -o/--output"]

@@ -126,6 +126,10 @@ COMBOS: list[Combo] = [
     Combo("-v", ("-v",), "cat"),
     Combo("-X raw", ("-X", "raw"), "cat", ("ls", "pipe", "tcp", "signals")),
     Combo("-X verbose", ("-X", "verbose"), "cat", ("ls", "pipe", "tcp", "signals")),
+    Combo("-Y -f", ("-Y", "-f"), "fork", ("pipe", "signals", "threads")),
+    Combo("-Y -f -o", ("-Y", "-f", "-o", "{out}"), "fork", ("pipe", "signals")),
+    Combo("-Y -ff -o", ("-Y", "-ff", "-o", "{out}"), "fork", ("pipe",)),
+    Combo("-A -f -o", ("-A", "-f", "-o", "{out}"), "fork", ("pipe",)),
 ]
 
 
@@ -252,8 +256,9 @@ def _run_attached(tool: list[str], opts: list[str], argv: list[str], tmp: Path,
 # --- reading the traces ------------------------------------------------------------------
 
 _ATTACH = re.compile(r"strace: Process (\d+) (attached|detached)(?: with \d+ threads)?\n")
-_PREFIX_MULTI = re.compile(r"^\[pid +(\d+)\] ")
-_PREFIX_PADDED = re.compile(r"^(\d+) +")
+# -Y: the pid's name right after it, ``[pid  123<sh>] `` and ``123<sh> ``
+_PREFIX_MULTI = re.compile(r"^\[pid +(\d+)(?:<[^>\n]*>)?\] ")
+_PREFIX_PADDED = re.compile(r"^(\d+)(?:<[^>\n]*>)? +")
 _RESUMED = re.compile(r"^<\.\.\. (\w+) resumed>(.*)$")
 _TIME_COL = re.compile(r"^(?:\d\d:\d\d:\d\d(?:\.\d{6})?|\d{9,}\.\d{6}| *\d+\.\d{6})"
                        r"(?: \(\+ *\d+\.\d{6}\))? ")
@@ -263,6 +268,7 @@ _CHILD_RET = re.compile(r"^(?:clone3?|v?fork)\(.*\) += (\d+)")
 _PID_RET = re.compile(r"^(?:set_tid_address|getpid|gettid|getppid|wait4|waitid)\(.*\) += "
                       r"(\d+)")
 _SI_PID = re.compile(r"si_pid=(\d+)")
+_TRACER_NAME = re.compile(r"(^\[pid +\d+|^\d+|= \d+)<(?:strace|python3?|tracekit)>(?=\] | |$)")
 _ADDR = re.compile(r"0x[0-9a-f]{5,}")
 _DUR = re.compile(r" <\d+\.\d{6}>$")
 _FIELD_TIMES = re.compile(r"\b(tv_sec|tv_nsec|tv_usec|si_utime|si_stime|st_[amc]time(?:_nsec)?)"
@@ -289,7 +295,7 @@ class Trace:
     summary: list[str] = field(default_factory=list)
 
 
-_NORM_PREFIX = re.compile(r"^(?:\[pid +[\dP]+\] |[\dP]+ +)")
+_NORM_PREFIX = re.compile(r"^(?:\[pid +[\dP]+(?:<[^>\n]*>)?\] |[\dP]+(?:<[^>\n]*>)? +)")
 
 
 def _body(line: str) -> tuple[str, str]:
@@ -410,6 +416,8 @@ def normalise(line: str, pids: re.Pattern[str] | None) -> str:
     line = _ADDR.sub(lambda m: "0x" + "a" * (len(m.group(0)) - 2), line)
     line = _FIELD_TIMES.sub(lambda m: f"{m.group(1)}=" + "9" * len(m.group(2)), line)
     line = _DATE_COMMENT.sub(_digits, line)
+    # -Y: the tracer's own name, the parent of the command (getppid's)
+    line = _TRACER_NAME.sub(r"\1<TRACER>", line)
     line = _DUR.sub(_digits, line)
     head, body = _body(line)
     t = re.search(r"(?:\d\d:\d\d:\d\d(?:\.\d{6})?|\d{9,}\.\d{6}| *\d+\.\d{6})"
@@ -715,7 +723,7 @@ def one_run_options(combo: Combo) -> tuple[list[str], list[str]] | str:
     return tracekit, strace
 
 
-_TK_PID = re.compile(r"^(\d+) ")
+_TK_PID = re.compile(r"^(\d+)(<[^>\n]*>)? ")
 
 
 @dataclass(frozen=True)
@@ -727,20 +735,26 @@ class _Line:
     pid: int
     body: str
     prefixed: bool = True
+    name: str = ""             # -Y: ``<comm>`` after the pid
 
     def shaped(self, prefix: bool, column: int) -> str:
         """The line as strace prints it with the ``-o`` file's ``PID `` prefix, or
         without it (the ``-a`` column then recomputed as strace pads such a line)."""
         if not self.prefixed:
             return self.body
-        return f"{self.pid:<5} {self.body}" if prefix else _realign("", self.body, "", column)
+        if prefix:
+            return f"{self.pid}{self.name} {self.body}" if self.name else \
+                f"{self.pid:<5} {self.body}"
+        return _realign("", self.body, "", column)
 
 
 def _by_process(text: str) -> list[_Line]:
     out: list[_Line] = []
     for line in text.splitlines():
         m = _TK_PID.match(line)
-        if m and line.startswith(f"{m.group(1):<5} "):
+        if m and m.group(2):            # -Y: "PID<comm> ", not padded
+            out.append(_Line(int(m.group(1)), line[m.end():], name=m.group(2)))
+        elif m and line.startswith(f"{m.group(1):<5} "):
             out.append(_Line(int(m.group(1)), line[max(len(m.group(1)), 5) + 1:]))
         elif out:
             out.append(_Line(out[-1].pid, line, prefixed=False))
@@ -893,7 +907,7 @@ def _attached_both(s_opts: list[str], t_opts: list[str], argv: list[str], tmp: P
 
 
 _DECORATION = re.compile(r"<(?:->|[^<>]|<[^<>]*>)*>(?:\(deleted\))?")
-_STRIP_PREFIX = re.compile(r"^(?:\[pid +P+\] |P+ +)")
+_STRIP_PREFIX = re.compile(r"^(?:\[pid +P+(?:<[^>\n]*>)?\] |P+(?:<[^>\n]*>)? +)")
 
 
 def classify(strace_line: str, tracekit_line: str) -> str:

@@ -295,7 +295,8 @@ needs_strace = pytest.mark.skipif(shutil.which("strace") is None or shutil.which
 # takes the parent's [pid N] prefix with it), more so on a loaded machine.
 _FLOORS = {"-p": 0.95, "-v": 0.8}
 _FLOORS.update(dict.fromkeys(("-f", "-f threads", "-f -o", "-ff -o", "-f -tt -T", "-q -f",
-                              "-qq -f", "-c -f", "-f tcp"), 0.8))
+                              "-qq -f", "-c -f", "-f tcp", "-Y -f", "-Y -f -o",
+                              "-Y -ff -o", "-A -f -o"), 0.8))
 # -qq prints no exit lines, so a line without a prefix cannot always be given its task
 _FLOORS["-qq -f"] = 0.7
 

@@ -52,7 +52,8 @@ OPTIONS: list[tuple[str, str, str]] = [
     ("-f", "yes", "follow forks and threads (children enter the trace in the kernel, at clone)"),
     ("-ff", "yes", "with -o FILE: one FILE.TID per task (-ff without -o is -f)"),
     ("-o FILE", "yes", "the trace to FILE (a new 0600 file replaced whole, never written "
-                       "into; strace writes into it); without it, standard error"),
+                       "into; strace writes into it; -A: appended to); without it, "
+                       "standard error"),
     ("-o |CMD, -o !CMD", "yes", "the trace piped to 'sh -c CMD', waited for at the end "
                                 "(not with -ff, as strace)"),
     ("-p PID", "yes", "trace running processes (repeatable; lists by commas or white "
@@ -109,7 +110,17 @@ OPTIONS: list[tuple[str, str, str]] = [
     ("-n, --syscall-number", "yes", "each line's syscall number, '[  59] '; on signal and "
                                     "'+++' lines the thread's last call shown (strace: "
                                     "its last call, hidden ones too)"),
-    ("-i, -Y, -A, -O, -d, -e kvm=", "no", "not supported"),
+    ("-Y, --decode-pids=comm", "yes", "pids with their command names, '1234<sh>': the "
+                                      "pid prefix, pids given to and returned by calls "
+                                      "(kill, wait4, getpid, clone ...), siginfo's si_pid; "
+                                      "a task's name as it was at the call, kept from the "
+                                      "kernel's records (a pid never traced: /proc)"),
+    ("--decode-pids=pidns, --pidns-translation", "no", "pids are not translated between "
+                                                       "pid namespaces"),
+    ("-A, --output-append-mode", "yes", "with -o FILE: append to FILE (and each FILE.PID "
+                                        "with -ff), created 0600 if missing, never "
+                                        "through a symlink"),
+    ("-i, -O, -d, -e kvm=", "no", "not supported"),
     ("--mmap-pages PAGES", "yes", "tracekit's own: the ring buffer's size, 4 KiB pages or "
                                   "a size such as 64M, as perf trace -m (default 4 MiB, "
                                   "more with -s above 256: -s 4096, 64 MiB); "
@@ -142,7 +153,7 @@ _LONG: dict[str, tuple[str, str]] = {
     "interruptible": ("I", "req"), "daemonize": ("D", "opt"), "detach-on": ("b", "req"),
     "stack-traces": ("k", "no"), "seccomp-bpf": ("seccomp", "no"), "help": ("h", "no"),
     "version": ("V", "no"), "debug": ("d", "no"), "instruction-pointer": ("i", "no"),
-    "syscall-number": ("n", "no"), "decode-pids": ("Y", "opt"),
+    "syscall-number": ("n", "no"), "decode-pids": ("e:decode-pids", "req"),
     "output-append-mode": ("A", "no"), "summary-syscall-overhead": ("O", "req"),
     "timestamps": ("absolute", "opt"), "failing-only": ("Z", "no"),
     "daemonised": ("D", "opt"), "daemonized": ("D", "opt"), "tips": ("tips", "opt"),
@@ -242,6 +253,8 @@ class StraceArgs:
     stacks: bool = False            # -k
     ring_pages: int | None = None   # --mmap-pages (tracekit's own): ring buffer, 4 KiB pages
     numbers: bool = False           # -n
+    comm: bool = False              # -Y, --decode-pids=comm: pids with their names
+    append: bool = False            # -A: -o FILE appended to
     notes: list[str] = field(default_factory=list)  # strace's warnings, said before tracing
     help: bool = False
     version: bool = False
@@ -342,6 +355,8 @@ def parse_args(argv: list[str]) -> StraceArgs:
     if a.separate and not follows and a.output is None:
         # said as strace says it (with -f it is -ff, which without -o is -f: nothing said)
         a.notes.append("--output-separately has no effect without -o/--output")
+    if a.append and a.output is None:
+        a.notes.append("-A/--output-append-mode has no effect without -o/--output")
     if _piped(a) and (a.follow >= 2 or a.separate):
         raise UsageError("piping the output and -ff/--output-separately are mutually "
                          "exclusive", hint=True)
@@ -490,17 +505,20 @@ def _short(a: StraceArgs, c: str, value: str | None) -> None:
         a.version = True
     elif c == "F":
         a.follow += 1                   # strace's old alias of -f
-    else:                               # A d i O Y
+    elif c == "Y":
+        a.comm = True                   # strace: -Y is --decode-pids=comm
+    elif c == "A":
+        a.append = True
+    else:                               # d i O
         raise _refuse(f"-{c}", _UNSUPPORTED[c])
 
 
+_PIDNS = ("pids are not translated between pid namespaces (the pid prefix is the "
+          "init namespace's; arguments and return values as the traced task saw them)")
 _UNSUPPORTED = {
-    "A": "tracekit never writes into an existing file (it replaces it); -o FILE "
-         "without -A",
     "d": "strace's debug output is not supported",
     "i": "the instruction pointer at each call is not recorded",
     "O": "there is no tracing overhead to subtract (the summary's times are the calls')",
-    "Y": "command names of pids are not printed",
 }
 
 
@@ -551,14 +569,14 @@ def _long(a: StraceArgs, name: str, key: str, value: str | None) -> None:
     elif key == "tips":
         raise _refuse(f"--{name}", "tips are not printed")
     elif key == "pidns":
-        raise _refuse(f"--{name}", "pids are printed as the init pid namespace sees them")
+        raise _refuse(f"--{name}", _PIDNS)
     elif key == "secontext":
         raise _refuse(f"--{name}", "SELinux contexts are not printed")
     elif key in ("r", "T"):
         if value not in (None, "us"):
             raise UsageError(f"--{name}={value}: tracekit prints microseconds only")
         _short(a, key, None)
-    elif key == "D" or key == "Y":
+    elif key == "D":
         _short(a, key, value)
     else:
         _short(a, key, value)
@@ -737,7 +755,16 @@ def _expr(a: StraceArgs, text: str) -> str:
     if kind == "secontext":
         raise _refuse(f"-e {text}", "SELinux contexts are not printed")
     if kind == "decode-pids":
-        raise _refuse(f"-e {text}", _UNSUPPORTED["Y"])
+        negate, items = _items(value, "decode-pids")
+        for p in items:
+            if p not in ("comm", "pidns", "all", "none"):
+                raise UsageError(f"invalid decode-pids '{p}'")
+        chosen = {"comm", "pidns"} if "all" in items else set(items) - {"none"}
+        if negate:
+            chosen = {"comm", "pidns"} - chosen
+        if "pidns" in chosen:
+            raise _refuse(f"-e {text}", _PIDNS)
+        a.comm = "comm" in chosen
     if kind == "trace":
         return f"trace={_syscall_set(value, f'-e {text}')}"
     if kind == "signal":
@@ -1149,7 +1176,12 @@ async def _run(a: StraceArgs, signals: Any, piped: list[subprocess.Popen[bytes]]
                ) -> int:
     from tracekit.app.inputs import check_output_not_input, run_inputs
     from tracekit.app.trace import LiveTrace
-    from tracekit.formatters._output import check_output_dir, close_output, open_output
+    from tracekit.formatters._output import (
+        append_to,
+        check_output_dir,
+        close_output,
+        open_output,
+    )
     from tracekit.formatters._spec import SinkContext, format_spec
     from tracekit.formatters.strace import SplitStraceFormatter, StraceFormatter
     from tracekit.formatters.summary import SummarySink, render_strace_c
@@ -1196,7 +1228,7 @@ async def _run(a: StraceArgs, signals: Any, piped: list[subprocess.Popen[bytes]]
         # takes the name as written), never standard output: tracekit's "-" is stdout
         name = "./-" if a.output == "-" else a.output
         check_output_not_input(name, inputs)
-        out = open_output(name)
+        out = append_to(name) if a.append else open_output(name)
     elif a.output is not None:
         # -ff: the files are made as tasks appear; a missing directory is said now,
         # before the command starts (strace refuses it too)
@@ -1241,8 +1273,13 @@ async def _run(a: StraceArgs, signals: Any, piped: list[subprocess.Popen[bytes]]
             decoder.fdcache.paths = "path" in a.fd_kinds
         decoder.set_abbrev(plan.abbrev)
         decoder.set_deref(plan.deref)
+        if a.comm:
+            from tracekit.decode.pidcomm import PidComms
+
+            decoder.pid_comms = PidComms()
         if a.output is not None and a.follow >= 2:
-            formatter = split = SplitStraceFormatter(a.output, decoder=decoder, shape=shape)
+            formatter = split = SplitStraceFormatter(a.output, decoder=decoder, shape=shape,
+                                                     append=a.append)
             split.on_failed = _file_failed
             split.refuse = functools.partial(check_output_not_input, inputs=inputs)
         else:

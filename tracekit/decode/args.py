@@ -76,6 +76,7 @@ from tracekit.decode.captures import (
     readable,
 )
 from tracekit.decode.fdcache import AT_FDCWD, DESCRIBED_CALLS, OPENS, TRACKED_CALLS, FdCache
+from tracekit.decode.pidcomm import PidComms
 from tracekit.decode.values import (
     DEFAULT_STRING_LIMIT,
     eth_protocol,
@@ -144,6 +145,36 @@ def _fd(v: int) -> int:
 
 def k_d(d: SyscallDecoder, ev: Syscall, i: int) -> str:
     return str(signed(ev.args[i], 32))
+
+
+def k_tgid(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """A process or thread id (strace's printpid, PT_TGID/PT_TID): ``1234``, with -Y
+    ``1234<sh>``; also kill's and wait4's pid (printpid_tgid_pgid: only a positive one,
+    a process, is named; -N is a process group)."""
+    pid = signed(ev.args[i], 32)
+    comms = d.pid_comms
+    return f"{pid}{comms.text(pid, ev.ts_ns)}" if comms is not None else str(pid)
+
+
+def k_waitid_id(d: SyscallDecoder, ev: Syscall, i: int) -> str:
+    """waitid's id: a process id (named with -Y) under P_PID (1), else a number (a
+    process group under P_PGID, a pidfd under P_PIDFD)."""
+    return k_tgid(d, ev, i) if ev.args[0] & _M32 == 1 else k_d(d, ev, i)
+
+
+_WUNTRACED, _WCONTINUED = 2, 8      # include/uapi/linux/wait.h
+
+
+def _reaps(ev: Syscall) -> bool:
+    """Whether a successful wait4 reaped the child it returns: it did unless it asked
+    for stopped or continued children (WUNTRACED, WCONTINUED) and its status says one."""
+    if not ev.args[2] & (_WUNTRACED | _WCONTINUED):
+        return True
+    for cap in ev.caps:
+        if cap.arg == 1 and len(cap.data) >= 4:
+            status = int.from_bytes(cap.data[:4], "little")
+            return not ((status & 0xFF) == 0x7F or status == 0xFFFF)
+    return True
 
 
 def k_ld(d: SyscallDecoder, ev: Syscall, i: int) -> str:
@@ -622,7 +653,9 @@ def _kinds(f: F.ArchFlags) -> dict[str, ArgFn]:
     T = f.tables
     ipc_64 = next(v for v, n in T.IPC_CONSTS.items() if n == "IPC_64")
     return {
-        "d": k_d, "ld": k_ld, "u": k_u, "u64": k_u, "x": k_x, "raw": k_x, "p": k_p,
+        "d": k_d, "tgid": k_tgid, "tid": k_tgid, "pidpg": k_tgid, "pgid": k_d,
+        "waitid_id": k_waitid_id,
+        "ld": k_ld, "u": k_u, "u64": k_u, "x": k_x, "raw": k_x, "p": k_p,
         "parr_ret": k_parr_ret, "parr0": _k_parr_arg(0), "parr1": _k_parr_arg(1),
         "nodes_addr": k_nodes_addr,
         "parr2": _k_parr_arg(2),
@@ -899,11 +932,12 @@ _DEREF_RETS = {"poll": "poll_addr", "ppoll": "poll_addr", "select": "select_addr
 
 class _Call:
     __slots__ = ("name", "fns", "special", "ret", "generic", "fd_action", "path_arg", "args",
-                 "fds_in_args", "described", "fd_kind", "full", "ret_fd", "addr_only")
+                 "fds_in_args", "described", "fd_kind", "full", "ret_fd", "addr_only",
+                 "pids")
 
     def __init__(self, name: str, fns: tuple[ArgFn, ...], special: SpecialFn | None, ret: str,
                  generic: int, full: bool = False, ret_fd: bool = False,
-                 addr_only: bool = False) -> None:
+                 addr_only: bool = False, pids: bool = False) -> None:
         self.name, self.fns, self.special, self.ret, self.generic = (
             name, fns, special, ret, generic)
         # strace's abbrev(tcp) false: every field of its structures (-v, -e abbrev=)
@@ -923,6 +957,18 @@ class _Call:
         # (open_tree_attr printed as strace 6.1's syscall_0x1d3: its path is argument 1)
         self.fd_kind = 1 if name == "close" else 2 if name in OPENS or ret_fd else 0
         self.args = _args_fn(fns, special, generic, addr_only)
+        # it prints pids that -Y names (their names change: never memoized then)
+        self.pids = pids
+
+
+#: argument kinds and return kinds that print a pid strace -Y names (strace's printpid)
+PID_KINDS = frozenset({"tgid", "tid", "pidpg", "waitid_id"})
+PID_RETS = frozenset({"tgid", "tid", "wait", "child"})
+#: calls whose structures or operations print such pids (siginfo's si_pid, ptrace's pid)
+PID_CALLS = frozenset({"waitid", "rt_sigqueueinfo", "rt_tgsigqueueinfo",
+                       "pidfd_send_signal", "rt_sigtimedwait", "ptrace", "kcmp",
+                       "clone", "clone3", "fcntl", "fcntl64", "prctl", "getpriority",
+                       "setpriority", "ioprio_get", "ioprio_set"})
 
 
 class SyscallDecoder:
@@ -1015,6 +1061,9 @@ class SyscallDecoder:
         #: ``hex_strings``): strace then keeps the trailing NUL of a netlink string
         #: attribute, ``"\x6c\x6f\x00"...`` where it prints ``"lo"``
         self.hex_strings = False
+        #: strace -Y: the names of pids (:class:`~tracekit.decode.pidcomm.PidComms`),
+        #: printed after each pid strace names (``1234<sh>``); None: bare pids
+        self.pid_comms: PidComms | None = None
 
     @property
     def strace61_names(self) -> bool:
@@ -1146,8 +1195,10 @@ class SyscallDecoder:
             ret = _DEREF_RETS.get(ret, ret)
         fns = () if special else tuple(kind_fns[k] for k in kinds)
         full = self._abbrev is not None and nr not in self._abbrev[compat]
+        pids = name in PID_CALLS or ret in PID_RETS or any(k in PID_KINDS for k in kinds)
         got = self._calls[key] = _Call(name, fns, special, ret, generic, full,
-                                       ret_fd and name.startswith("syscall_"), addr_only)
+                                       ret_fd and name.startswith("syscall_"), addr_only,
+                                       pids)
         return got
 
     def arg_total(self, nr: int, compat: bool) -> int | None:
@@ -1212,7 +1263,9 @@ class SyscallDecoder:
                 or flags & SC_ATTACHED) and self.fdcache.learn(
                     ev, at_exit=False):
             return self._decode_described(ev, call)
-        done = self._done.get(key)
+        # -Y: the names of its pids are those of the time of the call: not memoized
+        memo = not call.pids or self.pid_comms is None
+        done = self._done.get(key) if memo else None
         if done is not None:
             dec, arg_fds, ret_fds = done
             cache = self.fdcache
@@ -1250,10 +1303,11 @@ class SyscallDecoder:
             dec = Decoded(call.name, args, self._ret(ev, call))
         finally:
             self._deps = None
-        done_map = self._done
-        if len(done_map) >= _MEMO_MAX:
-            done_map.clear()
-        done_map[key] = (dec, arg_fds, tuple(deps))
+        if memo:
+            done_map = self._done
+            if len(done_map) >= _MEMO_MAX:
+                done_map.clear()
+            done_map[key] = (dec, arg_fds, tuple(deps))
         return dec
 
     def _decode_described(self, ev: Syscall, call: _Call) -> Decoded:
@@ -1298,6 +1352,20 @@ class SyscallDecoder:
             return self.fd_text(ev.tgid, ret)
         if kind == "mode":
             return F.mode_octal(ret)
+        if kind in ("tgid", "tid", "wait", "child"):
+            comms = self.pid_comms
+            if comms is None or ret <= 0:
+                return str(ret)
+            if kind == "child":
+                # the new task has its parent's name until it execs (its fork record
+                # may come after this line: the call's entry time orders it first)
+                comms.forked(ev.tid, ret)
+            done = ev.ts_ns + ev.duration_ns
+            if kind == "wait" and _reaps(ev):
+                # the wait reaped it: strace prints after that, and finds no name
+                comms.reaped(ret, done)
+                return str(ret)
+            return f"{ret}{comms.text(ret, done)}"
         fn = self.consts.ret_kinds.get(kind)
         if fn is not None:
             return fn(self, ev, str(ret))

@@ -7,6 +7,10 @@ undecoded ones: ``0`` or hex. Argument kinds (implemented in ``tracekit.decode.a
 
 ====================  ==========================================================
 ``d`` ``ld`` ``u``    int (32-bit signed), long (64-bit signed), unsigned decimal;
+``tgid`` ``tid``      a process / thread id: an int, with strace -Y its name
+                      (``1234<sh>``); ``pidpg``: kill's and wait4's (named when
+                      positive), ``pgid``: a process group (never named);
+                      ``waitid_id``: waitid's id (a process id under P_PID)
 ``u64``               the whole register unsigned even for an int (readlink's bufsiz:
                       strace prints it so; ``u`` of an int prints its low 32 bits)
 ``x`` ``p``           hex (``0`` for 0); pointer (``NULL`` for 0)
@@ -116,8 +120,11 @@ fcntl``: the path filter's fds).
 restart_syscall prints the thread's previous call, as strace does:
 ``restart_syscall(<... resuming interrupted nanosleep ...>)`` (SyscallDecoder.decode).
 
-Return kinds: ``d`` (decimal, the default), ``fd`` (decimal, and a new fd for the fd
-cache), ``x`` (hex: addresses, mmap/brk), ``mode`` (umask: octal), ``fcntl`` (flags of
+Return kinds: ``d`` (decimal, the default), ``tgid`` ``tid`` (a process / thread id,
+named with strace -Y), ``child`` (fork's, clone's: the new task, named as its
+parent was at the call), ``wait`` (wait4's: a child it reaped has no name left),
+``fd`` (decimal, and a new fd for the fd cache), ``x`` (hex: addresses, mmap/brk),
+``mode`` (umask: octal), ``fcntl`` (flags of
 F_GETFD/F_GETFL as ``0x1 (flags FD_CLOEXEC)``, the new fd of F_DUPFD, ``10 (SIGUSR1)``
 of F_GETSIG, ``0x2 (F_UNLCK)`` of F_GETLEASE), ``prctl`` (``1 (SUID_DUMP_USER)``),
 ``membarrier`` (the commands of MEMBARRIER_CMD_QUERY), ``clockstate``
@@ -217,13 +224,13 @@ sendmmsg: fd mmsgvec u msgflags
 recvmmsg: fd mmsgvec_out u msgflags timeout_ts -> recvmmsg
 setsockopt: fd sollevel sockopt optval_in d
 getsockopt: fd sollevel sockopt_get optval_out len_inout
-clone: clone
-clone3: clone3
-fork:
-vfork:
-getpid:
-getppid:
-gettid:
+clone: clone -> child
+clone3: clone3 -> child
+fork: -> child
+vfork: -> child
+getpid: -> tgid
+getppid: -> tgid
+gettid: -> tid
 getuid:
 geteuid:
 getgid:
@@ -240,11 +247,11 @@ execve: path argv envp
 execveat: dirfd path argv envp atflags
 exit: d
 exit_group: d
-wait4: d wstatus waitopts rusagew
-waitid: idtype d siginfo_out waitopts rusage
-kill: d sig
-tkill: d sig
-tgkill: d d sig
+wait4: pidpg wstatus waitopts rusagew -> wait
+waitid: idtype waitid_id siginfo_out waitopts rusage
+kill: pidpg sig
+tkill: tid sig
+tgkill: tgid tid sig
 fcntl: fd fcntl -> fcntl
 fcntl64: fd fcntl -> fcntl
 chdir: path
@@ -280,7 +287,7 @@ futex: futex
 set_tid_address: raw
 set_robust_list: p u
 rseq: raw raw raw raw
-prlimit64: d rlimit rlim_in rlim_out
+prlimit64: tgid rlimit rlim_in rlim_out
 getrlimit: rlimit rlim_out
 setrlimit: rlimit rlim_in
 arch_prctl: archprctl archprctlarg
@@ -339,11 +346,13 @@ chroot: path
 umount2: path umountflags
 setuid: d
 setgid: d
-setpgid: d d
+setpgid: tgid pgid
+getpgid: tgid
+getsid: tgid
 alarm: u
 unshare: unshareflags
-sched_getaffinity: d u cpuset_out
-sched_setaffinity: d u cpuset_in
+sched_getaffinity: tgid u cpuset_out
+sched_setaffinity: tgid u cpuset_in
 sigaltstack: stack_in stack_out
 gettimeofday: timeval_out p
 getresuid: id_out id_out id_out
@@ -372,25 +381,25 @@ setitimer: itimer itimerval_in itimerval_out
 getitimer: itimer itimerval_out
 getgroups: d gids_out
 rt_sigtimedwait: sigset_in siginfo_w timespec u -> signal
-rt_sigqueueinfo: d sig siginfo_in
-rt_tgsigqueueinfo: d d sig siginfo_in
-get_robust_list: d ptr_out int_out
-sched_setscheduler: d schedpolicy int_in
-sched_setparam: d int_in
-sched_getparam: d int_out
-sched_setattr: d schedattr_in u32
+rt_sigqueueinfo: tgid sig siginfo_in
+rt_tgsigqueueinfo: tgid tid sig siginfo_in
+get_robust_list: tid ptr_out int_out
+sched_setscheduler: tgid schedpolicy int_in
+sched_setparam: tgid int_in
+sched_getparam: tgid int_out
+sched_setattr: tgid schedattr_in u32
 kexec_load: p u kexecsegs kexecflags
 kexec_file_load: fd fd u bufprev kexecfileflags
-move_pages: d u pages_in pagenodes_in pagestatus_out movepagesflags
+move_pages: tgid u pages_in pagenodes_in pagestatus_out movepagesflags
 sethostname: utsname_in u32
 setdomainname: utsname_in u32
-sched_getattr: d schedattr_out u32 u32
+sched_getattr: tgid schedattr_out u32 u32
 setgroups: d gids_in
 capget: capheader capdata_out
 capset: capheader capdata_in
 mount: path path mounttype mountflags mountdata
 ioprio_get: ioprio_who d -> ioprio
-sched_getscheduler: d -> schedpolicy
+sched_getscheduler: tgid -> schedpolicy
 shmat: d p shmatflags -> x
 kcmp: d d kcmp
 io_uring_setup: u32 uringparams -> fd
@@ -404,7 +413,7 @@ quotactl_fd: fd quotactl_fd
 sysfs: raw raw raw
 ustat: dev p
 getcpu: uint_out uint_out p
-sched_rr_get_interval: d timespec_out
+sched_rr_get_interval: tgid timespec_out
 mincore: p u mincore_vec
 modify_ldt: d ldt_desc u -> ldt
 shmctl: d shmctlcmd shmctlarg
@@ -421,10 +430,10 @@ mq_notify: fd sigevent
 mq_timedsend: fd bufw u u32 timespec
 mq_timedreceive: fd bufr u uint_out timespec
 pidfd_send_signal: fd sig siginfo_in x32
-pidfd_open: d pidfdflags -> fd
+pidfd_open: tgid pidfdflags -> fd
 pidfd_getfd: fd pidfdfd x32 -> fd
-process_vm_readv: d iovr u iovaddr u u
-process_vm_writev: d iovw u iovaddr u u
+process_vm_readv: tgid iovr u iovaddr u u
+process_vm_writev: tgid iovw u iovaddr u u
 process_madvise: fd iovaddr u madv x32
 adjtimex: timex -> clockstate
 clock_adjtime: clockid timex -> clockstate
@@ -436,7 +445,7 @@ mbind: p u mpolmode nodes_in u mbindflags
 set_mempolicy_home_node: p u u x
 set_mempolicy: mpolmode32 nodes_in u
 get_mempolicy: mpolmode_out nodes_out u p getmempolflags
-migrate_pages: d u migrate_nodes migrate_nodes
+migrate_pages: tgid u migrate_nodes migrate_nodes
 statfs64: path u statfs64
 time: timet_out -> time
 fstatfs64: fd u statfs64

@@ -27,6 +27,7 @@ unchanged; the signal numbers below (SIGILL 4 ... SIGSYS 31) are asm-generic's t
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 
 from tracekit.decode import xstyle
 from tracekit.decode.flags import ArchFlags
@@ -100,7 +101,8 @@ def _sigval(data: bytes) -> str:
     return f"si_int={ival}, si_ptr={_ptr(ptr)}"
 
 
-def siginfo_text(data: bytes, flags: ArchFlags) -> str:
+def siginfo_text(data: bytes, flags: ArchFlags,
+                 pid_text: Callable[[int], str] | None = None) -> str:
     """The braces strace prints for a delivered signal's siginfo.
 
     ``{si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=1234, si_uid=0, si_status=0,
@@ -110,6 +112,7 @@ def siginfo_text(data: bytes, flags: ArchFlags) -> str:
     Args:
       data: at least :data:`SIGINFO_LEN` bytes (shorter is zero-padded).
       flags: the decoders of the record's arch (signal names).
+      pid_text: strace -Y: the name printed after ``si_pid`` (``<sh>`` or "").
     """
     data = bytes(data[:SIGINFO_LEN]).ljust(SIGINFO_LEN, b"\0")
     signo, err, code = struct.unpack_from("<iii", data)
@@ -123,7 +126,8 @@ def siginfo_text(data: bytes, flags: ArchFlags) -> str:
         number = str(err & 0xFFFFFFFF)
         parts.append(f"si_errno={number if name[1:].isdigit() else xstyle.named(number, name)}")
     # a uid as strace's printuid prints it: (uid_t) -1 as -1
-    source = [f"si_pid={pid}", f"si_uid={-1 if uid == 0xFFFFFFFF else uid}"]
+    named = pid_text(pid) if pid_text is not None and pid > 0 else ""
+    source = [f"si_pid={pid}{named}", f"si_uid={-1 if uid == 0xFFFFFFFF else uid}"]
     if code <= 0:                               # sent by a process (SI_FROMUSER)
         if code == _SI_TIMER:
             overrun = struct.unpack_from("<i", data, 20)[0]
@@ -175,13 +179,14 @@ def siginfo_text(data: bytes, flags: ArchFlags) -> str:
     return "{" + ", ".join(parts) + "}"
 
 
-def signal_line(sig: int, data: bytes, flags: ArchFlags) -> str:
+def signal_line(sig: int, data: bytes, flags: ArchFlags,
+                pid_text: Callable[[int], str] | None = None) -> str:
     """``--- SIGUSR1 {si_signo=SIGUSR1, si_code=SI_USER, si_pid=1, si_uid=0} ---``. A
     delivered signal's siginfo always holds its number: one the record could not read
     (all zeros) is shown with it."""
     if not data[:4].strip(b"\0"):
         data = (sig & 0xFFFFFFFF).to_bytes(4, "little") + bytes(data[4:])
-    return f"--- {flags.signal_abbrev(sig)} {siginfo_text(data, flags)} ---"
+    return f"--- {flags.signal_abbrev(sig)} {siginfo_text(data, flags, pid_text)} ---"
 
 
 def stopped_line(sig: int, sa_handler: int, flags: ArchFlags) -> str | None:
