@@ -18,8 +18,9 @@ option it does not take: its one-line reason), those that failed to build or to 
 (strace's run exited non-zero; exit 77 is the program's own "skip": a kernel without
 the feature), those left out by the options they need (ptrace-only features: inject,
 fault, ``-k``, ``-b``, ``--seccomp-bpf``; kvm, SELinux contexts, pid namespaces), and the
-worst programs with their first differing line. Tests of the ``+script.sh`` and
-``function args`` forms are not run.
+worst programs with their first differing line. Of the ``+script.sh`` forms, those of
+four helper scripts that only add options (``HELPERS``: ioctl, prctl, netlink sock_diag,
+getuid) run too; the other helpers and the ``function args`` forms are not run.
 
 The strace sources: ``--src DIR`` (an unpacked strace-6.1), else CACHE/strace-6.1, else
 ``apt-get source strace`` into CACHE with a private apt configuration (a deb-src entry
@@ -77,6 +78,8 @@ class Test:
 
     name: str
     args: str
+    #: run_strace_match_diff's form: ``-e trace=NAME`` added unless a trace= is given
+    own_trace: bool = True
 
     def command(self) -> str:
         """The options and the program, as the suite's shell reads them (``$NAME``,
@@ -88,7 +91,7 @@ class Test:
             if word.startswith("QUIRK:PROG-ARGS:"):
                 prog += " " + word[len("QUIRK:PROG-ARGS:"):]
         args = _QUIRK.sub("", args)
-        if not _TRACE_GIVEN.search(args):
+        if self.own_trace and not _TRACE_GIVEN.search(args):
             args = f"-e trace={self.name} {args}"
         return f"{args} {prog}"
 
@@ -115,8 +118,17 @@ class Outcome:
         return self.identical / self.lines if self.lines else 1.0
 
 
+#: helper scripts of the ``+script`` form whose run is the simple form's with these
+#: options before the test's own (what the script passes to strace; the lines it filters
+#: out of strace's output are compared too)
+HELPERS = {"ioctl.test": "-a16 -eioctl", "prctl.sh": "-eprctl",
+           "netlink_sock_diag.test": "-e trace=sendto", "getuid.test": "-qq -a9 -e$NAME"}
+
+
 def read_tests(src: Path) -> list[Test]:
-    """The tests of gen_tests.in in the simple forms (no options, or options only)."""
+    """The tests of gen_tests.in in the simple forms (no options, or options only), and
+    those of the :data:`HELPERS` forms (``getuid.test``'s ``-creds`` variants, which run
+    another program, left out)."""
     tests = []
     for line in (src / "tests" / "gen_tests.in").read_text().splitlines():
         if not line.strip() or line.startswith("#"):
@@ -125,6 +137,11 @@ def read_tests(src: Path) -> list[Test]:
         args = args.strip()
         if args == "" or args.startswith("-"):
             tests.append(Test(name, args))
+            continue
+        helper, _, rest = args.partition(" ")
+        prefix = HELPERS.get(helper[1:]) if helper.startswith("+") else None
+        if prefix is not None and not name.endswith("-creds"):
+            tests.append(Test(name, f"{prefix} {rest.strip()}".strip(), own_trace=False))
     return tests
 
 
@@ -312,11 +329,26 @@ def worse(old: dict[str, dict[str, object]], new: list[Outcome]) -> list[str]:
         if prev.get("status") == "compared" and o.status != "compared":
             out.append(f"{o.name}: was compared, now {o.status} {o.reason}")
         elif prev.get("status") == o.status == "compared":
-            p_lines, p_same = int(str(prev["lines"])), int(str(prev["identical"]))
+            p_lines, p_same = prev.get("lines"), prev.get("identical")
+            if not isinstance(p_lines, int) or not isinstance(p_same, int):
+                continue
             p_share = p_same / p_lines if p_lines else 1.0
             if o.share < p_share - 1e-9:
                 out.append(f"{o.name}: {p_same}/{p_lines} -> {o.identical}/{o.lines}")
     return out
+
+
+def read_old(path: Path) -> dict[str, dict[str, object]]:
+    """A --json file of an earlier run."""
+    try:
+        old = json.loads(path.read_text())
+    except OSError as e:
+        raise Failure(f"--compare {path}: {e.strerror}") from None
+    except ValueError as e:
+        raise Failure(f"--compare {path}: not JSON: {e}") from None
+    if not isinstance(old, dict) or not all(isinstance(v, dict) for v in old.values()):
+        raise Failure(f"--compare {path}: not a --json file of this bench")
+    return old
 
 
 def main() -> int:
@@ -338,14 +370,14 @@ def main() -> int:
         return 1
     t0 = time.monotonic()
     try:
-        old = json.loads(args.compare.read_text()) if args.compare else None
+        old = read_old(args.compare) if args.compare else None
         args.cache.mkdir(parents=True, exist_ok=True)
         src = sources(args.src, args.cache)
         tests = read_tests(src)
         if args.only:
             unknown = set(args.only) - {t.name for t in tests}
             if unknown:
-                raise Failure(f"--only: not a simple-form test of gen_tests.in: "
+                raise Failure(f"--only: not a test of gen_tests.in this bench runs: "
                               f"{', '.join(sorted(unknown))}")
             tests = [t for t in tests if t.name in args.only]
         wanted = [t.name for t in tests if not (LEFT_OUT.search(t.args)
