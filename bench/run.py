@@ -3,6 +3,11 @@
 Each bench/<name>.py is a script that prints its own figures (ratios against peers are
 measured inside one script, in one run). Output goes to the terminal and to
 bench/results/<name>.txt. Needs root. Usage: python3 bench/run.py [NAME ...]
+
+Scripts in :data:`OPTIONAL` run only when named: ``strace_corpus`` (tracekit strace
+against strace 6.1 on strace's own test programs; the first run fetches and builds strace's
+sources, about 10 minutes, then about 10 minutes a run): ``python3 bench/run.py
+strace_corpus``, or ``python3 bench/strace_corpus.py --help`` for its options.
 """
 
 from __future__ import annotations
@@ -14,12 +19,15 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+#: scripts too long for the default run: they run when named
+OPTIONAL = frozenset({"strace_corpus"})
 
 
 def main() -> int:
     wanted = set(sys.argv[1:])
     scripts = sorted(p for p in HERE.glob("*.py") if p.name != "run.py"
-                     and not p.name.startswith("_") and (not wanted or p.stem in wanted))
+                     and not p.name.startswith("_")
+                     and (p.stem in wanted if wanted else p.stem not in OPTIONAL))
     results = HERE / "results"
     results.mkdir(exist_ok=True)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
