@@ -106,7 +106,13 @@ OPTIONS: list[tuple[str, str, str]] = [
     ("-n, --syscall-number", "yes", "each line's syscall number, '[  59] '; on signal and "
                                     "'+++' lines the thread's last call shown (strace: "
                                     "its last call, hidden ones too)"),
-    ("-i, -Y, -A, -O, -d, -e kvm=", "no", "not supported"),
+    ("-i, --instruction-pointer", "yes", "each line's user instruction pointer, "
+                                         "'[00007f2a9c1e4ad7] ' (8 digits for a task in "
+                                         "32-bit mode): at a call's entry, after its "
+                                         "syscall instruction; on a signal line where "
+                                         "the thread takes it; '[????????????????] ' on "
+                                         "'+++' lines"),
+    ("-Y, -A, -O, -d, -e kvm=", "no", "not supported"),
     ("--mmap-pages PAGES", "yes", "tracekit's own: the ring buffer's size, 4 KiB pages or "
                                   "a size such as 64M, as perf trace -m (default 4 MiB, "
                                   "more with -s above 256: -s 4096, 64 MiB); "
@@ -239,6 +245,7 @@ class StraceArgs:
     stacks: bool = False            # -k
     ring_pages: int | None = None   # --mmap-pages (tracekit's own): ring buffer, 4 KiB pages
     numbers: bool = False           # -n
+    ips: bool = False               # -i
     notes: list[str] = field(default_factory=list)  # strace's warnings, said before tracing
     help: bool = False
     version: bool = False
@@ -374,13 +381,14 @@ def _summary_options(a: StraceArgs) -> None:
     if a.summary != "c":
         return
     # only the summary: nothing to show stacks, numbers, times or fd paths on
-    for on, text in ((a.stacks, "-k/--stack-traces"), (a.numbers, "-n/--syscall-number"),
+    for on, text in ((a.ips, "-i/--instruction-pointer"), (a.stacks, "-k/--stack-traces"),
+                     (a.numbers, "-n/--syscall-number"),
                      (a.relative, "-r/--relative-timestamps"),
                      (a.abs_time, "-t/--absolute-timestamps"),
                      (a.durations, "-T/--syscall-times"), (a.decode_fds, "-y/--decode-fds")):
         if on:
             a.notes.append(f"{text} has no effect with -c/--summary-only")
-    a.stacks = a.numbers = False
+    a.stacks = a.numbers = a.ips = False
 
 
 def _short(a: StraceArgs, c: str, value: str | None) -> None:
@@ -481,13 +489,15 @@ def _short(a: StraceArgs, c: str, value: str | None) -> None:
         a.stacks = True
     elif c == "n":
         a.numbers = True
+    elif c == "i":
+        a.ips = True
     elif c == "h":
         a.help = True
     elif c == "V":
         a.version = True
     elif c == "F":
         a.follow += 1                   # strace's old alias of -f
-    else:                               # A d i O Y
+    else:                               # A d O Y
         raise _refuse(f"-{c}", _UNSUPPORTED[c])
 
 
@@ -495,7 +505,6 @@ _UNSUPPORTED = {
     "A": "tracekit never writes into an existing file (it replaces it); -o FILE "
          "without -A",
     "d": "strace's debug output is not supported",
-    "i": "the instruction pointer at each call is not recorded",
     "O": "there is no tracing overhead to subtract (the summary's times are the calls')",
     "Y": "command names of pids are not printed",
 }
@@ -923,6 +932,8 @@ def build(a: StraceArgs) -> Plan:
     if a.stacks:
         # strace -k: each recorded call's user stack, taken at its entry
         opts.stacks = "user"
+    # strace -i: each recorded call's instruction pointer at its entry
+    opts.instruction_pointer = a.ips
     stages = selection_stages(filt)
     in_kernel = a.summary == "c" and not stages
     if in_kernel:
@@ -942,7 +953,8 @@ def build(a: StraceArgs) -> Plan:
         dump_writes=cast(Any, list(a.writes)), dump_reads_except=list(a.reads_except),
         dump_writes_except=list(a.writes_except),
         exit_lines="exit" not in a.quiet and "exits" not in a.quiet, exit_time=True,
-        syscall_numbers=a.numbers, stacks="user" if a.stacks else None)
+        syscall_numbers=a.numbers, instruction_pointer=a.ips,
+        stacks="user" if a.stacks else None)
     return Plan(opts, stages, shape, pids, in_kernel, abbrev, deref)
 
 
