@@ -172,8 +172,9 @@ def test_summary_option_errors(argv: list[str], says: str) -> None:
 def test_summary_warnings_in_strace_order() -> None:
     a = parse_args(["-c", "-y", "-T", "-tt", "-r", "-k", "-n", "-i", "true"])
     assert a.notes == [f"{o} has no effect with -c/--summary-only" for o in (
-        "-i/--instruction-pointer", "-k/--stack-traces", "-n/--syscall-number", "-r/--relative-timestamps",
-        "-t/--absolute-timestamps", "-T/--syscall-times", "-y/--decode-fds")]
+        "-i/--instruction-pointer", "-k/--stack-traces", "-n/--syscall-number",
+        "-r/--relative-timestamps", "-t/--absolute-timestamps", "-T/--syscall-times",
+        "-y/--decode-fds")]
     assert parse_args(["-S", "calls", "true"]).notes == [
         "-S/--summary-sort-by has no effect without (-c/--summary-only or -C/--summary)"]
     assert parse_args(["-C", "-T", "true"]).notes == []

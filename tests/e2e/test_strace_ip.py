@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests._run import WORKLOADS, compile_c, run_tracekit
+from tests._run import WORKLOADS, compile_c, run_tracekit, write_pipeline
 from tracekit.kernel.arch import machine_arch
 
 pytestmark = [
@@ -113,3 +113,27 @@ def test_ip_after_number_and_time(ip_calls: Path) -> None:
                             ln), ln
     assert re.fullmatch(r"\d\d:\d\d:\d\d \[ 110\] \[\?{16}\] \+\+\+ exited with 0 \+\+\+",
                         lines[-1]), lines[-1]
+
+
+def test_replay_prints_the_recorded_addresses(tmp_path: Path, ip_calls: Path) -> None:
+    """``[output] instruction_pointer``: the recording (format 5) holds each call's and
+    each signal's address, and its replay prints the live run's lines."""
+    from tracekit.session.recording import Recording
+
+    cfg = write_pipeline(tmp_path, f"""\
+        [target]
+        command = ["{ip_calls}"]
+        [output]
+        format = "strace"
+        instruction_pointer = true
+        """)
+    rec, live, again = tmp_path / "i.tkrec", tmp_path / "live.out", tmp_path / "replay.out"
+    r = run_tracekit(["run", str(cfg), "--record", str(rec), "-o", str(live)])
+    assert r.returncode == 0, r.stderr
+    r2 = run_tracekit(["replay", str(rec), str(cfg), "-o", str(again)])
+    assert r2.returncode == 0, r2.stderr
+    text = live.read_text()
+    assert re.search(r"\[[0-9a-f]{16}\] --- SIGUSR1 ", text), text
+    assert again.read_text() == text
+    header = Recording.open(rec).header
+    assert header is not None and header.format_version == 5
