@@ -63,6 +63,8 @@ _FD_EXEC = struct.Struct("<IIQIIII16Q")           # struct tk_fd_exec, 160 bytes
 _STACK = struct.Struct(f"<IIQIIIIQQQII{STACK_TOP}s")  # struct tk_stack, 64 + STACK_TOP bytes
 _STACK_HEAD = struct.Struct("<IIQII")             # its kind, flags, ts_ns, tid, tgid
 _STACK_TOP_AT = 64                                # where top starts (STACK_IP_ONLY: the ip)
+_STACK_IP_REC = struct.Struct("<IIQII40xQ")       # a STACK_IP_ONLY record: kind, flags,
+                                                  # ts_ns, tid, tgid, the ip (72 bytes)
 PID_KEY = struct.Struct("<I")                     # pids map key: __u32 tid
 PID_INFO = struct.Struct("<QII")                  # struct tk_pid_info: start_time_ns, tgid, flags
 _CAPS_HDR = struct.Struct("<II")                  # caps_len, ncaps (after the 112-byte record)
@@ -544,14 +546,21 @@ class Stacks:
 
     def __init__(self, join: StackJoin | None = None) -> None:
         self.join: StackJoin = join if join is not None else PlainStacks()
-        self.pending: dict[int, RawStack] = {}
+        # tid -> its stack record, or (ts_ns, ip) of an instruction pointer alone (-i)
+        self.pending: dict[int, RawStack | tuple[int, int]] = {}
         self.unmatched = 0
 
     def attach(self, ev: Syscall) -> Syscall:
-        """``ev`` with the stack that waits for it, if any."""
+        """``ev`` with the stack (or the instruction pointer) that waits for it, if any."""
         raw = self.pending.pop(ev.tid, None)
         if raw is None:
             return ev
+        if type(raw) is tuple:
+            if raw[0] != ev.ts_ns:
+                self.unmatched += 1
+                return ev
+            return msgspec.structs.replace(ev, ip=raw[1])
+        assert isinstance(raw, RawStack)
         if raw.ts_ns != ev.ts_ns:
             self.unmatched += 1
             return ev
@@ -762,6 +771,12 @@ def decode_batch(records: list[memoryview] | list[bytes],
                 if missed >= 32 and 2 * missed > tried:
                     use_shapes = False          # mostly misses: not for the rest either
                     _shape_rest[0] = _SHAPE_REST
+            elif kind == REC_STACK and flags & STACK_IP_ONLY and stacks is not None and \
+                    len(rec) == _STACK_IP_REC.size:
+                # strace -i alone: a call's instruction pointer, for the record after it
+                _, _, ts_ns, tid, _, ip = _STACK_IP_REC.unpack_from(rec)
+                stacks.pending[tid] = (ts_ns, ip)
+                continue
         try:
             (kind, flags, ts_ns, dur, tid, tgid, cpu, nr, a0, a1, a2, a3, a4, a5, ret,
              comm) = unpack(rec)
