@@ -15,6 +15,8 @@ drained as they come and counted, not decoded: this measures the kernel side):
 - ``selected, stacks user``: and a ``struct tk_stack`` record (1,088 bytes + 8 per
   frame) per call: bpf_get_stack's frame-pointer walk, the 1 KiB stack copy;
 - ``selected, stacks both``: and the kernel stack;
+- ``selected, ip``: strace -i alone (``instruction_pointer``): a 72-byte ``struct
+  tk_stack`` record of one frame, the instruction pointer, per call;
 - ``not selected, stacks off`` / ``not selected, stacks user``: ``syscalls =
   ["openat"]``: getppid is not selected; with stacks on, its calls must cost what they
   cost with stacks off (the knob is checked after the selection: a call not selected
@@ -52,6 +54,7 @@ VARIANTS: dict[str, tuple[str | None, str | None]] = {
     "selected, stacks off": ("getppid", None),
     "selected, stacks user": ("getppid", "user"),
     "selected, stacks both": ("getppid", "both"),
+    "selected, ip": ("getppid", "ip"),          # strace -i: the instruction pointer only
     "not selected, stacks off": ("openat", None),
     "not selected, stacks user": ("openat", "user"),
 }
@@ -71,7 +74,9 @@ async def traced(exe: Path, calls: int, selected: str, stacks: str | None
     nr = TABLE.nr(selected)
     assert nr is not None
     s = Session(SessionOptions(command=[str(exe), str(calls)], syscalls={nr},
-                               buffer_bytes=256 << 20, stacks=stacks))
+                               buffer_bytes=256 << 20,
+                               stacks=None if stacks == "ip" else stacks,
+                               instruction_pointer=stacks == "ip"))
     n = 0
     try:
         await s.start()
@@ -142,6 +147,9 @@ def main() -> None:
     print(f"  stacks both / stacks off (selected):      "
           f"{med['selected, stacks both'] / med['selected, stacks off']:.2f}x, "
           f"+{med['selected, stacks both'] - med['selected, stacks off']:.0f} ns per call")
+    print(f"  ip (-i) / stacks off (selected):          "
+          f"{med['selected, ip'] / med['selected, stacks off']:.2f}x, "
+          f"+{med['selected, ip'] - med['selected, stacks off']:.0f} ns per call")
     print(f"  not selected: stacks user / stacks off:   "
           f"{med['not selected, stacks user'] / med['not selected, stacks off']:.3f}x "
           f"({med['not selected, stacks user'] - med['not selected, stacks off']:+.1f} ns "

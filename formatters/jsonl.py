@@ -6,12 +6,12 @@ Schema (the event Structs of ``tracekit._events``, field order as declared there
     {"type":"syscall","ts_ns":..,"duration_ns":..,"tid":..,"tgid":..,"cpu":..,
      "syscall_nr":..,"args":[a0,a1,a2,a3,a4,a5],"ret":..,"comm":"..","flags":..,
      "caps":[..],"decoded":{..}|null,"stack":[{"ip":..,"kernel":false,"module":"..",
-     "offset":..,"symbol":"..","symoff":..},..]}
+     "offset":..,"symbol":"..","symoff":..},..],"ip":..}
     {"type":"fork","ts_ns":..,"parent_tid":..,"parent_tgid":..,"child_tid":..,"child_tgid":..}
     {"type":"exec","ts_ns":..,"tid":..,"old_tid":..,"comm":"..","filename":".."}
     {"type":"exit","ts_ns":..,"tid":..,"tgid":..,"exit_code":..,"group_dead":true,"comm":".."}
     {"type":"signal","ts_ns":..,"tid":..,"tgid":..,"sig":..,"sa_handler":..,"info":"<base64>",
-     "comm":".."}
+     "comm":"..","exit_only":false,"ip":..}
     {"type":"lost","ts_ns":..,"count":..,"lifecycle":..}
     {"type":"losses","ts_ns":..,"lost_syscalls":..,"lost_lifecycle":..,"lost_fd_table":..,
      "untraced_tasks":..,"capbuf_full":..,"stacks_missing":..,"scratch_full":..,"summary_full":..,"errno_full":..,"bad_records":..,
@@ -51,6 +51,9 @@ Schema (the event Structs of ``tracekit._events``, field order as declared there
   strace -k's file and ``[0x...]``, ``symbol`` and ``symoff`` the function holding the
   address ("" when none does: never the nearest name before it); ``module`` "" when no
   mapping held the address (see tracekit._events.Frame).
+- ``ip`` (when a strace output's ``instruction_pointer`` is on, or with ``stacks``; 0
+  otherwise): the user instruction pointer at the call's entry, the address after its
+  syscall instruction (strace -i); a signal's: where the thread takes it (0: not known).
 - ``comm``, ``filename`` and a frame's ``module`` and ``symbol`` hold whatever bytes the
   traced process chose. They are
   written in tracekit's escaped form (:func:`~tracekit.formatters.escape`, the text

@@ -86,6 +86,13 @@ from strace's own flags) change the shape of the lines, never what is decoded::
                  number (its own table's: i386 numbers for a 32-bit call); on a signal or
                  ``+++`` line the number of the thread's last call shown (strace's: its
                  last call, shown or not; 0 before any)
+    instruction_pointer  true: ``[00007f2a9c1e4ad7] `` after -n's column (strace -i):
+                 the user instruction pointer at the call's entry, the address after
+                 its syscall instruction (``Syscall.ip``); on a signal line where the
+                 thread takes it (``Signal.ip``); ``[????????????????] `` on ``+++``
+                 lines and where it was not recorded (a call entered before tracing
+                 began). A task in 32-bit mode: 8 digits (``[004011c6] ``, ``[????????]
+                 ``), its personality line in the new mode's width
 """
 
 from __future__ import annotations
@@ -262,6 +269,7 @@ class StraceOptions(TextOptions, kw_only=True, forbid_unknown_fields=True):
     exit_lines: bool = True              # "+++ exited with N +++" (-qq: false; not "killed")
     exit_time: bool = False              # the time column on "+++" lines too (strace)
     syscall_numbers: bool = False        # -n: "[  59] " after the time column
+    instruction_pointer: bool = False    # -i: "[00007f0123456789] " after -n's column
 
 
 def exit_text(status: int) -> str:
@@ -498,11 +506,13 @@ class StraceFormatter(TextSink):
         self._compat: dict[int, bool] = {}
         # -n: tid -> the number of its last call shown (None: no numbers)
         self._nrs: dict[int, int] | None = {} if shape.syscall_numbers else None
+        self._ips = shape.instruction_pointer      # -i: the instruction pointer column
         # the bulk, completed calls in the default shape, takes a shorter path
         self._fast = (shape.time_format == "tt" and shape.durations and not shape.align_column
                       and shape.pid_prefix == "tid" and shape.hex_strings == "none"
                       and self.decoder.pid_comms is None
-                      and not self._raw and not shape.syscall_numbers)
+                      and not self._raw and not shape.syscall_numbers
+                      and not shape.instruction_pointer)
         self._tails: dict[int, tuple[Decoded, str]] = {}
         self._forks: dict[bool, frozenset[int]] = {}
         # the calls in flight when tracing ended: the index in the batch's lines of each
@@ -579,8 +589,18 @@ class StraceFormatter(TextSink):
             return f"[pid {tid:5d}{name}] "
         return ""
 
-    def _head(self, tid: int, ts_ns: int | None) -> str:
-        return self._pid(tid, ts_ns) + self._stamp(ts_ns) + self._number(tid)
+    def _head(self, tid: int, ts_ns: int | None, ip: int = 0) -> str:
+        """strace's line leader: the pid column, the time, -n's number, -i's ``ip`` (0:
+        not known)."""
+        head = self._pid(tid, ts_ns) + self._stamp(ts_ns) + self._number(tid)
+        return head + self._ip(tid, ip) if self._ips else head
+
+    def _ip(self, tid: int, ip: int) -> str:
+        """strace -i's column: ``[%016lx] ``, 8 digits while the task is in 32-bit mode,
+        question marks for an address not known (0)."""
+        if self._compat.get(tid, False):
+            return f"[{ip:08x}] " if ip else "[????????] "
+        return f"[{ip:016x}] " if ip else "[????????????????] "
 
     def _number(self, tid: int) -> str:
         """strace -n's column: ``[  59] ``, the number of the thread's last call."""
@@ -731,7 +751,8 @@ class StraceFormatter(TextSink):
             stamp = self._stamp(ev.ts_ns) if self.shape.exit_time else ""
             text = (f"+++ superseded by execve in pid {ev.superseded_by} +++"
                     if ev.superseded_by else exit_text(ev.exit_code))
-            lines.append(f"{self._pid(ev.tid)}{stamp}{self._number(ev.tid)}{text}")
+            ip = self._ip(ev.tid, 0) if self._ips else ""
+            lines.append(f"{self._pid(ev.tid)}{stamp}{self._number(ev.tid)}{ip}{text}")
         self._live.discard(ev.tid)
         if self._prefix == "multi":
             gone = self._gone
@@ -746,12 +767,14 @@ class StraceFormatter(TextSink):
         flags = ev.flags
         compat = bool(flags & SC_COMPAT)
         if self._compat.get(ev.tid, False) != compat:
-            if (compat or ev.tid in self._compat) and self.personality_lines:
-                bits = 32 if compat else 64
-                # strace's line leader first: [pid N], the time, -n's number
-                lines.append(f"{self._head(ev.tid, ev.ts_ns)}"
-                             f"[ Process PID={ev.tid} runs in {bits} bit mode. ]")
+            shown = (compat or ev.tid in self._compat) and self.personality_lines
             self._compat[ev.tid] = compat
+            if shown:
+                bits = 32 if compat else 64
+                # strace's line leader first: [pid N], the time, -n's number, -i's
+                # address in the new mode's width
+                lines.append(f"{self._head(ev.tid, ev.ts_ns, ev.ip)}"
+                             f"[ Process PID={ev.tid} runs in {bits} bit mode. ]")
         if flags & SC_RESUMED and ev.ret == 0 and ev.syscall_nr in self._fork_nrs(compat):
             return      # a new child's return from fork: strace shows only the parent's call
         comms = self.decoder.pid_comms
@@ -820,7 +843,7 @@ class StraceFormatter(TextSink):
             functools.partial(comms.text, ts_ns=ev.ts_ns) if comms is not None else None)
 
     def _signal_head(self, ev: Signal) -> str:
-        return self._head(ev.tid, ev.ts_ns)
+        return self._head(ev.tid, ev.ts_ns, ev.ip)
 
     def _decoded(self, ev: Syscall) -> Decoded:
         d = ev.decoded if ev.decoded is not None else self.decoder.decode(ev)
@@ -854,11 +877,11 @@ class StraceFormatter(TextSink):
         elif flags & SC_ATTACHED:
             # the call the task was in when tracing began, its arguments read at its
             # exit: whole, as strace -p prints the call it restarts on attaching
-            return self._tail(f"{self._head(ev.tid, None)}{d.name}({', '.join(d.args)})",
-                              d.ret, None)
+            return self._tail(f"{self._head(ev.tid, None, ev.ip)}{d.name}"
+                              f"({', '.join(d.args)})", d.ret, None)
         if flags & SC_RESUMED:
-            return self._tail(f"{self._head(ev.tid, None)}<... {d.name} resumed>)", d.ret,
-                              None)
+            return self._tail(f"{self._head(ev.tid, None, ev.ip)}<... {d.name} resumed>)",
+                              d.ret, None)
         if not flags and self._fast:          # the bulk: a completed call
             # the decoder hands back the same Decoded for a repeated call (its memo):
             # its text is joined once, then reused (the Decoded is kept, so its id
@@ -869,7 +892,7 @@ class StraceFormatter(TextSink):
                     self._tails.clear()
                 tail = self._tails[id(d)] = (d, f"{d.name}({', '.join(d.args)}) = {d.ret} <")
             return f"{ev.tid} {self._clock(ev.ts_ns)} {tail[1]}{duration_text(ev.duration_ns)}>"
-        head = self._head(ev.tid, ev.ts_ns)
+        head = self._head(ev.tid, ev.ts_ns, ev.ip)
         if flags & SC_UNFINISHED:
             args_list: Sequence[str] = d.args
             if self.shape.hex_strings != "none":

@@ -48,6 +48,7 @@ struct pt_regs {
 	unsigned long cx;
 	unsigned long bp; /* also the user frame pointer at entry (stacks: programs/syscalls.h) */
 	unsigned long orig_ax;
+	unsigned long ip; /* user instruction pointer: after the syscall instruction (strace -i) */
 	unsigned long sp; /* user stack pointer at entry (rt_sigreturn's signal frame) */
 } __attribute__((preserve_access_index));
 
@@ -66,6 +67,7 @@ struct thread_info {
 struct pt_regs {
 	unsigned long regs[31];
 	unsigned long sp; /* user stack pointer at entry (rt_sigreturn's signal frame) */
+	unsigned long pc; /* user instruction pointer: after the svc instruction (strace -i) */
 	unsigned long orig_x0;
 	int syscallno;
 } __attribute__((preserve_access_index));

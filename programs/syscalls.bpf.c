@@ -2371,6 +2371,17 @@ static __always_inline void regs_fp_lr(struct pt_regs *regs, __u64 *fp, __u64 *l
 #endif
 }
 
+/* The user instruction pointer saved at entry to the kernel: the address after the
+ * syscall instruction, or where an interrupted task resumes (x86_64 ip, arm64 pc). */
+static __always_inline __u64 regs_ip(struct pt_regs *regs)
+{
+#if defined(__TARGET_ARCH_x86)
+	return regs->ip;
+#else
+	return regs->pc;
+#endif
+}
+
 /* Walk the current task's stacks at the entry of the call entered at ts_ns into its slot:
  * the user stack by frame pointers from task_pt_regs (ip first), TK_STACK_TOP bytes of
  * the user stack at sp, and with TK_STACK_KERNEL the kernel stack. */
@@ -2391,6 +2402,14 @@ static __always_inline void stack_take(void *ctx, struct task_struct *task,
 	st->rec.sp = 0;
 	st->rec.fp = 0;
 	st->rec.lr = 0;
+	if (targ_stacks == TK_STACK_IP) {
+		/* strace -i alone: the one frame where top would start (TK_STACK_IP_ONLY) */
+		*(__u64 *)st->rec.top = regs_ip(regs);
+		st->rec.nuser = 1;
+		st->rec.nkernel = 0;
+		st->entry_ts = ts_ns;
+		return;
+	}
 	if (targ_stacks & TK_STACK_USER) {
 		n = bpf_get_stack(ctx, st->frames, TK_STACK_FRAMES * sizeof(__u64),
 				  BPF_F_USER_STACK);
@@ -2429,7 +2448,7 @@ __noinline __u32 tk_stack_emit(__u64 pid_tgid, __u64 ts_ns)
 		return 0;
 	st->entry_ts = 0;
 	st->rec.hdr.kind = TK_REC_STACK;
-	st->rec.hdr.flags = 0;
+	st->rec.hdr.flags = targ_stacks == TK_STACK_IP ? TK_STACK_IP_ONLY : 0;
 	st->rec.hdr.ts_ns = ts_ns;
 	st->rec.tid = (__u32)pid_tgid;
 	st->rec.tgid = pid_tgid >> 32;
@@ -2447,6 +2466,15 @@ __noinline __u32 tk_stack_emit(__u64 pid_tgid, __u64 ts_ns)
 	 * otherwise. */
 	wake = bpf_ringbuf_query(&events, BPF_RB_CONS_POS) ==
 	       bpf_ringbuf_query(&events, BPF_RB_PROD_POS) ? TK_SC_WAKE : 0;
+	if (targ_stacks == TK_STACK_IP) {
+		n = offsetof(struct tk_stack, top) + sizeof(__u64);
+		if (!call_room(n) ||
+		    bpf_ringbuf_output(&events, &st->rec, n, BPF_RB_NO_WAKEUP)) {
+			count(TK_CNT_LOST);
+			return 0;
+		}
+		return wake;
+	}
 	if (!call_room(sizeof(st->rec) + n * sizeof(__u64)) ||
 	    bpf_ringbuf_output(&events, &st->rec, sizeof(st->rec) + n * sizeof(__u64),
 			       BPF_RB_NO_WAKEUP)) {
@@ -3063,6 +3091,15 @@ static __always_inline bool signal_selected(int sig)
  * the kernel forced (force_sig_info_to_task with HANDLER_EXIT) */
 #define TK_SA_IMMUTABLE 0x00800000
 
+/* task's user instruction pointer, saved where it entered the kernel (0: none): where
+ * the signal is taken when it returns to user space (strace -i's signal lines) */
+static __always_inline __u64 signal_ip(struct task_struct *task)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+
+	return regs ? regs_ip(regs) : 0;
+}
+
 SEC("tp_btf/signal_deliver")
 int BPF_PROG(tk_signal_deliver, int sig, struct kernel_siginfo *info, struct k_sigaction *ka)
 {
@@ -3091,6 +3128,7 @@ int BPF_PROG(tk_signal_deliver, int sig, struct kernel_siginfo *info, struct k_s
 	if (bpf_probe_read_kernel(r->info, sizeof(r->info), info) < 0)
 		__builtin_memset(r->info, 0, sizeof(r->info));
 	bpf_get_current_comm(r->comm, sizeof(r->comm));
+	r->ip = signal_ip(bpf_get_current_task_btf());
 	bpf_ringbuf_submit(r, 0);
 	return 0;
 }
@@ -3201,6 +3239,7 @@ int BPF_PROG(tk_signal_generate, int sig, struct kernel_siginfo *info, struct ta
 		}
 	}
 	BPF_CORE_READ_STR_INTO(&r->comm, task, comm);
+	r->ip = signal_ip(task);
 	bpf_ringbuf_submit(r, 0);
 	return 0;
 }

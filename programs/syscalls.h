@@ -341,7 +341,8 @@ struct tk_exit {
 };
 
 /* kind TK_REC_SIGNAL: a traced thread dequeued a signal to act on it (tp_btf/signal_deliver,
- * called from get_signal() before the disposition is applied; 104 bytes). Sent-but-dropped
+ * called from get_signal() before the disposition is applied; 112 bytes; records of 104
+ * bytes, without ip, come from older objects). Sent-but-dropped
  * signals (ignored at send time, e.g. SIGCHLD with SIG_DFL) never get here. */
 #define TK_SIGINFO_LEN 48
 /* tk_signal hdr.flags */
@@ -361,6 +362,8 @@ struct tk_signal {
 	 * si_code at 0, 4, 8; the union from byte 16 */
 	__u8 info[TK_SIGINFO_LEN];
 	char comm[TK_COMM_LEN];
+	__u64 ip; /* the thread's user instruction pointer (task_pt_regs) when the record was
+		   * made: where it takes the signal (strace -i on a signal line) */
 };
 
 /* -- the fd table (targ_fd_state) ---------------------------------------------------------
@@ -459,12 +462,18 @@ struct tk_sum_errno_key {
  * and traces without stacks, never touch the slot. */
 #define TK_STACK_USER   (1U << 0) /* targ_stacks: the user stack */
 #define TK_STACK_KERNEL (1U << 1) /* targ_stacks: the kernel stack */
+#define TK_STACK_IP     (1U << 2) /* targ_stacks: the user instruction pointer at entry
+				   * only (strace -i): alone, the record is short (below) */
 #define TK_STACK_FRAMES 127       /* frames per stack at most (bpf_get_stack's default
 				   * sysctl kernel.perf_event_max_stack) */
 #define TK_STACK_TOP    1024      /* bytes of the user stack from sp copied (tk_stack.top) */
 
 /* kind TK_REC_STACK (64 + TK_STACK_TOP bytes, then nuser + nkernel __u64 addresses).
- * hdr.ts_ns is the entry time of the call, as in its tk_syscall record (same tid). */
+ * hdr.ts_ns is the entry time of the call, as in its tk_syscall record (same tid).
+ * hdr.flags TK_STACK_IP_ONLY (targ_stacks is TK_STACK_IP alone): a 72-byte record
+ * without top: nuser 1, nkernel 0, and the one frame, the instruction pointer after the
+ * syscall instruction (task_pt_regs ip at entry), at byte 64 where top would start. */
+#define TK_STACK_IP_ONLY (1U << 0)
 struct tk_stack {
 	struct tk_hdr hdr;
 	__u32 tid;

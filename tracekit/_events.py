@@ -45,6 +45,8 @@ FD_EXEC_WORDS = 16                                # TK_FD_EXEC_WORDS: fds 0..102
 CNT_STACK_FULL = 9                                # stacks: calls recorded without their stacks
 REC_STACK = 8                                     # struct tk_stack: a syscall's stacks
 STACK_USER, STACK_KERNEL = 1, 2                   # targ_stacks bits (TK_STACK_*)
+STACK_IP = 4                                      # targ_stacks: the instruction pointer only
+STACK_IP_ONLY = 1                                 # tk_stack hdr.flags: one frame, no top
 STACK_TOP = 1024                                  # TK_STACK_TOP: bytes of user stack copied
 ST_SUCCESSFUL, ST_FAILED, ST_UNFINISHED = 1, 2, 4   # targ_status bits (TK_ST_*)
 ERRNO_MAX = 4095                                  # -4095..-1 is -errno (TK_ERRNO_MAX)
@@ -55,9 +57,14 @@ _FORK = struct.Struct("<IIQIIII")                 # struct tk_fork, 32 bytes
 _EXEC = struct.Struct("<IIQII16s256s")            # struct tk_exec, 296 bytes
 _EXIT = struct.Struct("<IIQIIiI16s")              # struct tk_exit up to comm, 48 bytes
 _EXIT_TAIL = struct.Struct("<II")                 # exec_tid, _pad: bytes 48..55
-_SIGNAL = struct.Struct("<IIQIIiIQ48s16s")        # struct tk_signal, 104 bytes
+_SIGNAL = struct.Struct("<IIQIIiIQ48s16s")        # struct tk_signal up to comm, 104 bytes
+_SIGNAL_TAIL = struct.Struct("<Q")                # ip: bytes 104..111
 _FD_EXEC = struct.Struct("<IIQIIII16Q")           # struct tk_fd_exec, 160 bytes
 _STACK = struct.Struct(f"<IIQIIIIQQQII{STACK_TOP}s")  # struct tk_stack, 64 + STACK_TOP bytes
+_STACK_HEAD = struct.Struct("<IIQII")             # its kind, flags, ts_ns, tid, tgid
+_STACK_TOP_AT = 64                                # where top starts (STACK_IP_ONLY: the ip)
+_STACK_IP_REC = struct.Struct("<IIQII40xQ")       # a STACK_IP_ONLY record: kind, flags,
+                                                  # ts_ns, tid, tgid, the ip (72 bytes)
 PID_KEY = struct.Struct("<I")                     # pids map key: __u32 tid
 PID_INFO = struct.Struct("<QII")                  # struct tk_pid_info: start_time_ns, tgid, flags
 _CAPS_HDR = struct.Struct("<II")                  # caps_len, ncaps (after the 112-byte record)
@@ -178,6 +185,7 @@ class RawStack(NamedTuple):
     fp: int
     lr: int
     top: bytes                  # the user stack from sp (up to STACK_TOP bytes)
+    ip_only: bool = False       # only the instruction pointer (user[0]) was taken (-i)
 
 
 class StackJoin(Protocol):
@@ -255,6 +263,8 @@ class Syscall(msgspec.Struct, frozen=True, gc=False, tag="syscall"):
     caps: tuple[Capture, ...] = ()   # captured user memory (strings, buffers, structs)
     decoded: Decoded | None = None   # set by the beautify stage
     stack: tuple[Frame, ...] = ()    # stacks at entry (issue 18): kernel frames, then user
+    ip: int = 0         # user instruction pointer at entry, after the syscall instruction
+                        # (strace -i; with stacks); 0: not recorded
 
     @property
     def noreturn(self) -> bool:
@@ -343,6 +353,8 @@ class Signal(msgspec.Struct, frozen=True, gc=False, tag="signal"):
     # kernel/signal.c force_sig_seccomp): no ptracer ever stops for it, strace shows
     # only the task's "+++ killed by" line
     exit_only: bool = False
+    ip: int = 0         # user instruction pointer where the thread takes it (strace -i);
+                        # 0: not known (a record of an older object)
 
 
 class FdState(msgspec.Struct, frozen=True, gc=False, tag="fd_state"):
@@ -541,18 +553,28 @@ class Stacks:
 
     def __init__(self, join: StackJoin | None = None) -> None:
         self.join: StackJoin = join if join is not None else PlainStacks()
-        self.pending: dict[int, RawStack] = {}
+        # tid -> its stack record, or (ts_ns, ip) of an instruction pointer alone (-i)
+        self.pending: dict[int, RawStack | tuple[int, int]] = {}
         self.unmatched = 0
 
     def attach(self, ev: Syscall) -> Syscall:
-        """``ev`` with the stack that waits for it, if any."""
+        """``ev`` with the stack (or the instruction pointer) that waits for it, if any."""
         raw = self.pending.pop(ev.tid, None)
         if raw is None:
             return ev
+        if type(raw) is tuple:
+            if raw[0] != ev.ts_ns:
+                self.unmatched += 1
+                return ev
+            return msgspec.structs.replace(ev, ip=raw[1])
+        assert isinstance(raw, RawStack)
         if raw.ts_ns != ev.ts_ns:
             self.unmatched += 1
             return ev
-        return msgspec.structs.replace(ev, stack=self.join.frames(raw))
+        ip = raw.user[0] if raw.user else 0
+        if raw.ip_only:
+            return msgspec.structs.replace(ev, ip=ip)
+        return msgspec.structs.replace(ev, stack=self.join.frames(raw), ip=ip)
 
 
 def decode_stack(buf: bytes | memoryview) -> RawStack:
@@ -562,6 +584,11 @@ def decode_stack(buf: bytes | memoryview) -> RawStack:
       RecordError: the record is shorter than its header or than its frames.
     """
     n = len(buf)
+    if n >= _STACK_TOP_AT + 8 and _HDR.unpack_from(buf)[1] & STACK_IP_ONLY:
+        # strace -i alone: the header, then the one frame where top would start
+        _, _, ts_ns, tid, tgid = _STACK_HEAD.unpack_from(buf)
+        ip = struct.unpack_from("<Q", buf, _STACK_TOP_AT)[0]
+        return RawStack(ts_ns, tid, tgid, (ip,), (), 0, 0, 0, b"", True)
     if n < _STACK.size:
         raise RecordError(f"stack record of {n} bytes, need {_STACK.size}")
     (_, _, ts_ns, tid, tgid, nuser, nkernel, sp, fp, lr, top_len, _,
@@ -622,8 +649,10 @@ def decode_record(buf: bytes | memoryview) -> Event:
         if n < _SIGNAL.size:
             raise RecordError(f"signal record of {n} bytes, need {_SIGNAL.size}")
         _, flags, ts_ns, tid, tgid, sig, _, handler, info, comm = _SIGNAL.unpack_from(buf)
+        ip = (_SIGNAL_TAIL.unpack_from(buf, _SIGNAL.size)[0]
+              if n >= _SIGNAL.size + _SIGNAL_TAIL.size else 0)
         return Signal(ts_ns, tid, tgid, sig, handler, info, _cstr(comm),
-                      bool(flags & SIG_EXIT_ONLY))
+                      bool(flags & SIG_EXIT_ONLY), ip)
     if kind == REC_FD_STATE:
         if n < _SYSCALL.size:
             raise RecordError(f"fd-state record of {n} bytes, need {_SYSCALL.size}")
@@ -749,6 +778,12 @@ def decode_batch(records: list[memoryview] | list[bytes],
                 if missed >= 32 and 2 * missed > tried:
                     use_shapes = False          # mostly misses: not for the rest either
                     _shape_rest[0] = _SHAPE_REST
+            elif kind == REC_STACK and flags & STACK_IP_ONLY and stacks is not None and \
+                    len(rec) == _STACK_IP_REC.size:
+                # strace -i alone: a call's instruction pointer, for the record after it
+                _, _, ts_ns, tid, _, ip = _STACK_IP_REC.unpack_from(rec)
+                stacks.pending[tid] = (ts_ns, ip)
+                continue
         try:
             (kind, flags, ts_ns, dur, tid, tgid, cpu, nr, a0, a1, a2, a3, a4, a5, ret,
              comm) = unpack(rec)

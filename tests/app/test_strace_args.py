@@ -165,10 +165,11 @@ def test_summary_option_errors(argv: list[str], says: str) -> None:
 
 
 def test_summary_warnings_in_strace_order() -> None:
-    a = parse_args(["-c", "-y", "-T", "-tt", "-r", "-k", "-n", "true"])
+    a = parse_args(["-c", "-y", "-T", "-tt", "-r", "-k", "-n", "-i", "true"])
     assert a.notes == [f"{o} has no effect with -c/--summary-only" for o in (
-        "-k/--stack-traces", "-n/--syscall-number", "-r/--relative-timestamps",
-        "-t/--absolute-timestamps", "-T/--syscall-times", "-y/--decode-fds")]
+        "-i/--instruction-pointer", "-k/--stack-traces", "-n/--syscall-number",
+        "-r/--relative-timestamps", "-t/--absolute-timestamps", "-T/--syscall-times",
+        "-y/--decode-fds")]
     assert parse_args(["-S", "calls", "true"]).notes == [
         "-S/--summary-sort-by has no effect without (-c/--summary-only or -C/--summary)"]
     assert parse_args(["-C", "-T", "true"]).notes == []
@@ -350,3 +351,16 @@ def test_append_mode_and_its_note_without_o() -> None:
     assert parse_args(["--output-append-mode", "-o", "f", "true"]).append
     b = parse_args(["-A", "true"])
     assert b.notes == ["-A/--output-append-mode has no effect without -o/--output"]
+
+
+@pytest.mark.parametrize("argv", [["-i"], ["--instruction-pointer"], ["--instr"]])
+def test_instruction_pointer_is_accepted(argv: list[str]) -> None:
+    """-i: each line's instruction pointer, in the shape and the session's records; a
+    help row says so, and no refused one names it."""
+    a = parse_args([*argv, "true"])
+    assert a.ips
+    plan = build(a)
+    assert plan.shape.instruction_pointer and plan.session.instruction_pointer
+    assert not build(parse_args(["true"])).session.instruction_pointer
+    assert [s for r, s, _ in OPTIONS if r.startswith("-i,")] == ["yes"]
+    assert not any("-i" in r.split(", ") for r, s, _ in OPTIONS if s == "no")

@@ -108,6 +108,12 @@ def test_record_round_trip() -> None:
     with pytest.raises(RecordError, match="signal record of 103 bytes"):
         decode_record(rec(10, info)[:103])
     assert _SIGNAL.size == 104
+    # the objects of now write the thread's instruction pointer after comm (112 bytes);
+    # a 104-byte record (an older object, an older recording) has none (0)
+    with_ip = rec(10, info) + struct.pack("<Q", 0x408907)
+    assert decode_record(with_ip) == Signal(5_000_000, 42, 42, 10, 0x55aa00, info, "sh",
+                                            ip=0x408907)
+    assert ev.ip == 0
 
 
 def test_strace_and_perf_lines() -> None:

@@ -256,3 +256,43 @@ def test_the_fast_render_loop_prints_what_the_general_one_does(
     fast.wall_offset_ns = general.wall_offset_ns = offset
     for a, b in zip(bounds, bounds[1:], strict=False):
         assert fast.render(events[a:b]) == general.render(events[a:b])
+
+
+def test_instruction_pointer_column() -> None:
+    """strace -i: ``[%016lx] `` after -n's number, 8 digits while the task is in 32-bit
+    mode (its personality line in the new width), question marks on ``+++`` lines and
+    where the address was not recorded (a call resumed from before tracing began)."""
+    from tracekit._events import Signal
+    from tracekit.formatters.strace import StraceOptions
+
+    dec = SyscallDecoder(X64, I386, fdcache=FdCache("/nonexistent"))
+    f = StraceFormatter(io.BytesIO(), decoder=dec, wall_offset_ns=OFFSET,  # type: ignore[arg-type]
+                        shape=StraceOptions(time_format="t", durations=False,
+                                            syscall_numbers=True, instruction_pointer=True,
+                                            pid_prefix="none"))
+    ip = 0x7F2A9C1E4AD7
+    info = struct.pack("<iii", 10, 0, 0).ljust(48, b"\0")
+    batch = [
+        msgspec.structs.replace(sc("getppid", (), 7, ts_ms=0), ip=ip),
+        Signal(1_000_000_000, 100, 100, 10, 0x401000, info, "t", ip=ip),
+        msgspec.structs.replace(sc("getpid", (), 100, ts_ms=1, flags=SC_COMPAT, table=I386),
+                                ip=0x4011C6),
+        msgspec.structs.replace(sc("getppid", (), 7, ts_ms=2), ip=ip + 0x10),
+        sc("read", (), 5, ts_ms=0, flags=SC_RESUMED, dur_us=0),
+        Exit(4, 100, 100, 0, True, "t"),
+    ]
+    lines = f.render(batch).splitlines()
+    assert lines == [
+        "10:00:00 [ 110] [00007f2a9c1e4ad7] getppid() = 7",
+        "10:00:00 [ 110] [00007f2a9c1e4ad7] --- SIGUSR1 {si_signo=SIGUSR1, si_code=SI_USER,"
+        " si_pid=0, si_uid=0} ---",
+        "10:00:00 [ 110] [004011c6] [ Process PID=100 runs in 32 bit mode. ]",
+        "10:00:00 [  20] [004011c6] getpid() = 100",
+        "10:00:00 [  20] [00007f2a9c1e4ae7] [ Process PID=100 runs in 64 bit mode. ]",
+        "10:00:00 [ 110] [00007f2a9c1e4ae7] getppid() = 7",
+        "??:??:?? [   0] [????????????????] <... read resumed>) = 5",
+        "[   0] [????????????????] +++ exited with 0 +++",
+    ]
+    # without -i the lines have no such column, on the fast path too
+    plain = formatter(io.BytesIO()).render(batch[:1])
+    assert "[00007f2a9c1e4ad7]" not in plain and "getppid() = 7" in plain

@@ -273,3 +273,27 @@ async def test_reorder_in_a_pipeline_releases_held_events_when_idle() -> None:
 
     await Pipeline(Source(), [Reorder(window_s=0.05)], [Sink()]).run()  # type: ignore[list-item]
     assert got == [(False, [0, 1]), (True, [2, 3])]
+
+
+def test_ip_only_stack_record_gives_its_call_the_ip() -> None:
+    """strace -i alone: a 72-byte stack record (STACK_IP_ONLY: the header, then the one
+    frame where top would start) before the call's record gives the call its ``ip``,
+    no stack; one of another entry time is dropped and counted; a cut one is bad."""
+    from tracekit._events import _SYSCALL, REC_SYSCALL, STACK_IP_ONLY, Stacks
+
+    def call(ts: int) -> bytes:
+        return _SYSCALL.pack(REC_SYSCALL, 0, ts, 5, 77, 77, 0, 110, 0, 0, 0, 0, 0, 0, 7,
+                             b"t\0")
+
+    def ip_rec(ts: int, ip: int) -> bytes:
+        return (struct.pack("<IIQII", REC_STACK, STACK_IP_ONLY, ts, 77, 77)
+                + struct.pack("<IIQQQII", 1, 0, 0, 0, 0, 0, 0) + struct.pack("<Q", ip))
+
+    stacks = Stacks()
+    assert len(ip_rec(1, 2)) == 72
+    events, bad = decode_batch([ip_rec(1000, 0x4315E9), call(1000), call(2000)], stacks)
+    assert bad == 0
+    assert [(e.ip, e.stack) for e in events] == [(0x4315E9, ()), (0, ())]  # type: ignore[union-attr]
+    events, bad = decode_batch([ip_rec(3000, 0x1), call(4000)], stacks)
+    assert events[0].ip == 0 and stacks.unmatched == 1  # type: ignore[union-attr]
+    assert decode_batch([ip_rec(1, 2)[:70]], stacks) == ([], 1)

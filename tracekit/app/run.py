@@ -340,6 +340,9 @@ async def _run(cfg: Any, path: Path, signals: _Signals, record: str | None) -> i
     stacks.discard(None)
     if stacks:
         opts.stacks = stacks.pop() if len(stacks) == 1 and "both" not in stacks else "both"
+    # each recorded call's instruction pointer at its entry (strace -i's column)
+    opts.instruction_pointer = any(getattr(o.options, "instruction_pointer", False)
+                                   for o in plan.outputs if not o.in_kernel)
     # execve's environment strings, read in the kernel only for outputs that print them
     verbose = [getattr(o.options, "string_limit", 1 << 10) for o in plan.outputs
                if not o.in_kernel and getattr(o.options, "verbose", False)]

@@ -110,6 +110,12 @@ OPTIONS: list[tuple[str, str, str]] = [
     ("-n, --syscall-number", "yes", "each line's syscall number, '[  59] '; on signal and "
                                     "'+++' lines the thread's last call shown (strace: "
                                     "its last call, hidden ones too)"),
+    ("-i, --instruction-pointer", "yes", "each line's user instruction pointer, "
+                                         "'[00007f2a9c1e4ad7] ' (8 digits for a task in "
+                                         "32-bit mode): at a call's entry, after its "
+                                         "syscall instruction; on a signal line where "
+                                         "the thread takes it; '[????????????????] ' on "
+                                         "'+++' lines"),
     ("-Y, --decode-pids=comm", "yes", "pids with their command names, '1234<sh>': the "
                                       "pid prefix, pids given to and returned by calls "
                                       "(kill, wait4, getpid, clone ...), siginfo's si_pid; "
@@ -120,7 +126,7 @@ OPTIONS: list[tuple[str, str, str]] = [
     ("-A, --output-append-mode", "yes", "with -o FILE: append to FILE (and each FILE.PID "
                                         "with -ff), created 0600 if missing, never "
                                         "through a symlink"),
-    ("-i, -O, -d, -e kvm=", "no", "not supported"),
+    ("-O, -d, -e kvm=", "no", "not supported"),
     ("--mmap-pages PAGES", "yes", "tracekit's own: the ring buffer's size, 4 KiB pages or "
                                   "a size such as 64M, as perf trace -m (default 4 MiB, "
                                   "more with -s above 256: -s 4096, 64 MiB); "
@@ -255,6 +261,7 @@ class StraceArgs:
     numbers: bool = False           # -n
     comm: bool = False              # -Y, --decode-pids=comm: pids with their names
     append: bool = False            # -A: -o FILE appended to
+    ips: bool = False               # -i
     notes: list[str] = field(default_factory=list)  # strace's warnings, said before tracing
     help: bool = False
     version: bool = False
@@ -392,13 +399,14 @@ def _summary_options(a: StraceArgs) -> None:
     if a.summary != "c":
         return
     # only the summary: nothing to show stacks, numbers, times or fd paths on
-    for on, text in ((a.stacks, "-k/--stack-traces"), (a.numbers, "-n/--syscall-number"),
+    for on, text in ((a.ips, "-i/--instruction-pointer"), (a.stacks, "-k/--stack-traces"),
+                     (a.numbers, "-n/--syscall-number"),
                      (a.relative, "-r/--relative-timestamps"),
                      (a.abs_time, "-t/--absolute-timestamps"),
                      (a.durations, "-T/--syscall-times"), (a.decode_fds, "-y/--decode-fds")):
         if on:
             a.notes.append(f"{text} has no effect with -c/--summary-only")
-    a.stacks = a.numbers = False
+    a.stacks = a.numbers = a.ips = False
 
 
 def _short(a: StraceArgs, c: str, value: str | None) -> None:
@@ -499,6 +507,8 @@ def _short(a: StraceArgs, c: str, value: str | None) -> None:
         a.stacks = True
     elif c == "n":
         a.numbers = True
+    elif c == "i":
+        a.ips = True
     elif c == "h":
         a.help = True
     elif c == "V":
@@ -509,7 +519,7 @@ def _short(a: StraceArgs, c: str, value: str | None) -> None:
         a.comm = True                   # strace: -Y is --decode-pids=comm
     elif c == "A":
         a.append = True
-    else:                               # d i O
+    else:                               # d O
         raise _refuse(f"-{c}", _UNSUPPORTED[c])
 
 
@@ -517,7 +527,6 @@ _PIDNS = ("pids are not translated between pid namespaces (the pid prefix is the
           "init namespace's; arguments and return values as the traced task saw them)")
 _UNSUPPORTED = {
     "d": "strace's debug output is not supported",
-    "i": "the instruction pointer at each call is not recorded",
     "O": "there is no tracing overhead to subtract (the summary's times are the calls')",
 }
 
@@ -953,6 +962,8 @@ def build(a: StraceArgs) -> Plan:
     if a.stacks:
         # strace -k: each recorded call's user stack, taken at its entry
         opts.stacks = "user"
+    # strace -i: each recorded call's instruction pointer at its entry
+    opts.instruction_pointer = a.ips
     stages = selection_stages(filt)
     in_kernel = a.summary == "c" and not stages
     if in_kernel:
@@ -972,7 +983,8 @@ def build(a: StraceArgs) -> Plan:
         dump_writes=cast(Any, list(a.writes)), dump_reads_except=list(a.reads_except),
         dump_writes_except=list(a.writes_except),
         exit_lines="exit" not in a.quiet and "exits" not in a.quiet, exit_time=True,
-        syscall_numbers=a.numbers, stacks="user" if a.stacks else None)
+        syscall_numbers=a.numbers, instruction_pointer=a.ips,
+        stacks="user" if a.stacks else None)
     return Plan(opts, stages, shape, pids, in_kernel, abbrev, deref)
 
 

@@ -88,7 +88,9 @@ MAGIC = b"\x89tkrec\r\n"
 #: 3: the STACKS frame (each stack's frames as the live run named them) and the
 #: ``reenumerated`` fact (the reenumerate stage's record; the session's pass after attach)
 #: 4: every frame's codec has CODEC_CRC: its payload starts with a CRC-32 of the rest
-FORMAT_VERSION = 4
+#: 5: strace -i's records: 72-byte stack records of one frame (STACK_IP_ONLY), signal
+#: records with ip (112 bytes), which a format 4 reader would count as bad or ignore
+FORMAT_VERSION = 5
 _FRAME = struct.Struct("<IBB")                  # payload length, kind, codec
 _CRC = struct.Struct("<I")                      # zlib.crc32 of the payload after it
 KIND_HEADER, KIND_SNAPSHOT, KIND_RECORDS, KIND_LOST = 1, 2, 3, 4
@@ -640,6 +642,7 @@ class Recording:
         self.frames = 0
         self._data_frames = 0
         self._checksums = False     # the header says format 4 or later: every frame has one
+        self._version = FORMAT_VERSION  # the header's format_version
         self.unnamed_stacks = 0     # of the last batches(): stacks with no names recorded
 
     @classmethod
@@ -733,7 +736,7 @@ class Recording:
             if self._checksums:
                 raise RecordingError(f"{where} is corrupt: it has no checksum (codec "
                                      f"{codec:#x}; every frame of format "
-                                     f"{FORMAT_VERSION} has one)")
+                                     f"{self._version} has one)")
             return payload
         if len(payload) < _CRC.size:
             raise RecordingError(f"{where} is corrupt: {len(payload)} bytes long, shorter "
@@ -780,6 +783,7 @@ class Recording:
                                      f"is corrupt: it has no checksum (codec {frame.codec:#x};"
                                      f" every frame of format {version} has one)")
             self._checksums = version >= 4
+            self._version = version
             self.header = msgspec.msgpack.decode(payload, type=Header)
         elif kind == KIND_SNAPSHOT:
             self.snapshot = msgspec.msgpack.decode(payload, type=Snapshot)

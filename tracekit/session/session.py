@@ -48,6 +48,7 @@ from tracekit._events import (
     ST_FAILED,
     ST_SUCCESSFUL,
     ST_UNFINISHED,
+    STACK_IP,
     STACK_KERNEL,
     STACK_USER,
     FdSnapshot,
@@ -153,6 +154,10 @@ class SessionOptions:
 
     # each recorded call's stacks at entry: "user", "kernel", "both"; None: none
     stacks: str | None = None
+    # each recorded call's user instruction pointer at entry, the address after its
+    # syscall instruction (Syscall.ip; strace -i): with stacks, their first user frame;
+    # alone, one 72-byte record before each call's
+    instruction_pointer: bool = False
     # execve's environment read as its strings, each cut at this many bytes (strace -v
     # prints them: -s + 1 tells a longer string); 0: only counted (strace's default)
     envp_strings: int = 0
@@ -215,8 +220,8 @@ _STATUS_BITS = {"successful": ST_SUCCESSFUL, "failed": ST_FAILED, "unfinished": 
 _STACK_BITS = {"user": STACK_USER, "kernel": STACK_KERNEL, "both": STACK_USER | STACK_KERNEL}
 
 #: bytes in the ring buffer of one task's lifecycle records, each with its 8-byte ring
-#: header (programs/syscalls.h): fork 32, exec 296, fd-exec 160, signal 104, exit 56
-_LIFECYCLE_TASK_BYTES = (32 + 8) + (296 + 8) + (160 + 8) + (104 + 8) + (56 + 8)
+#: header (programs/syscalls.h): fork 32, exec 296, fd-exec 160, signal 112, exit 56
+_LIFECYCLE_TASK_BYTES = (32 + 8) + (296 + 8) + (160 + 8) + (112 + 8) + (56 + 8)
 #: bytes in the ring buffer of the largest per-call record: its 8-byte ring header, struct
 #: tk_syscall (112), the captures' header (8) and TK_CAPBUF_DATA (16,184) capture bytes
 #: (programs/syscalls.bpf.c)
@@ -418,8 +423,9 @@ class Session:
         g["targ_capture"] = int(o.capture)
         fd_table = o.fd_table and (not o.summary or o.summary_records)
         g["targ_fd_state"] = int(fd_table)
-        if o.stacks is not None:
-            g["targ_stacks"] = _STACK_BITS[o.stacks]
+        if o.stacks is not None or o.instruction_pointer:
+            g["targ_stacks"] = ((_STACK_BITS[o.stacks] if o.stacks is not None else 0)
+                                | (STACK_IP if o.instruction_pointer else 0))
         if o.summary:
             enable_kernel_summary(obj, records=o.summary_records)
         obj.maps["events"].max_entries = o.buffer_bytes

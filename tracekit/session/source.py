@@ -32,7 +32,17 @@ from typing import Protocol
 
 import trio
 
-from tracekit._events import Batch, Event, FdTargets, Losses, Lost, StackJoin, Stacks, decode_batch
+from tracekit._events import (
+    Batch,
+    Event,
+    FdTargets,
+    Losses,
+    Lost,
+    PlainStacks,
+    StackJoin,
+    Stacks,
+    decode_batch,
+)
 from tracekit.session.drainer import RingDrainer
 from tracekit.session.inflight import calls_in_flight
 from tracekit.session.session import Session
@@ -121,6 +131,9 @@ class RingBufferSource:
 
             join: StackJoin = Symbolizer(SyscallTable().nr)
             self.stacks = Stacks(join if tap is None else tap.stacks(join))
+        elif session.opts.instruction_pointer:
+            # the instruction pointer alone (strace -i): nothing to name
+            self.stacks = Stacks(PlainStacks())
 
     def start_drainer(self) -> None:
         """Start the thread that empties the ring buffer now (once the session has
