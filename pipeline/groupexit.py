@@ -80,7 +80,16 @@ class GroupExits:
         known = self._known
         if set(map(type, batch)) <= _CALLS:
             # the bulk, calls and signals only: the tasks learnt from the distinct
-            # (tid, tgid) pairs, found in C-level passes; the batch passes as it is
+            # (tid, tgid) pairs; the batch passes as it is. A batch of one process (the
+            # commonest) has its pairs as its tids with that tgid: two passes over ints,
+            # no tuple per event
+            tgids = {ev.tgid for ev in batch}
+            if len(tgids) == 1:
+                (tgid,) = tgids
+                for tid in {ev.tid for ev in batch}:
+                    if known.get(tid) != tgid:
+                        self._learn(tid, tgid)
+                return list(batch)
             for tid, tgid in set(map(_TASK, batch)):
                 if known.get(tid) != tgid:
                     self._learn(tid, tgid)
