@@ -124,6 +124,12 @@ def test_still_checks_entries_without_reading_proc(tmp_path: Path) -> None:
     cache.set(9, 4, "/tmp/other")
     assert not cache.still(9, ((4, "</etc/hosts>"),))
     assert not cache.still(9, ((6, None),)) and (cache.misses, cache.hits) == (2, 2)
+    # AT_FDCWD: the working directory, once known (read or followed), not before
+    assert not cache.still(9, ((-100, "</w>"),))
+    cache.copy_process(9, 9)                    # (no change: a process onto itself)
+    (tmp_path / "9" / "cwd").symlink_to("/w")
+    assert cache.cwd(9) == "/w" and cache.still(9, ((-100, "</w>"), (5, None)))
+    assert not cache.still(9, ((-100, "</x>"),))
 
 
 # --- the fd table kept by the event stream (calls shown or hidden, execs, snapshots) ---
