@@ -1204,6 +1204,7 @@ class SyscallDecoder:
         args = ev.args
         same = self._same.get(id(args))
         key: tuple[object, ...] | None = None
+        done: tuple[Decoded, _Deps, _Deps] | None
         if same is not None and same[0] is args and same[1] is ev.caps and \
                 same[2] == ev.syscall_nr and same[3] == ev.ret and same[4] == flags:
             # a record of a shape decoded before (what the checks below found then:
@@ -1218,9 +1219,8 @@ class SyscallDecoder:
         else:
             compat = flags >> 3 & 1                         # SC_COMPAT
             nr_key = ev.syscall_nr << 1 | compat
-            call = self._calls.get(nr_key)
-            if call is None:
-                call = self.call(ev.syscall_nr, bool(compat))
+            got = self._calls.get(nr_key)
+            call = self.call(ev.syscall_nr, bool(compat)) if got is None else got
             if call.generic < 0:
                 self.unknown_nr += 1
             prev = self._prev
