@@ -49,6 +49,7 @@ thread's execve (``superseded_by``) is not held: its group lives on.
 from __future__ import annotations
 
 import operator
+from typing import cast
 
 import msgspec
 
@@ -80,7 +81,17 @@ class GroupExits:
         known = self._known
         if set(map(type, batch)) <= _CALLS:
             # the bulk, calls and signals only: the tasks learnt from the distinct
-            # (tid, tgid) pairs, found in C-level passes; the batch passes as it is
+            # (tid, tgid) pairs; the batch passes as it is. A batch of one process (the
+            # commonest) has its pairs as its tids with that tgid: two passes over ints,
+            # no tuple per event
+            calls = cast("list[Syscall | Signal]", batch)
+            tgids = {ev.tgid for ev in calls}
+            if len(tgids) == 1:
+                (tgid,) = tgids
+                for tid in {ev.tid for ev in calls}:
+                    if known.get(tid) != tgid:
+                        self._learn(tid, tgid)
+                return list(batch)
             for tid, tgid in set(map(_TASK, batch)):
                 if known.get(tid) != tgid:
                     self._learn(tid, tgid)

@@ -8,7 +8,7 @@ import socket
 import struct
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from tracekit._events import (
     CAP_ARGV,
@@ -382,6 +382,36 @@ def test_repeated_records_follow_the_fd_table(dec: SyscallDecoder) -> None:
     assert dec.decode(other).args[0] == "3"               # another process: its own table
     dec.string_limit = 1
     assert dec.decode(read).args[1] == '"h"...'           # a new limit: decoded afresh
+
+
+_SHARED_ARGS = ((AT_FDCWD, 0x10, 0, 0, 0, 0), (3, 0x20, 8, 0, 0, 0), (4, 0, 0, 0, 0, 0))
+_SHARED_CAPS = ((), (Capture(1, CAP_STR, 0, b"/a"),), (Capture(1, CAP_STR, 0, b"/b"),),
+                (Capture(1, CAP_BUF, 0, b"hi"),))
+_SHARED_CALLS = ("openat", "read", "close", "dup", "fstat", "restart_syscall")
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(picks=st.lists(st.tuples(st.integers(0, len(_SHARED_CALLS) - 1),
+                                st.integers(0, len(_SHARED_ARGS) - 1),
+                                st.integers(0, len(_SHARED_CAPS) - 1),
+                                st.sampled_from([0, 3, 4, -2, -9]),
+                                st.sampled_from([0, SC_RESUMED, SC_UNFINISHED]),
+                                st.sampled_from([4242, 4343])), max_size=60))
+def test_records_sharing_their_argument_tuple_decode_as_each_alone(
+        tmp_path: os.PathLike[str],
+        picks: list[tuple[int, int, int, int, int, int]]) -> None:
+    """Records that share one argument tuple object (as decode_batch's memo makes them)
+    but differ in call, captures, return, flags or process: each decodes as a decoder
+    without memos decodes it, after the same records."""
+    memo = SyscallDecoder(X64, I386, fd_paths=True, fdcache=FdCache(str(tmp_path)))
+    alone = SyscallDecoder(X64, I386, fd_paths=True, fdcache=FdCache(str(tmp_path)))
+    for call, a, c, ret, flags, tgid in picks:
+        ev = Syscall(ts_ns=1, duration_ns=1, tid=tgid, tgid=tgid, cpu=0,
+                     syscall_nr=nr(_SHARED_CALLS[call]), args=_SHARED_ARGS[a], ret=ret,
+                     comm="t", flags=flags, caps=_SHARED_CAPS[c])
+        alone._forget_done()
+        assert memo.decode(ev) == alone.decode(ev), ev
 
 
 def test_sockaddr_packet_vsock_and_eth_protocol() -> None:

@@ -124,6 +124,12 @@ def test_still_checks_entries_without_reading_proc(tmp_path: Path) -> None:
     cache.set(9, 4, "/tmp/other")
     assert not cache.still(9, ((4, "</etc/hosts>"),))
     assert not cache.still(9, ((6, None),)) and (cache.misses, cache.hits) == (2, 2)
+    # AT_FDCWD: the working directory, once known (read or followed), not before
+    assert not cache.still(9, ((-100, "</w>"),))
+    cache.copy_process(9, 9)                    # (no change: a process onto itself)
+    (tmp_path / "9" / "cwd").symlink_to("/w")
+    assert cache.cwd(9) == "/w" and cache.still(9, ((-100, "</w>"), (5, None)))
+    assert not cache.still(9, ((-100, "</x>"),))
 
 
 # --- the fd table kept by the event stream (calls shown or hidden, execs, snapshots) ---
@@ -467,3 +473,30 @@ def test_fast_open_and_close_keep_the_table_as_apply_call_does(tmp_path: Path) -
                 caches[0].apply_open(ev, name, arg)
                 caches[1].apply_call(ev, name, ret_fd=True, path_arg=arg)
             assert caches[0]._tables == caches[1]._tables, (step, ev)
+
+
+def test_the_open_and_close_shortcuts_keep_the_table_as_apply_call_does(
+        tmp_path: Path) -> None:
+    """apply_open (an absolute path captured whole) and apply_close leave the table and
+    the fds known since the exec as apply_call leaves them, fds past 63 and a negative
+    close included, in a random run of opens, failed opens and closes."""
+    import random
+
+    rnd = random.Random(7)
+    short, general = FdCache(str(tmp_path)), FdCache(str(tmp_path))
+    for cache in (short, general):
+        cache.observe(Exec(1, 10, 10, "sh", "/bin/sh"))
+        cache.observe(FdExec(2, 10, 10, 0b111, 64))
+    for _ in range(400):
+        fd = rnd.choice([3, 4, 63, 64, 70, 200])
+        if rnd.random() < 0.5:
+            path = rnd.choice([b"/a", b"/b/c", b"/dev/null"])
+            ev = call("openat", (AT_FDCWD & 0xFFFFFFFF, 0, 0), rnd.choice([fd, -2]),
+                      caps=(Capture(1, CAP_STR, 0, path),))
+            short.apply_open(ev, "openat", 1)
+            general.apply_call(ev, "openat", ret_fd=True, path_arg=1)
+        else:
+            ev = call("close", (rnd.choice([fd, 0xFFFFFFFF]),))
+            short.apply_close(ev)
+            general.apply_call(ev, "close", ret_fd=False)
+        assert (short._tables, short._since_exec) == (general._tables, general._since_exec)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings, strategies as st
+
 from tracekit._events import Exec, Exit, Lost, Syscall
 from tracekit.pipeline.groupexit import GroupExits
 
@@ -117,3 +119,26 @@ def test_a_tid_known_in_a_group_whose_exit_was_lost_is_known_anew_when_reused() 
     st.push([_call(101, 200), _call(200, 200)])  # the tid reused in process 200
     assert st.push([_exit(200, 9, dead=True, tgid=200)]) == []
     assert [e.tid for e in st.push([_exit(101, 9, dead=True, tgid=200)])] == [101, 200]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(batches=st.lists(st.lists(st.tuples(st.integers(1, 6), st.sampled_from([100, 200]),
+                                           st.booleans()), max_size=12), max_size=6))
+def test_batches_of_calls_learn_the_tasks_the_event_loop_learns(
+        batches: list[list[tuple[int, int, bool]]]) -> None:
+    """Batches of calls only (one process or several, tids reused across processes)
+    and batches with exits: the tasks known after each are those learnt from each
+    distinct (tid, tgid) of the batch, and the batch passes whole."""
+    fast, ref = GroupExits(), GroupExits()
+    for picks in batches:
+        batch = [_exit(tid, 0, tgid=tgid) if ex else _call(tid, tgid)
+                 for tid, tgid, ex in picks]
+        if all(not ex for _, _, ex in picks):
+            assert fast.push(batch) == batch
+            for tid, tgid in {(ev.tid, ev.tgid) for ev in batch}:   # each task once
+                if ref._known.get(tid) != tgid:
+                    ref._learn(tid, tgid)
+        else:
+            assert fast.push(batch) == ref.push(batch)
+        assert (fast._known, fast._threads, fast._dying) == \
+            (ref._known, ref._threads, ref._dying)

@@ -1039,6 +1039,12 @@ class SyscallDecoder:
         self._calls: dict[int, _Call] = {}
         self._errors: dict[int, str] = {}
         self._done: dict[tuple[object, ...], tuple[Decoded, _Deps, _Deps]] = {}
+        # the same memo reached by the identity of the record's argument tuple, which
+        # tracekit._events.decode_batch shares among the records of one repeated shape:
+        # id(args) -> (args, caps, syscall_nr, ret, flags, its _Call, its _done entry);
+        # a hit (the same objects, the same numbers) skips building and hashing the key
+        self._same: dict[int, tuple[tuple[int, ...], tuple[object, ...], int, int, int,
+                                    _Call, tuple[Decoded, _Deps, _Deps]]] = {}
         self._deps: list[tuple[int, str | None]] | None = None
         self._ebadf = False     # the call being decoded failed with EBADF
         self._fd_paths = fd_paths
@@ -1076,7 +1082,7 @@ class SyscallDecoder:
     def strace61_names(self, on: bool) -> None:
         self._strace61_names = on
         self._calls.clear()
-        self._done.clear()
+        self._forget_done()
 
     @property
     def fd_paths(self) -> bool:
@@ -1085,7 +1091,7 @@ class SyscallDecoder:
     @fd_paths.setter
     def fd_paths(self, on: bool) -> None:
         self._fd_paths = on
-        self._done.clear()
+        self._forget_done()
 
     @property
     def verbose(self) -> bool:
@@ -1113,7 +1119,7 @@ class SyscallDecoder:
         abbreviated (strace's default), two empty sets: none (``-v``)."""
         self._abbrev = calls
         self._calls.clear()
-        self._done.clear()
+        self._forget_done()
 
     def set_deref(self, calls: tuple[frozenset[int], frozenset[int]] | None) -> None:
         """strace's ``-e verbose=SET``: only these calls (native numbers, i386 numbers)
@@ -1121,7 +1127,7 @@ class SyscallDecoder:
         their addresses (:data:`DEREF_KINDS`); None: every call (strace's default)."""
         self._deref = calls
         self._calls.clear()
-        self._done.clear()
+        self._forget_done()
 
     @property
     def string_limit(self) -> int:
@@ -1130,7 +1136,7 @@ class SyscallDecoder:
     @string_limit.setter
     def string_limit(self, n: int) -> None:
         self._string_limit = n
-        self._done.clear()
+        self._forget_done()
 
     def remember(self, key: tuple[object, ...], text: str) -> str:
         """Store ``text`` in :attr:`texts` (emptied first when full); returns it."""
@@ -1238,34 +1244,57 @@ class SyscallDecoder:
                 return f"{name or fd}{deco}"
         return name or str(fd)
 
+    def _forget_done(self) -> None:
+        """Empty the memo of decoded records (a setting that changes their text)."""
+        self._done.clear()
+        self._same.clear()
+
     def decode(self, ev: Syscall) -> Decoded:
         """The record as strace prints it (see the module docstring)."""
         flags = ev.flags
-        compat = flags >> 3 & 1                         # SC_COMPAT
-        nr_key = ev.syscall_nr << 1 | compat
-        call = self._calls.get(nr_key)
-        if call is None:
-            call = self.call(ev.syscall_nr, bool(compat))
-        if call.generic < 0:
-            self.unknown_nr += 1
-        prev = self._prev
-        if call.name == "restart_syscall":
-            # strace: ``restart_syscall(<... resuming interrupted nanosleep ...>)``, the
-            # thread's previous call ("call" when none was seen)
-            resumed = f"<... resuming interrupted {prev.get(ev.tid, 'call')} ...>"
-            return Decoded(call.name, (resumed,), self._ret(ev, call))
-        if len(prev) >= _MEMO_MAX:
-            prev.clear()
-        prev[ev.tid] = call.name
-        key = (nr_key, ev.args, ev.caps, ev.ret, flags)
-        if call.described and self._fd_paths and (
-                not flags & (SC_UNFINISHED | SC_NORETURN | SC_RESUMED)
-                or flags & SC_ATTACHED) and self.fdcache.learn(
-                    ev, at_exit=False):
-            return self._decode_described(ev, call)
-        # -Y: the names of its pids are those of the time of the call: not memoized
-        memo = not call.pids or self.pid_comms is None
-        done = self._done.get(key) if memo else None
+        args = ev.args
+        same = self._same.get(id(args))
+        key: tuple[object, ...] | None = None
+        done: tuple[Decoded, _Deps, _Deps] | None
+        if same is not None and same[0] is args and same[1] is ev.caps and \
+                same[2] == ev.syscall_nr and same[3] == ev.ret and same[4] == flags:
+            # a record of a shape decoded before (what the checks below found then:
+            # not restart_syscall, not described by its captures, in the memo)
+            call, done = same[5], same[6]
+            memo = True                 # only memoized records are remembered so
+            if call.generic < 0:
+                self.unknown_nr += 1
+            prev = self._prev
+            if len(prev) >= _MEMO_MAX:
+                prev.clear()
+            prev[ev.tid] = call.name
+        else:
+            compat = flags >> 3 & 1                         # SC_COMPAT
+            nr_key = ev.syscall_nr << 1 | compat
+            got = self._calls.get(nr_key)
+            call = self.call(ev.syscall_nr, bool(compat)) if got is None else got
+            if call.generic < 0:
+                self.unknown_nr += 1
+            prev = self._prev
+            if call.name == "restart_syscall":
+                # strace: ``restart_syscall(<... resuming interrupted nanosleep ...>)``,
+                # the thread's previous call ("call" when none was seen)
+                resumed = f"<... resuming interrupted {prev.get(ev.tid, 'call')} ...>"
+                return Decoded(call.name, (resumed,), self._ret(ev, call))
+            if len(prev) >= _MEMO_MAX:
+                prev.clear()
+            prev[ev.tid] = call.name
+            key = (nr_key, args, ev.caps, ev.ret, flags)
+            if call.described and self._fd_paths and (
+                    not flags & (SC_UNFINISHED | SC_NORETURN | SC_RESUMED)
+                    or flags & SC_ATTACHED) and self.fdcache.learn(
+                        ev, at_exit=False):
+                return self._decode_described(ev, call)
+            # -Y: the names of its pids are those of the time of the call: not memoized
+            memo = not call.pids or self.pid_comms is None
+            done = self._done.get(key) if memo else None
+            if done is not None:
+                self._remember_same(ev, call, done)
         if done is not None:
             dec, arg_fds, ret_fds = done
             cache = self.fdcache
@@ -1284,6 +1313,8 @@ class SyscallDecoder:
                 self.full = call.full
                 self.addr_only = call.addr_only
                 return Decoded(dec.name, dec.args, self._ret(ev, call))
+        if key is None:
+            key = (ev.syscall_nr << 1 | flags >> 3 & 1, args, ev.caps, ev.ret, flags)
         deps: list[tuple[int, str | None]] = []
         self._deps = deps
         try:
@@ -1293,22 +1324,32 @@ class SyscallDecoder:
             self.addr_only = call.addr_only
             # a resumed call's arguments are unknown, unless read at its exit
             self._ebadf = ev.ret == -_EBADF
-            args = () if flags & SC_RESUMED and not flags & SC_ATTACHED else \
+            texts = () if flags & SC_RESUMED and not flags & SC_ATTACHED else \
                 call.args(self, ev)
             self._ebadf = False
             arg_fds = tuple(deps)
             deps.clear()
             if call.fd_action and self._fd_paths and not call.fds_in_args:
                 self.update_fds(ev, call)   # before the return value: openat's new fd
-            dec = Decoded(call.name, args, self._ret(ev, call))
+            dec = Decoded(call.name, texts, self._ret(ev, call))
         finally:
             self._deps = None
         if memo:
             done_map = self._done
             if len(done_map) >= _MEMO_MAX:
-                done_map.clear()
-            done_map[key] = (dec, arg_fds, tuple(deps))
+                self._forget_done()
+            done = done_map[key] = (dec, arg_fds, tuple(deps))
+            self._remember_same(ev, call, done)
         return dec
+
+    def _remember_same(self, ev: Syscall, call: _Call,
+                       done: tuple[Decoded, _Deps, _Deps]) -> None:
+        """File ``done`` (the memo's entry for ``ev``) under the identity of its
+        argument tuple too."""
+        same = self._same
+        if len(same) >= _MEMO_MAX:
+            same.clear()
+        same[id(ev.args)] = (ev.args, ev.caps, ev.syscall_nr, ev.ret, ev.flags, call, done)
 
     def _decode_described(self, ev: Syscall, call: _Call) -> Decoded:
         """A call whose record says what its fds were (:meth:`FdCache.learn
