@@ -71,3 +71,16 @@ def test_thread_exit_releases_it_and_unknown_pids_are_read() -> None:
     assert t.text(201) == ""
     assert t.text(300) == "<other>"                  # never seen: /proc
     assert t.text(301) == "" and t.text(0) == "" and t.text(-5) == ""
+
+
+def test_a_child_not_followed_is_read_where_a_line_names_it() -> None:
+    """Without -f a child makes no records: a fork does not name it for good (its
+    exec is never seen); a line that names it later reads /proc, as strace does."""
+    proc = {101: "sleep"}                   # the child has exec'd by then
+    t = PidComms(read=proc.get, own="tracer", follow=False)
+    t.before(100, "sh", exec_call=False)
+    t.forked(100, 101)
+    t.observe(Fork(1, 100, 100, 101, 101))
+    assert t.text(101) == "<sleep>"
+    del proc[101]                           # reaped: no /proc entry, no name
+    assert t.text(101) == ""

@@ -1288,7 +1288,7 @@ async def _run(a: StraceArgs, signals: Any, piped: list[subprocess.Popen[bytes]]
         if a.comm:
             from tracekit.decode.pidcomm import PidComms
 
-            decoder.pid_comms = PidComms()
+            decoder.pid_comms = PidComms(follow=a.follow > 0)
         if a.output is not None and a.follow >= 2:
             formatter = split = SplitStraceFormatter(a.output, decoder=decoder, shape=shape,
                                                      append=a.append)

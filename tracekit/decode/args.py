@@ -1400,6 +1400,8 @@ class SyscallDecoder:
             if kind == "child":
                 # the new task has its parent's name until it execs (its fork record
                 # may come after this line: the call's entry time orders it first)
+                if not comms.follow:        # untraced: named as at its fork, no more
+                    return f"{ret}{comms.prefix_comm(ev.tid)}"
                 comms.forked(ev.tid, ret)
             done = ev.ts_ns + ev.duration_ns
             if kind == "wait" and _reaps(ev):

@@ -63,8 +63,11 @@ class PidComms:
     """
 
     def __init__(self, read: Callable[[int], str | None] = _proc_comm,
-                 own: str | None = None) -> None:
+                 own: str | None = None, *, follow: bool = True) -> None:
         self._read = read
+        #: children are traced (-f): their names come from their records; without it
+        #: a child is read from /proc when a line names it, as strace reads it
+        self.follow = follow
         # the name a command has before its execve: tracekit's own (it forks it), as
         # strace's command has "strace" on its execve's line
         self._own = own if own is not None else (read(os.getpid()) or "")
@@ -108,6 +111,8 @@ class PidComms:
     def observe(self, ev: Event) -> None:
         """Apply a record that is not a call's line to the table (fork, exec, exit)."""
         if isinstance(ev, Fork):
+            if not self.follow:
+                return              # an untraced child: no records keep its name
             parent = self._comms.get(ev.parent_tid)
             if parent is not None:
                 self._set(ev.child_tid, parent)
@@ -158,9 +163,10 @@ class PidComms:
 
     def forked(self, parent_tid: int, child: int) -> None:
         """``parent_tid``'s fork or clone made ``child``: it has the parent's name (the
-        fork's record, which may come later, says the same)."""
+        fork's record, which may come later, says the same); not kept for a child that
+        is not traced (``follow`` off)."""
         parent = self._comms.get(parent_tid)
-        if parent is not None and child not in self._comms:
+        if self.follow and parent is not None and child not in self._comms:
             self._set(child, parent)
 
     def reaped(self, pid: int, ts_ns: int) -> None:
