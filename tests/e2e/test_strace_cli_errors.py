@@ -274,3 +274,11 @@ def test_a_small_open_file_limit_is_one_line(limit: int) -> None:
     assert got.stderr == ("tracekit strace: too many open files (EMFILE): tracekit needs "
                           "about 64 file descriptors for its BPF maps, programs and pipes; "
                           "raise the open file limit of this process (ulimit -n)\n")
+
+
+@pytest.mark.parametrize("expr", ["--status=none", "-e status=!all"])
+def test_status_none_prints_what_strace_prints(expr: str) -> None:
+    """No call is selected: only the exit line (and the status, 3), as strace 6.1."""
+    ref, got = _both([*expr.split(), "sh", "-c", "exit 3"])
+    assert ref.returncode == got.returncode == 3
+    assert got.stderr == ref.stderr == "+++ exited with 3 +++\n"

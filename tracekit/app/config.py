@@ -97,9 +97,9 @@ class FilterConfig(_Config):
 
     syscalls: list[str | int] = []       # names, numbers, globs, %classes, !negations; [] = all
     failed_only: bool = False            # only calls that returned -errno
-    # strace -e status=: which outcomes are recorded; [] = all
+    # strace -e status=: which outcomes are recorded; [] = all; ["none"]: no call
     status: list[Literal["successful", "failed", "unfinished", "unavailable",
-                         "detached"]] = []
+                         "detached", "none"]] = []
     errno: list[str | int] = []          # only calls that failed with these (ENOENT, 2, !EAGAIN)
     signal: list[str | int] = []         # signal deliveries shown (SIGUSR1, 10, !SIGCHLD); [] = all
     path: list[str] = []                 # strace -P: calls on these paths (and fds open on them)

@@ -151,7 +151,8 @@ def _status_list(items: list[str], negate: bool, where: str) -> list[str]:
                               + f"; known: {', '.join(STATUSES)}")
     if negate:
         chosen = set(STATUSES) - chosen
-    return [s for s in STATUSES if s in chosen]
+    # none (or !all): no call, only signal and exit lines, as strace prints then
+    return [s for s in STATUSES if s in chosen] or ["none"]
 
 
 def selection_keys(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
@@ -219,12 +220,15 @@ def check_cgroup(path: str, *, where: str) -> None:
 
 
 def recorded_statuses(status: Iterable[str], where: str) -> set[str]:
-    """The statuses of ``status`` a record can have; an error when there is none."""
+    """The statuses of ``status`` a record can have (``["none"]``: none, no call is
+    recorded); an error when a list of statuses has none a record can have."""
+    if list(status) == ["none"]:
+        return set()
     got = {s for s in status if s in _RECORDED}
     if not got:
         said = ", ".join(status) or "none"
         raise ConfigError(f"{where}: status {said} selects no call tracekit can record "
-                          "(it reads every return value at sys_exit, so none is "
+                          "(it reads every return value at sys_exit, so no call is "
                           "unavailable)")
     return got
 
