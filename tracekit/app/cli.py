@@ -78,7 +78,7 @@ def _parser() -> argparse.ArgumentParser:
     from tracekit._version import __version__
 
     p.add_argument("--version", action="version", version=f"tracekit {__version__}")
-    sub = p.add_subparsers(dest="cmd", required=True)
+    sub = p.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
     run = sub.add_parser("run", help="trace a command, processes, a cgroup or the system",
                          usage=RUN_USAGE, description=RUN_DESCRIPTION,
                          formatter_class=argparse.RawDescriptionHelpFormatter,
