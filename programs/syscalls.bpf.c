@@ -63,6 +63,11 @@ const volatile __u64 targ_rb_call_room = 0;
 /* emit_syscall/emit_captured flags: not a record flag; wake the reader whatever it has
  * read (a stack record went out before this record without waking it: tk_stack_emit) */
 #define TK_SC_WAKE (1U << 31)
+/* not a record flag either: the call's stack record found no room in the ring buffer
+ * (tk_stack_emit); the call's record counts it (TK_CNT_STACK_FULL) if it goes out itself,
+ * so a call the ring buffer lost whole is counted once, as lost */
+#define TK_SC_STACK_LOST (1U << 30)
+#define TK_SC_NOT_FLAGS (TK_SC_WAKE | TK_SC_STACK_LOST)
 
 /* Value of the "scratch" task storage: a syscall entry waiting for its exit (88 bytes).
  * A traced thread's entry lives from its first call (or its fork) to its exit and is
@@ -745,7 +750,7 @@ static __always_inline void emit_syscall(__u32 flags, __u64 ts_ns, __u64 duratio
 		return;
 	}
 	r->hdr.kind = TK_REC_SYSCALL;
-	r->hdr.flags = flags & ~TK_SC_WAKE;
+	r->hdr.flags = flags & ~TK_SC_NOT_FLAGS;
 	r->hdr.ts_ns = ts_ns;
 	r->duration_ns = duration_ns;
 	r->tid = (__u32)pid_tgid;
@@ -757,6 +762,8 @@ static __always_inline void emit_syscall(__u32 flags, __u64 ts_ns, __u64 duratio
 	r->ret = ret;
 	bpf_get_current_comm(r->comm, sizeof(r->comm));
 	bpf_ringbuf_submit(r, (flags & TK_SC_WAKE) ? BPF_RB_FORCE_WAKEUP : 0);
+	if (flags & TK_SC_STACK_LOST)
+		count(TK_CNT_STACK_FULL);
 }
 
 /* -- captures ------------------------------------------------------------------------ */
@@ -2189,7 +2196,7 @@ static __always_inline bool emit_captured(struct tk_capbuf *c, const struct tk_s
 	if (!c->ncaps)
 		return false;
 	c->rec.hdr.kind = kind;
-	c->rec.hdr.flags = flags & ~TK_SC_WAKE;
+	c->rec.hdr.flags = flags & ~TK_SC_NOT_FLAGS;
 	c->rec.hdr.ts_ns = s->ts_ns;
 	c->rec.duration_ns = now - s->ts_ns;
 	c->rec.tid = (__u32)pid_tgid;
@@ -2211,6 +2218,8 @@ static __always_inline bool emit_captured(struct tk_capbuf *c, const struct tk_s
 		count(kind == TK_REC_SYSCALL ? TK_CNT_LOST : TK_CNT_FD_LOST);
 	else if (kind != TK_REC_SYSCALL)
 		count(TK_CNT_FD_STATE);
+	else if (flags & TK_SC_STACK_LOST)
+		count(TK_CNT_STACK_FULL);
 	return true;
 }
 
@@ -2245,8 +2254,11 @@ static __always_inline bool emit_unfinished_captured(struct tk_capbuf *c,
 	c->caps_len = size;
 	size += sizeof(c->rec) + 2 * sizeof(__u32);
 	if (!call_room(size) ||
-	    bpf_ringbuf_output(&events, &c->rec, size, wake ? BPF_RB_FORCE_WAKEUP : 0))
+	    bpf_ringbuf_output(&events, &c->rec, size,
+			       (wake & TK_SC_WAKE) ? BPF_RB_FORCE_WAKEUP : 0))
 		count(TK_CNT_LOST);
+	else if (wake & TK_SC_STACK_LOST)
+		count(TK_CNT_STACK_FULL);
 	return true;
 }
 
@@ -2435,7 +2447,8 @@ static __always_inline void stack_take(void *ctx, struct task_struct *task,
 
 /* The stacks of the current task's call entered at ts_ns, as a TK_REC_STACK record just
  * before that call's own record (same task: the record before it in the ring buffer).
- * Returns TK_SC_WAKE when that record must wake the reader (below), else 0.
+ * Returns TK_SC_WAKE when that record must wake the reader (below), TK_SC_STACK_LOST
+ * when the ring buffer had no room for it (the call's record counts that), else 0.
  * Global (checked once by the verifier, a call in each caller): every caller runs in
  * the task whose call it records (sys_enter, sys_exit, sched_process_exit). */
 __noinline __u32 tk_stack_emit(__u64 pid_tgid, __u64 ts_ns)
@@ -2469,18 +2482,14 @@ __noinline __u32 tk_stack_emit(__u64 pid_tgid, __u64 ts_ns)
 	if (targ_stacks == TK_STACK_IP) {
 		n = offsetof(struct tk_stack, top) + sizeof(__u64);
 		if (!call_room(n) ||
-		    bpf_ringbuf_output(&events, &st->rec, n, BPF_RB_NO_WAKEUP)) {
-			count(TK_CNT_LOST);
-			return 0;
-		}
+		    bpf_ringbuf_output(&events, &st->rec, n, BPF_RB_NO_WAKEUP))
+			return TK_SC_STACK_LOST;
 		return wake;
 	}
 	if (!call_room(sizeof(st->rec) + n * sizeof(__u64)) ||
 	    bpf_ringbuf_output(&events, &st->rec, sizeof(st->rec) + n * sizeof(__u64),
-			       BPF_RB_NO_WAKEUP)) {
-		count(TK_CNT_LOST);
-		return 0;
-	}
+			       BPF_RB_NO_WAKEUP))
+		return TK_SC_STACK_LOST;
 	return wake;
 }
 

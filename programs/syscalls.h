@@ -77,7 +77,7 @@ enum tk_counter {
 				    * syscall counts are short by exactly TK_CNT_LOST) */
 	TK_CNT_FD_STATE = 7,    /* fd-table records emitted (TK_REC_FD_STATE, TK_REC_FD_EXEC) */
 	TK_CNT_FD_LOST = 8,     /* fd-table records the ring buffer had no room for */
-	TK_CNT_STACK_FULL = 9,  /* stacks: calls recorded without stacks: no stack_slot memory */
+	TK_CNT_STACK_FULL = 9,  /* stacks: calls recorded without stacks: no stack_slot memory, or no room for the stack record */
 	TK_CNT_MAX = 16,        /* room to add counters without resizing the map's users */
 };
 

@@ -442,9 +442,10 @@ class Losses(msgspec.Struct, frozen=True, gc=False, tag="losses", kw_only=True):
     #                             /proc, less those added later)
     capbuf_full: int = 0        # calls recorded without their arguments' memory: no
     #                             capture slot (kernel, TK_CNT_CAPBUF_FULL)
-    stacks_missing: int = 0     # calls recorded without the stacks asked for: no stack
-    #                             slot for the task (task storage out of memory or busy;
-    #                             kernel, TK_CNT_STACK_FULL)
+    stacks_missing: int = 0     # calls recorded without the stacks asked for (-k, -i):
+    #                             no stack slot for the task (task storage out of memory
+    #                             or busy) or no room in the ring buffer for the stack
+    #                             record (kernel, TK_CNT_STACK_FULL)
     scratch_full: int = 0       # calls not recorded: no per-task entry to pair them
     #                             (kernel, TK_CNT_SCRATCH_FULL)
     summary_full: int = 0       # in-kernel summary: calls not counted (TK_CNT_SUMMARY_FULL)
@@ -500,8 +501,9 @@ class Losses(msgspec.Struct, frozen=True, gc=False, tag="losses", kw_only=True):
             out.append(f"{self.capbuf_full} calls were recorded without their strings and "
                        "buffers: the capture map was full")
         if self.stacks_missing:
-            out.append(f"{self.stacks_missing} calls were recorded without their stacks: "
-                       "the kernel had no memory for the task's stack slot")
+            out.append(f"{self.stacks_missing} calls were recorded without their stacks "
+                       "(or instruction pointers): no memory for the task's stack slot, or "
+                       "no room in the ring buffer for the stack")
         if self.summary_full or self.errno_full:
             out.append(f"the in-kernel summary missed {self.summary_full} calls and "
                        f"{self.errno_full} errno counts: its maps were full")

@@ -390,3 +390,21 @@ def test_slow_stage_backpressure_bounds_memory_and_loss_is_counted(tmp_path: Pat
     assert lost_calls > n // 10, "the sleeping stage kept up: the kernel dropped too little"
     assert f"LOST {lost_calls + lost_lifecycle} records" in err and "buffer_pages" in err
     assert 0 < peak < RSS_BOUND_MIB * 1024, f"tracekit VmHWM {peak} KiB"
+
+
+@pytest.mark.parametrize("opt", ["-i", "-k"])
+def test_strace_stacks_do_not_count_as_lost_calls(tmp_path: Path, loop: Path, opt: str
+                                                  ) -> None:
+    """With -i or -k each call has a stack record before its own: a stack record the
+    full ring has no room for is not a lost call (the call is printed without it and
+    counted in stacks_missing); lines plus lost calls are still the calls made."""
+    n = 100_000
+    out = tmp_path / "out.txt"
+    res = run_tracekit(["strace", opt, "--mmap-pages", "8", "-e", "trace=getppid", "-o",
+                        str(out), str(loop), str(n)], timeout=120)
+    assert res.returncode == 0, res.stderr
+    shown = sum("getppid()" in line and not line.startswith(" > ")
+                for line in out.read_text().splitlines())
+    m = re.search(r"LOST \d+ records \((\d+) syscall,", res.stderr)
+    assert m, res.stderr
+    assert shown + int(m[1]) == n and int(m[1]) > 0
