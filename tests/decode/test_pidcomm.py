@@ -84,3 +84,37 @@ def test_a_child_not_followed_is_read_where_a_line_names_it() -> None:
     assert t.text(101) == "<sleep>"
     del proc[101]                           # reaped: no /proc entry, no name
     assert t.text(101) == ""
+
+
+def test_a_reaped_child_stays_nameless_after_its_own_later_lines() -> None:
+    """Lines come in entry order: the parent's wait4 (entered first) reaps the child
+    before the child's own last lines are decoded; a name those lines carry (a rename)
+    does not make the reaped pid known again; only a fork of a new task with it does."""
+    t = _table()
+    t.before(100, "reap", exec_call=False)
+    t.observe(Fork(1, 100, 100, 101, 101))
+    assert t.text(101, 50) == "<reap>"               # wait4's argument, at its entry
+    t.reaped(101, 100)                                # its return, at 100
+    t.before(101, "kid", exec_call=False, renames=True)   # the child's prctl line
+    t.after(101, "kid")
+    assert t.text(101, 200) == "" and t.text(101, 60) == "<kid>"
+    t.observe(Fork(300, 100, 100, 101, 101))          # the pid reused by a new child
+    assert t.text(101, 400) == "<reap>"
+
+
+def test_a_parent_known_only_by_its_exec_names_its_child() -> None:
+    """The parent's execve line was not shown (-e trace=): its exec's name is its name
+    when it forks."""
+    t = _table()
+    t.observe(Exec(1, 100, 100, "reap", "./reap"))
+    t.observe(Fork(2, 100, 100, 101, 101))
+    assert t.text(101) == "<reap>"
+
+
+def test_a_rename_after_an_exec_not_shown_is_taken_at_the_next_line() -> None:
+    """exec (its line hidden), then a hidden prctl: the next line's record carries the
+    new name, which wins over the exec's."""
+    t = _table()
+    t.observe(Exec(1, 100, 100, "comm", "./comm"))
+    t.before(100, 'x"y', exec_call=False)
+    assert t.prefix_comm(100) == '<x\\"y>'

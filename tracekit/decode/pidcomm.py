@@ -77,12 +77,13 @@ class PidComms:
         self._reaped: dict[int, int] = {}
 
     def _set(self, tid: int, comm: str) -> None:
+        """Keep ``comm`` as ``tid``'s name (a reaped task stays nameless to the lines
+        after its reaping: only a new task with its pid, a fork, makes it known again)."""
         comms = self._comms
         if len(comms) >= _MAX and tid not in comms:
             for old in list(comms)[: _MAX // 2]:
                 del comms[old]
         comms[tid] = comm
-        self._reaped.pop(tid, None)
 
     def comm(self, pid: int, ts_ns: int | None = None) -> str | None:
         """The comm of ``pid`` at ``ts_ns`` (None: the latest); None: no name to print.
@@ -111,13 +112,18 @@ class PidComms:
     def observe(self, ev: Event) -> None:
         """Apply a record that is not a call's line to the table (fork, exec, exit)."""
         if isinstance(ev, Fork):
+            self._reaped.pop(ev.child_tid, None)    # a new task with the pid: not gone
             if not self.follow:
                 return              # an untraced child: no records keep its name
-            parent = self._comms.get(ev.parent_tid)
-            if parent is not None:
+            # a parent none of whose lines was shown yet: the name its exec gave it (its
+            # execve line not shown: the fork came after it), else /proc
+            parent = self._comms.get(ev.parent_tid) or self._pending.get(ev.parent_tid)
+            if parent is None:
+                parent = self._read(ev.parent_tid)
+                if parent is not None:
+                    self._set(ev.parent_tid, parent)
+            if parent is not None:          # a new task: a name its pid had is not its
                 self._set(ev.child_tid, parent)
-            else:                               # a new task with the pid: not gone
-                self._reaped.pop(ev.child_tid, None)
         elif isinstance(ev, Exec):
             if ev.old_tid != ev.tid:
                 old = self._comms.pop(ev.old_tid, None)
@@ -145,8 +151,8 @@ class PidComms:
         pending = self._pending.get(tid)
         if pending is not None and not exec_call:
             del self._pending[tid]
-            self._set(tid, pending)
-        elif tid not in self._comms:
+            self._set(tid, pending)         # then a rename since, below
+        if tid not in self._comms:
             # an execve's record has the new name; before it the command was a fork
             # of tracekit's
             self._set(tid, self._own if exec_call else comm)
@@ -167,6 +173,7 @@ class PidComms:
         is not traced (``follow`` off)."""
         parent = self._comms.get(parent_tid)
         if self.follow and parent is not None and child not in self._comms:
+            self._reaped.pop(child, None)
             self._set(child, parent)
 
     def reaped(self, pid: int, ts_ns: int) -> None:
