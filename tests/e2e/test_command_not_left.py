@@ -173,3 +173,18 @@ def test_a_pid_target_is_left_running(reaper: Path) -> None:
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_dev_full_kills_what_the_untraced_command_started(tmp_path: Path,
+                                                          reaper: Path) -> None:
+    """Without -f the command's children are not traced and stay in tracekit's process
+    group: the kill after a failed output reaches them too (a sleep the shell started
+    was left running, reparented to init)."""
+    pidfile = reaper
+    script = (f"sleep 60 & echo $! > {shlex.quote(str(pidfile))}; "
+              "while :; do /bin/true; done")
+    r = _enospc_run(["strace", "-o", "/dev/full", "sh", "-c", script])
+    pid = _pid_if_written(pidfile)
+    assert r.returncode == 1, r.stderr
+    assert pid is not None, "the child never started"
+    assert _gone(pid)

@@ -575,7 +575,18 @@ class LiveTrace:
         cmd = session.command
         if cmd is None or cmd.returncode is not None:
             return
+        # what the command started outside what was traced (no -f: its children are
+        # untraced and share tracekit's process group): found in /proc before the kill,
+        # which reparents them
+        from tracekit.kernel.procfs import ProcFS
+
+        untraced = ProcFS().descendants(cmd.pid)
         self._signal_workload(signal.SIGKILL)
+        for pid in untraced:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         with trio.CancelScope(shield=True), trio.move_on_after(1.0):
             self.returncode = await cmd.wait()
 
