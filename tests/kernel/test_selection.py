@@ -247,3 +247,11 @@ def test_an_unknown_bracket_class_is_refused() -> None:
     with pytest.raises(ConfigError, match=r"bad regular expression '\[\[:nope:\]\]': "
                                           r"Invalid character class name"):
         compile_regex("[[:nope:]]")
+
+
+def test_a_pattern_that_is_not_utf8_is_quoted_as_its_bytes() -> None:
+    """argv bytes that are not UTF-8 (surrogateescape) are said as the bytes given."""
+    with pytest.raises(ConfigError, match=r"regular expression '\\xff' matches no syscall"):
+        resolve_syscalls(["/\udcff"], X86)
+    with pytest.raises(ConfigError, match=r"unknown syscall 'op\\xffen'"):
+        resolve_syscalls(["op\udcffen"], X86)

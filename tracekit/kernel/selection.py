@@ -29,7 +29,7 @@ import functools
 import os
 from collections.abc import Callable
 
-from tracekit._errors import ConfigError
+from tracekit._errors import ConfigError, quoted
 from tracekit.kernel.syscall_classes import CLASSES
 from tracekit.kernel.syscalls import SyscallTable
 
@@ -134,7 +134,7 @@ def compile_regex(pattern: str, *, where: str = "") -> PosixRegex:
     try:
         return PosixRegex(pattern)
     except ValueError as e:
-        raise ConfigError(f"{_prefix(where)}bad regular expression {pattern!r}: {e}") \
+        raise ConfigError(f"{_prefix(where)}bad regular expression {quoted(pattern)}: {e}") \
             from None
 
 
@@ -175,7 +175,7 @@ def resolve_item(item: str | int, table: SyscallTable, *, where: str = "") -> se
     if text.startswith("%"):
         cls = text[1:]
         if cls not in CLASSES:
-            raise ConfigError(f"{pre}unknown syscall class {text!r}"
+            raise ConfigError(f"{pre}unknown syscall class {quoted(text)}"
                               + (_suggest(text, class_names()) or
                                  f" (classes: {', '.join(class_names())})"))
         # A class may be empty on an arch (arm64 has no stat/lstat): that selects nothing.
@@ -185,7 +185,7 @@ def resolve_item(item: str | int, table: SyscallTable, *, where: str = "") -> se
         pattern = compile_regex(text[1:], where=where)
         nrs = {table.nr(n) for n in table.names() if pattern.search(n)}
         if not nrs:
-            raise ConfigError(f"{pre}regular expression {text[1:]!r} matches no syscall on "
+            raise ConfigError(f"{pre}regular expression {quoted(text[1:])} matches no syscall on "
                               f"{table.arch}")
         return {nr for nr in nrs if nr is not None}
     if text in _LEGACY_CLASSES:
@@ -194,11 +194,11 @@ def resolve_item(item: str | int, table: SyscallTable, *, where: str = "") -> se
     if _GLOB_CHARS & set(text):
         nrs = {table.nr(n) for n in fnmatch.filter(table.names(), text)}
         if not nrs:
-            raise ConfigError(f"{pre}pattern {text!r} matches no syscall on {table.arch}")
+            raise ConfigError(f"{pre}pattern {quoted(text)} matches no syscall on {table.arch}")
         return {nr for nr in nrs if nr is not None}
     nr = table.nr(text)
     if nr is None:
-        raise ConfigError(f"{pre}unknown syscall {text!r} on {table.arch}"
+        raise ConfigError(f"{pre}unknown syscall {quoted(text)} on {table.arch}"
                           + _suggest(text, table.names()))
     return {nr}
 
