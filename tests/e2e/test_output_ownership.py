@@ -148,7 +148,7 @@ def test_strace_output_that_is_the_program_is_refused(tmp_path: Path, how: str) 
                         "./prog"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert r.returncode == 1, r
     assert r.stderr == (f"tracekit strace: output path '{out}' is the command's program "
-                        "'./prog': the trace would replace it; give another output path\n")
+                        "'./prog': the trace would be written over it; give another output path\n")
     assert program.read_bytes() == Path("/bin/true").read_bytes()
     assert stat.S_IMODE(program.stat().st_mode) == 0o755
 

@@ -258,6 +258,6 @@ async def test_a_task_file_that_is_the_commands_program_is_not_made(tmp_path: Pa
     assert program.read_bytes() == b"\x7fELF program"
     assert list(f.failed) == [100] and f.unwritten_lines == 1
     assert str(f.failed[100]) == (f"output path '{program}' is the command's program "
-                                  f"'{program}': the trace would replace it; give another "
+                                  f"'{program}': the trace would be written over it; give another "
                                   "output path")
     assert (tmp_path / "p.200").read_text() == "10:00:00.002000 getpid() = 200 <0.000012>\n"

@@ -68,5 +68,5 @@ def check_output_not_input(output: str, inputs: Sequence[tuple[str, str]]) -> No
             continue
         if (st.st_dev, st.st_ino) == (out.st_dev, out.st_ino):
             raise ConfigError(f"output path {quoted(output)} is the {what} "
-                              f"{quoted(path)}: the trace would replace it; give "
+                              f"{quoted(path)}: the trace would be written over it; give "
                               "another output path")
