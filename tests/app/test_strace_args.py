@@ -364,3 +364,20 @@ def test_instruction_pointer_is_accepted(argv: list[str]) -> None:
     assert not build(parse_args(["true"])).session.instruction_pointer
     assert [s for r, s, _ in OPTIONS if r.startswith("-i,")] == ["yes"]
     assert not any("-i" in r.split(", ") for r, s, _ in OPTIONS if s == "no")
+
+
+@pytest.mark.parametrize(("upper", "lower"), [
+    (["-e", "status=SUCCESSFUL"], ["-e", "status=successful"]),
+    (["--decode-fds=PATH"], ["--decode-fds=path"]),
+    (["-e", "quiet=ATTACH,Exit"], ["-e", "quiet=attach,exit"]),
+    (["--decode-pids=COMM"], ["--decode-pids=comm"]),
+])
+def test_qualifier_words_in_any_case_as_strace(upper: list[str], lower: list[str]) -> None:
+    """strace looks these words up without regard to case (find_arg_val); syscall names
+    are not (``trace=CLOSE`` is an invalid system call there)."""
+    assert build(parse_args([*upper, "true"])) == build(parse_args([*lower, "true"]))
+
+
+def test_a_bad_word_is_said_as_given() -> None:
+    with pytest.raises(UsageError, match=re.escape("invalid decode-pids 'Bogus'")):
+        parse_args(["-e", "decode-pids=Bogus", "true"])

@@ -638,6 +638,12 @@ def _inverted(value: str) -> tuple[bool, str]:
     return (len(value) - len(rest)) % 2 == 1, rest
 
 
+def _lower(items: list[str]) -> list[str]:
+    """The words of status=, quiet=, decode-fds= and decode-pids= in any case, as strace
+    looks them up (find_arg_val: strcasecmp); syscall names keep theirs."""
+    return [p.lower() for p in items]
+
+
 def _items(value: str, what: str) -> tuple[bool, list[str]]:
     """strace's set syntax: leading ``!``s (:func:`_inverted`), then items separated by
     commas (empty ones skipped, as strace does); no item at all is ``invalid WHAT
@@ -766,8 +772,9 @@ def _expr(a: StraceArgs, text: str) -> str:
     if kind == "decode-pids":
         negate, items = _items(value, "decode-pids")
         for p in items:
-            if p not in ("comm", "pidns", "all", "none"):
+            if p.lower() not in ("comm", "pidns", "all", "none"):
                 raise UsageError(f"invalid decode-pids '{p}'")
+        items = _lower(items)
         chosen = {"comm", "pidns"} if "all" in items else set(items) - {"none"}
         if negate:
             chosen = {"comm", "pidns"} - chosen
@@ -780,7 +787,7 @@ def _expr(a: StraceArgs, text: str) -> str:
         return f"signal={_signal_set(value)}"
     if kind == "status":
         negate, items = _items(value, "status")
-        return "status=" + "!" * negate + ",".join(items)
+        return "status=" + "!" * negate + ",".join(_lower(items))
     elif kind == "abbrev":
         # the last -e abbrev= (or -v) replaces the set, as in strace
         a.abbrev = _syscall_set(value, f"-e {text}")
@@ -796,16 +803,18 @@ def _expr(a: StraceArgs, text: str) -> str:
     elif kind == "quiet":
         negate, items = _items(value, "quiet")
         for p in items:
-            if p not in _QUIET | {"all", "none"}:
+            if p.lower() not in _QUIET | {"all", "none"}:
                 raise UsageError(f"invalid quiet '{p}'")
+        items = _lower(items)
         chosen = set(_QUIET) if "all" in items else set(items) - {"none"}
         a.quiet = (set(_QUIET) - chosen if negate else chosen if "none" in items
                    else a.quiet | chosen)
     elif kind == "decode-fds":
         negate, items = _items(value, "decode-fds")
         for p in items:
-            if p not in _DECODE_FDS:
+            if p.lower() not in _DECODE_FDS:
                 raise UsageError(f"invalid decode-fds '{p}'")
+        items = _lower(items)
         chosen = _DECODE_FDS - {"none", "all"} if "all" in items else set(items) - {"none"}
         if negate:
             chosen = _DECODE_FDS - {"none", "all"} - chosen
