@@ -688,17 +688,7 @@ class FdCache:
             self.apply_call(ev, "close", ret_fd=False)
             return
         fd = ev.args[0] & 0xFFFF_FFFF
-        if fd & 0x8000_0000:
-            self.closed(ev.tgid, fd - (1 << 32))
-            return
-        # closed(), inline: its entry goes, and its bit of a table known since the exec
-        tgid = ev.tgid
-        table = self._tables.get(tgid)
-        if table is not None:
-            table.pop(fd, None)
-        bits = self._since_exec.get(tgid)
-        if bits is not None:
-            self._since_exec[tgid] = bits & ~(1 << fd)
+        self.closed(ev.tgid, fd - (1 << 32) if fd & 0x8000_0000 else fd)
 
     def apply_open(self, ev: Syscall, name: str, path_arg: int) -> None:
         """:meth:`apply_call` for a call ``name`` of :data:`_OPENS` (``path_arg``: the
@@ -726,10 +716,7 @@ class FdCache:
             table = self._tables[ev.tgid] = {}
         table[ret] = target
         if self._since_exec:
-            # _made(), inline
-            bits = self._since_exec.get(ev.tgid)
-            if bits is not None:
-                self._since_exec[ev.tgid] = bits | 1 << ret
+            self._made(ev.tgid, ret)
 
     def learn(self, ev: Syscall, *, at_exit: bool) -> bool:
         """Apply what the call's fds were when it entered (``at_exit`` False: before its
