@@ -239,31 +239,23 @@ def format_sockaddr(data: bytes, families: Mapping[int, str] | None = None) -> s
     if len(data) < 2:
         return quote(data)
     fam = int.from_bytes(data[:2], "little")
-    name = (_FAMILIES if families is None else families).get(fam)
-    style = xstyle.STYLE        # read once: the default style takes the short ways
-    fam_text = (name if name is not None and not style
-                else xval(_FAMILIES if families is None else families, fam, "AF_???"))
-    head = f"{{sa_family={fam_text}"
+    table = _FAMILIES if families is None else families
+    name = table.get(fam)
+    head = f"{{sa_family={xval(table, fam, 'AF_???')}"
     if len(data) == 2:                              # the family alone
         return head + "}"
+    # the ports and addresses in the -X style (net_field, format_inet: as written here
+    # in the default style)
     if name == "AF_INET" and len(data) >= 16:       # sizeof(struct sockaddr_in)
         port = int.from_bytes(data[2:4], "big")
-        if not style:
-            addr = ipaddress.IPv4Address(data[4:8])
-            return f'{head}, sin_port=htons({port}), sin_addr=inet_addr("{addr}")}}'
         return (f"{head}, sin_port={net_field(data[2:4], f'htons({port})')}, "
                 f"{format_inet(data[4:8], 'sin_addr')}}}")
     if name == "AF_INET6" and len(data) >= 24:      # without sin6_scope_id: 24
         port = int.from_bytes(data[2:4], "big")
         flow = int.from_bytes(data[4:8], "big")
-        if not style:
-            text = (f"{head}, sin6_port=htons({port}), sin6_flowinfo=htonl({flow}), "
-                    f'inet_pton(AF_INET6, "{socket.inet_ntop(socket.AF_INET6, data[8:24])}", '
-                    "&sin6_addr)")
-        else:
-            text = (f"{head}, sin6_port={net_field(data[2:4], f'htons({port})')}, "
-                    f"sin6_flowinfo={net_field(data[4:8], f'htonl({flow})')}, "
-                    f"{format_inet(data[8:24], 'sin6_addr')}")
+        text = (f"{head}, sin6_port={net_field(data[2:4], f'htons({port})')}, "
+                f"sin6_flowinfo={net_field(data[4:8], f'htonl({flow})')}, "
+                f"{format_inet(data[8:24], 'sin6_addr')}")
         if len(data) < 28:
             return text + "}"
         scope = int.from_bytes(data[24:28], "little")
