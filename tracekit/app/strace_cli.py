@@ -27,7 +27,7 @@ import re
 import signal
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, cast
 
@@ -585,8 +585,6 @@ def _long(a: StraceArgs, name: str, key: str, value: str | None) -> None:
         if value not in (None, "us"):
             raise UsageError(f"--{name}={value}: tracekit prints microseconds only")
         _short(a, key, None)
-    elif key == "D":
-        _short(a, key, value)
     else:
         _short(a, key, value)
 
@@ -638,10 +636,19 @@ def _inverted(value: str) -> tuple[bool, str]:
     return (len(value) - len(rest)) % 2 == 1, rest
 
 
-def _lower(items: list[str]) -> list[str]:
-    """The words of status=, quiet=, decode-fds= and decode-pids= in any case, as strace
-    looks them up (find_arg_val: strcasecmp); syscall names keep theirs."""
-    return [p.lower() for p in items]
+def _words(value: str, what: str, known: Collection[str]) -> tuple[bool, list[str]]:
+    """:func:`_items` of a qualifier whose items are words strace knows (quiet=,
+    decode-fds=, decode-pids=), lower-cased: strace looks them up in any case
+    (find_arg_val: strcasecmp).
+
+    Raises:
+      UsageError: strace's ``invalid WHAT 'X'`` for an item not in ``known``.
+    """
+    negate, items = _items(value, what)
+    for p in items:
+        if p.lower() not in known:
+            raise UsageError(f"invalid {what} '{p}'")
+    return negate, [p.lower() for p in items]
 
 
 def _items(value: str, what: str) -> tuple[bool, list[str]]:
@@ -770,11 +777,7 @@ def _expr(a: StraceArgs, text: str) -> str:
     if kind == "secontext":
         raise _refuse(f"-e {text}", "SELinux contexts are not printed")
     if kind == "decode-pids":
-        negate, items = _items(value, "decode-pids")
-        for p in items:
-            if p.lower() not in ("comm", "pidns", "all", "none"):
-                raise UsageError(f"invalid decode-pids '{p}'")
-        items = _lower(items)
+        negate, items = _words(value, "decode-pids", ("comm", "pidns", "all", "none"))
         chosen = {"comm", "pidns"} if "all" in items else set(items) - {"none"}
         if negate:
             chosen = {"comm", "pidns"} - chosen
@@ -787,7 +790,8 @@ def _expr(a: StraceArgs, text: str) -> str:
         return f"signal={_signal_set(value)}"
     if kind == "status":
         negate, items = _items(value, "status")
-        return "status=" + "!" * negate + ",".join(_lower(items))
+        # in any case, as strace looks them up (an unknown one is said further on)
+        return "status=" + "!" * negate + ",".join(p.lower() for p in items)
     elif kind == "abbrev":
         # the last -e abbrev= (or -v) replaces the set, as in strace
         a.abbrev = _syscall_set(value, f"-e {text}")
@@ -801,20 +805,12 @@ def _expr(a: StraceArgs, text: str) -> str:
     elif kind == "write":
         a.writes, a.writes_except = _fds(value)
     elif kind == "quiet":
-        negate, items = _items(value, "quiet")
-        for p in items:
-            if p.lower() not in _QUIET | {"all", "none"}:
-                raise UsageError(f"invalid quiet '{p}'")
-        items = _lower(items)
+        negate, items = _words(value, "quiet", _QUIET | {"all", "none"})
         chosen = set(_QUIET) if "all" in items else set(items) - {"none"}
         a.quiet = (set(_QUIET) - chosen if negate else chosen if "none" in items
                    else a.quiet | chosen)
     elif kind == "decode-fds":
-        negate, items = _items(value, "decode-fds")
-        for p in items:
-            if p.lower() not in _DECODE_FDS:
-                raise UsageError(f"invalid decode-fds '{p}'")
-        items = _lower(items)
+        negate, items = _words(value, "decode-fds", _DECODE_FDS)
         chosen = _DECODE_FDS - {"none", "all"} if "all" in items else set(items) - {"none"}
         if negate:
             chosen = _DECODE_FDS - {"none", "all"} - chosen
