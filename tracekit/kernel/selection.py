@@ -92,7 +92,6 @@ class PosixRegex:
             libc.regerror(rc, self._buf, err, len(err))
             raise ValueError(err.value.decode(errors="replace"))
         self._libc: ctypes.CDLL | None = libc
-        self.pattern = pattern
 
     def search(self, text: str) -> bool:
         """True when the expression matches somewhere in ``text`` (regexec(3))."""
