@@ -24,7 +24,7 @@ import weakref
 from typing import Protocol
 
 __all__ = ["ABBREV", "RAW", "STYLES", "VERBOSE", "StyleCache", "named", "on_change",
-           "set_style", "style_name"]
+           "set_style"]
 
 ABBREV, RAW, VERBOSE = 0, 1, 2
 STYLES = {"abbrev": ABBREV, "raw": RAW, "verbose": VERBOSE}
@@ -65,11 +65,6 @@ def set_style(name: str) -> None:
         STYLE = style
         for owner in list(_owners):
             owner.reset_style()
-
-
-def style_name() -> str:
-    """The current style's name: ``abbrev``, ``raw`` or ``verbose``."""
-    return next(k for k, v in STYLES.items() if v == STYLE)
 
 
 def named(number: str, name: str) -> str:
