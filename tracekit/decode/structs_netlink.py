@@ -64,6 +64,7 @@ from tracekit.decode.values import (
     hex0,
     quote,
     signed,
+    xval,
 )
 from tracekit.kernel.sockdiag import foreign_netns, genl_families
 from tracekit.kernel.syscalls import errno_name
@@ -165,18 +166,6 @@ class _Ctx:
         return quote(data, force_hex=True, more=n > len(data))
 
 
-def _xval(table: Mapping[int, str], v: int, dflt: str | None) -> str:
-    """A named constant in the current style (tracekit.decode.xstyle): ``NAME``,
-    ``0x12`` (raw), ``0x12 /* NAME */`` (verbose); a value without a name as
-    ``0x6 /* DFLT */`` (the number alone with -X raw or without ``dflt``)."""
-    name = table.get(v)
-    if name is not None:
-        return xstyle.named(hex0(v), name) if xstyle.STYLE else name
-    if dflt is None or xstyle.STYLE == xstyle.RAW:
-        return hex0(v)
-    return f"{hex0(v)} /* {dflt} */"
-
-
 @functools.cache
 def _flagset(bits: tuple[tuple[int, str], ...], dflt: str, zero: str) -> F.FlagSet:
     return F.FlagSet(bits, zero=zero, unknown=dflt)
@@ -270,18 +259,18 @@ def _message(c: _Ctx, hdr: tuple[int, int, int, int, int], off: int, length: int
 def _type(c: _Ctx, t: int) -> str:
     if t >= NLMSG_MIN_TYPE:
         if c.family == NETLINK_ROUTE:
-            return _xval(c.T.RTM_TYPES, t, "RTM_???")
+            return xval(c.T.RTM_TYPES, t, "RTM_???")
         if c.family == NETLINK_SOCK_DIAG:
-            return _xval(c.T.SOCK_DIAG_TYPES, t, "SOCK_DIAG_???")
+            return xval(c.T.SOCK_DIAG_TYPES, t, "SOCK_DIAG_???")
         if c.family == NETLINK_AUDIT:
-            return _xval(c.T.AUDIT_TYPES, t, "AUDIT_???")
+            return xval(c.T.AUDIT_TYPES, t, "AUDIT_???")
         if c.family == NETLINK_XFRM:
-            return _xval(c.T.XFRM_TYPES, t, "XFRM_MSG_???")
+            return xval(c.T.XFRM_TYPES, t, "XFRM_MSG_???")
         if c.family == NETLINK_NETFILTER:
             return _nf_type(t)
         if c.family == NETLINK_GENERIC:     # by the families the kernel registered
-            return _xval(genl_families(), t, "GENERIC_FAMILY_???")
-    return _xval(c.T.NLMSG_TYPES, t, "NLMSG_???")
+            return xval(genl_families(), t, "GENERIC_FAMILY_???")
+    return xval(c.T.NLMSG_TYPES, t, "NLMSG_???")
 
 
 def _nlm_flags(c: _Ctx, t: int, v: int) -> str:
@@ -444,7 +433,7 @@ def _attr(c: _Ctx, nla_len: int, nla_type: int, off: int, length: int,
     if nla_type & NLA_F_NET_BYTEORDER:
         parts.append("NLA_F_NET_BYTEORDER")
     kind = nla_type & ~(NLA_F_NESTED | NLA_F_NET_BYTEORDER)
-    parts.append(_xval(names, kind, dflt))
+    parts.append(xval(names, kind, dflt))
     head = f"{{nla_len={nla_len}, nla_type={'|'.join(parts)}}}"
     n = min(nla_len, length)
     if n <= NLA_HDR.size:
@@ -532,7 +521,7 @@ def _xval_attr(table: str, dflt: str | None, size: int = 4) -> Nla:
         if n < size or n > 8:
             return None
         v = int.from_bytes(c.take(off, size or n), "little")
-        return _xval(getattr(c.T, table), v, dflt)
+        return xval(getattr(c.T, table), v, dflt)
     return dec
 
 
@@ -545,7 +534,7 @@ def _named(table: Mapping[int, str], dflt: str, size: int, flags: bool = False) 
         if n < size or n > 8:
             return None
         v = int.from_bytes(c.take(off, size), "little")
-        return _flags(bits, v, dflt) if flags else _xval(table, v, dflt)
+        return _flags(bits, v, dflt) if flags else xval(table, v, dflt)
     return dec
 
 
@@ -666,7 +655,7 @@ def _tos(v: int) -> str:
 
 
 def _family(c: _Ctx, v: int) -> str:
-    return _xval(c.T.ADDRESS_FAMILIES, v, "AF_???")
+    return xval(c.T.ADDRESS_FAMILIES, v, "AF_???")
 
 
 # RTM_*MDB: struct br_port_msg (linux/if_bridge.h: the family, 3 bytes of padding, the
@@ -689,7 +678,7 @@ def _router_port(c: _Ctx, off: int, n: int) -> str | None:
 def _router_type(c: _Ctx, off: int, n: int) -> str:
     """MDBA_ROUTER_PATTR_TYPE: a u8 of MDB_RTR_TYPE_* (strace reads its first byte
     whatever the length)."""
-    return _xval(_MDB_RTR_TYPES, c.take(off, 1)[0], "MDB_RTR_TYPE_???")
+    return xval(_MDB_RTR_TYPES, c.take(off, 1)[0], "MDB_RTR_TYPE_???")
 
 
 _MDBA_ROUTER_PATTR_ATTRS = dict(enumerate("MDBA_ROUTER_PATTR_" + n for n in (
@@ -853,7 +842,7 @@ def _dcbmsg(c: _Ctx, family: int, off: int, n: int) -> str:
     text = f"{{dcb_family={_family(c, family)}, "
     if n < 4:
         return text + "...}"
-    text += f"cmd={_xval(_DCB_CMDS, _need(c, text, off, 4)[1], 'DCB_CMD_???')}}}"
+    text += f"cmd={xval(_DCB_CMDS, _need(c, text, off, 4)[1], 'DCB_CMD_???')}}}"
     if n > 4:
         text += ", " + _attrs(c, off + 4, n - 4, _DCB_ATTRS, "DCB_ATTR_???", {})
     return text
@@ -886,8 +875,7 @@ _CREPORT_ATTRS: dict[int, tuple[dict[int, str], str, dict[str, Nla]]] = {
 
 def _cachereport(c: _Ctx, family: int, off: int, n: int) -> str:
     name = _RTNL_FAMILIES.get(family) or c.T.ADDRESS_FAMILIES.get(family)
-    fam = (_xval({family: name}, family, None) if name
-           else _xval({}, family, "RTNL_FAMILY_???"))
+    fam = xval({family: name} if name else {}, family, "RTNL_FAMILY_???")
     text = f"{{rtgen_family={fam}}}"
     if n > 4:
         attrs = _CREPORT_ATTRS.get(family)
@@ -905,7 +893,7 @@ def _ifaddrmsg(c: _Ctx, family: int, off: int, n: int) -> str:
         return text + "...}"
     _, plen, fl, scope, index = _rest(c, text, off, _IFADDRMSG)
     text += (f"ifa_prefixlen={plen}, ifa_flags={_flags(c.T.IFA_FLAGS, fl, 'IFA_F_???')}, "
-             f"ifa_scope={_xval(c.T.RT_SCOPES, scope, None)}, "
+             f"ifa_scope={xval(c.T.RT_SCOPES, scope, None)}, "
              f"ifa_index={format_ifindex(index)}}}")
     if n > _IFADDRMSG.size:
         text += ", " + _attrs(c, off + _IFADDRMSG.size, n - _IFADDRMSG.size, c.T.IFA_ATTRS,
@@ -1072,7 +1060,7 @@ def _vf_u32s(*fields: str) -> Nla:
             return None
         vals = struct.unpack(f"<{len(fields)}I", c.take(off, size))
         return "{" + ", ".join(
-            f"{f}={_xval(_VF_LINK_STATES, v, 'IFLA_VF_LINK_STATE_???')}"
+            f"{f}={xval(_VF_LINK_STATES, v, 'IFLA_VF_LINK_STATE_???')}"
             if f == "link_state" else f"{f}={v}"
             for f, v in zip(fields, vals, strict=True)) + "}"
     return dec
@@ -1153,7 +1141,7 @@ def _ifla_event(c: _Ctx, off: int, n: int) -> str | None:
     """A u32 of IFLA_EVENT_* (strace prints the first 4 bytes of a longer one)."""
     if n < 4:
         return None
-    return _xval(_IFLA_EVENTS, struct.unpack("<I", c.take(off, 4))[0], "IFLA_EVENT_???")
+    return xval(_IFLA_EVENTS, struct.unpack("<I", c.take(off, 4))[0], "IFLA_EVENT_???")
 
 
 # IFLA_PORT_SELF and IFLA_VF_PORTS' IFLA_VF_PORT: nested IFLA_PORT_* attributes
@@ -1268,7 +1256,7 @@ def _inet6_flags(c: _Ctx, off: int, n: int) -> str | None:
 def _addr_gen_mode(c: _Ctx, off: int, n: int) -> str | None:
     if n < 1:
         return None
-    return _xval(_IN6_ADDR_GEN_MODES, c.take(off, 1)[0], "IN6_ADDR_GEN_MODE_???")
+    return xval(_IN6_ADDR_GEN_MODES, c.take(off, 1)[0], "IN6_ADDR_GEN_MODE_???")
 
 
 _IFLA_INET6: dict[str, Nla] = {
@@ -1306,7 +1294,7 @@ _XDP_FLAGS = ((0x1, "XDP_FLAGS_UPDATE_IF_NOEXIST"), (0x2, "XDP_FLAGS_SKB_MODE"),
 def _xdp_attached(c: _Ctx, off: int, n: int) -> str | None:
     if n != 1:
         return None
-    return _xval(_XDP_ATTACHED, c.take(off, 1)[0], "XDP_ATTACHED_???")
+    return xval(_XDP_ATTACHED, c.take(off, 1)[0], "XDP_ATTACHED_???")
 
 
 def _xdp_flags(c: _Ctx, off: int, n: int) -> str | None:
@@ -1375,7 +1363,7 @@ def _u16_named(flags: bool) -> Nla:
             return None
         v = int.from_bytes(c.take(off, 2), "little")
         return (_flags(_BRIDGE_FLAGS, v, "BRIDGE_FLAGS_???") if flags
-                else _xval(_BRIDGE_MODES, v, "BRIDGE_MODE_???"))
+                else xval(_BRIDGE_MODES, v, "BRIDGE_MODE_???"))
     return dec
 
 
@@ -1497,7 +1485,7 @@ def _ether_proto(c: _Ctx, off: int, n: int) -> str | None:
     if n < 2 or n > 8:
         return None
     v = int.from_bytes(c.take(off, 2), "big")
-    return f"htons({_xval(c.T.ETH_P_PROTOCOLS, v, 'ETHER_P_???')})"
+    return f"htons({xval(c.T.ETH_P_PROTOCOLS, v, 'ETHER_P_???')})"
 
 
 def _uid(c: _Ctx, off: int, n: int) -> str | None:
@@ -1567,7 +1555,7 @@ def _ifinfomsg(c: _Ctx, family: int, off: int, n: int) -> str:
     if n < _IFINFOMSG.size:
         return text + "...}"
     _, itype, index, iflags, change = _rest(c, text, off, _IFINFOMSG)
-    text += (f"ifi_type={_xval(c.T.ARPHRD_TYPES, itype, 'ARPHRD_???')}, "
+    text += (f"ifi_type={xval(c.T.ARPHRD_TYPES, itype, 'ARPHRD_???')}, "
              f"ifi_index={format_ifindex(index & 0xFFFFFFFF)}, "
              f"ifi_flags={_flags(c.T.IFF_FLAGS, iflags, 'IFF_???')}, "
              f"ifi_change={hex(change) if change else 0}}}")
@@ -1589,10 +1577,10 @@ def _rtmsg(c: _Ctx, family: int, off: int, n: int) -> str:
         return text + "...}"
     _, dlen, slen, tos, table, proto, scope, rtype, rflags = _rest(c, text, off, _RTMSG)
     text += (f"rtm_dst_len={dlen}, rtm_src_len={slen}, rtm_tos={_tos(tos)}, "
-             f"rtm_table={_xval(T.RT_TABLES, table, None)}, "
-             f"rtm_protocol={_xval(T.RTPROT_TYPES, proto, 'RTPROT_???')}, "
-             f"rtm_scope={_xval(T.RT_SCOPES, scope, None)}, "
-             f"rtm_type={_xval(T.RTN_TYPES, rtype, 'RTN_???')}, "
+             f"rtm_table={xval(T.RT_TABLES, table, None)}, "
+             f"rtm_protocol={xval(T.RTPROT_TYPES, proto, 'RTPROT_???')}, "
+             f"rtm_scope={xval(T.RT_SCOPES, scope, None)}, "
+             f"rtm_type={xval(T.RTN_TYPES, rtype, 'RTN_???')}, "
              f"rtm_flags={_flags(T.RTM_F_FLAGS, rflags, 'RTM_F_???')}}}")
     if n > _RTMSG.size:
         text += ", " + _attrs(c, off + _RTMSG.size, n - _RTMSG.size, T.RTA_ATTRS, "RTA_???",
@@ -1628,7 +1616,7 @@ def _encap_type(c: _Ctx, off: int, n: int) -> str | None:
     if n < 2:
         return None
     v = struct.unpack("<H", c.take(off, 2))[0]
-    return _xval(_LWTUNNEL_ENCAP, v, "LWTUNNEL_ENCAP_???")
+    return xval(_LWTUNNEL_ENCAP, v, "LWTUNNEL_ENCAP_???")
 
 
 def _rtvia(c: _Ctx, off: int, n: int) -> str | None:
@@ -1705,8 +1693,8 @@ def _fib_rule_hdr(c: _Ctx, family: int, off: int, n: int) -> str:
         return text + "...}"
     _, dlen, slen, tos, table, action, rflags = _rest(c, text, off, _FIB_RULE_HDR)
     text += (f"dst_len={dlen}, src_len={slen}, tos={_tos(tos)}, "
-             f"table={_xval(T.RT_TABLES, table, None)}, "
-             f"action={_xval(T.FR_ACTIONS, action, 'FR_ACT_???')}, "
+             f"table={xval(T.RT_TABLES, table, None)}, "
+             f"action={xval(T.FR_ACTIONS, action, 'FR_ACT_???')}, "
              f"flags={_flags(T.FIB_RULE_FLAGS, rflags, 'FIB_RULE_???')}}}")
     if n > _FIB_RULE_HDR.size:
         text += ", " + _attrs(c, off + _FIB_RULE_HDR.size, n - _FIB_RULE_HDR.size,
@@ -1750,7 +1738,7 @@ def _ndmsg(c: _Ctx, family: int, off: int, n: int) -> str:
     states = F.FlagSet(T.NUD_STATES, zero="NUD_NONE", unknown="NUD_???")(state)
     text += (f"ndm_ifindex={format_ifindex(index & 0xFFFFFFFF)}, ndm_state={states}, "
              f"ndm_flags={_flags(T.NTF_FLAGS, nflags, 'NTF_???')}, "
-             f"ndm_type={_xval(T.RTN_TYPES, ntype, 'RTN_???')}}}")
+             f"ndm_type={xval(T.RTN_TYPES, ntype, 'RTN_???')}}}")
     if n > _NDMSG.size:
         text += ", " + _attrs(c, off + _NDMSG.size, n - _NDMSG.size, T.NDA_ATTRS, "NDA_???",
                               _NDA[family] if family in _NDA else _NDA[0])
@@ -1846,8 +1834,8 @@ def _nhmsg(c: _Ctx, family: int, off: int, n: int) -> str:
         return text + "...}"
     _, scope, proto, resvd, nflags = _rest(c, text, off, _NHMSG)
     rtnh = tuple(b for b in T.RTM_F_FLAGS if b[1].startswith("RTNH_F_"))
-    text += (f"nh_scope={_xval(T.RT_SCOPES, scope, None)}, "
-             f"nh_protocol={_xval(T.RTPROT_TYPES, proto, 'RTPROT_???')}, "
+    text += (f"nh_scope={xval(T.RT_SCOPES, scope, None)}, "
+             f"nh_protocol={xval(T.RTPROT_TYPES, proto, 'RTPROT_???')}, "
              f"{f'resvd={resvd:#x}, ' if resvd else ''}"
              f"nh_flags={_flags(rtnh, nflags, 'RTNH_F_???')}}}")
     if n > _NHMSG.size:
@@ -1979,7 +1967,7 @@ def _inet_req(c: _Ctx, family: int, off: int, n: int) -> str:
         return text + "...}"
     _need(c, text, off, size)
     _, proto, ext, states = _INET_REQ_V2.unpack(c.take(off, _INET_REQ_V2.size))
-    text += (f"sdiag_protocol={_xval(T.IP_PROTOCOLS, proto, 'IPPROTO_???')}, "
+    text += (f"sdiag_protocol={xval(T.IP_PROTOCOLS, proto, 'IPPROTO_???')}, "
              f"idiag_ext={_flags(_ext_bits(c), ext, '1<<INET_DIAG_???-1')}, "
              f"idiag_states={_states(c, states)}, "
              f"id={_sockid(c, family, off + _INET_REQ_V2.size)}}}")
@@ -2001,7 +1989,7 @@ _BC_MARKCOND = struct.Struct("<II")         # struct inet_diag_markcond
 
 def _bc_op(data: bytes) -> str:
     code, yes, no = _BC_OP.unpack(data)
-    return f"{{code={_xval(_BC_CODES, code, 'INET_DIAG_BC_???')}, yes={yes}, no={no}}}"
+    return f"{{code={xval(_BC_CODES, code, 'INET_DIAG_BC_???')}, yes={yes}, no={no}}}"
 
 
 def _inet_addr_field(c: _Ctx, family: int, off: int, n: int, field: str) -> str:
@@ -2232,7 +2220,7 @@ def _inet_msg(c: _Ctx, family: int, off: int, n: int) -> str:
     _, state, timer, retrans = _INET_MSG.unpack(c.take(off, _INET_MSG.size))
     expires, rq, wq, uid, ino = _INET_MSG_TAIL.unpack(
         c.take(off + _INET_MSG.size + _SOCKID_SIZE, _INET_MSG_TAIL.size))
-    text += (f"idiag_state={_xval(T.TCP_STATES, state, 'TCP_???')}, idiag_timer={timer}, "
+    text += (f"idiag_state={xval(T.TCP_STATES, state, 'TCP_???')}, idiag_timer={timer}, "
              f"idiag_retrans={retrans}, id={_sockid(c, family, off + _INET_MSG.size)}, "
              f"idiag_expires={expires}, idiag_rqueue={rq}, idiag_wqueue={wq}, "
              f"idiag_uid={uid}, idiag_inode={ino}}}")
@@ -2278,8 +2266,8 @@ def _unix_msg(c: _Ctx, off: int, n: int) -> str:
     if n < _UNIX_MSG.size:
         return text + "...}"
     _, stype, state, ino, ck0, ck1 = _rest(c, text, off, _UNIX_MSG)
-    text += (f"udiag_type={_xval(T.SOCK_TYPES, stype, 'SOCK_???')}, "
-             f"udiag_state={_xval(T.TCP_STATES, state, 'TCP_???')}, udiag_ino={ino}, "
+    text += (f"udiag_type={xval(T.SOCK_TYPES, stype, 'SOCK_???')}, "
+             f"udiag_state={xval(T.TCP_STATES, state, 'TCP_???')}, udiag_ino={ino}, "
              f"udiag_cookie=[{ck0}, {ck1}]}}")
     if n > _UNIX_MSG.size:
         text += ", " + _attrs(c, off + _UNIX_MSG.size, n - _UNIX_MSG.size, T.UNIX_DIAG_ATTRS,
@@ -2304,7 +2292,7 @@ def _netlink_req(c: _Ctx, off: int, n: int) -> str:
         return text + "...}"
     _, proto, ino, show, ck0, ck1 = _rest(c, text, off, _NETLINK_REQ)
     ptext = ("NDIAG_PROTO_ALL" if proto == _NDIAG_PROTO_ALL
-             else _xval(T.NETLINK_PROTOCOLS, proto, "NETLINK_???"))
+             else xval(T.NETLINK_PROTOCOLS, proto, "NETLINK_???"))
     return (text + f"sdiag_protocol={ptext}, ndiag_ino={ino}, "
             f"ndiag_show={_flags(T.NDIAG_SHOW_FLAGS, show, 'NDIAG_SHOW_???')}, "
             f"ndiag_cookie=[{ck0}, {ck1}]}}")
@@ -2351,9 +2339,9 @@ def _netlink_msg(c: _Ctx, off: int, n: int) -> str:
     if n < _NETLINK_MSG.size:
         return text + "...}"
     _, stype, proto, state, portid, dport, dgroup, ino, ck0, ck1 = _rest(c, text, off, _NETLINK_MSG)
-    text += (f"ndiag_type={_xval(T.SOCK_TYPES, stype, 'SOCK_???')}, "
-             f"ndiag_protocol={_xval(T.NETLINK_PROTOCOLS, proto, 'NETLINK_???')}, "
-             f"ndiag_state={_xval(_NETLINK_STATES, state, 'NETLINK_???')}, "
+    text += (f"ndiag_type={xval(T.SOCK_TYPES, stype, 'SOCK_???')}, "
+             f"ndiag_protocol={xval(T.NETLINK_PROTOCOLS, proto, 'NETLINK_???')}, "
+             f"ndiag_state={xval(_NETLINK_STATES, state, 'NETLINK_???')}, "
              f"ndiag_portid={portid}, ndiag_dst_portid={dport}, ndiag_dst_group={dgroup}, "
              f"ndiag_ino={ino}, ndiag_cookie=[{ck0}, {ck1}]}}")
     if n > _NETLINK_MSG.size:
@@ -2388,7 +2376,7 @@ def _packet_info(c: _Ctx, off: int, n: int) -> str | None:
     index, version, reserve, thresh, tstamp, flags = _PACKET_INFO.unpack(
         c.take(off, _PACKET_INFO.size))
     return (f"{{pdi_index={format_ifindex(index)}, "
-            f"pdi_version={_xval(_TPACKET_VERSIONS, version, 'TPACKET_???')}, "
+            f"pdi_version={xval(_TPACKET_VERSIONS, version, 'TPACKET_???')}, "
             f"pdi_reserve={reserve}, pdi_copy_thresh={thresh}, pdi_tstamp={tstamp}, "
             f"pdi_flags={_flags(_PDI_FLAGS, flags, 'PDI_???')}}}")
 
@@ -2430,8 +2418,8 @@ def _packet_msg(c: _Ctx, off: int, n: int) -> str:
     if n < _PACKET_MSG.size:
         return text + "...}"
     _, typ, num, ino, ck0, ck1 = _rest(c, text, off, _PACKET_MSG)
-    text += (f"pdiag_type={_xval(c.T.SOCK_TYPES, typ, 'SOCK_???')}, "
-             f"pdiag_num={_xval(c.T.ETH_P_PROTOCOLS, num, 'ETH_P_???')}, "
+    text += (f"pdiag_type={xval(c.T.SOCK_TYPES, typ, 'SOCK_???')}, "
+             f"pdiag_num={xval(c.T.ETH_P_PROTOCOLS, num, 'ETH_P_???')}, "
              f"pdiag_ino={ino}, pdiag_cookie=[{ck0}, {ck1}]}}")
     if n > _PACKET_MSG.size:
         text += ", " + _attrs(c, off + _PACKET_MSG.size, n - _PACKET_MSG.size,
@@ -2498,7 +2486,7 @@ def _smc_lgrinfo(c: _Ctx, off: int, n: int) -> str | None:
     d = c.take(off, 147)
     lnk = (f"{{link_id={d[0]}, ibname={_cstr_field(d[1:65])}, ibport={d[65]}, "
            f"gid={_cstr_field(d[66:106])}, peer_gid={_cstr_field(d[106:146])}}}")
-    return f"{{lnk=[{lnk}], role={_xval({0: 'SMC_CLNT', 1: 'SMC_SERV'}, d[146], 'SMC_???')}}}"
+    return f"{{lnk=[{lnk}], role={xval({0: 'SMC_CLNT', 1: 'SMC_SERV'}, d[146], 'SMC_???')}}}"
 
 
 def _smc_dmbinfo(c: _Ctx, off: int, n: int) -> str | None:
@@ -2561,8 +2549,8 @@ def _smc_msg(c: _Ctx, off: int, n: int) -> str:
     _need(c, text, off, size)
     _, state, mode, shut = _SMC_MSG_HEAD.unpack(c.take(off, 4))
     uid, ino = _SMC_MSG_TAIL.unpack(c.take(off + 4 + _SOCKID_SIZE, _SMC_MSG_TAIL.size))
-    text += (f"diag_state={_xval(_SMC_STATES, state, 'SMC_???')}, "
-             f"diag_fallback={_xval(_SMC_MODES, mode, 'SMC_DIAG_MODE_???')}, "
+    text += (f"diag_state={xval(_SMC_STATES, state, 'SMC_???')}, "
+             f"diag_fallback={xval(_SMC_MODES, mode, 'SMC_DIAG_MODE_???')}, "
              f"diag_shutdown={shut}, id={_sockid(c, socket.AF_INET, off + 4)}, "
              f"diag_uid={uid}, diag_inode={ino}}}")
     if n > size:
@@ -2679,7 +2667,7 @@ def _nfgenmsg(c: _Ctx, t: int, off: int, n: int) -> str:
     else:
         res = f"htons({res_id})"
     text = (f"{{nfgen_family={_family(c, family)}, "
-            f"version={_xval({0: 'NFNETLINK_V0'}, version, 'NFNETLINK_???')}, res_id={res}}}")
+            f"version={xval({0: 'NFNETLINK_V0'}, version, 'NFNETLINK_???')}, res_id={res}}}")
     if n > _NFGENMSG.size:
         rest = off + _NFGENMSG.size, n - _NFGENMSG.size
         text += ", " + (c.hexstr(*rest) if t in _NFNL_BATCH else
