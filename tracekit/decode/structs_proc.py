@@ -16,7 +16,8 @@ from __future__ import annotations
 import struct
 
 from tracekit.decode import xstyle
-from tracekit.decode.flags import ArchFlags, styled_word
+from tracekit.decode.flags import ArchFlags
+from tracekit.decode.values import xval
 
 __all__ = [
     "RUSAGE_SIZE", "SIGACTION_SIZE", "SIGEVENT_SIZE", "SIGINFO_SIZE", "SIGSET_SIZE",
@@ -279,11 +280,7 @@ def format_sigevent(data: bytes, flags: ArchFlags) -> str | None:
         parts.append(f"sigev_signo={flags.signal_name(signo)}")
     else:
         parts.append(f"sigev_signo={signo & 0xFFFFFFFF}")
-    name = flags.tables.SIGEV_NOTIFY.get(notify)
-    if name is None or xstyle.STYLE:
-        name = styled_word(notify, name) if name is not None else (
-            f"{notify:#x}" if xstyle.STYLE == xstyle.RAW else f"{notify:#x} /* SIGEV_??? */")
-    parts.append(f"sigev_notify={name}")
+    parts.append(f"sigev_notify={xval(flags.tables.SIGEV_NOTIFY, notify, 'SIGEV_???')}")
     if notify == _SIGEV_THREAD_ID:
         parts.append(f"sigev_notify_thread_id={struct.unpack_from('<i', data, 16)[0]}")
     elif notify == _SIGEV_THREAD:
