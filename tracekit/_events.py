@@ -61,8 +61,6 @@ _SIGNAL = struct.Struct("<IIQIIiIQ48s16s")        # struct tk_signal up to comm,
 _SIGNAL_TAIL = struct.Struct("<Q")                # ip: bytes 104..111
 _FD_EXEC = struct.Struct("<IIQIIII16Q")           # struct tk_fd_exec, 160 bytes
 _STACK = struct.Struct(f"<IIQIIIIQQQII{STACK_TOP}s")  # struct tk_stack, 64 + STACK_TOP bytes
-_STACK_HEAD = struct.Struct("<IIQII")             # its kind, flags, ts_ns, tid, tgid
-_STACK_TOP_AT = 64                                # where top starts (STACK_IP_ONLY: the ip)
 _STACK_IP_REC = struct.Struct("<IIQII40xQ")       # a STACK_IP_ONLY record: kind, flags,
                                                   # ts_ns, tid, tgid, the ip (72 bytes)
 PID_KEY = struct.Struct("<I")                     # pids map key: __u32 tid
@@ -185,7 +183,6 @@ class RawStack(NamedTuple):
     fp: int
     lr: int
     top: bytes                  # the user stack from sp (up to STACK_TOP bytes)
-    ip_only: bool = False       # only the instruction pointer (user[0]) was taken (-i)
 
 
 class StackJoin(Protocol):
@@ -574,9 +571,17 @@ class Stacks:
             self.unmatched += 1
             return ev
         ip = raw.user[0] if raw.user else 0
-        if raw.ip_only:
-            return msgspec.structs.replace(ev, ip=ip)
         return msgspec.structs.replace(ev, stack=self.join.frames(raw), ip=ip)
+
+    def pend_ip(self, rec: bytes | memoryview) -> bool:
+        """Keep the instruction pointer of a STACK_IP_ONLY stack record (strace -i alone:
+        the header, then the one frame where ``top`` would start; 72 bytes) for the
+        call's record after it; False for another stack record."""
+        if len(rec) < _STACK_IP_REC.size or not _HDR.unpack_from(rec)[1] & STACK_IP_ONLY:
+            return False
+        _, _, ts_ns, tid, _, ip = _STACK_IP_REC.unpack_from(rec)
+        self.pending[tid] = (ts_ns, ip)
+        return True
 
 
 def decode_stack(buf: bytes | memoryview) -> RawStack:
@@ -586,11 +591,6 @@ def decode_stack(buf: bytes | memoryview) -> RawStack:
       RecordError: the record is shorter than its header or than its frames.
     """
     n = len(buf)
-    if n >= _STACK_TOP_AT + 8 and _HDR.unpack_from(buf)[1] & STACK_IP_ONLY:
-        # strace -i alone: the header, then the one frame where top would start
-        _, _, ts_ns, tid, tgid = _STACK_HEAD.unpack_from(buf)
-        ip = struct.unpack_from("<Q", buf, _STACK_TOP_AT)[0]
-        return RawStack(ts_ns, tid, tgid, (ip,), (), 0, 0, 0, b"", True)
     if n < _STACK.size:
         raise RecordError(f"stack record of {n} bytes, need {_STACK.size}")
     (_, _, ts_ns, tid, tgid, nuser, nkernel, sp, fp, lr, top_len, _,
@@ -781,11 +781,8 @@ def decode_batch(records: list[memoryview] | list[bytes],
                     use_shapes = False          # mostly misses: not for the rest either
                     _shape_rest[0] = _SHAPE_REST
             elif kind == REC_STACK and flags & STACK_IP_ONLY and stacks is not None and \
-                    len(rec) == _STACK_IP_REC.size:
-                # strace -i alone: a call's instruction pointer, for the record after it
-                _, _, ts_ns, tid, _, ip = _STACK_IP_REC.unpack_from(rec)
-                stacks.pending[tid] = (ts_ns, ip)
-                continue
+                    stacks.pend_ip(rec):
+                continue        # strace -i alone: the ip, for the call's record after it
         try:
             (kind, flags, ts_ns, dur, tid, tgid, cpu, nr, a0, a1, a2, a3, a4, a5, ret,
              comm) = unpack(rec)
@@ -796,7 +793,7 @@ def decode_batch(records: list[memoryview] | list[bytes],
                 kind = _HDR.unpack_from(rec)[0]
             try:
                 if kind == REC_STACK:
-                    if stacks is not None:
+                    if stacks is not None and not stacks.pend_ip(rec):
                         raw = decode_stack(rec)
                         stacks.pending[raw.tid] = raw
                     continue
